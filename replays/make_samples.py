@@ -1,0 +1,259 @@
+"""Writes the sample duels in replays/ as JSON Lines, checking every event as it goes.
+
+Run from the repository root: ``python replays/make_samples.py``. Each duel is a list of events
+written out play by play; the ``Duel`` helper folds them through the rules engine as they are added,
+so a sample that breaks a rule fails here, at the play that broke it.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ygoreplay.cards import CardDB
+from ygoreplay.events import from_dict
+from ygoreplay.rules import apply
+from ygoreplay.state import DuelState
+
+HERE = Path(__file__).resolve().parent
+DB = CardDB.classic()
+
+FILLER = [91152256, 5053103, 13039848, 15025844, 97590747, 14898066, 43096270, 69247929,
+          11091375, 26202165, 78010363, 71413901, 74131780, 33184167]
+
+
+def deck(top: list[int], size: int = 40) -> list[int]:
+    """A legal 40-card deck whose first cards are ``top`` (at most 3 copies of any card)."""
+    cards = list(top)
+    counts = {c: cards.count(c) for c in cards}
+    for code in FILLER * 3:
+        if len(cards) >= size:
+            break
+        if counts.get(code, 0) < 3:
+            cards.append(code)
+            counts[code] = counts.get(code, 0) + 1
+    assert len(cards) == size, "not enough filler for a legal deck"
+    return cards
+
+
+class Duel:
+    """Events added one by one, each checked by the rules engine before it is kept."""
+
+    def __init__(self, title: str) -> None:
+        self.lines: list[str] = [f"# {title}"]
+        self.state = DuelState(DB)
+
+    def note(self, text: str) -> None:
+        self.lines.append(f"# {text}")
+
+    def __call__(self, kind: str, **fields) -> None:
+        data = {"kind": kind, **fields}
+        apply(self.state, from_dict(data, f"event {self.state.index}"))
+        self.lines.append(json.dumps(data))
+
+    def start(self, decks: tuple[list[int], list[int]], first: int = 0,
+              extras: tuple[list[int], list[int]] = ([], [])) -> None:
+        self("duel_started", first_player=first, chosen_by=first, method="rps",
+             players=["Yugi", "Kaiba"])
+        for p in (0, 1):
+            self("deck_registered", player=p, main=decks[p], extra=extras[p])
+        for p in (0, 1):
+            self("cards_drawn", player=p, count=5)
+
+    def turn(self, number: int, player: int, draw: bool = True) -> None:
+        self.note(f"turn {number}")
+        self("turn_started", player=player, turn=number)
+        self("phase_entered", phase="draw")
+        if draw:
+            self("cards_drawn", player=player, count=1)
+        self("phase_entered", phase="standby")
+        self("phase_entered", phase="main1")
+
+    def card(self, player: int, code: int) -> str:
+        """The id of the first card with this passcode in the player's hand."""
+        for cid in self.state.sides[player].hand:
+            if self.state.cards[cid].code == code:
+                return cid
+        raise LookupError(f"player {player} holds no {DB[code].name}")
+
+    def write(self, name: str) -> None:
+        (HERE / name).write_text("\n".join(self.lines) + "\n", encoding="utf-8")
+
+
+def won_by_damage() -> Duel:
+    d = Duel("Won by damage: battle damage of every kind, a Magic Cylinder, a Raigeki, lethal direct attacks")
+    d.start((deck([13039848, 62279055, 70781052, 12580477, 69140098, 46986414, 5053103]),
+             deck([14898066, 11091375, 40619825, 26202165, 91152256, 15025844, 5053103])))
+    p0, p1 = 0, 1
+    d.turn(1, p0, draw=False)
+    d("monster_set", player=p0, card=d.card(p0, 13039848), zone=2)
+    d("spell_trap_set", player=p0, card=d.card(p0, 62279055), zone=1)
+    d("phase_entered", phase="end")
+
+    d.turn(2, p1)
+    vorse = d.card(p1, 14898066)
+    d("normal_summoned", player=p1, card=vorse, zone=2)
+    d("phase_entered", phase="battle")
+    d("step_entered", step="battle")
+    d.note("Vorse Raider (1900) attacks the Set Giant Soldier of Stone (DEF 2000): DMG-07")
+    d("attack_declared", player=p1, attacker=vorse, target="p0.m0")
+    d("step_entered", step="damage")
+    d("damage_calculated", destroyed=[], damage=[0, 100])
+    d("life_points_changed", player=p1, amount=100, reason="battle_damage", lp=7900)
+    d("step_entered", step="battle")
+    d("step_entered", step="end")
+    d("phase_entered", phase="main2")
+    d("phase_entered", phase="end")
+
+    d.turn(3, p0)
+    skull = d.card(p0, 70781052)
+    d("normal_summoned", player=p0, card=skull, zone=1, tributes=["p0.m0"])
+    d("phase_entered", phase="battle")
+    d("step_entered", step="battle")
+    d("attack_declared", player=p0, attacker=skull, target=vorse)
+    d("step_entered", step="damage")
+    d("damage_calculated", destroyed=[vorse], damage=[0, 600])
+    d("life_points_changed", player=p1, amount=600, reason="battle_damage", lp=7300)
+    d("card_moved", card=vorse, to=[p1, "gy"], reason="battle")
+    d("step_entered", step="battle")
+    d("step_entered", step="end")
+    d("phase_entered", phase="end")
+
+    d.turn(4, p1)
+    luster = d.card(p1, 11091375)
+    axe = d.card(p1, 40619825)
+    d("normal_summoned", player=p1, card=luster, zone=0)
+    d("activated", player=p1, card=axe, zone=0, targets=[luster], description="equip to Luster Dragon")
+    d("chain_link_resolved", link=1)
+    d("stats_changed", card=luster, atk=2900, cause=axe)
+    d("chain_ended")
+    d("phase_entered", phase="battle")
+    d("step_entered", step="battle")
+    d("attack_declared", player=p1, attacker=luster, target=skull)
+    d.note("Magic Cylinder: negate the attack, inflict damage equal to its ATK")
+    d("activated", player=p0, card="p0.m1", targets=[luster])
+    d("chain_link_resolved", link=1)
+    d("attack_cancelled", cause="p0.m1")
+    d("life_points_changed", player=p1, amount=2900, reason="effect_damage", lp=4400, cause="p0.m1")
+    d("card_moved", card="p0.m1", to=[p0, "gy"], reason="resolved")
+    d("chain_ended")
+    d("step_entered", step="end")
+    d("phase_entered", phase="end")
+
+    d.turn(5, p0)
+    raigeki = d.card(p0, 12580477)
+    d("activated", player=p0, card=raigeki, zone=0)
+    d("chain_link_resolved", link=1)
+    d("card_moved", card=luster, to=[p1, "gy"], reason="destroyed", cause=raigeki)
+    d("card_moved", card=axe, to=[p1, "gy"], reason="rule", cause=luster)
+    d("card_moved", card=raigeki, to=[p0, "gy"], reason="resolved")
+    d("chain_ended")
+    elf = d.card(p0, 69140098)
+    d("normal_summoned", player=p0, card=elf, zone=3)
+    d("phase_entered", phase="battle")
+    d("step_entered", step="battle")
+    for attacker, atk, lp in ((skull, 2500, 1900), (elf, 1900, 0)):
+        d("attack_declared", player=p0, attacker=attacker)
+        d("step_entered", step="damage")
+        d("damage_calculated", damage=[0, atk])
+        d("life_points_changed", player=p1, amount=atk, reason="battle_damage", lp=lp)
+        if lp:
+            d("step_entered", step="battle")
+    d("duel_ended", winner=p0, reason="lp")
+    return d
+
+
+def chain_with_counter_traps() -> Duel:
+    d = Duel("A five-link chain with two Counter Traps (RULES.md CHAIN-07's worked example)")
+    d.start((deck([91152256, 5318639, 3819470, 53129443, 69140098, 14898066]),
+             deck([5053103, 51452091, 77414722, 15025844, 13039848, 26202165])))
+    p0, p1 = 0, 1
+    d.turn(1, p0, draw=False)
+    celtic = d.card(p0, 91152256)
+    mst, tools = d.card(p0, 5318639), d.card(p0, 3819470)
+    d("normal_summoned", player=p0, card=celtic, zone=2)
+    d("spell_trap_set", player=p0, card=mst, zone=0)
+    d("spell_trap_set", player=p0, card=tools, zone=1)
+    d("phase_entered", phase="end")
+
+    d.turn(2, p1)
+    ox = d.card(p1, 5053103)
+    decree, jammer = d.card(p1, 51452091), d.card(p1, 77414722)
+    d("normal_summoned", player=p1, card=ox, zone=2)
+    d("spell_trap_set", player=p1, card=decree, zone=0)
+    d("spell_trap_set", player=p1, card=jammer, zone=1)
+    d("phase_entered", phase="end")
+
+    d.turn(3, p0)
+    hole = d.card(p0, 53129443)
+    d.note("CL1 Dark Hole (speed 1)")
+    d("activated", player=p0, card=hole, zone=2, speed=1)
+    d("priority_passed", player=p0)
+    d.note("CL2 Royal Decree (continuous trap, speed 2)")
+    d("activated", player=p1, card=decree, speed=2)
+    d.note("CL3 Mystical Space Typhoon (quick-play, speed 2) targeting Royal Decree")
+    d("activated", player=p0, card=mst, speed=2, targets=[decree])
+    d.note("CL4 Magic Jammer (counter trap, speed 3): discard 1 card as cost")
+    discard = d.state.sides[p1].hand[0]
+    d("activated", player=p1, card=jammer, speed=3, targets=[mst],
+      costs=[{"card": discard, "to": "gy", "reason": "discarded"}])
+    d.note("CL5 Seven Tools of the Bandit (counter trap, speed 3): pay 1000 LP")
+    d("activated", player=p0, card=tools, speed=3, costs=[{"lp": 1000}])
+    d("priority_passed", player=p1)
+    d("priority_passed", player=p0)
+    d.note("resolution in reverse order (CHAIN-05)")
+    d("chain_link_resolved", link=5)
+    d("chain_link_negated", link=4, by=5)
+    d("card_moved", card=jammer, to=[p1, "gy"], reason="negated")
+    d("chain_link_resolved", link=3)
+    d("card_moved", card=decree, to=[p1, "gy"], reason="destroyed", cause=mst)
+    d("chain_link_resolved", link=2)
+    d("chain_link_resolved", link=1)
+    d("card_moved", card=celtic, to=[p0, "gy"], reason="destroyed", cause=hole)
+    d("card_moved", card=ox, to=[p1, "gy"], reason="destroyed", cause=hole)
+    for card in (tools, mst, hole):
+        d("card_moved", card=card, to=[p0, "gy"], reason="resolved")
+    d("chain_ended")
+    elf = d.card(p0, 69140098)
+    d("normal_summoned", player=p0, card=elf, zone=2)
+    d("phase_entered", phase="end")
+    d.turn(4, p1)
+    d("duel_ended", winner=p0, reason="surrender")
+    return d
+
+
+def lost_by_deck_out() -> Duel:
+    d = Duel("Lost by deck-out: player 1 must draw from an empty Deck on turn 72 (WIN-02)")
+    d.start((deck([]), deck([])))
+    number = 0
+    while True:
+        number += 1
+        player = (number - 1) % 2
+        d.note(f"turn {number}")
+        d("turn_started", player=player, turn=number)
+        d("phase_entered", phase="draw")
+        if number > 1:
+            d("cards_drawn", player=player, count=1)
+        if d.state.must_lose:
+            d("duel_ended", winner=1 - player, reason="deck_out")
+            return d
+        d("phase_entered", phase="standby")
+        d("phase_entered", phase="main1")
+        d("phase_entered", phase="end")
+        hand = d.state.sides[player].hand
+        if len(hand) > 6:
+            d("hand_size_discard", player=player, cards=hand[:len(hand) - 6])
+
+
+SAMPLES = {"won-by-damage.jsonl": won_by_damage, "chain-counter-traps.jsonl": chain_with_counter_traps,
+           "lost-by-deck-out.jsonl": lost_by_deck_out}
+
+
+def main() -> int:
+    for name, make in SAMPLES.items():
+        make().write(name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,644 @@
+"""The duel event vocabulary, version 1.
+
+Every game action is one immutable event. An event is a frozen dataclass whose ``kind`` names it
+in files and in the store; ``VERSION`` is the version of its shape. The wire form is a plain dict
+(``to_dict``/``from_dict``), the same for JSON Lines, msgpack and JSON Schema, so one hand-written
+line and one stored record are the same thing::
+
+    {"kind": "normal_summoned", "player": 0, "card": "p0.m7", "zone": 2}
+
+Cards are named by instance ids that hold for the whole duel: ``p0.m7`` is the card at index 7 of
+player 0's registered main deck, ``p0.x2`` index 2 of the extra deck, ``p1.t1`` player 1's first
+token. Locations are ``[controller, zone, index]``. Events from an older version of a shape pass
+through ``UPCASTERS`` before they are built, so old files keep loading.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Iterable, NamedTuple
+
+# -- vocabularies -------------------------------------------------------------------------------
+
+DECK, HAND, MZONE, SZONE, FZONE, GY, BANISHED, EXTRA, OVERLAY = (
+    "deck", "hand", "mzone", "szone", "fzone", "gy", "banished", "extra", "overlay")
+ZONES = (DECK, HAND, MZONE, SZONE, FZONE, GY, BANISHED, EXTRA, OVERLAY)
+#: Main monster zones are mzone 0-4; mzone 5 and 6 are the extra monster zones, left and right as
+#: the controller sees them (the same numbering EDOPro uses).
+EMZ_LEFT, EMZ_RIGHT = 5, 6
+
+ATTACK, DEFENSE, SET, FACEDOWN_ATTACK, FACEUP, FACEDOWN = (
+    "attack", "defense", "set", "facedown_attack", "faceup", "facedown")
+MONSTER_POSITIONS = (ATTACK, DEFENSE, SET, FACEDOWN_ATTACK)
+POSITIONS = (ATTACK, DEFENSE, SET, FACEDOWN_ATTACK, FACEUP, FACEDOWN)
+FACE_UP_POSITIONS = frozenset((ATTACK, DEFENSE, FACEUP))
+
+PHASES = ("draw", "standby", "main1", "battle", "main2", "end")
+BATTLE_STEPS = ("start", "battle", "damage", "end")
+SUMMON_METHODS = ("inherent", "effect", "ritual", "fusion", "synchro", "xyz", "pendulum", "link")
+EFFECT_TYPES = ("ignition", "trigger", "quick", "flip", "continuous", "pendulum")
+MOVE_REASONS = (
+    "destroyed", "battle", "sent", "tributed", "material", "discarded", "banished", "returned",
+    "shuffled", "added", "resolved", "cost", "rule", "detached", "attached", "negated")
+LP_REASONS = ("battle_damage", "effect_damage", "cost", "gain", "set")
+END_REASONS = ("lp", "deck_out", "draw", "surrender", "effect", "judge", "time", "disconnect")
+RULESETS = ("mr2020", "nmr2017", "mr3")
+
+
+class EventFormatError(ValueError):
+    """An event that cannot be built: unknown kind, missing or ill-typed field. Says which."""
+
+    def __init__(self, message: str, where: str = "") -> None:
+        super().__init__(f"{where}: {message}" if where else message)
+        self.where = where
+        self.detail = message
+
+
+class Loc(NamedTuple):
+    """Where a card is: ``(controller, zone, index)``. ``index`` is None where order is not given."""
+
+    controller: int
+    zone: str
+    index: int | None = None
+
+    def to_wire(self) -> list:
+        return [self.controller, self.zone] if self.index is None else list(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Cite:
+    """The card effect that permits an exception to a basic rule (GEN-01)."""
+
+    card: str
+    effect: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """A cost paid as part of an activation (CHAIN-11): LP, or a card moved from where it is."""
+
+    lp: int = 0
+    card: str | None = None
+    to: str | None = None          # zone the card goes to (gy, banished, deck, hand, extra)
+    reason: str = "cost"           # cost, tributed, discarded, detached, banished
+
+
+# -- the event base -----------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    """Fields every event may carry: the acting player, a cited effect, a wall-clock time."""
+
+    kind: ClassVar[str] = ""
+    VERSION: ClassVar[int] = 1
+    player: int | None = None
+    cite: Cite | None = None
+    time: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire form: ``kind`` first, then every field that differs from its default."""
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.VERSION != 1:
+            out["v"] = self.VERSION
+        for f in _FIELDS[type(self)]:
+            value = getattr(self, f.name)
+            if value == _default(f):
+                continue
+            out[f.name] = _to_wire(value)
+        return out
+
+
+def _default(f: dataclasses.Field) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return dataclasses.MISSING
+
+
+def _to_wire(value: Any) -> Any:
+    if isinstance(value, Loc):
+        return value.to_wire()
+    if isinstance(value, (Cite, Cost)):
+        return {k: v for k, v in ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
+                if v != _default_of(type(value), k)}
+    if isinstance(value, tuple):
+        return [_to_wire(v) for v in value]
+    return value
+
+
+def _default_of(cls: type, name: str) -> Any:
+    return next(_default(f) for f in dataclasses.fields(cls) if f.name == name)
+
+
+# -- setup --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DuelStarted(Event):
+    """The first event: rule set, starting LP, who goes first and who chose (MATCH-07, SETUP-01)."""
+
+    kind: ClassVar[str] = "duel_started"
+    first_player: int
+    chosen_by: int | None = None
+    method: str = "rps"
+    ruleset: str = "mr2020"
+    starting_lp: int = 8000
+    hand_size: int = 5
+    players: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeckRegistered(Event):
+    """A player's deck as passcodes; instance ids follow list order (``p0.m0``, ``p0.x0``)."""
+
+    kind: ClassVar[str] = "deck_registered"
+    main: tuple[int, ...]
+    extra: tuple[int, ...] = ()
+    side: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeckShuffled(Event):
+    """The resulting deck order, top first (randomness is recorded, not re-rolled)."""
+
+    kind: ClassVar[str] = "deck_shuffled"
+    order: tuple[str, ...]
+    seed: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PositionSetUp(Event):
+    """Start from a given position instead of the opening (like FEN): every card, LP, turn, phase.
+
+    ``sides`` holds one dict per player: ``lp``, ``deck``, ``hand``, ``mzone`` (7 slots: 0-4 main,
+    5-6 extra monster zones), ``szone`` (5), ``fzone``, ``gy``, ``banished``, ``extra``; each card
+    a passcode or ``{"code", "id", "owner", "position", "summoned", "set", "position_changed",
+    "attacked", "materials", "atk", "defense", "level", "counters", "properly_summoned"}``.
+    """
+
+    kind: ClassVar[str] = "position_set_up"
+    sides: tuple[dict, ...]
+    turn: int = 1
+    turn_player: int = 0
+    phase: str = "main1"
+    step: str | None = None
+    normal_summon_used: tuple[bool, ...] = (False, False)
+    pendulum_summon_used: tuple[bool, ...] = (False, False)
+    battle_phase_entered: bool = False
+    ruleset: str = "mr2020"
+    first_player: int = 0
+
+
+# -- turn ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardsDrawn(Event):
+    """Cards drawn from the top of the deck: opening hands, the Draw Phase draw, or by effect."""
+
+    kind: ClassVar[str] = "cards_drawn"
+    count: int = 1
+    cards: tuple[str, ...] = ()
+    cause: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnStarted(Event):
+    kind: ClassVar[str] = "turn_started"
+    turn: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PhaseEntered(Event):
+    kind: ClassVar[str] = "phase_entered"
+    phase: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepEntered(Event):
+    """A Battle Phase step (BATTLE-01): start, battle, damage, end."""
+
+    kind: ClassVar[str] = "step_entered"
+    step: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PriorityPassed(Event):
+    kind: ClassVar[str] = "priority_passed"
+
+
+# -- summons and positions ----------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NormalSummoned(Event):
+    """A face-up Normal (or Tribute) Summon from the hand (SUM-01..05)."""
+
+    kind: ClassVar[str] = "normal_summoned"
+    card: str
+    zone: int
+    tributes: tuple[str, ...] = ()
+    position: str = ATTACK
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MonsterSet(Event):
+    """A monster Set face-down in Defence: a Normal Summon that is not a "Summon" (SUM-02, SUM-08)."""
+
+    kind: ClassVar[str] = "monster_set"
+    card: str
+    zone: int
+    tributes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FlipSummoned(Event):
+    kind: ClassVar[str] = "flip_summoned"
+    card: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SpecialSummoned(Event):
+    """A Special Summon (SPS-01): inherent, by effect, or one of the summon procedures."""
+
+    kind: ClassVar[str] = "special_summoned"
+    card: str
+    zone: int
+    method: str = "effect"
+    position: str = ATTACK
+    materials: tuple[str, ...] = ()
+    cause: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SummonNegated(Event):
+    """A summon negated as it was attempted (SUM-03, SPS-08): the monster goes to the GY."""
+
+    kind: ClassVar[str] = "summon_negated"
+    card: str
+    cause: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PositionChanged(Event):
+    """A battle-position change: manual (POS-07) unless ``cause`` names the effect that did it."""
+
+    kind: ClassVar[str] = "position_changed"
+    card: str
+    position: str
+    cause: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SpellTrapSet(Event):
+    """A Spell or Trap Set face-down from the hand into a S/T zone or the Field Zone."""
+
+    kind: ClassVar[str] = "spell_trap_set"
+    card: str
+    zone: int = 0
+    field_zone: bool = False
+
+
+# -- chains -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Activated(Event):
+    """A card or effect activated as the next chain link (CHAIN-01..04).
+
+    ``effect_type`` is None for the activation of a Spell/Trap card itself (its speed comes from
+    the card), else one of ignition/trigger/quick/flip/continuous/pendulum. A Spell activated from
+    the hand names the ``zone`` it is placed in (``field_zone`` for a Field Spell).
+    """
+
+    kind: ClassVar[str] = "activated"
+    card: str
+    effect_type: str | None = None
+    speed: int | None = None
+    zone: int | None = None
+    field_zone: bool = False
+    targets: tuple[str, ...] = ()
+    costs: tuple[Cost, ...] = ()
+    link: int | None = None
+    simultaneous: bool = False
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChainLinkResolved(Event):
+    kind: ClassVar[str] = "chain_link_resolved"
+    link: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChainLinkNegated(Event):
+    """The link's activation was negated (TERM-14) when its turn to resolve came."""
+
+    kind: ClassVar[str] = "chain_link_negated"
+    link: int
+    by: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChainEnded(Event):
+    kind: ClassVar[str] = "chain_ended"
+
+
+# -- battle -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AttackDeclared(Event):
+    """An attack on a monster, or directly when ``target`` is None (BATTLE-02)."""
+
+    kind: ClassVar[str] = "attack_declared"
+    attacker: str
+    target: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AttackRetargeted(Event):
+    """A replay (BATTLE-06): a new target, or a direct attack when ``target`` is None."""
+
+    kind: ClassVar[str] = "attack_retargeted"
+    target: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AttackCancelled(Event):
+    kind: ClassVar[str] = "attack_cancelled"
+    cause: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DamageCalculated(Event):
+    """The recorded result of damage calculation; the engine recomputes it (DMG-01..09)."""
+
+    kind: ClassVar[str] = "damage_calculated"
+    destroyed: tuple[str, ...] = ()
+    damage: tuple[int, ...] = (0, 0)
+
+
+# -- outcomes -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardMoved(Event):
+    """A card moved, for ``reason``, by ``cause`` (a card id, or None for a basic-rule move)."""
+
+    kind: ClassVar[str] = "card_moved"
+    card: str
+    to: Loc
+    reason: str = "sent"
+    source: Loc | None = None
+    position: str | None = None
+    cause: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardRevealed(Event):
+    kind: ClassVar[str] = "card_revealed"
+    cards: tuple[str, ...]
+    cause: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ControlChanged(Event):
+    """Control of a monster passes to ``to_player`` (CTRL-02), into monster zone ``zone``."""
+
+    kind: ClassVar[str] = "control_changed"
+    card: str
+    to_player: int
+    zone: int
+    cause: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StatsChanged(Event):
+    """New current ATK/DEF/Level of a monster, as an effect set them (absolute values)."""
+
+    kind: ClassVar[str] = "stats_changed"
+    card: str
+    atk: int | None = None
+    defense: int | None = None
+    level: int | None = None
+    cause: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CountersChanged(Event):
+    kind: ClassVar[str] = "counters_changed"
+    card: str
+    counter: str
+    count: int
+    cause: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TokenCreated(Event):
+    """A token Special Summoned by an effect into a monster zone (TOKEN-01/02)."""
+
+    kind: ClassVar[str] = "token_created"
+    card: str
+    code: int
+    zone: int
+    position: str = ATTACK
+    cause: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LifePointsChanged(Event):
+    """LP lost (battle damage, effect damage, cost) or gained; ``amount`` is always positive."""
+
+    kind: ClassVar[str] = "life_points_changed"
+    amount: int
+    reason: str
+    lp: int | None = None
+    cause: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CoinTossed(Event):
+    kind: ClassVar[str] = "coin_tossed"
+    results: tuple[bool, ...]
+    cause: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DieRolled(Event):
+    kind: ClassVar[str] = "die_rolled"
+    results: tuple[int, ...]
+    cause: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandSizeDiscard(Event):
+    """The turn player's End Phase discard down to the hand limit (HAND-01)."""
+
+    kind: ClassVar[str] = "hand_size_discard"
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DuelEnded(Event):
+    """The result: ``winner`` 0 or 1, or None for a draw (WIN-01..04)."""
+
+    kind: ClassVar[str] = "duel_ended"
+    winner: int | None
+    reason: str
+
+
+# -- registry and decoding ----------------------------------------------------------------------
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.kind: cls for cls in (
+        DuelStarted, DeckRegistered, DeckShuffled, PositionSetUp, CardsDrawn, TurnStarted,
+        PhaseEntered, StepEntered, PriorityPassed, NormalSummoned, MonsterSet, FlipSummoned,
+        SpecialSummoned, SummonNegated, PositionChanged, SpellTrapSet, Activated,
+        ChainLinkResolved, ChainLinkNegated, ChainEnded, AttackDeclared, AttackRetargeted,
+        AttackCancelled, DamageCalculated, CardMoved, CardRevealed, ControlChanged, StatsChanged,
+        CountersChanged, TokenCreated, LifePointsChanged, CoinTossed, DieRolled, HandSizeDiscard,
+        DuelEnded)
+}
+_FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {
+    cls: tuple(dataclasses.fields(cls)) for cls in EVENT_TYPES.values()}
+
+#: (kind, from_version) -> function turning a dict of that version into the next version's dict.
+UPCASTERS: dict[tuple[str, int], Callable[[dict], dict]] = {}
+
+# Which fields must hold which closed vocabulary; checked at decode so a typo is caught at its line.
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "phase": PHASES, "method": SUMMON_METHODS, "reason": MOVE_REASONS + LP_REASONS + END_REASONS,
+    "effect_type": EFFECT_TYPES, "ruleset": RULESETS, "position": POSITIONS}
+_CHOICES_BY_KIND: dict[tuple[str, str], tuple[str, ...]] = {
+    ("card_moved", "reason"): MOVE_REASONS, ("life_points_changed", "reason"): LP_REASONS,
+    ("duel_ended", "reason"): END_REASONS, ("step_entered", "step"): BATTLE_STEPS,
+    ("position_changed", "position"): MONSTER_POSITIONS,
+    ("special_summoned", "position"): MONSTER_POSITIONS,
+    ("token_created", "position"): (ATTACK, DEFENSE), ("normal_summoned", "position"): (ATTACK, DEFENSE),
+    ("duel_started", "method"): ("rps", "coin", "die", "loser", "agreement", "random")}
+
+
+def from_dict(data: Any, where: str = "") -> Event:
+    """Build an event from its wire form, upcasting older versions; EventFormatError if malformed."""
+    if not isinstance(data, dict):
+        raise EventFormatError(f"an event must be an object, got {type(data).__name__}", where)
+    kind = data.get("kind")
+    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise EventFormatError(f"unknown event kind {kind!r}", where)
+    version = data.get("v", 1)
+    if not isinstance(version, int) or version < 1 or version > cls.VERSION:
+        raise EventFormatError(
+            f"{kind}: version {version!r} is not one this program reads (1..{cls.VERSION})", where)
+    while version < cls.VERSION:
+        data = UPCASTERS[(kind, version)](dict(data))
+        version += 1
+    fields = _FIELDS[cls]
+    names = {f.name for f in fields}
+    unknown = set(data) - names - {"kind", "v"}
+    if unknown:
+        raise EventFormatError(f"{kind}: unknown field(s) {', '.join(sorted(unknown))}", where)
+    kwargs: dict[str, Any] = {}
+    for f in fields:
+        if f.name not in data:
+            if _default(f) is dataclasses.MISSING:
+                raise EventFormatError(f"{kind}: missing field {f.name!r}", where)
+            continue
+        kwargs[f.name] = _convert(kind, f.name, f.type, data[f.name], where)
+    return cls(**kwargs)
+
+
+def _convert(kind: str, name: str, annotation: str, value: Any, where: str) -> Any:
+    """Check one wire value against its field's annotation and build it."""
+    optional = annotation.endswith("| None")
+    base = annotation.removesuffix(" | None")
+    if value is None:
+        if optional:
+            return None
+        raise EventFormatError(f"{kind}.{name} may not be null", where)
+    try:
+        built = _BUILDERS[base](value)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise EventFormatError(f"{kind}.{name}: {exc}", where) from None
+    choices = _CHOICES_BY_KIND.get((kind, name)) or _CHOICES.get(name)
+    if choices is not None and built not in choices:
+        raise EventFormatError(f"{kind}.{name}: {built!r} is not one of {', '.join(choices)}", where)
+    return built
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected an integer, got {value!r}")
+    return value
+
+
+def _str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {value!r}")
+    return value
+
+
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"expected true or false, got {value!r}")
+    return value
+
+
+def _seq(item: Callable[[Any], Any]) -> Callable[[Any], tuple]:
+    def build(value: Any) -> tuple:
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(f"expected a list, got {value!r}")
+        return tuple(item(v) for v in value)
+    return build
+
+
+def _dict(value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise TypeError(f"expected an object, got {value!r}")
+    return value
+
+
+def _loc(value: Any) -> Loc:
+    if not isinstance(value, (list, tuple)) or not 2 <= len(value) <= 3:
+        raise TypeError(f"a location is [controller, zone, index], got {value!r}")
+    controller, zone = value[0], value[1]
+    if controller not in (0, 1) or isinstance(controller, bool):
+        raise ValueError(f"location controller must be 0 or 1, got {controller!r}")
+    if zone not in ZONES:
+        raise ValueError(f"unknown zone {zone!r} (zones: {', '.join(ZONES)})")
+    index = value[2] if len(value) == 3 else None
+    if index is not None:
+        _int(index)
+    return Loc(controller, zone, index)
+
+
+def _cite(value: Any) -> Cite:
+    if isinstance(value, str):
+        return Cite(card=value)
+    _dict(value)
+    if set(value) - {"card", "effect"} or "card" not in value:
+        raise ValueError(f"a cite is {{card, effect}}, got {value!r}")
+    return Cite(card=str(value["card"]), effect=_str(value.get("effect", "")))
+
+
+def _cost(value: Any) -> Cost:
+    _dict(value)
+    unknown = set(value) - {"lp", "card", "to", "reason"}
+    if unknown:
+        raise ValueError(f"unknown cost field(s) {', '.join(sorted(unknown))}")
+    cost = Cost(lp=_int(value.get("lp", 0)), card=value.get("card"), to=value.get("to"),
+                reason=_str(value.get("reason", "cost")))
+    if cost.card is not None:
+        _str(cost.card)
+        if cost.to not in (GY, BANISHED, DECK, HAND, EXTRA):
+            raise ValueError(f"a card cost needs 'to' (gy, banished, deck, hand, extra), got {cost.to!r}")
+    elif cost.lp <= 0:
+        raise ValueError("a cost pays LP (lp > 0) or moves a card")
+    return cost
+
+
+_BUILDERS: dict[str, Callable[[Any], Any]] = {
+    "int": _int, "str": _str, "bool": _bool, "Loc": _loc, "Cite": _cite,
+    "tuple[int, ...]": _seq(_int), "tuple[str, ...]": _seq(_str), "tuple[bool, ...]": _seq(_bool),
+    "tuple[dict, ...]": _seq(_dict), "tuple[Cost, ...]": _seq(_cost),
+}
+
+
+def kinds() -> Iterable[str]:
+    return EVENT_TYPES.keys()

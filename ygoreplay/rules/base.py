@@ -1,0 +1,168 @@
+"""What every rule module shares: how a broken rule is reported, and how cards move.
+
+A handler first checks, then changes the state. A check that fails calls ``fail``: when the event
+cites a card effect the rule is set aside and the override is remembered (GEN-01); when auditing
+the violation is collected and the fold goes on; otherwise ``RuleViolation`` is raised before
+anything has changed, so a refused event leaves the state as it was. ``impossible`` is for events
+that cannot be applied at all (a card that does not exist); it always raises.
+
+Rule IDs are those of RULES.md. Checks that keep the log itself consistent, and that no game rule
+states, use ``LOG-nn`` (see README).
+"""
+from __future__ import annotations
+
+from typing import NoReturn
+
+from ..events import (
+    BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Event)
+from ..state import Card, DuelState, Override, Violation
+
+
+class RuleViolation(Exception):
+    """An event the rules refuse: the rule ID, the event's index, and a message for a judge."""
+
+    def __init__(self, rule: str, message: str, index: int, kind: str = "") -> None:
+        super().__init__(f"#{index} {rule} {message}")
+        self.rule = rule
+        self.message = message
+        self.index = index
+        self.kind = kind
+
+    def as_dict(self) -> dict:
+        return {"index": self.index, "rule": self.rule, "message": self.message}
+
+
+def fail(state: DuelState, ev: Event, rule: str, message: str) -> None:
+    """A basic rule is broken: overridden when cited, collected when auditing, else refused."""
+    if ev.cite is not None:
+        state.overrides.append(Override(state.index, rule, message, ev.cite))
+    elif state.violations is not None:
+        state.violations.append(Violation(state.index, rule, message))
+    else:
+        raise RuleViolation(rule, message, state.index, ev.kind)
+
+
+def impossible(state: DuelState, ev: Event, rule: str, message: str) -> NoReturn:
+    """The event cannot be applied to this state at all, cited or not."""
+    raise RuleViolation(rule, message, state.index, ev.kind)
+
+
+def get_card(state: DuelState, ev: Event, card_id: str | None) -> Card:
+    card = state.cards.get(card_id) if card_id is not None else None
+    if card is None:
+        impossible(state, ev, "LOG-01", f"no card {card_id!r} in this duel")
+    return card
+
+
+def player_of(state: DuelState, ev: Event) -> int:
+    """The acting player: as given, else the turn player."""
+    return state.turn_player if ev.player is None else ev.player
+
+
+def is_main_phase(state: DuelState) -> bool:
+    return state.phase == "main1" or state.phase == "main2"
+
+
+def open_game_state(state: DuelState, player: int) -> str | None:
+    """Why ``player`` does not have an open game state (PRIO-06), or None when they do."""
+    if player != state.turn_player:
+        return "it is not their turn"
+    if state.phase != "main1" and state.phase != "main2":
+        return f"it is the {phase_name(state.phase)}, not a Main Phase"
+    if state.chain:
+        return f"a chain of {len(state.chain)} link(s) is open"
+    return None
+
+
+def phase_name(phase: str | None) -> str:
+    return {"draw": "Draw Phase", "standby": "Standby Phase", "main1": "Main Phase 1",
+            "battle": "Battle Phase", "main2": "Main Phase 2", "end": "End Phase",
+            None: "start of the turn"}.get(phase, str(phase))
+
+
+ON_FIELD = frozenset((MZONE, SZONE, FZONE))
+
+
+def take(state: DuelState, card: Card) -> None:
+    """Remove a card from wherever it is (the first half of every move)."""
+    zone = card.zone
+    if zone == MZONE:
+        for material in card.materials:                # NIS-05: materials go to the GY with it
+            mat = state.cards[material]
+            mat.zone, mat.host = GY, None
+            state.sides[mat.owner].gy.append(material)
+        card.materials = []
+        side = state.sides[card.controller]
+        if card.id in side.mzone:
+            side.mzone[side.mzone.index(card.id)] = None
+        else:
+            state.emz[state.emz.index(card.id)] = None
+    elif zone == SZONE:
+        side = state.sides[card.controller]
+        side.szone[side.szone.index(card.id)] = None
+    elif zone == FZONE:
+        state.sides[card.controller].fzone = None
+    elif zone == HAND:
+        state.sides[card.controller].hand.remove(card.id)
+    elif zone == OVERLAY:
+        if card.host is not None:
+            state.cards[card.host].materials.remove(card.id)
+        card.host = None
+    elif zone in (DECK, GY, BANISHED, EXTRA):
+        side = state.sides[card.owner]
+        {DECK: side.deck, GY: side.gy, BANISHED: side.banished, EXTRA: side.extra}[zone].remove(card.id)
+    if zone in ON_FIELD:
+        card.leave_field()
+
+
+def put(state: DuelState, card: Card, zone: str, controller: int, index: int | None = None,
+        position: str | None = None) -> None:
+    """Place a card that ``take`` has just removed. Piles go to their owner (CTRL-03)."""
+    card.zone = zone
+    card.position = position
+    if zone == MZONE or zone == SZONE or zone == FZONE:
+        card.controller = controller
+        card.arrived_turn = state.turn
+        side = state.sides[controller]
+        if zone == MZONE:
+            if index is not None and index >= 5:
+                state.emz[state.emz_slot(controller, index)] = card.id
+            else:
+                side.mzone[index] = card.id
+        elif zone == SZONE:
+            side.szone[index] = card.id
+        else:
+            side.fzone = card.id
+        return
+    card.controller = card.owner
+    side = state.sides[card.owner]
+    if zone == HAND:
+        side.hand.append(card.id)
+    elif zone == DECK:
+        side.deck.insert(0 if index is None else min(index, len(side.deck)), card.id)
+    elif zone == GY:
+        side.gy.append(card.id)
+    elif zone == BANISHED:
+        side.banished.append(card.id)
+    elif zone == EXTRA:
+        side.extra.append(card.id)
+
+
+def vanish(state: DuelState, card: Card) -> None:
+    """A token leaving the field ceases to exist (TOKEN-02)."""
+    take(state, card)
+    card.zone = "gone"
+    card.position = None
+    del state.cards[card.id]
+
+
+def send_from_field(state: DuelState, card: Card, zone: str = GY, position: str | None = None) -> None:
+    """Move a card off the field by the rules: tokens vanish (TOKEN-02), Pendulum monsters bound
+    for the GY go face-up to the Extra Deck instead (PEND-05), materials stay until moved."""
+    if card.is_token:
+        vanish(state, card)
+        return
+    if zone == GY and card.facts.is_pendulum and card.zone in ON_FIELD:
+        zone, position = EXTRA, FACEUP
+    take(state, card)
+    put(state, card, zone, card.owner, position=position)

@@ -1,0 +1,138 @@
+"""Attacks and damage calculation (BATTLE, DMG-01..09, POS-03/04).
+
+The engine computes the result of every battle itself and compares it with what was recorded:
+which monsters are destroyed and how much battle damage each player takes. An effect that changes
+the result (a monster that cannot be destroyed by battle, damage halved) is cited on the event.
+"""
+from __future__ import annotations
+
+from ..events import (
+    ATTACK, DEFENSE, MZONE, SET, AttackCancelled, AttackDeclared, AttackRetargeted,
+    DamageCalculated, Event)
+from ..state import Attack, Card, DuelState
+from .base import fail, get_card, impossible, phase_name, player_of
+
+
+def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
+    player = player_of(state, ev)
+    attacker = get_card(state, ev, ev.attacker)
+    if player != state.turn_player:
+        fail(state, ev, "BATTLE-02", "only the turn player declares attacks")
+    if state.phase != "battle" or state.step != "battle":
+        where = f"{state.step} step" if state.phase == "battle" else phase_name(state.phase)
+        fail(state, ev, "BATTLE-02", f"attacks are declared in the Battle Step, not the {where}")
+    if state.attack is not None:
+        fail(state, ev, "BATTLE-02", f"the attack of {state.attack.attacker} is not over yet")
+    if state.chain:
+        fail(state, ev, "CHAIN-10", "an attack is declared with no chain open; it is not an activation")
+    if attacker.zone != MZONE or attacker.controller != player:
+        impossible(state, ev, "BATTLE-02", f"{attacker.id} is not a monster player {player} controls on the field")
+    if attacker.position != ATTACK:
+        fail(state, ev, "POS-03", f"{attacker.name} is in {attacker.position} position; only face-up Attack Position monsters attack")
+    if attacker.attacked_turn == state.turn:
+        fail(state, ev, "BATTLE-03", f"{attacker.name} has already attacked this Battle Phase")
+    _check_target(state, ev, 1 - player, ev.target)
+    state.attack = Attack(attacker.id, ev.target, frozenset(c.id for c in state.monsters(1 - player)))
+    attacker.attacked_turn = state.turn
+
+
+def _check_target(state: DuelState, ev: Event, defender: int, target_id: str | None) -> None:
+    if target_id is None:
+        if state.monster_count(defender):
+            fail(state, ev, "BATTLE-02", f"player {defender} controls a monster, so a direct attack is not allowed")
+        return
+    target = get_card(state, ev, target_id)
+    if target.zone != MZONE or target.controller != defender:
+        fail(state, ev, "BATTLE-02", f"{target.name} ({target.id}) is not a monster the opponent controls")
+
+
+def attack_retargeted(state: DuelState, ev: AttackRetargeted) -> None:
+    attack = _current_attack(state, ev)
+    defender = 1 - state.cards[attack.attacker].controller
+    now = frozenset(c.id for c in state.monsters(defender))
+    if now == attack.defender_monsters:
+        fail(state, ev, "BATTLE-06", "a replay happens only when the opponent's monsters have changed since the attack was declared")
+    _check_target(state, ev, defender, ev.target)
+    attack.target = ev.target
+    attack.defender_monsters = now
+
+
+def attack_cancelled(state: DuelState, ev: AttackCancelled) -> None:
+    attack = _current_attack(state, ev)
+    defender = 1 - state.cards[attack.attacker].controller
+    if ev.cause is None and frozenset(c.id for c in state.monsters(defender)) == attack.defender_monsters:
+        fail(state, ev, "BATTLE-06", "without an effect, an attack is cancelled only in a replay, after the opponent's monsters changed")
+    state.attack = None
+
+
+def _current_attack(state: DuelState, ev: Event) -> Attack:
+    if state.attack is None or state.attack.calculated:
+        impossible(state, ev, "BATTLE-06", "no attack is waiting for damage calculation")
+    return state.attack
+
+
+def battle_result(state: DuelState, attacker: Card, target: Card | None) -> tuple[str, set[str], list[int]]:
+    """DMG-01..09: the rule that applies, the monsters destroyed, the battle damage per player."""
+    me = attacker.controller
+    atk = attacker.current_atk
+    damage = [0, 0]
+    if target is None:
+        damage[1 - me] = atk                                        # DMG-08 (DMG-09: 0 is no damage)
+        return ("DMG-08" if atk else "DMG-09"), set(), damage
+    if target.position == ATTACK:
+        other = target.current_atk
+        if atk > other:
+            damage[target.controller] = atk - other
+            return "DMG-01", {target.id}, damage
+        if atk == other:
+            return ("DMG-03", set(), damage) if atk == 0 else ("DMG-02", {attacker.id, target.id}, damage)
+        damage[me] = other - atk
+        return "DMG-04", {attacker.id}, damage
+    other = target.current_def
+    if atk > other:
+        return "DMG-05", {target.id}, damage
+    if atk == other:
+        return "DMG-06", set(), damage
+    damage[me] = other - atk
+    return "DMG-07", set(), damage
+
+
+def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
+    attack = state.attack
+    if attack is None or attack.calculated:
+        impossible(state, ev, "BATTLE-11", "no attack is waiting for damage calculation")
+    if state.phase != "battle" or state.step != "damage":
+        fail(state, ev, "NIS-03", "damage calculation happens in the Damage Step")
+    if len(ev.damage) != 2 or min(ev.damage) < 0:
+        impossible(state, ev, "LOG-05", "damage is [damage to player 0, damage to player 1], each >= 0")
+    attacker = state.cards.get(attack.attacker)
+    target = state.cards.get(attack.target) if attack.target else None
+    if attacker is None or attacker.zone != MZONE:
+        impossible(state, ev, "BATTLE-06", "the attacking monster is no longer on the field: there is no damage calculation")
+    if attack.target is not None and (target is None or target.zone != MZONE):
+        impossible(state, ev, "BATTLE-06", "the attack target left the field: a replay, not a damage calculation")
+    flip = target is not None and target.position in (SET, "facedown_attack")
+    if flip:                                   # POS-04, BATTLE-12: flipped before damage calculation
+        saved = target.position
+        target.position = DEFENSE if saved == SET else ATTACK
+    rule, destroyed, damage = battle_result(state, attacker, target)
+    if flip:
+        target.position = saved
+    if set(ev.destroyed) != destroyed or list(ev.damage) != damage:
+        fail(state, ev, rule,
+             f"{attacker.name} ({attacker.current_atk} ATK) against "
+             f"{_describe_target(target)}: the rules give destroyed {sorted(destroyed) or 'none'} and "
+             f"battle damage {damage}; recorded destroyed {sorted(ev.destroyed) or 'none'} and damage {list(ev.damage)}")
+    if flip:
+        target.position = DEFENSE if target.position == SET else ATTACK
+    attack.calculated = True
+    attack.destroyed = ev.destroyed
+    attack.pending_damage = list(ev.damage)
+
+
+def _describe_target(target: Card | None) -> str:
+    if target is None:
+        return "a direct attack"
+    value = target.current_atk if target.position == ATTACK else target.current_def
+    stat = "ATK" if target.position == ATTACK else "DEF"
+    return f"{target.name} ({value} {stat}, {target.position})"

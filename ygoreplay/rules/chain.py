@@ -1,0 +1,123 @@
+"""Activations and chains: spell speeds, responses, reverse resolution (CHAIN, EFF, TERM-14)."""
+from __future__ import annotations
+
+from ..events import BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
+from ..state import Card, ChainLink, DuelState
+from .base import fail, get_card, impossible, player_of, put, send_from_field, take
+from .spell_trap import (
+    LEAVES_AFTER_RESOLVING, check_card_activation, effect_timing_problem, place_activated_card,
+    speed_of_effect)
+
+_TRIGGERS = frozenset(("trigger", "flip"))
+
+
+def activated(state: DuelState, ev: Activated) -> None:
+    player = player_of(state, ev)
+    card = get_card(state, ev, ev.card)
+    effect_type = ev.effect_type
+    if effect_type is None:
+        speed = check_card_activation(state, ev, card, player)
+    else:
+        speed = speed_of_effect(card, effect_type)
+        problem = effect_timing_problem(state, card, player, effect_type)
+        if problem:
+            fail(state, ev, *problem)
+    if ev.speed is not None and ev.speed != speed:
+        fail(state, ev, "CHAIN-01", f"this activation is Spell Speed {speed}, not {ev.speed}")
+    _check_chaining(state, ev, speed)
+    targets = [get_card(state, ev, t) for t in ev.targets]
+    for t in targets:
+        if t.zone in (HAND, DECK) or (t.zone == EXTRA and t.position != FACEUP):
+            fail(state, ev, "TERM-05", f"{t.id} is in a hidden zone ({t.zone}) and cannot be targeted")
+    cost_cards = [get_card(state, ev, c.card) for c in ev.costs if c.card is not None]
+    for c in cost_cards:
+        if c.id == card.id:
+            impossible(state, ev, "LOG-04", "an activated card cannot pay itself as a cost")
+    # -- all checks done: change the state ------------------------------------------------------
+    for cost in ev.costs:                          # CHAIN-11: costs are paid as part of activation
+        if cost.card is None:
+            lose_lp(state, player, cost.lp)
+        else:
+            move_card(state, state.cards[cost.card], cost.to)
+    if effect_type is None:
+        place_activated_card(state, ev, card, player)
+        subtype = card.facts.spell_subtype or card.facts.trap_subtype
+        if subtype in LEAVES_AFTER_RESOLVING:
+            state.to_leave.append(card.id)
+    state.chain.append(ChainLink(len(state.chain) + 1, player, card.id, speed, effect_type,
+                                 ev.targets, ev.simultaneous, effect_type is None))
+
+
+def _check_chaining(state: DuelState, ev: Activated, speed: int) -> None:
+    chain = state.chain
+    if ev.link is not None and ev.link != len(chain) + 1:
+        if not chain:
+            fail(state, ev, "CHAIN-10",
+                 f"no chain is open, so this is Chain Link 1, not {ev.link}: summons, Tributes, costs "
+                 "and attack declarations are not activations and cannot be chained to")
+        else:
+            fail(state, ev, "CHAIN-04", f"the chain has {len(chain)} link(s): the next is Chain Link {len(chain) + 1}, not {ev.link}")
+    if not chain:
+        return
+    triggers_together = ev.simultaneous and ev.effect_type in _TRIGGERS and all(
+        link.effect_type in _TRIGGERS for link in chain)
+    if triggers_together:
+        return                                     # CHAIN-08: simultaneous triggers build one chain
+    top = chain[-1]
+    if speed == 1:
+        fail(state, ev, "CHAIN-02", f"a Spell Speed 1 activation can only be Chain Link 1 (the chain has {len(chain)} link(s))")
+    elif speed < top.speed:
+        fail(state, ev, "CHAIN-03",
+             f"Chain Link {top.number} is Spell Speed {top.speed}; a Spell Speed {speed} activation cannot respond to it")
+
+
+def lose_lp(state: DuelState, player: int, amount: int) -> None:
+    side = state.sides[player]
+    side.lp = max(0, side.lp - amount)
+    if side.lp == 0:
+        state.must_lose[player] = "lp"             # WIN-01
+
+
+def move_card(state: DuelState, card: Card, zone: str) -> None:
+    """Move a card off the field or between piles by the basic mechanics (costs, effects)."""
+    if card.zone in (MZONE, SZONE, FZONE):
+        send_from_field(state, card, zone, FACEUP if zone == BANISHED else None)
+    else:
+        take(state, card)
+        put(state, card, zone, card.owner, position=FACEUP if zone in (BANISHED, EXTRA) else None)
+
+
+def _pop_link(state: DuelState, ev: ChainLinkResolved | ChainLinkNegated) -> ChainLink:
+    chain = state.chain
+    if not chain:
+        impossible(state, ev, "LOG-07", f"no chain is open to resolve link {ev.link}")
+    if ev.link != len(chain):
+        if not 1 <= ev.link <= len(chain):
+            impossible(state, ev, "LOG-07", f"the chain has no link {ev.link}")
+        fail(state, ev, "CHAIN-05", f"a chain resolves in reverse order: Chain Link {len(chain)} resolves before link {ev.link}")
+    return chain.pop(ev.link - 1)
+
+
+def chain_link_resolved(state: DuelState, ev: ChainLinkResolved) -> None:
+    _pop_link(state, ev)
+
+
+def chain_link_negated(state: DuelState, ev: ChainLinkNegated) -> None:
+    if ev.by is not None and ev.by <= ev.link:
+        impossible(state, ev, "LOG-07", f"link {ev.link} can be negated only by a later link, not {ev.by}")
+    link = _pop_link(state, ev)
+    if link.is_card_activation and link.card not in state.to_leave:
+        state.to_leave.append(link.card)           # a negated card activation goes to the GY
+
+
+def chain_ended(state: DuelState, ev: ChainEnded) -> None:
+    if state.chain:
+        fail(state, ev, "CHAIN-05", f"the chain ended with {len(state.chain)} link(s) never resolved")
+    for card_id in state.to_leave:
+        card = state.cards.get(card_id)
+        if card is not None and card.zone in (SZONE, FZONE) and card.face_up:
+            rule = "TRAP-04" if card.facts.is_trap else "SPELL-04"
+            fail(state, ev, rule, f"{card.name} ({card_id}) must leave the field for the GY once resolved or negated")
+    state.chain.clear()
+    state.to_leave.clear()
+    state.summon_window = None

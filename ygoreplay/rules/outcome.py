@@ -1,0 +1,190 @@
+"""Outcomes of card effects, accepted as recorded with their cause (GEN-01): moves, LP, stats.
+
+The engine does not read card text, so what an effect did is a fact of the record. It still
+checks what the basic rules say about any move: piles belong to the owner (CTRL-03), Pendulums
+go to the Extra Deck (PEND-05), battle destruction is what damage calculation decided
+(BATTLE-14), battle damage is what it computed (DMG-10), and LP are stated correctly (ZONE-14).
+"""
+from __future__ import annotations
+
+from ..events import (
+    ATTACK, BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SET, SZONE,
+    CardMoved, CardRevealed, CoinTossed, ControlChanged, CountersChanged, DieRolled,
+    LifePointsChanged, Loc, StatsChanged)
+from ..state import Card, DuelState
+from .base import ON_FIELD, fail, get_card, impossible, player_of, put, take, vanish
+from .zones import check_monster_zone
+
+PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
+
+
+def card_moved(state: DuelState, ev: CardMoved) -> None:
+    card = get_card(state, ev, ev.card)
+    to = ev.to
+    here = state.location(card)
+    if ev.source is not None and (ev.source.controller, ev.source.zone) != (here.controller, here.zone) or (
+            ev.source is not None and ev.source.index is not None and ev.source.index != here.index):
+        impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is at {list(here)}, not {ev.source.to_wire()}")
+    if (to.controller, to.zone) == (here.controller, here.zone) and to.zone not in (DECK,):
+        impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is already in the {to.zone}")
+    _check_move_rules(state, ev, card, to)
+    host = _check_destination(state, ev, card, to)
+    # -- all checks done ----------------------------------------------------------------------
+    if card.is_token and to.zone not in ON_FIELD:
+        vanish(state, card)                                    # TOKEN-02
+        return
+    position = ev.position or _default_position(card, to.zone)
+    take(state, card)
+    if host is not None:
+        card.zone, card.position, card.host = OVERLAY, None, host.id
+        host.materials.append(card.id)
+        return
+    put(state, card, to.zone, to.controller, to.index, position)
+
+
+def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> None:
+    reason = ev.reason
+    if to.zone in PILES and to.controller != card.owner:
+        fail(state, ev, "CTRL-03", f"{card.name} goes to its owner's {to.zone} (player {card.owner}), not player {to.controller}'s")
+    if to.zone == GY and card.facts.is_pendulum and card.facts.is_monster and card.zone in ON_FIELD and reason != "negated":
+        fail(state, ev, "PEND-05", f"{card.name} is a Pendulum monster: leaving the field for the GY, it goes face-up to the Extra Deck instead")
+    if to.zone in (HAND, DECK) and card.facts.is_extra_deck:
+        fail(state, ev, "ZONE-12", f"{card.name} is an Extra Deck monster: it returns to the Extra Deck, not the {to.zone}")
+    if reason == "battle":
+        attack = state.attack
+        if attack is None or card.id not in attack.destroyed:
+            fail(state, ev, "BATTLE-14", f"{card.name} was not destroyed by battle in the current damage calculation")
+    elif reason == "discarded" and card.zone != HAND:
+        fail(state, ev, "TERM-07", f"only a card in the hand is discarded; {card.name} is in the {card.zone}")
+    elif reason == "tributed" and card.zone != MZONE:
+        fail(state, ev, "SUM-06", f"a Tribute is a monster on the field; {card.name} is in the {card.zone}")
+    elif reason == "detached" and card.zone != OVERLAY:
+        fail(state, ev, "XMAT-01", f"only an Xyz material is detached; {card.name} is in the {card.zone}")
+
+
+def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> Card | None:
+    """Check that the destination exists and is free; return the Xyz host when attaching."""
+    if to.zone == MZONE:
+        if to.index is None:
+            impossible(state, ev, "LOG-05", "a move to a Monster Zone names the zone index")
+        check_monster_zone(state, ev, to.controller, card, to.index)
+        if ev.position is not None and ev.position not in (ATTACK, "defense", SET, "facedown_attack"):
+            impossible(state, ev, "POS-01", f"{ev.position!r} is not a battle position")
+    elif to.zone == SZONE:
+        if to.index is None or not 0 <= to.index <= 4:
+            impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {to.index!r} does not exist (0-4)")
+        occupant = state.sides[to.controller].szone[to.index]
+        if occupant is not None:
+            impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {to.index} of player {to.controller} holds {occupant}")
+    elif to.zone == FZONE:
+        if card.facts.spell_subtype != "field":
+            fail(state, ev, "ZONE-10", f"only a Field Spell goes in the Field Zone, not {card.name}")
+        if state.sides[to.controller].fzone is not None:
+            impossible(state, ev, "ZONE-10", f"player {to.controller}'s Field Zone is occupied")
+    elif to.zone == OVERLAY:
+        host_id = state.mzone_card(to.controller, to.index) if to.index is not None and 0 <= to.index <= 6 else None
+        host = state.cards.get(host_id) if host_id else None
+        if host is None or not host.facts.is_xyz:
+            impossible(state, ev, "XMAT-01", f"materials attach under an Xyz monster; monster zone {to.index} of player {to.controller} holds none")
+        if card.is_token:
+            fail(state, ev, "XYZ-02", "a Token cannot become an Xyz material")
+        return host
+    return None
+
+
+def _default_position(card: Card, zone: str) -> str | None:
+    if zone == MZONE:
+        return ATTACK
+    if zone in (SZONE, FZONE, BANISHED):
+        return FACEUP
+    if zone == EXTRA:
+        return FACEUP if card.facts.is_pendulum and card.zone in ON_FIELD else FACEDOWN
+    return None
+
+
+def card_revealed(state: DuelState, ev: CardRevealed) -> None:
+    for card in [get_card(state, ev, c) for c in ev.cards]:
+        card.revealed = True
+
+
+def control_changed(state: DuelState, ev: ControlChanged) -> None:
+    card = get_card(state, ev, ev.card)
+    if card.zone not in ON_FIELD:
+        impossible(state, ev, "CTRL-02", f"{card.name} is not on the field; only cards on the field change control")
+    if ev.to_player not in (0, 1) or ev.to_player == card.controller:
+        impossible(state, ev, "CTRL-02", f"{card.name} is already controlled by player {card.controller}")
+    if card.zone == MZONE:
+        check_monster_zone(state, ev, ev.to_player, card, ev.zone)
+    elif state.sides[ev.to_player].szone[ev.zone] is not None:
+        impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {ev.zone} of player {ev.to_player} is occupied")
+    zone, position = card.zone, card.position
+    keep = (card.summoned_turn, card.summon_method, card.attacked_turn, card.position_changed_turn,
+            card.atk, card.defense, card.level, card.counters, card.properly_summoned)
+    materials = card.materials
+    card.materials = []                         # they travel with it, not to the GY
+    take(state, card)
+    put(state, card, zone, ev.to_player, ev.zone, position)
+    (card.summoned_turn, card.summon_method, card.attacked_turn, card.position_changed_turn,
+     card.atk, card.defense, card.level, card.counters, card.properly_summoned) = keep
+    card.materials = materials
+
+
+def stats_changed(state: DuelState, ev: StatsChanged) -> None:
+    card = get_card(state, ev, ev.card)
+    if card.facts.is_link and (ev.defense is not None or ev.level is not None):
+        fail(state, ev, "LINK-05", f"{card.name} is a Link monster: it has no Level or DEF to change")
+    if card.facts.is_xyz and ev.level is not None:
+        fail(state, ev, "CARD-07", f"{card.name} is an Xyz monster: it has a Rank, not a Level")
+    if ev.atk is not None:
+        card.atk = max(0, ev.atk)
+    if ev.defense is not None:
+        card.defense = max(0, ev.defense)
+    if ev.level is not None:
+        card.level = max(1, ev.level)
+
+
+def counters_changed(state: DuelState, ev: CountersChanged) -> None:
+    card = get_card(state, ev, ev.card)
+    if ev.count < 0:
+        impossible(state, ev, "LOG-05", "a counter count is 0 or more")
+    if card.zone not in ON_FIELD:
+        fail(state, ev, "COUNTER-01", f"counters are placed on cards on the field; {card.name} is in the {card.zone}")
+    if ev.count:
+        card.counters[ev.counter] = ev.count
+    else:
+        card.counters.pop(ev.counter, None)
+
+
+def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
+    player = player_of(state, ev)
+    if ev.amount < 0:
+        impossible(state, ev, "LOG-05", "an LP change amount is positive; the reason says whether it is lost or gained")
+    side = state.sides[player]
+    attack = state.attack
+    if ev.reason == "battle_damage":
+        due = attack.pending_damage[player] if attack is not None and attack.calculated else 0
+        if due != ev.amount:
+            fail(state, ev, "DMG-10", f"damage calculation gave player {player} {due} battle damage, not {ev.amount}")
+    if ev.reason == "gain":
+        result = side.lp + ev.amount
+    elif ev.reason == "set":
+        result = ev.amount
+    else:
+        result = max(0, side.lp - ev.amount)
+    if ev.lp is not None and ev.lp != result:
+        fail(state, ev, "ZONE-14", f"player {player} has {result} LP after this change, not {ev.lp}")
+    if ev.reason == "battle_damage" and attack is not None and attack.calculated:
+        attack.pending_damage[player] = 0
+    side.lp = result
+    if result == 0:
+        state.must_lose[player] = "lp"                        # WIN-01
+
+
+def coin_tossed(state: DuelState, ev: CoinTossed) -> None:
+    if not ev.results:
+        impossible(state, ev, "LOG-05", "a coin toss has at least one result")
+
+
+def die_rolled(state: DuelState, ev: DieRolled) -> None:
+    if not ev.results or any(not 1 <= r <= 6 for r in ev.results):
+        impossible(state, ev, "LOG-05", f"a die shows 1 to 6, not {list(ev.results)}")

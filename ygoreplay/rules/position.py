@@ -1,0 +1,47 @@
+"""Battle positions: manual changes (POS-07..09), changes by effect, Link monsters (LINK-05)."""
+from __future__ import annotations
+
+from ..events import ATTACK, DEFENSE, MZONE, SET, PositionChanged
+from ..state import DuelState
+from .base import fail, get_card, impossible, open_game_state, player_of
+from .summon import check_flip
+
+
+def position_changed(state: DuelState, ev: PositionChanged) -> None:
+    card = get_card(state, ev, ev.card)
+    if card.zone != MZONE:
+        impossible(state, ev, "POS-01", f"{card.name} ({card.id}) is not in a Monster Zone")
+    new = ev.position
+    if new == card.position:
+        impossible(state, ev, "LOG-02", f"{card.name} is already in {new} position")
+    if card.facts.is_link:
+        fail(state, ev, "LINK-05", f"{card.name} is a Link monster: neither rules nor effects change its position")
+    if card.is_token and new not in (ATTACK, DEFENSE):
+        fail(state, ev, "TOKEN-02", "a Token is always face-up")
+    if ev.cause is None:
+        _check_manual(state, ev, card, new)
+    card.position = new
+    if ev.cause is None:
+        card.position_changed_turn = state.turn
+
+
+def _check_manual(state: DuelState, ev: PositionChanged, card, new: str) -> None:
+    """POS-07/08/09: your own monster, your Main Phase, once per turn, not after summon or attack."""
+    player = player_of(state, ev)
+    if card.controller != player:
+        fail(state, ev, "POS-07", f"player {player} does not control {card.name}")
+    if card.position == SET and new == ATTACK:
+        check_flip(state, ev, card, player)     # SUM-11: a Flip Summon is a position change
+        return
+    if card.position == SET or new == SET:
+        fail(state, ev, "POS-09", "a manual change is Attack <-> Defense or a Flip Summon; "
+             "face-down -> face-up Defense and face-up -> face-down need an effect")
+    why = open_game_state(state, player)
+    if why:
+        fail(state, ev, "POS-07", f"a manual position change needs an open game state in your own Main Phase: {why}")
+    if card.position_changed_turn == state.turn:
+        fail(state, ev, "POS-07", f"{card.name} has already changed position this turn")
+    if card.summoned_turn == state.turn:
+        fail(state, ev, "POS-08", f"{card.name} was summoned or Set this turn and cannot change position")
+    if card.attacked_turn == state.turn:
+        fail(state, ev, "POS-08", f"{card.name} declared an attack this turn and cannot change position")

@@ -1,0 +1,300 @@
+"""Starting a duel: the first event, deck registration, shuffles, and set-up positions.
+
+DECK-01..06 are checked when a deck is registered (PEN-02 items 14-15: a judge refuses such a deck
+before the duel). A set-up position is refused whole when it is not a possible board.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ..cards import CardFacts
+from ..events import (
+    ATTACK, BANISHED, DECK, DEFENSE, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND,
+    MONSTER_POSITIONS, MZONE, OVERLAY, SET, SZONE, DeckRegistered, DeckShuffled, DuelStarted, Event,
+    PositionSetUp)
+from ..rulesets import RULESETS
+from ..state import Card, DuelState, Side
+from .base import fail, impossible
+
+MAIN_MIN, MAIN_MAX, EXTRA_MAX, SIDE_MAX, COPIES_MAX = 40, 60, 15, 15, 3
+
+
+def facts_for(state: DuelState, ev: Event, code: int) -> CardFacts:
+    facts = state.db.get(code)
+    if facts is None:
+        impossible(state, ev, "CARD-01", f"no card facts for passcode {code}: the card is unknown")
+    return facts
+
+
+def duel_started(state: DuelState, ev: DuelStarted) -> None:
+    if state.started:
+        impossible(state, ev, "LOG-03", "the duel has already started")
+    if ev.ruleset not in RULESETS:
+        impossible(state, ev, "LOG-05", f"unknown rule set {ev.ruleset!r}")
+    if ev.first_player not in (0, 1) or ev.chosen_by not in (0, 1, None):
+        impossible(state, ev, "LOG-05", "players are 0 and 1")
+    if ev.starting_lp != 8000:
+        fail(state, ev, "SETUP-01", f"each player starts with 8000 LP, not {ev.starting_lp}")
+    if ev.hand_size != 5:
+        fail(state, ev, "SETUP-02", f"each player draws 5 cards to start, not {ev.hand_size}")
+    state.started = True
+    state.ruleset = ev.ruleset
+    state.starting_lp = ev.starting_lp
+    state.hand_size = ev.hand_size
+    state.first_player = ev.first_player
+    state.turn_player = ev.first_player
+    state.players = ev.players
+    state.sides = [Side(ev.starting_lp), Side(ev.starting_lp)]
+
+
+def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
+    player = ev.player
+    if player not in (0, 1):
+        impossible(state, ev, "LOG-05", "deck_registered needs the player, 0 or 1")
+    side = state.sides[player]
+    if side.registered:
+        impossible(state, ev, "LOG-03", f"player {player} has already registered a deck")
+    if state.turn or any(s.hand for s in state.sides):
+        impossible(state, ev, "LOG-03", "decks are registered before the opening hands are drawn")
+    main = [facts_for(state, ev, c) for c in ev.main]
+    extra = [facts_for(state, ev, c) for c in ev.extra]
+    side_cards = [facts_for(state, ev, c) for c in ev.side]
+    for problem in deck_problems(main, extra, side_cards):
+        fail(state, ev, *problem)
+    for i, facts in enumerate(main):
+        card = Card(f"p{player}.m{i}", player, facts, DECK)
+        state.cards[card.id] = card
+        side.deck.append(card.id)
+    for i, facts in enumerate(extra):
+        card = Card(f"p{player}.x{i}", player, facts, EXTRA)
+        card.position = FACEDOWN
+        state.cards[card.id] = card
+        side.extra.append(card.id)
+    side.side_deck = ev.side
+    side.registered = True
+
+
+def deck_problems(main: list[CardFacts], extra: list[CardFacts],
+                  side: list[CardFacts]) -> list[tuple[str, str]]:
+    """DECK-01..06 for one registered deck, as (rule, message) pairs."""
+    problems = []
+    if not MAIN_MIN <= len(main) <= MAIN_MAX:
+        problems.append(("DECK-01", f"the Main Deck has {len(main)} cards; it must have 40 to 60"))
+    for f in main:
+        if f.is_extra_deck or f.is_token:
+            problems.append(("DECK-02", f"{f.name} ({f.code}) may not be in the Main Deck"))
+    if len(extra) > EXTRA_MAX:
+        problems.append(("DECK-03", f"the Extra Deck has {len(extra)} cards; at most 15"))
+    for f in extra:
+        if not f.is_extra_deck:
+            problems.append(("DECK-03", f"{f.name} ({f.code}) is not an Extra Deck monster"))
+    if len(side) > SIDE_MAX:
+        problems.append(("DECK-05", f"the Side Deck has {len(side)} cards; at most 15"))
+    counts = Counter(f.alias or f.code for f in main + extra + side)
+    names = {f.alias or f.code: f.name for f in main + extra + side}
+    for code, n in sorted(counts.items()):
+        if n > COPIES_MAX:
+            problems.append(("DECK-06", f"{n} copies of {names[code]}; at most 3 across Main, Extra and Side"))
+    return problems
+
+
+def deck_shuffled(state: DuelState, ev: DeckShuffled) -> None:
+    player = ev.player
+    if player not in (0, 1):
+        impossible(state, ev, "LOG-05", "deck_shuffled needs the player, 0 or 1")
+    deck = state.sides[player].deck
+    if sorted(ev.order) != sorted(deck):
+        missing = sorted(set(deck) - set(ev.order))[:3]
+        extra = sorted(set(ev.order) - set(deck))[:3]
+        impossible(state, ev, "LOG-02",
+                   f"the shuffled order must hold exactly the {len(deck)} cards of player {player}'s "
+                   f"Deck (missing {missing or 'none'}, not in the Deck {extra or 'none'})")
+    deck[:] = ev.order
+
+
+# -- set-up positions ---------------------------------------------------------------------------
+
+_CARD_FLAGS = {"code", "id", "owner", "position", "summoned", "set", "position_changed", "attacked",
+               "materials", "atk", "defense", "level", "counters", "properly_summoned", "token"}
+
+
+def position_set_up(state: DuelState, ev: PositionSetUp) -> None:
+    """Place every card as a judge describes the board; refuse a board that cannot exist."""
+    if state.started:
+        impossible(state, ev, "LOG-03", "a set-up position must be the first event")
+    if ev.ruleset not in RULESETS:
+        impossible(state, ev, "LOG-05", f"unknown rule set {ev.ruleset!r}")
+    if len(ev.sides) != 2:
+        impossible(state, ev, "LOG-05", "a set-up position describes exactly two sides")
+    if ev.phase not in ("draw", "standby", "main1", "battle", "main2", "end"):
+        impossible(state, ev, "TURN-01", f"unknown phase {ev.phase!r}")
+    if ev.turn < 1 or ev.turn_player not in (0, 1):
+        impossible(state, ev, "LOG-05", "a set-up position needs turn >= 1 and turn_player 0 or 1")
+    if ev.turn == 1 and ev.phase in ("battle", "main2"):
+        impossible(state, ev, "NIS-04", "no Battle Phase on the first turn of the duel")
+    state.ruleset = ev.ruleset
+    state.turn, state.turn_player, state.phase = ev.turn, ev.turn_player, ev.phase
+    state.step = ev.step if ev.phase == "battle" else None
+    state.first_player = ev.first_player
+    state.battle_phase_entered = ev.battle_phase_entered or ev.phase in ("battle", "main2")
+    builder = _Builder(state, ev)
+    for player, spec in enumerate(ev.sides):
+        builder.side(player, spec)
+    for player in (0, 1):
+        if ev.normal_summon_used[player]:
+            state.sides[player].normal_summon_turn = ev.turn
+        if ev.pendulum_summon_used[player]:
+            state.sides[player].pendulum_summon_turn = ev.turn
+    state.started = True
+
+
+class _Builder:
+    """Turns a set-up side description into cards; every check names the rule it protects."""
+
+    def __init__(self, state: DuelState, ev: PositionSetUp) -> None:
+        self.state, self.ev = state, ev
+        self.counts = [0, 0]
+
+    def bad(self, rule: str, message: str) -> None:
+        impossible(self.state, self.ev, rule, f"impossible position: {message}")
+
+    def side(self, player: int, spec: dict) -> None:
+        known = {"lp", "deck", "hand", "mzone", "szone", "fzone", "gy", "banished", "extra"}
+        if not isinstance(spec, dict) or set(spec) - known:
+            self.bad("LOG-05", f"side {player} has unknown keys {sorted(set(spec) - known)}")
+        side = self.state.sides[player]
+        side.lp = spec.get("lp", 8000)
+        if not isinstance(side.lp, int) or side.lp < 0:
+            self.bad("LOG-05", f"side {player} LP must be a whole number >= 0")
+        if side.lp == 0:
+            self.state.must_lose[player] = "lp"
+        side.registered = True
+        for zone, pile in ((DECK, side.deck), (HAND, side.hand), (GY, side.gy),
+                           (BANISHED, side.banished), (EXTRA, side.extra)):
+            for item in self.listed(spec, zone, player):
+                card = self.card(item, player, zone)
+                if card.owner != player:
+                    self.bad("CTRL-03", f"{card.id} belongs in its owner's {zone}, not player {player}'s")
+                pile.append(card.id)
+        mzone = self.listed(spec, MZONE, player)
+        if len(mzone) > 7 or (len(mzone) > 5 and not self.state_rules_emz()):
+            self.bad("ZONE-01", f"player {player} lists {len(mzone)} monster zones")
+        for index, item in enumerate(mzone):
+            if item is not None:
+                self.place_monster(player, index, item)
+        szone = self.listed(spec, SZONE, player)
+        if len(szone) > 5:
+            self.bad("ZONE-08", f"player {player} lists {len(szone)} Spell & Trap Zones; there are 5")
+        for index, item in enumerate(szone):
+            if item is not None:
+                self.place_spell_trap(player, index, item)
+        if spec.get("fzone") is not None:
+            card = self.card(spec["fzone"], player, FZONE)
+            if card.facts.spell_subtype != "field":
+                self.bad("ZONE-10", f"{card.name} is not a Field Spell")
+            card.position = card.position or FACEUP
+            self.check_position(card, (FACEUP, SET))
+            side.fzone = card.id
+
+    def state_rules_emz(self) -> bool:
+        return RULESETS[self.state.ruleset].extra_monster_zones
+
+    def listed(self, spec: dict, zone: str, player: int) -> list:
+        value = spec.get(zone, [])
+        if not isinstance(value, list):
+            self.bad("LOG-05", f"side {player} {zone} must be a list")
+        return value
+
+    def card(self, item: Any, controller: int, zone: str) -> Card:
+        state = self.state
+        data = {"code": item} if isinstance(item, int) and not isinstance(item, bool) else item
+        if not isinstance(data, dict) or "code" not in data or set(data) - _CARD_FLAGS:
+            self.bad("LOG-05", f"a card is a passcode or an object with 'code', got {item!r}")
+        owner = data.get("owner", controller)
+        facts = facts_for(state, self.ev, data["code"])
+        is_token = bool(data.get("token")) or facts.is_token
+        if "id" in data:
+            card_id = data["id"]
+        else:
+            self.counts[owner] += 1
+            card_id = f"p{owner}.{'t' if is_token else 's'}{self.counts[owner]}"
+        if card_id in state.cards:
+            self.bad("LOG-04", f"card id {card_id} is used twice (no card may be in two places)")
+        card = Card(card_id, owner, facts, zone, is_token=is_token)
+        card.controller = controller
+        state.cards[card_id] = card
+        if is_token and zone != MZONE:
+            self.bad("TOKEN-02", f"a token can only be in a Monster Zone, not the {zone}")
+        if facts.is_extra_deck and zone in (DECK, HAND):
+            self.bad("DECK-02", f"{facts.name} is an Extra Deck monster and cannot be in the {zone}")
+        if zone == EXTRA and not (facts.is_extra_deck or facts.is_pendulum):
+            self.bad("ZONE-12", f"{facts.name} cannot be in the Extra Deck")
+        card.position = data.get("position")
+        if zone == EXTRA:
+            card.position = card.position or FACEDOWN
+            self.check_position(card, (FACEDOWN, FACEUP))
+            if card.position == FACEUP and not facts.is_pendulum:
+                self.bad("ZONE-12", f"only Pendulum monsters are face-up in the Extra Deck ({facts.name})")
+        elif zone == BANISHED:
+            card.position = card.position or FACEUP
+            self.check_position(card, (FACEUP, FACEDOWN))
+        elif zone in (DECK, HAND, GY) and card.position is not None:
+            self.bad("LOG-05", f"{card_id} in the {zone} takes no position")
+        turn = state.turn
+        if data.get("summoned"):
+            card.summoned_turn = card.arrived_turn = turn
+        if data.get("set"):
+            card.set_turn = card.summoned_turn = card.arrived_turn = turn
+        if data.get("position_changed"):
+            card.position_changed_turn = turn
+        if data.get("attacked"):
+            card.attacked_turn = turn
+        card.atk, card.defense, card.level = data.get("atk"), data.get("defense"), data.get("level")
+        card.counters = dict(data.get("counters", {}))
+        card.properly_summoned = bool(data.get("properly_summoned", zone == MZONE))
+        for material in data.get("materials", []):
+            if zone != MZONE or not facts.is_xyz:
+                self.bad("XMAT-01", f"only an Xyz monster on the field has materials ({facts.name})")
+            mat = self.card(material, controller, OVERLAY)
+            mat.host = card_id
+            card.materials.append(mat.id)
+        return card
+
+    def check_position(self, card: Card, allowed: tuple[str, ...]) -> None:
+        if card.position not in allowed:
+            self.bad("POS-01", f"{card.id} ({card.name}) cannot be {card.position!r} in the {card.zone}")
+
+    def place_monster(self, player: int, index: int, item: Any) -> None:
+        state = self.state
+        card = self.card(item, player, MZONE)
+        if not card.facts.is_monster:
+            self.bad("ZONE-03", f"{card.name} is not a monster and cannot be in a Monster Zone")
+        card.position = card.position or ATTACK
+        self.check_position(card, MONSTER_POSITIONS)
+        if card.facts.is_link and card.position != ATTACK:
+            self.bad("LINK-05", f"{card.name} is a Link monster: always in Attack Position")
+        if card.is_token and card.position not in (ATTACK, DEFENSE):
+            self.bad("TOKEN-02", f"a token is always face-up ({card.id})")
+        if index >= 5:
+            slot = state.emz_slot(player, index)
+            if state.emz[slot] is not None:
+                self.bad("ZONE-04", f"two monsters in one Extra Monster Zone ({state.emz[slot]}, {card.id})")
+            if not card.facts.is_extra_deck and not card.facts.is_pendulum:
+                self.bad("ZONE-03", f"{card.name} is not from the Extra Deck and cannot be in an Extra Monster Zone")
+            state.emz[slot] = card.id
+        else:
+            state.sides[player].mzone[index] = card.id
+
+    def place_spell_trap(self, player: int, index: int, item: Any) -> None:
+        card = self.card(item, player, SZONE)
+        facts = card.facts
+        pendulum_zone = index in (0, 4) and facts.is_pendulum
+        if facts.is_monster and not pendulum_zone:
+            self.bad("ZONE-09", f"{card.name} is a monster: only a Pendulum in an outer zone (0 or 4) may be there")
+        if facts.spell_subtype == "field":
+            self.bad("ZONE-10", f"{card.name} is a Field Spell: it goes in the Field Zone")
+        card.position = card.position or (FACEUP if pendulum_zone else SET)
+        self.check_position(card, (FACEUP,) if pendulum_zone else (FACEUP, SET))
+        self.state.sides[player].szone[index] = card.id
+

@@ -1,0 +1,148 @@
+"""Setting and activating Spell and Trap cards (SPELL, TRAP, ZONE-08..10, PEND-01).
+
+Which Spells and Traps may be activated when, and where they go; the chain they join is
+``chain.py``'s business.
+"""
+from __future__ import annotations
+
+from ..events import FACEUP, FZONE, GY, HAND, SET, SZONE, Activated, Event, SpellTrapSet
+from ..state import Card, DuelState
+from .base import fail, get_card, impossible, open_game_state, phase_name, player_of, put, take
+
+#: After resolution these go to the GY (SPELL-04, TRAP-04); the others stay on the field.
+LEAVES_AFTER_RESOLVING = frozenset(("normal", "quickplay", "ritual", "counter"))
+
+
+def spell_trap_set(state: DuelState, ev: SpellTrapSet) -> None:
+    player = player_of(state, ev)
+    card = get_card(state, ev, ev.card)
+    facts = card.facts
+    if card.zone != HAND or card.controller != player:
+        fail(state, ev, "SPELL-03", f"{card.name} ({card.id}) is not in player {player}'s hand; a card is Set from the hand")
+    if not (facts.is_spell or facts.is_trap):
+        rule = "PEND-01" if facts.is_pendulum else "SPELL-03"
+        fail(state, ev, rule, f"{card.name} is a monster and cannot be Set in a Spell & Trap Zone")
+    why = open_game_state(state, player)
+    if why:
+        fail(state, ev, "TURN-04", f"Spells and Traps are Set in your own Main Phase with an open game state: {why}")
+    is_field = facts.spell_subtype == "field"
+    if is_field != ev.field_zone:
+        fail(state, ev, "ZONE-10", f"{card.name} {'is' if is_field else 'is not'} a Field Spell: "
+             f"{'only the Field Zone' if is_field else 'not the Field Zone'}")
+    if not ev.field_zone:
+        _check_szone(state, ev, player, ev.zone)
+    elif state.sides[player].fzone is not None:
+        _replace_field_spell(state, player)
+    take(state, card)
+    put(state, card, FZONE if ev.field_zone else SZONE, player, ev.zone, SET)
+    card.set_turn = state.turn
+
+
+def _check_szone(state: DuelState, ev: Event, player: int, zone: int | None) -> None:
+    if zone is None or not 0 <= zone <= 4:
+        impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {zone!r} does not exist (0-4)")
+    occupant = state.sides[player].szone[zone]
+    if occupant is not None:
+        impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {zone} of player {player} holds {occupant} already")
+
+
+def _replace_field_spell(state: DuelState, player: int) -> None:
+    """SPELL-11: your old Field Spell is sent to the GY, neither destroyed nor sent by an effect."""
+    old = state.cards[state.sides[player].fzone]
+    take(state, old)
+    put(state, old, GY, old.owner)
+
+
+def check_card_activation(state: DuelState, ev: Activated, card: Card, player: int) -> int:
+    """Check the activation of a Spell or Trap card itself and return its spell speed (CHAIN-01)."""
+    facts = card.facts
+    from_hand = card.zone == HAND
+    if card.controller != player:
+        fail(state, ev, "CTRL-01", f"player {player} does not control {card.name}")
+    if from_hand:
+        pass
+    elif card.zone not in (SZONE, FZONE):
+        impossible(state, ev, "LOG-02", f"{card.name} is in the {card.zone}; a card is activated from the hand or the field")
+    elif card.position != SET:
+        impossible(state, ev, "LOG-02", f"{card.name} is already face-up; name the effect_type to activate one of its effects")
+    if facts.is_pendulum and facts.is_monster:
+        _check_scale_activation(state, ev, card, player)
+        return 1
+    if facts.is_trap:
+        if from_hand:
+            fail(state, ev, "TRAP-02", f"{card.name} is a Trap: it must be Set before it is activated")
+        elif card.set_turn == state.turn:
+            fail(state, ev, "TRAP-02", f"{card.name} was Set this turn and cannot be activated until the next")
+        return 3 if facts.trap_subtype == "counter" else 2
+    if not facts.is_spell:
+        impossible(state, ev, "LOG-05", f"{card.name} is a monster: name the effect_type of the effect activated")
+    if facts.spell_subtype == "quickplay":
+        if from_hand and player != state.turn_player:
+            fail(state, ev, "SPELL-12", f"a Quick-Play Spell is activated from the hand only in your own turn")
+        elif not from_hand and card.set_turn == state.turn:
+            fail(state, ev, "SPELL-12", f"{card.name} was Set this turn: a Set Quick-Play Spell waits until the next turn")
+        return 2
+    why = open_game_state(state, player)
+    if why and not state.chain:
+        fail(state, ev, "SPELL-02", f"a {facts.spell_subtype} Spell is activated in your own Main Phase with an open game state: {why}")
+    if from_hand:
+        if facts.spell_subtype == "field":
+            if not ev.field_zone:
+                fail(state, ev, "ZONE-10", f"{card.name} is a Field Spell and is activated in the Field Zone")
+        else:
+            _check_szone(state, ev, player, ev.zone)
+    return 1
+
+
+def _check_scale_activation(state: DuelState, ev: Activated, card: Card, player: int) -> None:
+    """PEND-01/ZONE-09: a Pendulum monster is activated as a Spell into an outer S/T zone."""
+    if card.zone != HAND:
+        fail(state, ev, "PEND-01", f"{card.name} is activated as a Pendulum Scale from the hand (it cannot be Set)")
+    why = open_game_state(state, player)
+    if why and not state.chain:
+        fail(state, ev, "SPELL-02", f"a Pendulum Scale is activated in your own Main Phase: {why}")
+    if ev.zone not in (0, 4):
+        fail(state, ev, "ZONE-09", f"Pendulum Zones are the outer S/T zones 0 and 4, not {ev.zone}")
+    _check_szone(state, ev, player, ev.zone)
+
+
+def place_activated_card(state: DuelState, ev: Activated, card: Card, player: int) -> None:
+    """Put an activated Spell/Trap face-up where it resolves (SPELL-02, SPELL-11, ZONE-08)."""
+    if card.zone == HAND:
+        if card.facts.spell_subtype == "field":
+            if state.sides[player].fzone is not None:
+                _replace_field_spell(state, player)
+            take(state, card)
+            put(state, card, FZONE, player, 0, FACEUP)
+        else:
+            take(state, card)
+            put(state, card, SZONE, player, ev.zone, FACEUP)
+    else:
+        card.position = FACEUP
+
+
+def effect_timing_problem(state: DuelState, card: Card, player: int, effect_type: str) -> tuple[str, str] | None:
+    """When an effect of this type may be activated (EFF-02, PEND-02, SPELL-08)."""
+    if effect_type == "ignition" or effect_type == "pendulum":
+        why = open_game_state(state, player)
+        if why:
+            return ("EFF-02" if effect_type == "ignition" else "PEND-02",
+                    f"an {effect_type} effect is activated in your own Main Phase with an open game state: {why}")
+    if effect_type == "pendulum" and not (card.zone == SZONE and card.facts.is_pendulum and card.face_up):
+        return "PEND-02", f"{card.name}'s Pendulum Effect is used only while it is in a Pendulum Zone"
+    if effect_type == "continuous" and not (card.zone in (SZONE, FZONE) and card.face_up):
+        return "SPELL-10", f"{card.name} applies its effects only while face-up in its zone"
+    return None
+
+
+def speed_of_effect(card: Card, effect_type: str) -> int:
+    """CHAIN-01: Quick effects are Speed 2, as are effects a face-up Trap activates (TRAP-05)."""
+    if effect_type == "quick":
+        return 2
+    if effect_type == "continuous" and card.facts.is_trap:
+        return 2
+    return 1
+
+
+def phase_label(state: DuelState) -> str:
+    return phase_name(state.phase)

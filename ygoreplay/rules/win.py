@@ -1,0 +1,41 @@
+"""The end of the duel (WIN-01..04): who lost, and that nothing follows."""
+from __future__ import annotations
+
+from ..events import DuelEnded
+from ..state import DuelState
+from .base import fail
+
+#: The rule behind each way of losing.
+LOSS_RULES = {"lp": "WIN-01", "deck_out": "WIN-02"}
+
+
+def expected_result(state: DuelState) -> tuple[int | None, str] | None:
+    """The result the rules impose now, or None when no one has lost by the rules."""
+    losers = set(state.must_lose)
+    if not losers:
+        return None
+    if len(losers) == 2:
+        return None, "draw"                                       # WIN-04
+    loser = losers.pop()
+    return 1 - loser, state.must_lose[loser]
+
+
+def duel_ended(state: DuelState, ev: DuelEnded) -> None:
+    expected = expected_result(state)
+    if expected is not None:
+        winner, reason = expected
+        if ev.winner != winner:
+            rule = "WIN-04" if reason == "draw" else LOSS_RULES[reason]
+            fail(state, ev, rule, f"the rules end this duel with {_result(winner)} ({reason}), not {_result(ev.winner)}")
+    elif ev.reason in ("lp", "deck_out", "draw"):
+        rule = {"lp": "WIN-01", "deck_out": "WIN-02", "draw": "WIN-04"}[ev.reason]
+        fail(state, ev, rule, f"no player has lost by {ev.reason}: LP are {[s.lp for s in state.sides]}")
+    if ev.winner not in (0, 1, None):
+        fail(state, ev, "LOG-05", "the winner is 0, 1, or null for a draw")
+    state.ended = True
+    state.winner = ev.winner
+    state.end_reason = ev.reason
+
+
+def _result(winner: int | None) -> str:
+    return "a draw" if winner is None else f"player {winner} winning"

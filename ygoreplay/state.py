@@ -1,0 +1,257 @@
+"""The state of a duel as the fold builds it: every card, every zone, the turn, the chain.
+
+The state holds full information, as a judge sees it; views for players and spectators are
+derived from it. It is mutable on purpose: the fold changes it in place, event by event, so a
+10,000-event duel is not 10,000 copies of the board. ``copy()`` makes an independent snapshot when
+a caller needs to keep one (rewind, branch).
+"""
+from __future__ import annotations
+
+import copy as _copy
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from .cards import CardDB, CardFacts
+from .events import (
+    BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Cite, Loc)
+
+MAIN_MONSTER_ZONES = 5
+SPELL_TRAP_ZONES = 5
+
+
+class Card:
+    """One physical card (or token) in the duel, with what the rules remember about it."""
+
+    __slots__ = (
+        "id", "owner", "code", "facts", "controller", "zone", "position",
+        "arrived_turn", "summoned_turn", "summon_method", "set_turn", "position_changed_turn",
+        "attacked_turn", "atk", "defense", "level", "counters", "materials", "host",
+        "properly_summoned", "is_token", "revealed")
+
+    def __init__(self, card_id: str, owner: int, facts: CardFacts, zone: str = DECK,
+                 is_token: bool = False) -> None:
+        self.id = card_id
+        self.owner = owner
+        self.code = facts.code
+        self.facts = facts
+        self.controller = owner
+        self.zone = zone
+        self.position: str | None = None
+        self.arrived_turn = 0            # turn it last arrived on the field
+        self.summoned_turn = 0           # turn it was last Normal/Flip/Special Summoned or Set
+        self.summon_method: str | None = None
+        self.set_turn = 0                # turn a Spell/Trap was Set (SPELL-12, TRAP-02)
+        self.position_changed_turn = 0   # POS-07: once per turn
+        self.attacked_turn = 0           # BATTLE-03 / POS-08
+        self.atk: int | None = None      # current values set by effects; None = printed value
+        self.defense: int | None = None
+        self.level: int | None = None
+        self.counters: dict[str, int] = {}
+        self.materials: list[str] = []   # xyz materials under this monster, bottom first
+        self.host: str | None = None     # the xyz monster this card is a material of
+        self.properly_summoned = False   # SPS-12
+        self.is_token = is_token
+        self.revealed = False
+
+    @property
+    def face_up(self) -> bool:
+        return self.position in FACE_UP_POSITIONS
+
+    @property
+    def current_atk(self) -> int:
+        return self.facts.base_atk if self.atk is None else self.atk
+
+    @property
+    def current_def(self) -> int:
+        base = self.facts.base_def or 0
+        return base if self.defense is None else self.defense
+
+    @property
+    def current_level(self) -> int | None:
+        return self.facts.printed_level if self.level is None else self.level
+
+    @property
+    def name(self) -> str:
+        return self.facts.name
+
+    def leave_field(self) -> None:
+        """Forget what belonged to its time on the field (a card that leaves is a new card)."""
+        self.atk = self.defense = self.level = None
+        self.counters = {}
+        self.arrived_turn = self.summoned_turn = self.set_turn = 0
+        self.position_changed_turn = self.attacked_turn = 0
+        self.summon_method = None
+        self.controller = self.owner
+
+    def __repr__(self) -> str:
+        return f"<Card {self.id} {self.facts.name} {self.zone} {self.position}>"
+
+
+class Side:
+    """One player's zones and per-turn facts. Zone lists hold card ids; None is an empty zone."""
+
+    __slots__ = ("lp", "deck", "hand", "mzone", "szone", "fzone", "gy", "banished", "extra",
+                 "normal_summon_turn", "pendulum_summon_turn", "registered", "side_deck")
+
+    def __init__(self, lp: int) -> None:
+        self.lp = lp
+        self.deck: list[str] = []        # index 0 is the top (ZONE-11)
+        self.hand: list[str] = []
+        self.mzone: list[str | None] = [None] * MAIN_MONSTER_ZONES
+        self.szone: list[str | None] = [None] * SPELL_TRAP_ZONES
+        self.fzone: str | None = None
+        self.gy: list[str] = []          # in order, newest last (ZONE-13)
+        self.banished: list[str] = []
+        self.extra: list[str] = []
+        self.normal_summon_turn = 0      # SUM-01: the turn the Normal Summon/Set was used
+        self.pendulum_summon_turn = 0    # SPS-02
+        self.registered = False
+        self.side_deck: tuple[int, ...] = ()
+
+
+@dataclass(slots=True)
+class ChainLink:
+    number: int
+    player: int
+    card: str
+    speed: int
+    effect_type: str | None
+    targets: tuple[str, ...] = ()
+    simultaneous: bool = False
+    is_card_activation: bool = False
+
+
+@dataclass(slots=True)
+class Attack:
+    """The attack in progress (BATTLE-02): attacker, target (None = direct), what was declared."""
+
+    attacker: str
+    target: str | None
+    defender_monsters: frozenset[str]
+    calculated: bool = False
+    destroyed: tuple[str, ...] = ()
+    pending_damage: list[int] = field(default_factory=lambda: [0, 0])
+
+
+@dataclass(slots=True)
+class Override:
+    """A basic rule set aside by a cited card effect (GEN-01), listed by the audit."""
+
+    index: int
+    rule: str
+    message: str
+    cite: Cite
+
+
+@dataclass(slots=True)
+class Violation:
+    index: int
+    rule: str
+    message: str
+
+
+class DuelState:
+    """Everything the rules know at one point of the duel."""
+
+    def __init__(self, cards: CardDB) -> None:
+        self.db = cards
+        self.cards: dict[str, Card] = {}
+        self.sides: list[Side] = [Side(8000), Side(8000)]
+        self.emz: list[str | None] = [None, None]   # left and right, as player 0 sees them
+        self.index = 0                   # events applied so far
+        self.started = False
+        self.ruleset = "mr2020"
+        self.starting_lp = 8000
+        self.hand_size = 5
+        self.first_player = 0
+        self.players: tuple[str, ...] = ()
+        self.turn = 0
+        self.turn_player = 0
+        self.phase: str | None = None
+        self.step: str | None = None
+        self.battle_phase_entered = False
+        self.opening_drawn = [False, False]          # SETUP-02
+        self.normal_draw_done = False                # TURN-02
+        self.chain: list[ChainLink] = []
+        self.to_leave: list[str] = []                  # cards that must leave once the chain ends
+        self.attack: Attack | None = None
+        self.summon_window: str | None = None          # a summon just attempted (SUM-03)
+        self.pendulum_summon_open = False              # one Pendulum Summon, many monsters
+        self.last_kind = ""                            # kind of the last event applied
+        self.must_lose: dict[int, str] = {}            # player -> reason (WIN-01/02)
+        self.ended = False
+        self.winner: int | None = None
+        self.end_reason: str | None = None
+        self.overrides: list[Override] = []
+        self.violations: list[Violation] | None = None  # collected when auditing, else None
+        self.token_count = 0
+
+    # -- lookups -------------------------------------------------------------------------------
+
+    def card(self, card_id: str) -> Card:
+        try:
+            return self.cards[card_id]
+        except KeyError:
+            raise KeyError(card_id) from None
+
+    def monsters(self, player: int) -> Iterator[Card]:
+        """The monsters a player controls: main monster zones, then their extra monster zone(s)."""
+        for cid in self.sides[player].mzone:
+            if cid is not None:
+                yield self.cards[cid]
+        for cid in self.emz:
+            if cid is not None and self.cards[cid].controller == player:
+                yield self.cards[cid]
+
+    def monster_count(self, player: int) -> int:
+        side = self.sides[player]
+        n = MAIN_MONSTER_ZONES - side.mzone.count(None)
+        for cid in self.emz:
+            if cid is not None and self.cards[cid].controller == player:
+                n += 1
+        return n
+
+    def emz_slot(self, player: int, zone: int) -> int:
+        """Index into ``emz`` of mzone 5/6 as ``player`` sees it (left/right are mirrored)."""
+        left = zone == 5
+        return (0 if left else 1) if player == 0 else (1 if left else 0)
+
+    def mzone_card(self, player: int, zone: int) -> str | None:
+        if zone < MAIN_MONSTER_ZONES:
+            return self.sides[player].mzone[zone]
+        return self.emz[self.emz_slot(player, zone)]
+
+    def location(self, card: Card) -> Loc:
+        """Where a card is now, as ``(controller, zone, index)``."""
+        side = self.sides[card.controller]
+        zone = card.zone
+        if zone == MZONE:
+            if card.id in side.mzone:
+                return Loc(card.controller, MZONE, side.mzone.index(card.id))
+            slot = self.emz.index(card.id)
+            left = (slot == 0) if card.controller == 0 else (slot == 1)
+            return Loc(card.controller, MZONE, 5 if left else 6)
+        if zone == SZONE:
+            return Loc(card.controller, SZONE, side.szone.index(card.id))
+        if zone == FZONE:
+            return Loc(card.controller, FZONE, 0)
+        if zone == OVERLAY:
+            host = self.cards[card.host] if card.host else None
+            return Loc(host.controller if host else card.owner, OVERLAY,
+                       host.materials.index(card.id) if host else None)
+        owner_side = self.sides[card.owner]
+        pile = {DECK: owner_side.deck, HAND: side.hand, GY: owner_side.gy,
+                BANISHED: owner_side.banished, EXTRA: owner_side.extra}[zone]
+        ctl = card.controller if zone == HAND else card.owner
+        return Loc(ctl, zone, pile.index(card.id))
+
+    @property
+    def open_chain(self) -> bool:
+        return bool(self.chain)
+
+    def copy(self) -> "DuelState":
+        """An independent snapshot (card facts are shared: they never change)."""
+        memo = {id(self.db): self.db}
+        for c in self.cards.values():
+            memo[id(c.facts)] = c.facts
+        return _copy.deepcopy(self, memo)
