@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ygoreplay.cards import CardDB
 from ygoreplay.events import from_dict
-from ygoreplay.rules import apply
+from ygoreplay.jsonl import parse_lines
+from ygoreplay.rules import apply, audit
 from ygoreplay.state import DuelState
 
 HERE = Path(__file__).resolve().parent
@@ -41,6 +42,7 @@ class Duel:
 
     def __init__(self, title: str) -> None:
         self.lines: list[str] = [f"# {title}"]
+        self.events: list[tuple[int, dict]] = []        # (line number, event) for variants
         self.state = DuelState(DB)
 
     def note(self, text: str) -> None:
@@ -49,6 +51,7 @@ class Duel:
     def __call__(self, kind: str, **fields) -> None:
         data = {"kind": kind, **fields}
         apply(self.state, from_dict(data, f"event {self.state.index}"))
+        self.events.append((len(self.lines), data))
         self.lines.append(json.dumps(data))
 
     def start(self, decks: tuple[list[int], list[int]], first: int = 0,
@@ -56,7 +59,7 @@ class Duel:
         self("duel_started", first_player=first, chosen_by=first, method="rps",
              players=["Yugi", "Kaiba"])
         for p in (0, 1):
-            self("deck_registered", player=p, main=decks[p], extra=extras[p])
+            self("deck_registered", player=p, main=decks[p], **({"extra": extras[p]} if extras[p] else {}))
         for p in (0, 1):
             self("cards_drawn", player=p, count=5)
 
@@ -249,9 +252,61 @@ SAMPLES = {"won-by-damage.jsonl": won_by_damage, "chain-counter-traps.jsonl": ch
            "lost-by-deck-out.jsonl": lost_by_deck_out}
 
 
+# Illegal variants: (file, rule broken, base duel, the event to cut before (None: after the end),
+# what is played instead; the last event of it is the illegal one).
+ILLEGAL = [
+    ("summon-without-tributes.jsonl", "SUM-04", won_by_damage, {"kind": "normal_summoned", "card": "p0.m2"},
+     [{"kind": "normal_summoned", "player": 0, "card": "p0.m2", "zone": 1}]),
+    ("second-normal-summon.jsonl", "SUM-01", won_by_damage, {"kind": "phase_entered", "phase": "battle"},
+     [{"kind": "normal_summoned", "player": 1, "card": "p1.m4", "zone": 3}]),
+    ("battle-phase-on-turn-1.jsonl", "NIS-04", won_by_damage, {"kind": "monster_set"},
+     [{"kind": "phase_entered", "phase": "battle"}]),
+    ("first-player-draws-on-turn-1.jsonl", "SETUP-04", won_by_damage, {"kind": "phase_entered", "phase": "standby"},
+     [{"kind": "cards_drawn", "player": 0, "count": 1}]),
+    ("wrong-battle-damage.jsonl", "DMG-07", won_by_damage, {"kind": "damage_calculated"},
+     [{"kind": "damage_calculated", "destroyed": [], "damage": [0, 0]}]),
+    ("direct-attack-past-a-monster.jsonl", "BATTLE-02", won_by_damage, {"kind": "attack_declared", "attacker": "p0.m2"},
+     [{"kind": "attack_declared", "player": 0, "attacker": "p0.m2"}]),
+    ("trap-activated-the-turn-it-was-set.jsonl", "TRAP-02", chain_with_counter_traps,
+     {"kind": "spell_trap_set", "card": "p1.m2"}, [{"kind": "activated", "player": 1, "card": "p1.m1"}]),
+    ("quick-play-answers-counter-trap.jsonl", "CHAIN-03", chain_with_counter_traps,
+     {"kind": "activated", "card": "p1.m1"},
+     [{"kind": "activated", "player": 1, "card": "p1.m2", "targets": ["p0.m3"],
+       "costs": [{"card": "p1.m3", "to": "gy", "reason": "discarded"}]},
+      {"kind": "activated", "player": 0, "card": "p0.m1", "targets": ["p1.m1"]}]),
+    ("chain-resolved-in-order.jsonl", "CHAIN-05", chain_with_counter_traps,
+     {"kind": "chain_link_resolved", "link": 5}, [{"kind": "chain_link_resolved", "link": 1}]),
+    ("hand-over-the-limit.jsonl", "HAND-01", lost_by_deck_out, {"kind": "hand_size_discard"},
+     [{"kind": "turn_started", "player": 0, "turn": 5}]),
+    ("deck-out-wrong-winner.jsonl", "WIN-02", lost_by_deck_out, {"kind": "duel_ended"},
+     [{"kind": "duel_ended", "winner": 1, "reason": "deck_out"}]),
+    ("play-after-the-end.jsonl", "WIN-01", won_by_damage, None,
+     [{"kind": "turn_started", "player": 1, "turn": 6}]),
+]
+
+
+def write_illegal(name: str, rule: str, base: Duel, cut: dict | None, instead: list[dict]) -> None:
+    """A legal duel up to ``cut``, then ``instead``; checked to break ``rule`` at its last event."""
+    at = next((line for line, ev in base.events if cut is not None and cut.items() <= ev.items()),
+              len(base.lines))
+    lines = [f"# Illegal variant of a sample duel: breaks {rule} at its last event", *base.lines[:at]]
+    lines += [json.dumps(ev) for ev in instead]
+    text = "\n".join(lines) + "\n"
+    events = list(parse_lines(text.splitlines(), name))
+    report = audit(events, DB)
+    first = report.violations[0] if report.violations else None
+    assert first is not None and first.rule == rule and first.index == len(events) - 1, (name, first)
+    (HERE / "illegal" / name).write_text(text, encoding="utf-8")
+
+
 def main() -> int:
-    for name, make in SAMPLES.items():
-        make().write(name)
+    duels = {name: make() for name, make in SAMPLES.items()}
+    for name, duel in duels.items():
+        duel.write(name)
+    by_maker = {SAMPLES[name]: duel for name, duel in duels.items()}
+    (HERE / "illegal").mkdir(exist_ok=True)
+    for name, rule, maker, cut, instead in ILLEGAL:
+        write_illegal(name, rule, by_maker[maker], cut, instead)
     return 0
 
 

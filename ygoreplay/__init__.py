@@ -6,7 +6,7 @@ at any point is the fold of the rules engine over them (``ygoreplay.rules.apply`
     >>> from ygoreplay import CardDB, read_events, replay
     >>> state = replay(read_events("replays/won-by-damage.jsonl"), CardDB.classic())
     >>> [side.lp for side in state.sides], state.winner
-    ([0, 1900], 1)
+    ([8000, 0], 0)
 """
 from .cards import CardDB, CardFacts
 from .events import Event, EventFormatError, from_dict
