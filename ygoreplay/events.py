@@ -483,6 +483,31 @@ class DuelEnded(Event):
     reason: str
 
 
+# -- judge ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RolledBack(Event):
+    """A judge backs the game up to the state before event ``to`` (MATCH-08).
+
+    Play continues from that state; the events in between stay in the log, marked reverted.
+    """
+
+    kind: ClassVar[str] = "rolled_back"
+    to: int
+    judge: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JudgeNote(Event):
+    """A judge call, ruling, penalty or note, kept in the record (PEN-02, MATCH-08)."""
+
+    kind: ClassVar[str] = "judge_note"
+    judge: str
+    note: str
+    category: str = "note"
+
+
 # -- registry and decoding ----------------------------------------------------------------------
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -493,7 +518,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ChainLinkResolved, ChainLinkNegated, ChainEnded, AttackDeclared, AttackRetargeted,
         AttackCancelled, DamageCalculated, CardMoved, CardRevealed, ControlChanged, StatsChanged,
         CountersChanged, TokenCreated, LifePointsChanged, CoinTossed, DieRolled, HandSizeDiscard,
-        DuelEnded)
+        DuelEnded, RolledBack, JudgeNote)
 }
 _FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {
     cls: tuple(dataclasses.fields(cls)) for cls in EVENT_TYPES.values()}
@@ -511,7 +536,9 @@ _CHOICES_BY_KIND: dict[tuple[str, str], tuple[str, ...]] = {
     ("position_changed", "position"): MONSTER_POSITIONS,
     ("special_summoned", "position"): MONSTER_POSITIONS,
     ("token_created", "position"): (ATTACK, DEFENSE), ("normal_summoned", "position"): (ATTACK, DEFENSE),
-    ("duel_started", "method"): ("rps", "coin", "die", "loser", "agreement", "random")}
+    ("duel_started", "method"): ("rps", "coin", "die", "loser", "agreement", "random"),
+    ("judge_note", "category"): ("call", "ruling", "penalty", "warning", "note", "time"),
+    ("rolled_back", "reason"): ()}   # free text
 
 
 def from_dict(data: Any, where: str = "") -> Event:
@@ -556,8 +583,9 @@ def _convert(kind: str, name: str, annotation: str, value: Any, where: str) -> A
         built = _BUILDERS[base](value)
     except (TypeError, ValueError, KeyError) as exc:
         raise EventFormatError(f"{kind}.{name}: {exc}", where) from None
-    choices = _CHOICES_BY_KIND.get((kind, name)) or _CHOICES.get(name)
-    if choices is not None and built not in choices:
+    key = (kind, name)
+    choices = _CHOICES_BY_KIND[key] if key in _CHOICES_BY_KIND else _CHOICES.get(name)
+    if choices and built not in choices:
         raise EventFormatError(f"{kind}.{name}: {built!r} is not one of {', '.join(choices)}", where)
     return built
 

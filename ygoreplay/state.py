@@ -255,3 +255,53 @@ class DuelState:
         for c in self.cards.values():
             memo[id(c.facts)] = c.facts
         return _copy.deepcopy(self, memo)
+
+    # -- snapshots: plain data (msgpack/JSON-safe), never pickle, so a shared store runs no code --
+
+    _SCALARS = ("index", "started", "ruleset", "starting_lp", "hand_size", "first_player", "players",
+                "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
+                "normal_draw_done", "to_leave", "summon_window", "pendulum_summon_open", "last_kind",
+                "ended", "winner", "end_reason", "token_count", "emz")
+
+    def to_data(self) -> dict:
+        """The whole state as plain data; ``from_data`` rebuilds it with the same card facts."""
+        return {
+            "scalars": {name: _plain(getattr(self, name)) for name in self._SCALARS},
+            "cards": [[getattr(c, slot) if slot != "facts" else None for slot in Card.__slots__]
+                      for c in self.cards.values()],
+            "sides": [[_plain(getattr(side, slot)) for slot in Side.__slots__] for side in self.sides],
+            "chain": [[getattr(link, f) for f in ChainLink.__slots__] for link in self.chain],
+            "attack": None if self.attack is None else [
+                _plain(getattr(self.attack, f)) for f in Attack.__slots__],
+            "must_lose": [[p, r] for p, r in self.must_lose.items()],
+            "overrides": [[o.index, o.rule, o.message, o.cite.card, o.cite.effect] for o in self.overrides],
+        }
+
+    @classmethod
+    def from_data(cls, data: dict, cards: CardDB) -> "DuelState":
+        state = cls(cards)
+        for name, value in data["scalars"].items():
+            setattr(state, name, tuple(value) if name == "players" else value)
+        for row in data["cards"]:
+            card = Card.__new__(Card)
+            for slot, value in zip(Card.__slots__, row):
+                setattr(card, slot, value)
+            card.facts = cards[card.code]
+            state.cards[card.id] = card
+        for side, row in zip(state.sides, data["sides"]):
+            for slot, value in zip(Side.__slots__, row):
+                setattr(side, slot, tuple(value) if slot == "side_deck" else value)
+        state.chain = [ChainLink(*row[:5], tuple(row[5]), *row[6:]) for row in data["chain"]]
+        if data["attack"] is not None:
+            attacker, target, monsters, calculated, destroyed, damage = data["attack"]
+            state.attack = Attack(attacker, target, frozenset(monsters), calculated, tuple(destroyed), damage)
+        state.must_lose = {p: r for p, r in data["must_lose"]}
+        state.overrides = [Override(i, rule, msg, Cite(card, effect)) for i, rule, msg, card, effect in data["overrides"]]
+        return state
+
+
+def _plain(value):
+    """Tuples and frozensets as lists, for msgpack and JSON."""
+    if isinstance(value, (tuple, list, frozenset, set)):
+        return [_plain(v) for v in value]
+    return value
