@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from ..cards import CardDB
-from ..events import Event, RolledBack
+from ..events import Event, RolledBack, from_dict
 from ..state import DuelState, Violation
 from .base import RuleViolation
 from .fold import apply
@@ -73,14 +73,30 @@ class History:
             raise RuleViolation("LOG-02", f"event {event.to} was already reverted by the rollback at {self.reverted[event.to]}",
                                 position, event.kind)
         state = self._restore(event.to)
-        for pos, _ in self.effective:
-            if pos >= event.to:
+        rolled = {pos for pos, _ in self.rollbacks}
+        for pos in range(event.to, position):         # rollbacks themselves are never reverted
+            if pos not in self.reverted and pos not in rolled:
                 self.reverted[pos] = position
         self.effective = [(pos, e) for pos, e in self.effective if pos < event.to]
         self.rollbacks.append((position, event))
         if self.audit:
             state.violations = self.violations
         self.state = state
+
+    def to_data(self) -> dict:
+        """What a snapshot keeps besides the state: the rollbacks and what they reverted."""
+        return {"state": self.state.to_data(), "position": self.position,
+                "reverted": sorted(self.reverted.items()),
+                "rollbacks": [[pos, e.to_dict()] for pos, e in self.rollbacks]}
+
+    @classmethod
+    def from_data(cls, data: dict, cards: CardDB, *, restore: Callable[[int], DuelState]) -> "History":
+        """Resume from a snapshot; rollbacks past it are restored with ``restore``."""
+        history = cls(cards, restore=restore, state=DuelState.from_data(data["state"], cards),
+                      position=data["position"])
+        history.reverted = {pos: by for pos, by in data["reverted"]}
+        history.rollbacks = [(pos, from_dict(e)) for pos, e in data["rollbacks"]]
+        return history
 
     def _refold(self, to: int) -> DuelState:
         """The state before event ``to``, folded again from the events in effect."""
