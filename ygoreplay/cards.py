@@ -412,12 +412,15 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+HIDDEN_NAME = "(hidden card)"
+
+
 def _validate(card: CardFacts) -> None:
     """Reject facts no real card has, naming the field, so bad data fails at load, not mid-duel."""
     def bad(name: str, why: str) -> CardDBError:
         return CardDBError(f"field {name!r} {why}, got {getattr(card, name)!r}")
 
-    if not _is_int(card.code) or card.code <= 0:
+    if not _is_int(card.code) or card.code < 0 or (card.code == 0 and card.name != HIDDEN_NAME):
         raise bad("code", "must be a positive integer passcode")
     if not isinstance(card.name, str) or not card.name:
         raise bad("name", "must be a non-empty string")
@@ -604,3 +607,7 @@ def _facts_from_cdb_row(path: Path, row: tuple[Any, ...]) -> CardFacts:
                          link_markers=def_ if is_link else 0, alias=alias)
     except CardDBError as err:
         raise CardDBError(f"{where}: {err}") from None
+
+
+#: Passcode 0 stands for a card whose identity a player's or spectator's view does not show.
+HIDDEN_CARD = CardFacts(code=0, name=HIDDEN_NAME, type=0)

@@ -172,6 +172,7 @@ class DuelState:
         self.battle_phase_entered = False
         self.opening_drawn = [False, False]          # SETUP-02
         self.normal_draw_done = False                # TURN-02
+        self.deck_order_known = True                 # False when folding a view: orders are hidden
         self.chain: list[ChainLink] = []
         self.to_leave: list[str] = []                  # cards that must leave once the chain ends
         self.attack: Attack | None = None
@@ -260,7 +261,7 @@ class DuelState:
 
     _SCALARS = ("index", "started", "ruleset", "starting_lp", "hand_size", "first_player", "players",
                 "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
-                "normal_draw_done", "to_leave", "summon_window", "pendulum_summon_open", "last_kind",
+                "normal_draw_done", "deck_order_known", "to_leave", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "token_count", "emz")
 
     def to_data(self) -> dict:

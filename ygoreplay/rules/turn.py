@@ -26,7 +26,9 @@ def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
         impossible(state, ev, "LOG-03", f"player {player} has no registered deck to draw from")
     if ev.count < 1:
         impossible(state, ev, "LOG-05", "a draw takes at least one card")
-    if ev.cards and list(ev.cards) != side.deck[:ev.count]:
+    if ev.cards and len(ev.cards) > ev.count or ev.cards and (
+            list(ev.cards) != side.deck[:ev.count] if state.deck_order_known
+            else not set(ev.cards) <= set(side.deck)):
         impossible(state, ev, "LOG-02",
                    f"the drawn cards {list(ev.cards)} are not the top {ev.count} of player {player}'s Deck")
     normal_draw = False
@@ -50,7 +52,8 @@ def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
         elif ev.count != 1:
             fail(state, ev, "TURN-02", f"the Draw Phase draw is 1 card, not {ev.count}")
     available = min(ev.count, len(side.deck))
-    for card_id in side.deck[:available]:
+    drawn = side.deck[:available] if state.deck_order_known or not ev.cards else list(ev.cards)
+    for card_id in drawn:
         card = state.cards[card_id]
         take(state, card)
         put(state, card, HAND, player)
@@ -175,10 +178,10 @@ def hand_size_discard(state: DuelState, ev: HandSizeDiscard) -> None:
         fail(state, ev, "HAND-01", "only the turn player adjusts their hand at the end of the turn")
     elif state.phase != "end":
         fail(state, ev, "HAND-01", f"the hand is adjusted at the end of the End Phase, not in the {phase_name(state.phase)}")
-    elif len(hand) - len(cards) != HAND_LIMIT:
+    elif len(hand) - len(cards) != min(len(hand), HAND_LIMIT):
         fail(state, ev, "HAND-01",
-             f"player {player} holds {len(hand)} cards and must discard down to exactly {HAND_LIMIT}, "
-             f"not {len(hand) - len(cards)}")
+             f"player {player} holds {len(hand)} cards and must discard down to exactly "
+             f"{min(len(hand), HAND_LIMIT)}, not {len(hand) - len(cards)}")
     for card in cards:
         take(state, card)
         put(state, card, GY, player)
