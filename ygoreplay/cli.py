@@ -7,18 +7,25 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import click
 
 from .cards import CardDB, CardDBError
 from .events import EventFormatError
 from .jsonl import read_events
-from .render import render
 from .diff import diff_states
+from .exchange import export_duel, import_replay, make_replay, new_root, verify_against
+from .log import describe, log_lines
+from .render import render
+from .replay_file import ReplayFileError, read as read_replay, verify_chain, write as write_replay
 from .rules import AuditReport, RuleViolation, audit
+from .source import Source, SourceError, open_source
 from .state import DuelState
-from .store import ConflictError, Store, StoreError
+from .store import ConflictError, Store, StoreError, _now
+from .views import VIEWS
 
 EXIT_ILLEGAL, EXIT_UNREADABLE, EXIT_CONFLICT = 1, 2, 3
 
@@ -116,28 +123,199 @@ def _position(events: list, at: int | None, turn: int | None, what: str) -> int:
     return at
 
 
+view_option = click.option("--view", "view", type=click.Choice(VIEWS), default=None,
+                           help="See the duel as a player or a spectator saw it (default: the file's view).")
+
+
+@contextmanager
+def _opened(spec: str, store_url: str | None, cards: str | None = None) -> Iterator[Source]:
+    """Open a .jsonl or .ygr file, or a duel of the store; every failure is exit code 2."""
+    try:
+        db = CardDB.classic() if cards is None else CardDB.classic().merged(CardDB.from_cdb(cards))
+        if Path(spec).is_file():
+            yield open_source(spec, None, db)
+            return
+        with _open_store(store_url) as store:
+            yield open_source(spec, store, db)
+    except (EventFormatError, CardDBError, ReplayFileError, SourceError, StoreError) as exc:
+        raise Unreadable(str(exc)) from None
+    except OSError as exc:
+        raise Unreadable(f"{spec}: cannot read ({exc.strerror or exc})") from None
+
+
 @main.command()
 @click.argument("duel")
 @click.option("--at", "at", type=int, default=None, help="Show the board after event N (0-based).")
 @click.option("--turn", "turn", type=int, default=None, help="Show the board at the start of turn T.")
+@view_option
 @cards_option
 @store_option
-def show(duel: str, at: int | None, turn: int | None, cards: str | None, store_url: str | None) -> None:
-    """Print the board after an event (default: the last one) of a JSON Lines file or a stored duel."""
-    if Path(duel).exists():
-        events, db = _load(duel, cards)
-        index = _position(events, at, turn, duel)
-        report = audit(events[:index + 1], db)
-        state, notes = report.state, report.violations
+def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: str | None,
+         store_url: str | None) -> None:
+    """Print the board after an event (default: the last) of a .jsonl or .ygr file or a stored duel."""
+    with _opened(duel, store_url, cards) as source:
+        index = _position(source.events, at, turn, source.name)
+        try:
+            state = source.state_after(index, view)
+        except SourceError as exc:
+            raise Unreadable(str(exc)) from None
+        click.echo(render(state, f"after event #{index} ({source.events[index].kind})"
+                          + (f", {view or source.view} view" if (view or source.view) != "judge" else "")), nl=False)
+
+
+@main.command()
+@click.argument("duel")
+@view_option
+@store_option
+def log(duel: str, view: str | None, store_url: str | None) -> None:
+    """The duel as readable text, one line per event, grouped by turn and phase."""
+    with _opened(duel, store_url) as source:
+        try:
+            for line in log_lines(source.steps(view), source.reverted):
+                click.echo(line)
+        except SourceError as exc:
+            raise Unreadable(str(exc)) from None
+
+
+PLAY_HELP = ("n/Enter next · p previous · j N jump to event N · t T jump to turn T · "
+             "v VIEW switch view (judge, p0, p1, spectator) · q quit")
+
+
+@main.command()
+@click.argument("duel")
+@view_option
+@store_option
+def play(duel: str, view: str | None, store_url: str | None) -> None:
+    """Step through a duel in the terminal: next, previous, jump to an event or a turn, switch view."""
+    with _opened(duel, store_url) as source:
+        last, index, current = len(source.events) - 1, 0, view or source.view
+        descriptions = {i: line for i, line in _event_lines(source, current)}
+        while True:
+            try:
+                state = source.state_after(index, current)
+            except SourceError as exc:
+                click.echo(f"cannot switch: {exc}")
+                current = source.view
+                continue
+            click.echo(render(state, f"event #{index}/{last}: {descriptions.get(index, source.events[index].kind)}"
+                              f" [{current} view]"))
+            command = click.prompt(PLAY_HELP, default="n", show_default=False).strip()
+            word, _, arg = command.partition(" ")
+            if word in ("q", "quit"):
+                return
+            if word in ("n", "next", ""):
+                index = min(last, index + 1)
+            elif word in ("p", "prev", "previous"):
+                index = max(0, index - 1)
+            elif word in ("j", "jump") and arg.strip().isdigit():
+                index = min(last, int(arg))
+            elif word in ("t", "turn") and arg.strip().isdigit():
+                try:
+                    index = source.turn_start(int(arg))
+                except SourceError as exc:
+                    click.echo(str(exc))
+            elif word in ("v", "view") and arg.strip() in VIEWS:
+                current = arg.strip()
+                descriptions = {i: line for i, line in _event_lines(source, current)}
+            else:
+                click.echo(f"unknown command {command!r}")
+
+
+def _event_lines(source: Source, view: str) -> Iterator[tuple[int, str]]:
+    try:
+        for index, event, before in source.steps(view):
+            yield index, describe(before, event)
+    except SourceError:
+        return
+
+
+@main.command(name="audit")
+@click.argument("duel")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@store_option
+def audit_command(duel: str, as_json: bool, store_url: str | None) -> None:
+    """Re-check every event with the rules, verify the hash chain, list overrides and rollbacks."""
+    with _opened(duel, store_url) as source:
+        chain_ok, first_bad = True, None
+        if source.replay is not None:
+            first_bad = source.chain_problem()
+            chain_ok = first_bad is None
+        elif not Path(duel).is_file():
+            with _open_store(store_url) as store:
+                result = _guard(lambda: store.verify(source.name))
+            chain_ok, first_bad = result.ok, result.first_bad
+        checked = source.view == "judge"
+        report = audit(source.events, source.cards) if checked else None
+        history = report.history if report else None
+    rollbacks = [{"index": pos, "to": e.to, "judge": e.judge, "reason": e.reason}
+                 for pos, e in (history.rollbacks if history else [])]
+    state = report.state if report else None
+    data = {
+        "events": len(source.events),
+        "violations": [{"index": v.index, "rule": v.rule, "message": v.message} for v in (report.violations if report else [])],
+        "overrides": [{"index": o.index, "rule": o.rule, "message": o.message, "cite": o.cite.card}
+                      for o in (report.overrides if report else [])],
+        "rollbacks": rollbacks,
+        "reverted": sorted(history.reverted) if history else [],
+        "chain_ok": chain_ok, "first_bad_link": first_bad, "rules_checked": checked,
+        "final": ({"lp": [s.lp for s in state.sides], "winner": state.winner, "reason": state.end_reason}
+                  if state else None),
+    }
+    if as_json:
+        click.echo(json.dumps(data))
+    else:
+        for v in data["violations"]:
+            click.echo(f"#{v['index']} {v['rule']} {v['message']}")
+        for o in data["overrides"]:
+            click.echo(f"#{o['index']} {o['rule']} set aside by {o['cite']} ({o['message']})")
+        for r in rollbacks:
+            click.echo(f"#{r['index']} rollback to before event {r['to']} by {r['judge']}: {r['reason']}")
+        click.echo(f"hash chain: {'intact' if chain_ok else f'BROKEN at event {first_bad}'}")
+        if not checked:
+            click.echo(f"rules: not re-checked (a {source.view} view lacks the hidden cards)")
+        if state:
+            result = "not finished" if not state.ended else (
+                "a draw" if state.winner is None else f"player {state.winner} won")
+            click.echo(f"{source.name}: {len(data['violations'])} violation(s), {len(data['overrides'])} override(s), "
+                       f"{len(rollbacks)} rollback(s); LP {state.sides[0].lp} / {state.sides[1].lp}, {result}"
+                       + (f" ({state.end_reason})" if state.ended else ""))
+    sys.exit(0 if chain_ok and not data["violations"] else EXIT_ILLEGAL)
+
+
+@main.command(name="export")
+@click.argument("duel")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), required=True)
+@view_option
+@store_option
+def export_command(duel: str, output: str, view: str | None, store_url: str | None) -> None:
+    """Write a stored duel (or a .jsonl file) as a .ygr replay file, for one view."""
+    view = view or "judge"
+    if Path(duel).is_file():
+        events, db = _load(duel, None)
+        replay = make_replay(events, [_now()] * len(events), db, view, new_root(),
+                             {"title": Path(duel).name})
     else:
         with _open_store(store_url) as store:
-            duel_id = _resolve(store, duel)
-            events = [r.event for r in _records(store, duel_id)]
-            index = _position(events, at, turn, duel_id)
-            state, notes = _guard(lambda: store.state_at(duel_id, index + 1)), []
-    click.echo(render(state, f"after event #{index} ({events[index].kind})"), nl=False)
-    for v in notes:
-        click.echo(f"note: #{v.index} {v.rule} {v.message}")
+            replay = _guard(lambda: export_duel(store, _resolve(store, duel), view))
+    size = write_replay(output, replay)
+    click.echo(f"{output}: {len(replay.events)} events, {len(replay.cards)} cards, {view} view, {size} bytes")
+
+
+@main.command(name="import")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--title", default=None)
+@store_option
+def import_command(file: str, title: str | None, store_url: str | None) -> None:
+    """Record a .ygr judge file into the store; print the new duel's id."""
+    try:
+        replay = read_replay(file)
+    except ReplayFileError as exc:
+        raise Unreadable(str(exc)) from None
+    with _open_store(store_url) as store:
+        try:
+            click.echo(_guard(lambda: import_replay(store, replay, title or Path(file).name)))
+        except ReplayFileError as exc:
+            raise Unreadable(f"{file}: {exc}") from None
 
 
 def _resolve(store: Store, duel: str) -> str:
@@ -267,9 +445,28 @@ def rollback(duel: str, to: int, judge: str, reason: str, store_url: str | None)
 
 @main.command()
 @click.argument("duel")
+@click.option("--against", type=click.Path(dir_okay=False), default=None,
+              help="A judge .ygr: prove that this view was derived from it, commitments included.")
 @store_option
-def verify(duel: str, store_url: str | None) -> None:
-    """Check DUEL's hash chain end to end; name the first broken link."""
+def verify(duel: str, against: str | None, store_url: str | None) -> None:
+    """Check a stored duel's or a .ygr file's hash chain end to end; name the first broken link."""
+    if Path(duel).is_file():
+        try:
+            replay = read_replay(duel)
+            judge = read_replay(against) if against else None
+        except ReplayFileError as exc:
+            raise Unreadable(str(exc)) from None
+        problems = verify_against(replay, judge) if judge else []
+        bad = verify_chain(replay)
+        if bad is not None and not judge:
+            problems.append(f"hash chain broken at event {bad}")
+        if problems:
+            for p in problems:
+                click.echo(f"{duel}: {p}")
+            sys.exit(EXIT_ILLEGAL)
+        click.echo(f"{duel}: ok, {len(replay.events)} events, hash chain intact"
+                   + (f"; matches the judge record {against}, deck orders as committed" if judge else ""))
+        return
     with _open_store(store_url) as store:
         duel_id = _resolve(store, duel)
         result = _guard(lambda: store.verify(duel_id))

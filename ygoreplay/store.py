@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -150,7 +151,7 @@ class Store:
             self.factory = InfrastructureFactory.construct(env)
             self.events: ApplicationRecorder = self.factory.application_recorder()
             self.snapshots = self.factory.aggregate_recorder("snapshots")
-        except (PersistenceError, OSError, ImportError) as exc:
+        except (PersistenceError, OSError, ImportError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the store {self.name}: {exc}") from None
         self._live: dict[str, History] = {}     # duel id -> the fold at its head, for appends
         self._head_hash: dict[str, bytes] = {}
@@ -199,40 +200,58 @@ class Store:
             raise StoreError(f"{'no' if not matches else 'more than one'} duel matches {prefix!r} in {self.name}")
         return matches[0]
 
+    def header_hash(self, duel_id: str) -> bytes:
+        """The hash the duel's chain starts from (its header's)."""
+        rows = self.events.select_events(duel_id, lte=0)
+        if not rows:
+            raise StoreError(f"no duel {duel_id!r} in {self.name}")
+        return msgpack.unpackb(rows[0].state)["h"]
+
     @staticmethod
     def _info(duel_id: str, state: bytes) -> DuelInfo:
-        header = msgpack.unpackb(state)["header"]
-        return DuelInfo(duel_id, header["title"], header["created"], header["parent"], header["branch_at"])
+        try:
+            header = msgpack.unpackb(state)["header"]
+            return DuelInfo(duel_id, str(header["title"]), str(header["created"]), header["parent"],
+                            header["branch_at"])
+        except (ValueError, KeyError, TypeError, AttributeError):   # tampered: ``verify`` says so
+            return DuelInfo(duel_id, "(unreadable header)", "", None, None)
 
     # -- appending --------------------------------------------------------------------------------
 
     def append(self, duel_id: str, events: Event | Iterable[Event], *,
-               expected_position: int | None = None) -> int:
+               expected_position: int | None = None, times: list[str] | None = None) -> int:
         """Check and append events at the head; returns the new length. All or nothing.
 
         Raises RuleViolation (nothing written) for an illegal event, ConflictError when another
-        writer got there first, or when ``expected_position`` is not the head.
+        writer got there first, or when ``expected_position`` is not the head. ``times`` keeps
+        the recording times of an imported record (default: now).
         """
         events = [events] if isinstance(events, Event) else list(events)
+        if times is not None and len(times) != len(events):
+            raise ValueError("one recording time per event")
         history, prev = self._head(duel_id)
         start = history.position
         if expected_position is not None and expected_position != start:
             raise ConflictError(f"duel {duel_id} has {start} events, not {expected_position}: someone else appended")
-        rows = []
+        rows, snapshots = [], []
         try:
-            for event in events:
+            for i, event in enumerate(events):
                 history.append(event)                 # raises RuleViolation before anything is written
-                body = [history.position - 1, event.to_dict(), _now()]
+                body = [history.position - 1, event.to_dict(), times[i] if times else _now()]
                 digest = _hash(prev, body)
                 rows.append(StoredEvent(duel_id, history.position, event.kind,
                                         msgpack.packb({"e": body[1], "t": body[2], "p": prev, "h": digest})))
                 prev = digest
+                if history.position % SNAPSHOT_EVERY == 0:    # every boundary, even inside a batch
+                    snapshots.append(StoredEvent(duel_id, history.position, SNAPSHOT_TOPIC,
+                                                 msgpack.packb(history.to_data())))
             self._insert(rows)
         except BaseException:
             self._live.pop(duel_id, None)             # the cached fold may hold unwritten events
             raise
         self._head_hash[duel_id] = prev
-        self._snapshot_if_due(duel_id, history, start)
+        for row in snapshots:
+            self._write_snapshot(row)
         return history.position
 
     def _insert(self, rows: list[StoredEvent]) -> None:
@@ -248,23 +267,24 @@ class Store:
             raise StoreError(f"the store {self.name} refused the write: {exc}") from None
 
     def _head(self, duel_id: str) -> tuple[History, bytes]:
-        """The fold at the duel's head and the head's hash (cached between appends)."""
-        if duel_id in self._live:
-            return self._live[duel_id], self._head_hash[duel_id]
+        """The fold at the duel's head and the head's hash (cached while no one else appends)."""
         last = self.events.select_events(duel_id, desc=True, limit=1)
         if not last:
             raise StoreError(f"no duel {duel_id!r} in {self.name}")
+        try:
+            head_hash = msgpack.unpackb(last[0].state)["h"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise StoreError(f"duel {duel_id}: the last stored record cannot be decoded ({exc}); "
+                             "run verify") from None
+        if duel_id in self._live and self._live[duel_id].position == last[0].originator_version \
+                and self._head_hash[duel_id] == head_hash:
+            return self._live[duel_id], head_hash
         history = self._history(duel_id, last[0].originator_version)
         self._live[duel_id] = history
-        self._head_hash[duel_id] = msgpack.unpackb(last[0].state)["h"]
-        return history, self._head_hash[duel_id]
+        self._head_hash[duel_id] = head_hash
+        return history, head_hash
 
-    def _snapshot_if_due(self, duel_id: str, history: History, start: int) -> None:
-        if history.position // SNAPSHOT_EVERY > start // SNAPSHOT_EVERY:
-            self._write_snapshot(duel_id, history)
-
-    def _write_snapshot(self, duel_id: str, history: History) -> None:
-        row = StoredEvent(duel_id, history.position, SNAPSHOT_TOPIC, msgpack.packb(history.to_data()))
+    def _write_snapshot(self, row: StoredEvent) -> None:
         try:
             self.snapshots.insert_events([row])
         except IntegrityError:
@@ -301,6 +321,12 @@ class Store:
         """The state after the first ``position`` events (all when None), from the nearest snapshot."""
         if position is None:
             return self._head(duel_id)[0].state.copy()
+        last = self.events.select_events(duel_id, desc=True, limit=1)
+        if not last:
+            raise StoreError(f"no duel {duel_id!r} in {self.name}")
+        if not 0 <= position <= last[0].originator_version:
+            raise StoreError(f"duel {duel_id} has {last[0].originator_version} events: "
+                             f"a position is 0..{last[0].originator_version}, not {position}")
         return self._history(duel_id, position).state
 
     def _history(self, duel_id: str, position: int) -> History:

@@ -181,8 +181,7 @@ class ViewReplay:
         for index, card_id, code in disclosures:
             self.by_index.setdefault(index, []).append((card_id, code))
 
-    def states(self) -> Iterator[DuelState]:
-        """The view's state after each event (the same object, changed in place)."""
+    def _walk(self, after: bool) -> Iterator[tuple[int, Event, DuelState]]:
         history = History(self.cards, audit=True)
         history.state.deck_order_known = False
         for index, event in enumerate(self.events):
@@ -190,9 +189,20 @@ class ViewReplay:
                 card = history.state.cards.get(card_id)
                 if card is not None and code in self.cards:
                     card.code, card.facts = code, self.cards[code]
+            if not after:
+                yield index, event, history.state
             history.append(event)
             history.state.deck_order_known = False
-            yield history.state
+            if after:
+                yield index, event, history.state
+
+    def steps(self) -> Iterator[tuple[int, Event, DuelState]]:
+        """(index, event, state just before it, with the cards this event shows already named)."""
+        return self._walk(after=False)
+
+    def states(self) -> Iterator[DuelState]:
+        """The view's state after each event (the same object, changed in place)."""
+        return (state for _, _, state in self._walk(after=True))
 
 
 def public_board(state: DuelState, view: str) -> tuple:

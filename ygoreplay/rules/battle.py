@@ -116,12 +116,13 @@ def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
         saved = target.position
         target.position = DEFENSE if saved == SET else ATTACK
     rule, destroyed, damage = battle_result(state, attacker, target)
+    described = _describe_target(target) + (", flipped face-up" if flip else "")
     if flip:
         target.position = saved
     if set(ev.destroyed) != destroyed or list(ev.damage) != damage:
         fail(state, ev, rule,
              f"{attacker.name} ({attacker.current_atk} ATK) against "
-             f"{_describe_target(target)}: the rules give destroyed {sorted(destroyed) or 'none'} and "
+             f"{described}: the rules give destroyed {sorted(destroyed) or 'none'} and "
              f"battle damage {damage}; recorded destroyed {sorted(ev.destroyed) or 'none'} and damage {list(ev.damage)}")
     if flip:
         target.position = DEFENSE if target.position == SET else ATTACK

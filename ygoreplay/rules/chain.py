@@ -18,6 +18,8 @@ def activated(state: DuelState, ev: Activated) -> None:
     if effect_type is None:
         speed = check_card_activation(state, ev, card, player)
     else:
+        if card.controller != player:
+            fail(state, ev, "CTRL-01", f"player {player} does not control {card.name}; only its controller activates its effects")
         speed = speed_of_effect(card, effect_type)
         problem = effect_timing_problem(state, card, player, effect_type)
         if problem:
@@ -29,6 +31,9 @@ def activated(state: DuelState, ev: Activated) -> None:
     for t in targets:
         if t.zone in (HAND, DECK) or (t.zone == EXTRA and t.position != FACEUP):
             fail(state, ev, "TERM-05", f"{t.id} is in a hidden zone ({t.zone}) and cannot be targeted")
+    lp_cost = sum(c.lp for c in ev.costs)
+    if lp_cost > state.sides[player].lp:
+        fail(state, ev, "CHAIN-11", f"player {player} has {state.sides[player].lp} LP and cannot pay a cost of {lp_cost} LP")
     cost_cards = [get_card(state, ev, c.card) for c in ev.costs if c.card is not None]
     for c in cost_cards:
         if c.id == card.id:

@@ -63,7 +63,7 @@ _AFTER_LOSS = frozenset(("life_points_changed", "card_moved", "cards_drawn", "st
 _KEEP_SUMMON_WINDOW = frozenset((
     "activated", "chain_link_resolved", "chain_link_negated", "priority_passed", "card_moved",
     "life_points_changed", "card_revealed", "normal_summoned", "monster_set", "flip_summoned",
-    "special_summoned", "token_created"))
+    "special_summoned", "token_created", "position_changed"))
 
 
 def apply(state: DuelState, event: Event) -> DuelState:
@@ -74,7 +74,7 @@ def apply(state: DuelState, event: Event) -> DuelState:
     """
     kind = event.kind
     if state.ended and kind != "judge_note":
-        rule = win.LOSS_RULES.get(state.end_reason or "", "WIN-04")
+        rule = win.LOSS_RULES.get(state.end_reason or "", "WIN-04" if state.end_reason == "draw" else "LOG-03")
         impossible(state, event, rule, f"the duel is over ({state.end_reason}); nothing may follow its end")
     if not state.started and kind not in _OPENERS:
         impossible(state, event, "LOG-03", "a duel begins with duel_started or position_set_up")

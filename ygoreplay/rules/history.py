@@ -72,6 +72,9 @@ class History:
         if event.to in self.reverted:
             raise RuleViolation("LOG-02", f"event {event.to} was already reverted by the rollback at {self.reverted[event.to]}",
                                 position, event.kind)
+        if any(pos == event.to for pos, _ in self.rollbacks):   # "before a rollback" is ambiguous
+            raise RuleViolation("LOG-02", f"event {event.to} is itself a rollback: go back to an event of play",
+                                position, event.kind)
         state = self._restore(event.to)
         rolled = {pos for pos, _ in self.rollbacks}
         for pos in range(event.to, position):         # rollbacks themselves are never reverted

@@ -115,6 +115,11 @@ def control_changed(state: DuelState, ev: ControlChanged) -> None:
         impossible(state, ev, "CTRL-02", f"{card.name} is already controlled by player {card.controller}")
     if card.zone == MZONE:
         check_monster_zone(state, ev, ev.to_player, card, ev.zone)
+    elif card.zone == FZONE:
+        if state.sides[ev.to_player].fzone is not None:
+            impossible(state, ev, "ZONE-10", f"player {ev.to_player}'s Field Zone is occupied")
+    elif not 0 <= ev.zone <= 4:
+        impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {ev.zone} does not exist (0-4)")
     elif state.sides[ev.to_player].szone[ev.zone] is not None:
         impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {ev.zone} of player {ev.to_player} is occupied")
     zone, position = card.zone, card.position

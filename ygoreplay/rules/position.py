@@ -1,10 +1,12 @@
 """Battle positions: manual changes (POS-07..09), changes by effect, Link monsters (LINK-05)."""
 from __future__ import annotations
 
-from ..events import ATTACK, DEFENSE, MZONE, SET, PositionChanged
+from ..events import ATTACK, DEFENSE, FACEDOWN_ATTACK, MZONE, SET, PositionChanged
 from ..state import DuelState
 from .base import fail, get_card, impossible, open_game_state, player_of
 from .summon import check_flip
+
+FACE_DOWN = (SET, FACEDOWN_ATTACK)
 
 
 def position_changed(state: DuelState, ev: PositionChanged) -> None:
@@ -20,9 +22,11 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
         fail(state, ev, "TOKEN-02", "a Token is always face-up")
     if ev.cause is None:
         _check_manual(state, ev, card, new)
+    flip_summon = ev.cause is None and card.position in (SET, FACEDOWN_ATTACK) and new == ATTACK
     card.position = new
     if ev.cause is None:
         card.position_changed_turn = state.turn
+    state.summon_window = card.id if flip_summon else None   # a Flip Summon can be negated
 
 
 def _check_manual(state: DuelState, ev: PositionChanged, card, new: str) -> None:
@@ -30,10 +34,10 @@ def _check_manual(state: DuelState, ev: PositionChanged, card, new: str) -> None
     player = player_of(state, ev)
     if card.controller != player:
         fail(state, ev, "POS-07", f"player {player} does not control {card.name}")
-    if card.position == SET and new == ATTACK:
+    if card.position in FACE_DOWN and new == ATTACK:
         check_flip(state, ev, card, player)     # SUM-11: a Flip Summon is a position change
         return
-    if card.position == SET or new == SET:
+    if card.position in FACE_DOWN or new in FACE_DOWN:
         fail(state, ev, "POS-09", "a manual change is Attack <-> Defense or a Flip Summon; "
              "face-down -> face-up Defense and face-up -> face-down need an effect")
     why = open_game_state(state, player)

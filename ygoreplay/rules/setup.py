@@ -10,7 +10,7 @@ from typing import Any
 
 from ..cards import CardFacts
 from ..events import (
-    ATTACK, BANISHED, DECK, DEFENSE, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND,
+    ATTACK, BANISHED, BATTLE_STEPS, DECK, DEFENSE, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND,
     MONSTER_POSITIONS, MZONE, OVERLAY, SET, SZONE, DeckRegistered, DeckShuffled, DuelStarted, Event,
     PositionSetUp)
 from ..rulesets import RULESETS
@@ -131,22 +131,37 @@ def position_set_up(state: DuelState, ev: PositionSetUp) -> None:
         impossible(state, ev, "TURN-01", f"unknown phase {ev.phase!r}")
     if ev.turn < 1 or ev.turn_player not in (0, 1):
         impossible(state, ev, "LOG-05", "a set-up position needs turn >= 1 and turn_player 0 or 1")
+    if len(ev.normal_summon_used) != 2 or len(ev.pendulum_summon_used) != 2:
+        impossible(state, ev, "LOG-05", "normal_summon_used and pendulum_summon_used hold one flag per player")
     if ev.turn == 1 and ev.phase in ("battle", "main2"):
         impossible(state, ev, "NIS-04", "no Battle Phase on the first turn of the duel")
-    state.ruleset = ev.ruleset
-    state.turn, state.turn_player, state.phase = ev.turn, ev.turn_player, ev.phase
-    state.step = ev.step if ev.phase == "battle" else None
-    state.first_player = ev.first_player
-    state.battle_phase_entered = ev.battle_phase_entered or ev.phase in ("battle", "main2")
-    builder = _Builder(state, ev)
+    if ev.step is not None and (ev.phase != "battle" or ev.step not in BATTLE_STEPS):
+        impossible(state, ev, "BATTLE-01",
+                   f"step {ev.step!r}: the steps are {', '.join(BATTLE_STEPS)}, and only in the Battle Phase")
+    # The board is built aside and taken over once complete, so a refused set-up leaves ``state`` as it was.
+    board = DuelState(state.db)
+    board.index = state.index
+    board.ruleset = ev.ruleset
+    board.turn, board.turn_player, board.phase = ev.turn, ev.turn_player, ev.phase
+    board.step = (ev.step or "start") if ev.phase == "battle" else None
+    board.first_player = ev.first_player
+    board.battle_phase_entered = ev.battle_phase_entered or ev.phase in ("battle", "main2")
+    builder = _Builder(board, ev)
     for player, spec in enumerate(ev.sides):
         builder.side(player, spec)
     for player in (0, 1):
         if ev.normal_summon_used[player]:
-            state.sides[player].normal_summon_turn = ev.turn
+            board.sides[player].normal_summon_turn = ev.turn
         if ev.pendulum_summon_used[player]:
-            state.sides[player].pendulum_summon_turn = ev.turn
-    state.started = True
+            board.sides[player].pendulum_summon_turn = ev.turn
+    board.started = True
+    for name in _SET_UP_FIELDS:
+        setattr(state, name, getattr(board, name))
+
+
+#: What a set-up position decides; everything else in the state keeps its value.
+_SET_UP_FIELDS = ("ruleset", "turn", "turn_player", "phase", "step", "first_player", "battle_phase_entered",
+                  "cards", "sides", "emz", "must_lose", "started")
 
 
 class _Builder:
@@ -251,6 +266,8 @@ class _Builder:
         if data.get("attacked"):
             card.attacked_turn = turn
         card.atk, card.defense, card.level = data.get("atk"), data.get("defense"), data.get("level")
+        if not isinstance(data.get("counters", {}), dict) or not isinstance(data.get("materials", []), list):
+            self.bad("LOG-05", f"{card_id}: counters are an object and materials a list")
         card.counters = dict(data.get("counters", {}))
         card.properly_summoned = bool(data.get("properly_summoned", zone == MZONE))
         for material in data.get("materials", []):

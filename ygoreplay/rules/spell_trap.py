@@ -62,7 +62,8 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
     if from_hand:
         pass
     elif card.zone not in (SZONE, FZONE):
-        impossible(state, ev, "LOG-02", f"{card.name} is in the {card.zone}; a card is activated from the hand or the field")
+        impossible(state, ev, "LOG-02", f"{card.name} is in the {card.zone}; a card is activated from the hand, a Spell & Trap "
+                   "Zone or the Field Zone (name the effect_type to activate an effect)")
     elif card.position != SET:
         impossible(state, ev, "LOG-02", f"{card.name} is already face-up; name the effect_type to activate one of its effects")
     if facts.is_pendulum and facts.is_monster:
@@ -71,6 +72,7 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
     if facts.is_trap:
         if from_hand:
             fail(state, ev, "TRAP-02", f"{card.name} is a Trap: it must be Set before it is activated")
+            _check_szone(state, ev, player, ev.zone)       # when an effect allows it (TRAP-03)
         elif card.set_turn == state.turn:
             fail(state, ev, "TRAP-02", f"{card.name} was Set this turn and cannot be activated until the next")
         return 3 if facts.trap_subtype == "counter" else 2
@@ -81,6 +83,8 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
             fail(state, ev, "SPELL-12", f"a Quick-Play Spell is activated from the hand only in your own turn")
         elif not from_hand and card.set_turn == state.turn:
             fail(state, ev, "SPELL-12", f"{card.name} was Set this turn: a Set Quick-Play Spell waits until the next turn")
+        if from_hand:
+            _check_szone(state, ev, player, ev.zone)       # ZONE-08: it is placed in a free zone
         return 2
     why = open_game_state(state, player)
     if why and not state.chain:

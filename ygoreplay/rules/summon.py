@@ -57,7 +57,8 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     card.summon_method = "set" if position == SET else "normal"
     card.properly_summoned = True
     side.normal_summon_turn = state.turn
-    state.summon_window = card.id
+    # SUM-02/03: a Set is not a "Summon", so there is nothing to negate (SPS-11 refuses it).
+    state.summon_window = None if position == SET else card.id
 
 
 def normal_summoned(state: DuelState, ev: NormalSummoned) -> None:
@@ -136,7 +137,7 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
         card.properly_summoned = True
     if method == "pendulum":
         state.sides[player].pendulum_summon_turn = state.turn
-        state.pendulum_summon_open = True
+    state.pendulum_summon_open = method == "pendulum"    # any other summon ends it (SPS-02)
     state.summon_window = card.id
 
 

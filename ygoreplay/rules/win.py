@@ -24,9 +24,9 @@ def duel_ended(state: DuelState, ev: DuelEnded) -> None:
     expected = expected_result(state)
     if expected is not None:
         winner, reason = expected
-        if ev.winner != winner:
+        if ev.winner != winner or (reason != "draw" and ev.reason != reason):
             rule = "WIN-04" if reason == "draw" else LOSS_RULES[reason]
-            fail(state, ev, rule, f"the rules end this duel with {_result(winner)} ({reason}), not {_result(ev.winner)}")
+            fail(state, ev, rule, f"the rules end this duel with {_result(winner)} ({reason}), not {_result(ev.winner)} ({ev.reason})")
     elif ev.reason in ("lp", "deck_out", "draw"):
         rule = {"lp": "WIN-01", "deck_out": "WIN-02", "draw": "WIN-04"}[ev.reason]
         fail(state, ev, rule, f"no player has lost by {ev.reason}: LP are {[s.lp for s in state.sides]}")

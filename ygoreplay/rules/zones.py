@@ -26,12 +26,15 @@ def _cell(state: DuelState, card: Card) -> tuple[int, int]:
     return (0, seq) if card.controller == 0 else (2, 4 - seq)
 
 
-def linked_main_zones(state: DuelState, player: int) -> set[int]:
-    """``player``'s main monster zones that some face-up Link monster points to (LINK-06)."""
+def linked_main_zones(state: DuelState, player: int, leaving: frozenset[str] = frozenset()) -> set[int]:
+    """``player``'s main monster zones that some face-up Link monster points to (LINK-06).
+
+    Monsters in ``leaving`` (materials of the summon being checked) have left the field by the
+    time the summoned monster is placed, so their arrows open no zone."""
     linked: set[int] = set()
     for owner in (0, 1):
         for card in state.monsters(owner):
-            if not card.facts.is_link or not card.face_up:
+            if not card.facts.is_link or not card.face_up or card.id in leaving:
                 continue
             row, col = _cell(state, card)
             sign = 1 if card.controller == 0 else -1
@@ -71,8 +74,9 @@ def check_monster_zone(state: DuelState, ev: Event, player: int, card: Card, zon
     if not from_extra or ruleset.extra_deck_placement == "unrestricted":
         return
     needs_link = ruleset.extra_deck_placement == "nmr2017" or card.facts.is_link or pendulum_from_extra
-    if needs_link and zone not in linked_main_zones(state, player):
+    linked = linked_main_zones(state, player, freed) if needs_link else set()
+    if needs_link and zone not in linked:
         rule = "ZONE-03" if ruleset.extra_deck_placement == "nmr2017" else "NIS-01"
         fail(state, ev, rule,
              f"{card.name} from the Extra Deck may enter Main Monster Zone {zone} only if a link arrow points to it "
-             f"(linked zones of player {player}: {sorted(linked_main_zones(state, player)) or 'none'})")
+             f"(linked zones of player {player}, materials' arrows aside: {sorted(linked) or 'none'})")

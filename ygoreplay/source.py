@@ -1,0 +1,92 @@
+"""One way to open a duel wherever it is: a JSON Lines file, a ``.ygr`` replay file, a stored duel.
+
+The commands that study a duel (show, log, play, audit) work the same on all three, and on any
+view a full record can give.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from .cards import CardDB
+from .events import Event
+from .log import judge_steps
+from .replay_file import MAGIC, ReplayFile, read as read_replay, verify_chain
+from .rules import History
+from .state import DuelState
+from .store import Store
+from .views import VIEWS, ViewReplay, redact, view_cards
+
+
+class SourceError(ValueError):
+    """The duel cannot be opened as asked (unknown view, a view narrower than requested…)."""
+
+
+@dataclass
+class Source:
+    name: str
+    events: list[Event]
+    cards: CardDB
+    view: str = "judge"
+    disclosures: list = field(default_factory=list)
+    replay: ReplayFile | None = None
+    reverted: dict[int, int] = field(default_factory=dict)
+
+    def _as(self, view: str | None) -> tuple[list[Event], CardDB, list, str]:
+        view = view or self.view
+        if view not in VIEWS:
+            raise SourceError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
+        if view == self.view:
+            return self.events, self.cards, self.disclosures, view
+        if self.view != "judge":
+            raise SourceError(f"{self.name} is a {self.view} view: it cannot show the {view} view")
+        red = redact(self.events, self.cards, view, b"")
+        return red.events, view_cards(self.cards, red.codes), red.disclosures, view
+
+    def steps(self, view: str | None = None) -> Iterator[tuple[int, Event, DuelState]]:
+        """(index, event, state before it) as ``view`` saw the duel."""
+        events, cards, disclosures, view = self._as(view)
+        if view == "judge":
+            return judge_steps(events, cards)
+        return ViewReplay(events, cards, disclosures).steps()
+
+    def state_after(self, index: int, view: str | None = None) -> DuelState:
+        """The board after event ``index`` as ``view`` saw it."""
+        events, cards, disclosures, view = self._as(view)
+        if view == "judge":
+            history = History(cards, audit=True)
+            history.extend(events[:index + 1])
+            return history.state
+        for i, state in enumerate(ViewReplay(events[:index + 1], cards, disclosures).states()):
+            if i == index:
+                return state
+        raise SourceError(f"{self.name} has no event {index}")
+
+    def turn_start(self, turn: int) -> int:
+        for i, e in enumerate(self.events):
+            if e.kind == "turn_started" and e.turn == turn:
+                return i
+        raise SourceError(f"{self.name}: the duel has no turn {turn}")
+
+    def chain_problem(self) -> int | None:
+        return verify_chain(self.replay) if self.replay is not None else None
+
+
+def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
+    """A path to a .jsonl or .ygr file, or (when no such file exists) a stored duel id."""
+    path = Path(spec)
+    if path.is_file():
+        with path.open("rb") as f:
+            magic = f.read(len(MAGIC))
+        if magic == MAGIC:
+            replay = read_replay(path)
+            return Source(spec, replay.events, replay.cards, replay.view, replay.disclosures, replay)
+        from .jsonl import read_events
+        return Source(spec, read_events(path), cards)
+    if store is None:
+        raise SourceError(f"{spec}: no such file")
+    duel_id = store.resolve(spec)
+    records = store.records(duel_id)
+    return Source(duel_id, [r.event for r in records], store.cards,
+                  reverted={r.position: r.reverted_by for r in records if r.reverted_by is not None})
