@@ -43,6 +43,7 @@ MOVE_REASONS = (
 LP_REASONS = ("battle_damage", "effect_damage", "cost", "gain", "set")
 END_REASONS = ("lp", "deck_out", "draw", "surrender", "effect", "judge", "time", "disconnect")
 RULESETS = ("mr2020", "nmr2017", "mr3")
+COST_ZONES = (GY, BANISHED, DECK, HAND, EXTRA)
 
 
 class EventFormatError(ValueError):
@@ -550,7 +551,7 @@ def from_dict(data: Any, where: str = "") -> Event:
     if cls is None:
         raise EventFormatError(f"unknown event kind {kind!r}", where)
     version = data.get("v", 1)
-    if not isinstance(version, int) or version < 1 or version > cls.VERSION:
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= cls.VERSION:
         raise EventFormatError(
             f"{kind}: version {version!r} is not one this program reads (1..{cls.VERSION})", where)
     while version < cls.VERSION:
@@ -642,7 +643,7 @@ def _cite(value: Any) -> Cite:
     _dict(value)
     if set(value) - {"card", "effect"} or "card" not in value:
         raise ValueError(f"a cite is {{card, effect}}, got {value!r}")
-    return Cite(card=str(value["card"]), effect=_str(value.get("effect", "")))
+    return Cite(card=_str(value["card"]), effect=_str(value.get("effect", "")))
 
 
 def _cost(value: Any) -> Cost:
@@ -652,11 +653,15 @@ def _cost(value: Any) -> Cost:
         raise ValueError(f"unknown cost field(s) {', '.join(sorted(unknown))}")
     cost = Cost(lp=_int(value.get("lp", 0)), card=value.get("card"), to=value.get("to"),
                 reason=_str(value.get("reason", "cost")))
+    if cost.to is not None and cost.to not in COST_ZONES:
+        raise ValueError(f"a cost's 'to' is one of {', '.join(COST_ZONES)}, got {cost.to!r}")
+    if cost.lp < 0:
+        raise ValueError(f"an LP cost is not negative, got {cost.lp}")
     if cost.card is not None:
         _str(cost.card)
-        if cost.to not in (GY, BANISHED, DECK, HAND, EXTRA):
-            raise ValueError(f"a card cost needs 'to' (gy, banished, deck, hand, extra), got {cost.to!r}")
-    elif cost.lp <= 0:
+        if cost.to is None:
+            raise ValueError(f"a card cost needs 'to' ({', '.join(COST_ZONES)})")
+    elif cost.lp == 0:
         raise ValueError("a cost pays LP (lp > 0) or moves a card")
     return cost
 
