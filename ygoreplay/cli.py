@@ -111,6 +111,8 @@ def _position(events: list, at: int | None, turn: int | None, what: str) -> int:
     """The event index to show: --at N, the start of --turn T, or the last event."""
     if at is not None and turn is not None:
         raise click.UsageError("give --at or --turn, not both")
+    if not events:
+        raise Unreadable(f"{what}: the duel has no events")
     if turn is not None:
         starts = [i for i, e in enumerate(events) if e.kind == "turn_started" and e.turn == turn]
         if not starts:
@@ -188,6 +190,8 @@ PLAY_HELP = ("n/Enter next · p previous · j N jump to event N · t T jump to t
 def play(duel: str, view: str | None, store_url: str | None) -> None:
     """Step through a duel in the terminal: next, previous, jump to an event or a turn, switch view."""
     with _opened(duel, store_url) as source:
+        if not source.events:
+            raise Unreadable(f"{source.name}: the duel has no events")
         last, index, current = len(source.events) - 1, 0, view or source.view
         descriptions = {i: line for i, line in _event_lines(source, current)}
         while True:
@@ -249,7 +253,8 @@ def audit_command(duel: str, as_json: bool, store_url: str | None) -> None:
         history = report.history if report else None
     rollbacks = [{"index": pos, "to": e.to, "judge": e.judge, "reason": e.reason}
                  for pos, e in (history.rollbacks if history else [])]
-    state = report.state if report else None
+    # A view's rules are not re-checked, but its result is public: LP, winner and reason from its fold.
+    state = report.state if report else (source.state_after(len(source.events) - 1) if source.events else None)
     data = {
         "events": len(source.events),
         "violations": [{"index": v.index, "rule": v.rule, "message": v.message} for v in (report.violations if report else [])],
@@ -473,5 +478,90 @@ def verify(duel: str, against: str | None, store_url: str | None) -> None:
     if result.ok:
         click.echo(f"{duel_id}: ok, {result.events} events, hash chain intact")
     else:
-        click.echo(f"{duel_id}: BROKEN at event {result.first_bad}: {result.problem}")
+        where = "the duel header" if result.first_bad == -1 else f"event {result.first_bad}"
+        click.echo(f"{duel_id}: BROKEN at {where}: {result.problem}")
         sys.exit(EXIT_ILLEGAL)
+
+
+# -- deck check: .ydk files, ydke:// URLs, lflist.conf banlists (issue 5) -----------------------
+
+from .decks import (  # noqa: E402  (kept with the command it serves)
+    SECTION_NAMES, Banlist, BanlistFormatError, DeckFormatError, check_deck, read_deck, read_lflist)
+
+
+@main.group()
+def deck() -> None:
+    """Decks in the formats players already have (.ydk files, ydke:// URLs)."""
+
+
+def _pick_list(path: str, name: str | None) -> Banlist:
+    """The --list NAME of an lflist.conf; the only list when there is one; else exit code 2."""
+    try:
+        lists = read_lflist(Path(path))
+    except BanlistFormatError as exc:
+        raise Unreadable(str(exc)) from None
+    names = ", ".join(repr(n) for n in lists) or "none"
+    if not lists:
+        raise Unreadable(f"{path}: no banlist in this file (a list starts with a '!name' line)")
+    if name is None:
+        if len(lists) > 1:
+            raise click.UsageError(f"{path} holds {len(lists)} lists; pick one with --list "
+                                   f"(lists: {names})")
+        return next(iter(lists.values()))
+    if name in lists:
+        return lists[name]
+    folded = [n for n in lists if n.casefold() == name.casefold()]
+    if len(folded) == 1:
+        return lists[folded[0]]
+    raise Unreadable(f"{path}: no list named {name!r} (lists: {names})")
+
+
+@deck.command(name="check")
+@click.argument("deck_spec", metavar="DECK")
+@click.option("--banlist", "banlist_file", type=click.Path(dir_okay=False), default=None,
+              help="An lflist.conf: check DECK-08 (0/1/2 copies, $whitelist) against one of its lists.")
+@click.option("--list", "list_name", default=None, metavar="NAME",
+              help="Which list of the --banlist file (needed when it holds several).")
+@cards_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+def deck_check(deck_spec: str, banlist_file: str | None, list_name: str | None,
+               cards: str | None, as_json: bool) -> None:
+    """Check a .ydk file or ydke:// URL against the deck rules.
+
+    DECK is a .ydk path or a ydke:// URL. Card types decide between Main and Extra Deck (#extra is only a hint); each problem prints as
+    '<RULE-ID> <message>'. Unknown passcodes are reported (CARD-01), never guessed. Exit code 0
+    when legal, 1 on any problem, 2 when an input cannot be read.
+    """
+    if list_name is not None and banlist_file is None:
+        raise click.UsageError("--list needs --banlist FILE")
+    is_url = deck_spec.strip().lower().startswith("ydke://")
+    label = "ydke URL" if is_url else deck_spec
+    try:
+        written = read_deck(deck_spec)
+        db = CardDB.classic() if cards is None else CardDB.classic().merged(CardDB.from_cdb(cards))
+    except (DeckFormatError, CardDBError) as exc:
+        raise Unreadable(str(exc)) from None
+    banlist = _pick_list(banlist_file, list_name) if banlist_file is not None else None
+    checked, moves = written.sorted_by_type(db)
+    problems = check_deck(checked, db, banlist)
+    moved = [{"passcode": code, "name": db[code].name, "from": src, "to": dst}
+             for code, src, dst in moves]
+    sizes = checked.sizes()
+    if as_json:
+        click.echo(json.dumps({
+            "deck": label, "sizes": sizes, "legal": not problems,
+            "banlist": None if banlist is None else {
+                "file": banlist_file, "list": banlist.name, "whitelist": banlist.whitelist},
+            "moved": moved, "problems": [p.to_dict() for p in problems]}))
+    else:
+        for m in moved:
+            click.echo(f"note: {m['name']} ({m['passcode']}) was written in the "
+                       f"{SECTION_NAMES[m['from']]}; its card type puts it in the "
+                       f"{SECTION_NAMES[m['to']]}", err=True)
+        for p in problems:
+            click.echo(str(p))
+        verdict = "legal" if not problems else f"{len(problems)} problem(s)"
+        against = f"; banlist {banlist.name!r}" if banlist is not None else ""
+        click.echo(f"{label}: {verdict}; Main {sizes['main']}, Extra {sizes['extra']}, "
+                   f"Side {sizes['side']}{against}")
+    sys.exit(EXIT_ILLEGAL if problems else 0)

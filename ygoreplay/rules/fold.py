@@ -11,7 +11,7 @@ from typing import Callable
 from ..events import Event
 from ..state import DuelState
 from . import battle, chain, outcome, position, setup, spell_trap, summon, turn, win
-from .base import fail, impossible
+from .base import RuleViolation, fail, impossible
 
 HANDLERS: dict[str, Callable[[DuelState, Event], None]] = {
     "duel_started": setup.duel_started,
@@ -78,11 +78,16 @@ def apply(state: DuelState, event: Event) -> DuelState:
         impossible(state, event, rule, f"the duel is over ({state.end_reason}); nothing may follow its end")
     if not state.started and kind not in _OPENERS:
         impossible(state, event, "LOG-03", "a duel begins with duel_started or position_set_up")
-    if state.must_lose and kind not in _AFTER_LOSS:
-        loser, reason = next(iter(state.must_lose.items()))
-        fail(state, event, win.LOSS_RULES.get(reason, "WIN-01"),
-             f"player {loser} has lost ({reason}); the duel ends at once and no {kind} may follow")
-    HANDLERS[kind](state, event)
+    overridden = len(state.overrides)
+    try:
+        if state.must_lose and kind not in _AFTER_LOSS:
+            loser, reason = next(iter(state.must_lose.items()))
+            fail(state, event, win.LOSS_RULES.get(reason, "WIN-01"),
+                 f"player {loser} has lost ({reason}); the duel ends at once and no {kind} may follow")
+        HANDLERS[kind](state, event)
+    except RuleViolation:
+        del state.overrides[overridden:]          # a refused event sets no rule aside
+        raise
     if kind not in _KEEP_SUMMON_WINDOW:
         state.summon_window = None
     if kind != "special_summoned":

@@ -1,14 +1,15 @@
 """Starting a duel: the first event, deck registration, shuffles, and set-up positions.
 
 DECK-01..06 are checked when a deck is registered (PEN-02 items 14-15: a judge refuses such a deck
-before the duel). A set-up position is refused whole when it is not a possible board.
+before the duel) by ``decks.deck_problems``, the same check ``ygoreplay deck check`` runs. A set-up
+position is refused whole when it is not a possible board.
 """
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from ..cards import CardFacts
+from ..decks import deck_problems
 from ..events import (
     ATTACK, BANISHED, BATTLE_STEPS, DECK, DEFENSE, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND,
     MONSTER_POSITIONS, MZONE, OVERLAY, SET, SZONE, DeckRegistered, DeckShuffled, DuelStarted, Event,
@@ -16,9 +17,6 @@ from ..events import (
 from ..rulesets import RULESETS
 from ..state import Card, DuelState, Side
 from .base import fail, impossible
-
-MAIN_MIN, MAIN_MAX, EXTRA_MAX, SIDE_MAX, COPIES_MAX = 40, 60, 15, 15, 3
-
 
 def facts_for(state: DuelState, ev: Event, code: int) -> CardFacts:
     facts = state.db.get(code)
@@ -73,30 +71,6 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
         side.extra.append(card.id)
     side.side_deck = ev.side
     side.registered = True
-
-
-def deck_problems(main: list[CardFacts], extra: list[CardFacts],
-                  side: list[CardFacts]) -> list[tuple[str, str]]:
-    """DECK-01..06 for one registered deck, as (rule, message) pairs."""
-    problems = []
-    if not MAIN_MIN <= len(main) <= MAIN_MAX:
-        problems.append(("DECK-01", f"the Main Deck has {len(main)} cards; it must have 40 to 60"))
-    for f in main:
-        if f.is_extra_deck or f.is_token:
-            problems.append(("DECK-02", f"{f.name} ({f.code}) may not be in the Main Deck"))
-    if len(extra) > EXTRA_MAX:
-        problems.append(("DECK-03", f"the Extra Deck has {len(extra)} cards; at most 15"))
-    for f in extra:
-        if not f.is_extra_deck:
-            problems.append(("DECK-03", f"{f.name} ({f.code}) is not an Extra Deck monster"))
-    if len(side) > SIDE_MAX:
-        problems.append(("DECK-05", f"the Side Deck has {len(side)} cards; at most 15"))
-    counts = Counter(f.alias or f.code for f in main + extra + side)
-    names = {f.alias or f.code: f.name for f in main + extra + side}
-    for code, n in sorted(counts.items()):
-        if n > COPIES_MAX:
-            problems.append(("DECK-06", f"{n} copies of {names[code]}; at most 3 across Main, Extra and Side"))
-    return problems
 
 
 def deck_shuffled(state: DuelState, ev: DeckShuffled) -> None:
