@@ -62,4 +62,4 @@ def snapshot(state: DuelState) -> tuple:
     chain = tuple((l.number, l.card, l.speed) for l in state.chain)
     return (cards, sides, tuple(state.emz), chain, state.turn, state.turn_player, state.phase,
             state.step, state.index, state.ended, state.winner, tuple(state.must_lose.items()),
-            repr(state.attack), tuple(state.to_leave))
+            repr(state.attack), tuple(state.to_leave), tuple((o.index, o.rule) for o in state.overrides))

@@ -16,6 +16,10 @@ from .base import fail, get_card, impossible, phase_name, player_of
 def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
     player = player_of(state, ev)
     attacker = get_card(state, ev, ev.attacker)
+    if ev.target is not None:
+        get_card(state, ev, ev.target)
+    if attacker.zone != MZONE or attacker.controller != player:
+        impossible(state, ev, "BATTLE-02", f"{attacker.id} is not a monster player {player} controls on the field")
     if player != state.turn_player:
         fail(state, ev, "BATTLE-02", "only the turn player declares attacks")
     if state.phase != "battle" or state.step != "battle":
@@ -25,8 +29,6 @@ def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
         fail(state, ev, "BATTLE-02", f"the attack of {state.attack.attacker} is not over yet")
     if state.chain:
         fail(state, ev, "CHAIN-10", "an attack is declared with no chain open; it is not an activation")
-    if attacker.zone != MZONE or attacker.controller != player:
-        impossible(state, ev, "BATTLE-02", f"{attacker.id} is not a monster player {player} controls on the field")
     if attacker.position != ATTACK:
         fail(state, ev, "POS-03", f"{attacker.name} is in {attacker.position} position; only face-up Attack Position monsters attack")
     if attacker.attacked_turn == state.turn:
@@ -48,6 +50,8 @@ def _check_target(state: DuelState, ev: Event, defender: int, target_id: str | N
 
 def attack_retargeted(state: DuelState, ev: AttackRetargeted) -> None:
     attack = _current_attack(state, ev)
+    if ev.target is not None:
+        get_card(state, ev, ev.target)
     defender = 1 - state.cards[attack.attacker].controller
     now = frozenset(c.id for c in state.monsters(defender))
     if now == attack.defender_monsters:
@@ -101,8 +105,6 @@ def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
     attack = state.attack
     if attack is None or attack.calculated:
         impossible(state, ev, "BATTLE-11", "no attack is waiting for damage calculation")
-    if state.phase != "battle" or state.step != "damage":
-        fail(state, ev, "NIS-03", "damage calculation happens in the Damage Step")
     if len(ev.damage) != 2 or min(ev.damage) < 0:
         impossible(state, ev, "LOG-05", "damage is [damage to player 0, damage to player 1], each >= 0")
     attacker = state.cards.get(attack.attacker)
@@ -111,6 +113,8 @@ def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
         impossible(state, ev, "BATTLE-06", "the attacking monster is no longer on the field: there is no damage calculation")
     if attack.target is not None and (target is None or target.zone != MZONE):
         impossible(state, ev, "BATTLE-06", "the attack target left the field: a replay, not a damage calculation")
+    if state.phase != "battle" or state.step != "damage":
+        fail(state, ev, "NIS-03", "damage calculation happens in the Damage Step")
     flip = target is not None and target.position in (SET, "facedown_attack")
     if flip:                                   # POS-04, BATTLE-12: flipped before damage calculation
         saved = target.position

@@ -14,6 +14,11 @@ _TRIGGERS = frozenset(("trigger", "flip"))
 def activated(state: DuelState, ev: Activated) -> None:
     player = player_of(state, ev)
     card = get_card(state, ev, ev.card)
+    targets = [get_card(state, ev, t) for t in ev.targets]
+    cost_cards = [get_card(state, ev, c.card) for c in ev.costs if c.card is not None]
+    for c in cost_cards:
+        if c.id == card.id:
+            impossible(state, ev, "LOG-04", "an activated card cannot pay itself as a cost")
     effect_type = ev.effect_type
     if effect_type is None:
         speed = check_card_activation(state, ev, card, player)
@@ -27,17 +32,12 @@ def activated(state: DuelState, ev: Activated) -> None:
     if ev.speed is not None and ev.speed != speed:
         fail(state, ev, "CHAIN-01", f"this activation is Spell Speed {speed}, not {ev.speed}")
     _check_chaining(state, ev, speed)
-    targets = [get_card(state, ev, t) for t in ev.targets]
     for t in targets:
         if t.zone in (HAND, DECK) or (t.zone == EXTRA and t.position != FACEUP):
             fail(state, ev, "TERM-05", f"{t.id} is in a hidden zone ({t.zone}) and cannot be targeted")
     lp_cost = sum(c.lp for c in ev.costs)
     if lp_cost > state.sides[player].lp:
         fail(state, ev, "CHAIN-11", f"player {player} has {state.sides[player].lp} LP and cannot pay a cost of {lp_cost} LP")
-    cost_cards = [get_card(state, ev, c.card) for c in ev.costs if c.card is not None]
-    for c in cost_cards:
-        if c.id == card.id:
-            impossible(state, ev, "LOG-04", "an activated card cannot pay itself as a cost")
     # -- all checks done: change the state ------------------------------------------------------
     for cost in ev.costs:                          # CHAIN-11: costs are paid as part of activation
         if cost.card is None:

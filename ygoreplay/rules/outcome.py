@@ -27,8 +27,8 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
         impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is at {list(here)}, not {ev.source.to_wire()}")
     if (to.controller, to.zone) == (here.controller, here.zone) and to.zone not in (DECK,):
         impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is already in the {to.zone}")
+    host = _check_destination(state, ev, card, to)      # impossible destinations first
     _check_move_rules(state, ev, card, to)
-    host = _check_destination(state, ev, card, to)
     # -- all checks done ----------------------------------------------------------------------
     if card.is_token and to.zone not in ON_FIELD:
         vanish(state, card)                                    # TOKEN-02
@@ -67,9 +67,11 @@ def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> 
     if to.zone == MZONE:
         if to.index is None:
             impossible(state, ev, "LOG-05", "a move to a Monster Zone names the zone index")
-        check_monster_zone(state, ev, to.controller, card, to.index)
         if ev.position is not None and ev.position not in (ATTACK, "defense", SET, "facedown_attack"):
             impossible(state, ev, "POS-01", f"{ev.position!r} is not a battle position")
+        check_monster_zone(state, ev, to.controller, card, to.index)
+        if not card.facts.is_monster:
+            fail(state, ev, "ZONE-03", f"{card.name} is not a monster and cannot be in a Monster Zone")
     elif to.zone == SZONE:
         if to.index is None or not 0 <= to.index <= 4:
             impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {to.index!r} does not exist (0-4)")
@@ -77,10 +79,10 @@ def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> 
         if occupant is not None:
             impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {to.index} of player {to.controller} holds {occupant}")
     elif to.zone == FZONE:
-        if card.facts.spell_subtype != "field":
-            fail(state, ev, "ZONE-10", f"only a Field Spell goes in the Field Zone, not {card.name}")
         if state.sides[to.controller].fzone is not None:
             impossible(state, ev, "ZONE-10", f"player {to.controller}'s Field Zone is occupied")
+        if card.facts.spell_subtype != "field":
+            fail(state, ev, "ZONE-10", f"only a Field Spell goes in the Field Zone, not {card.name}")
     elif to.zone == OVERLAY:
         host_id = state.mzone_card(to.controller, to.index) if to.index is not None and 0 <= to.index <= 6 else None
         host = state.cards.get(host_id) if host_id else None

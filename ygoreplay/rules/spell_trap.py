@@ -17,6 +17,8 @@ def spell_trap_set(state: DuelState, ev: SpellTrapSet) -> None:
     player = player_of(state, ev)
     card = get_card(state, ev, ev.card)
     facts = card.facts
+    if not ev.field_zone:
+        _check_szone(state, ev, player, ev.zone)
     if card.zone != HAND or card.controller != player:
         fail(state, ev, "SPELL-03", f"{card.name} ({card.id}) is not in player {player}'s hand; a card is Set from the hand")
     if not (facts.is_spell or facts.is_trap):
@@ -29,9 +31,7 @@ def spell_trap_set(state: DuelState, ev: SpellTrapSet) -> None:
     if is_field != ev.field_zone:
         fail(state, ev, "ZONE-10", f"{card.name} {'is' if is_field else 'is not'} a Field Spell: "
              f"{'only the Field Zone' if is_field else 'not the Field Zone'}")
-    if not ev.field_zone:
-        _check_szone(state, ev, player, ev.zone)
-    elif state.sides[player].fzone is not None:
+    if ev.field_zone and state.sides[player].fzone is not None:
         _replace_field_spell(state, player)
     take(state, card)
     put(state, card, FZONE if ev.field_zone else SZONE, player, ev.zone, SET)
@@ -57,8 +57,8 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
     """Check the activation of a Spell or Trap card itself and return its spell speed (CHAIN-01)."""
     facts = card.facts
     from_hand = card.zone == HAND
-    if card.controller != player:
-        fail(state, ev, "CTRL-01", f"player {player} does not control {card.name}")
+    scale = facts.is_pendulum and facts.is_monster
+    # What cannot be applied at all is refused first, so a cited refusal records no override.
     if from_hand:
         pass
     elif card.zone not in (SZONE, FZONE):
@@ -66,35 +66,32 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
                    "Zone or the Field Zone (name the effect_type to activate an effect)")
     elif card.position != SET:
         impossible(state, ev, "LOG-02", f"{card.name} is already face-up; name the effect_type to activate one of its effects")
-    if facts.is_pendulum and facts.is_monster:
+    if not (scale or facts.is_spell or facts.is_trap):
+        impossible(state, ev, "LOG-05", f"{card.name} is a monster: name the effect_type of the effect activated")
+    if from_hand and facts.spell_subtype != "field":
+        _check_szone(state, ev, player, ev.zone)           # ZONE-08: it is placed in a free zone
+    if card.controller != player:
+        fail(state, ev, "CTRL-01", f"player {player} does not control {card.name}")
+    if scale:
         _check_scale_activation(state, ev, card, player)
         return 1
     if facts.is_trap:
-        if from_hand:
+        if from_hand:                                      # unless an effect allows it (TRAP-03)
             fail(state, ev, "TRAP-02", f"{card.name} is a Trap: it must be Set before it is activated")
-            _check_szone(state, ev, player, ev.zone)       # when an effect allows it (TRAP-03)
         elif card.set_turn == state.turn:
             fail(state, ev, "TRAP-02", f"{card.name} was Set this turn and cannot be activated until the next")
         return 3 if facts.trap_subtype == "counter" else 2
-    if not facts.is_spell:
-        impossible(state, ev, "LOG-05", f"{card.name} is a monster: name the effect_type of the effect activated")
     if facts.spell_subtype == "quickplay":
         if from_hand and player != state.turn_player:
             fail(state, ev, "SPELL-12", f"a Quick-Play Spell is activated from the hand only in your own turn")
         elif not from_hand and card.set_turn == state.turn:
             fail(state, ev, "SPELL-12", f"{card.name} was Set this turn: a Set Quick-Play Spell waits until the next turn")
-        if from_hand:
-            _check_szone(state, ev, player, ev.zone)       # ZONE-08: it is placed in a free zone
         return 2
     why = open_game_state(state, player)
     if why and not state.chain:
         fail(state, ev, "SPELL-02", f"a {facts.spell_subtype} Spell is activated in your own Main Phase with an open game state: {why}")
-    if from_hand:
-        if facts.spell_subtype == "field":
-            if not ev.field_zone:
-                fail(state, ev, "ZONE-10", f"{card.name} is a Field Spell and is activated in the Field Zone")
-        else:
-            _check_szone(state, ev, player, ev.zone)
+    if from_hand and facts.spell_subtype == "field" and not ev.field_zone:
+        fail(state, ev, "ZONE-10", f"{card.name} is a Field Spell and is activated in the Field Zone")
     return 1
 
 
@@ -107,7 +104,6 @@ def _check_scale_activation(state: DuelState, ev: Activated, card: Card, player:
         fail(state, ev, "SPELL-02", f"a Pendulum Scale is activated in your own Main Phase: {why}")
     if ev.zone not in (0, 4):
         fail(state, ev, "ZONE-09", f"Pendulum Zones are the outer S/T zones 0 and 4, not {ev.zone}")
-    _check_szone(state, ev, player, ev.zone)
 
 
 def place_activated_card(state: DuelState, ev: Activated, card: Card, player: int) -> None:

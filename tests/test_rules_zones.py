@@ -1,0 +1,438 @@
+"""Zones, link arrows and the outcomes of effects (RULES.md §8, §12, §20, §22; rules/zones.py,
+rules/outcome.py).
+
+Monster-zone capacity and Extra Deck placement are checked under each rule set a duel can name
+(``mr2020``, ``nmr2017``, ``mr3``). Outcomes (moves, control, stats, counters, tokens, LP) are
+facts of the record, but the basic rules about where cards go still hold.
+"""
+from __future__ import annotations
+
+import pytest
+from duel import (
+    BATTLE_OX, CELTIC, DARK_PALADIN, DECODE_TALKER, LINK_SPIDER, MPZ, MST, ODD_EYES, SHEEP_TOKEN,
+    STARDUST, STARGAZER, SUMMONED_SKULL, TIMEGAZER, UTOPIA, VORSE, YAMI, fold, position)
+from test_rules_chain import check_refused, refused_without_override
+
+from ygoreplay.rules.zones import linked_main_zones
+
+PROXY_DRAGON, FLASH_KNIGHT, CALL_OF_THE_HAUNTED = 22862454, 17390179, 97077563
+
+
+def zones(*cards: tuple[int, dict]) -> list:
+    """A 7-slot monster zone list with the given (index, card) pairs."""
+    slots: list = [None] * 7
+    for index, card in cards:
+        slots[index] = card
+    return slots
+
+
+# -- LINK-06: which main monster zones link arrows point to ---------------------------------------
+
+@pytest.mark.parametrize("p0_mzone, p1_mzone, linked", [
+    pytest.param(zones((5, {"code": LINK_SPIDER})), [], ({1}, set()), id="spider-p0-left-emz"),
+    pytest.param(zones((5, {"code": DECODE_TALKER})), [], ({0, 2}, {3}), id="decode-p0-left-emz"),
+    pytest.param(zones((6, {"code": DECODE_TALKER})), [], ({2, 4}, {1}), id="decode-p0-right-emz"),
+    pytest.param([], zones((5, {"code": DECODE_TALKER})), ({3}, {0, 2}), id="decode-p1-left-emz"),
+    pytest.param(zones((2, {"code": PROXY_DRAGON})), [], ({1, 3}, set()), id="proxy-p0-middle"),
+    pytest.param(zones((0, {"code": PROXY_DRAGON})), [], ({1}, set()), id="proxy-p0-edge"),
+    pytest.param([], zones((4, {"code": PROXY_DRAGON})), (set(), {3}), id="proxy-p1-edge"),
+    pytest.param(zones((1, {"code": DECODE_TALKER})), [], (set(), set()), id="decode-main-zone-points-up"),
+    pytest.param(zones((2, {"code": STARDUST})), [], (set(), set()), id="no-link-monster"),
+])
+def test_link_06_linked_zones_follow_arrows(p0_mzone, p1_mzone, linked):
+    """LINK-06: arrows point from the controller's view; player 1's are turned half a circle."""
+    state = fold(position({"mzone": p0_mzone}, {"mzone": p1_mzone}))
+    assert (linked_main_zones(state, 0), linked_main_zones(state, 1)) == linked
+
+
+# -- ZONE-03 / NIS-01 / ZONE-02 / ZONE-07: Extra Deck placement under each rule set ----------------
+
+SCALES = [{"code": STARGAZER, "id": "sg"}, None, None, None, {"code": TIMEGAZER, "id": "tg"}]
+PLACEMENT_BOARD = {
+    "mzone": [None, None, {"code": PROXY_DRAGON, "id": "proxy"}],        # points to zones 1 and 3
+    "szone": SCALES,
+    "hand": [{"code": FLASH_KNIGHT, "id": "knight"}],
+    "gy": [{"code": SUMMONED_SKULL, "id": "skull"}],
+    "extra": [{"code": DARK_PALADIN, "id": "paladin"}, {"code": STARDUST, "id": "stardust"},
+              {"code": UTOPIA, "id": "utopia"}, {"code": DECODE_TALKER, "id": "decode"},
+              {"code": ODD_EYES, "id": "odd", "position": "faceup"}],
+}
+OK = None
+#: card, method, zone -> the rule that refuses it under (mr2020, nmr2017, mr3), None when legal.
+PLACEMENTS = [
+    ("paladin", "effect", 0, (OK, "ZONE-03", OK)),
+    ("paladin", "effect", 1, (OK, OK, OK)),
+    ("paladin", "effect", 5, (OK, OK, "ZONE-02")),
+    ("stardust", "effect", 4, (OK, "ZONE-03", OK)),
+    ("utopia", "effect", 0, (OK, "ZONE-03", OK)),
+    ("decode", "effect", 0, ("NIS-01", "ZONE-03", OK)),
+    ("decode", "effect", 3, (OK, OK, OK)),
+    ("decode", "effect", 6, (OK, OK, "ZONE-02")),
+    ("odd", "pendulum", 4, ("NIS-01", "ZONE-03", OK)),
+    ("odd", "pendulum", 1, (OK, OK, OK)),
+    ("knight", "pendulum", 4, (OK, OK, OK)),
+    ("skull", "effect", 0, (OK, OK, OK)),
+    ("skull", "effect", 5, ("ZONE-03", "ZONE-03", "ZONE-02")),
+]
+RULESET_NAMES = ("mr2020", "nmr2017", "mr3")
+LEGAL = [pytest.param(r, c, m, z, id=f"{r}-{c}-{z}")
+         for c, m, z, rules in PLACEMENTS for r, rule in zip(RULESET_NAMES, rules) if rule is None]
+ILLEGAL = [pytest.param(r, c, m, z, rule, id=f"{r}-{c}-{z}-{rule}")
+           for c, m, z, rules in PLACEMENTS for r, rule in zip(RULESET_NAMES, rules) if rule]
+
+
+def summon(card: str, zone: int, method: str = "effect", player: int = 0, **fields) -> dict:
+    return {"kind": "special_summoned", "player": player, "card": card, "zone": zone,
+            "method": method, **fields}
+
+
+def placement_board(ruleset: str) -> dict:
+    return position(PLACEMENT_BOARD, {}, ruleset=ruleset)
+
+
+@pytest.mark.parametrize("ruleset, card, method, zone", LEGAL)
+def test_zone_03_nis_01_legal_extra_deck_placement(ruleset, card, method, zone):
+    """ZONE-03, ZONE-07, NIS-01, ZONE-02: mr2020 frees Fusion/Synchro/Xyz; Link monsters and face-up
+    Extra Deck Pendulums need the EMZ or a linked zone; nmr2017 restricts every Extra Deck monster;
+    mr3 has no EMZ and no restriction."""
+    state = fold(placement_board(ruleset), summon(card, zone, method))
+    assert state.mzone_card(0, zone) == card and state.cards[card].zone == "mzone"
+
+
+@pytest.mark.parametrize("ruleset, card, method, zone, rule", ILLEGAL)
+def test_zone_03_nis_01_illegal_extra_deck_placement_refused(ruleset, card, method, zone, rule):
+    """ZONE-03, NIS-01, ZONE-02: an Extra Deck monster in a zone its rule set closes to it."""
+    says = {"ZONE-03": "Extra", "NIS-01": "materials' arrows aside: [1, 3]",
+            "ZONE-02": "no Extra Monster Zones under Master Rule 3"}[rule]
+    check_refused([placement_board(ruleset), summon(card, zone, method)], rule, says)
+
+
+def test_nis_01_opponents_arrow_opens_a_zone():
+    """NIS-01, LINK-06: a zone the opponent's Link monster points to is a linked zone too."""
+    board = position({"extra": [{"code": LINK_SPIDER, "id": "spider"}]},
+                     {"mzone": zones((5, {"code": DECODE_TALKER, "id": "p1_decode"}))})
+    state = fold(board, summon("spider", 3, "link"))
+    assert state.sides[0].mzone[3] == "spider"
+
+
+EXILED_FORCE, SANGAN = 74131780, 26202165
+LINK_MATERIALS = position({
+    "mzone": zones((5, {"code": LINK_SPIDER, "id": "spider"}), (0, {"code": EXILED_FORCE, "id": "exiled"}),
+                   (4, {"code": SANGAN, "id": "sangan"})),
+    "extra": [{"code": DECODE_TALKER, "id": "decode"}]})
+DECODE_LINK_SUMMON = summon("decode", 1, "link", materials=["spider", "exiled", "sangan"])
+
+
+def test_nis_01_material_leaving_its_emz_frees_it():
+    """NIS-01, ZONE-04: a Link material in the EMZ leaves it, so the Link monster may take it."""
+    state = fold(LINK_MATERIALS, {**DECODE_LINK_SUMMON, "zone": 5})
+    assert state.emz == ["decode", None] and state.cards["spider"].zone == "gy"
+
+
+def test_nis_01_material_arrows_open_no_zone():
+    """NIS-01, LINK-06: the zone only a Link material points to closes as the material leaves."""
+    check_refused([LINK_MATERIALS, DECODE_LINK_SUMMON], "NIS-01", "materials' arrows aside: none")
+
+
+# -- ZONE-01 / ZONE-04: capacity and the Extra Monster Zones ---------------------------------------
+
+EMZ_BOARD = {"mzone": zones((5, {"code": DECODE_TALKER, "id": "decode"}), (0, {"code": CELTIC, "id": "celtic"})),
+             "extra": [{"code": STARDUST, "id": "stardust"}]}
+P1_EXTRA = {"extra": [{"code": STARDUST, "id": "p1_stardust"}]}
+
+
+def test_zone_04_each_player_may_use_one_extra_monster_zone():
+    """ZONE-04: player 0 holds the left EMZ; player 1 takes the other one (their zone 5)."""
+    state = fold(position(EMZ_BOARD, P1_EXTRA, turn_player=1), summon("p1_stardust", 5, player=1))
+    assert state.emz == ["decode", "p1_stardust"] and state.monster_count(1) == 1
+
+
+def test_zone_04_second_extra_monster_zone_refused():
+    """ZONE-04: a player already using an EMZ cannot take the second without Extra Link."""
+    check_refused([position(EMZ_BOARD, P1_EXTRA), summon("stardust", 6)], "ZONE-04",
+                  "already uses an Extra Monster Zone (decode)")
+
+
+def test_zone_01_six_monster_zones_in_use():
+    """ZONE-01: a player uses up to 5 Main Monster Zones plus one EMZ."""
+    full = zones(*((i, {"code": CELTIC}) for i in range(5)), (5, {"code": DECODE_TALKER}))
+    state = fold(position({"mzone": full}, {}))
+    assert state.monster_count(0) == 6
+
+
+@pytest.mark.parametrize("p1, event, says", [
+    pytest.param({}, summon("stardust", 7), "monster zone 7 does not exist", id="zone-7"),
+    pytest.param({}, summon("stardust", 0), "holds celtic already", id="occupied-main"),
+    pytest.param({}, summon("stardust", 5), "holds decode already", id="occupied-emz"),
+    pytest.param(P1_EXTRA, summon("p1_stardust", 6, player=1), "holds decode already",
+                 id="opponents-emz-taken"),
+])
+def test_zone_01_zone_must_exist_and_be_free(p1, event, says):
+    """ZONE-01: monster zones are 0-4 (main) and 5-6 (extra), one monster each."""
+    check_refused([position(EMZ_BOARD, p1, turn_player=event["player"]), event], "ZONE-01", says)
+
+
+# -- CTRL-01..03 / ZONE-08 / ZONE-10: control changes ------------------------------------------------
+
+def control(card: str, to_player: int, zone: int) -> dict:
+    return {"kind": "control_changed", "card": card, "to_player": to_player, "zone": zone, "cause": "heart"}
+
+
+CONTROL_BOARD = position(
+    {"mzone": [{"code": CELTIC, "id": "celtic"}], "szone": [{"code": MST, "id": "mst"}],
+     "fzone": {"code": MPZ, "id": "mpz"}},
+    {"mzone": [{"code": BATTLE_OX, "id": "ox"}, {"code": UTOPIA, "id": "utopia", "materials": [CELTIC, VORSE]}],
+     "szone": [{"code": CALL_OF_THE_HAUNTED, "id": "call"}], "fzone": {"code": YAMI, "id": "yami"},
+     "hand": [{"code": VORSE, "id": "p1_vorse"}]})
+
+
+@pytest.mark.parametrize("event, card, zone", [
+    pytest.param(control("ox", 0, 3), "ox", 3, id="monster"),
+    pytest.param(control("call", 0, 2), "call", 2, id="set-trap"),
+])
+def test_ctrl_02_control_passes_to_the_other_player(event, card, zone):
+    """CTRL-02: the card moves to the new controller's side; its owner stays the same."""
+    state = fold(CONTROL_BOARD, event)
+    moved = state.cards[card]
+    assert (moved.controller, moved.owner) == (0, 1)
+    assert state.location(moved)[:] == (0, moved.zone, zone)
+
+
+def test_ctrl_02_xyz_keeps_its_materials():
+    """CTRL-02, XMAT-01: an Xyz monster changing control keeps its materials under it."""
+    state = fold(CONTROL_BOARD, control("utopia", 0, 4))
+    utopia = state.cards["utopia"]
+    assert (utopia.controller, len(utopia.materials)) == (0, 2)
+    assert all(state.cards[m].host == "utopia" for m in utopia.materials)
+
+
+@pytest.mark.parametrize("event, rule, says", [
+    pytest.param(control("p1_vorse", 0, 3), "CTRL-02", "not on the field", id="card-in-hand"),
+    pytest.param(control("ox", 1, 3), "CTRL-02", "already controlled by player 1", id="same-player"),
+    pytest.param(control("ox", 0, 0), "ZONE-01", "holds celtic", id="occupied-monster-zone"),
+    pytest.param(control("ox", 0, 5), "ZONE-03", "must use a Main Monster Zone", id="to-emz"),
+    pytest.param(control("call", 0, 0), "ZONE-08", "is occupied", id="occupied-st-zone"),
+    pytest.param(control("call", 0, 5), "ZONE-08", "does not exist", id="st-zone-5"),
+    pytest.param(control("call", 0, -1), "ZONE-08", "does not exist", id="st-zone-minus-1"),
+    pytest.param(control("yami", 0, 0), "ZONE-10", "Field Zone is occupied", id="occupied-field-zone"),
+])
+def test_ctrl_02_control_change_refused(event, rule, says):
+    """CTRL-02, ZONE-01/03/08/10: only a card on the field changes control, into a free zone."""
+    check_refused([CONTROL_BOARD, event], rule, says)
+
+
+def moved(card: str, to: list, reason: str = "sent", **fields) -> dict:
+    return {"kind": "card_moved", "card": card, "to": to, "reason": reason, **fields}
+
+
+def test_ctrl_03_card_goes_to_its_owners_gy():
+    """CTRL-03: a monster whose control changed goes to its owner's GY."""
+    state = fold(CONTROL_BOARD, control("ox", 0, 3), moved("ox", [1, "gy"], "destroyed"))
+    assert state.sides[1].gy[-1] == "ox" and state.cards["ox"].controller == 1
+
+
+def test_ctrl_03_card_to_controllers_pile_refused():
+    """CTRL-03: the controller's GY is not where a taken monster goes."""
+    check_refused([CONTROL_BOARD, control("ox", 0, 3), moved("ox", [0, "gy"], "destroyed")],
+                  "CTRL-03", "goes to its owner's gy (player 1), not player 0's")
+
+
+# -- card_moved: what the basic rules say about every move ------------------------------------------
+
+MOVE_BOARD = position(
+    {"hand": [{"code": VORSE, "id": "vorse"}, {"code": ODD_EYES, "id": "odd_hand"},
+              {"code": MST, "id": "mst_hand"}],
+     "mzone": [{"code": CELTIC, "id": "celtic"}, {"code": UTOPIA, "id": "utopia", "materials": [
+         {"code": BATTLE_OX, "id": "mat"}]}, {"code": ODD_EYES, "id": "odd"}, None, None,
+               {"code": DECODE_TALKER, "id": "decode"}],
+     "szone": [{"code": MST, "id": "mst"}],
+     "gy": [{"code": SUMMONED_SKULL, "id": "skull"}, {"code": CALL_OF_THE_HAUNTED, "id": "call"}],
+     "deck": [{"code": YAMI, "id": "yami"}, {"code": CELTIC, "id": "deck_celtic"}],
+     "extra": [{"code": STARDUST, "id": "stardust"}]},
+    {"mzone": [{"code": SHEEP_TOKEN, "id": "sheep"}], "fzone": {"code": MPZ, "id": "p1_mpz"}})
+
+
+@pytest.mark.parametrize("event, card, where", [
+    pytest.param(moved("odd", [0, "extra"], "destroyed"), "odd", ("extra", "faceup"), id="pend-05-to-extra"),
+    pytest.param(moved("odd", [0, "gy"], "negated"), "odd", ("gy", None), id="pend-04-negated-to-gy"),
+    pytest.param(moved("odd_hand", [0, "gy"], "discarded"), "odd_hand", ("gy", None), id="term-07-discard"),
+    pytest.param(moved("celtic", [0, "gy"], "tributed"), "celtic", ("gy", None), id="sum-06-tribute"),
+    pytest.param(moved("mat", [0, "gy"], "detached"), "mat", ("gy", None), id="xmat-01-detach"),
+    pytest.param(moved("skull", [0, "overlay", 1], "attached"), "skull", ("overlay", None),
+                 id="xmat-01-attach"),
+    pytest.param(moved("skull", [0, "mzone", 3], position="defense"), "skull", ("mzone", "defense"),
+                 id="pos-01-defense"),
+    pytest.param(moved("call", [0, "szone", 2]), "call", ("szone", "faceup"), id="zone-08-free-zone"),
+    pytest.param(moved("yami", [0, "fzone", 0], "added"), "yami", ("fzone", "faceup"),
+                 id="zone-10-field-spell"),
+    pytest.param(moved("decode", [0, "extra"], "returned"), "decode", ("extra", "facedown"),
+                 id="zone-12-back-to-extra"),
+    pytest.param(moved("celtic", [0, "gy"], source=[0, "mzone", 0]), "celtic", ("gy", None),
+                 id="log-02-right-source"),
+])
+def test_card_moved_basic_rules_allow(event, card, where):
+    """PEND-05, PEND-04, TERM-07, SUM-06, XMAT-01, POS-01, ZONE-08, ZONE-10, ZONE-12: moves the
+    basic rules allow land where they say."""
+    state = fold(MOVE_BOARD, event)
+    assert (state.cards[card].zone, state.cards[card].position) == where
+    if where[0] == "overlay":
+        assert state.cards["utopia"].materials == ["mat", "skull"]
+
+
+@pytest.mark.parametrize("event, rule, says", [
+    pytest.param(moved("odd", [0, "gy"], "destroyed"), "PEND-05", "face-up to the Extra Deck",
+                 id="pend-05-pendulum-from-field-to-gy"),
+    pytest.param(moved("celtic", [0, "gy"], "discarded"), "TERM-07", "only a card in the hand",
+                 id="term-07-discard-from-field"),
+    pytest.param(moved("vorse", [0, "gy"], "tributed"), "SUM-06", "a Tribute is a monster on the field",
+                 id="sum-06-tribute-from-hand"),
+    pytest.param(moved("skull", [0, "banished"], "detached"), "XMAT-01", "only an Xyz material",
+                 id="xmat-01-detach-non-material"),
+    pytest.param(moved("skull", [0, "overlay", 0], "attached"), "XMAT-01", "holds none",
+                 id="xmat-01-attach-under-non-xyz"),
+    pytest.param(moved("sheep", [0, "overlay", 1], "attached"), "XYZ-02", "Token cannot become",
+                 id="xyz-02-attach-token"),
+    pytest.param(moved("skull", [0, "mzone", 3], position="faceup"), "POS-01", "not a battle position",
+                 id="pos-01-monster-faceup-position"),
+    pytest.param(moved("call", [0, "szone", 0]), "ZONE-08", "holds mst", id="zone-08-occupied-st-zone"),
+    pytest.param(moved("call", [0, "szone", 5]), "ZONE-08", "does not exist", id="zone-08-st-zone-5"),
+    pytest.param(moved("call", [0, "fzone", 0]), "ZONE-10", "only a Field Spell", id="zone-10-trap-to-fzone"),
+    pytest.param(moved("yami", [1, "fzone", 0]), "ZONE-10", "Field Zone is occupied",
+                 id="zone-10-occupied-fzone"),
+    pytest.param(moved("decode", [0, "hand"], "returned"), "ZONE-12", "returns to the Extra Deck",
+                 id="zone-12-link-to-hand"),
+    pytest.param(moved("stardust", [0, "deck"], "shuffled"), "ZONE-12", "not the deck",
+                 id="zone-12-synchro-to-deck"),
+    pytest.param(moved("skull", [0, "mzone"]), "LOG-05", "names the zone index", id="log-05-mzone-no-index"),
+    pytest.param(moved("skull", [0, "gy"]), "LOG-02", "already in the gy", id="log-02-already-there"),
+    pytest.param(moved("celtic", [0, "gy"], source=[0, "mzone", 2]), "LOG-02", "not [0, 'mzone', 2]",
+                 id="log-02-wrong-source"),
+    pytest.param(moved("skull", [0, "mzone", 0]), "ZONE-01", "holds celtic", id="zone-01-occupied-monster-zone"),
+    pytest.param(moved("mst_hand", [0, "mzone", 3]), "ZONE-03", "not a monster", id="zone-03-spell-to-mzone"),
+    pytest.param(moved("skull", [0, "mzone", 6]), "ZONE-03", "not coming from the Extra Deck",
+                 id="zone-03-gy-monster-to-emz"),
+])
+def test_card_moved_basic_rules_refuse(event, rule, says):
+    """PEND-05, TERM-07, SUM-06, XMAT-01, XYZ-02, POS-01, ZONE-08/10/12, LOG-02/05: moves the
+    basic rules forbid."""
+    check_refused([MOVE_BOARD, event], rule, says)
+
+
+@pytest.mark.parametrize("event, rule", [
+    pytest.param(moved("call", [1, "fzone", 0]), "ZONE-10", id="zone-10-cited-fzone-taken"),
+    pytest.param(moved("mst_hand", [0, "mzone", 0]), "ZONE-01", id="zone-03-cited-zone-taken"),
+    pytest.param(moved("mst_hand", [0, "mzone", 3], position="faceup"), "POS-01", id="zone-03-cited-bad-position"),
+])
+def test_gen_01_cited_but_impossible_move_records_no_override(event, rule):
+    """GEN-01: a cited move whose destination cannot take the card records no override."""
+    refused_without_override([MOVE_BOARD, {**event, "cite": "effect"}], rule)
+
+
+# -- TOKEN-01/02: tokens --------------------------------------------------------------------------
+
+TOKEN = {"kind": "token_created", "player": 0, "card": "p0.t1", "code": SHEEP_TOKEN, "zone": 3,
+         "position": "defense", "cause": "scapegoat"}
+
+
+@pytest.mark.parametrize("to", [[0, "gy"], [0, "hand"], [0, "banished"]])
+def test_token_02_token_vanishes_off_the_field(to):
+    """TOKEN-01, TOKEN-02: a token occupies a Monster Zone and ceases to exist when it leaves."""
+    state = fold(MOVE_BOARD, TOKEN)
+    assert state.sides[0].mzone[3] == "p0.t1" and state.cards["p0.t1"].position == "defense"
+    state = fold(MOVE_BOARD, TOKEN, moved("p0.t1", to))
+    assert "p0.t1" not in state.cards and state.sides[0].mzone[3] is None
+    assert "p0.t1" not in state.sides[to[0]].gy + state.sides[to[0]].hand + state.sides[to[0]].banished
+
+
+@pytest.mark.parametrize("event, rule, says", [
+    pytest.param({**TOKEN, "code": CELTIC}, "TOKEN-01", "is not a Token", id="not-a-token"),
+    pytest.param({**TOKEN, "zone": 5}, "ZONE-03", "Main Monster Zone", id="token-in-emz"),
+    pytest.param({**TOKEN, "zone": 0}, "ZONE-01", "holds celtic", id="occupied-zone"),
+])
+def test_token_01_zone_03_token_created_refused(event, rule, says):
+    """TOKEN-01, ZONE-03, ZONE-01: only a Token card, into a free Main Monster Zone."""
+    check_refused([MOVE_BOARD, event], rule, says)
+
+
+# -- stats, counters: LINK-05, CARD-07, COUNTER-01 ---------------------------------------------------
+
+def stats(card: str, **values) -> dict:
+    return {"kind": "stats_changed", "card": card, "cause": "effect", **values}
+
+
+def counters(card: str, count: int, counter: str = "spell") -> dict:
+    return {"kind": "counters_changed", "card": card, "counter": counter, "count": count, "cause": "effect"}
+
+
+@pytest.mark.parametrize("event, card, expect", [
+    pytest.param(stats("decode", atk=2800), "decode", (2800, None, None), id="link-atk"),
+    pytest.param(stats("utopia", atk=3000, defense=2500), "utopia", (3000, 2500, None), id="xyz-atk-def"),
+    pytest.param(stats("celtic", atk=-300, level=3), "celtic", (0, None, 3), id="atk-floor-0-level"),
+])
+def test_link_05_card_07_stats_changed_sets_current_values(event, card, expect):
+    """LINK-05, CARD-07: a Link monster's ATK and an Xyz monster's ATK/DEF can change; ATK is at least 0."""
+    state = fold(MOVE_BOARD, event)
+    c = state.cards[card]
+    assert (c.atk, c.defense, c.level) == expect
+
+
+@pytest.mark.parametrize("event, rule, says", [
+    pytest.param(stats("decode", defense=1000), "LINK-05", "no Level or DEF", id="link-def"),
+    pytest.param(stats("decode", level=4), "LINK-05", "no Level or DEF", id="link-level"),
+    pytest.param(stats("utopia", level=4), "CARD-07", "has a Rank, not a Level", id="xyz-level"),
+])
+def test_link_05_card_07_stats_change_refused(event, rule, says):
+    """LINK-05, CARD-07: Link monsters have no DEF or Level; Xyz monsters have a Rank, not a Level."""
+    check_refused([MOVE_BOARD, event], rule, says)
+
+
+def test_counter_01_counters_on_a_card_on_the_field():
+    """COUNTER-01: counters are placed on a card on the field, and removed down to none."""
+    state = fold(MOVE_BOARD, counters("mst", 2), counters("celtic", 1, "a"))
+    assert state.cards["mst"].counters == {"spell": 2} and state.cards["celtic"].counters == {"a": 1}
+    state = fold(MOVE_BOARD, counters("mst", 2), counters("mst", 0))
+    assert state.cards["mst"].counters == {}
+
+
+@pytest.mark.parametrize("event, rule, says", [
+    pytest.param(counters("vorse", 1), "COUNTER-01", "is in the hand", id="card-in-hand"),
+    pytest.param(counters("skull", 1), "COUNTER-01", "is in the gy", id="card-in-gy"),
+    pytest.param(counters("mst", -1), "LOG-05", "0 or more", id="negative"),
+])
+def test_counter_01_counters_refused(event, rule, says):
+    """COUNTER-01, LOG-05: no counters off the field, and no negative count."""
+    check_refused([MOVE_BOARD, event], rule, says)
+
+
+# -- ZONE-14: LP are stated correctly ----------------------------------------------------------------
+
+def lp(amount: int, reason: str, result: int | None = None, player: int = 0) -> dict:
+    event = {"kind": "life_points_changed", "player": player, "amount": amount, "reason": reason}
+    return event if result is None else {**event, "lp": result}
+
+
+@pytest.mark.parametrize("event, result", [
+    pytest.param(lp(1000, "effect_damage", 7000), 7000, id="effect-damage"),
+    pytest.param(lp(800, "cost", 7200), 7200, id="cost"),
+    pytest.param(lp(500, "gain", 8500), 8500, id="gain"),
+    pytest.param(lp(4000, "set", 4000), 4000, id="set"),
+    pytest.param(lp(9000, "effect_damage"), 0, id="floor-at-0"),
+])
+def test_zone_14_lp_change_stated_correctly(event, result):
+    """ZONE-14: the LP after a change, when stated, are the LP the change leaves."""
+    state = fold(MOVE_BOARD, event)
+    assert state.sides[0].lp == result
+    assert (0 in state.must_lose) == (result == 0)                # WIN-01
+
+
+@pytest.mark.parametrize("event, rule, says", [
+    pytest.param(lp(1000, "effect_damage", 7500), "ZONE-14", "has 7000 LP after this change, not 7500",
+                 id="wrong-lp"),
+    pytest.param(lp(500, "gain", 7500), "ZONE-14", "has 8500 LP", id="gain-as-loss"),
+    pytest.param(lp(-100, "effect_damage"), "LOG-05", "amount is positive", id="negative-amount"),
+    pytest.param({"kind": "coin_tossed", "results": []}, "LOG-05", "at least one result", id="no-coin"),
+    pytest.param({"kind": "die_rolled", "results": [3, 7]}, "LOG-05", "a die shows 1 to 6", id="die-7"),
+])
+def test_zone_14_lp_and_random_results_refused(event, rule, says):
+    """ZONE-14, LOG-05: wrongly stated LP, a negative amount, impossible coin and die results."""
+    check_refused([MOVE_BOARD, event], rule, says)
