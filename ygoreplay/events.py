@@ -557,38 +557,52 @@ def from_dict(data: Any, where: str = "") -> Event:
     while version < cls.VERSION:
         data = UPCASTERS[(kind, version)](dict(data))
         version += 1
-    fields = _FIELDS[cls]
-    names = {f.name for f in fields}
-    unknown = set(data) - names - {"kind", "v"}
-    if unknown:
+    plan, names = _PLANS.get(cls) or _plan(cls)
+    if len(data) > len(names) or not names.issuperset(data):
+        unknown = set(data) - names
         raise EventFormatError(f"{kind}: unknown field(s) {', '.join(sorted(unknown))}", where)
     kwargs: dict[str, Any] = {}
-    for f in fields:
-        if f.name not in data:
-            if _default(f) is dataclasses.MISSING:
-                raise EventFormatError(f"{kind}: missing field {f.name!r}", where)
+    for name, build, optional, required, choices in plan:
+        if name not in data:
+            if required:
+                raise EventFormatError(f"{kind}: missing field {name!r}", where)
             continue
-        kwargs[f.name] = _convert(kind, f.name, f.type, data[f.name], where)
+        value = data[name]
+        if value is None:
+            if not optional:
+                raise EventFormatError(f"{kind}.{name} may not be null", where)
+            kwargs[name] = None
+            continue
+        try:
+            value = build(value)
+        except (TypeError, ValueError, KeyError) as exc:
+            raise EventFormatError(f"{kind}.{name}: {exc}", where) from None
+        if choices and value not in choices:
+            raise EventFormatError(f"{kind}.{name}: {value!r} is not one of {', '.join(choices)}", where)
+        kwargs[name] = value
     return cls(**kwargs)
 
 
-def _convert(kind: str, name: str, annotation: str, value: Any, where: str) -> Any:
-    """Check one wire value against its field's annotation and build it."""
-    optional = annotation.endswith("| None")
-    base = annotation.removesuffix(" | None")
-    if value is None:
-        if optional:
-            return None
-        raise EventFormatError(f"{kind}.{name} may not be null", where)
-    try:
-        built = _BUILDERS[base](value)
-    except (TypeError, ValueError, KeyError) as exc:
-        raise EventFormatError(f"{kind}.{name}: {exc}", where) from None
+_Plan = tuple[tuple[tuple[str, Callable[[Any], Any], bool, bool, tuple[str, ...]], ...], frozenset]
+_PLANS: dict[type, _Plan] = {}
+
+
+def _plan(cls: type[Event]) -> _Plan:
+    """How to build each field of an event class from the wire: worked out once per class."""
+    steps = []
+    for f in _FIELDS[cls]:
+        base = f.type.removesuffix(" | None")
+        steps.append((f.name, _BUILDERS[base], f.type.endswith("| None"),
+                      _default(f) is dataclasses.MISSING, choices(cls.kind, f.name)))
+    plan = (tuple(steps), frozenset(f.name for f in _FIELDS[cls]) | {"kind", "v"})
+    _PLANS[cls] = plan
+    return plan
+
+
+def choices(kind: str, name: str) -> tuple[str, ...]:
+    """The closed vocabulary a field of an event kind takes (empty: any value of its type)."""
     key = (kind, name)
-    choices = _CHOICES_BY_KIND[key] if key in _CHOICES_BY_KIND else _CHOICES.get(name)
-    if choices and built not in choices:
-        raise EventFormatError(f"{kind}.{name}: {built!r} is not one of {', '.join(choices)}", where)
-    return built
+    return _CHOICES_BY_KIND[key] if key in _CHOICES_BY_KIND else _CHOICES.get(name, ())
 
 
 def _int(value: Any) -> int:
