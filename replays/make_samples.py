@@ -248,8 +248,121 @@ def lost_by_deck_out() -> Duel:
             d("hand_size_discard", player=player, cards=hand[:len(hand) - 6])
 
 
+def every_summon_method() -> Duel:
+    d = Duel("Every way to summon: Normal, Tribute, Set and Flip, inherent, by effect, Ritual, Fusion, "
+             "Synchro, Xyz, Pendulum, Link, and Tokens")
+    STARGAZER, TIMEGAZER, POT, CYBER_DRAGON, MAN_EATER = 94415058, 20409757, 55144522, 70095154, 54652250
+    ODD_EYES, JUNK_SYNCHRON, FLASH_KNIGHT, CELTIC = 16178681, 63977008, 17390179, 91152256
+    RITUAL_SPELL, BLACK_LUSTER_SOLDIER, STARDUST, UTOPIA = 55761792, 5405694, 44508094, 84013237
+    VORSE, SCAPEGOAT, REBORN, SKULL, POLY, OX = 14898066, 73915051, 83764718, 70781052, 24094653, 5053103
+    SPIDER, PROXY, FLAME_SWORDSMAN, SHEEP = 98978921, 22862454, 45231177, 73915052
+    d.start((deck([STARGAZER, TIMEGAZER, POT, CYBER_DRAGON, MAN_EATER, ODD_EYES, JUNK_SYNCHRON, POT, FLASH_KNIGHT,
+                   CELTIC, POT, RITUAL_SPELL, BLACK_LUSTER_SOLDIER]),
+             deck([VORSE, SCAPEGOAT, REBORN, SKULL, POLY, OX, CELTIC])),
+            extras=([STARDUST, UTOPIA], [SPIDER, PROXY, FLAME_SWORDSMAN]))
+    p0, p1 = 0, 1
+    stardust, utopia, spider, proxy, swordsman = "p0.x0", "p0.x1", "p1.x0", "p1.x1", "p1.x2"
+
+    def resolve_spell(player: int, card: str, zone: int, *outcomes: tuple[str, dict], targets=()) -> None:
+        d("activated", player=player, card=card, zone=zone, **({"targets": list(targets)} if targets else {}))
+        d("chain_link_resolved", link=1)
+        for kind, fields in outcomes:
+            d(kind, **fields)
+        d("card_moved", card=card, to=[player, "gy"], reason="resolved")
+        d("chain_ended")
+
+    d.turn(1, p0, draw=False)
+    pot = d.card(p0, POT)
+    resolve_spell(p0, pot, 0, ("cards_drawn", {"player": p0, "count": 2, "cause": pot}))
+    d.note("Pendulum Scales 1 and 8 in the Pendulum Zones, the outer Spell & Trap Zones (ZONE-09)")
+    for card, zone in ((d.card(p0, STARGAZER), 0), (d.card(p0, TIMEGAZER), 4)):
+        d("activated", player=p0, card=card, zone=zone)
+        d("chain_link_resolved", link=1)
+        d("chain_ended")
+    d("phase_entered", phase="end")
+
+    d.turn(2, p1)
+    vorse, scapegoat = d.card(p1, VORSE), d.card(p1, SCAPEGOAT)
+    d.note("Normal Summon (SUM-01)")
+    d("normal_summoned", player=p1, card=vorse, zone=2)
+    d("spell_trap_set", player=p1, card=scapegoat, zone=1)
+    d("phase_entered", phase="end")
+
+    d.turn(3, p0)
+    pot = d.card(p0, POT)
+    resolve_spell(p0, pot, 1, ("cards_drawn", {"player": p0, "count": 2, "cause": pot}))
+    cyber = d.card(p0, CYBER_DRAGON)
+    d.note("inherent Special Summon: only the opponent controls a monster (SPS-07)")
+    d("special_summoned", player=p0, card=cyber, zone=2, method="inherent")
+    odd, junk = d.card(p0, ODD_EYES), d.card(p0, JUNK_SYNCHRON)
+    d.note("Pendulum Summon of two monsters, Levels 7 and 3 between the Scales 1 and 8 (PEND-03)")
+    d("special_summoned", player=p0, card=odd, zone=0, method="pendulum")
+    d("special_summoned", player=p0, card=junk, zone=1, method="pendulum")
+    d.note("Scapegoat answers: four Sheep Tokens (TOKEN-01)")
+    tokens = [f"p1.t{i}" for i in range(1, 5)]
+    resolve_spell(p1, scapegoat, 1, *(("token_created", {"player": p1, "card": t, "code": SHEEP, "zone": z,
+                                                          "position": "defense", "cause": scapegoat})
+                                       for t, z in zip(tokens, (0, 1, 3, 4))))
+    d.note("Synchro Summon: Tuner Junk Synchron (3) + Cyber Dragon (5) = Stardust Dragon (8) (SYN-01)")
+    d("special_summoned", player=p0, card=stardust, zone=5, method="synchro", materials=[junk, cyber])
+    man_eater = d.card(p0, MAN_EATER)
+    d.note("Set (SUM-02): the Normal Summon of the turn")
+    d("monster_set", player=p0, card=man_eater, zone=3)
+    d("phase_entered", phase="battle")
+    d("step_entered", step="battle")
+    d("attack_declared", player=p0, attacker=stardust, target=vorse)
+    d("step_entered", step="damage")
+    d("damage_calculated", destroyed=[vorse], damage=[0, 600])
+    d("life_points_changed", player=p1, amount=600, reason="battle_damage", lp=7400)
+    d("card_moved", card=vorse, to=[p1, "gy"], reason="battle")
+    d("step_entered", step="battle")
+    d("step_entered", step="end")
+    d("phase_entered", phase="end")
+
+    d.turn(4, p1)
+    d.note("Link Summons: Link Spider from a Token into the Extra Monster Zone; Proxy Dragon from two Tokens "
+           "into the zone Link Spider points to (LINK-01/02/04, ZONE-03)")
+    d("special_summoned", player=p1, card=spider, zone=5, method="link", materials=[tokens[0]])
+    d("special_summoned", player=p1, card=proxy, zone=1, method="link", materials=tokens[1:3])
+    reborn = d.card(p1, REBORN)
+    d.note("Special Summon by an effect: Monster Reborn (SPS-10)")
+    resolve_spell(p1, reborn, 0, ("special_summoned", {"player": p1, "card": vorse, "zone": 0, "method": "effect",
+                                                       "cause": reborn}), targets=[vorse])
+    d.note("Tribute Summon (SUM-04)")
+    d("normal_summoned", player=p1, card=d.card(p1, SKULL), zone=0, tributes=[vorse])
+    poly, ox, celtic = d.card(p1, POLY), d.card(p1, OX), d.card(p1, CELTIC)
+    d.note("Fusion Summon by Polymerization, materials from the hand as recorded (FUS-01/02)")
+    resolve_spell(p1, poly, 0, ("special_summoned", {"player": p1, "card": swordsman, "zone": 2, "method": "fusion",
+                                                     "materials": [ox, celtic], "cause": poly}))
+    d("phase_entered", phase="end")
+
+    d.turn(5, p0)
+    pot = d.card(p0, POT)
+    resolve_spell(p0, pot, 1, ("cards_drawn", {"player": p0, "count": 2, "cause": pot}))
+    d.note("Flip Summon (SUM-10); Man-Eater Bug's flip effect destroys Proxy Dragon")
+    d("flip_summoned", player=p0, card=man_eater)
+    d("activated", player=p0, card=man_eater, effect_type="flip", targets=[proxy])
+    d("chain_link_resolved", link=1)
+    d("card_moved", card=proxy, to=[p1, "gy"], reason="destroyed", cause=man_eater)
+    d("chain_ended")
+    knight, celtic = d.card(p0, FLASH_KNIGHT), d.card(p0, CELTIC)
+    d("special_summoned", player=p0, card=knight, zone=1, method="pendulum")
+    d("special_summoned", player=p0, card=celtic, zone=2, method="pendulum")
+    d.note("Xyz Summon: two Level 4 monsters become the materials of a Rank 4 (XYZ-01, XMAT-01)")
+    d("special_summoned", player=p0, card=utopia, zone=1, method="xyz", materials=[knight, celtic])
+    ritual, soldier = d.card(p0, RITUAL_SPELL), d.card(p0, BLACK_LUSTER_SOLDIER)
+    d.note("Ritual Summon: Man-Eater Bug (2) + Odd-Eyes (7) >= Black Luster Soldier (8); the Pendulum goes "
+           "face-up to the Extra Deck (RIT-02, PEND-05)")
+    resolve_spell(p0, ritual, 1, ("special_summoned", {"player": p0, "card": soldier, "zone": 2, "method": "ritual",
+                                                       "materials": [man_eater, odd], "cause": ritual}))
+    d("phase_entered", phase="end")
+    d.turn(6, p1)
+    d("duel_ended", winner=p0, reason="surrender")
+    return d
+
+
 SAMPLES = {"won-by-damage.jsonl": won_by_damage, "chain-counter-traps.jsonl": chain_with_counter_traps,
-           "lost-by-deck-out.jsonl": lost_by_deck_out}
+           "lost-by-deck-out.jsonl": lost_by_deck_out, "every-summon-method.jsonl": every_summon_method}
 
 
 # Illegal variants: (file, rule broken, base duel, the event to cut before (None: after the end),
@@ -282,6 +395,9 @@ ILLEGAL = [
      [{"kind": "duel_ended", "winner": 1, "reason": "deck_out"}]),
     ("play-after-the-end.jsonl", "WIN-01", won_by_damage, None,
      [{"kind": "turn_started", "player": 1, "turn": 6}]),
+    ("synchro-without-a-tuner.jsonl", "SYN-01", every_summon_method, {"kind": "special_summoned", "method": "synchro"},
+     [{"kind": "special_summoned", "player": 0, "card": "p0.x0", "zone": 5, "method": "synchro",
+       "materials": ["p0.m3", "p0.m5"]}]),
 ]
 
 

@@ -13,7 +13,7 @@ from duel import (
     VORSE, fold, position)
 from test_rules_turn import QUICK, refused_as     # a Kuriboh Quick Effect opens a chain
 
-CYBER_DRAGON, JUNK_WARRIOR = 70095154, 60800381
+CYBER_DRAGON, JUNK_WARRIOR, JUNK_SYNCHRON = 70095154, 60800381, 63977008
 
 
 def card(code: int, card_id: str, **flags) -> dict:
@@ -28,6 +28,10 @@ P0 = {
     "extra": [card(STARDUST, "stardust"), card(UTOPIA, "utopia"), card(LINK_SPIDER, "spider")],
 }
 P1 = {"hand": [card(JINZO, "jinzo")], "mzone": [card(MYSTICAL_ELF, "elf")]}
+#: P0 with a face-up Tuner too (Junk Synchron, its Level made 4 by an effect): Junk Synchron + Battle
+#: Ox are the 1 Tuner + non-Tuner, Levels 4 + 4, that Stardust Dragon (Level 8) needs (SYN-01).
+TUNED = {**P0, "mzone": [*P0["mzone"], None, card(JUNK_SYNCHRON, "junk", level=4)]}
+SYNCHRO = ["junk", "ox"]
 
 
 def board(p0: dict | None = None, **fields) -> dict:
@@ -223,7 +227,7 @@ def test_sum_11_no_flip_summon_the_turn_it_was_set_or_changed(events: list[dict]
     pytest.param(special("gy_bewd", 3, cause="reborn"), 3, "attack", False, id="effect-from-gy"),
     pytest.param(special("gy_bewd", 3, position="set", cause="x"), 3, "set", False, id="effect-face-down"),
     pytest.param(special("cyber", 3, "inherent", position="defense"), 3, "defense", True, id="inherent"),
-    pytest.param(special("stardust", 5, "synchro", materials=["ox", "vorse"]), 5, "attack", True, id="synchro"),
+    pytest.param(special("stardust", 5, "synchro", materials=SYNCHRO), 5, "attack", True, id="synchro"),
     pytest.param(special("spider", 5, "link", materials=["ox"]), 5, "attack", True, id="link"),
     pytest.param(special("utopia", 3, "xyz", materials=["ox", "vorse"]), 3, "attack", True, id="xyz"),
 ])
@@ -231,7 +235,7 @@ def test_sps_01_special_summons(event: dict, placed: int, position_after: str, p
     """SPS-01 by effect or procedure; SPS-05 face-up unless an effect Sets it; SPS-07 inherent in
     your Main Phase; SPS-12 a procedure makes it properly summoned; LINK-05 Links in Attack;
     ZONE-03 Extra Deck monsters may use the Extra Monster Zone."""
-    state = fold(board(), event)
+    state = fold(board(TUNED), event)
     summoned = state.cards[event["card"]]
     assert where(state, summoned.id) == ("mzone", placed, position_after)
     assert summoned.properly_summoned is proper and summoned.summon_method == event["method"]
@@ -243,9 +247,9 @@ def test_sps_01_special_summons(event: dict, placed: int, position_after: str, p
 
 
 def test_sps_12_a_properly_summoned_monster_may_be_revived() -> None:
-    state = fold(board(), special("stardust", 5, "synchro", materials=["ox", "vorse"]), TO_GY,
-                 special("stardust", 2, cause="reborn"))
-    assert where(state, "stardust") == ("mzone", 2, "attack")
+    state = fold(board(TUNED), special("stardust", 5, "synchro", materials=SYNCHRO), TO_GY,
+                 special("stardust", 0, cause="reborn"))
+    assert where(state, "stardust") == ("mzone", 0, "attack")
 
 
 @pytest.mark.parametrize("events, fields, rule, fragment", [
@@ -318,11 +322,11 @@ def test_pend_03_sps_02_pendulum_summon_refused(
 # -- negating summons (SPS-11, SUM-03) ------------------------------------------------------------
 
 @pytest.mark.parametrize("event", [summon("celtic", 3), flip("soldier"),
-                                   special("stardust", 5, "synchro", materials=["ox", "vorse"])],
+                                   special("stardust", 5, "synchro", materials=SYNCHRO)],
                          ids=["normal", "flip", "synchro"])
 def test_sps_11_a_summon_is_negated_as_it_is_attempted(event: dict) -> None:
     """SPS-11/SUM-03: the monster goes to the GY; a negated Normal Summon still used the turn's one."""
-    state = fold(board(), event, negate(event["card"]))
+    state = fold(board(TUNED), event, negate(event["card"]))
     assert state.cards[event["card"]].zone == "gy" and state.summon_window is None
     if event["kind"] == "normal_summoned":
         refused_as("SUM-01", "already used", board(), event, negate("celtic"), summon("kuriboh", 4))
@@ -408,15 +412,15 @@ def test_pos_position_changes_refused(events: list[dict], fields: dict, rule: st
 # -- zones a summon may use (zones.py, through summons) -------------------------------------------
 
 @pytest.mark.parametrize("events, rule, fragment", [
-    pytest.param([special("stardust", 5, "synchro", materials=["ox"]), special("utopia", 6, "xyz",
-                                                                               materials=["vorse", "soldier"])],
+    pytest.param([special("stardust", 5, "synchro", materials=SYNCHRO), special("utopia", 6, "xyz",
+                                                                                materials=["vorse", "soldier"])],
                  "ZONE-04", "already uses an Extra Monster Zone", id="ZONE-04-second-emz"),
     pytest.param([special("spider", 3, "link", materials=["ox"])], "NIS-01", "only if a link arrow points to it",
                  id="NIS-01-link-to-main-zone"),
     pytest.param([special("cyber", 7, "inherent")], "ZONE-01", "does not exist", id="ZONE-01-zone-7"),
 ])
 def test_zone_summons_refused_by_zone(events: list[dict], rule: str, fragment: str) -> None:
-    refused_as(rule, fragment, board(), *events)
+    refused_as(rule, fragment, board(TUNED), *events)
 
 
 # -- GEN-01 --------------------------------------------------------------------------------------

@@ -87,6 +87,9 @@ def summon(card: str, zone: int, method: str = "effect", player: int = 0, **fiel
 
 
 def placement_board(ruleset: str) -> dict:
+    """Under MR3 the Pendulum Zones are separate: S/T indexes 5 and 6 (CONF-09, rules/zones.py)."""
+    if ruleset == "mr3":
+        return position({**PLACEMENT_BOARD, "szone": [None] * 5 + [SCALES[0], SCALES[4]]}, {}, ruleset=ruleset)
     return position(PLACEMENT_BOARD, {}, ruleset=ruleset)
 
 
@@ -109,9 +112,9 @@ def test_zone_03_nis_01_illegal_extra_deck_placement_refused(ruleset, card, meth
 
 def test_nis_01_opponents_arrow_opens_a_zone():
     """NIS-01, LINK-06: a zone the opponent's Link monster points to is a linked zone too."""
-    board = position({"extra": [{"code": LINK_SPIDER, "id": "spider"}]},
+    board = position({"extra": [{"code": LINK_SPIDER, "id": "spider"}], "mzone": [{"code": CELTIC, "id": "celtic"}]},
                      {"mzone": zones((5, {"code": DECODE_TALKER, "id": "p1_decode"}))})
-    state = fold(board, summon("spider", 3, "link"))
+    state = fold(board, summon("spider", 3, "link", materials=["celtic"]))
     assert state.sides[0].mzone[3] == "spider"
 
 

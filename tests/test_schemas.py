@@ -69,6 +69,7 @@ def test_committed_schema_is_up_to_date(name):
 def test_no_stale_schema_files():
     committed = {f"events/{p.name}" for p in (SCHEMAS / "events").glob("*.json")}
     committed |= {p.name for p in SCHEMAS.glob("*.json")}
+    committed |= {f"replay_file/{p.name}" for p in (SCHEMAS / "replay_file").glob("*.json")}
     assert committed == set(GENERATED), REGENERATE
 
 
@@ -152,7 +153,7 @@ FULL_EXAMPLES = [
     ev.MonsterSet(card="p1.m0", zone=3, tributes=("p1.m2", "p1.m4"), **_COMMON),
     ev.FlipSummoned(card="p1.m0", **_COMMON),
     ev.SpecialSummoned(card="p1.x0", zone=5, method="synchro", position="defense",
-                       materials=("p1.m1", "p1.m2"), cause="p1.m9", **_COMMON),
+                       materials=("p1.m1", "p1.m2"), cause="p1.m9", controller=0, **_COMMON),
     ev.SummonNegated(card="p0.m3", cause="p1.m8", **_COMMON),
     ev.PositionChanged(card="p1.m0", position="set", cause="p1.m7", **_COMMON),
     ev.SpellTrapSet(card="p1.m6", zone=4, field_zone=True, **_COMMON),
@@ -316,7 +317,7 @@ INVALID = [
     pytest.param(_with("card_moved", reason="battle_damage"), id="lp-reason-on-card-moved"),
     pytest.param(_with("life_points_changed", reason="destroyed"), id="move-reason-on-lp"),
     pytest.param(_with("duel_ended", reason="lp_zero"), id="bad-end-reason"),
-    pytest.param(_with("position_changed", position="faceup"), id="spell-position-on-monster"),
+    pytest.param(_with("position_changed", position="facedown"), id="pile-position-on-a-field-card"),
     pytest.param(_with("normal_summoned", position="set"), id="normal-summon-set"),
     pytest.param(_with("token_created", position="facedown_attack"), id="facedown-token"),
     pytest.param(_with("card_moved", position="sideways"), id="bad-position"),

@@ -258,15 +258,21 @@ class FlipSummoned(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SpecialSummoned(Event):
-    """A Special Summon (SPS-01): inherent, by effect, or one of the summon procedures."""
+    """A Special Summon (SPS-01): inherent, by effect, or one of the summon procedures.
+
+    ``player`` summons; ``controller`` is the player whose field the monster enters when an effect
+    puts it on the opponent's field (None: the summoner's own). Version 2 added ``controller``.
+    """
 
     kind: ClassVar[str] = "special_summoned"
+    VERSION: ClassVar[int] = 2
     card: str
     zone: int
     method: str = "effect"
     position: str = ATTACK
     materials: tuple[str, ...] = ()
     cause: str | None = None
+    controller: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -525,7 +531,10 @@ _FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {
     cls: tuple(dataclasses.fields(cls)) for cls in EVENT_TYPES.values()}
 
 #: (kind, from_version) -> function turning a dict of that version into the next version's dict.
-UPCASTERS: dict[tuple[str, int], Callable[[dict], dict]] = {}
+UPCASTERS: dict[tuple[str, int], Callable[[dict], dict]] = {
+    # v1 had no ``controller``: the monster always entered the summoner's own field.
+    ("special_summoned", 1): lambda d: {**d, "v": 2, "controller": None},
+}
 
 # Which fields must hold which closed vocabulary; checked at decode so a typo is caught at its line.
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -534,7 +543,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 _CHOICES_BY_KIND: dict[tuple[str, str], tuple[str, ...]] = {
     ("card_moved", "reason"): MOVE_REASONS, ("life_points_changed", "reason"): LP_REASONS,
     ("duel_ended", "reason"): END_REASONS, ("step_entered", "step"): BATTLE_STEPS,
-    ("position_changed", "position"): MONSTER_POSITIONS,
+    ("position_changed", "position"): MONSTER_POSITIONS + (FACEUP,),
     ("special_summoned", "position"): MONSTER_POSITIONS,
     ("token_created", "position"): (ATTACK, DEFENSE), ("normal_summoned", "position"): (ATTACK, DEFENSE),
     ("duel_started", "method"): ("rps", "coin", "die", "loser", "agreement", "random"),

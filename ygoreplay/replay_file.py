@@ -28,7 +28,7 @@ import lzma
 import struct
 import zlib
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,8 @@ MAX_BODY = 256 << 20            # 256 MiB compressed
 MAX_EXPANDED = 1 << 30          # 1 GiB once decompressed
 _FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME}]
 _GENESIS = b"\x00" * 32
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MS = timedelta(milliseconds=1)
 
 
 class ReplayFileError(ValueError):
@@ -74,6 +76,9 @@ class ReplayFile:
     stored_head: bytes | None = None
 
     def __post_init__(self) -> None:
+        # Times are kept to the millisecond, in UTC: the form they take back out of a file, so the
+        # chain computed here is the one a reader recomputes (the store's times already are).
+        self.times = [_iso(_ms(t)) for t in self.times]
         if not self.chain:
             self.chain = chain_hashes(self.root, self.events, self.times)
 
@@ -92,11 +97,15 @@ def chain_hashes(root: bytes, events: list[Event], times: list[str]) -> list[byt
 
 
 def _ms(iso: str) -> int:
-    return int(datetime.fromisoformat(iso).timestamp() * 1000)
+    """Milliseconds since the epoch, exactly (no float rounding); a time without zone is UTC."""
+    when = datetime.fromisoformat(iso)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return (when - _EPOCH) // _MS
 
 
 def _iso(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds")
+    return (_EPOCH + ms * _MS).isoformat(timespec="milliseconds")
 
 
 def referenced_codes(events: list[Event]) -> set[int]:
@@ -121,7 +130,9 @@ def _spec_codes(item: Any) -> list[int]:
     if isinstance(item, int) and not isinstance(item, bool):
         return [item]
     if isinstance(item, dict):
-        return [item.get("code", 0)] + [c for m in item.get("materials", []) for c in _spec_codes(m)]
+        materials = item.get("materials", [])
+        return _spec_codes(item.get("code", 0)) + [
+            c for m in (materials if isinstance(materials, list) else []) for c in _spec_codes(m)]
     return []
 
 
@@ -188,6 +199,9 @@ def read_header(data: bytes) -> tuple[dict, int]:
     for key, kind in (("view", str), ("ruleset", str), ("events", int), ("root", bytes), ("head", bytes)):
         if not isinstance(header.get(key), kind):
             raise ReplayFileError(f"header field {key!r} is missing or not a {kind.__name__}")
+    for key, kind in (("players", list), ("match", dict), ("created", str), ("source", dict)):
+        if key in header and not isinstance(header[key], kind):
+            raise ReplayFileError(f"header field {key!r} is not a {kind.__name__}")
     if header["view"] not in VIEWS:
         raise ReplayFileError(f"header field 'view' is {header['view']!r}, not one of {', '.join(VIEWS)}")
     return header, end
@@ -195,6 +209,20 @@ def read_header(data: bytes) -> tuple[dict, int]:
 
 def loads(data: bytes) -> ReplayFile:
     """Read a replay file's bytes; ReplayFileError (what and where) for anything malformed."""
+    return _build(*_read(data))
+
+
+def decode_body(data: bytes) -> dict:
+    """The decoded body map of a replay file's bytes (events, t0, dt, cards, chain, ...), unchecked
+    beyond being a map: what the JSON Schema ``replay_file/body.json`` describes."""
+    _header, body = _read(data)
+    if not isinstance(body, dict):
+        raise ReplayFileError("the body is not a map")
+    return body
+
+
+def _read(data: bytes) -> tuple[dict, Any]:
+    """The header map and the decoded (not yet checked) body."""
     header, at = read_header(data)
     body_len, crc = struct.unpack_from("<II", data, at)
     start = at + 8
@@ -215,8 +243,7 @@ def loads(data: bytes) -> ReplayFile:
     if not decompressor.eof:
         problem = "is cut short" if decompressor.needs_input else f"expands past {MAX_EXPANDED} bytes"
         raise ReplayFileError(f"the body at offset {start} {problem}")
-    body = _unpack(raw, f"body at offset {start}")
-    return _build(header, body)
+    return header, _unpack(raw, f"body at offset {start}")
 
 
 def _unpack(raw: bytes, where: str) -> Any:
@@ -247,6 +274,8 @@ def _build(header: dict, body: Any) -> ReplayFile:
             events.append(from_dict(raw, f"event {i}"))
         except EventFormatError as exc:
             raise ReplayFileError(str(exc)) from None
+        except (TypeError, ValueError, AttributeError, KeyError, OverflowError, RecursionError) as exc:
+            raise ReplayFileError(f"event {i}: not an event ({type(exc).__name__}: {exc})") from None
     t0 = _field(body, "t0", int)
     try:
         stamps, now = [], t0
@@ -259,6 +288,8 @@ def _build(header: dict, body: Any) -> ReplayFile:
         cards = CardDB(CardFacts.from_dict(c) for c in _field(body, "cards", list))
     except (CardDBError, TypeError, AttributeError) as exc:
         raise ReplayFileError(f"body field 'cards': {exc}") from None
+    disclosures = _rows(body, "disclosures", (int, str, int))
+    commitments = _rows(body, "commitments", (int, int, bytes))
     missing = referenced_codes(events) - set(cards)
     if missing:
         raise ReplayFileError(f"body field 'cards' lacks the facts of passcode(s) {sorted(missing)[:5]}")
@@ -266,11 +297,22 @@ def _build(header: dict, body: Any) -> ReplayFile:
         events=events, cards=cards, times=stamps, view=header["view"], ruleset=header["ruleset"],
         players=list(header.get("players", [])), match=dict(header.get("match", {})),
         created=str(header.get("created", "")), root=header["root"],
-        disclosures=_field(body, "disclosures", list, []),
-        commitments=_field(body, "commitments", list, []),
+        disclosures=disclosures, commitments=commitments,
         commit_key=_field(body, "commit_key", bytes, b""), source=dict(header.get("source", {})),
         stored_prefixes=_field(body, "chain", bytes), stored_head=header["head"])
     return replay
+
+
+def _rows(body: dict, name: str, kinds: tuple[type, ...]) -> list[list]:
+    """A list of fixed-shape rows (disclosures: [index, card id, passcode]; commitments: [index,
+    player, digest]), checked so that no reader trips over a malformed one later."""
+    rows = _field(body, name, list, [])
+    for i, row in enumerate(rows):
+        if not (isinstance(row, list) and len(row) == len(kinds)
+                and all(isinstance(v, k) and not isinstance(v, bool) for v, k in zip(row, kinds))):
+            shape = ", ".join(k.__name__ for k in kinds)
+            raise ReplayFileError(f"body field {name!r}: entry {i} is not [{shape}]")
+    return rows
 
 
 def read(path: str | Path) -> ReplayFile:

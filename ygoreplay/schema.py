@@ -11,11 +11,18 @@ The only hand-written parts are those the annotations cannot express: the shape 
 its card specs. ``from_dict`` takes any dicts there and the rules engine (``rules.setup._Builder``,
 whose accepted card keys are reused) checks them, so there the schema is the stricter of the two.
 
-Run ``python -m ygoreplay.schema [DIR]`` to (re)write ``DIR/event.json`` and
-``DIR/events/<kind>.json`` (``DIR`` defaults to ``schemas/`` at the repository root).
+The replay file (``.ygr``, ``ygoreplay.replay_file``) gets two more: ``replay_file/header.json``
+and ``replay_file/body.json``, the header map and the decoded body map, the latter with the event
+schemas and the card facts (``CardFacts.to_dict``) as ``$defs``. Both maps are msgpack, whose binary
+values JSON has no type for: validate their *JSON form* (``json_form``: bin as base64 text).
+
+Run ``python -m ygoreplay.schema [DIR]`` to (re)write ``DIR/event.json``,
+``DIR/events/<kind>.json`` and ``DIR/replay_file/{header,body}.json`` (``DIR`` defaults to
+``schemas/`` at the repository root).
 """
 from __future__ import annotations
 
+import base64
 import dataclasses
 import inspect
 import json
@@ -23,11 +30,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import events
+from . import cards as _cards, events
 from .events import (
     BANISHED, DECK, EVENT_TYPES, EXTRA, FZONE, GY, HAND, MZONE, POSITIONS, SZONE, ZONES, Cite,
     Cost, Event, EventFormatError)
 from .rules.setup import _CARD_FLAGS
+from .rulesets import RULESETS
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "schemas"
@@ -235,9 +243,10 @@ def _shared_defs() -> dict[str, dict]:
 def _kind_body(cls: type[Event]) -> dict:
     properties, required = _object(cls.kind, dataclasses.fields(cls))
     properties = {"kind": {"const": cls.kind},
-                  "v": {"type": "integer", "const": cls.VERSION, "default": 1},
+                  "v": {"type": "integer", "minimum": 1, "maximum": cls.VERSION, "default": 1,
+                        "description": "shape version; older versions are upcast on reading"},
                   **properties}
-    required = ["kind", *(["v"] if cls.VERSION > 1 else []), *required]
+    required = ["kind", *required]
     body = {"title": cls.kind, "type": "object", "properties": properties, "required": required,
             "additionalProperties": False}
     if _doc(cls):
@@ -276,16 +285,10 @@ def event_schema(kind: str) -> dict:
     return schema
 
 
-def umbrella_schema() -> dict:
-    """Any event: the schema of the kind its ``kind`` names (all kinds in one file).
-
-    The union is discriminated with ``if kind == k then <k's schema>`` rather than a plain
-    ``oneOf``: a validator then checks only the one schema that applies, so an error names the
-    bad field instead of "not valid under any of the given schemas", and it is faster."""
-    defs = _shared_defs()
+def _event_union() -> dict:
+    """Any event, as ``if kind == k then #/$defs/k`` branches (the $defs are the caller's)."""
     kinds = list(EVENT_TYPES)
     return {
-        "$schema": DRAFT,
         "title": "ygoreplay event",
         "description": inspect.cleandoc("""
             One duel event in its wire form (ygoreplay.events, version 1 vocabulary): an object
@@ -295,7 +298,162 @@ def umbrella_schema() -> dict:
         "properties": {"kind": {"enum": kinds}},
         "allOf": [{"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
                    "then": _ref(kind)} for kind in kinds],
-        "$defs": {**defs, **{kind: _kind_body(EVENT_TYPES[kind]) for kind in kinds}},
+    }
+
+
+def _event_defs() -> dict[str, dict]:
+    """The shared definitions and one per event kind, named by its kind."""
+    return {**_shared_defs(), **{kind: _kind_body(cls) for kind, cls in EVENT_TYPES.items()}}
+
+
+def umbrella_schema() -> dict:
+    """Any event: the schema of the kind its ``kind`` names (all kinds in one file).
+
+    The union is discriminated with ``if kind == k then <k's schema>`` rather than a plain
+    ``oneOf``: a validator then checks only the one schema that applies, so an error names the
+    bad field instead of "not valid under any of the given schemas", and it is faster."""
+    return {"$schema": DRAFT, **_event_union(), "$defs": _event_defs()}
+
+
+# -- the replay file (.ygr) -------------------------------------------------------------------------
+
+def json_form(value: Any) -> Any:
+    """A decoded msgpack value as JSON has it, for validation: bin as base64 text, tuples as lists."""
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, dict):
+        return {key: json_form(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_form(item) for item in value]
+    return value
+
+
+_BASE64 = "(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
+
+
+def _bin(description: str, size: int | None = None) -> dict:
+    """A msgpack bin value, in the JSON form base64 text (of exactly ``size`` bytes if given)."""
+    if size is None:
+        pattern = _BASE64
+    else:
+        full, rest = divmod(size, 3)
+        pattern = f"[A-Za-z0-9+/]{{{4 * full + (rest and rest + 1)}}}{'=' * (rest and 3 - rest)}"
+    return {"type": "string", "contentEncoding": "base64", "pattern": f"^{pattern}$",
+            "description": f"{description} (msgpack bin; base64 in the JSON form)"}
+
+
+def _card_facts_def() -> dict:
+    """``CardFacts.to_dict``: code, name and type always, the other fields when off their default."""
+    u8 = {"type": "integer", "minimum": 0, "maximum": 255}
+    flags = {"type": "integer", "minimum": 0}
+    stat = {"type": "integer", "anyOf": [{"minimum": 0}, {"const": -2}]}
+    known = {
+        "code": {"type": "integer", "minimum": 1, "description": "The passcode."},
+        "name": {"type": "string", "minLength": 1},
+        "type": flags | {"description": "cards.cdb type bits."},
+        "level": u8 | {"description": "Level, Rank or Link rating."},
+        "atk": stat | {"description": "-2 is a printed '?'."},
+        "defense": stat | {"description": "-2 is a printed '?'; absent for a Link monster."},
+        "attribute": flags, "race": flags, "lscale": u8, "rscale": u8,
+        "link_markers": flags | {"description": "Link arrows (bits); 0 unless a Link monster."},
+        "alias": flags | {"description": "The passcode this card is a version of (0: none)."},
+    }
+    names = [f.name for f in dataclasses.fields(_cards.CardFacts)]
+    if set(names) ^ set(known):
+        raise TypeError(f"CardFacts fields changed ({', '.join(sorted(set(names) ^ set(known)))}): "
+                        "update _card_facts_def")
+    properties = {}
+    for name in names:
+        properties[name] = dict(known[name])
+        if name in _cards._DEFAULTS:
+            properties[name]["default"] = _cards._DEFAULTS[name]
+    return {
+        "description": "One card's rules-relevant facts, encoded as in cards.cdb (CardFacts.to_dict).",
+        "type": "object", "properties": properties, "required": list(_cards._REQUIRED),
+        "additionalProperties": False,
+    }
+
+
+def replay_header_schema() -> dict:
+    """The header map of a ``.ygr`` file (uncompressed, readable without the body)."""
+    from .replay_file import FORMAT_VERSION, VIEWS
+    return {
+        "$schema": DRAFT,
+        "title": "ygoreplay replay file header",
+        "description": inspect.cleandoc("""
+            The msgpack map at byte 16 of a .ygr file (its length is the u32 at byte 12): what
+            the file is, for whom, and the ends of its hash chain. See schemas/README.md for
+            the byte layout around it."""),
+        "type": "object",
+        "required": ["format", "view", "ruleset", "players", "match", "created", "events",
+                     "cards", "root", "head", "source"],
+        "additionalProperties": False,
+        "properties": {
+            "format": {"type": "integer", "const": FORMAT_VERSION,
+                       "description": "The format version, as in the u16 at byte 8."},
+            "view": {"enum": list(VIEWS),
+                     "description": "Who the file was exported for: judge (everything), p0, p1, spectator."},
+            "ruleset": {"type": "string", "enum": list(RULESETS)},
+            "players": {"type": "array", "items": {"type": "string"}, "maxItems": 2,
+                        "description": "Player names, player 0 first (empty if unknown)."},
+            "match": {"type": "object", "description": "Match metadata (duel id, title, branch).",
+                      "properties": {"duel": {"type": "string"}, "title": {"type": "string"},
+                                     "parent": {"type": ["string", "null"]},
+                                     "branch_at": {"type": ["integer", "null"]}}},
+            "created": {"type": "string", "description": "When the duel was created (ISO 8601), or empty."},
+            "events": {"type": "integer", "minimum": 0, "description": "How many events the body holds."},
+            "cards": {"type": "integer", "minimum": 0, "description": "How many card facts the body holds."},
+            "root": _bin("The hash the chain starts from (a judge file: the stored duel header's)", 32),
+            "head": _bin("The last event's full hash (the root if there are no events)", 32),
+            "source": {"type": "object", "description": "Where the record came from (e.g. an imported replay)."},
+        },
+    }
+
+
+def replay_body_schema() -> dict:
+    """The decoded body map of a ``.ygr`` file, with the event and card schemas as $defs."""
+    from .replay_file import PREFIX
+    defs = _event_defs()
+    defs.update({
+        "Event": _event_union(),
+        "CardFacts": _card_facts_def(),
+        "Disclosure": {
+            "description": "A card the view learns at an event: [event index, card id, passcode].",
+            "type": "array", "minItems": 3, "maxItems": 3, "items": False,
+            "prefixItems": [{"type": "integer", "minimum": 0}, {"type": "string"},
+                            {"type": "integer", "minimum": 1}]},
+        "Commitment": {
+            "description": "A hidden deck order, committed to: [event index, player, "
+                           "sha256(commit key + msgpack([index, player, order]))].",
+            "type": "array", "minItems": 3, "maxItems": 3, "items": False,
+            "prefixItems": [{"type": "integer", "minimum": 0}, {"type": "integer", "enum": list(PLAYERS)},
+                            _bin("The digest", 32)]},
+    })
+    return {
+        "$schema": DRAFT,
+        "title": "ygoreplay replay file body",
+        "description": inspect.cleandoc("""
+            The body of a .ygr file once LZMA2-decompressed: a msgpack map of the events, their
+            recording times, the facts of every card they mention and the hash chain."""),
+        "type": "object",
+        "required": ["events", "t0", "dt", "cards", "chain"],
+        "additionalProperties": False,
+        "properties": {
+            "events": {"type": "array", "items": _ref("Event"),
+                       "description": "The events in order (a view's are redacted)."},
+            "t0": {"type": "integer", "description": "The first event's recording time, ms since 1970 (UTC)."},
+            "dt": {"type": "array", "items": {"type": "integer"},
+                   "description": "Each event's recording time minus the previous one's, in ms (the first: 0)."},
+            "cards": {"type": "array", "items": _ref("CardFacts"),
+                      "description": "Facts of every passcode the events (or a view's disclosures) mention."},
+            "chain": _bin(f"The first {PREFIX} bytes of each event's hash, concatenated"),
+            "disclosures": {"type": "array", "items": _ref("Disclosure"),
+                            "description": "Views only: when each card's identity became known to the viewer."},
+            "commitments": {"type": "array", "items": _ref("Commitment"),
+                            "description": "Views only: commitments to the deck orders they hide."},
+            "commit_key": _bin("Judge files only: the key behind the views' commitments", 16),
+        },
+        "$defs": defs,
     }
 
 
@@ -304,6 +462,8 @@ def all_schemas() -> dict[str, dict]:
     out = {"event.json": umbrella_schema()}
     for kind in EVENT_TYPES:
         out[f"events/{kind}.json"] = event_schema(kind)
+    out["replay_file/header.json"] = replay_header_schema()
+    out["replay_file/body.json"] = replay_body_schema()
     return out
 
 
@@ -316,15 +476,16 @@ def write_schemas(directory: str | Path = DEFAULT_DIR) -> list[Path]:
     """(Re)write every schema under ``directory``; drop event schemas of kinds that are gone."""
     directory = Path(directory)
     schemas = all_schemas()
-    (directory / "events").mkdir(parents=True, exist_ok=True)
     written = []
     for name, schema in schemas.items():
         path = directory / name
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(dumps(schema), encoding="utf-8")
         written.append(path)
-    for stale in (directory / "events").glob("*.json"):
-        if f"events/{stale.name}" not in schemas:
-            stale.unlink()
+    for folder in ("events", "replay_file"):
+        for stale in (directory / folder).glob("*.json"):
+            if f"{folder}/{stale.name}" not in schemas:
+                stale.unlink()
     return written
 
 

@@ -79,7 +79,9 @@ def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
     if path.is_file():
         with path.open("rb") as f:
             magic = f.read(len(MAGIC))
-        if magic == MAGIC:
+        # A .ygr name or the magic's first byte (0x89, never the start of UTF-8 text) means a replay
+        # file, so a damaged one is reported as such (bad magic, truncated…), not as bad JSON Lines.
+        if magic[:1] == MAGIC[:1] or path.suffix.lower() == ".ygr":
             replay = read_replay(path)
             return Source(spec, replay.events, replay.cards, replay.view, replay.disclosures, replay)
         from .jsonl import read_events

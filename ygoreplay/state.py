@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from .cards import CardDB, CardFacts
+from .rulesets import RULESETS
 from .events import (
     BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Cite, Loc)
 
@@ -26,7 +27,8 @@ class Card:
         "id", "owner", "code", "facts", "controller", "zone", "position",
         "arrived_turn", "summoned_turn", "summon_method", "set_turn", "position_changed_turn",
         "attacked_turn", "atk", "defense", "level", "counters", "materials", "host",
-        "properly_summoned", "is_token", "revealed")
+        "properly_summoned", "is_token", "revealed", "field_exits", "equipped_to", "equip_exits",
+        "equip_pending")
 
     def __init__(self, card_id: str, owner: int, facts: CardFacts, zone: str = DECK,
                  is_token: bool = False) -> None:
@@ -52,6 +54,10 @@ class Card:
         self.properly_summoned = False   # SPS-12
         self.is_token = is_token
         self.revealed = False
+        self.field_exits = 0             # times it has left the field: tells one visit from the next
+        self.equipped_to: str | None = None   # SPELL-05/07: the monster this Equip Spell is equipped to
+        self.equip_exits = 0             # that monster's field_exits when it was equipped
+        self.equip_pending = False       # equipped to a monster not yet on the field (e.g. a revival)
 
     @property
     def face_up(self) -> bool:
@@ -82,6 +88,9 @@ class Card:
         self.position_changed_turn = self.attacked_turn = 0
         self.summon_method = None
         self.controller = self.owner
+        self.field_exits += 1
+        self.equipped_to = None
+        self.equip_pending = False
 
     def __repr__(self) -> str:
         return f"<Card {self.id} {self.facts.name} {self.zone} {self.position}>"
@@ -93,12 +102,13 @@ class Side:
     __slots__ = ("lp", "deck", "hand", "mzone", "szone", "fzone", "gy", "banished", "extra",
                  "normal_summon_turn", "pendulum_summon_turn", "registered", "side_deck")
 
-    def __init__(self, lp: int) -> None:
+    def __init__(self, lp: int, spell_trap_zones: int = SPELL_TRAP_ZONES) -> None:
         self.lp = lp
         self.deck: list[str] = []        # index 0 is the top (ZONE-11)
         self.hand: list[str] = []
         self.mzone: list[str | None] = [None] * MAIN_MONSTER_ZONES
-        self.szone: list[str | None] = [None] * SPELL_TRAP_ZONES
+        # 5 S/T zones; under Master Rule 3 two more, 5 and 6, are the separate Pendulum Zones (CONF-09)
+        self.szone: list[str | None] = [None] * spell_trap_zones
         self.fzone: str | None = None
         self.gy: list[str] = []          # in order, newest last (ZONE-13)
         self.banished: list[str] = []
@@ -174,10 +184,15 @@ class DuelState:
         self.normal_draw_done = False                # TURN-02
         self.deck_order_known = True                 # False when folding a view: orders are hidden
         self.chain: list[ChainLink] = []
+        self.resolving = False                         # a chain is resolving: from its first link to chain_ended
         self.to_leave: list[str] = []                  # cards that must leave once the chain ends
         self.attack: Attack | None = None
         self.summon_window: str | None = None          # a summon just attempted (SUM-03)
         self.pendulum_summon_open = False              # one Pendulum Summon, many monsters
+        self.summon_group: list[str] = []              # the monsters of the summon now attempted (PEND-04)
+        self.material_moves: list[list] = []           # materials moved just before their summon:
+                                                       # [id, zone, controller, face_up, level, tuner,
+                                                       #  token, link rating] as they were (summon.py)
         self.last_kind = ""                            # kind of the last event applied
         self.must_lose: dict[int, str] = {}            # player -> reason (WIN-01/02)
         self.ended = False
@@ -186,6 +201,14 @@ class DuelState:
         self.overrides: list[Override] = []
         self.violations: list[Violation] | None = None  # collected when auditing, else None
         self.token_count = 0
+
+    def use_ruleset(self, name: str) -> None:
+        """Name the rule set and shape both sides for it: under MR3 a side has 7 S/T slots, the
+        last two being the separate Pendulum Zones (CONF-09; rules/zones.py)."""
+        self.ruleset = name
+        count = RULESETS[name].spell_trap_zone_count
+        for side in self.sides:
+            side.szone = (side.szone + [None] * count)[:count]
 
     # -- lookups -------------------------------------------------------------------------------
 
@@ -262,7 +285,8 @@ class DuelState:
     _SCALARS = ("index", "started", "ruleset", "starting_lp", "hand_size", "first_player", "players",
                 "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
                 "normal_draw_done", "deck_order_known", "to_leave", "summon_window", "pendulum_summon_open", "last_kind",
-                "ended", "winner", "end_reason", "token_count", "emz")
+                "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
+                "resolving")
 
     def to_data(self) -> dict:
         """The whole state as plain data; ``from_data`` rebuilds it with the same card facts."""
@@ -285,6 +309,8 @@ class DuelState:
             setattr(state, name, tuple(value) if name == "players" else value)
         for row in data["cards"]:
             card = Card.__new__(Card)
+            for slot, value in _CARD_DEFAULTS.items():     # slots a snapshot from before them lacks
+                setattr(card, slot, value)
             for slot, value in zip(Card.__slots__, row):
                 setattr(card, slot, value)
             card.facts = cards[card.code]
@@ -299,6 +325,10 @@ class DuelState:
         state.must_lose = {p: r for p, r in data["must_lose"]}
         state.overrides = [Override(i, rule, msg, Cite(card, effect)) for i, rule, msg, card, effect in data["overrides"]]
         return state
+
+
+#: Card slots added after snapshots were first stored, with the value an old snapshot implies.
+_CARD_DEFAULTS = {"field_exits": 0, "equipped_to": None, "equip_exits": 0, "equip_pending": False}
 
 
 def _plain(value):

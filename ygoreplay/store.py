@@ -40,7 +40,7 @@ ENV_VAR = "YGOREPLAY_STORE"
 HEADER_TOPIC = "ygoreplay:duel"
 SNAPSHOT_TOPIC = "ygoreplay:snapshot"
 FORMAT = 1
-SNAPSHOT_EVERY = 64
+SNAPSHOT_EVERY = 32
 _GENESIS = b"\x00" * 32
 
 
@@ -147,12 +147,15 @@ class Store:
     def __init__(self, url: str | None = None, cards: CardDB | None = None) -> None:
         env, self.name = _environment(url)
         self.cards = cards or CardDB.classic()
-        try:
-            self.factory = InfrastructureFactory.construct(env)
-            self.events: ApplicationRecorder = self.factory.application_recorder()
-            self.snapshots = self.factory.aggregate_recorder("snapshots")
-        except (PersistenceError, OSError, ImportError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot open the store {self.name}: {exc}") from None
+        for attempt in range(3):       # concurrent first opens race to create the same tables
+            try:
+                self.factory = InfrastructureFactory.construct(env)
+                self.events: ApplicationRecorder = self.factory.application_recorder()
+                self.snapshots = self.factory.aggregate_recorder("snapshots")
+                break
+            except (PersistenceError, OSError, ImportError, sqlite3.Error) as exc:
+                if attempt == 2 or "concurrently" not in str(exc):
+                    raise StoreError(f"cannot open the store {self.name}: {exc}") from None
         self._live: dict[str, History] = {}     # duel id -> the fold at its head, for appends
         self._head_hash: dict[str, bytes] = {}
 
@@ -321,13 +324,17 @@ class Store:
         """The state after the first ``position`` events (all when None), from the nearest snapshot."""
         if position is None:
             return self._head(duel_id)[0].state.copy()
-        last = self.events.select_events(duel_id, desc=True, limit=1)
-        if not last:
-            raise StoreError(f"no duel {duel_id!r} in {self.name}")
-        if not 0 <= position <= last[0].originator_version:
-            raise StoreError(f"duel {duel_id} has {last[0].originator_version} events: "
-                             f"a position is 0..{last[0].originator_version}, not {position}")
-        return self._history(duel_id, position).state
+        history = self._history(duel_id, max(position, 0)) if position >= 0 else None
+        if history is None or history.position != position or (position == 0 and not self._exists(duel_id)):
+            last = self.events.select_events(duel_id, desc=True, limit=1)    # only to say what is wrong
+            if not last:
+                raise StoreError(f"no duel {duel_id!r} in {self.name}")
+            length = last[0].originator_version
+            raise StoreError(f"duel {duel_id} has {length} events: a position is 0..{length}, not {position}")
+        return history.state
+
+    def _exists(self, duel_id: str) -> bool:
+        return bool(self.events.select_events(duel_id, lte=0))
 
     def _history(self, duel_id: str, position: int) -> History:
         """The fold after ``position`` events: nearest snapshot at or before it, then the rest."""

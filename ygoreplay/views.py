@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 import msgpack
 
-from .cards import HIDDEN_CARD, CardDB
+from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
     BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, CardsDrawn, DeckRegistered,
     DeckShuffled, Event, PositionSetUp)
@@ -113,6 +113,11 @@ def _redact_event(event: Event, index: int, before: DuelState, view: str, me: in
     return event
 
 
+#: The order ``rules.setup._Builder`` creates a set-up side's cards in (an Xyz monster before its
+#: materials), so the n-th card spec is the n-th new card.
+_SETUP_ORDER = (DECK, HAND, GY, BANISHED, EXTRA, MZONE, SZONE, FZONE)
+
+
 def _mask_new_cards(event: Event, index: int, key: bytes, state: DuelState, new: list[str],
                     view: str, me: int | None, known: set[str], out: Redaction) -> Event:
     """Mask the passcodes of cards an event creates that the view may not see."""
@@ -121,14 +126,19 @@ def _mask_new_cards(event: Event, index: int, key: bytes, state: DuelState, new:
             known.update(new)
             out.codes.update(event.main, event.extra, event.side)
             return event
+        # The masked decklist is the deck's hidden order until a shuffle: commit to it too.
+        decklist = [list(event.main), list(event.extra), list(event.side)]
+        out.commitments.append([index, event.player, commitment(key, index, event.player, decklist)])
         return dataclasses.replace(event, main=(0,) * len(event.main), extra=(0,) * len(event.extra),
                                    side=(0,) * len(event.side))
     if isinstance(event, PositionSetUp):
         ids = iter(new)
         sides = []
         for player, side in enumerate(event.sides):
-            masked = {}
-            for zone, value in side.items():
+            masked = dict(side)
+            # Cards get their ids in the order the rules create them, whatever the keys' order.
+            for zone in sorted(side, key=lambda z: _SETUP_ORDER.index(z) if z in _SETUP_ORDER else -1):
+                value = side[zone]
                 if zone == "lp":
                     masked[zone] = value
                 elif isinstance(value, list):
@@ -171,12 +181,39 @@ def view_cards(cards: CardDB, codes: set[int]) -> CardDB:
     return cards.subset(c for c in codes if c in cards and c != 0)
 
 
+#: Stand-ins for the hidden cards of a view's set-up position, so the rules can place them (a
+#: face-down monster must be a monster, a Set Field Spell a Field Spell); hidden again once placed.
+_STAND_INS = {
+    MZONE: CardFacts(code=0x7FFFFFF0, name=HIDDEN_NAME, type=int(CardType.MONSTER | CardType.FUSION)),
+    EXTRA: CardFacts(code=0x7FFFFFF0, name=HIDDEN_NAME, type=int(CardType.MONSTER | CardType.FUSION)),
+    FZONE: CardFacts(code=0x7FFFFFF1, name=HIDDEN_NAME, type=int(CardType.SPELL | CardType.FIELD)),
+}
+
+
+def _with_stand_ins(event: PositionSetUp) -> PositionSetUp:
+    def stand_in(spec: Any, zone: str) -> Any:
+        if isinstance(spec, dict) and spec.get("code") == 0:
+            return {**spec, "code": _STAND_INS[zone].code}
+        return spec
+
+    sides = []
+    for side in event.sides:
+        side = dict(side)
+        for zone in (MZONE, EXTRA):
+            if isinstance(side.get(zone), list):
+                side[zone] = [stand_in(spec, zone) for spec in side[zone]]
+        if FZONE in side:
+            side[FZONE] = stand_in(side[FZONE], FZONE)
+        sides.append(side)
+    return dataclasses.replace(event, sides=tuple(sides))
+
+
 class ViewReplay:
     """Folds a view's events: disclosures give cards their identity at the event that shows them."""
 
     def __init__(self, events: list[Event], cards: CardDB, disclosures: list[list]) -> None:
         self.events = events
-        self.cards = cards.merged(CardDB([HIDDEN_CARD]))
+        self.cards = cards.merged(CardDB([HIDDEN_CARD, *{f.code: f for f in _STAND_INS.values()}.values()]))
         self.by_index: dict[int, list[tuple[str, int]]] = {}
         for index, card_id, code in disclosures:
             self.by_index.setdefault(index, []).append((card_id, code))
@@ -191,7 +228,13 @@ class ViewReplay:
                     card.code, card.facts = code, self.cards[code]
             if not after:
                 yield index, event, history.state
-            history.append(event)
+            if isinstance(event, PositionSetUp):
+                history.append(_with_stand_ins(event))
+                for card in history.state.cards.values():
+                    if card.code in (_STAND_INS[MZONE].code, _STAND_INS[FZONE].code):
+                        card.code, card.facts = 0, self.cards[0]
+            else:
+                history.append(event)
             history.state.deck_order_known = False
             if after:
                 yield index, event, history.state

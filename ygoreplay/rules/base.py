@@ -134,11 +134,13 @@ def put(state: DuelState, card: Card, zone: str, controller: int, index: int | N
         else:
             side.fzone = card.id
         return
+    if zone == HAND:                               # a hand is a player's, whoever owns the card
+        card.controller = controller
+        state.sides[controller].hand.append(card.id)
+        return
     card.controller = card.owner
     side = state.sides[card.owner]
-    if zone == HAND:
-        side.hand.append(card.id)
-    elif zone == DECK:
+    if zone == DECK:
         side.deck.insert(0 if index is None else min(index, len(side.deck)), card.id)
     elif zone == GY:
         side.gy.append(card.id)

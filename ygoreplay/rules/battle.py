@@ -25,8 +25,9 @@ def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
     if state.phase != "battle" or state.step != "battle":
         where = f"{state.step} step" if state.phase == "battle" else phase_name(state.phase)
         fail(state, ev, "BATTLE-02", f"attacks are declared in the Battle Step, not the {where}")
-    if state.attack is not None:
-        fail(state, ev, "BATTLE-02", f"the attack of {state.attack.attacker} is not over yet")
+    previous = state.attack
+    if previous is not None and _on_field(state, previous.attacker):   # a removed attacker's attack is over
+        fail(state, ev, "BATTLE-02", f"the attack of {previous.attacker} is not over yet")
     if state.chain:
         fail(state, ev, "CHAIN-10", "an attack is declared with no chain open; it is not an activation")
     if attacker.position != ATTACK:
@@ -52,7 +53,7 @@ def attack_retargeted(state: DuelState, ev: AttackRetargeted) -> None:
     attack = _current_attack(state, ev)
     if ev.target is not None:
         get_card(state, ev, ev.target)
-    defender = 1 - state.cards[attack.attacker].controller
+    defender = 1 - state.turn_player
     now = frozenset(c.id for c in state.monsters(defender))
     if now == attack.defender_monsters:
         fail(state, ev, "BATTLE-06", "a replay happens only when the opponent's monsters have changed since the attack was declared")
@@ -63,10 +64,15 @@ def attack_retargeted(state: DuelState, ev: AttackRetargeted) -> None:
 
 def attack_cancelled(state: DuelState, ev: AttackCancelled) -> None:
     attack = _current_attack(state, ev)
-    defender = 1 - state.cards[attack.attacker].controller
+    defender = 1 - state.turn_player
     if ev.cause is None and frozenset(c.id for c in state.monsters(defender)) == attack.defender_monsters:
         fail(state, ev, "BATTLE-06", "without an effect, an attack is cancelled only in a replay, after the opponent's monsters changed")
     state.attack = None
+
+
+def _on_field(state: DuelState, card_id: str) -> bool:
+    card = state.cards.get(card_id)
+    return card is not None and card.zone == MZONE
 
 
 def _current_attack(state: DuelState, ev: Event) -> Attack:

@@ -5,8 +5,8 @@ from ..events import BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, SZON
 from ..state import Card, ChainLink, DuelState
 from .base import fail, get_card, impossible, player_of, put, send_from_field, take
 from .spell_trap import (
-    LEAVES_AFTER_RESOLVING, check_card_activation, effect_timing_problem, place_activated_card,
-    speed_of_effect)
+    LEAVES_AFTER_RESOLVING, bind_equip, check_card_activation, check_equips, effect_timing_problem,
+    place_activated_card, settle_equips, speed_of_effect)
 
 _TRIGGERS = frozenset(("trigger", "flip"))
 
@@ -32,12 +32,15 @@ def activated(state: DuelState, ev: Activated) -> None:
     if ev.speed is not None and ev.speed != speed:
         fail(state, ev, "CHAIN-01", f"this activation is Spell Speed {speed}, not {ev.speed}")
     _check_chaining(state, ev, speed)
+    paid_to = {c.card: c.to for c in ev.costs if c.card is not None}   # costs are paid first
     for t in targets:
-        if t.zone in (HAND, DECK) or (t.zone == EXTRA and t.position != FACEUP):
-            fail(state, ev, "TERM-05", f"{t.id} is in a hidden zone ({t.zone}) and cannot be targeted")
+        zone = paid_to.get(t.id, t.zone)
+        if zone in (HAND, DECK) or (zone == EXTRA and (t.id in paid_to or t.position != FACEUP)):
+            fail(state, ev, "TERM-05", f"{t.id} is in a hidden zone ({zone}) and cannot be targeted")
     lp_cost = sum(c.lp for c in ev.costs)
     if lp_cost > state.sides[player].lp:
         fail(state, ev, "CHAIN-11", f"player {player} has {state.sides[player].lp} LP and cannot pay a cost of {lp_cost} LP")
+    stranded = check_equips(state, ev)             # SPELL-07
     # -- all checks done: change the state ------------------------------------------------------
     for cost in ev.costs:                          # CHAIN-11: costs are paid as part of activation
         if cost.card is None:
@@ -51,6 +54,7 @@ def activated(state: DuelState, ev: Activated) -> None:
             state.to_leave.append(card.id)
     state.chain.append(ChainLink(len(state.chain) + 1, player, card.id, speed, effect_type,
                                  ev.targets, ev.simultaneous, effect_type is None))
+    settle_equips(state, stranded)
 
 
 def _check_chaining(state: DuelState, ev: Activated, speed: int) -> None:
@@ -90,6 +94,8 @@ def move_card(state: DuelState, card: Card, zone: str) -> None:
     else:
         take(state, card)
         put(state, card, zone, card.owner, position=FACEUP if zone in (BANISHED, EXTRA) else None)
+    if zone in (HAND, DECK, EXTRA):
+        card.properly_summoned = False             # SPS-14: back to the hand or Deck, a new card
 
 
 def _pop_link(state: DuelState, ev: ChainLinkResolved | ChainLinkNegated) -> ChainLink:
@@ -100,11 +106,18 @@ def _pop_link(state: DuelState, ev: ChainLinkResolved | ChainLinkNegated) -> Cha
         if not 1 <= ev.link <= len(chain):
             impossible(state, ev, "LOG-07", f"the chain has no link {ev.link}")
         fail(state, ev, "CHAIN-05", f"a chain resolves in reverse order: Chain Link {len(chain)} resolves before link {ev.link}")
-    return chain.pop(ev.link - 1)
+    stranded = check_equips(state, ev)             # SPELL-07, before anything changes
+    link = chain.pop(ev.link - 1)
+    state.resolving = True
+    settle_equips(state, stranded)
+    return link
 
 
 def chain_link_resolved(state: DuelState, ev: ChainLinkResolved) -> None:
-    _pop_link(state, ev)
+    link = _pop_link(state, ev)
+    card = state.cards.get(link.card)
+    if link.is_card_activation and card is not None:
+        bind_equip(state, card, link.targets)      # SPELL-05: an Equip Spell equips its target
 
 
 def chain_link_negated(state: DuelState, ev: ChainLinkNegated) -> None:
@@ -123,6 +136,9 @@ def chain_ended(state: DuelState, ev: ChainEnded) -> None:
         if card is not None and card.zone in (SZONE, FZONE) and card.face_up:
             rule = "TRAP-04" if card.facts.is_trap else "SPELL-04"
             fail(state, ev, rule, f"{card.name} ({card_id}) must leave the field for the GY once resolved or negated")
+    stranded = check_equips(state, ev)             # SPELL-07 (and an equip whose monster never came)
     state.chain.clear()
     state.to_leave.clear()
     state.summon_window = None
+    state.resolving = False
+    settle_equips(state, stranded)

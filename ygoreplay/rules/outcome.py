@@ -4,6 +4,9 @@ The engine does not read card text, so what an effect did is a fact of the recor
 checks what the basic rules say about any move: piles belong to the owner (CTRL-03), Pendulums
 go to the Extra Deck (PEND-05), battle destruction is what damage calculation decided
 (BATTLE-14), battle damage is what it computed (DMG-10), and LP are stated correctly (ZONE-14).
+A detached Xyz material goes to the GY (NIS-05), a Token is never face-down (TOKEN-02), a card back
+in the hand or Deck is no longer properly summoned (SPS-14), a ``material`` move belongs to the
+summon that follows it (summon.py), and a control change keeps what the card is (CTRL-02).
 """
 from __future__ import annotations
 
@@ -13,7 +16,9 @@ from ..events import (
     LifePointsChanged, Loc, StatsChanged)
 from ..state import Card, DuelState
 from .base import ON_FIELD, fail, get_card, impossible, player_of, put, take, vanish
-from .zones import check_monster_zone
+from .spell_trap import check_equips, in_chain, settle_equips
+from .summon import note_material_move
+from .zones import check_monster_zone, check_spell_trap_zone, ruleset_of
 
 PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
 
@@ -30,6 +35,8 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     host = _check_destination(state, ev, card, to)      # impossible destinations first
     _check_move_rules(state, ev, card, to)
     # -- all checks done ----------------------------------------------------------------------
+    if ev.reason == "material":
+        note_material_move(state, card)                        # for the summon that follows
     if card.is_token and to.zone not in ON_FIELD:
         vanish(state, card)                                    # TOKEN-02
         return
@@ -40,6 +47,8 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
         host.materials.append(card.id)
         return
     put(state, card, to.zone, to.controller, to.index, position)
+    if to.zone in (HAND, DECK, EXTRA):
+        card.properly_summoned = False                         # SPS-14: a new card from now on
 
 
 def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> None:
@@ -60,6 +69,10 @@ def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> N
         fail(state, ev, "SUM-06", f"a Tribute is a monster on the field; {card.name} is in the {card.zone}")
     elif reason == "detached" and card.zone != OVERLAY:
         fail(state, ev, "XMAT-01", f"only an Xyz material is detached; {card.name} is in the {card.zone}")
+    elif reason == "detached" and to.zone != GY:
+        fail(state, ev, "NIS-05", f"a detached Xyz material goes to the GY, not the {to.zone}")
+    if card.is_token and to.zone == MZONE and ev.position in (SET, "facedown_attack"):
+        fail(state, ev, "TOKEN-02", f"a Token is only ever face-up ({card.name}, {card.id})")
 
 
 def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> Card | None:
@@ -73,11 +86,7 @@ def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> 
         if not card.facts.is_monster:
             fail(state, ev, "ZONE-03", f"{card.name} is not a monster and cannot be in a Monster Zone")
     elif to.zone == SZONE:
-        if to.index is None or not 0 <= to.index <= 4:
-            impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {to.index!r} does not exist (0-4)")
-        occupant = state.sides[to.controller].szone[to.index]
-        if occupant is not None:
-            impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {to.index} of player {to.controller} holds {occupant}")
+        check_spell_trap_zone(state, ev, to.controller, to.index, card)     # ZONE-08/09, CONF-09
     elif to.zone == FZONE:
         if state.sides[to.controller].fzone is not None:
             impossible(state, ev, "ZONE-10", f"player {to.controller}'s Field Zone is occupied")
@@ -120,20 +129,26 @@ def control_changed(state: DuelState, ev: ControlChanged) -> None:
     elif card.zone == FZONE:
         if state.sides[ev.to_player].fzone is not None:
             impossible(state, ev, "ZONE-10", f"player {ev.to_player}'s Field Zone is occupied")
-    elif not 0 <= ev.zone <= 4:
+    elif not 0 <= ev.zone < ruleset_of(state).spell_trap_zone_count:
         impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {ev.zone} does not exist (0-4)")
+    elif ev.zone >= 5 and not card.facts.is_pendulum:
+        impossible(state, ev, "ZONE-09", f"S/T index {ev.zone} is a Pendulum Zone: only a Pendulum card goes there")
     elif state.sides[ev.to_player].szone[ev.zone] is not None:
         impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {ev.zone} of player {ev.to_player} is occupied")
+    stranded = [] if in_chain(state) else check_equips(state, ev)    # SPELL-07
     zone, position = card.zone, card.position
     keep = (card.summoned_turn, card.summon_method, card.attacked_turn, card.position_changed_turn,
-            card.atk, card.defense, card.level, card.counters, card.properly_summoned)
+            card.atk, card.defense, card.level, card.counters, card.properly_summoned,
+            card.field_exits, card.equipped_to, card.equip_exits, card.equip_pending)
     materials = card.materials
     card.materials = []                         # they travel with it, not to the GY
     take(state, card)
     put(state, card, zone, ev.to_player, ev.zone, position)
     (card.summoned_turn, card.summon_method, card.attacked_turn, card.position_changed_turn,
-     card.atk, card.defense, card.level, card.counters, card.properly_summoned) = keep
-    card.materials = materials
+     card.atk, card.defense, card.level, card.counters, card.properly_summoned,
+     card.field_exits, card.equipped_to, card.equip_exits, card.equip_pending) = keep
+    card.materials = materials                  # CTRL-02: the same card, still equipped
+    settle_equips(state, stranded)
 
 
 def stats_changed(state: DuelState, ev: StatsChanged) -> None:
@@ -156,6 +171,10 @@ def counters_changed(state: DuelState, ev: CountersChanged) -> None:
         impossible(state, ev, "LOG-05", "a counter count is 0 or more")
     if card.zone not in ON_FIELD:
         fail(state, ev, "COUNTER-01", f"counters are placed on cards on the field; {card.name} is in the {card.zone}")
+    elif ev.count > card.counters.get(ev.counter, 0) and (ev.cause is None or ev.cause == card.id) and (
+            card.is_token or card.facts.is_normal_monster):
+        fail(state, ev, "COUNTER-01", f"{card.name} has no effect that places counters on it: a counter is placed on "
+             "it only by another card's effect (name it as the cause)")
     if ev.count:
         card.counters[ev.counter] = ev.count
     else:

@@ -1,7 +1,7 @@
 """Battle positions: manual changes (POS-07..09), changes by effect, Link monsters (LINK-05)."""
 from __future__ import annotations
 
-from ..events import ATTACK, DEFENSE, FACEDOWN_ATTACK, MZONE, SET, PositionChanged
+from ..events import ATTACK, DEFENSE, FACEDOWN_ATTACK, FACEUP, FZONE, MZONE, SET, SZONE, PositionChanged
 from ..state import DuelState
 from .base import fail, get_card, impossible, open_game_state, player_of
 from .summon import check_flip
@@ -11,9 +11,14 @@ FACE_DOWN = (SET, FACEDOWN_ATTACK)
 
 def position_changed(state: DuelState, ev: PositionChanged) -> None:
     card = get_card(state, ev, ev.card)
+    new = ev.position
+    if card.zone in (SZONE, FZONE):
+        _spell_trap_position(state, ev, card, new)
+        return
     if card.zone != MZONE:
         impossible(state, ev, "POS-01", f"{card.name} ({card.id}) is not in a Monster Zone")
-    new = ev.position
+    if new == FACEUP:
+        impossible(state, ev, "POS-01", f"{new!r} is not a battle position")
     if new == card.position:
         impossible(state, ev, "LOG-02", f"{card.name} is already in {new} position")
     if card.facts.is_link:
@@ -27,6 +32,18 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
     if ev.cause is None:
         card.position_changed_turn = state.turn
     state.summon_window = card.id if flip_summon else None   # a Flip Summon can be negated
+
+
+def _spell_trap_position(state: DuelState, ev: PositionChanged, card, new: str) -> None:
+    """A Spell/Trap turned face-down (or face-up without being activated): only by an effect."""
+    if new not in (FACEUP, SET) or new == card.position:
+        impossible(state, ev, "POS-01", f"{card.name} is in a Spell & Trap Zone: face-up or Set, not {new!r} again")
+    if ev.cause is None:
+        fail(state, ev, "SPELL-03", f"only an effect turns {card.name} {'face-down' if new == SET else 'face-up'} "
+             "without activating it")
+    card.position = new
+    if new == SET:
+        card.set_turn = state.turn                # Set again: it waits a turn like any Set card
 
 
 def _check_manual(state: DuelState, ev: PositionChanged, card, new: str) -> None:

@@ -37,13 +37,13 @@ def duel_started(state: DuelState, ev: DuelStarted) -> None:
     if ev.hand_size != 5:
         fail(state, ev, "SETUP-02", f"each player draws 5 cards to start, not {ev.hand_size}")
     state.started = True
-    state.ruleset = ev.ruleset
     state.starting_lp = ev.starting_lp
     state.hand_size = ev.hand_size
     state.first_player = ev.first_player
     state.turn_player = ev.first_player
     state.players = ev.players
     state.sides = [Side(ev.starting_lp), Side(ev.starting_lp)]
+    state.use_ruleset(ev.ruleset)          # MR3: separate Pendulum Zones, S/T 5 and 6 (CONF-09)
 
 
 def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
@@ -115,7 +115,7 @@ def position_set_up(state: DuelState, ev: PositionSetUp) -> None:
     # The board is built aside and taken over once complete, so a refused set-up leaves ``state`` as it was.
     board = DuelState(state.db)
     board.index = state.index
-    board.ruleset = ev.ruleset
+    board.use_ruleset(ev.ruleset)
     board.turn, board.turn_player, board.phase = ev.turn, ev.turn_player, ev.phase
     board.step = (ev.step or "start") if ev.phase == "battle" else None
     board.first_player = ev.first_player
@@ -173,8 +173,10 @@ class _Builder:
             if item is not None:
                 self.place_monster(player, index, item)
         szone = self.listed(spec, SZONE, player)
-        if len(szone) > 5:
-            self.bad("ZONE-08", f"player {player} lists {len(szone)} Spell & Trap Zones; there are 5")
+        ruleset = RULESETS[self.state.ruleset]
+        if len(szone) > ruleset.spell_trap_zone_count:
+            extra = " and 2 Pendulum Zones (5, 6)" if ruleset.separate_pendulum_zones else ""
+            self.bad("ZONE-08", f"player {player} lists {len(szone)} Spell & Trap Zones; there are 5{extra}")
         for index, item in enumerate(szone):
             if item is not None:
                 self.place_spell_trap(player, index, item)
@@ -280,9 +282,13 @@ class _Builder:
     def place_spell_trap(self, player: int, index: int, item: Any) -> None:
         card = self.card(item, player, SZONE)
         facts = card.facts
-        pendulum_zone = index in (0, 4) and facts.is_pendulum
+        zones = RULESETS[self.state.ruleset].pendulum_zones
+        pendulum_zone = index in zones and facts.is_pendulum
         if facts.is_monster and not pendulum_zone:
-            self.bad("ZONE-09", f"{card.name} is a monster: only a Pendulum in an outer zone (0 or 4) may be there")
+            where = "a separate Pendulum Zone" if zones == (5, 6) else "an outer zone"
+            self.bad("ZONE-09", f"{card.name} is a monster: only a Pendulum in {where} ({zones[0]} or {zones[1]}) may be there")
+        if index >= 5 and not facts.is_pendulum:
+            self.bad("ZONE-09", f"{card.name} is not a Pendulum card: S/T index {index} is a Pendulum Zone (MR-03)")
         if facts.spell_subtype == "field":
             self.bad("ZONE-10", f"{card.name} is a Field Spell: it goes in the Field Zone")
         card.position = card.position or (FACEUP if pendulum_zone else SET)

@@ -1,13 +1,15 @@
 """Setting and activating Spell and Trap cards (SPELL, TRAP, ZONE-08..10, PEND-01).
 
 Which Spells and Traps may be activated when, and where they go; the chain they join is
-``chain.py``'s business.
+``chain.py``'s business. Which S/T indexes are Pendulum Zones depends on the rule set
+(``zones.py``: 0 and 4 under the New Master Rule, the separate 5 and 6 under MR3).
 """
 from __future__ import annotations
 
-from ..events import FACEUP, FZONE, GY, HAND, SET, SZONE, Activated, Event, SpellTrapSet
+from ..events import FACEUP, FZONE, GY, HAND, MZONE, SET, SZONE, Activated, Event, SpellTrapSet
 from ..state import Card, DuelState
 from .base import fail, get_card, impossible, open_game_state, phase_name, player_of, put, take
+from .zones import check_spell_trap_zone, in_pendulum_zone, pendulum_zones, ruleset_of
 
 #: After resolution these go to the GY (SPELL-04, TRAP-04); the others stay on the field.
 LEAVES_AFTER_RESOLVING = frozenset(("normal", "quickplay", "ritual", "counter"))
@@ -18,7 +20,7 @@ def spell_trap_set(state: DuelState, ev: SpellTrapSet) -> None:
     card = get_card(state, ev, ev.card)
     facts = card.facts
     if not ev.field_zone:
-        _check_szone(state, ev, player, ev.zone)
+        _check_szone(state, ev, player, ev.zone, card)
     if card.zone != HAND or card.controller != player:
         fail(state, ev, "SPELL-03", f"{card.name} ({card.id}) is not in player {player}'s hand; a card is Set from the hand")
     if not (facts.is_spell or facts.is_trap):
@@ -31,23 +33,23 @@ def spell_trap_set(state: DuelState, ev: SpellTrapSet) -> None:
     if is_field != ev.field_zone:
         fail(state, ev, "ZONE-10", f"{card.name} {'is' if is_field else 'is not'} a Field Spell: "
              f"{'only the Field Zone' if is_field else 'not the Field Zone'}")
+    stranded = check_equips(state, ev)                     # SPELL-07
     if ev.field_zone and state.sides[player].fzone is not None:
         _replace_field_spell(state, player)
     take(state, card)
     put(state, card, FZONE if ev.field_zone else SZONE, player, ev.zone, SET)
     card.set_turn = state.turn
+    settle_equips(state, stranded)
 
 
-def _check_szone(state: DuelState, ev: Event, player: int, zone: int | None) -> None:
-    if zone is None or not 0 <= zone <= 4:
-        impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {zone!r} does not exist (0-4)")
-    occupant = state.sides[player].szone[zone]
-    if occupant is not None:
-        impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {zone} of player {player} holds {occupant} already")
+def _check_szone(state: DuelState, ev: Event, player: int, zone: int | None, card: Card | None = None) -> None:
+    check_spell_trap_zone(state, ev, player, zone, card)
 
 
 def _replace_field_spell(state: DuelState, player: int) -> None:
-    """SPELL-11: your old Field Spell is sent to the GY, neither destroyed nor sent by an effect."""
+    """SPELL-11: your old Field Spell is sent to the GY, neither destroyed nor sent by an effect;
+    the opponent's stays. The same under every rule set this program knows (MR3 and later:
+    CONF-03, ``RuleSet.field_spell_replacement``)."""
     old = state.cards[state.sides[player].fzone]
     take(state, old)
     put(state, old, GY, old.owner)
@@ -69,7 +71,7 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
     if not (scale or facts.is_spell or facts.is_trap):
         impossible(state, ev, "LOG-05", f"{card.name} is a monster: name the effect_type of the effect activated")
     if from_hand and facts.spell_subtype != "field":
-        _check_szone(state, ev, player, ev.zone)           # ZONE-08: it is placed in a free zone
+        _check_szone(state, ev, player, ev.zone, card)     # ZONE-08: it is placed in a free zone
     if card.controller != player:
         fail(state, ev, "CTRL-01", f"player {player} does not control {card.name}")
     if scale:
@@ -92,18 +94,39 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
         fail(state, ev, "SPELL-02", f"a {facts.spell_subtype} Spell is activated in your own Main Phase with an open game state: {why}")
     if from_hand and facts.spell_subtype == "field" and not ev.field_zone:
         fail(state, ev, "ZONE-10", f"{card.name} is a Field Spell and is activated in the Field Zone")
+    if facts.spell_subtype == "equip":
+        _check_equip_target(state, ev, card)
     return 1
 
 
+def _check_equip_target(state: DuelState, ev: Activated, card: Card) -> None:
+    """SPELL-05: an Equip Spell targets 1 monster when activated: face-up on the field (or, as the
+    card says, in the GY or banished). POS-02: a face-down monster cannot be equipped."""
+    if len(ev.targets) != 1:
+        fail(state, ev, "SPELL-05", f"{card.name} is an Equip Spell: its activation targets 1 monster, not {len(ev.targets)}")
+        return
+    target = state.cards.get(ev.targets[0])
+    if target is None or not target.facts.is_monster:
+        fail(state, ev, "SPELL-05", f"an Equip Spell targets a monster; {ev.targets[0]} is not one")
+    elif target.zone == MZONE and not target.face_up:
+        fail(state, ev, "SPELL-05", f"{target.name} is face-down: an Equip Spell equips only a face-up monster (POS-02)")
+    elif target.zone in (SZONE, FZONE, HAND):
+        fail(state, ev, "SPELL-05", f"{target.name} is in the {target.zone}: an Equip Spell targets a monster on the field "
+             "(or in the GY or banished, as the card says)")
+
 def _check_scale_activation(state: DuelState, ev: Activated, card: Card, player: int) -> None:
-    """PEND-01/ZONE-09: a Pendulum monster is activated as a Spell into an outer S/T zone."""
+    """PEND-01/ZONE-09: a Pendulum monster is activated as a Spell into a Pendulum Zone: the
+    outer S/T zones 0 and 4 under the New Master Rule, the separate zones 5 and 6 under MR3."""
     if card.zone != HAND:
         fail(state, ev, "PEND-01", f"{card.name} is activated as a Pendulum Scale from the hand (it cannot be Set)")
     why = open_game_state(state, player)
     if why and not state.chain:
         fail(state, ev, "SPELL-02", f"a Pendulum Scale is activated in your own Main Phase: {why}")
-    if ev.zone not in (0, 4):
-        fail(state, ev, "ZONE-09", f"Pendulum Zones are the outer S/T zones 0 and 4, not {ev.zone}")
+    left, right = pendulum_zones(state)
+    if ev.zone not in (left, right):
+        where = ("the separate zones 5 and 6 (MR-03)" if ruleset_of(state).separate_pendulum_zones
+                 else "the outer S/T zones 0 and 4")
+        fail(state, ev, "ZONE-09", f"Pendulum Zones are {where}, not {ev.zone} ({ruleset_of(state).title})")
 
 
 def place_activated_card(state: DuelState, ev: Activated, card: Card, player: int) -> None:
@@ -128,7 +151,7 @@ def effect_timing_problem(state: DuelState, card: Card, player: int, effect_type
         if why:
             return ("EFF-02" if effect_type == "ignition" else "PEND-02",
                     f"an {effect_type} effect is activated in your own Main Phase with an open game state: {why}")
-    if effect_type == "pendulum" and not (card.zone == SZONE and card.facts.is_pendulum and card.face_up):
+    if effect_type == "pendulum" and not (in_pendulum_zone(state, card) and card.face_up):
         return "PEND-02", f"{card.name}'s Pendulum Effect is used only while it is in a Pendulum Zone"
     if effect_type == "continuous" and not (card.zone in (SZONE, FZONE) and card.face_up):
         return "SPELL-10", f"{card.name} applies its effects only while face-up in its zone"
@@ -146,3 +169,75 @@ def speed_of_effect(card: Card, effect_type: str) -> int:
 
 def phase_label(state: DuelState) -> str:
     return phase_name(state.phase)
+
+
+# -- equip cards follow their monster (SPELL-05/07) ------------------------------------------------
+
+def bind_equip(state: DuelState, card: Card, targets: tuple[str, ...]) -> None:
+    """SPELL-05: an Equip Spell whose activation resolves is equipped to the monster it targeted.
+
+    The monster may not be on the field yet (an equip that revives it, like Premature Burial):
+    the equip then waits for it, until the chain ends."""
+    if card.facts.spell_subtype != "equip" or card.zone != SZONE or not card.face_up or len(targets) != 1:
+        return
+    target = state.cards.get(targets[0])
+    if target is None or not target.facts.is_monster:
+        return
+    card.equipped_to = target.id
+    card.equip_exits = target.field_exits
+    card.equip_pending = target.zone != MZONE
+
+
+def _equip_problem(state: DuelState, equip: Card, chain_over: bool) -> str | None:
+    """Why ``equip`` must already have left the field (SPELL-07), or None."""
+    target = state.cards.get(equip.equipped_to or "")
+    if target is None or target.field_exits != equip.equip_exits:
+        name = target.name if target is not None else equip.equipped_to
+        return f"the monster it equipped, {name}, has left the field"
+    if target.zone != MZONE:
+        if equip.equip_pending and not chain_over:
+            return None                         # still to arrive while its chain resolves
+        return f"{target.name}, the monster it was to equip, is not on the field"
+    if not target.face_up:
+        return f"the monster it equips, {target.name}, is face-down"
+    return None
+
+
+def check_equips(state: DuelState, ev: Event) -> list[Card]:
+    """SPELL-07: an Equip Spell whose monster left the field or turned face-down goes to the GY at
+    once, as a rule (not destroyed by its own effect): the record moves it before the next event
+    that ends a step of play (a summon, an activation, a chain link resolving, the chain ending).
+    Returns the equips found stranded; ``settle_equips`` forgets them once the event is applied."""
+    chain_over = ev.kind == "chain_ended"
+    stranded = []
+    for side in state.sides:
+        for card_id in side.szone:
+            equip = state.cards.get(card_id) if card_id is not None else None
+            if equip is None or equip.equipped_to is None:
+                continue
+            problem = _equip_problem(state, equip, chain_over)
+            if problem:
+                fail(state, ev, "SPELL-07", f"{equip.name} ({equip.id}) must go to the GY: {problem} "
+                     "(record its card_moved before this event)")
+                stranded.append(equip)
+    return stranded
+
+
+def settle_equips(state: DuelState, stranded: list[Card]) -> None:
+    """After an event is applied: stranded equips are reported once; a waiting equip whose
+    monster has arrived is equipped to it now."""
+    for equip in stranded:
+        equip.equipped_to = None
+        equip.equip_pending = False
+    for side in state.sides:
+        for card_id in side.szone:
+            equip = state.cards.get(card_id) if card_id is not None else None
+            if equip is not None and equip.equip_pending and equip.equipped_to is not None:
+                target = state.cards.get(equip.equipped_to)
+                if target is not None and target.zone == MZONE and target.field_exits == equip.equip_exits:
+                    equip.equip_pending = False
+
+
+def in_chain(state: DuelState) -> bool:
+    """A chain is being built or resolved (from its first activation to chain_ended)."""
+    return bool(state.chain) or state.resolving

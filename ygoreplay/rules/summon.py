@@ -1,13 +1,44 @@
-"""Normal Summons and Sets with Tributes, Flip Summons, Special Summons, tokens (SUM, SPS, TOKEN)."""
+"""Normal Summons and Sets with Tributes, Flip Summons, Special Summons, tokens (SUM, SPS, TOKEN).
+
+Special Summons (RULES.md §12) by each method of ``SpecialSummoned.method``:
+
+* ``inherent`` (SPS-07): by the monster's own condition, in your Main Phase with an open game state;
+* ``effect`` (SPS-10..15): by a resolving effect; a monster with a summoning condition must first
+  have been properly summoned before an effect brings it back from the GY or banishment (SPS-12),
+  and comes from the hand or Deck only by an effect that ignores its conditions (SPS-15, cite it);
+* ``ritual`` (RIT-01/02): from the hand, by a Ritual Spell (the ``cause``) Tributing monsters from
+  your hand or field whose Levels total at least the Ritual monster's (CONF-19);
+* ``fusion`` (FUS-01/02): from the Extra Deck, by a resolving effect (the ``cause``), 2 or more
+  materials to the GY from your hand or field;
+* ``synchro`` (SYN-01, CARD-07): from the Extra Deck, exactly 1 face-up Tuner and 1 or more face-up
+  non-Tuners you control, Levels summing exactly to the Synchro monster's;
+* ``xyz`` (XYZ-01/02/03): from the Extra Deck, 2 or more face-up monsters you control of the Level
+  equal to the Rank, no Tokens; they are attached as materials (XMAT-01/02), not sent;
+* ``pendulum`` (PEND-03/06, SPS-02): from the hand and the face-up Extra Deck, Levels strictly
+  between the Scales of both Pendulum Zones, once per turn (several monsters are consecutive
+  events), to the zones ZONE-07 allows;
+* ``link`` (LINK-01..05): from the Extra Deck, face-up materials you control (Tokens too), each
+  counting 1 or (a Link monster) its Link rating, some combination totalling the Link rating.
+
+Materials are those listed in the event plus those a ``card_moved`` with reason ``material`` moved
+just before it (EDOPro records materials that go elsewhere than the GY that way). The engine does
+not read card text: printed material lists ("Dark Magician + Buster Blader") are taken as recorded;
+what the basic rules say about every material is checked. A negated summon (SUM-03, SYN-04,
+XYZ-04, PEND-04) sends the monsters to the GY and does not count as properly summoned.
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from ..cards import CardType
 from ..events import (
-    ATTACK, DEFENSE, EXTRA, FACEUP, GY, HAND, MZONE, OVERLAY, SET, Event, FlipSummoned,
+    ATTACK, DECK, DEFENSE, EXTRA, FACEUP, GY, HAND, MZONE, OVERLAY, SET, Event, FlipSummoned,
     MonsterSet, NormalSummoned, SpecialSummoned, SummonNegated, TokenCreated)
 from ..state import Card, DuelState
 from .base import (
     fail, get_card, impossible, open_game_state, player_of, put, send_from_field, take)
-from .zones import check_monster_zone
+from .spell_trap import check_equips, in_chain, settle_equips
+from .zones import check_monster_zone, pendulum_zones, ruleset_of, scales
 
 #: A summon by its printed procedure makes a monster "properly summoned" (SPS-12, TERM-13).
 PROPER_METHODS = frozenset(("inherent", "ritual", "fusion", "synchro", "xyz", "pendulum", "link"))
@@ -27,6 +58,10 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
         fail(state, ev, "SUM-01", f"{card.name} ({card.id}) is not in player {player}'s hand; a {what} comes from the hand")
     if not card.facts.is_monster or card.facts.is_extra_deck or card.is_token:
         fail(state, ev, "SUM-01", f"{card.name} cannot be Normal Summoned or Set: only Main Deck monsters can")
+    elif has_summoning_condition(card):
+        kind = "a Ritual monster" if card.facts.is_ritual else "a monster that cannot be Normal Summoned"
+        fail(state, ev, "SPS-13", f"{card.name} is {kind}: it can only be Special Summoned its own way, never Normal "
+             f"Summoned or Set")
     why = open_game_state(state, player)
     if why:
         rule = "TURN-06" if state.phase == "battle" else "SUM-01"
@@ -49,6 +84,7 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     check_monster_zone(state, ev, player, card, ev.zone, frozenset(ev.tributes))
     if position == DEFENSE:
         fail(state, ev, "SUM-09", "a Normal Summon is face-up Attack; face-up Defense needs an effect that allows it")
+    stranded = _check_equips(state, ev)
     for t in tributes:
         send_from_field(state, t, GY)
     take(state, card)
@@ -59,6 +95,8 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     side.normal_summon_turn = state.turn
     # SUM-02/03: a Set is not a "Summon", so there is nothing to negate (SPS-11 refuses it).
     state.summon_window = None if position == SET else card.id
+    state.summon_group = [] if position == SET else [card.id]
+    settle_equips(state, stranded)
 
 
 def normal_summoned(state: DuelState, ev: NormalSummoned) -> None:
@@ -75,9 +113,17 @@ def flip_summoned(state: DuelState, ev: FlipSummoned) -> None:
     if card.zone != MZONE or card.controller != player:
         impossible(state, ev, "SUM-10", f"{card.id} is not a monster player {player} controls on the field")
     check_flip(state, ev, card, player)
+    stranded = _check_equips(state, ev)
     card.position = ATTACK
     card.position_changed_turn = state.turn
     state.summon_window = card.id
+    state.summon_group = [card.id]
+    settle_equips(state, stranded)
+
+
+def _check_equips(state: DuelState, ev: Event) -> list[Card]:
+    """SPELL-07 at a summon made outside a chain (inside one, the chain's own events check it)."""
+    return [] if in_chain(state) else check_equips(state, ev)
 
 
 def check_flip(state: DuelState, ev: Event, card: Card, player: int) -> None:
@@ -93,39 +139,111 @@ def check_flip(state: DuelState, ev: Event, card: Card, player: int) -> None:
         fail(state, ev, "SUM-11", f"{card.name} has already changed its battle position this turn")
 
 
+
+# -- Special Summons ------------------------------------------------------------------------------
+
+#: The procedures that summon from the Extra Deck: the card kind each needs and the rule that says so.
+_EXTRA_PROCEDURES = {"fusion": ("is_fusion", "Fusion", "FUS-02"), "synchro": ("is_synchro", "Synchro", "SYN-01"),
+                     "xyz": ("is_xyz", "Xyz", "XYZ-01"), "link": ("is_link", "Link", "LINK-01")}
+_SPSUMMON = int(CardType.SPSUMMON)
+
+
+def has_summoning_condition(card: Card) -> bool:
+    """SPS-12/13: Fusion, Synchro, Xyz and Link monsters, Ritual monsters, and monsters that
+    cannot be Normal Summoned (``cards.cdb``'s SPSUMMON bit) have a summoning condition."""
+    facts = card.facts
+    return facts.is_extra_deck or facts.is_ritual or bool(facts.type & _SPSUMMON)
+
+
+@dataclass(frozen=True, slots=True)
+class Material:
+    """A material as it was when the summon took it: where, whose, face-up, Level, Tuner, Token, Link rating."""
+
+    id: str
+    name: str
+    zone: str
+    controller: int
+    face_up: bool
+    level: int | None
+    tuner: bool
+    token: bool
+    link_rating: int | None
+
+    @classmethod
+    def of(cls, card: Card) -> "Material":
+        return cls(card.id, card.name, card.zone, card.controller, card.face_up, card.current_level,
+                   card.facts.is_tuner, card.is_token, card.facts.link_rating)
+
+    def row(self) -> list:
+        return [self.id, self.name, self.zone, self.controller, self.face_up, self.level, self.tuner,
+                self.token, self.link_rating]
+
+
+def note_material_move(state: DuelState, card: Card) -> None:
+    """A card moved for a summon that follows (card_moved, reason "material"), as EDOPro records
+    materials that go somewhere else than the GY: remember it as it was, for that summon."""
+    if state.last_kind != "card_moved":
+        state.material_moves = []             # only the moves right before a summon belong to it
+    state.material_moves = [*state.material_moves, Material.of(card).row()]
+
+
+def _moved_materials(state: DuelState, listed: list[str]) -> list[Material]:
+    """Materials moved by card_moved events right before this summon (not also listed)."""
+    if state.last_kind != "card_moved":
+        return []
+    seen = set(listed)
+    out = []
+    for row in state.material_moves:
+        if row[0] not in seen:
+            seen.add(row[0])
+            out.append(Material(*row))
+    return out
+
+
 def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     player = player_of(state, ev)
     card = get_card(state, ev, ev.card)
     method = ev.method
+    # What cannot be applied at all is refused first, so a cited refusal records no override.
     if card.zone == MZONE:
         impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is already on the field")
+    if len(set(ev.materials)) != len(ev.materials) or ev.card in ev.materials:
+        impossible(state, ev, "LOG-04", "a material is listed twice, or the summoned monster is its own material")
+    listed = [get_card(state, ev, m) for m in ev.materials]
     if not card.facts.is_monster:
         fail(state, ev, "SPS-01", f"{card.name} is not a monster")
-    if card.facts.is_extra_deck and card.zone != EXTRA and not card.properly_summoned:
-        fail(state, ev, "SPS-12", f"{card.name} must first be properly summoned before an effect can Special Summon it from the {card.zone}")
+    _check_source(state, ev, card, player, method)
     if method == "inherent" or method == "pendulum":
         why = open_game_state(state, player)
         if why:
             rule = "SPS-07" if method == "inherent" else "PEND-03"
             fail(state, ev, rule, f"an {method} Special Summon needs an open game state in your own Main Phase: {why}")
+    elif method in ("synchro", "xyz", "link") and ev.cause is None:
+        why = open_game_state(state, player)
+        if why:
+            rule = _EXTRA_PROCEDURES[method][2]
+            fail(state, ev, rule, f"a {method.capitalize()} Summon is made in your own Main Phase with an open game "
+                 f"state, unless a resolving effect makes it (name it as the cause): {why}")
     if method == "pendulum":
         _check_pendulum(state, ev, card, player)
-    if len(set(ev.materials)) != len(ev.materials) or ev.card in ev.materials:
-        impossible(state, ev, "LOG-04", "a material is listed twice, or the summoned monster is its own material")
-    materials = [get_card(state, ev, m) for m in ev.materials]
-    check_monster_zone(state, ev, player, card, ev.zone,
-                       frozenset(m.id for m in materials if m.zone == MZONE))
+    check_monster_zone(state, ev, player, card, ev.zone, frozenset(m.id for m in listed if m.zone == MZONE))
     if ev.position not in (ATTACK, DEFENSE) and method != "effect":
         fail(state, ev, "SPS-05", f"a {method} Summon places the monster face-up; only an effect can Special Summon it face-down")
     if card.facts.is_link and ev.position != ATTACK:
         fail(state, ev, "LINK-05", f"{card.name} is a Link monster and is always in Attack Position")
-    for m in materials:
+    materials = [Material.of(m) for m in listed] + _moved_materials(state, ev.materials)
+    check = _MATERIAL_CHECKS.get(method)
+    if check is not None:
+        check(state, ev, card, player, materials)
+    stranded = _check_equips(state, ev)
+    # -- all checks done: change the state ------------------------------------------------------
+    for m in sorted(listed, key=lambda m: m.zone != OVERLAY):   # a Rank-Up's old materials first
         if method == "xyz":
-            take(state, m)
+            take(state, m)                                       # XMAT-01: attached, not sent
             m.zone, m.position, m.host = OVERLAY, None, card.id
             card.materials.append(m.id)
         elif m.zone == MZONE:
-            send_from_field(state, m, GY)
+            send_from_field(state, m, GY)                        # PEND-05, TOKEN-02
         else:
             take(state, m)
             put(state, m, GY, m.owner)
@@ -135,10 +253,54 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     card.summon_method = method
     if method in PROPER_METHODS:
         card.properly_summoned = True
+    continuing = method == "pendulum" and state.pendulum_summon_open and state.last_kind == "special_summoned"
     if method == "pendulum":
         state.sides[player].pendulum_summon_turn = state.turn
     state.pendulum_summon_open = method == "pendulum"    # any other summon ends it (SPS-02)
     state.summon_window = card.id
+    state.summon_group = [*state.summon_group, card.id] if continuing else [card.id]
+    state.material_moves = []
+    settle_equips(state, stranded)
+
+
+def _check_source(state: DuelState, ev: SpecialSummoned, card: Card, player: int, method: str) -> None:
+    """Where each kind of Special Summon takes its monster from, and the revival limits."""
+    facts = card.facts
+    if method == "effect":
+        if not has_summoning_condition(card) or card.properly_summoned or card.zone == EXTRA:
+            return                           # SPS-12: "from the Extra Deck" effects still may
+        if card.zone in (HAND, DECK):
+            fail(state, ev, "SPS-15", f"{card.name} has a summoning condition: an effect Special Summons it from the "
+                 f"{card.zone} only if it ignores summoning conditions (cite it)")
+        else:
+            fail(state, ev, "SPS-12", f"{card.name} must first be properly summoned before an effect can Special Summon "
+                 f"it from the {card.zone}")
+        return
+    if method == "ritual":
+        if not facts.is_ritual:
+            fail(state, ev, "RIT-02", f"{card.name} is not a Ritual monster: only a Ritual monster is Ritual Summoned")
+        elif card.zone != HAND:
+            fail(state, ev, "RIT-02", f"{card.name} is in the {card.zone}: a Ritual monster is Ritual Summoned from the hand")
+        return
+    if method in _EXTRA_PROCEDURES:
+        kind, label, rule = _EXTRA_PROCEDURES[method]
+        if not getattr(facts, kind):
+            fail(state, ev, rule, f"{card.name} is not a {label} monster, so it cannot be {label} Summoned")
+        elif card.zone != EXTRA:
+            fail(state, ev, rule, f"{card.name} is in the {card.zone}: a {label} Summon brings it from the Extra Deck")
+        elif card.position == FACEUP:
+            fail(state, ev, "PEND-06", f"{card.name} is face-up in the Extra Deck: it returns only by Pendulum Summon, "
+                 f"not by {label} Summon")
+        if method == "link" and not ruleset_of(state).link_summon:
+            fail(state, ev, "MR-04", f"there is no Link Summon under {ruleset_of(state).title}: Link Summons came "
+                 "with the New Master Rule")
+        return
+    if method == "pendulum":
+        if facts.is_xyz or facts.is_link:
+            fail(state, ev, "PEND-06", f"{card.name} has no Level ({'Xyz' if facts.is_xyz else 'Link'}): it cannot be "
+                 "Pendulum Summoned")
+        elif card.zone == HAND and has_summoning_condition(card):
+            fail(state, ev, "SPS-13", f"{card.name} has a summoning condition: it cannot be Pendulum Summoned from the hand")
 
 
 def _check_pendulum(state: DuelState, ev: Event, card: Card, player: int) -> None:
@@ -147,12 +309,13 @@ def _check_pendulum(state: DuelState, ev: Event, card: Card, player: int) -> Non
     continuing = state.pendulum_summon_open and state.last_kind == "special_summoned"
     if side.pendulum_summon_turn == state.turn and not continuing:
         fail(state, ev, "SPS-02", f"player {player} has already Pendulum Summoned this turn")
-    scales = [state.cards[c] for c in (side.szone[0], side.szone[4]) if c is not None]
-    scales = [s for s in scales if s.facts.is_pendulum and s.face_up]
-    if len(scales) < 2:
-        fail(state, ev, "PEND-03", "a Pendulum Summon needs a Pendulum card in both Pendulum Zones")
+    scale_cards = scales(state, player)
+    if len(scale_cards) < 2:
+        left, right = pendulum_zones(state)
+        fail(state, ev, "PEND-03", f"a Pendulum Summon needs a Pendulum card in both Pendulum Zones "
+             f"(S/T {left} and {right} under {ruleset_of(state).title})")
         return
-    low, high = sorted((scales[0].facts.lscale, scales[1].facts.rscale))
+    low, high = sorted((scale_cards[0].facts.lscale, scale_cards[1].facts.rscale))
     level = card.current_level
     if level is None or not low < level < high:
         fail(state, ev, "PEND-03", f"{card.name} (Level {level}) is not strictly between the Scales {low} and {high}")
@@ -160,19 +323,155 @@ def _check_pendulum(state: DuelState, ev: Event, card: Card, player: int) -> Non
         fail(state, ev, "PEND-03", f"{card.name} must come from the hand or the face-up Extra Deck")
 
 
+# -- materials of each procedure --------------------------------------------------------------------
+
+def _on_your_field(state: DuelState, ev: Event, m: Material, player: int, rule: str, what: str) -> bool:
+    """LINK-01, SYN-01, XYZ-01: procedure materials are face-up monsters you control on the field."""
+    if m.zone != MZONE or m.controller != player:
+        where = "an Xyz material, not on the field (XMAT-02)" if m.zone == OVERLAY else f"in the {m.zone}"
+        if m.zone == MZONE:
+            where = f"controlled by player {m.controller}"
+        fail(state, ev, rule, f"{m.name} ({m.id}) is {where}: {what} materials are monsters player {player} controls on the field")
+        return False
+    if not m.face_up:
+        fail(state, ev, rule, f"{m.name} ({m.id}) is face-down: {what} materials are face-up")
+        return False
+    return True
+
+
+def _check_synchro(state: DuelState, ev: SpecialSummoned, card: Card, player: int, materials: list[Material]) -> None:
+    """SYN-01: exactly 1 face-up Tuner and 1 or more face-up non-Tuners you control, Levels summing
+    exactly to the Synchro monster's; CARD-07: Xyz and Link monsters have no Level to use."""
+    for m in materials:
+        if not _on_your_field(state, ev, m, player, "SYN-01", "Synchro"):
+            return
+        if m.level is None:
+            fail(state, ev, "CARD-07", f"{m.name} is {'an Xyz' if m.link_rating is None else 'a Link'} monster: it has "
+                 "no Level and cannot be a Synchro material")
+            return
+    tuners = [m for m in materials if m.tuner]
+    if len(tuners) != 1 or len(materials) < 2:
+        fail(state, ev, "SYN-01", f"a Synchro Summon uses exactly 1 Tuner and 1 or more non-Tuners, not "
+             f"{len(tuners)} Tuner(s) and {len(materials) - len(tuners)} non-Tuner(s)")
+        return
+    total, level = sum(m.level or 0 for m in materials), card.current_level
+    if total != level:
+        fail(state, ev, "SYN-01", f"the materials' Levels sum to {total}; {card.name} is Level {level} and needs exactly that")
+
+
+def _check_xyz(state: DuelState, ev: SpecialSummoned, card: Card, player: int, materials: list[Material]) -> None:
+    """XYZ-01: 2 or more face-up monsters you control whose Level equals the Rank; XYZ-02: no Tokens.
+
+    XYZ-03: an effect (the ``cause``) may overlay other monsters, as its text permits (a Rank-Up):
+    then only the Token rule and where the materials are is checked."""
+    for m in materials:
+        if m.token:
+            fail(state, ev, "XYZ-02", f"{m.name} is a Token: Tokens cannot be Xyz materials")
+            return
+    if ev.cause is not None:
+        return
+    for m in materials:
+        if not _on_your_field(state, ev, m, player, "XYZ-01", "Xyz"):
+            return
+    if len(materials) < 2:
+        fail(state, ev, "XYZ-01", f"an Xyz Summon overlays 2 or more monsters, not {len(materials)}")
+        return
+    rank = card.facts.rank
+    for m in materials:
+        if m.level is None:
+            fail(state, ev, "CARD-07", f"{m.name} has a {'Rank' if m.link_rating is None else 'Link rating'}, not a Level: "
+                 "it cannot be an Xyz material by the basic rules")
+            return
+        if m.level != rank:
+            fail(state, ev, "XYZ-01", f"{m.name} is Level {m.level}: the materials of {card.name} (Rank {rank}) "
+                 f"are monsters of Level {rank}")
+            return
+
+
+def _check_link(state: DuelState, ev: SpecialSummoned, card: Card, player: int, materials: list[Material]) -> None:
+    """LINK-01..04: face-up monsters you control (Tokens too); each counts 1, a Link monster 1 or
+    its Link rating; some combination must total exactly the Link rating."""
+    for m in materials:
+        if not _on_your_field(state, ev, m, player, "LINK-01", "Link"):
+            return
+    rating = card.facts.link_rating or 0
+    if not materials:
+        fail(state, ev, "LINK-01", f"a Link Summon sends face-up materials to the GY; none are recorded for {card.name}")
+        return
+    totals = {0}
+    for m in materials:
+        values = {1, m.link_rating} if m.link_rating else {1}
+        totals = {t + v for t in totals for v in values}
+    if rating not in totals:
+        fail(state, ev, "LINK-02", f"{len(materials)} material(s) can count {sorted(totals)} (a Link material counts 1 "
+             f"or its Link rating, LINK-03), never exactly {card.name}'s Link rating {rating}")
+
+
+def _check_fusion(state: DuelState, ev: SpecialSummoned, card: Card, player: int, materials: list[Material]) -> None:
+    """FUS-01/02: a resolving card effect (the ``cause``) sends 2 or more materials to the GY, from
+    your hand or field (other places, or the opponent's monsters, only as a cited card permits)."""
+    if ev.cause is None:
+        fail(state, ev, "FUS-01", f"a Fusion Summon is made by a resolving card effect (Polymerization or another): "
+             f"name it as the cause of summoning {card.name}")
+    if len(materials) < 2:
+        fail(state, ev, "FUS-02", f"a Fusion Summon uses 2 or more materials, not {len(materials)}")
+        return
+    for m in materials:
+        if m.zone == MZONE and m.controller != player:
+            fail(state, ev, "FUS-02", f"{m.name} ({m.id}) is player {m.controller}'s monster: Fusion materials come from "
+                 "your own hand or field")
+            return
+        if m.zone not in (HAND, MZONE):
+            fail(state, ev, "FUS-02", f"{m.name} ({m.id}) is in the {m.zone}: Fusion materials come from your hand or "
+                 "field unless the card cited says otherwise")
+            return
+
+
+def _check_ritual(state: DuelState, ev: SpecialSummoned, card: Card, player: int, materials: list[Material]) -> None:
+    """RIT-01/02: the Ritual Spell (the ``cause``) Tributes 1 or more monsters from your hand or
+    field whose Levels total at least the Ritual monster's (CONF-19: "at least" unless cited)."""
+    if ev.cause is None:
+        fail(state, ev, "RIT-01", f"a Ritual Summon is made by a resolving Ritual Spell (or other effect): name it as "
+             f"the cause of summoning {card.name}")
+    if not materials:
+        fail(state, ev, "RIT-02", f"a Ritual Summon Tributes 1 or more monsters; none are recorded for {card.name}")
+        return
+    for m in materials:
+        if m.zone not in (HAND, MZONE) or m.controller != player:
+            where = f"player {m.controller}'s monster" if m.zone == MZONE else f"in the {m.zone}"
+            fail(state, ev, "RIT-02", f"{m.name} ({m.id}) is {where}: Ritual Tributes come from your own hand or field")
+            return
+    total, level = sum(m.level or 0 for m in materials), card.current_level or 0
+    if total < level:
+        fail(state, ev, "RIT-02", f"the Tributes' Levels total {total}; {card.name} is Level {level} and needs at least that")
+
+
+_MATERIAL_CHECKS = {"synchro": _check_synchro, "xyz": _check_xyz, "link": _check_link, "fusion": _check_fusion,
+                    "ritual": _check_ritual}
+
+
+# -- negation and tokens ----------------------------------------------------------------------------
+
 def summon_negated(state: DuelState, ev: SummonNegated) -> None:
+    """SUM-03, SYN-04, XYZ-04, PEND-04: a summon negated as it is attempted. The monster goes to the
+    GY (a Pendulum too, not the Extra Deck; a Token vanishes; an Xyz monster's materials go with it,
+    NIS-05) and is not properly summoned. A Pendulum Summon's monsters are negated one by one."""
     card = get_card(state, ev, ev.card)
-    if state.summon_window != card.id:
+    group = state.summon_group
+    in_group = card.id in group and (state.summon_window in group or state.last_kind == "summon_negated")
+    if state.summon_window != card.id and not in_group:
         fail(state, ev, "SPS-11", f"{card.name} is not being summoned now; a summon can be negated only as it is attempted")
     elif card.summon_method == "effect":
         fail(state, ev, "SPS-11", "a Special Summon by a resolving effect cannot be negated")
     if card.zone != MZONE:
         impossible(state, ev, "LOG-02", f"{card.id} is not on the field")
-    take(state, card)            # SUM-03, PEND-04: to the GY, Pendulums included
+    take(state, card)            # SUM-03, PEND-04: to the GY, Pendulums included; materials too (NIS-05)
+    card.properly_summoned = False
     if card.is_token:
         del state.cards[card.id]
     else:
         put(state, card, GY, card.owner)
+    state.summon_group = [c for c in group if c != card.id]
     state.summon_window = None
 
 
@@ -190,8 +489,11 @@ def token_created(state: DuelState, ev: TokenCreated) -> None:
     if ev.zone >= 5:
         fail(state, ev, "ZONE-03", "a Token goes to a Main Monster Zone (0-4)")
     check_monster_zone(state, ev, player, token, ev.zone)
+    stranded = _check_equips(state, ev)
     state.cards[token.id] = token
     put(state, token, MZONE, player, ev.zone, ev.position)
     token.summoned_turn = state.turn
     token.summon_method = "effect"
     state.summon_window = token.id
+    state.summon_group = []
+    settle_equips(state, stranded)

@@ -1,0 +1,94 @@
+"""Import every real EDOPro replay in a folder, fold it through the rules engine, and report.
+
+Run from the repository root::
+
+    python bench/import_real.py                          # ../shared/real-replays/edopro
+    python bench/import_real.py some/folder -v           # also list each violation and note
+
+Per file: the number of events, whether both players' final LP and the winner agree with the
+replay's own messages (EDOPro's LP after its last LP message, its MSG_WIN), and the violations the
+audit found, by rule ID. Files that cannot be imported (puzzles, hand tests, legacy .yrp, corrupt
+data) are listed with the reason. Totals and the wall time come last.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+import time
+from pathlib import Path
+
+from ygoreplay.rules import audit
+from ygoreplay.yrpx import ImportResult, YrpxError, import_yrpx
+
+DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "real-replays" / "edopro"
+
+
+def check(result: ImportResult) -> tuple[bool, bool, collections.Counter, list, str | None]:
+    """(LP agree, winner agree, violations by rule, violations, engine error) for one import."""
+    try:
+        report = audit(result.events, result.cards)
+    except Exception as exc:                      # an engine crash is reported, not hidden
+        return False, False, collections.Counter(), [], f"{type(exc).__name__}: {exc}"
+    state = report.state
+    lp_ok = tuple(side.lp for side in state.sides) == result.expected.lp
+    winner_ok = (state.ended == (result.expected.reason is not None)
+                 and state.winner == result.expected.winner)
+    return lp_ok, winner_ok, collections.Counter(v.rule for v in report.violations), report.violations, None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT)
+    parser.add_argument("-v", "--verbose", action="store_true", help="list each violation and import note")
+    args = parser.parse_args(argv)
+    files = sorted(p for p in args.folder.iterdir() if p.suffix.lower() in (".yrpx", ".yrp"))
+    if not files:
+        print(f"no replays in {args.folder}")
+        return 1
+    start = time.perf_counter()
+    totals: collections.Counter = collections.Counter()
+    skipped: list[tuple[str, str]] = []
+    crashes: list[tuple[str, str]] = []
+    imported = lp_agree = winner_agree = events = 0
+    width = max(len(p.name) for p in files)
+    print(f"{'file'.ljust(width)}  events  LP   winner  violations")
+    for path in files:
+        try:
+            result = import_yrpx(path)
+        except YrpxError as err:
+            skipped.append((path.name, err.detail))
+            continue
+        imported += 1
+        events += len(result.events)
+        lp_ok, winner_ok, rules, violations, crash = check(result)
+        lp_agree += lp_ok
+        winner_agree += winner_ok
+        totals.update(rules)
+        if crash:
+            crashes.append((path.name, crash))
+        shown = "ENGINE ERROR" if crash else (", ".join(f"{r}×{n}" for r, n in sorted(rules.items())) or "-")
+        print(f"{path.name.ljust(width)}  {len(result.events):6}  {'ok ' if lp_ok else 'NO '}  "
+              f"{'ok    ' if winner_ok else 'NO    '}  {shown}")
+        if args.verbose:
+            for v in violations:
+                source = result.sources[v.index] if v.index < len(result.sources) else -1
+                print(f"    #{v.index} (packet {source}) {v.rule}: {v.message}")
+            for note in result.notes:
+                print(f"    note: {note}")
+    elapsed = time.perf_counter() - start
+    print()
+    print(f"files {len(files)}, imported {imported}, events {events}, {elapsed:.1f} s")
+    if imported:
+        print(f"LP agreement     {lp_agree}/{imported} ({100 * lp_agree / imported:.1f}%)")
+        print(f"winner agreement {winner_agree}/{imported} ({100 * winner_agree / imported:.1f}%)")
+    print("violations by rule: " + (", ".join(f"{r} {n}" for r, n in totals.most_common()) or "none"))
+    for name, why in crashes:
+        print(f"engine error: {name}: {why}")
+    for name, why in skipped:
+        print(f"not imported: {name}: {why}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

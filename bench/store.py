@@ -1,0 +1,446 @@
+"""Event store benchmark: seeking into a long duel, and many duels recorded at once.
+
+Run from the repository root (``python bench/store.py``; ``--quick`` for smaller sizes,
+``--no-postgres`` for SQLite only). It prints figures and never fails on them.
+
+1. Seek. One synthetic legal duel (``bench/synthetic.py``, 10,000 events by default) is recorded
+   in a fresh store, in appends of ``SNAPSHOT_EVERY`` events so that every snapshot boundary gets
+   its snapshot, as a live recording (one append per event) would. A FRESH ``Store`` then answers
+   ``state_at(duel, N)`` for random N (nearest snapshot + a fold of fewer than ``SNAPSHOT_EVERY``
+   events; an explicit position never touches the in-process head cache), against a full refold
+   (``records()`` reads every event, then ``replay(..., until=N)``; timed at as many of the
+   same positions as ``--refold-budget`` seconds allow, at least 20). Both give the same state,
+   which is checked at every position refolded. A missed target prints a cProfile of ``state_at``.
+2. Append throughput. Many duels recorded at once: each worker process owns its share of the
+   duels and appends their events one ``append`` call per event, round-robin across its duels,
+   like a room of live scorekeepers. Each duel is its own legal synthetic duel (a different seed).
+   Afterwards every duel's length and hash chain are checked.
+
+Both run on a temporary SQLite file and on PostgreSQL (a throw-away schema, dropped at the end;
+skipped with a note when the server is unreachable).
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import math
+import multiprocessing as mp
+import os
+import pstats
+import random
+import secrets
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synthetic import generate  # noqa: E402  (bench/synthetic.py)
+
+from ygoreplay import store as store_module  # noqa: E402
+from ygoreplay.rules import replay  # noqa: E402
+from ygoreplay.store import ConflictError, Store, StoreError  # noqa: E402
+
+PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/test"
+SEEK_TARGET_RATIO = 50.0
+SEEK_TARGET_MS = 2.0
+BARRIER_TIMEOUT = 120        # seconds for the writer processes to get ready
+WORKER_DEADLINE = 420        # a writer process still running after this dumps its stack and exits
+
+
+# -- small helpers ------------------------------------------------------------------------------------
+
+def pct(values: list[float], q: float) -> float:
+    """The q-quantile (0..1) by the nearest-rank method."""
+    xs = sorted(values)
+    return xs[max(0, math.ceil(q * len(xs)) - 1)]
+
+
+def ms(seconds: float) -> str:
+    v = seconds * 1000
+    return f"{v:.3f} ms" if v < 10 else f"{v:.1f} ms"
+
+
+def pg_reachable(url: str) -> str | None:
+    """None if PostgreSQL answers at ``url``, else why not."""
+    try:
+        import psycopg
+    except ImportError as exc:
+        return f"psycopg is not installed ({exc})"
+    try:
+        with psycopg.connect(url, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except Exception as exc:  # noqa: BLE001 - any failure means "skip"
+        return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return None
+
+
+@contextmanager
+def backend(kind: str, pg_url: str) -> Iterator[tuple[str, str]]:
+    """A fresh, empty store URL of this kind and a printable label; removed afterwards."""
+    if kind == "sqlite":
+        with tempfile.TemporaryDirectory(prefix="ygoreplay-bench-") as tmp:
+            path = os.path.join(tmp, "duels.sqlite")
+            yield path, f"SQLite ({path})"
+        return
+    schema = f"bench_store_{os.getpid()}_{secrets.token_hex(3)}"
+    sep = "&" if "?" in pg_url else "?"
+    try:
+        yield f"{pg_url}{sep}schema={schema}", f"PostgreSQL ({pg_url.split('?')[0]}, schema {schema})"
+    finally:
+        import psycopg
+        from psycopg import sql
+        with psycopg.connect(pg_url, autocommit=True, connect_timeout=5) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+
+
+# -- 1. seek --------------------------------------------------------------------------------------------
+
+@dataclass
+class SeekResult:
+    label: str
+    snap: list[float]
+    refold: list[float]
+    read: list[float]
+    fold: list[float]
+
+
+def record_long_duel(url: str, events: list) -> tuple[str, float]:
+    """Record ``events`` as one duel, in appends aligned on the snapshot interval."""
+    every = store_module.SNAPSHOT_EVERY
+    with Store(url) as st:
+        duel = st.create_duel("bench: long synthetic duel")
+        t0 = time.perf_counter()
+        for i in range(0, len(events), every):
+            st.append(duel, events[i:i + every])
+        return duel, time.perf_counter() - t0
+
+
+def bench_seek(url: str, label: str, events: list, positions: list[int], profile: bool,
+               refold_budget: float) -> SeekResult:
+    every = store_module.SNAPSHOT_EVERY
+    duel, took = record_long_duel(url, events)
+    with Store(url) as fresh:                   # never appended to: no head cache to lean on
+        n_snaps = len(fresh.snapshots.select_events(duel))
+        print(f"\n[seek] {label}")
+        print(f"  {len(events)} events recorded in {took:.2f} s ({len(events) / took:,.0f} events/s in "
+              f"appends of {every}); snapshot every {every} events, {n_snaps} snapshots stored")
+        cards = fresh.cards
+        snap_t, refold_t, read_t, fold_t = [], [], [], []
+        # Two separate loops: interleaving each seek with a CPU-heavy refold would charge the seek
+        # for the refold's scheduling penalty on a busy machine (each store round trip waits longer).
+        sought = []
+        for n in positions:
+            t0 = time.perf_counter()
+            sought.append(fresh.state_at(duel, n))
+            snap_t.append(time.perf_counter() - t0)
+        first_call = snap_t[0]
+        mismatches = []
+        budget_end = time.perf_counter() + refold_budget if refold_budget > 0 else math.inf
+        for k, (n, a) in enumerate(zip(positions, sought)):
+            if k >= 20 and time.perf_counter() > budget_end:
+                break                            # positions are random: the prefix is a random sample
+            t1 = time.perf_counter()
+            records = fresh.records(duel)
+            t2 = time.perf_counter()
+            b = replay([r.event for r in records], cards, until=n)
+            t3 = time.perf_counter()
+            read_t.append(t2 - t1)
+            fold_t.append(t3 - t2)
+            refold_t.append(t3 - t1)
+            if a.to_data() != b.to_data():
+                mismatches.append(n)
+        live = len(fresh._live)
+        if profile:
+            prof = cProfile.Profile()
+            prof.enable()
+            for n in positions:
+                fresh.state_at(duel, n)
+            prof.disable()
+    snap_med, ref_med = statistics.median(snap_t), statistics.median(refold_t)
+    ratio = ref_med / snap_med
+    print(f"  {len(positions)} random positions in 1..{len(events)}, fresh Store "
+          f"(head cache entries after the run: {live})")
+    print(f"  state_at (snapshot + fold < {every} events): median {ms(snap_med):>10}   p95 {ms(pct(snap_t, .95)):>10}"
+          f"   (first call {ms(first_call)})")
+    if len(refold_t) < len(positions):
+        print(f"  (full refold timed at the first {len(refold_t)} of the {len(positions)} positions: "
+              f"--refold-budget {refold_budget:g} s)")
+    print(f"  full refold (records() + replay(until=N)):  median {ms(ref_med):>10}   p95 {ms(pct(refold_t, .95)):>10}"
+          f"   (read {ms(statistics.median(read_t))} + fold {ms(statistics.median(fold_t))} median)")
+    print(f"  ratio of medians: {ratio:,.0f}x  (target >= {SEEK_TARGET_RATIO:.0f}x: "
+          f"{'met' if ratio >= SEEK_TARGET_RATIO else 'MISSED'}; median < {SEEK_TARGET_MS:g} ms: "
+          f"{'met' if snap_med * 1000 < SEEK_TARGET_MS else 'MISSED'}"
+          f"{'' if len(events) >= 10_000 else '; the targets are for 10,000+ events'}); "
+          f"even against the fold alone, "
+          f"events already in memory: {statistics.median(fold_t) / snap_med:,.0f}x")
+    print(f"  same state from both at every position refolded: "
+          f"{'yes' if not mismatches else f'NO, differs at {mismatches[:10]}'}")
+    missed = ratio < SEEK_TARGET_RATIO or snap_med * 1000 >= SEEK_TARGET_MS
+    if profile or missed:
+        if not profile:                          # the target was missed: profile it now
+            with Store(url) as again:
+                prof = cProfile.Profile()
+                prof.enable()
+                for n in positions:
+                    again.state_at(duel, n)
+                prof.disable()
+        out = io.StringIO()
+        pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(15)
+        print(f"  cProfile of state_at over {len(positions)} positions (by own time):")
+        print("\n".join("    " + line for line in out.getvalue().splitlines() if line.strip()))
+    return SeekResult(label, snap_t, refold_t, read_t, fold_t)
+
+
+# -- 2. append throughput -----------------------------------------------------------------------------
+
+def open_store(url: str, tries: int = 8) -> tuple[Store, int]:
+    """A Store, retrying the opening: on PostgreSQL every ``Store()`` runs its CREATE ... IF NOT
+    EXISTS / CREATE OR REPLACE FUNCTION statements, and several processes doing so at once
+    sometimes fail with "tuple concurrently updated"."""
+    for attempt in range(tries):
+        try:
+            return Store(url), attempt
+        except StoreError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.1 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+def _append_worker(index: int, url: str, duels: list[str], seeds: list[int], n_events: int,
+                   conn) -> None:
+    """One scorekeeper process: appends its duels' events one by one, round-robin.
+
+    Talks to the parent over its own pipe: "ready" (or an error) after setting up, waits for "go",
+    then sends its figures."""
+    import faulthandler
+    faulthandler.dump_traceback_later(WORKER_DEADLINE, exit=True)   # say where a hung worker is
+    try:
+        streams = [generate(n_events, seed) for seed in seeds]
+        st, open_retries = open_store(url)
+    except BaseException as exc:                 # let the parent go on and report it
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+        return
+    conn.send(("ready", None))
+    if not conn.poll(2 * BARRIER_TIMEOUT) or conn.recv() != "go":
+        st.close()                               # another worker failed to start
+        return
+    latencies: list[float] = []
+    retries = conflicts = failures = 0
+    t0 = time.perf_counter()
+    for i in range(n_events):
+        for duel, events in zip(duels, streams):
+            for attempt in range(6):
+                a = time.perf_counter()
+                try:
+                    st.append(duel, events[i], expected_position=i)
+                except ConflictError:
+                    conflicts += 1
+                    break
+                except StoreError:               # e.g. "database is locked" past the lock timeout
+                    if attempt == 5:
+                        failures += 1
+                        break
+                    retries += 1
+                    continue
+                latencies.append(time.perf_counter() - a)
+                break
+    elapsed = time.perf_counter() - t0
+    st.close()
+    conn.send(("done", {"duels": len(duels), "events": len(latencies), "elapsed": elapsed,
+                         "p50": statistics.median(latencies), "p95": pct(latencies, .95),
+                         "max": max(latencies), "retries": retries, "conflicts": conflicts,
+                         "failures": failures, "open_retries": open_retries}))
+
+
+def commit_probe(kind: str, url: str, n: int = 100) -> float:
+    """Median latency of committing one tiny row alone: roughly the flush cost every append pays."""
+    lat = []
+    if kind == "sqlite":
+        import sqlite3
+        path = os.path.join(os.path.dirname(url), "probe.sqlite")
+        conn = sqlite3.connect(path, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("CREATE TABLE probe (x INTEGER)")
+        for _ in range(n):
+            t = time.perf_counter()
+            conn.execute("BEGIN")
+            conn.execute("INSERT INTO probe VALUES (1)")
+            conn.execute("COMMIT")
+            lat.append(time.perf_counter() - t)
+        conn.close()
+        os.remove(path)
+    else:
+        import psycopg
+        from psycopg import sql
+        schema = url.split("schema=")[1].split("&")[0]
+        table = sql.Identifier(schema, "commit_probe")
+        with psycopg.connect(url.split("?")[0], autocommit=True, connect_timeout=5) as conn:
+            conn.execute(sql.SQL("CREATE TABLE {} (x integer)").format(table))
+            for _ in range(n):
+                t = time.perf_counter()
+                conn.execute(sql.SQL("INSERT INTO {} VALUES (1)").format(table))
+                lat.append(time.perf_counter() - t)
+            conn.execute(sql.SQL("DROP TABLE {}").format(table))
+    return statistics.median(lat)
+
+
+def bench_append(kind: str, url: str, label: str, n_duels: int, n_events: int, workers: int,
+                 seed: int) -> float | None:
+    with Store(url) as st:
+        duels = [st.create_duel(f"bench: table {i + 1}") for i in range(n_duels)]
+    probe = commit_probe(kind, url)
+    seeds = [seed * 1000 + i for i in range(n_duels)]
+    ctx = mp.get_context("spawn")
+    procs, pipes = [], []
+    for w in range(workers):
+        mine = list(range(w, n_duels, workers))
+        here, there = ctx.Pipe()
+        procs.append(ctx.Process(target=_append_worker, args=(
+            w, url, [duels[i] for i in mine], [seeds[i] for i in mine], n_events, there)))
+        pipes.append((here, there))
+    for p in procs:
+        p.start()
+    for _, there in pipes:
+        there.close()                            # so a dead worker shows as EOF
+    print(f"\n[append] {label}")
+    print(f"  for reference, a one-row commit by a lone writer just before the run: median {ms(probe)} "
+          "(the disk's flush cost; it varies from run to run on this machine)")
+
+    def receive(w: int, until: float) -> tuple[str, object]:
+        conn = pipes[w][0]
+        try:
+            if conn.poll(max(0.0, until - time.monotonic())):
+                return conn.recv()
+            return "error", "no answer in time (hung? see its traceback above)"
+        except (EOFError, OSError):
+            return "error", "died (see its traceback above)"
+
+    errors = []
+    until = time.monotonic() + BARRIER_TIMEOUT
+    for w in range(workers):                     # everyone set up before anyone appends
+        what, detail = receive(w, until)
+        if what != "ready":
+            errors.append(f"process {w}: {detail}")
+    if not errors:
+        t0 = time.perf_counter()
+        for here, _ in pipes:
+            here.send("go")
+        got = []
+        until = time.monotonic() + WORKER_DEADLINE + 30
+        for w in range(workers):
+            what, detail = receive(w, until)
+            if what == "done":
+                got.append((w, detail, None))
+            else:
+                errors.append(f"process {w}: {detail}")
+        wall = time.perf_counter() - t0
+    else:
+        for here, _ in pipes:
+            try:
+                here.send("stop")
+            except OSError:
+                pass
+    for p in procs:
+        p.join(timeout=10)
+        if p.is_alive():
+            p.terminate()
+    if errors:
+        print("  append bench failed: " + "; ".join(errors))
+        return None
+    got.sort(key=lambda r: r[0])
+    total = sum(r["events"] for _, r, _ in got)
+    print(f"  {n_duels} duels x {n_events} events, {workers} processes x {n_duels // workers} duels, "
+          f"one append per event, round-robin")
+    print(f"  total: {total:,} events in {wall:.2f} s = {total / wall:,.0f} events/s")
+    for w, r, _ in got:
+        extra = ", ".join(f"{r[k]} {k.replace('_', ' ')}"
+                          for k in ("retries", "conflicts", "failures", "open_retries") if r[k])
+        print(f"    process {w}: {r['duels']} duels, {r['events']:,} events in {r['elapsed']:.2f} s = "
+              f"{r['events'] / r['elapsed']:,.0f} events/s; append p50 {ms(r['p50'])}, p95 {ms(r['p95'])}, "
+              f"max {ms(r['max'])}{'; ' + extra if extra else ''}")
+    with Store(url) as st:
+        lengths_ok = sum(1 for d in duels
+                         if st.events.select_events(d, desc=True, limit=1)[0].originator_version == n_events)
+        chains_ok = sum(1 for d in duels if st.verify(d).ok)
+    print(f"  check: {lengths_ok}/{n_duels} duels hold all {n_events} events, "
+          f"{chains_ok}/{n_duels} hash chains verify")
+    return total / wall
+
+
+# -- main ------------------------------------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes (a few seconds)")
+    parser.add_argument("--postgres", action=argparse.BooleanOptionalAction, default=True,
+                        help="also run on PostgreSQL (default on; skipped with a note if unreachable)")
+    parser.add_argument("--postgres-url", default=os.environ.get("YGOREPLAY_BENCH_PG", PG_DEFAULT))
+    parser.add_argument("--events", type=int, help="events in the long duel (default 10,000; quick 2,000)")
+    parser.add_argument("--positions", type=int, help="random positions sought (default 200; quick 50)")
+    parser.add_argument("--duels", type=int, help="duels recorded at once (default 100; quick 20)")
+    parser.add_argument("--duel-events", type=int, help="events per duel (default 90; quick 60)")
+    parser.add_argument("--workers", type=int, default=4, help="writer processes (default 4)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--refold-budget", type=float,
+                        help="seconds of full refolds per store, at least 20 positions; 0 = no limit "
+                             "(default 25; quick 10)")
+    parser.add_argument("--profile", action="store_true", help="cProfile state_at even if the target is met")
+    args = parser.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # still drop the PostgreSQL schemas
+    n_events = args.events or (2_000 if args.quick else 10_000)
+    n_positions = args.positions or (50 if args.quick else 200)
+    n_duels = args.duels or (20 if args.quick else 100)
+    duel_events = args.duel_events or (60 if args.quick else 90)
+    workers = max(1, min(args.workers, n_duels))
+    refold_budget = args.refold_budget if args.refold_budget is not None else (10.0 if args.quick else 25.0)
+
+    kinds = ["sqlite"]
+    if args.postgres:
+        why = pg_reachable(args.postgres_url)
+        if why is None:
+            kinds.append("postgres")
+        else:
+            print(f"note: PostgreSQL at {args.postgres_url} is unreachable ({why}); "
+                  "running on SQLite only")
+
+    started = time.perf_counter()
+    t0 = time.perf_counter()
+    events = generate(n_events, args.seed)
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start "
+          "(other processes' load inflates every figure below)")
+    print(f"long duel: {len(events):,} legal synthetic events (seed {args.seed}) generated in "
+          f"{time.perf_counter() - t0:.2f} s; SNAPSHOT_EVERY = {store_module.SNAPSHOT_EVERY}")
+    rng = random.Random(args.seed)
+    positions = [rng.randint(1, len(events)) for _ in range(n_positions)]
+
+    seek: dict[str, SeekResult] = {}
+    rate: dict[str, float | None] = {}
+    for kind in kinds:
+        with backend(kind, args.postgres_url) as (url, label):
+            seek[kind] = bench_seek(url, label, events, positions, args.profile, refold_budget)
+        with backend(kind, args.postgres_url) as (url, label):
+            rate[kind] = bench_append(kind, url, label, n_duels, duel_events, workers, args.seed)
+
+    print("\nsummary")
+    for kind in kinds:
+        s = seek[kind]
+        sm, rm = statistics.median(s.snap), statistics.median(s.refold)
+        r = rate[kind]
+        print(f"  {kind:8}  seek median {ms(sm)} with snapshots vs {ms(rm)} full refold = {rm / sm:,.0f}x; "
+              f"append {'n/a' if r is None else f'{r:,.0f} events/s'} ({n_duels} duels, {workers} processes)")
+    print(f"  whole bench: {time.perf_counter() - started:.1f} s; load average {os.getloadavg()[0]:.2f} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,266 @@
+"""Importing EDOPro .yrpX replays: the decoder, the mapping to our events, and the real corpus.
+
+The first tests build small replays byte by byte (the layouts of edo9300/edopro ``replay.cpp`` and
+``generic_duel.cpp``), so they run anywhere. The corpus test imports every file in
+``../shared/real-replays/edopro`` (skipped when that folder is absent), folds each through the
+rules engine and checks that the final LP and the winner agree with the replay's own messages.
+"""
+from __future__ import annotations
+
+import collections
+import lzma
+import struct
+
+import pytest
+
+from conftest import shared_path
+from ygoreplay.rules import audit
+from ygoreplay.yrpx import (
+    MSG_ATTACK, MSG_BATTLE, MSG_DAMAGE, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START, MSG_DRAW,
+    MSG_MOVE, MSG_NEW_PHASE, MSG_NEW_TURN, MSG_START, MSG_SUMMONED, MSG_SUMMONING, MSG_UPDATE_DATA,
+    MSG_WIN, OLD_REPLAY_MODE, QUERY_ATTACK, QUERY_ATTRIBUTE, QUERY_BASE_ATTACK, QUERY_BASE_DEFENSE,
+    QUERY_CODE, QUERY_DEFENSE, QUERY_END, QUERY_LEVEL, QUERY_POSITION, QUERY_RACE, QUERY_TYPE,
+    REPLAY_COMPRESSED, REPLAY_EXTENDED_HEADER, REPLAY_HAND_TEST, REPLAY_LUA64, REPLAY_NEWREPLAY,
+    REPLAY_SINGLE_MODE, REPLAY_64BIT_DUELFLAG, YRP1, YRPX, YrpxError, import_yrpx, parse_message,
+    read_yrpx)
+
+MR5 = 0x2E800
+FLAGS = REPLAY_COMPRESSED | REPLAY_LUA64 | REPLAY_NEWREPLAY | REPLAY_64BIT_DUELFLAG | REPLAY_EXTENDED_HEADER
+
+
+# -- building replays -----------------------------------------------------------------------
+
+def name(text: str) -> bytes:
+    raw = text.encode("utf-16-le")
+    return raw + bytes(40 - len(raw))
+
+
+def header(ident: int, flags: int, body: bytes, props: bytes) -> bytes:
+    head = struct.pack("<6I8s", ident, 0x0009_0027, flags, 1_600_000_000, len(body), 0, props)
+    if flags & REPLAY_EXTENDED_HEADER:
+        head += struct.pack("<5Q", 1, 11, 22, 33, 44)
+    return head
+
+
+def wrap(ident: int, flags: int, body: bytes) -> bytes:
+    """Header and body; LZMA-alone compressed (props kept in the header) when flagged."""
+    if not flags & REPLAY_COMPRESSED:
+        return header(ident, flags, body, bytes(8)) + body
+    packed = lzma.compress(body, format=lzma.FORMAT_ALONE)
+    props, raw = packed[:5], packed[13:]           # props, u64 size, then the raw stream
+    return header(ident, flags, body, props + bytes(3)) + raw
+
+
+def teams(flags: int, sizes=(1, 1)) -> bytes:
+    out = b""
+    for team, size in enumerate(sizes):
+        if flags & REPLAY_NEWREPLAY:
+            out += struct.pack("<I", size)
+        out += b"".join(name(f"P{team}{k}") for k in range(size))
+    return out
+
+
+def yrp1(decks, flags=REPLAY_LUA64 | REPLAY_NEWREPLAY | REPLAY_64BIT_DUELFLAG) -> bytes:
+    body = teams(flags) + struct.pack("<IIIQ", 8000, 5, 1, MR5)
+    for main, extra in decks:
+        body += struct.pack(f"<I{len(main)}I", len(main), *main)
+        body += struct.pack(f"<I{len(extra)}I", len(extra), *extra)
+    body += struct.pack("<I", 0) + bytes([1, 0])       # no rule cards; one response of 0 bytes
+    return wrap(YRP1, flags, body)
+
+
+def packet(mid: int, payload: bytes) -> bytes:
+    return struct.pack("<BI", mid, len(payload)) + payload
+
+
+def loc(c: int, location: int, seq: int, pos: int = 0) -> bytes:
+    return struct.pack("<BBII", c, location, seq, pos)
+
+
+def query(code: int, atk: int, position: int = 0x8) -> bytes:
+    items = [(QUERY_CODE, code), (QUERY_POSITION, position), (QUERY_TYPE, 0x11), (QUERY_LEVEL, 4),
+             (QUERY_ATTRIBUTE, 0x10), (QUERY_RACE, 0x1), (QUERY_ATTACK, atk), (QUERY_DEFENSE, 1000),
+             (QUERY_BASE_ATTACK, atk), (QUERY_BASE_DEFENSE, 1000)]
+    out = b"".join(struct.pack("<HII", 8, flag, value) for flag, value in items)
+    return out + struct.pack("<HI", 4, QUERY_END)
+
+
+def refresh(player: int, location: int, cards) -> bytes:
+    body = b"".join(query(code, atk_of(code)) for code in cards)
+    return packet(MSG_UPDATE_DATA, struct.pack("<BBI", player, location, len(body)) + body)
+
+
+def atk_of(code: int) -> int:
+    return 1000 + 100 * (code % 100) + (500 if code >= 6000 else 0)
+
+
+DECKS = [([5000 + i // 3 for i in range(40)], []), ([6000 + i // 3 for i in range(40)], [])]
+
+
+def duel_stream() -> bytes:
+    """Two turns: player 0 summons, player 1 summons a bigger monster, attacks, player 0 gives up."""
+    d0, d1 = DECKS[0][0], DECKS[1][0]
+    hand0, hand1 = d0[::-1][:5], d1[::-1][:5]            # the top five, top first
+    draw1 = d1[::-1][5]
+    mine, theirs = hand0[0], draw1
+    out = packet(MSG_START, struct.pack("<BII4H", 0, 8000, 8000, 40, 0, 40, 0))
+    out += refresh(0, 0x01, d0) + refresh(1, 0x01, d1)
+    out += packet(MSG_DRAW, struct.pack("<BI", 0, 5) + b"".join(struct.pack("<II", c, 0xA) for c in hand0))
+    out += packet(MSG_DRAW, struct.pack("<BI", 1, 5) + b"".join(struct.pack("<II", c, 0xA) for c in hand1))
+    out += packet(MSG_NEW_TURN, bytes([0]))
+    for phase in (0x1, 0x2, 0x4):
+        out += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    out += packet(MSG_MOVE, struct.pack("<I", mine) + loc(0, 0x02, 0, 0xA) + loc(0, 0x04, 2, 0x1) + struct.pack("<I", 0))
+    out += packet(MSG_SUMMONING, struct.pack("<I", mine) + loc(0, 0x04, 2, 0x1))
+    out += packet(MSG_SUMMONED, b"")
+    out += packet(MSG_NEW_PHASE, struct.pack("<H", 0x200))
+    out += packet(MSG_NEW_TURN, bytes([1]))
+    out += packet(MSG_NEW_PHASE, struct.pack("<H", 0x1))
+    out += packet(MSG_DRAW, struct.pack("<BIII", 1, 1, draw1, 0xA))
+    for phase in (0x2, 0x4):
+        out += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    out += packet(MSG_MOVE, struct.pack("<I", theirs) + loc(1, 0x02, 5, 0xA) + loc(1, 0x04, 1, 0x1) + struct.pack("<I", 0))
+    out += packet(MSG_SUMMONING, struct.pack("<I", theirs) + loc(1, 0x04, 1, 0x1))
+    out += packet(MSG_SUMMONED, b"")
+    out += packet(MSG_NEW_PHASE, struct.pack("<H", 0x8))
+    out += packet(MSG_ATTACK, loc(1, 0x04, 1, 0x1) + loc(0, 0x04, 2, 0x1))
+    out += packet(MSG_DAMAGE_STEP_START, b"")
+    out += packet(MSG_BATTLE, loc(1, 0x04, 1, 0x1) + struct.pack("<iiB", atk_of(theirs), 1000, 0)
+                  + loc(0, 0x04, 2, 0x1) + struct.pack("<iiB", atk_of(mine), 1000, 1))
+    out += packet(MSG_DAMAGE, struct.pack("<BI", 0, atk_of(theirs) - atk_of(mine)))
+    out += packet(MSG_MOVE, struct.pack("<I", mine) + loc(0, 0x04, 2, 0x1) + loc(0, 0x10, 0, 0x5) + struct.pack("<I", 0x21))
+    out += packet(MSG_DAMAGE_STEP_END, b"")
+    out += packet(MSG_WIN, bytes([1]))                  # a surrender packet, one byte short
+    return out
+
+
+def replay(flags: int = FLAGS, sizes=(1, 1), stream: bytes | None = None, embedded: bool = True) -> bytes:
+    body = teams(flags, sizes)
+    body += struct.pack("<Q", MR5) if flags & REPLAY_64BIT_DUELFLAG else struct.pack("<I", MR5)
+    body += duel_stream() if stream is None else stream
+    if embedded:
+        body += packet(OLD_REPLAY_MODE, yrp1(DECKS))
+    return wrap(YRPX, flags, body)
+
+
+# -- the decoder ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("flags", [FLAGS, FLAGS & ~REPLAY_COMPRESSED, FLAGS & ~REPLAY_EXTENDED_HEADER,
+                                   REPLAY_COMPRESSED | REPLAY_LUA64 | REPLAY_NEWREPLAY],
+                         ids=["compressed", "uncompressed", "base-header", "32-bit-flags"])
+def test_decodes_header_body_names_flags_and_packets(flags):
+    r = read_yrpx(replay(flags))
+    assert r.kind == "yrpX" and r.flags == flags
+    assert r.names == [["P00"], ["P10"]] and r.players == ["P00", "P10"]
+    assert r.duel_flags == MR5
+    assert r.client_version == (0x27, 0) and r.core_version == (9, 0)
+    assert r.packets[0].id == MSG_START
+    assert parse_message(r.packets[0])["lp"] == (8000, 8000)
+    assert r.yrp1 is not None and r.yrp1.decks == [(tuple(m), tuple(e)) for m, e in DECKS]
+    assert (r.yrp1.start_lp, r.yrp1.start_hand, r.yrp1.draw_count) == (8000, 5, 1)
+    assert r.yrp1.responses == 1
+    if flags & REPLAY_EXTENDED_HEADER:
+        assert r.header_version == 1 and r.seeds == (11, 22, 33, 44)
+
+
+def test_truncated_files_say_where():
+    data = replay(FLAGS & ~REPLAY_COMPRESSED)
+    with pytest.raises(YrpxError, match=r"body byte \d+: .*ends inside") as err:
+        read_yrpx(data[:-3])
+    assert err.value.offset is not None
+    with pytest.raises(YrpxError, match="truncated"):
+        read_yrpx(replay()[:100])
+    with pytest.raises(YrpxError, match="not a YGOPro/EDOPro replay"):
+        read_yrpx(b"PK\x03\x04" + bytes(60))
+    with pytest.raises(YrpxError, match="too short"):
+        read_yrpx(b"yrpX")
+
+
+@pytest.mark.parametrize("flags, sizes, why", [
+    (FLAGS | REPLAY_SINGLE_MODE, (1, 1), "puzzle"),
+    (FLAGS | REPLAY_SINGLE_MODE | REPLAY_HAND_TEST, (1, 1), "hand test"),
+    (FLAGS, (2, 2), "tag"),
+])
+def test_refuses_what_is_not_a_1v1_duel(flags, sizes, why):
+    data = replay(flags, sizes) if not flags & REPLAY_SINGLE_MODE else _single(flags)
+    with pytest.raises(YrpxError, match=f"cannot import: {why}"):
+        import_yrpx(data)
+
+
+def _single(flags: int) -> bytes:
+    body = name("LOL") + name("") + struct.pack("<Q", MR5) + duel_stream()
+    return wrap(YRPX, flags, body)
+
+
+def test_refuses_a_legacy_yrp():
+    with pytest.raises(YrpxError, match="legacy .yrp"):
+        import_yrpx(yrp1(DECKS))
+
+
+# -- the mapping ----------------------------------------------------------------------------
+
+def test_a_small_duel_maps_to_legal_events_with_the_replays_result():
+    result = import_yrpx(replay())
+    kinds = [e.kind for e in result.events]
+    assert kinds[:5] == ["duel_started", "deck_registered", "deck_registered", "deck_shuffled", "deck_shuffled"]
+    assert kinds.count("normal_summoned") == 2
+    assert kinds[-1] == "duel_ended"
+    assert "damage_calculated" in kinds and kinds.count("step_entered") >= 2
+    assert result.players == ("P00", "P10")
+    assert result.expected.winner == 1 and result.expected.reason == "surrender"
+    assert result.expected.lp == (8000 - (2600 - 2300), 8000)      # 6011 (2600 ATK) beat 5013 (2300 ATK)
+    assert len(result.times) == len(result.events) and result.times[0].startswith("2020-09-13")
+    report = audit(result.events, result.cards)
+    assert report.violations == []
+    state = report.state
+    assert [side.lp for side in state.sides] == list(result.expected.lp)
+    assert (state.winner, state.end_reason) == (1, "surrender")
+    # the deck order is the one EDOPro drew from: the opening hand is the top five, top first
+    drawn = result.events[5]
+    assert drawn.kind == "cards_drawn" and drawn.cards == ("p0.m39", "p0.m38", "p0.m37", "p0.m36", "p0.m35")
+
+
+def test_card_facts_come_from_the_replays_card_queries():
+    result = import_yrpx(replay())
+    facts = result.cards[5013]
+    assert (facts.type, facts.level, facts.atk, facts.defense, facts.attribute, facts.race) == (0x11, 4, 2300, 1000, 0x10, 0x1)
+
+
+# -- the real corpus ------------------------------------------------------------------------
+
+def test_real_edopro_replays_reproduce_lp_and_winner():
+    folder = shared_path("real-replays", "edopro")
+    files = sorted(p for p in folder.iterdir() if p.suffix.lower() in (".yrpx", ".yrp"))
+    assert files
+    rows, refused, by_rule = [], [], collections.Counter()
+    for path in files:
+        try:
+            result = import_yrpx(path)
+        except YrpxError as err:
+            refused.append((path.name, err.detail))
+            assert "cannot import" in err.detail or "byte" in str(err)
+            continue
+        try:
+            report = audit(result.events, result.cards)
+        except Exception as exc:                        # an engine error counts as disagreement
+            rows.append((path.name, len(result.events), False, False, f"engine error {type(exc).__name__}"))
+            continue
+        state = report.state
+        lp_ok = tuple(side.lp for side in state.sides) == result.expected.lp
+        winner_ok = state.winner == result.expected.winner and state.ended == (result.expected.reason is not None)
+        rules = collections.Counter(v.rule for v in report.violations)
+        by_rule.update(rules)
+        rows.append((path.name, len(result.events), lp_ok, winner_ok,
+                     ", ".join(f"{r}×{n}" for r, n in sorted(rules.items())) or "-"))
+    width = max(len(r[0]) for r in rows)
+    print(f"\n{'file'.ljust(width)}  events  LP  winner  violations")
+    for name_, events, lp_ok, winner_ok, shown in rows:
+        print(f"{name_.ljust(width)}  {events:6}  {'ok' if lp_ok else 'NO'}  {'ok    ' if winner_ok else 'NO    '}  {shown}")
+    for name_, why in refused:
+        print(f"not imported: {name_}: {why}")
+    print("violations by rule:", dict(by_rule.most_common()) or "none")
+    lp_rate = sum(r[2] for r in rows) / len(rows)
+    winner_rate = sum(r[3] for r in rows) / len(rows)
+    print(f"LP agreement {lp_rate:.1%}, winner agreement {winner_rate:.1%} over {len(rows)} imported files")
+    assert len(rows) >= 0.95 * (len(files) - len(refused))
+    assert lp_rate >= 0.95 and winner_rate >= 0.95
