@@ -391,7 +391,22 @@ def test_each_kind_refuses_an_extra_field_and_each_missing_field(kind):
 _VOCABULARY_FIELDS = sorted(
     (cls.kind, f.name, field_choices(cls.kind, f.name))
     for cls in EVENT_TYPES.values() for f in dataclasses.fields(cls)
-    if field_choices(cls.kind, f.name))
+    if f.name not in ev.PLAYER_FIELDS and field_choices(cls.kind, f.name))
+_PLAYER_FIELDS = sorted((cls.kind, f.name) for cls in EVENT_TYPES.values()
+                        for f in dataclasses.fields(cls) if f.name in ev.PLAYER_FIELDS)
+
+
+@pytest.mark.parametrize("kind, name", _PLAYER_FIELDS)
+def test_player_fields_are_0_or_1_for_both(kind, name):
+    """A player is 0 or 1: schema and from_dict both refuse any other number (and true/false)."""
+    for value, accepted in ((0, True), (1, True), (2, False), (-1, False), (2 ** 40, False), (True, False)):
+        data = _with(kind, **{name: value})
+        assert BY_KIND[kind].is_valid(data) is accepted, data
+        if accepted:
+            from_dict(data)
+        else:
+            with pytest.raises(EventFormatError):
+                from_dict(data)
 
 
 @pytest.mark.parametrize("kind, name, choices", _VOCABULARY_FIELDS, ids=lambda x: str(x)[:20])

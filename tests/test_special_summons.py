@@ -141,6 +141,19 @@ def test_syn_01_synchro_summon(materials: list[str], where_they_go: dict) -> Non
         assert state.cards["knight"].position == "faceup"
 
 
+def test_syn_01_materials_moved_right_before_the_summon_count() -> None:
+    """SYN-01 with a material EDOPro records apart: banished as material by a card_moved just before."""
+    state = fold(board(SYN), moved("kuriboh", [0, "banished"], "material"),
+                 ss("stardust", 5, "synchro", materials=["junk", "celtic"]))
+    assert state.cards["stardust"].zone == "mzone" and state.cards["kuriboh"].zone == "banished"
+    assert state.material_moves == []
+
+
+def test_syn_01_a_material_move_not_right_before_the_summon_is_not_its_material() -> None:
+    check([board(SYN), moved("kuriboh", [0, "banished"], "material"), {"kind": "priority_passed"},
+           ss("stardust", 5, "synchro", materials=["junk", "celtic"])], "SYN-01", "sum to 7")
+
+
 def test_syn_01_a_synchro_summon_by_a_resolving_effect_in_the_opponents_turn() -> None:
     """SYN-01: outside your open game state only an effect (the cause) makes a Synchro Summon."""
     state = fold(board(SYN, turn_player=1), ss("stardust", 5, "synchro", player=0, materials=["junk", "celtic", "kuriboh"],
@@ -210,6 +223,14 @@ def test_xyz_01_xyz_summon_attaches_its_materials(event: dict) -> None:
     assert utopia.materials == event["materials"] and utopia.properly_summoned
     assert all(state.cards[m].zone == "overlay" and state.cards[m].host == "utopia" for m in event["materials"])
     assert state.sides[0].gy == ["gy_utopia"]
+
+
+def test_xyz_03_rank_up_takes_the_old_xyz_monster_and_its_materials() -> None:
+    """XYZ-03: an effect overlays an Xyz monster; its materials stay materials (not the GY)."""
+    state = fold(board(XYZ), XYZ_SUMMON, ss("utopia2", 1, "xyz", materials=["celtic", "ox", "utopia"], cause="rank-up"))
+    assert state.cards["utopia2"].materials == ["celtic", "ox", "utopia"]
+    assert all(state.cards[m].host == "utopia2" for m in ("celtic", "ox", "utopia"))
+    assert state.cards["utopia"].materials == [] and state.sides[0].gy == ["gy_utopia"]
 
 
 @pytest.mark.parametrize("p0, event, fields, rule, says", [
@@ -511,6 +532,14 @@ def test_sps_07_12_15_special_summons_allowed(events: list[dict]) -> None:
 ])
 def test_sps_07_12_13_15_special_summons_refused(events: list[dict], rule: str, says: str) -> None:
     check([board(LIMITS), *events], rule, says)
+
+
+def test_sps_01_an_effect_may_summon_to_the_opponents_field() -> None:
+    """SPS-01 (v2 ``controller``): the monster enters the field of the player the event names."""
+    state = fold(board(LIMITS), ss("gy_bewd", 2, cause="x", controller=1))
+    bewd = state.cards["gy_bewd"]
+    assert (bewd.controller, bewd.owner, state.sides[1].mzone[2]) == (1, 0, "gy_bewd")
+    check([board(LIMITS), ss("gy_bewd", 0, cause="x", controller=1)], "ZONE-01", "monster zone 0 of player 1 holds")
 
 
 def test_sps_14_back_in_the_hand_a_monster_is_no_longer_properly_summoned() -> None:

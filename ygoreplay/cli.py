@@ -5,8 +5,10 @@ not be read, 3 another writer got to the duel first.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
+from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -20,12 +22,13 @@ from .diff import diff_states
 from .exchange import export_duel, import_replay, make_replay, new_root, verify_against
 from .log import describe, log_lines
 from .render import render
-from .replay_file import ReplayFileError, read as read_replay, verify_chain, write as write_replay
+from .replay_file import MAGIC as REPLAY_MAGIC, ReplayFileError, read as read_replay, verify_chain, write as write_replay
 from .rules import AuditReport, RuleViolation, audit
 from .source import Source, SourceError, open_source
 from .state import DuelState
 from .store import ConflictError, Store, StoreError, _now
 from .views import VIEWS
+from .yrpx import YrpxError, fold_and_compare, import_yrpx
 
 EXIT_ILLEGAL, EXIT_UNREADABLE, EXIT_CONFLICT = 1, 2, 3
 
@@ -131,18 +134,24 @@ view_option = click.option("--view", "view", type=click.Choice(VIEWS), default=N
 
 @contextmanager
 def _opened(spec: str, store_url: str | None, cards: str | None = None) -> Iterator[Source]:
-    """Open a .jsonl or .ygr file, or a duel of the store; every failure is exit code 2."""
+    """Open a .jsonl or .ygr file, or a duel of the store; failing to open is exit code 2."""
+    store = None
     try:
         db = CardDB.classic() if cards is None else CardDB.classic().merged(CardDB.from_cdb(cards))
-        if Path(spec).is_file():
-            yield open_source(spec, None, db)
-            return
-        with _open_store(store_url) as store:
-            yield open_source(spec, store, db)
+        if not Path(spec).is_file():
+            store = _open_store(store_url)
+        source = open_source(spec, store, db)
     except (EventFormatError, CardDBError, ReplayFileError, SourceError, StoreError) as exc:
+        if store is not None:
+            store.close()
         raise Unreadable(str(exc)) from None
     except OSError as exc:
         raise Unreadable(f"{spec}: cannot read ({exc.strerror or exc})") from None
+    try:
+        yield source
+    finally:
+        if store is not None:
+            store.close()
 
 
 @main.command()
@@ -291,14 +300,26 @@ def audit_command(duel: str, as_json: bool, store_url: str | None) -> None:
 @click.argument("duel")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), required=True)
 @view_option
+@cards_option
 @store_option
-def export_command(duel: str, output: str, view: str | None, store_url: str | None) -> None:
-    """Write a stored duel (or a .jsonl file) as a .ygr replay file, for one view."""
+def export_command(duel: str, output: str, view: str | None, cards: str | None,
+                   store_url: str | None) -> None:
+    """Write a stored duel, a .jsonl file or a judge .ygr file as a .ygr replay file for one view."""
     view = view or "judge"
     if Path(duel).is_file():
-        events, db = _load(duel, None)
-        replay = make_replay(events, [_now()] * len(events), db, view, new_root(),
-                             {"title": Path(duel).name})
+        with _opened(duel, None, cards) as source:
+            try:
+                if source.replay is not None:
+                    if source.view != "judge" and source.view != view:
+                        raise ReplayFileError(f"{duel} is a {source.view} view: it cannot give the {view} view")
+                    old = source.replay
+                    replay = make_replay(old.events, old.times, old.cards, view, old.root, old.match,
+                                         old.source, old.created) if old.view == "judge" else old
+                else:
+                    replay = make_replay(source.events, [_now()] * len(source.events), source.cards, view,
+                                         new_root(), {"title": Path(duel).name})
+            except ReplayFileError as exc:
+                raise Unreadable(str(exc)) from None
     else:
         with _open_store(store_url) as store:
             replay = _guard(lambda: export_duel(store, _resolve(store, duel), view))
@@ -307,20 +328,115 @@ def export_command(duel: str, output: str, view: str | None, store_url: str | No
 
 
 @main.command(name="import")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(exists=True))
+@click.option("-o", "--output", "output", type=click.Path(), default=None,
+              help="Write .ygr judge file(s) here (a file, or a folder for a folder of replays) "
+                   "instead of recording into the store.")
 @click.option("--title", default=None)
+@cards_option
 @store_option
-def import_command(file: str, title: str | None, store_url: str | None) -> None:
-    """Record a .ygr judge file into the store; print the new duel's id."""
+def import_command(path: str, output: str | None, title: str | None, cards: str | None,
+                   store_url: str | None) -> None:
+    """Import a .ygr judge file, an EDOPro .yrpX replay, or a folder of replays.
+
+    EDOPro replays are turned into our events and folded through the rules; the summary compares
+    each duel's final LP and winner with the replay's own and counts violations by rule ID.
+    """
+    source = Path(path)
+    if source.is_file() and source.read_bytes()[:8] == REPLAY_MAGIC:
+        _import_ygr(source, title, store_url)
+        return
+    files = sorted(p for p in source.iterdir() if p.suffix.lower() in (".yrpx", ".yrp")) \
+        if source.is_dir() else [source]
+    if not files:
+        raise Unreadable(f"{path}: no .yrpX replays here")
+    names = _cards_db(cards)
+    outcomes = []
+    store = None if output else _open_store(store_url)
     try:
-        replay = read_replay(file)
+        with click.progressbar(files, label="importing", file=sys.stderr,
+                               show_pos=True, item_show_func=lambda p: p.name if p else "") as bar:
+            for file in bar:
+                outcomes.append(_import_one(file, names, output, source.is_dir(), title, store))
+    finally:
+        if store is not None:
+            store.close()
+    _import_summary(outcomes)
+    failed = any(o["error"] for o in outcomes)
+    illegal = any(o["violations"] or not (o["lp"] and o["winner"]) for o in outcomes if not o["error"])
+    sys.exit(EXIT_UNREADABLE if failed else EXIT_ILLEGAL if illegal else 0)
+
+
+def _cards_db(cards: str | None) -> CardDB | None:
+    try:
+        return CardDB.from_cdb(cards) if cards else None
+    except CardDBError as exc:
+        raise Unreadable(str(exc)) from None
+
+
+def _import_ygr(path: Path, title: str | None, store_url: str | None) -> None:
+    try:
+        replay = read_replay(path)
     except ReplayFileError as exc:
         raise Unreadable(str(exc)) from None
     with _open_store(store_url) as store:
         try:
-            click.echo(_guard(lambda: import_replay(store, replay, title or Path(file).name)))
+            click.echo(_guard(lambda: import_replay(store, replay, title or path.name)))
         except ReplayFileError as exc:
-            raise Unreadable(f"{file}: {exc}") from None
+            raise Unreadable(f"{path}: {exc}") from None
+
+
+def _import_one(file: Path, names: CardDB | None, output: str | None, batch: bool,
+                title: str | None, store: Store | None) -> dict:
+    """Import one EDOPro replay: to a .ygr file or into the store. A failure is reported, not raised."""
+    outcome = {"file": file.name, "error": None, "events": 0, "lp": False, "winner": False,
+               "violations": [], "id": None}
+    try:
+        result = import_yrpx(file, names=names)
+    except YrpxError as exc:
+        outcome["error"] = exc.detail if hasattr(exc, "detail") else str(exc)
+        return outcome
+    agreement = fold_and_compare(result)
+    outcome.update(events=len(result.events), lp=agreement.lp, winner=agreement.winner,
+                   violations=agreement.violations)
+    if output:
+        target = Path(output) / (file.stem + ".ygr") if batch else Path(output)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        root = hashlib.sha256(file.read_bytes()).digest()
+        write_replay(target, make_replay(result.events, result.times, result.cards, "judge", root,
+                                         {"title": title or file.name, "players": list(result.players)},
+                                         {"format": "yrpX", "file": file.name, "size": file.stat().st_size}))
+    else:
+        store.cards = store.cards.merged(result.cards)
+        duel_id = store.create_duel(title or file.name)
+        try:
+            store.append(duel_id, result.events, times=result.times)
+        except RuleViolation as v:                    # keep the legal prefix, as ``record`` does
+            store.append(duel_id, result.events[:v.index], times=result.times[:v.index])
+        outcome["id"] = duel_id
+    return outcome
+
+
+def _import_summary(outcomes: list[dict]) -> None:
+    """One line per file, then the totals: files, imported, LP and winner agreement, rule IDs."""
+    width = max(len(o["file"]) for o in outcomes)
+    for o in outcomes:
+        if o["error"]:
+            click.echo(f"{o['file']:<{width}}  cannot import: {o['error']}")
+            continue
+        rules = Counter(v.rule for v in o["violations"])
+        click.echo(f"{o['file']:<{width}}  {o['events']:>6} events  LP {'ok' if o['lp'] else 'DIFFERS'}  "
+                   f"winner {'ok' if o['winner'] else 'DIFFERS'}  "
+                   + (", ".join(f"{r} x{n}" for r, n in sorted(rules.items())) or "no violation")
+                   + (f"  -> {o['id']}" if o["id"] else ""))
+    done = [o for o in outcomes if not o["error"]]
+    by_rule = Counter(v.rule for o in done for v in o["violations"])
+    click.echo("")
+    click.echo(f"files {len(outcomes)}  imported {len(done)}  cannot import {len(outcomes) - len(done)}")
+    if done:
+        click.echo(f"LP agree {sum(o['lp'] for o in done)}/{len(done)}  winner agree "
+                   f"{sum(o['winner'] for o in done)}/{len(done)}  events {sum(o['events'] for o in done)}")
+    click.echo("violations by rule: " + (", ".join(f"{r} {n}" for r, n in by_rule.most_common()) or "none"))
 
 
 def _resolve(store: Store, duel: str) -> str:
@@ -565,3 +681,4 @@ def deck_check(deck_spec: str, banlist_file: str | None, list_name: str | None,
         click.echo(f"{label}: {verdict}; Main {sizes['main']}, Extra {sizes['extra']}, "
                    f"Side {sizes['side']}{against}")
     sys.exit(EXIT_ILLEGAL if problems else 0)
+

@@ -533,7 +533,7 @@ _FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {
 #: (kind, from_version) -> function turning a dict of that version into the next version's dict.
 UPCASTERS: dict[tuple[str, int], Callable[[dict], dict]] = {
     # v1 had no ``controller``: the monster always entered the summoner's own field.
-    ("special_summoned", 1): lambda d: {**d, "v": 2, "controller": None},
+    ("special_summoned", 1): lambda d: {"controller": None, **d, "v": 2},
 }
 
 # Which fields must hold which closed vocabulary; checked at decode so a typo is caught at its line.
@@ -569,7 +569,7 @@ def from_dict(data: Any, where: str = "") -> Event:
     plan, names = _PLANS.get(cls) or _plan(cls)
     if len(data) > len(names) or not names.issuperset(data):
         unknown = set(data) - names
-        raise EventFormatError(f"{kind}: unknown field(s) {', '.join(sorted(unknown))}", where)
+        raise EventFormatError(f"{kind}: unknown field(s) {', '.join(sorted(map(repr, unknown)))}", where)
     kwargs: dict[str, Any] = {}
     for name, build, optional, required, choices in plan:
         if name not in data:
@@ -601,7 +601,8 @@ def _plan(cls: type[Event]) -> _Plan:
     steps = []
     for f in _FIELDS[cls]:
         base = f.type.removesuffix(" | None")
-        steps.append((f.name, _BUILDERS[base], f.type.endswith("| None"),
+        build = _player if f.name in PLAYER_FIELDS else _BUILDERS[base]
+        steps.append((f.name, build, f.type.endswith("| None"),
                       _default(f) is dataclasses.MISSING, choices(cls.kind, f.name)))
     plan = (tuple(steps), frozenset(f.name for f in _FIELDS[cls]) | {"kind", "v"})
     _PLANS[cls] = plan
@@ -617,6 +618,17 @@ def choices(kind: str, name: str) -> tuple[str, ...]:
 def _int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"expected an integer, got {value!r}")
+    return value
+
+
+#: Fields that name a player: 0 or 1 (null where the field allows it).
+PLAYER_FIELDS = frozenset(("player", "first_player", "chosen_by", "turn_player", "to_player",
+                           "controller", "winner"))
+
+
+def _player(value: Any) -> int:
+    if value not in (0, 1) or isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"a player is 0 or 1, got {value!r}")
     return value
 
 

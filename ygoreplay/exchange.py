@@ -38,6 +38,10 @@ def _ruleset_and_players(events: list[Event]) -> tuple[str, list[str]]:
 def make_replay(events: list[Event], times: list[str], cards: CardDB, view: str, root: bytes,
                 match: dict | None = None, source: dict | None = None, created: str = "") -> ReplayFile:
     """A replay file of ``events`` (the full record) as ``view`` may see it."""
+    missing = referenced_codes(events) - set(cards)
+    if missing:
+        raise ReplayFileError(f"no card facts for passcode(s) {sorted(missing)[:5]}: a replay file carries "
+                              "the facts of every card it mentions (give a cards.cdb)")
     ruleset, players = _ruleset_and_players(events)
     key = commit_key(root)
     if view == "judge":

@@ -72,13 +72,11 @@ _OVERRIDES: dict[tuple[str, str], dict] = {
 }
 
 
-def field_choices(kind: str, name: str) -> tuple[str, ...] | None:
-    """The closed vocabulary of an event field, looked up as ``events._convert`` does it: a
-    per-kind entry wins (an empty one means free text), else the field name's; None if free."""
-    key = (kind, name)
-    by_kind = events._CHOICES_BY_KIND
-    choices = by_kind[key] if key in by_kind else events._CHOICES.get(name)
-    return tuple(choices) if choices else None
+def field_choices(kind: str, name: str) -> tuple | None:
+    """The closed vocabulary of an event field (``events.choices``; players are 0 or 1); None if free."""
+    if name in events.PLAYER_FIELDS:
+        return (0, 1)
+    return events.choices(kind, name) or None
 
 
 def _field_schema(kind: str, name: str, annotation: str, default: Any, vocab: bool) -> dict:

@@ -191,8 +191,8 @@ class DuelState:
         self.pendulum_summon_open = False              # one Pendulum Summon, many monsters
         self.summon_group: list[str] = []              # the monsters of the summon now attempted (PEND-04)
         self.material_moves: list[list] = []           # materials moved just before their summon:
-                                                       # [id, zone, controller, face_up, level, tuner,
-                                                       #  token, link rating] as they were (summon.py)
+                                                       # [event index, id, name, zone, controller, face_up,
+                                                       #  level, tuner, token, link rating] (summon.py)
         self.last_kind = ""                            # kind of the last event applied
         self.must_lose: dict[int, str] = {}            # player -> reason (WIN-01/02)
         self.ended = False

@@ -806,6 +806,8 @@ from .events import (  # noqa: E402
     DuelEnded, DuelStarted, Event, FlipSummoned, HandSizeDiscard, LifePointsChanged, Loc, MonsterSet, NormalSummoned,
     PhaseEntered, PositionChanged, SpecialSummoned, SpellTrapSet, StatsChanged, StepEntered,
     SummonNegated, TokenCreated, TurnStarted)
+from .rules import audit  # noqa: E402
+from .state import DuelState  # noqa: E402
 
 #: Messages that carry no game action: state refreshes, hints, and prompts' echoes.
 _QUIET = frozenset((MSG_UPDATE_DATA, MSG_UPDATE_CARD, MSG_HINT, MSG_CARD_HINT, MSG_PLAYER_HINT,
@@ -2620,3 +2622,26 @@ _HANDLERS = {
     MSG_TOSS_COIN: _Importer.on_coin, MSG_TOSS_DICE: _Importer.on_dice,
     MSG_HINT: _Importer.on_hint, MSG_WIN: _Importer.on_win,
 }
+
+
+@dataclass
+class Agreement:
+    """An import folded through our rules: does it come to what EDOPro said it came to?"""
+
+    lp: bool
+    winner: bool
+    violations: list
+    state: DuelState
+
+    @property
+    def ok(self) -> bool:
+        return self.lp and self.winner and not self.violations
+
+
+def fold_and_compare(result: ImportResult) -> Agreement:
+    """Audit the imported events and compare the final LP and winner with the replay's own."""
+    report = audit(result.events, result.cards)
+    state = report.state
+    lp_ok = tuple(side.lp for side in state.sides) == tuple(result.expected.lp)
+    winner_ok = state.ended == (result.expected.reason is not None) and state.winner == result.expected.winner
+    return Agreement(lp_ok, winner_ok, report.violations, state)

@@ -181,19 +181,22 @@ class Material:
 
 def note_material_move(state: DuelState, card: Card) -> None:
     """A card moved for a summon that follows (card_moved, reason "material"), as EDOPro records
-    materials that go somewhere else than the GY: remember it as it was, for that summon."""
-    if state.last_kind != "card_moved":
-        state.material_moves = []             # only the moves right before a summon belong to it
-    state.material_moves = [*state.material_moves, Material.of(card).row()]
+    materials that go somewhere else than the GY: remember it as it was, for that summon. Only an
+    unbroken run of such moves right before the summon belongs to it."""
+    moves = state.material_moves
+    if not moves or moves[-1][0] != state.index - 1:
+        moves = []
+    state.material_moves = [*moves, [state.index, *Material.of(card).row()]]
 
 
 def _moved_materials(state: DuelState, listed: list[str]) -> list[Material]:
-    """Materials moved by card_moved events right before this summon (not also listed)."""
-    if state.last_kind != "card_moved":
+    """Materials moved by the card_moved events right before this summon (not also listed)."""
+    moves = state.material_moves
+    if not moves or moves[-1][0] != state.index - 1:
         return []
     seen = set(listed)
     out = []
-    for row in state.material_moves:
+    for _, *row in moves:
         if row[0] not in seen:
             seen.add(row[0])
             out.append(Material(*row))
@@ -226,7 +229,8 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
                  f"state, unless a resolving effect makes it (name it as the cause): {why}")
     if method == "pendulum":
         _check_pendulum(state, ev, card, player)
-    check_monster_zone(state, ev, player, card, ev.zone, frozenset(m.id for m in listed if m.zone == MZONE))
+    to_player = player if ev.controller is None else ev.controller   # an effect may summon to the opponent's field
+    check_monster_zone(state, ev, to_player, card, ev.zone, frozenset(m.id for m in listed if m.zone == MZONE))
     if ev.position not in (ATTACK, DEFENSE) and method != "effect":
         fail(state, ev, "SPS-05", f"a {method} Summon places the monster face-up; only an effect can Special Summon it face-down")
     if card.facts.is_link and ev.position != ATTACK:
@@ -248,7 +252,7 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
             take(state, m)
             put(state, m, GY, m.owner)
     take(state, card)
-    put(state, card, MZONE, player, ev.zone, ev.position)
+    put(state, card, MZONE, to_player, ev.zone, ev.position)
     card.summoned_turn = state.turn
     card.summon_method = method
     if method in PROPER_METHODS:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..cards import LinkMarker
-from ..events import EXTRA, FACEUP, MZONE, SZONE, Event
+from ..events import EXTRA, FACEUP, SZONE, Event
 from ..rulesets import RULESETS, RuleSet
 from ..state import Card, DuelState
 from .base import fail, impossible
