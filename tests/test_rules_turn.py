@@ -191,11 +191,9 @@ def test_log_03_events_out_of_the_duel_order(events: list[dict], fragment: str) 
 
 
 @pytest.mark.parametrize("events, fragment", [
-    pytest.param([{**START, "first_player": 2}], "players are 0 and 1", id="first-player-2"),
     pytest.param([START, {**register(0), "player": None}], "needs the player", id="deck-without-player"),
     pytest.param([START, register(0), {"kind": "deck_shuffled", "order": []}], "needs the player",
                  id="shuffle-without-player"),
-    pytest.param([START, register(0), draw(2, 5)], "player, 0 or 1", id="draw-player-2"),
     pytest.param([START, register(0), draw(0, 0)], "at least one card", id="draw-0"),
     pytest.param([*OPENING, turn_started(None, 1)], "needs the player", id="turn-without-player"),
     pytest.param([{"kind": "position_set_up", "sides": [{}]}], "exactly two sides", id="one-side"),
@@ -205,7 +203,6 @@ def test_log_03_events_out_of_the_duel_order(events: list[dict], fragment: str) 
     pytest.param([position({"hand": ["celtic"]})], "passcode or an object", id="card-as-name"),
     pytest.param([position({"hand": [{"code": CELTIC, "position": "attack"}]})], "takes no position",
                  id="position-in-hand"),
-    pytest.param([position(), ended(2, "surrender")], "winner is 0, 1, or null", id="winner-2"),
     pytest.param([position(normal_summon_used=[True])], "one flag per player", id="one-summon-flag"),
     pytest.param([position({"mzone": [{"code": CELTIC, "id": "c", "counters": 5}]})], "counters are an object",
                  id="counters-not-object"),
@@ -213,6 +210,14 @@ def test_log_03_events_out_of_the_duel_order(events: list[dict], fragment: str) 
 def test_log_05_malformed_events(events: list[dict], fragment: str) -> None:
     """LOG-05: players are 0 and 1, counts positive, a set-up side has the known zones only."""
     refused_as("LOG-05", fragment, *events)
+
+
+@pytest.mark.parametrize("data", [{**START, "first_player": 2}, {**draw(2, 5)}, ended(2, "surrender")],
+                         ids=["first-player-2", "draw-player-2", "winner-2"])
+def test_a_player_other_than_0_or_1_is_refused_when_read(data: dict) -> None:
+    """Players are 0 and 1: anything else is refused when the event is read, before the fold."""
+    with pytest.raises(EventFormatError, match="a player is 0 or 1"):
+        from_dict(data)
 
 
 def test_log_02_shuffle_and_draw_follow_the_deck() -> None:

@@ -22,9 +22,9 @@ from .diff import diff_states
 from .exchange import export_duel, import_replay, make_replay, new_root, verify_against
 from .log import describe, log_lines
 from .render import render
-from .replay_file import MAGIC as REPLAY_MAGIC, ReplayFileError, read as read_replay, verify_chain, write as write_replay
+from .replay_file import ReplayFileError, read as read_replay, verify_chain, write as write_replay
 from .rules import AuditReport, RuleViolation, audit
-from .source import Source, SourceError, open_source
+from .source import Source, SourceError, is_replay_file, open_source
 from .state import DuelState
 from .store import ConflictError, Store, StoreError, _now
 from .views import VIEWS
@@ -343,7 +343,7 @@ def import_command(path: str, output: str | None, title: str | None, cards: str 
     each duel's final LP and winner with the replay's own and counts violations by rule ID.
     """
     source = Path(path)
-    if source.is_file() and source.read_bytes()[:8] == REPLAY_MAGIC:
+    if source.is_file() and is_replay_file(source):
         _import_ygr(source, title, store_url)
         return
     files = sorted(p for p in source.iterdir() if p.suffix.lower() in (".yrpx", ".yrp")) \

@@ -73,15 +73,18 @@ class Source:
         return verify_chain(self.replay) if self.replay is not None else None
 
 
+def is_replay_file(path: Path) -> bool:
+    """A .ygr name or the magic's first byte (0x89, never the start of UTF-8 text) means a replay
+    file, so a damaged one is reported as such (bad magic, truncated…), not as bad JSON Lines."""
+    with path.open("rb") as f:
+        return f.read(1) == MAGIC[:1] or path.suffix.lower() == ".ygr"
+
+
 def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
     """A path to a .jsonl or .ygr file, or (when no such file exists) a stored duel id."""
     path = Path(spec)
     if path.is_file():
-        with path.open("rb") as f:
-            magic = f.read(len(MAGIC))
-        # A .ygr name or the magic's first byte (0x89, never the start of UTF-8 text) means a replay
-        # file, so a damaged one is reported as such (bad magic, truncated…), not as bad JSON Lines.
-        if magic[:1] == MAGIC[:1] or path.suffix.lower() == ".ygr":
+        if is_replay_file(path):
             replay = read_replay(path)
             return Source(spec, replay.events, replay.cards, replay.view, replay.disclosures, replay)
         from .jsonl import read_events
