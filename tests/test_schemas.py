@@ -466,7 +466,7 @@ BAD_SIDES = [
     pytest.param([{**_DECK, "hand": [{"id": "p0.s1"}]}, _DECK], id="card-without-code"),
     pytest.param([{**_DECK, "hand": [{"code": 91152256, "shiny": True}]}, _DECK], id="unknown-card-key"),
     pytest.param([{**_DECK, "mzone": [None] * 8}, _DECK], id="eight-monster-zones"),
-    pytest.param([{**_DECK, "szone": [None] * 6}, _DECK], id="six-spell-trap-zones"),
+    pytest.param([{**_DECK, "szone": [None] * 8}, _DECK], id="eight-spell-trap-zones"),
     pytest.param([{**_DECK, "mzone": [{"code": 91152256, "position": "sideways"}]}, _DECK],
                  id="unknown-position"),
 ]

@@ -172,7 +172,8 @@ class PositionSetUp(Event):
     """Start from a given position instead of the opening (like FEN): every card, LP, turn, phase.
 
     ``sides`` holds one dict per player: ``lp``, ``deck``, ``hand``, ``mzone`` (7 slots: 0-4 main,
-    5-6 extra monster zones), ``szone`` (5), ``fzone``, ``gy``, ``banished``, ``extra``; each card
+    5-6 extra monster zones), ``szone`` (5; 7 under Master Rule 3, whose separate Pendulum
+    Zones are 5 and 6), ``fzone``, ``gy``, ``banished``, ``extra``; each card
     a passcode or ``{"code", "id", "owner", "position", "summoned", "set", "position_changed",
     "attacked", "materials", "atk", "defense", "level", "counters", "properly_summoned"}``.
     """

@@ -50,6 +50,8 @@ def _side_lines(state: DuelState, player: int) -> list[str]:
     order = range(5) if player == 0 else range(4, -1, -1)
     monsters = "  monsters  " + "".join(_cell(state, side.mzone[i]) for i in order)
     spells = "  S/T       " + "".join(_cell(state, side.szone[i]) for i in order)
+    if len(side.szone) > 5:                      # Master Rule 3: separate Pendulum Zones
+        spells += "   pendulum " + "".join(_cell(state, side.szone[i]) for i in (5, 6))
     field = "  field     " + _cell(state, side.fzone)
     piles = [f"  hand      {_pile(state, side.hand, 10)}",
              f"  GY        {_pile(state, side.gy)}",

@@ -224,8 +224,9 @@ def _side_def() -> dict:
             HAND: pile, GY: pile, BANISHED: pile, EXTRA: pile,
             MZONE: {"type": "array", "items": slot, "maxItems": 7,
                     "description": "Slots 0-4 main, 5-6 extra monster zones; null is empty."},
-            SZONE: {"type": "array", "items": slot, "maxItems": 5,
-                    "description": "Slots 0-4; null is empty."},
+            SZONE: {"type": "array", "items": slot, "maxItems": 7,
+                    "description": "Slots 0-4 (0 and 4 double as Pendulum Zones); 5-6 are the separate "
+                                   "Pendulum Zones under Master Rule 3 only; null is empty."},
             FZONE: slot,
         },
     }
