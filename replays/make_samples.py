@@ -10,13 +10,18 @@ import json
 import sys
 from pathlib import Path
 
+import hashlib
+
 from ygoreplay.cards import CardDB
+from ygoreplay.exchange import make_replay
+from ygoreplay.replay_file import _iso, dumps
 from ygoreplay.events import from_dict
 from ygoreplay.jsonl import parse_lines
 from ygoreplay.rules import apply, audit
 from ygoreplay.state import DuelState
 
 HERE = Path(__file__).resolve().parent
+START_MS = 1_764_547_200_000          # 2025-12-01T00:00:00Z, the samples' nominal recording time
 DB = CardDB.classic()
 
 FILLER = [91152256, 5053103, 13039848, 15025844, 97590747, 14898066, 43096270, 69247929,
@@ -81,6 +86,17 @@ class Duel:
 
     def write(self, name: str) -> None:
         (HERE / name).write_text("\n".join(self.lines) + "\n", encoding="utf-8")
+
+    def write_replays(self, name: str) -> None:
+        """The same duel as .ygr files, judge and spectator views (fixed times and root, so the
+        bytes are the same every run)."""
+        events = [from_dict(data) for _, data in self.events]
+        times = [_iso(START_MS + i) for i in range(len(events))]
+        root = hashlib.sha256(name.encode()).digest()
+        stem = name.removesuffix(".jsonl")
+        for view in ("judge", "spectator"):
+            replay = make_replay(events, times, DB, view, root, {"title": stem}, created=times[0])
+            (HERE / f"{stem}.{view}.ygr").write_bytes(dumps(replay))
 
 
 def won_by_damage() -> Duel:
@@ -419,6 +435,7 @@ def main() -> int:
     duels = {name: make() for name, make in SAMPLES.items()}
     for name, duel in duels.items():
         duel.write(name)
+        duel.write_replays(name)
     by_maker = {SAMPLES[name]: duel for name, duel in duels.items()}
     (HERE / "illegal").mkdir(exist_ok=True)
     for name, rule, maker, cut, instead in ILLEGAL:

@@ -9,12 +9,15 @@ from pathlib import Path
 import pytest
 
 from ygoreplay.cards import CardDB
+from ygoreplay.exchange import verify_against
+from ygoreplay.replay_file import read, verify_chain
 from ygoreplay.jsonl import read_events
 from ygoreplay.rules import audit
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 LEGAL = sorted(REPLAYS.glob("*.jsonl"))
 ILLEGAL = sorted((REPLAYS / "illegal").glob("*.jsonl"))
+REPLAY_FILES = sorted(REPLAYS.glob("*.ygr"))
 
 
 def test_there_are_samples_of_each_ending():
@@ -62,6 +65,14 @@ def test_samples_are_what_the_script_writes(tmp_path, monkeypatch):
     spec.loader.exec_module(module)
     monkeypatch.setattr(module, "HERE", tmp_path)
     assert module.main() == 0
-    for path in LEGAL + ILLEGAL:
+    for path in LEGAL + ILLEGAL + REPLAY_FILES:
         written = tmp_path / path.relative_to(REPLAYS)
-        assert written.read_text() == path.read_text(), f"{path.name} is stale: run replays/make_samples.py"
+        assert written.read_bytes() == path.read_bytes(), f"{path.name} is stale: run replays/make_samples.py"
+
+
+@pytest.mark.parametrize("path", LEGAL, ids=lambda p: p.name)
+def test_each_sample_ships_as_judge_and_spectator_replay_files(path):
+    stem = path.name.removesuffix(".jsonl")
+    judge, spectator = (read(REPLAYS / f"{stem}.{view}.ygr") for view in ("judge", "spectator"))
+    assert [e.to_dict() for e in judge.events] == [e.to_dict() for e in read_events(path)]
+    assert verify_chain(judge) is None and verify_against(spectator, judge) == []
