@@ -39,7 +39,7 @@ from ygoreplay.cli import main
 from ygoreplay.exchange import export_duel, import_replay, make_replay, verify_against
 from ygoreplay.jsonl import read_events
 from ygoreplay.replay_file import (
-    FORMAT_VERSION, MAGIC, VIEWS, ReplayFileError, _iso, _ms, decode_body, dumps, loads, read,
+    FORMAT_VERSION, MAGIC, VIEWS, ReplayFile, ReplayFileError, _iso, _ms, decode_body, dumps, loads, read,
     read_header, referenced_codes, verify_chain, write)
 from ygoreplay.rules import History, audit
 from ygoreplay.schema import all_schemas, json_form
@@ -860,3 +860,18 @@ def test_cli_audit_of_a_stored_duel(tmp_path):
     duel = run("record", DAMAGE, "--store", store).output.strip().splitlines()[-1]
     data = json.loads(run("audit", duel, "--json", "--store", store).output)
     assert data["chain_ok"] is True and data["final"]["winner"] == 0 and data["events"] == 89
+
+
+def test_format_2_leaves_out_unknown_names_and_gives_them_back():
+    """Format 2 stores a card known only as "Card <code>" (an imported replay's) without a name;
+    reading gives the same facts back, and format 1 files (names always there) still load."""
+    from ygoreplay.cards import CardFacts, unnamed
+    facts = CardFacts(code=1475311, name=unnamed(1475311), type=2)
+    events = read_events(REPLAYS / "won-by-damage.jsonl")
+    cards = CardDB.classic().subset(referenced_codes(events)).merged(CardDB([facts]))
+    replay = ReplayFile(events, cards, ["2026-01-01T00:00:00.000+00:00"] * len(events))
+    data = dumps(replay)
+    body = decode_body(data)
+    stored = [c for c in body["cards"] if c["code"] == 1475311]
+    assert stored == [{"code": 1475311, "type": 2}]
+    assert loads(data).cards[1475311] == facts

@@ -16,7 +16,9 @@ import pytest
 from conftest import shared_path
 from ygoreplay.rules import audit
 from ygoreplay.yrpx import (
-    MSG_ATTACK, MSG_BATTLE, MSG_DAMAGE, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START, MSG_DRAW,
+    DUEL_PSEUDO_SHUFFLE, HINT_OPSELECTED, MSG_ATTACK, MSG_BATTLE, MSG_CHAIN_END, MSG_CHAIN_SOLVED,
+    MSG_CHAIN_SOLVING, MSG_CHAINED, MSG_CHAINING, MSG_DAMAGE, MSG_DAMAGE_STEP_END,
+    MSG_DAMAGE_STEP_START, MSG_DRAW, MSG_HINT, MSG_PLAYER_HINT, PHINT_DESC_ADD, PHINT_DESC_REMOVE,
     MSG_MOVE, MSG_NEW_PHASE, MSG_NEW_TURN, MSG_START, MSG_SUMMONED, MSG_SUMMONING, MSG_UPDATE_DATA,
     MSG_WIN, OLD_REPLAY_MODE, QUERY_ATTACK, QUERY_ATTRIBUTE, QUERY_BASE_ATTACK, QUERY_BASE_DEFENSE,
     QUERY_CODE, QUERY_DEFENSE, QUERY_END, QUERY_LEVEL, QUERY_POSITION, QUERY_RACE, QUERY_TYPE,
@@ -77,16 +79,16 @@ def loc(c: int, location: int, seq: int, pos: int = 0) -> bytes:
     return struct.pack("<BBII", c, location, seq, pos)
 
 
-def query(code: int, atk: int, position: int = 0x8) -> bytes:
-    items = [(QUERY_CODE, code), (QUERY_POSITION, position), (QUERY_TYPE, 0x11), (QUERY_LEVEL, 4),
+def query(code: int, atk: int, position: int = 0x8, kind: int = 0x11) -> bytes:
+    items = [(QUERY_CODE, code), (QUERY_POSITION, position), (QUERY_TYPE, kind), (QUERY_LEVEL, 4),
              (QUERY_ATTRIBUTE, 0x10), (QUERY_RACE, 0x1), (QUERY_ATTACK, atk), (QUERY_DEFENSE, 1000),
              (QUERY_BASE_ATTACK, atk), (QUERY_BASE_DEFENSE, 1000)]
     out = b"".join(struct.pack("<HII", 8, flag, value) for flag, value in items)
     return out + struct.pack("<HI", 4, QUERY_END)
 
 
-def refresh(player: int, location: int, cards) -> bytes:
-    body = b"".join(query(code, atk_of(code)) for code in cards)
+def refresh(player: int, location: int, cards, kind: int = 0x11) -> bytes:
+    body = b"".join(query(code, atk_of(code), kind=kind) for code in cards)
     return packet(MSG_UPDATE_DATA, struct.pack("<BBI", player, location, len(body)) + body)
 
 
@@ -134,12 +136,13 @@ def duel_stream() -> bytes:
     return out
 
 
-def replay(flags: int = FLAGS, sizes=(1, 1), stream: bytes | None = None, embedded: bool = True) -> bytes:
+def replay(flags: int = FLAGS, sizes=(1, 1), stream: bytes | None = None, embedded: bool = True,
+           decks=DECKS, duel_flags: int = MR5) -> bytes:
     body = teams(flags, sizes)
-    body += struct.pack("<Q", MR5) if flags & REPLAY_64BIT_DUELFLAG else struct.pack("<I", MR5)
+    body += struct.pack("<Q", duel_flags) if flags & REPLAY_64BIT_DUELFLAG else struct.pack("<I", duel_flags)
     body += duel_stream() if stream is None else stream
     if embedded:
-        body += packet(OLD_REPLAY_MODE, yrp1(DECKS))
+        body += packet(OLD_REPLAY_MODE, yrp1(decks))
     return wrap(YRPX, flags, body)
 
 
@@ -224,6 +227,158 @@ def test_card_facts_come_from_the_replays_card_queries():
     result = import_yrpx(replay())
     facts = result.cards[5013]
     assert (facts.type, facts.level, facts.atk, facts.defense, facts.attribute, facts.race) == (0x11, 4, 2300, 1000, 0x10, 0x1)
+
+
+# -- a skipped Draw Phase: which effect to cite (GEN-01) --------------------------------------
+
+HAND, DECK_LOC, EFFECT_MONSTER = 0x02, 0x01, 0x21
+
+
+def stringid(code: int, n: int) -> int:
+    """EDOPro's effect description: ``aux.Stringid(code, n)`` is ``code << 20 | n``."""
+    return code << 20 | n
+
+
+def chain_link(code: int, hand_seq: int, desc: int, resolution: bytes = b"", activation: bytes = b"") -> bytes:
+    """One link: player 0 activates the card at ``hand_seq`` of their hand; it resolves at once."""
+    out = packet(MSG_CHAINING, struct.pack("<I", code) + loc(0, HAND, hand_seq, 0xA)
+                 + struct.pack("<BBIQI", 0, HAND, hand_seq, desc, 1))
+    out += activation + packet(MSG_CHAINED, bytes([1]))
+    out += packet(MSG_CHAIN_SOLVING, bytes([1])) + resolution + packet(MSG_CHAIN_SOLVED, bytes([1]))
+    return out + packet(MSG_CHAIN_END, b"")
+
+
+def draw(player: int, codes) -> bytes:
+    return packet(MSG_DRAW, struct.pack("<BI", player, len(codes)) + b"".join(struct.pack("<II", c, 0xA) for c in codes))
+
+
+def opselected(desc: int) -> bytes:
+    return packet(MSG_HINT, struct.pack("<BBQ", HINT_OPSELECTED, 1, desc))
+
+
+def player_hint(player: int, kind: int, desc: int) -> bytes:
+    return packet(MSG_PLAYER_HINT, struct.pack("<BBQ", player, kind, desc))
+
+
+def skip_stream(first: bytes, second: bytes, end_of_turn: bytes = b"") -> bytes:
+    """Player 0 resolves two links on turn 1 (``first`` then ``second``); on turn 3 EDOPro goes from
+    the new turn straight to the Standby Phase: the Draw Phase was skipped. Player 1 then wins."""
+    d0, d1 = DECKS[0][0], DECKS[1][0]
+    out = packet(MSG_START, struct.pack("<BII4H", 0, 8000, 8000, 40, 0, 40, 0))
+    out += refresh(0, DECK_LOC, d0, EFFECT_MONSTER) + refresh(1, DECK_LOC, d1, EFFECT_MONSTER)
+    out += draw(0, d0[::-1][:5]) + draw(1, d1[::-1][:5])
+    out += packet(MSG_NEW_TURN, bytes([0]))
+    for phase in (0x1, 0x2, 0x4):
+        out += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    summoned = d0[::-1][4]                              # 5011 (hand seq 4): two draws must fit the hand
+    out += packet(MSG_MOVE, struct.pack("<I", summoned) + loc(0, HAND, 4, 0xA) + loc(0, 0x04, 2, 0x1) + struct.pack("<I", 0))
+    out += packet(MSG_SUMMONING, struct.pack("<I", summoned) + loc(0, 0x04, 2, 0x1)) + packet(MSG_SUMMONED, b"")
+    out += first + second
+    out += packet(MSG_NEW_PHASE, struct.pack("<H", 0x200)) + end_of_turn
+    out += packet(MSG_NEW_TURN, bytes([1]))
+    out += packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(1, [d1[::-1][5]])
+    for phase in (0x2, 0x4, 0x200):
+        out += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    out += packet(MSG_NEW_TURN, bytes([0]))
+    for phase in (0x2, 0x4):                            # no Draw Phase
+        out += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    return out + packet(MSG_WIN, bytes([1]))
+
+
+# Player 0's hand after the opening draw and the Normal Summon is 5013 5012 5012 5012 (seq 0-3);
+# the top of the Deck is then 5011, 5010, 5010, 5010 … (Deck sequence 34: the top of 35 cards).
+A, B = 5013, 5012
+TOP = DECKS[0][0][::-1][5:]
+
+
+def evidence(kind: str) -> tuple[bytes, bytes, bytes]:
+    """(first link, second link, end of turn 1): the first link carries ``kind`` of evidence that
+    it skipped the Draw Phase; the second, more recent one, only draws a card."""
+    later = chain_link(B, 1, stringid(B, 0), resolution=draw(0, TOP[1:2]))
+    if kind == "opselected":             # the effect chosen is named to the opponent; it draws 1
+        first = chain_link(A, 0, stringid(A, 1), activation=opselected(stringid(A, 1)),
+                           resolution=draw(0, TOP[:1]))
+    elif kind == "client hint":          # a lasting effect on the player, still there at the skip
+        first = chain_link(A, 0, stringid(A, 0), resolution=player_hint(0, PHINT_DESC_ADD, stringid(A, 3))
+                           + draw(0, TOP[:1]))
+    elif kind == "top card":             # the top card into the hand, not drawn, and no description
+        first = chain_link(A, 0, 0, resolution=packet(MSG_MOVE, struct.pack("<I", TOP[0]) + loc(0, DECK_LOC, 34, 0xA)
+                                                      + loc(0, HAND, 4, 0xA) + struct.pack("<I", 0x40)))
+    else:
+        raise ValueError(kind)
+    return first, later, b""
+
+
+@pytest.mark.parametrize("kind", ["opselected", "client hint", "top card"])
+def test_a_skipped_draw_phase_cites_the_effect_the_stream_points_to(kind):
+    first, later, end = evidence(kind)
+    result = import_yrpx(replay(stream=skip_stream(first, later, end)))
+    skipped = [e for e in result.events if e.kind == "phase_entered" and e.cite is not None]
+    assert len(skipped) == 1
+    standby = skipped[0]
+    assert standby.phase == "standby" and standby.player == 0
+    assert standby.cite.card == "p0.m39"                 # 5013, the card the first link activated
+    assert "skip the Draw Phase" in standby.cite.effect
+    if kind == "opselected":
+        assert f"aux.Stringid({A},1)" in standby.cite.effect
+    if kind == "client hint":
+        assert "inferred" not in standby.cite.effect and f"aux.Stringid({A},3)" in standby.cite.effect
+    else:
+        assert "inferred" in standby.cite.effect
+    notes = [n for n in result.notes if "skips its Draw Phase" in n]
+    assert len(notes) == 1 and "cited p0.m39" in notes[0]
+    report = audit(result.events, result.cards)
+    assert [v.rule for v in report.violations] == []
+    assert any(o.rule == "TURN-01" and o.cite == standby.cite for o in report.state.overrides)
+
+
+def test_a_skipped_draw_phase_with_no_evidence_cites_the_last_effect_as_inferred():
+    # Two links that name nothing and do nothing the stream can see: the later one is cited.
+    first = chain_link(A, 0, 0)
+    later = chain_link(B, 1, 0)
+    result = import_yrpx(replay(stream=skip_stream(first, later)))
+    standby = next(e for e in result.events if e.kind == "phase_entered" and e.cite is not None)
+    assert standby.phase == "standby"
+    assert standby.cite.card in ("p0.m38", "p0.m37", "p0.m36")       # a 5012, activated second
+    assert "inferred" in standby.cite.effect and "last effect" in standby.cite.effect
+    note = next(n for n in result.notes if "skips its Draw Phase" in n)
+    assert "names no effect" in note and "inferred" in note
+    assert [v.rule for v in audit(result.events, result.cards).violations] == []
+
+
+def test_an_effect_whose_lasting_hint_ended_is_not_the_cause():
+    # The first link draws and is named, but its lasting effect on the player (a client hint)
+    # is removed in the End Phase: it was not the skip. The later link is cited instead.
+    first = chain_link(A, 0, stringid(A, 1), activation=opselected(stringid(A, 1)),
+                       resolution=player_hint(0, PHINT_DESC_ADD, stringid(A, 2)) + draw(0, TOP[:1]))
+    later = chain_link(B, 1, 0)
+    end = player_hint(0, PHINT_DESC_REMOVE, stringid(A, 2))
+    result = import_yrpx(replay(stream=skip_stream(first, later, end)))
+    standby = next(e for e in result.events if e.kind == "phase_entered" and e.cite is not None)
+    assert standby.cite.card != "p0.m39" and "last effect" in standby.cite.effect
+
+
+def test_without_any_effect_a_skipped_draw_phase_is_not_cited():
+    result = import_yrpx(replay(stream=skip_stream(b"", b"")))
+    assert not any(e.cite for e in result.events if e.kind == "phase_entered")
+    assert any("skips its Draw Phase" in n and "no cite" in n for n in result.notes)
+    assert [v.rule for v in audit(result.events, result.cards).violations] == ["TURN-01"]
+
+
+def test_a_deck_the_deck_check_refuses_gets_a_note_not_a_cite():
+    small = [([5000 + i for i in range(9)], []), DECKS[1]]
+    d0 = small[0][0]
+    stream = packet(MSG_START, struct.pack("<BII4H", 0, 8000, 8000, 9, 0, 40, 0))
+    stream += refresh(0, DECK_LOC, d0) + refresh(1, DECK_LOC, DECKS[1][0])
+    stream += draw(0, d0[::-1][:5]) + draw(1, DECKS[1][0][::-1][:5])
+    stream += packet(MSG_NEW_TURN, bytes([0])) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x1))
+    stream += packet(MSG_WIN, bytes([1]))
+    result = import_yrpx(replay(stream=stream, decks=small, duel_flags=MR5 | DUEL_PSEUDO_SHUFFLE))
+    note = next(n for n in result.notes if "deck check off" in n)
+    assert "player 0" in note and "DECK-01" in note and "Don't check deck" in note and "DUEL_PSEUDO_SHUFFLE" in note
+    assert not any(e.cite for e in result.events)
+    assert [v.rule for v in audit(result.events, result.cards).violations] == ["DECK-01"]
+    assert not any("deck check" in n for n in import_yrpx(replay()).notes)
 
 
 # -- the real corpus ------------------------------------------------------------------------

@@ -415,6 +415,11 @@ def _is_int(value: object) -> bool:
 HIDDEN_NAME = "(hidden card)"
 
 
+def unnamed(code: int) -> str:
+    """The name given to a card whose facts are known but whose name is not (e.g. from a replay)."""
+    return f"Card {code}"
+
+
 def _validate(card: CardFacts) -> None:
     """Reject facts no real card has, naming the field, so bad data fails at load, not mid-duel."""
     def bad(name: str, why: str) -> CardDBError:

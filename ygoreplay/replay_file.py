@@ -34,11 +34,11 @@ from typing import Any
 
 import msgpack
 
-from .cards import CardDB, CardDBError, CardFacts
+from .cards import CardDB, CardDBError, CardFacts, unnamed
 from .events import Event, EventFormatError, from_dict
 
 MAGIC = b"\x89YGR\r\n\x1a\n"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2               # 2: a card whose name is unknown is stored without one
 VIEWS = ("judge", "p0", "p1", "spectator")
 PREFIX = 4                      # bytes of each event hash kept in the body
 MAX_HEADER = 1 << 20            # 1 MiB: a header is a few hundred bytes
@@ -148,7 +148,7 @@ def dumps(replay: ReplayFile) -> bytes:
         "events": [e.to_dict() for e in replay.events],
         "t0": stamps[0] if stamps else 0,
         "dt": deltas,
-        "cards": replay.cards.to_json_list(),
+        "cards": [_drop_placeholder_name(c) for c in replay.cards.to_json_list()],
         "chain": b"".join(h[:PREFIX] for h in replay.chain),
     }
     if replay.disclosures:
@@ -174,6 +174,19 @@ def write(path: str | Path, replay: ReplayFile) -> int:
 
 
 # -- reading ----------------------------------------------------------------------------------------
+
+def _drop_placeholder_name(card: dict) -> dict:
+    """Format 2 leaves out a name that only says the card's name is unknown (imported replays)."""
+    if card.get("name") == unnamed(card["code"]):
+        return {k: v for k, v in card.items() if k != "name"}
+    return card
+
+
+def _named(card: Any) -> Any:
+    if isinstance(card, dict) and "name" not in card and isinstance(card.get("code"), int):
+        return {**card, "name": unnamed(card["code"])}
+    return card
+
 
 def read_header(data: bytes) -> tuple[dict, int]:
     """The header map and the offset where the body length starts."""
@@ -285,7 +298,7 @@ def _build(header: dict, body: Any) -> ReplayFile:
     except (TypeError, ValueError, OverflowError, OSError):
         raise ReplayFileError("body field 'dt' holds a time that is not a number of milliseconds") from None
     try:
-        cards = CardDB(CardFacts.from_dict(c) for c in _field(body, "cards", list))
+        cards = CardDB(CardFacts.from_dict(_named(c)) for c in _field(body, "cards", list))
     except (CardDBError, TypeError, AttributeError) as exc:
         raise ReplayFileError(f"body field 'cards': {exc}") from None
     disclosures = _rows(body, "disclosures", (int, str, int))

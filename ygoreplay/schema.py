@@ -368,7 +368,8 @@ def _card_facts_def() -> dict:
             properties[name]["default"] = _cards._DEFAULTS[name]
     return {
         "description": "One card's rules-relevant facts, encoded as in cards.cdb (CardFacts.to_dict).",
-        "type": "object", "properties": properties, "required": list(_cards._REQUIRED),
+        "type": "object", "properties": properties,
+        "required": [name for name in _cards._REQUIRED if name != "name"],   # format 2: "Card <code>" left out
         "additionalProperties": False,
     }
 
@@ -388,8 +389,9 @@ def replay_header_schema() -> dict:
                      "cards", "root", "head", "source"],
         "additionalProperties": False,
         "properties": {
-            "format": {"type": "integer", "const": FORMAT_VERSION,
-                       "description": "The format version, as in the u16 at byte 8."},
+            "format": {"type": "integer", "minimum": 1, "maximum": FORMAT_VERSION,
+                       "description": "The format version, as in the u16 at byte 8 (1: names always "
+                                      "present; 2: a card named only \"Card <code>\" is stored without a name)."},
             "view": {"enum": list(VIEWS),
                      "description": "Who the file was exported for: judge (everything), p0, p1, spectator."},
             "ruleset": {"type": "string", "enum": list(RULESETS)},

@@ -41,8 +41,50 @@ How the stream becomes our events (the parts the stream does not spell out):
 * **Cites (GEN-01).** Where EDOPro did something the basic rules forbid, the event cites the
   card the stream shows doing it: the chain link resolving, the card a HINT_CARD names, the
   link that resolved with no other outcome just before (e.g. "Normal Summon 1 monster"), or the
-  card's own text (a summon procedure, "can attack directly", piercing damage). Where the
-  stream names nothing (a Draw Phase skipped by an earlier effect) no cite is invented.
+  card's own text (a summon procedure, "can attack directly", piercing damage).
+* **A skipped Draw Phase (TURN-01).** "Skip your next Draw Phase" is an effect registered on
+  the player (EFFECT_SKIP_DP) long before the skip; at the skip EDOPro sends only MSG_NEW_TURN
+  then MSG_NEW_PHASE for the Standby Phase, and the replay holds no card texts. So the
+  ``phase_entered`` standby event cites the chain link that, judged by what the stream says
+  about it, most likely registered the skip. Candidates are the links that resolved (not
+  negated) since that player's last Draw Phase that was not skipped, plus any link whose
+  client hint is still on the player. What the stream can say about a link:
+
+  - MSG_PLAYER_HINT ``PHINT_DESC_ADD`` (6) on a player, sent while the link resolved: the core
+    writes it when an effect with EFFECT_FLAG_CLIENT_HINT is registered on the player, and
+    ``PHINT_DESC_REMOVE`` (7) when that effect goes away. The description names the card and
+    the effect (``aux.Stringid(code, n)``).
+  - MSG_HINT ``HINT_OPSELECTED`` (4): a script telling the opponent which of its card's
+    effects was chosen; its data is the effect's description. EDOPro descriptions are u64
+    ``code << 20 | n`` (MSG_CHAINING carries the same); YGOPro's u32 ``code << 4 | n`` is
+    recognised too. The server does not record HINT_EFFECT (5) or the select hints (1-3).
+  - What the link did while it resolved: cards its player drew (MSG_DRAW) or moved from their
+    Deck to their hand (MSG_MOVE), and whether one of those was the top card taken without a
+    draw (Dr. Frankenderp's "add the top card of your Deck to your hand").
+
+  The choice, strongest evidence first (ties: more cards, then the later link):
+
+  1. a client hint the link put on the skipping player, still in force at the skip, from an
+     opponent's link or one that gave its player cards: the stream names the lasting effect.
+     Cited without "inferred";
+  2. an effect HINT_OPSELECTED named that gave its player cards from the Deck (Number 60:
+     Dugares the Timeless, "draw 2 … skip your next Draw Phase");
+  3. an effect that took the top card of its player's Deck into the hand without a draw: the
+     card the next Draw Phase would have drawn, taken early;
+  4. an effect that gave its player cards from the Deck (a skipped Draw Phase is the usual
+     price of extra cards: Reckless Greed, Dugares, Frankenderp);
+  5. any other client hint still on the player;
+  6. the most recent effect that player resolved.
+
+  A link whose own client hint on the player was removed before the skip is left out of 1-4:
+  its lasting effect on the player was over (Pot of Extravagance's "no more draws this
+  turn"). Levels 2-6 are inferences, not proof: the cite says "inferred", and an import note
+  names the evidence and the packet. With no candidate at all there is no cite, only a note.
+  No passcode is looked up: the card names above are what the real corpus shows.
+* **Deck check.** A deck that breaks DECK-01..06 is imported as it is (the audit reports it);
+  an import note says EDOPro's deck check was off. That is not a card effect, so nothing is
+  cited; the room option itself is not in the file, only "Don't shuffle deck" is (the duel
+  flag DUEL_PSEUDO_SHUFFLE), and the note says so when it is set.
 """
 from __future__ import annotations
 
@@ -718,6 +760,12 @@ def _m_coin(r: _Reader) -> dict:
     return {"player": player, "results": tuple(r.u8("result") for _ in range(count))}
 
 
+def _m_player_hint(r: _Reader) -> dict:
+    player, kind = r.u8("player"), r.u8("hint type")
+    value = r.u64("description") if r.left >= 8 else (r.u32("description") if r.left >= 4 else 0)
+    return {"player": player, "type": kind, "value": value}
+
+
 def _m_card_hint(r: _Reader) -> dict:
     at = r.loc()
     kind = r.u8("hint type")
@@ -778,6 +826,7 @@ _PARSERS = {
     MSG_ATTACK: _m_two_locs, MSG_BATTLE: _m_battle, MSG_ATTACK_DISABLED: _m_none,
     MSG_DAMAGE_STEP_START: _m_none, MSG_DAMAGE_STEP_END: _m_none,
     MSG_TOSS_COIN: _m_coin, MSG_TOSS_DICE: _m_coin, MSG_CARD_HINT: _m_card_hint,
+    MSG_PLAYER_HINT: _m_player_hint,
     MSG_CONFIRM_CARDS: _m_confirm, MSG_CONFIRM_DECKTOP: _m_confirm, MSG_CONFIRM_EXTRATOP: _m_confirm,
 }
 
@@ -797,7 +846,8 @@ def parse_message(packet: Packet) -> dict | None:
 # Import: EDOPro's message stream -> our events
 # ==============================================================================================
 
-from .cards import CardDB, CardDBError, CardFacts  # noqa: E402  (the decoder above needs none of these)
+from .cards import CardDB, CardDBError, CardFacts, unnamed  # noqa: E402  (the decoder above needs none of these)
+from .decks import deck_problems  # noqa: E402
 from .events import (  # noqa: E402
     ATTACK, BANISHED, DECK, DEFENSE, EXTRA, FACEDOWN, FACEDOWN_ATTACK, FACEUP, FZONE, GY, HAND, MZONE,
     OVERLAY, SET, SZONE, Activated, AttackCancelled, AttackDeclared, AttackRetargeted, CardMoved,
@@ -815,7 +865,23 @@ _QUIET = frozenset((MSG_UPDATE_DATA, MSG_UPDATE_CARD, MSG_HINT, MSG_CARD_HINT, M
                     MSG_CARD_SELECTED, MSG_RANDOM_SELECTED, MSG_EQUIP, MSG_UNEQUIP, MSG_CARD_TARGET,
                     MSG_CANCEL_TARGET, MSG_CREATE_RELATION, MSG_RELEASE_RELATION, MSG_BE_CHAIN_TARGET,
                     MSG_HAND_RES, MSG_REFRESH_DECK))
-HINT_CARD = 10
+HINT_OPSELECTED, HINT_CARD = 4, 10
+PHINT_DESC_ADD, PHINT_DESC_REMOVE = 6, 7
+
+
+def _stringid_index(desc: int, code: int) -> int | None:
+    """n when ``desc`` is ``aux.Stringid(code, n)``: EDOPro's u64 ``code << 20 | n``, or YGOPro's
+    u32 ``code << 4 | n``; None when it names another card (or none)."""
+    if code and desc >> 20 == code:
+        return desc & 0xFFFFF
+    if code and desc >> 4 == code:
+        return desc & 0xF
+    return None
+
+
+def _stringid(desc: int, code: int) -> str:
+    n = _stringid_index(desc, code)
+    return f"aux.Stringid({code},{n})" if n is not None else f"description {desc:#x}"
 
 _PHASES = {PHASE_DRAW: "draw", PHASE_STANDBY: "standby", PHASE_MAIN1: "main1",
            PHASE_BATTLE_START: "battle", PHASE_MAIN2: "main2", PHASE_END: "end"}
@@ -878,6 +944,24 @@ class _Side:
         self.extra: list[str] = []
 
 
+@dataclass(eq=False)
+class _Effect:
+    """One chain link as evidence for a later cite (a skipped Draw Phase): what the stream said."""
+
+    index: int                     # packet of its MSG_CHAINING
+    card: str
+    code: int
+    player: int
+    desc: int                      # MSG_CHAINING's description
+    named: tuple[int, int] | None = None     # (description, packet) of a HINT_OPSELECTED naming it
+    resolved: bool = False
+    gained: int = 0                # cards its player drew or moved from their Deck to their hand
+    gained_at: int = -1            # packet of the first of them
+    top_at: int | None = None      # packet where it took the Deck's top card into the hand, not by a draw
+    hints: list[tuple[int, int, int]] = field(default_factory=list)    # (player, description, packet) added
+    hint_ended: set[int] = field(default_factory=set)                   # players whose hint from it was removed
+
+
 @dataclass
 class _Link:
     card: str
@@ -886,6 +970,7 @@ class _Link:
     negated: bool = False
     negated_by: int | None = None
     done: bool = False
+    effect: _Effect | None = None
 
 
 @dataclass
@@ -903,6 +988,7 @@ class _Activation:
     targets: list[str] = field(default_factory=list)
     after: list[tuple[Event, int]] = field(default_factory=list)
     cite: Cite | None = None
+    effect: _Effect | None = None
 
 
 def import_yrpx(path_or_bytes: str | os.PathLike[str] | bytes | bytearray | YrpxReplay, *,
@@ -1041,6 +1127,10 @@ class _Importer:
         self.ns_grants: dict[int, list[str]] = {0: [], 1: []}
         self.attacked: dict[str, int] = {}
         self.proper: set[str] = set()
+        # evidence for a skipped Draw Phase (see the module docstring)
+        self.effect_log: list[_Effect] = []
+        self.draw_mark = [0, 0]                     # len(effect_log) at the player's last Draw Phase
+        self.player_hints: dict[int, list[tuple[int, int, _Effect | None]]] = {0: [], 1: []}
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
@@ -1133,7 +1223,7 @@ class _Importer:
 
     def card_name(self, code: int) -> str:
         known = self.known(code)
-        return known.name if known is not None else f"Card {code}"
+        return known.name if known is not None else unnamed(code)
 
     def make_facts(self, code: int, q: Query, link: tuple[int, int] | None,
                    scale: tuple[int, int] | None) -> CardFacts:
@@ -1349,8 +1439,26 @@ class _Importer:
             want = start.get("deck", (len(main), len(main)))[player]
             if want != len(main):
                 self.note(f"MSG_START gives player {player} a {want}-card deck, the deck list {len(main)}")
+            self.note_deck_check(player, main, extra)
         for player in (0, 1):
             self.new_epoch(player, setup=True)
+
+    def note_deck_check(self, player: int, main: tuple[int, ...], extra: tuple[int, ...]) -> None:
+        """A deck EDOPro's deck check would refuse: say the check was off (not a card effect: no cite).
+
+        The room options "Don't check deck" and "Don't shuffle deck" live in EDOPro's host info.
+        Only the second reaches the replay (as DUEL_PSEUDO_SHUFFLE in the duel flags); the first
+        is known from the deck itself: the server refuses a deck that fails the check (size,
+        copies, banlist) when the player says ready, unless the check is off."""
+        problems = deck_problems(list(main), list(extra), [])
+        if not problems:
+            return
+        shown = "; ".join(f"{pr.rule} {pr.message}" for pr in problems[:3])
+        flags = ("; the duel flags record the room's \"Don't shuffle deck\" option (DUEL_PSEUDO_SHUFFLE)"
+                 if self.r.duel_flags & DUEL_PSEUDO_SHUFFLE else "")
+        self.note(f"deck check off: player {player}'s deck fails the deck check ({shown}), so EDOPro's "
+                  "\"Don't check deck\" room option was on, or its deck limits were loosened "
+                  f"(a yrpX records neither){flags}")
 
     def match_order(self, ids: list[str], codes: list[int] | None, what: str, player: int) -> list[str]:
         """Our ids in EDOPro's order: the first refresh's passcodes, else the list as stored."""
@@ -1485,13 +1593,82 @@ class _Importer:
         self.flush()
         if self.phase == "battle":
             self.end_attack(quiet=True)
-        if self.phase is None and phase != "draw" and self.turn > 0:
-            # EDOPro sends no marker for a phase an effect skips ("skip your next Draw Phase"),
-            # and which earlier effect it was cannot be told from the stream: no cite.
-            self.note(f"turn {self.turn} skips its Draw Phase; the stream does not name the effect")
+        cite = None
+        if phase == "draw":
+            self.draw_mark[self.turn_player] = len(self.effect_log)
+        elif self.phase is None and self.turn > 0:
+            # EDOPro sends no marker for a phase an effect skips ("skip your next Draw Phase"):
+            # cite the link that most likely registered the skip (module docstring).
+            cite = self.skipped_draw_cite(self.turn_player)
         self.phase = phase
         self.step = "start" if phase == "battle" else None
-        self.emit(PhaseEntered(player=self.turn_player, phase=phase))
+        self.emit(PhaseEntered(player=self.turn_player, phase=phase, cite=cite))
+
+    def skipped_draw_cite(self, player: int) -> Cite | None:
+        """The cite for a Draw Phase of ``player`` that EDOPro skipped, and a note saying why."""
+        in_force = {id(e): (desc, at) for desc, at, e in self.player_hints[player] if e is not None and e.resolved}
+        pool = [e for e in self.effect_log[self.draw_mark[player]:] if e.resolved]
+        pool += [e for _d, _a, e in self.player_hints[player]
+                 if e is not None and e.resolved and all(e is not f for f in pool)]
+        best: tuple[tuple[int, int, int], _Effect] | None = None
+        for e in pool:
+            own = e.player == player
+            gained = e.gained if own else 0
+            ended = player in e.hint_ended and id(e) not in in_force
+            if id(e) in in_force and (gained or not own):
+                level = 6
+            elif ended:                 # its lasting effect on the player is over
+                if not own:
+                    continue
+                level = 0
+            elif own and e.named is not None and gained:
+                level = 5
+            elif own and e.top_at is not None:
+                level = 4
+            elif own and gained:
+                level = 3
+            elif id(e) in in_force:
+                level = 2
+            elif own:
+                level = 1
+            else:
+                continue
+            key = (level, gained if level > 2 else 0, e.index)
+            if best is None or key > best[0]:
+                best = (key, e)
+        where = f"turn {self.turn} skips its Draw Phase"
+        if best is None:
+            self.note(f"{where}: no effect of player {player} resolved since their last Draw Phase; no cite")
+            return None
+        (level, gained, _), e = best
+        name = self.card_name(e.code)
+        if level == 6:
+            desc, at = in_force[id(e)]
+            effect = f"skip the Draw Phase: its lasting effect {_stringid(desc, e.code)} is on player {player}"
+            why = f"the client hint {_stringid(desc, e.code)} it put on player {player} (MSG_PLAYER_HINT, packet {at})"
+        elif level == 5:
+            desc, at = e.named
+            effect = f"skip the Draw Phase (inferred): effect {_stringid(desc, e.code)}, which gave {gained} card(s)"
+            why = (f"HINT_OPSELECTED named its effect {_stringid(desc, e.code)} (packet {at}) and it gave player "
+                   f"{player} {gained} card(s) from the Deck (packet {e.gained_at}); inferred")
+        elif level == 4:
+            effect = "skip the Draw Phase (inferred): it took the top card of the Deck into the hand"
+            why = (f"it took the top card of player {player}'s Deck into the hand without a draw (packet {e.top_at}); "
+                   "inferred")
+        elif level == 3:
+            effect = f"skip the Draw Phase (inferred): it gave {gained} card(s) from the Deck"
+            why = f"it gave player {player} {gained} card(s) from the Deck (packet {e.gained_at}); inferred"
+        elif level == 2:
+            desc, at = in_force[id(e)]
+            effect = f"skip the Draw Phase (inferred): its lasting effect {_stringid(desc, e.code)} is on player {player}"
+            why = f"its client hint {_stringid(desc, e.code)} is on player {player} (packet {at}); inferred"
+        else:
+            effect = "skip the Draw Phase (inferred): the last effect its player resolved"
+            why = f"the stream names no effect: it is the last effect player {player} resolved; inferred"
+            if level == 0:
+                why += " (its client hint on the player had already been removed)"
+        self.note(f"{where}: cited {e.card} {name} (chain link at packet {e.index}) by {why}")
+        return Cite(e.card, effect)
 
     # -- draws and the deck --------------------------------------------------------------------
 
@@ -1509,6 +1686,7 @@ class _Importer:
             side.hand.append(cell.id)
             ids.append(cell.id)
         count = len(ids)
+        self.credit_gain(player, count)
         if self.turn == 0:
             cause = None
         elif (self.phase == "draw" and player == self.turn_player and not self.normal_drawn
@@ -1618,6 +1796,9 @@ class _Importer:
             self.note(f"no card at {old} for a move of {code}")
             return
         host_before = self.host_of(card) if ol & LOCATION_OVERLAY else None
+        if ol == LOCATION_DECK and nl == LOCATION_HAND and old.controller == new.controller:
+            deck = self.sides[old.controller & 1].deck
+            self.credit_gain(old.controller & 1, 1, top=old.sequence == len(deck) - 1)
         self.remove(old, card)
         if nl:
             self.place(new, card)
@@ -2138,7 +2319,10 @@ class _Importer:
                 cite = Cite(card, "activated the turn it was Set as its own text allows")
         else:
             effect_type = self.effect_type(card, player, link, at)
-        self.activation = _Activation(self.i, card, player, link, effect_type, zone, field_zone, cite=cite)
+        effect = _Effect(self.i, card, code, player, m["desc"])
+        self.effect_log.append(effect)
+        self.activation = _Activation(self.i, card, player, link, effect_type, zone, field_zone, cite=cite,
+                                      effect=effect)
 
     def emit_place(self, place: tuple[str, Where]) -> None:
         card, w = place
@@ -2183,7 +2367,7 @@ class _Importer:
             self.sources.append(source)
         while len(self.chain) >= act.link:
             self.chain.pop()
-        self.chain.append(_Link(act.card, act.player, act.effect_type))
+        self.chain.append(_Link(act.card, act.player, act.effect_type, effect=act.effect))
         self.last_link_card = act.card
         self.last_link_by_player[act.player] = act.card
         self.turn_activations.append((act.card, tuple(act.targets)))
@@ -2222,6 +2406,8 @@ class _Importer:
                 self.finish_negated(ct)
             elif not link.done:
                 link.done = True
+                if link.effect is not None:
+                    link.effect.resolved = True
                 self.emit(ChainLinkResolved(link=ct))
                 if len(self.events) == self.solving_from + 1:
                     self.quiet_links.append((link.card, link.player))
@@ -2239,6 +2425,8 @@ class _Importer:
                 self.finish_negated(ct)
             elif not link.done:
                 self.note(f"chain link {ct} ends without resolving; counted as resolved")
+                if link.effect is not None:
+                    link.effect.resolved = True
                 self.emit(ChainLinkResolved(link=ct))
         self.chain.clear()
         cite = None
@@ -2569,6 +2757,54 @@ class _Importer:
     def on_hint(self, m: dict) -> None:
         if m["type"] == HINT_CARD:
             self.hint_card = (self.i, m["data"])
+        elif m["type"] == HINT_OPSELECTED:
+            # A script telling the opponent which of its card's effects was chosen: the data is
+            # that effect's description. It belongs to the link being activated or resolving,
+            # else to the latest link of the card the description names.
+            desc = m["data"]
+            effect = self.current_effect()
+            if effect is None or _stringid_index(desc, effect.code) is None:
+                effect = next((e for e in reversed(self.effect_log) if _stringid_index(desc, e.code) is not None), None)
+            if effect is not None:
+                effect.named = (desc, self.i)
+
+    def on_player_hint(self, m: dict) -> None:
+        """PHINT_DESC_ADD/REMOVE: an effect with a client hint registered on, or removed from, a player."""
+        player, desc = m["player"] & 1, m["value"]
+        hints = self.player_hints[player]
+        if m["type"] == PHINT_DESC_ADD:
+            effect = self.current_effect()
+            hints.append((desc, self.i, effect))
+            if effect is not None:
+                effect.hints.append((player, desc, self.i))
+        elif m["type"] == PHINT_DESC_REMOVE:
+            for k, (d, _at, effect) in enumerate(hints):
+                if d == desc:
+                    del hints[k]
+                    if effect is not None:
+                        effect.hint_ended.add(player)
+                    break
+
+    def current_effect(self) -> _Effect | None:
+        """The chain link being activated (costs) or, else, resolving."""
+        if self.activation is not None:
+            return self.activation.effect
+        if self.solving is not None and 0 < self.solving <= len(self.chain):
+            return self.chain[self.solving - 1].effect
+        return None
+
+    def credit_gain(self, player: int, count: int, top: bool = False) -> None:
+        """Cards a resolving link gave its own player from their Deck (a draw, or a move to the hand)."""
+        if not count or self.solving is None or not 0 < self.solving <= len(self.chain):
+            return
+        effect = self.chain[self.solving - 1].effect
+        if effect is None or effect.player != player:
+            return
+        if not effect.gained:
+            effect.gained_at = self.i
+        effect.gained += count
+        if top and effect.top_at is None:
+            effect.top_at = self.i
 
     def on_win(self, m: dict) -> None:
         self.flush()
@@ -2620,7 +2856,7 @@ _HANDLERS = {
     MSG_PAY_LPCOST: _Importer.on_pay_lpcost, MSG_LPUPDATE: _Importer.on_lp_update,
     MSG_ADD_COUNTER: _Importer.on_counter, MSG_REMOVE_COUNTER: _Importer.on_counter,
     MSG_TOSS_COIN: _Importer.on_coin, MSG_TOSS_DICE: _Importer.on_dice,
-    MSG_HINT: _Importer.on_hint, MSG_WIN: _Importer.on_win,
+    MSG_HINT: _Importer.on_hint, MSG_PLAYER_HINT: _Importer.on_player_hint, MSG_WIN: _Importer.on_win,
 }
 
 
