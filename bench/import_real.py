@@ -8,7 +8,8 @@ Run from the repository root::
 Per file: the number of events, whether both players' final LP and the winner agree with the
 replay's own messages (EDOPro's LP after its last LP message, its MSG_WIN), and the violations the
 audit found, by rule ID. Files that cannot be imported (puzzles, hand tests, legacy .yrp, corrupt
-data) are listed with the reason. Totals and the wall time come last.
+data) are listed with the reason. Totals and the wall time come last, with the basic rules that
+cited card effects set aside (GEN-01), by rule ID; ``-v`` also lists each such cite.
 """
 from __future__ import annotations
 
@@ -24,17 +25,18 @@ from ygoreplay.yrpx import ImportResult, YrpxError, import_yrpx
 DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "real-replays" / "edopro"
 
 
-def check(result: ImportResult) -> tuple[bool, bool, collections.Counter, list, str | None]:
-    """(LP agree, winner agree, violations by rule, violations, engine error) for one import."""
+def check(result: ImportResult) -> tuple[bool, bool, collections.Counter, list, str | None, list]:
+    """(LP agree, winner agree, violations by rule, violations, engine error, cited overrides)."""
     try:
         report = audit(result.events, result.cards)
     except Exception as exc:                      # an engine crash is reported, not hidden
-        return False, False, collections.Counter(), [], f"{type(exc).__name__}: {exc}"
+        return False, False, collections.Counter(), [], f"{type(exc).__name__}: {exc}", []
     state = report.state
     lp_ok = tuple(side.lp for side in state.sides) == result.expected.lp
     winner_ok = (state.ended == (result.expected.reason is not None)
                  and state.winner == result.expected.winner)
-    return lp_ok, winner_ok, collections.Counter(v.rule for v in report.violations), report.violations, None
+    return (lp_ok, winner_ok, collections.Counter(v.rule for v in report.violations), report.violations, None,
+            list(state.overrides))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     start = time.perf_counter()
     totals: collections.Counter = collections.Counter()
+    cited: collections.Counter = collections.Counter()
     skipped: list[tuple[str, str]] = []
     crashes: list[tuple[str, str]] = []
     imported = lp_agree = winner_agree = events = 0
@@ -61,10 +64,11 @@ def main(argv: list[str] | None = None) -> int:
             continue
         imported += 1
         events += len(result.events)
-        lp_ok, winner_ok, rules, violations, crash = check(result)
+        lp_ok, winner_ok, rules, violations, crash, overrides = check(result)
         lp_agree += lp_ok
         winner_agree += winner_ok
         totals.update(rules)
+        cited.update(o.rule for o in overrides)
         if crash:
             crashes.append((path.name, crash))
         shown = "ENGINE ERROR" if crash else (", ".join(f"{r}×{n}" for r, n in sorted(rules.items())) or "-")
@@ -74,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
             for v in violations:
                 source = result.sources[v.index] if v.index < len(result.sources) else -1
                 print(f"    #{v.index} (packet {source}) {v.rule}: {v.message}")
+            for o in overrides:
+                print(f"    cite #{o.index} {o.rule}: {o.cite.card} ({o.cite.effect})")
             for note in result.notes:
                 print(f"    note: {note}")
     elapsed = time.perf_counter() - start
@@ -83,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"LP agreement     {lp_agree}/{imported} ({100 * lp_agree / imported:.1f}%)")
         print(f"winner agreement {winner_agree}/{imported} ({100 * winner_agree / imported:.1f}%)")
     print("violations by rule: " + (", ".join(f"{r} {n}" for r, n in totals.most_common()) or "none"))
+    print("cited exceptions by rule: " + (", ".join(f"{r} {n}" for r, n in cited.most_common()) or "none"))
     for name, why in crashes:
         print(f"engine error: {name}: {why}")
     for name, why in skipped:

@@ -796,7 +796,6 @@ class Sim:
         """After a declaration: responses, a replay if needed, then damage calculation."""
         s, rng = self.state, self.rng
         defender = 1 - p
-        declared = frozenset(m.id for m in self.mons(defender))
         opts = self.attack_responses(defender)
         end_battle = False
         self.last_chain = []

@@ -33,17 +33,17 @@ def position(p0: dict | None = None, p1: dict | None = None, **fields: Any) -> d
             "phase": "main1", **fields}
 
 
-def fold(*events: dict) -> DuelState:
+def fold(*events: dict, cards: CardDB = CARDS) -> DuelState:
     """Fold event dicts through the rules; any violation fails the test."""
-    state = DuelState(CARDS)
+    state = DuelState(cards)
     for data in events:
         apply(state, from_dict(data))
     return state
 
 
-def refused(*events: dict) -> RuleViolation:
+def refused(*events: dict, cards: CardDB = CARDS) -> RuleViolation:
     """All events but the last are legal; the last is refused, and leaves the state as it was."""
-    state = fold(*events[:-1])
+    state = fold(*events[:-1], cards=cards)
     before = snapshot(state)
     with pytest.raises(RuleViolation) as info:
         apply(state, from_dict(events[-1]))

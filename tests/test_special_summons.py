@@ -8,17 +8,17 @@ basic rules say about every material is checked (rules/summon.py).
 """
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+import duel
 import pytest
 from duel import (
     BATTLE_OX, BLUE_EYES, CELTIC, DARK_MAGICIAN, DARK_PALADIN, DECODE_TALKER, GIANT_SOLDIER, KURIBOH,
     LINK_SPIDER, MAGIC_JAMMER, MONSTER_REBORN, MYSTICAL_ELF, ODD_EYES, SHEEP_TOKEN, SOLEMN, STARDUST,
-    STARGAZER, SUMMONED_SKULL, TIMEGAZER, UTOPIA, VORSE, position, snapshot)
+    STARGAZER, SUMMONED_SKULL, TIMEGAZER, UTOPIA, VORSE, position)
 
 from ygoreplay.cards import CardDB, CardFacts, CardType, LinkMarker
-from ygoreplay.events import from_dict
-from ygoreplay.rules import RuleViolation, apply
 from ygoreplay.rules.zones import extra_link
 from ygoreplay.state import DuelState
 
@@ -42,21 +42,8 @@ DB = CardDB([*CardDB.classic().values(),
 
 # -- helpers ---------------------------------------------------------------------------------------
 
-def fold(*events: dict) -> DuelState:
-    state = DuelState(DB)
-    for data in events:
-        apply(state, from_dict(data))
-    return state
-
-
-def refused(*events: dict) -> RuleViolation:
-    """All events but the last are legal; the last is refused and leaves the state as it was."""
-    state = fold(*events[:-1])
-    before = snapshot(state)
-    with pytest.raises(RuleViolation) as info:
-        apply(state, from_dict(events[-1]))
-    assert snapshot(state) == before, "a refused event changed the state"
-    return info.value
+fold = functools.partial(duel.fold, cards=DB)
+refused = functools.partial(duel.refused, cards=DB)
 
 
 def check(events: list[dict], rule: str, says: str) -> None:

@@ -117,7 +117,7 @@ def test_branch_tree_and_diff(store_url, open_store):
         f"    └── {child}  from event 34: no battle (38 events)",
         f"        └── {grandchild}  from event 36: branch of {child} at 36 (36 events)"]
     assert run("tree", parent, url=store_url).stdout == tree.stdout
-    assert f"89 events  won-by-damage.jsonl" in run("list", url=store_url).stdout   # the parent is untouched
+    assert "89 events  won-by-damage.jsonl" in run("list", url=store_url).stdout   # the parent is untouched
 
     diff = run("diff", f"{parent}@38", child, url=store_url)
     clean(diff, 0)

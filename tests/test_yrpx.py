@@ -419,3 +419,5 @@ def test_real_edopro_replays_reproduce_lp_and_winner():
     print(f"LP agreement {lp_rate:.1%}, winner agreement {winner_rate:.1%} over {len(rows)} imported files")
     assert len(rows) >= 0.95 * (len(files) - len(refused))
     assert lp_rate >= 0.95 and winner_rate >= 0.95
+    # Every Draw Phase an effect skipped cites the effect (GEN-01): no TURN-01 is left.
+    assert by_rule["TURN-01"] == 0

@@ -477,7 +477,9 @@ def record(file: str, title: str | None, store_url: str | None) -> None:
         try:
             store.append(duel_id, events)
         except RuleViolation as v:
-            _guard(lambda: store.append(duel_id, events[:v.index]) if v.index else None)
+            legal = events[:v.index]
+            if legal:
+                _guard(lambda: store.append(duel_id, legal))
             click.echo(duel_id)
             click.echo(f"#{v.index} {v.rule} {v.message}")
             click.echo(f"recorded the {v.index} legal event(s) before it", err=True)

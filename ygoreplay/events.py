@@ -15,7 +15,7 @@ through ``UPCASTERS`` before they are built, so old files keep loading.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterable, NamedTuple
 
 # -- vocabularies -------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ How the stream becomes our events (the parts the stream does not spell out):
     Deck to their hand (MSG_MOVE), and whether one of those was the top card taken without a
     draw (Dr. Frankenderp's "add the top card of your Deck to your hand").
 
-  The choice, strongest evidence first (ties: more cards, then the later link):
+  The choice, strongest evidence first (ties: more cards for 1-4, then the later link):
 
   1. a client hint the link put on the skipping player, still in force at the skip, from an
      opponent's link or one that gave its player cards: the stream names the lasting effect.
@@ -76,8 +76,8 @@ How the stream becomes our events (the parts the stream does not spell out):
   5. any other client hint still on the player;
   6. the most recent effect that player resolved.
 
-  A link whose own client hint on the player was removed before the skip is left out of 1-4:
-  its lasting effect on the player was over (Pot of Extravagance's "no more draws this
+  A link whose own client hint on the player was removed before the skip comes after all of
+  these: its lasting effect on the player was over (Pot of Extravagance's "no more draws this
   turn"). Levels 2-6 are inferences, not proof: the cite says "inferred", and an import note
   names the evidence and the packet. With no candidate at all there is no cite, only a note.
   No passcode is looked up: the card names above are what the real corpus shows.
@@ -383,7 +383,7 @@ def _header(data: bytes, what: str) -> tuple[tuple, int, int, tuple[int, ...]]:
     if len(data) < BASE_HEADER_SIZE:
         raise YrpxError(f"{what} is {len(data)} bytes: too short for a replay header ({BASE_HEADER_SIZE} bytes)", 0)
     base = struct.unpack_from("<6I8s", data, 0)
-    ident, _version, flags = base[0], base[1], base[2]
+    ident, flags = base[0], base[2]
     if ident not in (YRP1, YRP2, YRPX):
         raise YrpxError(f"{what} is not a YGOPro/EDOPro replay (id {ident:#010x}; expected yrp1, yrp2 or yrpX)", 0)
     if ident == YRP2:
@@ -1060,6 +1060,7 @@ def _position(pos: int, zone: str) -> str | None:
 
 class _Importer:
     def __init__(self, replay: YrpxReplay, names: CardDB | None) -> None:
+        self.ruleset = "mr2020"
         self.r = replay
         self.packets = replay.packets
         self.names = names
@@ -1377,7 +1378,9 @@ class _Importer:
         if loc == LOCATION_SZONE:
             if seq == 5:
                 return Loc(c, FZONE, 0)
-            return Loc(c, SZONE, {6: 0, 7: 4}.get(seq, seq))
+            # EDOPro's Pendulum Zones are S/T 6 and 7: our 0 and 4, or 5 and 6 where Master Rule 3
+            # keeps them separate (ZONE-02, CONF-09).
+            return Loc(c, SZONE, ({6: 5, 7: 6} if self.ruleset == "mr3" else {6: 0, 7: 4}).get(seq, seq))
         if loc == LOCATION_DECK:
             return Loc(c, DECK, max(0, len(self.sides[c].deck) - 1 - seq))
         return Loc(c, {LOCATION_HAND: HAND, LOCATION_GRAVE: GY, LOCATION_REMOVED: BANISHED,
@@ -1416,6 +1419,7 @@ class _Importer:
                 self.note(f"no embedded YRP1 deck list for player {player}: the deck is taken from the first deck refresh")
         first = next((self.msg(j)["player"] for j, p in enumerate(self.packets) if p.id == MSG_NEW_TURN), 0)
         ruleset, why = _ruleset(self.r.duel_flags)
+        self.ruleset = ruleset
         if why:
             self.note(why)
         hand = yrp1.start_hand if yrp1 else 5

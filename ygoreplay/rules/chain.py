@@ -1,7 +1,7 @@
 """Activations and chains: spell speeds, responses, reverse resolution (CHAIN, EFF, TERM-14)."""
 from __future__ import annotations
 
-from ..events import BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
+from ..events import BANISHED, DECK, EXTRA, FACEUP, FZONE, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
 from ..state import Card, ChainLink, DuelState
 from .base import fail, get_card, impossible, player_of, put, send_from_field, take
 from .spell_trap import (

@@ -85,7 +85,7 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
         return 3 if facts.trap_subtype == "counter" else 2
     if facts.spell_subtype == "quickplay":
         if from_hand and player != state.turn_player:
-            fail(state, ev, "SPELL-12", f"a Quick-Play Spell is activated from the hand only in your own turn")
+            fail(state, ev, "SPELL-12", "a Quick-Play Spell is activated from the hand only in your own turn")
         elif not from_hand and card.set_turn == state.turn:
             fail(state, ev, "SPELL-12", f"{card.name} was Set this turn: a Set Quick-Play Spell waits until the next turn")
         return 2
