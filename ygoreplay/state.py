@@ -8,6 +8,7 @@ a caller needs to keep one (rewind, branch).
 from __future__ import annotations
 
 import copy as _copy
+import operator
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -186,6 +187,7 @@ class DuelState:
         self.chain: list[ChainLink] = []
         self.resolving = False                         # a chain is resolving: from its first link to chain_ended
         self.to_leave: list[str] = []                  # cards that must leave once the chain ends
+        self.equips: list[str] = []                    # Equip Spells bound to a monster (SPELL-05/07)
         self.attack: Attack | None = None
         self.summon_window: str | None = None          # a summon just attempted (SUM-03)
         self.pendulum_summon_open = False              # one Pendulum Summon, many monsters
@@ -284,7 +286,7 @@ class DuelState:
 
     _SCALARS = ("index", "started", "ruleset", "starting_lp", "hand_size", "first_player", "players",
                 "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
-                "normal_draw_done", "deck_order_known", "to_leave", "summon_window", "pendulum_summon_open", "last_kind",
+                "normal_draw_done", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
                 "resolving")
 
@@ -292,8 +294,7 @@ class DuelState:
         """The whole state as plain data; ``from_data`` rebuilds it with the same card facts."""
         return {
             "scalars": {name: _plain(getattr(self, name)) for name in self._SCALARS},
-            "cards": [[getattr(c, slot) if slot != "facts" else None for slot in Card.__slots__]
-                      for c in self.cards.values()],
+            "cards": [_card_row(c) for c in self.cards.values()],
             "sides": [[_plain(getattr(side, slot)) for slot in Side.__slots__] for side in self.sides],
             "chain": [[getattr(link, f) for f in ChainLink.__slots__] for link in self.chain],
             "attack": None if self.attack is None else [
@@ -308,11 +309,7 @@ class DuelState:
         for name, value in data["scalars"].items():
             setattr(state, name, tuple(value) if name == "players" else value)
         for row in data["cards"]:
-            card = Card.__new__(Card)
-            for slot, value in _CARD_DEFAULTS.items():     # slots a snapshot from before them lacks
-                setattr(card, slot, value)
-            for slot, value in zip(Card.__slots__, row):
-                setattr(card, slot, value)
+            card = _card_from_row(row if len(row) == _CARD_WIDTH else [*row, *_CARD_PADDING[len(row):]])
             card.facts = cards[card.code]
             state.cards[card.id] = card
         for side, row in zip(state.sides, data["sides"]):
@@ -329,6 +326,33 @@ class DuelState:
 
 #: Card slots added after snapshots were first stored, with the value an old snapshot implies.
 _CARD_DEFAULTS = {"field_exits": 0, "equipped_to": None, "equip_exits": 0, "equip_pending": False}
+_CARD_WIDTH = len(Card.__slots__)
+_CARD_PADDING = [None] * (_CARD_WIDTH - len(_CARD_DEFAULTS)) + list(_CARD_DEFAULTS.values())
+_card_values = operator.attrgetter(*Card.__slots__)
+_FACTS = Card.__slots__.index("facts")
+
+
+def _card_row(card: Card) -> list:
+    row = list(_card_values(card))
+    row[_FACTS] = None                           # facts come back from the card database
+    return row
+
+
+def _card_from_row(row: list) -> Card:
+    """A card from a snapshot row. Snapshots are read on every seek, so the slots are assigned in
+    one statement rather than by 26 ``setattr`` calls (the order is ``Card.__slots__``, checked
+    below)."""
+    card = Card.__new__(Card)
+    (card.id, card.owner, card.code, card.facts, card.controller, card.zone, card.position,
+     card.arrived_turn, card.summoned_turn, card.summon_method, card.set_turn,
+     card.position_changed_turn, card.attacked_turn, card.atk, card.defense, card.level,
+     card.counters, card.materials, card.host, card.properly_summoned, card.is_token, card.revealed,
+     card.field_exits, card.equipped_to, card.equip_exits, card.equip_pending) = row
+    return card
+
+
+if _card_from_row.__code__.co_names[2:] != Card.__slots__:   # the statement above names every slot
+    raise ImportError("state._card_from_row does not assign Card.__slots__ in order")
 
 
 def _plain(value):

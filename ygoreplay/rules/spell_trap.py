@@ -186,6 +186,8 @@ def bind_equip(state: DuelState, card: Card, targets: tuple[str, ...]) -> None:
     card.equipped_to = target.id
     card.equip_exits = target.field_exits
     card.equip_pending = target.zone != MZONE
+    if card.id not in state.equips:
+        state.equips.append(card.id)
 
 
 def _equip_problem(state: DuelState, equip: Card, chain_over: bool) -> str | None:
@@ -208,34 +210,41 @@ def check_equips(state: DuelState, ev: Event) -> list[Card]:
     once, as a rule (not destroyed by its own effect): the record moves it before the next event
     that ends a step of play (a summon, an activation, a chain link resolving, the chain ending).
     Returns the equips found stranded; ``settle_equips`` forgets them once the event is applied."""
-    chain_over = ev.kind == "chain_ended"
     stranded = []
-    for side in state.sides:
-        for card_id in side.szone:
-            equip = state.cards.get(card_id) if card_id is not None else None
-            if equip is None or equip.equipped_to is None:
-                continue
-            problem = _equip_problem(state, equip, chain_over)
-            if problem:
-                fail(state, ev, "SPELL-07", f"{equip.name} ({equip.id}) must go to the GY: {problem} "
-                     "(record its card_moved before this event)")
-                stranded.append(equip)
+    if not state.equips:                         # the common case: nothing is equipped
+        return stranded
+    chain_over = ev.kind == "chain_ended"
+    for card_id in state.equips:
+        equip = state.cards.get(card_id)
+        if equip is None or equip.equipped_to is None or equip.zone != SZONE:
+            continue
+        problem = _equip_problem(state, equip, chain_over)
+        if problem:
+            fail(state, ev, "SPELL-07", f"{equip.name} ({equip.id}) must go to the GY: {problem} "
+                 "(record its card_moved before this event)")
+            stranded.append(equip)
     return stranded
 
 
 def settle_equips(state: DuelState, stranded: list[Card]) -> None:
     """After an event is applied: stranded equips are reported once; a waiting equip whose
     monster has arrived is equipped to it now."""
+    if not state.equips:
+        return
     for equip in stranded:
         equip.equipped_to = None
         equip.equip_pending = False
-    for side in state.sides:
-        for card_id in side.szone:
-            equip = state.cards.get(card_id) if card_id is not None else None
-            if equip is not None and equip.equip_pending and equip.equipped_to is not None:
-                target = state.cards.get(equip.equipped_to)
-                if target is not None and target.zone == MZONE and target.field_exits == equip.equip_exits:
-                    equip.equip_pending = False
+    live = []
+    for card_id in state.equips:
+        equip = state.cards.get(card_id)
+        if equip is None or equip.equipped_to is None or equip.zone != SZONE:
+            continue                              # no longer equipped: forget it
+        live.append(card_id)
+        if equip.equip_pending:
+            target = state.cards.get(equip.equipped_to)
+            if target is not None and target.zone == MZONE and target.field_exits == equip.equip_exits:
+                equip.equip_pending = False
+    state.equips[:] = live
 
 
 def in_chain(state: DuelState) -> bool:
