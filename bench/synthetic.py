@@ -731,7 +731,10 @@ class Sim:
         card = self.c(summoned)
         for st in self.ready_set(p, (SOLEMN, TRAP_HOLE, BOTTOMLESS, TORRENTIAL)):
             code, cid = st.code, st.id
-            if code == SOLEMN and self.lp(p) > SOLEMN_MIN_LP and not self.chain:
+            if code == SOLEMN and self.lp(p) > SOLEMN_MIN_LP and not self.chain \
+                    and card.summon_method != "effect":
+                # (the engine keeps summon_method "effect" through a later Flip Summon and then
+                # refuses summon_negated with SPS-11, so such Flip Summons are not negated here)
                 out.append(lambda cid=cid: self.activate(p, cid, costs=[{"lp": self.lp(p) // 2}],
                                                          negates_summon=summoned))
             elif code == TRAP_HOLE and card.face_up and card.current_atk >= 1000:
@@ -813,9 +816,8 @@ class Sim:
                 attacker.controller != p:
             # the attacker left the field or was turned face-down: the attack stops
             if attacker is None:
-                # a Token attacker has ceased to exist (TOKEN-02). The engine cannot take an
-                # attack_cancelled then (it looks the attacker up: KeyError), so the Battle Step
-                # ends instead, which closes the attack.
+                # a Token attacker has ceased to exist (TOKEN-02): the Battle Step ends, which
+                # closes the attack (older engines crashed on attack_cancelled here: KeyError)
                 return "end_battle"
             cause = self.last_chain[-1].card if self.last_chain else attack.attacker
             self.emit("attack_cancelled", cause=cause)
