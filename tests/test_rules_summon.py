@@ -433,3 +433,19 @@ def test_gen_01_a_cited_effect_allows_a_second_normal_summon() -> None:
     [override] = state.overrides
     assert (override.rule, override.index, override.cite.card) == ("SUM-01", 2, "p0.x9")
     assert "already used the Normal Summon" in override.message
+
+
+def test_sum_03_a_flip_summon_of_a_monster_once_summoned_by_an_effect_can_be_negated() -> None:
+    """SUM-03/SPS-11: only a Special Summon by a resolving effect is beyond negation; the later
+    Flip Summon of that monster is a summon of its own and can be negated."""
+    events = [position({"gy": [card(CELTIC, "celtic")]}, {"hand": [card(MST, "mst")]}, turn=2, turn_player=1),
+              {"kind": "special_summoned", "player": 0, "card": "celtic", "zone": 0, "method": "effect",
+               "cause": "mst"},
+              {"kind": "position_changed", "card": "celtic", "position": "set", "cause": "mst"},
+              {"kind": "phase_entered", "phase": "end"}, {"kind": "turn_started", "player": 0, "turn": 3},
+              {"kind": "phase_entered", "phase": "draw"}, {"kind": "cards_drawn", "player": 0},
+              {"kind": "phase_entered", "phase": "standby"}, {"kind": "phase_entered", "phase": "main1"},
+              {"kind": "flip_summoned", "player": 0, "card": "celtic"},
+              {"kind": "summon_negated", "card": "celtic"}]
+    state = fold(*events)
+    assert state.cards["celtic"].zone == "gy"

@@ -32,6 +32,8 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
     if ev.cause is None:
         card.position_changed_turn = state.turn
     state.summon_window = card.id if flip_summon else None   # a Flip Summon can be negated
+    if flip_summon:
+        card.summon_method = "flip"
 
 
 def _spell_trap_position(state: DuelState, ev: PositionChanged, card, new: str) -> None:

@@ -116,6 +116,7 @@ def flip_summoned(state: DuelState, ev: FlipSummoned) -> None:
     stranded = _check_equips(state, ev)
     card.position = ATTACK
     card.position_changed_turn = state.turn
+    card.summon_method = "flip"                   # a Flip Summon can be negated (SUM-03)
     state.summon_window = card.id
     state.summon_group = [card.id]
     settle_equips(state, stranded)
