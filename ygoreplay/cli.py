@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
+from urllib.parse import unquote, urlparse
 
 import click
 
@@ -24,7 +26,7 @@ from .log import describe, log_lines
 from .render import render
 from .replay_file import ReplayFileError, read as read_replay, verify_chain, write as write_replay
 from .rules import AuditReport, RuleViolation, audit
-from .source import Source, SourceError, is_replay_file, open_source
+from .source import Source, SourceError, is_replay_file, open_source, resolve_duel
 from .state import DuelState
 from .store import ConflictError, Store, StoreError, _now
 from .views import VIEWS
@@ -43,11 +45,14 @@ def _load(path: str, cards: str | None) -> tuple[list, CardDB]:
     """Events and card facts, or a clear message and exit code 2."""
     try:
         db = CardDB.classic() if cards is None else CardDB.classic().merged(CardDB.from_cdb(cards))
-        return read_events(path), db
+        events = read_events(path)
     except (EventFormatError, CardDBError) as exc:
         raise Unreadable(str(exc)) from None
     except OSError as exc:
         raise Unreadable(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if not events:
+        raise Unreadable(f"{path}: no events (the file is empty or holds only comments)")
+    return events, db
 
 
 def final_summary(report: AuditReport) -> dict:
@@ -56,7 +61,21 @@ def final_summary(report: AuditReport) -> dict:
             "winner": state.winner, "reason": state.end_reason}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            # The reader stopped early (``ygoreplay log DUEL | head``): not an error, exit 0. Point
+            # stdout at /dev/null so the interpreter's last flush does not complain either.
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            except (OSError, ValueError):
+                pass
+            sys.exit(0)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ygoreplay")
 def main() -> None:
     """Record, check and replay Yu-Gi-Oh! duels as event logs."""
@@ -71,8 +90,15 @@ cards_option = click.option("--cards", type=click.Path(dir_okay=False),
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @cards_option
 def check(file: str, as_json: bool, cards: str | None) -> None:
-    """Fold a JSON Lines duel through the rules and list every violation."""
-    events, db = _load(file, cards)
+    """Fold a JSON Lines duel (or a judge .ygr file) through the rules and list every violation."""
+    if Path(file).is_file() and is_replay_file(Path(file)):
+        with _opened(file, None, cards) as source:
+            if source.view != "judge":
+                raise Unreadable(f"{file}: a {source.view} view lacks the hidden cards, so its rules "
+                                 f"cannot be checked; check the judge file (audit checks this one's chain)")
+            events, db = source.events, source.cards
+    else:
+        events, db = _load(file, cards)
     report = audit(events, db)
     if as_json:
         click.echo(json.dumps({
@@ -105,9 +131,31 @@ store_option = click.option(
 
 def _open_store(url: str | None) -> Store:
     try:
+        _reach_postgres(url)
         return Store(url)
     except StoreError as exc:
         raise Unreadable(str(exc)) from None
+    except ValueError as exc:                     # urlparse: a port that is not a number…
+        raise Unreadable(f"store URL {url!r}: {exc}") from None
+
+
+def _reach_postgres(url: str | None) -> None:
+    """One direct connection before opening a PostgreSQL store: a wrong host or port fails at
+    once with the server's reason, where the store's pool would wait and say only that it got
+    no connection."""
+    parsed = urlparse(url or "")
+    if parsed.scheme not in ("postgresql", "postgres"):
+        return
+    import psycopg
+    host, port = parsed.hostname or "127.0.0.1", parsed.port or 5432
+    db, user = unquote(parsed.path.lstrip("/")) or "postgres", unquote(parsed.username or "postgres")
+    try:
+        psycopg.connect(dbname=db, host=host, port=port, user=user, connect_timeout=5,
+                        password=unquote(parsed.password or "") or None).close()
+    except psycopg.Error as exc:
+        reason = " ".join(str(exc).split())
+        raise StoreError(f"cannot reach PostgreSQL at {host}:{port} (database {db!r}, user {user!r}): "
+                         f"{reason}") from None
 
 
 def _position(events: list, at: int | None, turn: int | None, what: str) -> int:
@@ -212,7 +260,11 @@ def play(duel: str, view: str | None, store_url: str | None) -> None:
                 continue
             click.echo(render(state, f"event #{index}/{last}: {descriptions.get(index, source.events[index].kind)}"
                               f" [{current} view]"))
-            command = click.prompt(PLAY_HELP, default="n", show_default=False).strip()
+            try:
+                command = click.prompt(PLAY_HELP, default="n", show_default=False).strip()
+            except click.Abort:                  # end of input (or Ctrl-C): quit, as 'q' does
+                click.echo("")
+                return
             word, _, arg = command.partition(" ")
             if word in ("q", "quit"):
                 return
@@ -221,6 +273,8 @@ def play(duel: str, view: str | None, store_url: str | None) -> None:
             elif word in ("p", "prev", "previous"):
                 index = max(0, index - 1)
             elif word in ("j", "jump") and arg.strip().isdigit():
+                if int(arg) > last:
+                    click.echo(f"no event {int(arg)}: the last is #{last}")
                 index = min(last, int(arg))
             elif word in ("t", "turn") and arg.strip().isdigit():
                 try:
@@ -230,6 +284,8 @@ def play(duel: str, view: str | None, store_url: str | None) -> None:
             elif word in ("v", "view") and arg.strip() in VIEWS:
                 current = arg.strip()
                 descriptions = {i: line for i, line in _event_lines(source, current)}
+            elif word in ("v", "view"):
+                click.echo(f"unknown command {command!r} (views: {', '.join(VIEWS)})")
             else:
                 click.echo(f"unknown command {command!r}")
 
@@ -284,7 +340,10 @@ def audit_command(duel: str, as_json: bool, store_url: str | None) -> None:
             click.echo(f"#{o['index']} {o['rule']} set aside by {o['cite']} ({o['message']})")
         for r in rollbacks:
             click.echo(f"#{r['index']} rollback to before event {r['to']} by {r['judge']}: {r['reason']}")
-        click.echo(f"hash chain: {'intact' if chain_ok else f'BROKEN at event {first_bad}'}")
+        if source.replay is None and Path(duel).is_file():
+            click.echo("hash chain: none (a JSON Lines file has no hash chain; record or export it for one)")
+        else:
+            click.echo(f"hash chain: {'intact' if chain_ok else f'BROKEN at event {first_bad}'}")
         if not checked:
             click.echo(f"rules: not re-checked (a {source.view} view lacks the hidden cards)")
         if state:
@@ -305,9 +364,9 @@ def audit_command(duel: str, as_json: bool, store_url: str | None) -> None:
 def export_command(duel: str, output: str, view: str | None, cards: str | None,
                    store_url: str | None) -> None:
     """Write a stored duel, a .jsonl file or a judge .ygr file as a .ygr replay file for one view."""
-    view = view or "judge"
     if Path(duel).is_file():
         with _opened(duel, None, cards) as source:
+            view = view or source.view              # a view file gives its own view by default
             try:
                 if source.replay is not None:
                     if source.view != "judge" and source.view != view:
@@ -321,9 +380,13 @@ def export_command(duel: str, output: str, view: str | None, cards: str | None,
             except ReplayFileError as exc:
                 raise Unreadable(str(exc)) from None
     else:
+        view = view or "judge"
         with _open_store(store_url) as store:
             replay = _guard(lambda: export_duel(store, _resolve(store, duel), view))
-    size = write_replay(output, replay)
+    try:
+        size = write_replay(output, replay)
+    except OSError as exc:
+        raise Unreadable(f"{output}: cannot write ({exc.strerror or exc})") from None
     click.echo(f"{output}: {len(replay.events)} events, {len(replay.cards)} cards, {view} view, {size} bytes")
 
 
@@ -343,6 +406,11 @@ def import_command(path: str, output: str | None, title: str | None, cards: str 
     each duel's final LP and winner with the replay's own and counts violations by rule ID.
     """
     source = Path(path)
+    if source.is_file() and source.suffix.lower() in (".jsonl", ".json"):
+        raise Unreadable(f"{path}: a JSON Lines duel, not a replay file: record it with "
+                         f"'ygoreplay record {path}'")
+    if output and source.is_dir() and Path(output).exists() and not Path(output).is_dir():
+        raise Unreadable(f"{output}: not a folder (-o names a folder when importing a folder of replays)")
     if source.is_file() and is_replay_file(source):
         _import_ygr(source, title, store_url)
         return
@@ -394,18 +462,23 @@ def _import_one(file: Path, names: CardDB | None, output: str | None, batch: boo
     try:
         result = import_yrpx(file, names=names)
     except YrpxError as exc:
-        outcome["error"] = exc.detail if hasattr(exc, "detail") else str(exc)
+        detail = exc.detail if hasattr(exc, "detail") else str(exc)
+        outcome["error"] = detail.removeprefix("cannot import: ")   # the summary says it already
         return outcome
     agreement = fold_and_compare(result)
     outcome.update(events=len(result.events), lp=agreement.lp, winner=agreement.winner,
                    violations=agreement.violations)
     if output:
-        target = Path(output) / (file.stem + ".ygr") if batch else Path(output)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target = Path(output) / (file.stem + ".ygr") if batch or Path(output).is_dir() else Path(output)
         root = hashlib.sha256(file.read_bytes()).digest()
-        write_replay(target, make_replay(result.events, result.times, result.cards, "judge", root,
-                                         {"title": title or file.name, "players": list(result.players)},
-                                         {"format": "yrpX", "file": file.name, "size": file.stat().st_size}))
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_replay(target, make_replay(result.events, result.times, result.cards, "judge", root,
+                                             {"title": title or file.name, "players": list(result.players)},
+                                             {"format": "yrpX", "file": file.name, "size": file.stat().st_size}))
+        except OSError as exc:
+            outcome["error"] = f"cannot write {target} ({exc.strerror or exc})"
+            return outcome
     else:
         store.cards = store.cards.merged(result.cards)
         duel_id = store.create_duel(title or file.name)
@@ -440,7 +513,10 @@ def _import_summary(outcomes: list[dict]) -> None:
 
 
 def _resolve(store: Store, duel: str) -> str:
-    return _guard(lambda: store.resolve(duel))
+    try:
+        return _guard(lambda: resolve_duel(store, duel, files=False))
+    except SourceError as exc:
+        raise Unreadable(str(exc)) from None
 
 
 def _records(store: Store, duel_id: str):
@@ -520,10 +596,25 @@ def branch(duel: str, at: int, title: str, store_url: str | None) -> None:
 def tree(duel: str, store_url: str | None) -> None:
     """Show DUEL's family of branches, like the variations of a game."""
     with _open_store(store_url) as store:
-        for depth, d in _guard(lambda: store.tree(_resolve(store, duel))):
+        rows = list(_guard(lambda: store.tree(_resolve(store, duel))))
+        latest: list[int] = []                  # latest[L]: the row of the branch open at depth L
+        for i, (depth, d) in enumerate(rows):
+            latest[depth:] = [i]
+            lines = ["    " if _last_sibling(rows, latest[level]) else "│   " for level in range(1, depth)]
+            if depth:
+                lines[:0] = ["    "]
+                lines.append("└── " if _last_sibling(rows, i) else "├── ")
             count = len(_records(store, d.id))
             where = f"from event {d.branch_at}: " if d.parent else ""
-            click.echo(f"{'    ' * depth}{'└── ' if depth else ''}{d.id}  {where}{d.title} ({count} events)")
+            click.echo(f"{''.join(lines)}{d.id}  {where}{d.title} ({count} events)")
+
+
+def _last_sibling(rows: list, i: int) -> bool:
+    """Whether row ``i`` of a depth-first tree is the last child of its parent."""
+    for depth, _ in rows[i + 1:]:
+        if depth <= rows[i][0]:
+            return depth < rows[i][0]
+    return True
 
 
 def _state_of(store: Store, spec: str) -> tuple[str, DuelState]:
@@ -559,6 +650,9 @@ def diff(a: str, b: str, store_url: str | None) -> None:
 def rollback(duel: str, to: int, judge: str, reason: str, store_url: str | None) -> None:
     """Back a game up to an earlier event, as an event in the same record (nothing is erased)."""
     from .events import RolledBack
+    for option, value in (("--judge", judge), ("--reason", reason)):
+        if not value.strip():
+            raise click.UsageError(f"{option} must not be empty: a rollback is signed and explained")
     with _open_store(store_url) as store:
         duel_id = _resolve(store, duel)
         length = _guard(lambda: store.append(duel_id, RolledBack(to=to, judge=judge, reason=reason)))
@@ -574,6 +668,9 @@ def rollback(duel: str, to: int, judge: str, reason: str, store_url: str | None)
 def verify(duel: str, against: str | None, store_url: str | None) -> None:
     """Check a stored duel's or a .ygr file's hash chain end to end; name the first broken link."""
     if Path(duel).is_file():
+        if Path(duel).suffix.lower() in (".jsonl", ".json"):
+            raise Unreadable(f"{duel}: a JSON Lines file has no hash chain to verify; check its rules with "
+                             f"'ygoreplay check {duel}', or record it and verify the stored duel")
         try:
             replay = read_replay(duel)
             judge = read_replay(against) if against else None

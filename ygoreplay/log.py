@@ -32,6 +32,16 @@ def _who(state: DuelState, player: int | None) -> str:
     return f"Player {player}"
 
 
+ZONE_NAMES = {"deck": "Deck", "hand": "hand", "mzone": "Monster Zone", "szone": "Spell & Trap Zone",
+              "fzone": "Field Zone", "gy": "GY", "banished": "banished cards", "extra": "Extra Deck",
+              "overlay": "Xyz materials"}
+
+
+def _zone(state: DuelState, controller: int, zone: str) -> str:
+    """``Kaiba's GY`` rather than ``gy of player 1``."""
+    return f"{_who(state, controller)}'s {ZONE_NAMES.get(zone, zone)}"
+
+
 def _names(state: DuelState, ids) -> str:
     return ", ".join(_name(state, c) for c in ids)
 
@@ -79,7 +89,7 @@ _DESCRIBE: dict[str, Describe] = {
     "attack_cancelled": lambda s, e: "The attack is cancelled",
     "damage_calculated": lambda s, e: (f"Damage calculation: {e.damage[0]} / {e.damage[1]} battle damage"
                                        + (f", destroys {_names(s, e.destroyed)}" if e.destroyed else "")),
-    "card_moved": lambda s, e: (f"{_name(s, e.card)} → {e.to.zone} of player {e.to.controller} ({e.reason}"
+    "card_moved": lambda s, e: (f"{_name(s, e.card)} → {_zone(s, e.to.controller, e.to.zone)} ({e.reason}"
                                 + (f", by {_name(s, e.cause)}" if e.cause else "") + ")"),
     "card_revealed": lambda s, e: f"Reveals {_names(s, e.cards)}",
     "control_changed": lambda s, e: f"Player {e.to_player} takes control of {_name(s, e.card)}",

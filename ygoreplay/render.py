@@ -13,6 +13,8 @@ CELL = 24
 
 
 def _label(card: Card) -> str:
+    if card.code == 0 and card.position in (SET, FACEDOWN):
+        return "(set card)"                      # a view's face-down card: nothing more is known
     name = card.name if len(card.name) <= CELL - 8 else card.name[:CELL - 9] + "…"
     if card.facts.is_monster and card.zone == "mzone":
         if card.position == SET:

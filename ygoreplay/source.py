@@ -15,7 +15,7 @@ from .log import judge_steps
 from .replay_file import MAGIC, ReplayFile, read as read_replay, verify_chain
 from .rules import History
 from .state import DuelState
-from .store import Store
+from .store import Store, StoreError
 from .views import VIEWS, ViewReplay, redact, view_cards
 
 
@@ -80,6 +80,33 @@ def is_replay_file(path: Path) -> bool:
         return f.read(1) == MAGIC[:1] or path.suffix.lower() == ".ygr"
 
 
+DUEL_SUFFIXES = (".jsonl", ".json", ".ygr", ".yrp", ".yrpx")
+
+
+def resolve_duel(store: Store, spec: str, files: bool = True) -> str:
+    """A stored duel's id from an unambiguous prefix of it, or a message that says what ``spec``
+    looks like instead: a folder, a file (where only stored duels are taken), a missing file, a
+    prefix that several ids share (naming them)."""
+    try:
+        return store.resolve(spec)
+    except StoreError:
+        path = Path(spec)
+        if path.is_dir():
+            raise SourceError(f"{spec}: a folder, not a duel file or a stored duel id") from None
+        if path.is_file() and not files:
+            verb = "import" if path.suffix.lower() in (".ygr", ".yrp", ".yrpx") else "record"
+            raise SourceError(f"{spec}: a file; this command takes a stored duel "
+                              f"({verb} it first: ygoreplay {verb} {spec})") from None
+        if "/" in spec or "\\" in spec or path.suffix.lower() in DUEL_SUFFIXES:
+            raise SourceError(f"{spec}: no such file, and no duel of {store.name} has this id") from None
+        matches = [d.id for d in store.duels() if d.id.startswith(spec)]
+        if len(matches) > 1:
+            shown = ", ".join(matches[:6]) + (", …" if len(matches) > 6 else "")
+            raise SourceError(f"{spec!r} is ambiguous: {len(matches)} duels of {store.name} start with it "
+                              f"({shown}); give more characters of the id") from None
+        raise
+
+
 def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
     """A path to a .jsonl or .ygr file, or (when no such file exists) a stored duel id."""
     path = Path(spec)
@@ -91,7 +118,7 @@ def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
         return Source(spec, read_events(path), cards)
     if store is None:
         raise SourceError(f"{spec}: no such file")
-    duel_id = store.resolve(spec)
+    duel_id = resolve_duel(store, spec)
     records = store.records(duel_id)
     return Source(duel_id, [r.event for r in records], store.cards,
                   reverted={r.position: r.reverted_by for r in records if r.reverted_by is not None})

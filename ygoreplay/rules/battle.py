@@ -26,7 +26,7 @@ def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
         where = f"{state.step} step" if state.phase == "battle" else phase_name(state.phase)
         fail(state, ev, "BATTLE-02", f"attacks are declared in the Battle Step, not the {where}")
     previous = state.attack
-    if previous is not None and _on_field(state, previous.attacker):   # a removed attacker's attack is over
+    if previous is not None and not _attack_over(state, previous):
         fail(state, ev, "BATTLE-02", f"the attack of {previous.attacker} is not over yet")
     if state.chain:
         fail(state, ev, "CHAIN-10", "an attack is declared with no chain open; it is not an activation")
@@ -70,9 +70,18 @@ def attack_cancelled(state: DuelState, ev: AttackCancelled) -> None:
     state.attack = None
 
 
-def _on_field(state: DuelState, card_id: str) -> bool:
-    card = state.cards.get(card_id)
-    return card is not None and card.zone == MZONE
+def _attack_over(state: DuelState, attack: Attack) -> bool:
+    """Whether the attack in progress has ended without damage calculation: its attacker left the
+    field or is no longer in face-up Attack Position (POS-03: e.g. Book of Moon on it), or the
+    opponent's monsters changed (a replay, BATTLE-06) and the player attacks with another monster
+    instead, forfeiting the first attack (BATTLE-07)."""
+    attacker = state.cards.get(attack.attacker)
+    if attacker is None or attacker.zone != MZONE or attacker.position != ATTACK:
+        return True
+    if attack.calculated:
+        return False
+    defender = 1 - attacker.controller
+    return frozenset(c.id for c in state.monsters(defender)) != attack.defender_monsters
 
 
 def _current_attack(state: DuelState, ev: Event) -> Attack:

@@ -1,7 +1,7 @@
 """Activations and chains: spell speeds, responses, reverse resolution (CHAIN, EFF, TERM-14)."""
 from __future__ import annotations
 
-from ..events import BANISHED, DECK, EXTRA, FACEUP, FZONE, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
+from ..events import BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
 from ..state import Card, ChainLink, DuelState
 from .base import fail, get_card, impossible, player_of, put, send_from_field, take
 from .spell_trap import (
@@ -9,6 +9,18 @@ from .spell_trap import (
     place_activated_card, settle_equips, speed_of_effect)
 
 _TRIGGERS = frozenset(("trigger", "flip"))
+#: Where a card that has left the field may still activate a trigger from.
+_LEFT_FIELD = frozenset((GY, BANISHED, EXTRA))
+
+
+def _controls_for_activation(card: Card, player: int, effect_type: str) -> bool:
+    """CTRL-01: a card's controller activates its effects. A trigger of a card that has left the
+    field ("if this card is sent to the GY") is activated by whoever controlled it as it left: the
+    opponent of its owner when they had taken control of it (Change of Heart on Sangan). The fold
+    does not remember who that was, so once the card has been on the field either player may."""
+    if card.controller == player:
+        return True
+    return effect_type in _TRIGGERS and card.zone in _LEFT_FIELD and card.field_exits > 0
 
 
 def activated(state: DuelState, ev: Activated) -> None:
@@ -16,14 +28,14 @@ def activated(state: DuelState, ev: Activated) -> None:
     card = get_card(state, ev, ev.card)
     targets = [get_card(state, ev, t) for t in ev.targets]
     cost_cards = [get_card(state, ev, c.card) for c in ev.costs if c.card is not None]
-    for c in cost_cards:
-        if c.id == card.id:
-            impossible(state, ev, "LOG-04", "an activated card cannot pay itself as a cost")
     effect_type = ev.effect_type
+    for c in cost_cards:                          # a monster may discard itself (Kuriboh); a
+        if c.id == card.id and effect_type is None:   # Spell/Trap goes to its zone instead
+            impossible(state, ev, "LOG-04", "an activated Spell/Trap card cannot pay itself as a cost")
     if effect_type is None:
         speed = check_card_activation(state, ev, card, player)
     else:
-        if card.controller != player:
+        if not _controls_for_activation(card, player, effect_type):
             fail(state, ev, "CTRL-01", f"player {player} does not control {card.name}; only its controller activates its effects")
         speed = speed_of_effect(card, effect_type)
         problem = effect_timing_problem(state, card, player, effect_type)
@@ -52,6 +64,8 @@ def activated(state: DuelState, ev: Activated) -> None:
         subtype = card.facts.spell_subtype or card.facts.trap_subtype
         if subtype in LEAVES_AFTER_RESOLVING:
             state.to_leave.append(card.id)
+    if not state.chain:
+        state.resolving = False                    # a new chain: the last one has fully resolved
     state.chain.append(ChainLink(len(state.chain) + 1, player, card.id, speed, effect_type,
                                  ev.targets, ev.simultaneous, effect_type is None))
     settle_equips(state, stranded)
@@ -68,6 +82,9 @@ def _check_chaining(state: DuelState, ev: Activated, speed: int) -> None:
             fail(state, ev, "CHAIN-04", f"the chain has {len(chain)} link(s): the next is Chain Link {len(chain) + 1}, not {ev.link}")
     if not chain:
         return
+    if state.resolving:
+        fail(state, ev, "CHAIN-05", f"the chain has started resolving ({len(chain)} link(s) left): nothing may be "
+             "activated until it has fully resolved; a new activation starts a new chain after it ends")
     triggers_together = ev.simultaneous and ev.effect_type in _TRIGGERS and all(
         link.effect_type in _TRIGGERS for link in chain)
     if triggers_together:

@@ -54,6 +54,9 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     card = get_card(state, ev, ev.card)
     side = state.sides[player]
     what = "Set" if position == SET else "Normal Summon"
+    if card.zone == MZONE and card.facts.type & _GEMINI:
+        _gemini_summon(state, ev, card, player, position)
+        return
     if card.zone != HAND or card.controller != player:
         fail(state, ev, "SUM-01", f"{card.name} ({card.id}) is not in player {player}'s hand; a {what} comes from the hand")
     if not card.facts.is_monster or card.facts.is_extra_deck or card.is_token:
@@ -97,6 +100,33 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     state.summon_window = None if position == SET else card.id
     state.summon_group = [] if position == SET else [card.id]
     settle_equips(state, stranded)
+
+
+def _gemini_summon(state: DuelState, ev: NormalSummoned | MonsterSet, card: Card, player: int, position: str) -> None:
+    """CARD-09: a face-up Gemini monster on the field may be Normal Summoned a second time, which
+    gives it its effects. It uses the turn's Normal Summon (SUM-01), takes no Tribute and stays
+    where and as it is; it counts as Normal Summoned this turn (POS-08)."""
+    if card.controller != player:
+        fail(state, ev, "SUM-01", f"player {player} does not control {card.name} ({card.id})")
+    if position == SET or not card.face_up:
+        fail(state, ev, "CARD-09", f"{card.name} is a Gemini monster on the field: it is Normal Summoned again "
+             "only while face-up, and never Set")
+    if state.location(card).index != ev.zone:
+        impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is in monster zone {state.location(card).index}, "
+                   f"not {ev.zone}: a Gemini monster is Normal Summoned again where it is")
+    why = open_game_state(state, player)
+    if why:
+        rule = "TURN-06" if state.phase == "battle" else "SUM-01"
+        fail(state, ev, rule, f"a Normal Summon needs an open game state in your own Main Phase: {why}")
+    if state.sides[player].normal_summon_turn == state.turn:
+        fail(state, ev, "SUM-01", f"player {player} has already used the Normal Summon or Set of turn {state.turn}")
+    if ev.tributes:
+        fail(state, ev, "SUM-04", f"{card.name} is on the field already: its second Normal Summon takes no Tribute")
+    state.sides[player].normal_summon_turn = state.turn
+    card.summoned_turn = state.turn
+    card.summon_method = "gemini"
+    state.summon_window = None
+    state.summon_group = []
 
 
 def normal_summoned(state: DuelState, ev: NormalSummoned) -> None:
@@ -147,6 +177,7 @@ def check_flip(state: DuelState, ev: Event, card: Card, player: int) -> None:
 _EXTRA_PROCEDURES = {"fusion": ("is_fusion", "Fusion", "FUS-02"), "synchro": ("is_synchro", "Synchro", "SYN-01"),
                      "xyz": ("is_xyz", "Xyz", "XYZ-01"), "link": ("is_link", "Link", "LINK-01")}
 _SPSUMMON = int(CardType.SPSUMMON)
+_GEMINI = int(CardType.GEMINI)
 
 
 def has_summoning_condition(card: Card) -> bool:

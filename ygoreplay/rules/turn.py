@@ -9,12 +9,14 @@ from .base import fail, get_card, impossible, phase_name, put, take
 HAND_LIMIT = 6
 
 # TURN-01: Draw -> Standby -> Main 1 -> Battle -> Main 2 -> End; the Battle Phase is optional
-# (TURN-05), Main Phase 2 exists only after a Battle Phase (TURN-07).
+# (TURN-05), Main Phase 2 exists only after a Battle Phase (TURN-07). BATTLE-01/05: after the
+# Damage Step play returns to the Battle Step, from which the turn player may announce the End
+# Step at once, so a record may go from the Damage Step straight to the End Step.
 PHASE_AFTER: dict[str | None, tuple[str, ...]] = {
     None: ("draw",), "draw": ("standby",), "standby": ("main1", "end"),
     "main1": ("battle", "end"), "battle": ("main2", "end"), "main2": ("end",), "end": ()}
 STEP_AFTER: dict[str | None, tuple[str, ...]] = {
-    "start": ("battle", "end"), "battle": ("damage", "end"), "damage": ("battle",), "end": ()}
+    "start": ("battle", "end"), "battle": ("damage", "end"), "damage": ("battle", "end"), "end": ()}
 
 
 def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
