@@ -1288,3 +1288,24 @@ def test_chain_11_a_hand_monster_discards_itself_as_its_cost():
                  {"kind": "activated", "player": 1, "card": "kuri", "effect_type": "quick",
                   "costs": [{"card": "kuri", "to": "gy", "reason": "discarded"}]})
     assert state.cards["kuri"].zone == "gy" and state.chain[0].card == "kuri"
+
+
+def test_battle_06_a_direct_attack_cannot_go_on_once_the_opponent_gets_a_monster():
+    """BATTLE-06: a direct attack answered by a new monster (Scapegoat) is replayed, never
+    calculated as if it were still direct; the replay onto the new monster is fine."""
+    start = [position({"mzone": [c(VORSE, "vorse")]}, {"szone": [c(SCAPEGOAT, "goat")]},
+                      phase="battle", step="battle"),
+             {"kind": "attack_declared", "player": 0, "attacker": "vorse"},
+             {"kind": "activated", "player": 1, "card": "goat"},
+             {"kind": "chain_link_resolved", "link": 1},
+             {"kind": "token_created", "player": 1, "card": "p1.t1", "code": SHEEP_TOKEN, "zone": 0,
+              "position": "defense", "cause": "goat"},
+             {"kind": "card_moved", "card": "goat", "to": [1, "gy"], "reason": "resolved"},
+             {"kind": "chain_ended"}]
+    v = refused(*start, {"kind": "step_entered", "step": "damage"},
+                {"kind": "damage_calculated", "damage": [0, 1900]})
+    assert v.rule == "BATTLE-06"
+    state = fold(*start, {"kind": "attack_retargeted", "target": "p1.t1"},
+                 {"kind": "step_entered", "step": "damage"},
+                 {"kind": "damage_calculated", "destroyed": ["p1.t1"], "damage": [0, 0]})
+    assert state.attack.destroyed == ("p1.t1",)

@@ -130,6 +130,11 @@ def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
         impossible(state, ev, "BATTLE-06", "the attack target left the field: a replay, not a damage calculation")
     if state.phase != "battle" or state.step != "damage":
         fail(state, ev, "NIS-03", "damage calculation happens in the Damage Step")
+    if attack.target is None:
+        defenders = frozenset(c.id for c in state.monsters(1 - attacker.controller))
+        if defenders and defenders != attack.defender_monsters:
+            fail(state, ev, "BATTLE-06", "the opponent's monsters changed after this direct attack was declared: "
+                 "a replay (attack_retargeted or attack_cancelled) comes before any damage calculation")
     flip = target is not None and target.position in (SET, "facedown_attack")
     if flip:                                   # POS-04, BATTLE-12: flipped before damage calculation
         saved = target.position
