@@ -66,6 +66,11 @@ def test_committed_schema_is_up_to_date(name):
     assert path.read_text(encoding="utf-8") == dumps(GENERATED[name]), REGENERATE
 
 
+def test_event_reference_is_up_to_date():
+    from ygoreplay.schema import events_reference
+    assert (SCHEMAS / "EVENTS.md").read_text(encoding="utf-8") == events_reference(), REGENERATE
+
+
 def test_no_stale_schema_files():
     committed = {f"events/{p.name}" for p in (SCHEMAS / "events").glob("*.json")}
     committed |= {p.name for p in SCHEMAS.glob("*.json")}

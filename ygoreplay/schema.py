@@ -487,7 +487,35 @@ def write_schemas(directory: str | Path = DEFAULT_DIR) -> list[Path]:
         for stale in (directory / folder).glob("*.json"):
             if f"{folder}/{stale.name}" not in schemas:
                 stale.unlink()
+    reference = directory / "EVENTS.md"
+    reference.write_text(events_reference(), encoding="utf-8")
+    written.append(reference)
     return written
+
+
+def events_reference() -> str:
+    """Every event kind as a readable table (``schemas/EVENTS.md``): what a duel is written with."""
+    lines = ["# Event reference", "",
+             "Generated from `ygoreplay/events.py` by `python -m ygoreplay.schema`; the JSON Schemas beside",
+             "this file are the exact form. Every event may also carry `player` (0 or 1), `cite`",
+             "(`{\"card\", \"effect\"}`: the card effect that permits an exception, GEN-01) and `time`.",
+             "A field with a default may be left out; `v` (the shape version) defaults to 1.", ""]
+    base = {f.name for f in dataclasses.fields(events.Event)}
+    for kind, cls in events.EVENT_TYPES.items():
+        doc = (_doc(cls) or "").replace("\n", " ")
+        lines += [f"## `{kind}`" + (f" (version {cls.VERSION})" if cls.VERSION > 1 else ""), "", doc, "",
+                  "| field | type | default | values |", "|---|---|---|---|"]
+        for f in dataclasses.fields(cls):
+            if f.name in base and f.name != "player":
+                continue
+            default = events._default(f)
+            shown = "required" if default is dataclasses.MISSING else f"`{json.dumps(events._to_wire(default))}`"
+            values = field_choices(kind, f.name)
+            listed = ", ".join(f"`{v}`" for v in values) if values else ""
+            kind_of = f.type.replace(" | None", " or null")
+            lines.append(f"| `{f.name}` | `{kind_of}` | {shown} | {listed} |")
+        lines.append("")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
