@@ -175,7 +175,11 @@ class PositionSetUp(Event):
     5-6 extra monster zones), ``szone`` (5; 7 under Master Rule 3, whose separate Pendulum
     Zones are 5 and 6), ``fzone``, ``gy``, ``banished``, ``extra``; each card
     a passcode or ``{"code", "id", "owner", "position", "summoned", "set", "position_changed",
-    "attacked", "materials", "atk", "defense", "level", "counters", "properly_summoned"}``.
+    "attacked", "materials", "atk", "defense", "level", "counters", "properly_summoned", "token"}``
+    (the flags say what happened this turn). Lists run top first (deck) or oldest first (GY); ``null``
+    is an empty zone. A card without an ``id`` is named ``p<owner>.s<n>`` (``.t<n>`` for a token),
+    ``n`` counting from 1 per owner in the order deck, hand, gy, banished, extra, mzone, szone, fzone,
+    each Xyz monster's materials right after it.
     """
 
     kind: ClassVar[str] = "position_set_up"
