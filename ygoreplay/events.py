@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable, NamedTuple
+from typing import Any, Callable, ClassVar, NamedTuple
 
 # -- vocabularies -------------------------------------------------------------------------------
 
@@ -711,7 +711,3 @@ _BUILDERS: dict[str, Callable[[Any], Any]] = {
     "tuple[int, ...]": _seq(_int), "tuple[str, ...]": _seq(_str), "tuple[bool, ...]": _seq(_bool),
     "tuple[dict, ...]": _seq(_dict), "tuple[Cost, ...]": _seq(_cost),
 }
-
-
-def kinds() -> Iterable[str]:
-    return EVENT_TYPES.keys()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from pathlib import Path
 
 from .cards import CardDB
 from .events import DuelStarted, Event, PositionSetUp
@@ -101,13 +100,3 @@ def verify_against(view: ReplayFile, judge: ReplayFile) -> list[str]:
 def new_root() -> bytes:
     """A chain root for a record that did not come from a store (a JSON Lines file)."""
     return secrets.token_bytes(32)
-
-
-def read_any(path: str | Path):
-    """A JSON Lines duel or a replay file, by content."""
-    from . import replay_file
-    from .jsonl import read_events
-    data = Path(path).read_bytes()[:8]
-    if data == replay_file.MAGIC:
-        return replay_file.read(path)
-    return read_events(path)

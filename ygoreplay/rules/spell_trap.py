@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..events import FACEUP, FZONE, GY, HAND, MZONE, SET, SZONE, Activated, Event, SpellTrapSet
 from ..state import Card, DuelState
-from .base import fail, get_card, impossible, open_game_state, phase_name, player_of, put, take
+from .base import fail, get_card, impossible, open_game_state, player_of, put, take
 from .zones import check_spell_trap_zone, in_pendulum_zone, pendulum_zones, ruleset_of
 
 #: After resolution these go to the GY (SPELL-04, TRAP-04); the others stay on the field.
@@ -165,10 +165,6 @@ def speed_of_effect(card: Card, effect_type: str) -> int:
     if effect_type == "continuous" and card.facts.is_trap:
         return 2
     return 1
-
-
-def phase_label(state: DuelState) -> str:
-    return phase_name(state.phase)
 
 
 # -- equip cards follow their monster (SPELL-05/07) ------------------------------------------------
