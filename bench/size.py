@@ -46,6 +46,7 @@ from ygoreplay.replay_file import dumps as ygr_dumps  # noqa: E402
 SHARED = Path(os.environ.get("YGOREPLAY_SHARED", ROOT.parent / "shared"))
 YRPX_DIR = SHARED / "real-replays" / "edopro"
 BENCH_ROOT = hashlib.sha256(b"ygoreplay size bench").digest()
+BENCH_SECRET = hashlib.sha256(b"ygoreplay size bench secret").digest()
 
 
 def recording_times(count: int, seed: int = 1) -> list[str]:
@@ -61,7 +62,7 @@ def recording_times(count: int, seed: int = 1) -> list[str]:
 def sizes(events: list[Event], cards: CardDB, times: list[str], title: str) -> dict[str, int]:
     """Bytes of the same events as a judge .ygr, a spectator .ygr, JSON Lines and plain msgpack."""
     def ygr(view: str) -> int:
-        return len(ygr_dumps(make_replay(events, times, cards, view, BENCH_ROOT, {"title": title})))
+        return len(ygr_dumps(make_replay(events, times, cards, view, BENCH_ROOT, BENCH_SECRET, {"title": title})))
 
     return {
         "events": len(events),

@@ -14,7 +14,8 @@ import hashlib
 
 from ygoreplay.cards import CardDB
 from ygoreplay.exchange import make_replay
-from ygoreplay.replay_file import _iso, dumps
+from ygoreplay.chain import from_ms as _iso
+from ygoreplay.replay_file import dumps
 from ygoreplay.events import from_dict
 from ygoreplay.jsonl import parse_lines
 from ygoreplay.rules import apply, audit
@@ -88,14 +89,16 @@ class Duel:
         (HERE / name).write_text("\n".join(self.lines) + "\n", encoding="utf-8")
 
     def write_replays(self, name: str) -> None:
-        """The same duel as .ygr files, judge and spectator views (fixed times and root, so the
-        bytes are the same every run)."""
+        """The same duel as .ygr files, judge and spectator views, unsigned (fixed times, root and
+        secret, so the bytes are the same every run). A sample's judge file is published beside
+        its view, so nothing it hides is secret; a recorded duel's root and secret are random."""
         events = [from_dict(data) for _, data in self.events]
         times = [_iso(START_MS + i) for i in range(len(events))]
         root = hashlib.sha256(name.encode()).digest()
+        secret = hashlib.sha256(b"published sample " + name.encode()).digest()
         stem = name.removesuffix(".jsonl")
         for view in ("judge", "spectator"):
-            replay = make_replay(events, times, DB, view, root, {"title": stem}, created=times[0])
+            replay = make_replay(events, times, DB, view, root, secret, {"title": stem}, created=times[0])
             (HERE / f"{stem}.{view}.ygr").write_bytes(dumps(replay))
 
 

@@ -10,6 +10,23 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("YGOREPLAY_SHARED", ROOT.parent / "shared"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _own_data_folder(tmp_path_factory):
+    """Every test runs with a ygoreplay folder (default store, organiser key) of its own session,
+    never the user's: XDG_DATA_HOME points into the test's temporary folder."""
+    folder = tmp_path_factory.mktemp("xdg-data")
+    previous = {name: os.environ.get(name) for name in ("XDG_DATA_HOME", "YGOREPLAY_KEY", "YGOREPLAY_STORE")}
+    os.environ["XDG_DATA_HOME"] = str(folder)
+    os.environ.pop("YGOREPLAY_KEY", None)
+    os.environ.pop("YGOREPLAY_STORE", None)
+    yield folder
+    for name, value in previous.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 def shared_path(*parts: str) -> Path:
     """A path under ../shared, skipping the calling test when it is absent (third-party data)."""
     path = SHARED.joinpath(*parts)

@@ -36,10 +36,14 @@ from jsonschema import Draft202012Validator
 from ygoreplay import cards as cards_module
 from ygoreplay.cards import CardDB
 from ygoreplay.cli import main
-from ygoreplay.exchange import export_duel, import_replay, make_replay, verify_against
+from ygoreplay.errors import InputError
+from ygoreplay.signing import OrganiserKey
+from ygoreplay.application import Records
+from ygoreplay.chain import from_ms as _iso, to_ms as _ms
+from ygoreplay.exchange import make_replay, verify_against
 from ygoreplay.jsonl import read_events
 from ygoreplay.replay_file import (
-    FORMAT_VERSION, MAGIC, VIEWS, ReplayFile, ReplayFileError, _iso, _ms, decode_body, dumps, loads, read,
+    FORMAT_VERSION, MAGIC, VIEWS, ReplayFile, ReplayFileError, decode_body, dumps, loads, read,
     read_header, referenced_codes, verify_chain, write)
 from ygoreplay.rules import History, audit
 from ygoreplay.schema import all_schemas, json_form
@@ -52,6 +56,7 @@ SAMPLES = sorted(p.stem for p in REPLAYS.glob("*.jsonl"))
 FIXTURES = ROOT / "tests" / "fixtures" / "v1"
 CARDS = CardDB.classic()
 RECORD_ROOT = hashlib.sha256(b"ygoreplay test record").digest()
+SECRET = hashlib.sha256(b"ygoreplay test secret").digest()
 MATCH = {"duel": "0123456789ab", "title": "a test duel"}
 CREATED = "2024-05-01T11:59:00.000+00:00"
 START = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
@@ -71,7 +76,7 @@ def events_of(sample: str) -> tuple:
 
 def replay_of(sample: str, view: str):
     events = list(events_of(sample))
-    return make_replay(events, stamps(len(events)), CARDS, view, RECORD_ROOT, dict(MATCH),
+    return make_replay(events, stamps(len(events)), CARDS, view, RECORD_ROOT, SECRET, dict(MATCH),
                        {"tool": "tests"}, CREATED)
 
 
@@ -100,10 +105,12 @@ def assemble(header: dict | bytes, body: dict | bytes, *, version: int = FORMAT_
              header_len: int | None = None, body_len: int | None = None) -> bytes:
     """A file from its parts: ``body`` a map (packed and compressed here) or msgpack bytes
     (``raw_body``); ``packed`` the compressed body as is. Lengths and CRC right unless given."""
-    head = header if isinstance(header, bytes) else msgpack.packb(header)
     if packed is None:
         raw = body if raw_body else msgpack.packb(body)
         packed = lzma.compress(raw, format=lzma.FORMAT_RAW, filters=FAST)
+        if isinstance(header, dict) and version >= 3 and "size" in header:
+            header = {**header, "size": len(raw)}          # the size it declares is the body's own
+    head = header if isinstance(header, bytes) else msgpack.packb(header)
     return b"".join((MAGIC, struct.pack("<HHI", version, 0, len(head) if header_len is None else header_len),
                      head, struct.pack("<II", len(packed) if body_len is None else body_len,
                                        zlib.crc32(packed) if crc is None else crc), packed))
@@ -163,14 +170,14 @@ def test_times_float_arithmetic_got_wrong_still_verify():
     events = list(events_of("won-by-damage"))[:4]
     times = ["2004-03-15T07:55:47.472+00:00", "2038-08-15T15:00:50.430+00:00",
              "2039-03-08T19:46:13.411+00:00", "1987-02-24T12:51:47.341+00:00"]
-    back = loads(dumps(make_replay(events, times, CARDS, "judge", RECORD_ROOT)))
+    back = loads(dumps(make_replay(events, times, CARDS, "judge", RECORD_ROOT, SECRET)))
     assert back.times == times and verify_chain(back) is None
 
 
 def test_times_in_other_forms_are_kept_as_utc_milliseconds():
     events = list(events_of("won-by-damage"))[:3]
     times = ["2024-05-01T14:00:00.123456+02:00", "2024-05-01T12:00:01", "2024-05-01T12:00:02.5+00:00"]
-    replay = make_replay(events, times, CARDS, "judge", RECORD_ROOT)
+    replay = make_replay(events, times, CARDS, "judge", RECORD_ROOT, SECRET)
     back = loads(dumps(replay))
     assert back.times == ["2024-05-01T12:00:00.123+00:00", "2024-05-01T12:00:01.000+00:00",
                           "2024-05-01T12:00:02.500+00:00"]
@@ -246,7 +253,7 @@ def test_the_schema_refuses_what_the_reader_refuses():
 
 # -- the frozen version-1 fixture -------------------------------------------------------------------
 
-#: The fixture bytes, frozen: tests/fixtures/make_v1.py wrote them once; nothing rewrites them.
+#: The fixture bytes, frozen: a script of 2024 wrote them once; nothing rewrites them.
 FROZEN = {
     "won-by-damage.judge.ygr": "4c2fc26d9303971ed53ad3e85d0ef85d21edb95b06e874f2b2c0d7035e31f9fa",
     "won-by-damage.spectator.ygr": "dd6f17ea23b1dc40b5d89f8c4cf638e3d02fd987a092ece4d7bed7b74fc49de6",
@@ -299,42 +306,70 @@ def test_v1_fixture_loads_forever(view):
 
 
 def test_v1_fixture_spectator_verifies_against_its_judge_record():
+    """A format 1 view (another redaction) is proven by its commitments and its public board at
+    every event; nothing signed it, so verify says so and exits 1."""
     spectator, judge = loads(v1("spectator.ygr")), loads(v1("judge.ygr"))
     assert verify_against(spectator, judge) == []
     result = run("verify", FIXTURES / "won-by-damage.spectator.ygr",
                  "--against", FIXTURES / "won-by-damage.judge.ygr")
-    assert result.exit_code == 0 and "deck orders as committed" in result.output
+    assert result.exit_code == 1 and "NOT signed" in result.output
+    assert "the view" not in result.output and "broken" not in result.output
+
+
+V2 = FIXTURES.parent / "v2"
+
+
+@pytest.mark.parametrize("view", ["judge", "spectator"])
+def test_format_2_files_load_and_their_views_verify(view):
+    """The samples as format 2 wrote them (the last format before signatures, renamed cards and
+    keyed commitments): they load, their chains hold, the view is proven against its record by
+    its commitments and its public board at every event, and an edit is still caught."""
+    replay = read(V2 / f"won-by-damage.{view}.ygr")
+    assert replay.format == 2 and verify_chain(replay) is None and replay.signer is None
+    assert dicts(read(V2 / "won-by-damage.judge.ygr").events) == dicts(read_events(V2 / "won-by-damage.jsonl"))
+    judge = read(V2 / "won-by-damage.judge.ygr")
+    assert verify_against(replay, judge) == []
+    if view == "spectator":
+        lp = next(i for i, e in enumerate(judge.events) if e.kind == "life_points_changed")
+        events = list(judge.events)
+        events[lp] = dataclasses.replace(events[lp], amount=events[lp].amount + 100)
+        forged = dataclasses.replace(judge, events=events, chain=[])
+        assert f"the view's public board differs from the record's from event {lp}" in verify_against(replay, forged)
 
 
 # -- store round trip ---------------------------------------------------------------------------------
 
-def test_export_import_export_gives_the_same_events(tmp_path):
+def test_export_import_export_keeps_the_chain_root_secret_and_times(tmp_path):
+    """A judge file carries the store's own chain; imported elsewhere it keeps its root, secret and
+    times, so it exports to the same chain again and views handed out earlier still verify."""
     events = list(events_of("won-by-damage"))
     with Store(str(tmp_path / "first.sqlite")) as first:
         duel = first.create_duel("won by damage")
         first.append(duel, events)
         records = first.records(duel)
-        exported = export_duel(first, duel)
-        root = first.header_hash(duel)
-    data = dumps(exported)
+        exported = Records(first).export(duel)
+        spectator = Records(first).export(duel, "spectator")
+        header = first.header(duel)
+    data = dumps(exported, OrganiserKey.load())
     back = loads(data)
-    assert verify_chain(back) is None
-    assert back.root == root and back.head == records[-1].hash, "the file carries the store's own chain"
-    assert back.times == [r.recorded for r in records]
+    assert verify_chain(back) is None and back.signature_valid
+    assert back.root == header.root and back.head == records[-1].hash, "the file carries the store's own chain"
+    assert back.commit_key == header.secret and back.times == [r.recorded for r in records]
     with Store(str(tmp_path / "second.sqlite")) as second:
-        copy = import_replay(second, back, "imported")
-        again = export_duel(second, copy)
+        copy = Records(second).import_replay(back, None, [OrganiserKey.load().public]).id
+        again = Records(second).export(copy)
         assert second.verify(copy).ok
     assert dicts(again.events) == dicts(back.events) == dicts(events)
-    assert again.times == back.times
+    assert again.times == back.times and again.chain == back.chain and again.root == back.root
     assert again.cards.to_json_list() == back.cards.to_json_list()
     assert verify_chain(loads(dumps(again))) is None
+    assert verify_against(loads(dumps(spectator)), loads(dumps(again))) == []
 
 
 def test_import_refuses_a_view(tmp_path):
     with Store(str(tmp_path / "s.sqlite")) as store:
-        with pytest.raises(ReplayFileError, match="spectator view lacks hidden information"):
-            import_replay(store, loads(file_of("won-by-damage", "spectator")), "x")
+        with pytest.raises(InputError, match="spectator view lacks hidden information"):
+            Records(store).import_replay(loads(file_of("won-by-damage", "spectator")), "x", [])
 
 
 # -- bad input: what and where --------------------------------------------------------------------------
@@ -378,8 +413,8 @@ BAD: list[tuple[str, bytes, str]] = [
     ("format version 0", GOOD[:8] + b"\0\0" + GOOD[10:], r"format version 0 at offset 8 does not exist"),
     ("absurd header length", GOOD[:12] + struct.pack("<I", 0xFFFFFFFF) + GOOD[16:],
      r"header length 4294967295 at offset 12 is absurd"),
-    ("header longer than the file", GOOD[:12] + struct.pack("<I", 500_000) + GOOD[16:],
-     r"truncated: the header needs bytes 16\.\.500024, the file has \d+"),
+    ("header longer than the file", GOOD[:12] + struct.pack("<I", 200_000) + GOOD[16:],
+     r"truncated: the header needs bytes 16\.\.200024, the file has \d+"),
     ("absurd body length", GOOD[:16 + H] + struct.pack("<I", 0xFFFFFFF0) + GOOD[20 + H:],
      rf"body length 4294967280 at offset {16 + H} is absurd"),
     ("body longer than the file", GOOD[:16 + H] + struct.pack("<I", B + 1) + GOOD[20 + H:],
@@ -822,13 +857,16 @@ def test_cli_audit_json_of_a_judge_file(judge_file):
     assert AUDIT_KEYS <= set(data)
     assert data["events"] == 89 and data["violations"] == [] and data["overrides"] == []
     assert data["rollbacks"] == [] and data["chain_ok"] is True and data["first_bad_link"] is None
-    assert data["final"] == {"lp": [8000, 0], "winner": 0, "reason": "lp"}
+    assert data["final"] == {"lp": [8000, 0], "turn": 5, "phase": "battle", "winner": 0, "reason": "lp"}
+    check = json.loads(run("check", judge_file, "--json").output)
+    assert check["final"] == data["final"], "check --json and audit --json say the result the same way"
+    assert check["violations"] == data["violations"] and check["overrides"] == data["overrides"]
 
 
 def test_cli_audit_json_of_a_view_has_the_public_result(spectator_file):
     data = json.loads(run("audit", spectator_file, "--json").output)
     assert AUDIT_KEYS <= set(data) and data["chain_ok"] is True
-    assert data["final"] == {"lp": [8000, 0], "winner": 0, "reason": "lp"}
+    assert data["final"] == {"lp": [8000, 0], "turn": 5, "phase": "battle", "winner": 0, "reason": "lp"}
 
 
 def test_cli_audit_finds_a_broken_link_and_a_violation(tmp_path):
@@ -849,7 +887,7 @@ def test_cli_audit_finds_a_broken_link_and_a_violation(tmp_path):
     forged = tmp_path / "forged.ygr"
     illegal = list(events_of("won-by-damage"))
     illegal[changed] = dataclasses.replace(illegal[changed], amount=illegal[changed].amount + 100)
-    write(forged, make_replay(illegal, stamps(len(illegal)), CARDS, "judge", RECORD_ROOT))
+    write(forged, make_replay(illegal, stamps(len(illegal)), CARDS, "judge", RECORD_ROOT, SECRET))
     data = json.loads(run("audit", forged, "--json").output)
     assert data["chain_ok"] is True and data["violations"]
     assert {"index", "rule", "message"} <= set(data["violations"][0])

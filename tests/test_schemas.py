@@ -207,38 +207,42 @@ def test_full_example_round_trips_and_validates(event):
 
 # Hypothesis: any event built from values of the right types and vocabularies.
 
+_INT = st.integers(min_value=ev.INT_MIN, max_value=ev.INT_MAX)       # from_dict: every integer fits in 64 bits
+_PASSCODE = st.integers(min_value=0, max_value=ev.PASSCODE_MAX)
+
+
 def _card_spec(materials: bool) -> st.SearchStrategy:
     keys: dict[str, st.SearchStrategy] = {
-        "id": st.text(max_size=6), "owner": st.sampled_from((0, 1)),
+        "id": st.text(min_size=1, max_size=6), "owner": st.sampled_from((0, 1)),
         "position": st.sampled_from(POSITIONS + (None,)), "summoned": st.booleans(),
         "set": st.booleans(), "position_changed": st.booleans(), "attacked": st.booleans(),
-        "atk": st.none() | st.integers(), "defense": st.none() | st.integers(),
-        "level": st.none() | st.integers(),
-        "counters": st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+        "atk": st.none() | _INT, "defense": st.none() | _INT,
+        "level": st.none() | _INT,
+        "counters": st.dictionaries(st.text(max_size=5), st.integers(0, ev.INT_MAX), max_size=2),
         "properly_summoned": st.booleans(), "token": st.booleans(),
         "materials": st.lists(_card_spec(False), max_size=2) if materials else st.just([]),
     }
     assert set(keys) | {"code"} == _CARD_FLAGS
-    return st.integers() | st.fixed_dictionaries({"code": st.integers()}, optional=keys)
+    return _PASSCODE | st.fixed_dictionaries({"code": _PASSCODE}, optional=keys)
 
 
 _CARD = _card_spec(True)
 _SLOT = st.none() | _CARD
 _SIDE = st.fixed_dictionaries({}, optional={
-    "lp": st.integers(min_value=0), "deck": st.lists(_CARD, max_size=3),
+    "lp": st.integers(0, ev.INT_MAX), "deck": st.lists(_CARD, max_size=3),
     "hand": st.lists(_CARD, max_size=3), "gy": st.lists(_CARD, max_size=2),
     "banished": st.lists(_CARD, max_size=2), "extra": st.lists(_CARD, max_size=2),
     "mzone": st.lists(_SLOT, max_size=7), "szone": st.lists(_SLOT, max_size=5), "fzone": _SLOT})
 _COST = st.one_of(
-    st.builds(Cost, lp=st.integers(min_value=1), reason=st.text(max_size=8)),
-    st.builds(Cost, lp=st.integers(min_value=0), card=st.text(max_size=6), to=st.sampled_from(_cost_zones()),
+    st.builds(Cost, lp=st.integers(1, ev.INT_MAX), reason=st.text(max_size=8)),
+    st.builds(Cost, lp=st.integers(0, ev.INT_MAX), card=st.text(max_size=6), to=st.sampled_from(_cost_zones()),
               reason=st.text(max_size=8)))
 _TEXT = st.text(max_size=8)
 _STRATEGIES: dict[str, st.SearchStrategy] = {
-    "int": st.integers(), "str": _TEXT, "bool": st.booleans(),
-    "Loc": st.builds(Loc, st.sampled_from((0, 1)), st.sampled_from(ZONES), st.none() | st.integers()),
+    "int": _INT, "str": _TEXT, "bool": st.booleans(),
+    "Loc": st.builds(Loc, st.sampled_from((0, 1)), st.sampled_from(ZONES), st.none() | _INT),
     "Cite": st.builds(Cite, _TEXT, _TEXT),
-    "tuple[int, ...]": st.lists(st.integers(), max_size=4).map(tuple),
+    "tuple[int, ...]": st.lists(_INT, max_size=4).map(tuple),
     "tuple[str, ...]": st.lists(_TEXT, max_size=4).map(tuple),
     "tuple[bool, ...]": st.lists(st.booleans(), max_size=4).map(tuple),
     "tuple[dict, ...]": st.tuples(_SIDE, _SIDE),  # only position_set_up.sides
@@ -250,10 +254,20 @@ def test_strategies_cover_every_annotation():
     assert set(_STRATEGIES) == set(ev._BUILDERS)
 
 
+#: Fields from_dict checks beyond their annotation (events._FIELD_BUILDERS).
+_FIELD_STRATEGIES: dict[tuple[str, str], st.SearchStrategy] = {
+    **{("deck_registered", name): st.lists(_PASSCODE, max_size=4).map(tuple) for name in ("main", "extra", "side")},
+    ("token_created", "code"): _PASSCODE,
+    ("damage_calculated", "damage"): st.lists(_INT, min_size=2, max_size=4).map(tuple),
+    ("position_set_up", "normal_summon_used"): st.lists(st.booleans(), max_size=2).map(tuple),
+    ("position_set_up", "pendulum_summon_used"): st.lists(st.booleans(), max_size=2).map(tuple),
+}
+
+
 def _field_strategy(kind: str, f: dataclasses.Field) -> st.SearchStrategy:
     base = f.type.removesuffix(" | None")
     choices = field_choices(kind, f.name)
-    strategy = st.sampled_from(choices) if choices else _STRATEGIES[base]
+    strategy = st.sampled_from(choices) if choices else _FIELD_STRATEGIES.get((kind, f.name)) or _STRATEGIES[base]
     return st.none() | strategy if f.type.endswith("| None") else strategy
 
 

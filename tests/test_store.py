@@ -85,19 +85,20 @@ def store(open_store) -> Store:
     return open_store()
 
 
-def execute(url: str, statement: str, params: tuple = ()) -> list[tuple]:
-    """Run SQL on the store's events table behind the store's back ({t} names the table, ? params)."""
+def execute(url: str, statement: str, params: tuple = (), snapshots: bool = False) -> list[tuple]:
+    """Run SQL on the store's events (or snapshots) table behind the store's back ({t} names the
+    table, ? params)."""
     if url.startswith("postgresql"):
         from psycopg import sql
         schema = parse_qs(urlparse(url).query)["schema"][0]
-        table = sql.Identifier(schema, POSTGRES_TABLE).as_string(None)
+        table = sql.Identifier(schema, "ygoreplay_snapshots" if snapshots else POSTGRES_TABLE).as_string(None)
         with _pg_connect() as conn:
             cur = conn.execute(statement.format(t=table).replace("?", "%s"), params)
             return cur.fetchall() if cur.description else []
     conn = sqlite3.connect(url)
     try:
         with conn:
-            rows = conn.execute(statement.format(t=SQLITE_TABLE), params).fetchall()
+            rows = conn.execute(statement.format(t="stored_snapshots" if snapshots else SQLITE_TABLE), params).fetchall()
         return rows
     finally:
         conn.close()
@@ -163,7 +164,8 @@ def test_the_tables_are_where_the_tamper_tests_look(store_url, store):
         conn.close()
         assert tables == {SQLITE_TABLE, "stored_snapshots"}
         assert columns == ["originator_id", "originator_version", "topic", "state"]
-    assert execute(store_url, "SELECT count(*) FROM {t}") == [(4,)]      # the header and 3 events
+    # the store's marker, the duel's header, its card facts, 3 events, and an anchor per append (2)
+    assert execute(store_url, "SELECT count(*) FROM {t}") == [(8,)]
 
 
 # -- recording --------------------------------------------------------------------------------------

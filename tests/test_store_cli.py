@@ -61,9 +61,8 @@ def test_record_an_illegal_duel_keeps_the_legal_prefix_and_exits_1(store_url, st
         first = audit(events, CARDS).violations[0]
         result = run("record", path, url=store_url)
         clean(result, 1)
-        duel, violation = result.stdout.splitlines()
-        assert violation == f"#{first.index} {first.rule} {first.message}"
-        assert violation.startswith(f"#{first.index} {first.rule} ")
+        duel = result.stdout.strip()                   # stdout: only the id; the violation on stderr
+        assert result.stderr.splitlines()[0] == f"#{first.index} {first.rule} {first.message}"
         assert f"recorded the {first.index} legal event(s) before it" in result.stderr
         assert [r.event for r in store.records(duel)] == list(events[:first.index])
         assert store.verify(duel).ok
@@ -152,8 +151,8 @@ def test_rollback_resumes_play_before_the_event_and_survives_a_reopen(store_url,
     assert [r.reverted_by for r in records] == [None] * 33 + [40] * 7 + [None]
     assert records[40].event.judge == "J. Smith" and records[40].event.reason == "wrong tribute"
     too_early = run("rollback", duel, "--to", 0, "--judge", "J", "--reason", "r", url=store_url)
-    clean(too_early, 1)
-    assert too_early.stdout.startswith("#41 LOG-02 a rollback goes back to an earlier event (1..40), not 0")
+    clean(too_early, 2)                                 # a bad argument, not a broken rule
+    assert f"duel {duel} has 41 events: a rollback goes back to 1..40, not 0" in too_early.stderr
     assert reopened.append(duel, events[33:]) == 97     # play continues: the same summon again
     stream = tmp_path / "stream.jsonl"
     stream.write_text(dumps(r.event for r in reopened.records(duel)))
@@ -162,7 +161,7 @@ def test_rollback_resumes_play_before_the_event_and_survives_a_reopen(store_url,
 
     ended = run("rollback", duel, "--to", 50, "--judge", "J", "--reason", "appeal", url=store_url)
     clean(ended, 1)
-    assert ended.stdout.startswith("#97 MATCH-10 the duel is over")
+    assert ended.stderr.startswith("#97 MATCH-10 the duel is over")
     assert len(open_store().records(duel)) == 97 and run("verify", duel, url=store_url).exit_code == 0
 
 
@@ -229,7 +228,7 @@ def test_two_concurrent_rollback_commands_one_wins_the_other_exits_3(store_url, 
     records = store.records(duel)
     assert len(records) == 41 and records[40].event.judge == winner
     assert store.verify(duel).ok
-    assert run("verify", duel, url=store_url).stdout == f"{duel}: ok, 41 events, hash chain intact\n"
+    assert run("verify", duel, url=store_url).stdout.startswith(f"{duel}: ok, 41 events, hash chain intact, anchored")
 
 
 # -- verify ---------------------------------------------------------------------------------------
@@ -238,7 +237,7 @@ def test_verify_names_the_record_changed_behind_the_stores_back(store_url):
     duel = record(store_url, DAMAGE)
     ok = run("verify", duel, url=store_url)
     clean(ok, 0)
-    assert ok.stdout == f"{duel}: ok, 89 events, hash chain intact\n"
+    assert ok.stdout.startswith(f"{duel}: ok, 89 events, hash chain intact, anchored and signed by organiser key ")
     where = "WHERE originator_id = ? AND originator_version = ?"
     (state,), = execute(store_url, f"SELECT state FROM {{t}} {where}", (duel, 41))
     state = bytes(state)
@@ -265,8 +264,7 @@ def test_verify_names_the_record_changed_behind_the_stores_back(store_url):
 def _unreadable_urls(tmp_path: Path) -> dict[str, str]:
     not_a_db = tmp_path / "notes.txt"
     not_a_db.write_text("not a database, just notes\n" * 200)
-    return {str(not_a_db): "cannot open the store",
-            str(not_a_db / "duels.sqlite"): "cannot create the store folder",
+    return {str(not_a_db): "is not a ygoreplay store",
             "mysql://db.example/duels": "unknown store URL 'mysql://db.example/duels'",
             "postgresql://postgres@127.0.0.1:1/test?schema=nowhere": "cannot reach PostgreSQL at 127.0.0.1:1"}
 
@@ -281,6 +279,14 @@ def test_an_unreadable_store_exits_2_with_a_message(tmp_path, command):
     env = CliRunner(env={"YGOREPLAY_STORE": "mysql://db.example/duels"}).invoke(main, ["list"])
     clean(env, 2)
     assert "unknown store URL" in env.output
+    missing = run(*command, url=str(tmp_path / "notes.txt" / "duels.sqlite"))    # nothing is created
+    if command == ["list"]:
+        clean(missing, 0)
+        assert "no store there yet" in missing.output
+    else:
+        clean(missing, 2)
+        assert "no store at" in missing.output
+    assert not (tmp_path / "elsewhere").exists()
 
 
 def test_an_unknown_duel_exits_2_with_a_message(store_url, store):

@@ -8,6 +8,11 @@
 * ``verify --against`` passes for honest files and fails when the judge record's deck order or the
   view was altered.
 
+* Names: a view's card ids follow neither the registered list nor a card through a hidden pile: a
+  card bounced to a hidden hand, shuffled into a Deck or revealed for a moment cannot be picked
+  out later; a player's own decklist is given sorted, never in the order it became the Deck.
+* The commitments' key is the duel's secret: nothing public about a view derives it.
+
 Cases: every sample duel in ``replays/``, plus two made here: the damage duel with both decks
 shuffled after registration (so there are hidden deck orders to commit to), and a duel that starts
 from a set-up position with hidden cards in every zone. And four real EDOPro duels, imported
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections import Counter
 import hashlib
 import lzma
 import random
@@ -29,16 +35,18 @@ import pytest
 from click.testing import CliRunner
 
 from duel import (
-    AXE, BATTLE_OX, BLUE_EYES, CARDS, DARK_MAGICIAN, DECODE_TALKER, JINZO, KURIBOH, MIRROR_FORCE,
-    MONSTER_REBORN, MST, POT, RAIGEKI, STARDUST, SUMMONED_SKULL, TRAP_HOLE, UTOPIA, VORSE, position)
+    AXE, BATTLE_OX, BLUE_EYES, CARDS, CELTIC as CELTIC_GUARDIAN, DARK_MAGICIAN, DECODE_TALKER, JINZO,
+    KURIBOH, MIRROR_FORCE, MONSTER_REBORN, MST, MYSTICAL_ELF, POT, RAIGEKI, STARDUST, SUMMONED_SKULL,
+    TRAP_HOLE, UTOPIA, VORSE, position)
 from ygoreplay.cli import main
 from ygoreplay.events import (
     BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, DeckShuffled, Event, from_dict)
 from ygoreplay.exchange import make_replay, verify_against
 from ygoreplay.jsonl import read_events
 from ygoreplay.replay_file import (
-    ReplayFile, decode_body, dumps, loads, referenced_codes)
+    ReplayFile, decode_body, dumps, loads, referenced_codes, sign as signed)
 from ygoreplay.rules import History, audit
+from ygoreplay.signing import OrganiserKey
 from ygoreplay.source import Source
 from ygoreplay.state import Card
 from ygoreplay.views import ViewReplay, public_board, redact
@@ -46,6 +54,7 @@ from ygoreplay.views import ViewReplay, public_board, redact
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted(p.stem for p in (ROOT / "replays").glob("*.jsonl"))
 RECORD_ROOT = hashlib.sha256(b"ygoreplay views test").digest()
+SECRET = hashlib.sha256(b"ygoreplay views test secret").digest()
 VIEWERS = ("p0", "p1", "spectator")
 SHUFFLED, SET_UP = "won-by-damage, shuffled", "set-up position"
 CASES = SAMPLES + [SHUFFLED, SET_UP]
@@ -120,8 +129,8 @@ def stamps(count: int) -> list[str]:
     return [f"2024-05-01T12:{i // 60 % 60:02d}:{i % 60:02d}.{i % 1000:03d}+00:00" for i in range(count)]
 
 
-def replay(events, view: str, root: bytes = RECORD_ROOT) -> ReplayFile:
-    return make_replay(list(events), stamps(len(events)), CARDS, view, root, {"title": "views"})
+def replay(events, view: str, root: bytes = RECORD_ROOT, secret: bytes = SECRET) -> ReplayFile:
+    return make_replay(list(events), stamps(len(events)), CARDS, view, root, secret, {"title": "views"})
 
 
 @functools.cache
@@ -187,10 +196,12 @@ def knowledge(case: str, view: str) -> tuple[frozenset[int], frozenset[int]]:
         history.append(event)
         if event.kind == "deck_registered" and event.player == me:
             known.update(event.main, event.extra, event.side)
+        if event.kind == "activated" and event.card in history.state.cards:
+            known.add(history.state.cards[event.card].code)     # an activation shows the card
         for card in history.state.cards.values():
             everything.add(card.code)
-            if public_to(view, card):
-                known.add(card.code)
+            if public_to(view, card) or (event.kind == "position_set_up" and card.owner == me):
+                known.add(card.code)        # a player knows their own decklist (not its order)
     known |= {CARDS[code].alias for code in known if code in CARDS and CARDS[code].alias}   # an alt art's original
     return frozenset(everything), frozenset(known)
 
@@ -220,35 +231,60 @@ def test_no_identity_of_a_card_never_public_to_the_viewer_is_in_the_file(case, v
 
 
 def walk(case: str, view: str):
-    """(index, the view's state, the judge's state, ids of the cards public to the view so far)
-    after each event, folding the view's file and the full record side by side."""
+    """(index, the view's state, the judge's state, the judge's ids of the cards the view may name
+    right now) after each event, folding the view's file and the full record side by side. A
+    card may be named while it is public to the view, and while it stays on the field after that
+    (a monster turned face-down in front of everyone); once it goes into a hidden pile it may not."""
     view_file = loads(file_of(case, view))
     judge = History(CARDS, audit=True)
-    ever: set[str] = set()
-    for index, state in enumerate(ViewReplay(view_file.events, view_file.cards, view_file.disclosures).states()):
+    followed: set[str] = set()
+    states = ViewReplay(view_file.events, view_file.cards, view_file.disclosures, view_file.renames).states()
+    for index, state in enumerate(states):
         judge.append(events_of(case)[index])
-        ever.update(cid for cid, card in judge.state.cards.items() if public_to(view, card))
-        yield index, state, judge.state, ever
+        for cid, card in judge.state.cards.items():
+            if public_to(view, card) and not (card.revealed and card.zone in (HAND, DECK)):
+                followed.add(cid)
+            elif card.zone not in (MZONE, SZONE, FZONE, OVERLAY):
+                followed.discard(cid)
+        followed &= set(judge.state.cards)
+        yield index, state, judge.state, followed
+
+
+def _named(state, ids) -> Counter:
+    return Counter(state.cards[c].code for c in ids if state.cards[c].code)
+
+
+def _places(state, player: int):
+    """Every place of one side: field zones one by one, piles whole."""
+    side = state.sides[player]
+    for i, cid in enumerate(side.mzone):
+        yield ("mzone", i), [cid] if cid else []
+    for i, cid in enumerate(side.szone):
+        yield ("szone", i), [cid] if cid else []
+    yield ("fzone", 0), [side.fzone] if side.fzone else []
+    for slot, cid in enumerate(state.emz):
+        if cid and state.cards[cid].controller == player:
+            yield ("emz", slot), [cid]
+    for name in ("deck", "hand", "gy", "banished", "extra"):
+        yield (name, None), getattr(side, name)
 
 
 @pytest.mark.parametrize("view", VIEWERS)
 @pytest.mark.parametrize("case", CASES)
 def test_the_opponents_hand_face_down_cards_and_deck_stay_hidden_at_every_event(case, view):
-    """At every event, a card never public to the viewer so far is the hidden card in its fold
-    (a player's own Deck may be named: they registered it); a card it has seen keeps its name."""
-    me = {"p0": 0, "p1": 1}.get(view)
+    """At every event, in every place, the cards the view names are among those it may name there
+    (the view's ids are its own, so places are compared, not ids)."""
     shown = hidden = 0
-    for index, state, truth, ever in walk(case, view):
-        for card_id, card in state.cards.items():
-            real = truth.cards[card_id]
-            if card_id in ever:
-                assert card.code == real.code, f"event {index}: {card_id} ({real.name}) should be named"
-                shown += 1
-            elif real.owner == me and real.zone == DECK:
-                assert card.code in (0, real.code)
-            else:
-                assert card.code == 0, f"event {index}: {card_id} ({real.name}) in the {real.zone} is named"
-                hidden += 1
+    for index, state, truth, followed in walk(case, view):
+        for player in (0, 1):
+            for (place, slot), truth_ids in _places(truth, player):
+                view_ids = dict(_places(state, player))[(place, slot)]
+                assert len(view_ids) == len(truth_ids), f"event {index}: {place} {slot}"
+                allowed = _named(truth, [c for c in truth_ids if c in followed])
+                named = _named(state, view_ids)
+                assert not named - allowed, f"event {index}: player {player}'s {place} names {named - allowed}"
+                shown += sum(named.values())
+                hidden += len(view_ids) - sum(named.values())
     assert shown and hidden
 
 
@@ -262,12 +298,12 @@ def test_hidden_deck_orders_are_neutral_and_committed(view):
     assert len(shuffles) == 2
     for index, shuffled in shuffles:
         true = events[index]
-        assert shuffled.order == tuple(sorted(true.order)) != true.order
+        assert list(shuffled.order) == sorted(shuffled.order) != list(true.order)
         assert shuffled.seed is None and true.seed.encode() not in haystack
         assert msgpack.packb(list(true.order)) not in haystack
         assert any(c[0] == index and c[1] == true.player for c in view_file.commitments)
     masked = [i for i, e in enumerate(view_file.events) if e.kind == "deck_registered" and set(e.main) == {0}]
-    assert masked == ([1, 2] if view == "spectator" else [2 if view == "p0" else 1])
+    assert masked == [1, 2], "every decklist is masked, the viewer's own included (its order is the Deck's)"
     assert {c[0] for c in view_file.commitments} == {i for i, _ in shuffles} | set(masked)
 
 
@@ -280,14 +316,16 @@ def test_the_view_replays_to_the_same_public_board_at_every_event(case, view):
     view_file = loads(file_of(case, view))
     judge = History(CARDS, audit=True)
     count = 0
-    for index, state in enumerate(ViewReplay(view_file.events, view_file.cards, view_file.disclosures).states()):
+    for index, state in enumerate(ViewReplay(view_file.events, view_file.cards, view_file.disclosures,
+                                             view_file.renames).states()):
         judge.append(events[index])
         assert public_board(state, view) == public_board(judge.state, view), f"event {index} ({events[index].kind})"
         count += 1
     assert count == len(events)
     # and as the commands see it (show, log, play): the view's source against the judge record's
-    source = Source(case, view_file.events, view_file.cards, view, view_file.disclosures, view_file)
-    full = Source(case, list(events), CARDS)
+    source = Source(case, view_file.events, view_file.cards, view, view_file.disclosures, view_file,
+                    renames=view_file.renames)
+    full = Source(case, list(events), CARDS, secret=SECRET)
     last = len(events) - 1
     assert public_board(source.state_after(last), view) == public_board(full.state_after(last, view), view)
 
@@ -297,12 +335,13 @@ def test_the_view_replays_to_the_same_public_board_at_every_event(case, view):
 def test_a_player_view_shows_its_own_hand(case, view):
     me = int(view[1])
     seen = 0
-    for index, state, truth, ever in walk(case, view):
+    for index, state, truth, followed in walk(case, view):
         own = sorted(state.cards[c].code for c in state.sides[me].hand)
         assert own == sorted(truth.cards[c].code for c in truth.sides[me].hand), f"event {index}"
         assert 0 not in own
         seen += len(own)
-        assert all(state.cards[c].code == 0 for c in state.sides[1 - me].hand if c not in ever)
+        theirs = _named(state, state.sides[1 - me].hand)
+        assert not theirs - _named(truth, [c for c in truth.sides[1 - me].hand if c in followed])
     assert seen
 
 
@@ -330,9 +369,10 @@ def test_verify_against_passes_for_honest_files(case, view):
     assert verify_against(loads(file_of(case, view)), loads(file_of(case, "judge"))) == []
 
 
-def _write(tmp_path: Path, name: str, data: bytes) -> Path:
+def _write(tmp_path: Path, name: str, data: bytes, sign: bool = True) -> Path:
+    """The file, signed (as every file the store exports is) with this session's organiser key."""
     path = tmp_path / name
-    path.write_bytes(data)
+    path.write_bytes(signed(data, OrganiserKey.load_or_create()[0]) if sign else data)
     return path
 
 
@@ -455,20 +495,22 @@ def test_real_duels_views_hide_what_they_must_and_show_the_same_board(name):
     is not a leak), hundreds of events: every view checked as above, and verified."""
     imported = _real(name)
     events, cards = list(imported.events), imported.cards
-    judge = loads(dumps(make_replay(events, list(imported.times), cards, "judge", RECORD_ROOT)))
+    judge = loads(dumps(make_replay(events, list(imported.times), cards, "judge", RECORD_ROOT, SECRET)))
     for view in VIEWERS:
         me = {"p0": 0, "p1": 1}.get(view)
-        data = dumps(make_replay(events, list(imported.times), cards, view, RECORD_ROOT))
+        data = dumps(make_replay(events, list(imported.times), cards, view, RECORD_ROOT, SECRET))
         view_file = loads(data)
         assert verify_against(view_file, judge) == []
         everything, known = set(referenced_codes(events)), set()
         history = History(cards, audit=True)
-        states = ViewReplay(view_file.events, view_file.cards, view_file.disclosures).states()
+        states = ViewReplay(view_file.events, view_file.cards, view_file.disclosures, view_file.renames).states()
         for index, (event, state) in enumerate(zip(events, states)):
             history.append(event)
             assert public_board(state, view) == public_board(history.state, view), f"{view}: event {index}"
             if event.kind == "deck_registered" and event.player == me:
                 known.update(event.main, event.extra, event.side)
+            if event.kind == "activated" and event.card in history.state.cards:
+                known.add(history.state.cards[event.card].code)     # an activation shows the card
             for card in history.state.cards.values():
                 everything.add(card.code)
                 if public_to(view, card):
@@ -479,3 +521,114 @@ def test_real_duels_views_hide_what_they_must_and_show_the_same_board(name):
         assert hidden or view != "spectator"
         leaks = [cards[code].name for code in hidden if any(p in haystack for p in encodings(code))]
         assert not leaks, f"{name}, {view} view: {leaks}"
+
+
+# -- attacks on a view's names and keys ---------------------------------------------------------------
+
+def _disclosed_at_registration_index(case: str, view: str) -> tuple[int, int]:
+    """(disclosures whose view id ``pN.mK`` names the card registered at index K, all of them)."""
+    events = events_of(case)
+    registered = {e.player: e.main for e in events if e.kind == "deck_registered"}
+    hits = total = 0
+    for _index, card_id, code in loads(file_of(case, view)).disclosures:
+        player, kind = int(card_id[1]), card_id.split(".")[1]
+        if kind.startswith("m") and kind[1:].isdigit():
+            total += 1
+            hits += registered[player][int(kind[1:])] == code
+    return hits, total
+
+
+@pytest.mark.parametrize("view", VIEWERS)
+def test_card_ids_do_not_follow_the_registered_list(view):
+    """Decklists are written in groups of copies, so a view naming the card registered at index K
+    ``pN.mK`` would tell which hidden cards are copies of a shown one."""
+    for case in ("won-by-damage", "lost-by-deck-out"):
+        hits, total = _disclosed_at_registration_index(case, view)
+        assert total >= 8 and hits / total < 0.4, (case, hits, total)
+
+
+def test_a_players_view_does_not_give_away_its_own_deck_order():
+    """No shuffle: the registered order is the Deck's order. The p0 view holds p0's decklist sorted,
+    and nothing in it puts the cards p0 will draw in the order p0 draws them."""
+    events = events_of("won-by-damage")
+    own = next(e for e in events if e.kind == "deck_registered" and e.player == 0)
+    data = file_of("won-by-damage", "p0")
+    view_file = loads(data)
+    assert view_file.decklist == {"main": sorted(own.main), "extra": [], "side": []}
+    assert msgpack.packb(list(own.main)) not in raw(data)
+    assert all(set(e.main) == {0} for e in view_file.events if e.kind == "deck_registered")
+    drawn = [int(c.split(".m")[1]) for e in view_file.events if e.kind == "cards_drawn" and e.player == 0
+             for c in e.cards if ".m" in c]
+    assert len(drawn) >= 7 and drawn != sorted(drawn), "the view's ids of the cards drawn follow the Deck"
+
+
+BOUNCE = [
+    position({"hand": [POT]}, {"mzone": [{"code": CELTIC_GUARDIAN, "position": "attack"}],
+                               "hand": [BATTLE_OX, VORSE, MYSTICAL_ELF]}),
+    {"kind": "card_moved", "card": "p1.s14", "to": [1, "hand"], "reason": "returned", "cause": "p0.s11"},
+    {"kind": "phase_entered", "phase": "end"},
+    {"kind": "turn_started", "player": 1, "turn": 3},
+    {"kind": "phase_entered", "phase": "draw"},
+    {"kind": "cards_drawn", "player": 1, "count": 1},
+    {"kind": "phase_entered", "phase": "standby"},
+    {"kind": "phase_entered", "phase": "main1"},
+    {"kind": "monster_set", "player": 1, "card": "p1.s14", "zone": 2},
+    {"kind": "card_revealed", "player": 1, "cards": ["p1.s12"], "cause": "p1.s12"},
+    {"kind": "card_moved", "card": "p1.s1", "to": [1, "gy"], "reason": "sent", "cause": "p1.s12"},
+    {"kind": "card_moved", "card": "p1.s1", "to": [1, "deck", 0], "reason": "returned", "cause": "p1.s12"},
+    {"kind": "phase_entered", "phase": "end"},
+]
+
+
+def _bounce() -> list[Event]:
+    events = [from_dict(e) for e in BOUNCE]
+    assert audit(events, CARDS).legal
+    return events
+
+
+def test_a_card_that_went_back_to_a_hidden_hand_cannot_be_picked_out_when_it_comes_back():
+    """Player 1's face-up Celtic Guardian is returned to their hand, then player 1 Sets a monster:
+    it is that Celtic Guardian, which no spectator can know. The view mixes the names of the
+    hand's hidden cards when the known card goes in, and the Set card is just a hidden card."""
+    events = _bounce()
+    view_file = make_replay(events, stamps(len(events)), CARDS, "spectator", RECORD_ROOT, SECRET)
+    bounced = next(d[1] for d in view_file.disclosures if d[2] == CELTIC_GUARDIAN and d[0] == 0)
+    mix = next(r for r in view_file.renames if r[0] == 1)
+    assert bounced in mix[1] and len(mix[1]) == 4 and bounced not in mix[2], "the whole hidden hand is renamed"
+    set_card = view_file.events[8].card
+    assert set_card != bounced and set_card in mix[2]
+    states = list(ViewReplay(view_file.events, view_file.cards, view_file.disclosures, view_file.renames).states())
+    assert states[8].cards[set_card].code == 0
+    assert bounced not in states[8].cards
+    # the revealed Vorse Raider is named at its reveal, and hidden again (the hand mixed) right after
+    revealed = next(d for d in view_file.disclosures if d[0] == 9)
+    assert revealed[2] == VORSE and any(r[0] == 9 and revealed[1] in r[1] for r in view_file.renames)
+    assert states[9].cards.get(revealed[1]) is None
+    assert verify_against(loads(dumps(view_file)),
+                          loads(dumps(make_replay(events, stamps(len(events)), CARDS, "judge", RECORD_ROOT, SECRET)))) == []
+
+
+def test_a_card_shuffled_into_a_deck_cannot_be_followed_out_of_it():
+    """A card seen in the GY goes back to the Deck: the Deck's hidden cards are all renamed."""
+    events = _bounce()
+    view_file = make_replay(events, stamps(len(events)), CARDS, "spectator", RECORD_ROOT, SECRET)
+    seen = next(d[1] for d in view_file.disclosures if d[0] == 10)
+    mix = next(r for r in view_file.renames if r[0] == 11)
+    assert seen in mix[1] and len(mix[1]) == 10 and not set(mix[1]) & set(mix[2])
+
+
+def test_the_commitments_key_is_the_duels_secret_not_its_public_header():
+    """The attack that worked: derive the key from the view's header (as format 2 did from the
+    chain root), then brute-force the hidden decklists against the commitments. Every key one
+    can derive from what a view shows fails; only the judge record's secret opens them."""
+    from ygoreplay.views import commitment
+    events = list(events_of(SHUFFLED))
+    spectator = loads(file_of(SHUFFLED, "spectator"))
+    truth = {i: (e.player, [list(e.main), list(e.extra), list(e.side)]) for i, e in enumerate(events)
+             if e.kind == "deck_registered"}
+    index, player, digest = next(c for c in spectator.commitments if c[0] in truth)
+    public = [spectator.root, spectator.head, RECORD_ROOT, msgpack.packb(spectator.match),
+              spectator.created.encode(), msgpack.packb(spectator.players)]
+    candidates = public + [hashlib.sha256(b"ygoreplay commit key" + p).digest()[:16] for p in public] + [b""]
+    assert all(commitment(key, index, player, truth[index][1]) != digest for key in candidates)
+    assert commitment(loads(file_of(SHUFFLED, "judge")).commit_key, index, player, truth[index][1]) == digest

@@ -19,6 +19,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from .errors import InputError
+
 
 class CardType(enum.IntFlag):
     """``datas.type`` bits (ocgcore TYPE_*)."""
@@ -106,7 +108,7 @@ class LinkMarker(enum.IntFlag):
     TOP_RIGHT = 0x100
 
 
-class CardDBError(ValueError):
+class CardDBError(InputError):
     """Card data that cannot be used; the message says what is wrong and where."""
 
 
@@ -382,24 +384,29 @@ class CardFacts:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> CardFacts:
-        """Inverse of ``to_dict``; raises CardDBError naming the bad field."""
+        """Inverse of ``to_dict``; raises CardDBError naming the bad field (for any input at all:
+        wrong types, numbers of any size, keys that are not field names)."""
         if not isinstance(d, Mapping):
             raise CardDBError(f"a card must be an object, not {type(d).__name__}")
-        unknown = sorted(str(key) for key in d if key not in _DEFAULTS and key not in _REQUIRED)
+        try:
+            kwargs = {key: d[key] for key in d}
+        except Exception as err:                 # an odd Mapping: iterating it or reading it fails
+            raise CardDBError(f"a card object that cannot be read ({type(err).__name__})") from None
+        unknown = sorted(_shown(key) for key in kwargs
+                         if not isinstance(key, str) or (key not in _DEFAULTS and key not in _REQUIRED))
         if unknown:
-            raise CardDBError(f"unknown field {unknown[0]!r}")
-        missing = [name for name in _REQUIRED if name not in d]
+            raise CardDBError(f"unknown field {unknown[0]}")
+        missing = [name for name in _REQUIRED if name not in kwargs]
         if missing:
             raise CardDBError(f"missing field {missing[0]!r}")
-        kwargs = dict(d)
         type_ = kwargs["type"]
         if "defense" not in kwargs and _is_int(type_) and type_ & _LINK_MONSTER == _LINK_MONSTER:
             kwargs["defense"] = None
         try:
             return cls(**kwargs)
         except CardDBError as err:
-            code = d["code"]
-            raise CardDBError(f"card {code!r}: {err}" if _is_int(code) else str(err)) from None
+            code = kwargs["code"]
+            raise CardDBError(f"card {code}: {err}" if _is_passcode(code) else str(err)) from None
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(CardFacts))
@@ -420,31 +427,68 @@ def unnamed(code: int) -> str:
     return f"Card {code}"
 
 
+#: Bounds of card facts: a passcode is an unsigned 32-bit integer (cards.cdb, EDOPro); type,
+#: attribute and race are bit sets of at most 64 bits (EDOPro's race is a u64); ATK and DEF are
+#: signed 32-bit; a name is valid Unicode of at most ``MAX_NAME`` characters (the longest real card
+#: name is under 100).
+PASSCODE_MAX = (1 << 32) - 1
+BITS_MAX = (1 << 64) - 1
+STAT_MAX = (1 << 31) - 1
+MAX_NAME = 256
+
+
+def _is_passcode(value: object) -> bool:
+    return _is_int(value) and 0 <= value <= PASSCODE_MAX
+
+
+def _shown(value: object) -> str:
+    """A short repr for messages: never a 10,000-character name or a 4,300-digit number whole."""
+    if _is_int(value) and not -10 ** 30 < value < 10 ** 30:
+        return f"a {value.bit_length():,}-bit integer"
+    if isinstance(value, str) and len(value) > 60:
+        return f"{value[:60]!r}… ({len(value):,} characters)"
+    try:
+        text = repr(value)
+    except Exception:                        # a repr that fails (an int inside, past 4,300 digits)
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 80 else f"{text[:80]}… ({type(value).__name__})"
+
+
 def _validate(card: CardFacts) -> None:
     """Reject facts no real card has, naming the field, so bad data fails at load, not mid-duel."""
     def bad(name: str, why: str) -> CardDBError:
-        return CardDBError(f"field {name!r} {why}, got {getattr(card, name)!r}")
+        return CardDBError(f"field {name!r} {why}, got {_shown(getattr(card, name))}")
 
-    if not _is_int(card.code) or card.code < 0 or (card.code == 0 and card.name != HIDDEN_NAME):
-        raise bad("code", "must be a positive integer passcode")
+    if not _is_passcode(card.code) or (card.code == 0 and card.name != HIDDEN_NAME):
+        raise bad("code", f"must be a positive integer passcode (1-{PASSCODE_MAX})")
     if not isinstance(card.name, str) or not card.name:
         raise bad("name", "must be a non-empty string")
-    for name in ("type", "attribute", "race", "alias", "link_markers"):
-        if not _is_int(getattr(card, name)) or getattr(card, name) < 0:
-            raise bad(name, "must be a non-negative integer")
+    if len(card.name) > MAX_NAME:
+        raise bad("name", f"must be at most {MAX_NAME} characters")
+    if not card.name.isascii():
+        try:
+            card.name.encode("utf-8")
+        except UnicodeEncodeError as err:
+            raise bad("name", f"must be valid Unicode (a lone surrogate at character {err.start})") from None
+    for name in ("type", "attribute", "race", "link_markers"):
+        if not _is_int(getattr(card, name)) or not 0 <= getattr(card, name) <= BITS_MAX:
+            raise bad(name, "must be a non-negative integer of at most 64 bits")
+    if not _is_passcode(card.alias):
+        raise bad("alias", f"must be a passcode (0-{PASSCODE_MAX}; 0: none)")
     for name in ("level", "lscale", "rscale"):
         if not _is_int(getattr(card, name)) or not 0 <= getattr(card, name) <= 0xFF:
             raise bad(name, "must be an integer 0-255")
-    if not _is_int(card.atk) or (card.atk < 0 and card.atk != _UNKNOWN_STAT):
-        raise bad("atk", "must be a non-negative integer or -2 ('?')")
+    if not _is_int(card.atk) or (card.atk < 0 and card.atk != _UNKNOWN_STAT) or card.atk > STAT_MAX:
+        raise bad("atk", f"must be a non-negative integer (at most {STAT_MAX}) or -2 ('?')")
     if card.type & _LINK_MONSTER == _LINK_MONSTER:
         if card.defense is not None:
             raise bad("defense", "must be None: Link monsters have no DEF")
         if card.link_markers & ~_ALL_MARKERS:
             raise bad("link_markers", "has bits that are no link arrow")
     else:
-        if not _is_int(card.defense) or (card.defense < 0 and card.defense != _UNKNOWN_STAT):
-            raise bad("defense", "must be a non-negative integer or -2 ('?')")
+        if (not _is_int(card.defense) or (card.defense < 0 and card.defense != _UNKNOWN_STAT)
+                or card.defense > STAT_MAX):
+            raise bad("defense", f"must be a non-negative integer (at most {STAT_MAX}) or -2 ('?')")
         if card.link_markers:
             raise bad("link_markers", "must be 0 for a card that is not a Link monster")
 
@@ -596,12 +640,12 @@ def _check_cdb_schema(conn: sqlite3.Connection, path: Path) -> None:
 def _facts_from_cdb_row(path: Path, row: tuple[Any, ...]) -> CardFacts:
     """Decode one ``datas``/``texts`` row: packed level and scales, link arrows kept in ``def``."""
     code, alias, type_, atk, def_, level, race, attribute, name = row
-    where = f"{path}: passcode {code!r}"
+    where = f"{path}: passcode {_shown(code)}"
     for column, value in (("id", code), ("alias", alias), ("type", type_), ("atk", atk),
                           ("def", def_), ("level", level), ("race", race),
                           ("attribute", attribute)):
         if not _is_int(value):
-            raise CardDBError(f"{where}: column {column!r} is {value!r}, not an integer")
+            raise CardDBError(f"{where}: column {column!r} is {_shown(value)}, not an integer")
     if not 0 <= level <= 0xFFFFFFFF:
         raise CardDBError(f"{where}: column 'level' is {level!r}, not a packed level/scales")
     is_link = type_ & _LINK_MONSTER == _LINK_MONSTER

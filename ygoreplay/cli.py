@@ -1,11 +1,13 @@
-"""The ``ygoreplay`` command: check, record, show, branch, roll back and verify duels.
+"""The ``ygoreplay`` command: a thin face over the application layer (``application.py``).
 
-Exit codes: 0 success, 1 a rule was broken (or a record failed verification), 2 the input could
-not be read, 3 another writer got to the duel first.
+Exit codes: 0 success, 1 a rule was broken or a record failed verification, 2 the input could not
+be read or an output written (or a bad argument), 3 another writer got to the duel first, 4 an
+internal error (a bug: please report it), 130 interrupted. Errors are mapped to these in one
+place (``_Group.invoke``); every line printed goes through ``echo``, which escapes control
+characters so that no file can rewrite a judge's terminal.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -13,66 +15,80 @@ from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
-from urllib.parse import unquote, urlparse
 
 import click
 
-from .cards import CardDB, CardDBError
-from .events import EventFormatError
-from .jsonl import read_events
+from . import chain
+from .application import (
+    Records, check as check_events, duel_dict, override_dict, result_dict, signature_of, trusted_keys,
+    verify_file, violation_dict)
+from .cards import CardDB
 from .diff import diff_states
-from .exchange import export_duel, import_replay, make_replay, new_root, verify_against
+from .errors import ConflictError, InputError, YgoreplayError
+from .exchange import make_replay
+from .jsonl import parse_lines, read_events
 from .log import describe, log_lines
 from .render import render
-from .replay_file import ReplayFileError, read as read_replay, verify_chain, write as write_replay
-from .rules import AuditReport, RuleViolation, audit
+from .replay_file import read as read_replay, write as write_replay
+from .rules import RuleViolation, audit
+from .signing import OrganiserKey, default_key_path
 from .source import Source, SourceError, is_replay_file, open_source, resolve_duel
 from .state import DuelState
-from .store import ConflictError, Store, StoreError, _now
+from .store import MissingStore, Store
+from .text import printable, terminal
 from .views import VIEWS
-from .yrpx import YrpxError, fold_and_compare, import_yrpx
 
-EXIT_ILLEGAL, EXIT_UNREADABLE, EXIT_CONFLICT = 1, 2, 3
-
-
-class Unreadable(click.ClickException):
-    """An input that cannot be read: a clear message on stderr and exit code 2, no traceback."""
-
-    exit_code = EXIT_UNREADABLE
+EXIT_ILLEGAL, EXIT_UNREADABLE, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 
 
-def _load(path: str, cards: str | None) -> tuple[list, CardDB]:
-    """Events and card facts, or a clear message and exit code 2."""
+def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
+    click.echo(terminal(text), err=err, nl=nl)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush does not fail again."""
     try:
-        db = CardDB.classic() if cards is None else CardDB.classic().merged(CardDB.from_cdb(cards))
-        events = read_events(path)
-    except (EventFormatError, CardDBError) as exc:
-        raise Unreadable(str(exc)) from None
-    except OSError as exc:
-        raise Unreadable(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if not events:
-        raise Unreadable(f"{path}: no events (the file is empty or holds only comments)")
-    return events, db
-
-
-def final_summary(report: AuditReport) -> dict:
-    state = report.state
-    return {"lp": [s.lp for s in state.sides], "turn": state.turn, "phase": state.phase,
-            "winner": state.winner, "reason": state.end_reason}
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 class _Group(click.Group):
+    def main(self, *args, **kwargs):
+        for stream in (sys.stdout, sys.stderr):       # a lone surrogate never ends in a traceback
+            if hasattr(stream, "reconfigure"):
+                stream.reconfigure(errors="backslashreplace")
+        return super().main(*args, **kwargs)
+
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
-        except BrokenPipeError:
-            # The reader stopped early (``ygoreplay log DUEL | head``): not an error, exit 0. Point
-            # stdout at /dev/null so the interpreter's last flush does not complain either.
             try:
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            except (OSError, ValueError):
-                pass
+                return super().invoke(ctx)
+            finally:
+                sys.stdout.flush()                     # a full disk or a closed pipe shows here
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except YgoreplayError as exc:
+            label = "conflict" if isinstance(exc, ConflictError) else "error"
+            echo(str(exc) if isinstance(exc, RuleViolation) else f"{label}: {exc}", err=True)
+            sys.exit(exc.exit_code)
+        except BrokenPipeError:
+            # The reader stopped early (``ygoreplay log DUEL | head``): not an error, exit 0.
+            _silence_stdout()
             sys.exit(0)
+        except KeyboardInterrupt:
+            echo("interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except OSError as exc:
+            _silence_stdout()
+            echo(f"error: cannot write the output ({exc.strerror or exc})", err=True)
+            sys.exit(EXIT_UNREADABLE)
+        except Exception as exc:                       # a bug: say so, and how to see more
+            if os.environ.get("YGOREPLAY_DEBUG"):
+                raise
+            echo(f"internal error: {type(exc).__name__}: {printable(str(exc))[:300]} (this is a bug in "
+                 "ygoreplay; set YGOREPLAY_DEBUG=1 to see where)", err=True)
+            sys.exit(EXIT_INTERNAL)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -83,7 +99,81 @@ def main() -> None:
 
 cards_option = click.option("--cards", type=click.Path(dir_okay=False),
                             help="A cards.cdb whose facts are added to the bundled classic set.")
+store_option = click.option(
+    "--store", "store_url", envvar="YGOREPLAY_STORE", default=None, metavar="URL",
+    help="SQLite file or postgresql://user@host:port/db (default: $YGOREPLAY_STORE, else "
+         "~/.local/share/ygoreplay/duels.sqlite).")
+view_option = click.option("--view", "view", type=click.Choice(VIEWS), default=None,
+                           help="See the duel as a player or a spectator saw it (default: the file's view).")
+key_option = click.option("--key", "keys", multiple=True, metavar="PUBLIC_KEY",
+                          help="Trust signatures by this key (ed25519:... or a key file); the local "
+                               "organiser key is always trusted. Repeatable.")
 
+
+def _card_db(cards: str | None) -> CardDB:
+    return CardDB.classic() if cards is None else CardDB.classic().merged(CardDB.from_cdb(cards))
+
+
+def _load(path: str, cards: str | None) -> tuple[list, CardDB]:
+    """Events and card facts of a JSON Lines file (``-`` is standard input)."""
+    db = _card_db(cards)
+    if path == "-":
+        events = list(parse_lines(sys.stdin, "<stdin>"))
+    else:
+        try:
+            events = read_events(path)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if not events:
+        raise InputError(f"{path}: no events (the file is empty or holds only comments)")
+    return events, db
+
+
+@contextmanager
+def _store(url: str | None, *, readonly: bool = False, create: bool = False,
+           cards: CardDB | None = None, keys: tuple[str, ...] = ()) -> Iterator[Store]:
+    key = None if readonly else _signing_key()
+    store = Store(url, cards, key=key, readonly=readonly, create=create, trust=trusted_keys(keys) if keys else ())
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+@contextmanager
+def _opened(spec: str, store_url: str | None, cards: str | None = None) -> Iterator[Source]:
+    """Open a .jsonl or .ygr file, or a duel of the store (read-only)."""
+    db = _card_db(cards)
+    if Path(spec).is_file():
+        yield open_source(spec, None, db)
+        return
+    with _store(store_url, readonly=True) as store:
+        yield open_source(spec, store, db)
+
+
+def _resolve(store: Store, duel: str) -> str:
+    return resolve_duel(store, duel, files=False)
+
+
+def _position(events: list, at: int | None, turn: int | None, what: str) -> int:
+    """The event index to show: --at N, the start of --turn T, or the last event."""
+    if at is not None and turn is not None:
+        raise click.UsageError("give --at or --turn, not both")
+    if not events:
+        raise InputError(f"{what}: the duel has no events")
+    if turn is not None:
+        starts = [i for i, e in enumerate(events) if e.kind == "turn_started" and e.turn == turn]
+        if not starts:
+            raise InputError(f"{what}: the duel has no turn {turn}")
+        return starts[0]
+    if at is None:
+        return len(events) - 1
+    if not 0 <= at < len(events):
+        raise InputError(f"{what}: --at {at} is outside the duel's events 0..{len(events) - 1}")
+    return at
+
+
+# -- check and study --------------------------------------------------------------------------------
 
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False))
@@ -94,112 +184,30 @@ def check(file: str, as_json: bool, cards: str | None) -> None:
     if Path(file).is_file() and is_replay_file(Path(file)):
         with _opened(file, None, cards) as source:
             if source.view != "judge":
-                raise Unreadable(f"{file}: a {source.view} view lacks the hidden cards, so its rules "
+                raise InputError(f"{file}: a {source.view} view lacks the hidden cards, so its rules "
                                  f"cannot be checked; check the judge file (audit checks this one's chain)")
             events, db = source.events, source.cards
     else:
         events, db = _load(file, cards)
-    report = audit(events, db)
+    report = check_events(events, db)
     if as_json:
-        click.echo(json.dumps({
-            "events": report.events,
-            "violations": [{"index": v.index, "rule": v.rule, "message": v.message} for v in report.violations],
-            "overrides": [{"index": o.index, "rule": o.rule, "message": o.message,
-                           "cite": {"card": o.cite.card, "effect": o.cite.effect}} for o in report.overrides],
-            "final": final_summary(report)}))
+        echo(json.dumps(report.to_dict()))
     else:
-        for v in report.violations:
-            click.echo(f"#{v.index} {v.rule} {v.message}")
-        for o in report.overrides:
-            click.echo(f"#{o.index} {o.rule} set aside by {o.cite.card}"
-                       f"{': ' + o.cite.effect if o.cite.effect else ''} ({o.message})")
-        final = final_summary(report)
-        verdict = "legal" if report.legal else f"{len(report.violations)} violation(s)"
+        data = report.to_dict()
+        for v in data["violations"]:
+            echo(f"#{v['index']} {v['rule']} {v['message']}")
+        for o in data["overrides"]:
+            cite = o["cite"]
+            echo(f"#{o['index']} {o['rule']} set aside by {cite['card']}"
+                 f"{': ' + cite['effect'] if cite['effect'] else ''} ({o['message']})")
+        final, state = data["final"], report.report.state
+        verdict = "legal" if report.legal else f"{len(data['violations'])} violation(s)"
         result = ("a draw" if final["winner"] is None else f"player {final['winner']} won") \
-            if report.state.ended else "not finished"
-        click.echo(f"{file}: {verdict}; {report.events} events, turn {final['turn']}, "
-                   f"LP {final['lp'][0]} / {final['lp'][1]}, {result}"
-                   + (f" ({final['reason']})" if report.state.ended else ""))
+            if state.ended else "not finished"
+        echo(f"{file}: {verdict}; {data['events']} events, turn {final['turn']}, "
+             f"LP {final['lp'][0]} / {final['lp'][1]}, {result}"
+             + (f" ({final['reason']})" if state.ended else ""))
     sys.exit(0 if report.legal else EXIT_ILLEGAL)
-
-
-store_option = click.option(
-    "--store", "store_url", envvar="YGOREPLAY_STORE", default=None, metavar="URL",
-    help="SQLite file or postgresql://user@host:port/db (default: $YGOREPLAY_STORE, else "
-         "~/.local/share/ygoreplay/duels.sqlite).")
-
-
-def _open_store(url: str | None) -> Store:
-    try:
-        _reach_postgres(url)
-        return Store(url)
-    except StoreError as exc:
-        raise Unreadable(str(exc)) from None
-    except ValueError as exc:                     # urlparse: a port that is not a number…
-        raise Unreadable(f"store URL {url!r}: {exc}") from None
-
-
-def _reach_postgres(url: str | None) -> None:
-    """One direct connection before opening a PostgreSQL store: a wrong host or port fails at
-    once with the server's reason, where the store's pool would wait and say only that it got
-    no connection."""
-    parsed = urlparse(url or "")
-    if parsed.scheme not in ("postgresql", "postgres"):
-        return
-    import psycopg
-    host, port = parsed.hostname or "127.0.0.1", parsed.port or 5432
-    db, user = unquote(parsed.path.lstrip("/")) or "postgres", unquote(parsed.username or "postgres")
-    try:
-        psycopg.connect(dbname=db, host=host, port=port, user=user, connect_timeout=5,
-                        password=unquote(parsed.password or "") or None).close()
-    except psycopg.Error as exc:
-        reason = " ".join(str(exc).split())
-        raise StoreError(f"cannot reach PostgreSQL at {host}:{port} (database {db!r}, user {user!r}): "
-                         f"{reason}") from None
-
-
-def _position(events: list, at: int | None, turn: int | None, what: str) -> int:
-    """The event index to show: --at N, the start of --turn T, or the last event."""
-    if at is not None and turn is not None:
-        raise click.UsageError("give --at or --turn, not both")
-    if not events:
-        raise Unreadable(f"{what}: the duel has no events")
-    if turn is not None:
-        starts = [i for i, e in enumerate(events) if e.kind == "turn_started" and e.turn == turn]
-        if not starts:
-            raise Unreadable(f"{what}: the duel has no turn {turn}")
-        return starts[0]
-    if at is None:
-        return len(events) - 1
-    if not 0 <= at < len(events):
-        raise Unreadable(f"{what}: --at {at} is outside the duel's events 0..{len(events) - 1}")
-    return at
-
-
-view_option = click.option("--view", "view", type=click.Choice(VIEWS), default=None,
-                           help="See the duel as a player or a spectator saw it (default: the file's view).")
-
-
-@contextmanager
-def _opened(spec: str, store_url: str | None, cards: str | None = None) -> Iterator[Source]:
-    """Open a .jsonl or .ygr file, or a duel of the store; failing to open is exit code 2."""
-    store = None
-    try:
-        db = CardDB.classic() if cards is None else CardDB.classic().merged(CardDB.from_cdb(cards))
-        if not Path(spec).is_file():
-            store = _open_store(store_url)
-        source = open_source(spec, store, db)
-    except (EventFormatError, CardDBError, ReplayFileError, SourceError, StoreError) as exc:
-        if store is not None:
-            store.close()
-        raise Unreadable(str(exc)) from None
-    except OSError as exc:
-        raise Unreadable(f"{spec}: cannot read ({exc.strerror or exc})") from None
-    try:
-        yield source
-    finally:
-        if store is not None:
-            store.close()
 
 
 @main.command()
@@ -214,12 +222,9 @@ def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: s
     """Print the board after an event (default: the last) of a .jsonl or .ygr file or a stored duel."""
     with _opened(duel, store_url, cards) as source:
         index = _position(source.events, at, turn, source.name)
-        try:
-            state = source.state_after(index, view)
-        except SourceError as exc:
-            raise Unreadable(str(exc)) from None
-        click.echo(render(state, f"after event #{index} ({source.events[index].kind})"
-                          + (f", {view or source.view} view" if (view or source.view) != "judge" else "")), nl=False)
+        state = source.state_after(index, view)
+        echo(render(state, f"after event #{index} ({source.events[index].kind})"
+                    + (f", {view or source.view} view" if (view or source.view) != "judge" else "")), nl=False)
 
 
 @main.command()
@@ -229,11 +234,8 @@ def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: s
 def log(duel: str, view: str | None, store_url: str | None) -> None:
     """The duel as readable text, one line per event, grouped by turn and phase."""
     with _opened(duel, store_url) as source:
-        try:
-            for line in log_lines(source.steps(view), source.reverted):
-                click.echo(line)
-        except SourceError as exc:
-            raise Unreadable(str(exc)) from None
+        for line in log_lines(source.steps(view), source.reverted):
+            echo(line)
 
 
 PLAY_HELP = ("n/Enter next · p previous · j N jump to event N · t T jump to turn T · "
@@ -248,22 +250,22 @@ def play(duel: str, view: str | None, store_url: str | None) -> None:
     """Step through a duel in the terminal: next, previous, jump to an event or a turn, switch view."""
     with _opened(duel, store_url) as source:
         if not source.events:
-            raise Unreadable(f"{source.name}: the duel has no events")
+            raise InputError(f"{source.name}: the duel has no events")
         last, index, current = len(source.events) - 1, 0, view or source.view
         descriptions = {i: line for i, line in _event_lines(source, current)}
         while True:
             try:
                 state = source.state_after(index, current)
             except SourceError as exc:
-                click.echo(f"cannot switch: {exc}")
+                echo(f"cannot switch: {exc}")
                 current = source.view
                 continue
-            click.echo(render(state, f"event #{index}/{last}: {descriptions.get(index, source.events[index].kind)}"
-                              f" [{current} view]"))
+            echo(render(state, f"event #{index}/{last}: {descriptions.get(index, source.events[index].kind)}"
+                        f" [{current} view]"))
             try:
                 command = click.prompt(PLAY_HELP, default="n", show_default=False).strip()
             except click.Abort:                  # end of input (or Ctrl-C): quit, as 'q' does
-                click.echo("")
+                echo("")
                 return
             word, _, arg = command.partition(" ")
             if word in ("q", "quit"):
@@ -274,20 +276,20 @@ def play(duel: str, view: str | None, store_url: str | None) -> None:
                 index = max(0, index - 1)
             elif word in ("j", "jump") and arg.strip().isdigit():
                 if int(arg) > last:
-                    click.echo(f"no event {int(arg)}: the last is #{last}")
+                    echo(f"no event {int(arg)}: the last is #{last}")
                 index = min(last, int(arg))
             elif word in ("t", "turn") and arg.strip().isdigit():
                 try:
                     index = source.turn_start(int(arg))
                 except SourceError as exc:
-                    click.echo(str(exc))
+                    echo(str(exc))
             elif word in ("v", "view") and arg.strip() in VIEWS:
                 current = arg.strip()
                 descriptions = {i: line for i, line in _event_lines(source, current)}
             elif word in ("v", "view"):
-                click.echo(f"unknown command {command!r} (views: {', '.join(VIEWS)})")
+                echo(f"unknown command {command!r} (views: {', '.join(VIEWS)})")
             else:
-                click.echo(f"unknown command {command!r}")
+                echo(f"unknown command {command!r}")
 
 
 def _event_lines(source: Source, view: str) -> Iterator[tuple[int, str]]:
@@ -301,58 +303,76 @@ def _event_lines(source: Source, view: str) -> Iterator[tuple[int, str]]:
 @main.command(name="audit")
 @click.argument("duel")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@key_option
 @store_option
-def audit_command(duel: str, as_json: bool, store_url: str | None) -> None:
-    """Re-check every event with the rules, verify the hash chain, list overrides and rollbacks."""
+def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], store_url: str | None) -> None:
+    """Re-check every event with the rules, verify the record, list overrides and rollbacks."""
+    is_file = Path(duel).is_file()
+    signature = None
     with _opened(duel, store_url) as source:
-        chain_ok, first_bad = True, None
+        chain_ok, first_bad, problem = True, None, ""
         if source.replay is not None:
             first_bad = source.chain_problem()
             chain_ok = first_bad is None
-        elif not Path(duel).is_file():
-            with _open_store(store_url) as store:
-                result = _guard(lambda: store.verify(source.name))
-            chain_ok, first_bad = result.ok, result.first_bad
+            signature = signature_of(source.replay, trusted_keys(keys))
+        elif not is_file:
+            with _store(store_url, readonly=True, keys=keys) as store:
+                result = store.verify(source.name)
+            chain_ok, first_bad, problem = result.ok, result.first_bad, result.problem
         checked = source.view == "judge"
         report = audit(source.events, source.cards) if checked else None
         history = report.history if report else None
+        # A view's rules are not re-checked, but its result is public: from its own fold.
+        state = report.state if report else (source.state_after(len(source.events) - 1) if source.events else None)
     rollbacks = [{"index": pos, "to": e.to, "judge": e.judge, "reason": e.reason}
                  for pos, e in (history.rollbacks if history else [])]
-    # A view's rules are not re-checked, but its result is public: LP, winner and reason from its fold.
-    state = report.state if report else (source.state_after(len(source.events) - 1) if source.events else None)
     data = {
         "events": len(source.events),
-        "violations": [{"index": v.index, "rule": v.rule, "message": v.message} for v in (report.violations if report else [])],
-        "overrides": [{"index": o.index, "rule": o.rule, "message": o.message, "cite": o.cite.card}
-                      for o in (report.overrides if report else [])],
+        "violations": [violation_dict(v) for v in (report.violations if report else [])],
+        "overrides": [override_dict(o) for o in (report.overrides if report else [])],
         "rollbacks": rollbacks,
         "reverted": sorted(history.reverted) if history else [],
-        "chain_ok": chain_ok, "first_bad_link": first_bad, "rules_checked": checked,
-        "final": ({"lp": [s.lp for s in state.sides], "winner": state.winner, "reason": state.end_reason}
-                  if state else None),
+        "chain_ok": chain_ok, "first_bad_link": first_bad, "problem": problem, "rules_checked": checked,
+        "signature": signature.to_dict() if signature else None,
+        "final": result_dict(state) if state else None,
     }
+    ok = chain_ok and not data["violations"]          # who signed it is verify's question
     if as_json:
-        click.echo(json.dumps(data))
+        echo(json.dumps(data))
+        sys.exit(0 if ok else EXIT_ILLEGAL)
+    for v in data["violations"]:
+        echo(f"#{v['index']} {v['rule']} {v['message']}")
+    for o in data["overrides"]:
+        echo(f"#{o['index']} {o['rule']} set aside by {o['cite']['card']} ({o['message']})")
+    for r in rollbacks:
+        echo(f"#{r['index']} rollback to before event {r['to']} by {printable(r['judge'])}: {printable(r['reason'])}")
+    if source.replay is None and is_file:
+        echo("hash chain: none (a JSON Lines file has no hash chain; record or export it for one)")
+    elif chain_ok:
+        echo("hash chain: intact" + (" and anchored" if not is_file else ""))
     else:
-        for v in data["violations"]:
-            click.echo(f"#{v['index']} {v['rule']} {v['message']}")
-        for o in data["overrides"]:
-            click.echo(f"#{o['index']} {o['rule']} set aside by {o['cite']} ({o['message']})")
-        for r in rollbacks:
-            click.echo(f"#{r['index']} rollback to before event {r['to']} by {r['judge']}: {r['reason']}")
-        if source.replay is None and Path(duel).is_file():
-            click.echo("hash chain: none (a JSON Lines file has no hash chain; record or export it for one)")
-        else:
-            click.echo(f"hash chain: {'intact' if chain_ok else f'BROKEN at event {first_bad}'}")
-        if not checked:
-            click.echo(f"rules: not re-checked (a {source.view} view lacks the hidden cards)")
-        if state:
-            result = "not finished" if not state.ended else (
-                "a draw" if state.winner is None else f"player {state.winner} won")
-            click.echo(f"{source.name}: {len(data['violations'])} violation(s), {len(data['overrides'])} override(s), "
-                       f"{len(rollbacks)} rollback(s); LP {state.sides[0].lp} / {state.sides[1].lp}, {result}"
-                       + (f" ({state.end_reason})" if state.ended else ""))
-    sys.exit(0 if chain_ok and not data["violations"] else EXIT_ILLEGAL)
+        where = "the header" if first_bad == -1 else f"event {first_bad}" if first_bad is not None else "its anchor"
+        echo(f"hash chain: BROKEN at {where}" + (f": {problem}" if problem else ""))
+    if signature is not None:
+        echo(f"signature: {signature.describe()}")
+    if not checked:
+        echo(f"rules: not re-checked (a {source.view} view lacks the hidden cards)")
+    if state:
+        result = "not finished" if not state.ended else (
+            "a draw" if state.winner is None else f"player {state.winner} won")
+        echo(f"{source.name}: {len(data['violations'])} violation(s), {len(data['overrides'])} override(s), "
+             f"{len(rollbacks)} rollback(s); LP {state.sides[0].lp} / {state.sides[1].lp}, {result}"
+             + (f" ({state.end_reason})" if state.ended else ""))
+    sys.exit(0 if ok else EXIT_ILLEGAL)
+
+
+# -- share --------------------------------------------------------------------------------------------
+
+def _signing_key() -> OrganiserKey:
+    key, created = OrganiserKey.load_or_create()
+    if created:
+        echo(f"created the organiser key {key.path} (public key {key.public.text})", err=True)
+    return key
 
 
 @main.command(name="export")
@@ -363,220 +383,242 @@ def audit_command(duel: str, as_json: bool, store_url: str | None) -> None:
 @store_option
 def export_command(duel: str, output: str, view: str | None, cards: str | None,
                    store_url: str | None) -> None:
-    """Write a stored duel, a .jsonl file or a judge .ygr file as a .ygr replay file for one view."""
+    """Write a stored duel, a .jsonl file or a judge .ygr file as a signed .ygr replay file for one view."""
     if Path(duel).is_file():
         with _opened(duel, None, cards) as source:
             view = view or source.view              # a view file gives its own view by default
-            try:
-                if source.replay is not None:
-                    if source.view != "judge" and source.view != view:
-                        raise ReplayFileError(f"{duel} is a {source.view} view: it cannot give the {view} view")
-                    old = source.replay
-                    replay = make_replay(old.events, old.times, old.cards, view, old.root, old.match,
-                                         old.source, old.created) if old.view == "judge" else old
-                else:
-                    replay = make_replay(source.events, [_now()] * len(source.events), source.cards, view,
-                                         new_root(), {"title": Path(duel).name})
-            except ReplayFileError as exc:
-                raise Unreadable(str(exc)) from None
+            if source.replay is not None:
+                old = source.replay
+                if old.view != "judge" and old.view != view:
+                    raise InputError(f"{duel} is a {old.view} view: it cannot give the {view} view")
+                if old.view == "judge" and not old.commit_key:
+                    raise InputError(f"{duel}: a judge file without its secret cannot give views")
+                replay = make_replay(old.events, old.times, old.cards, view, old.root, old.commit_key,
+                                     old.match, old.source, old.created) if old.view == "judge" else old
+            else:
+                import secrets
+                replay = make_replay(source.events, [chain.now()] * len(source.events), source.cards, view,
+                                     secrets.token_bytes(32), secrets.token_bytes(32), {"title": Path(duel).name})
     else:
         view = view or "judge"
-        with _open_store(store_url) as store:
-            replay = _guard(lambda: export_duel(store, _resolve(store, duel), view))
-    try:
-        size = write_replay(output, replay)
-    except OSError as exc:
-        raise Unreadable(f"{output}: cannot write ({exc.strerror or exc})") from None
-    click.echo(f"{output}: {len(replay.events)} events, {len(replay.cards)} cards, {view} view, {size} bytes")
+        with _store(store_url, readonly=True) as store:
+            replay = Records(store).export(_resolve(store, duel), view)
+    size = write_replay(output, replay, _signing_key())
+    echo(f"{output}: {len(replay.events)} events, {len(replay.cards)} cards, {view} view, {size} bytes, signed")
 
 
 @main.command(name="import")
 @click.argument("path", type=click.Path(exists=True))
 @click.option("-o", "--output", "output", type=click.Path(), default=None,
-              help="Write .ygr judge file(s) here (a file, or a folder for a folder of replays) "
+              help="Write signed .ygr judge file(s) here (a file, or a folder for a folder of replays) "
                    "instead of recording into the store.")
 @click.option("--title", default=None)
+@click.option("--json", "as_json", is_flag=True, help="Print the results per file as JSON.")
+@click.option("--unsigned", is_flag=True, help="Import a .ygr judge file that no trusted key signed, "
+                                                "as an unverified record.")
+@key_option
 @cards_option
 @store_option
-def import_command(path: str, output: str | None, title: str | None, cards: str | None,
-                   store_url: str | None) -> None:
+def import_command(path: str, output: str | None, title: str | None, as_json: bool, unsigned: bool,
+                   keys: tuple[str, ...], cards: str | None, store_url: str | None) -> None:
     """Import a .ygr judge file, an EDOPro .yrpX replay, or a folder of replays.
 
-    EDOPro replays are turned into our events and folded through the rules; the summary compares
-    each duel's final LP and winner with the replay's own and counts violations by rule ID.
+    A .ygr file is verified first (its chain, and a signature by a trusted key). EDOPro replays
+    are turned into our events, every one kept, and folded through the rules; the summary compares
+    each duel's final LP and winner with the replay's own and counts violations by rule ID. A
+    replay already in the store (the same file) is skipped.
     """
     source = Path(path)
     if source.is_file() and source.suffix.lower() in (".jsonl", ".json"):
-        raise Unreadable(f"{path}: a JSON Lines duel, not a replay file: record it with "
-                         f"'ygoreplay record {path}'")
+        raise InputError(f"{path}: a JSON Lines duel, not a replay file: record it with 'ygoreplay record {path}'")
     if output and source.is_dir() and Path(output).exists() and not Path(output).is_dir():
-        raise Unreadable(f"{output}: not a folder (-o names a folder when importing a folder of replays)")
+        raise InputError(f"{output}: not a folder (-o names a folder when importing a folder of replays)")
     if source.is_file() and is_replay_file(source):
-        _import_ygr(source, title, store_url)
+        replay = read_replay(source)
+        with _store(store_url, create=True) as store:
+            done = Records(store).import_replay(replay, title, trusted_keys(keys), unsigned)
+        echo(json.dumps([{"file": source.name, **done.to_dict()}]) if as_json else str(done.id))
         return
     files = sorted(p for p in source.iterdir() if p.suffix.lower() in (".yrpx", ".yrp")) \
         if source.is_dir() else [source]
     if not files:
-        raise Unreadable(f"{path}: no .yrpX replays here")
-    names = _cards_db(cards)
-    outcomes = []
-    store = None if output else _open_store(store_url)
-    try:
-        with click.progressbar(files, label="importing", file=sys.stderr,
-                               show_pos=True, item_show_func=lambda p: p.name if p else "") as bar:
-            for file in bar:
-                outcomes.append(_import_one(file, names, output, source.is_dir(), title, store))
-    finally:
-        if store is not None:
-            store.close()
-    _import_summary(outcomes)
+        raise InputError(f"{path}: no .yrpX replays here")
+    names = CardDB.from_cdb(cards) if cards else None
+    outcomes: list[dict] = []
+    key = _signing_key()
+    interrupted = False
+    with (_store(store_url, create=True) if not output else _nothing()) as store:
+        records = Records(store) if store is not None else None
+        known = records.sources() if records is not None else None
+        try:
+            with click.progressbar(files, label="importing", file=sys.stderr,
+                                   show_pos=True, item_show_func=lambda p: p.name if p else "") as bar:
+                for file in bar:
+                    outcomes.append(_import_one(file, names, output, source.is_dir(), title, records, known, key))
+        except KeyboardInterrupt:
+            interrupted = True
+    if as_json:
+        echo(json.dumps([{k: v for k, v in o.items() if k != "violation_objects"} for o in outcomes]))
+    else:
+        _import_summary(outcomes)
+    if interrupted:
+        echo(f"interrupted: {len(outcomes)} of {len(files)} file(s) done; run the same command again to "
+             "import the rest (files already stored are skipped)", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     failed = any(o["error"] for o in outcomes)
-    illegal = any(o["violations"] or not (o["lp"] and o["winner"]) for o in outcomes if not o["error"])
+    illegal = any(o["violations"] or not (o["lp"] and o["winner"]) for o in outcomes
+                  if not o["error"] and not o["skipped"])
     sys.exit(EXIT_UNREADABLE if failed else EXIT_ILLEGAL if illegal else 0)
 
 
-def _cards_db(cards: str | None) -> CardDB | None:
-    try:
-        return CardDB.from_cdb(cards) if cards else None
-    except CardDBError as exc:
-        raise Unreadable(str(exc)) from None
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield None
 
 
-def _import_ygr(path: Path, title: str | None, store_url: str | None) -> None:
-    try:
-        replay = read_replay(path)
-    except ReplayFileError as exc:
-        raise Unreadable(str(exc)) from None
-    with _open_store(store_url) as store:
-        try:
-            click.echo(_guard(lambda: import_replay(store, replay, title or path.name)))
-        except ReplayFileError as exc:
-            raise Unreadable(f"{path}: {exc}") from None
-
-
-def _import_one(file: Path, names: CardDB | None, output: str | None, batch: bool,
-                title: str | None, store: Store | None) -> dict:
+def _import_one(file: Path, names: CardDB | None, output: str | None, batch: bool, title: str | None,
+                records: Records | None, known: dict | None, key: OrganiserKey) -> dict:
     """Import one EDOPro replay: to a .ygr file or into the store. A failure is reported, not raised."""
-    outcome = {"file": file.name, "error": None, "events": 0, "lp": False, "winner": False,
-               "violations": [], "id": None}
+    from .yrpx import YrpxError, fold_and_compare, import_yrpx
+    outcome = {"file": file.name, "error": None, "id": None, "events_read": 0, "events_stored": 0,
+               "events": 0, "lp": False, "winner": False, "violations": [], "skipped": False}
     try:
-        result = import_yrpx(file, names=names)
-    except YrpxError as exc:
-        detail = exc.detail if hasattr(exc, "detail") else str(exc)
+        if output:
+            result = import_yrpx(file, names=names)
+            agreement = fold_and_compare(result)
+            target = Path(output) / (file.stem + ".ygr") if batch or Path(output).is_dir() else Path(output)
+            import secrets
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_replay(target, make_replay(result.events, result.times, result.cards, "judge",
+                                             secrets.token_bytes(32), secrets.token_bytes(32),
+                                             {"title": title or file.name, "players": list(result.players)},
+                                             {"format": "yrpX", "file": file.name, "size": file.stat().st_size}), key)
+            outcome.update(events_read=len(result.events), events_stored=len(result.events))
+        else:
+            assert records is not None
+            done, agreement = records.import_yrpx(file, names, title, known)
+            outcome.update(id=done.id, events_read=done.events, events_stored=done.stored, skipped=done.skipped)
+            if done.skipped:
+                outcome.update(events=done.events, lp=True, winner=True)
+                return outcome
+    except (YrpxError, InputError) as exc:
+        detail = getattr(exc, "detail", None) or str(exc)
         outcome["error"] = detail.removeprefix("cannot import: ")   # the summary says it already
         return outcome
-    agreement = fold_and_compare(result)
-    outcome.update(events=len(result.events), lp=agreement.lp, winner=agreement.winner,
-                   violations=agreement.violations)
-    if output:
-        target = Path(output) / (file.stem + ".ygr") if batch or Path(output).is_dir() else Path(output)
-        root = hashlib.sha256(file.read_bytes()).digest()
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_replay(target, make_replay(result.events, result.times, result.cards, "judge", root,
-                                             {"title": title or file.name, "players": list(result.players)},
-                                             {"format": "yrpX", "file": file.name, "size": file.stat().st_size}))
-        except OSError as exc:
-            outcome["error"] = f"cannot write {target} ({exc.strerror or exc})"
-            return outcome
-    else:
-        store.cards = store.cards.merged(result.cards)
-        duel_id = store.create_duel(title or file.name)
-        try:
-            store.append(duel_id, result.events, times=result.times)
-        except RuleViolation as v:                    # keep the legal prefix, as ``record`` does
-            store.append(duel_id, result.events[:v.index], times=result.times[:v.index])
-        outcome["id"] = duel_id
+    except OSError as exc:
+        outcome["error"] = f"cannot write ({exc.strerror or exc})"
+        return outcome
+    outcome.update(events=outcome["events_read"], lp=agreement.lp, winner=agreement.winner,
+                   violations=[violation_dict(v) for v in agreement.violations])
     return outcome
 
 
 def _import_summary(outcomes: list[dict]) -> None:
     """One line per file, then the totals: files, imported, LP and winner agreement, rule IDs."""
+    if not outcomes:
+        return
     width = max(len(o["file"]) for o in outcomes)
     for o in outcomes:
         if o["error"]:
-            click.echo(f"{o['file']:<{width}}  cannot import: {o['error']}")
+            echo(f"{printable(o['file']):<{width}}  cannot import: {o['error']}")
             continue
-        rules = Counter(v.rule for v in o["violations"])
-        click.echo(f"{o['file']:<{width}}  {o['events']:>6} events  LP {'ok' if o['lp'] else 'DIFFERS'}  "
-                   f"winner {'ok' if o['winner'] else 'DIFFERS'}  "
-                   + (", ".join(f"{r} x{n}" for r, n in sorted(rules.items())) or "no violation")
-                   + (f"  -> {o['id']}" if o["id"] else ""))
-    done = [o for o in outcomes if not o["error"]]
-    by_rule = Counter(v.rule for o in done for v in o["violations"])
-    click.echo("")
-    click.echo(f"files {len(outcomes)}  imported {len(done)}  cannot import {len(outcomes) - len(done)}")
+        if o["skipped"]:
+            echo(f"{printable(o['file']):<{width}}  already stored as {o['id']} ({o['events_stored']} events): skipped")
+            continue
+        rules = Counter(v["rule"] for v in o["violations"])
+        stored = "" if o["events_stored"] == o["events_read"] else f" ({o['events_stored']} stored)"
+        echo(f"{printable(o['file']):<{width}}  {o['events_read']:>6} events{stored}  "
+             f"LP {'ok' if o['lp'] else 'DIFFERS'}  winner {'ok' if o['winner'] else 'DIFFERS'}  "
+             + (", ".join(f"{r} x{n}" for r, n in sorted(rules.items())) or "no violation")
+             + (f"  -> {o['id']}" if o["id"] else ""))
+    done = [o for o in outcomes if not o["error"] and not o["skipped"]]
+    skipped = sum(o["skipped"] for o in outcomes)
+    errors = sum(1 for o in outcomes if o["error"])
+    by_rule = Counter(v["rule"] for o in done for v in o["violations"])
+    echo("")
+    echo(f"files {len(outcomes)}  imported {len(done)}  cannot import {errors}"
+         + (f"  already stored {skipped}" if skipped else ""))
     if done:
-        click.echo(f"LP agree {sum(o['lp'] for o in done)}/{len(done)}  winner agree "
-                   f"{sum(o['winner'] for o in done)}/{len(done)}  events {sum(o['events'] for o in done)}")
-    click.echo("violations by rule: " + (", ".join(f"{r} {n}" for r, n in by_rule.most_common()) or "none"))
+        echo(f"LP agree {sum(o['lp'] for o in done)}/{len(done)}  winner agree "
+             f"{sum(o['winner'] for o in done)}/{len(done)}  events {sum(o['events_read'] for o in done)}")
+    echo("violations by rule: " + (", ".join(f"{r} {n}" for r, n in by_rule.most_common()) or "none"))
 
 
-def _resolve(store: Store, duel: str) -> str:
-    try:
-        return _guard(lambda: resolve_duel(store, duel, files=False))
-    except SourceError as exc:
-        raise Unreadable(str(exc)) from None
+# -- record and change ----------------------------------------------------------------------------------
 
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--title", default=None, help="A title for the duel (default: the file name).")
+@cards_option
+@store_option
+def record(file: str, title: str | None, cards: str | None, store_url: str | None) -> None:
+    """Record a JSON Lines duel into the store and print its id (only the id, on stdout).
 
-def _records(store: Store, duel_id: str):
-    return _guard(lambda: store.records(duel_id))
-
-
-def _guard(action):
-    """Run a store action, turning its errors into the CLI's messages and exit codes."""
-    try:
-        return action()
-    except ConflictError as exc:
-        click.echo(f"conflict: {exc}", err=True)
-        sys.exit(EXIT_CONFLICT)
-    except RuleViolation as v:
-        click.echo(f"#{v.index} {v.rule} {v.message}")
+    Stops at the first illegal event: the legal events before it stay recorded, the violation is
+    printed on stderr, and the exit code is 1 (no duel is created when nothing before it is legal).
+    """
+    events, db = _load(file, cards)
+    with _store(store_url, create=True, cards=db) as store:
+        done = Records(store).record(events, title or Path(file).name)
+    if done.id:
+        echo(done.id)
+    if done.violation is not None:
+        v = done.violation
+        echo(f"#{v.index} {v.rule} {v.message}", err=True)
+        echo(f"recorded the {done.stored} legal event(s) before it" if done.id else
+             "nothing was recorded: the first event is not legal", err=True)
         sys.exit(EXIT_ILLEGAL)
-    except StoreError as exc:
-        raise Unreadable(str(exc)) from None
 
 
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--title", default=None, help="A title for the duel (default: the file name).")
+@click.argument("duel")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--expected", type=int, default=None, help="Refuse (exit 3) unless the duel has exactly N events.")
+@cards_option
 @store_option
-def record(file: str, title: str | None, store_url: str | None) -> None:
-    """Record a JSON Lines duel into the store and print its id.
+def append(duel: str, file: str, expected: int | None, cards: str | None, store_url: str | None) -> None:
+    """Add the events of a JSON Lines file (or - for standard input) to a stored duel or branch,
+    checking each; all or nothing. Prints the new number of events."""
+    events, db = _load(file, cards)
+    with _store(store_url, cards=db) as store:
+        echo(str(Records(store).append(_resolve(store, duel), events, expected)))
 
-    Stops at the first illegal event: the legal events before it stay recorded, the violation is
-    printed, and the exit code is 1.
-    """
-    events, _ = _load(file, None)
-    with _open_store(store_url) as store:
-        duel_id = _guard(lambda: store.create_duel(title or Path(file).name))
-        try:
-            store.append(duel_id, events)
-        except RuleViolation as v:
-            legal = events[:v.index]
-            if legal:
-                _guard(lambda: store.append(duel_id, legal))
-            click.echo(duel_id)
-            click.echo(f"#{v.index} {v.rule} {v.message}")
-            click.echo(f"recorded the {v.index} legal event(s) before it", err=True)
-            sys.exit(EXIT_ILLEGAL)
-        except (ConflictError, StoreError):
-            _guard(lambda: store.append(duel_id, events))
-        click.echo(duel_id)
+
+@main.command()
+@click.argument("duel")
+@click.argument("text")
+@click.option("--judge", required=True, help="The judge's name.")
+@click.option("--category", type=click.Choice(("call", "ruling", "penalty", "warning", "note", "time")),
+              default="note")
+@store_option
+def note(duel: str, text: str, judge: str, category: str, store_url: str | None) -> None:
+    """A judge's note (a call, a ruling, a warning…) added to a stored duel's record."""
+    with _store(store_url) as store:
+        duel_id = _resolve(store, duel)
+        length = Records(store).note(duel_id, judge, text, category)
+    echo(f"{duel_id}: {category} by {judge} recorded as event {length - 1}")
 
 
 @main.command(name="list")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of duels.")
+@click.option("--player", default=None, help="Only duels with a player whose name contains this.")
 @store_option
-def list_duels(store_url: str | None) -> None:
-    """List the duels in the store."""
-    with _open_store(store_url) as store:
-        duels = _guard(store.duels)
-        if not duels:
-            click.echo(f"no duels in {store.name}")
-        for d in duels:
-            count = len(_records(store, d.id))
-            origin = f"  branch of {d.parent} at {d.branch_at}" if d.parent else ""
-            click.echo(f"{d.id}  {d.created[:19].replace('T', ' ')}  {count:>6} events  {d.title}{origin}")
+def list_duels(as_json: bool, player: str | None, store_url: str | None) -> None:
+    """List the duels in the store: players, result, status, events, date, branches."""
+    try:
+        with _store(store_url, readonly=True) as store:
+            duels = Records(store).duels(player)
+            name = store.name
+    except MissingStore as missing:
+        duels, name = [], f"{missing.name} (no store there yet)"
+    if as_json:
+        echo(json.dumps([duel_dict(d) for d in duels]))
+        return
+    if not duels:
+        echo(f"no duels in {name}")
+    for d in duels:
+        origin = f"  branch of {d.parent} at {d.branch_at}" if d.parent else ""
+        echo(f"{d.id}  {d.created[:19].replace('T', ' ')}  {d.events:>6} events  {printable(d.title)}{origin}")
 
 
 @main.command()
@@ -586,8 +628,8 @@ def list_duels(store_url: str | None) -> None:
 @store_option
 def branch(duel: str, at: int, title: str, store_url: str | None) -> None:
     """Start a new duel from the first N events of DUEL (the parent is untouched); print its id."""
-    with _open_store(store_url) as store:
-        click.echo(_guard(lambda: store.branch(_resolve(store, duel), at, title)))
+    with _store(store_url) as store:
+        echo(Records(store).branch(_resolve(store, duel), at, title))
 
 
 @main.command()
@@ -595,18 +637,17 @@ def branch(duel: str, at: int, title: str, store_url: str | None) -> None:
 @store_option
 def tree(duel: str, store_url: str | None) -> None:
     """Show DUEL's family of branches, like the variations of a game."""
-    with _open_store(store_url) as store:
-        rows = list(_guard(lambda: store.tree(_resolve(store, duel))))
-        latest: list[int] = []                  # latest[L]: the row of the branch open at depth L
-        for i, (depth, d) in enumerate(rows):
-            latest[depth:] = [i]
-            lines = ["    " if _last_sibling(rows, latest[level]) else "│   " for level in range(1, depth)]
-            if depth:
-                lines[:0] = ["    "]
-                lines.append("└── " if _last_sibling(rows, i) else "├── ")
-            count = len(_records(store, d.id))
-            where = f"from event {d.branch_at}: " if d.parent else ""
-            click.echo(f"{''.join(lines)}{d.id}  {where}{d.title} ({count} events)")
+    with _store(store_url, readonly=True) as store:
+        rows = store.tree(_resolve(store, duel))
+    latest: list[int] = []                  # latest[L]: the row of the branch open at depth L
+    for i, (depth, d) in enumerate(rows):
+        latest[depth:] = [i]
+        lines = ["    " if _last_sibling(rows, latest[level]) else "│   " for level in range(1, depth)]
+        if depth:
+            lines[:0] = ["    "]
+            lines.append("└── " if _last_sibling(rows, i) else "├── ")
+        where = f"from event {d.branch_at}: " if d.parent else ""
+        echo(f"{''.join(lines)}{d.id}  {where}{printable(d.title)} ({d.events} events)")
 
 
 def _last_sibling(rows: list, i: int) -> bool:
@@ -623,7 +664,7 @@ def _state_of(store: Store, spec: str) -> tuple[str, DuelState]:
     duel_id = _resolve(store, name)
     if at and not at.isdigit():
         raise click.UsageError(f"{spec}: write DUEL or DUEL@N")
-    return f"{duel_id}{'@' + at if at else ''}", _guard(lambda: store.state_at(duel_id, int(at) if at else None))
+    return f"{duel_id}{'@' + at if at else ''}", store.state_at(duel_id, int(at) if at else None)
 
 
 @main.command()
@@ -632,13 +673,13 @@ def _state_of(store: Store, spec: str) -> tuple[str, DuelState]:
 @store_option
 def diff(a: str, b: str, store_url: str | None) -> None:
     """How two duel states differ (DUEL or DUEL@N each): LP, cards by zone, chain, phase."""
-    with _open_store(store_url) as store:
+    with _store(store_url, readonly=True) as store:
         (name_a, state_a), (name_b, state_b) = _state_of(store, a), _state_of(store, b)
     rows = diff_states(state_a, state_b)
     if not rows:
-        click.echo(f"{name_a} and {name_b} are the same position")
+        echo(f"{name_a} and {name_b} are the same position")
     for place, left, right in rows:
-        click.echo(f"{place}:\n  {name_a}: {left}\n  {name_b}: {right}")
+        echo(f"{place}:\n  {name_a}: {printable(left)}\n  {name_b}: {printable(right)}")
 
 
 @main.command()
@@ -649,59 +690,79 @@ def diff(a: str, b: str, store_url: str | None) -> None:
 @store_option
 def rollback(duel: str, to: int, judge: str, reason: str, store_url: str | None) -> None:
     """Back a game up to an earlier event, as an event in the same record (nothing is erased)."""
-    from .events import RolledBack
     for option, value in (("--judge", judge), ("--reason", reason)):
         if not value.strip():
             raise click.UsageError(f"{option} must not be empty: a rollback is signed and explained")
-    with _open_store(store_url) as store:
+    with _store(store_url) as store:
         duel_id = _resolve(store, duel)
-        length = _guard(lambda: store.append(duel_id, RolledBack(to=to, judge=judge, reason=reason)))
-        click.echo(f"{duel_id}: rolled back to before event {to} by {judge}; "
-                   f"events {to}..{length - 2} are marked reverted")
+        length = Records(store).rollback(duel_id, to, judge, reason)
+    echo(f"{duel_id}: rolled back to before event {to} by {judge}; "
+         f"events {to}..{length - 2} are marked reverted")
 
 
 @main.command()
 @click.argument("duel")
 @click.option("--against", type=click.Path(dir_okay=False), default=None,
               help="A judge .ygr: prove that this view was derived from it, commitments included.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@key_option
 @store_option
-def verify(duel: str, against: str | None, store_url: str | None) -> None:
-    """Check a stored duel's or a .ygr file's hash chain end to end; name the first broken link."""
+def verify(duel: str, against: str | None, as_json: bool, keys: tuple[str, ...], store_url: str | None) -> None:
+    """Check a stored duel or a .ygr file end to end: hash chain, anchors, signature by a trusted key."""
     if Path(duel).is_file():
         if Path(duel).suffix.lower() in (".jsonl", ".json"):
-            raise Unreadable(f"{duel}: a JSON Lines file has no hash chain to verify; check its rules with "
+            raise InputError(f"{duel}: a JSON Lines file has no hash chain to verify; check its rules with "
                              f"'ygoreplay check {duel}', or record it and verify the stored duel")
-        try:
-            replay = read_replay(duel)
-            judge = read_replay(against) if against else None
-        except ReplayFileError as exc:
-            raise Unreadable(str(exc)) from None
-        problems = verify_against(replay, judge) if judge else []
-        bad = verify_chain(replay)
-        if bad is not None and not judge:
-            problems.append(f"hash chain broken at event {bad}")
-        if problems:
-            for p in problems:
-                click.echo(f"{duel}: {p}")
-            sys.exit(EXIT_ILLEGAL)
-        click.echo(f"{duel}: ok, {len(replay.events)} events, hash chain intact"
-                   + (f"; matches the judge record {against}, deck orders as committed" if judge else ""))
-        return
-    with _open_store(store_url) as store:
+        replay = read_replay(duel)
+        judge = read_replay(against) if against else None
+        result = verify_file(replay, trusted_keys(keys), judge)
+        if as_json:
+            echo(json.dumps({"file": duel, **result.to_dict()}))
+            sys.exit(0 if result.ok else EXIT_ILLEGAL)
+        for p in result.problems:
+            echo(f"{duel}: {p}")
+        if result.first_bad is not None and not result.problems:
+            echo(f"{duel}: hash chain broken at " + ("the header's head hash" if result.first_bad == -1
+                                                    else f"event {result.first_bad}"))
+        if not result.authentic:
+            echo(f"{duel}: {result.signature.describe()}")
+            if result.judge_signature is not None and not result.judge_signature.ok:
+                echo(f"{against}: {result.judge_signature.describe()}")
+        if result.ok:
+            vouched = result.signature if result.signature.ok else result.judge_signature
+            echo(f"{duel}: ok, {result.events} events, hash chain intact, "
+                 + (vouched.describe() if result.signature.ok else
+                    f"derived from a judge record {vouched.describe()}")
+                 + (f"; matches the judge record {against}, deck orders as committed" if judge else ""))
+        sys.exit(0 if result.ok else EXIT_ILLEGAL)
+    with _store(store_url, readonly=True, keys=keys) as store:
         duel_id = _resolve(store, duel)
-        result = _guard(lambda: store.verify(duel_id))
-    if result.ok:
-        click.echo(f"{duel_id}: ok, {result.events} events, hash chain intact")
+        result = store.verify(duel_id)
+    if as_json:
+        echo(json.dumps({"id": duel_id, "ok": result.ok, "events": result.events, "first_bad_link": result.first_bad,
+                         "problem": result.problem, "key": result.signer.text if result.signer else None}))
+    elif result.ok:
+        echo(f"{duel_id}: ok, {result.events} events, hash chain intact, anchored and signed by organiser key "
+             f"{result.signer.fingerprint if result.signer else '?'}")
     else:
-        where = "the duel header" if result.first_bad == -1 else f"event {result.first_bad}"
-        click.echo(f"{duel_id}: BROKEN at {where}: {result.problem}")
-        sys.exit(EXIT_ILLEGAL)
+        where = "the duel header" if result.first_bad == -1 else (
+            f"event {result.first_bad}" if result.first_bad is not None else "its anchor")
+        echo(f"{duel_id}: BROKEN at {where}: {result.problem}")
+    sys.exit(0 if result.ok else EXIT_ILLEGAL)
+
+
+@main.command()
+def key() -> None:
+    """Print the organiser's public key (created on first use), for others to verify what you sign."""
+    organiser = _signing_key()
+    echo(organiser.public.text)
+    echo(f"fingerprint {organiser.public.fingerprint}, private key in {organiser.path or default_key_path()}", err=True)
 
 
 # -- deck check: .ydk files, ydke:// URLs, lflist.conf banlists (issue 5) -----------------------
 
 from .decks import (  # noqa: E402  (kept with the command it serves)
-    SECTION_NAMES, Banlist, BanlistFormatError, DeckFormatError, check_deck, read_deck, read_lflist)
+    SECTION_NAMES, Banlist, check_deck, read_deck, read_lflist)
 
 
 @main.group()
@@ -711,13 +772,10 @@ def deck() -> None:
 
 def _pick_list(path: str, name: str | None) -> Banlist:
     """The --list NAME of an lflist.conf; the only list when there is one; else exit code 2."""
-    try:
-        lists = read_lflist(Path(path))
-    except BanlistFormatError as exc:
-        raise Unreadable(str(exc)) from None
+    lists = read_lflist(Path(path))
     names = ", ".join(repr(n) for n in lists) or "none"
     if not lists:
-        raise Unreadable(f"{path}: no banlist in this file (a list starts with a '!name' line)")
+        raise InputError(f"{path}: no banlist in this file (a list starts with a '!name' line)")
     if name is None:
         if len(lists) > 1:
             raise click.UsageError(f"{path} holds {len(lists)} lists; pick one with --list "
@@ -728,7 +786,7 @@ def _pick_list(path: str, name: str | None) -> Banlist:
     folded = [n for n in lists if n.casefold() == name.casefold()]
     if len(folded) == 1:
         return lists[folded[0]]
-    raise Unreadable(f"{path}: no list named {name!r} (lists: {names})")
+    raise InputError(f"{path}: no list named {name!r} (lists: {names})")
 
 
 @deck.command(name="check")
@@ -751,11 +809,8 @@ def deck_check(deck_spec: str, banlist_file: str | None, list_name: str | None,
         raise click.UsageError("--list needs --banlist FILE")
     is_url = deck_spec.strip().lower().startswith("ydke://")
     label = "ydke URL" if is_url else deck_spec
-    try:
-        written = read_deck(deck_spec)
-        db = CardDB.classic() if cards is None else CardDB.classic().merged(CardDB.from_cdb(cards))
-    except (DeckFormatError, CardDBError) as exc:
-        raise Unreadable(str(exc)) from None
+    written = read_deck(deck_spec)
+    db = _card_db(cards)
     banlist = _pick_list(banlist_file, list_name) if banlist_file is not None else None
     checked, moves = written.sorted_by_type(db)
     problems = check_deck(checked, db, banlist)
@@ -763,21 +818,20 @@ def deck_check(deck_spec: str, banlist_file: str | None, list_name: str | None,
              for code, src, dst in moves]
     sizes = checked.sizes()
     if as_json:
-        click.echo(json.dumps({
+        echo(json.dumps({
             "deck": label, "sizes": sizes, "legal": not problems,
             "banlist": None if banlist is None else {
                 "file": banlist_file, "list": banlist.name, "whitelist": banlist.whitelist},
             "moved": moved, "problems": [p.to_dict() for p in problems]}))
     else:
         for m in moved:
-            click.echo(f"note: {m['name']} ({m['passcode']}) was written in the "
-                       f"{SECTION_NAMES[m['from']]}; its card type puts it in the "
-                       f"{SECTION_NAMES[m['to']]}", err=True)
+            echo(f"note: {m['name']} ({m['passcode']}) was written in the "
+                 f"{SECTION_NAMES[m['from']]}; its card type puts it in the "
+                 f"{SECTION_NAMES[m['to']]}", err=True)
         for p in problems:
-            click.echo(str(p))
+            echo(str(p))
         verdict = "legal" if not problems else f"{len(problems)} problem(s)"
         against = f"; banlist {banlist.name!r}" if banlist is not None else ""
-        click.echo(f"{label}: {verdict}; Main {sizes['main']}, Extra {sizes['extra']}, "
-                   f"Side {sizes['side']}{against}")
+        echo(f"{printable(label)}: {verdict}; Main {sizes['main']}, Extra {sizes['extra']}, "
+             f"Side {sizes['side']}{against}")
     sys.exit(EXIT_ILLEGAL if problems else 0)
-

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import NamedTuple, Union
 
 from .cards import CardFacts
+from .errors import InputError
 
 MAIN_MIN, MAIN_MAX, EXTRA_MAX, SIDE_MAX, COPIES_MAX = 40, 60, 15, 15, 3
 _PASSCODE_MAX = 0xFFFFFFFF  # ydke:// stores u32 passcodes
@@ -33,11 +34,11 @@ SECTIONS = ("main", "extra", "side")
 SECTION_NAMES = {"main": "Main Deck", "extra": "Extra Deck", "side": "Side Deck"}
 
 
-class DeckFormatError(ValueError):
+class DeckFormatError(InputError):
     """A .ydk file or ydke:// URL that cannot be read; the message names the line or the part."""
 
 
-class BanlistFormatError(ValueError):
+class BanlistFormatError(InputError):
     """An lflist.conf that cannot be read; the message names the line."""
 
 

@@ -15,8 +15,11 @@ through ``UPCASTERS`` before they are built, so old files keep loading.
 from __future__ import annotations
 
 import dataclasses
+import reprlib
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, NamedTuple
+
+from .errors import InputError
 
 # -- vocabularies -------------------------------------------------------------------------------
 
@@ -46,7 +49,7 @@ RULESETS = ("mr2020", "nmr2017", "mr3")
 COST_ZONES = (GY, BANISHED, DECK, HAND, EXTRA)
 
 
-class EventFormatError(ValueError):
+class EventFormatError(InputError):
     """An event that cannot be built: unknown kind, missing or ill-typed field. Says which."""
 
     def __init__(self, message: str, where: str = "") -> None:
@@ -557,24 +560,30 @@ _CHOICES_BY_KIND: dict[tuple[str, str], tuple[str, ...]] = {
 
 
 def from_dict(data: Any, where: str = "") -> Event:
-    """Build an event from its wire form, upcasting older versions; EventFormatError if malformed."""
+    """Build an event from its wire form, upcasting older versions; EventFormatError if malformed.
+
+    Decoding is bounded (see ``MAX_STRING`` and the limits beside it): every integer fits in 64
+    bits, passcodes in 32, every string is valid Unicode of at most ``MAX_STRING`` characters,
+    every list holds at most ``MAX_LIST`` items. The error names the field and, inside a list or
+    a set-up side, the path to the bad value (``position_set_up.sides[0].mzone[2].atk``).
+    """
     if not isinstance(data, dict):
         raise EventFormatError(f"an event must be an object, got {type(data).__name__}", where)
     kind = data.get("kind")
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise EventFormatError(f"unknown event kind {kind!r}", where)
+        raise EventFormatError(f"unknown event kind {_brief(kind)}", where)
     version = data.get("v", 1)
     if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= cls.VERSION:
         raise EventFormatError(
-            f"{kind}: version {version!r} is not one this program reads (1..{cls.VERSION})", where)
+            f"{kind}: version {_brief(version)} is not one this program reads (1..{cls.VERSION})", where)
     while version < cls.VERSION:
         data = UPCASTERS[(kind, version)](dict(data))
         version += 1
     plan, names = _PLANS.get(cls) or _plan(cls)
     if len(data) > len(names) or not names.issuperset(data):
         unknown = set(data) - names
-        raise EventFormatError(f"{kind}: unknown field(s) {', '.join(sorted(map(repr, unknown)))}", where)
+        raise EventFormatError(f"{kind}: unknown field(s) {_listed(unknown)}", where)
     kwargs: dict[str, Any] = {}
     for name, build, optional, required, choices in plan:
         if name not in data:
@@ -589,10 +598,12 @@ def from_dict(data: Any, where: str = "") -> Event:
             continue
         try:
             value = build(value)
+        except _Invalid as exc:
+            raise EventFormatError(f"{kind}.{name}{exc.path}: {exc.detail}", where) from None
         except (TypeError, ValueError, KeyError) as exc:
             raise EventFormatError(f"{kind}.{name}: {exc}", where) from None
         if choices and value not in choices:
-            raise EventFormatError(f"{kind}.{name}: {value!r} is not one of {', '.join(choices)}", where)
+            raise EventFormatError(f"{kind}.{name}: {_brief(value)} is not one of {', '.join(choices)}", where)
         kwargs[name] = value
     return cls(**kwargs)
 
@@ -606,7 +617,8 @@ def _plan(cls: type[Event]) -> _Plan:
     steps = []
     for f in _FIELDS[cls]:
         base = f.type.removesuffix(" | None")
-        build = _player if f.name in PLAYER_FIELDS else _BUILDERS[base]
+        build = _FIELD_BUILDERS.get((cls.kind, f.name)) or (
+            _player if f.name in PLAYER_FIELDS else _BUILDERS[base])
         steps.append((f.name, build, f.type.endswith("| None"),
                       _default(f) is dataclasses.MISSING, choices(cls.kind, f.name)))
     plan = (tuple(steps), frozenset(f.name for f in _FIELDS[cls]) | {"kind", "v"})
@@ -620,10 +632,74 @@ def choices(kind: str, name: str) -> tuple[str, ...]:
     return _CHOICES_BY_KIND[key] if key in _CHOICES_BY_KIND else _CHOICES.get(name, ())
 
 
+# -- bounds of the wire form ----------------------------------------------------------------------
+#
+# A decoder is only as trustworthy as the largest thing it agrees to build. These are far above
+# anything a duel holds, and far below what would hurt: msgpack (the store, .ygr files) and SQLite
+# hold signed 64-bit integers, so a larger one would decode here and crash at export; cards.cdb
+# and EDOPro passcodes are unsigned 32-bit; a lone surrogate ("\ud800" in JSON) is no character at
+# all and crashes the first print of it.
+
+#: Every integer of an event fits in a signed 64-bit integer.
+INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
+#: A passcode is an unsigned 32-bit integer; 0 is the hidden card of a redacted view.
+PASSCODE_MAX = (1 << 32) - 1
+#: At most 64 Ki characters a string (a judge's note is the longest text an event holds).
+MAX_STRING = 1 << 16
+#: At most 1,000 items a list: a deck has at most 60 + 15 + 15 cards, but deck sizes are the
+#: rules' to judge (DECK-01..03), so the decoder leaves them room.
+MAX_LIST = 1_000
+#: How deeply a value the rules judge as a whole (a malformed set-up card, an unknown side key)
+#: may nest before the decoder refuses it.
+MAX_DEPTH = 16
+
+
+class _Invalid(ValueError):
+    """A bad value inside a field: ``path`` leads from the field to it (``[3]``, ``[0].mzone[2].atk``)."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        super().__init__(detail)
+        self.path = path
+        self.detail = detail
+
+
+class _Brief(reprlib.Repr):
+    """Short reprs for error messages: a 1 MiB string or a 4,000-digit number is not repeated whole."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel, self.maxstring, self.maxother, self.maxlong = 3, 60, 60, 40
+        self.maxlist = self.maxtuple = self.maxdict = self.maxset = 6
+
+    def repr_int(self, x: int, level: int) -> str:
+        if -10 ** 30 < x < 10 ** 30:
+            return repr(x)
+        return f"a {x.bit_length():,}-bit integer"      # never str(): past 4,300 digits it raises
+
+
+_brief = _Brief().repr
+
+
+def _listed(keys: set) -> str:
+    """Unknown keys for a message: the first five, sorted, and how many in all."""
+    shown = sorted(map(_brief, keys))
+    return ", ".join(shown[:5]) + (f" … ({len(shown):,} in all)" if len(shown) > 5 else "")
+
+
 def _int(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"expected an integer, got {value!r}")
-    return value
+    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise TypeError(f"expected an integer, got {_brief(value)}")
+    if INT_MIN <= value <= INT_MAX:
+        return value
+    raise ValueError(f"{_brief(value)} does not fit in a signed 64-bit integer")
+
+
+def _passcode(value: Any) -> int:
+    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise TypeError(f"expected a passcode (an integer), got {_brief(value)}")
+    if 0 <= value <= PASSCODE_MAX:
+        return value
+    raise ValueError(f"a passcode is 0..{PASSCODE_MAX}, got {_brief(value)}")
 
 
 #: Fields that name a player: 0 or 1 (null where the field allows it).
@@ -633,44 +709,68 @@ PLAYER_FIELDS = frozenset(("player", "first_player", "chosen_by", "turn_player",
 
 def _player(value: Any) -> int:
     if value not in (0, 1) or isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"a player is 0 or 1, got {value!r}")
+        raise ValueError(f"a player is 0 or 1, got {_brief(value)}")
     return value
 
 
 def _str(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, got {value!r}")
+    if type(value) is not str and not isinstance(value, str):
+        raise TypeError(f"expected a string, got {_brief(value)}")
+    if len(value) > MAX_STRING:
+        raise ValueError(f"a string of {len(value):,} characters, {_brief(value)}; at most {MAX_STRING:,}")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"not valid Unicode: a lone surrogate {value[exc.start]!r} at character "
+                             f"{exc.start} of {_brief(value)}") from None
     return value
 
 
 def _bool(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise TypeError(f"expected true or false, got {value!r}")
+        raise TypeError(f"expected true or false, got {_brief(value)}")
     return value
 
 
-def _seq(item: Callable[[Any], Any]) -> Callable[[Any], tuple]:
+def _seq(item: Callable[[Any], Any], least: int = 0, most: int = MAX_LIST,
+         count: str = "") -> Callable[[Any], tuple]:
+    """A list of ``item``: ``least`` to ``most`` of them (``count`` says why, for the message)."""
     def build(value: Any) -> tuple:
-        if not isinstance(value, (list, tuple)):
-            raise TypeError(f"expected a list, got {value!r}")
-        return tuple(item(v) for v in value)
+        if type(value) is not list and not isinstance(value, (list, tuple)):
+            raise TypeError(f"expected a list, got {_brief(value)}")
+        n = len(value)
+        if n > most or n < least:
+            wanted = (f"{least}" if least == most else f"at least {least}" if n < least else f"at most {most:,}")
+            raise ValueError(f"expected {wanted} entries{count}, got {n:,}")
+        try:
+            return tuple(map(item, value))
+        except (TypeError, ValueError) as exc:
+            for index, v in enumerate(value):        # which one: only on the error path
+                try:
+                    item(v)
+                except _Invalid as inner:
+                    raise _Invalid(f"[{index}]{inner.path}", inner.detail) from None
+                except (TypeError, ValueError) as inner:
+                    raise _Invalid(f"[{index}]", str(inner)) from None
+            raise exc                                 # pragma: no cover - item() is deterministic
     return build
 
 
 def _dict(value: Any) -> dict:
     if not isinstance(value, dict):
-        raise TypeError(f"expected an object, got {value!r}")
+        raise TypeError(f"expected an object, got {_brief(value)}")
     return value
 
 
 def _loc(value: Any) -> Loc:
     if not isinstance(value, (list, tuple)) or not 2 <= len(value) <= 3:
-        raise TypeError(f"a location is [controller, zone, index], got {value!r}")
+        raise TypeError(f"a location is [controller, zone, index], got {_brief(value)}")
     controller, zone = value[0], value[1]
     if controller not in (0, 1) or isinstance(controller, bool):
-        raise ValueError(f"location controller must be 0 or 1, got {controller!r}")
+        raise ValueError(f"location controller must be 0 or 1, got {_brief(controller)}")
     if zone not in ZONES:
-        raise ValueError(f"unknown zone {zone!r} (zones: {', '.join(ZONES)})")
+        raise ValueError(f"unknown zone {_brief(zone)} (zones: {', '.join(ZONES)})")
     index = value[2] if len(value) == 3 else None
     if index is not None:
         _int(index)
@@ -679,10 +779,10 @@ def _loc(value: Any) -> Loc:
 
 def _cite(value: Any) -> Cite:
     if isinstance(value, str):
-        return Cite(card=value)
+        return Cite(card=_str(value))
     _dict(value)
     if set(value) - {"card", "effect"} or "card" not in value:
-        raise ValueError(f"a cite is {{card, effect}}, got {value!r}")
+        raise ValueError(f"a cite is {{card, effect}}, got {_brief(value)}")
     return Cite(card=_str(value["card"]), effect=_str(value.get("effect", "")))
 
 
@@ -690,11 +790,11 @@ def _cost(value: Any) -> Cost:
     _dict(value)
     unknown = set(value) - {"lp", "card", "to", "reason"}
     if unknown:
-        raise ValueError(f"unknown cost field(s) {', '.join(sorted(unknown))}")
+        raise ValueError(f"unknown cost field(s) {_listed(unknown)}")
     cost = Cost(lp=_int(value.get("lp", 0)), card=value.get("card"), to=value.get("to"),
                 reason=_str(value.get("reason", "cost")))
     if cost.to is not None and cost.to not in COST_ZONES:
-        raise ValueError(f"a cost's 'to' is one of {', '.join(COST_ZONES)}, got {cost.to!r}")
+        raise ValueError(f"a cost's 'to' is one of {', '.join(COST_ZONES)}, got {_brief(cost.to)}")
     if cost.lp < 0:
         raise ValueError(f"an LP cost is not negative, got {cost.lp}")
     if cost.card is not None:
@@ -706,8 +806,186 @@ def _cost(value: Any) -> Cost:
     return cost
 
 
+# -- position_set_up.sides ------------------------------------------------------------------------
+#
+# The decoder checks the shape and the types of a set-up side; the rules (``rules.setup``) judge
+# whether the board can exist, naming the rule: how many zones a side lists (ZONE-01, ZONE-08), a
+# negative LP, a Token face-down (TOKEN-02), materials on a monster that is no Xyz (XMAT-01) ...
+# Where the rules already refuse a malformed value with LOG-05 ("side 0 has unknown keys", "a card
+# is a passcode or an object", "counters are an object and materials a list", a side count or a
+# flag count other than two) the decoder leaves it to them, after checking it is a bounded plain
+# value, so a duel file says the same thing it always said about it.
+
+_SIDE_ZONES = (DECK, HAND, GY, BANISHED, EXTRA, MZONE, SZONE)
+_FLAGS = ("summoned", "set", "position_changed", "attacked", "properly_summoned", "token")
+
+
+def _plain(value: Any, path: str, depth: int = 0) -> None:
+    """A JSON value (null, true/false, number, string, list, object) within the bounds, any shape."""
+    kind = type(value)
+    if kind is int or kind is str:
+        try:
+            _int(value) if kind is int else _str(value)
+        except (TypeError, ValueError) as exc:
+            raise _Invalid(path, str(exc)) from None
+    elif value is None or kind is bool or kind is float:
+        pass
+    elif isinstance(value, (list, tuple, dict)):
+        if depth >= MAX_DEPTH:
+            raise _Invalid(path, f"nested more than {MAX_DEPTH} deep")
+        if len(value) > MAX_LIST:
+            raise _Invalid(path, f"expected at most {MAX_LIST:,} entries, got {len(value):,}")
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise _Invalid(path, f"an object's keys are strings, got {_brief(key)}")
+                _plain(key, path, depth + 1)
+                _plain(item, f"{path}{_step(key)}", depth + 1)
+        else:
+            for index, item in enumerate(value):
+                _plain(item, f"{path}[{index}]", depth + 1)
+    elif isinstance(value, (int, str)):      # subclasses (an IntEnum, a str subclass)
+        _plain(int(value) if isinstance(value, int) else str(value), path, depth)
+    else:
+        raise _Invalid(path, f"expected a JSON value, got {type(value).__name__}")
+
+
+def _step(key: str) -> str:
+    """One step of a path: ``.mzone``, or ``['a key']`` for a key that is no short name."""
+    return f".{key}" if len(key) <= 40 and key.isidentifier() else f"[{_brief(key)}]"
+
+
+def _checked(build: Callable[[Any], Any], value: Any, path: str) -> Any:
+    try:
+        return build(value)
+    except (TypeError, ValueError) as exc:
+        raise _Invalid(path, str(exc)) from None
+
+
+def _owner(value: Any) -> int:
+    if type(value) is not int or value not in (0, 1):
+        raise ValueError(f"an owner is player 0 or 1, got {_brief(value)}")
+    return value
+
+
+def _card_id(value: Any) -> str:
+    if _str(value) == "":
+        raise ValueError("a card id is a non-empty string, got ''")
+    return value
+
+
+def _spec_position(value: Any) -> str | None:
+    if value is not None and (not isinstance(value, str) or value not in POSITIONS):
+        raise ValueError(f"a position is one of {', '.join(POSITIONS)} (or null), got {_brief(value)}")
+    return value
+
+
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else _int(value)
+
+
+_SPEC_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "code": _passcode, "id": _card_id, "owner": _owner, "position": _spec_position,
+    "atk": _optional_int, "defense": _optional_int, "level": _optional_int,
+    **{flag: _bool for flag in _FLAGS}}
+#: The keys of a set-up card spec (the same as ``rules.setup._CARD_FLAGS``; a test keeps them equal).
+SPEC_KEYS = frozenset(_SPEC_CHECKS) | {"counters", "materials"}
+
+
+def _card_spec(spec: Any, path: str, material: bool = False) -> None:
+    """A passcode, or an object with ``code`` and known keys of the right types."""
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        _checked(_passcode, spec, path)
+        return
+    if not isinstance(spec, dict):
+        _plain(spec, path)          # a name, a list …: the rules say "a card is a passcode or an object"
+        return
+    if "code" not in spec:
+        raise _Invalid(path, f"a card object needs its passcode 'code', got {_brief(spec)}")
+    for key, value in spec.items():
+        check = _SPEC_CHECKS.get(key) if isinstance(key, str) else None
+        if check is not None:
+            _checked(check, value, f"{path}.{key}")
+        elif key == "counters":
+            if not isinstance(value, dict):
+                _plain(value, f"{path}.counters")          # the rules: "counters are an object"
+                continue
+            if len(value) > MAX_LIST:
+                raise _Invalid(f"{path}.counters", f"expected at most {MAX_LIST:,} counters, got {len(value):,}")
+            for name, count in value.items():
+                _checked(_str, name, f"{path}.counters")
+                where = f"{path}.counters[{_brief(name)}]"
+                if _checked(_int, count, where) < 0:
+                    raise _Invalid(where, f"a count is 0 or more, got {count}")
+        elif key == "materials":
+            if not isinstance(value, list):
+                _plain(value, f"{path}.materials")         # the rules: "materials a list"
+                continue
+            if material and value:
+                raise _Invalid(f"{path}.materials", "a material has no materials of its own")
+            if len(value) > MAX_LIST:
+                raise _Invalid(f"{path}.materials", f"expected at most {MAX_LIST:,} entries, got {len(value):,}")
+            for index, item in enumerate(value):
+                _card_spec(item, f"{path}.materials[{index}]", material=True)
+        else:
+            raise _Invalid(path, f"unknown card key {_brief(key)} (keys: {', '.join(sorted(SPEC_KEYS))})")
+
+
+def _side(spec: Any, path: str) -> None:
+    if not isinstance(spec, dict):
+        raise _Invalid(path, f"a side is an object, got {_brief(spec)}")
+    if len(spec) > MAX_LIST:
+        raise _Invalid(path, f"expected at most {MAX_LIST:,} keys, got {len(spec):,}")
+    for key, value in spec.items():
+        if not isinstance(key, str):
+            raise _Invalid(path, f"a side's keys are zone names, got {_brief(key)}")
+        where = f"{path}{_step(key)}"
+        if key == "lp":
+            _checked(_int, value, where)                   # a negative LP: LOG-05 from the rules
+        elif key in _SIDE_ZONES:
+            if not isinstance(value, list):
+                raise _Invalid(where, f"expected a list, got {_brief(value)}")
+            if len(value) > MAX_LIST:
+                raise _Invalid(where, f"expected at most {MAX_LIST:,} entries, got {len(value):,}")
+            for index, item in enumerate(value):       # how many zones: ZONE-01/08 from the rules
+                if item is not None:
+                    _card_spec(item, f"{where}[{index}]")
+        elif key == FZONE:
+            if value is not None:
+                _card_spec(value, where)
+        else:
+            _checked(_str, key, path)                      # unknown zone: LOG-05 from the rules
+            _plain(value, where)
+
+
+def _sides(value: Any) -> tuple[dict, ...]:
+    """At most two sides (a third has no player; fewer than two is LOG-05 for the rules), each
+    an object of bounded, well-typed zones."""
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"expected a list, got {_brief(value)}")
+    if len(value) > 2:
+        raise ValueError(f"expected 2 sides (one per player), got {len(value):,}")
+    for index, side in enumerate(value):
+        _side(side, f"[{index}]")
+    return tuple(value)
+
+
 _BUILDERS: dict[str, Callable[[Any], Any]] = {
     "int": _int, "str": _str, "bool": _bool, "Loc": _loc, "Cite": _cite,
     "tuple[int, ...]": _seq(_int), "tuple[str, ...]": _seq(_str), "tuple[bool, ...]": _seq(_bool),
     "tuple[dict, ...]": _seq(_dict), "tuple[Cost, ...]": _seq(_cost),
+}
+
+#: Fields whose annotation says less than the decoder checks.
+_FIELD_BUILDERS: dict[tuple[str, str], Callable[[Any], Any]] = {
+    ("deck_registered", "main"): _seq(_passcode),
+    ("deck_registered", "extra"): _seq(_passcode),
+    ("deck_registered", "side"): _seq(_passcode),
+    ("token_created", "code"): _passcode,
+    # The log and the views read damage[0] and damage[1]; a third entry is LOG-05 for the rules.
+    ("damage_calculated", "damage"): _seq(_int, least=2, count=" (damage to player 0, to player 1)"),
+    # One flag per player: more cannot mean anything; fewer is LOG-05 for the rules.
+    ("position_set_up", "normal_summon_used"): _seq(_bool, most=2, count=" (one per player)"),
+    ("position_set_up", "pendulum_summon_used"): _seq(_bool, most=2, count=" (one per player)"),
+    ("position_set_up", "sides"): _sides,
 }

@@ -1,31 +1,30 @@
-"""Moving duels between the store and replay files: export (any view), import, verify a view.
+"""Replay files from full records, and the proof that a view came from one.
 
-A judge file carries the store's own hash chain (its root is the duel header's hash), so a file
-and the stored record can be checked against each other. A view's chain starts from a root
-derived from the same header, and its deck-order commitments use a key derived from it too:
-only the holder of the full record can open them.
+A judge file carries the record's own hash chain (its root is the duel's root, 32 random bytes)
+and the duel's secret; a view's chain starts from a root derived from the record's, and its
+commitments and card names are keyed with that secret, which no view holds: only the holder of
+the full record can open them, and ``verify_against`` recomputes a view from a judge file to
+prove every byte of it.
 """
 from __future__ import annotations
 
 import hashlib
-import secrets
+
+import msgpack
 
 from .cards import CardDB
-from .events import DuelStarted, Event, PositionSetUp
+from .events import DeckRegistered, DeckShuffled, DuelStarted, Event, PositionSetUp
 from .replay_file import ReplayFile, ReplayFileError, referenced_codes, verify_chain
-from .store import Store
-from .views import redact, view_cards
-
-
-def commit_key(root: bytes) -> bytes:
-    return hashlib.sha256(b"ygoreplay commit key" + root).digest()[:16]
+from .rules import History
+from .views import ViewReplay, public_board, redact, view_cards, viewer
 
 
 def view_root(root: bytes, view: str) -> bytes:
+    """The root of a view's chain: derived from the record's, which it does not reveal."""
     return root if view == "judge" else hashlib.sha256(root + view.encode()).digest()
 
 
-def _ruleset_and_players(events: list[Event]) -> tuple[str, list[str]]:
+def ruleset_and_players(events: list[Event]) -> tuple[str, list[str]]:
     first = events[0] if events else None
     if isinstance(first, DuelStarted):
         return first.ruleset, list(first.players)
@@ -35,58 +34,47 @@ def _ruleset_and_players(events: list[Event]) -> tuple[str, list[str]]:
 
 
 def make_replay(events: list[Event], times: list[str], cards: CardDB, view: str, root: bytes,
-                match: dict | None = None, source: dict | None = None, created: str = "") -> ReplayFile:
-    """A replay file of ``events`` (the full record) as ``view`` may see it."""
+                secret: bytes, match: dict | None = None, source: dict | None = None,
+                created: str = "", chain: list[bytes] | None = None) -> ReplayFile:
+    """A replay file of ``events`` (the full record) as ``view`` may see it. ``chain`` is the
+    record's stored chain, carried as it is into a judge file (never recomputed over a record
+    that was not verified first)."""
     missing = referenced_codes(events) - set(cards)
     if missing:
         raise ReplayFileError(f"no card facts for passcode(s) {sorted(missing)[:5]}: a replay file carries "
                               "the facts of every card it mentions (give a cards.cdb)")
-    ruleset, players = _ruleset_and_players(events)
-    key = commit_key(root)
+    ruleset, players = ruleset_and_players(events)
     if view == "judge":
         facts = cards.subset(referenced_codes(events) & set(cards))
         return ReplayFile(events, facts, times, view, ruleset, players, match or {}, created, root,
-                          commit_key=key, source=source or {})
-    red = redact(events, cards, view, key)
+                          commit_key=secret, source=source or {}, chain=list(chain or []))
+    red = redact(events, cards, view, secret)
     return ReplayFile(red.events, view_cards(cards, red.codes), times, view, ruleset, players,
                       match or {}, created, view_root(root, view), red.disclosures, red.commitments,
-                      source=source or {})
+                      red.renames, red.decklist, source=source or {})
 
 
-def export_duel(store: Store, duel_id: str, view: str = "judge") -> ReplayFile:
-    records = store.records(duel_id)
-    info = store.info(duel_id)
-    match = {"duel": duel_id, "title": info.title}
-    if info.parent:
-        match.update(parent=info.parent, branch_at=info.branch_at)
-    return make_replay([r.event for r in records], [r.recorded for r in records], store.cards, view,
-                       store.header_hash(duel_id), match, created=info.created)
-
-
-def import_replay(store: Store, replay: ReplayFile, title: str) -> str:
-    """Record a judge file's events (with their times) as a new duel; returns its id."""
-    if replay.view != "judge":
-        raise ReplayFileError(f"a {replay.view} view lacks hidden information and cannot be recorded; "
-                              "import the judge file")
-    duel_id = store.create_duel(title)
-    store.cards = store.cards.merged(replay.cards)
-    store.append(duel_id, replay.events, times=replay.times)
-    return duel_id
+#: Header fields a view shares with its record, beside what ``make_replay`` derives.
+_SHARED = ("ruleset", "players", "created", "source")
 
 
 def verify_against(view: ReplayFile, judge: ReplayFile) -> list[str]:
-    """Problems found checking a view against the full record it claims to come from ([] = proven)."""
+    """Problems found checking a view against the full record it claims to come from ([] = proven):
+    its header, times, card facts, events, disclosures, names and commitments are recomputed
+    from the judge file and compared."""
     problems = []
     for name, f in (("view", view), ("judge", judge)):
         bad = verify_chain(f)
         if bad is not None:
             problems.append(f"the {name} file's hash chain is broken at event {bad}")
-    if judge.view != "judge":
+    if judge.view != "judge" or not judge.commit_key:
         return problems + [f"the --against file is a {judge.view} view, not a judge record"]
     if view_root(judge.root, view.view) != view.root:
-        problems.append("the view does not come from this record (different chain root)")
-        return problems
-    expected = make_replay(judge.events, judge.times, judge.cards, view.view, judge.root)
+        return problems + ["the view does not come from this record (different chain root)"]
+    if view.view != "judge" and view.format < 3:
+        return problems + _legacy_problems(view, judge)
+    expected = make_replay(judge.events, judge.times, judge.cards, view.view, judge.root, judge.commit_key,
+                           judge.match, judge.source, judge.created)
     if expected.commitments != view.commitments:
         problems.append("the judge record's deck orders do not match the view's commitments")
     if [e.to_dict() for e in expected.events] != [e.to_dict() for e in view.events]:
@@ -94,9 +82,52 @@ def verify_against(view: ReplayFile, judge: ReplayFile) -> list[str]:
         problems.append(f"the view's events differ from the record's from event {first}")
     if expected.disclosures != view.disclosures:
         problems.append("the view discloses different cards than the record shows")
+    if expected.renames != view.renames or expected.decklist != view.decklist:
+        problems.append("the view names cards or lists a decklist differently than the record gives")
+    if expected.times != view.times:
+        first = next(i for i, (a, b) in enumerate(zip(expected.times + [""], view.times + [""])) if a != b)
+        problems.append(f"the view's recording times differ from the record's from event {first}")
+    if sorted(expected.cards.to_json_list(), key=_code) != sorted(view.cards.to_json_list(), key=_code):
+        problems.append("the view's card facts are not the record's")
+    differing = [name for name in _SHARED if getattr(expected, name) != getattr(view, name)]
+    if view.match.get("title") != judge.match.get("title"):       # ids and lineage are a store's own
+        differing.append("title")
+    if differing:
+        problems.append(f"the view's header differs from the record's in {', '.join(differing)}")
     return problems
 
 
-def new_root() -> bytes:
-    """A chain root for a record that did not come from a store (a JSON Lines file)."""
-    return secrets.token_bytes(32)
+def _code(card: dict) -> int:
+    return card["code"]
+
+
+def _legacy_problems(view: ReplayFile, judge: ReplayFile) -> list[str]:
+    """A view written before format 3 (another redaction): its commitments, times and the public
+    board at every event are checked against the record instead of every byte."""
+    problems = []
+    me = viewer(view.view)
+    expected, history = [], History(judge.cards, audit=True)
+    for index, event in enumerate(judge.events):
+        if isinstance(event, DeckShuffled):
+            expected.append([index, event.player, list(event.order)])
+        elif isinstance(event, DeckRegistered) and event.player != me:
+            expected.append([index, event.player, [list(event.main), list(event.extra), list(event.side)]])
+        history.append(event)
+        if isinstance(event, PositionSetUp):
+            for player, side in enumerate(history.state.sides):
+                expected.append([index, player, [history.state.cards[c].code for c in side.deck]])
+    commitments = [[i, p, hashlib.sha256(judge.commit_key + msgpack.packb([i, p, order])).digest()]
+                   for i, p, order in expected]
+    if commitments != view.commitments:
+        problems.append("the judge record's deck orders do not match the view's commitments")
+    if view.times != judge.times or len(view.events) != len(judge.events):
+        problems.append("the view's events or recording times are not the record's")
+        return problems
+    truth = History(judge.cards, audit=True)
+    states = ViewReplay(view.events, view.cards, view.disclosures).states()
+    for index, (event, state) in enumerate(zip(judge.events, states)):
+        truth.append(event)
+        if public_board(state, view.view) != public_board(truth.state, view.view):
+            problems.append(f"the view's public board differs from the record's from event {index}")
+            break
+    return problems

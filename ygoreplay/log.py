@@ -12,6 +12,7 @@ from .events import Event
 from .rules import History
 from .rules.base import phase_name
 from .state import Card, DuelState
+from .text import printable
 
 Describe = Callable[[DuelState, Event], str]
 
@@ -108,7 +109,8 @@ _DESCRIBE: dict[str, Describe] = {
 
 
 def describe(state: DuelState, event: Event) -> str:
-    return _DESCRIBE[event.kind](state, event)
+    """One line, whatever the names in it hold (``text.printable``)."""
+    return printable(_DESCRIBE[event.kind](state, event))
 
 
 def log_lines(steps: Iterator[tuple[int, Event, DuelState]],
@@ -122,7 +124,7 @@ def log_lines(steps: Iterator[tuple[int, Event, DuelState]],
     for index, event, before in steps:
         if event.kind == "turn_started":
             yield ""
-            yield f"Turn {event.turn} — {_who(before, event.player)}"
+            yield f"Turn {event.turn} — {printable(_who(before, event.player))}"
         elif event.kind == "phase_entered":
             yield f"  {phase_name(event.phase)}"
         elif event.kind == "step_entered":

@@ -8,6 +8,7 @@ from __future__ import annotations
 from .events import ATTACK, FACEDOWN, SET
 from .rules.base import phase_name
 from .state import Card, DuelState
+from .text import printable
 
 CELL = 24
 
@@ -86,5 +87,5 @@ def render(state: DuelState, title: str = "") -> str:
         lines.append(f"duel over: {result} ({state.end_reason})")
     elif state.must_lose:
         lines.append("must lose: " + ", ".join(f"player {p} ({r})" for p, r in state.must_lose.items()))
-    return "\n".join(line.rstrip() for line in lines).rstrip() + "\n"
+    return "\n".join(printable(line.rstrip()) for line in lines).rstrip() + "\n"
 

@@ -1,4 +1,4 @@
-"""The ygoreplay replay file (``.ygr``): one duel, self-contained, compact, verifiable.
+"""The ygoreplay replay file (``.ygr``): one duel, self-contained, compact, verifiable, signed.
 
 Layout (all integers little-endian)::
 
@@ -6,20 +6,24 @@ Layout (all integers little-endian)::
            8   u16      format version
           10   u16      flags (reserved, 0)
           12   u32      header length H
-          16   H bytes  header: msgpack map (rule set, players, match, created, view, counts, chain)
+          16   H bytes  header: msgpack map (view, rule set, players, match, created, counts, chain,
+                        the body's expanded size and LZMA dictionary)
       16 + H   u32      body length B
       20 + H   u32      CRC-32 of the body
       24 + H   B bytes  body: LZMA (raw, LZMA2) compressed msgpack map
+  24 + H + B   96 bytes (optional) the signer's Ed25519 public key (32) and its signature (64)
+                        over ``ygoreplay/file/3`` and the SHA-256 of every byte before it
 
 The header is readable without decompressing anything. The body holds the events (wire dicts, as
-in JSON Lines), the recording times (milliseconds, as deltas), the facts of every card the events
-mention (so the file opens with no card database), and the hash chain: each event's hash is
-``sha256(previous hash + msgpack([position, event, recorded time]))`` starting from the header's
-``root``; the body keeps the first 4 bytes of each hash (enough to locate a broken link) and the
-header the full last hash, which authenticates the whole chain.
+in JSON Lines), the recording times (milliseconds, as deltas), the facts of every card the view
+may know (so the file opens with no card database), what a view disclosed and committed to, and
+the hash chain (``chain.py``): the body keeps the first 4 bytes of each event's hash (enough to
+locate a broken link) and the header the full last hash. The signature covers everything.
 
-Every read error says what is wrong and where (byte offset or field) as ``ReplayFileError``.
-Files of every earlier format version keep loading (``_UPGRADES``).
+Reading is bounded by what the header declares and by fixed limits, checked before anything
+is expanded: an absurd header, a body that expands past its declared size (or far past its own
+size), more objects than the declared events can hold, are refused at once with what and where
+(``ReplayFileError``). Files of every earlier format version keep loading (``_UPGRADES``).
 """
 from __future__ import annotations
 
@@ -28,35 +32,43 @@ import lzma
 import struct
 import zlib
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import msgpack
 
+from . import chain as chainlib
 from .cards import CardDB, CardDBError, CardFacts, unnamed
+from .errors import InputError
 from .events import Event, EventFormatError, from_dict
+from .files import write_atomic
+from .signing import PUBLIC_SIZE, SIGNATURE_SIZE, OrganiserKey, PublicKey
 
 MAGIC = b"\x89YGR\r\n\x1a\n"
-FORMAT_VERSION = 2               # 2: a card whose name is unknown is stored without one
+FORMAT_VERSION = 3    # 2: an unknown card's name is left out; 3: signature, declared body size, views' renames
 VIEWS = ("judge", "p0", "p1", "spectator")
-PREFIX = 4                      # bytes of each event hash kept in the body
-MAX_HEADER = 1 << 20            # 1 MiB: a header is a few hundred bytes
-MAX_BODY = 256 << 20            # 256 MiB compressed
-MAX_EXPANDED = 1 << 30          # 1 GiB once decompressed
-_FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME}]
-_GENESIS = b"\x00" * 32
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_MS = timedelta(milliseconds=1)
+PREFIX = 4                       # bytes of each event hash kept in the body
+MAX_HEADER = 256 << 10           # a header is a few hundred bytes
+MAX_EVENTS = 1_000_000           # a long real duel has a few thousand
+MAX_CARDS = 100_000
+MAX_BODY = 256 << 20             # compressed
+MAX_EXPANDED = 256 << 20
+EXPANSION = 64                   # a body expands at most this many times its compressed size...
+EXPANSION_FLOOR = 4 << 20        # ...beyond this much (real files expand 3-7 times)
+TRAILER = PUBLIC_SIZE + SIGNATURE_SIZE
+SIGNATURE_LABEL = b"ygoreplay/file/3\0"
+_LEGACY_FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME}]
+_MIN_DICT, _MAX_DICT = 1 << 16, 1 << 26
 
 
-class ReplayFileError(ValueError):
+class ReplayFileError(InputError):
     """A file that is not a readable replay: says what and where (byte offset or field)."""
 
 
 @dataclass
 class ReplayFile:
-    """A duel as a file: header fields, events with their times, card facts, the chain."""
+    """A duel as a file: header fields, events with their times, card facts, the chain, and
+    for a view what it disclosed, committed to and renamed."""
 
     events: list[Event]
     cards: CardDB
@@ -66,46 +78,30 @@ class ReplayFile:
     players: list[str] = field(default_factory=list)
     match: dict[str, Any] = field(default_factory=dict)
     created: str = ""
-    root: bytes = _GENESIS                 # the hash the chain starts from
+    root: bytes = chainlib.GENESIS         # the hash the chain starts from
     disclosures: list[list] = field(default_factory=list)   # views: [index, card id, code]
     commitments: list[list] = field(default_factory=list)   # views: [index, player, digest]
-    commit_key: bytes = b""                # judge files: the key behind the views' commitments
+    renames: list[list] = field(default_factory=list)       # views: [index, old ids, new ids]
+    decklist: dict[str, list[int]] = field(default_factory=dict)   # p0/p1 views: own cards, sorted
+    commit_key: bytes = b""                # judge files: the duel's secret behind the commitments
     source: dict[str, Any] = field(default_factory=dict)
-    chain: list[bytes] = field(default_factory=list)        # full hash of each event (computed)
+    chain: list[bytes] = field(default_factory=list)        # full hash of each event
     stored_prefixes: bytes | None = None   # as read from a file: the chain it claims
     stored_head: bytes | None = None
+    signer: PublicKey | None = None        # as read: the key that signed the file
+    signature_valid: bool | None = None    # as read: None when unsigned
+    format: int = FORMAT_VERSION           # as read: the file's format version
 
     def __post_init__(self) -> None:
         # Times are kept to the millisecond, in UTC: the form they take back out of a file, so the
         # chain computed here is the one a reader recomputes (the store's times already are).
-        self.times = [_iso(_ms(t)) for t in self.times]
+        self.times = [chainlib.canonical_time(t) for t in self.times]
         if not self.chain:
-            self.chain = chain_hashes(self.root, self.events, self.times)
+            self.chain = chainlib.hashes(self.root, (e.to_dict() for e in self.events), self.times)
 
     @property
     def head(self) -> bytes:
         return self.chain[-1] if self.chain else self.root
-
-
-def chain_hashes(root: bytes, events: list[Event], times: list[str]) -> list[bytes]:
-    """Each event's hash, chained from ``root`` (the same rule the store uses)."""
-    out, prev = [], root
-    for position, (event, when) in enumerate(zip(events, times)):
-        prev = hashlib.sha256(prev + msgpack.packb([position, event.to_dict(), when])).digest()
-        out.append(prev)
-    return out
-
-
-def _ms(iso: str) -> int:
-    """Milliseconds since the epoch, exactly (no float rounding); a time without zone is UTC."""
-    when = datetime.fromisoformat(iso)
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return (when - _EPOCH) // _MS
-
-
-def _iso(ms: int) -> str:
-    return (_EPOCH + ms * _MS).isoformat(timespec="milliseconds")
 
 
 def referenced_codes(events: list[Event]) -> set[int]:
@@ -119,9 +115,10 @@ def referenced_codes(events: list[Event]) -> set[int]:
             codes.add(e.code)
         elif kind == "position_set_up":
             for side in e.sides:
-                for zone in side.values():
-                    for item in zone if isinstance(zone, list) else [zone]:
-                        codes.update(_spec_codes(item))
+                for zone, value in side.items():
+                    if zone != "lp":
+                        for item in value if isinstance(value, list) else [value]:
+                            codes.update(_spec_codes(item))
     codes.discard(0)
     return codes
 
@@ -138,39 +135,57 @@ def _spec_codes(item: Any) -> list[int]:
 
 # -- writing ----------------------------------------------------------------------------------------
 
-def dumps(replay: ReplayFile) -> bytes:
-    """The file's bytes."""
+def dumps(replay: ReplayFile, key: OrganiserKey | None = None) -> bytes:
+    """The file's bytes, signed with ``key`` when one is given."""
     if replay.view not in VIEWS:
         raise ValueError(f"unknown view {replay.view!r}")
-    stamps = [_ms(t) for t in replay.times]
+    stamps = [chainlib.to_ms(t) for t in replay.times]
     deltas = [b - a for a, b in zip([stamps[0] if stamps else 0] + stamps, stamps)]
-    body = {
+    body: dict[str, Any] = {
         "events": [e.to_dict() for e in replay.events],
         "t0": stamps[0] if stamps else 0,
         "dt": deltas,
         "cards": [_drop_placeholder_name(c) for c in replay.cards.to_json_list()],
         "chain": b"".join(h[:PREFIX] for h in replay.chain),
     }
-    if replay.disclosures:
-        body["disclosures"] = replay.disclosures
-    if replay.commitments:
-        body["commitments"] = replay.commitments
-    if replay.commit_key:
-        body["commit_key"] = replay.commit_key
-    packed = lzma.compress(msgpack.packb(body), format=lzma.FORMAT_RAW, filters=_FILTERS)
+    for name in ("disclosures", "commitments", "renames", "decklist", "commit_key"):
+        if getattr(replay, name):
+            body[name] = getattr(replay, name)
+    try:
+        raw = msgpack.packb(body)
+    except (OverflowError, ValueError, TypeError) as exc:
+        raise ReplayFileError(f"the duel cannot be written as a replay file ({exc})") from None
+    dict_size = min(max(_MIN_DICT, 1 << (len(raw) - 1).bit_length()), _MAX_DICT)
+    packed = lzma.compress(raw, format=lzma.FORMAT_RAW, filters=_filters(dict_size))
     header = msgpack.packb({
         "format": FORMAT_VERSION, "view": replay.view, "ruleset": replay.ruleset,
         "players": replay.players, "match": replay.match, "created": replay.created,
         "events": len(replay.events), "cards": len(replay.cards), "root": replay.root,
-        "head": replay.head, "source": replay.source})
-    return b"".join((MAGIC, struct.pack("<HHI", FORMAT_VERSION, 0, len(header)), header,
+        "head": replay.head, "source": replay.source, "size": len(raw), "dict": dict_size})
+    data = b"".join((MAGIC, struct.pack("<HHI", FORMAT_VERSION, 0, len(header)), header,
                      struct.pack("<II", len(packed), zlib.crc32(packed)), packed))
+    return sign(data, key) if key is not None else data
 
 
-def write(path: str | Path, replay: ReplayFile) -> int:
-    data = dumps(replay)
-    Path(path).write_bytes(data)
-    return len(data)
+def sign(data: bytes, key: OrganiserKey) -> bytes:
+    """An unsigned format 3 file's bytes with ``key``'s signature added."""
+    read_header(data)
+    if struct.unpack_from("<H", data, 8)[0] < 3:
+        raise ReplayFileError("only a format 3 file can carry a signature")
+    return data + key.public.raw + key.sign(_signed_message(data))
+
+
+def write(path: str | Path, replay: ReplayFile, key: OrganiserKey | None = None) -> int:
+    """Write the file whole or not at all (a temporary name, then a rename); returns its size."""
+    return write_atomic(path, dumps(replay, key))
+
+
+def _filters(dict_size: int) -> list[dict]:
+    return [{"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME, "dict_size": dict_size}]
+
+
+def _signed_message(signed_part: bytes) -> bytes:
+    return SIGNATURE_LABEL + hashlib.sha256(signed_part).digest()
 
 
 # -- reading ----------------------------------------------------------------------------------------
@@ -205,18 +220,29 @@ def read_header(data: bytes) -> tuple[dict, int]:
     end = 16 + header_len
     if len(data) < end + 8:
         raise ReplayFileError(f"truncated: the header needs bytes 16..{end + 8}, the file has {len(data)}")
-    header = _unpack(data[16:end], "header at offset 16")
+    header = _unpack(data[16:end], "header at offset 16", _Limits(arrays=64, maps=64, strings=4096,
+                                                                    binaries=64, objects=4096))
     if not isinstance(header, dict):
         raise ReplayFileError("header at offset 16 is not a map")
     header = _UPGRADES.get(version, lambda h: h)(header)
+    header["format"] = version
     for key, kind in (("view", str), ("ruleset", str), ("events", int), ("root", bytes), ("head", bytes)):
-        if not isinstance(header.get(key), kind):
+        if not isinstance(header.get(key), kind) or isinstance(header.get(key), bool):
             raise ReplayFileError(f"header field {key!r} is missing or not a {kind.__name__}")
-    for key, kind in (("players", list), ("match", dict), ("created", str), ("source", dict)):
+    for key, kind in (("players", list), ("match", dict), ("created", str), ("source", dict), ("cards", int)):
         if key in header and not isinstance(header[key], kind):
             raise ReplayFileError(f"header field {key!r} is not a {kind.__name__}")
     if header["view"] not in VIEWS:
         raise ReplayFileError(f"header field 'view' is {header['view']!r}, not one of {', '.join(VIEWS)}")
+    if not 0 <= header["events"] <= MAX_EVENTS:
+        raise ReplayFileError(f"header field 'events' is {header['events']}: a file holds 0..{MAX_EVENTS} events")
+    if not 0 <= header.get("cards", 0) <= MAX_CARDS:
+        raise ReplayFileError(f"header field 'cards' is {header['cards']}: a file holds 0..{MAX_CARDS} cards")
+    if version >= 3:
+        for key, low, high in (("size", 0, MAX_EXPANDED), ("dict", _MIN_DICT, _MAX_DICT)):
+            value = header.get(key)
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+                raise ReplayFileError(f"header field {key!r} is {value!r}, not a number in {low}..{high}")
     return header, end
 
 
@@ -228,52 +254,111 @@ def loads(data: bytes) -> ReplayFile:
 def decode_body(data: bytes) -> dict:
     """The decoded body map of a replay file's bytes (events, t0, dt, cards, chain, ...), unchecked
     beyond being a map: what the JSON Schema ``replay_file/body.json`` describes."""
-    _header, body = _read(data)
+    body = _read(data)[1]
     if not isinstance(body, dict):
         raise ReplayFileError("the body is not a map")
     return body
 
 
-def _read(data: bytes) -> tuple[dict, Any]:
-    """The header map and the decoded (not yet checked) body."""
+@dataclass
+class _Limits:
+    """What one msgpack object may hold; ``objects`` bounds the containers' items altogether."""
+
+    arrays: int
+    maps: int
+    strings: int
+    binaries: int
+    objects: int
+
+
+class _TooMany(Exception):
+    pass
+
+
+def _unpack(raw: bytes, where: str, limits: _Limits) -> Any:
+    budget = [limits.objects]
+
+    def count(container: Any) -> Any:
+        budget[0] -= len(container) + 1
+        if budget[0] < 0:
+            raise _TooMany
+        return container
+
+    try:
+        return msgpack.unpackb(raw, strict_map_key=False, max_array_len=limits.arrays,
+                               max_map_len=limits.maps, max_str_len=limits.strings,
+                               max_bin_len=limits.binaries, max_ext_len=0,
+                               list_hook=count, object_hook=count)
+    except _TooMany:
+        raise ReplayFileError(f"{where} holds more than the {limits.objects} values its declared size "
+                              "allows") from None
+    except (msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, ValueError, TypeError) as exc:
+        raise ReplayFileError(f"{where} is not valid msgpack ({exc})") from None
+
+
+def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
+    """The header map, the decoded (not yet checked) body, and the signer and whether its
+    signature holds (None, None when unsigned)."""
     header, at = read_header(data)
+    version = header["format"]
     body_len, crc = struct.unpack_from("<II", data, at)
     start = at + 8
     if body_len > MAX_BODY:
         raise ReplayFileError(f"body length {body_len} at offset {at} is absurd (limit {MAX_BODY})")
     if len(data) < start + body_len:
         raise ReplayFileError(f"truncated: the body needs bytes {start}..{start + body_len}, the file has {len(data)}")
-    if len(data) > start + body_len:
-        raise ReplayFileError(f"{len(data) - start - body_len} unexpected bytes after the body at offset {start + body_len}")
-    packed = data[start:start + body_len]
+    end = start + body_len
+    signer, valid = None, None
+    extra = len(data) - end
+    if extra == TRAILER and version >= 3:
+        signer = PublicKey(data[end:end + PUBLIC_SIZE])
+        valid = signer.verify(data[end + PUBLIC_SIZE:], _signed_message(data[:end]))
+    elif extra:
+        raise ReplayFileError(f"{extra} unexpected bytes after the body at offset {end}"
+                              + (f" (a signature is {TRAILER} bytes)" if version >= 3 else ""))
+    packed = data[start:end]
     if zlib.crc32(packed) != crc:
         raise ReplayFileError(f"the body (offset {start}, {body_len} bytes) is corrupted: CRC-32 mismatch")
+    events, cards = header["events"], header.get("cards", 0)
+    bound = min(MAX_EXPANDED, (64 << 10) + 2048 * events + 1024 * cards, max(EXPANSION_FLOOR, EXPANSION * body_len))
+    if version >= 3:
+        if header["size"] > bound:
+            raise ReplayFileError(f"header field 'size' declares a body of {header['size']} bytes: more than "
+                                  f"{events} events and {cards} cards can need, or {body_len} compressed bytes hold "
+                                  f"(limit {bound})")
+        bound = header["size"]
+    raw = _expand(packed, start, bound, _filters(header["dict"]) if version >= 3 else _LEGACY_FILTERS)
+    if version >= 3 and len(raw) != header["size"]:
+        raise ReplayFileError(f"the body at offset {start} expands to {len(raw)} bytes, not the {header['size']} "
+                              "its header declares")
+    limits = _Limits(arrays=2 * events + cards + 4096, maps=4096, strings=1 << 20,
+                     binaries=PREFIX * events + 4096, objects=64 * (events + cards) + 65536)
+    return header, _unpack(raw, f"body at offset {start}", limits), signer, valid
+
+
+def _expand(packed: bytes, offset: int, bound: int, filters: list[dict]) -> bytes:
+    """Decompress at most ``bound`` bytes: a bomb is refused after that many, never more."""
     try:
-        decompressor = lzma.LZMADecompressor(format=lzma.FORMAT_RAW, filters=_FILTERS)
-        raw = decompressor.decompress(packed, max_length=MAX_EXPANDED)
+        decompressor = lzma.LZMADecompressor(format=lzma.FORMAT_RAW, filters=filters)
+        raw = decompressor.decompress(packed, max_length=bound + 1)
     except lzma.LZMAError as exc:
-        raise ReplayFileError(f"the body at offset {start} does not decompress ({exc})") from None
+        raise ReplayFileError(f"the body at offset {offset} does not decompress ({exc})") from None
+    if len(raw) > bound:
+        raise ReplayFileError(f"the body at offset {offset} expands past {bound} bytes, more than its "
+                              "header allows")
     if not decompressor.eof:
-        problem = "is cut short" if decompressor.needs_input else f"expands past {MAX_EXPANDED} bytes"
-        raise ReplayFileError(f"the body at offset {start} {problem}")
-    return header, _unpack(raw, f"body at offset {start}")
-
-
-def _unpack(raw: bytes, where: str) -> Any:
-    try:
-        return msgpack.unpackb(raw, strict_map_key=False, max_bin_len=MAX_EXPANDED)
-    except (msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, ValueError, TypeError) as exc:
-        raise ReplayFileError(f"{where} is not valid msgpack ({exc})") from None
+        raise ReplayFileError(f"the body at offset {offset} is cut short")
+    return raw
 
 
 def _field(body: dict, name: str, kind: type, default: Any = None) -> Any:
     value = body.get(name, default)
-    if not isinstance(value, kind):
+    if not isinstance(value, kind) or isinstance(value, bool):
         raise ReplayFileError(f"body field {name!r} is missing or not a {kind.__name__}")
     return value
 
 
-def _build(header: dict, body: Any) -> ReplayFile:
+def _build(header: dict, body: Any, signer: PublicKey | None, valid: bool | None) -> ReplayFile:
     if not isinstance(body, dict):
         raise ReplayFileError("the body is not a map")
     raw_events = _field(body, "events", list)
@@ -293,46 +378,70 @@ def _build(header: dict, body: Any) -> ReplayFile:
     try:
         stamps, now = [], t0
         for d in deltas:
+            if not isinstance(d, int) or isinstance(d, bool):
+                raise TypeError
             now += d
-            stamps.append(_iso(now))
+            stamps.append(chainlib.from_ms(now))
     except (TypeError, ValueError, OverflowError, OSError):
         raise ReplayFileError("body field 'dt' holds a time that is not a number of milliseconds") from None
     try:
         cards = CardDB(CardFacts.from_dict(_named(c)) for c in _field(body, "cards", list))
     except (CardDBError, TypeError, AttributeError) as exc:
         raise ReplayFileError(f"body field 'cards': {exc}") from None
-    disclosures = _rows(body, "disclosures", (int, str, int))
-    commitments = _rows(body, "commitments", (int, int, bytes))
     missing = referenced_codes(events) - set(cards)
     if missing:
         raise ReplayFileError(f"body field 'cards' lacks the facts of passcode(s) {sorted(missing)[:5]}")
-    replay = ReplayFile(
+    if len(cards) != header.get("cards", len(cards)):
+        raise ReplayFileError(f"the header announces {header['cards']} cards, the body holds {len(cards)}")
+    return ReplayFile(
         events=events, cards=cards, times=stamps, view=header["view"], ruleset=header["ruleset"],
-        players=list(header.get("players", [])), match=dict(header.get("match", {})),
+        players=[str(p) for p in header.get("players", [])], match=dict(header.get("match", {})),
         created=str(header.get("created", "")), root=header["root"],
-        disclosures=disclosures, commitments=commitments,
-        commit_key=_field(body, "commit_key", bytes, b""), source=dict(header.get("source", {})),
-        stored_prefixes=_field(body, "chain", bytes), stored_head=header["head"])
-    return replay
+        disclosures=_rows(body, "disclosures", (int, str, int)),
+        commitments=_rows(body, "commitments", (int, int, bytes)),
+        renames=_rows(body, "renames", (int, list, list)),
+        decklist=_decklist(body), commit_key=_field(body, "commit_key", bytes, b""),
+        source=dict(header.get("source", {})),
+        stored_prefixes=_field(body, "chain", bytes), stored_head=header["head"],
+        signer=signer, signature_valid=valid, format=header["format"])
 
 
 def _rows(body: dict, name: str, kinds: tuple[type, ...]) -> list[list]:
     """A list of fixed-shape rows (disclosures: [index, card id, passcode]; commitments: [index,
-    player, digest]), checked so that no reader trips over a malformed one later."""
+    player, digest]; renames: [index, old ids, new ids]), checked so that no reader trips over a
+    malformed one later."""
     rows = _field(body, name, list, [])
     for i, row in enumerate(rows):
         if not (isinstance(row, list) and len(row) == len(kinds)
                 and all(isinstance(v, k) and not isinstance(v, bool) for v, k in zip(row, kinds))):
             shape = ", ".join(k.__name__ for k in kinds)
             raise ReplayFileError(f"body field {name!r}: entry {i} is not [{shape}]")
+        if name == "renames" and not (len(row[1]) == len(row[2]) and all(
+                isinstance(c, str) for c in row[1] + row[2])):
+            raise ReplayFileError(f"body field 'renames': entry {i} does not pair card ids")
     return rows
 
 
+def _decklist(body: dict) -> dict[str, list[int]]:
+    decklist = _field(body, "decklist", dict, {})
+    if not (set(decklist) <= {"main", "extra", "side"} and all(
+            isinstance(v, list) and all(isinstance(c, int) and not isinstance(c, bool) for c in v)
+            for v in decklist.values())):
+        raise ReplayFileError("body field 'decklist' is not {main, extra, side: [passcode, ...]}")
+    return decklist
+
+
 def read(path: str | Path) -> ReplayFile:
+    path = Path(path)
     try:
-        data = Path(path).read_bytes()
+        size = path.stat().st_size
+        if size > MAX_BODY + MAX_HEADER + 1024:
+            raise ReplayFileError(f"{size} bytes: larger than any replay file this program reads")
+        data = path.read_bytes()
     except OSError as exc:
         raise ReplayFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except ReplayFileError as exc:
+        raise ReplayFileError(f"{path}: {exc}") from None
     try:
         return loads(data)
     except ReplayFileError as exc:

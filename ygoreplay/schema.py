@@ -387,11 +387,14 @@ def replay_header_schema() -> dict:
         "type": "object",
         "required": ["format", "view", "ruleset", "players", "match", "created", "events",
                      "cards", "root", "head", "source"],
+        "dependentRequired": {"size": ["dict"], "dict": ["size"]},
         "additionalProperties": False,
         "properties": {
             "format": {"type": "integer", "minimum": 1, "maximum": FORMAT_VERSION,
                        "description": "The format version, as in the u16 at byte 8 (1: names always "
-                                      "present; 2: a card named only \"Card <code>\" is stored without a name)."},
+                                      "present; 2: a card named only \"Card <code>\" is stored without a name; "
+                                      "3: signed, the body's size and dictionary declared, views' renames "
+                                      "and decklist)."},
             "view": {"enum": list(VIEWS),
                      "description": "Who the file was exported for: judge (everything), p0, p1, spectator."},
             "ruleset": {"type": "string", "enum": list(RULESETS)},
@@ -404,9 +407,14 @@ def replay_header_schema() -> dict:
             "created": {"type": "string", "description": "When the duel was created (ISO 8601), or empty."},
             "events": {"type": "integer", "minimum": 0, "description": "How many events the body holds."},
             "cards": {"type": "integer", "minimum": 0, "description": "How many card facts the body holds."},
-            "root": _bin("The hash the chain starts from (a judge file: the stored duel header's)", 32),
+            "root": _bin("The hash the chain starts from (a judge file: the stored duel's root; a view: "
+                         "sha256(that root + view name))", 32),
             "head": _bin("The last event's full hash (the root if there are no events)", 32),
             "source": {"type": "object", "description": "Where the record came from (e.g. an imported replay)."},
+            "size": {"type": "integer", "minimum": 0,
+                     "description": "Format 3: the body's size once decompressed; a reader expands no more."},
+            "dict": {"type": "integer", "minimum": 65536, "maximum": 67108864,
+                     "description": "Format 3: the LZMA2 dictionary size the body was compressed with."},
         },
     }
 
@@ -424,11 +432,19 @@ def replay_body_schema() -> dict:
             "prefixItems": [{"type": "integer", "minimum": 0}, {"type": "string"},
                             {"type": "integer", "minimum": 1}]},
         "Commitment": {
-            "description": "A hidden deck order, committed to: [event index, player, "
-                           "sha256(commit key + msgpack([index, player, order]))].",
+            "description": "A hidden deck order, committed to: [event index, player, HMAC-SHA256 under "
+                           "the duel's secret of msgpack(['ygoreplay/commitment', index, player, order])] "
+                           "(format 1 and 2: sha256(key + msgpack([index, player, order]))).",
             "type": "array", "minItems": 3, "maxItems": 3, "items": False,
             "prefixItems": [{"type": "integer", "minimum": 0}, {"type": "integer", "enum": list(PLAYERS)},
                             _bin("The digest", 32)]},
+        "Rename": {
+            "description": "A hidden pile the view lost track of at an event: [event index, the view's "
+                           "old ids of its hidden cards, their new ids], both sorted, so no new id can be "
+                           "told to be a given old one.",
+            "type": "array", "minItems": 3, "maxItems": 3, "items": False,
+            "prefixItems": [{"type": "integer", "minimum": 0}, {"type": "array", "items": {"type": "string"}},
+                            {"type": "array", "items": {"type": "string"}}]},
     })
     return {
         "$schema": DRAFT,
@@ -452,7 +468,14 @@ def replay_body_schema() -> dict:
                             "description": "Views only: when each card's identity became known to the viewer."},
             "commitments": {"type": "array", "items": _ref("Commitment"),
                             "description": "Views only: commitments to the deck orders they hide."},
-            "commit_key": _bin("Judge files only: the key behind the views' commitments", 16),
+            "renames": {"type": "array", "items": _ref("Rename"),
+                        "description": "Views only (format 3): hidden piles whose cards were given new ids."},
+            "decklist": {"type": "object", "additionalProperties": False,
+                         "properties": {name: {"type": "array", "items": {"type": "integer", "minimum": 1}}
+                                        for name in ("main", "extra", "side")},
+                         "description": "Player views only (format 3): the viewer's own registered cards, sorted."},
+            "commit_key": _bin("Judge files only: the duel's secret behind the views' commitments and "
+                               "card names (32 bytes; 16 in format 1 and 2)"),
         },
         "$defs": defs,
     }

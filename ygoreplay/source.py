@@ -5,11 +5,13 @@ view a full record can give.
 """
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
 from .cards import CardDB
+from .errors import InputError
 from .events import Event
 from .log import judge_steps
 from .replay_file import MAGIC, ReplayFile, read as read_replay, verify_chain
@@ -19,12 +21,17 @@ from .store import Store, StoreError
 from .views import VIEWS, ViewReplay, redact, view_cards
 
 
-class SourceError(ValueError):
+class SourceError(InputError):
     """The duel cannot be opened as asked (unknown view, a view narrower than requested…)."""
 
 
 @dataclass
 class Source:
+    """A duel opened for study: its events and card facts as one view holds them.
+
+    ``secret`` keys the views a full record derives (a stored duel's or a judge file's own, so a
+    view shown here is the view exported; a random one for a JSON Lines file)."""
+
     name: str
     events: list[Event]
     cards: CardDB
@@ -32,33 +39,36 @@ class Source:
     disclosures: list = field(default_factory=list)
     replay: ReplayFile | None = None
     reverted: dict[int, int] = field(default_factory=dict)
+    renames: list = field(default_factory=list)
+    secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
+    duel_id: str | None = None
 
-    def _as(self, view: str | None) -> tuple[list[Event], CardDB, list, str]:
+    def _as(self, view: str | None) -> tuple[list[Event], CardDB, list, list, str]:
         view = view or self.view
         if view not in VIEWS:
             raise SourceError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
         if view == self.view:
-            return self.events, self.cards, self.disclosures, view
+            return self.events, self.cards, self.disclosures, self.renames, view
         if self.view != "judge":
             raise SourceError(f"{self.name} is a {self.view} view: it cannot show the {view} view")
-        red = redact(self.events, self.cards, view, b"")
-        return red.events, view_cards(self.cards, red.codes), red.disclosures, view
+        red = redact(self.events, self.cards, view, self.secret)
+        return red.events, view_cards(self.cards, red.codes), red.disclosures, red.renames, view
 
     def steps(self, view: str | None = None) -> Iterator[tuple[int, Event, DuelState]]:
         """(index, event, state before it) as ``view`` saw the duel."""
-        events, cards, disclosures, view = self._as(view)
+        events, cards, disclosures, renames, view = self._as(view)
         if view == "judge":
             return judge_steps(events, cards)
-        return ViewReplay(events, cards, disclosures).steps()
+        return ViewReplay(events, cards, disclosures, renames).steps()
 
     def state_after(self, index: int, view: str | None = None) -> DuelState:
         """The board after event ``index`` as ``view`` saw it."""
-        events, cards, disclosures, view = self._as(view)
+        events, cards, disclosures, renames, view = self._as(view)
         if view == "judge":
             history = History(cards, audit=True)
             history.extend(events[:index + 1])
             return history.state
-        for i, state in enumerate(ViewReplay(events[:index + 1], cards, disclosures).states()):
+        for i, state in enumerate(ViewReplay(events[:index + 1], cards, disclosures, renames).states()):
             if i == index:
                 return state
         raise SourceError(f"{self.name} has no event {index}")
@@ -76,8 +86,11 @@ class Source:
 def is_replay_file(path: Path) -> bool:
     """A .ygr name or the magic's first byte (0x89, never the start of UTF-8 text) means a replay
     file, so a damaged one is reported as such (bad magic, truncated…), not as bad JSON Lines."""
-    with path.open("rb") as f:
-        return f.read(1) == MAGIC[:1] or path.suffix.lower() == ".ygr"
+    try:
+        with path.open("rb") as f:
+            return f.read(1) == MAGIC[:1] or path.suffix.lower() == ".ygr"
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 DUEL_SUFFIXES = (".jsonl", ".json", ".ygr", ".yrp", ".yrpx")
@@ -99,7 +112,7 @@ def resolve_duel(store: Store, spec: str, files: bool = True) -> str:
                               f"({verb} it first: ygoreplay {verb} {spec})") from None
         if "/" in spec or "\\" in spec or path.suffix.lower() in DUEL_SUFFIXES:
             raise SourceError(f"{spec}: no such file, and no duel of {store.name} has this id") from None
-        matches = [d.id for d in store.duels() if d.id.startswith(spec)]
+        matches = [d for d in store.ids() if d.startswith(spec)]
         if len(matches) > 1:
             shown = ", ".join(matches[:6]) + (", …" if len(matches) > 6 else "")
             raise SourceError(f"{spec!r} is ambiguous: {len(matches)} duels of {store.name} start with it "
@@ -113,12 +126,12 @@ def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
     if path.is_file():
         if is_replay_file(path):
             replay = read_replay(path)
-            return Source(spec, replay.events, replay.cards, replay.view, replay.disclosures, replay)
+            return Source(spec, replay.events, replay.cards, replay.view, replay.disclosures, replay,
+                          renames=replay.renames, secret=replay.commit_key or secrets.token_bytes(32))
         from .jsonl import read_events
         return Source(spec, read_events(path), cards)
     if store is None:
         raise SourceError(f"{spec}: no such file")
-    duel_id = resolve_duel(store, spec)
-    records = store.records(duel_id)
-    return Source(duel_id, [r.event for r in records], store.cards,
-                  reverted={r.position: r.reverted_by for r in records if r.reverted_by is not None})
+    duel = store.load(resolve_duel(store, spec), verified=False)
+    return Source(duel.id, duel.events, duel.cards, secret=duel.header.secret, duel_id=duel.id,
+                  reverted={r.position: r.reverted_by for r in duel.records if r.reverted_by is not None})

@@ -275,6 +275,54 @@ class DuelState:
     def open_chain(self) -> bool:
         return bool(self.chain)
 
+    def rename_card(self, old: str, new: str) -> Card:
+        """Give a card a new id everywhere the state names it. A view does this when a card it
+        knew goes where it can no longer be followed (into a Deck or a hidden hand), so its old
+        name cannot tell which hidden card it became (``views``)."""
+        card = self.cards.pop(old)
+        card.id = new
+        self.cards[new] = card
+
+        def swap(ids: list) -> None:
+            for i, cid in enumerate(ids):
+                if cid == old:
+                    ids[i] = new
+
+        for side in self.sides:
+            for pile in (side.deck, side.hand, side.mzone, side.szone, side.gy, side.banished, side.extra):
+                swap(pile)
+            if side.fzone == old:
+                side.fzone = new
+        for pile in (self.emz, self.to_leave, self.equips, self.summon_group):
+            swap(pile)
+        for other in self.cards.values():
+            swap(other.materials)
+            if other.host == old:
+                other.host = new
+            if other.equipped_to == old:
+                other.equipped_to = new
+        for link in self.chain:
+            if link.card == old:
+                link.card = new
+            if old in link.targets:
+                link.targets = tuple(new if t == old else t for t in link.targets)
+        attack = self.attack
+        if attack is not None:
+            if attack.attacker == old:
+                attack.attacker = new
+            if attack.target == old:
+                attack.target = new
+            if old in attack.defender_monsters:
+                attack.defender_monsters = (attack.defender_monsters - {old}) | {new}
+            if old in attack.destroyed:
+                attack.destroyed = tuple(new if c == old else c for c in attack.destroyed)
+        if self.summon_window == old:
+            self.summon_window = new
+        for move in self.material_moves:
+            if len(move) > 1 and move[1] == old:
+                move[1] = new
+        return card
+
     def copy(self) -> "DuelState":
         """An independent snapshot (card facts are shared: they never change)."""
         memo = {id(self.db): self.db}
@@ -356,7 +404,10 @@ if _card_from_row.__code__.co_names[2:] != Card.__slots__:   # the statement abo
 
 
 def _plain(value):
-    """Tuples and frozensets as lists, for msgpack and JSON."""
-    if isinstance(value, (tuple, list, frozenset, set)):
+    """Tuples and frozensets as lists, for msgpack and JSON; sets sorted, so the same state is the
+    same data in every process (a snapshot is checked against a fresh fold's)."""
+    if isinstance(value, (frozenset, set)):
+        return sorted(_plain(v) for v in value)
+    if isinstance(value, (tuple, list)):
         return [_plain(v) for v in value]
     return value

@@ -1,69 +1,148 @@
 """The event store: one stream per duel, on the ``eventsourcing`` library's recorders.
 
-Each duel is an aggregate stream in an ``ApplicationRecorder``: its first record (version 0) is a
-header (title, parent and branch point, when it was created); the event at stream position ``i``
-is version ``i + 1``. Records are msgpack envelopes ``{"e": event, "t": recorded at, "p": previous
-hash, "h": own hash}``, so the stream is a hash chain that ``verify`` checks end to end. Two writers
-at the same position collide on the recorder's primary key: one wins, the other gets
+A duel is a few streams in one ``ApplicationRecorder`` table, written together in one transaction:
+
+* ``<id>`` version 0, the header: title, parent and branch point, creation time, the chain's root
+  and the duel's secret (32 random bytes each; the secret keys a view's deck-order commitments and
+  card names, and never leaves the store except in a judge file); then the event at stream
+  position ``i`` as version ``i + 1``: a msgpack envelope ``{"e": event, "t": recorded at,
+  "p": previous hash, "h": own hash}``, so the stream is a hash chain (``chain.py``);
+* ``<id>/cards``: the facts of the cards the events name, added by the append that first names
+  them (the duel carries its own card facts: any later process folds it the same way);
+* ``<id>/head``: after every append an anchor, the event count, head hash, header and card-facts
+  digests and the result so far, signed with the organiser's key (``signing.py``). Deleting the
+  last events, rechaining them or editing the header no longer matches a signed anchor.
+
+Two writers at the same position collide on the recorder's primary key: one wins, the other gets
 ``ConflictError`` and nothing is lost or written twice.
 
-Every append is checked by the same rules fold as ``check`` before it is written. Snapshots of
-the fold (plain data, never pickle) are kept every ``SNAPSHOT_EVERY`` events in a second recorder,
-so any position is reached by loading one snapshot and folding fewer than that many events.
+Appends are checked by the same rules fold as ``check``; a stored record is folded without
+refusing anything (an imported duel may hold what our rules call violations: ``audit`` lists
+them). Snapshots of the fold (plain data, never pickle) are kept every ``SNAPSHOT_EVERY`` events
+in a second recorder, each bound to the chain hash at its position and signed; one that does not
+check out is not used.
 
 SQLite is the embedded default (a file at ``default_store_path()``); a ``postgresql://`` URL
-selects the ``eventsourcing`` PostgreSQL recorders, shared by many processes and machines.
+selects the ``eventsourcing`` PostgreSQL recorders, shared by many processes and machines. A
+store opened read-only changes nothing, and a file that is not a ygoreplay store is refused
+without being touched.
 """
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import secrets
 import sqlite3
-from dataclasses import dataclass
-from datetime import datetime, timezone
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
-from urllib.parse import unquote, urlparse
+from typing import Any, Iterable
+from urllib.parse import parse_qs, unquote, urlparse
 
 import msgpack
 from eventsourcing.persistence import (
     ApplicationRecorder, InfrastructureFactory, IntegrityError, PersistenceError, StoredEvent)
 from eventsourcing.utils import Environment
 
-from .cards import CardDB
-from .events import Event, from_dict
-from .rules import History
+from . import chain
+from .cards import CardDB, CardDBError, CardFacts
+from .errors import ConflictError, StoreError, VerificationError
+from .events import Event, EventFormatError, from_dict
+from .files import data_dir
+from .replay_file import referenced_codes
+from .rules import History, RuleViolation
+from .signing import OrganiserKey, PublicKey
 from .state import DuelState
 
+__all__ = ["ConflictError", "DuelInfo", "Header", "Record", "StoredDuel", "Store", "StoreError",
+           "Verification", "default_store_path"]
+
 ENV_VAR = "YGOREPLAY_STORE"
-HEADER_TOPIC = "ygoreplay:duel"
-SNAPSHOT_TOPIC = "ygoreplay:snapshot"
-FORMAT = 1
+FORMAT = 2
 SNAPSHOT_EVERY = 32
-_GENESIS = b"\x00" * 32
+HEADER_TOPIC, CARDS_TOPIC, HEAD_TOPIC = "ygoreplay:duel", "ygoreplay:cards", "ygoreplay:head"
+SNAPSHOT_TOPIC, STORE_TOPIC = "ygoreplay:snapshot", "ygoreplay:store"
+STORE_ID = "ygoreplay/store"
+_HEAD_LABEL, _SNAPSHOT_LABEL = b"ygoreplay/head/2\0", b"ygoreplay/snapshot/2\0"
+_SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}\Z")
+_SQLITE_TABLES = {"stored_events", "stored_snapshots"}
+_POSTGRES_TABLES = {"ygoreplay_events", "ygoreplay_snapshots"}
 
 
-class StoreError(Exception):
-    """A store problem a user can act on: unreachable database, unknown duel, broken record."""
+class MissingStore(StoreError):
+    """There is no store at the URL (and it was not to be created)."""
 
-
-class ConflictError(StoreError):
-    """Another writer appended at the same position first; nothing of this append was written."""
+    def __init__(self, name: str) -> None:
+        super().__init__(f"no store at {name} (record or import a duel to create one)")
+        self.name = name
 
 
 def default_store_path() -> Path:
     """Where the embedded SQLite store lives unless ``--store`` or $YGOREPLAY_STORE says otherwise."""
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base) / "ygoreplay" / "duels.sqlite"
+    return data_dir() / "duels.sqlite"
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+def _digest(data: Any) -> bytes:
+    return hashlib.sha256(msgpack.packb(data)).digest()
 
 
-def _hash(prev: bytes, body: list) -> bytes:
-    return hashlib.sha256(prev + msgpack.packb(body)).digest()
+@dataclass(frozen=True)
+class Header:
+    """What the store keeps about a duel besides its events."""
+
+    title: str
+    created: str
+    root: bytes                      # the chain starts here
+    secret: bytes                    # keys the views' commitments and card names
+    parent: str | None = None
+    branch_at: int | None = None
+    source: dict = field(default_factory=dict)     # where the record came from (exported with it)
+    provenance: dict = field(default_factory=dict)  # how it came into this store (kept here only)
+
+    def to_dict(self) -> dict:
+        return {"format": FORMAT, "title": self.title, "created": self.created, "root": self.root,
+                "secret": self.secret, "parent": self.parent, "branch_at": self.branch_at,
+                "source": self.source, "provenance": self.provenance}
+
+    @property
+    def digest(self) -> bytes:
+        return _digest(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Header":
+        if d.get("format") != FORMAT:
+            raise ValueError(f"header format {d.get('format')!r}, not {FORMAT}")
+        header = cls(str(d["title"]), str(d["created"]), d["root"], d["secret"], d["parent"],
+                     d["branch_at"], dict(d["source"]), dict(d["provenance"]))
+        if not (isinstance(header.root, bytes) and len(header.root) == 32
+                and isinstance(header.secret, bytes) and len(header.secret) == 32):
+            raise ValueError("root and secret are 32 bytes")
+        return header
+
+
+@dataclass(frozen=True)
+class Head:
+    """A duel's anchor after one append: how many events, the last hash, and what it signs."""
+
+    count: int
+    hash: bytes
+    header: bytes                    # the header's digest
+    cards: bytes                     # the card facts' digest
+    status: dict                     # players, turn, LP, result: what ``list`` shows
+    key: bytes                       # the signer's public key
+    signature: bytes
+
+    def message(self, duel_id: str) -> bytes:
+        return _HEAD_LABEL + msgpack.packb([duel_id, self.count, self.hash, self.header, self.cards,
+                                            self.status])
+
+    def to_dict(self) -> dict:
+        return {"n": self.count, "h": self.hash, "header": self.header, "cards": self.cards,
+                "status": self.status, "key": self.key, "sig": self.signature}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Head":
+        return cls(d["n"], d["h"], d["header"], d["cards"], d["status"], d["key"], d["sig"])
 
 
 @dataclass(frozen=True)
@@ -80,29 +159,74 @@ class Record:
 
 @dataclass(frozen=True)
 class DuelInfo:
+    """A duel as ``list`` shows it, read from its header and its last anchor only."""
+
     id: str
     title: str
     created: str
     parent: str | None
     branch_at: int | None
+    events: int = 0
+    status: dict = field(default_factory=dict)
+    source: dict = field(default_factory=dict)
+    provenance: dict = field(default_factory=dict)
+
+
+@dataclass
+class StoredDuel:
+    """Everything the store holds about one duel, read whole."""
+
+    id: str
+    header: Header
+    records: list[Record]
+    cards: CardDB
+    head: Head | None
+
+    @property
+    def events(self) -> list[Event]:
+        return [r.event for r in self.records]
+
+    @property
+    def times(self) -> list[str]:
+        return [r.recorded for r in self.records]
+
+    @property
+    def hashes(self) -> list[bytes]:
+        return [r.hash for r in self.records]
 
 
 @dataclass(frozen=True)
 class Verification:
-    """The result of checking a duel's hash chain: where the first broken link is, and why."""
+    """The result of checking a duel: where the first broken link is, and why; who signed it."""
 
     ok: bool
     events: int
     first_bad: int | None = None
     problem: str = ""
+    signer: PublicKey | None = None
 
 
-def _environment(url: str | None) -> tuple[Environment, str]:
-    """The ``eventsourcing`` environment for a store URL, and a printable name for it."""
+@dataclass
+class _Live:
+    """The fold at a duel's head, kept between appends while no one else writes."""
+
+    history: History
+    header: Header
+    cards: CardDB
+    cards_digest: bytes
+    head: Head
+
+
+def _environment(url: str | None, readonly: bool, create: bool) -> tuple[Environment, str, str]:
+    """The ``eventsourcing`` environment for a store URL, a printable name, and the backend."""
     url = url or os.environ.get(ENV_VAR) or str(default_store_path())
-    parsed = urlparse(url)
+    try:
+        parsed = urlparse(url)
+        parsed.port                                    # a port that is not a number raises here
+    except ValueError as exc:
+        raise StoreError(f"store URL {url!r}: {exc}") from None
     if parsed.scheme in ("postgresql", "postgres"):
-        env = {"PERSISTENCE_MODULE": "eventsourcing.postgres", "CREATE_TABLE": "y",
+        env = {"PERSISTENCE_MODULE": "eventsourcing.postgres",
                "ORIGINATOR_ID_TYPE": "text",
                "POSTGRES_DBNAME": unquote(parsed.path.lstrip("/")) or "postgres",
                "POSTGRES_HOST": parsed.hostname or "127.0.0.1",
@@ -110,43 +234,117 @@ def _environment(url: str | None) -> tuple[Environment, str]:
                "POSTGRES_USER": unquote(parsed.username or "postgres"),
                "POSTGRES_PASSWORD": unquote(parsed.password or ""),
                "POSTGRES_CONNECT_TIMEOUT": "5", "POSTGRES_POOL_SIZE": "4"}
-        schema = dict(p.split("=", 1) for p in parsed.query.split("&") if "=" in p).get("schema")
+        schema = parse_qs(parsed.query).get("schema", [""])[-1]
+        if schema and not _SCHEMA_NAME.match(schema):
+            raise StoreError(f"store URL {url!r}: schema {schema!r} is not a plain name (letters, digits, _)")
+        name = f"{parsed.scheme}://{parsed.hostname or '127.0.0.1'}:{parsed.port or 5432}/{env['POSTGRES_DBNAME']}" \
+               + (f"?schema={schema}" if schema else "")
+        exists = _check_postgres(env, schema or "public", name, readonly, create)
+        env["CREATE_TABLE"] = "n" if exists else "y"
         if schema:
             env["POSTGRES_SCHEMA"] = schema
-            _create_schema(env, schema)
-        return Environment("ygoreplay", env), f"{parsed.scheme}://{parsed.hostname}/{env['POSTGRES_DBNAME']}"
-    path = Path(parsed.path if parsed.scheme == "sqlite" else url).expanduser()
+        return Environment("ygoreplay", env), name, "postgresql"
     if parsed.scheme not in ("", "sqlite", "file") and len(parsed.scheme) > 1:
         raise StoreError(f"unknown store URL {url!r}: use a file path, sqlite:///path or postgresql://...")
+    path = Path(unquote(parsed.path) if parsed.scheme in ("sqlite", "file") else url).expanduser()
+    exists = _check_sqlite(path, readonly, create)
+    if not exists:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the store folder {path.parent}: {exc.strerror}") from None
+    dbname = path.resolve().as_uri() + "?mode=ro" if readonly else str(path)
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "CREATE_TABLE": "n" if exists else "y",
+           "ORIGINATOR_ID_TYPE": "text", "SQLITE_DBNAME": dbname, "SQLITE_LOCK_TIMEOUT": "10"}
+    return Environment("ygoreplay", env), str(path), "sqlite"
+
+
+def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
+    """Whether ``path`` is an existing ygoreplay store; refuses anything else without touching it."""
+    if path.is_dir():
+        raise StoreError(f"{path} is a folder, not a store file")
+    if not path.exists() or path.stat().st_size == 0:
+        if readonly or not create:
+            raise MissingStore(str(path))
+        return False
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise StoreError(f"cannot create the store folder {path.parent}: {exc.strerror}") from None
-    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "CREATE_TABLE": "y",
-           "ORIGINATOR_ID_TYPE": "text", "SQLITE_DBNAME": str(path), "SQLITE_LOCK_TIMEOUT": "10"}
-    return Environment("ygoreplay", env), str(path)
+        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open the store {path}: {exc}") from None
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        marker = conn.execute("SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = 0",
+                              (STORE_ID,)).fetchone() if _SQLITE_TABLES <= tables else None
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path} is not a ygoreplay store (not an SQLite database: {exc})") from None
+    finally:
+        conn.close()
+    if marker is None:
+        found = ", ".join(sorted(tables)[:5]) or "no tables"
+        raise StoreError(f"{path} is not a ygoreplay store (it holds {found}); nothing was changed")
+    _check_marker(marker[0], str(path))
+    return True
 
 
-def _create_schema(env: dict, schema: str) -> None:
-    """A ``?schema=`` URL names a PostgreSQL schema of its own (e.g. one per test run)."""
+def _check_marker(state: bytes, name: str) -> None:
+    try:
+        found = msgpack.unpackb(state).get("format")
+    except (ValueError, AttributeError, msgpack.ExtraData):
+        found = None
+    if found != FORMAT:
+        raise StoreError(f"{name} is a ygoreplay store of format {found!r}; this program reads format {FORMAT}")
+
+
+def _check_postgres(env: dict, schema: str, name: str, readonly: bool, create: bool) -> bool:
+    """Whether the store exists. One direct connection first: a wrong host fails at once with the
+    server's reason; the tables must exist unless the store may be created (and then so is its
+    schema)."""
     import psycopg
     from psycopg import sql
     try:
-        with psycopg.connect(dbname=env["POSTGRES_DBNAME"], host=env["POSTGRES_HOST"],
-                             port=env["POSTGRES_PORT"], user=env["POSTGRES_USER"],
-                             password=env["POSTGRES_PASSWORD"] or None, connect_timeout=5,
-                             autocommit=True) as conn:
-            conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+        with psycopg.connect(dbname=env["POSTGRES_DBNAME"], host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"],
+                             user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"] or None,
+                             connect_timeout=5, autocommit=True) as conn:
+            tables = {row[0] for row in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (schema,))}
+            if _POSTGRES_TABLES <= tables:
+                marker = conn.execute(sql.SQL("SELECT state FROM {} WHERE originator_id = %s AND originator_version = 0")
+                                      .format(sql.Identifier(schema, "ygoreplay_events")), (STORE_ID,)).fetchone()
+                if marker is None:
+                    raise StoreError(f"{name}: the tables hold no ygoreplay store marker; nothing was changed")
+                _check_marker(bytes(marker[0]), name)
+                return True
+            if readonly or not create:
+                raise MissingStore(name)
+            if schema != "public":
+                conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+            return False
     except psycopg.Error as exc:
-        raise StoreError(f"cannot reach PostgreSQL at {env['POSTGRES_HOST']}:{env['POSTGRES_PORT']}: {exc}") from None
+        reason = " ".join(str(exc).split())
+        raise StoreError(f"cannot reach PostgreSQL at {env['POSTGRES_HOST']}:{env['POSTGRES_PORT']} "
+                         f"(database {env['POSTGRES_DBNAME']!r}, user {env['POSTGRES_USER']!r}): {reason}") from None
 
 
 class Store:
-    """Duels recorded as event streams; append, read, rewind, branch, roll back, verify."""
+    """Duels recorded as event streams: record, append, read, rewind, branch, roll back, verify.
 
-    def __init__(self, url: str | None = None, cards: CardDB | None = None) -> None:
-        env, self.name = _environment(url)
+    ``cards`` supplies the facts of cards an append names for the first time (the duel keeps
+    them from then on). ``key`` signs what is written (default: the organiser key, created on the
+    first write); ``trust`` adds public keys whose signatures are accepted besides ``key``'s.
+    ``readonly`` opens an existing store and changes nothing; ``create=False`` refuses a store
+    that does not exist yet.
+    """
+
+    def __init__(self, url: str | None = None, cards: CardDB | None = None, *,
+                 key: OrganiserKey | None = None, trust: Iterable[PublicKey] = (),
+                 readonly: bool = False, create: bool = True) -> None:
+        env, self.name, self.backend = _environment(url, readonly, create)
         self.cards = cards or CardDB.classic()
+        self.readonly = readonly
+        self._key = key
+        self._trust = {k.raw: k for k in trust}
+        if key is not None:                            # its own signatures are trusted
+            self._trust[key.public.raw] = key.public
         for attempt in range(3):       # concurrent first opens race to create the same tables
             try:
                 self.factory = InfrastructureFactory.construct(env)
@@ -156,8 +354,10 @@ class Store:
             except (PersistenceError, OSError, ImportError, sqlite3.Error) as exc:
                 if attempt == 2 or "concurrently" not in str(exc):
                     raise StoreError(f"cannot open the store {self.name}: {exc}") from None
-        self._live: dict[str, History] = {}     # duel id -> the fold at its head, for appends
-        self._head_hash: dict[str, bytes] = {}
+        if env.get("CREATE_TABLE") == "y":
+            self._insert([StoredEvent(STORE_ID, 0, STORE_TOPIC,
+                                      msgpack.packb({"format": FORMAT, "created": chain.now()}))], marker=True)
+        self._live: dict[str, _Live] = {}
 
     def close(self) -> None:
         self.factory.close()
@@ -168,56 +368,148 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _writable(self) -> None:
+        if self.readonly:
+            raise StoreError(f"the store {self.name} is open read-only")
+
+    @property
+    def key(self) -> OrganiserKey:
+        """The key that signs this store's writes, loaded or created on first use."""
+        self._writable()
+        if self._key is None:
+            self._key = OrganiserKey.load_or_create()[0]
+            self._trust[self._key.public.raw] = self._key.public
+        return self._key
+
+    def trusts(self, key: bytes) -> PublicKey | None:
+        """The trusted public key with these bytes: the organiser's own (also when another process
+        created it after this store was opened) or one given in ``trust``."""
+        if key not in self._trust and self._key is None:
+            found = OrganiserKey.load()
+            if found is not None:
+                self._trust[found.public.raw] = found.public
+        return self._trust.get(key)
+
     # -- duels ------------------------------------------------------------------------------------
 
     def create_duel(self, title: str = "", *, parent: str | None = None,
                     branch_at: int | None = None) -> str:
+        """A new duel with no events yet; returns its id."""
+        return self.record([], title, parent=parent, branch_at=branch_at)[0]
+
+    def record(self, events: Iterable[Event], title: str = "", *, times: list[str] | None = None,
+               cards: CardDB | None = None, check: bool = True, root: bytes | None = None,
+               secret: bytes | None = None, created: str | None = None, parent: str | None = None,
+               branch_at: int | None = None, source: dict | None = None, provenance: dict | None = None,
+               ) -> tuple[str | None, int, RuleViolation | None]:
+        """A new duel and its events, written in one transaction; (id, events stored, violation).
+
+        With ``check`` (recording) the events are checked like ``check`` does and the duel keeps
+        the legal prefix before the first violation (no duel at all when that prefix is empty and
+        there were events); without (importing a record) every event is kept and what the rules
+        say of them is the audit's business. ``root``, ``secret``, ``created`` and ``times`` keep
+        those of an imported record; by default they are new.
+        """
+        self._writable()
+        events = list(events)
+        if times is not None and len(times) != len(events):
+            raise ValueError("one recording time per event")
+        header = Header(title, created or chain.now(), root or secrets.token_bytes(32),
+                        secret or secrets.token_bytes(32), parent, branch_at, source or {}, provenance or {})
         duel_id = secrets.token_hex(6)
-        header = {"format": FORMAT, "title": title, "created": _now(), "parent": parent,
-                  "branch_at": branch_at}
-        envelope = {"header": header, "h": _hash(_GENESIS, [header])}
-        self._insert([StoredEvent(duel_id, 0, HEADER_TOPIC, msgpack.packb(envelope))])
-        return duel_id
+        facts = self._facts_for(events, CardDB(), cards)
+        live = _Live(History(facts, audit=True), header, CardDB(), chain.GENESIS, None)
+        rows = [StoredEvent(duel_id, 0, HEADER_TOPIC,
+                            msgpack.packb({"header": header.to_dict(), "h": header.digest}))]
+        count, violation = self._write(duel_id, live, events, times, rows, facts,
+                                       "prefix" if check else "all")
+        if count == 0 and violation is not None:
+            return None, 0, violation
+        return duel_id, count, violation
 
     def duels(self) -> list[DuelInfo]:
-        """Every duel in the store, oldest first."""
+        """Every duel in the store, oldest first, with its count and status from its last anchor."""
+        headers = []
+        start = 1
+        while True:
+            batch = self.events.select_notifications(start, 500, topics=[HEADER_TOPIC])
+            headers += [(str(n.originator_id), n.state) for n in batch]
+            if len(batch) < 500:
+                break
+            start = batch[-1].id + 1
+        return [self._info(duel_id, state) for duel_id, state in headers]
+
+    def info(self, duel_id: str) -> DuelInfo:
+        return self._info(duel_id, self._header_row(duel_id))
+
+    def _info(self, duel_id: str, state: bytes) -> DuelInfo:
+        try:
+            header = self._decode_header(duel_id, state)
+        except StoreError:
+            return DuelInfo(duel_id, "(unreadable header)", "", None, None)
+        head = self._anchor(duel_id)
+        return DuelInfo(duel_id, header.title, header.created, header.parent, header.branch_at,
+                        head.count if head else 0, head.status if head else {}, header.source,
+                        header.provenance)
+
+    def ids(self) -> list[str]:
+        """The id of every duel, oldest first."""
         out, start = [], 1
         while True:
             batch = self.events.select_notifications(start, 500, topics=[HEADER_TOPIC])
-            for n in batch:
-                out.append(self._info(str(n.originator_id), n.state))
+            out += [str(n.originator_id) for n in batch]
             if len(batch) < 500:
                 return out
             start = batch[-1].id + 1
 
-    def info(self, duel_id: str) -> DuelInfo:
-        rows = self.events.select_events(duel_id, lte=0)
-        if not rows:
-            raise StoreError(f"no duel {duel_id!r} in {self.name}")
-        return self._info(duel_id, rows[0].state)
-
     def resolve(self, prefix: str) -> str:
         """A duel id from an unambiguous prefix of it."""
-        matches = [d.id for d in self.duels() if d.id.startswith(prefix)]
+        matches = [d for d in self.ids() if d.startswith(prefix)] if prefix else []
         if len(matches) != 1:
             raise StoreError(f"{'no' if not matches else 'more than one'} duel matches {prefix!r} in {self.name}")
         return matches[0]
 
-    def header_hash(self, duel_id: str) -> bytes:
-        """The hash the duel's chain starts from (its header's)."""
+    def _header_row(self, duel_id: str) -> bytes:
         rows = self.events.select_events(duel_id, lte=0)
         if not rows:
             raise StoreError(f"no duel {duel_id!r} in {self.name}")
-        return msgpack.unpackb(rows[0].state)["h"]
+        return rows[0].state
+
+    def header(self, duel_id: str) -> Header:
+        return self._decode_header(duel_id, self._header_row(duel_id))
 
     @staticmethod
-    def _info(duel_id: str, state: bytes) -> DuelInfo:
+    def _decode_header(duel_id: str, state: bytes) -> Header:
         try:
-            header = msgpack.unpackb(state)["header"]
-            return DuelInfo(duel_id, str(header["title"]), str(header["created"]), header["parent"],
-                            header["branch_at"])
-        except (ValueError, KeyError, TypeError, AttributeError):   # tampered: ``verify`` says so
-            return DuelInfo(duel_id, "(unreadable header)", "", None, None)
+            envelope = msgpack.unpackb(state)
+            return Header.from_dict(envelope["header"])
+        except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData) as exc:
+            raise StoreError(f"duel {duel_id}: its header cannot be read ({exc}); run verify") from None
+
+    def _anchor(self, duel_id: str) -> Head | None:
+        rows = self.events.select_events(f"{duel_id}/head", desc=True, limit=1)
+        if not rows:
+            return None
+        try:
+            return Head.from_dict(msgpack.unpackb(rows[0].state))
+        except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
+            return None
+
+    def cards_of(self, duel_id: str) -> tuple[CardDB, bytes]:
+        """The duel's own card facts and their digest."""
+        facts: list[CardFacts] = []
+        digest = chain.GENESIS
+        for row in self.events.select_events(f"{duel_id}/cards"):
+            try:
+                batch = msgpack.unpackb(row.state)["cards"]
+                facts += [CardFacts.from_dict(c) for c in batch]
+            except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, CardDBError) as exc:
+                raise StoreError(f"duel {duel_id}: its card facts cannot be read ({exc}); run verify") from None
+            digest = hashlib.sha256(digest + msgpack.packb(batch)).digest()
+        try:
+            return CardDB(facts), digest
+        except CardDBError as exc:
+            raise StoreError(f"duel {duel_id}: its card facts are inconsistent ({exc}); run verify") from None
 
     # -- appending --------------------------------------------------------------------------------
 
@@ -226,141 +518,259 @@ class Store:
         """Check and append events at the head; returns the new length. All or nothing.
 
         Raises RuleViolation (nothing written) for an illegal event, ConflictError when another
-        writer got there first, or when ``expected_position`` is not the head. ``times`` keeps
-        the recording times of an imported record (default: now).
+        writer got there first, or when ``expected_position`` is not the head; VerificationError
+        when the head no longer matches its signed anchor (truncated or rechained: run verify).
         """
+        self._writable()
         events = [events] if isinstance(events, Event) else list(events)
         if times is not None and len(times) != len(events):
             raise ValueError("one recording time per event")
-        history, prev = self._head(duel_id)
-        start = history.position
+        live = self._head(duel_id)
+        start = live.history.position
         if expected_position is not None and expected_position != start:
             raise ConflictError(f"duel {duel_id} has {start} events, not {expected_position}: someone else appended")
-        rows, snapshots = [], []
+        facts = self._facts_for(events, live.cards, None)
         try:
-            for i, event in enumerate(events):
-                history.append(event)                 # raises RuleViolation before anything is written
-                body = [history.position - 1, event.to_dict(), times[i] if times else _now()]
-                digest = _hash(prev, body)
-                rows.append(StoredEvent(duel_id, history.position, event.kind,
-                                        msgpack.packb({"e": body[1], "t": body[2], "p": prev, "h": digest})))
-                prev = digest
-                if history.position % SNAPSHOT_EVERY == 0:    # every boundary, even inside a batch
-                    snapshots.append(StoredEvent(duel_id, history.position, SNAPSHOT_TOPIC,
-                                                 msgpack.packb(history.to_data())))
-            self._insert(rows)
+            return self._write(duel_id, live, events, times, [], facts, "strict")[0]
         except BaseException:
             self._live.pop(duel_id, None)             # the cached fold may hold unwritten events
             raise
-        self._head_hash[duel_id] = prev
-        for row in snapshots:
-            self._write_snapshot(row)
-        return history.position
 
-    def _insert(self, rows: list[StoredEvent]) -> None:
+    def _facts_for(self, events: list[Event], have: CardDB, extra: CardDB | None) -> CardDB:
+        """``have`` and the facts of every card the events name that ``have`` lacks, from
+        ``extra`` or the store's card database (unknown cards are the rules' business: CARD-01)."""
+        lookup = self.cards if extra is None else self.cards.merged(extra)
+        wanted = [c for c in referenced_codes(events) if c not in have and c in lookup]
+        return have.merged(lookup.subset(wanted)) if wanted else have
+
+    def _write(self, duel_id: str, live: _Live, events: list[Event], times: list[str] | None,
+               rows: list[StoredEvent], facts: CardDB, mode: str) -> tuple[int, RuleViolation | None]:
+        """Fold ``events`` onto ``live`` and write them, with the card facts they add and a new
+        signed anchor, in one transaction; snapshots follow. ``mode`` says what a violation does:
+        ``strict`` raises it before anything is written, ``prefix`` writes the events before it,
+        ``all`` refuses nothing (a record being imported). Returns (new length, violation)."""
+        history = live.history
+        used = referenced_codes(events) & set(facts)
+        added = facts.subset(used - set(live.cards))
+        cards = live.cards.merged(added) if len(added) else live.cards
+        history.cards = history.state.db = cards
+        prev = live.head.hash if live.head else live.header.root
+        snapshots, events_rows, violation = [], [], None
+        for i, event in enumerate(events):
+            position = history.position
+            try:
+                history.append(event, strict=mode != "all")
+            except RuleViolation as v:
+                if mode == "strict":
+                    raise
+                violation = v
+                break
+            when = chain.canonical_time(times[i]) if times else chain.now()
+            wire = event.to_dict()
+            digest_i = chain.link(prev, position, wire, when)
+            events_rows.append(StoredEvent(duel_id, position + 1, event.kind,
+                                           msgpack.packb({"e": wire, "t": when, "p": prev, "h": digest_i})))
+            prev = digest_i
+            if history.position % SNAPSHOT_EVERY == 0:
+                snapshots.append((history.position, msgpack.packb(history.to_data()), prev))
+        count = history.position
+        if violation is not None:                      # only the facts the kept events name
+            added = facts.subset(referenced_codes(events[:len(events_rows)]) & (used - set(live.cards)))
+            cards = live.cards.merged(added) if len(added) else live.cards
+        digest = live.cards_digest
+        if len(added):
+            batch = sorted(added.to_json_list(), key=lambda c: c["code"])
+            rows.append(StoredEvent(f"{duel_id}/cards", count, CARDS_TOPIC, msgpack.packb({"cards": batch})))
+            digest = hashlib.sha256(digest + msgpack.packb(batch)).digest()
+        if count == 0 and violation is not None:        # nothing legal to record: no duel at all
+            return 0, violation
+        state = history.state
+        status = {"players": list(state.players), "turn": state.turn, "lp": [s.lp for s in state.sides],
+                  "ended": state.ended, "winner": state.winner, "reason": state.end_reason}
+        key = self.key
+        unsigned = Head(count, prev, live.header.digest, digest, status, key.public.raw, b"")
+        head = Head(count, prev, live.header.digest, digest, status, key.public.raw,
+                    key.sign(unsigned.message(duel_id)))
+        rows += events_rows
+        rows.append(StoredEvent(f"{duel_id}/head", count, HEAD_TOPIC, msgpack.packb(head.to_dict())))
+        self._insert(rows)
+        history.cards = history.state.db = cards
+        self._live[duel_id] = _Live(history, live.header, cards, digest, head)
+        for position, data, at in snapshots:
+            self._write_snapshot(duel_id, position, data, at)
+        return count, violation
+
+    def _insert(self, rows: list[StoredEvent], marker: bool = False) -> None:
         try:
             self.events.insert_events(rows)
         except IntegrityError:
+            if marker:                                 # another process created the store first
+                return
             for row in rows:
-                self._live.pop(str(row.originator_id), None)
+                self._live.pop(str(row.originator_id).split("/")[0], None)
             raise ConflictError(
                 f"duel {rows[0].originator_id}: position {rows[0].originator_version - 1} was written "
                 "by another writer first; nothing of this append was recorded") from None
         except PersistenceError as exc:
-            raise StoreError(f"the store {self.name} refused the write: {exc}") from None
+            raise StoreError(f"the store {self.name} refused the write (nothing was written): {exc}") from None
 
-    def _head(self, duel_id: str) -> tuple[History, bytes]:
-        """The fold at the duel's head and the head's hash (cached while no one else appends)."""
+    def _head(self, duel_id: str) -> _Live:
+        """The fold at the duel's head, its header and card facts and its anchor, checked: the
+        stored head must be the one its last signed anchor names."""
         last = self.events.select_events(duel_id, desc=True, limit=1)
         if not last:
             raise StoreError(f"no duel {duel_id!r} in {self.name}")
-        try:
-            head_hash = msgpack.unpackb(last[0].state)["h"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise StoreError(f"duel {duel_id}: the last stored record cannot be decoded ({exc}); "
-                             "run verify") from None
-        if duel_id in self._live and self._live[duel_id].position == last[0].originator_version \
-                and self._head_hash[duel_id] == head_hash:
-            return self._live[duel_id], head_hash
-        history = self._history(duel_id, last[0].originator_version)
-        self._live[duel_id] = history
-        self._head_hash[duel_id] = head_hash
-        return history, head_hash
+        count = last[0].originator_version
+        head = self._anchor(duel_id)
+        cached = self._live.get(duel_id)
+        if cached is not None and cached.head == head and cached.history.position == count:
+            return cached
+        header = self._decode_header(duel_id, self._header_row(duel_id))
+        head_hash = header.root if count == 0 else self._envelope(duel_id, last[0])["h"]
+        if head is None or head.count != count or head.hash != head_hash:
+            raise VerificationError(f"duel {duel_id}: its last {count} stored event(s) do not match its signed "
+                                    "anchor (events deleted, added or rechained); nothing was appended. "
+                                    "Run 'ygoreplay verify'")
+        if self.trusts(head.key) is None or not self.trusts(head.key).verify(head.signature, head.message(duel_id)):
+            raise VerificationError(f"duel {duel_id}: its anchor is not signed by a trusted organiser key; "
+                                    "nothing was appended. Run 'ygoreplay verify'")
+        cards, digest = self.cards_of(duel_id)
+        if digest != head.cards or header.digest != head.header:
+            raise VerificationError(f"duel {duel_id}: its header or card facts were altered since its last "
+                                    "anchor; nothing was appended. Run 'ygoreplay verify'")
+        live = _Live(self._history(duel_id, count, cards), header, cards, digest, head)
+        self._live[duel_id] = live
+        return live
 
-    def _write_snapshot(self, row: StoredEvent) -> None:
+    def _write_snapshot(self, duel_id: str, position: int, data: bytes, at: bytes) -> None:
+        key = self.key
+        signature = key.sign(self._snapshot_message(duel_id, position, at, data))
+        row = StoredEvent(duel_id, position, SNAPSHOT_TOPIC,
+                          msgpack.packb({"d": data, "h": at, "key": key.public.raw, "sig": signature}))
         try:
             self.snapshots.insert_events([row])
         except IntegrityError:
             pass                                     # another process wrote the same snapshot
+        except PersistenceError:
+            pass                                     # a snapshot is a cache: the events are written
+
+    @staticmethod
+    def _snapshot_message(duel_id: str, position: int, at: bytes, data: bytes) -> bytes:
+        return _SNAPSHOT_LABEL + msgpack.packb([duel_id, position, at, hashlib.sha256(data).digest()])
 
     # -- reading ----------------------------------------------------------------------------------
 
     def records(self, duel_id: str) -> list[Record]:
         """Every stored event in order, decoded, marked reverted where a rollback undid it."""
         rows = self.events.select_events(duel_id, gt=0)
-        if not rows and not self.events.select_events(duel_id, lte=0):
-            raise StoreError(f"no duel {duel_id!r} in {self.name}")
+        if not rows:
+            self._header_row(duel_id)                 # "no duel" when it does not exist
         decoded = [self._decode(duel_id, row) for row in rows]
         reverted: dict[int, int] = {}
-        rolled: set[int] = set()
+        in_effect: list[int] = []                     # positions of play in effect, in order
         for rec in decoded:
-            if rec.event.kind == "rolled_back":
-                for pos in range(rec.event.to, rec.position):
-                    if pos not in reverted and pos not in rolled:
-                        reverted[pos] = rec.position
-                rolled.add(rec.position)
+            if rec.event.kind == "rolled_back" and 0 < rec.event.to < rec.position:
+                while in_effect and in_effect[-1] >= rec.event.to:
+                    reverted[in_effect.pop()] = rec.position
+            elif rec.event.kind != "rolled_back":
+                in_effect.append(rec.position)
         return [Record(r.position, r.event, r.recorded, r.prev_hash, r.hash, reverted.get(r.position))
                 for r in decoded]
 
-    def _decode(self, duel_id: str, row: StoredEvent) -> Record:
-        where = f"duel {duel_id} event {row.originator_version - 1}"
+    def load(self, duel_id: str, *, verified: bool = True) -> StoredDuel:
+        """The whole duel: header, records, card facts, anchor. With ``verified`` (export, branch)
+        a record that fails ``verify`` raises VerificationError: nothing is derived from it."""
+        if verified:
+            result = self.verify(duel_id)
+            if not result.ok:
+                where = "its header" if result.first_bad == -1 else (
+                    f"event {result.first_bad}" if result.first_bad is not None else "its anchor")
+                raise VerificationError(f"duel {duel_id} fails verification at {where}: {result.problem}; "
+                                        "nothing was derived from it")
+        cards, _digest = self.cards_of(duel_id)
+        return StoredDuel(duel_id, self.header(duel_id), self.records(duel_id), cards, self._anchor(duel_id))
+
+    @staticmethod
+    def _envelope(duel_id: str, row: StoredEvent) -> dict:
         try:
             env = msgpack.unpackb(row.state)
+            if not isinstance(env, dict):
+                raise TypeError("not a map")
+            return env
+        except (ValueError, TypeError, msgpack.ExtraData) as exc:
+            raise StoreError(f"duel {duel_id} event {row.originator_version - 1}: the stored record cannot be "
+                             f"decoded ({exc}); run verify") from None
+
+    def _decode(self, duel_id: str, row: StoredEvent) -> Record:
+        where = f"duel {duel_id} event {row.originator_version - 1}"
+        env = self._envelope(duel_id, row)
+        try:
             return Record(row.originator_version - 1, from_dict(env["e"], where), env["t"], env["p"], env["h"])
-        except (ValueError, KeyError, TypeError, msgpack.ExtraData) as exc:
-            raise StoreError(f"{where}: the stored record cannot be decoded ({exc})") from None
+        except (KeyError, TypeError, EventFormatError) as exc:
+            raise StoreError(f"{where}: the stored record cannot be decoded ({exc}); run verify") from None
 
     def state_at(self, duel_id: str, position: int | None = None) -> DuelState:
-        """The state after the first ``position`` events (all when None), from the nearest snapshot."""
+        """The state after the first ``position`` events (all when None), from the nearest
+        snapshot that checks out."""
+        last = self.events.select_events(duel_id, desc=True, limit=1)
+        if not last:
+            raise StoreError(f"no duel {duel_id!r} in {self.name}")
+        length = last[0].originator_version
         if position is None:
-            return self._head(duel_id)[0].state.copy()
-        history = self._history(duel_id, max(position, 0)) if position >= 0 else None
-        if history is None or history.position != position or (position == 0 and not self._exists(duel_id)):
-            last = self.events.select_events(duel_id, desc=True, limit=1)    # only to say what is wrong
-            if not last:
-                raise StoreError(f"no duel {duel_id!r} in {self.name}")
-            length = last[0].originator_version
+            position = length
+        if not 0 <= position <= length:
             raise StoreError(f"duel {duel_id} has {length} events: a position is 0..{length}, not {position}")
-        return history.state
+        return self._history(duel_id, position, self.cards_of(duel_id)[0]).state
 
-    def _exists(self, duel_id: str) -> bool:
-        return bool(self.events.select_events(duel_id, lte=0))
-
-    def _history(self, duel_id: str, position: int) -> History:
-        """The fold after ``position`` events: nearest snapshot at or before it, then the rest."""
-        snaps = self.snapshots.select_events(duel_id, lte=position, desc=True, limit=1)
-        restore = self._restorer(duel_id)
-        if snaps:
-            history = History.from_data(msgpack.unpackb(snaps[0].state), self.cards, restore=restore)
-        else:
-            history = History(self.cards, restore=restore)
+    def _history(self, duel_id: str, position: int, cards: CardDB) -> History:
+        """The fold after ``position`` events, refusing nothing: the nearest good snapshot at or
+        before it, then the stored events after it."""
+        history = self._from_snapshot(duel_id, position, cards)
+        if history is None:
+            history = History(cards, audit=True, restore=self._restorer(duel_id, cards))
         if history.position < position:
             for row in self.events.select_events(duel_id, gt=history.position, lte=position):
                 history.append(self._decode(duel_id, row).event)
         return history
 
-    def _restorer(self, duel_id: str):
-        return lambda to: self._history(duel_id, to).state
+    def _from_snapshot(self, duel_id: str, position: int, cards: CardDB) -> History | None:
+        """A history resumed from the newest snapshot at or before ``position`` whose signature
+        holds and whose chain hash is the stored event's there; None when there is none."""
+        for row in self.snapshots.select_events(duel_id, lte=position, desc=True, limit=4):
+            try:
+                snap = msgpack.unpackb(row.state)
+                at, data = snap["h"], snap["d"]
+                signer = self.trusts(snap["key"])
+                if signer is None or not signer.verify(snap["sig"], self._snapshot_message(
+                        duel_id, row.originator_version, at, data)):
+                    continue
+                stored = self.events.select_events(duel_id, gt=row.originator_version - 1,
+                                                   lte=row.originator_version)
+                if not stored or self._envelope(duel_id, stored[0]).get("h") != at:
+                    continue
+                return History.from_data(msgpack.unpackb(data), cards, audit=True,
+                                         restore=self._restorer(duel_id, cards))
+            except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, StoreError,
+                    EventFormatError, CardDBError):
+                continue
+        return None
 
-    # -- branches, rollbacks ------------------------------------------------------------------------
+    def _restorer(self, duel_id: str, cards: CardDB):
+        return lambda to: self._history(duel_id, to, cards).state
+
+    # -- branches ---------------------------------------------------------------------------------
 
     def branch(self, duel_id: str, at: int, title: str = "") -> str:
-        """A new duel whose history is the first ``at`` events of ``duel_id``; the parent is untouched."""
-        records = self.records(duel_id)
-        if not 0 < at <= len(records):
-            raise StoreError(f"duel {duel_id} has {len(records)} events: branch at 1..{len(records)}, not {at}")
-        child = self.create_duel(title or f"branch of {duel_id} at {at}", parent=duel_id, branch_at=at)
-        self.append(child, [r.event for r in records[:at]])
+        """A new duel whose history is the first ``at`` events of ``duel_id`` (their times and
+        chain kept: the branch's first ``at`` hashes are the parent's); the parent is untouched."""
+        duel = self.load(duel_id)
+        if not 0 < at <= len(duel.records):
+            raise StoreError(f"duel {duel_id} has {len(duel.records)} events: branch at 1..{len(duel.records)}, not {at}")
+        child, _count, _violation = self.record(
+            duel.events[:at], title or f"branch of {duel_id} at {at}", times=duel.times[:at], cards=duel.cards,
+            check=False, root=duel.header.root, secret=duel.header.secret, parent=duel_id, branch_at=at,
+            source=duel.header.source, provenance={"branched": chain.now()})
+        assert child is not None
         return child
 
     def tree(self, duel_id: str) -> list[tuple[int, DuelInfo]]:
@@ -369,49 +779,131 @@ class Store:
         if duel_id not in infos:
             raise StoreError(f"no duel {duel_id!r} in {self.name}")
         root = duel_id
-        while infos[root].parent in infos:
+        seen = {root}
+        while infos[root].parent in infos and infos[root].parent not in seen:
             root = infos[root].parent
+            seen.add(root)
         children: dict[str | None, list[DuelInfo]] = {}
         for d in infos.values():
             children.setdefault(d.parent, []).append(d)
         out: list[tuple[int, DuelInfo]] = []
-
-        def walk(d: DuelInfo, depth: int) -> None:
+        stack = [(infos[root], 0)]
+        visited: set[str] = set()
+        while stack:
+            d, depth = stack.pop()
+            if d.id in visited:
+                continue
+            visited.add(d.id)
             out.append((depth, d))
-            for c in sorted(children.get(d.id, []), key=lambda c: (c.branch_at or 0, c.created)):
-                walk(c, depth + 1)
-        walk(infos[root], 0)
+            kids = sorted(children.get(d.id, []), key=lambda c: (c.branch_at or 0, c.created))
+            stack.extend((c, depth + 1) for c in reversed(kids))
         return out
 
     # -- tamper evidence ------------------------------------------------------------------------------
 
     def verify(self, duel_id: str) -> Verification:
-        """Check the hash chain from the header to the last event; name the first broken link."""
+        """Check a duel end to end: the header, every link of the hash chain, the card facts, every
+        anchor (count, head, digests, signature by a trusted key) and every snapshot. The first
+        broken link is named; -1 is the header."""
         rows = self.events.select_events(duel_id)
         if not rows or rows[0].originator_version != 0:
             raise StoreError(f"no duel {duel_id!r} in {self.name}")
+        count = len(rows) - 1
         try:
-            header = msgpack.unpackb(rows[0].state)
-            prev = header["h"]
-            if _hash(_GENESIS, [header["header"]]) != prev:
-                return Verification(False, len(rows) - 1, -1, "the duel header was altered")
-        except (ValueError, KeyError, TypeError, msgpack.ExtraData):
-            return Verification(False, len(rows) - 1, -1, "the duel header cannot be decoded")
+            envelope = msgpack.unpackb(rows[0].state)
+            header = Header.from_dict(envelope["header"])
+        except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
+            return Verification(False, count, -1, "the duel header cannot be decoded")
+        if envelope.get("h") != header.digest:
+            return Verification(False, count, -1, "the duel header was altered")
+        hashes: list[bytes] = []
+        prev = header.root
         for expected, row in enumerate(rows[1:]):
             position = row.originator_version - 1
             if position != expected:
-                return Verification(False, len(rows) - 1, expected,
-                                    f"event {expected} is missing (the next stored is {position})")
+                return Verification(False, count, expected, f"event {expected} is missing (the next stored is {position})")
             try:
                 env = msgpack.unpackb(row.state)
-                body = [position, env["e"], env["t"]]
                 if env["p"] != prev:
-                    return Verification(False, len(rows) - 1, position,
+                    return Verification(False, count, position,
                                         f"event {position} does not follow event {position - 1} (dropped or reordered)")
-                if _hash(prev, body) != env["h"] or env["e"].get("kind") != row.topic:
-                    return Verification(False, len(rows) - 1, position, f"event {position} was altered")
+                if chain.link(prev, position, env["e"], env["t"]) != env["h"] or env["e"].get("kind") != row.topic:
+                    return Verification(False, count, position, f"event {position} was altered")
                 prev = env["h"]
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
-                return Verification(False, len(rows) - 1, position, f"event {position} cannot be decoded")
-        return Verification(True, len(rows) - 1)
+                return Verification(False, count, position, f"event {position} cannot be decoded")
+            hashes.append(prev)
+        return self._verify_anchors(duel_id, header, hashes)
 
+    def _verify_anchors(self, duel_id: str, header: Header, hashes: list[bytes]) -> Verification:
+        count = len(hashes)
+        try:
+            cards_rows = [(row.originator_version, msgpack.unpackb(row.state)["cards"])
+                          for row in self.events.select_events(f"{duel_id}/cards")]
+            heads = [Head.from_dict(msgpack.unpackb(row.state))
+                     for row in self.events.select_events(f"{duel_id}/head")]
+        except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
+            return Verification(False, count, None, "its anchors or card facts cannot be decoded")
+        if not heads:
+            return Verification(False, count, None, "it has no signed anchor")
+        digests, digest = {}, chain.GENESIS
+        for version, batch in cards_rows:
+            digest = hashlib.sha256(digest + msgpack.packb(batch)).digest()
+            digests[version] = digest
+        signer = None
+        for head in heads:
+            signer = self.trusts(head.key)
+            if signer is None:
+                return Verification(False, count, None, f"its anchor at {head.count} is signed by key "
+                                    f"{PublicKey(head.key).fingerprint if len(head.key) == 32 else '?'}, not a key "
+                                    "trusted here (pass --key)")
+            if not signer.verify(head.signature, head.message(duel_id)):
+                return Verification(False, count, None, f"the signature of its anchor at {head.count} does not hold")
+            if head.count > count:
+                missing = head.count - count
+                return Verification(False, count, count, f"the last {missing} event(s) are missing: an anchor "
+                                    f"signed at {head.count} events names them")
+            expected = header.root if head.count == 0 else hashes[head.count - 1]
+            if head.hash != expected:
+                return Verification(False, count, head.count - 1 if head.count else -1,
+                                    f"the events up to {head.count} are not the ones its anchor signed (rechained)")
+            if head.header != header.digest:
+                return Verification(False, count, -1, "the duel header is not the one its anchors signed")
+            cards_digest = max(((v, d) for v, d in digests.items() if v <= head.count), default=(0, chain.GENESIS))[1]
+            if head.cards != cards_digest:
+                return Verification(False, count, None, f"the card facts are not the ones its anchor at {head.count} signed")
+        if heads[-1].count != count:
+            return Verification(False, count, heads[-1].count, f"events {heads[-1].count}..{count - 1} were added "
+                                "after its last signed anchor")
+        problem = self._check_snapshots(duel_id, hashes)
+        if problem:
+            return Verification(False, count, None, problem)
+        return Verification(True, count, signer=signer)
+
+    def _check_snapshots(self, duel_id: str, hashes: list[bytes]) -> str:
+        """A snapshot that is used must be the fold's own state at its position: signed, bound to
+        the chain there, and equal to a fresh fold."""
+        snaps = self.snapshots.select_events(duel_id)
+        if not snaps:
+            return ""
+        cards = self.cards_of(duel_id)[0]
+        history = History(cards, audit=True)
+        records = self.records(duel_id)
+        done = 0
+        for row in snaps:
+            position = row.originator_version
+            try:
+                snap = msgpack.unpackb(row.state)
+                signer = self.trusts(snap["key"])
+                bound = 0 < position <= len(hashes) and snap["h"] == hashes[position - 1]
+                if signer is None or not bound or not signer.verify(
+                        snap["sig"], self._snapshot_message(duel_id, position, snap["h"], snap["d"])):
+                    return f"the snapshot at {position} is not signed or not bound to the chain (it is not used)"
+                for rec in records[done:position]:
+                    history.append(rec.event)
+                done = position
+                if msgpack.unpackb(snap["d"]) != msgpack.unpackb(msgpack.packb(history.to_data())):
+                    return f"the snapshot at {position} is not the state the events give there"
+            except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
+                return f"the snapshot at {position} cannot be decoded (it is not used)"
+        return ""

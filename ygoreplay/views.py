@@ -1,47 +1,66 @@
 """Views: what a player or a spectator was allowed to see, derived from the full record.
 
 A record holds everything (deck orders, hands, face-down cards), as a judge sees it. A view is
-derived at export time, never kept as a second log:
+derived when it is exported or served, never kept as a second log:
 
 * ``judge``: everything;
-* ``p0`` / ``p1``: that player's own decklist, hand and face-down cards, and what was public;
+* ``p0`` / ``p1``: that player's own decklist (not its order), hand and face-down cards, and what
+  was public;
 * ``spectator``: public information only.
 
-Events name cards by instance id and carry passcodes only where decks are registered, positions
-set up and tokens created, so redaction is small: those passcodes are masked (0, the hidden card)
-where the viewer could not see them, every deck order is replaced by a neutral one, and each card's
-passcode is *disclosed* at the event that shows it to the viewer (summoned face-up, sent to the GY,
-revealed, drawn into the viewer's own hand…). Each hidden deck order is committed to with a keyed
-hash; ``verify_against`` proves a judge record matches what a view committed to.
+What a view must not give away, and how it does not:
+
+* **Passcodes** of cards the viewer cannot see are masked (0, the hidden card) where decks are
+  registered, positions set up and tokens created; each card's passcode is *disclosed* at the
+  event that shows it to the viewer (summoned face-up, sent to the GY, revealed, drawn into the
+  viewer's own hand...). A player's own decklist travels as a sorted list, not in its order.
+* **Card names**: a card's id in the record says where it was registered (``p1.m7`` is the 8th
+  card of player 1's list, and lists are written in groups of copies), so a view renames every
+  card with a keyed permutation of its pile, and gives a card a fresh name whenever it goes
+  where the viewer cannot follow it (into a Deck, a hidden hand, the Extra Deck face-down): a
+  card that left the field cannot be recognised when it comes back face-down.
+* **Deck orders** are replaced by a neutral one and committed to with a keyed hash (HMAC-SHA256
+  under the duel's secret, which only the judge record and the store hold); ``verify --against``
+  proves a judge record matches what a view committed to. Positions inside hidden piles are
+  dropped from the events.
+
+Free text (judge notes, rollback reasons, cited effects) is public in every view; card ids inside
+it are renamed like the rest.
 """
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
+import re
 from typing import Any, Iterator
 
 import msgpack
 
 from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
-    BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, CardsDrawn, DeckRegistered,
-    DeckShuffled, Event, PositionSetUp)
+    BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed,
+    CardsDrawn, DeckRegistered, DeckShuffled, Event, Loc, PositionSetUp, RolledBack, TokenCreated,
+    from_dict)
 from .rules import History
 from .state import Card, DuelState
 
 VIEWS = ("judge", "p0", "p1", "spectator")
+_ON_FIELD = frozenset((MZONE, SZONE, FZONE, OVERLAY))
+_HIDDEN_PILES = frozenset((DECK, HAND, EXTRA, BANISHED))
 
 
-def _viewer(view: str) -> int | None:
+def viewer(view: str) -> int | None:
     """The player a view belongs to (None for judge and spectator)."""
     return {"p0": 0, "p1": 1}.get(view)
 
 
 def can_see(view: str, card: Card) -> bool:
-    """May this view know the card's identity where it is now? (ZONE-11..16, POS-04)"""
-    if view == "judge" or card.revealed:
+    """May this view know the card's identity where it is now? (ZONE-11..16, POS-04) A reveal
+    shows a card for the moment of the event only (``redact``)."""
+    if view == "judge":
         return True
-    me = _viewer(view)
+    me = viewer(view)
     zone = card.zone
     if zone == GY or zone == OVERLAY:
         return True
@@ -56,60 +75,167 @@ def can_see(view: str, card: Card) -> bool:
 
 def commitment(key: bytes, index: int, player: int, order: list) -> bytes:
     """A keyed hash of a hidden deck order: binding for the record, hiding for the view."""
-    return hashlib.sha256(key + msgpack.packb([index, player, order])).digest()
+    return hmac.new(key, msgpack.packb(["ygoreplay/commitment", index, player, order]), hashlib.sha256).digest()
 
 
 @dataclasses.dataclass
 class Redaction:
     events: list[Event]
-    disclosures: list[list]          # [event index, card id, passcode]
+    disclosures: list[list]          # [event index, view's card id, passcode]
     commitments: list[list]          # [event index, player, digest]
+    renames: list[list]              # [event index, old view ids, new view ids], both sorted
+    decklist: dict[str, list[int]]   # the viewer's own registered cards, sorted
     codes: set[int]                  # every passcode the view may carry
 
 
+class _Names:
+    """The view's name for every card of the record, the cards whose identity the view knows,
+    and the undo log that keeps both in step with judge rollbacks (the view's own fold restores
+    its state the same way, so both sides agree on every name)."""
+
+    def __init__(self, key: bytes, view: str) -> None:
+        self.key, self.view = key, view
+        self.of: dict[str, str] = {}             # record id -> view id
+        self.known: set[str] = set()             # record ids whose identity the view knows
+        self.fresh = 0                           # fresh names handed out (never reused)
+        self.tokens = [0, 0]
+        self.undo: list[tuple[int, str, Any]] = []   # (index, record id, old name or _KNOWN/_UNKNOWN)
+
+    def name(self, index: int, card_id: str, name: str) -> None:
+        self.undo.append((index, card_id, self.of.get(card_id, _ABSENT)))
+        self.of[card_id] = name
+
+    def learn(self, index: int, card_id: str) -> None:
+        self.undo.append((index, card_id, _UNKNOWN))
+        self.known.add(card_id)
+
+    def forget(self, index: int, card_id: str) -> None:
+        self.undo.append((index, card_id, _KNOWN))
+        self.known.discard(card_id)
+
+    def roll_back(self, to: int) -> None:
+        while self.undo and self.undo[-1][0] >= to:
+            _index, card_id, old = self.undo.pop()
+            if old is _KNOWN:
+                self.known.add(card_id)
+            elif old is _UNKNOWN:
+                self.known.discard(card_id)
+            elif old is _ABSENT:
+                self.of.pop(card_id, None)
+            else:
+                self.of[card_id] = old
+
+    def _keyed(self, ids: list[str], salt: Any) -> list[str]:
+        return sorted(ids, key=lambda cid: hmac.new(
+            self.key, msgpack.packb(["ygoreplay/name", self.view, salt, cid]), hashlib.sha256).digest())
+
+    def permuted(self, index: int, ids: list[str], pattern: str) -> None:
+        """Name ``ids`` ``pattern % rank`` in an order only the key decides."""
+        for rank, card_id in enumerate(self._keyed(ids, pattern)):
+            self.name(index, card_id, pattern % rank)
+
+    def token(self, index: int, card_id: str, owner: int) -> None:
+        self.tokens[owner] += 1
+        self.name(index, card_id, f"p{owner}.t{self.tokens[owner]}")
+
+    def mix(self, index: int, owner: int, ids: list[str]) -> list:
+        """Fresh names for the cards of one hidden pile, dealt in an order only the key decides:
+        the view learns that the pile was mixed, never which new name an old one became."""
+        old = sorted(self.of[c] for c in ids)
+        new = [f"p{owner}.h{self.fresh + i + 1}" for i in range(len(ids))]
+        self.fresh += len(ids)
+        for card_id, name in zip(self._keyed(ids, self.fresh), new):
+            self.name(index, card_id, name)
+        return [index, old, sorted(new)]
+
+
+_ABSENT, _KNOWN, _UNKNOWN = object(), object(), object()
+
+
 def redact(events: list[Event], cards: CardDB, view: str, key: bytes) -> Redaction:
-    """Derive a view of a full record (the judge's events) for ``view``."""
+    """Derive ``view`` of a full record (the judge's events), with the duel's secret ``key``."""
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
+    out = Redaction([], [], [], [], {}, set())
+    if view == "judge":
+        out.events = list(events)
+        out.codes = set(cards)
+        return out
     history = History(cards, audit=True)
-    me = _viewer(view)
-    known: set[str] = set()
-    out = Redaction([], [], [], set())
+    names = _Names(key, view)
     for index, event in enumerate(events):
         before = history.state
-        event = _redact_event(event, index, before, view, me, key, out)
-        seen = set(history.state.cards)
-        history.append(events[index])
+        existing = set(before.cards)
+        decks = [set(side.deck) for side in before.sides]
+        masked = _neutral_order(event, index, before, key, out)
+        history.append(event)
         state = history.state
-        if view == "judge":
-            out.events.append(events[index])
-            continue
-        new = [cid for cid in state.cards if cid not in seen]
-        event = _mask_new_cards(event, index, key, state, new, view, me, known, out)
-        out.events.append(event)
-        for card_id, card in state.cards.items():
-            if card_id not in known and can_see(view, card):
-                known.add(card_id)
-                out.disclosures.append([index, card_id, card.code])
-                out.codes.add(card.code)
-    if view == "judge":
-        out.codes = set(cards)
+        if isinstance(event, RolledBack) and history.rollbacks and history.rollbacks[-1][0] == index:
+            names.roll_back(event.to)
+        new = [cid for cid in state.cards if cid not in existing]
+        view_event = _renamed(_name_new_cards(masked, index, key, state, new, view, names, out), names.of)
+        if isinstance(view_event, DeckShuffled):      # neutral: sorted by the view's own names
+            view_event = dataclasses.replace(view_event, order=tuple(sorted(view_event.order)))
+        out.events.append(view_event)
+        shown = set(_shown_by(event))
+        made = set(new)                            # created here: not known, nothing to lose track of
+        mixed_decks = {p for p in (0, 1) if not set(state.sides[p].deck) - made <= decks[p]
+                       or (isinstance(event, DeckShuffled) and event.player == p)}
+        _learn(index, state, view, names, shown, mixed_decks, out)
     return out
 
 
-def _redact_event(event: Event, index: int, before: DuelState, view: str, me: int | None,
-                  key: bytes, out: Redaction) -> Event:
-    """Neutral deck orders (with commitments) and explicit drawn cards, for any non-judge view."""
-    if view == "judge":
-        return event
+def _shown_by(event: Event) -> tuple[str, ...]:
+    """Cards an event shows to everyone for that moment only: a reveal, an activation."""
+    if isinstance(event, CardRevealed):
+        return event.cards
+    if isinstance(event, Activated):
+        return (event.card,)
+    return ()
+
+
+def _neutral_order(event: Event, index: int, before: DuelState, key: bytes, out: Redaction) -> Event:
+    """Deck orders become commitments; a draw names the drawn cards (the view cannot find them
+    on top of a Deck whose order it does not know); positions in hidden piles are dropped."""
     if isinstance(event, DeckShuffled):
         player = event.player
         out.commitments.append([index, player, commitment(key, index, player, list(event.order))])
-        return dataclasses.replace(event, order=tuple(sorted(event.order)), seed=None)
+        return dataclasses.replace(event, seed=None)
     if isinstance(event, CardsDrawn) and not event.cards:
         player = before.turn_player if event.player is None else event.player
         if player in (0, 1):
             return dataclasses.replace(event, cards=tuple(before.sides[player].deck[:event.count]))
+    source = getattr(event, "source", None)
+    if isinstance(source, Loc) and source.zone in _HIDDEN_PILES and source.index is not None:
+        return dataclasses.replace(event, source=Loc(source.controller, source.zone))
+    return event
+
+
+def _name_new_cards(event: Event, index: int, key: bytes, state: DuelState, new: list[str],
+                    view: str, names: _Names, out: Redaction) -> Event:
+    """Name the cards an event creates, and mask the passcodes the view may not see."""
+    me = viewer(view)
+    if isinstance(event, DeckRegistered):            # masked even when refused: it names the cards
+        player = event.player
+        names.permuted(index, [c for c in new if state.cards[c].zone == DECK], f"p{player}.m%d")
+        names.permuted(index, [c for c in new if state.cards[c].zone == EXTRA], f"p{player}.x%d")
+        decklist = [list(event.main), list(event.extra), list(event.side)]
+        out.commitments.append([index, player, commitment(key, index, player, decklist)])
+        if player == me:
+            out.decklist = {"main": sorted(event.main), "extra": sorted(event.extra), "side": sorted(event.side)}
+            out.codes.update(event.main, event.extra, event.side)
+        return dataclasses.replace(event, main=(0,) * len(event.main), extra=(0,) * len(event.extra),
+                                   side=(0,) * len(event.side))
+    if isinstance(event, PositionSetUp):
+        if not new:                                  # refused: nothing was placed, nothing shown
+            return dataclasses.replace(event, sides=tuple(_all_hidden(side) for side in event.sides))
+        for owner in (0, 1):
+            names.permuted(index, [c for c in new if state.cards[c].owner == owner], f"p{owner}.s%d")
+        return _masked_set_up(event, index, key, state, new, view, names, out)
+    if isinstance(event, TokenCreated) and new:
+        for card_id in new:                      # created face-up: public
+            names.token(index, card_id, state.cards[card_id].owner)
+            out.codes.add(state.cards[card_id].code)
     return event
 
 
@@ -118,68 +244,133 @@ def _redact_event(event: Event, index: int, before: DuelState, view: str, me: in
 _SETUP_ORDER = (DECK, HAND, GY, BANISHED, EXTRA, MZONE, SZONE, FZONE)
 
 
-def _mask_new_cards(event: Event, index: int, key: bytes, state: DuelState, new: list[str],
-                    view: str, me: int | None, known: set[str], out: Redaction) -> Event:
-    """Mask the passcodes of cards an event creates that the view may not see."""
-    if isinstance(event, DeckRegistered):
-        if event.player == me:
-            known.update(new)
-            out.codes.update(event.main, event.extra, event.side)
-            return event
-        # The masked decklist is the deck's hidden order until a shuffle: commit to it too.
-        decklist = [list(event.main), list(event.extra), list(event.side)]
-        out.commitments.append([index, event.player, commitment(key, index, event.player, decklist)])
-        return dataclasses.replace(event, main=(0,) * len(event.main), extra=(0,) * len(event.extra),
-                                   side=(0,) * len(event.side))
-    if isinstance(event, PositionSetUp):
-        ids = iter(new)
-        sides = []
-        for player, side in enumerate(event.sides):
-            masked = dict(side)
-            # Cards get their ids in the order the rules create them, whatever the keys' order.
-            for zone in sorted(side, key=lambda z: _SETUP_ORDER.index(z) if z in _SETUP_ORDER else -1):
-                value = side[zone]
-                if zone == "lp":
-                    masked[zone] = value
-                elif isinstance(value, list):
-                    masked[zone] = [None if v is None else _mask_spec(v, state, ids, view, known, out)
-                                    for v in value]
-                elif value is not None:
-                    masked[zone] = _mask_spec(value, state, ids, view, known, out)
-                else:
-                    masked[zone] = None
-            sides.append(masked)
-            deck = [state.cards[cid].code for cid in state.sides[player].deck]
-            out.commitments.append([index, player, commitment(key, index, player, deck)])
-        return dataclasses.replace(event, sides=tuple(sides))
-    for cid in new:                                  # tokens: created face-up, public
-        known.add(cid)
-        out.codes.add(state.cards[cid].code)
-    return event
+def _masked_set_up(event: PositionSetUp, index: int, key: bytes, state: DuelState, new: list[str],
+                   view: str, names: _Names, out: Redaction) -> PositionSetUp:
+    ids = iter(new)
+    me = viewer(view)
+    sides = []
+    for player, side in enumerate(event.sides):
+        masked: dict[str, Any] = {}
+        # Cards get their ids in the order the rules create them, whatever the keys' order.
+        for zone in sorted(side, key=lambda z: _SETUP_ORDER.index(z) if z in _SETUP_ORDER else -1):
+            value = side[zone]
+            if zone == "lp":
+                masked[zone] = value
+            elif isinstance(value, list):
+                masked[zone] = [None if v is None else _masked_spec(v, state, ids, view, names) for v in value]
+            else:
+                masked[zone] = None if value is None else _masked_spec(value, state, ids, view, names)
+        sides.append(masked)
+        deck = [state.cards[cid].code for cid in state.sides[player].deck]
+        out.commitments.append([index, player, commitment(key, index, player, deck)])
+        if player == me:
+            out.decklist = {"main": sorted(deck), "extra": [], "side": []}
+            out.codes.update(deck)
+    return dataclasses.replace(event, sides=tuple(sides))
 
 
-def _mask_spec(spec: Any, state: DuelState, ids: Iterator[str], view: str, known: set[str],
-               out: Redaction) -> dict:
-    """One card of a set-up position, with its id made explicit and its passcode masked if hidden."""
+def _all_hidden(side: dict) -> dict:
+    def hide(spec: Any) -> Any:
+        return None if spec is None else {"code": 0}
+    return {zone: value if zone == "lp" else [hide(v) for v in value] if isinstance(value, list) else hide(value)
+            for zone, value in side.items()}
+
+
+def _masked_spec(spec: Any, state: DuelState, ids: Iterator[str], view: str, names: _Names) -> dict:
+    """One card of a set-up position, named for the view, its passcode masked when hidden."""
     data = {"code": spec} if isinstance(spec, int) else dict(spec)
     card_id = next(ids)
     card = state.cards[card_id]
-    data["id"] = card_id
-    if can_see(view, card):
-        known.add(card_id)
-        out.codes.add(card.code)
-    else:
+    data["id"] = names.of[card_id]
+    if not can_see(view, card):
         data["code"] = 0
-        data.pop("token", None)
+        for hidden in ("token", "atk", "defense", "level"):
+            data.pop(hidden, None)
     if "materials" in data:
-        data["materials"] = [_mask_spec(m, state, ids, view, known, out) for m in data["materials"]]
+        data["materials"] = [_masked_spec(m, state, ids, view, names) for m in data["materials"]]
     return data
+
+
+def _learn(index: int, state: DuelState, view: str, names: _Names, shown: set[str],
+           mixed_decks: set[int], out: Redaction) -> None:
+    """What the view learns at this event (disclosures), and which hidden piles it must lose
+    track of: a Deck that was shuffled or took a card in, and any hidden pile a card the view
+    knew went into. A card the view knows stays known on the field (everyone sees it turned
+    face-down) and while it is a link of the open chain (everyone saw it activated)."""
+    disclosed = []
+    piles: set[tuple[int, str]] = {(p, DECK) for p in mixed_decks}
+    chained = {link.card for link in state.chain}     # an activated card is followed while its link is open
+    for card_id, card in state.cards.items():
+        if card_id not in names.of:
+            continue
+        lasting = can_see(view, card)
+        if card_id not in names.known:
+            if lasting or card_id in shown:
+                disclosed.append([index, names.of[card_id], card.code])
+                out.codes.add(card.code)
+                names.learn(index, card_id)
+        if card_id in names.known and not lasting and card.zone not in _ON_FIELD and card_id not in chained:
+            names.forget(index, card_id)           # gone where the viewer cannot follow it
+            piles.add(_pile(card))
+    for card_id in [c for c in names.known if c not in state.cards]:   # a token that ceased to exist
+        names.forget(index, card_id)
+    # Sorted by name, so not even the order of one event's entries follows the record's ids.
+    out.disclosures += sorted(disclosed, key=lambda row: row[1])
+    for owner, zone in sorted(piles):
+        members = [cid for cid in _pile_ids(state, owner, zone)
+                   if cid not in names.known and not can_see(view, state.cards[cid])]
+        if members:
+            out.renames.append(names.mix(index, owner, members))
+
+
+def _pile(card: Card) -> tuple[int, str]:
+    return (card.controller if card.zone == HAND else card.owner), card.zone
+
+
+def _pile_ids(state: DuelState, player: int, zone: str) -> list[str]:
+    side = state.sides[player]
+    return {DECK: side.deck, HAND: side.hand, EXTRA: side.extra, BANISHED: side.banished}[zone]
+
+
+# -- renaming card ids inside events -----------------------------------------------------------
+
+_ID_FIELDS = frozenset(("card", "tributes", "materials", "targets", "attacker", "target", "destroyed",
+                        "cards", "order"))
+_TEXT_FIELDS = frozenset(("description", "note", "reason", "judge", "effect", "cause"))
+_ID_IN_TEXT = re.compile(r"p[01]\.[A-Za-z_]*\d+")
+
+
+def _renamed(event: Event, of: dict[str, str]) -> Event:
+    """The event with every card id the record uses replaced by the view's name for it."""
+    if not of:
+        return event
+    data = event.to_dict()
+    changed = _rename_in(data, of)
+    return from_dict(changed) if changed is not data else event
+
+
+def _rename_in(value: Any, of: dict[str, str], key: str = "") -> Any:
+    if isinstance(value, dict):
+        out = {k: _rename_in(v, of, k) for k, v in value.items()}
+        return value if all(out[k] is value[k] for k in value) else out
+    if isinstance(value, list):
+        out = [_rename_in(v, of, key) for v in value]
+        return value if all(a is b for a, b in zip(out, value)) else out
+    if isinstance(value, str):
+        if value in of and (key in _ID_FIELDS or key == "cause"):
+            return of[value]
+        if key in _TEXT_FIELDS:
+            text = _ID_IN_TEXT.sub(lambda m: of.get(m.group(0), m.group(0)), value)
+            return value if text == value else text
+    return value
 
 
 def view_cards(cards: CardDB, codes: set[int]) -> CardDB:
     """The card facts a view may carry (never one it could not see)."""
     return cards.subset(c for c in codes if c in cards and c != 0)
 
+
+# -- folding a view -----------------------------------------------------------------------------
 
 #: Stand-ins for the hidden cards of a view's set-up position, so the rules can place them (a
 #: face-down monster must be a monster, a Set Field Spell a Field Spell); hidden again once placed.
@@ -188,6 +379,7 @@ _STAND_INS = {
     EXTRA: CardFacts(code=0x7FFFFFF0, name=HIDDEN_NAME, type=int(CardType.MONSTER | CardType.FUSION)),
     FZONE: CardFacts(code=0x7FFFFFF1, name=HIDDEN_NAME, type=int(CardType.SPELL | CardType.FIELD)),
 }
+_STAND_IN_CODES = frozenset(f.code for f in _STAND_INS.values())
 
 
 def _with_stand_ins(event: PositionSetUp) -> PositionSetUp:
@@ -209,33 +401,48 @@ def _with_stand_ins(event: PositionSetUp) -> PositionSetUp:
 
 
 class ViewReplay:
-    """Folds a view's events: disclosures give cards their identity at the event that shows them."""
+    """Folds a view's events: disclosures give cards their identity at the event that shows
+    them, renames give a card the fresh name the view knows it by once it cannot be followed."""
 
-    def __init__(self, events: list[Event], cards: CardDB, disclosures: list[list]) -> None:
+    def __init__(self, events: list[Event], cards: CardDB, disclosures: list[list],
+                 renames: list[list] | None = None) -> None:
         self.events = events
         self.cards = cards.merged(CardDB([HIDDEN_CARD, *{f.code: f for f in _STAND_INS.values()}.values()]))
-        self.by_index: dict[int, list[tuple[str, int]]] = {}
+        self.shown: dict[int, list[tuple[str, int]]] = {}
         for index, card_id, code in disclosures:
-            self.by_index.setdefault(index, []).append((card_id, code))
+            self.shown.setdefault(index, []).append((card_id, code))
+        self.renamed: dict[int, list[tuple[list, list]]] = {}
+        for index, old, new in renames or ():
+            self.renamed.setdefault(index, []).append((old, new))
+
+    def _show(self, index: int, state: DuelState) -> None:
+        for card_id, code in self.shown.get(index, ()):
+            card = state.cards.get(card_id)
+            if card is not None and code in self.cards:
+                card.code, card.facts = code, self.cards[code]
+
+    def _settle(self, index: int, state: DuelState) -> None:
+        """After an event: the cards it created that it shows, stand-ins hidden again, renames."""
+        self._show(index, state)
+        if isinstance(self.events[index], PositionSetUp):
+            for card in state.cards.values():
+                if card.code in _STAND_IN_CODES:
+                    card.code, card.facts = 0, self.cards[0]
+        for olds, news in self.renamed.get(index, ()):        # one hidden pile mixed
+            for old, new in zip(olds, news):
+                if old in state.cards and new not in state.cards:
+                    card = state.rename_card(old, new)
+                    card.code, card.facts = 0, self.cards[0]
 
     def _walk(self, after: bool) -> Iterator[tuple[int, Event, DuelState]]:
-        history = History(self.cards, audit=True)
-        history.state.deck_order_known = False
+        start = DuelState(self.cards)
+        start.deck_order_known = False
+        history = History(self.cards, audit=True, state=start, before=self._show, after=self._settle)
         for index, event in enumerate(self.events):
-            for card_id, code in self.by_index.get(index, ()):    # shown by this very event
-                card = history.state.cards.get(card_id)
-                if card is not None and code in self.cards:
-                    card.code, card.facts = code, self.cards[code]
             if not after:
+                self._show(index, history.state)            # shown by this very event
                 yield index, event, history.state
-            if isinstance(event, PositionSetUp):
-                history.append(_with_stand_ins(event))
-                for card in history.state.cards.values():
-                    if card.code in (_STAND_INS[MZONE].code, _STAND_INS[FZONE].code):
-                        card.code, card.facts = 0, self.cards[0]
-            else:
-                history.append(event)
-            history.state.deck_order_known = False
+            history.append(_with_stand_ins(event) if isinstance(event, PositionSetUp) else event)
             if after:
                 yield index, event, history.state
 

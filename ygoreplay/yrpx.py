@@ -93,8 +93,9 @@ import os
 import struct
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
+
+from .errors import InputError
 
 # -- file constants (gframe/replay.h) ----------------------------------------------------------
 
@@ -114,6 +115,31 @@ BASE_HEADER_SIZE = 32
 EXTENDED_HEADER_SIZE = 72
 YRP2_HEADER_SIZE = 80
 NAME_SIZE = 40            # 20 UTF-16LE code units, NUL padded
+
+DATASIZE_OFFSET = 16      # u32 datasize: the decompressed body's size
+PROPS_OFFSET = 24         # LZMA properties: lc/lp/pb byte, u32 dictionary size, 3 unused
+
+# -- bounds (measured on the 102 files of shared/real-replays/edopro, with a wide margin) -------
+#
+# A replay says how big its body is before it is decompressed, so every limit is checked before
+# the work it bounds: a refused file costs well under a second and a few MB, never what its
+# header asks for.
+
+#: The whole file. The largest real one is 0.9 MiB (an uncompressed replay); compressed ones are
+#: 1-25 KB. Checked on the file's size before it is read.
+MAX_FILE_SIZE = 32 << 20
+#: The decompressed body (names, flags, packets). The largest real one is 2.3 MiB (5,845 packets).
+MAX_BODY_SIZE = 32 << 20
+#: How many times its compressed size a body may announce. The real bodies expand at most 136
+#: times (LZMA of the message stream); 1,024 leaves 7 times that, and a 28 KB file announcing
+#: 200 MB (7,000 times) is refused from its header alone.
+MAX_RATIO = 1024
+#: The YRP1 embedded in a yrpX (decks and responses): at most 5 KB decoded in the corpus.
+MAX_EMBEDDED_SIZE = 1 << 20
+#: Packets in the message stream: at most 5,845 in the corpus (one per 400 body bytes).
+MAX_PACKETS = 100_000
+#: Player responses in a YRP1: at most 816 in the corpus.
+MAX_RESPONSES = 100_000
 
 DUEL_PSEUDO_SHUFFLE = 0x10
 DUEL_RELAY = 0x80
@@ -182,7 +208,7 @@ TYPE_TUNER, TYPE_SPSUMMON = 0x1000, 0x2000000
 WIN_REASONS = {0: "surrender", 1: "lp", 2: "deck_out", 3: "time", 4: "disconnect"}
 
 
-class YrpxError(ValueError):
+class YrpxError(InputError):
     """A replay that cannot be read or imported: what is wrong, and where.
 
     ``offset`` is a byte offset into the file, or, when ``space`` is ``"body"``, into the
@@ -401,19 +427,41 @@ def _header(data: bytes, what: str) -> tuple[tuple, int, int, tuple[int, ...]]:
     return base, BASE_HEADER_SIZE, 0, (base[3],)
 
 
-def _body(data: bytes, base: tuple, header_size: int, what: str) -> bytes:
+def _body(data: bytes, base: tuple, header_size: int, what: str, limit: int = MAX_BODY_SIZE,
+          largest: str = "about 2 MiB") -> bytes:
+    """The body after the header, decompressed; never more than ``limit`` bytes, and never more
+    than ``MAX_RATIO`` times the compressed bytes, both checked before anything is decompressed."""
     ident, _version, flags, _seed, datasize, _hash, props = base
+    packed = len(data) - header_size
     if not flags & REPLAY_COMPRESSED:
+        if packed > limit:
+            raise YrpxError(f"{what}: the body is {packed:,} bytes; a replay body is at most {limit:,} "
+                            f"({_mib(limit)}; the largest real ones are {largest})", header_size)
         return bytes(data[header_size:])
-    stream = props[:5] + struct.pack("<Q", datasize) + data[header_size:]
+    if datasize > limit:
+        raise YrpxError(f"{what}: the header announces a body of {datasize:,} bytes; a replay body is at most "
+                        f"{limit:,} ({_mib(limit)}; the largest real ones are {largest})", DATASIZE_OFFSET)
+    if datasize > MAX_RATIO * packed:
+        raise YrpxError(f"{what}: the header announces a body of {datasize:,} bytes, more than {MAX_RATIO:,} times "
+                        f"the {packed:,} compressed bytes that follow (real replays expand at most about 140 times): "
+                        "a truncated or forged file", DATASIZE_OFFSET)
+    # A valid stream never refers back past its own start, so a dictionary the size of the body
+    # always suffices: a forged header's 4 GiB dictionary is not allocated as it asks.
+    dictionary = min(struct.unpack_from("<I", props, 1)[0], max(datasize, 4096))
+    stream = props[:1] + struct.pack("<IQ", dictionary, datasize) + data[header_size:]
     try:
-        body = lzma.LZMADecompressor(format=lzma.FORMAT_ALONE).decompress(stream, max_length=datasize)
+        decompressor = lzma.LZMADecompressor(format=lzma.FORMAT_ALONE, memlimit=dictionary + (64 << 20))
+        body = decompressor.decompress(stream, max_length=datasize)
     except lzma.LZMAError as err:
         raise YrpxError(f"{what}: the LZMA body cannot be decompressed ({err})", header_size) from None
     if len(body) < datasize:
         raise YrpxError(f"{what}: the compressed body holds {len(body)} of the {datasize} bytes the header announces "
                         "(truncated file?)", len(data))
     return body[:datasize]
+
+
+def _mib(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB"
 
 
 def _names(r: _Reader, flags: int) -> list[list[str]]:
@@ -442,12 +490,16 @@ def _decode(data: bytes, what: str, nested: bool = False) -> YrpxReplay:
     ai_name = None
     if ident == YRPX:
         duel_flags = r.u64("duel flags") if flags & REPLAY_64BIT_DUELFLAG else r.u32("duel flags")
+        _count_packets(body, r.pos)
         while r.left:
             start = r.pos
             mid = r.u8("a packet id")
             length = r.u32(f"the length of packet {mid} at body byte {start}")
             payload = r.bytes(length, f"packet {mid} (announced {length} bytes) at body byte {start}")
             if mid == OLD_REPLAY_MODE:
+                if yrp1 is not None:
+                    raise YrpxError("a second embedded YRP1 replay (a yrpX holds one, in its last packet)",
+                                    start, space="body")
                 try:
                     yrp1 = _decode_yrp1(payload, f"{what}: embedded replay")
                 except YrpxError as err:
@@ -466,11 +518,23 @@ def _decode(data: bytes, what: str, nested: bool = False) -> YrpxReplay:
                       duel_flags, packets, yrp1, bool(flags & REPLAY_COMPRESSED), len(body), ai_name)
 
 
+def _count_packets(body: bytes, pos: int) -> None:
+    """Refuse a stream of more than ``MAX_PACKETS`` packets before one is built: walks the
+    5-byte packet headers only (a truncated last packet is left for the reader to report)."""
+    end, count, unpack = len(body), 0, struct.unpack_from
+    while pos + 5 <= end:
+        if count == MAX_PACKETS:
+            raise YrpxError(f"the message stream holds more than {MAX_PACKETS:,} packets (a real duel has a few "
+                            "thousand)", pos, space="body")
+        pos += 5 + unpack("<I", body, pos + 1)[0]
+        count += 1
+
+
 def _decode_yrp1(data: bytes, what: str) -> Yrp1:
     base, header_size, _hv, seeds = _header(data, what)
     if base[0] != YRP1:
         raise YrpxError(f"{what} is not a YRP1 replay (id {base[0]:#010x})", 0)
-    body = _body(data, base, header_size, what)
+    body = _body(data, base, header_size, what, MAX_EMBEDDED_SIZE, largest="about 5 KB")
     r = _Reader(body, 0, f"{what} body")
     names = _names(r, base[2])
     return _yrp1_from(r, base, names, seeds)
@@ -497,6 +561,9 @@ def _yrp1_from(r: _Reader, base: tuple, names: list[list[str]], seeds: tuple[int
             rule_cards = _codes(r, "rule cards")
     responses = 0
     while r.left:
+        if responses == MAX_RESPONSES:
+            raise YrpxError(f"more than {MAX_RESPONSES:,} player responses (a real duel has hundreds)",
+                            r.base + r.pos, space="body")
         n = r.u8("a response length")
         if n == 0:
             break
@@ -519,19 +586,33 @@ def read_yrpx(path_or_bytes: str | os.PathLike[str] | bytes | bytearray) -> Yrpx
     Raises ``YrpxError`` (with the byte offset) for anything that is not a readable replay.
     """
     if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
-        data, what = bytes(path_or_bytes), "replay"
+        what = "replay"
+        if len(path_or_bytes) > MAX_FILE_SIZE:
+            raise YrpxError(_too_large(len(path_or_bytes)))
+        data = bytes(path_or_bytes)
     else:
         what = str(path_or_bytes)
         try:
-            data = Path(path_or_bytes).read_bytes()
+            size = os.stat(path_or_bytes).st_size        # before reading: a 2 GiB file is not read
+            if size > MAX_FILE_SIZE:
+                raise YrpxError(_too_large(size), None, what)
+            with open(path_or_bytes, "rb") as f:
+                data = f.read(MAX_FILE_SIZE + 1)         # a file that grew, or a device, stops here
         except OSError as err:
             raise YrpxError(f"cannot read: {err.strerror}", None, what) from None
+        if len(data) > MAX_FILE_SIZE:
+            raise YrpxError(_too_large(len(data), more=True), None, what)
     try:
         return _decode(data, "replay")
     except YrpxError as err:
         if what != "replay":
             raise YrpxError(err.detail, err.offset, what, err.space) from None
         raise
+
+
+def _too_large(size: int, more: bool = False) -> str:
+    return (f"the file is {'more than ' if more else ''}{MAX_FILE_SIZE if more else size:,} bytes; a replay file is at "
+            f"most {MAX_FILE_SIZE:,} ({_mib(MAX_FILE_SIZE)}; the largest real ones are about 1 MB)")
 
 
 # -- card queries (MSG_UPDATE_DATA / MSG_UPDATE_CARD) -----------------------------------------

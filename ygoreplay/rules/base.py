@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from typing import NoReturn
 
+from ..errors import YgoreplayError
 from ..events import (
     BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Event)
 from ..state import Card, DuelState, Override, Violation
 
 
-class RuleViolation(Exception):
+class RuleViolation(YgoreplayError):
     """An event the rules refuse: the rule ID, the event's index, and a message for a judge."""
+
+    exit_code = 1
 
     def __init__(self, rule: str, message: str, index: int, kind: str = "") -> None:
         super().__init__(f"#{index} {rule} {message}")

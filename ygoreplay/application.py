@@ -1,0 +1,284 @@
+"""The application layer: what ygoreplay does, with one result shape each.
+
+The command line (``cli.py``) and the HTTP service are thin faces over these functions and the
+``Records`` class; neither reaches into the store's internals. Results are plain dataclasses with
+``to_dict()``, the shape ``--json`` prints and the service answers; errors are the package's own
+(``errors.py``), which each face maps to an exit code or an HTTP status in one place.
+
+* ``check``: fold events through the rules, every violation and override;
+* ``Records``: the organiser's store (record, append, import, export, branch, roll back, note,
+  verify, list), signing what it writes and what leaves it with the organiser's key;
+* ``verify_file``: a ``.ygr`` file's chain, its signature against trusted keys, and optionally
+  its derivation from a judge file.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import chain
+from .cards import CardDB
+from .errors import InputError, VerificationError
+from .events import Event, JudgeNote, RolledBack
+from .exchange import make_replay, verify_against
+from .replay_file import ReplayFile, verify_chain
+from .rules import AuditReport, RuleViolation, audit
+from .signing import OrganiserKey, PublicKey
+from .state import DuelState, Override, Violation
+from .store import DuelInfo, Store, Verification
+from .views import VIEWS
+
+
+# -- result shapes ----------------------------------------------------------------------------------
+
+def violation_dict(v: Violation | RuleViolation) -> dict:
+    return {"index": v.index, "rule": v.rule, "message": v.message}
+
+
+def override_dict(o: Override) -> dict:
+    return {"index": o.index, "rule": o.rule, "message": o.message,
+            "cite": {"card": o.cite.card, "effect": o.cite.effect}}
+
+
+def result_dict(state: DuelState) -> dict:
+    return {"lp": [s.lp for s in state.sides], "turn": state.turn, "phase": state.phase,
+            "winner": state.winner, "reason": state.end_reason}
+
+
+@dataclass
+class CheckReport:
+    """What the rules say of a duel: every violation, every override, the final position."""
+
+    report: AuditReport
+
+    @property
+    def legal(self) -> bool:
+        return self.report.legal
+
+    def to_dict(self) -> dict:
+        r = self.report
+        return {"events": r.events, "violations": [violation_dict(v) for v in r.violations],
+                "overrides": [override_dict(o) for o in r.overrides], "final": result_dict(r.state)}
+
+
+def check(events: list[Event], cards: CardDB) -> CheckReport:
+    return CheckReport(audit(events, cards))
+
+
+@dataclass
+class Signature:
+    """Who signed a file or a stored duel, and whether that key is trusted here."""
+
+    signer: PublicKey | None
+    valid: bool | None
+    trusted: bool
+
+    def to_dict(self) -> dict:
+        return {"signed": self.signer is not None, "valid": self.valid, "trusted": self.trusted,
+                "key": self.signer.text if self.signer else None,
+                "fingerprint": self.signer.fingerprint if self.signer else None}
+
+    def describe(self) -> str:
+        if self.signer is None:
+            return "NOT signed: nothing proves who wrote it"
+        if not self.valid:
+            return f"its signature by key {self.signer.fingerprint} does NOT hold: altered after signing"
+        if not self.trusted:
+            return (f"signed by key {self.signer.fingerprint}, which is not a key trusted here "
+                    f"(pass --key {self.signer.text} if you trust it)")
+        return f"signed by organiser key {self.signer.fingerprint}"
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.signer is not None and self.valid and self.trusted)
+
+
+def signature_of(replay: ReplayFile, trust: Iterable[PublicKey]) -> Signature:
+    trusted = {k.raw for k in trust}
+    return Signature(replay.signer, replay.signature_valid,
+                     replay.signer is not None and replay.signer.raw in trusted)
+
+
+@dataclass
+class FileVerification:
+    events: int
+    first_bad: int | None
+    signature: Signature
+    problems: list[str] = field(default_factory=list)      # from --against
+    judge_signature: Signature | None = None               # the --against file's
+
+    @property
+    def authentic(self) -> bool:
+        """Signed by a trusted key, or proven derived from a judge file that is."""
+        return self.signature.ok or (self.judge_signature is not None and self.judge_signature.ok
+                                     and not self.problems)
+
+    @property
+    def ok(self) -> bool:
+        return self.first_bad is None and self.authentic and not self.problems
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "events": self.events, "chain_ok": self.first_bad is None,
+                "first_bad_link": self.first_bad, "signature": self.signature.to_dict(),
+                "judge_signature": self.judge_signature.to_dict() if self.judge_signature else None,
+                "problems": self.problems}
+
+
+def verify_file(replay: ReplayFile, trust: Iterable[PublicKey], against: ReplayFile | None = None) -> FileVerification:
+    """A file's chain end to end, its signature against ``trust``, and with ``against`` (a judge
+    file) the proof that it was derived from that record (a view derived from a judge file signed
+    by a trusted key is as good as signed)."""
+    trust = list(trust)
+    problems = verify_against(replay, against) if against is not None else []
+    return FileVerification(len(replay.events), verify_chain(replay), signature_of(replay, trust), problems,
+                            signature_of(against, trust) if against is not None else None)
+
+
+def trusted_keys(specs: Iterable[str], key: OrganiserKey | None = None) -> list[PublicKey]:
+    """The public keys given (``ed25519:...`` or key files) and the local organiser's own."""
+    keys = [PublicKey.parse(spec) for spec in specs]
+    local = key or OrganiserKey.load()
+    if local is not None:
+        keys.append(local.public)
+    return keys
+
+
+# -- the store --------------------------------------------------------------------------------------
+
+@dataclass
+class Recorded:
+    """A duel written into the store: how many events it had, how many were kept, and the
+    violation that stopped it (recording keeps the legal prefix)."""
+
+    id: str | None
+    events: int
+    stored: int
+    violation: RuleViolation | None = None
+    violations: list[Violation] = field(default_factory=list)    # imports: what the audit found
+    skipped: bool = False                                        # already in the store
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "events_read": self.events, "events_stored": self.stored,
+                "violation": violation_dict(self.violation) if self.violation else None,
+                "violations": [violation_dict(v) for v in self.violations], "skipped": self.skipped}
+
+
+class Records:
+    """The organiser's store of duels: every way a duel gets in, changes and goes out."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def record(self, events: list[Event], title: str, cards: CardDB | None = None) -> Recorded:
+        """Record a duel, checking every event: the legal prefix is kept (no duel when nothing
+        before the first violation is legal)."""
+        duel_id, stored, violation = self.store.record(events, title, cards=cards)
+        return Recorded(duel_id, len(events), stored, violation)
+
+    def append(self, duel_id: str, events: list[Event], expected: int | None = None) -> int:
+        return self.store.append(duel_id, events, expected_position=expected)
+
+    def rollback(self, duel_id: str, to: int, judge: str, reason: str) -> int:
+        """A judge backs the game up to before event ``to``: an event of its own (MATCH-08)."""
+        for what, value in (("judge", judge), ("reason", reason)):
+            if not value.strip():
+                raise InputError(f"a rollback needs a {what}: it is signed and explained")
+        length = self.store.info(duel_id).events
+        if not 0 < to < length:
+            raise InputError(f"duel {duel_id} has {length} events: a rollback goes back to 1..{length - 1}, not {to}")
+        return self.store.append(duel_id, RolledBack(to=to, judge=judge, reason=reason))
+
+    def note(self, duel_id: str, judge: str, text: str, category: str = "note") -> int:
+        if not judge.strip() or not text.strip():
+            raise InputError("a judge note needs the judge's name and a text")
+        return self.store.append(duel_id, JudgeNote(judge=judge, note=text, category=category))
+
+    def branch(self, duel_id: str, at: int, title: str = "") -> str:
+        length = self.store.info(duel_id).events
+        if not 0 < at <= length:
+            raise InputError(f"duel {duel_id} has {length} events: branch at 1..{length}, not {at}")
+        return self.store.branch(duel_id, at, title)
+
+    def export(self, duel_id: str, view: str = "judge") -> ReplayFile:
+        """A replay file of a stored duel for one view, derived from the verified record: a
+        record that fails verification is refused, and a judge file carries the stored chain."""
+        if view not in VIEWS:
+            raise InputError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
+        duel = self.store.load(duel_id, verified=True)
+        match: dict[str, Any] = {"duel": duel_id, "title": duel.header.title}
+        if duel.header.parent:
+            match.update(parent=duel.header.parent, branch_at=duel.header.branch_at)
+        return make_replay(duel.events, duel.times, duel.cards, view, duel.header.root, duel.header.secret,
+                           match, duel.header.source, duel.header.created, chain=duel.hashes)
+
+    def import_replay(self, replay: ReplayFile, title: str | None, trust: Iterable[PublicKey],
+                      unsigned: bool = False) -> Recorded:
+        """Record a judge file as a new duel, after checking it: its chain must hold and (unless
+        ``unsigned``) its signature must be a trusted key's. Its root, secret, times and card facts
+        are kept, so the views handed out earlier still verify against a re-export."""
+        if replay.view != "judge":
+            raise InputError(f"a {replay.view} view lacks hidden information and cannot be recorded; "
+                             "import the judge file")
+        bad = verify_chain(replay)
+        if bad is not None:
+            where = "its header's head hash" if bad == -1 else f"event {bad}"
+            raise VerificationError(f"the file's hash chain is broken at {where}: it was altered; nothing was imported")
+        signature = signature_of(replay, trust)
+        if not signature.ok and not (unsigned and (replay.signer is None or replay.signature_valid)):
+            raise VerificationError(f"the file is {signature.describe()}; nothing was imported"
+                                    + ("" if signature.valid is False else
+                                       " (--unsigned imports it as an unverified record)"))
+        provenance = {"imported": chain.now(), "file_head": replay.head,
+                      "signed_by": replay.signer.text if replay.signer else None, "trusted": signature.ok,
+                      "match": replay.match}
+        title = title or str(replay.match.get("title") or "")
+        duel_id, stored, _ = self.store.record(
+            replay.events, title, times=replay.times, cards=replay.cards, check=False, root=replay.root,
+            secret=replay.commit_key or None, created=replay.created or None, source=replay.source,
+            provenance=provenance)
+        return Recorded(duel_id, len(replay.events), stored, violations=audit(replay.events, replay.cards).violations)
+
+    def sources(self) -> dict[str, DuelInfo]:
+        """The stored duels imported from a file, by the file's SHA-256."""
+        return {info.source["sha256"]: info for info in self.store.duels()
+                if info.source.get("sha256") and not info.parent}
+
+    def import_yrpx(self, path: Path, names: CardDB | None, title: str | None,
+                    known: dict[str, DuelInfo] | None = None) -> tuple[Recorded, Any]:
+        """Record an EDOPro replay as imported (every event kept; the audit lists what our rules
+        say), unless a duel from the same file is already in the store (``known``: ``sources()``)."""
+        from .yrpx import fold_and_compare, import_yrpx
+        result = import_yrpx(path, names=names)          # bounded: refuses what is not a replay
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        known = self.sources() if known is None else known
+        if digest in known:
+            info = known[digest]
+            return Recorded(info.id, len(result.events), info.events, skipped=True), None
+        agreement = fold_and_compare(result)
+        source = {"format": "yrpX", "file": path.name, "size": path.stat().st_size, "sha256": digest}
+        duel_id, stored, _ = self.store.record(result.events, title or path.name, times=result.times,
+                                               cards=result.cards, check=False, source=source)
+        info = DuelInfo(duel_id, title or path.name, "", None, None, stored, {}, source)
+        known[digest] = info
+        return Recorded(duel_id, len(result.events), stored, violations=agreement.violations), agreement
+
+    def verify(self, duel_id: str) -> Verification:
+        return self.store.verify(duel_id)
+
+    def duels(self, player: str | None = None) -> list[DuelInfo]:
+        duels = self.store.duels()
+        if player:
+            wanted = player.casefold()
+            duels = [d for d in duels if any(wanted in str(p).casefold() for p in d.status.get("players", []))]
+        return duels
+
+
+def duel_dict(info: DuelInfo) -> dict:
+    status = info.status
+    ended = bool(status.get("ended"))
+    return {"id": info.id, "title": info.title, "created": info.created, "players": status.get("players", []),
+            "events": info.events, "status": "ended" if ended else "in progress",
+            "result": {"winner": status.get("winner"), "reason": status.get("reason")} if ended else None,
+            "parent": info.parent, "branch_at": info.branch_at}

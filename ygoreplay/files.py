@@ -1,0 +1,74 @@
+"""Where ygoreplay keeps its files, and how it writes one: whole or not at all.
+
+A file is written to a temporary name in the same folder, flushed to disk and renamed over the
+target, so a full disk, a crash or Ctrl-C leaves either the old file or the new one, never a
+truncated one (rename is atomic on POSIX and on Windows within one volume).
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import InputError
+
+
+def data_dir() -> Path:
+    """The user's ygoreplay folder: ``$XDG_DATA_HOME/ygoreplay`` or ``~/.local/share/ygoreplay``."""
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "ygoreplay"
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o644, *,
+                 exclusive: bool = False) -> int:
+    """Write ``data`` to ``path`` whole, or leave what was there untouched; returns the size.
+
+    With ``exclusive`` an existing file is never replaced (FileExistsError): two processes creating
+    the same file at once cannot overwrite each other. Raises InputError naming the file (no room,
+    no permission, a folder in the way).
+    """
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    fd, temp = None, None
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
+        os.fchmod(fd, mode)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+        os.close(fd)
+        fd = None
+        if exclusive:
+            os.link(temp, target)               # fails if the target exists; temp is removed below
+        else:
+            os.replace(temp, target)
+            temp = None
+        _sync_folder(folder)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        raise InputError(f"{target}: cannot write ({exc.strerror or exc}); nothing was written") from None
+    finally:
+        if fd is not None:
+            os.close(fd)
+        if temp is not None:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+    return len(data)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable (POSIX); harmless where folders cannot be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

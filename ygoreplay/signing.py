@@ -1,0 +1,164 @@
+"""The organiser's key: Ed25519 signatures on what leaves the store, checked against public keys.
+
+The store's administrator can always rewrite the database; what protects a record against that
+is the organiser's signature on every duel's head (count and head hash) and on every file
+exported from the store. The private key lives in a file only its owner can read
+(``$YGOREPLAY_KEY`` or ``organiser.key`` in the user's ygoreplay folder), created on first use
+from the operating system's randomness; nothing public goes into it. A public key is written
+``ed25519:<base64url>`` and is what a judge or a player passes to ``verify --key``.
+
+Every signed message starts with a label naming what it is (``ygoreplay/head/2``,
+``ygoreplay/file/3``, ...), so a signature over one kind of statement can never be passed off as
+another.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from .errors import InputError
+from .files import data_dir, write_atomic
+
+ENV_VAR = "YGOREPLAY_KEY"
+PREFIX = "ed25519:"
+SIGNATURE_SIZE = 64
+PUBLIC_SIZE = 32
+
+
+def default_key_path() -> Path:
+    """``$YGOREPLAY_KEY``, else ``organiser.key`` in the user's ygoreplay folder."""
+    return Path(os.environ.get(ENV_VAR) or data_dir() / "organiser.key")
+
+
+@dataclass(frozen=True)
+class PublicKey:
+    """An organiser's public key: checks signatures, names itself by a short fingerprint."""
+
+    raw: bytes
+
+    def __post_init__(self) -> None:
+        if len(self.raw) != PUBLIC_SIZE:
+            raise InputError(f"an Ed25519 public key is {PUBLIC_SIZE} bytes, not {len(self.raw)}")
+
+    @property
+    def text(self) -> str:
+        return PREFIX + base64.urlsafe_b64encode(self.raw).rstrip(b"=").decode()
+
+    @property
+    def fingerprint(self) -> str:
+        return hashlib.sha256(self.raw).hexdigest()[:16]
+
+    def verify(self, signature: bytes, message: bytes) -> bool:
+        if len(signature) != SIGNATURE_SIZE:
+            return False
+        try:
+            Ed25519PublicKey.from_public_bytes(self.raw).verify(signature, message)
+        except InvalidSignature:
+            return False
+        return True
+
+    @classmethod
+    def parse(cls, spec: str) -> "PublicKey":
+        """``ed25519:<base64url>``, or the path of a file holding that text (or a private key)."""
+        text = spec.strip()
+        if not text.startswith(PREFIX):
+            path = Path(text)
+            if not path.is_file():
+                raise InputError(f"{spec!r} is neither a public key (ed25519:...) nor a key file")
+            try:
+                content = path.read_bytes()[:16384]
+            except OSError as exc:
+                raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+            if b"PRIVATE KEY" in content:
+                return OrganiserKey.from_pem(content, str(path)).public
+            text = content.decode("ascii", errors="replace").strip()
+            if not text.startswith(PREFIX):
+                raise InputError(f"{path}: not a public key (a line 'ed25519:...')")
+        body = text[len(PREFIX):]
+        try:
+            raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        except (ValueError, TypeError):
+            raise InputError(f"{spec!r}: the key is not base64url") from None
+        if len(raw) != PUBLIC_SIZE:
+            raise InputError(f"{spec!r}: an Ed25519 public key is {PUBLIC_SIZE} bytes, not {len(raw)}")
+        return cls(raw)
+
+
+class OrganiserKey:
+    """The private key that signs: heads of stored duels, snapshots, exported files."""
+
+    def __init__(self, private: Ed25519PrivateKey, path: str = "") -> None:
+        self._private = private
+        self.path = path
+        self.public = PublicKey(private.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw))
+
+    def sign(self, message: bytes) -> bytes:
+        return self._private.sign(message)
+
+    @classmethod
+    def generate(cls) -> "OrganiserKey":
+        return cls(Ed25519PrivateKey.generate())
+
+    @classmethod
+    def from_pem(cls, data: bytes, where: str = "key") -> "OrganiserKey":
+        try:
+            private = serialization.load_pem_private_key(data, password=None)
+        except (ValueError, TypeError) as exc:
+            raise InputError(f"{where}: not a readable private key ({exc})") from None
+        if not isinstance(private, Ed25519PrivateKey):
+            raise InputError(f"{where}: not an Ed25519 private key")
+        return cls(private, where)
+
+    def to_pem(self) -> bytes:
+        return self._private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str] | None = None) -> "OrganiserKey | None":
+        """The key in ``path`` (default: ``default_key_path()``), or None when there is none."""
+        path = Path(path) if path else default_key_path()
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read the organiser key ({exc.strerror or exc})") from None
+        return cls.from_pem(data[:16384], str(path))
+
+    @classmethod
+    def load_or_create(cls, path: str | os.PathLike[str] | None = None) -> tuple["OrganiserKey", bool]:
+        """The organiser key, created (readable by its owner only) if there is none yet; and
+        whether it was created now."""
+        path = Path(path) if path else default_key_path()
+        key = cls.load(path)
+        if key is not None:
+            return key, False
+        key = cls.generate()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"{path.parent}: cannot create the folder for the organiser key "
+                             f"({exc.strerror or exc})") from None
+        try:
+            write_atomic(path, key.to_pem(), mode=0o600, exclusive=True)
+        except FileExistsError:                  # another process created it first: use theirs
+            return cls.load(path), False
+        key.path = str(path)
+        return key, True
+
+
+def digest(*parts: bytes) -> bytes:
+    """SHA-256 of the parts, each length-prefixed so that no two different lists collide."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    return h.digest()

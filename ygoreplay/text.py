@@ -1,0 +1,37 @@
+"""Text that is safe to print: a crafted name cannot rewrite a judge's terminal.
+
+Player names, titles, judge notes and card names come from files anyone can write. Printed raw,
+an escape sequence in one can move the cursor, recolour or erase lines, or a newline can forge a
+line of ``log`` or ``audit``. ``printable`` shows every control character (C0, DEL, C1), every
+bidirectional override and every unpaired surrogate (an undecodable byte of a file name) as a
+visible escape; ``terminal`` does the same but keeps line breaks, for whole blocks of output.
+"""
+from __future__ import annotations
+
+import re
+
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                     "\u2028\u2029\ud800-\udfff]")
+_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                          "\u2028\u2029\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
+
+
+def _escape(match: re.Match) -> str:
+    ch = match.group(0)
+    if ch in _NAMED:
+        return _NAMED[ch]
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:             # a byte that was not UTF-8 (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """One line of text with every control character shown as an escape (newlines included)."""
+    return _UNSAFE_LINE.sub(_escape, text)
+
+
+def terminal(text: str) -> str:
+    """A block of output with every control character but the line break (and tab) escaped."""
+    return _UNSAFE.sub(_escape, text)
