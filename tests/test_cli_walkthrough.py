@@ -87,7 +87,15 @@ def test_export_into_a_missing_folder_is_a_message_not_a_traceback(tmp_path):
 
 
 def test_export_of_a_view_file_keeps_its_view_by_default(tmp_path):
-    result = run("export", SPECTATOR, "-o", tmp_path / "copy.ygr")
+    """Only a file a trusted key signed is exported again (the shipped samples are unsigned)."""
+    from ygoreplay.replay_file import sign
+    from ygoreplay.signing import OrganiserKey
+    refused = run("export", SPECTATOR, "-o", tmp_path / "copy.ygr")
+    clean(refused, 1)
+    assert "NOT signed" in refused.output and not (tmp_path / "copy.ygr").exists()
+    signed = tmp_path / "signed.ygr"
+    signed.write_bytes(sign(Path(SPECTATOR).read_bytes(), OrganiserKey.load_or_create()[0]))
+    result = run("export", signed, "-o", tmp_path / "copy.ygr")
     clean(result, 0)
     assert "spectator view" in result.output
 

@@ -308,7 +308,11 @@ ILLEGAL_BOARDS = [
     ({"hand": [STARDUST]}, {}, {}, "DECK-02", "Extra Deck monster"),
     ({"extra": [CELTIC]}, {}, {}, "ZONE-12", "cannot be in the Extra Deck"),
     ({"extra": [{"code": STARDUST, "position": "faceup"}]}, {}, {}, "ZONE-12", "only Pendulum monsters are face-up"),
-    ({"mzone": [{"code": CELTIC, "materials": [VORSE]}]}, {}, {}, "XMAT-01", "only an Xyz monster"),
+    ({"mzone": [{"code": CELTIC, "materials": [VORSE]}]}, {}, {}, "XMAT-01", "only a face-up Xyz monster"),
+    ({"mzone": [{"code": UTOPIA, "position": "set", "materials": [VORSE]}]}, {}, {}, "XMAT-01",
+     "only a face-up Xyz monster"),
+    ({"hand": [CELTIC] * 51}, {}, {}, "DECK-01", "owns 61 Main Deck cards"),   # and 10 in the Deck
+    ({"extra": [UTOPIA] * 16}, {}, {}, "DECK-03", "owns 16 Extra Deck monsters"),
     ({"mzone": [MST]}, {}, {}, "ZONE-03", "not a monster"),
     ({"mzone": [None] * 5 + [CELTIC]}, {}, {}, "ZONE-03", "not from the Extra Deck"),
     ({"mzone": [None] * 5 + [{"code": LINK_SPIDER, "position": "defense"}]}, {}, {}, "LINK-05", "always in Attack"),

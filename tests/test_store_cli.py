@@ -170,14 +170,14 @@ def test_rollback_resumes_play_before_the_event_and_survives_a_reopen(store_url,
 def test_a_writer_that_gets_there_first_makes_the_command_exit_3(store_url, store, monkeypatch):
     """Controlled: another writer appends between the command's read of the head and its write."""
     duel = recorded(store, DAMAGE, 40)
-    real_head = Store._head
+    real_head = Store._load_head
 
     def head_then_someone_else_writes(self, duel_id):
         loaded = real_head(self, duel_id)
         if self is not store:
             store.append(duel_id, note("I was first"))
         return loaded
-    monkeypatch.setattr(Store, "_head", head_then_someone_else_writes)
+    monkeypatch.setattr(Store, "_load_head", head_then_someone_else_writes)
     result = run("rollback", duel, "--to", 33, "--judge", "J", "--reason", "r", url=store_url)
     clean(result, 3)
     assert result.stderr.startswith(f"conflict: duel {duel}: position 40 was written by another writer first")
@@ -192,7 +192,7 @@ from pathlib import Path
 import ygoreplay.store as store
 
 flags, me = Path(sys.argv[1]), sys.argv[2]
-real_head = store.Store._head
+real_head = store.Store._load_head
 
 def head(self, duel_id):            # read the head, then wait until the other process has read it too
     loaded = real_head(self, duel_id)
@@ -202,7 +202,7 @@ def head(self, duel_id):            # read the head, then wait until the other p
         time.sleep(0.002)
     return loaded
 
-store.Store._head = head
+store.Store._load_head = head
 from ygoreplay.cli import main
 main(sys.argv[3:], prog_name="ygoreplay")
 """

@@ -469,7 +469,7 @@ def test_record_prints_only_the_id_and_list_json_is_an_array(store_url):
     listing = json.loads(run("list", "--json", url=store_url).stdout)
     assert listing == [{"id": duel, "title": DAMAGE, "created": listing[0]["created"], "players": ["Yugi", "Kaiba"],
                         "events": 89, "status": "ended", "result": {"winner": 0, "reason": "lp"},
-                        "parent": None, "branch_at": None}]
+                        "parent": None, "branch_at": None, "signed": True, "origin_verified": True}]
     assert json.loads(run("list", "--json", "--player", "kaiba", url=store_url).stdout)[0]["id"] == duel
     assert json.loads(run("list", "--json", "--player", "Joey", url=store_url).stdout) == []
 
@@ -588,6 +588,7 @@ def _ygr_with_body(raw: bytes, header_changes: dict | None = None) -> bytes:
     good = loads((REPLAYS / "won-by-damage.judge.ygr").read_bytes())
     data = dumps(good)
     header = msgpack.unpackb(data[16:16 + struct.unpack_from("<I", data, 12)[0]])
+    header["size"] = len(raw)
     header.update(header_changes or {})
     packed = lzma.compress(raw, format=lzma.FORMAT_RAW,
                            filters=[{"id": lzma.FILTER_LZMA2, "preset": 9, "dict_size": header["dict"]}])
@@ -602,6 +603,11 @@ BOMBS = {
     "a flood of empty lists": (b"\xdd" + (4_000_000).to_bytes(4, "big") + b"\x90" * 4_000_000,
                                {"size": 4_000_005, "events": 89}),
     "a million events declared, none held": (msgpack.packb({"events": [], "dt": []}), {"events": 10 ** 9}),
+    # random bytes lift the expansion bound, then millions of empty lists ride on them
+    "incompressible padding, then empty lists": (
+        b"\x82" + msgpack.packb("pad") + msgpack.packb(os.urandom(20000)) + msgpack.packb("junk")
+        + b"\xdc" + (20).to_bytes(2, "big") + (b"\xdd" + (100_000).to_bytes(4, "big") + b"\x90" * 100_000) * 20,
+        {"events": 90_000}),
 }
 
 
@@ -622,6 +628,8 @@ def test_a_ygr_bomb_is_refused_fast_with_little_memory(name, tmp_path):
         tracemalloc.stop()
     from ygoreplay.replay_file import ReplayFileError
     assert isinstance(info.value, ReplayFileError), repr(info.value)
+    if name == "incompressible padding, then empty lists":
+        assert "more than the" in str(info.value) and "values its declared size allows" in str(info.value)
     assert peak < 40 << 20, f"{peak / 1e6:.0f} MB to refuse {name}"
     result = run("show", path)
     clean(result, 2)
@@ -684,3 +692,92 @@ def test_an_interrupted_import_says_what_was_done_and_a_rerun_finishes_it(tmp_pa
     assert len(stored) == 5
     rerun = json.loads(run("import", folder, "--json", url=url).stdout)
     assert sum(o["skipped"] for o in rerun) == 5 and len(json.loads(run("list", "--json", url=url).stdout)) == 100
+
+
+# -- the red team's findings, kept fixed ---------------------------------------------------------------------
+
+def test_export_of_a_file_never_signs_what_does_not_hold_up(tmp_path):
+    """A tampered file, unsigned or signed by someone else, is not exported (and so not signed) again."""
+    good = tmp_path / "judge.ygr"
+    clean(run("export", REPLAYS / DAMAGE, "-o", good), 0)
+    tampered = tmp_path / "tampered.ygr"
+    tampered.write_bytes(_tampered_copy(good.read_bytes()))
+    forged = tmp_path / "forged.ygr"
+    forged.write_bytes(sign(_tampered_copy(good.read_bytes()), OrganiserKey.generate()))
+    for path in (tampered, forged):
+        for view in ("judge", "spectator"):
+            out = tmp_path / f"out-{view}.ygr"
+            result = run("export", path, "-o", out, "--view", view)
+            clean(result, 1)
+            assert "cannot be exported again" in result.output and not out.exists()
+    clean(run("export", good, "-o", tmp_path / "again.ygr", "--view", "spectator"), 0)
+    again = read(tmp_path / "again.ygr")
+    assert verify_against(again, read(good)) == []
+
+
+def test_an_unverified_import_says_so_wherever_it_goes(store_url, store, tmp_path):
+    import dataclasses
+    import json
+    forged = tmp_path / "forged.ygr"
+    original = read(REPLAYS / "won-by-damage.judge.ygr")
+    forged.write_bytes(dumps(dataclasses.replace(original, match={"title": "Regional final, table 1"})))
+    duel = run("import", forged, "--unsigned", url=store_url).stdout.strip()
+    assert "origin unverified" in run("verify", duel, url=store_url).stdout
+    assert "(origin unverified)" in run("list", url=store_url).stdout
+    assert json.loads(run("list", "--json", url=store_url).stdout)[0]["origin_verified"] is False
+    out = tmp_path / "out.ygr"
+    clean(run("export", duel, "-o", out, url=store_url), 0)
+    assert read(out).source["unverified"] is True and "origin unverified" in run("verify", out).stdout
+
+
+def test_an_append_is_not_checked_against_an_event_that_was_changed(store_url, store, open_store):
+    """An event edited behind the store's back (and restored later) must not have an append
+    checked against it: the events between the snapshot and the head are checked first."""
+    duel = recorded(store, DAMAGE, 70)
+    saved = row(store_url, duel, 68)
+    env = msgpack.unpackb(saved)
+    env["e"]["count"] = 2
+    put(store_url, duel, 68, msgpack.packb(env))
+    with pytest.raises(VerificationError, match="event 67 does not match its hash chain"):
+        open_store().append(duel, sample(DAMAGE)[70])
+    put(store_url, duel, 68, saved)
+    assert open_store().verify(duel).ok and open_store().append(duel, sample(DAMAGE)[70]) == 71
+
+
+def test_many_rollbacks_keep_few_states(monkeypatch):
+    events = _with_rollbacks(list(sample(DAMAGE)), 3000)
+    history = History(CARDS)
+    history.extend(events)
+    assert len(history._checkpoints) <= len(history.effective) // history_module.CHECKPOINT_EVERY + 3
+
+
+def test_text_arguments_that_are_not_utf8_are_refused_with_exit_2(store_url, store):
+    duel = recorded(store, DAMAGE, 40)
+    bad = os.fsdecode(b"\xff")
+    for command in (["record", REPLAYS / DAMAGE, "--title", bad], ["note", duel, bad, "--judge", "J"],
+                    ["rollback", duel, "--to", 3, "--judge", "J", "--reason", bad],
+                    ["branch", duel, "--at", 3, "--title", bad], ["diff", f"{duel}@\u00b2", duel]):
+        result = run(*command, url=store_url)
+        clean(result, 2)
+        assert "internal error" not in result.output
+    play = CliRunner().invoke(main, ["play", str(REPLAYS / DAMAGE)], input="j \u00b2\nt \u00b3\nq\n")
+    clean(play, 0)
+
+
+def test_a_device_is_never_replaced_by_a_file_and_a_store_is_its_owners(tmp_path):
+    clean(run("export", REPLAYS / DAMAGE, "-o", "/dev/null"), 2)
+    assert not Path("/dev/null").is_file()
+    url = tmp_path / "duels.sqlite"
+    clean(run("record", REPLAYS / DAMAGE, url=str(url)), 0)
+    assert url.stat().st_mode & 0o077 == 0, "the store holds every duel's secret"
+    assert run("deck", "check", "/dev/zero").exit_code == 2
+
+
+def test_a_listing_shows_no_result_an_anchor_does_not_sign(store_url, store):
+    import json
+    duel = recorded(store, DAMAGE)
+    head = msgpack.unpackb(row(store_url, f"{duel}/head", 89))
+    head["status"]["winner"] = 1
+    put(store_url, f"{duel}/head", 89, msgpack.packb(head))
+    listing = json.loads(run("list", "--json", url=store_url).stdout)[0]
+    assert listing["signed"] is False and listing["result"] is None and listing["status"] == "unverified"

@@ -632,3 +632,36 @@ def test_the_commitments_key_is_the_duels_secret_not_its_public_header():
     candidates = public + [hashlib.sha256(b"ygoreplay commit key" + p).digest()[:16] for p in public] + [b""]
     assert all(commitment(key, index, player, truth[index][1]) != digest for key in candidates)
     assert commitment(loads(file_of(SHUFFLED, "judge")).commit_key, index, player, truth[index][1]) == digest
+
+
+def test_a_rollback_does_not_give_back_the_name_of_a_card_the_view_saw():
+    """A card revealed from the hand, the reveal rolled back by a judge, then the card Set: the
+    spectator saw the reveal, so the hand is mixed again at the rollback and the Set card is not
+    the revealed one by name."""
+    start = position(None, {"hand": [DARK_MAGICIAN, POT, MIRROR_FORCE, RAIGEKI, MST]}, turn=2, turn_player=1)
+    events = [from_dict(e) for e in (
+        start,
+        {"kind": "card_revealed", "cards": ["p1.s13"]},
+        {"kind": "judge_note", "judge": "J", "note": "wrong card revealed"},
+        {"kind": "rolled_back", "to": 1, "judge": "J", "reason": "the reveal was a misplay"},
+        {"kind": "spell_trap_set", "player": 1, "card": "p1.s13", "zone": 2})]
+    view_file = loads(dumps(make_replay(events, stamps(len(events)), CARDS, "spectator", RECORD_ROOT, SECRET)))
+    revealed = next(d for d in view_file.disclosures if d[0] == 1)
+    assert revealed[2] == MIRROR_FORCE
+    assert view_file.events[4].card != revealed[1]
+    assert any(r[0] == 3 and len(r[1]) == 5 for r in view_file.renames), "the hand mixed at the rollback"
+    judge = loads(dumps(make_replay(events, stamps(len(events)), CARDS, "judge", RECORD_ROOT, SECRET)))
+    assert verify_against(view_file, judge) == []
+
+
+def test_the_stats_of_a_hidden_card_are_not_in_a_view():
+    start = position(None, {"hand": [DARK_MAGICIAN, POT], "mzone": [{"code": SUMMONED_SKULL, "position": "set"}]})
+    events = [from_dict(e) for e in (
+        start,
+        {"kind": "stats_changed", "card": "p1.s11", "level": 5, "cause": "p1.s11"},
+        {"kind": "stats_changed", "card": "p1.s13", "atk": 2500, "defense": 1200})]
+    view_file = make_replay(events, stamps(len(events)), CARDS, "spectator", RECORD_ROOT, SECRET)
+    for event in view_file.events[1:]:
+        assert (event.atk, event.defense, event.level) == (None, None, None)
+    mine = make_replay(events, stamps(len(events)), CARDS, "p1", RECORD_ROOT, SECRET)
+    assert mine.events[2].atk == 2500, "the card's own player sees it"

@@ -28,6 +28,7 @@ from .rules import AuditReport, RuleViolation, audit
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Override, Violation
 from .store import DuelInfo, Store, Verification
+from .text import checked
 from .views import VIEWS
 
 
@@ -136,6 +137,26 @@ def verify_file(replay: ReplayFile, trust: Iterable[PublicKey], against: ReplayF
                             signature_of(against, trust) if against is not None else None)
 
 
+def export_file(replay: ReplayFile, view: str, trust: Iterable[PublicKey]) -> ReplayFile:
+    """A file for ``view`` from a ``.ygr`` file, which must hold up first (chain intact, signed by
+    a trusted key): nothing unverified is signed again. A judge file gives any view, and its own
+    chain goes into a judge copy; a view gives only itself."""
+    if view not in VIEWS:
+        raise InputError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
+    checked = verify_file(replay, trust)
+    if checked.first_bad is not None or not checked.signature.ok:
+        problem = "its hash chain is broken" if checked.first_bad is not None else f"it is {checked.signature.describe()}"
+        raise VerificationError(f"the file cannot be exported again: {problem}; nothing was written")
+    if replay.view != "judge":
+        if replay.view != view:
+            raise InputError(f"a {replay.view} view cannot give the {view} view")
+        return replay
+    if not replay.commit_key:
+        raise InputError("a judge file without its secret cannot give views")
+    return make_replay(replay.events, replay.times, replay.cards, view, replay.root, replay.commit_key,
+                       replay.match, replay.source, replay.created, chain=replay.chain)
+
+
 def trusted_keys(specs: Iterable[str], key: OrganiserKey | None = None) -> list[PublicKey]:
     """The public keys given (``ed25519:...`` or key files) and the local organiser's own."""
     keys = [PublicKey.parse(spec) for spec in specs]
@@ -174,7 +195,7 @@ class Records:
     def record(self, events: list[Event], title: str, cards: CardDB | None = None) -> Recorded:
         """Record a duel, checking every event: the legal prefix is kept (no duel when nothing
         before the first violation is legal)."""
-        duel_id, stored, violation = self.store.record(events, title, cards=cards)
+        duel_id, stored, violation = self.store.record(events, checked(title, "the title", 500), cards=cards)
         return Recorded(duel_id, len(events), stored, violation)
 
     def append(self, duel_id: str, events: list[Event], expected: int | None = None) -> int:
@@ -183,15 +204,16 @@ class Records:
     def rollback(self, duel_id: str, to: int, judge: str, reason: str) -> int:
         """A judge backs the game up to before event ``to``: an event of its own (MATCH-08)."""
         for what, value in (("judge", judge), ("reason", reason)):
-            if not value.strip():
+            if not checked(value, f"the {what}").strip():
                 raise InputError(f"a rollback needs a {what}: it is signed and explained")
         length = self.store.info(duel_id).events
         if not 0 < to < length:
             raise InputError(f"duel {duel_id} has {length} events: a rollback goes back to 1..{length - 1}, not {to}")
-        return self.store.append(duel_id, RolledBack(to=to, judge=judge, reason=reason))
+        # the judge decided on the duel as it stood: if someone appended since, that is a conflict
+        return self.store.append(duel_id, RolledBack(to=to, judge=judge, reason=reason), expected_position=length)
 
     def note(self, duel_id: str, judge: str, text: str, category: str = "note") -> int:
-        if not judge.strip() or not text.strip():
+        if not checked(judge, "the judge's name").strip() or not checked(text, "the note").strip():
             raise InputError("a judge note needs the judge's name and a text")
         return self.store.append(duel_id, JudgeNote(judge=judge, note=text, category=category))
 
@@ -199,7 +221,7 @@ class Records:
         length = self.store.info(duel_id).events
         if not 0 < at <= length:
             raise InputError(f"duel {duel_id} has {length} events: branch at 1..{length}, not {at}")
-        return self.store.branch(duel_id, at, title)
+        return self.store.branch(duel_id, at, checked(title, "the title", 500))
 
     def export(self, duel_id: str, view: str = "judge") -> ReplayFile:
         """A replay file of a stored duel for one view, derived from the verified record: a
@@ -233,10 +255,13 @@ class Records:
         provenance = {"imported": chain.now(), "file_head": replay.head,
                       "signed_by": replay.signer.text if replay.signer else None, "trusted": signature.ok,
                       "match": replay.match}
-        title = title or str(replay.match.get("title") or "")
+        title = checked(title or str(replay.match.get("title") or ""), "the title", 500)
+        source = dict(replay.source)
+        if not signature.ok:                  # said in the signed header, so every export says it too
+            source["unverified"] = True
         duel_id, stored, _ = self.store.record(
             replay.events, title, times=replay.times, cards=replay.cards, check=False, root=replay.root,
-            secret=replay.commit_key or None, created=replay.created or None, source=replay.source,
+            secret=replay.commit_key or None, created=replay.created or None, source=source,
             provenance=provenance)
         return Recorded(duel_id, len(replay.events), stored, violations=audit(replay.events, replay.cards).violations)
 
@@ -250,6 +275,7 @@ class Records:
         """Record an EDOPro replay as imported (every event kept; the audit lists what our rules
         say), unless a duel from the same file is already in the store (``known``: ``sources()``)."""
         from .yrpx import fold_and_compare, import_yrpx
+        title = checked(title, "the title", 500) if title else None
         result = import_yrpx(path, names=names)          # bounded: refuses what is not a replay
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         known = self.sources() if known is None else known
@@ -279,6 +305,7 @@ def duel_dict(info: DuelInfo) -> dict:
     status = info.status
     ended = bool(status.get("ended"))
     return {"id": info.id, "title": info.title, "created": info.created, "players": status.get("players", []),
-            "events": info.events, "status": "ended" if ended else "in progress",
+            "events": info.events, "status": "ended" if ended else "in progress" if info.signed else "unverified",
             "result": {"winner": status.get("winner"), "reason": status.get("reason")} if ended else None,
-            "parent": info.parent, "branch_at": info.branch_at}
+            "parent": info.parent, "branch_at": info.branch_at, "signed": info.signed,
+            "origin_verified": info.source.get("unverified") is not True}

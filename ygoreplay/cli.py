@@ -20,8 +20,8 @@ import click
 
 from . import chain
 from .application import (
-    Records, check as check_events, duel_dict, override_dict, result_dict, signature_of, trusted_keys,
-    verify_file, violation_dict)
+    Records, check as check_events, duel_dict, export_file, override_dict, result_dict, signature_of,
+    trusted_keys, verify_file, violation_dict)
 from .cards import CardDB
 from .diff import diff_states
 from .errors import ConflictError, InputError, YgoreplayError
@@ -35,7 +35,7 @@ from .signing import OrganiserKey, default_key_path
 from .source import Source, SourceError, is_replay_file, open_source, resolve_duel
 from .state import DuelState
 from .store import MissingStore, Store
-from .text import printable, terminal
+from .text import number, printable, terminal
 from .views import VIEWS
 
 EXIT_ILLEGAL, EXIT_UNREADABLE, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
@@ -274,13 +274,13 @@ def play(duel: str, view: str | None, store_url: str | None) -> None:
                 index = min(last, index + 1)
             elif word in ("p", "prev", "previous"):
                 index = max(0, index - 1)
-            elif word in ("j", "jump") and arg.strip().isdigit():
-                if int(arg) > last:
-                    echo(f"no event {int(arg)}: the last is #{last}")
-                index = min(last, int(arg))
-            elif word in ("t", "turn") and arg.strip().isdigit():
+            elif word in ("j", "jump") and number(arg.strip()) is not None:
+                if number(arg.strip()) > last:
+                    echo(f"no event {number(arg.strip())}: the last is #{last}")
+                index = min(last, number(arg.strip()))
+            elif word in ("t", "turn") and number(arg.strip()) is not None:
                 try:
-                    index = source.turn_start(int(arg))
+                    index = source.turn_start(number(arg.strip()))
                 except SourceError as exc:
                     echo(str(exc))
             elif word in ("v", "view") and arg.strip() in VIEWS:
@@ -379,22 +379,17 @@ def _signing_key() -> OrganiserKey:
 @click.argument("duel")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), required=True)
 @view_option
+@key_option
 @cards_option
 @store_option
-def export_command(duel: str, output: str, view: str | None, cards: str | None,
+def export_command(duel: str, output: str, view: str | None, keys: tuple[str, ...], cards: str | None,
                    store_url: str | None) -> None:
     """Write a stored duel, a .jsonl file or a judge .ygr file as a signed .ygr replay file for one view."""
     if Path(duel).is_file():
         with _opened(duel, None, cards) as source:
             view = view or source.view              # a view file gives its own view by default
             if source.replay is not None:
-                old = source.replay
-                if old.view != "judge" and old.view != view:
-                    raise InputError(f"{duel} is a {old.view} view: it cannot give the {view} view")
-                if old.view == "judge" and not old.commit_key:
-                    raise InputError(f"{duel}: a judge file without its secret cannot give views")
-                replay = make_replay(old.events, old.times, old.cards, view, old.root, old.commit_key,
-                                     old.match, old.source, old.created) if old.view == "judge" else old
+                replay = export_file(source.replay, view, trusted_keys(keys))
             else:
                 import secrets
                 replay = make_replay(source.events, [chain.now()] * len(source.events), source.cards, view,
@@ -559,7 +554,7 @@ def record(file: str, title: str | None, cards: str | None, store_url: str | Non
     """
     events, db = _load(file, cards)
     with _store(store_url, create=True, cards=db) as store:
-        done = Records(store).record(events, title or Path(file).name)
+        done = Records(store).record(events, title or printable(Path(file).name))
     if done.id:
         echo(done.id)
     if done.violation is not None:
@@ -618,7 +613,9 @@ def list_duels(as_json: bool, player: str | None, store_url: str | None) -> None
         echo(f"no duels in {name}")
     for d in duels:
         origin = f"  branch of {d.parent} at {d.branch_at}" if d.parent else ""
-        echo(f"{d.id}  {d.created[:19].replace('T', ' ')}  {d.events:>6} events  {printable(d.title)}{origin}")
+        flags = ("" if d.signed else "  (anchor signature does not hold: run verify)") + (
+            "  (origin unverified)" if d.source.get("unverified") else "")
+        echo(f"{d.id}  {d.created[:19].replace('T', ' ')}  {d.events:>6} events  {printable(d.title)}{origin}{flags}")
 
 
 @main.command()
@@ -662,9 +659,9 @@ def _state_of(store: Store, spec: str) -> tuple[str, DuelState]:
     """DUEL or DUEL@N (the state after N events)."""
     name, _, at = spec.partition("@")
     duel_id = _resolve(store, name)
-    if at and not at.isdigit():
-        raise click.UsageError(f"{spec}: write DUEL or DUEL@N")
-    return f"{duel_id}{'@' + at if at else ''}", store.state_at(duel_id, int(at) if at else None)
+    if at and number(at) is None:
+        raise click.UsageError(f"{printable(spec)}: write DUEL or DUEL@N")
+    return f"{duel_id}{'@' + at if at else ''}", store.state_at(duel_id, number(at) if at else None)
 
 
 @main.command()
@@ -728,6 +725,8 @@ def verify(duel: str, against: str | None, as_json: bool, keys: tuple[str, ...],
             echo(f"{duel}: {result.signature.describe()}")
             if result.judge_signature is not None and not result.judge_signature.ok:
                 echo(f"{against}: {result.judge_signature.describe()}")
+        if replay.source.get("unverified"):
+            echo(f"{duel}: note: its record was imported from a file no trusted key signed (origin unverified)")
         if result.ok:
             vouched = result.signature if result.signature.ok else result.judge_signature
             echo(f"{duel}: ok, {result.events} events, hash chain intact, "
@@ -738,17 +737,57 @@ def verify(duel: str, against: str | None, as_json: bool, keys: tuple[str, ...],
     with _store(store_url, readonly=True, keys=keys) as store:
         duel_id = _resolve(store, duel)
         result = store.verify(duel_id)
+        unverified = store.info(duel_id).source.get("unverified") is True
     if as_json:
         echo(json.dumps({"id": duel_id, "ok": result.ok, "events": result.events, "first_bad_link": result.first_bad,
-                         "problem": result.problem, "key": result.signer.text if result.signer else None}))
+                         "problem": result.problem, "key": result.signer.text if result.signer else None,
+                         "origin_verified": not unverified}))
     elif result.ok:
         echo(f"{duel_id}: ok, {result.events} events, hash chain intact, anchored and signed by organiser key "
-             f"{result.signer.fingerprint if result.signer else '?'}")
+             f"{result.signer.fingerprint if result.signer else '?'}"
+             + ("; note: imported from a file no trusted key signed (origin unverified)" if unverified else ""))
     else:
         where = "the duel header" if result.first_bad == -1 else (
             f"event {result.first_bad}" if result.first_bad is not None else "its anchor")
         echo(f"{duel_id}: BROKEN at {where}: {result.problem}")
     sys.exit(0 if result.ok else EXIT_ILLEGAL)
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Worker processes (PostgreSQL only: they share the store and follow each other).")
+@store_option
+def serve(host: str, port: int, workers: int, store_url: str | None) -> None:
+    """Run the HTTP service: record, follow and share duels (OpenAPI at /openapi.json).
+
+    The organiser's token is $YGOREPLAY_ADMIN_TOKEN, else the one printed when this store's
+    service first started (it is kept only as a digest)."""
+    import uvicorn
+    from .service import ADMIN_ENV, admin_token, create_app
+    with _store(store_url, create=True) as store:
+        if workers > 1 and store.backend != "postgresql":
+            raise InputError("several workers share a PostgreSQL store; the embedded SQLite store is served "
+                             "by one process (drop --workers)")
+        admin, new = admin_token(store)
+        name, backend = store.name, store.backend
+    echo(f"ygoreplay service on http://{host}:{port} (store {name}, {workers} worker(s))", err=True)
+    if new:
+        echo(f"organiser token (shown once; keep it): {new}", err=True)
+    elif os.environ.get(ADMIN_ENV):
+        echo(f"organiser token: ${ADMIN_ENV}", err=True)
+    else:
+        echo("organiser token: the one printed when this store's service first started", err=True)
+    if workers == 1:
+        app = create_app(Store(store_url, _card_db(None), key=_signing_key(), concurrent=True, create=False), admin)
+        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, timeout_graceful_shutdown=3)
+        return
+    os.environ.update(YGOREPLAY_STORE=store_url or os.environ.get("YGOREPLAY_STORE", ""),
+                      YGOREPLAY_ADMIN_DIGEST=admin)
+    uvicorn.run("ygoreplay.service:app_from_env", factory=True, host=host, port=port, workers=workers,
+                log_level="warning", access_log=False, timeout_graceful_shutdown=3)
+    del backend
 
 
 @main.command()

@@ -29,6 +29,7 @@ from .cards import CardFacts
 from .errors import InputError
 
 MAIN_MIN, MAIN_MAX, EXTRA_MAX, SIDE_MAX, COPIES_MAX = 40, 60, 15, 15, 3
+MAX_FILE = 4 << 20        # a .ydk is a few hundred bytes; an lflist.conf of every list ever, under 1 MB
 _PASSCODE_MAX = 0xFFFFFFFF  # ydke:// stores u32 passcodes
 SECTIONS = ("main", "extra", "side")
 SECTION_NAMES = {"main": "Main Deck", "extra": "Extra Deck", "side": "Side Deck"}
@@ -81,7 +82,13 @@ def _text_of(path_or_text: PathOrText | bytes, error: type[ValueError]) -> tuple
         return "<text>", path_or_text.lstrip("\ufeff")
     path = Path(path_or_text)
     try:
-        return str(path), _decode(path.read_bytes())
+        if not path.is_file():
+            raise error(f"{path}: cannot read (" + ("not a regular file)" if path.exists() else "no such file)"))
+        size = path.stat().st_size
+        if size > MAX_FILE:
+            raise error(f"{path}: {size} bytes; a deck list or banlist file is at most {MAX_FILE}")
+        with path.open("rb") as f:
+            return str(path), _decode(f.read(MAX_FILE + 1)[:MAX_FILE])
     except OSError as exc:
         raise error(f"{path}: cannot read ({exc.strerror or exc})") from None
 

@@ -90,8 +90,9 @@ def verify_against(view: ReplayFile, judge: ReplayFile) -> list[str]:
     if sorted(expected.cards.to_json_list(), key=_code) != sorted(view.cards.to_json_list(), key=_code):
         problems.append("the view's card facts are not the record's")
     differing = [name for name in _SHARED if getattr(expected, name) != getattr(view, name)]
-    if view.match.get("title") != judge.match.get("title"):       # ids and lineage are a store's own
-        differing.append("title")
+    for name in ("title", "parent", "branch_at"):       # the duel's id is the store's own
+        if view.match.get(name) != judge.match.get(name):
+            differing.append(name)
     if differing:
         problems.append(f"the view's header differs from the record's in {', '.join(differing)}")
     return problems

@@ -28,6 +28,10 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o644, *
     no permission, a folder in the way).
     """
     target = Path(path)
+    if target.is_symlink():
+        target = target.resolve()                  # write where the link points, keep the link
+    if target.exists() and not target.is_file():
+        raise InputError(f"{target}: not a regular file; nothing was written")
     folder = target.parent if str(target.parent) else Path(".")
     fd, temp = None, None
     try:

@@ -49,7 +49,7 @@ FORMAT_VERSION = 3    # 2: an unknown card's name is left out; 3: signature, dec
 VIEWS = ("judge", "p0", "p1", "spectator")
 PREFIX = 4                       # bytes of each event hash kept in the body
 MAX_HEADER = 256 << 10           # a header is a few hundred bytes
-MAX_EVENTS = 1_000_000           # a long real duel has a few thousand
+MAX_EVENTS = 100_000             # a long real duel has a few thousand
 MAX_CARDS = 100_000
 MAX_BODY = 256 << 20             # compressed
 MAX_EXPANDED = 256 << 20
@@ -331,8 +331,12 @@ def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
     if version >= 3 and len(raw) != header["size"]:
         raise ReplayFileError(f"the body at offset {start} expands to {len(raw)} bytes, not the {header['size']} "
                               "its header declares")
+    # Every value costs at least one byte, and real bodies hold one value per 5 to 8 bytes: a
+    # budget of one per 2 bytes keeps a body of empty containers (cheap to compress, costly to
+    # build) to a few times its own size in memory.
     limits = _Limits(arrays=2 * events + cards + 4096, maps=4096, strings=1 << 20,
-                     binaries=PREFIX * events + 4096, objects=64 * (events + cards) + 65536)
+                     binaries=PREFIX * events + 4096,
+                     objects=min(64 * (events + cards) + 65536, len(raw) // 2 + 4096))
     return header, _unpack(raw, f"body at offset {start}", limits), signer, valid
 
 

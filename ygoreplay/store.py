@@ -31,9 +31,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
 import re
 import secrets
 import sqlite3
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -170,6 +173,7 @@ class DuelInfo:
     status: dict = field(default_factory=dict)
     source: dict = field(default_factory=dict)
     provenance: dict = field(default_factory=dict)
+    signed: bool = True              # its last anchor's signature holds (else ``status`` is not shown)
 
 
 @dataclass
@@ -251,8 +255,10 @@ def _environment(url: str | None, readonly: bool, create: bool) -> tuple[Environ
     if not exists:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            # readable by its owner only: it holds every duel's secret
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
         except OSError as exc:
-            raise StoreError(f"cannot create the store folder {path.parent}: {exc.strerror}") from None
+            raise StoreError(f"cannot create the store {path}: {exc.strerror}") from None
     dbname = path.resolve().as_uri() + "?mode=ro" if readonly else str(path)
     env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "CREATE_TABLE": "n" if exists else "y",
            "ORIGINATOR_ID_TYPE": "text", "SQLITE_DBNAME": dbname, "SQLITE_LOCK_TIMEOUT": "10"}
@@ -332,12 +338,16 @@ class Store:
     them from then on). ``key`` signs what is written (default: the organiser key, created on the
     first write); ``trust`` adds public keys whose signatures are accepted besides ``key``'s.
     ``readonly`` opens an existing store and changes nothing; ``create=False`` refuses a store
-    that does not exist yet.
+    that does not exist yet. ``concurrent`` (the service) lets many threads append at once: the
+    appends of different duels are committed together, one transaction for as many as are
+    waiting (group commit), while the appends of one duel stay in order.
     """
+
+    CACHED_DUELS = 4096                 # the folds at the head kept between appends
 
     def __init__(self, url: str | None = None, cards: CardDB | None = None, *,
                  key: OrganiserKey | None = None, trust: Iterable[PublicKey] = (),
-                 readonly: bool = False, create: bool = True) -> None:
+                 readonly: bool = False, create: bool = True, concurrent: bool = False) -> None:
         env, self.name, self.backend = _environment(url, readonly, create)
         self.cards = cards or CardDB.classic()
         self.readonly = readonly
@@ -357,9 +367,14 @@ class Store:
         if env.get("CREATE_TABLE") == "y":
             self._insert([StoredEvent(STORE_ID, 0, STORE_TOPIC,
                                       msgpack.packb({"format": FORMAT, "created": chain.now()}))], marker=True)
-        self._live: dict[str, _Live] = {}
+        self._live: OrderedDict[str, _Live] = OrderedDict()
+        self._guard = threading.Lock()                 # the cache and the per-duel locks
+        self._locks: dict[str, threading.Lock] = {}
+        self._committer = _Committer(self) if concurrent and not readonly else None
 
     def close(self) -> None:
+        if self._committer is not None:
+            self._committer.stop()
         self.factory.close()
 
     def __enter__(self) -> "Store":
@@ -401,14 +416,15 @@ class Store:
                cards: CardDB | None = None, check: bool = True, root: bytes | None = None,
                secret: bytes | None = None, created: str | None = None, parent: str | None = None,
                branch_at: int | None = None, source: dict | None = None, provenance: dict | None = None,
-               ) -> tuple[str | None, int, RuleViolation | None]:
+               attachments: dict[str, dict] | None = None) -> tuple[str | None, int, RuleViolation | None]:
         """A new duel and its events, written in one transaction; (id, events stored, violation).
 
         With ``check`` (recording) the events are checked like ``check`` does and the duel keeps
         the legal prefix before the first violation (no duel at all when that prefix is empty and
         there were events); without (importing a record) every event is kept and what the rules
         say of them is the audit's business. ``root``, ``secret``, ``created`` and ``times`` keep
-        those of an imported record; by default they are new.
+        those of an imported record; by default they are new. ``attachments`` are written with
+        the duel, in the same transaction (the service's access record: ``attachment``).
         """
         self._writable()
         events = list(events)
@@ -421,6 +437,8 @@ class Store:
         live = _Live(History(facts, audit=True), header, CardDB(), chain.GENESIS, None)
         rows = [StoredEvent(duel_id, 0, HEADER_TOPIC,
                             msgpack.packb({"header": header.to_dict(), "h": header.digest}))]
+        rows += [StoredEvent(f"{duel_id}/{name}", 0, f"ygoreplay:{name}", msgpack.packb(data))
+                 for name, data in (attachments or {}).items()]
         count, violation = self._write(duel_id, live, events, times, rows, facts,
                                        "prefix" if check else "all")
         if count == 0 and violation is not None:
@@ -448,9 +466,12 @@ class Store:
         except StoreError:
             return DuelInfo(duel_id, "(unreadable header)", "", None, None)
         head = self._anchor(duel_id)
+        signer = self.trusts(head.key) if head is not None else None
+        if head is None or signer is None or not signer.verify(head.signature, head.message(duel_id)):
+            return DuelInfo(duel_id, header.title, header.created, header.parent, header.branch_at,
+                            head.count if head else 0, {}, header.source, header.provenance, signed=False)
         return DuelInfo(duel_id, header.title, header.created, header.parent, header.branch_at,
-                        head.count if head else 0, head.status if head else {}, header.source,
-                        header.provenance)
+                        head.count, head.status, header.source, header.provenance)
 
     def ids(self) -> list[str]:
         """The id of every duel, oldest first."""
@@ -511,30 +532,101 @@ class Store:
         except CardDBError as exc:
             raise StoreError(f"duel {duel_id}: its card facts are inconsistent ({exc}); run verify") from None
 
+    def attachment(self, duel_id: str, name: str) -> dict | None:
+        """The latest version of what was attached to a duel under ``name`` (None if nothing)."""
+        rows = self.events.select_events(f"{duel_id}/{name}", desc=True, limit=1)
+        return msgpack.unpackb(rows[0].state) if rows else None
+
+    def attach(self, duel_id: str, name: str, data: dict) -> None:
+        """A new version of a duel's attachment (e.g. the organiser changes a spectator delay)."""
+        self._writable()
+        rows = self.events.select_events(f"{duel_id}/{name}", desc=True, limit=1)
+        version = rows[0].originator_version + 1 if rows else 0
+        self._insert([StoredEvent(f"{duel_id}/{name}", version, f"ygoreplay:{name}", msgpack.packb(data))])
+
+    def setting(self, name: str) -> dict | None:
+        """A store-wide setting (the latest version), e.g. the service's organiser token digest."""
+        return self.attachment(STORE_ID, name)
+
+    def set_setting(self, name: str, data: dict) -> None:
+        self.attach(STORE_ID, name, data)
+
+    def last_notification(self) -> int:
+        """The id of the last record written (a follower starts after it)."""
+        return self.events.max_notification_id() or 0
+
+    def subscribe(self, after: int):
+        """The heads of duels as other processes write them: an iterator of (duel id, events)
+        after notification ``after``, woken by PostgreSQL's LISTEN/NOTIFY (a context manager;
+        ``stop()`` ends it). SQLite has none: a single process follows its own appends."""
+        if self.backend != "postgresql":
+            raise StoreError("following other processes' appends needs PostgreSQL")
+        return _Heads(self.events.subscribe(gt=after, topics=[HEAD_TOPIC]))
+
     # -- appending --------------------------------------------------------------------------------
 
     def append(self, duel_id: str, events: Event | Iterable[Event], *,
                expected_position: int | None = None, times: list[str] | None = None) -> int:
         """Check and append events at the head; returns the new length. All or nothing.
 
-        Raises RuleViolation (nothing written) for an illegal event, ConflictError when another
-        writer got there first, or when ``expected_position`` is not the head; VerificationError
-        when the head no longer matches its signed anchor (truncated or rechained: run verify).
+        Raises RuleViolation (nothing written) for an illegal event; ConflictError when
+        ``expected_position`` is not the head, or another writer took it first (without an
+        expected position the events are checked again at the new head and appended there);
+        VerificationError when the head no longer matches its signed anchor (truncated or
+        rechained: run verify).
         """
         self._writable()
         events = [events] if isinstance(events, Event) else list(events)
         if times is not None and len(times) != len(events):
             raise ValueError("one recording time per event")
-        live = self._head(duel_id)
-        start = live.history.position
-        if expected_position is not None and expected_position != start:
-            raise ConflictError(f"duel {duel_id} has {start} events, not {expected_position}: someone else appended")
-        facts = self._facts_for(events, live.cards, None)
-        try:
-            return self._write(duel_id, live, events, times, [], facts, "strict")[0]
-        except BaseException:
-            self._live.pop(duel_id, None)             # the cached fold may hold unwritten events
-            raise
+        with self._lock_for(duel_id):
+            attempt = 0
+            while True:
+                live = self._cached(duel_id) if attempt == 0 else None
+                if live is None or (expected_position is not None and expected_position != live.history.position):
+                    live = self._load_head(duel_id)   # never seen, or someone else may have appended
+                start = live.history.position
+                if expected_position is not None and expected_position != start:
+                    raise ConflictError(f"duel {duel_id} has {start} events, not {expected_position}: "
+                                        "someone else appended")
+                facts = self._facts_for(events, live.cards, None)
+                try:
+                    return self._write(duel_id, live, events, times, [], facts, "strict")[0]
+                except ConflictError:
+                    self._forget(duel_id)
+                    attempt += 1
+                    if expected_position is not None or attempt == 3:
+                        raise                         # asked for that position: it is gone
+                except BaseException:
+                    self._forget(duel_id)             # the cached fold may hold unwritten events
+                    raise
+
+    def _lock_for(self, duel_id: str) -> threading.Lock:
+        with self._guard:
+            lock = self._locks.get(duel_id)
+            if lock is None:
+                if len(self._locks) > 4 * self.CACHED_DUELS:
+                    self._locks = {d: l for d, l in self._locks.items() if l.locked()}
+                lock = self._locks[duel_id] = threading.Lock()
+            return lock
+
+    def _cached(self, duel_id: str) -> _Live | None:
+        with self._guard:
+            live = self._live.get(duel_id)
+            if live is not None:
+                self._live.move_to_end(duel_id)
+            return live
+
+    def _remember(self, duel_id: str, live: _Live) -> None:
+        with self._guard:
+            self._live[duel_id] = live
+            self._live.move_to_end(duel_id)
+            while len(self._live) > self.CACHED_DUELS:
+                self._live.popitem(last=False)
+
+    def _forget(self, duel_id: str) -> None:
+        with self._guard:
+            self._live.pop(duel_id, None)
 
     def _facts_for(self, events: list[Event], have: CardDB, extra: CardDB | None) -> CardDB:
         """``have`` and the facts of every card the events name that ``have`` lacks, from
@@ -593,11 +685,14 @@ class Store:
                     key.sign(unsigned.message(duel_id)))
         rows += events_rows
         rows.append(StoredEvent(f"{duel_id}/head", count, HEAD_TOPIC, msgpack.packb(head.to_dict())))
-        self._insert(rows)
+        snapshot_rows = [self._snapshot_row(duel_id, position, data, at) for position, data, at in snapshots]
+        if self._committer is not None:
+            self._committer.submit(rows, snapshot_rows)
+        else:
+            self._insert(rows)
+            self._insert_snapshots(snapshot_rows)
         history.cards = history.state.db = cards
-        self._live[duel_id] = _Live(history, live.header, cards, digest, head)
-        for position, data, at in snapshots:
-            self._write_snapshot(duel_id, position, data, at)
+        self._remember(duel_id, _Live(history, live.header, cards, digest, head))
         return count, violation
 
     def _insert(self, rows: list[StoredEvent], marker: bool = False) -> None:
@@ -606,25 +701,37 @@ class Store:
         except IntegrityError:
             if marker:                                 # another process created the store first
                 return
-            for row in rows:
-                self._live.pop(str(row.originator_id).split("/")[0], None)
-            raise ConflictError(
-                f"duel {rows[0].originator_id}: position {rows[0].originator_version - 1} was written "
-                "by another writer first; nothing of this append was recorded") from None
+            raise self._conflict(rows) from None
         except PersistenceError as exc:
-            raise StoreError(f"the store {self.name} refused the write (nothing was written): {exc}") from None
+            raise self._refused(exc) from None
 
-    def _head(self, duel_id: str) -> _Live:
-        """The fold at the duel's head, its header and card facts and its anchor, checked: the
-        stored head must be the one its last signed anchor names."""
+    def _conflict(self, rows: list[StoredEvent]) -> ConflictError:
+        duel_id = str(rows[0].originator_id).split("/")[0]
+        self._forget(duel_id)
+        event = next((r for r in rows if r.originator_id == duel_id and r.originator_version > 0), rows[0])
+        return ConflictError(f"duel {duel_id}: position {event.originator_version - 1} was written by another "
+                             "writer first; nothing of this append was recorded")
+
+    def _refused(self, exc: Exception) -> StoreError:
+        return StoreError(f"the store {self.name} refused the write (nothing was written): {exc}")
+
+    def _insert_snapshots(self, rows: list[StoredEvent]) -> None:
+        """Snapshots are a cache: one another process wrote, or that fails to be written, is fine."""
+        for row in rows:
+            try:
+                self.snapshots.insert_events([row])
+            except PersistenceError:
+                pass
+
+    def _load_head(self, duel_id: str) -> _Live:
+        """The fold at the duel's head, its header and card facts and its anchor, read from the
+        store and checked: the stored head must be the one its last signed anchor names."""
+        self._forget(duel_id)
         last = self.events.select_events(duel_id, desc=True, limit=1)
         if not last:
             raise StoreError(f"no duel {duel_id!r} in {self.name}")
         count = last[0].originator_version
         head = self._anchor(duel_id)
-        cached = self._live.get(duel_id)
-        if cached is not None and cached.head == head and cached.history.position == count:
-            return cached
         header = self._decode_header(duel_id, self._header_row(duel_id))
         head_hash = header.root if count == 0 else self._envelope(duel_id, last[0])["h"]
         if head is None or head.count != count or head.hash != head_hash:
@@ -638,27 +745,23 @@ class Store:
         if digest != head.cards or header.digest != head.header:
             raise VerificationError(f"duel {duel_id}: its header or card facts were altered since its last "
                                     "anchor; nothing was appended. Run 'ygoreplay verify'")
-        live = _Live(self._history(duel_id, count, cards), header, cards, digest, head)
-        self._live[duel_id] = live
-        return live
+        return _Live(self._history(duel_id, count, cards, root=header.root), header, cards, digest, head)
 
-    def _write_snapshot(self, duel_id: str, position: int, data: bytes, at: bytes) -> None:
+    def _snapshot_row(self, duel_id: str, position: int, data: bytes, at: bytes) -> StoredEvent:
         key = self.key
         signature = key.sign(self._snapshot_message(duel_id, position, at, data))
-        row = StoredEvent(duel_id, position, SNAPSHOT_TOPIC,
-                          msgpack.packb({"d": data, "h": at, "key": key.public.raw, "sig": signature}))
-        try:
-            self.snapshots.insert_events([row])
-        except IntegrityError:
-            pass                                     # another process wrote the same snapshot
-        except PersistenceError:
-            pass                                     # a snapshot is a cache: the events are written
+        return StoredEvent(duel_id, position, SNAPSHOT_TOPIC,
+                           msgpack.packb({"d": data, "h": at, "key": key.public.raw, "sig": signature}))
 
     @staticmethod
     def _snapshot_message(duel_id: str, position: int, at: bytes, data: bytes) -> bytes:
         return _SNAPSHOT_LABEL + msgpack.packb([duel_id, position, at, hashlib.sha256(data).digest()])
 
     # -- reading ----------------------------------------------------------------------------------
+
+    def records_after(self, duel_id: str, count: int) -> list[Record]:
+        """The stored events from position ``count`` on (a follower's next ones), decoded."""
+        return [self._decode(duel_id, row) for row in self.events.select_events(duel_id, gt=count)]
 
     def records(self, duel_id: str) -> list[Record]:
         """Every stored event in order, decoded, marked reverted where a rollback undid it."""
@@ -722,20 +825,30 @@ class Store:
             raise StoreError(f"duel {duel_id} has {length} events: a position is 0..{length}, not {position}")
         return self._history(duel_id, position, self.cards_of(duel_id)[0]).state
 
-    def _history(self, duel_id: str, position: int, cards: CardDB) -> History:
+    def _history(self, duel_id: str, position: int, cards: CardDB, root: bytes | None = None) -> History:
         """The fold after ``position`` events, refusing nothing: the nearest good snapshot at or
-        before it, then the stored events after it."""
-        history = self._from_snapshot(duel_id, position, cards)
-        if history is None:
-            history = History(cards, audit=True, restore=self._restorer(duel_id, cards))
+        before it, then the stored events after it. With ``root`` (an append about to extend the
+        duel) every event folded is checked against the chain first: nothing is appended onto
+        an event that was changed."""
+        found = self._from_snapshot(duel_id, position, cards)
+        history, prev = found if found is not None else (
+            History(cards, audit=True, restore=self._restorer(duel_id, cards)), root)
         if history.position < position:
             for row in self.events.select_events(duel_id, gt=history.position, lte=position):
-                history.append(self._decode(duel_id, row).event)
+                record = self._decode(duel_id, row)
+                if root is not None:
+                    if record.prev_hash != prev or chain.link(prev, record.position, record.event.to_dict(),
+                                                              record.recorded) != record.hash:
+                        raise VerificationError(f"duel {duel_id}: event {record.position} does not match its "
+                                                "hash chain (altered); nothing was appended. Run 'ygoreplay verify'")
+                    prev = record.hash
+                history.append(record.event)
         return history
 
-    def _from_snapshot(self, duel_id: str, position: int, cards: CardDB) -> History | None:
+    def _from_snapshot(self, duel_id: str, position: int, cards: CardDB) -> tuple[History, bytes] | None:
         """A history resumed from the newest snapshot at or before ``position`` whose signature
-        holds and whose chain hash is the stored event's there; None when there is none."""
+        holds and whose chain hash is the stored event's there, with that hash; None when there
+        is none."""
         for row in self.snapshots.select_events(duel_id, lte=position, desc=True, limit=4):
             try:
                 snap = msgpack.unpackb(row.state)
@@ -749,7 +862,7 @@ class Store:
                 if not stored or self._envelope(duel_id, stored[0]).get("h") != at:
                     continue
                 return History.from_data(msgpack.unpackb(data), cards, audit=True,
-                                         restore=self._restorer(duel_id, cards))
+                                         restore=self._restorer(duel_id, cards)), at
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, StoreError,
                     EventFormatError, CardDBError):
                 continue
@@ -875,6 +988,12 @@ class Store:
         if heads[-1].count != count:
             return Verification(False, count, heads[-1].count, f"events {heads[-1].count}..{count - 1} were added "
                                 "after its last signed anchor")
+        if any(version > count for version, _batch in cards_rows):
+            return Verification(False, count, None, "card facts were added after its last signed anchor")
+        try:
+            self.cards_of(duel_id)
+        except StoreError as exc:
+            return Verification(False, count, None, str(exc).split(": ", 1)[-1].removesuffix("; run verify"))
         problem = self._check_snapshots(duel_id, hashes)
         if problem:
             return Verification(False, count, None, problem)
@@ -907,3 +1026,114 @@ class Store:
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
                 return f"the snapshot at {position} cannot be decoded (it is not used)"
         return ""
+
+
+class _Pending:
+    __slots__ = ("rows", "snapshots", "done", "error")
+
+    def __init__(self, rows: list[StoredEvent], snapshots: list[StoredEvent]) -> None:
+        self.rows, self.snapshots = rows, snapshots
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+
+class _Committer:
+    """Group commit: one thread writes whatever appends are waiting (of many duels) in one
+    transaction, so the recorder's table lock and the commit's flush are paid once per batch,
+    not once per append. An append still waits until its own rows are committed, and when a batch
+    meets a conflict each of its appends is written alone, so only the one that lost the race gets
+    ``ConflictError``. Nothing waits for company: a lone append is written at once."""
+
+    BATCH = 256
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._queue: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="ygoreplay-group-commit", daemon=True)
+        self._thread.start()
+
+    def submit(self, rows: list[StoredEvent], snapshots: list[StoredEvent]) -> None:
+        pending = _Pending(rows, snapshots)
+        self._queue.put(pending)
+        pending.done.wait()
+        if pending.error is not None:
+            raise pending.error
+
+    def stop(self) -> None:
+        self._queue.put(None)
+        self._thread.join(30)
+
+    def _run(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            batch, stop = [first], False
+            while len(batch) < self.BATCH:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stop = True
+                    break
+                batch.append(more)
+            self._commit(batch)
+            if stop:
+                return
+
+    def _commit(self, batch: list[_Pending]) -> None:
+        store = self._store
+        try:
+            try:
+                store.events.insert_events([row for pending in batch for row in pending.rows])
+            except IntegrityError:
+                if len(batch) == 1:
+                    batch[0].error = store._conflict(batch[0].rows)
+                else:
+                    for pending in batch:               # find the one that lost the race
+                        try:
+                            store.events.insert_events(pending.rows)
+                        except IntegrityError:
+                            pending.error = store._conflict(pending.rows)
+                        except PersistenceError as exc:
+                            pending.error = store._refused(exc)
+            except PersistenceError as exc:
+                for pending in batch:
+                    pending.error = store._refused(exc)
+            snapshots = [row for pending in batch if pending.error is None for row in pending.snapshots]
+            if snapshots:
+                try:
+                    store.snapshots.insert_events(snapshots)
+                except PersistenceError:
+                    store._insert_snapshots(snapshots)
+        except BaseException as exc:                    # never leave a writer waiting
+            for pending in batch:
+                pending.error = pending.error or StoreError(f"the store {store.name} failed to write: {exc}")
+        finally:
+            for pending in batch:
+                pending.done.set()
+
+
+class _Heads:
+    """Notifications of new anchors as (duel id, event count)."""
+
+    def __init__(self, subscription) -> None:
+        self._subscription = subscription
+
+    def __enter__(self) -> "_Heads":
+        self._subscription.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._subscription.__exit__(*exc)
+
+    def stop(self) -> None:
+        self._subscription.stop()
+
+    def __iter__(self) -> "_Heads":
+        return self
+
+    def __next__(self) -> tuple[str, int]:
+        notification = next(self._subscription)
+        return str(notification.originator_id).removesuffix("/head"), notification.originator_version

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from .errors import InputError
+
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
                      "\u2028\u2029\ud800-\udfff]")
 _UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
@@ -35,3 +37,20 @@ def printable(text: str) -> str:
 def terminal(text: str) -> str:
     """A block of output with every control character but the line break (and tab) escaped."""
     return _UNSAFE.sub(_escape, text)
+
+
+def checked(value: str, what: str, limit: int = 65536) -> str:
+    """A text a user gave (a title, a judge's name, a note): valid Unicode (a name that was not
+    UTF-8 on the command line is refused, not stored) and not too long."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(f"{what} is not valid UTF-8 text ({printable(value)[:60]})") from None
+    if len(value) > limit:
+        raise InputError(f"{what} is {len(value)} characters long; at most {limit}")
+    return value
+
+
+def number(text: str) -> int | None:
+    """A whole number written in ASCII digits, or None (``'²'.isdigit()`` is true, ``int('²')`` fails)."""
+    return int(text) if text.isascii() and text.isdigit() else None

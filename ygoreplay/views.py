@@ -33,15 +33,15 @@ import dataclasses
 import hashlib
 import hmac
 import re
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import msgpack
 
 from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
     BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed,
-    CardsDrawn, DeckRegistered, DeckShuffled, Event, Loc, PositionSetUp, RolledBack, TokenCreated,
-    from_dict)
+    CardsDrawn, DeckRegistered, DeckShuffled, Event, Loc, PositionSetUp, RolledBack, StatsChanged,
+    TokenCreated, from_dict)
 from .rules import History
 from .state import Card, DuelState
 
@@ -113,9 +113,14 @@ class _Names:
         self.undo.append((index, card_id, _KNOWN))
         self.known.discard(card_id)
 
-    def roll_back(self, to: int) -> None:
+    def roll_back(self, to: int) -> set[str]:
+        """Undo what the reverted events did to the names; the cards the view saw in them (it
+        cannot unsee them: a pile holding one must be mixed again)."""
+        seen = set()
         while self.undo and self.undo[-1][0] >= to:
             _index, card_id, old = self.undo.pop()
+            if old is _UNKNOWN:
+                seen.add(card_id)
             if old is _KNOWN:
                 self.known.add(card_id)
             elif old is _UNKNOWN:
@@ -124,6 +129,7 @@ class _Names:
                 self.of.pop(card_id, None)
             else:
                 self.of[card_id] = old
+        return seen
 
     def _keyed(self, ids: list[str], salt: Any) -> list[str]:
         return sorted(ids, key=lambda cid: hmac.new(
@@ -152,28 +158,56 @@ class _Names:
 _ABSENT, _KNOWN, _UNKNOWN = object(), object(), object()
 
 
-def redact(events: list[Event], cards: CardDB, view: str, key: bytes) -> Redaction:
-    """Derive ``view`` of a full record (the judge's events), with the duel's secret ``key``."""
-    if view not in VIEWS:
-        raise ValueError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
-    out = Redaction([], [], [], [], {}, set())
-    if view == "judge":
-        out.events = list(events)
-        out.codes = set(cards)
-        return out
-    history = History(cards, audit=True)
-    names = _Names(key, view)
-    for index, event in enumerate(events):
+@dataclasses.dataclass
+class ViewStep:
+    """What one event of the record becomes in a view: the event as the view has it, and what
+    the view learns, loses track of and is committed to at that event."""
+
+    index: int
+    event: Event
+    disclosures: list[list]
+    renames: list[list]
+    commitments: list[list]
+    codes: set[int]                  # passcodes the view may carry from this event on (new ones)
+
+
+class Redactor:
+    """Derives a view of a record event by event (a live duel is redacted as it is recorded):
+    ``feed`` each event of the full record, in order; ``redaction`` holds the view so far."""
+
+    def __init__(self, cards: CardDB, view: str, key: bytes) -> None:
+        if view not in VIEWS:
+            raise ValueError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
+        self.view = view
+        self.key = key
+        self.redaction = Redaction([], [], [], [], {}, set(cards) if view == "judge" else set())
+        self.history = History(cards, audit=True)
+        self.names = _Names(key, view)
+
+    def feed(self, event: Event) -> ViewStep:
+        out, history, names, view, key = self.redaction, self.history, self.names, self.view, self.key
+        index = len(out.events)
+        if view == "judge":
+            out.events.append(event)
+            return ViewStep(index, event, [], [], [], set())
+        counts = (len(out.disclosures), len(out.renames), len(out.commitments))
+        codes = set(out.codes)
         before = history.state
         existing = set(before.cards)
         decks = [set(side.deck) for side in before.sides]
         masked = _neutral_order(event, index, before, key, out)
         history.append(event)
         state = history.state
+        seen = set()
         if isinstance(event, RolledBack) and history.rollbacks and history.rollbacks[-1][0] == index:
-            names.roll_back(event.to)
+            seen = names.roll_back(event.to)
         new = [cid for cid in state.cards if cid not in existing]
-        view_event = _renamed(_name_new_cards(masked, index, key, state, new, view, names, out), names.of)
+        masked = _name_new_cards(masked, index, key, state, new, view, names, out)
+        if isinstance(masked, StatsChanged):           # the stats of a card it cannot see say what it is
+            card = state.cards.get(masked.card)
+            if card is not None and not can_see(view, card) and masked.card not in names.known:
+                masked = dataclasses.replace(masked, atk=None, defense=None, level=None)
+        view_event = _renamed(masked, names.of)
         if isinstance(view_event, DeckShuffled):      # neutral: sorted by the view's own names
             view_event = dataclasses.replace(view_event, order=tuple(sorted(view_event.order)))
         out.events.append(view_event)
@@ -181,8 +215,17 @@ def redact(events: list[Event], cards: CardDB, view: str, key: bytes) -> Redacti
         made = set(new)                            # created here: not known, nothing to lose track of
         mixed_decks = {p for p in (0, 1) if not set(state.sides[p].deck) - made <= decks[p]
                        or (isinstance(event, DeckShuffled) and event.player == p)}
-        _learn(index, state, view, names, shown, mixed_decks, out)
-    return out
+        _learn(index, state, view, names, shown, mixed_decks, out, seen)
+        return ViewStep(index, view_event, out.disclosures[counts[0]:], out.renames[counts[1]:],
+                        out.commitments[counts[2]:], out.codes - codes)
+
+
+def redact(events: list[Event], cards: CardDB, view: str, key: bytes) -> Redaction:
+    """Derive ``view`` of a full record (the judge's events), with the duel's secret ``key``."""
+    redactor = Redactor(cards, view, key)
+    for event in events:
+        redactor.feed(event)
+    return redactor.redaction
 
 
 def _shown_by(event: Event) -> tuple[str, ...]:
@@ -292,11 +335,12 @@ def _masked_spec(spec: Any, state: DuelState, ids: Iterator[str], view: str, nam
 
 
 def _learn(index: int, state: DuelState, view: str, names: _Names, shown: set[str],
-           mixed_decks: set[int], out: Redaction) -> None:
+           mixed_decks: set[int], out: Redaction, seen: set[str] = frozenset()) -> None:
     """What the view learns at this event (disclosures), and which hidden piles it must lose
     track of: a Deck that was shuffled or took a card in, and any hidden pile a card the view
-    knew went into. A card the view knows stays known on the field (everyone sees it turned
-    face-down) and while it is a link of the open chain (everyone saw it activated)."""
+    knew went into, or that holds a card shown by events a rollback just reverted (what the
+    viewer saw stays seen). A card the view knows stays known on the field (everyone sees it
+    turned face-down) and while it is a link of the open chain (everyone saw it activated)."""
     disclosed = []
     piles: set[tuple[int, str]] = {(p, DECK) for p in mixed_decks}
     chained = {link.card for link in state.chain}     # an activated card is followed while its link is open
@@ -314,6 +358,11 @@ def _learn(index: int, state: DuelState, view: str, names: _Names, shown: set[st
             piles.add(_pile(card))
     for card_id in [c for c in names.known if c not in state.cards]:   # a token that ceased to exist
         names.forget(index, card_id)
+    for card_id in seen:                           # shown by events a rollback reverted
+        card = state.cards.get(card_id)
+        if card is not None and card.zone in _HIDDEN_PILES and card_id not in names.known \
+                and not can_see(view, card):
+            piles.add(_pile(card))
     # Sorted by name, so not even the order of one event's entries follows the record's ids.
     out.disclosures += sorted(disclosed, key=lambda row: row[1])
     for owner, zone in sorted(piles):
@@ -402,17 +451,25 @@ def _with_stand_ins(event: PositionSetUp) -> PositionSetUp:
 
 class ViewReplay:
     """Folds a view's events: disclosures give cards their identity at the event that shows
-    them, renames give a card the fresh name the view knows it by once it cannot be followed."""
+    them, renames give the cards of a mixed pile the fresh names the view knows them by.
+
+    ``steps()``/``states()`` fold the events given; ``prepare`` and ``advance`` fold one more
+    (a live view)."""
 
     def __init__(self, events: list[Event], cards: CardDB, disclosures: list[list],
-                 renames: list[list] | None = None) -> None:
-        self.events = events
+                 renames: list[list] | None = None, deck_order_known: bool = False) -> None:
+        self.events = list(events)
+        self.deck_order_known = deck_order_known      # a judge record's is; a view's never
         self.cards = cards.merged(CardDB([HIDDEN_CARD, *{f.code: f for f in _STAND_INS.values()}.values()]))
         self.shown: dict[int, list[tuple[str, int]]] = {}
+        self.renamed: dict[int, list[tuple[list, list]]] = {}
+        self._learn(disclosures, renames or ())
+        self._history: History | None = None
+
+    def _learn(self, disclosures: Iterable[list], renames: Iterable[list]) -> None:
         for index, card_id, code in disclosures:
             self.shown.setdefault(index, []).append((card_id, code))
-        self.renamed: dict[int, list[tuple[list, list]]] = {}
-        for index, old, new in renames or ():
+        for index, old, new in renames:
             self.renamed.setdefault(index, []).append((old, new))
 
     def _show(self, index: int, state: DuelState) -> None:
@@ -434,10 +491,13 @@ class ViewReplay:
                     card = state.rename_card(old, new)
                     card.code, card.facts = 0, self.cards[0]
 
-    def _walk(self, after: bool) -> Iterator[tuple[int, Event, DuelState]]:
+    def _new_history(self) -> History:
         start = DuelState(self.cards)
-        start.deck_order_known = False
-        history = History(self.cards, audit=True, state=start, before=self._show, after=self._settle)
+        start.deck_order_known = self.deck_order_known
+        return History(self.cards, audit=True, state=start, before=self._show, after=self._settle)
+
+    def _walk(self, after: bool) -> Iterator[tuple[int, Event, DuelState]]:
+        history = self._new_history()
         for index, event in enumerate(self.events):
             if not after:
                 self._show(index, history.state)            # shown by this very event
@@ -454,6 +514,26 @@ class ViewReplay:
         """The view's state after each event (the same object, changed in place)."""
         return (state for _, _, state in self._walk(after=True))
 
+    def prepare(self, step: "ViewStep", cards: CardDB | None = None) -> DuelState:
+        """Take in a live view's next step (``Redactor.feed``); the state just before its event,
+        with the cards it shows named (what a log line describes). ``advance`` then folds it."""
+        if cards is not None and len(cards):
+            self.cards = self.cards.merged(cards)
+        if self._history is None:
+            self._history = self._new_history()
+        self._history.cards = self._history.state.db = self.cards
+        self.events.append(step.event)
+        self._learn(step.disclosures, step.renames)
+        self._show(len(self.events) - 1, self._history.state)
+        return self._history.state
+
+    def advance(self) -> DuelState:
+        """Fold the event the last ``prepare`` took in; the state after it."""
+        assert self._history is not None
+        event = self.events[-1]
+        self._history.append(_with_stand_ins(event) if isinstance(event, PositionSetUp) else event)
+        return self._history.state
+
 
 def public_board(state: DuelState, view: str) -> tuple:
     """What ``view`` sees of a board: identities only where it may know them, counts elsewhere."""
@@ -463,12 +543,15 @@ def public_board(state: DuelState, view: str) -> tuple:
         card = state.cards[card_id]
         return (card.code if can_see(view, card) else 0, card.position)
 
+    def pile(ids: list[str]) -> list:               # a pile's order is no one's: compare it sorted
+        return sorted((show(c) for c in ids), key=lambda entry: (entry[0], entry[1] or ""))
+
     sides = []
     for side in state.sides:
-        sides.append((side.lp, len(side.deck), sorted(show(c) for c in side.hand),
+        sides.append((side.lp, len(side.deck), pile(side.hand),
                       tuple(show(c) for c in side.mzone), tuple(show(c) for c in side.szone),
                       show(side.fzone), tuple(show(c) for c in side.gy),
-                      sorted(show(c) for c in side.banished), sorted(show(c) for c in side.extra)))
+                      pile(side.banished), pile(side.extra)))
     chain = tuple((link.player, show(link.card), link.speed) for link in state.chain)
     return (tuple(sides), tuple(show(c) for c in state.emz), state.turn, state.turn_player,
             state.phase, state.step, chain, state.ended, state.winner)

@@ -106,7 +106,13 @@ class History:
         return self.state
 
     def _checkpoint(self) -> None:
-        self._checkpoints.append((self.position, _pack(self.state), len(self.effective)))
+        """Keep the state now. Kept states stay CHECKPOINT_EVERY events in effect apart (a newer
+        one replaces one too close to it), so however many rollbacks a duel holds, it keeps at
+        most one state per that many events."""
+        count = len(self.effective)
+        if len(self._checkpoints) > 1 and self._checkpoints[-1][2] > count - CHECKPOINT_EVERY:
+            self._checkpoints.pop()
+        self._checkpoints.append((self.position, _pack(self.state), count))
         self._since_checkpoint = 0
         self._checkpoint_due = False
 

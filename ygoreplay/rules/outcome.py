@@ -92,6 +92,8 @@ def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> 
             impossible(state, ev, "ZONE-10", f"player {to.controller}'s Field Zone is occupied")
         if card.facts.spell_subtype != "field":
             fail(state, ev, "ZONE-10", f"only a Field Spell goes in the Field Zone, not {card.name}")
+    elif to.zone in (HAND, DECK, GY) and ev.position is not None:
+        impossible(state, ev, "LOG-05", f"a card in the {to.zone} takes no position, not {ev.position!r}")
     elif to.zone == OVERLAY:
         host_id = state.mzone_card(to.controller, to.index) if to.index is not None and 0 <= to.index <= 6 else None
         host = state.cards.get(host_id) if host_id else None

@@ -123,6 +123,7 @@ def position_set_up(state: DuelState, ev: PositionSetUp) -> None:
     builder = _Builder(board, ev)
     for player, spec in enumerate(ev.sides):
         builder.side(player, spec)
+    _check_card_counts(board, ev)
     for player in (0, 1):
         if ev.normal_summon_used[player]:
             board.sides[player].normal_summon_turn = ev.turn
@@ -131,6 +132,22 @@ def position_set_up(state: DuelState, ev: PositionSetUp) -> None:
     board.started = True
     for name in _SET_UP_FIELDS:
         setattr(state, name, getattr(board, name))
+
+
+def _check_card_counts(board: DuelState, ev: PositionSetUp) -> None:
+    """A player owns no more cards than a deck holds: 60 Main Deck cards (DECK-01) and 15 Extra
+    Deck monsters (DECK-03), tokens aside (TOKEN-01 caps them by the Monster Zones)."""
+    main, extra = [0, 0], [0, 0]
+    for card in board.cards.values():
+        if not card.is_token:
+            (extra if card.facts.is_extra_deck else main)[card.owner] += 1
+    for player in (0, 1):
+        if main[player] > 60:
+            impossible(board, ev, "DECK-01", f"impossible position: player {player} owns {main[player]} Main Deck "
+                                             "cards; a Main Deck holds at most 60")
+        if extra[player] > 15:
+            impossible(board, ev, "DECK-03", f"impossible position: player {player} owns {extra[player]} Extra Deck "
+                                             "monsters; an Extra Deck holds at most 15")
 
 
 #: What a set-up position decides; everything else in the state keeps its value.
@@ -247,8 +264,8 @@ class _Builder:
         card.counters = dict(data.get("counters", {}))
         card.properly_summoned = bool(data.get("properly_summoned", zone == MZONE))
         for material in data.get("materials", []):
-            if zone != MZONE or not facts.is_xyz:
-                self.bad("XMAT-01", f"only an Xyz monster on the field has materials ({facts.name})")
+            if zone != MZONE or not facts.is_xyz or card.position not in (None, ATTACK, DEFENSE):
+                self.bad("XMAT-01", f"only a face-up Xyz monster on the field has materials ({facts.name})")
             mat = self.card(material, controller, OVERLAY)
             mat.host = card_id
             card.materials.append(mat.id)

@@ -1,0 +1,62 @@
+"""The board as plain data: what the HTTP service serves and the web viewer draws.
+
+``board(state)`` turns a state into JSON-ready dicts. Give it a view's state (folded from the
+view's own events, ``views.ViewReplay``): a card the view may not see has passcode 0 there and
+comes out as ``{"id", "hidden": true}`` with its position only, so nothing hidden can reach a
+response. The Deck is a count, never a list.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .rules.base import phase_name
+from .state import Card, DuelState
+
+
+def card(state: DuelState, card_id: str | None) -> dict | None:
+    if card_id is None:
+        return None
+    c: Card = state.cards[card_id]
+    out: dict[str, Any] = {"id": c.id, "position": c.position, "owner": c.owner, "controller": c.controller}
+    if c.code == 0:
+        out["hidden"] = True
+        return out
+    out.update(code=c.code, name=c.name)
+    if c.facts.is_monster and c.zone == "mzone":
+        out.update(atk=c.current_atk, defense=c.current_def, level=c.current_level)
+    if c.materials:
+        out["materials"] = [card(state, m) for m in c.materials]
+    if c.counters:
+        out["counters"] = dict(c.counters)
+    return out
+
+
+def board(state: DuelState) -> dict:
+    """Both fields, hands, piles, LP, turn, phase, the chain, the attack and the result."""
+    players = []
+    for p, side in enumerate(state.sides):
+        players.append({
+            "name": state.players[p] if p < len(state.players) else "",
+            "lp": side.lp, "deck": len(side.deck),
+            "hand": [card(state, c) for c in side.hand],
+            "mzone": [card(state, c) for c in side.mzone],
+            "szone": [card(state, c) for c in side.szone],
+            "fzone": card(state, side.fzone),
+            "gy": [card(state, c) for c in side.gy],
+            "banished": [card(state, c) for c in side.banished],
+            "extra": [card(state, c) for c in side.extra],
+        })
+    attack = state.attack
+    return {
+        "turn": state.turn, "turn_player": state.turn_player, "phase": state.phase,
+        "phase_name": phase_name(state.phase) if state.turn else "before the first turn",
+        "step": state.step, "ruleset": state.ruleset, "players": players,
+        # Extra Monster Zones, left and right as player 0 sees them; a card's controller says whose
+        "emz": [card(state, c) for c in state.emz],
+        "chain": [{"link": link.number, "player": link.player, "card": card(state, link.card),
+                   "speed": link.speed} for link in state.chain if link.card in state.cards],
+        "attack": None if attack is None else {
+            "attacker": card(state, attack.attacker) if attack.attacker in state.cards else None,
+            "target": card(state, attack.target) if attack.target in state.cards else None},
+        "ended": state.ended, "winner": state.winner, "reason": state.end_reason,
+    }

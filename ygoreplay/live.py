@@ -1,0 +1,250 @@
+"""Duels as a service process follows them: read once, then kept up to date, every view derived
+as events arrive, and every follower woken when there is more.
+
+``Hub`` holds the duels this process serves. A duel's record is read from the store once; after
+that, new events are read as they are appended here, or, on PostgreSQL, as any process appends
+them: one LISTEN/NOTIFY subscription per process (``Store.subscribe``) wakes the duels it names,
+never one per follower. Each view (judge, p0, p1, spectator) is redacted and folded event by
+event (``views.Redactor`` and ``views.ViewReplay``), so a follower's next event costs nothing
+more than sending it. A spectator view is held back by the duel's delay (events, seconds).
+"""
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from .access import Access
+from .board import board
+from .cards import CardDB
+from .chain import to_ms
+from .log import describe
+from .replay_file import referenced_codes
+from .rules import History
+from .state import DuelState
+from .store import Header, Record, Store, StoreError
+from .views import VIEWS, Redactor, ViewReplay, ViewStep, view_cards
+
+#: A view's fold keeps its state every this many events, for reaching any position fast.
+KEEP_EVERY = 64
+
+
+@dataclass
+class Step:
+    """One event as a view has it, ready to send: the event, its time and log line, what it
+    shows and renames, and the card facts it lets the view carry."""
+
+    position: int
+    event: dict
+    time: str
+    line: str
+    disclosures: list[list]
+    renames: list[list]
+    cards: list[dict]
+
+    def to_dict(self) -> dict:
+        return {"position": self.position, "event": self.event, "time": self.time, "line": self.line,
+                "disclosures": self.disclosures, "renames": self.renames, "cards": self.cards}
+
+
+class LiveView:
+    """One view of a followed duel: its steps so far, its fold, and kept states to seek from."""
+
+    def __init__(self, view: str, cards: CardDB, secret: bytes) -> None:
+        self.view = view
+        self.full_cards = cards
+        self.redactor = Redactor(cards, view, secret)
+        self.fold = ViewReplay([], CardDB(), [], deck_order_known=view == "judge")
+        self.steps: list[Step] = []
+        self.codes: set[int] = set()
+        self.kept: list[tuple[int, bytes]] = [(0, msgpack.packb(self.fold._new_history().state.to_data()))]
+
+    def feed(self, record: Record) -> None:
+        if self.view == "judge":
+            step = ViewStep(record.position, record.event, [], [], [], set())
+            new_codes = {c for c in self.full_cards if c not in self.codes}
+        else:
+            step = self.redactor.feed(record.event)
+            new_codes = {c for c in step.codes if c in self.full_cards and c not in self.codes}
+        self.codes |= new_codes
+        facts = view_cards(self.full_cards, new_codes)
+        line = describe(self.fold.prepare(step, facts), step.event)
+        state = self.fold.advance()
+        self.steps.append(Step(record.position, step.event.to_dict(), record.recorded, line,
+                               step.disclosures, step.renames, facts.to_json_list()))
+        if len(self.steps) % KEEP_EVERY == 0:
+            self.kept.append((len(self.steps), msgpack.packb(state.to_data())))
+
+    def state_after(self, count: int) -> DuelState:
+        """The view's state after its first ``count`` events, from the nearest kept state."""
+        if count == len(self.steps) and self.fold._history is not None:
+            return self.fold._history.state
+        at, packed = max((k for k in self.kept if k[0] <= count), key=lambda k: k[0])
+        start = DuelState.from_data(msgpack.unpackb(packed), self.fold.cards)
+        history = History(self.fold.cards, audit=True, state=start, position=at, before=self.fold._show,
+                          after=self.fold._settle, restore=self.state_after)
+        for event in self.fold.events[at:count]:
+            history.append(event)
+        return history.state
+
+
+class LiveDuel:
+    """A duel this process serves: its header, access record, events so far and views."""
+
+    def __init__(self, store: Store, duel_id: str) -> None:
+        self.id = duel_id
+        self.store = store
+        self.header: Header = store.header(duel_id)
+        self.access = Access.from_dict(store.attachment(duel_id, "access") or {"visibility": "private"})
+        self.cards = store.cards_of(duel_id)[0]
+        self.records: list[Record] = []
+        self.views: dict[str, LiveView] = {}
+        self.lock = threading.Lock()
+        self.version = 0
+        self.refresh()
+
+    @property
+    def count(self) -> int:
+        return len(self.records)
+
+    def refresh(self) -> bool:
+        """Read what was appended since; whether anything was."""
+        with self.lock:
+            new = self.store.records_after(self.id, len(self.records))
+            if not new:
+                return False
+            if any(c not in self.cards for r in new for c in _codes(r)):
+                self.cards = self.store.cards_of(self.id)[0]
+                for live in self.views.values():
+                    live.full_cards = self.cards
+                    live.redactor.history.cards = live.redactor.history.state.db = self.cards
+            self.records += new
+            for live in self.views.values():
+                for record in new:
+                    live.feed(record)
+            self.version += 1
+            return True
+
+    def view(self, name: str) -> LiveView:
+        with self.lock:
+            live = self.views.get(name)
+            if live is None:
+                live = LiveView(name, self.cards, self.header.secret)
+                for record in self.records:
+                    live.feed(record)
+                self.views[name] = live
+            return live
+
+    def visible(self, view: str, now: float | None = None) -> int:
+        """How many events ``view`` may see now: all but a spectator's delay."""
+        count = self.count
+        if view != "spectator":
+            return count
+        count = max(0, count - self.access.delay_events)
+        if self.access.delay_seconds > 0:
+            cutoff = (time.time() if now is None else now) * 1000 - self.access.delay_seconds * 1000
+            while count and to_ms(self.records[count - 1].recorded) > cutoff:
+                count -= 1
+        return count
+
+    def next_release(self, view: str) -> float | None:
+        """When the next held-back event becomes visible to ``view`` (seconds from now), if ever."""
+        if view != "spectator" or self.access.delay_seconds <= 0:
+            return None
+        count = self.visible(view)
+        if count >= max(0, self.count - self.access.delay_events):
+            return None
+        due = to_ms(self.records[count].recorded) / 1000 + self.access.delay_seconds
+        return max(0.0, due - time.time())
+
+    def frame(self, view: str, count: int) -> dict[str, Any]:
+        return board(self.view(view).state_after(count))
+
+
+def _codes(record: Record) -> set[int]:
+    return referenced_codes([record.event])
+
+
+class Hub:
+    """The duels this process follows, and the wake-ups of their followers.
+
+    ``changed`` may be called from any thread (an append handled here, the PostgreSQL listener);
+    followers wait on ``wait`` in the event loop."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.duels: dict[str, LiveDuel] = {}
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._waiters: dict[str, set[asyncio.Future]] = {}
+        self._listener: threading.Thread | None = None
+        self._subscription = None
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        if self.store.backend == "postgresql":
+            after = self.store.last_notification()
+            self._subscription = self.store.subscribe(after)
+            self._listener = threading.Thread(target=self._listen, name="ygoreplay-listen", daemon=True)
+            self._listener.start()
+
+    def stop(self) -> None:
+        if self._subscription is not None:
+            self._subscription.stop()
+        if self._listener is not None:
+            self._listener.join(5)
+
+    def _listen(self) -> None:
+        with self._subscription as heads:
+            for duel_id, _count in heads:
+                if duel_id in self.duels:
+                    self.changed(duel_id)
+
+    def get(self, duel_id: str) -> LiveDuel:
+        with self._lock:
+            live = self.duels.get(duel_id)
+        if live is None:
+            live = LiveDuel(self.store, duel_id)
+            with self._lock:
+                live = self.duels.setdefault(duel_id, live)
+        return live
+
+    def forget(self, duel_id: str) -> None:
+        with self._lock:
+            self.duels.pop(duel_id, None)
+
+    def changed(self, duel_id: str) -> None:
+        """New events may be stored: read them (in this thread) and wake the duel's followers."""
+        live = self.duels.get(duel_id)
+        if live is None:
+            return
+        try:
+            if not live.refresh():
+                return
+        except StoreError:
+            return
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._wake, duel_id)
+
+    def _wake(self, duel_id: str) -> None:
+        for waiter in self._waiters.pop(duel_id, set()):
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def wait(self, duel_id: str, timeout: float) -> None:
+        """Until the duel changes, or ``timeout`` seconds."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault(duel_id, set()).add(waiter)
+        try:
+            await asyncio.wait_for(waiter, timeout)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            self._waiters.get(duel_id, set()).discard(waiter)
+
+
+__all__ = ["Hub", "LiveDuel", "LiveView", "Step", "VIEWS"]

@@ -1,0 +1,598 @@
+"""The HTTP service: record, follow and share duels, on the same application layer as the CLI.
+
+FastAPI on uvicorn (OpenAPI at ``/openapi.json``, its pages at ``/docs``). Every request names
+its token in ``Authorization: Bearer <token>`` (or ``?token=``, for links and the browser's
+EventSource); ``access.py`` says what each role sees and does. Redaction happens here, on the
+server: a player's or spectator's response is made from that view's own events and board, so it
+holds no passcode the viewer may not see. Errors map in one place (``_errors``): a broken rule
+is 422 ``{"index", "rule", "message"}``, a conflict 409, malformed input 400 saying what and
+where, a wrong token 401, a role that may not 403, a duel that is not there (or not for you) 404.
+
+Positions: ``at=N`` and ``from=N`` count events: the state after the first N events (0 is the
+start), as ``branch --at N`` and ``diff DUEL@N``.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets as _secrets
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, AsyncIterator
+
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .access import NARROWER, ROLES, VIEW_OF, VISIBILITIES, Access, digest, matches
+from .application import Records, duel_dict, violation_dict
+from .cards import CardDB
+from .errors import ConflictError, InputError, StoreError, VerificationError, YgoreplayError
+from .events import EventFormatError, from_dict
+from .exchange import make_replay
+from .live import Hub, LiveDuel
+from .replay_file import dumps as ygr_dumps, loads as ygr_loads
+from .rules import RuleViolation
+from .signing import OrganiserKey
+from .store import MissingStore, Store
+from .text import number
+
+MAX_BODY = 16 << 20              # an upload; a batch of events is far smaller
+MAX_EVENTS = 10_000              # events in one append
+KEEPALIVE = 15.0                 # seconds between SSE comments on a quiet duel
+
+
+class HTTPError(Exception):
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.message, self.extra = status, message, extra
+
+
+@dataclass
+class Caller:
+    """Who is asking about a duel: their role, and the view they get."""
+
+    role: str
+    view: str
+
+
+class _Limit:
+    """Refuses a request body larger than ``MAX_BODY`` before it is read whole (413)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            return await _json(413, {"error": f"the request body is over {MAX_BODY} bytes"})(scope, receive, send)
+        seen = 0
+
+        async def limited() -> dict:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > MAX_BODY:
+                raise HTTPError(413, f"the request body is over {MAX_BODY} bytes")
+            return message
+        return await self.app(scope, limited, send)
+
+
+def _json(status: int, data: dict) -> JSONResponse:
+    return JSONResponse(data, status_code=status)
+
+
+class Service:
+    """The service's state: the store, its records, the duels followed, the organiser's token."""
+
+    def __init__(self, store: Store, admin_digest: str) -> None:
+        self.store = store
+        self.records = Records(store)
+        self.hub = Hub(store)
+        self.admin_digest = admin_digest
+
+    # -- who is asking --------------------------------------------------------------------------
+
+    @staticmethod
+    def token_of(request: Request) -> str | None:
+        header = request.headers.get("authorization", "")
+        if header:
+            scheme, _, token = header.partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise HTTPError(401, "the Authorization header must be 'Bearer <token>'")
+            return token.strip()
+        return request.query_params.get("token") or None
+
+    def organiser(self, request: Request) -> None:
+        token = self.token_of(request)
+        if token is None:
+            raise HTTPError(401, "this needs the organiser's token")
+        if not matches(token, self.admin_digest):
+            raise HTTPError(403, "this needs the organiser's token")
+
+    def is_organiser(self, token: str | None) -> bool:
+        return token is not None and matches(token, self.admin_digest)
+
+    def caller(self, request: Request, duel_id: str) -> tuple[Caller, LiveDuel]:
+        """The caller's role in this duel; 404 for a duel that is not theirs to know of."""
+        token = self.token_of(request)
+        live = self._duel(duel_id)
+        if self.is_organiser(token):
+            return Caller("organiser", "judge"), live
+        role = live.access.role_of(token) if token else None
+        if role is None:
+            if live.access.visibility != "public":
+                raise HTTPError(404, f"no duel {duel_id!r}")
+            if token is not None:
+                raise HTTPError(401, "this token is not one of this duel's")
+            return Caller("public", "spectator"), live
+        return Caller(role, VIEW_OF[role]), live
+
+    def _duel(self, duel_id: str) -> LiveDuel:
+        if not (len(duel_id) == 12 and all(c in "0123456789abcdef" for c in duel_id)):
+            raise HTTPError(404, f"no duel {duel_id!r}")
+        try:
+            return self.hub.get(duel_id)
+        except StoreError:
+            raise HTTPError(404, f"no duel {duel_id!r}") from None
+
+    @staticmethod
+    def require(caller: Caller, *roles: str) -> None:
+        if caller.role not in roles and caller.role != "organiser":
+            raise HTTPError(403, f"a {caller.role} token may not do this (it takes: {', '.join(roles)})")
+
+    @staticmethod
+    def view_for(caller: Caller, asked: str | None) -> str:
+        if asked is None:
+            return caller.view
+        if asked not in NARROWER.get(caller.view, ()):
+            raise HTTPError(403, f"a {caller.role} token may not see the {asked!r} view")
+        return asked
+
+    # -- duels ----------------------------------------------------------------------------------
+
+    def create(self, title: str, visibility: str, delay_events: int, delay_seconds: float,
+               request_base: str = "") -> dict:
+        access, tokens = Access.issue(visibility, delay_events, delay_seconds)
+        duel_id, _stored, _violation = self.store.record([], title, attachments={"access": access.to_dict()})
+        assert duel_id is not None
+        return self._created(duel_id, tokens, request_base)
+
+    def _created(self, duel_id: str, tokens: dict[str, str], base: str) -> dict:
+        links = {role: f"{base}/view/{duel_id}?token={token}" for role, token in tokens.items()}
+        if "spectator" not in tokens:
+            links = {r: l for r, l in links.items() if r != "spectator"}
+        return {"id": duel_id, "tokens": tokens, "links": links}
+
+
+def _events(data: Any) -> list:
+    """Events from a request body (a JSON array of event objects), or 400 naming the one that is not."""
+    if not isinstance(data, list):
+        raise HTTPError(400, "the body must be a JSON array of events", where="body")
+    if len(data) > MAX_EVENTS:
+        raise HTTPError(400, f"at most {MAX_EVENTS} events in one request, not {len(data)}", where="body")
+    out = []
+    for i, item in enumerate(data):
+        try:
+            out.append(from_dict(item, f"event {i}"))
+        except EventFormatError as exc:
+            raise HTTPError(400, exc.detail, where=f"event {i}", index=i) from None
+    return out
+
+
+async def _body_json(request: Request) -> Any:
+    raw = await request.body()
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise HTTPError(400, f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", where="body") from None
+    except (RecursionError, UnicodeDecodeError, ValueError) as exc:
+        raise HTTPError(400, f"not JSON: {type(exc).__name__}", where="body") from None
+
+
+def _errors(app: FastAPI) -> None:
+    """Every error a request can meet, mapped to its status in one place."""
+
+    @app.exception_handler(HTTPError)
+    async def http_error(_request: Request, exc: HTTPError) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status, headers=headers)
+
+    @app.exception_handler(RuleViolation)
+    async def rule(_request: Request, exc: RuleViolation) -> JSONResponse:
+        return _json(422, violation_dict(exc))
+
+    @app.exception_handler(YgoreplayError)
+    async def ours(_request: Request, exc: YgoreplayError) -> JSONResponse:
+        if isinstance(exc, ConflictError):
+            return _json(409, {"error": str(exc)})
+        if isinstance(exc, VerificationError):
+            return _json(409, {"error": str(exc), "verification": False})
+        if isinstance(exc, InputError):
+            return _json(400, {"error": str(exc)})
+        if isinstance(exc, StoreError) and str(exc).startswith("no duel"):
+            return _json(404, {"error": str(exc)})
+        return _json(503, {"error": str(exc)})
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = [{"where": ".".join(str(p) for p in e.get("loc", ())), "error": e.get("msg", "")}
+                    for e in exc.errors()]
+        return _json(400, {"error": "; ".join(f"{p['where']}: {p['error']}" for p in problems), "problems": problems})
+
+
+def create_app(store: Store, admin_digest: str) -> FastAPI:
+    """The service over an open store; ``admin_digest`` is the organiser token's SHA-256."""
+    service = Service(store, admin_digest)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        service.hub.start(asyncio.get_running_loop())
+        try:
+            yield
+        finally:
+            service.hub.stop()
+
+    app = FastAPI(title="ygoreplay", version="1", lifespan=lifespan,
+                  description=(__doc__ or "").split("\n\n", 1)[1] if __doc__ else None)
+    app.state.service = service
+    _errors(app)
+    app.add_middleware(_Limit)
+
+    def organiser(request: Request) -> None:
+        service.organiser(request)
+
+    @app.get("/health", tags=["service"])
+    def health() -> dict:
+        """Whether the service and its store answer."""
+        return {"ok": True, "store": store.backend, "duels": len(store.ids())}
+
+    @app.post("/duels", status_code=201, tags=["organiser"], dependencies=[Depends(organiser)],
+              openapi_extra={"requestBody": {"content": {"application/json": {"schema": {
+                  "type": "object", "properties": {
+                      "title": {"type": "string", "maxLength": 500},
+                      "visibility": {"enum": list(VISIBILITIES)},
+                      "delay": {"type": "object", "properties": {
+                          "events": {"type": "integer", "minimum": 0, "maximum": 100000},
+                          "seconds": {"type": "number", "minimum": 0, "maximum": 86400}}}}}}}}})
+    async def create_duel(request: Request) -> dict:
+        """A new duel: its id, a token for each role, and a viewer link for each token."""
+        body = await _body_json(request) if await request.body() else {}
+        if not isinstance(body, dict):
+            raise HTTPError(400, "the body must be a JSON object", where="body")
+        title = body.get("title", "")
+        visibility = body.get("visibility", "unlisted")
+        delay = body.get("delay") or {}
+        if not isinstance(title, str) or len(title) > 500:
+            raise HTTPError(400, "title must be a string of at most 500 characters", where="title")
+        if visibility not in VISIBILITIES:
+            raise HTTPError(400, f"visibility is one of {', '.join(VISIBILITIES)}", where="visibility")
+        if not isinstance(delay, dict):
+            raise HTTPError(400, "delay is {events, seconds}", where="delay")
+        events_delay, seconds_delay = delay.get("events", 0), delay.get("seconds", 0)
+        if not (isinstance(events_delay, int) and not isinstance(events_delay, bool) and 0 <= events_delay <= 100000):
+            raise HTTPError(400, "delay.events is a whole number 0..100000", where="delay.events")
+        if not (isinstance(seconds_delay, (int, float)) and not isinstance(seconds_delay, bool)
+                and 0 <= seconds_delay <= 86400):
+            raise HTTPError(400, "delay.seconds is a number 0..86400", where="delay.seconds")
+        unknown = set(body) - {"title", "visibility", "delay"}
+        if unknown:
+            raise HTTPError(400, f"unknown field(s) {', '.join(sorted(unknown))}", where="body")
+        base = str(request.base_url).rstrip("/")
+        return await asyncio.to_thread(service.create, title, visibility, events_delay, float(seconds_delay), base)
+
+    @app.get("/duels", tags=["organiser"])
+    def list_duels(request: Request, player: str | None = Query(None, max_length=200),
+                   title: str | None = Query(None, max_length=200), date: str | None = Query(None, max_length=10),
+                   result: str | None = Query(None, pattern="^(p0|p1|draw|unfinished)$")) -> list[dict]:
+        """The duels: all of them for the organiser, the public ones for anyone; filtered by a
+        player's name, a title, a date (YYYY-MM-DD) or a result."""
+        token = service.token_of(request)
+        everyone = service.is_organiser(token)
+        if token is not None and not everyone:
+            raise HTTPError(403, "listing all duels needs the organiser's token")
+        out = []
+        for info in service.records.duels(player):
+            if not everyone:
+                access = store.attachment(info.id, "access") or {}
+                if access.get("visibility") != "public":
+                    continue
+            data = duel_dict(info)
+            if title and title.casefold() not in info.title.casefold():
+                continue
+            if date and not info.created.startswith(date):
+                continue
+            if result and result != _result_of(data):
+                continue
+            out.append(data)
+        return out
+
+    def caller_of(request: Request, duel_id: str) -> tuple[Caller, LiveDuel]:
+        return service.caller(request, duel_id)
+
+    @app.post("/duels/{duel_id}/events", tags=["recorder"],
+              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                  "type": "array", "items": {"type": "object"}, "maxItems": MAX_EVENTS}}}}})
+    async def append(duel_id: str, request: Request, expected: int | None = Query(None, ge=0, le=10 ** 9)) -> dict:
+        """Append events, checked by the rules exactly as ``record`` checks them: all or none."""
+        caller, live = await asyncio.to_thread(caller_of, request, duel_id)
+        service.require(caller, "recorder")
+        events = _events(await _body_json(request))
+        position = await asyncio.to_thread(service.records.append, duel_id, events, expected)
+        await asyncio.to_thread(service.hub.changed, duel_id)
+        return {"position": position}
+
+    def _count(live: LiveDuel, view: str, at: int | None) -> int:
+        visible = live.visible(view)
+        if at is None:
+            return visible
+        if at > visible:
+            raise HTTPError(404, f"the duel has {visible} events this view may see; at is 0..{visible}")
+        return at
+
+    @app.get("/duels/{duel_id}/state", tags=["everyone"])
+    def state(duel_id: str, request: Request, at: int | None = Query(None, ge=0, le=10 ** 9),
+              view: str | None = Query(None, pattern="^(judge|p0|p1|spectator)$")) -> dict:
+        """The board after the first ``at`` events (default: all this view may see), for the
+        token's view (or a narrower one)."""
+        caller, live = service.caller(request, duel_id)
+        view = service.view_for(caller, view)
+        count = _count(live, view, at)
+        return {"id": duel_id, "view": view, "position": count, "events": live.visible(view),
+                "board": live.frame(view, count)}
+
+    @app.get("/duels/{duel_id}/events", tags=["everyone"], response_class=Response,
+             responses={200: {"content": {"application/x-ndjson": {}}}})
+    def events(duel_id: str, request: Request, start: int = Query(0, alias="from", ge=0, le=10 ** 9),
+               view: str | None = Query(None, pattern="^(judge|p0|p1|spectator)$")) -> Response:
+        """The events from position ``from`` on, one JSON object a line, as the view has them."""
+        caller, live = service.caller(request, duel_id)
+        view = service.view_for(caller, view)
+        steps = live.view(view).steps[start:live.visible(view)]
+        body = "".join(json.dumps(_jsonable(step.to_dict()), ensure_ascii=False) + "\n" for step in steps)
+        return Response(body, media_type="application/x-ndjson")
+
+    @app.get("/duels/{duel_id}/replay.ygr", tags=["everyone"], response_class=Response,
+             responses={200: {"content": {"application/x-ygoreplay": {}}}})
+    def replay_file(duel_id: str, request: Request,
+                    view: str | None = Query(None, pattern="^(judge|p0|p1|spectator)$")) -> Response:
+        """The duel as a signed ``.ygr`` file for the view (a delayed spectator's, cut at what it may see)."""
+        caller, live = service.caller(request, duel_id)
+        view = service.view_for(caller, view)
+        duel = store.load(duel_id, verified=True)
+        count = live.visible(view) if view == "spectator" else len(duel.records)
+        match = {"duel": duel_id, "title": duel.header.title}
+        replay = make_replay(duel.events[:count], duel.times[:count], duel.cards, view, duel.header.root,
+                             duel.header.secret, match, duel.header.source, duel.header.created,
+                             chain=duel.hashes[:count])
+        data = ygr_dumps(replay, store.key)
+        return Response(data, media_type="application/x-ygoreplay",
+                        headers={"Content-Disposition": f'attachment; filename="{duel_id}.{view}.ygr"'})
+
+    @app.get("/duels/{duel_id}/follow", tags=["everyone"], response_class=StreamingResponse,
+             responses={200: {"content": {"text/event-stream": {}}}})
+    async def follow(duel_id: str, request: Request, start: int = Query(0, alias="from", ge=0, le=10 ** 9),
+                     view: str | None = Query(None, pattern="^(judge|p0|p1|spectator)$")) -> StreamingResponse:
+        """Server-Sent Events: one ``event`` per event of the view, its id the position; a reconnect
+        with ``Last-Event-ID`` resumes after it. A spectator is held back by the duel's delay."""
+        caller, live = await asyncio.to_thread(caller_of, request, duel_id)
+        view = service.view_for(caller, view)
+        resume = request.headers.get("last-event-id")
+        position = number(resume) + 1 if resume is not None and number(resume) is not None else start
+        live_view = await asyncio.to_thread(live.view, view)
+
+        async def stream() -> AsyncIterator[str]:
+            nonlocal position
+            yield "retry: 2000\n\n"
+            while True:
+                visible = live.visible(view)
+                while position < visible:
+                    step = live_view.steps[position]
+                    yield f"id: {position}\nevent: event\ndata: {json.dumps(_jsonable(step.to_dict()), ensure_ascii=False)}\n\n"
+                    position += 1
+                if live.records and live.records[-1].event.kind == "duel_ended" and position >= live.count:
+                    yield "event: end\ndata: {}\n\n"
+                    return
+                if await request.is_disconnected():
+                    return
+                release = live.next_release(view)
+                before = live.version
+                await service.hub.wait(duel_id, min(KEEPALIVE, release) if release is not None else KEEPALIVE)
+                if live.version == before and release is None:
+                    yield ": keepalive\n\n"
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    # -- judge ----------------------------------------------------------------------------------------
+
+    @app.post("/duels/{duel_id}/rollback", tags=["judge"],
+              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                  "type": "object", "required": ["to", "judge", "reason"], "properties": {
+                      "to": {"type": "integer"}, "judge": {"type": "string"}, "reason": {"type": "string"}}}}}}})
+    async def rollback(duel_id: str, request: Request) -> dict:
+        """A judge backs the game up to before event ``to`` (MATCH-08): an event of its own."""
+        caller, _live = await asyncio.to_thread(caller_of, request, duel_id)
+        service.require(caller, "judge")
+        body = await _body_json(request)
+        to, judge, reason = _fields(body, to=int, judge=str, reason=str)
+        position = await asyncio.to_thread(service.records.rollback, duel_id, to, judge, reason)
+        await asyncio.to_thread(service.hub.changed, duel_id)
+        return {"position": position}
+
+    @app.post("/duels/{duel_id}/notes", tags=["judge"],
+              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                  "type": "object", "required": ["judge", "text"], "properties": {
+                      "judge": {"type": "string"}, "text": {"type": "string"},
+                      "category": {"enum": ["call", "ruling", "penalty", "warning", "note", "time"]}}}}}}})
+    async def note(duel_id: str, request: Request) -> dict:
+        """A judge's call, ruling, penalty or note, kept in the record."""
+        caller, _live = await asyncio.to_thread(caller_of, request, duel_id)
+        service.require(caller, "judge")
+        body = await _body_json(request)
+        judge, text = _fields(body, judge=str, text=str)
+        category = body.get("category", "note")
+        if category not in ("call", "ruling", "penalty", "warning", "note", "time"):
+            raise HTTPError(400, "category is one of call, ruling, penalty, warning, note, time", where="category")
+        position = await asyncio.to_thread(service.records.note, duel_id, judge, text, category)
+        await asyncio.to_thread(service.hub.changed, duel_id)
+        return {"position": position}
+
+    @app.post("/duels/{duel_id}/branch", status_code=201, tags=["judge"],
+              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                  "type": "object", "required": ["at"], "properties": {
+                      "at": {"type": "integer"}, "title": {"type": "string"}}}}}}})
+    async def branch(duel_id: str, request: Request) -> dict:
+        """A what-if line: a new duel from the first ``at`` events; the same tokens open it."""
+        caller, live = await asyncio.to_thread(caller_of, request, duel_id)
+        service.require(caller, "judge")
+        body = await _body_json(request)
+        (at,) = _fields(body, at=int)
+        title = body.get("title", "")
+        if not isinstance(title, str):
+            raise HTTPError(400, "title must be a string", where="title")
+        child = await asyncio.to_thread(service.records.branch, duel_id, at, title)
+        await asyncio.to_thread(store.attach, child, "access", live.access.to_dict())
+        return {"id": child, "parent": duel_id, "at": at}
+
+    # -- everyone -------------------------------------------------------------------------------------
+
+    @app.get("/duels/{duel_id}/verify", tags=["everyone"])
+    def verify(duel_id: str, request: Request) -> dict:
+        """The record checked end to end: chain, anchors, signature, snapshots."""
+        service.caller(request, duel_id)
+        result = store.verify(duel_id)
+        return {"id": duel_id, "ok": result.ok, "events": result.events, "first_bad_link": result.first_bad,
+                "problem": result.problem, "key": result.signer.text if result.signer else None}
+
+    @app.get("/duels/{duel_id}/tree", tags=["everyone"])
+    def tree(duel_id: str, request: Request) -> list[dict]:
+        """The duel's family of branches, depth first, that this token may open."""
+        caller, live = service.caller(request, duel_id)
+        out = []
+        for depth, info in store.tree(duel_id):
+            access = Access.from_dict(store.attachment(info.id, "access") or {"visibility": "private"})
+            if caller.role not in ("organiser", "public") and access.tokens.get(caller.role) != live.access.tokens.get(caller.role):
+                continue
+            if caller.role == "public" and access.visibility != "public":
+                continue
+            out.append({"depth": depth, "id": info.id, "title": info.title, "parent": info.parent,
+                        "branch_at": info.branch_at, "events": info.events})
+        return out
+
+    @app.get("/duels/{duel_id}/diff", tags=["everyone"])
+    def diff(duel_id: str, request: Request, a: int = Query(ge=0, le=10 ** 9), b: int = Query(ge=0, le=10 ** 9),
+             view: str | None = Query(None, pattern="^(judge|p0|p1|spectator)$")) -> dict:
+        """How the board after ``a`` events differs from the board after ``b``, in this view."""
+        from .diff import diff_states
+        caller, live = service.caller(request, duel_id)
+        view = service.view_for(caller, view)
+        left, right = (live.view(view).state_after(_count(live, view, n)) for n in (a, b))
+        return {"view": view, "differences": [{"place": p, "a": x, "b": y} for p, x, y in diff_states(left, right)]}
+
+    @app.get("/duels/{duel_id}/cards", tags=["everyone"])
+    def cards(duel_id: str, request: Request,
+              view: str | None = Query(None, pattern="^(judge|p0|p1|spectator)$")) -> list[dict]:
+        """The facts of every card this view may know so far (names, types, stats; no text)."""
+        caller, live = service.caller(request, duel_id)
+        view = service.view_for(caller, view)
+        steps = live.view(view).steps[:live.visible(view)]
+        return [card for step in steps for card in step.cards]
+
+    # -- organiser: uploads ---------------------------------------------------------------------------
+
+    @app.post("/uploads", status_code=201, tags=["organiser"], dependencies=[Depends(organiser)],
+              openapi_extra={"requestBody": {"required": True, "content": {"application/octet-stream": {
+                  "schema": {"type": "string", "format": "binary"}}}}})
+    async def upload(request: Request, title: str | None = Query(None, max_length=500),
+                     visibility: str = Query("unlisted", pattern="^(public|unlisted|private)$")) -> dict:
+        """A ``.ygr`` judge file (verified first, its signature a trusted key's) or an EDOPro
+        ``.yrpX`` replay, recorded as a new duel with its own tokens."""
+        data = await request.body()
+        access, tokens = Access.issue(visibility, 0, 0.0)
+        duel_id = await asyncio.to_thread(_record_upload, service, data, title, access)
+        return service._created(duel_id, tokens, str(request.base_url).rstrip("/"))
+
+    return app
+
+
+def _record_upload(service: Service, data: bytes, title: str | None, access: Access) -> str:
+    import tempfile
+    from pathlib import Path
+    from .application import trusted_keys
+    if data[:1] == b"\x89":
+        replay = ygr_loads(data)
+        done = service.records.import_replay(replay, title, trusted_keys([]))
+        duel_id = done.id
+    else:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "upload.yrpX"
+            path.write_bytes(data)
+            done, _agreement = service.records.import_yrpx(path, None, title or "uploaded replay")
+            duel_id = done.id
+    assert duel_id is not None
+    service.store.attach(duel_id, "access", access.to_dict())
+    return duel_id
+
+
+def _fields(body: Any, **kinds: type) -> tuple:
+    if not isinstance(body, dict):
+        raise HTTPError(400, "the body must be a JSON object", where="body")
+    out = []
+    for name, kind in kinds.items():
+        value = body.get(name)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise HTTPError(400, f"{name} must be a {'whole number' if kind is int else 'text'}", where=name)
+        out.append(value)
+    return tuple(out)
+
+
+def _result_of(data: dict) -> str:
+    if data["status"] != "ended":
+        return "unfinished"
+    winner = data["result"]["winner"]
+    return "draw" if winner is None else f"p{winner}"
+
+
+def _jsonable(value: Any) -> Any:
+    """Events as JSON: bytes never occur in a view's events, but be strict about it."""
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, bytes):
+        return value.hex()
+    return value
+
+
+# -- starting it --------------------------------------------------------------------------------------
+
+ADMIN_ENV = "YGOREPLAY_ADMIN_TOKEN"
+
+
+def admin_token(store: Store) -> tuple[str, str | None]:
+    """The organiser token's digest, and the token itself when it was made now (to print once):
+    ``$YGOREPLAY_ADMIN_TOKEN``, else the one this store's service was given before, else a new one."""
+    token = os.environ.get(ADMIN_ENV)
+    if token:
+        return digest(token), None
+    saved = store.setting("admin")
+    if saved:
+        return saved["digest"], None
+    token = _secrets.token_urlsafe(32)
+    store.set_setting("admin", {"digest": digest(token)})
+    return digest(token), token
+
+
+def app_from_env() -> FastAPI:
+    """The app a uvicorn worker builds (``--workers N``): store and organiser digest from the
+    environment ``serve`` set."""
+    store = Store(os.environ.get("YGOREPLAY_STORE"), CardDB.classic(), key=OrganiserKey.load_or_create()[0],
+                  concurrent=True, create=False)
+    return create_app(store, os.environ["YGOREPLAY_ADMIN_DIGEST"])
+
+
+__all__ = ["ADMIN_ENV", "HTTPError", "MissingStore", "ROLES", "Service", "admin_token", "app_from_env", "create_app"]
