@@ -201,6 +201,12 @@ class Records:
     def append(self, duel_id: str, events: list[Event], expected: int | None = None) -> int:
         return self.store.append(duel_id, events, expected_position=expected)
 
+    def append_records(self, duel_id: str, events: list[Event], expected: int | None = None) -> list:
+        """As ``append``, and the records written (a live service hands them to its followers)."""
+        if not events:
+            return []
+        return self.store.append_records(duel_id, events, expected_position=expected)
+
     def rollback(self, duel_id: str, to: int, judge: str, reason: str) -> int:
         """A judge backs the game up to before event ``to``: an event of its own (MATCH-08)."""
         for what, value in (("judge", judge), ("reason", reason)):

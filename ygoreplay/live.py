@@ -105,16 +105,23 @@ class LiveDuel:
         self.views: dict[str, LiveView] = {}
         self.lock = threading.Lock()
         self.version = 0
+        self.writing = 0                 # appends of this process under way (they hand their records in)
         self.refresh()
 
     @property
     def count(self) -> int:
         return len(self.records)
 
-    def refresh(self) -> bool:
-        """Read what was appended since; whether anything was."""
+    def refresh(self, written: list[Record] | None = None) -> bool:
+        """Take in what was appended since (``written``, when this process wrote it and nothing
+        came between; else read from the store); whether anything was new."""
         with self.lock:
-            new = self.store.records_after(self.id, len(self.records))
+            if written and written[-1].position < len(self.records):
+                return False                         # taken in already (the listener was quicker)
+            if written and written[0].position == len(self.records):
+                new = written
+            else:
+                new = self.store.records_after(self.id, len(self.records))
             if not new:
                 return False
             if any(c not in self.cards for r in new for c in _codes(r)):
@@ -200,8 +207,9 @@ class Hub:
 
     def _listen(self) -> None:
         with self._subscription as heads:
-            for duel_id, _count in heads:
-                if duel_id in self.duels:
+            for duel_id, count in heads:
+                live = self.duels.get(duel_id)
+                if live is not None and live.count < count and not live.writing:   # our own appends hand theirs in
                     self.changed(duel_id)
 
     def get(self, duel_id: str) -> LiveDuel:
@@ -213,17 +221,32 @@ class Hub:
                 live = self.duels.setdefault(duel_id, live)
         return live
 
+    def appending(self, duel_id: str, append) -> list[Record]:
+        """Run an append of this process (``append()`` returns its records) and take them in."""
+        live = self.get(duel_id)
+        with live.lock:
+            live.writing += 1
+        written: list[Record] = []
+        try:
+            written = append()
+        finally:
+            with live.lock:
+                live.writing -= 1
+            self.changed(duel_id, written or None)
+        return written
+
     def forget(self, duel_id: str) -> None:
         with self._lock:
             self.duels.pop(duel_id, None)
 
-    def changed(self, duel_id: str) -> None:
-        """New events may be stored: read them (in this thread) and wake the duel's followers."""
+    def changed(self, duel_id: str, written: list[Record] | None = None) -> None:
+        """New events may be stored (``written`` by this process): take them in and wake the
+        duel's followers."""
         live = self.duels.get(duel_id)
         if live is None:
             return
         try:
-            if not live.refresh():
+            if not live.refresh(written):
                 return
         except StoreError:
             return

@@ -439,8 +439,8 @@ class Store:
                             msgpack.packb({"header": header.to_dict(), "h": header.digest}))]
         rows += [StoredEvent(f"{duel_id}/{name}", 0, f"ygoreplay:{name}", msgpack.packb(data))
                  for name, data in (attachments or {}).items()]
-        count, violation = self._write(duel_id, live, events, times, rows, facts,
-                                       "prefix" if check else "all")
+        count, violation, _written = self._write(duel_id, live, events, times, rows, facts,
+                                                 "prefix" if check else "all")
         if count == 0 and violation is not None:
             return None, 0, violation
         return duel_id, count, violation
@@ -567,7 +567,18 @@ class Store:
 
     def append(self, duel_id: str, events: Event | Iterable[Event], *,
                expected_position: int | None = None, times: list[str] | None = None) -> int:
-        """Check and append events at the head; returns the new length. All or nothing.
+        """Check and append events at the head; returns the new length (see ``append_records``)."""
+        events = [events] if isinstance(events, Event) else list(events)
+        if not events:                                 # nothing to write: the length as it is
+            length = self.info(duel_id).events
+            if expected_position is not None and expected_position != length:
+                raise ConflictError(f"duel {duel_id} has {length} events, not {expected_position}")
+            return length
+        return self.append_records(duel_id, events, expected_position=expected_position, times=times)[-1].position + 1
+
+    def append_records(self, duel_id: str, events: Event | Iterable[Event], *,
+                       expected_position: int | None = None, times: list[str] | None = None) -> list[Record]:
+        """Check and append events at the head; returns the records written. All or nothing.
 
         Raises RuleViolation (nothing written) for an illegal event; ConflictError when
         ``expected_position`` is not the head, or another writer took it first (without an
@@ -591,7 +602,7 @@ class Store:
                                         "someone else appended")
                 facts = self._facts_for(events, live.cards, None)
                 try:
-                    return self._write(duel_id, live, events, times, [], facts, "strict")[0]
+                    return self._write(duel_id, live, events, times, [], facts, "strict")[2]
                 except ConflictError:
                     self._forget(duel_id)
                     attempt += 1
@@ -636,18 +647,19 @@ class Store:
         return have.merged(lookup.subset(wanted)) if wanted else have
 
     def _write(self, duel_id: str, live: _Live, events: list[Event], times: list[str] | None,
-               rows: list[StoredEvent], facts: CardDB, mode: str) -> tuple[int, RuleViolation | None]:
+               rows: list[StoredEvent], facts: CardDB, mode: str) -> tuple[int, RuleViolation | None, list[Record]]:
         """Fold ``events`` onto ``live`` and write them, with the card facts they add and a new
         signed anchor, in one transaction; snapshots follow. ``mode`` says what a violation does:
         ``strict`` raises it before anything is written, ``prefix`` writes the events before it,
-        ``all`` refuses nothing (a record being imported). Returns (new length, violation)."""
+        ``all`` refuses nothing (a record being imported). Returns (new length, violation, the
+        records written)."""
         history = live.history
         used = referenced_codes(events) & set(facts)
         added = facts.subset(used - set(live.cards))
         cards = live.cards.merged(added) if len(added) else live.cards
         history.cards = history.state.db = cards
         prev = live.head.hash if live.head else live.header.root
-        snapshots, events_rows, violation = [], [], None
+        snapshots, events_rows, violation, written = [], [], None, []
         for i, event in enumerate(events):
             position = history.position
             try:
@@ -662,6 +674,7 @@ class Store:
             digest_i = chain.link(prev, position, wire, when)
             events_rows.append(StoredEvent(duel_id, position + 1, event.kind,
                                            msgpack.packb({"e": wire, "t": when, "p": prev, "h": digest_i})))
+            written.append(Record(position, event, when, prev, digest_i))
             prev = digest_i
             if history.position % SNAPSHOT_EVERY == 0:
                 snapshots.append((history.position, msgpack.packb(history.to_data()), prev))
@@ -675,7 +688,7 @@ class Store:
             rows.append(StoredEvent(f"{duel_id}/cards", count, CARDS_TOPIC, msgpack.packb({"cards": batch})))
             digest = hashlib.sha256(digest + msgpack.packb(batch)).digest()
         if count == 0 and violation is not None:        # nothing legal to record: no duel at all
-            return 0, violation
+            return 0, violation, []
         state = history.state
         status = {"players": list(state.players), "turn": state.turn, "lp": [s.lp for s in state.sides],
                   "ended": state.ended, "winner": state.winner, "reason": state.end_reason}
@@ -693,7 +706,7 @@ class Store:
             self._insert_snapshots(snapshot_rows)
         history.cards = history.state.db = cards
         self._remember(duel_id, _Live(history, live.header, cards, digest, head))
-        return count, violation
+        return count, violation, written
 
     def _insert(self, rows: list[StoredEvent], marker: bool = False) -> None:
         try:
