@@ -675,7 +675,7 @@ def test_an_interrupted_import_says_what_was_done_and_a_rerun_finishes_it(tmp_pa
     import ygoreplay.cli as cli
     folder = shared_path("real-replays", "edopro")
     url = str(tmp_path / "s.sqlite")
-    real = cli._import_one
+    real = cli.import_replay_file
     calls = [0]
 
     def interrupting(*args, **kwargs):
@@ -683,7 +683,7 @@ def test_an_interrupted_import_says_what_was_done_and_a_rerun_finishes_it(tmp_pa
         if calls[0] == 6:
             raise KeyboardInterrupt
         return real(*args, **kwargs)
-    monkeypatch.setattr(cli, "_import_one", interrupting)
+    monkeypatch.setattr(cli, "import_replay_file", interrupting)
     result = run("import", folder, url=url)
     monkeypatch.undo()
     assert result.exit_code == 130 and "Traceback" not in result.output

@@ -14,9 +14,10 @@ The command line (``cli.py``) and the HTTP service are thin faces over these fun
 from __future__ import annotations
 
 import hashlib
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from . import chain
 from .cards import CardDB
@@ -28,6 +29,9 @@ from .rules import AuditReport, RuleViolation, audit
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Override, Violation
 from .store import DuelInfo, Store, Verification
+
+if TYPE_CHECKING:
+    from .source import Source
 from .text import checked
 from .views import VIEWS
 
@@ -155,6 +159,56 @@ def export_file(replay: ReplayFile, view: str, trust: Iterable[PublicKey]) -> Re
         raise InputError("a judge file without its secret cannot give views")
     return make_replay(replay.events, replay.times, replay.cards, view, replay.root, replay.commit_key,
                        replay.match, replay.source, replay.created, chain=replay.chain)
+
+
+@dataclass
+class AuditResult:
+    """A duel re-checked whole: the rules (on a full record), the chain, the signature, the result."""
+
+    events: int
+    report: AuditReport | None                 # None for a view: its rules cannot be re-checked
+    chain: str                                 # "intact", "anchored", "none" (JSON Lines), "broken"
+    first_bad: int | None = None
+    problem: str = ""
+    signature: Signature | None = None
+    state: DuelState | None = None
+
+    @property
+    def ok(self) -> bool:
+        """No violation and nothing broken (who signed it is verify's question)."""
+        return self.chain != "broken" and not (self.report and self.report.violations)
+
+    def to_dict(self) -> dict:
+        r, history = self.report, self.report.history if self.report else None
+        return {
+            "events": self.events,
+            "violations": [violation_dict(v) for v in (r.violations if r else [])],
+            "overrides": [override_dict(o) for o in (r.overrides if r else [])],
+            "rollbacks": [{"index": pos, "to": e.to, "judge": e.judge, "reason": e.reason}
+                          for pos, e in (history.rollbacks if history else [])],
+            "reverted": sorted(history.reverted) if history else [],
+            "chain_ok": self.chain != "broken", "chain": self.chain, "first_bad_link": self.first_bad,
+            "problem": self.problem, "rules_checked": r is not None,
+            "signature": self.signature.to_dict() if self.signature else None,
+            "final": result_dict(self.state) if self.state else None}
+
+
+def audit_source(source: "Source", store: Store | None, trust: Iterable[PublicKey]) -> AuditResult:
+    """Re-check a duel opened for study: a stored duel is verified end to end, a file's chain and
+    signature are checked, and a full record's rules are folded again (a view's result is its own
+    fold's: public, but its rules need the hidden cards)."""
+    signature, chain, first_bad, problem = None, "none", None, ""
+    if source.replay is not None:
+        first_bad = source.chain_problem()
+        chain = "intact" if first_bad is None else "broken"
+        signature = signature_of(source.replay, trust)
+    elif source.duel_id is not None and store is not None:
+        verification = store.verify(source.duel_id)
+        chain = "anchored" if verification.ok else "broken"
+        first_bad, problem = verification.first_bad, verification.problem
+    report = audit(source.events, source.cards) if source.view == "judge" else None
+    state = report.state if report else (source.state_after(len(source.events) - 1) if source.events else None)
+    return AuditResult(len(source.events), report, chain, first_bad, problem, signature, state)
 
 
 def trusted_keys(specs: Iterable[str], key: OrganiserKey | None = None) -> list[PublicKey]:
@@ -305,6 +359,72 @@ class Records:
             wanted = player.casefold()
             duels = [d for d in duels if any(wanted in str(p).casefold() for p in d.status.get("players", []))]
         return duels
+
+
+@dataclass
+class Imported:
+    """One EDOPro replay imported (into the store or to a file): how its fold agrees with the
+    replay's own result, what our rules say of it, or why it could not be imported."""
+
+    file: str
+    id: str | None = None
+    events_read: int = 0
+    events_stored: int = 0
+    lp: bool = False
+    winner: bool = False
+    violations: list[Violation] = field(default_factory=list)
+    skipped: bool = False                     # the same file is already in the store
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "id": self.id, "events_read": self.events_read, "events_stored": self.events_stored,
+                "events": self.events_read, "lp": self.lp, "winner": self.winner,
+                "violations": [violation_dict(v) for v in self.violations], "skipped": self.skipped,
+                "error": self.error}
+
+
+def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, records: Records | None = None,
+                       known: dict | None = None, target: Path | None = None,
+                       key: OrganiserKey | None = None) -> Imported:
+    """Import one EDOPro replay into the store (``records``), or write it as a signed judge file
+    (``target``, with ``key``). A replay that cannot be imported is reported, not raised."""
+    from .replay_file import write
+    from .yrpx import fold_and_compare, import_yrpx
+    outcome = Imported(path.name)
+    try:
+        if records is not None:
+            done, agreement = records.import_yrpx(path, names, title, known)
+            outcome.id, outcome.events_read, outcome.events_stored = done.id, done.events, done.stored
+            if done.skipped:
+                outcome.skipped = outcome.lp = outcome.winner = True
+                return outcome
+        else:
+            assert target is not None and key is not None
+            result = import_yrpx(path, names=names)
+            agreement = fold_and_compare(result)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write(target, make_replay(result.events, result.times, result.cards, "judge", secrets.token_bytes(32),
+                                      secrets.token_bytes(32),
+                                      {"title": checked(title or path.name, "the title", 500),
+                                       "players": list(result.players)},
+                                      {"format": "yrpX", "file": path.name, "size": path.stat().st_size}), key)
+            outcome.events_read = outcome.events_stored = len(result.events)
+    except InputError as exc:
+        detail = getattr(exc, "detail", None) or str(exc)
+        outcome.error = detail.removeprefix("cannot import: ")
+        return outcome
+    except OSError as exc:
+        outcome.error = f"cannot write ({exc.strerror or exc})"
+        return outcome
+    outcome.lp, outcome.winner, outcome.violations = agreement.lp, agreement.winner, list(agreement.violations)
+    return outcome
+
+
+def record_file(events: list[Event], cards: CardDB, view: str, title: str) -> ReplayFile:
+    """A replay file of events that no store holds (a JSON Lines file): a record of its own,
+    with a new random root and secret."""
+    return make_replay(events, [chain.now()] * len(events), cards, view, secrets.token_bytes(32),
+                       secrets.token_bytes(32), {"title": checked(title, "the title", 500)})
 
 
 def duel_dict(info: DuelInfo) -> dict:

@@ -18,19 +18,17 @@ from typing import Iterator
 
 import click
 
-from . import chain
 from .application import (
-    Records, check as check_events, duel_dict, export_file, override_dict, result_dict, signature_of,
-    trusted_keys, verify_file, violation_dict)
+    Records, audit_source, check as check_events, duel_dict, export_file, import_replay_file, record_file,
+    trusted_keys, verify_file)
 from .cards import CardDB
 from .diff import diff_states
 from .errors import ConflictError, InputError, YgoreplayError
-from .exchange import make_replay
 from .jsonl import parse_lines, read_events
 from .log import describe, log_lines
 from .render import render
 from .replay_file import read as read_replay, write as write_replay
-from .rules import RuleViolation, audit
+from .rules import RuleViolation
 from .signing import OrganiserKey, default_key_path
 from .source import Source, SourceError, is_replay_file, open_source, resolve_duel
 from .state import DuelState
@@ -307,63 +305,43 @@ def _event_lines(source: Source, view: str) -> Iterator[tuple[int, str]]:
 @store_option
 def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], store_url: str | None) -> None:
     """Re-check every event with the rules, verify the record, list overrides and rollbacks."""
-    is_file = Path(duel).is_file()
-    signature = None
-    with _opened(duel, store_url) as source:
-        chain_ok, first_bad, problem = True, None, ""
-        if source.replay is not None:
-            first_bad = source.chain_problem()
-            chain_ok = first_bad is None
-            signature = signature_of(source.replay, trusted_keys(keys))
-        elif not is_file:
-            with _store(store_url, readonly=True, keys=keys) as store:
-                result = store.verify(source.name)
-            chain_ok, first_bad, problem = result.ok, result.first_bad, result.problem
-        checked = source.view == "judge"
-        report = audit(source.events, source.cards) if checked else None
-        history = report.history if report else None
-        # A view's rules are not re-checked, but its result is public: from its own fold.
-        state = report.state if report else (source.state_after(len(source.events) - 1) if source.events else None)
-    rollbacks = [{"index": pos, "to": e.to, "judge": e.judge, "reason": e.reason}
-                 for pos, e in (history.rollbacks if history else [])]
-    data = {
-        "events": len(source.events),
-        "violations": [violation_dict(v) for v in (report.violations if report else [])],
-        "overrides": [override_dict(o) for o in (report.overrides if report else [])],
-        "rollbacks": rollbacks,
-        "reverted": sorted(history.reverted) if history else [],
-        "chain_ok": chain_ok, "first_bad_link": first_bad, "problem": problem, "rules_checked": checked,
-        "signature": signature.to_dict() if signature else None,
-        "final": result_dict(state) if state else None,
-    }
-    ok = chain_ok and not data["violations"]          # who signed it is verify's question
+    if Path(duel).is_file():
+        with _opened(duel, None) as source:
+            result = audit_source(source, None, trusted_keys(keys))
+    else:
+        with _store(store_url, readonly=True, keys=keys) as store:
+            source = open_source(duel, store, _card_db(None))
+            result = audit_source(source, store, trusted_keys(keys))
+    data = result.to_dict()
     if as_json:
         echo(json.dumps(data))
-        sys.exit(0 if ok else EXIT_ILLEGAL)
+        sys.exit(0 if result.ok else EXIT_ILLEGAL)
     for v in data["violations"]:
         echo(f"#{v['index']} {v['rule']} {v['message']}")
     for o in data["overrides"]:
         echo(f"#{o['index']} {o['rule']} set aside by {o['cite']['card']} ({o['message']})")
-    for r in rollbacks:
+    for r in data["rollbacks"]:
         echo(f"#{r['index']} rollback to before event {r['to']} by {printable(r['judge'])}: {printable(r['reason'])}")
-    if source.replay is None and is_file:
+    if result.chain == "none":
         echo("hash chain: none (a JSON Lines file has no hash chain; record or export it for one)")
-    elif chain_ok:
-        echo("hash chain: intact" + (" and anchored" if not is_file else ""))
+    elif result.chain != "broken":
+        echo("hash chain: intact" + (" and anchored" if result.chain == "anchored" else ""))
     else:
+        first_bad = result.first_bad
         where = "the header" if first_bad == -1 else f"event {first_bad}" if first_bad is not None else "its anchor"
-        echo(f"hash chain: BROKEN at {where}" + (f": {problem}" if problem else ""))
-    if signature is not None:
-        echo(f"signature: {signature.describe()}")
-    if not checked:
+        echo(f"hash chain: BROKEN at {where}" + (f": {result.problem}" if result.problem else ""))
+    if result.signature is not None:
+        echo(f"signature: {result.signature.describe()}")
+    if result.report is None:
         echo(f"rules: not re-checked (a {source.view} view lacks the hidden cards)")
+    state = result.state
     if state:
-        result = "not finished" if not state.ended else (
+        outcome = "not finished" if not state.ended else (
             "a draw" if state.winner is None else f"player {state.winner} won")
         echo(f"{source.name}: {len(data['violations'])} violation(s), {len(data['overrides'])} override(s), "
-             f"{len(rollbacks)} rollback(s); LP {state.sides[0].lp} / {state.sides[1].lp}, {result}"
+             f"{len(data['rollbacks'])} rollback(s); LP {state.sides[0].lp} / {state.sides[1].lp}, {outcome}"
              + (f" ({state.end_reason})" if state.ended else ""))
-    sys.exit(0 if ok else EXIT_ILLEGAL)
+    sys.exit(0 if result.ok else EXIT_ILLEGAL)
 
 
 # -- share --------------------------------------------------------------------------------------------
@@ -391,9 +369,7 @@ def export_command(duel: str, output: str, view: str | None, keys: tuple[str, ..
             if source.replay is not None:
                 replay = export_file(source.replay, view, trusted_keys(keys))
             else:
-                import secrets
-                replay = make_replay(source.events, [chain.now()] * len(source.events), source.cards, view,
-                                     secrets.token_bytes(32), secrets.token_bytes(32), {"title": Path(duel).name})
+                replay = record_file(source.events, source.cards, view, printable(Path(duel).name))
     else:
         view = view or "judge"
         with _store(store_url, readonly=True) as store:
@@ -449,11 +425,14 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
             with click.progressbar(files, label="importing", file=sys.stderr,
                                    show_pos=True, item_show_func=lambda p: p.name if p else "") as bar:
                 for file in bar:
-                    outcomes.append(_import_one(file, names, output, source.is_dir(), title, records, known, key))
+                    target = (Path(output) / (file.stem + ".ygr") if source.is_dir() or Path(output).is_dir()
+                              else Path(output)) if output else None
+                    outcomes.append(import_replay_file(file, names, title, records=records, known=known,
+                                                       target=target, key=key).to_dict())
         except KeyboardInterrupt:
             interrupted = True
     if as_json:
-        echo(json.dumps([{k: v for k, v in o.items() if k != "violation_objects"} for o in outcomes]))
+        echo(json.dumps(outcomes))
     else:
         _import_summary(outcomes)
     if interrupted:
@@ -469,43 +448,6 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
 @contextmanager
 def _nothing() -> Iterator[None]:
     yield None
-
-
-def _import_one(file: Path, names: CardDB | None, output: str | None, batch: bool, title: str | None,
-                records: Records | None, known: dict | None, key: OrganiserKey) -> dict:
-    """Import one EDOPro replay: to a .ygr file or into the store. A failure is reported, not raised."""
-    from .yrpx import YrpxError, fold_and_compare, import_yrpx
-    outcome = {"file": file.name, "error": None, "id": None, "events_read": 0, "events_stored": 0,
-               "events": 0, "lp": False, "winner": False, "violations": [], "skipped": False}
-    try:
-        if output:
-            result = import_yrpx(file, names=names)
-            agreement = fold_and_compare(result)
-            target = Path(output) / (file.stem + ".ygr") if batch or Path(output).is_dir() else Path(output)
-            import secrets
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_replay(target, make_replay(result.events, result.times, result.cards, "judge",
-                                             secrets.token_bytes(32), secrets.token_bytes(32),
-                                             {"title": title or file.name, "players": list(result.players)},
-                                             {"format": "yrpX", "file": file.name, "size": file.stat().st_size}), key)
-            outcome.update(events_read=len(result.events), events_stored=len(result.events))
-        else:
-            assert records is not None
-            done, agreement = records.import_yrpx(file, names, title, known)
-            outcome.update(id=done.id, events_read=done.events, events_stored=done.stored, skipped=done.skipped)
-            if done.skipped:
-                outcome.update(events=done.events, lp=True, winner=True)
-                return outcome
-    except (YrpxError, InputError) as exc:
-        detail = getattr(exc, "detail", None) or str(exc)
-        outcome["error"] = detail.removeprefix("cannot import: ")   # the summary says it already
-        return outcome
-    except OSError as exc:
-        outcome["error"] = f"cannot write ({exc.strerror or exc})"
-        return outcome
-    outcome.update(events=outcome["events_read"], lp=agreement.lp, winner=agreement.winner,
-                   violations=[violation_dict(v) for v in agreement.violations])
-    return outcome
 
 
 def _import_summary(outcomes: list[dict]) -> None:
