@@ -96,6 +96,12 @@ class Follower(threading.Thread):
         self.ready = threading.Event()
 
     def run(self) -> None:
+        try:
+            self._follow()
+        except httpx.HTTPError as error:          # the service stopped under a duel still going on
+            self.error = error
+
+    def _follow(self) -> None:
         with httpx.stream("GET", self.url, headers=self.headers, timeout=httpx.Timeout(30, read=60)) as r:
             self.status = r.status_code
             self.ready.set()
@@ -245,7 +251,7 @@ def test_no_response_to_a_viewer_holds_a_card_it_may_not_see(server, view, case)
     headers = auth(t[view])
     haystack = b""
     positions = [0, 1, 3, len(events) // 2, len(events)]
-    paths = ["state", "events", "events?from=3", "cards", "tree", "verify",
+    paths = ["state", "events", "events?from=3", "cards", "tree", "verify", "frames", "frames?from=3",
              f"diff?a=1&b={len(events)}"] + [f"state?at={n}" for n in positions]
     for path in paths:
         r = httpx.get(f"{base}/duels/{d}/{path}", headers=headers)
@@ -253,13 +259,14 @@ def test_no_response_to_a_viewer_holds_a_card_it_may_not_see(server, view, case)
         haystack += r.content + json.dumps(dict(r.headers)).encode()
     replay = httpx.get(f"{base}/duels/{d}/replay.ygr", headers=headers)
     haystack += replay.content + msgpack.packb(decode_body(replay.content))
-    follower = Follower(f"{base}/duels/{d}/follow", headers)
-    follower.start()
-    deadline = time.monotonic() + 20
-    while len(follower.received) < len(events) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert len(follower.received) == len(events)
-    haystack += json.dumps([e for _, e, _ in follower.received]).encode()
+    for stream in ("follow", "follow?format=frames"):
+        follower = Follower(f"{base}/duels/{d}/{stream}", headers)
+        follower.start()
+        deadline = time.monotonic() + 20
+        while len(follower.received) < len(events) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(follower.received) == len(events)
+        haystack += json.dumps([e for _, e, _ in follower.received]).encode()
     hidden = never_public(case, view)
     assert hidden, "the duel has cards this view never sees"
     leaks = [code for code in hidden if any(p in haystack for p in encodings(code))]
@@ -336,3 +343,195 @@ def test_several_workers_need_postgresql(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "ygoreplay", "serve", "--workers", "2", "--store",
                            str(tmp_path / "s.sqlite")], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "PostgreSQL" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# -- what a second red team found (each was reproduced against the service first) ----------------------------
+
+def test_a_delayed_duel_tells_an_anonymous_reader_nothing_past_the_delay(server):
+    """The list, /verify, /tree and /health gave the true length and the winner of a public
+    duel whose spectators are held back; once the duel ends, everything is released."""
+    base = server.url
+    duel = create(base, title="delayed, public", visibility="public", delay={"events": 50})
+    d, t = duel["id"], duel["tokens"]
+    events = events_of("won-by-damage.jsonl")
+    assert httpx.post(f"{base}/duels/{d}/events", json=events[:80], headers=auth(t["recorder"])).status_code == 200
+    assert httpx.get(f"{base}/duels/{d}/state").json()["events"] == 30
+    verdict = httpx.get(f"{base}/duels/{d}/verify").json()
+    assert verdict["ok"] and verdict["events"] == 30
+    assert httpx.get(f"{base}/duels/{d}/tree").json()[0]["events"] == 30
+    branch = httpx.post(f"{base}/duels/{d}/branch", json={"at": 60}, headers=auth(t["judge"])).json()["id"]
+    assert [x["id"] for x in httpx.get(f"{base}/duels/{d}/tree").json()] == [d], "a branch past the delay is not shown"
+    assert {x["id"] for x in httpx.get(f"{base}/duels/{d}/tree", headers=auth(t["judge"])).json()} == {d, branch}
+    listed = next(x for x in httpx.get(f"{base}/duels").json() if x["id"] == d)
+    assert listed["events"] is None and listed["result"] is None
+    assert "duels" not in httpx.get(f"{base}/health").json()
+    assert httpx.post(f"{base}/duels/{d}/events", json=events[80:], headers=auth(t["recorder"])).status_code == 200
+    assert httpx.get(f"{base}/duels/{d}/state").json()["events"] == len(events), "the end releases everything"
+    listed = next(x for x in httpx.get(f"{base}/duels").json() if x["id"] == d)
+    assert listed["events"] == len(events) and listed["result"] == {"winner": 0, "reason": "lp"}
+
+
+def test_a_spectator_stream_held_back_by_events_ends_with_the_duel(server):
+    base = server.url
+    duel = create(base, title="delayed to the end", visibility="unlisted", delay={"events": 5})
+    events = events_of("won-by-damage.jsonl")
+    follower = Follower(f"{base}/duels/{duel['id']}/follow", auth(duel["tokens"]["spectator"]))
+    follower.start()
+    assert follower.ready.wait(10)
+    assert httpx.post(f"{base}/duels/{duel['id']}/events", json=events,
+                      headers=auth(duel["tokens"]["recorder"])).status_code == 200
+    assert follower.ended.wait(20), "the last five events and the end reach the spectator"
+    assert [i for i, _, _ in follower.received] == list(range(len(events)))
+
+
+def test_a_recorder_cannot_write_a_judges_ruling_or_rollback(server):
+    base = server.url
+    duel = create(base, title="forgery")
+    d, t = duel["id"], duel["tokens"]
+    recorder = auth(t["recorder"])
+    assert httpx.post(f"{base}/duels/{d}/events", json=events_of("won-by-damage.jsonl")[:60], headers=recorder).status_code == 200
+    for forged in ({"kind": "judge_note", "judge": "Head Judge", "note": "game loss to p1", "category": "penalty"},
+                   {"kind": "rolled_back", "to": 30, "judge": "Head Judge", "reason": "misplay"}):
+        r = httpx.post(f"{base}/duels/{d}/events", json=[forged], headers=recorder)
+        assert r.status_code == 403 and forged["kind"] in r.json()["error"]
+    assert httpx.get(f"{base}/duels/{d}/state", headers=recorder).json()["position"] == 60, "nothing written"
+    assert httpx.post(f"{base}/duels/{d}/notes", json={"judge": "Head Judge", "text": "ok"},
+                      headers=auth(t["judge"])).status_code == 200
+
+
+def test_the_same_replay_uploaded_twice_keeps_the_first_duels_access(server):
+    from test_yrpx import FLAGS, replay
+    from ygoreplay.yrpx import REPLAY_COMPRESSED
+    base = server.url
+    data = replay(FLAGS & ~REPLAY_COMPRESSED)
+    first = httpx.post(f"{base}/uploads?visibility=private", content=data, headers=auth(ADMIN))
+    assert first.status_code == 201, first.text
+    again = httpx.post(f"{base}/uploads?visibility=public", content=data, headers=auth(ADMIN))
+    assert again.status_code == 409 and again.json()["id"] == first.json()["id"] and "tokens" not in again.json()
+    d = first.json()["id"]
+    assert httpx.get(f"{base}/duels/{d}/state", headers=auth(first.json()["tokens"]["judge"])).status_code == 200
+    assert httpx.get(f"{base}/duels/{d}/state").status_code == 404, "still private"
+    empty = httpx.post(f"{base}/uploads", content=b"", headers=auth(ADMIN))
+    assert empty.status_code == 400 and "/tmp" not in empty.text and "upload.yrpX" not in empty.text
+
+
+def test_verify_and_the_replay_file_hold_while_the_duel_is_recorded(server):
+    """Verification used to read the events and their anchors apart: an append between them
+    made an honest live record look truncated."""
+    base = server.url
+    duel = create(base, title="busy")
+    d, t = duel["id"], duel["tokens"]
+    assert httpx.post(f"{base}/duels/{d}/events", json=events_of("won-by-damage.jsonl")[:60],
+                      headers=auth(t["recorder"])).status_code == 200
+    stop, seen = threading.Event(), []
+
+    def read(path: str) -> None:
+        with httpx.Client(headers=auth(t["spectator"]), timeout=30) as client:
+            while not stop.is_set():
+                r = client.get(f"{base}/duels/{d}/{path}")
+                seen.append((path, r.status_code, r.json()["ok"] if path == "verify" else None))
+    readers = [threading.Thread(target=read, args=(p,)) for p in ("verify", "replay.ygr")]
+    for reader in readers:
+        reader.start()
+    with httpx.Client(headers=auth(t["judge"])) as judge:
+        for i in range(80):
+            assert judge.post(f"{base}/duels/{d}/notes", json={"judge": "J", "text": str(i)}).status_code == 200
+    stop.set()
+    for reader in readers:
+        reader.join()
+    assert seen and all(status == 200 and ok is not False for _, status, ok in seen), \
+        [s for s in seen if s[1] != 200 or s[2] is False][:3]
+
+
+def test_inputs_that_gave_a_500(server):
+    base = server.url
+    duel = create(base, title="x", visibility="public")
+    with httpx.stream("GET", f"{base}/duels/{duel['id']}/follow", headers={"Last-Event-ID": "9" * 5000}) as r:
+        assert r.status_code == 200, "a Last-Event-ID that is no position is ignored"
+    bad = httpx.post(f"{base}/duels", content=b'{"title": "\\ud800"}', headers=auth(ADMIN))
+    assert bad.status_code == 400 and "UTF-8" in bad.json()["error"]
+    empty = httpx.post(f"{base}/duels/{duel['id']}/events?expected=3", json=[], headers=auth(duel["tokens"]["recorder"]))
+    assert empty.status_code == 409, "an empty append still checks where it expected the duel to be"
+
+
+def test_a_players_earlier_boards_of_a_duel_from_a_set_up_position(server):
+    """The kept states of a view were refolded without the stand-ins of a set-up position's
+    hidden cards, so every earlier board of a player or spectator came out empty."""
+    base = server.url
+    duel = create(base, title="set-up")
+    d, t = duel["id"], duel["tokens"]
+    events = [e.to_dict() for e in views_events_of(SET_UP)]
+    assert httpx.post(f"{base}/duels/{d}/events", json=events, headers=auth(t["recorder"])).status_code == 200
+    for view in ("judge", "p0", "spectator"):
+        frames = httpx.get(f"{base}/duels/{d}/frames", headers=auth(t[view])).json()["frames"]
+        boards = boards_of(frames)
+        for i in range(len(events)):
+            served = httpx.get(f"{base}/duels/{d}/state?at={i + 1}", headers=auth(t[view])).json()["board"]
+            assert served == boards[i], f"{view}: the board after event {i}"
+            later = httpx.get(f"{base}/duels/{d}/frames?from={i}", headers=auth(t[view])).json()["frames"][0]
+            assert later["board"] == boards[i]
+
+
+def boards_of(frames: list[dict]) -> list[dict]:
+    """Each frame's board, whole or patched onto the one before (as the web viewer makes them)."""
+    boards: list[dict] = []
+    for frame in frames:
+        if "board" in frame:
+            boards.append(frame["board"])
+            continue
+        board = {**boards[-1], "players": [dict(p) for p in boards[-1]["players"]]}
+        for key, value in frame["patch"].items():
+            if key.startswith("players."):
+                _, p, part = key.split(".")
+                side = board["players"][int(p)]
+                if part.endswith("+"):
+                    side[part[:-1]] = side[part[:-1]] + value
+                else:
+                    side[part] = value
+            else:
+                board[key] = value
+        boards.append(board)
+    return boards
+
+
+def test_the_hub_forgets_idle_duels_but_never_a_followed_one(tmp_path, monkeypatch):
+    from ygoreplay import live
+    from ygoreplay.cards import CardDB
+    from ygoreplay.jsonl import read_events
+    from ygoreplay.store import Store
+    monkeypatch.setattr(live, "IDLE_DUELS", 2)
+    with Store(str(tmp_path / "duels.sqlite"), CardDB.classic(), create=True) as store:
+        events = read_events(REPLAYS / "won-by-damage.jsonl")[:10]
+        ids = [store.record(events, f"duel {i}")[0] for i in range(5)]
+        hub = live.Hub(store)
+        hub.get(ids[0]).followers = 1
+        for duel_id in ids[1:]:
+            hub.get(duel_id)
+        assert list(hub.duels) == [ids[0], ids[3], ids[4]], "the followed one stays; two idle ones"
+
+
+def test_the_demo_records_a_duel_through_the_service_and_prints_links_that_work(tmp_path):
+    """The README's first command ends with ``ygoreplay demo``: it must record the sample over
+    HTTP, print viewer links that open, keep serving them, and stop cleanly on Ctrl-C."""
+    import signal
+    process = subprocess.Popen([sys.executable, "-m", "ygoreplay", "demo", str(REPLAYS / "won-by-damage.jsonl"),
+                                "--port", "0", "--store", str(tmp_path / "duels.sqlite")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [process.stdout.readline() for _ in range(4)]
+        assert lines[0].startswith("watch it (the spectator link a player shares): http://127.0.0.1:"), lines
+        link = lines[0].split(": ", 1)[1].strip()
+        page = httpx.get(link)
+        assert page.status_code == 200 and "viewer.js" in page.text
+        assert page.headers["content-security-policy"].startswith("default-src 'none'")
+        base, rest = link.split("/view/")
+        duel_id, token = rest.split("?token=")
+        frames = httpx.get(f"{base}/duels/{duel_id}/frames", headers=auth(token)).json()
+        assert frames["view"] == "spectator" and frames["events"] == 89 and frames["ended"]
+        judge = lines[1].split(": ", 1)[1].strip().split("?token=")[1]
+        assert httpx.get(f"{base}/duels/{duel_id}/verify", headers=auth(judge)).json()["ok"]
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    assert "recorded" in err and "89 events in 15 appends" in err and err.rstrip().endswith("stopped")

@@ -493,3 +493,33 @@ def test_swapped_events_are_found_and_located(store_url, store, open_store, a, b
     result = open_store().verify(duel)
     assert (result.ok, result.first_bad) == (False, a - 1)
     assert result.problem == f"event {a - 1} does not follow event {a - 2} (dropped or reordered)"
+
+
+def test_verify_holds_while_another_process_appends(open_store):
+    """Verification reads the events, then their anchors and card facts: appends landing in
+    between (each writes its events, facts and anchor in one transaction) are not tampering,
+    and what ``load(verified=True)`` gives is exactly what was verified."""
+    import threading
+    writer, reader = open_store(), open_store()
+    events = read_events(REPLAYS / DAMAGE)
+    duel_id, _stored, _ = writer.record(events[:20], "growing")
+    done = threading.Event()
+
+    def append() -> None:
+        try:
+            for event in events[20:]:
+                writer.append(duel_id, [event])
+        finally:
+            done.set()
+    thread = threading.Thread(target=append)
+    thread.start()
+    checks = 0
+    while not done.is_set() or checks < 5:
+        result = reader.verify(duel_id)
+        assert result.ok, result.problem
+        loaded = reader.load(duel_id, verified=True)
+        assert len(loaded.records) >= result.events
+        checks += 1
+    thread.join()
+    final = reader.verify(duel_id)
+    assert final.ok and final.events == len(events)

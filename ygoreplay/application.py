@@ -427,6 +427,20 @@ def record_file(events: list[Event], cards: CardDB, view: str, title: str) -> Re
                        secrets.token_bytes(32), {"title": checked(title, "the title", 500)})
 
 
+def offline_page(replay: ReplayFile, key: OrganiserKey, file_name: str) -> str:
+    """A self-contained web page of one view (``export --html``): the viewer, the frames of the
+    view's events, and the signed replay file they were drawn from, to download and verify."""
+    from . import viewer
+    from .live import LiveView
+    from .replay_file import dumps
+    signed = dumps(replay, key)
+    frames = [step.frame() for step in LiveView.of_file(replay).steps]
+    info = {"id": replay.match.get("duel", ""), "title": replay.match.get("title", ""), "view": replay.view,
+            "views": [replay.view], "role": None, "events": len(frames), "ended": True, "delay": None,
+            "signer": key.public.text}
+    return viewer.offline_page(info, frames, signed, file_name)
+
+
 def duel_dict(info: DuelInfo) -> dict:
     status = info.status
     ended = bool(status.get("ended"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .rules.base import phase_name
+from .rulesets import RULESETS
 from .state import Card, DuelState
 
 
@@ -47,6 +48,7 @@ def board(state: DuelState) -> dict:
             "extra": [card(state, c) for c in side.extra],
         })
     attack = state.attack
+    rules = RULESETS[state.ruleset]
     return {
         "turn": state.turn, "turn_player": state.turn_player, "phase": state.phase,
         "phase_name": phase_name(state.phase) if state.turn else "before the first turn",
@@ -59,4 +61,6 @@ def board(state: DuelState) -> dict:
             "attacker": card(state, attack.attacker) if attack.attacker in state.cards else None,
             "target": card(state, attack.target) if attack.target in state.cards else None},
         "ended": state.ended, "winner": state.winner, "reason": state.end_reason,
+        # how a side's zones are laid out under the duel's rule set (MR-03/04, ZONE-09, CONF-09)
+        "layout": {"emz": rules.extra_monster_zones, "pendulum": list(rules.pendulum_zones)},
     }

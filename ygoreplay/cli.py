@@ -19,11 +19,12 @@ from typing import Iterator
 import click
 
 from .application import (
-    Records, audit_source, check as check_events, duel_dict, export_file, import_replay_file, record_file,
-    trusted_keys, verify_file)
+    Records, audit_source, check as check_events, duel_dict, export_file, import_replay_file, offline_page,
+    record_file, trusted_keys, verify_file)
 from .cards import CardDB
 from .diff import diff_states
 from .errors import ConflictError, InputError, YgoreplayError
+from .files import write_atomic
 from .jsonl import parse_lines, read_events
 from .log import describe, log_lines
 from .render import render
@@ -356,13 +357,16 @@ def _signing_key() -> OrganiserKey:
 @main.command(name="export")
 @click.argument("duel")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), required=True)
+@click.option("--html", "html", is_flag=True,
+              help="Write one self-contained web page of the view (it opens from file://, with no network).")
 @view_option
 @key_option
 @cards_option
 @store_option
-def export_command(duel: str, output: str, view: str | None, keys: tuple[str, ...], cards: str | None,
+def export_command(duel: str, output: str, html: bool, view: str | None, keys: tuple[str, ...], cards: str | None,
                    store_url: str | None) -> None:
-    """Write a stored duel, a .jsonl file or a judge .ygr file as a signed .ygr replay file for one view."""
+    """Write a stored duel, a .jsonl file or a .ygr file as a signed .ygr replay file for one view
+    (or, with --html, as a web page of it)."""
     if Path(duel).is_file():
         with _opened(duel, None, cards) as source:
             view = view or source.view              # a view file gives its own view by default
@@ -374,6 +378,12 @@ def export_command(duel: str, output: str, view: str | None, keys: tuple[str, ..
         view = view or "judge"
         with _store(store_url, readonly=True) as store:
             replay = Records(store).export(_resolve(store, duel), view)
+    if html:
+        name = Path(output).with_suffix(f".{view}.ygr").name
+        size = write_atomic(output, offline_page(replay, _signing_key(), name).encode())
+        echo(f"{output}: a web page of {len(replay.events)} events, {view} view, {size} bytes "
+             f"(the signed replay file inside); open it in a browser")
+        return
     size = write_replay(output, replay, _signing_key())
     echo(f"{output}: {len(replay.events)} events, {len(replay.cards)} cards, {view} view, {size} bytes, signed")
 
@@ -730,6 +740,43 @@ def serve(host: str, port: int, workers: int, store_url: str | None) -> None:
     uvicorn.run("ygoreplay.service:app_from_env", factory=True, host=host, port=port, workers=workers,
                 log_level="warning", access_log=False, timeout_graceful_shutdown=3)
     del backend
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
+              help="The port to listen on (a free one when it is taken).")
+@cards_option
+@store_option
+def demo(path: str, host: str, port: int, cards: str | None, store_url: str | None) -> None:
+    """Show the service: record a duel file through it over HTTP, a few events at a time as a
+    table's client does, print the viewer links, and serve them until Ctrl-C."""
+    from . import demo as showing
+    with _opened(path, None, cards) as source:
+        events, title = source.events, printable(Path(path).name)
+    with _store(store_url, create=True):
+        pass
+    store = Store(store_url, _card_db(cards), key=_signing_key(), concurrent=True, create=False)
+    running = None
+    try:
+        running = showing.start(store, events, title, host, port, progress=lambda line: echo(line, err=True))
+        duel, links = running.duel, running.duel["links"]
+        echo(f"recorded {path} through the service: duel {duel['id']}, {len(events)} events in "
+             f"{running.appends} appends", err=True)
+        echo(f"watch it (the spectator link a player shares): {links['spectator']}")
+        for role, label in (("judge", "as the judge (roll back, branch, every view)"), ("p0", "as player 0"),
+                            ("p1", "as player 1")):
+            echo(f"{label}: {links[role]}")
+        echo("serving until Ctrl-C (the duel stays in the store; `ygoreplay serve` serves the same links again)", err=True)
+        while running.thread.is_alive():
+            running.thread.join(0.5)
+    except KeyboardInterrupt:
+        echo("stopped", err=True)
+    finally:
+        if running is not None:
+            running.stop()
+        store.close()
 
 
 @main.command()

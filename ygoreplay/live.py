@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,20 +24,32 @@ from .board import board
 from .cards import CardDB
 from .chain import to_ms
 from .log import describe
-from .replay_file import referenced_codes
+from .exchange import make_replay
+from .replay_file import ReplayFile, dumps, referenced_codes
+from .signing import OrganiserKey
 from .rules import History
 from .state import DuelState
-from .store import Header, Record, Store, StoreError
-from .views import VIEWS, Redactor, ViewReplay, ViewStep, view_cards
+from .store import Header, Record, Store, StoreError, Verification
+from .views import VIEWS, Redactor, ViewReplay, ViewStep, foldable, view_cards
 
 #: A view's fold keeps its state every this many events, for reaching any position fast.
 KEEP_EVERY = 64
+
+#: A whole board every this many events of a view's frames; the others are patches.
+KEYFRAME_EVERY = 64
+
+#: Duels a process keeps in memory while nobody follows them (the least recently used go first).
+IDLE_DUELS = 256
+
+#: A duel's verification is done again when it grew, or after this many seconds.
+VERIFY_TTL = 10.0
 
 
 @dataclass
 class Step:
     """One event as a view has it, ready to send: the event, its time and log line, what it
-    shows and renames, and the card facts it lets the view carry."""
+    shows and renames, the card facts it lets the view carry, and the board after it as a
+    patch of the board before (``patch_of``) or whole (every ``KEYFRAME_EVERY``)."""
 
     position: int
     event: dict
@@ -45,39 +58,114 @@ class Step:
     disclosures: list[list]
     renames: list[list]
     cards: list[dict]
+    patch: dict
+    board: dict | None = None
 
     def to_dict(self) -> dict:
         return {"position": self.position, "event": self.event, "time": self.time, "line": self.line,
                 "disclosures": self.disclosures, "renames": self.renames, "cards": self.cards}
 
+    def frame(self) -> dict:
+        """What the web viewer draws of it: its log line and kind, the card facts it brings, the
+        board (whole or a patch) and, for a rollback, the position it went back to."""
+        out = {"i": self.position, "kind": self.event["kind"], "line": self.line, "time": self.time,
+               "cards": self.cards}
+        if self.board is not None:
+            out["board"] = self.board
+        else:
+            out["patch"] = self.patch
+        if self.event["kind"] == "rolled_back":
+            out["to"] = self.event["to"]
+        return out
+
+
+def patch_of(before: dict, after: dict) -> dict:
+    """The parts of ``after`` that differ from ``before``: top-level keys and each player's
+    (``"players.0.lp": 4000``); a pile that only grew gives the cards it gained
+    (``"players.0.gy+": [...]``), so a long Graveyard is not sent again with every card."""
+    out: dict[str, Any] = {}
+    for key, value in after.items():
+        if key == "players":
+            for p, (old, new) in enumerate(zip(before["players"], value)):
+                for name, part in new.items():
+                    was = old.get(name)
+                    if was == part:
+                        continue
+                    if isinstance(part, list) and isinstance(was, list) and was and part[:len(was)] == was:
+                        out[f"players.{p}.{name}+"] = part[len(was):]
+                    else:
+                        out[f"players.{p}.{name}"] = part
+        elif before.get(key) != value:
+            out[key] = value
+    return out
+
 
 class LiveView:
-    """One view of a followed duel: its steps so far, its fold, and kept states to seek from."""
+    """One view of a duel: its steps so far, its fold, and kept states to seek from.
 
-    def __init__(self, view: str, cards: CardDB, secret: bytes) -> None:
+    ``feed`` takes the full record's events one by one and redacts them for the view; a view
+    file's events are the view's already (``of_file``)."""
+
+    def __init__(self, view: str, cards: CardDB, secret: bytes, redact: bool = True) -> None:
         self.view = view
         self.full_cards = cards
-        self.redactor = Redactor(cards, view, secret)
+        self.redactor = Redactor(cards, view, secret) if redact and view != "judge" else None
         self.fold = ViewReplay([], CardDB(), [], deck_order_known=view == "judge")
         self.steps: list[Step] = []
         self.codes: set[int] = set()
         self.kept: list[tuple[int, bytes]] = [(0, msgpack.packb(self.fold._new_history().state.to_data()))]
+        self.last_board: dict | None = None
+
+    @classmethod
+    def of_file(cls, replay: ReplayFile) -> LiveView:
+        """The steps of a replay file as its own view has them."""
+        live = cls(replay.view, replay.cards, b"", redact=False)
+        shown: dict[int, list[list]] = {}
+        renamed: dict[int, list[list]] = {}
+        for item in replay.disclosures:
+            shown.setdefault(item[0], []).append(item)
+        for item in replay.renames:
+            renamed.setdefault(item[0], []).append(item)
+        for index, event in enumerate(replay.events):
+            live.take(index, replay.times[index],
+                      ViewStep(index, event, shown.get(index, []), renamed.get(index, []), [], set()))
+        return live
 
     def feed(self, record: Record) -> None:
-        if self.view == "judge":
+        """The next event of the full record."""
+        if self.redactor is None:
             step = ViewStep(record.position, record.event, [], [], [], set())
-            new_codes = {c for c in self.full_cards if c not in self.codes}
         else:
             step = self.redactor.feed(record.event)
+        self.take(record.position, record.recorded, step)
+
+    def take(self, position: int, time: str, step: ViewStep) -> None:
+        """The next event as the view has it: folded, described, its board patched."""
+        if self.redactor is None:                  # the view may carry every card it holds
+            new_codes = {c for c in self.full_cards if c not in self.codes}
+        else:
             new_codes = {c for c in step.codes if c in self.full_cards and c not in self.codes}
         self.codes |= new_codes
         facts = view_cards(self.full_cards, new_codes)
         line = describe(self.fold.prepare(step, facts), step.event)
         state = self.fold.advance()
-        self.steps.append(Step(record.position, step.event.to_dict(), record.recorded, line,
-                               step.disclosures, step.renames, facts.to_json_list()))
+        after = board(state)
+        whole = self.last_board is None or len(self.steps) % KEYFRAME_EVERY == 0
+        self.steps.append(Step(position, step.event.to_dict(), time, line, step.disclosures, step.renames,
+                               [{**f, "text": facts[f["code"]].describe()} for f in facts.to_json_list()],
+                               {} if whole else patch_of(self.last_board, after), after if whole else None))
+        self.last_board = after
         if len(self.steps) % KEEP_EVERY == 0:
             self.kept.append((len(self.steps), msgpack.packb(state.to_data())))
+
+    def frames(self, start: int = 0, stop: int | None = None) -> list[dict]:
+        """Steps ``start`` to ``stop`` as the viewer's frames; the first always a whole board."""
+        steps = self.steps[start:stop]
+        out = [step.frame() for step in steps]
+        if out and "board" not in out[0]:
+            out[0].pop("patch")
+            out[0]["board"] = board(self.state_after(start + 1))
+        return out
 
     def state_after(self, count: int) -> DuelState:
         """The view's state after its first ``count`` events, from the nearest kept state."""
@@ -88,7 +176,7 @@ class LiveView:
         history = History(self.fold.cards, audit=True, state=start, position=at, before=self.fold._show,
                           after=self.fold._settle, restore=self.state_after)
         for event in self.fold.events[at:count]:
-            history.append(event)
+            history.append(foldable(event))
         return history.state
 
 
@@ -106,7 +194,15 @@ class LiveDuel:
         self.lock = threading.Lock()
         self.version = 0
         self.writing = 0                 # appends of this process under way (they hand their records in)
+        self.followers = 0               # open streams of this duel
+        self.ended_at: int | None = None
+        self._verified: tuple[int, float, Verification] | None = None
+        self._files: dict[str, tuple[int, bytes]] = {}
         self.refresh()
+
+    @property
+    def ended(self) -> bool:
+        return self.ended_at is not None
 
     @property
     def count(self) -> int:
@@ -128,8 +224,11 @@ class LiveDuel:
                 self.cards = self.store.cards_of(self.id)[0]
                 for live in self.views.values():
                     live.full_cards = self.cards
-                    live.redactor.history.cards = live.redactor.history.state.db = self.cards
+                    if live.redactor is not None:
+                        live.redactor.history.cards = live.redactor.history.state.db = self.cards
             self.records += new
+            if self.ended_at is None:
+                self.ended_at = next((r.position for r in new if r.event.kind == "duel_ended"), None)
             for live in self.views.values():
                 for record in new:
                     live.feed(record)
@@ -147,9 +246,10 @@ class LiveDuel:
             return live
 
     def visible(self, view: str, now: float | None = None) -> int:
-        """How many events ``view`` may see now: all but a spectator's delay."""
+        """How many events ``view`` may see now: all but a spectator's delay, until the duel
+        ends (then there is nothing left to keep from the players)."""
         count = self.count
-        if view != "spectator":
+        if view != "spectator" or self.ended:
             return count
         count = max(0, count - self.access.delay_events)
         if self.access.delay_seconds > 0:
@@ -171,6 +271,34 @@ class LiveDuel:
     def frame(self, view: str, count: int) -> dict[str, Any]:
         return board(self.view(view).state_after(count))
 
+    def verified(self) -> Verification:
+        """The record checked end to end (``Store.verify``): again once it grew, or after
+        ``VERIFY_TTL`` seconds, so a crowd asking at once costs one verification."""
+        now = time.monotonic()
+        cached = self._verified
+        if cached is None or cached[0] != self.count or now - cached[1] > VERIFY_TTL:
+            cached = self._verified = (self.count, now, self.store.verify(self.id))
+        return cached[2]
+
+    def replay_file(self, view: str, key: OrganiserKey) -> bytes:
+        """The signed ``.ygr`` file of what ``view`` may see, derived from the verified record;
+        made once per view and length."""
+        count = self.visible(view)
+        cached = self._files.get(view)
+        if cached is not None and cached[0] == count:
+            return cached[1]
+        duel = self.store.load(self.id, verified=True)
+        count = min(count, len(duel.records))
+        match = {"duel": self.id, "title": duel.header.title}
+        if duel.header.parent:
+            match.update(parent=duel.header.parent, branch_at=duel.header.branch_at)
+        replay = make_replay(duel.events[:count], duel.times[:count], duel.cards, view, duel.header.root,
+                             duel.header.secret, match, duel.header.source, duel.header.created,
+                             chain=duel.hashes[:count])
+        data = dumps(replay, key)
+        self._files[view] = (count, data)
+        return data
+
 
 def _codes(record: Record) -> set[int]:
     return referenced_codes([record.event])
@@ -184,7 +312,7 @@ class Hub:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.duels: dict[str, LiveDuel] = {}
+        self.duels: OrderedDict[str, LiveDuel] = OrderedDict()
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiters: dict[str, set[asyncio.Future]] = {}
@@ -215,11 +343,20 @@ class Hub:
     def get(self, duel_id: str) -> LiveDuel:
         with self._lock:
             live = self.duels.get(duel_id)
-        if live is None:
-            live = LiveDuel(self.store, duel_id)
-            with self._lock:
-                live = self.duels.setdefault(duel_id, live)
+            if live is not None:
+                self.duels.move_to_end(duel_id)
+                return live
+        live = LiveDuel(self.store, duel_id)
+        with self._lock:
+            live = self.duels.setdefault(duel_id, live)
+            self._evict()
         return live
+
+    def _evict(self) -> None:
+        """Forget the least recently used duels nobody follows or writes, past ``IDLE_DUELS``."""
+        idle = [d for d, live in self.duels.items() if not live.followers and not live.writing]
+        for duel_id in idle[:max(0, len(idle) - IDLE_DUELS)]:
+            del self.duels[duel_id]
 
     def appending(self, duel_id: str, append) -> list[Record]:
         """Run an append of this process (``append()`` returns its records) and take them in."""
@@ -234,10 +371,6 @@ class Hub:
                 live.writing -= 1
             self.changed(duel_id, written or None)
         return written
-
-    def forget(self, duel_id: str) -> None:
-        with self._lock:
-            self.duels.pop(duel_id, None)
 
     def changed(self, duel_id: str, written: list[Record] | None = None) -> None:
         """New events may be stored (``written`` by this process): take them in and wake the

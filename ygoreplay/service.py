@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import gzip
 import json
 import os
+import re
 import secrets as _secrets
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -28,20 +30,21 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from . import viewer
 from .access import NARROWER, ROLES, VIEW_OF, VISIBILITIES, Access, digest, matches
 from .application import Records, duel_dict, violation_dict
 from .cards import CardDB
 from .errors import ConflictError, InputError, StoreError, VerificationError, YgoreplayError
 from .events import EventFormatError, from_dict
-from .exchange import make_replay
 from .live import Hub, LiveDuel
-from .replay_file import dumps as ygr_dumps, loads as ygr_loads
+from .replay_file import loads as ygr_loads
 from .rules import RuleViolation
 from .signing import OrganiserKey
 from .store import MissingStore, Store
-from .text import number
+from .text import checked, number
 
 MAX_BODY = 16 << 20              # an upload; a batch of events is far smaller
+JUDGES_EVENTS = ("rolled_back", "judge_note")   # only a judge's own requests write these
 MAX_EVENTS = 10_000              # events in one append
 KEEPALIVE = 15.0                 # seconds between SSE comments on a quiet duel
 THREADS = 256                    # requests waiting on the store at once
@@ -136,7 +139,7 @@ class Service:
         return Caller(role, VIEW_OF[role]), live
 
     def _duel(self, duel_id: str) -> LiveDuel:
-        if not (len(duel_id) == 12 and all(c in "0123456789abcdef" for c in duel_id)):
+        if not _DUEL_ID.fullmatch(duel_id):
             raise HTTPError(404, f"no duel {duel_id!r}")
         try:
             return self.hub.get(duel_id)
@@ -261,7 +264,7 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
     @app.get("/health", tags=["service"])
     def health() -> dict:
         """Whether the service and its store answer."""
-        return {"ok": True, "store": store.backend, "duels": len(store.ids())}
+        return {"ok": True, "store": store.backend}
 
     @app.post("/duels", status_code=201, tags=["organiser"], dependencies=[Depends(organiser)],
               openapi_extra={"requestBody": {"content": {"application/json": {"schema": {
@@ -279,8 +282,9 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         title = body.get("title", "")
         visibility = body.get("visibility", "unlisted")
         delay = body.get("delay") or {}
-        if not isinstance(title, str) or len(title) > 500:
+        if not isinstance(title, str):
             raise HTTPError(400, "title must be a string of at most 500 characters", where="title")
+        title = checked(title, "the title", 500)
         if visibility not in VISIBILITIES:
             raise HTTPError(400, f"visibility is one of {', '.join(VISIBILITIES)}", where="visibility")
         if not isinstance(delay, dict):
@@ -309,11 +313,13 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
             raise HTTPError(403, "listing all duels needs the organiser's token")
         out = []
         for info in service.records.duels(player):
-            if not everyone:
-                access = store.attachment(info.id, "access") or {}
-                if access.get("visibility") != "public":
-                    continue
             data = duel_dict(info)
+            if not everyone:
+                access = Access.from_dict(store.attachment(info.id, "access") or {"visibility": "private"})
+                if access.visibility != "public":
+                    continue
+                if data["status"] != "ended" and (access.delay_events or access.delay_seconds):
+                    data["events"] = None             # a spectator may not learn how far it is
             if title and title.casefold() not in info.title.casefold():
                 continue
             if date and not info.created.startswith(date):
@@ -340,7 +346,13 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         caller, live = await caller_async(request, duel_id)
         service.require(caller, "recorder")
         events = _events(await _body_json(request))
+        judged = sorted({e.kind for e in events if e.kind in JUDGES_EVENTS})
+        if judged and caller.role != "organiser":
+            raise HTTPError(403, f"{', '.join(judged)} is a judge's: POST /rollback or /notes with the judge's token",
+                            where="body")
         if not events:
+            if expected is not None and expected != live.count:
+                raise HTTPError(409, f"the duel has {live.count} events, not {expected}")
             return {"position": live.count}
         written = await asyncio.to_thread(service.hub.appending, duel_id,
                                           lambda: service.records.append_records(duel_id, events, expected))
@@ -383,22 +395,19 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         """The duel as a signed ``.ygr`` file for the view (a delayed spectator's, cut at what it may see)."""
         caller, live = service.caller(request, duel_id)
         view = service.view_for(caller, view)
-        duel = store.load(duel_id, verified=True)
-        count = live.visible(view) if view == "spectator" else len(duel.records)
-        match = {"duel": duel_id, "title": duel.header.title}
-        replay = make_replay(duel.events[:count], duel.times[:count], duel.cards, view, duel.header.root,
-                             duel.header.secret, match, duel.header.source, duel.header.created,
-                             chain=duel.hashes[:count])
-        data = ygr_dumps(replay, store.key)
+        data = live.replay_file(view, store.key)
         return Response(data, media_type="application/x-ygoreplay",
                         headers={"Content-Disposition": f'attachment; filename="{duel_id}.{view}.ygr"'})
 
     @app.get("/duels/{duel_id}/follow", tags=["everyone"], response_class=StreamingResponse,
              responses={200: {"content": {"text/event-stream": {}}}})
     async def follow(duel_id: str, request: Request, start: int = Query(0, alias="from", ge=0, le=10 ** 9),
-                     view: str | None = Query(None, pattern="^(judge|p0|p1|spectator)$")) -> StreamingResponse:
+                     view: str | None = Query(None, pattern="^(judge|p0|p1|spectator)$"),
+                     format: str = Query("events", pattern="^(events|frames)$")) -> StreamingResponse:
         """Server-Sent Events: one ``event`` per event of the view, its id the position; a reconnect
-        with ``Last-Event-ID`` resumes after it. A spectator is held back by the duel's delay."""
+        with ``Last-Event-ID`` resumes after it. A spectator is held back by the duel's delay.
+        ``format=frames`` sends what ``/frames`` gives for each (the web viewer follows so)."""
+        frames = format == "frames"
         caller, live = await caller_async(request, duel_id)
         view = service.view_for(caller, view)
         resume = request.headers.get("last-event-id")
@@ -407,27 +416,75 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
 
         async def stream() -> AsyncIterator[str]:
             nonlocal position
-            yield "retry: 2000\n\n"
-            while True:
-                visible = live.visible(view)
-                while position < visible:
-                    step = live_view.steps[position]
-                    yield f"id: {position}\nevent: event\ndata: {json.dumps(_jsonable(step.to_dict()), ensure_ascii=False)}\n\n"
-                    position += 1
-                if live.records and live.records[-1].event.kind == "duel_ended" and position >= live.count:
-                    yield "event: end\ndata: {}\n\n"
-                    return
-                if await request.is_disconnected():
-                    return
-                release = live.next_release(view)
-                before = live.version
-                await service.hub.wait(duel_id, min(KEEPALIVE, release) if release is not None else KEEPALIVE)
-                if live.version == before and release is None:
-                    yield ": keepalive\n\n"
+            loop = asyncio.get_running_loop()
+            # keep-alives on a clock of their own: when they come says nothing of what a delayed
+            # spectator may not see yet
+            next_keepalive = loop.time() + KEEPALIVE
+            live.followers += 1                          # a followed duel stays in memory
+            try:
+                yield "retry: 2000\n\n"
+                while True:
+                    visible = live.visible(view)
+                    while position < visible:
+                        step = live_view.steps[position]
+                        data = step.frame() if frames else step.to_dict()
+                        yield f"id: {position}\nevent: event\ndata: {json.dumps(_jsonable(data), ensure_ascii=False)}\n\n"
+                        position += 1
+                    if live.ended and position >= live.count:
+                        yield "event: end\ndata: {}\n\n"
+                        return
+                    if await request.is_disconnected():
+                        return
+                    now = loop.time()
+                    if now >= next_keepalive:
+                        yield ": keepalive\n\n"
+                        next_keepalive = now + KEEPALIVE
+                    release = live.next_release(view)
+                    wait = next_keepalive - now
+                    await service.hub.wait(duel_id, min(wait, release) if release is not None else wait)
+            finally:
+                live.followers -= 1
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
-    # -- judge ----------------------------------------------------------------------------------------
+    @app.get("/duels/{duel_id}/frames", tags=["everyone"], response_class=Response,
+             responses={200: {"content": {"application/json": {}}}})
+    def frames(duel_id: str, request: Request, start: int = Query(0, alias="from", ge=0, le=10 ** 9),
+               view: str | None = Query(None, pattern="^(judge|p0|p1|spectator)$")) -> Response:
+        """What the web viewer draws, from position ``from`` on: each event's log line, the card
+        facts it lets the view know, and the board after it (whole, or a patch of the one before;
+        the first is always whole). With the views this token may switch to."""
+        caller, live = service.caller(request, duel_id)
+        view = service.view_for(caller, view)
+        live_view = live.view(view)
+        visible = live.visible(view)
+        if start > visible:
+            raise HTTPError(404, f"the duel has {visible} events this view may see; from is 0..{visible}")
+        data = {"id": duel_id, "title": live.header.title, "view": view, "role": caller.role,
+                "views": list(NARROWER[caller.view]), "events": visible,
+                "ended": any(r.event.kind == "duel_ended" for r in live.records[:visible]),
+                "delay": ({"events": live.access.delay_events, "seconds": live.access.delay_seconds}
+                          if view == "spectator" else None),
+                "frames": live_view.frames(start, visible)}
+        return _compressed(request, json.dumps(_jsonable(data), ensure_ascii=False).encode(), "application/json")
+
+    # -- the web viewer ----------------------------------------------------------------------------------
+
+    @app.get("/view/{duel_id}", include_in_schema=False)
+    def view_page(duel_id: str) -> Response:
+        """The viewer's page; it asks for the duel's frames with the token in its address."""
+        if not _DUEL_ID.fullmatch(duel_id):
+            raise HTTPError(404, f"no duel {duel_id!r}")
+        return Response(viewer.page(), media_type="text/html; charset=utf-8", headers=_PAGE_HEADERS)
+
+    @app.get("/viewer/{name}", include_in_schema=False)
+    def viewer_asset(name: str) -> Response:
+        if name not in viewer.ASSETS:
+            raise HTTPError(404, f"no asset {name!r}")
+        return Response(viewer.asset(name), media_type=viewer.ASSETS[name],
+                        headers={**_PAGE_HEADERS, "Cache-Control": "public, max-age=300"})
+
+    # -- judge ------------------------------------------------------------------------------------------
 
     @app.post("/duels/{duel_id}/rollback", tags=["judge"],
               openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
@@ -483,8 +540,14 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
     @app.get("/duels/{duel_id}/verify", tags=["everyone"])
     def verify(duel_id: str, request: Request) -> dict:
         """The record checked end to end: chain, anchors, signature, snapshots."""
-        service.caller(request, duel_id)
-        result = store.verify(duel_id)
+        caller, live = service.caller(request, duel_id)
+        result = live.verified()
+        visible = live.visible(caller.view)
+        if visible < result.events:            # a delayed spectator: nothing that counts past its view
+            bad = result.first_bad if result.first_bad is not None and result.first_bad < visible else None
+            return {"id": duel_id, "ok": result.ok, "events": visible, "first_bad_link": bad,
+                    "problem": "" if result.ok else "the record fails verification",
+                    "key": result.signer.text if result.signer else None}
         return {"id": duel_id, "ok": result.ok, "events": result.events, "first_bad_link": result.first_bad,
                 "problem": result.problem, "key": result.signer.text if result.signer else None}
 
@@ -499,8 +562,13 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
                 continue
             if caller.role == "public" and access.visibility != "public":
                 continue
+            events = info.events
+            if caller.view == "spectator":          # a delayed spectator sees a branch once it may see its start
+                if info.parent and (info.branch_at or 0) > service.hub.get(info.parent).visible("spectator"):
+                    continue
+                events = min(events, service.hub.get(info.id).visible("spectator"))
             out.append({"depth": depth, "id": info.id, "title": info.title, "parent": info.parent,
-                        "branch_at": info.branch_at, "events": info.events})
+                        "branch_at": info.branch_at, "events": events})
         return out
 
     @app.get("/duels/{duel_id}/diff", tags=["everyone"])
@@ -551,11 +619,30 @@ def _record_upload(service: Service, data: bytes, title: str | None, access: Acc
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "upload.yrpX"
             path.write_bytes(data)
-            done, _agreement = service.records.import_yrpx(path, None, title or "uploaded replay")
+            try:
+                done, _agreement = service.records.import_yrpx(path, None, title or "uploaded replay")
+            except InputError as exc:
+                raise InputError(str(exc).replace(str(path), "the uploaded replay")) from None
             duel_id = done.id
+        if done.skipped:                  # its access and tokens stay as they were handed out
+            raise HTTPError(409, f"this replay was uploaded before: it is duel {duel_id}", id=duel_id)
     assert duel_id is not None
     service.store.attach(duel_id, "access", access.to_dict())
     return duel_id
+
+
+_DUEL_ID = re.compile(r"[0-9a-f]{12}")
+_PAGE_HEADERS = {"Content-Security-Policy": viewer.POLICY, "Referrer-Policy": "no-referrer",
+                 "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Cache-Control": "no-cache"}
+
+
+def _compressed(request: Request, body: bytes, media_type: str) -> Response:
+    """A large answer gzipped when the client takes it (a duel's frames shrink about 25 times)."""
+    headers = {"Cache-Control": "no-store", "Vary": "Accept-Encoding"}
+    if len(body) > 4096 and "gzip" in request.headers.get("accept-encoding", ""):
+        body = gzip.compress(body, 5)
+        headers["Content-Encoding"] = "gzip"
+    return Response(body, media_type=media_type, headers=headers)
 
 
 def _fields(body: Any, **kinds: type) -> tuple:

@@ -803,8 +803,11 @@ class Store:
                     f"event {result.first_bad}" if result.first_bad is not None else "its anchor")
                 raise VerificationError(f"duel {duel_id} fails verification at {where}: {result.problem}; "
                                         "nothing was derived from it")
+            records = self.records(duel_id)[:result.events]     # what was verified, not what came since
+        else:
+            records = self.records(duel_id)
         cards, _digest = self.cards_of(duel_id)
-        return StoredDuel(duel_id, self.header(duel_id), self.records(duel_id), cards, self._anchor(duel_id))
+        return StoredDuel(duel_id, self.header(duel_id), records, cards, self._anchor(duel_id))
 
     @staticmethod
     def _envelope(duel_id: str, row: StoredEvent) -> dict:
@@ -962,6 +965,10 @@ class Store:
         return self._verify_anchors(duel_id, header, hashes)
 
     def _verify_anchors(self, duel_id: str, header: Header, hashes: list[bytes]) -> Verification:
+        """The anchors and card facts of the ``len(hashes)`` events read. They are read after the
+        events, so a live duel may have more by then: each append writes its events, card facts
+        and anchor in one transaction, so what was appended since carries an anchor past the
+        events read, and is left for the next verify, once the events it names are there."""
         count = len(hashes)
         try:
             cards_rows = [(row.originator_version, msgpack.unpackb(row.state)["cards"])
@@ -970,6 +977,14 @@ class Store:
                      for row in self.events.select_events(f"{duel_id}/head")]
         except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
             return Verification(False, count, None, "its anchors or card facts cannot be decoded")
+        later = [head for head in heads if head.count > count]
+        if later:
+            now = self._count(duel_id)
+            if now < later[-1].count:
+                return Verification(False, count, count, f"the last {later[-1].count - count} event(s) are missing: "
+                                    f"an anchor signed at {later[-1].count} events names them")
+            heads = [head for head in heads if head.count <= count]
+            cards_rows = [(v, batch) for v, batch in cards_rows if v <= count or v > later[-1].count]
         if not heads:
             return Verification(False, count, None, "it has no signed anchor")
         digests, digest = {}, chain.GENESIS
@@ -1012,15 +1027,23 @@ class Store:
             return Verification(False, count, None, problem)
         return Verification(True, count, signer=signer)
 
+    def _count(self, duel_id: str) -> int:
+        """How many events the duel has now."""
+        rows = self.events.select_events(duel_id, desc=True, limit=1)
+        return rows[0].originator_version if rows else 0
+
     def _check_snapshots(self, duel_id: str, hashes: list[bytes]) -> str:
         """A snapshot that is used must be the fold's own state at its position: signed, bound to
-        the chain there, and equal to a fresh fold."""
+        the chain there, and equal to a fresh fold. One past the events read is an append's since
+        (written with its events) when the duel has those events now."""
         snaps = self.snapshots.select_events(duel_id)
+        if snaps and snaps[-1].originator_version > len(hashes) and self._count(duel_id) >= snaps[-1].originator_version:
+            snaps = [row for row in snaps if row.originator_version <= len(hashes)]
         if not snaps:
             return ""
         cards = self.cards_of(duel_id)[0]
         history = History(cards, audit=True)
-        records = self.records(duel_id)
+        records = self.records(duel_id)[:len(hashes)]
         done = 0
         for row in snaps:
             position = row.originator_version

@@ -52,5 +52,6 @@ def checked(value: str, what: str, limit: int = 65536) -> str:
 
 
 def number(text: str) -> int | None:
-    """A whole number written in ASCII digits, or None (``'²'.isdigit()`` is true, ``int('²')`` fails)."""
-    return int(text) if text.isascii() and text.isdigit() else None
+    """A whole number written in ASCII digits, at most 18 of them, or None (``'²'.isdigit()`` is
+    true, ``int('²')`` fails; a 5,000-digit ``int()`` raises)."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None

@@ -431,6 +431,11 @@ _STAND_INS = {
 _STAND_IN_CODES = frozenset(f.code for f in _STAND_INS.values())
 
 
+def foldable(event: Event) -> Event:
+    """The event as a view's fold takes it: a set-up position's hidden cards get stand-ins."""
+    return _with_stand_ins(event) if isinstance(event, PositionSetUp) else event
+
+
 def _with_stand_ins(event: PositionSetUp) -> PositionSetUp:
     def stand_in(spec: Any, zone: str) -> Any:
         if isinstance(spec, dict) and spec.get("code") == 0:
@@ -502,7 +507,7 @@ class ViewReplay:
             if not after:
                 self._show(index, history.state)            # shown by this very event
                 yield index, event, history.state
-            history.append(_with_stand_ins(event) if isinstance(event, PositionSetUp) else event)
+            history.append(foldable(event))
             if after:
                 yield index, event, history.state
 
@@ -531,7 +536,7 @@ class ViewReplay:
         """Fold the event the last ``prepare`` took in; the state after it."""
         assert self._history is not None
         event = self.events[-1]
-        self._history.append(_with_stand_ins(event) if isinstance(event, PositionSetUp) else event)
+        self._history.append(foldable(event))
         return self._history.state
 
 

@@ -1,0 +1,413 @@
+"""The web viewer in a real browser: Debian's chromium driven by Playwright (never `playwright
+install`; `.ci/run` installs chromium with apt). A duel recorded through the service and one
+recorded live while the page is open; stepping, scrubbing, turns, permalinks, views, piles, the
+branch tree; what a spectator's page holds (no hidden card in any response or in the DOM); the
+exported page from file:// with every request refused; phone width. Screenshots are saved in
+`$YGOREPLAY_SCREENSHOTS` (default `.screenshots/` at the repository root).
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from test_service import REPLAYS, Server, auth, create, events_of
+from test_views import never_public
+from ygoreplay.cards import CardDB
+from ygoreplay.replay_file import loads
+from ygoreplay.signing import PublicKey
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[test]' installs playwright")
+expect = playwright_api.expect
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = Path(os.environ.get("YGOREPLAY_SCREENSHOTS", ROOT / ".screenshots"))
+CHROMIUM = os.environ.get("YGOREPLAY_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CLASSIC = CardDB.classic()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does)")
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    srv = Server(str(tmp_path_factory.mktemp("viewer") / "duels.sqlite"))
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    p = context.new_page()
+    p.errors = []
+    p.on("pageerror", lambda error: p.errors.append(str(error)))
+    yield p
+    context.close()
+    assert not p.errors, f"the page threw: {p.errors}"
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def record(base: str, name: str, **access) -> dict:
+    duel = create(base, title=name, **access)
+    events = events_of(f"{name}.jsonl")
+    r = httpx.post(f"{base}/duels/{duel['id']}/events", json=events, headers=auth(duel["tokens"]["recorder"]))
+    assert r.status_code == 200, r.text
+    duel["events"] = events
+    return duel
+
+
+def opened(page, url: str):
+    page.goto(url)
+    page.wait_for_selector("body[data-ready=true]", timeout=15_000)
+    return page
+
+
+def where(page) -> str:
+    return page.locator("#where").text_content()
+
+
+def at(page, i: int) -> None:
+    expect(page.locator("#where")).to_have_text(re.compile(rf"^event {i} of "))
+
+
+def boards_of(page) -> list[dict]:
+    return page.evaluate("JSON.parse(JSON.stringify(window.ygoreplay.duel.boards))")
+
+
+# -- a recorded duel ---------------------------------------------------------------------------------
+
+def test_every_board_the_page_makes_is_the_one_the_service_serves(service, page):
+    """The page rebuilds each position from whole boards and patches; every one of them must be
+    exactly the board /state gives for that position, for the judge and for a spectator."""
+    duel = record(service.url, "chain-counter-traps")
+    for role in ("judge", "spectator"):
+        opened(page, duel["links"][role])
+        boards = boards_of(page)
+        assert len(boards) == len(duel["events"])
+        for i, made in enumerate(boards):
+            served = httpx.get(f"{service.url}/duels/{duel['id']}/state?at={i + 1}", headers=auth(duel["tokens"][role]))
+            assert made == served.json()["board"], f"{role}: the board after event {i}"
+
+
+def test_step_scrub_jump_to_a_turn_and_follow_a_permalink(service, page):
+    duel = record(service.url, "won-by-damage")
+    last = len(duel["events"]) - 1
+    opened(page, duel["links"]["judge"])
+    expect(page.locator("#title")).to_have_text("won-by-damage")
+    at(page, 0)                                                  # a finished duel opens at its start
+    page.keyboard.press("End")
+    at(page, last)
+    bottom, top = page.locator("#side-bottom .lp"), page.locator("#side-top .lp")
+    expect(top).to_have_text("0")                                # Kaiba lost by damage
+    expect(page.locator("#middle .result")).to_contain_text("Yugi wins")
+    page.keyboard.press("Home")
+    at(page, 0)
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    at(page, 3)
+    page.keyboard.press("ArrowLeft")
+    at(page, 2)
+    page.keyboard.press("Shift+ArrowRight")                      # the start of turn 1
+    expect(page.locator("#middle .turnline")).to_contain_text("Turn 1")
+    page.keyboard.press("Shift+ArrowRight")
+    expect(page.locator("#middle .turnline")).to_contain_text("Turn 2")
+    turn2 = int(where(page).split()[1])
+    assert duel["events"][turn2]["kind"] == "turn_started" and duel["events"][turn2]["turn"] == 2
+    page.keyboard.press("Shift+ArrowLeft")
+    expect(page.locator("#middle .turnline")).to_contain_text("Turn 1")
+    page.locator("#slider").evaluate("(s) => { s.value = 60; s.dispatchEvent(new Event('input')); }")
+    at(page, 60)
+    expect(page.locator("#l60")).to_have_attribute("aria-current", "step")
+    page.locator("#l40 a").click()                               # a log line jumps there
+    at(page, 40)
+    assert page.evaluate("location.hash") == "#e40"
+    served = httpx.get(f"{service.url}/duels/{duel['id']}/state?at=41", headers=auth(duel["tokens"]["judge"])).json()
+    expect(bottom).to_have_text(str(served["board"]["players"][0]["lp"]))
+    expect(top).to_have_text(str(served["board"]["players"][1]["lp"]))
+    names = [c["name"] for c in served["board"]["players"][0]["hand"]]
+    hand = page.locator("#side-bottom .hand .card .cname")
+    expect(hand).to_have_text(names)                             # the judge sees Yugi's hand by name
+    shot(page, "judge-1280x800")
+    opened(page, duel["links"]["spectator"] + "#e57")            # a permalink
+    at(page, 57)
+    expect(page.locator("#l57")).to_have_attribute("aria-current", "step")
+    page.evaluate("location.hash = '#e12'")                      # and another, in the same page
+    at(page, 12)
+
+
+def test_the_log_groups_by_turn_searches_and_marks_lp_changes(service, page):
+    duel = record(service.url, "won-by-damage")
+    opened(page, duel["links"]["spectator"])
+    turns = page.locator("#log li.turn")
+    assert turns.count() == sum(1 for e in duel["events"] if e["kind"] == "turn_started")
+    expect(turns.first).to_contain_text("Turn 1")
+    assert page.locator("#log .lpchange").count() >= 1
+    page.locator("#search").fill("Kaiba")
+    shown = page.locator("#log li:not([hidden])")
+    assert shown.count() > 0
+    for text in shown.all_text_contents():
+        assert "kaiba" in text.lower()
+    page.locator("#search").fill("")
+    assert page.locator("#log li:not([hidden])").count() == len(duel["events"])
+
+
+def test_a_graveyard_opens_into_its_list_and_a_card_shows_its_facts(service, page):
+    duel = record(service.url, "chain-counter-traps")
+    events = duel["events"]
+    resolved = max(i for i, e in enumerate(events) if e["kind"] == "chain_ended")
+    opened(page, duel["links"]["spectator"] + f"#e{resolved}")
+    gy = httpx.get(f"{service.url}/duels/{duel['id']}/state?at={resolved + 1}",
+                   headers=auth(duel["tokens"]["spectator"])).json()["board"]["players"][0]["gy"]
+    assert gy, "cards reached the Graveyard"
+    summary = page.locator("#side-bottom .zone.pile summary", has_text="GY")
+    expect(summary).to_have_text(f"GY {len(gy)}")
+    summary.click()
+    entries = page.locator("#side-bottom details[open] li .cname")
+    expect(entries).to_have_text([c["name"] for c in gy])
+    entries.first.hover()
+    expect(page.locator("#details h2")).to_have_text(gy[0]["name"])
+    facts = CLASSIC[gy[0]["code"]].describe()
+    expect(page.locator("#details .facts")).to_have_text(facts)
+    shot(page, "graveyard-open")
+
+
+def test_keyboard_only(service, page):
+    duel = record(service.url, "won-by-damage")
+    opened(page, duel["links"]["spectator"] + "#e30")
+    page.locator("#side-bottom .zone.pile summary", has_text="GY").focus()
+    page.keyboard.press("Enter")                                 # a pile opens from the keyboard
+    expect(page.locator("#side-bottom details[open]")).to_have_count(1)
+    page.locator("#slider").focus()
+    page.keyboard.press("ArrowRight")
+    at(page, 31)
+    page.keyboard.press("Space")
+    expect(page.locator("#play")).to_have_attribute("aria-label", "Pause")
+    page.keyboard.press("Space")
+    expect(page.locator("#play")).to_have_attribute("aria-label", "Play")
+    page.locator("#speed").select_option("60")
+    page.locator("#play").press("Enter")                         # a button, from the keyboard
+    at(page, len(duel["events"]) - 1)                            # plays to the end, then stops
+    expect(page.locator("#play")).to_have_attribute("aria-label", "Play")
+
+
+# -- views ---------------------------------------------------------------------------------------------
+
+def test_the_view_switch_offers_only_what_the_token_allows(service, page):
+    duel = record(service.url, "won-by-damage")
+    opened(page, duel["links"]["judge"] + "#e20")
+    options = page.locator("#view option")
+    expect(options).to_have_text(["judge", "p0", "p1", "spectator"])
+    page.locator("#view").select_option("p1")
+    page.wait_for_url(re.compile(r"view=p1"))
+    page.wait_for_selector("body[data-ready=true]")
+    at(page, 20)                                                 # the position is kept
+    expect(page.locator("#status")).to_contain_text("p1 view")
+    # p1 sits at the bottom and sees its own hand; player 0's hand is backs
+    expect(page.locator("#side-bottom .who .name")).to_have_text("Kaiba")
+    assert page.locator("#side-bottom .hand .card.back").count() == 0
+    top = page.locator("#side-top .hand .card")
+    assert top.count() > 0 and page.locator("#side-top .hand .card.back").count() == top.count()
+    opened(page, duel["links"]["p0"])
+    expect(options).to_have_text(["p0", "spectator"])
+    opened(page, duel["links"]["spectator"])
+    expect(options).to_have_text(["spectator"])
+    assert page.locator("#view").is_disabled()
+    page.goto(duel["links"]["spectator"] + "&view=judge")        # asking for more by hand
+    expect(page.locator("#error")).to_contain_text("may not see the 'judge' view")
+    page.goto(f"{service.url}/view/{duel['id']}?token=not-a-token")
+    expect(page.locator("#error")).to_contain_text(f"no duel '{duel['id']}'")
+
+
+@pytest.mark.parametrize("view", ["spectator", "p0"])
+def test_a_viewer_page_never_receives_a_card_it_may_not_see(service, browser, view):
+    """Every response the page gets, and its DOM at many positions, searched for the passcodes
+    and names of the cards this view never sees (the set-up duel hides cards from each player)."""
+    from test_views import SET_UP, events_of as views_events_of
+    events = [e.to_dict() for e in views_events_of(SET_UP)]
+    duel = create(service.url, title="hidden cards")
+    r = httpx.post(f"{service.url}/duels/{duel['id']}/events", json=events, headers=auth(duel["tokens"]["recorder"]))
+    assert r.status_code == 200, r.text
+    hidden = never_public(SET_UP, view)
+    public_names = {c["name"] for c in httpx.get(f"{service.url}/duels/{duel['id']}/cards",
+                                                 headers=auth(duel["tokens"][view])).json()}
+    hidden_names = {CLASSIC[c].name for c in hidden if c in CLASSIC} - public_names
+    assert hidden and hidden_names
+    context = browser.new_context()
+    page = context.new_page()
+    bodies: list[bytes] = []
+    page.on("response", lambda response: bodies.append(response.body()) if response.status != 304 else None)
+    opened(page, duel["links"][view])
+    dom = ""
+    for i in range(len(events)):
+        page.evaluate(f"window.ygoreplay.viewer.show({i})")
+        for details in page.locator("details.pilelist").all():
+            details.evaluate("(d) => { d.open = true; }")
+        dom += page.content()
+    context.close()
+    haystack = b"".join(bodies).decode("utf-8", "replace")
+    numbers = {int(n) for n in re.findall(r"\d+", haystack)}
+    assert not hidden & numbers, f"{view}: the page received hidden passcode(s) {hidden & numbers}"
+    assert not [n for n in hidden_names if n in dom], f"{view}: the page shows hidden card(s)"
+    assert not [n for n in hidden_names if n in haystack]
+
+
+def test_a_title_or_a_player_name_is_text_never_markup(service, page):
+    events = events_of("won-by-damage.jsonl")
+    events[0] = {**events[0], "players": ["<img src=x onerror=window.pwned=1>", "Kaiba</script><b>"]}
+    duel = create(service.url, title="<script>window.pwned=2</script>")
+    assert httpx.post(f"{service.url}/duels/{duel['id']}/events", json=events,
+                      headers=auth(duel["tokens"]["recorder"])).status_code == 200
+    opened(page, duel["links"]["spectator"] + "#e10")
+    expect(page.locator("#title")).to_have_text("<script>window.pwned=2</script>")
+    expect(page.locator("#side-bottom .who .name")).to_have_text("<img src=x onerror=window.pwned=1>")
+    assert page.evaluate("window.pwned") is None
+    assert page.locator("img").count() == 0 and page.locator("b").count() == 0
+
+
+# -- live ------------------------------------------------------------------------------------------------
+
+def test_a_live_duel_follows_the_stream_marks_a_rollback_and_shows_its_branches(service, page):
+    base = service.url
+    duel = create(base, title="Table 7, live", visibility="unlisted")
+    d, t = duel["id"], duel["tokens"]
+    events = events_of("won-by-damage.jsonl")
+    recorder = auth(t["recorder"])
+    assert httpx.post(f"{base}/duels/{d}/events", json=events[:10], headers=recorder).status_code == 200
+    opened(page, duel["links"]["judge"])
+    at(page, 9)                                                  # a live duel opens at its last event
+    expect(page.locator("#status")).to_contain_text("live")
+    for i in range(10, 40, 6):
+        assert httpx.post(f"{base}/duels/{d}/events", json=events[i:i + 6], headers=recorder).status_code == 200
+        at(page, min(i + 6, 40) - 1)                             # it follows, event by event
+    r = httpx.post(f"{base}/duels/{d}/rollback", json={"to": 35, "judge": "J. Smith", "reason": "misplay"},
+                   headers=auth(t["judge"]))
+    assert r.status_code == 200
+    at(page, 40)
+    expect(page.locator("#log li.reverted")).to_have_count(5)     # events 35..39 undone
+    expect(page.locator("#l36")).to_have_attribute("title", "undone by the judge's rollback at #40")
+    expect(page.locator("#marks .tick.rollback")).to_have_count(1)
+    expect(page.locator("#marks .undone")).to_have_count(1)
+    page.keyboard.press("Home")                                  # looking back: new events do not move it
+    assert httpx.post(f"{base}/duels/{d}/events", json=events[35:50], headers=recorder).status_code == 200
+    expect(page.locator("#where")).to_have_text(re.compile(r"^event 0 of 55"))
+    page.keyboard.press("End")
+    at(page, 55)
+    shot(page, "live-after-rollback")
+    branch = httpx.post(f"{base}/duels/{d}/branch", json={"at": 30, "title": "what if no attack"},
+                        headers=auth(t["judge"]))
+    assert branch.status_code == 201
+    opened(page, duel["links"]["judge"])
+    tree = page.locator("#tree a")
+    expect(tree).to_have_text(["Table 7, live", "what if no attack"])
+    tree.nth(1).click()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator("#title")).to_have_text("what if no attack")
+    at(page, 29)
+
+
+def test_a_spectator_follows_behind_the_delay(service, page):
+    base = service.url
+    duel = create(base, title="delayed", visibility="unlisted", delay={"events": 5})
+    events = events_of("won-by-damage.jsonl")
+    recorder = auth(duel["tokens"]["recorder"])
+    assert httpx.post(f"{base}/duels/{duel['id']}/events", json=events[:20], headers=recorder).status_code == 200
+    opened(page, duel["links"]["spectator"])
+    at(page, 14)
+    expect(page.locator("#status")).to_contain_text("5 events behind")
+    assert httpx.post(f"{base}/duels/{duel['id']}/events", json=events[20:30], headers=recorder).status_code == 200
+    at(page, 24)
+    assert page.evaluate("window.ygoreplay.duel.length") == 25
+
+
+# -- offline ---------------------------------------------------------------------------------------------
+
+def test_an_exported_page_opens_from_file_with_no_network(service, browser, tmp_path):
+    store = tmp_path / "duels.sqlite"
+    env = {**os.environ, "YGOREPLAY_STORE": str(store)}
+    run = lambda *args: subprocess.run([sys.executable, "-m", "ygoreplay", *args], env=env, capture_output=True,  # noqa: E731
+                                       text=True, timeout=120)
+    recorded = run("record", str(REPLAYS / "chain-counter-traps.jsonl"))
+    assert recorded.returncode == 0, recorded.stderr
+    out = tmp_path / "duel.html"
+    exported = run("export", recorded.stdout.strip(), "--html", "--view", "spectator", "-o", str(out))
+    assert exported.returncode == 0, exported.stderr
+    html = out.read_text()
+    hidden = never_public("chain-counter-traps", "spectator")
+    assert hidden and not hidden & {int(n) for n in re.findall(r"\d+", html.split('id="ygr-duel">')[1])}
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    requests: list[str] = []
+
+    def refuse(route):
+        requests.append(route.request.url)
+        if route.request.url.startswith("file:"):
+            route.continue_()
+        else:
+            route.abort()
+    context.route("**/*", refuse)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    opened(page, out.as_uri() + "#e44")
+    at(page, 44)
+    expect(page.locator("#status")).to_contain_text("spectator view")
+    expect(page.locator("#side-top .hand .card.back")).to_have_count(
+        len(page.evaluate("window.ygoreplay.duel.boards[44].players[1].hand")))
+    page.keyboard.press("End")
+    at(page, 55)
+    expect(page.locator("#middle .result")).to_contain_text("Yugi wins")
+    assert [u for u in requests if not u.startswith("file:")] == [], "the page asked the network"
+    assert errors == [], errors
+    # the signed replay file travels inside, and it is the one `ygoreplay verify` accepts
+    link = page.locator("#download")
+    assert link.get_attribute("href").startswith("blob:")
+    data = json.loads(page.evaluate("document.getElementById('ygr-duel').textContent"))
+    replay = loads(base64.b64decode(data["file"]))
+    assert replay.view == "spectator" and len(replay.events) == 56 and replay.signature_valid
+    assert replay.signer == PublicKey.parse(run("key").stdout.strip())
+    shot(page, "offline-file")
+    context.close()
+
+
+def test_an_exported_page_holds_no_markup_from_the_duel(tmp_path):
+    """A title that tries to end the data's <script> element stays inside it as JSON text."""
+    from ygoreplay import viewer
+    text = viewer.embedded_json({"title": "</script><script>alert(1)</script><!--"})
+    assert "<" not in text and ">" not in text and json.loads(text)["title"].startswith("</script>")
+
+
+# -- phone width -----------------------------------------------------------------------------------------
+
+def test_readable_at_phone_width(service, browser):
+    duel = record(service.url, "won-by-damage")
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    opened(page, duel["links"]["p0"] + "#e45")
+    at(page, 45)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 391, "nothing runs off the side"
+    for selector in ("#side-bottom .lp", "#side-top .lp", "#slider", "#log"):
+        assert page.locator(selector).is_visible(), selector
+    page.locator("#next").tap()
+    at(page, 46)
+    shot(page, "phone-390x844")
+    context.close()

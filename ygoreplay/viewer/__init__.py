@@ -1,0 +1,70 @@
+"""The web viewer: a page and two static ES-module assets, served by ``ygoreplay serve`` at
+``/view/{id}`` and written whole into one self-contained file by ``export --html``.
+
+The page draws frames (``live.Step.frame``) that the server made from one view's own events,
+so redaction never depends on it. A served page may load scripts, styles and data from its own
+origin only; an exported page, from nothing at all: its one script and one style are allowed by
+their hashes, and it may fetch nothing, so it opens from ``file://`` with no network.
+"""
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import json
+from importlib import resources
+from typing import Any
+
+#: The assets the service serves, and their content types.
+ASSETS = {"viewer.js": "text/javascript; charset=utf-8", "viewer.css": "text/css; charset=utf-8"}
+
+#: What a served page may load: its own scripts, styles and data, no frames, no forms.
+POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+          "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+_STYLE_TAG = '<link rel="stylesheet" href="/viewer/viewer.css">'
+_SCRIPT_TAG = '<script type="module" src="/viewer/viewer.js"></script>'
+
+
+@functools.cache
+def asset(name: str) -> bytes:
+    """One of ``ASSETS``, from the installed package."""
+    if name not in ASSETS and name != "index.html":
+        raise KeyError(name)
+    return resources.files(__package__).joinpath(name).read_bytes()
+
+
+def page() -> str:
+    """The page the service serves for every duel; it fetches the duel's frames itself."""
+    return asset("index.html").decode().replace("<!--policy-->\n", "")
+
+
+def embedded_json(data: Any) -> str:
+    """JSON that can sit inside a ``<script>`` element: no ``<``, ``>`` or ``&`` left to end it."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def offline_page(info: dict[str, Any], frames: list[dict], replay_file: bytes, file_name: str) -> str:
+    """One page holding everything: the style, the script, one view's frames and the signed
+    ``.ygr`` file they were made from (offered for download, for ``ygoreplay verify``)."""
+    style, script = asset("viewer.css").decode(), asset("viewer.js").decode()
+    for name, text in (("viewer.css", style), ("viewer.js", script)):
+        if "</" in text:
+            raise ValueError(f"{name} holds '</', which would end its element in a page")
+    policy = (f"default-src 'none'; script-src '{_hash(script)}'; style-src '{_hash(style)}'; "
+              "img-src data:; base-uri 'none'; form-action 'none'")
+    data = {**info, "frames": frames, "file": base64.b64encode(replay_file).decode(), "file_name": file_name}
+    html = asset("index.html").decode()
+    html = html.replace("<!--policy-->", f'<meta http-equiv="Content-Security-Policy" content="{policy}">')
+    html = html.replace(_STYLE_TAG, f"<style>{style}</style>")
+    html = html.replace(_SCRIPT_TAG, f'<script type="application/json" id="ygr-duel">{embedded_json(data)}</script>\n'
+                                     f'<script type="module">{script}</script>')
+    return html
+
+
+def _hash(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+__all__ = ["ASSETS", "POLICY", "asset", "embedded_json", "offline_page", "page"]

@@ -1,0 +1,690 @@
+// The ygoreplay web viewer: one duel, one view, every position a keystroke away.
+//
+// The page holds the view's frames (the service's /duels/{id}/frames, or the data embedded in an
+// exported page) and makes the board after every event from them once: a frame is a whole board
+// or a patch of the one before, so boards share every part that did not change. Showing a
+// position draws only the parts that differ from the board on screen. Nothing here decides what
+// the viewer may see: the server redacted the frames, and a hidden card has no passcode in them.
+// Text from the duel (names, log lines) only ever goes in through textContent.
+
+const FACE_DOWN = new Set(["set", "facedown_attack", "facedown"]);
+const TYPE = { MONSTER: 0x1, SPELL: 0x2, TRAP: 0x4, NORMAL: 0x10, EFFECT: 0x20, FUSION: 0x40, RITUAL: 0x80,
+  SYNCHRO: 0x2000, TOKEN: 0x4000, XYZ: 0x800000, PENDULUM: 0x1000000, LINK: 0x4000000 };
+const POSITION_WORDS = { attack: "face-up Attack Position", defense: "face-up Defense Position",
+  set: "Set", facedown_attack: "face-down Attack Position", faceup: "face-up", facedown: "face-down" };
+
+// -- the duel: frames in, boards out ---------------------------------------------------------------
+
+export class Duel {
+  constructor(info) {
+    this.info = info;
+    this.frames = [];
+    this.boards = [];
+    this.cards = new Map();        // passcode -> facts this view may know
+    this.turnStarts = [];          // the first event of each turn
+    this.rollbacks = [];           // events that are a judge's rollback
+    this.reverted = new Map();     // event -> the rollback that undid it
+    this.inEffect = [];
+    this.listeners = [];
+  }
+
+  get length() { return this.frames.length; }
+
+  add(frames) {
+    for (const frame of frames) {
+      if (frame.i !== this.frames.length) continue;      // a repeat after a reconnect
+      for (const facts of frame.cards || []) this.cards.set(facts.code, facts);
+      const before = this.boards[this.boards.length - 1];
+      const board = frame.board ? frame.board : applyPatch(before, frame.patch || {});
+      this.frames.push(frame);
+      this.boards.push(board);
+      if (!before || board.turn !== before.turn) this.turnStarts.push(frame.i);
+      if (frame.kind === "rolled_back") {
+        this.rollbacks.push(frame.i);
+        while (this.inEffect.length && this.inEffect[this.inEffect.length - 1] >= frame.to) {
+          this.reverted.set(this.inEffect.pop(), frame.i);
+        }
+      } else {
+        this.inEffect.push(frame.i);
+      }
+    }
+    for (const listener of this.listeners) listener(frames);
+  }
+}
+
+export function applyPatch(board, patch) {
+  const next = { ...board };
+  let players = null;
+  for (const [key, value] of Object.entries(patch)) {
+    if (!key.startsWith("players.")) { next[key] = value; continue; }
+    const [, index, part] = key.split(".");
+    const p = Number(index);
+    if (!players) { players = board.players.slice(); next.players = players; }
+    if (players[p] === board.players[p]) players[p] = { ...board.players[p] };
+    if (part.endsWith("+")) {
+      const name = part.slice(0, -1);
+      players[p][name] = board.players[p][name].concat(value);
+    } else {
+      players[p][part] = value;
+    }
+  }
+  return next;
+}
+
+// -- small DOM helpers -----------------------------------------------------------------------------
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function kindOf(facts) {
+  if (!facts) return "unknown";
+  const t = facts.type;
+  if (t & TYPE.SPELL) return "spell";
+  if (t & TYPE.TRAP) return "trap";
+  if (t & TYPE.TOKEN) return "token";
+  if (t & TYPE.LINK) return "link";
+  if (t & TYPE.XYZ) return "xyz";
+  if (t & TYPE.SYNCHRO) return "synchro";
+  if (t & TYPE.FUSION) return "fusion";
+  if (t & TYPE.RITUAL) return "ritual";
+  if (t & TYPE.EFFECT) return "effect";
+  return "normal";
+}
+
+// -- the viewer ------------------------------------------------------------------------------------
+
+export class Viewer {
+  constructor(root, duel, source) {
+    this.root = root;
+    this.duel = duel;
+    this.source = source;
+    this.position = -1;
+    this.shown = null;             // the board on screen
+    this.cardOf = new WeakMap();   // button -> the card it draws
+    this.timer = null;
+    this.hashTimer = null;
+    this.following = false;        // at the last event of a live duel: stay there as more come
+    this.q = (selector) => root.querySelector(selector);
+    this.bottom = duel.info.view === "p1" ? 1 : 0;
+    this.build();
+    duel.listeners.push((frames) => this.added(frames));
+    const details = (event) => {
+      const button = event.target.closest && event.target.closest(".card");
+      if (button && this.cardOf.has(button)) this.details(this.cardOf.get(button));
+    };
+    this.q("#board").addEventListener("mouseover", details);
+    this.q("#board").addEventListener("focusin", details);
+  }
+
+  // the board's cells, made once; render() fills them
+  build() {
+    const first = this.duel.boards[0];
+    this.sides = [0, 1].map((p) => this.buildSide(p, p === this.bottom ? this.q("#side-bottom") : this.q("#side-top"),
+      p !== this.bottom, first));
+    const middle = this.q("#middle");
+    middle.replaceChildren();
+    this.emz = [el("div", "zone emz"), el("div", "zone emz")];
+    this.info = el("div", "info");
+    this.turnLine = el("p", "turnline");
+    this.chainList = el("ol", "chain");
+    this.chainList.setAttribute("aria-label", "The chain");
+    this.attackLine = el("p", "attack");
+    this.resultLine = el("p", "result");
+    this.info.append(this.turnLine, this.attackLine, this.chainList, this.resultLine);
+    const left = this.bottom === 0 ? this.emz[0] : this.emz[1];
+    const right = this.bottom === 0 ? this.emz[1] : this.emz[0];
+    left.setAttribute("aria-label", "Extra Monster Zone (left)");
+    right.setAttribute("aria-label", "Extra Monster Zone (right)");
+    middle.append(left, this.info, right);
+    if (first && first.layout && !first.layout.emz) { left.hidden = true; right.hidden = true; }
+  }
+
+  buildSide(p, node, top, first) {
+    node.replaceChildren();
+    node.classList.toggle("top", top);
+    node.dataset.player = String(p);
+    const column = (c) => (top ? 9 - c : c);
+    const row = (r) => (top ? 5 - r : r);
+    const cell = (className, r, c, label) => {
+      const div = el("div", className);
+      div.style.gridRow = String(row(r));
+      div.style.gridColumn = String(column(c));
+      if (label) div.setAttribute("aria-label", label);
+      node.append(div);
+      return div;
+    };
+    const pend = (first && first.layout && first.layout.pendulum) || [0, 4];
+    const stCount = first ? first.players[p].szone.length : 5;
+    const side = {
+      mzone: [0, 1, 2, 3, 4].map((z) => cell("zone m", 1, z + 2, `Main Monster Zone ${z + 1}`)),
+      szone: [0, 1, 2, 3, 4].map((z) => cell("zone s" + (pend.includes(z) ? " pend" : ""), 2, z + 2,
+        `Spell & Trap Zone ${z + 1}` + (pend.includes(z) ? " (Pendulum Zone)" : ""))),
+      fzone: cell("zone f", 1, 1, "Field Zone"),
+      gy: cell("zone pile", 1, 7, "Graveyard"),
+      banished: cell("zone pile", 1, 8, "Banished"),
+      extra: cell("zone pile", 2, 1, "Extra Deck"),
+      deck: cell("zone deck", 2, 7, "Deck"),
+      hand: cell("hand", 3, 1, "Hand"),
+      who: cell("who", 4, 1),
+    };
+    if (stCount > 5) {                       // MR3: two separate Pendulum Zones (CONF-09)
+      side.szone.push(cell("zone s pend", 2, 8, "Pendulum Zone (left)"));
+      side.szone.push(cell("zone s pend", 3, 8, "Pendulum Zone (right)"));
+    }
+    side.hand.style.gridColumn = top ? "2 / 9" : "1 / 8";
+    side.who.style.gridColumn = "1 / 9";
+    side.name = el("span", "name");
+    side.lp = el("output", "lp");
+    side.lp.setAttribute("aria-label", "Life Points");
+    side.who.append(side.name, el("span", "lplabel", "LP "), side.lp);
+    for (const [key, label] of [["gy", "GY"], ["banished", "Banished"], ["extra", "Extra"]]) {
+      const details = el("details", "pilelist");
+      const summary = el("summary", "", label);
+      const list = el("ol");
+      details.append(summary, list);
+      side[key + "Top"] = el("span", "top-card");
+      side[key].append(details, side[key + "Top"]);
+      side[key + "Summary"] = summary;
+      side[key + "List"] = list;
+      side[key + "Label"] = label;
+    }
+    side.deckCount = el("span", "count");
+    side.deck.append(el("span", "label", "Deck"), side.deckCount);
+    return side;
+  }
+
+  cardButton(card, place) {
+    const button = el("button", "card");
+    button.type = "button";
+    this.cardOf.set(button, card);
+    if (card.hidden) {
+      button.classList.add("back");
+      if (place === "mzone" && (card.position === "set" || card.position === "defense")) button.classList.add("sideways");
+      button.setAttribute("aria-label", "a face-down card");
+      return button;
+    }
+    const facts = this.duel.cards.get(card.code);
+    button.classList.add("k-" + kindOf(facts));
+    if (FACE_DOWN.has(card.position)) button.classList.add("down");
+    if (place === "mzone" && (card.position === "defense" || card.position === "set")) button.classList.add("sideways");
+    button.append(el("span", "cname", card.name));
+    let label = card.name;
+    if (card.atk !== undefined) {
+      const stats = `${card.atk ?? "?"}/${card.defense ?? "-"}`;
+      button.append(el("span", "stats", stats));
+      label += `, ATK ${card.atk ?? "?"} DEF ${card.defense ?? "-"}`;
+    }
+    if (card.materials && card.materials.length) button.append(el("span", "mats", `+${card.materials.length}`));
+    if (card.position && place !== "hand") label += `, ${POSITION_WORDS[card.position] || card.position}`;
+    button.setAttribute("aria-label", label);
+    return button;
+  }
+
+  fill(node, card, place) {
+    node.replaceChildren();
+    if (card) node.append(this.cardButton(card, place));
+  }
+
+  pile(side, key, cards) {
+    const count = cards.length;
+    const top = count ? cards[count - 1] : null;
+    side[key + "Summary"].textContent = `${side[key + "Label"]} ${count}`;
+    side[key + "Top"].textContent = top && !top.hidden ? top.name : "";
+    const list = side[key + "List"];
+    list.replaceChildren(...cards.map((card) => {
+      const li = el("li");
+      li.append(this.cardButton(card, key));
+      return li;
+    }));
+  }
+
+  renderSide(p, now, was, animate) {
+    const side = this.sides[p];
+    if (!was || now.name !== was.name) side.name.textContent = now.name || `Player ${p}`;
+    if (!was || now.lp !== was.lp) this.lifePoints(side.lp, now.lp, animate && was);
+    if (!was || now.deck !== was.deck) side.deckCount.textContent = String(now.deck);
+    if (!was || now.mzone !== was.mzone) now.mzone.slice(0, 5).forEach((c, z) => this.fill(side.mzone[z], c, "mzone"));
+    if (!was || now.szone !== was.szone) now.szone.forEach((c, z) => side.szone[z] && this.fill(side.szone[z], c, "szone"));
+    if (!was || now.fzone !== was.fzone) this.fill(side.fzone, now.fzone, "fzone");
+    if (!was || now.hand !== was.hand) side.hand.replaceChildren(...now.hand.map((c) => this.cardButton(c, "hand")));
+    for (const key of ["gy", "banished", "extra"]) if (!was || now[key] !== was[key]) this.pile(side, key, now[key]);
+  }
+
+  lifePoints(node, value, animate) {
+    const old = Number(node.dataset.value);
+    node.dataset.value = String(value);
+    if (node.tween) cancelAnimationFrame(node.tween);
+    node.tween = null;
+    if (!animate || Number.isNaN(old) || old === value) { node.textContent = String(value); return; }
+    const delta = value - old;
+    const badge = el("span", delta < 0 ? "delta loss" : "delta gain", (delta < 0 ? "\u2212" : "+") + Math.abs(delta));
+    badge.setAttribute("aria-hidden", "true");
+    node.parentNode.append(badge);
+    badge.addEventListener("animationend", () => badge.remove());
+    const start = performance.now();
+    const tick = (t) => {
+      const k = Math.min(1, (t - start) / 450);
+      node.textContent = String(k < 1 ? Math.round(old + delta * k) : value);
+      node.tween = k < 1 ? requestAnimationFrame(tick) : null;
+    };
+    node.tween = requestAnimationFrame(tick);
+  }
+
+  renderMiddle(now, was) {
+    const name = (p) => (now.players[p] && now.players[p].name) || `Player ${p}`;
+    if (!was || now.emz !== was.emz) {
+      now.emz.forEach((c, z) => {
+        this.fill(this.emz[z], c, "mzone");
+        this.emz[z].dataset.controller = c ? String(c.controller) : "";
+        this.emz[z].title = c ? `${name(c.controller)}'s monster` : "";
+      });
+    }
+    if (!was || now.turn !== was.turn || now.phase !== was.phase || now.step !== was.step || now.players !== was.players) {
+      this.turnLine.textContent = now.turn
+        ? `Turn ${now.turn} \u00b7 ${name(now.turn_player)} \u00b7 ${now.phase_name}` + (now.step ? ` (${now.step} step)` : "")
+        : now.phase_name;
+    }
+    if (!was || now.chain !== was.chain) {
+      this.chainList.replaceChildren(...now.chain.slice().reverse().map((link) => {
+        const li = el("li", "link", `Chain Link ${link.link} \u00b7 ${name(link.player)}: `);
+        if (link.card) li.append(this.cardButton(link.card, "chain"));
+        return li;
+      }));
+    }
+    if (!was || now.attack !== was.attack) {
+      const a = now.attack;
+      this.attackLine.replaceChildren();
+      if (a && a.attacker) {
+        const attacker = a.attacker.hidden ? "a face-down monster" : a.attacker.name;
+        const target = a.target ? (a.target.hidden ? "a face-down monster" : a.target.name) : "directly";
+        this.attackLine.textContent = `\u2694 ${attacker} attacks ${a.target ? target : "directly"}`;
+      }
+    }
+    if (!was || now.ended !== was.ended) {
+      this.resultLine.textContent = now.ended
+        ? (now.winner === null || now.winner === undefined ? `Draw (${now.reason || "ended"})` : `${name(now.winner)} wins (${now.reason || "ended"})`)
+        : "";
+    }
+  }
+
+  render(board, animate) {
+    const was = this.shown;
+    for (const p of [0, 1]) {
+      if (!was || board.players[p] !== was.players[p]) this.renderSide(p, board.players[p], was && was.players[p], animate);
+    }
+    this.renderMiddle(board, was);
+    this.shown = board;
+  }
+
+  details(card) {
+    const box = this.q("#details");
+    box.replaceChildren();
+    if (card.hidden) {
+      box.append(el("h2", "", "A face-down card"), el("p", "hint", "This view may not see it."));
+      return;
+    }
+    const facts = this.duel.cards.get(card.code) || {};
+    box.append(el("h2", "", card.name));
+    if (facts.text) box.append(el("p", "facts", facts.text));
+    if (card.atk !== undefined) box.append(el("p", "", `ATK ${card.atk ?? "?"} / DEF ${card.defense ?? "-"}` + (card.level ? ` \u00b7 ${card.level}\u2605` : "")));
+    if (card.position) box.append(el("p", "", POSITION_WORDS[card.position] || card.position));
+    const name = (p) => (this.shown && this.shown.players[p] && this.shown.players[p].name) || `Player ${p}`;
+    box.append(el("p", "hint", `controlled by ${name(card.controller)}, owned by ${name(card.owner)}`));
+    if (card.counters) box.append(el("p", "", "counters: " + Object.entries(card.counters).map(([k, v]) => `${k} ${v}`).join(", ")));
+    if (card.materials && card.materials.length) {
+      box.append(el("p", "", "materials: " + card.materials.map((m) => (m && !m.hidden ? m.name : "a hidden card")).join(", ")));
+    }
+  }
+
+  // -- positions --------------------------------------------------------------------------------
+
+  show(i, { animate = false, fromSlider = false } = {}) {
+    const n = this.duel.length;
+    if (!n) return;
+    i = Math.max(0, Math.min(n - 1, i | 0));
+    const step = Math.abs(i - this.position) === 1;
+    this.render(this.duel.boards[i], animate || step);
+    const before = this.q(`#l${this.position}`);
+    if (before) before.classList.remove("current");
+    this.position = i;
+    this.following = i === n - 1 && !this.duel.info.ended;
+    const line = this.q(`#l${i}`);
+    if (line) {
+      line.classList.add("current");
+      const pane = this.q("#log");
+      const top = line.offsetTop;                   // the log is positioned: offsets are within it
+      if (top < pane.scrollTop || top + line.offsetHeight > pane.scrollTop + pane.clientHeight) {
+        pane.scrollTop = top - pane.clientHeight / 3;
+      }
+    }
+    if (!fromSlider) this.q("#slider").value = String(i);
+    const board = this.duel.boards[i];
+    const frame = this.duel.frames[i];
+    this.q("#where").textContent = `event ${i} of ${n - 1}` + (board.turn ? ` \u00b7 turn ${board.turn}` : "")
+      + (this.duel.reverted.has(i) ? ` \u00b7 undone by the rollback at #${this.duel.reverted.get(i)}` : "")
+      + (frame.time ? ` \u00b7 ${frame.time.slice(0, 19).replace("T", " ")} UTC` : "");
+    this.q("#permalink").href = `#e${i}`;
+    // The address bar and the log's aria-current follow once scrubbing pauses: a browser limits
+    // how often history may change, and an ARIA change costs a frame's time in a long log.
+    clearTimeout(this.hashTimer);
+    this.hashTimer = setTimeout(() => this.settle(i), 150);
+  }
+
+  settle(i) {
+    history.replaceState(null, "", `#e${i}`);
+    const marked = this.q("#log [aria-current]");
+    if (marked) marked.removeAttribute("aria-current");
+    const line = this.q(`#l${i}`);
+    if (line) line.setAttribute("aria-current", "step");
+  }
+
+  turnStart(i, direction) {
+    const starts = this.duel.turnStarts;
+    if (direction > 0) {
+      const next = starts.find((s) => s > i);
+      return next === undefined ? this.duel.length - 1 : next;
+    }
+    let at = 0;
+    for (const s of starts) if (s < i) at = s;
+    return at;
+  }
+
+  play(on) {
+    clearInterval(this.timer);
+    this.timer = null;
+    const button = this.q("#play");
+    if (on) {
+      if (this.position >= this.duel.length - 1 && this.duel.info.ended) this.show(0);
+      const speed = Number(this.q("#speed").value) || 2;
+      this.timer = setInterval(() => {
+        if (this.position < this.duel.length - 1) this.show(this.position + 1, { animate: true });
+        else if (this.duel.info.ended) this.play(false);
+      }, 1000 / speed);
+    }
+    button.textContent = on ? "\u275A\u275A" : "\u25B6";
+    button.setAttribute("aria-label", on ? "Pause" : "Play");
+  }
+
+  // -- the log and the timeline ---------------------------------------------------------------------
+
+  logLines(frames) {
+    const fragment = document.createDocumentFragment();
+    for (const frame of frames) {
+      const i = frame.i;
+      const li = el("li", frame.kind === "turn_started" ? "turn" : frame.kind === "phase_entered" ? "phase" : "line");
+      li.id = `l${i}`;
+      const a = el("a");
+      a.href = `#e${i}`;
+      a.append(el("span", "n", `#${i}`), document.createTextNode(" " + frame.line));
+      const now = this.duel.boards[i];
+      const was = i > 0 ? this.duel.boards[i - 1] : null;
+      if (was) {
+        for (const p of [0, 1]) {
+          if (now.players[p].lp !== was.players[p].lp) {
+            const who = now.players[p].name || `Player ${p}`;
+            a.append(el("span", "lpchange", ` ${who} LP ${was.players[p].lp} \u2192 ${now.players[p].lp}`));
+          }
+        }
+      }
+      if (frame.time) a.title = frame.time;
+      li.append(a);
+      fragment.append(li);
+    }
+    this.q("#log").append(fragment);
+    this.markReverted();
+    this.filter();
+  }
+
+  markReverted() {
+    for (const [i, by] of this.duel.reverted) {
+      const li = this.q(`#l${i}`);
+      if (li && !li.classList.contains("reverted")) {
+        li.classList.add("reverted");
+        li.title = `undone by the judge's rollback at #${by}`;
+      }
+    }
+  }
+
+  filter() {
+    const query = this.q("#search").value.trim().toLowerCase();
+    for (const li of this.q("#log").children) {
+      li.hidden = query !== "" && !li.textContent.toLowerCase().includes(query);
+    }
+  }
+
+  marks() {
+    const n = this.duel.length;
+    const box = this.q("#marks");
+    box.replaceChildren();
+    const at = (i) => `${n > 1 ? (i / (n - 1)) * 100 : 0}%`;
+    for (const s of this.duel.turnStarts) {
+      const tick = el("span", "tick turn");
+      tick.style.left = at(s);
+      tick.title = `turn ${this.duel.boards[s].turn}`;
+      box.append(tick);
+    }
+    let from = null;
+    for (let i = 0; i <= n; i++) {
+      const undone = i < n && this.duel.reverted.has(i);
+      if (undone && from === null) from = i;
+      if (!undone && from !== null) {
+        const span = el("span", "undone");
+        span.style.left = at(from);
+        span.style.width = `calc(${at(i - 1)} - ${at(from)} + 2px)`;
+        box.append(span);
+        from = null;
+      }
+    }
+    for (const r of this.duel.rollbacks) {
+      const tick = el("span", "tick rollback");
+      tick.style.left = at(r);
+      tick.title = `rollback at #${r}`;
+      box.append(tick);
+    }
+    this.q("#slider").max = String(Math.max(0, n - 1));
+  }
+
+  added(frames) {
+    const following = this.following;
+    if (!this.shown && this.duel.length) this.build();   // the first events of a duel that had none
+    this.logLines(frames);
+    this.marks();
+    if (following || this.position < 0) this.show(this.duel.length - 1, { animate: true });
+    else this.show(this.position);                  // the position stays; its text counts the new events
+    this.status();
+  }
+
+  status() {
+    const info = this.duel.info;
+    const board = this.duel.boards[this.duel.length - 1];
+    let text = info.ended || (board && board.ended) ? "recorded" : "live";
+    if (!info.ended && info.delay && (info.delay.events || info.delay.seconds)) {
+      const parts = [];
+      if (info.delay.events) parts.push(`${info.delay.events} events`);
+      if (info.delay.seconds) parts.push(`${info.delay.seconds} s`);
+      text += ` \u00b7 spectators are ${parts.join(" and ")} behind`;
+    }
+    this.q("#status").textContent = `${text} \u00b7 ${info.view} view`;
+  }
+
+  // -- wiring ----------------------------------------------------------------------------------------
+
+  start() {
+    const q = this.q;
+    q("#title").textContent = this.duel.info.title || "Untitled duel";
+    document.title = `${this.duel.info.title || "Duel"} \u00b7 ygoreplay`;
+    const pick = q("#view");
+    pick.replaceChildren(...this.duel.info.views.map((v) => {
+      const option = el("option", "", v);
+      option.value = v;
+      option.selected = v === this.duel.info.view;
+      return option;
+    }));
+    pick.disabled = this.duel.info.views.length < 2;
+    pick.addEventListener("change", () => this.source.switchView(pick.value, this.position));
+    this.logLines(this.duel.frames);
+    this.marks();
+    this.status();
+    const slider = q("#slider");
+    slider.addEventListener("input", () => this.show(Number(slider.value), { fromSlider: true }));
+    q("#first").addEventListener("click", () => this.show(0));
+    q("#last").addEventListener("click", () => this.show(this.duel.length - 1));
+    q("#prev").addEventListener("click", () => this.show(this.position - 1));
+    q("#next").addEventListener("click", () => this.show(this.position + 1));
+    q("#prev-turn").addEventListener("click", () => this.show(this.turnStart(this.position, -1)));
+    q("#next-turn").addEventListener("click", () => this.show(this.turnStart(this.position, 1)));
+    q("#play").addEventListener("click", () => this.play(this.timer === null));
+    q("#speed").addEventListener("change", () => { if (this.timer !== null) this.play(true); });
+    q("#search").addEventListener("input", () => this.filter());
+    window.addEventListener("hashchange", () => this.fromHash());
+    document.addEventListener("keydown", (event) => this.key(event));
+    if (!this.fromHash()) this.show(this.duel.info.ended ? 0 : this.duel.length - 1);
+  }
+
+  fromHash() {
+    const match = /^#e(\d+)$/.exec(location.hash);
+    if (!match) return false;
+    this.show(Number(match[1]));
+    return true;
+  }
+
+  key(event) {
+    const target = event.target;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (target.matches && target.matches("input[type=search], select, textarea")) {
+      if (event.key === "Escape") target.blur();
+      return;
+    }
+    const actions = {
+      ArrowLeft: () => this.show(event.shiftKey ? this.turnStart(this.position, -1) : this.position - 1),
+      ArrowRight: () => this.show(event.shiftKey ? this.turnStart(this.position, 1) : this.position + 1),
+      Home: () => this.show(0),
+      End: () => this.show(this.duel.length - 1),
+      " ": () => this.play(this.timer === null),
+    };
+    if (event.key === " " && target.matches && target.matches("summary, a")) return;
+    const action = actions[event.key];
+    if (!action) return;
+    event.preventDefault();
+    action();
+  }
+}
+
+// -- where the frames come from --------------------------------------------------------------------
+
+class Service {
+  constructor(id, token, view) {
+    this.id = id;
+    this.token = token;
+    this.view = view;
+  }
+
+  headers() { return this.token ? { Authorization: `Bearer ${this.token}` } : {}; }
+
+  query(extra) {
+    const params = new URLSearchParams(extra);
+    if (this.view) params.set("view", this.view);
+    return params.toString();
+  }
+
+  async load() {
+    const response = await fetch(`/duels/${this.id}/frames?${this.query({})}`, { headers: this.headers(), cache: "no-store" });
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(data.error || `the service answered ${response.status}`);
+    return data;
+  }
+
+  follow(duel) {
+    if (duel.info.ended) return;
+    const params = { from: String(duel.length), format: "frames" };
+    if (this.token) params.token = this.token;
+    const stream = new EventSource(`/duels/${this.id}/follow?${this.query(params)}`);
+    stream.addEventListener("event", (message) => duel.add([JSON.parse(message.data)]));
+    stream.addEventListener("end", () => { duel.info.ended = true; stream.close(); duel.add([]); });
+  }
+
+  switchView(view, position) {
+    const params = new URLSearchParams(location.search);
+    params.set("view", view);
+    location.assign(`${location.pathname}?${params}#e${position}`);
+  }
+
+  async extras(viewer) {
+    const download = document.querySelector("#download");
+    const params = { view: viewer.duel.info.view };
+    if (this.token) params.token = this.token;
+    download.href = `/duels/${this.id}/replay.ygr?${new URLSearchParams(params)}`;
+    download.hidden = false;
+    const response = await fetch(`/duels/${this.id}/tree`, { headers: this.headers() });
+    if (!response.ok) return;
+    const tree = await response.json();
+    if (tree.length < 2) return;
+    const nav = document.querySelector("#tree");
+    nav.append(el("h2", "", "Branches"));
+    const list = el("ul");
+    for (const entry of tree) {
+      const li = el("li");
+      li.style.paddingLeft = `${entry.depth}em`;
+      const a = el("a", "", entry.title || entry.id);
+      const link = new URLSearchParams();
+      if (this.token) link.set("token", this.token);
+      a.href = `/view/${entry.id}?${link}`;
+      if (entry.id === this.id) a.setAttribute("aria-current", "page");
+      li.append(a, el("span", "hint", entry.parent ? ` from #${entry.branch_at} of its parent, ${entry.events} events` : ` ${entry.events} events`));
+      list.append(li);
+    }
+    nav.append(list);
+    nav.hidden = false;
+  }
+}
+
+class Embedded {
+  constructor(data) { this.data = data; }
+  async load() { return this.data; }
+  follow() {}
+  switchView() {}
+  async extras() {
+    if (!this.data.file) return;
+    const bytes = Uint8Array.from(atob(this.data.file), (c) => c.charCodeAt(0));
+    const download = document.querySelector("#download");
+    download.href = URL.createObjectURL(new Blob([bytes], { type: "application/x-ygoreplay" }));
+    download.download = this.data.file_name || "duel.ygr";
+    download.title = "the signed replay file this page was made from";
+    download.hidden = false;
+  }
+}
+
+async function main() {
+  const embedded = document.getElementById("ygr-duel");
+  let source;
+  if (embedded) {
+    source = new Embedded(JSON.parse(embedded.textContent));
+  } else {
+    const params = new URLSearchParams(location.search);
+    const id = location.pathname.split("/").filter(Boolean).pop();
+    source = new Service(id, params.get("token"), params.get("view"));
+  }
+  let data;
+  try {
+    data = await source.load();
+  } catch (error) {
+    const box = document.getElementById("error");
+    box.textContent = `This duel cannot be shown: ${error.message}`;
+    box.hidden = false;
+    return;
+  }
+  const duel = new Duel(data);
+  duel.add(data.frames || []);
+  const viewer = new Viewer(document, duel, source);
+  viewer.start();
+  window.ygoreplay = { duel, viewer };
+  source.follow(duel);
+  source.extras(viewer).catch(() => {});
+  document.body.dataset.ready = "true";
+}
+
+main();
