@@ -12,13 +12,17 @@ SHARED = Path(os.environ.get("YGOREPLAY_SHARED", ROOT.parent / "shared"))
 
 @pytest.fixture(autouse=True, scope="session")
 def _own_data_folder(tmp_path_factory):
-    """Every test runs with a ygoreplay folder (default store, organiser key) of its own session,
-    never the user's: XDG_DATA_HOME points into the test's temporary folder."""
+    """Every test runs with a ygoreplay folder (default store, organiser key) and a home of its
+    own session, never the user's: XDG_DATA_HOME and HOME point into the test's temporary folder
+    (so no EDOPro install of the user's lends its card names), and no $YGOREPLAY_* setting leaks in."""
     folder = tmp_path_factory.mktemp("xdg-data")
-    previous = {name: os.environ.get(name) for name in ("XDG_DATA_HOME", "YGOREPLAY_KEY", "YGOREPLAY_STORE")}
+    home = tmp_path_factory.mktemp("home")
+    names = ("XDG_DATA_HOME", "HOME", "YGOREPLAY_KEY", "YGOREPLAY_STORE", "YGOREPLAY_CARDS")
+    previous = {name: os.environ.get(name) for name in names}
     os.environ["XDG_DATA_HOME"] = str(folder)
-    os.environ.pop("YGOREPLAY_KEY", None)
-    os.environ.pop("YGOREPLAY_STORE", None)
+    os.environ["HOME"] = str(home)
+    for name in ("YGOREPLAY_KEY", "YGOREPLAY_STORE", "YGOREPLAY_CARDS"):
+        os.environ.pop(name, None)
     yield folder
     for name, value in previous.items():
         if value is None:

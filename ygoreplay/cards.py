@@ -581,11 +581,11 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
             raise CardDBError(f"{path}: cannot open as SQLite: {err}") from None
         with closing(conn):
             try:
-                _check_cdb_schema(conn, path)
+                check_cdb_schema(conn, path)
                 rows = conn.execute(_CDB_QUERY).fetchall()
             except sqlite3.DatabaseError as err:
                 raise CardDBError(f"{path}: not a readable SQLite cards.cdb: {err}") from None
-        return cls(_facts_from_cdb_row(path, row) for row in rows)
+        return cls(facts_from_cdb_row(path, row) for row in rows)
 
     @classmethod
     def from_json(cls, path_or_list: str | os.PathLike[str] | list[dict[str, Any]]) -> CardDB:
@@ -623,7 +623,7 @@ def _classic() -> CardDB:
     return CardDB.from_json(_CLASSIC_PATH)
 
 
-def _check_cdb_schema(conn: sqlite3.Connection, path: Path) -> None:
+def check_cdb_schema(conn: sqlite3.Connection, path: Path) -> None:
     """Say which table or column is missing rather than let a query fail with a bare traceback."""
     tables = {row[0].lower() for row in
               conn.execute("select name from sqlite_master where type in ('table', 'view')")}
@@ -637,7 +637,7 @@ def _check_cdb_schema(conn: sqlite3.Connection, path: Path) -> None:
                               + ", ".join(repr(column) for column in lacking))
 
 
-def _facts_from_cdb_row(path: Path, row: tuple[Any, ...]) -> CardFacts:
+def facts_from_cdb_row(path: Path, row: tuple[Any, ...]) -> CardFacts:
     """Decode one ``datas``/``texts`` row: packed level and scales, link arrows kept in ``def``."""
     code, alias, type_, atk, def_, level, race, attribute, name = row
     where = f"{path}: passcode {_shown(code)}"

@@ -21,6 +21,7 @@ import click
 from .application import (
     Records, audit_source, check as check_events, duel_dict, export_file, import_replay_file, offline_page,
     record_file, trusted_keys, verify_file)
+from .card_sources import CARDS_ENV, CardLookup, card_lookup, facts_of
 from .cards import CardDB
 from .diff import diff_states
 from .errors import ConflictError, InputError, YgoreplayError
@@ -31,7 +32,7 @@ from .render import render
 from .replay_file import read as read_replay, write as write_replay
 from .rules import RuleViolation
 from .signing import OrganiserKey, default_key_path
-from .source import Source, SourceError, is_replay_file, open_source, resolve_duel
+from .source import Source, SourceError, is_edopro_replay, is_replay_file, open_source, resolve_duel
 from .state import DuelState
 from .store import MissingStore, Store
 from .text import number, printable, terminal
@@ -96,8 +97,10 @@ def main() -> None:
     """Record, check and replay Yu-Gi-Oh! duels as event logs."""
 
 
-cards_option = click.option("--cards", type=click.Path(dir_okay=False),
-                            help="A cards.cdb whose facts are added to the bundled classic set.")
+cards_option = click.option(
+    "--cards", "cards", multiple=True, type=click.Path(dir_okay=False), metavar="CARDS.CDB",
+    help="A cards.cdb for the names and facts of cards the duel does not carry (repeatable: a later "
+         "file wins). Then $YGOREPLAY_CARDS, a local EDOPro/YGOPro install, the bundled classic set.")
 store_option = click.option(
     "--store", "store_url", envvar="YGOREPLAY_STORE", default=None, metavar="URL",
     help="SQLite file or postgresql://user@host:port/db (default: $YGOREPLAY_STORE, else "
@@ -109,13 +112,13 @@ key_option = click.option("--key", "keys", multiple=True, metavar="PUBLIC_KEY",
                                "organiser key is always trusted. Repeatable.")
 
 
-def _card_db(cards: str | None) -> CardDB:
-    return CardDB.classic() if cards is None else CardDB.classic().merged(CardDB.from_cdb(cards))
+def _card_db(cards: tuple[str, ...] = ()) -> CardLookup:
+    return card_lookup(cards)
 
 
-def _load(path: str, cards: str | None) -> tuple[list, CardDB]:
+def _load(path: str, cards: tuple[str, ...]) -> tuple[list, CardDB]:
     """Events and card facts of a JSON Lines file (``-`` is standard input)."""
-    db = _card_db(cards)
+    lookup = _card_db(cards)
     if path == "-":
         events = list(parse_lines(sys.stdin, "<stdin>"))
     else:
@@ -125,7 +128,7 @@ def _load(path: str, cards: str | None) -> tuple[list, CardDB]:
             raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not events:
         raise InputError(f"{path}: no events (the file is empty or holds only comments)")
-    return events, db
+    return events, facts_of(events, lookup)
 
 
 @contextmanager
@@ -140,7 +143,7 @@ def _store(url: str | None, *, readonly: bool = False, create: bool = False,
 
 
 @contextmanager
-def _opened(spec: str, store_url: str | None, cards: str | None = None) -> Iterator[Source]:
+def _opened(spec: str, store_url: str | None, cards: tuple[str, ...] = ()) -> Iterator[Source]:
     """Open a .jsonl or .ygr file, or a duel of the store (read-only)."""
     db = _card_db(cards)
     if Path(spec).is_file():
@@ -178,9 +181,10 @@ def _position(events: list, at: int | None, turn: int | None, what: str) -> int:
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @cards_option
-def check(file: str, as_json: bool, cards: str | None) -> None:
-    """Fold a JSON Lines duel (or a judge .ygr file) through the rules and list every violation."""
-    if Path(file).is_file() and is_replay_file(Path(file)):
+def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
+    """Fold a JSON Lines duel (or a judge .ygr file, or an EDOPro .yrpX replay) through the rules
+    and list every violation."""
+    if Path(file).is_file() and (is_replay_file(Path(file)) or is_edopro_replay(Path(file))):
         with _opened(file, None, cards) as source:
             if source.view != "judge":
                 raise InputError(f"{file}: a {source.view} view lacks the hidden cards, so its rules "
@@ -216,7 +220,7 @@ def check(file: str, as_json: bool, cards: str | None) -> None:
 @view_option
 @cards_option
 @store_option
-def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: str | None,
+def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: tuple[str, ...],
          store_url: str | None) -> None:
     """Print the board after an event (default: the last) of a .jsonl or .ygr file or a stored duel."""
     with _opened(duel, store_url, cards) as source:
@@ -229,10 +233,11 @@ def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: s
 @main.command()
 @click.argument("duel")
 @view_option
+@cards_option
 @store_option
-def log(duel: str, view: str | None, store_url: str | None) -> None:
+def log(duel: str, view: str | None, cards: tuple[str, ...], store_url: str | None) -> None:
     """The duel as readable text, one line per event, grouped by turn and phase."""
-    with _opened(duel, store_url) as source:
+    with _opened(duel, store_url, cards) as source:
         for line in log_lines(source.steps(view), source.reverted):
             echo(line)
 
@@ -244,10 +249,11 @@ PLAY_HELP = ("n/Enter next · p previous · j N jump to event N · t T jump to t
 @main.command()
 @click.argument("duel")
 @view_option
+@cards_option
 @store_option
-def play(duel: str, view: str | None, store_url: str | None) -> None:
+def play(duel: str, view: str | None, cards: tuple[str, ...], store_url: str | None) -> None:
     """Step through a duel in the terminal: next, previous, jump to an event or a turn, switch view."""
-    with _opened(duel, store_url) as source:
+    with _opened(duel, store_url, cards) as source:
         if not source.events:
             raise InputError(f"{source.name}: the duel has no events")
         last, index, current = len(source.events) - 1, 0, view or source.view
@@ -303,15 +309,16 @@ def _event_lines(source: Source, view: str) -> Iterator[tuple[int, str]]:
 @click.argument("duel")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @key_option
+@cards_option
 @store_option
-def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], store_url: str | None) -> None:
+def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], cards: tuple[str, ...], store_url: str | None) -> None:
     """Re-check every event with the rules, verify the record, list overrides and rollbacks."""
     if Path(duel).is_file():
-        with _opened(duel, None) as source:
+        with _opened(duel, None, cards) as source:
             result = audit_source(source, None, trusted_keys(keys))
     else:
         with _store(store_url, readonly=True, keys=keys) as store:
-            source = open_source(duel, store, _card_db(None))
+            source = open_source(duel, store, _card_db(cards))
             result = audit_source(source, store, trusted_keys(keys))
     data = result.to_dict()
     if as_json:
@@ -363,7 +370,7 @@ def _signing_key() -> OrganiserKey:
 @key_option
 @cards_option
 @store_option
-def export_command(duel: str, output: str, html: bool, view: str | None, keys: tuple[str, ...], cards: str | None,
+def export_command(duel: str, output: str, html: bool, view: str | None, keys: tuple[str, ...], cards: tuple[str, ...],
                    store_url: str | None) -> None:
     """Write a stored duel, a .jsonl file or a .ygr file as a signed .ygr replay file for one view
     (or, with --html, as a web page of it)."""
@@ -401,7 +408,7 @@ def export_command(duel: str, output: str, html: bool, view: str | None, keys: t
 @cards_option
 @store_option
 def import_command(path: str, output: str | None, title: str | None, as_json: bool, unsigned: bool,
-                   keys: tuple[str, ...], cards: str | None, store_url: str | None) -> None:
+                   keys: tuple[str, ...], cards: tuple[str, ...], store_url: str | None) -> None:
     """Import a .ygr judge file, an EDOPro .yrpX replay, or a folder of replays.
 
     A .ygr file is verified first (its chain, and a signature by a trusted key). EDOPro replays
@@ -424,7 +431,7 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
         if source.is_dir() else [source]
     if not files:
         raise InputError(f"{path}: no .yrpX replays here")
-    names = CardDB.from_cdb(cards) if cards else None
+    names = _card_db(cards)
     outcomes: list[dict] = []
     key = _signing_key()
     interrupted = False
@@ -498,7 +505,7 @@ def _import_summary(outcomes: list[dict]) -> None:
 @click.option("--title", default=None, help="A title for the duel (default: the file name).")
 @cards_option
 @store_option
-def record(file: str, title: str | None, cards: str | None, store_url: str | None) -> None:
+def record(file: str, title: str | None, cards: tuple[str, ...], store_url: str | None) -> None:
     """Record a JSON Lines duel into the store and print its id (only the id, on stdout).
 
     Stops at the first illegal event: the legal events before it stay recorded, the violation is
@@ -523,7 +530,7 @@ def record(file: str, title: str | None, cards: str | None, store_url: str | Non
 @click.option("--expected", type=int, default=None, help="Refuse (exit 3) unless the duel has exactly N events.")
 @cards_option
 @store_option
-def append(duel: str, file: str, expected: int | None, cards: str | None, store_url: str | None) -> None:
+def append(duel: str, file: str, expected: int | None, cards: tuple[str, ...], store_url: str | None) -> None:
     """Add the events of a JSON Lines file (or - for standard input) to a stored duel or branch,
     checking each; all or nothing. Prints the new number of events."""
     events, db = _load(file, cards)
@@ -710,8 +717,9 @@ def verify(duel: str, against: str | None, as_json: bool, keys: tuple[str, ...],
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Worker processes (PostgreSQL only: they share the store and follow each other).")
+@cards_option
 @store_option
-def serve(host: str, port: int, workers: int, store_url: str | None) -> None:
+def serve(host: str, port: int, workers: int, cards: tuple[str, ...], store_url: str | None) -> None:
     """Run the HTTP service: record, follow and share duels (OpenAPI at /openapi.json).
 
     The organiser's token is $YGOREPLAY_ADMIN_TOKEN, else the one printed when this store's
@@ -732,11 +740,13 @@ def serve(host: str, port: int, workers: int, store_url: str | None) -> None:
     else:
         echo("organiser token: the one printed when this store's service first started", err=True)
     if workers == 1:
-        app = create_app(Store(store_url, _card_db(None), key=_signing_key(), concurrent=True, create=False), admin)
+        app = create_app(Store(store_url, _card_db(cards), key=_signing_key(), concurrent=True, create=False), admin)
         uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, timeout_graceful_shutdown=3)
         return
+    _card_db(cards)                       # a --cards file that cannot be read stops here, not in a worker
+    named = [*os.environ.get(CARDS_ENV, "").split(os.pathsep), *cards]
     os.environ.update(YGOREPLAY_STORE=store_url or os.environ.get("YGOREPLAY_STORE", ""),
-                      YGOREPLAY_ADMIN_DIGEST=admin)
+                      YGOREPLAY_ADMIN_DIGEST=admin, **{CARDS_ENV: os.pathsep.join(f for f in named if f)})
     uvicorn.run("ygoreplay.service:app_from_env", factory=True, host=host, port=port, workers=workers,
                 log_level="warning", access_log=False, timeout_graceful_shutdown=3)
     del backend
@@ -749,7 +759,7 @@ def serve(host: str, port: int, workers: int, store_url: str | None) -> None:
               help="The port to listen on (a free one when it is taken).")
 @cards_option
 @store_option
-def demo(path: str, host: str, port: int, cards: str | None, store_url: str | None) -> None:
+def demo(path: str, host: str, port: int, cards: tuple[str, ...], store_url: str | None) -> None:
     """Show the service: record a duel file through it over HTTP, a few events at a time as a
     table's client does, print the viewer links, and serve them until Ctrl-C."""
     from . import demo as showing
@@ -826,7 +836,7 @@ def _pick_list(path: str, name: str | None) -> Banlist:
 @cards_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 def deck_check(deck_spec: str, banlist_file: str | None, list_name: str | None,
-               cards: str | None, as_json: bool) -> None:
+               cards: tuple[str, ...], as_json: bool) -> None:
     """Check a .ydk file or ydke:// URL against the deck rules.
 
     DECK is a .ydk path or a ydke:// URL. Card types decide between Main and Extra Deck (#extra is only a hint); each problem prints as

@@ -33,7 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from . import viewer
 from .access import NARROWER, ROLES, VIEW_OF, VISIBILITIES, Access, digest, matches
 from .application import Records, duel_dict, violation_dict
-from .cards import CardDB
+from .card_sources import card_lookup
 from .errors import ConflictError, InputError, StoreError, VerificationError, YgoreplayError
 from .events import EventFormatError, from_dict
 from .live import Hub, LiveDuel
@@ -697,7 +697,7 @@ def admin_token(store: Store) -> tuple[str, str | None]:
 def app_from_env() -> FastAPI:
     """The app a uvicorn worker builds (``--workers N``): store and organiser digest from the
     environment ``serve`` set."""
-    store = Store(os.environ.get("YGOREPLAY_STORE"), CardDB.classic(), key=OrganiserKey.load_or_create()[0],
+    store = Store(os.environ.get("YGOREPLAY_STORE"), card_lookup(), key=OrganiserKey.load_or_create()[0],
                   concurrent=True, create=False)
     return create_app(store, os.environ["YGOREPLAY_ADMIN_DIGEST"])
 

@@ -1,7 +1,8 @@
-"""One way to open a duel wherever it is: a JSON Lines file, a ``.ygr`` replay file, a stored duel.
+"""One way to open a duel wherever it is: a JSON Lines file, a ``.ygr`` replay file, an EDOPro
+``.yrpX`` replay (imported in memory), a stored duel.
 
-The commands that study a duel (show, log, play, audit) work the same on all three, and on any
-view a full record can give.
+The commands that study a duel (show, log, play, check, audit, export) work the same on all of
+them, and on any view a full record can give.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from .card_sources import facts_of
 from .cards import CardDB
 from .errors import InputError
 from .events import Event
@@ -83,6 +85,17 @@ class Source:
         return verify_chain(self.replay) if self.replay is not None else None
 
 
+def is_edopro_replay(path: Path) -> bool:
+    """An EDOPro or YGOPro replay, by its name or its first four bytes (``yrpX``, ``yrp1``)."""
+    if path.suffix.lower() in (".yrpx", ".yrp"):
+        return True
+    try:
+        with path.open("rb") as f:
+            return f.read(4) in (b"yrpX", b"yrp1")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
 def is_replay_file(path: Path) -> bool:
     """A .ygr name or the magic's first byte (0x89, never the start of UTF-8 text) means a replay
     file, so a damaged one is reported as such (bad magic, truncated…), not as bad JSON Lines."""
@@ -121,15 +134,22 @@ def resolve_duel(store: Store, spec: str, files: bool = True) -> str:
 
 
 def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
-    """A path to a .jsonl or .ygr file, or (when no such file exists) a stored duel id."""
+    """A path to a .jsonl, .ygr or .yrpX file, or (when no such file exists) a stored duel id.
+    ``cards`` names the cards a file does not carry the facts of (an EDOPro replay carries its
+    cards' stats, not their names)."""
     path = Path(spec)
     if path.is_file():
+        if is_edopro_replay(path):
+            from .yrpx import import_yrpx
+            result = import_yrpx(path, names=cards)
+            return Source(spec, result.events, result.cards)
         if is_replay_file(path):
             replay = read_replay(path)
             return Source(spec, replay.events, replay.cards, replay.view, replay.disclosures, replay,
                           renames=replay.renames, secret=replay.commit_key or secrets.token_bytes(32))
         from .jsonl import read_events
-        return Source(spec, read_events(path), cards)
+        events = read_events(path)
+        return Source(spec, events, facts_of(events, cards))
     if store is None:
         raise SourceError(f"{spec}: no such file")
     duel = store.load(resolve_duel(store, spec), verified=False)

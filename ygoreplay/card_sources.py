@@ -1,0 +1,207 @@
+"""Where card facts come from: the databases a user already has, looked up in one order.
+
+A command that needs card names or facts asks, in this order (the first that knows a passcode
+wins): the duel's own facts (they travel with a stored duel and a ``.ygr`` file, so the source
+below is for what a duel does not carry), then ``--cards`` (each file given; a later one wins
+over an earlier, as EDOPro's expansions win over its base ``cards.cdb``), then
+``$YGOREPLAY_CARDS`` (files separated by ``os.pathsep``), then the ``cards.cdb`` files of a local
+EDOPro or YGOPro install found in its usual places (``LOCAL_INSTALLS``), then the bundled
+classic set. A passcode none of them knows stays a passcode: nothing fails for want of a name.
+
+A ``cards.cdb`` holds some 13,000 cards and a duel needs a few dozen, so a database file is
+read on demand (one indexed query per passcode, remembered), never loaded whole.
+"""
+from __future__ import annotations
+
+import abc
+import collections.abc
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Iterable, Iterator, Mapping, Sequence
+
+from .cards import CardDB, CardDBError, CardFacts, check_cdb_schema, facts_from_cdb_row
+from .events import Event
+from .replay_file import referenced_codes
+
+CARDS_ENV = "YGOREPLAY_CARDS"
+
+#: Folders where a local install keeps its card databases. EDOPro (Project Ignis) keeps
+#: ``cards.cdb`` and its expansions' ``*.cdb`` in ``expansions/`` of its folder; YGOPro and its
+#: forks keep one ``cards.cdb`` in the game folder.
+LOCAL_INSTALLS = (
+    "C:/ProjectIgnis/expansions", "~/ProjectIgnis/expansions", "C:/ygopro", "C:/MyCardLibrary/ygopro",
+) if os.name == "nt" else (
+    "~/ProjectIgnis/expansions", "~/.local/share/ProjectIgnis/expansions", "/opt/ProjectIgnis/expansions",
+    "~/Applications/ProjectIgnis/expansions", "/Applications/ProjectIgnis/expansions",
+    "~/ygopro", "~/.ygopro", "/opt/ygopro",
+)
+
+_ROW = ("select datas.id, alias, type, atk, def, level, race, attribute, texts.name "
+        "from datas join texts on datas.id = texts.id")
+
+
+class _Lookup(collections.abc.Mapping[int, CardFacts]):
+    """A mapping that answers ``get`` without listing itself: counting or listing a database of
+    13,000 cards is never needed to look one up."""
+
+    @abc.abstractmethod
+    def get(self, code: object, default: object = None) -> CardFacts | None:   # type: ignore[override]
+        """The facts of ``code``, or ``default`` when this source does not know it."""
+
+    def __getitem__(self, code: int) -> CardFacts:
+        facts = self.get(code)
+        if facts is None:
+            raise KeyError(f"unknown passcode {code!r}")
+        return facts
+
+    def __contains__(self, code: object) -> bool:
+        return self.get(code) is not None
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __bool__(self) -> bool:
+        return True
+
+
+class CdbFile(_Lookup):
+    """One ``cards.cdb``, opened read-only and read a passcode at a time."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise CardDBError(f"{self.path}: no such file")
+        try:
+            self._conn = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True,
+                                         check_same_thread=False)
+            check_cdb_schema(self._conn, self.path)
+        except sqlite3.DatabaseError as err:
+            raise CardDBError(f"{self.path}: not a readable SQLite cards.cdb: {err}") from None
+        self._lock = threading.Lock()
+        self._known: dict[int, CardFacts | None] = {}
+        self._codes: list[int] | None = None
+
+    def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
+        try:
+            with self._lock:
+                return self._conn.execute(sql, args).fetchall()
+        except sqlite3.DatabaseError as err:
+            raise CardDBError(f"{self.path}: not a readable SQLite cards.cdb: {err}") from None
+
+    def get(self, code: object, default: object = None) -> CardFacts | None:   # type: ignore[override]
+        if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code < 1 << 63:
+            return default                                        # type: ignore[return-value]
+        if code not in self._known:
+            rows = self._query(f"{_ROW} where datas.id = ?", (code,))
+            self._known[code] = facts_from_cdb_row(self.path, rows[0]) if rows else None
+        facts = self._known[code]
+        return default if facts is None else facts               # type: ignore[return-value]
+
+    def __iter__(self) -> Iterator[int]:
+        if self._codes is None:
+            self._codes = [row[0] for row in self._query("select datas.id from datas join texts on datas.id = texts.id "
+                                                         "order by datas.id")]
+        return iter(self._codes)
+
+    def named(self, name: str) -> list[CardFacts]:
+        """The cards with exactly this name, ignoring case (an alternate artwork shares it)."""
+        rows = self._query(f"{_ROW} where texts.name = ? collate nocase order by alias != 0, datas.id", (name,))
+        return [facts_from_cdb_row(self.path, row) for row in rows]
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+class CardLookup(_Lookup):
+    """Card facts from several sources in order of priority; read like a ``CardDB``."""
+
+    def __init__(self, layers: Sequence[Mapping[int, CardFacts]]) -> None:
+        self.layers = list(layers)
+
+    def get(self, code: object, default: object = None) -> CardFacts | None:   # type: ignore[override]
+        for layer in self.layers:
+            facts = layer.get(code)                              # type: ignore[call-overload]
+            if facts is not None:
+                return facts
+        return default                                            # type: ignore[return-value]
+
+    def __iter__(self) -> Iterator[int]:
+        seen: set[int] = set()
+        for layer in self.layers:
+            for code in layer:
+                if code not in seen:
+                    seen.add(code)
+                    yield code
+
+    def subset(self, codes: Iterable[int]) -> CardDB:
+        """Just these passcodes, as a ``CardDB``; every one must be known."""
+        wanted = list(dict.fromkeys(codes))
+        missing = [code for code in wanted if code not in self]
+        if missing:
+            raise KeyError(f"unknown passcode(s): {', '.join(map(str, missing))}")
+        return CardDB(self[code] for code in wanted)
+
+    def merged(self, other: Mapping[int, CardFacts]) -> CardLookup:
+        """These sources with ``other`` first (it wins where both know a passcode)."""
+        return CardLookup([other, *self.layers])
+
+    def by_name(self, name: str) -> CardFacts:
+        """The card with exactly this name, ignoring case, from the first source that has one."""
+        for layer in self.layers:
+            found = layer.named(name) if isinstance(layer, CdbFile) else _named(layer, name)
+            if found:
+                return found[0]
+        raise KeyError(f"no card named {name!r}")
+
+    def to_json_list(self) -> list[dict]:
+        return [self[code].to_dict() for code in self]
+
+
+def facts_of(events: Iterable[Event], cards: Mapping[int, CardFacts]) -> CardDB:
+    """The facts ``cards`` has of the cards these events name: what a duel read from a file
+    carries from then on (a passcode nobody knows is left to the rules: CARD-01)."""
+    return CardDB(cards[code] for code in referenced_codes(events) if code in cards)
+
+
+def _named(cards: Mapping[int, CardFacts], name: str) -> list[CardFacts]:
+    if isinstance(cards, CardDB):
+        try:
+            return [cards.by_name(name)]
+        except KeyError:
+            return []
+    return [c for c in cards.values() if c.name.casefold() == name.casefold()]
+
+
+def local_databases(installs: Iterable[str] = LOCAL_INSTALLS) -> list[Path]:
+    """The ``cards.cdb`` files of local EDOPro/YGOPro installs, base first, then expansions."""
+    found: list[Path] = []
+    for folder in installs:
+        path = Path(folder).expanduser()
+        if not path.is_dir():
+            continue
+        files = sorted(path.glob("*.cdb"), key=lambda p: (p.name != "cards.cdb", p.name))
+        found += [f for f in files if f.is_file()]
+    return found
+
+
+def card_lookup(files: Sequence[str] = (), *, environment: Mapping[str, str] | None = None,
+                installs: Iterable[str] = LOCAL_INSTALLS) -> CardLookup:
+    """The card facts a command uses besides a duel's own, in the order this module describes.
+
+    A file the user named (``--cards``, ``$YGOREPLAY_CARDS``) that cannot be read is an error that
+    says so; a local install's file that cannot be read is passed over."""
+    environment = os.environ if environment is None else environment
+    named = [*reversed(files), *reversed([f for f in environment.get(CARDS_ENV, "").split(os.pathsep) if f])]
+    layers: list[Mapping[int, CardFacts]] = [CdbFile(path) for path in named]
+    for path in reversed(local_databases(installs)):
+        try:
+            layers.append(CdbFile(path))
+        except CardDBError:
+            continue
+    layers.append(CardDB.classic())
+    return CardLookup(layers)
+
+
+__all__ = ["CARDS_ENV", "LOCAL_INSTALLS", "CardLookup", "CdbFile", "card_lookup", "facts_of", "local_databases"]
