@@ -6,10 +6,13 @@ Run from the repository root::
     python bench/import_real.py some/folder -v           # also list each violation and note
 
 Per file: the number of events, whether both players' final LP and the winner agree with the
-replay's own messages (EDOPro's LP after its last LP message, its MSG_WIN), and the violations the
-audit found, by rule ID. Files that cannot be imported (puzzles, hand tests, legacy .yrp, corrupt
-data) are listed with the reason. Totals and the wall time come last, with the basic rules that
-cited card effects set aside (GEN-01), by rule ID; ``-v`` also lists each such cite.
+replay's own messages (EDOPro's LP after its last LP message, its MSG_WIN), whether the board
+agrees with the engine's own state packets at every one of them (``ygoreplay.engine_check``: the
+share of zones agreeing, and the first divergence), and the violations the audit found, by rule
+ID. Files that cannot be imported (puzzles, hand tests, legacy .yrp, corrupt data) are listed
+with the reason. Totals and the wall time come last: files whose board agrees with the engine
+everywhere, zones agreeing, and the basic rules that cited card effects set aside (GEN-01), by
+rule ID; ``-v`` also lists each such cite.
 """
 from __future__ import annotations
 
@@ -19,24 +22,27 @@ import sys
 import time
 from pathlib import Path
 
-from ygoreplay.rules import audit
+from ygoreplay import engine_check
+from ygoreplay.engine_check import EngineAgreement
 from ygoreplay.yrpx import ImportResult, YrpxError, import_yrpx
 
 DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "real-replays" / "edopro"
 
 
-def check(result: ImportResult) -> tuple[bool, bool, collections.Counter, list, str | None, list]:
-    """(LP agree, winner agree, violations by rule, violations, engine error, cited overrides)."""
+def check(result: ImportResult) -> tuple[bool, bool, collections.Counter, list, str | None, list,
+                                         EngineAgreement]:
+    """(LP agree, winner agree, violations by rule, violations, engine error, cited overrides,
+    agreement with the engine's state packets), from one fold."""
     try:
-        report = audit(result.events, result.cards)
+        engine, report = engine_check.check(result)
     except Exception as exc:                      # an engine crash is reported, not hidden
-        return False, False, collections.Counter(), [], f"{type(exc).__name__}: {exc}", []
+        return False, False, collections.Counter(), [], f"{type(exc).__name__}: {exc}", [], EngineAgreement()
     state = report.state
     lp_ok = tuple(side.lp for side in state.sides) == result.expected.lp
     winner_ok = (state.ended == (result.expected.reason is not None)
                  and state.winner == result.expected.winner)
     return (lp_ok, winner_ok, collections.Counter(v.rule for v in report.violations), report.violations, None,
-            list(state.overrides))
+            list(state.overrides), engine)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,8 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     skipped: list[tuple[str, str]] = []
     crashes: list[tuple[str, str]] = []
     imported = lp_agree = winner_agree = events = 0
+    engines: list[EngineAgreement] = []
     width = max(len(p.name) for p in files)
-    print(f"{'file'.ljust(width)}  events  LP   winner  violations")
+    print(f"{'file'.ljust(width)}  events  LP   winner  engine    violations")
     for path in files:
         try:
             result = import_yrpx(path)
@@ -64,16 +71,20 @@ def main(argv: list[str] | None = None) -> int:
             continue
         imported += 1
         events += len(result.events)
-        lp_ok, winner_ok, rules, violations, crash, overrides = check(result)
+        lp_ok, winner_ok, rules, violations, crash, overrides, engine = check(result)
         lp_agree += lp_ok
         winner_agree += winner_ok
+        engines.append(engine)
         totals.update(rules)
         cited.update(o.rule for o in overrides)
         if crash:
             crashes.append((path.name, crash))
         shown = "ENGINE ERROR" if crash else (", ".join(f"{r}×{n}" for r, n in sorted(rules.items())) or "-")
+        board = "ok" if engine.ok and not crash else f"{100 * engine.ratio:.3f}%"
         print(f"{path.name.ljust(width)}  {len(result.events):6}  {'ok ' if lp_ok else 'NO '}  "
-              f"{'ok    ' if winner_ok else 'NO    '}  {shown}")
+              f"{'ok    ' if winner_ok else 'NO    '}  {board:8}  {shown}")
+        if not engine.ok:
+            print(f"    first divergence: {engine.first}")
         if args.verbose:
             for v in violations:
                 source = result.sources[v.index] if v.index < len(result.sources) else -1
@@ -88,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     if imported:
         print(f"LP agreement     {lp_agree}/{imported} ({100 * lp_agree / imported:.1f}%)")
         print(f"winner agreement {winner_agree}/{imported} ({100 * winner_agree / imported:.1f}%)")
+        board = engine_check.summary(engines)
+        print(f"board agrees with the engine at every state packet: {board['files_agreeing']}/{imported} files; "
+              f"zones agreeing {board['zones_agreeing']}/{board['zones']} ({100 * board['agreement']:.4f}%)")
     print("violations by rule: " + (", ".join(f"{r} {n}" for r, n in totals.most_common()) or "none"))
     print("cited exceptions by rule: " + (", ".join(f"{r} {n}" for r, n in cited.most_common()) or "none"))
     for name, why in crashes:

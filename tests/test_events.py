@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from ygoreplay.events import UPCASTERS, EventFormatError, SpecialSummoned, from_dict
+from ygoreplay import chain
+from ygoreplay.events import UPCASTERS, DuelStarted, EventFormatError, SpecialSummoned, from_dict
 from ygoreplay.jsonl import parse_lines
 
 V1_LINE = '{"kind": "special_summoned", "player": 0, "card": "p0.x0", "zone": 5, "method": "synchro"}'
@@ -33,3 +34,31 @@ def test_v2_round_trips_with_controller():
 def test_a_future_version_is_refused():
     with pytest.raises(EventFormatError, match="version 3"):
         from_dict({"kind": "special_summoned", "v": 3, "card": "p0.x0", "zone": 5})
+
+
+# -- duel_started v2: duel options (CONF-01) -----------------------------------------------------
+
+V1_START = {"kind": "duel_started", "first_player": 1, "starting_lp": 8000, "players": ["Yugi", "Kaiba"]}
+
+
+def test_duel_started_v1_is_upcast_and_written_back_as_it_was():
+    """A v1 duel_started (before duel options) loads as v2 with none, and, using nothing v2 added,
+    is written as version 1 again, byte for byte: the hash chain of every older record holds."""
+    event = from_dict(dict(V1_START))
+    assert isinstance(event, DuelStarted) and (event.options, event.draw_count) == ((), 1)
+    assert ("duel_started", 1) in UPCASTERS
+    assert event.to_dict() == {k: v for k, v in V1_START.items() if k != "starting_lp"}
+    assert chain.link(chain.GENESIS, 0, event.to_dict(), "t") == chain.link(
+        chain.GENESIS, 0, {k: v for k, v in V1_START.items() if k != "starting_lp"}, "t")
+
+
+def test_duel_started_v2_with_options_round_trips():
+    event = DuelStarted(first_player=0, starting_lp=4000, draw_count=2, options=("starting_lp", "draw_count"))
+    data = event.to_dict()
+    assert data["v"] == 2 and data["options"] == ["starting_lp", "draw_count"]
+    assert from_dict(data) == event and from_dict(json.loads(json.dumps(data))) == event
+
+
+def test_a_v1_duel_started_json_lines_file_still_loads():
+    (event,) = parse_lines([json.dumps({**V1_START, "starting_lp": 4000})], "old.jsonl")
+    assert event.starting_lp == 4000 and event.options == ()

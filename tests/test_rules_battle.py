@@ -156,6 +156,43 @@ def test_pos_04_refused_calculation_leaves_target_face_down():
     assert "(2000 DEF, defense), flipped face-up" in v.message
 
 
+def flip(card: str, to: str, player: int = 1) -> dict:
+    return {"kind": "position_changed", "player": player, "card": card, "position": to}
+
+
+@pytest.mark.parametrize("target, result, flipped_to", [
+    pytest.param(mon("giant", GIANT_SOLDIER, "set"), ([], [100, 0]), "defense", id="set-to-defense"),
+    pytest.param(mon("celtic", CELTIC, "facedown_attack"), (["celtic"], [0, 500]), "attack",
+                 id="facedown-attack-to-attack"),
+])
+def test_pos_04_the_record_may_state_the_flip_when_the_engine_makes_it(target, result, flipped_to):
+    """POS-04, BATTLE-12: the rules flip the attacked face-down monster in the Damage Step, before
+    damage calculation; a record may say so at that moment (EDOPro does), with no cause: it is
+    neither a manual change (POS-07/09) nor an effect's, and damage calculation then uses it."""
+    state = fold(battle([VORSE_], [target]), attack("vorse", target["id"]), DAMAGE,
+                 flip(target["id"], flipped_to))
+    card = state.cards[target["id"]]
+    assert card.position == flipped_to and card.position_changed_turn == 0 and state.overrides == []
+    state = fold(battle([VORSE_], [target]), attack("vorse", target["id"]), DAMAGE,
+                 flip(target["id"], flipped_to), calc(*result))
+    assert state.attack.calculated and state.cards[target["id"]].position == flipped_to
+
+
+@pytest.mark.parametrize("events, rule, says", [
+    pytest.param([attack("vorse", "giant"), flip("giant", "defense")], "POS-09", "face-down -> face-up Defense",
+                 id="before-the-damage-step"),
+    pytest.param([attack("vorse", "giant"), DAMAGE, flip("giant", "attack")], "SUM-10",
+                 "open game state", id="set-to-attack-is-no-flip-by-the-rules"),
+    pytest.param([attack("vorse", "ox"), DAMAGE, flip("giant", "defense")], "POS-09",
+                 "face-down -> face-up Defense", id="not-the-attack-target"),
+])
+def test_pos_04_only_the_attack_target_is_flipped_by_the_rules(events, rule, says):
+    """POS-04: only the attack's target, in the Damage Step, and only face-up in the position it
+    battles in (face-down Defense to face-up Defense); anything else needs an effect (POS-09)."""
+    board = battle([VORSE_], [mon("giant", GIANT_SOLDIER, "set"), OX])
+    check_refused([board, *events], rule, says)
+
+
 # -- BATTLE-02 / BATTLE-04: declaring an attack --------------------------------------------------
 
 @pytest.mark.parametrize("p1_monsters, target", [

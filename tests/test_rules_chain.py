@@ -303,6 +303,48 @@ def test_spell_04_trap_04_resolved_card_left_on_field_refused(events, rule, card
     check_refused([board(), *events, END], rule, f"({card}) must leave the field")
 
 
+def set_again(card: str, cause: str | None = None, player: int = 0) -> dict:
+    event = {"kind": "position_changed", "player": player, "card": card, "position": "set"}
+    return event if cause is None else {**event, "cause": cause}
+
+
+@pytest.mark.parametrize("events, card", [
+    pytest.param([act("mforce", player=1), resolve(1), set_again("mforce", "mforce", 1)], "mforce",
+                 id="trap-set-again-by-its-own-effect"),
+    pytest.param([act("mforce", player=1), act("tools"), resolve(2), {"kind": "chain_link_negated", "link": 1,
+                  "by": 2}, moved("tools", 0), set_again("mforce", "tools", 1)], "mforce",
+                 id="negated-trap-set-again-by-another-effect"),
+])
+def test_spell_04_trap_04_a_card_an_effect_sets_again_stays_on_the_field(events, card):
+    """SPELL-03, SPELL-04, TRAP-04: an effect may turn a Spell/Trap face-down again instead of its
+    going to the GY (EDOPro shows it as MSG_POS_CHANGE); Set again, it stays, as a card Set now."""
+    state = fold(board(), *events, END)
+    moved_card = state.cards[card]
+    assert (moved_card.zone, moved_card.position, moved_card.set_turn) == ("szone", "set", 2)
+    assert not state.to_leave and state.overrides == []
+
+
+def test_spell_03_a_spell_trap_turned_face_down_needs_an_effect():
+    """SPELL-03: no basic rule turns a face-up Spell/Trap face-down: an effect does (its cause)."""
+    check_refused([board(), act("mforce", player=1), resolve(1), set_again("mforce", player=1)],
+                  "SPELL-03", "only an effect turns Mirror Force face-down")
+
+
+# -- CHAIN-11: costs are paid in the order recorded ---------------------------------------------------
+
+@pytest.mark.parametrize("costs, gy_end", [
+    pytest.param(["exiled", "kuriboh"], ["exiled", "kuriboh"], id="itself-first"),
+    pytest.param(["kuriboh", "exiled"], ["kuriboh", "exiled"], id="itself-last"),
+])
+def test_chain_11_costs_are_paid_in_their_order_the_activating_monster_included(costs, gy_end):
+    """CHAIN-11, ZONE-13: an activation's costs are paid in the order the record lists them, the
+    monster whose effect it is among them ("Tribute this card"): the GY shows that order (EDOPro
+    moves the activating card first when it pays with itself)."""
+    paid = [{"card": c, "to": "gy", "reason": "tributed" if c == "exiled" else "discarded"} for c in costs]
+    state = fold(board(), act("exiled", effect_type="ignition", costs=paid))
+    assert state.sides[0].gy[-2:] == gy_end and state.chain[0].card == "exiled"
+
+
 # -- TERM-05: hidden cards cannot be targeted ----------------------------------------------------
 
 @pytest.mark.parametrize("activation, target", [

@@ -103,6 +103,56 @@ def test_setup_01_other_starting_lp_is_refused() -> None:
     refused_as("SETUP-01", "8000 LP", {**START, "starting_lp": 4000})
 
 
+# -- CONF-01: settings the players agreed on, or the room set, are duel options ---------------------
+
+def agreed(**settings) -> dict:
+    """duel_started with these settings recorded as duel options."""
+    return {**START, **settings, "v": 2, "options": sorted(settings)}
+
+
+def test_conf_01_an_agreed_starting_lp_is_no_violation() -> None:
+    """SETUP-01, CONF-01: 8000 LP, or another figure by agreement (a room's setting): recorded as a
+    duel option in duel_started, the duel starts with it and nothing is set aside."""
+    events = [agreed(starting_lp=4000), register(0), register(1), draw(0, 5), draw(1, 5)]
+    report = audit([from_dict(e) for e in events], CARDS)
+    assert report.violations == [] and report.overrides == []
+    assert [s.lp for s in report.state.sides] == [4000, 4000] and report.state.starting_lp == 4000
+
+
+def test_conf_01_agreed_hand_size_and_draw_count() -> None:
+    """SETUP-02, TURN-02 as duel options: a 4-card opening hand and 2 cards a Draw Phase."""
+    state = fold(agreed(hand_size=4, draw_count=2), register(0), register(1), draw(0, 4), draw(1, 4),
+                 *turn(1, 0, drawn=False), phase("end"), turn_started(1, 2), phase("draw"), draw(1, 2))
+    assert [len(s.hand) for s in state.sides] == [4, 6] and state.draw_count == 2 and state.overrides == []
+    refused_as("TURN-02", "is 2 cards, not 1", agreed(draw_count=2), register(0), register(1), draw(0, 5),
+               draw(1, 5), *turn(1, 0, drawn=False), phase("end"), turn_started(1, 2), phase("draw"), draw(1, 1))
+
+
+def test_conf_01_unchecked_decks_are_a_duel_option() -> None:
+    """DECK-01, CONF-01: a room that does not check decks (EDOPro's "Don't check deck") records
+    it as the duel option no_deck_check; a 9-card deck then breaks nothing. Without it, DECK-01."""
+    small = cards_of(MAIN_POOL, 9)
+    state = fold({**START, "v": 2, "options": ["no_deck_check"]}, register(0, small), register(1), draw(0, 5))
+    assert len(state.sides[0].deck) == 4 and not state.decks_checked
+    refused_as("DECK-01", "9 cards", START, register(0, small))
+
+
+@pytest.mark.parametrize("event, rule, fragment", [
+    pytest.param({**START, "draw_count": 2}, "TURN-02", "draw_count", id="draw-count-not-agreed"),
+    pytest.param({**START, "starting_lp": 4000, "options": ["hand_size"]}, "SETUP-01", "8000 LP",
+                 id="another-setting-agreed"),
+    pytest.param({**START, "starting_lp": 0, "options": ["starting_lp"]}, "LOG-05", "at least 1 LP",
+                 id="no-lp"),
+])
+def test_conf_01_settings_not_agreed_or_impossible_refused(event: dict, rule: str, fragment: str) -> None:
+    refused_as(rule, fragment, event)
+
+
+def test_conf_01_an_unknown_duel_option_is_refused_at_decoding() -> None:
+    with pytest.raises(EventFormatError, match="a duel option is one of starting_lp"):
+        from_dict({**START, "options": ["no_banlist"]})
+
+
 @pytest.mark.parametrize("events, fragment", [
     pytest.param([{**START, "hand_size": 6}], "draws 5 cards", id="hand-size-6"),
     pytest.param([START, register(0), draw(0, 4)], "5 cards, not 4", id="opening-of-4"),

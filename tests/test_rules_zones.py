@@ -439,3 +439,115 @@ def test_zone_14_lp_change_stated_correctly(event, result):
 def test_zone_14_lp_and_random_results_refused(event, rule, says):
     """ZONE-14, LOG-05: wrongly stated LP, a negative amount, impossible coin and die results."""
     check_refused([MOVE_BOARD, event], rule, says)
+
+
+# -- zone_changed: a card moved to another zone of its row (ZONE-01..05, ZONE-08/09, ZONE-16) --------
+
+def to_zone(card: str, zone: int, cause: str | None = "mover", **fields) -> dict:
+    event = {"kind": "zone_changed", "card": card, "zone": zone, **fields}
+    return event if cause is None else {**event, "cause": cause}
+
+
+SHIFT_BOARD = position(
+    {"mzone": zones((0, {"code": UTOPIA, "id": "utopia", "summoned": True, "counters": {"a": 1},
+                         "materials": [{"code": CELTIC, "id": "mat1"}, {"code": VORSE, "id": "mat2"}]}),
+                    (1, {"code": CELTIC, "id": "celtic", "position": "set"}),
+                    (2, {"code": BATTLE_OX, "id": "ox"})),
+     "szone": [{"code": MST, "id": "mst", "position": "set"}, None, {"code": CALL_OF_THE_HAUNTED, "id": "call"}],
+     "hand": [{"code": VORSE, "id": "vorse"}], "extra": [{"code": STARDUST, "id": "stardust"}]},
+    {"mzone": zones((5, {"code": DECODE_TALKER, "id": "p1_decode"}))})
+
+
+def test_zone_16_a_monster_moved_to_another_zone_stays_the_same_card():
+    """ZONE-16: moved to another of its controller's Monster Zones by an effect, a monster does
+    not leave the field: it keeps its summon, position, counters and materials."""
+    state = fold(SHIFT_BOARD, to_zone("utopia", 4), to_zone("celtic", 3))
+    side = state.sides[0]
+    assert side.mzone == [None, None, "ox", "celtic", "utopia"]
+    utopia = state.cards["utopia"]
+    assert (utopia.summoned_turn, utopia.counters, utopia.materials) == (2, {"a": 1}, ["mat1", "mat2"])
+    assert state.cards["celtic"].position == "set" and state.location(utopia) == (0, "mzone", 4)
+    assert state.overrides == [] and utopia.field_exits == 0
+
+
+def test_zone_04_an_extra_deck_monster_moves_into_and_out_of_an_extra_monster_zone():
+    """ZONE-04: the Extra Monster Zone player 1 does not use is free to an Extra Deck monster
+    moved there (player 0's zone 6 is player 1's 5, which holds their Decode Talker)."""
+    state = fold(SHIFT_BOARD, to_zone("utopia", 5))
+    assert state.emz == ["utopia", "p1_decode"] and state.sides[0].mzone[0] is None
+    state = fold(SHIFT_BOARD, to_zone("utopia", 5), to_zone("utopia", 3))
+    assert state.emz == [None, "p1_decode"] and state.sides[0].mzone[3] == "utopia"
+
+
+def test_zone_08_a_spell_trap_moved_to_another_spell_trap_zone():
+    """ZONE-08: a Set card moved to another free Spell & Trap Zone stays Set (and when it was)."""
+    state = fold(SHIFT_BOARD, to_zone("mst", 3))
+    assert state.sides[0].szone[:4] == [None, None, "call", "mst"]
+    assert state.cards["mst"].position == "set"
+
+
+@pytest.mark.parametrize("event, rule, says", [
+    pytest.param(to_zone("utopia", 2), "ZONE-01", "holds ox already", id="ZONE-01-occupied"),
+    pytest.param(to_zone("utopia", 6), "ZONE-01", "holds p1_decode already", id="ZONE-01-opponents-emz"),
+    pytest.param(to_zone("utopia", 7), "ZONE-01", "does not exist", id="ZONE-01-zone-7"),
+    pytest.param(to_zone("utopia", 0), "LOG-02", "in mzone 0 already", id="LOG-02-same-zone"),
+    pytest.param(to_zone("vorse", 3), "LOG-02", "is in the hand", id="LOG-02-not-on-the-field"),
+    pytest.param(to_zone("mst", 2), "ZONE-08", "holds call already", id="ZONE-08-occupied"),
+    pytest.param(to_zone("mst", 5), "ZONE-08", "does not exist", id="ZONE-08-no-zone-5"),
+])
+def test_zone_changed_impossible_moves_refused(event, rule, says):
+    """ZONE-01/08: the zone exists and is free; LOG-02: the card is on the field, elsewhere."""
+    check_refused([SHIFT_BOARD, event], rule, says)
+    refused_without_override([SHIFT_BOARD, event], rule)
+
+
+@pytest.mark.parametrize("event, rule, says", [
+    pytest.param(to_zone("ox", 3, cause=None), "GEN-01", "an effect does", id="GEN-01-uncited"),
+    pytest.param(to_zone("ox", 5), "ZONE-03", "not an Extra Deck monster", id="ZONE-03-main-deck-to-emz"),
+])
+def test_zone_changed_basic_rules_refused(event, rule, says):
+    """GEN-01: no basic rule moves a card on the field, an effect does; ZONE-03: an Extra Monster
+    Zone is for Extra Deck monsters (a cited effect may say otherwise)."""
+    check_refused([SHIFT_BOARD, event], rule, says)
+
+
+def test_zone_04_a_second_extra_monster_zone_by_moving_refused():
+    """ZONE-04: a player using one Extra Monster Zone does not take the other by moving a monster."""
+    board = position({"mzone": zones((0, {"code": UTOPIA, "id": "utopia"}), (5, {"code": STARDUST, "id": "sd"}))}, {})
+    check_refused([board, to_zone("utopia", 6)], "ZONE-04", "already uses an Extra Monster Zone (sd)")
+
+
+def test_zone_09_a_card_that_is_no_pendulum_is_not_moved_into_a_pendulum_zone():
+    """ZONE-09, CONF-09: under Master Rule 3, S/T 5 and 6 are the separate Pendulum Zones."""
+    board = position({"szone": [{"code": MST, "id": "mst"}]}, {}, ruleset="mr3")
+    check_refused([board, to_zone("mst", 5)], "ZONE-09", "only a Pendulum card goes there")
+    scale = position({"szone": [None] * 5 + [{"code": STARGAZER, "id": "sg"}]}, {}, ruleset="mr3")
+    state = fold(scale, to_zone("sg", 6))
+    assert state.sides[0].szone[5:] == [None, "sg"]
+
+
+# -- NIS-05: an Xyz monster's materials follow it to the GY -----------------------------------------
+
+XYZ_BOARD = position(
+    {"mzone": [{"code": UTOPIA, "id": "utopia", "materials": [{"code": CELTIC, "id": "mat1"},
+                                                              {"code": VORSE, "id": "mat2"}]},
+               {"code": BATTLE_OX, "id": "ox"}, {"code": CELTIC, "id": "celtic"}],
+     "gy": [{"code": SUMMONED_SKULL, "id": "skull"}],
+     "extra": [{"code": DECODE_TALKER, "id": "decode"}]}, {})
+
+
+@pytest.mark.parametrize("events, gy", [
+    pytest.param([moved("utopia", [0, "gy"], "destroyed")], ["skull", "utopia", "mat1", "mat2"],
+                 id="destroyed"),
+    pytest.param([moved("utopia", [0, "banished"], "banished")], ["skull", "mat1", "mat2"], id="banished"),
+    pytest.param([{"kind": "special_summoned", "player": 0, "card": "decode", "zone": 5, "method": "link",
+                   "materials": ["utopia", "ox", "celtic"]}],
+                 ["skull", "utopia", "ox", "celtic", "mat1", "mat2"], id="link-materials-then-theirs"),
+])
+def test_nis_05_materials_reach_the_gy_after_the_monsters_that_left(events, gy):
+    """NIS-05, ZONE-13: the materials of an Xyz monster that leaves the field go to the GY after
+    every card the same event moved, in their order (the engine sends the monsters first)."""
+    state = fold(XYZ_BOARD, *events)
+    assert state.sides[0].gy == gy
+    assert all(state.cards[m].zone == "gy" and state.cards[m].host is None for m in ("mat1", "mat2"))
+    assert state.shed == []

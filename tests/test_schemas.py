@@ -143,7 +143,8 @@ _FULL_SIDE = {
 #: One event of every kind, every field given a value other than its default.
 FULL_EXAMPLES = [
     ev.DuelStarted(first_player=1, chosen_by=0, method="coin", ruleset="nmr2017", starting_lp=4000,
-                   hand_size=4, players=("Yugi", "Kaiba"), **_COMMON),
+                   hand_size=4, players=("Yugi", "Kaiba"), draw_count=2,
+                   options=("starting_lp", "hand_size", "draw_count"), **_COMMON),
     ev.DeckRegistered(main=(46986414, 89631139), extra=(44508094,), side=(5318639,), **_COMMON),
     ev.DeckShuffled(order=("p1.m1", "p1.m0"), seed="a1b2", **_COMMON),
     ev.PositionSetUp(sides=(_FULL_SIDE, {}), turn=3, turn_player=1, phase="battle", step="damage",
@@ -177,6 +178,7 @@ FULL_EXAMPLES = [
                  position="facedown", cause="p1.m6", **_COMMON),
     ev.CardRevealed(cards=("p1.m3",), cause="p0.m9", **_COMMON),
     ev.ControlChanged(card="p0.m2", to_player=1, zone=3, cause="p1.m8", **_COMMON),
+    ev.ZoneChanged(card="p1.m0", zone=3, cause="p1.m8", **_COMMON),
     ev.StatsChanged(card="p1.m0", atk=3000, defense=0, level=8, cause="p1.m7", **_COMMON),
     ev.CountersChanged(card="p1.m0", counter="spell", count=2, cause="p1.m6", **_COMMON),
     ev.TokenCreated(card="p1.t1", code=73915052, zone=0, position="defense", cause="p1.m6", **_COMMON),
@@ -258,6 +260,7 @@ def test_strategies_cover_every_annotation():
 _FIELD_STRATEGIES: dict[tuple[str, str], st.SearchStrategy] = {
     **{("deck_registered", name): st.lists(_PASSCODE, max_size=4).map(tuple) for name in ("main", "extra", "side")},
     ("token_created", "code"): _PASSCODE,
+    ("duel_started", "options"): st.lists(st.sampled_from(ev.DUEL_OPTIONS), max_size=3).map(tuple),
     ("damage_calculated", "damage"): st.lists(_INT, min_size=2, max_size=4).map(tuple),
     ("position_set_up", "normal_summon_used"): st.lists(st.booleans(), max_size=2).map(tuple),
     ("position_set_up", "pendulum_summon_used"): st.lists(st.booleans(), max_size=2).map(tuple),

@@ -247,11 +247,12 @@ def test_xyz_01_02_xyz_summon_refused(p0: dict, event: dict, fields: dict, rule:
 
 
 def test_nis_05_materials_go_to_the_gy_when_the_xyz_monster_leaves() -> None:
-    """NIS-05: detaching sends a material to the GY; the rest follow their Xyz monster there."""
+    """NIS-05: detaching sends a material to the GY; the rest follow their Xyz monster there, after
+    it (ZONE-13: the engine sends the monster first, then its materials)."""
     state = fold(board(XYZ), ss("utopia", 0, "xyz", materials=["celtic", "ox", "vorse"]),
                  moved("celtic", [0, "gy"], "detached", cause="utopia"),
                  moved("utopia", [0, "gy"], "destroyed", cause="x"))
-    assert state.sides[0].gy == ["gy_utopia", "celtic", "ox", "vorse", "utopia"]
+    assert state.sides[0].gy == ["gy_utopia", "celtic", "utopia", "ox", "vorse"]
     assert all(state.cards[m].host is None for m in ("ox", "vorse"))
 
 
@@ -470,9 +471,9 @@ def test_syn_04_a_negated_synchro_summon_is_not_a_synchro_summon() -> None:
 
 
 def test_xyz_04_a_negated_xyz_summon_sends_its_materials_to_the_gy() -> None:
-    """XYZ-04, NIS-05: negated, the Xyz monster and its materials go to the GY."""
+    """XYZ-04, NIS-05: negated, the Xyz monster and then its materials go to the GY."""
     state = fold(board(XYZ), XYZ_SUMMON, act("solemn", player=1), resolved(), negate("utopia"))
-    assert state.sides[0].gy == ["gy_utopia", "celtic", "ox", "utopia"]
+    assert state.sides[0].gy == ["gy_utopia", "utopia", "celtic", "ox"]
     assert not state.cards["utopia"].properly_summoned
 
 

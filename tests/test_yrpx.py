@@ -365,7 +365,7 @@ def test_without_any_effect_a_skipped_draw_phase_is_not_cited():
     assert [v.rule for v in audit(result.events, result.cards).violations] == ["TURN-01"]
 
 
-def test_a_deck_the_deck_check_refuses_gets_a_note_not_a_cite():
+def test_a_deck_the_deck_check_refuses_is_a_duel_option_with_a_note_not_a_cite():
     small = [([5000 + i for i in range(9)], []), DECKS[1]]
     d0 = small[0][0]
     stream = packet(MSG_START, struct.pack("<BII4H", 0, 8000, 8000, 9, 0, 40, 0))
@@ -376,8 +376,9 @@ def test_a_deck_the_deck_check_refuses_gets_a_note_not_a_cite():
     result = import_yrpx(replay(stream=stream, decks=small, duel_flags=MR5 | DUEL_PSEUDO_SHUFFLE))
     note = next(n for n in result.notes if "deck check off" in n)
     assert "player 0" in note and "DECK-01" in note and "Don't check deck" in note and "DUEL_PSEUDO_SHUFFLE" in note
-    assert not any(e.cite for e in result.events)
-    assert [v.rule for v in audit(result.events, result.cards).violations] == ["DECK-01"]
+    assert "no_deck_check" in note and not any(e.cite for e in result.events)
+    assert result.events[0].options == ("no_deck_check",)          # CONF-01: the room's option
+    assert [v.rule for v in audit(result.events, result.cards).violations] == []
     assert not any("deck check" in n for n in import_yrpx(replay()).notes)
 
 

@@ -364,7 +364,9 @@ class Records:
 @dataclass
 class Imported:
     """One EDOPro replay imported (into the store or to a file): how its fold agrees with the
-    replay's own result, what our rules say of it, or why it could not be imported."""
+    replay's own result and with the engine's state packets at every step (``engine``: the
+    figures of ``engine_check.EngineAgreement.to_dict``, with the first divergence), what our
+    rules say of it, or why it could not be imported."""
 
     file: str
     id: str | None = None
@@ -375,12 +377,13 @@ class Imported:
     violations: list[Violation] = field(default_factory=list)
     skipped: bool = False                     # the same file is already in the store
     error: str | None = None
+    engine: dict | None = None                # None when skipped or not imported
 
     def to_dict(self) -> dict:
         return {"file": self.file, "id": self.id, "events_read": self.events_read, "events_stored": self.events_stored,
                 "events": self.events_read, "lp": self.lp, "winner": self.winner,
                 "violations": [violation_dict(v) for v in self.violations], "skipped": self.skipped,
-                "error": self.error}
+                "error": self.error, "engine": self.engine}
 
 
 def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, records: Records | None = None,
@@ -417,6 +420,7 @@ def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, r
         outcome.error = f"cannot write ({exc.strerror or exc})"
         return outcome
     outcome.lp, outcome.winner, outcome.violations = agreement.lp, agreement.winner, list(agreement.violations)
+    outcome.engine = agreement.engine.to_dict()
     return outcome
 
 

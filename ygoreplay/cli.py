@@ -413,8 +413,9 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
 
     A .ygr file is verified first (its chain, and a signature by a trusted key). EDOPro replays
     are turned into our events, every one kept, and folded through the rules; the summary compares
-    each duel's final LP and winner with the replay's own and counts violations by rule ID. A
-    replay already in the store (the same file) is skipped.
+    each duel's final LP and winner with the replay's own, and its board with the engine's own
+    state packets at every one of them (zones agreeing, the first divergence), and counts
+    violations by rule ID. A replay already in the store (the same file) is skipped.
     """
     source = Path(path)
     if source.is_file() and source.suffix.lower() in (".jsonl", ".json"):
@@ -468,7 +469,9 @@ def _nothing() -> Iterator[None]:
 
 
 def _import_summary(outcomes: list[dict]) -> None:
-    """One line per file, then the totals: files, imported, LP and winner agreement, rule IDs."""
+    """One line per file (with its board's agreement with the engine's state packets, and the
+    first divergence if any), then the totals: files, imported, LP and winner agreement, files
+    whose board agrees with the engine everywhere, zones agreeing, rule IDs."""
     if not outcomes:
         return
     width = max(len(o["file"]) for o in outcomes)
@@ -484,7 +487,13 @@ def _import_summary(outcomes: list[dict]) -> None:
         echo(f"{printable(o['file']):<{width}}  {o['events_read']:>6} events{stored}  "
              f"LP {'ok' if o['lp'] else 'DIFFERS'}  winner {'ok' if o['winner'] else 'DIFFERS'}  "
              + (", ".join(f"{r} x{n}" for r, n in sorted(rules.items())) or "no violation")
+             + (f"  engine {_engine_figure(o['engine'])}" if o.get("engine") else "")
              + (f"  -> {o['id']}" if o["id"] else ""))
+        first = (o.get("engine") or {}).get("first_divergence")
+        if first:
+            echo(f"    first divergence from the engine: packet {first['packet']}, turn {first['turn']}: player "
+                 f"{first['player']}'s {printable(first['zone'])}: engine {printable(first['engine'])}, "
+                 f"ours {printable(first['ours'])}")
     done = [o for o in outcomes if not o["error"] and not o["skipped"]]
     skipped = sum(o["skipped"] for o in outcomes)
     errors = sum(1 for o in outcomes if o["error"])
@@ -495,7 +504,18 @@ def _import_summary(outcomes: list[dict]) -> None:
     if done:
         echo(f"LP agree {sum(o['lp'] for o in done)}/{len(done)}  winner agree "
              f"{sum(o['winner'] for o in done)}/{len(done)}  events {sum(o['events_read'] for o in done)}")
+        checked = [o["engine"] for o in done if o.get("engine")]
+        zones = sum(e["zones"] for e in checked)
+        agreeing = sum(e["zones_agreeing"] for e in checked)
+        echo(f"board agrees with the engine everywhere: {sum(e['first_divergence'] is None for e in checked)}/"
+             f"{len(checked)} files  zones agree {agreeing}/{zones} ({100 * agreeing / zones if zones else 100:.3f}%)")
     echo("violations by rule: " + (", ".join(f"{r} {n}" for r, n in by_rule.most_common()) or "none"))
+
+
+def _engine_figure(engine: dict) -> str:
+    """A file's board against the engine's state packets: the share of zones agreeing."""
+    share = 100 * engine["zones_agreeing"] / engine["zones"] if engine["zones"] else 100
+    return f"{'ok' if engine['first_divergence'] is None else 'DIFFERS'} {share:.3f}% ({engine['zones_agreeing']}/{engine['zones']} zones)"
 
 
 # -- record and change ----------------------------------------------------------------------------------

@@ -47,6 +47,11 @@ LP_REASONS = ("battle_damage", "effect_damage", "cost", "gain", "set")
 END_REASONS = ("lp", "deck_out", "draw", "surrender", "effect", "judge", "time", "disconnect")
 RULESETS = ("mr2020", "nmr2017", "mr3")
 COST_ZONES = (GY, BANISHED, DECK, HAND, EXTRA)
+#: Settings of ``duel_started`` that the players agreed on, or the room imposed, in place of the
+#: basic rules' values (CONF-01): the starting LP (SETUP-01), the opening hand (SETUP-02), the
+#: Draw Phase draw (TURN-02), and decks that are not checked (DECK-01..06: a casual room's
+#: "Don't check deck"). EDOPro rooms offer all four.
+DUEL_OPTIONS = ("starting_lp", "hand_size", "draw_count", "no_deck_check")
 
 
 class EventFormatError(InputError):
@@ -103,13 +108,19 @@ class Event:
         """The wire form: ``kind`` first, then every field that differs from its default."""
         out: dict[str, Any] = {"kind": self.kind}
         if self.VERSION != 1:
-            out["v"] = self.VERSION
+            version = self.wire_version()
+            if version != 1:
+                out["v"] = version
         for f in _FIELDS[type(self)]:
             value = getattr(self, f.name)
             if value == _default(f):
                 continue
             out[f.name] = _to_wire(value)
         return out
+
+    def wire_version(self) -> int:
+        """The version this event is written as: its class's, unless a kind says otherwise."""
+        return self.VERSION
 
 
 def _default(f: dataclasses.Field) -> Any:
@@ -139,9 +150,17 @@ def _default_of(cls: type, name: str) -> Any:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DuelStarted(Event):
-    """The first event: rule set, starting LP, who goes first and who chose (MATCH-07, SETUP-01)."""
+    """The first event: rule set, starting LP, who goes first and who chose (MATCH-07, SETUP-01).
+
+    ``options`` names the settings (``DUEL_OPTIONS``) the players agreed on or the room set in
+    place of the basic rules' value (CONF-01): a 4000 LP duel is ``starting_lp: 4000`` with
+    ``options: ["starting_lp"]``; without it, any LP but 8000 breaks SETUP-01. ``no_deck_check``
+    says the decks were not held to DECK-01..06. Version 2 added ``options`` and ``draw_count``
+    (the Draw Phase draw, TURN-02).
+    """
 
     kind: ClassVar[str] = "duel_started"
+    VERSION: ClassVar[int] = 2
     first_player: int
     chosen_by: int | None = None
     method: str = "rps"
@@ -149,6 +168,13 @@ class DuelStarted(Event):
     starting_lp: int = 8000
     hand_size: int = 5
     players: tuple[str, ...] = ()
+    draw_count: int = 1
+    options: tuple[str, ...] = ()
+
+    def wire_version(self) -> int:
+        """Version 1 while it uses nothing version 2 added: every duel of before re-serializes to
+        the very bytes it was recorded as, so its hash chain still verifies."""
+        return 2 if self.options or self.draw_count != 1 else 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -424,6 +450,19 @@ class ControlChanged(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ZoneChanged(Event):
+    """A card on the field moved by an effect to another of its controller's zones of the same
+    kind: a monster to another Monster Zone (Main or Extra, 0-6), a Spell/Trap to another Spell &
+    Trap Zone ("move this card to another of your Main Monster Zones"). It does not leave the
+    field (ZONE-16): what it is, its counters, materials and equips go with it."""
+
+    kind: ClassVar[str] = "zone_changed"
+    card: str
+    zone: int
+    cause: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StatsChanged(Event):
     """New current ATK/DEF/Level of a monster, as an effect set them (absolute values)."""
 
@@ -531,7 +570,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         PhaseEntered, StepEntered, PriorityPassed, NormalSummoned, MonsterSet, FlipSummoned,
         SpecialSummoned, SummonNegated, PositionChanged, SpellTrapSet, Activated,
         ChainLinkResolved, ChainLinkNegated, ChainEnded, AttackDeclared, AttackRetargeted,
-        AttackCancelled, DamageCalculated, CardMoved, CardRevealed, ControlChanged, StatsChanged,
+        AttackCancelled, DamageCalculated, CardMoved, CardRevealed, ControlChanged, ZoneChanged, StatsChanged,
         CountersChanged, TokenCreated, LifePointsChanged, CoinTossed, DieRolled, HandSizeDiscard,
         DuelEnded, RolledBack, JudgeNote)
 }
@@ -542,6 +581,8 @@ _FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {
 UPCASTERS: dict[tuple[str, int], Callable[[dict], dict]] = {
     # v1 had no ``controller``: the monster always entered the summoner's own field.
     ("special_summoned", 1): lambda d: {"controller": None, **d, "v": 2},
+    # v1 had no duel options: every setting was the basic rules' or broke them; one card a draw.
+    ("duel_started", 1): lambda d: {"draw_count": 1, "options": [], **d, "v": 2},
 }
 
 # Which fields must hold which closed vocabulary; checked at decode so a typo is caught at its line.
@@ -760,6 +801,12 @@ def _seq(item: Callable[[Any], Any], least: int = 0, most: int = MAX_LIST,
 def _dict(value: Any) -> dict:
     if not isinstance(value, dict):
         raise TypeError(f"expected an object, got {_brief(value)}")
+    return value
+
+
+def _duel_option(value: Any) -> str:
+    if not isinstance(value, str) or value not in DUEL_OPTIONS:
+        raise ValueError(f"a duel option is one of {', '.join(DUEL_OPTIONS)}, got {_brief(value)}")
     return value
 
 
@@ -982,6 +1029,7 @@ _FIELD_BUILDERS: dict[tuple[str, str], Callable[[Any], Any]] = {
     ("deck_registered", "extra"): _seq(_passcode),
     ("deck_registered", "side"): _seq(_passcode),
     ("token_created", "code"): _passcode,
+    ("duel_started", "options"): _seq(_duel_option, most=len(DUEL_OPTIONS)),
     # The log and the views read damage[0] and damage[1]; a third entry is LOG-05 for the rules.
     ("damage_calculated", "damage"): _seq(_int, least=2, count=" (damage to player 0, to player 1)"),
     # One flag per player: more cannot mean anything; fewer is LOG-05 for the rules.

@@ -56,7 +56,8 @@ def _draw(s: DuelState, e) -> str:
 
 _DESCRIBE: dict[str, Describe] = {
     "duel_started": lambda s, e: (f"Duel begins under {e.ruleset}, {e.starting_lp} LP: player {e.first_player} "
-                                  f"goes first" + (f" (chosen by player {e.chosen_by}, {e.method})" if e.chosen_by is not None else "")),
+                                  f"goes first" + (f" (chosen by player {e.chosen_by}, {e.method})" if e.chosen_by is not None else "")
+                                  + (f"; agreed: {', '.join(e.options)}" if e.options else "")),
     "deck_registered": lambda s, e: (f"{_who(s, e.player)} registers a deck: {len(e.main)} main, "
                                      f"{len(e.extra)} extra, {len(e.side)} side"),
     "deck_shuffled": lambda s, e: f"{_who(s, e.player)} shuffles their Deck",
@@ -94,6 +95,7 @@ _DESCRIBE: dict[str, Describe] = {
                                 + (f", by {_name(s, e.cause)}" if e.cause else "") + ")"),
     "card_revealed": lambda s, e: f"Reveals {_names(s, e.cards)}",
     "control_changed": lambda s, e: f"Player {e.to_player} takes control of {_name(s, e.card)}",
+    "zone_changed": lambda s, e: f"{_name(s, e.card)} moves to zone {e.zone}",
     "stats_changed": lambda s, e: (f"{_name(s, e.card)} now has "
                                    + ", ".join(f"{k} {v}" for k, v in (("ATK", e.atk), ("DEF", e.defense), ("Level", e.level)) if v is not None)),
     "counters_changed": lambda s, e: f"{_name(s, e.card)} has {e.count} {e.counter} counter(s)",

@@ -69,6 +69,10 @@ _OVERRIDES: dict[tuple[str, str], dict] = {
     ("position_set_up", "sides"): {
         "type": "array", "items": _ref("Side"), "minItems": 2, "maxItems": 2,
         "description": "One side per player, player 0 first."},
+    ("duel_started", "options"): {
+        "type": "array", "items": {"type": "string", "enum": list(events.DUEL_OPTIONS)},
+        "maxItems": len(events.DUEL_OPTIONS),
+        "description": "Settings agreed on or set by the room in place of the basic rules' (CONF-01)."},
 }
 
 

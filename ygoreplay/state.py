@@ -174,6 +174,8 @@ class DuelState:
         self.ruleset = "mr2020"
         self.starting_lp = 8000
         self.hand_size = 5
+        self.draw_count = 1                          # the Draw Phase draw (TURN-02; a duel option)
+        self.decks_checked = True                    # DECK-01..06 hold (a duel option may say not)
         self.first_player = 0
         self.players: tuple[str, ...] = ()
         self.turn = 0
@@ -203,6 +205,7 @@ class DuelState:
         self.overrides: list[Override] = []
         self.violations: list[Violation] | None = None  # collected when auditing, else None
         self.token_count = 0
+        self.shed: list[str] = []                      # materials of a monster being moved (rules.base.bury)
 
     def use_ruleset(self, name: str) -> None:
         """Name the rule set and shape both sides for it: under MR3 a side has 7 S/T slots, the
@@ -332,8 +335,8 @@ class DuelState:
 
     # -- snapshots: plain data (msgpack/JSON-safe), never pickle, so a shared store runs no code --
 
-    _SCALARS = ("index", "started", "ruleset", "starting_lp", "hand_size", "first_player", "players",
-                "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
+    _SCALARS = ("index", "started", "ruleset", "starting_lp", "hand_size", "draw_count", "decks_checked",
+                "first_player", "players", "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
                 "normal_draw_done", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
                 "resolving")

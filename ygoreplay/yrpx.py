@@ -11,8 +11,11 @@ Two layers, usable on their own::
     replay = read_yrpx("2021-04-19_12-09-41.yrpX")     # header, names, flags, packets, embedded YRP1
     result = import_yrpx("2021-04-19_12-09-41.yrpX")   # our events + card facts + what EDOPro said
     report = rules.audit(result.events, result.cards)
+    agreement = fold_and_compare(result)               # that audit, LP and winner, the engine's boards
 
-``read_yrpx`` only decodes. ``import_yrpx`` keeps a mirror of EDOPro's field (every card by
+``read_yrpx`` only decodes (``parse_update_data``/``parse_update_card``/``card_slots`` read the
+server's state packets; the race item is 4 bytes before core 10 and 8 from it, read by its size
+like every item). ``import_yrpx`` keeps a mirror of EDOPro's field (every card by
 controller, location and sequence, as the engine numbers them) so each message names the right
 card instance, and maps the stream to our vocabulary: a deck order that makes every draw take the
 card EDOPro drew, summons with their Tributes and materials, activations with their costs and
@@ -25,8 +28,16 @@ How the stream becomes our events (the parts the stream does not spell out):
 * **Card ids and deck order.** Cards are registered from the embedded YRP1 deck lists
   (``p0.m7`` is index 7 of player 0's list as stored, bottom of the deck first). Each shuffle
   starts an *epoch* in which the deck's positions are unknown; when a card leaves the deck its
-  passcode pins an id to that position, and the ``deck_shuffled`` written at the shuffle carries
-  the order so found. Cards with the same passcode are interchangeable.
+  passcode pins an id to that position, and so does the engine's listing of the whole Deck (a
+  state packet after every chain), so the ``deck_shuffled`` written at the shuffle carries the
+  engine's own order. Cards with the same passcode are interchangeable.
+* **Duel options.** The room's start LP, opening hand and draw count, and a deck check that was
+  off (a deck the check would refuse), are duel options of ``duel_started`` (CONF-01), not
+  breaches of SETUP-01/02, TURN-02 or DECK-01..06.
+* **Where each event begins.** ``ImportResult.sources`` gives the first packet behind each event:
+  an activation begins where its card was put in its zone or turned face-up, a summon at its
+  first Tribute or material. The engine's state packets show those changes from there on, and
+  ``engine_check`` compares the board with every state packet on that footing.
 * **Summons.** A move to a Monster Zone followed by MSG_SUMMONING / MSG_SET is a Normal Summon
   or Set (the Tributes are the releases just before it); one with the SPSUMMON reason is a
   Special Summon whose method comes from its materials' reason bits (fusion, synchro, xyz, link,
@@ -36,8 +47,14 @@ How the stream becomes our events (the parts the stream does not spell out):
   MSG_CHAINING is a card activation; anything else is an effect: ``ignition`` in the player's
   open game state, ``trigger`` outside it, ``quick`` when chained to (the stream does not name
   the effect type). Costs and targets are what happens between MSG_CHAINING and MSG_CHAINED.
+* **Moves on the field.** A card moved to another zone of its controller's row is a
+  ``zone_changed``; an Xyz monster's materials attached while it is still in the Extra Deck wait
+  for its summon; a Spell/Trap an effect turns face-down (or face-up) is a ``position_changed``
+  with that cause. A monster's position change is manual only when it answers an idle command
+  (the server's field and hand refreshes just before it), else an effect's (POS-07/08).
 * **Battle.** Steps EDOPro does not announce are written in; stats are synced to the ATK/DEF of
-  MSG_BATTLE; the recorded destruction and battle damage are what EDOPro then did.
+  MSG_BATTLE; an attacked face-down monster is flipped where the engine flips it (POS-04); the
+  recorded destruction and battle damage are what EDOPro then did.
 * **Cites (GEN-01).** Where EDOPro did something the basic rules forbid, the event cites the
   card the stream shows doing it: the chain link resolving, the card a HINT_CARD names, the
   link that resolved with no other outcome just before (e.g. "Normal Summon 1 monster"), or the
@@ -726,6 +743,24 @@ def parse_update_card(payload: bytes, offset: int = 0) -> tuple[int, int, int, Q
     return player, location, sequence, _query(payload, 3, offset)[0] if len(payload) >= 5 else None
 
 
+#: One slot of a state packet as the engine check reads it: (passcode, position), None if empty.
+Slot = tuple[int, int] | None
+
+
+def card_slots(packet: Packet) -> tuple[int, int, int | None, list[Slot]]:
+    """A state packet as the engine check reads it: (player, location, sequence, slots), each
+    slot the card's (passcode, position) or None for an empty one. MSG_UPDATE_DATA gives every
+    slot of the location (sequence None), MSG_UPDATE_CARD its one slot (none when it carries no
+    query)."""
+    if packet.id == MSG_UPDATE_DATA:
+        player, location, queries = parse_update_data(packet.payload, packet.offset)
+        return player, location, None, [None if q is None else (q.code or 0, q.position or 0) for q in queries]
+    player, location, sequence, q = parse_update_card(packet.payload, packet.offset)
+    if q is None:
+        return player, location, sequence, [] if len(packet.payload) < 5 else [None]
+    return player, location, sequence, [(q.code or 0, q.position or 0)]
+
+
 # -- game messages -----------------------------------------------------------------------------
 
 def _m_start(r: _Reader) -> dict:
@@ -936,8 +971,7 @@ from .events import (  # noqa: E402
     ControlChanged, Cost, CountersChanged, DamageCalculated, DeckRegistered, DeckShuffled, DieRolled,
     DuelEnded, DuelStarted, Event, FlipSummoned, HandSizeDiscard, LifePointsChanged, Loc, MonsterSet, NormalSummoned,
     PhaseEntered, PositionChanged, SpecialSummoned, SpellTrapSet, StatsChanged, StepEntered,
-    SummonNegated, TokenCreated, TurnStarted)
-from .rules import audit  # noqa: E402
+    SummonNegated, TokenCreated, TurnStarted, ZoneChanged)
 from .state import DuelState  # noqa: E402
 
 #: Messages that carry no game action: state refreshes, hints, and prompts' echoes.
@@ -987,8 +1021,9 @@ class ImportResult:
     """An imported duel: our events, the card facts they need, and what EDOPro said.
 
     ``times`` holds one synthetic wall-clock time per event (a millisecond apart, starting at the
-    replay's timestamp); ``sources`` the index in ``replay.packets`` behind each event (-1 for the
-    set-up events the importer writes itself); ``notes`` what was skipped or guessed."""
+    replay's timestamp); ``sources`` the index in ``replay.packets`` of the first packet behind each
+    event (-1 for the set-up events the importer writes itself); ``notes`` what was skipped or
+    guessed."""
 
     events: list[Event]
     cards: CardDB
@@ -1070,6 +1105,7 @@ class _Activation:
     after: list[tuple[Event, int]] = field(default_factory=list)
     cite: Cite | None = None
     effect: _Effect | None = None
+    begins: int = -1               # the packet the activation's first event stands for
 
 
 def import_yrpx(path_or_bytes: str | os.PathLike[str] | bytes | bytearray | YrpxReplay, *,
@@ -1172,17 +1208,21 @@ class _Importer:
         self.flipped: set[str] = set()
         # summons
         self.pending_tributes: list[tuple[str, Loc]] = []               # (card, where EDOPro sent it)
-        self.pending_materials: list[tuple[str, int, Loc, str | None]] = []   # (card, reason, to, position)
+        self.pending_materials: list[tuple[str, int, Loc, str | None, int]] = []  # (card, reason, to, position, packet)
         self.material_from: dict[str, tuple[Where, Query | None]] = {}   # where a material was, as queried there
         self.refresh_cache: dict[int, list[Query | None]] = {}
         self.last_resolved: tuple[str, int] | None = None      # (card, player) of the link that resolved last
         self.chain_end_at = -1                                  # len(events) just after the last chain_ended
         self.pre_overlay: dict[str, list[str]] = {}            # xyz host not yet on the field
+        self.pending_at: dict[str, int] = {}                   # packet of each pending move above
+        self.began_at: int | None = None                       # the summon being written began there
+        self.pending_flip: tuple[str, int] | None = None       # a Set card turned face-up to be activated
         self.summoning: set[str] = set()                       # summoned, not yet "SUMMONED"
         self.auto_gy: set[str] = set()                         # xyz materials our fold already sent
         self.set_turn: dict[str, int] = {}
         # battle
         self.attack: tuple[str, str | None] | None = None
+        self.attack_defenders: frozenset[str] = frozenset()   # the opponent's monsters at the declaration
         self.calculated = False
         self.removed_by: dict[str, str | None] = {}
         # values our fold believes (stats, counters), LP as EDOPro counts them
@@ -1192,7 +1232,8 @@ class _Importer:
         self.lost = False
         self.win: tuple[int | None, str] | None = None
         self.hint_card: tuple[int, int] | None = None
-        self.pending_place: tuple[str, Where] | None = None      # a card put on the field to be activated
+        self.pending_place: tuple[str, Where, int] | None = None   # a card put on the field to be activated,
+                                                                  # and the packet of that MSG_MOVE
         self.facedown_st: set[str] = set()
         self.battle_destroyed: set[str] = set()
         self.battle_damage_at: set[int] = set()
@@ -1203,7 +1244,6 @@ class _Importer:
         self.solving_from = 0
         self.quiet_links: list[tuple[str, int]] = []
         self.after_chain: tuple[int, list[tuple[str, int]]] = (-1, [])
-        self.turned_facedown: dict[str, str | None] = {}
         self.ns_turn = [0, 0]
         self.grant_was_hint = False
         self.ns_grants: dict[int, list[str]] = {0: [], 1: []}
@@ -1243,15 +1283,23 @@ class _Importer:
             j += 1
         return j if j < n else None
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: Event, source: int | None = None) -> None:
+        """Append an event; ``source`` is the first packet behind it when that is not the current
+        one (a summon whose Tributes or materials moved first)."""
         if self.lost and event.kind not in _AFTER_LOSS:
             self.note(f"{event.kind} after a player reached 0 LP left out: the duel ends at once (WIN-01)")
             return
+        at = source if source is not None else self.i if self.began_at is None else self.began_at
         if self.activation is not None:
-            self.activation.after.append((event, self.i))
+            self.activation.after.append((event, at))
             return
         self.events.append(event)
-        self.sources.append(self.i)
+        self.sources.append(at)
+
+    def began(self, cards) -> int | None:
+        """The packet of the first pending move among ``cards`` (and forget them), or None."""
+        at = [self.pending_at.pop(c) for c in cards if c in self.pending_at]
+        return min(at) if at else None
 
     @property
     def cause(self) -> str | None:
@@ -1505,9 +1553,14 @@ class _Importer:
             self.note(why)
         hand = yrp1.start_hand if yrp1 else 5
         self.draw_count = yrp1.draw_count if yrp1 else 1
+        # The room's start LP, start hand, draw count and deck check are duel options (CONF-01)
+        unchecked = [self.note_deck_check(player, main, extra) for player, (main, extra) in enumerate(decks)]
+        options = tuple(name for name, value, default in (
+            ("starting_lp", self.lp[0], 8000), ("hand_size", hand, 5), ("draw_count", self.draw_count, 1),
+            ("no_deck_check", any(unchecked), False)) if value != default)
         self.emit_setup(DuelStarted(first_player=first, method="rps", ruleset=ruleset,
-                                    starting_lp=self.lp[0], hand_size=hand,
-                                    players=tuple(self.r.players)))
+                                    starting_lp=self.lp[0], hand_size=hand, draw_count=self.draw_count,
+                                    options=options, players=tuple(self.r.players)))
         if self.lp[0] != self.lp[1]:
             self.note(f"the players start with different LP {self.lp}; our duel_started holds one value")
         for player, (main, extra) in enumerate(decks):
@@ -1524,12 +1577,12 @@ class _Importer:
             want = start.get("deck", (len(main), len(main)))[player]
             if want != len(main):
                 self.note(f"MSG_START gives player {player} a {want}-card deck, the deck list {len(main)}")
-            self.note_deck_check(player, main, extra)
         for player in (0, 1):
             self.new_epoch(player, setup=True)
 
-    def note_deck_check(self, player: int, main: tuple[int, ...], extra: tuple[int, ...]) -> None:
-        """A deck EDOPro's deck check would refuse: say the check was off (not a card effect: no cite).
+    def note_deck_check(self, player: int, main: tuple[int, ...], extra: tuple[int, ...]) -> bool:
+        """A deck EDOPro's deck check would refuse: the check was off, a duel option of the room
+        (``no_deck_check`` in duel_started; not a card effect, so nothing is cited). True then.
 
         The room options "Don't check deck" and "Don't shuffle deck" live in EDOPro's host info.
         Only the second reaches the replay (as DUEL_PSEUDO_SHUFFLE in the duel flags); the first
@@ -1537,13 +1590,14 @@ class _Importer:
         copies, banlist) when the player says ready, unless the check is off."""
         problems = deck_problems(list(main), list(extra), [])
         if not problems:
-            return
+            return False
         shown = "; ".join(f"{pr.rule} {pr.message}" for pr in problems[:3])
         flags = ("; the duel flags record the room's \"Don't shuffle deck\" option (DUEL_PSEUDO_SHUFFLE)"
                  if self.r.duel_flags & DUEL_PSEUDO_SHUFFLE else "")
         self.note(f"deck check off: player {player}'s deck fails the deck check ({shown}), so EDOPro's "
                   "\"Don't check deck\" room option was on, or its deck limits were loosened "
-                  f"(a yrpX records neither){flags}")
+                  f"(a yrpX records neither): recorded as the duel option no_deck_check{flags}")
+        return True
 
     def match_order(self, ids: list[str], codes: list[int] | None, what: str, player: int) -> list[str]:
         """Our ids in EDOPro's order: the first refresh's passcodes, else the list as stored."""
@@ -1592,6 +1646,9 @@ class _Importer:
         while i < n and self.win is None:
             if i not in self.consumed:
                 p = packets[i]
+                if p.id == MSG_UPDATE_DATA and len(p.payload) > 2 and p.payload[1] == LOCATION_DECK:
+                    self.i = i
+                    self.on_deck_refresh(p)
                 handler = handlers.get(p.id)
                 if handler is not None:
                     self.i = i
@@ -1607,7 +1664,7 @@ class _Importer:
                     self.prev_sig = i
             i += 1
         self.i = min(i, n - 1)
-        self.flush()
+        self.flush(final=True)
         if self.activation is not None:
             self.note("the stream ends inside an activation")
             act, self.activation = self.activation, None
@@ -1638,24 +1695,33 @@ class _Importer:
 
     # -- pending summon parts ------------------------------------------------------------------
 
-    def flush(self) -> None:
-        """Tributes or materials no summon took: they were moved for their own sake."""
+    def flush(self, final: bool = False) -> None:
+        """Tributes or materials no summon took: they were moved for their own sake.
+
+        Xyz materials attached to a monster still in the Extra Deck wait for its summon, however
+        many other messages come first (``special_summon`` takes them); once it is on the field
+        by another way they are attached to it. Only at the end of the stream (``final``) are
+        those of a monster that never came out given up, with a note: our field has no
+        materials under a card in the Extra Deck."""
         tributes, self.pending_tributes = self.pending_tributes, []
         for card, w in tributes:
-            self.emit(CardMoved(card=card, to=w, reason="tributed", cause=self.cause))
+            self.emit(CardMoved(card=card, to=w, reason="tributed", cause=self.cause), self.began((card,)))
         materials, self.pending_materials = self.pending_materials, []
-        for card, reason, w, pos in materials:
-            self.emit(CardMoved(card=card, to=w, reason="material", position=pos, cause=self.cause))
+        for card, reason, w, pos, at in materials:
+            self.emit(CardMoved(card=card, to=w, reason="material", position=pos, cause=self.cause), at)
         for host, mats in list(self.pre_overlay.items()):
-            if not mats:
-                continue
-            self.note(f"{len(mats)} card(s) attached to {host} while it was not on the field")
             side_host = self.monster_zone_of(host)
+            if side_host is None and not final:
+                continue                          # its summon is still to come
+            del self.pre_overlay[host]
+            if side_host is None:
+                self.note(f"{len(mats)} card(s) attached to {host} while it was not on the field, and it never "
+                          "came out: they stay where they were")
+                continue
             for card in mats:
-                if side_host is not None:
-                    self.emit(CardMoved(card=card, to=Loc(side_host[0], OVERLAY, side_host[1]),
-                                        reason="attached", cause=self.cause))
-            self.pre_overlay[host] = []
+                self.pending_at.pop(card, None)
+                self.emit(CardMoved(card=card, to=Loc(side_host[0], OVERLAY, side_host[1]),
+                                    reason="attached", cause=self.cause))
 
     # -- turns and phases ----------------------------------------------------------------------
 
@@ -1782,6 +1848,34 @@ class _Importer:
             cause = self.effect_cause(player)
         if count:
             self.emit(CardsDrawn(player=player, count=count, cards=tuple(ids), cause=cause))
+
+    def on_deck_refresh(self, p: Packet) -> None:
+        """The engine lists a whole Deck (at the start and after every chain): every card not yet
+        seen in this shuffle epoch is pinned where the engine has it, so the order the epoch's
+        ``deck_shuffled`` records is the engine's, not just one that makes the draws right.
+        Only a listing of the Deck as the mirror has it (same size, seen cards where they are)
+        is used: a packet may already show a later step of the engine."""
+        deck = self.sides[p.payload[0] & 1].deck
+        if all(cell.seen for cell in deck):
+            return                                # nothing left to pin in this epoch
+        player, _loc, _seq, slots = card_slots(p)
+        player &= 1
+        codes = [s[0] if s is not None else 0 for s in slots]
+        if len(codes) != len(deck) or any(c.seen and self.code(c.id) != code for c, code in zip(deck, codes)):
+            return
+        pool: dict[int, list[_Cell]] = {}
+        for cell in deck:
+            if not cell.seen:
+                pool.setdefault(self.code(cell.id), []).append(cell)
+        need: dict[int, int] = {}
+        for cell, code in zip(deck, codes):
+            if not cell.seen:
+                need[code] = need.get(code, 0) + 1
+        if any(len(pool.get(code, ())) != n for code, n in need.items()):
+            return                                # not the cards the mirror holds unseen
+        for cell, code in zip(deck, codes):
+            if not cell.seen:
+                self.see(player, cell, code)
 
     def on_shuffle_deck(self, m: dict) -> None:
         self.flush()
@@ -1938,6 +2032,7 @@ class _Importer:
             host = self.lookup(Where(new.controller, nl & 0x7F, new.sequence, 0))
             if host is not None and (nl & 0x7F) != LOCATION_MZONE:
                 self.pre_overlay.setdefault(host, []).append(card)   # an Xyz Summon is coming
+                self.pending_at[card] = self.i
                 self.remember_material(card, old)
                 return
             self.flush()
@@ -1961,28 +2056,31 @@ class _Importer:
             if (old.controller & 1) != player:
                 self.emit(ControlChanged(player=player, card=card, to_player=player, zone=new.sequence,
                                          cause=self.effect_cause(player)))
-            else:
-                self.note(f"{card} moves from monster zone {old.sequence} to {new.sequence}: our vocabulary "
-                          "has no zone-to-zone move (card_moved refuses the same zone)")
+            else:                                 # "move to another of your Monster Zones"
+                self.emit(ZoneChanged(player=player, card=card, zone=new.sequence, cause=self.effect_cause(player)))
             return
         if nl == LOCATION_SZONE and ol != LOCATION_SZONE:
             self.to_spell_zone(card, old, new, reason)
             return
         if ol == LOCATION_SZONE and nl == LOCATION_SZONE:
             self.flush()
+            to = self.our_loc(new)
             if (old.controller & 1) != player:
                 self.emit(ControlChanged(player=player, card=card, to_player=player,
-                                         zone=self.our_loc(new).index or 0, cause=self.effect_cause(player)))
+                                         zone=to.index or 0, cause=self.effect_cause(player)))
+            elif to.zone == SZONE and self.our_loc(old).zone == SZONE:
+                self.emit(ZoneChanged(player=player, card=card, zone=to.index or 0, cause=self.effect_cause(player)))
             else:
-                self.note(f"{card} moves between Spell & Trap zones; not expressible")
+                self.note(f"{card} moves between the Field Zone and a Spell & Trap Zone; not expressible")
             return
         # parts of a summon that follows
         if ol == LOCATION_MZONE and reason & REASON_RELEASE and reason & REASON_SUMMON and not reason & REASON_SPSUMMON:
             self.pending_tributes.append((card, self.our_loc(new)))
+            self.pending_at[card] = self.i
             return
         if reason & REASON_MATERIAL and reason & (REASON_FUSION | REASON_SYNCHRO | REASON_XYZ | REASON_LINK | REASON_RITUAL):
             to, pos = self.dest(new, card) if nl else (Loc(old.controller & 1, GY), None)
-            self.pending_materials.append((card, reason, to, pos))
+            self.pending_materials.append((card, reason, to, pos, self.i))
             self.remember_material(card, old)
             return
         self.flush()
@@ -2048,7 +2146,9 @@ class _Importer:
         ol, nl = old.location, new.location
         zone = {LOCATION_GRAVE: GY, LOCATION_REMOVED: BANISHED, LOCATION_DECK: DECK, LOCATION_HAND: HAND,
                 LOCATION_EXTRA: EXTRA}.get(nl)
-        if act is None or card == act.card or zone is None or card in self.auto_gy:
+        # A card activated as a Spell/Trap goes to its zone, never pays with itself (LOG-04); a
+        # monster's effect may (Tribute or discard this card): a cost in the engine's order (CHAIN-11)
+        if act is None or (card == act.card and act.effect_type is None) or zone is None or card in self.auto_gy:
             return False
         if zone == BANISHED and not new.position & POS_FACEUP:
             return False
@@ -2111,26 +2211,40 @@ class _Importer:
             pending, self.pending_tributes = self.pending_tributes, []
             tributes = tuple(c for c, _ in pending)
             self.flush()
-            level = self.sync_level(card, new)
-            cite = self.normal_summon_cite(card, player, len(tributes), level)
-            if nid == MSG_SUMMONING:
-                position = DEFENSE if new.position & POS_DEFENSE else ATTACK
-                self.summoning.add(card)
-                self.emit(NormalSummoned(player=player, card=card, zone=new.sequence, tributes=tributes,
-                                         position=position, cite=cite))
-            else:
-                self.emit(MonsterSet(player=player, card=card, zone=new.sequence, tributes=tributes, cite=cite))
-            for tribute, to in pending:
-                if to.zone not in (GY, EXTRA):        # redirected (e.g. banished instead): move it on
-                    self.emit(CardMoved(card=tribute, to=to, reason="banished" if to.zone == BANISHED else "returned"))
+            self.began_at = self.began(tributes)
+            try:
+                self.normal_summon(card, new, player, nid, pending, tributes)
+            finally:
+                self.began_at = None
             return
         if reason & REASON_SPSUMMON or nid == MSG_SPSUMMONING:
             self.special_summon(card, old, new, reason)
             return
+        waiting = self.pre_overlay.pop(card, None)    # materials attached to it before it came out
         self.flush()
         to, pos = self.dest(new, card)
         self.emit(CardMoved(card=card, to=to, reason=self.reason_name(card, old, new, reason), position=pos,
                             cause=self.effect_cause(player)))
+        for material in waiting or ():
+            self.pending_at.pop(material, None)
+            self.emit(CardMoved(card=material, to=Loc(player, OVERLAY, new.sequence), reason="attached",
+                                cause=self.effect_cause(player)))
+
+    def normal_summon(self, card: str, new: Where, player: int, nid: int, pending: list[tuple[str, Loc]],
+                      tributes: tuple[str, ...]) -> None:
+        """A Normal Summon or Set from the hand, with the Tributes just released (SUM-01, SUM-04)."""
+        level = self.sync_level(card, new)
+        cite = self.normal_summon_cite(card, player, len(tributes), level)
+        if nid == MSG_SUMMONING:
+            position = DEFENSE if new.position & POS_DEFENSE else ATTACK
+            self.summoning.add(card)
+            self.emit(NormalSummoned(player=player, card=card, zone=new.sequence, tributes=tributes,
+                                     position=position, cite=cite))
+        else:
+            self.emit(MonsterSet(player=player, card=card, zone=new.sequence, tributes=tributes, cite=cite))
+        for tribute, to in pending:
+            if to.zone not in (GY, EXTRA):        # redirected (e.g. banished instead): move it on
+                self.emit(CardMoved(card=tribute, to=to, reason="banished" if to.zone == BANISHED else "returned"))
 
     def remember_material(self, card: str, old: Where) -> None:
         """Where a material came from, with what EDOPro last said of it there (Level, Tuner)."""
@@ -2149,10 +2263,26 @@ class _Importer:
         return None
 
     def special_summon(self, card: str, old: Where, new: Where, reason: int) -> None:
-        player = new.controller & 1
         pending, self.pending_materials = self.pending_materials, []
         tributes, self.pending_tributes = self.pending_tributes, []
         overlay = self.pre_overlay.pop(card, [])
+        moved_at = [self.pending_at.pop(c) for c in [t for t, _ in tributes] + overlay if c in self.pending_at]
+        moved_at += [at for *_, at in pending]
+        self.began_at = min(moved_at) if moved_at else None
+        try:
+            self.write_special_summon(card, old, new, pending, tributes, overlay)
+        finally:
+            self.began_at = None
+
+    def write_special_summon(self, card: str, old: Where, new: Where, pending: list, tributes: list,
+                             overlay: list[str]) -> None:
+        """The Special Summon of ``card``, its method told by its materials (module docstring).
+
+        Materials that all go to the GY are listed in the event, which sends them in that order.
+        When some go elsewhere (banished, say), each is a ``card_moved`` "material" of its own,
+        in the engine's order and at its own packet, and the summon lists none: the GY then
+        grows exactly as the engine's state packets show it (ZONE-13)."""
+        player = new.controller & 1
         cause = self.procedure_cause(player)
         # Levels an effect changed on the field are what the procedure used (SYN-01, XYZ-01, RIT-02)
         for m_card in [m for m, *_ in pending] + overlay:
@@ -2161,12 +2291,16 @@ class _Importer:
             self.emit(CardMoved(card=t, to=w, reason="tributed", cause=cause))
         mat_reason = 0
         listed: list[str] = []
-        for m_card, m_reason, to, pos in pending:
+        sent = all(to.zone == GY or (to.zone == EXTRA and pos == FACEUP) or self.fx(m_card).is_token
+                   for m_card, _r, to, pos, _at in pending)
+        for m_card, m_reason, to, pos, at in pending:
             mat_reason |= m_reason
-            if to.zone == GY or (to.zone == EXTRA and pos == FACEUP) or self.fx(m_card).is_token:
+            if sent:
                 listed.append(m_card)
             else:
-                self.emit(CardMoved(card=m_card, to=to, reason="material", position=pos, cause=cause))
+                self.emit(CardMoved(card=m_card, to=to, reason="material", position=pos, cause=cause), at)
+        if not sent:
+            self.began_at = None                  # the summon itself comes at its own packet
         if overlay:
             listed = overlay + listed
             mat_reason |= REASON_XYZ
@@ -2352,7 +2486,7 @@ class _Importer:
             self.depart(card, True)
         if nid == MSG_CHAINING and same and old.location == LOCATION_HAND:
             self.flush()
-            self.pending_place = (card, new)          # the activation puts it there
+            self.pending_place = (card, new, self.i)  # the activation puts it there
             return
         self.flush()
         to, pos = self.dest(new, card)
@@ -2406,11 +2540,16 @@ class _Importer:
             effect_type = self.effect_type(card, player, link, at)
         effect = _Effect(self.i, card, code, player, m["desc"])
         self.effect_log.append(effect)
+        # the activation begins where the card was put in its zone, if it was (the engine's state
+        # packets show it there from that MSG_MOVE on)
+        flip, self.pending_flip = self.pending_flip, None
+        begins = (place[2] if place is not None and place[0] == card and effect_type is None
+                  else flip[1] if flip is not None and flip[0] == card and effect_type is None else self.i)
         self.activation = _Activation(self.i, card, player, link, effect_type, zone, field_zone, cite=cite,
-                                      effect=effect)
+                                      effect=effect, begins=begins)
 
-    def emit_place(self, place: tuple[str, Where]) -> None:
-        card, w = place
+    def emit_place(self, place: tuple[str, Where, int]) -> None:
+        card, w, _at = place
         to, pos = self.dest(w, card)
         self.emit(CardMoved(card=card, to=to, reason="sent", position=pos, cause=self.cause))
 
@@ -2446,7 +2585,7 @@ class _Importer:
                        field_zone=act.field_zone, targets=tuple(act.targets), costs=tuple(act.costs),
                        link=act.link, cite=act.cite)
         self.events.append(ev)
-        self.sources.append(act.index)
+        self.sources.append(act.begins)
         for event, source in act.after:
             self.events.append(event)
             self.sources.append(source)
@@ -2514,12 +2653,7 @@ class _Importer:
                     link.effect.resolved = True
                 self.emit(ChainLinkResolved(link=ct))
         self.chain.clear()
-        cite = None
-        for card, by in self.turned_facedown.items():
-            if card in self.resolved_cards and by is not None:
-                cite = Cite(by, "Set the card face-down again instead of sending it to the GY")
-        self.turned_facedown.clear()
-        self.emit(ChainEnded(cite=cite))
+        self.emit(ChainEnded())
         self.chain_end_at = len(self.events)
         self.resolved_cards.clear()
         self.after_chain = (len(self.events), list(self.quiet_links))
@@ -2536,12 +2670,18 @@ class _Importer:
             if old & POS_FACEDOWN and new & POS_FACEUP:
                 _j, nid, nm = self.following()
                 if nid == MSG_CHAINING and nm and nm["at"].location == LOCATION_SZONE and nm["at"].sequence == at.sequence:
+                    self.pending_flip = (card, self.i)
                     return                        # the activation turns it face-up
-                self.note(f"{card} in the Spell & Trap Zone turns face-up without an activation; not expressible")
-            else:
+                self.flush()
+                self.facedown_st.discard(card)
+                self.emit(PositionChanged(player=at.controller & 1, card=card, position=FACEUP,
+                                          cause=self.effect_cause(at.controller & 1)))
+            else:                                 # SPELL-03: only an effect turns it face-down
+                self.flush()
                 self.facedown_st.add(card)
-                self.turned_facedown[card] = self.cause
-                self.note(f"{card} in the Spell & Trap Zone turns face-down; not expressible (our fold keeps it face-up)")
+                self.set_turn[card] = self.turn
+                self.emit(PositionChanged(player=at.controller & 1, card=card, position=SET,
+                                          cause=self.effect_cause(at.controller & 1)))
             return
         if at.location != LOCATION_MZONE:
             return
@@ -2549,14 +2689,39 @@ class _Importer:
         position = _position(new, MZONE)
         if (self.attack and card == self.attack[1] and not self.calculated and old & POS_FACEDOWN
                 and new & POS_FACEUP and self.solving is None):
-            return                                # POS-04: damage calculation flips it (our fold does)
+            if self.step == "damage":             # POS-04: the rules flip it before damage calculation
+                self.emit(PositionChanged(player=at.controller & 1, card=card, position=position))
+            return                                # (else damage calculation flips it in our fold)
         if old & POS_FACEDOWN and new & POS_FACEUP:
             self.flipped.add(card)
         player = at.controller & 1
+        # POS-07/08: a manual change is the player's answer to an idle command; an effect's
+        # change outside a chain (a continuous effect, a summon procedure's "then") is not
         manual = (self.solving is None and self.activation is None and player == self.turn_player
-                  and self.phase in ("main1", "main2"))
+                  and self.phase in ("main1", "main2") and self.answers_idle_command(self.i))
         self.emit(PositionChanged(player=player, card=card, position=position,
                                   cause=None if manual else self.effect_cause(player)))
+
+    def answers_idle_command(self, i: int) -> bool:
+        """Whether the message at ``i`` is what a player chose at an idle command (their free
+        choice of a Main or Battle Phase action). The prompt is not recorded, but the server
+        refreshes both Monster Zones, both Spell & Trap Zones and both hands just before it asks
+        (``generic_duel.cpp`` BeforeParsing, MSG_SELECT_IDLECMD/BATTLECMD), so those six
+        packets come right before the choice. The same six follow MSG_NEW_PHASE and MSG_CHAINED
+        (and, after the two Decks, MSG_CHAIN_END) by themselves (AfterParsing): they count only
+        beyond what the message before them refreshed on its own."""
+        packets = self.packets
+        j = i - 1
+        while j >= 0 and packets[j].id in (MSG_UPDATE_DATA, MSG_UPDATE_CARD):
+            j -= 1
+        run = packets[j + 1:i]
+        if len(run) < 6:
+            return False
+        for p, want in zip(run[-6:], _IDLE_REFRESH):
+            if p.id != MSG_UPDATE_DATA or (p.payload[0], p.payload[1]) != want:
+                return False
+        own = _OWN_REFRESHES.get(packets[j].id, 0) if j >= 0 else 0
+        return len(run) - own >= 6
 
     def on_summoned(self, m: dict) -> None:
         self.summoning.clear()
@@ -2601,7 +2766,13 @@ class _Importer:
             return
         if self.attack is not None and not self.calculated and self.attack[0] == attacker and attacker not in self.removed_by:
             self.attack = (attacker, target)
-            self.emit(AttackRetargeted(player=self.turn_player, target=target))
+            defenders = self.defenders(1 - (m["a"].controller & 1))
+            # BATTLE-06: a replay follows a change of the opponent's monsters; with none, an
+            # effect moved the attack ("change the attack target to this card")
+            cite = (Cite(self.effect_cause(self.turn_player), "changes the attack target")
+                    if defenders == self.attack_defenders else None)
+            self.attack_defenders = defenders
+            self.emit(AttackRetargeted(player=self.turn_player, target=target, cite=cite))
             return
         self.end_attack()
         if self.step != "battle":
@@ -2615,9 +2786,14 @@ class _Importer:
             cite = Cite(self.granted_to(attacker), "this monster can attack directly")
         self.attacked[attacker] = self.turn
         self.attack = (attacker, target)
+        self.attack_defenders = self.defenders(1 - player)
         self.calculated = False
         self.battle_destroyed = set()
         self.emit(AttackDeclared(player=player, attacker=attacker, target=target, cite=cite))
+
+    def defenders(self, player: int) -> frozenset[str]:
+        """The monsters ``player`` controls now (the mirror's Monster Zones, Extra ones included)."""
+        return frozenset(c for c in self.sides[player].mzone if c is not None)
 
     def granted_to(self, card: str) -> str:
         """The card behind an ability of ``card``: the latest activation this turn that targeted it
@@ -2915,6 +3091,14 @@ class _Importer:
         return False
 
 
+#: The refreshes the server writes before an idle command prompt: (player, location) in order.
+_IDLE_REFRESH = ((0, LOCATION_MZONE), (1, LOCATION_MZONE), (0, LOCATION_SZONE), (1, LOCATION_SZONE),
+                 (0, LOCATION_HAND), (1, LOCATION_HAND))
+#: How many whole-location refreshes the server writes after a message on its own (AfterParsing).
+_OWN_REFRESHES = {MSG_NEW_PHASE: 6, MSG_CHAINED: 6, MSG_CHAIN_END: 8, MSG_SUMMONED: 4, MSG_SPSUMMONED: 4,
+                  MSG_FLIPSUMMONED: 4, MSG_CHAIN_SOLVED: 4, MSG_DAMAGE_STEP_START: 2, MSG_DAMAGE_STEP_END: 2,
+                  MSG_DRAW: 1, MSG_SHUFFLE_HAND: 1, MSG_SHUFFLE_EXTRA: 1, MSG_SWAP_GRAVE_DECK: 1}
+
 _AFTER_LOSS = frozenset(("life_points_changed", "card_moved", "cards_drawn", "stats_changed", "card_revealed",
                          "priority_passed", "duel_ended"))
 
@@ -2947,22 +3131,26 @@ _HANDLERS = {
 
 @dataclass
 class Agreement:
-    """An import folded through our rules: does it come to what EDOPro said it came to?"""
+    """An import folded through our rules: does it come to what EDOPro said it came to, and was
+    its board the engine's at every state packet (``engine``, ``engine_check``)?"""
 
     lp: bool
     winner: bool
     violations: list
     state: DuelState
+    engine: Any = None             # engine_check.EngineAgreement
 
     @property
     def ok(self) -> bool:
-        return self.lp and self.winner and not self.violations
+        return self.lp and self.winner and not self.violations and (self.engine is None or self.engine.ok)
 
 
 def fold_and_compare(result: ImportResult) -> Agreement:
-    """Audit the imported events and compare the final LP and winner with the replay's own."""
-    report = audit(result.events, result.cards)
+    """Audit the imported events, compare the board with the engine's state packets on the way
+    (one fold), and compare the final LP and winner with the replay's own."""
+    from .engine_check import check         # it reads this module's packets: imported when needed
+    engine, report = check(result)
     state = report.state
     lp_ok = tuple(side.lp for side in state.sides) == tuple(result.expected.lp)
     winner_ok = state.ended == (result.expected.reason is not None) and state.winner == result.expected.winner
-    return Agreement(lp_ok, winner_ok, report.violations, state)
+    return Agreement(lp_ok, winner_ok, report.violations, state, engine)

@@ -87,14 +87,16 @@ ON_FIELD = frozenset((MZONE, SZONE, FZONE))
 
 
 def take(state: DuelState, card: Card) -> None:
-    """Remove a card from wherever it is (the first half of every move)."""
+    """Remove a card from wherever it is (the first half of every move).
+
+    An Xyz monster's materials leave with it (NIS-05): they wait in ``state.shed`` and reach the
+    GY once the event is applied (``bury``, called by ``fold.apply``), after every card the event
+    moved, as the engine sends them."""
     zone = card.zone
     if zone == MZONE:
-        for material in card.materials:                # NIS-05: materials go to the GY with it
-            mat = state.cards[material]
-            mat.zone, mat.host = GY, None
-            state.sides[mat.owner].gy.append(material)
-        card.materials = []
+        if card.materials:
+            state.shed.extend(card.materials)
+            card.materials = []
         side = state.sides[card.controller]
         if card.id in side.mzone:
             side.mzone[side.mzone.index(card.id)] = None
@@ -118,6 +120,17 @@ def take(state: DuelState, card: Card) -> None:
         card.leave_field()
 
 
+def bury(state: DuelState) -> None:
+    """NIS-05: the materials of the Xyz monsters an event took off the field go to their owners'
+    GYs, after the monsters themselves: EDOPro moves the cards first, then the materials they
+    lose, in their order (ZONE-13: the GY's order is part of the board)."""
+    for material in state.shed:
+        mat = state.cards[material]
+        mat.zone, mat.host, mat.position = GY, None, None
+        state.sides[mat.owner].gy.append(material)
+    state.shed.clear()
+
+
 def put(state: DuelState, card: Card, zone: str, controller: int, index: int | None = None,
         position: str | None = None) -> None:
     """Place a card that ``take`` has just removed. Piles go to their owner (CTRL-03)."""
@@ -136,21 +149,20 @@ def put(state: DuelState, card: Card, zone: str, controller: int, index: int | N
             side.szone[index] = card.id
         else:
             side.fzone = card.id
-        return
-    if zone == HAND:                               # a hand is a player's, whoever owns the card
+    elif zone == HAND:                             # a hand is a player's, whoever owns the card
         card.controller = controller
         state.sides[controller].hand.append(card.id)
-        return
-    card.controller = card.owner
-    side = state.sides[card.owner]
-    if zone == DECK:
-        side.deck.insert(0 if index is None else min(index, len(side.deck)), card.id)
-    elif zone == GY:
-        side.gy.append(card.id)
-    elif zone == BANISHED:
-        side.banished.append(card.id)
-    elif zone == EXTRA:
-        side.extra.append(card.id)
+    else:
+        card.controller = card.owner
+        side = state.sides[card.owner]
+        if zone == DECK:
+            side.deck.insert(0 if index is None else min(index, len(side.deck)), card.id)
+        elif zone == GY:
+            side.gy.append(card.id)
+        elif zone == BANISHED:
+            side.banished.append(card.id)
+        elif zone == EXTRA:
+            side.extra.append(card.id)
 
 
 def vanish(state: DuelState, card: Card) -> None:

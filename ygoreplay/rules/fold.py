@@ -11,7 +11,7 @@ from typing import Callable
 from ..events import Event
 from ..state import DuelState
 from . import battle, chain, outcome, position, setup, spell_trap, summon, turn, win
-from .base import RuleViolation, fail, impossible
+from .base import RuleViolation, bury, fail, impossible
 
 HANDLERS: dict[str, Callable[[DuelState, Event], None]] = {
     "duel_started": setup.duel_started,
@@ -43,6 +43,7 @@ HANDLERS: dict[str, Callable[[DuelState, Event], None]] = {
     "card_moved": outcome.card_moved,
     "card_revealed": outcome.card_revealed,
     "control_changed": outcome.control_changed,
+    "zone_changed": outcome.zone_changed,
     "stats_changed": outcome.stats_changed,
     "counters_changed": outcome.counters_changed,
     "life_points_changed": outcome.life_points_changed,
@@ -85,6 +86,8 @@ def apply(state: DuelState, event: Event) -> DuelState:
             fail(state, event, win.LOSS_RULES.get(reason, "WIN-01"),
                  f"player {loser} has lost ({reason}); the duel ends at once and no {kind} may follow")
         HANDLERS[kind](state, event)
+        if state.shed:
+            bury(state)                           # NIS-05: materials follow the monsters that left
     except RuleViolation:
         del state.overrides[overridden:]          # a refused event sets no rule aside
         raise

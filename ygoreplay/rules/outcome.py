@@ -6,19 +6,21 @@ go to the Extra Deck (PEND-05), battle destruction is what damage calculation de
 (BATTLE-14), battle damage is what it computed (DMG-10), and LP are stated correctly (ZONE-14).
 A detached Xyz material goes to the GY (NIS-05), a Token is never face-down (TOKEN-02), a card back
 in the hand or Deck is no longer properly summoned (SPS-14), a ``material`` move belongs to the
-summon that follows it (summon.py), and a control change keeps what the card is (CTRL-02).
+summon that follows it (summon.py), and a control change keeps what the card is (CTRL-02), as
+does a move to another zone on the same side (``zone_changed``: it does not leave the field,
+ZONE-16).
 """
 from __future__ import annotations
 
 from ..events import (
     ATTACK, BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SET, SZONE,
     CardMoved, CardRevealed, CoinTossed, ControlChanged, CountersChanged, DieRolled,
-    LifePointsChanged, Loc, StatsChanged)
+    LifePointsChanged, Loc, StatsChanged, ZoneChanged)
 from ..state import Card, DuelState
 from .base import ON_FIELD, fail, get_card, impossible, player_of, put, take, vanish
 from .spell_trap import check_equips, in_chain, settle_equips
 from .summon import note_material_move
-from .zones import check_monster_zone, check_spell_trap_zone, ruleset_of
+from .zones import check_free_monster_zone, check_monster_zone, check_spell_trap_zone, extra_link, ruleset_of
 
 PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
 
@@ -151,6 +153,51 @@ def control_changed(state: DuelState, ev: ControlChanged) -> None:
      card.field_exits, card.equipped_to, card.equip_exits, card.equip_pending) = keep
     card.materials = materials                  # CTRL-02: the same card, still equipped
     settle_equips(state, stranded)
+
+
+def zone_changed(state: DuelState, ev: ZoneChanged) -> None:
+    """A card moved by an effect to another zone of its controller's row, staying on the field
+    (ZONE-16): nothing about it is forgotten (its summon, counters, materials, equips). The zone
+    must exist and be free (ZONE-01, ZONE-08/09); an Extra Monster Zone takes an Extra Deck
+    monster (ZONE-03), and a second one only by Extra Link (ZONE-04/05). No basic rule moves a
+    card on the field: an effect does, named as the cause (GEN-01)."""
+    card = get_card(state, ev, ev.card)
+    if card.zone not in (MZONE, SZONE):
+        impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is in the {card.zone}, not in a Monster or "
+                   "Spell & Trap Zone: only a card on the field moves to another zone")
+    player, zone = card.controller, ev.zone
+    here = state.location(card).index
+    if zone == here:
+        impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is in {card.zone} {zone} already")
+    if card.zone == MZONE:
+        check_free_monster_zone(state, ev, player, zone)          # ZONE-01/02
+        if zone >= 5:
+            if not card.facts.is_extra_deck:
+                fail(state, ev, "ZONE-03", f"{card.name} is not an Extra Deck monster: it goes to a Main Monster Zone")
+            other = state.emz[1 - state.emz_slot(player, zone)]
+            if (other is not None and other != card.id and state.cards[other].controller == player
+                    and not extra_link(state, player, card, zone, frozenset((card.id,)))):
+                fail(state, ev, "ZONE-04", f"player {player} already uses an Extra Monster Zone ({other}); a second "
+                     "one needs Extra Link (ZONE-05)")
+    else:
+        check_spell_trap_zone(state, ev, player, zone, card)     # ZONE-08/09, CONF-09
+    if ev.cause is None:
+        fail(state, ev, "GEN-01", f"no basic rule moves {card.name} to another zone: an effect does (name it as "
+             "the cause)")
+    # -- all checks done ----------------------------------------------------------------------
+    side = state.sides[player]
+    if card.zone == MZONE:
+        if here is not None and here < 5:
+            side.mzone[here] = None
+        else:
+            state.emz[state.emz.index(card.id)] = None
+        if zone < 5:
+            side.mzone[zone] = card.id
+        else:
+            state.emz[state.emz_slot(player, zone)] = card.id
+    else:
+        side.szone[here] = None
+        side.szone[zone] = card.id
 
 
 def stats_changed(state: DuelState, ev: StatsChanged) -> None:

@@ -1,4 +1,5 @@
-"""Battle positions: manual changes (POS-07..09), changes by effect, Link monsters (LINK-05)."""
+"""Battle positions: manual changes (POS-07..09), changes by effect, Link monsters (LINK-05), and
+the flip of an attacked face-down monster before damage calculation (POS-04, BATTLE-12)."""
 from __future__ import annotations
 
 from ..events import ATTACK, DEFENSE, FACEDOWN_ATTACK, FACEUP, FZONE, MZONE, SET, SZONE, PositionChanged
@@ -25,6 +26,9 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
         fail(state, ev, "LINK-05", f"{card.name} is a Link monster: neither rules nor effects change its position")
     if card.is_token and new not in (ATTACK, DEFENSE):
         fail(state, ev, "TOKEN-02", "a Token is always face-up")
+    if ev.cause is None and _attacked_face_down(state, card, new):
+        card.position = new                     # POS-04/BATTLE-12: by the rules, not a manual change
+        return
     if ev.cause is None:
         _check_manual(state, ev, card, new)
     flip_summon = ev.cause is None and card.position in (SET, FACEDOWN_ATTACK) and new == ATTACK
@@ -34,6 +38,16 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
     state.summon_window = card.id if flip_summon else None   # a Flip Summon can be negated
     if flip_summon:
         card.summon_method = "flip"
+
+
+def _attacked_face_down(state: DuelState, card, new: str) -> bool:
+    """POS-04, POS-02, BATTLE-12: the face-down monster an attack targets is flipped face-up in
+    the Damage Step, before damage calculation: face-down Defense to face-up Defense, face-down
+    Attack to face-up Attack. The record may state it (EDOPro does, at the moment the engine
+    flips it); else damage calculation flips it."""
+    attack = state.attack
+    return (attack is not None and attack.target == card.id and not attack.calculated and state.step == "damage"
+            and (card.position, new) in ((SET, DEFENSE), (FACEDOWN_ATTACK, ATTACK)))
 
 
 def _spell_trap_position(state: DuelState, ev: PositionChanged, card, new: str) -> None:

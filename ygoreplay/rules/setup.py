@@ -32,13 +32,24 @@ def duel_started(state: DuelState, ev: DuelStarted) -> None:
         impossible(state, ev, "LOG-05", f"unknown rule set {ev.ruleset!r}")
     if ev.first_player not in (0, 1) or ev.chosen_by not in (0, 1, None):
         impossible(state, ev, "LOG-05", "players are 0 and 1")
-    if ev.starting_lp != 8000:
-        fail(state, ev, "SETUP-01", f"each player starts with 8000 LP, not {ev.starting_lp}")
-    if ev.hand_size != 5:
-        fail(state, ev, "SETUP-02", f"each player draws 5 cards to start, not {ev.hand_size}")
+    if ev.starting_lp < 1 or ev.hand_size < 0 or ev.draw_count < 1:
+        impossible(state, ev, "LOG-05", "a duel starts with at least 1 LP, no negative hand and at least 1 card a draw")
+    # CONF-01: a setting the players agreed on, or the room set, is a duel option, not a breach
+    options = ev.options
+    if ev.starting_lp != 8000 and "starting_lp" not in options:
+        fail(state, ev, "SETUP-01", f"each player starts with 8000 LP, not {ev.starting_lp} (unless the duel's "
+             "options say it was agreed: starting_lp)")
+    if ev.hand_size != 5 and "hand_size" not in options:
+        fail(state, ev, "SETUP-02", f"each player draws 5 cards to start, not {ev.hand_size} (unless the duel's "
+             "options say it was agreed: hand_size)")
+    if ev.draw_count != 1 and "draw_count" not in options:
+        fail(state, ev, "TURN-02", f"the Draw Phase draw is 1 card, not {ev.draw_count} (unless the duel's "
+             "options say it was agreed: draw_count)")
     state.started = True
     state.starting_lp = ev.starting_lp
     state.hand_size = ev.hand_size
+    state.draw_count = ev.draw_count
+    state.decks_checked = "no_deck_check" not in options
     state.first_player = ev.first_player
     state.turn_player = ev.first_player
     state.players = ev.players
@@ -58,8 +69,9 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
     main = [facts_for(state, ev, c) for c in ev.main]
     extra = [facts_for(state, ev, c) for c in ev.extra]
     side_cards = [facts_for(state, ev, c) for c in ev.side]
-    for problem in deck_problems(main, extra, side_cards):
-        fail(state, ev, *problem)
+    if state.decks_checked:                  # a duel option may say the room did not (CONF-01)
+        for problem in deck_problems(main, extra, side_cards):
+            fail(state, ev, *problem)
     for i, facts in enumerate(main):
         card = Card(f"p{player}.m{i}", player, facts, DECK)
         state.cards[card.id] = card

@@ -51,8 +51,9 @@ def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
             fail(state, ev, "SETUP-04", "the player going first does not draw on the first turn")
         elif state.normal_draw_done:
             fail(state, ev, "TURN-02", "the turn player draws only once in the Draw Phase")
-        elif ev.count != 1:
-            fail(state, ev, "TURN-02", f"the Draw Phase draw is 1 card, not {ev.count}")
+        elif ev.count != state.draw_count:
+            fail(state, ev, "TURN-02", f"the Draw Phase draw is {state.draw_count} card"
+                 f"{'s' if state.draw_count != 1 else ''}, not {ev.count}")
     available = min(ev.count, len(side.deck))
     drawn = side.deck[:available] if state.deck_order_known or not ev.cards else list(ev.cards)
     for card_id in drawn:

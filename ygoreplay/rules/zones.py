@@ -123,9 +123,10 @@ def extra_link(state: DuelState, player: int, card: Card, zone: int, leaving: fr
 
 # -- monster zones --------------------------------------------------------------------------------
 
-def check_monster_zone(state: DuelState, ev: Event, player: int, card: Card, zone: int,
-                       freed: frozenset[str] = frozenset()) -> None:
-    """Refuse a zone that does not exist or is taken; fail one the rules close to this monster."""
+def check_free_monster_zone(state: DuelState, ev: Event, player: int, zone: int,
+                            freed: frozenset[str] = frozenset()) -> None:
+    """ZONE-01/02: refuse a monster zone that does not exist under the rule set, or is taken (by
+    a card other than those in ``freed``, which leave as the monster arrives)."""
     if not 0 <= zone <= 6:
         impossible(state, ev, "ZONE-01", f"monster zone {zone} does not exist (0-4 main, 5-6 extra)")
     ruleset = ruleset_of(state)
@@ -134,6 +135,13 @@ def check_monster_zone(state: DuelState, ev: Event, player: int, card: Card, zon
     occupant = state.mzone_card(player, zone)
     if occupant is not None and occupant not in freed:
         impossible(state, ev, "ZONE-01", f"monster zone {zone} of player {player} holds {occupant} already")
+
+
+def check_monster_zone(state: DuelState, ev: Event, player: int, card: Card, zone: int,
+                       freed: frozenset[str] = frozenset()) -> None:
+    """Refuse a zone that does not exist or is taken; fail one the rules close to this monster."""
+    check_free_monster_zone(state, ev, player, zone, freed)
+    ruleset = ruleset_of(state)
     from_extra = card.zone == EXTRA
     pendulum_from_extra = from_extra and card.position == FACEUP
     if zone >= 5:

@@ -1,0 +1,444 @@
+"""The importer checked against the engine: EDOPro's own state packets beside our fold's board.
+
+The first tests read state packets byte by byte (both race sizes, empty slots, items this reader
+does not know, truncation). Then small replays, built message by message as EDOPro's server
+writes them (``test_yrpx``'s builders), import the classes of play that used to come out wrong and
+are compared with the state packets in them: a monster moved to another of its controller's
+zones, Xyz materials attached while the Xyz monster is still in the Extra Deck, an Xyz monster
+and its materials leaving, a Spell turned face-down by its own effect, a duel started at 4000 LP,
+position changes by an effect outside a chain, a monster an effect keeps from being destroyed by
+battle. A tampered import shows where the check finds it. Last, the real corpus in
+``../shared/real-replays/edopro``: every importable file agrees with the engine at every state
+packet, with no violation, LP and winner as the replay says.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import struct
+
+import pytest
+from conftest import shared_path
+from test_yrpx import DECKS, FLAGS, MR5, draw, duel_stream, loc, packet, replay, teams, wrap
+
+from ygoreplay import engine_check
+from ygoreplay.cli import main as cli
+from ygoreplay.rules import audit
+from ygoreplay.yrpx import (
+    LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_SZONE,
+    MSG_ATTACK, MSG_BATTLE, MSG_CHAIN_END, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING, MSG_CHAINED,
+    MSG_CHAINING, MSG_DAMAGE, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START, MSG_HINT, MSG_MOVE,
+    MSG_NEW_PHASE, MSG_NEW_TURN, MSG_POS_CHANGE, MSG_SPSUMMONED, MSG_SPSUMMONING, MSG_START,
+    MSG_SUMMONED, MSG_SUMMONING, MSG_UPDATE_CARD, MSG_UPDATE_DATA, MSG_WIN, OLD_REPLAY_MODE, QUERY_ATTACK,
+    QUERY_BASE_ATTACK, QUERY_BASE_DEFENSE, QUERY_CODE, QUERY_DEFENSE, QUERY_END, QUERY_LEVEL,
+    QUERY_POSITION, QUERY_RACE, QUERY_RANK, QUERY_TYPE, REPLAY_LUA64, REPLAY_NEWREPLAY,
+    REPLAY_64BIT_DUELFLAG, YRP1, YRPX, Packet, YrpxError, card_slots, import_yrpx,
+    parse_update_card, parse_update_data, read_yrpx)
+
+# -- state packets ------------------------------------------------------------------------------
+
+NORMAL, SPELL, XYZ = 0x11, 0x2, 0x800021
+#: What the test cards are: passcode -> (type, Level or Rank, ATK). The rest are Normal monsters.
+KINDS = {5012: (SPELL, 0, 0), 7000: (XYZ, 4, 2500)}
+
+
+def atk(code: int) -> int:
+    return KINDS.get(code, (0, 0, 1000 + 100 * (code % 100) + (500 if code >= 6000 else 0)))[2]
+
+
+def query(code: int, position: int = 0xA, race_size: int = 4, extra: bytes = b"") -> bytes:
+    """One card's query as the server writes it: ``u16 size, u32 flag, value`` items, QUERY_END."""
+    kind, level, attack = KINDS.get(code, (NORMAL, 4, atk(code)))
+    items = [(QUERY_CODE, code), (QUERY_POSITION, position), (QUERY_TYPE, kind),
+             (QUERY_RANK if kind & 0x800000 else QUERY_LEVEL, level), (QUERY_ATTACK, attack),
+             (QUERY_DEFENSE, 1000), (QUERY_BASE_ATTACK, attack), (QUERY_BASE_DEFENSE, 1000)]
+    out = b"".join(struct.pack("<HII", 8, flag, value) for flag, value in items)
+    out += struct.pack("<HI", 4 + race_size, QUERY_RACE) + (1).to_bytes(race_size, "little") + extra
+    return out + struct.pack("<HI", 4, QUERY_END)
+
+
+def zone(player: int, location: int, slots, race_size: int = 4) -> bytes:
+    """MSG_UPDATE_DATA: every slot of a location; a slot is (passcode, position) or None (empty)."""
+    body = b"".join(struct.pack("<H", 0) if s is None else query(*s, race_size=race_size) for s in slots)
+    return packet(MSG_UPDATE_DATA, struct.pack("<BBI", player, location, len(body)) + body)
+
+
+def one(player: int, location: int, seq: int, code: int, position: int = 0x5) -> bytes:
+    """MSG_UPDATE_CARD: the card that just arrived at (player, location, seq)."""
+    return packet(MSG_UPDATE_CARD, struct.pack("<BBB", player, location, seq) + query(code, position))
+
+
+def decoded(data: bytes) -> Packet:
+    return Packet(data[0], data[5:], 5)
+
+
+@pytest.mark.parametrize("race_size", [4, 8], ids=["core-9-u32-race", "core-10-u64-race"])
+def test_state_packets_read_by_item_size_for_every_core(race_size):
+    """The race item is 4 bytes before core 10 and 8 from it; an item this reader does not know
+    (QUERY_COVER here) is stepped over by its size; an empty slot is ``u16 0``."""
+    cover = struct.pack("<HII", 8, 0x2000000, 77)
+    body = struct.pack("<H", 0) + query(5013, 0x1, race_size, cover) + struct.pack("<H", 0)
+    data = packet(MSG_UPDATE_DATA, struct.pack("<BBI", 1, LOCATION_MZONE, len(body)) + body)
+    assert card_slots(decoded(data)) == (1, LOCATION_MZONE, None, [None, (5013, 0x1), None])
+    player, location, queries = parse_update_data(decoded(data).payload)
+    assert [q and (q.code, q.position, q.race) for q in queries] == [None, (5013, 0x1, 1), None]
+    single = one(0, LOCATION_GRAVE, 3, 5012)
+    assert card_slots(decoded(single)) == (0, LOCATION_GRAVE, 3, [(5012, 0x5)])
+    assert parse_update_card(decoded(single).payload)[3].code == 5012
+
+
+@pytest.mark.parametrize("body, says", [
+    pytest.param(query(5013) + b"\x08", "ends inside an item size", id="stray-byte"),
+    pytest.param(query(5013)[:-3], "does not fit", id="cut-item"),
+])
+def test_a_truncated_state_packet_says_where(body, says):
+    payload = struct.pack("<BBI", 0, LOCATION_MZONE, len(body)) + body
+    with pytest.raises(YrpxError, match=says) as info:
+        card_slots(Packet(MSG_UPDATE_DATA, payload, 100))
+    assert info.value.offset is not None and info.value.offset >= 100
+
+
+# -- small duels with the engine's state packets -------------------------------------------------
+
+D0, D1 = DECKS[0][0], DECKS[1][0]            # bottom first, as the engine lists a Deck
+HAND0, HAND1 = D0[::-1][:5], D1[::-1][:5]    # 5013 5012 5012 5012 5011 / 6013 6012 6012 6012 6011
+
+
+def opening(lp: int = 8000, extra0=()) -> bytes:
+    """MSG_START, both Decks and Extra Decks listed, the opening hands drawn, turn 1 to Main
+    Phase 1 for player 0."""
+    out = packet(MSG_START, struct.pack("<BII4H", 0, lp, lp, 40, len(extra0), 40, 0))
+    out += zone(0, LOCATION_DECK, [(c, 0xA) for c in D0]) + zone(1, LOCATION_DECK, [(c, 0xA) for c in D1])
+    out += zone(0, LOCATION_EXTRA, [(c, 0xA) for c in extra0]) + zone(1, LOCATION_EXTRA, [])
+    out += draw(0, HAND0) + draw(1, HAND1) + packet(MSG_NEW_TURN, bytes([0]))
+    for phase in (0x1, 0x2, 0x4):
+        out += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    return out
+
+
+def move(code: int, old: tuple, new: tuple, reason: int) -> bytes:
+    return packet(MSG_MOVE, struct.pack("<I", code) + loc(*old) + loc(*new) + struct.pack("<I", reason))
+
+
+def summon(code: int, hand_seq: int, zone_: int) -> bytes:
+    """A Normal Summon from the hand, as the engine writes it."""
+    return (move(code, (0, LOCATION_HAND, hand_seq, 0xA), (0, LOCATION_MZONE, zone_, 0x1), 0)
+            + packet(MSG_SUMMONING, struct.pack("<I", code) + loc(0, LOCATION_MZONE, zone_, 0x1))
+            + packet(MSG_SUMMONED, b""))
+
+
+def monsters(player: int, **at: tuple) -> bytes:
+    """MSG_UPDATE_DATA of a Monster Zone: ``z2=(code, position)`` ..."""
+    return zone(player, LOCATION_MZONE, [at.get(f"z{i}") for i in range(7)])
+
+
+def chain_one(code: int, at: tuple, during: bytes = b"", resolving: bytes = b"") -> bytes:
+    """Chain Link 1 of the card at ``at``: activated, (``during``), resolved (``resolving``), ended."""
+    return (packet(MSG_CHAINING, struct.pack("<I", code) + loc(*at) + struct.pack("<BBIQI", *at[:3], 0, 1))
+            + during + packet(MSG_CHAINED, bytes([1])) + packet(MSG_CHAIN_SOLVING, bytes([1])) + resolving
+            + packet(MSG_CHAIN_SOLVED, bytes([1])) + packet(MSG_CHAIN_END, b""))
+
+
+def yrp1(lp: int = 8000, decks=DECKS, extra0=()) -> bytes:
+    flags = REPLAY_LUA64 | REPLAY_NEWREPLAY | REPLAY_64BIT_DUELFLAG
+    body = teams(flags) + struct.pack("<IIIQ", lp, 5, 1, MR5)
+    for player, (main, extra) in enumerate(decks):
+        extra = tuple(extra0) if player == 0 else extra
+        body += struct.pack(f"<I{len(main)}I", len(main), *main) + struct.pack(f"<I{len(extra)}I", len(extra), *extra)
+    return wrap(YRP1, flags, body + struct.pack("<I", 0) + bytes([1, 0]))
+
+
+def duel(stream: bytes, lp: int = 8000, extra0=()) -> bytes:
+    """A replay of the stream: player 1 wins at its end, the YRP1 (decks, start LP) embedded."""
+    body = teams(FLAGS) + struct.pack("<Q", MR5) + stream + packet(MSG_WIN, bytes([1, 0]))
+    return wrap(YRPX, FLAGS, body + packet(OLD_REPLAY_MODE, yrp1(lp, extra0=extra0)))
+
+
+def imported(data: bytes):
+    result = import_yrpx(data)
+    agreement, report = engine_check.check(result)
+    return result, agreement, report
+
+
+def test_a_monster_moved_to_another_of_its_zones():
+    """Player 0 Normal Summons 5013 to Monster Zone 2; an effect moves it to zone 4 (MSG_MOVE
+    from one of its Monster Zones to another): one zone_changed, and the board is the engine's."""
+    stream = opening() + summon(5013, 0, 2) + monsters(0, z2=(5013, 0x1)) + monsters(1)
+    stream += move(5013, (0, LOCATION_MZONE, 2, 0x1), (0, LOCATION_MZONE, 4, 0x1), 0x40) + monsters(0, z4=(5013, 0x1))
+    result, agreement, report = imported(duel(stream))
+    moved = [e for e in result.events if e.kind == "zone_changed"]
+    assert len(moved) == 1 and (moved[0].card, moved[0].zone) == ("p0.m39", 4) and moved[0].cause
+    assert not any("not expressible" in n or "no zone-to-zone" in n for n in result.notes)
+    assert report.violations == [] and report.state.sides[0].mzone == [None, None, None, None, "p0.m39"]
+    assert agreement.ok and agreement.zones == 2 + 2 + 3 * 7 and agreement.packets == 7
+
+
+def test_a_tampered_import_shows_the_first_divergence():
+    """The same duel without its zone_changed: the check names the packet, the turn, the zone,
+    what the engine held and what our board held; the figure counts every zone compared."""
+    stream = opening() + summon(5013, 0, 2) + monsters(0, z2=(5013, 0x1)) + monsters(1)
+    stream += move(5013, (0, LOCATION_MZONE, 2, 0x1), (0, LOCATION_MZONE, 4, 0x1), 0x40) + monsters(0, z4=(5013, 0x1))
+    result = import_yrpx(duel(stream))
+    k = next(i for i, e in enumerate(result.events) if e.kind == "zone_changed")
+    tampered = dataclasses.replace(result, events=result.events[:k] + result.events[k + 1:],
+                                   sources=result.sources[:k] + result.sources[k + 1:])
+    agreement, _ = engine_check.check(tampered)
+    first = agreement.first
+    assert not agreement.ok and agreement.zones - agreement.agreeing == 2
+    assert (first.turn, first.player, first.zone) == (1, 0, "mzone 2")
+    assert (first.engine, first.ours) == ("empty", "5013 attack")
+    assert result.replay.packets[first.packet].id == MSG_UPDATE_DATA
+    assert agreement.divergences[1].zone == "mzone 4" and agreement.divergences[1].engine == "5013 attack"
+    data = agreement.to_dict()
+    assert data["first_divergence"]["zone"] == "mzone 2" and 0 < data["agreement"] < 1
+    assert "first divergence: packet" in str(agreement)
+
+
+XYZ_EXTRA = (7000,)
+
+
+def xyz_stream(flush_in_between: bool) -> bytes:
+    """5013 Normal Summoned to zone 0, 5011 Special Summoned to zone 1 (its own procedure); both
+    attached to the Xyz 7000 while it is still in the Extra Deck (location OVERLAY|EXTRA), then
+    (maybe) a card leaves the hand by an effect, then 7000 comes out to zone 2; later it is
+    destroyed, and the engine sends it to the GY first, then its materials."""
+    out = opening(extra0=XYZ_EXTRA) + summon(5013, 0, 0)
+    out += move(5011, (0, LOCATION_HAND, 3, 0xA), (0, LOCATION_MZONE, 1, 0x1), 0x800)
+    out += packet(MSG_SPSUMMONING, struct.pack("<I", 5011) + loc(0, LOCATION_MZONE, 1, 0x1))
+    out += packet(MSG_SPSUMMONED, b"") + monsters(0, z0=(5013, 0x1), z1=(5011, 0x1))
+    out += move(5013, (0, LOCATION_MZONE, 0, 0x1), (0, 0xC0, 0, 0), 0x200008)
+    out += move(5011, (0, LOCATION_MZONE, 1, 0x1), (0, 0xC0, 0, 1), 0x200008)
+    if flush_in_between:
+        out += move(5012, (0, LOCATION_HAND, 0, 0xA), (0, LOCATION_GRAVE, 0, 0x5), 0x40) + one(0, LOCATION_GRAVE, 0, 5012)
+    out += move(7000, (0, LOCATION_EXTRA, 0, 0xA), (0, LOCATION_MZONE, 2, 0x1), 0x800)
+    out += packet(MSG_SPSUMMONING, struct.pack("<I", 7000) + loc(0, LOCATION_MZONE, 2, 0x1))
+    out += packet(MSG_SPSUMMONED, b"") + monsters(0, z2=(7000, 0x1))
+    gy = 1 if flush_in_between else 0
+    out += move(7000, (0, LOCATION_MZONE, 2, 0x1), (0, LOCATION_GRAVE, gy, 0x5), 0x41) + one(0, LOCATION_GRAVE, gy, 7000)
+    out += move(5013, (0, 0x90, gy, 0), (0, LOCATION_GRAVE, gy + 1, 0x5), 0x600) + one(0, LOCATION_GRAVE, gy + 1, 5013)
+    out += move(5011, (0, 0x90, gy, 0), (0, LOCATION_GRAVE, gy + 2, 0x5), 0x600) + one(0, LOCATION_GRAVE, gy + 2, 5011)
+    return out + monsters(0)
+
+
+@pytest.mark.parametrize("flush_in_between", [False, True], ids=["summoned-at-once", "other-moves-first"])
+def test_xyz_materials_attached_in_the_extra_deck_wait_for_the_summon(flush_in_between):
+    """XYZ-01, XMAT-01: materials attached while the Xyz monster is in the Extra Deck belong to
+    its summon however many other messages come first (they used to be lost when pending moves
+    were flushed); NIS-05: when it leaves, it reaches the GY first, then its materials."""
+    result, agreement, report = imported(duel(xyz_stream(flush_in_between), extra0=XYZ_EXTRA))
+    summoned = next(e for e in result.events if e.kind == "special_summoned" and e.card == "p0.x0")
+    assert summoned.method == "xyz" and summoned.materials == ("p0.m39", "p0.m35")
+    assert report.violations == [], report.violations
+    gy = report.state.sides[0].gy
+    assert gy[-3:] == ["p0.x0", "p0.m39", "p0.m35"]
+    assert agreement.ok, agreement
+
+
+def test_a_spell_turned_face_down_by_its_own_effect():
+    """SPELL-03: a Spell activated from the hand whose effect Sets it again (MSG_POS_CHANGE to
+    face-down while it resolves) is a position_changed with its cause; it stays on the field,
+    Set, and the chain ends with no SPELL-04."""
+    at = (0, LOCATION_SZONE, 1, 0x5)
+    stream = opening() + move(5012, (0, LOCATION_HAND, 1, 0xA), at, 0) + one(0, LOCATION_SZONE, 1, 5012)
+    stream += chain_one(5012, at, resolving=packet(MSG_POS_CHANGE, struct.pack("<IBBBBB", 5012, 0, LOCATION_SZONE,
+                                                                              1, 0x5, 0xA)))
+    stream += zone(0, LOCATION_SZONE, [None, (5012, 0xA)] + [None] * 6)
+    result, agreement, report = imported(duel(stream))
+    turned = next(e for e in result.events if e.kind == "position_changed")
+    assert (turned.card, turned.position, turned.cause) == ("p0.m38", "set", "p0.m38")
+    assert report.violations == [] and report.state.cards["p0.m38"].position == "set"
+    assert agreement.ok, agreement
+
+
+def test_a_duel_started_at_4000_lp_records_the_duel_option():
+    """SETUP-01, CONF-01: the room's start LP (MSG_START, the YRP1 header) is a duel option in
+    duel_started, not a violation; the LP then run from it."""
+    start = packet(MSG_START, struct.pack("<BII4H", 0, 8000, 8000, 40, 0, 40, 0))
+    stream = packet(MSG_START, struct.pack("<BII4H", 0, 4000, 4000, 40, 0, 40, 0)) + duel_stream()[len(start):]
+    body = teams(FLAGS) + struct.pack("<Q", MR5) + stream + packet(OLD_REPLAY_MODE, yrp1(4000))
+    result = import_yrpx(wrap(YRPX, FLAGS, body))
+    started = result.events[0]
+    assert (started.starting_lp, started.options) == (4000, ("starting_lp",))
+    report = audit(result.events, result.cards)
+    assert report.violations == [] and report.overrides == []
+    assert [s.lp for s in report.state.sides] == [4000 - 300, 4000] == list(result.expected.lp)
+
+
+#: Both Monster Zones, both Spell & Trap Zones, both hands: what the server refreshes after
+#: MSG_NEW_PHASE by itself, and again before an idle command prompt.
+FIELD_AND_HANDS = (monsters(0, z0=(5013, 0x4)) + monsters(1) + zone(0, LOCATION_SZONE, [None] * 8)
+                   + zone(1, LOCATION_SZONE, [None] * 8) + zone(0, LOCATION_HAND, []) + zone(1, LOCATION_HAND, []))
+
+
+def test_a_position_change_answers_an_idle_command_or_comes_from_an_effect():
+    """POS-07/08: a manual change is what the player chose at an idle command, which the server
+    refreshes both fields and hands before; a change right after a summon, with no prompt in
+    between, is an effect's (it used to read as manual, and broke POS-08). Two turns later the
+    player changes it back by hand."""
+    change = lambda old, new: packet(MSG_POS_CHANGE, struct.pack("<IBBBBB", 5013, 0, LOCATION_MZONE, 0, old, new))
+    stream = opening() + summon(5013, 0, 0) + monsters(0, z0=(5013, 0x1)) + monsters(1)
+    stream += change(0x1, 0x4)                                           # by an effect
+    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x200)) + packet(MSG_NEW_TURN, bytes([1]))
+    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(1, [D1[::-1][5]])
+    for phase in (0x2, 0x4, 0x200):
+        stream += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    stream += packet(MSG_NEW_TURN, bytes([0])) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(0, [D0[::-1][5]])
+    for phase in (0x2, 0x4):
+        stream += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    stream += FIELD_AND_HANDS + FIELD_AND_HANDS + change(0x4, 0x1)      # by hand, at the prompt
+    result = import_yrpx(duel(stream))
+    by_effect, by_hand = [e for e in result.events if e.kind == "position_changed"]
+    assert by_effect.cause is not None and by_hand.cause is None
+    assert audit(result.events, result.cards).violations == []
+
+
+THEIRS = D1[::-1][5]                         # 6011, player 1's draw on turn 2
+
+
+def to_battle() -> bytes:
+    """Player 0's turn 1 ends; on turn 2 player 1 draws, Normal Summons 6011 to zone 1 and enters
+    the Battle Phase, its monster attacking player 0's zone 2."""
+    out = packet(MSG_NEW_PHASE, struct.pack("<H", 0x200)) + packet(MSG_NEW_TURN, bytes([1]))
+    out += packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(1, [THEIRS])
+    for phase in (0x2, 0x4):
+        out += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    out += (move(THEIRS, (1, LOCATION_HAND, 5, 0xA), (1, LOCATION_MZONE, 1, 0x1), 0)
+            + packet(MSG_SUMMONING, struct.pack("<I", THEIRS) + loc(1, LOCATION_MZONE, 1, 0x1))
+            + packet(MSG_SUMMONED, b"") + packet(MSG_NEW_PHASE, struct.pack("<H", 0x8)))
+    return out + packet(MSG_ATTACK, loc(1, LOCATION_MZONE, 1, 0x1) + loc(0, LOCATION_MZONE, 2, 0x1))
+
+
+def test_a_monster_an_effect_keeps_from_being_destroyed_by_battle():
+    """DMG-01, GEN-01: 6011 (2600 ATK) attacks 5013 (2300 ATK); the engine names the card whose
+    effect keeps 5013 on the field (HINT_CARD before MSG_BATTLE, its destroyed flag 0): the
+    damage calculation cites it, and the battle damage still applies."""
+    mine, theirs = 5013, THEIRS
+    stream = opening() + summon(mine, 0, 2) + to_battle()
+    stream += packet(MSG_DAMAGE_STEP_START, b"") + packet(MSG_HINT, struct.pack("<BBQ", 10, 0, mine))
+    stream += packet(MSG_BATTLE, loc(1, LOCATION_MZONE, 1, 0x1) + struct.pack("<iiB", atk(theirs), 1000, 0)
+                     + loc(0, LOCATION_MZONE, 2, 0x1) + struct.pack("<iiB", atk(mine), 1000, 0))
+    stream += packet(MSG_DAMAGE, struct.pack("<BI", 0, 300)) + packet(MSG_DAMAGE_STEP_END, b"")
+    stream += monsters(0, z2=(mine, 0x1)) + monsters(1, z1=(theirs, 0x1))
+    result, agreement, report = imported(duel(stream))
+    calc = next(e for e in result.events if e.kind == "damage_calculated")
+    assert calc.destroyed == () and calc.damage == (300, 0) and calc.cite.card == "p0.m39"
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["DMG-01"]
+    assert [s.lp for s in report.state.sides] == [7700, 8000] and agreement.ok
+
+
+# -- the command line -----------------------------------------------------------------------------
+
+def test_import_reports_the_engine_agreement_per_file_and_in_all(tmp_path):
+    from click.testing import CliRunner
+    stream = opening() + summon(5013, 0, 2) + monsters(0, z2=(5013, 0x1))
+    (tmp_path / "good.yrpX").write_bytes(duel(stream))
+    (tmp_path / "bad.yrpX").write_bytes(duel(stream + monsters(0, z3=(5013, 0x1))))  # not what happened
+    runner = CliRunner()
+    result = runner.invoke(cli, ["import", str(tmp_path), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    good = next(line for line in result.output.splitlines() if line.startswith("good.yrpX"))
+    assert "engine ok 100.000%" in good
+    bad = result.output.split("bad.yrpX", 1)[1]
+    assert "engine DIFFERS" in bad and "first divergence from the engine: packet" in bad
+    assert "player 0's mzone 2: engine empty, ours 5013 attack" in bad
+    assert "board agrees with the engine everywhere: 1/2 files" in result.output
+    result = runner.invoke(cli, ["import", str(tmp_path / "bad.yrpX"), "-o", str(tmp_path / "one.ygr"), "--json"])
+    [row] = json.loads(result.stdout)
+    engine = row["engine"]
+    assert engine["zones"] > engine["zones_agreeing"] > 0 and engine["packets"] == 6
+    assert engine["first_divergence"]["zone"] == "mzone 2" and engine["first_divergence"]["turn"] == 1
+
+
+# -- the real corpus ------------------------------------------------------------------------------
+
+def test_real_replays_agree_with_the_engine_at_every_state_packet():
+    """Every importable replay in ../shared/real-replays/edopro: the board agrees with EDOPro's
+    state packets at every one of them, no violation, final LP and winner as the replay says."""
+    folder = shared_path("real-replays", "edopro")
+    files = sorted(p for p in folder.iterdir() if p.suffix.lower() in (".yrpx", ".yrp"))
+    checks, problems = [], []
+    for path in files:
+        try:
+            result = import_yrpx(path)
+        except YrpxError as err:
+            assert "cannot import" in err.detail, err
+            continue
+        agreement, report = engine_check.check(result)
+        checks.append(agreement)
+        state = report.state
+        lp_ok = tuple(side.lp for side in state.sides) == result.expected.lp
+        winner_ok = state.winner == result.expected.winner and state.ended == (result.expected.reason is not None)
+        if not (agreement.ok and lp_ok and winner_ok and not report.violations):
+            problems.append(f"{path.name}: {agreement}; LP {lp_ok}; winner {winner_ok}; "
+                            f"violations {[(v.rule, v.message) for v in report.violations[:3]]}")
+    total = engine_check.summary(checks)
+    print(f"\n{total['files_agreeing']}/{total['files']} files agree with the engine everywhere; "
+          f"{total['zones_agreeing']}/{total['zones']} zones")
+    assert len(checks) >= 0.95 * len(files) and total["zones"] > 100 * len(checks)
+    assert problems == []
+
+
+def items(data: bytes, pos: int):
+    """A query walked independently of the decoder: (flag, value size) per item; the position
+    after it comes last. None stands for an empty slot."""
+    out = []
+    while True:
+        size = struct.unpack_from("<H", data, pos)[0]
+        pos += 2
+        if size == 0:
+            return None, pos
+        flag = struct.unpack_from("<I", data, pos)[0]
+        out.append((flag, size - 4))
+        pos += size
+        if flag == QUERY_END:
+            return out, pos
+
+
+def test_every_state_packet_of_every_core_fits_the_query_layout_exactly():
+    """One real replay of each core version present (8, 9, 10, 11): every MSG_UPDATE_DATA holds
+    queries (``u16 size, u32 flag, value`` items up to QUERY_END, or ``u16 0``) that end exactly
+    where its size says, every MSG_UPDATE_CARD one query that ends with the packet; the race item
+    is 4 bytes before core 10 and 8 from it; and the decoder reads the same slots."""
+    folder = shared_path("real-replays", "edopro")
+    by_core = {}
+    for path in sorted(folder.glob("*.yrpX")):
+        replay_ = read_yrpx(path)
+        by_core.setdefault(replay_.core_version[0], replay_)
+    assert set(by_core) >= {8, 9, 10, 11}
+    for core, replay_ in by_core.items():
+        race_sizes = set()
+        for p in replay_.packets:
+            if p.id not in (MSG_UPDATE_DATA, MSG_UPDATE_CARD):
+                continue
+            whole = p.id == MSG_UPDATE_DATA
+            pos, end = (6, 6 + struct.unpack_from("<I", p.payload, 2)[0]) if whole else (3, len(p.payload))
+            assert end == len(p.payload)
+            slots = []
+            while pos < end:
+                found, pos = items(p.payload, pos)
+                slots.append(found)
+                if not whole:
+                    break
+            assert pos == end, (core, p.offset)
+            race_sizes |= {n for slot in slots if slot for flag, n in slot if flag == QUERY_RACE}
+            assert len(card_slots(p)[3]) == len(slots)
+        assert race_sizes == ({4} if core < 10 else {8}), (core, race_sizes)
+
+
+def test_replay_builder_still_imports():
+    """The builders above write what the decoder reads (a guard for the tests themselves)."""
+    assert import_yrpx(replay()).expected.winner == 1
+
+
+def test_an_attack_an_effect_moves_to_another_target_is_cited():
+    """BATTLE-06, GEN-01: a second MSG_ATTACK of the same attacker while the opponent's monsters
+    are as they were is no replay: an effect moved the attack, and the retarget cites it."""
+    stream = opening() + summon(5013, 0, 2)
+    stream += move(5011, (0, LOCATION_HAND, 3, 0xA), (0, LOCATION_MZONE, 1, 0x1), 0x800)
+    stream += packet(MSG_SPSUMMONING, struct.pack("<I", 5011) + loc(0, LOCATION_MZONE, 1, 0x1)) + packet(MSG_SPSUMMONED, b"")
+    stream += to_battle() + packet(MSG_ATTACK, loc(1, LOCATION_MZONE, 1, 0x1) + loc(0, LOCATION_MZONE, 1, 0x1))
+    result = import_yrpx(duel(stream))
+    retarget = next(e for e in result.events if e.kind == "attack_retargeted")
+    assert retarget.target == "p0.m35" and retarget.cite is not None
+    report = audit(result.events, result.cards)
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["BATTLE-06"]

@@ -1,0 +1,327 @@
+"""An imported duel checked against the engine: our fold's board beside EDOPro's own state packets.
+
+A ``.yrpX`` holds, besides the game messages, the server's state queries: MSG_UPDATE_DATA for a
+whole location, MSG_UPDATE_CARD for one card (about 83% of its packets). They are what the real
+engine held, unredacted (a replay is the server's record: face-down cards keep their passcodes),
+so they are the truth an import is measured against. At every state packet the board our rules
+fold built from the events emitted so far (the events whose first source packet comes before
+it, ``ImportResult.sources``) is compared with what the packet lists, and nothing else:
+
+* each Monster Zone (0-4, and the Extra Monster Zones 5-6 as the engine numbers them per player),
+  Spell & Trap Zone, the Field Zone and Master Rule 3's separate Pendulum Zones: the card's
+  passcode and position, or empty;
+* the hand (its cards), the Deck (its cards, in order) and the Extra Deck (its face-down and its
+  face-up cards): the whole-location packets list them all;
+* one card arriving in the Graveyard or banishment (the server queries each as it arrives, never
+  the whole pile): the card at that place in the pile, so contents and order are both checked
+  (ZONE-13), and for a banished card whether it is face-up (ZONE-15); one card arriving in a
+  hand, Deck or Extra Deck: that the pile holds a card with that passcode.
+
+Each of these is one *zone compared*; the agreement figure is zones agreeing over zones compared.
+Layouts: ygopro-core ``card.cpp get_infos`` and ``ocgapi.cpp OCG_DuelQueryLocation`` (an empty
+slot is ``u16 0``), EDOPro ``gframe/generic_duel.cpp RefreshLocation/RefreshSingle`` and
+``core_utils.cpp`` (``yrpx.card_slots`` reads them; the race item is 4 bytes before core 10 and 8
+from it, read by its size like every item). The engine's Field Zone is S/T 5, its separate
+Pendulum Zones S/T 6 and 7.
+
+The comparison runs beside the fold, never inside it: ``check`` folds the events once, auditing
+as ``rules.audit`` does, and reads the state between events, so the audit and the check cost one
+fold. The same packet bytes seen again with no event in between give the same verdicts, which
+are counted again without comparing twice (the server refreshes the same zones many times).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .cards import unnamed
+from .events import ATTACK, DEFENSE, FACEDOWN, FACEDOWN_ATTACK, FACEUP, SET
+from .rules import AuditReport, History
+from .state import DuelState
+from .yrpx import (
+    LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_REMOVED,
+    LOCATION_SZONE, MSG_UPDATE_CARD, MSG_UPDATE_DATA, MSG_WIN, POS_FACEDOWN_ATTACK, POS_FACEUP,
+    POS_FACEUP_ATTACK, POS_FACEUP_DEFENSE, Packet, Slot, card_slots)
+
+if TYPE_CHECKING:
+    from .yrpx import ImportResult
+
+#: Divergences kept per file (all of them are counted).
+KEEP = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    """One zone where our board differs from the engine's: where, when, and both sides."""
+
+    packet: int                    # index in ``replay.packets`` of the state packet
+    event: int                     # events folded when it was compared
+    turn: int
+    player: int
+    zone: str                      # "mzone 2", "szone 4", "fzone", "gy 3", "hand", "deck" ...
+    engine: str
+    ours: str
+
+    def to_dict(self) -> dict:
+        return {"packet": self.packet, "event": self.event, "turn": self.turn, "player": self.player,
+                "zone": self.zone, "engine": self.engine, "ours": self.ours}
+
+    def __str__(self) -> str:
+        return (f"packet {self.packet} (turn {self.turn}, after {self.event} events): player {self.player}'s "
+                f"{self.zone}: engine {self.engine}, ours {self.ours}")
+
+
+@dataclass
+class EngineAgreement:
+    """How an import's board agrees with the engine's state packets, zone by zone."""
+
+    packets: int = 0               # state packets compared
+    zones: int = 0                 # zones compared
+    agreeing: int = 0
+    divergences: list[Divergence] = field(default_factory=list)   # the first ``KEEP``
+
+    @property
+    def differing(self) -> int:
+        return self.zones - self.agreeing
+
+    @property
+    def ok(self) -> bool:
+        return self.agreeing == self.zones
+
+    @property
+    def first(self) -> Divergence | None:
+        return self.divergences[0] if self.divergences else None
+
+    @property
+    def ratio(self) -> float:
+        return self.agreeing / self.zones if self.zones else 1.0
+
+    def to_dict(self) -> dict:
+        first = self.first
+        return {"packets": self.packets, "zones": self.zones, "zones_agreeing": self.agreeing,
+                "agreement": round(self.ratio, 6), "first_divergence": first.to_dict() if first else None}
+
+    def __str__(self) -> str:
+        figure = f"{self.agreeing}/{self.zones} zones agree with the engine ({100 * self.ratio:.3f}%)"
+        return figure if self.ok else f"{figure}; first divergence: {self.first}"
+
+
+def check(result: "ImportResult") -> tuple[EngineAgreement, AuditReport]:
+    """Fold the import's events (auditing) and compare the board with every state packet up to
+    the duel's end (MSG_WIN); the audit report of the same fold comes back with the figures."""
+    history = History(result.cards, audit=True)
+    events, sources = result.events, result.sources
+    packets = result.replay.packets
+    end = next((i for i, p in enumerate(packets) if p.id == MSG_WIN), len(packets))
+    agreement = EngineAgreement()
+    compare = _Comparer(history, agreement)
+    k, n = 0, len(events)
+    for index in range(end):
+        packet = packets[index]
+        if packet.id != MSG_UPDATE_DATA and packet.id != MSG_UPDATE_CARD:
+            continue
+        while k < n and sources[k] < index:
+            history.append(events[k])
+            k += 1
+        if history.state.started:
+            compare.packet(index, packet)
+    while k < n:
+        history.append(events[k])
+        k += 1
+    history.state.violations = None
+    return agreement, AuditReport(history, n)
+
+
+def summary(checks: list[EngineAgreement]) -> dict:
+    """Totals over many files: files agreeing everywhere, zones agreeing."""
+    zones = sum(c.zones for c in checks)
+    agreeing = sum(c.agreeing for c in checks)
+    return {"files": len(checks), "files_agreeing": sum(c.ok for c in checks), "zones": zones,
+            "zones_agreeing": agreeing, "agreement": round(agreeing / zones, 6) if zones else 1.0}
+
+
+# -- comparing ---------------------------------------------------------------------------------
+
+_MONSTER = ((POS_FACEUP_ATTACK, ATTACK), (POS_FACEDOWN_ATTACK, FACEDOWN_ATTACK), (POS_FACEUP_DEFENSE, DEFENSE))
+
+
+def _monster_position(pos: int) -> str:
+    for bit, name in _MONSTER:
+        if pos & bit:
+            return name
+    return SET
+
+
+Card = tuple[int, str | None] | None            # (passcode, position) as compared; None is empty
+
+
+class _Comparer:
+    """Compares one state packet at a time with the fold's state as it is then."""
+
+    def __init__(self, history: History, out: EngineAgreement) -> None:
+        self.history = history
+        self.out = out
+        self.parsed: dict[bytes, tuple[int, int, int | None, list[Slot]]] = {}
+        self.seen: dict[tuple[int, bytes], tuple[int, int, int]] = {}     # -> (events folded, zones, agreeing)
+        self.index = 0
+
+    def packet(self, index: int, packet: Packet) -> None:
+        out, state = self.out, self.history.state
+        out.packets += 1
+        key = (packet.id, packet.payload)
+        again = self.seen.get(key)
+        if again is not None and again[0] == state.index:       # the same packet, the same board
+            out.zones += again[1]
+            out.agreeing += again[2]
+            return
+        parsed = self.parsed.get(packet.payload)
+        if parsed is None:
+            parsed = self.parsed[packet.payload] = card_slots(packet)
+        self.index = index
+        zones, agreeing = out.zones, out.agreeing
+        player, location, seq, slots = parsed
+        self.compare(state, player & 1, location, seq, slots)
+        self.seen[key] = (state.index, out.zones - zones, out.agreeing - agreeing)
+
+    def compare(self, state: DuelState, player: int, location: int, seq: int | None, slots: list[Slot]) -> None:
+        side = state.sides[player]
+        cards = state.cards
+        if seq is None:                                          # a whole location
+            if location == LOCATION_MZONE:
+                for s, slot in enumerate(slots):
+                    self.monster(state, player, s, slot)
+            elif location == LOCATION_SZONE:
+                for s, slot in enumerate(slots):
+                    self.spell_trap(state, player, s, slot)
+            elif location == LOCATION_HAND:
+                self.verdict(player, "hand", sorted(s[0] for s in slots if s),
+                             sorted(cards[c].code for c in side.hand))
+            elif location == LOCATION_DECK:                       # the engine lists it bottom first
+                self.verdict(player, "deck", [s[0] for s in reversed(slots) if s],
+                             [cards[c].code for c in side.deck])
+            elif location == LOCATION_EXTRA:
+                self.verdict(player, "extra", _extra((s[0], s[1] & POS_FACEUP) for s in slots if s),
+                             _extra((cards[c].code, cards[c].position == FACEUP) for c in side.extra))
+            elif location == LOCATION_GRAVE:                      # after MSG_SWAP_GRAVE_DECK
+                self.verdict(player, "gy", [s[0] for s in slots if s], [cards[c].code for c in side.gy])
+            return
+        slot = slots[0] if slots else None
+        if location == LOCATION_MZONE:
+            self.monster(state, player, seq, slot)
+        elif location == LOCATION_SZONE:
+            self.spell_trap(state, player, seq, slot)
+        elif location == LOCATION_GRAVE:
+            ours = side.gy[seq] if seq < len(side.gy) else None
+            self.verdict(player, f"gy {seq}", (slot[0], None) if slot else None,
+                         (cards[ours].code, None) if ours else None)
+        elif location == LOCATION_REMOVED:
+            ours = side.banished[seq] if seq < len(side.banished) else None
+            self.verdict(player, f"banished {seq}",
+                         (slot[0], FACEUP if slot[1] & POS_FACEUP else FACEDOWN) if slot else None,
+                         (cards[ours].code, cards[ours].position) if ours else None)
+        elif location in _PILES and slot is not None:
+            name, pile = _PILES[location], getattr(side, _PILES[location])
+            held = any(cards[c].code == slot[0] for c in pile)
+            self.verdict(player, f"{name} (a card arriving)", ("holds", slot[0]),
+                         ("holds" if held else "lacks", slot[0]))
+
+    def monster(self, state: DuelState, player: int, seq: int, slot: Slot) -> None:
+        if seq < 5:
+            ours = state.sides[player].mzone[seq]
+        elif seq < 7:
+            ours = state.emz[state.emz_slot(player, seq)]
+            if ours is not None and state.cards[ours].controller != player:
+                ours = None                                      # the other player's, in the shared zone
+        else:
+            return
+        self.verdict(player, f"mzone {seq}", (slot[0], _monster_position(slot[1])) if slot else None,
+                     self.card(state, ours))
+
+    def spell_trap(self, state: DuelState, player: int, seq: int, slot: Slot) -> None:
+        side = state.sides[player]
+        if seq < 5:
+            zone, ours = f"szone {seq}", side.szone[seq]
+        elif seq == 5:
+            zone, ours = "fzone", side.fzone
+        elif seq < 8:                         # the separate Pendulum Zones exist under MR3 only (CONF-09)
+            zone = "pzone " + ("left" if seq == 6 else "right")
+            ours = side.szone[seq - 1] if len(side.szone) > 5 else None
+        else:
+            return
+        self.verdict(player, zone, (slot[0], FACEUP if slot[1] & POS_FACEUP else SET) if slot else None,
+                     self.card(state, ours))
+
+    @staticmethod
+    def card(state: DuelState, card_id: str | None) -> Card:
+        if card_id is None:
+            return None
+        card = state.cards[card_id]
+        return card.code, card.position
+
+    def verdict(self, player: int, zone: str, engine: Any, ours: Any) -> None:
+        out = self.out
+        out.zones += 1
+        if engine == ours:
+            out.agreeing += 1
+            return
+        if len(out.divergences) < KEEP:
+            state = self.history.state
+            engine_text, ours_text = _describe(state, engine, ours)
+            out.divergences.append(Divergence(self.index, state.index, state.turn, player, zone,
+                                              engine_text, ours_text))
+
+
+_PILES = {LOCATION_HAND: "hand", LOCATION_DECK: "deck", LOCATION_EXTRA: "extra"}
+
+
+def _extra(cards) -> tuple[list[int], list[int]]:
+    """An Extra Deck as compared: its face-down and its face-up cards, each sorted."""
+    down, up = [], []
+    for code, face_up in cards:
+        (up if face_up else down).append(code)
+    return sorted(down), sorted(up)
+
+
+# -- saying what differs -------------------------------------------------------------------------
+
+def _name(state: DuelState, code: int) -> str:
+    facts = state.db.get(code)
+    if facts is None or not facts.name or facts.name == unnamed(code):
+        return str(code)
+    return f"{facts.name} ({code})"
+
+
+def _describe(state: DuelState, engine: Any, ours: Any) -> tuple[str, str]:
+    """Both sides of a divergence as short text: a card, or a pile and where it differs."""
+    if isinstance(engine, list) or isinstance(ours, list):
+        return _piles(state, engine, ours)
+    if isinstance(engine, tuple) and engine and isinstance(engine[0], list):    # an Extra Deck
+        down = _piles(state, engine[0], ours[0])
+        up = _piles(state, engine[1], ours[1])
+        return f"face-down {down[0]}; face-up {up[0]}", f"face-down {down[1]}; face-up {up[1]}"
+    return _card_text(state, engine), _card_text(state, ours)
+
+
+def _card_text(state: DuelState, card: Any) -> str:
+    if card is None:
+        return "empty"
+    first, second = card
+    if first in ("holds", "lacks"):
+        return f"{'a' if first == 'holds' else 'no'} {_name(state, second)}"
+    return _name(state, first) + (f" {second}" if second else "")
+
+
+def _piles(state: DuelState, engine: list[int], ours: list[int]) -> tuple[str, str]:
+    """Two piles: their sizes, and the cards only one holds, or the first place they differ."""
+    only_engine = Counter(engine) - Counter(ours)
+    only_ours = Counter(ours) - Counter(engine)
+    if only_engine or only_ours:
+        def extra(only: Counter) -> str:
+            shown = [_name(state, code) for code in sorted(only.elements())][:3]
+            more = sum(only.values()) - len(shown)
+            return (", with " + ", ".join(shown) + (f" and {more} more" if more else "")) if shown else ""
+        return f"{len(engine)} cards{extra(only_engine)}", f"{len(ours)} cards{extra(only_ours)}"
+    at = next(i for i, (a, b) in enumerate(zip(engine, ours)) if a != b)
+    return (f"{len(engine)} cards, card {at + 1} {_name(state, engine[at])}",
+            f"{len(ours)} cards, card {at + 1} {_name(state, ours[at])}")
