@@ -19,8 +19,8 @@ from typing import Iterator
 import click
 
 from .application import (
-    Records, audit_source, check as check_events, duel_dict, export_file, import_replay_file, offline_page,
-    record_file, trusted_keys, verify_file)
+    Records, audit_source, branch_after, check as check_events, duel_dict, export_file, import_replay_file,
+    offline_page, record_file, trusted_keys, verify_file)
 from .card_sources import CARDS_ENV, CardLookup, card_lookup, facts_of
 from .cards import CardDB
 from .diff import diff_states
@@ -572,7 +572,7 @@ def list_duels(as_json: bool, player: str | None, store_url: str | None) -> None
     if not duels:
         echo(f"no duels in {name}")
     for d in duels:
-        origin = f"  branch of {d.parent} at {d.branch_at}" if d.parent else ""
+        origin = f"  branch of {d.parent} after event #{branch_after(d)}" if d.parent else ""
         flags = ("" if d.signed else "  (anchor signature does not hold: run verify)") + (
             "  (origin unverified)" if d.source.get("unverified") else "")
         echo(f"{d.id}  {d.created[:19].replace('T', ' ')}  {d.events:>6} events  {printable(d.title)}{origin}{flags}")
@@ -580,11 +580,12 @@ def list_duels(as_json: bool, player: str | None, store_url: str | None) -> None
 
 @main.command()
 @click.argument("duel")
-@click.option("--at", "at", type=int, required=True, help="Keep the first N events.")
+@click.option("--at", "at", type=int, required=True,
+              help="Keep events #0..#N: the branch starts from the board after event #N (as show --at N).")
 @click.option("--title", default="", help="A title for the branch.")
 @store_option
 def branch(duel: str, at: int, title: str, store_url: str | None) -> None:
-    """Start a new duel from the first N events of DUEL (the parent is untouched); print its id."""
+    """Start a new duel from the board after event #N of DUEL (the parent is untouched); print its id."""
     with _store(store_url) as store:
         echo(Records(store).branch(_resolve(store, duel), at, title))
 
@@ -603,7 +604,7 @@ def tree(duel: str, store_url: str | None) -> None:
         if depth:
             lines[:0] = ["    "]
             lines.append("└── " if _last_sibling(rows, i) else "├── ")
-        where = f"from event {d.branch_at}: " if d.parent else ""
+        where = f"after event #{branch_after(d)}: " if d.parent else ""
         echo(f"{''.join(lines)}{d.id}  {where}{printable(d.title)} ({d.events} events)")
 
 
@@ -616,12 +617,12 @@ def _last_sibling(rows: list, i: int) -> bool:
 
 
 def _state_of(store: Store, spec: str) -> tuple[str, DuelState]:
-    """DUEL or DUEL@N (the state after N events)."""
+    """DUEL or DUEL@N (the board after event #N, as show --at N)."""
     name, _, at = spec.partition("@")
     duel_id = _resolve(store, name)
     if at and number(at) is None:
         raise click.UsageError(f"{printable(spec)}: write DUEL or DUEL@N")
-    return f"{duel_id}{'@' + at if at else ''}", store.state_at(duel_id, number(at) if at else None)
+    return f"{duel_id}{'@' + at if at else ''}", Records(store).state(duel_id, number(at) if at else None)
 
 
 @main.command()
@@ -629,7 +630,7 @@ def _state_of(store: Store, spec: str) -> tuple[str, DuelState]:
 @click.argument("b")
 @store_option
 def diff(a: str, b: str, store_url: str | None) -> None:
-    """How two duel states differ (DUEL or DUEL@N each): LP, cards by zone, chain, phase."""
+    """How two boards differ (DUEL or DUEL@N each: after event #N): LP, cards by zone, chain, phase."""
     with _store(store_url, readonly=True) as store:
         (name_a, state_a), (name_b, state_b) = _state_of(store, a), _state_of(store, b)
     rows = diff_states(state_a, state_b)
