@@ -5,8 +5,11 @@ Run from the repository root::
     python bench/fold.py                 # 10,000 events, 7 repetitions
     python bench/fold.py -n 50000 -r 5
     python bench/fold.py --profile       # cProfile of the fold, top 25 functions by tottime
+    python bench/fold.py --real          # the real EDOPro duels of ../shared/real-replays/edopro instead
 
-The events are a synthetic legal duel (``bench/synthetic.py``). Three figures, each the median of
+The events are a synthetic legal duel (``bench/synthetic.py``), or with ``--real [FOLDER]`` every
+EDOPro replay of the folder, imported once beforehand (not timed), each folded into a state of its
+own with its own card facts. Three figures, each the median of
 ``--repeat`` runs timed with ``time.perf_counter``:
 
 (a) decode:     ``msgpack.unpackb`` over one record per event, as a store keeps them
@@ -38,11 +41,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic import DB, chain_lengths, generate, kind_mix  # noqa: E402
 
+from ygoreplay.cards import CardDB  # noqa: E402
 from ygoreplay.events import Event, from_dict  # noqa: E402
 from ygoreplay.rules import apply  # noqa: E402
 from ygoreplay.state import DuelState  # noqa: E402
 
 TARGET = 0.25
+REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "real-replays" / "edopro"
 
 
 def timed(runs: dict[str, Callable[[], object]], repeat: int) -> dict[str, list[float]]:
@@ -58,35 +63,64 @@ def timed(runs: dict[str, Callable[[], object]], repeat: int) -> dict[str, list[
     return times
 
 
-def decode_all(records: list[bytes]) -> list:
+class Duel:
+    """One duel's events, their card facts and one msgpack record per event."""
+
+    def __init__(self, events: list[Event], cards: CardDB) -> None:
+        self.events, self.cards = events, cards
+        self.records = [msgpack.packb(e.to_dict()) for e in events]
+        self.dicts = [msgpack.unpackb(r) for r in self.records]
+
+
+def decode_all(duels: list[Duel]) -> list:
     unpackb = msgpack.unpackb
-    return [unpackb(r) for r in records]
+    return [[unpackb(r) for r in duel.records] for duel in duels]
 
 
-def build_all(dicts: list[dict]) -> list[Event]:
-    return [from_dict(d) for d in dicts]
+def build_all(duels: list[Duel]) -> list:
+    return [[from_dict(d) for d in duel.dicts] for duel in duels]
 
 
-def fold_all(events: list[Event]) -> DuelState:
-    state = DuelState(DB)
-    for e in events:
-        apply(state, e)
+def fold_all(duels: list[Duel]) -> DuelState:
+    for duel in duels:
+        state = DuelState(duel.cards)
+        for e in duel.events:
+            apply(state, e)
     return state
 
 
-def end_to_end(records: list[bytes]) -> DuelState:
+def end_to_end(duels: list[Duel]) -> DuelState:
     unpackb = msgpack.unpackb
-    state = DuelState(DB)
-    for r in records:
-        apply(state, from_dict(unpackb(r)))
+    for duel in duels:
+        state = DuelState(duel.cards)
+        for r in duel.records:
+            apply(state, from_dict(unpackb(r)))
     return state
 
 
-def profile_fold(events: list[Event], top: int = 25) -> None:
-    fold_all(events)                                   # warm up
+def real_duels(folder: Path) -> tuple[list[Duel], int]:
+    """Every replay of the folder that imports and folds without a violation (the fold stops at
+    one), as imported (not timed); and how many were left out."""
+    from ygoreplay.rules import RuleViolation
+    from ygoreplay.yrpx import YrpxError, import_yrpx
+    duels, left_out = [], 0
+    for path in sorted(folder.glob("*.yrpX")):
+        try:
+            result = import_yrpx(path)
+            duel = Duel(result.events, result.cards)
+            fold_all([duel])
+        except (YrpxError, RuleViolation):
+            left_out += 1
+            continue
+        duels.append(duel)
+    return duels, left_out
+
+
+def profile_fold(duels: list[Duel], top: int = 25) -> None:
+    fold_all(duels)                                    # warm up
     profiler = cProfile.Profile()
     profiler.enable()
-    fold_all(events)
+    fold_all(duels)
     profiler.disable()
     stats = pstats.Stats(profiler, stream=sys.stdout)
     stats.sort_stats("tottime").print_stats(top)
@@ -99,23 +133,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", action="store_true", help="cProfile the fold (top 25 by tottime)")
     parser.add_argument("--mix", action="store_true", help="print the event-kind mix")
+    parser.add_argument("--real", nargs="?", const=str(REAL), default=None, metavar="FOLDER",
+                        help="fold the real EDOPro duels of FOLDER (default ../shared/real-replays/edopro)")
     args = parser.parse_args(argv)
 
-    events = generate(args.events, args.seed)
+    if args.real:
+        duels, left_out = real_duels(Path(args.real))
+        if not duels:
+            print(f"no importable .yrpX replays in {args.real}")
+            return 1
+        events = [e for duel in duels for e in duel.events]
+    else:
+        duels = [Duel(generate(args.events, args.seed), DB)]
+        events = duels[0].events
     n = len(events)
-    records = [msgpack.packb(e.to_dict()) for e in events]
-    dicts = decode_all(records)
-    assert build_all(dicts) == events, "msgpack round trip changed an event"
-    final = fold_all(events)
-    print(f"synthetic duel: {n} events (seed {args.seed}), {final.turn} turns, "
-          f"{sum(map(len, records)) / n:.1f} bytes/record; chains by length "
-          f"{dict(sorted(chain_lengths(events).items()))}")
+    assert build_all(duels) == [duel.events for duel in duels], "msgpack round trip changed an event"
+    final = fold_all(duels)
+    size = sum(len(r) for duel in duels for r in duel.records) / n
+    if args.real:
+        print(f"real duels: {len(duels)} from {args.real} ({left_out} left out: not importable, or a violation "
+              f"stops the fold), {n} events, {size:.1f} bytes/record")
+    else:
+        print(f"synthetic duel: {n} events (seed {args.seed}), {final.turn} turns, {size:.1f} bytes/record; "
+              f"chains by length {dict(sorted(chain_lengths(events).items()))}")
     if args.mix:
         for kind, count in kind_mix(events).most_common():
             print(f"  {kind:22} {count:6}  {100 * count / n:5.1f}%")
 
-    times = timed({"decode": lambda: decode_all(records), "from_dict": lambda: build_all(dicts),
-                   "fold": lambda: fold_all(events), "e2e": lambda: end_to_end(records)}, args.repeat)
+    times = timed({"decode": lambda: decode_all(duels), "from_dict": lambda: build_all(duels),
+                   "fold": lambda: fold_all(duels), "e2e": lambda: end_to_end(duels)}, args.repeat)
     rate = {name: n / statistics.median(ts) for name, ts in times.items()}
     print(f"median of {args.repeat} runs, Python {sys.version.split()[0]}, msgpack {msgpack.version}")
     print(f"  (a) msgpack decode        {rate['decode']:12,.0f} events/s   {1e6 / rate['decode']:7.2f} us/event")
@@ -134,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.profile:
         print("\ncProfile of the fold (b), top 25 by tottime:")
-        profile_fold(events)
+        profile_fold(duels)
     return 0
 
 

@@ -105,7 +105,7 @@ def test_every_board_the_page_makes_is_the_one_the_service_serves(service, page)
         boards = boards_of(page)
         assert len(boards) == len(duel["events"])
         for i, made in enumerate(boards):
-            served = httpx.get(f"{service.url}/duels/{duel['id']}/state?at={i + 1}", headers=auth(duel["tokens"][role]))
+            served = httpx.get(f"{service.url}/duels/{duel['id']}/state?at={i}", headers=auth(duel["tokens"][role]))
             assert made == served.json()["board"], f"{role}: the board after event {i}"
 
 
@@ -141,7 +141,7 @@ def test_step_scrub_jump_to_a_turn_and_follow_a_permalink(service, page):
     page.locator("#l40 a").click()                               # a log line jumps there
     at(page, 40)
     assert page.evaluate("location.hash") == "#e40"
-    served = httpx.get(f"{service.url}/duels/{duel['id']}/state?at=41", headers=auth(duel["tokens"]["judge"])).json()
+    served = httpx.get(f"{service.url}/duels/{duel['id']}/state?at=40", headers=auth(duel["tokens"]["judge"])).json()
     expect(bottom).to_have_text(str(served["board"]["players"][0]["lp"]))
     expect(top).to_have_text(str(served["board"]["players"][1]["lp"]))
     names = [c["name"] for c in served["board"]["players"][0]["hand"]]
@@ -176,7 +176,7 @@ def test_a_graveyard_opens_into_its_list_and_a_card_shows_its_facts(service, pag
     events = duel["events"]
     resolved = max(i for i, e in enumerate(events) if e["kind"] == "chain_ended")
     opened(page, duel["links"]["spectator"] + f"#e{resolved}")
-    gy = httpx.get(f"{service.url}/duels/{duel['id']}/state?at={resolved + 1}",
+    gy = httpx.get(f"{service.url}/duels/{duel['id']}/state?at={resolved}",
                    headers=auth(duel["tokens"]["spectator"])).json()["board"]["players"][0]["gy"]
     assert gy, "cards reached the Graveyard"
     summary = page.locator("#side-bottom .zone.pile summary", has_text="GY")
@@ -313,7 +313,7 @@ def test_a_live_duel_follows_the_stream_marks_a_rollback_and_shows_its_branches(
     page.keyboard.press("End")
     at(page, 55)
     shot(page, "live-after-rollback")
-    branch = httpx.post(f"{base}/duels/{d}/branch", json={"at": 30, "title": "what if no attack"},
+    branch = httpx.post(f"{base}/duels/{d}/branch", json={"at": 29, "title": "what if no attack"},
                         headers=auth(t["judge"]))
     assert branch.status_code == 201
     opened(page, duel["links"]["judge"])

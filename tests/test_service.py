@@ -148,7 +148,7 @@ def test_a_duel_recorded_live_while_a_spectator_follows_and_a_judge_rolls_back(s
     state = httpx.get(f"{base}/duels/{d}/state", headers=auth(t["spectator"])).json()
     assert state["board"]["players"][1]["lp"] == 0 and state["board"]["winner"] == 0
     verdict = httpx.get(f"{base}/duels/{d}/verify", headers=auth(t["spectator"])).json()
-    assert verdict["ok"] is True and verdict["events"] == state["position"]
+    assert verdict["ok"] is True and verdict["events"] == state["events"]
 
 
 def test_a_conflict_and_a_refused_event_store_nothing(server):
@@ -165,7 +165,7 @@ def test_a_conflict_and_a_refused_event_store_nothing(server):
     assert r.status_code == 422
     assert r.json() == {"index": 33, "rule": "SUM-04", "message": r.json()["message"]}
     judge = auth(duel2["tokens"]["judge"])
-    assert httpx.get(f"{base}/duels/{duel2['id']}/state", headers=judge).json()["position"] == 0, "nothing stored"
+    assert httpx.get(f"{base}/duels/{duel2['id']}/state", headers=judge).json()["events"] == 0, "nothing stored"
     malformed = httpx.post(f"{base}/duels/{d}/events", content=b"[{\"kind\": ", headers=recorder)
     assert malformed.status_code == 400 and "not JSON" in malformed.json()["error"]
     unknown = httpx.post(f"{base}/duels/{d}/events", json=[{"kind": "duel_started", "first_player": 7}], headers=recorder)
@@ -205,8 +205,8 @@ def test_a_spectator_is_held_back_by_the_delay_and_resumes_with_last_event_id(se
     d, t = duel["id"], duel["tokens"]
     events = events_of("won-by-damage.jsonl")
     httpx.post(f"{base}/duels/{d}/events", json=events[:30], headers=auth(t["recorder"]))
-    assert httpx.get(f"{base}/duels/{d}/state", headers=auth(t["spectator"])).json()["position"] == 25
-    assert httpx.get(f"{base}/duels/{d}/state", headers=auth(t["judge"])).json()["position"] == 30
+    assert httpx.get(f"{base}/duels/{d}/state", headers=auth(t["spectator"])).json()["events"] == 25
+    assert httpx.get(f"{base}/duels/{d}/state", headers=auth(t["judge"])).json()["events"] == 30
     assert httpx.get(f"{base}/duels/{d}/state?at=28", headers=auth(t["spectator"])).status_code == 404
     lines = httpx.get(f"{base}/duels/{d}/events?from=20", headers=auth(t["spectator"])).text.splitlines()
     assert [json.loads(x)["position"] for x in lines] == list(range(20, 25))
@@ -226,9 +226,9 @@ def test_a_spectator_is_held_back_by_the_delay_and_resumes_with_last_event_id(se
     seconds = create(base, title="seconds", delay={"seconds": 1.5})
     httpx.post(f"{base}/duels/{seconds['id']}/events", json=events[:3], headers=auth(seconds["tokens"]["recorder"]))
     spectator = auth(seconds["tokens"]["spectator"])
-    assert httpx.get(f"{base}/duels/{seconds['id']}/state", headers=spectator).json()["position"] == 0
+    assert httpx.get(f"{base}/duels/{seconds['id']}/state", headers=spectator).json()["events"] == 0
     time.sleep(1.8)
-    assert httpx.get(f"{base}/duels/{seconds['id']}/state", headers=spectator).json()["position"] == 3
+    assert httpx.get(f"{base}/duels/{seconds['id']}/state", headers=spectator).json()["events"] == 3
 
 
 # -- the redaction search ---------------------------------------------------------------------------------
@@ -250,9 +250,9 @@ def test_no_response_to_a_viewer_holds_a_card_it_may_not_see(server, view, case)
         assert r.status_code == 200, r.text
     headers = auth(t[view])
     haystack = b""
-    positions = [0, 1, 3, len(events) // 2, len(events)]
+    positions = [0, 1, 3, len(events) // 2, len(events) - 1]
     paths = ["state", "events", "events?from=3", "cards", "tree", "verify", "frames", "frames?from=3",
-             f"diff?a=1&b={len(events)}"] + [f"state?at={n}" for n in positions]
+             f"diff?a=1&b={len(events) - 1}"] + [f"state?at={n}" for n in positions]
     for path in paths:
         r = httpx.get(f"{base}/duels/{d}/{path}", headers=headers)
         assert r.status_code == 200, (path, r.text)
@@ -297,7 +297,7 @@ def test_uploads_of_a_signed_judge_file_and_of_an_edopro_replay(server, tmp_path
         r = httpx.post(f"{base}/uploads", content=real.read_bytes(), headers=auth(ADMIN))
         assert r.status_code == 201, r.text
         state = httpx.get(f"{base}/duels/{r.json()['id']}/state", headers=auth(r.json()["tokens"]["judge"])).json()
-        assert state["position"] == 284 and state["board"]["ended"]
+        assert state["events"] == 284 and state["at"] == 283 and state["board"]["ended"]
     too_big = httpx.post(f"{base}/uploads", content=b"\0" * (17 << 20), headers=auth(ADMIN))
     assert too_big.status_code == 413
 
@@ -328,7 +328,7 @@ def test_followers_of_one_process_see_what_another_process_records():
         assert follower.ended.wait(20), "woken by PostgreSQL's notification, not by its own appends"
         assert [i for i, _, _ in follower.received] == list(range(len(events)))
         workers = Server(url, workers=2)
-        states = {httpx.get(f"{workers.url}/duels/{d}/state", headers=auth(t["judge"])).json()["position"]
+        states = {httpx.get(f"{workers.url}/duels/{d}/state", headers=auth(t["judge"])).json()["events"]
                   for _ in range(6)}
         assert states == {len(events)}
     finally:
@@ -394,7 +394,7 @@ def test_a_recorder_cannot_write_a_judges_ruling_or_rollback(server):
                    {"kind": "rolled_back", "to": 30, "judge": "Head Judge", "reason": "misplay"}):
         r = httpx.post(f"{base}/duels/{d}/events", json=[forged], headers=recorder)
         assert r.status_code == 403 and forged["kind"] in r.json()["error"]
-    assert httpx.get(f"{base}/duels/{d}/state", headers=recorder).json()["position"] == 60, "nothing written"
+    assert httpx.get(f"{base}/duels/{d}/state", headers=recorder).json()["events"] == 60, "nothing written"
     assert httpx.post(f"{base}/duels/{d}/notes", json={"judge": "Head Judge", "text": "ok"},
                       headers=auth(t["judge"])).status_code == 200
 
@@ -466,7 +466,7 @@ def test_a_players_earlier_boards_of_a_duel_from_a_set_up_position(server):
         frames = httpx.get(f"{base}/duels/{d}/frames", headers=auth(t[view])).json()["frames"]
         boards = boards_of(frames)
         for i in range(len(events)):
-            served = httpx.get(f"{base}/duels/{d}/state?at={i + 1}", headers=auth(t[view])).json()["board"]
+            served = httpx.get(f"{base}/duels/{d}/state?at={i}", headers=auth(t[view])).json()["board"]
             assert served == boards[i], f"{view}: the board after event {i}"
             later = httpx.get(f"{base}/duels/{d}/frames?from={i}", headers=auth(t[view])).json()["frames"][0]
             assert later["board"] == boards[i]

@@ -140,7 +140,7 @@ def board(state) -> tuple:
 
 
 def states_of(events) -> list[tuple]:
-    """snapshot(replay(events, until=N)) for every N, folded once (replay is this same loop)."""
+    """snapshot(replay(events, at=N - 1)) for every N, folded once (replay is this same loop)."""
     history = History(CARDS)
     out = [snapshot(history.state)]
     for event in events:
@@ -180,7 +180,7 @@ def test_an_illegal_event_is_refused_with_its_rule_and_the_store_is_unchanged(st
         assert stored(s, duel) == before and len(before) == 33
         assert snapshot_rows(s, duel) == snaps
         assert s.verify(duel).ok and s.verify(duel).events == 33
-        assert snapshot(s.state_at(duel)) == snapshot(replay(sample(NO_TRIBUTE), CARDS, until=33))
+        assert snapshot(s.state_at(duel)) == snapshot(replay(sample(NO_TRIBUTE), CARDS, at=32))
     assert store.append(duel, note("the summon was refused")) == 34     # the duel goes on
 
 
@@ -290,7 +290,7 @@ def test_state_at_every_position_equals_a_plain_replay(store):
     events = sample(DAMAGE)
     duel = recorded(store, DAMAGE)
     for n in range(len(events) + 1):
-        assert snapshot(store.state_at(duel, n)) == snapshot(replay(events, CARDS, until=n)), n
+        assert snapshot(store.state_at(duel, n)) == snapshot(replay(events, CARDS, at=n - 1)), n
     assert snapshot(store.state_at(duel)) == snapshot(replay(events, CARDS))
 
 
@@ -301,7 +301,7 @@ def test_a_long_duel_is_rebuilt_from_snapshots_at_every_position(store, open_sto
     assert snapshot_rows(store, duel) == list(range(SNAPSHOT_EVERY, len(events) + 1, SNAPSHOT_EVERY))
     expected = states_of(events)
     for n in (0, 1, SNAPSHOT_EVERY - 1, SNAPSHOT_EVERY, SNAPSHOT_EVERY + 1, 3 * SNAPSHOT_EVERY, len(events)):
-        assert expected[n] == snapshot(replay(events, CARDS, until=n))
+        assert expected[n] == snapshot(replay(events, CARDS, at=n - 1))
     cold = open_store()                                 # no cached fold: snapshots and events only
     near_snapshots = {n + d for n in range(0, len(events) + 1, SNAPSHOT_EVERY) for d in (-2, -1, 0, 1, 2)}
     positions = (near_snapshots | set(range(0, len(events), 3)) | {len(events)}) & set(range(len(events) + 1))
@@ -376,7 +376,7 @@ def test_play_continues_from_the_state_before_the_rolled_back_event(store, open_
     events = sample(DAMAGE)
     duel = recorded(store, DAMAGE, 40)                  # #33 Tribute Summon, then a battle
     assert store.append(duel, rollback(33)) == 41
-    assert board(store.state_at(duel)) == board(replay(events, CARDS, until=33))
+    assert board(store.state_at(duel)) == board(replay(events, CARDS, at=32))
     records = store.records(duel)
     assert [r.reverted_by for r in records] == [None] * 33 + [40] * 7 + [None]
     assert [r.event for r in records[:40]] == list(events[:40])        # nothing is erased

@@ -101,39 +101,39 @@ def test_show_a_long_duel_across_snapshots(store_url):
 
 def test_branch_tree_and_diff(store_url, open_store):
     parent = record(store_url, DAMAGE)
-    result = run("branch", parent, "--at", 34, "--title", "no battle", url=store_url)
+    result = run("branch", parent, "--at", 33, "--title", "no battle", url=store_url)
     clean(result, 0)
     child = result.stdout.strip()
     writer = open_store()
     writer.append(child, [from_dict(d) for d in ALTERNATIVE])          # another line of play
-    grandchild = run("branch", child[:7], "--at", 36, url=store_url).stdout.strip()
+    grandchild = run("branch", child[:7], "--at", 35, url=store_url).stdout.strip()
     writer.close()
 
     tree = run("tree", grandchild, url=store_url)
     clean(tree, 0)
     assert tree.stdout.splitlines() == [
         f"{parent}  won-by-damage.jsonl (89 events)",
-        f"    └── {child}  from event 34: no battle (38 events)",
-        f"        └── {grandchild}  from event 36: branch of {child} at 36 (36 events)"]
+        f"    └── {child}  after event #33: no battle (38 events)",
+        f"        └── {grandchild}  after event #35: branch of {child} after event #35 (36 events)"]
     assert run("tree", parent, url=store_url).stdout == tree.stdout
     assert "89 events  won-by-damage.jsonl" in run("list", url=store_url).stdout   # the parent is untouched
 
-    diff = run("diff", f"{parent}@38", child, url=store_url)
+    diff = run("diff", f"{parent}@37", child, url=store_url)
     clean(diff, 0)
-    assert f"turn:\n  {parent}@38: turn 3, player 0's Battle Phase\n  {child}: turn 4, player 1's Draw Phase\n" \
+    assert f"turn:\n  {parent}@37: turn 3, player 0's Battle Phase\n  {child}: turn 4, player 1's Draw Phase\n" \
         in diff.stdout
     assert "player 1 hand:" in diff.stdout and "player 1 LP" not in diff.stdout
     heads = run("diff", parent, child, url=store_url).stdout
     assert f"player 1 LP:\n  {parent}: 0\n  {child}: 7900\n" in heads
     assert f"result:\n  {parent}: player 0 won (lp)\n  {child}: not over\n" in heads
-    same = run("diff", f"{parent}@34", child + "@34", url=store_url).stdout
-    assert same == f"{parent}@34 and {child}@34 are the same position\n"
+    same = run("diff", f"{parent}@33", child + "@33", url=store_url).stdout
+    assert same == f"{parent}@33 and {child}@33 are the same position\n"
 
-    clean(run("branch", parent, "--at", 0, url=store_url), 2)
+    clean(run("branch", parent, "--at", -1, url=store_url), 2)
     clean(run("diff", f"{parent}@x", child, url=store_url), 2)
     past = run("diff", f"{parent}@200", child, url=store_url)
     clean(past, 2)
-    assert "0..89, not 200" in past.output
+    assert "events #0..#88, not #200" in past.output
 
 
 # -- judge rollbacks ------------------------------------------------------------------------------
@@ -146,7 +146,7 @@ def test_rollback_resumes_play_before_the_event_and_survives_a_reopen(store_url,
     assert result.stdout == f"{duel}: rolled back to before event 33 by J. Smith; events 33..39 are marked reverted\n"
 
     reopened = open_store()                             # what the command wrote, read cold
-    assert board(reopened.state_at(duel)) == board(replay(events, CARDS, until=33))
+    assert board(reopened.state_at(duel)) == board(replay(events, CARDS, at=32))
     records = reopened.records(duel)
     assert [r.reverted_by for r in records] == [None] * 33 + [40] * 7 + [None]
     assert records[40].event.judge == "J. Smith" and records[40].event.reason == "wrong tribute"

@@ -275,7 +275,7 @@ def test_a_file_cut_short_and_rechained_fails_verify(store_url, store, tmp_path)
 
 def test_an_edited_snapshot_is_not_used_and_verify_names_it(store_url, store, open_store):
     duel = recorded(store, DAMAGE)
-    truth = snapshot(replay(sample(DAMAGE), CARDS, until=70))
+    truth = snapshot(replay(sample(DAMAGE), CARDS, at=69))
     (state,), = execute_snapshots(store_url, "SELECT state FROM {t} WHERE originator_id = ? AND originator_version = ?",
                                   (duel, 64))
     snap = msgpack.unpackb(bytes(state))
@@ -300,7 +300,7 @@ def test_a_snapshot_moved_to_another_position_is_not_used(store_url, store, open
     execute_snapshots(store_url, "INSERT INTO {t} (originator_id, originator_version, topic, state) VALUES (?, ?, ?, ?)",
                       (duel, 64, "ygoreplay:snapshot", bytes(state)))
     fresh = open_store()
-    assert snapshot(fresh.state_at(duel, 70)) == snapshot(replay(sample(DAMAGE), CARDS, until=70))
+    assert snapshot(fresh.state_at(duel, 70)) == snapshot(replay(sample(DAMAGE), CARDS, at=69))
     assert not fresh.verify(duel).ok
 
 
@@ -324,7 +324,7 @@ def test_a_rollback_inside_one_batch_is_recorded_as_check_accepts_it(store_url, 
     clean(result, 0)
     duel = result.stdout.strip()
     assert len(store.records(duel)) == len(events) and store.verify(duel).ok
-    assert snapshot(store.state_at(duel, SNAPSHOT_EVERY * 2)) == snapshot(replay(events, CARDS, until=SNAPSHOT_EVERY * 2))
+    assert snapshot(store.state_at(duel, SNAPSHOT_EVERY * 2)) == snapshot(replay(events, CARDS, at=SNAPSHOT_EVERY * 2 - 1))
     assert snapshot(store.state_at(duel)) == snapshot(replay(events, CARDS))
 
 
@@ -469,7 +469,7 @@ def test_record_prints_only_the_id_and_list_json_is_an_array(store_url):
     listing = json.loads(run("list", "--json", url=store_url).stdout)
     assert listing == [{"id": duel, "title": DAMAGE, "created": listing[0]["created"], "players": ["Yugi", "Kaiba"],
                         "events": 89, "status": "ended", "result": {"winner": 0, "reason": "lp"},
-                        "parent": None, "branch_at": None, "signed": True, "origin_verified": True}]
+                        "parent": None, "branch_after": None, "signed": True, "origin_verified": True}]
     assert json.loads(run("list", "--json", "--player", "kaiba", url=store_url).stdout)[0]["id"] == duel
     assert json.loads(run("list", "--json", "--player", "Joey", url=store_url).stdout) == []
 

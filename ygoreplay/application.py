@@ -278,10 +278,19 @@ class Records:
         return self.store.append(duel_id, JudgeNote(judge=judge, note=text, category=category))
 
     def branch(self, duel_id: str, at: int, title: str = "") -> str:
+        """A what-if line: a new duel of events #0..#at of this one (the board after event #at)."""
         length = self.store.info(duel_id).events
-        if not 0 < at <= length:
-            raise InputError(f"duel {duel_id} has {length} events: branch at 1..{length}, not {at}")
-        return self.store.branch(duel_id, at, checked(title, "the title", 500))
+        if not 0 <= at < length:
+            raise InputError(f"duel {duel_id} has events #0..#{length - 1}: branch after one of them, not #{at}")
+        title = checked(title, "the title", 500) or f"branch of {duel_id} after event #{at}"
+        return self.store.branch(duel_id, at + 1, title)
+
+    def state(self, duel_id: str, at: int | None = None) -> DuelState:
+        """The board after event ``#at`` of a stored duel (the last when None)."""
+        length = self.store.info(duel_id).events
+        if at is not None and not 0 <= at < length:
+            raise InputError(f"duel {duel_id} has events #0..#{length - 1}, not #{at}")
+        return self.store.state_at(duel_id, None if at is None else at + 1)
 
     def export(self, duel_id: str, view: str = "judge") -> ReplayFile:
         """A replay file of a stored duel for one view, derived from the verified record: a
@@ -445,11 +454,16 @@ def offline_page(replay: ReplayFile, key: OrganiserKey, file_name: str) -> str:
     return viewer.offline_page(info, frames, signed, file_name)
 
 
+def branch_after(info: DuelInfo) -> int | None:
+    """The last event of its parent a branch keeps (the store counts the events it keeps)."""
+    return info.branch_at - 1 if info.parent and info.branch_at else None
+
+
 def duel_dict(info: DuelInfo) -> dict:
     status = info.status
     ended = bool(status.get("ended"))
     return {"id": info.id, "title": info.title, "created": info.created, "players": status.get("players", []),
             "events": info.events, "status": "ended" if ended else "in progress" if info.signed else "unverified",
             "result": {"winner": status.get("winner"), "reason": status.get("reason")} if ended else None,
-            "parent": info.parent, "branch_at": info.branch_at, "signed": info.signed,
+            "parent": info.parent, "branch_after": branch_after(info), "signed": info.signed,
             "origin_verified": info.source.get("unverified") is not True}

@@ -5,8 +5,8 @@ wins): the duel's own facts (they travel with a stored duel and a ``.ygr`` file,
 below is for what a duel does not carry), then ``--cards`` (each file given; a later one wins
 over an earlier, as EDOPro's expansions win over its base ``cards.cdb``), then
 ``$YGOREPLAY_CARDS`` (files separated by ``os.pathsep``), then the ``cards.cdb`` files of a local
-EDOPro or YGOPro install found in its usual places (``LOCAL_INSTALLS``), then the bundled
-classic set. A passcode none of them knows stays a passcode: nothing fails for want of a name.
+EDOPro or YGOPro install found in its usual places (``LOCAL_INSTALLS``), then the database
+``ygoreplay cards update`` installed (``card_install``), then the bundled classic set. A passcode none of them knows stays a passcode: nothing fails for want of a name.
 
 A ``cards.cdb`` holds some 13,000 cards and a duel needs a few dozen, so a database file is
 read on demand (one indexed query per passcode, remembered), never loaded whole.
@@ -18,9 +18,11 @@ import collections.abc
 import os
 import sqlite3
 import threading
+import unicodedata
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
+from .card_install import installed_path
 from .cards import CardDB, CardDBError, CardFacts, check_cdb_schema, facts_from_cdb_row
 from .events import Event
 from .replay_file import referenced_codes
@@ -82,6 +84,7 @@ class CdbFile(_Lookup):
         self._lock = threading.Lock()
         self._known: dict[int, CardFacts | None] = {}
         self._codes: list[int] | None = None
+        self._names: list[tuple[int, int, str, str]] | None = None
 
     def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
         try:
@@ -109,6 +112,15 @@ class CdbFile(_Lookup):
         """The cards with exactly this name, ignoring case (an alternate artwork shares it)."""
         rows = self._query(f"{_ROW} where texts.name = ? collate nocase order by alias != 0, datas.id", (name,))
         return [facts_from_cdb_row(self.path, row) for row in rows]
+
+    def names(self) -> list[tuple[int, int, str, str]]:
+        """(passcode, alias, name, name as compared) of every card, read once: what a search
+        goes through (originals before their artworks)."""
+        if self._names is None:
+            self._names = [(code, alias or 0, name, normal_name(name)) for code, alias, name in self._query(
+                "select datas.id, alias, texts.name from datas join texts on datas.id = texts.id "
+                "order by alias != 0, datas.id") if isinstance(name, str)]
+        return self._names
 
     def close(self) -> None:
         self._conn.close()
@@ -158,11 +170,60 @@ class CardLookup(_Lookup):
     def to_json_list(self) -> list[dict]:
         return [self[code].to_dict() for code in self]
 
+    def find(self, text: str, limit: int = 10) -> list[CardFacts]:
+        """Cards whose name holds ``text``, ignoring case and accents: exact names first, then
+        names that start with it, then the rest, shorter first; one entry per card (its
+        alternate artworks are the same card)."""
+        wanted = normal_name(text)
+        if not wanted:
+            return []
+        best: dict[int, tuple[int, int, str, int, int]] = {}
+        for layer in self.layers:
+            for code, alias, name, folded in _names_of(layer):
+                card = alias or code
+                if card in best or wanted not in folded:
+                    continue
+                rank = 0 if folded == wanted else 1 if folded.startswith(wanted) else 2
+                best[card] = (rank, len(name), name, card, code)
+        found = [self.get(card) or self[code] for _, _, _, card, code in sorted(best.values())]
+        return found[:limit]
+
+    def resolve(self, name: str) -> CardFacts:
+        """The one card with exactly this name (ignoring case and accents), as a scorekeeper
+        writes it; KeyError when no card, or several different cards, have it."""
+        wanted = normal_name(name)
+        for layer in self.layers:
+            matches = [(code, alias) for code, alias, _name, folded in _names_of(layer) if folded == wanted]
+            cards = {alias or code for code, alias in matches}
+            if len(cards) > 1:
+                raise KeyError(f"{name!r} names {len(cards)} different cards ({', '.join(map(str, sorted(cards)))}): "
+                               "give the passcode")
+            if cards:                         # the original print, else the artwork this source has
+                return self.get(cards.pop()) or self[min(code for code, _alias in matches)]
+        raise KeyError(f"no card is named {name!r} (ygoreplay cards find {name!r} searches)")
+
+    def passcode(self, name: str) -> int:
+        """``resolve``'s passcode: how a JSON Lines duel's card names are read (``jsonl``)."""
+        return self.resolve(name).code
+
 
 def facts_of(events: Iterable[Event], cards: Mapping[int, CardFacts]) -> CardDB:
     """The facts ``cards`` has of the cards these events name: what a duel read from a file
     carries from then on (a passcode nobody knows is left to the rules: CARD-01)."""
     return CardDB(cards[code] for code in referenced_codes(events) if code in cards)
+
+
+def normal_name(name: str) -> str:
+    """A name as a search compares it: no accents, no case, single spaces."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).casefold().split())
+
+
+def _names_of(layer: Mapping[int, CardFacts]) -> list[tuple[int, int, str, str]]:
+    """(passcode, alias, name, name as compared) of every card of a source."""
+    if isinstance(layer, CdbFile):
+        return layer.names()
+    return [(facts.code, facts.alias, facts.name, normal_name(facts.name)) for facts in layer.values()]
 
 
 def _named(cards: Mapping[int, CardFacts], name: str) -> list[CardFacts]:
@@ -195,7 +256,9 @@ def card_lookup(files: Sequence[str] = (), *, environment: Mapping[str, str] | N
     environment = os.environ if environment is None else environment
     named = [*reversed(files), *reversed([f for f in environment.get(CARDS_ENV, "").split(os.pathsep) if f])]
     layers: list[Mapping[int, CardFacts]] = [CdbFile(path) for path in named]
-    for path in reversed(local_databases(installs)):
+    for path in [*reversed(local_databases(installs)), installed_path()]:
+        if not path.is_file():
+            continue
         try:
             layers.append(CdbFile(path))
         except CardDBError:
@@ -204,4 +267,5 @@ def card_lookup(files: Sequence[str] = (), *, environment: Mapping[str, str] | N
     return CardLookup(layers)
 
 
-__all__ = ["CARDS_ENV", "LOCAL_INSTALLS", "CardLookup", "CdbFile", "card_lookup", "facts_of", "local_databases"]
+__all__ = ["CARDS_ENV", "LOCAL_INSTALLS", "CardLookup", "CdbFile", "card_lookup", "facts_of", "local_databases",
+           "normal_name"]

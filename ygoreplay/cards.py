@@ -552,6 +552,10 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
         except KeyError:
             raise KeyError(f"no card named {name!r} among {len(self)} cards") from None
 
+    def passcode(self, name: str) -> int:
+        """The passcode of the card with this name (how a JSON Lines duel's card names are read)."""
+        return self.by_name(name).code
+
     def merged(self, other: CardDB) -> CardDB:
         """Both sets; ``other`` wins where both have a passcode (e.g. a player's newer cards.cdb)."""
         return CardDB({**self._cards, **other._cards}.values())

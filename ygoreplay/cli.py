@@ -19,8 +19,8 @@ from typing import Iterator
 import click
 
 from .application import (
-    Records, audit_source, check as check_events, duel_dict, export_file, import_replay_file, offline_page,
-    record_file, trusted_keys, verify_file)
+    Records, audit_source, branch_after, check as check_events, duel_dict, export_file, import_replay_file,
+    offline_page, record_file, trusted_keys, verify_file)
 from .card_sources import CARDS_ENV, CardLookup, card_lookup, facts_of
 from .cards import CardDB
 from .diff import diff_states
@@ -119,11 +119,12 @@ def _card_db(cards: tuple[str, ...] = ()) -> CardLookup:
 def _load(path: str, cards: tuple[str, ...]) -> tuple[list, CardDB]:
     """Events and card facts of a JSON Lines file (``-`` is standard input)."""
     lookup = _card_db(cards)
+    passcode = lookup.passcode
     if path == "-":
-        events = list(parse_lines(sys.stdin, "<stdin>"))
+        events = list(parse_lines(sys.stdin, "<stdin>", passcode))
     else:
         try:
-            events = read_events(path)
+            events = read_events(path, passcode)
         except OSError as exc:
             raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not events:
@@ -591,7 +592,7 @@ def list_duels(as_json: bool, player: str | None, store_url: str | None) -> None
     if not duels:
         echo(f"no duels in {name}")
     for d in duels:
-        origin = f"  branch of {d.parent} at {d.branch_at}" if d.parent else ""
+        origin = f"  branch of {d.parent} after event #{branch_after(d)}" if d.parent else ""
         flags = ("" if d.signed else "  (anchor signature does not hold: run verify)") + (
             "  (origin unverified)" if d.source.get("unverified") else "")
         echo(f"{d.id}  {d.created[:19].replace('T', ' ')}  {d.events:>6} events  {printable(d.title)}{origin}{flags}")
@@ -599,11 +600,12 @@ def list_duels(as_json: bool, player: str | None, store_url: str | None) -> None
 
 @main.command()
 @click.argument("duel")
-@click.option("--at", "at", type=int, required=True, help="Keep the first N events.")
+@click.option("--at", "at", type=int, required=True,
+              help="Keep events #0..#N: the branch starts from the board after event #N (as show --at N).")
 @click.option("--title", default="", help="A title for the branch.")
 @store_option
 def branch(duel: str, at: int, title: str, store_url: str | None) -> None:
-    """Start a new duel from the first N events of DUEL (the parent is untouched); print its id."""
+    """Start a new duel from the board after event #N of DUEL (the parent is untouched); print its id."""
     with _store(store_url) as store:
         echo(Records(store).branch(_resolve(store, duel), at, title))
 
@@ -622,7 +624,7 @@ def tree(duel: str, store_url: str | None) -> None:
         if depth:
             lines[:0] = ["    "]
             lines.append("└── " if _last_sibling(rows, i) else "├── ")
-        where = f"from event {d.branch_at}: " if d.parent else ""
+        where = f"after event #{branch_after(d)}: " if d.parent else ""
         echo(f"{''.join(lines)}{d.id}  {where}{printable(d.title)} ({d.events} events)")
 
 
@@ -635,12 +637,12 @@ def _last_sibling(rows: list, i: int) -> bool:
 
 
 def _state_of(store: Store, spec: str) -> tuple[str, DuelState]:
-    """DUEL or DUEL@N (the state after N events)."""
+    """DUEL or DUEL@N (the board after event #N, as show --at N)."""
     name, _, at = spec.partition("@")
     duel_id = _resolve(store, name)
     if at and number(at) is None:
         raise click.UsageError(f"{printable(spec)}: write DUEL or DUEL@N")
-    return f"{duel_id}{'@' + at if at else ''}", store.state_at(duel_id, number(at) if at else None)
+    return f"{duel_id}{'@' + at if at else ''}", Records(store).state(duel_id, number(at) if at else None)
 
 
 @main.command()
@@ -648,7 +650,7 @@ def _state_of(store: Store, spec: str) -> tuple[str, DuelState]:
 @click.argument("b")
 @store_option
 def diff(a: str, b: str, store_url: str | None) -> None:
-    """How two duel states differ (DUEL or DUEL@N each): LP, cards by zone, chain, phase."""
+    """How two boards differ (DUEL or DUEL@N each: after event #N): LP, cards by zone, chain, phase."""
     with _store(store_url, readonly=True) as store:
         (name_a, state_a), (name_b, state_b) = _state_of(store, a), _state_of(store, b)
     rows = diff_states(state_a, state_b)
@@ -893,3 +895,65 @@ def deck_check(deck_spec: str, banlist_file: str | None, list_name: str | None,
         echo(f"{printable(label)}: {verdict}; Main {sizes['main']}, Extra {sizes['extra']}, "
              f"Side {sizes['side']}{against}")
     sys.exit(EXIT_ILLEGAL if problems else 0)
+
+
+# -- the card database (issue 16) ---------------------------------------------------------------
+
+@main.group()
+def cards() -> None:
+    """The card database: install it, see what is installed, find a card by name."""
+
+
+@cards.command(name="update")
+@click.option("--source", default="ygoprodeck", show_default=True, metavar="SOURCE",
+              help="ygoprodeck (the YGOPRODeck card API), or the URL or path of YGOPRODeck card JSON or a cards.cdb.")
+def cards_update(source: str) -> None:
+    """Fetch the facts of every card and install them beside the default store (the old
+    database stays until the new one is whole)."""
+    from .card_install import update
+    installed = update(source)
+    echo(f"installed {installed.cards} cards from {installed.url} into {installed.path} "
+         f"(sha256 {installed.sha256[:16]}…)")
+
+
+@cards.command(name="status")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+def cards_status(as_json: bool) -> None:
+    """What card facts commands use: the installed database, a local install's, the bundled set."""
+    from .card_install import installed_path, status
+    from .card_sources import local_databases
+    installed = status()
+    found = [str(p) for p in local_databases()]
+    named = [f for f in os.environ.get(CARDS_ENV, "").split(os.pathsep) if f]
+    if as_json:
+        echo(json.dumps({"installed": installed.to_dict() if installed else None, "local": found,
+                         "environment": named, "bundled": len(CardDB.classic())}))
+        return
+    for path in named:
+        echo(f"${CARDS_ENV}: {path}")
+    for path in found:
+        echo(f"local install: {path}")
+    if installed:
+        echo(f"installed: {installed.path}: {installed.cards} cards from {installed.url}, fetched "
+             f"{installed.fetched}, sha256 {installed.sha256}")
+    else:
+        echo(f"installed: none (ygoreplay cards update installs one into {installed_path()})")
+    echo(f"bundled: {len(CardDB.classic())} classic cards")
+
+
+@cards.command(name="find")
+@click.argument("name")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array instead of text.")
+@cards_option
+def cards_find(name: str, limit: int, as_json: bool, cards: tuple[str, ...]) -> None:
+    """Cards whose name holds NAME (case and accents ignored): exact names first."""
+    found = _card_db(cards).find(name, limit)
+    if as_json:
+        echo(json.dumps([{**f.to_dict(), "text": f.describe()} for f in found], ensure_ascii=False))
+        return
+    for facts in found:
+        echo(f"{facts.code:>9}  {facts.describe()}")
+    if not found:
+        echo(f"no card's name holds {name!r}", err=True)
+        sys.exit(EXIT_ILLEGAL)

@@ -365,10 +365,19 @@ def _label(entry: Entry) -> str:
     return entry.name
 
 
+def _distinct(entries: Iterable[Entry]) -> tuple[dict[int, Entry], Counter[int]]:
+    """Each passcode's first entry, in deck order, and its copies: a deck of 60 holds some 25
+    different cards, and every rule below is judged once per card, not once per copy."""
+    entries = list(entries)
+    codes = [entry if entry.__class__ is int else entry.code for entry in entries]  # type: ignore[union-attr]
+    return dict(zip(codes, entries)), Counter(codes)      # keys in deck order; one passcode, one card
+
+
 def _name_groups(entries: Iterable[Entry]) -> list[tuple[int, list[Entry], int]]:
     """(key, distinct cards, copies) for each card name, sorted by key: cards share a name when
     they share ``alias or code`` or have the same printed name (DECK-06). A passcode without
     facts is a name of its own (the same passcode is the same card; nothing more is guessed)."""
+    distinct, copies = _distinct(entries)
     parent: dict[int, int] = {}
 
     def find(key: int) -> int:
@@ -383,15 +392,8 @@ def _name_groups(entries: Iterable[Entry]) -> list[tuple[int, list[Entry], int]]
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
 
-    copies: Counter[int] = Counter()
-    distinct: dict[int, Entry] = {}
     first_with_name: dict[str, int] = {}
-    for entry in entries:
-        code = entry if isinstance(entry, int) else entry.code
-        copies[code] += 1
-        if code in distinct:
-            continue
-        distinct[code] = entry
+    for code, entry in distinct.items():
         find(code)
         if not isinstance(entry, int):
             if entry.alias:
@@ -419,32 +421,50 @@ def deck_problems(main: Sequence[Entry], extra: Sequence[Entry], side: Sequence[
     problems: list[Problem] = []
     if not MAIN_MIN <= len(main) <= MAIN_MAX:
         problems.append(Problem("DECK-01", f"the Main Deck has {len(main)} cards; it must have 40 to 60"))
-    for f in main:
-        if isinstance(f, int):
-            continue
-        if separate_tokens and f.is_token:
-            problems.append(_token_problem(f, "main"))
-        elif f.is_extra_deck or f.is_token:
-            problems.append(Problem("DECK-02", f"{f.name} ({f.code}) may not be in the Main Deck"))
+    if any(not isinstance(f, int) and (f.is_extra_deck or f.is_token) for f in _distinct(main)[0].values()):
+        for f in main:
+            if isinstance(f, int):
+                continue
+            if separate_tokens and f.is_token:
+                problems.append(_token_problem(f, "main"))
+            elif f.is_extra_deck or f.is_token:
+                problems.append(Problem("DECK-02", f"{f.name} ({f.code}) may not be in the Main Deck"))
     if len(extra) > EXTRA_MAX:
         problems.append(Problem("DECK-03", f"the Extra Deck has {len(extra)} cards; at most 15"))
-    for f in extra:
-        if isinstance(f, int):
-            continue
-        if separate_tokens and f.is_token:
-            problems.append(_token_problem(f, "extra"))
-        elif not f.is_extra_deck:
-            problems.append(Problem("DECK-03", f"{f.name} ({f.code}) is not an Extra Deck monster"))
+    if any(not isinstance(f, int) and (f.is_token or not f.is_extra_deck) for f in _distinct(extra)[0].values()):
+        for f in extra:
+            if isinstance(f, int):
+                continue
+            if separate_tokens and f.is_token:
+                problems.append(_token_problem(f, "extra"))
+            elif not f.is_extra_deck:
+                problems.append(Problem("DECK-03", f"{f.name} ({f.code}) is not an Extra Deck monster"))
     if len(side) > SIDE_MAX:
         problems.append(Problem("DECK-05", f"the Side Deck has {len(side)} cards; at most 15"))
     if separate_tokens:
         problems.extend(_token_problem(f, "side") for f in side
                         if not isinstance(f, int) and f.is_token)
-    for _, group, n in _name_groups([*main, *extra, *side]):
-        if n > COPIES_MAX:
-            problems.append(Problem("DECK-06", f"{n} copies of {_label(group[-1])}; "
-                                               "at most 3 across Main, Extra and Side"))
+    problems += _copies_problems([*main, *extra, *side])
     return problems
+
+
+def _copies_problems(entries: list[Entry]) -> list[Problem]:
+    """DECK-06: at most 3 copies of a card name across Main, Extra and Side. In a deck where each
+    name is one card (its alternate artworks alias it) and no card has more than 3 copies, there
+    is nothing to find; anything else is grouped by name in full (``_name_groups``)."""
+    distinct, copies = _distinct(entries)
+    per_card: Counter[int] = Counter()
+    names: dict[str, int] = {}
+    for code, entry in distinct.items():
+        key = code if isinstance(entry, int) else entry.alias or code
+        per_card[key] += copies[code]
+        if not isinstance(entry, int) and names.setdefault(entry.name, key) != key:
+            break                                   # one name, two cards: group in full
+    else:
+        if max(per_card.values(), default=0) <= COPIES_MAX:
+            return []
+    return [Problem("DECK-06", f"{n} copies of {_label(group[-1])}; at most 3 across Main, Extra and Side")
+            for _, group, n in _name_groups(entries) if n > COPIES_MAX]
 
 
 def _token_problem(f: CardFacts, section: str) -> Problem:

@@ -6,6 +6,12 @@ Reading is bounded: a file larger than ``MAX_FILE_SIZE`` is refused before it is
 longer than ``MAX_LINE`` bytes when it is reached (the file is read line by line, never whole),
 and JSON nested deeper than Python can parse is an ``EventFormatError`` naming the line, like any
 other bad line. The events themselves are bounded by ``events.from_dict``.
+
+A scorekeeper may name cards instead of giving passcodes where a duel says which cards exist: in
+``deck_registered`` lists and ``position_set_up`` zones, ``"Dark Magician"`` or
+``{"card": "Dark Magician", ...}`` for ``46986414``. Names are read against a card database
+(``passcode``, e.g. ``CardLookup.resolve``) when the file is read; a name no card has, or several
+different cards share, is an error at its line.
 """
 from __future__ import annotations
 
@@ -13,7 +19,7 @@ import codecs
 import io
 import json
 from pathlib import Path
-from typing import BinaryIO, Iterable, Iterator
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from .events import Event, EventFormatError, from_dict
 
@@ -25,7 +31,11 @@ MAX_LINE = 1 << 20
 _BLOCK = 1 << 20
 
 
-def parse_lines(lines: Iterable[str], source: str = "<input>") -> Iterator[Event]:
+Passcode = Callable[[str], int]
+_SET_UP_ZONES = ("deck", "hand", "gy", "banished", "extra", "mzone", "szone")
+
+
+def parse_lines(lines: Iterable[str], source: str = "<input>", passcode: Passcode | None = None) -> Iterator[Event]:
     for number, line in enumerate(lines, 1):
         text = line.strip()
         if not text or text.startswith("#"):
@@ -33,7 +43,47 @@ def parse_lines(lines: Iterable[str], source: str = "<input>") -> Iterator[Event
         where = f"{source}:{number}"
         if len(text) > MAX_LINE:
             raise EventFormatError(f"a line of {len(text):,} characters; a line is at most {MAX_LINE:,}", where)
-        yield from_dict(_json(text, where), where)
+        yield from_dict(_named_cards(_json(text, where), passcode, where), where)
+
+
+def _named_cards(data: Any, passcode: Passcode | None, where: str) -> Any:
+    """The event with every card name where a passcode goes replaced by that passcode."""
+    if not isinstance(data, dict):
+        return data
+
+    def code(name: str) -> int:
+        if passcode is None:
+            raise EventFormatError(f"the card {name!r} is named, not given by passcode, and no card "
+                                   "database was given to read names with", where)
+        try:
+            return passcode(name)
+        except KeyError as exc:
+            raise EventFormatError(str(exc.args[0]) if exc.args else f"no card is named {name!r}", where) from None
+
+    def card(spec: Any) -> Any:
+        if isinstance(spec, str):
+            return code(spec)
+        if isinstance(spec, dict) and isinstance(spec.get("card"), str) and "code" not in spec:
+            spec = {**{k: v for k, v in spec.items() if k != "card"}, "code": code(spec["card"])}
+        if isinstance(spec, dict) and isinstance(spec.get("materials"), list):
+            spec = {**spec, "materials": [card(m) for m in spec["materials"]]}
+        return spec
+
+    kind = data.get("kind")
+    if kind == "deck_registered":
+        return {**data, **{part: [card(c) for c in data[part]] for part in ("main", "extra", "side")
+                           if isinstance(data.get(part), list)}}
+    if kind == "position_set_up" and isinstance(data.get("sides"), list):
+        sides = []
+        for side in data["sides"]:
+            if isinstance(side, dict):
+                side = {**side, **{zone: [card(c) for c in side[zone]] for zone in _SET_UP_ZONES
+                                   if isinstance(side.get(zone), list)}}
+                if "fzone" in side:
+                    side["fzone"] = card(side["fzone"])
+            sides.append(side)
+        return {**data, "sides": sides}
+    return data
 
 
 def _json(text: str, where: str) -> object:
@@ -47,8 +97,9 @@ def _json(text: str, where: str) -> object:
         raise EventFormatError("not valid JSON (a number too long to read)", where) from None
 
 
-def read_events(path: str | Path) -> list[Event]:
-    """All events of a JSON Lines duel; EventFormatError (with file:line) or OSError if unreadable."""
+def read_events(path: str | Path, passcode: Passcode | None = None) -> list[Event]:
+    """All events of a JSON Lines duel; EventFormatError (with file:line) or OSError if unreadable.
+    ``passcode`` reads card names (see above)."""
     path = Path(path)
     source = str(path)
     size = path.stat().st_size
@@ -64,7 +115,7 @@ def read_events(path: str | Path) -> list[Event]:
         if bad is not None:
             raise EventFormatError(f"not UTF-8 text (byte {bad})", source)
         f.seek(0)
-        return list(parse_lines(_text_lines(f, source), source))
+        return list(parse_lines(_text_lines(f, source), source, passcode))
 
 
 def _too_large(read: int, source: str) -> None:

@@ -8,8 +8,9 @@ holds no passcode the viewer may not see. Errors map in one place (``_errors``):
 is 422 ``{"index", "rule", "message"}``, a conflict 409, malformed input 400 saying what and
 where, a wrong token 401, a role that may not 403, a duel that is not there (or not for you) 404.
 
-Positions: ``at=N`` and ``from=N`` count events: the state after the first N events (0 is the
-start), as ``branch --at N`` and ``diff DUEL@N``.
+Positions are event numbers, as the log numbers events and everywhere else (``show --at N``,
+``branch --at N``, ``diff DUEL@N``, the viewer's ``#eN``): ``at=N`` is the board after event #N,
+``from=N`` the events from #N on, a rollback ``to`` N undoes #N and what followed.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import viewer
 from .access import NARROWER, ROLES, VIEW_OF, VISIBILITIES, Access, digest, matches
-from .application import Records, duel_dict, violation_dict
+from .application import Records, branch_after, duel_dict, violation_dict
 from .card_sources import card_lookup
 from .errors import ConflictError, InputError, StoreError, VerificationError, YgoreplayError
 from .events import EventFormatError, from_dict
@@ -359,22 +360,24 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         return {"position": written[-1].position + 1}
 
     def _count(live: LiveDuel, view: str, at: int | None) -> int:
+        """How many events the board after event #at holds (all this view may see when None)."""
         visible = live.visible(view)
         if at is None:
             return visible
-        if at > visible:
-            raise HTTPError(404, f"the duel has {visible} events this view may see; at is 0..{visible}")
-        return at
+        if at >= visible:
+            raise HTTPError(404, f"this view may see events #0..#{visible - 1}, not #{at}" if visible
+                            else "this view may see no event yet")
+        return at + 1
 
     @app.get("/duels/{duel_id}/state", tags=["everyone"])
     def state(duel_id: str, request: Request, at: int | None = Query(None, ge=0, le=10 ** 9),
               view: str | None = Query(None, pattern="^(judge|p0|p1|spectator)$")) -> dict:
-        """The board after the first ``at`` events (default: all this view may see), for the
-        token's view (or a narrower one)."""
+        """The board after event ``#at`` (default: the last this view may see), for the token's
+        view (or a narrower one); ``at`` is null for a duel with no event yet."""
         caller, live = service.caller(request, duel_id)
         view = service.view_for(caller, view)
         count = _count(live, view, at)
-        return {"id": duel_id, "view": view, "position": count, "events": live.visible(view),
+        return {"id": duel_id, "view": view, "at": count - 1 if count else None, "events": live.visible(view),
                 "board": live.frame(view, count)}
 
     @app.get("/duels/{duel_id}/events", tags=["everyone"], response_class=Response,
@@ -523,7 +526,8 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
                   "type": "object", "required": ["at"], "properties": {
                       "at": {"type": "integer"}, "title": {"type": "string"}}}}}}})
     async def branch(duel_id: str, request: Request) -> dict:
-        """A what-if line: a new duel from the first ``at`` events; the same tokens open it."""
+        """A what-if line: a new duel of events #0..#at (from the board after event #at); the
+        same tokens open it."""
         caller, live = await caller_async(request, duel_id)
         service.require(caller, "judge")
         body = await _body_json(request)
@@ -565,16 +569,16 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
             events = info.events
             if caller.view == "spectator":          # a delayed spectator sees a branch once it may see its start
                 if info.parent and (info.branch_at or 0) > service.hub.get(info.parent).visible("spectator"):
-                    continue
+                    continue                            # it keeps events the spectator may not see yet
                 events = min(events, service.hub.get(info.id).visible("spectator"))
             out.append({"depth": depth, "id": info.id, "title": info.title, "parent": info.parent,
-                        "branch_at": info.branch_at, "events": events})
+                        "branch_after": branch_after(info), "events": events})
         return out
 
     @app.get("/duels/{duel_id}/diff", tags=["everyone"])
     def diff(duel_id: str, request: Request, a: int = Query(ge=0, le=10 ** 9), b: int = Query(ge=0, le=10 ** 9),
              view: str | None = Query(None, pattern="^(judge|p0|p1|spectator)$")) -> dict:
-        """How the board after ``a`` events differs from the board after ``b``, in this view."""
+        """How the board after event #a differs from the board after event #b, in this view."""
         from .diff import diff_states
         caller, live = service.caller(request, duel_id)
         view = service.view_for(caller, view)

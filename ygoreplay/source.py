@@ -148,7 +148,7 @@ def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
             return Source(spec, replay.events, replay.cards, replay.view, replay.disclosures, replay,
                           renames=replay.renames, secret=replay.commit_key or secrets.token_bytes(32))
         from .jsonl import read_events
-        events = read_events(path)
+        events = read_events(path, cards.passcode)
         return Source(spec, events, facts_of(events, cards))
     if store is None:
         raise SourceError(f"{spec}: no such file")

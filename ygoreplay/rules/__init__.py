@@ -24,11 +24,12 @@ from .history import History
 __all__ = ["AuditReport", "HANDLERS", "History", "RuleViolation", "apply", "audit", "replay"]
 
 
-def replay(events: Iterable[Event], cards: CardDB, until: int | None = None) -> DuelState:
-    """The state after the first ``until`` events (all when None); raises at the first violation."""
+def replay(events: Iterable[Event], cards: CardDB, at: int | None = None) -> DuelState:
+    """The state after event ``#at`` (0-based, as the log numbers events; the last when None);
+    raises at the first violation."""
     history = History(cards)
     for i, event in enumerate(events):
-        if until is not None and i >= until:
+        if at is not None and i > at:
             break
         history.append(event)
     return history.state

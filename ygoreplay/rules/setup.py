@@ -66,9 +66,11 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
         impossible(state, ev, "LOG-03", f"player {player} has already registered a deck")
     if state.turn or any(s.hand for s in state.sides):
         impossible(state, ev, "LOG-03", "decks are registered before the opening hands are drawn")
-    main = [facts_for(state, ev, c) for c in ev.main]
-    extra = [facts_for(state, ev, c) for c in ev.extra]
-    side_cards = [facts_for(state, ev, c) for c in ev.side]
+    get = state.db.get
+    main, extra, side_cards = [get(c) for c in ev.main], [get(c) for c in ev.extra], [get(c) for c in ev.side]
+    for facts, code in zip((*main, *extra, *side_cards), (*ev.main, *ev.extra, *ev.side)):
+        if facts is None:
+            facts_for(state, ev, code)               # CARD-01: no card facts for this passcode
     if state.decks_checked:                  # a duel option may say the room did not (CONF-01)
         for problem in deck_problems(main, extra, side_cards):
             fail(state, ev, *problem)

@@ -634,7 +634,7 @@ class Service {
       if (this.token) link.set("token", this.token);
       a.href = `/view/${entry.id}?${link}`;
       if (entry.id === this.id) a.setAttribute("aria-current", "page");
-      li.append(a, el("span", "hint", entry.parent ? ` from #${entry.branch_at} of its parent, ${entry.events} events` : ` ${entry.events} events`));
+      li.append(a, el("span", "hint", entry.parent ? ` after #${entry.branch_after} of its parent, ${entry.events} events` : ` ${entry.events} events`));
       list.append(li);
     }
     nav.append(list);
