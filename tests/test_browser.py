@@ -20,6 +20,8 @@ import httpx
 import pytest
 
 from test_service import REPLAYS, Server, auth, create, events_of
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from test_views import never_public
 from ygoreplay.cards import CardDB
 from ygoreplay.replay_file import loads
@@ -153,6 +155,9 @@ def test_step_scrub_jump_to_a_turn_and_follow_a_permalink(service, page):
     expect(page.locator("#l57")).to_have_attribute("aria-current", "step")
     page.evaluate("location.hash = '#e12'")                      # and another, in the same page
     at(page, 12)
+    for huge in ("#e4294967301", "#e2147483648", "#e" + "9" * 400):   # past the end: the last event
+        page.evaluate(f"location.hash = '{huge}'")
+        at(page, last)
 
 
 def test_the_log_groups_by_turn_searches_and_marks_lp_changes(service, page):
@@ -203,6 +208,10 @@ def test_keyboard_only(service, page):
     page.keyboard.press("Space")
     expect(page.locator("#play")).to_have_attribute("aria-label", "Pause")
     page.keyboard.press("Space")
+    expect(page.locator("#play")).to_have_attribute("aria-label", "Play")
+    page.locator("#first").focus()
+    page.keyboard.press("Space")                                 # Space presses the focused button
+    at(page, 0)
     expect(page.locator("#play")).to_have_attribute("aria-label", "Play")
     page.locator("#speed").select_option("60")
     page.locator("#play").press("Enter")                         # a button, from the keyboard
@@ -323,6 +332,25 @@ def test_a_live_duel_follows_the_stream_marks_a_rollback_and_shows_its_branches(
     page.wait_for_selector("body[data-ready=true]")
     expect(page.locator("#title")).to_have_text("what if no attack")
     at(page, 29)
+
+
+def test_a_burst_of_live_events_is_taken_in_at_once(service, page):
+    """A recorder sending 2,000 events in one request: the page, open at the start, catches up
+    (frames drawn once per animation frame, not once each) and keeps its place in the log."""
+    from synthetic import generate
+    base = service.url
+    duel = create(base, title="burst", visibility="unlisted")
+    recorder = auth(duel["tokens"]["recorder"])
+    events = [e.to_dict() for e in generate(2_000, 3)]
+    assert httpx.post(f"{base}/duels/{duel['id']}/events", json=events[:50], headers=recorder).status_code == 200
+    opened(page, duel["links"]["spectator"] + "#e10")
+    at(page, 10)
+    page.locator("#log").evaluate("(log) => { log.scrollTop = 300; }")
+    assert httpx.post(f"{base}/duels/{duel['id']}/events", json=events[50:], headers=recorder, timeout=120).status_code == 200
+    expect(page.locator("#where")).to_have_text(re.compile(r"^event 10 of 1999"), timeout=60_000)
+    assert page.evaluate("window.ygoreplay.duel.length") == 2000
+    assert page.locator("#log li").count() == 2000, "one line per event, none twice"
+    assert page.locator("#log").evaluate("(log) => log.scrollTop") == 300, "reading further down is not undone"
 
 
 def test_a_spectator_follows_behind_the_delay(service, page):

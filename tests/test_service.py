@@ -331,6 +331,14 @@ def test_followers_of_one_process_see_what_another_process_records():
         states = {httpx.get(f"{workers.url}/duels/{d}/state", headers=auth(t["judge"])).json()["events"]
                   for _ in range(6)}
         assert states == {len(events)}
+        # appends without ?expected= land on whichever worker: each is judged at the stored head,
+        # not at one a worker cached before the other appended (a red team saw a legal one refused)
+        again = create(workers.url, title="two workers, no expected")
+        for i in range(0, len(events), 5):
+            r = httpx.post(f"{workers.url}/duels/{again['id']}/events", json=events[i:i + 5],
+                           headers=auth(again["tokens"]["recorder"]))
+            assert r.status_code == 200, (i, r.text)
+        assert httpx.get(f"{workers.url}/duels/{again['id']}/verify", headers=auth(again["tokens"]["judge"])).json()["ok"]
     finally:
         for srv in (first, second, workers):
             if srv is not None:

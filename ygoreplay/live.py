@@ -11,11 +11,12 @@ more than sending it. A spectator view is held back by the duel's delay (events,
 from __future__ import annotations
 
 import asyncio
+import gzip
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import msgpack
 
@@ -198,6 +199,7 @@ class LiveDuel:
         self.ended_at: int | None = None
         self._verified: tuple[int, float, Verification] | None = None
         self._files: dict[str, tuple[int, bytes]] = {}
+        self._answers: dict[tuple, tuple[Any, bytes]] = {}
         self.refresh()
 
     @property
@@ -258,18 +260,30 @@ class LiveDuel:
                 count -= 1
         return count
 
-    def next_release(self, view: str) -> float | None:
-        """When the next held-back event becomes visible to ``view`` (seconds from now), if ever."""
+    def next_release(self, view: str, now: float | None = None) -> float | None:
+        """When the next held-back event becomes visible to ``view`` (seconds from ``now``), if
+        ever. Give the ``now`` that ``visible`` was asked with: read twice, the clock could pass
+        the release between the two and the follower would wait for nothing."""
         if view != "spectator" or self.access.delay_seconds <= 0:
             return None
-        count = self.visible(view)
+        now = time.time() if now is None else now
+        count = self.visible(view, now)
         if count >= max(0, self.count - self.access.delay_events):
             return None
         due = to_ms(self.records[count].recorded) / 1000 + self.access.delay_seconds
-        return max(0.0, due - time.time())
+        return max(0.0, due - now)
 
     def frame(self, view: str, count: int) -> dict[str, Any]:
         return board(self.view(view).state_after(count))
+
+    def answer(self, key: tuple, build: Callable[[], bytes]) -> bytes:
+        """A response body made once and kept gzipped (a duel's frames shrink about 25 times),
+        for as long as ``key`` (whose last item is the length it was made at) holds; the one it
+        replaces is dropped."""
+        cached = self._answers.get(key[:-1])
+        if cached is None or cached[0] != key[-1]:
+            cached = self._answers[key[:-1]] = (key[-1], gzip.compress(build(), 5))
+        return cached[1]
 
     def verified(self) -> Verification:
         """The record checked end to end (``Store.verify``): again once it grew, or after

@@ -21,6 +21,7 @@ import json
 import os
 import re
 import secrets as _secrets
+import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -66,7 +67,9 @@ class Caller:
 
 
 class _Limit:
-    """Refuses a request body larger than ``MAX_BODY`` before it is read whole (413)."""
+    """Refuses a request body larger than ``MAX_BODY`` before it is read whole (413); and marks
+    every answer that says nothing of caching ``no-store`` (each is a token's own: a shared cache
+    or a browser's history must not keep it)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -86,7 +89,14 @@ class _Limit:
             if seen > MAX_BODY:
                 raise HTTPError(413, f"the request body is over {MAX_BODY} bytes")
             return message
-        return await self.app(scope, limited, send)
+
+        async def uncached(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers") or [])
+                if not any(name.lower() == b"cache-control" for name, _ in headers):
+                    message = {**message, "headers": [*headers, (b"cache-control", b"no-store")]}
+            await send(message)
+        return await self.app(scope, limited, uncached)
 
 
 def _json(status: int, data: dict) -> JSONResponse:
@@ -400,7 +410,8 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         view = service.view_for(caller, view)
         data = live.replay_file(view, store.key)
         return Response(data, media_type="application/x-ygoreplay",
-                        headers={"Content-Disposition": f'attachment; filename="{duel_id}.{view}.ygr"'})
+                        headers={"Content-Disposition": f'attachment; filename="{duel_id}.{view}.ygr"',
+                                 "Cache-Control": "no-store"})
 
     @app.get("/duels/{duel_id}/follow", tags=["everyone"], response_class=StreamingResponse,
              responses={200: {"content": {"text/event-stream": {}}}})
@@ -427,7 +438,8 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
             try:
                 yield "retry: 2000\n\n"
                 while True:
-                    visible = live.visible(view)
+                    clock = time.time()
+                    visible = live.visible(view, clock)
                     while position < visible:
                         step = live_view.steps[position]
                         data = step.frame() if frames else step.to_dict()
@@ -442,7 +454,7 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
                     if now >= next_keepalive:
                         yield ": keepalive\n\n"
                         next_keepalive = now + KEEPALIVE
-                    release = live.next_release(view)
+                    release = live.next_release(view, clock)
                     wait = next_keepalive - now
                     await service.hub.wait(duel_id, min(wait, release) if release is not None else wait)
             finally:
@@ -459,17 +471,24 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         the first is always whole). With the views this token may switch to."""
         caller, live = service.caller(request, duel_id)
         view = service.view_for(caller, view)
-        live_view = live.view(view)
         visible = live.visible(view)
         if start > visible:
-            raise HTTPError(404, f"the duel has {visible} events this view may see; from is 0..{visible}")
-        data = {"id": duel_id, "title": live.header.title, "view": view, "role": caller.role,
-                "views": list(NARROWER[caller.view]), "events": visible,
-                "ended": any(r.event.kind == "duel_ended" for r in live.records[:visible]),
-                "delay": ({"events": live.access.delay_events, "seconds": live.access.delay_seconds}
-                          if view == "spectator" else None),
-                "frames": live_view.frames(start, visible)}
-        return _compressed(request, json.dumps(_jsonable(data), ensure_ascii=False).encode(), "application/json")
+            raise HTTPError(404, f"this view may see events #0..#{visible - 1}; from is 0..{visible}")
+
+        def build() -> bytes:
+            data = {"id": duel_id, "title": live.header.title, "view": view, "role": caller.role,
+                    "views": list(NARROWER[caller.view]), "events": visible,
+                    "ended": any(r.event.kind == "duel_ended" for r in live.records[:visible]),
+                    "delay": ({"events": live.access.delay_events, "seconds": live.access.delay_seconds}
+                              if view == "spectator" else None),
+                    "frames": live.view(view).frames(start, visible)}
+            return json.dumps(_jsonable(data), ensure_ascii=False).encode()
+        # made once per view, role, start and length: a crowd opening a shared link costs one
+        packed = live.answer(("frames", view, caller.role, start, visible), build)
+        headers = {"Cache-Control": "no-store", "Vary": "Accept-Encoding"}
+        if "gzip" in request.headers.get("accept-encoding", ""):
+            return Response(packed, media_type="application/json", headers={**headers, "Content-Encoding": "gzip"})
+        return Response(gzip.decompress(packed), media_type="application/json", headers=headers)
 
     # -- the web viewer ----------------------------------------------------------------------------------
 
@@ -638,15 +657,6 @@ def _record_upload(service: Service, data: bytes, title: str | None, access: Acc
 _DUEL_ID = re.compile(r"[0-9a-f]{12}")
 _PAGE_HEADERS = {"Content-Security-Policy": viewer.POLICY, "Referrer-Policy": "no-referrer",
                  "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Cache-Control": "no-cache"}
-
-
-def _compressed(request: Request, body: bytes, media_type: str) -> Response:
-    """A large answer gzipped when the client takes it (a duel's frames shrink about 25 times)."""
-    headers = {"Cache-Control": "no-store", "Vary": "Accept-Encoding"}
-    if len(body) > 4096 and "gzip" in request.headers.get("accept-encoding", ""):
-        body = gzip.compress(body, 5)
-        headers["Content-Encoding"] = "gzip"
-    return Response(body, media_type=media_type, headers=headers)
 
 
 def _fields(body: Any, **kinds: type) -> tuple:

@@ -594,8 +594,10 @@ class Store:
             attempt = 0
             while True:
                 live = self._cached(duel_id) if attempt == 0 else None
+                cached = live is not None
                 if live is None or (expected_position is not None and expected_position != live.history.position):
                     live = self._load_head(duel_id)   # never seen, or someone else may have appended
+                    cached = False
                 start = live.history.position
                 if expected_position is not None and expected_position != start:
                     raise ConflictError(f"duel {duel_id} has {start} events, not {expected_position}: "
@@ -608,6 +610,12 @@ class Store:
                     attempt += 1
                     if expected_position is not None or attempt == 3:
                         raise                         # asked for that position: it is gone
+                except RuleViolation:
+                    self._forget(duel_id)
+                    if not cached:
+                        raise
+                    attempt += 1      # judged on the head this process cached: another process may
+                                      # have appended since; judge it again on the stored head
                 except BaseException:
                     self._forget(duel_id)             # the cached fold may hold unwritten events
                     raise

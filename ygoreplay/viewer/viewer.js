@@ -31,8 +31,14 @@ export class Duel {
   get length() { return this.frames.length; }
 
   add(frames) {
+    const taken = [];
     for (const frame of frames) {
-      if (frame.i !== this.frames.length) continue;      // a repeat after a reconnect
+      if (frame.i < this.frames.length) continue;        // a repeat after a reconnect
+      if (frame.i > this.frames.length) {                // a gap: the frames between are fetched
+        if (this.onGap) this.onGap(this.frames.length);
+        break;
+      }
+      taken.push(frame);
       for (const facts of frame.cards || []) this.cards.set(facts.code, facts);
       const before = this.boards[this.boards.length - 1];
       const board = frame.board ? frame.board : applyPatch(before, frame.patch || {});
@@ -48,7 +54,7 @@ export class Duel {
         this.inEffect.push(frame.i);
       }
     }
-    for (const listener of this.listeners) listener(frames);
+    if (taken.length || !frames.length) for (const listener of this.listeners) listener(taken);
   }
 }
 
@@ -345,7 +351,7 @@ export class Viewer {
   show(i, { animate = false, fromSlider = false } = {}) {
     const n = this.duel.length;
     if (!n) return;
-    i = Math.max(0, Math.min(n - 1, i | 0));
+    i = Number.isNaN(i) ? 0 : Math.max(0, Math.min(n - 1, Math.trunc(i)));   // #e9…9 is the last
     const step = Math.abs(i - this.position) === 1;
     this.render(this.duel.boards[i], animate || step);
     const before = this.q(`#l${this.position}`);
@@ -362,16 +368,21 @@ export class Viewer {
       }
     }
     if (!fromSlider) this.q("#slider").value = String(i);
-    const board = this.duel.boards[i];
-    const frame = this.duel.frames[i];
-    this.q("#where").textContent = `event ${i} of ${n - 1}` + (board.turn ? ` \u00b7 turn ${board.turn}` : "")
-      + (this.duel.reverted.has(i) ? ` \u00b7 undone by the rollback at #${this.duel.reverted.get(i)}` : "")
-      + (frame.time ? ` \u00b7 ${frame.time.slice(0, 19).replace("T", " ")} UTC` : "");
+    this.where();
     this.q("#permalink").href = `#e${i}`;
     // The address bar and the log's aria-current follow once scrubbing pauses: a browser limits
     // how often history may change, and an ARIA change costs a frame's time in a long log.
     clearTimeout(this.hashTimer);
     this.hashTimer = setTimeout(() => this.settle(i), 150);
+  }
+
+  where() {
+    const i = this.position, n = this.duel.length;
+    const board = this.duel.boards[i];
+    const frame = this.duel.frames[i];
+    this.q("#where").textContent = `event ${i} of ${n - 1}` + (board.turn ? ` \u00b7 turn ${board.turn}` : "")
+      + (this.duel.reverted.has(i) ? ` \u00b7 undone by the rollback at #${this.duel.reverted.get(i)}` : "")
+      + (frame.time ? ` \u00b7 ${frame.time.slice(0, 19).replace("T", " ")} UTC` : "");
   }
 
   settle(i) {
@@ -434,9 +445,10 @@ export class Viewer {
       li.append(a);
       fragment.append(li);
     }
+    const lines = [...fragment.children];
     this.q("#log").append(fragment);
     this.markReverted();
-    this.filter();
+    this.filter(lines);
   }
 
   markReverted() {
@@ -449,9 +461,9 @@ export class Viewer {
     }
   }
 
-  filter() {
+  filter(lines = this.q("#log").children) {
     const query = this.q("#search").value.trim().toLowerCase();
-    for (const li of this.q("#log").children) {
+    for (const li of lines) {
       li.hidden = query !== "" && !li.textContent.toLowerCase().includes(query);
     }
   }
@@ -494,7 +506,7 @@ export class Viewer {
     this.logLines(frames);
     this.marks();
     if (following || this.position < 0) this.show(this.duel.length - 1, { animate: true });
-    else this.show(this.position);                  // the position stays; its text counts the new events
+    else this.where();                              // the position stays (the log is not scrolled)
     this.status();
   }
 
@@ -566,7 +578,7 @@ export class Viewer {
       End: () => this.show(this.duel.length - 1),
       " ": () => this.play(this.timer === null),
     };
-    if (event.key === " " && target.matches && target.matches("summary, a")) return;
+    if (event.key === " " && target.matches && target.matches("summary, a, button")) return;
     const action = actions[event.key];
     if (!action) return;
     event.preventDefault();
@@ -603,8 +615,18 @@ class Service {
     const params = { from: String(duel.length), format: "frames" };
     if (this.token) params.token = this.token;
     const stream = new EventSource(`/duels/${this.id}/follow?${this.query(params)}`);
-    stream.addEventListener("event", (message) => duel.add([JSON.parse(message.data)]));
-    stream.addEventListener("end", () => { duel.info.ended = true; stream.close(); duel.add([]); });
+    let batch = [];
+    const flush = () => { const frames = batch; batch = []; duel.add(frames); };
+    stream.addEventListener("event", (message) => {       // a burst is drawn once per frame
+      if (!batch.length) requestAnimationFrame(flush);
+      batch.push(JSON.parse(message.data));
+    });
+    stream.addEventListener("end", () => { flush(); duel.info.ended = true; stream.close(); duel.add([]); });
+    duel.onGap = async (from) => {
+      const response = await fetch(`/duels/${this.id}/frames?${this.query({ from: String(from) })}`,
+        { headers: this.headers(), cache: "no-store" });
+      if (response.ok) duel.add((await response.json()).frames || []);
+    };
   }
 
   switchView(view, position) {
