@@ -64,14 +64,17 @@ def test_show_prints_both_sides_lp_hand_and_phase():
     out = result.output
     assert "after event #60" in out and "turn 4" in out
     assert "Player 0 (Yugi)  LP 8000" in out and "Player 1 (Kaiba)  LP 4400" in out
-    assert "hand      Raigeki, Gemini Elf, Dark Magician" in out
-    assert "Summoned Skull 2500A" in out and "Luster Dragon 2900A" in out
+    assert "  hand 3      Raigeki, Gemini Elf, Dark Magician" in out
+    assert "│M1 2500A   │" in out and "│M0 2900A   │" in out                    # zones named as the log does
+    assert "Summoned" in out and "Luster" in out and "  GY 1        Vorse Raider" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
 
 
 def test_show_open_chain_and_turn():
     out = run("show", REPLAYS / "chain-counter-traps.jsonl", "--at", 32).output
-    assert "chain: 1. Dark Hole" in out and "5. Seven Tools of the Bandit" in out
-    assert "(turn_started) — turn 4, player 1's start of the turn" in run("show", DAMAGE, "--turn", 4).output
+    assert "chain: 5 link(s), the last resolves first\n  1. Dark Hole (Yugi, Spell Speed 1)" in out
+    assert "  5. Seven Tools of the Bandit (Yugi, Spell Speed 3)" in out
+    assert "(turn_started)\nturn 4, Kaiba's start of the turn" in run("show", DAMAGE, "--turn", 4).output
 
 
 def test_show_outside_the_duel_exits_2():

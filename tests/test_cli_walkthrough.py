@@ -197,7 +197,7 @@ def test_log_piped_into_a_reader_that_stops_exits_0_without_a_message(reader):
 
 def test_log_names_where_a_card_goes_by_player_and_zone():
     lines = run("log", DAMAGE).output.splitlines()
-    assert any("Vorse Raider → Kaiba's GY (battle)" in line for line in lines)
+    assert any("Kaiba's Vorse Raider [M2] → Kaiba's GY (destroyed by battle)" in line for line in lines)
     assert not any(" of player " in line for line in lines)
 
 
@@ -210,7 +210,8 @@ def test_play_ends_cleanly_when_its_input_ends():
 
 def test_a_view_shows_a_face_down_card_as_a_set_card():
     output = run("show", SPECTATOR, "--turn", "2").output
-    assert "(set card)" in output and "(hidden card) (set)" not in output
+    assert "│M2 set     │" in output and "│S1 set     │" in output and "(face-down)" in output
+    assert "(hidden card)" not in output
 
 
 def test_check_reads_a_judge_ygr_and_explains_a_view_file():

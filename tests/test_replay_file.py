@@ -798,11 +798,11 @@ def test_cli_log_reads_like_a_move_list(judge_file, spectator_file):
     lines = result.output.splitlines()
     assert "Turn 1 — Yugi" in lines and "Turn 5 — Yugi" in lines
     assert any(line.strip() == "Main Phase 1" for line in lines)
-    assert any(re.match(r"\s+#\d+\s+Yugi Normal Summons \w", line) for line in lines)
-    assert "The duel ends: Yugi wins (lp)" in result.output
+    assert any(re.match(r"\s+#\d+\s+T\d+ M1\s+Yugi Normal Summons \w", line) for line in lines)
+    assert "The duel ends: Yugi wins (LP reached 0)" in result.output
     spectator = run("log", spectator_file).output
-    assert "Yugi draws Giant Soldier of Stone, Magic Cylinder" in result.output
-    assert "Yugi draws 5 card(s)" in spectator and "Magic Cylinder" not in spectator.split("Turn 2")[0]
+    assert "Yugi draws Giant Soldier of Stone (copy 1), Magic Cylinder" in result.output
+    assert "Yugi draws 5 cards" in spectator and "Magic Cylinder" not in spectator.split("Turn 2")[0]
     # a judge file seen as a spectator logs exactly as the spectator file does
     assert run("log", judge_file, "--view", "spectator").output == spectator
 
@@ -810,14 +810,14 @@ def test_cli_log_reads_like_a_move_list(judge_file, spectator_file):
 def test_cli_show_view_and_turn(judge_file, spectator_file):
     judge = run("show", judge_file, "--at", 60)
     assert judge.exit_code == 0
-    assert "hand      Raigeki, Gemini Elf, Dark Magician" in judge.output
+    assert "  hand 3      Raigeki, Gemini Elf, Dark Magician" in judge.output
     spectator = run("show", judge_file, "--at", 60, "--view", "spectator")
     assert spectator.exit_code == 0 and "spectator view" in spectator.output
     assert "Raigeki, Gemini Elf" not in spectator.output
-    assert "hand      (hidden card), (hidden card), (hidden card)\n" in spectator.output
+    assert "  hand 3      3 hidden\n" in spectator.output
     assert run("show", spectator_file, "--at", 60).output == spectator.output
     own = run("show", judge_file, "--at", 60, "--view", "p0")
-    assert "hand      Raigeki, Gemini Elf, Dark Magician" in own.output
+    assert "  hand 3      Raigeki, Gemini Elf, Dark Magician" in own.output
     assert "(turn_started)" in run("show", spectator_file, "--turn", 4).output
     narrower = run("show", spectator_file, "--view", "judge")
     assert narrower.exit_code == 2 and "is a spectator view: it cannot show the judge view" in narrower.output

@@ -48,8 +48,10 @@ def test_record_prints_the_id_and_list_shows_every_duel(store_url):
     second = record(store_url, DECK_OUT, "--title", "Joey decks out")
     lines = run("list", url=store_url).stdout.splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith(f"{first}  ") and lines[0].endswith("    89 events  won-by-damage.jsonl")
-    assert lines[1].startswith(f"{second}  ") and lines[1].endswith("   502 events  Joey decks out")
+    assert lines[0].startswith(f"{first}  ") and "    89 events  Yugi won (lp)  " in lines[0]
+    assert lines[0].endswith("  Yugi vs Kaiba  won-by-damage.jsonl")
+    assert lines[1].startswith(f"{second}  ") and "   502 events  Yugi won (deck_out)  " in lines[1]
+    assert lines[1].endswith("  Yugi vs Kaiba  Joey decks out")
 
 
 def test_record_an_illegal_duel_keeps_the_legal_prefix_and_exits_1(store_url, store):
@@ -116,7 +118,9 @@ def test_branch_tree_and_diff(store_url, open_store):
         f"    └── {child}  after event #33: no battle (38 events)",
         f"        └── {grandchild}  after event #35: branch of {child} after event #35 (36 events)"]
     assert run("tree", parent, url=store_url).stdout == tree.stdout
-    assert "89 events  won-by-damage.jsonl" in run("list", url=store_url).stdout   # the parent is untouched
+    listed = run("list", url=store_url).stdout                                    # the parent is untouched
+    assert "    89 events  Yugi won (lp)" in listed and "won-by-damage.jsonl  1 branch(es)" in listed
+    assert f"no battle  branch of {parent} after event #33" in listed and f"branch of {child} after event #35\n" in listed
 
     diff = run("diff", f"{parent}@37", child, url=store_url)
     clean(diff, 0)

@@ -7,13 +7,24 @@ at any point is the fold of the rules engine over them (``ygoreplay.rules.apply`
     >>> state = replay(read_events("replays/won-by-damage.jsonl"), CardDB.classic())
     >>> [side.lp for side in state.sides], state.winner
     ([8000, 0], 0)
+    >>> state
+    <DuelState turn 5, player 0's battle (damage step), LP 8000 / 0, ended: player 0 won (lp), 80 cards, after event #88>
+
+``print(state)`` draws the board; ``state.position_set_up()`` writes it down as an event (like a
+FEN). Files: ``read_events``/``write_events`` (JSON Lines), ``read_replay``/``write_replay``
+(signed ``.ygr`` replay files). ``Store`` is the event store; ``redact``/``ViewReplay`` derive and
+fold what a player or a spectator may see (``VIEWS``).
 """
 from .cards import CardDB, CardFacts
 from .events import Event, EventFormatError, from_dict
-from .jsonl import read_events
-from .rules import RuleViolation, apply, audit, replay
+from .jsonl import dumps as dump_events, read_events, write_events
+from .replay_file import ReplayFile, read as read_replay, write as write_replay
+from .rules import AuditReport, RuleViolation, apply, audit, replay
 from .state import DuelState
+from .store import Store
+from .views import VIEWS, ViewReplay, redact
 
-__all__ = ["CardDB", "CardFacts", "DuelState", "Event", "EventFormatError", "RuleViolation",
-           "apply", "audit", "from_dict", "read_events", "replay"]
+__all__ = ["AuditReport", "CardDB", "CardFacts", "DuelState", "Event", "EventFormatError", "ReplayFile",
+           "RuleViolation", "Store", "VIEWS", "ViewReplay", "apply", "audit", "dump_events", "from_dict",
+           "read_events", "read_replay", "redact", "replay", "write_events", "write_replay"]
 __version__ = "0.1.0"

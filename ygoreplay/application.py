@@ -62,6 +62,9 @@ class CheckReport:
     def legal(self) -> bool:
         return self.report.legal
 
+    def __repr__(self) -> str:
+        return f"<CheckReport {repr(self.report)[1:-1].removeprefix('AuditReport ')}>"
+
     def to_dict(self) -> dict:
         r = self.report
         return {"events": r.events, "violations": [violation_dict(v) for v in r.violations],
@@ -124,6 +127,10 @@ class FileVerification:
     def ok(self) -> bool:
         return self.first_bad is None and self.authentic and not self.problems
 
+    def __repr__(self) -> str:
+        chain = "chain intact" if self.first_bad is None else f"chain broken at {self.first_bad}"
+        return f"<FileVerification {self.events} events, {chain}, {'ok' if self.ok else 'NOT ok'}>"
+
     def to_dict(self) -> dict:
         return {"ok": self.ok, "events": self.events, "chain_ok": self.first_bad is None,
                 "first_bad_link": self.first_bad, "signature": self.signature.to_dict(),
@@ -172,6 +179,11 @@ class AuditResult:
     problem: str = ""
     signature: Signature | None = None
     state: DuelState | None = None
+
+    def __repr__(self) -> str:
+        rules = "rules not re-checked" if self.report is None else (
+            "legal" if self.report.legal else f"{len(self.report.violations)} violation(s)")
+        return f"<AuditResult {self.events} events, {rules}, chain {self.chain}, {'ok' if self.ok else 'NOT ok'}>"
 
     @property
     def ok(self) -> bool:
@@ -362,11 +374,19 @@ class Records:
     def verify(self, duel_id: str) -> Verification:
         return self.store.verify(duel_id)
 
-    def duels(self, player: str | None = None) -> list[DuelInfo]:
+    def duels(self, player: str | None = None, since: str | None = None, until: str | None = None) -> list[DuelInfo]:
+        """The stored duels, oldest first, from their headers and signed anchors only (no event
+        is decoded): those with a player whose name holds ``player`` (any case), created on or
+        after the day ``since`` and on or before the day ``until`` (``YYYY-MM-DD``, or a prefix of
+        one: ``2026-01`` is January)."""
         duels = self.store.duels()
         if player:
             wanted = player.casefold()
             duels = [d for d in duels if any(wanted in str(p).casefold() for p in d.status.get("players", []))]
+        if since:
+            duels = [d for d in duels if d.created[:len(since)] >= since]
+        if until:
+            duels = [d for d in duels if d.created[:len(until)] <= until]
         return duels
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import sys
 from collections import Counter
 from contextlib import contextmanager
@@ -27,13 +29,14 @@ from .diff import diff_states
 from .errors import ConflictError, InputError, YgoreplayError
 from .files import write_atomic
 from .jsonl import parse_lines, read_events
-from .log import describe, log_lines
+from .log import EntryFilter, log_lines, narrate
 from .render import render
 from .replay_file import read as read_replay, write as write_replay
 from .rules import RuleViolation
 from .signing import OrganiserKey, default_key_path
 from .source import Source, SourceError, is_edopro_replay, is_replay_file, open_source, resolve_duel
 from .state import DuelState
+from .study import Study
 from .store import MissingStore, Store
 from .text import number, printable, terminal
 from .views import VIEWS
@@ -43,6 +46,14 @@ EXIT_ILLEGAL, EXIT_UNREADABLE, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_INTERRUPTED = 
 
 def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
     click.echo(terminal(text), err=err, nl=nl)
+
+
+def terminal_width() -> int:
+    """The terminal's width when stdout is one (the board uses it), else the 80 columns a file or
+    a pipe gets."""
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size((80, 24)).columns
+    return 80
 
 
 def _silence_stdout() -> None:
@@ -228,82 +239,125 @@ def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: t
         index = _position(source.events, at, turn, source.name)
         state = source.state_after(index, view)
         echo(render(state, f"after event #{index} ({source.events[index].kind})"
-                    + (f", {view or source.view} view" if (view or source.view) != "judge" else "")), nl=False)
+                    + (f", {view or source.view} view" if (view or source.view) != "judge" else ""),
+                    width=terminal_width()), nl=False)
 
 
 @main.command()
 @click.argument("duel")
 @view_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per event (JSON Lines).")
+@click.option("--turn", "turns", default=None, metavar="T[-U]", help="Only the events of turn T (or turns T to U).")
+@click.option("--card", "card", default=None, metavar="NAME",
+              help="Only the events naming a card whose name holds NAME (any case), or the card of that id.")
+@click.option("--player", "player", default=None, metavar="P",
+              help="Only the events about player P: 0, 1, p0, p1 or part of the player's name.")
 @cards_option
 @store_option
-def log(duel: str, view: str | None, cards: tuple[str, ...], store_url: str | None) -> None:
-    """The duel as readable text, one line per event, grouped by turn and phase."""
+def log(duel: str, view: str | None, as_json: bool, turns: str | None, card: str | None, player: str | None,
+        cards: tuple[str, ...], store_url: str | None) -> None:
+    """The duel as readable text, one line per event, grouped by turn and phase; every line says
+    its turn and phase (T4 BP), every LP change its cause and the LP after it."""
     with _opened(duel, store_url, cards) as source:
-        for line in log_lines(source.steps(view), source.reverted):
+        keep = EntryFilter(_turn_range(turns), card, _player_of(source, player))
+        entries = narrate(source.steps(view), source.reverted)
+        if as_json:
+            for entry in entries:
+                if not keep or keep.keeps(entry):
+                    echo(json.dumps(entry.to_dict(), ensure_ascii=False))
+            return
+        for line in log_lines(entries, keep):
             echo(line)
 
 
-PLAY_HELP = ("n/Enter next · p previous · j N jump to event N · t T jump to turn T · "
-             "v VIEW switch view (judge, p0, p1, spectator) · q quit")
+def _turn_range(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    first, _, last = text.partition("-")
+    a, b = number(first.strip()), number(last.strip()) if last else number(first.strip())
+    if a is None or b is None or a > b:
+        raise click.UsageError(f"--turn {printable(text)}: write a turn (4) or a range of turns (3-5)")
+    return a, b
+
+
+def _player_of(source: Source, text: str | None) -> int | None:
+    """0 or 1 from '0', 'p1' or part of a player's name (which must name one player only)."""
+    if text is None:
+        return None
+    plain = text.strip().casefold().removeprefix("p")
+    if plain in ("0", "1"):
+        return int(plain)
+    names = next((e.players for e in source.events if e.kind == "duel_started"), ())
+    matches = [i for i, name in enumerate(names) if text.casefold() in name.casefold()]
+    if len(matches) != 1:
+        known = ", ".join(f"{i} ({printable(n)})" for i, n in enumerate(names)) or "0, 1"
+        raise click.UsageError(f"--player {printable(text)}: " + ("names both players" if matches else
+                               "no player has that name") + f"; the players are {known}")
+    return matches[0]
+
+
+PLAY_HELP = ("n/Enter next · p previous · j N jump to event N · t T jump to turn T · f TEXT find the next "
+             "event naming TEXT · v VIEW switch view (judge, p0, p1, spectator) · q quit")
 
 
 @main.command()
 @click.argument("duel")
 @view_option
+@click.option("--plain", is_flag=True,
+              help="Read commands line by line from standard input (what play does when it is not a terminal).")
 @cards_option
 @store_option
-def play(duel: str, view: str | None, cards: tuple[str, ...], store_url: str | None) -> None:
-    """Step through a duel in the terminal: next, previous, jump to an event or a turn, switch view."""
+def play(duel: str, view: str | None, plain: bool, cards: tuple[str, ...], store_url: str | None) -> None:
+    """Step through a duel in the terminal: arrow keys for events, Shift+arrows for turns, g to go
+    to an event, a turn or a card, / to search, v to switch view; the board redrawn in place with
+    what each event changed marked. Without a terminal, one command a line (--plain)."""
     with _opened(duel, store_url, cards) as source:
-        if not source.events:
-            raise InputError(f"{source.name}: the duel has no events")
-        last, index, current = len(source.events) - 1, 0, view or source.view
-        descriptions = {i: line for i, line in _event_lines(source, current)}
-        while True:
+        study = Study(source, view)
+        if not plain and sys.stdin.isatty() and sys.stdout.isatty():
+            from .tui import PlayApp
+            PlayApp(study).run()
+            return
+        _play_lines(study)
+
+
+def _play_lines(study: Study) -> None:
+    """``play`` one command a line: each answer a heading and the board after the event."""
+    while True:
+        entry = study.entry
+        echo(f"event #{study.index}/{study.last}: {entry.text} [{study.view} view]")
+        echo(render(study.state(), width=terminal_width()))
+        try:
+            command = click.prompt(PLAY_HELP, default="n", show_default=False).strip()
+        except click.Abort:                  # end of input (or Ctrl-C): quit, as 'q' does
+            echo("")
+            return
+        word, _, arg = command.partition(" ")
+        arg = arg.strip()
+        if word in ("q", "quit"):
+            return
+        if word in ("n", "next", ""):
+            study.step(1)
+        elif word in ("p", "prev", "previous"):
+            study.step(-1)
+        elif word in ("j", "jump") and number(arg) is not None:
+            if number(arg) > study.last:
+                echo(f"no event {number(arg)}: the last is #{study.last}")
+            study.go(number(arg))
+        elif word in ("t", "turn") and number(arg) is not None:
             try:
-                state = source.state_after(index, current)
+                study.turn_start(number(arg))
+            except SourceError as exc:
+                echo(str(exc))
+        elif word in ("f", "find") and arg:
+            if study.find(arg) is None:
+                echo(f"no other event names {arg!r}")
+        elif word in ("v", "view") and arg in VIEWS:
+            try:
+                study.switch(arg)
             except SourceError as exc:
                 echo(f"cannot switch: {exc}")
-                current = source.view
-                continue
-            echo(render(state, f"event #{index}/{last}: {descriptions.get(index, source.events[index].kind)}"
-                        f" [{current} view]"))
-            try:
-                command = click.prompt(PLAY_HELP, default="n", show_default=False).strip()
-            except click.Abort:                  # end of input (or Ctrl-C): quit, as 'q' does
-                echo("")
-                return
-            word, _, arg = command.partition(" ")
-            if word in ("q", "quit"):
-                return
-            if word in ("n", "next", ""):
-                index = min(last, index + 1)
-            elif word in ("p", "prev", "previous"):
-                index = max(0, index - 1)
-            elif word in ("j", "jump") and number(arg.strip()) is not None:
-                if number(arg.strip()) > last:
-                    echo(f"no event {number(arg.strip())}: the last is #{last}")
-                index = min(last, number(arg.strip()))
-            elif word in ("t", "turn") and number(arg.strip()) is not None:
-                try:
-                    index = source.turn_start(number(arg.strip()))
-                except SourceError as exc:
-                    echo(str(exc))
-            elif word in ("v", "view") and arg.strip() in VIEWS:
-                current = arg.strip()
-                descriptions = {i: line for i, line in _event_lines(source, current)}
-            elif word in ("v", "view"):
-                echo(f"unknown command {command!r} (views: {', '.join(VIEWS)})")
-            else:
-                echo(f"unknown command {command!r}")
-
-
-def _event_lines(source: Source, view: str) -> Iterator[tuple[int, str]]:
-    try:
-        for index, event, before in source.steps(view):
-            yield index, describe(before, event)
-    except SourceError:
-        return
+        else:
+            echo(f"unknown command {command!r}" + (f" (views: {', '.join(VIEWS)})" if word in ("v", "view") else ""))
 
 
 @main.command(name="audit")
@@ -577,12 +631,17 @@ def note(duel: str, text: str, judge: str, category: str, store_url: str | None)
 @main.command(name="list")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array of duels.")
 @click.option("--player", default=None, help="Only duels with a player whose name contains this.")
+@click.option("--since", default=None, metavar="DATE", callback=lambda c, p, v: _date(p, v),
+              help="Only duels recorded on or after DATE (YYYY-MM-DD; 2026-01 is the month).")
+@click.option("--until", default=None, metavar="DATE", callback=lambda c, p, v: _date(p, v),
+              help="Only duels recorded on or before DATE (YYYY-MM-DD; 2026 is the year).")
 @store_option
-def list_duels(as_json: bool, player: str | None, store_url: str | None) -> None:
-    """List the duels in the store: players, result, status, events, date, branches."""
+def list_duels(as_json: bool, player: str | None, since: str | None, until: str | None, store_url: str | None) -> None:
+    """List the duels in the store: date, events, status and result, players, title, branches.
+    Read from each duel's header and signed anchor, without decoding its events."""
     try:
         with _store(store_url, readonly=True) as store:
-            duels = Records(store).duels(player)
+            duels = Records(store).duels(player, since, until)
             name = store.name
     except MissingStore as missing:
         duels, name = [], f"{missing.name} (no store there yet)"
@@ -590,12 +649,32 @@ def list_duels(as_json: bool, player: str | None, store_url: str | None) -> None
         echo(json.dumps([duel_dict(d) for d in duels]))
         return
     if not duels:
-        echo(f"no duels in {name}")
+        echo(f"no duels in {name}" + (" that match" if player or since or until else ""))
+    branches = Counter(d.parent for d in duels if d.parent)
     for d in duels:
-        origin = f"  branch of {d.parent} after event #{branch_after(d)}" if d.parent else ""
+        data = duel_dict(d)
+        players = " vs ".join(printable(str(p)) for p in data["players"]) or "players unknown"
+        result = data["result"]
+        status = (("a draw" if result["winner"] is None else
+                   f"{printable(str((data['players'] + ['player 0', 'player 1'])[result['winner']]))} won")
+                  + f" ({result['reason']})") if result else data["status"]
+        family = (f"  branch of {d.parent} after event #{branch_after(d)}" if d.parent and d.parent not in d.title
+                  else "") + (
+            f"  {branches[d.id]} branch(es)" if branches[d.id] else "")
         flags = ("" if d.signed else "  (anchor signature does not hold: run verify)") + (
             "  (origin unverified)" if d.source.get("unverified") else "")
-        echo(f"{d.id}  {d.created[:19].replace('T', ' ')}  {d.events:>6} events  {printable(d.title)}{origin}{flags}")
+        echo(f"{d.id}  {d.created[:16].replace('T', ' ')}  {d.events:>6} events  {status:<22}  {players}  "
+             f"{printable(d.title)}{family}{flags}")
+
+
+def _date(option: click.Parameter, value: str | None) -> str | None:
+    """A day, a month or a year (``2026-01-05``, ``2026-01``, ``2026``), checked."""
+    if value is None:
+        return None
+    if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", value.strip()):
+        raise click.BadParameter(f"{printable(value)} is not a date: write YYYY-MM-DD (or YYYY-MM, YYYY)",
+                                 param_hint=f"--{option.name}")
+    return value.strip()
 
 
 @main.command()

@@ -164,4 +164,11 @@ def _text_lines(f: BinaryIO, source: str) -> Iterator[str]:
 
 
 def dumps(events: Iterable[Event]) -> str:
+    """Events as JSON Lines text, one event a line, in the form ``read_events`` reads back."""
     return "".join(json.dumps(e.to_dict(), ensure_ascii=False, separators=(", ", ": ")) + "\n" for e in events)
+
+
+def write_events(path: str | Path, events: Iterable[Event]) -> int:
+    """Write a duel as a JSON Lines file, whole or not at all (``files.write_atomic``); its size."""
+    from .files import write_atomic
+    return write_atomic(path, dumps(events).encode("utf-8"))

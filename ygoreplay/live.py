@@ -24,7 +24,7 @@ from .access import Access
 from .board import board
 from .cards import CardDB
 from .chain import to_ms
-from .log import describe
+from .log import Narrator
 from .exchange import make_replay
 from .replay_file import ReplayFile, dumps, referenced_codes
 from .signing import OrganiserKey
@@ -116,6 +116,7 @@ class LiveView:
         self.codes: set[int] = set()
         self.kept: list[tuple[int, bytes]] = [(0, msgpack.packb(self.fold._new_history().state.to_data()))]
         self.last_board: dict | None = None
+        self.narrator = Narrator()                 # remembers the chain from line to line
 
     @classmethod
     def of_file(cls, replay: ReplayFile) -> LiveView:
@@ -148,7 +149,7 @@ class LiveView:
             new_codes = {c for c in step.codes if c in self.full_cards and c not in self.codes}
         self.codes |= new_codes
         facts = view_cards(self.full_cards, new_codes)
-        line = describe(self.fold.prepare(step, facts), step.event)
+        line = self.narrator.describe(self.fold.prepare(step, facts), step.event)
         state = self.fold.advance()
         after = board(state)
         whole = self.last_board is None or len(self.steps) % KEYFRAME_EVERY == 0

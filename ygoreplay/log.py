@@ -1,139 +1,205 @@
-"""A duel as readable text, one line per event, grouped by turn and phase (like a PGN move list).
+"""A duel as readable text, one entry per event, grouped by turn and phase (like a PGN move list).
 
 Each event is described against the state just before it, so cards are named as the viewer of the
-file knew them then: a hidden card stays "a card" until the event that shows it.
+log knew them then: a hidden card stays "a card" until the event that shows it. What a judge asks
+of a log line is answered on it: who acted, which copy of a card (its zone on the field, a copy
+number elsewhere), what was paid, why LP changed and where they stand now, what flipped, what
+cancelled an attack. Every line carries its turn and phase, so ``grep`` keeps the context::
+
+    >>> for line in log_lines(narrate(judge_steps(events, cards))): print(line)   # doctest: +SKIP
+    Turn 2 — Kaiba
+      Battle Phase, damage step
+        #22   T2 BP  Damage calculation: Vorse Raider [M2] 1900 ATK vs Giant Soldier of Stone [M2] 2000 DEF ...
+
+``narrate`` yields ``Entry`` objects (``to_dict()`` is what ``log --json`` prints); ``log_lines``
+lays them out; ``EntryFilter`` keeps the entries of a turn, a card or a player.
 """
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
 
 from .cards import CardDB
-from .events import Event
+from .events import BATTLE_STEPS, PHASES, Event
 from .rules import History
 from .rules.base import phase_name
-from .state import Card, DuelState
+from .sentences import SENTENCES, Line, lp_after
+from .state import DuelState
 from .text import printable
 
-Describe = Callable[[DuelState, Event], str]
+PHASE_TAGS = {"draw": "DP", "standby": "SP", "main1": "M1", "battle": "BP", "main2": "M2", "end": "EP"}
 
 
-def _name(state: DuelState, card_id: str | None) -> str:
-    if card_id is None:
-        return "—"
-    card: Card | None = state.cards.get(card_id)
-    if card is None or card.code == 0:
-        return f"a card ({card_id})"
-    return card.name
+@dataclass
+class Entry:
+    """One event as a line of the log: where in the duel it happened, what it says, the cards it
+    names (the view's ids and names) and the LP after it."""
+
+    index: int
+    event: Event
+    turn: int
+    phase: str | None
+    step: str | None
+    player: int | None            # the player it is about: who acted, or whose card it moved
+    text: str
+    cards: list[dict[str, Any]] = field(default_factory=list)
+    lp: tuple[int, int] = (0, 0)
+    reverted_by: int | None = None
+    turn_player: str = ""          # the name of the player whose turn it is
+
+    @property
+    def kind(self) -> str:
+        return self.event.kind
+
+    @property
+    def tag(self) -> str:
+        """``T4 BP``: the turn and phase, on every line."""
+        return f"T{self.turn} {PHASE_TAGS.get(self.phase or '', '--')}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "turn": self.turn, "phase": self.phase, "step": self.step,
+                "kind": self.kind, "player": self.player, "text": self.text, "cards": self.cards,
+                "lp": list(self.lp), "reverted_by": self.reverted_by, "event": self.event.to_dict()}
+
+    def __repr__(self) -> str:
+        return f"<Entry #{self.index} {self.tag} {self.kind}: {self.text[:60]!r}>"
 
 
-def _who(state: DuelState, player: int | None) -> str:
-    player = state.turn_player if player is None else player
-    if 0 <= player < len(state.players) and state.players[player]:
-        return state.players[player]
-    return f"Player {player}"
+_SUBJECT = ("card", "attacker", "cards", "tributes")
 
 
-ZONE_NAMES = {"deck": "Deck", "hand": "hand", "mzone": "Monster Zone", "szone": "Spell & Trap Zone",
-              "fzone": "Field Zone", "gy": "GY", "banished": "banished cards", "extra": "Extra Deck",
-              "overlay": "Xyz materials"}
+class Narrator:
+    """Describes the events of one duel in order, remembering what a reader of the log does: the
+    chain link that resolved last, the cause of the outcomes that follow it when a record does
+    not name one."""
+
+    def __init__(self) -> None:
+        self.resolved: str | None = None
+
+    def entry(self, index: int, event: Event, before: DuelState, reverted_by: int | None = None) -> Entry:
+        """The entry of ``event``, described against ``before`` (the state just before it)."""
+        words = Line(before)
+        text = printable(SENTENCES[event.kind](words, event, self))
+        kind = event.kind
+        if kind == "chain_link_resolved":
+            chain = before.chain
+            self.resolved = chain[event.link - 1].card if 0 < event.link <= len(chain) else None
+        elif kind in ("activated", "chain_ended", "turn_started", "phase_entered"):
+            self.resolved = None
+        turn, phase, step = before.turn, before.phase, before.step
+        if kind == "turn_started":
+            turn, phase, step = event.turn, None, None
+        elif kind == "phase_entered":
+            phase, step = event.phase, None
+        elif kind == "step_entered":
+            step = event.step
+        turn_player = words.who(event.player if kind == "turn_started" else before.turn_player)
+        return Entry(index, event, turn, phase, step, _about(before, event), text, words.cards,
+                     _lp_after(before, event), reverted_by, printable(turn_player))
+
+    def describe(self, state: DuelState, event: Event) -> str:
+        """The line of ``event`` alone (the web viewer's log), said against ``state``."""
+        return self.entry(state.index, event, state).text
 
 
-def _zone(state: DuelState, controller: int, zone: str) -> str:
-    """``Kaiba's GY`` rather than ``gy of player 1``."""
-    return f"{_who(state, controller)}'s {ZONE_NAMES.get(zone, zone)}"
+def _about(state: DuelState, event: Event) -> int | None:
+    """The player an event is about: who acted, else the controller of the card it names."""
+    if event.player is not None:
+        return event.player
+    for name in _SUBJECT:
+        value = getattr(event, name, None)
+        card_id = value[0] if isinstance(value, tuple) and value else value
+        if isinstance(card_id, str) and card_id in state.cards:
+            return state.cards[card_id].controller
+    return None
 
 
-def _names(state: DuelState, ids) -> str:
-    return ", ".join(_name(state, c) for c in ids)
+def _lp_after(state: DuelState, event: Event) -> tuple[int, int]:
+    lp = [side.lp for side in state.sides]
+    if event.kind == "life_points_changed":
+        player = state.turn_player if event.player is None else event.player
+        if player in (0, 1):
+            lp[player] = lp_after(lp[player], event.amount, event.reason)
+    elif event.kind == "activated":
+        player = state.turn_player if event.player is None else event.player
+        if player in (0, 1):
+            lp[player] = max(0, lp[player] - sum(c.lp for c in event.costs))
+    return lp[0], lp[1]
 
 
-def _draw(s: DuelState, e) -> str:
-    player = s.turn_player if e.player is None else e.player
-    ids = list(e.cards) or s.sides[player].deck[:e.count] if player in (0, 1) else []
-    shown = _names(s, ids) if ids and all(s.cards[c].code for c in ids if c in s.cards) else f"{e.count} card(s)"
-    return f"{_who(s, e.player)} draws {shown}" + (f" (by {_name(s, e.cause)})" if e.cause else "")
-
-
-_DESCRIBE: dict[str, Describe] = {
-    "duel_started": lambda s, e: (f"Duel begins under {e.ruleset}, {e.starting_lp} LP: player {e.first_player} "
-                                  f"goes first" + (f" (chosen by player {e.chosen_by}, {e.method})" if e.chosen_by is not None else "")
-                                  + (f"; agreed: {', '.join(e.options)}" if e.options else "")),
-    "deck_registered": lambda s, e: (f"{_who(s, e.player)} registers a deck: {len(e.main)} main, "
-                                     f"{len(e.extra)} extra, {len(e.side)} side"),
-    "deck_shuffled": lambda s, e: f"{_who(s, e.player)} shuffles their Deck",
-    "position_set_up": lambda s, e: f"Position set up: turn {e.turn}, player {e.turn_player}'s {phase_name(e.phase)}",
-    "cards_drawn": _draw,
-    "turn_started": lambda s, e: f"Turn {e.turn} begins: {_who(s, e.player)}",
-    "phase_entered": lambda s, e: f"{phase_name(e.phase)}",
-    "step_entered": lambda s, e: f"Battle Phase: {e.step} step",
-    "priority_passed": lambda s, e: f"{_who(s, e.player)} passes",
-    "normal_summoned": lambda s, e: (f"{_who(s, e.player)} Normal Summons {_name(s, e.card)} to zone {e.zone}"
-                                     + (f", Tributing {_names(s, e.tributes)}" if e.tributes else "")),
-    "monster_set": lambda s, e: (f"{_who(s, e.player)} Sets {_name(s, e.card)} in zone {e.zone}"
-                                 + (f", Tributing {_names(s, e.tributes)}" if e.tributes else "")),
-    "flip_summoned": lambda s, e: f"{_who(s, e.player)} Flip Summons {_name(s, e.card)}",
-    "special_summoned": lambda s, e: (f"{_who(s, e.player)} Special Summons {_name(s, e.card)} ({e.method}) "
-                                      f"to zone {e.zone} in {e.position}"
-                                      + (f", using {_names(s, e.materials)}" if e.materials else "")),
-    "summon_negated": lambda s, e: f"The summon of {_name(s, e.card)} is negated",
-    "token_created": lambda s, e: f"{_who(s, e.player)} gets a token in zone {e.zone}",
-    "position_changed": lambda s, e: f"{_name(s, e.card)} changes to {e.position} position",
-    "spell_trap_set": lambda s, e: f"{_who(s, e.player)} Sets {_name(s, e.card)}",
-    "activated": lambda s, e: (f"Chain Link {len(s.chain) + 1}: {_who(s, e.player)} activates {_name(s, e.card)}"
-                               + (f" ({e.effect_type} effect)" if e.effect_type else "")
-                               + (f" targeting {_names(s, e.targets)}" if e.targets else "")),
-    "chain_link_resolved": lambda s, e: f"Chain Link {e.link} resolves",
-    "chain_link_negated": lambda s, e: f"Chain Link {e.link} is negated",
-    "chain_ended": lambda s, e: "The chain ends",
-    "attack_declared": lambda s, e: (f"{_name(s, e.attacker)} attacks "
-                                     + (_name(s, e.target) if e.target else "directly")),
-    "attack_retargeted": lambda s, e: f"Replay: the attack now targets {_name(s, e.target) if e.target else 'the player'}",
-    "attack_cancelled": lambda s, e: "The attack is cancelled",
-    "damage_calculated": lambda s, e: (f"Damage calculation: {e.damage[0]} / {e.damage[1]} battle damage"
-                                       + (f", destroys {_names(s, e.destroyed)}" if e.destroyed else "")),
-    "card_moved": lambda s, e: (f"{_name(s, e.card)} → {_zone(s, e.to.controller, e.to.zone)} ({e.reason}"
-                                + (f", by {_name(s, e.cause)}" if e.cause else "") + ")"),
-    "card_revealed": lambda s, e: f"Reveals {_names(s, e.cards)}",
-    "control_changed": lambda s, e: f"Player {e.to_player} takes control of {_name(s, e.card)}",
-    "zone_changed": lambda s, e: f"{_name(s, e.card)} moves to zone {e.zone}",
-    "stats_changed": lambda s, e: (f"{_name(s, e.card)} now has "
-                                   + ", ".join(f"{k} {v}" for k, v in (("ATK", e.atk), ("DEF", e.defense), ("Level", e.level)) if v is not None)),
-    "counters_changed": lambda s, e: f"{_name(s, e.card)} has {e.count} {e.counter} counter(s)",
-    "life_points_changed": lambda s, e: (f"{_who(s, e.player)} {'gains' if e.reason == 'gain' else 'loses'} "
-                                         f"{e.amount} LP ({e.reason.replace('_', ' ')})"),
-    "coin_tossed": lambda s, e: f"Coin toss: {', '.join('heads' if r else 'tails' for r in e.results)}",
-    "die_rolled": lambda s, e: f"Die roll: {', '.join(map(str, e.results))}",
-    "hand_size_discard": lambda s, e: f"{_who(s, e.player)} discards {_names(s, e.cards)} for the hand limit",
-    "duel_ended": lambda s, e: (f"The duel ends: {'a draw' if e.winner is None else _who(s, e.winner) + ' wins'} ({e.reason})"),
-    "rolled_back": lambda s, e: f"JUDGE {e.judge} rolls the game back to before event {e.to}: {e.reason}",
-    "judge_note": lambda s, e: f"JUDGE {e.judge} ({e.category}): {e.note}",
-}
-
-
-def describe(state: DuelState, event: Event) -> str:
-    """One line, whatever the names in it hold (``text.printable``)."""
-    return printable(_DESCRIBE[event.kind](state, event))
-
-
-def log_lines(steps: Iterator[tuple[int, Event, DuelState]],
-              reverted: dict[int, int] | None = None) -> Iterator[str]:
-    """Lines of text: a heading per turn, an indented heading per phase, then the events.
-
-    ``steps`` yields (index, event, state before it) — ``judge_steps`` or ``ViewReplay.steps`` — so
-    each event is described with what was known when it happened.
-    """
+def narrate(steps: Iterable[tuple[int, Event, DuelState]], reverted: dict[int, int] | None = None) -> Iterator[Entry]:
+    """The entries of a duel. ``steps`` yields (index, event, state before it) — ``judge_steps``
+    or ``ViewReplay.steps`` — so each event is described with what was known when it happened;
+    ``reverted`` maps the events a judge's rollback undid to that rollback."""
     reverted = reverted or {}
+    narrator = Narrator()
     for index, event, before in steps:
-        if event.kind == "turn_started":
-            yield ""
-            yield f"Turn {event.turn} — {printable(_who(before, event.player))}"
-        elif event.kind == "phase_entered":
-            yield f"  {phase_name(event.phase)}"
-        elif event.kind == "step_entered":
-            yield f"    {event.step} step"
-        else:
-            mark = f"  [reverted by #{reverted[index]}]" if index in reverted else ""
-            yield f"    #{index:<4} {describe(before, event)}{mark}"
+        yield narrator.entry(index, event, before, reverted.get(index))
+
+
+# -- choosing entries ------------------------------------------------------------------------------
+
+@dataclass
+class EntryFilter:
+    """Which entries ``log`` prints: of some turns, naming a card, about a player. An empty
+    filter keeps every entry."""
+
+    turns: tuple[int, int] | None = None       # first and last turn, inclusive
+    card: str | None = None                    # part of a card's name (any case), or its id
+    player: int | None = None
+
+    def __bool__(self) -> bool:
+        return self.turns is not None or self.card is not None or self.player is not None
+
+    def keeps(self, entry: Entry) -> bool:
+        if self.turns is not None and not self.turns[0] <= entry.turn <= self.turns[1]:
+            return False
+        if self.player is not None and entry.player != self.player:
+            return False
+        if self.card is not None:
+            wanted = self.card.casefold()
+            return any(c["id"] == self.card or (c["name"] and wanted in c["name"].casefold()) for c in entry.cards)
+        return True
+
+
+def log_lines(entries: Iterable[Entry], keep: EntryFilter | None = None) -> Iterator[str]:
+    """Lines of text: a heading whenever the turn, the phase or the Battle Phase step changes
+    (also back to an earlier one after a judge's rollback), then one line per event, each with
+    its turn and phase. Turn, phase and step events are the headings themselves."""
+    heading: tuple | None = None
+    turn_shown: int | None = None
+    for entry in entries:
+        if entry.kind in ("turn_started", "phase_entered", "step_entered"):
+            continue
+        if keep and not keep.keeps(entry):
+            continue
+        now = (entry.turn, entry.phase, entry.step)
+        if now != heading:
+            again = heading is not None and _order(now) < _order(heading)
+            if entry.turn != turn_shown or heading is None:
+                yield ""
+                yield _turn_heading(entry) + (" (again, after a rollback)" if again else "")
+                turn_shown = entry.turn
+                again = False
+            if entry.turn:
+                yield ("  " + phase_name(entry.phase) + (f", {entry.step} step" if entry.step else "")
+                       + (" (again, after a rollback)" if again else ""))
+            heading = now
+        mark = f"  [reverted by #{entry.reverted_by}]" if entry.reverted_by is not None else ""
+        yield f"    #{entry.index:<5} {entry.tag:<6} {entry.text}{mark}"
+
+
+def _order(where: tuple) -> tuple[int, int, int]:
+    """Where a heading stands in the duel: turn, phase, step (a rollback goes back)."""
+    turn, phase, step = where
+    return (turn, PHASES.index(phase) + 1 if phase in PHASES else 0,
+            BATTLE_STEPS.index(step) + 1 if step in BATTLE_STEPS else 0)
+
+
+def _turn_heading(entry: Entry) -> str:
+    if not entry.turn:
+        return "Before the first turn"
+    return f"Turn {entry.turn} — {entry.turn_player}"
 
 
 def judge_steps(events: list[Event], cards: CardDB) -> Iterator[tuple[int, Event, DuelState]]:

@@ -1,91 +1,325 @@
-"""The board as text: what ``ygoreplay show`` prints, readable at a glance.
+"""The board as text: what ``ygoreplay show`` and ``print(state)`` draw, readable at a glance.
 
-Player 1 sits at the top, mirrored, as across a table; player 0 at the bottom. This is the judge's
-view: every card is named, and face-down cards are marked as such.
+Player 1 sits at the top, mirrored, as across a table; player 0 at the bottom; the Extra Monster
+Zones between them, each saying whose monster it holds. Every zone is labelled with the name the
+log gives it (``M0``..``M4``, ``M5``/``M6`` the Extra Monster Zones, ``S0``..``S4``, ``FZ``). The
+board fits 80 columns and widens its zones on a wider terminal; a name too long for its zone is
+cut with an ellipsis, never pushed past it. Piles list their top cards first.
+
+The layout is built with rich (``board``), and ``render`` turns it into plain text. Every name,
+title and card text goes into rich as ``Text`` (never markup) after ``text.printable``, so a name
+can neither inject markup nor reach a terminal raw. ``changed`` highlights zones, LP and piles
+(``play`` marks what the last event changed).
 """
 from __future__ import annotations
 
-from .events import ATTACK, FACEDOWN, SET
+import io
+import textwrap
+from typing import Iterable
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from .events import ATTACK, DEFENSE, FACEDOWN, FACEDOWN_ATTACK, SET
+from .sentences import zone_tag
 from .rules.base import phase_name
 from .state import Card, DuelState
 from .text import printable
 
-CELL = 24
+WIDTH = 80                 # the narrowest board
+CHANGED = "reverse"        # how a changed zone or count is shown
+_LABEL = 3
 
 
-def _label(card: Card) -> str:
-    if card.code == 0 and card.position in (SET, FACEDOWN):
-        return "(set card)"                      # a view's face-down card: nothing more is known
-    name = card.name if len(card.name) <= CELL - 8 else card.name[:CELL - 9] + "…"
-    if card.facts.is_monster and card.zone == "mzone":
-        if card.position == SET:
-            return f"{name} (set)"
-        stat = card.current_atk if card.position == ATTACK else card.current_def
-        tag = "A" if card.position == ATTACK else "D"
-        mats = f"+{len(card.materials)}" if card.materials else ""
-        return f"{name} {stat}{tag}{mats}"
-    if card.position in (SET, FACEDOWN):
-        return f"{name} (set)"
-    return name
+def _who(state: DuelState, player: int) -> str:
+    name = state.players[player] if player < len(state.players) and state.players[player] else ""
+    return printable(name) if name else f"Player {player}"
 
 
-def _cell(state: DuelState, card_id: str | None) -> str:
-    text = "·" if card_id is None else _label(state.cards[card_id])
-    return f"[{text:^{CELL - 2}}]"
+def _stat(card: Card) -> str:
+    """``1900A`` in Attack Position, ``2000D`` in Defense, ``set`` face-down (with the DEF of a
+    monster the view may see), ``L2`` a Link monster's rating (see ``KEY``)."""
+    if card.zone == "szone" and card.facts.is_pendulum and card.face_up:
+        return f"scale {card.facts.lscale}"
+    if not card.facts.is_monster or card.code == 0:
+        return "set" if card.position in (SET, FACEDOWN, FACEDOWN_ATTACK) else ""
+    if card.position == SET:
+        return f"set {card.current_def}D"
+    if card.position == FACEDOWN_ATTACK:
+        return f"set {card.current_atk}A"
+    if card.facts.is_link:
+        return f"{card.current_atk}A L{card.facts.link_rating}"
+    if card.position == DEFENSE:
+        return f"{card.current_def}D"
+    return f"{card.current_atk}A" if card.position == ATTACK else ""
 
 
-def _pile(state: DuelState, ids: list[str], limit: int = 8) -> str:
-    if not ids:
-        return "—"
-    names = [state.cards[c].name + (" (set)" if state.cards[c].position in (SET, FACEDOWN) else "")
-             for c in ids]
-    shown = ", ".join(names[-limit:]) if len(names) > limit else ", ".join(names)
-    return (f"… {len(names) - limit} more, " if len(names) > limit else "") + shown
+KEY = "1900A ATK in Attack Position · 2000D DEF in Defense Position · ◆2 Xyz materials"
 
 
-def _side_lines(state: DuelState, player: int) -> list[str]:
+def _wrapped(name: str, width: int, lines: int) -> list[str]:
+    """``name`` in at most ``lines`` lines of ``width``, the last cut with an ellipsis if need be."""
+    out = textwrap.wrap(name, width, break_long_words=True, break_on_hyphens=True) or [""]
+    if len(out) > lines:
+        last = " ".join(out[lines - 1:])
+        out = out[:lines - 1] + [last[:width - 1] + "…"]
+    return out
+
+
+def _cell(state: DuelState, card_id: str | None, tag: str, changed: set[str], width: int, owner: str = "") -> Text:
+    """A zone: its tag and what stands in it (stat, then the name in two lines at most; a
+    face-down card a view cannot see as what is seen of it; in an Extra Monster Zone, whose)."""
+    hot = tag in changed or (card_id is not None and card_id in changed)
+    if card_id is None:
+        return Text(tag, style=CHANGED if hot else "dim")
+    card = state.cards[card_id]
+    stat = _stat(card)
+    if card.materials:
+        stat += f" ◆{len(card.materials)}"
+    if card.counters:
+        stat += " " + " ".join(f"{n}×{printable(k)}" for k, n in sorted(card.counters.items()) if n)
+    text = Text(tag, style="dim")
+    text.append(f" {stat}"[:max(0, width - len(tag))] if stat else "", style="bold")
+    name = "(face-down)" if card.code == 0 else printable(card.name)
+    for line in _wrapped(name, width, 2):
+        text.append("\n" + line)
+    if owner:
+        text.append("\n" + owner[:width], style="italic")
+    if hot:
+        text.stylize(CHANGED)
+    return text
+
+
+def _columns(state: DuelState) -> int:
+    """Zone columns: 5, the Field Zone, and under Master Rule 3 the two Pendulum Zones."""
+    return 6 + (2 if len(state.sides[0].szone) > 5 else 0)
+
+
+def _grid(columns: int, cell: int) -> Table:
+    table = Table(box=box.SQUARE, show_header=False, show_lines=True, padding=0, expand=False)
+    table.add_column(width=_LABEL, no_wrap=True)
+    for _ in range(columns):
+        table.add_column(width=cell, no_wrap=True, overflow="ellipsis", max_width=cell)
+    return table
+
+
+def _zones(state: DuelState, player: int, cell: int, changed: set[str]) -> Table:
+    """A side's Monster and Spell & Trap Zones, the Field Zone beside them (and MR3's Pendulum
+    Zones), player 1's mirrored."""
     side = state.sides[player]
-    name = state.players[player] if player < len(state.players) else f"player {player}"
-    face_up_extra = sum(1 for c in side.extra if state.cards[c].position != FACEDOWN)
-    head = (f"Player {player} ({name})  LP {side.lp}  hand {len(side.hand)}  deck {len(side.deck)}  "
-            f"extra {len(side.extra)}" + (f" ({face_up_extra} face-up)" if face_up_extra else "") +
-            f"  GY {len(side.gy)}  banished {len(side.banished)}")
-    order = range(5) if player == 0 else range(4, -1, -1)
-    monsters = "  monsters  " + "".join(_cell(state, side.mzone[i]) for i in order)
-    spells = "  S/T       " + "".join(_cell(state, side.szone[i]) for i in order)
-    if len(side.szone) > 5:                      # Master Rule 3: separate Pendulum Zones
-        spells += "   pendulum " + "".join(_cell(state, side.szone[i]) for i in (5, 6))
-    field = "  field     " + _cell(state, side.fzone)
-    piles = [f"  hand      {_pile(state, side.hand, 10)}",
-             f"  GY        {_pile(state, side.gy)}",
-             f"  banished  {_pile(state, side.banished)}",
-             f"  extra     {_pile(state, side.extra)}"]
-    rows = [monsters, spells, field] if player == 0 else [field, spells, monsters]
-    return [head] + (rows + piles if player == 0 else piles[::-1] + rows)
+    columns = _columns(state)
+    table = _grid(columns, cell)
+    order = list(range(5)) if player == 0 else list(range(4, -1, -1))
+    prefix = f"p{player}:"
+    mark = {tag.removeprefix(prefix) for tag in changed if tag.startswith(prefix)} | {c for c in changed if ":" not in c}
+    monsters = [_cell(state, side.mzone[i], zone_tag("mzone", i), mark, cell) for i in order]
+    spells = [_cell(state, side.szone[i], zone_tag("szone", i), mark, cell) for i in order]
+    spells += [_cell(state, side.fzone, "FZ", mark, cell)]
+    spells += [_cell(state, side.szone[i], zone_tag("szone", i), mark, cell) for i in range(5, len(side.szone))]
+    rows = [("MZ", monsters), ("S/T", spells)]
+    for label, cells in (rows if player == 0 else rows[::-1]):
+        table.add_row(Text(label, style="dim"), *cells, *[Text("")] * (columns - len(cells)))
+    return table
 
 
-def render(state: DuelState, title: str = "") -> str:
-    """The whole board, both players, the turn, the chain and the attack in progress."""
-    turn = (f"turn {state.turn}, player {state.turn_player}'s {phase_name(state.phase)}"
-            + (f" ({state.step} step)" if state.step else "")) if state.turn else "before the first turn"
-    lines = [f"{title + ' — ' if title else ''}{turn} — rule set {state.ruleset}", ""]
-    lines += _side_lines(state, 1)
-    emz_offset = " " * 12 + " " * CELL
-    lines.append(f"{emz_offset}{_cell(state, state.emz[0])}{' ' * CELL}{_cell(state, state.emz[1])}   (extra monster zones)")
-    lines += _side_lines(state, 0)
-    lines.append("")
+def _emz(state: DuelState, cell: int, changed: set[str]) -> Table:
+    """The two Extra Monster Zones, left and right as player 0 sees them (above M1 and M3), each
+    saying whose monster it holds and the number its controller's events give it."""
+    columns = _columns(state)
+    table = _grid(columns, cell)
+    cells: list[Text] = [Text("")] * columns
+    for slot, column in ((0, 1), (1, 3)):
+        card_id = state.emz[slot]
+        hot = f"emz{slot}" in changed
+        if card_id is None:
+            cells[column] = Text(f"EMZ {'left' if slot == 0 else 'right'}", style=CHANGED if hot else "dim")
+            continue
+        card = state.cards[card_id]
+        number = 5 if (slot == 0) == (card.controller == 0) else 6
+        cells[column] = _cell(state, card_id, f"M{number}", changed | ({f"M{number}"} if hot else set()), cell,
+                              owner=f"{_who(state, card.controller)}'s")
+    table.add_row(Text("EMZ", style="dim"), *cells)
+    return table
+
+
+def _pile_line(label: str, names: list[str], width: int, hot: bool) -> Text:
+    """``GY 3        Luster Dragon, Vorse Raider, … 2 more``: a pile's top cards (the last card
+    put there first), as many as fit on one line."""
+    head = Text(f"  {label:<12}", style=CHANGED if hot else "bold")
+    if not names:
+        return head + Text("—", style="dim")
+    room = width - len(head)
+    shown = names[::-1]
+    body = ""
+    for i, name in enumerate(shown):
+        piece = (", " if body else "") + name
+        tail = f", … {len(shown) - i - 1} more" if i < len(shown) - 1 else ""
+        if body and len(body) + len(piece) + len(tail) > room:
+            body += f", … {len(shown) - i} more"
+            break
+        body += piece
+    return head + Text(body if len(body) <= room else body[:room - 1] + "…")
+
+
+def _hand(label: str, names: list[str], width: int, hot: bool) -> Text:
+    """A hand, every card of it, wrapped under its label (a hidden hand as a count)."""
+    head = f"  {label:<12}"
+    if not names:
+        return Text(head, style=CHANGED if hot else "bold") + Text("—", style="dim")
+    if all(name == _HIDDEN for name in names):
+        return Text(head, style=CHANGED if hot else "bold") + Text(f"{len(names)} hidden", style="dim")
+    lines = textwrap.wrap(", ".join(names), width - len(head), break_long_words=True) or [""]
+    return Text(head, style=CHANGED if hot else "bold") + Text(("\n" + " " * len(head)).join(lines))
+
+
+_HIDDEN = "(hidden)"
+
+
+def _piles(state: DuelState, player: int, width: int, changed: set[str]) -> list[Text]:
+    side = state.sides[player]
+
+    def names(ids: Iterable[str]) -> list[str]:
+        out = []
+        for cid in ids:
+            card = state.cards[cid]
+            if card.code == 0:
+                out.append("(face-down)" if card.position == FACEDOWN else _HIDDEN)
+            else:
+                out.append(printable(card.name) + (" (face-down)" if card.position == FACEDOWN and card.zone == "banished" else ""))
+        return out
+
+    hand = names(side.hand)
+    key = f"p{player}:"
+    lines = [_hand(f"hand {len(side.hand)}", hand, width, key + "hand" in changed),
+             _pile_line(f"GY {len(side.gy)}", names(side.gy), width, key + "gy" in changed),
+             _pile_line(f"banished {len(side.banished)}", names(side.banished), width, key + "banished" in changed)]
+    face_up = [c for c in side.extra if state.cards[c].position != FACEDOWN]
+    label = f"extra {len(side.extra)}"
+    lines.append(_pile_line(label, names(face_up), width, key + "extra" in changed) if face_up else
+                 Text(f"  {label:<12}", style=CHANGED if key + "extra" in changed else "bold")
+                 + Text("face-down" if side.extra else "—", style="dim"))
+    top = state.cards[side.deck[0]] if side.deck else None
+    deck = Text(f"  {'deck ' + str(len(side.deck)):<12}", style=CHANGED if key + "deck" in changed else "bold")
+    deck.append(f"top: {printable(top.name)}" if top is not None and top.code else ("face-down" if top else "—"),
+                style="" if top is not None and top.code else "dim")
+    lines.append(deck)
+    return lines
+
+
+def _head(state: DuelState, player: int, changed: set[str]) -> Text:
+    side = state.sides[player]
+    named = player < len(state.players) and state.players[player]
+    text = Text(f"Player {player} ({_who(state, player)})  " if named else f"Player {player}  ", style="bold")
+    text.append(f"LP {side.lp}", style=("bold " + CHANGED) if f"p{player}:lp" in changed else "bold")
+    text.append(f"  hand {len(side.hand)}  deck {len(side.deck)}  extra {len(side.extra)}  "
+                f"GY {len(side.gy)}  banished {len(side.banished)}")
+    if state.turn and state.turn_player == player and not state.ended:
+        text.append("  ◀ turn", style="italic")
+    return text
+
+
+def _turn(state: DuelState) -> str:
+    if not state.turn:
+        return "before the first turn"
+    step = f" ({state.step} step)" if state.step else ""
+    return f"turn {state.turn}, {_who(state, state.turn_player)}'s {phase_name(state.phase)}{step}"
+
+
+def _materials(state: DuelState) -> list[Text]:
+    """What ◆N means: each Xyz monster's materials, by name."""
+    out = []
+    for player in (0, 1):
+        for card in state.monsters(player):
+            if card.materials:
+                loc = state.location(card)
+                names = ", ".join("(hidden)" if state.cards[m].code == 0 else printable(state.cards[m].name)
+                                  for m in card.materials)
+                count = len(card.materials)
+                out.append(Text(f"◆{count} {_who(state, player)}'s {printable(card.name)} [{zone_tag(loc.zone, loc.index)}] "
+                                f"has {count} Xyz material{'s' if count > 1 else ''}: {names}"))
+    return out
+
+
+def board(state: DuelState, title: str = "", width: int = WIDTH, changed: Iterable[str] = ()) -> RenderableType:
+    """The whole board as a rich renderable: both sides, the Extra Monster Zones, the turn, the
+    chain, the attack in progress and the result. ``changed`` names what to highlight: card
+    ids, ``p0:M2``-style zones, ``p1:lp``, ``p0:gy``-style piles, ``emz0``/``emz1``."""
+    width = max(WIDTH, width)
+    changed = set(changed)
+    columns = _columns(state)
+    cell = max(9, (width - _LABEL - columns - 2) // columns)
+    parts: list[RenderableType] = [Text(printable(title), style="bold")] if title else []
+    parts += [Text(f"{_turn(state)} · rule set {state.ruleset}", style="bold"), Text("")]
+    for player in (1, 0):
+        side_parts: list[RenderableType] = [_head(state, player, changed)]
+        piles = _piles(state, player, width, changed)
+        zones = _zones(state, player, cell, changed)
+        side_parts += [*piles[::-1], zones] if player == 1 else [zones, *piles]
+        parts += side_parts
+        if player == 1:
+            parts.append(_emz(state, cell, changed))
+    notes: list[RenderableType] = _materials(state)
     if state.chain:
-        lines.append("chain: " + "  ".join(
-            f"{l.number}. {state.cards[l.card].name if l.card in state.cards else l.card} "
-            f"(player {l.player}, speed {l.speed})" for l in state.chain))
+        notes.append(Text(f"chain: {len(state.chain)} link(s), the last resolves first" if len(state.chain) > 1 else "chain:"))
+        for link in state.chain:
+            card = state.cards.get(link.card)
+            name = printable(card.name) if card is not None and card.code else "a card"
+            notes.append(Text(f"  {link.number}. {name} ({_who(state, link.player)}, Spell Speed {link.speed})"))
     if state.attack is not None:
         attack = state.attack
-        target = state.cards[attack.target].name if attack.target in state.cards else "directly"
-        lines.append(f"attack: {state.cards[attack.attacker].name} → {target}")
+        target = attack.target
+        aimed = (printable(state.cards[target].name) if state.cards[target].code else "a face-down monster") \
+            if target in state.cards else "directly"
+        notes.append(Text(f"attack: {printable(state.cards[attack.attacker].name)} → {aimed}"))
     if state.ended:
-        result = "a draw" if state.winner is None else f"player {state.winner} wins"
-        lines.append(f"duel over: {result} ({state.end_reason})")
+        result = "a draw" if state.winner is None else f"{_who(state, state.winner)} (player {state.winner}) wins"
+        notes.append(Text(f"duel over: {result} ({state.end_reason})", style="bold"))
     elif state.must_lose:
-        lines.append("must lose: " + ", ".join(f"player {p} ({r})" for p, r in state.must_lose.items()))
-    return "\n".join(printable(line.rstrip()) for line in lines).rstrip() + "\n"
+        notes.append(Text("must lose: " + ", ".join(f"{_who(state, p)} ({r})" for p, r in state.must_lose.items())))
+    parts += [Text(""), *notes, Text(KEY, style="dim", overflow="ellipsis", no_wrap=True)]
+    return Group(*parts)
 
+
+def render(state: DuelState, title: str = "", width: int = WIDTH, changed: Iterable[str] = ()) -> str:
+    """The board as plain text, ``width`` columns at most (80 at least)."""
+    width = max(WIDTH, width)
+    console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False,
+                      legacy_windows=False, soft_wrap=False, emoji=False, highlight=False, markup=False)
+    console.print(board(state, title, width, changed))
+    text = console.file.getvalue()
+    return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"
+
+
+def changes(before: DuelState, after: DuelState) -> set[str]:
+    """What differs between two boards, in the names ``board`` highlights: the zones whose card,
+    position or stats changed (``p0:M2``, ``p1:FZ``, ``emz0``), the piles whose cards changed
+    (``p0:gy``), the LP (``p1:lp``)."""
+    def look(state: DuelState, card_id: str | None) -> tuple | None:
+        if card_id is None:
+            return None
+        card = state.cards.get(card_id)
+        if card is None:
+            return (card_id,)
+        return (card_id, card.code, card.position, card.current_atk, card.current_def, len(card.materials),
+                tuple(sorted(card.counters.items())))
+
+    out: set[str] = set()
+    for player, (old, new) in enumerate(zip(before.sides, after.sides)):
+        key = f"p{player}:"
+        if old.lp != new.lp:
+            out.add(key + "lp")
+        for zone, index_tag in (("mzone", "M"), ("szone", "S")):
+            for i, (a, b) in enumerate(zip(getattr(old, zone), getattr(new, zone))):
+                if look(before, a) != look(after, b):
+                    out.add(f"{key}{index_tag}{i}")
+        if look(before, old.fzone) != look(after, new.fzone):
+            out.add(key + "FZ")
+        for pile in ("hand", "gy", "banished", "extra", "deck"):
+            if [look(before, c) for c in getattr(old, pile)] != [look(after, c) for c in getattr(new, pile)]:
+                out.add(key + pile)
+    for slot, (a, b) in enumerate(zip(before.emz, after.emz)):
+        if look(before, a) != look(after, b):
+            out.add(f"emz{slot}")
+    return out

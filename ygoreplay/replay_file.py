@@ -92,6 +92,13 @@ class ReplayFile:
     signature_valid: bool | None = None    # as read: None when unsigned
     format: int = FORMAT_VERSION           # as read: the file's format version
 
+    def __repr__(self) -> str:
+        signed = "unsigned" if self.signer is None else (
+            f"signed by {self.signer.fingerprint}" + ("" if self.signature_valid in (None, True) else " (signature BROKEN)"))
+        title = self.match.get("title")
+        return (f"<ReplayFile {self.view} view{f' {title!r}' if title else ''}, {len(self.events)} events, "
+                f"{len(self.cards)} cards, {self.ruleset}, format {self.format}, {signed}>")
+
     def __post_init__(self) -> None:
         # Times are kept to the millisecond, in UTC: the form they take back out of a file, so the
         # chain computed here is the one a reader recomputes (the store's times already are).

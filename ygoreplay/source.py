@@ -45,6 +45,8 @@ class Source:
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
     duel_id: str | None = None
 
+    redactions: dict = field(default_factory=dict, repr=False)     # view -> what ``_as`` derived
+
     def _as(self, view: str | None) -> tuple[list[Event], CardDB, list, list, str]:
         view = view or self.view
         if view not in VIEWS:
@@ -53,8 +55,10 @@ class Source:
             return self.events, self.cards, self.disclosures, self.renames, view
         if self.view != "judge":
             raise SourceError(f"{self.name} is a {self.view} view: it cannot show the {view} view")
-        red = redact(self.events, self.cards, view, self.secret)
-        return red.events, view_cards(self.cards, red.codes), red.disclosures, red.renames, view
+        if view not in self.redactions:          # derived once: play steps back and forth in it
+            red = redact(self.events, self.cards, view, self.secret)
+            self.redactions[view] = (red.events, view_cards(self.cards, red.codes), red.disclosures, red.renames, view)
+        return self.redactions[view]
 
     def steps(self, view: str | None = None) -> Iterator[tuple[int, Event, DuelState]]:
         """(index, event, state before it) as ``view`` saw the duel."""

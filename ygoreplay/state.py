@@ -15,7 +15,7 @@ from typing import Iterator
 from .cards import CardDB, CardFacts
 from .rulesets import RULESETS
 from .events import (
-    BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Cite, Loc)
+    BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Cite, Event, Loc)
 
 MAIN_MONSTER_ZONES = 5
 SPELL_TRAP_ZONES = 5
@@ -206,6 +206,29 @@ class DuelState:
         self.violations: list[Violation] | None = None  # collected when auditing, else None
         self.token_count = 0
         self.shed: list[str] = []                      # materials of a monster being moved (rules.base.bury)
+
+    def __str__(self) -> str:
+        """The board, as ``ygoreplay show`` draws it: ``print(state)``."""
+        from .render import render
+        return render(self).rstrip("\n")
+
+    def __repr__(self) -> str:
+        after = f"after event #{self.index - 1}" if self.index else "before the first event"
+        if not self.started:
+            return f"<DuelState not started, {len(self.cards)} cards, {after}>"
+        where = (f"turn {self.turn}, player {self.turn_player}'s {self.phase or 'turn start'}"
+                 + (f" ({self.step} step)" if self.step else "")) if self.turn else "before the first turn"
+        result = (f", ended: {'a draw' if self.winner is None else f'player {self.winner} won'} ({self.end_reason})"
+                  if self.ended else "")
+        chain = f", chain of {len(self.chain)}" if self.chain else ""
+        return (f"<DuelState {where}, LP {self.sides[0].lp} / {self.sides[1].lp}{chain}{result}, "
+                f"{len(self.cards)} cards, {after}>")
+
+    def position_set_up(self) -> Event:
+        """This board as a ``position_set_up`` event, as a FEN is a chess position: folding it
+        gives this board back (``setups.position_of``)."""
+        from .setups import position_of
+        return position_of(self)
 
     def use_ruleset(self, name: str) -> None:
         """Name the rule set and shape both sides for it: under MR3 a side has 7 S/T slots, the

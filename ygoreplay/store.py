@@ -372,6 +372,9 @@ class Store:
         self._locks: dict[str, threading.Lock] = {}
         self._committer = _Committer(self) if concurrent and not readonly else None
 
+    def __repr__(self) -> str:
+        return f"<Store {self.backend} {self.name}{' read-only' if self.readonly else ''}>"
+
     def close(self) -> None:
         if self._committer is not None:
             self._committer.stop()

@@ -58,6 +58,13 @@ class AuditReport:
     def legal(self) -> bool:
         return not self.violations
 
+    def __repr__(self) -> str:
+        verdict = "legal" if self.legal else f"{len(self.violations)} violation(s)"
+        state = self.state
+        result = ("a draw" if state.winner is None else f"player {state.winner} won") if state.ended else "not finished"
+        return (f"<AuditReport {self.events} events, {verdict}, {len(self.overrides)} override(s), "
+                f"{len(self.history.rollbacks)} rollback(s), {result}>")
+
 
 def audit(events: Iterable[Event], cards: CardDB) -> AuditReport:
     """Re-check a whole record: collect every violation and go on past it."""
