@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import SHARED, shared_path
 
+from duel import fold, position
 from ygoreplay.cards import CardDB, CardFacts
 from ygoreplay.cli import main
 from ygoreplay.decks import (
@@ -356,6 +357,14 @@ def test_illegal_decks_name_the_rule(deck: Deck, rule: str, fragment: str) -> No
     problems = check_deck(deck, CARDS)
     assert fragment in only(problems, rule).message
     assert rules(problems) == sorted(rules(problems))
+
+
+def test_deck_10_a_token_made_in_the_duel_needs_no_deck() -> None:
+    """DECK-10: a deck of real cards passes; a Token comes from an effect during the duel, not from a deck."""
+    assert check_deck(legal_deck(), CARDS) == []
+    made = {"kind": "token_created", "card": "p0.sheep", "code": SHEEP_TOKEN, "zone": 2, "cause": "scapegoat"}
+    state = fold(position(), made, cards=CARDS)
+    assert state.cards["p0.sheep"].is_token and state.sides[0].mzone[2] == "p0.sheep"
 
 
 def test_a_token_is_deck_10_only_not_also_deck_02_or_03() -> None:

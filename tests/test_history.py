@@ -37,6 +37,15 @@ def test_violation_after_a_rollback_carries_its_stream_position():
     assert [(v.index, v.rule) for v in report.violations] == [(4, "SUM-01")]
 
 
+def test_match_10_a_rollback_before_the_end_is_accepted():
+    """MATCH-10: while the duel goes on, a judge may still roll it back (an appeal in time)."""
+    history = History(CARDS)
+    history.extend(events(START, SUMMON_CELTIC, {"kind": "rolled_back", "to": 1, "judge": "J", "reason": "appeal"},
+                          {"kind": "duel_ended", "winner": 0, "reason": "surrender"}))
+    assert history.reverted == {1: 2} and history.state.ended
+    assert history.state.cards["celtic"].zone == "hand"
+
+
 def test_match_10_no_rollback_after_the_duel_ended():
     history = History(CARDS)
     history.extend(events(START, SUMMON_CELTIC, {"kind": "duel_ended", "winner": 0, "reason": "surrender"}))

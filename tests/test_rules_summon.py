@@ -105,6 +105,12 @@ def test_sum_01_normal_summon_is_once_per_turn_from_the_hand(events: list[dict],
     refused_as("SUM-01", fragment, board(**fields), *events)
 
 
+def test_turn_06_a_normal_summon_in_main_phase_2() -> None:
+    """TURN-06: after the Battle Phase, Main Phase 2 allows the Normal Summon not used in Main Phase 1."""
+    state = fold(board(phase="main2", battle_phase_entered=True), summon("celtic", 3))
+    assert where(state, "celtic") == ("mzone", 3, "attack") and state.sides[0].normal_summon_turn == 2
+
+
 def test_turn_06_no_normal_summon_in_the_battle_phase() -> None:
     refused_as("TURN-06", "not a Main Phase", board(phase="battle"), summon("celtic", 3))
 
@@ -382,6 +388,13 @@ def test_pos_07_09_position_changes(events: list[dict], changed: str, position_a
     state = fold(board(ON_FIELD), *events)
     assert state.cards[changed].position == position_after
     assert state.cards[changed].position_changed_turn == (2 if not events[0].get("cause") else 0)
+
+
+def test_pos_08_a_monster_summoned_on_an_earlier_turn_changes_position() -> None:
+    """POS-08: a monster on the field since an earlier turn that has not attacked this turn
+    changes position by hand, in Main Phase 2 too."""
+    state = fold(board(ON_FIELD, phase="main2", battle_phase_entered=True), change("ox", "defense"))
+    assert state.cards["ox"].position == "defense" and state.cards["ox"].position_changed_turn == 2
 
 
 @pytest.mark.parametrize("events, fields, rule, fragment", [

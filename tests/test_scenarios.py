@@ -1226,6 +1226,8 @@ GEMINI_CARDS = CardDB([*(CARDS[code] for code in CARDS), CardFacts(
 
 
 def test_gemini_summoned_again_on_the_turn_after_it_was_normal_summoned() -> None:
+    """CARD-09: a Gemini monster on the field is Normal Summoned a second time (using the turn's
+    Normal Summon) to gain its effects."""
     p0 = {"mzone": [None, c(NEOS_ALIUS, "alius")], "hand": [c(VORSE, "vorse")]}
     state = fold(position(p0, {}, turn=4), summon("alius", 1), cards=GEMINI_CARDS)
     assert state.sides[0].normal_summon_turn == 4 and state.cards["alius"].zone == "mzone"

@@ -203,8 +203,9 @@ XYZ_SUMMON = ss("utopia", 0, "xyz", materials=["celtic", "ox"])
     pytest.param(ss("utopia", 0, "xyz", materials=["celtic", "soldier"], cause="rank-up"), id="xyz-03-by-an-effect"),
 ])
 def test_xyz_01_xyz_summon_attaches_its_materials(event: dict) -> None:
-    """XYZ-01: face-up monsters you control of the Level equal to the Rank (4); XYZ-03: an effect
-    may overlay others; XMAT-01/02: the materials are under it, not in the GY and not on the field."""
+    """XYZ-01: face-up monsters you control of the Level equal to the Rank (4); XYZ-02: monsters, not
+    Tokens; XYZ-03: an effect may overlay others; XMAT-01/02: the materials are under it, not in the
+    GY and not on the field."""
     state = fold(board(XYZ), event)
     utopia = state.cards["utopia"]
     assert utopia.materials == event["materials"] and utopia.properly_summoned
@@ -426,7 +427,8 @@ def pendulum(card: str, zone: int, **fields: Any) -> dict:
 
 def test_pend_03_one_pendulum_summon_of_three_monsters() -> None:
     """PEND-03/SPS-02: consecutive events are one Pendulum Summon; ZONE-07: from the face-up Extra
-    Deck to the Extra Monster Zone, from the hand to any Main Monster Zone."""
+    Deck to the Extra Monster Zone, from the hand to any Main Monster Zone; PEND-06: a face-up
+    Pendulum in the Extra Deck returns by Pendulum Summon."""
     state = fold(board(PEND), pendulum("odd", 0), pendulum("odd2", 5), pendulum("celtic", 4, position="defense"))
     assert [state.mzone_card(0, z) for z in (0, 5, 4)] == ["odd", "odd2", "celtic"]
     assert state.summon_group == ["odd", "odd2", "celtic"]
@@ -504,6 +506,13 @@ LIMITS = {"hand": [c(BLS_ENVOY, "envoy"), c(RELINQUISHED, "relinquished"), c(CYB
 def test_sps_07_12_15_special_summons_allowed(events: list[dict]) -> None:
     state = fold(board(LIMITS), *events)
     assert state.cards[events[-1]["card"]].zone == "mzone"
+
+
+def test_sps_13_summoned_only_its_own_way() -> None:
+    """SPS-13: Black Luster Soldier - Envoy, which cannot be Normal Summoned, is Special Summoned
+    its own way (by its inherent procedure), and is then properly summoned."""
+    state = fold(board(LIMITS), ss("envoy", 2, "inherent"))
+    assert state.cards["envoy"].zone == "mzone" and state.cards["envoy"].properly_summoned
 
 
 @pytest.mark.parametrize("events, rule, says", [

@@ -33,6 +33,7 @@ from .log import EntryFilter, log_lines, narrate
 from .render import render
 from .replay_file import read as read_replay, write as write_replay
 from .rules import RuleViolation
+from .rules.coverage import counts as rule_counts, select as select_rules
 from .signing import OrganiserKey, default_key_path
 from .source import Source, SourceError, is_edopro_replay, is_replay_file, open_source, resolve_duel
 from .state import DuelState
@@ -222,7 +223,34 @@ def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
         echo(f"{file}: {verdict}; {data['events']} events, turn {final['turn']}, "
              f"LP {final['lp'][0]} / {final['lp'][1]}, {result}"
              + (f" ({final['reason']})" if state.ended else ""))
+        cited = sorted({v["rule"] for v in data["violations"]} | {o["rule"] for o in data["overrides"]})
+        if cited:
+            echo("what a rule says and where it is checked: ygoreplay rules " + " ".join(cited))
     sys.exit(0 if report.legal else EXIT_ILLEGAL)
+
+
+@main.command(name="rules")
+@click.argument("queries", nargs=-1, metavar="[ID|SECTION]...")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+def rules_command(queries: tuple[str, ...], as_json: bool) -> None:
+    """What each rule of the catalogue says, and whether and where it is enforced.
+
+    ID is a rule ID (SUM-04), SECTION its prefix (SUM); none lists every rule. Exit code 2 for
+    an ID or section the catalogue does not have."""
+    chosen = []
+    for query in queries or (None,):
+        found = select_rules(query)
+        if not found:
+            raise InputError(f"no rule {query!r} in the catalogue (an ID such as SUM-04, or a section "
+                             f"such as SUM; `ygoreplay rules` lists them all)")
+        chosen += [rule for rule in found if rule not in chosen]
+    if as_json:
+        echo(json.dumps({"rules": [rule.to_dict() for rule in chosen], "counts": rule_counts()}))
+        return
+    for rule in chosen:
+        echo(f"{rule.id} {rule.summary} [{rule.describe()}]")
+    if not queries:
+        echo(f"{len(chosen)} rules: " + ", ".join(f"{n} {status}" for status, n in rule_counts().items()))
 
 
 @main.command()
