@@ -26,6 +26,7 @@ EXAMPLES = int(os.environ.get("YGOREPLAY_FUZZ_EXAMPLES", "250"))
 #: shape, so that most of them reach the command itself rather than click's usage errors.
 SHAPES: dict[tuple[str, ...], tuple[int, tuple[str, ...], tuple[str, ...]]] = {
     ("check",): (1, ("--cards",), ("--json",)),
+    ("rules",): (1, (), ("--json",)),
     ("show",): (1, ("--at", "--turn", "--view", "--cards", "--store"), ()),
     ("log",): (1, ("--view", "--store"), ()),
     ("play",): (1, ("--view", "--store"), ()),

@@ -133,7 +133,7 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_turn.py::test_deck_01_to_06_legal_decks_are_registered",
              "test_rules_turn.py::test_deck_01_to_06_illegal_decks_are_refused"),
     applied("DECK-04", "Pendulum monsters that reach the Extra Deck during a duel do not count toward its 15.",
-            "the 15 is counted when a deck is registered, never again during the duel"),
+            "the 15 counts Extra Deck monsters (at registration, and in a set-up position); a Pendulum is a Main Deck card"),
     enforced("DECK-05", "The Side Deck has at most 15 cards and is never used during a duel.", "decks.py",
              "test_rules_turn.py::test_deck_01_to_06_legal_decks_are_registered",
              "test_rules_turn.py::test_deck_01_to_06_illegal_decks_are_refused"),
