@@ -480,6 +480,8 @@ def replay_body_schema() -> dict:
                          "description": "Player views only (format 3): the viewer's own registered cards, sorted."},
             "commit_key": _bin("Judge files only: the duel's secret behind the views' commitments and "
                                "card names (32 bytes; 16 in format 1 and 2)"),
+            "games": {"type": "array", "items": _bin("One duel's own signed .ygr file, whole"),
+                      "description": "Match files only: the match's duels in order (ygoreplay.match.files)."},
         },
         "$defs": defs,
     }
