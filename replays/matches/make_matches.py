@@ -218,6 +218,7 @@ def main() -> int:
         v = Match(f"Refused variant: breaks {rule} at its last event. {title}", build.__defaults__[0]
                   if build.__defaults__ else "tcg-2024")
         build(v)
+        v.lines = [line.replace('"duel": "duels/', '"duel": "../duels/') for line in v.lines]
         write(f"illegal/{name}", v)
 
     def refused(v: Match, kind: str, rule: str, **fields) -> None:

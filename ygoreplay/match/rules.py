@@ -415,6 +415,9 @@ def penalty_given(state: MatchState, ev: Event) -> None:
                                     how="penalty", decks=decks))
     elif ev.penalty in ("match_loss", "disqualification"):
         state.over = (opponent, "penalty")
+        game = state.current
+        if game is not None:                       # the duel in progress ends with the match
+            game.ended, game.winner, game.how = True, opponent, "penalty"
     state.penalties.append(ev)
 
 
