@@ -147,8 +147,8 @@ def outcome(state: MatchState) -> Result:
         return done(winner, how, "PEN-02" if how == "penalty" else "MATCH-01",
                     f"player {winner} wins by {how}")
     for player, wins in ((0, wins0), (1, wins1)):
-        if wins >= 2:
-            return done(player, "games", "MATCH-01", f"player {player} won 2 duels")
+        if wins >= 2:                              # after time, the procedure decided a duel
+            return done(player, "games" if state.time is None else "time", "MATCH-01", f"player {player} won 2 duels")
     if state.current is not None:
         return not_yet("MATCH-01", f"duel {state.current.number} is still being played")
     leader = 0 if wins0 > wins1 else 1 if wins1 > wins0 else None
