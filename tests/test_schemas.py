@@ -14,6 +14,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from ygoreplay import events as ev
+from ygoreplay.match import events as mev
 from ygoreplay.cards import CardDB
 from ygoreplay.events import (
     EVENT_TYPES, POSITIONS, ZONES, Cite, Cost, EventFormatError, Loc, from_dict)
@@ -189,6 +190,24 @@ FULL_EXAMPLES = [
     ev.DuelEnded(winner=1, reason="deck_out", **_COMMON),
     ev.RolledBack(to=12, judge="J. Doe", reason="wrong target accepted", **_COMMON),
     ev.JudgeNote(judge="J. Doe", note="slow play", category="warning", **_COMMON),
+    # the match stream (ygoreplay/match/events.py)
+    mev.MatchStarted(players=("Yugi", "Kaiba"), policy="ocg-2024", banlist="2025.12", banlist_hash="sha256:00",
+                     limits=({"code": 55144522, "limit": 0},), whitelist=True, format="Advanced",
+                     event_name="Regional", round=3, time_limit=50, **_COMMON),
+    mev.DecklistRegistered(main=(46986414,), extra=(44508094,), side=(5318639,), **_COMMON),
+    mev.GameStarted(game=2, duel="duels/g2.jsonl", first_player=1, chosen_by=1, extra_duel=True, **_COMMON),
+    mev.SideDeckSwapped(main_out=(46986414,), main_in=(5318639,), extra_out=(44508094,), extra_in=(1861629,),
+                        **_COMMON),
+    mev.GameEnded(game=1, winner=0, how="deck_out", **_COMMON),
+    mev.TimeCalled(clock="2025-12-06T10:40:00Z", game=2, turn=5, phase="battle", turn_player=1, **_COMMON),
+    mev.ExtraTurnStarted(game=2, n=1, turn=6, **_COMMON),
+    mev.GameDecided(game=2, lp=(1000, 3500), winner=1, stage="sudden_death", turn=9, **_COMMON),
+    mev.JudgeCalled(judge="J. Doe", question="is this a cost?", **_COMMON),
+    mev.JudgeRuled(judge="J. Doe", ruling="it is a cost", **_COMMON),
+    mev.RulingAppealed(judge="Head judge", decision="overturned", note="heard", **_COMMON),
+    mev.PenaltyGiven(judge="J. Doe", infraction="slow_play", penalty="warning", note="second time", **_COMMON),
+    mev.MatchConceded(**_COMMON),
+    mev.MatchEnded(winner=1, how="time", games=(1, 1, 0), points=(1, 1), **_COMMON),
 ]
 
 
@@ -264,6 +283,16 @@ _FIELD_STRATEGIES: dict[tuple[str, str], st.SearchStrategy] = {
     ("damage_calculated", "damage"): st.lists(_INT, min_size=2, max_size=4).map(tuple),
     ("position_set_up", "normal_summon_used"): st.lists(st.booleans(), max_size=2).map(tuple),
     ("position_set_up", "pendulum_summon_used"): st.lists(st.booleans(), max_size=2).map(tuple),
+    # the match stream
+    ("match_started", "players"): st.lists(_TEXT, min_size=2, max_size=2).map(tuple),
+    ("match_started", "limits"): st.lists(st.fixed_dictionaries(
+        {"code": _PASSCODE, "limit": st.integers(0, 3)}), max_size=3).map(tuple),
+    **{("decklist_registered", name): st.lists(_PASSCODE, max_size=4).map(tuple) for name in ("main", "extra", "side")},
+    **{("side_deck_swapped", name): st.lists(_PASSCODE, max_size=4).map(tuple)
+       for name in ("main_out", "main_in", "extra_out", "extra_in")},
+    ("game_decided", "lp"): st.lists(_INT, min_size=2, max_size=2).map(tuple),
+    ("match_ended", "games"): st.lists(_INT, min_size=3, max_size=3).map(tuple),
+    ("match_ended", "points"): st.lists(_INT, min_size=2, max_size=2).map(tuple),
 }
 
 

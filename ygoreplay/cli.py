@@ -30,6 +30,7 @@ from .errors import ConflictError, InputError, YgoreplayError
 from .files import write_atomic
 from .jsonl import parse_lines, read_events
 from .log import EntryFilter, log_lines, narrate
+from .match import cli as match_cli
 from .render import render
 from .replay_file import read as read_replay, write as write_replay
 from .rules import RuleViolation
@@ -197,6 +198,8 @@ def _position(events: list, at: int | None, turn: int | None, what: str) -> int:
 def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
     """Fold a JSON Lines duel (or a judge .ygr file, or an EDOPro .yrpX replay) through the rules
     and list every violation."""
+    if match_cli.handles(file):                                 # a match file (issue 14)
+        return match_cli.run("check", file, as_json=as_json, cards=cards)
     if Path(file).is_file() and (is_replay_file(Path(file)) or is_edopro_replay(Path(file))):
         with _opened(file, None, cards) as source:
             if source.view != "judge":
@@ -263,6 +266,8 @@ def rules_command(queries: tuple[str, ...], as_json: bool) -> None:
 def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: tuple[str, ...],
          store_url: str | None) -> None:
     """Print the board after an event (default: the last) of a .jsonl or .ygr file or a stored duel."""
+    if match_cli.handles(duel):
+        return match_cli.run("show", duel, cards=cards)
     with _opened(duel, store_url, cards) as source:
         index = _position(source.events, at, turn, source.name)
         state = source.state_after(index, view)
@@ -286,6 +291,8 @@ def log(duel: str, view: str | None, as_json: bool, turns: str | None, card: str
         cards: tuple[str, ...], store_url: str | None) -> None:
     """The duel as readable text, one line per event, grouped by turn and phase; every line says
     its turn and phase (T4 BP), every LP change its cause and the LP after it."""
+    if match_cli.handles(duel):
+        return match_cli.run("log", duel, as_json=as_json, cards=cards)
     with _opened(duel, store_url, cards) as source:
         keep = EntryFilter(_turn_range(turns), card, _player_of(source, player))
         entries = narrate(source.steps(view), source.reverted)
@@ -396,6 +403,8 @@ def _play_lines(study: Study) -> None:
 @store_option
 def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], cards: tuple[str, ...], store_url: str | None) -> None:
     """Re-check every event with the rules, verify the record, list overrides and rollbacks."""
+    if match_cli.handles(duel):
+        return match_cli.run("audit", duel, as_json=as_json, cards=cards, keys=keys)
     if Path(duel).is_file():
         with _opened(duel, None, cards) as source:
             result = audit_source(source, None, trusted_keys(keys))
@@ -457,6 +466,8 @@ def export_command(duel: str, output: str, html: bool, view: str | None, keys: t
                    store_url: str | None) -> None:
     """Write a stored duel, a .jsonl file or a .ygr file as a signed .ygr replay file for one view
     (or, with --html, as a web page of it)."""
+    if match_cli.handles(duel) and not html:
+        return match_cli.run("export", duel, cards=cards, output=output)
     if Path(duel).is_file():
         with _opened(duel, None, cards) as source:
             view = view or source.view              # a view file gives its own view by default
@@ -794,6 +805,8 @@ def rollback(duel: str, to: int, judge: str, reason: str, store_url: str | None)
 @store_option
 def verify(duel: str, against: str | None, as_json: bool, keys: tuple[str, ...], store_url: str | None) -> None:
     """Check a stored duel or a .ygr file end to end: hash chain, anchors, signature by a trusted key."""
+    if match_cli.handles(duel):
+        return match_cli.run("verify", duel, as_json=as_json, keys=keys)
     if Path(duel).is_file():
         if Path(duel).suffix.lower() in (".jsonl", ".json"):
             raise InputError(f"{duel}: a JSON Lines file has no hash chain to verify; check its rules with "
@@ -1064,3 +1077,6 @@ def cards_find(name: str, limit: int, as_json: bool, cards: tuple[str, ...]) -> 
     if not found:
         echo(f"no card's name holds {name!r}", err=True)
         sys.exit(EXIT_ILLEGAL)
+
+
+main.add_command(match_cli.match)        # ygoreplay match ... (issue 14)

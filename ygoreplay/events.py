@@ -1037,3 +1037,23 @@ _FIELD_BUILDERS: dict[tuple[str, str], Callable[[Any], Any]] = {
     ("position_set_up", "pendulum_summon_used"): _seq(_bool, most=2, count=" (one per player)"),
     ("position_set_up", "sides"): _sides,
 }
+
+
+def register(*classes: type[Event], builders: dict[tuple[str, str], Callable[[Any], Any]] | None = None,
+             vocabularies: dict[tuple[str, str], tuple[str, ...]] | None = None) -> None:
+    """Add the kinds of another stream to the one vocabulary (the match stream: ``match/events.py``).
+
+    One registry means one decoder, one wire form, one hash chain, one ``.ygr`` body and one set
+    of JSON Schemas for every stream; the duel fold refuses a kind it has no handler for (LOG-03).
+    ``builders`` and ``vocabularies`` are keyed ``(kind, field)`` like ``_FIELD_BUILDERS`` and
+    ``_CHOICES_BY_KIND``."""
+    for cls in classes:
+        if cls.kind in EVENT_TYPES and EVENT_TYPES[cls.kind] is not cls:
+            raise ValueError(f"event kind {cls.kind!r} is already taken")
+        EVENT_TYPES[cls.kind] = cls
+        _FIELDS[cls] = tuple(dataclasses.fields(cls))
+    _FIELD_BUILDERS.update(builders or {})
+    _CHOICES_BY_KIND.update(vocabularies or {})
+
+
+from .match import events as _match_events  # noqa: E402,F401  (registers the match stream's kinds)

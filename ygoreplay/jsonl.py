@@ -70,7 +70,7 @@ def _named_cards(data: Any, passcode: Passcode | None, where: str) -> Any:
         return spec
 
     kind = data.get("kind")
-    if kind == "deck_registered":
+    if kind == "deck_registered" or kind == "decklist_registered":      # a duel's, a match's
         return {**data, **{part: [card(c) for c in data[part]] for part in ("main", "extra", "side")
                            if isinstance(data.get(part), list)}}
     if kind == "position_set_up" and isinstance(data.get("sides"), list):

@@ -85,6 +85,7 @@ class ReplayFile:
     decklist: dict[str, list[int]] = field(default_factory=dict)   # p0/p1 views: own cards, sorted
     commit_key: bytes = b""                # judge files: the duel's secret behind the commitments
     source: dict[str, Any] = field(default_factory=dict)
+    games: list[bytes] = field(default_factory=list)        # a match file: each duel's own .ygr bytes
     chain: list[bytes] = field(default_factory=list)        # full hash of each event
     stored_prefixes: bytes | None = None   # as read from a file: the chain it claims
     stored_head: bytes | None = None
@@ -116,7 +117,7 @@ def referenced_codes(events: list[Event]) -> set[int]:
     codes: set[int] = set()
     for e in events:
         kind = e.kind
-        if kind == "deck_registered":
+        if kind == "deck_registered" or kind == "decklist_registered":     # a duel's, a match's
             codes.update(e.main, e.extra, e.side)
         elif kind == "token_created":
             codes.add(e.code)
@@ -155,7 +156,7 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None) -> bytes:
         "cards": [_drop_placeholder_name(c) for c in replay.cards.to_json_list()],
         "chain": b"".join(h[:PREFIX] for h in replay.chain),
     }
-    for name in ("disclosures", "commitments", "renames", "decklist", "commit_key"):
+    for name in ("disclosures", "commitments", "renames", "decklist", "commit_key", "games"):
         if getattr(replay, name):
             body[name] = getattr(replay, name)
     try:
@@ -412,7 +413,7 @@ def _build(header: dict, body: Any, signer: PublicKey | None, valid: bool | None
         commitments=_rows(body, "commitments", (int, int, bytes)),
         renames=_rows(body, "renames", (int, list, list)),
         decklist=_decklist(body), commit_key=_field(body, "commit_key", bytes, b""),
-        source=dict(header.get("source", {})),
+        source=dict(header.get("source", {})), games=_games(body),
         stored_prefixes=_field(body, "chain", bytes), stored_head=header["head"],
         signer=signer, signature_valid=valid, format=header["format"])
 
@@ -431,6 +432,14 @@ def _rows(body: dict, name: str, kinds: tuple[type, ...]) -> list[list]:
                 isinstance(c, str) for c in row[1] + row[2])):
             raise ReplayFileError(f"body field 'renames': entry {i} does not pair card ids")
     return rows
+
+
+def _games(body: dict) -> list[bytes]:
+    """A match file's duels, each a whole ``.ygr`` file of its own (read and verified on demand)."""
+    games = _field(body, "games", list, [])
+    if not all(isinstance(g, bytes) and g.startswith(MAGIC) for g in games):
+        raise ReplayFileError("body field 'games' is not a list of replay files")
+    return games
 
 
 def _decklist(body: dict) -> dict[str, list[int]]:

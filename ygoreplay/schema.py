@@ -73,6 +73,26 @@ _OVERRIDES: dict[tuple[str, str], dict] = {
         "type": "array", "items": {"type": "string", "enum": list(events.DUEL_OPTIONS)},
         "maxItems": len(events.DUEL_OPTIONS),
         "description": "Settings agreed on or set by the room in place of the basic rules' (CONF-01)."},
+    # the match stream (match/events.py)
+    ("match_started", "players"): {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2,
+                                   "description": "Player 0's name, then player 1's."},
+    ("match_started", "limits"): {
+        "type": "array", "description": "The banlist's entries: passcode and copies allowed (DECK-08).",
+        "items": {"type": "object", "additionalProperties": False, "required": ["code", "limit"],
+                  "properties": {"code": {"type": "integer", "minimum": 0, "maximum": events.PASSCODE_MAX},
+                                 "limit": {"type": "integer", "minimum": 0, "maximum": 3}}}},
+    ("game_decided", "lp"): {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2,
+                             "description": "Player 0's LP, then player 1's."},
+    ("match_ended", "games"): {"type": "array", "items": {"type": "integer"}, "minItems": 3, "maxItems": 3,
+                               "description": "Duels won by player 0, by player 1, drawn."},
+    ("match_ended", "points"): {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2,
+                                "description": "Standing points of player 0, of player 1."},
+    **{("decklist_registered", part): {"type": "array", "items": {"type": "integer", "minimum": 0,
+                                                                   "maximum": events.PASSCODE_MAX}}
+       for part in ("main", "extra", "side")},
+    **{("side_deck_swapped", part): {"type": "array", "items": {"type": "integer", "minimum": 0,
+                                                                 "maximum": events.PASSCODE_MAX}}
+       for part in ("main_out", "main_in", "extra_out", "extra_in")},
 }
 
 
@@ -480,6 +500,8 @@ def replay_body_schema() -> dict:
                          "description": "Player views only (format 3): the viewer's own registered cards, sorted."},
             "commit_key": _bin("Judge files only: the duel's secret behind the views' commitments and "
                                "card names (32 bytes; 16 in format 1 and 2)"),
+            "games": {"type": "array", "items": _bin("One duel's own signed .ygr file, whole"),
+                      "description": "Match files only: the match's duels in order (ygoreplay.match.files)."},
         },
         "$defs": defs,
     }

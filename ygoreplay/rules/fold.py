@@ -79,13 +79,16 @@ def apply(state: DuelState, event: Event) -> DuelState:
         impossible(state, event, rule, f"the duel is over ({state.end_reason}); nothing may follow its end")
     if not state.started and kind not in _OPENERS:
         impossible(state, event, "LOG-03", "a duel begins with duel_started or position_set_up")
+    handler = HANDLERS.get(kind)
+    if handler is None:                           # a match event (match/events.py) in a duel
+        impossible(state, event, "LOG-03", f"a {kind} event belongs to a match's stream, not to a duel")
     overridden = len(state.overrides)
     try:
         if state.must_lose and kind not in _AFTER_LOSS:
             loser, reason = next(iter(state.must_lose.items()))
             fail(state, event, win.LOSS_RULES.get(reason, "WIN-01"),
                  f"player {loser} has lost ({reason}); the duel ends at once and no {kind} may follow")
-        HANDLERS[kind](state, event)
+        handler(state, event)
         if state.shed:
             bury(state)                           # NIS-05: materials follow the monsters that left
     except RuleViolation:

@@ -1,0 +1,11 @@
+"""Matches: a best-of-three as its own event stream, its duels linked to it (issue 14).
+
+* ``events``: the match stream's event kinds (registered in the one vocabulary of ``events.py``);
+* ``policies``: the end-of-match procedures, named, dated and sourced; a match's first event names one;
+* ``rules``: the match fold: each event checked against MATCH/TIME/PEN/DECK rules and the policy;
+* ``links``: a match's duels checked against the match (first player, decks, results, LP at time);
+* ``files``: match JSON Lines files and the match ``.ygr`` that carries its duels.
+
+This module imports nothing at import time: ``events.py`` imports ``match.events`` to register
+the kinds, and everything else is imported where it is used.
+"""

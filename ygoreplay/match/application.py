@@ -1,0 +1,125 @@
+"""The match's application layer: what the ``ygoreplay match`` commands and the service's match
+endpoints both do, so that each is a thin face (as ``ygoreplay/application.py`` is for duels)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from ..card_sources import facts_of
+from ..cards import CardFacts
+from ..decks import Banlist, Deck
+from ..errors import InputError
+from ..events import Event, from_dict
+from ..jsonl import dumps, read_events, write_events
+from ..state import Violation
+from .files import Match
+from .links import LinkProblem
+from .rules import MatchState, banlist_digest, fold, is_match
+
+
+def started(players: list[str], policy: str, banlist: Banlist, *, format: str = "", event_name: str = "",
+            round: int | None = None, decks: Iterable[Deck | None] = ()) -> list[Event]:
+    """The opening events of a match: ``match_started`` carrying the banlist, then each decklist given."""
+    limits = [{"code": code, "limit": limit} for code, limit in sorted(banlist.limits.items())]
+    opening: list[dict] = [{"kind": "match_started", "players": players, "policy": policy, "banlist": banlist.name,
+                            "banlist_hash": banlist_digest(banlist.name, limits, banlist.whitelist),
+                            "limits": limits, "whitelist": banlist.whitelist, "format": format,
+                            "event_name": event_name, "round": round}]
+    for player, deck in enumerate(decks):
+        if deck is not None:
+            opening.append({"kind": "decklist_registered", "player": player, "main": deck.main,
+                            "extra": deck.extra, "side": deck.side})
+    return [from_dict(d, f"event {i}") for i, d in enumerate(opening)]
+
+
+def judged(events: list[Event], added: list[Event], cards: Mapping[int, CardFacts]) -> MatchState:
+    """The match after ``events`` and ``added``; RuleViolation (rule ID) at the first refused one."""
+    every = events + added
+    return fold(every, facts_of(every, cards))
+
+
+def create_file(path: str | Path, events: list[Event], cards: Mapping[int, CardFacts]) -> MatchState:
+    """A new match file of ``events``, checked first; an existing file is never replaced."""
+    path = Path(path)
+    if path.exists():
+        raise InputError(f"{path}: exists already; a match file is started once")
+    state = judged([], events, cards)
+    write_events(path, events)
+    return state
+
+
+def append_to_file(path: str | Path, added: list[Event], cards: Mapping[int, CardFacts]) -> MatchState:
+    """Check ``added`` after the match file's events and write the file whole with them, or,
+    when one is refused, raise its RuleViolation and write nothing."""
+    path = Path(path)
+    events = read_events(path, getattr(cards, "passcode", None))
+    if not is_match(events):
+        raise InputError(f"{path}: not a match file (it does not begin with match_started)")
+    state = judged(events, added, cards)
+    text = path.read_text(encoding="utf-8")
+    from ..files import write_atomic
+    write_atomic(path, (text if text.endswith("\n") or not text else text + "\n").encode("utf-8")
+                 + dumps(added).encode("utf-8"))
+    return state
+
+
+def state_of(path: str | Path, cards: Mapping[int, CardFacts]) -> MatchState:
+    events = read_events(Path(path), getattr(cards, "passcode", None))
+    if not is_match(events):
+        raise InputError(f"{path}: not a match file (it does not begin with match_started)")
+    return fold(events, facts_of(events, cards))
+
+
+def result_event(state: MatchState) -> Event:
+    """The ``match_ended`` the rules give now; RuleViolation-like InputError when it cannot end yet."""
+    result = state.result()
+    if not result.final:
+        from ..rules.base import RuleViolation
+        raise RuleViolation(result.rule, f"the match cannot end yet: {result.why}", state.index, "match_ended")
+    return from_dict({"kind": "match_ended", "winner": result.winner, "how": result.how,
+                      "games": list(result.games), "points": list(result.points)})
+
+
+@dataclass
+class MatchReport:
+    """What the rules say of a match: its violations, its duels' problems, the result."""
+
+    events: int
+    state: MatchState
+    problems: list[LinkProblem]
+    missing: dict[int, str]
+
+    @property
+    def violations(self) -> list[Violation]:
+        return self.state.violations or []
+
+    @property
+    def legal(self) -> bool:
+        return not self.violations and not self.problems
+
+    def to_dict(self) -> dict:
+        state = self.state
+        result = state.ended and {"winner": state.ended.winner, "games": list(state.ended.games),
+                                  "how": state.ended.how, "points": list(state.ended.points)}
+        if not result:
+            current = state.result()
+            result = {"winner": None, "games": list(current.games), "how": None, "points": None}
+        return {
+            "events": self.events, "legal": self.legal,
+            "violations": [{"index": v.index, "rule": v.rule, "message": v.message} for v in self.violations]
+                          + [{"index": None, "game": p.game, "duel_index": p.index, "rule": p.rule,
+                              "message": p.message} for p in self.problems],
+            "overrides": [],
+            "match": {"policy": state.policy.name if state.policy else None, "result": result,
+                      "ended": state.ended is not None, "players": list(state.players),
+                      "banlist": {"name": state.banlist.name, "hash": state.banlist_hash} if state.banlist else None,
+                      "games": [g.to_dict() for g in state.games],
+                      "time": state.time.to_dict() if state.time else None,
+                      "penalties": [p.to_dict() for p in state.penalties],
+                      "unread_duels": {str(k): v for k, v in self.missing.items()}}}
+
+
+def report(match: Match) -> MatchReport:
+    state, problems = match.audit()
+    return MatchReport(len(match.events), state, problems, match.missing)

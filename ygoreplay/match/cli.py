@@ -1,0 +1,413 @@
+"""``ygoreplay match``: start a match file, add its duels, side, call time, give penalties and
+record the result, each refused (exit 1, nothing written) with the rule ID when the rules or
+the match's policy forbid it; and ``check``/``show``/``log``/``audit``/``export``/``verify`` of a
+match file (``ygoreplay.cli`` hands a match file to ``run``)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from ..card_sources import card_lookup
+from ..decks import Banlist, read_deck, read_lflist
+from ..errors import InputError
+from ..events import PHASES, Event, from_dict
+from ..jsonl import read_events
+from ..replay_file import read as read_replay, verify_chain, write as write_replay
+from ..text import printable
+from . import application as app
+from .events import DECISION_STAGES, GAME_ENDINGS, INFRACTIONS, PENALTIES
+from .files import is_match_file, match_replay, open_match, verify_games
+from .policies import POLICIES
+from .rules import MatchState
+
+
+def _echo(text: str = "", err: bool = False) -> None:
+    from ..cli import echo
+    echo(text, err=err)
+
+
+def _add(path: str, events: list[Event], cards: tuple[str, ...] = ()) -> MatchState:
+    state = app.append_to_file(path, events, card_lookup(cards))
+    for ev in events:
+        _echo(f"{path}: #{state.index - len(events) + events.index(ev)} {ev.kind}")
+    return state
+
+
+def _event(kind: str, **fields) -> Event:
+    return from_dict({"kind": kind, **{k: v for k, v in fields.items() if v is not None}}, kind)
+
+
+match_file = click.argument("match_path", metavar="MATCH.jsonl", type=click.Path(dir_okay=False, exists=True))
+cards_opt = click.option("--cards", "cards", multiple=True, type=click.Path(dir_okay=False), metavar="CARDS.CDB",
+                         help="A cards.cdb for the facts of the decklists' cards (repeatable).")
+
+
+@click.group(name="match")
+def match() -> None:
+    """Record a match (best of three) as events: its decklists, duels, siding, time, penalties, result."""
+
+
+@match.command(name="start")
+@click.argument("path", metavar="MATCH.jsonl", type=click.Path(dir_okay=False))
+@click.option("--players", nargs=2, required=True, metavar="P0 P1", help="The two players' names.")
+@click.option("--policy", type=click.Choice(list(POLICIES)), required=True, help="The end-of-match procedure.")
+@click.option("--banlist", "banlist_file", type=click.Path(dir_okay=False, exists=True), required=True,
+              help="An lflist.conf holding the event's banlist (its content travels with the match).")
+@click.option("--list", "list_name", default=None, metavar="NAME", help="Which list of the file (if several).")
+@click.option("--deck0", default=None, metavar="DECK", help="Player 0's decklist (.ydk or ydke://), with its side.")
+@click.option("--deck1", default=None, metavar="DECK", help="Player 1's decklist.")
+@click.option("--format", "format_", default="", help="The format (e.g. Advanced).")
+@click.option("--event", "event_name", default="", help="The tournament's name.")
+@click.option("--round", "round_", type=int, default=None, help="The round of the tournament.")
+@cards_opt
+def start(path: str, players: tuple[str, str], policy: str, banlist_file: str, list_name: str | None,
+          deck0: str | None, deck1: str | None, format_: str, event_name: str, round_: int | None,
+          cards: tuple[str, ...]) -> None:
+    """Start a match file: players, policy, banlist by name and content hash, and decklists."""
+    banlist = _banlist(banlist_file, list_name)
+    lookup = card_lookup(cards)
+    decks = [read_deck(spec).normalized(lookup) if spec else None for spec in (deck0, deck1)]
+    events = app.started(list(players), policy, banlist, format=format_, event_name=event_name, round=round_,
+                         decks=decks)
+    app.create_file(path, events, lookup)
+    _echo(f"{path}: a {policy} match of {printable(players[0])} and {printable(players[1])}, banlist "
+          f"{printable(banlist.name)!r}, {sum(d is not None for d in decks)} decklist(s)")
+
+
+def _banlist(path: str, name: str | None) -> Banlist:
+    from ..cli import _pick_list
+    return _pick_list(path, name)
+
+
+@match.command(name="deck")
+@match_file
+@click.option("--player", type=click.IntRange(0, 1), required=True)
+@click.argument("deck", metavar="DECK")
+@cards_opt
+def register_deck(match_path: str, player: int, deck: str, cards: tuple[str, ...]) -> None:
+    """Register a player's decklist (DECK rules, DECK-08 against the match's banlist; once: MATCH-04)."""
+    d = read_deck(deck).normalized(card_lookup(cards))
+    _add(match_path, [_event("decklist_registered", player=player, main=d.main, extra=d.extra, side=d.side)], cards)
+
+
+@match.command(name="duel")
+@match_file
+@click.argument("duel", metavar="DUEL")
+@click.option("--first", "first_player", type=click.IntRange(0, 1), default=None,
+              help="Who goes first (default: the duel file's duel_started).")
+@click.option("--chosen-by", "chosen_by", type=click.IntRange(0, 1), default=None,
+              help="Who chose (default: the duel file's; from duel 2 the previous loser: MATCH-07).")
+@click.option("--extra-duel", is_flag=True, help="The 4-turn extra duel after time (TIME-08).")
+@cards_opt
+def add_duel(match_path: str, duel: str, first_player: int | None, chosen_by: int | None, extra_duel: bool,
+             cards: tuple[str, ...]) -> None:
+    """Add the match's next duel: DUEL is a duel file beside the match (or a store id); a finished
+    duel file also records how it ended."""
+    state = app.state_of(match_path, card_lookup(cards))
+    game = len(state.games) + 1
+    duel_path = Path(match_path).parent / duel
+    ending: list[Event] = []
+    if duel_path.is_file():
+        from ..rules import audit
+        events = read_events(duel_path, card_lookup(cards).passcode)
+        first = events[0] if events else None
+        if first is not None and first.kind == "duel_started":
+            first_player = first.first_player if first_player is None else first_player
+            chosen_by = first.chosen_by if chosen_by is None else chosen_by
+        end = audit(events, card_lookup(cards)).state
+        if end.ended:
+            how = end.end_reason if end.end_reason in GAME_ENDINGS else "judge"
+            ending = [_event("game_ended", game=game, winner=end.winner, how=how)]
+    if first_player is None:
+        raise click.UsageError("--first is needed: the duel is not a file beside the match")
+    _add(match_path, [_event("game_started", game=game, duel=duel, first_player=first_player, chosen_by=chosen_by,
+                             extra_duel=extra_duel or None)] + ending, cards)
+
+
+@match.command(name="end-duel")
+@match_file
+@click.option("--winner", type=click.Choice(["0", "1", "draw"]), required=True)
+@click.option("--how", type=click.Choice(GAME_ENDINGS), required=True)
+def end_duel(match_path: str, winner: str, how: str) -> None:
+    """Record how the duel in progress ended by itself."""
+    state = app.state_of(match_path, card_lookup(()))
+    game = state.current.number if state.current else len(state.games)
+    _add(match_path, [_event("game_ended", game=game, winner=None if winner == "draw" else int(winner), how=how)])
+
+
+@match.command(name="side")
+@match_file
+@click.option("--player", type=click.IntRange(0, 1), required=True)
+@click.option("--main-out", multiple=True, type=int, metavar="PASSCODE", help="Out of the Main Deck (repeatable).")
+@click.option("--main-in", multiple=True, type=int, metavar="PASSCODE", help="From the Side into the Main Deck.")
+@click.option("--extra-out", multiple=True, type=int, metavar="PASSCODE")
+@click.option("--extra-in", multiple=True, type=int, metavar="PASSCODE")
+@cards_opt
+def side(match_path: str, player: int, main_out: tuple[int, ...], main_in: tuple[int, ...],
+         extra_out: tuple[int, ...], extra_in: tuple[int, ...], cards: tuple[str, ...]) -> None:
+    """Swap cards with the Side Deck between duels: one-for-one, sizes kept (MATCH-05/06)."""
+    _add(match_path, [_event("side_deck_swapped", player=player, main_out=list(main_out), main_in=list(main_in),
+                             extra_out=list(extra_out), extra_in=list(extra_in))], cards)
+
+
+@match.command(name="time")
+@match_file
+@click.option("--clock", required=True, help="The wall clock when time was called (ISO 8601).")
+@click.option("--turn", type=int, default=None, help="The turn in progress (when a duel is being played).")
+@click.option("--phase", type=click.Choice(PHASES), default=None)
+@click.option("--turn-player", type=click.IntRange(0, 1), default=None)
+def call_time(match_path: str, clock: str, turn: int | None, phase: str | None, turn_player: int | None) -> None:
+    """Call time (TIME-01): in the duel in progress (give --turn and --phase) or between duels."""
+    state = app.state_of(match_path, card_lookup(()))
+    game = state.current.number if state.current else None
+    _add(match_path, [_event("time_called", clock=clock, game=game, turn=turn, phase=phase, turn_player=turn_player)])
+
+
+@match.command(name="extra-turn")
+@match_file
+@click.option("--turn", type=int, required=True, help="The duel's turn number of this extra turn.")
+def extra_turn(match_path: str, turn: int) -> None:
+    """Start the next extra turn after time (TIME-03; refused where the policy has none)."""
+    state = app.state_of(match_path, card_lookup(()))
+    game = state.current
+    number = game.number if game else len(state.games)
+    _add(match_path, [_event("extra_turn_started", game=number, n=(game.extra_turns if game else 0) + 1, turn=turn)])
+
+
+@match.command(name="decide")
+@match_file
+@click.option("--lp", nargs=2, type=int, required=True, metavar="LP0 LP1", help="The LP the duel is judged on.")
+@click.option("--stage", type=click.Choice(DECISION_STAGES), default=None,
+              help="Default: phase_end or extra_turns as the policy says.")
+@click.option("--turn", type=int, default=None)
+def decide(match_path: str, lp: tuple[int, int], stage: str | None, turn: int | None) -> None:
+    """Judge the duel in progress on LP under the policy (TIME-04/05/08)."""
+    state = app.state_of(match_path, card_lookup(()))
+    game = state.current
+    number = game.number if game else len(state.games)
+    if stage is None:
+        stage = "extra_duel" if game and game.extra_duel else (
+            "phase_end" if state.policy.at_time == "finish_phase" else "extra_turns")
+    winner = 0 if lp[0] > lp[1] else 1 if lp[1] > lp[0] else None
+    _add(match_path, [_event("game_decided", game=number, lp=list(lp), winner=winner, stage=stage, turn=turn)])
+
+
+@match.command(name="penalty")
+@match_file
+@click.option("--player", type=click.IntRange(0, 1), required=True)
+@click.option("--infraction", type=click.Choice(INFRACTIONS), required=True, help="PEN-02's list.")
+@click.option("--penalty", type=click.Choice(PENALTIES), required=True)
+@click.option("--judge", required=True)
+@click.option("--note", default="")
+def penalty(match_path: str, player: int, infraction: str, penalty: str, judge: str, note: str) -> None:
+    """Give a penalty (PEN-02); a game loss ends the duel in progress, a match loss the match."""
+    _add(match_path, [_event("penalty_given", player=player, infraction=infraction, penalty=penalty, judge=judge,
+                             note=note or None)])
+
+
+@match.command(name="judge")
+@match_file
+@click.option("--judge", "judge", required=True)
+@click.option("--call", "call_player", type=click.IntRange(0, 1), default=None, help="Player who calls the judge.")
+@click.option("--ruling", default=None, help="The judge's ruling (answers the last call: MATCH-08).")
+@click.option("--appeal", "appeal_player", type=click.IntRange(0, 1), default=None,
+              help="Player who appeals the last ruling (not after the match: MATCH-10).")
+@click.option("--decision", type=click.Choice(["upheld", "overturned"]), default="upheld")
+@click.option("--note", default="")
+def judge(match_path: str, judge: str, call_player: int | None, ruling: str | None, appeal_player: int | None,
+          decision: str, note: str) -> None:
+    """A judge call, a ruling, or an appeal (MATCH-08/10)."""
+    given = [x is not None for x in (call_player, ruling, appeal_player)]
+    if sum(given) != 1:
+        raise click.UsageError("give one of --call, --ruling, --appeal")
+    if call_player is not None:
+        ev = _event("judge_called", player=call_player, judge=judge, question=note or None)
+    elif ruling is not None:
+        ev = _event("judge_ruled", judge=judge, ruling=ruling)
+    else:
+        ev = _event("ruling_appealed", player=appeal_player, judge=judge, decision=decision, note=note or None)
+    _add(match_path, [ev])
+
+
+@match.command(name="concede")
+@match_file
+@click.option("--player", type=click.IntRange(0, 1), required=True)
+def concede(match_path: str, player: int) -> None:
+    """A player concedes the match."""
+    _add(match_path, [_event("match_conceded", player=player)])
+
+
+@match.command(name="result")
+@match_file
+@click.option("--json", "as_json", is_flag=True)
+def result(match_path: str, as_json: bool) -> None:
+    """Record the match's result as the rules and the policy give it (refused while it cannot end)."""
+    state = app.state_of(match_path, card_lookup(()))
+    ev = app.result_event(state)
+    app.append_to_file(match_path, [ev], card_lookup(()))
+    data = ev.to_dict()
+    _echo(json.dumps(data) if as_json else f"{match_path}: {_describe_result(data, state)}")
+
+
+@match.command(name="export")
+@match_file
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False))
+@cards_opt
+def export(match_path: str, output: str, cards: tuple[str, ...]) -> None:
+    """Write the match as one signed .ygr holding its duels, each a signed judge file of its own."""
+    run("export", match_path, output=output, cards=cards)
+
+
+def _describe_result(data: dict, state: MatchState) -> str:
+    games = data.get("games") or list(state.score())
+    who = ("a double loss" if data.get("how") == "double_loss" else "a draw" if data.get("winner") is None
+           else f"{printable(state.players[data['winner']])} (player {data['winner']}) wins")
+    points = data.get("points")
+    return (f"{who} by {data.get('how')}, duels {games[0]}-{games[1]}" + (f" ({games[2]} drawn)" if games[2] else "")
+            + (f", points {points[0]}/{points[1]}" if points else ""))
+
+
+# -- the generic commands on a match file -------------------------------------------------------------
+
+def handles(path: str) -> bool:
+    """Whether a generic command (check, show, log, audit, export, verify) should hand ``path`` here."""
+    return Path(path).is_file() and is_match_file(Path(path))
+
+
+def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...] = (), keys: tuple[str, ...] = (),
+        output: str | None = None) -> None:
+    """``check``/``show``/``log``/``audit``/``export``/``verify`` of a match file; exits like the duel's."""
+    from ..application import trusted_keys, verify_file
+    from ..cli import EXIT_ILLEGAL, _signing_key
+    match_ = open_match(path, card_lookup(cards))
+    if command == "export":
+        replay = match_replay(match_, _signing_key())
+        size = write_replay(output, replay, _signing_key())
+        _echo(f"{output}: a match of {len(replay.events)} events and {len(replay.games)} duel(s), judge view, "
+              f"{size} bytes, signed")
+        return
+    if command == "verify":
+        if match_.replay is None:
+            raise InputError(f"{path}: a JSON Lines match has no hash chain to verify; check it, or export it")
+        trust = trusted_keys(keys)
+        outer = verify_file(match_.replay, trust)
+        games = verify_games(match_.replay, trust)
+        ok = outer.ok and all(g["ok"] for g in games)
+        if as_json:
+            _echo(json.dumps({"file": path, **outer.to_dict(), "ok": ok, "games": games}))
+        else:
+            _echo(f"{path}: {'ok' if outer.ok else 'NOT ok'}, match of {outer.events} events, hash chain "
+                  f"{'intact' if outer.first_bad is None else 'BROKEN'}, {outer.signature.describe()}")
+            for g in games:
+                _echo(f"  duel {g['game']}: {'ok' if g['ok'] else 'NOT ok'}, {g['events']} events, chain "
+                      f"{'intact' if g['chain_ok'] else 'BROKEN'}")
+        sys.exit(0 if ok else EXIT_ILLEGAL)
+    report = app.report(match_)
+    data = report.to_dict()
+    if command in ("check", "audit"):
+        if command == "audit" and match_.replay is not None:
+            first_bad = verify_chain(match_.replay)
+            data["chain"] = "intact" if first_bad is None else "broken"
+            data["games_verified"] = verify_games(match_.replay, trusted_keys(keys))
+        ok = report.legal and data.get("chain") != "broken"
+        if as_json:
+            _echo(json.dumps(data))
+        else:
+            for v in data["violations"]:
+                where = f"#{v['index']}" if v["index"] is not None else f"duel {v['game']}" + (
+                    f" #{v['duel_index']}" if v["duel_index"] is not None else "")
+                _echo(f"{where} {v['rule']} {v['message']}")
+            for game, why in report.missing.items():
+                _echo(f"note: duel {game} was not checked: {why}")
+            if "chain" in data:
+                _echo(f"hash chain: {data['chain']}")
+            verdict = "legal" if report.legal else f"{len(data['violations'])} violation(s)"
+            m = data["match"]
+            _echo(f"{path}: {verdict}; policy {m['policy']}, {data['events']} events, {len(m['games'])} duel(s); "
+                  + (_describe_result(m["result"], report.state) if m["ended"] else "not finished"))
+        sys.exit(0 if ok else EXIT_ILLEGAL)
+    if command == "show":
+        for line in _show_lines(report.state, data):
+            _echo(line)
+        return
+    if command == "log":
+        for i, ev in enumerate(match_.events):
+            if as_json:
+                _echo(json.dumps({"index": i, **ev.to_dict()}, ensure_ascii=False))
+            else:
+                _echo(f"#{i:<3} {_sentence(ev, report.state)}")
+        return
+    raise InputError(f"{command} does not apply to a match file")
+
+
+def _show_lines(state: MatchState, data: dict) -> list[str]:
+    m = data["match"]
+    names = state.players
+    lines = [f"match: {printable(names[0])} (player 0) vs {printable(names[1])} (player 1)",
+             f"policy: {state.policy.name}: {state.policy.title}, {state.policy.date}",
+             f"banlist: {printable(state.banlist.name)} ({state.banlist_hash})"]
+    for p in (0, 1):
+        deck = state.decks[p]
+        if deck is not None:
+            lines.append(f"deck {p}: Main {len(deck.main)}, Extra {len(deck.extra)}, Side {len(deck.side)}")
+    for g in state.games:
+        result = ("being played" if not g.ended else "a draw" if g.winner is None else
+                  f"won by {printable(names[g.winner])}") + (f" ({g.how})" if g.ended else "")
+        first = f", {printable(names[g.first_player])} first" if g.first_player is not None else ""
+        lp = f", judged on LP {g.lp[0]} / {g.lp[1]}" if g.lp else ""
+        turns = f", {g.extra_turns} extra turn(s)" if g.extra_turns else ""
+        lines.append(f"duel {g.number}{' (extra duel)' if g.extra_duel else ''}: {printable(g.duel) or '-'}"
+                     f"{first}; {result}{turns}{lp}")
+    if state.time is not None:
+        t = state.time
+        lines.append(f"time called at {printable(t.clock)}" + (
+            f" in duel {t.game}, turn {t.turn}, {t.phase}" if t.game else " between duels"))
+    for p in state.penalties:
+        lines.append(f"penalty: {printable(names[p.player])}: {p.penalty} for {p.infraction} ({printable(p.judge)})")
+    lines.append("result: " + (_describe_result(m["result"], state) if m["ended"] else "not finished"))
+    return lines
+
+
+def _sentence(ev: Event, state: MatchState) -> str:
+    """One readable line per match event."""
+    names = state.players or ("player 0", "player 1")
+
+    def who(p: int | None) -> str:
+        return "no one" if p is None else printable(names[p])
+    k = ev.kind
+    if k == "match_started":
+        return f"match started: {who(0)} vs {who(1)}, policy {ev.policy}, banlist {printable(ev.banlist)!r}"
+    if k == "decklist_registered":
+        return f"{who(ev.player)} registers a decklist: Main {len(ev.main)}, Extra {len(ev.extra)}, Side {len(ev.side)}"
+    if k == "game_started":
+        return (f"duel {ev.game}{' (extra duel)' if ev.extra_duel else ''} starts ({printable(ev.duel) or '-'}): "
+                f"{who(ev.first_player)} goes first" + (f", chosen by {who(ev.chosen_by)}" if ev.chosen_by is not None else ""))
+    if k == "side_deck_swapped":
+        return (f"{who(ev.player)} sides: Main -{len(ev.main_out)} +{len(ev.main_in)}, "
+                f"Extra -{len(ev.extra_out)} +{len(ev.extra_in)}")
+    if k == "game_ended":
+        return f"duel {ev.game} ends: " + ("a draw" if ev.winner is None else f"{who(ev.winner)} wins") + f" ({ev.how})"
+    if k == "time_called":
+        return f"time is called at {printable(ev.clock)}" + (
+            f" in duel {ev.game}, turn {ev.turn}, {ev.phase}" if ev.game else " between duels")
+    if k == "extra_turn_started":
+        return f"extra turn {ev.n} (turn {ev.turn}) of duel {ev.game}"
+    if k == "game_decided":
+        return (f"duel {ev.game} decided at time ({ev.stage}) on LP {ev.lp[0]} / {ev.lp[1]}: "
+                + ("a draw" if ev.winner is None else f"{who(ev.winner)} wins"))
+    if k == "judge_called":
+        return f"{who(ev.player)} calls judge {printable(ev.judge)}" + (f": {printable(ev.question)}" if ev.question else "")
+    if k == "judge_ruled":
+        return f"judge {printable(ev.judge)} rules: {printable(ev.ruling)}"
+    if k == "ruling_appealed":
+        return f"{who(ev.player)} appeals to {printable(ev.judge)}: ruling {ev.decision}"
+    if k == "penalty_given":
+        return f"judge {printable(ev.judge)} gives {who(ev.player)} a {ev.penalty.replace('_', ' ')} for {ev.infraction}"
+    if k == "match_conceded":
+        return f"{who(ev.player)} concedes the match"
+    if k == "match_ended":
+        return "match ends: " + _describe_result(ev.to_dict(), state)
+    return k

@@ -1,0 +1,228 @@
+"""The match stream's event kinds, version 1: a best-of-three from its start to its result.
+
+They share the duel's event base, wire form and decoder (``ygoreplay.events.register``), so a
+match is written, hashed, stored and signed like a duel. A match's duels are separate streams,
+named by ``game_started.duel`` (a duel id in a store, or a file beside the match file).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..events import PHASES, Event, _int, _passcode, _seq, _str, register
+from .policies import POLICIES
+
+#: How a duel of a match ended (the duel's own ``duel_ended`` reasons a match distinguishes).
+GAME_ENDINGS = ("lp", "deck_out", "effect", "surrender", "draw", "disconnect", "judge")
+#: How a duel judged at time was decided: on LP after the extra turns (TIME-04), at the end of
+#: the phase (FINISH_PHASE policies), in sudden death (TIME-05), after an extra duel's 4 turns (TIME-08).
+DECISION_STAGES = ("extra_turns", "phase_end", "sudden_death", "extra_duel")
+#: PEN-02's listed infractions, in its order, and "other" for what it does not list.
+INFRACTIONS = (
+    "lateness", "unsporting_conduct", "slow_play", "long_interval", "decklist_changed", "peeking",
+    "misstated_card", "misstated_hand_or_lp", "draw_manipulation", "outside_assistance",
+    "marked_cards", "objects_in_sleeves", "marking_cards", "banlist", "deck_too_small",
+    "unrelated_objects", "other")
+PENALTIES = ("caution", "warning", "game_loss", "match_loss", "disqualification")
+#: How a match ended (``match_ended.how``).
+MATCH_ENDINGS = ("games", "time", "penalty", "concession", "double_loss")
+APPEAL_DECISIONS = ("upheld", "overturned")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchStarted(Event):
+    """The first event: players, format, the end-of-match policy, and the banlist by name, content
+    and hash (DECK-08/09: the list travels with the record, so the record judges itself)."""
+
+    kind: ClassVar[str] = "match_started"
+    players: tuple[str, ...]
+    policy: str
+    banlist: str
+    banlist_hash: str
+    limits: tuple[dict, ...] = ()       # [{"code": passcode, "limit": 0|1|2}, ...]
+    whitelist: bool = False
+    format: str = ""
+    event_name: str = ""
+    round: int | None = None
+    time_limit: int = 40                # minutes (TIME-01)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DecklistRegistered(Event):
+    """A player's decklist with its Side Deck, once per tournament (MATCH-04), judged by DECK rules."""
+
+    kind: ClassVar[str] = "decklist_registered"
+    player: int
+    main: tuple[int, ...]
+    extra: tuple[int, ...] = ()
+    side: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameStarted(Event):
+    """Duel ``game`` of the match starts: its own stream ``duel``, who goes first, who chose (MATCH-07)."""
+
+    kind: ClassVar[str] = "game_started"
+    game: int
+    duel: str
+    first_player: int
+    chosen_by: int | None = None
+    extra_duel: bool = False            # the 4-turn extra duel from 8000 LP (TIME-08)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SideDeckSwapped(Event):
+    """Between duels, cards swapped one-for-one with the Side Deck, every deck keeping its size (MATCH-06)."""
+
+    kind: ClassVar[str] = "side_deck_swapped"
+    player: int
+    main_out: tuple[int, ...] = ()
+    main_in: tuple[int, ...] = ()
+    extra_out: tuple[int, ...] = ()
+    extra_in: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameEnded(Event):
+    """A duel ended by itself (WIN-01..04, a surrender): ``winner`` 0, 1 or None for a draw."""
+
+    kind: ClassVar[str] = "game_ended"
+    game: int
+    winner: int | None
+    how: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TimeCalled(Event):
+    """The match's time is up (TIME-01): the wall clock, and where the duel in progress stood;
+    ``game`` None when time is called between duels (during deck adjustment: TIME-08/09)."""
+
+    kind: ClassVar[str] = "time_called"
+    clock: str
+    game: int | None = None
+    turn: int | None = None
+    phase: str | None = None
+    turn_player: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExtraTurnStarted(Event):
+    """Extra turn ``n`` after time (TIME-03): duel turn ``turn`` of game ``game``."""
+
+    kind: ClassVar[str] = "extra_turn_started"
+    game: int
+    n: int
+    turn: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameDecided(Event):
+    """A duel ended by the end-of-match procedure: the LP it was judged on and the result they
+    give under the policy (TIME-04/05/08; ``winner`` None for a draw)."""
+
+    kind: ClassVar[str] = "game_decided"
+    game: int
+    lp: tuple[int, ...]
+    winner: int | None
+    stage: str
+    turn: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JudgeCalled(Event):
+    """A player calls a judge (MATCH-08)."""
+
+    kind: ClassVar[str] = "judge_called"
+    player: int
+    judge: str
+    question: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JudgeRuled(Event):
+    """The judge's ruling, which the players must follow (MATCH-08)."""
+
+    kind: ClassVar[str] = "judge_ruled"
+    judge: str
+    ruling: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RulingAppealed(Event):
+    """A player appeals the last ruling to another judge, before the match ends (MATCH-10)."""
+
+    kind: ClassVar[str] = "ruling_appealed"
+    player: int
+    judge: str
+    decision: str
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PenaltyGiven(Event):
+    """A penalty for a PEN-02 infraction. A game loss ends the duel in progress (or, between duels,
+    counts as the next one) for the opponent; a match loss or disqualification ends the match."""
+
+    kind: ClassVar[str] = "penalty_given"
+    player: int
+    judge: str
+    infraction: str
+    penalty: str
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchConceded(Event):
+    """A player concedes the match; the opponent wins it."""
+
+    kind: ClassVar[str] = "match_conceded"
+    player: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchEnded(Event):
+    """The result: ``winner`` 0, 1 or None (a draw, or a double loss), how, the duels won by each
+    player and drawn (``games``: [wins 0, wins 1, draws]) and the standing points each earns."""
+
+    kind: ClassVar[str] = "match_ended"
+    winner: int | None
+    how: str
+    games: tuple[int, ...]
+    points: tuple[int, ...]
+
+
+def _limit(value: Any) -> dict:
+    """A banlist entry: ``{"code": passcode, "limit": copies}``."""
+    if not isinstance(value, dict) or set(value) != {"code", "limit"}:
+        raise ValueError(f"a banlist entry is {{\"code\": passcode, \"limit\": copies}}, got {value!r:.80}")
+    limit = value["limit"]
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 0 <= limit <= 3:
+        raise ValueError(f"a banlist limit is 0 to 3 copies, got {limit!r:.20}")
+    return {"code": _passcode(value["code"]), "limit": limit}
+
+
+MATCH_KINDS = (MatchStarted, DecklistRegistered, GameStarted, SideDeckSwapped, GameEnded, TimeCalled,
+               ExtraTurnStarted, GameDecided, JudgeCalled, JudgeRuled, RulingAppealed, PenaltyGiven,
+               MatchConceded, MatchEnded)
+KINDS = frozenset(cls.kind for cls in MATCH_KINDS)
+
+_PASSCODES = _seq(_passcode)
+register(
+    *MATCH_KINDS,
+    builders={
+        ("match_started", "players"): _seq(_str, least=2, most=2, count=" (one name per player)"),
+        ("match_started", "limits"): _seq(_limit, most=100_000),
+        **{("decklist_registered", part): _PASSCODES for part in ("main", "extra", "side")},
+        **{("side_deck_swapped", part): _PASSCODES
+           for part in ("main_out", "main_in", "extra_out", "extra_in")},
+        ("game_decided", "lp"): _seq(_int, least=2, most=2, count=" (LP of player 0, of player 1)"),
+        ("match_ended", "games"): _seq(_int, least=3, most=3, count=" (wins 0, wins 1, draws)"),
+        ("match_ended", "points"): _seq(_int, least=2, most=2, count=" (points of player 0, of player 1)"),
+    },
+    vocabularies={
+        ("match_started", "policy"): tuple(POLICIES),
+        ("game_ended", "how"): GAME_ENDINGS, ("game_decided", "stage"): DECISION_STAGES,
+        ("time_called", "phase"): PHASES,
+        ("penalty_given", "infraction"): INFRACTIONS, ("penalty_given", "penalty"): PENALTIES,
+        ("match_ended", "how"): MATCH_ENDINGS, ("ruling_appealed", "decision"): APPEAL_DECISIONS,
+    })

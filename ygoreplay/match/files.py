@@ -1,0 +1,149 @@
+"""Match files: a match in JSON Lines (its duels named by files beside it), and a match ``.ygr``.
+
+A match ``.ygr`` is a replay file (``replay_file.py``) whose events are the match stream's, whose
+header ``match`` says ``{"kind": "match", ...}``, and whose body ``games`` carries each duel as a
+whole signed judge ``.ygr`` of its own: one file holds the match, each duel inside it verifiable
+like any duel file, and the outer signature covers them all.
+"""
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from .. import chain
+from ..card_sources import facts_of
+from ..cards import CardDB, CardFacts
+from ..errors import InputError
+from ..events import Event
+from ..exchange import make_replay
+from ..jsonl import read_events
+from ..replay_file import ReplayFile, dumps as dump_replay, loads, read as read_replay, read_header
+from ..signing import OrganiserKey, PublicKey
+from .links import LinkProblem, check_duel
+from .rules import MatchState, fold, is_match
+
+
+@dataclass
+class Duel:
+    """One duel of a match as read: its events and card facts, and the file it came from."""
+
+    events: list[Event]
+    cards: CardDB
+    name: str
+    replay: ReplayFile | None = None
+
+
+@dataclass
+class Match:
+    """A match opened from a file: its events, card facts, and the duels that could be read."""
+
+    name: str
+    events: list[Event]
+    cards: CardDB
+    duels: dict[int, Duel] = field(default_factory=dict)
+    missing: dict[int, str] = field(default_factory=dict)     # game -> why its duel is not here
+    replay: ReplayFile | None = None
+
+    def audit(self) -> tuple[MatchState, list[LinkProblem]]:
+        """The match folded with every violation collected, and every problem of its duels."""
+        state = fold(self.events, self.cards, audit=True)
+        problems = []
+        for game in state.games:
+            duel = self.duels.get(game.number)
+            if duel is not None:
+                problems += check_duel(game, duel.events, duel.cards, state.time)
+        return state, problems
+
+
+def is_match_file(path: Path) -> bool:
+    """A JSON Lines file whose first event is ``match_started``, or a match ``.ygr``."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    if head.startswith(b"\x89YGR"):
+        try:
+            header = read_header(path.read_bytes())[0]
+        except (InputError, OSError):
+            return False
+        match = header.get("match")
+        return isinstance(match, dict) and match.get("kind") == "match"
+    for line in head.decode("utf-8", "replace").splitlines():
+        text = line.strip()
+        if text and not text.startswith("#"):
+            return text.replace(" ", "").startswith('{"kind":"match_started"')
+    return False
+
+
+def open_match(path: str | Path, lookup: Mapping[int, CardFacts]) -> Match:
+    """A match file and its duels (JSON Lines: duel files named relative to the match file)."""
+    path = Path(path)
+    if path.read_bytes()[:4] == b"\x89YGR":
+        return _from_replay(read_replay(path), str(path))
+    events = read_events(path, getattr(lookup, "passcode", None))
+    if not is_match(events):
+        raise InputError(f"{path}: not a match (a match file begins with match_started)")
+    match = Match(str(path), events, facts_of(events, lookup))
+    for ev in events:
+        if ev.kind == "game_started":
+            duel_path = (path.parent / ev.duel) if ev.duel else None
+            if duel_path is None or not duel_path.is_file():
+                match.missing[ev.game] = f"no duel file {ev.duel!r} beside the match"
+                continue
+            duel_events = read_events(duel_path, getattr(lookup, "passcode", None))
+            match.duels[ev.game] = Duel(duel_events, facts_of(duel_events, lookup), str(duel_path))
+    return match
+
+
+def _from_replay(replay: ReplayFile, name: str) -> Match:
+    if replay.match.get("kind") != "match":
+        raise InputError(f"{name}: a duel's replay file, not a match's")
+    match = Match(name, replay.events, replay.cards, replay=replay)
+    numbers = [ev.game for ev in replay.events if ev.kind == "game_started"]
+    for number, data in zip(numbers, replay.games):
+        duel = loads(data)
+        match.duels[number] = Duel(duel.events, duel.cards, f"{name} game {number}", duel)
+    for number in numbers[len(replay.games):]:
+        match.missing[number] = "the match file does not carry this duel"
+    return match
+
+
+def match_replay(match: Match, key: OrganiserKey, title: str = "") -> ReplayFile:
+    """The match as one judge ``.ygr``: its events and card facts, each duel inside as its own
+    signed judge file (a duel already read from a signed file is carried as it is)."""
+    missing = list(match.missing)
+    if missing:
+        raise InputError(f"{match.name}: duel {missing[0]} cannot be read ({match.missing[missing[0]]}); "
+                         "a match file carries every duel")
+    state = fold(match.events, match.cards)        # refuses a match that breaks a rule
+    games = []
+    for game in state.games:
+        duel = match.duels.get(game.number)
+        if duel is None:
+            continue                                 # a game lost by penalty before it was played
+        replay = duel.replay or make_replay(
+            duel.events, [chain.now()] * len(duel.events), duel.cards, "judge", secrets.token_bytes(32),
+            secrets.token_bytes(32), {"title": Path(duel.name).name, "match_game": game.number})
+        games.append(dump_replay(replay, key))
+    header = {"kind": "match", "title": title or Path(match.name).name, "policy": state.policy.name,
+              "players": list(state.players), "banlist": state.banlist.name,
+              "banlist_hash": state.banlist_hash, "games": [g.duel for g in state.games]}
+    replay = make_replay(match.events, [chain.now()] * len(match.events), match.cards, "judge",
+                         secrets.token_bytes(32), secrets.token_bytes(32), header)
+    replay.players = list(state.players)
+    replay.games = games
+    return replay
+
+
+def verify_games(replay: ReplayFile, trust: Iterable[PublicKey]) -> list[dict]:
+    """Each duel a match file carries, verified like a duel file (chain and signature)."""
+    from ..application import verify_file
+    trust = list(trust)
+    out = []
+    for i, data in enumerate(replay.games):
+        checked = verify_file(loads(data), trust)
+        out.append({"game": i + 1, **checked.to_dict()})
+    return out

@@ -1,0 +1,93 @@
+"""A match's duels judged against the match: the first player, the decks, the result, the LP at time.
+
+The match stream says what happened between and around its duels; each duel is its own stream.
+Where a duel can be read (a file beside the match file, or a game carried in a match ``.ygr``),
+the two must agree: the duel is played with the match's current decks (MATCH-04/05/06) and the
+first player the match records (MATCH-07), and it ends as the match says (LOG-09).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from ..cards import CardDB
+from ..events import Event
+from ..rules import audit, replay
+from .rules import Game
+
+
+@dataclass(frozen=True)
+class LinkProblem:
+    """A disagreement between a match and one of its duels (``index``: the duel's event, or None)."""
+
+    game: int
+    rule: str
+    message: str
+    index: int | None = None
+
+    def to_dict(self) -> dict:
+        return {"game": self.game, "rule": self.rule, "message": self.message, "index": self.index}
+
+
+def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | None = None) -> list[LinkProblem]:
+    """Every problem of duel ``game`` of the match: its own rule violations, then each way it
+    disagrees with the match. A duel judged at the end of a phase (``time``) is compared at the
+    end of that phase; one judged after extra turns at the end of its record."""
+    n = game.number
+    report = audit(events, cards)
+    problems = [LinkProblem(n, v.rule, f"duel {n}: {v.message}", v.index) for v in report.violations]
+    first = events[0] if events else None
+    if first is None or first.kind != "duel_started":
+        return problems + [LinkProblem(n, "LOG-03", f"duel {n} does not begin with duel_started")]
+    if game.first_player is not None and first.first_player != game.first_player:
+        problems.append(LinkProblem(n, "MATCH-07", f"the match says player {game.first_player} goes first "
+                                                   f"in duel {n}; the duel has player {first.first_player}", 0))
+    if game.chosen_by is not None and first.chosen_by is not None and first.chosen_by != game.chosen_by:
+        problems.append(LinkProblem(n, "MATCH-07", f"the match says player {game.chosen_by} chose in duel {n}; "
+                                                   f"the duel says player {first.chosen_by}", 0))
+    for i, ev in enumerate(events):
+        if ev.kind == "deck_registered" and game.decks is not None and ev.player in (0, 1):
+            deck = game.decks[ev.player]
+            for part in ("main", "extra", "side"):
+                played, listed = Counter(getattr(ev, part)), Counter(getattr(deck, part))
+                if part == "side" and not played:
+                    continue                    # a duel need not restate the Side Deck
+                if played != listed:
+                    extra = next(iter((played - listed) or (listed - played)))
+                    problems.append(LinkProblem(n, "MATCH-04", f"player {ev.player}'s {part} deck in duel {n} is "
+                                                               f"not their decklist after siding (passcode {extra} "
+                                                               "differs)", i))
+    state = report.state
+    if game.lp is not None and time is not None and time.game == n and game.extra_turns == 0 and not game.extra_duel:
+        end = _end_of_phase(events, time.turn, time.phase)
+        if end is not None and not report.violations:
+            state = replay(events, cards, at=end)
+    if game.how in ("time", "draw") and game.lp is not None:
+        if state.ended:
+            problems.append(LinkProblem(n, "LOG-09", f"duel {n} ended by itself ({state.end_reason}); the "
+                                                     "match judged it at time"))
+        elif tuple(s.lp for s in state.sides) != tuple(game.lp):
+            problems.append(LinkProblem(n, "LOG-09", f"the match judged duel {n} on LP {game.lp[0]} / {game.lp[1]}; "
+                                                     f"the duel's LP are {state.sides[0].lp} / {state.sides[1].lp}"))
+    elif game.ended and game.how not in ("penalty", "surrender"):
+        if not state.ended:
+            problems.append(LinkProblem(n, "LOG-09", f"the match says duel {n} ended ({game.how}); the duel "
+                                                     "has not ended"))
+        elif state.winner != game.winner:
+            said = "a draw" if game.winner is None else f"won by player {game.winner}"
+            had = "a draw" if state.winner is None else f"won by player {state.winner}"
+            problems.append(LinkProblem(n, "LOG-09", f"the match says duel {n} was {said}; the duel was {had}"))
+    return problems
+
+
+def _end_of_phase(events: list[Event], turn: int | None, phase: str | None) -> int | None:
+    """The last event of ``phase`` of ``turn`` (the phase in which time was called), or None."""
+    current_turn, current_phase, last = None, None, None
+    for i, ev in enumerate(events):
+        if ev.kind == "turn_started":
+            current_turn, current_phase = ev.turn, None
+        elif ev.kind == "phase_entered":
+            current_phase = ev.phase
+        if current_turn == turn and current_phase == phase:
+            last = i
+    return last

@@ -1,0 +1,491 @@
+"""The match fold: each match event checked against the MATCH, TIME, PEN and DECK rules and the
+match's policy (``policies.py``), then applied. Like the duel's fold it does no I/O, reads no
+clock and draws no random number; a handler checks before it changes anything, so a refused
+event leaves the state as it was.
+
+A refused event raises ``RuleViolation`` naming its rule ID. When auditing (``violations`` is a
+list) the violation is collected and the event is skipped, so the rest of the match is judged on
+what the rules allowed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from ..cards import CardDB
+from ..decks import Banlist, Deck, check_deck
+from ..events import Event
+from ..rules.base import RuleViolation
+from ..state import Violation
+from .events import KINDS
+from .policies import DOUBLE_LOSS, EXTRA_TURNS, FINISH_PHASE, POLICIES, SAME_CHOOSER, SUDDEN_DEATH, Policy
+
+
+def banlist_digest(name: str, limits: Iterable[dict], whitelist: bool = False) -> str:
+    """The content hash a ``match_started`` names its banlist by: SHA-256 of the list as canonical
+    JSON (name, whitelist, entries sorted by passcode), so one list has one hash however written."""
+    entries = sorted((int(e["code"]), int(e["limit"])) for e in limits)
+    text = json.dumps({"name": name, "whitelist": bool(whitelist), "limits": entries}, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Game:
+    """One duel of the match as the match knows it."""
+
+    number: int
+    duel: str
+    first_player: int | None
+    chosen_by: int | None
+    extra_duel: bool = False
+    ended: bool = False
+    winner: int | None = None
+    how: str | None = None
+    lp: tuple[int, ...] | None = None       # the LP a time decision was judged on
+    extra_turns: int = 0
+    decks: tuple[Deck, Deck] | None = None  # each player's deck as it was for this duel
+
+    def to_dict(self) -> dict:
+        return {"game": self.number, "duel": self.duel, "first_player": self.first_player,
+                "chosen_by": self.chosen_by, "extra_duel": self.extra_duel, "ended": self.ended,
+                "winner": self.winner, "how": self.how, "lp": list(self.lp) if self.lp else None,
+                "extra_turns": self.extra_turns}
+
+
+@dataclass
+class MatchState:
+    """The match after its events: decklists, current decks, duels, time, and the result."""
+
+    cards: CardDB
+    index: int = 0
+    players: tuple[str, ...] = ()
+    policy: Policy | None = None
+    banlist: Banlist | None = None
+    banlist_hash: str = ""
+    decklists: list[Deck | None] = field(default_factory=lambda: [None, None])
+    decks: list[Deck | None] = field(default_factory=lambda: [None, None])
+    games: list[Game] = field(default_factory=list)
+    time: Event | None = None                 # the time_called event
+    over: tuple[int | None, str] | None = None  # (winner, how) once conceded or lost by penalty
+    ended: Event | None = None                # the match_ended event
+    call_open: bool = False
+    ruling_open: bool = False
+    penalties: list[Event] = field(default_factory=list)
+    violations: list[Violation] | None = None
+
+    @property
+    def started(self) -> bool:
+        return self.policy is not None
+
+    @property
+    def current(self) -> Game | None:
+        """The duel being played, if one is."""
+        return self.games[-1] if self.games and not self.games[-1].ended else None
+
+    def score(self) -> tuple[int, int, int]:
+        """[duels won by player 0, by player 1, drawn] so far."""
+        done = [g for g in self.games if g.ended]
+        return (sum(g.winner == 0 for g in done), sum(g.winner == 1 for g in done),
+                sum(g.winner is None for g in done))
+
+    def result(self) -> "Result":
+        """What the match's result is now under its policy, or why it cannot end yet."""
+        return outcome(self)
+
+
+@dataclass(frozen=True)
+class Result:
+    """A match result, or (``final`` False) the rule that says the match cannot end yet."""
+
+    winner: int | None
+    how: str | None
+    games: tuple[int, int, int]
+    points: tuple[int, int]
+    rule: str
+    why: str
+    final: bool = True
+
+    def to_dict(self) -> dict:
+        return {"winner": self.winner, "games": list(self.games), "how": self.how,
+                "points": list(self.points) if self.final else None}
+
+
+class _Refused(Exception):
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule, self.message = rule, message
+
+
+def refuse(rule: str, message: str) -> None:
+    raise _Refused(rule, message)
+
+
+# -- the result ---------------------------------------------------------------------------------
+
+def outcome(state: MatchState) -> Result:
+    """The result the rules and the policy give (MATCH-01/02, TIME-02/07/09, the policy's own)."""
+    policy = state.policy
+    games = state.score()
+    wins0, wins1, draws = games
+
+    def done(winner: int | None, how: str, rule: str, why: str) -> Result:
+        win, draw, loss = policy.points if policy else (3, 1, 0)
+        points = (0, 0) if how == "double_loss" else (draw, draw) if winner is None else (
+            (win, loss) if winner == 0 else (loss, win))
+        return Result(winner, how, games, points, rule, why)
+
+    def not_yet(rule: str, why: str) -> Result:
+        return Result(None, None, games, (0, 0), rule, why, final=False)
+
+    if policy is None:
+        return not_yet("LOG-03", "the match has not started")
+    if state.over is not None:
+        winner, how = state.over
+        return done(winner, how, "PEN-02" if how == "penalty" else "MATCH-01",
+                    f"player {winner} wins by {how}")
+    for player, wins in ((0, wins0), (1, wins1)):
+        if wins >= 2:                              # after time, the procedure decided a duel
+            return done(player, "games" if state.time is None else "time", "MATCH-01", f"player {player} won 2 duels")
+    if state.current is not None:
+        return not_yet("MATCH-01", f"duel {state.current.number} is still being played")
+    leader = 0 if wins0 > wins1 else 1 if wins1 > wins0 else None
+    if state.time is not None:
+        if policy.undecided == DOUBLE_LOSS:
+            return done(None, "double_loss", "TIME-02",
+                        f"under {policy.name} a match no one has won 2 duels of at time is a loss for both")
+        if leader is not None:
+            rule = "TIME-09" if policy.judge_between_games and state.time.game is None else "TIME-02"
+            return done(leader, "time", rule, f"player {leader} has more duel wins at time ({wins0}-{wins1})")
+        extra = [g for g in state.games if g.extra_duel]
+        if policy.judge_between_games and not extra:
+            return not_yet("TIME-07", f"the match is level ({wins0}-{wins1}) at time: under {policy.name} "
+                                      "an extra duel of 4 turns from 8000 LP decides it (TIME-08)")
+        return done(None, "time", "TIME-02", f"the duel wins are level ({wins0}-{wins1}) at time: a draw")
+    if len([g for g in state.games if not g.extra_duel]) < 3:
+        return not_yet("MATCH-01", f"no one has won 2 duels ({wins0}-{wins1}, {draws} drawn) and "
+                                   f"duel {len(state.games) + 1} has not been played")
+    if policy.undecided == DOUBLE_LOSS:
+        return done(None, "double_loss", "MATCH-02",
+                    f"under {policy.name} a match no one has won 2 duels of is a loss for both")
+    if leader is not None:
+        return done(leader, "games", "MATCH-02", f"{max(wins0, wins1)} win(s) and {draws} draw(s) win the match")
+    return done(None, "games", "MATCH-02", f"{wins0} win(s) each and {draws} draw(s): a drawn match")
+
+
+# -- handlers -----------------------------------------------------------------------------------
+
+def _deck_problems(state: MatchState, deck: Deck) -> None:
+    problems = check_deck(deck, state.cards, state.banlist)
+    if problems:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        refuse(first.rule, first.message + more)
+
+
+def match_started(state: MatchState, ev: Event) -> None:
+    if state.started:
+        refuse("LOG-03", "a match starts once: a second match_started")
+    digest = banlist_digest(ev.banlist, ev.limits, ev.whitelist)
+    if ev.banlist_hash != digest:
+        refuse("DECK-09", f"the banlist {ev.banlist!r} travels with the record, and its content hashes to "
+                          f"{digest}, not {ev.banlist_hash}: the list named is not the list carried")
+    codes = Counter(e["code"] for e in ev.limits)
+    repeated = [c for c, n in codes.items() if n > 1]
+    if repeated:
+        refuse("LOG-05", f"the banlist names passcode {repeated[0]} more than once")
+    state.players = ev.players
+    state.policy = POLICIES[ev.policy]
+    state.banlist = Banlist(ev.banlist, {e["code"]: e["limit"] for e in ev.limits}, ev.whitelist)
+    state.banlist_hash = ev.banlist_hash
+
+
+def decklist_registered(state: MatchState, ev: Event) -> None:
+    if state.decklists[ev.player] is not None:
+        refuse("MATCH-04", f"player {ev.player} registered a decklist already: one deck per tournament, "
+                           "and changing it is an infraction (PEN-02 item 5)")
+    if state.games:
+        refuse("MATCH-04", "decklists are registered before the first duel")
+    deck = Deck(list(ev.main), list(ev.extra), list(ev.side))
+    _deck_problems(state, deck)
+    state.decklists[ev.player] = deck
+    state.decks[ev.player] = Deck(list(ev.main), list(ev.extra), list(ev.side))
+
+
+def game_started(state: MatchState, ev: Event) -> None:
+    policy = state.policy
+    missing = [p for p in (0, 1) if state.decks[p] is None]
+    if missing:
+        refuse("MATCH-04", f"player {missing[0]} has no registered decklist; a duel is played with one")
+    if state.current is not None:
+        refuse("LOG-03", f"duel {state.current.number} is still being played")
+    if ev.game != len(state.games) + 1:
+        refuse("LOG-05", f"this is duel {len(state.games) + 1} of the match, not duel {ev.game}")
+    result = outcome(state)
+    if result.final:
+        refuse(result.rule, f"the match is decided ({result.why}); no duel {ev.game} is played")
+    if state.time is not None:
+        if not policy.judge_between_games:
+            refuse("TIME-02", f"time has been called: under {policy.name} no duel starts after time")
+        if not ev.extra_duel:
+            refuse("TIME-08", "time has been called: only the extra duel of 4 turns from 8000 LP may start")
+    elif ev.extra_duel:
+        refuse("TIME-08", "an extra duel is played only when time ends a level match")
+    elif ev.game > 3:
+        refuse("MATCH-01", "a match is at most 3 duels")
+    previous = state.games[-1] if state.games else None
+    if previous is not None and not ev.extra_duel:
+        if ev.chosen_by is None:
+            refuse("MATCH-07", f"say who chose to go first or second in duel {ev.game} (chosen_by)")
+        if previous.winner is not None and ev.chosen_by != 1 - previous.winner:
+            refuse("MATCH-07", f"player {1 - previous.winner} lost duel {previous.number}, so they choose "
+                               f"who goes first in duel {ev.game}, not player {ev.chosen_by}")
+        if previous.winner is None and policy.after_draw == SAME_CHOOSER and previous.chosen_by is not None \
+                and ev.chosen_by != previous.chosen_by:
+            refuse("MATCH-07", f"duel {previous.number} was a draw: under {policy.name} player "
+                               f"{previous.chosen_by}, who chose in it, chooses again")
+    decks = tuple(Deck(list(d.main), list(d.extra), list(d.side)) for d in state.decks)
+    state.games.append(Game(ev.game, ev.duel, ev.first_player, ev.chosen_by, ev.extra_duel, decks=decks))
+
+
+def side_deck_swapped(state: MatchState, ev: Event) -> None:
+    if not state.games:
+        refuse("MATCH-05", "no siding before the first duel of a match")
+    if state.current is not None:
+        refuse("MATCH-06", f"siding happens only between duels; duel {state.current.number} is being played")
+    if outcome(state).final:
+        refuse("LOG-03", "the match is decided; there is no next duel to side for")
+    for part, out, into in (("Main", ev.main_out, ev.main_in), ("Extra", ev.extra_out, ev.extra_in)):
+        if len(out) != len(into):
+            refuse("MATCH-06", f"siding is one-for-one: {len(out)} card(s) out of the {part} Deck, "
+                               f"{len(into)} in; every deck keeps its size")
+    deck = state.decks[ev.player]
+    main, extra, side = Counter(deck.main), Counter(deck.extra), Counter(deck.side)
+    for part, have, out in (("Main", main, ev.main_out), ("Extra", extra, ev.extra_out),
+                            ("Side", side, ev.main_in + ev.extra_in)):
+        lacking = Counter(out) - have
+        if lacking:
+            code = next(iter(lacking))
+            refuse("MATCH-04", f"player {ev.player}'s {part} Deck holds no (further) copy of {_name(state, code)}: "
+                               "only the decklist's cards may be sided")
+    for code in ev.main_in:
+        facts = state.cards.get(code)
+        if facts is not None and facts.is_extra_deck:
+            refuse("DECK-02", f"{facts.name} ({code}) may not be sided into the Main Deck")
+    for code in ev.extra_in:
+        facts = state.cards.get(code)
+        if facts is not None and not facts.is_extra_deck:
+            refuse("DECK-03", f"{facts.name} ({code}) is not an Extra Deck monster")
+    new_main = list((main - Counter(ev.main_out) + Counter(ev.main_in)).elements())
+    new_extra = list((extra - Counter(ev.extra_out) + Counter(ev.extra_in)).elements())
+    new_side = list((side - Counter(ev.main_in) - Counter(ev.extra_in) + Counter(ev.main_out)
+                     + Counter(ev.extra_out)).elements())
+    state.decks[ev.player] = Deck(new_main, new_extra, new_side)
+
+
+def _name(state: MatchState, code: int) -> str:
+    facts = state.cards.get(code)
+    return f"{facts.name} ({code})" if facts is not None else f"passcode {code}"
+
+
+def _playing(state: MatchState, ev: Event) -> Game:
+    game = state.current
+    if game is None:
+        refuse("LOG-03", f"no duel is being played, so no {ev.kind}")
+    if ev.game != game.number:
+        refuse("LOG-05", f"duel {game.number} is being played, not duel {ev.game}")
+    return game
+
+
+def game_ended(state: MatchState, ev: Event) -> None:
+    game = _playing(state, ev)
+    if (ev.how == "draw") != (ev.winner is None):
+        refuse("WIN-04", "a duel ends as a draw exactly when it has no winner")
+    game.ended, game.winner, game.how = True, ev.winner, ev.how
+
+
+def time_called(state: MatchState, ev: Event) -> None:
+    if state.time is not None:
+        refuse("LOG-03", "time is called once in a match")
+    if outcome(state).final:
+        refuse("LOG-03", "the match is decided; there is no time left to call")
+    game = state.current
+    if game is None and ev.game is not None:
+        refuse("LOG-05", f"no duel is being played, so time cannot be called in duel {ev.game}")
+    if game is not None:
+        if ev.game != game.number:
+            refuse("LOG-05", f"duel {game.number} is being played: time is called in it, not in duel {ev.game}")
+        if ev.turn is None or ev.phase is None:
+            refuse("LOG-05", "time called in a duel says the turn and the phase it was called in")
+    state.time = ev
+
+
+def extra_turn_started(state: MatchState, ev: Event) -> None:
+    game = _playing(state, ev)
+    policy = state.policy
+    time = state.time
+    if time is None or time.game != game.number:
+        refuse("TIME-03", "extra turns are played only after time is called in this duel")
+    if policy.at_time != EXTRA_TURNS or game.extra_duel:
+        refuse("TIME-03", f"under {policy.name} the phase in progress is finished, then LP are compared: "
+                          "there are no extra turns" if not game.extra_duel else
+                          "the extra duel has 4 turns, not extra turns (TIME-08)")
+    if ev.n != game.extra_turns + 1 or ev.n > policy.extra_turns:
+        refuse("TIME-03", f"after extra turn {game.extra_turns} comes extra turn {game.extra_turns + 1} "
+                          f"(of {policy.extra_turns}), not {ev.n}")
+    if ev.turn != time.turn + ev.n:
+        refuse("TIME-03", f"the turn in progress at time (turn {time.turn}) is finished first, and the extra "
+                          f"turns count from the next: extra turn {ev.n} is turn {time.turn + ev.n}, not {ev.turn}")
+    game.extra_turns = ev.n
+
+
+def game_decided(state: MatchState, ev: Event) -> None:
+    game = _playing(state, ev)
+    policy = state.policy
+    time = state.time
+    lp0, lp1 = ev.lp
+    if game.extra_duel:
+        if ev.stage not in ("extra_duel", "sudden_death"):
+            refuse("TIME-08", "the extra duel is judged on LP after its 4 turns (stage extra_duel)")
+        if ev.stage == "extra_duel" and (ev.turn is None or ev.turn < 4):
+            refuse("TIME-08", f"the extra duel is judged after turn 4, not turn {ev.turn}")
+    else:
+        if time is None or time.game != game.number:
+            refuse("TIME-02", "a duel is judged on LP only when time was called in it")
+        if policy.at_time == FINISH_PHASE:
+            if ev.stage != "phase_end":
+                refuse("TIME-03", f"under {policy.name} the duel is judged at the end of the phase in "
+                                  "progress (stage phase_end)")
+        elif ev.stage == "phase_end":
+            refuse("TIME-03", f"under {policy.name} the turn in progress and {policy.extra_turns} extra "
+                              "turns are played before LP are compared")
+        elif game.extra_turns < policy.extra_turns:
+            refuse("TIME-04", f"the duel is judged after {policy.extra_turns} extra turns; "
+                              f"{game.extra_turns} were played")
+    if ev.stage == "sudden_death":
+        if policy.on_tie != SUDDEN_DEATH:
+            refuse("TIME-05", f"under {policy.name} equal LP draw the duel: there is no sudden death")
+        if lp0 == lp1:
+            refuse("TIME-05", "sudden death ends when the LP differ; they are equal")
+    winner = 0 if lp0 > lp1 else 1 if lp1 > lp0 else None
+    if winner is None and policy.on_tie == SUDDEN_DEATH:
+        refuse("TIME-05", f"LP are equal ({lp0}): under {policy.name} the duel goes to sudden death, "
+                          "the first LP change deciding it (record that as stage sudden_death)")
+    if ev.winner != winner:
+        said = "a draw" if winner is None else f"player {winner} wins"
+        refuse("TIME-04", f"at LP {lp0} / {lp1} {said}, not " + (
+            "a draw" if ev.winner is None else f"player {ev.winner}"))
+    game.ended, game.winner, game.lp = True, winner, ev.lp
+    game.how = "time" if winner is not None else "draw"
+
+
+def judge_called(state: MatchState, ev: Event) -> None:
+    state.call_open, state.ruling_open = True, False
+
+
+def judge_ruled(state: MatchState, ev: Event) -> None:
+    if not state.call_open:
+        refuse("MATCH-08", "a ruling answers a judge call; no judge was called")
+    state.call_open, state.ruling_open = False, True
+
+
+def ruling_appealed(state: MatchState, ev: Event) -> None:
+    if state.ended is not None:
+        refuse("MATCH-10", "appeals made after the match are not accepted")
+    if not state.ruling_open:
+        refuse("MATCH-08", "an appeal is made against a ruling; there is no ruling to appeal")
+    state.ruling_open = False
+
+
+def penalty_given(state: MatchState, ev: Event) -> None:
+    opponent = 1 - ev.player
+    if ev.penalty == "game_loss":
+        game = state.current
+        if game is not None:
+            game.ended, game.winner, game.how = True, opponent, "penalty"
+        else:
+            if outcome(state).final:
+                refuse("LOG-03", "the match is decided: a game loss has no duel left to apply to")
+            if len(state.games) >= 3:
+                refuse("MATCH-01", "a match is at most 3 duels: no next duel to lose")
+            decks = tuple(Deck(list(d.main), list(d.extra), list(d.side)) for d in state.decks)
+            state.games.append(Game(len(state.games) + 1, "", None, None, ended=True, winner=opponent,
+                                    how="penalty", decks=decks))
+    elif ev.penalty in ("match_loss", "disqualification"):
+        state.over = (opponent, "penalty")
+        game = state.current
+        if game is not None:                       # the duel in progress ends with the match
+            game.ended, game.winner, game.how = True, opponent, "penalty"
+    state.penalties.append(ev)
+
+
+def match_conceded(state: MatchState, ev: Event) -> None:
+    if state.over is not None:
+        refuse("LOG-03", f"the match is already over ({state.over[1]})")
+    state.over = (1 - ev.player, "concession")
+    game = state.current
+    if game is not None:
+        game.ended, game.winner, game.how = True, 1 - ev.player, "surrender"
+
+
+def match_ended(state: MatchState, ev: Event) -> None:
+    result = outcome(state)
+    if not result.final:
+        refuse(result.rule, f"the match cannot end yet: {result.why}")
+    said = (ev.winner, ev.how, tuple(ev.games), tuple(ev.points))
+    wanted = (result.winner, result.how, result.games, result.points)
+    if said != wanted:
+        refuse(result.rule, f"under {state.policy.name} the result is "
+                            f"{_describe(result.winner, result.how, result.games, result.points)} "
+                            f"({result.why}), not {_describe(*said)}")
+    state.ended = ev
+
+
+def _describe(winner: int | None, how: str, games: tuple, points: tuple) -> str:
+    who = "a double loss" if how == "double_loss" else "a draw" if winner is None else f"player {winner} wins"
+    return f"{who} by {how}, duels {'-'.join(map(str, games))}, points {'/'.join(map(str, points))}"
+
+
+HANDLERS: dict[str, Callable[[MatchState, Event], None]] = {
+    "match_started": match_started, "decklist_registered": decklist_registered,
+    "game_started": game_started, "side_deck_swapped": side_deck_swapped, "game_ended": game_ended,
+    "time_called": time_called, "extra_turn_started": extra_turn_started, "game_decided": game_decided,
+    "judge_called": judge_called, "judge_ruled": judge_ruled, "ruling_appealed": ruling_appealed,
+    "penalty_given": penalty_given, "match_conceded": match_conceded, "match_ended": match_ended,
+}
+
+
+def apply(state: MatchState, ev: Event) -> MatchState:
+    """Check one match event and apply it (in place); RuleViolation if refused (see the module)."""
+    try:
+        if ev.kind not in KINDS:
+            refuse("LOG-03", f"a {ev.kind} event belongs to a duel's stream, not to a match")
+        if not state.started and ev.kind != "match_started":
+            refuse("LOG-03", "a match begins with match_started")
+        if state.ended is not None and ev.kind != "ruling_appealed":
+            refuse("LOG-03", f"the match has ended; no {ev.kind} may follow its result")
+        if state.over is not None and ev.kind in ("game_started", "side_deck_swapped", "time_called",
+                                                   "extra_turn_started", "game_decided", "game_ended"):
+            refuse("LOG-03", f"the match is over ({state.over[1]}); only its result may follow")
+        HANDLERS[ev.kind](state, ev)
+    except _Refused as refused:
+        if state.violations is None:
+            raise RuleViolation(refused.rule, refused.message, state.index, ev.kind) from None
+        state.violations.append(Violation(state.index, refused.rule, refused.message))
+    state.index += 1
+    return state
+
+
+def fold(events: Iterable[Event], cards: CardDB, *, audit: bool = False) -> MatchState:
+    """The match after ``events``: raises at the first refused event, or (``audit``) collects them."""
+    state = MatchState(cards, violations=[] if audit else None)
+    for ev in events:
+        apply(state, ev)
+    return state
+
+
+def is_match(events: list[Event]) -> bool:
+    """A stream is a match's when it opens with ``match_started``."""
+    return bool(events) and events[0].kind == "match_started"
