@@ -78,6 +78,13 @@ def test_there_are_the_sample_matches_the_issue_asks_for():
 
 @pytest.mark.parametrize("path", LEGAL, ids=lambda p: p.name)
 def test_sample_match_and_its_duels_are_legal(path):
+    """Every sample match is legal as it stands, with its duels: MATCH-01 (two wins end two-nil),
+    MATCH-04 (one decklist each, only its cards), MATCH-05 and MATCH-06 (siding between duels,
+    one-for-one, in two-one-side-decking), DECK-02 and DECK-03 (what is sided in), MATCH-07 (the
+    loser chooses), MATCH-08 (a judge call and its ruling, appealed before the end, in
+    ended-by-penalty), PEN-02 (a game loss, then a disqualification), TIME-02, TIME-03 and TIME-04
+    (time, three extra turns, the duel decided on LP, in time-extra-turns-tcg), DECK-09 (each
+    banlist hashes to its content), LOG-09 (every duel is what its match says of it)."""
     match = open_match(path, DB)
     state, problems = match.audit()
     assert state.violations == [] and problems == [] and match.missing == {}
@@ -269,6 +276,7 @@ def test_extra_turns_count_from_the_next_turn():
 
 
 def test_decided_only_after_all_extra_turns_on_the_higher_lp():
+    """TIME-04: judged after every extra turn, for the player with more LP."""
     refused(at_time("tcg-2024") + extra()[:2] + [ev("game_decided", game=2, lp=[1, 0], winner=0,
                                                     stage="extra_turns")], "TIME-04")
     refused(at_time("tcg-2024") + extra() + [ev("game_decided", game=2, lp=[1, 0], winner=1,
@@ -322,6 +330,37 @@ def test_level_at_time_an_extra_duel_or_a_draw():
 def test_one_nil_when_time_is_called_between_duels_wins_under_time_09():
     events = opening("ocg-2005") + game(1, 1) + [ev("time_called", clock="t")]
     assert (result(events).winner, result(events).rule) == (1, "TIME-09")
+    fold(events + [ended(events)], DB)
+
+
+def test_time_09_a_one_nil_lead_at_time_ended_otherwise_is_refused():
+    events = opening("ocg-2005") + game(1, 1) + [ev("time_called", clock="t")]
+    refused(events + [ev("match_ended", winner=None, how="time", games=[0, 1, 0], points=[1, 1])], "TIME-09")
+
+
+def test_time_05_sudden_death_decides_when_the_lp_differ():
+    """TIME-05 under ocg-2005: equal LP after the extra turns go to sudden death, which the next
+    LP change decides."""
+    state = fold(at_time("ocg-2005") + extra() + [ev("game_decided", game=2, lp=[3000, 4000], winner=1,
+                                                       stage="sudden_death")], DB)
+    assert state.games[1].winner == 1 and state.result().games == (1, 1, 0)
+
+
+def test_time_07_08_an_extra_duel_decides_a_level_match():
+    """TIME-07 and TIME-08 under ocg-2005: level at time, an extra duel of 4 turns from 8000 LP
+    decides the match."""
+    events = opening("ocg-2005") + game(1, 0) + game(2, 1, 1, 1) + [ev("time_called", clock="t"),
+        ev("game_started", game=3, duel="", first_player=0, chosen_by=0, extra_duel=True),
+        ev("game_decided", game=3, lp=[8000, 7000], winner=0, stage="extra_duel", turn=4)]
+    fold(events + [ended(events)], DB)
+    assert (result(events).winner, result(events).how, result(events).games) == (0, "time", (2, 1, 0))
+
+
+def test_pen_02_a_match_ended_by_a_disqualification_says_so():
+    events = opening() + game(1, 0) + [ev("penalty_given", player=0, judge="J", infraction="marked_cards",
+                                          penalty="disqualification")]
+    assert (result(events).winner, result(events).how) == (1, "penalty")
+    refused(events + [ev("match_ended", winner=0, how="games", games=[1, 0, 0], points=[3, 0])], "PEN-02")
 
 
 def test_after_a_drawn_duel_who_chooses():
