@@ -13,7 +13,7 @@ import os
 import struct
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import InputError
 from .constants import LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, \
@@ -92,9 +92,9 @@ class YrpxError(InputError):
 
 # -- decoded structures ------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Packet:
-    """One message of the stream: id, payload, and the payload's offset in the decoded body."""
+class Packet(NamedTuple):
+    """One message of the stream: id, payload, and the payload's offset in the decoded body (a
+    tuple: a replay holds thousands, built in one pass)."""
 
     id: int
     payload: bytes
@@ -353,11 +353,22 @@ def _decode(data: bytes, what: str, nested: bool = False) -> YrpxReplay:
     if ident == YRPX:
         duel_flags = r.u64("duel flags") if flags & REPLAY_64BIT_DUELFLAG else r.u32("duel flags")
         _count_packets(body, r.pos)
-        while r.left:
-            start = r.pos
-            mid = r.u8("a packet id")
-            length = r.u32(f"the length of packet {mid} at body byte {start}")
-            payload = r.bytes(length, f"packet {mid} (announced {length} bytes) at body byte {start}")
+        # One bounds check per packet; the reader only words the error of a packet that does not fit.
+        pos, end, head, append = r.pos, len(body), _PACKET_HEAD, packets.append
+        while pos < end:
+            start = pos
+            if end - pos < 5:
+                r.pos = pos
+                r.u32(f"the length of packet {r.u8('a packet id')} at body byte {start}")
+            mid, length = head(body, pos)
+            pos += 5 + length
+            if pos > end:
+                r.pos = start + 5
+                r.bytes(length, f"packet {mid} (announced {length} bytes) at body byte {start}")
+            if mid != OLD_REPLAY_MODE and mid != MSG_AI_NAME:
+                append(Packet(mid, body[start + 5:pos], start + 5))
+                continue
+            payload = body[start + 5:pos]
             if mid == OLD_REPLAY_MODE:
                 if yrp1 is not None:
                     raise YrpxError("a second embedded YRP1 replay (a yrpX holds one, in its last packet)",
@@ -368,11 +379,11 @@ def _decode(data: bytes, what: str, nested: bool = False) -> YrpxReplay:
                     raise YrpxError(f"{err.detail} (in the embedded YRP1 at body byte {start + 5})", err.offset,
                                     space="embedded replay " + err.space) from None
                 continue
-            if mid == MSG_AI_NAME and len(payload) >= 2:
+            if len(payload) >= 2:
                 n = struct.unpack_from("<H", payload)[0]
                 ai_name = payload[2:2 + n].decode("utf-8", errors="replace")
                 continue
-            packets.append(Packet(mid, payload, start + 5))
+            append(Packet(mid, payload, start + 5))
     else:
         yrp1 = _yrp1_from(r, base, names, seeds)
         duel_flags = yrp1.duel_flags
@@ -380,10 +391,15 @@ def _decode(data: bytes, what: str, nested: bool = False) -> YrpxReplay:
                       duel_flags, packets, yrp1, bool(flags & REPLAY_COMPRESSED), len(body), ai_name)
 
 
+_PACKET_HEAD = struct.Struct("<BI").unpack_from
+
+
 def _count_packets(body: bytes, pos: int) -> None:
     """Refuse a stream of more than ``MAX_PACKETS`` packets before one is built: walks the
     5-byte packet headers only (a truncated last packet is left for the reader to report)."""
     end, count, unpack = len(body), 0, struct.unpack_from
+    if end - pos < 5 * (MAX_PACKETS + 1):
+        return                                # too short to hold that many: nothing to count
     while pos + 5 <= end:
         if count == MAX_PACKETS:
             raise YrpxError(f"the message stream holds more than {MAX_PACKETS:,} packets (a real duel has a few "

@@ -37,9 +37,12 @@ class QueriedFacts:
             if q.lscale is not None and q.rscale is not None and q.type and q.type & TYPE_PENDULUM:
                 scales.setdefault(q.code, (q.lscale, q.rscale))
 
+        seen: set[bytes] = set()              # the server queries the same card the same way many times
         for p in self.packets:
             if p.id == MSG_UPDATE_CARD:
-                take(parse_update_card(p.payload, p.offset)[3])
+                if p.payload not in seen:
+                    seen.add(p.payload)
+                    take(parse_update_card(p.payload, p.offset)[3])
             elif p.id == MSG_UPDATE_DATA and len(p.payload) > 2 and p.payload[1] in (LOCATION_DECK, LOCATION_EXTRA):
                 key = (p.payload[0], p.payload[1])
                 if key in seen_refresh:

@@ -142,14 +142,98 @@ def card_slots(packet: Packet) -> tuple[int, int, int | None, list[Slot]]:
     """A state packet as the engine check reads it: (player, location, sequence, slots), each
     slot the card's (passcode, position) or None for an empty one. MSG_UPDATE_DATA gives every
     slot of the location (sequence None), MSG_UPDATE_CARD its one slot (none when it carries no
-    query)."""
+    query). Reads the same items as ``parse_update_data``/``parse_update_card`` with the same
+    errors, keeping only two of them (the engine check reads about a million slots)."""
+    payload, offset = packet.payload, packet.offset
     if packet.id == MSG_UPDATE_DATA:
-        player, location, queries = parse_update_data(packet.payload, packet.offset)
-        return player, location, None, [None if q is None else (q.code or 0, q.position or 0) for q in queries]
-    player, location, sequence, q = parse_update_card(packet.payload, packet.offset)
-    if q is None:
-        return player, location, sequence, [] if len(packet.payload) < 5 else [None]
-    return player, location, sequence, [(q.code or 0, q.position or 0)]
+        if len(payload) < 6:
+            raise YrpxError("MSG_UPDATE_DATA is shorter than its 6-byte head", offset, space="body")
+        player, location, size = _unpack_head(payload)
+        return player, location, None, _slots(payload, 6, min(6 + size, len(payload)), offset)
+    if len(payload) < 3:
+        raise YrpxError("MSG_UPDATE_CARD is shorter than its 3-byte head", offset, space="body")
+    return payload[0], payload[1], payload[2], _slots(payload, 3, 4, offset) if len(payload) >= 5 else []
+
+
+_unpack_head = struct.Struct("<BBI").unpack_from
+_unpack_item = struct.Struct("<HI").unpack_from
+
+
+class _Layout:
+    """The item headers (size, flag) of one card query, as one ``struct`` format: a card whose
+    headers unpack to exactly these is read in one call, as walking its items would read it."""
+
+    __slots__ = ("unpack", "expected", "length", "code_at", "position_at")
+
+    def __init__(self, items: tuple[tuple[int, int], ...]) -> None:
+        fmt, offset = ["<"], 0
+        self.code_at = self.position_at = -1
+        for size, flag in items:
+            fmt.append(f"HI{size - 4}x" if size > 4 else "HI")
+            if size >= 8 and flag == QUERY_CODE:
+                self.code_at = offset + 6           # the last such item counts, as in ``_query``
+            elif size >= 8 and flag == QUERY_POSITION:
+                self.position_at = offset + 6
+            offset += 2 + size
+        self.unpack = struct.Struct("".join(fmt)).unpack_from
+        self.expected = tuple(v for item in items for v in item)
+        self.length = offset
+
+
+#: Layouts seen, shared by every replay (a real one uses a handful); bounded against forged files.
+_LAYOUTS: dict[tuple[tuple[int, int], ...], _Layout] = {}
+_MAX_LAYOUTS = 512
+
+
+def _slots(data: bytes, pos: int, limit: int, base: int) -> list[Slot]:
+    """The (passcode, position) of each card query from ``pos`` while ``pos < limit``: ``_query``
+    walking its items by size, reading only QUERY_CODE and QUERY_POSITION. The server queries
+    every card of a location with the same flags, so a card is first tried against the layout of
+    the one before it (all its headers compared in one call), and walked item by item otherwise."""
+    end = len(data)
+    out: list[Slot] = []
+    last: _Layout | None = None
+    while pos < limit:
+        if pos + 2 <= end and data[pos] == 0 and data[pos + 1] == 0:
+            pos += 2                                   # an empty slot: ``u16 0``
+            out.append(None)
+            continue
+        if last is not None and pos + last.length <= end and last.unpack(data, pos) == last.expected:
+            out.append((_unpack_u32(data, pos + last.code_at)[0] if last.code_at >= 0 else 0,
+                        _unpack_u32(data, pos + last.position_at)[0] if last.position_at >= 0 else 0))
+            pos += last.length
+            continue
+        code = position = 0
+        items: list[tuple[int, int]] = []
+        while True:
+            if pos + 6 <= end:
+                size, flag = _unpack_item(data, pos)
+            elif pos + 2 <= end:
+                size, flag = _unpack_u16(data, pos)[0], None
+            else:
+                raise YrpxError("a card query ends inside an item size", base + pos, space="body")
+            if size == 0:
+                pos += 2
+                out.append(None)
+                break
+            if size < 4 or pos + 2 + size > end:
+                raise YrpxError(f"a card query item of {size} bytes does not fit", base + pos, space="body")
+            items.append((size, flag))
+            if flag == QUERY_END:
+                pos += 2 + size
+                out.append((code, position))
+                key = tuple(items)
+                last = _LAYOUTS.get(key)
+                if last is None and len(_LAYOUTS) < _MAX_LAYOUTS:
+                    last = _LAYOUTS[key] = _Layout(key)
+                break
+            if size >= 8:
+                if flag == QUERY_CODE:
+                    code = _unpack_u32(data, pos + 6)[0]
+                elif flag == QUERY_POSITION:
+                    position = _unpack_u32(data, pos + 6)[0]
+            pos += 2 + size
+    return out
 
 
 # -- game messages -----------------------------------------------------------------------------
