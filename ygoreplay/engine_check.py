@@ -177,11 +177,18 @@ class _Comparer:
             return
         parsed = self.parsed.get(packet.payload)
         if parsed is None:
-            parsed = self.parsed[packet.payload] = card_slots(packet)
+            parsed = self.parsed[packet.payload] = (*card_slots(packet), None)
         self.index = index
         zones, agreeing = out.zones, out.agreeing
-        player, location, seq, slots = parsed
-        self.compare(state, player & 1, location, seq, slots)
+        player, location, seq, slots, view = parsed
+        if view is None and seq is None and (location == LOCATION_MZONE or location == LOCATION_SZONE):
+            view = _row_view(location, slots)
+            self.parsed[packet.payload] = (player, location, seq, slots, view)
+        if view is not None and view == self.row(state, player & 1, location, len(view)):
+            out.zones += len(view)                               # the whole row agrees: one comparison
+            out.agreeing += len(view)
+        else:
+            self.compare(state, player & 1, location, seq, slots)
         self.seen[key] = (state.index, out.zones - zones, out.agreeing - agreeing)
 
     def compare(self, state: DuelState, player: int, location: int, seq: int | None, slots: list[Slot]) -> None:
@@ -226,31 +233,23 @@ class _Comparer:
             self.verdict(player, f"{name} (a card arriving)", ("holds", slot[0]),
                          ("holds" if held else "lacks", slot[0]))
 
+    def row(self, state: DuelState, player: int, location: int, n: int) -> list[Card]:
+        """Our cards in the first ``n`` Monster Zones or Spell & Trap Zones as the engine numbers them."""
+        at = _monster_at if location == LOCATION_MZONE else _spell_trap_at
+        return [self.card(state, at(state, player, seq)) for seq in range(n)]
+
     def monster(self, state: DuelState, player: int, seq: int, slot: Slot) -> None:
-        if seq < 5:
-            ours = state.sides[player].mzone[seq]
-        elif seq < 7:
-            ours = state.emz[state.emz_slot(player, seq)]
-            if ours is not None and state.cards[ours].controller != player:
-                ours = None                                      # the other player's, in the shared zone
-        else:
+        if seq >= 7:
             return
         self.verdict(player, f"mzone {seq}", (slot[0], _monster_position(slot[1])) if slot else None,
-                     self.card(state, ours))
+                     self.card(state, _monster_at(state, player, seq)))
 
     def spell_trap(self, state: DuelState, player: int, seq: int, slot: Slot) -> None:
-        side = state.sides[player]
-        if seq < 5:
-            zone, ours = f"szone {seq}", side.szone[seq]
-        elif seq == 5:
-            zone, ours = "fzone", side.fzone
-        elif seq < 8:                         # the separate Pendulum Zones exist under MR3 only (CONF-09)
-            zone = "pzone " + ("left" if seq == 6 else "right")
-            ours = side.szone[seq - 1] if len(side.szone) > 5 else None
-        else:
+        if seq >= 8:
             return
+        zone = f"szone {seq}" if seq < 5 else "fzone" if seq == 5 else "pzone " + ("left" if seq == 6 else "right")
         self.verdict(player, zone, (slot[0], FACEUP if slot[1] & POS_FACEUP else SET) if slot else None,
-                     self.card(state, ours))
+                     self.card(state, _spell_trap_at(state, player, seq)))
 
     @staticmethod
     def card(state: DuelState, card_id: str | None) -> Card:
@@ -273,6 +272,33 @@ class _Comparer:
 
 
 _PILES = {LOCATION_HAND: "hand", LOCATION_DECK: "deck", LOCATION_EXTRA: "extra"}
+
+
+def _monster_at(state: DuelState, player: int, seq: int) -> str | None:
+    """Our card in the engine's Monster Zone ``seq`` of ``player`` (5-6: the Extra Monster Zones)."""
+    if seq < 5:
+        return state.sides[player].mzone[seq]
+    ours = state.emz[state.emz_slot(player, seq)]
+    if ours is not None and state.cards[ours].controller != player:
+        return None                                      # the other player's, in the shared zone
+    return ours
+
+
+def _spell_trap_at(state: DuelState, player: int, seq: int) -> str | None:
+    """Our card in the engine's Spell & Trap Zone ``seq`` (5 the Field Zone, 6-7 the Pendulum Zones)."""
+    side = state.sides[player]
+    if seq < 5:
+        return side.szone[seq]
+    if seq == 5:
+        return side.fzone
+    return side.szone[seq - 1] if len(side.szone) > 5 else None   # separate under MR3 only (CONF-09)
+
+
+def _row_view(location: int, slots: list[Slot]) -> list[Card]:
+    """A whole Monster or Spell & Trap row of a state packet as compared, zone by zone."""
+    if location == LOCATION_MZONE:
+        return [(s[0], _monster_position(s[1])) if s else None for s in slots[:7]]
+    return [(s[0], FACEUP if s[1] & POS_FACEUP else SET) if s else None for s in slots[:8]]
 
 
 def _extra(cards) -> tuple[list[int], list[int]]:

@@ -66,6 +66,12 @@ def is_main_phase(state: DuelState) -> bool:
     return state.phase == "main1" or state.phase == "main2"
 
 
+def has_open_game_state(player: int, turn_player: int, phase: str | None, chain_open: bool) -> bool:
+    """PRIO-06 on values (for importers reading another engine's stream): the turn player, in a
+    Main Phase, with no chain open."""
+    return player == turn_player and (phase == "main1" or phase == "main2") and not chain_open
+
+
 def open_game_state(state: DuelState, player: int) -> str | None:
     """Why ``player`` does not have an open game state (PRIO-06), or None when they do."""
     if player != state.turn_player:

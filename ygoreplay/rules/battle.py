@@ -90,30 +90,39 @@ def _current_attack(state: DuelState, ev: Event) -> Attack:
     return state.attack
 
 
+def battle_outcome(atk: int, target: tuple[bool, int] | None) -> tuple[str, bool, bool, int, int]:
+    """DMG-01..09 on values, for the fold and for importers that set a replay's battles beside
+    the rules: an attacker of ``atk`` against ``target`` (in Attack Position?, its ATK or DEF
+    accordingly; None for a direct attack). Returns (the rule that applies, attacker destroyed,
+    target destroyed, battle damage to the attacker's controller, to the other player)."""
+    if target is None:
+        return ("DMG-08" if atk else "DMG-09"), False, False, 0, atk   # DMG-09: 0 is no damage
+    attacking, other = target
+    if attacking:
+        if atk > other:
+            return "DMG-01", False, True, 0, atk - other
+        if atk == other:
+            return ("DMG-03", False, False, 0, 0) if atk == 0 else ("DMG-02", True, True, 0, 0)
+        return "DMG-04", True, False, other - atk, 0
+    if atk > other:
+        return "DMG-05", False, True, 0, 0
+    if atk == other:
+        return "DMG-06", False, False, 0, 0
+    return "DMG-07", False, False, other - atk, 0
+
+
 def battle_result(state: DuelState, attacker: Card, target: Card | None) -> tuple[str, set[str], list[int]]:
     """DMG-01..09: the rule that applies, the monsters destroyed, the battle damage per player."""
     me = attacker.controller
-    atk = attacker.current_atk
+    attacking = target is not None and target.position == ATTACK
+    rule, lost, beaten, to_me, to_other = battle_outcome(
+        attacker.current_atk,
+        None if target is None else (attacking, target.current_atk if attacking else target.current_def))
     damage = [0, 0]
-    if target is None:
-        damage[1 - me] = atk                                        # DMG-08 (DMG-09: 0 is no damage)
-        return ("DMG-08" if atk else "DMG-09"), set(), damage
-    if target.position == ATTACK:
-        other = target.current_atk
-        if atk > other:
-            damage[target.controller] = atk - other
-            return "DMG-01", {target.id}, damage
-        if atk == other:
-            return ("DMG-03", set(), damage) if atk == 0 else ("DMG-02", {attacker.id, target.id}, damage)
-        damage[me] = other - atk
-        return "DMG-04", {attacker.id}, damage
-    other = target.current_def
-    if atk > other:
-        return "DMG-05", {target.id}, damage
-    if atk == other:
-        return "DMG-06", set(), damage
-    damage[me] = other - atk
-    return "DMG-07", set(), damage
+    damage[me] += to_me
+    damage[1 - me if target is None else target.controller] += to_other
+    destroyed = ({attacker.id} if lost else set()) | ({target.id} if beaten and target is not None else set())
+    return rule, destroyed, damage
 
 
 def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:

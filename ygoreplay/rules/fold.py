@@ -56,9 +56,9 @@ HANDLERS: dict[str, Callable[[DuelState, Event], None]] = {
 }
 
 _OPENERS = frozenset(("duel_started", "position_set_up"))
-# Once a player has lost (WIN-01/02) the duel is over; only what happens at that same moment
-# (the other player's damage, the cards it moved) and the end itself may still be recorded.
-_AFTER_LOSS = frozenset(("life_points_changed", "card_moved", "cards_drawn", "stats_changed",
+#: Once a player has lost (WIN-01/02) the duel is over; only what happens at that same moment
+#: (the other player's damage, the cards it moved) and the end itself may still be recorded.
+AFTER_LOSS = frozenset(("life_points_changed", "card_moved", "cards_drawn", "stats_changed",
                          "card_revealed", "priority_passed", "duel_ended"))
 # A summon can be negated as it is attempted (SUM-03): through the chain that answers it.
 _KEEP_SUMMON_WINDOW = frozenset((
@@ -84,7 +84,7 @@ def apply(state: DuelState, event: Event) -> DuelState:
         impossible(state, event, "LOG-03", f"a {kind} event belongs to a match's stream, not to a duel")
     overridden = len(state.overrides)
     try:
-        if state.must_lose and kind not in _AFTER_LOSS:
+        if state.must_lose and kind not in AFTER_LOSS:
             loser, reason = next(iter(state.must_lose.items()))
             fail(state, event, win.LOSS_RULES.get(reason, "WIN-01"),
                  f"player {loser} has lost ({reason}); the duel ends at once and no {kind} may follow")

@@ -44,6 +44,12 @@ from .zones import check_monster_zone, pendulum_zones, ruleset_of, scales
 PROPER_METHODS = frozenset(("inherent", "ritual", "fusion", "synchro", "xyz", "pendulum", "link"))
 
 
+def between_scales(level: int | None, left: int, right: int) -> bool:
+    """PEND-03: a Pendulum Summon brings out monsters whose Level is strictly between the Scales."""
+    low, high = sorted((left, right))
+    return level is not None and low < level < high
+
+
 def tributes_needed(level: int) -> int:
     """SUM-04: Level 4 or lower none, 5-6 one, 7 or higher two."""
     return 0 if level <= 4 else 1 if level <= 6 else 2
@@ -353,7 +359,7 @@ def _check_pendulum(state: DuelState, ev: Event, card: Card, player: int) -> Non
         return
     low, high = sorted((scale_cards[0].facts.lscale, scale_cards[1].facts.rscale))
     level = card.current_level
-    if level is None or not low < level < high:
+    if not between_scales(level, low, high):
         fail(state, ev, "PEND-03", f"{card.name} (Level {level}) is not strictly between the Scales {low} and {high}")
     if card.zone not in (HAND, EXTRA) or (card.zone == EXTRA and card.position != FACEUP):
         fail(state, ev, "PEND-03", f"{card.name} must come from the hand or the face-up Extra Deck")

@@ -1,0 +1,316 @@
+"""Cite inference (GEN-01): where EDOPro did something the basic rules forbid, the event cites the
+card the stream shows doing it.
+
+The stream names no card texts, so the cite is the card the stream shows behind the exception:
+the chain link resolving, the card a HINT_CARD names, the link that resolved with no other
+outcome just before (e.g. "Normal Summon 1 monster"), a card that targeted the monster this turn
+(an ability granted), or the card's own text (a summon procedure, "can attack directly",
+piercing damage).
+
+**A skipped Draw Phase (TURN-01).** "Skip your next Draw Phase" is an effect registered on the
+player (EFFECT_SKIP_DP) long before the skip; at the skip EDOPro sends only MSG_NEW_TURN then
+MSG_NEW_PHASE for the Standby Phase. So the ``phase_entered`` standby event cites the chain link
+that, judged by what the stream says about it, most likely registered the skip. Candidates are
+the links that resolved (not negated) since that player's last Draw Phase that was not skipped,
+plus any link whose client hint is still on the player. What the stream can say about a link:
+
+- MSG_PLAYER_HINT ``PHINT_DESC_ADD`` (6) on a player, sent while the link resolved: the core
+  writes it when an effect with EFFECT_FLAG_CLIENT_HINT is registered on the player, and
+  ``PHINT_DESC_REMOVE`` (7) when that effect goes away. The description names the card and the
+  effect (``aux.Stringid(code, n)``).
+- MSG_HINT ``HINT_OPSELECTED`` (4): a script telling the opponent which of its card's effects was
+  chosen; its data is the effect's description. EDOPro descriptions are u64 ``code << 20 | n``
+  (MSG_CHAINING carries the same); YGOPro's u32 ``code << 4 | n`` is recognised too. The server
+  does not record HINT_EFFECT (5) or the select hints (1-3).
+- What the link did while it resolved: cards its player drew (MSG_DRAW) or moved from their Deck
+  to their hand (MSG_MOVE), and whether one of those was the top card taken without a draw
+  (Dr. Frankenderp's "add the top card of your Deck to your hand").
+
+The choice, strongest evidence first (ties: more cards for 1-4, then the later link):
+
+1. a client hint the link put on the skipping player, still in force at the skip, from an
+   opponent's link or one that gave its player cards: the stream names the lasting effect. Cited
+   without "inferred";
+2. an effect HINT_OPSELECTED named that gave its player cards from the Deck (Number 60: Dugares
+   the Timeless, "draw 2 … skip your next Draw Phase");
+3. an effect that took the top card of its player's Deck into the hand without a draw: the card
+   the next Draw Phase would have drawn, taken early;
+4. an effect that gave its player cards from the Deck (a skipped Draw Phase is the usual price of
+   extra cards: Reckless Greed, Dugares, Frankenderp);
+5. any other client hint still on the player;
+6. the most recent effect that player resolved.
+
+A link whose own client hint on the player was removed before the skip comes after all of these:
+its lasting effect on the player was over (Pot of Extravagance's "no more draws this turn").
+Levels 2-6 are inferences, not proof: the cite says "inferred", and an import note names the
+evidence and the packet. With no candidate at all there is no cite, only a note. No passcode is
+looked up: the card names above are what the real corpus shows.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..events import Cite
+from ..rules.summon import tributes_needed
+from .constants import LOCATION_EXTRA, LOCATION_HAND, LOCATION_MZONE, LOCATION_OVERLAY, PHINT_DESC_ADD, \
+    PHINT_DESC_REMOVE, TYPE_SPSUMMON, TYPE_TUNER
+from .container import Where
+from .messages import stringid, stringid_index
+
+if TYPE_CHECKING:
+    from .mapping import Importer
+
+
+@dataclass(eq=False)
+class Effect:
+    """One chain link as evidence for a later cite (a skipped Draw Phase): what the stream said."""
+
+    index: int                     # packet of its MSG_CHAINING
+    card: str
+    code: int
+    player: int
+    desc: int                      # MSG_CHAINING's description
+    named: tuple[int, int] | None = None     # (description, packet) of a HINT_OPSELECTED naming it
+    resolved: bool = False
+    gained: int = 0                # cards its player drew or moved from their Deck to their hand
+    gained_at: int = -1            # packet of the first of them
+    top_at: int | None = None      # packet where it took the Deck's top card into the hand, not by a draw
+    hints: list[tuple[int, int, int]] = field(default_factory=list)    # (player, description, packet) added
+    hint_ended: set[int] = field(default_factory=set)                   # players whose hint from it was removed
+
+
+def skipped_draw_cite(imp: Importer, player: int) -> Cite | None:
+    """The cite for a Draw Phase of ``player`` that EDOPro skipped, and a note saying why."""
+    in_force = {id(e): (desc, at) for desc, at, e in imp.player_hints[player] if e is not None and e.resolved}
+    pool = [e for e in imp.effect_log[imp.draw_mark[player]:] if e.resolved]
+    pool += [e for _d, _a, e in imp.player_hints[player]
+             if e is not None and e.resolved and all(e is not f for f in pool)]
+    best: tuple[tuple[int, int, int], Effect] | None = None
+    for e in pool:
+        own = e.player == player
+        gained = e.gained if own else 0
+        ended = player in e.hint_ended and id(e) not in in_force
+        if id(e) in in_force and (gained or not own):
+            level = 6
+        elif ended:                 # its lasting effect on the player is over
+            if not own:
+                continue
+            level = 0
+        elif own and e.named is not None and gained:
+            level = 5
+        elif own and e.top_at is not None:
+            level = 4
+        elif own and gained:
+            level = 3
+        elif id(e) in in_force:
+            level = 2
+        elif own:
+            level = 1
+        else:
+            continue
+        key = (level, gained if level > 2 else 0, e.index)
+        if best is None or key > best[0]:
+            best = (key, e)
+    where = f"turn {imp.turn} skips its Draw Phase"
+    if best is None:
+        imp.note(f"{where}: no effect of player {player} resolved since their last Draw Phase; no cite")
+        return None
+    (level, gained, _), e = best
+    name = imp.facts.card_name(e.code)
+    if level == 6:
+        desc, at = in_force[id(e)]
+        effect = f"skip the Draw Phase: its lasting effect {stringid(desc, e.code)} is on player {player}"
+        why = f"the client hint {stringid(desc, e.code)} it put on player {player} (MSG_PLAYER_HINT, packet {at})"
+    elif level == 5:
+        desc, at = e.named
+        effect = f"skip the Draw Phase (inferred): effect {stringid(desc, e.code)}, which gave {gained} card(s)"
+        why = (f"HINT_OPSELECTED named its effect {stringid(desc, e.code)} (packet {at}) and it gave player "
+               f"{player} {gained} card(s) from the Deck (packet {e.gained_at}); inferred")
+    elif level == 4:
+        effect = "skip the Draw Phase (inferred): it took the top card of the Deck into the hand"
+        why = (f"it took the top card of player {player}'s Deck into the hand without a draw (packet {e.top_at}); "
+               "inferred")
+    elif level == 3:
+        effect = f"skip the Draw Phase (inferred): it gave {gained} card(s) from the Deck"
+        why = f"it gave player {player} {gained} card(s) from the Deck (packet {e.gained_at}); inferred"
+    elif level == 2:
+        desc, at = in_force[id(e)]
+        effect = f"skip the Draw Phase (inferred): its lasting effect {stringid(desc, e.code)} is on player {player}"
+        why = f"its client hint {stringid(desc, e.code)} is on player {player} (packet {at}); inferred"
+    else:
+        effect = "skip the Draw Phase (inferred): the last effect its player resolved"
+        why = f"the stream names no effect: it is the last effect player {player} resolved; inferred"
+        if level == 0:
+            why += " (its client hint on the player had already been removed)"
+    imp.note(f"{where}: cited {e.card} {name} (chain link at packet {e.index}) by {why}")
+    return Cite(e.card, effect)
+
+
+def special_summon_cite(imp: Importer, card: str, old: Where, new: Where, method: str, cause: str | None,
+                        materials: list[str]) -> Cite | None:
+    """The effect behind a Special Summon the basic rules do not allow, where the stream shows it."""
+    facts = imp.fx(card)
+    by = cause or card
+    if not facts.is_monster:
+        return Cite(by, "Special Summoned as a monster (a Trap Monster) by this card's effect")
+    if (old.controller & 1) != (new.controller & 1) and old.location == LOCATION_HAND:
+        return Cite(by, "Special Summoned to the opponent's field by this card's own procedure")
+    conditioned = facts.is_extra_deck or facts.is_ritual or bool(facts.type & TYPE_SPSUMMON)
+    if method == "effect" and conditioned and old.location != LOCATION_EXTRA and card not in imp.proper:
+        return Cite(by, "Special Summoned ignoring its summoning conditions")
+    if method == "inherent" and not imp.open_game_state(new.controller & 1):
+        return Cite(card, "Special Summoned by its own procedure outside an open game state")
+    froms = [imp.material_from.get(m, (None, None)) for m in materials]
+    places = {w.location for w, _ in froms if w is not None}
+    player = new.controller & 1
+    if method in ("fusion", "ritual") and places - {LOCATION_HAND, LOCATION_MZONE}:
+        return Cite(by, f"takes {method.capitalize()} materials from elsewhere than the hand or field")
+    if method == "fusion" and len(materials) < 2:
+        return Cite(by, "Fusion Summons with a single material as this card's effect allows")
+    if any(w is not None and w.location == LOCATION_MZONE and (w.controller & 1) != player for w, _ in froms):
+        return Cite(by, "uses the opponent's monster as material")
+    if method == "ritual":
+        total = sum(imp.current_level(m) for m in materials)
+        if total < (facts.printed_level or 0):
+            return Cite(by, "Ritual Tributes whose Levels count differently by this card's effect")
+    if method == "synchro":
+        changed = [m for m, (_w, q) in zip(materials, froms)
+                   if q is not None and q.type is not None and bool(q.type & TYPE_TUNER) != imp.fx(m).is_tuner]
+        if changed:
+            return Cite(granted_to(imp, changed[0]), "a material is treated as a Tuner (or not) by this card's effect")
+        tuners = sum(1 for m in materials if imp.fx(m).is_tuner)
+        total = sum(imp.current_level(m) for m in materials)
+        if tuners != 1 or total != (facts.printed_level or 0) or any(imp.fx(m).printed_level is None for m in materials):
+            return Cite(by, "Synchro materials as its own text (or the effect summoning it) allows")
+    if method == "xyz" and cause is None:
+        odd = (len(materials) < 2 or LOCATION_OVERLAY & sum(w.location for w, _ in froms if w is not None)
+               or any(imp.current_level(m) != facts.rank for m in materials))
+        if odd:
+            return Cite(card, "Xyz Summoned by its own procedure")
+    if method == "link" and not materials:
+        return Cite(by, "Link Summoned with materials that leave the duel")
+    return None
+
+
+def normal_summon_cite(imp: Importer, card: str, player: int, tributes: int, level: int | None) -> Cite | None:
+    """The effect behind a Normal Summon the basic rules do not allow (SUM-01, SUM-04)."""
+    if imp.cause is not None:
+        return Cite(imp.cause, "summoned during the resolution of its effect")
+    extra = imp.ns_turn[player] == imp.turn
+    imp.ns_turn[player] = imp.turn
+    grant = summon_grant(imp, player)
+    cite = None
+    if extra:
+        hinted = grant if grant is not None and imp.grant_was_hint else None
+        granted = hinted or (imp.ns_grants[player].pop() if imp.ns_grants[player] else None) or grant
+        if granted is not None:
+            cite = Cite(granted, "an additional Normal Summon")
+        else:
+            imp.note(f"a second Normal Summon by player {player} in turn {imp.turn}, and the stream names no card")
+    elif grant is not None:
+        imp.ns_grants[player].append(grant)      # the exception may belong to a later summon
+    level = level or 0
+    if cite is None and tributes != tributes_needed(level):
+        cite = Cite(grant or card, f"Normal Summoned with {tributes} Tribute(s) by a summon procedure")
+    return cite
+
+def summon_grant(imp: Importer, player: int) -> str | None:
+    """A card the stream names as making this summon possible: a HINT_CARD just before it, or
+    the player's chain link that resolved with no visible outcome right before it."""
+    imp.grant_was_hint = False
+    if imp.hint_card is not None and imp.hint_card[0] > imp.prev_sig:
+        holder = imp.field.card_with_code(imp.hint_card[1], player)
+        imp.hint_card = None
+        if holder is not None:
+            imp.grant_was_hint = True
+            return holder
+    end, quiet = imp.after_chain
+    if end == len(imp.events):
+        mine = [c for c, p in quiet if p == player]
+        if mine:
+            return mine[-1]
+    return None
+
+
+def granted_to(imp: Importer, card: str) -> str:
+    """The card behind an ability of ``card``: the latest activation this turn that targeted it
+    (an effect granting the ability), else the card itself (its own text)."""
+    for source, targets in reversed(imp.turn_activations):
+        if card in targets and source != card:
+            return source
+    return card
+
+
+def effect_named(imp: Importer, desc: int) -> None:
+    """HINT_OPSELECTED: a script telling the opponent which of its card's effects was chosen; the
+    data is that effect's description. It belongs to the link being activated or resolving, else
+    to the latest link of the card the description names."""
+    effect = current_effect(imp)
+    if effect is None or stringid_index(desc, effect.code) is None:
+        effect = next((e for e in reversed(imp.effect_log) if stringid_index(desc, e.code) is not None), None)
+    if effect is not None:
+        effect.named = (desc, imp.i)
+
+
+def player_hint(imp: Importer, m: dict) -> None:
+    """PHINT_DESC_ADD/REMOVE: an effect with a client hint registered on, or removed from, a player."""
+    player, desc = m["player"] & 1, m["value"]
+    hints = imp.player_hints[player]
+    if m["type"] == PHINT_DESC_ADD:
+        effect = current_effect(imp)
+        hints.append((desc, imp.i, effect))
+        if effect is not None:
+            effect.hints.append((player, desc, imp.i))
+    elif m["type"] == PHINT_DESC_REMOVE:
+        for k, (d, _at, effect) in enumerate(hints):
+            if d == desc:
+                del hints[k]
+                if effect is not None:
+                    effect.hint_ended.add(player)
+                break
+
+def current_effect(imp: Importer) -> Effect | None:
+    """The chain link being activated (costs) or, else, resolving."""
+    if imp.activation is not None:
+        return imp.activation.effect
+    if imp.solving is not None and 0 < imp.solving <= len(imp.chain):
+        return imp.chain[imp.solving - 1].effect
+    return None
+
+def credit_gain(imp: Importer, player: int, count: int, top: bool = False) -> None:
+    """Cards a resolving link gave its own player from their Deck (a draw, or a move to the hand)."""
+    if not count or imp.solving is None or not 0 < imp.solving <= len(imp.chain):
+        return
+    effect = imp.chain[imp.solving - 1].effect
+    if effect is None or effect.player != player:
+        return
+    if not effect.gained:
+        effect.gained_at = imp.i
+    effect.gained += count
+    if top and effect.top_at is None:
+        effect.top_at = imp.i
+
+
+def battle_cite(imp: Importer, attacker: str, happened: tuple[list[str], list[int]],
+                rules: tuple[set[str], list[int]], pierce: bool, hint: str | None, detached: str | None,
+                chain_card: str | None) -> Cite | None:
+    """The card behind a damage calculation that is not what the rules give (DMG-01..09):
+    ``happened`` and ``rules`` are (destroyed, battle damage per player); ``hint`` the card a
+    HINT_CARD names in it, ``detached`` an Xyz monster that detached a material in it,
+    ``chain_card`` the first card activated before the step ended."""
+    destroyed, damage = happened
+    rules_destroyed, rules_damage = rules
+    survivors = rules_destroyed - set(destroyed)
+    if survivors or set(destroyed) - rules_destroyed:
+        survivor = next(iter(survivors), attacker)
+        by = hint or detached or (chain_card if chain_card in survivors else None) or survivor
+        return Cite(by, "a monster is not destroyed by battle (replaced or protected by this card's effect)"
+                    if survivors else "a monster is destroyed by this card's effect at damage calculation")
+    if damage != rules_damage:
+        if pierce:
+            return Cite(granted_to(imp, attacker), "inflicts piercing battle damage")
+        if hint is not None:
+            return Cite(hint, "changes the battle damage")
+        imp.note(f"battle damage {damage} differs from the rules' {rules_damage} and the stream names no card")
+    return None
