@@ -210,17 +210,16 @@ def chain_with_counter_traps() -> Duel:
     hole = d.card(p0, 53129443)
     d.note("CL1 Dark Hole (speed 1)")
     d("activated", player=p0, card=hole, zone=2, speed=1)
-    d("priority_passed", player=p0)
     d.note("CL2 Royal Decree (continuous trap, speed 2)")
     d("activated", player=p1, card=decree, speed=2)
     d.note("CL3 Mystical Space Typhoon (quick-play, speed 2) targeting Royal Decree")
     d("activated", player=p0, card=mst, speed=2, targets=[decree])
     d.note("CL4 Magic Jammer (counter trap, speed 3): discard 1 card as cost")
     discard = d.state.sides[p1].hand[0]
-    d("activated", player=p1, card=jammer, speed=3, targets=[mst],
+    d("activated", player=p1, card=jammer, speed=3, targets=[mst], negates=3,
       costs=[{"card": discard, "to": "gy", "reason": "discarded"}])
     d.note("CL5 Seven Tools of the Bandit (counter trap, speed 3): pay 1000 LP")
-    d("activated", player=p0, card=tools, speed=3, costs=[{"lp": 1000}])
+    d("activated", player=p0, card=tools, speed=3, negates=4, costs=[{"lp": 1000}])
     d("priority_passed", player=p1)
     d("priority_passed", player=p0)
     d.note("resolution in reverse order (CHAIN-05)")
@@ -406,6 +405,12 @@ ILLEGAL = [
      [{"kind": "activated", "player": 1, "card": "p1.m2", "targets": ["p0.m3"],
        "costs": [{"card": "p1.m3", "to": "gy", "reason": "discarded"}]},
       {"kind": "activated", "player": 0, "card": "p0.m1", "targets": ["p1.m1"]}]),
+    ("counter-trap-negates-a-link-below.jsonl", "TRAP-06", chain_with_counter_traps,
+     {"kind": "activated", "card": "p1.m2"},
+     [{"kind": "activated", "player": 1, "card": "p1.m2", "speed": 3, "negates": 1,
+       "costs": [{"card": "p1.m3", "to": "gy", "reason": "discarded"}]}]),
+    ("chain-resolved-after-one-pass.jsonl", "CHAIN-04", chain_with_counter_traps,
+     {"kind": "priority_passed", "player": 0}, [{"kind": "chain_link_resolved", "link": 5}]),
     ("chain-resolved-in-order.jsonl", "CHAIN-05", chain_with_counter_traps,
      {"kind": "chain_link_resolved", "link": 5}, [{"kind": "chain_link_resolved", "link": 1}]),
     ("hand-over-the-limit.jsonl", "HAND-01", lost_by_deck_out, {"kind": "hand_size_discard"},

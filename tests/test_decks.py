@@ -434,26 +434,11 @@ def test_deck_08_an_unknown_passcode_is_judged_only_when_listed() -> None:
     assert rules(check_deck(Deck(main), CARDS, whitelist)) == ["CARD-01", "CARD-01"]
 
 
-# -- normalizing sections by card type ------------------------------------------------------------
-
-def test_normalized_lets_card_types_decide_main_and_extra() -> None:
-    deck = Deck([DARK_MAGICIAN, STARDUST, UNKNOWN, SHEEP_TOKEN], [DECODE_TALKER, MST, UNKNOWN + 1],
-                [STARDUST])
-    fixed, moves = deck.sorted_by_type(CARDS)
-    assert fixed == deck.normalized(CARDS)
-    assert fixed == Deck([DARK_MAGICIAN, UNKNOWN, SHEEP_TOKEN, MST],
-                         [STARDUST, DECODE_TALKER, UNKNOWN + 1], [STARDUST])
-    assert moves == [(STARDUST, "main", "extra"), (MST, "extra", "main")]
-    assert legal_deck().normalized(CARDS) == legal_deck()
-
+# -- registration and deck check agree --------------------------------------------------------
 
 def test_deck_registration_shares_the_check() -> None:
     from ygoreplay.rules import setup
     assert setup.deck_problems is deck_problems
-    # Registration keeps its own wording for Tokens (DECK-02 in the Main Deck).
-    sheep = CARDS[SHEEP_TOKEN]
-    assert [p.rule for p in deck_problems([CARDS[c] for c in cards_of(MAIN_POOL, 40)] + [sheep], [], [])] \
-        == ["DECK-02"]
 
 
 # -- the command line -------------------------------------------------------------------------------
@@ -498,11 +483,13 @@ def test_cli_json_shape(lflist: Path) -> None:
     result = run("deck", "check", url, "--banlist", lflist, "--list", "2005.4 GOAT", "--json")
     assert result.exit_code == 1
     data = json.loads(result.stdout)
-    assert set(data) == {"deck", "sizes", "legal", "banlist", "moved", "problems"}
+    assert set(data) == {"deck", "sizes", "legal", "banlist", "problems"}
     assert data["deck"] == "ydke URL" and data["legal"] is False
-    assert data["sizes"] == {"main": 41, "extra": 0, "side": 0}  # Celtic Guardian moved to Main
-    assert data["banlist"] == {"file": str(lflist), "list": "2005.4 GOAT", "whitelist": False}
-    assert data["moved"] == [{"passcode": CELTIC, "name": "Celtic Guardian", "from": "extra", "to": "main"}]
+    assert data["sizes"] == {"main": 40, "extra": 1, "side": 0}  # as written: Celtic Guardian under Extra
+    goat = read_lflist(lflist)["2005.4 GOAT"]
+    assert data["banlist"] == {"file": str(lflist), "list": "2005.4 GOAT", "whitelist": False,
+                               "hash": goat.content_hash()}
+    assert {"rule": "DECK-03", "message": "Celtic Guardian (91152256) is not an Extra Deck monster"} in data["problems"]
     assert {"rule": "DECK-08", "message": "1 copy of Change of Heart; the list '2005.4 GOAT' allows 0 "
                                           "(Forbidden)"} in data["problems"]
     assert all(set(p) == {"rule", "message"} for p in data["problems"])
@@ -512,17 +499,19 @@ def test_cli_json_legal(legal_ydk: Path) -> None:
     result = run("deck", "check", legal_ydk, "--json")
     data = json.loads(result.stdout)
     assert result.exit_code == 0 and data["legal"] is True and data["problems"] == []
-    assert data["banlist"] is None and data["moved"] == []
+    assert data["banlist"] is None
 
 
-def test_cli_moves_misplaced_cards_with_a_note(tmp_path: Path) -> None:
+def test_cli_judges_sections_as_written(tmp_path: Path) -> None:
+    """DECK-02/03: a card in the wrong section is a problem, as registration finds it, not moved."""
     deck = legal_deck()
     path = tmp_path / "mixed.ydk"
-    path.write_text(write_ydk(Deck(deck.main + deck.extra[:1], deck.extra[1:], deck.side)))
+    path.write_text(write_ydk(Deck(deck.main[:39] + deck.extra[:1], deck.extra[1:] + deck.main[39:], deck.side)))
     result = run("deck", "check", path)
-    assert result.exit_code == 0, result.output
-    assert "its card type puts it in the Extra Deck" in result.stderr
-    assert result.stdout.endswith("legal; Main 40, Extra 15, Side 15\n")
+    assert result.exit_code == 1, result.output
+    assert "DECK-02" in result.stdout and "may not be in the Main Deck" in result.stdout
+    assert "DECK-03" in result.stdout and "is not an Extra Deck monster" in result.stdout
+    assert result.stdout.endswith("2 problem(s); Main 40, Extra 15, Side 15\n")
 
 
 def test_cli_banlist_choice(lflist: Path, legal_ydk: Path, tmp_path: Path) -> None:

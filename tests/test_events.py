@@ -32,8 +32,8 @@ def test_v2_round_trips_with_controller():
 
 
 def test_a_future_version_is_refused():
-    with pytest.raises(EventFormatError, match="version 3"):
-        from_dict({"kind": "special_summoned", "v": 3, "card": "p0.x0", "zone": 5})
+    with pytest.raises(EventFormatError, match="version 4"):
+        from_dict({"kind": "special_summoned", "v": 4, "card": "p0.x0", "zone": 5})
 
 
 # -- duel_started v2: duel options (CONF-01) -----------------------------------------------------
