@@ -13,6 +13,7 @@ from pathlib import Path
 import hashlib
 
 from ygoreplay.cards import CardDB
+from ygoreplay.decks import Banlist
 from ygoreplay.exchange import make_replay
 from ygoreplay.chain import from_ms as _iso
 from ygoreplay.replay_file import dumps
@@ -61,9 +62,12 @@ class Duel:
         self.lines.append(json.dumps(data))
 
     def start(self, decks: tuple[list[int], list[int]], first: int = 0,
-              extras: tuple[list[int], list[int]] = ([], [])) -> None:
+              extras: tuple[list[int], list[int]] = ([], []), banlist: Banlist | None = None) -> None:
+        under = {} if banlist is None else {"banlist": {
+            "name": banlist.name, "hash": banlist.content_hash(),
+            "limits": sorted([code, n] for code, n in banlist.limits.items())}}
         self("duel_started", first_player=first, chosen_by=first, method="rps",
-             players=["Yugi", "Kaiba"])
+             players=["Yugi", "Kaiba"], **under)
         for p in (0, 1):
             self("deck_registered", player=p, main=decks[p], **({"extra": extras[p]} if extras[p] else {}))
         for p in (0, 1):
@@ -277,7 +281,8 @@ def every_summon_method() -> Duel:
     d.start((deck([STARGAZER, TIMEGAZER, POT, CYBER_DRAGON, MAN_EATER, ODD_EYES, JUNK_SYNCHRON, POT, FLASH_KNIGHT,
                    CELTIC, POT, RITUAL_SPELL, BLACK_LUSTER_SOLDIER]),
              deck([VORSE, SCAPEGOAT, REBORN, SKULL, POLY, OX, CELTIC])),
-            extras=([STARDUST, UTOPIA], [SPIDER, PROXY, FLAME_SWORDSMAN]))
+            extras=([STARDUST, UTOPIA], [SPIDER, PROXY, FLAME_SWORDSMAN]),
+            banlist=Banlist("sample list (DECK-08)", {4031928: 0, POT: 3, REBORN: 1}))
     p0, p1 = 0, 1
     stardust, utopia, spider, proxy, swordsman = "p0.x0", "p0.x1", "p1.x0", "p1.x1", "p1.x2"
 
@@ -315,7 +320,7 @@ def every_summon_method() -> Duel:
     odd, junk = d.card(p0, ODD_EYES), d.card(p0, JUNK_SYNCHRON)
     d.note("Pendulum Summon of two monsters, Levels 7 and 3 between the Scales 1 and 8 (PEND-03)")
     d("special_summoned", player=p0, card=odd, zone=0, method="pendulum")
-    d("special_summoned", player=p0, card=junk, zone=1, method="pendulum")
+    d("special_summoned", player=p0, card=junk, zone=1, method="pendulum", together=True)
     d.note("Scapegoat answers: four Sheep Tokens (TOKEN-01)")
     tokens = [f"p1.t{i}" for i in range(1, 5)]
     resolve_spell(p1, scapegoat, 1, *(("token_created", {"player": p1, "card": t, "code": SHEEP, "zone": z,
@@ -365,7 +370,7 @@ def every_summon_method() -> Duel:
     d("chain_ended")
     knight, celtic = d.card(p0, FLASH_KNIGHT), d.card(p0, CELTIC)
     d("special_summoned", player=p0, card=knight, zone=1, method="pendulum")
-    d("special_summoned", player=p0, card=celtic, zone=2, method="pendulum")
+    d("special_summoned", player=p0, card=celtic, zone=2, method="pendulum", together=True)
     d.note("Xyz Summon: two Level 4 monsters become the materials of a Rank 4 (XYZ-01, XMAT-01)")
     d("special_summoned", player=p0, card=utopia, zone=1, method="xyz", materials=[knight, celtic])
     ritual, soldier = d.card(p0, RITUAL_SPELL), d.card(p0, BLACK_LUSTER_SOLDIER)

@@ -8,6 +8,7 @@ rule ID: DECK-01, 02, 03, 05, 06, 08, 10 and CARD-01.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -568,3 +569,119 @@ def test_cli_real_deck_with_an_odd_name() -> None:
     data = json.loads(result.stdout)
     assert result.exit_code == 1 and data["sizes"] == {"main": 40, "extra": 10, "side": 0}
     assert data["problems"] and {p["rule"] for p in data["problems"]} == {"CARD-01"}
+
+
+# -- one verdict, two routes: `deck check` and deck registration (DECK-01..10) -------------------
+
+def _registered(deck: Deck, cards: CardDB, banlist: Banlist | None = None) -> set[tuple[str, str]]:
+    """What registering ``deck`` in a duel finds: (rule, message) of every violation."""
+    from ygoreplay.events import BanlistRef, DeckRegistered, DuelStarted
+    from ygoreplay.rules import RuleViolation, apply
+    from ygoreplay.state import DuelState
+    state = DuelState(cards)
+    state.violations = []
+    ref = None if banlist is None else BanlistRef(banlist.name, banlist.content_hash(),
+                                                  tuple(sorted(banlist.limits.items())), banlist.whitelist)
+    apply(state, DuelStarted(first_player=0, banlist=ref))
+    try:
+        apply(state, DeckRegistered(player=0, main=tuple(deck.main), extra=tuple(deck.extra), side=tuple(deck.side)))
+    except RuleViolation as refused:
+        return {(refused.rule, refused.message)}
+    return {(v.rule, v.message) for v in state.violations}
+
+
+def _checked(deck: Deck, cards: CardDB, banlist: Banlist | None = None) -> set[tuple[str, str]]:
+    """What ``deck check`` finds, one problem per card and message (its '(N copies)' aside)."""
+    return {(p.rule, re.sub(r" \(\d+ copies\)$", "", p.message)) for p in check_deck(deck, cards, banlist)}
+
+
+def _sample_decks() -> list[Deck]:
+    from ygoreplay.jsonl import read_events
+    root = Path(__file__).resolve().parent.parent / "replays"
+    return [Deck(e.main, e.extra, e.side) for path in sorted(root.glob("*.jsonl"))
+            for e in read_events(path) if e.kind == "deck_registered"]
+
+
+def _both_routes_agree(deck: Deck, cards: CardDB, banlist: Banlist | None = None) -> None:
+    registered, checked = _registered(deck, cards, banlist), _checked(deck, cards, banlist)
+    if any(code not in cards for code in deck.codes()):       # registration stops at the unknown card
+        assert {r for r, _ in registered} == {"CARD-01"} and "CARD-01" in {r for r, _ in checked}
+        known = Deck(*([c for c in getattr(deck, s) if c in cards] for s in ("main", "extra", "side")))
+        registered, checked = _registered(known, cards, banlist), _checked(known, cards, banlist)
+    assert registered == checked
+
+
+@pytest.fixture(scope="module")
+def every_card() -> CardDB:
+    goat = SHARED / "cards" / "goat-entries.cdb"
+    return CARDS.merged(CardDB.from_cdb(goat)) if goat.is_file() else CARDS
+
+
+def test_deck_check_and_registration_agree_on_every_real_and_sample_deck(every_card: CardDB) -> None:
+    """The same verdict, rule by rule and card by card, from ``deck check`` and from
+    ``deck_registered``: on every real deck and every sample duel's deck, as written, and under a
+    banlist that forbids one of its cards and limits another (DECK-08)."""
+    decks = _sample_decks()
+    if REAL_DECKS.is_dir():
+        decks += [read_ydk(p) for p in sorted(REAL_DECKS.glob("*.ydk"))]
+    assert decks
+    flagged = 0
+    for deck in decks:
+        _both_routes_agree(deck, every_card)
+        known = [c for c in dict.fromkeys(deck.main) if c in every_card]
+        banlist = Banlist("test", {known[0]: 0, known[-1]: 1} if known else {})
+        _both_routes_agree(deck, every_card, banlist)
+        flagged += bool(_checked(deck, every_card, banlist))
+    assert flagged >= len(decks) // 2
+
+
+@pytest.mark.parametrize("deck, rule", [
+    pytest.param(Deck(cards_of(MAIN_POOL, 40), [DARK_MAGICIAN]), "DECK-03", id="main-monster-under-extra"),
+    pytest.param(Deck(cards_of(MAIN_POOL, 40) + [STARDUST]), "DECK-02", id="extra-monster-under-main"),
+    pytest.param(Deck(cards_of(MAIN_POOL, 40), [SHEEP_TOKEN]), "DECK-10", id="token-under-extra"),
+    pytest.param(Deck(cards_of(MAIN_POOL, 40), [], [SHEEP_TOKEN]), "DECK-10", id="token-in-side"),
+])
+def test_both_routes_judge_a_misplaced_card_alike(deck: Deck, rule: str) -> None:
+    assert {r for r, _ in _registered(deck, CARDS)} == {r for r, _ in _checked(deck, CARDS)} == {rule}
+
+
+# -- DECK-08: the banlist a duel is played under, carried with it ----------------------------------
+
+def _goat() -> Banlist:
+    return read_lflist(LFLIST)["2005.4 GOAT"]
+
+
+def _duel_under(banlist: Banlist, **changes) -> dict:
+    ref = {"name": banlist.name, "hash": banlist.content_hash(),
+           "limits": sorted([code, n] for code, n in banlist.limits.items()), **changes}
+    return {"kind": "duel_started", "first_player": 0, "banlist": ref}
+
+
+def test_deck_08_registration_is_judged_against_the_duel_s_banlist() -> None:
+    from duel import fold
+    legal = {"kind": "deck_registered", "player": 0, "main": cards_of(FREE_POOL, 40)}
+    state = fold(_duel_under(_goat()), legal)
+    assert state.banlist[0] == "2005.4 GOAT" and state.sides[0].registered
+    one_pot = {**legal, "main": [POT] + cards_of(FREE_POOL, 39)}
+    fold({"kind": "duel_started", "first_player": 0}, one_pot)          # no banlist named: 3 copies allowed
+    from duel import refused
+    v = refused(_duel_under(_goat()), one_pot)
+    assert v.rule == "DECK-08" and "Pot of Greed; the list '2005.4 GOAT' allows 0 (Forbidden)" in v.message
+
+
+def test_deck_08_the_banlist_travels_in_the_record_and_its_hash_is_checked() -> None:
+    from duel import refused
+    from ygoreplay.events import from_dict
+    event = from_dict(_duel_under(_goat()))
+    assert event.to_dict()["v"] == 3 and from_dict(event.to_dict()) == event
+    assert event.banlist.hash == _goat().content_hash()
+    assert Banlist("renamed", dict(_goat().limits)).content_hash() == _goat().content_hash()   # content, not name
+    v = refused(_duel_under(_goat(), limits=[[POT, 3]]))
+    assert v.rule == "LOG-05" and "does not hold what its hash" in v.message
+
+
+def test_a_duel_started_of_version_2_still_loads_without_a_banlist() -> None:
+    from ygoreplay.events import from_dict
+    old = from_dict({"kind": "duel_started", "v": 2, "first_player": 1, "options": ["starting_lp"],
+                     "starting_lp": 4000})
+    assert old.banlist is None and old.to_dict()["v"] == 2
