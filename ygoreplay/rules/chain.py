@@ -47,14 +47,14 @@ def activated(state: DuelState, ev: Activated) -> None:
         _check_priority(state, ev, player)
     if ev.negates is not None:
         _check_negation(state, ev, card)
-    if effect_type is not None or speed > 1:
+    if state.attack is not None and state.step == "damage":
         _check_battle_timing(state, ev, card, effect_type, speed)
     paid_to = {c.card: c.to for c in ev.costs if c.card is not None}   # costs are paid first
     for t in targets:
         zone = paid_to.get(t.id, t.zone)
         if zone in (HAND, DECK) or (zone == EXTRA and (t.id in paid_to or t.position != FACEUP)):
             fail(state, ev, "TERM-05", f"{t.id} is in a hidden zone ({zone}) and cannot be targeted")
-    lp_cost = sum(c.lp for c in ev.costs)
+    lp_cost = sum(c.lp for c in ev.costs) if ev.costs else 0
     if lp_cost > state.sides[player].lp:
         fail(state, ev, "CHAIN-11", f"player {player} has {state.sides[player].lp} LP and cannot pay a cost of {lp_cost} LP")
     stranded = check_equips(state, ev)             # SPELL-07
@@ -73,7 +73,7 @@ def activated(state: DuelState, ev: Activated) -> None:
         state.resolving = False                    # a new chain: the last one has fully resolved
     state.chain.append(ChainLink(len(state.chain) + 1, player, card.id, speed, effect_type,
                                  ev.targets, ev.simultaneous, effect_type is None, ev.negates,
-                                 tuple(c.card for c in ev.costs if c.card is not None), lp_cost))
+                                 tuple(paid_to) if paid_to else (), lp_cost))
     if ev.negates is not None:
         state.negations_recorded = True
     settle_equips(state, stranded)
@@ -119,8 +119,6 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
     nothing to negate; a later link is judged by its ``negates`` only in a record that names
     negated links (an EDOPro import does not: Crystal Wing negates without saying so)."""
     attack = state.attack
-    if attack is None or state.step != "damage" or state.phase != "battle":
-        return
     if effect_type == "flip" and attack.target == card.id and not attack.calculated:
         fail(state, ev, "BATTLE-12", f"{card.name} was flipped by the attack: its Flip effect activates after damage "
              "calculation, not before")

@@ -97,7 +97,7 @@ def apply(state: DuelState, event: Event) -> DuelState:
         raise
     if kind not in _KEEP_SUMMON_WINDOW:
         state.summon_window = None
-    if kind not in _KEEP_PASSES:
+    if state.passes and kind not in _KEEP_PASSES:
         state.passes = 0                          # PRIO-03: passes count only in succession
     if kind != "special_summoned":
         state.pendulum_summon_open = False
