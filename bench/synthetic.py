@@ -294,7 +294,7 @@ class Sim:
             self.rng.shuffle(order)
             self.emit("deck_shuffled", player=p, order=order)
         if self.rng.random() < 0.2:
-            self.emit("priority_passed", player=p)
+            self.pass_priority(p)
 
     def end_phase(self) -> None:
         p = self.state.turn_player
@@ -356,8 +356,13 @@ class Sim:
         for make in self.free_chain_options(p):
             opts.append((1, lambda make=make: self.run_chain(make)))
         if rng.random() < 0.1:
-            opts.append((0.3, lambda: self.emit("priority_passed", player=p)))
+            opts.append((0.3, lambda: self.pass_priority(p)))
         return opts
+
+    def pass_priority(self, p: int) -> None:
+        """The turn player passes, holding priority (PRIO-03: not twice in succession)."""
+        if self.state.passes % 2 == 0:
+            self.emit("priority_passed", player=p)
 
     def tributes_for(self, p: int, card: Card) -> list[str] | None:
         level = card.current_level or 0
@@ -425,8 +430,8 @@ class Sim:
             self.rng.choice(opts)()
         last = self.chain[-1].player
         self.emit("priority_passed", player=1 - last)
-        if self.rng.random() < 0.5:
-            self.emit("priority_passed", player=last)
+        self.rng.random()                  # kept so the duel a seed makes stays the same around it
+        self.emit("priority_passed", player=last)     # CHAIN-04: both pass, then the chain resolves
         self.resolve_chain()
 
     def try_first_link(self, p: int, opts: list[Callable[[], Link]]) -> None:
@@ -437,6 +442,8 @@ class Sim:
                  costs: list[dict] | None = None, effect_type: str | None = None, **data) -> Link:
         card = self.c(cid)
         f = card.facts
+        if not self.chain and p != self.state.turn_player and effect_type not in ("trigger", "flip"):
+            self.emit("priority_passed", player=self.state.turn_player)   # PRIO-01: the turn player first
         fields: dict = {"player": p, "card": cid, "link": len(self.chain) + 1}
         if effect_type is not None:
             fields["effect_type"] = effect_type

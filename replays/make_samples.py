@@ -13,6 +13,7 @@ from pathlib import Path
 import hashlib
 
 from ygoreplay.cards import CardDB
+from ygoreplay.decks import Banlist
 from ygoreplay.exchange import make_replay
 from ygoreplay.chain import from_ms as _iso
 from ygoreplay.replay_file import dumps
@@ -61,9 +62,12 @@ class Duel:
         self.lines.append(json.dumps(data))
 
     def start(self, decks: tuple[list[int], list[int]], first: int = 0,
-              extras: tuple[list[int], list[int]] = ([], [])) -> None:
+              extras: tuple[list[int], list[int]] = ([], []), banlist: Banlist | None = None) -> None:
+        under = {} if banlist is None else {"banlist": {
+            "name": banlist.name, "hash": banlist.content_hash(),
+            "limits": sorted([code, n] for code, n in banlist.limits.items())}}
         self("duel_started", first_player=first, chosen_by=first, method="rps",
-             players=["Yugi", "Kaiba"])
+             players=["Yugi", "Kaiba"], **under)
         for p in (0, 1):
             self("deck_registered", player=p, main=decks[p], **({"extra": extras[p]} if extras[p] else {}))
         for p in (0, 1):
@@ -210,17 +214,16 @@ def chain_with_counter_traps() -> Duel:
     hole = d.card(p0, 53129443)
     d.note("CL1 Dark Hole (speed 1)")
     d("activated", player=p0, card=hole, zone=2, speed=1)
-    d("priority_passed", player=p0)
     d.note("CL2 Royal Decree (continuous trap, speed 2)")
     d("activated", player=p1, card=decree, speed=2)
     d.note("CL3 Mystical Space Typhoon (quick-play, speed 2) targeting Royal Decree")
     d("activated", player=p0, card=mst, speed=2, targets=[decree])
     d.note("CL4 Magic Jammer (counter trap, speed 3): discard 1 card as cost")
     discard = d.state.sides[p1].hand[0]
-    d("activated", player=p1, card=jammer, speed=3, targets=[mst],
+    d("activated", player=p1, card=jammer, speed=3, targets=[mst], negates=3,
       costs=[{"card": discard, "to": "gy", "reason": "discarded"}])
     d.note("CL5 Seven Tools of the Bandit (counter trap, speed 3): pay 1000 LP")
-    d("activated", player=p0, card=tools, speed=3, costs=[{"lp": 1000}])
+    d("activated", player=p0, card=tools, speed=3, negates=4, costs=[{"lp": 1000}])
     d("priority_passed", player=p1)
     d("priority_passed", player=p0)
     d.note("resolution in reverse order (CHAIN-05)")
@@ -278,7 +281,8 @@ def every_summon_method() -> Duel:
     d.start((deck([STARGAZER, TIMEGAZER, POT, CYBER_DRAGON, MAN_EATER, ODD_EYES, JUNK_SYNCHRON, POT, FLASH_KNIGHT,
                    CELTIC, POT, RITUAL_SPELL, BLACK_LUSTER_SOLDIER]),
              deck([VORSE, SCAPEGOAT, REBORN, SKULL, POLY, OX, CELTIC])),
-            extras=([STARDUST, UTOPIA], [SPIDER, PROXY, FLAME_SWORDSMAN]))
+            extras=([STARDUST, UTOPIA], [SPIDER, PROXY, FLAME_SWORDSMAN]),
+            banlist=Banlist("sample list (DECK-08)", {4031928: 0, POT: 3, REBORN: 1}))
     p0, p1 = 0, 1
     stardust, utopia, spider, proxy, swordsman = "p0.x0", "p0.x1", "p1.x0", "p1.x1", "p1.x2"
 
@@ -316,7 +320,7 @@ def every_summon_method() -> Duel:
     odd, junk = d.card(p0, ODD_EYES), d.card(p0, JUNK_SYNCHRON)
     d.note("Pendulum Summon of two monsters, Levels 7 and 3 between the Scales 1 and 8 (PEND-03)")
     d("special_summoned", player=p0, card=odd, zone=0, method="pendulum")
-    d("special_summoned", player=p0, card=junk, zone=1, method="pendulum")
+    d("special_summoned", player=p0, card=junk, zone=1, method="pendulum", together=True)
     d.note("Scapegoat answers: four Sheep Tokens (TOKEN-01)")
     tokens = [f"p1.t{i}" for i in range(1, 5)]
     resolve_spell(p1, scapegoat, 1, *(("token_created", {"player": p1, "card": t, "code": SHEEP, "zone": z,
@@ -366,7 +370,7 @@ def every_summon_method() -> Duel:
     d("chain_ended")
     knight, celtic = d.card(p0, FLASH_KNIGHT), d.card(p0, CELTIC)
     d("special_summoned", player=p0, card=knight, zone=1, method="pendulum")
-    d("special_summoned", player=p0, card=celtic, zone=2, method="pendulum")
+    d("special_summoned", player=p0, card=celtic, zone=2, method="pendulum", together=True)
     d.note("Xyz Summon: two Level 4 monsters become the materials of a Rank 4 (XYZ-01, XMAT-01)")
     d("special_summoned", player=p0, card=utopia, zone=1, method="xyz", materials=[knight, celtic])
     ritual, soldier = d.card(p0, RITUAL_SPELL), d.card(p0, BLACK_LUSTER_SOLDIER)
@@ -406,6 +410,12 @@ ILLEGAL = [
      [{"kind": "activated", "player": 1, "card": "p1.m2", "targets": ["p0.m3"],
        "costs": [{"card": "p1.m3", "to": "gy", "reason": "discarded"}]},
       {"kind": "activated", "player": 0, "card": "p0.m1", "targets": ["p1.m1"]}]),
+    ("counter-trap-negates-a-link-below.jsonl", "TRAP-06", chain_with_counter_traps,
+     {"kind": "activated", "card": "p1.m2"},
+     [{"kind": "activated", "player": 1, "card": "p1.m2", "speed": 3, "negates": 1,
+       "costs": [{"card": "p1.m3", "to": "gy", "reason": "discarded"}]}]),
+    ("chain-resolved-after-one-pass.jsonl", "CHAIN-04", chain_with_counter_traps,
+     {"kind": "priority_passed", "player": 0}, [{"kind": "chain_link_resolved", "link": 5}]),
     ("chain-resolved-in-order.jsonl", "CHAIN-05", chain_with_counter_traps,
      {"kind": "chain_link_resolved", "link": 5}, [{"kind": "chain_link_resolved", "link": 1}]),
     ("hand-over-the-limit.jsonl", "HAND-01", lost_by_deck_out, {"kind": "hand_size_discard"},

@@ -402,7 +402,7 @@ def test_an_exported_page_opens_from_file_with_no_network(service, browser, tmp_
     expect(page.locator("#side-top .hand .card.back")).to_have_count(
         len(page.evaluate("window.ygoreplay.duel.boards[44].players[1].hand")))
     page.keyboard.press("End")
-    at(page, 55)
+    at(page, 54)
     expect(page.locator("#middle .result")).to_contain_text("Yugi wins")
     assert [u for u in requests if not u.startswith("file:")] == [], "the page asked the network"
     assert errors == [], errors
@@ -411,7 +411,7 @@ def test_an_exported_page_opens_from_file_with_no_network(service, browser, tmp_
     assert link.get_attribute("href").startswith("blob:")
     data = json.loads(page.evaluate("document.getElementById('ygr-duel').textContent"))
     replay = loads(base64.b64decode(data["file"]))
-    assert replay.view == "spectator" and len(replay.events) == 56 and replay.signature_valid
+    assert replay.view == "spectator" and len(replay.events) == 55 and replay.signature_valid
     assert replay.signer == PublicKey.parse(run("key").stdout.strip())
     shot(page, "offline-file")
     context.close()

@@ -8,6 +8,7 @@ rule ID: DECK-01, 02, 03, 05, 06, 08, 10 and CARD-01.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -443,26 +444,11 @@ def test_deck_08_an_unknown_passcode_is_judged_only_when_listed() -> None:
     assert rules(check_deck(Deck(main), CARDS, whitelist)) == ["CARD-01", "CARD-01"]
 
 
-# -- normalizing sections by card type ------------------------------------------------------------
-
-def test_normalized_lets_card_types_decide_main_and_extra() -> None:
-    deck = Deck([DARK_MAGICIAN, STARDUST, UNKNOWN, SHEEP_TOKEN], [DECODE_TALKER, MST, UNKNOWN + 1],
-                [STARDUST])
-    fixed, moves = deck.sorted_by_type(CARDS)
-    assert fixed == deck.normalized(CARDS)
-    assert fixed == Deck([DARK_MAGICIAN, UNKNOWN, SHEEP_TOKEN, MST],
-                         [STARDUST, DECODE_TALKER, UNKNOWN + 1], [STARDUST])
-    assert moves == [(STARDUST, "main", "extra"), (MST, "extra", "main")]
-    assert legal_deck().normalized(CARDS) == legal_deck()
-
+# -- registration and deck check agree --------------------------------------------------------
 
 def test_deck_registration_shares_the_check() -> None:
     from ygoreplay.rules import setup
     assert setup.deck_problems is deck_problems
-    # Registration keeps its own wording for Tokens (DECK-02 in the Main Deck).
-    sheep = CARDS[SHEEP_TOKEN]
-    assert [p.rule for p in deck_problems([CARDS[c] for c in cards_of(MAIN_POOL, 40)] + [sheep], [], [])] \
-        == ["DECK-02"]
 
 
 # -- the command line -------------------------------------------------------------------------------
@@ -507,11 +493,13 @@ def test_cli_json_shape(lflist: Path) -> None:
     result = run("deck", "check", url, "--banlist", lflist, "--list", "2005.4 GOAT", "--json")
     assert result.exit_code == 1
     data = json.loads(result.stdout)
-    assert set(data) == {"deck", "sizes", "legal", "banlist", "moved", "problems"}
+    assert set(data) == {"deck", "sizes", "legal", "banlist", "problems"}
     assert data["deck"] == "ydke URL" and data["legal"] is False
-    assert data["sizes"] == {"main": 41, "extra": 0, "side": 0}  # Celtic Guardian moved to Main
-    assert data["banlist"] == {"file": str(lflist), "list": "2005.4 GOAT", "whitelist": False}
-    assert data["moved"] == [{"passcode": CELTIC, "name": "Celtic Guardian", "from": "extra", "to": "main"}]
+    assert data["sizes"] == {"main": 40, "extra": 1, "side": 0}  # as written: Celtic Guardian under Extra
+    goat = read_lflist(lflist)["2005.4 GOAT"]
+    assert data["banlist"] == {"file": str(lflist), "list": "2005.4 GOAT", "whitelist": False,
+                               "hash": goat.content_hash()}
+    assert {"rule": "DECK-03", "message": "Celtic Guardian (91152256) is not an Extra Deck monster"} in data["problems"]
     assert {"rule": "DECK-08", "message": "1 copy of Change of Heart; the list '2005.4 GOAT' allows 0 "
                                           "(Forbidden)"} in data["problems"]
     assert all(set(p) == {"rule", "message"} for p in data["problems"])
@@ -521,17 +509,19 @@ def test_cli_json_legal(legal_ydk: Path) -> None:
     result = run("deck", "check", legal_ydk, "--json")
     data = json.loads(result.stdout)
     assert result.exit_code == 0 and data["legal"] is True and data["problems"] == []
-    assert data["banlist"] is None and data["moved"] == []
+    assert data["banlist"] is None
 
 
-def test_cli_moves_misplaced_cards_with_a_note(tmp_path: Path) -> None:
+def test_cli_judges_sections_as_written(tmp_path: Path) -> None:
+    """DECK-02/03: a card in the wrong section is a problem, as registration finds it, not moved."""
     deck = legal_deck()
     path = tmp_path / "mixed.ydk"
-    path.write_text(write_ydk(Deck(deck.main + deck.extra[:1], deck.extra[1:], deck.side)))
+    path.write_text(write_ydk(Deck(deck.main[:39] + deck.extra[:1], deck.extra[1:] + deck.main[39:], deck.side)))
     result = run("deck", "check", path)
-    assert result.exit_code == 0, result.output
-    assert "its card type puts it in the Extra Deck" in result.stderr
-    assert result.stdout.endswith("legal; Main 40, Extra 15, Side 15\n")
+    assert result.exit_code == 1, result.output
+    assert "DECK-02" in result.stdout and "may not be in the Main Deck" in result.stdout
+    assert "DECK-03" in result.stdout and "is not an Extra Deck monster" in result.stdout
+    assert result.stdout.endswith("2 problem(s); Main 40, Extra 15, Side 15\n")
 
 
 def test_cli_banlist_choice(lflist: Path, legal_ydk: Path, tmp_path: Path) -> None:
@@ -588,3 +578,119 @@ def test_cli_real_deck_with_an_odd_name() -> None:
     data = json.loads(result.stdout)
     assert result.exit_code == 1 and data["sizes"] == {"main": 40, "extra": 10, "side": 0}
     assert data["problems"] and {p["rule"] for p in data["problems"]} == {"CARD-01"}
+
+
+# -- one verdict, two routes: `deck check` and deck registration (DECK-01..10) -------------------
+
+def _registered(deck: Deck, cards: CardDB, banlist: Banlist | None = None) -> set[tuple[str, str]]:
+    """What registering ``deck`` in a duel finds: (rule, message) of every violation."""
+    from ygoreplay.events import BanlistRef, DeckRegistered, DuelStarted
+    from ygoreplay.rules import RuleViolation, apply
+    from ygoreplay.state import DuelState
+    state = DuelState(cards)
+    state.violations = []
+    ref = None if banlist is None else BanlistRef(banlist.name, banlist.content_hash(),
+                                                  tuple(sorted(banlist.limits.items())), banlist.whitelist)
+    apply(state, DuelStarted(first_player=0, banlist=ref))
+    try:
+        apply(state, DeckRegistered(player=0, main=tuple(deck.main), extra=tuple(deck.extra), side=tuple(deck.side)))
+    except RuleViolation as refused:
+        return {(refused.rule, refused.message)}
+    return {(v.rule, v.message) for v in state.violations}
+
+
+def _checked(deck: Deck, cards: CardDB, banlist: Banlist | None = None) -> set[tuple[str, str]]:
+    """What ``deck check`` finds, one problem per card and message (its '(N copies)' aside)."""
+    return {(p.rule, re.sub(r" \(\d+ copies\)$", "", p.message)) for p in check_deck(deck, cards, banlist)}
+
+
+def _sample_decks() -> list[Deck]:
+    from ygoreplay.jsonl import read_events
+    root = Path(__file__).resolve().parent.parent / "replays"
+    return [Deck(e.main, e.extra, e.side) for path in sorted(root.glob("*.jsonl"))
+            for e in read_events(path) if e.kind == "deck_registered"]
+
+
+def _both_routes_agree(deck: Deck, cards: CardDB, banlist: Banlist | None = None) -> None:
+    registered, checked = _registered(deck, cards, banlist), _checked(deck, cards, banlist)
+    if any(code not in cards for code in deck.codes()):       # registration stops at the unknown card
+        assert {r for r, _ in registered} == {"CARD-01"} and "CARD-01" in {r for r, _ in checked}
+        known = Deck(*([c for c in getattr(deck, s) if c in cards] for s in ("main", "extra", "side")))
+        registered, checked = _registered(known, cards, banlist), _checked(known, cards, banlist)
+    assert registered == checked
+
+
+@pytest.fixture(scope="module")
+def every_card() -> CardDB:
+    goat = SHARED / "cards" / "goat-entries.cdb"
+    return CARDS.merged(CardDB.from_cdb(goat)) if goat.is_file() else CARDS
+
+
+def test_deck_check_and_registration_agree_on_every_real_and_sample_deck(every_card: CardDB) -> None:
+    """The same verdict, rule by rule and card by card, from ``deck check`` and from
+    ``deck_registered``: on every real deck and every sample duel's deck, as written, and under a
+    banlist that forbids one of its cards and limits another (DECK-08)."""
+    decks = _sample_decks()
+    if REAL_DECKS.is_dir():
+        decks += [read_ydk(p) for p in sorted(REAL_DECKS.glob("*.ydk"))]
+    assert decks
+    flagged = 0
+    for deck in decks:
+        _both_routes_agree(deck, every_card)
+        known = [c for c in dict.fromkeys(deck.main) if c in every_card]
+        banlist = Banlist("test", {known[0]: 0, known[-1]: 1} if known else {})
+        _both_routes_agree(deck, every_card, banlist)
+        flagged += bool(_checked(deck, every_card, banlist))
+    assert flagged >= len(decks) // 2
+
+
+@pytest.mark.parametrize("deck, rule", [
+    pytest.param(Deck(cards_of(MAIN_POOL, 40), [DARK_MAGICIAN]), "DECK-03", id="main-monster-under-extra"),
+    pytest.param(Deck(cards_of(MAIN_POOL, 40) + [STARDUST]), "DECK-02", id="extra-monster-under-main"),
+    pytest.param(Deck(cards_of(MAIN_POOL, 40), [SHEEP_TOKEN]), "DECK-10", id="token-under-extra"),
+    pytest.param(Deck(cards_of(MAIN_POOL, 40), [], [SHEEP_TOKEN]), "DECK-10", id="token-in-side"),
+])
+def test_both_routes_judge_a_misplaced_card_alike(deck: Deck, rule: str) -> None:
+    assert {r for r, _ in _registered(deck, CARDS)} == {r for r, _ in _checked(deck, CARDS)} == {rule}
+
+
+# -- DECK-08: the banlist a duel is played under, carried with it ----------------------------------
+
+def _goat() -> Banlist:
+    return read_lflist(LFLIST)["2005.4 GOAT"]
+
+
+def _duel_under(banlist: Banlist, **changes) -> dict:
+    ref = {"name": banlist.name, "hash": banlist.content_hash(),
+           "limits": sorted([code, n] for code, n in banlist.limits.items()), **changes}
+    return {"kind": "duel_started", "first_player": 0, "banlist": ref}
+
+
+def test_deck_08_registration_is_judged_against_the_duel_s_banlist() -> None:
+    from duel import fold
+    legal = {"kind": "deck_registered", "player": 0, "main": cards_of(FREE_POOL, 40)}
+    state = fold(_duel_under(_goat()), legal)
+    assert state.banlist[0] == "2005.4 GOAT" and state.sides[0].registered
+    one_pot = {**legal, "main": [POT] + cards_of(FREE_POOL, 39)}
+    fold({"kind": "duel_started", "first_player": 0}, one_pot)          # no banlist named: 3 copies allowed
+    from duel import refused
+    v = refused(_duel_under(_goat()), one_pot)
+    assert v.rule == "DECK-08" and "Pot of Greed; the list '2005.4 GOAT' allows 0 (Forbidden)" in v.message
+
+
+def test_deck_08_the_banlist_travels_in_the_record_and_its_hash_is_checked() -> None:
+    from duel import refused
+    from ygoreplay.events import from_dict
+    event = from_dict(_duel_under(_goat()))
+    assert event.to_dict()["v"] == 3 and from_dict(event.to_dict()) == event
+    assert event.banlist.hash == _goat().content_hash()
+    assert Banlist("renamed", dict(_goat().limits)).content_hash() == _goat().content_hash()   # content, not name
+    v = refused(_duel_under(_goat(), limits=[[POT, 3]]))
+    assert v.rule == "LOG-05" and "does not hold what its hash" in v.message
+
+
+def test_a_duel_started_of_version_2_still_loads_without_a_banlist() -> None:
+    from ygoreplay.events import from_dict
+    old = from_dict({"kind": "duel_started", "v": 2, "first_player": 1, "options": ["starting_lp"],
+                     "starting_lp": 4000})
+    assert old.banlist is None and old.to_dict()["v"] == 2

@@ -32,8 +32,8 @@ def test_v2_round_trips_with_controller():
 
 
 def test_a_future_version_is_refused():
-    with pytest.raises(EventFormatError, match="version 3"):
-        from_dict({"kind": "special_summoned", "v": 3, "card": "p0.x0", "zone": 5})
+    with pytest.raises(EventFormatError, match="version 4"):
+        from_dict({"kind": "special_summoned", "v": 4, "card": "p0.x0", "zone": 5})
 
 
 # -- duel_started v2: duel options (CONF-01) -----------------------------------------------------
@@ -62,3 +62,26 @@ def test_duel_started_v2_with_options_round_trips():
 def test_a_v1_duel_started_json_lines_file_still_loads():
     (event,) = parse_lines([json.dumps({**V1_START, "starting_lp": 4000})], "old.jsonl")
     assert event.starting_lp == 4000 and event.options == ()
+
+
+# -- issue 13: activated v2 (negates), special_summoned v3 (together), duel_started v3 (banlist) --
+
+@pytest.mark.parametrize("old, new_field, value", [
+    ({"kind": "activated", "card": "p1.m2", "speed": 3}, "negates", None),
+    ({"kind": "special_summoned", "v": 2, "card": "p0.m5", "zone": 0, "method": "pendulum"}, "together", None),
+    ({"kind": "duel_started", "v": 2, "first_player": 0, "draw_count": 2, "options": ["draw_count"]}, "banlist", None),
+])
+def test_an_old_event_still_loads_and_keeps_its_bytes(old, new_field, value):
+    """An event written before its kind's last version loads, with the new field unset, and
+    writes back as the version it was (its hash chain still verifies)."""
+    event = from_dict(dict(old))
+    assert getattr(event, new_field) == value
+    written = event.to_dict()
+    assert written.get("v", 1) == old.get("v", 1) and from_dict(written) == event
+
+
+def test_the_new_fields_write_the_new_versions():
+    assert from_dict({"kind": "activated", "card": "a", "negates": 1, "v": 2}).to_dict()["v"] == 2
+    assert from_dict({"kind": "special_summoned", "card": "a", "zone": 0, "together": False, "v": 3}).to_dict()["v"] == 3
+    with pytest.raises(EventFormatError, match="activated.negates"):
+        from_dict({"kind": "activated", "card": "a", "v": 2, "negates": "one"})

@@ -42,11 +42,12 @@ def line(lines: list[str], index: int) -> str:
 
 def test_costs_are_named_the_discard_and_the_lp_paid():
     lines = lines_of(CHAINS)
-    assert line(lines, 31).endswith("Kaiba activates Magic Jammer [S1] targeting Yugi's Mystical Space Typhoon [S0], "
-                                    "as a cost discarding Mystical Elf (copy 1)")
-    assert line(lines, 32).endswith("Yugi activates Seven Tools of the Bandit [S1], as a cost paying 1000 LP "
-                                    "(LP 8000 → 7000)")
-    assert line(lines, 36).endswith("Chain Link 4 (Magic Jammer [S1]) is negated by Chain Link 5")
+    assert line(lines, 30).endswith("Kaiba activates Magic Jammer [S1] targeting Yugi's Mystical Space Typhoon [S0], "
+                                    "negating Chain Link 3 (Mystical Space Typhoon [S0]), as a cost discarding "
+                                    "Mystical Elf (copy 1)")
+    assert line(lines, 31).endswith("Yugi activates Seven Tools of the Bandit [S1], negating Chain Link 4 (Magic "
+                                    "Jammer [S1]), as a cost paying 1000 LP (LP 8000 → 7000)")
+    assert line(lines, 35).endswith("Chain Link 4 (Magic Jammer [S1]) is negated by Chain Link 5")
 
 
 def test_every_lp_change_says_its_cause_and_the_lp_after_it():
@@ -227,3 +228,11 @@ def test_entries_say_what_they_are():
     entry = list(narrate(judge_steps(read_events(DAMAGE), CardDB.classic())))[60]
     assert repr(entry).startswith("<Entry #60 T4 BP life_points_changed: 'Kaiba takes 2900 effect damage")
     assert dataclasses.asdict(entry)["lp"] == (8000, 4400)
+
+
+def test_the_banlist_and_summons_made_together_are_told():
+    """duel_started v3 names its banlist (DECK-08); special_summoned v3 says which monsters one
+    Pendulum Summon brought out together (PEND-03)."""
+    text = "\n".join(lines_of(SUMMONS))
+    assert "banlist 'sample list (DECK-08)' (sha256:" in text
+    assert text.count("(pendulum) to ") == 4 and text.count(", at the same time as the one before") == 2

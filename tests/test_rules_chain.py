@@ -182,7 +182,6 @@ def test_chain_04_wrong_link_number_refused():
 WORKED_EXAMPLE = [
     board(turn=3),
     act("hole", zone=2, speed=1),
-    {"kind": "priority_passed", "player": 0},
     act("decree", player=1, speed=2),
     act("mst", speed=2, targets=["decree"]),
     act("jammer", player=1, speed=3, targets=["mst"],

@@ -331,11 +331,15 @@ def test_pend_03_sps_02_pendulum_summon_refused(
                                    special("stardust", 5, "synchro", materials=SYNCHRO)],
                          ids=["normal", "flip", "synchro"])
 def test_sps_11_a_summon_is_negated_as_it_is_attempted(event: dict) -> None:
-    """SPS-11/SUM-03: the monster goes to the GY; a negated Normal Summon still used the turn's one."""
+    """SPS-11/SUM-03: the monster goes to the GY; after a negated Normal Summon the player cannot
+    Normal Summon or Set again that turn (SUM-03 is cited); a negated Flip Summon is no such loss."""
     state = fold(board(TUNED), event, negate(event["card"]))
     assert state.cards[event["card"]].zone == "gy" and state.summon_window is None
     if event["kind"] == "normal_summoned":
-        refused_as("SUM-01", "already used", board(), event, negate("celtic"), summon("kuriboh", 4))
+        refused_as("SUM-03", "was negated this turn", board(), event, negate("celtic"), summon("kuriboh", 4))
+        refused_as("SUM-03", "was negated this turn", board(), event, negate("celtic"), monster_set("kuriboh", 4))
+    elif event["kind"] == "flip_summoned":
+        fold(board(TUNED), event, negate(event["card"]), summon("celtic", 3))
 
 
 @pytest.mark.parametrize("events, fragment", [

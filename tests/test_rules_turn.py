@@ -211,7 +211,7 @@ def test_deck_01_to_06_legal_decks_are_registered(deck: dict) -> None:
     pytest.param({"main": cards_of(MAIN_POOL, 39)}, "DECK-01", "39 cards", id="main-39"),
     pytest.param({"main": cards_of(MAIN_POOL, 61)}, "DECK-01", "61 cards", id="main-61"),
     pytest.param({"main": cards_of(MAIN_POOL, 40) + [STARDUST]}, "DECK-02", "Stardust Dragon", id="synchro-in-main"),
-    pytest.param({"main": cards_of(MAIN_POOL, 40) + [SHEEP_TOKEN]}, "DECK-02", "Sheep Token", id="token-in-main"),
+    pytest.param({"main": cards_of(MAIN_POOL, 40) + [SHEEP_TOKEN]}, "DECK-10", "Sheep Token", id="token-in-main"),
     pytest.param({"main": cards_of(MAIN_POOL, 40), "extra": cards_of(EXTRA_POOL, 16)}, "DECK-03", "16 cards", id="extra-16"),
     pytest.param({"main": cards_of(MAIN_POOL, 40), "extra": [CELTIC]}, "DECK-03", "not an Extra Deck monster",
                  id="main-monster-in-extra"),

@@ -596,7 +596,7 @@ def test_solemn_judgment_negates_a_summon_and_the_normal_summon_is_spent() -> No
               moved("solemn", [1, "gy"], "resolved"), END_CHAIN]
     state = fold(*events)
     assert state.cards["vorse"].zone == "gy" and state.sides[1].lp == 4000
-    check([*events, summon("celtic", 1)], "SUM-01")
+    check([*events, summon("celtic", 1)], "SUM-03")
 
 
 def test_solemn_judgment_negates_a_summon_recorded_before_its_link_resolves() -> None:
@@ -638,7 +638,7 @@ def test_same_player_two_links_in_a_row_after_a_pass() -> None:
     p0 = {"hand": [c(MST, "mst"), c(MST, "mst2")]}
     p1 = {"szone": [c(TRAP_HOLE, "hole", position="set"), c(MIRROR_FORCE, "mf", position="set")]}
     fold(position(p0, p1), act("mst", zone=0, targets=["hole"]), ev("priority_passed", player=1),
-         act("mst2", zone=1, targets=["mf"]), res(2), moved("mf", [1, "gy"], "destroyed", cause="mst2"),
+         act("mst2", zone=1, targets=["mf"]), ev("priority_passed", player=1), ev("priority_passed", player=0), res(2), moved("mf", [1, "gy"], "destroyed", cause="mst2"),
          res(1), moved("hole", [1, "gy"], "destroyed", cause="mst"),
          moved("mst2", [0, "gy"], "resolved"), moved("mst", [0, "gy"], "resolved"), END_CHAIN)
 

@@ -145,7 +145,9 @@ _FULL_SIDE = {
 FULL_EXAMPLES = [
     ev.DuelStarted(first_player=1, chosen_by=0, method="coin", ruleset="nmr2017", starting_lp=4000,
                    hand_size=4, players=("Yugi", "Kaiba"), draw_count=2,
-                   options=("starting_lp", "hand_size", "draw_count"), **_COMMON),
+                   options=("starting_lp", "hand_size", "draw_count"),
+                   banlist=ev.BanlistRef("2005.4 GOAT", "sha256:" + "ab" * 32, ((4031928, 0), (5318639, 1)), True),
+                   **_COMMON),
     ev.DeckRegistered(main=(46986414, 89631139), extra=(44508094,), side=(5318639,), **_COMMON),
     ev.DeckShuffled(order=("p1.m1", "p1.m0"), seed="a1b2", **_COMMON),
     ev.PositionSetUp(sides=(_FULL_SIDE, {}), turn=3, turn_player=1, phase="battle", step="damage",
@@ -160,12 +162,12 @@ FULL_EXAMPLES = [
     ev.MonsterSet(card="p1.m0", zone=3, tributes=("p1.m2", "p1.m4"), **_COMMON),
     ev.FlipSummoned(card="p1.m0", **_COMMON),
     ev.SpecialSummoned(card="p1.x0", zone=5, method="synchro", position="defense",
-                       materials=("p1.m1", "p1.m2"), cause="p1.m9", controller=0, **_COMMON),
+                       materials=("p1.m1", "p1.m2"), cause="p1.m9", controller=0, together=True, **_COMMON),
     ev.SummonNegated(card="p0.m3", cause="p1.m8", **_COMMON),
     ev.PositionChanged(card="p1.m0", position="set", cause="p1.m7", **_COMMON),
     ev.SpellTrapSet(card="p1.m6", zone=4, field_zone=True, **_COMMON),
     ev.Activated(card="p1.m6", effect_type="quick", speed=2, zone=1, field_zone=True,
-                 targets=("p0.m0",), link=2, simultaneous=True, description="destroy 1 card",
+                 targets=("p0.m0",), link=2, simultaneous=True, description="destroy 1 card", negates=1,
                  costs=(Cost(lp=1000), Cost(lp=500, card="p1.m4", to="gy", reason="discarded")),
                  **_COMMON),
     ev.ChainLinkResolved(link=1, **_COMMON),
@@ -268,6 +270,11 @@ _STRATEGIES: dict[str, st.SearchStrategy] = {
     "tuple[bool, ...]": st.lists(st.booleans(), max_size=4).map(tuple),
     "tuple[dict, ...]": st.tuples(_SIDE, _SIDE),  # only position_set_up.sides
     "tuple[Cost, ...]": st.lists(_COST, max_size=3).map(tuple),
+    "BanlistRef": st.builds(
+        ev.BanlistRef, _TEXT, st.text("0123456789abcdef", min_size=64, max_size=64).map("sha256:".__add__),
+        st.dictionaries(st.integers(1, ev.PASSCODE_MAX), st.integers(0, 3), max_size=3).map(
+            lambda d: tuple(sorted(d.items()))),
+        st.booleans()),
 }
 
 
@@ -370,7 +377,7 @@ INVALID = [
     pytest.param(_with("duel_ended", reason="lp_zero"), id="bad-end-reason"),
     pytest.param(_with("position_changed", position="facedown"), id="pile-position-on-a-field-card"),
     pytest.param(_with("normal_summoned", position="set"), id="normal-summon-set"),
-    pytest.param(_with("token_created", position="facedown_attack"), id="facedown-token"),
+    pytest.param(_with("token_created", position="faceup"), id="token-faceup-is-no-battle-position"),
     pytest.param(_with("card_moved", position="sideways"), id="bad-position"),
     pytest.param(_with("special_summoned", method="tribute"), id="bad-summon-method"),
     pytest.param(_with("duel_started", method="arm_wrestling"), id="bad-first-player-method"),

@@ -311,3 +311,18 @@ def test_record_an_unreadable_file_exits_2_and_stores_nothing(store_url, store, 
     clean(result, 2)
     assert "unknown event kind 'summon_everything'" in result.output
     assert store.duels() == []
+
+
+def test_record_takes_cards_like_check(store_url, tmp_path):
+    """``record --cards`` (issue 13): the cards.cdb given names the cards of the duel recorded, as
+    ``check --cards`` does; a --cards file that cannot be read records nothing (exit 2)."""
+    from test_card_sources import cdb
+    renamed = cdb(tmp_path / "renamed.cdb", (46986414, "Magician of the given file"))
+    duel = record(store_url, "won-by-damage.jsonl", "--cards", str(renamed))
+    shown = run("log", duel, url=store_url)
+    assert shown.exit_code == 0, shown.output
+    assert "Magician of the given file" in shown.stdout
+    missing = run("record", REPLAYS / "won-by-damage.jsonl", "--cards", str(tmp_path / "nowhere.cdb"), url=store_url)
+    clean(missing, 2)
+    assert "nowhere.cdb" in missing.output
+    assert run("list", url=store_url).stdout.count("won-by-damage") == 1

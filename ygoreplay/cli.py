@@ -942,7 +942,7 @@ def key() -> None:
 # -- deck check: .ydk files, ydke:// URLs, lflist.conf banlists (issue 5) -----------------------
 
 from .decks import (  # noqa: E402  (kept with the command it serves)
-    SECTION_NAMES, Banlist, check_deck, read_deck, read_lflist)
+    Banlist, check_deck, read_deck, read_lflist)
 
 
 @main.group()
@@ -981,7 +981,9 @@ def deck_check(deck_spec: str, banlist_file: str | None, list_name: str | None,
                cards: tuple[str, ...], as_json: bool) -> None:
     """Check a .ydk file or ydke:// URL against the deck rules.
 
-    DECK is a .ydk path or a ydke:// URL. Card types decide between Main and Extra Deck (#extra is only a hint); each problem prints as
+    DECK is a .ydk path or a ydke:// URL, read section by section as written, as a duel
+    registers it: a Main Deck monster under #extra is DECK-03, an Extra Deck monster under #main
+    DECK-02. Each problem prints as
     '<RULE-ID> <message>'. Unknown passcodes are reported (CARD-01), never guessed. Exit code 0
     when legal, 1 on any problem, 2 when an input cannot be read.
     """
@@ -992,22 +994,16 @@ def deck_check(deck_spec: str, banlist_file: str | None, list_name: str | None,
     written = read_deck(deck_spec)
     db = _card_db(cards)
     banlist = _pick_list(banlist_file, list_name) if banlist_file is not None else None
-    checked, moves = written.sorted_by_type(db)
-    problems = check_deck(checked, db, banlist)
-    moved = [{"passcode": code, "name": db[code].name, "from": src, "to": dst}
-             for code, src, dst in moves]
-    sizes = checked.sizes()
+    problems = check_deck(written, db, banlist)
+    sizes = written.sizes()
     if as_json:
         echo(json.dumps({
             "deck": label, "sizes": sizes, "legal": not problems,
             "banlist": None if banlist is None else {
-                "file": banlist_file, "list": banlist.name, "whitelist": banlist.whitelist},
-            "moved": moved, "problems": [p.to_dict() for p in problems]}))
+                "file": banlist_file, "list": banlist.name, "whitelist": banlist.whitelist,
+                "hash": banlist.content_hash()},
+            "problems": [p.to_dict() for p in problems]}))
     else:
-        for m in moved:
-            echo(f"note: {m['name']} ({m['passcode']}) was written in the "
-                 f"{SECTION_NAMES[m['from']]}; its card type puts it in the "
-                 f"{SECTION_NAMES[m['to']]}", err=True)
         for p in problems:
             echo(str(p))
         verdict = "legal" if not problems else f"{len(problems)} problem(s)"

@@ -1,8 +1,8 @@
 """Decks and banlists in the formats players already have, and the deck-construction check.
 
 - ``.ydk`` files (YGOPro/EDOPro): one passcode a line; ``#main`` / ``#extra`` / ``!side`` mark the
-  sections; other ``#`` lines are comments. ``#extra`` is only a hint: classic YGOPro ignores it
-  and sorts by card type, so ``Deck.normalized`` lets the card type decide where facts are known.
+  sections; other ``#`` lines are comments. A deck is judged as written, section by section, the
+  way a duel registers it (``deck_registered``): a Main Deck monster under ``#extra`` is DECK-03.
 - ``ydke://`` URLs: ``ydke://`` + base64(main) + ``!`` + base64(extra) + ``!`` + base64(side) + ``!``,
   each part the base64 of a little-endian u32 array of passcodes.
 - ``lflist.conf`` banlists: several ``!name`` lists a file, ``$whitelist``, ``code count --comment``.
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import os
 import re
 import struct
@@ -112,40 +113,6 @@ class Deck:
     def codes(self) -> list[int]:
         """Every passcode, Main then Extra then Side."""
         return [*self.main, *self.extra, *self.side]
-
-    def normalized(self, cards: Mapping[int, CardFacts]) -> Deck:
-        """Card types decide between Main and Extra: Fusion/Synchro/Xyz/Link monsters go to the
-        Extra Deck, every other known card to the Main Deck. Unknown passcodes and Tokens stay
-        where the file put them (a Token belongs in no deck: DECK-10). The Side Deck is kept."""
-        return self.sorted_by_type(cards)[0]
-
-    def sorted_by_type(self, cards: Mapping[int, CardFacts]
-                       ) -> tuple[Deck, list[tuple[int, str, str]]]:
-        """``normalized`` and the moves it made, as (passcode, from section, to section).
-
-        Like EDOPro, Extra Deck monsters found in the Main Deck go ahead of the written Extra Deck;
-        main-deck cards found under ``#extra`` follow the written Main Deck.
-        """
-        main: list[int] = []
-        extra_from_main: list[int] = []
-        extra: list[int] = []
-        main_from_extra: list[int] = []
-        moves: list[tuple[int, str, str]] = []
-        for code in self.main:
-            facts = cards.get(code)
-            if facts is not None and facts.is_extra_deck:
-                extra_from_main.append(code)
-                moves.append((code, "main", "extra"))
-            else:
-                main.append(code)
-        for code in self.extra:
-            facts = cards.get(code)
-            if facts is not None and not facts.is_extra_deck and not facts.is_token:
-                main_from_extra.append(code)
-                moves.append((code, "extra", "main"))
-            else:
-                extra.append(code)
-        return Deck(main + main_from_extra, extra_from_main + extra, list(self.side)), moves
 
 
 def _passcode(text: str) -> int | None:
@@ -282,6 +249,11 @@ class Banlist:
     limits: Mapping[int, int] = field(default_factory=dict)
     whitelist: bool = False
 
+    def content_hash(self) -> str:
+        """``sha256:`` of what the list allows, not of how its file was written (comments, order,
+        the list's name): ``$whitelist`` then one ``passcode copies`` line a card, by passcode."""
+        return banlist_hash(self.limits.items(), self.whitelist)
+
     def limit(self, card: CardFacts | int) -> int | None:
         """Copies allowed by this list for a card, matched on its passcode, then its ``alias``
         (the original passcode of an alternate artwork); None when the list does not name it."""
@@ -291,6 +263,12 @@ class Banlist:
         if found is None and card.alias:
             found = self.limits.get(card.alias)
         return found
+
+
+def banlist_hash(limits: Iterable[tuple[int, int]], whitelist: bool) -> str:
+    """The content hash of a banlist (``Banlist.content_hash``), from its limits and kind."""
+    lines = (["$whitelist"] if whitelist else []) + [f"{code} {count}" for code, count in sorted(limits)]
+    return "sha256:" + hashlib.sha256("\n".join(lines).encode("ascii")).hexdigest()
 
 
 _ENTRY = re.compile(r"(\d+)[ \t]+(-?\d+)(?:(?:[ \t]|--).*)?")
@@ -497,7 +475,8 @@ def banlist_problems(entries: Sequence[Entry], banlist: Banlist) -> list[Problem
 
 def check_deck(deck: Deck, cards: Mapping[int, CardFacts],
                banlist: Banlist | None = None) -> list[Problem]:
-    """Every problem with ``deck`` as written (``Deck.normalized`` first to let types decide).
+    """Every problem with ``deck`` as written, each section as it is: what ``deck_registered``
+    finds in the same deck (the two never disagree).
 
     CARD-01 for each passcode ``cards`` does not know (its type and name are then not judged),
     DECK-01/02/03/05/06, DECK-08 against ``banlist``, DECK-10 for Tokens. Identical problems from
@@ -532,6 +511,6 @@ def _collapse(problems: list[Problem]) -> list[Problem]:
     return out
 
 
-__all__ = ["Banlist", "BanlistFormatError", "Deck", "DeckFormatError", "Problem",
+__all__ = ["Banlist", "BanlistFormatError", "banlist_hash", "Deck", "DeckFormatError", "Problem",
            "banlist_problems", "check_deck", "deck_problems", "read_deck", "read_lflist",
            "read_ydk", "read_ydke", "write_ydk", "write_ydke"]

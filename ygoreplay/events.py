@@ -92,6 +92,19 @@ class Cost:
     reason: str = "cost"           # cost, tributed, discarded, detached, banished
 
 
+@dataclass(frozen=True, slots=True)
+class BanlistRef:
+    """The Forbidden/Limited list a duel is played under (DECK-08, CONF-02), carried whole so the
+    record can be judged without the file: its ``name``, ``hash`` (``sha256:`` of its content,
+    ``decks.Banlist.content_hash``) and ``limits``, ``[passcode, copies]`` pairs sorted by
+    passcode; on a ``whitelist`` unlisted cards are forbidden."""
+
+    name: str
+    hash: str
+    limits: tuple[tuple[int, int], ...] = ()
+    whitelist: bool = False
+
+
 # -- the event base -----------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -134,8 +147,8 @@ def _default(f: dataclasses.Field) -> Any:
 def _to_wire(value: Any) -> Any:
     if isinstance(value, Loc):
         return value.to_wire()
-    if isinstance(value, (Cite, Cost)):
-        return {k: v for k, v in ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
+    if isinstance(value, (Cite, Cost, BanlistRef)):
+        return {k: _to_wire(v) for k, v in ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
                 if v != _default_of(type(value), k)}
     if isinstance(value, tuple):
         return [_to_wire(v) for v in value]
@@ -156,11 +169,12 @@ class DuelStarted(Event):
     place of the basic rules' value (CONF-01): a 4000 LP duel is ``starting_lp: 4000`` with
     ``options: ["starting_lp"]``; without it, any LP but 8000 breaks SETUP-01. ``no_deck_check``
     says the decks were not held to DECK-01..06. Version 2 added ``options`` and ``draw_count``
-    (the Draw Phase draw, TURN-02).
+    (the Draw Phase draw, TURN-02); version 3 ``banlist``, the Forbidden/Limited list the decks
+    are registered against (DECK-08), carried whole.
     """
 
     kind: ClassVar[str] = "duel_started"
-    VERSION: ClassVar[int] = 2
+    VERSION: ClassVar[int] = 3
     first_player: int
     chosen_by: int | None = None
     method: str = "rps"
@@ -170,10 +184,13 @@ class DuelStarted(Event):
     players: tuple[str, ...] = ()
     draw_count: int = 1
     options: tuple[str, ...] = ()
+    banlist: BanlistRef | None = None
 
     def wire_version(self) -> int:
-        """Version 1 while it uses nothing version 2 added: every duel of before re-serializes to
-        the very bytes it was recorded as, so its hash chain still verifies."""
+        """The lowest version that holds what it uses: every duel of before re-serializes to the
+        very bytes it was recorded as, so its hash chain still verifies."""
+        if self.banlist is not None:
+            return 3
         return 2 if self.options or self.draw_count != 1 else 1
 
 
@@ -296,10 +313,16 @@ class SpecialSummoned(Event):
 
     ``player`` summons; ``controller`` is the player whose field the monster enters when an effect
     puts it on the opponent's field (None: the summoner's own). Version 2 added ``controller``.
+
+    ``together`` (version 3) says whether this monster is summoned at the same time as the one of
+    the ``special_summoned`` right before it, by the same procedure (one Pendulum Summon of three
+    monsters is three events, the last two ``together: true``; PEND-03): ``false`` is a summon of
+    its own; None (older records, EDOPro imports) leaves it to the order of events, consecutive
+    Pendulum Summons being one.
     """
 
     kind: ClassVar[str] = "special_summoned"
-    VERSION: ClassVar[int] = 2
+    VERSION: ClassVar[int] = 3
     card: str
     zone: int
     method: str = "effect"
@@ -307,6 +330,11 @@ class SpecialSummoned(Event):
     materials: tuple[str, ...] = ()
     cause: str | None = None
     controller: int | None = None
+    together: bool | None = None
+
+    def wire_version(self) -> int:
+        """Version 2 while ``together`` is not stated, so earlier records keep their bytes."""
+        return 2 if self.together is None else 3
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -347,9 +375,13 @@ class Activated(Event):
     ``effect_type`` is None for the activation of a Spell/Trap card itself (its speed comes from
     the card), else one of ignition/trigger/quick/flip/continuous/pendulum. A Spell activated from
     the hand names the ``zone`` it is placed in (``field_zone`` for a Field Spell).
+
+    ``negates`` (version 2) names the chain link whose activation this one negates (a Counter
+    Trap's, TRAP-06; in the Damage Step an activation-negating effect, BATTLE-09).
     """
 
     kind: ClassVar[str] = "activated"
+    VERSION: ClassVar[int] = 2
     card: str
     effect_type: str | None = None
     speed: int | None = None
@@ -360,6 +392,11 @@ class Activated(Event):
     link: int | None = None
     simultaneous: bool = False
     description: str = ""
+    negates: int | None = None
+
+    def wire_version(self) -> int:
+        """Version 1 while it negates nothing, so earlier records keep their bytes."""
+        return 1 if self.negates is None else 2
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -583,6 +620,12 @@ UPCASTERS: dict[tuple[str, int], Callable[[dict], dict]] = {
     ("special_summoned", 1): lambda d: {"controller": None, **d, "v": 2},
     # v1 had no duel options: every setting was the basic rules' or broke them; one card a draw.
     ("duel_started", 1): lambda d: {"draw_count": 1, "options": [], **d, "v": 2},
+    # v2 named no banlist: the decks were held to DECK-06's three copies only.
+    ("duel_started", 2): lambda d: {"banlist": None, **d, "v": 3},
+    # v2 did not say which summons were one: consecutive Pendulum Summons were one (PEND-03).
+    ("special_summoned", 2): lambda d: {"together": None, **d, "v": 3},
+    # v1 had no ``negates``: no activation said which link it negated.
+    ("activated", 1): lambda d: {"negates": None, **d, "v": 2},
 }
 
 # Which fields must hold which closed vocabulary; checked at decode so a typo is caught at its line.
@@ -594,7 +637,7 @@ _CHOICES_BY_KIND: dict[tuple[str, str], tuple[str, ...]] = {
     ("duel_ended", "reason"): END_REASONS, ("step_entered", "step"): BATTLE_STEPS,
     ("position_changed", "position"): MONSTER_POSITIONS + (FACEUP,),
     ("special_summoned", "position"): MONSTER_POSITIONS,
-    ("token_created", "position"): (ATTACK, DEFENSE), ("normal_summoned", "position"): (ATTACK, DEFENSE),
+    ("token_created", "position"): MONSTER_POSITIONS, ("normal_summoned", "position"): (ATTACK, DEFENSE),
     ("duel_started", "method"): ("rps", "coin", "die", "loser", "agreement", "random"),
     ("judge_note", "category"): ("call", "ruling", "penalty", "warning", "note", "time"),
     ("rolled_back", "reason"): ()}   # free text
@@ -690,6 +733,8 @@ MAX_STRING = 1 << 16
 #: At most 1,000 items a list: a deck has at most 60 + 15 + 15 cards, but deck sizes are the
 #: rules' to judge (DECK-01..03), so the decoder leaves them room.
 MAX_LIST = 1_000
+#: A banlist names at most 20,000 cards (a whitelist of every card printed is some 13,000).
+MAX_BANLIST = 20_000
 #: How deeply a value the rules judge as a whole (a malformed set-up card, an unknown side key)
 #: may nest before the decoder refuses it.
 MAX_DEPTH = 16
@@ -851,6 +896,30 @@ def _cost(value: Any) -> Cost:
     elif cost.lp == 0:
         raise ValueError("a cost pays LP (lp > 0) or moves a card")
     return cost
+
+
+def _banlist(value: Any) -> BanlistRef:
+    """``{name, hash, limits, whitelist}``: limits are ``[passcode, copies]`` pairs, each passcode
+    once, copies 0 or more. Whether the hash matches the content is the rules' to judge (LOG-05)."""
+    _dict(value)
+    unknown = set(value) - {"name", "hash", "limits", "whitelist"}
+    if unknown:
+        raise ValueError(f"unknown banlist field(s) {_listed(unknown)}")
+    for key in ("name", "hash"):
+        if key not in value:
+            raise ValueError(f"a banlist needs its {key!r}")
+    pairs = []
+    pairs_of = _seq(_seq(_int, least=2, most=2, count=" ([passcode, copies])"), most=MAX_BANLIST)
+    for pair in pairs_of(value.get("limits", [])):
+        code, count = pair
+        _passcode(code)
+        if count < 0:
+            raise ValueError(f"copies allowed are 0 or more, got {count} for passcode {code}")
+        pairs.append((code, count))
+    if len({code for code, _ in pairs}) != len(pairs):
+        raise ValueError("a banlist names each passcode once")
+    return BanlistRef(name=_str(value["name"]), hash=_str(value["hash"]), limits=tuple(sorted(pairs)),
+                      whitelist=_bool(value.get("whitelist", False)))
 
 
 # -- position_set_up.sides ------------------------------------------------------------------------
@@ -1020,7 +1089,7 @@ def _sides(value: Any) -> tuple[dict, ...]:
 _BUILDERS: dict[str, Callable[[Any], Any]] = {
     "int": _int, "str": _str, "bool": _bool, "Loc": _loc, "Cite": _cite,
     "tuple[int, ...]": _seq(_int), "tuple[str, ...]": _seq(_str), "tuple[bool, ...]": _seq(_bool),
-    "tuple[dict, ...]": _seq(_dict), "tuple[Cost, ...]": _seq(_cost),
+    "tuple[dict, ...]": _seq(_dict), "tuple[Cost, ...]": _seq(_cost), "BanlistRef": _banlist,
 }
 
 #: Fields whose annotation says less than the decoder checks.

@@ -57,6 +57,7 @@ _BASE: dict[str, dict] = {
     "bool": {"type": "boolean"},
     "Loc": _ref("Loc"),
     "Cite": _ref("Cite"),
+    "BanlistRef": _ref("Banlist"),
     "tuple[int, ...]": {"type": "array", "items": {"type": "integer"}},
     "tuple[str, ...]": {"type": "array", "items": {"type": "string"}},
     "tuple[bool, ...]": {"type": "array", "items": {"type": "boolean"}},
@@ -256,8 +257,26 @@ def _side_def() -> dict:
     }
 
 
+def _banlist_def() -> dict:
+    return {
+        "description": _doc(events.BanlistRef),
+        "type": "object", "required": ["name", "hash"], "additionalProperties": False,
+        "properties": {
+            "name": {"type": "string"},
+            "hash": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
+            "limits": {"type": "array", "maxItems": events.MAX_BANLIST, "default": [],
+                       "items": {"type": "array", "minItems": 2, "maxItems": 2,
+                                 "prefixItems": [{"type": "integer", "minimum": 1},
+                                                 {"type": "integer", "minimum": 0}]},
+                       "description": "[passcode, copies allowed], each passcode once, by passcode."},
+            "whitelist": {"type": "boolean", "default": False,
+                          "description": "Unlisted cards are forbidden."},
+        },
+    }
+
+
 def _shared_defs() -> dict[str, dict]:
-    return {"Loc": _loc_def(), "Cite": _cite_def(), "Cost": _cost_def(),
+    return {"Loc": _loc_def(), "Cite": _cite_def(), "Cost": _cost_def(), "Banlist": _banlist_def(),
             "Side": _side_def(), "SetupCard": _setup_card_def()}
 
 

@@ -155,8 +155,9 @@ def _activated(w: Line, e, n: "Narrator") -> str:
     effect = f" ({e.effect_type} effect)" if e.effect_type else ""
     targets = f" targeting {w.cards_of(e.targets, owner=True)}" if e.targets else ""
     said = f" — “{printable(e.description)}”" if e.description else ""
+    negates = f", negating Chain Link {e.negates}{_link_card(w, e.negates)}" if e.negates is not None else ""
     return (f"Chain Link {len(s.chain) + 1}: {w.who(e.player)} activates {w.card(e.card)}{where}{effect}"
-            f"{targets}{_costs(w, e, player)}{said}")
+            f"{targets}{negates}{_costs(w, e, player)}{said}")
 
 
 def _link_card(w: Line, number: int) -> str:
@@ -177,8 +178,9 @@ def _summoned(w: Line, e, n: "Narrator") -> str:
     controller = e.player if e.controller is None or e.controller == e.player else e.controller
     to = (f"{w.whose(controller)} " if controller != e.player and controller is not None else "") + zone_tag(MZONE, e.zone)
     materials = f", using {w.cards_of(e.materials)}" if e.materials else ""
+    together = {True: ", at the same time as the one before", False: ", a summon of its own"}.get(e.together, "")
     return (f"{w.who(e.player)} Special Summons {w.card(e.card)} ({e.method}) to {to} in "
-            f"{_position(e.position)}{materials}" + w.cause(e.cause))
+            f"{_position(e.position)}{materials}{together}" + w.cause(e.cause))
 
 
 def _position(position: str | None) -> str:
@@ -342,7 +344,9 @@ def _started(w: Line, e, n: "Narrator") -> str:
         chooser = (names + ["Player 0", "Player 1"])[e.chosen_by] if e.chosen_by in (0, 1) else str(e.chosen_by)
         chosen = f" (chosen by {chooser}, {e.method})"
     agreed = f"; agreed: {', '.join(e.options)}" if e.options else ""        # duel options (CONF-01)
-    return f"Duel begins under {e.ruleset}, {e.starting_lp} LP: {name} (player {e.first_player}) goes first{chosen}{agreed}"
+    banlist = f"; banlist {printable(e.banlist.name)!r} ({e.banlist.hash[:19]}…)" if e.banlist is not None else ""
+    return (f"Duel begins under {e.ruleset}, {e.starting_lp} LP: {name} (player {e.first_player}) goes "
+            f"first{chosen}{agreed}{banlist}")
 
 
 def _zone_changed(w: Line, e, n: "Narrator") -> str:

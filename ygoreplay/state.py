@@ -29,7 +29,7 @@ class Card:
         "arrived_turn", "summoned_turn", "summon_method", "set_turn", "position_changed_turn",
         "attacked_turn", "atk", "defense", "level", "counters", "materials", "host",
         "properly_summoned", "is_token", "revealed", "field_exits", "equipped_to", "equip_exits",
-        "equip_pending")
+        "equip_pending", "last_controller")
 
     def __init__(self, card_id: str, owner: int, facts: CardFacts, zone: str = DECK,
                  is_token: bool = False) -> None:
@@ -59,6 +59,7 @@ class Card:
         self.equipped_to: str | None = None   # SPELL-05/07: the monster this Equip Spell is equipped to
         self.equip_exits = 0             # that monster's field_exits when it was equipped
         self.equip_pending = False       # equipped to a monster not yet on the field (e.g. a revival)
+        self.last_controller: int | None = None   # CTRL-01: who controlled it as it last left the field
 
     @property
     def face_up(self) -> bool:
@@ -88,6 +89,7 @@ class Card:
         self.arrived_turn = self.summoned_turn = self.set_turn = 0
         self.position_changed_turn = self.attacked_turn = 0
         self.summon_method = None
+        self.last_controller = self.controller
         self.controller = self.owner
         self.field_exits += 1
         self.equipped_to = None
@@ -101,7 +103,8 @@ class Side:
     """One player's zones and per-turn facts. Zone lists hold card ids; None is an empty zone."""
 
     __slots__ = ("lp", "deck", "hand", "mzone", "szone", "fzone", "gy", "banished", "extra",
-                 "normal_summon_turn", "pendulum_summon_turn", "registered", "side_deck")
+                 "normal_summon_turn", "pendulum_summon_turn", "registered", "side_deck",
+                 "summon_negated_turn")
 
     def __init__(self, lp: int, spell_trap_zones: int = SPELL_TRAP_ZONES) -> None:
         self.lp = lp
@@ -118,6 +121,7 @@ class Side:
         self.pendulum_summon_turn = 0    # SPS-02
         self.registered = False
         self.side_deck: tuple[int, ...] = ()
+        self.summon_negated_turn = 0     # SUM-03: the turn the opponent negated their Normal Summon
 
 
 @dataclass(slots=True)
@@ -130,6 +134,9 @@ class ChainLink:
     targets: tuple[str, ...] = ()
     simultaneous: bool = False
     is_card_activation: bool = False
+    negates: int | None = None                       # the link it negates (TRAP-06)
+    paid: tuple[str, ...] = ()                       # cards paid as its cost (TERM-14)
+    paid_lp: int = 0
 
 
 @dataclass(slots=True)
@@ -206,6 +213,12 @@ class DuelState:
         self.violations: list[Violation] | None = None  # collected when auditing, else None
         self.token_count = 0
         self.shed: list[str] = []                      # materials of a monster being moved (rules.base.bury)
+        self.passes = 0                                # priority passes in succession (PRIO-03, CHAIN-04)
+        self.passes_recorded = False                   # the record states passes: they are checked
+        self.negations_recorded = False                # the record names negated links (BATTLE-09)
+        self.unrefunded: list = []                     # [cards, LP] paid for negated links (TERM-14)
+        self.field_placed: list | None = None          # [event index, player, Field Spell it replaced] (SPELL-11)
+        self.banlist: list | None = None               # [name, hash, [[code, copies]...], whitelist] (DECK-08)
 
     def __str__(self) -> str:
         """The board, as ``ygoreplay show`` draws it: ``print(state)``."""
@@ -362,7 +375,7 @@ class DuelState:
                 "first_player", "players", "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
                 "normal_draw_done", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
-                "resolving")
+                "resolving", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist")
 
     def to_data(self) -> dict:
         """The whole state as plain data; ``from_data`` rebuilds it with the same card facts."""
@@ -389,7 +402,8 @@ class DuelState:
         for side, row in zip(state.sides, data["sides"]):
             for slot, value in zip(Side.__slots__, row):
                 setattr(side, slot, tuple(value) if slot == "side_deck" else value)
-        state.chain = [ChainLink(*row[:5], tuple(row[5]), *row[6:]) for row in data["chain"]]
+        state.chain = [ChainLink(*row[:5], tuple(row[5]), *row[6:9], *(tuple(p) for p in row[9:10]), *row[10:])
+                       for row in data["chain"]]
         if data["attack"] is not None:
             attacker, target, monsters, calculated, destroyed, damage = data["attack"]
             state.attack = Attack(attacker, target, frozenset(monsters), calculated, tuple(destroyed), damage)
@@ -399,7 +413,8 @@ class DuelState:
 
 
 #: Card slots added after snapshots were first stored, with the value an old snapshot implies.
-_CARD_DEFAULTS = {"field_exits": 0, "equipped_to": None, "equip_exits": 0, "equip_pending": False}
+_CARD_DEFAULTS = {"field_exits": 0, "equipped_to": None, "equip_exits": 0, "equip_pending": False,
+                  "last_controller": None}
 _CARD_WIDTH = len(Card.__slots__)
 _CARD_PADDING = [None] * (_CARD_WIDTH - len(_CARD_DEFAULTS)) + list(_CARD_DEFAULTS.values())
 _card_values = operator.attrgetter(*Card.__slots__)
@@ -414,14 +429,14 @@ def _card_row(card: Card) -> list:
 
 def _card_from_row(row: list) -> Card:
     """A card from a snapshot row. Snapshots are read on every seek, so the slots are assigned in
-    one statement rather than by 26 ``setattr`` calls (the order is ``Card.__slots__``, checked
+    one statement rather than by 27 ``setattr`` calls (the order is ``Card.__slots__``, checked
     below)."""
     card = Card.__new__(Card)
     (card.id, card.owner, card.code, card.facts, card.controller, card.zone, card.position,
      card.arrived_turn, card.summoned_turn, card.summon_method, card.set_turn,
      card.position_changed_turn, card.attacked_turn, card.atk, card.defense, card.level,
      card.counters, card.materials, card.host, card.properly_summoned, card.is_token, card.revealed,
-     card.field_exits, card.equipped_to, card.equip_exits, card.equip_pending) = row
+     card.field_exits, card.equipped_to, card.equip_exits, card.equip_pending, card.last_controller) = row
     return card
 
 

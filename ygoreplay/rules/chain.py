@@ -16,11 +16,10 @@ _LEFT_FIELD = frozenset((GY, BANISHED, EXTRA))
 def _controls_for_activation(card: Card, player: int, effect_type: str) -> bool:
     """CTRL-01: a card's controller activates its effects. A trigger of a card that has left the
     field ("if this card is sent to the GY") is activated by whoever controlled it as it left: the
-    opponent of its owner when they had taken control of it (Change of Heart on Sangan). The fold
-    does not remember who that was, so once the card has been on the field either player may."""
+    opponent of its owner when they had taken control of it (Change of Heart on Sangan)."""
     if card.controller == player:
         return True
-    return effect_type in _TRIGGERS and card.zone in _LEFT_FIELD and card.field_exits > 0
+    return effect_type in _TRIGGERS and card.zone in _LEFT_FIELD and card.last_controller == player
 
 
 def activated(state: DuelState, ev: Activated) -> None:
@@ -44,12 +43,18 @@ def activated(state: DuelState, ev: Activated) -> None:
     if ev.speed is not None and ev.speed != speed:
         fail(state, ev, "CHAIN-01", f"this activation is Spell Speed {speed}, not {ev.speed}")
     _check_chaining(state, ev, speed)
+    if state.passes_recorded:
+        _check_priority(state, ev, player)
+    if ev.negates is not None:
+        _check_negation(state, ev, card)
+    if state.attack is not None and state.step == "damage":
+        _check_battle_timing(state, ev, card, effect_type, speed)
     paid_to = {c.card: c.to for c in ev.costs if c.card is not None}   # costs are paid first
     for t in targets:
         zone = paid_to.get(t.id, t.zone)
         if zone in (HAND, DECK) or (zone == EXTRA and (t.id in paid_to or t.position != FACEUP)):
             fail(state, ev, "TERM-05", f"{t.id} is in a hidden zone ({zone}) and cannot be targeted")
-    lp_cost = sum(c.lp for c in ev.costs)
+    lp_cost = sum(c.lp for c in ev.costs) if ev.costs else 0
     if lp_cost > state.sides[player].lp:
         fail(state, ev, "CHAIN-11", f"player {player} has {state.sides[player].lp} LP and cannot pay a cost of {lp_cost} LP")
     stranded = check_equips(state, ev)             # SPELL-07
@@ -67,8 +72,60 @@ def activated(state: DuelState, ev: Activated) -> None:
     if not state.chain:
         state.resolving = False                    # a new chain: the last one has fully resolved
     state.chain.append(ChainLink(len(state.chain) + 1, player, card.id, speed, effect_type,
-                                 ev.targets, ev.simultaneous, effect_type is None))
+                                 ev.targets, ev.simultaneous, effect_type is None, ev.negates,
+                                 tuple(paid_to) if paid_to else (), lp_cost))
+    if ev.negates is not None:
+        state.negations_recorded = True
     settle_equips(state, stranded)
+
+
+def _check_priority(state: DuelState, ev: Activated, player: int) -> None:
+    """PRIO-01/02/03, CHAIN-04, in a record that states passes: only the player holding priority
+    activates, the other only triggers (PRIO-02, CHAIN-08). After an activation the opponent is
+    asked first; the activating player adds a link only once the opponent has passed."""
+    if ev.effect_type in _TRIGGERS or state.resolving:
+        return
+    passes = state.passes
+    if state.chain:
+        top = state.chain[-1]
+        holder = 1 - top.player if passes % 2 == 0 else top.player
+        if player != holder:
+            fail(state, ev, "CHAIN-04", f"player {top.player} activated Chain Link {top.number}: player {holder} is "
+                 f"asked first and holds priority; player {player} may add a link only once they pass")
+        return
+    holder = state.turn_player if passes % 2 == 0 else 1 - state.turn_player
+    if player != holder:
+        rule = "PRIO-01" if passes % 2 == 0 else "PRIO-03"
+        fail(state, ev, rule, f"player {holder} holds priority ({'the turn player holds it first' if rule == 'PRIO-01' else 'the turn player passed it'}): "
+             f"player {player} may activate only a trigger effect until it is passed to them (PRIO-02)")
+
+
+def _check_negation(state: DuelState, ev: Activated, card: Card) -> None:
+    """TRAP-06: a negating Counter Trap chains directly to the activation it negates (a card that
+    negates every activation of the chain is cited)."""
+    chain = state.chain
+    if not 1 <= ev.negates <= len(chain):
+        impossible(state, ev, "LOG-07", f"there is no Chain Link {ev.negates} to negate (the chain has {len(chain)})")
+    if ev.effect_type is None and card.facts.trap_subtype == "counter" and ev.negates != len(chain):
+        fail(state, ev, "TRAP-06", f"{card.name} is a Counter Trap: it negates only the activation it chains directly "
+             f"to, Chain Link {len(chain)}, not Chain Link {ev.negates}")
+
+
+def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_type: str | None, speed: int) -> None:
+    """BATTLE-12, EFF-05: a monster flipped by an attack activates its Flip effect after damage
+    calculation. BATTLE-09/10: once damage is calculated, no Spell Speed 2 activation is left in
+    the Damage Step but one that negates an activation (ATK/DEF changes end before damage
+    calculation); Spell Speed 3 (Counter Traps, CONF-18) and triggers stay. Chain Link 1 has
+    nothing to negate; a later link is judged by its ``negates`` only in a record that names
+    negated links (an EDOPro import does not: Crystal Wing negates without saying so)."""
+    attack = state.attack
+    if effect_type == "flip" and attack.target == card.id and not attack.calculated:
+        fail(state, ev, "BATTLE-12", f"{card.name} was flipped by the attack: its Flip effect activates after damage "
+             "calculation, not before")
+    elif (attack.calculated and speed == 2 and ev.negates is None and effect_type in (None, "quick")
+          and (not state.chain or state.negations_recorded)):
+        fail(state, ev, "BATTLE-09", f"damage has been calculated: in the rest of the Damage Step only an effect that "
+             f"negates an activation (name the link it negates) may be activated, not {card.name}'s")
 
 
 def _check_chaining(state: DuelState, ev: Activated, speed: int) -> None:
@@ -123,6 +180,9 @@ def _pop_link(state: DuelState, ev: ChainLinkResolved | ChainLinkNegated) -> Cha
         if not 1 <= ev.link <= len(chain):
             impossible(state, ev, "LOG-07", f"the chain has no link {ev.link}")
         fail(state, ev, "CHAIN-05", f"a chain resolves in reverse order: Chain Link {len(chain)} resolves before link {ev.link}")
+    if not state.resolving and state.passes_recorded and state.passes < 2:
+        fail(state, ev, "CHAIN-04", f"a chain resolves only after both players pass in succession; "
+             f"{state.passes} pass(es) since Chain Link {len(chain)} was activated")
     stranded = check_equips(state, ev)             # SPELL-07, before anything changes
     link = chain.pop(ev.link - 1)
     state.resolving = True
@@ -143,12 +203,17 @@ def chain_link_negated(state: DuelState, ev: ChainLinkNegated) -> None:
     link = _pop_link(state, ev)
     if link.is_card_activation and link.card not in state.to_leave:
         state.to_leave.append(link.card)           # a negated card activation goes to the GY
+    if link.paid or link.paid_lp:
+        state.unrefunded.append([list(link.paid), link.paid_lp])   # TERM-14: its cost stays paid
 
 
 def chain_ended(state: DuelState, ev: ChainEnded) -> None:
-    if state.chain:
+    """The chain is over. When a player lost while it resolved (WIN-01/02) the duel ends at once:
+    the links left never resolve and what they would have sent to the GY may stay."""
+    lost = bool(state.must_lose)
+    if state.chain and not lost:
         fail(state, ev, "CHAIN-05", f"the chain ended with {len(state.chain)} link(s) never resolved")
-    for card_id in state.to_leave:
+    for card_id in () if lost else state.to_leave:
         card = state.cards.get(card_id)
         if card is not None and card.zone in (SZONE, FZONE) and card.face_up:
             rule = "TRAP-04" if card.facts.is_trap else "SPELL-04"
@@ -156,6 +221,7 @@ def chain_ended(state: DuelState, ev: ChainEnded) -> None:
     stranded = check_equips(state, ev)             # SPELL-07 (and an equip whose monster never came)
     state.chain.clear()
     state.to_leave.clear()
+    state.unrefunded.clear()
     state.summon_window = None
     state.resolving = False
     settle_equips(state, stranded)

@@ -57,14 +57,18 @@ HANDLERS: dict[str, Callable[[DuelState, Event], None]] = {
 
 _OPENERS = frozenset(("duel_started", "position_set_up"))
 #: Once a player has lost (WIN-01/02) the duel is over; only what happens at that same moment
-#: (the other player's damage, the cards it moved) and the end itself may still be recorded.
+#: (the other player's damage, the cards it moved), the end of the chain it happened in (no link
+#: left resolves) and the end itself may still be recorded.
 AFTER_LOSS = frozenset(("life_points_changed", "card_moved", "cards_drawn", "stats_changed",
-                         "card_revealed", "priority_passed", "duel_ended"))
+                        "card_revealed", "priority_passed", "chain_ended", "duel_ended"))
 # A summon can be negated as it is attempted (SUM-03): through the chain that answers it.
 _KEEP_SUMMON_WINDOW = frozenset((
     "activated", "chain_link_resolved", "chain_link_negated", "priority_passed", "card_moved",
     "life_points_changed", "card_revealed", "normal_summoned", "monster_set", "flip_summoned",
     "special_summoned", "token_created", "position_changed"))
+
+# Passes count in succession (CHAIN-04): anything but a note between them starts the count again.
+_KEEP_PASSES = frozenset(("priority_passed", "judge_note"))
 
 
 def apply(state: DuelState, event: Event) -> DuelState:
@@ -96,6 +100,8 @@ def apply(state: DuelState, event: Event) -> DuelState:
         raise
     if kind not in _KEEP_SUMMON_WINDOW:
         state.summon_window = None
+    if state.passes and kind not in _KEEP_PASSES:
+        state.passes = 0                          # PRIO-03: passes count only in succession
     if kind != "special_summoned":
         state.pendulum_summon_open = False
     state.last_kind = kind

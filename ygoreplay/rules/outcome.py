@@ -28,6 +28,12 @@ PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
 def card_moved(state: DuelState, ev: CardMoved) -> None:
     card = get_card(state, ev, ev.card)
     to = ev.to
+    placed = state.field_placed
+    if placed is not None and placed[0] == state.index - 1 and _field_spell_replaced(state, ev, card, placed):
+        return
+    if state.unrefunded and ev.cause is None and any(card.id in paid for paid, _ in state.unrefunded):
+        fail(state, ev, "TERM-14", f"{card.name} ({card.id}) was paid as the cost of a link whose activation was "
+             "negated: a cost is never refunded, so no rule moves it back (name the effect that does)")
     here = state.location(card)
     if ev.source is not None and (ev.source.controller, ev.source.zone) != (here.controller, here.zone) or (
             ev.source is not None and ev.source.index is not None and ev.source.index != here.index):
@@ -37,8 +43,8 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     host = _check_destination(state, ev, card, to)      # impossible destinations first
     _check_move_rules(state, ev, card, to)
     # -- all checks done ----------------------------------------------------------------------
-    if ev.reason == "material":
-        note_material_move(state, card)                        # for the summon that follows
+    if ev.reason == "material" or ev.reason == "tributed":
+        note_material_move(state, card)                        # for the summon that follows (RIT-02)
     if card.is_token and to.zone not in ON_FIELD:
         vanish(state, card)                                    # TOKEN-02
         return
@@ -51,6 +57,22 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     put(state, card, to.zone, to.controller, to.index, position)
     if to.zone in (HAND, DECK, EXTRA):
         card.properly_summoned = False                         # SPS-14: a new card from now on
+
+
+def _field_spell_replaced(state: DuelState, ev: CardMoved, card: Card, placed: list) -> bool:
+    """SPELL-11, right after a Field Spell was placed in ``placed[1]``'s Field Zone: the record
+    may state that the old one went to the GY (it is there already: nothing more happens), but it
+    was sent, not destroyed, and the opponent's Field Spell stays where it is."""
+    _, player, old = placed
+    if card.id == old:
+        if ev.to.zone != GY or ev.reason in ("destroyed", "battle", "banished"):
+            fail(state, ev, "SPELL-11", f"{card.name} ({card.id}) was replaced by a new Field Spell: it is sent to the "
+                 f"GY, neither destroyed nor sent anywhere else (recorded: {ev.reason} to the {ev.to.zone})")
+        return True
+    if card.zone == FZONE and card.controller != player and ev.cause is None:
+        fail(state, ev, "SPELL-11", f"player {player}'s new Field Spell leaves player {card.controller}'s "
+             f"{card.name} where it is: only your own old Field Spell goes to the GY")
+    return False
 
 
 def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> None:
@@ -67,8 +89,10 @@ def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> N
             fail(state, ev, "BATTLE-14", f"{card.name} was not destroyed by battle in the current damage calculation")
     elif reason == "discarded" and card.zone != HAND:
         fail(state, ev, "TERM-07", f"only a card in the hand is discarded; {card.name} is in the {card.zone}")
-    elif reason == "tributed" and card.zone != MZONE:
-        fail(state, ev, "SUM-06", f"a Tribute is a monster on the field; {card.name} is in the {card.zone}")
+    elif reason == "tributed" and card.zone != MZONE and not (
+            card.zone == HAND and card.facts.is_monster and (state.resolving or ev.cause is not None)):
+        fail(state, ev, "SUM-06", f"a Tribute is a monster on the field (or, as a resolving effect such as a Ritual "
+             f"Spell Tributes, in the hand: RIT-02); {card.name} is in the {card.zone}")
     elif reason == "detached" and card.zone != OVERLAY:
         fail(state, ev, "XMAT-01", f"only an Xyz material is detached; {card.name} is in the {card.zone}")
     elif reason == "detached" and to.zone != GY:
@@ -246,6 +270,9 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
         result = ev.amount
     else:
         result = max(0, side.lp - ev.amount)
+    if ev.reason == "gain" and ev.cause is None and any(lp for _, lp in state.unrefunded):
+        fail(state, ev, "TERM-14", "LP paid as the cost of a link whose activation was negated stay paid: no rule "
+             "gives them back (name the effect that does)")
     if ev.lp is not None and ev.lp != result:
         fail(state, ev, "ZONE-14", f"player {player} has {result} LP after this change, not {ev.lp}")
     if ev.reason == "battle_damage" and attack is not None and attack.calculated:

@@ -1,7 +1,8 @@
 """Starting a duel: the first event, deck registration, shuffles, and set-up positions.
 
-DECK-01..06 are checked when a deck is registered (PEN-02 items 14-15: a judge refuses such a deck
-before the duel) by ``decks.deck_problems``, the same check ``ygoreplay deck check`` runs. A set-up
+DECK-01..06 and DECK-10 are checked when a deck is registered (PEN-02 items 14-15: a judge refuses
+such a deck before the duel) by ``decks.deck_problems``, the same check ``ygoreplay deck check``
+runs, and DECK-08 against the banlist the duel names (``duel_started.banlist``), carried whole. A set-up
 position is refused whole when it is not a possible board.
 """
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..cards import CardFacts
-from ..decks import deck_problems
+from ..decks import Banlist, banlist_hash, banlist_problems, deck_problems
 from ..events import (
     ATTACK, BANISHED, BATTLE_STEPS, DECK, DEFENSE, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND,
     MONSTER_POSITIONS, MZONE, OVERLAY, SET, SZONE, DeckRegistered, DeckShuffled, DuelStarted, Event,
@@ -45,7 +46,13 @@ def duel_started(state: DuelState, ev: DuelStarted) -> None:
     if ev.draw_count != 1 and "draw_count" not in options:
         fail(state, ev, "TURN-02", f"the Draw Phase draw is 1 card, not {ev.draw_count} (unless the duel's "
              "options say it was agreed: draw_count)")
+    if ev.banlist is not None and banlist_hash(ev.banlist.limits, ev.banlist.whitelist) != ev.banlist.hash:
+        impossible(state, ev, "LOG-05", f"the banlist {ev.banlist.name!r} does not hold what its hash {ev.banlist.hash} "
+                   "names: its limits were changed, or the hash is not of them")
     state.started = True
+    if ev.banlist is not None:             # DECK-08: the decks are registered against it
+        b = ev.banlist
+        state.banlist = [b.name, b.hash, [list(pair) for pair in b.limits], b.whitelist]
     state.starting_lp = ev.starting_lp
     state.hand_size = ev.hand_size
     state.draw_count = ev.draw_count
@@ -72,7 +79,12 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
         if facts is None:
             facts_for(state, ev, code)               # CARD-01: no card facts for this passcode
     if state.decks_checked:                  # a duel option may say the room did not (CONF-01)
-        for problem in deck_problems(main, extra, side_cards):
+        for problem in deck_problems(main, extra, side_cards, separate_tokens=True):
+            fail(state, ev, *problem)
+    if state.banlist is not None:            # DECK-08: named by the duel, it is held to it
+        name, _, limits, whitelist = state.banlist
+        for problem in banlist_problems([*main, *extra, *side_cards],
+                                        Banlist(name, {code: n for code, n in limits}, whitelist)):
             fail(state, ev, *problem)
     for i, facts in enumerate(main):
         card = Card(f"p{player}.m{i}", player, facts, DECK)

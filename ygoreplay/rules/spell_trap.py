@@ -34,7 +34,7 @@ def spell_trap_set(state: DuelState, ev: SpellTrapSet) -> None:
         fail(state, ev, "ZONE-10", f"{card.name} {'is' if is_field else 'is not'} a Field Spell: "
              f"{'only the Field Zone' if is_field else 'not the Field Zone'}")
     stranded = check_equips(state, ev)                     # SPELL-07
-    if ev.field_zone and state.sides[player].fzone is not None:
+    if ev.field_zone:
         _replace_field_spell(state, player)
     take(state, card)
     put(state, card, FZONE if ev.field_zone else SZONE, player, ev.zone, SET)
@@ -47,12 +47,16 @@ def _check_szone(state: DuelState, ev: Event, player: int, zone: int | None, car
 
 
 def _replace_field_spell(state: DuelState, player: int) -> None:
-    """SPELL-11: your old Field Spell is sent to the GY, neither destroyed nor sent by an effect;
-    the opponent's stays. The same under every rule set this program knows (MR3 and later:
-    CONF-03, ``RuleSet.field_spell_replacement``)."""
-    old = state.cards[state.sides[player].fzone]
-    take(state, old)
-    put(state, old, GY, old.owner)
+    """SPELL-11: a new Field Spell in your Field Zone sends your old one to the GY, neither
+    destroyed nor sent by an effect; the opponent's stays. The same under every rule set this
+    program knows (MR3 and later: CONF-03, ``RuleSet.field_spell_replacement``). The record may
+    state that move right after (``outcome.card_moved``): ``field_placed`` remembers it."""
+    old_id = state.sides[player].fzone
+    if old_id is not None:
+        old = state.cards[old_id]
+        take(state, old)
+        put(state, old, GY, old.owner)
+    state.field_placed = [state.index, player, old_id]
 
 
 def check_card_activation(state: DuelState, ev: Activated, card: Card, player: int) -> int:
@@ -133,8 +137,7 @@ def place_activated_card(state: DuelState, ev: Activated, card: Card, player: in
     """Put an activated Spell/Trap face-up where it resolves (SPELL-02, SPELL-11, ZONE-08)."""
     if card.zone == HAND:
         if card.facts.spell_subtype == "field":
-            if state.sides[player].fzone is not None:
-                _replace_field_spell(state, player)
+            _replace_field_spell(state, player)
             take(state, card)
             put(state, card, FZONE, player, 0, FACEUP)
         else:

@@ -16,7 +16,7 @@ Special Summons (RULES.md §12) by each method of ``SpecialSummoned.method``:
   equal to the Rank, no Tokens; they are attached as materials (XMAT-01/02), not sent;
 * ``pendulum`` (PEND-03/06, SPS-02): from the hand and the face-up Extra Deck, Levels strictly
   between the Scales of both Pendulum Zones, once per turn (several monsters are consecutive
-  events), to the zones ZONE-07 allows;
+  events, all but the first ``together``), to the zones ZONE-07 allows;
 * ``link`` (LINK-01..05): from the Extra Deck, face-up materials you control (Tokens too), each
   counting 1 or (a Link monster) its Link rating, some combination totalling the Link rating.
 
@@ -75,8 +75,7 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     if why:
         rule = "TURN-06" if state.phase == "battle" else "SUM-01"
         fail(state, ev, rule, f"a {what} needs an open game state in your own Main Phase: {why}")
-    if side.normal_summon_turn == state.turn:
-        fail(state, ev, "SUM-01", f"player {player} has already used the Normal Summon or Set of turn {state.turn}")
+    _check_normal_summon_used(state, ev, player)
     level = card.current_level or 0
     need = tributes_needed(level)
     if len(ev.tributes) != need:
@@ -124,8 +123,7 @@ def _gemini_summon(state: DuelState, ev: NormalSummoned | MonsterSet, card: Card
     if why:
         rule = "TURN-06" if state.phase == "battle" else "SUM-01"
         fail(state, ev, rule, f"a Normal Summon needs an open game state in your own Main Phase: {why}")
-    if state.sides[player].normal_summon_turn == state.turn:
-        fail(state, ev, "SUM-01", f"player {player} has already used the Normal Summon or Set of turn {state.turn}")
+    _check_normal_summon_used(state, ev, player)
     if ev.tributes:
         fail(state, ev, "SUM-04", f"{card.name} is on the field already: its second Normal Summon takes no Tribute")
     state.sides[player].normal_summon_turn = state.turn
@@ -133,6 +131,16 @@ def _gemini_summon(state: DuelState, ev: NormalSummoned | MonsterSet, card: Card
     card.summon_method = "gemini"
     state.summon_window = None
     state.summon_group = []
+
+
+def _check_normal_summon_used(state: DuelState, ev: Event, player: int) -> None:
+    """SUM-01: one Normal Summon or Set a turn; SUM-03: after the opponent negated it, none again."""
+    side = state.sides[player]
+    if side.summon_negated_turn == state.turn:
+        fail(state, ev, "SUM-03", f"player {player}'s Normal Summon was negated this turn: they cannot Normal Summon "
+             "or Set again this turn")
+    elif side.normal_summon_turn == state.turn:
+        fail(state, ev, "SUM-01", f"player {player} has already used the Normal Summon or Set of turn {state.turn}")
 
 
 def normal_summoned(state: DuelState, ev: NormalSummoned) -> None:
@@ -265,8 +273,9 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
             rule = _EXTRA_PROCEDURES[method][2]
             fail(state, ev, rule, f"a {method.capitalize()} Summon is made in your own Main Phase with an open game "
                  f"state, unless a resolving effect makes it (name it as the cause): {why}")
+    continuing = _continues_summon(state, ev, method)
     if method == "pendulum":
-        _check_pendulum(state, ev, card, player)
+        _check_pendulum(state, ev, card, player, continuing)
     to_player = player if ev.controller is None else ev.controller   # an effect may summon to the opponent's field
     check_monster_zone(state, ev, to_player, card, ev.zone, frozenset(m.id for m in listed if m.zone == MZONE))
     if ev.position not in (ATTACK, DEFENSE) and method != "effect":
@@ -295,7 +304,6 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     card.summon_method = method
     if method in PROPER_METHODS:
         card.properly_summoned = True
-    continuing = method == "pendulum" and state.pendulum_summon_open and state.last_kind == "special_summoned"
     if method == "pendulum":
         state.sides[player].pendulum_summon_turn = state.turn
     state.pendulum_summon_open = method == "pendulum"    # any other summon ends it (SPS-02)
@@ -303,6 +311,19 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     state.summon_group = [*state.summon_group, card.id] if continuing else [card.id]
     state.material_moves = []
     settle_equips(state, stranded)
+
+
+def _continues_summon(state: DuelState, ev: SpecialSummoned, method: str) -> bool:
+    """Whether this monster is summoned at the same time as the one right before it, by the same
+    procedure (PEND-03: one Pendulum Summon, several monsters). ``together`` says so; a record that
+    does not (None) makes consecutive Pendulum Summons one."""
+    after_summon = state.last_kind == "special_summoned" and bool(state.summon_group)
+    if ev.together is None:
+        return method == "pendulum" and state.pendulum_summon_open and after_summon
+    if ev.together and not (after_summon and state.cards[state.summon_group[-1]].summon_method == method):
+        impossible(state, ev, "LOG-03", f"this {method} Special Summon is 'together' with the one right before it, "
+                   f"but the event before is no {method} Special Summon")
+    return ev.together
 
 
 def _check_source(state: DuelState, ev: SpecialSummoned, card: Card, player: int, method: str) -> None:
@@ -345,12 +366,13 @@ def _check_source(state: DuelState, ev: SpecialSummoned, card: Card, player: int
             fail(state, ev, "SPS-13", f"{card.name} has a summoning condition: it cannot be Pendulum Summoned from the hand")
 
 
-def _check_pendulum(state: DuelState, ev: Event, card: Card, player: int) -> None:
+def _check_pendulum(state: DuelState, ev: SpecialSummoned, card: Card, player: int, continuing: bool) -> None:
     """PEND-03 and SPS-02: once per turn, both Pendulum Zones, Levels strictly between the Scales."""
     side = state.sides[player]
-    continuing = state.pendulum_summon_open and state.last_kind == "special_summoned"
     if side.pendulum_summon_turn == state.turn and not continuing:
-        fail(state, ev, "SPS-02", f"player {player} has already Pendulum Summoned this turn")
+        rule = "PEND-03" if ev.together is False and state.pendulum_summon_open else "SPS-02"
+        fail(state, ev, rule, f"player {player} has already Pendulum Summoned this turn (once per turn; the monsters "
+             "of one Pendulum Summon are 'together')")
     scale_cards = scales(state, player)
     if len(scale_cards) < 2:
         left, right = pendulum_zones(state)
@@ -507,6 +529,8 @@ def summon_negated(state: DuelState, ev: SummonNegated) -> None:
         fail(state, ev, "SPS-11", "a Special Summon by a resolving effect cannot be negated")
     if card.zone != MZONE:
         impossible(state, ev, "LOG-02", f"{card.id} is not on the field")
+    if card.summon_method == "normal":
+        state.sides[card.controller].summon_negated_turn = state.turn   # SUM-03: no Normal Summon again
     take(state, card)            # SUM-03, PEND-04: to the GY, Pendulums included; materials too (NIS-05)
     card.properly_summoned = False
     if card.is_token:
@@ -531,6 +555,9 @@ def token_created(state: DuelState, ev: TokenCreated) -> None:
     if ev.zone >= 5:
         fail(state, ev, "ZONE-03", "a Token goes to a Main Monster Zone (0-4)")
     check_monster_zone(state, ev, player, token, ev.zone)
+    if ev.position not in (ATTACK, DEFENSE):
+        fail(state, ev, "TOKEN-02", f"a Token is only ever face-up Attack or face-up Defense, not {ev.position} "
+             f"({facts.name}, {ev.card})")
     stranded = _check_equips(state, ev)
     state.cards[token.id] = token
     put(state, token, MZONE, player, ev.zone, ev.position)

@@ -166,8 +166,32 @@ def close_attack(state: DuelState, ev) -> None:
 
 
 def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
+    """PRIO-01/03, CHAIN-04: who may pass. The turn player holds priority first in every phase and
+    step, and again once a chain has resolved; activating or passing hands it to the opponent, so
+    after an activation the opponent passes first, then its player. A record that states one pass
+    states them all: from then on a chain resolves only after two passes in succession."""
     if not state.started:
         impossible(state, ev, "LOG-03", "the duel has not started")
+    state.passes_recorded = True
+    player, passes = ev.player, state.passes
+    if state.chain and not state.resolving:
+        top = state.chain[-1]
+        if passes >= 2:
+            fail(state, ev, "CHAIN-04", f"both players have passed in succession since Chain Link {top.number}: "
+                 "the chain resolves now")
+        elif player is not None:
+            holder = 1 - top.player if passes == 0 else top.player
+            if player != holder:
+                fail(state, ev, "PRIO-03", f"player {top.player} activated Chain Link {top.number}, which hands priority "
+                     f"to player {1 - top.player}{' who passed it back' if passes else ''}: player {holder} holds "
+                     f"priority, not player {player}")
+    elif not state.resolving and player is not None:
+        holder = state.turn_player if passes % 2 == 0 else 1 - state.turn_player
+        if player != holder:
+            rule, why = (("PRIO-01", "the turn player holds priority first") if passes % 2 == 0
+                         else ("PRIO-03", f"player {state.turn_player} passed it to player {holder}"))
+            fail(state, ev, rule, f"{why}: player {holder} holds priority, not player {player}")
+    state.passes = passes + 1
 
 
 def hand_size_discard(state: DuelState, ev: HandSizeDiscard) -> None:
