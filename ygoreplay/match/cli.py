@@ -69,7 +69,7 @@ def start(path: str, players: tuple[str, str], policy: str, banlist_file: str, l
     """Start a match file: players, policy, banlist by name and content hash, and decklists."""
     banlist = _banlist(banlist_file, list_name)
     lookup = card_lookup(cards)
-    decks = [read_deck(spec).normalized(lookup) if spec else None for spec in (deck0, deck1)]
+    decks = [read_deck(spec) if spec else None for spec in (deck0, deck1)]
     events = app.started(list(players), policy, banlist, format=format_, event_name=event_name, round=round_,
                          decks=decks)
     app.create_file(path, events, lookup)
@@ -89,7 +89,7 @@ def _banlist(path: str, name: str | None) -> Banlist:
 @cards_opt
 def register_deck(match_path: str, player: int, deck: str, cards: tuple[str, ...]) -> None:
     """Register a player's decklist (DECK rules, DECK-08 against the match's banlist; once: MATCH-04)."""
-    d = read_deck(deck).normalized(card_lookup(cards))
+    d = read_deck(deck)
     _add(match_path, [_event("decklist_registered", player=player, main=d.main, extra=d.extra, side=d.side)], cards)
 
 
