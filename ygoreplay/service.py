@@ -141,6 +141,8 @@ class Service:
         if self.is_organiser(token):
             return Caller("organiser", "judge"), live
         role = live.access.role_of(token) if token else None
+        if role is None and token is not None:
+            role = self.match_role(live, token)
         if role is None:
             if live.access.visibility != "public":
                 raise HTTPError(404, f"no duel {duel_id!r}")
@@ -148,6 +150,20 @@ class Service:
                 raise HTTPError(401, "this token is not one of this duel's")
             return Caller("public", "spectator"), live
         return Caller(role, VIEW_OF[role]), live
+
+    def match_role(self, live: LiveDuel, token: str) -> str | None:
+        """The role a match's token has in a duel of that match: the same as in the match (the
+        match page links each game with its own token). A duel's match is read until it has one
+        (once linked, it is that match's for good)."""
+        if live.match is None:
+            link = self.store.attachment(live.id, "match_game")
+            if link is None:
+                return None
+            live.match = str(link["id"])
+        try:
+            return self.hub.match(live.match).access.role_of(token)
+        except StoreError:
+            return None
 
     def _duel(self, duel_id: str) -> LiveDuel:
         if not _DUEL_ID.fullmatch(duel_id):
@@ -268,6 +284,8 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
     app.state.service = service
     _errors(app)
     app.add_middleware(_Limit)
+    from .match.service import add_routes
+    add_routes(app, service)
 
     def organiser(request: Request) -> None:
         service.organiser(request)
