@@ -556,6 +556,7 @@ def _opening(body: dict, HTTPError: type) -> list[Event]:
         players, policy, Banlist(checked(banlist["name"], "the banlist's name", 200), limit_map, whitelist))]
     if len(limit_map) != len(limits):
         raise HTTPError(400, "banlist.limits names a passcode more than once", where="banlist.limits")
+    opening[0]["limits"] = limits              # as given: the hash does not depend on their order
     opening[0].update({k: body[k] for k in ("format", "event_name", "round", "time_limit") if body.get(k) is not None})
     for player, deck in enumerate(decks):
         if deck is None:
