@@ -8,6 +8,9 @@ holds no passcode the viewer may not see. Errors map in one place (``_errors``):
 is 422 ``{"index", "rule", "message"}``, a conflict 409, malformed input 400 saying what and
 where, a wrong token 401, a role that may not 403, a duel that is not there (or not for you) 404.
 
+Matches (``match/service.py``) have tokens, roles and views of their own on the same terms: a
+decklist or Side Deck a view may not see is withheld there, counts kept.
+
 Positions are event numbers, as the log numbers events and everywhere else (``show --at N``,
 ``branch --at N``, ``diff DUEL@N``, the viewer's ``#eN``): ``at=N`` is the board after event #N,
 ``from=N`` the events from #N on, a rollback ``to`` N undoes #N and what followed.

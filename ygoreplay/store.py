@@ -62,8 +62,8 @@ from .rules import History, RuleViolation
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState
 
-__all__ = ["ConflictError", "DuelInfo", "Header", "Record", "StoredDuel", "Store", "StoreError",
-           "Verification", "default_store_path"]
+__all__ = ["ConflictError", "DuelInfo", "Header", "KINDS", "Record", "StoredDuel", "Store", "StoreError",
+           "StreamKind", "Verification", "default_store_path", "new_id", "register_kind"]
 
 ENV_VAR = "YGOREPLAY_STORE"
 FORMAT = 2

@@ -229,8 +229,7 @@ def add_routes(app: FastAPI, service: Any) -> None:
     @app.get("/matches/{match_id}/verify", tags=["everyone"])
     def verify_match(match_id: str, request: Request) -> dict:
         """The match's stream checked end to end: chain, anchors, signature."""
-        caller(request, match_id)
-        live = live_match(match_id)
+        _who, live = caller(request, match_id)
         result = live.verified()
         return {"id": match_id, "ok": result.ok, "events": result.events, "first_bad_link": result.first_bad,
                 "problem": result.problem, "key": result.signer.text if result.signer else None}
