@@ -1,6 +1,6 @@
 """The service against its own OpenAPI document (schemathesis): whatever a request holds, no
 500 and no traceback. Requests are sent as each role (organiser, recorder, judge, players,
-spectator, nobody) to a real duel and to made-up ids; ``YGOREPLAY_FUZZ_EXAMPLES`` sets how many
+spectator, nobody) to a real duel and a real match (with a duel of its own) and to made-up ids; ``YGOREPLAY_FUZZ_EXAMPLES`` sets how many
 per operation (default 25)."""
 from __future__ import annotations
 
@@ -36,7 +36,19 @@ def world(tmp_path_factory):
               if line.strip() and not line.startswith("#")]
     assert client.post(f"/duels/{duel['id']}/events", json=events[:60],
                        headers={"Authorization": f"Bearer {duel['tokens']['recorder']}"}).status_code == 200
-    yield {"app": app, "duel": duel}
+    sample = [json.loads(line) for line in (REPLAYS / "matches" / "two-nil.jsonl").read_text().splitlines()
+              if line.strip() and not line.startswith("#")]
+    start = sample[0]
+    match = client.post("/matches", headers={"Authorization": f"Bearer {ADMIN}"}, json={
+        "title": "fuzz", "visibility": "public", "players": start["players"], "policy": start["policy"],
+        "banlist": {"name": start["banlist"], "limits": start["limits"]},
+        "decklists": [{k: ev[k] for k in ("main", "extra", "side")} for ev in sample[1:3]]})
+    assert match.status_code == 201, match.text
+    match = match.json()
+    game = client.post(f"/matches/{match['id']}/games", json={"first_player": 0, "chosen_by": 0},
+                       headers={"Authorization": f"Bearer {match['tokens']['recorder']}"})
+    assert game.status_code == 201, game.text
+    yield {"app": app, "duel": duel, "match": match}
     client.__exit__(None, None, None)
     store.close()
 
@@ -50,13 +62,21 @@ def test_the_document_has_every_operation(world):
     names = {f"{op.method.upper()} {op.path}" for op in _operations(world)}
     assert {"POST /duels", "POST /duels/{duel_id}/events", "GET /duels/{duel_id}/state",
             "GET /duels/{duel_id}/follow", "POST /uploads", "GET /health"} <= names
+    assert {"POST /matches", "GET /matches", "GET /matches/{match_id}", "GET /matches/{match_id}/state",
+            "GET /matches/{match_id}/replay.ygr", "GET /matches/{match_id}/verify", "GET /matches/{match_id}/follow",
+            "POST /matches/{match_id}/events", "POST /matches/{match_id}/decklists", "POST /matches/{match_id}/games",
+            "POST /matches/{match_id}/games/{game}/end", "POST /matches/{match_id}/swaps",
+            "POST /matches/{match_id}/time", "POST /matches/{match_id}/extra-turns", "POST /matches/{match_id}/decide",
+            "POST /matches/{match_id}/penalties", "POST /matches/{match_id}/judge-calls",
+            "POST /matches/{match_id}/rulings", "POST /matches/{match_id}/appeals", "POST /matches/{match_id}/concede",
+            "POST /matches/{match_id}/result"} <= names
 
 
 def test_no_request_makes_the_service_fail(world):
     """Each operation's requests as schemathesis builds them from the document (hypothesis runs
     them; schemathesis's pytest plugin is not used, so no plugin ties the suite to its versions)."""
-    duel = world["duel"]
-    tokens = [ADMIN, *duel["tokens"].values(), None, "not-a-token"]
+    duel, match = world["duel"], world["match"]
+    tokens = [ADMIN, *duel["tokens"].values(), *match["tokens"].values(), None, "not-a-token"]
     for operation in _operations(world):
         if operation.path.endswith("/follow"):
             continue                                   # a stream that stays open: tested for real
@@ -67,6 +87,8 @@ def test_no_request_makes_the_service_fail(world):
         def run(case, pick):
             if case.path_parameters and "duel_id" in case.path_parameters and pick % 2 == 0:
                 case.path_parameters["duel_id"] = duel["id"]
+            if case.path_parameters and "match_id" in case.path_parameters and pick % 2 == 0:
+                case.path_parameters["match_id"] = match["id"]
             token = tokens[pick // 2]
             response = case.call(headers={"Authorization": f"Bearer {token}"} if token else {})
             case.validate_response(response, checks=[not_a_server_error])

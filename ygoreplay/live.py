@@ -189,7 +189,10 @@ class LiveDuel:
         self.id = duel_id
         self.store = store
         self.header: Header = store.header(duel_id)
+        if self.header.kind != "duel":
+            raise StoreError(f"no duel {duel_id!r}: it is a {self.header.kind}")
         self.access = Access.from_dict(store.attachment(duel_id, "access") or {"visibility": "private"})
+        self.match: str | None = None    # the match it is a duel of, once known
         self.cards = store.cards_of(duel_id)[0]
         self.records: list[Record] = []
         self.views: dict[str, LiveView] = {}
@@ -328,6 +331,7 @@ class Hub:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.duels: OrderedDict[str, LiveDuel] = OrderedDict()
+        self.matches: OrderedDict[str, Any] = OrderedDict()     # id -> match.live.LiveMatch
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiters: dict[str, set[asyncio.Future]] = {}
@@ -354,6 +358,8 @@ class Hub:
                 live = self.duels.get(duel_id)
                 if live is not None and live.count < count and not live.writing:   # our own appends hand theirs in
                     self.changed(duel_id)
+                elif duel_id in self.matches and self.matches[duel_id].count < count:
+                    self.changed(duel_id)
 
     def get(self, duel_id: str) -> LiveDuel:
         with self._lock:
@@ -365,6 +371,22 @@ class Hub:
         with self._lock:
             live = self.duels.setdefault(duel_id, live)
             self._evict()
+        return live
+
+    def match(self, match_id: str) -> Any:
+        """The match ``match_id`` as this process serves it (a ``match.live.LiveMatch``)."""
+        from .match.live import LiveMatch
+        with self._lock:
+            live = self.matches.get(match_id)
+            if live is not None:
+                self.matches.move_to_end(match_id)
+                return live
+        live = LiveMatch(self.store, match_id)
+        with self._lock:
+            live = self.matches.setdefault(match_id, live)
+            idle = [m for m, each in self.matches.items() if not each.followers]
+            for old in idle[:max(0, len(idle) - IDLE_DUELS)]:
+                del self.matches[old]
         return live
 
     def _evict(self) -> None:
@@ -390,7 +412,7 @@ class Hub:
     def changed(self, duel_id: str, written: list[Record] | None = None) -> None:
         """New events may be stored (``written`` by this process): take them in and wake the
         duel's followers."""
-        live = self.duels.get(duel_id)
+        live = self.duels.get(duel_id) or self.matches.get(duel_id)
         if live is None:
             return
         try:

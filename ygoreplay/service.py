@@ -8,6 +8,9 @@ holds no passcode the viewer may not see. Errors map in one place (``_errors``):
 is 422 ``{"index", "rule", "message"}``, a conflict 409, malformed input 400 saying what and
 where, a wrong token 401, a role that may not 403, a duel that is not there (or not for you) 404.
 
+Matches (``match/service.py``) have tokens, roles and views of their own on the same terms: a
+decklist or Side Deck a view may not see is withheld there, counts kept.
+
 Positions are event numbers, as the log numbers events and everywhere else (``show --at N``,
 ``branch --at N``, ``diff DUEL@N``, the viewer's ``#eN``): ``at=N`` is the board after event #N,
 ``from=N`` the events from #N on, a rollback ``to`` N undoes #N and what followed.
@@ -141,6 +144,8 @@ class Service:
         if self.is_organiser(token):
             return Caller("organiser", "judge"), live
         role = live.access.role_of(token) if token else None
+        if role is None and token is not None:
+            role = self.match_role(live, token)
         if role is None:
             if live.access.visibility != "public":
                 raise HTTPError(404, f"no duel {duel_id!r}")
@@ -148,6 +153,20 @@ class Service:
                 raise HTTPError(401, "this token is not one of this duel's")
             return Caller("public", "spectator"), live
         return Caller(role, VIEW_OF[role]), live
+
+    def match_role(self, live: LiveDuel, token: str) -> str | None:
+        """The role a match's token has in a duel of that match: the same as in the match (the
+        match page links each game with its own token). A duel's match is read until it has one
+        (once linked, it is that match's for good)."""
+        if live.match is None:
+            link = self.store.attachment(live.id, "match_game")
+            if link is None:
+                return None
+            live.match = str(link["id"])
+        try:
+            return self.hub.match(live.match).access.role_of(token)
+        except StoreError:
+            return None
 
     def _duel(self, duel_id: str) -> LiveDuel:
         if not _DUEL_ID.fullmatch(duel_id):
@@ -268,6 +287,8 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
     app.state.service = service
     _errors(app)
     app.add_middleware(_Limit)
+    from .match.service import add_routes
+    add_routes(app, service)
 
     def organiser(request: Request) -> None:
         service.organiser(request)

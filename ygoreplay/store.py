@@ -13,6 +13,11 @@ A duel is a few streams in one ``ApplicationRecorder`` table, written together i
   digests and the result so far, signed with the organiser's key (``signing.py``). Deleting the
   last events, rechaining them or editing the header no longer matches a signed anchor.
 
+A stream is of a kind (``StreamKind``): a duel's is folded by the duel rules (``History``), a
+match's (``match.stream``) by the match rules. The kind is named in the header (and its row's
+topic), so every stream is chained, anchored, signed, written in one transaction and verified
+the same way, and only its fold and the status its anchor signs differ.
+
 Two writers at the same position collide on the recorder's primary key: one wins, the other gets
 ``ConflictError`` and nothing is lost or written twice.
 
@@ -57,13 +62,14 @@ from .rules import History, RuleViolation
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState
 
-__all__ = ["ConflictError", "DuelInfo", "Header", "Record", "StoredDuel", "Store", "StoreError",
-           "Verification", "default_store_path"]
+__all__ = ["ConflictError", "DuelInfo", "Header", "KINDS", "Record", "StoredDuel", "Store", "StoreError",
+           "StreamKind", "Verification", "default_store_path", "new_id", "register_kind"]
 
 ENV_VAR = "YGOREPLAY_STORE"
 FORMAT = 2
 SNAPSHOT_EVERY = 32
 HEADER_TOPIC, CARDS_TOPIC, HEAD_TOPIC = "ygoreplay:duel", "ygoreplay:cards", "ygoreplay:head"
+MATCH_TOPIC = "ygoreplay:match"
 SNAPSHOT_TOPIC, STORE_TOPIC = "ygoreplay:snapshot", "ygoreplay:store"
 STORE_ID = "ygoreplay/store"
 _HEAD_LABEL, _SNAPSHOT_LABEL = b"ygoreplay/head/2\0", b"ygoreplay/snapshot/2\0"
@@ -78,6 +84,11 @@ class MissingStore(StoreError):
     def __init__(self, name: str) -> None:
         super().__init__(f"no store at {name} (record or import a duel to create one)")
         self.name = name
+
+
+def new_id() -> str:
+    """A new stream id: 12 hex digits, 6 random bytes."""
+    return secrets.token_hex(6)
 
 
 def default_store_path() -> Path:
@@ -101,11 +112,15 @@ class Header:
     branch_at: int | None = None
     source: dict = field(default_factory=dict)     # where the record came from (exported with it)
     provenance: dict = field(default_factory=dict)  # how it came into this store (kept here only)
+    kind: str = "duel"               # the stream's kind (``StreamKind.name``)
 
     def to_dict(self) -> dict:
-        return {"format": FORMAT, "title": self.title, "created": self.created, "root": self.root,
-                "secret": self.secret, "parent": self.parent, "branch_at": self.branch_at,
-                "source": self.source, "provenance": self.provenance}
+        out = {"format": FORMAT, "title": self.title, "created": self.created, "root": self.root,
+               "secret": self.secret, "parent": self.parent, "branch_at": self.branch_at,
+               "source": self.source, "provenance": self.provenance}
+        if self.kind != "duel":          # a duel's header (and so its digest) is as it always was
+            out["kind"] = self.kind
+        return out
 
     @property
     def digest(self) -> bytes:
@@ -116,7 +131,7 @@ class Header:
         if d.get("format") != FORMAT:
             raise ValueError(f"header format {d.get('format')!r}, not {FORMAT}")
         header = cls(str(d["title"]), str(d["created"]), d["root"], d["secret"], d["parent"],
-                     d["branch_at"], dict(d["source"]), dict(d["provenance"]))
+                     d["branch_at"], dict(d["source"]), dict(d["provenance"]), str(d.get("kind", "duel")))
         if not (isinstance(header.root, bytes) and len(header.root) == 32
                 and isinstance(header.secret, bytes) and len(header.secret) == 32):
             raise ValueError("root and secret are 32 bytes")
@@ -210,15 +225,59 @@ class Verification:
     signer: PublicKey | None = None
 
 
+class StreamKind:
+    """What a kind of stream folds its events with, and what its anchors sign as its status.
+
+    The fold (``new``) has ``position`` (the next event's), ``append(event, strict=...)`` (raises
+    RuleViolation when strict, else collects it) and ``state``; the store writes, chains, anchors
+    and verifies every kind alike. The duel's kind is this class itself."""
+
+    name = "duel"
+    topic = HEADER_TOPIC
+    snapshots = True                 # a long stream resumes from signed snapshots of its fold
+
+    def new(self, cards: CardDB) -> Any:
+        return History(cards, audit=True)
+
+    def use_cards(self, fold: Any, cards: CardDB) -> None:
+        """The fold judges with these card facts from now on (an append brought new ones)."""
+        fold.cards = fold.state.db = cards
+
+    def status(self, fold: Any) -> dict:
+        state = fold.state
+        return {"players": list(state.players), "turn": state.turn, "lp": [s.lp for s in state.sides],
+                "ended": state.ended, "winner": state.winner, "reason": state.end_reason}
+
+
+DUEL = StreamKind()
+#: Every kind of stream a store holds, by the name its header gives (``register_kind``).
+KINDS: dict[str, StreamKind] = {DUEL.name: DUEL}
+
+
+def register_kind(kind: StreamKind) -> StreamKind:
+    KINDS[kind.name] = kind
+    return kind
+
+
 @dataclass
 class _Live:
-    """The fold at a duel's head, kept between appends while no one else writes."""
+    """The fold at a stream's head, kept between appends while no one else writes."""
 
-    history: History
+    history: Any                     # the kind's fold (a duel's ``History``)
     header: Header
     cards: CardDB
     cards_digest: bytes
     head: Head
+    kind: StreamKind = DUEL
+
+
+def _attachment(name: str) -> str:
+    """An attachment's name, which must not be one of the store's own topics (a stream kind's
+    header, its cards, anchors, snapshots): its rows would be read as theirs."""
+    own = {kind.topic for kind in KINDS.values()} | {CARDS_TOPIC, HEAD_TOPIC, SNAPSHOT_TOPIC, STORE_TOPIC}
+    if f"ygoreplay:{name}" in own or not name.replace("_", "").isalnum():
+        raise ValueError(f"{name!r} cannot name an attachment")
+    return name
 
 
 def _environment(url: str | None, readonly: bool, create: bool) -> tuple[Environment, str, str]:
@@ -419,7 +478,8 @@ class Store:
                cards: CardDB | None = None, check: bool = True, root: bytes | None = None,
                secret: bytes | None = None, created: str | None = None, parent: str | None = None,
                branch_at: int | None = None, source: dict | None = None, provenance: dict | None = None,
-               attachments: dict[str, dict] | None = None) -> tuple[str | None, int, RuleViolation | None]:
+               attachments: dict[str, dict] | None = None, kind: str = "duel",
+               strict: bool = False, stream_id: str | None = None) -> tuple[str | None, int, RuleViolation | None]:
         """A new duel and its events, written in one transaction; (id, events stored, violation).
 
         With ``check`` (recording) the events are checked like ``check`` does and the duel keeps
@@ -428,32 +488,39 @@ class Store:
         say of them is the audit's business. ``root``, ``secret``, ``created`` and ``times`` keep
         those of an imported record; by default they are new. ``attachments`` are written with
         the duel, in the same transaction (the service's access record: ``attachment``).
+        ``kind`` names the stream's kind (``KINDS``: a match is a stream of its own kind);
+        ``strict`` refuses every event when one is refused (RuleViolation, nothing written).
+        ``stream_id`` is the id to give it (one named beforehand, e.g. by the match it is a duel
+        of); by default a new random one. An id already taken is a ConflictError.
         """
         self._writable()
         events = list(events)
         if times is not None and len(times) != len(events):
             raise ValueError("one recording time per event")
+        stream = KINDS[kind]
         header = Header(title, created or chain.now(), root or secrets.token_bytes(32),
-                        secret or secrets.token_bytes(32), parent, branch_at, source or {}, provenance or {})
-        duel_id = secrets.token_hex(6)
+                        secret or secrets.token_bytes(32), parent, branch_at, source or {}, provenance or {},
+                        kind)
+        duel_id = stream_id or new_id()
         facts = self._facts_for(events, CardDB(), cards)
-        live = _Live(History(facts, audit=True), header, CardDB(), chain.GENESIS, None)
-        rows = [StoredEvent(duel_id, 0, HEADER_TOPIC,
+        live = _Live(stream.new(facts), header, CardDB(), chain.GENESIS, None, stream)
+        rows = [StoredEvent(duel_id, 0, stream.topic,
                             msgpack.packb({"header": header.to_dict(), "h": header.digest}))]
-        rows += [StoredEvent(f"{duel_id}/{name}", 0, f"ygoreplay:{name}", msgpack.packb(data))
+        rows += [StoredEvent(f"{duel_id}/{_attachment(name)}", 0, f"ygoreplay:{name}", msgpack.packb(data))
                  for name, data in (attachments or {}).items()]
         count, violation, _written = self._write(duel_id, live, events, times, rows, facts,
-                                                 "prefix" if check else "all")
+                                                 "strict" if strict else "prefix" if check else "all")
         if count == 0 and violation is not None:
             return None, 0, violation
         return duel_id, count, violation
 
-    def duels(self) -> list[DuelInfo]:
-        """Every duel in the store, oldest first, with its count and status from its last anchor."""
+    def duels(self, kind: str = "duel") -> list[DuelInfo]:
+        """Every duel in the store (or every stream of another ``kind``: a match), oldest first,
+        with its count and status from its last anchor."""
         headers = []
         start = 1
         while True:
-            batch = self.events.select_notifications(start, 500, topics=[HEADER_TOPIC])
+            batch = self.events.select_notifications(start, 500, topics=[KINDS[kind].topic])
             headers += [(str(n.originator_id), n.state) for n in batch]
             if len(batch) < 500:
                 break
@@ -476,21 +543,21 @@ class Store:
         return DuelInfo(duel_id, header.title, header.created, header.parent, header.branch_at,
                         head.count, head.status, header.source, header.provenance)
 
-    def ids(self) -> list[str]:
-        """The id of every duel, oldest first."""
+    def ids(self, kind: str = "duel") -> list[str]:
+        """The id of every duel (or stream of another ``kind``), oldest first."""
         out, start = [], 1
         while True:
-            batch = self.events.select_notifications(start, 500, topics=[HEADER_TOPIC])
+            batch = self.events.select_notifications(start, 500, topics=[KINDS[kind].topic])
             out += [str(n.originator_id) for n in batch]
             if len(batch) < 500:
                 return out
             start = batch[-1].id + 1
 
-    def resolve(self, prefix: str) -> str:
-        """A duel id from an unambiguous prefix of it."""
-        matches = [d for d in self.ids() if d.startswith(prefix)] if prefix else []
+    def resolve(self, prefix: str, kind: str = "duel") -> str:
+        """A duel id (or another ``kind``'s) from an unambiguous prefix of it."""
+        matches = [d for d in self.ids(kind) if d.startswith(prefix)] if prefix else []
         if len(matches) != 1:
-            raise StoreError(f"{'no' if not matches else 'more than one'} duel matches {prefix!r} in {self.name}")
+            raise StoreError(f"{'no' if not matches else 'more than one'} {kind} matches {prefix!r} in {self.name}")
         return matches[0]
 
     def _header_row(self, duel_id: str) -> bytes:
@@ -543,7 +610,7 @@ class Store:
     def attach(self, duel_id: str, name: str, data: dict) -> None:
         """A new version of a duel's attachment (e.g. the organiser changes a spectator delay)."""
         self._writable()
-        rows = self.events.select_events(f"{duel_id}/{name}", desc=True, limit=1)
+        rows = self.events.select_events(f"{duel_id}/{_attachment(name)}", desc=True, limit=1)
         version = rows[0].originator_version + 1 if rows else 0
         self._insert([StoredEvent(f"{duel_id}/{name}", version, f"ygoreplay:{name}", msgpack.packb(data))])
 
@@ -664,11 +731,11 @@ class Store:
         ``strict`` raises it before anything is written, ``prefix`` writes the events before it,
         ``all`` refuses nothing (a record being imported). Returns (new length, violation, the
         records written)."""
-        history = live.history
+        history, stream = live.history, live.kind
         used = referenced_codes(events) & set(facts)
         added = facts.subset(used - set(live.cards))
         cards = live.cards.merged(added) if len(added) else live.cards
-        history.cards = history.state.db = cards
+        stream.use_cards(history, cards)
         prev = live.head.hash if live.head else live.header.root
         snapshots, events_rows, violation, written = [], [], None, []
         for i, event in enumerate(events):
@@ -687,7 +754,7 @@ class Store:
                                            msgpack.packb({"e": wire, "t": when, "p": prev, "h": digest_i})))
             written.append(Record(position, event, when, prev, digest_i))
             prev = digest_i
-            if history.position % SNAPSHOT_EVERY == 0:
+            if stream.snapshots and history.position % SNAPSHOT_EVERY == 0:
                 snapshots.append((history.position, msgpack.packb(history.to_data()), prev))
         count = history.position
         if violation is not None:                      # only the facts the kept events name
@@ -700,9 +767,7 @@ class Store:
             digest = hashlib.sha256(digest + msgpack.packb(batch)).digest()
         if count == 0 and violation is not None:        # nothing legal to record: no duel at all
             return 0, violation, []
-        state = history.state
-        status = {"players": list(state.players), "turn": state.turn, "lp": [s.lp for s in state.sides],
-                  "ended": state.ended, "winner": state.winner, "reason": state.end_reason}
+        status = stream.status(history)
         key = self.key
         unsigned = Head(count, prev, live.header.digest, digest, status, key.public.raw, b"")
         head = Head(count, prev, live.header.digest, digest, status, key.public.raw,
@@ -715,8 +780,8 @@ class Store:
         else:
             self._insert(rows)
             self._insert_snapshots(snapshot_rows)
-        history.cards = history.state.db = cards
-        self._remember(duel_id, _Live(history, live.header, cards, digest, head))
+        stream.use_cards(history, cards)
+        self._remember(duel_id, _Live(history, live.header, cards, digest, head, stream))
         return count, violation, written
 
     def _insert(self, rows: list[StoredEvent], marker: bool = False) -> None:
@@ -769,7 +834,35 @@ class Store:
         if digest != head.cards or header.digest != head.header:
             raise VerificationError(f"duel {duel_id}: its header or card facts were altered since its last "
                                     "anchor; nothing was appended. Run 'ygoreplay verify'")
-        return _Live(self._history(duel_id, count, cards, root=header.root), header, cards, digest, head)
+        stream = self._kind(duel_id, header)
+        fold = (self._history(duel_id, count, cards, root=header.root) if stream is DUEL
+                else self._fold(duel_id, stream, count, cards, header.root))
+        return _Live(fold, header, cards, digest, head, stream)
+
+    def _kind(self, stream_id: str, header: Header) -> StreamKind:
+        stream = KINDS.get(header.kind)
+        if stream is None:
+            raise StoreError(f"{stream_id}: a stream of kind {header.kind!r}, which this program does not know")
+        return stream
+
+    def kind_of(self, stream_id: str) -> str:
+        """Whether ``stream_id`` is a duel's or another kind's (``"match"``); StoreError if none."""
+        return self.header(stream_id).kind
+
+    def _fold(self, stream_id: str, stream: StreamKind, count: int, cards: CardDB, root: bytes | None) -> Any:
+        """A stream of another kind folded from its start (they are short: no snapshots), each
+        event checked against the chain first when ``root`` is given (an append will follow)."""
+        fold, prev = stream.new(cards), root
+        for row in self.events.select_events(stream_id, gt=0, lte=count):
+            record = self._decode(stream_id, row)
+            if root is not None:
+                if record.prev_hash != prev or chain.link(prev, record.position, record.event.to_dict(),
+                                                          record.recorded) != record.hash:
+                    raise VerificationError(f"{stream_id}: event {record.position} does not match its hash "
+                                            "chain (altered); nothing was appended. Run 'ygoreplay verify'")
+                prev = record.hash
+            fold.append(record.event)
+        return fold
 
     def _snapshot_row(self, duel_id: str, position: int, data: bytes, at: bytes) -> StoredEvent:
         key = self.key
@@ -904,6 +997,8 @@ class Store:
         """A new duel whose history is the first ``at`` events of ``duel_id`` (their times and
         chain kept: the branch's first ``at`` hashes are the parent's); the parent is untouched."""
         duel = self.load(duel_id)
+        if duel.header.kind != "duel":
+            raise StoreError(f"{duel_id} is a {duel.header.kind}'s stream: only a duel is branched")
         if not 0 < at <= len(duel.records):
             raise StoreError(f"duel {duel_id} has {len(duel.records)} events: branch at 1..{len(duel.records)}, not {at}")
         child, _count, _violation = self.record(
@@ -1184,3 +1279,6 @@ class _Heads:
     def __next__(self) -> tuple[str, int]:
         notification = next(self._subscription)
         return str(notification.originator_id).removesuffix("/head"), notification.originator_version
+
+
+from .match import stream as _match_stream  # noqa: E402,F401  (registers the match's kind of stream)

@@ -1,5 +1,6 @@
 """The web viewer: a page and two static ES-module assets, served by ``ygoreplay serve`` at
-``/view/{id}`` and written whole into one self-contained file by ``export --html``.
+``/view/{id}`` and written whole into one self-contained file by ``export --html``; and the
+match page (``/match/{id}``: ``match.html``, ``match.js``, ``match.css``), served the same way.
 
 The page draws frames (``live.Step.frame``) that the server made from one view's own events,
 so redaction never depends on it. A served page may load scripts, styles and data from its own
@@ -16,7 +17,8 @@ from importlib import resources
 from typing import Any
 
 #: The assets the service serves, and their content types.
-ASSETS = {"viewer.js": "text/javascript; charset=utf-8", "viewer.css": "text/css; charset=utf-8"}
+ASSETS = {"viewer.js": "text/javascript; charset=utf-8", "viewer.css": "text/css; charset=utf-8",
+          "match.js": "text/javascript; charset=utf-8", "match.css": "text/css; charset=utf-8"}
 
 #: What a served page may load: its own scripts, styles and data, no frames, no forms.
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
@@ -29,7 +31,7 @@ _SCRIPT_TAG = '<script type="module" src="/viewer/viewer.js"></script>'
 @functools.cache
 def asset(name: str) -> bytes:
     """One of ``ASSETS``, from the installed package."""
-    if name not in ASSETS and name != "index.html":
+    if name not in ASSETS and name not in ("index.html", "match.html"):
         raise KeyError(name)
     return resources.files(__package__).joinpath(name).read_bytes()
 
@@ -37,6 +39,11 @@ def asset(name: str) -> bytes:
 def page() -> str:
     """The page the service serves for every duel; it fetches the duel's frames itself."""
     return asset("index.html").decode().replace("<!--policy-->\n", "")
+
+
+def match_page() -> str:
+    """The page the service serves for every match (``/match/{id}``); it fetches the match itself."""
+    return asset("match.html").decode()
 
 
 def embedded_json(data: Any) -> str:
@@ -67,4 +74,4 @@ def _hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
 
 
-__all__ = ["ASSETS", "POLICY", "asset", "embedded_json", "offline_page", "page"]
+__all__ = ["ASSETS", "POLICY", "asset", "embedded_json", "match_page", "offline_page", "page"]

@@ -1,0 +1,114 @@
+"""Matches as a service process serves them: read once, kept up to date as events are appended
+here or (PostgreSQL) by any process, each view's answer made once per length.
+
+A match is a few dozen events, so every view is derived from the whole record when it grew:
+its events with what it may not see withheld (``views.py``) and its summary.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ..access import Access
+from ..exchange import view_root
+from ..replay_file import ReplayFile, dumps
+from ..signing import OrganiserKey
+from ..store import Header, Record, Store, StoreError, Verification
+from .rules import MatchState, fold
+from .views import commitment, summary, view_dict, view_event, visible_codes, withheld
+
+
+class LiveMatch:
+    """A match this process serves: header, access record, records so far, views made."""
+
+    def __init__(self, store: Store, match_id: str) -> None:
+        self.id = match_id
+        self.store = store
+        self.header: Header = store.header(match_id)
+        if self.header.kind != "match":
+            raise StoreError(f"no match {match_id!r}: it is a {self.header.kind}")
+        self.access = Access.from_dict(store.attachment(match_id, "access") or {"visibility": "private"})
+        self.cards = store.cards_of(match_id)[0]
+        self.records: list[Record] = []
+        self.lock = threading.Lock()
+        self.followers = 0
+        self._answers: dict[tuple, tuple[int, Any]] = {}
+        self.refresh()
+
+    @property
+    def count(self) -> int:
+        return len(self.records)
+
+    @property
+    def events(self) -> list:
+        return [r.event for r in self.records]
+
+    def refresh(self, written: list[Record] | None = None) -> bool:
+        """Take in what was appended since; whether anything was new."""
+        with self.lock:
+            if written and written[0].position == len(self.records):
+                new = written
+            elif written and written[-1].position < len(self.records):
+                return False
+            else:
+                new = self.store.records_after(self.id, len(self.records))
+            if not new:
+                return False
+            if any(r.event.kind == "decklist_registered" for r in new):
+                self.cards = self.store.cards_of(self.id)[0]
+            self.records += new
+            return True
+
+    def _once(self, key: tuple, build) -> Any:
+        """An answer made once per key and length of the record."""
+        with self.lock:
+            count = len(self.records)
+            cached = self._answers.get(key)
+            if cached is not None and cached[0] == count:
+                return cached[1]
+        value = build()
+        with self.lock:
+            self._answers[key] = (count, value)
+        return value
+
+    def state(self) -> MatchState:
+        """The match after its events, every refused one collected (none when written here)."""
+        return self._once(("state",), lambda: fold(self.events, self.cards, audit=True))
+
+    def view_events(self, view: str, start: int = 0) -> list[dict]:
+        """The events from ``start`` on as ``view`` has them, each with its position and time."""
+        made = self._once(("events", view), lambda: [
+            {"position": r.position, "time": r.recorded, "event": view_dict(r.event, view)} for r in self.records])
+        return made[start:]
+
+    def summary(self, view: str) -> dict:
+        return self._once(("summary", view), lambda: summary(self.events, view, self.cards))
+
+    def verified(self) -> Verification:
+        return self._once(("verify",), lambda: self.store.verify(self.id))
+
+    def replay(self, view: str, key: OrganiserKey, games: list[bytes]) -> bytes:
+        """The match as a signed ``.ygr`` for ``view``: the judge's carries the record's own chain
+        and secret; a view's, its events with what it may not see withheld (their sizes in the
+        header's ``withheld``, a commitment to each in ``commitments``), a chain of its own from
+        a root derived from the record's. ``games`` are its duels' files for the same view."""
+        stored = self.store.load(self.id, verified=True)
+        state = fold(stored.events, stored.cards)
+        header = {"kind": "match", "match": self.id, "title": stored.header.title, "policy": state.policy.name,
+                  "players": list(state.players), "banlist": state.banlist.name,
+                  "banlist_hash": state.banlist_hash, "games": [g.duel for g in state.games]}
+        if view == "judge":
+            replay = ReplayFile(stored.events, stored.cards, stored.times, "judge", players=list(state.players),
+                                match=header, created=stored.header.created, root=stored.header.root,
+                                commit_key=stored.header.secret, chain=stored.hashes, games=games)
+        else:
+            hidden = [[i, counts] for i, ev in enumerate(stored.events) if (counts := withheld(ev, view))]
+            header["withheld"] = hidden
+            secret = stored.header.secret
+            replay = ReplayFile([view_event(ev, view) for ev in stored.events],
+                                stored.cards.subset(visible_codes(stored.events, view) & set(stored.cards)),
+                                stored.times, view, players=list(state.players), match=header,
+                                created=stored.header.created, root=view_root(stored.header.root, view),
+                                commitments=[commitment(secret, i, stored.events[i]) for i, _ in hidden],
+                                games=games)
+        return dumps(replay, key)

@@ -1,0 +1,639 @@
+"""The service's match endpoints: create a match, record its duels and its procedure, read it as
+each role may, follow it, export it. A thin face on the match's application layer.
+
+A match has tokens of its own, one per role, as a duel has (32 random bytes, kept as digests):
+the recorder writes the table's facts (decklists, duels, siding, time, extra turns, decisions,
+concessions, the result), the judge also penalties, rulings and appeals; a player may concede or
+call a judge for themselves; p0, p1 and spectators read their own view (``views.py``: the other
+player's cards are withheld, counts stay). A duel of the match, created with it or linked to it,
+keeps its own tokens and also opens with the match's token of the same role: the match page links
+each game with the token it was opened with. Every refusal of the match rules is 422 with its
+rule ID; a writer that lost the race, 409.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any, AsyncIterator
+
+from fastapi import FastAPI, Query, Request
+from fastapi.responses import Response, StreamingResponse
+
+from ..access import NARROWER, VIEW_OF, VISIBILITIES, Access
+from ..chain import now
+from ..decks import Banlist
+from ..errors import StoreError
+from ..events import Event, EventFormatError, from_dict
+from ..rules import RuleViolation
+from ..store import DuelInfo, new_id
+from ..text import checked, number
+from . import application as app_layer
+from .events import DECISION_STAGES, GAME_ENDINGS, KINDS
+from .policies import FINISH_PHASE, POLICIES
+
+#: What only a judge (or the organiser) writes: rulings, appeals and penalties.
+JUDGES = frozenset({"judge_ruled", "ruling_appealed", "penalty_given"})
+KEEPALIVE = 15.0
+_ID = re.compile(r"[0-9a-f]{12}")
+_VIEW = "^(judge|p0|p1|spectator)$"
+
+
+def _object(properties: dict, required: list[str] | None = None) -> dict:
+    """The OpenAPI request body of an endpoint taking a JSON object."""
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = required
+    return {"requestBody": {"required": bool(required), "content": {"application/json": {"schema": schema}}}}
+
+
+_PLAYER = {"type": "integer", "enum": [0, 1]}
+_CODES = {"type": "array", "items": {"type": "integer"}, "maxItems": 200}
+_TEXT = {"type": "string", "maxLength": 2000}
+
+
+def add_routes(app: FastAPI, service: Any) -> None:
+    """The match endpoints on the service's app (``service`` is ``ygoreplay.service.Service``)."""
+    from ..service import Caller, HTTPError, _body_json, _events, _jsonable
+    store, hub = service.store, service.hub
+
+    def live_match(match_id: str) -> Any:
+        if not _ID.fullmatch(match_id):
+            raise HTTPError(404, f"no match {match_id!r}")
+        try:
+            return hub.match(match_id)
+        except StoreError:
+            raise HTTPError(404, f"no match {match_id!r}") from None
+
+    def caller(request: Request, match_id: str) -> tuple[Caller, Any]:
+        """The caller's role in this match; 404 for a match that is not theirs to know of."""
+        token = service.token_of(request)
+        live = live_match(match_id)
+        if service.is_organiser(token):
+            return Caller("organiser", "judge"), live
+        role = live.access.role_of(token) if token else None
+        if role is None:
+            if live.access.visibility != "public":
+                raise HTTPError(404, f"no match {match_id!r}")
+            if token is not None:
+                raise HTTPError(401, "this token is not one of this match's")
+            return Caller("public", "spectator"), live
+        return Caller(role, VIEW_OF[role]), live
+
+    async def writer(request: Request, match_id: str, *roles: str) -> tuple[Caller, Any]:
+        """A caller who may write here, with the match brought up to the stored head (another
+        process may have appended: what the endpoint derives is derived from the head)."""
+        who, live = await asyncio.to_thread(caller, request, match_id)
+        service.require(who, *roles)
+        await asyncio.to_thread(live.refresh)
+        return who, live
+
+    def write(match_id: str, events: list[Event], expected: int | None) -> dict:
+        written = store.append_records(match_id, events, expected_position=expected)
+        hub.changed(match_id, written)
+        return {"position": written[-1].position + 1}
+
+    def event(kind: str, body: Any, allowed: set[str], **fixed: Any) -> Event:
+        """A match event from a JSON object's fields, or 400 naming what is wrong and where."""
+        if not isinstance(body, dict):
+            raise HTTPError(400, "the body must be a JSON object", where="body")
+        unknown = set(body) - allowed
+        if unknown:
+            raise HTTPError(400, f"unknown field(s) {', '.join(sorted(unknown))}", where="body")
+        data = {k: v for k, v in body.items() if v is not None or k == "winner"}   # a draw has no winner
+        try:
+            return from_dict({"kind": kind, **data, **fixed}, kind)
+        except EventFormatError as exc:
+            raise HTTPError(400, exc.detail, where=kind) from None
+
+    async def body_of(request: Request) -> Any:
+        return await _body_json(request) if await request.body() else {}
+
+    def expected_of(request: Request) -> int | None:
+        raw = request.query_params.get("expected")
+        if raw is None:
+            return None
+        value = number(raw)
+        if value is None or value < 0:
+            raise HTTPError(400, "expected is a whole number, the match's event count", where="expected")
+        return value
+
+    async def append(request: Request, match_id: str, events: list[Event]) -> dict:
+        return await asyncio.to_thread(write, match_id, events, expected_of(request))
+
+    def duel_state(duel_id: str):
+        """The duel's board now (the judge's), or None when the match has no such duel stored."""
+        if not duel_id:
+            return None
+        try:
+            live = hub.get(duel_id)
+        except (StoreError, HTTPError):
+            return None
+        return live.view("judge").state_after(live.count)
+
+    def current(live: Any) -> Any:
+        game = live.state().current
+        if game is None:
+            raise RuleViolation("LOG-03", "no duel of the match is being played", live.count, "game_ended")
+        return game
+
+    # -- creating and listing ---------------------------------------------------------------------------
+
+    @app.post("/matches", status_code=201, tags=["organiser"], openapi_extra=_object({
+        "title": {"type": "string", "maxLength": 500}, "visibility": {"enum": list(VISIBILITIES)},
+        "players": {"type": "array", "items": {"type": "string", "maxLength": 200}, "minItems": 2, "maxItems": 2},
+        "policy": {"enum": list(POLICIES)},
+        "banlist": {"type": "object", "properties": {
+            "name": {"type": "string", "maxLength": 200}, "whitelist": {"type": "boolean"},
+            "limits": {"type": "array", "maxItems": 20000, "items": {"type": "object", "properties": {
+                "code": {"type": "integer"}, "limit": {"type": "integer", "minimum": 0, "maximum": 3}}}}}},
+        "format": {"type": "string", "maxLength": 200}, "event_name": {"type": "string", "maxLength": 200},
+        "round": {"type": "integer", "minimum": 0, "maximum": 10000},
+        "time_limit": {"type": "integer", "minimum": 1, "maximum": 1440},
+        "decklists": {"type": "array", "maxItems": 2, "items": {"type": ["object", "null"], "properties": {
+            "main": _CODES, "extra": _CODES, "side": _CODES}}}}, ["players", "policy", "banlist"]))
+    async def create_match(request: Request) -> dict:
+        """A new match (the organiser's): players, policy, the banlist by name and content, and
+        the decklists if they are known; its id, a token for each role and a page link for each."""
+        service.organiser(request)
+        body = await _body_json(request)
+        if not isinstance(body, dict):
+            raise HTTPError(400, "the body must be a JSON object", where="body")
+        known = {"title", "visibility", "players", "policy", "banlist", "format", "event_name", "round",
+                 "time_limit", "decklists"}
+        if set(body) - known:
+            raise HTTPError(400, f"unknown field(s) {', '.join(sorted(set(body) - known))}", where="body")
+        title = body.get("title", "")
+        if not isinstance(title, str):
+            raise HTTPError(400, "title must be a string of at most 500 characters", where="title")
+        title = checked(title, "the title", 500)
+        visibility = body.get("visibility", "unlisted")
+        if visibility not in VISIBILITIES:
+            raise HTTPError(400, f"visibility is one of {', '.join(VISIBILITIES)}", where="visibility")
+        events = _opening(body, HTTPError)
+        access, tokens = Access.issue(visibility, 0, 0.0)
+
+        def record() -> str:
+            match_id, _count, _violation = store.record(events, title, kind="match", strict=True,
+                                                        attachments={"access": access.to_dict()})
+            return match_id
+        match_id = await asyncio.to_thread(record)
+        base = str(request.base_url).rstrip("/")
+        links = {role: f"{base}/match/{match_id}?token={token}" for role, token in tokens.items()}
+        return {"id": match_id, "tokens": tokens, "links": links}
+
+    @app.get("/matches", tags=["organiser"])
+    def list_matches(request: Request, player: str | None = Query(None, max_length=200)) -> list[dict]:
+        """The matches: all of them for the organiser, the public ones for anyone; by a player's name."""
+        token = service.token_of(request)
+        everyone = service.is_organiser(token)
+        if token is not None and not everyone:
+            raise HTTPError(403, "listing all matches needs the organiser's token")
+        out = []
+        for info in store.duels("match"):
+            if not everyone:
+                access = Access.from_dict(store.attachment(info.id, "access") or {"visibility": "private"})
+                if access.visibility != "public":
+                    continue
+            if player and not any(player.casefold() in p.casefold() for p in info.status.get("players", [])):
+                continue
+            out.append(_listed(info))
+        return out
+
+    # -- reading --------------------------------------------------------------------------------------
+
+    @app.get("/matches/{match_id}", tags=["everyone"])
+    def get_match(match_id: str, request: Request, start: int = Query(0, alias="from", ge=0, le=10 ** 9),
+                  view: str | None = Query(None, pattern=_VIEW)) -> dict:
+        """The match's events from position ``from`` on, as the view has them: a decklist, Side
+        Deck or swap the view may not see has its cards withheld (``withheld`` gives the counts)."""
+        who, live = caller(request, match_id)
+        view = service.view_for(who, view)
+        return {"id": match_id, "title": live.header.title, "role": who.role, "view": view,
+                "views": list(NARROWER[who.view]), "visibility": live.access.visibility, "events_count": live.count,
+                "events": live.view_events(view, start)}
+
+    @app.get("/matches/{match_id}/state", tags=["everyone"])
+    def match_state(match_id: str, request: Request, view: str | None = Query(None, pattern=_VIEW)) -> dict:
+        """The match now, for the view: players, policy, score, each duel with its result and the
+        siding before it, time, extra turns, decisions, penalties, rulings, the result and points.
+        The judge's also lists how each stored duel disagrees with the match (``problems``)."""
+        who, live = caller(request, match_id)
+        view = service.view_for(who, view)
+        data = {"id": match_id, "title": live.header.title, "role": who.role, "views": list(NARROWER[who.view]),
+                **live.summary(view)}
+        if view == "judge":
+            data["problems"] = _problems(live, store)
+        return _jsonable(data)
+
+    @app.get("/matches/{match_id}/verify", tags=["everyone"])
+    def verify_match(match_id: str, request: Request) -> dict:
+        """The match's stream checked end to end: chain, anchors, signature."""
+        _who, live = caller(request, match_id)
+        result = live.verified()
+        return {"id": match_id, "ok": result.ok, "events": result.events, "first_bad_link": result.first_bad,
+                "problem": result.problem, "key": result.signer.text if result.signer else None}
+
+    @app.get("/matches/{match_id}/replay.ygr", tags=["everyone"], response_class=Response,
+             responses={200: {"content": {"application/x-ygoreplay": {}}}})
+    def match_file(match_id: str, request: Request, view: str | None = Query(None, pattern=_VIEW)) -> Response:
+        """The match as one signed ``.ygr`` for the view, holding each of its duels' files for the same view."""
+        who, live = caller(request, match_id)
+        view = service.view_for(who, view)
+        games = []
+        for game in live.state().games:
+            if game.duel:
+                try:
+                    games.append(hub.get(game.duel).replay_file(view, store.key))
+                except StoreError:
+                    continue                       # a duel the match names that the store lacks
+        data = live.replay(view, store.key, games)
+        return Response(data, media_type="application/x-ygoreplay",
+                        headers={"Content-Disposition": f'attachment; filename="{match_id}.{view}.ygr"',
+                                 "Cache-Control": "no-store"})
+
+    @app.get("/matches/{match_id}/follow", tags=["everyone"], response_class=StreamingResponse,
+             responses={200: {"content": {"text/event-stream": {}}}})
+    async def follow_match(match_id: str, request: Request, start: int = Query(0, alias="from", ge=0, le=10 ** 9),
+                           view: str | None = Query(None, pattern=_VIEW)) -> StreamingResponse:
+        """Server-Sent Events: one ``event`` per match event of the view, its id the position
+        (``Last-Event-ID`` resumes after it); ``end`` once the match has its result."""
+        who, live = await asyncio.to_thread(caller, request, match_id)
+        view = service.view_for(who, view)
+        resume = request.headers.get("last-event-id")
+        position = number(resume) + 1 if resume is not None and number(resume) is not None else start
+
+        async def stream() -> AsyncIterator[str]:
+            nonlocal position
+            loop = asyncio.get_running_loop()
+            next_keepalive = loop.time() + KEEPALIVE
+            live.followers += 1
+            try:
+                yield "retry: 2000\n\n"
+                while True:
+                    for item in live.view_events(view, position):
+                        yield f"id: {item['position']}\nevent: event\ndata: {json.dumps(_jsonable(item), ensure_ascii=False)}\n\n"
+                        position = item["position"] + 1
+                    if live.state().ended is not None and position >= live.count:
+                        yield "event: end\ndata: {}\n\n"
+                        return
+                    if await request.is_disconnected():
+                        return
+                    if loop.time() >= next_keepalive:
+                        yield ": keepalive\n\n"
+                        next_keepalive = loop.time() + KEEPALIVE
+                    await hub.wait(match_id, max(0.0, next_keepalive - loop.time()))
+            finally:
+                live.followers -= 1
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    # -- recording ----------------------------------------------------------------------------------------
+
+    @app.post("/matches/{match_id}/events", tags=["recorder"],
+              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                  "type": "array", "items": {"type": "object"}, "maxItems": 1000}}}}})
+    async def append_events(match_id: str, request: Request,
+                            expected: int | None = Query(None, ge=0, le=10 ** 9)) -> dict:
+        """Append match events as they are, checked by the match rules: all or none. Rulings,
+        appeals and penalties are the judge's."""
+        who, _live = await writer(request, match_id, "recorder", "judge")
+        events = _events(await _body_json(request))
+        if not events:
+            raise HTTPError(400, "no events to append", where="body")
+        stray = sorted({e.kind for e in events if e.kind not in KINDS})
+        if stray:
+            raise HTTPError(400, f"{', '.join(stray)} is a duel's event: a match records match events", where="body")
+        judged = sorted({e.kind for e in events if e.kind in JUDGES})
+        if judged and who.role not in ("judge", "organiser"):
+            raise HTTPError(403, f"{', '.join(judged)} is the judge's: use the judge's token", where="body")
+        return await asyncio.to_thread(write, match_id, events, expected)
+
+    @app.post("/matches/{match_id}/decklists", tags=["recorder"], openapi_extra=_object(
+        {"player": _PLAYER, "main": _CODES, "extra": _CODES, "side": _CODES}, ["player", "main"]))
+    async def register_decklist(match_id: str, request: Request) -> dict:
+        """A player's decklist and Side Deck, once, before duel 1 (MATCH-04; DECK rules, DECK-08
+        against the match's banlist)."""
+        await writer(request, match_id, "recorder", "judge")
+        ev = event("decklist_registered", await _body_json(request), {"player", "main", "extra", "side"})
+        return await append(request, match_id, [ev])
+
+    @app.post("/matches/{match_id}/games", status_code=201, tags=["recorder"], openapi_extra=_object({
+        "first_player": _PLAYER, "chosen_by": _PLAYER, "extra_duel": {"type": "boolean"},
+        "duel": {"type": "string", "maxLength": 12}, "duel_token": {"type": "string", "maxLength": 200},
+        "title": {"type": "string", "maxLength": 500}}))
+    async def start_game(match_id: str, request: Request) -> dict:
+        """The match's next duel starts: a new duel created for it (its own tokens, returned; the
+        match's tokens open it too), or ``duel``, one recorded through the service, linked (the
+        organiser's, or with that duel's recorder or judge token in ``duel_token``). Who goes
+        first and who chose follow MATCH-07."""
+        who, live = await writer(request, match_id, "recorder", "judge")
+        body = await body_of(request)
+        if not isinstance(body, dict):
+            raise HTTPError(400, "the body must be a JSON object", where="body")
+        unknown = set(body) - {"first_player", "chosen_by", "extra_duel", "duel", "duel_token", "title"}
+        if unknown:
+            raise HTTPError(400, f"unknown field(s) {', '.join(sorted(unknown))}", where="body")
+        title = body.get("title") or ""
+        if not isinstance(title, str):
+            raise HTTPError(400, "title must be a string", where="title")
+        linked = body.get("duel")
+        fields = {k: body.get(k) for k in ("first_player", "chosen_by", "extra_duel")}
+        if linked is not None:
+            await asyncio.to_thread(_check_link, service, live, who, linked, body.get("duel_token"), fields, HTTPError)
+        duel_id = linked or new_id()
+        game = len(live.state().games) + 1
+        ev = event("game_started", fields, {"first_player", "chosen_by", "extra_duel"}, game=game, duel=duel_id)
+        position = await asyncio.to_thread(write, match_id, [ev], live.count)
+        link = {"id": match_id, "game": game}
+
+        def make_duel() -> dict:
+            if linked is not None:
+                store.attach(linked, "match_game", link)
+                return {"id": linked}
+            access, tokens = Access.issue(live.access.visibility, 0, 0.0)
+            name = title or f"{live.header.title or 'match ' + match_id}: duel {game}"
+            store.record([], checked(name, "the title", 500), stream_id=duel_id,
+                         attachments={"access": access.to_dict(), "match_game": link})
+            return service._created(duel_id, tokens, str(request.base_url).rstrip("/"))
+        return {"game": game, **position, "duel": await asyncio.to_thread(make_duel)}
+
+    @app.post("/matches/{match_id}/games/{game}/end", tags=["recorder"], openapi_extra=_object(
+        {"winner": {"type": ["integer", "null"], "enum": [0, 1, None]}, "how": {"enum": list(GAME_ENDINGS)}}))
+    async def end_game(match_id: str, game: int, request: Request) -> dict:
+        """Duel ``game`` ended by itself: as its stored record ended, unless ``winner`` and ``how``
+        say it (and then they must agree with the record: LOG-09)."""
+        _who, live = await writer(request, match_id, "recorder", "judge")
+        body = await body_of(request)
+        if not isinstance(body, dict):
+            raise HTTPError(400, "the body must be a JSON object", where="body")
+        playing = current(live)
+        board = await asyncio.to_thread(duel_state, playing.duel) if playing.number == game else None
+        fields = dict(body)
+        if board is not None and board.ended:
+            how = board.end_reason if board.end_reason in GAME_ENDINGS else "judge"
+            fields.setdefault("winner", board.winner)
+            fields.setdefault("how", how)
+            if fields["winner"] != board.winner:
+                raise RuleViolation("LOG-09", f"duel {game}'s record was " + (
+                    "a draw" if board.winner is None else f"won by player {board.winner}") + ", not " + (
+                    "a draw" if fields["winner"] is None else f"won by player {fields['winner']}"), live.count, "game_ended")
+        elif "how" not in fields:
+            raise RuleViolation("LOG-09", f"duel {game}'s record has not ended: say its winner and how",
+                                live.count, "game_ended")
+        ev = event("game_ended", fields, {"winner", "how"}, game=game)
+        return await append(request, match_id, [ev])
+
+    @app.post("/matches/{match_id}/swaps", tags=["recorder"], openapi_extra=_object(
+        {"player": _PLAYER, "main_out": _CODES, "main_in": _CODES, "extra_out": _CODES, "extra_in": _CODES},
+        ["player"]))
+    async def swap(match_id: str, request: Request) -> dict:
+        """Side deck swaps between duels: one-for-one, every deck keeping its size (MATCH-05/06)."""
+        await writer(request, match_id, "recorder", "judge")
+        ev = event("side_deck_swapped", await _body_json(request),
+                   {"player", "main_out", "main_in", "extra_out", "extra_in"})
+        return await append(request, match_id, [ev])
+
+    @app.post("/matches/{match_id}/time", tags=["recorder"], openapi_extra=_object({
+        "clock": {"type": "string", "maxLength": 40}, "turn": {"type": "integer", "minimum": 0},
+        "phase": {"type": "string"}, "turn_player": _PLAYER}))
+    async def call_time(match_id: str, request: Request) -> dict:
+        """Time is called (TIME-01): the wall clock (default now) and, in a duel being played, its
+        turn, phase and turn player (default: where its record stands)."""
+        _who, live = await writer(request, match_id, "recorder", "judge")
+        body = await body_of(request)
+        if not isinstance(body, dict):
+            raise HTTPError(400, "the body must be a JSON object", where="body")
+        playing = live.state().current
+        fields = {"clock": now(), **body}
+        if playing is not None:
+            board = await asyncio.to_thread(duel_state, playing.duel)
+            if board is not None:
+                fields.setdefault("turn", board.turn)
+                fields.setdefault("phase", board.phase)
+                fields.setdefault("turn_player", board.turn_player)
+        ev = event("time_called", fields, {"clock", "turn", "phase", "turn_player"},
+                   game=playing.number if playing else None)
+        return await append(request, match_id, [ev])
+
+    @app.post("/matches/{match_id}/extra-turns", tags=["recorder"], openapi_extra=_object(
+        {"turn": {"type": "integer", "minimum": 0}}))
+    async def extra_turn(match_id: str, request: Request) -> dict:
+        """The next extra turn after time (TIME-03); ``turn`` defaults to the one it must be."""
+        _who, live = await writer(request, match_id, "recorder", "judge")
+        body = await body_of(request)
+        if not isinstance(body, dict):
+            raise HTTPError(400, "the body must be a JSON object", where="body")
+        playing = current(live)
+        time_called = live.state().time
+        n = playing.extra_turns + 1
+        default = time_called.turn + n if time_called is not None and time_called.turn is not None else None
+        ev = event("extra_turn_started", {"turn": default, **body}, {"turn"}, game=playing.number, n=n)
+        return await append(request, match_id, [ev])
+
+    @app.post("/matches/{match_id}/decide", tags=["recorder"], openapi_extra=_object({
+        "lp": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+        "stage": {"enum": list(DECISION_STAGES)}, "turn": {"type": "integer", "minimum": 0}}))
+    async def decide(match_id: str, request: Request) -> dict:
+        """The duel being played judged on LP under the policy (TIME-04/05/08): ``lp`` defaults
+        to the duel's record now, ``stage`` to what the policy does at time."""
+        _who, live = await writer(request, match_id, "recorder", "judge")
+        body = await body_of(request)
+        if not isinstance(body, dict):
+            raise HTTPError(400, "the body must be a JSON object", where="body")
+        playing = current(live)
+        state = live.state()
+        fields = dict(body)
+        if "lp" not in fields or "turn" not in fields:
+            board = await asyncio.to_thread(duel_state, playing.duel)
+            if board is not None:
+                fields.setdefault("lp", [s.lp for s in board.sides])
+                fields.setdefault("turn", board.turn)
+        if "lp" not in fields:
+            raise HTTPError(400, "lp is needed: the duel's record is not in the store", where="lp")
+        fields.setdefault("stage", "extra_duel" if playing.extra_duel else (
+            "phase_end" if state.policy.at_time == FINISH_PHASE else "extra_turns"))
+        lp = fields["lp"]
+        if isinstance(lp, list) and len(lp) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in lp):
+            fields["winner"] = 0 if lp[0] > lp[1] else 1 if lp[1] > lp[0] else None
+        ev = event("game_decided", fields, {"lp", "stage", "turn", "winner"}, game=playing.number)
+        return await append(request, match_id, [ev])
+
+    @app.post("/matches/{match_id}/penalties", tags=["judge"], openapi_extra=_object({
+        "player": _PLAYER, "infraction": {"type": "string"}, "penalty": {"type": "string"},
+        "judge": {"type": "string", "maxLength": 200}, "note": _TEXT}, ["player", "infraction", "penalty", "judge"]))
+    async def penalty(match_id: str, request: Request) -> dict:
+        """A penalty for a PEN-02 infraction; a game loss ends the duel in progress (or counts as
+        the next), a match loss or disqualification ends the match."""
+        await writer(request, match_id, "judge")
+        ev = event("penalty_given", await _body_json(request), {"player", "infraction", "penalty", "judge", "note"})
+        return await append(request, match_id, [ev])
+
+    @app.post("/matches/{match_id}/judge-calls", tags=["recorder"], openapi_extra=_object({
+        "player": _PLAYER, "judge": {"type": "string", "maxLength": 200}, "question": _TEXT}, ["player", "judge"]))
+    async def judge_call(match_id: str, request: Request) -> dict:
+        """A player calls a judge (MATCH-08); a player's token calls for that player only."""
+        who, _live = await writer(request, match_id, "recorder", "judge", "p0", "p1")
+        ev = event("judge_called", await _body_json(request), {"player", "judge", "question"})
+        _own(who, ev.player, HTTPError)
+        return await append(request, match_id, [ev])
+
+    @app.post("/matches/{match_id}/rulings", tags=["judge"], openapi_extra=_object({
+        "judge": {"type": "string", "maxLength": 200}, "ruling": _TEXT}, ["judge", "ruling"]))
+    async def ruling(match_id: str, request: Request) -> dict:
+        """The judge's ruling on the last call (MATCH-08)."""
+        await writer(request, match_id, "judge")
+        ev = event("judge_ruled", await _body_json(request), {"judge", "ruling"})
+        return await append(request, match_id, [ev])
+
+    @app.post("/matches/{match_id}/appeals", tags=["judge"], openapi_extra=_object({
+        "player": _PLAYER, "judge": {"type": "string", "maxLength": 200}, "decision": {"enum": ["upheld", "overturned"]},
+        "note": _TEXT}, ["player", "judge", "decision"]))
+    async def appeal(match_id: str, request: Request) -> dict:
+        """An appeal of the last ruling to another judge, and its decision (MATCH-10: not after the match)."""
+        await writer(request, match_id, "judge")
+        ev = event("ruling_appealed", await _body_json(request), {"player", "judge", "decision", "note"})
+        return await append(request, match_id, [ev])
+
+    @app.post("/matches/{match_id}/concede", tags=["recorder"], openapi_extra=_object({"player": _PLAYER}, ["player"]))
+    async def concede(match_id: str, request: Request) -> dict:
+        """A player concedes the match; a player's token concedes for that player only."""
+        who, _live = await writer(request, match_id, "recorder", "judge", "p0", "p1")
+        ev = event("match_conceded", await _body_json(request), {"player"})
+        _own(who, ev.player, HTTPError)
+        return await append(request, match_id, [ev])
+
+    @app.post("/matches/{match_id}/result", tags=["recorder"])
+    async def result(match_id: str, request: Request) -> dict:
+        """The match's result as the rules and its policy give it, recorded (refused, with the rule,
+        while the match cannot end); with its standing points."""
+        _who, live = await writer(request, match_id, "recorder", "judge")
+        ev = app_layer.result_event(live.state())
+        out = await append(request, match_id, [ev])
+        return {**out, "result": ev.to_dict()}
+
+    # -- the page -------------------------------------------------------------------------------------
+
+    @app.get("/match/{match_id}", include_in_schema=False)
+    def match_page(match_id: str) -> Response:
+        """The match's page; it asks for the match with the token in its address."""
+        from .. import viewer
+        from ..service import _PAGE_HEADERS
+        if not _ID.fullmatch(match_id):
+            raise HTTPError(404, f"no match {match_id!r}")
+        return Response(viewer.match_page(), media_type="text/html; charset=utf-8", headers=_PAGE_HEADERS)
+
+
+def _opening(body: dict, HTTPError: type) -> list[Event]:
+    """match_started (and the decklists given) from a create request, or 400 saying what is wrong."""
+    players = body.get("players")
+    if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
+        raise HTTPError(400, "players is a list of the two players' names", where="players")
+    players = [checked(p, "a player's name", 200) for p in players]
+    policy = body.get("policy")
+    if policy not in POLICIES:
+        raise HTTPError(400, f"policy is one of {', '.join(POLICIES)}", where="policy")
+    banlist = body.get("banlist")
+    if not isinstance(banlist, dict) or set(banlist) - {"name", "limits", "whitelist"} or \
+            not isinstance(banlist.get("name"), str):
+        raise HTTPError(400, "banlist is {name, limits: [{code, limit}], whitelist}", where="banlist")
+    limits = banlist.get("limits", [])
+    if not isinstance(limits, list) or not all(
+            isinstance(e, dict) and set(e) == {"code", "limit"}
+            and all(isinstance(e[k], int) and not isinstance(e[k], bool) for k in e) for e in limits):
+        raise HTTPError(400, "banlist.limits is a list of {code, limit} (whole numbers)", where="banlist.limits")
+    whitelist = banlist.get("whitelist", False)
+    if not isinstance(whitelist, bool):
+        raise HTTPError(400, "banlist.whitelist is true or false", where="banlist.whitelist")
+    decks = body.get("decklists") or []
+    if not isinstance(decks, list) or len(decks) > 2:
+        raise HTTPError(400, "decklists is a list of (at most) two decks {main, extra, side}", where="decklists")
+    limit_map: dict[int, int] = {}
+    for entry in limits:
+        limit_map[entry["code"]] = entry["limit"]
+    opening: list[dict] = [e.to_dict() for e in app_layer.started(
+        players, policy, Banlist(checked(banlist["name"], "the banlist's name", 200), limit_map, whitelist))]
+    if len(limit_map) != len(limits):
+        raise HTTPError(400, "banlist.limits names a passcode more than once", where="banlist.limits")
+    opening[0]["limits"] = limits              # as given: the hash does not depend on their order
+    opening[0].update({k: body[k] for k in ("format", "event_name", "round", "time_limit") if body.get(k) is not None})
+    for player, deck in enumerate(decks):
+        if deck is None:
+            continue
+        if not isinstance(deck, dict) or set(deck) - {"main", "extra", "side"}:
+            raise HTTPError(400, "a decklist is {main, extra, side}", where=f"decklists.{player}")
+        opening.append({"kind": "decklist_registered", "player": player, **deck})
+    out = []
+    for i, data in enumerate(opening):
+        try:
+            out.append(from_dict(data, f"event {i}"))
+        except EventFormatError as exc:
+            raise HTTPError(400, exc.detail, where="decklists" if i else "match") from None
+    return out
+
+
+def _own(who: Any, player: int, HTTPError: type) -> None:
+    if who.role in ("p0", "p1") and who.role != f"p{player}":
+        raise HTTPError(403, f"a {who.role} token acts for player {who.role[1]} only, not player {player}")
+
+
+def _check_link(service: Any, live: Any, who: Any, duel_id: Any, duel_token: Any, fields: dict, HTTPError: type) -> None:
+    """Whether duel ``duel_id`` may become this match's next duel: one of the service's duels,
+    the caller's to give (the organiser, or its recorder's or judge's token), not another match's,
+    and not held back from spectators (the match's are not: they would learn its result first).
+    Who goes first defaults to the duel's own, and must agree with it (MATCH-07)."""
+    if not isinstance(duel_id, str) or not _ID.fullmatch(duel_id):
+        raise HTTPError(400, "duel is a duel's id (12 hex digits)", where="duel")
+    try:
+        duel = service.hub.get(duel_id)
+    except StoreError:
+        raise HTTPError(400, f"no duel {duel_id!r} to link", where="duel") from None
+    if who.role != "organiser":
+        role = duel.access.role_of(duel_token) if isinstance(duel_token, str) else None
+        if role not in ("recorder", "judge"):
+            raise HTTPError(403, "linking a duel takes the organiser's token, or that duel's recorder or judge "
+                                 "token in duel_token", where="duel_token")
+    if service.store.attachment(duel_id, "match_game") is not None:
+        raise HTTPError(409, f"duel {duel_id} is a duel of a match already", where="duel")
+    if duel.access.delay_events or duel.access.delay_seconds:
+        raise HTTPError(409, f"duel {duel_id} holds its spectators back; a match shows each duel's result at "
+                             "once, so it cannot be linked", where="duel")
+    first = duel.records[0].event if duel.records else None
+    if first is not None and first.kind == "duel_started":
+        if fields.get("first_player") is None:
+            fields["first_player"] = first.first_player
+        if fields.get("chosen_by") is None and first.chosen_by is not None:
+            fields["chosen_by"] = first.chosen_by
+        if fields["first_player"] != first.first_player:
+            raise RuleViolation("MATCH-07", f"duel {duel_id} has player {first.first_player} going first, not "
+                                            f"player {fields['first_player']}", live.count, "game_started")
+
+
+def _problems(live: Any, store: Any) -> list[dict]:
+    """How each stored duel of the match disagrees with it (links.py), for the judge."""
+    from .links import check_duel
+    state = live.state()
+    out = []
+    for game in state.games:
+        if not game.duel:
+            continue
+        try:
+            duel = store.load(game.duel, verified=False)
+        except StoreError:
+            out.append({"game": game.number, "rule": "LOG-09", "message": f"duel {game.number} is not in the store",
+                        "index": None})
+            continue
+        if duel.records:
+            out += [p.to_dict() for p in check_duel(game, duel.events, duel.cards, state.time)]
+    return out
+
+
+def _listed(info: DuelInfo) -> dict:
+    status = info.status
+    return {"id": info.id, "title": info.title, "created": info.created, "events": info.events,
+            "players": status.get("players", []), "policy": status.get("policy"), "games": status.get("games"),
+            "ended": status.get("ended", False), "winner": status.get("winner"), "how": status.get("how"),
+            "points": status.get("points"), "signed": info.signed}
+
+
+__all__ = ["add_routes"]

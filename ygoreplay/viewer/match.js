@@ -1,0 +1,230 @@
+// The ygoreplay match page: one match as the token's view may see it, kept up to date live.
+//
+// Everything drawn comes from the service's /matches/{id}/state, which the server made for this
+// view: a decklist or Side Deck this view may not see arrives as counts, never as cards. Text
+// from the match (players' and judges' names, rulings, notes) only ever goes in through
+// textContent; links are built with URLSearchParams, their paths from ids the server checked.
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+const HOW = { lp: "LP", deck_out: "deck out", effect: "a card's effect", surrender: "surrender", draw: "a draw",
+  disconnect: "disconnection", judge: "a judge's decision", penalty: "penalty", time: "time" };
+
+export class MatchPage {
+  constructor(doc, id, token, view) {
+    this.doc = doc;
+    this.id = id;
+    this.token = token;
+    this.view = view;
+    this.state = null;
+    this.updates = 0;
+  }
+
+  q(selector) { return this.doc.querySelector(selector); }
+
+  headers() { return this.token ? { Authorization: `Bearer ${this.token}` } : {}; }
+
+  params(extra) {
+    const params = new URLSearchParams(extra || {});
+    if (this.view) params.set("view", this.view);
+    return params;
+  }
+
+  async load() {
+    const response = await fetch(`/matches/${this.id}/state?${this.params()}`, { headers: this.headers(), cache: "no-store" });
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(data.error || `the service answered ${response.status}`);
+    this.state = data;
+    this.draw();
+    return data;
+  }
+
+  name(p) {
+    const players = (this.state && this.state.players) || [];
+    return players[p] || `player ${p}`;
+  }
+
+  cardName(code) {
+    const facts = (this.state.cards || []).find((c) => c.code === code);
+    return facts ? facts.name : `#${code}`;
+  }
+
+  draw() {
+    const s = this.state;
+    this.q("#title").textContent = s.title || `${this.name(0)} vs ${this.name(1)}`;
+    this.q("#status").textContent = `${s.role} \u00b7 ${s.view} view \u00b7 ${s.events} events`
+      + (s.ended ? " \u00b7 finished" : "");
+    this.q("#player0").textContent = this.name(0);
+    this.q("#player1").textContent = this.name(1);
+    const [w0, w1, draws] = s.score;
+    this.q("#score").textContent = `${w0} \u2013 ${w1}` + (draws ? ` (${draws} drawn)` : "");
+    const policy = s.policy;
+    this.q("#policy").textContent = policy
+      ? `${policy.name}: ${policy.title} \u00b7 ${policy.date}` + (s.banlist ? ` \u00b7 banlist ${s.banlist.name}` : "")
+      : "";
+    const result = this.q("#result");
+    for (const p of [0, 1]) this.q(`#player${p}`).classList.toggle("won", !!(s.result && s.result.winner === p));
+    if (s.result) {
+      const r = s.result;
+      const who = r.how === "double_loss" ? "a double loss" : r.winner === null ? "a draw" : `${this.name(r.winner)} wins`;
+      result.textContent = `Result: ${who} by ${HOW[r.how] || r.how}, duels ${r.games[0]}-${r.games[1]}`
+        + (r.games[2] ? ` (${r.games[2]} drawn)` : "") + `, points ${r.points[0]} / ${r.points[1]}`;
+      result.classList.add("final");
+    } else {
+      result.textContent = `Not finished: ${s.standing.why} (${s.standing.rule})`;
+      result.classList.remove("final");
+    }
+    this.drawDecks();
+    this.drawGames();
+    this.drawTime();
+    this.drawList("#penalties", "#penalties-section", s.penalties, (p) =>
+      `${p.judge} gives ${this.name(p.player)} a ${p.penalty.replace(/_/g, " ")} for ${p.infraction.replace(/_/g, " ")}`
+      + (p.note ? `: ${p.note}` : ""));
+    this.drawList("#calls", "#calls-section", s.judge_calls, (c) => {
+      if (c.kind === "judge_called") return `${this.name(c.player)} calls judge ${c.judge}` + (c.question ? `: ${c.question}` : "");
+      if (c.kind === "judge_ruled") return `judge ${c.judge} rules: ${c.ruling}`;
+      return `${this.name(c.player)} appeals to ${c.judge}: ruling ${c.decision}` + (c.note ? ` (${c.note})` : "");
+    });
+    const log = this.q("#log");
+    const had = log.children.length;
+    s.lines.forEach((line, i) => {
+      let li = log.children[i];
+      if (!li) { li = el("li", had && this.updates ? "new" : ""); log.append(li); }
+      li.textContent = line;
+    });
+    while (log.children.length > s.lines.length) log.lastChild.remove();
+    this.q("#match").hidden = false;
+  }
+
+  drawDecks() {
+    const box = this.q("#decks");
+    box.replaceChildren();
+    this.state.decks.forEach((deck, p) => {
+      const card = el("div", "deck");
+      card.dataset.player = String(p);
+      card.append(el("h3", "", this.name(p)));
+      if (!deck) { card.append(el("p", "cards", "no decklist registered")); box.append(card); return; }
+      const c = deck.counts;
+      card.append(el("p", "", `Main ${c.main} \u00b7 Extra ${c.extra} \u00b7 Side ${c.side}`));
+      if (deck.main) {
+        for (const part of ["main", "extra", "side"]) {
+          const names = deck[part].map((code) => this.cardName(code));
+          card.append(el("p", "cards", `${part}: ${names.join(", ") || "\u2013"}`));
+        }
+      } else {
+        card.append(el("p", "cards", "the cards are hidden from this view"));
+      }
+      box.append(card);
+    });
+  }
+
+  swapLine(swap) {
+    const who = this.name(swap.player);
+    const count = `${swap.counts.main} Main, ${swap.counts.extra} Extra`;
+    if (!swap.main_out) return `${who} sided ${count} card(s)`;
+    const names = (codes) => codes.map((code) => this.cardName(code)).join(", ") || "\u2013";
+    return `${who} sided ${count}: out ${names([...swap.main_out, ...swap.extra_out])}; in ${names([...swap.main_in, ...swap.extra_in])}`;
+  }
+
+  drawGames() {
+    const list = this.q("#games");
+    list.replaceChildren();
+    for (const g of this.state.games) {
+      const li = el("li");
+      li.dataset.game = String(g.game);
+      const head = el("div");
+      const label = `Duel ${g.game}` + (g.extra_duel ? " (extra duel)" : "");
+      if (g.duel && /^[0-9a-f]{12}$/.test(g.duel)) {
+        const a = el("a", "", label);
+        const link = new URLSearchParams();
+        if (this.token) link.set("token", this.token);
+        if (this.view) link.set("view", this.view);
+        a.href = `/view/${g.duel}?${link}`;
+        head.append(a);
+      } else {
+        head.append(el("span", "", label));
+      }
+      const result = !g.ended ? "being played"
+        : g.winner === null ? `a draw (${HOW[g.how] || g.how})` : `won by ${this.name(g.winner)} (${HOW[g.how] || g.how})`;
+      head.append(el("span", "", `: ${result}`));
+      li.append(head);
+      const facts = [];
+      if (g.first_player !== null) facts.push(`${this.name(g.first_player)} went first` + (g.chosen_by !== null ? `, chosen by ${this.name(g.chosen_by)}` : ""));
+      if (g.extra_turns) facts.push(`${g.extra_turns} extra turn(s)`);
+      if (g.lp) facts.push(`decided at time on LP ${g.lp[0]} / ${g.lp[1]}`);
+      if (facts.length) li.append(el("div", "facts", facts.join(" \u00b7 ")));
+      for (const swap of g.swaps_before) li.append(el("div", "swap", `before it: ${this.swapLine(swap)}`));
+      list.append(li);
+    }
+    for (const swap of this.state.swaps_pending) {
+      list.append(el("li", "swap", `for the next duel: ${this.swapLine(swap)}`));
+    }
+  }
+
+  drawTime() {
+    const t = this.state.time;
+    this.q("#time-section").hidden = !t;
+    if (!t) return;
+    this.q("#time").textContent = `Time called at ${t.clock}` + (t.game
+      ? ` in duel ${t.game}, turn ${t.turn}, ${t.phase}` + (t.turn_player !== null && t.turn_player !== undefined ? ` (${this.name(t.turn_player)}'s turn)` : "")
+      : " between duels");
+  }
+
+  drawList(listSel, sectionSel, items, line) {
+    const list = this.q(listSel);
+    list.replaceChildren(...items.map((item) => el("li", "", line(item))));
+    this.q(sectionSel).hidden = !items.length;
+  }
+
+  follow() {
+    if (this.state.ended) return;
+    const params = this.params({ from: String(this.state.events) });
+    if (this.token) params.set("token", this.token);
+    const stream = new EventSource(`/matches/${this.id}/follow?${params}`);
+    let due = false;
+    const again = () => {
+      if (due) return;
+      due = true;
+      requestAnimationFrame(async () => {
+        due = false;
+        this.updates += 1;
+        try { await this.load(); } catch (error) { /* the next event tries again */ }
+      });
+    };
+    stream.addEventListener("event", again);
+    stream.addEventListener("end", () => { stream.close(); again(); });
+  }
+
+  extras() {
+    const download = this.q("#download");
+    const params = this.params();
+    if (this.token) params.set("token", this.token);
+    download.href = `/matches/${this.id}/replay.ygr?${params}`;
+    download.hidden = false;
+  }
+}
+
+async function main() {
+  const params = new URLSearchParams(location.search);
+  const id = location.pathname.split("/").filter(Boolean).pop();
+  const page = new MatchPage(document, id, params.get("token"), params.get("view"));
+  try {
+    await page.load();
+  } catch (error) {
+    const box = document.getElementById("error");
+    box.textContent = `This match cannot be shown: ${error.message}`;
+    box.hidden = false;
+    return;
+  }
+  window.ygoreplay = { match: page };
+  page.extras();
+  page.follow();
+  document.body.dataset.ready = "true";
+}
+
+main();
