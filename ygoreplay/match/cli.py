@@ -11,11 +11,11 @@ from pathlib import Path
 import click
 
 from ..card_sources import card_lookup
-from ..decks import Banlist, read_deck, read_lflist
+from ..decks import Banlist, read_deck
 from ..errors import InputError
 from ..events import PHASES, Event, from_dict
 from ..jsonl import read_events
-from ..replay_file import read as read_replay, verify_chain, write as write_replay
+from ..replay_file import verify_chain, write as write_replay
 from ..text import printable
 from . import application as app
 from .events import DECISION_STAGES, GAME_ENDINGS, INFRACTIONS, PENALTIES
