@@ -93,6 +93,19 @@ def test_prio_chain_04_passes_refused(events, rule, says):
     check([board(), *events], rule, says)
 
 
+def test_prio_01_a_refused_pass_leaves_a_record_without_passes():
+    """PRIO-01: a refused pass changes nothing, so the record is still not held to passes."""
+    state = fold(board())
+    with pytest.raises(Exception) as info:
+        fold(board(), passed(1))
+    assert getattr(info.value, "rule", None) == "PRIO-01"
+    from ygoreplay.rules import apply
+    with pytest.raises(Exception):
+        apply(state, from_dict(passed(1)))
+    assert not state.passes_recorded and state.passes == 0
+    fold(board(), HOLE, RESOLVE_1, *close(("hole", 0)))
+
+
 def test_chain_04_the_activating_player_adds_a_link_once_the_opponent_passed():
     state = fold(board(), HOLE, passed(1), act("mst", targets=["decree"]), passed(1), passed(0),
                  RESOLVE_2)
