@@ -1,4 +1,4 @@
-"""The duel event vocabulary, version 1.
+"""The event vocabulary: the duel's kinds here, the match's in ``match/events.py``.
 
 Every game action is one immutable event. An event is a frozen dataclass whose ``kind`` names it
 in files and in the store; ``VERSION`` is the version of its shape. The wire form is a plain dict
@@ -11,6 +11,38 @@ Cards are named by instance ids that hold for the whole duel: ``p0.m7`` is the c
 player 0's registered main deck, ``p0.x2`` index 2 of the extra deck, ``p1.t1`` player 1's first
 token. Locations are ``[controller, zone, index]``. Events from an older version of a shape pass
 through ``UPCASTERS`` before they are built, so old files keep loading.
+
+Adding an event kind is one class, one handler and one sentence, each registered where it is
+written; every table the folds, the log and the schemas use is built from those:
+
+1. the class, here (a duel's) or in ``match/events.py`` (a match's, on ``MatchEvent``)::
+
+       @event_kind
+       class CardFlipped(Event):
+           '''Why it exists, what its fields mean, its rule IDs.'''
+           kind: ClassVar[str] = "card_flipped"
+           keeps_summon_window: ClassVar[bool] = True   # what the fold must know of it (see Event)
+           vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": MONSTER_POSITIONS}
+           card: str
+           position: str
+
+   ``@event_kind`` makes it a frozen dataclass and registers its kind for the decoder, the wire
+   form and the schemas. A field whose annotation says less than it holds (passcodes, a list of
+   fixed length) adds its decoder to ``_FIELD_BUILDERS`` (``register`` for a match kind) and its
+   schema to ``schema._OVERRIDES``; a field that holds card ids is named like the others that do
+   (``card``, ``cards``, ``target`` ...: ``views._ID_FIELDS``), so every view renames it;
+2. its handler, in the ``rules/`` module of its rule area (``match/rules.py`` for a match's)::
+
+       @handles(CardFlipped)
+       def card_flipped(state: DuelState, ev: CardFlipped) -> None: ...
+
+3. its sentence, in ``sentences.py`` (``match/sentences.py``)::
+
+       @describes(CardFlipped)
+       def _flipped(w: Line, e, n: "Narrator") -> str: ...
+
+then ``python -m ygoreplay.schema`` writes its JSON Schema, and ``tests/test_kinds.py`` fails,
+naming the kind, until it has all of them; ``tests/test_schemas.py`` wants an example of it.
 """
 from __future__ import annotations
 
@@ -177,15 +209,17 @@ def event_kind(cls: type[E]) -> type[E]:
     built = dataclass(frozen=True, slots=True, kw_only=True)(cls)
     kind = built.kind
     taken = EVENT_TYPES.get(kind)
-    if not kind or (taken is not None and (taken.__module__, taken.__qualname__) != (built.__module__, built.__qualname__)):
-        raise ValueError(f"event kind {kind!r} of {built.__qualname__} is empty or already taken")
+    if not kind:
+        raise ValueError(f"{built.__name__} names no event kind (kind: ClassVar[str] = ...)")
+    if taken is not None and (taken.__module__, taken.__qualname__) != (built.__module__, built.__qualname__):
+        raise ValueError(f"event kind {kind!r} of {built.__name__} is already {taken.__module__}.{taken.__name__}'s")
+    fields = tuple(dataclasses.fields(built))
+    stray = set(built.vocabularies) - {f.name for f in fields}
+    if stray:
+        raise ValueError(f"{kind}: a vocabulary for {', '.join(map(repr, sorted(stray)))}, which is no field of it")
     EVENT_TYPES[kind] = built
-    _FIELDS[built] = tuple(dataclasses.fields(built))
-    names = {f.name for f in _FIELDS[built]}
-    for name, words in built.vocabularies.items():
-        if name not in names:
-            raise ValueError(f"{kind}: a vocabulary for {name!r}, which is no field of it")
-        _CHOICES_BY_KIND[(kind, name)] = words
+    _FIELDS[built] = fields
+    _CHOICES_BY_KIND.update(((kind, name), words) for name, words in built.vocabularies.items())
     return built
 
 

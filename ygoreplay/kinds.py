@@ -31,11 +31,13 @@ class PerKind(dict[str, Callable[..., Any]]):
 
     def __call__(self, *classes: type) -> Callable[[F], F]:
         """Register the decorated function for the kinds of ``classes`` (event classes)."""
+        kinds = [getattr(cls, "kind", "") for cls in classes]
+        for cls, kind in zip(classes, kinds):
+            if not kind:
+                raise TypeError(f"{cls.__name__} is no event kind: it has no 'kind'")
+
         def register(function: F) -> F:
-            for cls in classes:
-                kind = getattr(cls, "kind", "")
-                if not kind:
-                    raise TypeError(f"{cls.__name__} is no event kind: it has no 'kind'")
+            for kind in kinds:
                 if kind in self and self[kind] is not function:
                     raise ValueError(f"{kind!r} already has a {self.what} "
                                      f"({self[kind].__module__}.{self[kind].__qualname__})")
