@@ -177,7 +177,6 @@ def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
     states them all: from then on a chain resolves only after two passes in succession."""
     if not state.started:
         impossible(state, ev, "LOG-03", "the duel has not started")
-    state.passes_recorded = True
     player, passes = ev.player, state.passes
     if state.chain and not state.resolving:
         top = state.chain[-1]
@@ -196,6 +195,7 @@ def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
             rule, why = (("PRIO-01", "the turn player holds priority first") if passes % 2 == 0
                          else ("PRIO-03", f"player {state.turn_player} passed it to player {holder}"))
             fail(state, ev, rule, f"{why}: player {holder} holds priority, not player {player}")
+    state.passes_recorded = True                  # only once accepted: a refused pass changes nothing
     state.passes = passes + 1
 
 
