@@ -1,4 +1,4 @@
-"""The duel event vocabulary, version 1.
+"""The event vocabulary: the duel's kinds here, the match's in ``match/events.py``.
 
 Every game action is one immutable event. An event is a frozen dataclass whose ``kind`` names it
 in files and in the store; ``VERSION`` is the version of its shape. The wire form is a plain dict
@@ -11,13 +11,45 @@ Cards are named by instance ids that hold for the whole duel: ``p0.m7`` is the c
 player 0's registered main deck, ``p0.x2`` index 2 of the extra deck, ``p1.t1`` player 1's first
 token. Locations are ``[controller, zone, index]``. Events from an older version of a shape pass
 through ``UPCASTERS`` before they are built, so old files keep loading.
+
+Adding an event kind is one class, one handler and one sentence, each registered where it is
+written; every table the folds, the log and the schemas use is built from those:
+
+1. the class, here (a duel's) or in ``match/events.py`` (a match's, on ``MatchEvent``)::
+
+       @event_kind
+       class CardFlipped(Event):
+           '''Why it exists, what its fields mean, its rule IDs.'''
+           kind: ClassVar[str] = "card_flipped"
+           keeps_summon_window: ClassVar[bool] = True   # what the fold must know of it (see Event)
+           vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": MONSTER_POSITIONS}
+           card: str
+           position: str
+
+   ``@event_kind`` makes it a frozen dataclass and registers its kind for the decoder, the wire
+   form and the schemas. A field whose annotation says less than it holds (passcodes, a list of
+   fixed length) adds its decoder to ``_FIELD_BUILDERS`` (``register`` for a match kind) and its
+   schema to ``schema._OVERRIDES``; a field that holds card ids is named like the others that do
+   (``card``, ``cards``, ``target`` ...: ``views._ID_FIELDS``), so every view renames it;
+2. its handler, in the ``rules/`` module of its rule area (``match/rules.py`` for a match's)::
+
+       @handles(CardFlipped)
+       def card_flipped(state: DuelState, ev: CardFlipped) -> None: ...
+
+3. its sentence, in ``sentences.py`` (``match/sentences.py``)::
+
+       @describes(CardFlipped)
+       def _flipped(w: Line, e, n: "Narrator") -> str: ...
+
+then ``python -m ygoreplay.schema`` writes its JSON Schema, and ``tests/test_kinds.py`` fails,
+naming the kind, until it has all of them; ``tests/test_schemas.py`` wants an example of it.
 """
 from __future__ import annotations
 
 import dataclasses
 import reprlib
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, NamedTuple
+from typing import Any, Callable, ClassVar, Mapping, NamedTuple, TypeVar, dataclass_transform
 
 from .errors import InputError
 
@@ -109,10 +141,35 @@ class BanlistRef:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
-    """Fields every event may carry: the acting player, a cited effect, a wall-clock time."""
+    """Fields every event may carry: the acting player, a cited effect, a wall-clock time.
+
+    The class attributes below say what the folds need to know of a kind; a kind sets those that
+    hold for it (``rules.fold`` and ``match.rules`` build their sets from them once, at import).
+    """
 
     kind: ClassVar[str] = ""
     VERSION: ClassVar[int] = 1
+    #: The stream the kind is recorded in: ``"duel"`` (folded by ``rules``) or ``"match"``
+    #: (``match.rules``); each fold refuses the other's kinds (LOG-03).
+    stream: ClassVar[str] = "duel"
+    #: Closed vocabularies of its fields, ``{field: words}``, checked at decode and put in the
+    #: schema (a field named in ``_CHOICES`` takes that vocabulary unless its kind says otherwise).
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    #: A duel may begin with it (LOG-03).
+    opens_duel: ClassVar[bool] = False
+    #: It may still be recorded once a player has lost (WIN-01/02): the duel is over, but what
+    #: happens at that same moment (the other player's damage, the cards it moved), the end of the
+    #: chain it happened in (no link left resolves) and the end itself are part of the record.
+    after_loss: ClassVar[bool] = False
+    #: It may follow the duel's end (a judge's note): nothing else may (WIN-01..04).
+    after_end: ClassVar[bool] = False
+    #: It keeps open the moment a summon just attempted can be negated in (SUM-03): the chain
+    #: that answers the summon, what it moves and pays, the next summon attempt.
+    keeps_summon_window: ClassVar[bool] = False
+    #: It does not break a run of passes (CHAIN-04, PRIO-03): passes count only in succession.
+    keeps_passes: ClassVar[bool] = False
+    #: It may go on the Pendulum Summon just made (PEND-03: the monsters of one summon).
+    continues_pendulum_summon: ClassVar[bool] = False
     player: int | None = None
     cite: Cite | None = None
     time: str | None = None
@@ -134,6 +191,36 @@ class Event:
     def wire_version(self) -> int:
         """The version this event is written as: its class's, unless a kind says otherwise."""
         return self.VERSION
+
+
+E = TypeVar("E", bound=Event)
+
+#: Every event kind, by name, in the order they are defined (the duel's, then the match's).
+EVENT_TYPES: dict[str, type[Event]] = {}
+_FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {}
+#: (kind, field) -> the closed vocabulary of that field, from the kinds' ``vocabularies``.
+_CHOICES_BY_KIND: dict[tuple[str, str], tuple[str, ...]] = {}
+
+
+@dataclass_transform(kw_only_default=True, frozen_default=True)
+def event_kind(cls: type[E]) -> type[E]:
+    """Make ``cls`` an event kind: a frozen dataclass with slots and keyword-only fields, in the
+    one vocabulary every stream shares (its ``kind`` must be new)."""
+    built = dataclass(frozen=True, slots=True, kw_only=True)(cls)
+    kind = built.kind
+    taken = EVENT_TYPES.get(kind)
+    if not kind:
+        raise ValueError(f"{built.__name__} names no event kind (kind: ClassVar[str] = ...)")
+    if taken is not None and (taken.__module__, taken.__qualname__) != (built.__module__, built.__qualname__):
+        raise ValueError(f"event kind {kind!r} of {built.__name__} is already {taken.__module__}.{taken.__name__}'s")
+    fields = tuple(dataclasses.fields(built))
+    stray = set(built.vocabularies) - {f.name for f in fields}
+    if stray:
+        raise ValueError(f"{kind}: a vocabulary for {', '.join(map(repr, sorted(stray)))}, which is no field of it")
+    EVENT_TYPES[kind] = built
+    _FIELDS[built] = fields
+    _CHOICES_BY_KIND.update(((kind, name), words) for name, words in built.vocabularies.items())
+    return built
 
 
 def _default(f: dataclasses.Field) -> Any:
@@ -161,7 +248,7 @@ def _default_of(cls: type, name: str) -> Any:
 
 # -- setup --------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class DuelStarted(Event):
     """The first event: rule set, starting LP, who goes first and who chose (MATCH-07, SETUP-01).
 
@@ -175,6 +262,9 @@ class DuelStarted(Event):
 
     kind: ClassVar[str] = "duel_started"
     VERSION: ClassVar[int] = 3
+    opens_duel: ClassVar[bool] = True
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "method": ("rps", "coin", "die", "loser", "agreement", "random")}
     first_player: int
     chosen_by: int | None = None
     method: str = "rps"
@@ -194,7 +284,7 @@ class DuelStarted(Event):
         return 2 if self.options or self.draw_count != 1 else 1
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class DeckRegistered(Event):
     """A player's deck as passcodes; instance ids follow list order (``p0.m0``, ``p0.x0``)."""
 
@@ -204,7 +294,7 @@ class DeckRegistered(Event):
     side: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class DeckShuffled(Event):
     """The resulting deck order, top first (randomness is recorded, not re-rolled)."""
 
@@ -213,7 +303,7 @@ class DeckShuffled(Event):
     seed: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class PositionSetUp(Event):
     """Start from a given position instead of the opening (like FEN): every card, LP, turn, phase.
 
@@ -229,6 +319,7 @@ class PositionSetUp(Event):
     """
 
     kind: ClassVar[str] = "position_set_up"
+    opens_duel: ClassVar[bool] = True
     sides: tuple[dict, ...]
     turn: int = 1
     turn_player: int = 0
@@ -243,71 +334,80 @@ class PositionSetUp(Event):
 
 # -- turn ---------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class CardsDrawn(Event):
     """Cards drawn from the top of the deck: opening hands, the Draw Phase draw, or by effect."""
 
     kind: ClassVar[str] = "cards_drawn"
+    after_loss: ClassVar[bool] = True
     count: int = 1
     cards: tuple[str, ...] = ()
     cause: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class TurnStarted(Event):
     kind: ClassVar[str] = "turn_started"
     turn: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class PhaseEntered(Event):
     kind: ClassVar[str] = "phase_entered"
     phase: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class StepEntered(Event):
     """A Battle Phase step (BATTLE-01): start, battle, damage, end."""
 
     kind: ClassVar[str] = "step_entered"
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"step": BATTLE_STEPS}
     step: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class PriorityPassed(Event):
     kind: ClassVar[str] = "priority_passed"
+    after_loss: ClassVar[bool] = True
+    keeps_summon_window: ClassVar[bool] = True
+    keeps_passes: ClassVar[bool] = True
 
 
 # -- summons and positions ----------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class NormalSummoned(Event):
     """A face-up Normal (or Tribute) Summon from the hand (SUM-01..05)."""
 
     kind: ClassVar[str] = "normal_summoned"
+    keeps_summon_window: ClassVar[bool] = True
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": (ATTACK, DEFENSE)}
     card: str
     zone: int
     tributes: tuple[str, ...] = ()
     position: str = ATTACK
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class MonsterSet(Event):
     """A monster Set face-down in Defence: a Normal Summon that is not a "Summon" (SUM-02, SUM-08)."""
 
     kind: ClassVar[str] = "monster_set"
+    keeps_summon_window: ClassVar[bool] = True
     card: str
     zone: int
     tributes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class FlipSummoned(Event):
     kind: ClassVar[str] = "flip_summoned"
+    keeps_summon_window: ClassVar[bool] = True
     card: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class SpecialSummoned(Event):
     """A Special Summon (SPS-01): inherent, by effect, or one of the summon procedures.
 
@@ -323,6 +423,9 @@ class SpecialSummoned(Event):
 
     kind: ClassVar[str] = "special_summoned"
     VERSION: ClassVar[int] = 3
+    keeps_summon_window: ClassVar[bool] = True
+    continues_pendulum_summon: ClassVar[bool] = True
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": MONSTER_POSITIONS}
     card: str
     zone: int
     method: str = "effect"
@@ -337,7 +440,7 @@ class SpecialSummoned(Event):
         return 2 if self.together is None else 3
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class SummonNegated(Event):
     """A summon negated as it was attempted (SUM-03, SPS-08): the monster goes to the GY."""
 
@@ -346,17 +449,19 @@ class SummonNegated(Event):
     cause: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class PositionChanged(Event):
     """A battle-position change: manual (POS-07) unless ``cause`` names the effect that did it."""
 
     kind: ClassVar[str] = "position_changed"
+    keeps_summon_window: ClassVar[bool] = True
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": MONSTER_POSITIONS + (FACEUP,)}
     card: str
     position: str
     cause: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class SpellTrapSet(Event):
     """A Spell or Trap Set face-down from the hand into a S/T zone or the Field Zone."""
 
@@ -368,7 +473,7 @@ class SpellTrapSet(Event):
 
 # -- chains -------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class Activated(Event):
     """A card or effect activated as the next chain link (CHAIN-01..04).
 
@@ -382,6 +487,7 @@ class Activated(Event):
 
     kind: ClassVar[str] = "activated"
     VERSION: ClassVar[int] = 2
+    keeps_summon_window: ClassVar[bool] = True
     card: str
     effect_type: str | None = None
     speed: int | None = None
@@ -399,29 +505,32 @@ class Activated(Event):
         return 1 if self.negates is None else 2
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class ChainLinkResolved(Event):
     kind: ClassVar[str] = "chain_link_resolved"
+    keeps_summon_window: ClassVar[bool] = True
     link: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class ChainLinkNegated(Event):
     """The link's activation was negated (TERM-14) when its turn to resolve came."""
 
     kind: ClassVar[str] = "chain_link_negated"
+    keeps_summon_window: ClassVar[bool] = True
     link: int
     by: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class ChainEnded(Event):
     kind: ClassVar[str] = "chain_ended"
+    after_loss: ClassVar[bool] = True
 
 
 # -- battle -------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class AttackDeclared(Event):
     """An attack on a monster, or directly when ``target`` is None (BATTLE-02)."""
 
@@ -430,7 +539,7 @@ class AttackDeclared(Event):
     target: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class AttackRetargeted(Event):
     """A replay (BATTLE-06): a new target, or a direct attack when ``target`` is None."""
 
@@ -438,13 +547,13 @@ class AttackRetargeted(Event):
     target: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class AttackCancelled(Event):
     kind: ClassVar[str] = "attack_cancelled"
     cause: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class DamageCalculated(Event):
     """The recorded result of damage calculation; the engine recomputes it (DMG-01..09)."""
 
@@ -455,11 +564,14 @@ class DamageCalculated(Event):
 
 # -- outcomes -----------------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class CardMoved(Event):
     """A card moved, for ``reason``, by ``cause`` (a card id, or None for a basic-rule move)."""
 
     kind: ClassVar[str] = "card_moved"
+    after_loss: ClassVar[bool] = True
+    keeps_summon_window: ClassVar[bool] = True
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": MOVE_REASONS}
     card: str
     to: Loc
     reason: str = "sent"
@@ -468,14 +580,16 @@ class CardMoved(Event):
     cause: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class CardRevealed(Event):
     kind: ClassVar[str] = "card_revealed"
+    after_loss: ClassVar[bool] = True
+    keeps_summon_window: ClassVar[bool] = True
     cards: tuple[str, ...]
     cause: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class ControlChanged(Event):
     """Control of a monster passes to ``to_player`` (CTRL-02), into monster zone ``zone``."""
 
@@ -486,7 +600,7 @@ class ControlChanged(Event):
     cause: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class ZoneChanged(Event):
     """A card on the field moved by an effect to another of its controller's zones of the same
     kind: a monster to another Monster Zone (Main or Extra, 0-6), a Spell/Trap to another Spell &
@@ -499,11 +613,12 @@ class ZoneChanged(Event):
     cause: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class StatsChanged(Event):
     """New current ATK/DEF/Level of a monster, as an effect set them (absolute values)."""
 
     kind: ClassVar[str] = "stats_changed"
+    after_loss: ClassVar[bool] = True
     card: str
     atk: int | None = None
     defense: int | None = None
@@ -511,7 +626,7 @@ class StatsChanged(Event):
     cause: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class CountersChanged(Event):
     kind: ClassVar[str] = "counters_changed"
     card: str
@@ -520,11 +635,13 @@ class CountersChanged(Event):
     cause: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class TokenCreated(Event):
     """A token Special Summoned by an effect into a monster zone (TOKEN-01/02)."""
 
     kind: ClassVar[str] = "token_created"
+    keeps_summon_window: ClassVar[bool] = True
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": MONSTER_POSITIONS}
     card: str
     code: int
     zone: int
@@ -532,32 +649,35 @@ class TokenCreated(Event):
     cause: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class LifePointsChanged(Event):
     """LP lost (battle damage, effect damage, cost) or gained; ``amount`` is always positive."""
 
     kind: ClassVar[str] = "life_points_changed"
+    after_loss: ClassVar[bool] = True
+    keeps_summon_window: ClassVar[bool] = True
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": LP_REASONS}
     amount: int
     reason: str
     lp: int | None = None
     cause: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class CoinTossed(Event):
     kind: ClassVar[str] = "coin_tossed"
     results: tuple[bool, ...]
     cause: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class DieRolled(Event):
     kind: ClassVar[str] = "die_rolled"
     results: tuple[int, ...]
     cause: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class HandSizeDiscard(Event):
     """The turn player's End Phase discard down to the hand limit (HAND-01)."""
 
@@ -565,18 +685,20 @@ class HandSizeDiscard(Event):
     cards: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class DuelEnded(Event):
     """The result: ``winner`` 0 or 1, or None for a draw (WIN-01..04)."""
 
     kind: ClassVar[str] = "duel_ended"
+    after_loss: ClassVar[bool] = True
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": END_REASONS}
     winner: int | None
     reason: str
 
 
 # -- judge ------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class RolledBack(Event):
     """A judge backs the game up to the state before event ``to`` (MATCH-08).
 
@@ -584,35 +706,27 @@ class RolledBack(Event):
     """
 
     kind: ClassVar[str] = "rolled_back"
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": ()}      # free text
     to: int
     judge: str
     reason: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@event_kind
 class JudgeNote(Event):
     """A judge call, ruling, penalty or note, kept in the record (PEN-02, MATCH-08)."""
 
     kind: ClassVar[str] = "judge_note"
+    after_end: ClassVar[bool] = True
+    keeps_passes: ClassVar[bool] = True
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "category": ("call", "ruling", "penalty", "warning", "note", "time")}
     judge: str
     note: str
     category: str = "note"
 
 
 # -- registry and decoding ----------------------------------------------------------------------
-
-EVENT_TYPES: dict[str, type[Event]] = {
-    cls.kind: cls for cls in (
-        DuelStarted, DeckRegistered, DeckShuffled, PositionSetUp, CardsDrawn, TurnStarted,
-        PhaseEntered, StepEntered, PriorityPassed, NormalSummoned, MonsterSet, FlipSummoned,
-        SpecialSummoned, SummonNegated, PositionChanged, SpellTrapSet, Activated,
-        ChainLinkResolved, ChainLinkNegated, ChainEnded, AttackDeclared, AttackRetargeted,
-        AttackCancelled, DamageCalculated, CardMoved, CardRevealed, ControlChanged, ZoneChanged, StatsChanged,
-        CountersChanged, TokenCreated, LifePointsChanged, CoinTossed, DieRolled, HandSizeDiscard,
-        DuelEnded, RolledBack, JudgeNote)
-}
-_FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {
-    cls: tuple(dataclasses.fields(cls)) for cls in EVENT_TYPES.values()}
 
 #: (kind, from_version) -> function turning a dict of that version into the next version's dict.
 UPCASTERS: dict[tuple[str, int], Callable[[dict], dict]] = {
@@ -632,15 +746,6 @@ UPCASTERS: dict[tuple[str, int], Callable[[dict], dict]] = {
 _CHOICES: dict[str, tuple[str, ...]] = {
     "phase": PHASES, "method": SUMMON_METHODS, "reason": MOVE_REASONS + LP_REASONS + END_REASONS,
     "effect_type": EFFECT_TYPES, "ruleset": RULESETS, "position": POSITIONS}
-_CHOICES_BY_KIND: dict[tuple[str, str], tuple[str, ...]] = {
-    ("card_moved", "reason"): MOVE_REASONS, ("life_points_changed", "reason"): LP_REASONS,
-    ("duel_ended", "reason"): END_REASONS, ("step_entered", "step"): BATTLE_STEPS,
-    ("position_changed", "position"): MONSTER_POSITIONS + (FACEUP,),
-    ("special_summoned", "position"): MONSTER_POSITIONS,
-    ("token_created", "position"): MONSTER_POSITIONS, ("normal_summoned", "position"): (ATTACK, DEFENSE),
-    ("duel_started", "method"): ("rps", "coin", "die", "loser", "agreement", "random"),
-    ("judge_note", "category"): ("call", "ruling", "penalty", "warning", "note", "time"),
-    ("rolled_back", "reason"): ()}   # free text
 
 
 def from_dict(data: Any, where: str = "") -> Event:
@@ -1108,21 +1213,18 @@ _FIELD_BUILDERS: dict[tuple[str, str], Callable[[Any], Any]] = {
 }
 
 
-def register(*classes: type[Event], builders: dict[tuple[str, str], Callable[[Any], Any]] | None = None,
-             vocabularies: dict[tuple[str, str], tuple[str, ...]] | None = None) -> None:
-    """Add the kinds of another stream to the one vocabulary (the match stream: ``match/events.py``).
+def register(builders: dict[tuple[str, str], Callable[[Any], Any]]) -> None:
+    """Add the decoders of fields whose annotation says less than they hold, for kinds defined
+    elsewhere (the match stream: ``match/events.py``), keyed ``(kind, field)`` like ``_FIELD_BUILDERS``.
 
-    One registry means one decoder, one wire form, one hash chain, one ``.ygr`` body and one set
-    of JSON Schemas for every stream; the duel fold refuses a kind it has no handler for (LOG-03).
-    ``builders`` and ``vocabularies`` are keyed ``(kind, field)`` like ``_FIELD_BUILDERS`` and
-    ``_CHOICES_BY_KIND``."""
-    for cls in classes:
-        if cls.kind in EVENT_TYPES and EVENT_TYPES[cls.kind] is not cls:
-            raise ValueError(f"event kind {cls.kind!r} is already taken")
-        EVENT_TYPES[cls.kind] = cls
-        _FIELDS[cls] = tuple(dataclasses.fields(cls))
-    _FIELD_BUILDERS.update(builders or {})
-    _CHOICES_BY_KIND.update(vocabularies or {})
+    Kinds themselves register by being defined (``@event_kind``): one registry means one decoder,
+    one wire form, one hash chain, one ``.ygr`` body and one set of JSON Schemas for every stream;
+    each fold refuses a kind of the other stream (LOG-03)."""
+    unknown = [f"{kind}.{name}" for kind, name in builders
+               if kind not in EVENT_TYPES or name not in {f.name for f in _FIELDS[EVENT_TYPES[kind]]}]
+    if unknown:
+        raise ValueError(f"decoders for no field of a known kind: {', '.join(unknown)}")
+    _FIELD_BUILDERS.update(builders)
 
 
 from .match import events as _match_events  # noqa: E402,F401  (registers the match stream's kinds)

@@ -11,7 +11,14 @@ import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from .events import (
-    ATTACK, DECK, DEFENSE, EXTRA, FACEDOWN, FACEDOWN_ATTACK, FZONE, GY, HAND, MZONE, OVERLAY, SET, SZONE, Event)
+    ATTACK, DECK, DEFENSE, EVENT_TYPES, EXTRA, FACEDOWN, FACEDOWN_ATTACK, FZONE, GY, HAND, MZONE, OVERLAY, SET,
+    SZONE, Activated, AttackCancelled, AttackDeclared, AttackRetargeted, CardMoved, CardRevealed, CardsDrawn,
+    ChainEnded, ChainLinkNegated, ChainLinkResolved, CoinTossed, ControlChanged, CountersChanged,
+    DamageCalculated, DeckRegistered, DeckShuffled, DieRolled, DuelEnded, DuelStarted, Event, FlipSummoned,
+    HandSizeDiscard, JudgeNote, LifePointsChanged, MonsterSet, NormalSummoned, PhaseEntered, PositionChanged,
+    PositionSetUp, PriorityPassed, RolledBack, SpecialSummoned, SpellTrapSet, StatsChanged, StepEntered,
+    SummonNegated, TokenCreated, TurnStarted, ZoneChanged)
+from .kinds import PerKind
 from .rules.base import phase_name
 from .state import Card, DuelState
 from .text import printable
@@ -128,6 +135,8 @@ def _natural(card_id: str) -> tuple:
 # -- the sentences ------------------------------------------------------------------------------------
 
 Describe = Callable[[Line, Event, "Narrator"], str]
+#: Each kind's sentence, registered with ``@describes(EventClass)`` where it is written.
+describes = PerKind("sentence")
 
 
 def _costs(w: Line, e, player: int) -> str:
@@ -145,6 +154,7 @@ def _costs(w: Line, e, player: int) -> str:
     return (", as a cost " + " and ".join(parts)) if parts else ""
 
 
+@describes(Activated)
 def _activated(w: Line, e, n: "Narrator") -> str:
     s = w.s
     player = s.turn_player if e.player is None else e.player
@@ -165,6 +175,7 @@ def _link_card(w: Line, number: int) -> str:
     return f" ({w.card(chain[number - 1].card)})" if 0 < number <= len(chain) else ""
 
 
+@describes(CardsDrawn)
 def _draw(w: Line, e, n: "Narrator") -> str:
     s = w.s
     player = s.turn_player if e.player is None else e.player
@@ -174,6 +185,7 @@ def _draw(w: Line, e, n: "Narrator") -> str:
     return f"{w.who(e.player)} draws {shown}" + w.cause(e.cause)
 
 
+@describes(SpecialSummoned)
 def _summoned(w: Line, e, n: "Narrator") -> str:
     controller = e.player if e.controller is None or e.controller == e.player else e.controller
     to = (f"{w.whose(controller)} " if controller != e.player and controller is not None else "") + zone_tag(MZONE, e.zone)
@@ -189,6 +201,7 @@ def _position(position: str | None) -> str:
         position or "", str(position))
 
 
+@describes(MonsterSet)
 def _set_monster(w: Line, e, n: "Narrator") -> str:
     card = w.s.cards.get(e.card)
     what = w.card(e.card) if card is not None and card.code else "a monster"
@@ -196,12 +209,14 @@ def _set_monster(w: Line, e, n: "Narrator") -> str:
     return f"{w.who(e.player)} Sets {what} in {zone_tag(MZONE, e.zone)}{tributes}"
 
 
+@describes(SpellTrapSet)
 def _set_spell(w: Line, e, n: "Narrator") -> str:
     card = w.s.cards.get(e.card)
     what = w.card(e.card) if card is not None and card.code else "a card"
     return f"{w.who(e.player)} Sets {what} in " + ("the Field Zone" if e.field_zone else zone_tag(SZONE, e.zone))
 
 
+@describes(AttackDeclared)
 def _attack(w: Line, e, n: "Narrator") -> str:
     s = w.s
     attacker = s.cards.get(e.attacker)
@@ -210,6 +225,7 @@ def _attack(w: Line, e, n: "Narrator") -> str:
     return f"{w.card(e.attacker, owner=True)} attacks {target}"
 
 
+@describes(AttackRetargeted)
 def _retarget(w: Line, e, n: "Narrator") -> str:
     s = w.s
     attack = s.attack
@@ -219,6 +235,7 @@ def _retarget(w: Line, e, n: "Narrator") -> str:
     return f"Replay: {attacker} now attacks {target}"
 
 
+@describes(AttackCancelled)
 def _cancelled(w: Line, e, n: "Narrator") -> str:
     attack = w.s.attack
     whose = f"the attack of {w.card(attack.attacker, owner=True)}" if attack is not None else "the attack"
@@ -234,6 +251,7 @@ def _fighter(w: Line, card_id: str, as_target: bool) -> str:
     return f"{w.card(card_id)} {stat}"
 
 
+@describes(DamageCalculated)
 def _damage(w: Line, e, n: "Narrator") -> str:
     s = w.s
     attack = s.attack
@@ -253,6 +271,7 @@ def _damage(w: Line, e, n: "Narrator") -> str:
     return "Damage calculation: " + "; ".join(parts)
 
 
+@describes(CardMoved)
 def _moved(w: Line, e, n: "Narrator") -> str:
     s = w.s
     card = s.cards.get(e.card)
@@ -270,6 +289,7 @@ def _moved(w: Line, e, n: "Narrator") -> str:
     return f"{subject} → {to}{face} ({_MOVE_REASONS.get(e.reason, e.reason)}{cause})"
 
 
+@describes(CardRevealed)
 def _revealed(w: Line, e, n: "Narrator") -> str:
     """What is revealed, from where, and why: the revealing player is implicit (a record may name
     the player shown the cards instead, as EDOPro does)."""
@@ -280,6 +300,7 @@ def _revealed(w: Line, e, n: "Narrator") -> str:
     return f"{w.cards_of(e.cards)} {verb} revealed{where}" + w.cause(e.cause, n.resolved)
 
 
+@describes(StatsChanged)
 def _stats(w: Line, e, n: "Narrator") -> str:
     card = w.s.cards.get(e.card)
     changes = []
@@ -297,6 +318,7 @@ _LP_WORDS = {"battle_damage": "takes {amount} battle damage", "effect_damage": "
              "cost": "pays {amount} LP", "gain": "gains {amount} LP", "set": "has LP set to {amount}"}
 
 
+@describes(LifePointsChanged)
 def _lp(w: Line, e, n: "Narrator") -> str:
     s = w.s
     player = s.turn_player if e.player is None else e.player
@@ -319,16 +341,19 @@ def lp_after(lp: int, amount: int, reason: str) -> int:
     return max(0, lp - amount)
 
 
+@describes(ChainLinkNegated)
 def _negated(w: Line, e, n: "Narrator") -> str:
     by = f" by Chain Link {e.by}{_link_card(w, e.by)}" if e.by else ""
     return f"Chain Link {e.link}{_link_card(w, e.link)} is negated{by}"
 
 
+@describes(ControlChanged)
 def _control(w: Line, e, n: "Narrator") -> str:
     return (f"{w.who(e.to_player)} takes control of {w.card(e.card, owner=True)}, into {zone_tag(MZONE, e.zone)}"
             + w.cause(e.cause, n.resolved))
 
 
+@describes(TokenCreated)
 def _token(w: Line, e, n: "Narrator") -> str:
     facts = w.s.db.get(e.code)
     name = facts.name if facts is not None and e.code else "a token"
@@ -336,6 +361,7 @@ def _token(w: Line, e, n: "Narrator") -> str:
             + w.cause(e.cause, n.resolved))
 
 
+@describes(DuelStarted)
 def _started(w: Line, e, n: "Narrator") -> str:
     names = [p or f"Player {i}" for i, p in enumerate(e.players)] if e.players else ["Player 0", "Player 1"]
     name = (names + ["Player 0", "Player 1"])[e.first_player] if e.first_player in (0, 1) else f"player {e.first_player}"
@@ -349,57 +375,115 @@ def _started(w: Line, e, n: "Narrator") -> str:
             f"first{chosen}{agreed}{banlist}")
 
 
+@describes(ZoneChanged)
 def _zone_changed(w: Line, e, n: "Narrator") -> str:
     card = w.s.cards.get(e.card)
     zone = card.zone if card is not None and card.zone in (MZONE, SZONE) else MZONE
     return f"{w.card(e.card, owner=True)} moves to {zone_tag(zone, e.zone)}" + w.cause(e.cause, n.resolved)
 
 
-SENTENCES: dict[str, Describe] = {
-    "duel_started": _started,
-    "deck_registered": lambda w, e, n: (f"{w.who(e.player)} registers a deck: {len(e.main)} main, "
-                                        f"{len(e.extra)} extra, {len(e.side)} side"),
-    "deck_shuffled": lambda w, e, n: f"{w.who(e.player)} shuffles their Deck",
-    "position_set_up": lambda w, e, n: (f"Position set up: turn {e.turn}, {w.whose(e.turn_player)} "
-                                        f"{phase_name(e.phase)}"),
-    "cards_drawn": _draw,
-    "turn_started": lambda w, e, n: f"Turn {e.turn} begins: {w.who(e.player)}",
-    "phase_entered": lambda w, e, n: phase_name(e.phase),
-    "step_entered": lambda w, e, n: f"Battle Phase: {e.step} step",
-    "priority_passed": lambda w, e, n: f"{w.who(e.player)} passes",
-    "normal_summoned": lambda w, e, n: (f"{w.who(e.player)} Normal Summons {w.card(e.card)} to {zone_tag(MZONE, e.zone)}"
-                                        + (f" in {_position(e.position)}" if e.position != ATTACK else "")
-                                        + (f", Tributing {w.cards_of(e.tributes)}" if e.tributes else "")),
-    "monster_set": _set_monster,
-    "flip_summoned": lambda w, e, n: f"{w.who(e.player)} Flip Summons {w.card(e.card)}",
-    "special_summoned": _summoned,
-    "summon_negated": lambda w, e, n: f"The summon of {w.card(e.card)} is negated" + w.cause(e.cause, n.resolved),
-    "token_created": _token,
-    "position_changed": lambda w, e, n: (f"{w.card(e.card, owner=True)} changes to {_position(e.position)}"
-                                         + w.cause(e.cause)),
-    "spell_trap_set": _set_spell,
-    "activated": _activated,
-    "chain_link_resolved": lambda w, e, n: f"Chain Link {e.link}{_link_card(w, e.link)} resolves",
-    "chain_link_negated": _negated,
-    "chain_ended": lambda w, e, n: "The chain ends",
-    "attack_declared": _attack,
-    "attack_retargeted": _retarget,
-    "attack_cancelled": _cancelled,
-    "damage_calculated": _damage,
-    "card_moved": _moved,
-    "card_revealed": _revealed,
-    "control_changed": _control,
-    "zone_changed": _zone_changed,
-    "stats_changed": _stats,
-    "counters_changed": lambda w, e, n: (f"{w.card(e.card)} has {e.count} {printable(e.counter)} counter(s)"
-                                         + w.cause(e.cause, n.resolved)),
-    "life_points_changed": _lp,
-    "coin_tossed": lambda w, e, n: (f"Coin toss: {', '.join('heads' if r else 'tails' for r in e.results)}"
-                                    + w.cause(e.cause, n.resolved)),
-    "die_rolled": lambda w, e, n: f"Die roll: {', '.join(map(str, e.results))}" + w.cause(e.cause, n.resolved),
-    "hand_size_discard": lambda w, e, n: f"{w.who(e.player)} discards {w.cards_of(e.cards)} for the hand size limit",
-    "duel_ended": lambda w, e, n: (f"The duel ends: {'a draw' if e.winner is None else w.who(e.winner) + ' wins'} "
-                                   f"({_END_REASONS.get(e.reason, e.reason)})"),
-    "rolled_back": lambda w, e, n: f"JUDGE {e.judge} rolls the game back to before event #{e.to}: {e.reason}",
-    "judge_note": lambda w, e, n: f"JUDGE {e.judge} ({e.category}): {e.note}",
-}
+@describes(DeckRegistered)
+def _deck(w: Line, e, n: "Narrator") -> str:
+    return f"{w.who(e.player)} registers a deck: {len(e.main)} main, {len(e.extra)} extra, {len(e.side)} side"
+
+
+@describes(DeckShuffled)
+def _shuffled(w: Line, e, n: "Narrator") -> str:
+    return f"{w.who(e.player)} shuffles their Deck"
+
+
+@describes(PositionSetUp)
+def _set_up(w: Line, e, n: "Narrator") -> str:
+    return f"Position set up: turn {e.turn}, {w.whose(e.turn_player)} {phase_name(e.phase)}"
+
+
+@describes(TurnStarted)
+def _turn(w: Line, e, n: "Narrator") -> str:
+    return f"Turn {e.turn} begins: {w.who(e.player)}"
+
+
+@describes(PhaseEntered)
+def _phase(w: Line, e, n: "Narrator") -> str:
+    return phase_name(e.phase)
+
+
+@describes(StepEntered)
+def _step(w: Line, e, n: "Narrator") -> str:
+    return f"Battle Phase: {e.step} step"
+
+
+@describes(PriorityPassed)
+def _passed(w: Line, e, n: "Narrator") -> str:
+    return f"{w.who(e.player)} passes"
+
+
+@describes(NormalSummoned)
+def _normal_summoned(w: Line, e, n: "Narrator") -> str:
+    return (f"{w.who(e.player)} Normal Summons {w.card(e.card)} to {zone_tag(MZONE, e.zone)}"
+            + (f" in {_position(e.position)}" if e.position != ATTACK else "")
+            + (f", Tributing {w.cards_of(e.tributes)}" if e.tributes else ""))
+
+
+@describes(FlipSummoned)
+def _flip_summoned(w: Line, e, n: "Narrator") -> str:
+    return f"{w.who(e.player)} Flip Summons {w.card(e.card)}"
+
+
+@describes(SummonNegated)
+def _summon_negated(w: Line, e, n: "Narrator") -> str:
+    return f"The summon of {w.card(e.card)} is negated" + w.cause(e.cause, n.resolved)
+
+
+@describes(PositionChanged)
+def _position_changed(w: Line, e, n: "Narrator") -> str:
+    return f"{w.card(e.card, owner=True)} changes to {_position(e.position)}" + w.cause(e.cause)
+
+
+@describes(ChainLinkResolved)
+def _resolved(w: Line, e, n: "Narrator") -> str:
+    return f"Chain Link {e.link}{_link_card(w, e.link)} resolves"
+
+
+@describes(ChainEnded)
+def _chain_ended(w: Line, e, n: "Narrator") -> str:
+    return "The chain ends"
+
+
+@describes(CountersChanged)
+def _counters(w: Line, e, n: "Narrator") -> str:
+    return f"{w.card(e.card)} has {e.count} {printable(e.counter)} counter(s)" + w.cause(e.cause, n.resolved)
+
+
+@describes(CoinTossed)
+def _coin(w: Line, e, n: "Narrator") -> str:
+    return f"Coin toss: {', '.join('heads' if r else 'tails' for r in e.results)}" + w.cause(e.cause, n.resolved)
+
+
+@describes(DieRolled)
+def _die(w: Line, e, n: "Narrator") -> str:
+    return f"Die roll: {', '.join(map(str, e.results))}" + w.cause(e.cause, n.resolved)
+
+
+@describes(HandSizeDiscard)
+def _hand_size(w: Line, e, n: "Narrator") -> str:
+    return f"{w.who(e.player)} discards {w.cards_of(e.cards)} for the hand size limit"
+
+
+@describes(DuelEnded)
+def _ended(w: Line, e, n: "Narrator") -> str:
+    result = "a draw" if e.winner is None else w.who(e.winner) + " wins"
+    return f"The duel ends: {result} ({_END_REASONS.get(e.reason, e.reason)})"
+
+
+@describes(RolledBack)
+def _rolled_back(w: Line, e, n: "Narrator") -> str:
+    return f"JUDGE {e.judge} rolls the game back to before event #{e.to}: {e.reason}"
+
+
+@describes(JudgeNote)
+def _note(w: Line, e, n: "Narrator") -> str:
+    return f"JUDGE {e.judge} ({e.category}): {e.note}"
+
+
+#: The sentence of every duel kind, in the kinds' order (``log.Narrator`` looks them up here).
+SENTENCES: dict[str, Describe] = {kind: describes[kind] for kind in EVENT_TYPES if kind in describes}

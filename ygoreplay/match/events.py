@@ -1,15 +1,16 @@
 """The match stream's event kinds, version 1: a best-of-three from its start to its result.
 
-They share the duel's event base, wire form and decoder (``ygoreplay.events.register``), so a
-match is written, hashed, stored and signed like a duel. A match's duels are separate streams,
+They share the duel's event base, wire form and decoder (``@event_kind`` registers each in the
+one vocabulary of ``ygoreplay.events``), so a match is written, hashed, stored and signed like a
+duel; a match kind is a ``MatchEvent``, whose class attributes say what the match fold needs. A match's duels are separate streams,
 named by ``game_started.duel`` (a duel id in a store, or a file beside the match file).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Mapping
 
-from ..events import PHASES, Event, _int, _passcode, _seq, _str, register
+from ..events import EVENT_TYPES, PHASES, Event, _int, _passcode, _seq, _str, event_kind, register
 from .policies import POLICIES
 
 #: How a duel of a match ended (the duel's own ``duel_ended`` reasons a match distinguishes).
@@ -30,11 +31,27 @@ APPEAL_DECISIONS = ("upheld", "overturned")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class MatchStarted(Event):
+class MatchEvent(Event):
+    """An event of a match's stream; what the match fold (``match.rules``) needs to know of a kind."""
+
+    stream: ClassVar[str] = "match"
+    #: A match begins with it (LOG-03).
+    opens_match: ClassVar[bool] = False
+    #: It may follow the match's result (an appeal of the last ruling, MATCH-10).
+    after_result: ClassVar[bool] = False
+    #: It plays the match's duels on: refused once the match is decided, when only its result
+    #: may follow (LOG-03).
+    continues_play: ClassVar[bool] = False
+
+
+@event_kind
+class MatchStarted(MatchEvent):
     """The first event: players, format, the end-of-match policy, and the banlist by name, content
     and hash (DECK-08/09: the list travels with the record, so the record judges itself)."""
 
     kind: ClassVar[str] = "match_started"
+    opens_match: ClassVar[bool] = True
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"policy": tuple(POLICIES)}
     players: tuple[str, ...]
     policy: str
     banlist: str
@@ -47,8 +64,8 @@ class MatchStarted(Event):
     time_limit: int = 40                # minutes (TIME-01)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DecklistRegistered(Event):
+@event_kind
+class DecklistRegistered(MatchEvent):
     """A player's decklist with its Side Deck, once per tournament (MATCH-04), judged by DECK rules."""
 
     kind: ClassVar[str] = "decklist_registered"
@@ -58,11 +75,12 @@ class DecklistRegistered(Event):
     side: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class GameStarted(Event):
+@event_kind
+class GameStarted(MatchEvent):
     """Duel ``game`` of the match starts: its own stream ``duel``, who goes first, who chose (MATCH-07)."""
 
     kind: ClassVar[str] = "game_started"
+    continues_play: ClassVar[bool] = True
     game: int
     duel: str
     first_player: int
@@ -70,11 +88,12 @@ class GameStarted(Event):
     extra_duel: bool = False            # the 4-turn extra duel from 8000 LP (TIME-08)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SideDeckSwapped(Event):
+@event_kind
+class SideDeckSwapped(MatchEvent):
     """Between duels, cards swapped one-for-one with the Side Deck, every deck keeping its size (MATCH-06)."""
 
     kind: ClassVar[str] = "side_deck_swapped"
+    continues_play: ClassVar[bool] = True
     player: int
     main_out: tuple[int, ...] = ()
     main_in: tuple[int, ...] = ()
@@ -82,22 +101,26 @@ class SideDeckSwapped(Event):
     extra_in: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class GameEnded(Event):
+@event_kind
+class GameEnded(MatchEvent):
     """A duel ended by itself (WIN-01..04, a surrender): ``winner`` 0, 1 or None for a draw."""
 
     kind: ClassVar[str] = "game_ended"
+    continues_play: ClassVar[bool] = True
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"how": GAME_ENDINGS}
     game: int
     winner: int | None
     how: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TimeCalled(Event):
+@event_kind
+class TimeCalled(MatchEvent):
     """The match's time is up (TIME-01): the wall clock, and where the duel in progress stood;
     ``game`` None when time is called between duels (during deck adjustment: TIME-08/09)."""
 
     kind: ClassVar[str] = "time_called"
+    continues_play: ClassVar[bool] = True
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"phase": PHASES}
     clock: str
     game: int | None = None
     turn: int | None = None
@@ -105,22 +128,25 @@ class TimeCalled(Event):
     turn_player: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ExtraTurnStarted(Event):
+@event_kind
+class ExtraTurnStarted(MatchEvent):
     """Extra turn ``n`` after time (TIME-03): duel turn ``turn`` of game ``game``."""
 
     kind: ClassVar[str] = "extra_turn_started"
+    continues_play: ClassVar[bool] = True
     game: int
     n: int
     turn: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class GameDecided(Event):
+@event_kind
+class GameDecided(MatchEvent):
     """A duel ended by the end-of-match procedure: the LP it was judged on and the result they
     give under the policy (TIME-04/05/08; ``winner`` None for a draw)."""
 
     kind: ClassVar[str] = "game_decided"
+    continues_play: ClassVar[bool] = True
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"stage": DECISION_STAGES}
     game: int
     lp: tuple[int, ...]
     winner: int | None
@@ -128,8 +154,8 @@ class GameDecided(Event):
     turn: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class JudgeCalled(Event):
+@event_kind
+class JudgeCalled(MatchEvent):
     """A player calls a judge (MATCH-08)."""
 
     kind: ClassVar[str] = "judge_called"
@@ -138,8 +164,8 @@ class JudgeCalled(Event):
     question: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class JudgeRuled(Event):
+@event_kind
+class JudgeRuled(MatchEvent):
     """The judge's ruling, which the players must follow (MATCH-08)."""
 
     kind: ClassVar[str] = "judge_ruled"
@@ -147,23 +173,26 @@ class JudgeRuled(Event):
     ruling: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RulingAppealed(Event):
+@event_kind
+class RulingAppealed(MatchEvent):
     """A player appeals the last ruling to another judge, before the match ends (MATCH-10)."""
 
     kind: ClassVar[str] = "ruling_appealed"
+    after_result: ClassVar[bool] = True
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"decision": APPEAL_DECISIONS}
     player: int
     judge: str
     decision: str
     note: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PenaltyGiven(Event):
+@event_kind
+class PenaltyGiven(MatchEvent):
     """A penalty for a PEN-02 infraction. A game loss ends the duel in progress (or, between duels,
     counts as the next one) for the opponent; a match loss or disqualification ends the match."""
 
     kind: ClassVar[str] = "penalty_given"
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"infraction": INFRACTIONS, "penalty": PENALTIES}
     player: int
     judge: str
     infraction: str
@@ -171,20 +200,21 @@ class PenaltyGiven(Event):
     note: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MatchConceded(Event):
+@event_kind
+class MatchConceded(MatchEvent):
     """A player concedes the match; the opponent wins it."""
 
     kind: ClassVar[str] = "match_conceded"
     player: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MatchEnded(Event):
+@event_kind
+class MatchEnded(MatchEvent):
     """The result: ``winner`` 0, 1 or None (a draw, or a double loss), how, the duels won by each
     player and drawn (``games``: [wins 0, wins 1, draws]) and the standing points each earns."""
 
     kind: ClassVar[str] = "match_ended"
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"how": MATCH_ENDINGS}
     winner: int | None
     how: str
     games: tuple[int, ...]
@@ -201,28 +231,17 @@ def _limit(value: Any) -> dict:
     return {"code": _passcode(value["code"]), "limit": limit}
 
 
-MATCH_KINDS = (MatchStarted, DecklistRegistered, GameStarted, SideDeckSwapped, GameEnded, TimeCalled,
-               ExtraTurnStarted, GameDecided, JudgeCalled, JudgeRuled, RulingAppealed, PenaltyGiven,
-               MatchConceded, MatchEnded)
+#: The match stream's kinds: every kind defined on ``MatchEvent``, in the order defined.
+MATCH_KINDS = tuple(cls for cls in EVENT_TYPES.values() if cls.stream == "match")
 KINDS = frozenset(cls.kind for cls in MATCH_KINDS)
 
 _PASSCODES = _seq(_passcode)
-register(
-    *MATCH_KINDS,
-    builders={
-        ("match_started", "players"): _seq(_str, least=2, most=2, count=" (one name per player)"),
-        ("match_started", "limits"): _seq(_limit, most=100_000),
-        **{("decklist_registered", part): _PASSCODES for part in ("main", "extra", "side")},
-        **{("side_deck_swapped", part): _PASSCODES
-           for part in ("main_out", "main_in", "extra_out", "extra_in")},
-        ("game_decided", "lp"): _seq(_int, least=2, most=2, count=" (LP of player 0, of player 1)"),
-        ("match_ended", "games"): _seq(_int, least=3, most=3, count=" (wins 0, wins 1, draws)"),
-        ("match_ended", "points"): _seq(_int, least=2, most=2, count=" (points of player 0, of player 1)"),
-    },
-    vocabularies={
-        ("match_started", "policy"): tuple(POLICIES),
-        ("game_ended", "how"): GAME_ENDINGS, ("game_decided", "stage"): DECISION_STAGES,
-        ("time_called", "phase"): PHASES,
-        ("penalty_given", "infraction"): INFRACTIONS, ("penalty_given", "penalty"): PENALTIES,
-        ("match_ended", "how"): MATCH_ENDINGS, ("ruling_appealed", "decision"): APPEAL_DECISIONS,
-    })
+register({
+    ("match_started", "players"): _seq(_str, least=2, most=2, count=" (one name per player)"),
+    ("match_started", "limits"): _seq(_limit, most=100_000),
+    **{("decklist_registered", part): _PASSCODES for part in ("main", "extra", "side")},
+    **{("side_deck_swapped", part): _PASSCODES for part in ("main_out", "main_in", "extra_out", "extra_in")},
+    ("game_decided", "lp"): _seq(_int, least=2, most=2, count=" (LP of player 0, of player 1)"),
+    ("match_ended", "games"): _seq(_int, least=3, most=3, count=" (wins 0, wins 1, draws)"),
+    ("match_ended", "points"): _seq(_int, least=2, most=2, count=" (points of player 0, of player 1)"),
+})

@@ -18,10 +18,17 @@ from typing import Callable, Iterable
 from ..cards import CardDB
 from ..decks import Banlist, Deck, check_deck
 from ..events import Event
+from ..kinds import PerKind
 from ..rules.base import RuleViolation
 from ..state import Violation
-from .events import KINDS
+from .events import (
+    KINDS, MATCH_KINDS, DecklistRegistered, ExtraTurnStarted, GameDecided, GameEnded, GameStarted,
+    JudgeCalled, JudgeRuled, MatchConceded, MatchEnded, MatchStarted, PenaltyGiven, RulingAppealed,
+    SideDeckSwapped, TimeCalled)
 from .policies import DOUBLE_LOSS, EXTRA_TURNS, FINISH_PHASE, POLICIES, SAME_CHOOSER, SUDDEN_DEATH, Policy
+
+#: The match fold's handler of each kind, registered with ``@handles(EventClass)`` where it is defined.
+handles = PerKind("match handler")
 
 
 def banlist_digest(name: str, limits: Iterable[dict], whitelist: bool = False) -> str:
@@ -185,6 +192,7 @@ def _deck_problems(state: MatchState, deck: Deck) -> None:
         refuse(first.rule, first.message + more)
 
 
+@handles(MatchStarted)
 def match_started(state: MatchState, ev: Event) -> None:
     if state.started:
         refuse("LOG-03", "a match starts once: a second match_started")
@@ -202,6 +210,7 @@ def match_started(state: MatchState, ev: Event) -> None:
     state.banlist_hash = ev.banlist_hash
 
 
+@handles(DecklistRegistered)
 def decklist_registered(state: MatchState, ev: Event) -> None:
     if state.decklists[ev.player] is not None:
         refuse("MATCH-04", f"player {ev.player} registered a decklist already: one deck per tournament, "
@@ -214,6 +223,7 @@ def decklist_registered(state: MatchState, ev: Event) -> None:
     state.decks[ev.player] = Deck(list(ev.main), list(ev.extra), list(ev.side))
 
 
+@handles(GameStarted)
 def game_started(state: MatchState, ev: Event) -> None:
     policy = state.policy
     missing = [p for p in (0, 1) if state.decks[p] is None]
@@ -250,6 +260,7 @@ def game_started(state: MatchState, ev: Event) -> None:
     state.games.append(Game(ev.game, ev.duel, ev.first_player, ev.chosen_by, ev.extra_duel, decks=decks))
 
 
+@handles(SideDeckSwapped)
 def side_deck_swapped(state: MatchState, ev: Event) -> None:
     if not state.games:
         refuse("MATCH-05", "no siding before the first duel of a match")
@@ -299,6 +310,7 @@ def _playing(state: MatchState, ev: Event) -> Game:
     return game
 
 
+@handles(GameEnded)
 def game_ended(state: MatchState, ev: Event) -> None:
     game = _playing(state, ev)
     if (ev.how == "draw") != (ev.winner is None):
@@ -306,6 +318,7 @@ def game_ended(state: MatchState, ev: Event) -> None:
     game.ended, game.winner, game.how = True, ev.winner, ev.how
 
 
+@handles(TimeCalled)
 def time_called(state: MatchState, ev: Event) -> None:
     if state.time is not None:
         refuse("LOG-03", "time is called once in a match")
@@ -322,6 +335,7 @@ def time_called(state: MatchState, ev: Event) -> None:
     state.time = ev
 
 
+@handles(ExtraTurnStarted)
 def extra_turn_started(state: MatchState, ev: Event) -> None:
     game = _playing(state, ev)
     policy = state.policy
@@ -341,6 +355,7 @@ def extra_turn_started(state: MatchState, ev: Event) -> None:
     game.extra_turns = ev.n
 
 
+@handles(GameDecided)
 def game_decided(state: MatchState, ev: Event) -> None:
     game = _playing(state, ev)
     policy = state.policy
@@ -381,16 +396,19 @@ def game_decided(state: MatchState, ev: Event) -> None:
     game.how = "time" if winner is not None else "draw"
 
 
+@handles(JudgeCalled)
 def judge_called(state: MatchState, ev: Event) -> None:
     state.call_open, state.ruling_open = True, False
 
 
+@handles(JudgeRuled)
 def judge_ruled(state: MatchState, ev: Event) -> None:
     if not state.call_open:
         refuse("MATCH-08", "a ruling answers a judge call; no judge was called")
     state.call_open, state.ruling_open = False, True
 
 
+@handles(RulingAppealed)
 def ruling_appealed(state: MatchState, ev: Event) -> None:
     if state.ended is not None:
         refuse("MATCH-10", "appeals made after the match are not accepted")
@@ -399,6 +417,7 @@ def ruling_appealed(state: MatchState, ev: Event) -> None:
     state.ruling_open = False
 
 
+@handles(PenaltyGiven)
 def penalty_given(state: MatchState, ev: Event) -> None:
     opponent = 1 - ev.player
     if ev.penalty == "game_loss":
@@ -421,6 +440,7 @@ def penalty_given(state: MatchState, ev: Event) -> None:
     state.penalties.append(ev)
 
 
+@handles(MatchConceded)
 def match_conceded(state: MatchState, ev: Event) -> None:
     if state.over is not None:
         refuse("LOG-03", f"the match is already over ({state.over[1]})")
@@ -430,6 +450,7 @@ def match_conceded(state: MatchState, ev: Event) -> None:
         game.ended, game.winner, game.how = True, 1 - ev.player, "surrender"
 
 
+@handles(MatchEnded)
 def match_ended(state: MatchState, ev: Event) -> None:
     result = outcome(state)
     if not result.final:
@@ -448,13 +469,12 @@ def _describe(winner: int | None, how: str, games: tuple, points: tuple) -> str:
     return f"{who} by {how}, duels {'-'.join(map(str, games))}, points {'/'.join(map(str, points))}"
 
 
+#: Every match kind's handler, registered above with ``@handles``; built once, in the kinds' order.
 HANDLERS: dict[str, Callable[[MatchState, Event], None]] = {
-    "match_started": match_started, "decklist_registered": decklist_registered,
-    "game_started": game_started, "side_deck_swapped": side_deck_swapped, "game_ended": game_ended,
-    "time_called": time_called, "extra_turn_started": extra_turn_started, "game_decided": game_decided,
-    "judge_called": judge_called, "judge_ruled": judge_ruled, "ruling_appealed": ruling_appealed,
-    "penalty_given": penalty_given, "match_conceded": match_conceded, "match_ended": match_ended,
-}
+    cls.kind: handles[cls.kind] for cls in MATCH_KINDS}
+_AFTER_RESULT = frozenset(cls.kind for cls in MATCH_KINDS if cls.after_result)
+_CONTINUES_PLAY = frozenset(cls.kind for cls in MATCH_KINDS if cls.continues_play)
+_OPENERS = frozenset(cls.kind for cls in MATCH_KINDS if cls.opens_match)
 
 
 def apply(state: MatchState, ev: Event) -> MatchState:
@@ -462,12 +482,11 @@ def apply(state: MatchState, ev: Event) -> MatchState:
     try:
         if ev.kind not in KINDS:
             refuse("LOG-03", f"a {ev.kind} event belongs to a duel's stream, not to a match")
-        if not state.started and ev.kind != "match_started":
+        if not state.started and ev.kind not in _OPENERS:
             refuse("LOG-03", "a match begins with match_started")
-        if state.ended is not None and ev.kind != "ruling_appealed":
+        if state.ended is not None and ev.kind not in _AFTER_RESULT:
             refuse("LOG-03", f"the match has ended; no {ev.kind} may follow its result")
-        if state.over is not None and ev.kind in ("game_started", "side_deck_swapped", "time_called",
-                                                   "extra_turn_started", "game_decided", "game_ended"):
+        if state.over is not None and ev.kind in _CONTINUES_PLAY:
             refuse("LOG-03", f"the match is over ({state.over[1]}); only its result may follow")
         HANDLERS[ev.kind](state, ev)
     except _Refused as refused:

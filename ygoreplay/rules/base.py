@@ -16,7 +16,12 @@ from typing import NoReturn
 from ..errors import YgoreplayError
 from ..events import (
     BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Event)
+from ..kinds import PerKind
 from ..state import Card, DuelState, Override, Violation
+
+#: The duel fold's handler of each kind, ``(state, event) -> None``: each rule module registers
+#: its own with ``@handles(EventClass)``; ``rules.fold`` imports them all and dispatches on it.
+handles = PerKind("handler")
 
 
 class RuleViolation(YgoreplayError):

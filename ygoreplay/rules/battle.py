@@ -10,9 +10,10 @@ from ..events import (
     ATTACK, DEFENSE, MZONE, SET, AttackCancelled, AttackDeclared, AttackRetargeted,
     DamageCalculated, Event)
 from ..state import Attack, Card, DuelState
-from .base import fail, get_card, impossible, phase_name, player_of
+from .base import fail, get_card, handles, impossible, phase_name, player_of
 
 
+@handles(AttackDeclared)
 def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
     player = player_of(state, ev)
     attacker = get_card(state, ev, ev.attacker)
@@ -49,6 +50,7 @@ def _check_target(state: DuelState, ev: Event, defender: int, target_id: str | N
         fail(state, ev, "BATTLE-02", f"{target.name} ({target.id}) is not a monster the opponent controls")
 
 
+@handles(AttackRetargeted)
 def attack_retargeted(state: DuelState, ev: AttackRetargeted) -> None:
     attack = _current_attack(state, ev)
     if ev.target is not None:
@@ -62,6 +64,7 @@ def attack_retargeted(state: DuelState, ev: AttackRetargeted) -> None:
     attack.defender_monsters = now
 
 
+@handles(AttackCancelled)
 def attack_cancelled(state: DuelState, ev: AttackCancelled) -> None:
     attack = _current_attack(state, ev)
     defender = 1 - state.turn_player
@@ -125,6 +128,7 @@ def battle_result(state: DuelState, attacker: Card, target: Card | None) -> tupl
     return rule, destroyed, damage
 
 
+@handles(DamageCalculated)
 def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
     attack = state.attack
     if attack is None or attack.calculated:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..events import BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
 from ..state import Card, ChainLink, DuelState
-from .base import fail, get_card, impossible, player_of, put, send_from_field, take
+from .base import fail, get_card, handles, impossible, player_of, put, send_from_field, take
 from .spell_trap import (
     LEAVES_AFTER_RESOLVING, bind_equip, check_card_activation, check_equips, effect_timing_problem,
     place_activated_card, settle_equips, speed_of_effect)
@@ -22,6 +22,7 @@ def _controls_for_activation(card: Card, player: int, effect_type: str) -> bool:
     return effect_type in _TRIGGERS and card.zone in _LEFT_FIELD and card.last_controller == player
 
 
+@handles(Activated)
 def activated(state: DuelState, ev: Activated) -> None:
     player = player_of(state, ev)
     card = get_card(state, ev, ev.card)
@@ -190,6 +191,7 @@ def _pop_link(state: DuelState, ev: ChainLinkResolved | ChainLinkNegated) -> Cha
     return link
 
 
+@handles(ChainLinkResolved)
 def chain_link_resolved(state: DuelState, ev: ChainLinkResolved) -> None:
     link = _pop_link(state, ev)
     card = state.cards.get(link.card)
@@ -197,6 +199,7 @@ def chain_link_resolved(state: DuelState, ev: ChainLinkResolved) -> None:
         bind_equip(state, card, link.targets)      # SPELL-05: an Equip Spell equips its target
 
 
+@handles(ChainLinkNegated)
 def chain_link_negated(state: DuelState, ev: ChainLinkNegated) -> None:
     if ev.by is not None and ev.by <= ev.link:
         impossible(state, ev, "LOG-07", f"link {ev.link} can be negated only by a later link, not {ev.by}")
@@ -207,6 +210,7 @@ def chain_link_negated(state: DuelState, ev: ChainLinkNegated) -> None:
         state.unrefunded.append([list(link.paid), link.paid_lp])   # TERM-14: its cost stays paid
 
 
+@handles(ChainEnded)
 def chain_ended(state: DuelState, ev: ChainEnded) -> None:
     """The chain is over. When a player lost while it resolved (WIN-01/02) the duel ends at once:
     the links left never resolve and what they would have sent to the GY may stay."""

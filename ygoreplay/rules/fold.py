@@ -1,74 +1,47 @@
 """The fold: ``apply(state, event)`` checks one event against the rules and applies it.
 
 It does no I/O, reads no clock and draws no random number. Each event kind has one handler, in
-the module of its rule area; a handler checks before it changes anything, so a refused event
-leaves the state untouched. For speed the state is changed in place and returned.
+the module of its rule area, registered there with ``@handles(EventClass)``; what the fold must
+know of a kind besides (may it follow a loss, does it keep a run of passes ...) its class says
+(``events.Event``). Both become the tables below once, at import. A handler checks before it
+changes anything, so a refused event leaves the state untouched. For speed the state is changed
+in place and returned.
 """
 from __future__ import annotations
 
 from typing import Callable
 
-from ..events import Event
+from ..events import EVENT_TYPES, Event, JudgeNote, RolledBack
 from ..state import DuelState
-from . import battle, chain, outcome, position, setup, spell_trap, summon, turn, win
-from .base import RuleViolation, bury, fail, impossible
+from . import battle, chain, outcome, position, setup, spell_trap, summon, turn, win  # noqa: F401  (register their handlers)
+from .base import RuleViolation, bury, fail, handles, impossible
 
+@handles(JudgeNote)
+def judge_note(state: DuelState, event: Event) -> None:
+    """Kept in the record; changes nothing on the board."""
+
+
+@handles(RolledBack)
+def rolled_back(state: DuelState, event: Event) -> None:
+    impossible(state, event, "LOG-08", "a rollback is applied to a duel's history (rules.History), not to one state")
+
+
+def _kinds(trait: str) -> frozenset[str]:
+    """The duel kinds whose class declares ``trait`` (``events.Event``'s class attributes)."""
+    return frozenset(kind for kind, cls in EVENT_TYPES.items() if cls.stream == "duel" and getattr(cls, trait))
+
+
+#: Every duel kind's handler, as the rule modules registered them (``rules.base.handles``): a
+#: plain dict, built once, so the dispatch below costs what a literal table did.
 HANDLERS: dict[str, Callable[[DuelState, Event], None]] = {
-    "duel_started": setup.duel_started,
-    "deck_registered": setup.deck_registered,
-    "deck_shuffled": setup.deck_shuffled,
-    "position_set_up": setup.position_set_up,
-    "cards_drawn": turn.cards_drawn,
-    "turn_started": turn.turn_started,
-    "phase_entered": turn.phase_entered,
-    "step_entered": turn.step_entered,
-    "priority_passed": turn.priority_passed,
-    "hand_size_discard": turn.hand_size_discard,
-    "normal_summoned": summon.normal_summoned,
-    "monster_set": summon.monster_set,
-    "flip_summoned": summon.flip_summoned,
-    "special_summoned": summon.special_summoned,
-    "summon_negated": summon.summon_negated,
-    "token_created": summon.token_created,
-    "position_changed": position.position_changed,
-    "spell_trap_set": spell_trap.spell_trap_set,
-    "activated": chain.activated,
-    "chain_link_resolved": chain.chain_link_resolved,
-    "chain_link_negated": chain.chain_link_negated,
-    "chain_ended": chain.chain_ended,
-    "attack_declared": battle.attack_declared,
-    "attack_retargeted": battle.attack_retargeted,
-    "attack_cancelled": battle.attack_cancelled,
-    "damage_calculated": battle.damage_calculated,
-    "card_moved": outcome.card_moved,
-    "card_revealed": outcome.card_revealed,
-    "control_changed": outcome.control_changed,
-    "zone_changed": outcome.zone_changed,
-    "stats_changed": outcome.stats_changed,
-    "counters_changed": outcome.counters_changed,
-    "life_points_changed": outcome.life_points_changed,
-    "coin_tossed": outcome.coin_tossed,
-    "die_rolled": outcome.die_rolled,
-    "duel_ended": win.duel_ended,
-    "judge_note": lambda state, event: None,      # kept in the record; changes nothing on the board
-    "rolled_back": lambda state, event: impossible(
-        state, event, "LOG-08", "a rollback is applied to a duel's history (rules.History), not to one state"),
-}
-
-_OPENERS = frozenset(("duel_started", "position_set_up"))
-#: Once a player has lost (WIN-01/02) the duel is over; only what happens at that same moment
-#: (the other player's damage, the cards it moved), the end of the chain it happened in (no link
-#: left resolves) and the end itself may still be recorded.
-AFTER_LOSS = frozenset(("life_points_changed", "card_moved", "cards_drawn", "stats_changed",
-                        "card_revealed", "priority_passed", "chain_ended", "duel_ended"))
-# A summon can be negated as it is attempted (SUM-03): through the chain that answers it.
-_KEEP_SUMMON_WINDOW = frozenset((
-    "activated", "chain_link_resolved", "chain_link_negated", "priority_passed", "card_moved",
-    "life_points_changed", "card_revealed", "normal_summoned", "monster_set", "flip_summoned",
-    "special_summoned", "token_created", "position_changed"))
-
-# Passes count in succession (CHAIN-04): anything but a note between them starts the count again.
-_KEEP_PASSES = frozenset(("priority_passed", "judge_note"))
+    kind: handles[kind] for kind in EVENT_TYPES if kind in handles}
+_OPENERS = _kinds("opens_duel")
+#: What may still be recorded once a player has lost (``Event.after_loss``; the importer reads it too).
+AFTER_LOSS = _kinds("after_loss")
+_AFTER_END = _kinds("after_end")
+_KEEP_SUMMON_WINDOW = _kinds("keeps_summon_window")
+_KEEP_PASSES = _kinds("keeps_passes")
+_PENDULUM_SUMMON = _kinds("continues_pendulum_summon")
 
 
 def apply(state: DuelState, event: Event) -> DuelState:
@@ -78,7 +51,7 @@ def apply(state: DuelState, event: Event) -> DuelState:
     the state is changed. When ``state.violations`` is a list (auditing) they are collected instead.
     """
     kind = event.kind
-    if state.ended and kind != "judge_note":
+    if state.ended and kind not in _AFTER_END:
         rule = win.LOSS_RULES.get(state.end_reason or "", "WIN-04" if state.end_reason == "draw" else "LOG-03")
         impossible(state, event, rule, f"the duel is over ({state.end_reason}); nothing may follow its end")
     if not state.started and kind not in _OPENERS:
@@ -102,7 +75,7 @@ def apply(state: DuelState, event: Event) -> DuelState:
         state.summon_window = None
     if state.passes and kind not in _KEEP_PASSES:
         state.passes = 0                          # PRIO-03: passes count only in succession
-    if kind != "special_summoned":
+    if kind not in _PENDULUM_SUMMON:
         state.pendulum_summon_open = False
     state.last_kind = kind
     state.index += 1

@@ -17,7 +17,7 @@ from ..events import (
     CardMoved, CardRevealed, CoinTossed, ControlChanged, CountersChanged, DieRolled,
     LifePointsChanged, Loc, StatsChanged, ZoneChanged)
 from ..state import Card, DuelState
-from .base import ON_FIELD, fail, get_card, impossible, player_of, put, take, vanish
+from .base import ON_FIELD, fail, get_card, handles, impossible, player_of, put, take, vanish
 from .spell_trap import check_equips, in_chain, settle_equips
 from .summon import note_material_move
 from .zones import check_free_monster_zone, check_monster_zone, check_spell_trap_zone, extra_link, ruleset_of
@@ -25,6 +25,7 @@ from .zones import check_free_monster_zone, check_monster_zone, check_spell_trap
 PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
 
 
+@handles(CardMoved)
 def card_moved(state: DuelState, ev: CardMoved) -> None:
     card = get_card(state, ev, ev.card)
     to = ev.to
@@ -141,11 +142,13 @@ def _default_position(card: Card, zone: str) -> str | None:
     return None
 
 
+@handles(CardRevealed)
 def card_revealed(state: DuelState, ev: CardRevealed) -> None:
     for card in [get_card(state, ev, c) for c in ev.cards]:
         card.revealed = True
 
 
+@handles(ControlChanged)
 def control_changed(state: DuelState, ev: ControlChanged) -> None:
     card = get_card(state, ev, ev.card)
     if card.zone not in ON_FIELD:
@@ -179,6 +182,7 @@ def control_changed(state: DuelState, ev: ControlChanged) -> None:
     settle_equips(state, stranded)
 
 
+@handles(ZoneChanged)
 def zone_changed(state: DuelState, ev: ZoneChanged) -> None:
     """A card moved by an effect to another zone of its controller's row, staying on the field
     (ZONE-16): nothing about it is forgotten (its summon, counters, materials, equips). The zone
@@ -224,6 +228,7 @@ def zone_changed(state: DuelState, ev: ZoneChanged) -> None:
         side.szone[zone] = card.id
 
 
+@handles(StatsChanged)
 def stats_changed(state: DuelState, ev: StatsChanged) -> None:
     card = get_card(state, ev, ev.card)
     if card.facts.is_link and (ev.defense is not None or ev.level is not None):
@@ -238,6 +243,7 @@ def stats_changed(state: DuelState, ev: StatsChanged) -> None:
         card.level = max(1, ev.level)
 
 
+@handles(CountersChanged)
 def counters_changed(state: DuelState, ev: CountersChanged) -> None:
     card = get_card(state, ev, ev.card)
     if ev.count < 0:
@@ -254,6 +260,7 @@ def counters_changed(state: DuelState, ev: CountersChanged) -> None:
         card.counters.pop(ev.counter, None)
 
 
+@handles(LifePointsChanged)
 def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
     player = player_of(state, ev)
     if ev.amount < 0:
@@ -282,11 +289,13 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
         state.must_lose[player] = "lp"                        # WIN-01
 
 
+@handles(CoinTossed)
 def coin_tossed(state: DuelState, ev: CoinTossed) -> None:
     if not ev.results:
         impossible(state, ev, "LOG-05", "a coin toss has at least one result")
 
 
+@handles(DieRolled)
 def die_rolled(state: DuelState, ev: DieRolled) -> None:
     if not ev.results or any(not 1 <= r <= 6 for r in ev.results):
         impossible(state, ev, "LOG-05", f"a die shows 1 to 6, not {list(ev.results)}")

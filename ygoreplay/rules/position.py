@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from ..events import ATTACK, DEFENSE, FACEDOWN_ATTACK, FACEUP, FZONE, MZONE, SET, SZONE, PositionChanged
 from ..state import DuelState
-from .base import fail, get_card, impossible, open_game_state, player_of
+from .base import fail, get_card, handles, impossible, open_game_state, player_of
 from .summon import check_flip
 
 FACE_DOWN = (SET, FACEDOWN_ATTACK)
 
 
+@handles(PositionChanged)
 def position_changed(state: DuelState, ev: PositionChanged) -> None:
     card = get_card(state, ev, ev.card)
     new = ev.position

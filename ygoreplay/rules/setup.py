@@ -17,7 +17,7 @@ from ..events import (
     PositionSetUp)
 from ..rulesets import RULESETS
 from ..state import Card, DuelState, Side
-from .base import fail, impossible
+from .base import fail, handles, impossible
 
 def facts_for(state: DuelState, ev: Event, code: int) -> CardFacts:
     facts = state.db.get(code)
@@ -26,6 +26,7 @@ def facts_for(state: DuelState, ev: Event, code: int) -> CardFacts:
     return facts
 
 
+@handles(DuelStarted)
 def duel_started(state: DuelState, ev: DuelStarted) -> None:
     if state.started:
         impossible(state, ev, "LOG-03", "the duel has already started")
@@ -64,6 +65,7 @@ def duel_started(state: DuelState, ev: DuelStarted) -> None:
     state.use_ruleset(ev.ruleset)          # MR3: separate Pendulum Zones, S/T 5 and 6 (CONF-09)
 
 
+@handles(DeckRegistered)
 def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
     player = ev.player
     if player not in (0, 1):
@@ -99,6 +101,7 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
     side.registered = True
 
 
+@handles(DeckShuffled)
 def deck_shuffled(state: DuelState, ev: DeckShuffled) -> None:
     player = ev.player
     if player not in (0, 1):
@@ -119,6 +122,7 @@ _CARD_FLAGS = {"code", "id", "owner", "position", "summoned", "set", "position_c
                "materials", "atk", "defense", "level", "counters", "properly_summoned", "token"}
 
 
+@handles(PositionSetUp)
 def position_set_up(state: DuelState, ev: PositionSetUp) -> None:
     """Place every card as a judge describes the board; refuse a board that cannot exist."""
     if state.started:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from ..events import FACEUP, FZONE, GY, HAND, MZONE, SET, SZONE, Activated, Event, SpellTrapSet
 from ..state import Card, DuelState
-from .base import fail, get_card, impossible, open_game_state, player_of, put, take
+from .base import fail, get_card, handles, impossible, open_game_state, player_of, put, take
 from .zones import check_spell_trap_zone, in_pendulum_zone, pendulum_zones, ruleset_of
 
 #: After resolution these go to the GY (SPELL-04, TRAP-04); the others stay on the field.
 LEAVES_AFTER_RESOLVING = frozenset(("normal", "quickplay", "ritual", "counter"))
 
 
+@handles(SpellTrapSet)
 def spell_trap_set(state: DuelState, ev: SpellTrapSet) -> None:
     player = player_of(state, ev)
     card = get_card(state, ev, ev.card)

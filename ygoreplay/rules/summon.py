@@ -36,7 +36,7 @@ from ..events import (
     MonsterSet, NormalSummoned, SpecialSummoned, SummonNegated, TokenCreated)
 from ..state import Card, DuelState
 from .base import (
-    fail, get_card, impossible, open_game_state, player_of, put, send_from_field, take)
+    fail, get_card, handles, impossible, open_game_state, player_of, put, send_from_field, take)
 from .spell_trap import check_equips, in_chain, settle_equips
 from .zones import check_monster_zone, pendulum_zones, ruleset_of, scales
 
@@ -143,14 +143,17 @@ def _check_normal_summon_used(state: DuelState, ev: Event, player: int) -> None:
         fail(state, ev, "SUM-01", f"player {player} has already used the Normal Summon or Set of turn {state.turn}")
 
 
+@handles(NormalSummoned)
 def normal_summoned(state: DuelState, ev: NormalSummoned) -> None:
     _normal_summon(state, ev, ev.position)
 
 
+@handles(MonsterSet)
 def monster_set(state: DuelState, ev: MonsterSet) -> None:
     _normal_summon(state, ev, SET)
 
 
+@handles(FlipSummoned)
 def flip_summoned(state: DuelState, ev: FlipSummoned) -> None:
     player = player_of(state, ev)
     card = get_card(state, ev, ev.card)
@@ -249,6 +252,7 @@ def _moved_materials(state: DuelState, listed: list[str]) -> list[Material]:
     return out
 
 
+@handles(SpecialSummoned)
 def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     player = player_of(state, ev)
     card = get_card(state, ev, ev.card)
@@ -516,6 +520,7 @@ _MATERIAL_CHECKS = {"synchro": _check_synchro, "xyz": _check_xyz, "link": _check
 
 # -- negation and tokens ----------------------------------------------------------------------------
 
+@handles(SummonNegated)
 def summon_negated(state: DuelState, ev: SummonNegated) -> None:
     """SUM-03, SYN-04, XYZ-04, PEND-04: a summon negated as it is attempted. The monster goes to the
     GY (a Pendulum too, not the Extra Deck; a Token vanishes; an Xyz monster's materials go with it,
@@ -541,6 +546,7 @@ def summon_negated(state: DuelState, ev: SummonNegated) -> None:
     state.summon_window = None
 
 
+@handles(TokenCreated)
 def token_created(state: DuelState, ev: TokenCreated) -> None:
     player = player_of(state, ev)
     if ev.card in state.cards:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..events import (
     GY, HAND, CardsDrawn, HandSizeDiscard, PhaseEntered, PriorityPassed, StepEntered, TurnStarted)
 from ..state import DuelState
-from .base import fail, get_card, impossible, phase_name, put, take
+from .base import fail, get_card, handles, impossible, phase_name, put, take
 
 HAND_LIMIT = 6
 
@@ -19,6 +19,7 @@ STEP_AFTER: dict[str | None, tuple[str, ...]] = {
     "start": ("battle", "end"), "battle": ("damage", "end"), "damage": ("battle", "end"), "end": ()}
 
 
+@handles(CardsDrawn)
 def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
     player = state.turn_player if ev.player is None else ev.player
     if player not in (0, 1):
@@ -68,6 +69,7 @@ def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
         state.normal_draw_done = True
 
 
+@handles(TurnStarted)
 def turn_started(state: DuelState, ev: TurnStarted) -> None:
     player = ev.player
     if player not in (0, 1):
@@ -101,6 +103,7 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
     state.summon_window = None
 
 
+@handles(PhaseEntered)
 def phase_entered(state: DuelState, ev: PhaseEntered) -> None:
     if state.turn == 0:
         impossible(state, ev, "LOG-03", "no turn has started")
@@ -134,6 +137,7 @@ def must_still_draw(state: DuelState) -> bool:
     return not (state.turn == 1 and state.turn_player == state.first_player)
 
 
+@handles(StepEntered)
 def step_entered(state: DuelState, ev: StepEntered) -> None:
     if state.phase != "battle":
         fail(state, ev, "BATTLE-01", f"{ev.step} is a Battle Phase step; this is the {phase_name(state.phase)}")
@@ -165,6 +169,7 @@ def close_attack(state: DuelState, ev) -> None:
     state.attack = None
 
 
+@handles(PriorityPassed)
 def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
     """PRIO-01/03, CHAIN-04: who may pass. The turn player holds priority first in every phase and
     step, and again once a chain has resolved; activating or passing hands it to the opponent, so
@@ -190,10 +195,11 @@ def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
             rule, why = (("PRIO-01", "the turn player holds priority first") if passes % 2 == 0
                          else ("PRIO-03", f"player {state.turn_player} passed it to player {holder}"))
             fail(state, ev, rule, f"{why}: player {holder} holds priority, not player {player}")
-    state.passes_recorded = True
+    state.passes_recorded = True                  # only once accepted: a refused pass changes nothing
     state.passes = passes + 1
 
 
+@handles(HandSizeDiscard)
 def hand_size_discard(state: DuelState, ev: HandSizeDiscard) -> None:
     player = state.turn_player if ev.player is None else ev.player
     hand = state.sides[player].hand

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..events import DuelEnded
 from ..state import DuelState
-from .base import fail
+from .base import fail, handles
 
 #: The rule behind each way of losing.
 LOSS_RULES = {"lp": "WIN-01", "deck_out": "WIN-02"}
@@ -20,6 +20,7 @@ def expected_result(state: DuelState) -> tuple[int | None, str] | None:
     return 1 - loser, state.must_lose[loser]
 
 
+@handles(DuelEnded)
 def duel_ended(state: DuelState, ev: DuelEnded) -> None:
     expected = expected_result(state)
     if expected is not None:
