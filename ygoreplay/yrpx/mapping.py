@@ -338,9 +338,9 @@ class Importer:
         self.lp = list(start.get("lp", (8000, 8000)))
         yrp1 = self.r.yrp1
         refresh: dict[tuple[int, int], list[int]] = {}
-        for p in self.packets[1:12]:
+        for j, p in enumerate(self.packets[1:12], 1):
             if p.id == MSG_UPDATE_DATA and len(p.payload) > 2 and p.payload[1] in (LOCATION_DECK, LOCATION_EXTRA):
-                player, loc, queries = parse_update_data(p.payload, p.offset)
+                player, loc, queries = self.facts.refreshes.get(j) or parse_update_data(p.payload, p.offset)
                 refresh.setdefault((player, loc), [q.code or 0 if q else 0 for q in queries])
         decks: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         for player in (0, 1):
@@ -1106,7 +1106,7 @@ class Importer:
         while j < len(self.packets) and self.packets[j].id in (MSG_UPDATE_CARD, MSG_UPDATE_DATA, MSG_HINT):
             p = self.packets[j]
             if p.id == MSG_UPDATE_CARD:
-                c, loc, seq, q = parse_update_card(p.payload, p.offset)
+                c, loc, seq, q = self.facts.card_queries.get(p.payload) or parse_update_card(p.payload, p.offset)
                 if (c, loc, seq) == (new.controller, new.location, new.sequence) and q is not None:
                     if q.level is not None and q.level != believed:
                         self.emit(StatsChanged(player=new.controller & 1, card=card, level=q.level,
