@@ -157,39 +157,43 @@ Card = tuple[int, str | None] | None            # (passcode, position) as compar
 
 
 class _Comparer:
-    """Compares one state packet at a time with the fold's state as it is then."""
+    """Compares one state packet at a time with the fold's state as it is then.
+
+    A packet's bytes are read once (``card_slots``) and what the engine says is kept as it is
+    compared (``_engine_view``); our side is built from the state each time. A packet equal to
+    ours counts its zones in one comparison; one that differs is compared zone by zone
+    (``compare``), which records the divergences."""
 
     def __init__(self, history: History, out: EngineAgreement) -> None:
         self.history = history
         self.out = out
-        self.parsed: dict[bytes, tuple[int, int, int | None, list[Slot]]] = {}
-        self.seen: dict[tuple[int, bytes], tuple[int, int, int]] = {}     # -> (events folded, zones, agreeing)
+        self.parsed: dict[bytes, tuple[int, int, int | None, list[Slot], Any, int]] = {}
+        # payload -> (events folded, zones, agreeing), one dict per message id
+        self.seen: dict[int, dict[bytes, tuple[int, int, int]]] = {MSG_UPDATE_DATA: {}, MSG_UPDATE_CARD: {}}
         self.index = 0
 
     def packet(self, index: int, packet: Packet) -> None:
         out, state = self.out, self.history.state
         out.packets += 1
-        key = (packet.id, packet.payload)
-        again = self.seen.get(key)
+        seen = self.seen[packet.id]
+        payload = packet.payload
+        again = seen.get(payload)
         if again is not None and again[0] == state.index:       # the same packet, the same board
             out.zones += again[1]
             out.agreeing += again[2]
             return
-        parsed = self.parsed.get(packet.payload)
+        parsed = self.parsed.get(payload)
         if parsed is None:
-            parsed = self.parsed[packet.payload] = (*card_slots(packet), None)
+            parsed = self.parsed[payload] = _engine_view(*card_slots(packet))
         self.index = index
         zones, agreeing = out.zones, out.agreeing
-        player, location, seq, slots, view = parsed
-        if view is None and seq is None and (location == LOCATION_MZONE or location == LOCATION_SZONE):
-            view = _row_view(location, slots)
-            self.parsed[packet.payload] = (player, location, seq, slots, view)
-        if view is not None and view == self.row(state, player & 1, location, len(view)):
-            out.zones += len(view)                               # the whole row agrees: one comparison
-            out.agreeing += len(view)
+        player, location, seq, slots, view, count = parsed
+        if view is not None and view == _OURS[location](state, player, len(view)):
+            out.zones += count                                   # the whole location agrees: one comparison
+            out.agreeing += count
         else:
-            self.compare(state, player & 1, location, seq, slots)
-        self.seen[key] = (state.index, out.zones - zones, out.agreeing - agreeing)
+            self.compare(state, player, location, seq, slots)
+        seen[payload] = (state.index, out.zones - zones, out.agreeing - agreeing)
 
     def compare(self, state: DuelState, player: int, location: int, seq: int | None, slots: list[Slot]) -> None:
         side = state.sides[player]
@@ -232,11 +236,6 @@ class _Comparer:
             held = any(cards[c].code == slot[0] for c in pile)
             self.verdict(player, f"{name} (a card arriving)", ("holds", slot[0]),
                          ("holds" if held else "lacks", slot[0]))
-
-    def row(self, state: DuelState, player: int, location: int, n: int) -> list[Card]:
-        """Our cards in the first ``n`` Monster Zones or Spell & Trap Zones as the engine numbers them."""
-        at = _monster_at if location == LOCATION_MZONE else _spell_trap_at
-        return [self.card(state, at(state, player, seq)) for seq in range(n)]
 
     def monster(self, state: DuelState, player: int, seq: int, slot: Slot) -> None:
         if seq >= 7:
@@ -294,11 +293,85 @@ def _spell_trap_at(state: DuelState, player: int, seq: int) -> str | None:
     return side.szone[seq - 1] if len(side.szone) > 5 else None   # separate under MR3 only (CONF-09)
 
 
-def _row_view(location: int, slots: list[Slot]) -> list[Card]:
-    """A whole Monster or Spell & Trap row of a state packet as compared, zone by zone."""
-    if location == LOCATION_MZONE:
-        return [(s[0], _monster_position(s[1])) if s else None for s in slots[:7]]
-    return [(s[0], FACEUP if s[1] & POS_FACEUP else SET) if s else None for s in slots[:8]]
+def _engine_view(player: int, location: int, seq: int | None, slots: list[Slot]) -> tuple:
+    """A state packet as compared: (player, location, sequence, slots, what the engine says of a
+    whole location as ``compare`` would compare it, the zones that counts). The view is None for
+    a single card, or a location no whole-location comparison covers."""
+    player &= 1
+    view: Any = None
+    count = 1
+    if seq is None:
+        if location == LOCATION_MZONE:
+            view = [(s[0], _monster_position(s[1])) if s else None for s in slots[:7]]
+            count = len(view)
+        elif location == LOCATION_SZONE:
+            view = [(s[0], FACEUP if s[1] & POS_FACEUP else SET) if s else None for s in slots[:8]]
+            count = len(view)
+        elif location == LOCATION_HAND:
+            view = sorted(s[0] for s in slots if s)
+        elif location == LOCATION_DECK:                           # the engine lists it bottom first
+            view = [s[0] for s in reversed(slots) if s]
+        elif location == LOCATION_EXTRA:
+            view = _extra((s[0], s[1] & POS_FACEUP) for s in slots if s)
+        elif location == LOCATION_GRAVE:                          # after MSG_SWAP_GRAVE_DECK
+            view = [s[0] for s in slots if s]
+    return player, location, seq, slots, view, count
+
+
+def _our_monsters(state: DuelState, player: int, n: int) -> list[Card]:
+    """Our cards in the first ``n`` Monster Zones as the engine numbers them (5-6: the Extra
+    Monster Zones), as ``_Comparer.monster`` compares them."""
+    cards = state.cards
+    row: list[Card] = []
+    for cid in state.sides[player].mzone[:n]:
+        if cid is None:
+            row.append(None)
+        else:
+            card = cards[cid]
+            row.append((card.code, card.position))
+    for seq in range(5, n):
+        row.append(_Comparer.card(state, _monster_at(state, player, seq)))
+    return row
+
+
+def _our_spells_traps(state: DuelState, player: int, n: int) -> list[Card]:
+    """Our cards in the first ``n`` Spell & Trap Zones as the engine numbers them."""
+    cards = state.cards
+    row: list[Card] = []
+    for cid in state.sides[player].szone[:min(n, 5)]:
+        if cid is None:
+            row.append(None)
+        else:
+            card = cards[cid]
+            row.append((card.code, card.position))
+    for seq in range(5, n):
+        row.append(_Comparer.card(state, _spell_trap_at(state, player, seq)))
+    return row
+
+
+def _our_hand(state: DuelState, player: int, _n: int) -> list[int]:
+    cards = state.cards
+    return sorted([cards[c].code for c in state.sides[player].hand])
+
+
+def _our_deck(state: DuelState, player: int, _n: int) -> list[int]:
+    cards = state.cards
+    return [cards[c].code for c in state.sides[player].deck]
+
+
+def _our_extra(state: DuelState, player: int, _n: int) -> tuple[list[int], list[int]]:
+    cards = state.cards
+    return _extra((cards[c].code, cards[c].position == FACEUP) for c in state.sides[player].extra)
+
+
+def _our_gy(state: DuelState, player: int, _n: int) -> list[int]:
+    cards = state.cards
+    return [cards[c].code for c in state.sides[player].gy]
+
+
+#: Our side of a whole-location comparison, by the engine's location.
+_OURS = {LOCATION_MZONE: _our_monsters, LOCATION_SZONE: _our_spells_traps, LOCATION_HAND: _our_hand,
+         LOCATION_DECK: _our_deck, LOCATION_EXTRA: _our_extra, LOCATION_GRAVE: _our_gy}
 
 
 def _extra(cards) -> tuple[list[int], list[int]]:

@@ -246,10 +246,11 @@ def card_slots(packet: Packet) -> tuple[int, int, int | None, list[Slot]]:
         if len(payload) < 6:
             raise YrpxError("MSG_UPDATE_DATA is shorter than its 6-byte head", offset, space="body")
         player, location, size = _unpack_head(payload)
-        return player, location, None, _slots(payload, 6, min(6 + size, len(payload)), offset)
+        return player, location, None, _slots(payload, 6, min(6 + size, len(payload)), offset, location)
     if len(payload) < 3:
         raise YrpxError("MSG_UPDATE_CARD is shorter than its 3-byte head", offset, space="body")
-    return payload[0], payload[1], payload[2], _slots(payload, 3, 4, offset) if len(payload) >= 5 else []
+    return (payload[0], payload[1], payload[2],
+            _slots(payload, 3, 4, offset, 0x100 | payload[1]) if len(payload) >= 5 else [])
 
 
 _unpack_head = struct.Struct("<BBI").unpack_from
@@ -260,7 +261,7 @@ class _Layout:
     """The item headers (size, flag) of one card query, as one ``struct`` format: a card whose
     headers unpack to exactly these is read in one call, as walking its items would read it."""
 
-    __slots__ = ("unpack", "expected", "length", "code_at", "position_at")
+    __slots__ = ("unpack", "expected", "length", "code_at", "position_at", "pair")
 
     def __init__(self, items: tuple[tuple[int, int], ...]) -> None:
         fmt, offset = ["<"], 0
@@ -275,6 +276,9 @@ class _Layout:
         self.unpack = struct.Struct("".join(fmt)).unpack_from
         self.expected = tuple(v for item in items for v in item)
         self.length = offset
+        # (passcode, position) in one call when the code comes first, as the engine writes them
+        self.pair = (struct.Struct(f"<{self.code_at}xI{self.position_at - self.code_at - 4}xI").unpack_from
+                     if 0 <= self.code_at < self.position_at else None)
 
 
 #: Layouts seen, shared by every replay (a real one uses a handful); bounded against forged files.
@@ -282,22 +286,30 @@ _LAYOUTS: dict[tuple[tuple[int, int], ...], _Layout] = {}
 _MAX_LAYOUTS = 512
 
 
-def _slots(data: bytes, pos: int, limit: int, base: int) -> list[Slot]:
+#: The layout of the card read last in each kind of state packet (its location; | 0x100 for a
+#: single card): the first card of the next such packet is tried against it.
+_SLOT_HINTS: dict[int, _Layout] = {}
+
+
+def _slots(data: bytes, pos: int, limit: int, base: int, hint: int) -> list[Slot]:
     """The (passcode, position) of each card query from ``pos`` while ``pos < limit``: ``_query``
     walking its items by size, reading only QUERY_CODE and QUERY_POSITION. The server queries
     every card of a location with the same flags, so a card is first tried against the layout of
     the one before it (all its headers compared in one call), and walked item by item otherwise."""
     end = len(data)
     out: list[Slot] = []
-    last: _Layout | None = None
+    last: _Layout | None = _SLOT_HINTS.get(hint)
     while pos < limit:
         if pos + 2 <= end and data[pos] == 0 and data[pos + 1] == 0:
             pos += 2                                   # an empty slot: ``u16 0``
             out.append(None)
             continue
         if last is not None and pos + last.length <= end and last.unpack(data, pos) == last.expected:
-            out.append((_unpack_u32(data, pos + last.code_at)[0] if last.code_at >= 0 else 0,
-                        _unpack_u32(data, pos + last.position_at)[0] if last.position_at >= 0 else 0))
+            if last.pair is not None:
+                out.append(last.pair(data, pos))
+            else:
+                out.append((_unpack_u32(data, pos + last.code_at)[0] if last.code_at >= 0 else 0,
+                            _unpack_u32(data, pos + last.position_at)[0] if last.position_at >= 0 else 0))
             pos += last.length
             continue
         code = position = 0
@@ -330,6 +342,8 @@ def _slots(data: bytes, pos: int, limit: int, base: int) -> list[Slot]:
                 elif flag == QUERY_POSITION:
                     position = _unpack_u32(data, pos + 6)[0]
             pos += 2 + size
+    if last is not None:
+        _SLOT_HINTS[hint] = last
     return out
 
 
