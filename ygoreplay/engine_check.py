@@ -109,26 +109,47 @@ class EngineAgreement:
 
 def check(result: "ImportResult") -> tuple[EngineAgreement, AuditReport]:
     """Fold the import's events (auditing) and compare the board with every state packet up to
-    the duel's end (MSG_WIN); the audit report of the same fold comes back with the figures."""
+    the duel's end (MSG_WIN); the audit report of the same fold comes back with the figures.
+
+    A packet already compared with the same board (the same bytes, no event since) is counted
+    here, in the loop: half of a duel's state packets are such repeats."""
     history = History(result.cards, audit=True)
     events, sources = result.events, result.sources
-    packets = result.replay.packets
-    end = next((i for i, p in enumerate(packets) if p.id == MSG_WIN), len(packets))
     agreement = EngineAgreement()
-    compare = _Comparer(history, agreement)
+    compare = _Comparer(history, agreement, result.replay.slots)
+    seen_data, seen_card = compare.seen[MSG_UPDATE_DATA], compare.seen[MSG_UPDATE_CARD]
+    repeats = zones = agreeing = 0
     k, n = 0, len(events)
-    for index in range(end):
-        packet = packets[index]
-        if packet.id != MSG_UPDATE_DATA and packet.id != MSG_UPDATE_CARD:
+    state = history.state
+    for index, packet in enumerate(result.replay.packets):
+        pid = packet[0]
+        if pid == MSG_UPDATE_DATA:
+            seen = seen_data
+        elif pid == MSG_UPDATE_CARD:
+            seen = seen_card
+        elif pid == MSG_WIN:
+            break
+        else:
             continue
-        while k < n and sources[k] < index:
-            history.append(events[k])
-            k += 1
-        if history.state.started:
-            compare.packet(index, packet)
+        if k < n and sources[k] < index:
+            while k < n and sources[k] < index:
+                history.append(events[k])
+                k += 1
+            state = history.state
+        if state.started:
+            again = seen.get(packet[1])
+            if again is not None and again[0] == state.index:   # the same packet, the same board
+                repeats += 1
+                zones += again[1]
+                agreeing += again[2]
+            else:
+                compare.packet(index, packet)
     while k < n:
         history.append(events[k])
         k += 1
+    agreement.packets += repeats
+    agreement.zones += zones
+    agreement.agreeing += agreeing
     history.state.violations = None
     return agreement, AuditReport(history, n)
 
@@ -164,27 +185,26 @@ class _Comparer:
     ours counts its zones in one comparison; one that differs is compared zone by zone
     (``compare``), which records the divergences."""
 
-    def __init__(self, history: History, out: EngineAgreement) -> None:
+    def __init__(self, history: History, out: EngineAgreement, slots: dict[bytes, list[Slot]]) -> None:
         self.history = history
         self.out = out
+        self.slots = slots                 # MSG_UPDATE_DATA slots the importer already read, by payload
         self.parsed: dict[bytes, tuple[int, int, int | None, list[Slot], Any, int]] = {}
         # payload -> (events folded, zones, agreeing), one dict per message id
         self.seen: dict[int, dict[bytes, tuple[int, int, int]]] = {MSG_UPDATE_DATA: {}, MSG_UPDATE_CARD: {}}
         self.index = 0
 
     def packet(self, index: int, packet: Packet) -> None:
+        """Compare a packet not seen with this board before (``check`` counts the repeats)."""
         out, state = self.out, self.history.state
         out.packets += 1
         seen = self.seen[packet.id]
         payload = packet.payload
-        again = seen.get(payload)
-        if again is not None and again[0] == state.index:       # the same packet, the same board
-            out.zones += again[1]
-            out.agreeing += again[2]
-            return
         parsed = self.parsed.get(payload)
         if parsed is None:
-            parsed = self.parsed[payload] = _engine_view(*card_slots(packet))
+            read = self.slots.get(payload) if packet.id == MSG_UPDATE_DATA else None
+            parsed = self.parsed[payload] = _engine_view(
+                *((payload[0], payload[1], None, read) if read is not None else card_slots(packet)))
         self.index = index
         zones, agreeing = out.zones, out.agreeing
         player, location, seq, slots, view, count = parsed
@@ -320,32 +340,27 @@ def _engine_view(player: int, location: int, seq: int | None, slots: list[Slot])
 
 def _our_monsters(state: DuelState, player: int, n: int) -> list[Card]:
     """Our cards in the first ``n`` Monster Zones as the engine numbers them (5-6: the Extra
-    Monster Zones), as ``_Comparer.monster`` compares them."""
+    Monster Zones, ``_monster_at``), as ``_Comparer.monster`` compares them."""
     cards = state.cards
-    row: list[Card] = []
-    for cid in state.sides[player].mzone[:n]:
-        if cid is None:
+    row: list[Card] = [None if c is None else (cards[c].code, cards[c].position)
+                       for c in state.sides[player].mzone[:n]]
+    for seq in range(5, n):
+        ours = state.emz[(0 if seq == 5 else 1) if player == 0 else (1 if seq == 5 else 0)]   # ``emz_slot``
+        if ours is None or cards[ours].controller != player:
             row.append(None)
         else:
-            card = cards[cid]
-            row.append((card.code, card.position))
-    for seq in range(5, n):
-        row.append(_Comparer.card(state, _monster_at(state, player, seq)))
+            row.append((cards[ours].code, cards[ours].position))
     return row
 
 
 def _our_spells_traps(state: DuelState, player: int, n: int) -> list[Card]:
-    """Our cards in the first ``n`` Spell & Trap Zones as the engine numbers them."""
+    """Our cards in the first ``n`` Spell & Trap Zones as the engine numbers them (``_spell_trap_at``)."""
     cards = state.cards
-    row: list[Card] = []
-    for cid in state.sides[player].szone[:min(n, 5)]:
-        if cid is None:
-            row.append(None)
-        else:
-            card = cards[cid]
-            row.append((card.code, card.position))
+    side = state.sides[player]
+    row: list[Card] = [None if c is None else (cards[c].code, cards[c].position) for c in side.szone[:min(n, 5)]]
     for seq in range(5, n):
-        row.append(_Comparer.card(state, _spell_trap_at(state, player, seq)))
+        ours = side.fzone if seq == 5 else side.szone[seq - 1] if len(side.szone) > 5 else None
+        row.append(None if ours is None else (cards[ours].code, cards[ours].position))
     return row
 
 

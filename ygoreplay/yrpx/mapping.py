@@ -450,9 +450,12 @@ class Importer:
         while i < n and self.win is None:
             if i not in self.consumed:
                 p = packets[i]
-                if p.id == MSG_UPDATE_DATA and len(p.payload) > 2 and p.payload[1] == LOCATION_DECK:
-                    self.i = i
-                    self.on_deck_refresh(p)
+                if p.id == MSG_UPDATE_CARD or p.id == MSG_UPDATE_DATA:     # quiet, and no handler
+                    if p.id == MSG_UPDATE_DATA and len(p.payload) > 2 and p.payload[1] == LOCATION_DECK:
+                        self.i = i
+                        self.on_deck_refresh(p)
+                    i += 1
+                    continue
                 handler = handlers.get(p.id)
                 if handler is not None:
                     self.i = i
@@ -596,7 +599,10 @@ class Importer:
         deck = self.field.sides[p.payload[0] & 1].deck
         if all(cell.seen for cell in deck):
             return                                # nothing left to pin in this epoch
-        player, _loc, _seq, slots = card_slots(p)
+        slots = self.r.slots.get(p.payload)
+        if slots is None:
+            slots = self.r.slots[p.payload] = card_slots(p)[3]
+        player = p.payload[0]
         player &= 1
         codes = [s[0] if s is not None else 0 for s in slots]
         if len(codes) != len(deck) or any(c.seen and self.field.code(c.id) != code for c, code in zip(deck, codes)):
