@@ -20,12 +20,17 @@ The wall time is split as ``ygoreplay import FOLDER -o OUT`` spends it, each pha
 comparison with every state packet, ``fold_and_compare``) and *write* (the signed judge ``.ygr``,
 written as the command writes it, to a temporary folder). *Decode* is read + map: turning the
 file into our events; the line gives files/s and each phase's share of the total (#12: at least
-60 files/s, decode at least 40%).
+60 files/s, decode at least 40%). That line is one process, as ``import -o -j 1`` runs; the next
+one times the same folder imported as ``ygoreplay import FOLDER -o OUT`` does by default, by
+``application.import_replay_files`` in ``--jobs`` worker processes (default: one per CPU), wall
+clock from the first file to the last outcome (worker start-up included), the outcomes checked
+to be the one process's. ``--jobs 1`` leaves that line out.
 """
 from __future__ import annotations
 
 import argparse
 import collections
+import os
 import secrets
 import sys
 import tempfile
@@ -33,6 +38,7 @@ import time
 from pathlib import Path
 
 from ygoreplay import engine_check
+from ygoreplay.application import import_replay_files
 from ygoreplay.engine_check import EngineAgreement
 from ygoreplay.exchange import make_replay
 from ygoreplay.replay_file import write
@@ -70,10 +76,32 @@ def write_judge_file(result: ImportResult, folder: Path, key: OrganiserKey) -> N
                       {"format": "yrpX", "file": Path(result.path or "replay").name}), key)
 
 
+def parallel(files: list[Path], key: OrganiserKey, jobs: int, expected: dict[str, tuple]) -> tuple[float, bool]:
+    """The folder imported as ``import -o -j JOBS`` does it: wall seconds, and whether each file's
+    outcome (events, LP, winner, violations, the engine's figures) is the one-process run's."""
+    with tempfile.TemporaryDirectory(prefix="import_real-j-") as out:
+        start = time.perf_counter()
+        outcomes = list(import_replay_files(files, [Path(out) / (p.stem + ".ygr") for p in files], None, None,
+                                            key=key, jobs=jobs))
+        wall = time.perf_counter() - start
+    got = {o.file: (o.events_read, o.lp, o.winner, [v.rule for v in o.violations], o.engine)
+           for o in outcomes if not o.error}
+    return wall, got == expected
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("-v", "--verbose", action="store_true", help="list each violation and import note")
+    parser.add_argument("-j", "--jobs", type=int, default=_cpus(),
+                        help="worker processes for the parallel timing (default: one per CPU; 1: none)")
     args = parser.parse_args(argv)
     files = sorted(p for p in args.folder.iterdir() if p.suffix.lower() in (".yrpx", ".yrp"))
     if not files:
@@ -90,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     crashes: list[tuple[str, str]] = []
     imported = lp_agree = winner_agree = events = 0
     engines: list[EngineAgreement] = []
+    outcomes: dict[str, tuple] = {}               # per file, to check the parallel run against
     width = max(len(p.name) for p in files)
     print(f"{'file'.ljust(width)}  events  LP   winner  engine    violations")
     for path in files:
@@ -114,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         spent["write"] += clock() - t3
         imported += 1
         events += len(result.events)
+        outcomes[path.name] = (len(result.events), lp_ok, winner_ok, [v.rule for v in violations], engine.to_dict())
         lp_agree += lp_ok
         winner_agree += winner_ok
         engines.append(engine)
@@ -142,8 +172,12 @@ def main(argv: list[str] | None = None) -> int:
           "(with printing)")
     shares = ", ".join(f"{name} {spent[name]:.2f} s ({100 * spent[name] / elapsed:.0f}%)" for name in PHASES)
     decode = spent["read"] + spent["map"]
-    print(f"import -o: {len(files) / elapsed:.1f} files/s ({elapsed:.2f} s for {len(files)} files): {shares}; "
-          f"decode (read + map) {100 * decode / elapsed:.0f}% of the total")
+    print(f"import -o (1 process): {len(files) / elapsed:.1f} files/s ({elapsed:.2f} s for {len(files)} files): "
+          f"{shares}; decode (read + map) {100 * decode / elapsed:.0f}% of the total")
+    if args.jobs > 1:
+        wall, same = parallel(files, key, args.jobs, outcomes)
+        print(f"import -o -j {args.jobs} ({args.jobs} processes, wall clock): {len(files) / wall:.1f} files/s "
+              f"({wall:.2f} s for {len(files)} files); outcomes {'the same' if same else 'DIFFER'}")
     if imported:
         print(f"LP agreement     {lp_agree}/{imported} ({100 * lp_agree / imported:.1f}%)")
         print(f"winner agreement {winner_agree}/{imported} ({100 * winner_agree / imported:.1f}%)")
