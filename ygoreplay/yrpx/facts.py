@@ -42,17 +42,17 @@ class QueriedFacts:
                 scales.setdefault(q.code, (q.lscale, q.rscale))
 
         seen = self.card_queries              # the server queries the same card the same way many times
-        for index, p in enumerate(self.packets):
-            if p.id == MSG_UPDATE_CARD:
-                if p.payload not in seen:
-                    parsed = seen[p.payload] = parse_update_card(p.payload, p.offset)
+        for index, (pid, payload, offset) in enumerate(self.packets):
+            if pid == MSG_UPDATE_CARD:
+                if payload not in seen:
+                    parsed = seen[payload] = parse_update_card(payload, offset)
                     take(parsed[3])
-            elif p.id == MSG_UPDATE_DATA and len(p.payload) > 2 and p.payload[1] in (LOCATION_DECK, LOCATION_EXTRA):
-                key = (p.payload[0], p.payload[1])
+            elif pid == MSG_UPDATE_DATA and len(payload) > 2 and payload[1] in (LOCATION_DECK, LOCATION_EXTRA):
+                key = (payload[0], payload[1])
                 if key in seen_refresh:
                     continue
                 seen_refresh.add(key)
-                refresh = self.refreshes[index] = parse_update_data(p.payload, p.offset)
+                refresh = self.refreshes[index] = parse_update_data(payload, offset)
                 for q in refresh[2]:
                     take(q)
         for code, q in raw.items():

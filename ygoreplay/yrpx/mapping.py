@@ -446,12 +446,18 @@ class Importer:
         handlers = _HANDLERS
         packets = self.packets
         n = len(packets)
+        consumed = self.consumed
         i = 1
         while i < n and self.win is None:
-            if i not in self.consumed:
+            if i not in consumed:
                 p = packets[i]
-                if p.id == MSG_UPDATE_CARD or p.id == MSG_UPDATE_DATA:     # quiet, and no handler
-                    if p.id == MSG_UPDATE_DATA and len(p.payload) > 2 and p.payload[1] == LOCATION_DECK:
+                pid = p[0]
+                if pid == MSG_UPDATE_CARD:                  # quiet, and no handler
+                    i += 1
+                    continue
+                if pid == MSG_UPDATE_DATA:                  # quiet, no handler; a Deck pins its order
+                    payload = p[1]
+                    if len(payload) > 2 and payload[1] == LOCATION_DECK:
                         self.i = i
                         self.on_deck_refresh(p)
                     i += 1
@@ -602,8 +608,7 @@ class Importer:
         slots = self.r.slots.get(p.payload)
         if slots is None:
             slots = self.r.slots[p.payload] = card_slots(p)[3]
-        player = p.payload[0]
-        player &= 1
+        player = p.payload[0] & 1
         codes = [s[0] if s is not None else 0 for s in slots]
         if len(codes) != len(deck) or any(c.seen and self.field.code(c.id) != code for c, code in zip(deck, codes)):
             return
