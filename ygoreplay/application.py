@@ -14,6 +14,7 @@ The command line (``cli.py``) and the HTTP service are thin faces over these fun
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -454,16 +455,17 @@ def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, r
 
 
 def import_replay_files(files: list[Path], targets: list[Path], names: CardDB | None, title: str | None, *,
-                        key: OrganiserKey, cards: tuple[str, ...] = (), jobs: int = 1) -> Iterator[Imported]:
+                        key: OrganiserKey, cards: tuple[str, ...] | None = None, jobs: int = 1) -> Iterator[Imported]:
     """``import_replay_file`` for each file, written to its target, the outcomes in file order.
 
-    With ``jobs`` > 1 the files are imported by that many worker processes (``fork`` where the
-    system has it), each with the card databases named by ``cards`` (opened anew: a database
-    connection is never shared across processes) and the same key; the outcomes still come
-    in file order, each as it is ready. Workers ignore Ctrl-C: on an interrupt the caller's
-    ``KeyboardInterrupt`` stops the iteration, the files not started are cancelled and those
-    being written are finished (every file is written whole or not at all, ``write_atomic``).
-    Close the iterator (``contextlib.closing``) to wait for them."""
+    ``names`` is ``card_lookup(cards)``, or None with ``cards`` None (no card database). With
+    ``jobs`` > 1 the files are imported by that many worker processes (``fork`` where the system
+    has it), each opening the databases of ``cards`` anew (a database connection is never shared
+    across processes) and signing with the same key; the outcomes still come in file order, each
+    as it is ready. Workers ignore Ctrl-C: on an interrupt the caller's ``KeyboardInterrupt``
+    stops the iteration, the files not started are cancelled and those being written are
+    finished (every file is written whole or not at all, ``write_atomic``). Close the iterator
+    (``contextlib.closing``) to wait for them."""
     if jobs <= 1 or len(files) < 2:
         for path, target in zip(files, targets):
             yield import_replay_file(path, names, title, target=target, key=key)
@@ -485,11 +487,19 @@ def import_replay_files(files: list[Path], targets: list[Path], names: CardDB | 
 _worker: dict[str, Any] = {}          # a worker process's card databases and key (``_import_worker``)
 
 
-def _import_worker(cards: tuple[str, ...], key_pem: bytes) -> None:
+def _import_worker(cards: tuple[str, ...] | None, key_pem: bytes) -> None:
     import signal
     from .card_sources import card_lookup
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # the parent process handles Ctrl-C
-    _worker.update(names=card_lookup(cards), key=OrganiserKey.from_pem(key_pem))
+    _worker.update(names=card_lookup(cards) if cards is not None else None, key=OrganiserKey.from_pem(key_pem))
+
+
+def cpus() -> int:
+    """The CPUs this process may run on: the default number of import workers."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:                       # not on Linux
+        return os.cpu_count() or 1
 
 
 def _import_in_worker(path: Path, title: str | None, target: Path) -> Imported:

@@ -21,7 +21,7 @@ from typing import Iterator
 import click
 
 from .application import (
-    Records, audit_source, branch_after, check as check_events, duel_dict, export_file, import_replay_file,
+    Records, audit_source, branch_after, check as check_events, cpus, duel_dict, export_file, import_replay_file,
     import_replay_files, offline_page, record_file, trusted_keys, verify_file)
 from .card_sources import CARDS_ENV, CardLookup, card_lookup, facts_of
 from .cards import CardDB
@@ -540,7 +540,7 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
             targets = [Path(output) / (file.stem + ".ygr") if source.is_dir() or Path(output).is_dir()
                        else Path(output) for file in files]
             results = import_replay_files(files, targets, names, title, key=key, cards=cards,
-                                          jobs=jobs or _cpus())
+                                          jobs=jobs or cpus())
         else:
             results = (import_replay_file(file, names, title, records=records, known=known, key=key)
                        for file in files)
@@ -568,14 +568,6 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
 @contextmanager
 def _nothing() -> Iterator[None]:
     yield None
-
-
-def _cpus() -> int:
-    """The CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:                       # not on Linux
-        return os.cpu_count() or 1
 
 
 def _import_summary(outcomes: list[dict]) -> None:

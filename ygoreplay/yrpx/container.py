@@ -13,7 +13,7 @@ import os
 import struct
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..errors import InputError
 from .constants import LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, \

@@ -182,7 +182,9 @@ class _QueryLayout:
         return Query(**fields)
 
 
-#: Query layouts seen, shared by every replay (a real one uses a handful); bounded against forged files.
+#: Layouts seen (of whole queries here, of item headers for ``card_slots`` below), shared by every
+#: replay (a real one uses a handful); each kind bounded against forged files.
+_MAX_LAYOUTS = 512
 _QUERY_LAYOUTS: dict[tuple[tuple[int, int], ...], _QueryLayout | None] = {}
 _last_query_layout: list[_QueryLayout | None] = [None]     # the layout tried first for the next card
 
@@ -281,9 +283,7 @@ class _Layout:
                      if 0 <= self.code_at < self.position_at else None)
 
 
-#: Layouts seen, shared by every replay (a real one uses a handful); bounded against forged files.
 _LAYOUTS: dict[tuple[tuple[int, int], ...], _Layout] = {}
-_MAX_LAYOUTS = 512
 
 
 #: The layout of the card read last in each kind of state packet (its location; | 0x100 for a
