@@ -20,7 +20,12 @@ The wall time is split as ``ygoreplay import FOLDER -o OUT`` spends it, each pha
 comparison with every state packet, ``fold_and_compare``) and *write* (the signed judge ``.ygr``,
 written as the command writes it, to a temporary folder). *Decode* is read + map: turning the
 file into our events; the line gives files/s and each phase's share of the total (#12: at least
-60 files/s, decode at least 40%).
+60 files/s, decode at least 40%), the next the process's CPU time over the same spans. Both are
+one process, as ``import -o -j 1`` runs. The last times the same folder imported as ``ygoreplay
+import FOLDER -o OUT`` does by default, by ``application.import_replay_files`` in ``--jobs``
+worker processes (default: one per CPU), wall clock from the first file to the last outcome
+(worker start-up included), each file's outcome checked against the one process's. ``--jobs 1``
+leaves it out.
 """
 from __future__ import annotations
 
@@ -33,6 +38,7 @@ import time
 from pathlib import Path
 
 from ygoreplay import engine_check
+from ygoreplay.application import cpus, import_replay_files
 from ygoreplay.engine_check import EngineAgreement
 from ygoreplay.exchange import make_replay
 from ygoreplay.replay_file import write
@@ -70,10 +76,25 @@ def write_judge_file(result: ImportResult, folder: Path, key: OrganiserKey) -> N
                       {"format": "yrpX", "file": Path(result.path or "replay").name}), key)
 
 
+def parallel(files: list[Path], key: OrganiserKey, jobs: int, expected: dict[str, tuple]) -> tuple[float, bool]:
+    """The folder imported as ``import -o -j JOBS`` does it: wall seconds, and whether each file's
+    outcome (events, LP, winner, violations, the engine's figures) is the one-process run's."""
+    with tempfile.TemporaryDirectory(prefix="import_real-j-") as out:
+        start = time.perf_counter()
+        outcomes = list(import_replay_files(files, [Path(out) / (p.stem + ".ygr") for p in files], None, None,
+                                            key=key, jobs=jobs))
+        wall = time.perf_counter() - start
+    got = {o.file: (o.events_read, o.lp, o.winner, [v.rule for v in o.violations], o.engine)
+           for o in outcomes if not o.error}
+    return wall, got == expected
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("-v", "--verbose", action="store_true", help="list each violation and import note")
+    parser.add_argument("-j", "--jobs", type=int, default=cpus(),
+                        help="worker processes for the parallel timing (default: one per CPU; 1: none)")
     args = parser.parse_args(argv)
     files = sorted(p for p in args.folder.iterdir() if p.suffix.lower() in (".yrpx", ".yrp"))
     if not files:
@@ -82,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     key = OrganiserKey.generate()
     out = tempfile.TemporaryDirectory(prefix="import_real-")
     spent = dict.fromkeys(PHASES, 0.0)
-    clock = time.perf_counter
+    clock, cpu = time.perf_counter, time.process_time
+    cpu_spent = 0.0                               # this process's CPU time in the four phases
     start = clock()
     totals: collections.Counter = collections.Counter()
     cited: collections.Counter = collections.Counter()
@@ -90,9 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     crashes: list[tuple[str, str]] = []
     imported = lp_agree = winner_agree = events = 0
     engines: list[EngineAgreement] = []
+    outcomes: dict[str, tuple] = {}               # per file, to check the parallel run against
     width = max(len(p.name) for p in files)
     print(f"{'file'.ljust(width)}  events  LP   winner  engine    violations")
     for path in files:
+        c0 = cpu()
         t0 = t1 = clock()
         try:
             replay = read_yrpx(path)
@@ -101,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         except YrpxError as err:                  # a refusal costs what it took to refuse
             spent["read"] += t1 - t0
             spent["map"] += clock() - t1
+            cpu_spent += cpu() - c0
             skipped.append((path.name, err.detail))
             continue
         t2 = clock()
@@ -112,8 +137,10 @@ def main(argv: list[str] | None = None) -> int:
         spent["check"] += t3 - t2
         write_judge_file(result, Path(out.name), key)
         spent["write"] += clock() - t3
+        cpu_spent += cpu() - c0
         imported += 1
         events += len(result.events)
+        outcomes[path.name] = (len(result.events), lp_ok, winner_ok, [v.rule for v in violations], engine.to_dict())
         lp_agree += lp_ok
         winner_agree += winner_ok
         engines.append(engine)
@@ -142,8 +169,14 @@ def main(argv: list[str] | None = None) -> int:
           "(with printing)")
     shares = ", ".join(f"{name} {spent[name]:.2f} s ({100 * spent[name] / elapsed:.0f}%)" for name in PHASES)
     decode = spent["read"] + spent["map"]
-    print(f"import -o: {len(files) / elapsed:.1f} files/s ({elapsed:.2f} s for {len(files)} files): {shares}; "
-          f"decode (read + map) {100 * decode / elapsed:.0f}% of the total")
+    print(f"import -o (1 process): {len(files) / elapsed:.1f} files/s ({elapsed:.2f} s for {len(files)} files): "
+          f"{shares}; decode (read + map) {100 * decode / elapsed:.0f}% of the total")
+    print(f"  the same in CPU time: {cpu_spent:.2f} s, {len(files) / cpu_spent:.1f} files/s (a busy machine slows the "
+          "wall clock more)")
+    if args.jobs > 1:
+        wall, same = parallel(files, key, args.jobs, outcomes)
+        print(f"import -o -j {args.jobs} ({args.jobs} processes, wall clock): {len(files) / wall:.1f} files/s "
+              f"({wall:.2f} s for {len(files)} files); outcomes {'the same' if same else 'DIFFER'}")
     if imported:
         print(f"LP agreement     {lp_agree}/{imported} ({100 * lp_agree / imported:.1f}%)")
         print(f"winner agreement {winner_agree}/{imported} ({100 * winner_agree / imported:.1f}%)")

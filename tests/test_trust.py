@@ -27,7 +27,7 @@ from ygoreplay.errors import StoreError, VerificationError
 from ygoreplay.events import RolledBack, from_dict
 from ygoreplay.exchange import verify_against
 from ygoreplay.jsonl import dumps as jsonl
-from ygoreplay.replay_file import dumps, loads, read, sign
+from ygoreplay.replay_file import dumps, loads, read, sign, verify_chain
 from ygoreplay.rules import History, replay
 from ygoreplay.rules import history as history_module
 from ygoreplay.signing import OrganiserKey
@@ -692,6 +692,61 @@ def test_an_interrupted_import_says_what_was_done_and_a_rerun_finishes_it(tmp_pa
     assert len(stored) == 5
     rerun = json.loads(run("import", folder, "--json", url=url).stdout)
     assert sum(o["skipped"] for o in rerun) == 5 and len(json.loads(run("list", "--json", url=url).stdout)) == 100
+
+
+def _some_real_replays(tmp_path: Path, count: int = 6) -> Path:
+    """A folder of links to the first ``count`` shared real replays (one of them not importable)."""
+    from conftest import shared_path
+    folder = tmp_path / "replays"
+    folder.mkdir()
+    shared = sorted(Path(shared_path("real-replays", "edopro")).iterdir())
+    for path in shared[:count - 1] + [next(p for p in shared if p.name.startswith("2022-12-25"))]:
+        (folder / path.name).symlink_to(path)
+    return folder
+
+
+def test_a_folder_imported_in_two_processes_gives_what_one_process_gives(tmp_path):
+    """``import FOLDER -o OUT -j 2``: the same outcomes in the same (file) order, and files holding
+    the same events, times and card facts, as ``-j 1``."""
+    import json
+    folder = _some_real_replays(tmp_path)
+    results = {}
+    for jobs in ("1", "2"):
+        result = run("import", folder, "-o", tmp_path / f"out{jobs}", "-j", jobs, "--json")
+        assert result.exit_code == 2 and "Traceback" not in result.output     # the hand test is refused
+        results[jobs] = json.loads(result.stdout)
+    assert results["1"] == results["2"]
+    assert [o["file"] for o in results["2"]] == sorted(p.name for p in folder.iterdir())
+    written = sorted(p.name for p in (tmp_path / "out1").iterdir())
+    assert written == sorted(p.name for p in (tmp_path / "out2").iterdir()) and len(written) == 5
+    for name in written:
+        one, two = read(tmp_path / "out1" / name), read(tmp_path / "out2" / name)
+        assert (one.events, one.times, dict(one.cards), one.match) == (two.events, two.times, dict(two.cards), two.match)
+        assert two.signature_valid and verify_chain(two) is None
+
+
+def test_ctrl_c_during_a_parallel_import_leaves_whole_files_only(tmp_path, monkeypatch):
+    """An interrupt while worker processes import: the files not started are not, those being
+    written are finished, nothing half-written is left, and the command says what was done."""
+    from concurrent.futures import Future
+    folder = _some_real_replays(tmp_path)
+    real = Future.result
+    calls = [0]
+
+    def interrupting(self, *args, **kwargs):
+        calls[0] += 1
+        if calls[0] == 4:
+            raise KeyboardInterrupt
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(Future, "result", interrupting)
+    result = run("import", folder, "-o", tmp_path / "out", "-j", "2")
+    monkeypatch.undo()
+    assert result.exit_code == 130 and "Traceback" not in result.output
+    assert "interrupted: 3 of 6 file(s) done" in result.output
+    written = list((tmp_path / "out").iterdir())
+    assert written and all(p.suffix == ".ygr" for p in written)             # no temporary .part file
+    for path in written:
+        assert read(path).signature_valid
 
 
 # -- the red team's findings, kept fixed ---------------------------------------------------------------------

@@ -14,10 +14,11 @@ The command line (``cli.py``) and the HTTP service are thin faces over these fun
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from . import chain
 from .cards import CardDB
@@ -451,6 +452,58 @@ def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, r
     outcome.lp, outcome.winner, outcome.violations = agreement.lp, agreement.winner, list(agreement.violations)
     outcome.engine = agreement.engine.to_dict()
     return outcome
+
+
+def import_replay_files(files: list[Path], targets: list[Path], names: CardDB | None, title: str | None, *,
+                        key: OrganiserKey, cards: tuple[str, ...] | None = None, jobs: int = 1) -> Iterator[Imported]:
+    """``import_replay_file`` for each file, written to its target, the outcomes in file order.
+
+    ``names`` is ``card_lookup(cards)``, or None with ``cards`` None (no card database). With
+    ``jobs`` > 1 the files are imported by that many worker processes (``fork`` where the system
+    has it), each opening the databases of ``cards`` anew (a database connection is never shared
+    across processes) and signing with the same key; the outcomes still come in file order, each
+    as it is ready. Workers ignore Ctrl-C: on an interrupt the caller's ``KeyboardInterrupt``
+    stops the iteration, the files not started are cancelled and those being written are
+    finished (every file is written whole or not at all, ``write_atomic``). Close the iterator
+    (``contextlib.closing``) to wait for them."""
+    if jobs <= 1 or len(files) < 2:
+        for path, target in zip(files, targets):
+            yield import_replay_file(path, names, title, target=target, key=key)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+    with ProcessPoolExecutor(min(jobs, len(files)), mp_context=context, initializer=_import_worker,
+                             initargs=(cards, key.to_pem())) as pool:
+        futures = [pool.submit(_import_in_worker, path, title, target) for path, target in zip(files, targets)]
+        try:
+            for future in futures:
+                yield future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+_worker: dict[str, Any] = {}          # a worker process's card databases and key (``_import_worker``)
+
+
+def _import_worker(cards: tuple[str, ...] | None, key_pem: bytes) -> None:
+    import signal
+    from .card_sources import card_lookup
+    signal.signal(signal.SIGINT, signal.SIG_IGN)     # the parent process handles Ctrl-C
+    _worker.update(names=card_lookup(cards) if cards is not None else None, key=OrganiserKey.from_pem(key_pem))
+
+
+def cpus() -> int:
+    """The CPUs this process may run on: the default number of import workers."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:                       # not on Linux
+        return os.cpu_count() or 1
+
+
+def _import_in_worker(path: Path, title: str | None, target: Path) -> Imported:
+    return import_replay_file(path, _worker["names"], title, target=target, key=_worker["key"])
 
 
 def record_file(events: list[Event], cards: CardDB, view: str, title: str) -> ReplayFile:

@@ -14,15 +14,15 @@ import re
 import shutil
 import sys
 from collections import Counter
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Iterator
 
 import click
 
 from .application import (
-    Records, audit_source, branch_after, check as check_events, duel_dict, export_file, import_replay_file,
-    offline_page, record_file, trusted_keys, verify_file)
+    Records, audit_source, branch_after, check as check_events, cpus, duel_dict, export_file, import_replay_file,
+    import_replay_files, offline_page, record_file, trusted_keys, verify_file)
 from .card_sources import CARDS_ENV, CardLookup, card_lookup, facts_of
 from .cards import CardDB
 from .diff import diff_states
@@ -498,11 +498,14 @@ def export_command(duel: str, output: str, html: bool, view: str | None, keys: t
 @click.option("--json", "as_json", is_flag=True, help="Print the results per file as JSON.")
 @click.option("--unsigned", is_flag=True, help="Import a .ygr judge file that no trusted key signed, "
                                                 "as an unverified record.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="With -o and a folder: import in this many processes at once (default: one per CPU; "
+                   "1: in this process). The results are the same, in the same order.")
 @key_option
 @cards_option
 @store_option
 def import_command(path: str, output: str | None, title: str | None, as_json: bool, unsigned: bool,
-                   keys: tuple[str, ...], cards: tuple[str, ...], store_url: str | None) -> None:
+                   jobs: int | None, keys: tuple[str, ...], cards: tuple[str, ...], store_url: str | None) -> None:
     """Import a .ygr judge file, an EDOPro .yrpX replay, or a folder of replays.
 
     A .ygr file is verified first (its chain, and a signature by a trusted key). EDOPro replays
@@ -533,14 +536,19 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
     with (_store(store_url, create=True) if not output else _nothing()) as store:
         records = Records(store) if store is not None else None
         known = records.sources() if records is not None else None
+        if output:
+            targets = [Path(output) / (file.stem + ".ygr") if source.is_dir() or Path(output).is_dir()
+                       else Path(output) for file in files]
+            results = import_replay_files(files, targets, names, title, key=key, cards=cards,
+                                          jobs=jobs or cpus())
+        else:
+            results = (import_replay_file(file, names, title, records=records, known=known, key=key)
+                       for file in files)
         try:
-            with click.progressbar(files, label="importing", file=sys.stderr,
-                                   show_pos=True, item_show_func=lambda p: p.name if p else "") as bar:
-                for file in bar:
-                    target = (Path(output) / (file.stem + ".ygr") if source.is_dir() or Path(output).is_dir()
-                              else Path(output)) if output else None
-                    outcomes.append(import_replay_file(file, names, title, records=records, known=known,
-                                                       target=target, key=key).to_dict())
+            with closing(results), click.progressbar(files, label="importing", file=sys.stderr, show_pos=True,
+                                                     item_show_func=lambda p: p.name if p else "") as bar:
+                for _file in bar:
+                    outcomes.append(next(results).to_dict())
         except KeyboardInterrupt:
             interrupted = True
     if as_json:

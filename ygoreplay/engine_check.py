@@ -109,26 +109,47 @@ class EngineAgreement:
 
 def check(result: "ImportResult") -> tuple[EngineAgreement, AuditReport]:
     """Fold the import's events (auditing) and compare the board with every state packet up to
-    the duel's end (MSG_WIN); the audit report of the same fold comes back with the figures."""
+    the duel's end (MSG_WIN); the audit report of the same fold comes back with the figures.
+
+    A packet already compared with the same board (the same bytes, no event since) is counted
+    here, in the loop: half of a duel's state packets are such repeats."""
     history = History(result.cards, audit=True)
     events, sources = result.events, result.sources
-    packets = result.replay.packets
-    end = next((i for i, p in enumerate(packets) if p.id == MSG_WIN), len(packets))
     agreement = EngineAgreement()
-    compare = _Comparer(history, agreement)
+    compare = _Comparer(history, agreement, result.replay.slots)
+    seen_data, seen_card = compare.seen[MSG_UPDATE_DATA], compare.seen[MSG_UPDATE_CARD]
+    repeats = zones = agreeing = 0
     k, n = 0, len(events)
-    for index in range(end):
-        packet = packets[index]
-        if packet.id != MSG_UPDATE_DATA and packet.id != MSG_UPDATE_CARD:
+    state = history.state
+    for index, packet in enumerate(result.replay.packets):
+        pid = packet[0]
+        if pid == MSG_UPDATE_DATA:
+            seen = seen_data
+        elif pid == MSG_UPDATE_CARD:
+            seen = seen_card
+        elif pid == MSG_WIN:
+            break
+        else:
             continue
-        while k < n and sources[k] < index:
-            history.append(events[k])
-            k += 1
-        if history.state.started:
-            compare.packet(index, packet)
+        if k < n and sources[k] < index:
+            while k < n and sources[k] < index:
+                history.append(events[k])
+                k += 1
+            state = history.state
+        if state.started:
+            again = seen.get(packet[1])
+            if again is not None and again[0] == state.index:   # the same packet, the same board
+                repeats += 1
+                zones += again[1]
+                agreeing += again[2]
+            else:
+                compare.packet(index, packet)
     while k < n:
         history.append(events[k])
         k += 1
+    agreement.packets += repeats
+    agreement.zones += zones
+    agreement.agreeing += agreeing
     history.state.violations = None
     return agreement, AuditReport(history, n)
 
@@ -157,39 +178,42 @@ Card = tuple[int, str | None] | None            # (passcode, position) as compar
 
 
 class _Comparer:
-    """Compares one state packet at a time with the fold's state as it is then."""
+    """Compares one state packet at a time with the fold's state as it is then.
 
-    def __init__(self, history: History, out: EngineAgreement) -> None:
+    A packet's bytes are read once (``card_slots``) and what the engine says is kept as it is
+    compared (``_engine_view``); our side is built from the state each time. A packet equal to
+    ours counts its zones in one comparison; one that differs is compared zone by zone
+    (``compare``), which records the divergences."""
+
+    def __init__(self, history: History, out: EngineAgreement, slots: dict[bytes, list[Slot]]) -> None:
         self.history = history
         self.out = out
-        self.parsed: dict[bytes, tuple[int, int, int | None, list[Slot]]] = {}
-        self.seen: dict[tuple[int, bytes], tuple[int, int, int]] = {}     # -> (events folded, zones, agreeing)
+        self.slots = slots                 # MSG_UPDATE_DATA slots the importer already read, by payload
+        self.parsed: dict[bytes, tuple[int, int, int | None, list[Slot], Any, int]] = {}
+        # payload -> (events folded, zones, agreeing), one dict per message id
+        self.seen: dict[int, dict[bytes, tuple[int, int, int]]] = {MSG_UPDATE_DATA: {}, MSG_UPDATE_CARD: {}}
         self.index = 0
 
     def packet(self, index: int, packet: Packet) -> None:
+        """Compare a packet not seen with this board before (``check`` counts the repeats)."""
         out, state = self.out, self.history.state
         out.packets += 1
-        key = (packet.id, packet.payload)
-        again = self.seen.get(key)
-        if again is not None and again[0] == state.index:       # the same packet, the same board
-            out.zones += again[1]
-            out.agreeing += again[2]
-            return
-        parsed = self.parsed.get(packet.payload)
+        seen = self.seen[packet.id]
+        payload = packet.payload
+        parsed = self.parsed.get(payload)
         if parsed is None:
-            parsed = self.parsed[packet.payload] = (*card_slots(packet), None)
+            read = self.slots.get(payload) if packet.id == MSG_UPDATE_DATA else None
+            parsed = self.parsed[payload] = _engine_view(
+                *((payload[0], payload[1], None, read) if read is not None else card_slots(packet)))
         self.index = index
         zones, agreeing = out.zones, out.agreeing
-        player, location, seq, slots, view = parsed
-        if view is None and seq is None and (location == LOCATION_MZONE or location == LOCATION_SZONE):
-            view = _row_view(location, slots)
-            self.parsed[packet.payload] = (player, location, seq, slots, view)
-        if view is not None and view == self.row(state, player & 1, location, len(view)):
-            out.zones += len(view)                               # the whole row agrees: one comparison
-            out.agreeing += len(view)
+        player, location, seq, slots, view, count = parsed
+        if view is not None and view == _OURS[location](state, player, len(view)):
+            out.zones += count                                   # the whole location agrees: one comparison
+            out.agreeing += count
         else:
-            self.compare(state, player & 1, location, seq, slots)
-        self.seen[key] = (state.index, out.zones - zones, out.agreeing - agreeing)
+            self.compare(state, player, location, seq, slots)
+        seen[payload] = (state.index, out.zones - zones, out.agreeing - agreeing)
 
     def compare(self, state: DuelState, player: int, location: int, seq: int | None, slots: list[Slot]) -> None:
         side = state.sides[player]
@@ -232,11 +256,6 @@ class _Comparer:
             held = any(cards[c].code == slot[0] for c in pile)
             self.verdict(player, f"{name} (a card arriving)", ("holds", slot[0]),
                          ("holds" if held else "lacks", slot[0]))
-
-    def row(self, state: DuelState, player: int, location: int, n: int) -> list[Card]:
-        """Our cards in the first ``n`` Monster Zones or Spell & Trap Zones as the engine numbers them."""
-        at = _monster_at if location == LOCATION_MZONE else _spell_trap_at
-        return [self.card(state, at(state, player, seq)) for seq in range(n)]
 
     def monster(self, state: DuelState, player: int, seq: int, slot: Slot) -> None:
         if seq >= 7:
@@ -294,11 +313,80 @@ def _spell_trap_at(state: DuelState, player: int, seq: int) -> str | None:
     return side.szone[seq - 1] if len(side.szone) > 5 else None   # separate under MR3 only (CONF-09)
 
 
-def _row_view(location: int, slots: list[Slot]) -> list[Card]:
-    """A whole Monster or Spell & Trap row of a state packet as compared, zone by zone."""
-    if location == LOCATION_MZONE:
-        return [(s[0], _monster_position(s[1])) if s else None for s in slots[:7]]
-    return [(s[0], FACEUP if s[1] & POS_FACEUP else SET) if s else None for s in slots[:8]]
+def _engine_view(player: int, location: int, seq: int | None, slots: list[Slot]) -> tuple:
+    """A state packet as compared: (player, location, sequence, slots, what the engine says of a
+    whole location as ``compare`` would compare it, the zones that counts). The view is None for
+    a single card, or a location no whole-location comparison covers."""
+    player &= 1
+    view: Any = None
+    count = 1
+    if seq is None:
+        if location == LOCATION_MZONE:
+            view = [(s[0], _monster_position(s[1])) if s else None for s in slots[:7]]
+            count = len(view)
+        elif location == LOCATION_SZONE:
+            view = [(s[0], FACEUP if s[1] & POS_FACEUP else SET) if s else None for s in slots[:8]]
+            count = len(view)
+        elif location == LOCATION_HAND:
+            view = sorted(s[0] for s in slots if s)
+        elif location == LOCATION_DECK:                           # the engine lists it bottom first
+            view = [s[0] for s in reversed(slots) if s]
+        elif location == LOCATION_EXTRA:
+            view = _extra((s[0], s[1] & POS_FACEUP) for s in slots if s)
+        elif location == LOCATION_GRAVE:                          # after MSG_SWAP_GRAVE_DECK
+            view = [s[0] for s in slots if s]
+    return player, location, seq, slots, view, count
+
+
+def _our_monsters(state: DuelState, player: int, n: int) -> list[Card]:
+    """Our cards in the first ``n`` Monster Zones as the engine numbers them (5-6: the Extra
+    Monster Zones, ``_monster_at``), as ``_Comparer.monster`` compares them."""
+    cards = state.cards
+    row: list[Card] = [None if c is None else (cards[c].code, cards[c].position)
+                       for c in state.sides[player].mzone[:n]]
+    for seq in range(5, n):
+        ours = state.emz[(0 if seq == 5 else 1) if player == 0 else (1 if seq == 5 else 0)]   # ``emz_slot``
+        if ours is None or cards[ours].controller != player:
+            row.append(None)
+        else:
+            row.append((cards[ours].code, cards[ours].position))
+    return row
+
+
+def _our_spells_traps(state: DuelState, player: int, n: int) -> list[Card]:
+    """Our cards in the first ``n`` Spell & Trap Zones as the engine numbers them (``_spell_trap_at``)."""
+    cards = state.cards
+    side = state.sides[player]
+    row: list[Card] = [None if c is None else (cards[c].code, cards[c].position) for c in side.szone[:min(n, 5)]]
+    for seq in range(5, n):
+        ours = side.fzone if seq == 5 else side.szone[seq - 1] if len(side.szone) > 5 else None
+        row.append(None if ours is None else (cards[ours].code, cards[ours].position))
+    return row
+
+
+def _our_hand(state: DuelState, player: int, _n: int) -> list[int]:
+    cards = state.cards
+    return sorted([cards[c].code for c in state.sides[player].hand])
+
+
+def _our_deck(state: DuelState, player: int, _n: int) -> list[int]:
+    cards = state.cards
+    return [cards[c].code for c in state.sides[player].deck]
+
+
+def _our_extra(state: DuelState, player: int, _n: int) -> tuple[list[int], list[int]]:
+    cards = state.cards
+    return _extra((cards[c].code, cards[c].position == FACEUP) for c in state.sides[player].extra)
+
+
+def _our_gy(state: DuelState, player: int, _n: int) -> list[int]:
+    cards = state.cards
+    return [cards[c].code for c in state.sides[player].gy]
+
+
+#: Our side of a whole-location comparison, by the engine's location.
+_OURS = {LOCATION_MZONE: _our_monsters, LOCATION_SZONE: _our_spells_traps, LOCATION_HAND: _our_hand,
+         LOCATION_DECK: _our_deck, LOCATION_EXTRA: _our_extra, LOCATION_GRAVE: _our_gy}
 
 
 def _extra(cards) -> tuple[list[int], list[int]]:

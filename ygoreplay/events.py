@@ -181,11 +181,12 @@ class Event:
             version = self.wire_version()
             if version != 1:
                 out["v"] = version
-        for f in _FIELDS[type(self)]:
-            value = getattr(self, f.name)
-            if value == _default(f):
+        cls = type(self)
+        for name, default in _WIRE_PLANS.get(cls) or _wire_plan(cls, _FIELDS[cls]):
+            value = getattr(self, name)
+            if value == default:
                 continue
-            out[f.name] = _to_wire(value)
+            out[name] = _to_wire(value)
         return out
 
     def wire_version(self) -> int:
@@ -231,19 +232,31 @@ def _default(f: dataclasses.Field) -> Any:
     return dataclasses.MISSING
 
 
+#: Each class's (field name, default) pairs in field order, as ``to_dict`` compares them: built
+#: once per class (writing a file serializes every event, and the chain hashes them all).
+_WIRE_PLANS: dict[type, tuple[tuple[str, Any], ...]] = {}
+
+
+def _wire_plan(cls: type, fields: tuple[dataclasses.Field, ...]) -> tuple[tuple[str, Any], ...]:
+    plan = _WIRE_PLANS[cls] = tuple((f.name, _default(f)) for f in fields)
+    return plan
+
+
+_PLAIN = (int, str, bool, float, type(None))
+
+
 def _to_wire(value: Any) -> Any:
+    if type(value) in _PLAIN:
+        return value
     if isinstance(value, Loc):
         return value.to_wire()
     if isinstance(value, (Cite, Cost, BanlistRef)):
-        return {k: _to_wire(v) for k, v in ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
-                if v != _default_of(type(value), k)}
+        cls = type(value)
+        return {k: _to_wire(v) for k, default in _WIRE_PLANS.get(cls) or _wire_plan(cls, dataclasses.fields(cls))
+                if (v := getattr(value, k)) != default}
     if isinstance(value, tuple):
         return [_to_wire(v) for v in value]
     return value
-
-
-def _default_of(cls: type, name: str) -> Any:
-    return next(_default(f) for f in dataclasses.fields(cls) if f.name == name)
 
 
 # -- setup --------------------------------------------------------------------------------------

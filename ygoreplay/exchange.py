@@ -39,13 +39,14 @@ def make_replay(events: list[Event], times: list[str], cards: CardDB, view: str,
     """A replay file of ``events`` (the full record) as ``view`` may see it. ``chain`` is the
     record's stored chain, carried as it is into a judge file (never recomputed over a record
     that was not verified first)."""
-    missing = {code for code in referenced_codes(events) if code not in cards}
+    referenced = referenced_codes(events)
+    missing = {code for code in referenced if code not in cards}
     if missing:
         raise ReplayFileError(f"no card facts for passcode(s) {sorted(missing)[:5]}: a replay file carries "
                               "the facts of every card it mentions (give a cards.cdb)")
     ruleset, players = ruleset_and_players(events)
     if view == "judge":
-        facts = cards.subset(c for c in referenced_codes(events) if c in cards)
+        facts = cards.subset(c for c in referenced if c in cards)
         return ReplayFile(events, facts, times, view, ruleset, players, match or {}, created, root,
                           commit_key=secret, source=source or {}, chain=list(chain or []))
     red = redact(events, cards, view, secret)

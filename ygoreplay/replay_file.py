@@ -103,13 +103,28 @@ class ReplayFile:
     def __post_init__(self) -> None:
         # Times are kept to the millisecond, in UTC: the form they take back out of a file, so the
         # chain computed here is the one a reader recomputes (the store's times already are).
-        self.times = [chainlib.canonical_time(t) for t in self.times]
+        stamps = [chainlib.to_ms(t) for t in self.times]
+        self.times = [chainlib.from_ms(ms) for ms in stamps]
+        self._stamps = (list(self.times), stamps)
         if not self.chain:
-            self.chain = chainlib.hashes(self.root, (e.to_dict() for e in self.events), self.times)
+            wire = [e.to_dict() for e in self.events]
+            self.chain = chainlib.hashes(self.root, wire, self.times)
+            self._wire = (list(self.events), wire)
 
     @property
     def head(self) -> bytes:
         return self.chain[-1] if self.chain else self.root
+
+    def wire_events(self) -> list[dict]:
+        """The events' wire dicts: those the chain was just computed from while the events are
+        still those (writing a file built a moment ago serializes each event once, not twice)."""
+        built = getattr(self, "_wire", None)
+        return built[1] if built is not None and built[0] == self.events else [e.to_dict() for e in self.events]
+
+    def stamps(self) -> list[int]:
+        """The times in milliseconds, as ``__post_init__`` computed them while they are unchanged."""
+        built = getattr(self, "_stamps", None)
+        return built[1] if built is not None and built[0] == self.times else [chainlib.to_ms(t) for t in self.times]
 
 
 def referenced_codes(events: list[Event]) -> set[int]:
@@ -147,10 +162,10 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None) -> bytes:
     """The file's bytes, signed with ``key`` when one is given."""
     if replay.view not in VIEWS:
         raise ValueError(f"unknown view {replay.view!r}")
-    stamps = [chainlib.to_ms(t) for t in replay.times]
+    stamps = replay.stamps()
     deltas = [b - a for a, b in zip([stamps[0] if stamps else 0] + stamps, stamps)]
     body: dict[str, Any] = {
-        "events": [e.to_dict() for e in replay.events],
+        "events": replay.wire_events(),
         "t0": stamps[0] if stamps else 0,
         "dt": deltas,
         "cards": [_drop_placeholder_name(c) for c in replay.cards.to_json_list()],

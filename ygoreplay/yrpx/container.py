@@ -11,9 +11,9 @@ from __future__ import annotations
 import lzma
 import os
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..errors import InputError
 from .constants import LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, \
@@ -148,6 +148,9 @@ class YrpxReplay:
     compressed: bool
     body_size: int
     ai_name: str | None = None
+    #: The slots of the MSG_UPDATE_DATA packets read so far (``messages.card_slots``), by payload:
+    #: the importer and the engine check read each state packet once between them.
+    slots: dict[bytes, list] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -201,26 +204,41 @@ class Reader:
             raise YrpxError(f"{self.what} ends inside {what} ({len(self.data) - self.pos} of {n} bytes left)",
                             self.base + self.pos, space=self.space)
 
-    def unpack(self, fmt: str, size: int, what: str) -> Any:
-        self.need(size, what)
-        value = struct.unpack_from(fmt, self.data, self.pos)[0]
-        self.pos += size
-        return value
-
+    # The fixed-size reads, each with its compiled ``struct`` (a message is a handful of them)
     def u8(self, what: str = "a byte") -> int:
-        return self.unpack("<B", 1, what)
+        pos = self.pos
+        if pos + 1 > len(self.data):
+            self.need(1, what)
+        self.pos = pos + 1
+        return self.data[pos]
 
     def u16(self, what: str = "a u16") -> int:
-        return self.unpack("<H", 2, what)
+        pos = self.pos
+        if pos + 2 > len(self.data):
+            self.need(2, what)
+        self.pos = pos + 2
+        return _U16(self.data, pos)[0]
 
     def u32(self, what: str = "a u32") -> int:
-        return self.unpack("<I", 4, what)
+        pos = self.pos
+        if pos + 4 > len(self.data):
+            self.need(4, what)
+        self.pos = pos + 4
+        return _U32(self.data, pos)[0]
 
     def i32(self, what: str = "an i32") -> int:
-        return self.unpack("<i", 4, what)
+        pos = self.pos
+        if pos + 4 > len(self.data):
+            self.need(4, what)
+        self.pos = pos + 4
+        return _I32(self.data, pos)[0]
 
     def u64(self, what: str = "a u64") -> int:
-        return self.unpack("<Q", 8, what)
+        pos = self.pos
+        if pos + 8 > len(self.data):
+            self.need(8, what)
+        self.pos = pos + 8
+        return _U64(self.data, pos)[0]
 
     def bytes(self, n: int, what: str = "bytes") -> bytes:
         self.need(n, what)
@@ -231,13 +249,17 @@ class Reader:
     def loc(self, what: str = "a location") -> "Where":
         """EDOPro's 10-byte location: controller, location, u32 sequence, u32 position."""
         self.need(10, what)
-        c, l, s, p = struct.unpack_from("<BBII", self.data, self.pos)
+        c, l, s, p = _LOC(self.data, self.pos)
         self.pos += 10
         return Where(c, l, s, p)
 
     @property
     def left(self) -> int:
         return len(self.data) - self.pos
+
+
+_U16, _U32, _I32, _U64 = (struct.Struct(f).unpack_from for f in ("<H", "<I", "<i", "<Q"))
+_LOC = struct.Struct("<BBII").unpack_from
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,7 +376,7 @@ def _decode(data: bytes, what: str, nested: bool = False) -> YrpxReplay:
         duel_flags = r.u64("duel flags") if flags & REPLAY_64BIT_DUELFLAG else r.u32("duel flags")
         _count_packets(body, r.pos)
         # One bounds check per packet; the reader only words the error of a packet that does not fit.
-        pos, end, head, append = r.pos, len(body), _PACKET_HEAD, packets.append
+        pos, end, head, append, new = r.pos, len(body), _PACKET_HEAD, packets.append, tuple.__new__
         while pos < end:
             start = pos
             if end - pos < 5:
@@ -366,7 +388,7 @@ def _decode(data: bytes, what: str, nested: bool = False) -> YrpxReplay:
                 r.pos = start + 5
                 r.bytes(length, f"packet {mid} (announced {length} bytes) at body byte {start}")
             if mid != OLD_REPLAY_MODE and mid != MSG_AI_NAME:
-                append(Packet(mid, body[start + 5:pos], start + 5))
+                append(new(Packet, (mid, body[start + 5:pos], start + 5)))    # ``Packet(...)`` less a call
                 continue
             payload = body[start + 5:pos]
             if mid == OLD_REPLAY_MODE:
@@ -397,14 +419,14 @@ _PACKET_HEAD = struct.Struct("<BI").unpack_from
 def _count_packets(body: bytes, pos: int) -> None:
     """Refuse a stream of more than ``MAX_PACKETS`` packets before one is built: walks the
     5-byte packet headers only (a truncated last packet is left for the reader to report)."""
-    end, count, unpack = len(body), 0, struct.unpack_from
+    end, count, unpack = len(body), 0, _U32
     if end - pos < 5 * (MAX_PACKETS + 1):
         return                                # too short to hold that many: nothing to count
     while pos + 5 <= end:
         if count == MAX_PACKETS:
             raise YrpxError(f"the message stream holds more than {MAX_PACKETS:,} packets (a real duel has a few "
                             "thousand)", pos, space="body")
-        pos += 5 + unpack("<I", body, pos + 1)[0]
+        pos += 5 + unpack(body, pos + 1)[0]
         count += 1
 
 
@@ -438,15 +460,21 @@ def _yrp1_from(r: Reader, base: tuple, names: list[list[str]], seeds: tuple[int,
         if flags & REPLAY_NEWREPLAY and not flags & REPLAY_HAND_TEST and r.left >= 4:
             rule_cards = _codes(r, "rule cards")
     responses = 0
-    while r.left:
+    data, pos, end = r.data, r.pos, len(r.data)      # counted, not kept: one bounds check each
+    while pos < end:
         if responses == MAX_RESPONSES:
             raise YrpxError(f"more than {MAX_RESPONSES:,} player responses (a real duel has hundreds)",
-                            r.base + r.pos, space="body")
-        n = r.u8("a response length")
+                            r.base + pos, space="body")
+        n = data[pos]
+        pos += 1
         if n == 0:
             break
-        r.bytes(n, "a response")
+        if pos + n > end:
+            r.pos = pos
+            r.bytes(n, "a response")                 # says what is cut short, and where
+        pos += n
         responses += 1
+    r.pos = pos
     return Yrp1(version, flags, seed, seeds, names, start_lp, start_hand, draw_count, duel_flags,
                 decks, rule_cards, responses, script)
 

@@ -20,6 +20,10 @@ class QueriedFacts:
         self.names = names
         self.note = note
         self.facts: dict[int, CardFacts] = {}
+        # What ``collect`` parsed, for the importer to read again without parsing twice: the
+        # whole-Deck / Extra Deck refreshes by packet index, the single-card queries by payload.
+        self.refreshes: dict[int, tuple[int, int, list[Query | None]]] = {}
+        self.card_queries: dict[bytes, tuple[int, int, int, Query | None]] = {}
 
     def collect(self) -> None:
         seen_refresh: set[tuple[int, int]] = set()
@@ -37,18 +41,19 @@ class QueriedFacts:
             if q.lscale is not None and q.rscale is not None and q.type and q.type & TYPE_PENDULUM:
                 scales.setdefault(q.code, (q.lscale, q.rscale))
 
-        seen: set[bytes] = set()              # the server queries the same card the same way many times
-        for p in self.packets:
-            if p.id == MSG_UPDATE_CARD:
-                if p.payload not in seen:
-                    seen.add(p.payload)
-                    take(parse_update_card(p.payload, p.offset)[3])
-            elif p.id == MSG_UPDATE_DATA and len(p.payload) > 2 and p.payload[1] in (LOCATION_DECK, LOCATION_EXTRA):
-                key = (p.payload[0], p.payload[1])
+        seen = self.card_queries              # the server queries the same card the same way many times
+        for index, (pid, payload, offset) in enumerate(self.packets):
+            if pid == MSG_UPDATE_CARD:
+                if payload not in seen:
+                    parsed = seen[payload] = parse_update_card(payload, offset)
+                    take(parsed[3])
+            elif pid == MSG_UPDATE_DATA and len(payload) > 2 and payload[1] in (LOCATION_DECK, LOCATION_EXTRA):
+                key = (payload[0], payload[1])
                 if key in seen_refresh:
                     continue
                 seen_refresh.add(key)
-                for q in parse_update_data(p.payload, p.offset)[2]:
+                refresh = self.refreshes[index] = parse_update_data(payload, offset)
+                for q in refresh[2]:
                     take(q)
         for code, q in raw.items():
             self.facts[code] = self.make_facts(code, q, links.get(code), scales.get(code))

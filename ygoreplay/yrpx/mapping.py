@@ -338,9 +338,9 @@ class Importer:
         self.lp = list(start.get("lp", (8000, 8000)))
         yrp1 = self.r.yrp1
         refresh: dict[tuple[int, int], list[int]] = {}
-        for p in self.packets[1:12]:
+        for j, p in enumerate(self.packets[1:12], 1):
             if p.id == MSG_UPDATE_DATA and len(p.payload) > 2 and p.payload[1] in (LOCATION_DECK, LOCATION_EXTRA):
-                player, loc, queries = parse_update_data(p.payload, p.offset)
+                player, loc, queries = self.facts.refreshes.get(j) or parse_update_data(p.payload, p.offset)
                 refresh.setdefault((player, loc), [q.code or 0 if q else 0 for q in queries])
         decks: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         for player in (0, 1):
@@ -446,13 +446,22 @@ class Importer:
         handlers = _HANDLERS
         packets = self.packets
         n = len(packets)
+        consumed = self.consumed
         i = 1
         while i < n and self.win is None:
-            if i not in self.consumed:
+            if i not in consumed:
                 p = packets[i]
-                if p.id == MSG_UPDATE_DATA and len(p.payload) > 2 and p.payload[1] == LOCATION_DECK:
-                    self.i = i
-                    self.on_deck_refresh(p)
+                pid = p[0]
+                if pid == MSG_UPDATE_CARD:                  # quiet, and no handler
+                    i += 1
+                    continue
+                if pid == MSG_UPDATE_DATA:                  # quiet, no handler; a Deck pins its order
+                    payload = p[1]
+                    if len(payload) > 2 and payload[1] == LOCATION_DECK:
+                        self.i = i
+                        self.on_deck_refresh(p)
+                    i += 1
+                    continue
                 handler = handlers.get(p.id)
                 if handler is not None:
                     self.i = i
@@ -596,8 +605,10 @@ class Importer:
         deck = self.field.sides[p.payload[0] & 1].deck
         if all(cell.seen for cell in deck):
             return                                # nothing left to pin in this epoch
-        player, _loc, _seq, slots = card_slots(p)
-        player &= 1
+        slots = self.r.slots.get(p.payload)
+        if slots is None:
+            slots = self.r.slots[p.payload] = card_slots(p)[3]
+        player = p.payload[0] & 1
         codes = [s[0] if s is not None else 0 for s in slots]
         if len(codes) != len(deck) or any(c.seen and self.field.code(c.id) != code for c, code in zip(deck, codes)):
             return
@@ -1106,7 +1117,7 @@ class Importer:
         while j < len(self.packets) and self.packets[j].id in (MSG_UPDATE_CARD, MSG_UPDATE_DATA, MSG_HINT):
             p = self.packets[j]
             if p.id == MSG_UPDATE_CARD:
-                c, loc, seq, q = parse_update_card(p.payload, p.offset)
+                c, loc, seq, q = self.facts.card_queries.get(p.payload) or parse_update_card(p.payload, p.offset)
                 if (c, loc, seq) == (new.controller, new.location, new.sequence) and q is not None:
                     if q.level is not None and q.level != believed:
                         self.emit(StatsChanged(player=new.controller & 1, card=card, level=q.level,

@@ -72,22 +72,32 @@ def _query(data: bytes, pos: int, base: int = 0) -> tuple[Query | None, int]:
     Returns the query (None for an empty zone) and the position after it. Every item carries its
     own size, so items this reader does not know, and the u32 (core < 10) or u64 race, are read
     by size."""
+    q, pos, items = _walk(data, pos, base)
+    if q is not None:
+        _learn(items)
+    return q, pos
+
+
+def _walk(data: bytes, pos: int, base: int) -> tuple[Query | None, int, list[tuple[int, int]]]:
+    """``_query`` item by item; also the (size, flag) of each item read, for ``_learn``."""
     q = Query()
     end = len(data)
+    items: list[tuple[int, int]] = []
     while True:
         if pos + 2 > end:
             raise YrpxError("a card query ends inside an item size", base + pos, space="body")
         size = _unpack_u16(data, pos)[0]
         pos += 2
         if size == 0:
-            return None, pos
+            return None, pos, items
         if size < 4 or pos + size > end:
             raise YrpxError(f"a card query item of {size} bytes does not fit", base + pos - 2, space="body")
         flag = _unpack_u32(data, pos)[0]
+        items.append((size, flag))
         start = pos + 4
         pos += size
         if flag == QUERY_END:
-            return q, pos
+            return q, pos, items
         n = size - 4
         name = _U32_QUERIES.get(flag)
         if name is not None:
@@ -112,6 +122,95 @@ def _query(data: bytes, pos: int, base: int = 0) -> tuple[Query | None, int]:
                 q.counters = values
 
 
+class _QueryLayout:
+    """A whole card query of one item layout read at once: its item headers compared in one
+    ``struct`` call, every value ``_walk`` would read taken in a second, the overlay and counter
+    lists (sized by their own data) read as ``_walk`` reads them. Only layouts whose every read
+    stays inside its own item are kept (``_walk`` reads all others)."""
+
+    __slots__ = ("check", "expected", "length", "values", "names", "lists")
+
+    def __init__(self, items: tuple[tuple[int, int], ...], check, expected: tuple[int, ...], length: int,
+                 values, names: tuple[str, ...], lists: tuple[tuple[str, int, int], ...]) -> None:
+        self.check, self.expected, self.length = check, expected, length
+        self.values, self.names, self.lists = values, names, lists
+
+    @staticmethod
+    def of(items: tuple[tuple[int, int], ...]) -> "_QueryLayout | None":
+        header, values, names, lists = ["<"], ["<"], [], []
+        offset = read_to = 0                       # read_to: where the values format stands
+        for size, flag in items:
+            header.append(f"HI{size - 4}x" if size > 4 else "HI")
+            start, n = offset + 6, size - 4
+            fmt = ""
+            if flag == QUERY_END:
+                pass
+            elif flag in _U32_QUERIES or flag in _I32_QUERIES:
+                if n >= 4:
+                    fmt = "I" if flag in _U32_QUERIES else "i"
+                    names.append(_U32_QUERIES.get(flag) or _I32_QUERIES[flag])
+            elif flag == QUERY_RACE:
+                if n < 4:
+                    return None                    # ``_walk`` reads 4 bytes past a short item
+                fmt = "Q" if n >= 8 else "I"
+                names.append("race")
+            elif flag == QUERY_OWNER:
+                if n < 1:
+                    return None
+                fmt = "B"
+                names.append("owner")
+            elif flag == QUERY_LINK:
+                if n >= 8:
+                    fmt = "II"
+                    names.extend(("link", "link_marker"))
+            elif flag == QUERY_OVERLAY_CARD or flag == QUERY_COUNTERS:
+                lists.append(("overlay" if flag == QUERY_OVERLAY_CARD else "counters", start, n))
+            if fmt:
+                values.append(f"{start - read_to}x{fmt}")
+                read_to = start + struct.calcsize("<" + fmt)
+            offset += 2 + size
+        return _QueryLayout(items, struct.Struct("".join(header)).unpack_from,
+                            tuple(v for item in items for v in item), offset,
+                            struct.Struct("".join(values)).unpack_from, tuple(names), tuple(lists))
+
+    def read(self, data: bytes, pos: int) -> Query:
+        fields = dict(zip(self.names, self.values(data, pos)))
+        for name, start, n in self.lists:
+            start += pos
+            count = _unpack_u32(data, start)[0] if n >= 4 else 0
+            fields[name] = struct.unpack_from(f"<{count}I", data, start + 4) if 4 + 4 * count <= n else ()
+        return Query(**fields)
+
+
+#: Layouts seen (of whole queries here, of item headers for ``card_slots`` below), shared by every
+#: replay (a real one uses a handful); each kind bounded against forged files.
+_MAX_LAYOUTS = 512
+_QUERY_LAYOUTS: dict[tuple[tuple[int, int], ...], _QueryLayout | None] = {}
+_last_query_layout: list[_QueryLayout | None] = [None]     # the layout tried first for the next card
+
+
+def _learn(items: list[tuple[int, int]]) -> None:
+    key = tuple(items)
+    if key in _QUERY_LAYOUTS:
+        layout = _QUERY_LAYOUTS[key]
+    elif len(_QUERY_LAYOUTS) < _MAX_LAYOUTS:
+        layout = _QUERY_LAYOUTS[key] = _QueryLayout.of(key)
+    else:
+        return
+    if layout is not None:
+        _last_query_layout[0] = layout
+
+
+def _fast_query(data: bytes, pos: int, base: int) -> tuple[Query | None, int]:
+    """``_query``, first trying the layout of the card read last (the server queries the cards
+    of a location with the same flags): a card whose item headers are exactly that layout's is
+    read in two ``struct`` calls, any other item by item."""
+    layout = _last_query_layout[0]
+    if layout is not None and pos + layout.length <= len(data) and layout.check(data, pos) == layout.expected:
+        return layout.read(data, pos), pos + layout.length
+    return _query(data, pos, base)
+
+
 def parse_update_data(payload: bytes, offset: int = 0) -> tuple[int, int, list[Query | None]]:
     """MSG_UPDATE_DATA: (player, location, one query per sequence, None for an empty zone)."""
     if len(payload) < 6:
@@ -121,7 +220,7 @@ def parse_update_data(payload: bytes, offset: int = 0) -> tuple[int, int, list[Q
     pos = 6
     out: list[Query | None] = []
     while pos < end:
-        q, pos = _query(payload, pos, offset)
+        q, pos = _fast_query(payload, pos, offset)
         out.append(q)
     return player, location, out
 
@@ -131,7 +230,7 @@ def parse_update_card(payload: bytes, offset: int = 0) -> tuple[int, int, int, Q
     if len(payload) < 3:
         raise YrpxError("MSG_UPDATE_CARD is shorter than its 3-byte head", offset, space="body")
     player, location, sequence = payload[0], payload[1], payload[2]
-    return player, location, sequence, _query(payload, 3, offset)[0] if len(payload) >= 5 else None
+    return player, location, sequence, _fast_query(payload, 3, offset)[0] if len(payload) >= 5 else None
 
 
 #: One slot of a state packet as the engine check reads it: (passcode, position), None if empty.
@@ -149,10 +248,11 @@ def card_slots(packet: Packet) -> tuple[int, int, int | None, list[Slot]]:
         if len(payload) < 6:
             raise YrpxError("MSG_UPDATE_DATA is shorter than its 6-byte head", offset, space="body")
         player, location, size = _unpack_head(payload)
-        return player, location, None, _slots(payload, 6, min(6 + size, len(payload)), offset)
+        return player, location, None, _slots(payload, 6, min(6 + size, len(payload)), offset, location)
     if len(payload) < 3:
         raise YrpxError("MSG_UPDATE_CARD is shorter than its 3-byte head", offset, space="body")
-    return payload[0], payload[1], payload[2], _slots(payload, 3, 4, offset) if len(payload) >= 5 else []
+    return (payload[0], payload[1], payload[2],
+            _slots(payload, 3, 4, offset, 0x100 | payload[1]) if len(payload) >= 5 else [])
 
 
 _unpack_head = struct.Struct("<BBI").unpack_from
@@ -163,7 +263,7 @@ class _Layout:
     """The item headers (size, flag) of one card query, as one ``struct`` format: a card whose
     headers unpack to exactly these is read in one call, as walking its items would read it."""
 
-    __slots__ = ("unpack", "expected", "length", "code_at", "position_at")
+    __slots__ = ("unpack", "expected", "length", "code_at", "position_at", "pair")
 
     def __init__(self, items: tuple[tuple[int, int], ...]) -> None:
         fmt, offset = ["<"], 0
@@ -178,29 +278,38 @@ class _Layout:
         self.unpack = struct.Struct("".join(fmt)).unpack_from
         self.expected = tuple(v for item in items for v in item)
         self.length = offset
+        # (passcode, position) in one call when the code comes first, as the engine writes them
+        self.pair = (struct.Struct(f"<{self.code_at}xI{self.position_at - self.code_at - 4}xI").unpack_from
+                     if 0 <= self.code_at < self.position_at else None)
 
 
-#: Layouts seen, shared by every replay (a real one uses a handful); bounded against forged files.
 _LAYOUTS: dict[tuple[tuple[int, int], ...], _Layout] = {}
-_MAX_LAYOUTS = 512
 
 
-def _slots(data: bytes, pos: int, limit: int, base: int) -> list[Slot]:
+#: The layout of the card read last in each kind of state packet (its location; | 0x100 for a
+#: single card): the first card of the next such packet is tried against it.
+_SLOT_HINTS: dict[int, _Layout] = {}
+
+
+def _slots(data: bytes, pos: int, limit: int, base: int, hint: int) -> list[Slot]:
     """The (passcode, position) of each card query from ``pos`` while ``pos < limit``: ``_query``
     walking its items by size, reading only QUERY_CODE and QUERY_POSITION. The server queries
     every card of a location with the same flags, so a card is first tried against the layout of
     the one before it (all its headers compared in one call), and walked item by item otherwise."""
     end = len(data)
     out: list[Slot] = []
-    last: _Layout | None = None
+    last: _Layout | None = _SLOT_HINTS.get(hint)
     while pos < limit:
         if pos + 2 <= end and data[pos] == 0 and data[pos + 1] == 0:
             pos += 2                                   # an empty slot: ``u16 0``
             out.append(None)
             continue
         if last is not None and pos + last.length <= end and last.unpack(data, pos) == last.expected:
-            out.append((_unpack_u32(data, pos + last.code_at)[0] if last.code_at >= 0 else 0,
-                        _unpack_u32(data, pos + last.position_at)[0] if last.position_at >= 0 else 0))
+            if last.pair is not None:
+                out.append(last.pair(data, pos))
+            else:
+                out.append((_unpack_u32(data, pos + last.code_at)[0] if last.code_at >= 0 else 0,
+                            _unpack_u32(data, pos + last.position_at)[0] if last.position_at >= 0 else 0))
             pos += last.length
             continue
         code = position = 0
@@ -233,6 +342,8 @@ def _slots(data: bytes, pos: int, limit: int, base: int) -> list[Slot]:
                 elif flag == QUERY_POSITION:
                     position = _unpack_u32(data, pos + 6)[0]
             pos += 2 + size
+    if last is not None:
+        _SLOT_HINTS[hint] = last
     return out
 
 
