@@ -44,7 +44,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 from urllib.parse import parse_qs, unquote, urlparse
 
 import msgpack
@@ -852,17 +852,25 @@ class Store:
     def _fold(self, stream_id: str, stream: StreamKind, count: int, cards: CardDB, root: bytes | None) -> Any:
         """A stream of another kind folded from its start (they are short: no snapshots), each
         event checked against the chain first when ``root`` is given (an append will follow)."""
-        fold, prev = stream.new(cards), root
-        for row in self.events.select_events(stream_id, gt=0, lte=count):
+        fold = stream.new(cards)
+        for event in self._events_checked(stream_id, 0, count, root, stream_id):
+            fold.append(event)
+        return fold
+
+    def _events_checked(self, stream_id: str, after: int, upto: int, prev: bytes | None,
+                        name: str) -> Iterator[Event]:
+        """The stored events after ``after`` up to ``upto``; with ``prev`` (the chain hash before
+        them: an append will follow) each is checked against the chain first, so nothing is
+        appended onto an event that was changed."""
+        for row in self.events.select_events(stream_id, gt=after, lte=upto):
             record = self._decode(stream_id, row)
-            if root is not None:
+            if prev is not None:
                 if record.prev_hash != prev or chain.link(prev, record.position, record.event.to_dict(),
                                                           record.recorded) != record.hash:
-                    raise VerificationError(f"{stream_id}: event {record.position} does not match its hash "
+                    raise VerificationError(f"{name}: event {record.position} does not match its hash "
                                             "chain (altered); nothing was appended. Run 'ygoreplay verify'")
                 prev = record.hash
-            fold.append(record.event)
-        return fold
+            yield record.event
 
     def _snapshot_row(self, duel_id: str, position: int, data: bytes, at: bytes) -> StoredEvent:
         key = self.key
@@ -954,15 +962,9 @@ class Store:
         history, prev = found if found is not None else (
             History(cards, audit=True, restore=self._restorer(duel_id, cards)), root)
         if history.position < position:
-            for row in self.events.select_events(duel_id, gt=history.position, lte=position):
-                record = self._decode(duel_id, row)
-                if root is not None:
-                    if record.prev_hash != prev or chain.link(prev, record.position, record.event.to_dict(),
-                                                              record.recorded) != record.hash:
-                        raise VerificationError(f"duel {duel_id}: event {record.position} does not match its "
-                                                "hash chain (altered); nothing was appended. Run 'ygoreplay verify'")
-                    prev = record.hash
-                history.append(record.event)
+            for event in self._events_checked(duel_id, history.position, position,
+                                              prev if root is not None else None, f"duel {duel_id}"):
+                history.append(event)
         return history
 
     def _from_snapshot(self, duel_id: str, position: int, cards: CardDB) -> tuple[History, bytes] | None:
