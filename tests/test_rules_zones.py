@@ -551,3 +551,55 @@ def test_nis_05_materials_reach_the_gy_after_the_monsters_that_left(events, gy):
     assert state.sides[0].gy == gy
     assert all(state.cards[m].zone == "gy" and state.cards[m].host is None for m in ("mat1", "mat2"))
     assert state.shed == []
+
+
+# -- cards_swapped: two cards trade places (CTRL-02, ZONE-16) ----------------------------------
+
+def swap(card: str, other: str, cause: str | None = "swap") -> dict:
+    event = {"kind": "cards_swapped", "card": card, "other": other}
+    return event if cause is None else {**event, "cause": cause}
+
+
+def test_ctrl_02_two_monsters_switch_control_in_one_step():
+    """CTRL-02: Creature Swap: each monster goes to the other's controller and zone at once (no
+    zone is free for either on its own); each keeps its position, summon and materials."""
+    state = fold(CONTROL_BOARD, swap("celtic", "utopia"))
+    celtic, utopia = state.cards["celtic"], state.cards["utopia"]
+    assert state.location(celtic)[:] == (1, "mzone", 1) and state.location(utopia)[:] == (0, "mzone", 0)
+    assert (celtic.owner, utopia.owner) == (0, 1)
+    assert len(utopia.materials) == 2 and all(state.cards[m].host == "utopia" for m in utopia.materials)
+    assert state.sides[0].gy == [] and state.overrides == []
+    back = fold(CONTROL_BOARD, swap("celtic", "utopia"), moved("utopia", [1, "gy"], "destroyed", cause="swap"))
+    assert back.sides[1].gy[:1] == ["utopia"] and len(back.sides[1].gy) == 3     # CTRL-03, NIS-05
+
+
+def test_zone_16_two_monsters_of_one_player_trade_zones():
+    """ZONE-16: "swap the zones of two monsters you control": both stay on the field, the same
+    cards, in each other's zone; Set cards trade Spell & Trap Zones the same way."""
+    state = fold(SHIFT_BOARD, swap("utopia", "ox"), swap("mst", "call"))
+    assert state.sides[0].mzone == ["ox", "celtic", "utopia", None, None]
+    assert state.cards["utopia"].summoned_turn == 2 and state.cards["utopia"].materials == ["mat1", "mat2"]
+    assert state.sides[0].szone[:3] == ["call", None, "mst"] and state.cards["mst"].position == "set"
+
+
+@pytest.mark.parametrize("event, rule, says", [
+    pytest.param(swap("celtic", "p1_vorse"), "CTRL-02", "is in the hand", id="CTRL-02-card-in-hand"),
+    pytest.param(swap("celtic", "call"), "LOG-02", "zones of the same kind", id="LOG-02-monster-and-trap"),
+    pytest.param(swap("ox", "ox"), "LOG-02", "with itself", id="LOG-02-itself"),
+    pytest.param(swap("mpz", "yami"), "CTRL-02", "Monster or Spell & Trap Zones", id="CTRL-02-field-zone"),
+])
+def test_cards_swapped_impossible_swaps_refused(event, rule, says):
+    """CTRL-02, LOG-02: only two different cards on the field, in zones of the same kind, trade places."""
+    check_refused([CONTROL_BOARD, event], rule, says)
+    refused_without_override([CONTROL_BOARD, event], rule)
+
+
+@pytest.mark.parametrize("board, event, rule, says", [
+    pytest.param(CONTROL_BOARD, swap("celtic", "ox", cause=None), "GEN-01", "an effect does", id="GEN-01-uncited"),
+    pytest.param(SHIFT_BOARD, swap("ox", "p1_decode"), "ZONE-03", "does not go to an Extra Monster Zone",
+                 id="ZONE-03-main-deck-monster-to-emz"),
+])
+def test_cards_swapped_basic_rules_refused(board, event, rule, says):
+    """GEN-01: no basic rule swaps cards, an effect does; ZONE-03: a Main Deck monster does not
+    land in an Extra Monster Zone by trading places (a cited effect may say otherwise)."""
+    check_refused([board, event], rule, says)

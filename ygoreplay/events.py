@@ -627,6 +627,20 @@ class ZoneChanged(Event):
 
 
 @event_kind
+class CardsSwapped(Event):
+    """Two cards on the field trade places in one step, each taking the other's controller and
+    zone: "switch control of those monsters" (Creature Swap, CTRL-02) or "swap the zones of two
+    monsters you control". Neither leaves the field (ZONE-16); what each is, its counters,
+    materials and equips go with it. Two ``control_changed`` events cannot say it: the first would
+    need the zone the other still holds."""
+
+    kind: ClassVar[str] = "cards_swapped"
+    card: str
+    other: str
+    cause: str | None = None
+
+
+@event_kind
 class StatsChanged(Event):
     """New current ATK/DEF/Level of a monster, as an effect set them (absolute values)."""
 

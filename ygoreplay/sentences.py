@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from .events import (
     ATTACK, DECK, DEFENSE, EVENT_TYPES, EXTRA, FACEDOWN, FACEDOWN_ATTACK, FZONE, GY, HAND, MZONE, OVERLAY, SET,
     SZONE, Activated, AttackCancelled, AttackDeclared, AttackRetargeted, CardMoved, CardRevealed, CardsDrawn,
-    ChainEnded, ChainLinkNegated, ChainLinkResolved, CoinTossed, ControlChanged, CountersChanged,
+    CardsSwapped, ChainEnded, ChainLinkNegated, ChainLinkResolved, CoinTossed, ControlChanged, CountersChanged,
     DamageCalculated, DeckRegistered, DeckShuffled, DieRolled, DuelEnded, DuelStarted, Event, FlipSummoned,
     HandSizeDiscard, JudgeNote, LifePointsChanged, MonsterSet, NormalSummoned, PhaseEntered, PositionChanged,
     PositionSetUp, PriorityPassed, RolledBack, SpecialSummoned, SpellTrapSet, StatsChanged, StepEntered,
@@ -351,6 +351,11 @@ def _negated(w: Line, e, n: "Narrator") -> str:
 def _control(w: Line, e, n: "Narrator") -> str:
     return (f"{w.who(e.to_player)} takes control of {w.card(e.card, owner=True)}, into {zone_tag(MZONE, e.zone)}"
             + w.cause(e.cause, n.resolved))
+
+
+@describes(CardsSwapped)
+def _swapped(w: Line, e, n: "Narrator") -> str:
+    return f"{w.card(e.card, owner=True)} and {w.card(e.other, owner=True)} trade places" + w.cause(e.cause, n.resolved)
 
 
 @describes(TokenCreated)

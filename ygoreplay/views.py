@@ -384,7 +384,7 @@ def _pile_ids(state: DuelState, player: int, zone: str) -> list[str]:
 # -- renaming card ids inside events -----------------------------------------------------------
 
 _ID_FIELDS = frozenset(("card", "tributes", "materials", "targets", "attacker", "target", "destroyed",
-                        "cards", "order"))
+                        "cards", "order", "other"))
 _TEXT_FIELDS = frozenset(("description", "note", "reason", "judge", "effect", "cause"))
 _ID_IN_TEXT = re.compile(r"p[01]\.[A-Za-z_]*\d+")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..events import (
     ATTACK, BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SET, SZONE,
-    CardMoved, CardRevealed, CoinTossed, ControlChanged, CountersChanged, DieRolled,
+    CardMoved, CardRevealed, CardsSwapped, CoinTossed, ControlChanged, CountersChanged, DieRolled,
     LifePointsChanged, Loc, StatsChanged, ZoneChanged)
 from ..state import Card, DuelState
 from .base import ON_FIELD, fail, get_card, handles, impossible, player_of, put, take, vanish
@@ -148,6 +148,28 @@ def card_revealed(state: DuelState, ev: CardRevealed) -> None:
         card.revealed = True
 
 
+#: What a card keeps when it changes control or trades places (CTRL-02, ZONE-16): it is the same
+#: card, summoned the same way, with its counters, materials and equips.
+_KEPT = ("summoned_turn", "summon_method", "attacked_turn", "position_changed_turn", "atk", "defense", "level",
+         "counters", "properly_summoned", "field_exits", "equipped_to", "equip_exits", "equip_pending")
+
+
+def _lift(state: DuelState, card: Card) -> tuple[tuple, list[str]]:
+    """Take a card off the field for a move that keeps what it is; its materials stay with it."""
+    kept = tuple(getattr(card, name) for name in _KEPT)
+    materials, card.materials = card.materials, []      # they travel with it, not to the GY
+    take(state, card)
+    return kept, materials
+
+
+def _land(state: DuelState, card: Card, lifted: tuple[tuple, list[str]], zone: str, controller: int,
+          index: int, position: str | None) -> None:
+    put(state, card, zone, controller, index, position)
+    kept, card.materials = lifted
+    for name, value in zip(_KEPT, kept):
+        setattr(card, name, value)
+
+
 @handles(ControlChanged)
 def control_changed(state: DuelState, ev: ControlChanged) -> None:
     card = get_card(state, ev, ev.card)
@@ -168,17 +190,40 @@ def control_changed(state: DuelState, ev: ControlChanged) -> None:
         impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {ev.zone} of player {ev.to_player} is occupied")
     stranded = [] if in_chain(state) else check_equips(state, ev)    # SPELL-07
     zone, position = card.zone, card.position
-    keep = (card.summoned_turn, card.summon_method, card.attacked_turn, card.position_changed_turn,
-            card.atk, card.defense, card.level, card.counters, card.properly_summoned,
-            card.field_exits, card.equipped_to, card.equip_exits, card.equip_pending)
-    materials = card.materials
-    card.materials = []                         # they travel with it, not to the GY
-    take(state, card)
-    put(state, card, zone, ev.to_player, ev.zone, position)
-    (card.summoned_turn, card.summon_method, card.attacked_turn, card.position_changed_turn,
-     card.atk, card.defense, card.level, card.counters, card.properly_summoned,
-     card.field_exits, card.equipped_to, card.equip_exits, card.equip_pending) = keep
-    card.materials = materials                  # CTRL-02: the same card, still equipped
+    _land(state, card, _lift(state, card), zone, ev.to_player, ev.zone, position)   # CTRL-02: the same card
+    settle_equips(state, stranded)
+
+
+@handles(CardsSwapped)
+def cards_swapped(state: DuelState, ev: CardsSwapped) -> None:
+    """Two cards trade places: each goes to the other's controller and zone, in one step, and
+    stays what it is (CTRL-02 when the controllers differ, ZONE-16). Only an effect does it
+    (GEN-01); a Main Deck monster does not land in an Extra Monster Zone (ZONE-03), nor a card
+    other than a Pendulum in a Pendulum Zone (ZONE-09)."""
+    card, other = get_card(state, ev, ev.card), get_card(state, ev, ev.other)
+    if card is other:
+        impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) cannot trade places with itself")
+    for c in (card, other):
+        if c.zone not in (MZONE, SZONE):
+            impossible(state, ev, "CTRL-02" if card.controller != other.controller else "LOG-02",
+                       f"{c.name} ({c.id}) is in the {c.zone}: only cards in Monster or Spell & Trap Zones trade places")
+    if card.zone != other.zone:
+        impossible(state, ev, "LOG-02", f"{card.name} is in a {card.zone}, {other.name} in a {other.zone}: only cards "
+                   "in zones of the same kind trade places")
+    here, there = state.location(card), state.location(other)
+    for c, to in ((card, there), (other, here)):
+        if c.zone == MZONE and to.index >= 5 and not c.facts.is_extra_deck:
+            fail(state, ev, "ZONE-03", f"{c.name} is not an Extra Deck monster: it does not go to an Extra Monster Zone")
+        elif c.zone == SZONE and to.index >= 5 and not c.facts.is_pendulum:
+            fail(state, ev, "ZONE-09", f"S/T index {to.index} is a Pendulum Zone: only a Pendulum card goes there")
+    if ev.cause is None:
+        fail(state, ev, "GEN-01", f"no basic rule swaps {card.name} and {other.name}: an effect does (name it as the "
+             "cause)")
+    stranded = [] if in_chain(state) else check_equips(state, ev)    # SPELL-07
+    # -- all checks done ----------------------------------------------------------------------
+    lifted, lifted_other = _lift(state, card), _lift(state, other)
+    _land(state, card, lifted, there.zone, there.controller, there.index, card.position)
+    _land(state, other, lifted_other, here.zone, here.controller, here.index, other.position)
     settle_equips(state, stranded)
 
 
