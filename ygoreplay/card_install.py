@@ -16,8 +16,6 @@ import json
 import os
 import sqlite3
 import tempfile
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -101,6 +99,8 @@ def fetch(source: str) -> tuple[bytes, str]:
             return path.read_bytes(), str(path.resolve())
         except OSError as exc:
             raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    import urllib.error                     # only a download needs it (every command loads this module)
+    import urllib.request
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "application/json, */*"})
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response:

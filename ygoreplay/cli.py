@@ -31,7 +31,6 @@ from .files import write_atomic
 from .jsonl import parse_lines, read_events
 from .log import EntryFilter, log_lines, narrate
 from .match import cli as match_cli
-from .render import render
 from .replay_file import read as read_replay, write as write_replay
 from .rules import RuleViolation
 from .rules.coverage import counts as rule_counts, select as select_rules
@@ -268,6 +267,7 @@ def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: t
     """Print the board after an event (default: the last) of a .jsonl or .ygr file or a stored duel."""
     if match_cli.handles(duel):
         return match_cli.run("show", duel, cards=cards)
+    from .render import render                  # rich: only for the commands that draw a board
     with _opened(duel, store_url, cards) as source:
         index = _position(source.events, at, turn, source.name)
         state = source.state_after(index, view)
@@ -357,6 +357,7 @@ def play(duel: str, view: str | None, plain: bool, cards: tuple[str, ...], store
 
 def _play_lines(study: Study) -> None:
     """``play`` one command a line: each answer a heading and the board after the event."""
+    from .render import render
     while True:
         entry = study.entry
         echo(f"event #{study.index}/{study.last}: {entry.text} [{study.view} view]")
