@@ -29,7 +29,7 @@ from ygoreplay.yrpx import (
     MSG_ATTACK, MSG_BATTLE, MSG_CHAIN_END, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING, MSG_CHAINED,
     MSG_CHAINING, MSG_DAMAGE, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START, MSG_HINT, MSG_MOVE,
     MSG_NEW_PHASE, MSG_NEW_TURN, MSG_POS_CHANGE, MSG_SPSUMMONED, MSG_SPSUMMONING, MSG_START,
-    MSG_SUMMONED, MSG_SUMMONING, MSG_UPDATE_CARD, MSG_UPDATE_DATA, MSG_WIN, OLD_REPLAY_MODE, QUERY_ATTACK,
+    MSG_SUMMONED, MSG_SUMMONING, MSG_SWAP, MSG_UPDATE_CARD, MSG_UPDATE_DATA, MSG_WIN, OLD_REPLAY_MODE, QUERY_ATTACK,
     QUERY_BASE_ATTACK, QUERY_BASE_DEFENSE, QUERY_CODE, QUERY_DEFENSE, QUERY_END, QUERY_LEVEL,
     QUERY_POSITION, QUERY_RACE, QUERY_RANK, QUERY_TYPE, REPLAY_LUA64, REPLAY_NEWREPLAY,
     REPLAY_64BIT_DUELFLAG, YRP1, YRPX, Packet, YrpxError, card_slots, import_yrpx,
@@ -171,6 +171,56 @@ def test_a_monster_moved_to_another_of_its_zones():
     assert not any("not expressible" in n or "no zone-to-zone" in n for n in result.notes)
     assert report.violations == [] and report.state.sides[0].mzone == [None, None, None, None, "p0.m39"]
     assert agreement.ok and agreement.zones == 2 + 2 + 3 * 7 and agreement.packets == 7
+
+
+def their_summon_on_turn_2() -> bytes:
+    """Player 0's turn 1 ends; on turn 2 player 1 draws and Normal Summons 6011 to zone 1."""
+    out = packet(MSG_NEW_PHASE, struct.pack("<H", 0x200)) + packet(MSG_NEW_TURN, bytes([1]))
+    out += packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(1, [THEIRS])
+    for phase in (0x2, 0x4):
+        out += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    return (out + move(THEIRS, (1, LOCATION_HAND, 5, 0xA), (1, LOCATION_MZONE, 1, 0x1), 0)
+            + packet(MSG_SUMMONING, struct.pack("<I", THEIRS) + loc(1, LOCATION_MZONE, 1, 0x1))
+            + packet(MSG_SUMMONED, b"") + monsters(0, z2=(5013, 0x1)) + monsters(1, z1=(THEIRS, 0x1)))
+
+
+def swapped(code1: int, at1: tuple, code2: int, at2: tuple) -> bytes:
+    """MSG_SWAP as the core writes it (field::swap_card: each card keeps its sequence), then the
+    server's refresh of both places (generic_duel.cpp: RefreshSingle of each)."""
+    return (packet(MSG_SWAP, struct.pack("<I", code1) + loc(*at1) + struct.pack("<I", code2) + loc(*at2))
+            + one(at1[0], at1[1], at1[2], code2, 0x1) + one(at2[0], at2[1], at2[2], code1, 0x1))
+
+
+def test_two_monsters_switching_control_at_once():
+    """CTRL-02: Creature Swap. Player 1's 6011 (zone 1) and player 0's 5013 (zone 2) switch
+    control in one MSG_SWAP: one cards_swapped citing the resolving card, each monster in the
+    other's zone, and the board is the engine's before and after."""
+    mine_at, theirs_at = (0, LOCATION_MZONE, 2, 0x1), (1, LOCATION_MZONE, 1, 0x1)
+    stream = opening() + summon(5013, 0, 2) + monsters(0, z2=(5013, 0x1)) + monsters(1) + their_summon_on_turn_2()
+    stream += chain_one(THEIRS, theirs_at, resolving=swapped(5013, mine_at, THEIRS, theirs_at))
+    stream += monsters(0, z2=(THEIRS, 0x1)) + monsters(1, z1=(5013, 0x1))
+    result, agreement, report = imported(duel(stream))
+    swaps = [e for e in result.events if e.kind == "cards_swapped"]
+    assert [(e.card, e.other, e.cause) for e in swaps] == [("p0.m39", "p1.m34", "p1.m34")]
+    assert not any("MSG_SWAP" in n for n in result.notes)
+    sides = report.state.sides
+    assert (sides[0].mzone[2], sides[1].mzone[1]) == ("p1.m34", "p0.m39") and report.violations == []
+    assert agreement.ok, agreement
+
+
+def test_two_monsters_of_one_player_trading_zones():
+    """ZONE-16: MSG_SWAP of two monsters one player controls (Duel.SwapSequence): each takes the
+    other's zone, as one cards_swapped; our board is the engine's."""
+    a, b = (0, LOCATION_MZONE, 2, 0x1), (0, LOCATION_MZONE, 1, 0x1)
+    stream = opening() + summon(5013, 0, 2) + monsters(0, z2=(5013, 0x1)) + monsters(1)
+    stream += move(5011, (0, LOCATION_HAND, 3, 0xA), (0, LOCATION_MZONE, 1, 0x1), 0x800)
+    stream += packet(MSG_SPSUMMONING, struct.pack("<I", 5011) + loc(*b)) + packet(MSG_SPSUMMONED, b"")
+    stream += chain_one(5013, a, resolving=swapped(5013, a, 5011, b))
+    stream += monsters(0, z1=(5013, 0x1), z2=(5011, 0x1))
+    result, agreement, report = imported(duel(stream))
+    assert [e.kind for e in result.events].count("cards_swapped") == 1
+    assert report.state.sides[0].mzone[1:3] == ["p0.m39", "p0.m35"] and report.violations == []
+    assert agreement.ok, agreement
 
 
 def test_a_tampered_import_shows_the_first_divergence():

@@ -3,12 +3,12 @@ summon, a Spell/Trap put on the field, a zone change), so ``map_move`` decides h
 from __future__ import annotations
 
 from ..events import (ATTACK, BANISHED, DECK, DEFENSE, EXTRA, FACEDOWN, FACEDOWN_ATTACK, FACEUP, FZONE, GY, HAND,
-    MZONE, OVERLAY, SET, SZONE, CardMoved, Cite, ControlChanged, Cost, HandSizeDiscard, Loc, MonsterSet,
+    MZONE, OVERLAY, SET, SZONE, CardMoved, CardsSwapped, Cite, ControlChanged, Cost, HandSizeDiscard, Loc, MonsterSet,
     NormalSummoned, SpecialSummoned, SpellTrapSet, StatsChanged, SummonNegated, TokenCreated, ZoneChanged)
 from ..rules.summon import PROPER_METHODS, between_scales
 from .cites import credit_gain, normal_summon_cite, special_summon_cite
 from .constants import (LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_OVERLAY,
-    LOCATION_REMOVED, LOCATION_SZONE, MSG_CHAINING, MSG_HINT, MSG_MOVE, MSG_SET, MSG_SPSUMMONING, MSG_SUMMONING,
+    LOCATION_REMOVED, LOCATION_SZONE, MSG_CHAINING, MSG_HINT, MSG_MOVE, MSG_SET, MSG_SPSUMMONING, MSG_SUMMONING, MSG_SWAP,
     MSG_UPDATE_CARD, MSG_UPDATE_DATA, POS_ATTACK, POS_DEFENSE, POS_FACEDOWN_ATTACK, POS_FACEUP, POS_FACEUP_ATTACK,
     POS_FACEUP_DEFENSE, REASON_BATTLE, REASON_COST, REASON_DESTROY, REASON_DISCARD, REASON_FUSION, REASON_LINK,
     REASON_MATERIAL, REASON_RELEASE, REASON_RITUAL, REASON_RULE, REASON_SPSUMMON, REASON_SUMMON, REASON_SYNCHRO,
@@ -72,6 +72,31 @@ class MoveHandling:
         if leaves_field or (ol == LOCATION_MZONE and nl == LOCATION_SZONE) or (ol == LOCATION_SZONE and nl == LOCATION_MZONE):
             self.depart(card, ol == LOCATION_MZONE)
         self.map_move(card, code, old, new, reason, host_before)
+
+    @reads(MSG_SWAP)
+    def on_swap(self, m: dict) -> None:
+        """Two cards on the field trade places (``field::swap_card``: Creature Swap between the
+        players, ``Duel.SwapSequence`` within one). The core writes MSG_SWAP when each takes the
+        other's very zone, else two MSG_MOVE (``map_move``'s zone and control changes)."""
+        at1, at2 = m["at1"], m["at2"]
+        card1, card2 = self.field.lookup(at1, m["code1"]), self.field.lookup(at2, m["code2"])
+        if card1 is None or card2 is None:
+            self.note(f"MSG_SWAP of {at1} and {at2}: no card there in the stream so far")
+            return
+        self.field.remove(at1, card1)
+        self.field.remove(at2, card2)
+        self.field.place(at2, card1)
+        self.field.place(at1, card2)
+        location = at1.location
+        if location != at2.location or location not in (LOCATION_MZONE, LOCATION_SZONE) or (
+                location == LOCATION_SZONE and 5 in (at1.sequence, at2.sequence)):
+            self.note(f"MSG_SWAP of {at1} and {at2}: only two Monster or two Spell & Trap Zone cards trade "
+                      "places in our events; not expressible")
+            return
+        self.flush()
+        link = self.chain[self.solving - 1] if self.solving is not None and 0 < self.solving <= len(self.chain) else None
+        player = link.player if link is not None else self.turn_player
+        self.emit(CardsSwapped(player=player, card=card1, other=card2, cause=self.effect_cause(player)))
 
     def arrive(self, card: str) -> None:
         self.believed.pop(card, None)

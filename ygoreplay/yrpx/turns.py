@@ -8,7 +8,7 @@ from .cites import credit_gain, effect_named, player_hint, skipped_draw_cite
 from .constants import (HINT_CARD, HINT_OPSELECTED, MSG_ADD_COUNTER, MSG_CONFIRM_CARDS, MSG_CONFIRM_DECKTOP,
     MSG_CONFIRM_EXTRATOP, MSG_DAMAGE, MSG_DECK_TOP, MSG_DRAW, MSG_HINT, MSG_LPUPDATE, MSG_NEW_PHASE, MSG_NEW_TURN,
     MSG_PAY_LPCOST, MSG_PLAYER_HINT, MSG_RECOVER, MSG_REMOVE_COUNTER, MSG_REVERSE_DECK, MSG_SHUFFLE_DECK,
-    MSG_SHUFFLE_EXTRA, MSG_SHUFFLE_HAND, MSG_SHUFFLE_SET_CARD, MSG_SWAP, MSG_SWAP_GRAVE_DECK, MSG_TOSS_COIN,
+    MSG_SHUFFLE_EXTRA, MSG_SHUFFLE_HAND, MSG_SHUFFLE_SET_CARD, MSG_SWAP_GRAVE_DECK, MSG_TOSS_COIN,
     MSG_TOSS_DICE, MSG_WIN, PHASE_BATTLE_START, PHASE_DRAW, PHASE_END, PHASE_MAIN1, PHASE_MAIN2, PHASE_STANDBY,
     WIN_REASONS)
 from .container import Packet, Where
@@ -186,7 +186,7 @@ class TurnHandling:
         if ids:
             self.emit(CardRevealed(player=player, cards=tuple(ids), cause=self.cause))
 
-    @reads(MSG_SWAP_GRAVE_DECK, MSG_REVERSE_DECK, MSG_SHUFFLE_SET_CARD, MSG_SWAP, MSG_CONFIRM_EXTRATOP)
+    @reads(MSG_SWAP_GRAVE_DECK, MSG_REVERSE_DECK, MSG_SHUFFLE_SET_CARD, MSG_CONFIRM_EXTRATOP)
     def on_unsupported(self, m: dict) -> None:
         self.note(f"{self.packets[self.i].name} is not mapped to our events")
 
