@@ -443,3 +443,52 @@ def test_real_edopro_replays_reproduce_lp_and_winner():
     assert lp_rate >= 0.95 and winner_rate >= 0.95
     # Every Draw Phase an effect skipped cites the effect (GEN-01): no TURN-01 is left.
     assert by_rule["TURN-01"] == 0
+
+
+def test_a_damaged_real_stream_imports_or_says_what_is_wrong():
+    """A real replay with one packet dropped, repeated, swapped with the next, a bit flipped or
+    cut short (a damaged download, an edited file): the import and its engine check finish, or
+    refuse with a YgoreplayError that says where, never another exception (400 seeded cases)."""
+    import dataclasses
+    import random
+
+    from ygoreplay.errors import YgoreplayError
+    from ygoreplay.yrpx import Packet, fold_and_compare, read_yrpx
+    folder = shared_path("real-replays", "edopro")
+    replays = []
+    for path in sorted(folder.iterdir()):
+        try:
+            replay = read_yrpx(path)
+        except YrpxError:
+            continue
+        if replay.packets:                                # a legacy .yrp holds none
+            replays.append(replay)
+    rng = random.Random(12)
+    crashes, finished, refused = [], 0, 0
+    for _ in range(400):
+        replay = rng.choice(replays)
+        packets = list(replay.packets)
+        i = rng.randrange(1, len(packets) - 1)
+        p, how = packets[i], rng.choice(("drop", "repeat", "swap", "flip", "cut"))
+        if how == "drop":
+            del packets[i]
+        elif how == "repeat":
+            packets.insert(i, p)
+        elif how == "swap":
+            packets[i], packets[i + 1] = packets[i + 1], p
+        elif p.payload:
+            data = bytearray(p.payload)
+            if how == "flip":
+                data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+            else:
+                del data[rng.randrange(len(data)):]
+            packets[i] = Packet(p.id, bytes(data), p.offset)
+        try:
+            fold_and_compare(import_yrpx(dataclasses.replace(replay, packets=packets, slots={})))
+            finished += 1
+        except YgoreplayError as err:
+            assert str(err), how
+            refused += 1
+        except Exception as exc:                          # the bug this test is for
+            crashes.append(f"{how} {p.name} at packet {i}: {type(exc).__name__}: {exc}")
+    assert crashes == [] and finished > 200 and refused > 0
