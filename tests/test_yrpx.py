@@ -229,6 +229,27 @@ def test_card_facts_come_from_the_replays_card_queries():
     assert (facts.type, facts.level, facts.atk, facts.defense, facts.attribute, facts.race) == (0x11, 4, 2300, 1000, 0x10, 0x1)
 
 
+def test_each_message_has_one_handler_where_it_is_marked():
+    """The Importer's handler table is built from the ``@reads`` marks of its domain modules; a
+    message marked twice (in two modules) is refused, not silently taken from one of them."""
+    from ygoreplay.yrpx.mapping import _HANDLERS, Importer
+    from ygoreplay.yrpx.messages import handler_table, reads
+    from ygoreplay.yrpx.moves import MoveHandling
+    from ygoreplay.yrpx.turns import TurnHandling
+    assert _HANDLERS[MSG_MOVE] is MoveHandling.on_move and _HANDLERS[MSG_DRAW] is TurnHandling.on_draw
+    assert all(getattr(Importer, h.__name__) is h for h in _HANDLERS.values())
+
+    class Twice:
+        @reads(MSG_DRAW)
+        def on_draw_again(self, m: dict) -> None:
+            """Stands in for a second handler of MSG_DRAW."""
+
+    class Both(Twice, TurnHandling):
+        pass
+    with pytest.raises(ValueError, match="two handlers"):
+        handler_table(Both)
+
+
 # -- a skipped Draw Phase: which effect to cite (GEN-01) --------------------------------------
 
 HAND, DECK_LOC, EFFECT_MONSTER = 0x02, 0x01, 0x21

@@ -4,7 +4,9 @@ state packets) and the fields of every message the importer reads (ygopro-core `
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .constants import (MSG_ADD_COUNTER, MSG_ATTACK, MSG_ATTACK_DISABLED, MSG_BATTLE, MSG_BECOME_TARGET,
     MSG_BE_CHAIN_TARGET, MSG_CANCEL_TARGET, MSG_CARD_HINT, MSG_CARD_SELECTED, MSG_CARD_TARGET, MSG_CHAINED,
@@ -22,6 +24,8 @@ from .constants import (MSG_ADD_COUNTER, MSG_ATTACK, MSG_ATTACK_DISABLED, MSG_BA
     QUERY_OWNER, QUERY_POSITION, QUERY_RACE, QUERY_RANK, QUERY_REASON, QUERY_RSCALE, QUERY_STATUS,
     QUERY_TYPE)
 from .container import Packet, Where, YrpxError, Reader
+
+_F = TypeVar("_F", bound=Callable)
 
 # -- card queries (MSG_UPDATE_DATA / MSG_UPDATE_CARD) -----------------------------------------
 
@@ -564,3 +568,27 @@ def stringid_index(desc: int, code: int) -> int | None:
 def stringid(desc: int, code: int) -> str:
     n = stringid_index(desc, code)
     return f"aux.Stringid({code},{n})" if n is not None else f"description {desc:#x}"
+
+
+# -- which importer method reads which message --------------------------------------------------
+
+def reads(*ids: int) -> Callable[[_F], _F]:
+    """Mark an importer method as the handler of these messages, so the handler stands where it
+    is written and ``handler_table`` finds it (adding a message is one decorated method)."""
+    def mark(method: _F) -> _F:
+        method.reads = ids
+        return method
+    return mark
+
+
+def handler_table(cls: type) -> dict[int, Callable]:
+    """Each message id to the method of ``cls`` (or of its bases) marked ``@reads`` it."""
+    table: dict[int, Callable] = {}
+    for base in cls.__mro__:
+        for method in vars(base).values():
+            for mid in getattr(method, "reads", ()):
+                if mid in table:
+                    raise ValueError(f"message {mid} has two handlers: {table[mid].__qualname__} and "
+                                    f"{method.__qualname__}")
+                table[mid] = method
+    return table

@@ -1,0 +1,104 @@
+"""Position changes and Flip Summons: whether a change was the player's (an idle command's
+answer) or an effect's, which the stream does not say."""
+from __future__ import annotations
+
+from ..events import FACEUP, MZONE, SET, Cite, FlipSummoned, PositionChanged
+from .constants import (LOCATION_HAND, LOCATION_MZONE, LOCATION_SZONE, MSG_CHAINED, MSG_CHAINING, MSG_CHAIN_END,
+    MSG_CHAIN_SOLVED, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START, MSG_DRAW, MSG_FLIPSUMMONED, MSG_FLIPSUMMONING,
+    MSG_NEW_PHASE, MSG_POS_CHANGE, MSG_SHUFFLE_EXTRA, MSG_SHUFFLE_HAND, MSG_SPSUMMONED, MSG_SUMMONED,
+    MSG_SWAP_GRAVE_DECK, MSG_UPDATE_CARD, MSG_UPDATE_DATA, POS_FACEDOWN, POS_FACEUP)
+from .messages import reads
+from .moves import our_position
+
+
+class PositionHandling:
+    """The Importer's handlers for positions and summon messages."""
+
+    @reads(MSG_POS_CHANGE)
+    def on_pos_change(self, m: dict) -> None:
+        at, old, new = m["at"], m["old_pos"], m["new_pos"]
+        card = self.field.lookup(at)
+        if card is None or old == new:
+            return
+        if at.location == LOCATION_SZONE:
+            if old & POS_FACEDOWN and new & POS_FACEUP:
+                _j, nid, nm = self.following()
+                if nid == MSG_CHAINING and nm and nm["at"].location == LOCATION_SZONE and nm["at"].sequence == at.sequence:
+                    self.pending_flip = (card, self.i)
+                    return                        # the activation turns it face-up
+                self.flush()
+                self.facedown_st.discard(card)
+                self.emit(PositionChanged(player=at.controller & 1, card=card, position=FACEUP,
+                                          cause=self.effect_cause(at.controller & 1)))
+            else:                                 # SPELL-03: only an effect turns it face-down
+                self.flush()
+                self.facedown_st.add(card)
+                self.set_turn[card] = self.turn
+                self.emit(PositionChanged(player=at.controller & 1, card=card, position=SET,
+                                          cause=self.effect_cause(at.controller & 1)))
+            return
+        if at.location != LOCATION_MZONE:
+            return
+        self.flush()
+        position = our_position(new, MZONE)
+        if (self.attack and card == self.attack[1] and not self.calculated and old & POS_FACEDOWN
+                and new & POS_FACEUP and self.solving is None):
+            if self.step == "damage":             # POS-04: the rules flip it before damage calculation
+                self.emit(PositionChanged(player=at.controller & 1, card=card, position=position))
+            return                                # (else damage calculation flips it in our fold)
+        if old & POS_FACEDOWN and new & POS_FACEUP:
+            self.flipped.add(card)
+        player = at.controller & 1
+        # POS-07/08: a manual change is the player's answer to an idle command; an effect's
+        # change outside a chain (a continuous effect, a summon procedure's "then") is not
+        manual = (self.solving is None and self.activation is None and player == self.turn_player
+                  and self.phase in ("main1", "main2") and self.answers_idle_command(self.i))
+        self.emit(PositionChanged(player=player, card=card, position=position,
+                                  cause=None if manual else self.effect_cause(player)))
+
+    def answers_idle_command(self, i: int) -> bool:
+        """Whether the message at ``i`` is what a player chose at an idle command (their free
+        choice of a Main or Battle Phase action). The prompt is not recorded, but the server
+        refreshes both Monster Zones, both Spell & Trap Zones and both hands just before it asks
+        (``generic_duel.cpp`` BeforeParsing, MSG_SELECT_IDLECMD/BATTLECMD), so those six
+        packets come right before the choice. The same six follow MSG_NEW_PHASE and MSG_CHAINED
+        (and, after the two Decks, MSG_CHAIN_END) by themselves (AfterParsing): they count only
+        beyond what the message before them refreshed on its own."""
+        packets = self.packets
+        j = i - 1
+        while j >= 0 and packets[j].id in (MSG_UPDATE_DATA, MSG_UPDATE_CARD):
+            j -= 1
+        run = packets[j + 1:i]
+        if len(run) < 6:
+            return False
+        for p, want in zip(run[-6:], _IDLE_REFRESH):
+            if p.id != MSG_UPDATE_DATA or (p.payload[0], p.payload[1]) != want:
+                return False
+        own = _OWN_REFRESHES.get(packets[j].id, 0) if j >= 0 else 0
+        return len(run) - own >= 6
+
+    @reads(MSG_SUMMONED, MSG_SPSUMMONED)
+    def on_summoned(self, m: dict) -> None:
+        self.summoning.clear()
+
+    @reads(MSG_FLIPSUMMONING)
+    def on_flip_summoning(self, m: dict) -> None:
+        self.flush()
+        at = m["at"]
+        card = self.field.lookup(at, m["code"])
+        if card is None:
+            self.note(f"no card at {at} to Flip Summon")
+            return
+        self.flipped.add(card)
+        self.summoning.add(card)
+        self.emit(FlipSummoned(player=at.controller & 1, card=card,
+                               cite=Cite(self.cause, "Flip Summoned during the resolution of its effect")
+                               if self.cause else None))
+
+
+_IDLE_REFRESH = ((0, LOCATION_MZONE), (1, LOCATION_MZONE), (0, LOCATION_SZONE), (1, LOCATION_SZONE),
+                 (0, LOCATION_HAND), (1, LOCATION_HAND))
+#: How many whole-location refreshes the server writes after a message on its own (AfterParsing).
+_OWN_REFRESHES = {MSG_NEW_PHASE: 6, MSG_CHAINED: 6, MSG_CHAIN_END: 8, MSG_SUMMONED: 4, MSG_SPSUMMONED: 4,
+                  MSG_FLIPSUMMONED: 4, MSG_CHAIN_SOLVED: 4, MSG_DAMAGE_STEP_START: 2, MSG_DAMAGE_STEP_END: 2,
+                  MSG_DRAW: 1, MSG_SHUFFLE_HAND: 1, MSG_SHUFFLE_EXTRA: 1, MSG_SWAP_GRAVE_DECK: 1}

@@ -1,0 +1,298 @@
+"""The duel's course outside moves, chains and battle: turns and phases, the Deck (draws, shuffles,
+the order the engine lists), reveals, LP, counters, coins and dice, hints and the win."""
+from __future__ import annotations
+
+from ..events import (CardRevealed, CardsDrawn, CoinTossed, Cost, CountersChanged, DieRolled, DuelEnded,
+    LifePointsChanged, PhaseEntered, TurnStarted)
+from .cites import credit_gain, effect_named, player_hint, skipped_draw_cite
+from .constants import (HINT_CARD, HINT_OPSELECTED, MSG_ADD_COUNTER, MSG_CONFIRM_CARDS, MSG_CONFIRM_DECKTOP,
+    MSG_CONFIRM_EXTRATOP, MSG_DAMAGE, MSG_DECK_TOP, MSG_DRAW, MSG_HINT, MSG_LPUPDATE, MSG_NEW_PHASE, MSG_NEW_TURN,
+    MSG_PAY_LPCOST, MSG_PLAYER_HINT, MSG_RECOVER, MSG_REMOVE_COUNTER, MSG_REVERSE_DECK, MSG_SHUFFLE_DECK,
+    MSG_SHUFFLE_EXTRA, MSG_SHUFFLE_HAND, MSG_SHUFFLE_SET_CARD, MSG_SWAP, MSG_SWAP_GRAVE_DECK, MSG_TOSS_COIN,
+    MSG_TOSS_DICE, MSG_WIN, PHASE_BATTLE_START, PHASE_DRAW, PHASE_END, PHASE_MAIN1, PHASE_MAIN2, PHASE_STANDBY,
+    WIN_REASONS)
+from .container import Packet, Where
+from .messages import card_slots, reads
+from .mirror import Cell
+
+
+_PHASES = {PHASE_DRAW: "draw", PHASE_STANDBY: "standby", PHASE_MAIN1: "main1",
+           PHASE_BATTLE_START: "battle", PHASE_MAIN2: "main2", PHASE_END: "end"}
+
+
+class TurnHandling:
+    """The Importer's handlers for the turn, the Deck, LP and the duel's end."""
+
+    @reads(MSG_NEW_TURN)
+    def on_new_turn(self, m: dict) -> None:
+        self.flush()
+        self.end_attack(quiet=True)
+        self.turn += 1
+        self.turn_player = m["player"] & 1
+        self.phase = self.step = None
+        self.normal_drawn = False
+        self.flipped.clear()
+        self.turn_activations.clear()
+        self.ns_grants = {0: [], 1: []}
+        self.emit(TurnStarted(player=self.turn_player, turn=self.turn))
+
+    @reads(MSG_NEW_PHASE)
+    def on_new_phase(self, m: dict) -> None:
+        phase = _PHASES.get(m["phase"])
+        if phase is None or phase == self.phase:
+            return
+        self.flush()
+        if self.phase == "battle":
+            self.end_attack(quiet=True)
+        cite = None
+        if phase == "draw":
+            self.draw_mark[self.turn_player] = len(self.effect_log)
+        elif self.phase is None and self.turn > 0:
+            # EDOPro sends no marker for a phase an effect skips ("skip your next Draw Phase"):
+            # cite the link that most likely registered the skip (module docstring).
+            cite = skipped_draw_cite(self, self.turn_player)
+        self.phase = phase
+        self.step = "start" if phase == "battle" else None
+        self.emit(PhaseEntered(player=self.turn_player, phase=phase, cite=cite))
+
+    # -- draws and the deck --------------------------------------------------------------------
+
+    @reads(MSG_DRAW)
+    def on_draw(self, m: dict) -> None:
+        self.flush()
+        player = m["player"] & 1
+        side = self.field.sides[player]
+        ids = []
+        for code in m["codes"]:
+            if not side.deck:
+                self.note(f"player {player} draws from an empty deck")
+                break
+            cell = side.deck.pop()
+            self.field.see(player, cell, code)
+            side.hand.append(cell.id)
+            ids.append(cell.id)
+        count = len(ids)
+        credit_gain(self, player, count)
+        if self.turn == 0:
+            cause = None
+        elif (self.phase == "draw" and player == self.turn_player and not self.normal_drawn
+              and self.solving is None and self.activation is None and count == self.draw_count):
+            cause = None
+            self.normal_drawn = True
+        else:
+            cause = self.effect_cause(player)
+        if count:
+            self.emit(CardsDrawn(player=player, count=count, cards=tuple(ids), cause=cause))
+
+    def on_deck_refresh(self, p: Packet) -> None:
+        """The engine lists a whole Deck (at the start and after every chain): every card not yet
+        seen in this shuffle epoch is pinned where the engine has it, so the order the epoch's
+        ``deck_shuffled`` records is the engine's, not just one that makes the draws right.
+        Only a listing of the Deck as the mirror has it (same size, seen cards where they are)
+        is used: a packet may already show a later step of the engine."""
+        deck = self.field.sides[p.payload[0] & 1].deck
+        if all(cell.seen for cell in deck):
+            return                                # nothing left to pin in this epoch
+        slots = self.r.slots.get(p.payload)
+        if slots is None:
+            slots = self.r.slots[p.payload] = card_slots(p)[3]
+        player = p.payload[0] & 1
+        codes = [s[0] if s is not None else 0 for s in slots]
+        if len(codes) != len(deck) or any(c.seen and self.field.code(c.id) != code for c, code in zip(deck, codes)):
+            return
+        pool: dict[int, list[Cell]] = {}
+        for cell in deck:
+            if not cell.seen:
+                pool.setdefault(self.field.code(cell.id), []).append(cell)
+        need: dict[int, int] = {}
+        for cell, code in zip(deck, codes):
+            if not cell.seen:
+                need[code] = need.get(code, 0) + 1
+        if any(len(pool.get(code, ())) != n for code, n in need.items()):
+            return                                # not the cards the mirror holds unseen
+        for cell, code in zip(deck, codes):
+            if not cell.seen:
+                self.field.see(player, cell, code)
+
+    @reads(MSG_SHUFFLE_DECK)
+    def on_shuffle_deck(self, m: dict) -> None:
+        self.flush()
+        self.new_epoch(m["player"] & 1)
+
+    @reads(MSG_SHUFFLE_HAND)
+    def on_shuffle_hand(self, m: dict) -> None:
+        player = m["player"] & 1
+        hand = self.field.sides[player].hand
+        pool = list(hand)
+        out = []
+        for code in m["codes"]:
+            match = next((c for c in pool if self.field.code(c) == code), None)
+            if match is None:
+                self.note(f"player {player}'s hand shuffle shows {code}, not in their hand")
+                return
+            pool.remove(match)
+            out.append(match)
+        if pool:
+            self.note(f"player {player}'s hand shuffle lists {len(out)} of {len(hand)} cards")
+            return
+        hand[:] = out
+
+    @reads(MSG_SHUFFLE_EXTRA)
+    def on_shuffle_extra(self, m: dict) -> None:
+        player = m["player"] & 1
+        extra = self.field.sides[player].extra
+        codes = list(m["codes"])
+        down = extra[:len(codes)]
+        pool = list(down)
+        out = []
+        for code in codes:
+            match = next((c for c in pool if self.field.code(c) == code), None)
+            if match is None:
+                self.note(f"player {player}'s Extra Deck shuffle shows {code}, not among its face-down cards")
+                return
+            pool.remove(match)
+            out.append(match)
+        extra[:len(codes)] = out
+
+    @reads(MSG_DECK_TOP)
+    def on_deck_top(self, m: dict) -> None:
+        player = m["player"] & 1
+        deck = self.field.sides[player].deck
+        k = len(deck) - 1 - m["sequence"]
+        if 0 <= k < len(deck) and m["code"]:
+            self.field.see(player, deck[k], m["code"])
+
+    @reads(MSG_CONFIRM_CARDS)
+    def on_confirm(self, m: dict) -> None:
+        ids = []
+        for code, w in m["cards"]:
+            card = self.field.lookup(w, code)
+            if card is not None:
+                ids.append(card)
+        if ids:
+            self.emit(CardRevealed(player=m["player"] & 1, cards=tuple(ids), cause=self.cause))
+
+    @reads(MSG_CONFIRM_DECKTOP)
+    def on_confirm_decktop(self, m: dict) -> None:
+        player = m["player"] & 1
+        deck = self.field.sides[player].deck
+        ids = []
+        for k, (code, _w) in enumerate(m["cards"]):
+            pos = len(deck) - 1 - k
+            if 0 <= pos < len(deck):
+                if code:
+                    self.field.see(player, deck[pos], code)
+                ids.append(deck[pos].id)
+        if ids:
+            self.emit(CardRevealed(player=player, cards=tuple(ids), cause=self.cause))
+
+    @reads(MSG_SWAP_GRAVE_DECK, MSG_REVERSE_DECK, MSG_SHUFFLE_SET_CARD, MSG_SWAP, MSG_CONFIRM_EXTRATOP)
+    def on_unsupported(self, m: dict) -> None:
+        self.note(f"{self.packets[self.i].name} is not mapped to our events")
+
+
+    # -- life points ---------------------------------------------------------------------------
+
+    def change_lp(self, player: int, amount: int, reason: str) -> None:
+        lp = self.lp
+        if reason == "gain":
+            lp[player] += amount
+        elif reason == "set":
+            lp[player] = amount
+        else:
+            lp[player] = max(0, lp[player] - amount)
+        if amount or reason == "set":
+            self.emit(LifePointsChanged(player=player, amount=amount, reason=reason, lp=lp[player],
+                                        cause=None if reason == "battle_damage" else self.cause))
+        if lp[player] == 0:
+            self.lost = True
+
+    @reads(MSG_DAMAGE)
+    def on_damage(self, m: dict) -> None:
+        self.flush()
+        battle = self.i in self.battle_damage_at
+        self.change_lp(m["player"] & 1, m["amount"], "battle_damage" if battle else "effect_damage")
+
+    @reads(MSG_RECOVER)
+    def on_recover(self, m: dict) -> None:
+        self.flush()
+        self.change_lp(m["player"] & 1, m["amount"], "gain")
+
+    @reads(MSG_PAY_LPCOST)
+    def on_pay_lpcost(self, m: dict) -> None:
+        player, amount = m["player"] & 1, m["amount"]
+        if self.activation is not None and player == self.activation.player and amount:
+            self.activation.costs.append(Cost(lp=amount))
+            self.lp[player] = max(0, self.lp[player] - amount)
+            if self.lp[player] == 0:
+                self.lost = True
+            return
+        self.flush()
+        self.change_lp(player, amount, "cost")
+
+    @reads(MSG_LPUPDATE)
+    def on_lp_update(self, m: dict) -> None:
+        self.flush()
+        self.change_lp(m["player"] & 1, m["amount"], "set")
+
+    # -- counters, coins, dice, hints, the end -------------------------------------------------
+
+    @reads(MSG_ADD_COUNTER, MSG_REMOVE_COUNTER)
+    def on_counter(self, m: dict) -> None:
+        self.flush()
+        at = m["at"]
+        card = self.field.lookup(Where(at.controller, at.location, at.sequence, 0))
+        if card is None:
+            self.note(f"no card at {at} for a counter")
+            return
+        kind = m["counter"]
+        have = self.counters.setdefault(card, {})
+        now = have.get(kind, 0) + (m["count"] if self.packets[self.i].id == MSG_ADD_COUNTER else -m["count"])
+        have[kind] = max(0, now)
+        self.emit(CountersChanged(player=at.controller & 1, card=card, counter=f"{kind:#x}", count=have[kind],
+                                  cause=self.cause))
+
+    @reads(MSG_TOSS_COIN)
+    def on_coin(self, m: dict) -> None:
+        self.flush()
+        self.emit(CoinTossed(player=m["player"] & 1, results=tuple(bool(r) for r in m["results"]), cause=self.cause))
+
+    @reads(MSG_TOSS_DICE)
+    def on_dice(self, m: dict) -> None:
+        self.flush()
+        self.emit(DieRolled(player=m["player"] & 1, results=tuple(m["results"]), cause=self.cause))
+
+    @reads(MSG_HINT)
+    def on_hint(self, m: dict) -> None:
+        if m["type"] == HINT_CARD:
+            self.hint_card = (self.i, m["data"])
+        elif m["type"] == HINT_OPSELECTED:
+            effect_named(self, m["data"])
+
+    @reads(MSG_PLAYER_HINT)
+    def on_player_hint(self, m: dict) -> None:
+        player_hint(self, m)
+
+    @reads(MSG_WIN)
+    def on_win(self, m: dict) -> None:
+        self.flush()
+        if self.activation is not None:
+            act, self.activation = self.activation, None
+            self.events.extend(e for e, _ in act.after)
+            self.sources.extend(s for _, s in act.after)
+        player, code = m["player"], m["reason"]
+        winner = player if player in (0, 1) else None
+        reason = WIN_REASONS.get(code, "effect") if winner is not None else "draw"
+        if reason == "deck_out" and winner is not None:
+            loser = 1 - winner
+            if not self.field.sides[loser].deck and not self.decked_out(loser):
+                self.emit(CardsDrawn(player=loser, count=1, cause=self.effect_cause(loser)))
+        self.win = (winner, reason)
+        self.lost = False
+        self.emit(DuelEnded(winner=winner, reason=reason))
+
+    def decked_out(self, player: int) -> bool:
+        for ev in reversed(self.events):
+            if isinstance(ev, CardsDrawn) and ev.player == player:
+                return ev.count > len(ev.cards)
+        return False
