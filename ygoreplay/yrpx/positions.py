@@ -43,6 +43,7 @@ class PositionHandling:
         position = our_position(new, MZONE)
         if (self.attack and card == self.attack[1] and not self.calculated and old & POS_FACEDOWN
                 and new & POS_FACEUP and self.solving is None):
+            self.flipped.add(card)                # its FLIP effect may follow the battle
             if self.step == "damage":             # POS-04: the rules flip it before damage calculation
                 self.emit(PositionChanged(player=at.controller & 1, card=card, position=position))
             return                                # (else damage calculation flips it in our fold)
@@ -77,12 +78,15 @@ class PositionHandling:
         own = _OWN_REFRESHES.get(packets[j].id, 0) if j >= 0 else 0
         return len(run) - own >= 6
 
-    @reads(MSG_SUMMONED, MSG_SPSUMMONED)
+    @reads(MSG_SUMMONED, MSG_SPSUMMONED, MSG_FLIPSUMMONED)
     def on_summoned(self, m: dict) -> None:
         self.summoning.clear()
 
     @reads(MSG_FLIPSUMMONING)
     def on_flip_summoning(self, m: dict) -> None:
+        """A Flip Summon. The server refreshes the card just *before* MSG_FLIPSUMMONING
+        (``generic_duel.cpp`` BeforeParsing; the engine turned it face-up before writing the
+        message), so the summon begins at that refresh, which already shows it."""
         self.flush()
         at = m["at"]
         card = self.field.lookup(at, m["code"])
@@ -93,7 +97,17 @@ class PositionHandling:
         self.summoning.add(card)
         self.emit(FlipSummoned(player=at.controller & 1, card=card,
                                cite=Cite(self.cause, "Flip Summoned during the resolution of its effect")
-                               if self.cause else None))
+                               if self.cause else None), self.refreshed_before(at))
+
+    def refreshed_before(self, at) -> int | None:
+        """The MSG_UPDATE_CARD of ``at`` among the state packets right before this message, if any."""
+        j = self.i - 1
+        while j > 0 and self.packets[j].id in (MSG_UPDATE_DATA, MSG_UPDATE_CARD):
+            p = self.packets[j]
+            if p.id == MSG_UPDATE_CARD and tuple(p.payload[:3]) == (at.controller, at.location, at.sequence):
+                return j
+            j -= 1
+        return None
 
 
 _IDLE_REFRESH = ((0, LOCATION_MZONE), (1, LOCATION_MZONE), (0, LOCATION_SZONE), (1, LOCATION_SZONE),
