@@ -312,7 +312,7 @@ def test_graveyard_and_deck_swapped():
     result, agreement, report = imported(stream, EXTRA0)
     side = report.state.sides[0]
     assert side.deck == [P0_FLIPPER, P0_MOON] and sorted(side.extra) == ["p0.x0", "p0.x1"]
-    assert len(side.gy) == 35 and side.gy[0] == "p0.m0" and side.gy[-1] == P0_HEART
+    assert len(side.gy) == 36 and side.gy[0] == "p0.m0" and side.gy[-1] == P0_HEART
     assert not any("MSG_SWAP_GRAVE_DECK" in n for n in result.notes), result.notes
     assert report.violations == [], report.violations
     assert agreement.ok, agreement
