@@ -238,23 +238,51 @@ def test_book_of_moon_turns_a_monster_face_down_and_an_attack_flips_it_up():
     assert agreement.ok, agreement
 
 
+def shuffled_set_cards(seqs, after) -> bytes:
+    """MSG_SHUFFLE_SET_CARD of player 0's S/T zones ``seqs`` (u8 location, u8 count, the old
+    places, then a place per card only for an Xyz monster, empty here), and the server's
+    refresh of both players' rows after it (AfterParsing), which tells the new places."""
+    body = struct.pack("<BB", SZONE, len(seqs)) + b"".join(loc(0, SZONE, s, DOWN) for s in seqs)
+    body += loc(0, 0, 0) * len(seqs)
+    row = {f"s{s}": (code, DOWN) for s, code in zip(seqs, after)}
+    return packet(MSG_SHUFFLE_SET_CARD, body) + spells(0, **row) + spells(1)
+
+
 def test_spells_set_and_shuffled_among_their_zones():
     """SPELL-02, ZONE-16: MOON and GOAT Set (MSG_MOVE, refresh, MSG_SET each); an effect shuffles
-    the Set cards among their zones (MSG_SHUFFLE_SET_CARD: their old places, then the places of
-    Xyz monsters only, empty here; the server then refreshes both players' zones, which tell
-    the new places): our cards swap zones, and the board is the engine's."""
+    the Set cards among their zones and the refresh after it shows them swapped: two cards
+    trading places are zone_changed moves through a free zone (noted), and the board is the
+    engine's."""
     stream = opening() + set_card(0, MOON, 1, SZONE, 0) + set_card(0, GOAT, 1, SZONE, 1)
     stream += spells(0, s0=(MOON, DOWN), s1=(GOAT, DOWN))
-    shuffle = struct.pack("<BB", SZONE, 2) + loc(0, SZONE, 0, DOWN) + loc(0, SZONE, 1, DOWN) + loc(0, 0, 0) * 2
-    stream += packet(MSG_SHUFFLE_SET_CARD, shuffle) + spells(0, s0=(GOAT, DOWN), s1=(MOON, DOWN)) + spells(1)
+    stream += shuffled_set_cards([0, 1], [GOAT, MOON])
     stream += phase(0x200) + spells(0, s0=(GOAT, DOWN), s1=(MOON, DOWN))
     result, agreement, report = imported(stream)
     assert [(e.card, e.zone) for e in kinds(result, "spell_trap_set")] == [(P0_MOON, 0), (P0_GOAT, 1)]
-    side = report.state.sides[0]
-    assert side.szone[:2] == [P0_GOAT, P0_MOON]
-    assert not any("MSG_SHUFFLE_SET_CARD" in n for n in result.notes), result.notes
+    assert [(e.card, e.zone) for e in kinds(result, "zone_changed")] == [(P0_GOAT, 2), (P0_MOON, 1), (P0_GOAT, 0)]
+    assert report.state.sides[0].szone[:3] == [P0_GOAT, P0_MOON, None]
+    assert any("MSG_SHUFFLE_SET_CARD: a cycle" in n for n in result.notes), result.notes
     assert report.violations == [], report.violations
     assert agreement.ok, agreement
+
+
+def test_set_cards_shuffled_with_no_free_zone_are_noted_and_the_check_shows_it():
+    """Five Set Spells fill the row, and the shuffle moves them in a cycle: no zone change can
+    say it, so the import finishes with a note naming MSG_SHUFFLE_SET_CARD and the engine check
+    reports where our board differs (the mirror follows the engine: the next message's card is
+    the right one)."""
+    order = [MOON, GOAT, HEART, DUO, COIN]
+    stream = opening() + THREE
+    for s, code in enumerate(order):                 # hand: FLIPPER MOON GOAT HEART DUO COIN
+        stream += set_card(0, code, 1, SZONE, s)
+    stream += shuffled_set_cards(range(5), order[1:] + order[:1])
+    stream += pos_change(GOAT, (0, SZONE, 0), DOWN, UP)
+    result, agreement, report = imported(stream)
+    assert any("MSG_SHUFFLE_SET_CARD" in n and "not expressible" in n for n in result.notes), result.notes
+    assert kinds(result, "zone_changed") == []
+    assert kinds(result, "position_changed")[0].card == P0_GOAT
+    assert not agreement.ok and agreement.first.zone == "szone 0", agreement
+    assert (agreement.first.engine, agreement.first.ours) == (f"{GOAT} set", f"{MOON} set")
 
 
 # -- 2. coins and dice -------------------------------------------------------------------------

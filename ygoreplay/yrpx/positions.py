@@ -2,11 +2,11 @@
 answer) or an effect's, which the stream does not say."""
 from __future__ import annotations
 
-from ..events import FACEUP, MZONE, SET, Cite, FlipSummoned, PositionChanged
+from ..events import FACEUP, MZONE, SET, Cite, FlipSummoned, PositionChanged, ZoneChanged
 from .constants import (LOCATION_HAND, LOCATION_MZONE, LOCATION_SZONE, MSG_CHAINED, MSG_CHAINING, MSG_CHAIN_END,
     MSG_CHAIN_SOLVED, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START, MSG_DRAW, MSG_FLIPSUMMONED, MSG_FLIPSUMMONING,
-    MSG_NEW_PHASE, MSG_POS_CHANGE, MSG_SHUFFLE_EXTRA, MSG_SHUFFLE_HAND, MSG_SPSUMMONED, MSG_SUMMONED,
-    MSG_SWAP_GRAVE_DECK, MSG_UPDATE_CARD, MSG_UPDATE_DATA, POS_FACEDOWN, POS_FACEUP)
+    MSG_NEW_PHASE, MSG_POS_CHANGE, MSG_SHUFFLE_EXTRA, MSG_SHUFFLE_HAND, MSG_SHUFFLE_SET_CARD, MSG_SPSUMMONED,
+    MSG_SUMMONED, MSG_SWAP_GRAVE_DECK, MSG_UPDATE_CARD, MSG_UPDATE_DATA, POS_FACEDOWN, POS_FACEUP)
 from .messages import reads
 from .moves import our_position
 
@@ -77,6 +77,74 @@ class PositionHandling:
                 return False
         own = _OWN_REFRESHES.get(packets[j].id, 0) if j >= 0 else 0
         return len(run) - own >= 6
+
+    @reads(MSG_SHUFFLE_SET_CARD)
+    def on_shuffle_set_card(self, m: dict) -> None:
+        """Set cards shuffled among their zones (``Duel.ShuffleSetCard``). The message names
+        their old places only (its second list names Xyz monsters' new places, else nothing);
+        the server's refresh of the row right after it shows where each passcode went. Each card
+        whose zone changed is a zone_changed by the resolving effect; a cycle of cards goes
+        through a free zone of the row (noted: the engine moved them at once), and with none
+        free it is not expressible: the mirror follows the engine, a note names the message, and
+        the engine check shows the difference."""
+        self.flush()
+        old = m["old"]
+        if not old:
+            return
+        player, location = old[0].controller & 1, m["location"]
+        side = self.field.sides[player]
+        row = side.mzone if location == LOCATION_MZONE else side.szone
+        seqs = [w.sequence for w in old]
+        cards = [row[s] if s < 5 else None for s in seqs]
+        slots = self.refresh_after(player, location)
+        placed = self.shuffled_places(seqs, cards, slots) if slots is not None and None not in cards else None
+        if placed is None:
+            self.note(f"MSG_SHUFFLE_SET_CARD: no refresh of player {player}'s row after it shows where its "
+                      "cards went; they stay where they were")
+            return
+        where = {card: s for s, card in zip(seqs, cards)}
+        occupied = {z for z in range(5) if row[z] is not None}
+        cause = self.effect_cause(player)
+        todo = {card: s for s, card in placed.items() if where[card] != s}
+        while todo:
+            card = next((c for c, s in todo.items() if s not in occupied), None)
+            if card is not None:
+                z = todo.pop(card)
+            else:                                 # a cycle: one of its cards waits in a free zone
+                free = [z for z in range(5) if z not in occupied]
+                if not free:
+                    self.note(f"MSG_SHUFFLE_SET_CARD: player {player}'s cards are shuffled with no free zone "
+                              "between them; not expressible as zone changes")
+                    break
+                card, z = next(iter(todo)), free[0]
+                self.note(f"MSG_SHUFFLE_SET_CARD: a cycle of shuffled cards goes through free zone {z} "
+                          "(the engine moved them at once)")
+            self.emit(ZoneChanged(player=player, card=card, zone=z, cause=cause))
+            occupied.discard(where[card])
+            occupied.add(z)
+            where[card] = z
+        for s, card in placed.items():
+            row[s] = card
+
+    def shuffled_places(self, seqs: list[int], cards: list[str], slots: list) -> dict[int, str] | None:
+        """Which of ``cards`` the engine's refresh shows at each of ``seqs``: by passcode, a card
+        staying where it was when it can; None when the refresh does not hold them."""
+        want = {s: slots[s][0] if s < len(slots) and slots[s] else None for s in seqs}
+        pool = list(cards)
+        placed: dict[int, str] = {}
+        for s, card in zip(seqs, cards):
+            if self.field.code(card) == want[s]:
+                placed[s] = card
+                pool.remove(card)
+        for s in seqs:
+            if s in placed:
+                continue
+            card = next((c for c in pool if self.field.code(c) == want[s]), None)
+            if card is None:
+                return None
+            placed[s] = card
+            pool.remove(card)
+        return placed
 
     @reads(MSG_SUMMONED, MSG_SPSUMMONED, MSG_FLIPSUMMONED)
     def on_summoned(self, m: dict) -> None:
