@@ -5,7 +5,8 @@ whole location, MSG_UPDATE_CARD for one card (about 83% of its packets). They ar
 engine held, unredacted (a replay is the server's record: face-down cards keep their passcodes),
 so they are the truth an import is measured against. At every state packet the board our rules
 fold built from the events emitted so far (the events whose first source packet comes before
-it, ``ImportResult.sources``) is compared with what the packet lists, and nothing else:
+it, ``ImportResult.sources``, or is that state packet itself: the server refreshes a Flip Summoned
+monster just before MSG_FLIPSUMMONING) is compared with what the packet lists, and nothing else:
 
 * each Monster Zone (0-4, and the Extra Monster Zones 5-6 as the engine numbers them per player),
   Spell & Trap Zone, the Field Zone and Master Rule 3's separate Pendulum Zones: the card's
@@ -131,8 +132,8 @@ def check(result: "ImportResult") -> tuple[EngineAgreement, AuditReport]:
             break
         else:
             continue
-        if k < n and sources[k] < index:
-            while k < n and sources[k] < index:
+        if k < n and sources[k] <= index:
+            while k < n and sources[k] <= index:
                 history.append(events[k])
                 k += 1
             state = history.state
@@ -436,6 +437,9 @@ def _piles(state: DuelState, engine: list[int], ours: list[int]) -> tuple[str, s
             more = sum(only.values()) - len(shown)
             return (", with " + ", ".join(shown) + (f" and {more} more" if more else "")) if shown else ""
         return f"{len(engine)} cards{extra(only_engine)}", f"{len(ours)} cards{extra(only_ours)}"
-    at = next(i for i, (a, b) in enumerate(zip(engine, ours)) if a != b)
+    at = next((i for i, (a, b) in enumerate(zip(engine, ours)) if a != b), None)
+    if at is None:                                # the same (the other half of an Extra Deck differs)
+        return f"{len(engine)} cards", f"{len(ours)} cards"
+
     return (f"{len(engine)} cards, card {at + 1} {_name(state, engine[at])}",
             f"{len(ours)} cards, card {at + 1} {_name(state, ours[at])}")

@@ -506,7 +506,7 @@ def _m_swap_grave_deck(r: Reader) -> dict:
     player = r.u8("player")
     out: dict = {"player": player}
     if r.left >= 8:
-        out["main"] = r.u32("main size")
+        out["extra_down"] = r.u32("face-down Extra Deck size")     # before the monsters return there
         size = r.u32("extra bitmap size")
         out["extra_bits"] = r.bytes(size, "extra bitmap")
     return out

@@ -2,11 +2,11 @@
 answer) or an effect's, which the stream does not say."""
 from __future__ import annotations
 
-from ..events import FACEUP, MZONE, SET, Cite, FlipSummoned, PositionChanged
+from ..events import FACEUP, MZONE, SET, CardsSwapped, Cite, FlipSummoned, PositionChanged
 from .constants import (LOCATION_HAND, LOCATION_MZONE, LOCATION_SZONE, MSG_CHAINED, MSG_CHAINING, MSG_CHAIN_END,
     MSG_CHAIN_SOLVED, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START, MSG_DRAW, MSG_FLIPSUMMONED, MSG_FLIPSUMMONING,
-    MSG_NEW_PHASE, MSG_POS_CHANGE, MSG_SHUFFLE_EXTRA, MSG_SHUFFLE_HAND, MSG_SPSUMMONED, MSG_SUMMONED,
-    MSG_SWAP_GRAVE_DECK, MSG_UPDATE_CARD, MSG_UPDATE_DATA, POS_FACEDOWN, POS_FACEUP)
+    MSG_NEW_PHASE, MSG_POS_CHANGE, MSG_SHUFFLE_EXTRA, MSG_SHUFFLE_HAND, MSG_SHUFFLE_SET_CARD, MSG_SPSUMMONED,
+    MSG_SUMMONED, MSG_SWAP_GRAVE_DECK, MSG_UPDATE_CARD, MSG_UPDATE_DATA, POS_FACEDOWN, POS_FACEUP)
 from .messages import reads
 from .moves import our_position
 
@@ -43,6 +43,7 @@ class PositionHandling:
         position = our_position(new, MZONE)
         if (self.attack and card == self.attack[1] and not self.calculated and old & POS_FACEDOWN
                 and new & POS_FACEUP and self.solving is None):
+            self.flipped.add(card)                # its FLIP effect may follow the battle
             if self.step == "damage":             # POS-04: the rules flip it before damage calculation
                 self.emit(PositionChanged(player=at.controller & 1, card=card, position=position))
             return                                # (else damage calculation flips it in our fold)
@@ -77,12 +78,70 @@ class PositionHandling:
         own = _OWN_REFRESHES.get(packets[j].id, 0) if j >= 0 else 0
         return len(run) - own >= 6
 
-    @reads(MSG_SUMMONED, MSG_SPSUMMONED)
+    @reads(MSG_SHUFFLE_SET_CARD)
+    def on_shuffle_set_card(self, m: dict) -> None:
+        """Set cards shuffled among their zones (``Duel.ShuffleSetCard``). The message names
+        their old places only (its second list names Xyz monsters' new places, else nothing);
+        the server's refresh of the row right after it shows where each passcode went. The
+        shuffle is recorded as the cards_swapped that put each card in its zone in turn (as
+        many as the cards that moved, less one per cycle), by the resolving effect."""
+        self.flush()
+        old = m["old"]
+        if not old:
+            return
+        player, location = old[0].controller & 1, m["location"]
+        side = self.field.sides[player]
+        row = side.mzone if location == LOCATION_MZONE else side.szone
+        seqs = [w.sequence for w in old]
+        cards = [row[s] if s < 5 else None for s in seqs]
+        slots = self.refresh_after(player, location)
+        placed = self.shuffled_places(seqs, cards, slots) if slots is not None and None not in cards else None
+        if placed is None:
+            self.note(f"MSG_SHUFFLE_SET_CARD: no refresh of player {player}'s row after it shows where its "
+                      "cards went; they stay where they were")
+            return
+        at = {s: card for s, card in zip(seqs, cards)}
+        where = {card: s for s, card in at.items()}
+        cause = self.effect_cause(player)
+        for s, card in placed.items():
+            other = at[s]
+            if other == card:
+                continue
+            self.emit(CardsSwapped(player=player, card=card, other=other, cause=cause))
+            at[where[card]], at[s] = other, card
+            where[other], where[card] = where[card], s
+        for s, card in placed.items():
+            row[s] = card
+
+    def shuffled_places(self, seqs: list[int], cards: list[str], slots: list) -> dict[int, str] | None:
+        """Which of ``cards`` the engine's refresh shows at each of ``seqs``: by passcode, a card
+        staying where it was when it can; None when the refresh does not hold them."""
+        want = {s: slots[s][0] if s < len(slots) and slots[s] else None for s in seqs}
+        pool = list(cards)
+        placed: dict[int, str] = {}
+        for s, card in zip(seqs, cards):
+            if self.field.code(card) == want[s]:
+                placed[s] = card
+                pool.remove(card)
+        for s in seqs:
+            if s in placed:
+                continue
+            card = next((c for c in pool if self.field.code(c) == want[s]), None)
+            if card is None:
+                return None
+            placed[s] = card
+            pool.remove(card)
+        return placed
+
+    @reads(MSG_SUMMONED, MSG_SPSUMMONED, MSG_FLIPSUMMONED)
     def on_summoned(self, m: dict) -> None:
         self.summoning.clear()
 
     @reads(MSG_FLIPSUMMONING)
     def on_flip_summoning(self, m: dict) -> None:
+        """A Flip Summon. The server refreshes the card just *before* MSG_FLIPSUMMONING
+        (``generic_duel.cpp`` BeforeParsing; the engine turned it face-up before writing the
+        message), so the summon begins at that refresh, which already shows it."""
         self.flush()
         at = m["at"]
         card = self.field.lookup(at, m["code"])
@@ -93,7 +152,17 @@ class PositionHandling:
         self.summoning.add(card)
         self.emit(FlipSummoned(player=at.controller & 1, card=card,
                                cite=Cite(self.cause, "Flip Summoned during the resolution of its effect")
-                               if self.cause else None))
+                               if self.cause else None), self.refreshed_before(at))
+
+    def refreshed_before(self, at) -> int | None:
+        """The MSG_UPDATE_CARD of ``at`` among the state packets right before this message, if any."""
+        j = self.i - 1
+        while j > 0 and self.packets[j].id in (MSG_UPDATE_DATA, MSG_UPDATE_CARD):
+            p = self.packets[j]
+            if p.id == MSG_UPDATE_CARD and tuple(p.payload[:3]) == (at.controller, at.location, at.sequence):
+                return j
+            j -= 1
+        return None
 
 
 _IDLE_REFRESH = ((0, LOCATION_MZONE), (1, LOCATION_MZONE), (0, LOCATION_SZONE), (1, LOCATION_SZONE),

@@ -2,15 +2,15 @@
 the order the engine lists), reveals, LP, counters, coins and dice, hints and the win."""
 from __future__ import annotations
 
-from ..events import (CardRevealed, CardsDrawn, CoinTossed, Cost, CountersChanged, DieRolled, DuelEnded,
-    LifePointsChanged, PhaseEntered, TurnStarted)
+from ..events import (DECK, EXTRA, FACEDOWN, GY, CardMoved, CardRevealed, CardsDrawn, CoinTossed, Cost,
+    CountersChanged, DeckShuffled, DieRolled, DuelEnded, LifePointsChanged, Loc, PhaseEntered, TurnStarted)
 from .cites import credit_gain, effect_named, player_hint, skipped_draw_cite
-from .constants import (HINT_CARD, HINT_OPSELECTED, MSG_ADD_COUNTER, MSG_CONFIRM_CARDS, MSG_CONFIRM_DECKTOP,
-    MSG_CONFIRM_EXTRATOP, MSG_DAMAGE, MSG_DECK_TOP, MSG_DRAW, MSG_HINT, MSG_LPUPDATE, MSG_NEW_PHASE, MSG_NEW_TURN,
-    MSG_PAY_LPCOST, MSG_PLAYER_HINT, MSG_RECOVER, MSG_REMOVE_COUNTER, MSG_REVERSE_DECK, MSG_SHUFFLE_DECK,
-    MSG_SHUFFLE_EXTRA, MSG_SHUFFLE_HAND, MSG_SHUFFLE_SET_CARD, MSG_SWAP_GRAVE_DECK, MSG_TOSS_COIN,
-    MSG_TOSS_DICE, MSG_WIN, PHASE_BATTLE_START, PHASE_DRAW, PHASE_END, PHASE_MAIN1, PHASE_MAIN2, PHASE_STANDBY,
-    WIN_REASONS)
+from .constants import (HINT_CARD, HINT_OPSELECTED, LOCATION_GRAVE, MSG_ADD_COUNTER, MSG_CONFIRM_CARDS,
+    MSG_CONFIRM_DECKTOP, MSG_CONFIRM_EXTRATOP, MSG_DAMAGE, MSG_DECK_TOP, MSG_DRAW, MSG_HINT, MSG_LPUPDATE,
+    MSG_NEW_PHASE, MSG_NEW_TURN, MSG_PAY_LPCOST, MSG_PLAYER_HINT, MSG_RECOVER, MSG_REMOVE_COUNTER, MSG_REVERSE_DECK,
+    MSG_SHUFFLE_DECK, MSG_SHUFFLE_EXTRA, MSG_SHUFFLE_HAND, MSG_SWAP_GRAVE_DECK, MSG_TOSS_COIN,
+    MSG_TOSS_DICE, MSG_UPDATE_CARD, MSG_UPDATE_DATA, MSG_WIN, PHASE_BATTLE_START, PHASE_DRAW, PHASE_END,
+    PHASE_MAIN1, PHASE_MAIN2, PHASE_STANDBY, WIN_REASONS)
 from .container import Packet, Where
 from .messages import card_slots, reads
 from .mirror import Cell
@@ -162,8 +162,10 @@ class TurnHandling:
         if 0 <= k < len(deck) and m["code"]:
             self.field.see(player, deck[k], m["code"])
 
-    @reads(MSG_CONFIRM_CARDS)
+    @reads(MSG_CONFIRM_CARDS, MSG_CONFIRM_EXTRATOP)
     def on_confirm(self, m: dict) -> None:
+        """Cards shown (MSG_CONFIRM_EXTRATOP: the top face-down cards of an Extra Deck, each
+        named by its place as in MSG_CONFIRM_CARDS)."""
         ids = []
         for code, w in m["cards"]:
             card = self.field.lookup(w, code)
@@ -186,10 +188,65 @@ class TurnHandling:
         if ids:
             self.emit(CardRevealed(player=player, cards=tuple(ids), cause=self.cause))
 
-    @reads(MSG_SWAP_GRAVE_DECK, MSG_REVERSE_DECK, MSG_SHUFFLE_SET_CARD, MSG_CONFIRM_EXTRATOP)
-    def on_unsupported(self, m: dict) -> None:
-        self.note(f"{self.packets[self.i].name} is not mapped to our events")
+    @reads(MSG_REVERSE_DECK)
+    def on_reverse_deck(self, m: dict) -> None:
+        """Both Decks turned over (``field::reverse_deck``: the engine reverses each list; the server
+        lists both Decks after it): each is a deck_shuffled with the reversed order. The cells keep
+        what is known of them (a reversal is no shuffle). That the Deck is now face-up is not
+        expressible: a note says so."""
+        self.flush()
+        for player in (0, 1):
+            deck = self.field.sides[player].deck
+            if not deck:
+                continue
+            deck.reverse()
+            event = DeckShuffled(player=player, order=())       # the order is known at the end
+            self.epoch_cells[id(event)] = (event, list(reversed(deck)))      # top first
+            self.emit(event)
+        self.note("MSG_REVERSE_DECK: both Decks turned over; our Decks take the reversed order "
+                  "(deck_shuffled), but a Deck in our vocabulary has no face-up side")
 
+    @reads(MSG_SWAP_GRAVE_DECK)
+    def on_swap_grave_deck(self, m: dict) -> None:
+        """A player's Graveyard and Deck swapped (``field::swap_deck_and_grave``): the Graveyard,
+        in its order, becomes the Deck (bottom first), except the Extra Deck monsters its bitmap
+        marks, which return to the Extra Deck; the Deck, bottom first, becomes the Graveyard. The
+        server's Graveyard refresh right after names the Deck's cards (pinned first). Each card
+        is a card_moved by the resolving effect; the engine shuffles the new Deck next."""
+        self.flush()
+        player = m["player"] & 1
+        side = self.field.sides[player]
+        slots = self.refresh_after(player, LOCATION_GRAVE)
+        if slots is not None and len(slots) == len(side.deck):
+            for cell, slot in zip(side.deck, slots):
+                if slot is not None:
+                    self.field.see(player, cell, slot[0])
+        bits = m.get("extra_bits", b"")
+        grave, old_deck = list(side.grave), [cell.id for cell in side.deck]
+        to_extra = [card for k, card in enumerate(grave)
+                    if (bits[k // 8] >> (k % 8) & 1 if k // 8 < len(bits) else self.fx(card).is_extra_deck)]
+        cause = self.effect_cause(player)
+        for card in grave:
+            to = Loc(player, EXTRA) if card in to_extra else Loc(player, DECK, 0)
+            self.emit(CardMoved(card=card, to=to, reason="returned", position=FACEDOWN if card in to_extra else None,
+                                cause=cause))
+        for card in old_deck:
+            self.emit(CardMoved(card=card, to=Loc(player, GY), reason="sent", cause=cause))
+        side.grave[:] = old_deck
+        side.deck[:] = [Cell(card, True) for card in grave if card not in to_extra]
+        at = m.get("extra_down", len(side.extra))
+        side.extra[at:at] = to_extra
+
+    def refresh_after(self, player: int, location: int) -> list | None:
+        """The slots of the server's refresh of ``player``'s whole ``location`` among the state
+        packets right after this message, if there is one."""
+        j = self.i + 1
+        while j < len(self.packets) and self.packets[j].id in (MSG_UPDATE_DATA, MSG_UPDATE_CARD):
+            p = self.packets[j]
+            if p.id == MSG_UPDATE_DATA and len(p.payload) > 2 and (p.payload[0], p.payload[1]) == (player, location):
+                return card_slots(p)[3]
+            j += 1
+        return None
 
     # -- life points ---------------------------------------------------------------------------
 

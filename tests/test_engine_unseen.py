@@ -1,0 +1,435 @@
+"""Messages the real corpus never holds, imported and checked against the engine's state packets.
+
+The 100 real replays have no Flip Summon, no coin toss, no shuffled Set cards, no reversed Deck
+and no Graveyard swapped with a Deck; a Goat-format duel (Book of Moon, Scapegoat, Change of
+Heart, Delinquent Duo, Time Wizard-like coins, flip monsters) has them all. Each test here writes
+a small duel message by message as ygopro-core writes it (``operations.cpp``, ``field.cpp``,
+``processor.cpp``, ``libduel.cpp``), with the state packets EDOPro's server records around each
+message (``gframe/generic_duel.cpp`` BeforeParsing / AfterParsing: a MSG_MOVE's card is
+refreshed after it, a Flip Summon's card *before* MSG_FLIPSUMMONING, MSG_REVERSE_DECK's two Decks
+and MSG_SWAP_GRAVE_DECK's Graveyard after them), and asserts the events we import, no violation
+and our board agreeing with every state packet (``engine_check``).
+
+The cards are this file's own (their types come from the state packets): a Flip monster, two
+Quick-Play Spells, four Normal Spells, a token, two Fusion monsters; the rest Normal monsters.
+"""
+from __future__ import annotations
+
+import struct
+
+from test_yrpx import FLAGS, MR5, draw, loc, packet, teams, wrap
+
+from ygoreplay import engine_check
+from ygoreplay.yrpx import (
+    LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_SZONE,
+    MSG_ATTACK, MSG_BATTLE, MSG_BECOME_TARGET, MSG_CHAIN_END, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING,
+    MSG_CHAINED, MSG_CHAINING, MSG_CONFIRM_EXTRATOP, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START,
+    MSG_DECK_TOP, MSG_FLIPSUMMONED, MSG_FLIPSUMMONING, MSG_MOVE, MSG_NEW_PHASE, MSG_NEW_TURN,
+    MSG_PAY_LPCOST, MSG_POS_CHANGE, MSG_RANDOM_SELECTED, MSG_REVERSE_DECK, MSG_SET, MSG_SHUFFLE_DECK,
+    MSG_SHUFFLE_EXTRA, MSG_SHUFFLE_SET_CARD, MSG_SPSUMMONED, MSG_SPSUMMONING, MSG_START, MSG_SUMMONED,
+    MSG_SUMMONING, MSG_SWAP_GRAVE_DECK, MSG_TOSS_COIN, MSG_TOSS_DICE, MSG_UPDATE_CARD, MSG_UPDATE_DATA,
+    MSG_WIN, OLD_REPLAY_MODE, QUERY_ATTACK, QUERY_BASE_ATTACK, QUERY_BASE_DEFENSE, QUERY_CODE,
+    QUERY_DEFENSE, QUERY_END, QUERY_LEVEL, QUERY_POSITION, QUERY_RACE, QUERY_TYPE, REASON_DESTROY,
+    REASON_DISCARD, REASON_EFFECT, REASON_RULE, REASON_SPSUMMON, REPLAY_64BIT_DUELFLAG, REPLAY_LUA64,
+    REPLAY_NEWREPLAY, YRP1, YRPX, import_yrpx)
+
+DECK, HAND, MZONE, SZONE, GRAVE, EXTRA = (LOCATION_DECK, LOCATION_HAND, LOCATION_MZONE, LOCATION_SZONE,
+                                          LOCATION_GRAVE, LOCATION_EXTRA)
+UP_ATK, DOWN_ATK, UP_DEF, DOWN_DEF, UP, DOWN = 0x1, 0x2, 0x4, 0x8, 0x5, 0xA
+
+NORMAL, FLIP, SPELL, QUICK, TOKEN, FUSION = 0x11, 0x200021, 0x2, 0x10002, 0x4011, 0x41
+FLIPPER, MOON, GOAT, HEART, DUO, COIN = 2001, 2002, 2003, 2004, 2005, 2006
+SHEEP, FUSE1, FUSE2 = 2100, 2201, 2202
+#: passcode -> (type, Level, ATK, DEF); the rest are Level 4 Normal monsters
+KINDS = {FLIPPER: (FLIP, 3, 300, 2300), MOON: (QUICK, 0, 0, 0), GOAT: (QUICK, 0, 0, 0),
+         HEART: (SPELL, 0, 0, 0), DUO: (SPELL, 0, 0, 0), COIN: (SPELL, 0, 0, 0), SHEEP: (TOKEN, 1, 0, 0),
+         FUSE1: (FUSION, 7, 2500, 2000), FUSE2: (FUSION, 8, 2800, 2500)}
+
+D0 = [1000 + i // 3 for i in range(34)] + [COIN, DUO, HEART, GOAT, MOON, FLIPPER]   # bottom first
+D1 = [3000 + i // 3 for i in range(40)]
+HAND0, HAND1 = D0[::-1][:5], D1[::-1][:5]   # FLIPPER MOON GOAT HEART DUO / 3013 3012 3012 3012 3011
+EXTRA0 = (FUSE1, FUSE2)
+
+
+def kind(code: int) -> tuple[int, int, int, int]:
+    return KINDS.get(code, (NORMAL, 4, 1000 + 100 * (code % 100), 1000))
+
+
+def query(code: int, position: int) -> bytes:
+    """One card's query as the server writes it: ``u16 size, u32 flag, value`` items, QUERY_END."""
+    type_, level, attack, defense = kind(code)
+    items = [(QUERY_CODE, code), (QUERY_POSITION, position), (QUERY_TYPE, type_), (QUERY_LEVEL, level),
+             (QUERY_ATTACK, attack), (QUERY_DEFENSE, defense), (QUERY_BASE_ATTACK, attack),
+             (QUERY_BASE_DEFENSE, defense), (QUERY_RACE, 1)]
+    return b"".join(struct.pack("<HII", 8, f, v) for f, v in items) + struct.pack("<HI", 4, QUERY_END)
+
+
+def zone(player: int, location: int, slots) -> bytes:
+    """MSG_UPDATE_DATA: every slot of a location, (passcode, position) or None (empty)."""
+    body = b"".join(struct.pack("<H", 0) if s is None else query(*s) for s in slots)
+    return packet(MSG_UPDATE_DATA, struct.pack("<BBI", player, location, len(body)) + body)
+
+
+def one(player: int, location: int, seq: int, code: int, position: int = UP) -> bytes:
+    """MSG_UPDATE_CARD: the server's RefreshSingle of one card."""
+    return packet(MSG_UPDATE_CARD, struct.pack("<BBB", player, location, seq) + query(code, position))
+
+
+def monsters(player: int, **at) -> bytes:
+    return zone(player, MZONE, [at.get(f"z{i}") for i in range(7)])
+
+
+def spells(player: int, **at) -> bytes:
+    return zone(player, SZONE, [at.get(f"s{i}") for i in range(8)])
+
+
+def deck(player: int, codes) -> bytes:
+    """The whole Deck, bottom first, as the engine lists it."""
+    return zone(player, DECK, [(c, DOWN) for c in codes])
+
+
+def move(code: int, old: tuple, new: tuple, reason: int = REASON_EFFECT) -> bytes:
+    """MSG_MOVE, and the server's refresh of the card where it arrives (not in an Xyz pile)."""
+    out = packet(MSG_MOVE, struct.pack("<I", code) + loc(*old) + loc(*new) + struct.pack("<I", reason))
+    if new[1] and (new[1] != old[1] or new[0] != old[0]):
+        out += one(new[0], new[1], new[2], code, new[3])
+    return out
+
+
+def pos_change(code: int, at: tuple, old: int, new: int) -> bytes:
+    """MSG_POS_CHANGE (u8 controller, location, sequence, old and new position); the server
+    refreshes the card after it when it turned face-up."""
+    out = packet(MSG_POS_CHANGE, struct.pack("<IBBBBB", code, *at, old, new))
+    return out + (one(*at, code, new) if old & DOWN and new & UP else b"")
+
+
+def phase(*phases: int) -> bytes:
+    return b"".join(packet(MSG_NEW_PHASE, struct.pack("<H", p)) for p in phases)
+
+
+def opening(extra0=()) -> bytes:
+    """MSG_START, both Decks and Extra Decks listed, the opening hands, turn 1 to Main Phase 1."""
+    out = packet(MSG_START, struct.pack("<BII4H", 0, 8000, 8000, 40, len(extra0), 40, 0))
+    out += deck(0, D0) + deck(1, D1)
+    out += zone(0, EXTRA, [(c, DOWN) for c in extra0]) + zone(1, EXTRA, [])
+    return out + draw(0, HAND0) + draw(1, HAND1) + packet(MSG_NEW_TURN, bytes([0])) + phase(0x1, 0x2, 0x4)
+
+
+def next_turn(player: int, drawn: int) -> bytes:
+    """The End Phase, the next turn's Draw Phase with its draw, to Main Phase 1."""
+    return (phase(0x200) + packet(MSG_NEW_TURN, bytes([player])) + phase(0x1) + draw(player, [drawn])
+            + phase(0x2, 0x4))
+
+
+def summoned(player: int, code: int, hand_seq: int, z: int) -> bytes:
+    """A Normal Summon in Attack Position."""
+    at = (player, MZONE, z, UP_ATK)
+    return (move(code, (player, HAND, hand_seq, DOWN), at, 0) + packet(MSG_SUMMONING, struct.pack("<I", code) + loc(*at))
+            + packet(MSG_SUMMONED, b""))
+
+
+def set_card(player: int, code: int, hand_seq: int, location: int, z: int) -> bytes:
+    """A monster or a Spell Set from the hand: MSG_MOVE (and the card's refresh), then MSG_SET."""
+    at = (player, location, z, DOWN_DEF if location == MZONE else DOWN)
+    return move(code, (player, HAND, hand_seq, DOWN), at, 0) + packet(MSG_SET, struct.pack("<I", code) + loc(*at))
+
+
+def chain(code: int, at: tuple, during: bytes = b"", resolving: bytes = b"", after: bytes = b"",
+          board: bytes = b"") -> bytes:
+    """Chain Link 1 of the card at ``at``: activated (``during``: costs, targets), resolved
+    (``resolving``), then ``after`` (a Spell leaving for the GY) and the chain's end; ``board``
+    is the four field refreshes the server writes after MSG_CHAINED and MSG_CHAIN_SOLVED."""
+    return (packet(MSG_CHAINING, struct.pack("<I", code) + loc(*at) + struct.pack("<BBIQI", *at[:3], 0, 1))
+            + during + packet(MSG_CHAINED, bytes([1])) + board + packet(MSG_CHAIN_SOLVING, bytes([1]))
+            + resolving + packet(MSG_CHAIN_SOLVED, bytes([1])) + board + after + packet(MSG_CHAIN_END, b""))
+
+
+def spell(code: int, hand_seq: int, s: int, gy: int, resolving: bytes = b"", during: bytes = b"",
+          player: int = 0) -> bytes:
+    """A Spell activated from the hand into S/T zone ``s``, resolved, sent to GY place ``gy``."""
+    at = (player, SZONE, s, UP)
+    return move(code, (player, HAND, hand_seq, DOWN), at, 0) + chain(
+        code, at, during, resolving, move(code, at, (player, GRAVE, gy, UP), REASON_RULE))
+
+
+def yrp1(extra0=()) -> bytes:
+    flags = REPLAY_LUA64 | REPLAY_NEWREPLAY | REPLAY_64BIT_DUELFLAG
+    body = teams(flags) + struct.pack("<IIIQ", 8000, 5, 1, MR5)
+    for main, extra in ((D0, tuple(extra0)), (D1, ())):
+        body += struct.pack(f"<I{len(main)}I", len(main), *main) + struct.pack(f"<I{len(extra)}I", len(extra), *extra)
+    return wrap(YRP1, flags, body + struct.pack("<I", 0) + bytes([1, 0]))
+
+
+def imported(stream: bytes, extra0=()):
+    """The stream as a replay (player 1 wins at its end), imported and checked against the engine."""
+    body = teams(FLAGS) + struct.pack("<Q", MR5) + stream + packet(MSG_WIN, bytes([1, 0]))
+    result = import_yrpx(wrap(YRPX, FLAGS, body + packet(OLD_REPLAY_MODE, yrp1(extra0))))
+    agreement, report = engine_check.check(result)
+    return result, agreement, report
+
+
+def kinds(result, kind_: str) -> list:
+    return [e for e in result.events if e.kind == kind_]
+
+
+P0_FLIPPER, P0_MOON, P0_GOAT, P0_HEART, P0_DUO, P0_COIN = (f"p0.m{i}" for i in (39, 38, 37, 36, 35, 34))
+THREE = next_turn(1, D1[::-1][5]) + next_turn(0, COIN)          # to player 0's turn 3 (COIN drawn)
+
+
+# -- 1. Flip Summons, flips, Sets ----------------------------------------------------------------
+
+def flip_summon(code: int, z: int) -> bytes:
+    """A Flip Summon as recorded: the server refreshes the card *before* MSG_FLIPSUMMONING (the
+    engine has already turned it face-up), then MSG_FLIPSUMMONED and its four field refreshes."""
+    at = (0, MZONE, z, UP_ATK)
+    return (one(0, MZONE, z, code, UP_ATK) + packet(MSG_FLIPSUMMONING, struct.pack("<I", code) + loc(*at))
+            + packet(MSG_FLIPSUMMONED, b"") + monsters(0, **{f"z{z}": (code, UP_ATK)}) + monsters(1)
+            + spells(0) + spells(1))
+
+
+def test_a_monster_set_then_flip_summoned_then_its_flip_effect():
+    """SUM-02, SUM-10: FLIPPER Set on turn 1 (MSG_MOVE, its refresh, MSG_SET), Flip Summoned on
+    turn 3 (refreshed face-up before the message: the summon begins there); its FLIP effect is a
+    ``flip`` activation. MSG_FLIPSUMMONED ends the summon: an effect destroying it later is a
+    destruction, not a negated summon."""
+    stream = opening() + set_card(0, FLIPPER, 0, MZONE, 2) + monsters(0, z2=(FLIPPER, DOWN_DEF)) + THREE
+    stream += flip_summon(FLIPPER, 2) + chain(FLIPPER, (0, MZONE, 2, UP_ATK))
+    stream += spell(COIN, 4, 0, 1, resolving=packet(MSG_TOSS_COIN, bytes([0, 1, 1]))
+                    + move(FLIPPER, (0, MZONE, 2, UP_ATK), (0, GRAVE, 0, UP), REASON_DESTROY | REASON_EFFECT))
+    stream += monsters(0) + zone(0, GRAVE, [(FLIPPER, UP), (COIN, UP)])
+    result, agreement, report = imported(stream)
+    assert [(e.card, e.zone) for e in kinds(result, "monster_set")] == [(P0_FLIPPER, 2)]
+    assert [e.card for e in kinds(result, "flip_summoned")] == [P0_FLIPPER]
+    flip = next(e for e in kinds(result, "activated") if e.card == P0_FLIPPER)
+    assert flip.effect_type == "flip"
+    assert kinds(result, "summon_negated") == []
+    gone = next(e for e in kinds(result, "card_moved") if e.card == P0_FLIPPER)
+    assert (gone.reason, gone.cause) == ("destroyed", P0_COIN)
+    assert report.violations == [], report.violations
+    assert agreement.ok, agreement
+
+
+def test_book_of_moon_turns_a_monster_face_down_and_an_attack_flips_it_up():
+    """POS-04, SPELL-01: FLIPPER Normal Summoned face-up is turned face-down by MOON (a Quick-Play
+    Spell; MSG_POS_CHANGE while it resolves, no refresh: it stays hidden); on turn 2 player 1's
+    3013 attacks it, the engine flips it face-up in the Damage Step (MSG_POS_CHANGE, then its
+    refresh) before damage calculation, and its FLIP effect activates after the battle."""
+    at = (0, MZONE, 2, UP_ATK)
+    stream = opening() + summoned(0, FLIPPER, 0, 2) + monsters(0, z2=(FLIPPER, UP_ATK)) + monsters(1)
+    target = packet(MSG_BECOME_TARGET, struct.pack("<I", 1) + loc(*at))
+    stream += spell(MOON, 0, 0, 0, during=target, resolving=pos_change(FLIPPER, at[:3], UP_ATK, DOWN_DEF))
+    stream += monsters(0, z2=(FLIPPER, DOWN_DEF))
+    stream += next_turn(1, D1[::-1][5]) + summoned(1, 3013, 0, 1) + phase(0x8)
+    attacker, defender = (1, MZONE, 1, UP_ATK), (0, MZONE, 2, DOWN_DEF)
+    stream += packet(MSG_ATTACK, loc(*attacker) + loc(*defender)) + packet(MSG_DAMAGE_STEP_START, b"")
+    stream += monsters(0, z2=(FLIPPER, DOWN_DEF)) + monsters(1, z1=(3013, UP_ATK))
+    stream += pos_change(FLIPPER, (0, MZONE, 2), DOWN_DEF, UP_DEF)
+    stream += packet(MSG_BATTLE, loc(*attacker) + struct.pack("<iiB", 2300, 1000, 0)
+                     + loc(0, MZONE, 2, UP_DEF) + struct.pack("<iiB", 300, 2300, 0))
+    stream += packet(MSG_DAMAGE_STEP_END, b"") + monsters(0, z2=(FLIPPER, UP_DEF)) + monsters(1, z1=(3013, UP_ATK))
+    stream += chain(FLIPPER, (0, MZONE, 2, UP_DEF)) + monsters(0, z2=(FLIPPER, UP_DEF))
+    result, agreement, report = imported(stream)
+    moon, flipped = kinds(result, "position_changed")
+    assert (moon.card, moon.position, moon.cause) == (P0_FLIPPER, "set", P0_MOON)
+    assert (flipped.card, flipped.position, flipped.cause) == (P0_FLIPPER, "defense", None)
+    assert next(e for e in kinds(result, "activated") if e.card == P0_FLIPPER).effect_type == "flip"
+    assert kinds(result, "damage_calculated")[0].destroyed == ()
+    assert report.violations == [], report.violations
+    assert agreement.ok, agreement
+
+
+def shuffled_set_cards(seqs, after) -> bytes:
+    """MSG_SHUFFLE_SET_CARD of player 0's S/T zones ``seqs`` (u8 location, u8 count, the old
+    places, then a place per card only for an Xyz monster, empty here), and the server's
+    refresh of both players' rows after it (AfterParsing), which tells the new places."""
+    body = struct.pack("<BB", SZONE, len(seqs)) + b"".join(loc(0, SZONE, s, DOWN) for s in seqs)
+    body += loc(0, 0, 0) * len(seqs)
+    row = {f"s{s}": (code, DOWN) for s, code in zip(seqs, after)}
+    return packet(MSG_SHUFFLE_SET_CARD, body) + spells(0, **row) + spells(1)
+
+
+def test_spells_set_and_shuffled_among_their_zones():
+    """SPELL-02, ZONE-16: MOON and GOAT Set (MSG_MOVE, refresh, MSG_SET each); an effect shuffles
+    the Set cards among their zones and the refresh after it shows them swapped: the two cards
+    trade places (one cards_swapped, no zone in between), and the board is the engine's."""
+    stream = opening() + set_card(0, MOON, 1, SZONE, 0) + set_card(0, GOAT, 1, SZONE, 1)
+    stream += spells(0, s0=(MOON, DOWN), s1=(GOAT, DOWN))
+    stream += shuffled_set_cards([0, 1], [GOAT, MOON])
+    stream += phase(0x200) + spells(0, s0=(GOAT, DOWN), s1=(MOON, DOWN))
+    result, agreement, report = imported(stream)
+    assert [(e.card, e.zone) for e in kinds(result, "spell_trap_set")] == [(P0_MOON, 0), (P0_GOAT, 1)]
+    assert [(e.card, e.other) for e in kinds(result, "cards_swapped")] == [(P0_GOAT, P0_MOON)]
+    assert kinds(result, "zone_changed") == [] and not any("SHUFFLE_SET" in n for n in result.notes)
+    assert report.state.sides[0].szone[:3] == [P0_GOAT, P0_MOON, None]
+    assert report.violations == [], report.violations
+    assert agreement.ok, agreement
+
+
+def test_a_full_row_of_set_cards_shuffled_in_a_cycle():
+    """ZONE-16: five Set Spells fill the row and the shuffle moves every one (a cycle of five):
+    with no free zone, the shuffle is four cards_swapped, each putting a card where the engine
+    has it; the board is the engine's, and the next message's card is the right one."""
+    order = [MOON, GOAT, HEART, DUO, COIN]
+    stream = opening() + THREE
+    for s, code in enumerate(order):                 # hand: FLIPPER MOON GOAT HEART DUO COIN
+        stream += set_card(0, code, 1, SZONE, s)
+    stream += shuffled_set_cards(range(5), order[1:] + order[:1])
+    stream += pos_change(GOAT, (0, SZONE, 0), DOWN, UP)
+    result, agreement, report = imported(stream)
+    assert len(kinds(result, "cards_swapped")) == 4 and kinds(result, "zone_changed") == []
+    row = report.state.sides[0].szone[:5]
+    assert [report.state.cards[c].code for c in row] == order[1:] + order[:1]
+    assert kinds(result, "position_changed")[0].card == P0_GOAT
+    assert report.violations == [] and agreement.ok, agreement
+
+
+# -- 2. coins and dice -------------------------------------------------------------------------
+
+def test_coins_and_dice_are_recorded_with_the_effect_that_tossed_them():
+    """Randomness is recorded: MSG_TOSS_COIN (u8 player, u8 count, a u8 per coin) and MSG_TOSS_DICE
+    (the same; the other player's dice in a message of their own) are coin_tossed / die_rolled
+    with their results and the resolving card."""
+    rolls = (packet(MSG_TOSS_COIN, bytes([0, 3, 1, 0, 1])) + packet(MSG_TOSS_DICE, bytes([0, 1, 4]))
+             + packet(MSG_TOSS_DICE, bytes([1, 2, 6, 1])))
+    stream = opening() + spell(DUO, 4, 0, 0, resolving=rolls)
+    result, agreement, report = imported(stream)
+    [coin] = kinds(result, "coin_tossed")
+    assert (coin.player, coin.results, coin.cause) == (0, (True, False, True), P0_DUO)
+    assert [(e.player, e.results, e.cause) for e in kinds(result, "die_rolled")] == [(0, (4,), P0_DUO),
+                                                                                     (1, (6, 1), P0_DUO)]
+    assert report.violations == [] and agreement.ok, (report.violations, agreement)
+
+
+# -- 3. Decks, Graveyards, Extra Decks ----------------------------------------------------------
+
+def test_a_reversed_deck_is_the_engines_order_and_draws_from_the_old_bottom():
+    """MSG_REVERSE_DECK (no payload): the engine turns both Decks upside down (``field::reverse_deck``)
+    and the server lists both after it; MSG_DECK_TOP shows each new top card. Our Decks take the
+    reversed order (a deck_shuffled with that order, noted as a reversal), and player 1's next
+    draw is their old bottom card."""
+    stream = opening() + packet(MSG_REVERSE_DECK, b"")
+    rest0, rest1 = D0[:-5], D1[:-5]
+    stream += deck(0, rest0[::-1]) + deck(1, rest1[::-1])
+    stream += packet(MSG_DECK_TOP, struct.pack("<BIII", 0, 0, rest0[0], DOWN_DEF))
+    stream += packet(MSG_DECK_TOP, struct.pack("<BIII", 1, 0, rest1[0], DOWN_DEF))
+    stream += next_turn(1, rest1[0]) + deck(1, rest1[::-1][:-1])
+    result, agreement, report = imported(stream)
+    assert any("MSG_REVERSE_DECK" in n for n in result.notes), result.notes
+    assert report.state.sides[1].hand[-1] == "p1.m0"
+    assert report.violations == [], report.violations
+    assert agreement.ok, agreement
+
+
+def test_graveyard_and_deck_swapped():
+    """MSG_SWAP_GRAVE_DECK (u8 player, u32 face-down Extra Deck size, u32 bitmap size, a bit per
+    Graveyard card that goes to the Extra Deck): the Deck becomes the GY in its order, the GY
+    the Deck, a Fusion monster among it returns to the Extra Deck; the server refreshes the GY,
+    the engine shuffles the new Deck. Every card is a card_moved, and the board is the engine's."""
+    gy = [FLIPPER, MOON, FUSE1]
+    resolving = (move(FLIPPER, (0, HAND, 0, DOWN), (0, GRAVE, 0, UP), REASON_DISCARD | REASON_EFFECT)
+                 + move(MOON, (0, HAND, 0, DOWN), (0, GRAVE, 1, UP), REASON_DISCARD | REASON_EFFECT)
+                 + move(FUSE1, (0, EXTRA, 0, DOWN), (0, GRAVE, 2, UP)))
+    old_deck = D0[:-5]
+    resolving += packet(MSG_SWAP_GRAVE_DECK, struct.pack("<BIIB", 0, 1, 1, 0b100))
+    resolving += zone(0, GRAVE, [(c, UP) for c in old_deck]) + packet(MSG_SHUFFLE_DECK, bytes([0]))
+    stream = opening(EXTRA0) + spell(HEART, 3, 0, len(old_deck), resolving=resolving)
+    stream += deck(0, [MOON, FLIPPER]) + zone(0, EXTRA, [(FUSE2, DOWN), (FUSE1, DOWN)])
+    stream += zone(0, GRAVE, [(c, UP) for c in old_deck + [HEART]])
+    result, agreement, report = imported(stream, EXTRA0)
+    side = report.state.sides[0]
+    assert side.deck == [P0_FLIPPER, P0_MOON] and sorted(side.extra) == ["p0.x0", "p0.x1"]
+    assert len(side.gy) == 36 and side.gy[0] == "p0.m0" and side.gy[-1] == P0_HEART
+    assert not any("MSG_SWAP_GRAVE_DECK" in n for n in result.notes), result.notes
+    assert report.violations == [], report.violations
+    assert agreement.ok, agreement
+
+
+def test_the_extra_deck_shuffled_and_its_top_card_revealed():
+    """MSG_SHUFFLE_EXTRA (the passcodes in the new order; the server refreshes the Extra Deck)
+    reorders our mirror; MSG_CONFIRM_EXTRATOP (as MSG_CONFIRM_DECKTOP: u8 player, u32 count, then
+    code, controller, location, u32 sequence) reveals the top face-down card."""
+    stream = opening(EXTRA0) + packet(MSG_SHUFFLE_EXTRA, struct.pack("<BIII", 0, 2, FUSE2, FUSE1))
+    stream += zone(0, EXTRA, [(FUSE2, DOWN), (FUSE1, DOWN)])
+    stream += packet(MSG_CONFIRM_EXTRATOP, struct.pack("<BIIBBI", 0, 1, FUSE1, 0, EXTRA, 1))
+    result, agreement, report = imported(stream, EXTRA0)
+    [shown] = kinds(result, "card_revealed")
+    assert (shown.player, shown.cards) == (0, ("p0.x0",))
+    assert not any("MSG_CONFIRM_EXTRATOP" in n for n in result.notes), result.notes
+    assert report.violations == [] and agreement.ok, (report.violations, agreement)
+
+
+def test_a_hand_shuffled_into_the_deck_then_as_many_drawn():
+    """DECK-07: HEART resolves, the other four cards of the hand go to the top of the Deck
+    (MSG_MOVE to the Deck, its size as sequence), the engine shuffles (MSG_SHUFFLE_DECK) and the
+    player draws four; the Deck listing at the chain's end pins the shuffled order."""
+    rest = D0[:-5]
+    back = [FLIPPER, MOON, GOAT, DUO]
+    resolving = b"".join(move(code, (0, HAND, 0, DOWN), (0, DECK, len(rest) + k, DOWN)) for k, code in enumerate(back))
+    shuffled = rest[:10] + [GOAT] + rest[10:] + [FLIPPER, DUO, MOON]          # bottom first
+    resolving += packet(MSG_SHUFFLE_DECK, bytes([0])) + draw(0, shuffled[::-1][:4])
+    stream = opening() + spell(HEART, 3, 0, 0, resolving=resolving) + deck(0, shuffled[:-4]) + deck(1, D1[:-5])
+    stream += zone(0, HAND, [(c, DOWN) for c in shuffled[::-1][:4]])
+    result, agreement, report = imported(stream)
+    assert [e.reason for e in kinds(result, "card_moved") if e.to.zone == "deck"] == ["returned"] * 4
+    assert report.state.sides[0].hand == [P0_MOON, P0_DUO, P0_FLIPPER, P0_COIN]
+    assert report.violations == [], report.violations
+    assert agreement.ok, agreement
+
+
+# -- 4. tokens, random discards, control ---------------------------------------------------------
+
+def test_scapegoat_creates_four_tokens_at_once():
+    """TOKEN-01: four tokens, each a MSG_MOVE from nowhere (location 0) to a Monster Zone in
+    Defense Position with its refresh and MSG_SPSUMMONING, then one MSG_SPSUMMONED."""
+    resolving = b""
+    for z in range(4):
+        resolving += move(SHEEP, (0, 0, 0, 0), (0, MZONE, z, UP_DEF), REASON_SPSUMMON)
+        resolving += packet(MSG_SPSUMMONING, struct.pack("<I", SHEEP) + loc(0, MZONE, z, UP_DEF))
+    resolving += packet(MSG_SPSUMMONED, b"")
+    resolving += monsters(0, **{f"z{z}": (SHEEP, UP_DEF) for z in range(4)}) + monsters(1)
+    stream = opening() + spell(GOAT, 2, 0, 0, resolving=resolving)
+    stream += monsters(0, **{f"z{z}": (SHEEP, UP_DEF) for z in range(4)})
+    result, agreement, report = imported(stream)
+    tokens = kinds(result, "token_created")
+    assert [(e.zone, e.position, e.code, e.cause) for e in tokens] == [(z, "defense", SHEEP, P0_GOAT) for z in range(4)]
+    assert len({e.card for e in tokens}) == 4
+    assert report.violations == [], report.violations
+    assert agreement.ok, agreement
+
+
+def test_delinquent_duo_discards_a_random_card_and_a_chosen_one():
+    """MSG_RANDOM_SELECTED (u8 player, u32 count, the cards' places) names the random card; the
+    discards are MSG_MOVEs from the hand to the GY with REASON_DISCARD; the LP paid while
+    activating is the activation's cost."""
+    during = packet(MSG_PAY_LPCOST, struct.pack("<BI", 0, 1000))
+    resolving = packet(MSG_RANDOM_SELECTED, struct.pack("<BI", 1, 1) + loc(1, HAND, 2, DOWN))
+    resolving += move(3012, (1, HAND, 2, DOWN), (1, GRAVE, 0, UP), REASON_DISCARD | REASON_EFFECT)
+    resolving += move(3013, (1, HAND, 0, DOWN), (1, GRAVE, 1, UP), REASON_DISCARD | REASON_EFFECT)
+    stream = opening() + spell(DUO, 4, 0, 0, resolving=resolving, during=during)
+    stream += zone(1, HAND, [(c, DOWN) for c in (3012, 3012, 3011)])
+    result, agreement, report = imported(stream)
+    discards = [e for e in kinds(result, "card_moved") if e.reason == "discarded"]
+    assert [(e.card, e.cause) for e in discards] == [("p1.m37", P0_DUO), ("p1.m39", P0_DUO)]
+    assert next(e for e in kinds(result, "activated")).costs[0].lp == 1000
+    assert [s.lp for s in report.state.sides] == [7000, 8000]
+    assert report.violations == [], report.violations
+    assert agreement.ok, agreement
+
+
+def test_change_of_heart_takes_control_until_the_end_phase():
+    """CTRL-02: HEART resolves and player 1's 3013 moves to player 0's Monster Zone (MSG_MOVE
+    between the players' Monster Zones, refreshed); in the End Phase control returns (another
+    MSG_MOVE, outside any chain). Both are control_changed, and the board is the engine's."""
+    stream = opening() + next_turn(1, D1[::-1][5]) + summoned(1, 3013, 0, 1) + monsters(1, z1=(3013, UP_ATK))
+    stream += next_turn(0, COIN)
+    take = move(3013, (1, MZONE, 1, UP_ATK), (0, MZONE, 0, UP_ATK))
+    stream += spell(HEART, 3, 0, 0, resolving=take) + monsters(0, z0=(3013, UP_ATK)) + monsters(1)
+    stream += phase(0x200) + move(3013, (0, MZONE, 0, UP_ATK), (1, MZONE, 3, UP_ATK), REASON_RULE)
+    stream += monsters(0) + monsters(1, z3=(3013, UP_ATK))
+    result, agreement, report = imported(stream)
+    taken, back = kinds(result, "control_changed")
+    assert (taken.card, taken.to_player, taken.zone, taken.cause) == ("p1.m39", 0, 0, P0_HEART)
+    assert (back.card, back.to_player, back.zone) == ("p1.m39", 1, 3)
+    assert report.state.sides[1].mzone[3] == "p1.m39"
+    assert report.violations == [], report.violations
+    assert agreement.ok, agreement
