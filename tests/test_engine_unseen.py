@@ -250,15 +250,15 @@ def shuffled_set_cards(seqs, after) -> bytes:
 
 def test_spells_set_and_shuffled_among_their_zones():
     """SPELL-02, ZONE-16: MOON and GOAT Set (MSG_MOVE, refresh, MSG_SET each); an effect shuffles
-    the Set cards among their zones and the refresh after it shows them swapped: the two cards
-    trade places (one cards_swapped, no zone in between), and the board is the engine's."""
+    the Set cards among their zones and the refresh after it shows them swapped: one
+    set_cards_shuffled with each card's new zone, and the board is the engine's."""
     stream = opening() + set_card(0, MOON, 1, SZONE, 0) + set_card(0, GOAT, 1, SZONE, 1)
     stream += spells(0, s0=(MOON, DOWN), s1=(GOAT, DOWN))
     stream += shuffled_set_cards([0, 1], [GOAT, MOON])
     stream += phase(0x200) + spells(0, s0=(GOAT, DOWN), s1=(MOON, DOWN))
     result, agreement, report = imported(stream)
     assert [(e.card, e.zone) for e in kinds(result, "spell_trap_set")] == [(P0_MOON, 0), (P0_GOAT, 1)]
-    assert [(e.card, e.other) for e in kinds(result, "cards_swapped")] == [(P0_GOAT, P0_MOON)]
+    assert [(e.cards, e.zones) for e in kinds(result, "set_cards_shuffled")] == [((P0_GOAT, P0_MOON), (0, 1))]
     assert kinds(result, "zone_changed") == [] and not any("SHUFFLE_SET" in n for n in result.notes)
     assert report.state.sides[0].szone[:3] == [P0_GOAT, P0_MOON, None]
     assert report.violations == [], report.violations
@@ -267,8 +267,8 @@ def test_spells_set_and_shuffled_among_their_zones():
 
 def test_a_full_row_of_set_cards_shuffled_in_a_cycle():
     """ZONE-16: five Set Spells fill the row and the shuffle moves every one (a cycle of five):
-    with no free zone, the shuffle is four cards_swapped, each putting a card where the engine
-    has it; the board is the engine's, and the next message's card is the right one."""
+    with no free zone, the shuffle is one set_cards_shuffled all the same; the board is the
+    engine's, and the next message's card is the right one."""
     order = [MOON, GOAT, HEART, DUO, COIN]
     stream = opening() + THREE
     for s, code in enumerate(order):                 # hand: FLIPPER MOON GOAT HEART DUO COIN
@@ -276,7 +276,7 @@ def test_a_full_row_of_set_cards_shuffled_in_a_cycle():
     stream += shuffled_set_cards(range(5), order[1:] + order[:1])
     stream += pos_change(GOAT, (0, SZONE, 0), DOWN, UP)
     result, agreement, report = imported(stream)
-    assert len(kinds(result, "cards_swapped")) == 4 and kinds(result, "zone_changed") == []
+    assert len(kinds(result, "set_cards_shuffled")) == 1 and kinds(result, "zone_changed") == []
     row = report.state.sides[0].szone[:5]
     assert [report.state.cards[c].code for c in row] == order[1:] + order[:1]
     assert kinds(result, "position_changed")[0].card == P0_GOAT

@@ -603,3 +603,53 @@ def test_cards_swapped_basic_rules_refused(board, event, rule, says):
     """GEN-01: no basic rule swaps cards, an effect does; ZONE-03: a Main Deck monster does not
     land in an Extra Monster Zone by trading places (a cited effect may say otherwise)."""
     check_refused([board, event], rule, says)
+
+
+# -- set_cards_shuffled: Set cards shuffled among their zones (ZONE-16, LOG-02) ----------------------
+
+def shuffle(cards: list[str], zones: list[int], cause: str | None = "shifting") -> dict:
+    event = {"kind": "set_cards_shuffled", "cards": cards, "zones": zones}
+    return event if cause is None else {**event, "cause": cause}
+
+
+SHUFFLE_BOARD = position(
+    {"mzone": zones((0, {"code": CELTIC, "id": "a", "position": "set"}), (1, {"code": VORSE, "id": "up"}),
+                    (2, {"code": BATTLE_OX, "id": "b", "position": "set"}),
+                    (3, {"code": VORSE, "id": "c", "position": "set", "counters": {"a": 1}})),
+     "szone": [{"code": MST, "id": "mst", "position": "set"}, {"code": CALL_OF_THE_HAUNTED, "id": "call",
+                                                                "position": "set"}]},
+    {"mzone": zones((0, {"code": CELTIC, "id": "theirs", "position": "set"}))})
+
+
+def test_zone_16_set_cards_shuffled_among_their_zones_all_at_once():
+    """ZONE-16: three Set monsters shuffled in a cycle, no zone free between them: each is in its
+    new zone, still Set, the same card (its counters kept); the face-up monster stays put. Set
+    Spells and Traps shuffle the same way."""
+    state = fold(SHUFFLE_BOARD, shuffle(["a", "b", "c"], [2, 3, 0]), shuffle(["mst", "call"], [1, 0]))
+    side = state.sides[0]
+    assert side.mzone == ["c", "up", "a", "b", None]
+    assert state.cards["c"].counters == {"a": 1} and state.cards["a"].position == "set"
+    assert side.szone[:2] == ["call", "mst"] and state.overrides == []
+
+
+@pytest.mark.parametrize("event, says", [
+    pytest.param(shuffle(["a", "b"], [2, 4]), "not [2, 4]", id="a-zone-they-do-not-hold"),
+    pytest.param(shuffle(["a", "theirs"], [0, 0]), "one player's cards within one row", id="two-players"),
+    pytest.param(shuffle(["a", "mst"], [0, 0]), "one player's cards within one row", id="two-rows"),
+    pytest.param(shuffle(["a", "a"], [0, 2]), "each card once", id="a-card-twice"),
+    pytest.param(shuffle(["a", "b"], [2]), "one zone per card", id="zones-missing"),
+])
+def test_log_02_impossible_shuffles_refused(event, says):
+    """LOG-02: a shuffle moves one player's cards within one row, among the zones they hold."""
+    check_refused([SHUFFLE_BOARD, event], "LOG-02", says)
+    refused_without_override([SHUFFLE_BOARD, event], "LOG-02")
+
+
+@pytest.mark.parametrize("event, rule, says", [
+    pytest.param(shuffle(["a", "up"], [1, 0]), "LOG-02", "is face-up: only Set cards", id="LOG-02-face-up"),
+    pytest.param(shuffle(["a", "b"], [2, 0], cause=None), "GEN-01", "an effect does", id="GEN-01-uncited"),
+])
+def test_set_cards_shuffled_basic_rules_refused(event, rule, says):
+    """LOG-02: only Set cards are shuffled (a face-up card's place is public); GEN-01: only an
+    effect shuffles them."""
+    check_refused([SHUFFLE_BOARD, event], rule, says)

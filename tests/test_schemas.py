@@ -183,6 +183,7 @@ FULL_EXAMPLES = [
     ev.ControlChanged(card="p0.m2", to_player=1, zone=3, cause="p1.m8", **_COMMON),
     ev.ZoneChanged(card="p1.m0", zone=3, cause="p1.m8", **_COMMON),
     ev.CardsSwapped(card="p0.m2", other="p1.m0", cause="p1.m8", **_COMMON),
+    ev.SetCardsShuffled(cards=("p0.m2", "p0.m5"), zones=(3, 1), cause="p1.m8", **_COMMON),
     ev.StatsChanged(card="p1.m0", atk=3000, defense=0, level=8, cause="p1.m7", **_COMMON),
     ev.CountersChanged(card="p1.m0", counter="spell", count=2, cause="p1.m6", **_COMMON),
     ev.TokenCreated(card="p1.t1", code=73915052, zone=0, position="defense", cause="p1.m6", **_COMMON),

@@ -665,3 +665,36 @@ def test_the_stats_of_a_hidden_card_are_not_in_a_view():
         assert (event.atk, event.defense, event.level) == (None, None, None)
     mine = make_replay(events, stamps(len(events)), CARDS, "p1", RECORD_ROOT, SECRET)
     assert mine.events[2].atk == 2500, "the card's own player sees it"
+
+
+# -- a shuffle of Set cards: the opponent loses track of which is which ------------------------------
+
+def _shuffle_record(zones: list[int]) -> list[Event]:
+    """Player 0 holds a face-up Mystical Elf (zone 1) an effect turns face-down, and a Set Battle
+    Ox (zone 2); an effect shuffles both among zones 1 and 2 (``zones``: the Elf's, then the Ox's)."""
+    board = position({"mzone": [None, {"code": MYSTICAL_ELF, "id": "elf"},
+                                {"code": BATTLE_OX, "id": "ox", "position": "set"}]}, {})
+    return [from_dict(board),
+            from_dict({"kind": "position_changed", "card": "elf", "position": "set", "cause": "moon"}),
+            from_dict({"kind": "set_cards_shuffled", "cards": ["elf", "ox"], "zones": zones, "cause": "shadows"})]
+
+
+def test_a_shuffle_of_set_cards_does_not_tell_the_opponent_which_is_which():
+    """ZONE-16: the opponent and a spectator saw the Elf turned face-down; after the shuffle their
+    views are the same byte for byte whether the cards traded zones or not (events, renames,
+    disclosures), the Elf is no longer known in either zone, and each view still replays to the
+    public board of the judge record. The controller's own view follows the cards."""
+    swapped, kept = _shuffle_record([2, 1]), _shuffle_record([1, 2])
+    for view in ("p1", "spectator"):
+        a, b = redact(swapped, CARDS, view, SECRET), redact(kept, CARDS, view, SECRET)
+        assert (a.events, a.renames, a.disclosures) == (b.events, b.renames, b.disclosures), view
+        assert a.renames and a.renames[-1][0] == 2
+        for record, redaction in ((swapped, a), (kept, b)):
+            judge = History(CARDS)
+            views = ViewReplay(redaction.events, CARDS, redaction.disclosures, redaction.renames).states()
+            for event, state in zip(record, views):
+                judge.append(event)
+                assert public_board(state, view) == public_board(judge.state, view)
+            assert [state.cards[c].code for c in state.sides[0].mzone[1:3]] == [0, 0]
+    mine = redact(swapped, CARDS, "p0", SECRET), redact(kept, CARDS, "p0", SECRET)
+    assert mine[0].events[-1] != mine[1].events[-1]

@@ -641,6 +641,20 @@ class CardsSwapped(Event):
 
 
 @event_kind
+class SetCardsShuffled(Event):
+    """A player's Set cards shuffled among the zones they hold ("shuffle the face-down monsters
+    you control"): ``cards[i]`` goes to zone ``zones[i]`` of their row, all at once. The point of
+    the shuffle is that the opponent loses track of which is which: a view whose viewer does not
+    control them lists the cards in zone order and keeps them in place, and gives them fresh
+    names (``views``). Nothing about a card but its zone changes (ZONE-16)."""
+
+    kind: ClassVar[str] = "set_cards_shuffled"
+    cards: tuple[str, ...]
+    zones: tuple[int, ...]
+    cause: str | None = None
+
+
+@event_kind
 class StatsChanged(Event):
     """New current ATK/DEF/Level of a monster, as an effect set them (absolute values)."""
 

@@ -16,7 +16,7 @@ from .events import (
     CardsSwapped, ChainEnded, ChainLinkNegated, ChainLinkResolved, CoinTossed, ControlChanged, CountersChanged,
     DamageCalculated, DeckRegistered, DeckShuffled, DieRolled, DuelEnded, DuelStarted, Event, FlipSummoned,
     HandSizeDiscard, JudgeNote, LifePointsChanged, MonsterSet, NormalSummoned, PhaseEntered, PositionChanged,
-    PositionSetUp, PriorityPassed, RolledBack, SpecialSummoned, SpellTrapSet, StatsChanged, StepEntered,
+    PositionSetUp, PriorityPassed, RolledBack, SetCardsShuffled, SpecialSummoned, SpellTrapSet, StatsChanged, StepEntered,
     SummonNegated, TokenCreated, TurnStarted, ZoneChanged)
 from .kinds import PerKind
 from .rules.base import phase_name
@@ -356,6 +356,15 @@ def _control(w: Line, e, n: "Narrator") -> str:
 @describes(CardsSwapped)
 def _swapped(w: Line, e, n: "Narrator") -> str:
     return f"{w.card(e.card, owner=True)} and {w.card(e.other, owner=True)} trade places" + w.cause(e.cause, n.resolved)
+
+
+@describes(SetCardsShuffled)
+def _set_shuffled(w: Line, e, n: "Narrator") -> str:
+    card = w.s.cards.get(e.cards[0]) if e.cards else None
+    zone = card.zone if card is not None and card.zone in (MZONE, SZONE) else MZONE
+    owner = card.controller if card is not None else e.player
+    return (f"{w.who(owner)} shuffles {len(e.cards)} Set cards among "
+            + ", ".join(zone_tag(zone, z) for z in sorted(e.zones)) + w.cause(e.cause, n.resolved))
 
 
 @describes(TokenCreated)

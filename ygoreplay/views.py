@@ -40,7 +40,7 @@ import msgpack
 from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
     BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed,
-    CardsDrawn, DeckRegistered, DeckShuffled, Event, Loc, PositionSetUp, RolledBack, StatsChanged,
+    CardsDrawn, DeckRegistered, DeckShuffled, Event, Loc, PositionSetUp, RolledBack, SetCardsShuffled, StatsChanged,
     TokenCreated, from_dict)
 from .rules import History
 from .state import Card, DuelState
@@ -155,6 +155,23 @@ class _Names:
         return [index, old, sorted(new)]
 
 
+    def deal(self, index: int, owner: int, before: dict[int, str], after: dict[int, str]) -> list:
+        """Fresh names for Set cards shuffled in place (``set_cards_shuffled`` as a view that
+        may not follow them shows it: nobody moves). The view's fold pairs the sorted old names
+        with the sorted new ones; the card in each zone now, whichever it is, takes the name the
+        zone's old card gets there, so the view cannot tell which card went where."""
+        at = {zone: self.of[card] for zone, card in before.items()}
+        olds = sorted(at.values())
+        news = sorted(f"p{owner}.h{self.fresh + i + 1}" for i in range(len(olds)))
+        self.fresh += len(olds)
+        given = dict(zip(olds, news))
+        for zone, card in after.items():
+            self.name(index, card, given[at[zone]])
+            if card in self.known:
+                self.forget(index, card)
+        return [index, olds, news]
+
+
 _ABSENT, _KNOWN, _UNKNOWN = object(), object(), object()
 
 
@@ -196,6 +213,9 @@ class Redactor:
         existing = set(before.cards)
         decks = [set(side.deck) for side in before.sides]
         masked = _neutral_order(event, index, before, key, out)
+        shuffled = _hidden_shuffle(event, before, view)
+        if shuffled is not None:                   # listed in zone order, each staying where it was
+            masked = dataclasses.replace(masked, cards=tuple(shuffled.values()), zones=tuple(shuffled))
         history.append(event)
         state = history.state
         seen = set()
@@ -216,6 +236,10 @@ class Redactor:
         mixed_decks = {p for p in (0, 1) if not set(state.sides[p].deck) - made <= decks[p]
                        or (isinstance(event, DeckShuffled) and event.player == p)}
         _learn(index, state, view, names, shown, mixed_decks, out, seen)
+        if shuffled is not None:
+            first = state.cards[event.cards[0]]
+            row = state.sides[first.controller].mzone if first.zone == MZONE else state.sides[first.controller].szone
+            out.renames.append(names.deal(index, first.controller, shuffled, {z: row[z] for z in shuffled}))
         return ViewStep(index, view_event, out.disclosures[counts[0]:], out.renames[counts[1]:],
                         out.commitments[counts[2]:], out.codes - codes)
 
@@ -332,6 +356,17 @@ def _masked_spec(spec: Any, state: DuelState, ids: Iterator[str], view: str, nam
     if "materials" in data:
         data["materials"] = [_masked_spec(m, state, ids, view, names) for m in data["materials"]]
     return data
+
+
+def _hidden_shuffle(event: Event, state: DuelState, view: str) -> dict[int, str] | None:
+    """The zones and cards of a shuffle of Set cards the view may not follow (it does not control
+    them), as they are before it, in zone order; None for any other event."""
+    if not isinstance(event, SetCardsShuffled) or not event.cards:
+        return None
+    cards = [state.cards.get(c) for c in event.cards]
+    if any(c is None or c.zone not in (MZONE, SZONE) for c in cards) or viewer(view) == cards[0].controller:
+        return None
+    return dict(sorted((state.location(c).index, c.id) for c in cards))
 
 
 def _learn(index: int, state: DuelState, view: str, names: _Names, shown: set[str],

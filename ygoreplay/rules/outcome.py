@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..events import (
     ATTACK, BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SET, SZONE,
     CardMoved, CardRevealed, CardsSwapped, CoinTossed, ControlChanged, CountersChanged, DieRolled,
-    LifePointsChanged, Loc, StatsChanged, ZoneChanged)
+    LifePointsChanged, Loc, SetCardsShuffled, StatsChanged, ZoneChanged)
 from ..state import Card, DuelState
 from .base import ON_FIELD, fail, get_card, handles, impossible, player_of, put, take, vanish
 from .spell_trap import check_equips, in_chain, settle_equips
@@ -225,6 +225,35 @@ def cards_swapped(state: DuelState, ev: CardsSwapped) -> None:
     _land(state, card, lifted, there.zone, there.controller, there.index, card.position)
     _land(state, other, lifted_other, here.zone, here.controller, here.index, other.position)
     settle_equips(state, stranded)
+
+
+@handles(SetCardsShuffled)
+def set_cards_shuffled(state: DuelState, ev: SetCardsShuffled) -> None:
+    """A player's Set cards shuffled among the zones they hold, all at once: each stays the same
+    card, Set, in its new zone (ZONE-16). They are one player's cards in one row, the zones are
+    the ones they hold between them (LOG-02), none is face-up (a shuffle hides which Set card is
+    which), and only an effect shuffles them (GEN-01)."""
+    cards = [get_card(state, ev, c) for c in ev.cards]
+    if not cards or len(set(ev.cards)) != len(cards) or len(ev.zones) != len(cards):
+        impossible(state, ev, "LOG-02", f"a shuffle names each card once and one zone per card "
+                   f"({len(ev.cards)} cards, {len(ev.zones)} zones)")
+    first = cards[0]
+    for card in cards:
+        if card.zone not in (MZONE, SZONE) or card.zone != first.zone or card.controller != first.controller:
+            impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is in player {card.controller}'s {card.zone}: "
+                       f"a shuffle moves one player's cards within one row ({first.zone} of player {first.controller})")
+    held = [state.location(card).index for card in cards]
+    if sorted(held) != sorted(ev.zones):
+        impossible(state, ev, "LOG-02", f"the cards hold zones {sorted(held)}, not {sorted(ev.zones)}: a shuffle "
+                   "moves them among the zones they hold")
+    for card in cards:
+        if card.face_up:
+            fail(state, ev, "LOG-02", f"{card.name} ({card.id}) is face-up: only Set cards are shuffled")
+    if ev.cause is None:
+        fail(state, ev, "GEN-01", "no basic rule shuffles Set cards: an effect does (name it as the cause)")
+    lifted = [_lift(state, card) for card in cards]
+    for card, lift, zone in zip(cards, lifted, ev.zones):
+        _land(state, card, lift, first.zone, first.controller, zone, card.position)
 
 
 @handles(ZoneChanged)

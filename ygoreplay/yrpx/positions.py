@@ -2,7 +2,7 @@
 answer) or an effect's, which the stream does not say."""
 from __future__ import annotations
 
-from ..events import FACEUP, MZONE, SET, CardsSwapped, Cite, FlipSummoned, PositionChanged
+from ..events import FACEUP, MZONE, SET, Cite, FlipSummoned, PositionChanged, SetCardsShuffled
 from .constants import (LOCATION_HAND, LOCATION_MZONE, LOCATION_SZONE, MSG_CHAINED, MSG_CHAINING, MSG_CHAIN_END,
     MSG_CHAIN_SOLVED, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START, MSG_DRAW, MSG_FLIPSUMMONED, MSG_FLIPSUMMONING,
     MSG_NEW_PHASE, MSG_POS_CHANGE, MSG_SHUFFLE_EXTRA, MSG_SHUFFLE_HAND, MSG_SHUFFLE_SET_CARD, MSG_SPSUMMONED,
@@ -83,8 +83,8 @@ class PositionHandling:
         """Set cards shuffled among their zones (``Duel.ShuffleSetCard``). The message names
         their old places only (its second list names Xyz monsters' new places, else nothing);
         the server's refresh of the row right after it shows where each passcode went. The
-        shuffle is recorded as the cards_swapped that put each card in its zone in turn (as
-        many as the cards that moved, less one per cycle), by the resolving effect."""
+        shuffle is one set_cards_shuffled by the resolving effect, naming every card shuffled,
+        moved or not: how many moved is no business of a view that may not follow them."""
         self.flush()
         old = m["old"]
         if not old:
@@ -100,16 +100,8 @@ class PositionHandling:
             self.note(f"MSG_SHUFFLE_SET_CARD: no refresh of player {player}'s row after it shows where its "
                       "cards went; they stay where they were")
             return
-        at = {s: card for s, card in zip(seqs, cards)}
-        where = {card: s for s, card in at.items()}
-        cause = self.effect_cause(player)
-        for s, card in placed.items():
-            other = at[s]
-            if other == card:
-                continue
-            self.emit(CardsSwapped(player=player, card=card, other=other, cause=cause))
-            at[where[card]], at[s] = other, card
-            where[other], where[card] = where[card], s
+        self.emit(SetCardsShuffled(player=player, cards=tuple(placed.values()), zones=tuple(placed),
+                                   cause=self.effect_cause(player)))
         for s, card in placed.items():
             row[s] = card
 
