@@ -698,3 +698,22 @@ def test_a_shuffle_of_set_cards_does_not_tell_the_opponent_which_is_which():
             assert [state.cards[c].code for c in state.sides[0].mzone[1:3]] == [0, 0]
     mine = redact(swapped, CARDS, "p0", SECRET), redact(kept, CARDS, "p0", SECRET)
     assert mine[0].events[-1] != mine[1].events[-1]
+
+
+def test_after_a_hidden_shuffle_and_a_rollback_each_view_still_replays_to_the_public_board():
+    """A judge rolls the shuffle back and it is replayed the other way; then the Elf is flipped
+    face-up: in every view the card flipped is the one in the Elf's zone, named as the view
+    dealt it, and every board is the judge record's public one."""
+    record = _shuffle_record([2, 1]) + [
+        from_dict({"kind": "rolled_back", "to": 2, "judge": "J. Doe", "reason": "wrong order"}),
+        from_dict({"kind": "set_cards_shuffled", "cards": ["elf", "ox"], "zones": [1, 2], "cause": "shadows"}),
+        from_dict({"kind": "position_changed", "card": "elf", "position": "attack", "cause": "flip"})]
+    for view in VIEWERS:
+        redaction = redact(record, CARDS, view, SECRET)
+        judge = History(CARDS)
+        states = ViewReplay(redaction.events, CARDS, redaction.disclosures, redaction.renames).states()
+        for index, (event, state) in enumerate(zip(record, states)):
+            judge.append(event)
+            assert public_board(state, view) == public_board(judge.state, view), f"{view}: event {index}"
+        flipped = state.sides[0].mzone[1]
+        assert state.cards[flipped].code == MYSTICAL_ELF and state.cards[flipped].position == "attack"
