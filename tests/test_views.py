@@ -183,15 +183,13 @@ def public_to(view: str, card: Card) -> bool:
     return False
 
 
-@functools.cache
-def knowledge(case: str, view: str) -> tuple[frozenset[int], frozenset[int]]:
+def known_codes(events, cards, view: str) -> tuple[frozenset[int], frozenset[int]]:
     """(every passcode of the duel, the passcodes ``view`` may know: of cards public to it at some
     point, a player's own registered decklist, and the original of an alternate artwork it knows,
     which that card's facts name as its ``alias``)."""
-    events = events_of(case)
     everything, known = set(referenced_codes(list(events))), set()
     me = {"p0": 0, "p1": 1}.get(view)
-    history = History(CARDS, audit=True)
+    history = History(cards, audit=True)
     for event in events:
         history.append(event)
         if event.kind == "deck_registered" and event.player == me:
@@ -202,8 +200,13 @@ def knowledge(case: str, view: str) -> tuple[frozenset[int], frozenset[int]]:
             everything.add(card.code)
             if public_to(view, card) or (event.kind == "position_set_up" and card.owner == me):
                 known.add(card.code)        # a player knows their own decklist (not its order)
-    known |= {CARDS[code].alias for code in known if code in CARDS and CARDS[code].alias}   # an alt art's original
-    return frozenset(everything), frozenset(known)
+    known |= {cards[code].alias for code in known if code in cards and cards[code].alias}   # an alt art's original
+    return frozenset(everything - {0}), frozenset(known)
+
+
+@functools.cache
+def knowledge(case: str, view: str) -> tuple[frozenset[int], frozenset[int]]:
+    return known_codes(events_of(case), CARDS, view)
 
 
 def never_public(case: str, view: str) -> set[int]:
@@ -222,25 +225,33 @@ def test_the_cases_have_cards_a_viewer_never_sees():
 @pytest.mark.parametrize("case", CASES)
 def test_no_identity_of_a_card_never_public_to_the_viewer_is_in_the_file(case, view):
     data = file_of(case, view)
-    haystack = raw(data)
     hidden = never_public(case, view)
-    leaks = {code: CARDS[code].name for code in hidden
-             if any(pattern in haystack for pattern in encodings(code))}
+    leaks = leaked(data, hidden, CARDS)
     assert not leaks, f"{case}, {view} view: the file holds hidden card(s) {leaks}"
     assert not hidden & set(loads(data).cards)
 
 
+def leaked(data: bytes, hidden: set[int], cards) -> dict[int, str]:
+    """The hidden passcodes found anywhere in a file's bytes (any encoding), with their names."""
+    haystack = raw(data)
+    return {code: cards[code].name if code in cards else "?" for code in hidden
+            if any(pattern in haystack for pattern in encodings(code))}
+
+
 def walk(case: str, view: str):
+    return walk_file(loads(file_of(case, view)), events_of(case), CARDS, view)
+
+
+def walk_file(view_file: ReplayFile, events, cards, view: str):
     """(index, the view's state, the judge's state, the judge's ids of the cards the view may name
     right now) after each event, folding the view's file and the full record side by side. A
     card may be named while it is public to the view, and while it stays on the field after that
     (a monster turned face-down in front of everyone); once it goes into a hidden pile it may not."""
-    view_file = loads(file_of(case, view))
-    judge = History(CARDS, audit=True)
+    judge = History(cards, audit=True)
     followed: set[str] = set()
     states = ViewReplay(view_file.events, view_file.cards, view_file.disclosures, view_file.renames).states()
     for index, state in enumerate(states):
-        judge.append(events_of(case)[index])
+        judge.append(events[index])
         for cid, card in judge.state.cards.items():
             if public_to(view, card) and not (card.revealed and card.zone in (HAND, DECK)):
                 followed.add(cid)
@@ -274,8 +285,15 @@ def _places(state, player: int):
 def test_the_opponents_hand_face_down_cards_and_deck_stay_hidden_at_every_event(case, view):
     """At every event, in every place, the cards the view names are among those it may name there
     (the view's ids are its own, so places are compared, not ids)."""
+    shown, hidden = named_only_where_allowed(walk(case, view))
+    assert shown and hidden
+
+
+def named_only_where_allowed(walked) -> tuple[int, int]:
+    """Checks a ``walk``: the cards named in each place are among those the view may name there;
+    (cards named, cards hidden), summed over the events."""
     shown = hidden = 0
-    for index, state, truth, followed in walk(case, view):
+    for index, state, truth, followed in walked:
         for player in (0, 1):
             for (place, slot), truth_ids in _places(truth, player):
                 view_ids = dict(_places(state, player))[(place, slot)]
@@ -285,7 +303,7 @@ def test_the_opponents_hand_face_down_cards_and_deck_stay_hidden_at_every_event(
                 assert not named - allowed, f"event {index}: player {player}'s {place} names {named - allowed}"
                 shown += sum(named.values())
                 hidden += len(view_ids) - sum(named.values())
-    assert shown and hidden
+    return shown, hidden
 
 
 @pytest.mark.parametrize("view", VIEWERS)
@@ -314,7 +332,18 @@ def test_hidden_deck_orders_are_neutral_and_committed(view):
 def test_the_view_replays_to_the_same_public_board_at_every_event(case, view):
     events = events_of(case)
     view_file = loads(file_of(case, view))
-    judge = History(CARDS, audit=True)
+    assert_same_public_board(view_file, events, CARDS, view)
+    # and as the commands see it (show, log, play): the view's source against the judge record's
+    source = Source(case, view_file.events, view_file.cards, view, view_file.disclosures, view_file,
+                    renames=view_file.renames)
+    full = Source(case, list(events), CARDS, secret=SECRET)
+    last = len(events) - 1
+    assert public_board(source.state_after(last), view) == public_board(full.state_after(last, view), view)
+
+
+def assert_same_public_board(view_file: ReplayFile, events, cards, view: str) -> None:
+    """The view folds, event by event, to the board the full record shows ``view``."""
+    judge = History(cards, audit=True)
     count = 0
     for index, state in enumerate(ViewReplay(view_file.events, view_file.cards, view_file.disclosures,
                                              view_file.renames).states()):
@@ -322,12 +351,6 @@ def test_the_view_replays_to_the_same_public_board_at_every_event(case, view):
         assert public_board(state, view) == public_board(judge.state, view), f"event {index} ({events[index].kind})"
         count += 1
     assert count == len(events)
-    # and as the commands see it (show, log, play): the view's source against the judge record's
-    source = Source(case, view_file.events, view_file.cards, view, view_file.disclosures, view_file,
-                    renames=view_file.renames)
-    full = Source(case, list(events), CARDS, secret=SECRET)
-    last = len(events) - 1
-    assert public_board(source.state_after(last), view) == public_board(full.state_after(last, view), view)
 
 
 @pytest.mark.parametrize("view", ["p0", "p1"])
@@ -497,29 +520,14 @@ def test_real_duels_views_hide_what_they_must_and_show_the_same_board(name):
     events, cards = list(imported.events), imported.cards
     judge = loads(dumps(make_replay(events, list(imported.times), cards, "judge", RECORD_ROOT, SECRET)))
     for view in VIEWERS:
-        me = {"p0": 0, "p1": 1}.get(view)
         data = dumps(make_replay(events, list(imported.times), cards, view, RECORD_ROOT, SECRET))
         view_file = loads(data)
         assert verify_against(view_file, judge) == []
-        everything, known = set(referenced_codes(events)), set()
-        history = History(cards, audit=True)
-        states = ViewReplay(view_file.events, view_file.cards, view_file.disclosures, view_file.renames).states()
-        for index, (event, state) in enumerate(zip(events, states)):
-            history.append(event)
-            assert public_board(state, view) == public_board(history.state, view), f"{view}: event {index}"
-            if event.kind == "deck_registered" and event.player == me:
-                known.update(event.main, event.extra, event.side)
-            if event.kind == "activated" and event.card in history.state.cards:
-                known.add(history.state.cards[event.card].code)     # an activation shows the card
-            for card in history.state.cards.values():
-                everything.add(card.code)
-                if public_to(view, card):
-                    known.add(card.code)
-        known |= {cards[code].alias for code in known if code in cards and cards[code].alias}
-        hidden = everything - known - {0}
-        haystack = raw(data)
+        assert_same_public_board(view_file, events, cards, view)
+        everything, known = known_codes(events, cards, view)
+        hidden = everything - known
         assert hidden or view != "spectator"
-        leaks = [cards[code].name for code in hidden if any(p in haystack for p in encodings(code))]
+        leaks = leaked(data, hidden, cards)
         assert not leaks, f"{name}, {view} view: {leaks}"
 
 
