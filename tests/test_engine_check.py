@@ -28,7 +28,7 @@ from ygoreplay.yrpx import (
     LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_SZONE,
     MSG_ATTACK, MSG_BATTLE, MSG_CHAIN_END, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING, MSG_CHAINED,
     MSG_CHAINING, MSG_DAMAGE, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START, MSG_HINT, MSG_MOVE,
-    MSG_NEW_PHASE, MSG_NEW_TURN, MSG_POS_CHANGE, MSG_SPSUMMONED, MSG_SPSUMMONING, MSG_START,
+    MSG_NEW_PHASE, MSG_NEW_TURN, MSG_PAY_LPCOST, MSG_POS_CHANGE, MSG_SET, MSG_SPSUMMONED, MSG_SPSUMMONING, MSG_START,
     MSG_SUMMONED, MSG_SUMMONING, MSG_SWAP, MSG_UPDATE_CARD, MSG_UPDATE_DATA, MSG_WIN, OLD_REPLAY_MODE, QUERY_ATTACK,
     QUERY_BASE_ATTACK, QUERY_BASE_DEFENSE, QUERY_CODE, QUERY_DEFENSE, QUERY_END, QUERY_LEVEL,
     QUERY_POSITION, QUERY_RACE, QUERY_RANK, QUERY_TYPE, REPLAY_LUA64, REPLAY_NEWREPLAY,
@@ -298,6 +298,27 @@ def test_a_spell_turned_face_down_by_its_own_effect():
     assert (turned.card, turned.position, turned.cause) == ("p0.m38", "set", "p0.m38")
     assert report.violations == [] and report.state.cards["p0.m38"].position == "set"
     assert agreement.ok, agreement
+
+
+def test_a_player_who_pays_all_their_lp_as_a_cost_loses_at_the_activation():
+    """WIN-01, CHAIN-11: a Set Spell is flipped to activate and its cost of 8000 LP is paid;
+    the engine's MSG_WIN comes before MSG_CHAINED (the player lost while activating). The
+    activation is still recorded, with its cost and the card face-up as the engine shows it, so
+    the LP reach 0 and the loss is by LP, with no violation."""
+    at = (0, LOCATION_SZONE, 1, 0x5)
+    stream = opening() + move(5012, (0, LOCATION_HAND, 1, 0xA), (0, LOCATION_SZONE, 1, 0xA), 0)
+    stream += packet(MSG_SET, struct.pack("<I", 5012) + loc(0, LOCATION_SZONE, 1, 0xA))
+    stream += packet(MSG_POS_CHANGE, struct.pack("<IBBBBB", 5012, 0, LOCATION_SZONE, 1, 0xA, 0x5))
+    stream += one(0, LOCATION_SZONE, 1, 5012)
+    stream += packet(MSG_CHAINING, struct.pack("<I", 5012) + loc(*at) + struct.pack("<BBIQI", *at[:3], 0, 1))
+    stream += packet(MSG_PAY_LPCOST, struct.pack("<BI", 0, 8000)) + packet(MSG_WIN, bytes([1, 1]))
+    data = wrap(YRPX, FLAGS, teams(FLAGS) + struct.pack("<Q", MR5) + stream + packet(OLD_REPLAY_MODE, yrp1()))
+    result, agreement, report = imported(data)
+    kinds = [e.kind for e in result.events]
+    assert kinds[-2:] == ["activated", "duel_ended"], kinds[-4:]
+    assert result.events[-2].costs and (result.expected.winner, result.expected.reason) == (1, "lp")
+    assert report.violations == [] and [s.lp for s in report.state.sides] == [0, 8000]
+    assert report.state.cards["p0.m38"].position == "faceup" and agreement.ok, agreement
 
 
 def test_a_duel_started_at_4000_lp_records_the_duel_option():

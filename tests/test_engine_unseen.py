@@ -433,3 +433,23 @@ def test_change_of_heart_takes_control_until_the_end_phase():
     assert report.state.sides[1].mzone[3] == "p1.m39"
     assert report.violations == [], report.violations
     assert agreement.ok, agreement
+
+
+def test_a_token_taken_by_change_of_heart_and_destroyed_leaves_to_its_owner():
+    """CTRL-03, TOKEN-01: GOAT makes a Sheep Token for player 0; HEART gives control of it to
+    player 1 (a resolving MSG_MOVE between the players' Monster Zones); DUO destroys it, a
+    MSG_MOVE to nowhere under its owner. For our fold it goes to its owner's GY (and ceases to
+    exist there), not its controller's: no CTRL-03."""
+    token = (move(SHEEP, (0, 0, 0, 0), (0, MZONE, 0, UP_DEF), REASON_SPSUMMON)
+             + packet(MSG_SPSUMMONING, struct.pack("<I", SHEEP) + loc(0, MZONE, 0, UP_DEF)) + packet(MSG_SPSUMMONED, b""))
+    stream = opening() + spell(GOAT, 2, 0, 0, resolving=token) + monsters(0, z0=(SHEEP, UP_DEF))
+    stream += spell(HEART, 2, 0, 1, resolving=move(SHEEP, (0, MZONE, 0, UP_DEF), (1, MZONE, 0, UP_DEF)))
+    stream += monsters(0) + monsters(1, z0=(SHEEP, UP_DEF))
+    stream += spell(DUO, 2, 0, 2, resolving=move(SHEEP, (1, MZONE, 0, UP_DEF), (0, 0, 0, 0),
+                                                REASON_DESTROY | REASON_EFFECT))
+    stream += monsters(0) + monsters(1)
+    result, agreement, report = imported(stream)
+    gone = [e for e in kinds(result, "card_moved") if e.card.startswith("p0.t")]
+    assert [(e.to.controller, e.to.zone) for e in gone] == [(0, "gy")]
+    assert report.violations == [], report.violations
+    assert agreement.ok, agreement

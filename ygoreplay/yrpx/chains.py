@@ -122,6 +122,11 @@ class ChainHandling:
         if act is None:
             return
         self.flush()
+        self.emit_activation(act)
+
+    def emit_activation(self, act: Activation) -> None:
+        """The activation, its costs and targets, then what happened while it was made; the
+        card is a chain link from here on."""
         ev = Activated(player=act.player, card=act.card, effect_type=act.effect_type, zone=act.zone,
                        field_zone=act.field_zone, targets=tuple(act.targets), costs=tuple(act.costs),
                        link=act.link, cite=act.cite)

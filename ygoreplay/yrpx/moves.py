@@ -207,8 +207,8 @@ class MoveHandling:
                 and self.phase == "end" and self.solving is None):
             self.hand_discard(card)
             return
-        if nl == 0:
-            owner = old.controller & 1
+        if nl == 0:                               # it leaves the duel: for our fold, to its owner's GY (CTRL-03)
+            owner = self.owner_of(card)
             if not self.fx(card).is_token:
                 self.note(f"{card} leaves the duel ({old} -> nowhere); sent to the GY instead")
             self.emit(CardMoved(card=card, to=Loc(owner, GY), reason=self.reason_name(card, old, new, reason),

@@ -333,10 +333,9 @@ class TurnHandling:
     @reads(MSG_WIN)
     def on_win(self, m: dict) -> None:
         self.flush()
-        if self.activation is not None:
+        if self.activation is not None:         # lost while activating (a cost in LP): it was activated
             act, self.activation = self.activation, None
-            self.events.extend(e for e, _ in act.after)
-            self.sources.extend(s for _, s in act.after)
+            self.emit_activation(act)
         player, code = m["player"], m["reason"]
         winner = player if player in (0, 1) else None
         reason = WIN_REASONS.get(code, "effect") if winner is not None else "draw"
