@@ -335,6 +335,34 @@ def test_a_duel_started_at_4000_lp_records_the_duel_option():
     assert [s.lp for s in report.state.sides] == [4000 - 300, 4000] == list(result.expected.lp)
 
 
+#: EDOPro's DUEL_MODE_GOAT duel flags, as its server writes them for a Goat format room.
+GOAT = 0x7F80D072C
+
+
+@pytest.mark.parametrize("flags, violations", [
+    pytest.param(GOAT, [], id="goat"),
+    pytest.param(MR5, ["SETUP-04"], id="mr5"),
+])
+def test_goat_duel_flags_are_duel_options(flags: int, violations: list[str]):
+    """CONF-01, SETUP-04: EDOPro's Goat duel flags keep older rulings in place of basic rules we
+    check; the importer records them as duel options of duel_started (first_turn_draw,
+    reposition_opponents_summons, zero_atk_destroyed, one_field_spell), and the rules honour
+    them: the first player's turn-1 draw is legal under them, SETUP-04 under Master Rule 5."""
+    d0 = DECKS[0][0][::-1]
+    base = duel_stream()
+    first_draw = packet(MSG_NEW_TURN, bytes([0])) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x1))
+    at = base.index(first_draw) + len(first_draw)
+    stream = base[:at] + draw(0, [d0[5]]) + base[at:]
+    body = teams(FLAGS) + struct.pack("<Q", flags) + stream + packet(OLD_REPLAY_MODE, yrp1())
+    result = import_yrpx(wrap(YRPX, FLAGS, body))
+    started = result.events[0]
+    expected = ("first_turn_draw", "reposition_opponents_summons", "zero_atk_destroyed", "one_field_spell")
+    assert started.options == (expected if flags == GOAT else ())
+    assert any(e.kind == "cards_drawn" and e.player == 0 and e.count == 1 and e.cause is None for e in result.events)
+    report = audit(result.events, result.cards)
+    assert [v.rule for v in report.violations] == violations and report.overrides == []
+
+
 #: Both Monster Zones, both Spell & Trap Zones, both hands: what the server refreshes after
 #: MSG_NEW_PHASE by itself, and again before an idle command prompt.
 FIELD_AND_HANDS = (monsters(0, z0=(5013, 0x4)) + monsters(1) + zone(0, LOCATION_SZONE, [None] * 8)

@@ -12,6 +12,7 @@ from duel import (
     BATTLE_OX, BLUE_EYES, CELTIC, DECODE_TALKER, GIANT_SOLDIER, MST, ODD_EYES,
     SHEEP_TOKEN, VORSE, fold, position)
 from test_rules_chain import check_refused, refused_without_override
+from test_rules_turn import START, draw, phase, register, turn
 
 GEMINI_ELF, TSUKUYOMI, MARSHMALLON, SCAPEGOAT, NEGATE_ATTACK = 69140098, 34853266, 31305911, 73915051, 14315573
 
@@ -112,6 +113,33 @@ def test_dmg_01_to_09_disagreeing_record_refused(rule, attacker, target, result,
     """DMG-01..09: a recorded result the rules do not give is refused with the case's ID."""
     v = check_refused([*_dmg_events(attacker, target), calc(*wrong)], rule, "the rules give destroyed")
     assert f"battle damage {result[1]}" in v.message
+
+
+def zero_atk_battle(options: list[str], result: dict) -> list[dict]:
+    """A duel to turn 2, where player 1's Sheep Token (0 ATK) attacks player 0's, then ``result``."""
+    goat = {**START, "v": 2, "options": options}
+    return [goat, register(0), register(1), draw(0, 5), draw(1, 5), *turn(1, 0, drawn=False),
+            {"kind": "token_created", "card": "lamb", "code": SHEEP_TOKEN, "zone": 0, "player": 0, "cause": "x"},
+            phase("end"), *turn(2, 1),
+            {"kind": "token_created", "card": "sheep", "code": SHEEP_TOKEN, "zone": 0, "player": 1, "cause": "x"},
+            phase("battle"), step("battle"), attack("sheep", "lamb", player=1), DAMAGE, result]
+
+
+def test_dmg_03_zero_atk_destroyed_option_destroys_both() -> None:
+    """DMG-03 under zero_atk_destroyed (an older ruling, kept by EDOPro's Goat format): two 0 ATK
+    Attack Position monsters that battle are both destroyed, like any equal ATK (DMG-02)."""
+    state = fold(*zero_atk_battle(["zero_atk_destroyed"], calc(["sheep", "lamb"])), to_gy("sheep", 1),
+                 to_gy("lamb", 0), step("battle"))
+    assert "sheep" not in state.cards and "lamb" not in state.cards and state.overrides == []
+
+
+@pytest.mark.parametrize("options, destroyed", [
+    pytest.param(["zero_atk_destroyed"], [], id="neither-destroyed-under-the-option"),
+    pytest.param([], ["sheep", "lamb"], id="both-destroyed-without-it"),
+])
+def test_dmg_03_zero_atk_destroyed_option_refused(options: list[str], destroyed: list[str]) -> None:
+    """DMG-03: without the option neither 0 ATK monster is destroyed; with it both are."""
+    check_refused(zero_atk_battle(options, calc(destroyed)), "DMG-03", "the rules give destroyed")
 
 
 def test_gen_01_cited_effect_changes_battle_result():

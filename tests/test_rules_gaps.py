@@ -11,6 +11,7 @@ import pytest
 from duel import (
     BATTLE_OX, CELTIC, DARK_HOLE, MAGIC_JAMMER, MST, ODD_EYES, ROYAL_DECREE, SEVEN_TOOLS,
     SHEEP_TOKEN, STARGAZER, TIMEGAZER, VORSE, fold, position, refused)
+from test_rules_turn import MAIN_POOL, START, cards_of, draw, register, turn
 
 from ygoreplay.cards import CardDB
 from ygoreplay.events import from_dict
@@ -326,6 +327,30 @@ def test_spell_11_the_record_may_state_the_old_field_spell_going_to_the_gy():
 ])
 def test_spell_11_wrong_replacement_refused(event, says):
     check([FIELDS, MPZ_ON, event], "SPELL-11", says)
+
+
+def one_field(options: list[str], *events: dict) -> list[dict]:
+    """A duel's turn 1: player 0 activates Yami from the hand, it resolves, then Mystic Plasma Zone
+    from the hand (Yami is replaced), then ``events``."""
+    deck = [YAMI, MPZ, *cards_of(MAIN_POOL, 38)]
+    return [{**START, "v": 2, "options": options}, register(0, deck), register(1), draw(0, 5), draw(1, 5),
+            *turn(1, 0, drawn=False), act("p0.m0", field_zone=True), RESOLVE_1, END,
+            act("p0.m1", field_zone=True), *events]
+
+
+def test_spell_11_one_field_spell_option_destroys_the_old_field_spell():
+    """SPELL-11, CONF-03 under one_field_spell (the older ruling, kept by EDOPro's Goat format):
+    your old Field Spell is destroyed by the new one, not sent; the new one still resolves."""
+    state = fold(*one_field(["one_field_spell"], moved("p0.m0", [0, "gy"], "destroyed"), RESOLVE_1, END))
+    assert state.cards["p0.m0"].zone == "gy" and state.sides[0].fzone == "p0.m1" and state.overrides == []
+
+
+@pytest.mark.parametrize("options, reason, says", [
+    pytest.param(["one_field_spell"], "rule", "is destroyed (one_field_spell)", id="sent-under-the-option"),
+    pytest.param([], "destroyed", "neither destroyed", id="destroyed-without-it"),
+])
+def test_spell_11_one_field_spell_option_refused(options, reason, says):
+    check(one_field(options, moved("p0.m0", [0, "gy"], reason)), "SPELL-11", says)
 
 
 # -- CTRL-01: the last controller of a card that left the field --------------------------------------

@@ -11,6 +11,7 @@ from duel import (
     BATTLE_OX, BLUE_EYES, CELTIC, DARK_MAGICIAN, GIANT_SOLDIER, JINZO, KURIBOH, LINK_SPIDER, MST,
     MYSTICAL_ELF, ODD_EYES, SHEEP_TOKEN, STARDUST, STARGAZER, SUMMONED_SKULL, TIMEGAZER, UTOPIA,
     VORSE, fold, position)
+from test_rules_turn import MAIN_POOL, START, cards_of, draw, register, turn
 from test_rules_turn import QUICK, refused_as     # a Kuriboh Quick Effect opens a chain
 
 CYBER_DRAGON, JUNK_WARRIOR, JUNK_SYNCHRON = 70095154, 60800381, 63977008
@@ -424,6 +425,46 @@ def test_pos_08_a_monster_summoned_on_an_earlier_turn_changes_position() -> None
 ])
 def test_pos_position_changes_refused(events: list[dict], fields: dict, rule: str, fragment: str) -> None:
     refused_as(rule, fragment, board(ON_FIELD, **fields), *events)
+
+
+# -- the duel option reposition_opponents_summons (POS-08, SUM-11; EDOPro's Goat format) ----------
+
+def taken(options: list[str], *events: dict, position: str = "attack") -> list[dict]:
+    """Turn 1, player 0's Main Phase 1: player 1 Special Summons Mystical Elf (by an effect) and
+    player 0 takes control of it (another effect), then ``events``."""
+    deck = [MYSTICAL_ELF, *cards_of([c for c in MAIN_POOL if c != MYSTICAL_ELF], 39)]
+    return [{**START, "v": 2, "options": options}, register(0), register(1, deck), draw(0, 5), draw(1, 5),
+            *turn(1, 0, drawn=False), special("p1.m0", 0, player=1, position=position, cause="x"),
+            {"kind": "control_changed", "card": "p1.m0", "to_player": 0, "zone": 0, "cause": "y"}, *events]
+
+
+@pytest.mark.parametrize("event, position_after", [
+    pytest.param(change("p1.m0", "defense"), "defense", id="POS-08-change"),
+    pytest.param(flip("p1.m0"), "attack", id="SUM-11-flip-summon"),
+])
+def test_pos_08_sum_11_a_monster_the_opponent_summoned_this_turn_changes_position_under_the_option(
+        event: dict, position_after: str) -> None:
+    """POS-08, SUM-11 under reposition_opponents_summons (an older ruling, kept by EDOPro's Goat
+    format): a monster the other player summoned or Set this turn, now yours, may change position
+    or be Flip Summoned by you (Snatch Steal on a monster summoned in your turn)."""
+    position = "set" if event["kind"] == "flip_summoned" else "attack"
+    state = fold(*taken(["reposition_opponents_summons"], event, position=position))
+    monster = state.cards["p1.m0"]
+    assert (monster.controller, monster.summoned_by, monster.position) == (0, 1, position_after)
+    assert state.overrides == []
+
+
+@pytest.mark.parametrize("options, events, rule", [
+    pytest.param([], [change("p1.m0", "defense")], "POS-08", id="POS-08-without-the-option"),
+    pytest.param([], [flip("p1.m0")], "SUM-11", id="SUM-11-without-the-option"),
+    pytest.param(["reposition_opponents_summons"], [summon("p0.m0", 1), change("p0.m0", "defense")], "POS-08",
+                 id="POS-08-your-own-summon"),
+])
+def test_pos_08_sum_11_reposition_opponents_summons_refused(options: list[str], events: list[dict], rule: str) -> None:
+    """POS-08, SUM-11: without the option a monster summoned this turn keeps its position whoever
+    summoned it; with it, one you summoned yourself still does."""
+    position = "set" if events[-1]["kind"] == "flip_summoned" else "attack"
+    refused_as(rule, "this turn", *taken(options, *events[:-1], position=position), events[-1])
 
 
 # -- zones a summon may use (zones.py, through summons) -------------------------------------------

@@ -177,6 +177,26 @@ def test_setup_04_first_player_drawing_on_turn_1_is_refused() -> None:
     refused_as("SETUP-04", "does not draw on the first turn", *OPENING, turn_started(0, 1), phase("draw"), draw(0))
 
 
+def test_setup_04_first_turn_draw_option_lets_the_first_player_draw() -> None:
+    """SETUP-04, CONF-08: under the duel option first_turn_draw (the older rule EDOPro's Goat
+    format keeps) the first player draws on turn 1 like any turn player, nothing set aside."""
+    goat = {**START, "v": 2, "options": ["first_turn_draw"]}
+    report = audit([from_dict(e) for e in [goat, *OPENING[1:], *turn(1, 0), phase("end"), *turn(2, 1)]], CARDS)
+    assert report.violations == [] and report.overrides == []
+    assert [len(s.hand) for s in report.state.sides] == [6, 6]
+
+
+def test_setup_04_first_turn_draw_option_the_first_player_must_draw_refused() -> None:
+    """SETUP-04 with first_turn_draw: the first player's turn-1 draw is due (TURN-02 if skipped);
+    another duel option does not lift SETUP-04."""
+    goat = {**START, "v": 2, "options": ["first_turn_draw"]}
+    refused_as("TURN-02", "left the Draw Phase without drawing", goat, *OPENING[1:], turn_started(0, 1),
+               phase("draw"), phase("standby"))
+    other = {**START, "v": 2, "options": ["starting_lp"], "starting_lp": 4000}
+    refused_as("SETUP-04", "does not draw on the first turn", other, *OPENING[1:], turn_started(0, 1), phase("draw"),
+               draw(0))
+
+
 def test_match_07_the_chosen_player_goes_first() -> None:
     state = fold(*opening(first=1), turn_started(1, 1))
     assert (state.turn, state.turn_player, state.first_player) == (1, 1, 1)

@@ -82,8 +82,15 @@ COST_ZONES = (GY, BANISHED, DECK, HAND, EXTRA)
 #: Settings of ``duel_started`` that the players agreed on, or the room imposed, in place of the
 #: basic rules' values (CONF-01): the starting LP (SETUP-01), the opening hand (SETUP-02), the
 #: Draw Phase draw (TURN-02), and decks that are not checked (DECK-01..06: a casual room's
-#: "Don't check deck"). EDOPro rooms offer all four.
-DUEL_OPTIONS = ("starting_lp", "hand_size", "draw_count", "no_deck_check")
+#: "Don't check deck"). EDOPro rooms offer all four. The rest are older rulings a room's duel
+#: mode may keep (EDOPro's Goat format, its duel flags: yrpx/mapping.py ``_flag_options``):
+#: the first player draws on turn 1 (``first_turn_draw``: SETUP-04, CONF-08); a player may change
+#: the position of, or Flip Summon, a monster the other player summoned this turn
+#: (``reposition_opponents_summons``: POS-08, SUM-11); two 0 ATK Attack Position monsters that
+#: battle are both destroyed (``zero_atk_destroyed``: DMG-03); and one face-up Field Spell on the
+#: whole field, the replaced one destroyed (``one_field_spell``: SPELL-11, CONF-03).
+DUEL_OPTIONS = ("starting_lp", "hand_size", "draw_count", "no_deck_check", "first_turn_draw",
+                "reposition_opponents_summons", "zero_atk_destroyed", "one_field_spell")
 
 
 class EventFormatError(InputError):
@@ -268,7 +275,8 @@ class DuelStarted(Event):
     ``options`` names the settings (``DUEL_OPTIONS``) the players agreed on or the room set in
     place of the basic rules' value (CONF-01): a 4000 LP duel is ``starting_lp: 4000`` with
     ``options: ["starting_lp"]``; without it, any LP but 8000 breaks SETUP-01. ``no_deck_check``
-    says the decks were not held to DECK-01..06. Version 2 added ``options`` and ``draw_count``
+    says the decks were not held to DECK-01..06; the other options keep an older ruling in place of
+    a basic rule (``DUEL_OPTIONS``: a new word needs no new version). Version 2 added ``options`` and ``draw_count``
     (the Draw Phase draw, TURN-02); version 3 ``banlist``, the Forbidden/Limited list the decks
     are registered against (DECK-08), carried whole.
     """

@@ -29,7 +29,7 @@ class Card:
         "arrived_turn", "summoned_turn", "summon_method", "set_turn", "position_changed_turn",
         "attacked_turn", "atk", "defense", "level", "counters", "materials", "host",
         "properly_summoned", "is_token", "revealed", "field_exits", "equipped_to", "equip_exits",
-        "equip_pending", "last_controller")
+        "equip_pending", "last_controller", "summoned_by")
 
     def __init__(self, card_id: str, owner: int, facts: CardFacts, zone: str = DECK,
                  is_token: bool = False) -> None:
@@ -60,6 +60,7 @@ class Card:
         self.equip_exits = 0             # that monster's field_exits when it was equipped
         self.equip_pending = False       # equipped to a monster not yet on the field (e.g. a revival)
         self.last_controller: int | None = None   # CTRL-01: who controlled it as it last left the field
+        self.summoned_by: int | None = None  # who summoned or Set it (POS-08 under reposition_opponents_summons)
 
     @property
     def face_up(self) -> bool:
@@ -88,7 +89,7 @@ class Card:
         self.counters = {}
         self.arrived_turn = self.summoned_turn = self.set_turn = 0
         self.position_changed_turn = self.attacked_turn = 0
-        self.summon_method = None
+        self.summon_method = self.summoned_by = None
         self.last_controller = self.controller
         self.controller = self.owner
         self.field_exits += 1
@@ -183,6 +184,7 @@ class DuelState:
         self.hand_size = 5
         self.draw_count = 1                          # the Draw Phase draw (TURN-02; a duel option)
         self.decks_checked = True                    # DECK-01..06 hold (a duel option may say not)
+        self.options: tuple[str, ...] = ()           # duel_started's options (CONF-01): older rulings kept
         self.first_player = 0
         self.players: tuple[str, ...] = ()
         self.turn = 0
@@ -371,7 +373,7 @@ class DuelState:
 
     # -- snapshots: plain data (msgpack/JSON-safe), never pickle, so a shared store runs no code --
 
-    _SCALARS = ("index", "started", "ruleset", "starting_lp", "hand_size", "draw_count", "decks_checked",
+    _SCALARS = ("index", "started", "ruleset", "starting_lp", "hand_size", "draw_count", "decks_checked", "options",
                 "first_player", "players", "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
                 "normal_draw_done", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
@@ -394,7 +396,7 @@ class DuelState:
     def from_data(cls, data: dict, cards: CardDB) -> "DuelState":
         state = cls(cards)
         for name, value in data["scalars"].items():
-            setattr(state, name, tuple(value) if name == "players" else value)
+            setattr(state, name, tuple(value) if name in ("players", "options") else value)
         for row in data["cards"]:
             card = _card_from_row(row if len(row) == _CARD_WIDTH else [*row, *_CARD_PADDING[len(row):]])
             card.facts = cards[card.code]
@@ -414,7 +416,7 @@ class DuelState:
 
 #: Card slots added after snapshots were first stored, with the value an old snapshot implies.
 _CARD_DEFAULTS = {"field_exits": 0, "equipped_to": None, "equip_exits": 0, "equip_pending": False,
-                  "last_controller": None}
+                  "last_controller": None, "summoned_by": None}
 _CARD_WIDTH = len(Card.__slots__)
 _CARD_PADDING = [None] * (_CARD_WIDTH - len(_CARD_DEFAULTS)) + list(_CARD_DEFAULTS.values())
 _card_values = operator.attrgetter(*Card.__slots__)
@@ -436,7 +438,8 @@ def _card_from_row(row: list) -> Card:
      card.arrived_turn, card.summoned_turn, card.summon_method, card.set_turn,
      card.position_changed_turn, card.attacked_turn, card.atk, card.defense, card.level,
      card.counters, card.materials, card.host, card.properly_summoned, card.is_token, card.revealed,
-     card.field_exits, card.equipped_to, card.equip_exits, card.equip_pending, card.last_controller) = row
+     card.field_exits, card.equipped_to, card.equip_exits, card.equip_pending, card.last_controller,
+     card.summoned_by) = row
     return card
 
 

@@ -93,11 +93,14 @@ def _current_attack(state: DuelState, ev: Event) -> Attack:
     return state.attack
 
 
-def battle_outcome(atk: int, target: tuple[bool, int] | None) -> tuple[str, bool, bool, int, int]:
+def battle_outcome(atk: int, target: tuple[bool, int] | None,
+                   zero_atk_destroyed: bool = False) -> tuple[str, bool, bool, int, int]:
     """DMG-01..09 on values, for the fold and for importers that set a replay's battles beside
     the rules: an attacker of ``atk`` against ``target`` (in Attack Position?, its ATK or DEF
     accordingly; None for a direct attack). Returns (the rule that applies, attacker destroyed,
-    target destroyed, battle damage to the attacker's controller, to the other player)."""
+    target destroyed, battle damage to the attacker's controller, to the other player).
+    ``zero_atk_destroyed`` is the duel option of that name, an older ruling (EDOPro's Goat
+    format): two 0 ATK Attack Position monsters destroy each other like any equal ATK (DMG-03)."""
     if target is None:
         return ("DMG-08" if atk else "DMG-09"), False, False, 0, atk   # DMG-09: 0 is no damage
     attacking, other = target
@@ -105,7 +108,9 @@ def battle_outcome(atk: int, target: tuple[bool, int] | None) -> tuple[str, bool
         if atk > other:
             return "DMG-01", False, True, 0, atk - other
         if atk == other:
-            return ("DMG-03", False, False, 0, 0) if atk == 0 else ("DMG-02", True, True, 0, 0)
+            if atk == 0:
+                return "DMG-03", zero_atk_destroyed, zero_atk_destroyed, 0, 0
+            return "DMG-02", True, True, 0, 0
         return "DMG-04", True, False, other - atk, 0
     if atk > other:
         return "DMG-05", False, True, 0, 0
@@ -120,7 +125,8 @@ def battle_result(state: DuelState, attacker: Card, target: Card | None) -> tupl
     attacking = target is not None and target.position == ATTACK
     rule, lost, beaten, to_me, to_other = battle_outcome(
         attacker.current_atk,
-        None if target is None else (attacking, target.current_atk if attacking else target.current_def))
+        None if target is None else (attacking, target.current_atk if attacking else target.current_def),
+        "zero_atk_destroyed" in state.options)
     damage = [0, 0]
     damage[me] += to_me
     damage[1 - me if target is None else target.controller] += to_other

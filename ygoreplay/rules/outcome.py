@@ -63,12 +63,17 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
 def _field_spell_replaced(state: DuelState, ev: CardMoved, card: Card, placed: list) -> bool:
     """SPELL-11, right after a Field Spell was placed in ``placed[1]``'s Field Zone: the record
     may state that the old one went to the GY (it is there already: nothing more happens), but it
-    was sent, not destroyed, and the opponent's Field Spell stays where it is."""
+    was sent, not destroyed, and the opponent's Field Spell stays where it is. Under the duel
+    option ``one_field_spell`` (the older ruling, CONF-03) the old one is destroyed instead; the
+    opponent's face-up one is destroyed too, but only once the new one's activation resolves,
+    not as it is placed, so here it still stays."""
     _, player, old = placed
     if card.id == old:
-        if ev.to.zone != GY or ev.reason in ("destroyed", "battle", "banished"):
-            fail(state, ev, "SPELL-11", f"{card.name} ({card.id}) was replaced by a new Field Spell: it is sent to the "
-                 f"GY, neither destroyed nor sent anywhere else (recorded: {ev.reason} to the {ev.to.zone})")
+        destroyed = "one_field_spell" in state.options
+        if ev.to.zone != GY or ev.reason in ("battle", "banished") or (ev.reason == "destroyed") != destroyed:
+            how = "destroyed (one_field_spell)" if destroyed else "sent to the GY, neither destroyed nor sent anywhere else"
+            fail(state, ev, "SPELL-11", f"{card.name} ({card.id}) was replaced by a new Field Spell: it is {how} "
+                 f"(recorded: {ev.reason} to the {ev.to.zone})")
         return True
     if card.zone == FZONE and card.controller != player and ev.cause is None:
         fail(state, ev, "SPELL-11", f"player {player}'s new Field Spell leaves player {card.controller}'s "
@@ -150,7 +155,7 @@ def card_revealed(state: DuelState, ev: CardRevealed) -> None:
 
 #: What a card keeps when it changes control or trades places (CTRL-02, ZONE-16): it is the same
 #: card, summoned the same way, with its counters, materials and equips.
-_KEPT = ("summoned_turn", "summon_method", "attacked_turn", "position_changed_turn", "atk", "defense", "level",
+_KEPT = ("summoned_turn", "summon_method", "summoned_by", "attacked_turn", "position_changed_turn", "atk", "defense", "level",
          "counters", "properly_summoned", "field_exits", "equipped_to", "equip_exits", "equip_pending")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..events import ATTACK, DEFENSE, FACEDOWN_ATTACK, FACEUP, FZONE, MZONE, SET, SZONE, PositionChanged
 from ..state import DuelState
 from .base import fail, get_card, handles, impossible, open_game_state, player_of
-from .summon import check_flip
+from .summon import check_flip, summoned_this_turn
 
 FACE_DOWN = (SET, FACEDOWN_ATTACK)
 
@@ -79,7 +79,7 @@ def _check_manual(state: DuelState, ev: PositionChanged, card, new: str) -> None
         fail(state, ev, "POS-07", f"a manual position change needs an open game state in your own Main Phase: {why}")
     if card.position_changed_turn == state.turn:
         fail(state, ev, "POS-07", f"{card.name} has already changed position this turn")
-    if card.summoned_turn == state.turn:
+    if summoned_this_turn(state, card):
         fail(state, ev, "POS-08", f"{card.name} was summoned or Set this turn and cannot change position")
     if card.attacked_turn == state.turn:
         fail(state, ev, "POS-08", f"{card.name} declared an attack this turn and cannot change position")

@@ -58,6 +58,7 @@ def duel_started(state: DuelState, ev: DuelStarted) -> None:
     state.hand_size = ev.hand_size
     state.draw_count = ev.draw_count
     state.decks_checked = "no_deck_check" not in options
+    state.options = tuple(options)
     state.first_player = ev.first_player
     state.turn_player = ev.first_player
     state.players = ev.players

@@ -50,8 +50,9 @@ def _check_szone(state: DuelState, ev: Event, player: int, zone: int | None, car
 def _replace_field_spell(state: DuelState, player: int) -> None:
     """SPELL-11: a new Field Spell in your Field Zone sends your old one to the GY, neither
     destroyed nor sent by an effect; the opponent's stays. The same under every rule set this
-    program knows (MR3 and later: CONF-03, ``RuleSet.field_spell_replacement``). The record may
-    state that move right after (``outcome.card_moved``): ``field_placed`` remembers it."""
+    program knows (MR3 and later: CONF-03, ``RuleSet.field_spell_replacement``); the duel option
+    ``one_field_spell`` keeps the older ruling (destroyed). The record may state that move right
+    after (``outcome.card_moved``): ``field_placed`` remembers it."""
     old_id = state.sides[player].fzone
     if old_id is not None:
         old = state.cards[old_id]

@@ -97,7 +97,7 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
         send_from_field(state, t, GY)
     take(state, card)
     put(state, card, MZONE, player, ev.zone, position)
-    card.summoned_turn = state.turn
+    card.summoned_turn, card.summoned_by = state.turn, player
     card.summon_method = "set" if position == SET else "normal"
     card.properly_summoned = True
     side.normal_summon_turn = state.turn
@@ -127,7 +127,7 @@ def _gemini_summon(state: DuelState, ev: NormalSummoned | MonsterSet, card: Card
     if ev.tributes:
         fail(state, ev, "SUM-04", f"{card.name} is on the field already: its second Normal Summon takes no Tribute")
     state.sides[player].normal_summon_turn = state.turn
-    card.summoned_turn = state.turn
+    card.summoned_turn, card.summoned_by = state.turn, player
     card.summon_method = "gemini"
     state.summon_window = None
     state.summon_group = []
@@ -174,6 +174,17 @@ def _check_equips(state: DuelState, ev: Event) -> list[Card]:
     return [] if in_chain(state) else check_equips(state, ev)
 
 
+def summoned_this_turn(state: DuelState, card: Card) -> bool:
+    """POS-08/SUM-11: summoned or Set this turn, so its position stays until the next turn. Under the
+    duel option ``reposition_opponents_summons`` (an older ruling EDOPro's Goat format keeps) only
+    for the player who summoned it: a monster the opponent summoned this turn and you now control
+    (Snatch Steal, Change of Heart) may change position or be Flip Summoned."""
+    if card.summoned_turn != state.turn:
+        return False
+    return not ("reposition_opponents_summons" in state.options
+                and card.summoned_by is not None and card.summoned_by != card.controller)
+
+
 def check_flip(state: DuelState, ev: Event, card: Card, player: int) -> None:
     """SUM-10/11: a Flip Summon is a position change made in your Main Phase."""
     if card.position not in (SET, "facedown_attack"):
@@ -181,7 +192,7 @@ def check_flip(state: DuelState, ev: Event, card: Card, player: int) -> None:
     why = open_game_state(state, player)
     if why:
         fail(state, ev, "SUM-10", f"a Flip Summon needs an open game state in your own Main Phase: {why}")
-    if card.summoned_turn == state.turn:
+    if summoned_this_turn(state, card):
         fail(state, ev, "SUM-11", f"{card.name} was Set or summoned this turn and cannot be Flip Summoned until the next")
     if card.position_changed_turn == state.turn:
         fail(state, ev, "SUM-11", f"{card.name} has already changed its battle position this turn")
@@ -304,7 +315,7 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
             put(state, m, GY, m.owner)
     take(state, card)
     put(state, card, MZONE, to_player, ev.zone, ev.position)
-    card.summoned_turn = state.turn
+    card.summoned_turn, card.summoned_by = state.turn, player   # the summoner, maybe not its controller
     card.summon_method = method
     if method in PROPER_METHODS:
         card.properly_summoned = True
@@ -567,7 +578,7 @@ def token_created(state: DuelState, ev: TokenCreated) -> None:
     stranded = _check_equips(state, ev)
     state.cards[token.id] = token
     put(state, token, MZONE, player, ev.zone, ev.position)
-    token.summoned_turn = state.turn
+    token.summoned_turn, token.summoned_by = state.turn, player
     token.summon_method = "effect"
     state.summon_window = token.id
     state.summon_group = []

@@ -48,7 +48,7 @@ def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
         elif state.phase != "draw":
             fail(state, ev, "TURN-02",
                  f"a draw with no effect as its cause is the Draw Phase draw, but this is the {phase_name(state.phase)}")
-        elif state.turn == 1 and player == state.first_player:
+        elif state.turn == 1 and player == state.first_player and "first_turn_draw" not in state.options:
             fail(state, ev, "SETUP-04", "the player going first does not draw on the first turn")
         elif state.normal_draw_done:
             fail(state, ev, "TURN-02", "the turn player draws only once in the Draw Phase")
@@ -131,10 +131,11 @@ def phase_entered(state: DuelState, ev: PhaseEntered) -> None:
 
 
 def must_still_draw(state: DuelState) -> bool:
-    """TURN-02: the turn player must draw, except the first player on turn 1 (SETUP-04)."""
+    """TURN-02: the turn player must draw, except the first player on turn 1 (SETUP-04) unless the
+    duel's option ``first_turn_draw`` keeps the older rule that they draw too (CONF-08)."""
     if state.normal_draw_done or state.turn_player in state.must_lose:
         return False
-    return not (state.turn == 1 and state.turn_player == state.first_player)
+    return not (state.turn == 1 and state.turn_player == state.first_player and "first_turn_draw" not in state.options)
 
 
 @handles(StepEntered)

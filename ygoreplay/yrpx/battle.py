@@ -107,7 +107,8 @@ class BattleHandling:
         me = a_loc.controller & 1
         t_attack = target is not None and bool(t_loc.position & POS_ATTACK)
         _rule, lost, beaten, to_me, to_other = battle_outcome(
-            max(atk, 0) if target is None else atk, None if target is None else (t_attack, t_atk if t_attack else t_def))
+            max(atk, 0) if target is None else atk, None if target is None else (t_attack, t_atk if t_attack else t_def),
+            "zero_atk_destroyed" in self.options)
         rules_damage = [0, 0]
         rules_damage[me] += to_me
         rules_damage[1 - me if target is None else t_loc.controller & 1] += to_other

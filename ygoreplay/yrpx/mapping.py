@@ -59,8 +59,8 @@ from .battle import BattleHandling
 from .chains import Activation, ChainHandling, Link
 from .cites import Effect
 from .constants import LOCATION_DECK, LOCATION_EXTRA, MSG_NEW_TURN, MSG_START, MSG_UPDATE_CARD, MSG_UPDATE_DATA
-from .container import (DUEL_EMZONE, DUEL_FSX_MMZONE, DUEL_PSEUDO_SHUFFLE, DUEL_RELAY, DUEL_SEPARATE_PZONE,
-    REPLAY_HAND_TEST, REPLAY_SINGLE_MODE, REPLAY_TAG, YRP1, YRPX, Where, YrpxError, YrpxReplay, read_yrpx)
+from .container import (DUEL_0_ATK_DESTROYED, DUEL_1_FACEUP_FIELD, DUEL_1ST_TURN_DRAW, DUEL_CAN_REPOS_IF_NON_SUMPLAYER,
+    DUEL_EMZONE, DUEL_FSX_MMZONE, DUEL_PSEUDO_SHUFFLE, DUEL_RELAY, DUEL_SEPARATE_PZONE, REPLAY_HAND_TEST, REPLAY_SINGLE_MODE, REPLAY_TAG, YRP1, YRPX, Where, YrpxError, YrpxReplay, read_yrpx)
 from .facts import QueriedFacts
 from .messages import QUIET, Query, handler_table, parse_message, parse_update_data
 from .mirror import Mirror, Cell
@@ -118,6 +118,34 @@ def _ruleset(duel_flags: int) -> tuple[str, str | None]:
     if duel_flags & DUEL_SEPARATE_PZONE:
         return "mr3", None
     return "mr3", f"duel flags {duel_flags:#x} name an older Master Rule; checked under mr3"
+
+
+#: EDOPro duel flags that keep an older ruling in place of a basic rule we check, and the duel
+#: option (``DUEL_OPTIONS``, CONF-01) that says so in ``duel_started``. EDOPro's Goat format
+#: (DUEL_MODE_GOAT) and Master Rules 1 and 2 set some of them. The other flags of those modes
+#: change nothing our rules check, so they are not recorded:
+#: DUEL_6_STEP_BATLLE_STEP and DUEL_SINGLE_CHAIN_IN_DAMAGE_SUBSTEP (when triggers open a chain in
+#: the Damage Step: the steps are the same, BATTLE-01, and the Damage Step does not limit
+#: activations, CONF-18); DUEL_STORE_ATTACK_REPLAYS (when a replay is offered: BATTLE-06 checks a
+#: retarget, not the moment); DUEL_OCG_OBSOLETE_IGNITION, DUEL_TCG_FAST_EFFECT_IGNITION,
+#: DUEL_USE_TRAPS_IN_NEW_CHAIN (who may activate first: priority is not followed, CONF-14; an
+#: Ignition effect is still Chain Link 1, EFF-02); DUEL_TRIGGER_WHEN_PRIVATE_KNOWLEDGE,
+#: DUEL_RETURN_TO_DECK_TRIGGERS, DUEL_TCG_SEGOC_NONPUBLIC, DUEL_TCG_SEGOC_FIRSTTRIGGER (which
+#: triggers may activate and in what order: card text, CHAIN-08 keeps one chain);
+#: DUEL_SPSUMMON_ONCE_OLD_NEGATE, DUEL_CANNOT_SUMMON_OATH_OLD (how "once per turn" and "cannot
+#: Special Summon" card effects count: card text); DUEL_EQUIP_NOT_SENT_IF_MISSING_TARGET (a
+#: monster to be equipped to a monster gone stays in its Monster Zone: no equip, nothing to check).
+FLAG_OPTIONS = (
+    (DUEL_1ST_TURN_DRAW, "first_turn_draw"),                         # SETUP-04: the first player draws
+    (DUEL_CAN_REPOS_IF_NON_SUMPLAYER, "reposition_opponents_summons"),   # POS-08, SUM-11
+    (DUEL_0_ATK_DESTROYED, "zero_atk_destroyed"),                    # DMG-03: both destroyed
+    (DUEL_1_FACEUP_FIELD, "one_field_spell"),                        # SPELL-11: one on the field, destroyed
+)
+
+
+def _flag_options(duel_flags: int) -> tuple[str, ...]:
+    """The duel options EDOPro's duel flags set (``FLAG_OPTIONS``)."""
+    return tuple(option for flag, option in FLAG_OPTIONS if duel_flags & flag)
 
 
 class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, BattleHandling):
@@ -182,6 +210,7 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
         self.battle_damage_at: set[int] = set()
         self.resolved_cards: set[str] = set()
         self.draw_count = 1
+        self.options: tuple[str, ...] = ()      # duel_started's options (CONF-01)
         self.prev_sig = 0
         self.turn_activations: list[tuple[str, tuple[str, ...]]] = []
         self.solving_from = 0
@@ -291,11 +320,13 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
             self.note(why)
         hand = yrp1.start_hand if yrp1 else 5
         self.draw_count = yrp1.draw_count if yrp1 else 1
-        # The room's start LP, start hand, draw count and deck check are duel options (CONF-01)
+        # The room's start LP, start hand, draw count and deck check are duel options (CONF-01),
+        # and so are the older rulings its duel flags keep
         unchecked = [self.note_deck_check(player, main, extra) for player, (main, extra) in enumerate(decks)]
         options = tuple(name for name, value, default in (
             ("starting_lp", self.lp[0], 8000), ("hand_size", hand, 5), ("draw_count", self.draw_count, 1),
-            ("no_deck_check", any(unchecked), False)) if value != default)
+            ("no_deck_check", any(unchecked), False)) if value != default) + _flag_options(self.r.duel_flags)
+        self.options = options
         self.emit_setup(DuelStarted(first_player=first, method="rps", ruleset=ruleset,
                                     starting_lp=self.lp[0], hand_size=hand, draw_count=self.draw_count,
                                     options=options, players=tuple(self.r.players)))
