@@ -433,3 +433,25 @@ def test_change_of_heart_takes_control_until_the_end_phase():
     assert report.state.sides[1].mzone[3] == "p1.m39"
     assert report.violations == [], report.violations
     assert agreement.ok, agreement
+
+
+# -- 5. Cites (GEN-01) ---------------------------------------------------------------------------
+
+def test_a_normal_spell_its_own_effect_keeps_on_the_field_is_cited():
+    """SPELL-04, GEN-01: the engine sends a resolved Normal Spell to the GY (REASON_RULE) after
+    MSG_CHAIN_SOLVED; one that its own effect keeps there (Swords of Revealing Light) is still in
+    its zone at MSG_CHAIN_END, so the chain's end cites the card and nothing is a violation."""
+    at = (0, SZONE, 1, UP)
+    stream = opening() + move(HEART, (0, HAND, 1, DOWN), at, 0) + chain(HEART, at) + spells(0, s1=(HEART, UP))
+    result, agreement, report = imported(stream)
+    ended = kinds(result, "chain_ended")[-1]
+    assert ended.cite is not None and ended.cite.card == P0_HEART
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["SPELL-04"]
+    assert agreement.ok, agreement
+
+
+def test_a_resolved_normal_spell_sent_to_the_gy_cites_nothing():
+    """SPELL-04: the usual case, the MSG_MOVE to the GY after MSG_CHAIN_SOLVED: no cite."""
+    result, agreement, report = imported(opening() + spell(HEART, 1, 1, 0))
+    assert all(e.cite is None for e in kinds(result, "chain_ended"))
+    assert report.violations == [] and report.overrides == [] and agreement.ok

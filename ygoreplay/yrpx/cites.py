@@ -292,6 +292,24 @@ def credit_gain(imp: Importer, player: int, count: int, top: bool = False) -> No
         effect.top_at = imp.i
 
 
+def stayed_cite(imp: Importer, to_leave: list[str]) -> Cite | None:
+    """SPELL-04, TRAP-04: a card activation that goes to the GY once resolved or negated but is
+    still face-up in its Spell & Trap Zone at MSG_CHAIN_END: the engine sends such a card to the
+    GY (REASON_RULE) right after its MSG_CHAIN_SOLVED unless an effect keeps it there (Swords of
+    Revealing Light: "remains on the field for 3 turns", its script's CancelToGrave). The stream
+    shows no move, so the chain's end cites the card itself; one cite per event, so a second
+    such card in the same chain is named in a note."""
+    stayed = [c for c in dict.fromkeys(to_leave)
+              if c not in imp.facedown_st and any(c in side.szone for side in imp.field.sides)]
+    if not stayed:
+        return None
+    for card in stayed[1:]:
+        imp.note(f"{card} {imp.facts.card_name(imp.field.code(card))} also stays on the field after resolving; "
+                 f"the chain's end cites only {stayed[0]}")
+    return Cite(stayed[0], "stays on the field after it resolves, as its own effect says (the engine did not "
+                "send it to the GY)")
+
+
 def battle_cite(imp: Importer, attacker: str, happened: tuple[list[str], list[int]],
                 rules: tuple[set[str], list[int]], pierce: bool, hint: str | None, detached: str | None,
                 chain_card: str | None) -> Cite | None:

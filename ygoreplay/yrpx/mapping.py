@@ -148,6 +148,7 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
         self.activation: Activation | None = None
         self.last_link_card: str | None = None
         self.last_link_by_player: dict[int, str] = {}
+        self.to_leave: list[str] = []              # card activations this chain that go to the GY
         self.flipped: set[str] = set()
         # summons
         self.pending_tributes: list[tuple[str, Loc]] = []               # (card, where EDOPro sent it)
