@@ -62,6 +62,17 @@ if TYPE_CHECKING:
     from .mapping import Importer
 
 
+@dataclass(frozen=True)
+class ForcedBattle:
+    """A Battle Phase an effect forced out of turn order (``Duel.ForceAttack``: Last Turn): the
+    engine's ForcedBattle process enters it from whatever phase the chain resolved in, then
+    returns to that phase and resets every monster's attack count."""
+
+    card: str                      # the link that resolved just before: the effect forcing it
+    back: str                      # the phase it interrupted, which play returns to
+    attacked: frozenset[str]       # monsters that had attacked this turn before it
+
+
 @dataclass(eq=False)
 class Effect:
     """One chain link as evidence for a later cite (a skipped Draw Phase): what the stream said."""
@@ -310,6 +321,38 @@ def stayed_cite(imp: Importer, to_leave: list[str]) -> Cite | None:
                 "send it to the GY)")
 
 
+def forced_battle_start(imp: Importer, phase_before: str | None) -> Cite | None:
+    """TURN-01: MSG_NEW_PHASE for the Battle Phase from a phase it cannot follow (Last Turn in
+    the opponent's Draw Phase). The engine enters it only by a forced attack, processed right
+    after the chain that forced it ends, so the cite is the link that resolved last, if the
+    chain ended with nothing in between; the forced battle is remembered for its end."""
+    where = f"turn {imp.turn}: a Battle Phase straight after the {phase_before or 'turn start'}"
+    if imp.last_resolved is None or imp.chain_end_at != len(imp.events) or phase_before is None:
+        imp.note(f"{where}, and no chain ended just before it; no cite")
+        return None
+    card = imp.last_resolved[0]
+    imp.forced = ForcedBattle(card, phase_before,
+                              frozenset(a for a, turn in imp.attacked.items() if turn == imp.turn))
+    imp.note(f"{where}: a forced attack, cited {card} {imp.facts.card_name(imp.field.code(card))}, "
+             "the chain link that resolved just before")
+    return Cite(card, "forces an attack: a Battle Phase out of turn order")
+
+
+def forced_battle_end(imp: Importer, phase: str) -> Cite | None:
+    """The forced Battle Phase is over: play returns to the phase it interrupted (TURN-01), and
+    the monsters that attacked in it may attack again this turn (BATTLE-03)."""
+    forced, imp.forced = imp.forced, None
+    if forced is None:
+        return None
+    for attacker, turn in imp.attacked.items():
+        if turn == imp.turn and attacker not in forced.attacked:
+            imp.attack_reset[attacker] = (turn, forced.card)
+    if phase != forced.back:
+        imp.note(f"turn {imp.turn}: the forced Battle Phase ends in the {phase}, not the {forced.back} it interrupted")
+        return None
+    return Cite(forced.card, f"play returns to the {forced.back} phase its forced attack interrupted")
+
+
 def battle_cite(imp: Importer, attacker: str, happened: tuple[list[str], list[int]],
                 rules: tuple[set[str], list[int]], pierce: bool, hint: str | None, detached: str | None,
                 chain_card: str | None) -> Cite | None:
@@ -330,5 +373,7 @@ def battle_cite(imp: Importer, attacker: str, happened: tuple[list[str], list[in
             return Cite(granted_to(imp, attacker), "inflicts piercing battle damage")
         if hint is not None:
             return Cite(hint, "changes the battle damage")
+        if imp.forced is not None:
+            return Cite(imp.forced.card, "changes the battle damage of the attack it forces")
         imp.note(f"battle damage {damage} differs from the rules' {rules_damage} and the stream names no card")
     return None
