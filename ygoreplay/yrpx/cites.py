@@ -5,7 +5,9 @@ The stream names no card texts, so the cite is the card the stream shows behind 
 the chain link resolving, the card a HINT_CARD names, the link that resolved with no other
 outcome just before (e.g. "Normal Summon 1 monster"), a card that targeted the monster this turn
 (an ability granted), or the card's own text (a summon procedure, "can attack directly",
-piercing damage).
+piercing damage, a Normal Spell that stays on the field after resolving). A Battle Phase out of
+turn order is a forced attack (``ForceAttack``): it and the return to the phase it interrupted
+cite the link that resolved just before it.
 
 **A skipped Draw Phase (TURN-01).** "Skip your next Draw Phase" is an effect registered on the
 player (EFFECT_SKIP_DP) long before the skip; at the skip EDOPro sends only MSG_NEW_TURN then
