@@ -160,9 +160,10 @@ def yrp1(extra0=()) -> bytes:
     return wrap(YRP1, flags, body + struct.pack("<I", 0) + bytes([1, 0]))
 
 
-def imported(stream: bytes, extra0=()):
-    """The stream as a replay (player 1 wins at its end), imported and checked against the engine."""
-    body = teams(FLAGS) + struct.pack("<Q", MR5) + stream + packet(MSG_WIN, bytes([1, 0]))
+def imported(stream: bytes, extra0=(), win: bytes = bytes([1, 0])):
+    """The stream as a replay (player 1 wins at its end: MSG_WIN ``win``), imported and checked
+    against the engine."""
+    body = teams(FLAGS) + struct.pack("<Q", MR5) + stream + packet(MSG_WIN, win)
     result = import_yrpx(wrap(YRPX, FLAGS, body + packet(OLD_REPLAY_MODE, yrp1(extra0))))
     agreement, report = engine_check.check(result)
     return result, agreement, report
@@ -514,9 +515,7 @@ def test_a_draw_a_card_declares_ends_the_duel_by_an_effect():
     """WIN-04, WIN-03: MSG_WIN for neither player with a card's reason (0x16, Last Turn's End
     Phase check) is a draw by an effect, not one the rules impose (both players losing at
     once): reason "effect", no violation, and a note naming the engine's reason."""
-    body = teams(FLAGS) + struct.pack("<Q", MR5) + opening() + packet(MSG_WIN, bytes([2, 0x16]))
-    result = import_yrpx(wrap(YRPX, FLAGS, body + packet(OLD_REPLAY_MODE, yrp1())))
-    agreement, report = engine_check.check(result)
+    result, agreement, report = imported(opening(), win=bytes([2, 0x16]))
     [ended] = kinds(result, "duel_ended")
     assert (ended.winner, ended.reason) == (None, "effect")
     assert any("MSG_WIN reason 0x16" in n for n in result.notes)
