@@ -23,7 +23,7 @@ from ygoreplay import engine_check
 from ygoreplay.yrpx import (
     LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_SZONE,
     MSG_ATTACK, MSG_BATTLE, MSG_BECOME_TARGET, MSG_CHAIN_END, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING,
-    MSG_CHAINED, MSG_CHAINING, MSG_CONFIRM_EXTRATOP, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START,
+    MSG_CHAINED, MSG_CHAINING, MSG_CONFIRM_EXTRATOP, MSG_DAMAGE, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START,
     MSG_DECK_TOP, MSG_FLIPSUMMONED, MSG_FLIPSUMMONING, MSG_MOVE, MSG_NEW_PHASE, MSG_NEW_TURN,
     MSG_PAY_LPCOST, MSG_POS_CHANGE, MSG_RANDOM_SELECTED, MSG_REVERSE_DECK, MSG_SET, MSG_SHUFFLE_DECK,
     MSG_SHUFFLE_EXTRA, MSG_SHUFFLE_SET_CARD, MSG_SPSUMMONED, MSG_SPSUMMONING, MSG_START, MSG_SUMMONED,
@@ -160,9 +160,10 @@ def yrp1(extra0=()) -> bytes:
     return wrap(YRP1, flags, body + struct.pack("<I", 0) + bytes([1, 0]))
 
 
-def imported(stream: bytes, extra0=()):
-    """The stream as a replay (player 1 wins at its end), imported and checked against the engine."""
-    body = teams(FLAGS) + struct.pack("<Q", MR5) + stream + packet(MSG_WIN, bytes([1, 0]))
+def imported(stream: bytes, extra0=(), win: bytes = bytes([1, 0])):
+    """The stream as a replay (player 1 wins at its end: MSG_WIN ``win``), imported and checked
+    against the engine."""
+    body = teams(FLAGS) + struct.pack("<Q", MR5) + stream + packet(MSG_WIN, win)
     result = import_yrpx(wrap(YRPX, FLAGS, body + packet(OLD_REPLAY_MODE, yrp1(extra0))))
     agreement, report = engine_check.check(result)
     return result, agreement, report
@@ -325,7 +326,6 @@ def test_graveyard_and_deck_swapped():
     Graveyard card that goes to the Extra Deck): the Deck becomes the GY in its order, the GY
     the Deck, a Fusion monster among it returns to the Extra Deck; the server refreshes the GY,
     the engine shuffles the new Deck. Every card is a card_moved, and the board is the engine's."""
-    gy = [FLIPPER, MOON, FUSE1]
     resolving = (move(FLIPPER, (0, HAND, 0, DOWN), (0, GRAVE, 0, UP), REASON_DISCARD | REASON_EFFECT)
                  + move(MOON, (0, HAND, 0, DOWN), (0, GRAVE, 1, UP), REASON_DISCARD | REASON_EFFECT)
                  + move(FUSE1, (0, EXTRA, 0, DOWN), (0, GRAVE, 2, UP)))
@@ -453,3 +453,89 @@ def test_a_token_taken_by_change_of_heart_and_destroyed_leaves_to_its_owner():
     assert [(e.to.controller, e.to.zone) for e in gone] == [(0, "gy")]
     assert report.violations == [], report.violations
     assert agreement.ok, agreement
+
+
+# -- 5. Cites (GEN-01) ---------------------------------------------------------------------------
+
+def test_a_normal_spell_its_own_effect_keeps_on_the_field_is_cited():
+    """SPELL-04, GEN-01: the engine sends a resolved Normal Spell to the GY (REASON_RULE) after
+    MSG_CHAIN_SOLVED; one that its own effect keeps there (Swords of Revealing Light) is still in
+    its zone at MSG_CHAIN_END, so the chain's end cites the card and nothing is a violation."""
+    at = (0, SZONE, 1, UP)
+    stream = opening() + move(HEART, (0, HAND, 1, DOWN), at, 0) + chain(HEART, at) + spells(0, s1=(HEART, UP))
+    result, agreement, report = imported(stream)
+    ended = kinds(result, "chain_ended")[-1]
+    assert ended.cite is not None and ended.cite.card == P0_HEART
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["SPELL-04"]
+    assert agreement.ok, agreement
+
+
+def test_a_resolved_normal_spell_sent_to_the_gy_cites_nothing():
+    """SPELL-04: the usual case, the MSG_MOVE to the GY after MSG_CHAIN_SOLVED: no cite."""
+    result, agreement, report = imported(opening() + spell(HEART, 1, 1, 0))
+    assert all(e.cite is None for e in kinds(result, "chain_ended"))
+    assert report.violations == [] and report.overrides == [] and agreement.ok
+
+
+def forced_battle(damage: bool) -> bytes:
+    """Last Turn as the engine plays it (c28566710.lua, ``ForcedBattle`` in processor.cpp): on
+    turn 2, after player 1's draw, player 0 flips its Set MOON and activates it; it Special
+    Summons player 1's bottom Deck card 3000 and forces it to attack; the engine's forced
+    battle then says MSG_NEW_PHASE Battle, the attack (direct: player 0 has no monster) and
+    MSG_NEW_PHASE Draw again, the phase it interrupted. ``damage``: the forced attack's battle
+    damage is dealt (Last Turn's own stops it)."""
+    at, sps = (0, SZONE, 0, UP), (1, MZONE, 0, UP_ATK)
+    stream = opening() + set_card(0, MOON, 1, SZONE, 0) + spells(0, s0=(MOON, DOWN))
+    stream += phase(0x200) + packet(MSG_NEW_TURN, bytes([1])) + phase(0x1) + draw(1, [D1[::-1][5]])
+    stream += pos_change(MOON, at[:3], DOWN, UP)
+    resolving = (move(3000, (1, DECK, 0, DOWN), sps, REASON_SPSUMMON)
+                 + packet(MSG_SPSUMMONING, struct.pack("<I", 3000) + loc(*sps)) + packet(MSG_SPSUMMONED, b""))
+    stream += chain(MOON, at, resolving=resolving, after=move(MOON, at, (0, GRAVE, 0, UP), REASON_RULE))
+    stream += spells(0) + monsters(1, z0=(3000, UP_ATK))
+    stream += phase(0x8) + direct_attack(sps, 1000 if damage else 0) + phase(0x1)
+    return stream + phase(0x2, 0x4, 0x8) + direct_attack(sps, 1000)
+
+
+def direct_attack(attacker: tuple, damage: int) -> bytes:
+    """MSG_ATTACK with no target, the Damage Step with MSG_BATTLE, the battle damage if any."""
+    out = packet(MSG_ATTACK, loc(*attacker) + loc(0, 0, 0)) + packet(MSG_DAMAGE_STEP_START, b"")
+    out += packet(MSG_BATTLE, loc(*attacker) + struct.pack("<iiB", 1000, 1000, 0) + loc(0, 0, 0) + struct.pack("<iiB", 0, 0, 0))
+    out += packet(MSG_DAMAGE, struct.pack("<BI", 0, damage)) if damage else b""
+    return out + packet(MSG_DAMAGE_STEP_END, b"")
+
+
+def test_a_forced_attack_out_of_turn_order_cites_the_card_that_forced_it():
+    """TURN-01, BATTLE-03, DMG-08, GEN-01: the Battle Phase right after the Draw Phase, the
+    return to the Draw Phase and the second attack of the monster (the engine reset its attack
+    count) all cite MOON, the chain link that resolved just before the forced battle; so does
+    the forced attack's missing battle damage."""
+    result, agreement, report = imported(forced_battle(damage=False))
+    phases = [(e.phase, e.cite.card if e.cite else None) for e in kinds(result, "phase_entered") if e.player == 1]
+    assert phases == [("draw", None), ("battle", P0_MOON), ("draw", P0_MOON), ("standby", None),
+                      ("main1", None), ("battle", None)]
+    first, second = kinds(result, "attack_declared")
+    assert first.cite is None and second.cite.card == P0_MOON
+    assert kinds(result, "damage_calculated")[0].cite.card == P0_MOON
+    assert report.violations == [], report.violations
+    assert sorted(o.rule for o in report.overrides) == ["BATTLE-03", "DMG-08", "TURN-01", "TURN-01"]
+    assert [s.lp for s in report.state.sides] == [7000, 8000]
+    assert agreement.ok, agreement
+
+
+def test_a_forced_attack_dealing_its_damage_is_cited_only_for_the_phases():
+    """DMG-08: battle damage as the rules give it needs no cite, in a forced battle too."""
+    result, agreement, report = imported(forced_battle(damage=True))
+    assert kinds(result, "damage_calculated")[0].cite is None
+    assert report.violations == [] and [s.lp for s in report.state.sides] == [6000, 8000]
+    assert sorted(o.rule for o in report.overrides) == ["BATTLE-03", "TURN-01", "TURN-01"]
+
+
+def test_a_draw_a_card_declares_ends_the_duel_by_an_effect():
+    """WIN-04, WIN-03: MSG_WIN for neither player with a card's reason (0x16, Last Turn's End
+    Phase check) is a draw by an effect, not one the rules impose (both players losing at
+    once): reason "effect", no violation, and a note naming the engine's reason."""
+    result, agreement, report = imported(opening(), win=bytes([2, 0x16]))
+    [ended] = kinds(result, "duel_ended")
+    assert (ended.winner, ended.reason) == (None, "effect")
+    assert any("MSG_WIN reason 0x16" in n for n in result.notes)
+    assert report.violations == [] and agreement.ok, report.violations

@@ -281,9 +281,11 @@ def player_hint(player: int, kind: int, desc: int) -> bytes:
     return packet(MSG_PLAYER_HINT, struct.pack("<BBQ", player, kind, desc))
 
 
-def skip_stream(first: bytes, second: bytes, end_of_turn: bytes = b"") -> bytes:
+def skip_stream(first: bytes, second: bytes, end_of_turn: bytes = b"", third: bytes = b"", again: bool = False) -> bytes:
     """Player 0 resolves two links on turn 1 (``first`` then ``second``); on turn 3 EDOPro goes from
-    the new turn straight to the Standby Phase: the Draw Phase was skipped. Player 1 then wins."""
+    the new turn straight to the Standby Phase: the Draw Phase was skipped. ``third``: links of
+    player 0 in turn 3; ``again``: turn 4 (player 1 draws and summons) and turn 5, skipped too.
+    Player 1 then wins."""
     d0, d1 = DECKS[0][0], DECKS[1][0]
     out = packet(MSG_START, struct.pack("<BII4H", 0, 8000, 8000, 40, 0, 40, 0))
     out += refresh(0, DECK_LOC, d0, EFFECT_MONSTER) + refresh(1, DECK_LOC, d1, EFFECT_MONSTER)
@@ -303,6 +305,18 @@ def skip_stream(first: bytes, second: bytes, end_of_turn: bytes = b"") -> bytes:
     out += packet(MSG_NEW_TURN, bytes([0]))
     for phase in (0x2, 0x4):                            # no Draw Phase
         out += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    out += third
+    if again:
+        hand1 = d1[::-1][:7]
+        out += packet(MSG_NEW_PHASE, struct.pack("<H", 0x200)) + packet(MSG_NEW_TURN, bytes([1]))
+        out += packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(1, hand1[6:])
+        for phase in (0x2, 0x4):
+            out += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+        out += packet(MSG_MOVE, struct.pack("<I", hand1[0]) + loc(1, HAND, 0, 0xA) + loc(1, 0x04, 2, 0x1) + struct.pack("<I", 0))
+        out += packet(MSG_SUMMONING, struct.pack("<I", hand1[0]) + loc(1, 0x04, 2, 0x1)) + packet(MSG_SUMMONED, b"")
+        out += packet(MSG_NEW_PHASE, struct.pack("<H", 0x200)) + packet(MSG_NEW_TURN, bytes([0]))
+        for phase in (0x2, 0x4):                        # no Draw Phase again
+            out += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
     return out + packet(MSG_WIN, bytes([1]))
 
 
@@ -377,6 +391,48 @@ def test_an_effect_whose_lasting_hint_ended_is_not_the_cause():
     result = import_yrpx(replay(stream=skip_stream(first, later, end)))
     standby = next(e for e in result.events if e.kind == "phase_entered" and e.cite is not None)
     assert standby.cite.card != "p0.m39" and "last effect" in standby.cite.effect
+
+
+def discard(player: int, code: int, hand_seq: int, gy_seq: int) -> bytes:
+    """MSG_MOVE of a card discarded from the hand by an effect (REASON_EFFECT | REASON_DISCARD)."""
+    return packet(MSG_MOVE, struct.pack("<I", code) + loc(player, HAND, hand_seq, 0xA) + loc(player, 0x10, gy_seq, 0x5)
+                  + struct.pack("<I", 0x4040))
+
+
+def skipped_cites(result) -> list[str]:
+    return [e.cite.card for e in result.events if e.kind == "phase_entered" and e.cite is not None]
+
+
+def test_a_draw_paid_for_by_a_discard_is_not_the_skips_price():
+    """TURN-01, GEN-01: the first link draws 1 (Reckless Greed's kind); the later one draws 2 and
+    discards 2 (Graceful Charity's kind: no card gained on balance). The first is cited."""
+    first = chain_link(A, 0, 0, resolution=draw(0, TOP[:1]))
+    later = chain_link(B, 1, 0, resolution=draw(0, TOP[1:3]) + discard(0, TOP[2], 6, 0) + discard(0, TOP[1], 5, 1))
+    result = import_yrpx(replay(stream=skip_stream(first, later)))
+    assert skipped_cites(result) == ["p0.m39"]
+    assert [v.rule for v in audit(result.events, result.cards).violations] == []
+
+
+def test_a_draw_both_players_make_is_not_the_skips_price():
+    """TURN-01, GEN-01: the later link makes both players discard and draw (Morphing Jar's kind):
+    no advantage of its player's to pay for; the earlier one-sided draw is cited."""
+    first = chain_link(A, 0, 0, resolution=draw(0, TOP[:1]))
+    d1 = DECKS[1][0][::-1]
+    later = chain_link(B, 1, 0, resolution=discard(1, d1[4], 4, 0) + draw(0, TOP[1:2]) + draw(1, d1[5:6]))
+    stream = skip_stream(first, b"").replace(draw(1, [d1[5]]), draw(1, [d1[6]]), 1)   # turn 2 draws the next
+    result = import_yrpx(replay(stream=stream.replace(first, first + later, 1)))
+    assert skipped_cites(result) == ["p0.m39"]
+    assert [v.rule for v in audit(result.events, result.cards).violations] == []
+
+
+def test_a_second_skip_cites_the_effect_that_skipped_the_first_over_a_later_draw():
+    """TURN-01, GEN-01: Reckless Greed skips two Draw Phases: after the first skip (cited to the
+    link that drew), a Pot of Greed-like link drawing as many in turn 3 does not take the second."""
+    first = chain_link(A, 0, 0, resolution=draw(0, TOP[:1]))
+    third = chain_link(B, 1, 0, resolution=draw(0, TOP[1:2]))
+    result = import_yrpx(replay(stream=skip_stream(first, b"", third=third, again=True)))
+    assert skipped_cites(result) == ["p0.m39", "p0.m39"]
+    assert [v.rule for v in audit(result.events, result.cards).violations] == []
 
 
 def test_without_any_effect_a_skipped_draw_phase_is_not_cited():

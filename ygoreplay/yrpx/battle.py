@@ -56,7 +56,10 @@ class BattleHandling:
             self.step = "battle"
         player = m["a"].controller & 1
         cite = None
-        if self.attacked.get(attacker) == self.turn:
+        reset = self.attack_reset.pop(attacker, None)
+        if self.attacked.get(attacker) == self.turn and reset is not None and reset[0] == self.turn:
+            cite = Cite(reset[1], "the attack it forced reset this monster's attacks: it may attack again")
+        elif self.attacked.get(attacker) == self.turn:
             cite = Cite(granted_to(self, attacker), "this monster can attack more than once")
         elif target is None and any(c is not None for c in self.field.sides[1 - player].mzone):
             cite = Cite(granted_to(self, attacker), "this monster can attack directly")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..events import FZONE, Activated, CardMoved, ChainEnded, ChainLinkNegated, ChainLinkResolved, Cite, Cost, Event
-from .cites import Effect
+from ..rules.spell_trap import LEAVES_AFTER_RESOLVING
+from .cites import Effect, stayed_cite
 from .constants import (LOCATION_MZONE, LOCATION_SZONE, MSG_BECOME_TARGET, MSG_CHAINED, MSG_CHAINING, MSG_CHAIN_END,
     MSG_CHAIN_NEGATED, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING)
 from .container import Where
@@ -155,6 +156,8 @@ class ChainHandling:
         link = self.chain[ct - 1]
         if link.negated and not link.done:
             link.done = True
+            if link.effect_type is None:
+                self.to_leave.append(link.card)   # a negated card activation goes to the GY
             self.emit(ChainLinkNegated(link=ct, by=link.negated_by))
 
     @reads(MSG_CHAIN_NEGATED)
@@ -181,6 +184,7 @@ class ChainHandling:
                 link.done = True
                 if link.effect is not None:
                     link.effect.resolved = True
+                self.resolved_link(link)
                 self.emit(ChainLinkResolved(link=ct))
                 if len(self.events) == self.solving_from + 1:
                     self.quiet_links.append((link.card, link.player))
@@ -188,6 +192,13 @@ class ChainHandling:
             self.resolved_cards.add(link.card)
             del self.chain[ct - 1:]
         self.solving = None
+
+    def resolved_link(self, link: Link) -> None:
+        """SPELL-04, TRAP-04: a Normal or Quick-Play Spell, Ritual Spell or Normal or Counter Trap
+        activated as a card goes to the GY once resolved (``to_leave``; the chain's end checks)."""
+        facts = self.fx(link.card)
+        if link.effect_type is None and (facts.spell_subtype or facts.trap_subtype) in LEAVES_AFTER_RESOLVING:
+            self.to_leave.append(link.card)
 
     @reads(MSG_CHAIN_END)
     def on_chain_end(self, m: dict) -> None:
@@ -201,9 +212,11 @@ class ChainHandling:
                 self.note(f"chain link {ct} ends without resolving; counted as resolved")
                 if link.effect is not None:
                     link.effect.resolved = True
+                self.resolved_link(link)
                 self.emit(ChainLinkResolved(link=ct))
         self.chain.clear()
-        self.emit(ChainEnded())
+        cite, self.to_leave = stayed_cite(self, self.to_leave), []
+        self.emit(ChainEnded(cite=cite))
         self.chain_end_at = len(self.events)
         self.resolved_cards.clear()
         self.after_chain = (len(self.events), list(self.quiet_links))

@@ -5,7 +5,9 @@ The stream names no card texts, so the cite is the card the stream shows behind 
 the chain link resolving, the card a HINT_CARD names, the link that resolved with no other
 outcome just before (e.g. "Normal Summon 1 monster"), a card that targeted the monster this turn
 (an ability granted), or the card's own text (a summon procedure, "can attack directly",
-piercing damage).
+piercing damage, a Normal Spell that stays on the field after resolving). A Battle Phase out of
+turn order is a forced attack (``ForceAttack``): it and the return to the phase it interrupted
+cite the link that resolved just before it.
 
 **A skipped Draw Phase (TURN-01).** "Skip your next Draw Phase" is an effect registered on the
 player (EFFECT_SKIP_DP) long before the skip; at the skip EDOPro sends only MSG_NEW_TURN then
@@ -24,9 +26,15 @@ plus any link whose client hint is still on the player. What the stream can say 
   does not record HINT_EFFECT (5) or the select hints (1-3).
 - What the link did while it resolved: cards its player drew (MSG_DRAW) or moved from their Deck
   to their hand (MSG_MOVE), and whether one of those was the top card taken without a draw
-  (Dr. Frankenderp's "add the top card of your Deck to your hand").
+  (Dr. Frankenderp's "add the top card of your Deck to your hand"); cards its player discarded
+  from the hand (MSG_MOVE with REASON_DISCARD) in the same resolution, so that what counts is
+  the cards it gained on balance (Graceful Charity's "draw 3, then discard 2" gains 1, Card
+  Destruction's discard and draw none; Reckless Greed's "draw 2" gains 2), and whether it gave
+  the opponent cards too (Morphing Jar: both players draw 5, no advantage to pay for).
 
-The choice, strongest evidence first (ties: more cards for 1-4, then the later link):
+The choice, strongest evidence first (ties for 1-4: a link that gave only its own player cards,
+then more cards gained, then one a skip before this was cited to (Reckless Greed skips two Draw
+Phases: a Pot of Greed in between does not take the second), then the later link):
 
 1. a client hint the link put on the skipping player, still in force at the skip, from an
    opponent's link or one that gave its player cards: the stream names the lasting effect. Cited
@@ -35,8 +43,8 @@ The choice, strongest evidence first (ties: more cards for 1-4, then the later l
    the Timeless, "draw 2 … skip your next Draw Phase");
 3. an effect that took the top card of its player's Deck into the hand without a draw: the card
    the next Draw Phase would have drawn, taken early;
-4. an effect that gave its player cards from the Deck (a skipped Draw Phase is the usual price of
-   extra cards: Reckless Greed, Dugares, Frankenderp);
+4. an effect that gave its player more cards from the Deck than it made them discard (a skipped
+   Draw Phase is the usual price of extra cards: Reckless Greed, Dugares, Frankenderp);
 5. any other client hint still on the player;
 6. the most recent effect that player resolved.
 
@@ -62,6 +70,17 @@ if TYPE_CHECKING:
     from .mapping import Importer
 
 
+@dataclass(frozen=True)
+class ForcedBattle:
+    """A Battle Phase an effect forced out of turn order (``Duel.ForceAttack``: Last Turn): the
+    engine's ForcedBattle process enters it from whatever phase the chain resolved in, then
+    returns to that phase and resets every monster's attack count."""
+
+    card: str                      # the link that resolved just before: the effect forcing it
+    back: str                      # the phase it interrupted, which play returns to
+    attacked: frozenset[str]       # monsters that had attacked this turn before it
+
+
 @dataclass(eq=False)
 class Effect:
     """One chain link as evidence for a later cite (a skipped Draw Phase): what the stream said."""
@@ -75,6 +94,9 @@ class Effect:
     resolved: bool = False
     gained: int = 0                # cards its player drew or moved from their Deck to their hand
     gained_at: int = -1            # packet of the first of them
+    spent: int = 0                 # cards its player discarded from the hand while it resolved
+    both: bool = False             # it gave the opponent cards from their Deck too
+    skipped: bool = False          # a Draw Phase skip was already cited to it
     top_at: int | None = None      # packet where it took the Deck's top card into the hand, not by a draw
     hints: list[tuple[int, int, int]] = field(default_factory=list)    # (player, description, packet) added
     hint_ended: set[int] = field(default_factory=set)                   # players whose hint from it was removed
@@ -86,10 +108,11 @@ def skipped_draw_cite(imp: Importer, player: int) -> Cite | None:
     pool = [e for e in imp.effect_log[imp.draw_mark[player]:] if e.resolved]
     pool += [e for _d, _a, e in imp.player_hints[player]
              if e is not None and e.resolved and all(e is not f for f in pool)]
-    best: tuple[tuple[int, int, int], Effect] | None = None
+    best: tuple[tuple[int, tuple[bool, int, bool], int], Effect] | None = None
     for e in pool:
         own = e.player == player
         gained = e.gained if own else 0
+        net = gained - e.spent if own else 0      # on balance: a discard pays for a draw
         ended = player in e.hint_ended and id(e) not in in_force
         if id(e) in in_force and (gained or not own):
             level = 6
@@ -101,7 +124,7 @@ def skipped_draw_cite(imp: Importer, player: int) -> Cite | None:
             level = 5
         elif own and e.top_at is not None:
             level = 4
-        elif own and gained:
+        elif own and net > 0:
             level = 3
         elif id(e) in in_force:
             level = 2
@@ -109,14 +132,16 @@ def skipped_draw_cite(imp: Importer, player: int) -> Cite | None:
             level = 1
         else:
             continue
-        key = (level, gained if level > 2 else 0, e.index)
+        key = (level, (not e.both, net, e.skipped) if level > 2 else (False, 0, False), e.index)
         if best is None or key > best[0]:
             best = (key, e)
     where = f"turn {imp.turn} skips its Draw Phase"
     if best is None:
         imp.note(f"{where}: no effect of player {player} resolved since their last Draw Phase; no cite")
         return None
-    (level, gained, _), e = best
+    (level, _, _), e = best
+    gained = e.gained
+    e.skipped = True
     name = imp.facts.card_name(e.code)
     if level == 6:
         desc, at = in_force[id(e)]
@@ -132,8 +157,10 @@ def skipped_draw_cite(imp: Importer, player: int) -> Cite | None:
         why = (f"it took the top card of player {player}'s Deck into the hand without a draw (packet {e.top_at}); "
                "inferred")
     elif level == 3:
-        effect = f"skip the Draw Phase (inferred): it gave {gained} card(s) from the Deck"
-        why = f"it gave player {player} {gained} card(s) from the Deck (packet {e.gained_at}); inferred"
+        discarded = f" and discarded {e.spent}" if e.spent else ""
+        effect = f"skip the Draw Phase (inferred): it gave {e.gained} card(s) from the Deck{discarded}"
+        why = (f"it gave player {player} {e.gained} card(s) from the Deck (packet {e.gained_at}){discarded}; "
+               "inferred")
     elif level == 2:
         desc, at = in_force[id(e)]
         effect = f"skip the Draw Phase (inferred): its lasting effect {stringid(desc, e.code)} is on player {player}"
@@ -279,17 +306,80 @@ def current_effect(imp: Importer) -> Effect | None:
     return None
 
 def credit_gain(imp: Importer, player: int, count: int, top: bool = False) -> None:
-    """Cards a resolving link gave its own player from their Deck (a draw, or a move to the hand)."""
+    """Cards a resolving link gave its own player from their Deck (a draw, or a move to the hand),
+    or the opponent (``both``: the link is no advantage of its own player's)."""
     if not count or imp.solving is None or not 0 < imp.solving <= len(imp.chain):
         return
     effect = imp.chain[imp.solving - 1].effect
-    if effect is None or effect.player != player:
+    if effect is None:
+        return
+    if effect.player != player:
+        effect.both = True
         return
     if not effect.gained:
         effect.gained_at = imp.i
     effect.gained += count
     if top and effect.top_at is None:
         effect.top_at = imp.i
+
+
+def stayed_cite(imp: Importer, to_leave: list[str]) -> Cite | None:
+    """SPELL-04, TRAP-04: a card activation that goes to the GY once resolved or negated but is
+    still face-up in its Spell & Trap Zone at MSG_CHAIN_END: the engine sends such a card to the
+    GY (REASON_RULE) right after its MSG_CHAIN_SOLVED unless an effect keeps it there (Swords of
+    Revealing Light: "remains on the field for 3 turns", its script's CancelToGrave). The stream
+    shows no move, so the chain's end cites the card itself; one cite per event, so a second
+    such card in the same chain is named in a note."""
+    stayed = [c for c in dict.fromkeys(to_leave)
+              if c not in imp.facedown_st and any(c in side.szone for side in imp.field.sides)]
+    if not stayed:
+        return None
+    for card in stayed[1:]:
+        imp.note(f"{card} {imp.facts.card_name(imp.field.code(card))} also stays on the field after resolving; "
+                 f"the chain's end cites only {stayed[0]}")
+    return Cite(stayed[0], "stays on the field after it resolves, as its own effect says (the engine did not "
+                "send it to the GY)")
+
+
+def forced_battle_start(imp: Importer, phase_before: str | None) -> Cite | None:
+    """TURN-01: MSG_NEW_PHASE for the Battle Phase from a phase it cannot follow (Last Turn in
+    the opponent's Draw Phase). The engine enters it only by a forced attack, processed right
+    after the chain that forced it ends, so the cite is the link that resolved last, if the
+    chain ended with nothing in between; the forced battle is remembered for its end."""
+    where = f"turn {imp.turn}: a Battle Phase straight after the {phase_before or 'turn start'}"
+    if imp.last_resolved is None or imp.chain_end_at != len(imp.events) or phase_before is None:
+        imp.note(f"{where}, and no chain ended just before it; no cite")
+        return None
+    card = imp.last_resolved[0]
+    imp.forced = ForcedBattle(card, phase_before,
+                              frozenset(a for a, turn in imp.attacked.items() if turn == imp.turn))
+    imp.note(f"{where}: a forced attack, cited {card} {imp.facts.card_name(imp.field.code(card))}, "
+             "the chain link that resolved just before")
+    return Cite(card, "forces an attack: a Battle Phase out of turn order")
+
+
+def forced_battle_end(imp: Importer, phase: str) -> Cite | None:
+    """The forced Battle Phase is over: play returns to the phase it interrupted (TURN-01), and
+    the monsters that attacked in it may attack again this turn (BATTLE-03)."""
+    forced, imp.forced = imp.forced, None
+    if forced is None:
+        return None
+    for attacker, turn in imp.attacked.items():
+        if turn == imp.turn and attacker not in forced.attacked:
+            imp.attack_reset[attacker] = (turn, forced.card)
+    if phase != forced.back:
+        imp.note(f"turn {imp.turn}: the forced Battle Phase ends in the {phase}, not the {forced.back} it interrupted")
+        return None
+    return Cite(forced.card, f"play returns to the {forced.back} phase its forced attack interrupted")
+
+
+def credit_spent(imp: Importer, player: int) -> None:
+    """A card a resolving link made its own player discard from the hand (``Effect.spent``)."""
+    if imp.solving is None or not 0 < imp.solving <= len(imp.chain):
+        return
+    effect = imp.chain[imp.solving - 1].effect
+    if effect is not None and effect.player == player:
+        effect.spent += 1
 
 
 def battle_cite(imp: Importer, attacker: str, happened: tuple[list[str], list[int]],
@@ -312,5 +402,7 @@ def battle_cite(imp: Importer, attacker: str, happened: tuple[list[str], list[in
             return Cite(granted_to(imp, attacker), "inflicts piercing battle damage")
         if hint is not None:
             return Cite(hint, "changes the battle damage")
+        if imp.forced is not None:
+            return Cite(imp.forced.card, "changes the battle damage of the attack it forces")
         imp.note(f"battle damage {damage} differs from the rules' {rules_damage} and the stream names no card")
     return None

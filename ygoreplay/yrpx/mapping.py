@@ -57,7 +57,7 @@ from ..rules.base import has_open_game_state
 from ..rules.fold import AFTER_LOSS
 from .battle import BattleHandling
 from .chains import Activation, ChainHandling, Link
-from .cites import Effect
+from .cites import Effect, ForcedBattle
 from .constants import LOCATION_DECK, LOCATION_EXTRA, MSG_NEW_TURN, MSG_START, MSG_UPDATE_CARD, MSG_UPDATE_DATA
 from .container import (DUEL_0_ATK_DESTROYED, DUEL_1_FACEUP_FIELD, DUEL_1ST_TURN_DRAW, DUEL_CAN_REPOS_IF_NON_SUMPLAYER,
     DUEL_EMZONE, DUEL_FSX_MMZONE, DUEL_PSEUDO_SHUFFLE, DUEL_RELAY, DUEL_SEPARATE_PZONE, REPLAY_HAND_TEST, REPLAY_SINGLE_MODE, REPLAY_TAG, YRP1, YRPX, Where, YrpxError, YrpxReplay, read_yrpx)
@@ -176,6 +176,9 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
         self.activation: Activation | None = None
         self.last_link_card: str | None = None
         self.last_link_by_player: dict[int, str] = {}
+        self.to_leave: list[str] = []              # card activations this chain that go to the GY
+        self.forced: ForcedBattle | None = None    # a Battle Phase an effect forced, in progress
+        self.attack_reset: dict[str, tuple[int, str]] = {}   # attacker -> (turn, card) whose forced battle reset it
         self.flipped: set[str] = set()
         # summons
         self.pending_tributes: list[tuple[str, Loc]] = []               # (card, where EDOPro sent it)

@@ -6,7 +6,7 @@ from ..events import (ATTACK, BANISHED, DECK, DEFENSE, EXTRA, FACEDOWN, FACEDOWN
     MZONE, OVERLAY, SET, SZONE, CardMoved, CardsSwapped, Cite, ControlChanged, Cost, HandSizeDiscard, Loc, MonsterSet,
     NormalSummoned, SpecialSummoned, SpellTrapSet, StatsChanged, SummonNegated, TokenCreated, ZoneChanged)
 from ..rules.summon import PROPER_METHODS, between_scales
-from .cites import credit_gain, normal_summon_cite, special_summon_cite
+from .cites import credit_gain, credit_spent, normal_summon_cite, special_summon_cite
 from .constants import (LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_OVERLAY,
     LOCATION_REMOVED, LOCATION_SZONE, MSG_CHAINING, MSG_HINT, MSG_MOVE, MSG_SET, MSG_SPSUMMONING, MSG_SUMMONING, MSG_SWAP,
     MSG_UPDATE_CARD, MSG_UPDATE_DATA, POS_ATTACK, POS_DEFENSE, POS_FACEDOWN_ATTACK, POS_FACEUP, POS_FACEUP_ATTACK,
@@ -65,6 +65,8 @@ class MoveHandling:
         if ol == LOCATION_DECK and nl == LOCATION_HAND and old.controller == new.controller:
             deck = self.field.sides[old.controller & 1].deck
             credit_gain(self, old.controller & 1, 1, top=old.sequence == len(deck) - 1)
+        elif ol == LOCATION_HAND and reason & REASON_DISCARD and old.controller == new.controller:
+            credit_spent(self, old.controller & 1)
         self.field.remove(old, card)
         if nl:
             self.field.place(new, card)

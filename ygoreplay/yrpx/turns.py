@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..events import (DECK, EXTRA, FACEDOWN, GY, CardMoved, CardRevealed, CardsDrawn, CoinTossed, Cost,
     CountersChanged, DeckShuffled, DieRolled, DuelEnded, LifePointsChanged, Loc, PhaseEntered, TurnStarted)
-from .cites import credit_gain, effect_named, player_hint, skipped_draw_cite
+from ..rules.turn import PHASE_AFTER
+from .cites import credit_gain, effect_named, forced_battle_end, forced_battle_start, player_hint, skipped_draw_cite
 from .constants import (HINT_CARD, HINT_OPSELECTED, LOCATION_GRAVE, MSG_ADD_COUNTER, MSG_CONFIRM_CARDS,
     MSG_CONFIRM_DECKTOP, MSG_CONFIRM_EXTRATOP, MSG_DAMAGE, MSG_DECK_TOP, MSG_DRAW, MSG_HINT, MSG_LPUPDATE,
     MSG_NEW_PHASE, MSG_NEW_TURN, MSG_PAY_LPCOST, MSG_PLAYER_HINT, MSG_RECOVER, MSG_REMOVE_COUNTER, MSG_REVERSE_DECK,
@@ -34,6 +35,8 @@ class TurnHandling:
         self.flipped.clear()
         self.turn_activations.clear()
         self.ns_grants = {0: [], 1: []}
+        self.forced = None
+        self.attack_reset.clear()
         self.emit(TurnStarted(player=self.turn_player, turn=self.turn))
 
     @reads(MSG_NEW_PHASE)
@@ -45,7 +48,11 @@ class TurnHandling:
         if self.phase == "battle":
             self.end_attack(quiet=True)
         cite = None
-        if phase == "draw":
+        if self.forced is not None:
+            cite = forced_battle_end(self, phase)
+        elif phase == "battle" and phase not in PHASE_AFTER[self.phase]:
+            cite = forced_battle_start(self, self.phase)
+        elif phase == "draw":
             self.draw_mark[self.turn_player] = len(self.effect_log)
         elif self.phase is None and self.turn > 0:
             # EDOPro sends no marker for a phase an effect skips ("skip your next Draw Phase"):
@@ -338,7 +345,14 @@ class TurnHandling:
             self.emit_activation(act)
         player, code = m["player"], m["reason"]
         winner = player if player in (0, 1) else None
-        reason = WIN_REASONS.get(code, "effect") if winner is not None else "draw"
+        reason = WIN_REASONS.get(code, "effect")
+        if winner is None:
+            # WIN-04: a draw by the rules (both at 0 LP) has a basic reason; a code of 0x10 or more
+            # is a card's own condition (WIN_REASON_LAST_TURN 0x16: Last Turn's End Phase check)
+            reason = "draw" if code in WIN_REASONS else "effect"
+        if reason == "effect":
+            self.note(f"MSG_WIN reason {code:#x}: a card's effect decides the duel "
+                      f"({'a draw' if winner is None else f'player {winner} wins'}); the stream names no card")
         if reason == "deck_out" and winner is not None:
             loser = 1 - winner
             if not self.field.sides[loser].deck and not self.decked_out(loser):
