@@ -632,6 +632,22 @@ def test_zone_16_set_cards_shuffled_among_their_zones_all_at_once():
     assert side.szone[:2] == ["call", "mst"] and state.overrides == []
 
 
+def test_zone_16_a_shuffle_of_set_cards_one_of_them_taken_from_the_opponent():
+    """ZONE-16, CTRL-02: player 0 took the opponent's Set monster (zone 4) and shuffles it with
+    its own Set card: both stay on player 0's side, the taken one still the opponent's card, and
+    a Trap Set this turn is still one Set this turn (TRAP-02 goes on applying)."""
+    taken = {"kind": "control_changed", "card": "theirs", "to_player": 0, "zone": 4, "cause": "heart"}
+    state = fold(SHUFFLE_BOARD, taken, shuffle(["theirs", "a"], [0, 4]))
+    assert state.sides[0].mzone == ["theirs", "up", "b", "c", "a"] and state.sides[1].mzone == [None] * 5
+    theirs = state.cards["theirs"]
+    assert (theirs.controller, theirs.owner, theirs.position) == (0, 1, "set")
+    trap = {"kind": "spell_trap_set", "card": "p0_trap", "zone": 2}
+    board = position({"szone": [{"code": MST, "id": "mst", "position": "set"}], "hand": [{"code": CALL_OF_THE_HAUNTED,
+                                                                                       "id": "p0_trap"}]}, {})
+    check_refused([board, trap, shuffle(["mst", "p0_trap"], [2, 0]),
+                   {"kind": "activated", "card": "p0_trap", "player": 0}], "TRAP-02", "Set this turn")
+
+
 @pytest.mark.parametrize("event, says", [
     pytest.param(shuffle(["a", "b"], [2, 4]), "not [2, 4]", id="a-zone-they-do-not-hold"),
     pytest.param(shuffle(["a", "theirs"], [0, 0]), "one player's cards within one row", id="two-players"),

@@ -155,8 +155,9 @@ def card_revealed(state: DuelState, ev: CardRevealed) -> None:
 
 #: What a card keeps when it changes control or trades places (CTRL-02, ZONE-16): it is the same
 #: card, summoned the same way, with its counters, materials and equips.
-_KEPT = ("summoned_turn", "summon_method", "summoned_by", "attacked_turn", "position_changed_turn", "atk", "defense", "level",
-         "counters", "properly_summoned", "field_exits", "equipped_to", "equip_exits", "equip_pending")
+_KEPT = ("summoned_turn", "summon_method", "summoned_by", "set_turn", "arrived_turn", "attacked_turn",
+         "position_changed_turn", "atk", "defense", "level", "counters", "properly_summoned", "field_exits",
+         "equipped_to", "equip_exits", "equip_pending")
 
 
 def _lift(state: DuelState, card: Card) -> tuple[tuple, list[str]]:
@@ -256,9 +257,10 @@ def set_cards_shuffled(state: DuelState, ev: SetCardsShuffled) -> None:
             fail(state, ev, "LOG-02", f"{card.name} ({card.id}) is face-up: only Set cards are shuffled")
     if ev.cause is None:
         fail(state, ev, "GEN-01", "no basic rule shuffles Set cards: an effect does (name it as the cause)")
+    row, controller = first.zone, first.controller             # as they are before anything is lifted
     lifted = [_lift(state, card) for card in cards]
     for card, lift, zone in zip(cards, lifted, ev.zones):
-        _land(state, card, lift, first.zone, first.controller, zone, card.position)
+        _land(state, card, lift, row, controller, zone, card.position)
 
 
 @handles(ZoneChanged)
