@@ -539,3 +539,42 @@ def test_a_draw_a_card_declares_ends_the_duel_by_an_effect():
     assert (ended.winner, ended.reason) == (None, "effect")
     assert any("MSG_WIN reason 0x16" in n for n in result.notes)
     assert report.violations == [] and agreement.ok, report.violations
+
+
+def test_a_forced_attack_from_main_phase_1_is_known_by_the_return_to_it():
+    """TURN-01, BATTLE-03, GEN-01: Last Turn resolved in player 1's Main Phase 1: the forced
+    Battle Phase follows Main Phase 1 as any may, so only the return to Main Phase 1 after it
+    shows it was forced; that return and the monster's second attack cite MOON."""
+    at, sps = (0, SZONE, 0, UP), (1, MZONE, 0, UP_ATK)
+    stream = opening() + set_card(0, MOON, 1, SZONE, 0) + spells(0, s0=(MOON, DOWN))
+    stream += phase(0x200) + packet(MSG_NEW_TURN, bytes([1])) + phase(0x1) + draw(1, [D1[::-1][5]]) + phase(0x2, 0x4)
+    stream += pos_change(MOON, at[:3], DOWN, UP)
+    resolving = (move(3000, (1, DECK, 0, DOWN), sps, REASON_SPSUMMON)
+                 + packet(MSG_SPSUMMONING, struct.pack("<I", 3000) + loc(*sps)) + packet(MSG_SPSUMMONED, b""))
+    stream += chain(MOON, at, resolving=resolving, after=move(MOON, at, (0, GRAVE, 0, UP), REASON_RULE))
+    stream += spells(0) + monsters(1, z0=(3000, UP_ATK))
+    stream += phase(0x8) + direct_attack(sps, 1000) + phase(0x4) + phase(0x8) + direct_attack(sps, 1000)
+    result, agreement, report = imported(stream)
+    phases = [(e.phase, e.cite.card if e.cite else None) for e in kinds(result, "phase_entered") if e.player == 1]
+    assert phases[-3:] == [("battle", None), ("main1", P0_MOON), ("battle", None)]
+    first, second = kinds(result, "attack_declared")
+    assert first.cite is None and second.cite.card == P0_MOON
+    assert report.violations == [], report.violations
+    assert sorted(o.rule for o in report.overrides) == ["BATTLE-03", "TURN-01"]
+    assert agreement.ok, agreement
+
+
+def test_an_ordinary_battle_phase_after_a_chain_in_main_phase_1_cites_nothing():
+    """The same chain in Main Phase 1, then a Battle Phase that goes on to Main Phase 2 as
+    the rules say: no cite anywhere."""
+    at, sps = (0, SZONE, 0, UP), (1, MZONE, 0, UP_ATK)
+    stream = opening() + set_card(0, MOON, 1, SZONE, 0) + spells(0, s0=(MOON, DOWN))
+    stream += phase(0x200) + packet(MSG_NEW_TURN, bytes([1])) + phase(0x1) + draw(1, [D1[::-1][5]]) + phase(0x2, 0x4)
+    stream += pos_change(MOON, at[:3], DOWN, UP)
+    resolving = (move(3000, (1, DECK, 0, DOWN), sps, REASON_SPSUMMON)
+                 + packet(MSG_SPSUMMONING, struct.pack("<I", 3000) + loc(*sps)) + packet(MSG_SPSUMMONED, b""))
+    stream += chain(MOON, at, resolving=resolving, after=move(MOON, at, (0, GRAVE, 0, UP), REASON_RULE))
+    stream += spells(0) + monsters(1, z0=(3000, UP_ATK)) + phase(0x8) + direct_attack(sps, 1000) + phase(0x100)
+    result, agreement, report = imported(stream)
+    assert all(e.cite is None for e in kinds(result, "phase_entered"))
+    assert report.violations == [] and report.overrides == [] and agreement.ok

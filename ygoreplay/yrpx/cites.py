@@ -79,6 +79,8 @@ class ForcedBattle:
     card: str                      # the link that resolved just before: the effect forcing it
     back: str                      # the phase it interrupted, which play returns to
     attacked: frozenset[str]       # monsters that had attacked this turn before it
+    #: Entered from Main Phase 1, as a Battle Phase may be: forced only if play goes back there.
+    maybe: bool = False
 
 
 @dataclass(eq=False)
@@ -341,6 +343,14 @@ def stayed_cite(imp: Importer, to_leave: list[str]) -> Cite | None:
                 "send it to the GY)")
 
 
+def maybe_forced_battle(imp: Importer, phase_before: str | None) -> None:
+    """A Battle Phase entered from Main Phase 1 right after a chain ended may still be a forced
+    one (Last Turn resolved in Main Phase 1): it is, if play then goes back to Main Phase 1."""
+    if imp.last_resolved is not None and imp.chain_end_at == len(imp.events) and phase_before is not None:
+        imp.forced = ForcedBattle(imp.last_resolved[0], phase_before,
+                                  frozenset(a for a, turn in imp.attacked.items() if turn == imp.turn), maybe=True)
+
+
 def forced_battle_start(imp: Importer, phase_before: str | None) -> Cite | None:
     """TURN-01: MSG_NEW_PHASE for the Battle Phase from a phase it cannot follow (Last Turn in
     the opponent's Draw Phase). The engine enters it only by a forced attack, processed right
@@ -362,8 +372,8 @@ def forced_battle_end(imp: Importer, phase: str) -> Cite | None:
     """The forced Battle Phase is over: play returns to the phase it interrupted (TURN-01), and
     the monsters that attacked in it may attack again this turn (BATTLE-03)."""
     forced, imp.forced = imp.forced, None
-    if forced is None:
-        return None
+    if forced is None or (forced.maybe and phase != forced.back):
+        return None                               # an ordinary Battle Phase after all
     for attacker, turn in imp.attacked.items():
         if turn == imp.turn and attacker not in forced.attacked:
             imp.attack_reset[attacker] = (turn, forced.card)

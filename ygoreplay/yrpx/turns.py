@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..events import (DECK, EXTRA, FACEDOWN, GY, CardMoved, CardRevealed, CardsDrawn, CoinTossed, Cost,
     CountersChanged, DeckShuffled, DieRolled, DuelEnded, LifePointsChanged, Loc, PhaseEntered, TurnStarted)
 from ..rules.turn import PHASE_AFTER
-from .cites import credit_gain, effect_named, forced_battle_end, forced_battle_start, player_hint, skipped_draw_cite
+from .cites import (credit_gain, effect_named, forced_battle_end, forced_battle_start, maybe_forced_battle, player_hint,
+                    skipped_draw_cite)
 from .constants import (HINT_CARD, HINT_OPSELECTED, LOCATION_GRAVE, MSG_ADD_COUNTER, MSG_CONFIRM_CARDS,
     MSG_CONFIRM_DECKTOP, MSG_CONFIRM_EXTRATOP, MSG_DAMAGE, MSG_DECK_TOP, MSG_DRAW, MSG_HINT, MSG_LPUPDATE,
     MSG_NEW_PHASE, MSG_NEW_TURN, MSG_PAY_LPCOST, MSG_PLAYER_HINT, MSG_RECOVER, MSG_REMOVE_COUNTER, MSG_REVERSE_DECK,
@@ -52,6 +53,8 @@ class TurnHandling:
             cite = forced_battle_end(self, phase)
         elif phase == "battle" and phase not in PHASE_AFTER[self.phase]:
             cite = forced_battle_start(self, self.phase)
+        elif phase == "battle":
+            maybe_forced_battle(self, self.phase)
         elif phase == "draw":
             self.draw_mark[self.turn_player] = len(self.effect_log)
         elif self.phase is None and self.turn > 0:
