@@ -541,17 +541,27 @@ def test_a_draw_a_card_declares_ends_the_duel_by_an_effect():
     assert report.violations == [] and agreement.ok, report.violations
 
 
-def test_a_forced_attack_from_main_phase_1_is_known_by_the_return_to_it():
-    """TURN-01, BATTLE-03, GEN-01: Last Turn resolved in player 1's Main Phase 1: the forced
-    Battle Phase follows Main Phase 1 as any may, so only the return to Main Phase 1 after it
-    shows it was forced; that return and the monster's second attack cite MOON."""
-    at, sps = (0, SZONE, 0, UP), (1, MZONE, 0, UP_ATK)
+MAIN1_ATTACKER = (1, MZONE, 0, UP_ATK)
+
+
+def chain_in_main_phase_1() -> bytes:
+    """Turn 2, player 1's Main Phase 1: player 0 flips its Set MOON, which Special Summons player
+    1's bottom Deck card 3000 to zone 0 (``MAIN1_ATTACKER``), then goes to the GY."""
+    at, sps = (0, SZONE, 0, UP), MAIN1_ATTACKER
     stream = opening() + set_card(0, MOON, 1, SZONE, 0) + spells(0, s0=(MOON, DOWN))
     stream += phase(0x200) + packet(MSG_NEW_TURN, bytes([1])) + phase(0x1) + draw(1, [D1[::-1][5]]) + phase(0x2, 0x4)
     stream += pos_change(MOON, at[:3], DOWN, UP)
     resolving = (move(3000, (1, DECK, 0, DOWN), sps, REASON_SPSUMMON)
                  + packet(MSG_SPSUMMONING, struct.pack("<I", 3000) + loc(*sps)) + packet(MSG_SPSUMMONED, b""))
-    stream += chain(MOON, at, resolving=resolving, after=move(MOON, at, (0, GRAVE, 0, UP), REASON_RULE))
+    return stream + chain(MOON, at, resolving=resolving, after=move(MOON, at, (0, GRAVE, 0, UP), REASON_RULE))
+
+
+def test_a_forced_attack_from_main_phase_1_is_known_by_the_return_to_it():
+    """TURN-01, BATTLE-03, GEN-01: Last Turn resolved in player 1's Main Phase 1: the forced
+    Battle Phase follows Main Phase 1 as any may, so only the return to Main Phase 1 after it
+    shows it was forced; that return and the monster's second attack cite MOON."""
+    sps = MAIN1_ATTACKER
+    stream = chain_in_main_phase_1()
     stream += spells(0) + monsters(1, z0=(3000, UP_ATK))
     stream += phase(0x8) + direct_attack(sps, 1000) + phase(0x4) + phase(0x8) + direct_attack(sps, 1000)
     result, agreement, report = imported(stream)
@@ -567,13 +577,8 @@ def test_a_forced_attack_from_main_phase_1_is_known_by_the_return_to_it():
 def test_an_ordinary_battle_phase_after_a_chain_in_main_phase_1_cites_nothing():
     """The same chain in Main Phase 1, then a Battle Phase that goes on to Main Phase 2 as
     the rules say: no cite anywhere."""
-    at, sps = (0, SZONE, 0, UP), (1, MZONE, 0, UP_ATK)
-    stream = opening() + set_card(0, MOON, 1, SZONE, 0) + spells(0, s0=(MOON, DOWN))
-    stream += phase(0x200) + packet(MSG_NEW_TURN, bytes([1])) + phase(0x1) + draw(1, [D1[::-1][5]]) + phase(0x2, 0x4)
-    stream += pos_change(MOON, at[:3], DOWN, UP)
-    resolving = (move(3000, (1, DECK, 0, DOWN), sps, REASON_SPSUMMON)
-                 + packet(MSG_SPSUMMONING, struct.pack("<I", 3000) + loc(*sps)) + packet(MSG_SPSUMMONED, b""))
-    stream += chain(MOON, at, resolving=resolving, after=move(MOON, at, (0, GRAVE, 0, UP), REASON_RULE))
+    sps = MAIN1_ATTACKER
+    stream = chain_in_main_phase_1()
     stream += spells(0) + monsters(1, z0=(3000, UP_ATK)) + phase(0x8) + direct_attack(sps, 1000) + phase(0x100)
     result, agreement, report = imported(stream)
     assert all(e.cite is None for e in kinds(result, "phase_entered"))
