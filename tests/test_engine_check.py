@@ -247,11 +247,11 @@ def test_a_tampered_import_shows_the_first_divergence():
 XYZ_EXTRA = (7000,)
 
 
-def xyz_stream(flush_in_between: bool) -> bytes:
+def xyz_stream(flush_in_between: bool, leaving: bytes | None = None) -> bytes:
     """5013 Normal Summoned to zone 0, 5011 Special Summoned to zone 1 (its own procedure); both
     attached to the Xyz 7000 while it is still in the Extra Deck (location OVERLAY|EXTRA), then
     (maybe) a card leaves the hand by an effect, then 7000 comes out to zone 2; later it is
-    destroyed, and the engine sends it to the GY first, then its materials."""
+    destroyed, and the engine sends it to the GY first, then its materials (or ``leaving`` follows)."""
     out = opening(extra0=XYZ_EXTRA) + summon(5013, 0, 0)
     out += move(5011, (0, LOCATION_HAND, 3, 0xA), (0, LOCATION_MZONE, 1, 0x1), 0x800)
     out += packet(MSG_SPSUMMONING, struct.pack("<I", 5011) + loc(0, LOCATION_MZONE, 1, 0x1))
@@ -263,6 +263,8 @@ def xyz_stream(flush_in_between: bool) -> bytes:
     out += move(7000, (0, LOCATION_EXTRA, 0, 0xA), (0, LOCATION_MZONE, 2, 0x1), 0x800)
     out += packet(MSG_SPSUMMONING, struct.pack("<I", 7000) + loc(0, LOCATION_MZONE, 2, 0x1))
     out += packet(MSG_SPSUMMONED, b"") + monsters(0, z2=(7000, 0x1))
+    if leaving is not None:
+        return out + leaving
     gy = 1 if flush_in_between else 0
     out += move(7000, (0, LOCATION_MZONE, 2, 0x1), (0, LOCATION_GRAVE, gy, 0x5), 0x41) + one(0, LOCATION_GRAVE, gy, 7000)
     out += move(5013, (0, 0x90, gy, 0), (0, LOCATION_GRAVE, gy + 1, 0x5), 0x600) + one(0, LOCATION_GRAVE, gy + 1, 5013)
@@ -281,6 +283,26 @@ def test_xyz_materials_attached_in_the_extra_deck_wait_for_the_summon(flush_in_b
     assert report.violations == [], report.violations
     gy = report.state.sides[0].gy
     assert gy[-3:] == ["p0.x0", "p0.m39", "p0.m35"]
+    assert agreement.ok, agreement
+
+
+def test_xyz_materials_reach_the_gy_after_the_whole_group_that_moved_their_monster():
+    """NIS-05, ZONE-13: one effect destroys the Xyz monster 7000 and 5012 at once; EDOPro sends
+    both to the GY, then the materials (REASON_RULE|REASON_LOST_TARGET from the overlay of a card
+    in the GY, ``operations.cpp`` send_to step 10). The two moves are one group (``with_next``),
+    so our GY holds 7000, 5012, then the materials, at every state packet."""
+    out = move(5012, (0, LOCATION_HAND, 0, 0xA), (0, LOCATION_MZONE, 3, 0x1), 0x800)
+    out += packet(MSG_SPSUMMONING, struct.pack("<I", 5012) + loc(0, LOCATION_MZONE, 3, 0x1))
+    out += packet(MSG_SPSUMMONED, b"") + monsters(0, z2=(7000, 0x1), z3=(5012, 0x1))
+    out += move(7000, (0, LOCATION_MZONE, 2, 0x1), (0, LOCATION_GRAVE, 0, 0x5), 0x41) + one(0, LOCATION_GRAVE, 0, 7000)
+    out += move(5012, (0, LOCATION_MZONE, 3, 0x1), (0, LOCATION_GRAVE, 1, 0x5), 0x41) + one(0, LOCATION_GRAVE, 1, 5012)
+    out += move(5013, (0, 0x90, 0, 0), (0, LOCATION_GRAVE, 2, 0x5), 0x600) + one(0, LOCATION_GRAVE, 2, 5013)
+    out += move(5011, (0, 0x90, 0, 0), (0, LOCATION_GRAVE, 3, 0x5), 0x600) + one(0, LOCATION_GRAVE, 3, 5011)
+    result, agreement, report = imported(duel(xyz_stream(False, out + monsters(0)), extra0=XYZ_EXTRA))
+    left = [e for e in result.events if e.kind == "card_moved" and e.to.zone == "gy"]
+    assert [(e.card, e.with_next) for e in left] == [("p0.x0", True), ("p0.m38", False)]
+    assert report.violations == [], report.violations
+    assert report.state.sides[0].gy == ["p0.x0", "p0.m38", "p0.m39", "p0.m35"]
     assert agreement.ok, agreement
 
 

@@ -70,6 +70,7 @@ def test_a_v1_duel_started_json_lines_file_still_loads():
     ({"kind": "activated", "card": "p1.m2", "speed": 3}, "negates", None),
     ({"kind": "special_summoned", "v": 2, "card": "p0.m5", "zone": 0, "method": "pendulum"}, "together", None),
     ({"kind": "duel_started", "v": 2, "first_player": 0, "draw_count": 2, "options": ["draw_count"]}, "banlist", None),
+    ({"kind": "card_moved", "card": "p0.x1", "to": [0, "gy"], "reason": "destroyed"}, "with_next", False),
 ])
 def test_an_old_event_still_loads_and_keeps_its_bytes(old, new_field, value):
     """An event written before its kind's last version loads, with the new field unset, and
@@ -83,5 +84,6 @@ def test_an_old_event_still_loads_and_keeps_its_bytes(old, new_field, value):
 def test_the_new_fields_write_the_new_versions():
     assert from_dict({"kind": "activated", "card": "a", "negates": 1, "v": 2}).to_dict()["v"] == 2
     assert from_dict({"kind": "special_summoned", "card": "a", "zone": 0, "together": False, "v": 3}).to_dict()["v"] == 3
+    assert from_dict({"kind": "card_moved", "card": "a", "to": [0, "gy"], "with_next": True, "v": 2}).to_dict()["v"] == 2
     with pytest.raises(EventFormatError, match="activated.negates"):
         from_dict({"kind": "activated", "card": "a", "v": 2, "negates": "one"})

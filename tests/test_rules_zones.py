@@ -543,14 +543,36 @@ XYZ_BOARD = position(
     pytest.param([{"kind": "special_summoned", "player": 0, "card": "decode", "zone": 5, "method": "link",
                    "materials": ["utopia", "ox", "celtic"]}],
                  ["skull", "utopia", "ox", "celtic", "mat1", "mat2"], id="link-materials-then-theirs"),
+    pytest.param([moved("utopia", [0, "gy"], "destroyed", with_next=True), moved("ox", [0, "gy"], "destroyed")],
+                 ["skull", "utopia", "ox", "mat1", "mat2"], id="one-group-then-theirs"),
+    pytest.param([moved("utopia", [0, "gy"], "destroyed", with_next=True), moved("ox", [0, "gy"], "destroyed",
+                  with_next=True), moved("mat1", [0, "banished"], "banished")],
+                 ["skull", "utopia", "ox", "mat2"], id="a-waiting-material-moved-by-the-group"),
 ])
 def test_nis_05_materials_reach_the_gy_after_the_monsters_that_left(events, gy):
     """NIS-05, ZONE-13: the materials of an Xyz monster that leaves the field go to the GY after
     every card the same event moved, in their order (the engine sends the monsters first)."""
     state = fold(XYZ_BOARD, *events)
     assert state.sides[0].gy == gy
-    assert all(state.cards[m].zone == "gy" and state.cards[m].host is None for m in ("mat1", "mat2"))
+    assert all(state.cards[m].zone in ("gy", "banished") and state.cards[m].host is None for m in ("mat1", "mat2"))
     assert state.shed == []
+
+
+def test_nis_05_materials_wait_for_the_whole_group():
+    """NIS-05: while a group of cards moved ``with_next`` is still moving, the materials of the
+    Xyz monster it took off the field are in no pile (EDOPro keeps them under the monster in the
+    GY, ``operations.cpp`` send_to step 10); the group's last card brings them to the GY."""
+    state = fold(XYZ_BOARD, moved("utopia", [0, "gy"], "destroyed", with_next=True))
+    assert state.sides[0].gy == ["skull", "utopia"] and state.shed == ["mat1", "mat2"]
+    assert state.cards["utopia"].materials == []
+
+
+def test_log_03_a_group_ends_with_a_card_moved():
+    """LOG-03: ``with_next`` says the next event moves a card of the same group; any other kind
+    is refused (audited, the materials reach the GY there, NIS-05)."""
+    check_refused([XYZ_BOARD, moved("utopia", [0, "gy"], "destroyed", with_next=True),
+                   {"kind": "position_changed", "player": 0, "card": "ox", "position": "defense"}],
+                  "LOG-03", "said the next card moved with it")
 
 
 # -- cards_swapped: two cards trade places (CTRL-02, ZONE-16) ----------------------------------

@@ -178,7 +178,7 @@ FULL_EXAMPLES = [
     ev.AttackCancelled(cause="p0.m7", **_COMMON),
     ev.DamageCalculated(destroyed=("p0.m2",), damage=(0, 500), **_COMMON),
     ev.CardMoved(card="p0.m2", to=Loc(1, "mzone", 2), reason="destroyed", source=Loc(0, "szone", 1),
-                 position="facedown", cause="p1.m6", **_COMMON),
+                 position="facedown", cause="p1.m6", with_next=True, **_COMMON),
     ev.CardRevealed(cards=("p1.m3",), cause="p0.m9", **_COMMON),
     ev.ControlChanged(card="p0.m2", to_player=1, zone=3, cause="p1.m8", **_COMMON),
     ev.ZoneChanged(card="p1.m0", zone=3, cause="p1.m8", **_COMMON),

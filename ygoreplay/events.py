@@ -587,9 +587,18 @@ class DamageCalculated(Event):
 
 @event_kind
 class CardMoved(Event):
-    """A card moved, for ``reason``, by ``cause`` (a card id, or None for a basic-rule move)."""
+    """A card moved, for ``reason``, by ``cause`` (a card id, or None for a basic-rule move).
+
+    ``with_next`` (version 2) says this card moves at the same time as the card of the next
+    ``card_moved``, by the same action (one effect destroying several cards, the materials of one
+    summon): the materials of the Xyz monsters such a group takes off the field reach the GY once
+    the whole group has moved (NIS-05), as EDOPro sends them (``operations.cpp`` send_to, step
+    10: the overlays are sent after every card of the move, and after the equipment it destroyed).
+    ``false``, the default, is a move of its own: the materials follow at once.
+    """
 
     kind: ClassVar[str] = "card_moved"
+    VERSION: ClassVar[int] = 2
     after_loss: ClassVar[bool] = True
     keeps_summon_window: ClassVar[bool] = True
     vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": MOVE_REASONS}
@@ -599,6 +608,11 @@ class CardMoved(Event):
     source: Loc | None = None
     position: str | None = None
     cause: str | None = None
+    with_next: bool = False
+
+    def wire_version(self) -> int:
+        """Version 1 while it moves on its own, so earlier records keep their bytes."""
+        return 2 if self.with_next else 1
 
 
 @event_kind
@@ -789,6 +803,8 @@ UPCASTERS: dict[tuple[str, int], Callable[[dict], dict]] = {
     ("special_summoned", 2): lambda d: {"together": None, **d, "v": 3},
     # v1 had no ``negates``: no activation said which link it negated.
     ("activated", 1): lambda d: {"negates": None, **d, "v": 2},
+    # v1 had no ``with_next``: every card moved on its own, its materials following at once.
+    ("card_moved", 1): lambda d: {"with_next": False, **d, "v": 2},
 }
 
 # Which fields must hold which closed vocabulary; checked at decode so a typo is caught at its line.

@@ -286,7 +286,8 @@ def _moved(w: Line, e, n: "Narrator") -> str:
         to = w.pile(e.to.controller, e.to.zone)
     by = e.cause or (None if e.reason in ("battle", "resolved", "cost", "material") else n.resolved)
     cause = (f", by {w.card(by)}" if by in s.cards else f", by {printable(by)}") if by else ""
-    return f"{subject} → {to}{face} ({_MOVE_REASONS.get(e.reason, e.reason)}{cause})"
+    group = ", at the same time as the next" if e.with_next else ""
+    return f"{subject} → {to}{face} ({_MOVE_REASONS.get(e.reason, e.reason)}{cause}{group})"
 
 
 @describes(CardRevealed)

@@ -102,10 +102,12 @@ def take(state: DuelState, card: Card) -> None:
 
     An Xyz monster's materials leave with it (NIS-05): they wait in ``state.shed`` and reach the
     GY once the event is applied (``bury``, called by ``fold.apply``), after every card the event
-    moved, as the engine sends them."""
+    moved, as the engine sends them, or after the last of a group of ``card_moved`` ``with_next``."""
     zone = card.zone
     if zone == MZONE:
         if card.materials:
+            for material in card.materials:
+                state.cards[material].host = None  # under no card on the field: waiting for the GY
             state.shed.extend(card.materials)
             card.materials = []
         side = state.sides[card.controller]
@@ -121,7 +123,9 @@ def take(state: DuelState, card: Card) -> None:
     elif zone == HAND:
         state.sides[card.controller].hand.remove(card.id)
     elif zone == OVERLAY:
-        if card.host is not None:
+        if card.id in state.shed:                  # its monster's group is still moving (with_next)
+            state.shed.remove(card.id)
+        elif card.host is not None:
             state.cards[card.host].materials.remove(card.id)
         card.host = None
     elif zone in (DECK, GY, BANISHED, EXTRA):

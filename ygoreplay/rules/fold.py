@@ -65,9 +65,13 @@ def apply(state: DuelState, event: Event) -> DuelState:
             loser, reason = next(iter(state.must_lose.items()))
             fail(state, event, win.LOSS_RULES.get(reason, "WIN-01"),
                  f"player {loser} has lost ({reason}); the duel ends at once and no {kind} may follow")
+        if state.shed and kind != "card_moved":      # left by a card_moved ``with_next``
+            fail(state, event, "LOG-03", f"the card_moved before said the next card moved with it; a {kind} "
+                 "moves none")
+            bury(state)                           # audited: the group ended there
         handler(state, event)
-        if state.shed:
-            bury(state)                           # NIS-05: materials follow the monsters that left
+        if state.shed and not (kind == "card_moved" and event.with_next):
+            bury(state)                           # NIS-05: materials follow the monsters (the group) that left
     except RuleViolation:
         del state.overrides[overridden:]          # a refused event sets no rule aside
         raise

@@ -193,6 +193,8 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
         self.pending_flip: tuple[str, int] | None = None       # a Set card turned face-up to be activated
         self.summoning: set[str] = set()                       # summoned, not yet "SUMMONED"
         self.auto_gy: set[str] = set()                         # xyz materials our fold already sent
+        self.group_from: int | None = None                     # packet an Xyz monster left at, its
+                                                               # materials not yet moved (moves.end_group)
         self.set_turn: dict[str, int] = {}
         # battle
         self.attack: tuple[str, str | None] | None = None

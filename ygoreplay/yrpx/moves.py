@@ -2,6 +2,8 @@
 summon, a Spell/Trap put on the field, a zone change), so ``map_move`` decides here which it is."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..events import (ATTACK, BANISHED, DECK, DEFENSE, EXTRA, FACEDOWN, FACEDOWN_ATTACK, FACEUP, FZONE, GY, HAND,
     MZONE, OVERLAY, SET, SZONE, CardMoved, CardsSwapped, Cite, ControlChanged, Cost, HandSizeDiscard, Loc, MonsterSet,
     NormalSummoned, SpecialSummoned, SpellTrapSet, StatsChanged, SummonNegated, TokenCreated, ZoneChanged)
@@ -114,9 +116,35 @@ class MoveHandling:
         if from_mzone:
             mats = self.field.overlays.get(card)
             if mats:
+                if not self.auto_gy:
+                    self.group_from = self.i     # the move group its materials wait for (end_group)
                 self.auto_gy.update(mats)        # NIS-05: our fold sends them to the GY with it
             if self.attack and card in (self.attack[0], self.attack[1]) and not self.calculated:
                 self.removed_by[card] = self.cause
+
+    def end_group(self) -> None:
+        """The first material of an Xyz monster that left arrives: every card of the move that took
+        it off the field has moved. EDOPro sends the materials only then (``operations.cpp``
+        send_to step 10: after the whole group, and after the equipment it destroyed for losing its
+        target, REASON_LOST_TARGET), so the cards moved since, when each is a ``card_moved``, are one
+        group (``with_next`` on all but the last) and our fold buries the materials after it (NIS-05).
+        A monster that leaves on its own, or as the material of a summon still to come, makes no group."""
+        start, self.group_from = self.group_from, None
+        if start is None:
+            return
+        act = self.activation
+        events = [ev for ev, _ in act.after] if act is not None else self.events
+        sources = [at for _, at in act.after] if act is not None else self.sources
+        first = len(events)
+        while first and sources[first - 1] >= start and isinstance(events[first - 1], CardMoved):
+            first -= 1
+        if len(events) - first < 2 or (first and sources[first - 1] >= start):
+            return                               # one card, or a group holding more than cards moved
+        for n in range(first, len(events) - 1):
+            if act is not None:
+                act.after[n] = (replace(events[n], with_next=True), sources[n])
+            else:
+                events[n] = replace(events[n], with_next=True)
 
     def dest(self, w: Where, card: str) -> tuple[Loc, str | None]:
         loc = self.field.our_loc(w, card)
@@ -131,6 +159,7 @@ class MoveHandling:
             return
         # Xyz materials our fold already sent to the GY with their Xyz monster (NIS-05)
         if card in self.auto_gy:
+            self.end_group()
             self.auto_gy.discard(card)
             if nl == LOCATION_GRAVE or nl == 0:
                 return
