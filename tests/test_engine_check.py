@@ -563,3 +563,156 @@ def test_an_attack_an_effect_moves_to_another_target_is_cited():
     assert retarget.target == "p0.m35" and retarget.cite is not None
     report = audit(result.events, result.cards)
     assert report.violations == [] and [o.rule for o in report.overrides] == ["BATTLE-06"]
+
+
+# -- a Normal Summon or Set an effect makes (GEN-01) -------------------------------------------------
+
+MINE_AT = (0, LOCATION_MZONE, 0, 0x1)        # 5013, Normal Summoned to zone 0
+
+
+def link(n: int, at: tuple = MINE_AT, code: int = 5013) -> bytes:
+    """Chain Link ``n`` of the card at ``at``, activated and chained."""
+    return (packet(MSG_CHAINING, struct.pack("<I", code) + loc(*at) + struct.pack("<BBIQI", *at[:3], 0, n))
+            + packet(MSG_CHAINED, bytes([n])))
+
+
+MINE = {"z0": (5013, 0x1)}
+
+
+def fields(mine: dict) -> bytes:
+    """Both Monster Zones (player 0's ``mine``: ``z1=(code, position)`` ...) and both Spell & Trap Zones."""
+    return monsters(0, **mine) + monsters(1) + zone(0, LOCATION_SZONE, [None] * 8) + zone(1, LOCATION_SZONE, [None] * 8)
+
+
+def solved(n: int, mine: dict = MINE) -> bytes:
+    """Link ``n`` resolving with no visible outcome, and the server's four field refreshes after
+    its MSG_CHAIN_SOLVED (AfterParsing)."""
+    return packet(MSG_CHAIN_SOLVING, bytes([n])) + packet(MSG_CHAIN_SOLVED, bytes([n])) + fields(mine)
+
+
+def field_and_hands(hand0, mine: dict = MINE, hand1=HAND1) -> bytes:
+    """Both fields and both hands, as the server refreshes them before an idle prompt."""
+    return (fields(mine) + zone(0, LOCATION_HAND, [(c, 0xA) for c in hand0])
+            + zone(1, LOCATION_HAND, [(c, 0xA) for c in hand1]))
+
+
+def chain_ended(hand0, mine: dict = MINE, hand1=HAND1) -> bytes:
+    """MSG_CHAIN_END and its eight refreshes: both Decks (player 0 has drawn 5, player 1 its
+    hand), then both fields and hands."""
+    decks = (zone(0, LOCATION_DECK, [(c, 0xA) for c in D0[:-5]])
+             + zone(1, LOCATION_DECK, [(c, 0xA) for c in D1[:-len(hand1)]]))
+    return packet(MSG_CHAIN_END, b"") + decks + field_and_hands(hand0, mine, hand1)
+
+
+def monster_set(code: int, hand_seq: int, zone_: int) -> bytes:
+    at = (0, LOCATION_MZONE, zone_, 0x8)
+    return move(code, (0, LOCATION_HAND, hand_seq, 0xA), at, 0) + packet(MSG_SET, struct.pack("<I", code) + loc(*at))
+
+
+def test_a_normal_summon_right_after_a_link_resolves_cites_it_while_the_chain_is_open():
+    """SUM-01, GEN-01: Ultimate Offering's ``Duel.SummonOrSet`` is processed once its link has
+    resolved: link 2 of 5013 resolves and 5011 is Normal Summoned right after its
+    MSG_CHAIN_SOLVED, link 1 still open and the turn's Normal Summon used. Both exceptions cite
+    link 2's card (they were violations with "the stream names no card")."""
+    stream = opening() + summon(5013, 0, 0) + monsters(0, z0=(5013, 0x1)) + link(1) + link(2) + solved(2)
+    both = {"z0": (5013, 0x1), "z1": (5011, 0x1)}
+    stream += summon(5011, 3, 1) + solved(1, both) + chain_ended([5012] * 3, both)
+    result, agreement, report = imported(duel(stream))
+    _first, second = (e for e in result.events if e.kind == "normal_summoned")
+    assert second.cite is not None and second.cite.card == "p0.m39"
+    assert report.violations == [], report.violations
+    assert [o.rule for o in report.overrides] == ["SUM-01", "SUM-01"] and agreement.ok, agreement
+
+
+def test_a_set_right_after_a_one_link_chain_ends_cites_the_link():
+    """TURN-06, GEN-01: a chain of one link in the opponent's Battle Phase: the Set its effect
+    makes comes after MSG_CHAIN_END and its own eight refreshes, with no idle prompt's refreshes
+    before it: cited (it was a violation, "it is not their turn")."""
+    stream = opening() + summon(5013, 0, 0) + monsters(0, z0=(5013, 0x1))
+    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x200)) + packet(MSG_NEW_TURN, bytes([1]))
+    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(1, [THEIRS])
+    for phase in (0x2, 0x4, 0x8):
+        stream += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    stream += link(1) + solved(1) + chain_ended([5012, 5012, 5012, 5011], hand1=HAND1 + [THEIRS])
+    stream += monster_set(5011, 3, 1)
+    result, agreement, report = imported(duel(stream))
+    [monster_set_] = [e for e in result.events if e.kind == "monster_set"]
+    assert monster_set_.cite is not None and monster_set_.cite.card == "p0.m39"
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["TURN-06"] and agreement.ok
+
+
+def test_the_players_own_normal_summon_after_a_chain_cites_nothing():
+    """SUM-01: after the chain ends the server refreshes both fields and hands once more before
+    the idle prompt (``answers_idle_command``): a summon then is the player's own choice. 5013
+    activated its effect from the hand, the chain ended, and the player Normal Summons it: no
+    cite, no exception."""
+    at = (0, LOCATION_HAND, 0, 0xA)
+    stream = opening() + link(1, at) + solved(1, {}) + chain_ended(HAND0, {})
+    stream += field_and_hands(HAND0, {}) + summon(5013, 0, 0)
+    result, agreement, report = imported(duel(stream))
+    [summoned] = [e for e in result.events if e.kind == "normal_summoned"]
+    assert summoned.cite is None
+    assert report.violations == [] and report.overrides == [] and agreement.ok, report.violations
+
+
+# -- battle damage an effect changed (GEN-01) ----------------------------------------------------------
+
+GUARD = 5011                                 # player 0's hand card whose effect stops the damage (hand 4)
+THEIRS_AT = (1, LOCATION_MZONE, 1, 0x1)
+
+
+def their_direct_attack(before: bytes = b"", in_damage_step: bytes = b"", main1: bytes = b"") -> bytes:
+    """Turn 2: player 1, after ``main1``, Normal Summons 6011 (2600 ATK), enters the Battle Phase
+    (``before``: what happens at its start), attacks directly and, ``in_damage_step`` before
+    damage calculation, MSG_BATTLE follows with no battle damage."""
+    out = packet(MSG_NEW_PHASE, struct.pack("<H", 0x200)) + packet(MSG_NEW_TURN, bytes([1]))
+    out += packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(1, [THEIRS])
+    for phase in (0x2, 0x4):
+        out += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    out += main1 + (move(THEIRS, (1, LOCATION_HAND, 5, 0xA), THEIRS_AT, 0)
+                    + packet(MSG_SUMMONING, struct.pack("<I", THEIRS) + loc(*THEIRS_AT)) + packet(MSG_SUMMONED, b""))
+    out += packet(MSG_NEW_PHASE, struct.pack("<H", 0x8)) + before
+    out += packet(MSG_ATTACK, loc(*THEIRS_AT) + loc(0, 0, 0)) + packet(MSG_DAMAGE_STEP_START, b"") + in_damage_step
+    out += packet(MSG_BATTLE, loc(*THEIRS_AT) + struct.pack("<iiB", atk(THEIRS), 1000, 0) + loc(0, 0, 0)
+                  + struct.pack("<iiB", 0, 0, 0))
+    return out + packet(MSG_DAMAGE_STEP_END, b"")
+
+
+def hand_link(code: int, at: tuple, during: bytes = b"") -> bytes:
+    """The effect of the hand card ``code`` at ``at``, activated as chain link 1 and resolved."""
+    return (packet(MSG_CHAINING, struct.pack("<I", code) + loc(*at) + struct.pack("<BBIQI", *at[:3], 0, 1))
+            + during + packet(MSG_CHAINED, bytes([1])) + packet(MSG_CHAIN_SOLVING, bytes([1]))
+            + packet(MSG_CHAIN_SOLVED, bytes([1])) + packet(MSG_CHAIN_END, b""))
+
+
+def guard_link(cost: bool) -> bytes:
+    """GUARD's effect activated from the hand: discarded as its cost (Kuriboh) or kept in the
+    hand (an effect that lasts the turn, as Waboku's does)."""
+    at = (0, LOCATION_HAND, 4, 0xA)
+    return hand_link(GUARD, at, move(GUARD, at, (0, LOCATION_GRAVE, 0, 0x5), 0x4080) if cost else b"")
+
+
+@pytest.mark.parametrize("when", ["damage step", "battle phase start"])
+def test_battle_damage_an_effect_prevented_cites_the_link_that_resolved_before(when):
+    """DMG-08, GEN-01: a direct attack of 2600 ATK deals no battle damage; the stream names no
+    card, but player 0's GUARD resolved before damage calculation: in this attack's Damage Step
+    (Kuriboh, discarded as its cost) or at the start of the Battle Phase (Waboku). The damage
+    calculation cites it (it was a violation, "the stream names no card")."""
+    stream = opening() + (their_direct_attack(in_damage_step=guard_link(cost=True)) if when == "damage step"
+                          else their_direct_attack(before=guard_link(cost=False)))
+    result, agreement, report = imported(duel(stream))
+    [calc] = [e for e in result.events if e.kind == "damage_calculated"]
+    assert calc.damage == (0, 0) and calc.cite is not None and calc.cite.card == "p0.m35"
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["DMG-08"] and agreement.ok
+    assert [s.lp for s in report.state.sides] == [8000, 8000]
+
+
+def test_battle_damage_changed_with_only_the_attackers_earlier_link_cites_nothing():
+    """DMG-08: the only link this turn was the attacking player's (a hand card's effect in Main
+    Phase 1): an effect of theirs is no evidence for their opponent taking less damage, so
+    nothing is cited and the import says the stream names no card."""
+    main1 = hand_link(HAND1[0], (1, LOCATION_HAND, 0, 0xA))
+    result, agreement, report = imported(duel(opening() + their_direct_attack(main1=main1)))
+    [calc] = [e for e in result.events if e.kind == "damage_calculated"]
+    assert calc.cite is None and [v.rule for v in report.violations] == ["DMG-08"]
+    assert any("the stream names no card" in n for n in result.notes)

@@ -65,6 +65,7 @@ class BattleHandling:
             cite = Cite(granted_to(self, attacker), "this monster can attack directly")
         self.attacked[attacker] = self.turn
         self.attack = (attacker, target)
+        self.attack_at = self.i
         self.attack_defenders = self.defenders(1 - player)
         self.calculated = False
         self.battle_destroyed = set()

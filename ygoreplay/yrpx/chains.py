@@ -186,6 +186,8 @@ class ChainHandling:
                     link.effect.resolved = True
                 self.resolved_link(link)
                 self.emit(ChainLinkResolved(link=ct))
+                self.solved_at = (self.i, link.card)
+                self.resolved_turn.append((self.i, link.card, link.player))
                 if len(self.events) == self.solving_from + 1:
                     self.quiet_links.append((link.card, link.player))
             self.last_resolved = (link.card, link.player)

@@ -61,8 +61,8 @@ from typing import TYPE_CHECKING
 
 from ..events import Cite
 from ..rules.summon import tributes_needed
-from .constants import LOCATION_EXTRA, LOCATION_HAND, LOCATION_MZONE, LOCATION_OVERLAY, PHINT_DESC_ADD, \
-    PHINT_DESC_REMOVE, TYPE_SPSUMMON, TYPE_TUNER
+from .constants import LOCATION_EXTRA, LOCATION_HAND, LOCATION_MZONE, LOCATION_OVERLAY, MSG_CHAIN_END, \
+    MSG_UPDATE_CARD, MSG_UPDATE_DATA, PHINT_DESC_ADD, PHINT_DESC_REMOVE, TYPE_SPSUMMON, TYPE_TUNER
 from .container import Where
 from .messages import stringid, stringid_index
 
@@ -225,8 +225,18 @@ def special_summon_cite(imp: Importer, card: str, old: Where, new: Where, method
 def normal_summon_cite(imp: Importer, card: str, player: int, tributes: int, level: int | None) -> Cite | None:
     """The effect behind a Normal Summon the basic rules do not allow (SUM-01, SUM-04)."""
     if imp.cause is not None:
+        imp.ns_by_effect[player] = (imp.turn, imp.cause)
         return Cite(imp.cause, "summoned during the resolution of its effect")
+    by = summoned_by_link(imp)
+    if by is not None:
+        imp.ns_by_effect[player] = (imp.turn, by)
+        return Cite(by, "Normal Summoned or Set by this card's effect, right after it resolved")
     extra = imp.ns_turn[player] == imp.turn
+    turn, effect = imp.ns_by_effect.get(player, (None, None))
+    if not extra and turn == imp.turn and effect is not None:
+        # our fold counts the effect's summon as the turn's; the player's own is still to come
+        imp.ns_turn[player] = imp.turn
+        return Cite(effect, "its effect's Normal Summon did not use the turn's Normal Summon or Set")
     imp.ns_turn[player] = imp.turn
     grant = summon_grant(imp, player)
     cite = None
@@ -243,6 +253,24 @@ def normal_summon_cite(imp: Importer, card: str, player: int, tributes: int, lev
     if cite is None and tributes != tributes_needed(level):
         cite = Cite(grant or card, f"Normal Summoned with {tributes} Tribute(s) by a summon procedure")
     return cite
+
+def summoned_by_link(imp: Importer) -> str | None:
+    """The link whose effect made this Normal Summon or Set (``Duel.Summon``/``SummonOrSet``:
+    Ultimate Offering). The engine processes such a summon once the link has resolved: right
+    after its MSG_CHAIN_SOLVED, or after MSG_CHAIN_END when it was the chain's last link, with
+    only the server's refreshes in between. The player's own summon at the idle prompt after a
+    chain has the prompt's six refreshes before it as well (``answers_idle_command``): not cited."""
+    if imp.solved_at is None:
+        return None
+    at, card = imp.solved_at
+    start = imp.began_at if imp.began_at is not None else imp.i
+    if at >= start or any(p.id not in _BETWEEN_SOLVED_AND_SUMMON for p in imp.packets[at + 1:start]):
+        return None
+    return None if imp.answers_idle_command(start) else card
+
+
+_BETWEEN_SOLVED_AND_SUMMON = frozenset((MSG_UPDATE_DATA, MSG_UPDATE_CARD, MSG_CHAIN_END))
+
 
 def summon_grant(imp: Importer, player: int) -> str | None:
     """A card the stream names as making this summon possible: a HINT_CARD just before it, or
@@ -392,6 +420,24 @@ def credit_spent(imp: Importer, player: int) -> None:
         effect.spent += 1
 
 
+def damage_link(imp: Importer, damage: list[int], rules_damage: list[int]) -> Cite | None:
+    """The chain link behind battle damage that is not the rules' (Kuriboh: "you take no battle
+    damage from that battle"; Waboku: "you take no battle damage this turn"): the stream names no
+    card, but such an effect resolved before damage calculation, in this attack's steps or earlier
+    this turn. Preferred: a link of a player the difference favours (less damage to them, or more
+    to their opponent), in this attack, then this turn; else any link resolved in this attack."""
+    favoured = {p if damage[p] < rules_damage[p] else 1 - p for p in (0, 1) if damage[p] != rules_damage[p]}
+    this_attack = [(card, who) for at, card, who in imp.resolved_turn if at > imp.attack_at]
+    this_turn = [(card, who) for _at, card, who in imp.resolved_turn]
+    for pool, where in ((this_attack, "in this battle"), (this_turn, "earlier this turn")):
+        mine = [card for card, who in pool if who in favoured]
+        if mine:
+            return Cite(mine[-1], f"changes the battle damage: its effect resolved {where}")
+    if this_attack:
+        return Cite(this_attack[-1][0], "changes the battle damage: its effect resolved in this battle")
+    return None
+
+
 def battle_cite(imp: Importer, attacker: str, happened: tuple[list[str], list[int]],
                 rules: tuple[set[str], list[int]], pierce: bool, hint: str | None, detached: str | None,
                 chain_card: str | None) -> Cite | None:
@@ -414,5 +460,8 @@ def battle_cite(imp: Importer, attacker: str, happened: tuple[list[str], list[in
             return Cite(hint, "changes the battle damage")
         if imp.forced is not None:
             return Cite(imp.forced.card, "changes the battle damage of the attack it forces")
+        by = damage_link(imp, damage, rules_damage)
+        if by is not None:
+            return by
         imp.note(f"battle damage {damage} differs from the rules' {rules_damage} and the stream names no card")
     return None

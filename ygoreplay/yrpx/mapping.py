@@ -187,6 +187,10 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
         self.refresh_cache: dict[int, list[Query | None]] = {}
         self.last_resolved: tuple[str, int] | None = None      # (card, player) of the link that resolved last
         self.chain_end_at = -1                                  # len(events) just after the last chain_ended
+        self.solved_at: tuple[int, str] | None = None          # (packet, card) of the last MSG_CHAIN_SOLVED resolved
+        self.resolved_turn: list[tuple[int, str, int]] = []    # (packet, card, player) of each link resolved this
+                                                                # turn, not negated
+        self.attack_at = -1                                     # packet of the attack in progress's MSG_ATTACK
         self.pre_overlay: dict[str, list[str]] = {}            # xyz host not yet on the field
         self.pending_at: dict[str, int] = {}                   # packet of each pending move above
         self.began_at: int | None = None                       # the summon being written began there
@@ -222,6 +226,7 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
         self.quiet_links: list[tuple[str, int]] = []
         self.after_chain: tuple[int, list[tuple[str, int]]] = (-1, [])
         self.ns_turn = [0, 0]
+        self.ns_by_effect: dict[int, tuple[int, str]] = {}      # player -> (turn, card) of a Normal Summon its effect made
         self.grant_was_hint = False
         self.ns_grants: dict[int, list[str]] = {0: [], 1: []}
         self.attacked: dict[str, int] = {}

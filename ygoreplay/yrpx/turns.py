@@ -35,6 +35,7 @@ class TurnHandling:
         self.normal_drawn = False
         self.flipped.clear()
         self.turn_activations.clear()
+        self.resolved_turn.clear()
         self.ns_grants = {0: [], 1: []}
         self.forced = None
         self.attack_reset.clear()
