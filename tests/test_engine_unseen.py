@@ -583,3 +583,36 @@ def test_an_ordinary_battle_phase_after_a_chain_in_main_phase_1_cites_nothing():
     result, agreement, report = imported(stream)
     assert all(e.cite is None for e in kinds(result, "phase_entered"))
     assert report.violations == [] and report.overrides == [] and agreement.ok
+
+
+def doubled_direct_attack(player: int, code: int, z: int, atk: int, damage: int) -> bytes:
+    """``player``'s monster in zone ``z`` attacks directly; the engine deals ``damage``."""
+    at = (player, MZONE, z, UP_ATK)
+    return (phase(0x8) + packet(MSG_ATTACK, loc(*at) + loc(0, 0, 0)) + packet(MSG_DAMAGE_STEP_START, b"")
+            + packet(MSG_BATTLE, loc(*at) + struct.pack("<iiB", atk, kind(code)[3], 0) + loc(0, 0, 0)
+                     + struct.pack("<iiB", 0, 0, 0))
+            + packet(MSG_DAMAGE, struct.pack("<BI", 1 - player, damage)) + packet(MSG_DAMAGE_STEP_END, b""))
+
+
+def test_battle_damage_an_effect_monster_doubles_cites_it():
+    """DMG-08, GEN-01: the Effect Monster FLIPPER (300 ATK) attacks directly and the engine deals
+    600 (Odd-Eyes Pendulum Dragon's kind of text: no link, no hint): the damage calculation
+    cites the monster dealing it, inferred, and the LP follow the engine."""
+    stream = opening() + THREE + summoned(0, FLIPPER, 0, 2) + monsters(0, z2=(FLIPPER, UP_ATK))
+    stream += doubled_direct_attack(0, FLIPPER, 2, 300, 600)
+    result, agreement, report = imported(stream)
+    calc = kinds(result, "damage_calculated")[0]
+    assert calc.damage == (0, 600) and calc.cite.card == P0_FLIPPER and "inferred" in calc.cite.effect
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["DMG-08"]
+    assert report.state.sides[1].lp == 7400 and agreement.ok, agreement
+
+
+def test_battle_damage_a_normal_monster_doubles_is_a_violation():
+    """DMG-08: a Normal Monster has no text to double its damage: with no card named, the
+    doubled damage stays uncited (a note says so) and the audit reports it."""
+    stream = opening() + next_turn(1, D1[::-1][5]) + summoned(1, 3013, 0, 0) + monsters(1, z0=(3013, UP_ATK))
+    stream += doubled_direct_attack(1, 3013, 0, kind(3013)[2], 2 * kind(3013)[2])
+    result, agreement, report = imported(stream)
+    assert kinds(result, "damage_calculated")[0].cite is None
+    assert [v.rule for v in report.violations] == ["DMG-08"]
+    assert any("names no card" in n for n in result.notes)

@@ -156,8 +156,11 @@ class BattleHandling:
         self.hint_card = None
         pierce = (target is not None and not t_attack and atk > t_def
                   and damage[t_loc.controller & 1] == atk - t_def)
+        battling = {a_loc.controller & 1: attacker}
+        if target is not None:
+            battling[t_loc.controller & 1] = target
         cite = battle_cite(self, attacker, (destroyed, damage), (rules_destroyed, rules_damage), pierce,
-                           hint, detach_host, chain_card)
+                           hint, detach_host, chain_card, battling)
         self.calculated = True
         self.emit(DamageCalculated(player=self.turn_player, destroyed=tuple(destroyed), damage=tuple(damage),
                                    cite=cite))
