@@ -414,6 +414,18 @@ def test_win_01_lethal_battle_damage_ends_the_duel():
 CALCULATED = [attack("vorse", "ox"), DAMAGE, calc(["ox"], [0, 200])]
 
 
+def test_battle_14_a_monster_destroyed_by_battle_that_an_effect_brings_back_has_left():
+    """BATTLE-14, GEN-01: Ox, destroyed by battle, is banished instead by an effect and Special
+    Summoned back before the attack ends (Goyo Guardian's kind of text): it left the field as
+    it had to; the one on the field is a new card, and the attack closes with no violation."""
+    state = fold(battle([VORSE_], [OX]), *CALCULATED, battle_damage(1, 200, 7800),
+                 {"kind": "card_moved", "card": "ox", "to": [1, "banished"], "reason": "banished", "cause": "crow"},
+                 {"kind": "special_summoned", "player": 0, "card": "ox", "zone": 3, "method": "effect",
+                  "position": "defense", "cause": "goyo", "controller": 0, "cite": {"card": "goyo", "effect": "x"}},
+                 step("battle"))
+    assert state.attack is None and state.sides[0].mzone[3] == "ox" and state.violations is None
+
+
 @pytest.mark.parametrize("events, rule, says", [
     pytest.param([*CALCULATED, battle_damage(1, 300)], "DMG-10", "200 battle damage, not 300",
                  id="wrong-amount"),

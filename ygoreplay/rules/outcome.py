@@ -50,6 +50,11 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
         vanish(state, card)                                    # TOKEN-02
         return
     position = ev.position or _default_position(card, to.zone)
+    attack = state.attack
+    if attack is not None and card.id in attack.destroyed and here.zone in ON_FIELD:
+        # BATTLE-14 is satisfied once it has left the field, wherever an effect sends it and even
+        # if another effect brings it back before the attack ends (a new card then)
+        attack.destroyed = tuple(c for c in attack.destroyed if c != card.id)
     take(state, card)
     if host is not None:
         card.zone, card.position, card.host = OVERLAY, None, host.id
