@@ -343,6 +343,24 @@ def test_a_player_who_pays_all_their_lp_as_a_cost_loses_at_the_activation():
     assert report.state.cards["p0.m38"].position == "faceup" and agreement.ok, agreement
 
 
+def test_an_additional_normal_summon_a_resolved_spell_granted_cites_it_past_an_lp_cost():
+    """SUM-01, GEN-01: player 0 Normal Summons, then activates 5012 (Double Summon's kind: it
+    resolves with nothing to see); a card on the field makes the next summon cost 500 LP (paid
+    just before it, after the chain ended); the second Normal Summon cites 5012 as the grant."""
+    at = (0, LOCATION_SZONE, 1, 0x5)
+    stream = opening() + summon(5013, 0, 2) + monsters(0, z2=(5013, 0x1))
+    stream += move(5012, (0, LOCATION_HAND, 0, 0xA), at, 0) + one(0, LOCATION_SZONE, 1, 5012)
+    stream += packet(MSG_CHAINING, struct.pack("<I", 5012) + loc(*at) + struct.pack("<BBIQI", *at[:3], 0, 1))
+    stream += packet(MSG_CHAINED, bytes([1])) + packet(MSG_CHAIN_SOLVING, bytes([1]))
+    stream += packet(MSG_CHAIN_SOLVED, bytes([1])) + move(5012, at, (0, LOCATION_GRAVE, 0, 0x5), 0x400)
+    stream += packet(MSG_CHAIN_END, b"") + packet(MSG_PAY_LPCOST, struct.pack("<BI", 0, 500)) + summon(5011, 2, 3)
+    result, agreement, report = imported(duel(stream))
+    spell = next(e.card for e in result.events if e.kind == "activated")
+    second = [e for e in result.events if e.kind == "normal_summoned"][1]
+    assert second.cite is not None and second.cite.card == spell
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["SUM-01"] and agreement.ok
+
+
 def test_a_duel_started_at_4000_lp_records_the_duel_option():
     """SETUP-01, CONF-01: the room's start LP (MSG_START, the YRP1 header) is a duel option in
     duel_started, not a violation; the LP then run from it."""

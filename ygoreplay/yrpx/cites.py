@@ -59,7 +59,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..events import Cite
+from ..events import Cite, LifePointsChanged
 from ..rules.summon import tributes_needed
 from .constants import LOCATION_EXTRA, LOCATION_HAND, LOCATION_MZONE, LOCATION_OVERLAY, MSG_CHAIN_END, \
     MSG_UPDATE_CARD, MSG_UPDATE_DATA, PHINT_DESC_ADD, PHINT_DESC_REMOVE, TYPE_SPSUMMON, TYPE_TUNER
@@ -274,7 +274,8 @@ _BETWEEN_SOLVED_AND_SUMMON = frozenset((MSG_UPDATE_DATA, MSG_UPDATE_CARD, MSG_CH
 
 def summon_grant(imp: Importer, player: int) -> str | None:
     """A card the stream names as making this summon possible: a HINT_CARD just before it, or
-    the player's chain link that resolved with no visible outcome right before it."""
+    the player's chain link that resolved with no visible outcome right before it (LP paid
+    since, as a card on the field may make a summon cost, does not count as an outcome)."""
     imp.grant_was_hint = False
     if imp.hint_card is not None and imp.hint_card[0] > imp.prev_sig:
         holder = imp.field.card_with_code(imp.hint_card[1], player)
@@ -283,7 +284,7 @@ def summon_grant(imp: Importer, player: int) -> str | None:
             imp.grant_was_hint = True
             return holder
     end, quiet = imp.after_chain
-    if end == len(imp.events):
+    if 0 <= end <= len(imp.events) and all(type(e) is LifePointsChanged for e in imp.events[end:]):
         mine = [c for c, p in quiet if p == player]
         if mine:
             return mine[-1]
