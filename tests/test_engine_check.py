@@ -39,7 +39,7 @@ from ygoreplay.yrpx import (
 
 NORMAL, SPELL, XYZ = 0x11, 0x2, 0x800021
 #: What the test cards are: passcode -> (type, Level or Rank, ATK). The rest are Normal monsters.
-KINDS = {5012: (SPELL, 0, 0), 7000: (XYZ, 4, 2500)}
+KINDS = {5012: (SPELL, 0, 0), 7000: (XYZ, 4, 2500), 6012: (NORMAL, 5, 2700)}
 
 
 def atk(code: int) -> int:
@@ -359,6 +359,44 @@ def test_an_additional_normal_summon_a_resolved_spell_granted_cites_it_past_an_l
     second = [e for e in result.events if e.kind == "normal_summoned"][1]
     assert second.cite is not None and second.cite.card == spell
     assert report.violations == [] and [o.rule for o in report.overrides] == ["SUM-01"] and agreement.ok
+
+
+def tribute_summon_on_turn_2(tribute: tuple) -> bytes:
+    """Turn 1: player 0 Normal Summons 5013 to zone 2. Turn 2: player 1 draws, then Tribute
+    Summons the Level 5 6012 to zone 0 with the monster at ``tribute`` (code, controller, zone)."""
+    code, controller, z = tribute
+    stream = opening() + summon(5013, 0, 2) + monsters(0, z2=(5013, 0x1)) + monsters(1)
+    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x200)) + packet(MSG_NEW_TURN, bytes([1]))
+    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(1, [THEIRS])
+    for phase in (0x2, 0x4):
+        stream += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    if controller == 1:                                   # a monster of its own to Tribute first
+        stream += move(THEIRS, (1, LOCATION_HAND, 5, 0xA), (1, LOCATION_MZONE, z, 0x1), 0x800)
+        stream += packet(MSG_SPSUMMONING, struct.pack("<I", THEIRS) + loc(1, LOCATION_MZONE, z, 0x1))
+        stream += packet(MSG_SPSUMMONED, b"")
+    stream += move(code, (controller, LOCATION_MZONE, z, 0x1), (controller, LOCATION_GRAVE, 0, 0x5), 0x12)
+    return (stream + move(6012, (1, LOCATION_HAND, 1, 0xA), (1, LOCATION_MZONE, 0, 0x1), 0)
+            + packet(MSG_SUMMONING, struct.pack("<I", 6012) + loc(1, LOCATION_MZONE, 0, 0x1))
+            + packet(MSG_SUMMONED, b"") + (monsters(0) if controller == 0 else monsters(0, z2=(5013, 0x1)))
+            + monsters(1, z0=(6012, 0x1)))
+
+
+def test_a_tribute_the_summoner_does_not_control_is_cited():
+    """SUM-06, GEN-01: player 1 Tribute Summons with player 0's monster (an effect lets it:
+    the engine released it, reason RELEASE|SUMMON): the summon cites the card behind it (with no
+    activation targeting the Tribute, the Tribute's own text), and no violation is left."""
+    result, agreement, report = imported(duel(tribute_summon_on_turn_2((5013, 0, 2))))
+    summon_ = next(e for e in result.events if e.kind == "normal_summoned" and e.player == 1)
+    assert summon_.tributes == ("p0.m39",) and "opponent's monster" in summon_.cite.effect
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["SUM-06"] and agreement.ok
+
+
+def test_a_tribute_of_ones_own_monster_cites_nothing():
+    """SUM-06: Tributing a monster you control is the rule itself: no cite."""
+    result, agreement, report = imported(duel(tribute_summon_on_turn_2((THEIRS, 1, 1))))
+    summon_ = next(e for e in result.events if e.kind == "normal_summoned" and e.player == 1)
+    assert summon_.tributes == ("p1.m34",) and summon_.cite is None
+    assert report.violations == [] and report.overrides == [] and agreement.ok
 
 
 def test_a_duel_started_at_4000_lp_records_the_duel_option():

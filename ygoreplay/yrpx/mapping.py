@@ -182,6 +182,7 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
         self.flipped: set[str] = set()
         # summons
         self.pending_tributes: list[tuple[str, Loc]] = []               # (card, where EDOPro sent it)
+        self.tributed_from: dict[str, int] = {}                         # a Tribute's controller as it left
         self.pending_materials: list[tuple[str, int, Loc, str | None, int]] = []  # (card, reason, to, position, packet)
         self.material_from: dict[str, tuple[Where, Query | None]] = {}   # where a material was, as queried there
         self.refresh_cache: dict[int, list[Query | None]] = {}

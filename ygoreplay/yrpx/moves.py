@@ -8,7 +8,7 @@ from ..events import (ATTACK, BANISHED, DECK, DEFENSE, EXTRA, FACEDOWN, FACEDOWN
     MZONE, OVERLAY, SET, SZONE, CardMoved, CardsSwapped, Cite, ControlChanged, Cost, HandSizeDiscard, Loc, MonsterSet,
     NormalSummoned, SpecialSummoned, SpellTrapSet, StatsChanged, SummonNegated, TokenCreated, ZoneChanged)
 from ..rules.summon import PROPER_METHODS, between_scales
-from .cites import credit_gain, credit_spent, normal_summon_cite, special_summon_cite
+from .cites import credit_gain, credit_spent, granted_to, normal_summon_cite, special_summon_cite
 from .constants import (LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_OVERLAY,
     LOCATION_REMOVED, LOCATION_SZONE, MSG_CHAINING, MSG_HINT, MSG_MOVE, MSG_SET, MSG_SPSUMMONING, MSG_SUMMONING, MSG_SWAP,
     MSG_UPDATE_CARD, MSG_UPDATE_DATA, POS_ATTACK, POS_DEFENSE, POS_FACEDOWN_ATTACK, POS_FACEUP, POS_FACEUP_ATTACK,
@@ -216,6 +216,7 @@ class MoveHandling:
         # parts of a summon that follows
         if ol == LOCATION_MZONE and reason & REASON_RELEASE and reason & REASON_SUMMON and not reason & REASON_SPSUMMON:
             self.pending_tributes.append((card, self.field.our_loc(new)))
+            self.tributed_from[card] = old.controller & 1
             self.pending_at[card] = self.i
             return
         if reason & REASON_MATERIAL and reason & (REASON_FUSION | REASON_SYNCHRO | REASON_XYZ | REASON_LINK | REASON_RITUAL):
@@ -375,6 +376,9 @@ class MoveHandling:
         """A Normal Summon or Set from the hand, with the Tributes just released (SUM-01, SUM-04)."""
         level = self.sync_level(card, new)
         cite = normal_summon_cite(self, card, player, len(tributes), level)
+        theirs = [t for t in tributes if self.tributed_from.pop(t, player) != player]
+        if cite is None and theirs:              # SUM-06: a Tribute the summoner did not control
+            cite = Cite(granted_to(self, theirs[0]), "Tributes the opponent's monster, as this card's effect allows")
         if nid == MSG_SUMMONING:
             position = DEFENSE if new.position & POS_DEFENSE else ATTACK
             self.summoning.add(card)
