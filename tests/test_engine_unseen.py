@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import struct
 
-import pytest
-
 from test_yrpx import FLAGS, MR5, draw, loc, packet, teams, wrap
 
 from ygoreplay import engine_check
@@ -659,17 +657,24 @@ def test_a_pendulum_summon_is_known_by_both_scales_shown_before_its_monsters():
 BIG_D0 = D0[:35] + [PEND6, PEND4, BIG8, SCALE8, SCALE1]
 
 
-@pytest.mark.parametrize("right_scale, cited", [(9, True), (8, False)])
-def test_a_pendulum_summon_by_a_scale_an_effect_changed_cites_that_scale(right_scale, cited):
-    """PEND-03, GEN-01: a Level 8 is not between the printed Scales 1 and 8; with the right Scale
-    reported as 9 (as Stargazer Magician's becomes 4) the summon cites the card whose Scale
-    changed. Reported as printed, it stays a PEND-03 violation."""
+def big8_pendulum_summoned(right_scale: int):
+    """BIG8 (Level 8) Pendulum Summoned with Scales 1 and 8, the right one reported as ``right_scale``."""
     result, agreement, report = imported(opening(d0=BIG_D0) + scales_placed(right_scale) + BOTH_SCALES
                                          + special_summons((BIG8, 0, 2)), d0=BIG_D0)
     summon_ = kinds(result, "special_summoned")[0]
     assert summon_.method == "pendulum" and agreement.ok, agreement
-    if cited:
-        assert (summon_.cite.card, summon_.cite.effect) == ("p0.m38", "its Pendulum Scale is 9")
-        assert report.violations == [] and [o.rule for o in report.overrides] == ["PEND-03"]
-    else:
-        assert summon_.cite is None and [v.rule for v in report.violations] == ["PEND-03"]
+    return summon_, report
+
+
+def test_a_pendulum_summon_by_a_scale_an_effect_changed_cites_that_scale():
+    """PEND-03, GEN-01: a Level 8 is not between the printed Scales 1 and 8; with the right Scale
+    reported as 9 (as Stargazer Magician's becomes 4) the summon cites the card whose Scale changed."""
+    summon_, report = big8_pendulum_summoned(9)
+    assert (summon_.cite.card, summon_.cite.effect) == ("p0.m38", "its Pendulum Scale is 9")
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["PEND-03"]
+
+
+def test_a_pendulum_summon_outside_the_scales_edopro_reports_is_a_violation():
+    """PEND-03: the right Scale reported as printed (8), the Level 8 summon cites nothing and is refused."""
+    summon_, report = big8_pendulum_summoned(8)
+    assert summon_.cite is None and [v.rule for v in report.violations] == ["PEND-03"]

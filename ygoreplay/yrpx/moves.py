@@ -483,9 +483,9 @@ class MoveHandling:
         ``Duel.HintSelection`` (MSG_CARD_SELECTED; MSG_BECOME_TARGET in its scripts before June
         2021), right before it moves its monsters, each moved then MSG_SPSUMMONING, one
         MSG_SPSUMMONED for all; a Special Summon's LP cost (EFFECT_SPSUMMON_COST) may come
-        between. A card's own procedure from the hand (Photon Thrasher, Chaos
-        Sorcerer's banishing cost, Quickdraw Synchron's discard) shows no Scale: it is inherent,
-        even with its Level between the player's Scales."""
+        between. A card's own procedure from the hand (Photon Thrasher, Chaos Sorcerer's
+        banishing cost, Quickdraw Synchron's discard) shows no Scale: it is inherent, even with
+        its Level between the player's Scales."""
         if old.location not in (LOCATION_HAND, LOCATION_EXTRA):
             return False
         szone = self.field.sides[player].szone
@@ -506,7 +506,7 @@ class MoveHandling:
                 if not (m["reason"] & REASON_SPSUMMON and m["new"].location == LOCATION_MZONE):
                     return False
             elif p.id not in (MSG_SPSUMMONING, MSG_PAY_LPCOST) and p.id not in QUIET:
-                return False                      # (a cost to Special Summon is paid between: step 21)
+                return False                      # (an LP cost: operations.cpp SpSummonRule step 21)
         return False
 
     def scale_cite(self, card: str, player: int) -> Cite | None:
