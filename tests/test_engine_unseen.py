@@ -11,7 +11,8 @@ and MSG_SWAP_GRAVE_DECK's Graveyard after them), and asserts the events we impor
 and our board agreeing with every state packet (``engine_check``).
 
 The cards are this file's own (their types come from the state packets): a Flip monster, two
-Quick-Play Spells, four Normal Spells, a token, two Fusion monsters; the rest Normal monsters.
+Quick-Play Spells, four Normal Spells, a token, two Fusion monsters, two Pendulum Scales and a
+monster that summons itself; the rest Normal monsters.
 """
 from __future__ import annotations
 
@@ -22,14 +23,15 @@ from test_yrpx import FLAGS, MR5, draw, loc, packet, teams, wrap
 from ygoreplay import engine_check
 from ygoreplay.yrpx import (
     LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_SZONE,
-    MSG_ATTACK, MSG_BATTLE, MSG_BECOME_TARGET, MSG_CHAIN_END, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING,
+    MSG_ATTACK, MSG_BATTLE, MSG_BECOME_TARGET, MSG_CARD_SELECTED, MSG_CHAIN_END, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING,
     MSG_CHAINED, MSG_CHAINING, MSG_CONFIRM_EXTRATOP, MSG_DAMAGE, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START,
     MSG_DECK_TOP, MSG_FLIPSUMMONED, MSG_FLIPSUMMONING, MSG_MOVE, MSG_NEW_PHASE, MSG_NEW_TURN,
     MSG_PAY_LPCOST, MSG_POS_CHANGE, MSG_RANDOM_SELECTED, MSG_REVERSE_DECK, MSG_SET, MSG_SHUFFLE_DECK,
     MSG_SHUFFLE_EXTRA, MSG_SHUFFLE_SET_CARD, MSG_SPSUMMONED, MSG_SPSUMMONING, MSG_START, MSG_SUMMONED,
     MSG_SUMMONING, MSG_SWAP_GRAVE_DECK, MSG_TOSS_COIN, MSG_TOSS_DICE, MSG_UPDATE_CARD, MSG_UPDATE_DATA,
     MSG_WIN, OLD_REPLAY_MODE, QUERY_ATTACK, QUERY_BASE_ATTACK, QUERY_BASE_DEFENSE, QUERY_CODE,
-    QUERY_DEFENSE, QUERY_END, QUERY_LEVEL, QUERY_POSITION, QUERY_RACE, QUERY_TYPE, REASON_DESTROY,
+    QUERY_DEFENSE, QUERY_END, QUERY_LEVEL, QUERY_LSCALE, QUERY_POSITION, QUERY_RACE, QUERY_RSCALE, QUERY_TYPE,
+    REASON_DESTROY,
     REASON_DISCARD, REASON_EFFECT, REASON_RULE, REASON_SPSUMMON, REPLAY_64BIT_DUELFLAG, REPLAY_LUA64,
     REPLAY_NEWREPLAY, YRP1, YRPX, import_yrpx)
 
@@ -44,6 +46,12 @@ SHEEP, FUSE1, FUSE2 = 2100, 2201, 2202
 KINDS = {FLIPPER: (FLIP, 3, 300, 2300), MOON: (QUICK, 0, 0, 0), GOAT: (QUICK, 0, 0, 0),
          HEART: (SPELL, 0, 0, 0), DUO: (SPELL, 0, 0, 0), COIN: (SPELL, 0, 0, 0), SHEEP: (TOKEN, 1, 0, 0),
          FUSE1: (FUSION, 7, 2500, 2000), FUSE2: (FUSION, 8, 2800, 2500)}
+# Pendulum Scales 1 and 8, a monster that summons itself from the hand (cdb SPSUMMON bit), Levels 4, 6, 8
+PENDULUM, SELF_SUMMONER = 0x1000011, 0x2000021
+SCALE1, SCALE8, THRASHER, PEND4, PEND6, BIG8 = 2301, 2302, 2303, 2304, 2305, 2306
+KINDS |= {SCALE1: (PENDULUM, 3, 1000, 1000), SCALE8: (PENDULUM, 5, 1500, 1000), THRASHER: (SELF_SUMMONER, 4, 2100, 0),
+          PEND6: (NORMAL, 6, 2000, 1000), BIG8: (NORMAL, 8, 2500, 2000)}
+SCALES = {SCALE1: 1, SCALE8: 8}
 
 D0 = [1000 + i // 3 for i in range(34)] + [COIN, DUO, HEART, GOAT, MOON, FLIPPER]   # bottom first
 D1 = [3000 + i // 3 for i in range(40)]
@@ -55,12 +63,16 @@ def kind(code: int) -> tuple[int, int, int, int]:
     return KINDS.get(code, (NORMAL, 4, 1000 + 100 * (code % 100), 1000))
 
 
-def query(code: int, position: int) -> bytes:
-    """One card's query as the server writes it: ``u16 size, u32 flag, value`` items, QUERY_END."""
+def query(code: int, position: int, scale: int | None = None) -> bytes:
+    """One card's query as the server writes it: ``u16 size, u32 flag, value`` items, QUERY_END;
+    a Pendulum's Scales are its printed one unless ``scale`` says what an effect made it."""
     type_, level, attack, defense = kind(code)
     items = [(QUERY_CODE, code), (QUERY_POSITION, position), (QUERY_TYPE, type_), (QUERY_LEVEL, level),
              (QUERY_ATTACK, attack), (QUERY_DEFENSE, defense), (QUERY_BASE_ATTACK, attack),
              (QUERY_BASE_DEFENSE, defense), (QUERY_RACE, 1)]
+    if code in SCALES:
+        items += [(QUERY_LSCALE, SCALES[code] if scale is None else scale),
+                  (QUERY_RSCALE, SCALES[code] if scale is None else scale)]
     return b"".join(struct.pack("<HII", 8, f, v) for f, v in items) + struct.pack("<HI", 4, QUERY_END)
 
 
@@ -107,12 +119,12 @@ def phase(*phases: int) -> bytes:
     return b"".join(packet(MSG_NEW_PHASE, struct.pack("<H", p)) for p in phases)
 
 
-def opening(extra0=()) -> bytes:
+def opening(extra0=(), d0=D0) -> bytes:
     """MSG_START, both Decks and Extra Decks listed, the opening hands, turn 1 to Main Phase 1."""
     out = packet(MSG_START, struct.pack("<BII4H", 0, 8000, 8000, 40, len(extra0), 40, 0))
-    out += deck(0, D0) + deck(1, D1)
+    out += deck(0, d0) + deck(1, D1)
     out += zone(0, EXTRA, [(c, DOWN) for c in extra0]) + zone(1, EXTRA, [])
-    return out + draw(0, HAND0) + draw(1, HAND1) + packet(MSG_NEW_TURN, bytes([0])) + phase(0x1, 0x2, 0x4)
+    return out + draw(0, d0[::-1][:5]) + draw(1, HAND1) + packet(MSG_NEW_TURN, bytes([0])) + phase(0x1, 0x2, 0x4)
 
 
 def next_turn(player: int, drawn: int) -> bytes:
@@ -152,19 +164,19 @@ def spell(code: int, hand_seq: int, s: int, gy: int, resolving: bytes = b"", dur
         code, at, during, resolving, move(code, at, (player, GRAVE, gy, UP), REASON_RULE))
 
 
-def yrp1(extra0=()) -> bytes:
+def yrp1(extra0=(), d0=D0) -> bytes:
     flags = REPLAY_LUA64 | REPLAY_NEWREPLAY | REPLAY_64BIT_DUELFLAG
     body = teams(flags) + struct.pack("<IIIQ", 8000, 5, 1, MR5)
-    for main, extra in ((D0, tuple(extra0)), (D1, ())):
+    for main, extra in ((d0, tuple(extra0)), (D1, ())):
         body += struct.pack(f"<I{len(main)}I", len(main), *main) + struct.pack(f"<I{len(extra)}I", len(extra), *extra)
     return wrap(YRP1, flags, body + struct.pack("<I", 0) + bytes([1, 0]))
 
 
-def imported(stream: bytes, extra0=(), win: bytes = bytes([1, 0])):
+def imported(stream: bytes, extra0=(), win: bytes = bytes([1, 0]), d0=D0):
     """The stream as a replay (player 1 wins at its end: MSG_WIN ``win``), imported and checked
     against the engine."""
     body = teams(FLAGS) + struct.pack("<Q", MR5) + stream + packet(MSG_WIN, win)
-    result = import_yrpx(wrap(YRPX, FLAGS, body + packet(OLD_REPLAY_MODE, yrp1(extra0))))
+    result = import_yrpx(wrap(YRPX, FLAGS, body + packet(OLD_REPLAY_MODE, yrp1(extra0, d0))))
     agreement, report = engine_check.check(result)
     return result, agreement, report
 
@@ -616,3 +628,86 @@ def test_battle_damage_a_normal_monster_doubles_is_a_violation():
     assert kinds(result, "damage_calculated")[0].cite is None
     assert [v.rule for v in report.violations] == ["DMG-08"]
     assert any("names no card" in n for n in result.notes)
+
+
+# -- 6. Pendulum Summons (SPS-02, PEND-03) -------------------------------------------------------
+
+#: Player 0's Deck with SCALE1 SCALE8 THRASHER PEND4 PEND6 as the opening hand (top last)
+PEND_D0 = D0[:35] + [PEND6, PEND4, THRASHER, SCALE8, SCALE1]
+
+
+def scales_placed(right_scale: int | None = None) -> bytes:
+    """SCALE1 and SCALE8 activated from the hand into S/T 0 and 4 (each a chain of one), then the
+    server's refresh of the Spell & Trap Zones: the right Scale ``right_scale`` when an effect
+    changed it."""
+    out = b""
+    for code, s in ((SCALE1, 0), (SCALE8, 4)):
+        at = (0, SZONE, s, UP)
+        out += move(code, (0, HAND, 0, DOWN), at, 0) + chain(code, at)
+    row = [None] * 8
+    row[0], row[4] = (SCALE1, UP), (SCALE8, UP)
+    body = b"".join(struct.pack("<H", 0) if slot is None else query(*slot, scale=right_scale if k == 4 else None)
+                    for k, slot in enumerate(row))
+    return out + packet(MSG_UPDATE_DATA, struct.pack("<BBI", 0, SZONE, len(body)) + body)
+
+
+def special_summons(*monsters_: tuple[int, int, int]) -> bytes:
+    """Monsters (passcode, hand place, Monster Zone) moved from the hand, each then
+    MSG_SPSUMMONING, one MSG_SPSUMMONED for all (operations.cpp SpSummonRule)."""
+    out = b""
+    for code, hand_seq, z in monsters_:
+        at = (0, MZONE, z, UP_ATK)
+        out += (move(code, (0, HAND, hand_seq, DOWN), at, REASON_SPSUMMON)
+                + packet(MSG_SPSUMMONING, struct.pack("<I", code) + loc(*at)))
+    return out + packet(MSG_SPSUMMONED, b"")
+
+
+#: Duel.HintSelection of both Scales: what EDOPro's Pendulum procedure shows before its monsters
+BOTH_SCALES = b"".join(packet(MSG_CARD_SELECTED, struct.pack("<I", 1) + loc(0, SZONE, s, UP)) for s in (0, 4))
+
+
+def test_a_monster_summoning_itself_from_the_hand_between_the_scales_is_no_pendulum_summon():
+    """SPS-02, SPS-13: Photon Thrasher's own procedure from the hand, Level 4 between Scales 1
+    and 8, shows no Scale: an inherent summon, so the Pendulum Summon after it is the turn's first."""
+    stream = opening(d0=PEND_D0) + scales_placed() + special_summons((THRASHER, 0, 2))
+    stream += BOTH_SCALES + special_summons((PEND4, 0, 1), (PEND6, 0, 3))
+    result, agreement, report = imported(stream, d0=PEND_D0)
+    assert [e.method for e in kinds(result, "special_summoned")] == ["inherent", "pendulum", "pendulum"]
+    assert report.violations == [] and report.overrides == [], report.violations
+    assert agreement.ok, agreement
+
+
+def test_a_pendulum_summon_is_known_by_both_scales_shown_before_its_monsters():
+    """SPS-02: both Scales selected (MSG_CARD_SELECTED), then the monsters: one Pendulum Summon."""
+    result, agreement, report = imported(opening(d0=PEND_D0) + scales_placed() + BOTH_SCALES
+                                         + special_summons((PEND4, 1, 2), (PEND6, 1, 3)), d0=PEND_D0)
+    assert [e.method for e in kinds(result, "special_summoned")] == ["pendulum", "pendulum"]
+    assert report.violations == [] and report.overrides == [], report.violations
+    assert agreement.ok, agreement
+
+
+#: SCALE1 SCALE8 and a Level 8 in the opening hand
+BIG_D0 = D0[:35] + [PEND6, PEND4, BIG8, SCALE8, SCALE1]
+
+
+def big8_pendulum_summoned(right_scale: int):
+    """BIG8 (Level 8) Pendulum Summoned with Scales 1 and 8, the right one reported as ``right_scale``."""
+    result, agreement, report = imported(opening(d0=BIG_D0) + scales_placed(right_scale) + BOTH_SCALES
+                                         + special_summons((BIG8, 0, 2)), d0=BIG_D0)
+    summon_ = kinds(result, "special_summoned")[0]
+    assert summon_.method == "pendulum" and agreement.ok, agreement
+    return summon_, report
+
+
+def test_a_pendulum_summon_by_a_scale_an_effect_changed_cites_that_scale():
+    """PEND-03, GEN-01: a Level 8 is not between the printed Scales 1 and 8; with the right Scale
+    reported as 9 (as Stargazer Magician's becomes 4) the summon cites the card whose Scale changed."""
+    summon_, report = big8_pendulum_summoned(9)
+    assert (summon_.cite.card, summon_.cite.effect) == ("p0.m38", "its Pendulum Scale is 9")
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["PEND-03"]
+
+
+def test_a_pendulum_summon_outside_the_scales_edopro_reports_is_a_violation():
+    """PEND-03: the right Scale reported as printed (8), the Level 8 summon cites nothing and is refused."""
+    summon_, report = big8_pendulum_summoned(8)
+    assert summon_.cite is None and [v.rule for v in report.violations] == ["PEND-03"]

@@ -461,6 +461,26 @@ def test_pend_04_a_pendulum_summon_is_negated_only_as_it_happens() -> None:
           "SPS-11", "not being summoned now")
 
 
+SCALE = {"hand": [c(ODD_EYES, "odd")]}
+#: Odd-Eyes activated as a Scale, Solemn Judgment chained: "negate, and if you do, destroy it".
+SCALE_DESTROYED = [board(SCALE), act("odd", zone=0), act("solemn", player=1),
+                   moved("odd", [0, "gy"], "destroyed", cause="solemn"), resolved(2)]
+
+
+def test_pend_01_a_pendulum_card_whose_activation_is_negated_goes_to_the_gy() -> None:
+    """PEND-01/PEND-05: activated in a Pendulum Zone it is a Spell; negated (Solemn Judgment
+    destroys it before the link's turn says so) it goes to the GY, not the Extra Deck."""
+    state = fold(*SCALE_DESTROYED, {"kind": "chain_link_negated", "link": 1, "by": 2},
+                 moved("solemn", [1, "gy"], "resolved"), END)
+    assert where(state, "odd") == ("gy", None) and state.sides[0].gy == ["odd"]
+
+
+def test_pend_05_a_pendulum_card_destroyed_while_its_activation_resolves_goes_to_the_extra_deck() -> None:
+    """PEND-05: destroyed on the chain (Mystical Space Typhoon) but not negated, the Pendulum
+    card goes face-up to the Extra Deck; the GY is refused when its link resolves."""
+    check([*SCALE_DESTROYED, resolved(1)], "PEND-05", "that activation was not negated")
+
+
 # -- negated summons are not proper summons (SUM-03, SYN-04, XYZ-04) ----------------------------------------
 
 def test_syn_04_a_negated_synchro_summon_is_not_a_synchro_summon() -> None:

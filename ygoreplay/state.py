@@ -138,6 +138,7 @@ class ChainLink:
     negates: int | None = None                       # the link it negates (TRAP-06)
     paid: tuple[str, ...] = ()                       # cards paid as its cost (TERM-14)
     paid_lp: int = 0
+    left_for_gy: bool = False                        # its Pendulum card went to the GY: legal if negated (PEND-01)
 
 
 @dataclass(slots=True)

@@ -193,6 +193,11 @@ def _pop_link(state: DuelState, ev: ChainLinkResolved | ChainLinkNegated) -> Cha
 
 @handles(ChainLinkResolved)
 def chain_link_resolved(state: DuelState, ev: ChainLinkResolved) -> None:
+    if 1 <= ev.link <= len(state.chain) and state.chain[ev.link - 1].left_for_gy:
+        card_id = state.chain[ev.link - 1].card
+        fail(state, ev, "PEND-05", f"{state.cards[card_id].name} is a Pendulum monster: it went to the GY while its "
+             f"activation was on the chain, and that activation was not negated (PEND-01): leaving the field, it "
+             f"goes face-up to the Extra Deck instead")
     link = _pop_link(state, ev)
     card = state.cards.get(link.card)
     if link.is_card_activation and card is not None:

@@ -485,8 +485,9 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_summon.py::test_pend_03_sps_02_pendulum_summon_refused"),
     applied("PEND-04", "A negated Pendulum Summon sends all its monsters to the GY, Pendulums included.",
             "summon_negated sends each to the GY, not the Extra Deck; that all of one summon are negated is not checked"),
-    enforced("PEND-05", "A Pendulum monster leaving the field for the GY goes face-up to its owner's Extra Deck instead.",
-             "rules/outcome.py", "test_rules_battle.py::test_pend_05_pendulum_destroyed_by_battle_goes_to_extra_deck",
+    enforced("PEND-05", "A Pendulum monster leaving the field for the GY goes face-up to its owner's Extra Deck instead "
+             "(not one whose activation as a Spell was negated, PEND-01).",
+             "rules/chain.py rules/outcome.py", "test_rules_battle.py::test_pend_05_pendulum_destroyed_by_battle_goes_to_extra_deck",
              "test_rules_zones.py::test_card_moved_basic_rules_refuse"),
     enforced("PEND-06", "Face-up Pendulums in the Extra Deck return only by Pendulum Summon; Xyz and Link Pendulums cannot be.",
              "rules/summon.py", "test_special_summons.py::test_pend_03_one_pendulum_summon_of_three_monsters",

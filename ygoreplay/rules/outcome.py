@@ -16,7 +16,7 @@ from ..events import (
     ATTACK, BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SET, SZONE,
     CardMoved, CardRevealed, CardsSwapped, CoinTossed, ControlChanged, CountersChanged, DieRolled,
     LifePointsChanged, Loc, SetCardsShuffled, StatsChanged, ZoneChanged)
-from ..state import Card, DuelState
+from ..state import Card, ChainLink, DuelState
 from .base import ON_FIELD, fail, get_card, handles, impossible, player_of, put, take, vanish
 from .spell_trap import check_equips, in_chain, settle_equips
 from .summon import note_material_move
@@ -86,12 +86,29 @@ def _field_spell_replaced(state: DuelState, ev: CardMoved, card: Card, placed: l
     return False
 
 
+def _pending_activation(state: DuelState, card: Card) -> ChainLink | None:
+    """The chain link activating ``card`` itself as a Spell in its Pendulum Zone, not yet resolved.
+
+    A Pendulum card whose activation is negated goes to the GY (PEND-01): it never was a monster
+    on the field, so PEND-05 does not send it to the Extra Deck. The record may move it (Solemn
+    Judgment, Dark Bribe: "negate, and if you do, destroy") before the link's turn says it was
+    negated, so the move waits for that turn (``chain_link_resolved``)."""
+    if card.zone != SZONE:
+        return None
+    return next((link for link in state.chain if link.card == card.id and link.is_card_activation), None)
+
+
 def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> None:
     reason = ev.reason
     if to.zone in PILES and to.controller != card.owner:
         fail(state, ev, "CTRL-03", f"{card.name} goes to its owner's {to.zone} (player {card.owner}), not player {to.controller}'s")
     if to.zone == GY and card.facts.is_pendulum and card.facts.is_monster and card.zone in ON_FIELD and reason != "negated":
-        fail(state, ev, "PEND-05", f"{card.name} is a Pendulum monster: leaving the field for the GY, it goes face-up to the Extra Deck instead")
+        link = _pending_activation(state, card) if ev.cite is None else None
+        if link is not None:
+            link.left_for_gy = True                # judged when its turn comes (chain.py)
+        else:
+            fail(state, ev, "PEND-05", f"{card.name} is a Pendulum monster: leaving the field for the GY, it goes "
+                 f"face-up to the Extra Deck instead")
     if to.zone in (HAND, DECK) and card.facts.is_extra_deck:
         fail(state, ev, "ZONE-12", f"{card.name} is an Extra Deck monster: it returns to the Extra Deck, not the {to.zone}")
     if reason == "battle":

@@ -10,14 +10,17 @@ from ..events import (ATTACK, BANISHED, DECK, DEFENSE, EXTRA, FACEDOWN, FACEDOWN
 from ..rules.summon import PROPER_METHODS, between_scales
 from .cites import credit_gain, credit_spent, granted_to, normal_summon_cite, special_summon_cite
 from .constants import (LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_OVERLAY,
-    LOCATION_REMOVED, LOCATION_SZONE, MSG_CHAINING, MSG_HINT, MSG_MOVE, MSG_SET, MSG_SPSUMMONING, MSG_SUMMONING, MSG_SWAP,
-    MSG_UPDATE_CARD, MSG_UPDATE_DATA, POS_ATTACK, POS_DEFENSE, POS_FACEDOWN_ATTACK, POS_FACEUP, POS_FACEUP_ATTACK,
-    POS_FACEUP_DEFENSE, REASON_BATTLE, REASON_COST, REASON_DESTROY, REASON_DISCARD, REASON_FUSION, REASON_LINK,
-    REASON_MATERIAL, REASON_RELEASE, REASON_RITUAL, REASON_RULE, REASON_SPSUMMON, REASON_SUMMON, REASON_SYNCHRO,
-    REASON_XYZ)
+    LOCATION_REMOVED, LOCATION_SZONE, MSG_BECOME_TARGET, MSG_CARD_SELECTED, MSG_CHAINING, MSG_HINT, MSG_MOVE,
+    MSG_PAY_LPCOST, MSG_SET, MSG_SPSUMMONING, MSG_SUMMONING, MSG_SWAP, MSG_UPDATE_CARD, MSG_UPDATE_DATA, POS_ATTACK,
+    POS_DEFENSE, POS_FACEDOWN_ATTACK, POS_FACEUP, POS_FACEUP_ATTACK, POS_FACEUP_DEFENSE, REASON_BATTLE, REASON_COST,
+    REASON_DESTROY, REASON_DISCARD, REASON_FUSION, REASON_LINK, REASON_MATERIAL, REASON_RELEASE, REASON_RITUAL,
+    REASON_RULE, REASON_SPSUMMON, REASON_SUMMON, REASON_SYNCHRO, REASON_XYZ)
 from .container import Where
-from .messages import Query, parse_update_card, parse_update_data, reads
+from .messages import QUIET, Query, parse_message, parse_update_card, parse_update_data, reads
 
+
+#: The Spell & Trap Zones that are Pendulum Zones: 0 and 4 (Master Rule 4 on), 6 and 7 (Master Rule 3).
+_PZONES = (0, 4, 6, 7)
 
 _MATERIAL_METHODS = ((REASON_FUSION, "fusion"), (REASON_SYNCHRO, "synchro"), (REASON_XYZ, "xyz"),
                      (REASON_LINK, "link"), (REASON_RITUAL, "ritual"))
@@ -396,10 +399,11 @@ class MoveHandling:
         self.material_from[card] = (old, query)
 
     def field_query(self, w: Where) -> Query | None:
-        """The latest Monster Zone refresh of ``w`` before the current packet (parsed on demand)."""
+        """The latest refresh of the zone ``w`` (Monster or Spell & Trap) before the current packet
+        (parsed on demand)."""
         for j in range(self.i - 1, max(0, self.i - 400), -1):
             p = self.packets[j]
-            if p.id == MSG_UPDATE_DATA and len(p.payload) > 2 and p.payload[0] == w.controller and p.payload[1] == LOCATION_MZONE:
+            if p.id == MSG_UPDATE_DATA and len(p.payload) > 2 and p.payload[0] == w.controller and p.payload[1] == w.location:
                 queries = self.refresh_cache.get(j)
                 if queries is None:
                     queries = self.refresh_cache[j] = parse_update_data(p.payload, p.offset)[2]
@@ -453,7 +457,7 @@ class MoveHandling:
         if method is None:
             if cause is not None:
                 method = "effect"
-            elif self.is_pendulum_summon(card, old, player):
+            elif self.is_pendulum_summon(old, player):
                 method = "pendulum"
             else:
                 method = "inherent"
@@ -464,6 +468,8 @@ class MoveHandling:
         self.summoning.add(card)
         position = our_position(new.position, MZONE) or ATTACK
         cite = special_summon_cite(self, card, old, new, method, cause, materials)
+        if cite is None and method == "pendulum":
+            cite = self.scale_cite(card, player)
         if method in PROPER_METHODS:
             self.proper.add(card)
         self.emit(SpecialSummoned(player=player, card=card, zone=new.sequence, method=method,
@@ -502,14 +508,58 @@ class MoveHandling:
         level = (self.believed.get(card) or (None, None, None))[2]
         return level if level is not None else (facts.printed_level or 0)
 
-    def is_pendulum_summon(self, card: str, old: Where, player: int) -> bool:
+    def is_pendulum_summon(self, old: Where, player: int) -> bool:
+        """Whether a summon from the hand or Extra Deck with no materials and no effect making it
+        is a Pendulum Summon (SPS-02): told by the stream, not by the Levels between the Scales.
+
+        EDOPro's Pendulum procedure (``proc_pendulum.lua``) shows both Scales it uses,
+        ``Duel.HintSelection`` (MSG_CARD_SELECTED; MSG_BECOME_TARGET in its scripts before June
+        2021), right before it moves its monsters, each moved then MSG_SPSUMMONING, one
+        MSG_SPSUMMONED for all; a Special Summon's LP cost (EFFECT_SPSUMMON_COST) may come
+        between. A card's own procedure from the hand (Photon Thrasher, Chaos Sorcerer's
+        banishing cost, Quickdraw Synchron's discard) shows no Scale: it is inherent, even with
+        its Level between the player's Scales."""
         if old.location not in (LOCATION_HAND, LOCATION_EXTRA):
             return False
         szone = self.field.sides[player].szone
-        scales = [szone[k] for k in (0, 4, 6, 7) if szone[k] is not None and self.fx(szone[k]).is_pendulum]
-        if len(scales) < 2:
-            return False
-        return between_scales(self.fx(card).printed_level or 0, self.fx(scales[0]).lscale, self.fx(scales[1]).rscale)
+        shown: set[int] = set()
+        for j in range(self.i - 1, max(-1, self.i - 200), -1):
+            p = self.packets[j]
+            if p.id in (MSG_CARD_SELECTED, MSG_BECOME_TARGET):
+                locs = parse_message(p)["locs"]
+                if not all(w.controller == player and w.location == LOCATION_SZONE and w.sequence in _PZONES
+                           and szone[w.sequence] is not None and self.fx(szone[w.sequence]).is_pendulum
+                           for w in locs):
+                    return False
+                shown.update(w.sequence for w in locs)
+                if len(shown) >= 2:
+                    return True
+            elif p.id == MSG_MOVE:                # an earlier monster of the same Pendulum Summon
+                m = parse_message(p)
+                if not (m["reason"] & REASON_SPSUMMON and m["new"].location == LOCATION_MZONE):
+                    return False
+            elif p.id not in (MSG_SPSUMMONING, MSG_PAY_LPCOST) and p.id not in QUIET:
+                return False                      # (an LP cost: operations.cpp SpSummonRule step 21)
+        return False
+
+    def scale_cite(self, card: str, player: int) -> Cite | None:
+        """The Scale card whose Pendulum Scale an effect changed (Stargazer Magician's becomes 4),
+        when the Level is strictly between the Scales EDOPro reports and not the printed ones
+        (PEND-03 set aside, GEN-01): the rules know only printed Scales."""
+        szone = self.field.sides[player].szone
+        held = [(k, szone[k]) for k in _PZONES if szone[k] is not None and self.fx(szone[k]).is_pendulum]
+        if len(held) != 2:
+            return None
+        level = self.current_level(card)
+        (left_k, left), (right_k, right) = held
+        printed = (self.fx(left).lscale, self.fx(right).rscale)
+        queries = [self.field_query(Where(player, LOCATION_SZONE, k, POS_FACEUP)) for k in (left_k, right_k)]
+        current = (queries[0].lscale if queries[0] and queries[0].lscale is not None else printed[0],
+                   queries[1].rscale if queries[1] and queries[1].rscale is not None else printed[1])
+        if current == printed or between_scales(level, *printed) or not between_scales(level, *current):
+            return None
+        changed, scale = (left, current[0]) if current[0] != printed[0] else (right, current[1])
+        return Cite(changed, f"its Pendulum Scale is {scale}")
 
     def sync_level(self, card: str, new: Where) -> int | None:
         """The Level EDOPro gives the monster as it lands, when an effect changed it (SUM-04)."""
