@@ -7,6 +7,7 @@ facts of the record, but the basic rules about where cards go still hold.
 """
 from __future__ import annotations
 
+import msgpack
 import pytest
 from duel import (
     BATTLE_OX, CELTIC, DARK_PALADIN, DECODE_TALKER, LINK_SPIDER, MPZ, MST, ODD_EYES, SHEEP_TOKEN,
@@ -565,6 +566,21 @@ def test_nis_05_materials_wait_for_the_whole_group():
     state = fold(XYZ_BOARD, moved("utopia", [0, "gy"], "destroyed", with_next=True))
     assert state.sides[0].gy == ["skull", "utopia"] and state.shed == ["mat1", "mat2"]
     assert state.cards["utopia"].materials == []
+
+
+def test_nis_05_a_snapshot_taken_inside_a_group_keeps_the_waiting_materials():
+    """NIS-05: a stored duel resumes from a snapshot (every 32 events): one taken between two
+    moves of a group holds the materials still waiting, so the fold resumed from it ends as
+    the whole fold does, the materials in the GY after the group."""
+    from ygoreplay.events import from_dict
+    from ygoreplay.rules import apply
+    from ygoreplay.state import DuelState
+    group = [moved("utopia", [0, "gy"], "destroyed", with_next=True), moved("ox", [0, "gy"], "destroyed")]
+    whole = fold(XYZ_BOARD, *group)
+    half = fold(XYZ_BOARD, group[0])
+    resumed = DuelState.from_data(msgpack.unpackb(msgpack.packb(half.to_data())), half.db)
+    apply(resumed, from_dict(group[1]))
+    assert resumed.to_data() == whole.to_data() and whole.sides[0].gy[-2:] == ["mat1", "mat2"]
 
 
 def test_log_03_a_group_ends_with_a_card_moved():

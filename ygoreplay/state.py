@@ -378,7 +378,8 @@ class DuelState:
                 "first_player", "players", "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
                 "normal_draw_done", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
-                "resolving", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist")
+                "resolving", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
+                "shed")
 
     def to_data(self) -> dict:
         """The whole state as plain data; ``from_data`` rebuilds it with the same card facts."""
