@@ -836,3 +836,33 @@ def test_a_listing_shows_no_result_an_anchor_does_not_sign(store_url, store):
     put(store_url, f"{duel}/head", 89, msgpack.packb(head))
     listing = json.loads(run("list", "--json", url=store_url).stdout)[0]
     assert listing["signed"] is False and listing["result"] is None and listing["status"] == "unverified"
+
+
+@pytest.mark.parametrize("lie", [False, True], ids=["as-the-events-give", "edited-then-signed"])
+def test_a_store_written_before_a_state_field_was_added_still_verifies(store_url, open_store, monkeypatch, lie):
+    """A store made by an earlier version holds snapshots without the fields added since (here
+    the last field of each card and ``state.shed``): it still verifies, and the events still
+    read back the same. A snapshot of that shape that says something else than the fold (and
+    was signed by the store all the same) still does not verify."""
+    from ygoreplay.state import DuelState
+    real = DuelState.to_data
+
+    def older(self: DuelState) -> dict:
+        data = real(self)
+        del data["scalars"]["shed"]
+        data["cards"] = [row[:-1] for row in data["cards"]]
+        if lie:
+            data["sides"][0][0] = 1
+        return data
+
+    monkeypatch.setattr(DuelState, "to_data", older)
+    duel = recorded(open_store(), DAMAGE)
+    monkeypatch.setattr(DuelState, "to_data", real)
+    result = open_store().verify(duel)
+    if lie:
+        assert not result.ok and "is not the state the events give there" in result.problem
+    else:
+        assert result.ok, result.problem
+        fresh = open_store()
+        assert [r.event.kind for r in fresh.records(duel)] == [e.kind for e in sample(DAMAGE)]
+        assert fresh.state_at(duel, len(sample(DAMAGE))).winner == replay(sample(DAMAGE), CARDS).winner

@@ -1165,11 +1165,32 @@ class Store:
                 for rec in records[done:position]:
                     history.append(rec.event)
                 done = position
-                if msgpack.unpackb(snap["d"]) != msgpack.unpackb(msgpack.packb(history.to_data())):
+                stored, fresh = msgpack.unpackb(snap["d"]), msgpack.unpackb(msgpack.packb(history.to_data()))
+                if stored != fresh and _in_shape_of(fresh, stored) != stored:
                     return f"the snapshot at {position} is not the state the events give there"
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
                 return f"the snapshot at {position} cannot be decoded (it is not used)"
         return ""
+
+
+def _in_shape_of(fresh: dict, stored: dict) -> dict:
+    """A fresh fold's snapshot data cut to the fields a snapshot written by an earlier version
+    has: the scalars it names and the leading fields of each card, chain link and side row (a
+    field added since comes last in its row; ``DuelState.from_data`` gives it its default when
+    such a snapshot is read). A store made before a field was added still verifies; a snapshot
+    that says anything else than the fold does not. Snapshots are signed by the store's key, so
+    only the store can have written a short one."""
+    state, old = fresh["state"], stored.get("state", {})
+    cut = dict(state)
+    if isinstance(old.get("scalars"), dict):
+        cut["scalars"] = {k: v for k, v in state["scalars"].items() if k in old["scalars"]}
+    for key in ("cards", "chain", "sides"):
+        rows = old.get(key)
+        if isinstance(rows, list) and len(rows) == len(state[key]):
+            cut[key] = [row[:len(was)] if isinstance(was, list) else row for row, was in zip(state[key], rows)]
+    if isinstance(old.get("attack"), list) and state["attack"] is not None:
+        cut["attack"] = state["attack"][:len(old["attack"])]
+    return {**fresh, "state": cut}
 
 
 class _Pending:
