@@ -399,6 +399,24 @@ def test_a_tribute_of_ones_own_monster_cites_nothing():
     assert report.violations == [] and report.overrides == [] and agreement.ok
 
 
+def test_a_player_who_pays_all_their_lp_before_activating_loses_with_the_card_placed():
+    """WIN-01: a card on the field makes each activation cost 500 LP; player 0 pays its last LP
+    for it before the Spell is placed (MSG_PAY_LPCOST, then the MSG_MOVE to the zone, MSG_CHAINING,
+    MSG_WIN): it lost before activating, so no activation is recorded (nothing but the duel's
+    closing events may follow a loss), but the card is where the engine put it."""
+    at = (0, LOCATION_SZONE, 1, 0x5)
+    stream = opening() + packet(MSG_PAY_LPCOST, struct.pack("<BI", 0, 8000))
+    stream += move(5012, (0, LOCATION_HAND, 1, 0xA), at, 0) + one(0, LOCATION_SZONE, 1, 5012)
+    stream += packet(MSG_CHAINING, struct.pack("<I", 5012) + loc(*at) + struct.pack("<BBIQI", *at[:3], 0, 1))
+    stream += packet(MSG_WIN, bytes([1, 1]))
+    data = wrap(YRPX, FLAGS, teams(FLAGS) + struct.pack("<Q", MR5) + stream + packet(OLD_REPLAY_MODE, yrp1()))
+    result, agreement, report = imported(data)
+    kinds = [e.kind for e in result.events]
+    assert "activated" not in kinds and kinds[-3:] == ["life_points_changed", "card_moved", "duel_ended"]
+    assert report.violations == [] and report.state.cards["p0.m38"].zone == "szone"
+    assert (result.expected.winner, result.expected.reason) == (1, "lp") and agreement.ok, agreement
+
+
 def test_a_duel_started_at_4000_lp_records_the_duel_option():
     """SETUP-01, CONF-01: the room's start LP (MSG_START, the YRP1 header) is a duel option in
     duel_started, not a violation; the LP then run from it."""

@@ -2,7 +2,7 @@
 the order the engine lists), reveals, LP, counters, coins and dice, hints and the win."""
 from __future__ import annotations
 
-from ..events import (DECK, EXTRA, FACEDOWN, GY, CardMoved, CardRevealed, CardsDrawn, CoinTossed, Cost,
+from ..events import (DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, SZONE, CardMoved, CardRevealed, CardsDrawn, CoinTossed, Cost,
     CountersChanged, DeckShuffled, DieRolled, DuelEnded, LifePointsChanged, Loc, PhaseEntered, TurnStarted)
 from ..rules.turn import PHASE_AFTER
 from .cites import (credit_gain, effect_named, forced_battle_end, forced_battle_start, maybe_forced_battle, player_hint,
@@ -344,9 +344,16 @@ class TurnHandling:
     @reads(MSG_WIN)
     def on_win(self, m: dict) -> None:
         self.flush()
-        if self.activation is not None:         # lost while activating (a cost in LP): it was activated
+        if self.activation is not None:
             act, self.activation = self.activation, None
-            self.emit_activation(act)
+            if any(cost.lp for cost in act.costs):  # lost by the activation's own LP cost: it was activated
+                self.emit_activation(act)
+            else:                                 # lost before it (LP paid as a card on the field asks): never made,
+                if act.effect_type is None and (act.zone is not None or act.field_zone):   # but the card is placed
+                    to = Loc(act.player, FZONE, 0) if act.field_zone else Loc(act.player, SZONE, act.zone)
+                    self.emit(CardMoved(card=act.card, to=to, reason="sent", position=FACEUP), act.begins)
+                self.events.extend(e for e, _ in act.after)
+                self.sources.extend(s for _, s in act.after)
         player, code = m["player"], m["reason"]
         winner = player if player in (0, 1) else None
         reason = WIN_REASONS.get(code, "effect")
