@@ -417,6 +417,30 @@ def test_a_player_who_pays_all_their_lp_before_activating_loses_with_the_card_pl
     assert (result.expected.winner, result.expected.reason) == (1, "lp") and agreement.ok, agreement
 
 
+def spell_chain(at: tuple, hand_seq: int, gy: int, resolving: bytes = b"") -> bytes:
+    """5012 from the hand to ``at``, a chain of one link, then sent to GY place ``gy``."""
+    return (move(5012, (0, LOCATION_HAND, hand_seq, 0xA), at, 0) + one(at[0], at[1], at[2], 5012)
+            + packet(MSG_CHAINING, struct.pack("<I", 5012) + loc(*at) + struct.pack("<BBIQI", *at[:3], 0, 1))
+            + packet(MSG_CHAINED, bytes([1])) + packet(MSG_CHAIN_SOLVING, bytes([1])) + resolving
+            + packet(MSG_CHAIN_SOLVED, bytes([1])) + move(5012, at, (0, LOCATION_GRAVE, gy, 0x5), 0x400)
+            + packet(MSG_CHAIN_END, b""))
+
+
+def test_an_additional_normal_summon_later_in_the_turn_cites_the_quiet_spell_that_granted_it():
+    """SUM-01, GEN-01: the same grant (5012 resolves with nothing to see after the turn's Normal
+    Summon), but another 5012 resolves in between, discarding a card: the second Normal Summon
+    still cites the first, the link of this turn that showed nothing when it resolved."""
+    stream = opening() + summon(5013, 0, 2) + monsters(0, z2=(5013, 0x1))
+    stream += spell_chain((0, LOCATION_SZONE, 1, 0x5), 0, 0)
+    discard = move(5012, (0, LOCATION_HAND, 0, 0xA), (0, LOCATION_GRAVE, 1, 0x5), 0x4040)
+    stream += spell_chain((0, LOCATION_SZONE, 2, 0x5), 0, 2, resolving=discard) + summon(5011, 0, 3)
+    result, agreement, report = imported(duel(stream))
+    first_spell = next(e.card for e in result.events if e.kind == "activated")
+    second = [e for e in result.events if e.kind == "normal_summoned"][1]
+    assert second.cite is not None and second.cite.card == first_spell
+    assert report.violations == [] and agreement.ok, (report.violations, agreement)
+
+
 def test_a_duel_started_at_4000_lp_records_the_duel_option():
     """SETUP-01, CONF-01: the room's start LP (MSG_START, the YRP1 header) is a duel option in
     duel_started, not a violation; the LP then run from it."""

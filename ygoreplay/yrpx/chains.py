@@ -222,4 +222,6 @@ class ChainHandling:
         self.chain_end_at = len(self.events)
         self.resolved_cards.clear()
         self.after_chain = (len(self.events), list(self.quiet_links))
+        for card, player in self.quiet_links:     # what it did may show later this turn (Double Summon)
+            self.ns_grants[player].append(card)
         self.quiet_links = []
