@@ -28,7 +28,7 @@ from ygoreplay.yrpx import (
     LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_SZONE,
     MSG_ATTACK, MSG_BATTLE, MSG_CHAIN_END, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING, MSG_CHAINED,
     MSG_CHAINING, MSG_DAMAGE, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START, MSG_HINT, MSG_MOVE,
-    MSG_NEW_PHASE, MSG_NEW_TURN, MSG_PAY_LPCOST, MSG_POS_CHANGE, MSG_SET, MSG_SPSUMMONED, MSG_SPSUMMONING, MSG_START,
+    MSG_ADD_COUNTER, MSG_NEW_PHASE, MSG_NEW_TURN, MSG_PAY_LPCOST, MSG_REMOVE_COUNTER, MSG_POS_CHANGE, MSG_SET, MSG_SPSUMMONED, MSG_SPSUMMONING, MSG_START,
     MSG_SUMMONED, MSG_SUMMONING, MSG_SWAP, MSG_UPDATE_CARD, MSG_UPDATE_DATA, MSG_WIN, OLD_REPLAY_MODE, QUERY_ATTACK,
     QUERY_BASE_ATTACK, QUERY_BASE_DEFENSE, QUERY_CODE, QUERY_DEFENSE, QUERY_END, QUERY_LEVEL,
     QUERY_POSITION, QUERY_RACE, QUERY_RANK, QUERY_TYPE, REPLAY_LUA64, REPLAY_NEWREPLAY,
@@ -438,6 +438,26 @@ def test_an_additional_normal_summon_later_in_the_turn_cites_the_quiet_spell_tha
     first_spell = next(e.card for e in result.events if e.kind == "activated")
     second = [e for e in result.events if e.kind == "normal_summoned"][1]
     assert second.cite is not None and second.cite.card == first_spell
+    assert report.violations == [] and agreement.ok, (report.violations, agreement)
+
+
+def test_counters_removed_as_a_cost_are_recorded_before_the_card_pays_itself():
+    """COUNTER-01, CHAIN-11: 5013 holds 3 counters a Spell placed; activating its effect, it removes them and
+    sends itself to the GY as the cost (MSG_REMOVE_COUNTER, then its MSG_MOVE, before
+    MSG_CHAINED): the counters leave while it is still on the field, then it goes: no
+    counter is left on a card in the GY, and the board is the engine's."""
+    at = (0, LOCATION_MZONE, 2, 0x1)
+    counters = lambda mid: packet(mid, struct.pack("<HBBBH", 1, 0, LOCATION_MZONE, 2, 3))
+    stream = opening() + summon(5013, 0, 2) + monsters(0, z2=(5013, 0x1))
+    stream += spell_chain((0, LOCATION_SZONE, 1, 0x5), 0, 0, resolving=counters(MSG_ADD_COUNTER))   # 5012 places them
+    stream += packet(MSG_CHAINING, struct.pack("<I", 5013) + loc(*at) + struct.pack("<BBIQI", *at[:3], 0, 1))
+    stream += counters(MSG_REMOVE_COUNTER) + move(5013, at, (0, LOCATION_GRAVE, 0, 0x5), 0x80)
+    stream += packet(MSG_CHAINED, bytes([1])) + packet(MSG_CHAIN_SOLVING, bytes([1]))
+    stream += packet(MSG_CHAIN_SOLVED, bytes([1])) + packet(MSG_CHAIN_END, b"") + monsters(0)
+    result, agreement, report = imported(duel(stream))
+    kinds = [e.kind for e in result.events]
+    k = len(kinds) - 1 - kinds[::-1].index("activated")           # the second activation
+    assert kinds[k - 1] == "counters_changed" and result.events[k - 1].count == 0 and result.events[k].costs
     assert report.violations == [] and agreement.ok, (report.violations, agreement)
 
 

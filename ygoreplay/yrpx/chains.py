@@ -38,6 +38,9 @@ class Activation:
     costs: list[Cost] = field(default_factory=list)
     targets: list[str] = field(default_factory=list)
     after: list[tuple[Event, int]] = field(default_factory=list)
+    #: Counters removed while it is activated: a cost ("remove 3 Spell Counters from this card")
+    #: paid while the card still holds them, so recorded before the activation moves it.
+    counters_paid: list[Event] = field(default_factory=list)
     cite: Cite | None = None
     effect: Effect | None = None
     begins: int = -1               # the packet the activation's first event stands for
@@ -131,6 +134,9 @@ class ChainHandling:
         ev = Activated(player=act.player, card=act.card, effect_type=act.effect_type, zone=act.zone,
                        field_zone=act.field_zone, targets=tuple(act.targets), costs=tuple(act.costs),
                        link=act.link, cite=act.cite)
+        for paid in act.counters_paid:
+            self.events.append(paid)
+            self.sources.append(act.begins)
         self.events.append(ev)
         self.sources.append(act.begins)
         for event, source in act.after:

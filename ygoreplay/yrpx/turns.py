@@ -317,8 +317,12 @@ class TurnHandling:
         have = self.counters.setdefault(card, {})
         now = have.get(kind, 0) + (m["count"] if self.packets[self.i].id == MSG_ADD_COUNTER else -m["count"])
         have[kind] = max(0, now)
-        self.emit(CountersChanged(player=at.controller & 1, card=card, counter=f"{kind:#x}", count=have[kind],
-                                  cause=self.cause))
+        event = CountersChanged(player=at.controller & 1, card=card, counter=f"{kind:#x}", count=have[kind],
+                                cause=self.cause)
+        if self.activation is not None and self.packets[self.i].id != MSG_ADD_COUNTER:
+            self.activation.counters_paid.append(event)      # a cost of the activation
+            return
+        self.emit(event)
 
     @reads(MSG_TOSS_COIN)
     def on_coin(self, m: dict) -> None:
