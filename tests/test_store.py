@@ -523,3 +523,24 @@ def test_verify_holds_while_another_process_appends(open_store):
     thread.join()
     final = reader.verify(duel_id)
     assert final.ok and final.events == len(events)
+
+
+def test_an_append_committed_between_the_two_reads_of_a_head_is_no_tampering(store_url, store, open_store):
+    """Loading a duel's head reads its last event, then its signed anchor; another writer's
+    append (events and anchor in one transaction) may commit in between. That is a conflict
+    to report as one (ConflictError, try again), not a store altered behind its back: the head
+    is read again. A store whose events no longer match their anchor still is (test_trust)."""
+    duel = recorded(store, DAMAGE, 20)
+    reader, writer = open_store(), open_store()
+    real, calls = reader._anchor, []
+
+    def anchor_after_another_commit(duel_id: str):
+        if not calls:
+            calls.append(duel_id)
+            writer.append(duel_id, note("the other writer"), expected_position=20)
+        return real(duel_id)
+
+    reader._anchor = anchor_after_another_commit
+    with pytest.raises(ConflictError):
+        reader.append(duel, note("the reader"), expected_position=20)
+    assert calls and len(open_store().records(duel)) == 21 and open_store().verify(duel).ok

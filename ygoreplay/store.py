@@ -816,13 +816,24 @@ class Store:
         """The fold at the duel's head, its header and card facts and its anchor, read from the
         store and checked: the stored head must be the one its last signed anchor names."""
         self._forget(duel_id)
-        last = self.events.select_events(duel_id, desc=True, limit=1)
-        if not last:
-            raise StoreError(f"no duel {duel_id!r} in {self.name}")
-        count = last[0].originator_version
-        head = self._anchor(duel_id)
         header = self._decode_header(duel_id, self._header_row(duel_id))
-        head_hash = header.root if count == 0 else self._envelope(duel_id, last[0])["h"]
+        seen = None
+        for _ in range(5):
+            # The last event and the anchor are two reads: another writer's append (its events
+            # and anchor in one transaction) may commit between them. A mismatch that changes
+            # from one read to the next is that; one that stays is a store altered behind its back.
+            last = self.events.select_events(duel_id, desc=True, limit=1)
+            if not last:
+                raise StoreError(f"no duel {duel_id!r} in {self.name}")
+            count = last[0].originator_version
+            head = self._anchor(duel_id)
+            head_hash = header.root if count == 0 else self._envelope(duel_id, last[0])["h"]
+            if head is not None and head.count == count and head.hash == head_hash:
+                break
+            now = (count, head.count if head is not None else None)
+            if now == seen:
+                break
+            seen = now
         if head is None or head.count != count or head.hash != head_hash:
             raise VerificationError(f"duel {duel_id}: its last {count} stored event(s) do not match its signed "
                                     "anchor (events deleted, added or rechained); nothing was appended. "
