@@ -441,7 +441,7 @@ def damage_link(imp: Importer, damage: list[int], rules_damage: list[int]) -> Ci
 
 def battle_cite(imp: Importer, attacker: str, happened: tuple[list[str], list[int]],
                 rules: tuple[set[str], list[int]], pierce: bool, hint: str | None, detached: str | None,
-                chain_card: str | None, battling: dict[int, str] | None = None) -> Cite | None:
+                chain_card: str | None, battling: dict[int, str]) -> Cite | None:
     """The card behind a damage calculation that is not what the rules give (DMG-01..09):
     ``happened`` and ``rules`` are (destroyed, battle damage per player); ``hint`` the card a
     HINT_CARD names in it, ``detached`` an Xyz monster that detached a material in it,
@@ -468,7 +468,7 @@ def battle_cite(imp: Importer, attacker: str, happened: tuple[list[str], list[in
         # More damage than the rules give, no link behind it: the Effect Monster dealing it
         # (Odd-Eyes Pendulum Dragon doubles what it inflicts; its own text, never a link).
         raised = [p for p in (0, 1) if damage[p] > rules_damage[p]]
-        dealer = (battling or {}).get(1 - raised[0]) if len(raised) == 1 else None
+        dealer = battling.get(1 - raised[0]) if len(raised) == 1 else None
         if dealer is not None and imp.fx(dealer).is_monster and not imp.fx(dealer).is_normal_monster:
             imp.note(f"battle damage {damage} is more than the rules' {rules_damage}: cited {dealer}, the monster "
                      "dealing it; inferred")

@@ -16,7 +16,7 @@ from .constants import (LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_
     REASON_DESTROY, REASON_DISCARD, REASON_FUSION, REASON_LINK, REASON_MATERIAL, REASON_RELEASE, REASON_RITUAL,
     REASON_RULE, REASON_SPSUMMON, REASON_SUMMON, REASON_SYNCHRO, REASON_XYZ)
 from .container import Where
-from .messages import QUIET, Query, parse_message, parse_update_card, parse_update_data, reads
+from .messages import QUIET, Query, parse_update_card, parse_update_data, reads
 
 
 #: The Spell & Trap Zones that are Pendulum Zones: 0 and 4 (Master Rule 4 on), 6 and 7 (Master Rule 3).
@@ -526,7 +526,7 @@ class MoveHandling:
         for j in range(self.i - 1, max(-1, self.i - 200), -1):
             p = self.packets[j]
             if p.id in (MSG_CARD_SELECTED, MSG_BECOME_TARGET):
-                locs = parse_message(p)["locs"]
+                locs = self.msg(j)["locs"]
                 if not all(w.controller == player and w.location == LOCATION_SZONE and w.sequence in _PZONES
                            and szone[w.sequence] is not None and self.fx(szone[w.sequence]).is_pendulum
                            for w in locs):
@@ -535,7 +535,7 @@ class MoveHandling:
                 if len(shown) >= 2:
                     return True
             elif p.id == MSG_MOVE:                # an earlier monster of the same Pendulum Summon
-                m = parse_message(p)
+                m = self.msg(j)
                 if not (m["reason"] & REASON_SPSUMMON and m["new"].location == LOCATION_MZONE):
                     return False
             elif p.id not in (MSG_SPSUMMONING, MSG_PAY_LPCOST) and p.id not in QUIET:
