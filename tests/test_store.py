@@ -13,8 +13,10 @@ import queue
 import sqlite3
 import time
 import uuid
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 from urllib.parse import urlparse, parse_qs
 
 import pytest
@@ -52,11 +54,18 @@ def _pg_connect():
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store_url(request, tmp_path):
     """A fresh, empty store: a SQLite file, or a PostgreSQL schema of its own (dropped after)."""
-    if request.param == "sqlite":
-        yield str(tmp_path / "duels.sqlite")
+    with fresh_url(request.param, tmp_path / "duels.sqlite") as url:
+        yield url
+
+
+@contextmanager
+def fresh_url(backend: str, path: Path, prefix: str = "t") -> Iterator[str]:
+    """A SQLite file's path, or a PostgreSQL URL with a new schema of its own (dropped after)."""
+    if backend == "sqlite":
+        yield str(path)
         return
     from psycopg import sql
-    schema = f"t_{uuid.uuid4().hex}"
+    schema = f"{prefix}_{uuid.uuid4().hex}"
     with _pg_connect() as conn:
         conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
     try:

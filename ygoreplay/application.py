@@ -27,11 +27,12 @@ from .cards import CardDB
 from .errors import InputError, VerificationError
 from .events import Event, JudgeNote, RolledBack
 from .exchange import make_replay, verify_against
+from .receipts import Receipt, Witness, issue, verify as verify_heads
 from .replay_file import ReplayFile, verify_chain
 from .rules import AuditReport, RuleViolation, audit
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Override, Violation
-from .store import DuelInfo, Store, Verification
+from .store import DuelInfo, Record, Store, Verification
 
 if TYPE_CHECKING:
     from .source import Source
@@ -248,33 +249,56 @@ class Recorded:
     violation: RuleViolation | None = None
     violations: list[Violation] = field(default_factory=list)    # imports: what the audit found
     skipped: bool = False                                        # already in the store
+    receipt: Receipt | None = None                               # what the store signed it held
 
     def to_dict(self) -> dict:
         return {"id": self.id, "events_read": self.events, "events_stored": self.stored,
                 "violation": violation_dict(self.violation) if self.violation else None,
-                "violations": [violation_dict(v) for v in self.violations], "skipped": self.skipped}
+                "violations": [violation_dict(v) for v in self.violations], "skipped": self.skipped,
+                "receipt": self.receipt.to_dict() if self.receipt else None,
+                "witnessed": self.receipt.witnessed if self.receipt else None}
 
 
 class Records:
-    """The organiser's store of duels: every way a duel gets in, changes and goes out."""
+    """The organiser's store of duels: every way a duel gets in, changes and goes out.
 
-    def __init__(self, store: Store) -> None:
+    Every write answers with a receipt (``receipts.py``) signed by the organiser key, and hands
+    it to the ``witness`` when there is one: what proves later that the store was cut back."""
+
+    def __init__(self, store: Store, witness: Witness | None = None) -> None:
         self.store = store
+        self.witness = witness
 
-    def record(self, events: list[Event], title: str, cards: CardDB | None = None) -> Recorded:
+    def _receipt(self, duel_id: str, count: int, head: bytes | None = None) -> Receipt:
+        """The one place a write's receipt is made (and witnessed)."""
+        return issue(self.store, duel_id, count, head, self.witness)
+
+    def record(self, events: list[Event], title: str, cards: CardDB | None = None,
+               attachments: dict[str, dict] | None = None) -> Recorded:
         """Record a duel, checking every event: the legal prefix is kept (no duel when nothing
-        before the first violation is legal)."""
-        duel_id, stored, violation = self.store.record(events, checked(title, "the title", 500), cards=cards)
-        return Recorded(duel_id, len(events), stored, violation)
+        before the first violation is legal). ``attachments`` are written with it (the service's
+        access record)."""
+        duel_id, stored, violation = self.store.record(events, checked(title, "the title", 500), cards=cards,
+                                                       attachments=attachments)
+        return Recorded(duel_id, len(events), stored, violation,
+                        receipt=self._receipt(duel_id, stored) if duel_id else None)
 
-    def append(self, duel_id: str, events: list[Event], expected: int | None = None) -> int:
-        return self.store.append(duel_id, events, expected_position=expected)
-
-    def append_records(self, duel_id: str, events: list[Event], expected: int | None = None) -> list:
-        """As ``append``, and the records written (a live service hands them to its followers)."""
+    def append(self, duel_id: str, events: list[Event], expected: int | None = None) -> Receipt:
+        """Check and append events, all or nothing: the receipt of the new head (its ``events``
+        is the new length)."""
         if not events:
-            return []
-        return self.store.append_records(duel_id, events, expected_position=expected)
+            count = self.store.append(duel_id, events, expected_position=expected)
+            return self._receipt(duel_id, count)
+        return self.append_records(duel_id, events, expected)[1]
+
+    def append_records(self, duel_id: str, events: list[Event], expected: int | None = None
+                       ) -> tuple[list[Record], Receipt | None]:
+        """As ``append``, and the records written (a live service hands them to its followers);
+        no receipt when there were no events."""
+        if not events:
+            return [], None
+        written = self.store.append_records(duel_id, events, expected_position=expected)
+        return written, self._receipt(duel_id, written[-1].position + 1, written[-1].hash)
 
     def rollback(self, duel_id: str, to: int, judge: str, reason: str) -> int:
         """A judge backs the game up to before event ``to``: an event of its own (MATCH-08)."""
@@ -285,12 +309,14 @@ class Records:
         if not 0 < to < length:
             raise InputError(f"duel {duel_id} has {length} events: a rollback goes back to 1..{length - 1}, not {to}")
         # the judge decided on the duel as it stood: if someone appended since, that is a conflict
-        return self.store.append(duel_id, RolledBack(to=to, judge=judge, reason=reason), expected_position=length)
+        count = self.store.append(duel_id, RolledBack(to=to, judge=judge, reason=reason), expected_position=length)
+        return self._receipt(duel_id, count).events
 
     def note(self, duel_id: str, judge: str, text: str, category: str = "note") -> int:
         if not checked(judge, "the judge's name").strip() or not checked(text, "the note").strip():
             raise InputError("a judge note needs the judge's name and a text")
-        return self.store.append(duel_id, JudgeNote(judge=judge, note=text, category=category))
+        count = self.store.append(duel_id, JudgeNote(judge=judge, note=text, category=category))
+        return self._receipt(duel_id, count).events
 
     def branch(self, duel_id: str, at: int, title: str = "") -> str:
         """A what-if line: a new duel of events #0..#at of this one (the board after event #at)."""
@@ -298,7 +324,9 @@ class Records:
         if not 0 <= at < length:
             raise InputError(f"duel {duel_id} has events #0..#{length - 1}: branch after one of them, not #{at}")
         title = checked(title, "the title", 500) or f"branch of {duel_id} after event #{at}"
-        return self.store.branch(duel_id, at + 1, title)
+        child = self.store.branch(duel_id, at + 1, title)
+        self._receipt(child, at + 1)
+        return child
 
     def state(self, duel_id: str, at: int | None = None) -> DuelState:
         """The board after event ``#at`` of a stored duel (the last when None)."""
@@ -347,7 +375,8 @@ class Records:
             replay.events, title, times=replay.times, cards=replay.cards, check=False, root=replay.root,
             secret=replay.commit_key or None, created=replay.created or None, source=source,
             provenance=provenance)
-        return Recorded(duel_id, len(replay.events), stored, violations=audit(replay.events, replay.cards).violations)
+        return Recorded(duel_id, len(replay.events), stored, violations=audit(replay.events, replay.cards).violations,
+                        receipt=self._receipt(duel_id, stored))
 
     def sources(self) -> dict[str, DuelInfo]:
         """The stored duels imported from a file, by the file's SHA-256."""
@@ -372,10 +401,13 @@ class Records:
                                                cards=result.cards, check=False, source=source)
         info = DuelInfo(duel_id, title or path.name, "", None, None, stored, {}, source)
         known[digest] = info
-        return Recorded(duel_id, len(result.events), stored, violations=agreement.violations), agreement
+        return Recorded(duel_id, len(result.events), stored, violations=agreement.violations,
+                        receipt=self._receipt(duel_id, stored)), agreement
 
-    def verify(self, duel_id: str) -> Verification:
-        return self.store.verify(duel_id)
+    def verify(self, duel_id: str, receipts: Iterable[Receipt] = ()) -> tuple[Verification, Receipt | None]:
+        """The duel verified end to end, then against the receipts given and the witness's last
+        head (also returned): a store behind any of them is NOT ok."""
+        return verify_heads(self.store, duel_id, receipts, self.witness)
 
     def duels(self, player: str | None = None, since: str | None = None, until: str | None = None) -> list[DuelInfo]:
         """The stored duels, oldest first, from their headers and signed anchors only (no event

@@ -895,6 +895,14 @@ class Store:
 
     # -- reading ----------------------------------------------------------------------------------
 
+    def hash_at(self, duel_id: str, count: int) -> bytes | None:
+        """The chain hash after the first ``count`` events (the root for none), as stored (``verify``
+        says whether it holds); None when the duel has fewer events (a receipt's head: ``receipts``)."""
+        if count == 0:
+            return self.header(duel_id).root
+        rows = self.events.select_events(duel_id, gt=count - 1, lte=count)
+        return self._envelope(duel_id, rows[0]).get("h") if rows else None
+
     def records_after(self, duel_id: str, count: int) -> list[Record]:
         """The stored events from position ``count`` on (a follower's next ones), decoded."""
         return [self._decode(duel_id, row) for row in self.events.select_events(duel_id, gt=count)]

@@ -1,0 +1,127 @@
+"""A duel cut back to an older signed anchor, on SQLite and a real PostgreSQL: the store alone
+verifies (it cannot know it is not its newest state); a receipt kept by the recorder, or a witness
+that kept every head, proves the cut. An untouched store verifies with both."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from test_store import (  # noqa: F401  (fixtures)
+    DAMAGE, execute, fresh_url, note, open_store, sample, store, store_url)
+from ygoreplay.application import Records
+from ygoreplay.errors import StoreError
+from ygoreplay.receipts import Receipt, Witness, verify as verify_with
+
+FIRST = 60                                              # the first append; the second ends the duel
+
+
+def cut_back(url: str, duel: str, keep: int) -> None:
+    """What someone with write access to the store (and no key) does: delete the events after
+    ``keep``, and the anchors, card facts and snapshots written with them."""
+    for stream in (duel, f"{duel}/head", f"{duel}/cards"):
+        execute(url, "DELETE FROM {t} WHERE originator_id = ? AND originator_version > ?", (stream, keep))
+    execute(url, "DELETE FROM {t} WHERE originator_id = ? AND originator_version > ?", (duel, keep), snapshots=True)
+
+
+def two_appends(records: Records) -> tuple[str, list[Receipt]]:
+    done = records.record([], "cut back")
+    first = records.append(done.id, list(sample(DAMAGE)[:FIRST]))
+    last = records.append(done.id, list(sample(DAMAGE)[FIRST:]))
+    return done.id, [done.receipt, first, last]
+
+
+def test_a_duel_cut_back_to_an_older_anchor_verifies_on_the_store_alone(store_url, store, open_store):
+    duel = store.create_duel("cut back")
+    store.append(duel, sample(DAMAGE)[:FIRST])
+    store.append(duel, sample(DAMAGE)[FIRST:])
+    assert store.info(duel).status["ended"]
+    cut_back(store_url, duel, FIRST)
+    reader = open_store()
+    result = reader.verify(duel)
+    assert (result.ok, result.events) == (True, FIRST)          # the store cannot know: hence receipts
+    info = reader.info(duel)
+    assert info.signed and not info.status["ended"]             # the duel's end is gone
+
+
+def test_a_receipt_proves_the_cut(store_url, store, open_store):
+    duel, receipts = two_appends(Records(store))
+    last = receipts[-1]
+    assert (last.duel, last.events, last.witnessed) == (duel, 89, None) and last.valid
+    assert last.head == store.hash_at(duel, 89)
+    cut_back(store_url, duel, FIRST)
+    result, _ = verify_with(open_store(), duel, receipts)
+    assert (result.ok, result.first_bad) == (False, FIRST)
+    assert result.problem == (f"the store holds {FIRST} events but a receipt signed at {last.time} promises 89 "
+                              f"with head {last.head.hex()[:16]}: events were removed")
+
+
+def test_an_untouched_store_verifies_with_its_receipts_and_witness(store_url, store, open_store, tmp_path):
+    witness = Witness(str(tmp_path / "witness.sqlite"))
+    duel, receipts = two_appends(Records(store, witness))
+    assert [r.witnessed for r in receipts] == [True, True, True]
+    result, seen = verify_with(open_store(), duel, receipts, witness)
+    assert (result.ok, result.events, seen.events) == (True, 89, 89)
+
+
+def test_a_receipt_round_trips_as_json_and_an_altered_one_is_refused(store, tmp_path):
+    duel, receipts = two_appends(Records(store))
+    data = receipts[-1].to_dict()
+    assert set(data) == {"receipt", "version", "duel", "events", "head", "time", "key", "signature"}
+    assert data["version"] == 1 and data["receipt"] == "ygoreplay/receipt"
+    assert Receipt.from_dict(json.loads(json.dumps(data))) == receipts[-1]
+    forged = Receipt.from_dict({**data, "events": 90})
+    result, _ = verify_with(store, duel, [forged])
+    assert not result.ok and result.problem == "the signature of a receipt for 90 events does not hold: it was altered"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def witness_url(request, tmp_path):
+    """A witness of its own: a SQLite file, or a PostgreSQL schema (dropped after)."""
+    with fresh_url(request.param, tmp_path / "witness.sqlite", "w") as url:
+        yield url
+
+
+def test_a_witness_proves_the_cut_without_any_receipt(store_url, store, open_store, witness_url):
+    witness = Witness(witness_url)
+    duel, receipts = two_appends(Records(store, witness))
+    assert receipts[-1].witnessed is True
+    cut_back(store_url, duel, FIRST)
+    result, seen = verify_with(open_store(), duel, (), Witness(witness_url))
+    assert (result.ok, result.first_bad, seen.events) == (False, FIRST, 89)
+    assert result.problem == (f"the store holds {FIRST} events but its witness signed at {seen.time} promises 89 "
+                              f"with head {receipts[-1].head.hex()[:16]}: events were removed")
+    witness.close()
+
+
+def test_a_store_cut_back_and_written_again_is_not_its_witness(store_url, store, open_store, witness_url):
+    """The organiser's own service appends onto the cut store (its anchors hold): the witness
+    still holds the head the store had at 89, and the new 89th event is not it."""
+    witness = Witness(witness_url)
+    records = Records(store, witness)
+    duel, receipts = two_appends(records)
+    cut_back(store_url, duel, FIRST)
+    again = Records(open_store(), witness)
+    filler = [note(f"note {i}") for i in range(89 - FIRST)]
+    assert again.append(duel, filler).events == 89
+    result, _seen = verify_with(open_store(), duel, (), witness)
+    assert not result.ok and result.problem == (
+        f"the events up to 89 are not the ones its witness signed at {receipts[-1].time} (head "
+        f"{receipts[-1].head.hex()[:16]}): the record was cut back and written again")
+    witness.close()
+
+
+def test_an_unreachable_witness_leaves_the_append_done_and_unwitnessed(store, open_store, tmp_path):
+    path = tmp_path / "witness.sqlite"
+    witness = Witness(str(path))
+    records = Records(store, witness)
+    done = records.record([], "witness goes away")
+    path.write_bytes(b"not a database at all" * 100)      # the witness breaks
+    first = records.append(done.id, list(sample(DAMAGE)[:FIRST]))
+    assert (first.events, first.witnessed, first.valid) == (FIRST, False, True)
+    assert open_store().verify(done.id).ok
+    path.unlink()                                           # back: the next append is witnessed again
+    last = records.append(done.id, list(sample(DAMAGE)[FIRST:]))
+    assert last.witnessed is True and Witness(str(path)).latest(done.id) == last
+    with pytest.raises(StoreError, match="the witness .* cannot be reached"):
+        Witness("postgresql://postgres@127.0.0.1:1/test")

@@ -1,0 +1,317 @@
+"""Receipts and witnesses: what proves a stored duel is not behind what it once held.
+
+A store's signed anchors prove that what it holds was written by the organiser, not that it is
+the newest state of itself: someone with write access to the store file (and no key) can delete
+the last append's events and the anchors after them, and the store still verifies, a duel's end
+gone. What the record promised must be kept outside the store:
+
+* **Receipts.** Every write answers with a receipt signed by the organiser key, a small JSON
+  object whose shape is stable (``version`` 1)::
+
+      {"receipt": "ygoreplay/receipt", "version": 1, "duel": "3f9a0c1b2d4e", "events": 61,
+       "head": "<64 hex digits: the chain hash after event #60, or the root for 0 events>",
+       "time": "2026-12-02T00:48:34.123+00:00", "key": "ed25519:<base64url>",
+       "signature": "<base64url Ed25519 signature>"}
+
+  The signature covers ``ygoreplay/receipt/1\\0`` and the msgpack list ``[duel, events, head
+  bytes, time]``. Whoever keeps it (the recorder's client, the CLI's ``--receipt FILE``) can later
+  prove a store that holds fewer events, or other ones: ``verify --receipt``.
+* **A witness** (``--witness URL``: a SQLite file or a PostgreSQL URL, ``?schema=`` naming its
+  schema) is a second store that keeps every receipt as it is issued. A store compared with its
+  witness is NOT ok when it lacks the witnessed head: no receipt is needed. The witness is named
+  outside the store (an option or ``$YGOREPLAY_WITNESS``), so whoever edits the store cannot
+  unname it. A witness that cannot be reached when an append is made does not stop the append:
+  the store is the record and a tournament goes on; the append is reported *unwitnessed*
+  (``witnessed: false``) and the next append that reaches the witness covers it again (its head
+  commits to every event before it). Between the two, only a receipt proves those events.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+from urllib.parse import parse_qs, unquote, urlparse
+
+import msgpack
+
+from . import chain
+from .errors import InputError, StoreError
+from .signing import OrganiserKey, PublicKey
+from .store import Store, Verification
+
+WITNESS_ENV = "YGOREPLAY_WITNESS"
+KIND, VERSION = "ygoreplay/receipt", 1
+_LABEL = b"ygoreplay/receipt/1\0"
+_TABLE = "ygoreplay_witness"
+MAX_RECEIPT_FILE = 1 << 20
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """A signed statement: duel ``duel`` held ``events`` events ending in ``head`` at ``time``.
+    ``witnessed`` says whether its witness took it (None: no witness); it is not signed."""
+
+    duel: str
+    events: int
+    head: bytes
+    time: str
+    key: PublicKey
+    signature: bytes
+    witnessed: bool | None = field(default=None, compare=False)
+
+    @staticmethod
+    def message(duel: str, events: int, head: bytes, time: str) -> bytes:
+        return _LABEL + msgpack.packb([duel, events, head, time])
+
+    @classmethod
+    def issue(cls, key: OrganiserKey, duel: str, events: int, head: bytes) -> "Receipt":
+        time = chain.now()
+        return cls(duel, events, head, time, key.public, key.sign(cls.message(duel, events, head, time)))
+
+    @property
+    def valid(self) -> bool:
+        return self.key.verify(self.signature, self.message(self.duel, self.events, self.head, self.time))
+
+    def to_dict(self) -> dict:
+        return {"receipt": KIND, "version": VERSION, "duel": self.duel, "events": self.events,
+                "head": self.head.hex(), "time": self.time, "key": self.key.text,
+                "signature": _b64(self.signature)}
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "the receipt") -> "Receipt":
+        """A receipt read back, its fields checked (its signature is ``valid``'s business)."""
+        if not isinstance(data, dict) or data.get("receipt") != KIND:
+            raise InputError(f"{where}: not a ygoreplay receipt (a JSON object with \"receipt\": \"{KIND}\")")
+        if data.get("version") != VERSION:
+            raise InputError(f"{where}: receipt version {data.get('version')!r}; this program reads {VERSION}")
+        try:
+            duel, events, head, time = data["duel"], data["events"], bytes.fromhex(data["head"]), data["time"]
+            if not (isinstance(duel, str) and isinstance(time, str) and isinstance(events, int)
+                    and not isinstance(events, bool) and events >= 0 and len(head) == 32):
+                raise ValueError("a field has the wrong type")
+            chain.to_ms(time)
+            return cls(duel, events, head, time, PublicKey.parse(data["key"]), _unb64(data["signature"]))
+        except InputError as exc:
+            raise InputError(f"{where}: {exc}") from None
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InputError(f"{where}: a receipt needs duel, events, head (64 hex digits), time, key and "
+                             f"signature ({type(exc).__name__}: {exc})") from None
+
+    def fields(self) -> dict:
+        """What a write answers besides its own result: the receipt and whether it was witnessed."""
+        return {"receipt": self.to_dict(), "witnessed": self.witnessed}
+
+
+def read_receipts(paths: Iterable[str | os.PathLike[str]]) -> list[Receipt]:
+    """The receipts in these files (one JSON object or an array of them each) and folders (every
+    ``*.json`` file in it)."""
+    out: list[Receipt] = []
+    for spec in paths:
+        path = Path(spec)
+        files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+        for file in files:
+            try:
+                with open(file, "rb") as handle:
+                    raw = handle.read(MAX_RECEIPT_FILE + 1)
+            except OSError as exc:
+                raise InputError(f"{file}: cannot read ({exc.strerror or exc})") from None
+            if len(raw) > MAX_RECEIPT_FILE:
+                raise InputError(f"{file}: more than {MAX_RECEIPT_FILE} bytes: not a receipt file")
+            try:
+                data = json.loads(raw)
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise InputError(f"{file}: not JSON ({exc})") from None
+            out += [Receipt.from_dict(item, str(file)) for item in (data if isinstance(data, list) else [data])]
+    return out
+
+
+def save_receipt(receipt: Receipt, path: str | os.PathLike[str]) -> Path:
+    """Write a receipt to ``path``, or into it as ``<duel>-<events>.json`` when it is a folder."""
+    from .files import write_atomic
+    target = Path(path)
+    if target.is_dir():
+        target = target / f"{receipt.duel}-{receipt.events}.json"
+    write_atomic(target, (json.dumps(receipt.to_dict(), indent=1) + "\n").encode())
+    return target
+
+
+class Witness:
+    """A second store that keeps every receipt as it is issued: a SQLite file or a PostgreSQL
+    database (``?schema=`` names the schema; its table is ``ygoreplay_witness``)."""
+
+    def __init__(self, url: str) -> None:
+        parsed = urlparse(url)
+        self.url = url
+        self.postgres = parsed.scheme in ("postgresql", "postgres")
+        self.schema = parse_qs(parsed.query).get("schema", ["public"])[-1] if self.postgres else ""
+        if self.postgres and not self.schema.replace("_", "a").isalnum():
+            raise InputError(f"witness URL {url!r}: schema {self.schema!r} is not a plain name (letters, digits, _)")
+        self.name = (f"{parsed.hostname or '127.0.0.1'}:{parsed.port or 5432}/{unquote(parsed.path.lstrip('/'))}"
+                     + (f"?schema={self.schema}" if self.schema != "public" else "")) if self.postgres else url
+        self._parsed = parsed
+        self._conn: Any = None
+        self._lock = threading.Lock()
+        with self._lock:
+            self._run(lambda conn: None)          # reachable now, its table made: or say why not
+
+    def _connect(self) -> Any:
+        if self.postgres:
+            import psycopg
+            p = self._parsed
+            conn = psycopg.connect(dbname=unquote(p.path.lstrip("/")) or "postgres", host=p.hostname or "127.0.0.1",
+                                   port=p.port or 5432, user=unquote(p.username or "postgres"),
+                                   password=unquote(p.password) if p.password else None, connect_timeout=5,
+                                   autocommit=True)
+            conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
+            conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.schema}".{_TABLE} (duel TEXT NOT NULL, events BIGINT '
+                         'NOT NULL, head BYTEA NOT NULL, time TEXT NOT NULL, key BYTEA NOT NULL, signature BYTEA '
+                         'NOT NULL, PRIMARY KEY (duel, events))')
+            return conn
+        path = Path(unquote(self._parsed.path) if self._parsed.scheme in ("sqlite", "file") else self.url).expanduser()
+        if path.is_dir():
+            raise StoreError(f"the witness {path} is a folder, not a file")
+        conn = sqlite3.connect(path, timeout=10, check_same_thread=False, isolation_level=None)
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {_TABLE} (duel TEXT NOT NULL, events INTEGER NOT NULL, "
+                     "head BLOB NOT NULL, time TEXT NOT NULL, key BLOB NOT NULL, signature BLOB NOT NULL, "
+                     "PRIMARY KEY (duel, events))")
+        return conn
+
+    @property
+    def _table(self) -> str:
+        return f'"{self.schema}".{_TABLE}' if self.postgres else _TABLE
+
+    def _run(self, work: Any) -> Any:
+        """``work(connection)``: PostgreSQL's connection is kept (and opened again after a
+        failure), a SQLite file is opened for each use. StoreError naming the witness when it
+        cannot be reached or refuses."""
+        try:
+            conn = self._conn or self._connect()
+            try:
+                return work(conn)
+            finally:
+                if self.postgres:
+                    self._conn = conn
+                else:
+                    conn.close()
+        except StoreError:
+            raise
+        except Exception as exc:               # psycopg.Error, sqlite3.Error, OSError: unreachable
+            self.close()
+            raise StoreError(f"the witness {self.name} cannot be reached: {' '.join(str(exc).split())}") from None
+
+    def _sql(self, statement: str) -> str:
+        return statement.format(t=self._table).replace("?", "%s" if self.postgres else "?")
+
+    def record(self, receipt: Receipt) -> None:
+        """Keep a receipt (the same one twice is kept once). StoreError when unreachable."""
+        row = (receipt.duel, receipt.events, receipt.head, receipt.time, receipt.key.raw, receipt.signature)
+        with self._lock:
+            self._run(lambda conn: conn.execute(self._sql(
+                "INSERT INTO {t} (duel, events, head, time, key, signature) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (duel, events) DO NOTHING"), row))
+
+    def latest(self, duel: str) -> Receipt | None:
+        """The receipt of the duel's longest witnessed head, or None when none was witnessed."""
+        with self._lock:
+            row = self._run(lambda conn: conn.execute(self._sql(
+                "SELECT duel, events, head, time, key, signature FROM {t} WHERE duel = ? "
+                "ORDER BY events DESC LIMIT 1"), (duel,)).fetchone())
+        if row is None:
+            return None
+        try:
+            return Receipt(row[0], int(row[1]), bytes(row[2]), row[3], PublicKey(bytes(row[4])), bytes(row[5]))
+        except InputError:
+            raise StoreError(f"the witness {self.name}: its head of duel {duel} cannot be read") from None
+
+    def close(self) -> None:
+        """Close PostgreSQL's connection (called with the lock held, or when no one uses it)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:                  # already broken: nothing to close
+                pass
+
+
+def witness_from(url: str | None) -> Witness | None:
+    """The witness named by ``url`` (else ``$YGOREPLAY_WITNESS``), or None when there is none."""
+    url = url or os.environ.get(WITNESS_ENV)
+    return Witness(url) if url else None
+
+
+def issue(store: Store, duel: str, events: int, head: bytes | None, witness: Witness | None) -> Receipt:
+    """The receipt of a write that left ``duel`` with ``events`` events (``head``: the chain hash
+    then, read from the store when None), signed with the store's key and given to the witness.
+    A witness that cannot be reached leaves the receipt unwitnessed; the write stands."""
+    if head is None:
+        head = store.hash_at(duel, events)
+        assert head is not None, "a receipt names a head the store holds"
+    receipt = Receipt.issue(store.key, duel, events, head)
+    if witness is None:
+        return receipt
+    try:
+        witness.record(receipt)
+    except StoreError:
+        return Receipt(**{**receipt.__dict__, "witnessed": False})
+    return Receipt(**{**receipt.__dict__, "witnessed": True})
+
+
+@dataclass(frozen=True)
+class Promise:
+    """A head the store once held, by what proves it (a receipt, or the witness)."""
+
+    receipt: Receipt
+    by: str                                 # "a receipt" or "its witness"
+
+
+def behind(store: Store, duel: str, promises: Iterable[Promise]) -> str:
+    """Why the store is behind (or beside) a promised head, or "" when it holds every one. Each
+    promise's signature must be a key the store trusts."""
+    for promise in promises:
+        r = promise.receipt
+        if r.duel != duel:
+            continue
+        if store.trusts(r.key.raw) is None:
+            return (f"{promise.by} for {r.events} events is signed by key {r.key.fingerprint}, not a key trusted "
+                    "here (pass --key)")
+        if not r.valid:
+            return f"the signature of {promise.by} for {r.events} events does not hold: it was altered"
+        held = store.hash_at(duel, r.events)
+        if held is None:
+            count = store.info(duel).events
+            return (f"the store holds {count} events but {promise.by} signed at {r.time} promises {r.events} "
+                    f"with head {r.head.hex()[:16]}: events were removed")
+        if held != r.head:
+            return (f"the events up to {r.events} are not the ones {promise.by} signed at {r.time} (head "
+                    f"{r.head.hex()[:16]}): the record was cut back and written again")
+    return ""
+
+
+def verify(store: Store, duel: str, receipts: Iterable[Receipt] = (), witness: Witness | None = None
+           ) -> tuple[Verification, Receipt | None]:
+    """The store's own verification, then the receipts' heads and the witness's latest head
+    (also returned): a store behind any of them is NOT ok, the first missing event named."""
+    result = store.verify(duel)
+    witnessed = witness.latest(duel) if witness is not None else None
+    if not result.ok:
+        return result, witnessed
+    promises = [Promise(r, "a receipt") for r in receipts]
+    if witnessed is not None:
+        promises.append(Promise(witnessed, "its witness"))
+    problem = behind(store, duel, promises)
+    if problem:
+        return Verification(False, result.events, result.events, problem, result.signer), witnessed
+    return result, witnessed
