@@ -8,7 +8,8 @@ import json
 import pytest
 
 from test_store import (  # noqa: F401  (fixtures)
-    DAMAGE, execute, fresh_url, note, open_store, sample, store, store_url)
+    DAMAGE, REPLAYS, execute, fresh_url, note, open_store, sample, store, store_url)
+from test_store_cli import clean, run
 from ygoreplay.application import Records
 from ygoreplay.errors import StoreError
 from ygoreplay.receipts import Receipt, Witness, verify as verify_with
@@ -125,3 +126,60 @@ def test_an_unreachable_witness_leaves_the_append_done_and_unwitnessed(store, op
     assert last.witnessed is True and Witness(str(path)).latest(done.id) == last
     with pytest.raises(StoreError, match="the witness .* cannot be reached"):
         Witness("postgresql://postgres@127.0.0.1:1/test")
+
+
+# -- the command line -------------------------------------------------------------------------------
+
+def test_the_cli_keeps_receipts_and_verify_proves_the_cut_with_them_or_the_witness(store_url, tmp_path):
+    kept, witness = tmp_path / "receipts", str(tmp_path / "witness.sqlite")
+    kept.mkdir()
+    head, tail = tmp_path / "head.jsonl", tmp_path / "tail.jsonl"
+    lines = [line for line in (REPLAYS / DAMAGE).read_text().splitlines() if line.strip() and not line.startswith("#")]
+    head.write_text("\n".join(lines[:FIRST]) + "\n")
+    tail.write_text("\n".join(lines[FIRST:]) + "\n")
+    recorded = run("record", head, "--json", "--receipt", kept, "--witness", witness, url=store_url)
+    clean(recorded, 0)
+    done = json.loads(recorded.stdout)
+    duel = done["id"]
+    assert (done["events_stored"], done["receipt"]["events"], done["witnessed"]) == (FIRST, FIRST, True)
+    appended = run("append", duel, tail, "--json", "--receipt", kept, "--witness", witness, url=store_url)
+    clean(appended, 0)
+    last = json.loads(appended.stdout)
+    assert (last["events"], last["receipt"]["events"], last["witnessed"]) == (89, 89, True)
+    assert sorted(p.name for p in kept.iterdir()) == [f"{duel}-{FIRST}.json", f"{duel}-89.json"]
+    assert run("append", duel, tail, "--expected", 3, url=store_url).exit_code == 3   # plain output as before
+
+    ok = run("verify", duel, "--receipt", kept, "--witness", witness, url=store_url)
+    clean(ok, 0)
+    assert ok.stdout.startswith(f"{duel}: ok, 89 events, hash chain intact")
+    assert "; holds the head of 2 receipt(s); its witness saw 89 events" in ok.stdout
+
+    cut_back(store_url, duel, FIRST)
+    alone = run("verify", duel, url=store_url)
+    clean(alone, 0)                                     # the store alone cannot know
+    promised = (f"but a receipt signed at {last['receipt']['time']} promises 89 with head "
+                f"{last['receipt']['head'][:16]}: events were removed")
+    with_receipt = run("verify", duel, "--receipt", kept / f"{duel}-89.json", url=store_url)
+    clean(with_receipt, 1)
+    assert with_receipt.stdout == f"{duel}: BROKEN at event {FIRST}: the store holds {FIRST} events {promised}\n"
+    with_witness = run("verify", duel, "--json", "--witness", witness, url=store_url)
+    clean(with_witness, 1)
+    data = json.loads(with_witness.stdout)
+    assert (data["ok"], data["first_bad_link"], data["witnessed"]) == (False, FIRST, 89)
+    assert "its witness signed at" in data["problem"] and data["problem"].endswith("events were removed")
+
+
+def test_verify_refuses_receipts_it_cannot_use(store_url, tmp_path):
+    kept = tmp_path / "r.json"
+    duel = json.loads(run("record", REPLAYS / DAMAGE, "--json", "--receipt", kept, url=store_url).stdout)["id"]
+    other = run("record", REPLAYS / DAMAGE, url=store_url).stdout.strip()
+    refused = run("verify", other, "--receipt", kept, url=store_url)
+    clean(refused, 2)
+    assert f"none of the 1 receipt(s) given is for duel {other}" in refused.output
+    (tmp_path / "bad.json").write_text('{"receipt": "ygoreplay/receipt", "version": 1, "duel": 3}')
+    unreadable = run("verify", duel, "--receipt", tmp_path / "bad.json", url=store_url)
+    clean(unreadable, 2)
+    assert "bad.json: a receipt needs duel, events, head" in unreadable.output
+    unreachable = run("verify", duel, "--witness", "postgresql://postgres@127.0.0.1:1/test", url=store_url)
+    clean(unreachable, 2)
+    assert "the witness 127.0.0.1:1/test cannot be reached" in unreachable.output

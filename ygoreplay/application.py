@@ -404,10 +404,12 @@ class Records:
         return Recorded(duel_id, len(result.events), stored, violations=agreement.violations,
                         receipt=self._receipt(duel_id, stored)), agreement
 
-    def verify(self, duel_id: str, receipts: Iterable[Receipt] = ()) -> tuple[Verification, Receipt | None]:
-        """The duel verified end to end, then against the receipts given and the witness's last
-        head (also returned): a store behind any of them is NOT ok."""
-        return verify_heads(self.store, duel_id, receipts, self.witness)
+    def verify(self, duel_id: str, receipts: Iterable[Receipt] = (), verified: Verification | None = None
+               ) -> tuple[Verification, Receipt | None]:
+        """The duel verified end to end (``verified``: already, by a live duel's cache), then
+        against the receipts given and the witness's last head (also returned): a store behind
+        any of them is NOT ok."""
+        return verify_heads(self.store, duel_id, receipts, self.witness, verified)
 
     def duels(self, player: str | None = None, since: str | None = None, until: str | None = None) -> list[DuelInfo]:
         """The stored duels, oldest first, from their headers and signed anchors only (no event

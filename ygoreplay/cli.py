@@ -31,6 +31,7 @@ from .files import write_atomic
 from .jsonl import parse_lines, read_events
 from .log import EntryFilter, log_lines, narrate
 from .match import cli as match_cli
+from .receipts import WITNESS_ENV, Receipt, Witness, read_receipts, save_receipt, witness_from
 from .replay_file import read as read_replay, write as write_replay
 from .rules import RuleViolation
 from .rules.coverage import counts as rule_counts, select as select_rules
@@ -119,6 +120,14 @@ store_option = click.option(
          "~/.local/share/ygoreplay/duels.sqlite).")
 view_option = click.option("--view", "view", type=click.Choice(VIEWS), default=None,
                            help="See the duel as a player or a spectator saw it (default: the file's view).")
+witness_option = click.option(
+    "--witness", "witness_url", envvar=WITNESS_ENV, default=None, metavar="URL",
+    help="A second store (SQLite file or postgresql://...?schema=NAME) that keeps every write's signed "
+         "head: a store behind it fails verify (default: $YGOREPLAY_WITNESS).")
+receipt_out_option = click.option(
+    "--receipt", "receipt_path", type=click.Path(), default=None, metavar="FILE",
+    help="Save the write's signed receipt here (a folder: as DUEL-EVENTS.json in it); keep it to prove "
+         "later, with verify --receipt, that the store was not cut back.")
 key_option = click.option("--key", "keys", multiple=True, metavar="PUBLIC_KEY",
                           help="Trust signatures by this key (ed25519:... or a key file); the local "
                                "organiser key is always trusted. Repeatable.")
@@ -153,6 +162,25 @@ def _store(url: str | None, *, readonly: bool = False, create: bool = False,
         yield store
     finally:
         store.close()
+
+
+@contextmanager
+def _witness(url: str | None) -> Iterator[Witness | None]:
+    witness = witness_from(url)
+    try:
+        yield witness
+    finally:
+        if witness is not None:
+            witness.close()
+
+
+def _receipt_kept(receipt: Receipt, path: str | None, witness: Witness | None) -> None:
+    """Save a write's receipt where asked; say when the witness did not take it."""
+    if path:
+        save_receipt(receipt, path)
+    if receipt.witnessed is False and witness is not None:
+        echo(f"warning: the witness {witness.name} cannot be reached: this write is not witnessed "
+             "(its receipt still proves it)", err=True)
 
 
 @contextmanager
@@ -626,18 +654,26 @@ def _engine_figure(engine: dict) -> str:
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--title", default=None, help="A title for the duel (default: the file name).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (id, counts, signed receipt).")
+@receipt_out_option
+@witness_option
 @cards_option
 @store_option
-def record(file: str, title: str | None, cards: tuple[str, ...], store_url: str | None) -> None:
+def record(file: str, title: str | None, as_json: bool, receipt_path: str | None, witness_url: str | None,
+           cards: tuple[str, ...], store_url: str | None) -> None:
     """Record a JSON Lines duel into the store and print its id (only the id, on stdout).
 
     Stops at the first illegal event: the legal events before it stay recorded, the violation is
     printed on stderr, and the exit code is 1 (no duel is created when nothing before it is legal).
     """
     events, db = _load(file, cards)
-    with _store(store_url, create=True, cards=db) as store:
-        done = Records(store).record(events, title or printable(Path(file).name))
-    if done.id:
+    with _store(store_url, create=True, cards=db) as store, _witness(witness_url) as witness:
+        done = Records(store, witness).record(events, title or printable(Path(file).name))
+        if done.receipt is not None:
+            _receipt_kept(done.receipt, receipt_path, witness)
+    if as_json:
+        echo(json.dumps(done.to_dict()))
+    elif done.id:
         echo(done.id)
     if done.violation is not None:
         v = done.violation
@@ -651,14 +687,21 @@ def record(file: str, title: str | None, cards: tuple[str, ...], store_url: str 
 @click.argument("duel")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--expected", type=int, default=None, help="Refuse (exit 3) unless the duel has exactly N events.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (id, events, signed receipt).")
+@receipt_out_option
+@witness_option
 @cards_option
 @store_option
-def append(duel: str, file: str, expected: int | None, cards: tuple[str, ...], store_url: str | None) -> None:
+def append(duel: str, file: str, expected: int | None, as_json: bool, receipt_path: str | None,
+           witness_url: str | None, cards: tuple[str, ...], store_url: str | None) -> None:
     """Add the events of a JSON Lines file (or - for standard input) to a stored duel or branch,
     checking each; all or nothing. Prints the new number of events."""
     events, db = _load(file, cards)
-    with _store(store_url, cards=db) as store:
-        echo(str(Records(store).append(_resolve(store, duel), events, expected)))
+    with _store(store_url, cards=db) as store, _witness(witness_url) as witness:
+        duel_id = _resolve(store, duel)
+        receipt = Records(store, witness).append(duel_id, events, expected)
+        _receipt_kept(receipt, receipt_path, witness)
+    echo(json.dumps({"id": duel_id, "events": receipt.events, **receipt.fields()}) if as_json else str(receipt.events))
 
 
 @main.command()
@@ -810,16 +853,24 @@ def rollback(duel: str, to: int, judge: str, reason: str, store_url: str | None)
 @click.option("--against", type=click.Path(dir_okay=False), default=None,
               help="A judge .ygr: prove that this view was derived from it, commitments included.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@click.option("--receipt", "receipts", multiple=True, type=click.Path(exists=True), metavar="FILE",
+              help="A receipt a write answered with (or a folder of them): the stored duel must still "
+                   "hold the head it names. Repeatable.")
+@witness_option
 @key_option
 @store_option
-def verify(duel: str, against: str | None, as_json: bool, keys: tuple[str, ...], store_url: str | None) -> None:
-    """Check a stored duel or a .ygr file end to end: hash chain, anchors, signature by a trusted key."""
+def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, ...], witness_url: str | None,
+           keys: tuple[str, ...], store_url: str | None) -> None:
+    """Check a stored duel or a .ygr file end to end: hash chain, anchors, signature by a trusted key;
+    and that the store is not behind a receipt or its witness."""
     if match_cli.handles(duel):
         return match_cli.run("verify", duel, as_json=as_json, keys=keys)
     if Path(duel).is_file():
         if Path(duel).suffix.lower() in (".jsonl", ".json"):
             raise InputError(f"{duel}: a JSON Lines file has no hash chain to verify; check its rules with "
                              f"'ygoreplay check {duel}', or record it and verify the stored duel")
+        if receipts:
+            raise InputError("a receipt proves a stored duel: verify the duel's id in the store")
         replay = read_replay(duel)
         judge = read_replay(against) if against else None
         result = verify_file(replay, trusted_keys(keys), judge)
@@ -844,17 +895,25 @@ def verify(duel: str, against: str | None, as_json: bool, keys: tuple[str, ...],
                     f"derived from a judge record {vouched.describe()}")
                  + (f"; matches the judge record {against}, deck orders as committed" if judge else ""))
         sys.exit(0 if result.ok else EXIT_ILLEGAL)
-    with _store(store_url, readonly=True, keys=keys) as store:
+    kept = read_receipts(receipts)
+    with _store(store_url, readonly=True, keys=keys) as store, _witness(witness_url) as witness:
         duel_id = _resolve(store, duel)
-        result = store.verify(duel_id)
+        mine = [r for r in kept if r.duel == duel_id]
+        if kept and not mine:
+            raise InputError(f"none of the {len(kept)} receipt(s) given is for duel {duel_id}")
+        result, witnessed = Records(store, witness).verify(duel_id, mine)
         unverified = store.info(duel_id).source.get("unverified") is True
     if as_json:
         echo(json.dumps({"id": duel_id, "ok": result.ok, "events": result.events, "first_bad_link": result.first_bad,
                          "problem": result.problem, "key": result.signer.text if result.signer else None,
-                         "origin_verified": not unverified}))
+                         "origin_verified": not unverified, "receipts": len(mine),
+                         "witnessed": witnessed.events if witnessed else None}))
     elif result.ok:
         echo(f"{duel_id}: ok, {result.events} events, hash chain intact, anchored and signed by organiser key "
              f"{result.signer.fingerprint if result.signer else '?'}"
+             + (f"; holds the head of {len(mine)} receipt(s)" if mine else "")
+             + (f"; its witness saw {witnessed.events} events" if witnessed else
+                "; its witness saw none of it" if witness else "")
              + ("; note: imported from a file no trusted key signed (origin unverified)" if unverified else ""))
     else:
         where = "the duel header" if result.first_bad == -1 else (
@@ -868,9 +927,11 @@ def verify(duel: str, against: str | None, as_json: bool, keys: tuple[str, ...],
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Worker processes (PostgreSQL only: they share the store and follow each other).")
+@witness_option
 @cards_option
 @store_option
-def serve(host: str, port: int, workers: int, cards: tuple[str, ...], store_url: str | None) -> None:
+def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tuple[str, ...],
+          store_url: str | None) -> None:
     """Run the HTTP service: record, follow and share duels (OpenAPI at /openapi.json).
 
     The organiser's token is $YGOREPLAY_ADMIN_TOKEN, else the one printed when this store's
@@ -883,7 +944,9 @@ def serve(host: str, port: int, workers: int, cards: tuple[str, ...], store_url:
                              "by one process (drop --workers)")
         admin, new = admin_token(store)
         name, backend = store.name, store.backend
-    echo(f"ygoreplay service on http://{host}:{port} (store {name}, {workers} worker(s))", err=True)
+    witness = witness_from(witness_url)            # unreachable now: say so before serving
+    echo(f"ygoreplay service on http://{host}:{port} (store {name}, {workers} worker(s)"
+         + (f", witness {witness.name})" if witness else ")"), err=True)
     if new:
         echo(f"organiser token (shown once; keep it): {new}", err=True)
     elif os.environ.get(ADMIN_ENV):
@@ -891,11 +954,15 @@ def serve(host: str, port: int, workers: int, cards: tuple[str, ...], store_url:
     else:
         echo("organiser token: the one printed when this store's service first started", err=True)
     if workers == 1:
-        app = create_app(Store(store_url, _card_db(cards), key=_signing_key(), concurrent=True, create=False), admin)
+        app = create_app(Store(store_url, _card_db(cards), key=_signing_key(), concurrent=True, create=False), admin,
+                         witness)
         uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, timeout_graceful_shutdown=3)
         return
     _card_db(cards)                       # a --cards file that cannot be read stops here, not in a worker
     named = [*os.environ.get(CARDS_ENV, "").split(os.pathsep), *cards]
+    if witness is not None:
+        witness.close()
+        os.environ[WITNESS_ENV] = witness.url
     os.environ.update(YGOREPLAY_STORE=store_url or os.environ.get("YGOREPLAY_STORE", ""),
                       YGOREPLAY_ADMIN_DIGEST=admin, **{CARDS_ENV: os.pathsep.join(f for f in named if f)})
     uvicorn.run("ygoreplay.service:app_from_env", factory=True, host=host, port=port, workers=workers,

@@ -300,11 +300,12 @@ def behind(store: Store, duel: str, promises: Iterable[Promise]) -> str:
     return ""
 
 
-def verify(store: Store, duel: str, receipts: Iterable[Receipt] = (), witness: Witness | None = None
-           ) -> tuple[Verification, Receipt | None]:
-    """The store's own verification, then the receipts' heads and the witness's latest head
-    (also returned): a store behind any of them is NOT ok, the first missing event named."""
-    result = store.verify(duel)
+def verify(store: Store, duel: str, receipts: Iterable[Receipt] = (), witness: Witness | None = None,
+           result: Verification | None = None) -> tuple[Verification, Receipt | None]:
+    """The store's own verification (``result`` when already made), then the receipts' heads and
+    the witness's latest head (also returned): a store behind any of them is NOT ok, the first
+    missing event named."""
+    result = result or store.verify(duel)
     witnessed = witness.latest(duel) if witness is not None else None
     if not result.ok:
         return result, witnessed

@@ -42,6 +42,7 @@ from .card_sources import card_lookup
 from .errors import ConflictError, InputError, StoreError, VerificationError, YgoreplayError
 from .events import EventFormatError, from_dict
 from .live import Hub, LiveDuel
+from .receipts import Receipt, Witness, witness_from
 from .replay_file import loads as ygr_loads
 from .rules import RuleViolation
 from .signing import OrganiserKey
@@ -109,9 +110,9 @@ def _json(status: int, data: dict) -> JSONResponse:
 class Service:
     """The service's state: the store, its records, the duels followed, the organiser's token."""
 
-    def __init__(self, store: Store, admin_digest: str) -> None:
+    def __init__(self, store: Store, admin_digest: str, witness: Witness | None = None) -> None:
         self.store = store
-        self.records = Records(store)
+        self.records = Records(store, witness)
         self.hub = Hub(store)
         self.admin_digest = admin_digest
 
@@ -194,9 +195,9 @@ class Service:
     def create(self, title: str, visibility: str, delay_events: int, delay_seconds: float,
                request_base: str = "") -> dict:
         access, tokens = Access.issue(visibility, delay_events, delay_seconds)
-        duel_id, _stored, _violation = self.store.record([], title, attachments={"access": access.to_dict()})
-        assert duel_id is not None
-        return self._created(duel_id, tokens, request_base)
+        done = self.records.record([], title, attachments={"access": access.to_dict()})
+        assert done.id is not None and done.receipt is not None
+        return {**self._created(done.id, tokens, request_base), **done.receipt.fields()}
 
     def _created(self, duel_id: str, tokens: dict[str, str], base: str) -> dict:
         links = {role: f"{base}/view/{duel_id}?token={token}" for role, token in tokens.items()}
@@ -261,9 +262,10 @@ def _errors(app: FastAPI) -> None:
         return _json(400, {"error": "; ".join(f"{p['where']}: {p['error']}" for p in problems), "problems": problems})
 
 
-def create_app(store: Store, admin_digest: str) -> FastAPI:
-    """The service over an open store; ``admin_digest`` is the organiser token's SHA-256."""
-    service = Service(store, admin_digest)
+def create_app(store: Store, admin_digest: str, witness: Witness | None = None) -> FastAPI:
+    """The service over an open store; ``admin_digest`` is the organiser token's SHA-256;
+    ``witness`` keeps every write's signed head (``receipts.py``)."""
+    service = Service(store, admin_digest, witness)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -281,6 +283,8 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
             yield
         finally:
             service.hub.stop()
+            if witness is not None:
+                witness.close()
 
     app = FastAPI(title="ygoreplay", version="1", lifespan=lifespan,
                   description=(__doc__ or "").split("\n\n", 1)[1] if __doc__ else None)
@@ -386,9 +390,14 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
             if expected is not None and expected != live.count:
                 raise HTTPError(409, f"the duel has {live.count} events, not {expected}")
             return {"position": live.count}
-        written = await asyncio.to_thread(service.hub.appending, duel_id,
-                                          lambda: service.records.append_records(duel_id, events, expected))
-        return {"position": written[-1].position + 1}
+        receipts: list[Receipt] = []
+
+        def appended() -> list:
+            written, receipt = service.records.append_records(duel_id, events, expected)
+            receipts.append(receipt)
+            return written
+        written = await asyncio.to_thread(service.hub.appending, duel_id, appended)
+        return {"position": written[-1].position + 1, **receipts[0].fields()}
 
     def _count(live: LiveDuel, view: str, at: int | None) -> int:
         """How many events the board after event #at holds (all this view may see when None)."""
@@ -583,10 +592,32 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
 
     @app.get("/duels/{duel_id}/verify", tags=["everyone"])
     def verify(duel_id: str, request: Request) -> dict:
-        """The record checked end to end: chain, anchors, signature, snapshots."""
+        """The record checked end to end: chain, anchors, signature, snapshots; and not behind
+        its witness (when the service has one)."""
+        return verified(duel_id, request, [])
+
+    @app.post("/duels/{duel_id}/verify", tags=["everyone"],
+              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                  "oneOf": [{"type": "object"}, {"type": "array", "items": {"type": "object"}, "maxItems": 1000}]}}}}})
+    async def verify_receipts(duel_id: str, request: Request) -> dict:
+        """As GET, and the store must still hold the head each receipt given names (a receipt
+        or an array of them, as the writes answered): a store behind one is NOT ok."""
+        body = await _body_json(request)
+        items = body if isinstance(body, list) else [body]
+        if len(items) > 1000:
+            raise HTTPError(400, "at most 1000 receipts at once", where="body")
+        receipts = [_receipt(item, f"body[{i}]") for i, item in enumerate(items)]
+        return await asyncio.to_thread(verified, duel_id, request, receipts)
+
+    def verified(duel_id: str, request: Request, receipts: list[Receipt]) -> dict:
         caller, live = service.caller(request, duel_id)
-        result = live.verified()
         visible = live.visible(caller.view)
+        if any(r.duel != duel_id for r in receipts):
+            raise HTTPError(400, f"a receipt given is not for duel {duel_id}", where="body")
+        if any(r.events > visible for r in receipts):
+            raise HTTPError(403, f"this view may see {visible} events: a receipt past them is checked with a "
+                            "token that sees them (recorder, judge)", where="body")
+        result, _witnessed = service.records.verify(duel_id, receipts, live.verified())
         if visible < result.events:            # a delayed spectator: nothing that counts past its view
             bad = result.first_bad if result.first_bad is not None and result.first_bad < visible else None
             return {"id": duel_id, "ok": result.ok, "events": visible, "first_bad_link": bad,
@@ -680,6 +711,13 @@ _PAGE_HEADERS = {"Content-Security-Policy": viewer.POLICY, "Referrer-Policy": "n
                  "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Cache-Control": "no-cache"}
 
 
+def _receipt(data: Any, where: str) -> Receipt:
+    try:
+        return Receipt.from_dict(data, where)
+    except InputError as exc:
+        raise HTTPError(400, str(exc), where=where) from None
+
+
 def _fields(body: Any, **kinds: type) -> tuple:
     if not isinstance(body, dict):
         raise HTTPError(400, "the body must be a JSON object", where="body")
@@ -734,7 +772,7 @@ def app_from_env() -> FastAPI:
     environment ``serve`` set."""
     store = Store(os.environ.get("YGOREPLAY_STORE"), card_lookup(), key=OrganiserKey.load_or_create()[0],
                   concurrent=True, create=False)
-    return create_app(store, os.environ["YGOREPLAY_ADMIN_DIGEST"])
+    return create_app(store, os.environ["YGOREPLAY_ADMIN_DIGEST"], witness_from(None))
 
 
 __all__ = ["ADMIN_ENV", "HTTPError", "MissingStore", "ROLES", "Service", "admin_token", "app_from_env", "create_app"]
