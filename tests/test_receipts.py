@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import pytest
 
+from test_service import Server, auth, create
 from test_store import (  # noqa: F401  (fixtures)
     DAMAGE, REPLAYS, execute, fresh_url, note, open_store, sample, store, store_url)
 from test_store_cli import clean, run
@@ -183,3 +185,41 @@ def test_verify_refuses_receipts_it_cannot_use(store_url, tmp_path):
     unreachable = run("verify", duel, "--witness", "postgresql://postgres@127.0.0.1:1/test", url=store_url)
     clean(unreachable, 2)
     assert "the witness 127.0.0.1:1/test cannot be reached" in unreachable.output
+
+
+# -- the service ------------------------------------------------------------------------------------
+
+def test_the_service_answers_every_write_with_a_receipt_and_verifies_against_them(tmp_path):
+    store, witness = str(tmp_path / "duels.sqlite"), str(tmp_path / "witness.sqlite")
+    events = [json.loads(line) for line in (REPLAYS / DAMAGE).read_text().splitlines()
+              if line.strip() and not line.startswith("#")]
+    server = Server(store, env={"YGOREPLAY_WITNESS": witness})
+    try:
+        created = create(server.url, title="receipts", visibility="public", delay={"events": 10})
+        duel, recorder = created["id"], auth(created["tokens"]["recorder"])
+        assert (created["receipt"]["events"], created["witnessed"]) == (0, True)
+        answers = [httpx.post(f"{server.url}/duels/{duel}/events", json=events[:FIRST], headers=recorder).json()]
+        spectator = httpx.post(f"{server.url}/duels/{duel}/verify", json=answers[0]["receipt"])
+        assert spectator.status_code == 403 and "may see 50 events" in spectator.json()["error"]
+        answers.append(httpx.post(f"{server.url}/duels/{duel}/events", json=events[FIRST:], headers=recorder).json())
+        assert [(a["position"], a["receipt"]["events"], a["witnessed"]) for a in answers] == [
+            (FIRST, FIRST, True), (89, 89, True)]
+        last = answers[-1]["receipt"]
+        ok = httpx.post(f"{server.url}/duels/{duel}/verify", json=[a["receipt"] for a in answers], headers=recorder)
+        assert (ok.status_code, ok.json()["ok"], ok.json()["events"]) == (200, True, 89)
+        altered = httpx.post(f"{server.url}/duels/{duel}/verify", json={**last, "events": "89"}, headers=recorder)
+        assert altered.status_code == 400 and altered.json()["where"] == "body[0]"
+    finally:
+        server.stop()
+    cut_back(store, duel, FIRST)
+    for env, body in (({}, last), ({"YGOREPLAY_WITNESS": witness}, None)):
+        server = Server(store, env=env)
+        try:
+            asked = (httpx.post(f"{server.url}/duels/{duel}/verify", json=body, headers=recorder) if body
+                     else httpx.get(f"{server.url}/duels/{duel}/verify", headers=recorder))
+            by = "a receipt" if body else "its witness"
+            assert asked.status_code == 200 and asked.json()["ok"] is False, asked.text
+            assert asked.json()["problem"].startswith(f"the store holds {FIRST} events but {by} signed at ")
+            assert (asked.json()["events"], asked.json()["first_bad_link"]) == (FIRST, FIRST)
+        finally:
+            server.stop()

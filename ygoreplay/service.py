@@ -614,7 +614,7 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         visible = live.visible(caller.view)
         if any(r.duel != duel_id for r in receipts):
             raise HTTPError(400, f"a receipt given is not for duel {duel_id}", where="body")
-        if any(r.events > visible for r in receipts):
+        if visible < live.count and any(r.events > visible for r in receipts):   # held back by the delay
             raise HTTPError(403, f"this view may see {visible} events: a receipt past them is checked with a "
                             "token that sees them (recorder, judge)", where="body")
         result, _witnessed = service.records.verify(duel_id, receipts, live.verified())
