@@ -156,7 +156,8 @@ def test_a_conflict_and_a_refused_event_store_nothing(server):
     duel = create(base, title="conflicts")
     d, recorder = duel["id"], auth(duel["tokens"]["recorder"])
     events = events_of("won-by-damage.jsonl")
-    assert httpx.post(f"{base}/duels/{d}/events?expected=0", json=events[:10], headers=recorder).json() == {"position": 10}
+    first = httpx.post(f"{base}/duels/{d}/events?expected=0", json=events[:10], headers=recorder).json()
+    assert (first["position"], first["receipt"]["events"], first["witnessed"]) == (10, 10, None)
     stale = httpx.post(f"{base}/duels/{d}/events?expected=5", json=events[10:12], headers=recorder)
     assert stale.status_code == 409 and "has 10 events, not 5" in stale.json()["error"]
     illegal = events_of("illegal/summon-without-tributes.jsonl")
