@@ -153,6 +153,9 @@ def test_the_cli_keeps_receipts_and_verify_proves_the_cut_with_them_or_the_witne
 
     ok = run("verify", duel, "--receipt", kept, "--witness", witness, url=store_url)
     clean(ok, 0)
+    (entry,) = json.loads(run("list", "--json", "--witness", witness, url=store_url).stdout)
+    assert entry["behind_witness"] is None and "BEHIND" not in run("list", "--witness", witness, url=store_url).stdout
+    assert run("audit", duel, "--witness", witness, url=store_url).exit_code == 0
     assert ok.stdout.startswith(f"{duel}: ok, 89 events, hash chain intact")
     assert "; holds the head of 2 receipt(s); its witness saw 89 events" in ok.stdout
 
@@ -169,6 +172,16 @@ def test_the_cli_keeps_receipts_and_verify_proves_the_cut_with_them_or_the_witne
     data = json.loads(with_witness.stdout)
     assert (data["ok"], data["first_bad_link"], data["witnessed"]) == (False, FIRST, 89)
     assert "its witness signed at" in data["problem"] and data["problem"].endswith("events were removed")
+    audited = run("audit", duel, "--witness", witness, url=store_url)
+    clean(audited, 1)
+    assert f"hash chain: BROKEN at event {FIRST}: the store holds {FIRST} events but its witness signed at" in audited.stdout
+    assert run("audit", duel, url=store_url).exit_code == 0
+    listed = run("list", "--witness", witness, url=store_url)
+    clean(listed, 0)
+    assert f"{FIRST} events" in listed.stdout and "(BEHIND ITS WITNESS: run verify)" in listed.stdout
+    assert "BEHIND" not in run("list", url=store_url).stdout
+    (entry,) = json.loads(run("list", "--json", "--witness", witness, url=store_url).stdout)
+    assert entry["behind_witness"].startswith(f"the store holds {FIRST} events but its witness signed at ")
 
 
 def test_verify_refuses_receipts_it_cannot_use(store_url, tmp_path):

@@ -27,7 +27,7 @@ from .cards import CardDB
 from .errors import InputError, VerificationError
 from .events import Event, JudgeNote, RolledBack
 from .exchange import make_replay, verify_against
-from .receipts import Receipt, Witness, issue, verify as verify_heads
+from .receipts import Promise, Receipt, Witness, behind, issue, verify as verify_heads
 from .replay_file import ReplayFile, verify_chain
 from .rules import AuditReport, RuleViolation, audit
 from .signing import OrganiserKey, PublicKey
@@ -209,17 +209,18 @@ class AuditResult:
             "final": result_dict(self.state) if self.state else None}
 
 
-def audit_source(source: "Source", store: Store | None, trust: Iterable[PublicKey]) -> AuditResult:
-    """Re-check a duel opened for study: a stored duel is verified end to end, a file's chain and
-    signature are checked, and a full record's rules are folded again (a view's result is its own
-    fold's: public, but its rules need the hidden cards)."""
+def audit_source(source: "Source", store: Store | None, trust: Iterable[PublicKey],
+                 witness: Witness | None = None) -> AuditResult:
+    """Re-check a duel opened for study: a stored duel is verified end to end (and against its
+    ``witness``), a file's chain and signature are checked, and a full record's rules are folded
+    again (a view's result is its own fold's: public, but its rules need the hidden cards)."""
     signature, chain, first_bad, problem = None, "none", None, ""
     if source.replay is not None:
         first_bad = source.chain_problem()
         chain = "intact" if first_bad is None else "broken"
         signature = signature_of(source.replay, trust)
     elif source.duel_id is not None and store is not None:
-        verification = store.verify(source.duel_id)
+        verification = verify_heads(store, source.duel_id, (), witness)[0]
         chain = "anchored" if verification.ok else "broken"
         first_bad, problem = verification.first_bad, verification.problem
     report = audit(source.events, source.cards) if source.view == "judge" else None
@@ -410,6 +411,12 @@ class Records:
         against the receipts given and the witness's last head (also returned): a store behind
         any of them is NOT ok."""
         return verify_heads(self.store, duel_id, receipts, self.witness, verified)
+
+    def behind_witness(self, duel_id: str) -> str:
+        """Why the stored duel is behind the head its witness kept ("" when it is not, or there
+        is no witness): read from its head only, as ``duels`` lists it."""
+        witnessed = self.witness.latest(duel_id) if self.witness is not None else None
+        return behind(self.store, duel_id, [Promise(witnessed, "its witness")]) if witnessed else ""
 
     def duels(self, player: str | None = None, since: str | None = None, until: str | None = None) -> list[DuelInfo]:
         """The stored duels, oldest first, from their headers and signed anchors only (no event

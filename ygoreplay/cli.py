@@ -428,9 +428,11 @@ def _play_lines(study: Study) -> None:
 @click.argument("duel")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @key_option
+@witness_option
 @cards_option
 @store_option
-def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], cards: tuple[str, ...], store_url: str | None) -> None:
+def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], witness_url: str | None, cards: tuple[str, ...],
+                  store_url: str | None) -> None:
     """Re-check every event with the rules, verify the record, list overrides and rollbacks."""
     if match_cli.handles(duel):
         return match_cli.run("audit", duel, as_json=as_json, cards=cards, keys=keys)
@@ -438,9 +440,9 @@ def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], cards: tuple[
         with _opened(duel, None, cards) as source:
             result = audit_source(source, None, trusted_keys(keys))
     else:
-        with _store(store_url, readonly=True, keys=keys) as store:
+        with _store(store_url, readonly=True, keys=keys) as store, _witness(witness_url) as witness:
             source = open_source(duel, store, _card_db(cards))
-            result = audit_source(source, store, trusted_keys(keys))
+            result = audit_source(source, store, trusted_keys(keys), witness)
     data = result.to_dict()
     if as_json:
         echo(json.dumps(data))
@@ -726,18 +728,25 @@ def note(duel: str, text: str, judge: str, category: str, store_url: str | None)
               help="Only duels recorded on or after DATE (YYYY-MM-DD; 2026-01 is the month).")
 @click.option("--until", default=None, metavar="DATE", callback=lambda c, p, v: _date(p, v),
               help="Only duels recorded on or before DATE (YYYY-MM-DD; 2026 is the year).")
+@witness_option
 @store_option
-def list_duels(as_json: bool, player: str | None, since: str | None, until: str | None, store_url: str | None) -> None:
+def list_duels(as_json: bool, player: str | None, since: str | None, until: str | None, witness_url: str | None,
+               store_url: str | None) -> None:
     """List the duels in the store: date, events, status and result, players, title, branches.
-    Read from each duel's header and signed anchor, without decoding its events."""
+    Read from each duel's header and signed anchor, without decoding its events; with a witness,
+    a duel behind the head it kept is marked."""
+    behind: dict[str, str] = {}
     try:
-        with _store(store_url, readonly=True) as store:
-            duels = Records(store).duels(player, since, until)
+        with _store(store_url, readonly=True) as store, _witness(witness_url) as witness:
+            records = Records(store, witness)
+            duels = records.duels(player, since, until)
+            behind = {d.id: records.behind_witness(d.id) for d in duels} if witness else {}
             name = store.name
     except MissingStore as missing:
         duels, name = [], f"{missing.name} (no store there yet)"
     if as_json:
-        echo(json.dumps([duel_dict(d) for d in duels]))
+        echo(json.dumps([{**duel_dict(d), **({"behind_witness": behind[d.id] or None} if behind else {})}
+                         for d in duels]))
         return
     if not duels:
         echo(f"no duels in {name}" + (" that match" if player or since or until else ""))
@@ -753,6 +762,7 @@ def list_duels(as_json: bool, player: str | None, since: str | None, until: str 
                   else "") + (
             f"  {branches[d.id]} branch(es)" if branches[d.id] else "")
         flags = ("" if d.signed else "  (anchor signature does not hold: run verify)") + (
+            "  (BEHIND ITS WITNESS: run verify)" if behind.get(d.id) else "") + (
             "  (origin unverified)" if d.source.get("unverified") else "")
         echo(f"{d.id}  {d.created[:16].replace('T', ' ')}  {d.events:>6} events  {status:<22}  {players}  "
              f"{printable(d.title)}{family}{flags}")
