@@ -13,8 +13,9 @@ from test_store import (  # noqa: F401  (fixtures)
     DAMAGE, REPLAYS, execute, fresh_url, note, open_store, sample, store, store_url)
 from test_store_cli import clean, run
 from ygoreplay.application import Records
-from ygoreplay.errors import StoreError
+from ygoreplay.errors import InputError, StoreError
 from ygoreplay.receipts import Receipt, Witness, verify as verify_with
+from ygoreplay.signing import OrganiserKey
 
 FIRST = 60                                              # the first append; the second ends the duel
 
@@ -76,6 +77,15 @@ def test_a_receipt_round_trips_as_json_and_an_altered_one_is_refused(store, tmp_
     forged = Receipt.from_dict({**data, "events": 90})
     result, _ = verify_with(store, duel, [forged])
     assert not result.ok and result.problem == "the signature of a receipt for 90 events does not hold: it was altered"
+    stranger = Receipt.issue(OrganiserKey.generate(), duel, 89, receipts[-1].head)
+    result, _ = verify_with(store, duel, [stranger])
+    assert not result.ok and result.problem.startswith("a receipt for 89 events is signed by key ")
+    key_file = tmp_path / "organiser.key"
+    key_file.write_bytes(OrganiserKey.generate().to_pem())
+    for hostile in ({"key": str(key_file)}, {"events": 10 ** 30}, {"events": -1}, {"events": True},
+                    {"head": "00" * 31}, {"time": "yesterday"}, {"signature": 7}, {"duel": ""}, {"version": 2}):
+        with pytest.raises(InputError, match="the receipt: "):
+            Receipt.from_dict({**data, **hostile})
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -195,6 +205,10 @@ def test_verify_refuses_receipts_it_cannot_use(store_url, tmp_path):
     unreadable = run("verify", duel, "--receipt", tmp_path / "bad.json", url=store_url)
     clean(unreadable, 2)
     assert "bad.json: a receipt needs duel, events, head" in unreadable.output
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    deep = run("verify", duel, "--receipt", tmp_path / "deep.json", url=store_url)
+    clean(deep, 2)
+    assert "deep.json: not JSON" in deep.output
     unreachable = run("verify", duel, "--witness", "postgresql://postgres@127.0.0.1:1/test", url=store_url)
     clean(unreachable, 2)
     assert "the witness 127.0.0.1:1/test cannot be reached" in unreachable.output

@@ -41,14 +41,15 @@ import msgpack
 
 from . import chain
 from .errors import InputError, StoreError
-from .signing import OrganiserKey, PublicKey
-from .store import Store, Verification
+from .signing import PREFIX, OrganiserKey, PublicKey
+from .store import _SCHEMA_NAME, Store, Verification
 
 WITNESS_ENV = "YGOREPLAY_WITNESS"
 KIND, VERSION = "ygoreplay/receipt", 1
 _LABEL = b"ygoreplay/receipt/1\0"
 _TABLE = "ygoreplay_witness"
 MAX_RECEIPT_FILE = 1 << 20
+MAX_EVENTS = 10 ** 12                    # a count any store can hold, and any backend can compare
 
 
 def _b64(data: bytes) -> str:
@@ -99,11 +100,13 @@ class Receipt:
             raise InputError(f"{where}: receipt version {data.get('version')!r}; this program reads {VERSION}")
         try:
             duel, events, head, time = data["duel"], data["events"], bytes.fromhex(data["head"]), data["time"]
-            if not (isinstance(duel, str) and isinstance(time, str) and isinstance(events, int)
-                    and not isinstance(events, bool) and events >= 0 and len(head) == 32):
-                raise ValueError("a field has the wrong type")
+            key, signature = data["key"], _unb64(data["signature"])
+            if not (isinstance(duel, str) and 0 < len(duel) <= 200 and isinstance(time, str) and len(time) <= 64
+                    and isinstance(events, int) and not isinstance(events, bool) and 0 <= events <= MAX_EVENTS
+                    and len(head) == 32 and isinstance(key, str) and key.startswith(PREFIX)):
+                raise ValueError("a field has the wrong type or is out of range")
             chain.to_ms(time)
-            return cls(duel, events, head, time, PublicKey.parse(data["key"]), _unb64(data["signature"]))
+            return cls(duel, events, head, time, PublicKey.parse(key), signature)
         except InputError as exc:
             raise InputError(f"{where}: {exc}") from None
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -132,7 +135,7 @@ def read_receipts(paths: Iterable[str | os.PathLike[str]]) -> list[Receipt]:
                 raise InputError(f"{file}: more than {MAX_RECEIPT_FILE} bytes: not a receipt file")
             try:
                 data = json.loads(raw)
-            except (ValueError, UnicodeDecodeError) as exc:
+            except (ValueError, UnicodeDecodeError, RecursionError) as exc:
                 raise InputError(f"{file}: not JSON ({exc})") from None
             out += [Receipt.from_dict(item, str(file)) for item in (data if isinstance(data, list) else [data])]
     return out
@@ -157,8 +160,10 @@ class Witness:
         self.url = url
         self.postgres = parsed.scheme in ("postgresql", "postgres")
         self.schema = parse_qs(parsed.query).get("schema", ["public"])[-1] if self.postgres else ""
-        if self.postgres and not self.schema.replace("_", "a").isalnum():
+        if self.postgres and not _SCHEMA_NAME.match(self.schema):
             raise InputError(f"witness URL {url!r}: schema {self.schema!r} is not a plain name (letters, digits, _)")
+        if not self.postgres and parsed.scheme not in ("", "sqlite", "file") and len(parsed.scheme) > 1:
+            raise InputError(f"unknown witness URL {url!r}: use a file path, sqlite:///path or postgresql://...")
         self.name = (f"{parsed.hostname or '127.0.0.1'}:{parsed.port or 5432}/{unquote(parsed.path.lstrip('/'))}"
                      + (f"?schema={self.schema}" if self.schema != "public" else "")) if self.postgres else url
         self._parsed = parsed
