@@ -13,7 +13,7 @@ from test_store import (  # noqa: F401  (fixtures)
     DAMAGE, REPLAYS, execute, fresh_url, note, open_store, sample, store, store_url)
 from test_store_cli import clean, run
 from ygoreplay.application import Records
-from ygoreplay.errors import InputError, StoreError
+from ygoreplay.errors import InputError, StoreError, VerificationError
 from ygoreplay.receipts import Receipt, Witness, verify as verify_with
 from ygoreplay.signing import OrganiserKey
 
@@ -108,15 +108,20 @@ def test_a_witness_proves_the_cut_without_any_receipt(store_url, store, open_sto
 
 
 def test_a_store_cut_back_and_written_again_is_not_its_witness(store_url, store, open_store, witness_url):
-    """The organiser's own service appends onto the cut store (its anchors hold): the witness
-    still holds the head the store had at 89, and the new 89th event is not it."""
+    """Appending onto the cut store is refused while the witness is named; without it (its
+    anchors hold) the organiser's own key writes on: the witness still holds the head the store
+    had at 89, and the new 89th event is not it."""
     witness = Witness(witness_url)
     records = Records(store, witness)
     duel, receipts = two_appends(records)
     cut_back(store_url, duel, FIRST)
-    again = Records(open_store(), witness)
     filler = [note(f"note {i}") for i in range(89 - FIRST)]
-    assert again.append(duel, filler).events == 89
+    with pytest.raises(VerificationError, match=f"duel {duel}: the store holds {FIRST} events but its witness "):
+        Records(open_store(), witness).append(duel, filler)
+    with pytest.raises(VerificationError, match="nothing was appended"):
+        Records(open_store(), witness).note(duel, "J. Smith", "a note")
+    assert open_store().info(duel).events == FIRST
+    assert Records(open_store()).append(duel, filler).events == 89
     result, _seen = verify_with(open_store(), duel, (), witness)
     assert not result.ok and result.problem == (
         f"the events up to 89 are not the ones its witness signed at {receipts[-1].time} (head "

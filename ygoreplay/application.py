@@ -32,7 +32,7 @@ from .replay_file import ReplayFile, verify_chain
 from .rules import AuditReport, RuleViolation, audit
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Override, Violation
-from .store import DuelInfo, Record, Store, Verification
+from .store import DuelInfo, Record, Store, StoreError, Verification
 
 if TYPE_CHECKING:
     from .source import Source
@@ -274,6 +274,16 @@ class Records:
         """The one place a write's receipt is made (and witnessed)."""
         return issue(self.store, duel_id, count, head, self.witness)
 
+    def _not_behind(self, duel_id: str) -> None:
+        """Nothing is appended onto a duel behind the head its witness kept (cut back): that
+        would bury the cut under new signed anchors. A witness out of reach does not stop it."""
+        try:
+            problem = self.behind_witness(duel_id)
+        except StoreError:
+            return
+        if problem:
+            raise VerificationError(f"duel {duel_id}: {problem}; nothing was appended. Run 'ygoreplay verify'")
+
     def record(self, events: list[Event], title: str, cards: CardDB | None = None,
                attachments: dict[str, dict] | None = None) -> Recorded:
         """Record a duel, checking every event: the legal prefix is kept (no duel when nothing
@@ -288,6 +298,7 @@ class Records:
         """Check and append events, all or nothing: the receipt of the new head (its ``events``
         is the new length)."""
         if not events:
+            self._not_behind(duel_id)
             count = self.store.append(duel_id, events, expected_position=expected)
             return self._receipt(duel_id, count)
         return self.append_records(duel_id, events, expected)[1]
@@ -298,6 +309,7 @@ class Records:
         no receipt when there were no events."""
         if not events:
             return [], None
+        self._not_behind(duel_id)
         written = self.store.append_records(duel_id, events, expected_position=expected)
         return written, self._receipt(duel_id, written[-1].position + 1, written[-1].hash)
 
@@ -310,12 +322,14 @@ class Records:
         if not 0 < to < length:
             raise InputError(f"duel {duel_id} has {length} events: a rollback goes back to 1..{length - 1}, not {to}")
         # the judge decided on the duel as it stood: if someone appended since, that is a conflict
+        self._not_behind(duel_id)
         count = self.store.append(duel_id, RolledBack(to=to, judge=judge, reason=reason), expected_position=length)
         return self._receipt(duel_id, count).events
 
     def note(self, duel_id: str, judge: str, text: str, category: str = "note") -> int:
         if not checked(judge, "the judge's name").strip() or not checked(text, "the note").strip():
             raise InputError("a judge note needs the judge's name and a text")
+        self._not_behind(duel_id)
         count = self.store.append(duel_id, JudgeNote(judge=judge, note=text, category=category))
         return self._receipt(duel_id, count).events
 
