@@ -241,6 +241,9 @@ def test_the_service_answers_every_write_with_a_receipt_and_verifies_against_the
         assert (ok.status_code, ok.json()["ok"], ok.json()["events"]) == (200, True, 89)
         altered = httpx.post(f"{server.url}/duels/{duel}/verify", json={**last, "events": "89"}, headers=recorder)
         assert altered.status_code == 400 and altered.json()["where"] == "body[0]"
+        private = create(server.url, title="private", visibility="private")["id"]
+        unknown = httpx.post(f"{server.url}/duels/{private}/verify", json={**last, "duel": private})
+        assert unknown.status_code == 404, "who may not know of a duel learns nothing of it from a receipt"
     finally:
         server.stop()
     cut_back(store, duel, FIRST)

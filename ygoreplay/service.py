@@ -594,7 +594,8 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
     def verify(duel_id: str, request: Request) -> dict:
         """The record checked end to end: chain, anchors, signature, snapshots; and not behind
         its witness (when the service has one)."""
-        return verified(duel_id, request, [])
+        caller, live = service.caller(request, duel_id)
+        return verified(duel_id, caller, live, [])
 
     @app.post("/duels/{duel_id}/verify", tags=["everyone"],
               openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
@@ -602,15 +603,15 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
     async def verify_receipts(duel_id: str, request: Request) -> dict:
         """As GET, and the store must still hold the head each receipt given names (a receipt
         or an array of them, as the writes answered): a store behind one is NOT ok."""
+        caller, live = await caller_async(request, duel_id)
         body = await _body_json(request)
         items = body if isinstance(body, list) else [body]
         if len(items) > 1000:
             raise HTTPError(400, "at most 1000 receipts at once", where="body")
         receipts = [_receipt(item, f"body[{i}]") for i, item in enumerate(items)]
-        return await asyncio.to_thread(verified, duel_id, request, receipts)
+        return await asyncio.to_thread(verified, duel_id, caller, live, receipts)
 
-    def verified(duel_id: str, request: Request, receipts: list[Receipt]) -> dict:
-        caller, live = service.caller(request, duel_id)
+    def verified(duel_id: str, caller: Caller, live: LiveDuel, receipts: list[Receipt]) -> dict:
         visible = live.visible(caller.view)
         if any(r.duel != duel_id for r in receipts):
             raise HTTPError(400, f"a receipt given is not for duel {duel_id}", where="body")
