@@ -214,9 +214,13 @@ def test_verify_refuses_receipts_it_cannot_use(store_url, tmp_path):
     deep = run("verify", duel, "--receipt", tmp_path / "deep.json", url=store_url)
     clean(deep, 2)
     assert "deep.json: not JSON" in deep.output
-    unreachable = run("verify", duel, "--witness", "postgresql://postgres@127.0.0.1:1/test", url=store_url)
-    clean(unreachable, 2)
-    assert "the witness 127.0.0.1:1/test cannot be reached" in unreachable.output
+    for command in (["verify", duel], ["serve", "--port", 0], ["append", duel, REPLAYS / DAMAGE]):
+        unreachable = run(*command, "--witness", "postgresql://postgres@127.0.0.1:1/test", url=store_url)
+        clean(unreachable, 2)
+        assert "the witness 127.0.0.1:1/test cannot be reached" in unreachable.output
+    unknown = run("verify", duel, "--witness", "mysql://db/x", url=store_url)
+    clean(unknown, 2)
+    assert "unknown witness URL 'mysql://db/x'" in unknown.output
 
 
 # -- the service ------------------------------------------------------------------------------------

@@ -20,10 +20,12 @@ gone. What the record promised must be kept outside the store:
   schema) is a second store that keeps every receipt as it is issued. A store compared with its
   witness is NOT ok when it lacks the witnessed head: no receipt is needed. The witness is named
   outside the store (an option or ``$YGOREPLAY_WITNESS``), so whoever edits the store cannot
-  unname it. A witness that cannot be reached when an append is made does not stop the append:
-  the store is the record and a tournament goes on; the append is reported *unwitnessed*
-  (``witnessed: false``) and the next append that reaches the witness covers it again (its head
-  commits to every event before it). Between the two, only a receipt proves those events.
+  unname it. A witness that cannot be reached when it is opened (a command, ``serve``) stops
+  there, nothing written: a mistyped URL never runs a tournament unwitnessed. One lost later does
+  not stop the appends: the store is the record and a tournament goes on; each append is
+  reported *unwitnessed* (``witnessed: false``) and the next one that reaches the witness covers
+  it again (its head commits to every event before it). Between the two, only a receipt proves
+  those events. With a witness named, nothing is appended onto a duel behind it.
 """
 from __future__ import annotations
 
