@@ -34,7 +34,7 @@ import json
 import os
 import sqlite3
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 from urllib.parse import parse_qs, unquote, urlparse
@@ -263,17 +263,17 @@ def issue(store: Store, duel: str, events: int, head: bytes | None, witness: Wit
     """The receipt of a write that left ``duel`` with ``events`` events (``head``: the chain hash
     then, read from the store when None), signed with the store's key and given to the witness.
     A witness that cannot be reached leaves the receipt unwitnessed; the write stands."""
+    head = head or store.hash_at(duel, events)
     if head is None:
-        head = store.hash_at(duel, events)
-        assert head is not None, "a receipt names a head the store holds"
+        raise StoreError(f"duel {duel} no longer holds the {events} events just written; run verify")
     receipt = Receipt.issue(store.key, duel, events, head)
     if witness is None:
         return receipt
     try:
         witness.record(receipt)
     except StoreError:
-        return Receipt(**{**receipt.__dict__, "witnessed": False})
-    return Receipt(**{**receipt.__dict__, "witnessed": True})
+        return replace(receipt, witnessed=False)
+    return replace(receipt, witnessed=True)
 
 
 @dataclass(frozen=True)
