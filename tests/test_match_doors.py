@@ -86,6 +86,11 @@ def test_a_raw_game_started_naming_a_duel_not_stored_or_held_back_is_refused_as_
         typed = post(base, f"/matches/{m}/games", ADMIN, {"duel": duel, "first_player": 0, "chosen_by": 0}, status)
         raw = post(base, f"/matches/{m}/events", ADMIN, [started(duel)], status)
         assert typed["where"] == raw["where"] == "duel"
+    secret = private_duel(base)
+    twice = [started(secret["id"]), {"kind": "game_ended", "game": 1, "winner": 0, "how": "lp"},
+             {**started(secret["id"], 2), "chosen_by": 1}]
+    assert post(base, f"/matches/{m}/events", ADMIN, twice, 409)["where"] == "duel"
+    assert len(events(base, match)) == 3
 
 
 def test_a_match_naming_a_duel_it_did_not_link_reads_nothing_of_it(service):

@@ -156,7 +156,9 @@ def side(match_path: str, player: int, main_out: tuple[int, ...], main_in: tuple
 
 @match.command(name="time")
 @match_file
-@click.option("--clock", required=True, help="The wall clock when time was called (ISO 8601).")
+@click.option("--clock", required=True, metavar="TIME",
+              help="The wall clock when time was called: an ISO 8601 date and time with its UTC offset "
+                   "(2025-12-06T10:40:00Z).")
 @click.option("--turn", type=int, default=None, help="The turn in progress (when a duel is being played).")
 @click.option("--phase", type=click.Choice(PHASES), default=None)
 @click.option("--turn-player", type=click.IntRange(0, 1), default=None)
