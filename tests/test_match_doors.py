@@ -109,6 +109,8 @@ def test_a_match_naming_a_duel_it_did_not_link_reads_nothing_of_it(service):
     for token in (tokens["judge"], None):
         r = httpx.get(f"{base}/matches/{m}/replay.ygr", headers=auth(token) if token else {})
         assert r.status_code == 200 and loads(r.content).games == []
+    state = httpx.get(f"{base}/matches/{m}/state", headers=auth(tokens["judge"])).json()
+    assert [(p["rule"], "not a duel this match linked" in p["message"]) for p in state["problems"]] == [("LOG-09", True)]
     assert post(base, f"/matches/{m}/time", tokens["recorder"], {"clock": "2025-12-06T10:40:00Z"}, 422)["rule"] == "LOG-05"
     assert post(base, f"/matches/{m}/games/1/end", tokens["recorder"], None, 422)["rule"] == "LOG-09"
     post(base, f"/matches/{m}/time", tokens["recorder"], {"clock": "2025-12-06T10:40:00Z", "turn": 2, "phase": "main1"})

@@ -25,6 +25,7 @@ from ..rules import RuleViolation
 from ..state import DuelState
 from ..store import Record
 from .events import KINDS
+from .links import LinkProblem, check_duel
 from .rules import Game, MatchState, apply, fold
 
 #: What only a judge (or the organiser) writes: rulings, appeals and penalties.
@@ -140,6 +141,22 @@ def linked_duel(hub: Any, match_id: str, duel_id: str) -> Any:
         link = hub.store.attachment(duel_id, "match_game")
         duel.match = str(link["id"]) if isinstance(link, dict) and "id" in link else None
     return duel if duel.match == match_id else None
+
+
+def problems(hub: Any, match_id: str, state: MatchState) -> list[LinkProblem]:
+    """How each duel of the match disagrees with it (``links.check_duel``), for its judge: only
+    of duels it linked; a duel it names and may not read is a problem of its own."""
+    out = []
+    for game in state.games:
+        if not game.duel:
+            continue
+        duel = linked_duel(hub, match_id, game.duel)
+        if duel is None:
+            out.append(LinkProblem(game.number, "LOG-09", f"duel {game.number} is not a duel this match linked "
+                                                          "in the store: it cannot be checked"))
+        elif duel.records:
+            out += check_duel(game, [r.event for r in duel.records], duel.cards, state.time)
+    return out
 
 
 def board(hub: Any, match_id: str, game: Game | None) -> DuelState | None:

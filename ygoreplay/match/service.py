@@ -220,7 +220,7 @@ def add_routes(app: FastAPI, service: Any) -> None:
         data = {"id": match_id, "title": live.header.title, "role": who.role, "views": list(NARROWER[who.view]),
                 **live.summary(view)}
         if view == "judge":
-            data["problems"] = _problems(live, store)
+            data["problems"] = [p.to_dict() for p in commands.problems(hub, match_id, live.state())]
         return _jsonable(data)
 
     @app.get("/matches/{match_id}/verify", tags=["everyone"])
@@ -285,14 +285,15 @@ def add_routes(app: FastAPI, service: Any) -> None:
               openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
                   "type": "array", "items": {"type": "object"}, "maxItems": 1000}}}}})
     async def append_events(match_id: str, request: Request,
-                            expected: int | None = Query(None, ge=0, le=10 ** 9)) -> dict:
+                            expected: int | None = Query(None, ge=0, le=10 ** 9),
+                            duel_token: list[str] = Query([], max_length=200)) -> dict:
         """Append match events as they are, all or none, through the same command as the typed
         endpoints: the same roles (rulings, appeals and penalties are the judge's), links (a
         ``game_started`` naming a duel links it as ``/games`` does: give that duel's recorder or
         judge token as ``duel_token``, repeatable) and rules."""
         who, _live = await asyncio.to_thread(caller, request, match_id)
         events = _events(await _body_json(request))
-        writer = commands.Writer(who.role, tuple(request.query_params.getlist("duel_token")))
+        writer = commands.Writer(who.role, tuple(duel_token))
         written = await asyncio.to_thread(commands.record, hub, match_id, writer, events, expected)
         return {"position": written.position}
 
@@ -550,25 +551,6 @@ def _opening(body: dict, HTTPError: type) -> list[Event]:
             out.append(from_dict(data, f"event {i}"))
         except EventFormatError as exc:
             raise HTTPError(400, exc.detail, where="decklists" if i else "match") from None
-    return out
-
-
-def _problems(live: Any, store: Any) -> list[dict]:
-    """How each stored duel of the match disagrees with it (links.py), for the judge."""
-    from .links import check_duel
-    state = live.state()
-    out = []
-    for game in state.games:
-        if not game.duel:
-            continue
-        try:
-            duel = store.load(game.duel, verified=False)
-        except StoreError:
-            out.append({"game": game.number, "rule": "LOG-09", "message": f"duel {game.number} is not in the store",
-                        "index": None})
-            continue
-        if duel.records:
-            out += [p.to_dict() for p in check_duel(game, duel.events, duel.cards, state.time)]
     return out
 
 
