@@ -119,7 +119,7 @@ def test_a_match_naming_a_duel_it_did_not_link_reads_nothing_of_it(service):
 
 # -- results are not falsified through raw events (medium) -------------------------------------------------
 
-def test_a_game_ended_against_its_duels_record_is_refused_through_both_doors(service):
+def test_a_game_ended_against_its_duels_record_is_refused_through_every_door(service, tmp_path):
     base = service.url
     match = create(base, lines(MATCHES / "two-nil.jsonl"))
     m, t = match["id"], match["tokens"]
@@ -131,6 +131,15 @@ def test_a_game_ended_against_its_duels_record_is_refused_through_both_doors(ser
     judged = post(base, f"/matches/{m}/events", t["judge"], [lie], 422)
     assert typed["rule"] == raw["rule"] == judged["rule"] == "LOG-09"
     assert typed["message"] == raw["message"]
+    # the CLI: duel 1 is a file beside the match, recorded to its end after the duel started
+    path = match_file(tmp_path)
+    assert CliRunner().invoke(main, ["match", "duel", str(path), "g1.jsonl", "--first", "0", "--chosen-by", "0"]).exit_code == 0
+    (tmp_path / "g1.jsonl").write_bytes((MATCHES / "duels" / "g1-yugi-wins.jsonl").read_bytes())
+    text = path.read_text()
+    done = CliRunner().invoke(main, ["match", "end-duel", str(path), "--winner", "1", "--how", "lp"])
+    assert done.exit_code == 1 and raw["message"] in done.output and "LOG-09" in done.output, done.output
+    assert path.read_text() == text
+    assert CliRunner().invoke(main, ["match", "end-duel", str(path), "--winner", "0", "--how", "lp"]).exit_code == 0
     post(base, f"/matches/{m}/events", t["recorder"], [{**lie, "winner": 0}])
     state = httpx.get(f"{base}/matches/{m}/state", headers=auth(t["judge"])).json()
     assert state["games"][0]["winner"] == 0 and state["problems"] == []

@@ -16,10 +16,12 @@ from ..errors import InputError
 from ..events import PHASES, Event, from_dict
 from ..jsonl import read_events
 from ..replay_file import verify_chain, write as write_replay
+from ..state import DuelState
 from ..text import printable
 from . import application as app
 from .events import DECISION_STAGES, GAME_ENDINGS, INFRACTIONS, PENALTIES
 from .files import is_match_file, match_replay, open_match, verify_games
+from .links import check_ending
 from .policies import POLICIES
 from .rules import MatchState
 from .sentences import describe_result as _describe_result, sentence as _sentence
@@ -109,16 +111,14 @@ def add_duel(match_path: str, duel: str, first_player: int | None, chosen_by: in
     duel file also records how it ended."""
     state = app.state_of(match_path, card_lookup(cards))
     game = len(state.games) + 1
-    duel_path = Path(match_path).parent / duel
     ending: list[Event] = []
-    if duel_path.is_file():
-        from ..rules import audit
-        events = read_events(duel_path, card_lookup(cards).passcode)
+    found = _duel_file(match_path, duel, cards)
+    if found is not None:
+        events, end = found
         first = events[0] if events else None
         if first is not None and first.kind == "duel_started":
             first_player = first.first_player if first_player is None else first_player
             chosen_by = first.chosen_by if chosen_by is None else chosen_by
-        end = audit(events, card_lookup(cards)).state
         if end.ended:
             how = end.end_reason if end.end_reason in GAME_ENDINGS else "judge"
             ending = [_event("game_ended", game=game, winner=end.winner, how=how)]
@@ -128,15 +128,34 @@ def add_duel(match_path: str, duel: str, first_player: int | None, chosen_by: in
                              extra_duel=extra_duel or None)] + ending, cards)
 
 
+def _duel_file(match_path: str, duel: str, cards: tuple[str, ...]) -> tuple[list[Event], DuelState] | None:
+    """The duel file ``duel`` beside the match: its events and its board at their end, or None
+    when the match names no such file."""
+    path = Path(match_path).parent / duel
+    if not duel or not path.is_file():
+        return None
+    from ..rules import audit
+    lookup = card_lookup(cards)
+    events = read_events(path, lookup.passcode)
+    return events, audit(events, lookup).state
+
+
 @match.command(name="end-duel")
 @match_file
 @click.option("--winner", type=click.Choice(["0", "1", "draw"]), required=True)
 @click.option("--how", type=click.Choice(GAME_ENDINGS), required=True)
-def end_duel(match_path: str, winner: str, how: str) -> None:
-    """Record how the duel in progress ended by itself."""
-    state = app.state_of(match_path, card_lookup(()))
-    game = state.current.number if state.current else len(state.games)
-    _add(match_path, [_event("game_ended", game=game, winner=None if winner == "draw" else int(winner), how=how)])
+@cards_opt
+def end_duel(match_path: str, winner: str, how: str, cards: tuple[str, ...]) -> None:
+    """Record how the duel in progress ended by itself (as its file beside the match ended, if
+    it has one: LOG-09)."""
+    state = app.state_of(match_path, card_lookup(cards))
+    playing = state.current
+    ev = _event("game_ended", game=playing.number if playing else len(state.games),
+                winner=None if winner == "draw" else int(winner), how=how)
+    found = _duel_file(match_path, playing.duel, cards) if playing is not None else None
+    if found is not None:
+        check_ending(playing, found[1], ev, state.index)
+    _add(match_path, [ev], cards)
 
 
 @match.command(name="side")

@@ -25,7 +25,7 @@ from ..rules import RuleViolation
 from ..state import DuelState
 from ..store import Record
 from .events import KINDS
-from .links import LinkProblem, check_duel
+from .links import LinkProblem, check_duel, check_ending
 from .rules import Game, MatchState, apply, fold
 
 #: What only a judge (or the organiser) writes: rulings, appeals and penalties.
@@ -163,15 +163,6 @@ def board(hub: Any, match_id: str, game: Game | None) -> DuelState | None:
     """Duel ``game``'s board now (the judge's: the match linked it), or None when it has none to read."""
     duel = linked_duel(hub, match_id, game.duel) if game is not None else None
     return duel.view("judge").state_after(duel.count) if duel is not None else None
-
-
-def check_ending(game: Game, record: DuelState | None, ev: Event, index: int) -> None:
-    """A ``game_ended`` must agree with its duel's record once that has ended (LOG-09)."""
-    if record is None or not record.ended or ev.winner == record.winner:
-        return
-    raise RuleViolation("LOG-09", f"duel {game.number}'s record was " + (
-        "a draw" if record.winner is None else f"won by player {record.winner}") + ", not " + (
-        "a draw" if ev.winner is None else f"won by player {ev.winner}"), index, ev.kind)
 
 
 def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expected: int | None = None,
