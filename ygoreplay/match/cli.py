@@ -11,7 +11,8 @@ from pathlib import Path
 import click
 
 from ..card_sources import card_lookup
-from ..decks import Banlist, read_deck
+from ..cli_common import EXIT_ILLEGAL, echo, pick_list, signing_key
+from ..decks import read_deck
 from ..errors import InputError
 from ..events import PHASES, Event, from_dict
 from ..jsonl import read_events
@@ -27,15 +28,10 @@ from .rules import MatchState
 from .sentences import describe_result as _describe_result, sentence as _sentence
 
 
-def _echo(text: str = "", err: bool = False) -> None:
-    from ..cli import echo
-    echo(text, err=err)
-
-
 def _add(path: str, events: list[Event], cards: tuple[str, ...] = ()) -> MatchState:
     state = app.append_to_file(path, events, card_lookup(cards))
     for ev in events:
-        _echo(f"{path}: #{state.index - len(events) + events.index(ev)} {ev.kind}")
+        echo(f"{path}: #{state.index - len(events) + events.index(ev)} {ev.kind}")
     return state
 
 
@@ -70,19 +66,14 @@ def start(path: str, players: tuple[str, str], policy: str, banlist_file: str, l
           deck0: str | None, deck1: str | None, format_: str, event_name: str, round_: int | None,
           cards: tuple[str, ...]) -> None:
     """Start a match file: players, policy, banlist by name and content hash, and decklists."""
-    banlist = _banlist(banlist_file, list_name)
+    banlist = pick_list(banlist_file, list_name)
     lookup = card_lookup(cards)
     decks = [read_deck(spec) if spec else None for spec in (deck0, deck1)]
     events = app.started(list(players), policy, banlist, format=format_, event_name=event_name, round=round_,
                          decks=decks)
     app.create_file(path, events, lookup)
-    _echo(f"{path}: a {policy} match of {printable(players[0])} and {printable(players[1])}, banlist "
+    echo(f"{path}: a {policy} match of {printable(players[0])} and {printable(players[1])}, banlist "
           f"{printable(banlist.name)!r}, {sum(d is not None for d in decks)} decklist(s)")
-
-
-def _banlist(path: str, name: str | None) -> Banlist:
-    from ..cli import _pick_list
-    return _pick_list(path, name)
 
 
 @match.command(name="deck")
@@ -271,7 +262,7 @@ def result(match_path: str, as_json: bool) -> None:
     ev = app.result_event(state)
     app.append_to_file(match_path, [ev], card_lookup(()))
     data = ev.to_dict()
-    _echo(json.dumps(data) if as_json else f"{match_path}: {_describe_result(data, state)}")
+    echo(json.dumps(data) if as_json else f"{match_path}: {_describe_result(data, state)}")
 
 
 @match.command(name="export")
@@ -294,12 +285,11 @@ def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...
         output: str | None = None) -> None:
     """``check``/``show``/``log``/``audit``/``export``/``verify`` of a match file; exits like the duel's."""
     from ..application import trusted_keys, verify_file
-    from ..cli import EXIT_ILLEGAL, _signing_key
     match_ = open_match(path, card_lookup(cards))
     if command == "export":
-        replay = match_replay(match_, _signing_key())
-        size = write_replay(output, replay, _signing_key())
-        _echo(f"{output}: a match of {len(replay.events)} events and {len(replay.games)} duel(s), judge view, "
+        replay = match_replay(match_, signing_key())
+        size = write_replay(output, replay, signing_key())
+        echo(f"{output}: a match of {len(replay.events)} events and {len(replay.games)} duel(s), judge view, "
               f"{size} bytes, signed")
         return
     if command == "verify":
@@ -310,12 +300,12 @@ def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...
         games = verify_games(match_.replay, trust)
         ok = outer.ok and all(g["ok"] for g in games)
         if as_json:
-            _echo(json.dumps({"file": path, **outer.to_dict(), "ok": ok, "games": games}))
+            echo(json.dumps({"file": path, **outer.to_dict(), "ok": ok, "games": games}))
         else:
-            _echo(f"{path}: {'ok' if outer.ok else 'NOT ok'}, match of {outer.events} events, hash chain "
+            echo(f"{path}: {'ok' if outer.ok else 'NOT ok'}, match of {outer.events} events, hash chain "
                   f"{'intact' if outer.first_bad is None else 'BROKEN'}, {outer.signature.describe()}")
             for g in games:
-                _echo(f"  duel {g['game']}: {'ok' if g['ok'] else 'NOT ok'}, {g['events']} events, chain "
+                echo(f"  duel {g['game']}: {'ok' if g['ok'] else 'NOT ok'}, {g['events']} events, chain "
                       f"{'intact' if g['chain_ok'] else 'BROKEN'}")
         sys.exit(0 if ok else EXIT_ILLEGAL)
     report = app.report(match_)
@@ -327,31 +317,31 @@ def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...
             data["games_verified"] = verify_games(match_.replay, trusted_keys(keys))
         ok = report.legal and data.get("chain") != "broken"
         if as_json:
-            _echo(json.dumps(data))
+            echo(json.dumps(data))
         else:
             for v in data["violations"]:
                 where = f"#{v['index']}" if v["index"] is not None else f"duel {v['game']}" + (
                     f" #{v['duel_index']}" if v["duel_index"] is not None else "")
-                _echo(f"{where} {v['rule']} {v['message']}")
+                echo(f"{where} {v['rule']} {v['message']}")
             for game, why in report.missing.items():
-                _echo(f"note: duel {game} was not checked: {why}")
+                echo(f"note: duel {game} was not checked: {why}")
             if "chain" in data:
-                _echo(f"hash chain: {data['chain']}")
+                echo(f"hash chain: {data['chain']}")
             verdict = "legal" if report.legal else f"{len(data['violations'])} violation(s)"
             m = data["match"]
-            _echo(f"{path}: {verdict}; policy {m['policy']}, {data['events']} events, {len(m['games'])} duel(s); "
+            echo(f"{path}: {verdict}; policy {m['policy']}, {data['events']} events, {len(m['games'])} duel(s); "
                   + (_describe_result(m["result"], report.state) if m["ended"] else "not finished"))
         sys.exit(0 if ok else EXIT_ILLEGAL)
     if command == "show":
         for line in _show_lines(report.state, data):
-            _echo(line)
+            echo(line)
         return
     if command == "log":
         for i, ev in enumerate(match_.events):
             if as_json:
-                _echo(json.dumps({"index": i, **ev.to_dict()}, ensure_ascii=False))
+                echo(json.dumps({"index": i, **ev.to_dict()}, ensure_ascii=False))
             else:
-                _echo(f"#{i:<3} {_sentence(ev, report.state)}")
+                echo(f"#{i:<3} {_sentence(ev, report.state)}")
         return
     raise InputError(f"{command} does not apply to a match file")
 
