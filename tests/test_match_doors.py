@@ -90,6 +90,9 @@ def test_a_raw_game_started_naming_a_duel_not_stored_or_held_back_is_refused_as_
     twice = [started(secret["id"]), {"kind": "game_ended", "game": 1, "winner": 0, "how": "lp"},
              {**started(secret["id"], 2), "chosen_by": 1}]
     assert post(base, f"/matches/{m}/events", ADMIN, twice, 409)["where"] == "duel"
+    many = httpx.post(f"{base}/matches/{m}/events", params=[("duel_token", "x")] * 9, json=twice[:1],
+                      headers=auth(match["tokens"]["recorder"]))
+    assert many.status_code == 400 and many.json()["where"] == "duel_token"
     assert len(events(base, match)) == 3
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..access import Access
+from ..card_sources import facts_of
 from ..errors import ConflictError, StoreError, YgoreplayError
 from ..events import Event
 from ..rules import RuleViolation
@@ -35,6 +36,7 @@ PLAYERS = frozenset({"judge_called", "match_conceded"})
 TABLE = ("recorder", "judge")
 _ID = re.compile(r"[0-9a-f]{12}")
 RETRIES = 3                  # checks made again at a new head when another writer came first
+MAX_DUEL_TOKENS = 8          # duel tokens one write may give
 
 
 class Refused(YgoreplayError):
@@ -177,6 +179,9 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
         raise Refused("invalid", f"{', '.join(stray)} is a duel's event: a match records match events", "body")
     for ev in events:
         permit(writer.role, ev.kind, getattr(ev, "player", None))
+    if len(writer.duel_tokens) > MAX_DUEL_TOKENS:
+        raise Refused("invalid", f"at most {MAX_DUEL_TOKENS} duel tokens in one write, not "
+                                 f"{len(writer.duel_tokens)}", "duel_token")
     live = hub.match(match_id)
     for attempt in range(RETRIES):
         live.refresh()
@@ -204,8 +209,11 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
 def _checked(hub: Any, live: Any, writer: Writer, events: list[Event],
              new_duel: NewDuel | None) -> list[tuple[int, str]]:
     """The checks of ``events`` a fold of the match alone cannot make, each against the match as
-    it stands before it; the (game, duel) links to write once they are."""
-    state: MatchState = fold(live.events, live.cards, audit=True)
+    it stands before it, then the match rules as the store's strict append will judge it (the
+    same card facts): the first refused event ends the checks, so a batch reads at most one duel
+    more than the rules let it start. The (game, duel) links to write once they are."""
+    state: MatchState = fold(live.events, live.cards.merged(facts_of(events, hub.store.cards)), audit=True)
+    state.violations = None
     links: list[tuple[int, str]] = []
     for ev in events:
         if ev.kind == "game_started" and ev.duel:

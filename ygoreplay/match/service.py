@@ -4,8 +4,8 @@ each role may, follow it, export it. A thin face on the match's application laye
 A match has tokens of its own, one per role, as a duel has (32 random bytes, kept as digests):
 the recorder writes the table's facts (decklists, duels, siding, time, extra turns, decisions,
 concessions, the result), the judge also penalties, rulings and appeals; a player may concede or
-call a judge for themselves (``commands.permit``); p0, p1 and spectators read their own view (``views.py``: the other
-player's cards are withheld, counts stay). A duel of the match, created with it or linked to it,
+call a judge for themselves (``commands.permit``); p0, p1 and spectators read their own view
+(``views.py``: the other player's cards are withheld, counts stay). A duel of the match, created with it or linked to it,
 keeps its own tokens and also opens with the match's token of the same role: the match page links
 each game with the token it was opened with. Every refusal of the match rules is 422 with its
 rule ID; a writer that lost the race, 409.
@@ -128,6 +128,7 @@ def add_routes(app: FastAPI, service: Any) -> None:
         written = await asyncio.to_thread(commands.record, hub, match_id, commands.Writer(who.role), events,
                                           expected_of(request))
         return {"position": written.position}
+
     def current(live: Any) -> Any:
         game = live.state().current
         if game is None:
