@@ -67,6 +67,12 @@ def test_a_raw_game_started_links_a_duel_only_as_the_games_endpoint_does(service
             assert r.status_code == 404
             continue
         assert r.status_code == 200 and loads(r.content).games == [], "no duel embedded"
+    rec = secret["tokens"]["recorder"]
+    second = post(base, f"/matches/{m}/games", t["recorder"], {"duel": secret["id"], "duel_token": rec, "first_player": 1},
+                  422)
+    raw_second = post(base, f"/matches/{m}/events?duel_token={rec}", t["recorder"],
+                      [{**started(secret["id"]), "first_player": 1}], 422)
+    assert second["rule"] == raw_second["rule"] == "MATCH-07"
     # the duel's own recorder token links it through either door, and the link is written
     linked = post(base, f"/matches/{m}/events?duel_token={secret['tokens']['recorder']}", t["recorder"],
                   [started(secret["id"])])
