@@ -328,21 +328,21 @@ def add_routes(app: FastAPI, service: Any) -> None:
             raise HTTPError(400, "title must be a string", where="title")
         linked = body.get("duel")
         token = body.get("duel_token")
-        writer_ = commands.Writer(who.role, (token,) if isinstance(token, str) else ())
+        by = commands.Writer(who.role, (token,) if isinstance(token, str) else ())
         fields = {k: body.get(k) for k in ("first_player", "chosen_by", "extra_duel")}
         new_duel = None
         if linked is not None:
-            first = commands.opening(await asyncio.to_thread(commands.linkable, hub, writer_, linked))
-            if first is not None:                  # who goes first and who chose: the duel's own
-                fields["first_player"] = first.first_player if fields["first_player"] is None else fields["first_player"]
-                fields["chosen_by"] = first.chosen_by if fields["chosen_by"] is None else fields["chosen_by"]
+            first = commands.opening(await asyncio.to_thread(commands.linkable, hub, by, linked))
+            for name in ("first_player", "chosen_by") if first is not None else ():
+                if fields[name] is None:           # who goes first and who chose: the duel's own
+                    fields[name] = getattr(first, name)
         else:
             name = title or f"{live.header.title or 'match ' + match_id}: duel {len(live.state().games) + 1}"
             new_duel = commands.NewDuel(new_id(), checked(name, "the title", 500))
         game = len(live.state().games) + 1
         ev = event("game_started", fields, {"first_player", "chosen_by", "extra_duel"}, game=game,
                    duel=linked if new_duel is None else new_duel.id)
-        written = await asyncio.to_thread(commands.record, hub, match_id, writer_, [ev], live.count, new_duel)
+        written = await asyncio.to_thread(commands.record, hub, match_id, by, [ev], live.count, new_duel)
         duel = {"id": linked} if new_duel is None else service._created(
             new_duel.id, written.created, str(request.base_url).rstrip("/"))
         return {"game": game, "position": written.position, "duel": duel}
