@@ -31,6 +31,7 @@ DB = CardDB.classic()
 FILLER = [91152256, 5053103, 13039848, 15025844, 97590747, 14898066, 43096270, 69247929,
           11091375, 26202165, 78010363, 71413901, 74131780, 33184167]
 MAIN = [FILLER[i % 14] for i in range(40)]
+CLOCK = "2025-12-06T10:40:00Z"
 LIMITS = [{"code": 55144522, "limit": 0}, {"code": 12580477, "limit": 1}]
 
 
@@ -297,9 +298,9 @@ def test_equal_lp_sudden_death_or_a_drawn_duel():
 
 def test_undecided_at_time_most_wins_or_a_double_loss():
     """TIME-02: 1-0 at time wins under tcg-2024; under ocg-2024 it is a loss for both."""
-    level = opening("tcg-2024") + game(1, 0) + [ev("time_called", clock="t")]
+    level = opening("tcg-2024") + game(1, 0) + [ev("time_called", clock=CLOCK)]
     assert (result(level).winner, result(level).how) == (0, "time")
-    doubled = opening("ocg-2024") + game(1, 0) + [ev("time_called", clock="t")]
+    doubled = opening("ocg-2024") + game(1, 0) + [ev("time_called", clock=CLOCK)]
     r = result(doubled)
     assert (r.winner, r.how, r.points) == (None, "double_loss", (0, 0))
     fold(doubled + [ended(doubled)], DB)
@@ -314,7 +315,7 @@ def test_one_win_two_draws_wins_or_is_a_double_loss():
 
 def test_level_at_time_an_extra_duel_or_a_draw():
     """TIME-07/08 under ocg-2005 (an extra duel decides); a drawn match under tcg-2024 (TIME-02)."""
-    level = game(1, 0) + game(2, 1, 1, 1) + [ev("time_called", clock="t")]
+    level = game(1, 0) + game(2, 1, 1, 1) + [ev("time_called", clock=CLOCK)]
     ocg = opening("ocg-2005") + level
     assert not result(ocg).final and result(ocg).rule == "TIME-07"
     refused(ocg + [ev("game_started", game=3, duel="", first_player=0, chosen_by=0)], "TIME-08")
@@ -328,13 +329,13 @@ def test_level_at_time_an_extra_duel_or_a_draw():
 
 
 def test_one_nil_when_time_is_called_between_duels_wins_under_time_09():
-    events = opening("ocg-2005") + game(1, 1) + [ev("time_called", clock="t")]
+    events = opening("ocg-2005") + game(1, 1) + [ev("time_called", clock=CLOCK)]
     assert (result(events).winner, result(events).rule) == (1, "TIME-09")
     fold(events + [ended(events)], DB)
 
 
 def test_time_09_a_one_nil_lead_at_time_ended_otherwise_is_refused():
-    events = opening("ocg-2005") + game(1, 1) + [ev("time_called", clock="t")]
+    events = opening("ocg-2005") + game(1, 1) + [ev("time_called", clock=CLOCK)]
     refused(events + [ev("match_ended", winner=None, how="time", games=[0, 1, 0], points=[1, 1])], "TIME-09")
 
 
@@ -349,7 +350,7 @@ def test_time_05_sudden_death_decides_when_the_lp_differ():
 def test_time_07_08_an_extra_duel_decides_a_level_match():
     """TIME-07 and TIME-08 under ocg-2005: level at time, an extra duel of 4 turns from 8000 LP
     decides the match."""
-    events = opening("ocg-2005") + game(1, 0) + game(2, 1, 1, 1) + [ev("time_called", clock="t"),
+    events = opening("ocg-2005") + game(1, 0) + game(2, 1, 1, 1) + [ev("time_called", clock=CLOCK),
         ev("game_started", game=3, duel="", first_player=0, chosen_by=0, extra_duel=True),
         ev("game_decided", game=3, lp=[8000, 7000], winner=0, stage="extra_duel", turn=4)]
     fold(events + [ended(events)], DB)

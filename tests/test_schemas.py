@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from datetime import timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -300,6 +301,9 @@ _FIELD_STRATEGIES: dict[tuple[str, str], st.SearchStrategy] = {
     **{("side_deck_swapped", name): st.lists(_PASSCODE, max_size=4).map(tuple)
        for name in ("main_out", "main_in", "extra_out", "extra_in")},
     ("game_decided", "lp"): st.lists(_INT, min_size=2, max_size=2).map(tuple),
+    ("time_called", "clock"): st.datetimes(timezones=st.sampled_from(
+        (timezone.utc, timezone(timedelta(hours=9)), timezone(-timedelta(hours=3, minutes=30))))).map(
+        lambda t: t.isoformat(timespec="milliseconds")),
     ("match_ended", "games"): st.lists(_INT, min_size=3, max_size=3).map(tuple),
     ("match_ended", "points"): st.lists(_INT, min_size=2, max_size=2).map(tuple),
 }

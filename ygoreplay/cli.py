@@ -24,6 +24,9 @@ from .application import (
     Records, audit_source, branch_after, check as check_events, cpus, duel_dict, export_file, import_replay_file,
     import_replay_files, offline_page, record_file, trusted_keys, verify_file)
 from .card_sources import CARDS_ENV, CardLookup, card_lookup, facts_of
+from .cli_common import (
+    EXIT_ILLEGAL, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, echo, pick_list as _pick_list,
+    signing_key as _signing_key)
 from .cards import CardDB
 from .diff import diff_states
 from .errors import ConflictError, InputError, YgoreplayError
@@ -35,20 +38,13 @@ from .receipts import WITNESS_ENV, Receipt, Witness, read_receipts, save_receipt
 from .replay_file import read as read_replay, write as write_replay
 from .rules import RuleViolation
 from .rules.coverage import counts as rule_counts, select as select_rules
-from .signing import OrganiserKey, default_key_path
+from .signing import default_key_path
 from .source import Source, SourceError, is_edopro_replay, is_replay_file, open_source, resolve_duel
 from .state import DuelState
 from .study import Study
 from .store import MissingStore, Store
 from .text import number, printable, terminal
 from .views import VIEWS
-
-EXIT_ILLEGAL, EXIT_UNREADABLE, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
-
-
-def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
-    click.echo(terminal(text), err=err, nl=nl)
-
 
 def terminal_width() -> int:
     """The terminal's width when stdout is one (the board uses it), else the 80 columns a file or
@@ -476,13 +472,6 @@ def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], witness_url: 
 
 
 # -- share --------------------------------------------------------------------------------------------
-
-def _signing_key() -> OrganiserKey:
-    key, created = OrganiserKey.load_or_create()
-    if created:
-        echo(f"created the organiser key {key.path} (public key {key.public.text})", err=True)
-    return key
-
 
 @main.command(name="export")
 @click.argument("duel")
@@ -1027,32 +1016,12 @@ def key() -> None:
 
 # -- deck check: .ydk files, ydke:// URLs, lflist.conf banlists (issue 5) -----------------------
 
-from .decks import (  # noqa: E402  (kept with the command it serves)
-    Banlist, check_deck, read_deck, read_lflist)
+from .decks import check_deck, read_deck  # noqa: E402  (kept with the command it serves)
 
 
 @main.group()
 def deck() -> None:
     """Decks in the formats players already have (.ydk files, ydke:// URLs)."""
-
-
-def _pick_list(path: str, name: str | None) -> Banlist:
-    """The --list NAME of an lflist.conf; the only list when there is one; else exit code 2."""
-    lists = read_lflist(Path(path))
-    names = ", ".join(repr(n) for n in lists) or "none"
-    if not lists:
-        raise InputError(f"{path}: no banlist in this file (a list starts with a '!name' line)")
-    if name is None:
-        if len(lists) > 1:
-            raise click.UsageError(f"{path} holds {len(lists)} lists; pick one with --list "
-                                   f"(lists: {names})")
-        return next(iter(lists.values()))
-    if name in lists:
-        return lists[name]
-    folded = [n for n in lists if n.casefold() == name.casefold()]
-    if len(folded) == 1:
-        return lists[folded[0]]
-    raise InputError(f"{path}: no list named {name!r} (lists: {names})")
 
 
 @deck.command(name="check")

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from . import cards as _cards, events
+from .match import events as match_events
 from .events import (
     BANISHED, DECK, EVENT_TYPES, EXTRA, FZONE, GY, HAND, MZONE, POSITIONS, SZONE, ZONES, Cite,
     Cost, Event, EventFormatError)
@@ -84,6 +85,8 @@ _OVERRIDES: dict[tuple[str, str], dict] = {
                                  "limit": {"type": "integer", "minimum": 0, "maximum": 3}}}},
     ("game_decided", "lp"): {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2,
                              "description": "Player 0's LP, then player 1's."},
+    ("time_called", "clock"): {"type": "string", "maxLength": 32, "format": "date-time",
+                               "pattern": match_events.CLOCK_PATTERN, "description": match_events.CLOCK_FORMAT},
     ("match_ended", "games"): {"type": "array", "items": {"type": "integer"}, "minItems": 3, "maxItems": 3,
                                "description": "Duels won by player 0, by player 1, drawn."},
     ("match_ended", "points"): {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2,

@@ -11,29 +11,27 @@ from pathlib import Path
 import click
 
 from ..card_sources import card_lookup
-from ..decks import Banlist, read_deck
+from ..cli_common import EXIT_ILLEGAL, echo, pick_list, signing_key
+from ..decks import read_deck
 from ..errors import InputError
 from ..events import PHASES, Event, from_dict
 from ..jsonl import read_events
 from ..replay_file import verify_chain, write as write_replay
+from ..state import DuelState
 from ..text import printable
 from . import application as app
 from .events import DECISION_STAGES, GAME_ENDINGS, INFRACTIONS, PENALTIES
 from .files import is_match_file, match_replay, open_match, verify_games
+from .links import check_ending
 from .policies import POLICIES
 from .rules import MatchState
 from .sentences import describe_result as _describe_result, sentence as _sentence
 
 
-def _echo(text: str = "", err: bool = False) -> None:
-    from ..cli import echo
-    echo(text, err=err)
-
-
 def _add(path: str, events: list[Event], cards: tuple[str, ...] = ()) -> MatchState:
     state = app.append_to_file(path, events, card_lookup(cards))
     for ev in events:
-        _echo(f"{path}: #{state.index - len(events) + events.index(ev)} {ev.kind}")
+        echo(f"{path}: #{state.index - len(events) + events.index(ev)} {ev.kind}")
     return state
 
 
@@ -68,19 +66,14 @@ def start(path: str, players: tuple[str, str], policy: str, banlist_file: str, l
           deck0: str | None, deck1: str | None, format_: str, event_name: str, round_: int | None,
           cards: tuple[str, ...]) -> None:
     """Start a match file: players, policy, banlist by name and content hash, and decklists."""
-    banlist = _banlist(banlist_file, list_name)
+    banlist = pick_list(banlist_file, list_name)
     lookup = card_lookup(cards)
     decks = [read_deck(spec) if spec else None for spec in (deck0, deck1)]
     events = app.started(list(players), policy, banlist, format=format_, event_name=event_name, round=round_,
                          decks=decks)
     app.create_file(path, events, lookup)
-    _echo(f"{path}: a {policy} match of {printable(players[0])} and {printable(players[1])}, banlist "
+    echo(f"{path}: a {policy} match of {printable(players[0])} and {printable(players[1])}, banlist "
           f"{printable(banlist.name)!r}, {sum(d is not None for d in decks)} decklist(s)")
-
-
-def _banlist(path: str, name: str | None) -> Banlist:
-    from ..cli import _pick_list
-    return _pick_list(path, name)
 
 
 @match.command(name="deck")
@@ -109,16 +102,14 @@ def add_duel(match_path: str, duel: str, first_player: int | None, chosen_by: in
     duel file also records how it ended."""
     state = app.state_of(match_path, card_lookup(cards))
     game = len(state.games) + 1
-    duel_path = Path(match_path).parent / duel
     ending: list[Event] = []
-    if duel_path.is_file():
-        from ..rules import audit
-        events = read_events(duel_path, card_lookup(cards).passcode)
+    found = _duel_file(match_path, duel, cards)
+    if found is not None:
+        events, end = found
         first = events[0] if events else None
         if first is not None and first.kind == "duel_started":
             first_player = first.first_player if first_player is None else first_player
             chosen_by = first.chosen_by if chosen_by is None else chosen_by
-        end = audit(events, card_lookup(cards)).state
         if end.ended:
             how = end.end_reason if end.end_reason in GAME_ENDINGS else "judge"
             ending = [_event("game_ended", game=game, winner=end.winner, how=how)]
@@ -128,15 +119,34 @@ def add_duel(match_path: str, duel: str, first_player: int | None, chosen_by: in
                              extra_duel=extra_duel or None)] + ending, cards)
 
 
+def _duel_file(match_path: str, duel: str, cards: tuple[str, ...]) -> tuple[list[Event], DuelState] | None:
+    """The duel file ``duel`` beside the match: its events and its board at their end, or None
+    when the match names no such file."""
+    path = Path(match_path).parent / duel
+    if not duel or not path.is_file():
+        return None
+    from ..rules import audit
+    lookup = card_lookup(cards)
+    events = read_events(path, lookup.passcode)
+    return events, audit(events, lookup).state
+
+
 @match.command(name="end-duel")
 @match_file
 @click.option("--winner", type=click.Choice(["0", "1", "draw"]), required=True)
 @click.option("--how", type=click.Choice(GAME_ENDINGS), required=True)
-def end_duel(match_path: str, winner: str, how: str) -> None:
-    """Record how the duel in progress ended by itself."""
-    state = app.state_of(match_path, card_lookup(()))
-    game = state.current.number if state.current else len(state.games)
-    _add(match_path, [_event("game_ended", game=game, winner=None if winner == "draw" else int(winner), how=how)])
+@cards_opt
+def end_duel(match_path: str, winner: str, how: str, cards: tuple[str, ...]) -> None:
+    """Record how the duel in progress ended by itself (as its file beside the match ended, if
+    it has one: LOG-09)."""
+    state = app.state_of(match_path, card_lookup(cards))
+    playing = state.current
+    ev = _event("game_ended", game=playing.number if playing else len(state.games),
+                winner=None if winner == "draw" else int(winner), how=how)
+    found = _duel_file(match_path, playing.duel, cards) if playing is not None else None
+    if found is not None:
+        check_ending(playing, found[1], ev, state.index)
+    _add(match_path, [ev], cards)
 
 
 @match.command(name="side")
@@ -156,7 +166,9 @@ def side(match_path: str, player: int, main_out: tuple[int, ...], main_in: tuple
 
 @match.command(name="time")
 @match_file
-@click.option("--clock", required=True, help="The wall clock when time was called (ISO 8601).")
+@click.option("--clock", required=True, metavar="TIME",
+              help="The wall clock when time was called: an ISO 8601 date and time with its UTC offset "
+                   "(2025-12-06T10:40:00Z).")
 @click.option("--turn", type=int, default=None, help="The turn in progress (when a duel is being played).")
 @click.option("--phase", type=click.Choice(PHASES), default=None)
 @click.option("--turn-player", type=click.IntRange(0, 1), default=None)
@@ -250,7 +262,7 @@ def result(match_path: str, as_json: bool) -> None:
     ev = app.result_event(state)
     app.append_to_file(match_path, [ev], card_lookup(()))
     data = ev.to_dict()
-    _echo(json.dumps(data) if as_json else f"{match_path}: {_describe_result(data, state)}")
+    echo(json.dumps(data) if as_json else f"{match_path}: {_describe_result(data, state)}")
 
 
 @match.command(name="export")
@@ -273,12 +285,11 @@ def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...
         output: str | None = None) -> None:
     """``check``/``show``/``log``/``audit``/``export``/``verify`` of a match file; exits like the duel's."""
     from ..application import trusted_keys, verify_file
-    from ..cli import EXIT_ILLEGAL, _signing_key
     match_ = open_match(path, card_lookup(cards))
     if command == "export":
-        replay = match_replay(match_, _signing_key())
-        size = write_replay(output, replay, _signing_key())
-        _echo(f"{output}: a match of {len(replay.events)} events and {len(replay.games)} duel(s), judge view, "
+        replay = match_replay(match_, signing_key())
+        size = write_replay(output, replay, signing_key())
+        echo(f"{output}: a match of {len(replay.events)} events and {len(replay.games)} duel(s), judge view, "
               f"{size} bytes, signed")
         return
     if command == "verify":
@@ -289,12 +300,12 @@ def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...
         games = verify_games(match_.replay, trust)
         ok = outer.ok and all(g["ok"] for g in games)
         if as_json:
-            _echo(json.dumps({"file": path, **outer.to_dict(), "ok": ok, "games": games}))
+            echo(json.dumps({"file": path, **outer.to_dict(), "ok": ok, "games": games}))
         else:
-            _echo(f"{path}: {'ok' if outer.ok else 'NOT ok'}, match of {outer.events} events, hash chain "
+            echo(f"{path}: {'ok' if outer.ok else 'NOT ok'}, match of {outer.events} events, hash chain "
                   f"{'intact' if outer.first_bad is None else 'BROKEN'}, {outer.signature.describe()}")
             for g in games:
-                _echo(f"  duel {g['game']}: {'ok' if g['ok'] else 'NOT ok'}, {g['events']} events, chain "
+                echo(f"  duel {g['game']}: {'ok' if g['ok'] else 'NOT ok'}, {g['events']} events, chain "
                       f"{'intact' if g['chain_ok'] else 'BROKEN'}")
         sys.exit(0 if ok else EXIT_ILLEGAL)
     report = app.report(match_)
@@ -306,31 +317,31 @@ def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...
             data["games_verified"] = verify_games(match_.replay, trusted_keys(keys))
         ok = report.legal and data.get("chain") != "broken"
         if as_json:
-            _echo(json.dumps(data))
+            echo(json.dumps(data))
         else:
             for v in data["violations"]:
                 where = f"#{v['index']}" if v["index"] is not None else f"duel {v['game']}" + (
                     f" #{v['duel_index']}" if v["duel_index"] is not None else "")
-                _echo(f"{where} {v['rule']} {v['message']}")
+                echo(f"{where} {v['rule']} {v['message']}")
             for game, why in report.missing.items():
-                _echo(f"note: duel {game} was not checked: {why}")
+                echo(f"note: duel {game} was not checked: {why}")
             if "chain" in data:
-                _echo(f"hash chain: {data['chain']}")
+                echo(f"hash chain: {data['chain']}")
             verdict = "legal" if report.legal else f"{len(data['violations'])} violation(s)"
             m = data["match"]
-            _echo(f"{path}: {verdict}; policy {m['policy']}, {data['events']} events, {len(m['games'])} duel(s); "
+            echo(f"{path}: {verdict}; policy {m['policy']}, {data['events']} events, {len(m['games'])} duel(s); "
                   + (_describe_result(m["result"], report.state) if m["ended"] else "not finished"))
         sys.exit(0 if ok else EXIT_ILLEGAL)
     if command == "show":
         for line in _show_lines(report.state, data):
-            _echo(line)
+            echo(line)
         return
     if command == "log":
         for i, ev in enumerate(match_.events):
             if as_json:
-                _echo(json.dumps({"index": i, **ev.to_dict()}, ensure_ascii=False))
+                echo(json.dumps({"index": i, **ev.to_dict()}, ensure_ascii=False))
             else:
-                _echo(f"#{i:<3} {_sentence(ev, report.state)}")
+                echo(f"#{i:<3} {_sentence(ev, report.state)}")
         return
     raise InputError(f"{command} does not apply to a match file")
 

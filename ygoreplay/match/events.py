@@ -7,7 +7,9 @@ named by ``game_started.duel`` (a duel id in a store, or a file beside the match
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, ClassVar, Mapping
 
 from ..events import EVENT_TYPES, PHASES, Event, _int, _passcode, _seq, _str, event_kind, register
@@ -231,6 +233,26 @@ def _limit(value: Any) -> dict:
     return {"code": _passcode(value["code"]), "limit": limit}
 
 
+#: A wall clock as ``time_called`` records it: an ISO 8601 date and time with its offset from UTC.
+CLOCK_FORMAT = "an ISO 8601 date and time with its UTC offset (2025-12-06T10:40:00Z, 2025-12-06T19:40+09:00)"
+CLOCK_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}:[0-9]{2})$"
+_CLOCK = re.compile(CLOCK_PATTERN.removeprefix("^").removesuffix("$"))
+
+
+def _clock(value: Any) -> str:
+    """The wall clock of ``time_called``, the one check every face meets (the CLI's ``--clock``,
+    the service's ``/time`` and its raw events): a real date and time, at most 32 characters."""
+    if not isinstance(value, str):
+        raise TypeError(f"expected {CLOCK_FORMAT}, got {type(value).__name__}")
+    if _CLOCK.fullmatch(value):
+        try:
+            datetime.fromisoformat(value)
+            return value
+        except ValueError:
+            pass
+    raise ValueError(f"{value[:40]!r} is not {CLOCK_FORMAT}")
+
+
 #: The match stream's kinds: every kind defined on ``MatchEvent``, in the order defined.
 MATCH_KINDS = tuple(cls for cls in EVENT_TYPES.values() if cls.stream == "match")
 KINDS = frozenset(cls.kind for cls in MATCH_KINDS)
@@ -242,6 +264,7 @@ register({
     **{("decklist_registered", part): _PASSCODES for part in ("main", "extra", "side")},
     **{("side_deck_swapped", part): _PASSCODES for part in ("main_out", "main_in", "extra_out", "extra_in")},
     ("game_decided", "lp"): _seq(_int, least=2, most=2, count=" (LP of player 0, of player 1)"),
+    ("time_called", "clock"): _clock,
     ("match_ended", "games"): _seq(_int, least=3, most=3, count=" (wins 0, wins 1, draws)"),
     ("match_ended", "points"): _seq(_int, least=2, most=2, count=" (points of player 0, of player 1)"),
 })

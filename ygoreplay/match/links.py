@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from ..cards import CardDB
 from ..events import Event
-from ..rules import audit, replay
+from ..rules import RuleViolation, audit, replay
+from ..state import DuelState
 from .rules import Game
 
 
@@ -78,6 +79,16 @@ def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | Non
             had = "a draw" if state.winner is None else f"won by player {state.winner}"
             problems.append(LinkProblem(n, "LOG-09", f"the match says duel {n} was {said}; the duel was {had}"))
     return problems
+
+
+def check_ending(game: Game, record: DuelState | None, ev: Event, index: int) -> None:
+    """A ``game_ended`` (at match event ``index``) must agree with its duel's record once that
+    has ended (LOG-09): every face checks it here before writing."""
+    if record is None or not record.ended or ev.winner == record.winner:
+        return
+    raise RuleViolation("LOG-09", f"duel {game.number}'s record was " + (
+        "a draw" if record.winner is None else f"won by player {record.winner}") + ", not " + (
+        "a draw" if ev.winner is None else f"won by player {ev.winner}"), index, ev.kind)
 
 
 def _end_of_phase(events: list[Event], turn: int | None, phase: str | None) -> int | None:

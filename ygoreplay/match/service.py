@@ -4,11 +4,16 @@ each role may, follow it, export it. A thin face on the match's application laye
 A match has tokens of its own, one per role, as a duel has (32 random bytes, kept as digests):
 the recorder writes the table's facts (decklists, duels, siding, time, extra turns, decisions,
 concessions, the result), the judge also penalties, rulings and appeals; a player may concede or
-call a judge for themselves; p0, p1 and spectators read their own view (``views.py``: the other
-player's cards are withheld, counts stay). A duel of the match, created with it or linked to it,
+call a judge for themselves (``commands.permit``); p0, p1 and spectators read their own view
+(``views.py``: the other player's cards are withheld, counts stay). A duel of the match, created with it or linked to it,
 keeps its own tokens and also opens with the match's token of the same role: the match page links
 each game with the token it was opened with. Every refusal of the match rules is 422 with its
 rule ID; a writer that lost the race, 409.
+
+Every write goes through one command (``commands.record``): a typed endpoint fills in its defaults
+and hands its event over, the raw ``/matches/{id}/events`` hands its events over as they are, and
+the command checks who may, every link and every rule for both. A match reads its duels only as
+``commands.linked_duel`` gives them (duels it linked).
 """
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ import re
 from typing import Any, AsyncIterator
 
 from fastapi import FastAPI, Query, Request
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from ..access import NARROWER, VIEW_OF, VISIBILITIES, Access
 from ..chain import now
@@ -28,12 +33,12 @@ from ..events import Event, EventFormatError, from_dict
 from ..rules import RuleViolation
 from ..store import DuelInfo, new_id
 from ..text import checked, number
-from . import application as app_layer
-from .events import DECISION_STAGES, GAME_ENDINGS, KINDS
+from . import application as app_layer, commands
+from .events import CLOCK_PATTERN, DECISION_STAGES, GAME_ENDINGS
 from .policies import FINISH_PHASE, POLICIES
 
-#: What only a judge (or the organiser) writes: rulings, appeals and penalties.
-JUDGES = frozenset({"judge_ruled", "ruling_appealed", "penalty_given"})
+#: The status of each reason a match write is refused before its rules (``commands.Refused``).
+REFUSED = {"forbidden": 403, "invalid": 400, "conflict": 409}
 KEEPALIVE = 15.0
 _ID = re.compile(r"[0-9a-f]{12}")
 _VIEW = "^(judge|p0|p1|spectator)$"
@@ -56,6 +61,10 @@ def add_routes(app: FastAPI, service: Any) -> None:
     """The match endpoints on the service's app (``service`` is ``ygoreplay.service.Service``)."""
     from ..service import Caller, HTTPError, _body_json, _events, _jsonable
     store, hub = service.store, service.hub
+
+    @app.exception_handler(commands.Refused)
+    async def refused(_request: Request, exc: commands.Refused) -> JSONResponse:
+        return JSONResponse({"error": exc.message, "where": exc.where}, status_code=REFUSED[exc.reason])
 
     def live_match(match_id: str) -> Any:
         if not _ID.fullmatch(match_id):
@@ -80,18 +89,14 @@ def add_routes(app: FastAPI, service: Any) -> None:
             return Caller("public", "spectator"), live
         return Caller(role, VIEW_OF[role]), live
 
-    async def writer(request: Request, match_id: str, *roles: str) -> tuple[Caller, Any]:
-        """A caller who may write here, with the match brought up to the stored head (another
-        process may have appended: what the endpoint derives is derived from the head)."""
+    async def writer(request: Request, match_id: str, kind: str) -> tuple[Caller, Any]:
+        """A caller who may write ``kind`` here (``commands.permit``: refused before any default
+        is read), with the match brought up to the stored head (another process may have
+        appended: what the endpoint derives is derived from the head)."""
         who, live = await asyncio.to_thread(caller, request, match_id)
-        service.require(who, *roles)
+        commands.permit(who.role, kind)
         await asyncio.to_thread(live.refresh)
         return who, live
-
-    def write(match_id: str, events: list[Event], expected: int | None) -> dict:
-        written = store.append_records(match_id, events, expected_position=expected)
-        hub.changed(match_id, written)
-        return {"position": written[-1].position + 1}
 
     def event(kind: str, body: Any, allowed: set[str], **fixed: Any) -> Event:
         """A match event from a JSON object's fields, or 400 naming what is wrong and where."""
@@ -118,18 +123,11 @@ def add_routes(app: FastAPI, service: Any) -> None:
             raise HTTPError(400, "expected is a whole number, the match's event count", where="expected")
         return value
 
-    async def append(request: Request, match_id: str, events: list[Event]) -> dict:
-        return await asyncio.to_thread(write, match_id, events, expected_of(request))
-
-    def duel_state(duel_id: str):
-        """The duel's board now (the judge's), or None when the match has no such duel stored."""
-        if not duel_id:
-            return None
-        try:
-            live = hub.get(duel_id)
-        except (StoreError, HTTPError):
-            return None
-        return live.view("judge").state_after(live.count)
+    async def append(request: Request, match_id: str, who: Caller, events: list[Event]) -> dict:
+        """The events handed to the match's one write command, as the caller writes them."""
+        written = await asyncio.to_thread(commands.record, hub, match_id, commands.Writer(who.role), events,
+                                          expected_of(request))
+        return {"position": written.position}
 
     def current(live: Any) -> Any:
         game = live.state().current
@@ -223,7 +221,7 @@ def add_routes(app: FastAPI, service: Any) -> None:
         data = {"id": match_id, "title": live.header.title, "role": who.role, "views": list(NARROWER[who.view]),
                 **live.summary(view)}
         if view == "judge":
-            data["problems"] = _problems(live, store)
+            data["problems"] = [p.to_dict() for p in commands.problems(hub, match_id, live.state())]
         return _jsonable(data)
 
     @app.get("/matches/{match_id}/verify", tags=["everyone"])
@@ -240,14 +238,8 @@ def add_routes(app: FastAPI, service: Any) -> None:
         """The match as one signed ``.ygr`` for the view, holding each of its duels' files for the same view."""
         who, live = caller(request, match_id)
         view = service.view_for(who, view)
-        games = []
-        for game in live.state().games:
-            if game.duel:
-                try:
-                    games.append(hub.get(game.duel).replay_file(view, store.key))
-                except StoreError:
-                    continue                       # a duel the match names that the store lacks
-        data = live.replay(view, store.key, games)
+        duels = [commands.linked_duel(hub, match_id, game.duel) for game in live.state().games]
+        data = live.replay(view, store.key, [duel.replay_file(view, store.key) for duel in duels if duel is not None])
         return Response(data, media_type="application/x-ygoreplay",
                         headers={"Content-Disposition": f'attachment; filename="{match_id}.{view}.ygr"',
                                  "Cache-Control": "no-store"})
@@ -294,29 +286,26 @@ def add_routes(app: FastAPI, service: Any) -> None:
               openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
                   "type": "array", "items": {"type": "object"}, "maxItems": 1000}}}}})
     async def append_events(match_id: str, request: Request,
-                            expected: int | None = Query(None, ge=0, le=10 ** 9)) -> dict:
-        """Append match events as they are, checked by the match rules: all or none. Rulings,
-        appeals and penalties are the judge's."""
-        who, _live = await writer(request, match_id, "recorder", "judge")
+                            expected: int | None = Query(None, ge=0, le=10 ** 9),
+                            duel_token: list[str] = Query([], max_length=200)) -> dict:
+        """Append match events as they are, all or none, through the same command as the typed
+        endpoints: the same roles (rulings, appeals and penalties are the judge's), links (a
+        ``game_started`` naming a duel links it as ``/games`` does: give that duel's recorder or
+        judge token as ``duel_token``, repeatable) and rules."""
+        who, _live = await asyncio.to_thread(caller, request, match_id)
         events = _events(await _body_json(request))
-        if not events:
-            raise HTTPError(400, "no events to append", where="body")
-        stray = sorted({e.kind for e in events if e.kind not in KINDS})
-        if stray:
-            raise HTTPError(400, f"{', '.join(stray)} is a duel's event: a match records match events", where="body")
-        judged = sorted({e.kind for e in events if e.kind in JUDGES})
-        if judged and who.role not in ("judge", "organiser"):
-            raise HTTPError(403, f"{', '.join(judged)} is the judge's: use the judge's token", where="body")
-        return await asyncio.to_thread(write, match_id, events, expected)
+        writer = commands.Writer(who.role, tuple(duel_token))
+        written = await asyncio.to_thread(commands.record, hub, match_id, writer, events, expected)
+        return {"position": written.position}
 
     @app.post("/matches/{match_id}/decklists", tags=["recorder"], openapi_extra=_object(
         {"player": _PLAYER, "main": _CODES, "extra": _CODES, "side": _CODES}, ["player", "main"]))
     async def register_decklist(match_id: str, request: Request) -> dict:
         """A player's decklist and Side Deck, once, before duel 1 (MATCH-04; DECK rules, DECK-08
         against the match's banlist)."""
-        await writer(request, match_id, "recorder", "judge")
+        who, _live = await writer(request, match_id, "decklist_registered")
         ev = event("decklist_registered", await _body_json(request), {"player", "main", "extra", "side"})
-        return await append(request, match_id, [ev])
+        return await append(request, match_id, who, [ev])
 
     @app.post("/matches/{match_id}/games", status_code=201, tags=["recorder"], openapi_extra=_object({
         "first_player": _PLAYER, "chosen_by": _PLAYER, "extra_duel": {"type": "boolean"},
@@ -327,7 +316,7 @@ def add_routes(app: FastAPI, service: Any) -> None:
         match's tokens open it too), or ``duel``, one recorded through the service, linked (the
         organiser's, or with that duel's recorder or judge token in ``duel_token``). Who goes
         first and who chose follow MATCH-07."""
-        who, live = await writer(request, match_id, "recorder", "judge")
+        who, live = await writer(request, match_id, "game_started")
         body = await body_of(request)
         if not isinstance(body, dict):
             raise HTTPError(400, "the body must be a JSON object", where="body")
@@ -338,89 +327,85 @@ def add_routes(app: FastAPI, service: Any) -> None:
         if not isinstance(title, str):
             raise HTTPError(400, "title must be a string", where="title")
         linked = body.get("duel")
+        token = body.get("duel_token")
+        by = commands.Writer(who.role, (token,) if isinstance(token, str) else ())
         fields = {k: body.get(k) for k in ("first_player", "chosen_by", "extra_duel")}
+        new_duel = None
         if linked is not None:
-            await asyncio.to_thread(_check_link, service, live, who, linked, body.get("duel_token"), fields, HTTPError)
-        duel_id = linked or new_id()
+            first = commands.opening(await asyncio.to_thread(commands.linkable, hub, by, linked))
+            for name in ("first_player", "chosen_by") if first is not None else ():
+                if fields[name] is None:           # who goes first and who chose: the duel's own
+                    fields[name] = getattr(first, name)
+        else:
+            name = title or f"{live.header.title or 'match ' + match_id}: duel {len(live.state().games) + 1}"
+            new_duel = commands.NewDuel(new_id(), checked(name, "the title", 500))
         game = len(live.state().games) + 1
-        ev = event("game_started", fields, {"first_player", "chosen_by", "extra_duel"}, game=game, duel=duel_id)
-        position = await asyncio.to_thread(write, match_id, [ev], live.count)
-        link = {"id": match_id, "game": game}
-
-        def make_duel() -> dict:
-            if linked is not None:
-                store.attach(linked, "match_game", link)
-                return {"id": linked}
-            access, tokens = Access.issue(live.access.visibility, 0, 0.0)
-            name = title or f"{live.header.title or 'match ' + match_id}: duel {game}"
-            store.record([], checked(name, "the title", 500), stream_id=duel_id,
-                         attachments={"access": access.to_dict(), "match_game": link})
-            return service._created(duel_id, tokens, str(request.base_url).rstrip("/"))
-        return {"game": game, **position, "duel": await asyncio.to_thread(make_duel)}
+        ev = event("game_started", fields, {"first_player", "chosen_by", "extra_duel"}, game=game,
+                   duel=linked if new_duel is None else new_duel.id)
+        written = await asyncio.to_thread(commands.record, hub, match_id, by, [ev], live.count, new_duel)
+        duel = {"id": linked} if new_duel is None else service._created(
+            new_duel.id, written.created, str(request.base_url).rstrip("/"))
+        return {"game": game, "position": written.position, "duel": duel}
 
     @app.post("/matches/{match_id}/games/{game}/end", tags=["recorder"], openapi_extra=_object(
         {"winner": {"type": ["integer", "null"], "enum": [0, 1, None]}, "how": {"enum": list(GAME_ENDINGS)}}))
     async def end_game(match_id: str, game: int, request: Request) -> dict:
         """Duel ``game`` ended by itself: as its stored record ended, unless ``winner`` and ``how``
         say it (and then they must agree with the record: LOG-09)."""
-        _who, live = await writer(request, match_id, "recorder", "judge")
+        who, live = await writer(request, match_id, "game_ended")
         body = await body_of(request)
         if not isinstance(body, dict):
             raise HTTPError(400, "the body must be a JSON object", where="body")
         playing = current(live)
-        board = await asyncio.to_thread(duel_state, playing.duel) if playing.number == game else None
+        board = await asyncio.to_thread(commands.board, hub, match_id, playing) if playing.number == game else None
         fields = dict(body)
         if board is not None and board.ended:
-            how = board.end_reason if board.end_reason in GAME_ENDINGS else "judge"
             fields.setdefault("winner", board.winner)
-            fields.setdefault("how", how)
-            if fields["winner"] != board.winner:
-                raise RuleViolation("LOG-09", f"duel {game}'s record was " + (
-                    "a draw" if board.winner is None else f"won by player {board.winner}") + ", not " + (
-                    "a draw" if fields["winner"] is None else f"won by player {fields['winner']}"), live.count, "game_ended")
+            fields.setdefault("how", board.end_reason if board.end_reason in GAME_ENDINGS else "judge")
         elif "how" not in fields:
-            raise RuleViolation("LOG-09", f"duel {game}'s record has not ended: say its winner and how",
-                                live.count, "game_ended")
+            raise RuleViolation("LOG-09", f"duel {game}'s record " + (
+                "has not ended" if board is not None else "is not the match's to read") + ": say its winner and how",
+                live.count, "game_ended")
         ev = event("game_ended", fields, {"winner", "how"}, game=game)
-        return await append(request, match_id, [ev])
+        return await append(request, match_id, who, [ev])
 
     @app.post("/matches/{match_id}/swaps", tags=["recorder"], openapi_extra=_object(
         {"player": _PLAYER, "main_out": _CODES, "main_in": _CODES, "extra_out": _CODES, "extra_in": _CODES},
         ["player"]))
     async def swap(match_id: str, request: Request) -> dict:
         """Side deck swaps between duels: one-for-one, every deck keeping its size (MATCH-05/06)."""
-        await writer(request, match_id, "recorder", "judge")
+        who, _live = await writer(request, match_id, "side_deck_swapped")
         ev = event("side_deck_swapped", await _body_json(request),
                    {"player", "main_out", "main_in", "extra_out", "extra_in"})
-        return await append(request, match_id, [ev])
+        return await append(request, match_id, who, [ev])
 
     @app.post("/matches/{match_id}/time", tags=["recorder"], openapi_extra=_object({
-        "clock": {"type": "string", "maxLength": 40}, "turn": {"type": "integer", "minimum": 0},
+        "clock": {"type": "string", "maxLength": 32, "pattern": CLOCK_PATTERN}, "turn": {"type": "integer", "minimum": 0},
         "phase": {"type": "string"}, "turn_player": _PLAYER}))
     async def call_time(match_id: str, request: Request) -> dict:
         """Time is called (TIME-01): the wall clock (default now) and, in a duel being played, its
         turn, phase and turn player (default: where its record stands)."""
-        _who, live = await writer(request, match_id, "recorder", "judge")
+        who, live = await writer(request, match_id, "time_called")
         body = await body_of(request)
         if not isinstance(body, dict):
             raise HTTPError(400, "the body must be a JSON object", where="body")
         playing = live.state().current
         fields = {"clock": now(), **body}
         if playing is not None:
-            board = await asyncio.to_thread(duel_state, playing.duel)
+            board = await asyncio.to_thread(commands.board, hub, match_id, playing)
             if board is not None:
                 fields.setdefault("turn", board.turn)
                 fields.setdefault("phase", board.phase)
                 fields.setdefault("turn_player", board.turn_player)
         ev = event("time_called", fields, {"clock", "turn", "phase", "turn_player"},
                    game=playing.number if playing else None)
-        return await append(request, match_id, [ev])
+        return await append(request, match_id, who, [ev])
 
     @app.post("/matches/{match_id}/extra-turns", tags=["recorder"], openapi_extra=_object(
         {"turn": {"type": "integer", "minimum": 0}}))
     async def extra_turn(match_id: str, request: Request) -> dict:
         """The next extra turn after time (TIME-03); ``turn`` defaults to the one it must be."""
-        _who, live = await writer(request, match_id, "recorder", "judge")
+        who, live = await writer(request, match_id, "extra_turn_started")
         body = await body_of(request)
         if not isinstance(body, dict):
             raise HTTPError(400, "the body must be a JSON object", where="body")
@@ -429,7 +414,7 @@ def add_routes(app: FastAPI, service: Any) -> None:
         n = playing.extra_turns + 1
         default = time_called.turn + n if time_called is not None and time_called.turn is not None else None
         ev = event("extra_turn_started", {"turn": default, **body}, {"turn"}, game=playing.number, n=n)
-        return await append(request, match_id, [ev])
+        return await append(request, match_id, who, [ev])
 
     @app.post("/matches/{match_id}/decide", tags=["recorder"], openapi_extra=_object({
         "lp": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
@@ -437,7 +422,7 @@ def add_routes(app: FastAPI, service: Any) -> None:
     async def decide(match_id: str, request: Request) -> dict:
         """The duel being played judged on LP under the policy (TIME-04/05/08): ``lp`` defaults
         to the duel's record now, ``stage`` to what the policy does at time."""
-        _who, live = await writer(request, match_id, "recorder", "judge")
+        who, live = await writer(request, match_id, "game_decided")
         body = await body_of(request)
         if not isinstance(body, dict):
             raise HTTPError(400, "the body must be a JSON object", where="body")
@@ -445,19 +430,19 @@ def add_routes(app: FastAPI, service: Any) -> None:
         state = live.state()
         fields = dict(body)
         if "lp" not in fields or "turn" not in fields:
-            board = await asyncio.to_thread(duel_state, playing.duel)
+            board = await asyncio.to_thread(commands.board, hub, match_id, playing)
             if board is not None:
                 fields.setdefault("lp", [s.lp for s in board.sides])
                 fields.setdefault("turn", board.turn)
         if "lp" not in fields:
-            raise HTTPError(400, "lp is needed: the duel's record is not in the store", where="lp")
+            raise HTTPError(400, "lp is needed: the match has no record of the duel to read", where="lp")
         fields.setdefault("stage", "extra_duel" if playing.extra_duel else (
             "phase_end" if state.policy.at_time == FINISH_PHASE else "extra_turns"))
         lp = fields["lp"]
         if isinstance(lp, list) and len(lp) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in lp):
             fields["winner"] = 0 if lp[0] > lp[1] else 1 if lp[1] > lp[0] else None
         ev = event("game_decided", fields, {"lp", "stage", "turn", "winner"}, game=playing.number)
-        return await append(request, match_id, [ev])
+        return await append(request, match_id, who, [ev])
 
     @app.post("/matches/{match_id}/penalties", tags=["judge"], openapi_extra=_object({
         "player": _PLAYER, "infraction": {"type": "string"}, "penalty": {"type": "string"},
@@ -465,51 +450,49 @@ def add_routes(app: FastAPI, service: Any) -> None:
     async def penalty(match_id: str, request: Request) -> dict:
         """A penalty for a PEN-02 infraction; a game loss ends the duel in progress (or counts as
         the next), a match loss or disqualification ends the match."""
-        await writer(request, match_id, "judge")
+        who, _live = await writer(request, match_id, "penalty_given")
         ev = event("penalty_given", await _body_json(request), {"player", "infraction", "penalty", "judge", "note"})
-        return await append(request, match_id, [ev])
+        return await append(request, match_id, who, [ev])
 
     @app.post("/matches/{match_id}/judge-calls", tags=["recorder"], openapi_extra=_object({
         "player": _PLAYER, "judge": {"type": "string", "maxLength": 200}, "question": _TEXT}, ["player", "judge"]))
     async def judge_call(match_id: str, request: Request) -> dict:
         """A player calls a judge (MATCH-08); a player's token calls for that player only."""
-        who, _live = await writer(request, match_id, "recorder", "judge", "p0", "p1")
+        who, _live = await writer(request, match_id, "judge_called")
         ev = event("judge_called", await _body_json(request), {"player", "judge", "question"})
-        _own(who, ev.player, HTTPError)
-        return await append(request, match_id, [ev])
+        return await append(request, match_id, who, [ev])
 
     @app.post("/matches/{match_id}/rulings", tags=["judge"], openapi_extra=_object({
         "judge": {"type": "string", "maxLength": 200}, "ruling": _TEXT}, ["judge", "ruling"]))
     async def ruling(match_id: str, request: Request) -> dict:
         """The judge's ruling on the last call (MATCH-08)."""
-        await writer(request, match_id, "judge")
+        who, _live = await writer(request, match_id, "judge_ruled")
         ev = event("judge_ruled", await _body_json(request), {"judge", "ruling"})
-        return await append(request, match_id, [ev])
+        return await append(request, match_id, who, [ev])
 
     @app.post("/matches/{match_id}/appeals", tags=["judge"], openapi_extra=_object({
         "player": _PLAYER, "judge": {"type": "string", "maxLength": 200}, "decision": {"enum": ["upheld", "overturned"]},
         "note": _TEXT}, ["player", "judge", "decision"]))
     async def appeal(match_id: str, request: Request) -> dict:
         """An appeal of the last ruling to another judge, and its decision (MATCH-10: not after the match)."""
-        await writer(request, match_id, "judge")
+        who, _live = await writer(request, match_id, "ruling_appealed")
         ev = event("ruling_appealed", await _body_json(request), {"player", "judge", "decision", "note"})
-        return await append(request, match_id, [ev])
+        return await append(request, match_id, who, [ev])
 
     @app.post("/matches/{match_id}/concede", tags=["recorder"], openapi_extra=_object({"player": _PLAYER}, ["player"]))
     async def concede(match_id: str, request: Request) -> dict:
         """A player concedes the match; a player's token concedes for that player only."""
-        who, _live = await writer(request, match_id, "recorder", "judge", "p0", "p1")
+        who, _live = await writer(request, match_id, "match_conceded")
         ev = event("match_conceded", await _body_json(request), {"player"})
-        _own(who, ev.player, HTTPError)
-        return await append(request, match_id, [ev])
+        return await append(request, match_id, who, [ev])
 
     @app.post("/matches/{match_id}/result", tags=["recorder"])
     async def result(match_id: str, request: Request) -> dict:
         """The match's result as the rules and its policy give it, recorded (refused, with the rule,
         while the match cannot end); with its standing points."""
-        _who, live = await writer(request, match_id, "recorder", "judge")
+        who, live = await writer(request, match_id, "match_ended")
         ev = app_layer.result_event(live.state())
-        out = await append(request, match_id, [ev])
+        out = await append(request, match_id, who, [ev])
         return {**out, "result": ev.to_dict()}
 
     # -- the page -------------------------------------------------------------------------------------
@@ -569,62 +552,6 @@ def _opening(body: dict, HTTPError: type) -> list[Event]:
             out.append(from_dict(data, f"event {i}"))
         except EventFormatError as exc:
             raise HTTPError(400, exc.detail, where="decklists" if i else "match") from None
-    return out
-
-
-def _own(who: Any, player: int, HTTPError: type) -> None:
-    if who.role in ("p0", "p1") and who.role != f"p{player}":
-        raise HTTPError(403, f"a {who.role} token acts for player {who.role[1]} only, not player {player}")
-
-
-def _check_link(service: Any, live: Any, who: Any, duel_id: Any, duel_token: Any, fields: dict, HTTPError: type) -> None:
-    """Whether duel ``duel_id`` may become this match's next duel: one of the service's duels,
-    the caller's to give (the organiser, or its recorder's or judge's token), not another match's,
-    and not held back from spectators (the match's are not: they would learn its result first).
-    Who goes first defaults to the duel's own, and must agree with it (MATCH-07)."""
-    if not isinstance(duel_id, str) or not _ID.fullmatch(duel_id):
-        raise HTTPError(400, "duel is a duel's id (12 hex digits)", where="duel")
-    try:
-        duel = service.hub.get(duel_id)
-    except StoreError:
-        raise HTTPError(400, f"no duel {duel_id!r} to link", where="duel") from None
-    if who.role != "organiser":
-        role = duel.access.role_of(duel_token) if isinstance(duel_token, str) else None
-        if role not in ("recorder", "judge"):
-            raise HTTPError(403, "linking a duel takes the organiser's token, or that duel's recorder or judge "
-                                 "token in duel_token", where="duel_token")
-    if service.store.attachment(duel_id, "match_game") is not None:
-        raise HTTPError(409, f"duel {duel_id} is a duel of a match already", where="duel")
-    if duel.access.delay_events or duel.access.delay_seconds:
-        raise HTTPError(409, f"duel {duel_id} holds its spectators back; a match shows each duel's result at "
-                             "once, so it cannot be linked", where="duel")
-    first = duel.records[0].event if duel.records else None
-    if first is not None and first.kind == "duel_started":
-        if fields.get("first_player") is None:
-            fields["first_player"] = first.first_player
-        if fields.get("chosen_by") is None and first.chosen_by is not None:
-            fields["chosen_by"] = first.chosen_by
-        if fields["first_player"] != first.first_player:
-            raise RuleViolation("MATCH-07", f"duel {duel_id} has player {first.first_player} going first, not "
-                                            f"player {fields['first_player']}", live.count, "game_started")
-
-
-def _problems(live: Any, store: Any) -> list[dict]:
-    """How each stored duel of the match disagrees with it (links.py), for the judge."""
-    from .links import check_duel
-    state = live.state()
-    out = []
-    for game in state.games:
-        if not game.duel:
-            continue
-        try:
-            duel = store.load(game.duel, verified=False)
-        except StoreError:
-            out.append({"game": game.number, "rule": "LOG-09", "message": f"duel {game.number} is not in the store",
-                        "index": None})
-            continue
-        if duel.records:
-            out += [p.to_dict() for p in check_duel(game, duel.events, duel.cards, state.time)]
     return out
 
 

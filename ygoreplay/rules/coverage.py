@@ -207,7 +207,7 @@ TABLE: tuple[Rule, ...] = (
              "test_match.py::test_sample_match_and_its_duels_are_legal",
              "test_match.py::test_match_06_one_for_one_between_duels_only"),
     enforced("MATCH-07", "The player chosen to go first (by the RPS winner, later the previous loser) takes turn 1.",
-             "match/links.py match/rules.py match/service.py rules/turn.py",
+             "match/commands.py match/links.py match/rules.py rules/turn.py",
              "test_rules_turn.py::test_match_07_the_chosen_player_goes_first",
              "test_rules_turn.py::test_match_07_the_other_player_going_first_is_refused"),
     enforced("MATCH-08", "Questions and disputes go to a judge, whose instructions are followed.",
@@ -868,7 +868,7 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_log.py::test_log_08_a_rollback_goes_through_the_history",
              "test_rules_log.py::test_log_08_a_rollback_folded_into_a_state_is_refused"),
     enforced("LOG-09", "A match's record of a duel (who went first, the decks, how it ended, LP at time) is the duel's own.",
-             "match/links.py match/service.py",
+             "match/commands.py match/links.py match/service.py",
              "test_match.py::test_sample_match_and_its_duels_are_legal",
              "test_match.py::test_a_duel_that_ends_otherwise_than_the_match_says_is_log_09"),
 )

@@ -1,0 +1,241 @@
+"""Every write to a stored match as one command, and what a match may read of its duels.
+
+The service's typed match endpoints and its raw ``/matches/{id}/events`` endpoint both hand their
+events to ``record``: who may write each event (``permit``, the role table below), a duel a
+``game_started`` names (``linkable``: one of the store's duels, the caller's to give, no other
+match's, not held back from spectators, the same first player: MATCH-07), a ``game_ended`` against
+its duel's record (LOG-09), and every match rule (the store's strict append) are checked there,
+then everything is written or nothing. A face may fill in defaults first, but it refuses nothing
+the command would not, so the same input is refused the same way through every door.
+
+A match reads a duel only through ``linked_duel``: a duel whose link names this match (written
+by ``record`` once it linked the duel, or when it created it). A match that names a duel it
+never linked reads nothing of it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..access import Access
+from ..card_sources import facts_of
+from ..errors import ConflictError, StoreError, YgoreplayError
+from ..events import Event
+from ..rules import RuleViolation
+from ..state import DuelState
+from ..store import Record
+from .events import KINDS
+from .links import LinkProblem, check_duel, check_ending
+from .rules import Game, MatchState, apply, fold
+
+#: What only a judge (or the organiser) writes: rulings, appeals and penalties.
+JUDGES = frozenset({"judge_ruled", "ruling_appealed", "penalty_given"})
+#: What a player may also write, for themselves only: a judge call, a concession.
+PLAYERS = frozenset({"judge_called", "match_conceded"})
+TABLE = ("recorder", "judge")
+_ID = re.compile(r"[0-9a-f]{12}")
+RETRIES = 3                  # checks made again at a new head when another writer came first
+MAX_DUEL_TOKENS = 8          # duel tokens one write may give
+
+
+class Refused(YgoreplayError):
+    """A match write refused before the match rules judge it: ``reason`` is ``forbidden`` (the
+    caller may not), ``invalid`` (what it names is not there, or not a match's) or ``conflict``
+    (the duel cannot be linked); ``where`` names the field or the token at fault."""
+
+    REASONS = ("forbidden", "invalid", "conflict")
+
+    def __init__(self, reason: str, message: str, where: str) -> None:
+        super().__init__(message)
+        self.reason, self.message, self.where = reason, message, where
+
+
+@dataclass(frozen=True)
+class Writer:
+    """Who writes: their role in the match (``organiser`` for the service's own token) and the
+    duel tokens they give to link duels (each tried against each duel they name)."""
+
+    role: str
+    duel_tokens: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NewDuel:
+    """A duel ``record`` creates for the ``game_started`` that names it (``/games`` without a duel)."""
+
+    id: str
+    title: str
+
+
+@dataclass
+class Written:
+    """What ``record`` wrote: the match's new length, and the tokens of the duel it created."""
+
+    position: int
+    records: list[Record]
+    created: dict[str, str] = field(default_factory=dict)
+
+
+def roles_for(kind: str) -> tuple[str, ...]:
+    """Who may write an event of ``kind`` besides the organiser (the role table)."""
+    if kind in JUDGES:
+        return ("judge",)
+    if kind in PLAYERS:
+        return (*TABLE, "p0", "p1")
+    return TABLE
+
+
+def permit(role: str, kind: str, player: int | None = None) -> None:
+    """Whether ``role`` may write an event of ``kind`` (for ``player``): Refused if not."""
+    if role == "organiser":
+        return
+    allowed = roles_for(kind)
+    if role not in allowed:
+        raise Refused("forbidden", f"a {role} token may not write {kind} (it takes: {', '.join(allowed)})",
+                      "token")
+    if role in ("p0", "p1") and player is not None and role != f"p{player}":
+        raise Refused("forbidden", f"a {role} token acts for player {role[1]} only, not player {player}", "token")
+
+
+def linkable(hub: Any, writer: Writer, duel_id: Any) -> Any:
+    """Duel ``duel_id`` (a ``live.LiveDuel``) if it may become a match's next duel: one of the
+    store's duels, the caller's to give (the organiser, or its recorder's or judge's token among
+    ``writer.duel_tokens``), not another match's, and not holding its spectators back (a match
+    shows each duel's result at once). A duel the caller may not give is refused alike whether or
+    not it is there."""
+    if not isinstance(duel_id, str) or not _ID.fullmatch(duel_id):
+        raise Refused("invalid", f"duel is a duel's id (12 hex digits), not {str(duel_id)[:40]!r}", "duel")
+    try:
+        duel = hub.get(duel_id)
+    except StoreError:
+        duel = None
+    if writer.role != "organiser" and (duel is None or not any(
+            duel.access.role_of(token) in TABLE for token in writer.duel_tokens)):
+        raise Refused("forbidden", "linking a duel takes the organiser's token, or that duel's recorder or judge "
+                                   "token in duel_token", "duel_token")
+    if duel is None:
+        raise Refused("invalid", f"no duel {duel_id!r} to link", "duel")
+    if hub.store.attachment(duel_id, "match_game") is not None:
+        raise Refused("conflict", f"duel {duel_id} is a duel of a match already", "duel")
+    if duel.access.delay_events or duel.access.delay_seconds:
+        raise Refused("conflict", f"duel {duel_id} holds its spectators back; a match shows each duel's result "
+                                  "at once, so it cannot be linked", "duel")
+    return duel
+
+
+def opening(duel: Any) -> Event | None:
+    """The duel's ``duel_started``, if it has one yet."""
+    first = duel.records[0].event if duel.records else None
+    return first if first is not None and first.kind == "duel_started" else None
+
+
+def linked_duel(hub: Any, match_id: str, duel_id: str) -> Any:
+    """Duel ``duel_id`` as match ``match_id`` may read it (a ``live.LiveDuel``), or None when the
+    store lacks it or its link does not name this match (the match never linked it)."""
+    if not duel_id or not _ID.fullmatch(duel_id):
+        return None
+    try:
+        duel = hub.get(duel_id)
+    except StoreError:
+        return None
+    if duel.match is None:
+        link = hub.store.attachment(duel_id, "match_game")
+        duel.match = str(link["id"]) if isinstance(link, dict) and "id" in link else None
+    return duel if duel.match == match_id else None
+
+
+def problems(hub: Any, match_id: str, state: MatchState) -> list[LinkProblem]:
+    """How each duel of the match disagrees with it (``links.check_duel``), for its judge: only
+    of duels it linked; a duel it names and may not read is a problem of its own."""
+    out = []
+    for game in state.games:
+        if not game.duel:
+            continue
+        duel = linked_duel(hub, match_id, game.duel)
+        if duel is None:
+            out.append(LinkProblem(game.number, "LOG-09", f"duel {game.number} is not a duel this match linked "
+                                                          "in the store: it cannot be checked"))
+        elif duel.records:
+            out += check_duel(game, [r.event for r in duel.records], duel.cards, state.time)
+    return out
+
+
+def board(hub: Any, match_id: str, game: Game | None) -> DuelState | None:
+    """Duel ``game``'s board now (the judge's: the match linked it), or None when it has none to read."""
+    duel = linked_duel(hub, match_id, game.duel) if game is not None else None
+    return duel.view("judge").state_after(duel.count) if duel is not None else None
+
+
+def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expected: int | None = None,
+           new_duel: NewDuel | None = None) -> Written:
+    """Check ``events`` after match ``match_id``'s and append them, all or none; link each duel a
+    ``game_started`` names (or create ``new_duel``). Refused, RuleViolation or ConflictError
+    (``expected`` is not the head) with nothing written."""
+    if not events:
+        raise Refused("invalid", "no events to append", "body")
+    stray = sorted({e.kind for e in events if e.kind not in KINDS})
+    if stray:
+        raise Refused("invalid", f"{', '.join(stray)} is a duel's event: a match records match events", "body")
+    for ev in events:
+        permit(writer.role, ev.kind, getattr(ev, "player", None))
+    if len(writer.duel_tokens) > MAX_DUEL_TOKENS:
+        raise Refused("invalid", f"at most {MAX_DUEL_TOKENS} duel tokens in one write, not "
+                                 f"{len(writer.duel_tokens)}", "duel_token")
+    live = hub.match(match_id)
+    for attempt in range(RETRIES):
+        live.refresh()
+        at = live.count if expected is None else expected
+        links = _checked(hub, live, writer, events, new_duel)
+        try:
+            written = hub.store.append_records(match_id, events, expected_position=at)
+            break
+        except ConflictError:
+            if expected is not None or attempt == RETRIES - 1:
+                raise
+    hub.changed(match_id, written)
+    created: dict[str, str] = {}
+    for game, duel_id in links:
+        link = {"id": match_id, "game": game}
+        if new_duel is not None and duel_id == new_duel.id:
+            access, created = Access.issue(live.access.visibility, 0, 0.0)
+            hub.store.record([], new_duel.title, stream_id=duel_id,
+                             attachments={"access": access.to_dict(), "match_game": link})
+        else:
+            hub.store.attach(duel_id, "match_game", link)
+    return Written(written[-1].position + 1, written, created)
+
+
+def _checked(hub: Any, live: Any, writer: Writer, events: list[Event],
+             new_duel: NewDuel | None) -> list[tuple[int, str]]:
+    """The checks of ``events`` a fold of the match alone cannot make, each against the match as
+    it stands before it, then the match rules as the store's strict append will judge it (the
+    same card facts): the first refused event ends the checks, so a batch reads at most one duel
+    more than the rules let it start. The (game, duel) links to write once they are."""
+    state: MatchState = fold(live.events, live.cards.merged(facts_of(events, hub.store.cards)), audit=True)
+    state.violations = None
+    links: list[tuple[int, str]] = []
+    for ev in events:
+        if ev.kind == "game_started" and ev.duel:
+            if any(duel == ev.duel for _game, duel in links):
+                raise Refused("conflict", f"duel {ev.duel} is named by two duels of this match", "duel")
+            if new_duel is None or ev.duel != new_duel.id:
+                _check_first(linkable(hub, writer, ev.duel), ev, state.index)
+            links.append((ev.game, ev.duel))
+        elif ev.kind == "game_ended" and state.current is not None and state.current.number == ev.game:
+            check_ending(state.current, board(hub, live.id, state.current), ev, state.index)
+        apply(state, ev)
+    return links
+
+
+def _check_first(duel: Any, ev: Event, index: int) -> None:
+    """Who goes first, and who chose, as the linked duel has it (MATCH-07)."""
+    first = opening(duel)
+    if first is None:
+        return
+    if ev.first_player != first.first_player:
+        raise RuleViolation("MATCH-07", f"duel {duel.id} has player {first.first_player} going first, not "
+                                        f"player {ev.first_player}", index, ev.kind)
+    if ev.chosen_by is not None and first.chosen_by is not None and ev.chosen_by != first.chosen_by:
+        raise RuleViolation("MATCH-07", f"duel {duel.id} says player {first.chosen_by} chose, not "
+                                        f"player {ev.chosen_by}", index, ev.kind)
