@@ -323,7 +323,12 @@ class Records:
                       unsigned: bool = False) -> Recorded:
         """Record a judge file as a new duel, after checking it: its chain must hold and (unless
         ``unsigned``) its signature must be a trusted key's. Its root, secret, times and card facts
-        are kept, so the views handed out earlier still verify against a re-export."""
+        are kept, so the views handed out earlier still verify against a re-export. A match file
+        is refused (it is not a duel), and a file imported before is not stored twice: its duel
+        is answered as ``skipped``."""
+        if replay.games or replay.match.get("kind") == "match":
+            raise InputError("this is a match file, not a duel: import it with `ygoreplay match ...` "
+                             "(POST /matches for the service); nothing was imported")
         if replay.view != "judge":
             raise InputError(f"a {replay.view} view lacks hidden information and cannot be recorded; "
                              "import the judge file")
@@ -336,6 +341,9 @@ class Records:
             raise VerificationError(f"the file is {signature.describe()}; nothing was imported"
                                     + ("" if signature.valid is False else
                                        " (--unsigned imports it as an unverified record)"))
+        earlier = self.imported_as(replay.head)
+        if earlier is not None:
+            return Recorded(earlier.id, len(replay.events), earlier.events, skipped=True)
         provenance = {"imported": chain.now(), "file_head": replay.head,
                       "signed_by": replay.signer.text if replay.signer else None, "trusted": signature.ok,
                       "match": replay.match}
@@ -348,6 +356,12 @@ class Records:
             secret=replay.commit_key or None, created=replay.created or None, source=source,
             provenance=provenance)
         return Recorded(duel_id, len(replay.events), stored, violations=audit(replay.events, replay.cards).violations)
+
+    def imported_as(self, head: bytes) -> DuelInfo | None:
+        """The duel a judge file with this head hash was imported as before, if any (one record
+        is one duel, however often its file is uploaded)."""
+        return next((info for info in self.store.duels()
+                     if not info.parent and info.provenance.get("file_head") == head), None)
 
     def sources(self) -> dict[str, DuelInfo]:
         """The stored duels imported from a file, by the file's SHA-256."""

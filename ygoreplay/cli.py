@@ -525,6 +525,8 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
         with _store(store_url, create=True) as store:
             done = Records(store).import_replay(replay, title, trusted_keys(keys), unsigned)
         echo(json.dumps([{"file": source.name, **done.to_dict()}]) if as_json else str(done.id))
+        if done.skipped and not as_json:
+            echo(f"{source.name}: already stored as {done.id} (imported before): skipped", err=True)
         return
     files = sorted(p for p in source.iterdir() if p.suffix.lower() in (".yrpx", ".yrp")) \
         if source.is_dir() else [source]

@@ -659,6 +659,8 @@ def _record_upload(service: Service, data: bytes, title: str | None, access: Acc
         replay = ygr_loads(data)
         done = service.records.import_replay(replay, title, trusted_keys([]))
         duel_id = done.id
+        if done.skipped:                  # its access and tokens stay as they were handed out
+            raise HTTPError(409, f"this file was uploaded before: it is duel {duel_id}", id=duel_id)
     else:
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "upload.yrpX"
