@@ -91,3 +91,42 @@ def test_the_same_judge_file_uploaded_twice_is_one_duel(store, client, tmp_path)
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)[0]["skipped"] is True and json.loads(result.output)[0]["id"] == first.json()["id"]
     assert len(store.duels()) == 2
+
+
+# -- a laundered record says so to programs ------------------------------------------------------------
+
+def laundered(store: Store, tmp_path: Path) -> tuple[str, Path]:
+    """A judge file nobody trusted signed, imported with --unsigned and exported again (now signed
+    by the organiser's key): its stored duel and the new file."""
+    import dataclasses
+    original = loads(judge_file(store))
+    unsigned = tmp_path / "unsigned.ygr"
+    unsigned.write_bytes(dumps(dataclasses.replace(original, match={"title": "from elsewhere"})))
+    imported = CliRunner().invoke(main, ["import", str(unsigned), "--unsigned", "--store", store.path])
+    assert imported.exit_code == 0, imported.output
+    duel = imported.output.strip()
+    again = tmp_path / "again.ygr"
+    exported = CliRunner().invoke(main, ["export", duel, "-o", str(again), "--store", store.path])
+    assert exported.exit_code == 0, exported.output
+    return duel, again
+
+
+def test_a_laundered_record_is_not_ok_for_verify_json_nor_the_service(store, client, tmp_path):
+    duel, again = laundered(store, tmp_path)
+    for target in (str(again), duel):
+        result = CliRunner().invoke(main, ["verify", target, "--json", "--store", store.path])
+        verdict = json.loads(result.output)
+        assert verdict["origin"]["verified"] is False and "unsigned" in verdict["origin"]["why"], verdict
+        assert verdict["ok"] is False and verdict["intact"] is True and result.exit_code == 1, verdict
+    r = client.post("/uploads", content=again.read_bytes(), headers=ORGANISER)
+    assert r.status_code == 409 and r.json()["id"] == duel, r.text       # the same record, stored once
+    verdict = client.get(f"/duels/{duel}/verify", headers=ORGANISER).json()
+    assert verdict["ok"] is False and verdict["intact"] is True and verdict["origin"]["verified"] is False, verdict
+    frames = client.get(f"/duels/{duel}/frames", headers=ORGANISER).json()
+    assert frames["origin"]["verified"] is False
+    honest = client.get(f"/duels/{Records(store).duels()[0].id}/verify", headers=ORGANISER).json()
+    assert honest["ok"] is True and honest["origin"]["verified"] is True
+    good = tmp_path / "good.ygr"
+    good.write_bytes(judge_file(store))
+    result = CliRunner().invoke(main, ["verify", str(good), "--json"])
+    assert json.loads(result.output)["ok"] is True and json.loads(result.output)["origin"]["verified"] is True

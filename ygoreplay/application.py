@@ -112,6 +112,17 @@ def signature_of(replay: ReplayFile, trust: Iterable[PublicKey]) -> Signature:
                      replay.signer is not None and replay.signer.raw in trusted)
 
 
+def origin_of(source: dict) -> dict:
+    """Where a record came from, for programs as for people. A record imported from a file no
+    trusted key signed (``import --unsigned``) says so in its signed header for good, so every
+    copy exported from it says it too: a valid signature then vouches for the copy, never for who
+    recorded it, and ``ok`` is false (``intact`` still says whether the copy holds)."""
+    if source.get("unverified") is True:
+        return {"verified": False, "why": "imported from a file no trusted key signed (import --unsigned): "
+                                          "the signature vouches for this copy, not for who recorded it"}
+    return {"verified": True, "why": "recorded by this organiser, or imported from a file a trusted key signed"}
+
+
 @dataclass
 class FileVerification:
     events: int
@@ -119,6 +130,7 @@ class FileVerification:
     signature: Signature
     problems: list[str] = field(default_factory=list)      # from --against
     judge_signature: Signature | None = None               # the --against file's
+    origin: dict = field(default_factory=lambda: origin_of({}))
 
     @property
     def authentic(self) -> bool:
@@ -127,15 +139,22 @@ class FileVerification:
                                      and not self.problems)
 
     @property
-    def ok(self) -> bool:
+    def intact(self) -> bool:
+        """The chain holds and a trusted key vouches for the file (whoever recorded it)."""
         return self.first_bad is None and self.authentic and not self.problems
+
+    @property
+    def ok(self) -> bool:
+        """Intact, and recorded by a trusted organiser (``origin_of``)."""
+        return self.intact and self.origin["verified"]
 
     def __repr__(self) -> str:
         chain = "chain intact" if self.first_bad is None else f"chain broken at {self.first_bad}"
         return f"<FileVerification {self.events} events, {chain}, {'ok' if self.ok else 'NOT ok'}>"
 
     def to_dict(self) -> dict:
-        return {"ok": self.ok, "events": self.events, "chain_ok": self.first_bad is None,
+        return {"ok": self.ok, "intact": self.intact, "origin": self.origin, "events": self.events,
+                "chain_ok": self.first_bad is None,
                 "first_bad_link": self.first_bad, "signature": self.signature.to_dict(),
                 "judge_signature": self.judge_signature.to_dict() if self.judge_signature else None,
                 "problems": self.problems}
@@ -148,7 +167,8 @@ def verify_file(replay: ReplayFile, trust: Iterable[PublicKey], against: ReplayF
     trust = list(trust)
     problems = verify_against(replay, against) if against is not None else []
     return FileVerification(len(replay.events), verify_chain(replay), signature_of(replay, trust), problems,
-                            signature_of(against, trust) if against is not None else None)
+                            signature_of(against, trust) if against is not None else None,
+                            origin_of(replay.source))
 
 
 def export_file(replay: ReplayFile, view: str, trust: Iterable[PublicKey]) -> ReplayFile:
@@ -558,7 +578,7 @@ def offline_page(replay: ReplayFile, key: OrganiserKey, file_name: str) -> str:
     frames = [step.frame() for step in LiveView.of_file(replay).steps]
     info = {"id": replay.match.get("duel", ""), "title": replay.match.get("title", ""), "view": replay.view,
             "views": [replay.view], "role": None, "events": len(frames), "ended": True, "delay": None,
-            "signer": key.public.text}
+            "signer": key.public.text, "origin": origin_of(replay.source)}
     return viewer.offline_page(info, frames, signed, file_name)
 
 

@@ -22,7 +22,7 @@ import click
 
 from .application import (
     Records, audit_source, branch_after, check as check_events, cpus, duel_dict, export_file, import_replay_file,
-    import_replay_files, offline_page, record_file, trusted_keys, verify_file)
+    import_replay_files, offline_page, origin_of, record_file, trusted_keys, verify_file)
 from .card_sources import CARDS_ENV, CardLookup, card_lookup, facts_of
 from .cards import CardDB
 from .diff import diff_states
@@ -837,11 +837,11 @@ def verify(duel: str, against: str | None, as_json: bool, keys: tuple[str, ...],
             echo(f"{duel}: {result.signature.describe()}")
             if result.judge_signature is not None and not result.judge_signature.ok:
                 echo(f"{against}: {result.judge_signature.describe()}")
-        if replay.source.get("unverified"):
-            echo(f"{duel}: note: its record was imported from a file no trusted key signed (origin unverified)")
-        if result.ok:
+        if not result.origin["verified"]:
+            echo(f"{duel}: NOT ok: origin unverified: its record was {result.origin['why']}")
+        if result.intact:
             vouched = result.signature if result.signature.ok else result.judge_signature
-            echo(f"{duel}: ok, {result.events} events, hash chain intact, "
+            echo(f"{duel}: {'ok' if result.ok else 'intact'}, {result.events} events, hash chain intact, "
                  + (vouched.describe() if result.signature.ok else
                     f"derived from a judge record {vouched.describe()}")
                  + (f"; matches the judge record {against}, deck orders as committed" if judge else ""))
@@ -849,20 +849,22 @@ def verify(duel: str, against: str | None, as_json: bool, keys: tuple[str, ...],
     with _store(store_url, readonly=True, keys=keys) as store:
         duel_id = _resolve(store, duel)
         result = store.verify(duel_id)
-        unverified = store.info(duel_id).source.get("unverified") is True
+        origin = origin_of(store.info(duel_id).source)
+    ok = result.ok and origin["verified"]
     if as_json:
-        echo(json.dumps({"id": duel_id, "ok": result.ok, "events": result.events, "first_bad_link": result.first_bad,
-                         "problem": result.problem, "key": result.signer.text if result.signer else None,
-                         "origin_verified": not unverified}))
+        echo(json.dumps({"id": duel_id, "ok": ok, "intact": result.ok, "origin": origin, "events": result.events,
+                         "first_bad_link": result.first_bad, "problem": result.problem,
+                         "key": result.signer.text if result.signer else None,
+                         "origin_verified": origin["verified"]}))
     elif result.ok:
-        echo(f"{duel_id}: ok, {result.events} events, hash chain intact, anchored and signed by organiser key "
-             f"{result.signer.fingerprint if result.signer else '?'}"
-             + ("; note: imported from a file no trusted key signed (origin unverified)" if unverified else ""))
+        echo(f"{duel_id}: {'ok' if ok else 'intact'}, {result.events} events, hash chain intact, anchored and "
+             f"signed by organiser key {result.signer.fingerprint if result.signer else '?'}"
+             + ("" if ok else f"; NOT ok: origin unverified: {origin['why']}"))
     else:
         where = "the duel header" if result.first_bad == -1 else (
             f"event {result.first_bad}" if result.first_bad is not None else "its anchor")
         echo(f"{duel_id}: BROKEN at {where}: {result.problem}")
-    sys.exit(0 if result.ok else EXIT_ILLEGAL)
+    sys.exit(0 if ok else EXIT_ILLEGAL)
 
 
 @main.command()

@@ -37,7 +37,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import viewer
 from .access import NARROWER, ROLES, VIEW_OF, VISIBILITIES, Access, digest, matches
-from .application import Records, branch_after, duel_dict, violation_dict
+from .application import Records, branch_after, duel_dict, origin_of, violation_dict
 from .card_sources import card_lookup
 from .errors import ConflictError, InputError, StoreError, VerificationError, YgoreplayError
 from .events import EventFormatError, from_dict
@@ -502,6 +502,7 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
                     "ended": any(r.event.kind == "duel_ended" for r in live.records[:visible]),
                     "delay": ({"events": live.access.delay_events, "seconds": live.access.delay_seconds}
                               if view == "spectator" else None),
+                    "origin": origin_of(live.header.source),
                     "frames": live.view(view).frames(start, visible)}
             return json.dumps(_jsonable(data), ensure_ascii=False).encode()
         # made once per view, role, start and length: a crowd opening a shared link costs one
@@ -587,12 +588,14 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         caller, live = service.caller(request, duel_id)
         result = live.verified()
         visible = live.visible(caller.view)
+        origin = origin_of(live.header.source)
+        trust = {"ok": result.ok and origin["verified"], "intact": result.ok, "origin": origin}
         if visible < result.events:            # a delayed spectator: nothing that counts past its view
             bad = result.first_bad if result.first_bad is not None and result.first_bad < visible else None
-            return {"id": duel_id, "ok": result.ok, "events": visible, "first_bad_link": bad,
+            return {"id": duel_id, **trust, "events": visible, "first_bad_link": bad,
                     "problem": "" if result.ok else "the record fails verification",
                     "key": result.signer.text if result.signer else None}
-        return {"id": duel_id, "ok": result.ok, "events": result.events, "first_bad_link": result.first_bad,
+        return {"id": duel_id, **trust, "events": result.events, "first_bad_link": result.first_bad,
                 "problem": result.problem, "key": result.signer.text if result.signer else None}
 
     @app.get("/duels/{duel_id}/tree", tags=["everyone"])
