@@ -130,3 +130,103 @@ def test_a_laundered_record_is_not_ok_for_verify_json_nor_the_service(store, cli
     good.write_bytes(judge_file(store))
     result = CliRunner().invoke(main, ["verify", str(good), "--json"])
     assert json.loads(result.output)["ok"] is True and json.loads(result.output)["origin"]["verified"] is True
+
+
+# -- when what a duel hid is released --------------------------------------------------------------------
+
+DAMAGE = "won-by-damage.jsonl"
+READS = ["state", "events", "events?from=3", "cards", "tree", "verify", "frames", "frames?from=3", "diff?a=1&b=80",
+         "state?at=40", "replay.ygr", "follow", "follow?format=frames"]
+
+
+def ended_duel(client, **body) -> dict:
+    """A public duel played to its end (won by damage) under the release policy ``body`` gives."""
+    r = client.post("/duels", json={"title": "round 1, table 4", "visibility": "public", **body}, headers=ORGANISER)
+    assert r.status_code == 201, r.text
+    duel = r.json()
+    r = client.post(f"/duels/{duel['id']}/events", json=events_of(DAMAGE), headers=auth(duel["tokens"]["recorder"]))
+    assert r.status_code == 200, r.text
+    return duel
+
+
+def everything_read(client, duel_id: str, headers: dict, view: str | None = None) -> tuple[bytes, set[int]]:
+    """Every read endpoint's answer (the view asked for, else the caller's own), and their statuses."""
+    from ygoreplay.replay_file import decode_body
+    haystack, statuses = b"", set()
+    for path in READS:
+        url = f"/duels/{duel_id}/{path}" + (("&" if "?" in path else "?") + f"view={view}" if view else "")
+        if view and path.startswith(("tree", "verify")):
+            continue                                 # no view to ask for
+        r = client.get(url, headers=headers)
+        statuses.add(r.status_code)
+        haystack += r.content
+        if path == "replay.ygr" and r.status_code == 200:
+            import msgpack
+            haystack += msgpack.packb(decode_body(r.content))
+    return haystack, statuses
+
+
+def leaked(haystack: bytes, hidden: set[int]) -> set[int]:
+    from test_views import encodings
+    return {code for code in hidden if any(p in haystack for p in encodings(code))}
+
+
+@pytest.mark.parametrize("body", [{"release": "never"}, {"release": "event"}, {"event": "Regional, Swiss round 1"}],
+                         ids=["never", "event", "an event's duel"])
+def test_an_ended_duel_releases_nothing_hidden_before_its_time(client, body):
+    from test_views import never_public
+    duel = ended_duel(client, **body)
+    d, t = duel["id"], duel["tokens"]
+    for who, headers in (("spectator", auth(t["spectator"])), ("spectator", {}), ("p1", auth(t["p1"]))):
+        haystack, statuses = everything_read(client, d, headers)
+        assert statuses == {200}, (who, statuses)
+        hidden = never_public(DAMAGE.removesuffix(".jsonl"), who)
+        assert hidden and not leaked(haystack, hidden), (who, leaked(haystack, hidden))
+        _, statuses = everything_read(client, d, headers, view="judge")
+        assert statuses == {403}, (who, statuses)
+        assert "judge" not in client.get(f"/duels/{d}/frames", headers=headers).json()["views"]
+
+
+def test_the_organiser_releases_an_events_duels_and_then_every_reader_sees_them(client):
+    from test_views import never_public
+    duel = ended_duel(client, event="Regional, Swiss round 1")
+    d, t = duel["id"], duel["tokens"]
+    assert client.post(f"/duels/{d}/release", headers=auth(t["judge"])).status_code == 403
+    assert client.get(f"/duels/{d}/state?view=judge", headers=auth(t["p1"])).status_code == 403
+    r = client.post(f"/duels/{d}/release", headers=ORGANISER)
+    assert r.status_code == 200 and r.json()["released"] is True, r.text
+    hidden = never_public(DAMAGE.removesuffix(".jsonl"), "spectator")
+    for headers in (auth(t["spectator"]), {}, auth(t["p1"])):
+        haystack, statuses = everything_read(client, d, headers, view="judge")
+        assert statuses == {200}, statuses
+        assert leaked(haystack, hidden) == hidden
+        assert "judge" in client.get(f"/duels/{d}/frames", headers=headers).json()["views"]
+    never = ended_duel(client, release="never")
+    assert client.post(f"/duels/{never['id']}/release", headers=ORGANISER).status_code == 409
+
+
+def test_an_events_duels_are_released_at_the_time_given_and_a_casual_duel_at_its_end(client):
+    import time
+    from ygoreplay.chain import now
+    from datetime import datetime, timedelta
+    soon = (datetime.fromisoformat(now()) + timedelta(seconds=1.5)).isoformat()
+    duel = ended_duel(client, release="event", release_at=soon)
+    spectator = auth(duel["tokens"]["spectator"])
+    assert client.get(f"/duels/{duel['id']}/state?view=judge", headers=spectator).status_code == 403
+    time.sleep(2)
+    assert client.get(f"/duels/{duel['id']}/state?view=judge", headers=spectator).status_code == 200
+    casual = client.post("/duels", json={"title": "casual"}, headers=ORGANISER).json()
+    spectator = auth(casual["tokens"]["spectator"])
+    events = events_of(DAMAGE)
+    client.post(f"/duels/{casual['id']}/events", json=events[:-1], headers=auth(casual["tokens"]["recorder"]))
+    assert client.get(f"/duels/{casual['id']}/state?view=judge", headers=spectator).status_code == 403
+    client.post(f"/duels/{casual['id']}/events", json=events[-1:], headers=auth(casual["tokens"]["recorder"]))
+    assert client.get(f"/duels/{casual['id']}/state?view=judge", headers=spectator).status_code == 200
+
+
+def test_a_release_policy_is_checked_at_creation(client):
+    for body, where in (({"release": "later"}, "release"), ({"release": "end", "release_at": "2030-01-01T00:00:00+00:00"},
+                                                             "release_at"),
+                        ({"release": "event", "release_at": "tomorrow"}, "release_at"), ({"event": 3}, "event")):
+        r = client.post("/duels", json=body, headers=ORGANISER)
+        assert r.status_code == 400 and r.json()["where"] == where, (body, r.text)

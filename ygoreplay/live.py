@@ -201,6 +201,7 @@ class LiveDuel:
         self.writing = 0                 # appends of this process under way (they hand their records in)
         self.followers = 0               # open streams of this duel
         self.ended_at: int | None = None
+        self._access_read = time.monotonic()
         self._verified: tuple[int, float, Verification] | None = None
         self._files: dict[str, tuple[int, bytes]] = {}
         self._answers: dict[tuple, tuple[Any, bytes]] = {}
@@ -209,6 +210,27 @@ class LiveDuel:
     @property
     def ended(self) -> bool:
         return self.ended_at is not None
+
+    def released(self, now: float | None = None) -> bool:
+        """Whether what the duel hid is released to every caller now (``Access.releases``). The
+        organiser may release it from any process: an ended duel waiting for its event's end
+        reads its access record again, at most once a second."""
+        if not self.ended:
+            return False
+        in_match = self.access.release is None and self.access.event is None and self.match_id() is not None
+        if self.access.policy(in_match) == "event" and time.monotonic() - self._access_read >= 1.0 \
+                and not self.access.releases(True, in_match, now):
+            self._access_read = time.monotonic()
+            self.access = Access.from_dict(self.store.attachment(self.id, "access") or {"visibility": "private"})
+        return self.access.releases(True, in_match, now)
+
+    def match_id(self) -> str | None:
+        """The match it is a duel of, read until it has one (once linked, it is that match's for good)."""
+        if self.match is None:
+            link = self.store.attachment(self.id, "match_game")
+            if link is not None:
+                self.match = str(link["id"])
+        return self.match
 
     @property
     def count(self) -> int:

@@ -36,7 +36,8 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import viewer
-from .access import NARROWER, ROLES, VIEW_OF, VISIBILITIES, Access, digest, matches
+from .access import (
+    NARROWER, RELEASES, ROLES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, digest, matches, release_settings)
 from .application import Records, branch_after, duel_dict, origin_of, violation_dict
 from .card_sources import card_lookup
 from .errors import ConflictError, InputError, StoreError, VerificationError, YgoreplayError
@@ -67,6 +68,13 @@ class Caller:
 
     role: str
     view: str
+    released: bool = False           # what the duel hid is released: the judge view is everyone's
+
+    @property
+    def views(self) -> tuple[str, ...]:
+        """The views this caller may ask for."""
+        own = NARROWER[self.view]
+        return own if not self.released or "judge" in own else ("judge", *own)
 
 
 class _Limit:
@@ -151,20 +159,18 @@ class Service:
                 raise HTTPError(404, f"no duel {duel_id!r}")
             if token is not None:
                 raise HTTPError(401, "this token is not one of this duel's")
-            return Caller("public", "spectator"), live
-        return Caller(role, VIEW_OF[role]), live
+            role = "public"
+        return Caller(role, VIEW_OF[role], live.released()), live
 
     def match_role(self, live: LiveDuel, token: str) -> str | None:
         """The role a match's token has in a duel of that match: the same as in the match (the
         match page links each game with its own token). A duel's match is read until it has one
         (once linked, it is that match's for good)."""
-        if live.match is None:
-            link = self.store.attachment(live.id, "match_game")
-            if link is None:
-                return None
-            live.match = str(link["id"])
+        match_id = live.match_id()
+        if match_id is None:
+            return None
         try:
-            return self.hub.match(live.match).access.role_of(token)
+            return self.hub.match(match_id).access.role_of(token)
         except StoreError:
             return None
 
@@ -185,15 +191,15 @@ class Service:
     def view_for(caller: Caller, asked: str | None) -> str:
         if asked is None:
             return caller.view
-        if asked not in NARROWER.get(caller.view, ()):
+        if asked not in caller.views:
             raise HTTPError(403, f"a {caller.role} token may not see the {asked!r} view")
         return asked
 
     # -- duels ----------------------------------------------------------------------------------
 
     def create(self, title: str, visibility: str, delay_events: int, delay_seconds: float,
-               request_base: str = "") -> dict:
-        access, tokens = Access.issue(visibility, delay_events, delay_seconds)
+               request_base: str = "", release: tuple[str | None, str | None, str | None] = (None, None, None)) -> dict:
+        access, tokens = Access.issue(visibility, delay_events, delay_seconds, *release)
         duel_id, _stored, _violation = self.store.record([], title, attachments={"access": access.to_dict()})
         assert duel_id is not None
         return self._created(duel_id, tokens, request_base)
@@ -305,7 +311,9 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
                       "visibility": {"enum": list(VISIBILITIES)},
                       "delay": {"type": "object", "properties": {
                           "events": {"type": "integer", "minimum": 0, "maximum": 100000},
-                          "seconds": {"type": "number", "minimum": 0, "maximum": 86400}}}}}}}}})
+                          "seconds": {"type": "number", "minimum": 0, "maximum": 86400}}},
+                      "release": {"enum": list(RELEASES)}, "event": {"type": "string", "maxLength": 200},
+                      "release_at": {"type": "string", "format": "date-time"}}}}}}})
     async def create_duel(request: Request) -> dict:
         """A new duel: its id, a token for each role, and a viewer link for each token."""
         body = await _body_json(request) if await request.body() else {}
@@ -327,11 +335,16 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         if not (isinstance(seconds_delay, (int, float)) and not isinstance(seconds_delay, bool)
                 and 0 <= seconds_delay <= 86400):
             raise HTTPError(400, "delay.seconds is a number 0..86400", where="delay.seconds")
-        unknown = set(body) - {"title", "visibility", "delay"}
+        unknown = set(body) - {"title", "visibility", "delay", "release", "event", "release_at"}
         if unknown:
             raise HTTPError(400, f"unknown field(s) {', '.join(sorted(unknown))}", where="body")
+        try:
+            release = release_settings(body.get("release"), body.get("event"), body.get("release_at"))
+        except ReleaseSettingError as exc:
+            raise HTTPError(400, str(exc), where=exc.where) from None
         base = str(request.base_url).rstrip("/")
-        return await asyncio.to_thread(service.create, title, visibility, events_delay, float(seconds_delay), base)
+        return await asyncio.to_thread(service.create, title, visibility, events_delay, float(seconds_delay), base,
+                                       release)
 
     @app.get("/duels", tags=["organiser"])
     def list_duels(request: Request, player: str | None = Query(None, max_length=200),
@@ -498,7 +511,7 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
 
         def build() -> bytes:
             data = {"id": duel_id, "title": live.header.title, "view": view, "role": caller.role,
-                    "views": list(NARROWER[caller.view]), "events": visible,
+                    "views": list(caller.views), "events": visible,
                     "ended": any(r.event.kind == "duel_ended" for r in live.records[:visible]),
                     "delay": ({"events": live.access.delay_events, "seconds": live.access.delay_seconds}
                               if view == "spectator" else None),
@@ -506,7 +519,7 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
                     "frames": live.view(view).frames(start, visible)}
             return json.dumps(_jsonable(data), ensure_ascii=False).encode()
         # made once per view, role, start and length: a crowd opening a shared link costs one
-        packed = live.answer(("frames", view, caller.role, start, visible), build)
+        packed = live.answer(("frames", view, caller.role, caller.released, start, visible), build)
         headers = {"Cache-Control": "no-store", "Vary": "Accept-Encoding"}
         if "gzip" in request.headers.get("accept-encoding", ""):
             return Response(packed, media_type="application/json", headers={**headers, "Content-Encoding": "gzip"})
@@ -579,6 +592,21 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         child = await asyncio.to_thread(service.records.branch, duel_id, at, title)
         await asyncio.to_thread(store.attach, child, "access", live.access.to_dict())
         return {"id": child, "parent": duel_id, "at": at}
+
+    @app.post("/duels/{duel_id}/release", tags=["organiser"], dependencies=[Depends(organiser)])
+    def release(duel_id: str) -> dict:
+        """The organiser's call that the event has ended: what a duel under the ``event`` release
+        policy hid is released to every reader once it has ended (at once, if it has)."""
+        live = service._duel(duel_id)
+        access = Access.from_dict(store.attachment(duel_id, "access") or {"visibility": "private"})
+        policy = access.policy(live.match_id() is not None)
+        if policy != "event":
+            raise HTTPError(409, f"this duel's release policy is {policy!r}: only an event's duels are released "
+                                 "by the organiser", policy=policy)
+        access.released = True
+        store.attach(duel_id, "access", access.to_dict())
+        live.access = access
+        return {"id": duel_id, "policy": policy, "released": True, "ended": live.ended}
 
     # -- everyone -------------------------------------------------------------------------------------
 
