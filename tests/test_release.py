@@ -230,3 +230,17 @@ def test_a_release_policy_is_checked_at_creation(client):
                         ({"release": "event", "release_at": "tomorrow"}, "release_at"), ({"event": 3}, "event")):
         r = client.post("/duels", json=body, headers=ORGANISER)
         assert r.status_code == 400 and r.json()["where"] == where, (body, r.text)
+
+
+# -- the README's service example, with the samples as they are --------------------------------------------
+
+def test_a_sample_posted_as_json_lines_with_its_comments_is_appended(client):
+    duel = client.post("/duels", json={"title": "from a sample"}, headers=ORGANISER).json()
+    sample = (REPLAYS / DAMAGE).read_bytes()
+    assert sample.startswith(b"#")                       # the samples carry comments
+    r = client.post(f"/duels/{duel['id']}/events", content=sample,
+                    headers={**auth(duel["tokens"]["recorder"]), "Content-Type": "application/x-ndjson"})
+    assert r.status_code == 200 and r.json()["position"] == len(events_of(DAMAGE)), r.text
+    bad = client.post(f"/duels/{duel['id']}/events", content=b"# a comment\n{\"kind\": \"no_such_kind\"}\n",
+                      headers={**auth(duel["tokens"]["recorder"]), "Content-Type": "application/x-ndjson"})
+    assert bad.status_code == 400 and bad.json()["where"] == "body:2", bad.text

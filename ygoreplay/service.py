@@ -28,6 +28,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, AsyncIterator
 
 from fastapi import Depends, FastAPI, Query, Request
@@ -42,6 +43,7 @@ from .application import Records, branch_after, duel_dict, origin_of, violation_
 from .card_sources import card_lookup
 from .errors import ConflictError, InputError, StoreError, VerificationError, YgoreplayError
 from .events import EventFormatError, from_dict
+from .jsonl import parse_lines
 from .live import Hub, LiveDuel
 from .replay_file import loads as ygr_loads
 from .rules import RuleViolation
@@ -226,6 +228,29 @@ def _events(data: Any) -> list:
     return out
 
 
+#: The media types of a body of events in JSON Lines, one event a line (as the samples are written).
+JSON_LINES = ("application/x-ndjson", "application/jsonl", "application/json-lines")
+
+
+async def _request_events(request: Request) -> list:
+    """The events of a request body: a JSON array, or JSON Lines (``Content-Type: application/x-ndjson``)
+    read by the parser ``record`` reads files with (``jsonl.parse_lines``: blank lines and ``#``
+    comments skipped), so a sample file is posted as it is; 400 naming the line that is not an event."""
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() not in JSON_LINES:
+        return _events(await _body_json(request))
+    try:
+        text = (await request.body()).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HTTPError(400, f"the body is not UTF-8 text (byte {exc.start})", where="body") from None
+    try:
+        events = list(islice(parse_lines(text.split("\n"), "body"), MAX_EVENTS + 1))
+    except EventFormatError as exc:
+        raise HTTPError(400, exc.detail, where=exc.where) from None
+    if len(events) > MAX_EVENTS:
+        raise HTTPError(400, f"at most {MAX_EVENTS} events in one request", where="body")
+    return events
+
+
 async def _body_json(request: Request) -> Any:
     raw = await request.body()
     try:
@@ -385,12 +410,13 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
 
     @app.post("/duels/{duel_id}/events", tags=["recorder"],
               openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
-                  "type": "array", "items": {"type": "object"}, "maxItems": MAX_EVENTS}}}}})
+                  "type": "array", "items": {"type": "object"}, "maxItems": MAX_EVENTS}},
+                  "application/x-ndjson": {"schema": {"type": "string"}}}}})
     async def append(duel_id: str, request: Request, expected: int | None = Query(None, ge=0, le=10 ** 9)) -> dict:
         """Append events, checked by the rules exactly as ``record`` checks them: all or none."""
         caller, live = await caller_async(request, duel_id)
         service.require(caller, "recorder")
-        events = _events(await _body_json(request))
+        events = await _request_events(request)
         judged = sorted({e.kind for e in events if e.kind in JUDGES_EVENTS})
         if judged and caller.role != "organiser":
             raise HTTPError(403, f"{', '.join(judged)} is a judge's: POST /rollback or /notes with the judge's token",

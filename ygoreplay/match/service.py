@@ -54,7 +54,7 @@ _TEXT = {"type": "string", "maxLength": 2000}
 
 def add_routes(app: FastAPI, service: Any) -> None:
     """The match endpoints on the service's app (``service`` is ``ygoreplay.service.Service``)."""
-    from ..service import Caller, HTTPError, _body_json, _events, _jsonable
+    from ..service import Caller, HTTPError, _body_json, _events, _jsonable, _request_events
     store, hub = service.store, service.hub
 
     def live_match(match_id: str) -> Any:
@@ -298,7 +298,7 @@ def add_routes(app: FastAPI, service: Any) -> None:
         """Append match events as they are, checked by the match rules: all or none. Rulings,
         appeals and penalties are the judge's."""
         who, _live = await writer(request, match_id, "recorder", "judge")
-        events = _events(await _body_json(request))
+        events = await _request_events(request)
         if not events:
             raise HTTPError(400, "no events to append", where="body")
         stray = sorted({e.kind for e in events if e.kind not in KINDS})
