@@ -244,3 +244,45 @@ def test_a_sample_posted_as_json_lines_with_its_comments_is_appended(client):
     bad = client.post(f"/duels/{duel['id']}/events", content=b"# a comment\n{\"kind\": \"no_such_kind\"}\n",
                       headers={**auth(duel["tokens"]["recorder"]), "Content-Type": "application/x-ndjson"})
     assert bad.status_code == 400 and bad.json()["where"] == "body:2", bad.text
+
+
+def test_a_match_and_its_duels_release_decklists_and_hidden_cards_when_the_organiser_says(client):
+    """A match is an event's: its decklists and its duels' hidden cards stay the players' own
+    after it ended, until the organiser releases the match (its duels with it)."""
+    sample = [json.loads(line) for line in (REPLAYS / "matches" / "two-nil.jsonl").read_text().splitlines()
+              if line.strip() and not line.startswith("#")]
+    start = sample[0]
+    body = {"title": "round 1", "visibility": "public", "players": start["players"], "policy": start["policy"],
+            "banlist": {"name": start["banlist"], "limits": start.get("limits", [])},
+            "decklists": [{k: ev[k] for k in ("main", "extra", "side")} for ev in sample[1:3]]}
+    r = client.post("/matches", json=body, headers=ORGANISER)
+    assert r.status_code == 201, r.text
+    m, t = r.json()["id"], r.json()["tokens"]
+    duels = []
+    for ev in sample[3:]:
+        if ev["kind"] == "game_started":
+            made = client.post(f"/matches/{m}/games", json={"first_player": ev["first_player"],
+                                                             "chosen_by": ev["chosen_by"]}, headers=auth(t["recorder"]))
+            assert made.status_code == 201, made.text
+            duels.append(made.json()["duel"]["id"])
+            events = events_of(f"matches/{ev['duel']}")
+            assert client.post(f"/duels/{duels[-1]}/events", json=events, headers=auth(t["recorder"])).status_code == 200
+        elif ev["kind"] == "game_ended":
+            assert client.post(f"/matches/{m}/games/{ev['game']}/end", json={}, headers=auth(t["recorder"])).status_code == 200
+        else:
+            assert client.post(f"/matches/{m}/result", json={}, headers=auth(t["recorder"])).status_code == 200
+    for headers in (auth(t["p1"]), {}):
+        assert client.get(f"/matches/{m}/state?view=judge", headers=headers).status_code == 403
+        state = client.get(f"/matches/{m}/state", headers=headers).json()
+        assert "main" not in state["decks"][0]
+        for duel in duels:
+            assert client.get(f"/duels/{duel}/state?view=judge", headers=headers).status_code == 403
+    assert client.post(f"/matches/{m}/release", headers=auth(t["judge"])).status_code == 403
+    r = client.post(f"/matches/{m}/release", headers=ORGANISER)
+    assert r.status_code == 200 and r.json()["released"] is True, r.text
+    for headers in (auth(t["p1"]), {}):
+        state = client.get(f"/matches/{m}/state?view=judge", headers=headers)
+        assert state.status_code == 200 and state.json()["decks"][0]["main"] == sample[1]["main"]
+        assert "judge" in client.get(f"/matches/{m}", headers=headers).json()["views"]
+        for duel in duels:
+            assert client.get(f"/duels/{duel}/state?view=judge", headers=headers).status_code == 200

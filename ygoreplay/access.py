@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from .chain import to_ms
-from .errors import InputError
+from .errors import ConflictError, InputError
 from .text import checked
 
 ROLES = ("recorder", "judge", "p0", "p1", "spectator")
@@ -131,6 +131,14 @@ class Access:
     def policy(self, in_match: bool) -> str:
         """The release policy: the one chosen, else ``event`` for a tournament duel, else ``end``."""
         return self.release or ("event" if in_match or self.event else "end")
+
+    def release_now(self, in_match: bool) -> None:
+        """The organiser's call that the event has ended: only an event's duels and matches wait for it."""
+        policy = self.policy(in_match)
+        if policy != "event":
+            raise ConflictError(f"the release policy is {policy!r}: only an event's duels and matches are "
+                                "released by the organiser")
+        self.released = True
 
     def releases(self, ended: bool, in_match: bool, now: float | None = None) -> bool:
         """Whether what the duel hid is released to every caller ``now`` (seconds since the epoch)."""

@@ -201,7 +201,9 @@ class LiveDuel:
         self.writing = 0                 # appends of this process under way (they hand their records in)
         self.followers = 0               # open streams of this duel
         self.ended_at: int | None = None
-        self._access_read = time.monotonic()
+        self._access_read = float("-inf")            # the release settings: read when first asked
+        self._match_access: Access | None = None
+        self._released = False
         self._verified: tuple[int, float, Verification] | None = None
         self._files: dict[str, tuple[int, bytes]] = {}
         self._answers: dict[tuple, tuple[Any, bytes]] = {}
@@ -212,17 +214,29 @@ class LiveDuel:
         return self.ended_at is not None
 
     def released(self, now: float | None = None) -> bool:
-        """Whether what the duel hid is released to every caller now (``Access.releases``). The
-        organiser may release it from any process: an ended duel waiting for its event's end
-        reads its access record again, at most once a second."""
+        """Whether what the duel hid is released to every caller now (``Access.releases``): by
+        its own settings, or a match's duel with none of its own by its match's. The organiser
+        may release it from any process: the settings are read again at most once a second
+        until it is released (then it stays so)."""
         if not self.ended:
             return False
-        in_match = self.access.release is None and self.access.event is None and self.match_id() is not None
-        if self.access.policy(in_match) == "event" and time.monotonic() - self._access_read >= 1.0 \
-                and not self.access.releases(True, in_match, now):
+        if self._released:
+            return True
+        if time.monotonic() - self._access_read >= 1.0:
             self._access_read = time.monotonic()
             self.access = Access.from_dict(self.store.attachment(self.id, "access") or {"visibility": "private"})
-        return self.access.releases(True, in_match, now)
+            match_id = self.match_id()
+            self._match_access = None if match_id is None else Access.from_dict(
+                self.store.attachment(match_id, "access") or {"visibility": "private"})
+        settings = self.access
+        if settings.release is None and settings.event is None and self._match_access is not None:
+            settings = self._match_access
+        self._released = settings.releases(True, self.match is not None, now)
+        return self._released
+
+    def settings_changed(self) -> None:
+        """Its access settings (or its match's) were written here: read them again when next asked."""
+        self._access_read = float("-inf")
 
     def match_id(self) -> str | None:
         """The match it is a duel of, read until it has one (once linked, it is that match's for good)."""

@@ -625,14 +625,10 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         policy hid is released to every reader once it has ended (at once, if it has)."""
         live = service._duel(duel_id)
         access = Access.from_dict(store.attachment(duel_id, "access") or {"visibility": "private"})
-        policy = access.policy(live.match_id() is not None)
-        if policy != "event":
-            raise HTTPError(409, f"this duel's release policy is {policy!r}: only an event's duels are released "
-                                 "by the organiser", policy=policy)
-        access.released = True
+        access.release_now(live.match_id() is not None)
         store.attach(duel_id, "access", access.to_dict())
-        live.access = access
-        return {"id": duel_id, "policy": policy, "released": True, "ended": live.ended}
+        live.settings_changed()
+        return {"id": duel_id, "released": True, "ended": live.ended}
 
     # -- everyone -------------------------------------------------------------------------------------
 
