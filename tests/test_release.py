@@ -286,3 +286,23 @@ def test_a_match_and_its_duels_release_decklists_and_hidden_cards_when_the_organ
         assert "judge" in client.get(f"/matches/{m}", headers=headers).json()["views"]
         for duel in duels:
             assert client.get(f"/duels/{duel}/state?view=judge", headers=headers).status_code == 200
+
+
+def test_the_command_line_records_a_duel_under_a_release_policy_and_releases_it(store, client):
+    run = CliRunner().invoke
+    recorded = run(main, ["record", str(REPLAYS / DAMAGE), "--event", "Regional, Swiss round 2", "--store", store.path])
+    assert recorded.exit_code == 0, recorded.output
+    duel = recorded.output.strip()
+    refused = run(main, ["record", str(REPLAYS / DAMAGE), "--release", "end", "--release-at", "2030-01-01T00:00:00Z",
+                         "--store", store.path])
+    assert refused.exit_code == 2 and "release_at is for the event policy" in refused.output, refused.output
+    assert len(store.duels()) == 1, "nothing recorded by a refused command"
+    from ygoreplay.access import Access
+    settings = Access.from_dict(store.attachment(duel, "access"))
+    assert settings.policy(False) == "event" and not settings.releases(True, False)
+    released = run(main, ["release", duel, "--store", store.path])
+    assert released.exit_code == 0 and "released" in released.output, released.output
+    assert Access.from_dict(store.attachment(duel, "access")).releases(True, False)
+    casual = run(main, ["record", str(REPLAYS / DAMAGE), "--store", store.path]).output.strip()
+    again = run(main, ["release", casual, "--store", store.path])
+    assert again.exit_code == 3 and "'end'" in again.output, again.output

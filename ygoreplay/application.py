@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from . import chain
+from .access import Access
 from .cards import CardDB
 from .errors import InputError, VerificationError
 from .events import Event, JudgeNote, RolledBack
@@ -281,11 +282,26 @@ class Records:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    def record(self, events: list[Event], title: str, cards: CardDB | None = None) -> Recorded:
+    def record(self, events: list[Event], title: str, cards: CardDB | None = None,
+               release: tuple[str | None, str | None, str | None] = (None, None, None)) -> Recorded:
         """Record a duel, checking every event: the legal prefix is kept (no duel when nothing
-        before the first violation is legal)."""
-        duel_id, stored, violation = self.store.record(events, checked(title, "the title", 500), cards=cards)
+        before the first violation is legal). ``release`` (``access.release_settings``) says when
+        what it hid becomes everyone's once it is served; given, it is written with the duel."""
+        attachments = None
+        if release != (None, None, None):          # a served duel without access is private, as before
+            attachments = {"access": Access("private", release=release[0], event=release[1],
+                                            release_at=release[2]).to_dict()}
+        duel_id, stored, violation = self.store.record(events, checked(title, "the title", 500), cards=cards,
+                                                       attachments=attachments)
         return Recorded(duel_id, len(events), stored, violation)
+
+    def release(self, duel_id: str) -> None:
+        """The organiser's call that the event has ended: a duel under the ``event`` release
+        policy releases what it hid to every reader once it has ended (``Access.release_now``)."""
+        self.store.header(duel_id)                 # a duel that is not there is named so
+        access = Access.from_dict(self.store.attachment(duel_id, "access") or {"visibility": "private"})
+        access.release_now(self.store.attachment(duel_id, "match_game") is not None)
+        self.store.attach(duel_id, "access", access.to_dict())
 
     def append(self, duel_id: str, events: list[Event], expected: int | None = None) -> int:
         return self.store.append(duel_id, events, expected_position=expected)

@@ -20,6 +20,7 @@ from typing import Iterator
 
 import click
 
+from .access import RELEASES, release_settings
 from .application import (
     Records, audit_source, branch_after, check as check_events, cpus, duel_dict, export_file, import_replay_file,
     import_replay_files, offline_page, origin_of, record_file, trusted_keys, verify_file)
@@ -628,17 +629,25 @@ def _engine_figure(engine: dict) -> str:
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--title", default=None, help="A title for the duel (default: the file name).")
+@click.option("--release", type=click.Choice(RELEASES), default=None,
+              help="When what the duel hid becomes everyone's once it is served: at its end, at the event's "
+                   "end (a time, or 'ygoreplay release'), or never (default: event with --event, else end).")
+@click.option("--event", default=None, metavar="NAME", help="The event (tournament) it is a duel of.")
+@click.option("--release-at", default=None, metavar="TIME",
+              help="With the event policy: when the event ends (2026-05-01T18:00:00+00:00).")
 @cards_option
 @store_option
-def record(file: str, title: str | None, cards: tuple[str, ...], store_url: str | None) -> None:
+def record(file: str, title: str | None, release: str | None, event: str | None, release_at: str | None,
+           cards: tuple[str, ...], store_url: str | None) -> None:
     """Record a JSON Lines duel into the store and print its id (only the id, on stdout).
 
     Stops at the first illegal event: the legal events before it stay recorded, the violation is
     printed on stderr, and the exit code is 1 (no duel is created when nothing before it is legal).
     """
+    settings = release_settings(release, event, release_at)
     events, db = _load(file, cards)
     with _store(store_url, create=True, cards=db) as store:
-        done = Records(store).record(events, title or printable(Path(file).name))
+        done = Records(store).record(events, title or printable(Path(file).name), release=settings)
     if done.id:
         echo(done.id)
     if done.violation is not None:
@@ -676,6 +685,18 @@ def note(duel: str, text: str, judge: str, category: str, store_url: str | None)
         duel_id = _resolve(store, duel)
         length = Records(store).note(duel_id, judge, text, category)
     echo(f"{duel_id}: {category} by {judge} recorded as event {length - 1}")
+
+
+@main.command(name="release")
+@click.argument("duel")
+@store_option
+def release_command(duel: str, store_url: str | None) -> None:
+    """The organiser's call that the event has ended: a duel under the event release policy
+    releases what it hid (hands, deck orders) to every reader of the service, once it has ended."""
+    with _store(store_url) as store:
+        duel_id = _resolve(store, duel)
+        Records(store).release(duel_id)
+    echo(f"{duel_id}: released: once it has ended, every reader may see what it hid (?view=judge)")
 
 
 @main.command(name="list")

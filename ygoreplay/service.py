@@ -624,9 +624,7 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         """The organiser's call that the event has ended: what a duel under the ``event`` release
         policy hid is released to every reader once it has ended (at once, if it has)."""
         live = service._duel(duel_id)
-        access = Access.from_dict(store.attachment(duel_id, "access") or {"visibility": "private"})
-        access.release_now(live.match_id() is not None)
-        store.attach(duel_id, "access", access.to_dict())
+        service.records.release(duel_id)
         live.settings_changed()
         return {"id": duel_id, "released": True, "ended": live.ended}
 
