@@ -3,6 +3,7 @@ is trusted, what a face may import, and the README's service example."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -206,7 +207,6 @@ def test_the_organiser_releases_an_events_duels_and_then_every_reader_sees_them(
 
 
 def test_an_events_duels_are_released_at_the_time_given_and_a_casual_duel_at_its_end(client):
-    import time
     from ygoreplay.chain import now
     from datetime import datetime, timedelta
     soon = (datetime.fromisoformat(now()) + timedelta(seconds=1.5)).isoformat()
@@ -306,3 +306,21 @@ def test_the_command_line_records_a_duel_under_a_release_policy_and_releases_it(
     casual = run(main, ["record", str(REPLAYS / DAMAGE), "--store", store.path]).output.strip()
     again = run(main, ["release", casual, "--store", store.path])
     assert again.exit_code == 3 and "'end'" in again.output, again.output
+
+
+def test_a_branch_played_to_its_end_releases_nothing_while_its_parent_goes_on(client):
+    """A judge's what-if line keeps its parent's hands and deck orders: ended, it is released no
+    sooner than its parent (the parent's players hold tokens that open it)."""
+    duel = client.post("/duels", json={"title": "casual", "visibility": "public"}, headers=ORGANISER).json()
+    d, t = duel["id"], duel["tokens"]
+    events = events_of(DAMAGE)
+    assert client.post(f"/duels/{d}/events", json=events[:60], headers=auth(t["recorder"])).status_code == 200
+    branch = client.post(f"/duels/{d}/branch", json={"at": 59}, headers=auth(t["judge"])).json()["id"]
+    assert client.post(f"/duels/{branch}/events", json=events[60:], headers=auth(t["recorder"])).status_code == 200
+    assert client.get(f"/duels/{branch}/state", headers=ORGANISER).json()["board"]["ended"]
+    for headers in (auth(t["p0"]), {}):
+        assert client.get(f"/duels/{branch}/state?view=judge", headers=headers).status_code == 403
+    assert client.post(f"/duels/{d}/events", json=events[60:], headers=auth(t["recorder"])).status_code == 200
+    time.sleep(1.1)                                    # a branch asks again at most once a second
+    for headers in (auth(t["p0"]), {}):
+        assert client.get(f"/duels/{branch}/state?view=judge", headers=headers).status_code == 200

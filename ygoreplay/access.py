@@ -22,7 +22,8 @@ ends: at a time given at creation, or when the organiser says so, ``POST /duels/
 or ``never`` (only what was revealed stays public). A tournament duel (one of a match, or
 created with an event's name) is ``event`` unless told otherwise, any other ``end``: in a Swiss
 tournament, releasing a player's unrevealed cards at the end of a round hands them to their
-next opponents. A branch keeps its parent's access, release policy included.
+next opponents. A branch keeps its parent's access, release policy included, and is released no
+sooner than its parent (``live.released``).
 
 A duel's spectator link is ``public`` (anyone may watch, and it is listed), ``unlisted``
 (anyone holding the spectator token may watch) or ``private`` (no spectator token at all);

@@ -202,7 +202,6 @@ class LiveDuel:
         self.followers = 0               # open streams of this duel
         self.ended_at: int | None = None
         self._access_read = float("-inf")            # the release settings: read when first asked
-        self._match_access: Access | None = None
         self._released = False
         self._verified: tuple[int, float, Verification] | None = None
         self._files: dict[str, tuple[int, bytes]] = {}
@@ -214,24 +213,14 @@ class LiveDuel:
         return self.ended_at is not None
 
     def released(self, now: float | None = None) -> bool:
-        """Whether what the duel hid is released to every caller now (``Access.releases``): by
-        its own settings, or a match's duel with none of its own by its match's. The organiser
-        may release it from any process: the settings are read again at most once a second
-        until it is released (then it stays so)."""
+        """Whether what the duel hid is released to every caller now (``released``). The
+        organiser may release it from any process: asked again at most once a second until it
+        is released (then it stays so)."""
         if not self.ended:
             return False
-        if self._released:
-            return True
-        if time.monotonic() - self._access_read >= 1.0:
+        if not self._released and time.monotonic() - self._access_read >= 1.0:
             self._access_read = time.monotonic()
-            self.access = Access.from_dict(self.store.attachment(self.id, "access") or {"visibility": "private"})
-            match_id = self.match_id()
-            self._match_access = None if match_id is None else Access.from_dict(
-                self.store.attachment(match_id, "access") or {"visibility": "private"})
-        settings = self.access
-        if settings.release is None and settings.event is None and self._match_access is not None:
-            settings = self._match_access
-        self._released = settings.releases(True, self.match is not None, now)
+            self._released = released(self.store, self.id, now)
         return self._released
 
     def settings_changed(self) -> None:
@@ -352,6 +341,24 @@ class LiveDuel:
         data = dumps(replay, key)
         self._files[view] = (count, data)
         return data
+
+
+def released(store: Store, duel_id: str, now: float | None = None) -> bool:
+    """Whether what a stored duel hid is released to every reader: it has ended and its release
+    settings say so (``Access.releases``; a match's duel with none of its own follows its
+    match's), and, for a branch, its parent's too (a branch holds its parent's hidden cards and
+    deck orders: a judge's what-if line played to its end releases nothing while the duel it
+    branched from goes on)."""
+    info = store.info(duel_id)
+    if not info.status.get("ended"):
+        return False
+    settings = Access.from_dict(store.attachment(duel_id, "access") or {"visibility": "private"})
+    link = store.attachment(duel_id, "match_game")
+    if link is not None and settings.release is None and settings.event is None:
+        settings = Access.from_dict(store.attachment(str(link["id"]), "access") or {"visibility": "private"})
+    if not settings.releases(True, link is not None, now):
+        return False
+    return info.parent is None or released(store, info.parent, now)
 
 
 def _codes(record: Record) -> set[int]:
