@@ -286,6 +286,8 @@ def test_a_match_and_its_duels_release_decklists_and_hidden_cards_when_the_organ
         assert "judge" in client.get(f"/matches/{m}", headers=headers).json()["views"]
         for duel in duels:
             assert client.get(f"/duels/{duel}/state?view=judge", headers=headers).status_code == 200
+        whole = loads(client.get(f"/matches/{m}/replay.ygr?view=judge", headers=headers).content)
+        assert whole.view == "judge" and [loads(g).view for g in whole.games] == ["judge", "judge"]
 
 
 def test_the_command_line_records_a_duel_under_a_release_policy_and_releases_it(store, client):

@@ -20,7 +20,7 @@ from typing import Any, AsyncIterator
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
-from ..access import RELEASES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, release_settings
+from ..access import NARROWER, RELEASES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, release_settings
 from ..chain import now
 from ..decks import Banlist
 from ..errors import StoreError
@@ -265,7 +265,10 @@ def add_routes(app: FastAPI, service: Any) -> None:
         for game in live.state().games:
             if game.duel:
                 try:
-                    games.append(hub.get(game.duel).replay_file(view, store.key))
+                    duel = hub.get(game.duel)
+                    # a view the match released is given of a duel only when the duel is released too
+                    shown = view if view in NARROWER[who.view] or duel.released() else who.view
+                    games.append(duel.replay_file(shown, store.key))
                 except StoreError:
                     continue                       # a duel the match names that the store lacks
         data = live.replay(view, store.key, games)
