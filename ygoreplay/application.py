@@ -124,6 +124,13 @@ def origin_of(source: dict) -> dict:
     return {"verified": True, "why": "recorded by this organiser, or imported from a file a trusted key signed"}
 
 
+def trust_of(intact: bool, source: dict) -> dict:
+    """A stored duel's verdict as programs read it: ``intact`` (chain, anchors and signature
+    hold), ``origin`` (``origin_of``), and ``ok`` only when both are."""
+    origin = origin_of(source)
+    return {"ok": intact and origin["verified"], "intact": intact, "origin": origin}
+
+
 @dataclass
 class FileVerification:
     events: int

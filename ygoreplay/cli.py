@@ -23,7 +23,7 @@ import click
 from .access import RELEASES, release_settings
 from .application import (
     Records, audit_source, branch_after, check as check_events, cpus, duel_dict, export_file, import_replay_file,
-    import_replay_files, offline_page, origin_of, record_file, trusted_keys, verify_file)
+    import_replay_files, offline_page, record_file, trust_of, trusted_keys, verify_file)
 from .card_sources import CARDS_ENV, CardLookup, card_lookup, facts_of
 from .cards import CardDB
 from .diff import diff_states
@@ -870,17 +870,17 @@ def verify(duel: str, against: str | None, as_json: bool, keys: tuple[str, ...],
     with _store(store_url, readonly=True, keys=keys) as store:
         duel_id = _resolve(store, duel)
         result = store.verify(duel_id)
-        origin = origin_of(store.info(duel_id).source)
-    ok = result.ok and origin["verified"]
+        trust = trust_of(result.ok, store.info(duel_id).source)
+    ok = trust["ok"]
     if as_json:
-        echo(json.dumps({"id": duel_id, "ok": ok, "intact": result.ok, "origin": origin, "events": result.events,
+        echo(json.dumps({"id": duel_id, **trust, "events": result.events,
                          "first_bad_link": result.first_bad, "problem": result.problem,
                          "key": result.signer.text if result.signer else None,
-                         "origin_verified": origin["verified"]}))
+                         "origin_verified": trust["origin"]["verified"]}))
     elif result.ok:
         echo(f"{duel_id}: {'ok' if ok else 'intact'}, {result.events} events, hash chain intact, anchored and "
              f"signed by organiser key {result.signer.fingerprint if result.signer else '?'}"
-             + ("" if ok else f"; NOT ok: origin unverified: {origin['why']}"))
+             + ("" if ok else f"; NOT ok: origin unverified: {trust['origin']['why']}"))
     else:
         where = "the duel header" if result.first_bad == -1 else (
             f"event {result.first_bad}" if result.first_bad is not None else "its anchor")

@@ -39,7 +39,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from . import viewer
 from .access import (
     NARROWER, RELEASES, ROLES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, digest, matches, release_settings)
-from .application import Records, branch_after, duel_dict, origin_of, violation_dict
+from .application import Records, branch_after, duel_dict, origin_of, trust_of, violation_dict
 from .card_sources import card_lookup
 from .errors import ConflictError, InputError, StoreError, VerificationError, YgoreplayError
 from .events import EventFormatError, from_dict
@@ -636,8 +636,7 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         caller, live = service.caller(request, duel_id)
         result = live.verified()
         visible = live.visible(caller.view)
-        origin = origin_of(live.header.source)
-        trust = {"ok": result.ok and origin["verified"], "intact": result.ok, "origin": origin}
+        trust = trust_of(result.ok, live.header.source)
         if visible < result.events:            # a delayed spectator: nothing that counts past its view
             bad = result.first_bad if result.first_bad is not None and result.first_bad < visible else None
             return {"id": duel_id, **trust, "events": visible, "first_bad_link": bad,
