@@ -326,3 +326,14 @@ def test_a_branch_played_to_its_end_releases_nothing_while_its_parent_goes_on(cl
     time.sleep(1.1)                                    # a branch asks again at most once a second
     for headers in (auth(t["p0"]), {}):
         assert client.get(f"/duels/{branch}/state?view=judge", headers=headers).status_code == 200
+
+
+def test_an_uploaded_record_of_an_event_keeps_its_hidden_cards_until_the_event_ends(store, client):
+    r = client.post("/uploads?event=Regional&visibility=public", content=judge_file(store), headers=ORGANISER)
+    assert r.status_code == 201, r.text
+    duel, tokens = r.json()["id"], r.json()["tokens"]
+    assert client.get(f"/duels/{duel}/state?view=judge", headers=auth(tokens["p1"])).status_code == 403
+    assert client.post(f"/duels/{duel}/release", headers=ORGANISER).status_code == 200
+    assert client.get(f"/duels/{duel}/state?view=judge", headers=auth(tokens["p1"])).status_code == 200
+    refused = client.post("/uploads?release=sometime", content=judge_file(store), headers=ORGANISER)
+    assert refused.status_code == 400

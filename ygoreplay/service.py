@@ -690,11 +690,19 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
               openapi_extra={"requestBody": {"required": True, "content": {"application/octet-stream": {
                   "schema": {"type": "string", "format": "binary"}}}}})
     async def upload(request: Request, title: str | None = Query(None, max_length=500),
-                     visibility: str = Query("unlisted", pattern="^(public|unlisted|private)$")) -> dict:
+                     visibility: str = Query("unlisted", pattern="^(public|unlisted|private)$"),
+                     release: str | None = Query(None, pattern="^(end|event|never)$"),
+                     event: str | None = Query(None, max_length=200),
+                     release_at: str | None = Query(None, max_length=64)) -> dict:
         """A ``.ygr`` judge file (verified first, its signature a trusted key's) or an EDOPro
-        ``.yrpX`` replay, recorded as a new duel with its own tokens."""
+        ``.yrpX`` replay, recorded as a new duel with its own tokens, under the release policy
+        given (as ``POST /duels``)."""
+        try:
+            settings = release_settings(release, event, release_at)
+        except ReleaseSettingError as exc:
+            raise HTTPError(400, str(exc), where=exc.where) from None
         data = await request.body()
-        access, tokens = Access.issue(visibility, 0, 0.0)
+        access, tokens = Access.issue(visibility, 0, 0.0, *settings)
         duel_id = await asyncio.to_thread(_record_upload, service, data, title, access)
         return service._created(duel_id, tokens, str(request.base_url).rstrip("/"))
 
