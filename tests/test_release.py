@@ -91,6 +91,9 @@ def test_the_same_judge_file_uploaded_twice_is_one_duel(store, client, tmp_path)
     result = CliRunner().invoke(main, ["import", str(path), "--store", store.path, "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)[0]["skipped"] is True and json.loads(result.output)[0]["id"] == first.json()["id"]
+    text = CliRunner().invoke(main, ["import", str(path), "--store", store.path])
+    assert text.exit_code == 0 and text.stdout.strip() == first.json()["id"], text.output
+    assert "already stored" in text.stderr and "skipped" in text.stderr, text.stderr
     assert len(store.duels()) == 2
 
 
@@ -119,6 +122,8 @@ def test_a_laundered_record_is_not_ok_for_verify_json_nor_the_service(store, cli
         verdict = json.loads(result.output)
         assert verdict["origin"]["verified"] is False and "unsigned" in verdict["origin"]["why"], verdict
         assert verdict["ok"] is False and verdict["intact"] is True and result.exit_code == 1, verdict
+        said = CliRunner().invoke(main, ["verify", target, "--store", store.path])
+        assert said.exit_code == 1 and "NOT ok: origin unverified" in said.output, said.output
     r = client.post("/uploads", content=again.read_bytes(), headers=ORGANISER)
     assert r.status_code == 409 and r.json()["id"] == duel, r.text       # the same record, stored once
     verdict = client.get(f"/duels/{duel}/verify", headers=ORGANISER).json()
