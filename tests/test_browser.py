@@ -222,7 +222,7 @@ def test_keyboard_only(service, page):
 # -- views ---------------------------------------------------------------------------------------------
 
 def test_the_view_switch_offers_only_what_the_token_allows(service, page):
-    duel = record(service.url, "won-by-damage")
+    duel = record(service.url, "won-by-damage", release="never")     # ended, and nothing hidden released
     opened(page, duel["links"]["judge"] + "#e20")
     options = page.locator("#view option")
     expect(options).to_have_text(["judge", "p0", "p1", "spectator"])
@@ -245,6 +245,27 @@ def test_the_view_switch_offers_only_what_the_token_allows(service, page):
     expect(page.locator("#error")).to_contain_text("may not see the 'judge' view")
     page.goto(f"{service.url}/view/{duel['id']}?token=not-a-token")
     expect(page.locator("#error")).to_contain_text(f"no duel '{duel['id']}'")
+    released = record(service.url, "won-by-damage")                  # a casual duel releases at its end
+    opened(page, released["links"]["spectator"])
+    expect(options).to_have_text(["judge", "spectator"])
+
+
+def test_the_viewer_says_when_a_records_origin_is_unverified(service, page):
+    """A file exported from a record imported with --unsigned is signed by the organiser's key,
+    and its signed header says where it came from: the viewer says so too."""
+    import dataclasses
+    from test_service import ADMIN
+    from ygoreplay.replay_file import dumps
+    from ygoreplay.signing import OrganiserKey
+    duel = record(service.url, "won-by-damage")
+    judge = loads(httpx.get(f"{service.url}/duels/{duel['id']}/replay.ygr", headers=auth(duel["tokens"]["judge"])).content)
+    laundered = dataclasses.replace(judge, source={**judge.source, "unverified": True})
+    r = httpx.post(f"{service.url}/uploads", content=dumps(laundered, OrganiserKey.load()), headers=auth(ADMIN))
+    assert r.status_code == 201, r.text
+    opened(page, r.json()["links"]["spectator"])
+    expect(page.locator("#status")).to_contain_text("origin unverified")
+    opened(page, duel["links"]["spectator"])
+    expect(page.locator("#status")).not_to_contain_text("origin")
 
 
 @pytest.mark.parametrize("view", ["spectator", "p0"])

@@ -243,7 +243,7 @@ def test_no_response_to_a_viewer_holds_a_card_it_may_not_see(server, view, case)
     import msgpack
     from ygoreplay.replay_file import decode_body
     base = server.url
-    duel = create(base, title="redaction")
+    duel = create(base, title="redaction", release="never")      # an ended duel under "end" releases the judge view
     d, t = duel["id"], duel["tokens"]
     events = [e.to_dict() for e in views_events_of(case)]
     for i in range(0, len(events), 10):

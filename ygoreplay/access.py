@@ -14,6 +14,17 @@ p0, p1         that player's   read
 spectator      spectator view  read, held back by the duel's delay
 =============  ==============  ==============================================================
 
+What a duel hid (both hands, the deck orders, each player's unrevealed cards) is the judge
+view's; when it is *released*, every token of the duel, and anyone on a public one, may ask for
+the judge view too. When that happens is the organiser's choice, the duel's **release policy**
+(``RELEASES``), chosen at creation: ``end`` (when the duel ends), ``event`` (when the event
+ends: at a time given at creation, or when the organiser says so, ``POST /duels/{id}/release``)
+or ``never`` (only what was revealed stays public). A tournament duel (one of a match, or
+created with an event's name) is ``event`` unless told otherwise, any other ``end``: in a Swiss
+tournament, releasing a player's unrevealed cards at the end of a round hands them to their
+next opponents. A branch keeps its parent's access, release policy included, and is released no
+sooner than its parent (``live.released``).
+
 A duel's spectator link is ``public`` (anyone may watch, and it is listed), ``unlisted``
 (anyone holding the spectator token may watch) or ``private`` (no spectator token at all);
 a duel that is not public is 404 to anyone without a token for it.
@@ -23,15 +34,51 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
 from dataclasses import dataclass, field
+from datetime import datetime
+
+from .chain import to_ms
+from .errors import ConflictError, InputError
+from .text import checked
 
 ROLES = ("recorder", "judge", "p0", "p1", "spectator")
 VISIBILITIES = ("public", "unlisted", "private")
+RELEASES = ("end", "event", "never")
 VIEW_OF = {"organiser": "judge", "judge": "judge", "recorder": "judge", "p0": "p0", "p1": "p1",
            "spectator": "spectator", "public": "spectator"}
 #: The views a role may ask for besides its own (a judge may look through a player's eyes).
 NARROWER = {"judge": ("judge", "p0", "p1", "spectator"), "p0": ("p0", "spectator"),
             "p1": ("p1", "spectator"), "spectator": ("spectator",)}
+
+
+class ReleaseSettingError(InputError):
+    """A release setting that cannot be used; ``where`` names the field."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(message)
+        self.where = where
+
+
+def release_settings(release: object, event: object, at: object) -> tuple[str | None, str | None, str | None]:
+    """A duel's release policy, event name and release time as given at creation, checked: a
+    time only for the ``event`` policy, with its zone (``2026-05-01T18:00:00+00:00``)."""
+    if release is not None and release not in RELEASES:
+        raise ReleaseSettingError("release", f"release is one of {', '.join(RELEASES)}")
+    if event is not None and not isinstance(event, str):
+        raise ReleaseSettingError("event", "event is the event's name, a string of at most 200 characters")
+    event = checked(event, "the event's name", 200) if event else None
+    if at is None:
+        return release, event, None
+    if (release or ("event" if event else "end")) != "event":
+        raise ReleaseSettingError("release_at", "release_at is for the event policy: when the event ends")
+    try:
+        if not isinstance(at, str) or datetime.fromisoformat(at).tzinfo is None:
+            raise ValueError
+    except ValueError:
+        raise ReleaseSettingError("release_at", "release_at is a time with its zone, e.g. "
+                                                "2026-05-01T18:00:00+00:00") from None
+    return "event", event, at
 
 
 def new_token() -> str:
@@ -54,23 +101,54 @@ class Access:
     delay_events: int = 0
     delay_seconds: float = 0.0
     tokens: dict[str, str] = field(default_factory=dict)    # role -> digest
+    release: str | None = None       # one of RELEASES; None: the default for its kind (``policy``)
+    event: str | None = None         # the event (tournament) it is a duel of, by name
+    release_at: str | None = None    # ``event``: when the event ends (ISO 8601), if a time was given
+    released: bool = False           # ``event``: the organiser released it
 
     def to_dict(self) -> dict:
         return {"visibility": self.visibility, "delay": {"events": self.delay_events, "seconds": self.delay_seconds},
-                "tokens": dict(self.tokens)}
+                "tokens": dict(self.tokens),
+                "release": {"policy": self.release, "event": self.event, "at": self.release_at,
+                            "released": self.released}}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Access":
         delay = data.get("delay", {})
+        release = data.get("release") or {}
         return cls(data.get("visibility", "unlisted"), int(delay.get("events", 0)), float(delay.get("seconds", 0)),
-                   dict(data.get("tokens", {})))
+                   dict(data.get("tokens", {})), release.get("policy"), release.get("event"), release.get("at"),
+                   bool(release.get("released", False)))
 
     @classmethod
-    def issue(cls, visibility: str, delay_events: int, delay_seconds: float) -> tuple["Access", dict[str, str]]:
+    def issue(cls, visibility: str, delay_events: int, delay_seconds: float, release: str | None = None,
+              event: str | None = None, release_at: str | None = None) -> tuple["Access", dict[str, str]]:
         """A new access record and the tokens to hand out (never kept: only their digests are)."""
         roles = [r for r in ROLES if not (r == "spectator" and visibility == "private")]
         tokens = {role: new_token() for role in roles}
-        return cls(visibility, delay_events, delay_seconds, {r: digest(t) for r, t in tokens.items()}), tokens
+        return cls(visibility, delay_events, delay_seconds, {r: digest(t) for r, t in tokens.items()},
+                   release, event, release_at), tokens
+
+    def policy(self, in_match: bool) -> str:
+        """The release policy: the one chosen, else ``event`` for a tournament duel, else ``end``."""
+        return self.release or ("event" if in_match or self.event else "end")
+
+    def release_now(self, in_match: bool) -> None:
+        """The organiser's call that the event has ended: only an event's duels and matches wait for it."""
+        policy = self.policy(in_match)
+        if policy != "event":
+            raise ConflictError(f"the release policy is {policy!r}: only an event's duels and matches are "
+                                "released by the organiser")
+        self.released = True
+
+    def releases(self, ended: bool, in_match: bool, now: float | None = None) -> bool:
+        """Whether what the duel hid is released to every caller ``now`` (seconds since the epoch)."""
+        policy = self.policy(in_match)
+        if not ended or policy == "never":
+            return False
+        if policy == "end" or self.released:
+            return True
+        return self.release_at is not None and to_ms(self.release_at) <= (time.time() if now is None else now) * 1000
 
     def role_of(self, token: str) -> str | None:
         """The role this token has in this duel, if any (compared in constant time, all of them)."""

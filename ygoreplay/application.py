@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from . import chain
+from .access import Access
 from .cards import CardDB
 from .errors import InputError, VerificationError
 from .events import Event, JudgeNote, RolledBack
@@ -113,6 +114,24 @@ def signature_of(replay: ReplayFile, trust: Iterable[PublicKey]) -> Signature:
                      replay.signer is not None and replay.signer.raw in trusted)
 
 
+def origin_of(source: dict) -> dict:
+    """Where a record came from, for programs as for people. A record imported from a file no
+    trusted key signed (``import --unsigned``) says so in its signed header for good, so every
+    copy exported from it says it too: a valid signature then vouches for the copy, never for who
+    recorded it, and ``ok`` is false (``intact`` still says whether the copy holds)."""
+    if source.get("unverified") is True:
+        return {"verified": False, "why": "imported from a file no trusted key signed (import --unsigned): "
+                                          "the signature vouches for this copy, not for who recorded it"}
+    return {"verified": True, "why": "recorded by this organiser, or imported from a file a trusted key signed"}
+
+
+def trust_of(intact: bool, source: dict) -> dict:
+    """A stored duel's verdict as programs read it: ``intact`` (chain, anchors and signature
+    hold), ``origin`` (``origin_of``), and ``ok`` only when both are."""
+    origin = origin_of(source)
+    return {"ok": intact and origin["verified"], "intact": intact, "origin": origin}
+
+
 @dataclass
 class FileVerification:
     events: int
@@ -120,6 +139,7 @@ class FileVerification:
     signature: Signature
     problems: list[str] = field(default_factory=list)      # from --against
     judge_signature: Signature | None = None               # the --against file's
+    origin: dict = field(default_factory=lambda: origin_of({}))
 
     @property
     def authentic(self) -> bool:
@@ -128,15 +148,22 @@ class FileVerification:
                                      and not self.problems)
 
     @property
-    def ok(self) -> bool:
+    def intact(self) -> bool:
+        """The chain holds and a trusted key vouches for the file (whoever recorded it)."""
         return self.first_bad is None and self.authentic and not self.problems
+
+    @property
+    def ok(self) -> bool:
+        """Intact, and recorded by a trusted organiser (``origin_of``)."""
+        return self.intact and self.origin["verified"]
 
     def __repr__(self) -> str:
         chain = "chain intact" if self.first_bad is None else f"chain broken at {self.first_bad}"
         return f"<FileVerification {self.events} events, {chain}, {'ok' if self.ok else 'NOT ok'}>"
 
     def to_dict(self) -> dict:
-        return {"ok": self.ok, "events": self.events, "chain_ok": self.first_bad is None,
+        return {"ok": self.ok, "intact": self.intact, "origin": self.origin, "events": self.events,
+                "chain_ok": self.first_bad is None,
                 "first_bad_link": self.first_bad, "signature": self.signature.to_dict(),
                 "judge_signature": self.judge_signature.to_dict() if self.judge_signature else None,
                 "problems": self.problems}
@@ -149,7 +176,8 @@ def verify_file(replay: ReplayFile, trust: Iterable[PublicKey], against: ReplayF
     trust = list(trust)
     problems = verify_against(replay, against) if against is not None else []
     return FileVerification(len(replay.events), verify_chain(replay), signature_of(replay, trust), problems,
-                            signature_of(against, trust) if against is not None else None)
+                            signature_of(against, trust) if against is not None else None,
+                            origin_of(replay.source))
 
 
 def export_file(replay: ReplayFile, view: str, trust: Iterable[PublicKey]) -> ReplayFile:
@@ -285,14 +313,27 @@ class Records:
             raise VerificationError(f"duel {duel_id}: {problem}; nothing was appended. Run 'ygoreplay verify'")
 
     def record(self, events: list[Event], title: str, cards: CardDB | None = None,
-               attachments: dict[str, dict] | None = None) -> Recorded:
+               attachments: dict[str, dict] | None = None,
+               release: tuple[str | None, str | None, str | None] = (None, None, None)) -> Recorded:
         """Record a duel, checking every event: the legal prefix is kept (no duel when nothing
         before the first violation is legal). ``attachments`` are written with it (the service's
-        access record)."""
+        access record); else ``release`` (``access.release_settings``), given, says when what it
+        hid becomes everyone's once it is served."""
+        if attachments is None and release != (None, None, None):   # served without access: private
+            attachments = {"access": Access("private", release=release[0], event=release[1],
+                                            release_at=release[2]).to_dict()}
         duel_id, stored, violation = self.store.record(events, checked(title, "the title", 500), cards=cards,
                                                        attachments=attachments)
         return Recorded(duel_id, len(events), stored, violation,
                         receipt=self._receipt(duel_id, stored) if duel_id else None)
+
+    def release(self, duel_id: str) -> None:
+        """The organiser's call that the event has ended: a duel under the ``event`` release
+        policy releases what it hid to every reader once it has ended (``Access.release_now``)."""
+        self.store.header(duel_id)                 # a duel that is not there is named so
+        access = Access.from_dict(self.store.attachment(duel_id, "access") or {"visibility": "private"})
+        access.release_now(self.store.attachment(duel_id, "match_game") is not None)
+        self.store.attach(duel_id, "access", access.to_dict())
 
     def append(self, duel_id: str, events: list[Event], expected: int | None = None) -> Receipt:
         """Check and append events, all or nothing: the receipt of the new head (its ``events``
@@ -366,7 +407,12 @@ class Records:
                       unsigned: bool = False) -> Recorded:
         """Record a judge file as a new duel, after checking it: its chain must hold and (unless
         ``unsigned``) its signature must be a trusted key's. Its root, secret, times and card facts
-        are kept, so the views handed out earlier still verify against a re-export."""
+        are kept, so the views handed out earlier still verify against a re-export. A match file
+        is refused (it is not a duel), and a file imported before is not stored twice: its duel
+        is answered as ``skipped``."""
+        if replay.games or replay.match.get("kind") == "match":
+            raise InputError("this is a match file, not a duel: import it with `ygoreplay match ...` "
+                             "(POST /matches for the service); nothing was imported")
         if replay.view != "judge":
             raise InputError(f"a {replay.view} view lacks hidden information and cannot be recorded; "
                              "import the judge file")
@@ -379,6 +425,9 @@ class Records:
             raise VerificationError(f"the file is {signature.describe()}; nothing was imported"
                                     + ("" if signature.valid is False else
                                        " (--unsigned imports it as an unverified record)"))
+        earlier = self.imported_as(replay.head)
+        if earlier is not None:
+            return Recorded(earlier.id, len(replay.events), earlier.events, skipped=True)
         provenance = {"imported": chain.now(), "file_head": replay.head,
                       "signed_by": replay.signer.text if replay.signer else None, "trusted": signature.ok,
                       "match": replay.match}
@@ -392,6 +441,12 @@ class Records:
             provenance=provenance)
         return Recorded(duel_id, len(replay.events), stored, violations=audit(replay.events, replay.cards).violations,
                         receipt=self._receipt(duel_id, stored))
+
+    def imported_as(self, head: bytes) -> DuelInfo | None:
+        """The duel a judge file with this head hash was imported as before, if any (one record
+        is one duel, however often its file is uploaded)."""
+        return next((info for info in self.store.duels()
+                     if not info.parent and info.provenance.get("file_head") == head), None)
 
     def sources(self) -> dict[str, DuelInfo]:
         """The stored duels imported from a file, by the file's SHA-256."""
@@ -599,7 +654,7 @@ def offline_page(replay: ReplayFile, key: OrganiserKey, file_name: str) -> str:
     frames = [step.frame() for step in LiveView.of_file(replay).steps]
     info = {"id": replay.match.get("duel", ""), "title": replay.match.get("title", ""), "view": replay.view,
             "views": [replay.view], "role": None, "events": len(frames), "ended": True, "delay": None,
-            "signer": key.public.text}
+            "signer": key.public.text, "origin": origin_of(replay.source)}
     return viewer.offline_page(info, frames, signed, file_name)
 
 

@@ -20,9 +20,10 @@ from typing import Iterator
 
 import click
 
+from .access import RELEASES, release_settings
 from .application import (
     Records, audit_source, branch_after, check as check_events, cpus, duel_dict, export_file, import_replay_file,
-    import_replay_files, offline_page, record_file, trusted_keys, verify_file)
+    import_replay_files, offline_page, record_file, trust_of, trusted_keys, verify_file)
 from .card_sources import CARDS_ENV, CardLookup, card_lookup, facts_of
 from .cli_common import (
     EXIT_ILLEGAL, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, echo, pick_list as _pick_list,
@@ -43,7 +44,7 @@ from .source import Source, SourceError, is_edopro_replay, is_replay_file, open_
 from .state import DuelState
 from .study import Study
 from .store import MissingStore, Store
-from .text import number, printable, terminal
+from .text import number, printable
 from .views import VIEWS
 
 def terminal_width() -> int:
@@ -544,6 +545,8 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
         with _store(store_url, create=True) as store:
             done = Records(store).import_replay(replay, title, trusted_keys(keys), unsigned)
         echo(json.dumps([{"file": source.name, **done.to_dict()}]) if as_json else str(done.id))
+        if done.skipped and not as_json:
+            echo(f"{source.name}: already stored as {done.id} (imported before): skipped", err=True)
         return
     files = sorted(p for p in source.iterdir() if p.suffix.lower() in (".yrpx", ".yrp")) \
         if source.is_dir() else [source]
@@ -648,18 +651,26 @@ def _engine_figure(engine: dict) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (id, counts, signed receipt).")
 @receipt_out_option
 @witness_option
+@click.option("--release", type=click.Choice(RELEASES), default=None,
+              help="When what the duel hid becomes everyone's once it is served: at its end, at the event's "
+                   "end (a time, or 'ygoreplay release'), or never (default: event with --event, else end).")
+@click.option("--event", default=None, metavar="NAME", help="The event (tournament) it is a duel of.")
+@click.option("--release-at", default=None, metavar="TIME",
+              help="With the event policy: when the event ends (2026-05-01T18:00:00+00:00).")
 @cards_option
 @store_option
 def record(file: str, title: str | None, as_json: bool, receipt_path: str | None, witness_url: str | None,
+           release: str | None, event: str | None, release_at: str | None,
            cards: tuple[str, ...], store_url: str | None) -> None:
     """Record a JSON Lines duel into the store and print its id (only the id, on stdout).
 
     Stops at the first illegal event: the legal events before it stay recorded, the violation is
     printed on stderr, and the exit code is 1 (no duel is created when nothing before it is legal).
     """
+    settings = release_settings(release, event, release_at)
     events, db = _load(file, cards)
     with _store(store_url, create=True, cards=db) as store, _witness(witness_url) as witness:
-        done = Records(store, witness).record(events, title or printable(Path(file).name))
+        done = Records(store, witness).record(events, title or printable(Path(file).name), release=settings)
         if done.receipt is not None:
             _receipt_kept(done.receipt, receipt_path, witness)
     if as_json:
@@ -708,6 +719,18 @@ def note(duel: str, text: str, judge: str, category: str, store_url: str | None)
         duel_id = _resolve(store, duel)
         length = Records(store).note(duel_id, judge, text, category)
     echo(f"{duel_id}: {category} by {judge} recorded as event {length - 1}")
+
+
+@main.command(name="release")
+@click.argument("duel")
+@store_option
+def release_command(duel: str, store_url: str | None) -> None:
+    """The organiser's call that the event has ended: a duel under the event release policy
+    releases what it hid (hands, deck orders) to every reader of the service, once it has ended."""
+    with _store(store_url) as store:
+        duel_id = _resolve(store, duel)
+        Records(store).release(duel_id)
+    echo(f"{duel_id}: released: once it has ended, every reader may see what it hid (?view=judge)")
 
 
 @main.command(name="list")
@@ -885,11 +908,11 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
             echo(f"{duel}: {result.signature.describe()}")
             if result.judge_signature is not None and not result.judge_signature.ok:
                 echo(f"{against}: {result.judge_signature.describe()}")
-        if replay.source.get("unverified"):
-            echo(f"{duel}: note: its record was imported from a file no trusted key signed (origin unverified)")
-        if result.ok:
+        if not result.origin["verified"]:
+            echo(f"{duel}: NOT ok: origin unverified: its record was {result.origin['why']}")
+        if result.intact:
             vouched = result.signature if result.signature.ok else result.judge_signature
-            echo(f"{duel}: ok, {result.events} events, hash chain intact, "
+            echo(f"{duel}: {'ok' if result.ok else 'intact'}, {result.events} events, hash chain intact, "
                  + (vouched.describe() if result.signature.ok else
                     f"derived from a judge record {vouched.describe()}")
                  + (f"; matches the judge record {against}, deck orders as committed" if judge else ""))
@@ -901,24 +924,26 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
         if kept and not mine:
             raise InputError(f"none of the {len(kept)} receipt(s) given is for duel {duel_id}")
         result, witnessed = Records(store, witness).verify(duel_id, mine)
-        unverified = store.info(duel_id).source.get("unverified") is True
+        trust = trust_of(result.ok, store.info(duel_id).source)
+    ok = trust["ok"]
     if as_json:
-        echo(json.dumps({"id": duel_id, "ok": result.ok, "events": result.events, "first_bad_link": result.first_bad,
-                         "problem": result.problem, "key": result.signer.text if result.signer else None,
-                         "origin_verified": not unverified, "receipts": len(mine),
+        echo(json.dumps({"id": duel_id, **trust, "events": result.events,
+                         "first_bad_link": result.first_bad, "problem": result.problem,
+                         "key": result.signer.text if result.signer else None,
+                         "origin_verified": trust["origin"]["verified"], "receipts": len(mine),
                          "witnessed": witnessed.events if witnessed else None}))
     elif result.ok:
-        echo(f"{duel_id}: ok, {result.events} events, hash chain intact, anchored and signed by organiser key "
-             f"{result.signer.fingerprint if result.signer else '?'}"
+        echo(f"{duel_id}: {'ok' if ok else 'intact'}, {result.events} events, hash chain intact, anchored and "
+             f"signed by organiser key {result.signer.fingerprint if result.signer else '?'}"
              + (f"; holds the head of {len(mine)} receipt(s)" if mine else "")
              + (f"; its witness saw {witnessed.events} events" if witnessed else
                 "; its witness saw none of it" if witness else "")
-             + ("; note: imported from a file no trusted key signed (origin unverified)" if unverified else ""))
+             + ("" if ok else f"; NOT ok: origin unverified: {trust['origin']['why']}"))
     else:
         where = "the duel header" if result.first_bad == -1 else (
             f"event {result.first_bad}" if result.first_bad is not None else "its anchor")
         echo(f"{duel_id}: BROKEN at {where}: {result.problem}")
-    sys.exit(0 if result.ok else EXIT_ILLEGAL)
+    sys.exit(0 if ok else EXIT_ILLEGAL)
 
 
 @main.command()

@@ -201,6 +201,8 @@ class LiveDuel:
         self.writing = 0                 # appends of this process under way (they hand their records in)
         self.followers = 0               # open streams of this duel
         self.ended_at: int | None = None
+        self._access_read = float("-inf")            # the release settings: read when first asked
+        self._released = False
         self._verified: tuple[int, float, Verification] | None = None
         self._files: dict[str, tuple[int, bytes]] = {}
         self._answers: dict[tuple, tuple[Any, bytes]] = {}
@@ -209,6 +211,29 @@ class LiveDuel:
     @property
     def ended(self) -> bool:
         return self.ended_at is not None
+
+    def released(self, now: float | None = None) -> bool:
+        """Whether what the duel hid is released to every caller now (``released``). The
+        organiser may release it from any process: asked again at most once a second until it
+        is released (then it stays so)."""
+        if not self.ended:
+            return False
+        if not self._released and time.monotonic() - self._access_read >= 1.0:
+            self._access_read = time.monotonic()
+            self._released = released(self.store, self.id, now)
+        return self._released
+
+    def settings_changed(self) -> None:
+        """Its access settings (or its match's) were written here: read them again when next asked."""
+        self._access_read = float("-inf")
+
+    def match_id(self) -> str | None:
+        """The match it is a duel of, read until it has one (once linked, it is that match's for good)."""
+        if self.match is None:
+            link = self.store.attachment(self.id, "match_game")
+            if link is not None:
+                self.match = str(link["id"])
+        return self.match
 
     @property
     def count(self) -> int:
@@ -316,6 +341,24 @@ class LiveDuel:
         data = dumps(replay, key)
         self._files[view] = (count, data)
         return data
+
+
+def released(store: Store, duel_id: str, now: float | None = None) -> bool:
+    """Whether what a stored duel hid is released to every reader: it has ended and its release
+    settings say so (``Access.releases``; a match's duel with none of its own follows its
+    match's), and, for a branch, its parent's too (a branch holds its parent's hidden cards and
+    deck orders: a judge's what-if line played to its end releases nothing while the duel it
+    branched from goes on)."""
+    info = store.info(duel_id)
+    if not info.status.get("ended"):
+        return False
+    settings = Access.from_dict(store.attachment(duel_id, "access") or {"visibility": "private"})
+    link = store.attachment(duel_id, "match_game")
+    if link is not None and settings.release is None and settings.event is None:
+        settings = Access.from_dict(store.attachment(str(link["id"]), "access") or {"visibility": "private"})
+    if not settings.releases(True, link is not None, now):
+        return False
+    return info.parent is None or released(store, info.parent, now)
 
 
 def _codes(record: Record) -> set[int]:

@@ -28,6 +28,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, AsyncIterator
 
 from fastapi import Depends, FastAPI, Query, Request
@@ -36,11 +37,13 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import viewer
-from .access import NARROWER, ROLES, VIEW_OF, VISIBILITIES, Access, digest, matches
-from .application import Records, branch_after, duel_dict, violation_dict
+from .access import (
+    NARROWER, RELEASES, ROLES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, digest, matches, release_settings)
+from .application import Records, branch_after, duel_dict, origin_of, trust_of, violation_dict
 from .card_sources import card_lookup
 from .errors import ConflictError, InputError, StoreError, VerificationError, YgoreplayError
 from .events import EventFormatError, from_dict
+from .jsonl import parse_lines
 from .live import Hub, LiveDuel
 from .receipts import Receipt, Witness, witness_from
 from .replay_file import loads as ygr_loads
@@ -68,6 +71,13 @@ class Caller:
 
     role: str
     view: str
+    released: bool = False           # what the duel hid is released: the judge view is everyone's
+
+    @property
+    def views(self) -> tuple[str, ...]:
+        """The views this caller may ask for."""
+        own = NARROWER[self.view]
+        return own if not self.released or "judge" in own else ("judge", *own)
 
 
 class _Limit:
@@ -152,20 +162,18 @@ class Service:
                 raise HTTPError(404, f"no duel {duel_id!r}")
             if token is not None:
                 raise HTTPError(401, "this token is not one of this duel's")
-            return Caller("public", "spectator"), live
-        return Caller(role, VIEW_OF[role]), live
+            role = "public"
+        return Caller(role, VIEW_OF[role], live.released()), live
 
     def match_role(self, live: LiveDuel, token: str) -> str | None:
         """The role a match's token has in a duel of that match: the same as in the match (the
         match page links each game with its own token). A duel's match is read until it has one
         (once linked, it is that match's for good)."""
-        if live.match is None:
-            link = self.store.attachment(live.id, "match_game")
-            if link is None:
-                return None
-            live.match = str(link["id"])
+        match_id = live.match_id()
+        if match_id is None:
+            return None
         try:
-            return self.hub.match(live.match).access.role_of(token)
+            return self.hub.match(match_id).access.role_of(token)
         except StoreError:
             return None
 
@@ -186,15 +194,15 @@ class Service:
     def view_for(caller: Caller, asked: str | None) -> str:
         if asked is None:
             return caller.view
-        if asked not in NARROWER.get(caller.view, ()):
+        if asked not in caller.views:
             raise HTTPError(403, f"a {caller.role} token may not see the {asked!r} view")
         return asked
 
     # -- duels ----------------------------------------------------------------------------------
 
     def create(self, title: str, visibility: str, delay_events: int, delay_seconds: float,
-               request_base: str = "") -> dict:
-        access, tokens = Access.issue(visibility, delay_events, delay_seconds)
+               request_base: str = "", release: tuple[str | None, str | None, str | None] = (None, None, None)) -> dict:
+        access, tokens = Access.issue(visibility, delay_events, delay_seconds, *release)
         done = self.records.record([], title, attachments={"access": access.to_dict()})
         assert done.id is not None and done.receipt is not None
         return {**self._created(done.id, tokens, request_base), **done.receipt.fields()}
@@ -219,6 +227,29 @@ def _events(data: Any) -> list:
         except EventFormatError as exc:
             raise HTTPError(400, exc.detail, where=f"event {i}", index=i) from None
     return out
+
+
+#: The media types of a body of events in JSON Lines, one event a line (as the samples are written).
+JSON_LINES = ("application/x-ndjson", "application/jsonl", "application/json-lines")
+
+
+async def _request_events(request: Request) -> list:
+    """The events of a request body: a JSON array, or JSON Lines (``Content-Type: application/x-ndjson``)
+    read by the parser ``record`` reads files with (``jsonl.parse_lines``: blank lines and ``#``
+    comments skipped), so a sample file is posted as it is; 400 naming the line that is not an event."""
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() not in JSON_LINES:
+        return _events(await _body_json(request))
+    try:
+        text = (await request.body()).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HTTPError(400, f"the body is not UTF-8 text (byte {exc.start})", where="body") from None
+    try:
+        events = list(islice(parse_lines(text.split("\n"), "body"), MAX_EVENTS + 1))
+    except EventFormatError as exc:
+        raise HTTPError(400, exc.detail, where=exc.where) from None
+    if len(events) > MAX_EVENTS:
+        raise HTTPError(400, f"at most {MAX_EVENTS} events in one request", where="body")
+    return events
 
 
 async def _body_json(request: Request) -> Any:
@@ -309,7 +340,9 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
                       "visibility": {"enum": list(VISIBILITIES)},
                       "delay": {"type": "object", "properties": {
                           "events": {"type": "integer", "minimum": 0, "maximum": 100000},
-                          "seconds": {"type": "number", "minimum": 0, "maximum": 86400}}}}}}}}})
+                          "seconds": {"type": "number", "minimum": 0, "maximum": 86400}}},
+                      "release": {"enum": list(RELEASES)}, "event": {"type": "string", "maxLength": 200},
+                      "release_at": {"type": "string", "format": "date-time"}}}}}}})
     async def create_duel(request: Request) -> dict:
         """A new duel: its id, a token for each role, and a viewer link for each token."""
         body = await _body_json(request) if await request.body() else {}
@@ -331,11 +364,16 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         if not (isinstance(seconds_delay, (int, float)) and not isinstance(seconds_delay, bool)
                 and 0 <= seconds_delay <= 86400):
             raise HTTPError(400, "delay.seconds is a number 0..86400", where="delay.seconds")
-        unknown = set(body) - {"title", "visibility", "delay"}
+        unknown = set(body) - {"title", "visibility", "delay", "release", "event", "release_at"}
         if unknown:
             raise HTTPError(400, f"unknown field(s) {', '.join(sorted(unknown))}", where="body")
+        try:
+            release = release_settings(body.get("release"), body.get("event"), body.get("release_at"))
+        except ReleaseSettingError as exc:
+            raise HTTPError(400, str(exc), where=exc.where) from None
         base = str(request.base_url).rstrip("/")
-        return await asyncio.to_thread(service.create, title, visibility, events_delay, float(seconds_delay), base)
+        return await asyncio.to_thread(service.create, title, visibility, events_delay, float(seconds_delay), base,
+                                       release)
 
     @app.get("/duels", tags=["organiser"])
     def list_duels(request: Request, player: str | None = Query(None, max_length=200),
@@ -376,12 +414,13 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
 
     @app.post("/duels/{duel_id}/events", tags=["recorder"],
               openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
-                  "type": "array", "items": {"type": "object"}, "maxItems": MAX_EVENTS}}}}})
+                  "type": "array", "items": {"type": "object"}, "maxItems": MAX_EVENTS}},
+                  "application/x-ndjson": {"schema": {"type": "string"}}}}})
     async def append(duel_id: str, request: Request, expected: int | None = Query(None, ge=0, le=10 ** 9)) -> dict:
         """Append events, checked by the rules exactly as ``record`` checks them: all or none."""
         caller, live = await caller_async(request, duel_id)
         service.require(caller, "recorder")
-        events = _events(await _body_json(request))
+        events = await _request_events(request)
         judged = sorted({e.kind for e in events if e.kind in JUDGES_EVENTS})
         if judged and caller.role != "organiser":
             raise HTTPError(403, f"{', '.join(judged)} is a judge's: POST /rollback or /notes with the judge's token",
@@ -507,14 +546,15 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
 
         def build() -> bytes:
             data = {"id": duel_id, "title": live.header.title, "view": view, "role": caller.role,
-                    "views": list(NARROWER[caller.view]), "events": visible,
+                    "views": list(caller.views), "events": visible,
                     "ended": any(r.event.kind == "duel_ended" for r in live.records[:visible]),
                     "delay": ({"events": live.access.delay_events, "seconds": live.access.delay_seconds}
                               if view == "spectator" else None),
+                    "origin": origin_of(live.header.source),
                     "frames": live.view(view).frames(start, visible)}
             return json.dumps(_jsonable(data), ensure_ascii=False).encode()
         # made once per view, role, start and length: a crowd opening a shared link costs one
-        packed = live.answer(("frames", view, caller.role, start, visible), build)
+        packed = live.answer(("frames", view, caller.role, caller.released, start, visible), build)
         headers = {"Cache-Control": "no-store", "Vary": "Accept-Encoding"}
         if "gzip" in request.headers.get("accept-encoding", ""):
             return Response(packed, media_type="application/json", headers={**headers, "Content-Encoding": "gzip"})
@@ -588,6 +628,15 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         await asyncio.to_thread(store.attach, child, "access", live.access.to_dict())
         return {"id": child, "parent": duel_id, "at": at}
 
+    @app.post("/duels/{duel_id}/release", tags=["organiser"], dependencies=[Depends(organiser)])
+    def release(duel_id: str) -> dict:
+        """The organiser's call that the event has ended: what a duel under the ``event`` release
+        policy hid is released to every reader once it has ended (at once, if it has)."""
+        live = service._duel(duel_id)
+        service.records.release(duel_id)
+        live.settings_changed()
+        return {"id": duel_id, "released": True, "ended": live.ended}
+
     # -- everyone -------------------------------------------------------------------------------------
 
     @app.get("/duels/{duel_id}/verify", tags=["everyone"])
@@ -619,12 +668,13 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
             raise HTTPError(403, f"this view may see {visible} events: a receipt past them is checked with a "
                             "token that sees them (recorder, judge)", where="body")
         result, _witnessed = service.records.verify(duel_id, receipts, live.verified())
+        trust = trust_of(result.ok, live.header.source)
         if visible < result.events:            # a delayed spectator: nothing that counts past its view
             bad = result.first_bad if result.first_bad is not None and result.first_bad < visible else None
-            return {"id": duel_id, "ok": result.ok, "events": visible, "first_bad_link": bad,
+            return {"id": duel_id, **trust, "events": visible, "first_bad_link": bad,
                     "problem": "" if result.ok else "the record fails verification",
                     "key": result.signer.text if result.signer else None}
-        return {"id": duel_id, "ok": result.ok, "events": result.events, "first_bad_link": result.first_bad,
+        return {"id": duel_id, **trust, "events": result.events, "first_bad_link": result.first_bad,
                 "problem": result.problem, "key": result.signer.text if result.signer else None}
 
     @app.get("/duels/{duel_id}/tree", tags=["everyone"])
@@ -672,11 +722,19 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
               openapi_extra={"requestBody": {"required": True, "content": {"application/octet-stream": {
                   "schema": {"type": "string", "format": "binary"}}}}})
     async def upload(request: Request, title: str | None = Query(None, max_length=500),
-                     visibility: str = Query("unlisted", pattern="^(public|unlisted|private)$")) -> dict:
+                     visibility: str = Query("unlisted", pattern="^(public|unlisted|private)$"),
+                     release: str | None = Query(None, pattern="^(end|event|never)$"),
+                     event: str | None = Query(None, max_length=200),
+                     release_at: str | None = Query(None, max_length=64)) -> dict:
         """A ``.ygr`` judge file (verified first, its signature a trusted key's) or an EDOPro
-        ``.yrpX`` replay, recorded as a new duel with its own tokens."""
+        ``.yrpX`` replay, recorded as a new duel with its own tokens, under the release policy
+        given (as ``POST /duels``)."""
+        try:
+            settings = release_settings(release, event, release_at)
+        except ReleaseSettingError as exc:
+            raise HTTPError(400, str(exc), where=exc.where) from None
         data = await request.body()
-        access, tokens = Access.issue(visibility, 0, 0.0)
+        access, tokens = Access.issue(visibility, 0, 0.0, *settings)
         duel_id = await asyncio.to_thread(_record_upload, service, data, title, access)
         return service._created(duel_id, tokens, str(request.base_url).rstrip("/"))
 
@@ -691,6 +749,8 @@ def _record_upload(service: Service, data: bytes, title: str | None, access: Acc
         replay = ygr_loads(data)
         done = service.records.import_replay(replay, title, trusted_keys([]))
         duel_id = done.id
+        if done.skipped:                  # its access and tokens stay as they were handed out
+            raise HTTPError(409, f"this file was uploaded before: it is duel {duel_id}", id=duel_id)
     else:
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "upload.yrpX"

@@ -25,7 +25,7 @@ from typing import Any, AsyncIterator
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
-from ..access import NARROWER, VIEW_OF, VISIBILITIES, Access
+from ..access import NARROWER, RELEASES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, release_settings
 from ..chain import now
 from ..decks import Banlist
 from ..errors import StoreError
@@ -59,7 +59,7 @@ _TEXT = {"type": "string", "maxLength": 2000}
 
 def add_routes(app: FastAPI, service: Any) -> None:
     """The match endpoints on the service's app (``service`` is ``ygoreplay.service.Service``)."""
-    from ..service import Caller, HTTPError, _body_json, _events, _jsonable
+    from ..service import Caller, HTTPError, _body_json, _jsonable, _request_events
     store, hub = service.store, service.hub
 
     @app.exception_handler(commands.Refused)
@@ -86,8 +86,8 @@ def add_routes(app: FastAPI, service: Any) -> None:
                 raise HTTPError(404, f"no match {match_id!r}")
             if token is not None:
                 raise HTTPError(401, "this token is not one of this match's")
-            return Caller("public", "spectator"), live
-        return Caller(role, VIEW_OF[role]), live
+            role = "public"
+        return Caller(role, VIEW_OF[role], live.access.releases(live.state().ended is not None, True)), live
 
     async def writer(request: Request, match_id: str, kind: str) -> tuple[Caller, Any]:
         """A caller who may write ``kind`` here (``commands.permit``: refused before any default
@@ -148,6 +148,7 @@ def add_routes(app: FastAPI, service: Any) -> None:
         "format": {"type": "string", "maxLength": 200}, "event_name": {"type": "string", "maxLength": 200},
         "round": {"type": "integer", "minimum": 0, "maximum": 10000},
         "time_limit": {"type": "integer", "minimum": 1, "maximum": 1440},
+        "release": {"enum": list(RELEASES)}, "release_at": {"type": "string", "format": "date-time"},
         "decklists": {"type": "array", "maxItems": 2, "items": {"type": ["object", "null"], "properties": {
             "main": _CODES, "extra": _CODES, "side": _CODES}}}}, ["players", "policy", "banlist"]))
     async def create_match(request: Request) -> dict:
@@ -158,7 +159,7 @@ def add_routes(app: FastAPI, service: Any) -> None:
         if not isinstance(body, dict):
             raise HTTPError(400, "the body must be a JSON object", where="body")
         known = {"title", "visibility", "players", "policy", "banlist", "format", "event_name", "round",
-                 "time_limit", "decklists"}
+                 "time_limit", "decklists", "release", "release_at"}
         if set(body) - known:
             raise HTTPError(400, f"unknown field(s) {', '.join(sorted(set(body) - known))}", where="body")
         title = body.get("title", "")
@@ -169,7 +170,11 @@ def add_routes(app: FastAPI, service: Any) -> None:
         if visibility not in VISIBILITIES:
             raise HTTPError(400, f"visibility is one of {', '.join(VISIBILITIES)}", where="visibility")
         events = _opening(body, HTTPError)
-        access, tokens = Access.issue(visibility, 0, 0.0)
+        try:        # a match is an event's: released at its end only when told so (``access.py``)
+            release = release_settings(body.get("release"), body.get("event_name"), body.get("release_at"))
+        except ReleaseSettingError as exc:
+            raise HTTPError(400, str(exc), where=exc.where) from None
+        access, tokens = Access.issue(visibility, 0, 0.0, *release)
 
         def record() -> str:
             match_id, _count, _violation = store.record(events, title, kind="match", strict=True,
@@ -179,6 +184,22 @@ def add_routes(app: FastAPI, service: Any) -> None:
         base = str(request.base_url).rstrip("/")
         links = {role: f"{base}/match/{match_id}?token={token}" for role, token in tokens.items()}
         return {"id": match_id, "tokens": tokens, "links": links}
+
+    @app.post("/matches/{match_id}/release", tags=["organiser"])
+    def release_match(match_id: str, request: Request) -> dict:
+        """The organiser's call that the event has ended: the decklists and Side Decks of a match
+        under the ``event`` release policy, and what its duels hid, are released to every reader
+        (each once it has ended)."""
+        service.organiser(request)
+        live = live_match(match_id)
+        access = Access.from_dict(store.attachment(match_id, "access") or {"visibility": "private"})
+        access.release_now(True)
+        store.attach(match_id, "access", access.to_dict())
+        live.access = access
+        for game in live.state().games:
+            if game.duel and game.duel in hub.duels:
+                hub.duels[game.duel].settings_changed()
+        return {"id": match_id, "released": True, "ended": live.state().ended is not None}
 
     @app.get("/matches", tags=["organiser"])
     def list_matches(request: Request, player: str | None = Query(None, max_length=200)) -> list[dict]:
@@ -208,7 +229,7 @@ def add_routes(app: FastAPI, service: Any) -> None:
         who, live = caller(request, match_id)
         view = service.view_for(who, view)
         return {"id": match_id, "title": live.header.title, "role": who.role, "view": view,
-                "views": list(NARROWER[who.view]), "visibility": live.access.visibility, "events_count": live.count,
+                "views": list(who.views), "visibility": live.access.visibility, "events_count": live.count,
                 "events": live.view_events(view, start)}
 
     @app.get("/matches/{match_id}/state", tags=["everyone"])
@@ -218,7 +239,7 @@ def add_routes(app: FastAPI, service: Any) -> None:
         The judge's also lists how each stored duel disagrees with the match (``problems``)."""
         who, live = caller(request, match_id)
         view = service.view_for(who, view)
-        data = {"id": match_id, "title": live.header.title, "role": who.role, "views": list(NARROWER[who.view]),
+        data = {"id": match_id, "title": live.header.title, "role": who.role, "views": list(who.views),
                 **live.summary(view)}
         if view == "judge":
             data["problems"] = [p.to_dict() for p in commands.problems(hub, match_id, live.state())]
@@ -238,8 +259,14 @@ def add_routes(app: FastAPI, service: Any) -> None:
         """The match as one signed ``.ygr`` for the view, holding each of its duels' files for the same view."""
         who, live = caller(request, match_id)
         view = service.view_for(who, view)
-        duels = [commands.linked_duel(hub, match_id, game.duel) for game in live.state().games]
-        data = live.replay(view, store.key, [duel.replay_file(view, store.key) for duel in duels if duel is not None])
+        games = []
+        for game in live.state().games:
+            duel = commands.linked_duel(hub, match_id, game.duel)
+            if duel is not None:
+                # a view the match released is given of a duel only when the duel is released too
+                shown = view if view in NARROWER[who.view] or duel.released() else who.view
+                games.append(duel.replay_file(shown, store.key))
+        data = live.replay(view, store.key, games)
         return Response(data, media_type="application/x-ygoreplay",
                         headers={"Content-Disposition": f'attachment; filename="{match_id}.{view}.ygr"',
                                  "Cache-Control": "no-store"})
@@ -293,7 +320,7 @@ def add_routes(app: FastAPI, service: Any) -> None:
         ``game_started`` naming a duel links it as ``/games`` does: give that duel's recorder or
         judge token as ``duel_token``, repeatable) and rules."""
         who, _live = await asyncio.to_thread(caller, request, match_id)
-        events = _events(await _body_json(request))
+        events = await _request_events(request)
         writer = commands.Writer(who.role, tuple(duel_token))
         written = await asyncio.to_thread(commands.record, hub, match_id, writer, events, expected)
         return {"position": written.position}

@@ -520,6 +520,7 @@ export class Viewer {
       if (info.delay.seconds) parts.push(`${info.delay.seconds} s`);
       text += ` \u00b7 spectators are ${parts.join(" and ")} behind`;
     }
+    if (info.origin && info.origin.verified === false) text += " \u00b7 origin unverified: " + info.origin.why;
     this.q("#status").textContent = `${text} \u00b7 ${info.view} view`;
   }
 
