@@ -7,6 +7,7 @@ truncated one (rename is atomic on POSIX and on Windows within one volume).
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -17,6 +18,27 @@ def data_dir() -> Path:
     """The user's ygoreplay folder: ``$XDG_DATA_HOME/ygoreplay`` or ``~/.local/share/ygoreplay``."""
     base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
     return Path(base) / "ygoreplay"
+
+
+def read_limited(path: str | os.PathLike[str], limit: int, what: str = "file",
+                 error: type[InputError] = InputError) -> bytes:
+    """The bytes of ``path``, at most ``limit`` of them: a longer file is an ``error`` saying so.
+
+    The bound is on the bytes read, never on the size a file declares (0 for a pipe or a
+    device): a regular file or a pipe is read up to one byte past ``limit``; anything else (a
+    device such as ``/dev/zero``, a folder) is refused before it is read."""
+    where = Path(path)
+    try:
+        with open(where, "rb") as f:
+            mode = os.fstat(f.fileno()).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+                raise error(f"{where}: not a regular file; not a {what}")
+            data = f.read(limit + 1)
+    except OSError as exc:
+        raise error(f"{where}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > limit:
+        raise error(f"{where}: more than {limit:,} bytes; not a {what}")
+    return data
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o644, *,
