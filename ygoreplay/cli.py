@@ -31,7 +31,7 @@ from .files import write_atomic
 from .jsonl import parse_lines, read_events
 from .log import EntryFilter, log_lines, narrate
 from .match import cli as match_cli
-from .replay_file import read as read_replay, write as write_replay
+from .replay_file import file_mode, read as read_replay, write as write_replay
 from .rules import RuleViolation
 from .rules.coverage import counts as rule_counts, select as select_rules
 from .signing import OrganiserKey, default_key_path
@@ -482,7 +482,7 @@ def export_command(duel: str, output: str, html: bool, view: str | None, keys: t
             replay = Records(store).export(_resolve(store, duel), view)
     if html:
         name = Path(output).with_suffix(f".{view}.ygr").name
-        size = write_atomic(output, offline_page(replay, _signing_key(), name).encode())
+        size = write_atomic(output, offline_page(replay, _signing_key(), name).encode(), file_mode(replay))
         echo(f"{output}: a web page of {len(replay.events)} events, {view} view, {size} bytes "
              f"(the signed replay file inside); open it in a browser")
         return
