@@ -19,10 +19,12 @@ from pathlib import Path
 import pytest
 
 from test_cards import _make_cdb
-from ygoreplay import card_install, cards
+from ygoreplay import card_install, cards, replay_file
 from ygoreplay.card_sources import CdbFile
 from ygoreplay.cards import CardDB, CardDBError
+from ygoreplay.decks import read_ydk
 from ygoreplay.errors import InputError
+from ygoreplay.jsonl import read_events
 from ygoreplay.match.files import open_match
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -161,3 +163,13 @@ def test_a_match_file_reads_duel_files_in_its_folder_and_below(tmp_path):
     path = _match_naming(tmp_path / "match", f"./duels/../{first}")
     match = open_match(path, CardDB.classic())
     assert not match.missing and set(match.duels) == {1, 2}
+
+
+# -- files that never end ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("read", [replay_file.read, read_ydk, read_events])
+def test_a_device_is_not_read_as_a_replay_deck_or_duel_file(read):
+    started = time.monotonic()
+    with pytest.raises(InputError, match="/dev/zero: not a regular file"):
+        read("/dev/zero")
+    assert time.monotonic() - started < 10

@@ -10,6 +10,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import InputError
 
@@ -20,24 +21,31 @@ def data_dir() -> Path:
     return Path(base) / "ygoreplay"
 
 
+def open_readable(path: str | os.PathLike[str], what: str = "file",
+                  error: type[InputError] = InputError) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file or a pipe; anything else (a device such
+    as ``/dev/zero``, which never ends and declares a size of 0) is an ``error``. OSError as ``open``."""
+    f = open(path, "rb")
+    mode = os.fstat(f.fileno()).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        f.close()
+        raise error(f"{path}: not a regular file; not a {what}")
+    return f
+
+
 def read_limited(path: str | os.PathLike[str], limit: int, what: str = "file",
                  error: type[InputError] = InputError) -> bytes:
     """The bytes of ``path``, at most ``limit`` of them: a longer file is an ``error`` saying so.
 
-    The bound is on the bytes read, never on the size a file declares (0 for a pipe or a
-    device): a regular file or a pipe is read up to one byte past ``limit``; anything else (a
-    device such as ``/dev/zero``, a folder) is refused before it is read."""
-    where = Path(path)
+    The bound is on the bytes read, never on the size a file declares (0 for a pipe): a regular
+    file or a pipe is read up to one byte past ``limit``; anything else is refused unread."""
     try:
-        with open(where, "rb") as f:
-            mode = os.fstat(f.fileno()).st_mode
-            if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
-                raise error(f"{where}: not a regular file; not a {what}")
+        with open_readable(path, what, error) as f:
             data = f.read(limit + 1)
     except OSError as exc:
-        raise error(f"{where}: cannot read ({exc.strerror or exc})") from None
+        raise error(f"{path}: cannot read ({exc.strerror or exc})") from None
     if len(data) > limit:
-        raise error(f"{where}: more than {limit:,} bytes; not a {what}")
+        raise error(f"{path}: more than {limit:,} bytes; not a {what}")
     return data
 
 
