@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 from collections import Counter
 from contextlib import closing, contextmanager
@@ -863,6 +864,12 @@ def verify(duel: str, against: str | None, as_json: bool, keys: tuple[str, ...],
     sys.exit(0 if result.ok else EXIT_ILLEGAL)
 
 
+def _interruptible() -> None:
+    """Let Ctrl-C (SIGINT) stop a command that serves until it: started in the background by a
+    script, a process inherits SIGINT ignored (a non-interactive shell's background job)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535))
@@ -875,6 +882,7 @@ def serve(host: str, port: int, workers: int, cards: tuple[str, ...], store_url:
 
     The organiser's token is $YGOREPLAY_ADMIN_TOKEN, else the one printed when this store's
     service first started (it is kept only as a digest)."""
+    _interruptible()
     import uvicorn
     from .service import ADMIN_ENV, admin_token, create_app
     with _store(store_url, create=True) as store:
@@ -913,6 +921,7 @@ def serve(host: str, port: int, workers: int, cards: tuple[str, ...], store_url:
 def demo(path: str, host: str, port: int, cards: tuple[str, ...], store_url: str | None) -> None:
     """Show the service: record a duel file through it over HTTP, a few events at a time as a
     table's client does, print the viewer links, and serve them until Ctrl-C."""
+    _interruptible()
     from . import demo as showing
     with _opened(path, None, cards) as source:
         events, title = source.events, printable(Path(path).name)
