@@ -173,3 +173,15 @@ def test_a_device_is_not_read_as_a_replay_deck_or_duel_file(read):
     with pytest.raises(InputError, match="/dev/zero: not a regular file"):
         read("/dev/zero")
     assert time.monotonic() - started < 10
+
+
+def test_a_match_file_whose_name_is_not_utf8_exports_with_a_printable_title(tmp_path):
+    """The title a match file's name gives (and its duels' names) is text a user sent: checked,
+    never an internal error (a file name that is not UTF-8 holds an undecodable byte)."""
+    path = _match_naming(tmp_path / "match", None)
+    odd = path.with_name(os.fsdecode(b"two\xffnil.jsonl"))
+    path.rename(odd)
+    out = tmp_path / "match.ygr"
+    done = run("export", odd, "-o", str(out), home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert replay_file.read(out).match["title"] == "two\\xffnil.jsonl"

@@ -21,6 +21,7 @@ from ..exchange import make_replay
 from ..jsonl import read_events
 from ..replay_file import MAX_HEADER, ReplayFile, dumps as dump_replay, loads, read as read_replay, read_header
 from ..signing import OrganiserKey, PublicKey
+from ..text import printable
 from .links import LinkProblem, check_duel
 from .rules import MatchState, fold, is_match
 
@@ -146,9 +147,9 @@ def match_replay(match: Match, key: OrganiserKey, title: str = "") -> ReplayFile
             continue                                 # a game lost by penalty before it was played
         replay = duel.replay or make_replay(
             duel.events, [chain.now()] * len(duel.events), duel.cards, "judge", secrets.token_bytes(32),
-            secrets.token_bytes(32), {"title": Path(duel.name).name, "match_game": game.number})
+            secrets.token_bytes(32), {"title": printable(Path(duel.name).name), "match_game": game.number})
         games.append(dump_replay(replay, key))
-    header = {"kind": "match", "title": title or Path(match.name).name, "policy": state.policy.name,
+    header = {"kind": "match", "title": title or printable(Path(match.name).name), "policy": state.policy.name,
               "players": list(state.players), "banlist": state.banlist.name,
               "banlist_hash": state.banlist_hash, "games": [g.duel for g in state.games]}
     replay = make_replay(match.events, [chain.now()] * len(match.events), match.cards, "judge",
