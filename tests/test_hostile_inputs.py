@@ -185,3 +185,11 @@ def test_a_match_file_whose_name_is_not_utf8_exports_with_a_printable_title(tmp_
     done = run("export", odd, "-o", str(out), home=tmp_path)
     assert done.returncode == 0, done.stderr
     assert replay_file.read(out).match["title"] == "two\\xffnil.jsonl"
+
+
+def test_a_device_is_not_read_as_an_organiser_key_or_a_card_list(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "ygoreplay", "key"], capture_output=True, text=True, timeout=30,
+                          env={**os.environ, "YGOREPLAY_KEY": "/dev/zero"}, preexec_fn=_limited)
+    assert done.returncode == 2 and "/dev/zero: not a regular file; not a private key" in done.stderr
+    with pytest.raises(CardDBError, match="/dev/zero: not a regular file; not a card list"):
+        CardDB.from_json("/dev/zero")

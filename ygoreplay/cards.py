@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from .files import read_limited
 
 
 class CardType(enum.IntFlag):
@@ -589,9 +590,7 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
         if isinstance(path_or_list, (str, os.PathLike)):
             where = str(path_or_list)
             try:
-                data = json.loads(Path(path_or_list).read_text(encoding="utf-8"))
-            except OSError as err:
-                raise CardDBError(f"{where}: cannot read: {err.strerror}") from None
+                data = json.loads(read_limited(path_or_list, CDB_MAX_BYTES, "card list", CardDBError))
             except (json.JSONDecodeError, UnicodeDecodeError) as err:
                 raise CardDBError(f"{where}: not JSON: {err}") from None
         else:

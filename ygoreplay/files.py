@@ -14,6 +14,8 @@ from typing import BinaryIO
 
 from .errors import InputError
 
+_PIECE = 1 << 20               # what ``read_limited`` reads at a time past a file's declared size
+
 
 def data_dir() -> Path:
     """The user's ygoreplay folder: ``$XDG_DATA_HOME/ygoreplay`` or ``~/.local/share/ygoreplay``."""
@@ -41,12 +43,20 @@ def read_limited(path: str | os.PathLike[str], limit: int, what: str = "file",
     file or a pipe is read up to one byte past ``limit``; anything else is refused unread."""
     try:
         with open_readable(path, what, error) as f:
-            data = f.read(limit + 1)
+            # as much as a regular file holds at once (no buffer of ``limit`` bytes for a small
+            # file), then in pieces: a pipe, or a file that grew since
+            piece = min(limit + 1, os.fstat(f.fileno()).st_size + 1)
+            chunks: list[bytes] = []
+            read = 0
+            while read <= limit and (chunk := f.read(min(piece, limit + 1 - read))):
+                chunks.append(chunk)
+                read += len(chunk)
+                piece = _PIECE
     except OSError as exc:
         raise error(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if len(data) > limit:
+    if read > limit:
         raise error(f"{path}: more than {limit:,} bytes; not a {what}")
-    return data
+    return b"".join(chunks)
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o644, *,
