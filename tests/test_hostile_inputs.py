@@ -80,6 +80,11 @@ def test_a_cards_cdb_of_views_is_refused_by_check_and_cards_update(make, tmp_pat
     assert not (tmp_path / "ygoreplay" / "cards.cdb").exists()
 
 
+def test_a_device_is_not_a_cards_cdb(tmp_path):
+    checked = run("check", SAMPLE, "--cards", "/dev/zero", home=tmp_path)
+    assert checked.returncode == 2 and "/dev/zero: not a regular file" in checked.stderr
+
+
 def test_a_virtual_table_is_not_a_card_table(tmp_path):
     path = tmp_path / "virtual.cdb"
     with sqlite3.connect(path) as conn:
@@ -146,15 +151,15 @@ def _match_naming(folder: Path, first: str, second: str | None = None) -> Path:
 
 
 @pytest.mark.parametrize("name", [str(MATCHES / "duels" / "g1-yugi-wins.jsonl"), "../outside/duels/g1-yugi-wins.jsonl",
-                                  "duels/../../outside/duels/g1-yugi-wins.jsonl"])
+                                  "duels/../../outside/duels/g1-yugi-wins.jsonl", "duels/g1\x00.jsonl"])
 def test_a_match_file_reads_duel_files_only_inside_its_own_folder(name, tmp_path):
     _match_naming(tmp_path / "outside", None)          # a copy of the duels outside the match's folder
     path = _match_naming(tmp_path / "match", name)
     with pytest.raises(InputError, match=rf"{re.escape(str(path))}: game 1 names the duel file {re.escape(repr(name))}, "
-                                         "outside the match file's folder"):
+                                         "not a path inside the match file's folder"):
         open_match(path, CardDB.classic())
     shown = run("check", str(path), home=tmp_path)
-    assert shown.returncode == 2 and "outside the match file's folder" in shown.stderr
+    assert shown.returncode == 2 and "not a path inside the match file's folder" in shown.stderr
     assert "Traceback" not in shown.stderr
 
 

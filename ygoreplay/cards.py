@@ -637,7 +637,7 @@ class CdbReader:
     def __init__(self, path: Path, *, immutable: bool = False) -> None:
         self.path = path
         if not path.is_file():
-            raise CardDBError(f"{path}: no such file")
+            raise CardDBError(f"{path}: {'not a regular file' if path.exists() else 'no such file'}")
         uri = path.resolve().as_uri() + ("?mode=ro&immutable=1" if immutable else "?mode=ro")
         try:
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)

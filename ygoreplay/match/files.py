@@ -103,10 +103,13 @@ def _duel_path(match_path: Path, game: int, name: str) -> Path:
     match file passed around cannot make a command read a file elsewhere (an absolute path,
     ``../``, or a link out of the folder)."""
     folder = match_path.parent.resolve()
-    found = (folder / name).resolve()
-    if Path(name).is_absolute() or not found.is_relative_to(folder):
-        raise InputError(f"{match_path}: game {game} names the duel file {name!r}, outside the match file's "
-                         "folder; a match file names its duels by paths inside its own folder")
+    try:
+        found: Path | None = (folder / name).resolve()
+    except (OSError, ValueError, RuntimeError):       # a NUL in it, a loop of links
+        found = None
+    if found is None or Path(name).is_absolute() or not found.is_relative_to(folder):
+        raise InputError(f"{match_path}: game {game} names the duel file {name!r}, not a path inside the match "
+                         "file's folder; a match file names its duels by paths inside its own folder")
     return found
 
 
