@@ -155,8 +155,8 @@ def _match_naming(folder: Path, first: str, second: str | None = None) -> Path:
 def test_a_match_file_reads_duel_files_only_inside_its_own_folder(name, tmp_path):
     _match_naming(tmp_path / "outside", None)          # a copy of the duels outside the match's folder
     path = _match_naming(tmp_path / "match", name)
-    with pytest.raises(InputError, match=rf"{re.escape(str(path))}: game 1 names the duel file {re.escape(repr(name))}, "
-                                         "not a path inside the match file's folder"):
+    refused = rf"{re.escape(str(path))}: game 1 names the duel file {re.escape(repr(name))}, not a path inside"
+    with pytest.raises(InputError, match=refused):
         open_match(path, CardDB.classic())
     shown = run("check", str(path), home=tmp_path)
     assert shown.returncode == 2 and "not a path inside the match file's folder" in shown.stderr

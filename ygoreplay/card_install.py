@@ -226,7 +226,8 @@ def _cdb_rows(data: bytes, where: str) -> list[Row]:
             for row in found:
                 facts_from_cdb_row(path, row[:9])
         except CardDBError as exc:
-            raise InputError(f"{str(exc).replace(str(path), where)}; the installed card database is unchanged") from None
+            raise InputError(f"{str(exc).replace(str(path), where)}; "
+                             "the installed card database is unchanged") from None
     return [Row(*row[:9], text=row[9] if isinstance(row[9], str) else "") for row in found]
 
 

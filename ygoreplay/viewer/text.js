@@ -9,7 +9,8 @@ const NAMED = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e" };
 
 function escaped(ch) {
   const code = ch.charCodeAt(0);
-  return NAMED[ch] || (code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`);
+  if (NAMED[ch]) return NAMED[ch];
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
 }
 
 // Every string in ``value`` (an answer of the service, however deep) with those characters shown.
