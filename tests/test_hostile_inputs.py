@@ -1,9 +1,9 @@
-"""A hostile ``cards.cdb`` and a hostile card source: every command that opens a card database
-reads only real tables, within a bound of rows, bytes and time, and says what was wrong.
-
-A view can stand for ``datas`` or ``texts`` and compute without end (a recursive query) or make
-gigabytes out of an 8 KB file (huge names); a source can be a device that never ends
-(``/dev/zero``). Each command runs under a memory limit and a timeout: it must refuse quickly."""
+"""Hostile inputs a user's files can be: a ``cards.cdb`` whose ``datas`` or ``texts`` is a view that
+computes without end (a recursive query) or makes gigabytes out of an 8 KB file (huge names); a
+device that never ends (``/dev/zero``) given as a card source, a replay, a deck, a duel, a key; a
+match file naming duel files outside its folder. Every reader takes real tables only, within
+bounds of rows, bytes and time, reads regular files and pipes only, and says what was wrong; each
+command runs under a memory limit and a timeout: it must refuse quickly."""
 from __future__ import annotations
 
 import json
@@ -30,7 +30,7 @@ from ygoreplay.match.files import open_match
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = str(ROOT / "replays" / "won-by-damage.jsonl")
 _DATAS = "id, ot, alias, setcode, type, atk, def, level, race, attribute, category"
-#: A recursive query that never ends, and one that makes a 100 MB name per row.
+#: A recursive query that never ends, and one of 100 rows (each given a 100 MB name below).
 _ENDLESS = "with recursive r(n) as (select 1 union all select n + 1 from r) select n from r"
 _HUGE = "with recursive r(n) as (select 1 union all select n + 1 from r where n < 100) select n from r"
 
