@@ -655,7 +655,7 @@ class CdbReader:
 
     def _check_schema(self) -> None:
         """Say which table or column is missing, or is not a table, rather than fail later."""
-        found = {name.lower(): (kind, sql or "") for name, kind, sql in
+        found = {name.lower(): (kind, sql if isinstance(sql, str) else "") for name, kind, sql in
                  self.rows("select name, type, sql from sqlite_master where lower(name) in ('datas', 'texts')")
                  if isinstance(name, str)}
         for table, columns in _CDB_COLUMNS.items():
