@@ -301,13 +301,20 @@ def test_a_viewer_page_never_receives_a_card_it_may_not_see(service, browser, vi
     assert not [n for n in hidden_names if n in haystack]
 
 
-def test_a_title_or_a_player_name_is_text_never_markup(service, page):
+def opened_with_names(service, page, players: list[str], title: str) -> list[dict]:
+    """A duel titled ``title`` between ``players``, recorded and opened as a spectator; its events."""
     events = events_of("won-by-damage.jsonl")
-    events[0] = {**events[0], "players": ["<img src=x onerror=window.pwned=1>", "Kaiba</script><b>"]}
-    duel = create(service.url, title="<script>window.pwned=2</script>")
+    events[0] = {**events[0], "players": players}
+    duel = create(service.url, title=title)
     assert httpx.post(f"{service.url}/duels/{duel['id']}/events", json=events,
                       headers=auth(duel["tokens"]["recorder"])).status_code == 200
     opened(page, duel["links"]["spectator"] + "#e10")
+    return events
+
+
+def test_a_title_or_a_player_name_is_text_never_markup(service, page):
+    opened_with_names(service, page, ["<img src=x onerror=window.pwned=1>", "Kaiba</script><b>"],
+                      "<script>window.pwned=2</script>")
     expect(page.locator("#title")).to_have_text("<script>window.pwned=2</script>")
     expect(page.locator("#side-bottom .who .name")).to_have_text("<img src=x onerror=window.pwned=1>")
     assert page.evaluate("window.pwned") is None
@@ -460,3 +467,33 @@ def test_readable_at_phone_width(service, browser):
     at(page, 46)
     shot(page, "phone-390x844")
     context.close()
+
+
+def test_bidirectional_and_zero_width_characters_are_shown_and_isolated(service, page, tmp_path):
+    """U+202E (right-to-left override) would reverse what follows; U+200B hides inside a name.
+    The page shows both as escapes, as the terminal does, in the served and the exported page."""
+    events = opened_with_names(service, page, ["Yu\u200bgi", "Kaiba\u202eevil"], "Final \u202eevil\u200b")
+    expect(page.locator("#title")).to_have_text("Final \\u202eevil\\u200b")
+    expect(page.locator("#side-bottom .who .name")).to_have_text("Yu\\u200bgi")
+    expect(page.locator("#side-top .who .name")).to_have_text("Kaiba\\u202eevil")
+    assert page.evaluate("getComputedStyle(document.querySelector('#title')).unicodeBidi") == "plaintext"
+    path = tmp_path / "names.jsonl"
+    path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events), encoding="utf-8")
+    out = tmp_path / "names.html"
+    exported = subprocess.run([sys.executable, "-m", "ygoreplay", "export", str(path), "--html", "-o", str(out),
+                               "--view", "spectator"], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
+    assert exported.returncode == 0, exported.stderr
+    opened(page, out.as_uri())
+    expect(page.locator("#side-top .who .name")).to_have_text("Kaiba\\u202eevil")
+
+
+def test_the_page_escapes_the_characters_the_terminal_escapes():
+    """One rule: viewer/text.js's characters are text.py's (``printable``), every one of them."""
+    from ygoreplay import text
+    source = (ROOT / "ygoreplay" / "viewer" / "text.js").read_text()
+    js_class = re.search(r"const UNSAFE = /\[(.*)\]/gu;", source).group(1)
+    page_rule = re.compile("[" + js_class.encode().decode("unicode_escape") + "]")
+    shown = {chr(c) for c in range(0x10000) if text.printable(chr(c)) != chr(c)}
+    assert {chr(c) for c in range(0x10000) if page_rule.fullmatch(chr(c))} == shown
+    assert {"\u202e", "\u200b", "\u2060", "\ufeff"} <= shown

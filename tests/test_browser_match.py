@@ -123,3 +123,13 @@ def test_names_that_are_markup_stay_text_and_no_inline_script_runs(service, page
     assert page.locator("main img").count() == 0
     assert page.evaluate("window.pwned") is None
     assert httpx.get(f"{service.url}/matches/{m}/state", headers=auth(t["judge"])).json()["players"][0] == evil
+
+
+def test_bidirectional_and_zero_width_characters_in_names_are_shown(service, page):
+    sample = lines(MATCHES / "two-nil.jsonl")
+    sample[0] = {**sample[0], "players": ["Yu\u200bgi", "Kaiba\u202eevil"]}
+    match = create(service.url, sample, title="Final \u202eevil")
+    opened(page, match["links"]["judge"])
+    expect(page.locator("#player0")).to_have_text("Yu\\u200bgi")
+    expect(page.locator("#player1")).to_have_text("Kaiba\\u202eevil")
+    expect(page.locator("#title")).to_have_text("Final \\u202eevil")

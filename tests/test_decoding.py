@@ -10,6 +10,7 @@ never with a timer.
 from __future__ import annotations
 
 import collections.abc
+import json
 import lzma
 import sqlite3
 import struct
@@ -292,13 +293,16 @@ def test_json_no_parser_can_hold_is_an_error_at_its_line(tmp_path: Path, line: s
     assert str(info.value).startswith(f"{path}:2: {says}")
 
 
-def test_comments_blank_lines_and_line_ends_are_as_before(tmp_path: Path) -> None:
-    """Line numbers are those of ``str.splitlines`` ("\\r", "\\r\\n", "\\x0c" … end a line), as
-    when the file was decoded whole; the first byte that is not UTF-8 is reported first."""
+def test_comments_blank_lines_and_line_ends(tmp_path: Path) -> None:
+    """Only "\\n" (or "\\r\\n") ends a line, as JSON Lines says; the first byte that is not UTF-8
+    is reported first."""
     path = tmp_path / "ends.jsonl"
-    path.write_bytes(b'# start\r\n\r\n{"kind": "duel_started", "first_player": 0}\r'
-                     b'  \x0c{"kind": "turn_started", "turn": "one"}\n')
-    with pytest.raises(EventFormatError, match=r"ends\.jsonl:5: turn_started\.turn: expected an integer"):
+    path.write_bytes(b'# start\r\n\r\n{"kind": "duel_started", "first_player": 0}\r\n'
+                     b'  {"kind": "turn_started", "turn": "one"}\n')
+    with pytest.raises(EventFormatError, match=r"ends\.jsonl:4: turn_started\.turn: expected an integer"):
+        read_events(path)
+    path.write_bytes(b'{"kind": "duel_started", "first_player": 0}\r{"kind": "turn_started", "turn": 1}\n')
+    with pytest.raises(EventFormatError, match=r"ends\.jsonl:1: not valid JSON \(Extra data"):
         read_events(path)
     path.write_bytes(b'{"kind": "turn_started", "turn": "one"}\n{"kind": "chain_ended"}\n\xc3(\n')
     with pytest.raises(EventFormatError, match=r"ends\.jsonl: not UTF-8 text \(byte 64\)$"):
@@ -309,6 +313,17 @@ def test_comments_blank_lines_and_line_ends_are_as_before(tmp_path: Path) -> Non
         read_events(path)
     path.write_bytes(b'\n# only comments\n\n   \n')
     assert read_events(path) == []
+
+
+def test_a_line_separator_inside_a_string_is_part_of_the_string(tmp_path: Path) -> None:
+    """U+2028, U+2029 and U+0085 may stand raw in a JSON string: they do not end a line."""
+    players = ["Yu\u2028gi", "Kai\x85ba\u2029"]
+    path = tmp_path / "names.jsonl"
+    path.write_text(json.dumps({"kind": "duel_started", "first_player": 0, "players": players},
+                               ensure_ascii=False) + "\r\n", encoding="utf-8")
+    assert [e.to_dict()["players"] for e in read_events(path)] == [players]
+    jsonl.write_events(path, read_events(path))              # as written back
+    assert [e.to_dict()["players"] for e in read_events(path)] == [players]
 
 
 # == EDOPro replays ===================================================================================

@@ -771,6 +771,18 @@ def test_cli_export_a_jsonl_file_for_each_view(tmp_path):
         assert read(out).view == view
 
 
+def test_a_judge_file_is_readable_by_its_owner_only_and_a_view_by_all(tmp_path):
+    """A judge file (and a web page carrying one) holds every hidden card and the duel's secret."""
+    for view, mode in (("judge", 0o600), ("spectator", 0o644), ("p0", 0o644)):
+        for suffix, html in ((".ygr", ()), (".html", ("--html",))):
+            out = tmp_path / f"{view}{suffix}"
+            out.write_bytes(b"an older file, open to all")
+            out.chmod(0o644)
+            result = run("export", DAMAGE, "-o", out, "--view", view, *html)
+            assert result.exit_code == 0, result.output
+            assert out.stat().st_mode & 0o777 == mode, (view, suffix)
+
+
 def test_cli_import_of_a_view_exits_2(tmp_path):
     path = tmp_path / "spectator.ygr"
     path.write_bytes(file_of("won-by-damage", "spectator"))

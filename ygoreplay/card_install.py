@@ -16,14 +16,15 @@ import json
 import os
 import sqlite3
 import tempfile
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
 from . import chain
-from .cards import Attribute, CardDBError, CardType, LinkMarker, Race, check_cdb_schema, facts_from_cdb_row
+from .cards import Attribute, CardDBError, CardType, CdbReader, LinkMarker, Race, facts_from_cdb_row
 from .errors import InputError
-from .files import data_dir
+from .files import data_dir, read_limited
 
 #: The YGOPRODeck card API: every card, as JSON (https://ygoprodeck.com/api-guide/).
 YGOPRODECK = "https://db.ygoprodeck.com/api/v7/cardinfo.php"
@@ -93,12 +94,7 @@ def fetch(source: str) -> tuple[bytes, str]:
     url = SOURCES.get(source, source)
     if not url.startswith(("http://", "https://")):
         path = Path(url).expanduser()
-        try:
-            if path.stat().st_size > MAX_DOWNLOAD:
-                raise InputError(f"{path}: larger than {MAX_DOWNLOAD >> 20} MiB; not a card database")
-            return path.read_bytes(), str(path.resolve())
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        return read_limited(path, MAX_DOWNLOAD, "card database"), str(path.resolve())
     import urllib.error                     # only a download needs it (every command loads this module)
     import urllib.request
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "application/json, */*"})
@@ -224,19 +220,14 @@ def _cdb_rows(data: bytes, where: str) -> list[Row]:
         path = Path(folder) / "source.cdb"
         path.write_bytes(data)
         try:
-            conn = sqlite3.connect(path)
-            try:
-                check_cdb_schema(conn, path)
-                found = conn.execute("select datas.id, alias, type, atk, def, level, race, attribute, texts.name, "
-                                     "texts.desc from datas join texts on datas.id = texts.id order by datas.id").fetchall()
-            finally:
-                conn.close()
+            with closing(CdbReader(path, immutable=True)) as cdb:
+                found = cdb.rows("select datas.id, alias, type, atk, def, level, race, attribute, texts.name, "
+                                 "texts.desc from datas join texts on datas.id = texts.id order by datas.id")
             for row in found:
                 facts_from_cdb_row(path, row[:9])
-        except sqlite3.DatabaseError as exc:
-            raise InputError(f"{where}: not a readable cards.cdb ({exc})") from None
         except CardDBError as exc:
-            raise InputError(str(exc).replace(str(path), where)) from None
+            raise InputError(f"{str(exc).replace(str(path), where)}; "
+                             "the installed card database is unchanged") from None
     return [Row(*row[:9], text=row[9] if isinstance(row[9], str) else "") for row in found]
 
 
@@ -294,11 +285,10 @@ def status(path: Path | None = None) -> Installed | None:
     if not target.is_file():
         return None
     try:
-        with sqlite3.connect(target.resolve().as_uri() + "?mode=ro", uri=True) as conn:
-            meta = dict(conn.execute("select key, value from ygoreplay").fetchall())
-        conn.close()
-    except sqlite3.Error as exc:
-        raise InputError(f"{target}: the installed card database cannot be read ({exc}); "
+        with closing(CdbReader(target)) as cdb:
+            meta = dict(cdb.rows("select key, value from ygoreplay"))
+    except CardDBError as exc:
+        raise InputError(f"{exc}; the installed card database cannot be read: "
                          "run ygoreplay cards update again") from None
     return _installed(target, meta)
 

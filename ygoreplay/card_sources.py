@@ -16,14 +16,12 @@ from __future__ import annotations
 import abc
 import collections.abc
 import os
-import sqlite3
-import threading
 import unicodedata
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
 from .card_install import installed_path
-from .cards import CardDB, CardDBError, CardFacts, check_cdb_schema, facts_from_cdb_row
+from .cards import CardDB, CardDBError, CardFacts, CdbReader, facts_from_cdb_row
 from .events import Event
 from .replay_file import referenced_codes
 
@@ -73,25 +71,11 @@ class CdbFile(_Lookup):
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        if not self.path.is_file():
-            raise CardDBError(f"{self.path}: no such file")
-        try:
-            self._conn = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True,
-                                         check_same_thread=False)
-            check_cdb_schema(self._conn, self.path)
-        except sqlite3.DatabaseError as err:
-            raise CardDBError(f"{self.path}: not a readable SQLite cards.cdb: {err}") from None
-        self._lock = threading.Lock()
+        self._cdb = CdbReader(self.path)
+        self._query = self._cdb.rows
         self._known: dict[int, CardFacts | None] = {}
         self._codes: list[int] | None = None
         self._names: list[tuple[int, int, str, str]] | None = None
-
-    def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
-        try:
-            with self._lock:
-                return self._conn.execute(sql, args).fetchall()
-        except sqlite3.DatabaseError as err:
-            raise CardDBError(f"{self.path}: not a readable SQLite cards.cdb: {err}") from None
 
     def get(self, code: object, default: object = None) -> CardFacts | None:   # type: ignore[override]
         if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code < 1 << 63:
@@ -123,7 +107,7 @@ class CdbFile(_Lookup):
         return self._names
 
     def close(self) -> None:
-        self._conn.close()
+        self._cdb.close()
 
 
 class CardLookup(_Lookup):

@@ -13,6 +13,8 @@ import functools
 import json
 import os
 import sqlite3
+import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import closing
 from dataclasses import dataclass, fields
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from .files import read_limited
 
 
 class CardType(enum.IntFlag):
@@ -577,18 +580,8 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
     def from_cdb(cls, path: str | os.PathLike[str]) -> CardDB:
         """Read a YGOPro/EDOPro ``cards.cdb`` read-only; any problem is a CardDBError naming it."""
         path = Path(path)
-        if not path.is_file():
-            raise CardDBError(f"{path}: no such file")
-        try:
-            conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
-        except sqlite3.Error as err:
-            raise CardDBError(f"{path}: cannot open as SQLite: {err}") from None
-        with closing(conn):
-            try:
-                check_cdb_schema(conn, path)
-                rows = conn.execute(_CDB_QUERY).fetchall()
-            except sqlite3.DatabaseError as err:
-                raise CardDBError(f"{path}: not a readable SQLite cards.cdb: {err}") from None
+        with closing(CdbReader(path)) as cdb:
+            rows = cdb.rows(_CDB_QUERY)
         return cls(facts_from_cdb_row(path, row) for row in rows)
 
     @classmethod
@@ -597,9 +590,7 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
         if isinstance(path_or_list, (str, os.PathLike)):
             where = str(path_or_list)
             try:
-                data = json.loads(Path(path_or_list).read_text(encoding="utf-8"))
-            except OSError as err:
-                raise CardDBError(f"{where}: cannot read: {err.strerror}") from None
+                data = json.loads(read_limited(path_or_list, CDB_MAX_BYTES, "card list", CardDBError))
             except (json.JSONDecodeError, UnicodeDecodeError) as err:
                 raise CardDBError(f"{where}: not JSON: {err}") from None
         else:
@@ -627,18 +618,87 @@ def _classic() -> CardDB:
     return CardDB.from_json(_CLASSIC_PATH)
 
 
-def check_cdb_schema(conn: sqlite3.Connection, path: Path) -> None:
-    """Say which table or column is missing rather than let a query fail with a bare traceback."""
-    tables = {row[0].lower() for row in
-              conn.execute("select name from sqlite_master where type in ('table', 'view')")}
-    for table, columns in _CDB_COLUMNS.items():
-        if table not in tables:
-            raise CardDBError(f"{path}: not a cards.cdb: no table {table!r}")
-        have = {row[1].lower() for row in conn.execute(f"pragma table_info({table})")}
-        lacking = [column for column in columns if column not in have]
-        if lacking:
-            raise CardDBError(f"{path}: not a cards.cdb: table {table!r} has no column "
-                              + ", ".join(repr(column) for column in lacking))
+#: Bounds of reading any ``cards.cdb``, whoever made it: EDOPro's base database with every
+#: expansion holds some 30,000 cards and a few tens of MB of text; a card's longest text is a few KB.
+CDB_MAX_ROWS = 200_000
+CDB_MAX_BYTES = 64 << 20           # the text and blobs one query answers, all rows together
+CDB_MAX_VALUE = 1 << 20            # one value (SQLite's length limit: a longer one is an error)
+CDB_SECONDS = 10.0                 # one query (a progress handler interrupts it past this)
+
+
+class CdbReader:
+    """A ``cards.cdb`` opened the one way any is opened: read-only, its ``datas`` and ``texts``
+    real tables (not views, whose queries can run without end or make gigabytes out of a few KB,
+    nor virtual tables), and every query bounded in rows, bytes and time.
+
+    ``immutable`` is for a private copy nobody else writes (SQLite then takes no locks and reads
+    a WAL-mode file without its journal). Safe to share between threads."""
+
+    def __init__(self, path: Path, *, immutable: bool = False) -> None:
+        self.path = path
+        if not path.is_file():
+            raise CardDBError(f"{path}: {'not a regular file' if path.exists() else 'no such file'}")
+        uri = path.resolve().as_uri() + ("?mode=ro&immutable=1" if immutable else "?mode=ro")
+        try:
+            self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        except sqlite3.Error as err:
+            raise CardDBError(f"{path}: cannot open as SQLite: {err}") from None
+        self._lock = threading.Lock()
+        self._deadline = 0.0
+        self._conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, CDB_MAX_VALUE)
+        self._conn.set_progress_handler(lambda: time.monotonic() > self._deadline, 10_000)
+        try:
+            self._check_schema()
+        except CardDBError:
+            self._conn.close()
+            raise
+
+    def _check_schema(self) -> None:
+        """Say which table or column is missing, or is not a table, rather than fail later."""
+        found = {name.lower(): (kind, sql if isinstance(sql, str) else "") for name, kind, sql in
+                 self.rows("select name, type, sql from sqlite_master where lower(name) in ('datas', 'texts')")
+                 if isinstance(name, str)}
+        for table, columns in _CDB_COLUMNS.items():
+            if table not in found:
+                raise CardDBError(f"{self.path}: not a cards.cdb: no table {table!r}")
+            kind, sql = found[table]
+            if kind != "table" or sql.lstrip().lower().startswith("create virtual"):
+                what = "a virtual table" if kind == "table" else f"a {kind}"
+                raise CardDBError(f"{self.path}: not a cards.cdb: {table!r} is {what}, not a table")
+            have = {row[1].lower() for row in self.rows(f"pragma table_info({table})")}
+            lacking = [column for column in columns if column not in have]
+            if lacking:
+                raise CardDBError(f"{self.path}: not a cards.cdb: table {table!r} has no column "
+                                  + ", ".join(repr(column) for column in lacking))
+
+    def rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """The rows ``sql`` answers, within ``CDB_MAX_ROWS``, ``CDB_MAX_BYTES`` and ``CDB_SECONDS``."""
+        with self._lock:
+            self._deadline = time.monotonic() + CDB_SECONDS
+            try:
+                cursor = self._conn.execute(sql, args)
+                found: list[tuple[Any, ...]] = []
+                size = 0
+                while batch := cursor.fetchmany(1000):
+                    found += batch
+                    size += sum(len(value) for row in batch for value in row if isinstance(value, (str, bytes)))
+                    if len(found) > CDB_MAX_ROWS:
+                        raise CardDBError(f"{self.path}: more than {CDB_MAX_ROWS:,} rows; not a cards.cdb")
+                    if size > CDB_MAX_BYTES:
+                        raise CardDBError(f"{self.path}: more than {CDB_MAX_BYTES:,} bytes of text; "
+                                          "not a cards.cdb")
+                return found
+            except sqlite3.DataError:
+                raise CardDBError(f"{self.path}: a value longer than {CDB_MAX_VALUE >> 20} MiB; "
+                                  "not a cards.cdb") from None
+            except sqlite3.DatabaseError as err:
+                if time.monotonic() > self._deadline:
+                    raise CardDBError(f"{self.path}: reading took longer than {CDB_SECONDS:g} s; "
+                                      "not a cards.cdb") from None
+                raise CardDBError(f"{self.path}: not a readable SQLite cards.cdb: {err}") from None
+
+    def close(self) -> None:
+        self._conn.close()
 
 
 def facts_from_cdb_row(path: Path, row: tuple[Any, ...]) -> CardFacts:

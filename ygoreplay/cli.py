@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 from collections import Counter
 from contextlib import closing, contextmanager
@@ -36,7 +37,7 @@ from .jsonl import parse_lines, read_events
 from .log import EntryFilter, log_lines, narrate
 from .match import cli as match_cli
 from .receipts import WITNESS_ENV, Receipt, Witness, read_receipts, save_receipt, witness_from
-from .replay_file import read as read_replay, write as write_replay
+from .replay_file import file_mode, read as read_replay, write as write_replay
 from .rules import RuleViolation
 from .rules.coverage import counts as rule_counts, select as select_rules
 from .signing import default_key_path
@@ -502,7 +503,7 @@ def export_command(duel: str, output: str, html: bool, view: str | None, keys: t
             replay = Records(store).export(_resolve(store, duel), view)
     if html:
         name = Path(output).with_suffix(f".{view}.ygr").name
-        size = write_atomic(output, offline_page(replay, _signing_key(), name).encode())
+        size = write_atomic(output, offline_page(replay, _signing_key(), name).encode(), file_mode(replay))
         echo(f"{output}: a web page of {len(replay.events)} events, {view} view, {size} bytes "
              f"(the signed replay file inside); open it in a browser")
         return
@@ -946,6 +947,12 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
     sys.exit(0 if ok else EXIT_ILLEGAL)
 
 
+def _interruptible() -> None:
+    """Let Ctrl-C (SIGINT) stop a command that serves until it: started in the background by a
+    script, a process inherits SIGINT ignored (a non-interactive shell's background job)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535))
@@ -960,6 +967,7 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
 
     The organiser's token is $YGOREPLAY_ADMIN_TOKEN, else the one printed when this store's
     service first started (it is kept only as a digest)."""
+    _interruptible()
     import uvicorn
     from .service import ADMIN_ENV, admin_token, create_app
     with _store(store_url, create=True) as store:
@@ -1004,6 +1012,7 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
 def demo(path: str, host: str, port: int, cards: tuple[str, ...], store_url: str | None) -> None:
     """Show the service: record a duel file through it over HTTP, a few events at a time as a
     table's client does, print the viewer links, and serve them until Ctrl-C."""
+    _interruptible()
     from . import demo as showing
     with _opened(path, None, cards) as source:
         events, title = source.events, printable(Path(path).name)

@@ -28,6 +28,7 @@ from typing import NamedTuple, Union
 
 from .cards import CardFacts
 from .errors import InputError
+from .files import read_limited
 
 MAIN_MIN, MAIN_MAX, EXTRA_MAX, SIDE_MAX, COPIES_MAX = 40, 60, 15, 15, 3
 MAX_FILE = 4 << 20        # a .ydk is a few hundred bytes; an lflist.conf of every list ever, under 1 MB
@@ -75,23 +76,14 @@ def _decode(data: bytes) -> str:
         return data.decode("latin-1")
 
 
-def _text_of(path_or_text: PathOrText | bytes, error: type[ValueError]) -> tuple[str, str]:
+def _text_of(path_or_text: PathOrText | bytes, error: type[InputError]) -> tuple[str, str]:
     """(where, text): a path-like or a one-line string is a file; a string with newlines is text."""
     if isinstance(path_or_text, bytes):
         return "<text>", _decode(path_or_text)
     if isinstance(path_or_text, str) and ("\n" in path_or_text or "\r" in path_or_text):
         return "<text>", path_or_text.lstrip("\ufeff")
     path = Path(path_or_text)
-    try:
-        if not path.is_file():
-            raise error(f"{path}: cannot read (" + ("not a regular file)" if path.exists() else "no such file)"))
-        size = path.stat().st_size
-        if size > MAX_FILE:
-            raise error(f"{path}: {size} bytes; a deck list or banlist file is at most {MAX_FILE}")
-        with path.open("rb") as f:
-            return str(path), _decode(f.read(MAX_FILE + 1)[:MAX_FILE])
-    except OSError as exc:
-        raise error(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return str(path), _decode(read_limited(path, MAX_FILE, "deck list or banlist file", error))
 
 
 # -- decks --------------------------------------------------------------------------------------

@@ -7,16 +7,56 @@ truncated one (rename is atomic on POSIX and on Windows within one volume).
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import InputError
+
+_PIECE = 1 << 20               # what ``read_limited`` reads at a time past a file's declared size
 
 
 def data_dir() -> Path:
     """The user's ygoreplay folder: ``$XDG_DATA_HOME/ygoreplay`` or ``~/.local/share/ygoreplay``."""
     base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
     return Path(base) / "ygoreplay"
+
+
+def open_readable(path: str | os.PathLike[str], what: str = "file",
+                  error: type[InputError] = InputError) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file or a pipe; anything else (a device such
+    as ``/dev/zero``, which never ends and declares a size of 0) is an ``error``. OSError as ``open``."""
+    f = open(path, "rb")
+    mode = os.fstat(f.fileno()).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        f.close()
+        raise error(f"{path}: not a regular file; not a {what}")
+    return f
+
+
+def read_limited(path: str | os.PathLike[str], limit: int, what: str = "file",
+                 error: type[InputError] = InputError) -> bytes:
+    """The bytes of ``path``, at most ``limit`` of them: a longer file is an ``error`` saying so.
+
+    The bound is on the bytes read, never on the size a file declares (0 for a pipe): a regular
+    file or a pipe is read up to one byte past ``limit``; anything else is refused unread."""
+    try:
+        with open_readable(path, what, error) as f:
+            # as much as a regular file holds at once (no buffer of ``limit`` bytes for a small
+            # file), then in pieces: a pipe, or a file that grew since
+            piece = min(limit + 1, os.fstat(f.fileno()).st_size + 1)
+            chunks: list[bytes] = []
+            read = 0
+            while read <= limit and (chunk := f.read(min(piece, limit + 1 - read))):
+                chunks.append(chunk)
+                read += len(chunk)
+                piece = _PIECE
+    except OSError as exc:
+        raise error(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if read > limit:
+        raise error(f"{path}: more than {limit:,} bytes; not a {what}")
+    return b"".join(chunks)
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o644, *,

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from .events import Event, EventFormatError, from_dict
+from .files import open_readable, write_atomic
 
 #: 256 MiB: a duel of a thousand turns is a few MB of JSON Lines.
 MAX_FILE_SIZE = 256 << 20
@@ -106,7 +107,7 @@ def read_events(path: str | Path, passcode: Passcode | None = None) -> list[Even
     if size > MAX_FILE_SIZE:
         raise EventFormatError(f"the file is {size:,} bytes; a duel file is at most {MAX_FILE_SIZE:,} "
                                f"({MAX_FILE_SIZE >> 20} MiB)", source)
-    with path.open("rb") as f:
+    with open_readable(path, "duel file", EventFormatError) as f:
         if not f.seekable():                                # a pipe: read it once, within the cap
             data = f.read(MAX_FILE_SIZE + 1)
             _too_large(len(data), source)
@@ -143,7 +144,8 @@ def _first_bad_utf8(f: BinaryIO, source: str) -> int | None:
 
 
 def _text_lines(f: BinaryIO, source: str) -> Iterator[str]:
-    """The lines of the (valid UTF-8) file, as ``str.splitlines`` cuts them, one read at a time."""
+    """The lines of the (valid UTF-8) file, one read at a time: only "\\n" (or "\\r\\n") ends a line,
+    as JSON Lines says (``str.splitlines`` would also cut at a U+2028 inside a JSON string)."""
     number = offset = 0
     while True:
         raw = f.readline(MAX_LINE + 2)              # a line, its "\r\n", and one byte more
@@ -158,9 +160,8 @@ def _text_lines(f: BinaryIO, source: str) -> Iterator[str]:
             raise EventFormatError(f"not UTF-8 text (byte {offset + exc.start})", source) from None
         offset += len(raw)
         _too_large(offset, source)
-        for line in text.splitlines():              # "\r", "\x0c", "\u2028" … also end lines
-            number += 1
-            yield line
+        number += 1
+        yield text.removesuffix("\n").removesuffix("\r")   # U+2028 or U+0085 may be in a string
 
 
 def dumps(events: Iterable[Event]) -> str:
@@ -170,5 +171,4 @@ def dumps(events: Iterable[Event]) -> str:
 
 def write_events(path: str | Path, events: Iterable[Event]) -> int:
     """Write a duel as a JSON Lines file, whole or not at all (``files.write_atomic``); its size."""
-    from .files import write_atomic
     return write_atomic(path, dumps(events).encode("utf-8"))

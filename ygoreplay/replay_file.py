@@ -41,7 +41,7 @@ from . import chain as chainlib
 from .cards import CardDB, CardDBError, CardFacts, unnamed
 from .errors import InputError
 from .events import Event, EventFormatError, from_dict
-from .files import write_atomic
+from .files import read_limited, write_atomic
 from .signing import PUBLIC_SIZE, SIGNATURE_SIZE, OrganiserKey, PublicKey
 
 MAGIC = b"\x89YGR\r\n\x1a\n"
@@ -198,9 +198,15 @@ def sign(data: bytes, key: OrganiserKey) -> bytes:
     return data + key.public.raw + key.sign(_signed_message(data))
 
 
+def file_mode(replay: ReplayFile) -> int:
+    """The permissions of a file holding ``replay``: a judge file holds every hidden card and the
+    duel's secret, so only its owner reads it (as the store and the key); a view is for sharing."""
+    return 0o600 if replay.view == "judge" else 0o644
+
+
 def write(path: str | Path, replay: ReplayFile, key: OrganiserKey | None = None) -> int:
     """Write the file whole or not at all (a temporary name, then a rename); returns its size."""
-    return write_atomic(path, dumps(replay, key))
+    return write_atomic(path, dumps(replay, key), file_mode(replay))
 
 
 def _filters(dict_size: int) -> list[dict]:
@@ -468,15 +474,7 @@ def _decklist(body: dict) -> dict[str, list[int]]:
 
 def read(path: str | Path) -> ReplayFile:
     path = Path(path)
-    try:
-        size = path.stat().st_size
-        if size > MAX_BODY + MAX_HEADER + 1024:
-            raise ReplayFileError(f"{size} bytes: larger than any replay file this program reads")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ReplayFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    except ReplayFileError as exc:
-        raise ReplayFileError(f"{path}: {exc}") from None
+    data = read_limited(path, MAX_BODY + MAX_HEADER + 1024, "replay file", ReplayFileError)
     try:
         return loads(data)
     except ReplayFileError as exc:

@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from .errors import InputError
-from .files import data_dir, write_atomic
+from .files import data_dir, open_readable, write_atomic
 
 ENV_VAR = "YGOREPLAY_KEY"
 PREFIX = "ed25519:"
@@ -126,12 +126,13 @@ class OrganiserKey:
         """The key in ``path`` (default: ``default_key_path()``), or None when there is none."""
         path = Path(path) if path else default_key_path()
         try:
-            data = path.read_bytes()
+            with open_readable(path, "private key") as f:
+                data = f.read(16384)
         except FileNotFoundError:
             return None
         except OSError as exc:
             raise InputError(f"{path}: cannot read the organiser key ({exc.strerror or exc})") from None
-        return cls.from_pem(data[:16384], str(path))
+        return cls.from_pem(data, str(path))
 
     @classmethod
     def load_or_create(cls, path: str | os.PathLike[str] | None = None) -> tuple["OrganiserKey", bool]:

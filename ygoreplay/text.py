@@ -3,8 +3,9 @@
 Player names, titles, judge notes and card names come from files anyone can write. Printed raw,
 an escape sequence in one can move the cursor, recolour or erase lines, or a newline can forge a
 line of ``log`` or ``audit``. ``printable`` shows every control character (C0, DEL, C1), every
-bidirectional override and every unpaired surrogate (an undecodable byte of a file name) as a
-visible escape; ``terminal`` does the same but keeps line breaks, for whole blocks of output.
+bidirectional control, every zero-width character and every unpaired surrogate (an undecodable
+byte of a file name) as a visible escape; ``terminal`` does the same but keeps line breaks, for
+whole blocks of output.
 """
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ import re
 
 from .errors import InputError
 
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-                     "\u2028\u2029\ud800-\udfff]")
-_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-                          "\u2028\u2029\ud800-\udfff]")
+#: Characters that reorder or hide the text around them, or are not seen at all: bidirectional
+#: controls, zero-width characters, line and paragraph separators, unpaired surrogates. The web
+#: pages show the same ones escaped (viewer/text.js; a test compares the two rules).
+_HIDDEN = "\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\u2028\u2029\ufeff\ud800-\udfff"
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_HIDDEN}]")
+_UNSAFE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_HIDDEN}]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
 
 

@@ -152,6 +152,8 @@ def main() -> int:
                                           decks, [[(1, 1000)], []])
     for name, d in duels.items():
         write(f"duels/{name}", d)
+    for name in ("g1-yugi-wins.jsonl", "g2-kaiba-surrenders.jsonl"):   # a match file's duels are in its folder
+        write(f"illegal/duels/{name}", duels[name])
 
     # -- the matches --------------------------------------------------------------------------
     m = Match("A 2-0: Yugi wins duels 1 and 2 (TCG policy)", "tcg-2024")
@@ -218,7 +220,6 @@ def main() -> int:
         v = Match(f"Refused variant: breaks {rule} at its last event. {title}", build.__defaults__[0]
                   if build.__defaults__ else "tcg-2024")
         build(v)
-        v.lines = [line.replace('"duel": "duels/', '"duel": "../duels/') for line in v.lines]
         write(f"illegal/{name}", v)
 
     def refused(v: Match, kind: str, rule: str, **fields) -> None:

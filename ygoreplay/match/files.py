@@ -19,8 +19,9 @@ from ..errors import InputError
 from ..events import Event
 from ..exchange import make_replay
 from ..jsonl import read_events
-from ..replay_file import ReplayFile, dumps as dump_replay, loads, read as read_replay, read_header
+from ..replay_file import MAX_HEADER, ReplayFile, dumps as dump_replay, loads, read as read_replay, read_header
 from ..signing import OrganiserKey, PublicKey
+from ..text import printable
 from .links import LinkProblem, check_duel
 from .rules import MatchState, fold, is_match
 
@@ -60,14 +61,13 @@ class Match:
 def is_match_file(path: Path) -> bool:
     """A JSON Lines file whose first event is ``match_started``, or a match ``.ygr``."""
     try:
-        with path.open("rb") as f:
-            head = f.read(4096)
-    except OSError:
+        head = _head(path, 16 + MAX_HEADER)
+    except InputError:
         return False
     if head.startswith(b"\x89YGR"):
         try:
-            header = read_header(path.read_bytes())[0]
-        except (InputError, OSError):
+            header = read_header(head)[0]
+        except InputError:
             return False
         match = header.get("match")
         return isinstance(match, dict) and match.get("kind") == "match"
@@ -81,7 +81,7 @@ def is_match_file(path: Path) -> bool:
 def open_match(path: str | Path, lookup: Mapping[int, CardFacts]) -> Match:
     """A match file and its duels (JSON Lines: duel files named relative to the match file)."""
     path = Path(path)
-    if path.read_bytes()[:4] == b"\x89YGR":
+    if _head(path, 4) == b"\x89YGR":
         return _from_replay(read_replay(path), str(path))
     events = read_events(path, getattr(lookup, "passcode", None))
     if not is_match(events):
@@ -89,13 +89,37 @@ def open_match(path: str | Path, lookup: Mapping[int, CardFacts]) -> Match:
     match = Match(str(path), events, facts_of(events, lookup))
     for ev in events:
         if ev.kind == "game_started":
-            duel_path = (path.parent / ev.duel) if ev.duel else None
+            duel_path = _duel_path(path, ev.game, ev.duel) if ev.duel else None
             if duel_path is None or not duel_path.is_file():
                 match.missing[ev.game] = f"no duel file {ev.duel!r} beside the match"
                 continue
             duel_events = read_events(duel_path, getattr(lookup, "passcode", None))
             match.duels[ev.game] = Duel(duel_events, facts_of(duel_events, lookup), str(duel_path))
     return match
+
+
+def _duel_path(match_path: Path, game: int, name: str) -> Path:
+    """The duel file a match file names, relative to the match file's folder and inside it: a
+    match file passed around cannot make a command read a file elsewhere (an absolute path,
+    ``../``, or a link out of the folder)."""
+    folder = match_path.parent.resolve()
+    try:
+        found: Path | None = (folder / name).resolve()
+    except (OSError, ValueError, RuntimeError):       # a NUL in it, a loop of links
+        found = None
+    if found is None or Path(name).is_absolute() or not found.is_relative_to(folder):
+        raise InputError(f"{match_path}: game {game} names the duel file {name!r}, not a path inside the match "
+                         "file's folder; a match file names its duels by paths inside its own folder")
+    return found
+
+
+def _head(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of ``path`` (never more, whatever the file is)."""
+    try:
+        with path.open("rb") as f:
+            return f.read(size)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def _from_replay(replay: ReplayFile, name: str) -> Match:
@@ -126,9 +150,9 @@ def match_replay(match: Match, key: OrganiserKey, title: str = "") -> ReplayFile
             continue                                 # a game lost by penalty before it was played
         replay = duel.replay or make_replay(
             duel.events, [chain.now()] * len(duel.events), duel.cards, "judge", secrets.token_bytes(32),
-            secrets.token_bytes(32), {"title": Path(duel.name).name, "match_game": game.number})
+            secrets.token_bytes(32), {"title": printable(Path(duel.name).name), "match_game": game.number})
         games.append(dump_replay(replay, key))
-    header = {"kind": "match", "title": title or Path(match.name).name, "policy": state.policy.name,
+    header = {"kind": "match", "title": title or printable(Path(match.name).name), "policy": state.policy.name,
               "players": list(state.players), "banlist": state.banlist.name,
               "banlist_hash": state.banlist_hash, "games": [g.duel for g in state.games]}
     replay = make_replay(match.events, [chain.now()] * len(match.events), match.cards, "judge",

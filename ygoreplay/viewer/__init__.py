@@ -1,4 +1,4 @@
-"""The web viewer: a page and two static ES-module assets, served by ``ygoreplay serve`` at
+"""The web viewer: a page and its static ES-module assets, served by ``ygoreplay serve`` at
 ``/view/{id}`` and written whole into one self-contained file by ``export --html``; and the
 match page (``/match/{id}``: ``match.html``, ``match.js``, ``match.css``), served the same way.
 
@@ -17,7 +17,8 @@ from importlib import resources
 from typing import Any
 
 #: The assets the service serves, and their content types.
-ASSETS = {"viewer.js": "text/javascript; charset=utf-8", "viewer.css": "text/css; charset=utf-8",
+ASSETS = {"viewer.js": "text/javascript; charset=utf-8", "text.js": "text/javascript; charset=utf-8",
+          "viewer.css": "text/css; charset=utf-8",
           "match.js": "text/javascript; charset=utf-8", "match.css": "text/css; charset=utf-8"}
 
 #: What a served page may load: its own scripts, styles and data, no frames, no forms.
@@ -26,6 +27,7 @@ POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 
 
 _STYLE_TAG = '<link rel="stylesheet" href="/viewer/viewer.css">'
 _SCRIPT_TAG = '<script type="module" src="/viewer/viewer.js"></script>'
+_TEXT_IMPORT = 'import { visible } from "./text.js";\n'
 
 
 @functools.cache
@@ -55,7 +57,7 @@ def embedded_json(data: Any) -> str:
 def offline_page(info: dict[str, Any], frames: list[dict], replay_file: bytes, file_name: str) -> str:
     """One page holding everything: the style, the script, one view's frames and the signed
     ``.ygr`` file they were made from (offered for download, for ``ygoreplay verify``)."""
-    style, script = asset("viewer.css").decode(), asset("viewer.js").decode()
+    style, script = asset("viewer.css").decode(), _inlined(asset("viewer.js").decode())
     for name, text in (("viewer.css", style), ("viewer.js", script)):
         if "</" in text:
             raise ValueError(f"{name} holds '</', which would end its element in a page")
@@ -68,6 +70,13 @@ def offline_page(info: dict[str, Any], frames: list[dict], replay_file: bytes, f
     html = html.replace(_SCRIPT_TAG, f'<script type="application/json" id="ygr-duel">{embedded_json(data)}</script>\n'
                                      f'<script type="module">{script}</script>')
     return html
+
+
+def _inlined(script: str) -> str:
+    """``viewer.js`` with ``text.js`` written in place of its import: an exported page loads nothing."""
+    if _TEXT_IMPORT not in script:
+        raise ValueError("viewer.js does not import text.js as the exported page expects")
+    return script.replace(_TEXT_IMPORT, asset("text.js").decode().replace("export function", "function"))
 
 
 def _hash(text: str) -> str:

@@ -3,7 +3,10 @@
 // Everything drawn comes from the service's /matches/{id}/state, which the server made for this
 // view: a decklist or Side Deck this view may not see arrives as counts, never as cards. Text
 // from the match (players' and judges' names, rulings, notes) only ever goes in through
-// textContent; links are built with URLSearchParams, their paths from ids the server checked.
+// textContent, made visible first (text.js: no bidirectional or zero-width character acts); links
+// are built with URLSearchParams, their paths from ids the server checked.
+
+import { visible } from "./text.js";
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -39,7 +42,7 @@ export class MatchPage {
     const response = await fetch(`/matches/${this.id}/state?${this.params()}`, { headers: this.headers(), cache: "no-store" });
     const data = await response.json().catch(() => ({}));
     if (!response.ok) throw new Error(data.error || `the service answered ${response.status}`);
-    this.state = data;
+    this.state = visible(data);
     this.draw();
     return data;
   }
@@ -217,7 +220,7 @@ async function main() {
     await page.load();
   } catch (error) {
     const box = document.getElementById("error");
-    box.textContent = `This match cannot be shown: ${error.message}`;
+    box.textContent = `This match cannot be shown: ${visible(error.message)}`;
     box.hidden = false;
     return;
   }

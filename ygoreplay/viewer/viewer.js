@@ -5,7 +5,10 @@
 // or a patch of the one before, so boards share every part that did not change. Showing a
 // position draws only the parts that differ from the board on screen. Nothing here decides what
 // the viewer may see: the server redacted the frames, and a hidden card has no passcode in them.
-// Text from the duel (names, log lines) only ever goes in through textContent.
+// Text from the duel (names, log lines) only ever goes in through textContent, and every string the
+// page is given is first made visible (text.js): no bidirectional or zero-width character acts.
+
+import { visible } from "./text.js";
 
 const FACE_DOWN = new Set(["set", "facedown_attack", "facedown"]);
 const TYPE = { MONSTER: 0x1, SPELL: 0x2, TRAP: 0x4, NORMAL: 0x10, EFFECT: 0x20, FUSION: 0x40, RITUAL: 0x80,
@@ -17,7 +20,7 @@ const POSITION_WORDS = { attack: "face-up Attack Position", defense: "face-up De
 
 export class Duel {
   constructor(info) {
-    this.info = info;
+    this.info = visible(info);
     this.frames = [];
     this.boards = [];
     this.cards = new Map();        // passcode -> facts this view may know
@@ -32,7 +35,7 @@ export class Duel {
 
   add(frames) {
     const taken = [];
-    for (const frame of frames) {
+    for (const frame of visible(frames)) {
       if (frame.i < this.frames.length) continue;        // a repeat after a reconnect
       if (frame.i > this.frames.length) {                // a gap: the frames between are fetched
         if (this.onGap) this.onGap(this.frames.length);
@@ -644,7 +647,7 @@ class Service {
     download.hidden = false;
     const response = await fetch(`/duels/${this.id}/tree`, { headers: this.headers() });
     if (!response.ok) return;
-    const tree = await response.json();
+    const tree = visible(await response.json());
     if (tree.length < 2) return;
     const nav = document.querySelector("#tree");
     nav.append(el("h2", "", "Branches"));
@@ -696,7 +699,7 @@ async function main() {
     data = await source.load();
   } catch (error) {
     const box = document.getElementById("error");
-    box.textContent = `This duel cannot be shown: ${error.message}`;
+    box.textContent = `This duel cannot be shown: ${visible(error.message)}`;
     box.hidden = false;
     return;
   }
