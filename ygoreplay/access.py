@@ -81,6 +81,16 @@ def release_settings(release: object, event: object, at: object) -> tuple[str | 
     return "event", event, at
 
 
+#: Who may write each kind of a duel's events, through any door (``Records.append``: the typed
+#: endpoints, the raw events endpoint and the command line all end there). The organiser may
+#: write anything; a kind not named here is play, the recorder's.
+WRITERS: dict[str, tuple[str, ...]] = {"rolled_back": ("judge",), "judge_note": ("judge",)}
+
+
+def may_write(role: str, kind: str) -> bool:
+    return role == "organiser" or role in WRITERS.get(kind, ("recorder",))
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(32)
 

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from . import chain
-from .access import Access
+from .access import WRITERS, Access, may_write
 from .cards import CardDB
-from .errors import InputError, VerificationError
-from .events import Event, JudgeNote, RolledBack
+from .errors import Forbidden, InputError, VerificationError
+from .events import Event, from_dict
 from .exchange import make_replay, verify_against
 from .receipts import Promise, Receipt, Witness, behind, issue, verify as verify_heads
 from .replay_file import ReplayFile, verify_chain
@@ -335,44 +335,45 @@ class Records:
         access.release_now(self.store.attachment(duel_id, "match_game") is not None)
         self.store.attach(duel_id, "access", access.to_dict())
 
-    def append(self, duel_id: str, events: list[Event], expected: int | None = None) -> Receipt:
+    def append(self, duel_id: str, events: list[Event], expected: int | None = None,
+               role: str = "organiser") -> Receipt:
         """Check and append events, all or nothing: the receipt of the new head (its ``events``
-        is the new length)."""
+        is the new length). ``role`` is who writes (``access.WRITERS``); the command line is
+        the organiser, the store's owner."""
         if not events:
             self._not_behind(duel_id)
             count = self.store.append(duel_id, events, expected_position=expected)
             return self._receipt(duel_id, count)
-        return self.append_records(duel_id, events, expected)[1]
+        return self.append_records(duel_id, events, expected, role)[1]
 
-    def append_records(self, duel_id: str, events: list[Event], expected: int | None = None
-                       ) -> tuple[list[Record], Receipt | None]:
+    def append_records(self, duel_id: str, events: list[Event], expected: int | None = None,
+                       role: str = "organiser") -> tuple[list[Record], Receipt | None]:
         """As ``append``, and the records written (a live service hands them to its followers);
-        no receipt when there were no events."""
+        no receipt when there were no events. The one door of every event into a stored duel:
+        who may write each kind is checked here, and the rules check each event (a judge's
+        ruling names its judge and says why, MATCH-08), whichever face sent it."""
         if not events:
             return [], None
+        refused = sorted({e.kind for e in events if not may_write(role, e.kind)})
+        if refused:
+            raise Forbidden(f"a {role} may not write {', '.join(refused)} (it is the "
+                            f"{' or '.join(WRITERS.get(refused[0], ('recorder',)))}'s); nothing was written")
         self._not_behind(duel_id)
         written = self.store.append_records(duel_id, events, expected_position=expected)
         return written, self._receipt(duel_id, written[-1].position + 1, written[-1].hash)
 
-    def rollback(self, duel_id: str, to: int, judge: str, reason: str) -> int:
-        """A judge backs the game up to before event ``to``: an event of its own (MATCH-08)."""
-        for what, value in (("judge", judge), ("reason", reason)):
-            if not checked(value, f"the {what}").strip():
-                raise InputError(f"a rollback needs a {what}: it is signed and explained")
+    def rollback(self, duel_id: str, to: int, judge: str, reason: str, role: str = "organiser") -> int:
+        """A judge backs the game up to before event ``to``: an event of its own (MATCH-08),
+        written as the raw events endpoint writes one. The judge decided on the duel as it stood:
+        if someone appended since, that is a conflict."""
         length = self.store.info(duel_id).events
-        if not 0 < to < length:
-            raise InputError(f"duel {duel_id} has {length} events: a rollback goes back to 1..{length - 1}, not {to}")
-        # the judge decided on the duel as it stood: if someone appended since, that is a conflict
-        self._not_behind(duel_id)
-        count = self.store.append(duel_id, RolledBack(to=to, judge=judge, reason=reason), expected_position=length)
-        return self._receipt(duel_id, count).events
+        event = from_dict({"kind": "rolled_back", "to": to, "judge": judge, "reason": reason}, "the rollback")
+        return self.append(duel_id, [event], expected=length, role=role).events
 
-    def note(self, duel_id: str, judge: str, text: str, category: str = "note") -> int:
-        if not checked(judge, "the judge's name").strip() or not checked(text, "the note").strip():
-            raise InputError("a judge note needs the judge's name and a text")
-        self._not_behind(duel_id)
-        count = self.store.append(duel_id, JudgeNote(judge=judge, note=text, category=category))
-        return self._receipt(duel_id, count).events
+    def note(self, duel_id: str, judge: str, text: str, category: str = "note", role: str = "organiser") -> int:
+        """A judge's call, ruling, penalty or note (MATCH-08), written as the raw endpoint writes one."""
+        event = from_dict({"kind": "judge_note", "judge": judge, "note": text, "category": category}, "the note")
+        return self.append(duel_id, [event], role=role).events
 
     def branch(self, duel_id: str, at: int, title: str = "") -> str:
         """A what-if line: a new duel of events #0..#at of this one (the board after event #at)."""

@@ -8,7 +8,8 @@ the command line ends with, so the CLI (and the HTTP service) map errors in one 
 * ``VerificationError`` (1): a record or file that fails verification (altered, truncated,
   signed by no trusted key); nothing is derived from it;
 * ``StoreError`` (2): the store cannot be opened, read or written as asked;
-* ``ConflictError`` (3): another writer appended to the same duel first; nothing was written.
+* ``ConflictError`` (3): another writer appended to the same duel first; nothing was written;
+* ``Forbidden`` (2): the caller's role may not do this (``access.WRITERS``): the service's 403.
 """
 from __future__ import annotations
 
@@ -41,3 +42,9 @@ class ConflictError(StoreError):
     """Another writer appended at the same position first; nothing of this append was written."""
 
     exit_code = 3
+
+
+class Forbidden(YgoreplayError):
+    """A write the caller's role may not make (``access.WRITERS``); nothing was written."""
+
+    exit_code = 2

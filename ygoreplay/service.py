@@ -41,7 +41,7 @@ from .access import (
     NARROWER, RELEASES, ROLES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, digest, matches, release_settings)
 from .application import Records, branch_after, duel_dict, origin_of, trust_of, violation_dict
 from .card_sources import card_lookup
-from .errors import ConflictError, InputError, StoreError, VerificationError, YgoreplayError
+from .errors import ConflictError, Forbidden, InputError, StoreError, VerificationError, YgoreplayError
 from .events import EventFormatError, from_dict
 from .jsonl import parse_lines
 from .live import Hub, LiveDuel
@@ -53,7 +53,6 @@ from .store import MissingStore, Store
 from .text import checked, number
 
 MAX_BODY = 16 << 20              # an upload; a batch of events is far smaller
-JUDGES_EVENTS = ("rolled_back", "judge_note")   # only a judge's own requests write these
 MAX_EVENTS = 10_000              # events in one append
 KEEPALIVE = 15.0                 # seconds between SSE comments on a quiet duel
 THREADS = 256                    # requests waiting on the store at once
@@ -278,6 +277,8 @@ def _errors(app: FastAPI) -> None:
     async def ours(_request: Request, exc: YgoreplayError) -> JSONResponse:
         if isinstance(exc, ConflictError):
             return _json(409, {"error": str(exc)})
+        if isinstance(exc, Forbidden):
+            return _json(403, {"error": str(exc)})
         if isinstance(exc, VerificationError):
             return _json(409, {"error": str(exc), "verification": False})
         if isinstance(exc, InputError):
@@ -417,14 +418,12 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
                   "type": "array", "items": {"type": "object"}, "maxItems": MAX_EVENTS}},
                   "application/x-ndjson": {"schema": {"type": "string"}}}}})
     async def append(duel_id: str, request: Request, expected: int | None = Query(None, ge=0, le=10 ** 9)) -> dict:
-        """Append events, checked by the rules exactly as ``record`` checks them: all or none."""
+        """Append events, checked by the rules exactly as ``record`` checks them: all or none.
+        Each goes through the command its typed endpoint uses (``Records.append_records``): a
+        ``rolled_back`` or ``judge_note`` is the judge's here as on ``/rollback`` and ``/notes``."""
         caller, live = await caller_async(request, duel_id)
-        service.require(caller, "recorder")
+        service.require(caller, "recorder", "judge")
         events = await _request_events(request)
-        judged = sorted({e.kind for e in events if e.kind in JUDGES_EVENTS})
-        if judged and caller.role != "organiser":
-            raise HTTPError(403, f"{', '.join(judged)} is a judge's: POST /rollback or /notes with the judge's token",
-                            where="body")
         if not events:
             if expected is not None and expected != live.count:
                 raise HTTPError(409, f"the duel has {live.count} events, not {expected}")
@@ -432,7 +431,7 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         receipts: list[Receipt] = []
 
         def appended() -> list:
-            written, receipt = service.records.append_records(duel_id, events, expected)
+            written, receipt = service.records.append_records(duel_id, events, expected, caller.role)
             receipts.append(receipt)
             return written
         written = await asyncio.to_thread(service.hub.appending, duel_id, appended)
@@ -588,7 +587,7 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         service.require(caller, "judge")
         body = await _body_json(request)
         to, judge, reason = _fields(body, to=int, judge=str, reason=str)
-        position = await asyncio.to_thread(service.records.rollback, duel_id, to, judge, reason)
+        position = await asyncio.to_thread(service.records.rollback, duel_id, to, judge, reason, caller.role)
         await asyncio.to_thread(service.hub.changed, duel_id)
         return {"position": position}
 
@@ -603,10 +602,8 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         service.require(caller, "judge")
         body = await _body_json(request)
         judge, text = _fields(body, judge=str, text=str)
-        category = body.get("category", "note")
-        if category not in ("call", "ruling", "penalty", "warning", "note", "time"):
-            raise HTTPError(400, "category is one of call, ruling, penalty, warning, note, time", where="category")
-        position = await asyncio.to_thread(service.records.note, duel_id, judge, text, category)
+        position = await asyncio.to_thread(service.records.note, duel_id, judge, text, body.get("category", "note"),
+                                           caller.role)
         await asyncio.to_thread(service.hub.changed, duel_id)
         return {"position": position}
 

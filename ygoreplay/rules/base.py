@@ -55,6 +55,15 @@ def impossible(state: DuelState, ev: Event, rule: str, message: str) -> NoReturn
     raise RuleViolation(rule, message, state.index, ev.kind)
 
 
+def judges_word(state: DuelState, ev: Event, text: str, what: str) -> None:
+    """MATCH-08: a judge's ruling or rollback is followed, so the record says whose it is and
+    what it says: a nameless or empty one is refused through every door (kept, flagged, by an audit)."""
+    missing = [name for name, value in (("the judge", ev.judge), (f"a {what}", text)) if not value.strip()]
+    if missing:
+        fail(state, ev, "MATCH-08", f"a judge's {ev.kind.replace('_', ' ')} needs {' and '.join(missing)}: "
+                                    "it is signed and explained")
+
+
 def get_card(state: DuelState, ev: Event, card_id: str | None) -> Card:
     card = state.cards.get(card_id) if card_id is not None else None
     if card is None:

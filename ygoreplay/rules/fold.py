@@ -14,11 +14,13 @@ from typing import Callable
 from ..events import EVENT_TYPES, Event, JudgeNote, RolledBack
 from ..state import DuelState
 from . import battle, chain, outcome, position, setup, spell_trap, summon, turn, win  # noqa: F401  (register their handlers)
-from .base import RuleViolation, bury, fail, handles, impossible
+from .base import RuleViolation, bury, fail, handles, impossible, judges_word
 
 @handles(JudgeNote)
 def judge_note(state: DuelState, event: Event) -> None:
-    """Kept in the record; changes nothing on the board."""
+    """Kept in the record; changes nothing on the board. A judge's word names the judge and
+    says something (MATCH-08), whichever door it came through."""
+    judges_word(state, event, event.note, "note")
 
 
 @handles(RolledBack)

@@ -26,7 +26,7 @@ import msgpack
 from ..cards import CardDB
 from ..events import Event, RolledBack, from_dict
 from ..state import DuelState, Violation
-from .base import RuleViolation
+from .base import RuleViolation, judges_word
 from .fold import apply
 
 CHECKPOINT_EVERY = 256
@@ -117,6 +117,7 @@ class History:
         self._checkpoint_due = False
 
     def _roll_back(self, position: int, event: RolledBack) -> None:
+        judges_word(self.state, event, event.reason, "reason")
         if self.state.ended:
             raise RuleViolation("MATCH-10", "the duel is over: appeals and rollbacks after its end are not accepted",
                                 position, event.kind)
