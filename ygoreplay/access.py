@@ -55,6 +55,11 @@ class Access:
     delay_seconds: float = 0.0
     tokens: dict[str, str] = field(default_factory=dict)    # role -> digest
 
+    @property
+    def delayed(self) -> bool:
+        """Whether its spectators are held back (until the duel ends)."""
+        return bool(self.delay_events or self.delay_seconds)
+
     def to_dict(self) -> dict:
         return {"visibility": self.visibility, "delay": {"events": self.delay_events, "seconds": self.delay_seconds},
                 "tokens": dict(self.tokens)}

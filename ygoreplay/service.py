@@ -24,7 +24,9 @@ import json
 import os
 import re
 import secrets as _secrets
+import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -37,7 +39,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import viewer
 from .access import NARROWER, ROLES, VIEW_OF, VISIBILITIES, Access, digest, matches
-from .application import Records, branch_after, duel_dict, violation_dict
+from .application import Records, duel_dict, family, public_duels, violation_dict
 from .card_sources import card_lookup
 from .errors import ConflictError, InputError, StoreError, VerificationError, YgoreplayError
 from .events import EventFormatError, from_dict
@@ -53,6 +55,8 @@ JUDGES_EVENTS = ("rolled_back", "judge_note")   # only a judge's own requests wr
 MAX_EVENTS = 10_000              # events in one append
 KEEPALIVE = 15.0                 # seconds between SSE comments on a quiet duel
 THREADS = 256                    # requests waiting on the store at once
+FOLLOWS_PER_CLIENT = 32          # open streams (of duels and matches) from one client address
+FOLLOWS_PER_DUEL = 2_000         # open streams of one duel or match
 
 
 class HTTPError(Exception):
@@ -102,6 +106,54 @@ class _Limit:
         return await self.app(scope, limited, uncached)
 
 
+class Streams:
+    """The open streams (``/follow``), counted per client and per duel or match: one past
+    either cap is refused (429) before it opens. A client is its address (behind a proxy, the
+    one the proxy names): a token is no client, a spectator link is shared by a crowd."""
+
+    def __init__(self) -> None:
+        self.clients: Counter[str] = Counter()
+        self.duels: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def open(self, request: Request, stream_id: str) -> "_Lease":
+        """A place for one more stream of ``stream_id``, or 429 saying which cap it meets."""
+        client = request.client.host if request.client else ""
+        with self._lock:
+            if self.clients[client] >= FOLLOWS_PER_CLIENT:
+                raise HTTPError(429, f"this client has {FOLLOWS_PER_CLIENT} streams open, the most it may: "
+                                "close one before following another", where="follow")
+            if self.duels[stream_id] >= FOLLOWS_PER_DUEL:
+                raise HTTPError(429, f"{stream_id} has {FOLLOWS_PER_DUEL} streams open, the most it takes: "
+                                "try again later", where="follow")
+            self.clients[client] += 1
+            self.duels[stream_id] += 1
+        return _Lease(self, client, stream_id)
+
+    def close(self, client: str, stream_id: str) -> None:
+        with self._lock:
+            for counts, key in ((self.clients, client), (self.duels, stream_id)):
+                counts[key] -= 1
+                if counts[key] <= 0:
+                    del counts[key]
+
+
+class _Lease:
+    """One open stream's place: given back when the stream ends, or when it never started and
+    its response is dropped (an unstarted generator runs no ``finally``)."""
+
+    def __init__(self, streams: Streams, client: str, stream_id: str) -> None:
+        self.streams, self.client, self.stream_id = streams, client, stream_id
+        self.open = True
+
+    def close(self) -> None:
+        if self.open:
+            self.open = False
+            self.streams.close(self.client, self.stream_id)
+
+    __del__ = close
+
+
 def _json(status: int, data: dict) -> JSONResponse:
     return JSONResponse(data, status_code=status)
 
@@ -113,6 +165,7 @@ class Service:
         self.store = store
         self.records = Records(store)
         self.hub = Hub(store)
+        self.streams = Streams()
         self.admin_digest = admin_digest
 
     # -- who is asking --------------------------------------------------------------------------
@@ -167,6 +220,10 @@ class Service:
             return self.hub.match(live.match).access.role_of(token)
         except StoreError:
             return None
+
+    def spectators_see(self, duel_id: str) -> int:
+        """How many events of a duel a spectator may see now."""
+        return self.hub.get(duel_id).visible("spectator")
 
     def _duel(self, duel_id: str) -> LiveDuel:
         if not _DUEL_ID.fullmatch(duel_id):
@@ -343,18 +400,13 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         everyone = service.is_organiser(token)
         if token is not None and not everyone:
             raise HTTPError(403, "listing all duels needs the organiser's token")
+        listed = ([duel_dict(info) for info in service.records.duels(player)] if everyone else
+                  public_duels(service.records, service.spectators_see, player))
         out = []
-        for info in service.records.duels(player):
-            data = duel_dict(info)
-            if not everyone:
-                access = Access.from_dict(store.attachment(info.id, "access") or {"visibility": "private"})
-                if access.visibility != "public":
-                    continue
-                if data["status"] != "ended" and (access.delay_events or access.delay_seconds):
-                    data["events"] = None             # a spectator may not learn how far it is
-            if title and title.casefold() not in info.title.casefold():
+        for data in listed:
+            if title and title.casefold() not in data["title"].casefold():
                 continue
-            if date and not info.created.startswith(date):
+            if date and not data["created"].startswith(date):
                 continue
             if result and result != _result_of(data):
                 continue
@@ -448,6 +500,7 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         resume = request.headers.get("last-event-id")
         position = number(resume) + 1 if resume is not None and number(resume) is not None else start
         live_view = await asyncio.to_thread(live.view, view)
+        lease = service.streams.open(request, duel_id)
 
         async def stream() -> AsyncIterator[str]:
             nonlocal position
@@ -480,6 +533,7 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
                     await service.hub.wait(duel_id, min(wait, release) if release is not None else wait)
             finally:
                 live.followers -= 1
+                lease.close()
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
@@ -576,7 +630,6 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         if not isinstance(title, str):
             raise HTTPError(400, "title must be a string", where="title")
         child = await asyncio.to_thread(service.records.branch, duel_id, at, title)
-        await asyncio.to_thread(store.attach, child, "access", live.access.to_dict())
         return {"id": child, "parent": duel_id, "at": at}
 
     # -- everyone -------------------------------------------------------------------------------------
@@ -585,8 +638,8 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
     def verify(duel_id: str, request: Request) -> dict:
         """The record checked end to end: chain, anchors, signature, snapshots."""
         caller, live = service.caller(request, duel_id)
-        result = live.verified()
         visible = live.visible(caller.view)
+        result = live.verified(visible)
         if visible < result.events:            # a delayed spectator: nothing that counts past its view
             bad = result.first_bad if result.first_bad is not None and result.first_bad < visible else None
             return {"id": duel_id, "ok": result.ok, "events": visible, "first_bad_link": bad,
@@ -599,21 +652,13 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
     def tree(duel_id: str, request: Request) -> list[dict]:
         """The duel's family of branches, depth first, that this token may open."""
         caller, live = service.caller(request, duel_id)
-        out = []
-        for depth, info in store.tree(duel_id):
-            access = Access.from_dict(store.attachment(info.id, "access") or {"visibility": "private"})
-            if caller.role not in ("organiser", "public") and access.tokens.get(caller.role) != live.access.tokens.get(caller.role):
-                continue
-            if caller.role == "public" and access.visibility != "public":
-                continue
-            events = info.events
-            if caller.view == "spectator":          # a delayed spectator sees a branch once it may see its start
-                if info.parent and (info.branch_at or 0) > service.hub.get(info.parent).visible("spectator"):
-                    continue                            # it keeps events the spectator may not see yet
-                events = min(events, service.hub.get(info.id).visible("spectator"))
-            out.append({"depth": depth, "id": info.id, "title": info.title, "parent": info.parent,
-                        "branch_after": branch_after(info), "events": events})
-        return out
+
+        def may_open(access: Access) -> bool:
+            if caller.role == "public":
+                return access.visibility == "public"
+            return caller.role == "organiser" or access.tokens.get(caller.role) == live.access.tokens.get(caller.role)
+        return family(service.records, duel_id, may_open,
+                      service.spectators_see if caller.view == "spectator" else None)
 
     @app.get("/duels/{duel_id}/diff", tags=["everyone"])
     def diff(duel_id: str, request: Request, a: int = Query(ge=0, le=10 ** 9), b: int = Query(ge=0, le=10 ** 9),
