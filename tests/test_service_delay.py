@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import socket
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterator
 
 import httpx
 import pytest
 import uvicorn
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
 from ygoreplay.access import digest
 from ygoreplay.cards import CardDB
@@ -47,7 +51,7 @@ def serving(store: Store) -> Iterator[tuple[str, object]]:
         port = s.getsockname()[1]
     app = create_app(store, digest(ADMIN))
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           access_log=False, lifespan="on"))
+                                           access_log=False, lifespan="on", timeout_graceful_shutdown=1))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -202,3 +206,110 @@ def test_followers_are_capped_per_client_and_per_duel(service, monkeypatch):
         time.sleep(0.05)
     with httpx.stream("GET", f"{base}/duels/{duels[1]['id']}/follow") as again:
         assert again.status_code == 200, "closed streams give their places back"
+
+
+# -- the property: no answer to a delayed viewer depends on what lies past its delay ---------------------------
+
+OLD = "2020-01-01T00:00:00.000+00:00"        # long released, whatever the delay in seconds
+
+
+def _twin_stores(folder: Path, shown: int, delay: dict, hidden: tuple[list, list]
+                 ) -> tuple[Store, Store, str, dict[str, str]]:
+    """Two stores holding the same public duel (same id, header, tokens, first ``shown``
+    events and their times), each then given different ``hidden`` events: (store, store, duel, tokens)."""
+    import sqlite3
+    from ygoreplay.access import Access
+    from ygoreplay.events import from_dict
+    access, tokens = Access.issue("public", delay["events"], delay["seconds"])
+    with open_store(folder / "a.sqlite") as store:
+        duel, _, _ = store.record([from_dict(e) for e in EVENTS[:shown]], "twins", times=[OLD] * shown,
+                                  attachments={"access": access.to_dict()})
+    with sqlite3.connect(folder / "a.sqlite") as source, sqlite3.connect(folder / "b.sqlite") as copy:
+        source.backup(copy)
+    stores = []
+    for name, events in zip("ab", hidden):
+        store = open_store(folder / f"{name}.sqlite")
+        if events:
+            store.append(duel, [from_dict(e) for e in events])
+        stores.append(store)
+    return stores[0], stores[1], duel, tokens
+
+
+def _branch(base: str, duel: str, tokens: dict[str, str], at: int, hidden: list[dict], shown: int) -> None:
+    """A judge's what-if branch after event #``at``, played to the duel's end."""
+    r = httpx.post(f"{base}/duels/{duel}/branch", json={"at": at}, headers=auth(tokens["judge"]))
+    assert r.status_code == 201, r.text
+    played = EVENTS[:at + 1] == EVENTS[:shown] + hidden[:at + 1 - shown]
+    append(base, r.json()["id"], tokens["recorder"], EVENTS[at + 1:] if played else EVENTS[shown:])   # notes change nothing
+
+
+def _follow(url: str, headers: dict, out: list) -> None:
+    """What a follower receives until the stream falls quiet."""
+    try:
+        with httpx.stream("GET", url, headers=headers, timeout=httpx.Timeout(10, read=0.3)) as r:
+            out.append(r.status_code)
+            for line in r.iter_lines():
+                out.append(line)
+    except httpx.ReadTimeout:
+        pass
+
+
+def _answers(base: str, duel: str, reader: dict, shown: int) -> dict[str, object]:
+    """Every read endpoint's answer to ``reader``: (status, body bytes) by request."""
+    positions = sorted({p for p in (0, shown - 1, shown, shown + 1, len(EVENTS) - 1) if p >= 0})
+    paths = ["/duels", f"/duels/{duel}/verify", f"/duels/{duel}/tree", f"/duels/{duel}/cards",
+             f"/duels/{duel}/replay.ygr", f"/duels/{duel}/state?view=judge", f"/duels/{duel}/state?view=spectator"]
+    for p in positions:
+        paths += [f"/duels/{duel}/state?at={p}", f"/duels/{duel}/events?from={p}", f"/duels/{duel}/frames?from={p}",
+                  f"/duels/{duel}/diff?a=0&b={p}"]
+    paths += [f"/duels/{duel}/state", f"/duels/{duel}/events", f"/duels/{duel}/frames"]
+    out: dict[str, object] = {}
+    with httpx.Client(headers=reader, timeout=30) as client:
+        for path in paths:
+            r = client.get(f"{base}{path}")
+            out[path] = (r.status_code, r.content)
+    streams = {f: [] for f in ("events", "frames")}
+    threads = [threading.Thread(target=_follow, args=(f"{base}/duels/{duel}/follow?format={f}", reader, got))
+               for f, got in streams.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    out.update({f"follow {f}": got for f, got in streams.items()})
+    return out
+
+
+@given(data=st.data())
+@settings(max_examples=int(os.environ.get("YGOREPLAY_DELAY_EXAMPLES", "4")), deadline=None, derandomize=True,
+          database=None, phases=[Phase.explicit, Phase.generate],      # each example takes seconds: no shrinking
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+def test_no_answer_to_a_delayed_viewer_depends_on_events_past_its_delay(tmp_path_factory, data):
+    """Two stores whose duel shares the events a delayed spectator may see and differs after
+    (the recorder's events in one, judge's notes in the other, of another number when the delay
+    is in seconds; a branch played to its end past the delay) answer every read endpoint with
+    the same bytes, to an anonymous reader and to the spectator token alike."""
+    seconds = data.draw(st.booleans(), "delay in seconds")
+    shown = data.draw(st.integers(1, 60), "events shown")
+    if seconds:
+        delay = {"events": 0, "seconds": 3600.0}
+        lengths = data.draw(st.tuples(st.integers(1, 88 - shown), st.integers(1, 12)), "hidden events")
+    else:
+        held = data.draw(st.integers(1, 88 - shown), "delay in events")
+        delay, lengths = {"events": held, "seconds": 0.0}, (held, held)
+    notes = data.draw(st.lists(st.text(max_size=20), min_size=lengths[1], max_size=lengths[1]), "notes")
+    hidden = (EVENTS[shown:shown + lengths[0]],
+              [{"kind": "judge_note", "judge": "J", "note": text or ".", "category": "note"} for text in notes])
+    branch_at = data.draw(st.integers(0, min(lengths) - 1), "branch past the delay")
+    first, second, duel, tokens = _twin_stores(tmp_path_factory.mktemp("twins"), shown, delay, hidden)
+    answers = []
+    with first, second:
+        for store, events in zip((first, second), hidden):
+            with serving(store) as (base, _), ThreadPoolExecutor(2) as pool:
+                _branch(base, duel, tokens, shown + branch_at, events, shown)
+                readers = {"anonymous": {}, "spectator": auth(tokens["spectator"])}
+                asked = {who: pool.submit(_answers, base, duel, reader, shown) for who, reader in readers.items()}
+                answers.append({who: future.result() for who, future in asked.items()})
+    for who in answers[0]:
+        assert answers[0][who]["/duels/" + duel + "/state"][0] == 200
+        for request, answer in answers[0][who].items():
+            assert answers[1][who][request] == answer, f"{who}: {request}"
