@@ -161,6 +161,8 @@ def test_verify_answers_a_delayed_spectator_from_what_it_may_see(service, monkey
         httpx.post(f"{base}/duels/{d}/notes", json={"judge": "J", "text": str(i)}, headers=auth(t["judge"]))
         assert httpx.get(f"{base}/duels/{d}/verify").json() == first
     assert len(verifications) == 1, "no append past the delay makes a delayed spectator's answer anew"
+    assert httpx.get(f"{base}/duels/{d}/frames").json()["events"] == 0
+    assert svc.hub.get(d).views["spectator"].steps == [], "nor is any event past it redacted for the spectator"
     assert httpx.get(f"{base}/duels/{d}/verify", headers=auth(t["judge"])).json()["events"] == 53
 
 

@@ -249,20 +249,23 @@ class LiveDuel:
             self.records += new
             if self.ended_at is None:
                 self.ended_at = next((r.position for r in new if r.event.kind == "duel_ended"), None)
-            for live in self.views.values():
-                for record in new:
-                    live.feed(record)
+            for name, live in self.views.items():
+                if name != "spectator":          # a spectator's takes events as they are released
+                    for record in new:
+                        live.feed(record)
             self.version += 1
             return True
 
-    def view(self, name: str) -> LiveView:
+    def view(self, name: str, upto: int | None = None) -> LiveView:
+        """The view, with every event it may see now (or ``upto`` events): a spectator's is fed
+        only what it may see, so no work on an event past its delay is done for it before."""
         with self.lock:
             live = self.views.get(name)
             if live is None:
-                live = LiveView(name, self.cards, self.header.secret)
-                for record in self.records:
-                    live.feed(record)
-                self.views[name] = live
+                live = self.views[name] = LiveView(name, self.cards, self.header.secret)
+            count = len(self.records) if name != "spectator" else self.visible(name) if upto is None else upto
+            for record in self.records[len(live.steps):count]:
+                live.feed(record)
             return live
 
     def visible(self, view: str, now: float | None = None) -> int:

@@ -514,6 +514,8 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
                 while True:
                     clock = time.time()
                     visible = live.visible(view, clock)
+                    if position < visible:
+                        live.view(view, visible)
                     while position < visible:
                         step = live_view.steps[position]
                         data = step.frame() if frames else step.to_dict()
@@ -667,7 +669,8 @@ def create_app(store: Store, admin_digest: str) -> FastAPI:
         from .diff import diff_states
         caller, live = service.caller(request, duel_id)
         view = service.view_for(caller, view)
-        left, right = (live.view(view).state_after(_count(live, view, n)) for n in (a, b))
+        counts = [_count(live, view, n) for n in (a, b)]
+        left, right = (live.view(view, max(counts)).state_after(n) for n in counts)
         return {"view": view, "differences": [{"place": p, "a": x, "b": y} for p, x, y in diff_states(left, right)]}
 
     @app.get("/duels/{duel_id}/cards", tags=["everyone"])
