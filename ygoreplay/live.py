@@ -276,7 +276,7 @@ class LiveDuel:
         count = self.count
         if view != "spectator":
             return count
-        if self._hidden_by_parent(now):
+        if self.hidden_by_parent(now):
             return 0
         if self.ended:
             return count
@@ -287,8 +287,9 @@ class LiveDuel:
                 count -= 1
         return count
 
-    def _hidden_by_parent(self, now: float | None) -> bool:
-        """Whether this is a branch whose parent does not yet show a spectator where it left."""
+    def hidden_by_parent(self, now: float | None = None) -> bool:
+        """Whether this is a branch whose parent does not yet show a spectator where it left
+        (its header, even its default title, says where: it is no duel of a spectator's yet)."""
         if not self.header.parent:
             return False
         try:
@@ -303,7 +304,7 @@ class LiveDuel:
         the release between the two and the follower would wait for nothing. A branch its
         parent hides is looked at again every ``BRANCH_POLL`` seconds (its parent's appends
         wake only the parent's followers)."""
-        if view == "spectator" and self._hidden_by_parent(now):
+        if view == "spectator" and self.hidden_by_parent(now):
             return BRANCH_POLL
         if view != "spectator" or self.access.delay_seconds <= 0:
             return None

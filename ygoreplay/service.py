@@ -204,8 +204,12 @@ class Service:
                 raise HTTPError(404, f"no duel {duel_id!r}")
             if token is not None:
                 raise HTTPError(401, "this token is not one of this duel's")
-            return Caller("public", "spectator"), live
-        return Caller(role, VIEW_OF[role]), live
+            caller = Caller("public", "spectator")
+        else:
+            caller = Caller(role, VIEW_OF[role])
+        if caller.view == "spectator" and live.hidden_by_parent():
+            raise HTTPError(404, f"no duel {duel_id!r}")
+        return caller, live
 
     def match_role(self, live: LiveDuel, token: str) -> str | None:
         """The role a match's token has in a duel of that match: the same as in the match (the
