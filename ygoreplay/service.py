@@ -6,7 +6,8 @@ EventSource); ``access.py`` says what each role sees and does. Redaction happens
 server: a player's or spectator's response is made from that view's own events and board, so it
 holds no passcode the viewer may not see. Errors map in one place (``_errors``): a broken rule
 is 422 ``{"index", "rule", "message"}``, a conflict 409, malformed input 400 saying what and
-where, a wrong token 401, a role that may not 403, a duel that is not there (or not for you) 404.
+where, a wrong token 401, a role that may not 403, a duel that is not there (or not for you) 404,
+one stream more than a client or a duel may have open 429.
 
 Matches (``match/service.py``) have tokens, roles and views of their own on the same terms: a
 decklist or Side Deck a view may not see is withheld there, counts kept.
