@@ -180,6 +180,23 @@ def test_frames_from_every_position_keep_a_bounded_cache(service, monkeypatch):
     assert 0 < len(svc.hub.cache) < len(EVENTS)
 
 
+def test_the_cache_drops_the_least_recently_used_past_its_entries_or_bytes():
+    from ygoreplay.cache import Cache
+    cache = Cache(entries=3, size=10)
+    made = []
+
+    def build(value: bytes):
+        return lambda: made.append(value) or value
+    for key in "abc":
+        cache.get(key, build(key.encode() * 3))
+    assert cache.get("a", build(b"?")) == b"aaa" and made == [b"aaa", b"bbb", b"ccc"], "kept, and used last"
+    cache.get("d", build(b"dd"))                       # 11 bytes: b, the least recently used, goes
+    assert len(cache) == 3 and cache.size == 8
+    assert cache.get("b", build(b"BBB")) == b"BBB", "made anew"
+    assert cache.get("huge", build(b"x" * 11)) == b"x" * 11 and "huge" not in cache._kept, "given, not kept"
+    assert cache.size <= 10 and len(cache) <= 3
+
+
 def test_followers_are_capped_per_client_and_per_duel(service, monkeypatch):
     from ygoreplay import service as service_module
     base, svc = service
