@@ -164,6 +164,27 @@ def test_verify_answers_a_delayed_spectator_from_what_it_may_see(service, monkey
     assert httpx.get(f"{base}/duels/{d}/verify", headers=auth(t["judge"])).json()["events"] == 53
 
 
+def test_a_replay_file_is_derived_only_from_a_record_that_verifies(service, tmp_path, monkeypatch):
+    """The file is made from the events the view may see, as the service holds them, and the
+    verification kept for that view: a store altered since (once that is done again) refuses it."""
+    from test_store import _set_state, _state
+    from ygoreplay import live
+    base, svc = service
+    monkeypatch.setattr(live, "VERIFY_TTL", 0.2)
+    duel = create(base, title="altered", visibility="unlisted", delay={"events": 5})
+    d, t = duel["id"], duel["tokens"]
+    append(base, d, t["recorder"], EVENTS[:20])
+    assert httpx.get(f"{base}/duels/{d}/verify", headers=auth(t["spectator"])).json()["ok"]
+    url = str(tmp_path / "duels.sqlite")
+    altered = bytearray(_state(url, d, 4))            # event #3
+    altered[-8] ^= 0x20
+    _set_state(url, d, 4, bytes(altered))
+    time.sleep(0.3)
+    for token in (t["judge"], t["spectator"]):
+        refused = httpx.get(f"{base}/duels/{d}/replay.ygr", headers=auth(token))
+        assert refused.status_code == 409 and "fails verification" in refused.json()["error"]
+
+
 # -- bounded --------------------------------------------------------------------------------------------------
 
 def test_frames_from_every_position_keep_a_bounded_cache(service, monkeypatch):

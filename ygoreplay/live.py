@@ -31,6 +31,7 @@ from .replay_file import ReplayFile, dumps, referenced_codes
 from .signing import OrganiserKey
 from .rules import History
 from .state import DuelState
+from .errors import VerificationError
 from .store import Header, Record, Store, StoreError, Verification
 from .views import VIEWS, Redactor, ViewReplay, ViewStep, foldable, view_cards
 
@@ -338,14 +339,17 @@ class LiveDuel:
         return self.cache.get((self.id, "file", view, count), lambda: self._replay_file(view, count, key))
 
     def _replay_file(self, view: str, count: int, key: OrganiserKey) -> bytes:
-        duel = self.store.load(self.id, verified=True)
-        count = min(count, len(duel.records))
-        match = {"duel": self.id, "title": duel.header.title}
-        if duel.header.parent:
-            match.update(parent=duel.header.parent, branch_at=duel.header.branch_at)
-        replay = make_replay(duel.events[:count], duel.times[:count], duel.cards, view, duel.header.root,
-                             duel.header.secret, match, duel.header.source, duel.header.created,
-                             chain=duel.hashes[:count])
+        """Made from the events ``view`` may see only (and the verification kept for it), so
+        neither its making nor its time depends on the events past a delay."""
+        if not self.verified(count).ok:
+            raise VerificationError(f"duel {self.id} fails verification (run verify): nothing was derived from it")
+        records, header = self.records[:count], self.header
+        match = {"duel": self.id, "title": header.title}
+        if header.parent:
+            match.update(parent=header.parent, branch_at=header.branch_at)
+        replay = make_replay([r.event for r in records], [r.recorded for r in records], self.cards, view,
+                             header.root, header.secret, match, header.source, header.created,
+                             chain=[r.hash for r in records])
         return dumps(replay, key)
 
 
