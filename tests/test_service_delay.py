@@ -164,6 +164,20 @@ def test_verify_answers_a_delayed_spectator_from_what_it_may_see(service, monkey
     assert httpx.get(f"{base}/duels/{d}/verify", headers=auth(t["judge"])).json()["events"] == 53
 
 
+def test_a_spectators_answer_never_waits_for_an_append_being_taken_in(service):
+    """While the duel takes in an append (its other views fed under its lock), a delayed
+    spectator's answers come as fast as ever: their time says nothing of the append."""
+    base, svc = service
+    duel = create(base, title="delayed", visibility="public", delay={"events": 30})
+    d, t = duel["id"], duel["tokens"]
+    append(base, d, t["recorder"], EVENTS[:40])
+    paths = ("state", "events", "frames", "cards", "verify", "replay.ygr", "diff?a=0&b=5", "tree")
+    before = {path: httpx.get(f"{base}/duels/{d}/{path}").content for path in paths}
+    with svc.hub.get(d).lock:
+        for path in paths:
+            assert httpx.get(f"{base}/duels/{d}/{path}", timeout=5).content == before[path], path
+
+
 def test_a_replay_file_is_derived_only_from_a_record_that_verifies(service, tmp_path, monkeypatch):
     """The file is made from the events the view may see, as the service holds them, and the
     verification kept for that view: a store altered since (once that is done again) refuses it."""

@@ -213,6 +213,7 @@ class LiveDuel:
         self.records: list[Record] = []
         self.views: dict[str, LiveView] = {}
         self.lock = threading.Lock()
+        self.spectating = threading.Lock()   # feeds the spectator's view, apart from the others
         self.version = 0
         self.writing = 0                 # appends of this process under way (they hand their records in)
         self.followers = 0               # open streams of this duel
@@ -243,14 +244,12 @@ class LiveDuel:
                 return False
             if any(c not in self.cards for r in new for c in _codes(r)):
                 self.cards = self.store.cards_of(self.id)[0]
-                for live in self.views.values():
-                    live.full_cards = self.cards
-                    if live.redactor is not None:
-                        live.redactor.history.cards = live.redactor.history.state.db = self.cards
+                for live in list(self.views.values()):     # a spectator's may be added meanwhile
+                    self._with_cards(live)
             self.records += new
             if self.ended_at is None:
                 self.ended_at = next((r.position for r in new if r.event.kind == "duel_ended"), None)
-            for name, live in self.views.items():
+            for name, live in list(self.views.items()):
                 if name != "spectator":          # a spectator's takes events as they are released
                     for record in new:
                         live.feed(record)
@@ -258,16 +257,30 @@ class LiveDuel:
             return True
 
     def view(self, name: str, upto: int | None = None) -> LiveView:
-        """The view, with every event it may see now (or ``upto`` events): a spectator's is fed
-        only what it may see, so no work on an event past its delay is done for it before."""
-        with self.lock:
-            live = self.views.get(name)
-            if live is None:
-                live = self.views[name] = LiveView(name, self.cards, self.header.secret)
-            count = len(self.records) if name != "spectator" else self.visible(name) if upto is None else upto
-            for record in self.records[len(live.steps):count]:
-                live.feed(record)
-            return live
+        """The view, with every event it may see now (or ``upto`` events). A spectator's is fed
+        only what it may see, under a lock of its own: no work on an event past its delay is
+        done for it, and it never waits for the other views to take an append in."""
+        if name != "spectator":
+            with self.lock:
+                return self._fed(name, len(self.records))
+        with self.spectating:
+            return self._fed(name, self.visible(name) if upto is None else upto)
+
+    def _fed(self, name: str, count: int) -> LiveView:
+        live = self.views.get(name)
+        if live is None:
+            live = self.views.setdefault(name, LiveView(name, self.cards, self.header.secret))
+        self._with_cards(live)
+        for record in self.records[len(live.steps):count]:
+            live.feed(record)
+        return live
+
+    def _with_cards(self, live: LiveView) -> None:
+        """The view given the duel's card facts, as they grow with the cards recorded."""
+        if live.full_cards is not self.cards:
+            live.full_cards = self.cards
+            if live.redactor is not None:
+                live.redactor.history.cards = live.redactor.history.state.db = self.cards
 
     def visible(self, view: str, now: float | None = None) -> int:
         """How many events ``view`` may see now: all but a spectator's delay, until the duel
