@@ -227,8 +227,11 @@ class Service:
             return None
 
     def spectators_see(self, duel_id: str) -> int:
-        """How many events of a duel a spectator may see now."""
-        return self.hub.get(duel_id).visible("spectator")
+        """How many events of a duel a spectator may see now (none of one that cannot be read)."""
+        try:
+            return self.hub.get(duel_id).visible("spectator")
+        except StoreError:
+            return 0
 
     def _duel(self, duel_id: str) -> LiveDuel:
         if not _DUEL_ID.fullmatch(duel_id):
