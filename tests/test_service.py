@@ -372,7 +372,8 @@ def test_a_delayed_duel_tells_an_anonymous_reader_nothing_past_the_delay(server)
     assert [x["id"] for x in httpx.get(f"{base}/duels/{d}/tree").json()] == [d], "a branch past the delay is not shown"
     assert {x["id"] for x in httpx.get(f"{base}/duels/{d}/tree", headers=auth(t["judge"])).json()} == {d, branch}
     listed = next(x for x in httpx.get(f"{base}/duels").json() if x["id"] == d)
-    assert listed["events"] is None and listed["result"] is None
+    assert listed["events"] == 30 and listed["result"] is None, "listed with what the delay released"
+    assert branch not in {x["id"] for x in httpx.get(f"{base}/duels").json()}, "the list agrees with /tree"
     assert "duels" not in httpx.get(f"{base}/health").json()
     assert httpx.post(f"{base}/duels/{d}/events", json=events[80:], headers=auth(t["recorder"])).status_code == 200
     assert httpx.get(f"{base}/duels/{d}/state").json()["events"] == len(events), "the end releases everything"

@@ -116,6 +116,11 @@ class Access:
     release_at: str | None = None    # ``event``: when the event ends (ISO 8601), if a time was given
     released: bool = False           # ``event``: the organiser released it
 
+    @property
+    def delayed(self) -> bool:
+        """Whether its spectators are held back (until the duel ends)."""
+        return bool(self.delay_events or self.delay_seconds)
+
     def to_dict(self) -> dict:
         return {"visibility": self.visibility, "delay": {"events": self.delay_events, "seconds": self.delay_seconds},
                 "tokens": dict(self.tokens),

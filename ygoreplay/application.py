@@ -18,9 +18,9 @@ import hashlib
 import os
 import secrets
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from . import chain
 from .access import WRITERS, Access, may_write
@@ -376,14 +376,23 @@ class Records:
         return self.append(duel_id, [event], role=role).events
 
     def branch(self, duel_id: str, at: int, title: str = "") -> str:
-        """A what-if line: a new duel of events #0..#at of this one (the board after event #at)."""
+        """A what-if line: a new duel of events #0..#at of this one (the board after event #at).
+        It inherits its parent's access (tokens, visibility and spectator delay): its first
+        events are the parent's, and a branch must not show more of them than its parent does."""
         length = self.store.info(duel_id).events
         if not 0 <= at < length:
             raise InputError(f"duel {duel_id} has events #0..#{length - 1}: branch after one of them, not #{at}")
         title = checked(title, "the title", 500) or f"branch of {duel_id} after event #{at}"
         child = self.store.branch(duel_id, at + 1, title)
+        access = self.store.attachment(duel_id, "access")
+        if access is not None:
+            self.store.attach(child, "access", access)
         self._receipt(child, at + 1)
         return child
+
+    def access(self, duel_id: str) -> Access:
+        """Who may see and do what in a duel (private when it has no access record)."""
+        return Access.from_dict(self.store.attachment(duel_id, "access") or {"visibility": "private"})
 
     def state(self, duel_id: str, at: int | None = None) -> DuelState:
         """The board after event ``#at`` of a stored duel (the last when None)."""
@@ -657,6 +666,58 @@ def offline_page(replay: ReplayFile, key: OrganiserKey, file_name: str) -> str:
             "views": [replay.view], "role": None, "events": len(frames), "ended": True, "delay": None,
             "signer": key.public.text, "origin": origin_of(replay.source)}
     return viewer.offline_page(info, frames, signed, file_name)
+
+
+# -- reads: what a caller may know ---------------------------------------------------------------------
+
+#: What a spectator may see of a duel now (its number of events), as the service follows it.
+Visible = Callable[[str], int]
+
+
+def as_seen(info: DuelInfo, access: Access, visible: Visible) -> DuelInfo | None:
+    """A duel as a spectator may know of it: cut at what its delay released (nothing past it:
+    no length, no result), and None before it released any event. A branch is as its parent
+    shows it (``visible`` says so), whatever its own delay."""
+    if not (access.delayed or info.parent):
+        return info
+    shown = min(info.events, visible(info.id))
+    if shown == 0:
+        return None
+    if shown == info.events:
+        return info
+    return replace(info, events=shown, status={"players": info.status.get("players", [])})
+
+
+def public_duels(records: Records, visible: Visible, player: str | None = None) -> list[dict]:
+    """The public duels as anyone may know of them (``as_seen``), oldest first."""
+    out = []
+    for info in records.duels(player):
+        access = records.access(info.id)
+        seen = as_seen(info, access, visible) if access.visibility == "public" else None
+        if seen is not None:
+            out.append(duel_dict(seen))
+    return out
+
+
+def family(records: Records, duel_id: str, may_open: Callable[[Access], bool],
+           visible: Visible | None = None) -> list[dict]:
+    """The duel's family of branches, depth first, as a caller may know of it: those it may open
+    (``may_open``); for a spectator (``visible``) those it may see an event of (``as_seen``, the
+    list says the same), and always the duel asked about, with what it may see of each."""
+    out = []
+    for depth, info in records.store.tree(duel_id):
+        access = records.access(info.id)
+        if not may_open(access):
+            continue
+        seen: DuelInfo | None = info
+        if visible is not None:
+            seen = as_seen(info, access, visible)
+            if seen is None and info.id == duel_id:
+                seen = replace(info, events=0)
+        if seen is not None:
+            out.append({"depth": depth, "id": seen.id, "title": seen.title, "parent": seen.parent,
+                        "branch_after": branch_after(seen), "events": seen.events})
+    return out
 
 
 def branch_after(info: DuelInfo) -> int | None:

@@ -22,6 +22,7 @@ import msgpack
 
 from .access import Access
 from .board import board
+from .cache import Cache
 from .cards import CardDB
 from .chain import to_ms
 from .log import Narrator
@@ -30,6 +31,7 @@ from .replay_file import ReplayFile, dumps, referenced_codes
 from .signing import OrganiserKey
 from .rules import History
 from .state import DuelState
+from .errors import VerificationError
 from .store import Header, Record, Store, StoreError, Verification
 from .views import VIEWS, Redactor, ViewReplay, ViewStep, foldable, view_cards
 
@@ -42,8 +44,18 @@ KEYFRAME_EVERY = 64
 #: Duels a process keeps in memory while nobody follows them (the least recently used go first).
 IDLE_DUELS = 256
 
-#: A duel's verification is done again when it grew, or after this many seconds.
+#: A duel's verification is done again when what the view may see grew, or every this many seconds.
 VERIFY_TTL = 10.0
+
+#: The answers a process keeps for reuse, of every duel (the least recently used go first).
+CACHE_ENTRIES = 4096
+CACHE_BYTES = 256 << 20
+
+#: How often a follower of a branch its parent still hides looks again (seconds).
+BRANCH_POLL = 1.0
+
+#: What a kept verification counts as in the cache's bytes.
+VERIFICATION_SIZE = 512
 
 
 @dataclass
@@ -183,9 +195,13 @@ class LiveView:
 
 
 class LiveDuel:
-    """A duel this process serves: its header, access record, events so far and views."""
+    """A duel this process serves: its header, access record, events so far and views.
 
-    def __init__(self, store: Store, duel_id: str) -> None:
+    ``family`` gives the other duels as this process serves them (a branch asks its parent what
+    a spectator may see there); ``cache`` keeps its answers (``Hub`` shares one among all)."""
+
+    def __init__(self, store: Store, duel_id: str, family: Callable[[str], LiveDuel] | None = None,
+                 cache: Cache | None = None) -> None:
         self.id = duel_id
         self.store = store
         self.header: Header = store.header(duel_id)
@@ -197,15 +213,15 @@ class LiveDuel:
         self.records: list[Record] = []
         self.views: dict[str, LiveView] = {}
         self.lock = threading.Lock()
+        self.spectating = threading.Lock()   # feeds the spectator's view, apart from the others
         self.version = 0
         self.writing = 0                 # appends of this process under way (they hand their records in)
         self.followers = 0               # open streams of this duel
         self.ended_at: int | None = None
         self._access_read = float("-inf")            # the release settings: read when first asked
         self._released = False
-        self._verified: tuple[int, float, Verification] | None = None
-        self._files: dict[str, tuple[int, bytes]] = {}
-        self._answers: dict[tuple, tuple[Any, bytes]] = {}
+        self.family = family or (lambda other: LiveDuel(store, other))
+        self.cache = cache if cache is not None else Cache(CACHE_ENTRIES, CACHE_BYTES)
         self.refresh()
 
     @property
@@ -253,34 +269,55 @@ class LiveDuel:
                 return False
             if any(c not in self.cards for r in new for c in _codes(r)):
                 self.cards = self.store.cards_of(self.id)[0]
-                for live in self.views.values():
-                    live.full_cards = self.cards
-                    if live.redactor is not None:
-                        live.redactor.history.cards = live.redactor.history.state.db = self.cards
+                for live in list(self.views.values()):     # a spectator's may be added meanwhile
+                    self._with_cards(live)
             self.records += new
             if self.ended_at is None:
                 self.ended_at = next((r.position for r in new if r.event.kind == "duel_ended"), None)
-            for live in self.views.values():
-                for record in new:
-                    live.feed(record)
+            for name, live in list(self.views.items()):
+                if name != "spectator":          # a spectator's takes events as they are released
+                    for record in new:
+                        live.feed(record)
             self.version += 1
             return True
 
-    def view(self, name: str) -> LiveView:
-        with self.lock:
-            live = self.views.get(name)
-            if live is None:
-                live = LiveView(name, self.cards, self.header.secret)
-                for record in self.records:
-                    live.feed(record)
-                self.views[name] = live
-            return live
+    def view(self, name: str, upto: int | None = None) -> LiveView:
+        """The view, with every event it may see now (or ``upto`` events). A spectator's is fed
+        only what it may see, under a lock of its own: no work on an event past its delay is
+        done for it, and it never waits for the other views to take an append in."""
+        if name != "spectator":
+            with self.lock:
+                return self._fed(name, len(self.records))
+        with self.spectating:
+            return self._fed(name, self.visible(name) if upto is None else upto)
+
+    def _fed(self, name: str, count: int) -> LiveView:
+        live = self.views.get(name)
+        if live is None:
+            live = self.views.setdefault(name, LiveView(name, self.cards, self.header.secret))
+        self._with_cards(live)
+        for record in self.records[len(live.steps):count]:
+            live.feed(record)
+        return live
+
+    def _with_cards(self, live: LiveView) -> None:
+        """The view given the duel's card facts, as they grow with the cards recorded."""
+        if live.full_cards is not self.cards:
+            live.full_cards = self.cards
+            if live.redactor is not None:
+                live.redactor.history.cards = live.redactor.history.state.db = self.cards
 
     def visible(self, view: str, now: float | None = None) -> int:
         """How many events ``view`` may see now: all but a spectator's delay, until the duel
-        ends (then there is nothing left to keep from the players)."""
+        ends (then there is nothing left to keep from the players). A spectator sees nothing of
+        a branch until its parent shows it where the branch left (its first events are the
+        parent's: a branch played to its end must not release them)."""
         count = self.count
-        if view != "spectator" or self.ended:
+        if view != "spectator":
+            return count
+        if self.hidden_by_parent(now):
+            return 0
+        if self.ended:
             return count
         count = max(0, count - self.access.delay_events)
         if self.access.delay_seconds > 0:
@@ -289,10 +326,25 @@ class LiveDuel:
                 count -= 1
         return count
 
+    def hidden_by_parent(self, now: float | None = None) -> bool:
+        """Whether this is a branch whose parent does not yet show a spectator where it left
+        (its header, even its default title, says where: it is no duel of a spectator's yet)."""
+        if not self.header.parent:
+            return False
+        try:
+            parent = self.family(self.header.parent)
+        except StoreError:
+            return True
+        return parent.visible("spectator", now) < (self.header.branch_at or 0)
+
     def next_release(self, view: str, now: float | None = None) -> float | None:
         """When the next held-back event becomes visible to ``view`` (seconds from ``now``), if
         ever. Give the ``now`` that ``visible`` was asked with: read twice, the clock could pass
-        the release between the two and the follower would wait for nothing."""
+        the release between the two and the follower would wait for nothing. A branch its
+        parent hides is looked at again every ``BRANCH_POLL`` seconds (its parent's appends
+        wake only the parent's followers)."""
+        if view == "spectator" and self.hidden_by_parent(now):
+            return BRANCH_POLL
         if view != "spectator" or self.access.delay_seconds <= 0:
             return None
         now = time.time() if now is None else now
@@ -306,41 +358,37 @@ class LiveDuel:
         return board(self.view(view).state_after(count))
 
     def answer(self, key: tuple, build: Callable[[], bytes]) -> bytes:
-        """A response body made once and kept gzipped (a duel's frames shrink about 25 times),
-        for as long as ``key`` (whose last item is the length it was made at) holds; the one it
-        replaces is dropped."""
-        cached = self._answers.get(key[:-1])
-        if cached is None or cached[0] != key[-1]:
-            cached = self._answers[key[:-1]] = (key[-1], gzip.compress(build(), 5))
-        return cached[1]
+        """A response body made once and kept gzipped (a duel's frames shrink about 25 times)
+        in the bounded cache; ``key`` holds the number of events its reader may see."""
+        return self.cache.get((self.id, "answer", *key), lambda: gzip.compress(build(), 5))
 
-    def verified(self) -> Verification:
-        """The record checked end to end (``Store.verify``): again once it grew, or after
-        ``VERIFY_TTL`` seconds, so a crowd asking at once costs one verification."""
-        now = time.monotonic()
-        cached = self._verified
-        if cached is None or cached[0] != self.count or now - cached[1] > VERIFY_TTL:
-            cached = self._verified = (self.count, now, self.store.verify(self.id))
-        return cached[2]
+    def verified(self, seen: int) -> Verification:
+        """The record checked end to end (``Store.verify``), for a reader that may see ``seen``
+        events: again once that grew, or every ``VERIFY_TTL`` seconds (on the clock, never on
+        an append past what the reader may see), so a crowd asking at once costs one."""
+        period = int(time.monotonic() // VERIFY_TTL)
+        return self.cache.get((self.id, "verified", seen, period), lambda: self.store.verify(self.id),
+                              lambda _result: VERIFICATION_SIZE)
 
     def replay_file(self, view: str, key: OrganiserKey) -> bytes:
         """The signed ``.ygr`` file of what ``view`` may see, derived from the verified record;
-        made once per view and length."""
+        made once per view and number of events it may see."""
         count = self.visible(view)
-        cached = self._files.get(view)
-        if cached is not None and cached[0] == count:
-            return cached[1]
-        duel = self.store.load(self.id, verified=True)
-        count = min(count, len(duel.records))
-        match = {"duel": self.id, "title": duel.header.title}
-        if duel.header.parent:
-            match.update(parent=duel.header.parent, branch_at=duel.header.branch_at)
-        replay = make_replay(duel.events[:count], duel.times[:count], duel.cards, view, duel.header.root,
-                             duel.header.secret, match, duel.header.source, duel.header.created,
-                             chain=duel.hashes[:count])
-        data = dumps(replay, key)
-        self._files[view] = (count, data)
-        return data
+        return self.cache.get((self.id, "file", view, count), lambda: self._replay_file(view, count, key))
+
+    def _replay_file(self, view: str, count: int, key: OrganiserKey) -> bytes:
+        """Made from the events ``view`` may see only (and the verification kept for it), so
+        neither its making nor its time depends on the events past a delay."""
+        if not self.verified(count).ok:
+            raise VerificationError(f"duel {self.id} fails verification (run verify): nothing was derived from it")
+        records, header = self.records[:count], self.header
+        match = {"duel": self.id, "title": header.title}
+        if header.parent:
+            match.update(parent=header.parent, branch_at=header.branch_at)
+        replay = make_replay([r.event for r in records], [r.recorded for r in records], self.cards, view,
+                             header.root, header.secret, match, header.source, header.created,
+                             chain=[r.hash for r in records])
+        return dumps(replay, key)
 
 
 def released(store: Store, duel_id: str, now: float | None = None) -> bool:
@@ -374,6 +422,7 @@ class Hub:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.duels: OrderedDict[str, LiveDuel] = OrderedDict()
+        self.cache = Cache(CACHE_ENTRIES, CACHE_BYTES)
         self.matches: OrderedDict[str, Any] = OrderedDict()     # id -> match.live.LiveMatch
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -410,7 +459,7 @@ class Hub:
             if live is not None:
                 self.duels.move_to_end(duel_id)
                 return live
-        live = LiveDuel(self.store, duel_id)
+        live = LiveDuel(self.store, duel_id, self.get, self.cache)
         with self._lock:
             live = self.duels.setdefault(duel_id, live)
             self._evict()

@@ -6,7 +6,8 @@ EventSource); ``access.py`` says what each role sees and does. Redaction happens
 server: a player's or spectator's response is made from that view's own events and board, so it
 holds no passcode the viewer may not see. Errors map in one place (``_errors``): a broken rule
 is 422 ``{"index", "rule", "message"}``, a conflict 409, malformed input 400 saying what and
-where, a wrong token 401, a role that may not 403, a duel that is not there (or not for you) 404.
+where, a wrong token 401, a role that may not 403, a duel that is not there (or not for you) 404,
+one stream more than a client or a duel may have open 429.
 
 Matches (``match/service.py``) have tokens, roles and views of their own on the same terms: a
 decklist or Side Deck a view may not see is withheld there, counts kept.
@@ -24,7 +25,9 @@ import json
 import os
 import re
 import secrets as _secrets
+import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -39,7 +42,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from . import viewer
 from .access import (
     NARROWER, RELEASES, ROLES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, digest, matches, release_settings)
-from .application import Records, branch_after, duel_dict, origin_of, trust_of, violation_dict
+from .application import Records, duel_dict, family, origin_of, public_duels, trust_of, violation_dict
 from .card_sources import card_lookup
 from .errors import ConflictError, Forbidden, InputError, StoreError, VerificationError, YgoreplayError
 from .events import EventFormatError, from_dict
@@ -56,6 +59,8 @@ MAX_BODY = 16 << 20              # an upload; a batch of events is far smaller
 MAX_EVENTS = 10_000              # events in one append
 KEEPALIVE = 15.0                 # seconds between SSE comments on a quiet duel
 THREADS = 256                    # requests waiting on the store at once
+FOLLOWS_PER_CLIENT = 32          # open streams (of duels and matches) from one client address
+FOLLOWS_PER_DUEL = 2_000         # open streams of one duel or match
 
 
 class HTTPError(Exception):
@@ -112,6 +117,54 @@ class _Limit:
         return await self.app(scope, limited, uncached)
 
 
+class Streams:
+    """The open streams (``/follow``), counted per client and per duel or match: one past
+    either cap is refused (429) before it opens. A client is its address (behind a proxy, the
+    one the proxy names): a token is no client, a spectator link is shared by a crowd."""
+
+    def __init__(self) -> None:
+        self.clients: Counter[str] = Counter()
+        self.duels: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def open(self, request: Request, stream_id: str) -> "_Lease":
+        """A place for one more stream of ``stream_id``, or 429 saying which cap it meets."""
+        client = request.client.host if request.client else ""
+        with self._lock:
+            if self.clients[client] >= FOLLOWS_PER_CLIENT:
+                raise HTTPError(429, f"this client has {FOLLOWS_PER_CLIENT} streams open, the most it may: "
+                                "close one before following another", where="follow")
+            if self.duels[stream_id] >= FOLLOWS_PER_DUEL:
+                raise HTTPError(429, f"{stream_id} has {FOLLOWS_PER_DUEL} streams open, the most it takes: "
+                                "try again later", where="follow")
+            self.clients[client] += 1
+            self.duels[stream_id] += 1
+        return _Lease(self, client, stream_id)
+
+    def close(self, client: str, stream_id: str) -> None:
+        with self._lock:
+            for counts, key in ((self.clients, client), (self.duels, stream_id)):
+                counts[key] -= 1
+                if counts[key] <= 0:
+                    del counts[key]
+
+
+class _Lease:
+    """One open stream's place: given back when the stream ends, or when it never started and
+    its response is dropped (an unstarted generator runs no ``finally``)."""
+
+    def __init__(self, streams: Streams, client: str, stream_id: str) -> None:
+        self.streams, self.client, self.stream_id = streams, client, stream_id
+        self.open = True
+
+    def close(self) -> None:
+        if self.open:
+            self.open = False
+            self.streams.close(self.client, self.stream_id)
+
+    __del__ = close
+
+
 def _json(status: int, data: dict) -> JSONResponse:
     return JSONResponse(data, status_code=status)
 
@@ -123,6 +176,7 @@ class Service:
         self.store = store
         self.records = Records(store, witness)
         self.hub = Hub(store)
+        self.streams = Streams()
         self.admin_digest = admin_digest
 
     # -- who is asking --------------------------------------------------------------------------
@@ -162,7 +216,10 @@ class Service:
             if token is not None:
                 raise HTTPError(401, "this token is not one of this duel's")
             role = "public"
-        return Caller(role, VIEW_OF[role], live.released()), live
+        caller = Caller(role, VIEW_OF[role], live.released())
+        if caller.view == "spectator" and live.hidden_by_parent():
+            raise HTTPError(404, f"no duel {duel_id!r}")
+        return caller, live
 
     def match_role(self, live: LiveDuel, token: str) -> str | None:
         """The role a match's token has in a duel of that match: the same as in the match (the
@@ -175,6 +232,13 @@ class Service:
             return self.hub.match(match_id).access.role_of(token)
         except StoreError:
             return None
+
+    def spectators_see(self, duel_id: str) -> int:
+        """How many events of a duel a spectator may see now (none of one that cannot be read)."""
+        try:
+            return self.hub.get(duel_id).visible("spectator")
+        except StoreError:
+            return 0
 
     def _duel(self, duel_id: str) -> LiveDuel:
         if not _DUEL_ID.fullmatch(duel_id):
@@ -386,18 +450,13 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         everyone = service.is_organiser(token)
         if token is not None and not everyone:
             raise HTTPError(403, "listing all duels needs the organiser's token")
+        listed = ([duel_dict(info) for info in service.records.duels(player)] if everyone else
+                  public_duels(service.records, service.spectators_see, player))
         out = []
-        for info in service.records.duels(player):
-            data = duel_dict(info)
-            if not everyone:
-                access = Access.from_dict(store.attachment(info.id, "access") or {"visibility": "private"})
-                if access.visibility != "public":
-                    continue
-                if data["status"] != "ended" and (access.delay_events or access.delay_seconds):
-                    data["events"] = None             # a spectator may not learn how far it is
-            if title and title.casefold() not in info.title.casefold():
+        for data in listed:
+            if title and title.casefold() not in data["title"].casefold():
                 continue
-            if date and not info.created.startswith(date):
+            if date and not data["created"].startswith(date):
                 continue
             if result and result != _result_of(data):
                 continue
@@ -495,6 +554,7 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         resume = request.headers.get("last-event-id")
         position = number(resume) + 1 if resume is not None and number(resume) is not None else start
         live_view = await asyncio.to_thread(live.view, view)
+        lease = service.streams.open(request, duel_id)
 
         async def stream() -> AsyncIterator[str]:
             nonlocal position
@@ -508,6 +568,8 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
                 while True:
                     clock = time.time()
                     visible = live.visible(view, clock)
+                    if position < visible:
+                        live.view(view, visible)
                     while position < visible:
                         step = live_view.steps[position]
                         data = step.frame() if frames else step.to_dict()
@@ -527,6 +589,7 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
                     await service.hub.wait(duel_id, min(wait, release) if release is not None else wait)
             finally:
                 live.followers -= 1
+                lease.close()
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
@@ -622,7 +685,6 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         if not isinstance(title, str):
             raise HTTPError(400, "title must be a string", where="title")
         child = await asyncio.to_thread(service.records.branch, duel_id, at, title)
-        await asyncio.to_thread(store.attach, child, "access", live.access.to_dict())
         return {"id": child, "parent": duel_id, "at": at}
 
     @app.post("/duels/{duel_id}/release", tags=["organiser"], dependencies=[Depends(organiser)])
@@ -658,13 +720,15 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         return await asyncio.to_thread(verified, duel_id, caller, live, receipts)
 
     def verified(duel_id: str, caller: Caller, live: LiveDuel, receipts: list[Receipt]) -> dict:
+        """The verification kept for what the caller may see (never redone for an append past
+        a delay), then the receipts and the witness."""
         visible = live.visible(caller.view)
         if any(r.duel != duel_id for r in receipts):
             raise HTTPError(400, f"a receipt given is not for duel {duel_id}", where="body")
         if visible < live.count and any(r.events > visible for r in receipts):   # held back by the delay
             raise HTTPError(403, f"this view may see {visible} events: a receipt past them is checked with a "
                             "token that sees them (recorder, judge)", where="body")
-        result, _witnessed = service.records.verify(duel_id, receipts, live.verified())
+        result, _witnessed = service.records.verify(duel_id, receipts, live.verified(visible))
         trust = trust_of(result.ok, live.header.source)
         if visible < result.events:            # a delayed spectator: nothing that counts past its view
             bad = result.first_bad if result.first_bad is not None and result.first_bad < visible else None
@@ -678,21 +742,13 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
     def tree(duel_id: str, request: Request) -> list[dict]:
         """The duel's family of branches, depth first, that this token may open."""
         caller, live = service.caller(request, duel_id)
-        out = []
-        for depth, info in store.tree(duel_id):
-            access = Access.from_dict(store.attachment(info.id, "access") or {"visibility": "private"})
-            if caller.role not in ("organiser", "public") and access.tokens.get(caller.role) != live.access.tokens.get(caller.role):
-                continue
-            if caller.role == "public" and access.visibility != "public":
-                continue
-            events = info.events
-            if caller.view == "spectator":          # a delayed spectator sees a branch once it may see its start
-                if info.parent and (info.branch_at or 0) > service.hub.get(info.parent).visible("spectator"):
-                    continue                            # it keeps events the spectator may not see yet
-                events = min(events, service.hub.get(info.id).visible("spectator"))
-            out.append({"depth": depth, "id": info.id, "title": info.title, "parent": info.parent,
-                        "branch_after": branch_after(info), "events": events})
-        return out
+
+        def may_open(access: Access) -> bool:
+            if caller.role == "public":
+                return access.visibility == "public"
+            return caller.role == "organiser" or access.tokens.get(caller.role) == live.access.tokens.get(caller.role)
+        return family(service.records, duel_id, may_open,
+                      service.spectators_see if caller.view == "spectator" else None)
 
     @app.get("/duels/{duel_id}/diff", tags=["everyone"])
     def diff(duel_id: str, request: Request, a: int = Query(ge=0, le=10 ** 9), b: int = Query(ge=0, le=10 ** 9),
@@ -701,7 +757,8 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         from .diff import diff_states
         caller, live = service.caller(request, duel_id)
         view = service.view_for(caller, view)
-        left, right = (live.view(view).state_after(_count(live, view, n)) for n in (a, b))
+        counts = [_count(live, view, n) for n in (a, b)]
+        left, right = (live.view(view, max(counts)).state_after(n) for n in counts)
         return {"view": view, "differences": [{"place": p, "a": x, "b": y} for p, x, y in diff_states(left, right)]}
 
     @app.get("/duels/{duel_id}/cards", tags=["everyone"])

@@ -281,6 +281,7 @@ def add_routes(app: FastAPI, service: Any) -> None:
         view = service.view_for(who, view)
         resume = request.headers.get("last-event-id")
         position = number(resume) + 1 if resume is not None and number(resume) is not None else start
+        lease = service.streams.open(request, match_id)
 
         async def stream() -> AsyncIterator[str]:
             nonlocal position
@@ -304,6 +305,7 @@ def add_routes(app: FastAPI, service: Any) -> None:
                     await hub.wait(match_id, max(0.0, next_keepalive - loop.time()))
             finally:
                 live.followers -= 1
+                lease.close()
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
