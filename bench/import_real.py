@@ -7,7 +7,7 @@ Run from the repository root::
 
 Per file: the number of events, whether both players' final LP and the winner agree with the
 replay's own messages (EDOPro's LP after its last LP message, its MSG_WIN), whether the board
-agrees with the engine's own state packets at every one of them (``ygoreplay.engine_check``: the
+agrees with the engine's own state packets at every one of them (``ygoreplay.yrpx.engine_check``: the
 share of zones agreeing, and the first divergence), and the violations the audit found, by rule
 ID. Files that cannot be imported (puzzles, hand tests, legacy .yrp, corrupt data) are listed
 with the reason. Totals and the wall time come last: files whose board agrees with the engine
@@ -37,9 +37,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from ygoreplay import engine_check
+from ygoreplay.yrpx import engine_check
 from ygoreplay.application import cpus, import_replay_files
-from ygoreplay.engine_check import EngineAgreement
+from ygoreplay.yrpx.engine_check import EngineAgreement
 from ygoreplay.exchange import make_replay
 from ygoreplay.replay_file import write
 from ygoreplay.signing import OrganiserKey

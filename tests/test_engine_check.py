@@ -21,7 +21,7 @@ import pytest
 from conftest import shared_path
 from test_yrpx import DECKS, FLAGS, MR5, draw, duel_stream, loc, packet, replay, teams, wrap
 
-from ygoreplay import engine_check
+from ygoreplay.yrpx import engine_check
 from ygoreplay.cli import main as cli
 from ygoreplay.rules import audit
 from ygoreplay.yrpx import (

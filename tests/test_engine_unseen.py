@@ -20,7 +20,7 @@ import struct
 
 from test_yrpx import FLAGS, MR5, draw, loc, packet, teams, wrap
 
-from ygoreplay import engine_check
+from ygoreplay.yrpx import engine_check
 from ygoreplay.yrpx import (
     LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_SZONE,
     MSG_ATTACK, MSG_BATTLE, MSG_BECOME_TARGET, MSG_CARD_SELECTED, MSG_CHAIN_END, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING,

@@ -23,6 +23,9 @@ from .rules import AuditReport, RuleViolation, apply, audit, replay
 from .state import DuelState
 from .store import Store
 from .views import VIEWS, ViewReplay, redact
+# The match stream's event kinds and its kind of stream join the one vocabulary and the store here,
+# where the package is put together, so that neither ``events`` nor ``store`` imports a layer of matches.
+from .match import events as _match_events, stream as _match_stream  # noqa: F401
 
 __all__ = ["AuditReport", "CardDB", "CardFacts", "DuelState", "Event", "EventFormatError", "ReplayFile",
            "RuleViolation", "Store", "VIEWS", "ViewReplay", "apply", "audit", "dump_events", "from_dict",

@@ -1291,5 +1291,3 @@ def register(builders: dict[tuple[str, str], Callable[[Any], Any]]) -> None:
         raise ValueError(f"decoders for no field of a known kind: {', '.join(unknown)}")
     _FIELD_BUILDERS.update(builders)
 
-
-from .match import events as _match_events  # noqa: E402,F401  (registers the match stream's kinds)

@@ -1322,5 +1322,3 @@ class _Heads:
         notification = next(self._subscription)
         return str(notification.originator_id).removesuffix("/head"), notification.originator_version
 
-
-from .match import stream as _match_stream  # noqa: E402,F401  (registers the match's kind of stream)

@@ -6,6 +6,6 @@
 * ``links``: a match's duels checked against the match (first player, decks, results, LP at time);
 * ``files``: match JSON Lines files and the match ``.ygr`` that carries its duels.
 
-This module imports nothing at import time: ``events.py`` imports ``match.events`` to register
-the kinds, and everything else is imported where it is used.
+This module imports nothing at import time: the package's ``__init__`` imports ``match.events`` and
+``match.stream`` to register the kinds and the stream, and everything else is imported where it is used.
 """

@@ -60,7 +60,7 @@ class EdoproImporter:
         return import_yrpx(path_or_bytes, names=names)
 
     def check(self, result: ImportResult) -> tuple[object, AuditReport]:
-        from ..engine_check import check       # it reads this package's packets: imported when needed
+        from .engine_check import check       # it reads this package's packets: imported when needed
         return check(result)
 
 

@@ -36,17 +36,19 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .cards import unnamed
-from .events import ATTACK, DEFENSE, FACEDOWN, FACEDOWN_ATTACK, FACEUP, SET
-from .rules import AuditReport, History
-from .state import DuelState
-from .yrpx import (
+from ..cards import unnamed
+from ..events import ATTACK, DEFENSE, FACEDOWN, FACEDOWN_ATTACK, FACEUP, SET
+from ..rules import AuditReport, History
+from ..state import DuelState
+from .constants import (
     LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_REMOVED,
     LOCATION_SZONE, MSG_UPDATE_CARD, MSG_UPDATE_DATA, MSG_WIN, POS_FACEDOWN_ATTACK, POS_FACEUP,
-    POS_FACEUP_ATTACK, POS_FACEUP_DEFENSE, Packet, Slot, card_slots)
+    POS_FACEUP_ATTACK, POS_FACEUP_DEFENSE)
+from .container import Packet
+from .messages import Slot, card_slots
 
 if TYPE_CHECKING:
-    from .yrpx import ImportResult
+    from ..importing import ImportResult
 
 #: Divergences kept per file (all of them are counted).
 KEEP = 20
