@@ -162,12 +162,12 @@ def test_a_clock_that_is_not_a_time_is_refused_through_every_door(service, tmp_p
     base = service.url
     match = create(base, lines(MATCHES / "two-nil.jsonl"))
     m, t = match["id"], match["tokens"]
-    typed = post(base, f"/matches/{m}/time", t["recorder"], {"clock": clock}, 400)
-    raw = post(base, f"/matches/{m}/events", t["recorder"], [{"kind": "time_called", "clock": clock}], 400)
-    assert "ISO 8601" in typed["error"] and "ISO 8601" in raw["error"]
+    typed = post(base, f"/matches/{m}/time", t["recorder"], {"clock": clock}, 422)
+    raw = post(base, f"/matches/{m}/events", t["recorder"], [{"kind": "time_called", "clock": clock}], 422)
+    assert typed["rule"] == raw["rule"] == "LOG-05" and "ISO 8601" in typed["message"] and "ISO 8601" in raw["message"]
     path = match_file(tmp_path)
     done = CliRunner().invoke(main, ["match", "time", str(path), "--clock", clock])
-    assert done.exit_code == 2 and "ISO 8601" in done.output, done.output
+    assert done.exit_code == 1 and "LOG-05" in done.output and "ISO 8601" in done.output, done.output
     assert len(events(base, match)) == 3
 
 
@@ -178,6 +178,19 @@ def test_a_clock_in_iso_8601_is_taken(service, tmp_path, clock):
     post(base, f"/matches/{match['id']}/time", match["tokens"]["recorder"], {"clock": clock})
     done = CliRunner().invoke(main, ["match", "time", str(match_file(tmp_path)), "--clock", clock])
     assert done.exit_code == 0, done.output
+
+
+def test_a_match_recorded_before_the_clock_was_checked_still_loads_its_clock_flagged(tmp_path):
+    """Nothing recorded is lost: a stored match whose clock was typed as text before the check
+    decodes and folds as it stood; the audit flags the clock (LOG-05)."""
+    from ygoreplay.cards import CardDB
+    from ygoreplay.events import from_dict
+    from ygoreplay.match.rules import fold
+    opening = lines(MATCHES / "two-nil.jsonl")[:3]
+    old = [from_dict(e) for e in opening] + [from_dict({"kind": "time_called", "clock": "10:40"})]
+    state = fold(old, CardDB.classic(), audit=True)
+    assert [(v.index, v.rule) for v in state.violations] == [(3, "LOG-05")]
+    assert state.time is not None and state.time.clock == "10:40", "kept as it stood"
 
 
 # -- one test per door ------------------------------------------------------------------------------------

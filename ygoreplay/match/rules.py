@@ -22,9 +22,9 @@ from ..kinds import PerKind
 from ..rules.base import RuleViolation
 from ..state import Violation
 from .events import (
-    KINDS, MATCH_KINDS, DecklistRegistered, ExtraTurnStarted, GameDecided, GameEnded, GameStarted,
+    CLOCK_FORMAT, KINDS, MATCH_KINDS, DecklistRegistered, ExtraTurnStarted, GameDecided, GameEnded, GameStarted,
     JudgeCalled, JudgeRuled, MatchConceded, MatchEnded, MatchStarted, PenaltyGiven, RulingAppealed,
-    SideDeckSwapped, TimeCalled)
+    SideDeckSwapped, TimeCalled, is_clock)
 from .policies import DOUBLE_LOSS, EXTRA_TURNS, FINISH_PHASE, POLICIES, SAME_CHOOSER, SUDDEN_DEATH, Policy
 
 #: The match fold's handler of each kind, registered with ``@handles(EventClass)`` where it is defined.
@@ -320,6 +320,11 @@ def game_ended(state: MatchState, ev: Event) -> None:
 
 @handles(TimeCalled)
 def time_called(state: MatchState, ev: Event) -> None:
+    if not is_clock(ev.clock):                 # refused when written; flagged, and kept, when audited
+        message = f"time is called at {ev.clock[:40]!r}, not at {CLOCK_FORMAT}"
+        if state.violations is None:
+            refuse("LOG-05", message)
+        state.violations.append(Violation(state.index, "LOG-05", message))
     if state.time is not None:
         refuse("LOG-03", "time is called once in a match")
     if outcome(state).final:
