@@ -21,32 +21,32 @@ from typing import Iterator
 
 import click
 
-from .access import RELEASES, release_settings
-from .application import (
+from ..access import RELEASES, release_settings
+from ..application import (
     Records, audit_source, branch_after, check as check_events, cpus, duel_dict, export_file, import_replay_file,
     import_replay_files, offline_page, record_file, trust_of, trusted_keys, verify_file)
-from .card_sources import CARDS_ENV, CardLookup, card_lookup, facts_of
-from .cli_common import (
+from ..card_sources import CARDS_ENV, CardLookup, card_lookup, facts_of
+from .common import (
     EXIT_ILLEGAL, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, echo, pick_list as _pick_list,
     signing_key as _signing_key)
-from .cards import CardDB
-from .diff import diff_states
-from .errors import ConflictError, InputError, YgoreplayError
-from .files import write_atomic
-from .jsonl import parse_lines, read_events
-from .log import EntryFilter, log_lines, narrate
-from .match import cli as match_cli
-from .receipts import WITNESS_ENV, Receipt, Witness, read_receipts, save_receipt, witness_from
-from .replay_file import file_mode, read as read_replay, write as write_replay
-from .rules import RuleViolation
-from .rules.coverage import counts as rule_counts, select as select_rules
-from .signing import default_key_path
-from .source import Source, SourceError, is_edopro_replay, is_replay_file, open_source, resolve_duel
-from .state import DuelState
-from .study import Study
-from .store import MissingStore, Store
-from .text import number, printable
-from .views import VIEWS
+from ..cards import CardDB
+from ..diff import diff_states
+from ..errors import ConflictError, InputError, YgoreplayError
+from ..files import write_atomic
+from ..jsonl import parse_lines, read_events
+from ..log import EntryFilter, log_lines, narrate
+from ..receipts import WITNESS_ENV, Receipt, Witness, read_receipts, save_receipt, witness_from
+from ..replay_file import file_mode, read as read_replay, write as write_replay
+from ..rules import RuleViolation
+from ..rules.coverage import counts as rule_counts, select as select_rules
+from ..signing import default_key_path
+from ..source import Source, SourceError, is_edopro_replay, is_replay_file, open_source, resolve_duel
+from ..state import DuelState
+from ..study import Study
+from ..store import MissingStore, Store
+from ..text import number, printable
+from ..views import VIEWS
+from . import match as match_cli
 
 def terminal_width() -> int:
     """The terminal's width when stdout is one (the board uses it), else the 80 columns a file or
@@ -293,7 +293,7 @@ def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: t
     """Print the board after an event (default: the last) of a .jsonl or .ygr file or a stored duel."""
     if match_cli.handles(duel):
         return match_cli.run("show", duel, cards=cards)
-    from .render import render                  # rich: only for the commands that draw a board
+    from ..render import render                  # rich: only for the commands that draw a board
     with _opened(duel, store_url, cards) as source:
         index = _position(source.events, at, turn, source.name)
         state = source.state_after(index, view)
@@ -375,7 +375,7 @@ def play(duel: str, view: str | None, plain: bool, cards: tuple[str, ...], store
     with _opened(duel, store_url, cards) as source:
         study = Study(source, view)
         if not plain and sys.stdin.isatty() and sys.stdout.isatty():
-            from .tui import PlayApp
+            from ..tui import PlayApp
             PlayApp(study).run()
             return
         _play_lines(study)
@@ -383,7 +383,7 @@ def play(duel: str, view: str | None, plain: bool, cards: tuple[str, ...], store
 
 def _play_lines(study: Study) -> None:
     """``play`` one command a line: each answer a heading and the board after the event."""
-    from .render import render
+    from ..render import render
     while True:
         entry = study.entry
         echo(f"event #{study.index}/{study.last}: {entry.text} [{study.view} view]")
@@ -969,7 +969,7 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
     service first started (it is kept only as a digest)."""
     _interruptible()
     import uvicorn
-    from .service import ADMIN_ENV, admin_token, create_app
+    from ..service import ADMIN_ENV, admin_token, create_app
     with _store(store_url, create=True) as store:
         if workers > 1 and store.backend != "postgresql":
             raise InputError("several workers share a PostgreSQL store; the embedded SQLite store is served "
@@ -1013,7 +1013,7 @@ def demo(path: str, host: str, port: int, cards: tuple[str, ...], store_url: str
     """Show the service: record a duel file through it over HTTP, a few events at a time as a
     table's client does, print the viewer links, and serve them until Ctrl-C."""
     _interruptible()
-    from . import demo as showing
+    from .. import demo as showing
     with _opened(path, None, cards) as source:
         events, title = source.events, printable(Path(path).name)
     with _store(store_url, create=True):
@@ -1050,7 +1050,7 @@ def key() -> None:
 
 # -- deck check: .ydk files, ydke:// URLs, lflist.conf banlists (issue 5) -----------------------
 
-from .decks import check_deck, read_deck  # noqa: E402  (kept with the command it serves)
+from ..decks import check_deck, read_deck  # noqa: E402  (kept with the command it serves)
 
 
 @main.group()
@@ -1115,7 +1115,7 @@ def cards() -> None:
 def cards_update(source: str) -> None:
     """Fetch the facts of every card and install them beside the default store (the old
     database stays until the new one is whole)."""
-    from .card_install import update
+    from ..card_install import update
     installed = update(source)
     echo(f"installed {installed.cards} cards from {installed.url} into {installed.path} "
          f"(sha256 {installed.sha256[:16]}…)")
@@ -1125,8 +1125,8 @@ def cards_update(source: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 def cards_status(as_json: bool) -> None:
     """What card facts commands use: the installed database, a local install's, the bundled set."""
-    from .card_install import installed_path, status
-    from .card_sources import local_databases
+    from ..card_install import installed_path, status
+    from ..card_sources import local_databases
     installed = status()
     found = [str(p) for p in local_databases()]
     named = [f for f in os.environ.get(CARDS_ENV, "").split(os.pathsep) if f]

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import click
 
-from .decks import Banlist, read_lflist
-from .errors import InputError
-from .signing import OrganiserKey
-from .text import terminal
+from ..decks import Banlist, read_lflist
+from ..errors import InputError
+from ..signing import OrganiserKey
+from ..text import terminal
 
 EXIT_ILLEGAL, EXIT_UNREADABLE, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 
