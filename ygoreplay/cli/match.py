@@ -1,7 +1,7 @@
 """``ygoreplay match``: start a match file, add its duels, side, call time, give penalties and
 record the result, each refused (exit 1, nothing written) with the rule ID when the rules or
 the match's policy forbid it; and ``check``/``show``/``log``/``audit``/``export``/``verify`` of a
-match file (``records`` hands a match file to ``run``)."""
+match file (``duels`` and ``records`` hand a match file to ``run``)."""
 from __future__ import annotations
 
 import json
@@ -25,7 +25,7 @@ from ..match.sentences import describe_result as _describe_result, sentence as _
 from ..replay_file import verify_chain, write as write_replay
 from ..state import DuelState
 from ..text import printable
-from .common import EXIT_ILLEGAL, echo, pick_list, signing_key
+from .common import EXIT_ILLEGAL, echo, main, pick_list, signing_key
 
 
 def _add(path: str, events: list[Event], cards: tuple[str, ...] = ()) -> MatchState:
@@ -44,7 +44,7 @@ cards_opt = click.option("--cards", "cards", multiple=True, type=click.Path(dir_
                          help="A cards.cdb for the facts of the decklists' cards (repeatable).")
 
 
-@click.group(name="match")
+@main.group(name="match")
 def match() -> None:
     """Record a match (best of three) as events: its decklists, duels, siding, time, penalties, result."""
 
