@@ -1,6 +1,6 @@
 """The application layer: what ygoreplay does, with one result shape each.
 
-The command line (``cli.py``) and the HTTP service are thin faces over these functions and the
+The command line (``cli/``) and the HTTP service are thin faces over these functions and the
 ``Records`` class; neither reaches into the store's internals. Results are plain dataclasses with
 ``to_dict()``, the shape ``--json`` prints and the service answers; errors are the package's own
 (``errors.py``), which each face maps to an exit code or an HTTP status in one place.

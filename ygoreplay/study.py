@@ -2,7 +2,7 @@
 view, what each event said, what it changed, and how to get somewhere (an event, a turn, the next
 event naming a card or holding a word).
 
-The terminal viewer (``tui.py``) and the line-by-line fallback of ``play`` (``cli.py``) both move
+The terminal viewer (``tui.py``) and the line-by-line fallback of ``play`` (``cli/duels.py``) both move
 a ``Study``; neither folds a duel itself. Positions are event indices as ``show --at`` takes them:
 ``index`` is the event just shown, and the board is the board after it.
 """

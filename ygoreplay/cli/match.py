@@ -1,7 +1,7 @@
 """``ygoreplay match``: start a match file, add its duels, side, call time, give penalties and
 record the result, each refused (exit 1, nothing written) with the rule ID when the rules or
 the match's policy forbid it; and ``check``/``show``/``log``/``audit``/``export``/``verify`` of a
-match file (``ygoreplay.cli`` hands a match file to ``run``)."""
+match file (``duels`` and ``records`` hand a match file to ``run``)."""
 from __future__ import annotations
 
 import json
@@ -11,21 +11,21 @@ from pathlib import Path
 import click
 
 from ..card_sources import card_lookup
-from ..cli_common import EXIT_ILLEGAL, echo, pick_list, signing_key
 from ..decks import read_deck
 from ..errors import InputError
 from ..events import PHASES, Event, from_dict
 from ..jsonl import read_events
+from ..match import application as app
+from ..match.events import DECISION_STAGES, GAME_ENDINGS, INFRACTIONS, PENALTIES
+from ..match.files import is_match_file, match_replay, open_match, verify_games
+from ..match.links import check_ending
+from ..match.policies import POLICIES
+from ..match.rules import MatchState
+from ..match.sentences import describe_result as _describe_result, sentence as _sentence
 from ..replay_file import verify_chain, write as write_replay
 from ..state import DuelState
 from ..text import printable
-from . import application as app
-from .events import DECISION_STAGES, GAME_ENDINGS, INFRACTIONS, PENALTIES
-from .files import is_match_file, match_replay, open_match, verify_games
-from .links import check_ending
-from .policies import POLICIES
-from .rules import MatchState
-from .sentences import describe_result as _describe_result, sentence as _sentence
+from .common import EXIT_ILLEGAL, echo, main, pick_list, signing_key
 
 
 def _add(path: str, events: list[Event], cards: tuple[str, ...] = ()) -> MatchState:
@@ -44,7 +44,7 @@ cards_opt = click.option("--cards", "cards", multiple=True, type=click.Path(dir_
                          help="A cards.cdb for the facts of the decklists' cards (repeatable).")
 
 
-@click.group(name="match")
+@main.group(name="match")
 def match() -> None:
     """Record a match (best of three) as events: its decklists, duels, siding, time, penalties, result."""
 

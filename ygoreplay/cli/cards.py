@@ -1,0 +1,72 @@
+"""``ygoreplay cards``: the card database: install it, see what is installed, find a card (issue 16)."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from ..card_sources import CARDS_ENV
+from ..cards import CardDB
+from .common import EXIT_ILLEGAL, card_db, cards_option, echo, main
+
+
+@main.group()
+def cards() -> None:
+    """The card database: install it, see what is installed, find a card by name."""
+
+
+@cards.command(name="update")
+@click.option("--source", default="ygoprodeck", show_default=True, metavar="SOURCE",
+              help="ygoprodeck (the YGOPRODeck card API), or the URL or path of YGOPRODeck card JSON or a cards.cdb.")
+def cards_update(source: str) -> None:
+    """Fetch the facts of every card and install them beside the default store (the old
+    database stays until the new one is whole)."""
+    from ..card_install import update
+    installed = update(source)
+    echo(f"installed {installed.cards} cards from {installed.url} into {installed.path} "
+         f"(sha256 {installed.sha256[:16]}…)")
+
+
+@cards.command(name="status")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+def cards_status(as_json: bool) -> None:
+    """What card facts commands use: the installed database, a local install's, the bundled set."""
+    from ..card_install import installed_path, status
+    from ..card_sources import local_databases
+    installed = status()
+    found = [str(p) for p in local_databases()]
+    named = [f for f in os.environ.get(CARDS_ENV, "").split(os.pathsep) if f]
+    if as_json:
+        echo(json.dumps({"installed": installed.to_dict() if installed else None, "local": found,
+                         "environment": named, "bundled": len(CardDB.classic())}))
+        return
+    for path in named:
+        echo(f"${CARDS_ENV}: {path}")
+    for path in found:
+        echo(f"local install: {path}")
+    if installed:
+        echo(f"installed: {installed.path}: {installed.cards} cards from {installed.url}, fetched "
+             f"{installed.fetched}, sha256 {installed.sha256}")
+    else:
+        echo(f"installed: none (ygoreplay cards update installs one into {installed_path()})")
+    echo(f"bundled: {len(CardDB.classic())} classic cards")
+
+
+@cards.command(name="find")
+@click.argument("name")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array instead of text.")
+@cards_option
+def cards_find(name: str, limit: int, as_json: bool, cards: tuple[str, ...]) -> None:
+    """Cards whose name holds NAME (case and accents ignored): exact names first."""
+    found = card_db(cards).find(name, limit)
+    if as_json:
+        echo(json.dumps([{**f.to_dict(), "text": f.describe()} for f in found], ensure_ascii=False))
+        return
+    for facts in found:
+        echo(f"{facts.code:>9}  {facts.describe()}")
+    if not found:
+        echo(f"no card's name holds {name!r}", err=True)
+        sys.exit(EXIT_ILLEGAL)

@@ -1,0 +1,218 @@
+"""What every command of the command line shares: the group ``main`` the area modules register
+their commands on, the exit codes and the one place errors become them, output made safe for a
+terminal, the shared options (``--store``, ``--cards``, ``--view``, ``--witness``, ``--receipt``,
+``--key``), and opening a store, a witness, a duel file or a stored duel.
+
+Exit codes: 0 success, 1 a rule was broken or a record failed verification, 2 the input could not
+be read or an output written (or a bad argument), 3 another writer got to the duel first, 4 an
+internal error (a bug: please report it), 130 interrupted. Errors are mapped to these in one
+place (``_Group.invoke``); every line printed goes through ``echo``, which escapes control
+characters so that no file can rewrite a judge's terminal.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import click
+
+from ..application import trusted_keys
+from ..card_sources import CardLookup, card_lookup, facts_of
+from ..cards import CardDB
+from ..decks import Banlist, read_lflist
+from ..errors import ConflictError, InputError, YgoreplayError
+from ..jsonl import parse_lines, read_events
+from ..receipts import WITNESS_ENV, Receipt, Witness, save_receipt, witness_from
+from ..rules import RuleViolation
+from ..signing import OrganiserKey
+from ..source import Source, open_source, resolve_duel
+from ..store import Store
+from ..text import printable, terminal
+from ..views import VIEWS
+
+EXIT_ILLEGAL, EXIT_UNREADABLE, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
+
+
+def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
+    """Every line the command line prints: control characters escaped, so that no file can
+    rewrite a judge's terminal."""
+    click.echo(terminal(text), err=err, nl=nl)
+
+
+def signing_key() -> OrganiserKey:
+    """The organiser's key, made (and said so) the first time one is needed."""
+    key, created = OrganiserKey.load_or_create()
+    if created:
+        echo(f"created the organiser key {key.path} (public key {key.public.text})", err=True)
+    return key
+
+
+def pick_list(path: str, name: str | None) -> Banlist:
+    """The --list NAME of an lflist.conf; the only list when there is one; else exit code 2."""
+    lists = read_lflist(Path(path))
+    names = ", ".join(repr(n) for n in lists) or "none"
+    if not lists:
+        raise InputError(f"{path}: no banlist in this file (a list starts with a '!name' line)")
+    if name is None:
+        if len(lists) > 1:
+            raise click.UsageError(f"{path} holds {len(lists)} lists; pick one with --list "
+                                   f"(lists: {names})")
+        return next(iter(lists.values()))
+    if name in lists:
+        return lists[name]
+    folded = [n for n in lists if n.casefold() == name.casefold()]
+    if len(folded) == 1:
+        return lists[folded[0]]
+    raise InputError(f"{path}: no list named {name!r} (lists: {names})")
+
+
+def terminal_width() -> int:
+    """The terminal's width when stdout is one (the board uses it), else the 80 columns a file or
+    a pipe gets."""
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size((80, 24)).columns
+    return 80
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush does not fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+class _Group(click.Group):
+    def main(self, *args, **kwargs):
+        for stream in (sys.stdout, sys.stderr):       # a lone surrogate never ends in a traceback
+            if hasattr(stream, "reconfigure"):
+                stream.reconfigure(errors="backslashreplace")
+        return super().main(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context):
+        try:
+            try:
+                return super().invoke(ctx)
+            finally:
+                sys.stdout.flush()                     # a full disk or a closed pipe shows here
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except YgoreplayError as exc:
+            label = "conflict" if isinstance(exc, ConflictError) else "error"
+            echo(str(exc) if isinstance(exc, RuleViolation) else f"{label}: {exc}", err=True)
+            sys.exit(exc.exit_code)
+        except BrokenPipeError:
+            # The reader stopped early (``ygoreplay log DUEL | head``): not an error, exit 0.
+            _silence_stdout()
+            sys.exit(0)
+        except KeyboardInterrupt:
+            echo("interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except OSError as exc:
+            _silence_stdout()
+            echo(f"error: cannot write the output ({exc.strerror or exc})", err=True)
+            sys.exit(EXIT_UNREADABLE)
+        except Exception as exc:                       # a bug: say so, and how to see more
+            if os.environ.get("YGOREPLAY_DEBUG"):
+                raise
+            echo(f"internal error: {type(exc).__name__}: {printable(str(exc))[:300]} (this is a bug in "
+                 "ygoreplay; set YGOREPLAY_DEBUG=1 to see where)", err=True)
+            sys.exit(EXIT_INTERNAL)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ygoreplay")
+def main() -> None:
+    """Record, check and replay Yu-Gi-Oh! duels as event logs."""
+
+
+cards_option = click.option(
+    "--cards", "cards", multiple=True, type=click.Path(dir_okay=False), metavar="CARDS.CDB",
+    help="A cards.cdb for the names and facts of cards the duel does not carry (repeatable: a later "
+         "file wins). Then $YGOREPLAY_CARDS, a local EDOPro/YGOPro install, the bundled classic set.")
+store_option = click.option(
+    "--store", "store_url", envvar="YGOREPLAY_STORE", default=None, metavar="URL",
+    help="SQLite file or postgresql://user@host:port/db (default: $YGOREPLAY_STORE, else "
+         "~/.local/share/ygoreplay/duels.sqlite).")
+view_option = click.option("--view", "view", type=click.Choice(VIEWS), default=None,
+                           help="See the duel as a player or a spectator saw it (default: the file's view).")
+witness_option = click.option(
+    "--witness", "witness_url", envvar=WITNESS_ENV, default=None, metavar="URL",
+    help="A second store (SQLite file or postgresql://...?schema=NAME) that keeps every write's signed "
+         "head: a store behind it fails verify (default: $YGOREPLAY_WITNESS).")
+receipt_out_option = click.option(
+    "--receipt", "receipt_path", type=click.Path(), default=None, metavar="FILE",
+    help="Save the write's signed receipt here (a folder: as DUEL-EVENTS.json in it); keep it to prove "
+         "later, with verify --receipt, that the store was not cut back.")
+key_option = click.option("--key", "keys", multiple=True, metavar="PUBLIC_KEY",
+                          help="Trust signatures by this key (ed25519:... or a key file); the local "
+                               "organiser key is always trusted. Repeatable.")
+
+
+def card_db(cards: tuple[str, ...] = ()) -> CardLookup:
+    return card_lookup(cards)
+
+
+def load_events(path: str, cards: tuple[str, ...]) -> tuple[list, CardDB]:
+    """Events and card facts of a JSON Lines file (``-`` is standard input)."""
+    lookup = card_db(cards)
+    passcode = lookup.passcode
+    if path == "-":
+        events = list(parse_lines(sys.stdin, "<stdin>", passcode))
+    else:
+        try:
+            events = read_events(path, passcode)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if not events:
+        raise InputError(f"{path}: no events (the file is empty or holds only comments)")
+    return events, facts_of(events, lookup)
+
+
+@contextmanager
+def open_store(url: str | None, *, readonly: bool = False, create: bool = False,
+               cards: CardDB | None = None, keys: tuple[str, ...] = ()) -> Iterator[Store]:
+    key = None if readonly else signing_key()
+    store = Store(url, cards, key=key, readonly=readonly, create=create, trust=trusted_keys(keys) if keys else ())
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+@contextmanager
+def open_witness(url: str | None) -> Iterator[Witness | None]:
+    witness = witness_from(url)
+    try:
+        yield witness
+    finally:
+        if witness is not None:
+            witness.close()
+
+
+def keep_receipt(receipt: Receipt, path: str | None, witness: Witness | None) -> None:
+    """Save a write's receipt where asked; say when the witness did not take it."""
+    if path:
+        save_receipt(receipt, path)
+    if receipt.witnessed is False and witness is not None:
+        echo(f"warning: the witness {witness.name} cannot be reached: this write is not witnessed "
+             "(its receipt still proves it)", err=True)
+
+
+@contextmanager
+def open_duel(spec: str, store_url: str | None, cards: tuple[str, ...] = ()) -> Iterator[Source]:
+    """Open a .jsonl or .ygr file, or a duel of the store (read-only)."""
+    db = card_db(cards)
+    if Path(spec).is_file():
+        yield open_source(spec, None, db)
+        return
+    with open_store(store_url, readonly=True) as store:
+        yield open_source(spec, store, db)
+
+
+def resolve(store: Store, duel: str) -> str:
+    return resolve_duel(store, duel, files=False)

@@ -1,0 +1,298 @@
+"""Reading and studying a duel: ``check`` its rules, the ``rules`` catalogue, ``show`` a board,
+``log`` its events as text, ``play`` through it, ``audit`` it end to end (a match file is handed
+to ``match.run``)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from ..application import audit_source, check as check_events, trusted_keys
+from ..errors import InputError
+from ..log import EntryFilter, log_lines, narrate
+from ..rules.coverage import counts as rule_counts, select as select_rules
+from ..source import Source, SourceError, is_edopro_replay, is_replay_file, open_source
+from ..study import Study
+from ..text import number, printable
+from ..views import VIEWS
+from . import match as match_cli
+from .common import (
+    EXIT_ILLEGAL, card_db, cards_option, echo, key_option, load_events, main, open_duel, open_store, open_witness,
+    store_option, terminal_width, view_option, witness_option)
+
+
+def _position(events: list, at: int | None, turn: int | None, what: str) -> int:
+    """The event index to show: --at N, the start of --turn T, or the last event."""
+    if at is not None and turn is not None:
+        raise click.UsageError("give --at or --turn, not both")
+    if not events:
+        raise InputError(f"{what}: the duel has no events")
+    if turn is not None:
+        starts = [i for i, e in enumerate(events) if e.kind == "turn_started" and e.turn == turn]
+        if not starts:
+            raise InputError(f"{what}: the duel has no turn {turn}")
+        return starts[0]
+    if at is None:
+        return len(events) - 1
+    if not 0 <= at < len(events):
+        raise InputError(f"{what}: --at {at} is outside the duel's events 0..{len(events) - 1}")
+    return at
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@cards_option
+def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
+    """Fold a JSON Lines duel (or a judge .ygr file, or an EDOPro .yrpX replay) through the rules
+    and list every violation."""
+    if match_cli.handles(file):                                 # a match file (issue 14)
+        return match_cli.run("check", file, as_json=as_json, cards=cards)
+    if Path(file).is_file() and (is_replay_file(Path(file)) or is_edopro_replay(Path(file))):
+        with open_duel(file, None, cards) as source:
+            if source.view != "judge":
+                raise InputError(f"{file}: a {source.view} view lacks the hidden cards, so its rules "
+                                 f"cannot be checked; check the judge file (audit checks this one's chain)")
+            events, db = source.events, source.cards
+    else:
+        events, db = load_events(file, cards)
+    report = check_events(events, db)
+    if as_json:
+        echo(json.dumps(report.to_dict()))
+    else:
+        data = report.to_dict()
+        for v in data["violations"]:
+            echo(f"#{v['index']} {v['rule']} {v['message']}")
+        for o in data["overrides"]:
+            cite = o["cite"]
+            echo(f"#{o['index']} {o['rule']} set aside by {cite['card']}"
+                 f"{': ' + cite['effect'] if cite['effect'] else ''} ({o['message']})")
+        final, state = data["final"], report.report.state
+        verdict = "legal" if report.legal else f"{len(data['violations'])} violation(s)"
+        result = ("a draw" if final["winner"] is None else f"player {final['winner']} won") \
+            if state.ended else "not finished"
+        echo(f"{file}: {verdict}; {data['events']} events, turn {final['turn']}, "
+             f"LP {final['lp'][0]} / {final['lp'][1]}, {result}"
+             + (f" ({final['reason']})" if state.ended else ""))
+        cited = sorted({v["rule"] for v in data["violations"]} | {o["rule"] for o in data["overrides"]})
+        if cited:
+            echo("what a rule says and where it is checked: ygoreplay rules " + " ".join(cited))
+    sys.exit(0 if report.legal else EXIT_ILLEGAL)
+
+
+@main.command(name="rules")
+@click.argument("queries", nargs=-1, metavar="[ID|SECTION]...")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+def rules_command(queries: tuple[str, ...], as_json: bool) -> None:
+    """What each rule of the catalogue says, and whether and where it is enforced.
+
+    ID is a rule ID (SUM-04), SECTION its prefix (SUM); none lists every rule. Exit code 2 for
+    an ID or section the catalogue does not have."""
+    chosen = []
+    for query in queries or (None,):
+        found = select_rules(query)
+        if not found:
+            raise InputError(f"no rule {query!r} in the catalogue (an ID such as SUM-04, or a section "
+                             f"such as SUM; `ygoreplay rules` lists them all)")
+        chosen += [rule for rule in found if rule not in chosen]
+    if as_json:
+        echo(json.dumps({"rules": [rule.to_dict() for rule in chosen], "counts": rule_counts()}))
+        return
+    for rule in chosen:
+        echo(f"{rule.id} {rule.summary} [{rule.describe()}]")
+    if not queries:
+        echo(f"{len(chosen)} rules: " + ", ".join(f"{n} {status}" for status, n in rule_counts().items()))
+
+
+@main.command()
+@click.argument("duel")
+@click.option("--at", "at", type=int, default=None, help="Show the board after event N (0-based).")
+@click.option("--turn", "turn", type=int, default=None, help="Show the board at the start of turn T.")
+@view_option
+@cards_option
+@store_option
+def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: tuple[str, ...],
+         store_url: str | None) -> None:
+    """Print the board after an event (default: the last) of a .jsonl or .ygr file or a stored duel."""
+    if match_cli.handles(duel):
+        return match_cli.run("show", duel, cards=cards)
+    from ..render import render                  # rich: only for the commands that draw a board
+    with open_duel(duel, store_url, cards) as source:
+        index = _position(source.events, at, turn, source.name)
+        state = source.state_after(index, view)
+        echo(render(state, f"after event #{index} ({source.events[index].kind})"
+                    + (f", {view or source.view} view" if (view or source.view) != "judge" else ""),
+                    width=terminal_width()), nl=False)
+
+
+@main.command()
+@click.argument("duel")
+@view_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per event (JSON Lines).")
+@click.option("--turn", "turns", default=None, metavar="T[-U]", help="Only the events of turn T (or turns T to U).")
+@click.option("--card", "card", default=None, metavar="NAME",
+              help="Only the events naming a card whose name holds NAME (any case), or the card of that id.")
+@click.option("--player", "player", default=None, metavar="P",
+              help="Only the events about player P: 0, 1, p0, p1 or part of the player's name.")
+@cards_option
+@store_option
+def log(duel: str, view: str | None, as_json: bool, turns: str | None, card: str | None, player: str | None,
+        cards: tuple[str, ...], store_url: str | None) -> None:
+    """The duel as readable text, one line per event, grouped by turn and phase; every line says
+    its turn and phase (T4 BP), every LP change its cause and the LP after it."""
+    if match_cli.handles(duel):
+        return match_cli.run("log", duel, as_json=as_json, cards=cards)
+    with open_duel(duel, store_url, cards) as source:
+        keep = EntryFilter(_turn_range(turns), card, _player_of(source, player))
+        entries = narrate(source.steps(view), source.reverted)
+        if as_json:
+            for entry in entries:
+                if not keep or keep.keeps(entry):
+                    echo(json.dumps(entry.to_dict(), ensure_ascii=False))
+            return
+        for line in log_lines(entries, keep):
+            echo(line)
+
+
+def _turn_range(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    first, _, last = text.partition("-")
+    a, b = number(first.strip()), number(last.strip()) if last else number(first.strip())
+    if a is None or b is None or a > b:
+        raise click.UsageError(f"--turn {printable(text)}: write a turn (4) or a range of turns (3-5)")
+    return a, b
+
+
+def _player_of(source: Source, text: str | None) -> int | None:
+    """0 or 1 from '0', 'p1' or part of a player's name (which must name one player only)."""
+    if text is None:
+        return None
+    plain = text.strip().casefold().removeprefix("p")
+    if plain in ("0", "1"):
+        return int(plain)
+    names = next((e.players for e in source.events if e.kind == "duel_started"), ())
+    matches = [i for i, name in enumerate(names) if text.casefold() in name.casefold()]
+    if len(matches) != 1:
+        known = ", ".join(f"{i} ({printable(n)})" for i, n in enumerate(names)) or "0, 1"
+        raise click.UsageError(f"--player {printable(text)}: " + ("names both players" if matches else
+                               "no player has that name") + f"; the players are {known}")
+    return matches[0]
+
+
+PLAY_HELP = ("n/Enter next · p previous · j N jump to event N · t T jump to turn T · f TEXT find the next "
+             "event naming TEXT · v VIEW switch view (judge, p0, p1, spectator) · q quit")
+
+
+@main.command()
+@click.argument("duel")
+@view_option
+@click.option("--plain", is_flag=True,
+              help="Read commands line by line from standard input (what play does when it is not a terminal).")
+@cards_option
+@store_option
+def play(duel: str, view: str | None, plain: bool, cards: tuple[str, ...], store_url: str | None) -> None:
+    """Step through a duel in the terminal: arrow keys for events, Shift+arrows for turns, g to go
+    to an event, a turn or a card, / to search, v to switch view; the board redrawn in place with
+    what each event changed marked. Without a terminal, one command a line (--plain)."""
+    with open_duel(duel, store_url, cards) as source:
+        study = Study(source, view)
+        if not plain and sys.stdin.isatty() and sys.stdout.isatty():
+            from ..tui import PlayApp
+            PlayApp(study).run()
+            return
+        _play_lines(study)
+
+
+def _play_lines(study: Study) -> None:
+    """``play`` one command a line: each answer a heading and the board after the event."""
+    from ..render import render
+    while True:
+        entry = study.entry
+        echo(f"event #{study.index}/{study.last}: {entry.text} [{study.view} view]")
+        echo(render(study.state(), width=terminal_width()))
+        try:
+            command = click.prompt(PLAY_HELP, default="n", show_default=False).strip()
+        except click.Abort:                  # end of input (or Ctrl-C): quit, as 'q' does
+            echo("")
+            return
+        word, _, arg = command.partition(" ")
+        arg = arg.strip()
+        if word in ("q", "quit"):
+            return
+        if word in ("n", "next", ""):
+            study.step(1)
+        elif word in ("p", "prev", "previous"):
+            study.step(-1)
+        elif word in ("j", "jump") and number(arg) is not None:
+            if number(arg) > study.last:
+                echo(f"no event {number(arg)}: the last is #{study.last}")
+            study.go(number(arg))
+        elif word in ("t", "turn") and number(arg) is not None:
+            try:
+                study.turn_start(number(arg))
+            except SourceError as exc:
+                echo(str(exc))
+        elif word in ("f", "find") and arg:
+            if study.find(arg) is None:
+                echo(f"no other event names {arg!r}")
+        elif word in ("v", "view") and arg in VIEWS:
+            try:
+                study.switch(arg)
+            except SourceError as exc:
+                echo(f"cannot switch: {exc}")
+        else:
+            echo(f"unknown command {command!r}" + (f" (views: {', '.join(VIEWS)})" if word in ("v", "view") else ""))
+
+
+@main.command(name="audit")
+@click.argument("duel")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@key_option
+@witness_option
+@cards_option
+@store_option
+def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], witness_url: str | None, cards: tuple[str, ...],
+                  store_url: str | None) -> None:
+    """Re-check every event with the rules, verify the record, list overrides and rollbacks."""
+    if match_cli.handles(duel):
+        return match_cli.run("audit", duel, as_json=as_json, cards=cards, keys=keys)
+    if Path(duel).is_file():
+        with open_duel(duel, None, cards) as source:
+            result = audit_source(source, None, trusted_keys(keys))
+    else:
+        with open_store(store_url, readonly=True, keys=keys) as store, open_witness(witness_url) as witness:
+            source = open_source(duel, store, card_db(cards))
+            result = audit_source(source, store, trusted_keys(keys), witness)
+    data = result.to_dict()
+    if as_json:
+        echo(json.dumps(data))
+        sys.exit(0 if result.ok else EXIT_ILLEGAL)
+    for v in data["violations"]:
+        echo(f"#{v['index']} {v['rule']} {v['message']}")
+    for o in data["overrides"]:
+        echo(f"#{o['index']} {o['rule']} set aside by {o['cite']['card']} ({o['message']})")
+    for r in data["rollbacks"]:
+        echo(f"#{r['index']} rollback to before event {r['to']} by {printable(r['judge'])}: {printable(r['reason'])}")
+    if result.chain == "none":
+        echo("hash chain: none (a JSON Lines file has no hash chain; record or export it for one)")
+    elif result.chain != "broken":
+        echo("hash chain: intact" + (" and anchored" if result.chain == "anchored" else ""))
+    else:
+        first_bad = result.first_bad
+        where = "the header" if first_bad == -1 else f"event {first_bad}" if first_bad is not None else "its anchor"
+        echo(f"hash chain: BROKEN at {where}" + (f": {result.problem}" if result.problem else ""))
+    if result.signature is not None:
+        echo(f"signature: {result.signature.describe()}")
+    if result.report is None:
+        echo(f"rules: not re-checked (a {source.view} view lacks the hidden cards)")
+    state = result.state
+    if state:
+        outcome = "not finished" if not state.ended else (
+            "a draw" if state.winner is None else f"player {state.winner} won")
+        echo(f"{source.name}: {len(data['violations'])} violation(s), {len(data['overrides'])} override(s), "
+             f"{len(data['rollbacks'])} rollback(s); LP {state.sides[0].lp} / {state.sides[1].lp}, {outcome}"
+             + (f" ({state.end_reason})" if state.ended else ""))
+    sys.exit(0 if result.ok else EXIT_ILLEGAL)

@@ -1,0 +1,504 @@
+"""The store's records: ``export`` and ``import`` them; ``record`` a duel, ``append`` to it, add a
+judge's ``note``, ``release`` what it hid, ``list`` the duels, ``branch`` one, show its ``tree``,
+``diff`` two boards, ``rollback``, and ``verify`` a record end to end."""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections import Counter
+from contextlib import closing, contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import click
+
+from ..access import RELEASES, release_settings
+from ..application import (
+    Records, branch_after, cpus, duel_dict, export_file, import_replay_file, import_replay_files, offline_page,
+    record_file, trust_of, trusted_keys, verify_file)
+from ..diff import diff_states
+from ..errors import InputError
+from ..files import write_atomic
+from ..receipts import read_receipts
+from ..replay_file import file_mode, read as read_replay, write as write_replay
+from ..source import is_replay_file
+from ..state import DuelState
+from ..store import MissingStore, Store
+from ..text import number, printable
+from . import match as match_cli
+from .common import (
+    EXIT_ILLEGAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, card_db, cards_option, echo, keep_receipt, key_option,
+    load_events, main, open_duel, open_store, open_witness, receipt_out_option, resolve, signing_key, store_option,
+    view_option, witness_option)
+
+@main.command(name="export")
+@click.argument("duel")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), required=True)
+@click.option("--html", "html", is_flag=True,
+              help="Write one self-contained web page of the view (it opens from file://, with no network).")
+@view_option
+@key_option
+@cards_option
+@store_option
+def export_command(duel: str, output: str, html: bool, view: str | None, keys: tuple[str, ...], cards: tuple[str, ...],
+                   store_url: str | None) -> None:
+    """Write a stored duel, a .jsonl file or a .ygr file as a signed .ygr replay file for one view
+    (or, with --html, as a web page of it)."""
+    if match_cli.handles(duel) and not html:
+        return match_cli.run("export", duel, cards=cards, output=output)
+    if Path(duel).is_file():
+        with open_duel(duel, None, cards) as source:
+            view = view or source.view              # a view file gives its own view by default
+            if source.replay is not None:
+                replay = export_file(source.replay, view, trusted_keys(keys))
+            else:
+                replay = record_file(source.events, source.cards, view, printable(Path(duel).name))
+    else:
+        view = view or "judge"
+        with open_store(store_url, readonly=True) as store:
+            replay = Records(store).export(resolve(store, duel), view)
+    if html:
+        name = Path(output).with_suffix(f".{view}.ygr").name
+        size = write_atomic(output, offline_page(replay, signing_key(), name).encode(), file_mode(replay))
+        echo(f"{output}: a web page of {len(replay.events)} events, {view} view, {size} bytes "
+             f"(the signed replay file inside); open it in a browser")
+        return
+    size = write_replay(output, replay, signing_key())
+    echo(f"{output}: {len(replay.events)} events, {len(replay.cards)} cards, {view} view, {size} bytes, signed")
+
+
+@main.command(name="import")
+@click.argument("path", type=click.Path(exists=True))
+@click.option("-o", "--output", "output", type=click.Path(), default=None,
+              help="Write signed .ygr judge file(s) here (a file, or a folder for a folder of replays) "
+                   "instead of recording into the store.")
+@click.option("--title", default=None)
+@click.option("--json", "as_json", is_flag=True, help="Print the results per file as JSON.")
+@click.option("--unsigned", is_flag=True, help="Import a .ygr judge file that no trusted key signed, "
+                                                "as an unverified record.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="With -o and a folder: import in this many processes at once (default: one per CPU; "
+                   "1: in this process). The results are the same, in the same order.")
+@key_option
+@cards_option
+@store_option
+def import_command(path: str, output: str | None, title: str | None, as_json: bool, unsigned: bool,
+                   jobs: int | None, keys: tuple[str, ...], cards: tuple[str, ...], store_url: str | None) -> None:
+    """Import a .ygr judge file, an EDOPro .yrpX replay, or a folder of replays.
+
+    A .ygr file is verified first (its chain, and a signature by a trusted key). EDOPro replays
+    are turned into our events, every one kept, and folded through the rules; the summary compares
+    each duel's final LP and winner with the replay's own, and its board with the engine's own
+    state packets at every one of them (zones agreeing, the first divergence), and counts
+    violations by rule ID. A replay already in the store (the same file) is skipped.
+    """
+    source = Path(path)
+    if source.is_file() and source.suffix.lower() in (".jsonl", ".json"):
+        raise InputError(f"{path}: a JSON Lines duel, not a replay file: record it with 'ygoreplay record {path}'")
+    if output and source.is_dir() and Path(output).exists() and not Path(output).is_dir():
+        raise InputError(f"{output}: not a folder (-o names a folder when importing a folder of replays)")
+    if source.is_file() and is_replay_file(source):
+        replay = read_replay(source)
+        with open_store(store_url, create=True) as store:
+            done = Records(store).import_replay(replay, title, trusted_keys(keys), unsigned)
+        echo(json.dumps([{"file": source.name, **done.to_dict()}]) if as_json else str(done.id))
+        if done.skipped and not as_json:
+            echo(f"{source.name}: already stored as {done.id} (imported before): skipped", err=True)
+        return
+    files = sorted(p for p in source.iterdir() if p.suffix.lower() in (".yrpx", ".yrp")) \
+        if source.is_dir() else [source]
+    if not files:
+        raise InputError(f"{path}: no .yrpX replays here")
+    names = card_db(cards)
+    outcomes: list[dict] = []
+    key = signing_key()
+    interrupted = False
+    with (open_store(store_url, create=True) if not output else _nothing()) as store:
+        records = Records(store) if store is not None else None
+        known = records.sources() if records is not None else None
+        if output:
+            targets = [Path(output) / (file.stem + ".ygr") if source.is_dir() or Path(output).is_dir()
+                       else Path(output) for file in files]
+            results = import_replay_files(files, targets, names, title, key=key, cards=cards,
+                                          jobs=jobs or cpus())
+        else:
+            results = (import_replay_file(file, names, title, records=records, known=known, key=key)
+                       for file in files)
+        try:
+            with closing(results), click.progressbar(files, label="importing", file=sys.stderr, show_pos=True,
+                                                     item_show_func=lambda p: p.name if p else "") as bar:
+                for _file in bar:
+                    outcomes.append(next(results).to_dict())
+        except KeyboardInterrupt:
+            interrupted = True
+    if as_json:
+        echo(json.dumps(outcomes))
+    else:
+        _import_summary(outcomes)
+    if interrupted:
+        echo(f"interrupted: {len(outcomes)} of {len(files)} file(s) done; run the same command again to "
+             "import the rest (files already stored are skipped)", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    failed = any(o["error"] for o in outcomes)
+    illegal = any(o["violations"] or not (o["lp"] and o["winner"]) for o in outcomes
+                  if not o["error"] and not o["skipped"])
+    sys.exit(EXIT_UNREADABLE if failed else EXIT_ILLEGAL if illegal else 0)
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield None
+
+
+def _import_summary(outcomes: list[dict]) -> None:
+    """One line per file (with its board's agreement with the engine's state packets, and the
+    first divergence if any), then the totals: files, imported, LP and winner agreement, files
+    whose board agrees with the engine everywhere, zones agreeing, rule IDs."""
+    if not outcomes:
+        return
+    width = max(len(o["file"]) for o in outcomes)
+    for o in outcomes:
+        if o["error"]:
+            echo(f"{printable(o['file']):<{width}}  cannot import: {o['error']}")
+            continue
+        if o["skipped"]:
+            echo(f"{printable(o['file']):<{width}}  already stored as {o['id']} ({o['events_stored']} events): skipped")
+            continue
+        rules = Counter(v["rule"] for v in o["violations"])
+        stored = "" if o["events_stored"] == o["events_read"] else f" ({o['events_stored']} stored)"
+        echo(f"{printable(o['file']):<{width}}  {o['events_read']:>6} events{stored}  "
+             f"LP {'ok' if o['lp'] else 'DIFFERS'}  winner {'ok' if o['winner'] else 'DIFFERS'}  "
+             + (", ".join(f"{r} x{n}" for r, n in sorted(rules.items())) or "no violation")
+             + (f"  engine {_engine_figure(o['engine'])}" if o.get("engine") else "")
+             + (f"  -> {o['id']}" if o["id"] else ""))
+        first = (o.get("engine") or {}).get("first_divergence")
+        if first:
+            echo(f"    first divergence from the engine: packet {first['packet']}, turn {first['turn']}: player "
+                 f"{first['player']}'s {printable(first['zone'])}: engine {printable(first['engine'])}, "
+                 f"ours {printable(first['ours'])}")
+    done = [o for o in outcomes if not o["error"] and not o["skipped"]]
+    skipped = sum(o["skipped"] for o in outcomes)
+    errors = sum(1 for o in outcomes if o["error"])
+    by_rule = Counter(v["rule"] for o in done for v in o["violations"])
+    echo("")
+    echo(f"files {len(outcomes)}  imported {len(done)}  cannot import {errors}"
+         + (f"  already stored {skipped}" if skipped else ""))
+    if done:
+        echo(f"LP agree {sum(o['lp'] for o in done)}/{len(done)}  winner agree "
+             f"{sum(o['winner'] for o in done)}/{len(done)}  events {sum(o['events_read'] for o in done)}")
+        checked = [o["engine"] for o in done if o.get("engine")]
+        zones = sum(e["zones"] for e in checked)
+        agreeing = sum(e["zones_agreeing"] for e in checked)
+        echo(f"board agrees with the engine everywhere: {sum(e['first_divergence'] is None for e in checked)}/"
+             f"{len(checked)} files  zones agree {agreeing}/{zones} ({100 * agreeing / zones if zones else 100:.3f}%)")
+    echo("violations by rule: " + (", ".join(f"{r} {n}" for r, n in by_rule.most_common()) or "none"))
+
+
+def _engine_figure(engine: dict) -> str:
+    """A file's board against the engine's state packets: the share of zones agreeing."""
+    share = 100 * engine["zones_agreeing"] / engine["zones"] if engine["zones"] else 100
+    return f"{'ok' if engine['first_divergence'] is None else 'DIFFERS'} {share:.3f}% ({engine['zones_agreeing']}/{engine['zones']} zones)"
+
+
+# -- record and change ----------------------------------------------------------------------------------
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--title", default=None, help="A title for the duel (default: the file name).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (id, counts, signed receipt).")
+@receipt_out_option
+@witness_option
+@click.option("--release", type=click.Choice(RELEASES), default=None,
+              help="When what the duel hid becomes everyone's once it is served: at its end, at the event's "
+                   "end (a time, or 'ygoreplay release'), or never (default: event with --event, else end).")
+@click.option("--event", default=None, metavar="NAME", help="The event (tournament) it is a duel of.")
+@click.option("--release-at", default=None, metavar="TIME",
+              help="With the event policy: when the event ends (2026-05-01T18:00:00+00:00).")
+@cards_option
+@store_option
+def record(file: str, title: str | None, as_json: bool, receipt_path: str | None, witness_url: str | None,
+           release: str | None, event: str | None, release_at: str | None,
+           cards: tuple[str, ...], store_url: str | None) -> None:
+    """Record a JSON Lines duel into the store and print its id (only the id, on stdout).
+
+    Stops at the first illegal event: the legal events before it stay recorded, the violation is
+    printed on stderr, and the exit code is 1 (no duel is created when nothing before it is legal).
+    """
+    settings = release_settings(release, event, release_at)
+    events, db = load_events(file, cards)
+    with open_store(store_url, create=True, cards=db) as store, open_witness(witness_url) as witness:
+        done = Records(store, witness).record(events, title or printable(Path(file).name), release=settings)
+        if done.receipt is not None:
+            keep_receipt(done.receipt, receipt_path, witness)
+    if as_json:
+        echo(json.dumps(done.to_dict()))
+    elif done.id:
+        echo(done.id)
+    if done.violation is not None:
+        v = done.violation
+        echo(f"#{v.index} {v.rule} {v.message}", err=True)
+        echo(f"recorded the {done.stored} legal event(s) before it" if done.id else
+             "nothing was recorded: the first event is not legal", err=True)
+        sys.exit(EXIT_ILLEGAL)
+
+
+@main.command()
+@click.argument("duel")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--expected", type=int, default=None, help="Refuse (exit 3) unless the duel has exactly N events.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (id, events, signed receipt).")
+@receipt_out_option
+@witness_option
+@cards_option
+@store_option
+def append(duel: str, file: str, expected: int | None, as_json: bool, receipt_path: str | None,
+           witness_url: str | None, cards: tuple[str, ...], store_url: str | None) -> None:
+    """Add the events of a JSON Lines file (or - for standard input) to a stored duel or branch,
+    checking each; all or nothing. Prints the new number of events."""
+    events, db = load_events(file, cards)
+    with open_store(store_url, cards=db) as store, open_witness(witness_url) as witness:
+        duel_id = resolve(store, duel)
+        receipt = Records(store, witness).append(duel_id, events, expected)
+        keep_receipt(receipt, receipt_path, witness)
+    echo(json.dumps({"id": duel_id, "events": receipt.events, **receipt.fields()}) if as_json else str(receipt.events))
+
+
+@main.command()
+@click.argument("duel")
+@click.argument("text")
+@click.option("--judge", required=True, help="The judge's name.")
+@click.option("--category", type=click.Choice(("call", "ruling", "penalty", "warning", "note", "time")),
+              default="note")
+@store_option
+def note(duel: str, text: str, judge: str, category: str, store_url: str | None) -> None:
+    """A judge's note (a call, a ruling, a warning…) added to a stored duel's record."""
+    with open_store(store_url) as store:
+        duel_id = resolve(store, duel)
+        length = Records(store).note(duel_id, judge, text, category)
+    echo(f"{duel_id}: {category} by {judge} recorded as event {length - 1}")
+
+
+@main.command(name="release")
+@click.argument("duel")
+@store_option
+def release_command(duel: str, store_url: str | None) -> None:
+    """The organiser's call that the event has ended: a duel under the event release policy
+    releases what it hid (hands, deck orders) to every reader of the service, once it has ended."""
+    with open_store(store_url) as store:
+        duel_id = resolve(store, duel)
+        Records(store).release(duel_id)
+    echo(f"{duel_id}: released: once it has ended, every reader may see what it hid (?view=judge)")
+
+
+@main.command(name="list")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of duels.")
+@click.option("--player", default=None, help="Only duels with a player whose name contains this.")
+@click.option("--since", default=None, metavar="DATE", callback=lambda c, p, v: _date(p, v),
+              help="Only duels recorded on or after DATE (YYYY-MM-DD; 2026-01 is the month).")
+@click.option("--until", default=None, metavar="DATE", callback=lambda c, p, v: _date(p, v),
+              help="Only duels recorded on or before DATE (YYYY-MM-DD; 2026 is the year).")
+@witness_option
+@store_option
+def list_duels(as_json: bool, player: str | None, since: str | None, until: str | None, witness_url: str | None,
+               store_url: str | None) -> None:
+    """List the duels in the store: date, events, status and result, players, title, branches.
+    Read from each duel's header and signed anchor, without decoding its events; with a witness,
+    a duel behind the head it kept is marked."""
+    behind: dict[str, str] = {}
+    try:
+        with open_store(store_url, readonly=True) as store, open_witness(witness_url) as witness:
+            records = Records(store, witness)
+            duels = records.duels(player, since, until)
+            behind = {d.id: records.behind_witness(d.id) for d in duels} if witness else {}
+            name = store.name
+    except MissingStore as missing:
+        duels, name = [], f"{missing.name} (no store there yet)"
+    if as_json:
+        echo(json.dumps([{**duel_dict(d), **({"behind_witness": behind[d.id] or None} if behind else {})}
+                         for d in duels]))
+        return
+    if not duels:
+        echo(f"no duels in {name}" + (" that match" if player or since or until else ""))
+    branches = Counter(d.parent for d in duels if d.parent)
+    for d in duels:
+        data = duel_dict(d)
+        players = " vs ".join(printable(str(p)) for p in data["players"]) or "players unknown"
+        result = data["result"]
+        status = (("a draw" if result["winner"] is None else
+                   f"{printable(str((data['players'] + ['player 0', 'player 1'])[result['winner']]))} won")
+                  + f" ({result['reason']})") if result else data["status"]
+        family = (f"  branch of {d.parent} after event #{branch_after(d)}" if d.parent and d.parent not in d.title
+                  else "") + (
+            f"  {branches[d.id]} branch(es)" if branches[d.id] else "")
+        flags = ("" if d.signed else "  (anchor signature does not hold: run verify)") + (
+            "  (BEHIND ITS WITNESS: run verify)" if behind.get(d.id) else "") + (
+            "  (origin unverified)" if d.source.get("unverified") else "")
+        echo(f"{d.id}  {d.created[:16].replace('T', ' ')}  {d.events:>6} events  {status:<22}  {players}  "
+             f"{printable(d.title)}{family}{flags}")
+
+
+def _date(option: click.Parameter, value: str | None) -> str | None:
+    """A day, a month or a year (``2026-01-05``, ``2026-01``, ``2026``), checked."""
+    if value is None:
+        return None
+    if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", value.strip()):
+        raise click.BadParameter(f"{printable(value)} is not a date: write YYYY-MM-DD (or YYYY-MM, YYYY)",
+                                 param_hint=f"--{option.name}")
+    return value.strip()
+
+
+@main.command()
+@click.argument("duel")
+@click.option("--at", "at", type=int, required=True,
+              help="Keep events #0..#N: the branch starts from the board after event #N (as show --at N).")
+@click.option("--title", default="", help="A title for the branch.")
+@store_option
+def branch(duel: str, at: int, title: str, store_url: str | None) -> None:
+    """Start a new duel from the board after event #N of DUEL (the parent is untouched); print its id."""
+    with open_store(store_url) as store:
+        echo(Records(store).branch(resolve(store, duel), at, title))
+
+
+@main.command()
+@click.argument("duel")
+@store_option
+def tree(duel: str, store_url: str | None) -> None:
+    """Show DUEL's family of branches, like the variations of a game."""
+    with open_store(store_url, readonly=True) as store:
+        rows = store.tree(resolve(store, duel))
+    latest: list[int] = []                  # latest[L]: the row of the branch open at depth L
+    for i, (depth, d) in enumerate(rows):
+        latest[depth:] = [i]
+        lines = ["    " if _last_sibling(rows, latest[level]) else "│   " for level in range(1, depth)]
+        if depth:
+            lines[:0] = ["    "]
+            lines.append("└── " if _last_sibling(rows, i) else "├── ")
+        where = f"after event #{branch_after(d)}: " if d.parent else ""
+        echo(f"{''.join(lines)}{d.id}  {where}{printable(d.title)} ({d.events} events)")
+
+
+def _last_sibling(rows: list, i: int) -> bool:
+    """Whether row ``i`` of a depth-first tree is the last child of its parent."""
+    for depth, _ in rows[i + 1:]:
+        if depth <= rows[i][0]:
+            return depth < rows[i][0]
+    return True
+
+
+def _state_of(store: Store, spec: str) -> tuple[str, DuelState]:
+    """DUEL or DUEL@N (the board after event #N, as show --at N)."""
+    name, _, at = spec.partition("@")
+    duel_id = resolve(store, name)
+    if at and number(at) is None:
+        raise click.UsageError(f"{printable(spec)}: write DUEL or DUEL@N")
+    return f"{duel_id}{'@' + at if at else ''}", Records(store).state(duel_id, number(at) if at else None)
+
+
+@main.command()
+@click.argument("a")
+@click.argument("b")
+@store_option
+def diff(a: str, b: str, store_url: str | None) -> None:
+    """How two boards differ (DUEL or DUEL@N each: after event #N): LP, cards by zone, chain, phase."""
+    with open_store(store_url, readonly=True) as store:
+        (name_a, state_a), (name_b, state_b) = _state_of(store, a), _state_of(store, b)
+    rows = diff_states(state_a, state_b)
+    if not rows:
+        echo(f"{name_a} and {name_b} are the same position")
+    for place, left, right in rows:
+        echo(f"{place}:\n  {name_a}: {printable(left)}\n  {name_b}: {printable(right)}")
+
+
+@main.command()
+@click.argument("duel")
+@click.option("--to", "to", type=int, required=True, help="Back up to the state before event N.")
+@click.option("--judge", required=True, help="The judge's name.")
+@click.option("--reason", required=True, help="Why, for the record.")
+@store_option
+def rollback(duel: str, to: int, judge: str, reason: str, store_url: str | None) -> None:
+    """Back a game up to an earlier event, as an event in the same record (nothing is erased)."""
+    for option, value in (("--judge", judge), ("--reason", reason)):
+        if not value.strip():
+            raise click.UsageError(f"{option} must not be empty: a rollback is signed and explained")
+    with open_store(store_url) as store:
+        duel_id = resolve(store, duel)
+        length = Records(store).rollback(duel_id, to, judge, reason)
+    echo(f"{duel_id}: rolled back to before event {to} by {judge}; "
+         f"events {to}..{length - 2} are marked reverted")
+
+
+@main.command()
+@click.argument("duel")
+@click.option("--against", type=click.Path(dir_okay=False), default=None,
+              help="A judge .ygr: prove that this view was derived from it, commitments included.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@click.option("--receipt", "receipts", multiple=True, type=click.Path(exists=True), metavar="FILE",
+              help="A receipt a write answered with (or a folder of them): the stored duel must still "
+                   "hold the head it names. Repeatable.")
+@witness_option
+@key_option
+@store_option
+def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, ...], witness_url: str | None,
+           keys: tuple[str, ...], store_url: str | None) -> None:
+    """Check a stored duel or a .ygr file end to end: hash chain, anchors, signature by a trusted key;
+    and that the store is not behind a receipt or its witness."""
+    if match_cli.handles(duel):
+        return match_cli.run("verify", duel, as_json=as_json, keys=keys)
+    if Path(duel).is_file():
+        if Path(duel).suffix.lower() in (".jsonl", ".json"):
+            raise InputError(f"{duel}: a JSON Lines file has no hash chain to verify; check its rules with "
+                             f"'ygoreplay check {duel}', or record it and verify the stored duel")
+        if receipts:
+            raise InputError("a receipt proves a stored duel: verify the duel's id in the store")
+        replay = read_replay(duel)
+        judge = read_replay(against) if against else None
+        result = verify_file(replay, trusted_keys(keys), judge)
+        if as_json:
+            echo(json.dumps({"file": duel, **result.to_dict()}))
+            sys.exit(0 if result.ok else EXIT_ILLEGAL)
+        for p in result.problems:
+            echo(f"{duel}: {p}")
+        if result.first_bad is not None and not result.problems:
+            echo(f"{duel}: hash chain broken at " + ("the header's head hash" if result.first_bad == -1
+                                                    else f"event {result.first_bad}"))
+        if not result.authentic:
+            echo(f"{duel}: {result.signature.describe()}")
+            if result.judge_signature is not None and not result.judge_signature.ok:
+                echo(f"{against}: {result.judge_signature.describe()}")
+        if not result.origin["verified"]:
+            echo(f"{duel}: NOT ok: origin unverified: its record was {result.origin['why']}")
+        if result.intact:
+            vouched = result.signature if result.signature.ok else result.judge_signature
+            echo(f"{duel}: {'ok' if result.ok else 'intact'}, {result.events} events, hash chain intact, "
+                 + (vouched.describe() if result.signature.ok else
+                    f"derived from a judge record {vouched.describe()}")
+                 + (f"; matches the judge record {against}, deck orders as committed" if judge else ""))
+        sys.exit(0 if result.ok else EXIT_ILLEGAL)
+    kept = read_receipts(receipts)
+    with open_store(store_url, readonly=True, keys=keys) as store, open_witness(witness_url) as witness:
+        duel_id = resolve(store, duel)
+        mine = [r for r in kept if r.duel == duel_id]
+        if kept and not mine:
+            raise InputError(f"none of the {len(kept)} receipt(s) given is for duel {duel_id}")
+        result, witnessed = Records(store, witness).verify(duel_id, mine)
+        trust = trust_of(result.ok, store.info(duel_id).source)
+    ok = trust["ok"]
+    if as_json:
+        echo(json.dumps({"id": duel_id, **trust, "events": result.events,
+                         "first_bad_link": result.first_bad, "problem": result.problem,
+                         "key": result.signer.text if result.signer else None,
+                         "origin_verified": trust["origin"]["verified"], "receipts": len(mine),
+                         "witnessed": witnessed.events if witnessed else None}))
+    elif result.ok:
+        echo(f"{duel_id}: {'ok' if ok else 'intact'}, {result.events} events, hash chain intact, anchored and "
+             f"signed by organiser key {result.signer.fingerprint if result.signer else '?'}"
+             + (f"; holds the head of {len(mine)} receipt(s)" if mine else "")
+             + (f"; its witness saw {witnessed.events} events" if witnessed else
+                "; its witness saw none of it" if witness else "")
+             + ("" if ok else f"; NOT ok: origin unverified: {trust['origin']['why']}"))
+    else:
+        where = "the duel header" if result.first_bad == -1 else (
+            f"event {result.first_bad}" if result.first_bad is not None else "its anchor")
+        echo(f"{duel_id}: BROKEN at {where}: {result.problem}")
+    sys.exit(0 if ok else EXIT_ILLEGAL)

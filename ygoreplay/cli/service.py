@@ -1,0 +1,110 @@
+"""The service from the command line: ``serve`` it, or ``demo`` it with a duel file recorded
+through it. The service (FastAPI, uvicorn) is imported only when one of these runs."""
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import click
+
+from ..card_sources import CARDS_ENV
+from ..errors import InputError
+from ..receipts import WITNESS_ENV, witness_from
+from ..store import Store
+from ..text import printable
+from .common import (
+    card_db, cards_option, echo, main, open_duel, open_store, signing_key, store_option, witness_option)
+
+
+def _interruptible() -> None:
+    """Let Ctrl-C (SIGINT) stop a command that serves until it: started in the background by a
+    script, a process inherits SIGINT ignored (a non-interactive shell's background job)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Worker processes (PostgreSQL only: they share the store and follow each other).")
+@witness_option
+@cards_option
+@store_option
+def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tuple[str, ...],
+          store_url: str | None) -> None:
+    """Run the HTTP service: record, follow and share duels (OpenAPI at /openapi.json).
+
+    The organiser's token is $YGOREPLAY_ADMIN_TOKEN, else the one printed when this store's
+    service first started (it is kept only as a digest)."""
+    _interruptible()
+    import uvicorn
+    from ..service import ADMIN_ENV, admin_token, create_app
+    with open_store(store_url, create=True) as store:
+        if workers > 1 and store.backend != "postgresql":
+            raise InputError("several workers share a PostgreSQL store; the embedded SQLite store is served "
+                             "by one process (drop --workers)")
+        admin, new = admin_token(store)
+        name, backend = store.name, store.backend
+    witness = witness_from(witness_url)            # unreachable now: say so before serving
+    echo(f"ygoreplay service on http://{host}:{port} (store {name}, {workers} worker(s)"
+         + (f", witness {witness.name})" if witness else ")"), err=True)
+    if new:
+        echo(f"organiser token (shown once; keep it): {new}", err=True)
+    elif os.environ.get(ADMIN_ENV):
+        echo(f"organiser token: ${ADMIN_ENV}", err=True)
+    else:
+        echo("organiser token: the one printed when this store's service first started", err=True)
+    if workers == 1:
+        app = create_app(Store(store_url, card_db(cards), key=signing_key(), concurrent=True, create=False), admin,
+                         witness)
+        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, timeout_graceful_shutdown=3)
+        return
+    card_db(cards)                       # a --cards file that cannot be read stops here, not in a worker
+    named = [*os.environ.get(CARDS_ENV, "").split(os.pathsep), *cards]
+    if witness is not None:
+        witness.close()
+        os.environ[WITNESS_ENV] = witness.url
+    os.environ.update(YGOREPLAY_STORE=store_url or os.environ.get("YGOREPLAY_STORE", ""),
+                      YGOREPLAY_ADMIN_DIGEST=admin, **{CARDS_ENV: os.pathsep.join(f for f in named if f)})
+    uvicorn.run("ygoreplay.service:app_from_env", factory=True, host=host, port=port, workers=workers,
+                log_level="warning", access_log=False, timeout_graceful_shutdown=3)
+    del backend
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
+              help="The port to listen on (a free one when it is taken).")
+@cards_option
+@store_option
+def demo(path: str, host: str, port: int, cards: tuple[str, ...], store_url: str | None) -> None:
+    """Show the service: record a duel file through it over HTTP, a few events at a time as a
+    table's client does, print the viewer links, and serve them until Ctrl-C."""
+    _interruptible()
+    from .. import demo as showing
+    with open_duel(path, None, cards) as source:
+        events, title = source.events, printable(Path(path).name)
+    with open_store(store_url, create=True):
+        pass
+    store = Store(store_url, card_db(cards), key=signing_key(), concurrent=True, create=False)
+    running = None
+    try:
+        running = showing.start(store, events, title, host, port, progress=lambda line: echo(line, err=True))
+        duel, links = running.duel, running.duel["links"]
+        echo(f"recorded {path} through the service: duel {duel['id']}, {len(events)} events in "
+             f"{running.appends} appends", err=True)
+        echo(f"watch it (the spectator link a player shares): {links['spectator']}")
+        for role, label in (("judge", "as the judge (roll back, branch, every view)"), ("p0", "as player 0"),
+                            ("p1", "as player 1")):
+            echo(f"{label}: {links[role]}")
+        echo("serving until Ctrl-C (the duel stays in the store; `ygoreplay serve` serves the same links again)", err=True)
+        while running.thread.is_alive():
+            running.thread.join(0.5)
+    except KeyboardInterrupt:
+        echo("stopped", err=True)
+    finally:
+        if running is not None:
+            running.stop()
+        store.close()
