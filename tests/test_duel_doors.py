@@ -74,10 +74,11 @@ def test_a_refused_rollback_is_refused_alike_through_every_door(service, tmp_pat
         assert answer.json()["rule"] == rule and answer.json()["index"] == 40
     appended = cli(service, tmp_path, "append", duel["id"], raw_file(tmp_path, {"kind": "rolled_back", **body}))
     assert appended.exit_code == 1 and appended.stderr.startswith(f"#40 {rule} "), appended.output
-    if body["judge"].strip() and body["reason"].strip():     # the options themselves ask for text
-        typed_cli = cli(service, tmp_path, "rollback", duel["id"], "--to", str(body["to"]), "--judge", body["judge"],
-                        "--reason", body["reason"])
-        assert typed_cli.exit_code == 1 and typed_cli.stderr.startswith(f"#40 {rule} "), typed_cli.output
+    typed_cli = cli(service, tmp_path, "rollback", duel["id"], "--to", str(body["to"]), "--judge", body["judge"],
+                    "--reason", body["reason"])
+    assert typed_cli.exit_code == 1 and typed_cli.stderr.startswith(f"#40 {rule} "), typed_cli.output
+    note_cli = cli(service, tmp_path, "note", duel["id"], "a note", "--judge", " ")
+    assert note_cli.exit_code == 1 and note_cli.stderr.startswith("#40 MATCH-08 "), note_cli.output
     assert length(base, duel) == 40, "nothing written"
 
 

@@ -270,12 +270,13 @@ def append(duel: str, file: str, expected: int | None, as_json: bool, receipt_pa
 @click.option("--judge", required=True, help="The judge's name.")
 @click.option("--category", type=click.Choice(("call", "ruling", "penalty", "warning", "note", "time")),
               default="note")
+@witness_option
 @store_option
-def note(duel: str, text: str, judge: str, category: str, store_url: str | None) -> None:
+def note(duel: str, text: str, judge: str, category: str, witness_url: str | None, store_url: str | None) -> None:
     """A judge's note (a call, a ruling, a warning…) added to a stored duel's record."""
-    with open_store(store_url) as store:
+    with open_store(store_url) as store, open_witness(witness_url) as witness:
         duel_id = resolve(store, duel)
-        length = Records(store).note(duel_id, judge, text, category)
+        length = Records(store, witness).note(duel_id, judge, text, category)
     echo(f"{duel_id}: {category} by {judge} recorded as event {length - 1}")
 
 
@@ -415,15 +416,14 @@ def diff(a: str, b: str, store_url: str | None) -> None:
 @click.option("--to", "to", type=int, required=True, help="Back up to the state before event N.")
 @click.option("--judge", required=True, help="The judge's name.")
 @click.option("--reason", required=True, help="Why, for the record.")
+@witness_option
 @store_option
-def rollback(duel: str, to: int, judge: str, reason: str, store_url: str | None) -> None:
-    """Back a game up to an earlier event, as an event in the same record (nothing is erased)."""
-    for option, value in (("--judge", judge), ("--reason", reason)):
-        if not value.strip():
-            raise click.UsageError(f"{option} must not be empty: a rollback is signed and explained")
-    with open_store(store_url) as store:
+def rollback(duel: str, to: int, judge: str, reason: str, witness_url: str | None, store_url: str | None) -> None:
+    """Back a game up to an earlier event, as an event in the same record (nothing is erased).
+    Checked as the service checks it (a judge's rollback is signed and explained, MATCH-08)."""
+    with open_store(store_url) as store, open_witness(witness_url) as witness:
         duel_id = resolve(store, duel)
-        length = Records(store).rollback(duel_id, to, judge, reason)
+        length = Records(store, witness).rollback(duel_id, to, judge, reason)
     echo(f"{duel_id}: rolled back to before event {to} by {judge}; "
          f"events {to}..{length - 2} are marked reverted")
 
