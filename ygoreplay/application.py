@@ -8,8 +8,8 @@ The command line (``cli/``) and the HTTP service are thin faces over these funct
 * ``check``: fold events through the rules, every violation and override;
 * ``Records``: the organiser's store (record, append, import, export, branch, roll back, note,
   verify, list), signing what it writes and what leaves it with the organiser's key;
-* ``verify_file``: a ``.ygr`` file's chain, its signature against trusted keys, and optionally
-  its derivation from a judge file.
+* ``export_file``, ``audit_source``: a file exported again, a duel re-checked, with the file's
+  verification of ``trust.py``.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from .access import WRITERS, Access, may_write
 from .cards import CardDB
 from .errors import Forbidden, InputError, VerificationError
 from .events import Event, from_dict
-from .exchange import make_replay, verify_against
+from .exchange import make_replay
 from .receipts import Promise, Receipt, Witness, behind, issue, verify as verify_heads
 from .replay_file import ReplayFile, verify_chain
 from .rules import AuditReport, RuleViolation, audit
@@ -38,6 +38,7 @@ from .store import DuelInfo, Record, Store, StoreError, Verification
 if TYPE_CHECKING:
     from .source import Source
 from .text import checked
+from .trust import Signature, origin_of, signature_of, verify_file
 from .views import VIEWS
 
 
@@ -78,106 +79,6 @@ class CheckReport:
 
 def check(events: list[Event], cards: CardDB) -> CheckReport:
     return CheckReport(audit(events, cards))
-
-
-@dataclass
-class Signature:
-    """Who signed a file or a stored duel, and whether that key is trusted here."""
-
-    signer: PublicKey | None
-    valid: bool | None
-    trusted: bool
-
-    def to_dict(self) -> dict:
-        return {"signed": self.signer is not None, "valid": self.valid, "trusted": self.trusted,
-                "key": self.signer.text if self.signer else None,
-                "fingerprint": self.signer.fingerprint if self.signer else None}
-
-    def describe(self) -> str:
-        if self.signer is None:
-            return "NOT signed: nothing proves who wrote it"
-        if not self.valid:
-            return f"its signature by key {self.signer.fingerprint} does NOT hold: altered after signing"
-        if not self.trusted:
-            return (f"signed by key {self.signer.fingerprint}, which is not a key trusted here "
-                    f"(pass --key {self.signer.text} if you trust it)")
-        return f"signed by organiser key {self.signer.fingerprint}"
-
-    @property
-    def ok(self) -> bool:
-        return bool(self.signer is not None and self.valid and self.trusted)
-
-
-def signature_of(replay: ReplayFile, trust: Iterable[PublicKey]) -> Signature:
-    trusted = {k.raw for k in trust}
-    return Signature(replay.signer, replay.signature_valid,
-                     replay.signer is not None and replay.signer.raw in trusted)
-
-
-def origin_of(source: dict) -> dict:
-    """Where a record came from, for programs as for people. A record imported from a file no
-    trusted key signed (``import --unsigned``) says so in its signed header for good, so every
-    copy exported from it says it too: a valid signature then vouches for the copy, never for who
-    recorded it, and ``ok`` is false (``intact`` still says whether the copy holds)."""
-    if source.get("unverified") is True:
-        return {"verified": False, "why": "imported from a file no trusted key signed (import --unsigned): "
-                                          "the signature vouches for this copy, not for who recorded it"}
-    return {"verified": True, "why": "recorded by this organiser, or imported from a file a trusted key signed"}
-
-
-def trust_of(intact: bool, source: dict) -> dict:
-    """A stored duel's verdict as programs read it: ``intact`` (chain, anchors and signature
-    hold), ``origin`` (``origin_of``), and ``ok`` only when both are."""
-    origin = origin_of(source)
-    return {"ok": intact and origin["verified"], "intact": intact, "origin": origin}
-
-
-@dataclass
-class FileVerification:
-    events: int
-    first_bad: int | None
-    signature: Signature
-    problems: list[str] = field(default_factory=list)      # from --against
-    judge_signature: Signature | None = None               # the --against file's
-    origin: dict = field(default_factory=lambda: origin_of({}))
-
-    @property
-    def authentic(self) -> bool:
-        """Signed by a trusted key, or proven derived from a judge file that is."""
-        return self.signature.ok or (self.judge_signature is not None and self.judge_signature.ok
-                                     and not self.problems)
-
-    @property
-    def intact(self) -> bool:
-        """The chain holds and a trusted key vouches for the file (whoever recorded it)."""
-        return self.first_bad is None and self.authentic and not self.problems
-
-    @property
-    def ok(self) -> bool:
-        """Intact, and recorded by a trusted organiser (``origin_of``)."""
-        return self.intact and self.origin["verified"]
-
-    def __repr__(self) -> str:
-        chain = "chain intact" if self.first_bad is None else f"chain broken at {self.first_bad}"
-        return f"<FileVerification {self.events} events, {chain}, {'ok' if self.ok else 'NOT ok'}>"
-
-    def to_dict(self) -> dict:
-        return {"ok": self.ok, "intact": self.intact, "origin": self.origin, "events": self.events,
-                "chain_ok": self.first_bad is None,
-                "first_bad_link": self.first_bad, "signature": self.signature.to_dict(),
-                "judge_signature": self.judge_signature.to_dict() if self.judge_signature else None,
-                "problems": self.problems}
-
-
-def verify_file(replay: ReplayFile, trust: Iterable[PublicKey], against: ReplayFile | None = None) -> FileVerification:
-    """A file's chain end to end, its signature against ``trust``, and with ``against`` (a judge
-    file) the proof that it was derived from that record (a view derived from a judge file signed
-    by a trusted key is as good as signed)."""
-    trust = list(trust)
-    problems = verify_against(replay, against) if against is not None else []
-    return FileVerification(len(replay.events), verify_chain(replay), signature_of(replay, trust), problems,
-                            signature_of(against, trust) if against is not None else None,
-                            origin_of(replay.source))
 
 
 def export_file(replay: ReplayFile, view: str, trust: Iterable[PublicKey]) -> ReplayFile:

@@ -42,7 +42,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from . import viewer
 from .access import (
     NARROWER, RELEASES, ROLES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, digest, matches, release_settings)
-from .application import Records, duel_dict, family, origin_of, public_duels, trust_of, violation_dict
+from .application import Records, duel_dict, family, public_duels, violation_dict
 from .card_sources import card_lookup
 from .errors import ConflictError, Forbidden, InputError, StoreError, VerificationError, YgoreplayError
 from .events import EventFormatError, from_dict
@@ -54,6 +54,7 @@ from .rules import RuleViolation
 from .signing import OrganiserKey
 from .store import MissingStore, Store
 from .text import checked, number
+from .trust import origin_of, trust_of
 
 MAX_BODY = 16 << 20              # an upload; a batch of events is far smaller
 MAX_EVENTS = 10_000              # events in one append

@@ -284,7 +284,8 @@ def handles(path: str) -> bool:
 def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...] = (), keys: tuple[str, ...] = (),
         output: str | None = None) -> None:
     """``check``/``show``/``log``/``audit``/``export``/``verify`` of a match file; exits like the duel's."""
-    from ..application import trusted_keys, verify_file
+    from ..application import trusted_keys
+    from ..trust import verify_file
     match_ = open_match(path, card_lookup(cards))
     if command == "export":
         replay = match_replay(match_, signing_key())

@@ -16,7 +16,7 @@ import click
 from ..access import RELEASES, release_settings
 from ..application import (
     Records, branch_after, cpus, duel_dict, export_file, import_replay_file, import_replay_files, offline_page,
-    record_file, trust_of, trusted_keys, verify_file)
+    record_file, trusted_keys)
 from ..diff import diff_states
 from ..errors import InputError
 from ..files import write_atomic
@@ -26,6 +26,7 @@ from ..source import is_replay_file
 from ..state import DuelState
 from ..store import MissingStore, Store
 from ..text import number, printable
+from ..trust import trust_of, verify_file
 from . import match as match_cli
 from .common import (
     EXIT_ILLEGAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, card_db, cards_option, echo, keep_receipt, key_option,

@@ -164,7 +164,7 @@ def match_replay(match: Match, key: OrganiserKey, title: str = "") -> ReplayFile
 
 def verify_games(replay: ReplayFile, trust: Iterable[PublicKey]) -> list[dict]:
     """Each duel a match file carries, verified like a duel file (chain and signature)."""
-    from ..application import verify_file
+    from ..trust import verify_file
     trust = list(trust)
     out = []
     for i, data in enumerate(replay.games):
