@@ -211,7 +211,7 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_turn.py::test_match_07_the_chosen_player_goes_first",
              "test_rules_turn.py::test_match_07_the_other_player_going_first_is_refused"),
     enforced("MATCH-08", "Questions and disputes go to a judge, whose instructions are followed.",
-             "match/rules.py",
+             "match/rules.py rules/base.py",
              "test_match.py::test_sample_match_and_its_duels_are_legal",
              "test_match.py::test_match_08_and_10_calls_rulings_appeals"),
     recorded("MATCH-09", "An unnoticed mistake in effects or LP cannot be redone once play has passed it.",
