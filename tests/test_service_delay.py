@@ -233,7 +233,7 @@ def test_the_cache_drops_the_least_recently_used_past_its_entries_or_bytes():
 
 
 def test_followers_are_capped_per_client_and_per_duel(service, monkeypatch):
-    from ygoreplay import service as service_module
+    from ygoreplay.service import core as service_module
     base, svc = service
     monkeypatch.setattr(service_module, "FOLLOWS_PER_CLIENT", 3)
     monkeypatch.setattr(service_module, "FOLLOWS_PER_DUEL", 4)

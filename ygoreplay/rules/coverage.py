@@ -848,7 +848,7 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_turn.py::test_log_02_shuffle_and_draw_follow_the_deck",
              "test_rules_chain.py::test_log_02_log_05_card_that_cannot_be_activated_refused"),
     enforced("LOG-03", "Events come in the duel's order: a start first, one start, decks before hands, nothing after the end.",
-             "match/links.py match/rules.py match/service.py rules/fold.py rules/setup.py rules/summon.py rules/turn.py",
+             "match/links.py match/rules.py rules/fold.py rules/setup.py rules/summon.py rules/turn.py service/matches.py",
              "test_rules_log.py::test_log_03_a_duel_in_order",
              "test_rules_turn.py::test_log_03_events_out_of_the_duel_order"),
     enforced("LOG-04", "No card id is used twice, nor a card counted twice in one event.", "rules/chain.py rules/setup.py rules/summon.py",
@@ -868,7 +868,7 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_log.py::test_log_08_a_rollback_goes_through_the_history",
              "test_rules_log.py::test_log_08_a_rollback_folded_into_a_state_is_refused"),
     enforced("LOG-09", "A match's record of a duel (who went first, the decks, how it ended, LP at time) is the duel's own.",
-             "match/commands.py match/links.py match/service.py",
+             "match/commands.py match/links.py service/matches.py",
              "test_match.py::test_sample_match_and_its_duels_are_legal",
              "test_match.py::test_a_duel_that_ends_otherwise_than_the_match_says_is_log_09"),
 )

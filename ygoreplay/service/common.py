@@ -1,0 +1,222 @@
+"""What every router of the service shares: the error a request meets and its status (mapped in
+one place, ``_errors``), who is asking (``Caller``), the body limit, and reading a body of JSON
+or of events."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any, AsyncIterator
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .. import viewer
+from ..access import NARROWER
+from ..application import violation_dict
+from ..errors import ConflictError, Forbidden, InputError, StoreError, VerificationError, YgoreplayError
+from ..events import EventFormatError, from_dict
+from ..jsonl import parse_lines
+from ..match import commands
+from ..receipts import Receipt
+from ..rules import RuleViolation
+
+MAX_BODY = 16 << 20              # an upload; a batch of events is far smaller
+MAX_EVENTS = 10_000              # events in one append
+KEEPALIVE = 15.0                 # seconds between SSE comments on a quiet duel or match
+VIEW = "^(judge|p0|p1|spectator)$"   # a view a token may ask for (``view=``)
+
+#: The status of each reason a match write is refused before its rules (``commands.Refused``).
+REFUSED = {"forbidden": 403, "invalid": 400, "conflict": 409}
+
+_DUEL_ID = re.compile(r"[0-9a-f]{12}")
+_PAGE_HEADERS = {"Content-Security-Policy": viewer.POLICY, "Referrer-Policy": "no-referrer",
+                 "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Cache-Control": "no-cache"}
+
+
+class HTTPError(Exception):
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.message, self.extra = status, message, extra
+
+
+@dataclass
+class Caller:
+    """Who is asking about a duel: their role, and the view they get."""
+
+    role: str
+    view: str
+    released: bool = False           # what the duel hid is released: the judge view is everyone's
+
+    @property
+    def views(self) -> tuple[str, ...]:
+        """The views this caller may ask for."""
+        own = NARROWER[self.view]
+        return own if not self.released or "judge" in own else ("judge", *own)
+
+
+class _Limit:
+    """Refuses a request body larger than ``MAX_BODY`` before it is read whole (413); and marks
+    every answer that says nothing of caching ``no-store`` (each is a token's own: a shared cache
+    or a browser's history must not keep it)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            return await _json(413, {"error": f"the request body is over {MAX_BODY} bytes"})(scope, receive, send)
+        seen = 0
+
+        async def limited() -> dict:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > MAX_BODY:
+                raise HTTPError(413, f"the request body is over {MAX_BODY} bytes")
+            return message
+
+        async def uncached(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers") or [])
+                if not any(name.lower() == b"cache-control" for name, _ in headers):
+                    message = {**message, "headers": [*headers, (b"cache-control", b"no-store")]}
+            await send(message)
+        return await self.app(scope, limited, uncached)
+
+
+def _json(status: int, data: dict) -> JSONResponse:
+    return JSONResponse(data, status_code=status)
+
+
+def _ygr(data: bytes, filename: str) -> Response:
+    """A ``.ygr`` file to save (a view's own: never kept by a cache)."""
+    return Response(data, media_type="application/x-ygoreplay",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"', "Cache-Control": "no-store"})
+
+
+def _events_stream(stream: AsyncIterator[str]) -> StreamingResponse:
+    """Server-Sent Events, past any cache and any proxy's buffer."""
+    return StreamingResponse(stream, media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def _events(data: Any) -> list:
+    """Events from a request body (a JSON array of event objects), or 400 naming the one that is not."""
+    if not isinstance(data, list):
+        raise HTTPError(400, "the body must be a JSON array of events", where="body")
+    if len(data) > MAX_EVENTS:
+        raise HTTPError(400, f"at most {MAX_EVENTS} events in one request, not {len(data)}", where="body")
+    out = []
+    for i, item in enumerate(data):
+        try:
+            out.append(from_dict(item, f"event {i}"))
+        except EventFormatError as exc:
+            raise HTTPError(400, exc.detail, where=f"event {i}", index=i) from None
+    return out
+
+
+#: The media types of a body of events in JSON Lines, one event a line (as the samples are written).
+JSON_LINES = ("application/x-ndjson", "application/jsonl", "application/json-lines")
+
+
+async def _request_events(request: Request) -> list:
+    """The events of a request body: a JSON array, or JSON Lines (``Content-Type: application/x-ndjson``)
+    read by the parser ``record`` reads files with (``jsonl.parse_lines``: blank lines and ``#``
+    comments skipped), so a sample file is posted as it is; 400 naming the line that is not an event."""
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() not in JSON_LINES:
+        return _events(await _body_json(request))
+    try:
+        text = (await request.body()).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HTTPError(400, f"the body is not UTF-8 text (byte {exc.start})", where="body") from None
+    try:
+        events = list(islice(parse_lines(text.split("\n"), "body"), MAX_EVENTS + 1))
+    except EventFormatError as exc:
+        raise HTTPError(400, exc.detail, where=exc.where) from None
+    if len(events) > MAX_EVENTS:
+        raise HTTPError(400, f"at most {MAX_EVENTS} events in one request", where="body")
+    return events
+
+
+async def _body_json(request: Request) -> Any:
+    raw = await request.body()
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise HTTPError(400, f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", where="body") from None
+    except (RecursionError, UnicodeDecodeError, ValueError) as exc:
+        raise HTTPError(400, f"not JSON: {type(exc).__name__}", where="body") from None
+
+
+def _receipt(data: Any, where: str) -> Receipt:
+    try:
+        return Receipt.from_dict(data, where)
+    except InputError as exc:
+        raise HTTPError(400, str(exc), where=where) from None
+
+
+def _fields(body: Any, **kinds: type) -> tuple:
+    if not isinstance(body, dict):
+        raise HTTPError(400, "the body must be a JSON object", where="body")
+    out = []
+    for name, kind in kinds.items():
+        value = body.get(name)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise HTTPError(400, f"{name} must be a {'whole number' if kind is int else 'text'}", where=name)
+        out.append(value)
+    return tuple(out)
+
+
+def _jsonable(value: Any) -> Any:
+    """Events as JSON: bytes never occur in a view's events, but be strict about it."""
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, bytes):
+        return value.hex()
+    return value
+
+
+def _errors(app: FastAPI) -> None:
+    """Every error a request can meet, mapped to its status in one place."""
+
+    @app.exception_handler(HTTPError)
+    async def http_error(_request: Request, exc: HTTPError) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status, headers=headers)
+
+    @app.exception_handler(RuleViolation)
+    async def rule(_request: Request, exc: RuleViolation) -> JSONResponse:
+        return _json(422, violation_dict(exc))
+
+    @app.exception_handler(YgoreplayError)
+    async def ours(_request: Request, exc: YgoreplayError) -> JSONResponse:
+        if isinstance(exc, ConflictError):
+            return _json(409, {"error": str(exc)})
+        if isinstance(exc, Forbidden):
+            return _json(403, {"error": str(exc)})
+        if isinstance(exc, VerificationError):
+            return _json(409, {"error": str(exc), "verification": False})
+        if isinstance(exc, InputError):
+            return _json(400, {"error": str(exc)})
+        if isinstance(exc, StoreError) and str(exc).startswith("no duel"):
+            return _json(404, {"error": str(exc)})
+        return _json(503, {"error": str(exc)})
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = [{"where": ".".join(str(p) for p in e.get("loc", ())), "error": e.get("msg", "")}
+                    for e in exc.errors()]
+        return _json(400, {"error": "; ".join(f"{p['where']}: {p['error']}" for p in problems), "problems": problems})
+
+    @app.exception_handler(commands.Refused)
+    async def refused(_request: Request, exc: commands.Refused) -> JSONResponse:
+        return _json(REFUSED[exc.reason], {"error": exc.message, "where": exc.where})

@@ -1,0 +1,211 @@
+"""The service's state (``Service``: the store, its records, the duels and matches followed, the
+open streams, the organiser's token) and the dependencies a route asks for it by: the service,
+the organiser, the caller of a duel."""
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import Counter
+from typing import Annotated, Callable
+
+from fastapi import Depends, Request
+
+from ..access import VIEW_OF, Access, matches
+from ..application import Records
+from ..errors import StoreError
+from ..live import Hub, LiveDuel
+from ..receipts import Witness
+from ..store import Store
+from .common import _DUEL_ID, Caller, HTTPError
+
+FOLLOWS_PER_CLIENT = 32          # open streams (of duels and matches) from one client address
+FOLLOWS_PER_DUEL = 2_000         # open streams of one duel or match
+
+
+class Streams:
+    """The open streams (``/follow``), counted per client and per duel or match: one past
+    either cap is refused (429) before it opens. A client is its address (behind a proxy, the
+    one the proxy names): a token is no client, a spectator link is shared by a crowd."""
+
+    def __init__(self) -> None:
+        self.clients: Counter[str] = Counter()
+        self.duels: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def open(self, request: Request, stream_id: str) -> "_Lease":
+        """A place for one more stream of ``stream_id``, or 429 saying which cap it meets."""
+        client = request.client.host if request.client else ""
+        with self._lock:
+            if self.clients[client] >= FOLLOWS_PER_CLIENT:
+                raise HTTPError(429, f"this client has {FOLLOWS_PER_CLIENT} streams open, the most it may: "
+                                "close one before following another", where="follow")
+            if self.duels[stream_id] >= FOLLOWS_PER_DUEL:
+                raise HTTPError(429, f"{stream_id} has {FOLLOWS_PER_DUEL} streams open, the most it takes: "
+                                "try again later", where="follow")
+            self.clients[client] += 1
+            self.duels[stream_id] += 1
+        return _Lease(self, client, stream_id)
+
+    def close(self, client: str, stream_id: str) -> None:
+        with self._lock:
+            for counts, key in ((self.clients, client), (self.duels, stream_id)):
+                counts[key] -= 1
+                if counts[key] <= 0:
+                    del counts[key]
+
+
+class _Lease:
+    """One open stream's place: given back when the stream ends, or when it never started and
+    its response is dropped (an unstarted generator runs no ``finally``)."""
+
+    def __init__(self, streams: Streams, client: str, stream_id: str) -> None:
+        self.streams, self.client, self.stream_id = streams, client, stream_id
+        self.open = True
+
+    def close(self) -> None:
+        if self.open:
+            self.open = False
+            self.streams.close(self.client, self.stream_id)
+
+    __del__ = close
+
+
+class Service:
+    """The service's state: the store, its records, the duels followed, the organiser's token."""
+
+    def __init__(self, store: Store, admin_digest: str, witness: Witness | None = None) -> None:
+        self.store = store
+        self.records = Records(store, witness)
+        self.hub = Hub(store)
+        self.streams = Streams()
+        self.admin_digest = admin_digest
+
+    # -- who is asking --------------------------------------------------------------------------
+
+    @staticmethod
+    def token_of(request: Request) -> str | None:
+        header = request.headers.get("authorization", "")
+        if header:
+            scheme, _, token = header.partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise HTTPError(401, "the Authorization header must be 'Bearer <token>'")
+            return token.strip()
+        return request.query_params.get("token") or None
+
+    def organiser(self, request: Request) -> None:
+        token = self.token_of(request)
+        if token is None:
+            raise HTTPError(401, "this needs the organiser's token")
+        if not matches(token, self.admin_digest):
+            raise HTTPError(403, "this needs the organiser's token")
+
+    def is_organiser(self, token: str | None) -> bool:
+        return token is not None and matches(token, self.admin_digest)
+
+    def caller(self, request: Request, duel_id: str) -> tuple[Caller, LiveDuel]:
+        """The caller's role in this duel; 404 for a duel that is not theirs to know of."""
+        token = self.token_of(request)
+        live = self._duel(duel_id)
+        if self.is_organiser(token):
+            return Caller("organiser", "judge"), live
+        role = self.role_in(live.access, token, f"duel {duel_id!r}", lambda: self.match_role(live, token))
+        caller = Caller(role, VIEW_OF[role], live.released())
+        if caller.view == "spectator" and live.hidden_by_parent():
+            raise HTTPError(404, f"no duel {duel_id!r}")
+        return caller, live
+
+    @staticmethod
+    def role_in(access: Access, token: str | None, what: str,
+                otherwise: Callable[[], str | None] = lambda: None) -> str:
+        """The role a token has in a duel or match (``what``, as errors name it): its own, else
+        ``otherwise``'s, else ``public`` for no token on a public one; 404 for one that is not the
+        caller's to know of, 401 for a token that is none of its own."""
+        role = access.role_of(token) if token else None
+        if role is None and token is not None:
+            role = otherwise()
+        if role is None:
+            if access.visibility != "public":
+                raise HTTPError(404, f"no {what}")
+            if token is not None:
+                raise HTTPError(401, f"this token is not one of this {what.split()[0]}'s")
+            role = "public"
+        return role
+
+    def match_role(self, live: LiveDuel, token: str) -> str | None:
+        """The role a match's token has in a duel of that match: the same as in the match (the
+        match page links each game with its own token). A duel's match is read until it has one
+        (once linked, it is that match's for good)."""
+        match_id = live.match_id()
+        if match_id is None:
+            return None
+        try:
+            return self.hub.match(match_id).access.role_of(token)
+        except StoreError:
+            return None
+
+    def spectators_see(self, duel_id: str) -> int:
+        """How many events of a duel a spectator may see now (none of one that cannot be read)."""
+        try:
+            return self.hub.get(duel_id).visible("spectator")
+        except StoreError:
+            return 0
+
+    def _duel(self, duel_id: str) -> LiveDuel:
+        if not _DUEL_ID.fullmatch(duel_id):
+            raise HTTPError(404, f"no duel {duel_id!r}")
+        try:
+            return self.hub.get(duel_id)
+        except StoreError:
+            raise HTTPError(404, f"no duel {duel_id!r}") from None
+
+    @staticmethod
+    def require(caller: Caller, *roles: str) -> None:
+        if caller.role not in roles and caller.role != "organiser":
+            raise HTTPError(403, f"a {caller.role} token may not do this (it takes: {', '.join(roles)})")
+
+    @staticmethod
+    def view_for(caller: Caller, asked: str | None) -> str:
+        if asked is None:
+            return caller.view
+        if asked not in caller.views:
+            raise HTTPError(403, f"a {caller.role} token may not see the {asked!r} view")
+        return asked
+
+    # -- duels ----------------------------------------------------------------------------------
+
+    def create(self, title: str, visibility: str, delay_events: int, delay_seconds: float,
+               request_base: str = "", release: tuple[str | None, str | None, str | None] = (None, None, None)) -> dict:
+        access, tokens = Access.issue(visibility, delay_events, delay_seconds, *release)
+        done = self.records.record([], title, attachments={"access": access.to_dict()})
+        assert done.id is not None and done.receipt is not None
+        return {**self._created(done.id, tokens, request_base), **done.receipt.fields()}
+
+    def _created(self, duel_id: str, tokens: dict[str, str], base: str) -> dict:
+        links = {role: f"{base}/view/{duel_id}?token={token}" for role, token in tokens.items()}
+        if "spectator" not in tokens:
+            links = {r: l for r, l in links.items() if r != "spectator"}
+        return {"id": duel_id, "tokens": tokens, "links": links}
+
+
+async def service_of(request: Request) -> Service:
+    """The service the app was made with."""
+    return request.app.state.service
+
+
+ServiceDep = Annotated[Service, Depends(service_of)]
+
+
+async def organiser(request: Request, service: ServiceDep) -> None:
+    """Only the organiser's token passes (401 without a token, 403 with another)."""
+    service.organiser(request)
+
+
+async def duel_caller(duel_id: str, request: Request, service: ServiceDep) -> tuple[Caller, LiveDuel]:
+    """The caller of ``/duels/{duel_id}/...`` and the duel, without leaving the event loop when the
+    duel is already followed here; 404 for a duel that is not theirs to know of."""
+    if duel_id in service.hub.duels:
+        return service.caller(request, duel_id)
+    return await asyncio.to_thread(service.caller, request, duel_id)
+
+
+DuelCaller = Annotated[tuple[Caller, LiveDuel], Depends(duel_caller)]

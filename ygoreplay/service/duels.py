@@ -1,0 +1,359 @@
+"""The duel endpoints: create and list duels, append their events, and read them as each token's
+view may (board, events, the ``.ygr`` file, the live stream, the viewer's frames, verification,
+branches, differences, card facts); the organiser's release.
+
+Positions are event numbers, as the log numbers events and everywhere else (``show --at N``,
+``branch --at N``, ``diff DUEL@N``, the viewer's ``#eN``): ``at=N`` is the board after event #N,
+``from=N`` the events from #N on.
+"""
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import time
+from typing import Any, AsyncIterator
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import Response, StreamingResponse
+
+from ..access import RELEASES, VISIBILITIES, Access, ReleaseSettingError, release_settings
+from ..application import duel_dict, family, public_duels
+from ..live import LiveDuel, LiveView
+from ..receipts import Receipt
+from ..text import checked, number
+from ..trust import origin_of, trust_of
+from .common import (
+    KEEPALIVE, MAX_EVENTS, VIEW, Caller, HTTPError, _body_json, _events_stream, _jsonable, _receipt, _request_events,
+    _ygr)
+from .core import DuelCaller, Service, ServiceDep, _Lease, organiser
+
+router = APIRouter()
+
+
+@router.post("/duels", status_code=201, tags=["organiser"], dependencies=[Depends(organiser)],
+             openapi_extra={"requestBody": {"content": {"application/json": {"schema": {
+                 "type": "object", "properties": {
+                     "title": {"type": "string", "maxLength": 500},
+                     "visibility": {"enum": list(VISIBILITIES)},
+                     "delay": {"type": "object", "properties": {
+                         "events": {"type": "integer", "minimum": 0, "maximum": 100000},
+                         "seconds": {"type": "number", "minimum": 0, "maximum": 86400}}},
+                     "release": {"enum": list(RELEASES)}, "event": {"type": "string", "maxLength": 200},
+                     "release_at": {"type": "string", "format": "date-time"}}}}}}})
+async def create_duel(request: Request, service: ServiceDep) -> dict:
+    """A new duel: its id, a token for each role, and a viewer link for each token."""
+    body = await _body_json(request) if await request.body() else {}
+    title, visibility, events_delay, seconds_delay, release = _settings(body)
+    base = str(request.base_url).rstrip("/")
+    return await asyncio.to_thread(service.create, title, visibility, events_delay, float(seconds_delay), base,
+                                   release)
+
+
+def _settings(body: Any) -> tuple[str, str, int, float, tuple[str | None, str | None, str | None]]:
+    """A new duel's title, visibility, delay and release policy from its request, or 400 saying
+    what is wrong and where."""
+    if not isinstance(body, dict):
+        raise HTTPError(400, "the body must be a JSON object", where="body")
+    title = body.get("title", "")
+    visibility = body.get("visibility", "unlisted")
+    delay = body.get("delay") or {}
+    if not isinstance(title, str):
+        raise HTTPError(400, "title must be a string of at most 500 characters", where="title")
+    title = checked(title, "the title", 500)
+    if visibility not in VISIBILITIES:
+        raise HTTPError(400, f"visibility is one of {', '.join(VISIBILITIES)}", where="visibility")
+    if not isinstance(delay, dict):
+        raise HTTPError(400, "delay is {events, seconds}", where="delay")
+    events_delay, seconds_delay = delay.get("events", 0), delay.get("seconds", 0)
+    if not (isinstance(events_delay, int) and not isinstance(events_delay, bool) and 0 <= events_delay <= 100000):
+        raise HTTPError(400, "delay.events is a whole number 0..100000", where="delay.events")
+    if not (isinstance(seconds_delay, (int, float)) and not isinstance(seconds_delay, bool)
+            and 0 <= seconds_delay <= 86400):
+        raise HTTPError(400, "delay.seconds is a number 0..86400", where="delay.seconds")
+    unknown = set(body) - {"title", "visibility", "delay", "release", "event", "release_at"}
+    if unknown:
+        raise HTTPError(400, f"unknown field(s) {', '.join(sorted(unknown))}", where="body")
+    try:
+        release = release_settings(body.get("release"), body.get("event"), body.get("release_at"))
+    except ReleaseSettingError as exc:
+        raise HTTPError(400, str(exc), where=exc.where) from None
+    return title, visibility, events_delay, seconds_delay, release
+
+
+@router.get("/duels", tags=["organiser"])
+def list_duels(request: Request, service: ServiceDep, player: str | None = Query(None, max_length=200),
+               title: str | None = Query(None, max_length=200), date: str | None = Query(None, max_length=10),
+               result: str | None = Query(None, pattern="^(p0|p1|draw|unfinished)$")) -> list[dict]:
+    """The duels: all of them for the organiser, the public ones for anyone; filtered by a
+    player's name, a title, a date (YYYY-MM-DD) or a result."""
+    token = service.token_of(request)
+    everyone = service.is_organiser(token)
+    if token is not None and not everyone:
+        raise HTTPError(403, "listing all duels needs the organiser's token")
+    listed = ([duel_dict(info) for info in service.records.duels(player)] if everyone else
+              public_duels(service.records, service.spectators_see, player))
+    out = []
+    for data in listed:
+        if title and title.casefold() not in data["title"].casefold():
+            continue
+        if date and not data["created"].startswith(date):
+            continue
+        if result and result != _result_of(data):
+            continue
+        out.append(data)
+    return out
+
+
+def _result_of(data: dict) -> str:
+    if data["status"] != "ended":
+        return "unfinished"
+    winner = data["result"]["winner"]
+    return "draw" if winner is None else f"p{winner}"
+
+
+@router.post("/duels/{duel_id}/events", tags=["recorder"],
+             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                 "type": "array", "items": {"type": "object"}, "maxItems": MAX_EVENTS}},
+                 "application/x-ndjson": {"schema": {"type": "string"}}}}})
+async def append(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller,
+                 expected: int | None = Query(None, ge=0, le=10 ** 9)) -> dict:
+    """Append events, checked by the rules exactly as ``record`` checks them: all or none.
+    Each goes through the command its typed endpoint uses (``Records.append_records``): a
+    ``rolled_back`` or ``judge_note`` is the judge's here as on ``/rollback`` and ``/notes``."""
+    caller, live = asking
+    Service.require(caller, "recorder", "judge")
+    events = await _request_events(request)
+    if not events:
+        if expected is not None and expected != live.count:
+            raise HTTPError(409, f"the duel has {live.count} events, not {expected}")
+        return {"position": live.count}
+    receipts: list[Receipt] = []
+
+    def appended() -> list:
+        written, receipt = service.records.append_records(duel_id, events, expected, caller.role)
+        receipts.append(receipt)
+        return written
+    written = await asyncio.to_thread(service.hub.appending, duel_id, appended)
+    return {"position": written[-1].position + 1, **receipts[0].fields()}
+
+
+def _count(live: LiveDuel, view: str, at: int | None) -> int:
+    """How many events the board after event #at holds (all this view may see when None)."""
+    visible = live.visible(view)
+    if at is None:
+        return visible
+    if at >= visible:
+        raise HTTPError(404, f"this view may see events #0..#{visible - 1}, not #{at}" if visible
+                        else "this view may see no event yet")
+    return at + 1
+
+
+@router.get("/duels/{duel_id}/state", tags=["everyone"])
+def state(duel_id: str, asking: DuelCaller, at: int | None = Query(None, ge=0, le=10 ** 9),
+          view: str | None = Query(None, pattern=VIEW)) -> dict:
+    """The board after event ``#at`` (default: the last this view may see), for the token's
+    view (or a narrower one); ``at`` is null for a duel with no event yet."""
+    caller, live = asking
+    view = Service.view_for(caller, view)
+    count = _count(live, view, at)
+    return {"id": duel_id, "view": view, "at": count - 1 if count else None, "events": live.visible(view),
+            "board": live.frame(view, count)}
+
+
+@router.get("/duels/{duel_id}/events", tags=["everyone"], response_class=Response,
+            responses={200: {"content": {"application/x-ndjson": {}}}})
+def events(duel_id: str, asking: DuelCaller, start: int = Query(0, alias="from", ge=0, le=10 ** 9),
+           view: str | None = Query(None, pattern=VIEW)) -> Response:
+    """The events from position ``from`` on, one JSON object a line, as the view has them."""
+    caller, live = asking
+    view = Service.view_for(caller, view)
+    steps = live.view(view).steps[start:live.visible(view)]
+    body = "".join(json.dumps(_jsonable(step.to_dict()), ensure_ascii=False) + "\n" for step in steps)
+    return Response(body, media_type="application/x-ndjson")
+
+
+@router.get("/duels/{duel_id}/replay.ygr", tags=["everyone"], response_class=Response,
+            responses={200: {"content": {"application/x-ygoreplay": {}}}})
+def replay_file(duel_id: str, service: ServiceDep, asking: DuelCaller,
+                view: str | None = Query(None, pattern=VIEW)) -> Response:
+    """The duel as a signed ``.ygr`` file for the view (a delayed spectator's, cut at what it may see)."""
+    caller, live = asking
+    view = Service.view_for(caller, view)
+    return _ygr(live.replay_file(view, service.store.key), f"{duel_id}.{view}.ygr")
+
+
+@router.get("/duels/{duel_id}/follow", tags=["everyone"], response_class=StreamingResponse,
+            responses={200: {"content": {"text/event-stream": {}}}})
+async def follow(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller,
+                 start: int = Query(0, alias="from", ge=0, le=10 ** 9),
+                 view: str | None = Query(None, pattern=VIEW),
+                 format: str = Query("events", pattern="^(events|frames)$")) -> StreamingResponse:
+    """Server-Sent Events: one ``event`` per event of the view, its id the position; a reconnect
+    with ``Last-Event-ID`` resumes after it. A spectator is held back by the duel's delay.
+    ``format=frames`` sends what ``/frames`` gives for each (the web viewer follows so)."""
+    caller, live = asking
+    view = Service.view_for(caller, view)
+    resume = request.headers.get("last-event-id")
+    position = number(resume) + 1 if resume is not None and number(resume) is not None else start
+    live_view = await asyncio.to_thread(live.view, view)
+    lease = service.streams.open(request, duel_id)
+    return _events_stream(_stream(request, service, live, live_view, view, position, format == "frames", lease))
+
+
+async def _stream(request: Request, service: Service, live: LiveDuel, live_view: LiveView, view: str, position: int,
+                  frames: bool, lease: _Lease) -> AsyncIterator[str]:
+    """A follower's events (or frames) as Server-Sent Events, from ``position`` on, as the view
+    may see them, until the duel ends or the follower leaves."""
+    loop = asyncio.get_running_loop()
+    # keep-alives on a clock of their own: when they come says nothing of what a delayed
+    # spectator may not see yet
+    next_keepalive = loop.time() + KEEPALIVE
+    live.followers += 1                          # a followed duel stays in memory
+    try:
+        yield "retry: 2000\n\n"
+        while True:
+            clock = time.time()
+            visible = live.visible(view, clock)
+            if position < visible:
+                live.view(view, visible)
+            while position < visible:
+                step = live_view.steps[position]
+                data = step.frame() if frames else step.to_dict()
+                yield f"id: {position}\nevent: event\ndata: {json.dumps(_jsonable(data), ensure_ascii=False)}\n\n"
+                position += 1
+            if live.ended and position >= live.count:
+                yield "event: end\ndata: {}\n\n"
+                return
+            if await request.is_disconnected():
+                return
+            now = loop.time()
+            if now >= next_keepalive:
+                yield ": keepalive\n\n"
+                next_keepalive = now + KEEPALIVE
+            release = live.next_release(view, clock)
+            wait = next_keepalive - now
+            await service.hub.wait(live.id, min(wait, release) if release is not None else wait)
+    finally:
+        live.followers -= 1
+        lease.close()
+
+
+@router.get("/duels/{duel_id}/frames", tags=["everyone"], response_class=Response,
+            responses={200: {"content": {"application/json": {}}}})
+def frames(duel_id: str, request: Request, asking: DuelCaller, start: int = Query(0, alias="from", ge=0, le=10 ** 9),
+           view: str | None = Query(None, pattern=VIEW)) -> Response:
+    """What the web viewer draws, from position ``from`` on: each event's log line, the card
+    facts it lets the view know, and the board after it (whole, or a patch of the one before;
+    the first is always whole). With the views this token may switch to."""
+    caller, live = asking
+    view = Service.view_for(caller, view)
+    visible = live.visible(view)
+    if start > visible:
+        raise HTTPError(404, f"this view may see events #0..#{visible - 1}; from is 0..{visible}")
+
+    def build() -> bytes:
+        data = {"id": duel_id, "title": live.header.title, "view": view, "role": caller.role,
+                "views": list(caller.views), "events": visible,
+                "ended": any(r.event.kind == "duel_ended" for r in live.records[:visible]),
+                "delay": ({"events": live.access.delay_events, "seconds": live.access.delay_seconds}
+                          if view == "spectator" else None),
+                "origin": origin_of(live.header.source),
+                "frames": live.view(view).frames(start, visible)}
+        return json.dumps(_jsonable(data), ensure_ascii=False).encode()
+    # made once per view, role, start and length: a crowd opening a shared link costs one
+    packed = live.answer(("frames", view, caller.role, caller.released, start, visible), build)
+    headers = {"Cache-Control": "no-store", "Vary": "Accept-Encoding"}
+    if "gzip" in request.headers.get("accept-encoding", ""):
+        return Response(packed, media_type="application/json", headers={**headers, "Content-Encoding": "gzip"})
+    return Response(gzip.decompress(packed), media_type="application/json", headers=headers)
+
+
+@router.post("/duels/{duel_id}/release", tags=["organiser"], dependencies=[Depends(organiser)])
+def release(duel_id: str, service: ServiceDep) -> dict:
+    """The organiser's call that the event has ended: what a duel under the ``event`` release
+    policy hid is released to every reader once it has ended (at once, if it has)."""
+    live = service._duel(duel_id)
+    service.records.release(duel_id)
+    live.settings_changed()
+    return {"id": duel_id, "released": True, "ended": live.ended}
+
+
+@router.get("/duels/{duel_id}/verify", tags=["everyone"])
+def verify(duel_id: str, service: ServiceDep, asking: DuelCaller) -> dict:
+    """The record checked end to end: chain, anchors, signature, snapshots; and not behind
+    its witness (when the service has one)."""
+    caller, live = asking
+    return _verified(service, duel_id, caller, live, [])
+
+
+@router.post("/duels/{duel_id}/verify", tags=["everyone"],
+             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                 "oneOf": [{"type": "object"}, {"type": "array", "items": {"type": "object"}, "maxItems": 1000}]}}}}})
+async def verify_receipts(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller) -> dict:
+    """As GET, and the store must still hold the head each receipt given names (a receipt
+    or an array of them, as the writes answered): a store behind one is NOT ok."""
+    caller, live = asking
+    body = await _body_json(request)
+    items = body if isinstance(body, list) else [body]
+    if len(items) > 1000:
+        raise HTTPError(400, "at most 1000 receipts at once", where="body")
+    receipts = [_receipt(item, f"body[{i}]") for i, item in enumerate(items)]
+    return await asyncio.to_thread(_verified, service, duel_id, caller, live, receipts)
+
+
+def _verified(service: Service, duel_id: str, caller: Caller, live: LiveDuel, receipts: list[Receipt]) -> dict:
+    """The verification kept for what the caller may see (never redone for an append past
+    a delay), then the receipts and the witness."""
+    visible = live.visible(caller.view)
+    if any(r.duel != duel_id for r in receipts):
+        raise HTTPError(400, f"a receipt given is not for duel {duel_id}", where="body")
+    if visible < live.count and any(r.events > visible for r in receipts):   # held back by the delay
+        raise HTTPError(403, f"this view may see {visible} events: a receipt past them is checked with a "
+                        "token that sees them (recorder, judge)", where="body")
+    result, _witnessed = service.records.verify(duel_id, receipts, live.verified(visible))
+    trust = trust_of(result.ok, live.header.source)
+    if visible < result.events:            # a delayed spectator: nothing that counts past its view
+        bad = result.first_bad if result.first_bad is not None and result.first_bad < visible else None
+        return {"id": duel_id, **trust, "events": visible, "first_bad_link": bad,
+                "problem": "" if result.ok else "the record fails verification",
+                "key": result.signer.text if result.signer else None}
+    return {"id": duel_id, **trust, "events": result.events, "first_bad_link": result.first_bad,
+            "problem": result.problem, "key": result.signer.text if result.signer else None}
+
+
+@router.get("/duels/{duel_id}/tree", tags=["everyone"])
+def tree(duel_id: str, service: ServiceDep, asking: DuelCaller) -> list[dict]:
+    """The duel's family of branches, depth first, that this token may open."""
+    caller, live = asking
+
+    def may_open(access: Access) -> bool:
+        if caller.role == "public":
+            return access.visibility == "public"
+        return caller.role == "organiser" or access.tokens.get(caller.role) == live.access.tokens.get(caller.role)
+    return family(service.records, duel_id, may_open,
+                  service.spectators_see if caller.view == "spectator" else None)
+
+
+@router.get("/duels/{duel_id}/diff", tags=["everyone"])
+def diff(asking: DuelCaller, a: int = Query(ge=0, le=10 ** 9), b: int = Query(ge=0, le=10 ** 9),
+         view: str | None = Query(None, pattern=VIEW)) -> dict:
+    """How the board after event #a differs from the board after event #b, in this view."""
+    from ..diff import diff_states
+    caller, live = asking
+    view = Service.view_for(caller, view)
+    counts = [_count(live, view, n) for n in (a, b)]
+    left, right = (live.view(view, max(counts)).state_after(n) for n in counts)
+    return {"view": view, "differences": [{"place": p, "a": x, "b": y} for p, x, y in diff_states(left, right)]}
+
+
+@router.get("/duels/{duel_id}/cards", tags=["everyone"])
+def cards(asking: DuelCaller, view: str | None = Query(None, pattern=VIEW)) -> list[dict]:
+    """The facts of every card this view may know so far (names, types, stats; no text)."""
+    caller, live = asking
+    view = Service.view_for(caller, view)
+    steps = live.view(view).steps[:live.visible(view)]
+    return [card for step in steps for card in step.cards]
+
+
+__all__ = ["router"]

@@ -1,0 +1,69 @@
+"""The judge's endpoints on a duel: roll it back, keep a call or ruling in its record, open a
+what-if branch. Each is an event of the duel's own (or a new duel), written by the judge.
+
+A rollback ``to`` N undoes event #N and what followed; a branch ``at`` N starts from the board
+after event #N.
+"""
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Request
+
+from .common import HTTPError, _body_json, _fields
+from .core import DuelCaller, Service, ServiceDep
+
+router = APIRouter()
+
+
+@router.post("/duels/{duel_id}/rollback", tags=["judge"],
+             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                 "type": "object", "required": ["to", "judge", "reason"], "properties": {
+                     "to": {"type": "integer"}, "judge": {"type": "string"}, "reason": {"type": "string"}}}}}}})
+async def rollback(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller) -> dict:
+    """A judge backs the game up to before event ``to`` (MATCH-08): an event of its own."""
+    caller, _live = asking
+    Service.require(caller, "judge")
+    body = await _body_json(request)
+    to, judge, reason = _fields(body, to=int, judge=str, reason=str)
+    position = await asyncio.to_thread(service.records.rollback, duel_id, to, judge, reason, caller.role)
+    await asyncio.to_thread(service.hub.changed, duel_id)
+    return {"position": position}
+
+
+@router.post("/duels/{duel_id}/notes", tags=["judge"],
+             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                 "type": "object", "required": ["judge", "text"], "properties": {
+                     "judge": {"type": "string"}, "text": {"type": "string"},
+                     "category": {"enum": ["call", "ruling", "penalty", "warning", "note", "time"]}}}}}}})
+async def note(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller) -> dict:
+    """A judge's call, ruling, penalty or note, kept in the record."""
+    caller, _live = asking
+    Service.require(caller, "judge")
+    body = await _body_json(request)
+    judge, text = _fields(body, judge=str, text=str)
+    position = await asyncio.to_thread(service.records.note, duel_id, judge, text, body.get("category", "note"),
+                                       caller.role)
+    await asyncio.to_thread(service.hub.changed, duel_id)
+    return {"position": position}
+
+
+@router.post("/duels/{duel_id}/branch", status_code=201, tags=["judge"],
+             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                 "type": "object", "required": ["at"], "properties": {
+                     "at": {"type": "integer"}, "title": {"type": "string"}}}}}}})
+async def branch(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller) -> dict:
+    """A what-if line: a new duel of events #0..#at (from the board after event #at); the
+    same tokens open it."""
+    caller, _live = asking
+    Service.require(caller, "judge")
+    body = await _body_json(request)
+    (at,) = _fields(body, at=int)
+    title = body.get("title", "")
+    if not isinstance(title, str):
+        raise HTTPError(400, "title must be a string", where="title")
+    child = await asyncio.to_thread(service.records.branch, duel_id, at, title)
+    return {"id": child, "parent": duel_id, "at": at}
+
+
+__all__ = ["router"]

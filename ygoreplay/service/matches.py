@@ -1,0 +1,628 @@
+"""The service's match endpoints: create a match, record its duels and its procedure, read it as
+each role may, follow it, export it. A thin face on the match's application layer.
+
+A match has tokens of its own, one per role, as a duel has (32 random bytes, kept as digests):
+the recorder writes the table's facts (decklists, duels, siding, time, extra turns, decisions,
+concessions, the result), the judge also penalties, rulings and appeals; a player may concede or
+call a judge for themselves (``commands.permit``); p0, p1 and spectators read their own view
+(``match/views.py``: the other player's cards are withheld, counts stay). A duel of the match, created with it or linked to it,
+keeps its own tokens and also opens with the match's token of the same role: the match page links
+each game with the token it was opened with. Every refusal of the match rules is 422 with its
+rule ID; a writer that lost the race, 409.
+
+Every write goes through one command (``commands.record``): a typed endpoint fills in its defaults
+and hands its event over, the raw ``/matches/{id}/events`` hands its events over as they are, and
+the command checks who may, every link and every rule for both. A match reads its duels only as
+``commands.linked_duel`` gives them (duels it linked).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated, Any, AsyncIterator
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import Response, StreamingResponse
+
+from ..access import NARROWER, RELEASES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, release_settings
+from ..chain import now
+from ..decks import Banlist
+from ..errors import StoreError
+from ..events import Event, EventFormatError, from_dict
+from ..match.live import LiveMatch
+from ..match import application as app_layer, commands
+from ..match.events import CLOCK_PATTERN, DECISION_STAGES, GAME_ENDINGS
+from ..match.policies import FINISH_PHASE, POLICIES
+from ..rules import RuleViolation
+from ..store import DuelInfo, new_id
+from ..text import checked, number
+from .common import (
+    _DUEL_ID, KEEPALIVE, VIEW, Caller, HTTPError, _body_json, _events_stream, _jsonable, _request_events, _ygr)
+from .core import Service, ServiceDep, _Lease, organiser
+
+router = APIRouter()
+
+
+def _object(properties: dict, required: list[str] | None = None) -> dict:
+    """The OpenAPI request body of an endpoint taking a JSON object."""
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = required
+    return {"requestBody": {"required": bool(required), "content": {"application/json": {"schema": schema}}}}
+
+
+_PLAYER = {"type": "integer", "enum": [0, 1]}
+_CODES = {"type": "array", "items": {"type": "integer"}, "maxItems": 200}
+_TEXT = {"type": "string", "maxLength": 2000}
+
+
+def _live_match(service: Service, match_id: str) -> LiveMatch:
+    if not _DUEL_ID.fullmatch(match_id):
+        raise HTTPError(404, f"no match {match_id!r}")
+    try:
+        return service.hub.match(match_id)
+    except StoreError:
+        raise HTTPError(404, f"no match {match_id!r}") from None
+
+
+def _caller(service: Service, request: Request, match_id: str) -> tuple[Caller, LiveMatch]:
+    """The caller's role in this match; 404 for a match that is not theirs to know of."""
+    token = service.token_of(request)
+    live = _live_match(service, match_id)
+    if service.is_organiser(token):
+        return Caller("organiser", "judge"), live
+    role = service.role_in(live.access, token, f"match {match_id!r}")
+    return Caller(role, VIEW_OF[role], live.access.releases(live.state().ended is not None, True)), live
+
+
+async def match_caller(match_id: str, request: Request, service: ServiceDep) -> tuple[Caller, LiveMatch]:
+    """The caller of ``/matches/{match_id}/...`` and the match (read off the event loop)."""
+    return await asyncio.to_thread(_caller, service, request, match_id)
+
+
+MatchCaller = Annotated[tuple[Caller, LiveMatch], Depends(match_caller)]
+
+
+#: What a writing endpoint is given: the caller and the match (``writes``).
+Writing = tuple[Caller, LiveMatch]
+
+
+def writes(kind: str) -> Any:
+    """The dependency of an endpoint writing ``kind``: a caller who may write it here
+    (``commands.permit``: refused before any default is read), with the match brought up to
+    the stored head (another process may have appended: what the endpoint derives is derived
+    from the head)."""
+    async def writing(asking: MatchCaller) -> Writing:
+        who, live = asking
+        commands.permit(who.role, kind)
+        await asyncio.to_thread(live.refresh)
+        return who, live
+    return Depends(writing)
+
+
+def event(kind: str, body: Any, allowed: set[str], **fixed: Any) -> Event:
+    """A match event from a JSON object's fields, or 400 naming what is wrong and where."""
+    if not isinstance(body, dict):
+        raise HTTPError(400, "the body must be a JSON object", where="body")
+    unknown = set(body) - allowed
+    if unknown:
+        raise HTTPError(400, f"unknown field(s) {', '.join(sorted(unknown))}", where="body")
+    data = {k: v for k, v in body.items() if v is not None or k == "winner"}   # a draw has no winner
+    try:
+        return from_dict({"kind": kind, **data, **fixed}, kind)
+    except EventFormatError as exc:
+        raise HTTPError(400, exc.detail, where=kind) from None
+
+
+async def _object_body(request: Request) -> dict:
+    """A JSON object body (none is ``{}``), or 400."""
+    body = await _body_json(request) if await request.body() else {}
+    if not isinstance(body, dict):
+        raise HTTPError(400, "the body must be a JSON object", where="body")
+    return body
+
+
+def _expected_of(request: Request) -> int | None:
+    raw = request.query_params.get("expected")
+    if raw is None:
+        return None
+    value = number(raw)
+    if value is None or value < 0:
+        raise HTTPError(400, "expected is a whole number, the match's event count", where="expected")
+    return value
+
+
+async def _append(service: Service, request: Request, match_id: str, who: Caller, events: list[Event]) -> dict:
+    """The events handed to the match's one write command, as the caller writes them."""
+    written = await asyncio.to_thread(commands.record, service.hub, match_id, commands.Writer(who.role), events,
+                                      _expected_of(request))
+    return {"position": written.position}
+
+
+def _current(live: LiveMatch) -> Any:
+    game = live.state().current
+    if game is None:
+        raise RuleViolation("LOG-03", "no duel of the match is being played", live.count, "game_ended")
+    return game
+
+
+# -- creating and listing ---------------------------------------------------------------------------
+
+@router.post("/matches", status_code=201, tags=["organiser"], dependencies=[Depends(organiser)],
+             openapi_extra=_object({
+                 "title": {"type": "string", "maxLength": 500}, "visibility": {"enum": list(VISIBILITIES)},
+                 "players": {"type": "array", "items": {"type": "string", "maxLength": 200}, "minItems": 2,
+                             "maxItems": 2},
+                 "policy": {"enum": list(POLICIES)},
+                 "banlist": {"type": "object", "properties": {
+                     "name": {"type": "string", "maxLength": 200}, "whitelist": {"type": "boolean"},
+                     "limits": {"type": "array", "maxItems": 20000, "items": {"type": "object", "properties": {
+                         "code": {"type": "integer"}, "limit": {"type": "integer", "minimum": 0, "maximum": 3}}}}}},
+                 "format": {"type": "string", "maxLength": 200}, "event_name": {"type": "string", "maxLength": 200},
+                 "round": {"type": "integer", "minimum": 0, "maximum": 10000},
+                 "time_limit": {"type": "integer", "minimum": 1, "maximum": 1440},
+                 "release": {"enum": list(RELEASES)}, "release_at": {"type": "string", "format": "date-time"},
+                 "decklists": {"type": "array", "maxItems": 2, "items": {"type": ["object", "null"], "properties": {
+                     "main": _CODES, "extra": _CODES, "side": _CODES}}}}, ["players", "policy", "banlist"]))
+async def create_match(request: Request, service: ServiceDep) -> dict:
+    """A new match (the organiser's): players, policy, the banlist by name and content, and
+    the decklists if they are known; its id, a token for each role and a page link for each."""
+    title, visibility, events, release = _match_settings(await _body_json(request))
+    access, tokens = Access.issue(visibility, 0, 0.0, *release)
+
+    def record() -> str:
+        match_id, _count, _violation = service.store.record(events, title, kind="match", strict=True,
+                                                            attachments={"access": access.to_dict()})
+        return match_id
+    match_id = await asyncio.to_thread(record)
+    base = str(request.base_url).rstrip("/")
+    links = {role: f"{base}/match/{match_id}?token={token}" for role, token in tokens.items()}
+    return {"id": match_id, "tokens": tokens, "links": links}
+
+
+def _match_settings(body: Any) -> tuple[str, str, list[Event], tuple[str | None, str | None, str | None]]:
+    """A new match's title, visibility, opening events and release policy from its request, or
+    400 saying what is wrong and where."""
+    if not isinstance(body, dict):
+        raise HTTPError(400, "the body must be a JSON object", where="body")
+    known = {"title", "visibility", "players", "policy", "banlist", "format", "event_name", "round",
+             "time_limit", "decklists", "release", "release_at"}
+    if set(body) - known:
+        raise HTTPError(400, f"unknown field(s) {', '.join(sorted(set(body) - known))}", where="body")
+    title = body.get("title", "")
+    if not isinstance(title, str):
+        raise HTTPError(400, "title must be a string of at most 500 characters", where="title")
+    title = checked(title, "the title", 500)
+    visibility = body.get("visibility", "unlisted")
+    if visibility not in VISIBILITIES:
+        raise HTTPError(400, f"visibility is one of {', '.join(VISIBILITIES)}", where="visibility")
+    events = _opening(body)
+    try:        # a match is an event's: released at its end only when told so (``access.py``)
+        release = release_settings(body.get("release"), body.get("event_name"), body.get("release_at"))
+    except ReleaseSettingError as exc:
+        raise HTTPError(400, str(exc), where=exc.where) from None
+    return title, visibility, events, release
+
+
+@router.post("/matches/{match_id}/release", tags=["organiser"], dependencies=[Depends(organiser)])
+def release_match(match_id: str, service: ServiceDep) -> dict:
+    """The organiser's call that the event has ended: the decklists and Side Decks of a match
+    under the ``event`` release policy, and what its duels hid, are released to every reader
+    (each once it has ended)."""
+    store, hub = service.store, service.hub
+    live = _live_match(service, match_id)
+    access = Access.from_dict(store.attachment(match_id, "access") or {"visibility": "private"})
+    access.release_now(True)
+    store.attach(match_id, "access", access.to_dict())
+    live.access = access
+    for game in live.state().games:
+        if game.duel and game.duel in hub.duels:
+            hub.duels[game.duel].settings_changed()
+    return {"id": match_id, "released": True, "ended": live.state().ended is not None}
+
+
+@router.get("/matches", tags=["organiser"])
+def list_matches(request: Request, service: ServiceDep, player: str | None = Query(None, max_length=200)) -> list[dict]:
+    """The matches: all of them for the organiser, the public ones for anyone; by a player's name."""
+    token = service.token_of(request)
+    everyone = service.is_organiser(token)
+    if token is not None and not everyone:
+        raise HTTPError(403, "listing all matches needs the organiser's token")
+    out = []
+    for info in service.store.duels("match"):
+        if not everyone:
+            access = Access.from_dict(service.store.attachment(info.id, "access") or {"visibility": "private"})
+            if access.visibility != "public":
+                continue
+        if player and not any(player.casefold() in p.casefold() for p in info.status.get("players", [])):
+            continue
+        out.append(_listed(info))
+    return out
+
+
+# -- reading --------------------------------------------------------------------------------------
+
+@router.get("/matches/{match_id}", tags=["everyone"])
+def get_match(match_id: str, asking: MatchCaller, start: int = Query(0, alias="from", ge=0, le=10 ** 9),
+              view: str | None = Query(None, pattern=VIEW)) -> dict:
+    """The match's events from position ``from`` on, as the view has them: a decklist, Side
+    Deck or swap the view may not see has its cards withheld (``withheld`` gives the counts)."""
+    who, live = asking
+    view = Service.view_for(who, view)
+    return {"id": match_id, "title": live.header.title, "role": who.role, "view": view,
+            "views": list(who.views), "visibility": live.access.visibility, "events_count": live.count,
+            "events": live.view_events(view, start)}
+
+
+@router.get("/matches/{match_id}/state", tags=["everyone"])
+def match_state(match_id: str, service: ServiceDep, asking: MatchCaller,
+                view: str | None = Query(None, pattern=VIEW)) -> dict:
+    """The match now, for the view: players, policy, score, each duel with its result and the
+    siding before it, time, extra turns, decisions, penalties, rulings, the result and points.
+    The judge's also lists how each stored duel disagrees with the match (``problems``)."""
+    who, live = asking
+    view = Service.view_for(who, view)
+    data = {"id": match_id, "title": live.header.title, "role": who.role, "views": list(who.views),
+            **live.summary(view)}
+    if view == "judge":
+        data["problems"] = [p.to_dict() for p in commands.problems(service.hub, match_id, live.state())]
+    return _jsonable(data)
+
+
+@router.get("/matches/{match_id}/verify", tags=["everyone"])
+def verify_match(match_id: str, asking: MatchCaller) -> dict:
+    """The match's stream checked end to end: chain, anchors, signature."""
+    _who, live = asking
+    result = live.verified()
+    return {"id": match_id, "ok": result.ok, "events": result.events, "first_bad_link": result.first_bad,
+            "problem": result.problem, "key": result.signer.text if result.signer else None}
+
+
+@router.get("/matches/{match_id}/replay.ygr", tags=["everyone"], response_class=Response,
+            responses={200: {"content": {"application/x-ygoreplay": {}}}})
+def match_file(match_id: str, service: ServiceDep, asking: MatchCaller,
+               view: str | None = Query(None, pattern=VIEW)) -> Response:
+    """The match as one signed ``.ygr`` for the view, holding each of its duels' files for the same view."""
+    who, live = asking
+    view = Service.view_for(who, view)
+    games = []
+    for game in live.state().games:
+        duel = commands.linked_duel(service.hub, match_id, game.duel)
+        if duel is not None:
+            # a view the match released is given of a duel only when the duel is released too
+            shown = view if view in NARROWER[who.view] or duel.released() else who.view
+            games.append(duel.replay_file(shown, service.store.key))
+    return _ygr(live.replay(view, service.store.key, games), f"{match_id}.{view}.ygr")
+
+
+@router.get("/matches/{match_id}/follow", tags=["everyone"], response_class=StreamingResponse,
+            responses={200: {"content": {"text/event-stream": {}}}})
+async def follow_match(match_id: str, request: Request, service: ServiceDep, asking: MatchCaller,
+                       start: int = Query(0, alias="from", ge=0, le=10 ** 9),
+                       view: str | None = Query(None, pattern=VIEW)) -> StreamingResponse:
+    """Server-Sent Events: one ``event`` per match event of the view, its id the position
+    (``Last-Event-ID`` resumes after it); ``end`` once the match has its result."""
+    who, live = asking
+    view = Service.view_for(who, view)
+    resume = request.headers.get("last-event-id")
+    position = number(resume) + 1 if resume is not None and number(resume) is not None else start
+    lease = service.streams.open(request, match_id)
+    return _events_stream(_stream(request, service, live, view, position, lease))
+
+
+async def _stream(request: Request, service: Service, live: LiveMatch, view: str, position: int,
+                  lease: _Lease) -> AsyncIterator[str]:
+    """A follower's match events as Server-Sent Events, from ``position`` on, as the view may
+    see them, until the match has its result or the follower leaves."""
+    loop = asyncio.get_running_loop()
+    next_keepalive = loop.time() + KEEPALIVE
+    live.followers += 1
+    try:
+        yield "retry: 2000\n\n"
+        while True:
+            for item in live.view_events(view, position):
+                yield f"id: {item['position']}\nevent: event\ndata: {json.dumps(_jsonable(item), ensure_ascii=False)}\n\n"
+                position = item["position"] + 1
+            if live.state().ended is not None and position >= live.count:
+                yield "event: end\ndata: {}\n\n"
+                return
+            if await request.is_disconnected():
+                return
+            if loop.time() >= next_keepalive:
+                yield ": keepalive\n\n"
+                next_keepalive = loop.time() + KEEPALIVE
+            await service.hub.wait(live.id, max(0.0, next_keepalive - loop.time()))
+    finally:
+        live.followers -= 1
+        lease.close()
+
+
+# -- recording ----------------------------------------------------------------------------------------
+
+@router.post("/matches/{match_id}/events", tags=["recorder"],
+             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                 "type": "array", "items": {"type": "object"}, "maxItems": 1000}}}}})
+async def append_events(match_id: str, request: Request, service: ServiceDep, asking: MatchCaller,
+                        expected: int | None = Query(None, ge=0, le=10 ** 9),
+                        duel_token: list[str] = Query([], max_length=200)) -> dict:
+    """Append match events as they are, all or none, through the same command as the typed
+    endpoints: the same roles (rulings, appeals and penalties are the judge's), links (a
+    ``game_started`` naming a duel links it as ``/games`` does: give that duel's recorder or
+    judge token as ``duel_token``, repeatable) and rules."""
+    who, _live = asking
+    events = await _request_events(request)
+    writer = commands.Writer(who.role, tuple(duel_token))
+    written = await asyncio.to_thread(commands.record, service.hub, match_id, writer, events, expected)
+    return {"position": written.position}
+
+
+@router.post("/matches/{match_id}/decklists", tags=["recorder"], openapi_extra=_object(
+    {"player": _PLAYER, "main": _CODES, "extra": _CODES, "side": _CODES}, ["player", "main"]))
+async def register_decklist(match_id: str, request: Request, service: ServiceDep,
+                            asking: Writing = writes("decklist_registered")) -> dict:
+    """A player's decklist and Side Deck, once, before duel 1 (MATCH-04; DECK rules, DECK-08
+    against the match's banlist)."""
+    who, _live = asking
+    ev = event("decklist_registered", await _body_json(request), {"player", "main", "extra", "side"})
+    return await _append(service, request, match_id, who, [ev])
+
+
+@router.post("/matches/{match_id}/games", status_code=201, tags=["recorder"], openapi_extra=_object({
+    "first_player": _PLAYER, "chosen_by": _PLAYER, "extra_duel": {"type": "boolean"},
+    "duel": {"type": "string", "maxLength": 12}, "duel_token": {"type": "string", "maxLength": 200},
+    "title": {"type": "string", "maxLength": 500}}))
+async def start_game(match_id: str, request: Request, service: ServiceDep,
+                     asking: Writing = writes("game_started")) -> dict:
+    """The match's next duel starts: a new duel created for it (its own tokens, returned; the
+    match's tokens open it too), or ``duel``, one recorded through the service, linked (the
+    organiser's, or with that duel's recorder or judge token in ``duel_token``). Who goes
+    first and who chose follow MATCH-07."""
+    who, live = asking
+    body = await _object_body(request)
+    unknown = set(body) - {"first_player", "chosen_by", "extra_duel", "duel", "duel_token", "title"}
+    if unknown:
+        raise HTTPError(400, f"unknown field(s) {', '.join(sorted(unknown))}", where="body")
+    title = body.get("title") or ""
+    if not isinstance(title, str):
+        raise HTTPError(400, "title must be a string", where="title")
+    linked = body.get("duel")
+    token = body.get("duel_token")
+    by = commands.Writer(who.role, (token,) if isinstance(token, str) else ())
+    fields = {k: body.get(k) for k in ("first_player", "chosen_by", "extra_duel")}
+    new_duel = None
+    if linked is not None:
+        first = commands.opening(await asyncio.to_thread(commands.linkable, service.hub, by, linked))
+        for name in ("first_player", "chosen_by") if first is not None else ():
+            if fields[name] is None:           # who goes first and who chose: the duel's own
+                fields[name] = getattr(first, name)
+    else:
+        name = title or f"{live.header.title or 'match ' + match_id}: duel {len(live.state().games) + 1}"
+        new_duel = commands.NewDuel(new_id(), checked(name, "the title", 500))
+    game = len(live.state().games) + 1
+    ev = event("game_started", fields, {"first_player", "chosen_by", "extra_duel"}, game=game,
+               duel=linked if new_duel is None else new_duel.id)
+    written = await asyncio.to_thread(commands.record, service.hub, match_id, by, [ev], live.count, new_duel)
+    duel = {"id": linked} if new_duel is None else service._created(
+        new_duel.id, written.created, str(request.base_url).rstrip("/"))
+    return {"game": game, "position": written.position, "duel": duel}
+
+
+@router.post("/matches/{match_id}/games/{game}/end", tags=["recorder"], openapi_extra=_object(
+    {"winner": {"type": ["integer", "null"], "enum": [0, 1, None]}, "how": {"enum": list(GAME_ENDINGS)}}))
+async def end_game(match_id: str, game: int, request: Request, service: ServiceDep,
+                   asking: Writing = writes("game_ended")) -> dict:
+    """Duel ``game`` ended by itself: as its stored record ended, unless ``winner`` and ``how``
+    say it (and then they must agree with the record: LOG-09)."""
+    who, live = asking
+    body = await _object_body(request)
+    playing = _current(live)
+    board = await asyncio.to_thread(commands.board, service.hub, match_id, playing) if playing.number == game else None
+    fields = dict(body)
+    if board is not None and board.ended:
+        fields.setdefault("winner", board.winner)
+        fields.setdefault("how", board.end_reason if board.end_reason in GAME_ENDINGS else "judge")
+    elif "how" not in fields:
+        raise RuleViolation("LOG-09", f"duel {game}'s record " + (
+            "has not ended" if board is not None else "is not the match's to read") + ": say its winner and how",
+            live.count, "game_ended")
+    ev = event("game_ended", fields, {"winner", "how"}, game=game)
+    return await _append(service, request, match_id, who, [ev])
+
+
+@router.post("/matches/{match_id}/swaps", tags=["recorder"], openapi_extra=_object(
+    {"player": _PLAYER, "main_out": _CODES, "main_in": _CODES, "extra_out": _CODES, "extra_in": _CODES},
+    ["player"]))
+async def swap(match_id: str, request: Request, service: ServiceDep,
+               asking: Writing = writes("side_deck_swapped")) -> dict:
+    """Side deck swaps between duels: one-for-one, every deck keeping its size (MATCH-05/06)."""
+    who, _live = asking
+    ev = event("side_deck_swapped", await _body_json(request),
+               {"player", "main_out", "main_in", "extra_out", "extra_in"})
+    return await _append(service, request, match_id, who, [ev])
+
+
+@router.post("/matches/{match_id}/time", tags=["recorder"], openapi_extra=_object({
+    "clock": {"type": "string", "maxLength": 32, "pattern": CLOCK_PATTERN}, "turn": {"type": "integer", "minimum": 0},
+    "phase": {"type": "string"}, "turn_player": _PLAYER}))
+async def call_time(match_id: str, request: Request, service: ServiceDep,
+                    asking: Writing = writes("time_called")) -> dict:
+    """Time is called (TIME-01): the wall clock (default now) and, in a duel being played, its
+    turn, phase and turn player (default: where its record stands)."""
+    who, live = asking
+    body = await _object_body(request)
+    playing = live.state().current
+    fields = {"clock": now(), **body}
+    if playing is not None:
+        board = await asyncio.to_thread(commands.board, service.hub, match_id, playing)
+        if board is not None:
+            fields.setdefault("turn", board.turn)
+            fields.setdefault("phase", board.phase)
+            fields.setdefault("turn_player", board.turn_player)
+    ev = event("time_called", fields, {"clock", "turn", "phase", "turn_player"},
+               game=playing.number if playing else None)
+    return await _append(service, request, match_id, who, [ev])
+
+
+@router.post("/matches/{match_id}/extra-turns", tags=["recorder"], openapi_extra=_object(
+    {"turn": {"type": "integer", "minimum": 0}}))
+async def extra_turn(match_id: str, request: Request, service: ServiceDep,
+                     asking: Writing = writes("extra_turn_started")) -> dict:
+    """The next extra turn after time (TIME-03); ``turn`` defaults to the one it must be."""
+    who, live = asking
+    body = await _object_body(request)
+    playing = _current(live)
+    time_called = live.state().time
+    n = playing.extra_turns + 1
+    default = time_called.turn + n if time_called is not None and time_called.turn is not None else None
+    ev = event("extra_turn_started", {"turn": default, **body}, {"turn"}, game=playing.number, n=n)
+    return await _append(service, request, match_id, who, [ev])
+
+
+@router.post("/matches/{match_id}/decide", tags=["recorder"], openapi_extra=_object({
+    "lp": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+    "stage": {"enum": list(DECISION_STAGES)}, "turn": {"type": "integer", "minimum": 0}}))
+async def decide(match_id: str, request: Request, service: ServiceDep,
+                 asking: Writing = writes("game_decided")) -> dict:
+    """The duel being played judged on LP under the policy (TIME-04/05/08): ``lp`` defaults
+    to the duel's record now, ``stage`` to what the policy does at time."""
+    who, live = asking
+    body = await _object_body(request)
+    playing = _current(live)
+    state = live.state()
+    fields = dict(body)
+    if "lp" not in fields or "turn" not in fields:
+        board = await asyncio.to_thread(commands.board, service.hub, match_id, playing)
+        if board is not None:
+            fields.setdefault("lp", [s.lp for s in board.sides])
+            fields.setdefault("turn", board.turn)
+    if "lp" not in fields:
+        raise HTTPError(400, "lp is needed: the match has no record of the duel to read", where="lp")
+    fields.setdefault("stage", "extra_duel" if playing.extra_duel else (
+        "phase_end" if state.policy.at_time == FINISH_PHASE else "extra_turns"))
+    lp = fields["lp"]
+    if isinstance(lp, list) and len(lp) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in lp):
+        fields["winner"] = 0 if lp[0] > lp[1] else 1 if lp[1] > lp[0] else None
+    ev = event("game_decided", fields, {"lp", "stage", "turn", "winner"}, game=playing.number)
+    return await _append(service, request, match_id, who, [ev])
+
+
+@router.post("/matches/{match_id}/penalties", tags=["judge"], openapi_extra=_object({
+    "player": _PLAYER, "infraction": {"type": "string"}, "penalty": {"type": "string"},
+    "judge": {"type": "string", "maxLength": 200}, "note": _TEXT}, ["player", "infraction", "penalty", "judge"]))
+async def penalty(match_id: str, request: Request, service: ServiceDep,
+                  asking: Writing = writes("penalty_given")) -> dict:
+    """A penalty for a PEN-02 infraction; a game loss ends the duel in progress (or counts as
+    the next), a match loss or disqualification ends the match."""
+    who, _live = asking
+    ev = event("penalty_given", await _body_json(request), {"player", "infraction", "penalty", "judge", "note"})
+    return await _append(service, request, match_id, who, [ev])
+
+
+@router.post("/matches/{match_id}/judge-calls", tags=["recorder"], openapi_extra=_object({
+    "player": _PLAYER, "judge": {"type": "string", "maxLength": 200}, "question": _TEXT}, ["player", "judge"]))
+async def judge_call(match_id: str, request: Request, service: ServiceDep,
+                     asking: Writing = writes("judge_called")) -> dict:
+    """A player calls a judge (MATCH-08); a player's token calls for that player only."""
+    who, _live = asking
+    ev = event("judge_called", await _body_json(request), {"player", "judge", "question"})
+    return await _append(service, request, match_id, who, [ev])
+
+
+@router.post("/matches/{match_id}/rulings", tags=["judge"], openapi_extra=_object({
+    "judge": {"type": "string", "maxLength": 200}, "ruling": _TEXT}, ["judge", "ruling"]))
+async def ruling(match_id: str, request: Request, service: ServiceDep,
+                 asking: Writing = writes("judge_ruled")) -> dict:
+    """The judge's ruling on the last call (MATCH-08)."""
+    who, _live = asking
+    ev = event("judge_ruled", await _body_json(request), {"judge", "ruling"})
+    return await _append(service, request, match_id, who, [ev])
+
+
+@router.post("/matches/{match_id}/appeals", tags=["judge"], openapi_extra=_object({
+    "player": _PLAYER, "judge": {"type": "string", "maxLength": 200}, "decision": {"enum": ["upheld", "overturned"]},
+    "note": _TEXT}, ["player", "judge", "decision"]))
+async def appeal(match_id: str, request: Request, service: ServiceDep,
+                 asking: Writing = writes("ruling_appealed")) -> dict:
+    """An appeal of the last ruling to another judge, and its decision (MATCH-10: not after the match)."""
+    who, _live = asking
+    ev = event("ruling_appealed", await _body_json(request), {"player", "judge", "decision", "note"})
+    return await _append(service, request, match_id, who, [ev])
+
+
+@router.post("/matches/{match_id}/concede", tags=["recorder"], openapi_extra=_object({"player": _PLAYER}, ["player"]))
+async def concede(match_id: str, request: Request, service: ServiceDep,
+                  asking: Writing = writes("match_conceded")) -> dict:
+    """A player concedes the match; a player's token concedes for that player only."""
+    who, _live = asking
+    ev = event("match_conceded", await _body_json(request), {"player"})
+    return await _append(service, request, match_id, who, [ev])
+
+
+@router.post("/matches/{match_id}/result", tags=["recorder"])
+async def result(match_id: str, request: Request, service: ServiceDep,
+                 asking: Writing = writes("match_ended")) -> dict:
+    """The match's result as the rules and its policy give it, recorded (refused, with the rule,
+    while the match cannot end); with its standing points."""
+    who, live = asking
+    ev = app_layer.result_event(live.state())
+    out = await _append(service, request, match_id, who, [ev])
+    return {**out, "result": ev.to_dict()}
+
+
+def _opening(body: dict) -> list[Event]:
+    """match_started (and the decklists given) from a create request, or 400 saying what is wrong."""
+    players = body.get("players")
+    if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
+        raise HTTPError(400, "players is a list of the two players' names", where="players")
+    players = [checked(p, "a player's name", 200) for p in players]
+    policy = body.get("policy")
+    if policy not in POLICIES:
+        raise HTTPError(400, f"policy is one of {', '.join(POLICIES)}", where="policy")
+    banlist = body.get("banlist")
+    if not isinstance(banlist, dict) or set(banlist) - {"name", "limits", "whitelist"} or \
+            not isinstance(banlist.get("name"), str):
+        raise HTTPError(400, "banlist is {name, limits: [{code, limit}], whitelist}", where="banlist")
+    limits = banlist.get("limits", [])
+    if not isinstance(limits, list) or not all(
+            isinstance(e, dict) and set(e) == {"code", "limit"}
+            and all(isinstance(e[k], int) and not isinstance(e[k], bool) for k in e) for e in limits):
+        raise HTTPError(400, "banlist.limits is a list of {code, limit} (whole numbers)", where="banlist.limits")
+    whitelist = banlist.get("whitelist", False)
+    if not isinstance(whitelist, bool):
+        raise HTTPError(400, "banlist.whitelist is true or false", where="banlist.whitelist")
+    decks = body.get("decklists") or []
+    if not isinstance(decks, list) or len(decks) > 2:
+        raise HTTPError(400, "decklists is a list of (at most) two decks {main, extra, side}", where="decklists")
+    limit_map: dict[int, int] = {}
+    for entry in limits:
+        limit_map[entry["code"]] = entry["limit"]
+    opening: list[dict] = [e.to_dict() for e in app_layer.started(
+        players, policy, Banlist(checked(banlist["name"], "the banlist's name", 200), limit_map, whitelist))]
+    if len(limit_map) != len(limits):
+        raise HTTPError(400, "banlist.limits names a passcode more than once", where="banlist.limits")
+    opening[0]["limits"] = limits              # as given: the hash does not depend on their order
+    opening[0].update({k: body[k] for k in ("format", "event_name", "round", "time_limit") if body.get(k) is not None})
+    for player, deck in enumerate(decks):
+        if deck is None:
+            continue
+        if not isinstance(deck, dict) or set(deck) - {"main", "extra", "side"}:
+            raise HTTPError(400, "a decklist is {main, extra, side}", where=f"decklists.{player}")
+        opening.append({"kind": "decklist_registered", "player": player, **deck})
+    out = []
+    for i, data in enumerate(opening):
+        try:
+            out.append(from_dict(data, f"event {i}"))
+        except EventFormatError as exc:
+            raise HTTPError(400, exc.detail, where="decklists" if i else "match") from None
+    return out
+
+
+def _listed(info: DuelInfo) -> dict:
+    status = info.status
+    return {"id": info.id, "title": info.title, "created": info.created, "events": info.events,
+            "players": status.get("players", []), "policy": status.get("policy"), "games": status.get("games"),
+            "ended": status.get("ended", False), "winner": status.get("winner"), "how": status.get("how"),
+            "points": status.get("points"), "signed": info.signed}
+
+
+__all__ = ["router"]

@@ -1,0 +1,65 @@
+"""The organiser's uploads: a ``.ygr`` judge file or an EDOPro ``.yrpX`` replay recorded as a
+new duel with tokens of its own."""
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+
+from fastapi import APIRouter, Depends, Query, Request
+
+from ..access import Access, ReleaseSettingError, release_settings
+from ..application import trusted_keys
+from ..errors import InputError
+from ..replay_file import loads as ygr_loads
+from .common import HTTPError
+from .core import Service, ServiceDep, organiser
+
+router = APIRouter()
+
+
+@router.post("/uploads", status_code=201, tags=["organiser"], dependencies=[Depends(organiser)],
+             openapi_extra={"requestBody": {"required": True, "content": {"application/octet-stream": {
+                 "schema": {"type": "string", "format": "binary"}}}}})
+async def upload(request: Request, service: ServiceDep, title: str | None = Query(None, max_length=500),
+                 visibility: str = Query("unlisted", pattern="^(public|unlisted|private)$"),
+                 release: str | None = Query(None, pattern="^(end|event|never)$"),
+                 event: str | None = Query(None, max_length=200),
+                 release_at: str | None = Query(None, max_length=64)) -> dict:
+    """A ``.ygr`` judge file (verified first, its signature a trusted key's) or an EDOPro
+    ``.yrpX`` replay, recorded as a new duel with its own tokens, under the release policy
+    given (as ``POST /duels``)."""
+    try:
+        settings = release_settings(release, event, release_at)
+    except ReleaseSettingError as exc:
+        raise HTTPError(400, str(exc), where=exc.where) from None
+    data = await request.body()
+    access, tokens = Access.issue(visibility, 0, 0.0, *settings)
+    duel_id = await asyncio.to_thread(_record_upload, service, data, title, access)
+    return service._created(duel_id, tokens, str(request.base_url).rstrip("/"))
+
+
+def _record_upload(service: Service, data: bytes, title: str | None, access: Access) -> str:
+    if data[:1] == b"\x89":
+        replay = ygr_loads(data)
+        done = service.records.import_replay(replay, title, trusted_keys([]))
+        duel_id = done.id
+        if done.skipped:                  # its access and tokens stay as they were handed out
+            raise HTTPError(409, f"this file was uploaded before: it is duel {duel_id}", id=duel_id)
+    else:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "upload.yrpX"
+            path.write_bytes(data)
+            try:
+                done, _agreement = service.records.import_yrpx(path, None, title or "uploaded replay")
+            except InputError as exc:
+                raise InputError(str(exc).replace(str(path), "the uploaded replay")) from None
+            duel_id = done.id
+        if done.skipped:                  # its access and tokens stay as they were handed out
+            raise HTTPError(409, f"this replay was uploaded before: it is duel {duel_id}", id=duel_id)
+    assert duel_id is not None
+    service.store.attach(duel_id, "access", access.to_dict())
+    return duel_id
+
+
+__all__ = ["router"]
