@@ -497,3 +497,34 @@ def test_the_page_escapes_the_characters_the_terminal_escapes():
     shown = {chr(c) for c in range(0x10000) if text.printable(chr(c)) != chr(c)}
     assert {chr(c) for c in range(0x10000) if page_rule.fullmatch(chr(c))} == shown
     assert {"\u202e", "\u200b", "\u2060", "\ufeff"} <= shown
+
+
+def test_a_judges_viewer_keeps_a_receipt_and_catches_a_store_cut_back_since(browser, tmp_path):
+    """Issue 21: the judge's viewer keeps the signed receipt of the record it saw; after someone
+    with the store file (and no key) deletes the duel's end with the anchors after it, the
+    store alone still verifies, but the page, shown its kept receipt, says NOT ok."""
+    from test_receipts import cut_back
+    path = tmp_path / "cut.sqlite"
+    srv = Server(str(path))
+    try:
+        duel = record(srv.url, "won-by-damage")
+        judge_link = duel["links"]["judge"]
+        context = browser.new_context()
+        page = context.new_page()
+        opened(page, judge_link)
+        page.wait_for_function(f"localStorage.getItem('ygoreplay.receipt.{duel['id']}') !== null", timeout=15_000)
+        kept = json.loads(page.evaluate(f"localStorage.getItem('ygoreplay.receipt.{duel['id']}')"))
+        assert kept["duel"] == duel["id"] and kept["events"] == len(duel["events"])
+        spectator = browser.new_context().new_page()                  # a spectator keeps none: 403
+        opened(spectator, duel["links"]["spectator"])
+        assert httpx.get(f"{srv.url}/duels/{duel['id']}/receipt",
+                         headers=auth(duel["tokens"]["spectator"])).status_code == 403
+        assert spectator.evaluate("localStorage.length") == 0
+        expect(page.locator("#status")).not_to_contain_text("NOT ok")
+        cut_back(str(path), duel["id"], 60)
+        opened(page, judge_link)
+        expect(page.locator("#status")).to_contain_text("NOT ok", timeout=15_000)
+        expect(page.locator("#status")).to_contain_text("events were removed")
+        context.close()
+    finally:
+        srv.stop()

@@ -392,6 +392,11 @@ class Records:
         any of them is NOT ok."""
         return verify_heads(self.store, duel_id, receipts, self.witness, verified)
 
+    def receipt(self, duel_id: str) -> Receipt:
+        """A signed receipt of the duel's head as the store holds it now, for a reader of the
+        whole record to keep (a judge's viewer): not given to the witness, as nothing was written."""
+        return issue(self.store, duel_id, self.store.info(duel_id).events, None, None)
+
     def behind_witness(self, duel_id: str) -> str:
         """Why the stored duel is behind the head its witness kept ("" when it is not, or there
         is no witness): read from its head only, as ``duels`` lists it."""

@@ -322,6 +322,18 @@ def _verified(service: Service, duel_id: str, caller: Caller, live: LiveDuel, re
             "problem": result.problem, "key": result.signer.text if result.signer else None}
 
 
+@router.get("/duels/{duel_id}/receipt", tags=["judge"])
+def receipt(service: ServiceDep, asking: DuelCaller) -> dict:
+    """A signed receipt of the record's head now, for a judge's viewer to keep and show to
+    ``POST /verify`` later: a store cut back since is caught. Only for the roles that read the
+    whole record: the record's head hash is no secret to them, as it could be to a spectator."""
+    caller, live = asking
+    service.require(caller, "judge", "recorder")
+    if not live.verified(live.count).ok:
+        raise HTTPError(409, f"duel {live.id} fails verification (run verify): no receipt is signed for it")
+    return service.records.receipt(live.id).to_dict()
+
+
 @router.get("/duels/{duel_id}/tree", tags=["everyone"])
 def tree(duel_id: str, service: ServiceDep, asking: DuelCaller) -> list[dict]:
     """The duel's family of branches, depth first, that this token may open."""

@@ -513,6 +513,11 @@ export class Viewer {
     this.status();
   }
 
+  warn(text) {
+    this.warning = text;
+    this.status();
+  }
+
   status() {
     const info = this.duel.info;
     const board = this.duel.boards[this.duel.length - 1];
@@ -524,7 +529,7 @@ export class Viewer {
       text += ` \u00b7 spectators are ${parts.join(" and ")} behind`;
     }
     if (info.origin && info.origin.verified === false) text += " \u00b7 origin unverified: " + info.origin.why;
-    this.q("#status").textContent = `${text} \u00b7 ${info.view} view`;
+    this.q("#status").textContent = `${text} \u00b7 ${info.view} view` + (this.warning ? ` \u00b7 ${this.warning}` : "");
   }
 
   // -- wiring ----------------------------------------------------------------------------------------
@@ -625,7 +630,10 @@ class Service {
       if (!batch.length) requestAnimationFrame(flush);
       batch.push(JSON.parse(message.data));
     });
-    stream.addEventListener("end", () => { flush(); duel.info.ended = true; stream.close(); duel.add([]); });
+    stream.addEventListener("end", () => {
+      flush(); duel.info.ended = true; stream.close(); duel.add([]);
+      if (this.viewer) this.keepReceipt(this.viewer).catch(() => {});   // the record's end kept too
+    });
     duel.onGap = async (from) => {
       const response = await fetch(`/duels/${this.id}/frames?${this.query({ from: String(from) })}`,
         { headers: this.headers(), cache: "no-store" });
@@ -639,7 +647,33 @@ class Service {
     location.assign(`${location.pathname}?${params}#e${position}`);
   }
 
+  // A judge's viewer keeps the last signed receipt of the record it saw (localStorage, per duel)
+  // and shows it to POST /verify on every later visit: a store cut back since (its end deleted
+  // with the anchors after it) is caught here, where the store alone cannot tell.
+  async keepReceipt(viewer) {
+    const role = viewer.duel.info.role;
+    if (!["judge", "recorder", "organiser"].includes(role)) return;
+    const slot = `ygoreplay.receipt.${this.id}`;
+    let kept = null;
+    try { kept = JSON.parse(localStorage.getItem(slot) || "null"); } catch (error) { kept = null; }
+    if (kept) {
+      const response = await fetch(`/duels/${this.id}/verify`, {
+        method: "POST", headers: { ...this.headers(), "Content-Type": "application/json" }, body: JSON.stringify(kept) });
+      const answer = await response.json().catch(() => ({}));
+      if (response.ok && answer.ok === false) {
+        viewer.warn(`NOT ok: ${answer.problem || "the record no longer holds what this browser saw"}`);
+        return;                                   // the kept receipt stays: it is the proof
+      }
+    }
+    const response = await fetch(`/duels/${this.id}/receipt`, { headers: this.headers(), cache: "no-store" });
+    if (!response.ok) return;
+    const fresh = await response.json();
+    if (!kept || fresh.events >= kept.events) localStorage.setItem(slot, JSON.stringify(fresh));
+  }
+
   async extras(viewer) {
+    this.viewer = viewer;
+    this.keepReceipt(viewer).catch(() => {});
     const download = document.querySelector("#download");
     const params = { view: viewer.duel.info.view };
     if (this.token) params.token = this.token;
