@@ -199,13 +199,7 @@ def extra_turn(match_path: str, turn: int) -> None:
 def decide(match_path: str, lp: tuple[int, int], stage: str | None, turn: int | None) -> None:
     """Judge the duel in progress on LP under the policy (TIME-04/05/08)."""
     state = app.state_of(match_path, card_lookup(()))
-    game = state.current
-    number = game.number if game else len(state.games)
-    if stage is None:
-        stage = "extra_duel" if game and game.extra_duel else (
-            "phase_end" if state.policy.at_time == "finish_phase" else "extra_turns")
-    winner = 0 if lp[0] > lp[1] else 1 if lp[1] > lp[0] else None
-    _add(match_path, [_event("game_decided", game=number, lp=list(lp), winner=winner, stage=stage, turn=turn)])
+    _add(match_path, [_event("game_decided", **app.decision(state, {"lp": list(lp), "stage": stage, "turn": turn}))])
 
 
 @match.command(name="penalty")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from ..card_sources import facts_of
 from ..cards import CardFacts
@@ -15,6 +15,7 @@ from ..jsonl import dumps, read_events, write_events
 from ..state import Violation
 from .files import Match
 from .links import LinkProblem
+from .policies import FINISH_PHASE
 from .rules import MatchState, banlist_digest, fold, is_match
 
 
@@ -69,6 +70,21 @@ def state_of(path: str | Path, cards: Mapping[int, CardFacts]) -> MatchState:
     if not is_match(events):
         raise InputError(f"{path}: not a match file (it does not begin with match_started)")
     return fold(events, facts_of(events, cards))
+
+
+def decision(state: MatchState, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of ``game_decided`` for the duel in progress judged on LP (TIME-04/05/08), the
+    one place both faces fill in what was not given: the stage is what the policy does at time
+    (an extra duel's own), the winner the one the LP favour; the match rules check the rest."""
+    game = state.current
+    fields = {"stage": None, "turn": None, **given, "game": game.number if game else len(state.games)}
+    if fields["stage"] is None:
+        fields["stage"] = "extra_duel" if game and game.extra_duel else (
+            "phase_end" if state.policy.at_time == FINISH_PHASE else "extra_turns")
+    lp = fields.get("lp")
+    if isinstance(lp, list) and len(lp) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in lp):
+        fields["winner"] = 0 if lp[0] > lp[1] else 1 if lp[1] > lp[0] else None
+    return fields
 
 
 def result_event(state: MatchState) -> Event:

@@ -32,7 +32,7 @@ from ..events import Event, EventFormatError, from_dict
 from ..match.live import LiveMatch
 from ..match import application as app_layer, commands
 from ..match.events import CLOCK_PATTERN, DECISION_STAGES, GAME_ENDINGS
-from ..match.policies import FINISH_PHASE, POLICIES
+from ..match.policies import POLICIES
 from ..rules import RuleViolation
 from ..store import DuelInfo, new_id
 from ..text import checked, number
@@ -497,12 +497,9 @@ async def decide(match_id: str, request: Request, service: ServiceDep,
             fields.setdefault("turn", board.turn)
     if "lp" not in fields:
         raise HTTPError(400, "lp is needed: the match has no record of the duel to read", where="lp")
-    fields.setdefault("stage", "extra_duel" if playing.extra_duel else (
-        "phase_end" if state.policy.at_time == FINISH_PHASE else "extra_turns"))
-    lp = fields["lp"]
-    if isinstance(lp, list) and len(lp) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in lp):
-        fields["winner"] = 0 if lp[0] > lp[1] else 1 if lp[1] > lp[0] else None
-    ev = event("game_decided", fields, {"lp", "stage", "turn", "winner"}, game=playing.number)
+    decided = app_layer.decision(state, fields)
+    ev = event("game_decided", {k: v for k, v in decided.items() if k != "game"}, {"lp", "stage", "turn", "winner"},
+               game=playing.number)
     return await _append(service, request, match_id, who, [ev])
 
 
