@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ..access import Access
 from ..card_sources import facts_of
@@ -145,14 +145,18 @@ def linked_duel(hub: Any, match_id: str, duel_id: str) -> Any:
     return duel if duel.match == match_id else None
 
 
-def problems(hub: Any, match_id: str, state: MatchState) -> list[LinkProblem]:
+def problems(hub: Any, match_id: str, state: MatchState,
+             readable: Callable[[Any], bool] = lambda duel: True) -> list[LinkProblem]:
     """How each duel of the match disagrees with it (``links.check_duel``), for its judge: only
-    of duels it linked; a duel it names and may not read is a problem of its own."""
+    of duels it linked; a duel it names and may not read is a problem of its own. Only the duels
+    the reader may read whole (``readable``): a problem may name a card the duel hid."""
     out = []
     for game in state.games:
         if not game.duel:
             continue
         duel = linked_duel(hub, match_id, game.duel)
+        if duel is not None and not readable(duel):
+            continue
         if duel is None:
             out.append(LinkProblem(game.number, "LOG-09", f"duel {game.number} is not a duel this match linked "
                                                           "in the store: it cannot be checked"))
