@@ -52,7 +52,8 @@ def test_a_released_matchs_problems_name_no_card_of_a_duel_never_released(servic
     post(base, f"/duels/{duel['id']}/events", duel["tokens"]["recorder"], events)
     match = create(base, sample, visibility="public", release="end")
     m, t = match["id"], match["tokens"]
-    post(base, f"/matches/{m}/games", t["recorder"], {"duel": duel["id"], "duel_token": duel["tokens"]["recorder"]}, 201)
+    link = {"duel": duel["id"], "duel_token": duel["tokens"]["recorder"]}
+    post(base, f"/matches/{m}/games", t["recorder"], link, 201)
     post(base, f"/matches/{m}/games/1/end", t["recorder"])
     post(base, f"/matches/{m}/concede", t["recorder"], {"player": 1})
     post(base, f"/matches/{m}/result", t["recorder"])
