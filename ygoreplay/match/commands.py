@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ..access import Access
 from ..card_sources import facts_of
@@ -145,14 +145,18 @@ def linked_duel(hub: Any, match_id: str, duel_id: str) -> Any:
     return duel if duel.match == match_id else None
 
 
-def problems(hub: Any, match_id: str, state: MatchState) -> list[LinkProblem]:
+def problems(hub: Any, match_id: str, state: MatchState,
+             readable: Callable[[Any], bool] = lambda duel: True) -> list[LinkProblem]:
     """How each duel of the match disagrees with it (``links.check_duel``), for its judge: only
-    of duels it linked; a duel it names and may not read is a problem of its own."""
+    of duels it linked; a duel it names and may not read is a problem of its own. Only the duels
+    the reader may read whole (``readable``): a problem may name a card the duel hid."""
     out = []
     for game in state.games:
         if not game.duel:
             continue
         duel = linked_duel(hub, match_id, game.duel)
+        if duel is not None and not readable(duel):
+            continue
         if duel is None:
             out.append(LinkProblem(game.number, "LOG-09", f"duel {game.number} is not a duel this match linked "
                                                           "in the store: it cannot be checked"))
@@ -164,7 +168,12 @@ def problems(hub: Any, match_id: str, state: MatchState) -> list[LinkProblem]:
 def board(hub: Any, match_id: str, game: Game | None) -> DuelState | None:
     """Duel ``game``'s board now (the judge's: the match linked it), or None when it has none to read."""
     duel = linked_duel(hub, match_id, game.duel) if game is not None else None
-    return duel.view("judge").state_after(duel.count) if duel is not None else None
+    return _now(duel) if duel is not None else None
+
+
+def _now(duel: Any) -> DuelState:
+    """A duel's board now, as its judge sees it."""
+    return duel.view("judge").state_after(duel.count)
 
 
 def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expected: int | None = None,
@@ -215,15 +224,19 @@ def _checked(hub: Any, live: Any, writer: Writer, events: list[Event],
     state: MatchState = fold(live.events, live.cards.merged(facts_of(events, hub.store.cards)), audit=True)
     state.violations = None
     links: list[tuple[int, str]] = []
+    linking: dict[int, Any] = {}             # the duels this batch links, by game: not linked in the store yet
     for ev in events:
         if ev.kind == "game_started" and ev.duel:
             if any(duel == ev.duel for _game, duel in links):
                 raise Refused("conflict", f"duel {ev.duel} is named by two duels of this match", "duel")
             if new_duel is None or ev.duel != new_duel.id:
-                _check_first(linkable(hub, writer, ev.duel), ev, state.index)
+                linking[ev.game] = linkable(hub, writer, ev.duel)
+                _check_first(linking[ev.game], ev, state.index)
             links.append((ev.game, ev.duel))
         elif ev.kind == "game_ended" and state.current is not None and state.current.number == ev.game:
-            check_ending(state.current, board(hub, live.id, state.current), ev, state.index)
+            linked = linking.get(ev.game)
+            check_ending(state.current, _now(linked) if linked is not None else board(hub, live.id, state.current),
+                         ev, state.index)
         apply(state, ev)
     return links
 

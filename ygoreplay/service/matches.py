@@ -265,7 +265,9 @@ def match_state(match_id: str, service: ServiceDep, asking: MatchCaller,
     data = {"id": match_id, "title": live.header.title, "role": who.role, "views": list(who.views),
             **live.summary(view)}
     if view == "judge":
-        data["problems"] = [p.to_dict() for p in commands.problems(service.hub, match_id, live.state())]
+        # a view the match released reads a duel's record only when the duel is released too
+        data["problems"] = [p.to_dict() for p in commands.problems(
+            service.hub, match_id, live.state(), lambda duel: who.view == "judge" or duel.released())]
     return _jsonable(data)
 
 
