@@ -152,9 +152,11 @@ def test_verify_answers_a_delayed_spectator_from_what_it_may_see(service, monkey
     append(base, d, t["recorder"], EVENTS[:50])
     verifications = []
     real = svc.store.verify
-    monkeypatch.setattr(svc.store, "verify", lambda duel_id: verifications.append(duel_id) or real(duel_id))
+    monkeypatch.setattr(svc.store, "verify",
+                        lambda duel_id, upto=None: verifications.append(upto) or real(duel_id, upto))
     first = httpx.get(f"{base}/duels/{d}/verify").json()
-    assert first["events"] == 0 and len(verifications) == 1
+    assert first["events"] == 0 and first["ok"] is True
+    assert verifications == [0], "verified as far as it may see, reading nothing past that"
     for i in range(3):
         httpx.post(f"{base}/duels/{d}/notes", json={"judge": "J", "text": str(i)}, headers=auth(t["judge"]))
         assert httpx.get(f"{base}/duels/{d}/verify").json() == first

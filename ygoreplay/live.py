@@ -365,9 +365,12 @@ class LiveDuel:
     def verified(self, seen: int) -> Verification:
         """The record checked end to end (``Store.verify``), for a reader that may see ``seen``
         events: again once that grew, or every ``VERIFY_TTL`` seconds (on the clock, never on
-        an append past what the reader may see), so a crowd asking at once costs one."""
+        an append past what the reader may see), so a crowd asking at once costs one. A reader
+        held back by a delay gets the verification of its ``seen`` events, which reads nothing
+        past them: neither its answer nor its time depends on what the delay holds back."""
         period = int(time.monotonic() // VERIFY_TTL)
-        return self.cache.get((self.id, "verified", seen, period), lambda: self.store.verify(self.id),
+        upto = seen if seen < self.count else None
+        return self.cache.get((self.id, "verified", seen, period), lambda: self.store.verify(self.id, upto),
                               lambda _result: VERIFICATION_SIZE)
 
     def replay_file(self, view: str, key: OrganiserKey) -> bytes:

@@ -586,11 +586,12 @@ class Store:
         except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
             return None
 
-    def cards_of(self, duel_id: str) -> tuple[CardDB, bytes]:
-        """The duel's own card facts and their digest."""
+    def cards_of(self, duel_id: str, upto: int | None = None) -> tuple[CardDB, bytes]:
+        """The duel's own card facts and their digest (``upto``: those written with its first
+        ``upto`` events)."""
         facts: list[CardFacts] = []
         digest = chain.GENESIS
-        for row in self.events.select_events(f"{duel_id}/cards"):
+        for row in self.events.select_events(f"{duel_id}/cards", lte=upto):
             try:
                 batch = msgpack.unpackb(row.state)["cards"]
                 facts += [CardFacts.from_dict(c) for c in batch]
@@ -1057,11 +1058,17 @@ class Store:
 
     # -- tamper evidence ------------------------------------------------------------------------------
 
-    def verify(self, duel_id: str) -> Verification:
+    def verify(self, duel_id: str, upto: int | None = None) -> Verification:
         """Check a duel end to end: the header, every link of the hash chain, the card facts, every
         anchor (count, head, digests, signature by a trusted key) and every snapshot. The first
-        broken link is named; -1 is the header."""
-        rows = self.events.select_events(duel_id)
+        broken link is named; -1 is the header.
+
+        ``upto``: only the first ``upto`` events and what was written with them (the anchors,
+        card facts and snapshots at or before them), nothing past them read: the verification a
+        reader held back by a delay is given, whose content and time owe nothing to the events
+        it may not see. Events after the last anchor within them are held by the chain alone
+        (their anchor lies past the reader)."""
+        rows = self.events.select_events(duel_id, lte=upto) if upto is not None else self.events.select_events(duel_id)
         if not rows or rows[0].originator_version != 0:
             raise StoreError(f"no duel {duel_id!r} in {self.name}")
         count = len(rows) - 1
@@ -1089,23 +1096,26 @@ class Store:
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
                 return Verification(False, count, position, f"event {position} cannot be decoded")
             hashes.append(prev)
-        return self._verify_anchors(duel_id, header, hashes)
+        return self._verify_anchors(duel_id, header, hashes, prefix=upto is not None)
 
-    def _verify_anchors(self, duel_id: str, header: Header, hashes: list[bytes]) -> Verification:
+    def _verify_anchors(self, duel_id: str, header: Header, hashes: list[bytes], prefix: bool = False) -> Verification:
         """The anchors and card facts of the ``len(hashes)`` events read. They are read after the
         events, so a live duel may have more by then: each append writes its events, card facts
         and anchor in one transaction, so what was appended since carries an anchor past the
-        events read, and is left for the next verify, once the events it names are there."""
+        events read, and is left for the next verify, once the events it names are there. A
+        ``prefix`` (``verify(upto=)``) looks at nothing past its events."""
         count = len(hashes)
         try:
             cards_rows = [(row.originator_version, msgpack.unpackb(row.state)["cards"])
-                          for row in self.events.select_events(f"{duel_id}/cards")]
+                          for row in self.events.select_events(f"{duel_id}/cards", lte=count if prefix else None)]
             heads = [Head.from_dict(msgpack.unpackb(row.state))
                      for row in self.events.select_events(f"{duel_id}/head")]
         except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
             return Verification(False, count, None, "its anchors or card facts cannot be decoded")
         later = [head for head in heads if head.count > count]
-        if later:
+        if prefix:
+            heads = [head for head in heads if head.count <= count]
+        elif later:
             now = self._count(duel_id)
             if now < later[-1].count:
                 return Verification(False, count, count, f"the last {later[-1].count - count} event(s) are missing: "
@@ -1140,16 +1150,16 @@ class Store:
             cards_digest = max(((v, d) for v, d in digests.items() if v <= head.count), default=(0, chain.GENESIS))[1]
             if head.cards != cards_digest:
                 return Verification(False, count, None, f"the card facts are not the ones its anchor at {head.count} signed")
-        if heads[-1].count != count:
+        if heads[-1].count != count and not prefix:
             return Verification(False, count, heads[-1].count, f"events {heads[-1].count}..{count - 1} were added "
                                 "after its last signed anchor")
         if any(version > count for version, _batch in cards_rows):
             return Verification(False, count, None, "card facts were added after its last signed anchor")
         try:
-            self.cards_of(duel_id)
+            cards = self.cards_of(duel_id, count if prefix else None)[0]
         except StoreError as exc:
             return Verification(False, count, None, str(exc).split(": ", 1)[-1].removesuffix("; run verify"))
-        problem = self._check_snapshots(duel_id, hashes)
+        problem = self._check_snapshots(duel_id, hashes, cards, prefix)
         if problem:
             return Verification(False, count, None, problem)
         return Verification(True, count, signer=signer)
@@ -1159,18 +1169,20 @@ class Store:
         rows = self.events.select_events(duel_id, desc=True, limit=1)
         return rows[0].originator_version if rows else 0
 
-    def _check_snapshots(self, duel_id: str, hashes: list[bytes]) -> str:
+    def _check_snapshots(self, duel_id: str, hashes: list[bytes], cards: CardDB, prefix: bool = False) -> str:
         """A snapshot that is used must be the fold's own state at its position: signed, bound to
         the chain there, and equal to a fresh fold. One past the events read is an append's since
-        (written with its events) when the duel has those events now."""
-        snaps = self.snapshots.select_events(duel_id)
-        if snaps and snaps[-1].originator_version > len(hashes) and self._count(duel_id) >= snaps[-1].originator_version:
-            snaps = [row for row in snaps if row.originator_version <= len(hashes)]
+        (written with its events) when the duel has those events now; a ``prefix`` reads none past it."""
+        if prefix:
+            snaps = self.snapshots.select_events(duel_id, lte=len(hashes))
+        else:
+            snaps = self.snapshots.select_events(duel_id)
+            if snaps and snaps[-1].originator_version > len(hashes) and self._count(duel_id) >= snaps[-1].originator_version:
+                snaps = [row for row in snaps if row.originator_version <= len(hashes)]
         if not snaps:
             return ""
-        cards = self.cards_of(duel_id)[0]
         history = History(cards, audit=True)
-        records = self.records(duel_id)[:len(hashes)]
+        records = [self._decode(duel_id, row) for row in self.events.select_events(duel_id, gt=0, lte=len(hashes))]
         done = 0
         for row in snaps:
             position = row.originator_version
