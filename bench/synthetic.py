@@ -360,9 +360,16 @@ class Sim:
         return opts
 
     def pass_priority(self, p: int) -> None:
-        """The turn player passes, holding priority (PRIO-03: not twice in succession)."""
-        if self.state.passes % 2 == 0:
-            self.emit("priority_passed", player=p)
+        """The turn player passes, which hands priority to the opponent (PRIO-03): the opponent
+        starts a chain or passes it back, and only then does the turn player act again."""
+        if self.state.passes % 2:
+            return
+        self.emit("priority_passed", player=p)
+        opts = self.free_chain_options(1 - p)
+        if opts and self.rng.random() < 0.5:
+            self.run_chain(self.rng.choice(opts))
+        else:
+            self.emit("priority_passed", player=1 - p)
 
     def tributes_for(self, p: int, card: Card) -> list[str] | None:
         level = card.current_level or 0
@@ -442,7 +449,8 @@ class Sim:
                  costs: list[dict] | None = None, effect_type: str | None = None, **data) -> Link:
         card = self.c(cid)
         f = card.facts
-        if not self.chain and p != self.state.turn_player and effect_type not in ("trigger", "flip"):
+        if not self.chain and p != self.state.turn_player and effect_type not in ("trigger", "flip") \
+                and self.state.passes % 2 == 0:
             self.emit("priority_passed", player=self.state.turn_player)   # PRIO-01: the turn player first
         fields: dict = {"player": p, "card": cid, "link": len(self.chain) + 1}
         if effect_type is not None:
