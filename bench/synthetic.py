@@ -916,10 +916,11 @@ def chain_lengths(events: list[Event]) -> collections.Counter:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-n", "--events", type=int, default=10_000)
+    parser.add_argument("-n", "--events", type=int, help="default 10,000; quick 1,000")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, a few seconds: does it run (CI)")
     args = parser.parse_args(argv)
-    events = generate(args.events, args.seed)
+    events = generate(args.events or (1_000 if args.quick else 10_000), args.seed)
     report = audit(events, DB)
     state = report.state
     print(f"{len(events)} events, seed {args.seed}: {state.turn} turns, LP {[s.lp for s in state.sides]}, "
