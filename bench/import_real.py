@@ -95,8 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="list each violation and import note")
     parser.add_argument("-j", "--jobs", type=int, default=cpus(),
                         help="worker processes for the parallel timing (default: one per CPU; 1: none)")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, a few seconds: does it run (CI): the first 5 files")
     args = parser.parse_args(argv)
     files = sorted(p for p in args.folder.iterdir() if p.suffix.lower() in (".yrpx", ".yrp"))
+    files = files[:5] if args.quick else files
     if not files:
         print(f"no replays in {args.folder}")
         return 1

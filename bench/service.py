@@ -1,8 +1,9 @@
 """Service benchmark: appends at the store, appends over HTTP, and live followers.
 
 Run from the repository root after ``pip install -e '.[test]'``: ``python bench/service.py``
-(``--quick`` for smaller sizes; ``--only store|http|follow`` for one part). It prints figures and
-never fails on them. Everything runs against the PostgreSQL server at 127.0.0.1:5432 (a throw-away
+(``--quick`` for tiny sizes, a few seconds; ``--only store|http|follow`` for one part). It prints figures
+and never fails on them. Everything runs against the PostgreSQL server of ``$YGOREPLAY_BENCH_PG``
+(default 127.0.0.1:5432, database test; the bare recorder too), the service on a free port (a throw-away
 schema per part, dropped at the end), as the multi-process service does.
 
 1. **Store** (``--duels`` 1,000 duels, ``--events`` each): writer processes of writer threads
@@ -90,12 +91,14 @@ def _store_writes(kind: str, url: str, duels: list[str], n_events: int, threads:
         import msgpack
         from eventsourcing.persistence import InfrastructureFactory, StoredEvent
         from eventsourcing.utils import Environment
-        from urllib.parse import parse_qs, urlparse
-        schema = parse_qs(urlparse(url).query)["schema"][0]
+        from urllib.parse import parse_qs, unquote, urlparse
+        where = urlparse(url)                            # the same server as the store: $YGOREPLAY_BENCH_PG
+        schema = parse_qs(where.query)["schema"][0]
         factory = InfrastructureFactory.construct(Environment("bare", {
             "PERSISTENCE_MODULE": "eventsourcing.postgres", "CREATE_TABLE": "y", "ORIGINATOR_ID_TYPE": "text",
-            "POSTGRES_DBNAME": "test", "POSTGRES_HOST": "127.0.0.1", "POSTGRES_PORT": "5432",
-            "POSTGRES_USER": "postgres", "POSTGRES_PASSWORD": "", "POSTGRES_SCHEMA": schema,
+            "POSTGRES_DBNAME": where.path.lstrip("/") or "postgres", "POSTGRES_HOST": where.hostname or "127.0.0.1",
+            "POSTGRES_PORT": str(where.port or 5432), "POSTGRES_USER": unquote(where.username or "postgres"),
+            "POSTGRES_PASSWORD": unquote(where.password or ""), "POSTGRES_SCHEMA": schema,
             "POSTGRES_POOL_SIZE": str(min(threads, 16)), "POSTGRES_MAX_OVERFLOW": "0",
             "POSTGRES_CONN_MAX_AGE": "", "POSTGRES_POOL_TIMEOUT": "300"}))
         recorder = factory.application_recorder()
@@ -383,29 +386,30 @@ def bench_follow(followers: int, n_duels: int, n_events: int, rate: float) -> No
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smaller sizes")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, a few seconds: does it run (CI)")
     parser.add_argument("--only", choices=("store", "http", "follow"))
-    parser.add_argument("--duels", type=int, help="duels at the store (default 1,000; quick 200)")
-    parser.add_argument("--events", type=int, help="events per duel at the store (default 30; quick 10)")
+    parser.add_argument("--duels", type=int, help="duels at the store (default 1,000; quick 20)")
+    parser.add_argument("--events", type=int, help="events per duel at the store (default 30; quick 5)")
     parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=128, help="writer threads per process")
-    parser.add_argument("--clients", type=int, help="HTTP recorder clients (default 200; quick 50)")
-    parser.add_argument("--http-events", type=int, help="events per HTTP client (default 50; quick 10)")
+    parser.add_argument("--threads", type=int, help="writer threads per process (default 128; quick 8)")
+    parser.add_argument("--clients", type=int, help="HTTP recorder clients (default 200; quick 10)")
+    parser.add_argument("--http-events", type=int, help="events per HTTP client (default 50; quick 5)")
     parser.add_argument("--http-rate", type=float, default=5.0, help="events per second per paced client")
-    parser.add_argument("--followers", type=int, help="SSE followers (default 1,000; quick 200)")
-    parser.add_argument("--follow-duels", type=int, default=100)
-    parser.add_argument("--follow-events", type=int, default=30)
+    parser.add_argument("--followers", type=int, help="SSE followers (default 1,000; quick 20)")
+    parser.add_argument("--follow-duels", type=int, help="followed duels (default 100; quick 5)")
+    parser.add_argument("--follow-events", type=int, help="events per followed duel (default 30; quick 5)")
     parser.add_argument("--rate", type=float, default=4.0, help="events per second per followed duel")
     args = parser.parse_args(argv)
     q = args.quick
     t0 = time.perf_counter()
     if args.only in (None, "store"):
-        bench_store(args.duels or (200 if q else 1000), args.events or (10 if q else 30), args.processes, args.threads)
+        bench_store(args.duels or (20 if q else 1000), args.events or (5 if q else 30), args.processes,
+                    args.threads or (8 if q else 128))
     if args.only in (None, "http"):
-        bench_http(args.clients or (50 if q else 200), args.http_events or (10 if q else 50), args.http_rate)
+        bench_http(args.clients or (10 if q else 200), args.http_events or (5 if q else 50), args.http_rate)
     if args.only in (None, "follow"):
-        bench_follow(args.followers or (200 if q else 1000), args.follow_duels if not q else 20,
-                     args.follow_events if not q else 10, args.rate)
+        bench_follow(args.followers or (20 if q else 1000), args.follow_duels or (5 if q else 100),
+                     args.follow_events or (5 if q else 30), args.rate)
     print(f"whole bench: {time.perf_counter() - t0:.1f} s; load average {os.getloadavg()[0]:.2f}")
     return 0
 

@@ -114,8 +114,9 @@ def measure_samples() -> list[tuple[str, dict[str, int]]]:
 # -- imported EDOPro replays (.yrpX) ---------------------------------------------------------------------
 # Needs ygoreplay.yrpx.import_yrpx (written separately); without it this section prints a note.
 
-def measure_yrpx(directory: Path = YRPX_DIR) -> list[tuple[str, dict[str, int]]] | None:
-    """Import every .yrpX in ``directory``, export each as a judge .ygr, compare with the .yrpX size.
+def measure_yrpx(directory: Path = YRPX_DIR, limit: int | None = None) -> list[tuple[str, dict[str, int]]] | None:
+    """Import every .yrpX in ``directory`` (the first ``limit``), export each as a judge .ygr,
+    compare with the .yrpX size.
 
     Returns the rows (None when the importer is not available or there are no files)."""
     try:
@@ -124,6 +125,7 @@ def measure_yrpx(directory: Path = YRPX_DIR) -> list[tuple[str, dict[str, int]]]
         print(f"\n[yrpX] skipped: ygoreplay.yrpx.import_yrpx is not available ({exc})")
         return None
     paths = sorted(p for p in directory.glob("*") if p.suffix.lower() == ".yrpx") if directory.is_dir() else []
+    paths = paths[:limit]
     if not paths:
         print(f"\n[yrpX] skipped: no .yrpX files under {directory}")
         return None
@@ -158,11 +160,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-yrpx", action="store_true", help="the samples only")
     parser.add_argument("--yrpx", type=Path, default=YRPX_DIR, help="a folder of .yrpX files")
     parser.add_argument("--json", action="store_true", help="also print the figures as one JSON object")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, a few seconds: does it run (CI): the first 5 .yrpX files")
     args = parser.parse_args(argv)
     print("Samples (replays/*.jsonl): the same events as a judge .ygr, JSON Lines and msgpack\n")
     samples = measure_samples()
     print_table(samples)
-    imported = None if args.no_yrpx else measure_yrpx(args.yrpx)
+    imported = None if args.no_yrpx else measure_yrpx(args.yrpx, 5 if args.quick else None)
     if args.json:
         print(json.dumps({"samples": dict(samples), "yrpx": dict(imported) if imported else None}))
     return 0

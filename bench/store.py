@@ -8,7 +8,7 @@ Run from the repository root (``python bench/store.py``; ``--quick`` for smaller
    its snapshot, as a live recording (one append per event) would. A FRESH ``Store`` then answers
    ``state_at(duel, N)`` for random N (nearest snapshot + a fold of fewer than ``SNAPSHOT_EVERY``
    events; an explicit position never touches the in-process head cache), against a full refold
-   (``records()`` reads every event, then ``replay(..., until=N)``; timed at as many of the
+   (``records()`` reads every event, then ``replay(..., at=N - 1)``; timed at as many of the
    same positions as ``--refold-budget`` seconds allow, at least 20). Both give the same state,
    which is checked at every position refolded. A missed target prints a cProfile of ``state_at``.
 2. Append throughput. Many duels recorded at once: each worker process owns its share of the
@@ -150,7 +150,7 @@ def bench_seek(url: str, label: str, events: list, positions: list[int], profile
             t1 = time.perf_counter()
             records = fresh.records(duel)
             t2 = time.perf_counter()
-            b = replay([r.event for r in records], cards, until=n)
+            b = replay([r.event for r in records], cards, at=n - 1)   # the state after n events
             t3 = time.perf_counter()
             read_t.append(t2 - t1)
             fold_t.append(t3 - t2)
@@ -173,7 +173,7 @@ def bench_seek(url: str, label: str, events: list, positions: list[int], profile
     if len(refold_t) < len(positions):
         print(f"  (full refold timed at the first {len(refold_t)} of the {len(positions)} positions: "
               f"--refold-budget {refold_budget:g} s)")
-    print(f"  full refold (records() + replay(until=N)):  median {ms(ref_med):>10}   p95 {ms(pct(refold_t, .95)):>10}"
+    print(f"  full refold (records() + replay(at=N-1)):  median {ms(ref_med):>10}   p95 {ms(pct(refold_t, .95)):>10}"
           f"   (read {ms(statistics.median(read_t))} + fold {ms(statistics.median(fold_t))} median)")
     print(f"  ratio of medians: {ratio:,.0f}x  (target >= {SEEK_TARGET_RATIO:.0f}x: "
           f"{'met' if ratio >= SEEK_TARGET_RATIO else 'MISSED'}; median < {SEEK_TARGET_MS:g} ms: "
@@ -380,29 +380,29 @@ def bench_append(kind: str, url: str, label: str, n_duels: int, n_events: int, w
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smaller sizes (a few seconds)")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, a few seconds: does it run (CI)")
     parser.add_argument("--postgres", action=argparse.BooleanOptionalAction, default=True,
                         help="also run on PostgreSQL (default on; skipped with a note if unreachable)")
     parser.add_argument("--postgres-url", default=os.environ.get("YGOREPLAY_BENCH_PG", PG_DEFAULT))
-    parser.add_argument("--events", type=int, help="events in the long duel (default 10,000; quick 2,000)")
-    parser.add_argument("--positions", type=int, help="random positions sought (default 200; quick 50)")
-    parser.add_argument("--duels", type=int, help="duels recorded at once (default 100; quick 20)")
-    parser.add_argument("--duel-events", type=int, help="events per duel (default 90; quick 60)")
-    parser.add_argument("--workers", type=int, default=4, help="writer processes (default 4)")
+    parser.add_argument("--events", type=int, help="events in the long duel (default 10,000; quick 300)")
+    parser.add_argument("--positions", type=int, help="random positions sought (default 200; quick 10)")
+    parser.add_argument("--duels", type=int, help="duels recorded at once (default 100; quick 4)")
+    parser.add_argument("--duel-events", type=int, help="events per duel (default 90; quick 10)")
+    parser.add_argument("--workers", type=int, help="writer processes (default 4; quick 2)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--refold-budget", type=float,
                         help="seconds of full refolds per store, at least 20 positions; 0 = no limit "
-                             "(default 25; quick 10)")
+                             "(default 25; quick 1)")
     parser.add_argument("--profile", action="store_true", help="cProfile state_at even if the target is met")
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # still drop the PostgreSQL schemas
-    n_events = args.events or (2_000 if args.quick else 10_000)
-    n_positions = args.positions or (50 if args.quick else 200)
-    n_duels = args.duels or (20 if args.quick else 100)
-    duel_events = args.duel_events or (60 if args.quick else 90)
-    workers = max(1, min(args.workers, n_duels))
-    refold_budget = args.refold_budget if args.refold_budget is not None else (10.0 if args.quick else 25.0)
+    n_events = args.events or (300 if args.quick else 10_000)
+    n_positions = args.positions or (10 if args.quick else 200)
+    n_duels = args.duels or (4 if args.quick else 100)
+    duel_events = args.duel_events or (10 if args.quick else 90)
+    workers = max(1, min(args.workers or (2 if args.quick else 4), n_duels))
+    refold_budget = args.refold_budget if args.refold_budget is not None else (1.0 if args.quick else 25.0)
 
     kinds = ["sqlite"]
     if args.postgres:

@@ -360,9 +360,16 @@ class Sim:
         return opts
 
     def pass_priority(self, p: int) -> None:
-        """The turn player passes, holding priority (PRIO-03: not twice in succession)."""
-        if self.state.passes % 2 == 0:
-            self.emit("priority_passed", player=p)
+        """The turn player passes, which hands priority to the opponent (PRIO-03): the opponent
+        starts a chain or passes it back, and only then does the turn player act again."""
+        if self.state.passes % 2:
+            return
+        self.emit("priority_passed", player=p)
+        opts = self.free_chain_options(1 - p)
+        if opts and self.rng.random() < 0.5:
+            self.run_chain(self.rng.choice(opts))
+        else:
+            self.emit("priority_passed", player=1 - p)
 
     def tributes_for(self, p: int, card: Card) -> list[str] | None:
         level = card.current_level or 0
@@ -442,7 +449,8 @@ class Sim:
                  costs: list[dict] | None = None, effect_type: str | None = None, **data) -> Link:
         card = self.c(cid)
         f = card.facts
-        if not self.chain and p != self.state.turn_player and effect_type not in ("trigger", "flip"):
+        if not self.chain and p != self.state.turn_player and effect_type not in ("trigger", "flip") \
+                and self.state.passes % 2 == 0:
             self.emit("priority_passed", player=self.state.turn_player)   # PRIO-01: the turn player first
         fields: dict = {"player": p, "card": cid, "link": len(self.chain) + 1}
         if effect_type is not None:
@@ -908,10 +916,11 @@ def chain_lengths(events: list[Event]) -> collections.Counter:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-n", "--events", type=int, default=10_000)
+    parser.add_argument("-n", "--events", type=int, help="default 10,000; quick 1,000")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, a few seconds: does it run (CI)")
     args = parser.parse_args(argv)
-    events = generate(args.events, args.seed)
+    events = generate(args.events or (1_000 if args.quick else 10_000), args.seed)
     report = audit(events, DB)
     state = report.state
     print(f"{len(events)} events, seed {args.seed}: {state.turn} turns, LP {[s.lp for s in state.sides]}, "

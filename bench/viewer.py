@@ -65,11 +65,14 @@ def report(label: str, times: list[float]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("-n", "--events", type=int, default=10_000)
-    parser.add_argument("--positions", type=int, default=1_000)
+    parser.add_argument("-n", "--events", type=int, help="default 10,000; quick 300")
+    parser.add_argument("--positions", type=int, help="default 1,000; quick 20")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, a few seconds: does it run (CI)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     args = parser.parse_args(argv)
+    args.events = args.events or (300 if args.quick else 10_000)
+    args.positions = args.positions or (20 if args.quick else 1_000)
     from playwright.sync_api import sync_playwright
 
     events = [e.to_dict() for e in generate(args.events, args.seed)]

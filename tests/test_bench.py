@@ -1,0 +1,89 @@
+"""The benchmarks run (issue 25): each ``bench/`` script's ``--quick`` mode, in a process of its
+own, exits 0 and prints its figures. Nothing here is timed: a figure only has to be there, so a
+benchmark cannot rot unnoticed (as ``bench/store.py`` did when ``replay()`` lost ``until=``).
+
+The scripts import this checkout's ``ygoreplay`` (PYTHONPATH), use the suite's PostgreSQL
+(``YGOREPLAY_TEST_POSTGRES``, as ``$YGOREPLAY_BENCH_PG``) and Debian's chromium, like the other tests.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, shared_path
+
+POSTGRES = os.environ.get("YGOREPLAY_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+CHROMIUM = os.environ.get("YGOREPLAY_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+REAL = ("real-replays", "edopro")
+NUMBER = r"[\d,]+(?:\.\d+)?"
+
+
+def run_bench(script: str, *args: str) -> str:
+    """The script's output; the test fails with its output when it does not exit 0."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "YGOREPLAY_BENCH_PG": POSTGRES}
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / script), "--quick", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, f"bench/{script} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def assert_figures(output: str, *patterns: str) -> None:
+    for pattern in patterns:
+        assert re.search(pattern, output, re.MULTILINE), f"no line matching {pattern!r} in:\n{output}"
+
+
+def test_fold_prints_the_ratio_with_its_spread():
+    assert_figures(run_bench("fold.py"),
+                   rf"\(a\) msgpack decode\s+{NUMBER} events/s", rf"\(b\) fold \(apply, checked\)\s+{NUMBER} events/s",
+                   rf"fold/decode ratio\s+{NUMBER}\s+spread {NUMBER}-{NUMBER} over 3 runs")
+
+
+def test_synthetic_prints_a_legal_duel_and_its_mix():
+    assert_figures(run_bench("synthetic.py"), r"^1000 events, seed 1: \d+ turns, .*audit legal$",
+                   r"^chains by length: \{1: \d+")
+
+
+def test_store_prints_seek_and_append_on_sqlite_and_postgresql():
+    assert_figures(run_bench("store.py"),
+                   rf"^  sqlite +seek median {NUMBER} ms with snapshots vs {NUMBER} ms full refold = {NUMBER}x; "
+                   rf"append {NUMBER} events/s",
+                   rf"^  postgres +seek median {NUMBER} ms .* append {NUMBER} events/s",
+                   r"same state from both at every position refolded: yes", r"4/4 hash chains verify")
+
+
+def test_service_prints_the_store_http_and_followers():
+    assert_figures(run_bench("service.py"),
+                   rf"ratio: ygoreplay {NUMBER}x the bare recorder",
+                   r"bare eventsourcing recorder.*\n +100 appends in .*errors 0",
+                   rf"as fast as they can .*: 50 appends in {NUMBER} s = {NUMBER} appends/s; .*failures 0",
+                   r"20/20 followers got every event once, in order")
+
+
+def test_size_prints_bytes_per_event():
+    folder = shared_path(*REAL)
+    assert_figures(run_bench("size.py", "--yrpx", str(folder)),
+                   rf"judge \.ygr / \.yrpX: median {NUMBER}", rf"bytes per event: judge \.ygr median {NUMBER}")
+
+
+def test_import_real_prints_agreement_and_rates():
+    folder = shared_path(*REAL)
+    assert_figures(run_bench("import_real.py", str(folder)),
+                   rf"^import -o \(1 process\): {NUMBER} files/s", r"outcomes the same",
+                   r"^board agrees with the engine at every state packet: 5/5 files")
+
+
+def test_cards_prints_what_the_database_costs_a_command():
+    assert_figures(run_bench("cards.py"), rf"open \+ facts of a 60-card deck: +{NUMBER} ms",
+                   rf"the database costs a command [+-]{NUMBER} ms")
+
+
+def test_viewer_prints_the_time_to_show_positions():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does)")
+    assert_figures(run_bench("viewer.py", "--chromium", CHROMIUM),
+                   rf"^  scrub +20 positions: median +{NUMBER} ms", rf"^  step +300 positions: median +{NUMBER} ms")
