@@ -473,6 +473,30 @@ def test_one_changed_byte_is_found_and_located(store_url, store, open_store):
     assert reader.verify(duel).ok and reader.verify(other).ok
 
 
+def test_a_prefix_is_verified_from_its_own_events_and_anchors_alone(store_url, store, open_store):
+    """verify(upto=N), the verification a reader held back by a delay is given: the first N
+    events and what was written with them hold or not on their own, whatever lies past them."""
+    duel = store.create_duel("prefix")
+    for start in range(0, 89, 20):                              # five appends, five anchors
+        store.append(duel, sample(DAMAGE)[start:start + 20])
+    reader = open_store()
+    assert [(reader.verify(duel, n).ok, reader.verify(duel, n).events) for n in (0, 20, 30, 89)] == [
+        (True, 0), (True, 20), (True, 30), (True, 89)]
+    original = _state(store_url, duel, 51)                      # event #50, past a reader of 30
+    changed = bytearray(original)
+    changed[-1] ^= 0x20
+    _set_state(store_url, duel, 51, bytes(changed))
+    assert not reader.verify(duel).ok and reader.verify(duel).first_bad == 50
+    assert reader.verify(duel, 30).ok, "what lies past the reader is not read"
+    assert not reader.verify(duel, 60).ok and reader.verify(duel, 60).first_bad == 50
+    _set_state(store_url, duel, 51, original)
+    early = _state(store_url, duel, 11)                         # event #10, within it
+    changed = bytearray(early)
+    changed[-1] ^= 0x20
+    _set_state(store_url, duel, 11, bytes(changed))
+    assert not reader.verify(duel, 30).ok and reader.verify(duel, 30).first_bad == 10
+
+
 def test_the_altered_header_is_reported(store_url, store, open_store):
     duel = recorded(store, DAMAGE, 5)
     header = _state(store_url, duel, 0)
