@@ -91,6 +91,15 @@ def may_write(role: str, kind: str) -> bool:
     return role == "organiser" or role in WRITERS.get(kind, ("recorder",))
 
 
+#: The same table for a match's events (``match/commands.py`` checks it for every door): rulings,
+#: appeals and penalties are the judge's; a judge call or a concession is also a player's, for
+#: themselves only; anything else is the table's (``MATCH_TABLE``: its recorder and its judge).
+MATCH_TABLE: tuple[str, ...] = ("recorder", "judge")
+MATCH_WRITERS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("judge_ruled", "ruling_appealed", "penalty_given"), ("judge",)),
+    **dict.fromkeys(("judge_called", "match_conceded"), (*MATCH_TABLE, "p0", "p1"))}
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(32)
 

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..access import Access
+from ..access import MATCH_TABLE, MATCH_WRITERS, Access
 from ..card_sources import facts_of
 from ..errors import ConflictError, StoreError, YgoreplayError
 from ..events import Event
@@ -29,11 +29,6 @@ from .events import KINDS
 from .links import LinkProblem, check_duel, check_ending
 from .rules import Game, MatchState, apply, fold
 
-#: What only a judge (or the organiser) writes: rulings, appeals and penalties.
-JUDGES = frozenset({"judge_ruled", "ruling_appealed", "penalty_given"})
-#: What a player may also write, for themselves only: a judge call, a concession.
-PLAYERS = frozenset({"judge_called", "match_conceded"})
-TABLE = ("recorder", "judge")
 _ID = re.compile(r"[0-9a-f]{12}")
 RETRIES = 3                  # checks made again at a new head when another writer came first
 MAX_DUEL_TOKENS = 8          # duel tokens one write may give
@@ -78,12 +73,8 @@ class Written:
 
 
 def roles_for(kind: str) -> tuple[str, ...]:
-    """Who may write an event of ``kind`` besides the organiser (the role table)."""
-    if kind in JUDGES:
-        return ("judge",)
-    if kind in PLAYERS:
-        return (*TABLE, "p0", "p1")
-    return TABLE
+    """Who may write an event of ``kind`` besides the organiser (``access.MATCH_WRITERS``)."""
+    return MATCH_WRITERS.get(kind, MATCH_TABLE)
 
 
 def permit(role: str, kind: str, player: int | None = None) -> None:
@@ -111,7 +102,7 @@ def linkable(hub: Any, writer: Writer, duel_id: Any) -> Any:
     except StoreError:
         duel = None
     if writer.role != "organiser" and (duel is None or not any(
-            duel.access.role_of(token) in TABLE for token in writer.duel_tokens)):
+            duel.access.role_of(token) in MATCH_TABLE for token in writer.duel_tokens)):
         raise Refused("forbidden", "linking a duel takes the organiser's token, or that duel's recorder or judge "
                                    "token in duel_token", "duel_token")
     if duel is None:
