@@ -142,3 +142,19 @@ def test_an_illegal_play_is_refused_alike_by_the_command_line_and_the_service(se
     assert appended.exit_code == 1, appended.output
     assert appended.stderr.startswith(f"#40 {served.json()['rule']} {served.json()['message']}")
     assert length(base, duel) == 40, "nothing written"
+
+
+def test_a_branch_or_a_release_refused_is_refused_alike_by_the_command_line_and_the_service(service, tmp_path):
+    base = service.url
+    duel = new_duel(base)
+    for at in (40, 10 ** 6):
+        served = httpx.post(f"{base}/duels/{duel['id']}/branch", json={"at": at}, headers=auth(duel["tokens"]["judge"]))
+        assert served.status_code == 400, served.text
+        done = cli(service, tmp_path, "branch", duel["id"], "--at", str(at))
+        assert done.exit_code == 2 and served.json()["error"] in done.stderr, done.output
+    # a casual duel releases at its end: the event's call is refused alike (Access.release_now)
+    served = httpx.post(f"{base}/duels/{duel['id']}/release", headers=auth(ADMIN))
+    assert served.status_code == 409, served.text
+    done = cli(service, tmp_path, "release", duel["id"])
+    assert done.exit_code == 3 and served.json()["error"] in done.stderr, done.output
+    assert length(base, duel) == 40, "nothing written"
