@@ -7,17 +7,9 @@ import time
 import httpx
 import pytest
 
+from test_attack_21 import DUEL, service  # noqa: F401  (fixture: a real ``ygoreplay serve``)
 from test_match_service import MATCHES, create, lines, post
-from test_service import Server, auth
-
-DUEL = lines(MATCHES / "duels" / "g1-yugi-wins.jsonl")      # player 0 wins, on LP
-
-
-@pytest.fixture(scope="module")
-def service(tmp_path_factory):
-    srv = Server(str(tmp_path_factory.mktemp("attack") / "service.sqlite"))
-    yield srv
-    srv.stop()
+from test_service import auth
 
 
 def test_a_match_released_at_its_end_releases_no_duel_of_it_before(service):
