@@ -82,3 +82,22 @@ def test_an_imported_judge_file_with_a_nameless_judges_word_is_reported(tmp_path
         assert "MATCH-08" in {v["rule"] for v in answer.json()["violations"]}, answer.text
     finally:
         store.close()
+
+
+# -- a delayed spectator's verification ---------------------------------------------------------------
+
+def test_a_delay_cutting_inside_one_append_verifies_for_the_spectator(service):
+    """50 events appended at once (a snapshot at 32 written with them), 10 held back: the
+    spectator's cut at 40 lies inside the append, whose anchor and card facts lie past it. Its
+    verification must still hold (the events after its last anchor are held by the chain
+    alone), and so its replay file be made: an intact duel never reads as altered."""
+    from test_service import ADMIN, events_of
+    base = service.url
+    made = httpx.post(f"{base}/duels", json={"visibility": "public", "delay": {"events": 10, "seconds": 0}},
+                      headers=auth(ADMIN)).json()
+    post(base, f"/duels/{made['id']}/events", made["tokens"]["recorder"], events_of("won-by-damage.jsonl")[:50])
+    for reader in ({}, auth(made["tokens"]["p0"])):
+        checked = httpx.get(f"{base}/duels/{made['id']}/verify", headers=reader).json()
+        assert checked["ok"] and checked["intact"], checked
+        r = httpx.get(f"{base}/duels/{made['id']}/replay.ygr?view=spectator", headers=reader)
+        assert r.status_code == 200, r.text

@@ -397,9 +397,9 @@ class LiveDuel:
 def released(store: Store, duel_id: str, now: float | None = None) -> bool:
     """Whether what a stored duel hid is released to every reader: it has ended and its release
     settings say so (``Access.releases``; a match's duel with none of its own follows its
-    match's, and is released no sooner than the match ends), and, for a branch, its parent's too (a branch holds its parent's hidden cards and
-    deck orders: a judge's what-if line played to its end releases nothing while the duel it
-    branched from goes on)."""
+    match's, and is released no sooner than the match ends), and, for a branch, its parent's
+    too (a branch holds its parent's hidden cards and deck orders: a judge's what-if line
+    played to its end releases nothing while the duel it branched from goes on)."""
     info = store.info(duel_id)
     if not info.status.get("ended"):
         return False
