@@ -101,3 +101,39 @@ def test_a_delay_cutting_inside_one_append_verifies_for_the_spectator(service):
         assert checked["ok"] and checked["intact"], checked
         r = httpx.get(f"{base}/duels/{made['id']}/replay.ygr?view=spectator", headers=reader)
         assert r.status_code == 200, r.text
+
+
+# -- a hostile cards.cdb -------------------------------------------------------------------------------
+
+def test_a_cdb_whose_texts_are_generated_is_read_within_its_byte_bound(tmp_path):
+    """A 120 KB ``cards.cdb`` whose ``texts.desc`` is a generated column of 1 MiB a row: a real
+    table (no view), every value within SQLite's length limit, yet 1,000 rows fetched at once
+    before the bytes are counted are a gigabyte. ``cards update --source`` must stop at its
+    64 MiB of text, holding little more."""
+    import os
+    import sqlite3
+    import subprocess
+    import sys
+    source = tmp_path / "generated.cdb"
+    with sqlite3.connect(source) as conn:
+        conn.execute("create table datas (id integer primary key, ot integer, alias integer, setcode integer, "
+                     "type integer, atk integer, def integer, level integer, race integer, attribute integer, "
+                     "category integer)")
+        conn.execute("create table texts (id integer primary key, name text, "
+                     "desc text generated always as (printf('%.*c', 1000000, 'x')) virtual)")
+        conn.executemany("insert into datas values (?, 3, 0, 0, 17, 1000, 1000, 4, 1, 1, 0)",
+                         [(10_000 + i,) for i in range(2_000)])
+        conn.executemany("insert into texts (id, name) values (?, 'Card')", [(10_000 + i,) for i in range(2_000)])
+    conn.close()
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    # a process of its own whose only child is the command: its children's peak is the command's
+    measure = ("import resource, subprocess, sys\n"
+               "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+               "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+               "print(done.stderr)")
+    done = subprocess.run([sys.executable, "-c", measure, sys.executable, "-m", "ygoreplay", "cards", "update",
+                           "--source", str(source)], env=env, capture_output=True, text=True, timeout=120)
+    first, _, err = done.stdout.partition("\n")
+    code, peak_kib = (int(word) for word in first.split())
+    assert code == 2 and "bytes of text" in err, err
+    assert peak_kib < 300 * 1024, f"peak {peak_kib // 1024} MiB"
