@@ -676,12 +676,13 @@ class CdbReader:
         with self._lock:
             self._deadline = time.monotonic() + CDB_SECONDS
             try:
-                cursor = self._conn.execute(sql, args)
                 found: list[tuple[Any, ...]] = []
                 size = 0
-                while batch := cursor.fetchmany(1000):
-                    found += batch
-                    size += sum(len(value) for row in batch for value in row if isinstance(value, (str, bytes)))
+                # counted row by row: a row's values may each be ``CDB_MAX_VALUE`` (a generated
+                # column makes them out of nothing), so a batch of rows could be a gigabyte
+                for row in self._conn.execute(sql, args):
+                    found.append(row)
+                    size += sum(len(value) for value in row if isinstance(value, (str, bytes)))
                     if len(found) > CDB_MAX_ROWS:
                         raise CardDBError(f"{self.path}: more than {CDB_MAX_ROWS:,} rows; not a cards.cdb")
                     if size > CDB_MAX_BYTES:

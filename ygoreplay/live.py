@@ -397,17 +397,21 @@ class LiveDuel:
 def released(store: Store, duel_id: str, now: float | None = None) -> bool:
     """Whether what a stored duel hid is released to every reader: it has ended and its release
     settings say so (``Access.releases``; a match's duel with none of its own follows its
-    match's), and, for a branch, its parent's too (a branch holds its parent's hidden cards and
-    deck orders: a judge's what-if line played to its end releases nothing while the duel it
-    branched from goes on)."""
+    match's, and is released no sooner than the match ends), and, for a branch, its parent's
+    too (a branch holds its parent's hidden cards and deck orders: a judge's what-if line
+    played to its end releases nothing while the duel it branched from goes on)."""
     info = store.info(duel_id)
     if not info.status.get("ended"):
         return False
     settings = Access.from_dict(store.attachment(duel_id, "access") or {"visibility": "private"})
     link = store.attachment(duel_id, "match_game")
+    ended = True
     if link is not None and settings.release is None and settings.event is None:
+        # the match's policy, counted from the match's end: a game's hidden cards are the
+        # player's deck for the games still to come
         settings = Access.from_dict(store.attachment(str(link["id"]), "access") or {"visibility": "private"})
-    if not settings.releases(True, link is not None, now):
+        ended = bool(store.info(str(link["id"])).status.get("ended"))
+    if not settings.releases(ended, link is not None, now):
         return False
     return info.parent is None or released(store, info.parent, now)
 

@@ -1159,7 +1159,9 @@ class Store:
             cards = self.cards_of(duel_id, count if prefix else None)[0]
         except StoreError as exc:
             return Verification(False, count, None, str(exc).split(": ", 1)[-1].removesuffix("; run verify"))
-        problem = self._check_snapshots(duel_id, hashes, cards, prefix)
+        # a prefix checks the snapshots up to its last anchor: past it, the card facts they were
+        # folded with were written with an append the reader may not see (the chain holds those)
+        problem = self._check_snapshots(duel_id, hashes, cards, heads[-1].count if prefix else None)
         if problem:
             return Verification(False, count, None, problem)
         return Verification(True, count, signer=signer)
@@ -1169,12 +1171,13 @@ class Store:
         rows = self.events.select_events(duel_id, desc=True, limit=1)
         return rows[0].originator_version if rows else 0
 
-    def _check_snapshots(self, duel_id: str, hashes: list[bytes], cards: CardDB, prefix: bool = False) -> str:
+    def _check_snapshots(self, duel_id: str, hashes: list[bytes], cards: CardDB, signed: int | None = None) -> str:
         """A snapshot that is used must be the fold's own state at its position: signed, bound to
         the chain there, and equal to a fresh fold. One past the events read is an append's since
-        (written with its events) when the duel has those events now; a ``prefix`` reads none past it."""
-        if prefix:
-            snaps = self.snapshots.select_events(duel_id, lte=len(hashes))
+        (written with its events) when the duel has those events now; a prefix (``signed``: its
+        last anchor's count) reads none past that anchor."""
+        if signed is not None:
+            snaps = self.snapshots.select_events(duel_id, lte=signed)
         else:
             snaps = self.snapshots.select_events(duel_id)
             if snaps and snaps[-1].originator_version > len(hashes) and self._count(duel_id) >= snaps[-1].originator_version:

@@ -106,6 +106,10 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
         echo(json.dumps([{"file": source.name, **done.to_dict()}]) if as_json else str(done.id))
         if done.skipped and not as_json:
             echo(f"{source.name}: already stored as {done.id} (imported before): skipped", err=True)
+        if done.violations and not done.skipped:      # kept as it stood, never as if it were clean
+            for v in done.violations if not as_json else ():
+                echo(f"#{v.index} {v.rule} {v.message}", err=True)
+            sys.exit(EXIT_ILLEGAL)
         return
     files = sorted(p for p in source.iterdir() if p.suffix.lower() in (".yrpx", ".yrp")) \
         if source.is_dir() else [source]

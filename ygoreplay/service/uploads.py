@@ -35,11 +35,12 @@ async def upload(request: Request, service: ServiceDep, title: str | None = Quer
         raise HTTPError(400, str(exc), where=exc.where) from None
     data = await request.body()
     access, tokens = Access.issue(visibility, 0, 0.0, *settings)
-    duel_id = await asyncio.to_thread(_record_upload, service, data, title, access)
-    return service._created(duel_id, tokens, str(request.base_url).rstrip("/"))
+    duel_id, violations = await asyncio.to_thread(_record_upload, service, data, title, access)
+    return {**service._created(duel_id, tokens, str(request.base_url).rstrip("/")), "violations": violations}
 
 
-def _record_upload(service: Service, data: bytes, title: str | None, access: Access) -> str:
+def _record_upload(service: Service, data: bytes, title: str | None, access: Access) -> tuple[str, list[dict]]:
+    """The duel an upload became, and what the audit found in it (kept as it stood, said)."""
     if data[:1] == b"\x89":
         replay = ygr_loads(data)
         done = service.records.import_replay(replay, title, trusted_keys([]))
@@ -59,7 +60,7 @@ def _record_upload(service: Service, data: bytes, title: str | None, access: Acc
             raise HTTPError(409, f"this replay was uploaded before: it is duel {duel_id}", id=duel_id)
     assert duel_id is not None
     service.store.attach(duel_id, "access", access.to_dict())
-    return duel_id
+    return duel_id, done.to_dict()["violations"]
 
 
 __all__ = ["router"]
