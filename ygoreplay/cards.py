@@ -665,7 +665,14 @@ class CdbReader:
             if kind != "table" or sql.lstrip().lower().startswith("create virtual"):
                 what = "a virtual table" if kind == "table" else f"a {kind}"
                 raise CardDBError(f"{self.path}: not a cards.cdb: {table!r} is {what}, not a table")
-            have = {row[1].lower() for row in self.rows(f"pragma table_info({table})")}
+            # table_xinfo lists generated columns too (hidden 2 and 3): a card database stores its
+            # values, one whose values are computed on reading (made out of nothing) is not one
+            described = self.rows(f"pragma table_xinfo({table})")
+            computed = [row[1] for row in described if row[-1] not in (0, None) and isinstance(row[1], str)]
+            if computed:
+                raise CardDBError(f"{self.path}: not a cards.cdb: table {table!r} computes column "
+                                  + ", ".join(repr(column) for column in computed) + " instead of storing it")
+            have = {row[1].lower() for row in described if isinstance(row[1], str)}
             lacking = [column for column in columns if column not in have]
             if lacking:
                 raise CardDBError(f"{self.path}: not a cards.cdb: table {table!r} has no column "
