@@ -7,6 +7,7 @@ its events with what it may not see withheld (``views.py``) and its summary.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from ..access import Access
@@ -27,13 +28,27 @@ class LiveMatch:
         self.header: Header = store.header(match_id)
         if self.header.kind != "match":
             raise StoreError(f"no match {match_id!r}: it is a {self.header.kind}")
-        self.access = Access.from_dict(store.attachment(match_id, "access") or {"visibility": "private"})
+        self.access = self._read_access()
+        self._access_read = time.monotonic()
         self.cards = store.cards_of(match_id)[0]
         self.records: list[Record] = []
         self.lock = threading.Lock()
         self.followers = 0
         self._answers: dict[tuple, tuple[int, Any]] = {}
         self.refresh()
+
+    def _read_access(self) -> Access:
+        return Access.from_dict(self.store.attachment(self.id, "access") or {"visibility": "private"})
+
+    def released(self) -> bool:
+        """Whether what the match hid is released to every caller now. The organiser may release
+        it from any process: its access is read again at most once a second, once the match has
+        ended, until it is released (then it stays so)."""
+        ended = self.state().ended is not None
+        if ended and not self.access.releases(True, True) and time.monotonic() - self._access_read >= 1.0:
+            self._access_read = time.monotonic()
+            self.access = self._read_access()
+        return self.access.releases(ended, True)
 
     @property
     def count(self) -> int:

@@ -72,7 +72,7 @@ def _caller(service: Service, request: Request, match_id: str) -> tuple[Caller, 
     if service.is_organiser(token):
         return Caller("organiser", "judge"), live
     role = service.role_in(live.access, token, f"match {match_id!r}")
-    return Caller(role, VIEW_OF[role], live.access.releases(live.state().ended is not None, True)), live
+    return Caller(role, VIEW_OF[role], live.released()), live
 
 
 async def match_caller(match_id: str, request: Request, service: ServiceDep) -> tuple[Caller, LiveMatch]:
