@@ -203,15 +203,16 @@ class Records:
         """The one place a write's receipt is made (and witnessed)."""
         return issue(self.store, duel_id, count, head, self.witness)
 
-    def _not_behind(self, duel_id: str) -> None:
-        """Nothing is appended onto a duel behind the head its witness kept (cut back): that
-        would bury the cut under new signed anchors. A witness out of reach does not stop it."""
+    def _not_behind(self, duel_id: str, refused: str = "nothing was appended") -> None:
+        """Nothing is appended onto, nor a receipt signed for, a duel behind the head its
+        witness kept (cut back): that would bury the cut under new signed anchors, or have the
+        organiser's key vouch for it. A witness out of reach does not stop it."""
         try:
             problem = self.behind_witness(duel_id)
         except StoreError:
             return
         if problem:
-            raise VerificationError(f"duel {duel_id}: {problem}; nothing was appended. Run 'ygoreplay verify'")
+            raise VerificationError(f"duel {duel_id}: {problem}; {refused}. Run 'ygoreplay verify'")
 
     def record(self, events: list[Event], title: str, cards: CardDB | None = None,
                attachments: dict[str, dict] | None = None,
@@ -395,6 +396,7 @@ class Records:
     def receipt(self, duel_id: str) -> Receipt:
         """A signed receipt of the duel's head as the store holds it now, for a reader of the
         whole record to keep (a judge's viewer): not given to the witness, as nothing was written."""
+        self._not_behind(duel_id, "no receipt is signed for it")
         return issue(self.store, duel_id, self.store.info(duel_id).events, None, None)
 
     def behind_witness(self, duel_id: str) -> str:

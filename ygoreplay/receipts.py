@@ -157,7 +157,7 @@ class Witness:
     """A second store that keeps every receipt as it is issued: a SQLite file or a PostgreSQL
     database (``?schema=`` names the schema; its table is ``ygoreplay_witness``)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, store: Store | None = None) -> None:
         parsed = urlparse(url)
         self.url = url
         self.postgres = parsed.scheme in ("postgresql", "postgres")
@@ -169,10 +169,27 @@ class Witness:
         self.name = (f"{parsed.hostname or '127.0.0.1'}:{parsed.port or 5432}/{unquote(parsed.path.lstrip('/'))}"
                      + (f"?schema={self.schema}" if self.schema != "public" else "")) if self.postgres else url
         self._parsed = parsed
+        if store is not None and self._is(store):
+            raise InputError(f"the witness {self.name} is the store itself: whoever cuts the store back cuts "
+                             "its witness with it (name another file or database)")
         self._conn: Any = None
         self._lock = threading.Lock()
         with self._lock:
             self._run(lambda conn: None)          # reachable now, its table made: or say why not
+
+    def _path(self) -> Path:
+        return Path(unquote(self._parsed.path) if self._parsed.scheme in ("sqlite", "file") else self.url).expanduser()
+
+    def _is(self, store: Store) -> bool:
+        """Whether this witness would be kept in ``store`` itself (its file, or its database and schema)."""
+        if self.postgres:
+            return store.backend == "postgresql" and store.name.split("://", 1)[-1] == self.name
+        if store.backend != "sqlite":
+            return False
+        try:
+            return self._path().resolve() == Path(store.name).resolve() or self._path().samefile(store.name)
+        except OSError:                        # no witness file yet: not the store's
+            return False
 
     def _connect(self) -> Any:
         if self.postgres:
@@ -187,7 +204,7 @@ class Witness:
                          'NOT NULL, head BYTEA NOT NULL, time TEXT NOT NULL, key BYTEA NOT NULL, signature BYTEA '
                          'NOT NULL, PRIMARY KEY (duel, events))')
             return conn
-        path = Path(unquote(self._parsed.path) if self._parsed.scheme in ("sqlite", "file") else self.url).expanduser()
+        path = self._path()
         if path.is_dir():
             raise StoreError(f"the witness {path} is a folder, not a file")
         conn = sqlite3.connect(path, timeout=10, check_same_thread=False, isolation_level=None)
@@ -253,10 +270,11 @@ class Witness:
                 pass
 
 
-def witness_from(url: str | None) -> Witness | None:
-    """The witness named by ``url`` (else ``$YGOREPLAY_WITNESS``), or None when there is none."""
+def witness_from(url: str | None, store: Store | None = None) -> Witness | None:
+    """The witness named by ``url`` (else ``$YGOREPLAY_WITNESS``), or None when there is none;
+    never ``store`` itself."""
     url = url or os.environ.get(WITNESS_ENV)
-    return Witness(url) if url else None
+    return Witness(url, store) if url else None
 
 
 def issue(store: Store, duel: str, events: int, head: bytes | None, witness: Witness | None) -> Receipt:

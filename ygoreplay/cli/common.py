@@ -185,8 +185,8 @@ def open_store(url: str | None, *, readonly: bool = False, create: bool = False,
 
 
 @contextmanager
-def open_witness(url: str | None) -> Iterator[Witness | None]:
-    witness = witness_from(url)
+def open_witness(url: str | None, store: Store) -> Iterator[Witness | None]:
+    witness = witness_from(url, store)
     try:
         yield witness
     finally:

@@ -263,7 +263,7 @@ def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], witness_url: 
         with open_duel(duel, None, cards) as source:
             result = audit_source(source, None, trusted_keys(keys))
     else:
-        with open_store(store_url, readonly=True, keys=keys) as store, open_witness(witness_url) as witness:
+        with open_store(store_url, readonly=True, keys=keys) as store, open_witness(witness_url, store) as witness:
             source = open_source(duel, store, card_db(cards))
             result = audit_source(source, store, trusted_keys(keys), witness)
     data = result.to_dict()

@@ -232,7 +232,7 @@ def record(file: str, title: str | None, as_json: bool, receipt_path: str | None
     """
     settings = release_settings(release, event, release_at)
     events, db = load_events(file, cards)
-    with open_store(store_url, create=True, cards=db) as store, open_witness(witness_url) as witness:
+    with open_store(store_url, create=True, cards=db) as store, open_witness(witness_url, store) as witness:
         done = Records(store, witness).record(events, title or printable(Path(file).name), release=settings)
         if done.receipt is not None:
             keep_receipt(done.receipt, receipt_path, witness)
@@ -262,7 +262,7 @@ def append(duel: str, file: str, expected: int | None, as_json: bool, receipt_pa
     """Add the events of a JSON Lines file (or - for standard input) to a stored duel or branch,
     checking each; all or nothing. Prints the new number of events."""
     events, db = load_events(file, cards)
-    with open_store(store_url, cards=db) as store, open_witness(witness_url) as witness:
+    with open_store(store_url, cards=db) as store, open_witness(witness_url, store) as witness:
         duel_id = resolve(store, duel)
         receipt = Records(store, witness).append(duel_id, events, expected)
         keep_receipt(receipt, receipt_path, witness)
@@ -279,7 +279,7 @@ def append(duel: str, file: str, expected: int | None, as_json: bool, receipt_pa
 @store_option
 def note(duel: str, text: str, judge: str, category: str, witness_url: str | None, store_url: str | None) -> None:
     """A judge's note (a call, a ruling, a warning…) added to a stored duel's record."""
-    with open_store(store_url) as store, open_witness(witness_url) as witness:
+    with open_store(store_url) as store, open_witness(witness_url, store) as witness:
         duel_id = resolve(store, duel)
         length = Records(store, witness).note(duel_id, judge, text, category)
     echo(f"{duel_id}: {category} by {judge} recorded as event {length - 1}")
@@ -313,7 +313,7 @@ def list_duels(as_json: bool, player: str | None, since: str | None, until: str 
     a duel behind the head it kept is marked."""
     behind: dict[str, str] = {}
     try:
-        with open_store(store_url, readonly=True) as store, open_witness(witness_url) as witness:
+        with open_store(store_url, readonly=True) as store, open_witness(witness_url, store) as witness:
             records = Records(store, witness)
             duels = records.duels(player, since, until)
             behind = {d.id: records.behind_witness(d.id) for d in duels} if witness else {}
@@ -426,7 +426,7 @@ def diff(a: str, b: str, store_url: str | None) -> None:
 def rollback(duel: str, to: int, judge: str, reason: str, witness_url: str | None, store_url: str | None) -> None:
     """Back a game up to an earlier event, as an event in the same record (nothing is erased).
     Checked as the service checks it (a judge's rollback is signed and explained, MATCH-08)."""
-    with open_store(store_url) as store, open_witness(witness_url) as witness:
+    with open_store(store_url) as store, open_witness(witness_url, store) as witness:
         duel_id = resolve(store, duel)
         length = Records(store, witness).rollback(duel_id, to, judge, reason)
     echo(f"{duel_id}: rolled back to before event {to} by {judge}; "
@@ -481,7 +481,7 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
                  + (f"; matches the judge record {against}, deck orders as committed" if judge else ""))
         sys.exit(0 if result.ok else EXIT_ILLEGAL)
     kept = read_receipts(receipts)
-    with open_store(store_url, readonly=True, keys=keys) as store, open_witness(witness_url) as witness:
+    with open_store(store_url, readonly=True, keys=keys) as store, open_witness(witness_url, store) as witness:
         duel_id = resolve(store, duel)
         mine = [r for r in kept if r.duel == duel_id]
         if kept and not mine:

@@ -46,7 +46,7 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
                              "by one process (drop --workers)")
         admin, new = admin_token(store)
         name, backend = store.name, store.backend
-    witness = witness_from(witness_url)            # unreachable now: say so before serving
+        witness = witness_from(witness_url, store)     # unreachable now, or the store itself: say so before serving
     echo(f"ygoreplay service on http://{host}:{port} (store {name}, {workers} worker(s)"
          + (f", witness {witness.name})" if witness else ")"), err=True)
     if new:

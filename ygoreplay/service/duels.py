@@ -91,8 +91,10 @@ def list_duels(request: Request, service: ServiceDep, player: str | None = Query
     everyone = service.is_organiser(token)
     if token is not None and not everyone:
         raise HTTPError(403, "listing all duels needs the organiser's token")
-    listed = ([duel_dict(info) for info in service.records.duels(player)] if everyone else
-              public_duels(service.records, service.spectators_see, player))
+    records = service.records
+    listed = ([{**duel_dict(info), **({"behind_witness": records.behind_witness(info.id) or None}
+                                      if records.witness else {})} for info in records.duels(player)]
+              if everyone else public_duels(records, service.spectators_see, player))
     out = []
     for data in listed:
         if title and title.casefold() not in data["title"].casefold():
