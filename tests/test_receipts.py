@@ -16,6 +16,7 @@ from ygoreplay.application import Records
 from ygoreplay.errors import InputError, StoreError, VerificationError
 from ygoreplay.receipts import Receipt, Witness, verify as verify_with
 from ygoreplay.signing import OrganiserKey
+from ygoreplay.trust import trust_of
 
 FIRST = 60                                              # the first append; the second ends the duel
 
@@ -76,10 +77,12 @@ def test_a_receipt_round_trips_as_json_and_an_altered_one_is_refused(store, tmp_
     assert Receipt.from_dict(json.loads(json.dumps(data))) == receipts[-1]
     forged = Receipt.from_dict({**data, "events": 90})
     result, _ = verify_with(store, duel, [forged])
-    assert not result.ok and result.problem == "the signature of a receipt for 90 events does not hold: it was altered"
+    # an altered receipt proves nothing either way: the store is not judged by it, the doubt is said
+    assert result.ok and result.doubt == "the signature of a receipt for 90 events does not hold: it was altered"
+    assert trust_of(result.ok, {}, result.doubt)["ok"] is False
     stranger = Receipt.issue(OrganiserKey.generate(), duel, 89, receipts[-1].head)
     result, _ = verify_with(store, duel, [stranger])
-    assert not result.ok and result.problem.startswith("a receipt for 89 events is signed by key ")
+    assert result.ok and result.doubt.startswith("a receipt for 89 events is signed by key ")
     key_file = tmp_path / "organiser.key"
     key_file.write_bytes(OrganiserKey.generate().to_pem())
     for hostile in ({"key": str(key_file)}, {"events": 10 ** 30}, {"events": -1}, {"events": True},

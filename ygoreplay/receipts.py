@@ -302,18 +302,26 @@ class Promise:
     by: str                                 # "a receipt" or "its witness"
 
 
+def doubt(store: Store, promise: Promise) -> str:
+    """Why a receipt or the witness's head cannot be believed ("" when it can): its key is not
+    one the store trusts, or its signature does not hold. Such a promise proves nothing either
+    way: the store is not judged by it, and the doubt is said for what it is."""
+    r = promise.receipt
+    if store.trusts(r.key.raw) is None:
+        return (f"{promise.by} for {r.events} events is signed by key {r.key.fingerprint}, not a key trusted "
+                "here (pass --key)")
+    if not r.valid:
+        return f"the signature of {promise.by} for {r.events} events does not hold: it was altered"
+    return ""
+
+
 def behind(store: Store, duel: str, promises: Iterable[Promise]) -> str:
-    """Why the store is behind (or beside) a promised head, or "" when it holds every one. Each
-    promise's signature must be a key the store trusts."""
+    """Why the store is behind (or beside) a promised head it can believe (``doubt``), or ""
+    when it holds every one."""
     for promise in promises:
         r = promise.receipt
-        if r.duel != duel:
+        if r.duel != duel or doubt(store, promise):
             continue
-        if store.trusts(r.key.raw) is None:
-            return (f"{promise.by} for {r.events} events is signed by key {r.key.fingerprint}, not a key trusted "
-                    "here (pass --key)")
-        if not r.valid:
-            return f"the signature of {promise.by} for {r.events} events does not hold: it was altered"
         held = store.hash_at(duel, r.events)
         if held is None:
             count = store.info(duel).events
@@ -337,7 +345,9 @@ def verify(store: Store, duel: str, receipts: Iterable[Receipt] = (), witness: W
     promises = [Promise(r, "a receipt") for r in receipts]
     if witnessed is not None:
         promises.append(Promise(witnessed, "its witness"))
+    doubts = [said for said in (doubt(store, p) for p in promises if p.receipt.duel == duel) if said]
     problem = behind(store, duel, promises)
     if problem:
-        return Verification(False, result.events, result.events, problem, result.signer), witnessed
-    return result, witnessed
+        return Verification(False, result.events, result.events, problem, result.signer, doubts[0] if doubts else ""), \
+            witnessed
+    return (replace(result, doubt=doubts[0]) if doubts else result), witnessed

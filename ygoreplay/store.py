@@ -216,13 +216,17 @@ class StoredDuel:
 
 @dataclass(frozen=True)
 class Verification:
-    """The result of checking a duel: where the first broken link is, and why; who signed it."""
+    """The result of checking a duel: where the first broken link is, and why; who signed it.
+    ``doubt``: a receipt or the witness given that cannot be believed (altered, or a key not
+    trusted here): it proves nothing either way, so the record may still be ``ok`` as far as
+    the store can tell, and the verdict says the witness is what was altered."""
 
     ok: bool
     events: int
     first_bad: int | None = None
     problem: str = ""
     signer: PublicKey | None = None
+    doubt: str = ""
 
 
 class StreamKind:

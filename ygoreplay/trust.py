@@ -59,11 +59,14 @@ def origin_of(source: dict) -> dict:
     return {"verified": True, "why": "recorded by this organiser, or imported from a file a trusted key signed"}
 
 
-def trust_of(intact: bool, source: dict) -> dict:
+def trust_of(intact: bool, source: dict, doubt: str = "") -> dict:
     """A stored duel's verdict as programs read it: ``intact`` (chain, anchors and signature
-    hold), ``origin`` (``origin_of``), and ``ok`` only when both are."""
+    hold), ``origin`` (``origin_of``), ``doubt`` (a receipt or witness given that cannot be
+    believed: ``Verification.doubt``), and ``ok`` only when intact, of verified origin and
+    without doubt."""
     origin = origin_of(source)
-    return {"ok": intact and origin["verified"], "intact": intact, "origin": origin}
+    return {"ok": intact and origin["verified"] and not doubt, "intact": intact, "origin": origin,
+            "doubt": doubt or None}
 
 
 @dataclass

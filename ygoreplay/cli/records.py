@@ -487,11 +487,11 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
         if kept and not mine:
             raise InputError(f"none of the {len(kept)} receipt(s) given is for duel {duel_id}")
         result, witnessed = Records(store, witness).verify(duel_id, mine)
-        trust = trust_of(result.ok, store.info(duel_id).source)
+        trust = trust_of(result.ok, store.info(duel_id).source, result.doubt)
     ok = trust["ok"]
     if as_json:
         echo(json.dumps({"id": duel_id, **trust, "events": result.events,
-                         "first_bad_link": result.first_bad, "problem": result.problem,
+                         "first_bad_link": result.first_bad, "problem": result.problem or result.doubt,
                          "key": result.signer.text if result.signer else None,
                          "origin_verified": trust["origin"]["verified"], "receipts": len(mine),
                          "witnessed": witnessed.events if witnessed else None}))
@@ -501,7 +501,8 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
              + (f"; holds the head of {len(mine)} receipt(s)" if mine else "")
              + (f"; its witness saw {witnessed.events} events" if witnessed else
                 "; its witness saw none of it" if witness else "")
-             + ("" if ok else f"; NOT ok: origin unverified: {trust['origin']['why']}"))
+             + (f"; NOT ok: {result.doubt}" if result.doubt else "")
+             + ("" if trust["origin"]["verified"] else f"; NOT ok: origin unverified: {trust['origin']['why']}"))
     else:
         where = "the duel header" if result.first_bad == -1 else (
             f"event {result.first_bad}" if result.first_bad is not None else "its anchor")

@@ -314,14 +314,15 @@ def _verified(service: Service, duel_id: str, caller: Caller, live: LiveDuel, re
         raise HTTPError(403, f"this view may see {visible} events: a receipt past them is checked with a "
                         "token that sees them (recorder, judge)", where="body")
     result, _witnessed = service.records.verify(duel_id, receipts, live.verified(visible))
-    trust = trust_of(result.ok, live.header.source)
     if visible < result.events:            # a delayed spectator: nothing that counts past its view
+        trust = trust_of(result.ok, live.header.source, "its witness cannot be believed" if result.doubt else "")
         bad = result.first_bad if result.first_bad is not None and result.first_bad < visible else None
         return {"id": duel_id, **trust, "events": visible, "first_bad_link": bad,
                 "problem": "" if result.ok else "the record fails verification",
                 "key": result.signer.text if result.signer else None}
+    trust = trust_of(result.ok, live.header.source, result.doubt)
     return {"id": duel_id, **trust, "events": result.events, "first_bad_link": result.first_bad,
-            "problem": result.problem, "key": result.signer.text if result.signer else None}
+            "problem": result.problem or result.doubt, "key": result.signer.text if result.signer else None}
 
 
 @router.get("/duels/{duel_id}/receipt", tags=["judge"])
