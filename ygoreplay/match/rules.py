@@ -130,6 +130,22 @@ def refuse(rule: str, message: str) -> None:
     raise _Refused(rule, message)
 
 
+def flag(state: MatchState, rule: str, message: str) -> None:
+    """A rule broken in what an event says, not in what it does: refused when written, and
+    flagged (the event kept, as it stood) when a match is audited."""
+    if state.violations is None:
+        refuse(rule, message)
+    state.violations.append(Violation(state.index, rule, message))
+
+
+def signed(state: MatchState, ev: Event, *said: str) -> None:
+    """MATCH-08: a judge's ruling, appeal decision or penalty names the judge (and says what),
+    as a duel's judge note does (``rules.base.judges_word``)."""
+    if not ev.judge.strip() or any(not text.strip() for text in said):
+        flag(state, "MATCH-08", f"a {ev.kind.replace('_', ' ')} names the judge and says what was decided: "
+                                "it is followed, so the record says whose it is")
+
+
 # -- the result ---------------------------------------------------------------------------------
 
 def outcome(state: MatchState) -> Result:
@@ -320,11 +336,8 @@ def game_ended(state: MatchState, ev: Event) -> None:
 
 @handles(TimeCalled)
 def time_called(state: MatchState, ev: Event) -> None:
-    if not is_clock(ev.clock):                 # refused when written; flagged, and kept, when audited
-        message = f"time is called at {ev.clock[:40]!r}, not at {CLOCK_FORMAT}"
-        if state.violations is None:
-            refuse("LOG-05", message)
-        state.violations.append(Violation(state.index, "LOG-05", message))
+    if not is_clock(ev.clock):
+        flag(state, "LOG-05", f"time is called at {ev.clock[:40]!r}, not at {CLOCK_FORMAT}")
     if state.time is not None:
         refuse("LOG-03", "time is called once in a match")
     if outcome(state).final:
@@ -408,6 +421,7 @@ def judge_called(state: MatchState, ev: Event) -> None:
 
 @handles(JudgeRuled)
 def judge_ruled(state: MatchState, ev: Event) -> None:
+    signed(state, ev, ev.ruling)
     if not state.call_open:
         refuse("MATCH-08", "a ruling answers a judge call; no judge was called")
     state.call_open, state.ruling_open = False, True
@@ -415,6 +429,7 @@ def judge_ruled(state: MatchState, ev: Event) -> None:
 
 @handles(RulingAppealed)
 def ruling_appealed(state: MatchState, ev: Event) -> None:
+    signed(state, ev)
     if state.ended is not None:
         refuse("MATCH-10", "appeals made after the match are not accepted")
     if not state.ruling_open:
@@ -424,6 +439,7 @@ def ruling_appealed(state: MatchState, ev: Event) -> None:
 
 @handles(PenaltyGiven)
 def penalty_given(state: MatchState, ev: Event) -> None:
+    signed(state, ev)
     opponent = 1 - ev.player
     if ev.penalty == "game_loss":
         game = state.current
