@@ -12,19 +12,11 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from test_service import ADMIN, Server, auth, events_of
+from test_match_doors import service  # noqa: F401  (fixture: a service on a SQLite store whose path it names)
+from test_service import ADMIN, auth, events_of
 from ygoreplay.cli import main
 
 PART = events_of("won-by-damage.jsonl")[:40]           # a duel in progress: 40 events, play going on
-
-
-@pytest.fixture(scope="module")
-def service(tmp_path_factory):
-    path = tmp_path_factory.mktemp("duel-doors") / "service.sqlite"
-    srv = Server(str(path))
-    srv.path = path
-    yield srv
-    srv.stop()
 
 
 def new_duel(base: str) -> dict:

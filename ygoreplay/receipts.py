@@ -43,6 +43,7 @@ import msgpack
 
 from . import chain
 from .errors import InputError, StoreError
+from .files import read_limited, write_atomic
 from .signing import PREFIX, OrganiserKey, PublicKey
 from .store import _SCHEMA_NAME, Store, Verification
 
@@ -51,6 +52,7 @@ KIND, VERSION = "ygoreplay/receipt", 1
 _LABEL = b"ygoreplay/receipt/1\0"
 _TABLE = "ygoreplay_witness"
 MAX_RECEIPT_FILE = 1 << 20
+MAX_RECEIPT_FILES = 100_000          # in one folder given to verify --receipt
 MAX_EVENTS = 10 ** 12                    # a count any store can hold, and any backend can compare
 
 
@@ -127,14 +129,10 @@ def read_receipts(paths: Iterable[str | os.PathLike[str]]) -> list[Receipt]:
     for spec in paths:
         path = Path(spec)
         files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+        if len(files) > MAX_RECEIPT_FILES:
+            raise InputError(f"{path}: more than {MAX_RECEIPT_FILES:,} receipt files; give a folder of one duel's")
         for file in files:
-            try:
-                with open(file, "rb") as handle:
-                    raw = handle.read(MAX_RECEIPT_FILE + 1)
-            except OSError as exc:
-                raise InputError(f"{file}: cannot read ({exc.strerror or exc})") from None
-            if len(raw) > MAX_RECEIPT_FILE:
-                raise InputError(f"{file}: more than {MAX_RECEIPT_FILE} bytes: not a receipt file")
+            raw = read_limited(file, MAX_RECEIPT_FILE, "receipt file")
             try:
                 data = json.loads(raw)
             except (ValueError, UnicodeDecodeError, RecursionError) as exc:
@@ -145,7 +143,6 @@ def read_receipts(paths: Iterable[str | os.PathLike[str]]) -> list[Receipt]:
 
 def save_receipt(receipt: Receipt, path: str | os.PathLike[str]) -> Path:
     """Write a receipt to ``path``, or into it as ``<duel>-<events>.json`` when it is a folder."""
-    from .files import write_atomic
     target = Path(path)
     if target.is_dir():
         target = target / f"{receipt.duel}-{receipt.events}.json"
