@@ -128,7 +128,8 @@ def test_replay_events_validate(path):
 
 # -- (c) every event the code can produce validates and round-trips ----------------------------
 
-_COMMON = {"player": 1, "cite": Cite("p1.m3", "negate an attack"), "time": "2024-05-01T12:00:00Z"}
+_COMMON = {"player": 1, "cite": Cite("p1.m3", "negate an attack"), "time": "2024-05-01T12:00:00Z",
+           "shows": ev.Shows((("p1.m3", 44095762),))}
 _FULL_CARD = {
     "code": 84013237, "id": "p0.s9", "owner": 1, "position": "defense", "summoned": True,
     "set": False, "position_changed": True, "attacked": True, "atk": 2600, "defense": 1800,
@@ -149,7 +150,7 @@ FULL_EXAMPLES = [
                    options=("starting_lp", "hand_size", "draw_count"),
                    banlist=ev.BanlistRef("2005.4 GOAT", "sha256:" + "ab" * 32, ((4031928, 0), (5318639, 1)), True),
                    **_COMMON),
-    ev.DeckRegistered(main=(46986414, 89631139), extra=(44508094,), side=(5318639,), **_COMMON),
+    ev.DeckRegistered(main=(46986414, 89631139), extra=(44508094,), side=(5318639,), unordered=True, **_COMMON),
     ev.DeckShuffled(order=("p1.m1", "p1.m0"), seed="a1b2", **_COMMON),
     ev.PositionSetUp(sides=(_FULL_SIDE, {}), turn=3, turn_player=1, phase="battle", step="damage",
                      normal_summon_used=(True, False), pendulum_summon_used=(False, True),
@@ -273,6 +274,8 @@ _STRATEGIES: dict[str, st.SearchStrategy] = {
     "tuple[bool, ...]": st.lists(st.booleans(), max_size=4).map(tuple),
     "tuple[dict, ...]": st.tuples(_SIDE, _SIDE),  # only position_set_up.sides
     "tuple[Cost, ...]": st.lists(_COST, max_size=3).map(tuple),
+    "Shows": st.dictionaries(_TEXT, st.integers(1, ev.PASSCODE_MAX), max_size=3).map(
+        lambda d: ev.Shows(sorted(d.items()))),
     "BanlistRef": st.builds(
         ev.BanlistRef, _TEXT, st.text("0123456789abcdef", min_size=64, max_size=64).map("sha256:".__add__),
         st.dictionaries(st.integers(1, ev.PASSCODE_MAX), st.integers(0, 3), max_size=3).map(

@@ -732,3 +732,39 @@ def facts_from_cdb_row(path: Path, row: tuple[Any, ...]) -> CardFacts:
 
 #: Passcode 0 stands for a card whose identity a player's or spectator's view does not show.
 HIDDEN_CARD = CardFacts(code=0, name=HIDDEN_NAME, type=0)
+
+
+class UnknownFacts(CardFacts):
+    """The facts of a card whose identity the record does not know (yet): passcode 0.
+
+    A record of what its recorder saw holds cards like this (a draw, a Set, a card in a hidden
+    hand), and a view holds them where its viewer cannot see. Its facts answer as the hidden card
+    does (no type, no stats), and every read of one is counted in ``reads``: a rule check that
+    read a fact of an unknown card cannot decide, so the fold lists it as undecided instead of
+    calling it either way (``rules.base.fail``). Each duel state holds its own (``DuelState.unknown``).
+    """
+
+    def __init__(self) -> None:
+        for f in fields(CardFacts):
+            object.__setattr__(self, f.name, f.default)
+        object.__setattr__(self, "code", 0)
+        object.__setattr__(self, "name", HIDDEN_NAME)
+        object.__setattr__(self, "type", 0)
+        self.__dict__["reads"] = 0
+
+    def __getattribute__(self, name: str) -> Any:
+        if name not in _QUIET:
+            counts = object.__getattribute__(self, "__dict__")
+            counts["reads"] += 1
+        return object.__getattribute__(self, name)
+
+    def __reduce__(self) -> tuple:
+        return UnknownFacts, ()
+
+    def __repr__(self) -> str:
+        return "UnknownFacts()"
+
+
+#: Reads that tell nothing of the card: its passcode (0: unknown) and the bookkeeping itself.
+_QUIET = frozenset(("code", "reads", "__dict__", "__class__", "__reduce__", "__reduce_ex__", "__repr__",
+                    "__deepcopy__", "__copy__"))

@@ -113,6 +113,15 @@ class Loc(NamedTuple):
         return [self.controller, self.zone] if self.index is None else list(self)
 
 
+class Shows(tuple):
+    """Card identities an event shows: ``(card id, passcode)`` pairs, ``{"p0.m3": 12580477}`` on the
+    wire. A card the record did not know (passcode 0: a draw, a Set, a card in a hidden hand) is
+    that card from this event on (``rules.identity``), as Hearthstone's ``SHOW_ENTITY`` binds an
+    id to an entity that already existed."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True, slots=True)
 class Cite:
     """The card effect that permits an exception to a basic rule (GEN-01)."""
@@ -180,6 +189,8 @@ class Event:
     player: int | None = None
     cite: Cite | None = None
     time: str | None = None
+    #: The identities of unknown cards this event shows (``Shows``): bound before it is applied.
+    shows: Shows = Shows()
 
     def to_dict(self) -> dict[str, Any]:
         """The wire form: ``kind`` first, then every field that differs from its default."""
@@ -257,6 +268,8 @@ def _to_wire(value: Any) -> Any:
         return value
     if isinstance(value, Loc):
         return value.to_wire()
+    if isinstance(value, Shows):
+        return dict(value)
     if isinstance(value, (Cite, Cost, BanlistRef)):
         cls = type(value)
         return {k: _to_wire(v) for k, default in _WIRE_PLANS.get(cls) or _wire_plan(cls, dataclasses.fields(cls))
@@ -307,20 +320,30 @@ class DuelStarted(Event):
 
 @event_kind
 class DeckRegistered(Event):
-    """A player's deck as passcodes; instance ids follow list order (``p0.m0``, ``p0.x0``)."""
+    """A player's deck as passcodes; instance ids follow list order (``p0.m0``, ``p0.x0``).
+
+    Passcode 0 is a card the record does not know (a recorder at a table sees no deck): it is a
+    card like any other, named by an event that shows it (``Event.shows``). ``unordered``: the
+    lists are the decklist the player registered with the tournament, not the deck's order; every
+    card starts unknown, and a card shown must be one the list still holds (PEN-02), from its
+    part of the deck (DECK-02/03)."""
 
     kind: ClassVar[str] = "deck_registered"
     main: tuple[int, ...]
     extra: tuple[int, ...] = ()
     side: tuple[int, ...] = ()
+    unordered: bool = False
 
 
 @event_kind
 class DeckShuffled(Event):
-    """The resulting deck order, top first (randomness is recorded, not re-rolled)."""
+    """The resulting deck order, top first (randomness is recorded, not re-rolled).
+
+    Without ``order`` the recorder did not see it (a paper duel): the cards of that Deck are
+    unknown again, each one's identity back on its decklist (``rules.identity``)."""
 
     kind: ClassVar[str] = "deck_shuffled"
-    order: tuple[str, ...]
+    order: tuple[str, ...] = ()
     seed: str | None = None
 
 
@@ -1256,8 +1279,26 @@ def _sides(value: Any) -> tuple[dict, ...]:
     return tuple(value)
 
 
+def _shows(value: Any) -> Shows:
+    """``{card id: passcode}``: at most ``MAX_LIST`` cards, each a known passcode (1..)."""
+    if not isinstance(value, dict):
+        raise TypeError(f"expected an object {{card id: passcode}}, got {_brief(value)}")
+    if len(value) > MAX_LIST:
+        raise ValueError(f"at most {MAX_LIST:,} cards, got {len(value):,}")
+    pairs = []
+    for card_id, code in value.items():
+        try:
+            code = _passcode(code)
+        except (TypeError, ValueError) as exc:
+            raise _Invalid(f"[{_brief(card_id)}]", str(exc)) from None
+        if code == 0:
+            raise _Invalid(f"[{_brief(card_id)}]", "shows a card as a passcode: 0 is the unknown card itself")
+        pairs.append((_str(card_id), code))
+    return Shows(sorted(pairs))
+
+
 _BUILDERS: dict[str, Callable[[Any], Any]] = {
-    "int": _int, "str": _str, "bool": _bool, "Loc": _loc, "Cite": _cite,
+    "Shows": _shows, "int": _int, "str": _str, "bool": _bool, "Loc": _loc, "Cite": _cite,
     "tuple[int, ...]": _seq(_int), "tuple[str, ...]": _seq(_str), "tuple[bool, ...]": _seq(_bool),
     "tuple[dict, ...]": _seq(_dict), "tuple[Cost, ...]": _seq(_cost), "BanlistRef": _banlist,
 }

@@ -64,6 +64,10 @@ _BASE: dict[str, dict] = {
     "tuple[bool, ...]": {"type": "array", "items": {"type": "boolean"}},
     "tuple[dict, ...]": {"type": "array", "items": {"type": "object"}},
     "tuple[Cost, ...]": {"type": "array", "items": _ref("Cost")},
+    "Shows": {"type": "object", "maxProperties": events.MAX_LIST,
+              "additionalProperties": {"type": "integer", "minimum": 1, "maximum": events.PASSCODE_MAX},
+              "description": "The cards this event shows, {card id: passcode}: a card the record did not "
+                             "know (passcode 0: drawn, Set, in a hidden hand) is that card from here on."},
 }
 
 #: Fields whose annotation says less than their documented structure.

@@ -12,7 +12,7 @@ import operator
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from .cards import CardDB, CardFacts
+from .cards import CardDB, CardFacts, UnknownFacts
 from .errors import InputError
 from .rulesets import RULESETS
 from .events import (
@@ -31,7 +31,7 @@ class Card:
         "arrived_turn", "summoned_turn", "summon_method", "set_turn", "position_changed_turn",
         "attacked_turn", "atk", "defense", "level", "counters", "materials", "host",
         "properly_summoned", "is_token", "revealed", "field_exits", "equipped_to", "equip_exits",
-        "equip_pending", "last_controller", "summoned_by")
+        "equip_pending", "last_controller", "summoned_by", "pile")
 
     def __init__(self, card_id: str, owner: int, facts: CardFacts, zone: str = DECK,
                  is_token: bool = False) -> None:
@@ -63,6 +63,7 @@ class Card:
         self.equip_pending = False       # equipped to a monster not yet on the field (e.g. a revival)
         self.last_controller: int | None = None   # CTRL-01: who controlled it as it last left the field
         self.summoned_by: int | None = None  # who summoned or Set it (POS-08 under reposition_opponents_summons)
+        self.pile: str | None = None     # "main" or "extra": the part of a registered deck it came from
 
     @property
     def face_up(self) -> bool:
@@ -107,7 +108,7 @@ class Side:
 
     __slots__ = ("lp", "deck", "hand", "mzone", "szone", "fzone", "gy", "banished", "extra",
                  "normal_summon_turn", "pendulum_summon_turn", "registered", "side_deck",
-                 "summon_negated_turn")
+                 "summon_negated_turn", "listed")
 
     def __init__(self, lp: int, spell_trap_zones: int = SPELL_TRAP_ZONES) -> None:
         self.lp = lp
@@ -125,6 +126,9 @@ class Side:
         self.registered = False
         self.side_deck: tuple[int, ...] = ()
         self.summon_negated_turn = 0     # SUM-03: the turn the opponent negated their Normal Summon
+        # A decklist registered without its order (``deck_registered`` ``unordered``): the
+        # passcodes of its Main and Extra Deck not yet shown, [main, extra] (PEN-02); else None.
+        self.listed: list[list[int]] | None = None
 
 
 @dataclass(slots=True)
@@ -224,6 +228,12 @@ class DuelState:
         self.unrefunded: list = []                     # [cards, LP] paid for negated links (TERM-14)
         self.field_placed: list | None = None          # [event index, player, Field Spell it replaced] (SPELL-11)
         self.banlist: list | None = None               # [name, hash, [[code, copies]...], whitelist] (DECK-08)
+        # The facts of every card the record does not know (passcode 0). Their reads are counted:
+        # a check that read one during an event cannot decide (``rules.base.fail``), and its
+        # rule goes to ``undecided`` (a list while a history collects them) rather than called.
+        self.unknown = UnknownFacts()
+        self.reads_before = 0                          # ``unknown.reads`` as the event began
+        self.undecided: list[Violation] | None = None
 
     def __str__(self) -> str:
         """The board, as ``ygoreplay show`` draws it: ``print(state)``."""
@@ -368,7 +378,7 @@ class DuelState:
 
     def copy(self) -> "DuelState":
         """An independent snapshot (card facts are shared: they never change)."""
-        memo = {id(self.db): self.db}
+        memo = {id(self.db): self.db, id(self.unknown): self.unknown}
         for c in self.cards.values():
             memo[id(c.facts)] = c.facts
         return _copy.deepcopy(self, memo)
@@ -402,7 +412,7 @@ class DuelState:
             setattr(state, name, tuple(value) if name in ("players", "options") else value)
         for row in data["cards"]:
             card = _card_from_row(row if len(row) == _CARD_WIDTH else [*row, *_CARD_PADDING[len(row):]])
-            card.facts = cards[card.code]
+            card.facts = cards[card.code] if card.code else state.unknown
             state.cards[card.id] = card
         for side, row in zip(state.sides, data["sides"]):
             for slot, value in zip(Side.__slots__, row):
@@ -419,7 +429,7 @@ class DuelState:
 
 #: Card slots added after snapshots were first stored, with the value an old snapshot implies.
 _CARD_DEFAULTS = {"field_exits": 0, "equipped_to": None, "equip_exits": 0, "equip_pending": False,
-                  "last_controller": None, "summoned_by": None}
+                  "last_controller": None, "summoned_by": None, "pile": None}
 _CARD_WIDTH = len(Card.__slots__)
 _CARD_PADDING = [None] * (_CARD_WIDTH - len(_CARD_DEFAULTS)) + list(_CARD_DEFAULTS.values())
 _card_values = operator.attrgetter(*Card.__slots__)
@@ -442,7 +452,7 @@ def _card_from_row(row: list) -> Card:
      card.position_changed_turn, card.attacked_turn, card.atk, card.defense, card.level,
      card.counters, card.materials, card.host, card.properly_summoned, card.is_token, card.revealed,
      card.field_exits, card.equipped_to, card.equip_exits, card.equip_pending, card.last_controller,
-     card.summoned_by) = row
+     card.summoned_by, card.pile) = row
     return card
 
 

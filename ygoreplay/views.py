@@ -40,8 +40,8 @@ import msgpack
 from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
     BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed,
-    CardsDrawn, DeckRegistered, DeckShuffled, Event, Loc, PositionSetUp, RolledBack, SetCardsShuffled, StatsChanged,
-    TokenCreated, from_dict)
+    CardsDrawn, DeckRegistered, DeckShuffled, Event, Loc, PositionSetUp, RolledBack, SetCardsShuffled, Shows,
+    StatsChanged, TokenCreated, from_dict)
 from .rules import History
 from .state import Card, DuelState
 
@@ -175,6 +175,27 @@ class _Names:
 _ABSENT, _KNOWN, _UNKNOWN = object(), object(), object()
 
 
+class _Ids(_Names):
+    """A viewer's own record keeps the record's card ids: it has nothing to hide from itself, and
+    a card it lost track of is simply unknown to it (``recorded_by``)."""
+
+    def permuted(self, index: int, ids: list[str], pattern: str) -> None:
+        for card_id in ids:
+            self.name(index, card_id, card_id)
+
+    def token(self, index: int, card_id: str, owner: int) -> None:
+        self.name(index, card_id, card_id)
+
+    def mix(self, index: int, owner: int, ids: list[str]) -> list:
+        return [index, sorted(ids), sorted(ids)]
+
+    def deal(self, index: int, owner: int, before: dict[int, str], after: dict[int, str]) -> list:
+        for card in after.values():
+            if card in self.known:
+                self.forget(index, card)
+        return [index, sorted(before.values()), sorted(before.values())]
+
+
 @dataclasses.dataclass
 class ViewStep:
     """What one event of the record becomes in a view: the event as the view has it, and what
@@ -192,14 +213,14 @@ class Redactor:
     """Derives a view of a record event by event (a live duel is redacted as it is recorded):
     ``feed`` each event of the full record, in order; ``redaction`` holds the view so far."""
 
-    def __init__(self, cards: CardDB, view: str, key: bytes) -> None:
+    def __init__(self, cards: CardDB, view: str, key: bytes, *, keep_ids: bool = False) -> None:
         if view not in VIEWS:
             raise ValueError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
         self.view = view
         self.key = key
         self.redaction = Redaction([], [], [], [], {}, set(cards) if view == "judge" else set())
         self.history = History(cards, audit=True)
-        self.names = _Names(key, view)
+        self.names = (_Ids if keep_ids else _Names)(key, view)
 
     def feed(self, event: Event) -> ViewStep:
         out, history, names, view, key = self.redaction, self.history, self.names, self.view, self.key
@@ -227,6 +248,8 @@ class Redactor:
             card = state.cards.get(masked.card)
             if card is not None and not can_see(view, card) and masked.card not in names.known:
                 masked = dataclasses.replace(masked, atk=None, defense=None, level=None)
+        if masked.shows:                           # what it shows, the view learns by its disclosures
+            masked = dataclasses.replace(masked, shows=Shows())
         view_event = _renamed(masked, names.of)
         if isinstance(view_event, DeckShuffled):      # neutral: sorted by the view's own names
             view_event = dataclasses.replace(view_event, order=tuple(sorted(view_event.order)))
@@ -250,6 +273,30 @@ def redact(events: list[Event], cards: CardDB, view: str, key: bytes) -> Redacti
     for event in events:
         redactor.feed(event)
     return redactor.redaction
+
+
+def recorded_by(events: list[Event], cards: CardDB, view: str) -> list[Event]:
+    """The record ``view``'s viewer would have written of the duel: what it saw, in the record's
+    own card ids; a card it cannot see is unknown (passcode 0), and each event names the cards it
+    shows the viewer (``Event.shows``); Deck orders are not known (a shuffle names none, a draw
+    names the cards drawn). Folded, it checks every rule its information decides: a spectator's
+    record of a duel is the duel a scorekeeper at the table records."""
+    if view == "judge":
+        return list(events)
+    redactor = Redactor(cards, view, b"", keep_ids=True)
+    out = []
+    for event in events:
+        existing = set(redactor.history.state.cards)
+        step = redactor.feed(event)
+        mine = step.event
+        if isinstance(mine, DeckShuffled):
+            mine = dataclasses.replace(mine, order=())
+        elif isinstance(mine, DeckRegistered) and viewer(view) == mine.player:
+            mine = dataclasses.replace(mine, main=tuple(event.main), extra=tuple(event.extra),
+                                       side=tuple(event.side), unordered=True)
+        shows = [(card_id, code) for _, card_id, code in step.disclosures if card_id in existing and code]
+        out.append(dataclasses.replace(mine, shows=Shows(sorted(shows))) if shows else mine)
+    return out
 
 
 def _shown_by(event: Event) -> tuple[str, ...]:

@@ -41,9 +41,15 @@ class RuleViolation(YgoreplayError):
 
 
 def fail(state: DuelState, ev: Event, rule: str, message: str) -> None:
-    """A basic rule is broken: overridden when cited, collected when auditing, else refused."""
+    """A basic rule is broken: overridden when cited, collected when auditing, else refused.
+
+    When the check read a fact of a card the record does not know (``cards.UnknownFacts``) it
+    cannot tell: the rule is undecided (listed, never called either way)."""
     if ev.cite is not None:
         state.overrides.append(Override(state.index, rule, message, ev.cite))
+    elif state.unknown.reads != state.reads_before:   # it read a card the record does not know
+        if state.undecided is not None:
+            state.undecided.append(Violation(state.index, rule, message))
     elif state.violations is not None:
         state.violations.append(Violation(state.index, rule, message))
     else:

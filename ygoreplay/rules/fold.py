@@ -15,6 +15,7 @@ from ..events import EVENT_TYPES, Event, JudgeNote, RolledBack
 from ..state import DuelState
 from . import battle, chain, outcome, position, setup, spell_trap, summon, turn, win  # noqa: F401  (register their handlers)
 from .base import RuleViolation, bury, fail, handles, impossible, judges_word
+from .identity import identify
 
 @handles(JudgeNote)
 def judge_note(state: DuelState, event: Event) -> None:
@@ -53,6 +54,7 @@ def apply(state: DuelState, event: Event) -> DuelState:
     the state is changed. When ``state.violations`` is a list (auditing) they are collected instead.
     """
     kind = event.kind
+    state.reads_before = state.unknown.reads
     if state.ended and kind not in _AFTER_END:
         rule = win.LOSS_RULES.get(state.end_reason or "", "WIN-04" if state.end_reason == "draw" else "LOG-03")
         impossible(state, event, rule, f"the duel is over ({state.end_reason}); nothing may follow its end")
@@ -62,6 +64,8 @@ def apply(state: DuelState, event: Event) -> DuelState:
     if handler is None:                           # a match event (match/events.py) in a duel
         impossible(state, event, "LOG-03", f"a {kind} event belongs to a match's stream, not to a duel")
     overridden = len(state.overrides)
+    undecided = state.undecided
+    unsure = len(undecided) if undecided is not None else 0
     try:
         if state.must_lose and kind not in AFTER_LOSS:
             loser, reason = next(iter(state.must_lose.items()))
@@ -71,11 +75,15 @@ def apply(state: DuelState, event: Event) -> DuelState:
             fail(state, event, "LOG-03", f"the card_moved before said the next card moved with it; a {kind} "
                  "moves none")
             bury(state)                           # audited: the group ended there
+        if event.shows:
+            identify(state, event)                # the cards it shows are named before it is judged
         handler(state, event)
         if state.shed and not (kind == "card_moved" and event.with_next):
             bury(state)                           # NIS-05: materials follow the monsters (the group) that left
     except RuleViolation:
         del state.overrides[overridden:]          # a refused event sets no rule aside
+        if undecided is not None:
+            del undecided[unsure:]                # nor leaves one undecided
         raise
     if kind not in _KEEP_SUMMON_WINDOW:
         state.summon_window = None

@@ -55,6 +55,10 @@ class History:
         self.rollbacks: list[tuple[int, RolledBack]] = []
         self._rollback_positions: set[int] = set()
         self.violations: list[Violation] = []
+        # Rules that read a card the record does not know: neither kept nor called (``rules.base.fail``).
+        self.undecided: list[Violation] = []
+        self.unknown_events = 0                  # events whose checks read a card it does not know
+        self.state.undecided = self.undecided
         self._restore = restore
         self._before, self._after = before, after
         self._checkpoint_due = False
@@ -85,6 +89,8 @@ class History:
                 apply(state, event)
                 self.effective.append((position, event))
                 self._since_checkpoint += 1
+                if state.unknown.reads != state.reads_before:
+                    self.unknown_events += 1
         except RuleViolation as v:
             if checked:
                 raise
@@ -142,6 +148,7 @@ class History:
         self._rollback_positions.add(position)
         if self.audit:
             state.violations = self.violations
+        state.undecided = self.undecided
         self.state = state
         cut = bisect.bisect_right(self._checkpoints, event.to, key=lambda c: c[0])
         del self._checkpoints[cut:]

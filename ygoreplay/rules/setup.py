@@ -18,8 +18,12 @@ from ..events import (
 from ..rulesets import RULESETS
 from ..state import Card, DuelState, Side
 from .base import fail, handles, impossible
+from .identity import forget_deck
 
 def facts_for(state: DuelState, ev: Event, code: int) -> CardFacts:
+    """A passcode's facts (CARD-01); 0 is a card the record does not know (``rules.identity``)."""
+    if code == 0:
+        return state.unknown
     facts = state.db.get(code)
     if facts is None:
         impossible(state, ev, "CARD-01", f"no card facts for passcode {code}: the card is unknown")
@@ -76,26 +80,32 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
         impossible(state, ev, "LOG-03", f"player {player} has already registered a deck")
     if state.turn or any(s.hand for s in state.sides):
         impossible(state, ev, "LOG-03", "decks are registered before the opening hands are drawn")
-    get = state.db.get
-    main, extra, side_cards = [get(c) for c in ev.main], [get(c) for c in ev.extra], [get(c) for c in ev.side]
-    for facts, code in zip((*main, *extra, *side_cards), (*ev.main, *ev.extra, *ev.side)):
-        if facts is None:
-            facts_for(state, ev, code)               # CARD-01: no card facts for this passcode
+    main, extra, side_cards = ([facts_for(state, ev, c) for c in part] for part in (ev.main, ev.extra, ev.side))
+    if ev.unordered and 0 in (*ev.main, *ev.extra, *ev.side):
+        impossible(state, ev, "LOG-05", "a registered decklist (unordered) names every card; 0 is an unknown one")
     if state.decks_checked:                  # a duel option may say the room did not (CONF-01)
-        for problem in deck_problems(main, extra, side_cards, separate_tokens=True):
+        # An unknown card counts toward the sizes, as a card of its own for the 3-copy limit.
+        unknown = iter(range(-1, -1 - len(main) - len(extra) - len(side_cards), -1))
+        for problem in deck_problems(*([next(unknown) if f.code == 0 else f for f in part]
+                                       for part in (main, extra, side_cards)), separate_tokens=True):
             fail(state, ev, *problem)
     if state.banlist is not None:            # DECK-08: named by the duel, it is held to it
         name, _, limits, whitelist = state.banlist
-        for problem in banlist_problems([*main, *extra, *side_cards],
+        for problem in banlist_problems([f for f in (*main, *extra, *side_cards) if f.code],
                                         Banlist(name, {code: n for code, n in limits}, whitelist)):
             fail(state, ev, *problem)
+    if ev.unordered:                         # the decklist: every card unknown until shown
+        side.listed = [list(ev.main), list(ev.extra)]
+        main, extra = [state.unknown] * len(main), [state.unknown] * len(extra)
     for i, facts in enumerate(main):
         card = Card(f"p{player}.m{i}", player, facts, DECK)
+        card.pile = "main"
         state.cards[card.id] = card
         side.deck.append(card.id)
     for i, facts in enumerate(extra):
         card = Card(f"p{player}.x{i}", player, facts, EXTRA)
         card.position = FACEDOWN
+        card.pile = "extra"
         state.cards[card.id] = card
         side.extra.append(card.id)
     side.side_deck = ev.side
@@ -108,6 +118,9 @@ def deck_shuffled(state: DuelState, ev: DeckShuffled) -> None:
     if player not in (0, 1):
         impossible(state, ev, "LOG-05", "deck_shuffled needs the player, 0 or 1")
     deck = state.sides[player].deck
+    if not ev.order:                         # the recorder did not see the order: nobody knows it
+        forget_deck(state, player)
+        return
     if sorted(ev.order) != sorted(deck):
         missing = sorted(set(deck) - set(ev.order))[:3]
         extra = sorted(set(ev.order) - set(deck))[:3]

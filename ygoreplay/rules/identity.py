@@ -1,0 +1,104 @@
+"""Who a card is: the identities a record learns as its events show them.
+
+A record holds what its recorder saw. A card it does not know (passcode 0: drawn, Set, in a hidden
+hand, in a Deck) is a card like any other; the first event that shows it names it
+(``Event.shows``) and from then on it is that card. With a decklist registered without its order
+(``deck_registered`` ``unordered``, a tournament's deck registration) a card shown must be one the
+list still holds, from its part of the deck; a Deck shuffled where the recorder could not follow
+(``deck_shuffled`` without an order) makes its cards unknown again, their identities back on the
+list. ``fold.apply`` calls ``identify`` before an event's handler, so the rules judge the event
+with the cards it shows already named.
+"""
+from __future__ import annotations
+
+from ..cards import CardFacts
+from ..events import DECK, EXTRA, FACE_UP_POSITIONS, HAND, Event
+from ..state import Card, DuelState
+from .base import fail, get_card, impossible
+
+_PARTS = ("main", "extra")
+
+
+def identify(state: DuelState, ev: Event) -> None:
+    """Name the cards ``ev`` shows (LOG-01, CARD-01, LOG-10, DECK-02/03, PEN-02): every check
+    first, then every binding, so a refused event names none."""
+    bindings: list[tuple[Card, CardFacts, Card | None]] = []
+    for card_id, code in ev.shows:
+        card = get_card(state, ev, card_id)
+        if card.code == code:
+            continue
+        facts = state.db.get(code)
+        if facts is None:
+            impossible(state, ev, "CARD-01", f"no card facts for passcode {code}: the card is unknown")
+        if card.code:
+            impossible(state, ev, "LOG-10", f"{card_id} was shown to be {card.facts.name} ({card.code}); "
+                       f"a card shown stays that card, it cannot be {facts.name} ({code}) now")
+        if any(bound is card for bound, _, _ in bindings):
+            impossible(state, ev, "LOG-04", f"{card_id} is shown twice in one event")
+        bindings.append((card, facts, _listed(state, ev, card, facts, bindings)))
+    for card, facts, twin in bindings:
+        if twin is not None:                     # the copy the list already gave is this one
+            twin.code, twin.facts = 0, state.unknown
+        else:
+            part = _part(state, card)
+            if part is not None and facts.code in part:
+                part.remove(facts.code)
+        card.code, card.facts = facts.code, facts
+
+
+def _part(state: DuelState, card: Card) -> list[int] | None:
+    listed = state.sides[card.owner].listed
+    return None if listed is None or card.pile not in _PARTS else listed[_PARTS.index(card.pile)]
+
+
+def _listed(state: DuelState, ev: Event, card: Card, facts: CardFacts,
+            bindings: list[tuple[Card, CardFacts, Card | None]]) -> Card | None:
+    """Check that ``card`` may be ``facts``: an Extra Deck monster came from the Extra Deck and
+    nothing else did (DECK-02/03); a registered decklist still holds it (PEN-02). A copy already
+    shown but lying in the same hidden pile (a Deck, a hand) is the same to the record: the
+    binding moves to this card, and that one is unknown again (returned)."""
+    pile, name = card.pile, f"{facts.name} ({facts.code})"
+    if pile == "main" and facts.is_extra_deck:
+        fail(state, ev, "DECK-02", f"{card.id} came from the Main Deck; {name} is an Extra Deck monster")
+    elif pile == "extra" and not facts.is_extra_deck:
+        fail(state, ev, "DECK-03", f"{card.id} came from the Extra Deck; {name} is not an Extra Deck monster")
+    part = _part(state, card)
+    if part is None:
+        return None
+    taken = sum(1 for bound, f, twin in bindings if twin is None and f.code == facts.code
+                and bound.owner == card.owner and bound.pile == pile)
+    if part.count(facts.code) > taken:
+        return None
+    for other in state.cards.values():
+        if (other.code == facts.code and other is not card and other.owner == card.owner and other.pile == pile
+                and other.zone == card.zone and _hidden(other) and _hidden(card)
+                and not any(bound is other for bound, _, _ in bindings)):
+            return other
+    fail(state, ev, "PEN-02", f"player {card.owner}'s registered {'Extra' if pile == 'extra' else 'Main'} Deck "
+         f"holds no {'more copies of ' if facts.code in _registered(state, card) else ''}{name} "
+         f"(the decklist was changed, or a card was misnamed)")
+    return None
+
+
+def _registered(state: DuelState, card: Card) -> set[int]:
+    """The passcodes bound or listed for a card's part of its owner's deck."""
+    part = _part(state, card) or []
+    return set(part) | {c.code for c in state.cards.values()
+                        if c.owner == card.owner and c.pile == card.pile and c.code}
+
+
+def _hidden(card: Card) -> bool:
+    """In a pile nobody but its holder sees (the Deck, a hand, the Extra Deck face-down)."""
+    return card.zone in (DECK, HAND) or (card.zone == EXTRA and card.position not in FACE_UP_POSITIONS)
+
+
+def forget_deck(state: DuelState, player: int) -> None:
+    """A Deck shuffled where the recorder could not follow: its cards are unknown again, and each
+    identity goes back on the decklist it came from."""
+    for card_id in state.sides[player].deck:
+        card = state.cards[card_id]
+        if card.code and not card.is_token:
+            part = _part(state, card)
+            if part is not None:
+                part.append(card.code)
+            card.code, card.facts = 0, state.unknown
