@@ -430,7 +430,7 @@ def _learn(index: int, state: DuelState, view: str, names: _Names, shown: set[st
         if card_id not in names.of:
             continue
         lasting = can_see(view, card)
-        if card_id not in names.known:
+        if card_id not in names.known and card.code:      # a card the record itself does not know is not shown
             if lasting or card_id in shown:
                 disclosed.append([index, names.of[card_id], card.code])
                 out.codes.add(card.code)
@@ -562,7 +562,7 @@ class ViewReplay:
     def _show(self, index: int, state: DuelState) -> None:
         for card_id, code in self.shown.get(index, ()):
             card = state.cards.get(card_id)
-            if card is not None and code in self.cards:
+            if card is not None and code and code in self.cards:
                 card.code, card.facts = code, self.cards[code]
 
     def _settle(self, index: int, state: DuelState) -> None:
@@ -571,12 +571,12 @@ class ViewReplay:
         if isinstance(self.events[index], PositionSetUp):
             for card in state.cards.values():
                 if card.code in _STAND_IN_CODES:
-                    card.code, card.facts = 0, self.cards[0]
+                    card.code, card.facts = 0, state.unknown
         for olds, news in self.renamed.get(index, ()):        # one hidden pile mixed
             for old, new in zip(olds, news):
                 if old in state.cards and new not in state.cards:
                     card = state.rename_card(old, new)
-                    card.code, card.facts = 0, self.cards[0]
+                    card.code, card.facts = 0, state.unknown
 
     def _new_history(self) -> History:
         start = DuelState(self.cards)
