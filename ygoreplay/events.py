@@ -30,7 +30,7 @@ written; every table the folds, the log and the schemas use is built from those:
    form and the schemas. A field whose annotation says less than it holds (passcodes, a list of
    fixed length) adds its decoder to ``_FIELD_BUILDERS`` (``register`` for a match kind) and its
    schema to ``schema._OVERRIDES``; a field that holds card ids is named like the others that do
-   (``card``, ``cards``, ``target`` ...: ``views._ID_FIELDS``), so every view renames it;
+   (``card``, ``cards``, ``target`` ...: ``ID_FIELDS``), so every view renames it;
 2. its handler, in the ``rules/`` module of its rule area (``match/rules.py`` for a match's)::
 
        @handles(CardFlipped)
@@ -91,6 +91,12 @@ COST_ZONES = (GY, BANISHED, DECK, HAND, EXTRA)
 #: whole field, the replaced one destroyed (``one_field_spell``: SPELL-11, CONF-03).
 DUEL_OPTIONS = ("starting_lp", "hand_size", "draw_count", "no_deck_check", "first_turn_draw",
                 "reposition_opponents_summons", "zero_atk_destroyed", "one_field_spell")
+
+
+#: The fields that hold card ids (one or a list): every view renames them, and the fold looks in
+#: them for the unknown cards an event names (``rules.candidates``).
+ID_FIELDS = frozenset(("card", "tributes", "materials", "targets", "attacker", "target", "destroyed",
+                       "cards", "order", "other"))
 
 
 class EventFormatError(InputError):

@@ -233,7 +233,8 @@ class DuelState:
         # rule goes to ``undecided`` (a list while a history collects them) rather than called.
         self.unknown = UnknownFacts()
         self.reads_before = 0                          # ``unknown.reads`` as the event began
-        self.undecided: list[Violation] | None = None
+        self.undecided: list[Violation] = []
+        self.unknowns = False                          # it has held a card it does not know
 
     def __str__(self) -> str:
         """The board, as ``ygoreplay show`` draws it: ``print(state)``."""
@@ -412,7 +413,10 @@ class DuelState:
             setattr(state, name, tuple(value) if name in ("players", "options") else value)
         for row in data["cards"]:
             card = _card_from_row(row if len(row) == _CARD_WIDTH else [*row, *_CARD_PADDING[len(row):]])
-            card.facts = cards[card.code] if card.code else state.unknown
+            if card.code:
+                card.facts = cards[card.code]
+            else:
+                card.facts, state.unknowns = state.unknown, True
             state.cards[card.id] = card
         for side, row in zip(state.sides, data["sides"]):
             for slot, value in zip(Side.__slots__, row):

@@ -39,7 +39,7 @@ import msgpack
 
 from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
-    BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed,
+    ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed,
     CardsDrawn, DeckRegistered, DeckShuffled, Event, Loc, PositionSetUp, RolledBack, SetCardsShuffled, Shows,
     StatsChanged, TokenCreated, from_dict)
 from .rules import History
@@ -465,8 +465,6 @@ def _pile_ids(state: DuelState, player: int, zone: str) -> list[str]:
 
 # -- renaming card ids inside events -----------------------------------------------------------
 
-_ID_FIELDS = frozenset(("card", "tributes", "materials", "targets", "attacker", "target", "destroyed",
-                        "cards", "order", "other"))
 _TEXT_FIELDS = frozenset(("description", "note", "reason", "judge", "effect", "cause"))
 _ID_IN_TEXT = re.compile(r"p[01]\.[A-Za-z_]*\d+")
 
@@ -488,7 +486,7 @@ def _rename_in(value: Any, of: dict[str, str], key: str = "") -> Any:
         out = [_rename_in(v, of, key) for v in value]
         return value if all(a is b for a, b in zip(out, value)) else out
     if isinstance(value, str):
-        if value in of and (key in _ID_FIELDS or key == "cause"):
+        if value in of and (key in ID_FIELDS or key == "cause"):
             return of[value]
         if key in _TEXT_FIELDS:
             text = _ID_IN_TEXT.sub(lambda m: of.get(m.group(0), m.group(0)), value)
@@ -581,6 +579,7 @@ class ViewReplay:
     def _new_history(self) -> History:
         start = DuelState(self.cards)
         start.deck_order_known = self.deck_order_known
+        start.unknowns = True                         # a view is a record of what its viewer saw
         return History(self.cards, audit=True, state=start, before=self._show, after=self._settle)
 
     def _walk(self, after: bool) -> Iterator[tuple[int, Event, DuelState]]:

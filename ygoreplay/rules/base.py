@@ -48,9 +48,14 @@ def fail(state: DuelState, ev: Event, rule: str, message: str) -> None:
     if ev.cite is not None:
         state.overrides.append(Override(state.index, rule, message, ev.cite))
     elif state.unknown.reads != state.reads_before:   # it read a card the record does not know
-        if state.undecided is not None:
-            state.undecided.append(Violation(state.index, rule, message))
-    elif state.violations is not None:
+        state.undecided.append(Violation(state.index, rule, message))
+    else:
+        call(state, ev, rule, message)
+
+
+def call(state: DuelState, ev: Event, rule: str, message: str) -> None:
+    """A broken rule decided: collected when auditing, else refused."""
+    if state.violations is not None:
         state.violations.append(Violation(state.index, rule, message))
     else:
         raise RuleViolation(rule, message, state.index, ev.kind)

@@ -125,11 +125,11 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_turn.py::test_deck_01_to_06_legal_decks_are_registered",
              "test_rules_turn.py::test_deck_01_to_06_illegal_decks_are_refused"),
     enforced("DECK-02", "Fusion, Synchro, Xyz and Link monsters may not be in the Main Deck.",
-             "decks.py match/rules.py rules/setup.py",
+             "decks.py match/rules.py rules/identity.py rules/setup.py",
              "test_rules_turn.py::test_deck_01_to_06_legal_decks_are_registered",
              "test_rules_turn.py::test_deck_01_to_06_illegal_decks_are_refused"),
     enforced("DECK-03", "The Extra Deck has at most 15 cards, all Extra Deck monsters.",
-             "decks.py match/rules.py rules/setup.py",
+             "decks.py match/rules.py rules/identity.py rules/setup.py",
              "test_rules_turn.py::test_deck_01_to_06_legal_decks_are_registered",
              "test_rules_turn.py::test_deck_01_to_06_illegal_decks_are_refused"),
     applied("DECK-04", "Pendulum monsters that reach the Extra Deck during a duel do not count toward its 15.",
@@ -160,7 +160,7 @@ TABLE: tuple[Rule, ...] = (
     outside("DECK-14", "Main, Side and Extra Deck use identical, unmodified sleeves.", "sleeves are not in the record"),
     # -- 3. Card data model ----------------------------------------------------------------------
     enforced("CARD-01", "A card is known by its facts (name, Level or Rank, Attribute, Type, ATK/DEF, Link, Scales); an unknown passcode is reported.",
-             "decks.py rules/setup.py rules/summon.py",
+             "decks.py rules/identity.py rules/setup.py rules/summon.py",
              "test_decks.py::test_real_deck_cards_known_from_a_cards_cdb_are_judged",
              "test_decks.py::test_real_deck_check_reports_unknown_passcodes_and_guesses_nothing"),
     outside("CARD-02", "Card frames by kind (Normal yellow, Effect orange, ...).", "how a card is printed is not in the record"),
@@ -258,8 +258,9 @@ TABLE: tuple[Rule, ...] = (
              "test_match.py::test_time_09_a_one_nil_lead_at_time_ended_otherwise_is_refused"),
     # -- 6. Conduct and penalties ----------------------------------------------------------------
     outside("PEN-01", "About 3 minutes of thinking per turn; slow play earns a caution.", "a judge's call on pace"),
-    enforced("PEN-02", "The listed violations (lateness, slow play, marked cards, a deck breaking the banlist...).",
-             "match/rules.py",
+    enforced("PEN-02", "The listed violations (lateness, slow play, marked cards, a deck breaking the banlist, "
+             "a card not on the registered decklist...).",
+             "match/rules.py rules/identity.py",
              "test_match.py::test_pen_02_game_loss_ends_the_duel_or_counts_as_the_next",
              "test_match.py::test_pen_02_a_match_ended_by_a_disqualification_says_so"),
     outside("PEN-03", "Manners: venue rules, no eating, leave the seat only with consent, hands off the opponent's cards.",
@@ -851,7 +852,8 @@ TABLE: tuple[Rule, ...] = (
              "match/links.py match/rules.py rules/fold.py rules/setup.py rules/summon.py rules/turn.py service/matches.py",
              "test_rules_log.py::test_log_03_a_duel_in_order",
              "test_rules_turn.py::test_log_03_events_out_of_the_duel_order"),
-    enforced("LOG-04", "No card id is used twice, nor a card counted twice in one event.", "rules/chain.py rules/setup.py rules/summon.py",
+    enforced("LOG-04", "No card id is used twice, nor a card counted twice in one event.",
+             "rules/chain.py rules/identity.py rules/setup.py rules/summon.py",
              "test_rules_log.py::test_log_04_each_card_once",
              "test_rules_summon.py::test_log_04_no_card_counts_twice"),
     enforced("LOG-05", "Every value is well formed (players 0 or 1, counts, amounts, zones, positions).",
@@ -871,6 +873,10 @@ TABLE: tuple[Rule, ...] = (
              "match/commands.py match/links.py service/matches.py",
              "test_match.py::test_sample_match_and_its_duels_are_legal",
              "test_match.py::test_a_duel_that_ends_otherwise_than_the_match_says_is_log_09"),
+    enforced("LOG-10", "A card shown stays that card: an unknown card, once an event shows it, is never shown as another.",
+             "rules/identity.py",
+             "test_identity.py::test_unknown_cards_are_cards_like_any_other_until_an_event_shows_them",
+             "test_identity.py::test_log_10_a_card_shown_stays_that_card"),
 )
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in TABLE}

@@ -14,7 +14,8 @@ from typing import Callable
 from ..events import EVENT_TYPES, Event, JudgeNote, RolledBack
 from ..state import DuelState
 from . import battle, chain, outcome, position, setup, spell_trap, summon, turn, win  # noqa: F401  (register their handlers)
-from .base import RuleViolation, bury, fail, handles, impossible, judges_word
+from .base import RuleViolation, bury, call, fail, handles, impossible, judges_word
+from .candidates import decide, named_unknowns
 from .identity import identify
 
 @handles(JudgeNote)
@@ -27,6 +28,27 @@ def judge_note(state: DuelState, event: Event) -> None:
 @handles(RolledBack)
 def rolled_back(state: DuelState, event: Event) -> None:
     impossible(state, event, "LOG-08", "a rollback is applied to a duel's history (rules.History), not to one state")
+
+
+def _decide(state: DuelState, before: DuelState, event: Event, unsure: int) -> None:
+    """Call the undecided rules the event breaks whoever its unknown cards are
+    (``candidates.decide``): refused as any broken rule is (the state as it was before), or
+    collected when auditing."""
+    undecided = state.undecided
+    decided = decide(state, before, event, undecided[unsure:], apply)
+    if not decided:
+        return
+    if state.violations is None:                  # refused: the event leaves the state as it was
+        kept = undecided
+        state.__dict__.clear()
+        state.__dict__.update(before.__dict__)
+        state.undecided = kept
+        del kept[unsure:]
+    else:
+        rules = {entry.rule for entry in decided}
+        undecided[unsure:] = [entry for entry in undecided[unsure:] if entry.rule not in rules]
+    for entry in decided:
+        call(state, event, entry.rule, entry.message)
 
 
 def _kinds(trait: str) -> frozenset[str]:
@@ -65,7 +87,9 @@ def apply(state: DuelState, event: Event) -> DuelState:
         impossible(state, event, "LOG-03", f"a {kind} event belongs to a match's stream, not to a duel")
     overridden = len(state.overrides)
     undecided = state.undecided
-    unsure = len(undecided) if undecided is not None else 0
+    unsure = len(undecided)
+    # An event that names a card the record does not know may be decided by every card it could be.
+    before = state.copy() if state.unknowns and named_unknowns(state, event) else None
     try:
         if state.must_lose and kind not in AFTER_LOSS:
             loser, reason = next(iter(state.must_lose.items()))
@@ -82,9 +106,10 @@ def apply(state: DuelState, event: Event) -> DuelState:
             bury(state)                           # NIS-05: materials follow the monsters (the group) that left
     except RuleViolation:
         del state.overrides[overridden:]          # a refused event sets no rule aside
-        if undecided is not None:
-            del undecided[unsure:]                # nor leaves one undecided
+        del undecided[unsure:]                    # nor leaves one undecided
         raise
+    if before is not None and len(undecided) > unsure:
+        _decide(state, before, event, unsure)
     if kind not in _KEEP_SUMMON_WINDOW:
         state.summon_window = None
     if state.passes and kind not in _KEEP_PASSES:

@@ -102,3 +102,4 @@ def forget_deck(state: DuelState, player: int) -> None:
             if part is not None:
                 part.append(card.code)
             card.code, card.facts = 0, state.unknown
+            state.unknowns = True

@@ -23,6 +23,7 @@ from .identity import forget_deck
 def facts_for(state: DuelState, ev: Event, code: int) -> CardFacts:
     """A passcode's facts (CARD-01); 0 is a card the record does not know (``rules.identity``)."""
     if code == 0:
+        state.unknowns = True
         return state.unknown
     facts = state.db.get(code)
     if facts is None:
@@ -95,6 +96,7 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
                                         Banlist(name, {code: n for code, n in limits}, whitelist)):
             fail(state, ev, *problem)
     if ev.unordered:                         # the decklist: every card unknown until shown
+        state.unknowns = True
         side.listed = [list(ev.main), list(ev.extra)]
         main, extra = [state.unknown] * len(main), [state.unknown] * len(extra)
     for i, facts in enumerate(main):
