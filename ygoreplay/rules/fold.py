@@ -76,7 +76,6 @@ def apply(state: DuelState, event: Event) -> DuelState:
     the state is changed. When ``state.violations`` is a list (auditing) they are collected instead.
     """
     kind = event.kind
-    state.reads_before = state.unknown.reads
     if state.ended and kind not in _AFTER_END:
         rule = win.LOSS_RULES.get(state.end_reason or "", "WIN-04" if state.end_reason == "draw" else "LOG-03")
         impossible(state, event, rule, f"the duel is over ({state.end_reason}); nothing may follow its end")
@@ -86,10 +85,13 @@ def apply(state: DuelState, event: Event) -> DuelState:
     if handler is None:                           # a match event (match/events.py) in a duel
         impossible(state, event, "LOG-03", f"a {kind} event belongs to a match's stream, not to a duel")
     overridden = len(state.overrides)
-    undecided = state.undecided
-    unsure = len(undecided)
-    # An event that names a card the record does not know may be decided by every card it could be.
-    before = state.copy() if state.unknowns and named_unknowns(state, event) else None
+    unknowns = state.unknowns                     # a record that does not know every card
+    if unknowns:
+        state.reads_before = state.unknown.reads
+        undecided = state.undecided
+        unsure = len(undecided)
+        # One that names such a card may be decided by every card it could be (``candidates``).
+        before = state.copy() if named_unknowns(state, event) else None
     try:
         if state.must_lose and kind not in AFTER_LOSS:
             loser, reason = next(iter(state.must_lose.items()))
@@ -106,9 +108,10 @@ def apply(state: DuelState, event: Event) -> DuelState:
             bury(state)                           # NIS-05: materials follow the monsters (the group) that left
     except RuleViolation:
         del state.overrides[overridden:]          # a refused event sets no rule aside
-        del undecided[unsure:]                    # nor leaves one undecided
+        if unknowns:
+            del undecided[unsure:]                # nor leaves one undecided
         raise
-    if before is not None and len(undecided) > unsure:
+    if unknowns and before is not None and len(undecided) > unsure:
         _decide(state, before, event, unsure)
     if kind not in _KEEP_SUMMON_WINDOW:
         state.summon_window = None
