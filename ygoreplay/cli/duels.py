@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from ..actions import actions
 from ..application import audit_source, check as check_events, trusted_keys
 from ..errors import InputError
 from ..log import EntryFilter, log_lines, narrate
@@ -125,6 +126,30 @@ def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: t
         echo(render(state, f"after event #{index} ({source.events[index].kind})"
                     + (f", {view or source.view} view" if (view or source.view) != "judge" else ""),
                     width=terminal_width()), nl=False)
+
+
+@main.command(name="actions")
+@click.argument("duel")
+@click.option("--at", "at", type=int, default=None, help="After event N (0-based; default: the last).")
+@click.option("--card", "card", default=None, metavar="ID", help="The actions that fit this card where it is.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@cards_option
+@store_option
+def actions_command(duel: str, at: int | None, card: str | None, as_json: bool, cards: tuple[str, ...],
+                    store_url: str | None) -> None:
+    """What may be entered next: the actions that fit a card where it is (or, without --card, the
+    turn's own moves), each with the rules' verdict: legal, undecided (it needs a card the record
+    does not know) or illegal, with its rule IDs. The service answers the same at /duels/{id}/actions."""
+    with open_duel(duel, store_url, cards) as source:
+        index = _position(source.events, at, None, source.name)
+        found = actions(source.state_after(index, None), card)
+        if as_json:
+            echo(json.dumps({"at": index, "card": card, "actions": [a.to_dict() for a in found]}, ensure_ascii=False))
+            return
+        for action in found:
+            rules = f" ({' '.join(action.rules)})" if action.rules else ""
+            choices = "".join(f"; {key}: {', '.join(map(str, values))}" for key, values in action.choices.items())
+            echo(f"{action.label}: {action.verdict}{rules}  {json.dumps(action.event, ensure_ascii=False)}{choices}")
 
 
 @main.command()

@@ -64,6 +64,9 @@ def _replace_field_spell(state: DuelState, player: int) -> None:
 def check_card_activation(state: DuelState, ev: Activated, card: Card, player: int) -> int:
     """Check the activation of a Spell or Trap card itself and return its spell speed (CHAIN-01)."""
     facts = card.facts
+    if facts is state.unknown:                   # everyone sees the card activated: it is named
+        impossible(state, ev, "LOG-05", f"{card.id} is activated but not named: an activated card is shown to all, "
+                   f"so name it (\"shows\": {{\"{card.id}\": passcode}})")
     from_hand = card.zone == HAND
     scale = facts.is_pendulum and facts.is_monster
     # What cannot be applied at all is refused first, so a cited refusal records no override.

@@ -17,6 +17,7 @@ from typing import Any, AsyncIterator
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
+from ..actions import actions
 from ..access import RELEASES, VISIBILITIES, Access, ReleaseSettingError, release_settings
 from ..application import duel_dict, family, public_duels
 from ..live import LiveDuel, LiveView
@@ -161,6 +162,22 @@ def state(duel_id: str, asking: DuelCaller, at: int | None = Query(None, ge=0, l
     count = _count(live, view, at)
     return {"id": duel_id, "view": view, "at": count - 1 if count else None, "events": live.visible(view),
             "board": live.frame(view, count)}
+
+
+@router.get("/duels/{duel_id}/actions", tags=["recorder"])
+def duel_actions(duel_id: str, asking: DuelCaller, card: str | None = Query(None, max_length=64)) -> dict:
+    """What may be entered next (``actions.py``): the actions that fit ``card`` where it is, or
+    without one the turn's own moves, each with the rules' verdict (legal, undecided, illegal and
+    its rule IDs). For the duel's writers: they see the whole record."""
+    caller, live = asking
+    Service.require(caller, "recorder", "judge")
+    judge = live.view("judge")
+    with live.lock:                               # a copy of the board, as no append changes it
+        count = len(judge.steps)
+        state = judge.state_after(count).copy() if count else None
+    found = actions(state, card) if state is not None else []
+    return {"id": duel_id, "at": count - 1 if count else None, "card": card,
+            "actions": [action.to_dict() for action in found]}
 
 
 @router.get("/duels/{duel_id}/events", tags=["everyone"], response_class=Response,

@@ -1,0 +1,208 @@
+"""What may be entered next: the actions that fit a position, each with the rules' verdict.
+
+A recorder at a table taps a card and picks what happened to it; a simulator bridge or a
+streaming overlay asks the same question. ``actions`` proposes the events that fit where the card
+is (a card in the hand can be Normal Summoned, Set, activated, discarded...; a monster on the
+field can attack, change position, be destroyed...) and the moves of the turn (the next phase or
+step, a pass, a chain link resolved, the damage of the battle under way), and tries each on a copy
+of the state: one the rules cannot apply at all (no free zone, no such target) is left out; the
+rest carry the rules' verdict, ``legal``, ``undecided`` (it depends on a card the record does not
+know) or ``illegal`` with its rule IDs. Recording is not refereeing: a page shows what fits and
+lets its recorder enter anything, an illegal play included (a witnessed duel keeps it, flagged).
+
+Each action is an event in its wire form; ``choices`` lists the other values a field may take
+(the zone, the target), each as legal as the first for all the rules can tell. The verdicts come
+from the fold itself (``rules.apply``), so a client sees exactly what ``record`` would say.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from .cards import CardType
+from .events import (
+    ATTACK, BANISHED, DECK, DEFENSE, EXTRA, FZONE, GY, HAND, MZONE, SET, SZONE, EventFormatError, from_dict)
+from .rules import RuleViolation, apply
+from .rules.battle import battle_result
+from .state import MAIN_MONSTER_ZONES, Card, DuelState
+
+#: How many actions one call tries at most (each is one fold of one event on a copy).
+MOST_ACTIONS = 80
+_NEXT_PHASE = {None: "draw", "draw": "standby", "standby": "main1", "main1": "battle", "battle": "main2", "main2": "end"}
+_NEXT_STEP = {None: "start", "start": "battle", "battle": "damage", "damage": "end"}
+
+
+@dataclass
+class Action:
+    """One event that may be entered now, and what the rules say of it."""
+
+    label: str
+    event: dict[str, Any]
+    verdict: str = "legal"                       # legal, undecided, illegal
+    rules: list[str] = field(default_factory=list)
+    choices: dict[str, list] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {"label": self.label, "event": self.event, "verdict": self.verdict}
+        if self.rules:
+            out["rules"] = self.rules
+        if self.choices:
+            out["choices"] = self.choices
+        return out
+
+
+def actions(state: DuelState, card: str | None = None) -> list[Action]:
+    """The actions that fit ``card`` where it is (or, without one, the turn's own moves), each
+    tried by the rules; those that cannot be applied at all are left out."""
+    if card is not None and card not in state.cards:
+        raise EventFormatError(f"no card {card!r} in this duel")
+    proposals = _for_card(state, state.cards[card]) if card is not None else _for_turn(state)
+    found: list[Action] = []
+    for label, event, choices in proposals:
+        if len(found) >= MOST_ACTIONS:
+            break
+        tried = _try(state, event)
+        if tried is not None:
+            found.append(Action(label, *tried, choices))
+    return found
+
+
+def _try(state: DuelState, data: dict) -> tuple[dict, str, list[str]] | None:
+    """The event in its wire form and the rules' verdict on it after this state, or None if it
+    cannot be applied at all."""
+    try:
+        event = from_dict(data)
+    except EventFormatError:
+        return None
+    trial = state.copy()
+    trial.violations, trial.undecided = [], []
+    try:
+        apply(trial, event)
+    except RuleViolation:
+        return None
+    wire = event.to_dict()
+    if trial.violations:
+        return wire, "illegal", sorted({v.rule for v in trial.violations})
+    if trial.undecided:
+        return wire, "undecided", sorted({v.rule for v in trial.undecided})
+    return wire, "legal", []
+
+
+Proposal = tuple[str, dict, dict]
+
+
+def _free_monster_zones(state: DuelState, player: int) -> list[int]:
+    return [i for i, cid in enumerate(state.sides[player].mzone[:MAIN_MONSTER_ZONES]) if cid is None]
+
+
+def _free_spell_zones(state: DuelState, player: int) -> list[int]:
+    return [i for i, cid in enumerate(state.sides[player].szone[:5]) if cid is None]
+
+
+def _placed(label: str, event: dict, key: str, zones: list[int]) -> Iterator[Proposal]:
+    """An event that puts a card in a zone: the first free one, the rest as choices."""
+    if zones:
+        yield label, {**event, key: zones[0]}, ({key: zones} if len(zones) > 1 else {})
+
+
+def _for_card(state: DuelState, card: Card) -> Iterator[Proposal]:
+    me, cid, zone = card.controller, card.id, card.zone
+    known = card.code != 0
+    facts = card.facts if known else None
+    monster = facts is None or facts.is_monster
+    spell_trap = facts is None or facts.is_spell or facts.is_trap
+    if zone == HAND:
+        if monster:
+            level = card.current_level if known else 4
+            need = 0 if (level or 0) <= 4 else 1 if level <= 6 else 2
+            mine = [c.id for c in state.monsters(me)]
+            tributes = mine[:need] if len(mine) >= need else None
+            if tributes is not None:
+                zones = _free_monster_zones(state, me) or [i for i, c in enumerate(state.sides[me].mzone[:5])
+                                                            if c in tributes]
+                event = {"kind": "normal_summoned", "player": me, "card": cid, "tributes": tributes}
+                yield from _placed("Normal Summon", event, "zone", zones)
+                yield from _placed("Set (monster)", {**event, "kind": "monster_set"}, "zone", zones)
+        if spell_trap:
+            if facts is None or not (facts.type & CardType.FIELD):
+                yield from _placed("Set (Spell/Trap)", {"kind": "spell_trap_set", "player": me, "card": cid},
+                                   "zone", _free_spell_zones(state, me))
+            if facts is None or facts.is_spell:
+                if facts is not None and facts.type & CardType.FIELD:
+                    yield "Activate (Field Spell)", {"kind": "activated", "player": me, "card": cid, "field_zone": True}, {}
+                else:
+                    yield from _placed("Activate", {"kind": "activated", "player": me, "card": cid}, "zone",
+                                       _free_spell_zones(state, me))
+        if monster:
+            yield "Activate an effect (Quick)", {"kind": "activated", "player": me, "card": cid, "effect_type": "quick"}, {}
+            yield from _placed("Special Summon", {"kind": "special_summoned", "player": me, "card": cid}, "zone",
+                               _free_monster_zones(state, me))
+        yield from _moves(state, card, (GY, BANISHED, DECK), "discarded")
+        yield "Reveal", {"kind": "card_revealed", "player": me, "cards": [cid]}, {}
+    elif zone == MZONE:
+        if state.phase == "battle" and state.step in ("battle", "start", None) and card.position == ATTACK:
+            targets = [c.id for c in state.monsters(1 - me)]
+            if targets:
+                yield "Attack", {"kind": "attack_declared", "player": me, "attacker": cid, "target": targets[0]}, (
+                    {"target": targets} if len(targets) > 1 else {})
+            yield "Attack directly", {"kind": "attack_declared", "player": me, "attacker": cid}, {}
+        if card.position == SET:
+            yield "Flip Summon", {"kind": "flip_summoned", "player": me, "card": cid}, {}
+        else:
+            other = DEFENSE if card.position == ATTACK else ATTACK
+            yield f"Change to {other}", {"kind": "position_changed", "player": me, "card": cid, "position": other}, {}
+        yield "Activate an effect", {"kind": "activated", "player": me, "card": cid, "effect_type": "ignition"}, {}
+        yield "Activate an effect (Quick)", {"kind": "activated", "player": me, "card": cid, "effect_type": "quick"}, {}
+        yield from _moves(state, card, (GY, BANISHED, HAND, DECK), "destroyed")
+    elif zone in (SZONE, FZONE):
+        yield "Activate", {"kind": "activated", "player": me, "card": cid}, {}
+        yield from _moves(state, card, (GY, BANISHED, HAND, DECK), "destroyed")
+    elif zone in (GY, BANISHED, EXTRA, DECK):
+        if monster:
+            method = "inherent" if zone == EXTRA else "effect"
+            yield from _placed("Special Summon", {"kind": "special_summoned", "player": card.owner, "card": cid,
+                                                  "method": method}, "zone", _free_monster_zones(state, card.owner))
+        yield "Activate an effect", {"kind": "activated", "player": card.owner, "card": cid, "effect_type": "quick"}, {}
+        yield from _moves(state, card, (HAND, GY, BANISHED, DECK), "added" if zone == DECK else "returned")
+
+
+def _moves(state: DuelState, card: Card, zones: tuple[str, ...], reason: str) -> Iterator[Proposal]:
+    names = {GY: "Send to the GY", BANISHED: "Banish", HAND: "Return to the hand", DECK: "Return to the Deck"}
+    for zone in zones:
+        if zone == card.zone:
+            continue
+        owner = card.controller if zone == HAND else card.owner
+        why = "banished" if zone == BANISHED else "returned" if zone in (DECK, HAND) and reason != "added" else reason
+        yield names[zone], {"kind": "card_moved", "card": card.id, "to": [owner, zone], "reason": why}, {}
+
+
+def _for_turn(state: DuelState) -> Iterator[Proposal]:
+    player = state.turn_player
+    if state.chain:
+        yield "Pass", {"kind": "priority_passed", "player": player}, {}
+        yield "Resolve the last link", {"kind": "chain_link_resolved", "link": len(state.chain)}, {}
+        return
+    if state.resolving:
+        yield "The chain is over", {"kind": "chain_ended"}, {}
+    attack = state.attack
+    if attack is not None and state.step == "damage" and not attack.calculated:
+        attacker = state.cards.get(attack.attacker)
+        target = state.cards.get(attack.target) if attack.target else None
+        if attacker is not None:
+            _, destroyed, damage = battle_result(state, attacker, target)
+            yield "Damage calculation", {"kind": "damage_calculated", "destroyed": sorted(destroyed),
+                                         "damage": damage}, {}
+    if state.phase == "battle" and state.step != "end":
+        yield f"{_NEXT_STEP.get(state.step, 'end').capitalize()} Step", {
+            "kind": "step_entered", "step": _NEXT_STEP.get(state.step, "end")}, {}
+    if state.phase == "draw" and not state.normal_draw_done:
+        yield "Draw", {"kind": "cards_drawn", "player": player, "count": state.draw_count}, {}
+    following = _NEXT_PHASE.get(state.phase)
+    if following is not None:
+        yield f"To {following}", {"kind": "phase_entered", "phase": following}, {}
+        if state.phase == "main1":
+            yield "To end (skip the Battle Phase)", {"kind": "phase_entered", "phase": "end"}, {}
+    if state.phase == "end" or state.turn == 0:
+        yield "Next turn", {"kind": "turn_started", "player": 1 - player if state.turn else state.first_player,
+                            "turn": state.turn + 1}, {}
+    yield "Pass", {"kind": "priority_passed", "player": player}, {}
