@@ -17,7 +17,7 @@ from .errors import InputError
 from .events import Event
 from .log import judge_steps
 from .replay_file import MAGIC, ReplayFile, read as read_replay, verify_chain
-from .rules import History
+from .rules import AuditReport, History, audit
 from .state import DuelState
 from .store import Store, StoreError
 from .views import VIEWS, ViewReplay, redact, view_cards
@@ -78,6 +78,13 @@ class Source:
             if i == index:
                 return state
         raise SourceError(f"{self.name} has no event {index}")
+
+    def audit(self) -> AuditReport:
+        """Every rule checked as far as this record knows: a full record's whole, a view's (a
+        record of what its viewer saw) with what it could not decide listed as undecided."""
+        if self.view == "judge":
+            return audit(self.events, self.cards)
+        return ViewReplay(self.events, self.cards, self.disclosures, self.renames).audit()
 
     def turn_start(self, turn: int) -> int:
         for i, e in enumerate(self.events):

@@ -42,7 +42,7 @@ from .events import (
     BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed,
     CardsDrawn, DeckRegistered, DeckShuffled, Event, Loc, PositionSetUp, RolledBack, SetCardsShuffled, Shows,
     StatsChanged, TokenCreated, from_dict)
-from .rules import History
+from .rules import AuditReport, History
 from .state import Card, DuelState
 
 VIEWS = ("judge", "p0", "p1", "spectator")
@@ -600,6 +600,16 @@ class ViewReplay:
     def states(self) -> Iterator[DuelState]:
         """The view's state after each event (the same object, changed in place)."""
         return (state for _, _, state in self._walk(after=True))
+
+    def audit(self) -> AuditReport:
+        """The view's rules checked as far as it knows: it is a record of what its viewer saw, so
+        every rule its information decides is called, and one that needs a card it does not
+        know is undecided (``rules.base.fail``), never guessed."""
+        history = self._new_history()
+        for event in self.events:
+            history.append(foldable(event))
+        history.state.violations = None
+        return AuditReport(history, len(self.events))
 
     def prepare(self, step: "ViewStep", cards: CardDB | None = None) -> DuelState:
         """Take in a live view's next step (``Redactor.feed``); the state just before its event,
