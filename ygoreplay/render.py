@@ -175,7 +175,7 @@ def _hand(label: str, names: list[str], width: int, hot: bool) -> Text:
 
 
 _HIDDEN = "(hidden)"
-_UNKNOWN = "(unknown card)"
+_UNKNOWN = "(unknown)"
 _SECRET = frozenset(("hand", "deck", "extra"))
 
 

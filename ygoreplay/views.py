@@ -339,7 +339,7 @@ def _name_new_cards(event: Event, index: int, key: bytes, state: DuelState, new:
             out.decklist = {"main": sorted(event.main), "extra": sorted(event.extra), "side": sorted(event.side)}
             out.codes.update(event.main, event.extra, event.side)
         return dataclasses.replace(event, main=(0,) * len(event.main), extra=(0,) * len(event.extra),
-                                   side=(0,) * len(event.side))
+                                   side=(0,) * len(event.side), unordered=False)
     if isinstance(event, PositionSetUp):
         if not new:                                  # refused: nothing was placed, nothing shown
             return dataclasses.replace(event, sides=tuple(_all_hidden(side) for side in event.sides))
