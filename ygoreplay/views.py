@@ -336,7 +336,8 @@ def _name_new_cards(event: Event, index: int, key: bytes, state: DuelState, new:
         decklist = [list(event.main), list(event.extra), list(event.side)]
         out.commitments.append([index, player, commitment(key, index, player, decklist)])
         if player == me:
-            out.decklist = {"main": sorted(event.main), "extra": sorted(event.extra), "side": sorted(event.side)}
+            out.decklist = {part: sorted(c for c in getattr(event, part) if c)     # 0: not known to it either
+                            for part in ("main", "extra", "side")}
             out.codes.update(event.main, event.extra, event.side)
         return dataclasses.replace(event, main=(0,) * len(event.main), extra=(0,) * len(event.extra),
                                    side=(0,) * len(event.side), unordered=False)
