@@ -21,6 +21,7 @@ from ygoreplay.events import from_dict
 from ygoreplay.jsonl import parse_lines
 from ygoreplay.rules import apply, audit
 from ygoreplay.state import DuelState
+from ygoreplay.views import recorded_by
 
 HERE = Path(__file__).resolve().parent
 START_MS = 1_764_547_200_000          # 2025-12-01T00:00:00Z, the samples' nominal recording time
@@ -444,11 +445,29 @@ def write_illegal(name: str, rule: str, base: Duel, cut: dict | None, instead: l
     (HERE / "illegal" / name).write_text(text, encoding="utf-8")
 
 
+def write_public(name: str, base: Duel) -> None:
+    """``base`` as a spectator at the table would have recorded it (``views.recorded_by``): no
+    hand, no deck order; each card unknown (passcode 0) until the event that shows it names it
+    (``shows``). Checked to hold no violation."""
+    events = recorded_by([from_dict(data) for _, data in base.events], DB, "spectator")
+    report = audit(events, DB)
+    assert report.legal, (name, report.violations[:3])
+    title = base.lines[0].removeprefix("# ")
+    lines = [f"# {title}",
+             "# Recorded from the public side only, as a spectator or a scorekeeper at the table saw it:",
+             "# every deck is unknown cards (passcode 0), a draw names the card ids drawn but not what they are,",
+             "# a Set card stays unknown, and the event that shows a card names it in \"shows\" {card id: passcode}.",
+             "# `ygoreplay check` checks every rule this allows and lists those an unknown card left undecided."]
+    lines += [json.dumps(e.to_dict()) for e in events]
+    (HERE / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def main() -> int:
     duels = {name: make() for name, make in SAMPLES.items()}
     for name, duel in duels.items():
         duel.write(name)
         duel.write_replays(name)
+    write_public("won-by-damage.public.jsonl", duels["won-by-damage.jsonl"])
     by_maker = {SAMPLES[name]: duel for name, duel in duels.items()}
     (HERE / "illegal").mkdir(exist_ok=True)
     for name, rule, maker, cut, instead in ILLEGAL:

@@ -87,3 +87,10 @@ def test_viewer_prints_the_time_to_show_positions():
         pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does)")
     assert_figures(run_bench("viewer.py", "--chromium", CHROMIUM),
                    rf"^  scrub +20 positions: median +{NUMBER} ms", rf"^  step +300 positions: median +{NUMBER} ms")
+
+
+def test_checkable_prints_the_rules_caught_from_each_record():
+    assert_figures(run_bench("checkable.py"), r"^5 illegal scenarios, \d+ rules",
+                   r"^rules caught from the spectator's record: \d+ of \d+$",
+                   r"^rules caught from the spectator\+decklists's record: \d+ of \d+$",
+                   r"^rules caught from the p0's record: \d+ of \d+$", r"^rules caught from the p1's record: \d+ of \d+$")

@@ -18,6 +18,7 @@ from ygoreplay.events import from_dict
 from ygoreplay.render import changes, render
 from ygoreplay.rules import History, RuleViolation
 from ygoreplay.source import open_source
+from ygoreplay.views import public_board
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 DAMAGE = REPLAYS / "won-by-damage.jsonl"
@@ -211,9 +212,13 @@ def test_real_boards_fold_back_or_are_refused_by_a_named_rule():
     assert same > 20 * refused
 
 
-def test_a_view_board_or_a_duel_not_started_cannot_be_set_up():
+def test_a_view_board_sets_up_with_its_unknown_cards_and_a_duel_not_started_cannot_be_set_up():
     source = open_source(str(DAMAGE), None, CARDS)
-    with pytest.raises(InputError, match="hidden card"):
-        source.state_after(40, "spectator").position_set_up()
+    seen = source.state_after(40, "spectator")
+    event = from_dict(json.loads(json.dumps(seen.position_set_up().to_dict())))
+    fresh = DuelState(CARDS)
+    apply(fresh, event)
+    assert public_board(fresh, "spectator")[:5] == public_board(seen, "spectator")[:5], \
+        "the cards the view does not know stay unknown (passcode 0) in the position"
     with pytest.raises(InputError, match="has not started"):
         DuelState(CARDS).position_set_up()

@@ -607,7 +607,7 @@ def _checked(deck: Deck, cards: CardDB, banlist: Banlist | None = None) -> set[t
 def _sample_decks() -> list[Deck]:
     from ygoreplay.jsonl import read_events
     root = Path(__file__).resolve().parent.parent / "replays"
-    return [Deck(e.main, e.extra, e.side) for path in sorted(root.glob("*.jsonl"))
+    return [Deck(e.main, e.extra, e.side) for path in sorted(root.glob("*.jsonl")) if ".public" not in path.name
             for e in read_events(path) if e.kind == "deck_registered"]
 
 

@@ -22,7 +22,7 @@ REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 DAMAGE = REPLAYS / "won-by-damage.jsonl"
 CHAINS = REPLAYS / "chain-counter-traps.jsonl"
 SUMMONS = REPLAYS / "every-summon-method.jsonl"
-SAMPLES = sorted(REPLAYS.glob("*.jsonl"))
+SAMPLES = sorted(p for p in REPLAYS.glob("*.jsonl") if ".public" not in p.name)   # full records
 EVENT_LINE = re.compile(r"^    #(\d+)\s+T(\d+) (DP|SP|M1|BP|M2|EP|--)\s+\S")
 
 

@@ -52,7 +52,7 @@ from ygoreplay.views import ViewReplay, public_board
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = ROOT / "replays"
-SAMPLES = sorted(p.stem for p in REPLAYS.glob("*.jsonl"))
+SAMPLES = sorted(p.stem for p in REPLAYS.glob("*.jsonl") if ".public" not in p.name)   # full records
 FIXTURES = ROOT / "tests" / "fixtures" / "v1"
 CARDS = CardDB.classic()
 RECORD_ROOT = hashlib.sha256(b"ygoreplay test record").digest()

@@ -52,7 +52,7 @@ from ygoreplay.state import Card
 from ygoreplay.views import ViewReplay, public_board, redact
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = sorted(p.stem for p in (ROOT / "replays").glob("*.jsonl"))
+SAMPLES = sorted(p.stem for p in (ROOT / "replays").glob("*.jsonl") if ".public" not in p.name)   # full records
 RECORD_ROOT = hashlib.sha256(b"ygoreplay views test").digest()
 SECRET = hashlib.sha256(b"ygoreplay views test secret").digest()
 VIEWERS = ("p0", "p1", "spectator")

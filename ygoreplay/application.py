@@ -53,6 +53,15 @@ def override_dict(o: Override) -> dict:
             "cite": {"card": o.cite.card, "effect": o.cite.effect}}
 
 
+def checked_dict(report: AuditReport) -> dict:
+    """How much of the duel its record let the rules check: the events whose checks read no card
+    the record does not know, those that did, and the rules such a card left undecided (where)."""
+    history = report.history
+    return {"events": report.events, "fully_checked": report.events - history.unknown_events,
+            "unknown_card_events": history.unknown_events,
+            "undecided": [violation_dict(v) for v in history.undecided]}
+
+
 def result_dict(state: DuelState) -> dict:
     return {"lp": [s.lp for s in state.sides], "turn": state.turn, "phase": state.phase,
             "winner": state.winner, "reason": state.end_reason}
@@ -74,11 +83,18 @@ class CheckReport:
     def to_dict(self) -> dict:
         r = self.report
         return {"events": r.events, "violations": [violation_dict(v) for v in r.violations],
-                "overrides": [override_dict(o) for o in r.overrides], "final": result_dict(r.state)}
+                "overrides": [override_dict(o) for o in r.overrides], "checked": checked_dict(r),
+                "final": result_dict(r.state)}
 
 
 def check(events: list[Event], cards: CardDB) -> CheckReport:
     return CheckReport(audit(events, cards))
+
+
+def check_source(source: "Source") -> CheckReport:
+    """A duel opened for study, checked as far as its record knows (a view's too: it is the
+    record of what its viewer saw)."""
+    return CheckReport(source.audit())
 
 
 def export_file(replay: ReplayFile, view: str, trust: Iterable[PublicKey]) -> ReplayFile:
@@ -103,10 +119,11 @@ def export_file(replay: ReplayFile, view: str, trust: Iterable[PublicKey]) -> Re
 
 @dataclass
 class AuditResult:
-    """A duel re-checked whole: the rules (on a full record), the chain, the signature, the result."""
+    """A duel re-checked whole: the rules (as far as its record knows), the chain, the signature,
+    the result."""
 
     events: int
-    report: AuditReport | None                 # None for a view: its rules cannot be re-checked
+    report: AuditReport
     chain: str                                 # "intact", "anchored", "none" (JSON Lines), "broken"
     first_bad: int | None = None
     problem: str = ""
@@ -114,26 +131,26 @@ class AuditResult:
     state: DuelState | None = None
 
     def __repr__(self) -> str:
-        rules = "rules not re-checked" if self.report is None else (
-            "legal" if self.report.legal else f"{len(self.report.violations)} violation(s)")
+        rules = "legal" if self.report.legal else f"{len(self.report.violations)} violation(s)"
         return f"<AuditResult {self.events} events, {rules}, chain {self.chain}, {'ok' if self.ok else 'NOT ok'}>"
 
     @property
     def ok(self) -> bool:
         """No violation and nothing broken (who signed it is verify's question)."""
-        return self.chain != "broken" and not (self.report and self.report.violations)
+        return self.chain != "broken" and not self.report.violations
 
     def to_dict(self) -> dict:
-        r, history = self.report, self.report.history if self.report else None
+        r = self.report
+        history = r.history
         return {
             "events": self.events,
-            "violations": [violation_dict(v) for v in (r.violations if r else [])],
-            "overrides": [override_dict(o) for o in (r.overrides if r else [])],
+            "violations": [violation_dict(v) for v in r.violations],
+            "overrides": [override_dict(o) for o in r.overrides],
             "rollbacks": [{"index": pos, "to": e.to, "judge": e.judge, "reason": e.reason}
-                          for pos, e in (history.rollbacks if history else [])],
-            "reverted": sorted(history.reverted) if history else [],
+                          for pos, e in history.rollbacks],
+            "reverted": sorted(history.reverted),
             "chain_ok": self.chain != "broken", "chain": self.chain, "first_bad_link": self.first_bad,
-            "problem": self.problem, "rules_checked": r is not None,
+            "problem": self.problem, "rules_checked": True, "checked": checked_dict(r),
             "signature": self.signature.to_dict() if self.signature else None,
             "final": result_dict(self.state) if self.state else None}
 
@@ -141,8 +158,9 @@ class AuditResult:
 def audit_source(source: "Source", store: Store | None, trust: Iterable[PublicKey],
                  witness: Witness | None = None) -> AuditResult:
     """Re-check a duel opened for study: a stored duel is verified end to end (and against its
-    ``witness``), a file's chain and signature are checked, and a full record's rules are folded
-    again (a view's result is its own fold's: public, but its rules need the hidden cards)."""
+    ``witness``), a file's chain and signature are checked, and its rules are folded again as far
+    as its record knows (a view is the record of what its viewer saw: what it could not decide
+    is listed, never called)."""
     signature, chain, first_bad, problem = None, "none", None, ""
     if source.replay is not None:
         first_bad = source.chain_problem()
@@ -152,8 +170,8 @@ def audit_source(source: "Source", store: Store | None, trust: Iterable[PublicKe
         verification = verify_heads(store, source.duel_id, (), witness)[0]
         chain = "anchored" if verification.ok else "broken"
         first_bad, problem = verification.first_bad, verification.problem
-    report = audit(source.events, source.cards) if source.view == "judge" else None
-    state = report.state if report else (source.state_after(len(source.events) - 1) if source.events else None)
+    report = source.audit()
+    state = report.state if source.events else None
     return AuditResult(len(source.events), report, chain, first_bad, problem, signature, state)
 
 

@@ -14,7 +14,16 @@ def _zones(state: DuelState) -> dict[str, str]:
         if card_id is None:
             return "empty"
         card = state.cards[card_id]
-        return f"{card.name} ({card.position})" if card.position else card.name
+        what = card.name if card.code else "an unknown card"      # a card the record does not know
+        return f"{what} ({card.position})" if card.position else what
+
+    def pile(ids: list[str]) -> str:
+        """Its known cards by name, the cards no one knows counted (a Deck of 35 reads as such)."""
+        unknown = sum(1 for c in ids if not state.cards[c].code)
+        names = [name(c) for c in ids if state.cards[c].code]
+        if unknown:
+            names.append(f"{unknown} unknown card{'s' if unknown > 1 else ''}")
+        return ", ".join(names) or "empty"
 
     places: dict[str, str] = {}
     for p, side in enumerate(state.sides):
@@ -24,9 +33,9 @@ def _zones(state: DuelState) -> dict[str, str]:
         for i, cid in enumerate(side.szone):
             places[f"player {p} spell/trap zone {i}"] = name(cid)
         places[f"player {p} field zone"] = name(side.fzone)
-        for label, pile in (("hand", side.hand), ("deck", side.deck), ("GY", side.gy),
+        for label, ids in (("hand", side.hand), ("deck", side.deck), ("GY", side.gy),
                             ("banished", side.banished), ("extra deck", side.extra)):
-            places[f"player {p} {label}"] = ", ".join(name(c) for c in pile) or "empty"
+            places[f"player {p} {label}"] = pile(ids)
     for i, cid in enumerate(state.emz):
         places[f"extra monster zone {'left' if i == 0 else 'right'}"] = name(cid)
     places["turn"] = f"turn {state.turn}, player {state.turn_player}'s {phase_name(state.phase)}"

@@ -386,7 +386,10 @@ class PositionSetUp(Event):
 
 @event_kind
 class CardsDrawn(Event):
-    """Cards drawn from the top of the deck: opening hands, the Draw Phase draw, or by effect."""
+    """Cards drawn from the top of the deck: opening hands, the Draw Phase draw, or by effect.
+
+    It can name no card: a record of what its recorder saw draws cards it does not know
+    (passcode 0), named by the event that later shows them (``shows``)."""
 
     kind: ClassVar[str] = "cards_drawn"
     after_loss: ClassVar[bool] = True
@@ -441,7 +444,10 @@ class NormalSummoned(Event):
 
 @event_kind
 class MonsterSet(Event):
-    """A monster Set face-down in Defence: a Normal Summon that is not a "Summon" (SUM-02, SUM-08)."""
+    """A monster Set face-down in Defence: a Normal Summon that is not a "Summon" (SUM-02, SUM-08).
+
+    It can name no card: the Set card may be one the record does not know (passcode 0); a rule
+    that needs its identity is undecided until an event shows it (``shows``)."""
 
     kind: ClassVar[str] = "monster_set"
     keeps_summon_window: ClassVar[bool] = True
@@ -513,7 +519,10 @@ class PositionChanged(Event):
 
 @event_kind
 class SpellTrapSet(Event):
-    """A Spell or Trap Set face-down from the hand into a S/T zone or the Field Zone."""
+    """A Spell or Trap Set face-down from the hand into a S/T zone or the Field Zone.
+
+    It can name no card: the Set card may be one the record does not know (passcode 0); a rule
+    that needs its identity is undecided until an event shows it (``shows``)."""
 
     kind: ClassVar[str] = "spell_trap_set"
     card: str
@@ -617,6 +626,9 @@ class DamageCalculated(Event):
 @event_kind
 class CardMoved(Event):
     """A card moved, for ``reason``, by ``cause`` (a card id, or None for a basic-rule move).
+
+    To a hidden place (a hand, the Deck, face-down) it can name no card: the card moved may be
+    one the record does not know (passcode 0), and stays so unless an event shows it (``shows``).
 
     ``with_next`` (version 2) says this card moves at the same time as the card of the next
     ``card_moved``, by the same action (one effect destroying several cards, the materials of one

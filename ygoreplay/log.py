@@ -78,8 +78,8 @@ class Narrator:
 
     def entry(self, index: int, event: Event, before: DuelState, reverted_by: int | None = None) -> Entry:
         """The entry of ``event``, described against ``before`` (the state just before it)."""
-        words = Line(before)
-        text = printable(SENTENCES[event.kind](words, event, self))
+        words = Line(before, event.shows)
+        text = printable(SENTENCES[event.kind](words, event, self) + words.unmentioned_shows())
         kind = event.kind
         if kind == "chain_link_resolved":
             chain = before.chain

@@ -82,7 +82,7 @@ def _cell(state: DuelState, card_id: str | None, tag: str, changed: set[str], wi
         stat += " " + " ".join(f"{n}×{printable(k)}" for k, n in sorted(card.counters.items()) if n)
     text = Text(tag, style="dim")
     text.append(f" {stat}"[:max(0, width - len(tag))] if stat else "", style="bold")
-    name = "(face-down)" if card.code == 0 else printable(card.name)
+    name = (_UNKNOWN if card.face_up else "(face-down)") if card.code == 0 else printable(card.name)
     for line in _wrapped(name, width, 2):
         text.append("\n" + line)
     if owner:
@@ -175,6 +175,8 @@ def _hand(label: str, names: list[str], width: int, hot: bool) -> Text:
 
 
 _HIDDEN = "(hidden)"
+_UNKNOWN = "(unknown)"
+_SECRET = frozenset(("hand", "deck", "extra"))
 
 
 def _piles(state: DuelState, player: int, width: int, changed: set[str]) -> list[Text]:
@@ -184,8 +186,8 @@ def _piles(state: DuelState, player: int, width: int, changed: set[str]) -> list
         out = []
         for cid in ids:
             card = state.cards[cid]
-            if card.code == 0:
-                out.append("(face-down)" if card.position == FACEDOWN else _HIDDEN)
+            if card.code == 0:        # a public pile's card no one knows (a record of what was seen)
+                out.append("(face-down)" if card.position == FACEDOWN else _HIDDEN if card.zone in _SECRET else _UNKNOWN)
             else:
                 out.append(printable(card.name) + (" (face-down)" if card.position == FACEDOWN and card.zone == "banished" else ""))
         return out

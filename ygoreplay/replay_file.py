@@ -128,10 +128,13 @@ class ReplayFile:
 
 
 def referenced_codes(events: list[Event]) -> set[int]:
-    """Every passcode the events mention: the card facts the file must carry."""
+    """Every passcode the events mention: the card facts the file must carry (the identities an
+    event ``shows`` among them: a record of unknown cards names its cards there)."""
     codes: set[int] = set()
     for e in events:
         kind = e.kind
+        if e.shows:
+            codes.update(code for _, code in e.shows)
         if kind == "deck_registered" or kind == "decklist_registered":     # a duel's, a match's
             codes.update(e.main, e.extra, e.side)
         elif kind == "token_created":

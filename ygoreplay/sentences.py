@@ -57,10 +57,14 @@ def zone_tag(zone: str, index: int | None) -> str:
 class Line:
     """The words of one entry, and the cards they name."""
 
-    def __init__(self, state: DuelState) -> None:
+    def __init__(self, state: DuelState, shows: Iterable[tuple[str, int]] = ()) -> None:
         self.s = state
         self.cards: list[dict[str, Any]] = []
         self._copies: dict[tuple[int, int], list[str]] | None = None
+        # The identities the event shows (``Event.shows``) of cards the state before it does not
+        # know: named where they are first mentioned ("a card in Kaiba's hand (revealed as …)").
+        self.shows = {card_id: code for card_id, code in shows}
+        self.revealed: set[str] = set()
 
     # -- players and places ---------------------------------------------------------------------
 
@@ -107,14 +111,30 @@ class Line:
         tag = f" [{zone_tag(loc.zone, loc.index)}]" if on_field else ""
         mine = f"{self.whose(card.controller)} " if owner else ""
         if card.code == 0:
-            self.cards.append({"id": card_id, "name": None, "zone": zone_tag(loc.zone, loc.index) if on_field else card.zone})
+            shown = s.db.get(self.shows[card_id]) if card_id in self.shows else None
+            zone = zone_tag(loc.zone, loc.index) if on_field else card.zone
+            self.cards.append({"id": card_id, "name": shown.name if shown else None, "zone": zone})
+            if shown is not None and card_id in self.revealed:
+                return f"{mine}{shown.name}{tag}"
             if on_field:
-                what = "face-down monster" if card.zone == MZONE else "Set card"
-                return f"{mine}{what}{tag}" if owner else f"a {what}{tag}"
-            return f"a card in {self.pile(loc.controller, card.zone)}" if card.zone != OVERLAY else "an Xyz material"
+                what = ("face-down monster" if card.zone == MZONE else "Set card") if not card.face_up \
+                    else "unknown card"
+                text = f"{mine}{what}{tag}" if owner else f"a{'n' if what[0] == 'u' else ''} {what}{tag}"
+            else:
+                text = f"a card in {self.pile(loc.controller, card.zone)}" if card.zone != OVERLAY else "an Xyz material"
+            if shown is None:
+                return text
+            self.revealed.add(card_id)
+            return f"{text} (revealed as {shown.name})"
         name = card.name
         self.cards.append({"id": card_id, "name": name, "zone": zone_tag(loc.zone, loc.index) if on_field else card.zone})
         return f"{mine}{name}{tag if on_field else self.copy_number(card)}"
+
+    def unmentioned_shows(self) -> str:
+        """``; revealed: a Set card [S1] (revealed as Mirror Force)``: the cards the event shows
+        that its sentence did not name."""
+        rest = [c for c in self.shows if c not in self.revealed and c in self.s.cards and not self.s.cards[c].code]
+        return ("; revealed: " + ", ".join(self.card(c) for c in rest)) if rest else ""
 
     def cards_of(self, ids: Iterable[str], *, owner: bool = False) -> str:
         return ", ".join(self.card(c, owner=owner) for c in ids)

@@ -17,10 +17,10 @@ from .errors import InputError
 from .events import Event
 from .log import judge_steps
 from .replay_file import MAGIC, ReplayFile, read as read_replay, verify_chain
-from .rules import History
+from .rules import AuditReport, History, audit
 from .state import DuelState
 from .store import Store, StoreError
-from .views import VIEWS, ViewReplay, redact, view_cards
+from .views import VIEWS, ViewReplay, recorded_by, redact, view_cards
 
 
 class SourceError(InputError):
@@ -78,6 +78,24 @@ class Source:
             if i == index:
                 return state
         raise SourceError(f"{self.name} has no event {index}")
+
+    def audit(self) -> AuditReport:
+        """Every rule checked as far as this record knows: a full record's whole, a view's (a
+        record of what its viewer saw) with what it could not decide listed as undecided."""
+        if self.view == "judge":
+            return audit(self.events, self.cards)
+        return ViewReplay(self.events, self.cards, self.disclosures, self.renames).audit()
+
+    def recorded_by(self, view: str) -> list[Event]:
+        """The record ``view``'s viewer would have written of this duel (``views.recorded_by``):
+        the full record's ids, each card it could not see unknown until an event shows it."""
+        if view not in VIEWS:
+            raise SourceError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
+        if self.view != "judge":
+            raise SourceError(f"{self.name} is a {self.view} view: the record a viewer wrote is derived "
+                              f"from the full record (the judge file or the stored duel); a view file is "
+                              f"checked as it is")
+        return recorded_by(self.events, self.cards, view)
 
     def turn_start(self, turn: int) -> int:
         for i, e in enumerate(self.events):

@@ -488,14 +488,11 @@ def _plain(value):
 #
 # A position is a board between actions: like a FEN it holds no history, so an open chain, an
 # attack in progress, equip links, the player names and the events' count are not part of it. A
-# view's board cannot be written down: its hidden cards have no passcode (write the judge's).
+# card the board does not know (a record of what its recorder saw, a view) is written with
+# passcode 0, as ``deck_registered`` writes one: it stays unknown in the position.
 
 def position_of(state: DuelState) -> PositionSetUp:
     """The ``position_set_up`` event of this board (see the comment above)."""
-    hidden = [c.id for c in state.cards.values() if c.code == 0]
-    if hidden:
-        raise InputError(f"this board has {len(hidden)} hidden card(s) ({', '.join(sorted(hidden)[:3])}…): a "
-                         "view's board cannot be set up; write down the judge's")
     if not state.started:
         raise InputError("the duel has not started: there is no board to set up")
     turn = max(1, state.turn)

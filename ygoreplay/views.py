@@ -42,7 +42,7 @@ from .events import (
     ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed,
     CardsDrawn, DeckRegistered, DeckShuffled, Event, Loc, PositionSetUp, RolledBack, SetCardsShuffled, Shows,
     StatsChanged, TokenCreated, from_dict)
-from .rules import History
+from .rules import AuditReport, History
 from .state import Card, DuelState
 
 VIEWS = ("judge", "p0", "p1", "spectator")
@@ -336,10 +336,11 @@ def _name_new_cards(event: Event, index: int, key: bytes, state: DuelState, new:
         decklist = [list(event.main), list(event.extra), list(event.side)]
         out.commitments.append([index, player, commitment(key, index, player, decklist)])
         if player == me:
-            out.decklist = {"main": sorted(event.main), "extra": sorted(event.extra), "side": sorted(event.side)}
+            out.decklist = {part: sorted(c for c in getattr(event, part) if c)     # 0: not known to it either
+                            for part in ("main", "extra", "side")}
             out.codes.update(event.main, event.extra, event.side)
         return dataclasses.replace(event, main=(0,) * len(event.main), extra=(0,) * len(event.extra),
-                                   side=(0,) * len(event.side))
+                                   side=(0,) * len(event.side), unordered=False)
     if isinstance(event, PositionSetUp):
         if not new:                                  # refused: nothing was placed, nothing shown
             return dataclasses.replace(event, sides=tuple(_all_hidden(side) for side in event.sides))
@@ -599,6 +600,16 @@ class ViewReplay:
     def states(self) -> Iterator[DuelState]:
         """The view's state after each event (the same object, changed in place)."""
         return (state for _, _, state in self._walk(after=True))
+
+    def audit(self) -> AuditReport:
+        """The view's rules checked as far as it knows: it is a record of what its viewer saw, so
+        every rule its information decides is called, and one that needs a card it does not
+        know is undecided (``rules.base.fail``), never guessed."""
+        history = self._new_history()
+        for event in self.events:
+            history.append(foldable(event))
+        history.state.violations = None
+        return AuditReport(history, len(self.events))
 
     def prepare(self, step: "ViewStep", cards: CardDB | None = None) -> DuelState:
         """Take in a live view's next step (``Redactor.feed``); the state just before its event,

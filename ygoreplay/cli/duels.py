@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from ..actions import actions
-from ..application import audit_source, check as check_events, trusted_keys
+from ..application import audit_source, check as check_events, check_source, trusted_keys
 from ..errors import InputError
 from ..log import EntryFilter, log_lines, narrate
 from ..rules.coverage import counts as rule_counts, select as select_rules
@@ -47,19 +47,17 @@ def _position(events: list, at: int | None, turn: int | None, what: str) -> int:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @cards_option
 def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
-    """Fold a JSON Lines duel (or a judge .ygr file, or an EDOPro .yrpX replay) through the rules
-    and list every violation."""
+    """Fold a JSON Lines duel (or a .ygr file, or an EDOPro .yrpX replay) through the rules and
+    list every violation, and every rule a card the record does not know left undecided (a view
+    is the record of what its viewer saw: checked as far as it knows)."""
     if match_cli.handles(file):                                 # a match file (issue 14)
         return match_cli.run("check", file, as_json=as_json, cards=cards)
     if Path(file).is_file() and (is_replay_file(Path(file)) or is_edopro_replay(Path(file))):
         with open_duel(file, None, cards) as source:
-            if source.view != "judge":
-                raise InputError(f"{file}: a {source.view} view lacks the hidden cards, so its rules "
-                                 f"cannot be checked; check the judge file (audit checks this one's chain)")
-            events, db = source.events, source.cards
+            report = check_source(source)
     else:
         events, db = load_events(file, cards)
-    report = check_events(events, db)
+        report = check_events(events, db)
     if as_json:
         echo(json.dumps(report.to_dict()))
     else:
@@ -77,10 +75,28 @@ def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
         echo(f"{file}: {verdict}; {data['events']} events, turn {final['turn']}, "
              f"LP {final['lp'][0]} / {final['lp'][1]}, {result}"
              + (f" ({final['reason']})" if state.ended else ""))
-        cited = sorted({v["rule"] for v in data["violations"]} | {o["rule"] for o in data["overrides"]})
+        _echo_checked(data["checked"])
+        cited = sorted({v["rule"] for v in data["violations"]} | {o["rule"] for o in data["overrides"]}
+                       | {u["rule"] for u in data["checked"]["undecided"]})
         if cited:
             echo("what a rule says and where it is checked: ygoreplay rules " + " ".join(cited))
     sys.exit(0 if report.legal else EXIT_ILLEGAL)
+
+
+def _echo_checked(checked: dict) -> None:
+    """How much the record let the rules check: one line when every event was, else the count of
+    events with an unknown card and each rule left undecided, with where."""
+    unknown = checked["unknown_card_events"]
+    if not unknown and not checked["undecided"]:
+        return
+    line = (f"{checked['events']} events: {checked['fully_checked']} fully checked, {unknown} with an "
+            f"unknown card")
+    undecided = checked["undecided"]
+    if undecided:
+        line += "; not decided: " + ", ".join(f"#{u['index']} {u['rule']}" for u in undecided)
+    echo(line)
+    for u in undecided:
+        echo(f"  #{u['index']} {u['rule']} not decided (it needs a card the record does not know): {u['message']}")
 
 
 @main.command(name="rules")
@@ -311,8 +327,12 @@ def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], witness_url: 
         echo(f"hash chain: BROKEN at {where}" + (f": {result.problem}" if result.problem else ""))
     if result.signature is not None:
         echo(f"signature: {result.signature.describe()}")
-    if result.report is None:
-        echo(f"rules: not re-checked (a {source.view} view lacks the hidden cards)")
+    if source.view != "judge":
+        echo(f"rules: checked as far as a {source.view} view knows (what its viewer saw)")
+    _echo_checked(data["checked"])
+    undecided = sorted({u["rule"] for u in data["checked"]["undecided"]})
+    if undecided:
+        echo("what a rule says and where it is checked: ygoreplay rules " + " ".join(undecided))
     state = result.state
     if state:
         outcome = "not finished" if not state.ended else (

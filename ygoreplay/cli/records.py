@@ -20,6 +20,7 @@ from ..application import (
 from ..diff import diff_states
 from ..errors import InputError
 from ..files import write_atomic
+from ..jsonl import write_events
 from ..receipts import read_receipts
 from ..replay_file import file_mode, read as read_replay, write as write_replay
 from ..source import is_replay_file
@@ -38,14 +39,26 @@ from .common import (
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), required=True)
 @click.option("--html", "html", is_flag=True,
               help="Write one self-contained web page of the view (it opens from file://, with no network).")
+@click.option("--record", "as_record", is_flag=True,
+              help="Write, as JSON Lines, the record the view's viewer would have written: what it saw, "
+                   "each card it could not see unknown (passcode 0) until an event shows it.")
 @view_option
 @key_option
 @cards_option
 @store_option
-def export_command(duel: str, output: str, html: bool, view: str | None, keys: tuple[str, ...], cards: tuple[str, ...],
-                   store_url: str | None) -> None:
+def export_command(duel: str, output: str, html: bool, as_record: bool, view: str | None, keys: tuple[str, ...],
+                   cards: tuple[str, ...], store_url: str | None) -> None:
     """Write a stored duel, a .jsonl file or a .ygr file as a signed .ygr replay file for one view
-    (or, with --html, as a web page of it)."""
+    (or, with --html, as a web page of it; with --record, as the JSON Lines record its viewer
+    would have written)."""
+    if as_record:
+        if html:
+            raise click.UsageError("give --html or --record, not both")
+        with open_duel(duel, store_url, cards) as source:
+            events = source.recorded_by(view or "spectator")
+        size = write_events(output, events)
+        echo(f"{output}: {len(events)} events as the {view or 'spectator'} recorded them, {size} bytes (JSON Lines)")
+        return
     if match_cli.handles(duel) and not html:
         return match_cli.run("export", duel, cards=cards, output=output)
     if Path(duel).is_file():

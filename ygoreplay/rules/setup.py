@@ -207,8 +207,15 @@ class _Builder:
     def __init__(self, state: DuelState, ev: PositionSetUp) -> None:
         self.state, self.ev = state, ev
         self.counts = [0, 0]
+        self.mark = state.unknown.reads          # reads of unknown cards' facts before this check
 
     def bad(self, rule: str, message: str) -> None:
+        """Refuse the position; but a check that read a card the record does not know (passcode
+        0: a position of what its recorder saw) cannot tell, and its rule is undecided."""
+        if self.state.unknown.reads != self.mark:
+            self.mark = self.state.unknown.reads
+            fail(self.state, self.ev, rule, f"impossible position: {message}")
+            return
         impossible(self.state, self.ev, rule, f"impossible position: {message}")
 
     def side(self, player: int, spec: dict) -> None:
@@ -268,6 +275,7 @@ class _Builder:
         owner = data.get("owner", controller)
         facts = facts_for(state, self.ev, data["code"])
         is_token = bool(data.get("token")) or facts.is_token
+        self.mark = state.unknown.reads
         if "id" in data:
             card_id = data["id"]
         else:
