@@ -39,7 +39,7 @@ from ..card_sources import card_lookup
 from ..receipts import Witness, witness_from
 from ..signing import OrganiserKey
 from ..store import MissingStore, Store
-from . import duels, judge, matches, pages, uploads
+from . import duels, judge, matches, pages, rounds, sheets, uploads
 from .common import HTTPError, _errors, _Limit
 from .core import Service
 
@@ -83,7 +83,7 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         """Whether the service and its store answer."""
         return {"ok": True, "store": store.backend}
 
-    for router in (duels.router, pages.router, judge.router, uploads.router):
+    for router in (duels.router, pages.router, judge.router, uploads.router, sheets.router, rounds.router):
         app.include_router(router)
     return app
 
