@@ -31,9 +31,10 @@ def qr_svg(text: str) -> str:
     return segno.make(text, error="m", micro=False).svg_inline(scale=3, border=2)
 
 
-def qr_page(made: NewRound) -> str:
+def qr_page(made: NewRound, base: str = "") -> str:
     """The printable sheet of the round's QR codes: each table's number and players under the
-    code of its recorder link. It says who it is for: the codes are the tables' tokens."""
+    code of its recorder link. It says who it is for: the codes are the tables' tokens. It
+    links the round's own page (``base`` the service's address), which holds no token."""
     s = made.settings
     cards = []
     for table in made.tables:
@@ -55,6 +56,8 @@ figcaption {{ font-size: 10pt; }}
 <p class="secret" id="secret">Organiser only. Each code holds a table's recorder token: whoever scans it can
 record that table's match. Hand each code to its own table; do not post or share this page.
 Tokens are not kept by the service: this page is made once, when the round is created.</p>
+<p class="screen">Round {escape(made.id)} · {len(made.tables)} tables · the round's page (no token in it):
+<a id="round-page" href="{escape(base)}/rounds/{escape(made.id)}">{escape(base)}/rounds/{escape(made.id)}</a></p>
 <div class="grid">
 {chr(10).join(cards)}
 </div>

@@ -111,7 +111,7 @@ def round_create(pairings: str, event: str, round_: int, format_: str, policy: s
         made = create_round(store, tables, settings, base.rstrip("/"))
     if qr_file:
         from ..round_pages import qr_page
-        _write(qr_page(made), qr_file, 0o600)
+        _write(qr_page(made, base.rstrip("/")), qr_file, 0o600)
     if as_json:
         echo(json.dumps(made.to_dict(), ensure_ascii=False))
         return

@@ -18,7 +18,8 @@ Positions are event numbers, as the log numbers events and everywhere else (``sh
 
 The package, a router per resource on one app (``create_app``): ``duels.py`` (a duel's record
 and its reads), ``judge.py`` (rollback, notes, branches), ``uploads.py``, ``matches.py``,
-``pages.py`` (the browser's pages); ``core.py`` holds the service's state and the dependencies
+``pages.py`` (the browser's pages), ``sheets.py`` (a duel's LP sheet), ``rounds.py`` (an event's
+rounds); ``core.py`` holds the service's state and the dependencies
 routes ask for (the service, the organiser, a duel's caller), ``common.py`` what they share (the
 errors and their statuses, reading bodies).
 """

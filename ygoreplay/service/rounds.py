@@ -61,8 +61,8 @@ async def create(request: Request, service: ServiceDep, page: str | None = Query
     base = str(request.base_url).rstrip("/")
     made = await asyncio.to_thread(create_round, service.store, pairings, settings, base)
     if page == "qr":
-        return Response(qr_page(made), status_code=201, media_type="text/html; charset=utf-8",
-                        headers=PRINTED_HEADERS)
+        return Response(qr_page(made, base), status_code=201, media_type="text/html; charset=utf-8",
+                        headers={**PRINTED_HEADERS, "Location": f"/rounds/{made.id}"})
     return Response(json.dumps(made.to_dict(), ensure_ascii=False), status_code=201,
                     media_type="application/json", headers={"Cache-Control": "no-store"})
 
