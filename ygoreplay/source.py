@@ -60,6 +60,10 @@ class Source:
             self.redactions[view] = (red.events, view_cards(self.cards, red.codes), red.disclosures, red.renames, view)
         return self.redactions[view]
 
+    def as_view(self, view: str | None = None) -> tuple[list[Event], CardDB, list, list, str]:
+        """The events, card facts, disclosures and renames ``view`` has of the duel, and the view."""
+        return self._as(view)
+
     def steps(self, view: str | None = None) -> Iterator[tuple[int, Event, DuelState]]:
         """(index, event, state before it) as ``view`` saw the duel."""
         events, cards, disclosures, renames, view = self._as(view)

@@ -483,7 +483,8 @@ class Store:
                secret: bytes | None = None, created: str | None = None, parent: str | None = None,
                branch_at: int | None = None, source: dict | None = None, provenance: dict | None = None,
                attachments: dict[str, dict] | None = None, kind: str = "duel",
-               strict: bool = False, stream_id: str | None = None) -> tuple[str | None, int, RuleViolation | None]:
+               strict: bool = False, stream_id: str | None = None,
+               gather: list | None = None) -> tuple[str | None, int, RuleViolation | None]:
         """A new duel and its events, written in one transaction; (id, events stored, violation).
 
         With ``check`` (recording) the events are checked like ``check`` does and the duel keeps
@@ -495,7 +496,8 @@ class Store:
         ``kind`` names the stream's kind (``KINDS``: a match is a stream of its own kind);
         ``strict`` refuses every event when one is refused (RuleViolation, nothing written).
         ``stream_id`` is the id to give it (one named beforehand, e.g. by the match it is a duel
-        of); by default a new random one. An id already taken is a ConflictError.
+        of); by default a new random one. An id already taken is a ConflictError. ``gather``
+        collects what would be written instead of writing it (``record_together`` writes it).
         """
         self._writable()
         events = list(events)
@@ -513,10 +515,25 @@ class Store:
         rows += [StoredEvent(f"{duel_id}/{_attachment(name)}", 0, f"ygoreplay:{name}", msgpack.packb(data))
                  for name, data in (attachments or {}).items()]
         count, violation, _written = self._write(duel_id, live, events, times, rows, facts,
-                                                 "strict" if strict else "prefix" if check else "all")
+                                                 "strict" if strict else "prefix" if check else "all", gather)
         if count == 0 and violation is not None:
             return None, 0, violation
         return duel_id, count, violation
+
+    def record_together(self, streams: list[dict], attachments: dict[str, dict[str, dict]] | None = None) -> list[str]:
+        """New streams, each given as ``record``'s keyword arguments (and each strict), and
+        attachments of any stream (``{id: {name: data}}``), written in one transaction: all of
+        them, or none when one is refused (an organiser's round and its matches). Their ids."""
+        self._writable()
+        gathered: list[tuple[str, list[StoredEvent], list[StoredEvent], _Live]] = []
+        ids = [str(self.record(**{**spec, "strict": True}, gather=gathered)[0]) for spec in streams]
+        rows = [row for _id, written, _snapshots, _live in gathered for row in written]
+        rows += [StoredEvent(f"{owner}/{_attachment(name)}", 0, f"ygoreplay:{name}", msgpack.packb(data))
+                 for owner, named in (attachments or {}).items() for name, data in named.items()]
+        self._commit_rows(rows, [row for _id, _written, snapshots, _live in gathered for row in snapshots])
+        for stream_id, _written, _snapshots, live in gathered:
+            self._remember(stream_id, live)
+        return ids
 
     def duels(self, kind: str = "duel") -> list[DuelInfo]:
         """Every duel in the store (or every stream of another ``kind``: a match), oldest first,
@@ -730,12 +747,13 @@ class Store:
         return have.merged(lookup.subset(wanted)) if wanted else have
 
     def _write(self, duel_id: str, live: _Live, events: list[Event], times: list[str] | None,
-               rows: list[StoredEvent], facts: CardDB, mode: str) -> tuple[int, RuleViolation | None, list[Record]]:
+               rows: list[StoredEvent], facts: CardDB, mode: str,
+               gather: list | None = None) -> tuple[int, RuleViolation | None, list[Record]]:
         """Fold ``events`` onto ``live`` and write them, with the card facts they add and a new
         signed anchor, in one transaction; snapshots follow. ``mode`` says what a violation does:
         ``strict`` raises it before anything is written, ``prefix`` writes the events before it,
         ``all`` refuses nothing (a record being imported). Returns (new length, violation, the
-        records written)."""
+        records written). ``gather`` takes what would be written instead (``record_together``)."""
         history, stream = live.history, live.kind
         used = referenced_codes(events) & set(facts)
         added = facts.subset(used - set(live.cards))
@@ -780,14 +798,23 @@ class Store:
         rows += events_rows
         rows.append(StoredEvent(f"{duel_id}/head", count, HEAD_TOPIC, msgpack.packb(head.to_dict())))
         snapshot_rows = [self._snapshot_row(duel_id, position, data, at) for position, data, at in snapshots]
+        if gather is None:
+            self._commit_rows(rows, snapshot_rows)
+        stream.use_cards(history, cards)
+        done = _Live(history, live.header, cards, digest, head, stream)
+        if gather is None:
+            self._remember(duel_id, done)
+        else:
+            gather.append((duel_id, rows, snapshot_rows, done))
+        return count, violation, written
+
+    def _commit_rows(self, rows: list[StoredEvent], snapshot_rows: list[StoredEvent]) -> None:
+        """Rows in one transaction (the group commit's, in the service), then their snapshots."""
         if self._committer is not None:
             self._committer.submit(rows, snapshot_rows)
         else:
             self._insert(rows)
             self._insert_snapshots(snapshot_rows)
-        stream.use_cards(history, cards)
-        self._remember(duel_id, _Live(history, live.header, cards, digest, head, stream))
-        return count, violation, written
 
     def _insert(self, rows: list[StoredEvent], marker: bool = False) -> None:
         try:

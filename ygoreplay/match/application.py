@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from ..access import Access
 from ..card_sources import facts_of
 from ..cards import CardFacts
 from ..decks import Banlist, Deck
@@ -32,6 +33,16 @@ def started(players: list[str], policy: str, banlist: Banlist, *, format: str = 
             opening.append({"kind": "decklist_registered", "player": player, "main": deck.main,
                             "extra": deck.extra, "side": deck.side})
     return [from_dict(d, f"event {i}") for i, d in enumerate(opening)]
+
+
+def match_stream(events: list[Event], title: str, visibility: str,
+                 release: tuple[str | None, str | None, str | None] = (None, None, None)) -> tuple[dict, dict[str, str]]:
+    """A new stored match as ``Store.record``'s arguments (its events, checked strictly, and its
+    access record) and the tokens to hand out: the one way a match is created (``POST /matches``,
+    a round's tables)."""
+    access, tokens = Access.issue(visibility, 0, 0.0, *release)
+    return {"events": events, "title": title, "kind": "match", "strict": True,
+            "attachments": {"access": access.to_dict()}}, tokens
 
 
 def judged(events: list[Event], added: list[Event], cards: Mapping[int, CardFacts]) -> MatchState:

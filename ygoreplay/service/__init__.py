@@ -18,7 +18,8 @@ Positions are event numbers, as the log numbers events and everywhere else (``sh
 
 The package, a router per resource on one app (``create_app``): ``duels.py`` (a duel's record
 and its reads), ``judge.py`` (rollback, notes, branches), ``uploads.py``, ``matches.py``,
-``pages.py`` (the browser's pages); ``core.py`` holds the service's state and the dependencies
+``pages.py`` (the browser's pages), ``sheets.py`` (a duel's LP sheet), ``rounds.py`` (an event's
+rounds); ``core.py`` holds the service's state and the dependencies
 routes ask for (the service, the organiser, a duel's caller), ``common.py`` what they share (the
 errors and their statuses, reading bodies).
 """
@@ -39,7 +40,7 @@ from ..card_sources import card_lookup
 from ..receipts import Witness, witness_from
 from ..signing import OrganiserKey
 from ..store import MissingStore, Store
-from . import duels, judge, matches, pages, uploads
+from . import duels, judge, matches, pages, rounds, sheets, uploads
 from .common import HTTPError, _errors, _Limit
 from .core import Service
 
@@ -83,7 +84,7 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         """Whether the service and its store answer."""
         return {"ok": True, "store": store.backend}
 
-    for router in (duels.router, pages.router, judge.router, uploads.router):
+    for router in (duels.router, pages.router, judge.router, uploads.router, sheets.router, rounds.router):
         app.include_router(router)
     return app
 

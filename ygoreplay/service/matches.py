@@ -168,12 +168,11 @@ async def create_match(request: Request, service: ServiceDep) -> dict:
     """A new match (the organiser's): players, policy, the banlist by name and content, and
     the decklists if they are known; its id, a token for each role and a page link for each."""
     title, visibility, events, release = _match_settings(await _body_json(request))
-    access, tokens = Access.issue(visibility, 0, 0.0, *release)
+    spec, tokens = app_layer.match_stream(events, title, visibility, release)
 
     def record() -> str:
-        match_id, _count, _violation = service.store.record(events, title, kind="match", strict=True,
-                                                            attachments={"access": access.to_dict()})
-        return match_id
+        match_id, _count, _violation = service.store.record(**spec)
+        return str(match_id)
     match_id = await asyncio.to_thread(record)
     base = str(request.base_url).rstrip("/")
     links = {role: f"{base}/match/{match_id}?token={token}" for role, token in tokens.items()}

@@ -1,0 +1,145 @@
+"""An event at the table: ``lp-sheet`` (a duel's paper LP record, as a printable page or CSV)
+and ``round`` (``create`` a round from a pairings file: one match per table, its links and QR
+codes; ``show`` a round: its tables, scores and which are recording)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from ..decks import Banlist
+from ..errors import InputError, StoreError
+from ..files import write_atomic
+from ..lpsheet import PAPERS, LPSheet, sheet_of, to_csv, to_html
+from ..match.policies import POLICIES
+from ..rounds import RoundSettings, create_round, match_details, read_pairings, status
+from ..source import Source, open_source
+from ..text import printable
+from .common import card_db, cards_option, echo, main, open_duel, open_store, pick_list, store_option, view_option
+
+#: Where the links of a round made here point (the service that will serve its matches).
+URL_ENV = "YGOREPLAY_URL"
+
+
+def _sheet(source: Source, view: str | None, times: list[str], head: bytes | None, match: dict) -> LPSheet:
+    events, cards, disclosures, renames, view = source.as_view(view)
+    return sheet_of(events, cards, view, disclosures=disclosures, renames=renames, times=times,
+                    duel_id=source.duel_id or "", head=head, match=match,
+                    title=source.replay.match.get("title", "") if source.replay is not None else "")
+
+
+def _write(text: str, output: str | None, mode: int = 0o644) -> None:
+    """To standard output as it is (the sheet's text has no control character but its line
+    ends: a CSV's CRLF stays), or whole to a file (``mode`` 0o600 for one that holds tokens)."""
+    if output is None or output == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode("utf-8"))
+        return
+    try:
+        write_atomic(Path(output), text.encode("utf-8"), mode)
+    except OSError as exc:
+        raise InputError(f"{output}: cannot write ({exc.strerror or exc})") from None
+    echo(f"wrote {output}", err=True)
+
+
+@main.command(name="lp-sheet")
+@click.argument("duel")
+@click.option("--csv", "as_csv", is_flag=True, help="CSV (RFC 4180, a header row) instead of a printable page.")
+@click.option("-o", "--output", default=None, metavar="FILE", help="Write it here (default: standard output).")
+@click.option("--paper", type=click.Choice(PAPERS), default="a4", show_default=True, help="The page's paper size.")
+@view_option
+@cards_option
+@store_option
+def lp_sheet(duel: str, as_csv: bool, output: str | None, paper: str, view: str | None, cards: tuple[str, ...],
+             store_url: str | None) -> None:
+    """A duel's paper LP record: both players' LP changes turn by turn, each with its cause, the
+    running LP and the result; a page to print and sign (HTML), or CSV. DUEL is a .jsonl or .ygr
+    file or a stored duel; --view spectator names no card a spectator could not see."""
+    if Path(duel).is_file():
+        with open_duel(duel, None, cards) as source:
+            replay = source.replay
+            sheet = _sheet(source, view, replay.times if replay and (view or replay.view) == replay.view else [],
+                           replay.chain[-1] if replay and replay.chain else None, {})
+    else:
+        with open_store(store_url, readonly=True) as store:
+            source = open_source(duel, store, card_db(cards))
+            records = store.records(str(source.duel_id))
+            sheet = _sheet(source, view, [r.recorded for r in records], records[-1].hash if records else None,
+                           match_details(store, str(source.duel_id)))
+    _write(to_csv(sheet) if as_csv else to_html(sheet, paper), output)
+
+
+@main.group(name="round")
+def round_group() -> None:
+    """An event's rounds: one match per table from a pairings file, and how the tables stand."""
+
+
+@round_group.command(name="create")
+@click.argument("pairings", metavar="PAIRINGS.csv", type=click.Path(dir_okay=False, exists=True))
+@click.option("--event", "event", required=True, help="The event's name.")
+@click.option("--round", "round_", type=click.IntRange(0, 10_000), required=True, help="The round's number.")
+@click.option("--format", "format_", default="", help="The format (e.g. Advanced).")
+@click.option("--policy", type=click.Choice(list(POLICIES)), default="tcg-2024", show_default=True,
+              help="The end-of-match procedure.")
+@click.option("--banlist", "banlist_file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="An lflist.conf holding the event's banlist (default: none given).")
+@click.option("--list", "list_name", default=None, metavar="NAME", help="Which list of the banlist file.")
+@click.option("--visibility", type=click.Choice(["private", "unlisted", "public"]), default="unlisted",
+              show_default=True, help="Who may read the matches without a token.")
+@click.option("--url", "base", envvar=URL_ENV, default="http://127.0.0.1:8765", show_default=True,
+              help=f"The service's address the links point to (default: ${URL_ENV}).")
+@click.option("--qr", "qr_file", default=None, metavar="FILE.html",
+              help="Write the printable page of the tables' QR codes here (it holds the recorders' tokens).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (with every token) instead of text.")
+@store_option
+def round_create(pairings: str, event: str, round_: int, format_: str, policy: str, banlist_file: str | None,
+                 list_name: str | None, visibility: str, base: str, qr_file: str | None, as_json: bool,
+                 store_url: str | None) -> None:
+    """Create a round from PAIRINGS.csv (table,player,player a line; a header optional): one
+    match per table, all written at once. Prints each table's recorder link; the tokens are shown
+    only now (the store keeps their digests)."""
+    try:
+        data = Path(pairings).read_bytes()
+    except OSError as exc:
+        raise InputError(f"{pairings}: cannot read ({exc.strerror or exc})") from None
+    tables = read_pairings(data, pairings)
+    banlist = pick_list(banlist_file, list_name) if banlist_file else Banlist("(none given)")
+    settings = RoundSettings(event, round_, format_, policy, banlist, visibility)
+    with open_store(store_url, create=True) as store:
+        made = create_round(store, tables, settings, base.rstrip("/"))
+    if qr_file:
+        from ..round_pages import qr_page
+        _write(qr_page(made, base.rstrip("/")), qr_file, 0o600)
+    if as_json:
+        echo(json.dumps(made.to_dict(), ensure_ascii=False))
+        return
+    echo(f"round {made.id}: {printable(event)}, round {round_}, {len(made.tables)} tables "
+         f"(the tokens below are shown once)")
+    for table in made.tables:
+        echo(f"table {table.table}: {printable(table.players[0])} vs {printable(table.players[1])}  "
+             f"match {table.match}  recorder {table.recorder_link}")
+    echo(f"round page: {base.rstrip('/')}/rounds/{made.id}")
+
+
+@round_group.command(name="show")
+@click.argument("round_id", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@store_option
+def round_show(round_id: str, as_json: bool, store_url: str | None) -> None:
+    """How a round's tables stand: players, match score and state, last event recorded."""
+    with open_store(store_url, readonly=True) as store:
+        try:
+            data = status(store, round_id)
+        except StoreError as exc:
+            raise InputError(str(exc)) from None
+    if as_json:
+        echo(json.dumps(data, ensure_ascii=False))
+        return
+    echo(f"round {data['id']}: {printable(data['event'])}, round {data['round']}"
+         + (f", {printable(data['format'])}" if data["format"] else "") + f", {len(data['tables'])} tables")
+    for table in data["tables"]:
+        won, lost = table["score"][:2]
+        echo(f"table {table['table']}: {printable(table['players'][0])} {won} – {lost} "
+             f"{printable(table['players'][1])}  {table['state']}  last event {table['last_event'] or '—'}")

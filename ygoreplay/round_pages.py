@@ -1,0 +1,108 @@
+"""A round's printed and shown pages: the organiser's sheet of QR codes (one a table, each
+opening the table's recorder link) and the round page anyone with its address follows.
+
+Both are whole HTML pages with no script (a served one's policy allows inline style only): the
+round page reloads itself to stay current. The QR sheet holds every table's recorder token; the
+round page holds none.
+"""
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+import segno
+
+from .rounds import NewRound
+
+#: How often the round page reloads itself (seconds).
+REFRESH = 15
+#: What a served page of these may load: its own inline style, nothing else.
+POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; "
+          "frame-ancestors 'none'")
+
+_PRINT = """@page { size: auto; margin: 10mm; }
+body { font: 11pt/1.35 system-ui, sans-serif; color: #000; margin: 0 auto; max-width: 200mm; padding: 6mm; }
+h1 { font-size: 15pt; margin: 0 0 2mm; }
+@media print { body { padding: 0; max-width: none; } .screen { display: none; } }"""
+
+
+def qr_svg(text: str) -> str:
+    """``text`` as an inline SVG QR code (error correction M: a creased or smudged sheet still reads)."""
+    return segno.make(text, error="m", micro=False).svg_inline(scale=3, border=2)
+
+
+def qr_page(made: NewRound, base: str = "") -> str:
+    """The printable sheet of the round's QR codes: each table's number and players under the
+    code of its recorder link. It says who it is for: the codes are the tables' tokens. It
+    links the round's own page (``base`` the service's address), which holds no token."""
+    s = made.settings
+    cards = []
+    for table in made.tables:
+        p0, p1 = (escape(p) for p in table.players)
+        cards.append(f'<figure class="table" id="table-{table.table}">{qr_svg(table.recorder_link)}'
+                     f'<figcaption><b>Table {table.table}</b><br>{p0} vs {p1}</figcaption></figure>')
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">
+<title>{escape(s.event)}, round {s.round}: recorder QR codes</title>
+<style>{_PRINT}
+.secret {{ border: 0.5mm solid #000; padding: 2mm 3mm; font-weight: bold; }}
+.grid {{ display: grid; grid-template-columns: repeat(3, 1fr); gap: 6mm 4mm; margin-top: 4mm; }}
+figure {{ margin: 0; text-align: center; break-inside: avoid; page-break-inside: avoid; }}
+figure svg {{ width: 45mm; height: 45mm; }}
+figcaption {{ font-size: 10pt; }}
+</style></head>
+<body>
+<h1>{escape(s.event)}, round {s.round}{escape(", " + s.format) if s.format else ""}: recorder QR codes</h1>
+<p class="secret" id="secret">Organiser only. Each code holds a table's recorder token: whoever scans it can
+record that table's match. Hand each code to its own table; do not post or share this page.
+Tokens are not kept by the service: this page is made once, when the round is created.</p>
+<p class="screen">Round {escape(made.id)} · {len(made.tables)} tables · the round's page (no token in it):
+<a id="round-page" href="{escape(base)}/rounds/{escape(made.id)}">{escape(base)}/rounds/{escape(made.id)}</a></p>
+<div class="grid">
+{chr(10).join(cards)}
+</div>
+</body></html>
+"""
+
+
+def round_page(status: dict[str, Any], refresh: int = REFRESH) -> str:
+    """The round now, for anyone with its address: the tables, players, each match's score and
+    state, and when each table last recorded an event. Reloads every ``refresh`` seconds."""
+    rows = []
+    for table in status["tables"]:
+        p0, p1 = (escape(p) for p in table["players"])
+        won, lost, drawn = (list(table["score"]) + [0, 0, 0])[:3]
+        score = f"{won} – {lost}" + (f" ({drawn} drawn)" if drawn else "")
+        winner = table.get("winner")
+        marks = ["", ""]
+        if winner in (0, 1):
+            marks[winner] = ' class="won"'
+        last = escape(table["last_event"] or "—")
+        rows.append(f'<tr id="table-{table["table"]}"><td class="num">{table["table"]}</td>'
+                    f"<td{marks[0]}>{p0}</td><td{marks[1]}>{p1}</td><td class=\"num\">{score}</td>"
+                    f"<td>{escape(table['state'])}</td><td><time>{last}</time></td></tr>")
+    head = f"{escape(status['event'])}, round {status['round']}"
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="{int(refresh)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{head}</title>
+<style>{_PRINT}
+table {{ width: 100%; border-collapse: collapse; }}
+th, td {{ border-bottom: 0.3mm solid #999; padding: 1mm 2mm; text-align: left; }}
+td.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
+.won {{ font-weight: bold; }}
+</style></head>
+<body>
+<h1>{head}{escape(", " + status["format"]) if status.get("format") else ""}</h1>
+<p class="screen">{len(status["tables"])} tables · this page reloads every {int(refresh)} s ·
+the same as JSON: <a href="/rounds/{escape(status["id"])}.json">{escape(status["id"])}.json</a></p>
+<table id="tables"><thead><tr><th>Table</th><th>Player</th><th>Player</th><th>Score</th><th>State</th>
+<th>Last event</th></tr></thead>
+<tbody>
+{chr(10).join(rows)}
+</tbody></table>
+</body></html>
+"""
+
+
+__all__ = ["POLICY", "REFRESH", "qr_page", "qr_svg", "round_page"]

@@ -1,0 +1,271 @@
+"""An event's round: the organiser's pairings file becomes one match per table, each with its
+tokens, in one write. Event → round → table → match → duel.
+
+A pairings file is CSV, one table a line: ``table,player,player`` (a header line, such as
+``table,player1,player2``, is optional). A round is kept in the store as an attachment of its own
+id (``round``: the event, the round's number, its format, and each table's players and match id),
+written in the same transaction as its matches; each match carries ``round_table`` (the round and
+its table), so a duel's LP sheet can say which table it was played at. Tokens are never kept (only
+their digests, as every token): the links and QR codes that hold them are given once, when the
+round is made. What is read of a round later (``status``) holds no token.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from .chain import now
+from .decks import Banlist
+from .errors import InputError, StoreError
+from .match import application as match_app
+from .match.policies import POLICIES
+from .store import Store, new_id
+from .text import checked, number, printable
+
+MAX_TABLES = 1000                  # tables one pairings file may hold
+MAX_PAIRINGS_BYTES = 512 * 1024
+MAX_NAME = 200
+_HEADERS = ({"table", "player"}, {"table", "player1", "player2"}, {"table", "player 1", "player 2"})
+_ID = re.compile(r"[0-9a-f]{12}")
+#: The round's attachment (of its own id), and each of its matches' link to it.
+ATTACHMENT, TABLE_LINK = "round", "round_table"
+#: A match's opening events: made with the round, no sign that its table is recording.
+_OPENING = frozenset(("match_started", "decklist_registered"))
+
+
+class PairingsError(InputError):
+    """A pairings file that cannot be used: the message names the line."""
+
+
+@dataclass(frozen=True)
+class Pairing:
+    table: int
+    players: tuple[str, str]
+
+
+def read_pairings(data: bytes | str, where: str = "pairings") -> list[Pairing]:
+    """The tables of a pairings CSV (``table,player,player``; a header line optional), or
+    PairingsError naming the line: a table that is no number, given twice, a player missing, at
+    two tables or playing themselves, more than ``MAX_TABLES`` tables."""
+    if isinstance(data, bytes):
+        if len(data) > MAX_PAIRINGS_BYTES:
+            raise PairingsError(f"{where}: {len(data)} bytes; a pairings file is at most {MAX_PAIRINGS_BYTES}")
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise PairingsError(f"{where}: not UTF-8 text (byte {exc.start})") from None
+    if len(data) > MAX_PAIRINGS_BYTES:
+        raise PairingsError(f"{where}: a pairings file is at most {MAX_PAIRINGS_BYTES} characters")
+    try:
+        lines = list(csv.reader(io.StringIO(data.lstrip("\ufeff"), newline="")))
+    except csv.Error as exc:
+        raise PairingsError(f"{where}: not CSV ({exc})") from None
+    tables: dict[int, int] = {}             # table -> line
+    seated: dict[str, tuple[int, int]] = {}  # a player's name, folded -> (line, table)
+    out: list[Pairing] = []
+    for line, row in enumerate(lines, 1):
+        cells = [c.strip() for c in row]
+        if not any(cells):
+            continue
+        if not out and not tables and {c.casefold() for c in cells} in _HEADERS and len(cells) == 3:
+            continue                        # the header
+        at = f"{where}, line {line}"
+        if len(cells) != 3:
+            raise PairingsError(f"{at}: {len(cells)} field(s); a line is table,player,player")
+        table = number(cells[0])
+        if table is None or not 1 <= table <= 100_000:
+            raise PairingsError(f"{at}: the table is a number 1..100000, not {printable(cells[0])[:40]!r}")
+        if table in tables:
+            raise PairingsError(f"{at}: table {table} is paired already, on line {tables[table]}")
+        players = []
+        for cell in cells[1:]:
+            if not cell:
+                raise PairingsError(f"{at}: a player's name is missing")
+            name = checked(cell, f"{at}: a player's name", MAX_NAME)
+            if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+                raise PairingsError(f"{at}: a player's name holds a control character ({printable(name)[:40]})")
+            players.append(name)
+        if players[0].casefold() == players[1].casefold():
+            raise PairingsError(f"{at}: {printable(players[0])} cannot play themselves")
+        for name in players:
+            if name.casefold() in seated:
+                other_line, other_table = seated[name.casefold()]
+                raise PairingsError(f"{at}: {printable(name)} is at table {other_table} already (line {other_line})")
+            seated[name.casefold()] = (line, table)
+        if len(out) == MAX_TABLES:
+            raise PairingsError(f"{at}: a round has at most {MAX_TABLES} tables")
+        tables[table] = line
+        out.append(Pairing(table, (players[0], players[1])))
+    if not out:
+        raise PairingsError(f"{where}: no tables (a line is table,player,player)")
+    return out
+
+
+def pairings_of_json(body: Any) -> list[Pairing]:
+    """The tables of a JSON request (``[{"table": 1, "players": ["A", "B"]}, ...]``), as the CSV
+    reader would take them, so that both forms are refused alike."""
+    if not isinstance(body, list):
+        raise PairingsError("tables: a list of {table, players: [name, name]}")
+    out = io.StringIO()
+    writer = csv.writer(out)
+    for i, item in enumerate(body):
+        if not (isinstance(item, dict) and set(item) == {"table", "players"} and isinstance(item["players"], list)
+                and len(item["players"]) == 2 and all(isinstance(p, str) for p in item["players"])
+                and isinstance(item["table"], int) and not isinstance(item["table"], bool)):
+            raise PairingsError(f"tables[{i}]: a table is {{table: number, players: [name, name]}}")
+        writer.writerow([item["table"], *item["players"]])
+    return read_pairings(out.getvalue(), "tables")
+
+
+# -- making a round ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RoundSettings:
+    """What every match of a round shares."""
+
+    event: str
+    round: int
+    format: str = ""
+    policy: str = "tcg-2024"
+    banlist: Banlist = Banlist("(none given)")
+    visibility: str = "unlisted"
+
+    def checked(self) -> "RoundSettings":
+        checked(self.event, "the event's name", MAX_NAME)
+        checked(self.format, "the format", MAX_NAME)
+        if not self.event.strip():
+            raise InputError("the event's name is missing")
+        if not 0 <= self.round <= 10_000:
+            raise InputError(f"the round is a number 0..10000, not {self.round}")
+        if self.policy not in POLICIES:
+            raise InputError(f"the policy is one of {', '.join(POLICIES)}, not {self.policy!r}")
+        return self
+
+
+@dataclass(frozen=True)
+class NewTable:
+    """A table of a round just made: its match, and the tokens and links to hand out (once)."""
+
+    table: int
+    players: tuple[str, str]
+    match: str
+    tokens: dict[str, str]
+    links: dict[str, str]
+
+    @property
+    def recorder_link(self) -> str:
+        return self.links["recorder"]
+
+    def to_dict(self) -> dict:
+        return {"table": self.table, "players": list(self.players), "match": self.match, "tokens": self.tokens,
+                "links": self.links}
+
+
+@dataclass(frozen=True)
+class NewRound:
+    id: str
+    settings: RoundSettings
+    tables: list[NewTable]
+
+    def to_dict(self) -> dict:
+        s = self.settings
+        return {"id": self.id, "event": s.event, "round": s.round, "format": s.format, "policy": s.policy,
+                "tables": [t.to_dict() for t in self.tables]}
+
+
+def create_round(store: Store, pairings: Sequence[Pairing], settings: RoundSettings, base: str = "") -> NewRound:
+    """The round and one match per table, written in one transaction (all or nothing); each
+    table's tokens, and links to the match page (``{base}/match/{id}?token=...``)."""
+    settings = settings.checked()
+    round_id = new_id()
+    streams, tables, links = [], [], {}
+    for pairing in pairings:
+        events = match_app.started(list(pairing.players), settings.policy, settings.banlist, format=settings.format,
+                                   event_name=settings.event, round=settings.round)
+        title = f"{settings.event}, round {settings.round}, table {pairing.table}: {' vs '.join(pairing.players)}"
+        spec, tokens = match_app.match_stream(events, title[:500], settings.visibility, (None, settings.event, None))
+        match_id = new_id()
+        spec["stream_id"] = match_id
+        spec["attachments"][TABLE_LINK] = {"round": round_id, "table": pairing.table}
+        streams.append(spec)
+        tables.append(NewTable(pairing.table, pairing.players, match_id, tokens,
+                               {role: f"{base}/match/{match_id}?token={token}" for role, token in tokens.items()}))
+        links[match_id] = pairing.table
+    kept = {"event": settings.event, "round": settings.round, "format": settings.format, "policy": settings.policy,
+            "created": now(), "tables": [{"table": t.table, "players": list(t.players), "match": t.match}
+                                         for t in tables]}
+    store.record_together(streams, {round_id: {ATTACHMENT: kept}})
+    return NewRound(round_id, settings, tables)
+
+
+# -- reading a round ------------------------------------------------------------------------------
+
+def load_round(store: Store, round_id: str) -> dict:
+    """The round as kept (no token in it), or StoreError for none."""
+    if not _ID.fullmatch(round_id):
+        raise StoreError(f"no round {round_id!r} (a round's id is 12 hex digits)")
+    kept = store.attachment(round_id, ATTACHMENT)
+    if kept is None:
+        raise StoreError(f"no round {round_id!r} in {store.name}")
+    return kept
+
+
+def status(store: Store, round_id: str) -> dict:
+    """The round now: each table's players, its match's score and state, and when its match or
+    a duel of it last had an event after the match was made (a table being recorded). Holds no
+    token."""
+    kept = load_round(store, round_id)
+    tables = []
+    for table in kept["tables"]:
+        info = store.info(table["match"])
+        s = info.status
+        records = store.records_after(table["match"], 0)[:info.events]
+        duels = [r.event.duel for r in records if r.event.kind == "game_started" and r.event.duel]
+        times = [r.recorded for r in records if r.event.kind not in _OPENING][-1:]
+        times += [t for t in map(lambda duel: _last_time(store, duel), duels) if t]
+        state = ("ended" if s.get("ended") else f"playing duel {s['playing']}" if s.get("playing")
+                 else "between duels" if duels else "not started")
+        tables.append({"table": table["table"], "players": table["players"], "match": table["match"],
+                       "score": list(s.get("games") or [0, 0, 0]), "state": state,
+                       "winner": s.get("winner") if s.get("ended") else None, "duels": duels,
+                       "last_event": max(times) if times else None})
+    return {"id": round_id, "event": kept["event"], "round": kept["round"], "format": kept.get("format", ""),
+            "policy": kept.get("policy"), "created": kept.get("created"), "tables": tables}
+
+
+def _last_time(store: Store, stream_id: str) -> str | None:
+    """When a stream's last event was recorded (None for none, or for a stream not there)."""
+    try:
+        count = store.info(stream_id).events
+        records = store.records_after(stream_id, count - 1) if count else []
+    except StoreError:
+        return None
+    return records[-1].recorded if records else None
+
+
+def match_details(store: Store, duel_id: str) -> dict:
+    """What a duel's match says of where it was played: the event, round, table and format
+    (empty for a duel of no match)."""
+    link = store.attachment(duel_id, "match_game")
+    if link is None:
+        return {}
+    match_id = str(link["id"])
+    try:
+        first = store.records_after(match_id, 0)[:1]
+    except StoreError:
+        return {}
+    out: dict[str, Any] = {"match": match_id}
+    if first and first[0].event.kind == "match_started":
+        started = first[0].event
+        out.update(event=started.event_name, round=started.round, format=started.format)
+    seat = store.attachment(match_id, TABLE_LINK)
+    if seat is not None:
+        out["table"] = seat["table"]
+    return out
+
+
+__all__ = ["MAX_TABLES", "NewRound", "NewTable", "Pairing", "PairingsError", "RoundSettings", "create_round",
+           "load_round", "match_details", "pairings_of_json", "read_pairings", "status"]

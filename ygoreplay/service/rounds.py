@@ -1,0 +1,112 @@
+"""An event's rounds: the organiser creates one from a pairings file (one match per table, its
+tokens handed out once, with a printable sheet of QR codes); anyone with a round's address
+follows its page (tables, players, scores, which tables are recording), which holds no token."""
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import Response
+
+from ..access import VISIBILITIES
+from ..errors import StoreError
+from ..match.policies import POLICIES
+from ..round_pages import qr_page, round_page
+from ..rounds import RoundSettings, create_round, pairings_of_json, read_pairings, status
+from ..text import number
+from .common import HTTPError, _body_json
+from .core import ServiceDep, organiser
+from .sheets import PRINTED_HEADERS
+
+router = APIRouter()
+_ROUND_ID = re.compile(r"[0-9a-f]{12}")
+_SETTINGS = {"event", "round", "format", "policy", "visibility"}
+
+
+@router.post("/rounds", status_code=201, tags=["organiser"], dependencies=[Depends(organiser)],
+             openapi_extra={"requestBody": {"required": True, "content": {
+                 "text/csv": {"schema": {"type": "string"}},
+                 "application/json": {"schema": {"type": "object", "properties": {
+                     "event": {"type": "string", "maxLength": 200}, "round": {"type": "integer"},
+                     "format": {"type": "string", "maxLength": 200}, "policy": {"enum": list(POLICIES)},
+                     "visibility": {"enum": list(VISIBILITIES)}, "pairings": {"type": "string"},
+                     "tables": {"type": "array", "items": {"type": "object"}}}}}}}})
+async def create(request: Request, service: ServiceDep, page: str | None = Query(None, pattern="^qr$")) -> Response:
+    """A round from a pairings file (a ``text/csv`` body: ``table,player,player`` lines, the
+    settings in the query: ``event``, ``round``, ``format``, ``policy``, ``visibility``) or a
+    JSON object (the settings, and ``pairings`` as CSV text or ``tables``): one match per table.
+    Its tables with their tokens and links, given this once; ``?page=qr`` answers with the
+    printable QR codes instead, for the organiser only."""
+    raw = await request.body()
+    if request.headers.get("content-type", "").split(";")[0].strip() == "application/json":
+        body = await _body_json(request)
+        if not isinstance(body, dict) or set(body) - _SETTINGS - {"pairings", "tables"}:
+            raise HTTPError(400, "the body is {event, round, format, policy, visibility, pairings | tables}",
+                            where="body")
+        if ("pairings" in body) == ("tables" in body):
+            raise HTTPError(400, "give the pairings as CSV text (pairings) or as a list (tables), one of them",
+                            where="body")
+        pairings = (read_pairings(body["pairings"], "pairings") if isinstance(body.get("pairings"), str)
+                    else pairings_of_json(body.get("tables")))
+        given: dict[str, Any] = {k: body[k] for k in _SETTINGS if k in body}
+    else:
+        pairings = read_pairings(raw, "body")
+        given = {k: request.query_params[k] for k in _SETTINGS if k in request.query_params}
+        if "round" in given:
+            given["round"] = number(given["round"]) if number(given["round"]) is not None else given["round"]
+    settings = _settings(given)
+    base = str(request.base_url).rstrip("/")
+    made = await asyncio.to_thread(create_round, service.store, pairings, settings, base)
+    if page == "qr":
+        return Response(qr_page(made, base), status_code=201, media_type="text/html; charset=utf-8",
+                        headers={**PRINTED_HEADERS, "Location": f"/rounds/{made.id}"})
+    return Response(json.dumps(made.to_dict(), ensure_ascii=False), status_code=201,
+                    media_type="application/json", headers={"Cache-Control": "no-store"})
+
+
+def _settings(given: dict[str, Any]) -> RoundSettings:
+    """The round's settings from a request, or 400 naming the field."""
+    event, round_ = given.get("event"), given.get("round")
+    if not isinstance(event, str) or not event.strip():
+        raise HTTPError(400, "event is the event's name", where="event")
+    if not isinstance(round_, int) or isinstance(round_, bool) or not 0 <= round_ <= 10_000:
+        raise HTTPError(400, "round is the round's number, 0..10000", where="round")
+    for field in ("format", "policy", "visibility"):
+        if field in given and not isinstance(given[field], str):
+            raise HTTPError(400, f"{field} is a string", where=field)
+    if given.get("policy", "tcg-2024") not in POLICIES:
+        raise HTTPError(400, f"policy is one of {', '.join(POLICIES)}", where="policy")
+    if given.get("visibility", "unlisted") not in VISIBILITIES:
+        raise HTTPError(400, f"visibility is one of {', '.join(VISIBILITIES)}", where="visibility")
+    return RoundSettings(event, round_, given.get("format", ""), given.get("policy", "tcg-2024"),
+                         visibility=given.get("visibility", "unlisted"))
+
+
+def _status(service: Any, round_id: str) -> dict:
+    if not _ROUND_ID.fullmatch(round_id):
+        raise HTTPError(404, f"no round {round_id!r}")
+    try:
+        return status(service.store, round_id)
+    except StoreError:
+        raise HTTPError(404, f"no round {round_id!r}") from None
+
+
+@router.get("/rounds/{round_id}.json", tags=["everyone"])
+async def round_json(round_id: str, service: ServiceDep) -> dict:
+    """The round now: each table's players, match, score, state and last event time (no token)."""
+    return await asyncio.to_thread(_status, service, round_id)
+
+
+@router.get("/rounds/{round_id}", tags=["everyone"], response_class=Response,
+            responses={200: {"content": {"text/html": {}}}})
+async def round_html(round_id: str, service: ServiceDep) -> Response:
+    """The round's page: its tables, players, scores and which are recording; it reloads itself."""
+    data = await asyncio.to_thread(_status, service, round_id)
+    return Response(round_page(data), media_type="text/html; charset=utf-8",
+                    headers={**PRINTED_HEADERS, "Cache-Control": "no-cache"})
+
+
+__all__ = ["router"]

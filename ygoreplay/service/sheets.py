@@ -1,0 +1,72 @@
+"""A duel's paper LP record (``lpsheet``): the printable page and the CSV, made from the duel as
+the caller's view has it, under the same access rules and delay as every other read of the duel
+(a delayed spectator's sheet stops where the delay does)."""
+from __future__ import annotations
+
+import gzip
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+
+from ..live import LiveDuel
+from ..lpsheet import LPSheet, sheet_of, to_csv, to_html
+from ..round_pages import POLICY
+from ..rounds import match_details
+from .common import VIEW, Caller
+from .core import DuelCaller, Service, ServiceDep
+
+router = APIRouter()
+
+#: The headers of a page the server makes whole (an LP sheet, a round's pages): no script at all.
+PRINTED_HEADERS = {"Content-Security-Policy": POLICY, "Referrer-Policy": "no-referrer",
+                   "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Cache-Control": "no-store"}
+
+
+def _sheet(service: Service, live: LiveDuel, view: str, visible: int) -> LPSheet:
+    """The sheet of the first ``visible`` events as ``view`` has them (a judge's: the record)."""
+    live_view = live.view(view, visible if view == "spectator" else None)
+    steps = live_view.steps[:visible]
+    if view == "judge":
+        events, cards = [r.event for r in live.records[:visible]], live.cards
+    else:
+        events, cards = live_view.fold.events[:visible], live_view.fold.cards
+    return sheet_of(events, cards, view, disclosures=[d for s in steps for d in s.disclosures],
+                    renames=[r for s in steps for r in s.renames], times=[s.time for s in steps],
+                    duel_id=live.id, title=live.header.title,
+                    head=live.records[visible - 1].hash if visible else None,
+                    match=match_details(service.store, live.id) if live.match_id() else None)
+
+
+def _made(service: Service, asking: tuple[Caller, LiveDuel], view: str | None, form: str, paper: str) -> bytes:
+    """The sheet laid out as ``form`` (html, csv), made once per view and events seen."""
+    caller, live = asking
+    view = Service.view_for(caller, view)
+    visible = live.visible(view)
+
+    def build() -> bytes:
+        sheet = _sheet(service, live, view, visible)
+        return (to_csv(sheet) if form == "csv" else to_html(sheet, paper)).encode()
+    return gzip.decompress(live.answer(("lp-sheet", view, form, paper, visible), build))
+
+
+@router.get("/duels/{duel_id}/lp-sheet", tags=["everyone"], response_class=Response,
+            responses={200: {"content": {"text/html": {}}}})
+def lp_sheet_page(duel_id: str, service: ServiceDep, asking: DuelCaller, view: str | None = Query(None, pattern=VIEW),
+                  paper: str = Query("a4", pattern="^(a4|letter)$")) -> Response:
+    """The duel's LP record as a printable page both players sign: every LP change with its
+    cause, turn and phase, the running LP, the result, and the record's head hash."""
+    return Response(_made(service, asking, view, "html", paper), media_type="text/html; charset=utf-8",
+                    headers=PRINTED_HEADERS)
+
+
+@router.get("/duels/{duel_id}/lp-sheet.csv", tags=["everyone"], response_class=Response,
+            responses={200: {"content": {"text/csv": {}}}})
+def lp_sheet_csv(duel_id: str, service: ServiceDep, asking: DuelCaller,
+                 view: str | None = Query(None, pattern=VIEW)) -> Response:
+    """The duel's LP record as CSV (RFC 4180, a header row, the result last)."""
+    return Response(_made(service, asking, view, "csv", "a4"), media_type="text/csv; charset=utf-8; header=present",
+                    headers={"Content-Disposition": f'attachment; filename="{duel_id}-lp-sheet.csv"',
+                             "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"})
+
+
+__all__ = ["PRINTED_HEADERS", "router"]
