@@ -89,7 +89,7 @@ def where(page) -> str:
 
 
 def at(page, i: int) -> None:
-    expect(page.locator("#where")).to_have_text(re.compile(rf"^event {i} of "))
+    expect(page.locator("#where")).to_have_text(re.compile(rf"^event #{i} of "))
 
 
 def boards_of(page) -> list[dict]:
@@ -133,7 +133,7 @@ def test_step_scrub_jump_to_a_turn_and_follow_a_permalink(service, page):
     expect(page.locator("#middle .turnline")).to_contain_text("Turn 1")
     page.keyboard.press("Shift+ArrowRight")
     expect(page.locator("#middle .turnline")).to_contain_text("Turn 2")
-    turn2 = int(where(page).split()[1])
+    turn2 = int(where(page).split()[1].lstrip("#"))
     assert duel["events"][turn2]["kind"] == "turn_started" and duel["events"][turn2]["turn"] == 2
     page.keyboard.press("Shift+ArrowLeft")
     expect(page.locator("#middle .turnline")).to_contain_text("Turn 1")
@@ -217,6 +217,174 @@ def test_keyboard_only(service, page):
     page.locator("#play").press("Enter")                         # a button, from the keyboard
     at(page, len(duel["events"]) - 1)                            # plays to the end, then stops
     expect(page.locator("#play")).to_have_attribute("aria-label", "Play")
+
+
+# -- what a new user met (issue 23) ------------------------------------------------------------------
+
+def line_in_view(page, i: int) -> None:
+    """The log's line #i is the current one, highlighted and wholly inside the log's pane."""
+    page.wait_for_function("""(i) => {
+        const line = document.getElementById('l' + i), pane = document.getElementById('log');
+        if (!line || !line.classList.contains('current')) return false;
+        const a = line.getBoundingClientRect(), b = pane.getBoundingClientRect();
+        return a.height > 0 && a.top >= b.top - 1 && a.bottom <= b.bottom + 1; }""", arg=i, timeout=5_000)
+    expect(page.locator(f"#l{i} a")).to_have_css("background-color", "rgba(108, 182, 255, 0.2)")
+
+
+def test_the_log_follows_the_event_shown_and_counts_every_event(service, page):
+    """At #e57 the log showed #31-#49 and the count read "of 87" for 88 events: the current line
+    is scrolled into view and marked when opening a link, stepping, seeking and jumping, and
+    "event #N of TOTAL" numbers events from #0 as the log does, out of all of them."""
+    duel = record(service.url, "won-by-damage")
+    total = len(duel["events"])
+    opened(page, duel["links"]["spectator"] + "#e57")
+    expect(page.locator("#where")).to_have_text(re.compile(rf"^event #57 of {total} "))
+    line_in_view(page, 57)
+    page.keyboard.press("End")
+    expect(page.locator("#where")).to_have_text(re.compile(rf"^event #{total - 1} of {total} "))
+    line_in_view(page, total - 1)
+    page.keyboard.press("Home")
+    line_in_view(page, 0)
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    line_in_view(page, 3)
+    page.locator("#slider").evaluate("(s) => { s.value = 70; s.dispatchEvent(new Event('input')); }")
+    line_in_view(page, 70)
+    page.evaluate("location.hash = '#e25'")
+    line_in_view(page, 25)
+    page.keyboard.press("Shift+ArrowRight")                     # the next turn's first line
+    at = int(where(page).split()[1].lstrip("#"))
+    assert duel["events"][at]["kind"] == "turn_started"
+    line_in_view(page, at)
+
+
+def test_a_live_duel_keeps_its_last_line_in_view(service, page):
+    base = service.url
+    duel = create(base, title="follow the log", visibility="unlisted")
+    events = events_of("won-by-damage.jsonl")
+    recorder = auth(duel["tokens"]["recorder"])
+    assert httpx.post(f"{base}/duels/{duel['id']}/events", json=events[:5], headers=recorder).status_code == 200
+    opened(page, duel["links"]["judge"])
+    line_in_view(page, 4)
+    for start in range(5, 80, 15):
+        assert httpx.post(f"{base}/duels/{duel['id']}/events", json=events[start:start + 15],
+                          headers=recorder).status_code == 200
+        expect(page.locator("#where")).to_have_text(re.compile(rf"^event #{start + 14} of {start + 15} "))
+        line_in_view(page, start + 14)
+
+
+def test_every_zone_carries_the_tag_the_log_names_it_by(service, page):
+    """The log says "Vorse Raider [M2]": the board labels every zone the same way (M0..M4, S0..S4,
+    FZ, the piles GY, banished, Extra Deck, Deck, hand), and the card the log names in [M2] is
+    the one in the zone tagged M2."""
+    from ygoreplay.sentences import ZONE_NAMES
+    duel = record(service.url, "won-by-damage")
+    opened(page, duel["links"]["judge"])
+    tags = ["M0", "M1", "M2", "M3", "M4", "S0", "S1", "S2", "S3", "S4", "FZ", "GY", "banished", "Extra Deck",
+            "Deck", "hand"]
+    assert {"GY", "Extra Deck", "Deck", "hand"} <= set(ZONE_NAMES.values())      # the log's own words
+    for side in ("#side-bottom", "#side-top"):
+        assert sorted(page.locator(f"{side} .ztag").all_text_contents()) == sorted(tags), side
+        for tag in tags:
+            assert page.locator(f"{side} .ztag", has_text=re.compile(rf"^{tag}$")).is_visible(), (side, tag)
+    named = 0
+    for i, frame in enumerate(page.evaluate("window.ygoreplay.duel.frames.map((f) => f.line)")):
+        board = httpx.get(f"{service.url}/duels/{duel['id']}/state?at={i}",
+                          headers=auth(duel["tokens"]["judge"])).json()["board"] if "[M" in frame else None
+        if board is None:
+            continue
+        for p, side in ((0, "#side-bottom"), (1, "#side-top")):
+            for z, card in enumerate(board["players"][p]["mzone"][:5]):
+                if card and not card.get("hidden") and f"{card['name']} [M{z}]" in frame:
+                    page.evaluate(f"window.ygoreplay.viewer.show({i})")
+                    zone = page.locator(f"{side} .zone.m").filter(has=page.locator(".ztag", has_text=f"M{z}"))
+                    expect(zone.locator(".cname")).to_have_text(card["name"])
+                    named += 1
+    assert named >= 3, "the sample names monsters by their zones"
+    shot(page, "zone-tags")
+
+
+def test_a_player_at_0_lp_is_marked_lost_before_any_duel_ended(service, page):
+    """A record that stops at the lethal damage (no duel_ended yet): the board says who lost."""
+    events = events_of("won-by-damage.jsonl")
+    assert events[-1]["kind"] == "duel_ended"
+    duel = create(service.url, title="no end recorded", visibility="unlisted")
+    assert httpx.post(f"{service.url}/duels/{duel['id']}/events", json=events[:-1],
+                      headers=auth(duel["tokens"]["recorder"])).status_code == 200
+    state = httpx.get(f"{service.url}/duels/{duel['id']}/state", headers=auth(duel["tokens"]["spectator"])).json()
+    assert state["board"]["players"][1]["lost"] == "lp" and state["board"]["players"][0]["lost"] is None
+    assert not state["board"]["ended"]
+    opened(page, duel["links"]["spectator"])
+    at(page, len(events) - 2)
+    expect(page.locator("#side-top .lp")).to_have_text("0")
+    expect(page.locator("#side-top .who")).to_have_class(re.compile("has-lost"))
+    expect(page.locator("#side-top .who .lost")).to_have_text("lost (LP 0)")
+    expect(page.locator("#side-bottom .who .lost")).to_be_hidden()
+    expect(page.locator("#middle .result")).to_have_text("Yugi wins: Kaiba has lost (LP 0)")
+    page.keyboard.press("ArrowLeft")                             # before the damage: nobody has lost
+    expect(page.locator("#side-top .who .lost")).to_be_hidden()
+    expect(page.locator("#middle .result")).to_have_text("")
+
+
+def test_a_card_the_record_does_not_know_is_drawn_as_an_unknown_card(service, page):
+    """A recorder saw a monster Normal Summoned face-up and could not read it (passcode 0, no
+    ``shows``): every view draws it face-up as "unknown card", not as a back, and nothing breaks."""
+    zeros = {"main": [0] * 40}
+    events = [{"kind": "duel_started", "first_player": 0, "players": ["Ann", "Bo"]},
+              {"kind": "deck_registered", "player": 0, **zeros}, {"kind": "deck_registered", "player": 1, **zeros},
+              {"kind": "cards_drawn", "player": 0, "count": 5}, {"kind": "cards_drawn", "player": 1, "count": 5},
+              {"kind": "turn_started", "player": 0, "turn": 1}, {"kind": "phase_entered", "phase": "draw"},
+              {"kind": "phase_entered", "phase": "standby"}, {"kind": "phase_entered", "phase": "main1"},
+              {"kind": "normal_summoned", "card": "p0.m0", "zone": 2},
+              {"kind": "spell_trap_set", "card": "p0.m1", "zone": 1}]
+    duel = create(service.url, title="unknown cards", visibility="unlisted")
+    r = httpx.post(f"{service.url}/duels/{duel['id']}/events", json=events, headers=auth(duel["tokens"]["recorder"]))
+    assert r.status_code == 200, r.text
+    for role in ("judge", "spectator"):
+        opened(page, duel["links"][role])
+        at(page, len(events) - 1)
+        summoned = page.locator("#side-bottom .zone.m").nth(2).locator(".card")
+        expect(summoned).to_have_class(re.compile(r"\bunknown\b"))
+        expect(summoned.locator(".cname")).to_have_text("unknown card")
+        expect(summoned).to_have_attribute("aria-label", "an unknown card, face-up Attack Position")
+        set_card = page.locator("#side-bottom .zone.s").nth(1).locator(".card")
+        expect(set_card).to_have_class(re.compile(r"\bback\b"))    # a Set card stays a back
+        summoned.hover()
+        expect(page.locator("#details h2")).to_have_text("An unknown card")
+        expect(page.locator("#l9")).to_contain_text("Normal Summons a card in Ann's hand to M2")
+    shot(page, "unknown-card")
+
+
+@pytest.mark.parametrize("width,height", [(360, 740), (1280, 800)])
+def test_the_viewer_fits_a_phone_and_a_laptop(service, browser, tmp_path, width, height):
+    """No horizontal scroll of the page at 360 px (the board scales), nor at 1280 px; screenshots
+    of both under a temporary folder."""
+    duel = record(service.url, "won-by-damage")
+    context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=width < 800,
+                                  has_touch=width < 800)
+    page = context.new_page()
+    opened(page, duel["links"]["judge"] + "#e45")
+    at(page, 45)
+    fits = "document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+    assert page.evaluate(fits), page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    outside = page.evaluate("""(width) => [...document.querySelectorAll('#board .zone, #board .who, #board .hand')]
+        .map((node) => node.getBoundingClientRect()).filter((r) => r.left < 0 || r.right > width).length""", width)
+    assert outside == 0, f"{outside} zone(s) of the board run off the screen"
+    page.evaluate("document.querySelectorAll('details.pilelist').forEach((d) => { d.open = true; })")
+    lists = page.evaluate("[...document.querySelectorAll('details[open] ol')].map((n) => n.getBoundingClientRect())"
+                          ".map((r) => [r.left, r.right])")
+    assert len(lists) == 6 and all(0 <= left and right <= width for left, right in lists), lists   # piles open on screen
+    assert page.evaluate(fits)
+    page.evaluate("document.querySelectorAll('details.pilelist').forEach((d) => { d.open = false; })")
+    for selector in ("#side-bottom .lp", "#side-top .lp", "#slider", "#log", "#next"):
+        assert page.locator(selector).is_visible(), selector
+    page.locator("#next").click()
+    at(page, 46)
+    assert page.evaluate(fits)
+    path = tmp_path / f"viewer-{width}x{height}.png"
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 10_000
+    context.close()
 
 
 # -- views ---------------------------------------------------------------------------------------------
@@ -346,7 +514,7 @@ def test_a_live_duel_follows_the_stream_marks_a_rollback_and_shows_its_branches(
     expect(page.locator("#marks .undone")).to_have_count(1)
     page.keyboard.press("Home")                                  # looking back: new events do not move it
     assert httpx.post(f"{base}/duels/{d}/events", json=events[35:50], headers=recorder).status_code == 200
-    expect(page.locator("#where")).to_have_text(re.compile(r"^event 0 of 55"))
+    expect(page.locator("#where")).to_have_text(re.compile(r"^event #0 of 56"))
     page.keyboard.press("End")
     at(page, 55)
     shot(page, "live-after-rollback")
@@ -375,7 +543,7 @@ def test_a_burst_of_live_events_is_taken_in_at_once(service, page):
     at(page, 10)
     page.locator("#log").evaluate("(log) => { log.scrollTop = 300; }")
     assert httpx.post(f"{base}/duels/{duel['id']}/events", json=events[50:], headers=recorder, timeout=120).status_code == 200
-    expect(page.locator("#where")).to_have_text(re.compile(r"^event 10 of 1999"), timeout=60_000)
+    expect(page.locator("#where")).to_have_text(re.compile(r"^event #10 of 2000"), timeout=60_000)
     assert page.evaluate("window.ygoreplay.duel.length") == 2000
     assert page.locator("#log li").count() == 2000, "one line per event, none twice"
     assert page.locator("#log").evaluate("(log) => log.scrollTop") == 300, "reading further down is not undone"

@@ -7,6 +7,9 @@ stay text; the page loads no inline script.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -14,6 +17,7 @@ import pytest
 from test_browser import CHROMIUM, browser, page, shot  # noqa: F401  (fixtures)
 from test_match_service import MATCHES, create, drive, lines, post
 from test_service import Server, auth
+from ygoreplay.cards import CardDB
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[test]' installs playwright")
 expect = playwright_api.expect
@@ -63,7 +67,7 @@ def test_a_player_sees_the_match_and_opens_its_duels_with_the_same_token(service
     html = page.content()
     assert not any(name in html for name in KAIBAS_SIDE), "the opponent's Side Deck stays hidden"
     expect(page.locator(".deck[data-player='1']")).to_contain_text("the cards are hidden from this view")
-    expect(page.locator(".deck[data-player='0']")).to_contain_text("side:")
+    expect(page.locator(".deck[data-player='0'] ul[data-part='side'] li", has_text="Kuriboh")).to_have_text("1\u00d7 Kuriboh")
     shot(page, "match-p0")
     link = games.nth(0).locator("a")
     href = link.get_attribute("href")
@@ -133,3 +137,58 @@ def test_bidirectional_and_zero_width_characters_in_names_are_shown(service, pag
     expect(page.locator("#player0")).to_have_text("Yu\\u200bgi")
     expect(page.locator("#player1")).to_have_text("Kaiba\\u202eevil")
     expect(page.locator("#title")).to_have_text("Final \\u202eevil")
+
+
+def test_the_page_shows_the_event_the_decks_by_count_and_when_each_event_happened(service, browser):
+    """Issue 23, as a new user met it: the event name, round and format given at creation; a
+    player's own deck as "3× Celtic Guardian" under Main, Extra and Side; each log line's time as
+    stored, in the reader's locale and time zone (here German, in Tokyo)."""
+    match, sample, _duels = drive(service.url, "two-one-side-decking.jsonl")
+    start = sample[0]
+    context = browser.new_context(locale="de-DE", timezone_id="Asia/Tokyo", viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    opened(page, match["links"]["p0"])
+    expect(page.locator("#event")).to_have_text(f"{start['event_name']} \u00b7 Round {start['round']} \u00b7 {start['format']}")
+    classic = CardDB.classic()
+    state = httpx.get(f"{service.url}/matches/{match['id']}/state", headers=auth(match["tokens"]["p0"])).json()
+    decklist = state["decks"][0]                   # as the match's siding left it
+    for part, label in (("main", "Main Deck"), ("extra", "Extra Deck"), ("side", "Side Deck")):
+        want = [f"{n}\u00d7 {classic[code].name}" for code, n in Counter(decklist[part]).items()]
+        mine = page.locator(f".deck[data-player='0'] ul[data-part='{part}'] li")
+        expect(mine).to_have_text(want)
+        expect(page.locator(".deck[data-player='0'] h4", has_text=label)).to_have_text(f"{label} ({len(decklist[part])})")
+    assert any(t.startswith("3\u00d7 ") for t in page.locator(".deck[data-player='0'] ul[data-part='main'] li").all_text_contents())
+    expect(page.locator(".deck[data-player='1'] ul")).to_have_count(0)          # the opponent's stays counts
+    stored = httpx.get(f"{service.url}/matches/{match['id']}", headers=auth(match["tokens"]["p0"])).json()["events"]
+    stamps = page.locator("#log li time")
+    expect(stamps).to_have_count(len(stored))
+    for i in (0, len(stored) // 2, len(stored) - 1):
+        when = datetime.fromisoformat(stored[i]["time"].replace("Z", "+00:00"))
+        stamp = stamps.nth(i)
+        assert datetime.fromisoformat(stamp.get_attribute("datetime").replace("Z", "+00:00")) == when
+        local = when.astimezone(ZoneInfo("Asia/Tokyo"))
+        expect(stamp).to_contain_text(local.strftime("%H:%M:%S"))              # de-DE: 24-hour clock
+        expect(stamp).not_to_contain_text("vor")                               # a finished match: no "ago"
+    context.close()
+
+
+def test_a_match_being_played_says_how_long_ago_each_event_was(service, page):
+    sample = lines(MATCHES / "two-nil.jsonl")
+    match = create(service.url, sample)
+    opened(page, match["links"]["spectator"])
+    stamps = page.locator("#log li time")
+    expect(stamps.first).to_have_text(re.compile(r"\d{1,2}:\d\d:\d\d\s?(AM|PM)? \((now|\d+ seconds? ago|1 minute ago)\)$"))
+    before = stamps.count()
+    post(service.url, f"/matches/{match['id']}/games", match["tokens"]["recorder"], {"first_player": 0, "chosen_by": 0}, 201)
+    expect(stamps).to_have_count(before + 1)
+    expect(page.locator("#log li time").last).to_have_text(re.compile(r"\((now|\d+ seconds? ago)\)$"))
+
+
+def test_the_match_page_fits_a_phone(service, browser, tmp_path):
+    match, _sample, _duels = drive(service.url, "two-one-side-decking.jsonl")
+    context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    opened(page, match["links"]["p0"])
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    page.screenshot(path=str(tmp_path / "match-360.png"), full_page=True)
+    context.close()

@@ -39,6 +39,9 @@ def board(state: DuelState) -> dict:
         players.append({
             "name": state.players[p] if p < len(state.players) else "",
             "lp": side.lp, "deck": len(side.deck),
+            # why the rules say this player has lost (WIN-01 "lp", WIN-02 "deck_out"), even before
+            # the record's duel_ended, or None: a viewer marks LP 0 in a duel the record left open
+            "lost": state.must_lose.get(p),
             "hand": [card(state, c) for c in side.hand],
             "mzone": [card(state, c) for c in side.mzone],
             "szone": [card(state, c) for c in side.szone],

@@ -257,12 +257,15 @@ def get_match(match_id: str, asking: MatchCaller, start: int = Query(0, alias="f
 def match_state(match_id: str, service: ServiceDep, asking: MatchCaller,
                 view: str | None = Query(None, pattern=VIEW)) -> dict:
     """The match now, for the view: players, policy, score, each duel with its result and the
-    siding before it, time, extra turns, decisions, penalties, rulings, the result and points.
+    siding before it, time, extra turns, decisions, penalties, rulings, the result and points;
+    ``times``: when each event (each of ``lines``) was recorded.
     The judge's also lists how each stored duel disagrees with the match (``problems``)."""
     who, live = asking
     view = Service.view_for(who, view)
     data = {"id": match_id, "title": live.header.title, "role": who.role, "views": list(who.views),
             **live.summary(view)}
+    # each line's time as stored (the page shows it in the reader's locale)
+    data["times"] = [r.recorded for r in live.records[:data["events"]]]
     if view == "judge":
         # a view the match released reads a duel's record only when the duel is released too
         data["problems"] = [p.to_dict() for p in commands.problems(

@@ -4,7 +4,9 @@
 // view: a decklist or Side Deck this view may not see arrives as counts, never as cards. Text
 // from the match (players' and judges' names, rulings, notes) only ever goes in through
 // textContent, made visible first (text.js: no bidirectional or zero-width character acts); links
-// are built with URLSearchParams, their paths from ids the server checked.
+// are built with URLSearchParams, their paths from ids the server checked. Times are the stored
+// record's (UTC), shown in the reader's locale and time zone; while the match is on, also how long
+// ago ("3 minutes ago"), kept current.
 
 import { visible } from "./text.js";
 
@@ -13,6 +15,23 @@ function el(tag, className, text) {
   if (className) node.className = className;
   if (text !== undefined && text !== null) node.textContent = String(text);
   return node;
+}
+
+// Each card once, with how many copies, in the order the list first names it: "3× Celtic Guardian".
+function grouped(names) {
+  const counts = new Map();
+  for (const name of names) counts.set(name, (counts.get(name) || 0) + 1);
+  return [...counts].map(([name, count]) => `${count}× ${name}`);
+}
+
+// How long before ``now`` (ms) a time was, in the reader's language: "2 minutes ago".
+function ago(ms, now) {
+  const words = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+  const seconds = Math.min(0, Math.round((ms - now) / 1000));      // a clock a little ahead: "now"
+  for (const [unit, size] of [["day", 86400], ["hour", 3600], ["minute", 60]]) {
+    if (Math.abs(seconds) >= size) return words.format(Math.round(seconds / size), unit);
+  }
+  return words.format(seconds, "second");
 }
 
 const HOW = { lp: "LP", deck_out: "deck out", effect: "a card's effect", surrender: "surrender", draw: "a draw",
@@ -70,6 +89,10 @@ export class MatchPage {
     this.q("#policy").textContent = policy
       ? `${policy.name}: ${policy.title} \u00b7 ${policy.date}` + (s.banlist ? ` \u00b7 banlist ${s.banlist.name}` : "")
       : "";
+    // what the organiser gave at creation: the event, its round, the format
+    const event = [s.event_name, s.round !== null && s.round !== undefined ? `Round ${s.round}` : "", s.format];
+    this.q("#event").textContent = event.filter(Boolean).join(" \u00b7 ");
+    this.q("#event").hidden = !event.some(Boolean);
     const result = this.q("#result");
     for (const p of [0, 1]) this.q(`#player${p}`).classList.toggle("won", !!(s.result && s.result.winner === p));
     if (s.result) {
@@ -97,11 +120,37 @@ export class MatchPage {
     const had = log.children.length;
     s.lines.forEach((line, i) => {
       let li = log.children[i];
-      if (!li) { li = el("li", had && this.updates ? "new" : ""); log.append(li); }
-      li.textContent = line;
+      if (!li) {
+        li = el("li", had && this.updates ? "new" : "");
+        li.append(el("time"), el("span", "line"));
+        log.append(li);
+      }
+      li.lastChild.textContent = line;
+      this.stamp(li.firstChild, (s.times || [])[i]);
     });
     while (log.children.length > s.lines.length) log.lastChild.remove();
     this.q("#match").hidden = false;
+  }
+
+  // a log line's time: the record's, in the reader's locale (and how long ago, while the match is on)
+  stamp(node, iso) {
+    if (!iso) { node.textContent = ""; return; }
+    const when = new Date(iso);
+    node.dateTime = when.toISOString();
+    node.title = `${iso} (UTC)`;
+    const sameDay = when.toDateString() === new Date().toDateString();
+    node.textContent = (sameDay ? when.toLocaleTimeString() : when.toLocaleString())
+      + (this.state.ended ? "" : ` (${ago(when.getTime(), Date.now())})`);
+  }
+
+  // the relative times stay true while the page is open on a match being played
+  tick() {
+    clearInterval(this.clock);
+    this.clock = setInterval(() => {
+      if (this.state.ended) { clearInterval(this.clock); return; }
+      const log = this.q("#log");
+      (this.state.times || []).forEach((iso, i) => log.children[i] && this.stamp(log.children[i].firstChild, iso));
+    }, 30_000);
   }
 
   drawDecks() {
@@ -115,9 +164,12 @@ export class MatchPage {
       const c = deck.counts;
       card.append(el("p", "", `Main ${c.main} \u00b7 Extra ${c.extra} \u00b7 Side ${c.side}`));
       if (deck.main) {
-        for (const part of ["main", "extra", "side"]) {
-          const names = deck[part].map((code) => this.cardName(code));
-          card.append(el("p", "cards", `${part}: ${names.join(", ") || "\u2013"}`));
+        for (const [part, label] of [["main", "Main Deck"], ["extra", "Extra Deck"], ["side", "Side Deck"]]) {
+          const list = el("ul", "cards");
+          list.dataset.part = part;
+          list.setAttribute("aria-label", label);
+          list.append(...grouped(deck[part].map((code) => this.cardName(code))).map((line) => el("li", "", line)));
+          card.append(el("h4", "", `${label} (${deck[part].length})`), list);
         }
       } else {
         card.append(el("p", "cards", "the cards are hidden from this view"));
@@ -226,6 +278,7 @@ async function main() {
   }
   window.ygoreplay = { match: page };
   page.extras();
+  page.tick();
   page.follow();
   document.body.dataset.ready = "true";
 }

@@ -7,10 +7,20 @@
 // the viewer may see: the server redacted the frames, and a hidden card has no passcode in them.
 // Text from the duel (names, log lines) only ever goes in through textContent, and every string the
 // page is given is first made visible (text.js): no bidirectional or zero-width character acts.
+//
+// Events are numbered from #0, as the log, the record, the permalinks (#e57) and the service's
+// ?at= number them: "event #57 of 88" is the log's line #57 of a duel of 88 events (the last
+// reads "event #87 of 88"). Every zone carries the tag the log names it by (sentences.zone_tag:
+// M0..M4, M5/M6 the Extra Monster Zones as their controller numbers them, S0..S4, FZ, and the
+// piles GY, banished, Extra Deck, Deck, hand), so "[M2]" in a line is found on the board.
 
 import { visible } from "./text.js";
 
 const FACE_DOWN = new Set(["set", "facedown_attack", "facedown"]);
+// A card with no passcode in a face-up position is one the record itself does not know (a recorder
+// saw it summoned and could not read it): a view never hides a face-up card, so it is no secret.
+const FACE_UP = new Set(["attack", "defense", "faceup"]);
+const LOST = { lp: "LP 0", deck_out: "could not draw" };
 const TYPE = { MONSTER: 0x1, SPELL: 0x2, TRAP: 0x4, NORMAL: 0x10, EFFECT: 0x20, FUSION: 0x40, RITUAL: 0x80,
   SYNCHRO: 0x2000, TOKEN: 0x4000, XYZ: 0x800000, PENDULUM: 0x1000000, LINK: 0x4000000 };
 const POSITION_WORDS = { attack: "face-up Attack Position", defense: "face-up Defense Position",
@@ -89,6 +99,25 @@ function el(tag, className, text) {
   return node;
 }
 
+// The tag a zone has in the log (sentences.zone_tag), shown in its corner; its aria-label says it in words.
+function tagOf(text) {
+  const tag = el("span", "ztag", text);
+  tag.setAttribute("aria-hidden", "true");
+  return tag;
+}
+
+// A zone's cards replaced by ``children``; its tag stays.
+function refill(node, children) {
+  const tag = node.querySelector(":scope > .ztag");
+  node.replaceChildren(...(tag ? [tag] : []), ...children);
+}
+
+// An Extra Monster Zone as a player numbers it: slot 0 is the left one as player 0 sees it, which
+// is player 0's M5 and player 1's M6 (state.emz_slot).
+function emzTag(slot, player) {
+  return (slot === 0) === (player === 0) ? "M5" : "M6";
+}
+
 function kindOf(facts) {
   if (!facts) return "unknown";
   const t = facts.type;
@@ -148,6 +177,11 @@ export class Viewer {
     const right = this.bottom === 0 ? this.emz[1] : this.emz[0];
     left.setAttribute("aria-label", "Extra Monster Zone (left)");
     right.setAttribute("aria-label", "Extra Monster Zone (right)");
+    this.emzTags = this.emz.map((zone) => {
+      const tag = tagOf("");
+      zone.append(tag);
+      return tag;
+    });
     middle.append(left, this.info, right);
     if (first && first.layout && !first.layout.emz) { left.hidden = true; right.hidden = true; }
   }
@@ -158,51 +192,55 @@ export class Viewer {
     node.dataset.player = String(p);
     const column = (c) => (top ? 9 - c : c);
     const row = (r) => (top ? 5 - r : r);
-    const cell = (className, r, c, label) => {
+    const cell = (className, r, c, label, tag) => {
       const div = el("div", className);
       div.style.gridRow = String(row(r));
       div.style.gridColumn = String(column(c));
       if (label) div.setAttribute("aria-label", label);
+      if (tag) div.append(tagOf(tag));
+      if (className.includes("pile") && column(c) <= 4) div.classList.add("opens-right");   // its list opens onto the board
       node.append(div);
       return div;
     };
     const pend = (first && first.layout && first.layout.pendulum) || [0, 4];
     const stCount = first ? first.players[p].szone.length : 5;
     const side = {
-      mzone: [0, 1, 2, 3, 4].map((z) => cell("zone m", 1, z + 2, `Main Monster Zone ${z + 1}`)),
+      mzone: [0, 1, 2, 3, 4].map((z) => cell("zone m", 1, z + 2, `Main Monster Zone ${z + 1}`, `M${z}`)),
       szone: [0, 1, 2, 3, 4].map((z) => cell("zone s" + (pend.includes(z) ? " pend" : ""), 2, z + 2,
-        `Spell & Trap Zone ${z + 1}` + (pend.includes(z) ? " (Pendulum Zone)" : ""))),
-      fzone: cell("zone f", 1, 1, "Field Zone"),
+        `Spell & Trap Zone ${z + 1}` + (pend.includes(z) ? " (Pendulum Zone)" : ""), `S${z}`)),
+      fzone: cell("zone f", 1, 1, "Field Zone", "FZ"),
       gy: cell("zone pile", 1, 7, "Graveyard"),
       banished: cell("zone pile", 1, 8, "Banished"),
       extra: cell("zone pile", 2, 1, "Extra Deck"),
       deck: cell("zone deck", 2, 7, "Deck"),
-      hand: cell("hand", 3, 1, "Hand"),
+      hand: cell("hand", 3, 1, "Hand", "hand"),
       who: cell("who", 4, 1),
     };
     if (stCount > 5) {                       // MR3: two separate Pendulum Zones (CONF-09)
-      side.szone.push(cell("zone s pend", 2, 8, "Pendulum Zone (left)"));
-      side.szone.push(cell("zone s pend", 3, 8, "Pendulum Zone (right)"));
+      side.szone.push(cell("zone s pend", 2, 8, "Pendulum Zone (left)", "S5"));
+      side.szone.push(cell("zone s pend", 3, 8, "Pendulum Zone (right)", "S6"));
     }
     side.hand.style.gridColumn = top ? "2 / 9" : "1 / 8";
     side.who.style.gridColumn = "1 / 9";
     side.name = el("span", "name");
     side.lp = el("output", "lp");
     side.lp.setAttribute("aria-label", "Life Points");
-    side.who.append(side.name, el("span", "lplabel", "LP "), side.lp);
-    for (const [key, label] of [["gy", "GY"], ["banished", "Banished"], ["extra", "Extra"]]) {
+    side.lost = el("span", "lost");
+    side.lost.hidden = true;
+    side.who.append(side.name, el("span", "lplabel", "LP "), side.lp, side.lost);
+    for (const [key, label] of [["gy", "GY"], ["banished", "banished"], ["extra", "Extra Deck"]]) {
       const details = el("details", "pilelist");
-      const summary = el("summary", "", label);
+      const summary = el("summary", "", "");
+      side[key + "Count"] = el("span", "count", "0");
+      summary.append(el("span", "ztag", label), " ", side[key + "Count"]);   // the summary's name: not aria-hidden
       const list = el("ol");
       details.append(summary, list);
       side[key + "Top"] = el("span", "top-card");
       side[key].append(details, side[key + "Top"]);
-      side[key + "Summary"] = summary;
       side[key + "List"] = list;
-      side[key + "Label"] = label;
     }
     side.deckCount = el("span", "count");
-    side.deck.append(el("span", "label", "Deck"), side.deckCount);
+    side.deck.append(tagOf("Deck"), side.deckCount);
     return side;
   }
 
@@ -210,6 +248,13 @@ export class Viewer {
     const button = el("button", "card");
     button.type = "button";
     this.cardOf.set(button, card);
+    if (card.hidden && FACE_UP.has(card.position)) {
+      button.classList.add("k-unknown", "unknown");
+      if (place === "mzone" && card.position === "defense") button.classList.add("sideways");
+      button.append(el("span", "cname", "unknown card"));
+      button.setAttribute("aria-label", `an unknown card, ${POSITION_WORDS[card.position]}`);
+      return button;
+    }
     if (card.hidden) {
       button.classList.add("back");
       if (place === "mzone" && (card.position === "set" || card.position === "defense")) button.classList.add("sideways");
@@ -234,15 +279,14 @@ export class Viewer {
   }
 
   fill(node, card, place) {
-    node.replaceChildren();
-    if (card) node.append(this.cardButton(card, place));
+    refill(node, card ? [this.cardButton(card, place)] : []);
   }
 
   pile(side, key, cards) {
     const count = cards.length;
     const top = count ? cards[count - 1] : null;
-    side[key + "Summary"].textContent = `${side[key + "Label"]} ${count}`;
-    side[key + "Top"].textContent = top && !top.hidden ? top.name : "";
+    side[key + "Count"].textContent = String(count);
+    side[key + "Top"].textContent = top && !top.hidden ? top.name : top && FACE_UP.has(top.position) ? "unknown card" : "";
     const list = side[key + "List"];
     list.replaceChildren(...cards.map((card) => {
       const li = el("li");
@@ -255,11 +299,16 @@ export class Viewer {
     const side = this.sides[p];
     if (!was || now.name !== was.name) side.name.textContent = now.name || `Player ${p}`;
     if (!was || now.lp !== was.lp) this.lifePoints(side.lp, now.lp, animate && was);
+    if (!was || now.lost !== was.lost) {
+      side.who.classList.toggle("has-lost", !!now.lost);
+      side.lost.hidden = !now.lost;
+      side.lost.textContent = now.lost ? `lost (${LOST[now.lost] || now.lost})` : "";
+    }
     if (!was || now.deck !== was.deck) side.deckCount.textContent = String(now.deck);
     if (!was || now.mzone !== was.mzone) now.mzone.slice(0, 5).forEach((c, z) => this.fill(side.mzone[z], c, "mzone"));
     if (!was || now.szone !== was.szone) now.szone.forEach((c, z) => side.szone[z] && this.fill(side.szone[z], c, "szone"));
     if (!was || now.fzone !== was.fzone) this.fill(side.fzone, now.fzone, "fzone");
-    if (!was || now.hand !== was.hand) side.hand.replaceChildren(...now.hand.map((c) => this.cardButton(c, "hand")));
+    if (!was || now.hand !== was.hand) refill(side.hand, now.hand.map((c) => this.cardButton(c, "hand")));
     for (const key of ["gy", "banished", "extra"]) if (!was || now[key] !== was[key]) this.pile(side, key, now[key]);
   }
 
@@ -288,6 +337,7 @@ export class Viewer {
     if (!was || now.emz !== was.emz) {
       now.emz.forEach((c, z) => {
         this.fill(this.emz[z], c, "mzone");
+        this.emzTags[z].textContent = emzTag(z, c ? c.controller : this.bottom);
         this.emz[z].dataset.controller = c ? String(c.controller) : "";
         this.emz[z].title = c ? `${name(c.controller)}'s monster` : "";
       });
@@ -308,15 +358,22 @@ export class Viewer {
       const a = now.attack;
       this.attackLine.replaceChildren();
       if (a && a.attacker) {
-        const attacker = a.attacker.hidden ? "a face-down monster" : a.attacker.name;
-        const target = a.target ? (a.target.hidden ? "a face-down monster" : a.target.name) : "directly";
+        const called = (c) => (!c.hidden ? c.name : FACE_UP.has(c.position) ? "an unknown card" : "a face-down monster");
+        const attacker = called(a.attacker);
+        const target = a.target ? called(a.target) : "directly";
         this.attackLine.textContent = `\u2694 ${attacker} attacks ${a.target ? target : "directly"}`;
       }
     }
-    if (!was || now.ended !== was.ended) {
+    const losers = [0, 1].filter((p) => now.players[p].lost);
+    const lostBefore = was ? [0, 1].filter((p) => was.players[p].lost).join() : null;
+    if (!was || now.ended !== was.ended || losers.join() !== lostBefore) {
+      // a duel the record has not ended yet, where the rules already say who lost (WIN-01/02/04)
+      const pending = losers.length === 2 ? "A draw: both players have lost"
+        : losers.length ? `${name(1 - losers[0])} wins: ${name(losers[0])} has lost (${LOST[now.players[losers[0]].lost] || now.players[losers[0]].lost})`
+          : "";
       this.resultLine.textContent = now.ended
         ? (now.winner === null || now.winner === undefined ? `Draw (${now.reason || "ended"})` : `${name(now.winner)} wins (${now.reason || "ended"})`)
-        : "";
+        : pending;
     }
   }
 
@@ -332,6 +389,11 @@ export class Viewer {
   details(card) {
     const box = this.q("#details");
     box.replaceChildren();
+    if (card.hidden && FACE_UP.has(card.position)) {
+      box.append(el("h2", "", "An unknown card"), el("p", "hint", "The record does not say which card this is."),
+        el("p", "", POSITION_WORDS[card.position]));
+      return;
+    }
     if (card.hidden) {
       box.append(el("h2", "", "A face-down card"), el("p", "hint", "This view may not see it."));
       return;
@@ -364,11 +426,7 @@ export class Viewer {
     const line = this.q(`#l${i}`);
     if (line) {
       line.classList.add("current");
-      const pane = this.q("#log");
-      const top = line.offsetTop;                   // the log is positioned: offsets are within it
-      if (top < pane.scrollTop || top + line.offsetHeight > pane.scrollTop + pane.clientHeight) {
-        pane.scrollTop = top - pane.clientHeight / 3;
-      }
+      this.reveal(line);
     }
     if (!fromSlider) this.q("#slider").value = String(i);
     this.where();
@@ -379,11 +437,30 @@ export class Viewer {
     this.hashTimer = setTimeout(() => this.settle(i), 150);
   }
 
+  // The current line scrolled into the log's view. Lines out of sight are not laid out
+  // (content-visibility) and count as one line's height until they have been: a line placed by
+  // those guesses can land elsewhere once the lines above it are drawn, so it is placed again on
+  // the next frames until it stays in view (what they measured is kept: it settles at once).
+  reveal(line, tries = 4) {
+    const pane = this.q("#log");
+    if (line.hidden || !pane.clientHeight) return;
+    const top = line.offsetTop;                     // the log is positioned: offsets are within it
+    if (top < pane.scrollTop || top + line.offsetHeight > pane.scrollTop + pane.clientHeight) {
+      pane.scrollTop = top - pane.clientHeight / 3;
+    }
+    if (tries > 0) {
+      cancelAnimationFrame(this.revealing);
+      this.revealing = requestAnimationFrame(() => {
+        if (line.classList.contains("current")) this.reveal(line, tries - 1);
+      });
+    }
+  }
+
   where() {
     const i = this.position, n = this.duel.length;
     const board = this.duel.boards[i];
     const frame = this.duel.frames[i];
-    this.q("#where").textContent = `event ${i} of ${n - 1}` + (board.turn ? ` \u00b7 turn ${board.turn}` : "")
+    this.q("#where").textContent = `event #${i} of ${n}` + (board.turn ? ` \u00b7 turn ${board.turn}` : "")
       + (this.duel.reverted.has(i) ? ` \u00b7 undone by the rollback at #${this.duel.reverted.get(i)}` : "")
       + (frame.time ? ` \u00b7 ${frame.time.slice(0, 19).replace("T", " ")} UTC` : "");
   }
