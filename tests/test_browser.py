@@ -675,7 +675,11 @@ def test_a_judges_viewer_keeps_a_receipt_and_catches_a_store_cut_back_since(brow
     path = tmp_path / "cut.sqlite"
     srv = Server(str(path))
     try:
-        duel = record(srv.url, "won-by-damage")
+        duel = create(srv.url, title="cut back")             # two appends: an anchor at 60 to cut back to
+        duel["events"] = events_of("won-by-damage.jsonl")
+        for part in (duel["events"][:60], duel["events"][60:]):
+            r = httpx.post(f"{srv.url}/duels/{duel['id']}/events", json=part, headers=auth(duel["tokens"]["recorder"]))
+            assert r.status_code == 200, r.text
         judge_link = duel["links"]["judge"]
         context = browser.new_context()
         page = context.new_page()
