@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from .events import (
     ATTACK, DECK, DEFENSE, EVENT_TYPES, EXTRA, FACEDOWN, FACEDOWN_ATTACK, FZONE, GY, HAND, MZONE, OVERLAY, SET,
     SZONE, Activated, AttackCancelled, AttackDeclared, AttackRetargeted, CardMoved, CardRevealed, CardsDrawn,
-    CardsSwapped, ChainEnded, ChainLinkNegated, ChainLinkResolved, CoinTossed, ControlChanged, CountersChanged,
+    CardsOpened, CardsSealed, CardsSwapped, ChainEnded, ChainLinkNegated, ChainLinkResolved, CoinTossed, ControlChanged, CountersChanged,
     DamageCalculated, DeckRegistered, DeckShuffled, DieRolled, DuelEnded, DuelStarted, Event, FlipSummoned,
     HandSizeDiscard, JudgeNote, LifePointsChanged, MonsterSet, NormalSummoned, PhaseEntered, PositionChanged,
     PositionSetUp, PriorityPassed, RolledBack, SetCardsShuffled, SpecialSummoned, SpellTrapSet, StatsChanged, StepEntered,
@@ -405,6 +405,25 @@ def _deck(w: Line, e, n: "Narrator") -> str:
 @describes(DeckShuffled)
 def _shuffled(w: Line, e, n: "Narrator") -> str:
     return f"{w.who(e.player)} shuffles their Deck"
+
+
+@describes(CardsSealed)
+def _sealed(w: Line, e, n: "Narrator") -> str:
+    count = len(e.seals)
+    return (f"{w.who(e.player)} seals {count} card{'s' if count != 1 else ''} of their own: "
+            f"{w.cards_of(card for card, _ in e.seals)}")
+
+
+@describes(CardsOpened)
+def _opened(w: Line, e, n: "Narrator") -> str:
+    """Each card as it was known before, and what it is opened as (a view keeps none of them)."""
+    if not e.cards:
+        return f"{w.who(e.player)} opens sealed cards"
+    def named(code: int) -> str:
+        facts = w.s.db.get(code)
+        return facts.name if facts is not None else str(code)
+    return f"{w.who(e.player)} opens " + "; ".join(
+        f"{w.card(o.card)}: {named(o.code)}{'' if o.nonce else ' (never sealed)'}" for o in e.cards)
 
 
 @describes(PositionSetUp)

@@ -459,6 +459,8 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
         replay = read_replay(duel)
         judge = read_replay(against) if against else None
         result = verify_file(replay, trusted_keys(keys), judge)
+        if result.seals is not None and not as_json:
+            echo(f"{duel}: seals: {result.seals.describe()}")
         if as_json:
             echo(json.dumps({"file": duel, **result.to_dict()}))
             sys.exit(0 if result.ok else EXIT_ILLEGAL)
@@ -473,7 +475,9 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
                 echo(f"{against}: {result.judge_signature.describe()}")
         if not result.origin["verified"]:
             echo(f"{duel}: NOT ok: origin unverified: its record was {result.origin['why']}")
-        if result.intact:
+        if result.intact and result.seals is not None and not result.seals.ok:
+            echo(f"{duel}: NOT ok: an opened card does not match what was sealed")
+        elif result.intact:
             vouched = result.signature if result.signature.ok else result.judge_signature
             echo(f"{duel}: {'ok' if result.ok else 'intact'}, {result.events} events, hash chain intact, "
                  + (vouched.describe() if result.signature.ok else
@@ -486,15 +490,18 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
         mine = [r for r in kept if r.duel == duel_id]
         if kept and not mine:
             raise InputError(f"none of the {len(kept)} receipt(s) given is for duel {duel_id}")
-        result, witnessed = Records(store, witness).verify(duel_id, mine)
+        records = Records(store, witness)
+        result, witnessed = records.verify(duel_id, mine)
         trust = trust_of(result.ok, store.info(duel_id).source, result.doubt)
-    ok = trust["ok"]
+        sealed = records.seals(duel_id) if result.ok else None
+    trust["ok"] = ok = trust["ok"] and (sealed is None or sealed.ok)
     if as_json:
         echo(json.dumps({"id": duel_id, **trust, "events": result.events,
                          "first_bad_link": result.first_bad, "problem": result.problem or result.doubt,
                          "key": result.signer.text if result.signer else None,
                          "origin_verified": trust["origin"]["verified"], "receipts": len(mine),
-                         "witnessed": witnessed.events if witnessed else None}))
+                         "witnessed": witnessed.events if witnessed else None,
+                         "seals": sealed.to_dict() if sealed else None}))
     elif result.ok:
         echo(f"{duel_id}: {'ok' if ok else 'intact'}, {result.events} events, hash chain intact, anchored and "
              f"signed by organiser key {result.signer.fingerprint if result.signer else '?'}"
@@ -503,7 +510,10 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
                 "; its witness saw none of it" if witness else "")
              + (f"; NOT ok: {result.doubt}" if result.doubt else "")
              + ("" if trust["origin"]["verified"] else f"; NOT ok: origin unverified: {trust['origin']['why']}"))
-    else:
+    if sealed is not None and not as_json:
+        echo(f"{duel_id}: seals: {sealed.describe()}" + ("" if sealed.ok else
+                                                         "; NOT ok: an opened card does not match what was sealed"))
+    if not result.ok and not as_json:
         where = "the duel header" if result.first_bad == -1 else (
             f"event {result.first_bad}" if result.first_bad is not None else "its anchor")
         echo(f"{duel_id}: BROKEN at {where}: {result.problem}")
