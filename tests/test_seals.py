@@ -118,7 +118,9 @@ def test_seal_events_round_trip_and_bad_ones_are_named():
 
 # -- the fold -----------------------------------------------------------------------------------
 
-def test_a_two_device_recording_folds_clean(sample):
+def test_log_11_a_two_device_recording_folds_clean(sample):
+    """Every seal is its holder's, every opening opens its seal (LOG-11) and agrees with what the
+    public record showed of the card (LOG-10)."""
     name, _events, sealed, kept = sample
     report = audit(sealed, CARDS)
     assert report.violations == [], name
@@ -153,7 +155,7 @@ def _a_sealed(openings: list[Opening]) -> int:
     return next(i for i, o in enumerate(openings) if o.nonce)
 
 
-def test_a_wrong_nonce_or_a_wrong_card_does_not_open_its_seal(sample):
+def test_log_11_a_wrong_nonce_or_a_wrong_card_does_not_open_its_seal(sample):
     _name, _events, sealed, _kept = sample
 
     def wrong_card(openings):
@@ -183,7 +185,7 @@ def test_a_wrong_nonce_or_a_wrong_card_does_not_open_its_seal(sample):
             opened(bad, CARDS)
 
 
-def test_a_card_is_sealed_by_the_player_who_holds_it_and_once():
+def test_log_11_log_04_a_card_is_sealed_by_the_player_who_holds_it_and_once():
     events = read_events(ROOT / "replays" / "won-by-damage.jsonl")
     public = recorded_by(events, CARDS, "spectator")
     start = public[:5]                                   # decks registered, both opening hands drawn
@@ -197,7 +199,7 @@ def test_a_card_is_sealed_by_the_player_who_holds_it_and_once():
     assert again.value.rule == "LOG-04"
 
 
-def test_an_opening_agrees_with_what_was_shown(sample):
+def test_log_10_an_opening_agrees_with_what_was_shown(sample):
     """A card shown publicly before it is opened must be opened as that card (LOG-10)."""
     _name, _events, sealed, kept = sample
     state = History(CARDS).extend(sealed[:-2])

@@ -22,7 +22,6 @@ from .rules import History
 from .state import Violation
 
 _SEAL_KINDS = (CardsSealed, CardsOpened)
-_SEAL_RULES = frozenset(("LOG-04", "LOG-10", "LOG-11"))
 
 
 @dataclass
@@ -87,8 +86,7 @@ def _report(events: list[Event], history: History) -> SealReport:
         sealed=sum(len(e.seals) for e in live if isinstance(e, CardsSealed)),
         opened=sum(1 for e in live if isinstance(e, CardsOpened) for o in e.cards if o.nonce),
         unopened={c.id: c.seal[0] for c in history.state.cards.values() if c.seal is not None})
-    report.bad = [v for v in history.violations if v.rule in _SEAL_RULES and v.index < len(events)
-                  and isinstance(events[v.index], _SEAL_KINDS)]
+    report.bad = [v for v in history.violations if v.index < len(events) and isinstance(events[v.index], _SEAL_KINDS)]
     return report
 
 
