@@ -316,3 +316,21 @@ def test_verify_fails_on_an_opening_that_does_not_match_its_seal(sample, tmp_pat
     assert "LOG-11" in [v["rule"] for v in data["seals"]["bad"]]
     text = runner.invoke(main, ["verify", str(signed)], env=env).output
     assert "does not open its seal" in text and "NOT ok: an opened card does not match what was sealed" in text
+
+
+def test_the_opened_command_writes_the_judge_record_once_both_players_opened(sample, tmp_path):
+    name, events, sealed, _kept = sample
+    runner = CliRunner()
+    path = tmp_path / f"{name}.jsonl"
+    write_events(path, sealed)
+    out = runner.invoke(main, ["opened", str(path)])
+    assert out.exit_code == 0, out.output
+    judge = [from_dict(json.loads(line)) for line in out.stdout.splitlines()]
+    assert judge == opened(sealed, CARDS) and len(judge) == len(events)
+    checked = tmp_path / "judge.jsonl"
+    assert runner.invoke(main, ["opened", str(path), "-o", str(checked)]).exit_code == 0
+    legal = runner.invoke(main, ["check", str(checked), "--json"])
+    assert legal.exit_code == 0 and json.loads(legal.stdout)["violations"] == []
+    write_events(path, sealed[:-1])                 # player 1 has not opened yet
+    waiting = runner.invoke(main, ["opened", str(path)])
+    assert waiting.exit_code == 2 and "not opened yet" in waiting.output and "Traceback" not in waiting.output

@@ -20,6 +20,8 @@ from ..application import (
 from ..diff import diff_states
 from ..errors import InputError
 from ..files import write_atomic
+from ..jsonl import dumps as jsonl_dumps
+from ..openings import opened as open_sealed
 from ..receipts import read_receipts
 from ..replay_file import file_mode, read as read_replay, write as write_replay
 from ..source import is_replay_file
@@ -67,6 +69,28 @@ def export_command(duel: str, output: str, html: bool, view: str | None, keys: t
         return
     size = write_replay(output, replay, signing_key())
     echo(f"{output}: {len(replay.events)} events, {len(replay.cards)} cards, {view} view, {size} bytes, signed")
+
+
+@main.command()
+@click.argument("duel")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None,
+              help="Write the JSON Lines here instead of printing them.")
+@cards_option
+@store_option
+def opened(duel: str, output: str | None, cards: tuple[str, ...], store_url: str | None) -> None:
+    """The judge record of a duel whose players each sealed their own hidden cards, once both
+    have opened every seal: JSON Lines, every opened card known from the start, to check, show
+    or record as a full record. Refused (exit 2) while a seal is unopened or an opening does not
+    match its seal."""
+    with open_duel(duel, store_url, cards) as source:
+        if source.view != "judge":
+            raise InputError(f"{duel}: a {source.view} view holds no seal; open the judge record")
+        events = open_sealed(source.events, source.cards)
+    if output is None:
+        echo(jsonl_dumps(events), nl=False)
+        return
+    size = write_atomic(output, jsonl_dumps(events).encode())
+    echo(f"{output}: the judge record, {len(events)} events, {size} bytes")
 
 
 @main.command(name="import")
