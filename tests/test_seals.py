@@ -334,3 +334,60 @@ def test_the_opened_command_writes_the_judge_record_once_both_players_opened(sam
     write_events(path, sealed[:-1])                 # player 1 has not opened yet
     waiting = runner.invoke(main, ["opened", str(path)])
     assert waiting.exit_code == 2 and "not opened yet" in waiting.output and "Traceback" not in waiting.output
+
+
+# -- the service ----------------------------------------------------------------------------------
+
+SERVICE_ADMIN = "seals-organiser-token-0123456789abcdef0123456"
+
+
+def test_the_service_holds_the_seals_and_gives_no_view_a_hidden_card(tmp_path):
+    """Over HTTP: the recorder posts the two-device record; a spectator's or player's events,
+    frames and board never hold a nonce, a seal or a card the view did not see, and verify tells
+    the judge what was sealed and opened, anyone else how many."""
+    from fastapi.testclient import TestClient
+
+    from ygoreplay.access import digest
+    from ygoreplay.service import create_app
+    from ygoreplay.store import Store
+
+    events = read_events(ROOT / "replays" / "won-by-damage.jsonl")
+    sealed, kept = two_devices(events)
+    store = Store(str(tmp_path / "service.sqlite"), concurrent=True)
+    with TestClient(create_app(store, digest(SERVICE_ADMIN))) as client:
+        duel = client.post("/duels", json={"title": "sealed", "visibility": "public"},
+                           headers={"Authorization": f"Bearer {SERVICE_ADMIN}"}).json()
+        tokens, d = duel["tokens"], duel["id"]
+
+        def get(path: str, role: str):
+            return client.get(f"/duels/{d}/{path}", headers={"Authorization": f"Bearer {tokens[role]}"})
+
+        posted = client.post(f"/duels/{d}/events", json=[e.to_dict() for e in sealed],
+                             headers={"Authorization": f"Bearer {tokens['recorder']}"})
+        assert posted.status_code == 200, posted.text
+        judge = get("verify", "judge").json()
+        assert judge["ok"] and judge["seals"]["sealed"] == judge["seals"]["opened"] == len(kept)
+        secrets_ = {nonce for _, nonce in kept.values()} | {
+            digest_ for e in sealed if isinstance(e, CardsSealed) for _, digest_ in e.seals}
+        opened_codes = [json.loads(line) for line in get("events", "judge").text.splitlines()]
+        assert _numbers(opened_codes) & _unrevealed(events, sealed, "spectator")   # the judge's has them
+        for role in ("spectator", "p0", "p1"):
+            verdict = get("verify", role).json()
+            assert verdict["ok"] and verdict["seals"] == {"sealed": len(kept), "opened": len(kept),
+                                                         "unopened": 0, "bad": 0}
+            hidden = _unrevealed(events, sealed, role)
+            for path in ("events", "frames", "state"):
+                body = get(path, role).text
+                assert not any(secret in body for secret in secrets_), (role, path)
+                values = [json.loads(line) for line in body.splitlines() if line.strip()]
+                assert values and not _numbers(values) & hidden, (role, path)
+    store.close()
+
+
+def _numbers(value) -> set[int]:
+    """Every integer anywhere in a JSON value."""
+    if isinstance(value, dict):
+        return set().union(*map(_numbers, value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*map(_numbers, value)) if value else set()
+    return {value} if isinstance(value, int) and not isinstance(value, bool) else set()

@@ -42,6 +42,10 @@ class SealReport:
         return {"sealed": self.sealed, "opened": self.opened, "unopened": dict(sorted(self.unopened.items())),
                 "bad": [{"index": v.index, "rule": v.rule, "message": v.message} for v in self.bad]}
 
+    def counts(self) -> dict:
+        """What a player or spectator is told: how many, never which cards or what a bad opening claimed."""
+        return {"sealed": self.sealed, "opened": self.opened, "unopened": len(self.unopened), "bad": len(self.bad)}
+
     def describe(self) -> str:
         unopened = len(self.unopened)
         text = (f"{self.sealed} card(s) sealed, {self.opened} opened" +
