@@ -409,7 +409,10 @@ def _shuffled(w: Line, e, n: "Narrator") -> str:
 
 @describes(CardsSealed)
 def _sealed(w: Line, e, n: "Narrator") -> str:
+    """The cards sealed, as the reader knows them (a view keeps no seal: it says only that)."""
     count = len(e.seals)
+    if not count:
+        return f"{w.who(e.player)} seals hidden cards of their own"
     return (f"{w.who(e.player)} seals {count} card{'s' if count != 1 else ''} of their own: "
             f"{w.cards_of(card for card, _ in e.seals)}")
 
@@ -419,11 +422,15 @@ def _opened(w: Line, e, n: "Narrator") -> str:
     """Each card as it was known before, and what it is opened as (a view keeps none of them)."""
     if not e.cards:
         return f"{w.who(e.player)} opens sealed cards"
-    def named(code: int) -> str:
+    def named(card_id: str, code: int) -> str:
+        card = w.s.cards.get(card_id)
+        if card is not None and card.code:               # shown before: named as it was shown
+            return w.card(card_id)
         facts = w.s.db.get(code)
-        return facts.name if facts is not None else str(code)
-    return f"{w.who(e.player)} opens " + "; ".join(
-        f"{w.card(o.card)}: {named(o.code)}{'' if o.nonce else ' (never sealed)'}" for o in e.cards)
+        return f"{w.card(card_id)} is {facts.name if facts is not None else code}"
+    sealed = sum(1 for o in e.cards if o.nonce)
+    return (f"{w.who(e.player)} opens {len(e.cards)} card{'s' if len(e.cards) != 1 else ''} ({sealed} sealed): "
+            + "; ".join(named(o.card, o.code) for o in e.cards))
 
 
 @describes(PositionSetUp)
