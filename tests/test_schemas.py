@@ -194,6 +194,9 @@ FULL_EXAMPLES = [
     ev.DieRolled(results=(3, 6), cause="p1.m6", **_COMMON),
     ev.HandSizeDiscard(cards=("p1.m3", "p1.m5"), **_COMMON),
     ev.DuelEnded(winner=1, reason="deck_out", **_COMMON),
+    ev.CardsSealed(seals=ev.Seals((("p1.m3", "sha256:" + "5e" * 32),)), **_COMMON),
+    ev.CardsOpened(cards=ev.Openings((ev.Opening("p1.m3", 44095762, "0f" * 16), ev.Opening("p1.m4", 46986414))),
+                   **_COMMON),
     ev.RolledBack(to=12, judge="J. Doe", reason="wrong target accepted", **_COMMON),
     ev.JudgeNote(judge="J. Doe", note="slow play", category="warning", **_COMMON),
     # the match stream (ygoreplay/match/events.py)
@@ -276,6 +279,12 @@ _STRATEGIES: dict[str, st.SearchStrategy] = {
     "tuple[Cost, ...]": st.lists(_COST, max_size=3).map(tuple),
     "Shows": st.dictionaries(_TEXT, st.integers(1, ev.PASSCODE_MAX), max_size=3).map(
         lambda d: ev.Shows(sorted(d.items()))),
+    "Seals": st.dictionaries(st.text(min_size=1, max_size=8), st.text(
+        "0123456789abcdef", min_size=64, max_size=64).map("sha256:".__add__), max_size=3).map(
+        lambda d: ev.Seals(sorted(d.items()))),
+    "Openings": st.dictionaries(st.text(min_size=1, max_size=8), st.tuples(
+        st.integers(1, ev.PASSCODE_MAX), st.just("") | st.binary(min_size=16, max_size=64).map(bytes.hex)),
+        max_size=3).map(lambda d: ev.Openings(sorted(ev.Opening(k, *v) for k, v in d.items()))),
     "BanlistRef": st.builds(
         ev.BanlistRef, _TEXT, st.text("0123456789abcdef", min_size=64, max_size=64).map("sha256:".__add__),
         st.dictionaries(st.integers(1, ev.PASSCODE_MAX), st.integers(0, 3), max_size=3).map(

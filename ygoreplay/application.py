@@ -36,9 +36,10 @@ from .state import DuelState, Override, Violation
 from .store import DuelInfo, Record, Store, StoreError, Verification
 
 if TYPE_CHECKING:
+    from .openings import SealReport
     from .source import Source
 from .text import checked
-from .trust import Signature, origin_of, signature_of, verify_file
+from .trust import Signature, origin_of, seals_of, signature_of, verify_file
 from .views import VIEWS
 
 
@@ -410,6 +411,12 @@ class Records:
         against the receipts given and the witness's last head (also returned): a store behind
         any of them is NOT ok."""
         return verify_heads(self.store, duel_id, receipts, self.witness, verified)
+
+    def seals(self, duel_id: str) -> "SealReport | None":
+        """What the duel's seals hold, when its players sealed their own sides (``trust.seals_of``):
+        sealed, opened, unopened, and each opening that does not open its seal (LOG-11)."""
+        stored = self.store.load(duel_id, verified=False)
+        return seals_of(stored.events, stored.cards)
 
     def receipt(self, duel_id: str) -> Receipt:
         """A signed receipt of the duel's head as the store holds it now, for a reader of the

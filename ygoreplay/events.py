@@ -51,6 +51,7 @@ import reprlib
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping, NamedTuple, TypeVar, dataclass_transform
 
+from . import seals
 from .errors import InputError
 
 # -- vocabularies -------------------------------------------------------------------------------
@@ -124,6 +125,28 @@ class Shows(tuple):
     wire. A card the record did not know (passcode 0: a draw, a Set, a card in a hidden hand) is
     that card from this event on (``rules.identity``), as Hearthstone's ``SHOW_ENTITY`` binds an
     id to an entity that already existed."""
+
+    __slots__ = ()
+
+
+class Seals(tuple):
+    """Seals a player's device wrote of hidden cards of its own: ``(card id, seal)`` pairs,
+    ``{"p0.m3": "sha256:..."}`` on the wire (``seals``: a hash of passcode and a secret nonce)."""
+
+    __slots__ = ()
+
+
+class Opening(NamedTuple):
+    """One card opened: its passcode, and the nonce of its seal ("" for a card never sealed)."""
+
+    card: str
+    code: int
+    nonce: str = ""
+
+
+class Openings(tuple):
+    """The cards a ``cards_opened`` opens, ``Opening`` each; ``{"p0.m3": {"code": 12580477,
+    "nonce": "9f0c..."}}`` on the wire (no ``nonce``: a card its player never sealed)."""
 
     __slots__ = ()
 
@@ -274,8 +297,10 @@ def _to_wire(value: Any) -> Any:
         return value
     if isinstance(value, Loc):
         return value.to_wire()
-    if isinstance(value, Shows):
+    if isinstance(value, (Shows, Seals)):
         return dict(value)
+    if isinstance(value, Openings):
+        return {o.card: {"code": o.code, "nonce": o.nonce} if o.nonce else {"code": o.code} for o in value}
     if isinstance(value, (Cite, Cost, BanlistRef)):
         cls = type(value)
         return {k: _to_wire(v) for k, default in _WIRE_PLANS.get(cls) or _wire_plan(cls, dataclasses.fields(cls))
@@ -800,6 +825,39 @@ class DuelEnded(Event):
     reason: str
 
 
+# -- seals: each player records their own side ---------------------------------------------------
+
+@event_kind
+class CardsSealed(Event):
+    """A player's device commits to the identities of hidden cards of its own (a card drawn,
+    searched, Set), each a seal of passcode and secret nonce (``seals.seal``), so the record holds
+    what the player saw without anyone else learning it. A card is sealed by the player who holds
+    it (LOG-11) and once (LOG-04). The seals change nothing on the board; ``cards_opened`` opens them."""
+
+    kind: ClassVar[str] = "cards_sealed"
+    after_loss: ClassVar[bool] = True
+    keeps_summon_window: ClassVar[bool] = True
+    keeps_passes: ClassVar[bool] = True
+    continues_pendulum_summon: ClassVar[bool] = True
+    seals: Seals
+
+
+@event_kind
+class CardsOpened(Event):
+    """A player opens cards of their own: each sealed one with the nonce of its seal, which must
+    open it (LOG-11); one already shown with the same passcode (LOG-10); a card never sealed (the
+    rest of their Deck at the end) without a nonce. From here on each is that card, as if an
+    event had shown it (``Event.shows``); it may follow the duel's end."""
+
+    kind: ClassVar[str] = "cards_opened"
+    after_loss: ClassVar[bool] = True
+    after_end: ClassVar[bool] = True
+    keeps_summon_window: ClassVar[bool] = True
+    keeps_passes: ClassVar[bool] = True
+    continues_pendulum_summon: ClassVar[bool] = True
+    cards: Openings
+
+
 # -- judge ------------------------------------------------------------------------------------
 
 @event_kind
@@ -1315,7 +1373,43 @@ def _shows(value: Any) -> Shows:
     return Shows(sorted(pairs))
 
 
+def _seals(value: Any) -> Seals:
+    """``{card id: "sha256:<64 hex>"}``: at most ``MAX_LIST`` cards."""
+    if not isinstance(value, dict):
+        raise TypeError(f"expected an object {{card id: seal}}, got {_brief(value)}")
+    if len(value) > MAX_LIST:
+        raise ValueError(f"at most {MAX_LIST:,} cards, got {len(value):,}")
+    for card_id, digest in value.items():
+        if not isinstance(digest, str) or not seals.is_digest(digest):
+            raise _Invalid(f"[{_brief(card_id)}]", f"a seal is 'sha256:' and 64 lower-case hex digits, "
+                                                   f"got {_brief(digest)}")
+    return Seals(sorted((_card_id(card_id), digest) for card_id, digest in value.items()))
+
+
+def _openings(value: Any) -> Openings:
+    """``{card id: {"code": passcode, "nonce": hex}}``: a passcode 1.., the nonce as ``seals.seal``
+    gives it (or none, for a card never sealed)."""
+    if not isinstance(value, dict):
+        raise TypeError(f"expected an object {{card id: {{code, nonce}}}}, got {_brief(value)}")
+    if len(value) > MAX_LIST:
+        raise ValueError(f"at most {MAX_LIST:,} cards, got {len(value):,}")
+    opened = []
+    for card_id, item in value.items():
+        where = f"[{_brief(card_id)}]"
+        if not isinstance(item, dict) or "code" not in item or set(item) - {"code", "nonce"}:
+            raise _Invalid(where, f"an opening is {{code, nonce}}, got {_brief(item)}")
+        code = _checked(_passcode, item["code"], f"{where}.code")
+        if code == 0:
+            raise _Invalid(f"{where}.code", "opens a card as a passcode: 0 is the unknown card itself")
+        nonce = item.get("nonce", "")
+        if not isinstance(nonce, str) or nonce and not seals.is_nonce(nonce):
+            raise _Invalid(f"{where}.nonce", f"a nonce is 16 to 64 bytes in lower-case hex, got {_brief(nonce)}")
+        opened.append(Opening(_card_id(card_id), code, nonce))
+    return Openings(sorted(opened))
+
+
 _BUILDERS: dict[str, Callable[[Any], Any]] = {
+    "Seals": _seals, "Openings": _openings,
     "Shows": _shows, "int": _int, "str": _str, "bool": _bool, "Loc": _loc, "Cite": _cite,
     "tuple[int, ...]": _seq(_int), "tuple[str, ...]": _seq(_str), "tuple[bool, ...]": _seq(_bool),
     "tuple[dict, ...]": _seq(_dict), "tuple[Cost, ...]": _seq(_cost), "BanlistRef": _banlist,

@@ -26,6 +26,7 @@ from .cache import Cache
 from .cards import CardDB
 from .chain import to_ms
 from .log import Narrator
+from .openings import SealReport
 from .exchange import make_replay
 from .replay_file import ReplayFile, dumps, referenced_codes
 from .signing import OrganiserKey
@@ -33,6 +34,7 @@ from .rules import History
 from .state import DuelState
 from .errors import VerificationError
 from .store import Header, Record, Store, StoreError, Verification
+from .trust import seals_of
 from .views import VIEWS, Redactor, ViewReplay, ViewStep, foldable, view_cards
 
 #: A view's fold keeps its state every this many events, for reaching any position fast.
@@ -372,6 +374,13 @@ class LiveDuel:
         upto = seen if seen < self.count else None
         return self.cache.get((self.id, "verified", seen, period), lambda: self.store.verify(self.id, upto),
                               lambda _result: VERIFICATION_SIZE)
+
+    def seals(self, seen: int) -> SealReport | None:
+        """What the seals among the first ``seen`` events hold (``trust.seals_of``), kept like
+        the verification: nothing past what the reader may see is read."""
+        records = self.records[:seen]
+        return self.cache.get((self.id, "seals", seen, self.version),
+                              lambda: seals_of([r.event for r in records], self.cards), lambda _report: 1024)
 
     def replay_file(self, view: str, key: OrganiserKey) -> bytes:
         """The signed ``.ygr`` file of what ``view`` may see, derived from the verified record;

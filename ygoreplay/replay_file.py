@@ -133,9 +133,11 @@ def referenced_codes(events: list[Event]) -> set[int]:
     codes: set[int] = set()
     for e in events:
         kind = e.kind
-        if e.shows:
+        if e.shows:                                # a card the record did not know, named here
             codes.update(code for _, code in e.shows)
-        if kind == "deck_registered" or kind == "decklist_registered":     # a duel's, a match's
+        if kind == "cards_opened":                 # a sealed card, opened
+            codes.update(opening.code for opening in e.cards)
+        elif kind == "deck_registered" or kind == "decklist_registered":     # a duel's, a match's
             codes.update(e.main, e.extra, e.side)
         elif kind == "token_created":
             codes.add(e.code)

@@ -68,6 +68,17 @@ _BASE: dict[str, dict] = {
               "additionalProperties": {"type": "integer", "minimum": 1, "maximum": events.PASSCODE_MAX},
               "description": "The cards this event shows, {card id: passcode}: a card the record did not "
                              "know (passcode 0: drawn, Set, in a hidden hand) is that card from here on."},
+    "Seals": {"type": "object", "maxProperties": events.MAX_LIST,
+              "additionalProperties": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
+              "description": "{card id: seal}: each a SHA-256 of the card's passcode and a secret nonce "
+                             "(ygoreplay.seals), written by the device of the player who holds it."},
+    "Openings": {"type": "object", "maxProperties": events.MAX_LIST,
+                 "additionalProperties": {
+                     "type": "object", "additionalProperties": False, "required": ["code"],
+                     "properties": {"code": {"type": "integer", "minimum": 1, "maximum": events.PASSCODE_MAX},
+                                    "nonce": {"type": "string", "pattern": "^([0-9a-f]{2}){16,64}$"}}},
+                 "description": "{card id: {code, nonce}}: the passcode of each card opened and the nonce "
+                                "of its seal (none for a card never sealed)."},
 }
 
 #: Fields whose annotation says less than their documented structure.

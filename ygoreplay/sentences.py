@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from .events import (
     ATTACK, DECK, DEFENSE, EVENT_TYPES, EXTRA, FACEDOWN, FACEDOWN_ATTACK, FZONE, GY, HAND, MZONE, OVERLAY, SET,
     SZONE, Activated, AttackCancelled, AttackDeclared, AttackRetargeted, CardMoved, CardRevealed, CardsDrawn,
-    CardsSwapped, ChainEnded, ChainLinkNegated, ChainLinkResolved, CoinTossed, ControlChanged, CountersChanged,
+    CardsOpened, CardsSealed, CardsSwapped, ChainEnded, ChainLinkNegated, ChainLinkResolved, CoinTossed, ControlChanged, CountersChanged,
     DamageCalculated, DeckRegistered, DeckShuffled, DieRolled, DuelEnded, DuelStarted, Event, FlipSummoned,
     HandSizeDiscard, JudgeNote, LifePointsChanged, MonsterSet, NormalSummoned, PhaseEntered, PositionChanged,
     PositionSetUp, PriorityPassed, RolledBack, SetCardsShuffled, SpecialSummoned, SpellTrapSet, StatsChanged, StepEntered,
@@ -425,6 +425,32 @@ def _deck(w: Line, e, n: "Narrator") -> str:
 @describes(DeckShuffled)
 def _shuffled(w: Line, e, n: "Narrator") -> str:
     return f"{w.who(e.player)} shuffles their Deck"
+
+
+@describes(CardsSealed)
+def _sealed(w: Line, e, n: "Narrator") -> str:
+    """The cards sealed, as the reader knows them (a view keeps no seal: it says only that)."""
+    count = len(e.seals)
+    if not count:
+        return f"{w.who(e.player)} seals hidden cards of their own"
+    return (f"{w.who(e.player)} seals {count} card{'s' if count != 1 else ''} of their own: "
+            f"{w.cards_of(card for card, _ in e.seals)}")
+
+
+@describes(CardsOpened)
+def _opened(w: Line, e, n: "Narrator") -> str:
+    """Each card as it was known before, and what it is opened as (a view keeps none of them)."""
+    if not e.cards:
+        return f"{w.who(e.player)} opens sealed cards"
+    def named(card_id: str, code: int) -> str:
+        card = w.s.cards.get(card_id)
+        if card is not None and card.code:               # shown before: named as it was shown
+            return w.card(card_id)
+        facts = w.s.db.get(code)
+        return f"{w.card(card_id)} is {facts.name if facts is not None else code}"
+    sealed = sum(1 for o in e.cards if o.nonce)
+    return (f"{w.who(e.player)} opens {len(e.cards)} card{'s' if len(e.cards) != 1 else ''} ({sealed} sealed): "
+            + "; ".join(named(o.card, o.code) for o in e.cards))
 
 
 @describes(PositionSetUp)

@@ -31,7 +31,7 @@ class Card:
         "arrived_turn", "summoned_turn", "summon_method", "set_turn", "position_changed_turn",
         "attacked_turn", "atk", "defense", "level", "counters", "materials", "host",
         "properly_summoned", "is_token", "revealed", "field_exits", "equipped_to", "equip_exits",
-        "equip_pending", "last_controller", "summoned_by", "pile")
+        "equip_pending", "last_controller", "summoned_by", "pile", "seal")
 
     def __init__(self, card_id: str, owner: int, facts: CardFacts, zone: str = DECK,
                  is_token: bool = False) -> None:
@@ -64,6 +64,7 @@ class Card:
         self.last_controller: int | None = None   # CTRL-01: who controlled it as it last left the field
         self.summoned_by: int | None = None  # who summoned or Set it (POS-08 under reposition_opponents_summons)
         self.pile: str | None = None     # "main" or "extra": the part of a registered deck it came from
+        self.seal: list | None = None    # [player, seal]: its holder's device sealed it, not yet opened (LOG-11)
 
     @property
     def face_up(self) -> bool:
@@ -433,7 +434,7 @@ class DuelState:
 
 #: Card slots added after snapshots were first stored, with the value an old snapshot implies.
 _CARD_DEFAULTS = {"field_exits": 0, "equipped_to": None, "equip_exits": 0, "equip_pending": False,
-                  "last_controller": None, "summoned_by": None, "pile": None}
+                  "last_controller": None, "summoned_by": None, "pile": None, "seal": None}
 _CARD_WIDTH = len(Card.__slots__)
 _CARD_PADDING = [None] * (_CARD_WIDTH - len(_CARD_DEFAULTS)) + list(_CARD_DEFAULTS.values())
 _card_values = operator.attrgetter(*Card.__slots__)
@@ -456,7 +457,7 @@ def _card_from_row(row: list) -> Card:
      card.position_changed_turn, card.attacked_turn, card.atk, card.defense, card.level,
      card.counters, card.materials, card.host, card.properly_summoned, card.is_token, card.revealed,
      card.field_exits, card.equipped_to, card.equip_exits, card.equip_pending, card.last_controller,
-     card.summoned_by, card.pile) = row
+     card.summoned_by, card.pile, card.seal) = row
     return card
 
 

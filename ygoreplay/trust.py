@@ -1,5 +1,6 @@
 """Who vouches for a record: a ``.ygr`` file's chain end to end, its signature against the keys
-trusted here, the proof that a view was derived from a judge file, and where a record came from.
+trusted here, the proof that a view was derived from a judge file, where a record came from, and
+that every seal a player's device wrote and opened later opens to what was sealed (``seals_of``).
 
 Below the application (``application.py`` re-checks, exports and imports with it) so that any
 layer that reads a file, matches' files among them, verifies it the one way.
@@ -9,7 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from .cards import CardDB
+from .events import Event
 from .exchange import verify_against
+from .openings import SealReport, has_seals, seal_report
 from .replay_file import ReplayFile, verify_chain
 from .signing import PublicKey
 
@@ -77,6 +81,7 @@ class FileVerification:
     problems: list[str] = field(default_factory=list)      # from --against
     judge_signature: Signature | None = None               # the --against file's
     origin: dict = field(default_factory=lambda: origin_of({}))
+    seals: SealReport | None = None                        # a record its players sealed their sides of
 
     @property
     def authentic(self) -> bool:
@@ -91,8 +96,8 @@ class FileVerification:
 
     @property
     def ok(self) -> bool:
-        """Intact, and recorded by a trusted organiser (``origin_of``)."""
-        return self.intact and self.origin["verified"]
+        """Intact, recorded by a trusted organiser (``origin_of``), every opened seal matching."""
+        return self.intact and self.origin["verified"] and (self.seals is None or self.seals.ok)
 
     def __repr__(self) -> str:
         chain = "chain intact" if self.first_bad is None else f"chain broken at {self.first_bad}"
@@ -103,7 +108,7 @@ class FileVerification:
                 "chain_ok": self.first_bad is None,
                 "first_bad_link": self.first_bad, "signature": self.signature.to_dict(),
                 "judge_signature": self.judge_signature.to_dict() if self.judge_signature else None,
-                "problems": self.problems}
+                "problems": self.problems, "seals": self.seals.to_dict() if self.seals else None}
 
 
 def verify_file(replay: ReplayFile, trust: Iterable[PublicKey], against: ReplayFile | None = None) -> FileVerification:
@@ -114,4 +119,11 @@ def verify_file(replay: ReplayFile, trust: Iterable[PublicKey], against: ReplayF
     problems = verify_against(replay, against) if against is not None else []
     return FileVerification(len(replay.events), verify_chain(replay), signature_of(replay, trust), problems,
                             signature_of(against, trust) if against is not None else None,
-                            origin_of(replay.source))
+                            origin_of(replay.source),
+                            seals_of(replay.events, replay.cards) if replay.view == "judge" else None)
+
+
+def seals_of(events: list[Event], cards: CardDB) -> SealReport | None:
+    """What a record's seals hold (sealed, opened, unopened, openings that do not match: LOG-11),
+    or None for a record no player sealed anything in. A view holds no seal: the judge's record says."""
+    return seal_report(events, cards) if has_seals(events) else None

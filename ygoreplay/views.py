@@ -26,6 +26,10 @@ What a view must not give away, and how it does not:
 
 Free text (judge notes, rollback reasons, cited effects) is public in every view; card ids inside
 it are renamed like the rest.
+
+**Seals** (``cards_sealed``, ``cards_opened``: each player records their own side) are the judge's:
+a view keeps the event, with no seal, passcode or nonce in it; what an opening shows the viewer
+(a card of its own hand, say) it learns by its disclosures, as from any other event.
 """
 from __future__ import annotations
 
@@ -39,9 +43,9 @@ import msgpack
 
 from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
-    ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed,
-    CardsDrawn, DeckRegistered, DeckShuffled, Event, Loc, PositionSetUp, RolledBack, SetCardsShuffled, Shows,
-    StatsChanged, TokenCreated, from_dict)
+    ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed, CardsDrawn,
+    CardsOpened, CardsSealed, DeckRegistered, DeckShuffled, Event, Loc, Openings, PositionSetUp, RolledBack, Seals,
+    SetCardsShuffled, Shows, StatsChanged, TokenCreated, from_dict)
 from .rules import AuditReport, History
 from .state import Card, DuelState
 
@@ -250,6 +254,10 @@ class Redactor:
                 masked = dataclasses.replace(masked, atk=None, defense=None, level=None)
         if masked.shows:                           # what it shows, the view learns by its disclosures
             masked = dataclasses.replace(masked, shows=Shows())
+        if isinstance(masked, CardsSealed) and masked.seals:   # seals and openings are the judge's:
+            masked = dataclasses.replace(masked, seals=Seals())    # what an opening shows the view,
+        elif isinstance(masked, CardsOpened) and masked.cards:   # it learns by its disclosures
+            masked = dataclasses.replace(masked, cards=Openings())
         view_event = _renamed(masked, names.of)
         if isinstance(view_event, DeckShuffled):      # neutral: sorted by the view's own names
             view_event = dataclasses.replace(view_event, order=tuple(sorted(view_event.order)))

@@ -3,7 +3,7 @@
 ``common`` holds the group ``main``, the shared options, output and exit codes; each area module
 registers its commands on ``main``: ``duels`` (check, rules, show, log, play, audit), ``records``
 (export, import, record, append, note, release, list, branch, tree, diff, rollback, verify),
-``service`` (serve, demo), ``keys`` (key), ``decks`` (deck), ``cards`` (cards), ``match``
+``service`` (serve, demo), ``keys`` (key, seal), ``decks`` (deck), ``cards`` (cards), ``match``
 (match, and the generic commands on a match file) and ``rounds`` (round, lp-sheet). Heavy
 imports (the service, rich, Textual) stay inside the commands that need them, so that
 ``ygoreplay --help`` starts fast.

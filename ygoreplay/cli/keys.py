@@ -1,6 +1,13 @@
-"""``ygoreplay key``: the organiser's public key, for others to verify what this organiser signs."""
+"""``ygoreplay key``: the organiser's public key, for others to verify what this organiser signs;
+``ygoreplay seal``: a player's device's seal of a hidden card of its own."""
 from __future__ import annotations
 
+import json
+
+import click
+
+from .. import seals
+from ..errors import InputError
 from ..signing import default_key_path
 from .common import echo, main, signing_key
 
@@ -11,3 +18,15 @@ def key() -> None:
     organiser = signing_key()
     echo(organiser.public.text)
     echo(f"fingerprint {organiser.public.fingerprint}, private key in {organiser.path or default_key_path()}", err=True)
+
+
+@main.command()
+@click.argument("passcode", type=int)
+def seal(passcode: int) -> None:
+    """Seal a hidden card of your own as a player's device does: print {code, seal, nonce} as JSON.
+    Record the seal (cards_sealed), keep the nonce secret until you open the card (cards_opened)."""
+    try:
+        digest, nonce = seals.seal(passcode)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    echo(json.dumps({"code": passcode, "seal": digest, "nonce": nonce}))

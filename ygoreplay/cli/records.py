@@ -21,6 +21,8 @@ from ..diff import diff_states
 from ..errors import InputError
 from ..files import write_atomic
 from ..jsonl import write_events
+from ..jsonl import dumps as jsonl_dumps
+from ..openings import opened as open_sealed
 from ..receipts import read_receipts
 from ..replay_file import file_mode, read as read_replay, write as write_replay
 from ..source import is_replay_file
@@ -80,6 +82,28 @@ def export_command(duel: str, output: str, html: bool, as_record: bool, view: st
         return
     size = write_replay(output, replay, signing_key())
     echo(f"{output}: {len(replay.events)} events, {len(replay.cards)} cards, {view} view, {size} bytes, signed")
+
+
+@main.command()
+@click.argument("duel")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None,
+              help="Write the JSON Lines here instead of printing them.")
+@cards_option
+@store_option
+def opened(duel: str, output: str | None, cards: tuple[str, ...], store_url: str | None) -> None:
+    """The judge record of a duel whose players each sealed their own hidden cards, once both
+    have opened every seal: JSON Lines, every opened card known from the start, to check, show
+    or record as a full record. Refused (exit 2) while a seal is unopened or an opening does not
+    match its seal."""
+    with open_duel(duel, store_url, cards) as source:
+        if source.view != "judge":
+            raise InputError(f"{duel}: a {source.view} view holds no seal; open the judge record")
+        events = open_sealed(source.events, source.cards)
+    if output is None:
+        echo(jsonl_dumps(events), nl=False)
+        return
+    size = write_atomic(output, jsonl_dumps(events).encode())
+    echo(f"{output}: the judge record, {len(events)} events, {size} bytes")
 
 
 @main.command(name="import")
@@ -472,6 +496,8 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
         replay = read_replay(duel)
         judge = read_replay(against) if against else None
         result = verify_file(replay, trusted_keys(keys), judge)
+        if result.seals is not None and not as_json:
+            echo(f"{duel}: seals: {result.seals.describe()}")
         if as_json:
             echo(json.dumps({"file": duel, **result.to_dict()}))
             sys.exit(0 if result.ok else EXIT_ILLEGAL)
@@ -486,7 +512,9 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
                 echo(f"{against}: {result.judge_signature.describe()}")
         if not result.origin["verified"]:
             echo(f"{duel}: NOT ok: origin unverified: its record was {result.origin['why']}")
-        if result.intact:
+        if result.intact and result.seals is not None and not result.seals.ok:
+            echo(f"{duel}: NOT ok: an opened card does not match what was sealed")
+        elif result.intact:
             vouched = result.signature if result.signature.ok else result.judge_signature
             echo(f"{duel}: {'ok' if result.ok else 'intact'}, {result.events} events, hash chain intact, "
                  + (vouched.describe() if result.signature.ok else
@@ -499,15 +527,18 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
         mine = [r for r in kept if r.duel == duel_id]
         if kept and not mine:
             raise InputError(f"none of the {len(kept)} receipt(s) given is for duel {duel_id}")
-        result, witnessed = Records(store, witness).verify(duel_id, mine)
+        records = Records(store, witness)
+        result, witnessed = records.verify(duel_id, mine)
         trust = trust_of(result.ok, store.info(duel_id).source, result.doubt)
-    ok = trust["ok"]
+        sealed = records.seals(duel_id) if result.ok else None
+    trust["ok"] = ok = trust["ok"] and (sealed is None or sealed.ok)
     if as_json:
         echo(json.dumps({"id": duel_id, **trust, "events": result.events,
                          "first_bad_link": result.first_bad, "problem": result.problem or result.doubt,
                          "key": result.signer.text if result.signer else None,
                          "origin_verified": trust["origin"]["verified"], "receipts": len(mine),
-                         "witnessed": witnessed.events if witnessed else None}))
+                         "witnessed": witnessed.events if witnessed else None,
+                         "seals": sealed.to_dict() if sealed else None}))
     elif result.ok:
         echo(f"{duel_id}: {'ok' if ok else 'intact'}, {result.events} events, hash chain intact, anchored and "
              f"signed by organiser key {result.signer.fingerprint if result.signer else '?'}"
@@ -516,7 +547,10 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
                 "; its witness saw none of it" if witness else "")
              + (f"; NOT ok: {result.doubt}" if result.doubt else "")
              + ("" if trust["origin"]["verified"] else f"; NOT ok: origin unverified: {trust['origin']['why']}"))
-    else:
+    if sealed is not None and not as_json:
+        echo(f"{duel_id}: seals: {sealed.describe()}" + ("" if sealed.ok else
+                                                         "; NOT ok: an opened card does not match what was sealed"))
+    if not result.ok and not as_json:
         where = "the duel header" if result.first_bad == -1 else (
             f"event {result.first_bad}" if result.first_bad is not None else "its anchor")
         echo(f"{duel_id}: BROKEN at {where}: {result.problem}")

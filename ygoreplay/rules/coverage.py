@@ -857,7 +857,7 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_log.py::test_log_04_each_card_once",
              "test_rules_summon.py::test_log_04_no_card_counts_twice"),
     enforced("LOG-05", "Every value is well formed (players 0 or 1, counts, amounts, zones, positions).",
-             "match/rules.py rules/battle.py rules/outcome.py rules/setup.py rules/spell_trap.py rules/turn.py rules/win.py",
+             "match/rules.py rules/battle.py rules/identity.py rules/outcome.py rules/setup.py rules/spell_trap.py rules/turn.py rules/win.py",
              "test_rules_log.py::test_log_05_well_formed_values",
              "test_rules_battle.py::test_nis_03_battle_11_log_05_damage_calculation_refused"),
     enforced("LOG-06", "Turns are numbered 1, 2, 3... in order.", "rules/turn.py",
@@ -873,10 +873,14 @@ TABLE: tuple[Rule, ...] = (
              "match/commands.py match/links.py service/matches.py",
              "test_match.py::test_sample_match_and_its_duels_are_legal",
              "test_match.py::test_a_duel_that_ends_otherwise_than_the_match_says_is_log_09"),
-    enforced("LOG-10", "A card shown stays that card: an unknown card, once an event shows it, is never shown as another.",
+    enforced("LOG-10", "A card shown stays that card: an unknown card, once an event shows it (or its opening), is never shown as another.",
              "rules/identity.py",
              "test_identity.py::test_unknown_cards_are_cards_like_any_other_until_an_event_shows_them",
              "test_identity.py::test_log_10_a_card_shown_stays_that_card"),
+    enforced("LOG-11", "A sealed card is its sealer's own hidden card, and its opening opens its seal (passcode and nonce).",
+             "rules/identity.py",
+             "test_seals.py::test_log_11_a_two_device_recording_folds_clean",
+             "test_seals.py::test_log_11_a_wrong_nonce_or_a_wrong_card_does_not_open_its_seal"),
 )
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in TABLE}

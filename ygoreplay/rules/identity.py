@@ -8,22 +8,36 @@ list still holds, from its part of the deck; a Deck shuffled where the recorder 
 (``deck_shuffled`` without an order) makes its cards unknown again, their identities back on the
 list. ``fold.apply`` calls ``identify`` before an event's handler, so the rules judge the event
 with the cards it shows already named.
+
+When each player records their own side, a player's device seals the identities of its own
+hidden cards (``cards_sealed``: the card is its sealer's, held where only they see it, LOG-11;
+sealed once, LOG-04) and opens them later (``cards_opened``): an opening names the card as an
+event that shows it does, and must open its seal (LOG-11, ``seals.opens``).
 """
 from __future__ import annotations
 
+from typing import Iterable
+
+from .. import seals
 from ..cards import CardFacts
-from ..events import DECK, EXTRA, FACE_UP_POSITIONS, HAND, Event
+from ..events import (
+    BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FZONE, HAND, MZONE, SZONE, CardsOpened, CardsSealed, Event)
 from ..state import Card, DuelState
-from .base import fail, get_card, impossible
+from .base import fail, get_card, handles, impossible
 
 _PARTS = ("main", "extra")
 
 
 def identify(state: DuelState, ev: Event) -> None:
-    """Name the cards ``ev`` shows (LOG-01, CARD-01, LOG-10, DECK-02/03, PEN-02): every check
-    first, then every binding, so a refused event names none."""
+    """Name the cards ``ev`` shows."""
+    bind(state, ev, ev.shows)
+
+
+def bind(state: DuelState, ev: Event, pairs: Iterable[tuple[str, int]]) -> None:
+    """Name cards, ``(card id, passcode)`` pairs (LOG-01, CARD-01, LOG-10, DECK-02/03, PEN-02):
+    every check first, then every binding, so a refused event names none."""
     bindings: list[tuple[Card, CardFacts, Card | None]] = []
-    for card_id, code in ev.shows:
+    for card_id, code in pairs:
         card = get_card(state, ev, card_id)
         if card.code == code:
             continue
@@ -103,3 +117,73 @@ def forget_deck(state: DuelState, player: int) -> None:
                 part.append(card.code)
             card.code, card.facts = 0, state.unknown
             state.unknowns = True
+
+
+# -- seals ----------------------------------------------------------------------------------------
+
+@handles(CardsSealed)
+def cards_sealed(state: DuelState, ev: CardsSealed) -> None:
+    """Keep each seal on its card, to be opened later; the board does not change."""
+    player = _sealer(state, ev)
+    sealing = []
+    for card_id, digest in ev.seals:
+        card = get_card(state, ev, card_id)
+        if not _holds(card, player):
+            fail(state, ev, "LOG-11", f"player {player} cannot seal {card_id}: a seal is of a card its sealer "
+                 f"holds hidden ({_where(card)})")
+        if card.seal is not None:
+            fail(state, ev, "LOG-04", f"{card_id} is sealed already: a card is sealed once, and its seal opened")
+        else:
+            sealing.append((card, digest))
+    for card, digest in sealing:
+        card.seal = [player, digest]
+
+
+@handles(CardsOpened)
+def cards_opened(state: DuelState, ev: CardsOpened) -> None:
+    """Each card opened must open its seal (LOG-11) and agree with what was shown of it (LOG-10);
+    from here on it is that card."""
+    player = _sealer(state, ev)
+    cards = [get_card(state, ev, opening.card) for opening in ev.cards]
+    for card, opening in zip(cards, ev.cards):
+        name = card.id
+        if card.seal is not None:
+            sealer, digest = card.seal
+            if sealer != player:
+                fail(state, ev, "LOG-11", f"{name} was sealed by player {sealer}: only they open it")
+            elif not opening.nonce:
+                fail(state, ev, "LOG-11", f"{name} was sealed: its opening needs the nonce of its seal")
+            elif not seals.opens(digest, opening.code, opening.nonce):
+                fail(state, ev, "LOG-11", f"{name} opened as {opening.code} does not open its seal: the card "
+                     "sealed was another, or the nonce is not the seal's")
+        elif opening.nonce:
+            fail(state, ev, "LOG-11", f"{name} has no seal to open (never sealed, or opened already)")
+        elif card.owner != player:
+            fail(state, ev, "LOG-11", f"player {player} opens cards of their own; {name} is player {card.owner}'s")
+    bind(state, ev, [(opening.card, opening.code) for opening in ev.cards])
+    for card in cards:
+        card.seal = None
+
+
+def _sealer(state: DuelState, ev: Event) -> int:
+    if ev.player not in (0, 1):
+        impossible(state, ev, "LOG-05", f"{ev.kind} needs the player whose device wrote it, 0 or 1")
+    return ev.player
+
+
+def _holds(card: Card, player: int) -> bool:
+    """Is ``card`` hidden from the other player and seen by ``player``: their hand, their Deck and
+    Extra Deck, their face-down cards on the field or banished?"""
+    zone = card.zone
+    if zone == HAND:
+        return card.controller == player
+    if zone in (DECK, EXTRA):
+        return card.owner == player
+    if zone in (MZONE, SZONE, FZONE):
+        return card.controller == player and card.position not in FACE_UP_POSITIONS
+    return zone == BANISHED and card.owner == player and card.position not in FACE_UP_POSITIONS
+
+
+def _where(card: Card) -> str:
+    face = "face-up " if card.position in FACE_UP_POSITIONS else ""
+    return f"{face}in player {card.controller}'s {card.zone}, owned by player {card.owner}"

@@ -21,6 +21,7 @@ from ..actions import actions
 from ..access import RELEASES, VISIBILITIES, Access, ReleaseSettingError, release_settings
 from ..application import duel_dict, family, public_duels
 from ..live import LiveDuel, LiveView
+from ..openings import SealReport
 from ..receipts import Receipt
 from ..text import checked, number
 from ..trust import origin_of, trust_of
@@ -331,15 +332,28 @@ def _verified(service: Service, duel_id: str, caller: Caller, live: LiveDuel, re
         raise HTTPError(403, f"this view may see {visible} events: a receipt past them is checked with a "
                         "token that sees them (recorder, judge)", where="body")
     result, _witnessed = service.records.verify(duel_id, receipts, live.verified(visible))
+    sealed = live.seals(min(visible, result.events)) if result.ok else None
     if visible < result.events:            # a delayed spectator: nothing that counts past its view
         trust = trust_of(result.ok, live.header.source, "its witness cannot be believed" if result.doubt else "")
         bad = result.first_bad if result.first_bad is not None and result.first_bad < visible else None
-        return {"id": duel_id, **trust, "events": visible, "first_bad_link": bad,
-                "problem": "" if result.ok else "the record fails verification",
-                "key": result.signer.text if result.signer else None}
+        return _with_seals({"id": duel_id, **trust, "events": visible, "first_bad_link": bad,
+                            "problem": "" if result.ok else "the record fails verification",
+                            "key": result.signer.text if result.signer else None}, sealed, caller)
     trust = trust_of(result.ok, live.header.source, result.doubt)
-    return {"id": duel_id, **trust, "events": result.events, "first_bad_link": result.first_bad,
-            "problem": result.problem or result.doubt, "key": result.signer.text if result.signer else None}
+    return _with_seals({"id": duel_id, **trust, "events": result.events, "first_bad_link": result.first_bad,
+                        "problem": result.problem or result.doubt,
+                        "key": result.signer.text if result.signer else None}, sealed, caller)
+
+
+def _with_seals(verdict: dict, sealed: SealReport | None, caller: Caller) -> dict:
+    """``seals``: what the players' seals hold (null when nobody sealed anything): the judge is
+    told which cards and how an opening failed, anyone else how many; an opening that does not
+    open its seal (LOG-11) makes the record NOT ok."""
+    if sealed is None:
+        return {**verdict, "seals": None}
+    return {**verdict, "ok": verdict["ok"] and sealed.ok,
+            "problem": verdict["problem"] or ("" if sealed.ok else "an opened card does not match what was sealed"),
+            "seals": sealed.to_dict() if caller.view == "judge" else sealed.counts()}
 
 
 @router.get("/duels/{duel_id}/receipt", tags=["judge"])
