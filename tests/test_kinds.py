@@ -10,7 +10,7 @@ from typing import ClassVar
 import pytest
 
 from ygoreplay import sentences, views
-from ygoreplay.events import EVENT_TYPES, ChainEnded, Event, event_kind
+from ygoreplay.events import EVENT_TYPES, ID_FIELDS, ChainEnded, Event, event_kind
 from ygoreplay.kinds import PerKind
 from ygoreplay.match import rules as match_rules, sentences as match_sentences
 from ygoreplay.rules import fold
@@ -131,7 +131,7 @@ _NESTED = frozenset(("cite", "costs"))
 def test_views_know_every_text_field_of_a_duel_event():
     # A field holding card ids that the views do not rename would give a record's ids away: each
     # field that can hold text is a card id (renamed), free text (ids in it renamed) or plain.
-    known = views._ID_FIELDS | views._TEXT_FIELDS | _PLAIN | _NESTED
+    known = ID_FIELDS | views._TEXT_FIELDS | _PLAIN | _NESTED
     unknown = sorted(f"{kind}.{f.name}" for kind, cls in EVENT_TYPES.items() if cls.stream == "duel"
                      for f in dataclasses.fields(cls)
                      if any(t in f.type for t in ("str", "dict", "Loc", "Cite", "Cost", "Banlist"))
