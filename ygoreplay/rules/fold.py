@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..events import EVENT_TYPES, Event, JudgeNote, RolledBack
+from ..events import EVENT_TYPES, EntryConfirmed, EntryCorrected, EntryDisputed, Event, JudgeNote, RolledBack
 from ..state import DuelState
 from . import battle, chain, outcome, position, setup, spell_trap, summon, turn, win  # noqa: F401  (register their handlers)
 from .base import RuleViolation, bury, fail, handles, impossible, judges_word
@@ -22,11 +22,18 @@ def judge_note(state: DuelState, event: Event) -> None:
     """Kept in the record; changes nothing on the board. A judge's word names the judge and
     says something (MATCH-08), whichever door it came through."""
     judges_word(state, event, event.note, "note")
+    if (event.on is None) != (event.decision is None):
+        fail(state, event, "LOG-05", "a ruling on an entry names the entry (on) and what was decided (decision): "
+             "both or neither", play=False)
+    elif event.on is not None and not 0 <= event.on < state.index:
+        fail(state, event, "LOG-02", f"a ruling is on an earlier entry (0..{state.index - 1}), not {event.on}",
+             play=False)
 
 
-@handles(RolledBack)
-def rolled_back(state: DuelState, event: Event) -> None:
-    impossible(state, event, "LOG-08", "a rollback is applied to a duel's history (rules.History), not to one state")
+@handles(RolledBack, EntryCorrected, EntryConfirmed, EntryDisputed)
+def to_history(state: DuelState, event: Event) -> None:
+    impossible(state, event, "LOG-08", f"a {event.kind} is applied to a duel's history (rules.History), "
+               "not to one state")
 
 
 def _kinds(trait: str) -> frozenset[str]:
@@ -64,8 +71,9 @@ def apply(state: DuelState, event: Event) -> DuelState:
     if handler is None:                           # a match event (match/events.py) in a duel
         impossible(state, event, "LOG-03", f"a {kind} event belongs to a match's stream, not to a duel")
     overridden = len(state.overrides)
-    undecided = state.undecided
+    undecided, flags = state.undecided, state.flags
     unsure = len(undecided) if undecided is not None else 0
+    flagged = len(flags) if flags is not None else 0
     try:
         if state.must_lose and kind not in AFTER_LOSS:
             loser, reason = next(iter(state.must_lose.items()))
@@ -84,6 +92,8 @@ def apply(state: DuelState, event: Event) -> DuelState:
         del state.overrides[overridden:]          # a refused event sets no rule aside
         if undecided is not None:
             del undecided[unsure:]                # nor leaves one undecided
+        if flags is not None:
+            del flags[flagged:]                   # nor flagged: it was not kept
         raise
     if kind not in _KEEP_SUMMON_WINDOW:
         state.summon_window = None
