@@ -73,10 +73,14 @@ class Step:
     cards: list[dict]
     patch: dict
     board: dict | None = None
+    #: A witnessed duel's marks of the event, as the view's own fold tells them (``History.marks``):
+    #: kept up to date as later events confirm, dispute, rule on or strike it.
+    marks: dict | None = None
 
     def to_dict(self) -> dict:
         return {"position": self.position, "event": self.event, "time": self.time, "line": self.line,
-                "disclosures": self.disclosures, "renames": self.renames, "cards": self.cards}
+                "disclosures": self.disclosures, "renames": self.renames, "cards": self.cards,
+                **(self.marks or {})}
 
     def frame(self) -> dict:
         """What the web viewer draws of it: its log line and kind, the card facts it brings, the
@@ -87,8 +91,10 @@ class Step:
             out["board"] = self.board
         else:
             out["patch"] = self.patch
-        if self.event["kind"] == "rolled_back":
+        if self.event["kind"] in ("rolled_back", "entry_corrected"):
             out["to"] = self.event["to"]
+        if self.marks is not None:
+            out.update(self.marks)
         return out
 
 
@@ -111,6 +117,18 @@ def patch_of(before: dict, after: dict) -> dict:
         elif before.get(key) != value:
             out[key] = value
     return out
+
+
+def _marked_by(history: History, position: int, event: Any) -> set[int]:
+    """The events whose marks the event at ``position`` changed: itself, the entry it confirms,
+    disputes or rules on, those a rollback or a correction undid."""
+    marked = {position}
+    on = getattr(event, "on", None)
+    if isinstance(on, int):
+        marked.add(on)
+    if history.went_back(position) is not None:
+        marked.update(pos for pos, by in history.reverted.items() if by == position)
+    return marked
 
 
 class LiveView:
@@ -169,6 +187,11 @@ class LiveView:
                                [{**f, "text": facts[f["code"]].describe()} for f in facts.to_json_list()],
                                {} if whole else patch_of(self.last_board, after), after if whole else None))
         self.last_board = after
+        history = self.fold._history
+        if history is not None and state.witnessed:
+            for marked in _marked_by(history, position, step.event):
+                if marked < len(self.steps):
+                    self.steps[marked].marks = history.marks(marked)
         if len(self.steps) % KEEP_EVERY == 0:
             self.kept.append((len(self.steps), msgpack.packb(state.to_data())))
 

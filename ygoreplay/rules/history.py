@@ -70,6 +70,7 @@ class History:
         self.entries = Entries()
         self.corrections: list[tuple[int, EntryCorrected]] = []
         self.struck: dict[int, int] = {}         # corrected position -> the correction's (also in ``reverted``)
+        self._correction_positions: set[int] = set()
         self._restore = restore
         self._before, self._after = before, after
         self._checkpoint_due = False
@@ -163,6 +164,7 @@ class History:
         self._check_target("LOG-12", position, event, "correction", first)
         self._go_back(position, event.to)
         self.corrections.append((position, event))
+        self._correction_positions.add(position)
         self.struck.update((pos, by) for pos, by in self.reverted.items() if by == position)
 
     def _check_target(self, rule: str, position: int, event: RolledBack | EntryCorrected, what: str,
@@ -246,6 +248,7 @@ class History:
         dispute = entries.disputed.get(position)
         confirmed = entries.confirmed.get(position)
         return {"by": entries.by.get(position),
+                "unconfirmed": confirmed is None and self.needs_confirming(position),
                 "flags": [{"rule": f.rule, "message": f.message} for f in self.flags if f.index == position],
                 "struck": self.struck.get(position), "confirmed": confirmed,
                 "disputed": None if dispute is None else {"at": dispute[0], "by": dispute[1], "reason": dispute[2],
@@ -267,9 +270,9 @@ class History:
 
     def needs_confirming(self, position: int) -> bool:
         """An entry of play or a correction, in effect, not the judge's: the other side's to confirm."""
-        return (position not in self.reverted and position not in self.entries.remarks
-                and position not in {pos for pos, _ in self.rollbacks}
-                and self.entries.by.get(position) != "judge")
+        judges = position in self._rollback_positions and position not in self._correction_positions
+        return (position < self.position and position not in self.reverted and position not in self.entries.remarks
+                and not judges and self.entries.by.get(position) != "judge")
 
     def to_data(self) -> dict:
         """What a snapshot keeps besides the state: the rollbacks and what they reverted; a
@@ -296,6 +299,7 @@ class History:
             history.flags[:] = [Violation(*row) for row in witnessed["flags"]]
             history.corrections = [(pos, from_dict(e)) for pos, e in witnessed["corrections"]]
             history.struck = {pos: by for pos, by in witnessed["struck"]}
+            history._correction_positions = {pos for pos, _ in history.corrections}
             history.entries = Entries.from_data(witnessed["entries"])
         history._rollback_positions = {pos for pos, _ in history.rollbacks + history.corrections}
         return history
