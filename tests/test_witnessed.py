@@ -161,6 +161,7 @@ def test_a_machines_record_has_no_confirmations_nor_corrections():
 # -- corrections (LOG-12) ------------------------------------------------------------------------------
 
 def test_a_correction_strikes_the_current_turns_entries_without_a_judge():
+    """LOG-12: a correction within the current turn goes back like a rollback, struck, no judge."""
     correction = {"kind": "entry_corrected", "to": 18, "reason": "entered the Battle Phase by mistake"}
     events = [*TABLE, BATTLE, correction]
     history = fold(events)
@@ -171,12 +172,13 @@ def test_a_correction_strikes_the_current_turns_entries_without_a_judge():
 
 
 def test_the_turns_own_start_may_be_corrected_but_not_what_came_before():
+    """LOG-12: the current turn's turn_started may be corrected; turn 1's End Phase may not."""
     history = fold([*TABLE, {"kind": "entry_corrected", "to": 12, "reason": "it was not Kaiba's turn yet"}])
     assert history.state.turn == 1 and 12 in history.struck
     with pytest.raises(RuleViolation) as refused:             # turn 1's End Phase: not this turn's
         fold([*TABLE, {"kind": "entry_corrected", "to": 11, "reason": "mis-entry"}])
     assert (refused.value.rule, refused.value.index) == ("LOG-12", 18)
-    assert "current turn (12..17)" in refused.value.message
+    assert "entry of the current turn (12..17)" in refused.value.message
 
 
 def test_no_correction_after_the_end():

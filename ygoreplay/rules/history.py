@@ -172,15 +172,17 @@ class History:
         """Where a rollback or a correction goes back to: an earlier event of play in effect."""
         to = event.to
         if not first <= to < position:
-            scope = " of the current turn" if rule == "LOG-12" else ""
-            raise RuleViolation(rule, f"a {what} goes back to an earlier entry{scope} ({first}..{position - 1}), "
-                                f"not {to}", position, event.kind)
+            scope = " entry of the current turn" if rule == "LOG-12" else " event"
+            raise RuleViolation(rule, f"a {what} goes back to an earlier{scope} ({first}..{position - 1}), not {to}",
+                                position, event.kind)
         if to in self.reverted:
             undone = "struck by the correction" if to in self.struck else "reverted by the rollback"
             raise RuleViolation(rule, f"event {to} was already {undone} at {self.reverted[to]}", position, event.kind)
         if to in self._rollback_positions or to in self.entries.remarks:   # "before a rollback" is ambiguous
-            raise RuleViolation(rule, f"event {to} is itself a rollback, correction, confirmation or dispute: "
-                                "go back to an event of play", position, event.kind)
+            itself = "a correction" if to in self._correction_positions else (
+                "a confirmation or dispute" if to in self.entries.remarks else "a rollback")
+            raise RuleViolation(rule, f"event {to} is itself {itself}: go back to an event of play",
+                                position, event.kind)
 
     def went_back(self, position: int) -> int | None:
         """Where the rollback or correction at ``position`` went back to (None: it is neither)."""
