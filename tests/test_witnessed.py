@@ -355,3 +355,15 @@ def test_http_witnessed_events_are_kept_stamped_and_shown_to_the_viewer(service)
     data = json.loads(audited.stdout)
     assert data["flagged"][0]["index"] == 18 and data["flagged"][0]["ruled"]["decision"] == "stands"
     assert data["struck"] == [{"index": 19, "by": "recorder", "corrected_at": 22}] and 19 not in data["reverted"]
+
+
+def test_a_reader_held_back_learns_no_later_mark():
+    from ygoreplay.live import marks_as_of
+    history = fold([*[{**d, "entered_by": "recorder"} for d in TABLE],
+                    {"kind": "entry_disputed", "on": 17, "entered_by": "p0", "reason": "it was Set"},
+                    {"kind": "judge_note", "judge": "A. Judge", "note": "summoned", "on": 17, "decision": "stands"}])
+    marks = history.marks(17)
+    assert marks["ruled"]["at"] == 19 and marks["disputed"]["open"] is False
+    held = marks_as_of(marks, 19)                         # the reader sees events #0..#18
+    assert held["ruled"] is None and held["disputed"]["open"] is True
+    assert marks_as_of(marks, 18)["disputed"] is None and marks_as_of(marks, None) == marks

@@ -293,10 +293,10 @@ class Records:
             raise Forbidden(f"a {role} may not write {', '.join(refused)} (it is the "
                             f"{' or '.join(WRITERS.get(refused[0], ('recorder',)))}'s); nothing was written")
         self._not_behind(duel_id)
-        info = self.store.info(duel_id)
-        if info.events == 0:
+        count, witnessed = self.store.witnessed(duel_id)
+        if count == 0:
             self._check_mode(duel_id, events)
-        witnessed = bool(info.status.get("witnessed")) if info.events else _says_witnessed(events)
+            witnessed = _says_witnessed(events)
         events = _stamped(events, ENTERS_AS.get(role), entered_by, witnessed)
         written = self.store.append_records(duel_id, events, expected_position=expected)
         return written, self._receipt(duel_id, written[-1].position + 1, written[-1].hash)

@@ -77,12 +77,13 @@ class Step:
     #: kept up to date as later events confirm, dispute, rule on or strike it.
     marks: dict | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self, upto: int | None = None) -> dict:
+        """As sent; ``upto``: the events its reader may see (a delayed one learns no later mark)."""
         return {"position": self.position, "event": self.event, "time": self.time, "line": self.line,
                 "disclosures": self.disclosures, "renames": self.renames, "cards": self.cards,
-                **(self.marks or {})}
+                **(marks_as_of(self.marks, upto) or {})}
 
-    def frame(self) -> dict:
+    def frame(self, upto: int | None = None) -> dict:
         """What the web viewer draws of it: its log line and kind, the card facts it brings, the
         board (whole or a patch) and, for a rollback, the position it went back to."""
         out = {"i": self.position, "kind": self.event["kind"], "line": self.line, "time": self.time,
@@ -94,8 +95,27 @@ class Step:
         if self.event["kind"] in ("rolled_back", "entry_corrected"):
             out["to"] = self.event["to"]
         if self.marks is not None:
-            out.update(self.marks)
+            out.update(marks_as_of(self.marks, upto))
         return out
+
+
+def marks_as_of(marks: dict | None, upto: int | None) -> dict | None:
+    """An event's marks as a reader who may see ``upto`` events knows them: what a later event
+    said of it (confirmed, disputed, ruled, struck) is not told before that event is."""
+    if marks is None or upto is None:
+        return marks
+    out = dict(marks)
+    for key in ("struck", "confirmed"):
+        if out[key] is not None and out[key] >= upto:
+            out[key] = None
+    for key in ("disputed", "ruled"):
+        if out[key] is not None and out[key]["at"] >= upto:
+            out[key] = None
+    if marks["confirmed"] is not None and out["confirmed"] is None:
+        out["unconfirmed"] = True
+    if out["disputed"] is not None and out["ruled"] is None:
+        out["disputed"] = {**out["disputed"], "open": True}
+    return out
 
 
 def patch_of(before: dict, after: dict) -> dict:
@@ -198,7 +218,7 @@ class LiveView:
     def frames(self, start: int = 0, stop: int | None = None) -> list[dict]:
         """Steps ``start`` to ``stop`` as the viewer's frames; the first always a whole board."""
         steps = self.steps[start:stop]
-        out = [step.frame() for step in steps]
+        out = [step.frame(stop) for step in steps]
         if out and "board" not in out[0]:
             out[0].pop("patch")
             out[0]["board"] = board(self.state_after(start + 1))

@@ -912,9 +912,21 @@ class Store:
     def flags(self, duel_id: str, start: int = 0) -> list[Violation]:
         """The flags of a witnessed duel's events from ``start`` on (rules broken and kept, as the
         fold that judged its appends found them: ``rules.History.flags``)."""
+        return [f for f in getattr(self._head_fold(duel_id), "flags", ()) if f.index >= start]
+
+    def witnessed(self, duel_id: str) -> tuple[int, bool]:
+        """How many events the duel holds, and whether it is witnessed (its duel_started says so),
+        from the fold its appends use (kept in memory: no read when it is)."""
+        fold = self._head_fold(duel_id)
+        return fold.position, bool(getattr(fold.state, "witnessed", False))
+
+    def _head_fold(self, duel_id: str) -> Any:
         with self._lock_for(duel_id):
-            live = self._cached(duel_id) or self._load_head(duel_id)
-        return [f for f in getattr(live.history, "flags", ()) if f.index >= start]
+            live = self._cached(duel_id)
+            if live is None or live.history.position == 0:      # empty here: another process may have begun it
+                live = self._load_head(duel_id)
+                self._remember(duel_id, live)
+        return live.history
 
     def records_after(self, duel_id: str, count: int) -> list[Record]:
         """The stored events from position ``count`` on (a follower's next ones), decoded."""

@@ -181,8 +181,9 @@ def events(duel_id: str, asking: DuelCaller, start: int = Query(0, alias="from",
     """The events from position ``from`` on, one JSON object a line, as the view has them."""
     caller, live = asking
     view = Service.view_for(caller, view)
-    steps = live.view(view).steps[start:live.visible(view)]
-    body = "".join(json.dumps(_jsonable(step.to_dict()), ensure_ascii=False) + "\n" for step in steps)
+    visible = live.visible(view)
+    steps = live.view(view).steps[start:visible]
+    body = "".join(json.dumps(_jsonable(step.to_dict(visible)), ensure_ascii=False) + "\n" for step in steps)
     return Response(body, media_type="application/x-ndjson")
 
 
@@ -232,7 +233,7 @@ async def _stream(request: Request, service: Service, live: LiveDuel, live_view:
                 live.view(view, visible)
             while position < visible:
                 step = live_view.steps[position]
-                data = step.frame() if frames else step.to_dict()
+                data = step.frame(visible) if frames else step.to_dict(visible)
                 yield f"id: {position}\nevent: event\ndata: {json.dumps(_jsonable(data), ensure_ascii=False)}\n\n"
                 position += 1
             if live.ended and position >= live.count:
