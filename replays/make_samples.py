@@ -426,6 +426,11 @@ def witnessed_illegal_play() -> Duel:
     d("phase_entered", phase="end")
 
     d.turn(4, p1)
+    d("normal_summoned", player=p1, card=d.card(p1, 26202165), zone=1)
+    d("entry_confirmed", on=d.state.index - 1, entered_by="p0")
+    d("phase_entered", phase="end")
+
+    d.turn(5, p0)
     d("duel_ended", winner=p1, reason="surrender")
     return d
 

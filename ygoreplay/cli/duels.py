@@ -72,10 +72,11 @@ def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
         for line in witness_lines(data):
             echo(line)
         final, state = data["final"], report.report.state
-        verdict = ("legal" if report.legal else f"{len(data['violations'])} violation(s)") + _flagged_count(data)
+        verdict = "legal" if report.legal else f"{len(data['violations'])} violation(s)"
+        flagged = f" {len(data['flagged'])} kept flagged (witnessed);" if data["flagged"] else ""
         result = ("a draw" if final["winner"] is None else f"player {final['winner']} won") \
             if state.ended else "not finished"
-        echo(f"{file}: {verdict}; {data['events']} events, turn {final['turn']}, "
+        echo(f"{file}: {verdict};{flagged} {data['events']} events, turn {final['turn']}, "
              f"LP {final['lp'][0]} / {final['lp'][1]}, {result}"
              + (f" ({final['reason']})" if state.ended else ""))
         cited = sorted({v["rule"] for v in data["violations"]} | {o["rule"] for o in data["overrides"]}

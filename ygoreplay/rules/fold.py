@@ -32,6 +32,8 @@ def judge_note(state: DuelState, event: Event) -> None:
 
 @handles(RolledBack, EntryCorrected, EntryConfirmed, EntryDisputed)
 def to_history(state: DuelState, event: Event) -> None:
+    """Going back (a rollback, a correction) and what the other side says of an entry are the
+    history's: they change which events are in effect, or nothing on the board."""
     impossible(state, event, "LOG-08", f"a {event.kind} is applied to a duel's history (rules.History), "
                "not to one state")
 
