@@ -19,7 +19,7 @@ from ygoreplay.chain import from_ms as _iso
 from ygoreplay.replay_file import dumps
 from ygoreplay.events import from_dict
 from ygoreplay.jsonl import parse_lines
-from ygoreplay.rules import apply, audit
+from ygoreplay.rules import History, audit
 from ygoreplay.state import DuelState
 from ygoreplay.views import recorded_by
 
@@ -48,17 +48,24 @@ def deck(top: list[int], size: int = 40) -> list[int]:
 class Duel:
     """Events added one by one, each checked by the rules engine before it is kept."""
 
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, witnessed: bool = False) -> None:
         self.lines: list[str] = [f"# {title}"]
         self.events: list[tuple[int, dict]] = []        # (line number, event) for variants
-        self.state = DuelState(DB)
+        self.history = History(DB)                       # strict: a witnessed duel flags, never refuses
+        self.witnessed = witnessed
+
+    @property
+    def state(self) -> DuelState:
+        return self.history.state
 
     def note(self, text: str) -> None:
         self.lines.append(f"# {text}")
 
     def __call__(self, kind: str, **fields) -> None:
         data = {"kind": kind, **fields}
-        apply(self.state, from_dict(data, f"event {self.state.index}"))
+        if self.witnessed:                              # who entered it: the table's recorder unless said
+            data.setdefault("entered_by", "recorder")
+        self.history.append(from_dict(data, f"event {self.state.index}"))
         self.events.append((len(self.lines), data))
         self.lines.append(json.dumps(data))
 
@@ -68,7 +75,7 @@ class Duel:
             "name": banlist.name, "hash": banlist.content_hash(),
             "limits": sorted([code, n] for code, n in banlist.limits.items())}}
         self("duel_started", first_player=first, chosen_by=first, method="rps",
-             players=["Yugi", "Kaiba"], **under)
+             players=["Yugi", "Kaiba"], **under, **({"witnessed": True} if self.witnessed else {}))
         for p in (0, 1):
             self("deck_registered", player=p, main=decks[p], **({"extra": extras[p]} if extras[p] else {}))
         for p in (0, 1):
@@ -385,8 +392,53 @@ def every_summon_method() -> Duel:
     return d
 
 
+def witnessed_illegal_play() -> Duel:
+    """A paper duel recorded at the table: a second Normal Summon nobody noticed stood (SUM-01,
+    kept and flagged), a mis-entry corrected within its turn (LOG-12), the other side's
+    confirmations, and the judge's ruling once the summon was found (it stands)."""
+    d = Duel("Witnessed at a table: a second Normal Summon that stood (SUM-01, flagged), a corrected "
+             "mis-entry, the judge's ruling", witnessed=True)
+    d.start((deck([13039848, 62279055, 70781052, 12580477, 69140098, 46986414, 5053103]),
+             deck([14898066, 11091375, 40619825, 26202165, 91152256, 15025844, 5053103])))
+    p0, p1 = 0, 1
+    d.turn(1, p0, draw=False)
+    d("monster_set", player=p0, card=d.card(p0, 13039848), zone=2)
+    d("phase_entered", phase="end")
+
+    d.turn(2, p1)
+    d("normal_summoned", player=p1, card=d.card(p1, 14898066), zone=2)
+    d("entry_confirmed", on=d.state.index - 1, entered_by="p0")
+    d.note("Luster Dragon: player 1's second Normal Summon this turn; nobody at the table noticed (SUM-01)")
+    second = d.state.index
+    d("normal_summoned", player=p1, card=d.card(p1, 11091375), zone=3)
+    assert [(f.index, f.rule) for f in d.history.flags] == [(second, "SUM-01")]
+    d("entry_confirmed", on=second, entered_by="p0")
+    d("phase_entered", phase="end")
+
+    d.turn(3, p0)
+    d.note("The recorder enters a Battle Phase player 0 never entered, and corrects it (LOG-12)")
+    wrong = d.state.index
+    d("phase_entered", phase="battle")
+    d("entry_corrected", to=wrong, reason="player 0 stayed in Main Phase 1: the Battle Phase was mis-entered")
+    d.note("Player 0 finds the second summon; the judge lets it stand: the turn is long past")
+    d("entry_disputed", on=second, entered_by="p0", reason="player 1 Normal Summoned twice in turn 2")
+    d("judge_note", judge="A. Judge", category="ruling", on=second, decision="stands", entered_by="judge",
+      note="SUM-01 broken in turn 2, found in turn 3: the monsters stay on the field, no rollback")
+    d("phase_entered", phase="end")
+
+    d.turn(4, p1)
+    d("normal_summoned", player=p1, card=d.card(p1, 26202165), zone=1)
+    d("entry_confirmed", on=d.state.index - 1, entered_by="p0")
+    d("phase_entered", phase="end")
+
+    d.turn(5, p0)
+    d("duel_ended", winner=p1, reason="surrender")
+    return d
+
+
 SAMPLES = {"won-by-damage.jsonl": won_by_damage, "chain-counter-traps.jsonl": chain_with_counter_traps,
-           "lost-by-deck-out.jsonl": lost_by_deck_out, "every-summon-method.jsonl": every_summon_method}
+           "lost-by-deck-out.jsonl": lost_by_deck_out, "every-summon-method.jsonl": every_summon_method,
+           "witnessed-illegal-play.jsonl": witnessed_illegal_play}
 
 
 # Illegal variants: (file, rule broken, base duel, the event to cut before (None: after the end),

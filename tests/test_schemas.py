@@ -129,7 +129,7 @@ def test_replay_events_validate(path):
 # -- (c) every event the code can produce validates and round-trips ----------------------------
 
 _COMMON = {"player": 1, "cite": Cite("p1.m3", "negate an attack"), "time": "2024-05-01T12:00:00Z",
-           "shows": ev.Shows((("p1.m3", 44095762),))}
+           "shows": ev.Shows((("p1.m3", 44095762),)), "entered_by": "p1"}
 _FULL_CARD = {
     "code": 84013237, "id": "p0.s9", "owner": 1, "position": "defense", "summoned": True,
     "set": False, "position_changed": True, "attacked": True, "atk": 2600, "defense": 1800,
@@ -149,7 +149,7 @@ FULL_EXAMPLES = [
                    hand_size=4, players=("Yugi", "Kaiba"), draw_count=2,
                    options=("starting_lp", "hand_size", "draw_count"),
                    banlist=ev.BanlistRef("2005.4 GOAT", "sha256:" + "ab" * 32, ((4031928, 0), (5318639, 1)), True),
-                   **_COMMON),
+                   witnessed=True, **_COMMON),
     ev.DeckRegistered(main=(46986414, 89631139), extra=(44508094,), side=(5318639,), unordered=True, **_COMMON),
     ev.DeckShuffled(order=("p1.m1", "p1.m0"), seed="a1b2", **_COMMON),
     ev.PositionSetUp(sides=(_FULL_SIDE, {}), turn=3, turn_player=1, phase="battle", step="damage",
@@ -198,7 +198,10 @@ FULL_EXAMPLES = [
     ev.CardsOpened(cards=ev.Openings((ev.Opening("p1.m3", 44095762, "0f" * 16), ev.Opening("p1.m4", 46986414))),
                    **_COMMON),
     ev.RolledBack(to=12, judge="J. Doe", reason="wrong target accepted", **_COMMON),
-    ev.JudgeNote(judge="J. Doe", note="slow play", category="warning", **_COMMON),
+    ev.JudgeNote(judge="J. Doe", note="slow play", category="warning", on=7, decision="warning", **_COMMON),
+    ev.EntryConfirmed(on=7, **_COMMON),
+    ev.EntryDisputed(on=7, reason="the monster was Set, not summoned", **_COMMON),
+    ev.EntryCorrected(to=7, reason="wrong zone entered", **_COMMON),
     # the match stream (ygoreplay/match/events.py)
     mev.MatchStarted(players=("Yugi", "Kaiba"), policy="ocg-2024", banlist="2025.12", banlist_hash="sha256:00",
                      limits=({"code": 55144522, "limit": 0},), whitelist=True, format="Advanced",

@@ -45,6 +45,11 @@ from .text import checked
 ROLES = ("recorder", "judge", "p0", "p1", "spectator")
 VISIBILITIES = ("public", "unlisted", "private")
 RELEASES = ("end", "event", "never")
+#: How a duel is recorded: a machine's record refuses the first illegal event; a ``witnessed``
+#: duel (a paper duel at a table) keeps it, flagged (``duel_started.witnessed``, ``rules.base.fail``).
+MODES = ("machine", "witnessed")
+#: Who a token's role enters an event of a witnessed duel as (``Event.entered_by``).
+ENTERS_AS = {"recorder": "recorder", "judge": "judge", "p0": "p0", "p1": "p1"}
 VIEW_OF = {"organiser": "judge", "judge": "judge", "recorder": "judge", "p0": "p0", "p1": "p1",
            "spectator": "spectator", "public": "spectator"}
 #: The views a role may ask for besides its own (a judge may look through a player's eyes).
@@ -84,7 +89,12 @@ def release_settings(release: object, event: object, at: object) -> tuple[str | 
 #: Who may write each kind of a duel's events, through any door (``Records.append``: the typed
 #: endpoints, the raw events endpoint and the command line all end there). The organiser may
 #: write anything; a kind not named here is play, the recorder's.
-WRITERS: dict[str, tuple[str, ...]] = {"rolled_back": ("judge",), "judge_note": ("judge",)}
+WRITERS: dict[str, tuple[str, ...]] = {
+    "rolled_back": ("judge",), "judge_note": ("judge",),
+    # Who said so (a witnessed duel): the other side confirms or disputes an entry; whoever
+    # entered a mis-entry corrects it, no judge needed (LOG-12).
+    "entry_confirmed": ("p0", "p1"), "entry_disputed": ("p0", "p1"),
+    "entry_corrected": ("recorder", "judge", "p0", "p1")}
 
 
 def may_write(role: str, kind: str) -> bool:
@@ -124,6 +134,7 @@ class Access:
     event: str | None = None         # the event (tournament) it is a duel of, by name
     release_at: str | None = None    # ``event``: when the event ends (ISO 8601), if a time was given
     released: bool = False           # ``event``: the organiser released it
+    mode: str = "machine"            # one of MODES: its duel_started must say so (``Records.append``)
 
     @property
     def delayed(self) -> bool:
@@ -134,7 +145,8 @@ class Access:
         return {"visibility": self.visibility, "delay": {"events": self.delay_events, "seconds": self.delay_seconds},
                 "tokens": dict(self.tokens),
                 "release": {"policy": self.release, "event": self.event, "at": self.release_at,
-                            "released": self.released}}
+                            "released": self.released},
+                **({"mode": self.mode} if self.mode != "machine" else {})}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Access":
@@ -142,16 +154,17 @@ class Access:
         release = data.get("release") or {}
         return cls(data.get("visibility", "unlisted"), int(delay.get("events", 0)), float(delay.get("seconds", 0)),
                    dict(data.get("tokens", {})), release.get("policy"), release.get("event"), release.get("at"),
-                   bool(release.get("released", False)))
+                   bool(release.get("released", False)), str(data.get("mode", "machine")))
 
     @classmethod
     def issue(cls, visibility: str, delay_events: int, delay_seconds: float, release: str | None = None,
-              event: str | None = None, release_at: str | None = None) -> tuple["Access", dict[str, str]]:
+              event: str | None = None, release_at: str | None = None,
+              mode: str = "machine") -> tuple["Access", dict[str, str]]:
         """A new access record and the tokens to hand out (never kept: only their digests are)."""
         roles = [r for r in ROLES if not (r == "spectator" and visibility == "private")]
         tokens = {role: new_token() for role in roles}
         return cls(visibility, delay_events, delay_seconds, {r: digest(t) for r, t in tokens.items()},
-                   release, event, release_at), tokens
+                   release, event, release_at, mode=mode), tokens
 
     def policy(self, in_match: bool) -> str:
         """The release policy: the one chosen, else ``event`` for a tournament duel, else ``end``."""

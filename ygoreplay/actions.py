@@ -75,7 +75,7 @@ def _try(state: DuelState, data: dict) -> tuple[dict, str, list[str]] | None:
     except EventFormatError:
         return None
     trial = state.copy()
-    trial.violations, trial.undecided = [], []
+    trial.violations, trial.undecided, trial.witnessed = [], [], False     # a verdict, not a flag
     try:
         apply(trial, event)
     except RuleViolation:

@@ -23,14 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from . import chain
-from .access import WRITERS, Access, may_write
+from .access import ENTERS_AS, WRITERS, Access, may_write
 from .cards import CardDB
 from .errors import Forbidden, InputError, VerificationError
-from .events import Event, from_dict
+from .events import ENTERED_BY, DuelStarted, Event, from_dict
 from .exchange import make_replay
 from .receipts import Promise, Receipt, Witness, behind, issue, verify as verify_heads
 from .replay_file import ReplayFile, verify_chain
-from .rules import AuditReport, RuleViolation, audit
+from .rules import AuditReport, History, RuleViolation, audit
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Override, Violation
 from .store import DuelInfo, Record, Store, StoreError, Verification
@@ -63,6 +63,24 @@ def checked_dict(report: AuditReport) -> dict:
             "undecided": [violation_dict(v) for v in history.undecided]}
 
 
+def witness_dict(history: History | None) -> dict:
+    """What a witnessed duel's record says beyond its rules: every flagged event (a rule broken
+    and kept) with who entered it and what followed it (a ruling, a rollback, a correction, or
+    null: open); the entries disputed, struck by a correction, and not yet confirmed. Empty
+    lists for a machine's record."""
+    if history is None or not history.state.witnessed:
+        return {"flagged": [], "disputed": [], "struck": [], "unconfirmed": []}
+    entries = history.entries
+    return {
+        "flagged": [{**violation_dict(f), "by": entries.by.get(f.index), "ruled": history.ruling_on(f.index)}
+                    for f in history.flags],
+        "disputed": [{"index": on, "by": by, "at": at, "reason": reason, "open": entries.open_dispute(on),
+                      "ruled": history.ruling_on(on)} for on, (at, by, reason) in sorted(entries.disputed.items())],
+        "struck": [{"index": pos, "by": entries.by.get(pos), "corrected_at": at} for pos, at in sorted(history.struck.items())],
+        "unconfirmed": [pos for pos in range(history.position)
+                        if pos not in entries.confirmed and history.needs_confirming(pos)]}
+
+
 def result_dict(state: DuelState) -> dict:
     return {"lp": [s.lp for s in state.sides], "turn": state.turn, "phase": state.phase,
             "winner": state.winner, "reason": state.end_reason}
@@ -85,7 +103,7 @@ class CheckReport:
         r = self.report
         return {"events": r.events, "violations": [violation_dict(v) for v in r.violations],
                 "overrides": [override_dict(o) for o in r.overrides], "checked": checked_dict(r),
-                "final": result_dict(r.state)}
+                "final": result_dict(r.state), **witness_dict(r.history)}
 
 
 def check(events: list[Event], cards: CardDB) -> CheckReport:
@@ -149,7 +167,8 @@ class AuditResult:
             "overrides": [override_dict(o) for o in r.overrides],
             "rollbacks": [{"index": pos, "to": e.to, "judge": e.judge, "reason": e.reason}
                           for pos, e in history.rollbacks],
-            "reverted": sorted(history.reverted),
+            "reverted": sorted(set(history.reverted) - set(history.struck)),
+            **witness_dict(history),
             "chain_ok": self.chain != "broken", "chain": self.chain, "first_bad_link": self.first_bad,
             "problem": self.problem, "rules_checked": True, "checked": checked_dict(r),
             "signature": self.signature.to_dict() if self.signature else None,
@@ -199,11 +218,13 @@ class Recorded:
     violations: list[Violation] = field(default_factory=list)    # imports: what the audit found
     skipped: bool = False                                        # already in the store
     receipt: Receipt | None = None                               # what the store signed it held
+    flags: list[Violation] = field(default_factory=list)         # a witnessed duel's: kept, flagged
 
     def to_dict(self) -> dict:
         return {"id": self.id, "events_read": self.events, "events_stored": self.stored,
                 "violation": violation_dict(self.violation) if self.violation else None,
                 "violations": [violation_dict(v) for v in self.violations], "skipped": self.skipped,
+                "flags": [violation_dict(f) for f in self.flags],
                 "receipt": self.receipt.to_dict() if self.receipt else None,
                 "witnessed": self.receipt.witnessed if self.receipt else None}
 
@@ -235,18 +256,25 @@ class Records:
 
     def record(self, events: list[Event], title: str, cards: CardDB | None = None,
                attachments: dict[str, dict] | None = None,
-               release: tuple[str | None, str | None, str | None] = (None, None, None)) -> Recorded:
+               release: tuple[str | None, str | None, str | None] = (None, None, None),
+               witnessed: bool = False, entered_by: str = "recorder") -> Recorded:
         """Record a duel, checking every event: the legal prefix is kept (no duel when nothing
         before the first violation is legal). ``attachments`` are written with it (the service's
         access record); else ``release`` (``access.release_settings``), given, says when what it
-        hid becomes everyone's once it is served."""
+        hid becomes everyone's once it is served. ``witnessed`` records it as played at a table
+        (its duel_started says so): an illegal event is kept, flagged; an event that names no
+        one who entered it is ``entered_by``'s."""
+        if witnessed:
+            events = _witnessed(events)
+        events = _stamped(events, None, entered_by, _says_witnessed(events))
         if attachments is None and release != (None, None, None):   # served without access: private
             attachments = {"access": Access("private", release=release[0], event=release[1],
                                             release_at=release[2]).to_dict()}
         duel_id, stored, violation = self.store.record(events, checked(title, "the title", 500), cards=cards,
                                                        attachments=attachments)
         return Recorded(duel_id, len(events), stored, violation,
-                        receipt=self._receipt(duel_id, stored) if duel_id else None)
+                        receipt=self._receipt(duel_id, stored) if duel_id else None,
+                        flags=self.store.flags(duel_id) if duel_id and _says_witnessed(events) else [])
 
     def release(self, duel_id: str) -> None:
         """The organiser's call that the event has ended: a duel under the ``event`` release
@@ -257,22 +285,25 @@ class Records:
         self.store.attach(duel_id, "access", access.to_dict())
 
     def append(self, duel_id: str, events: list[Event], expected: int | None = None,
-               role: str = "organiser") -> Receipt:
+               role: str = "organiser", entered_by: str | None = None) -> Receipt:
         """Check and append events, all or nothing: the receipt of the new head (its ``events``
         is the new length). ``role`` is who writes (``access.WRITERS``); the command line is
-        the organiser, the store's owner."""
+        the organiser, the store's owner, entering as ``entered_by`` (``append_records``)."""
         if not events:
             self._not_behind(duel_id)
             count = self.store.append(duel_id, events, expected_position=expected)
             return self._receipt(duel_id, count)
-        return self.append_records(duel_id, events, expected, role)[1]
+        return self.append_records(duel_id, events, expected, role, entered_by)[1]
 
     def append_records(self, duel_id: str, events: list[Event], expected: int | None = None,
-                       role: str = "organiser") -> tuple[list[Record], Receipt | None]:
+                       role: str = "organiser", entered_by: str | None = None) -> tuple[list[Record], Receipt | None]:
         """As ``append``, and the records written (a live service hands them to its followers);
         no receipt when there were no events. The one door of every event into a stored duel:
         who may write each kind is checked here, and the rules check each event (a judge's
-        ruling names its judge and says why, MATCH-08), whichever face sent it."""
+        ruling names its judge and says why, MATCH-08), whichever face sent it. In a witnessed
+        duel each event is stamped with who entered it: a token's role (an event that names
+        another is refused), else ``entered_by`` (the organiser's, the command line's ``--by``)
+        where it names no one; a duel created witnessed must begin so (``access.MODES``)."""
         if not events:
             return [], None
         refused = sorted({e.kind for e in events if not may_write(role, e.kind)})
@@ -280,8 +311,31 @@ class Records:
             raise Forbidden(f"a {role} may not write {', '.join(refused)} (it is the "
                             f"{' or '.join(WRITERS.get(refused[0], ('recorder',)))}'s); nothing was written")
         self._not_behind(duel_id)
+        count, witnessed = self.store.witnessed(duel_id)
+        if count == 0:
+            self._check_mode(duel_id, events)
+            witnessed = _says_witnessed(events)
+        events = _stamped(events, ENTERS_AS.get(role), entered_by, witnessed)
         written = self.store.append_records(duel_id, events, expected_position=expected)
         return written, self._receipt(duel_id, written[-1].position + 1, written[-1].hash)
+
+    def flags(self, duel_id: str, start: int, stop: int) -> list[Violation]:
+        """The flags of events ``start`` to ``stop`` (excluded), as the append that stored them
+        found them: a witnessed duel's rules broken and kept (none for a machine's record)."""
+        return [f for f in self.store.flags(duel_id, start) if f.index < stop] if start < stop else []
+
+    def _check_mode(self, duel_id: str, events: list[Event]) -> None:
+        """A duel created ``witnessed`` (``POST /duels {"mode"}``) is recorded so: its
+        duel_started must say it, and a machine's may not, so no recorder changes what the
+        organiser chose."""
+        access = self.store.attachment(duel_id, "access")
+        if access is None or not isinstance(events[0], DuelStarted):
+            return
+        mode = Access.from_dict(access).mode
+        if (mode == "witnessed") != events[0].witnessed:
+            say = "true" if mode == "witnessed" else "false (or absent)"
+            raise InputError(f"duel {duel_id} was created as a {mode} record: its duel_started must say "
+                             f'"witnessed": {say}; nothing was written')
 
     def rollback(self, duel_id: str, to: int, judge: str, reason: str, role: str = "organiser") -> int:
         """A judge backs the game up to before event ``to``: an event of its own (MATCH-08),
@@ -289,12 +343,15 @@ class Records:
         if someone appended since, that is a conflict."""
         length = self.store.info(duel_id).events
         event = from_dict({"kind": "rolled_back", "to": to, "judge": judge, "reason": reason}, "the rollback")
-        return self.append(duel_id, [event], expected=length, role=role).events
+        return self.append(duel_id, [event], expected=length, role=role, entered_by="judge").events
 
-    def note(self, duel_id: str, judge: str, text: str, category: str = "note", role: str = "organiser") -> int:
-        """A judge's call, ruling, penalty or note (MATCH-08), written as the raw endpoint writes one."""
-        event = from_dict({"kind": "judge_note", "judge": judge, "note": text, "category": category}, "the note")
-        return self.append(duel_id, [event], role=role).events
+    def note(self, duel_id: str, judge: str, text: str, category: str = "note", role: str = "organiser",
+             on: int | None = None, decision: str | None = None) -> int:
+        """A judge's call, ruling, penalty or note (MATCH-08), written as the raw endpoint writes one;
+        a ruling ``on`` an entry (a flagged or disputed one) says what was decided."""
+        event = from_dict({"kind": "judge_note", "judge": judge, "note": text, "category": category,
+                           "on": on, "decision": decision}, "the note")
+        return self.append(duel_id, [event], role=role, entered_by="judge").events
 
     def branch(self, duel_id: str, at: int, title: str = "") -> str:
         """A what-if line: a new duel of events #0..#at of this one (the board after event #at).
@@ -444,6 +501,35 @@ class Records:
         if until:
             duels = [d for d in duels if d.created[:len(until)] <= until]
         return duels
+
+
+def _says_witnessed(events: list[Event]) -> bool:
+    return bool(events) and isinstance(events[0], DuelStarted) and events[0].witnessed
+
+
+def _witnessed(events: list[Event]) -> list[Event]:
+    """The events of a duel recorded as witnessed (``record --witnessed``): its duel_started says so."""
+    if not events or not isinstance(events[0], DuelStarted):
+        raise InputError("a witnessed record begins with its duel_started (which says it is witnessed); "
+                         "nothing was recorded")
+    return [replace(events[0], witnessed=True), *events[1:]]
+
+
+def _stamped(events: list[Event], own: str | None, entered_by: str | None, witnessed: bool) -> list[Event]:
+    """Each event with who entered it (a witnessed duel's): a token's role (``own``) may enter
+    only as itself; the store's owner enters as ``entered_by`` where an event names no one."""
+    if entered_by is not None and entered_by not in ENTERED_BY:
+        raise InputError(f"who entered it is one of {', '.join(ENTERED_BY)}, not {entered_by!r}")
+    stamp = own or entered_by or "recorder"
+    out = []
+    for index, event in enumerate(events):
+        if own is not None and event.entered_by not in (None, own):
+            raise Forbidden(f"event {index} ({event.kind}) says entered_by {event.entered_by!r}, but it is "
+                            f"written with the {own}'s token: an entry is its writer's; nothing was written")
+        if witnessed and event.entered_by is None:      # the store's owner writes a judge's kind as the judge
+            event = replace(event, entered_by=own or ("judge" if WRITERS.get(event.kind) == ("judge",) else stamp))
+        out.append(event)
+    return out
 
 
 @dataclass

@@ -90,6 +90,11 @@ COST_ZONES = (GY, BANISHED, DECK, HAND, EXTRA)
 #: (``reposition_opponents_summons``: POS-08, SUM-11); two 0 ATK Attack Position monsters that
 #: battle are both destroyed (``zero_atk_destroyed``: DMG-03); and one face-up Field Spell on the
 #: whole field, the replaced one destroyed (``one_field_spell``: SPELL-11, CONF-03).
+#: Who entered an event of a witnessed duel (``Event.entered_by``): the table's recorder, a player, the judge.
+ENTERED_BY = ("recorder", "p0", "p1", "judge")
+#: What a judge decided about an entry a ruling is ``on`` (``judge_note.decision``): it stands as
+#: played, it stands with a warning, with a penalty, or it was reverted (a rollback follows).
+DECISIONS = ("stands", "warning", "penalty", "reverted")
 DUEL_OPTIONS = ("starting_lp", "hand_size", "draw_count", "no_deck_check", "first_turn_draw",
                 "reposition_opponents_summons", "zero_atk_destroyed", "one_field_spell")
 
@@ -220,6 +225,10 @@ class Event:
     time: str | None = None
     #: The identities of unknown cards this event shows (``Shows``): bound before it is applied.
     shows: Shows = Shows()
+    #: Who entered it, in a witnessed duel (``ENTERED_BY``): stamped from the writer's role by the
+    #: command that stores it (``application.Records``), so the record says who said so. (Not
+    #: ``by``: a chain_link_negated's ``by`` is the link that negated it.)
+    entered_by: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The wire form: ``kind`` first, then every field that differs from its default."""
@@ -340,6 +349,10 @@ class DuelStarted(Event):
     draw_count: int = 1
     options: tuple[str, ...] = ()
     banlist: BanlistRef | None = None
+    #: Recorded at a table as it was played (a paper duel): an event that breaks a rule is kept,
+    #: flagged with its violation, never refused (``rules.base.fail``); what the judge did about
+    #: it follows as events. A machine's record (False) refuses the first illegal event.
+    witnessed: bool = False
 
     def wire_version(self) -> int:
         """The lowest version that holds what it uses: every duel of before re-serializes to the
@@ -882,10 +895,52 @@ class JudgeNote(Event):
     after_end: ClassVar[bool] = True
     keeps_passes: ClassVar[bool] = True
     vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {
-        "category": ("call", "ruling", "penalty", "warning", "note", "time")}
+        "category": ("call", "ruling", "penalty", "warning", "note", "time"), "decision": DECISIONS}
     judge: str
     note: str
     category: str = "note"
+    #: The entry it rules on (an event index: a flagged or disputed one), and what the judge
+    #: decided about it (``DECISIONS``); both or neither.
+    on: int | None = None
+    decision: str | None = None
+
+
+# -- who said so (a witnessed duel) -------------------------------------------------------------
+
+@event_kind
+class EntryConfirmed(Event):
+    """The other side agrees that entry ``on`` is what happened (entered by a player, of an entry
+    they did not make). Kept by ``rules.History``; it changes nothing on the board."""
+
+    kind: ClassVar[str] = "entry_confirmed"
+    after_end: ClassVar[bool] = True
+    keeps_passes: ClassVar[bool] = True
+    on: int
+
+
+@event_kind
+class EntryDisputed(Event):
+    """The other side says entry ``on`` is not what happened, and why: a judge call, marked
+    until a judge's note ``on`` it rules (MATCH-08)."""
+
+    kind: ClassVar[str] = "entry_disputed"
+    after_end: ClassVar[bool] = True
+    keeps_passes: ClassVar[bool] = True
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": ()}      # free text
+    on: int
+    reason: str
+
+
+@event_kind
+class EntryCorrected(Event):
+    """A mis-entry corrected by whoever entered it: play goes on from the state before event
+    ``to``, the entries from ``to`` on stay in the record struck through. Not a judge's rollback:
+    no judge needed, but only over the current turn's entries and never after the end (LOG-12)."""
+
+    kind: ClassVar[str] = "entry_corrected"
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": ()}      # free text
+    to: int
+    reason: str
 
 
 # -- registry and decoding ----------------------------------------------------------------------
@@ -909,7 +964,8 @@ UPCASTERS: dict[tuple[str, int], Callable[[dict], dict]] = {
 # Which fields must hold which closed vocabulary; checked at decode so a typo is caught at its line.
 _CHOICES: dict[str, tuple[str, ...]] = {
     "phase": PHASES, "method": SUMMON_METHODS, "reason": MOVE_REASONS + LP_REASONS + END_REASONS,
-    "effect_type": EFFECT_TYPES, "ruleset": RULESETS, "position": POSITIONS}
+    "effect_type": EFFECT_TYPES, "ruleset": RULESETS, "position": POSITIONS,
+    "entered_by": ENTERED_BY}
 
 
 def from_dict(data: Any, where: str = "") -> Event:

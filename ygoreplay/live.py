@@ -75,12 +75,17 @@ class Step:
     cards: list[dict]
     patch: dict
     board: dict | None = None
+    #: A witnessed duel's marks of the event, as the view's own fold tells them (``History.marks``):
+    #: kept up to date as later events confirm, dispute, rule on or strike it.
+    marks: dict | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self, upto: int | None = None) -> dict:
+        """As sent; ``upto``: the events its reader may see (a delayed one learns no later mark)."""
         return {"position": self.position, "event": self.event, "time": self.time, "line": self.line,
-                "disclosures": self.disclosures, "renames": self.renames, "cards": self.cards}
+                "disclosures": self.disclosures, "renames": self.renames, "cards": self.cards,
+                **(marks_as_of(self.marks, upto) or {})}
 
-    def frame(self) -> dict:
+    def frame(self, upto: int | None = None) -> dict:
         """What the web viewer draws of it: its log line and kind, the card facts it brings, the
         board (whole or a patch) and, for a rollback, the position it went back to."""
         out = {"i": self.position, "kind": self.event["kind"], "line": self.line, "time": self.time,
@@ -89,9 +94,30 @@ class Step:
             out["board"] = self.board
         else:
             out["patch"] = self.patch
-        if self.event["kind"] == "rolled_back":
+        if self.event["kind"] in ("rolled_back", "entry_corrected"):
             out["to"] = self.event["to"]
+        if self.marks is not None:
+            out.update(marks_as_of(self.marks, upto))
         return out
+
+
+def marks_as_of(marks: dict | None, upto: int | None) -> dict | None:
+    """An event's marks as a reader who may see ``upto`` events knows them: what a later event
+    said of it (confirmed, disputed, ruled, struck) is not told before that event is."""
+    if marks is None or upto is None:
+        return marks
+    out = dict(marks)
+    for key in ("struck", "confirmed"):
+        if out[key] is not None and out[key] >= upto:
+            out[key] = None
+    for key in ("disputed", "ruled"):
+        if out[key] is not None and out[key]["at"] >= upto:
+            out[key] = None
+    if marks["confirmed"] is not None and out["confirmed"] is None:
+        out["unconfirmed"] = True
+    if out["disputed"] is not None and out["ruled"] is None:
+        out["disputed"] = {**out["disputed"], "open": True}
+    return out
 
 
 def patch_of(before: dict, after: dict) -> dict:
@@ -113,6 +139,18 @@ def patch_of(before: dict, after: dict) -> dict:
         elif before.get(key) != value:
             out[key] = value
     return out
+
+
+def _marked_by(history: History, position: int, event: Any) -> set[int]:
+    """The events whose marks the event at ``position`` changed: itself, the entry it confirms,
+    disputes or rules on, those a rollback or a correction undid."""
+    marked = {position}
+    on = getattr(event, "on", None)
+    if isinstance(on, int):
+        marked.add(on)
+    if history.went_back(position) is not None:
+        marked.update(pos for pos, by in history.reverted.items() if by == position)
+    return marked
 
 
 class LiveView:
@@ -171,13 +209,18 @@ class LiveView:
                                [{**f, "text": facts[f["code"]].describe()} for f in facts.to_json_list()],
                                {} if whole else patch_of(self.last_board, after), after if whole else None))
         self.last_board = after
+        history = self.fold._history
+        if history is not None and state.witnessed:
+            for marked in _marked_by(history, position, step.event):
+                if marked < len(self.steps):
+                    self.steps[marked].marks = history.marks(marked)
         if len(self.steps) % KEEP_EVERY == 0:
             self.kept.append((len(self.steps), msgpack.packb(state.to_data())))
 
     def frames(self, start: int = 0, stop: int | None = None) -> list[dict]:
         """Steps ``start`` to ``stop`` as the viewer's frames; the first always a whole board."""
         steps = self.steps[start:stop]
-        out = [step.frame() for step in steps]
+        out = [step.frame(stop) for step in steps]
         if out and "board" not in out[0]:
             out[0].pop("patch")
             out[0]["board"] = board(self.state_after(start + 1))

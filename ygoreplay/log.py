@@ -46,6 +46,7 @@ class Entry:
     lp: tuple[int, int] = (0, 0)
     reverted_by: int | None = None
     turn_player: str = ""          # the name of the player whose turn it is
+    marks: dict | None = None      # a witnessed duel's: who entered it, flags, ... (``History.marks``)
 
     @property
     def kind(self) -> str:
@@ -59,7 +60,8 @@ class Entry:
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "turn": self.turn, "phase": self.phase, "step": self.step,
                 "kind": self.kind, "player": self.player, "text": self.text, "cards": self.cards,
-                "lp": list(self.lp), "reverted_by": self.reverted_by, "event": self.event.to_dict()}
+                "lp": list(self.lp), "reverted_by": self.reverted_by, "event": self.event.to_dict(),
+                **({"marks": self.marks} if self.marks is not None else {})}
 
     def __repr__(self) -> str:
         return f"<Entry #{self.index} {self.tag} {self.kind}: {self.text[:60]!r}>"
@@ -127,14 +129,41 @@ def _lp_after(state: DuelState, event: Event) -> tuple[int, int]:
     return lp[0], lp[1]
 
 
-def narrate(steps: Iterable[tuple[int, Event, DuelState]], reverted: dict[int, int] | None = None) -> Iterator[Entry]:
+def narrate(steps: Iterable[tuple[int, Event, DuelState]], reverted: dict[int, int] | None = None,
+            marks: dict[int, dict] | None = None) -> Iterator[Entry]:
     """The entries of a duel. ``steps`` yields (index, event, state before it) — ``judge_steps``
     or ``ViewReplay.steps`` — so each event is described with what was known when it happened;
-    ``reverted`` maps the events a judge's rollback undid to that rollback."""
+    ``reverted`` maps the events a judge's rollback (or a correction) undid to it; ``marks`` are
+    a witnessed duel's, by index (``History.marks``)."""
     reverted = reverted or {}
     narrator = Narrator()
     for index, event, before in steps:
-        yield narrator.entry(index, event, before, reverted.get(index))
+        entry = narrator.entry(index, event, before, reverted.get(index))
+        if marks is not None:
+            entry.marks = marks.get(index)
+        yield entry
+
+
+def mark_text(entry: Entry) -> str:
+    """What a log line adds: reverted by a judge's rollback, or struck by a correction; in a
+    witnessed duel the rules it broke (flagged, with what followed), a dispute, unconfirmed."""
+    marks = entry.marks or {}
+    said = []
+    if marks.get("struck") is not None:
+        said.append(f"struck: corrected at #{marks['struck']}")
+    elif entry.reverted_by is not None:
+        said.append(f"reverted by #{entry.reverted_by}")
+    for flag in marks.get("flags", ()):
+        said.append(f"flagged {flag['rule']}")
+    ruled = marks.get("ruled")
+    if ruled is not None and ruled["how"] == "judge_note":
+        said.append(f"ruled at #{ruled['at']}: {ruled['decision']}")
+    dispute = marks.get("disputed")
+    if dispute is not None:
+        said.append(f"disputed by {dispute['by']} at #{dispute['at']}" + (": open" if dispute["open"] else ""))
+    elif marks.get("unconfirmed"):
+        said.append("unconfirmed")
+    return "".join(f"  [{text}]" for text in said)
 
 
 # -- choosing entries ------------------------------------------------------------------------------
@@ -169,7 +198,7 @@ def log_lines(entries: Iterable[Entry], keep: EntryFilter | None = None) -> Iter
     heading: tuple | None = None
     turn_shown: int | None = None
     for entry in entries:
-        if entry.kind in ("turn_started", "phase_entered", "step_entered"):
+        if entry.kind in ("turn_started", "phase_entered", "step_entered") and not _undone_or_flagged(entry):
             continue
         if keep and not keep.keeps(entry):
             continue
@@ -185,8 +214,13 @@ def log_lines(entries: Iterable[Entry], keep: EntryFilter | None = None) -> Iter
                 yield ("  " + phase_name(entry.phase) + (f", {entry.step} step" if entry.step else "")
                        + (" (again, after a rollback)" if again else ""))
             heading = now
-        mark = f"  [reverted by #{entry.reverted_by}]" if entry.reverted_by is not None else ""
-        yield f"    #{entry.index:<5} {entry.tag:<6} {entry.text}{mark}"
+        yield f"    #{entry.index:<5} {entry.tag:<6} {entry.text}{mark_text(entry)}"
+
+
+def _undone_or_flagged(entry: Entry) -> bool:
+    """A heading's own event is listed too when a correction struck it or it broke a rule."""
+    marks = entry.marks or {}
+    return marks.get("struck") is not None or bool(marks.get("flags"))
 
 
 def _order(where: tuple) -> tuple[int, int, int]:

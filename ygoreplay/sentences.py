@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from .events import (
     ATTACK, DECK, DEFENSE, EVENT_TYPES, EXTRA, FACEDOWN, FACEDOWN_ATTACK, FZONE, GY, HAND, MZONE, OVERLAY, SET,
     SZONE, Activated, AttackCancelled, AttackDeclared, AttackRetargeted, CardMoved, CardRevealed, CardsDrawn,
-    CardsOpened, CardsSealed, CardsSwapped, ChainEnded, ChainLinkNegated, ChainLinkResolved, CoinTossed, ControlChanged, CountersChanged,
-    DamageCalculated, DeckRegistered, DeckShuffled, DieRolled, DuelEnded, DuelStarted, Event, FlipSummoned,
-    HandSizeDiscard, JudgeNote, LifePointsChanged, MonsterSet, NormalSummoned, PhaseEntered, PositionChanged,
-    PositionSetUp, PriorityPassed, RolledBack, SetCardsShuffled, SpecialSummoned, SpellTrapSet, StatsChanged, StepEntered,
+    CardsOpened, CardsSealed, CardsSwapped, ChainEnded, ChainLinkNegated, ChainLinkResolved, CoinTossed, ControlChanged,
+    CountersChanged, DamageCalculated, DeckRegistered, DeckShuffled, DieRolled, DuelEnded, DuelStarted, EntryConfirmed,
+    EntryCorrected, EntryDisputed, Event, FlipSummoned, HandSizeDiscard, JudgeNote, LifePointsChanged, MonsterSet,
+    NormalSummoned, PhaseEntered, PositionChanged, PositionSetUp, PriorityPassed, RolledBack, SetCardsShuffled,
+    SpecialSummoned, SpellTrapSet, StatsChanged, StepEntered,
     SummonNegated, TokenCreated, TurnStarted, ZoneChanged)
 from .kinds import PerKind
 from .rules.base import phase_name
@@ -543,7 +544,29 @@ def _rolled_back(w: Line, e, n: "Narrator") -> str:
 
 @describes(JudgeNote)
 def _note(w: Line, e, n: "Narrator") -> str:
-    return f"JUDGE {e.judge} ({e.category}): {e.note}"
+    ruling = f" [on #{e.on}: {e.decision}]" if e.on is not None else ""
+    return f"JUDGE {e.judge} ({e.category}){ruling}: {e.note}"
+
+
+@describes(EntryConfirmed)
+def _confirmed(w: Line, e, n: "Narrator") -> str:
+    return f"{_entrant(e)} confirms entry #{e.on}"
+
+
+@describes(EntryDisputed)
+def _disputed(w: Line, e, n: "Narrator") -> str:
+    return f"{_entrant(e)} disputes entry #{e.on}: {e.reason} (a judge call)"
+
+
+@describes(EntryCorrected)
+def _corrected(w: Line, e, n: "Narrator") -> str:
+    return f"{_entrant(e)} corrects a mis-entry: the entries from #{e.to} on are struck ({e.reason})"
+
+
+def _entrant(e) -> str:
+    """Who entered a witnessed duel's event, as the log says it."""
+    return {"p0": "Player 0", "p1": "Player 1", "judge": "The judge", "recorder": "The recorder"}.get(
+        e.entered_by or "", "The recorder")
 
 
 #: The sentence of every duel kind, in the kinds' order (``log.Narrator`` looks them up here).

@@ -14,7 +14,7 @@ from typing import Iterator
 from .card_sources import facts_of
 from .cards import CardDB
 from .errors import InputError
-from .events import Event
+from .events import DuelStarted, Event
 from .log import judge_steps
 from .replay_file import MAGIC, ReplayFile, read as read_replay, verify_chain
 from .rules import AuditReport, History, audit
@@ -70,6 +70,19 @@ class Source:
         if view == "judge":
             return judge_steps(events, cards)
         return ViewReplay(events, cards, disclosures, renames).steps()
+
+    def marks(self, view: str | None = None) -> dict[int, dict] | None:
+        """A witnessed duel's marks of each event as ``view`` can tell them (its own fold's: who
+        entered it, the rules it broke, confirmed, disputed, struck); None for a machine's record."""
+        events, cards, disclosures, renames, view = self._as(view)
+        if not (events and isinstance(events[0], DuelStarted) and events[0].witnessed):
+            return None
+        if view == "judge":
+            history = History(cards, audit=True)
+            history.extend(events)
+        else:
+            history = ViewReplay(events, cards, disclosures, renames).folded()
+        return {index: history.marks(index) for index in range(len(events))}
 
     def state_after(self, index: int, view: str | None = None) -> DuelState:
         """The board after event ``index`` as ``view`` saw it."""

@@ -234,8 +234,13 @@ class DuelState:
         # rule goes to ``undecided`` (a list while a history collects them) rather than called.
         self.unknown = UnknownFacts()
         self.reads_before = 0                          # ``unknown.reads`` as the event began
-        self.undecided: list[Violation] = []
+        self.undecided: list[Violation] | None = []
         self.unknowns = False                          # it has held a card it does not know
+        # A witnessed duel (``duel_started.witnessed``): a broken rule is a flag on the event,
+        # kept (a list while a history collects them), never a refusal (``rules.base.fail``).
+        self.witnessed = False
+        self.flags: list[Violation] | None = None
+        self.turn_began = 0                            # the current turn's turn_started (LOG-12)
 
     def __str__(self) -> str:
         """The board, as ``ygoreplay show`` draws it: ``print(state)``."""
@@ -392,7 +397,7 @@ class DuelState:
                 "normal_draw_done", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
                 "resolving", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
-                "shed")
+                "shed", "witnessed", "turn_began")
 
     def to_data(self) -> dict:
         """The whole state as plain data; ``from_data`` rebuilds it with the same card facts."""

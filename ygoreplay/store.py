@@ -60,7 +60,7 @@ from .files import data_dir
 from .replay_file import referenced_codes
 from .rules import History, RuleViolation
 from .signing import OrganiserKey, PublicKey
-from .state import DuelState
+from .state import DuelState, Violation
 
 __all__ = ["ConflictError", "DuelInfo", "Header", "KINDS", "Record", "StoredDuel", "Store", "StoreError",
            "StreamKind", "Verification", "default_store_path", "new_id", "register_kind"]
@@ -250,7 +250,8 @@ class StreamKind:
     def status(self, fold: Any) -> dict:
         state = fold.state
         return {"players": list(state.players), "turn": state.turn, "lp": [s.lp for s in state.sides],
-                "ended": state.ended, "winner": state.winner, "reason": state.end_reason}
+                "ended": state.ended, "winner": state.winner, "reason": state.end_reason,
+                **({"witnessed": True} if getattr(state, "witnessed", False) else {})}
 
 
 DUEL = StreamKind()
@@ -935,6 +936,25 @@ class Store:
         rows = self.events.select_events(duel_id, gt=count - 1, lte=count)
         return self._envelope(duel_id, rows[0]).get("h") if rows else None
 
+    def flags(self, duel_id: str, start: int = 0) -> list[Violation]:
+        """The flags of a witnessed duel's events from ``start`` on (rules broken and kept, as the
+        fold that judged its appends found them: ``rules.History.flags``)."""
+        return [f for f in getattr(self._head_fold(duel_id), "flags", ()) if f.index >= start]
+
+    def witnessed(self, duel_id: str) -> tuple[int, bool]:
+        """How many events the duel holds, and whether it is witnessed (its duel_started says so),
+        from the fold its appends use (kept in memory: no read when it is)."""
+        fold = self._head_fold(duel_id)
+        return fold.position, bool(getattr(fold.state, "witnessed", False))
+
+    def _head_fold(self, duel_id: str) -> Any:
+        with self._lock_for(duel_id):
+            live = self._cached(duel_id)
+            if live is None or live.history.position == 0:      # empty here: another process may have begun it
+                live = self._load_head(duel_id)
+                self._remember(duel_id, live)
+        return live.history
+
     def records_after(self, duel_id: str, count: int) -> list[Record]:
         """The stored events from position ``count`` on (a follower's next ones), decoded."""
         return [self._decode(duel_id, row) for row in self.events.select_events(duel_id, gt=count)]
@@ -947,11 +967,12 @@ class Store:
         decoded = [self._decode(duel_id, row) for row in rows]
         reverted: dict[int, int] = {}
         in_effect: list[int] = []                     # positions of play in effect, in order
-        for rec in decoded:
-            if rec.event.kind == "rolled_back" and 0 < rec.event.to < rec.position:
+        for rec in decoded:                           # a correction goes back as a rollback does
+            going_back = rec.event.kind in ("rolled_back", "entry_corrected")
+            if going_back and 0 < rec.event.to < rec.position:
                 while in_effect and in_effect[-1] >= rec.event.to:
                     reverted[in_effect.pop()] = rec.position
-            elif rec.event.kind != "rolled_back":
+            elif not going_back and rec.event.kind not in ("entry_confirmed", "entry_disputed"):
                 in_effect.append(rec.position)
         return [Record(r.position, r.event, r.recorded, r.prev_hash, r.hash, reverted.get(r.position))
                 for r in decoded]

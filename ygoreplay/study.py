@@ -39,7 +39,8 @@ class Study:
     def entries(self) -> list[Entry]:
         """The log of the duel in the current view (worked out once per view)."""
         if self.view not in self._entries:
-            self._entries[self.view] = list(narrate(self.source.steps(self.view), self.source.reverted))
+            self._entries[self.view] = list(narrate(self.source.steps(self.view), self.source.reverted,
+                                                    self.source.marks(self.view)))
         return self._entries[self.view]
 
     @property

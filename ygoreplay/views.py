@@ -244,8 +244,9 @@ class Redactor:
         history.append(event)
         state = history.state
         seen = set()
-        if isinstance(event, RolledBack) and history.rollbacks and history.rollbacks[-1][0] == index:
-            seen = names.roll_back(event.to)
+        went_back = history.went_back(index)      # a judge's rollback, or a correction of a mis-entry
+        if went_back is not None:
+            seen = names.roll_back(went_back)
         new = [cid for cid in state.cards if cid not in existing]
         masked = _name_new_cards(masked, index, key, state, new, view, names, out)
         if isinstance(masked, StatsChanged):           # the stats of a card it cannot see say what it is
@@ -600,6 +601,13 @@ class ViewReplay:
             history.append(foldable(event))
             if after:
                 yield index, event, history.state
+
+    def folded(self) -> History:
+        """The view's history after all its events (its flags and book of entries, a witnessed duel's)."""
+        history = self._new_history()
+        for event in self.events:
+            history.append(foldable(event))
+        return history
 
     def steps(self) -> Iterator[tuple[int, Event, DuelState]]:
         """(index, event, state just before it, with the cards this event shows already named)."""

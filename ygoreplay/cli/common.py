@@ -25,6 +25,7 @@ from ..card_sources import CardLookup, card_lookup, facts_of
 from ..cards import CardDB
 from ..decks import Banlist, read_lflist
 from ..errors import ConflictError, InputError, YgoreplayError
+from ..events import ENTERED_BY
 from ..jsonl import parse_lines, read_events
 from ..receipts import WITNESS_ENV, Receipt, Witness, save_receipt, witness_from
 from ..rules import RuleViolation
@@ -148,6 +149,9 @@ receipt_out_option = click.option(
     "--receipt", "receipt_path", type=click.Path(), default=None, metavar="FILE",
     help="Save the write's signed receipt here (a folder: as DUEL-EVENTS.json in it); keep it to prove "
          "later, with verify --receipt, that the store was not cut back.")
+by_option = click.option(
+    "--by", "entered_by", type=click.Choice(ENTERED_BY), default="recorder", show_default=True,
+    help="Who entered the events, in a witnessed duel: stamped on each event that names no one (entered_by).")
 key_option = click.option("--key", "keys", multiple=True, metavar="PUBLIC_KEY",
                           help="Trust signatures by this key (ed25519:... or a key file); the local "
                                "organiser key is always trusted. Repeatable.")

@@ -68,16 +68,19 @@ def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
             cite = o["cite"]
             echo(f"#{o['index']} {o['rule']} set aside by {cite['card']}"
                  f"{': ' + cite['effect'] if cite['effect'] else ''} ({o['message']})")
+        for line in witness_lines(data):
+            echo(line)
         final, state = data["final"], report.report.state
         verdict = "legal" if report.legal else f"{len(data['violations'])} violation(s)"
+        flagged = f" {len(data['flagged'])} kept flagged (witnessed);" if data["flagged"] else ""
         result = ("a draw" if final["winner"] is None else f"player {final['winner']} won") \
             if state.ended else "not finished"
-        echo(f"{file}: {verdict}; {data['events']} events, turn {final['turn']}, "
+        echo(f"{file}: {verdict};{flagged} {data['events']} events, turn {final['turn']}, "
              f"LP {final['lp'][0]} / {final['lp'][1]}, {result}"
              + (f" ({final['reason']})" if state.ended else ""))
         _echo_checked(data["checked"])
         cited = sorted({v["rule"] for v in data["violations"]} | {o["rule"] for o in data["overrides"]}
-                       | {u["rule"] for u in data["checked"]["undecided"]})
+                       | {u["rule"] for u in data["checked"]["undecided"]} | {f["rule"] for f in data["flagged"]})
         if cited:
             echo("what a rule says and where it is checked: ygoreplay rules " + " ".join(cited))
     sys.exit(0 if report.legal else EXIT_ILLEGAL)
@@ -97,6 +100,38 @@ def _echo_checked(checked: dict) -> None:
     echo(line)
     for u in undecided:
         echo(f"  #{u['index']} {u['rule']} not decided (it needs a card the record does not know): {u['message']}")
+
+
+def witness_lines(data: dict) -> list[str]:
+    """A witnessed duel's flagged events and what followed each, its disputes and struck entries,
+    as ``check`` and ``audit`` print them (``application.witness_dict``)."""
+    lines = []
+    for f in data["flagged"]:
+        lines.append(f"#{f['index']} flagged {f['rule']} {f['message']} (entered by {f['by'] or 'nobody named'}; "
+                     f"{_followed(f['ruled'])})")
+    for d in data["disputed"]:
+        lines.append(f"#{d['index']} disputed by {d['by']} at #{d['at']}: {printable(d['reason'])} "
+                     f"({'open: a judge call' if d['open'] else _followed(d['ruled'])})")
+    for s in data["struck"]:
+        lines.append(f"#{s['index']} struck: corrected at #{s['corrected_at']}")
+    if data["unconfirmed"]:
+        lines.append(f"{len(data['unconfirmed'])} entr{'y' if len(data['unconfirmed']) == 1 else 'ies'} "
+                     "not confirmed by the other side")
+    return lines
+
+
+def _followed(ruled: dict | None) -> str:
+    if ruled is None:
+        return "open: nothing followed it"
+    if ruled["how"] == "judge_note":
+        return f"ruled at #{ruled['at']} by {printable(ruled['judge'] or '')}: {ruled['decision']}"
+    if ruled["how"] == "rolled_back":
+        return f"reverted by the rollback at #{ruled['at']}"
+    return f"struck by the correction at #{ruled['at']}"
+
+
+def _flagged_count(data: dict) -> str:
+    return f", {len(data['flagged'])} flagged" if data["flagged"] else ""
 
 
 @main.command(name="rules")
@@ -187,7 +222,7 @@ def log(duel: str, view: str | None, as_json: bool, turns: str | None, card: str
         return match_cli.run("log", duel, as_json=as_json, cards=cards)
     with open_duel(duel, store_url, cards) as source:
         keep = EntryFilter(_turn_range(turns), card, _player_of(source, player))
-        entries = narrate(source.steps(view), source.reverted)
+        entries = narrate(source.steps(view), source.reverted, source.marks(view))
         if as_json:
             for entry in entries:
                 if not keep or keep.keeps(entry):
@@ -317,6 +352,8 @@ def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], witness_url: 
         echo(f"#{o['index']} {o['rule']} set aside by {o['cite']['card']} ({o['message']})")
     for r in data["rollbacks"]:
         echo(f"#{r['index']} rollback to before event {r['to']} by {printable(r['judge'])}: {printable(r['reason'])}")
+    for line in witness_lines(data):
+        echo(line)
     if result.chain == "none":
         echo("hash chain: none (a JSON Lines file has no hash chain; record or export it for one)")
     elif result.chain != "broken":
@@ -338,6 +375,6 @@ def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], witness_url: 
         outcome = "not finished" if not state.ended else (
             "a draw" if state.winner is None else f"player {state.winner} won")
         echo(f"{source.name}: {len(data['violations'])} violation(s), {len(data['overrides'])} override(s), "
-             f"{len(data['rollbacks'])} rollback(s); LP {state.sides[0].lp} / {state.sides[1].lp}, {outcome}"
+             f"{len(data['rollbacks'])} rollback(s){_flagged_count(data)}; LP {state.sides[0].lp} / {state.sides[1].lp}, {outcome}"
              + (f" ({state.end_reason})" if state.ended else ""))
     sys.exit(0 if result.ok else EXIT_ILLEGAL)

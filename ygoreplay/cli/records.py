@@ -16,9 +16,10 @@ import click
 from ..access import RELEASES, release_settings
 from ..application import (
     Records, branch_after, cpus, duel_dict, export_file, import_replay_file, import_replay_files, offline_page,
-    record_file, trusted_keys)
+    record_file, trusted_keys, violation_dict)
 from ..diff import diff_states
 from ..errors import InputError
+from ..events import DECISIONS
 from ..files import write_atomic
 from ..jsonl import write_events
 from ..jsonl import dumps as jsonl_dumps
@@ -32,7 +33,7 @@ from ..text import number, printable
 from ..trust import trust_of, verify_file
 from . import match as match_cli
 from .common import (
-    EXIT_ILLEGAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, card_db, cards_option, echo, keep_receipt, key_option,
+    EXIT_ILLEGAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, by_option, card_db, cards_option, echo, keep_receipt, key_option,
     load_events, main, open_duel, open_store, open_witness, receipt_out_option, resolve, signing_key, store_option,
     view_option, witness_option)
 
@@ -257,26 +258,34 @@ def _engine_figure(engine: dict) -> str:
 @click.option("--event", default=None, metavar="NAME", help="The event (tournament) it is a duel of.")
 @click.option("--release-at", default=None, metavar="TIME",
               help="With the event policy: when the event ends (2026-05-01T18:00:00+00:00).")
+@click.option("--witnessed", is_flag=True,
+              help="A duel played at a table: an illegal event is kept, flagged with its rule, not refused "
+                   "(its duel_started says witnessed).")
+@by_option
 @cards_option
 @store_option
 def record(file: str, title: str | None, as_json: bool, receipt_path: str | None, witness_url: str | None,
-           release: str | None, event: str | None, release_at: str | None,
+           release: str | None, event: str | None, release_at: str | None, witnessed: bool, entered_by: str,
            cards: tuple[str, ...], store_url: str | None) -> None:
     """Record a JSON Lines duel into the store and print its id (only the id, on stdout).
 
     Stops at the first illegal event: the legal events before it stay recorded, the violation is
     printed on stderr, and the exit code is 1 (no duel is created when nothing before it is legal).
+    A witnessed duel (--witnessed, or a duel_started that says so) keeps every event: each one
+    that breaks a rule is printed on stderr as a flag.
     """
     settings = release_settings(release, event, release_at)
     events, db = load_events(file, cards)
     with open_store(store_url, create=True, cards=db) as store, open_witness(witness_url, store) as witness:
-        done = Records(store, witness).record(events, title or printable(Path(file).name), release=settings)
+        done = Records(store, witness).record(events, title or printable(Path(file).name), release=settings,
+                                              witnessed=witnessed, entered_by=entered_by)
         if done.receipt is not None:
             keep_receipt(done.receipt, receipt_path, witness)
     if as_json:
         echo(json.dumps(done.to_dict()))
     elif done.id:
         echo(done.id)
+        _say_flags(done.flags)
     if done.violation is not None:
         v = done.violation
         echo(f"#{v.index} {v.rule} {v.message}", err=True)
@@ -292,18 +301,33 @@ def record(file: str, title: str | None, as_json: bool, receipt_path: str | None
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (id, events, signed receipt).")
 @receipt_out_option
 @witness_option
+@by_option
 @cards_option
 @store_option
 def append(duel: str, file: str, expected: int | None, as_json: bool, receipt_path: str | None,
-           witness_url: str | None, cards: tuple[str, ...], store_url: str | None) -> None:
+           witness_url: str | None, entered_by: str, cards: tuple[str, ...], store_url: str | None) -> None:
     """Add the events of a JSON Lines file (or - for standard input) to a stored duel or branch,
-    checking each; all or nothing. Prints the new number of events."""
+    checking each; all or nothing. Prints the new number of events (and, in a witnessed duel,
+    the flags of the events added on stderr)."""
     events, db = load_events(file, cards)
     with open_store(store_url, cards=db) as store, open_witness(witness_url, store) as witness:
         duel_id = resolve(store, duel)
-        receipt = Records(store, witness).append(duel_id, events, expected)
+        records = Records(store, witness)
+        receipt = records.append(duel_id, events, expected, entered_by=entered_by)
         keep_receipt(receipt, receipt_path, witness)
-    echo(json.dumps({"id": duel_id, "events": receipt.events, **receipt.fields()}) if as_json else str(receipt.events))
+        flags = records.flags(duel_id, receipt.events - len(events), receipt.events)
+    if as_json:
+        echo(json.dumps({"id": duel_id, "events": receipt.events, **receipt.fields(),
+                         "flags": [violation_dict(f) for f in flags]}))
+    else:
+        echo(str(receipt.events))
+        _say_flags(flags)
+
+
+def _say_flags(flags: list) -> None:
+    """A witnessed duel's events kept though they break a rule, on stderr (stdout stays the answer)."""
+    for f in flags:
+        echo(f"#{f.index} flagged {f.rule} {f.message}", err=True)
 
 
 @main.command()
@@ -312,13 +336,17 @@ def append(duel: str, file: str, expected: int | None, as_json: bool, receipt_pa
 @click.option("--judge", required=True, help="The judge's name.")
 @click.option("--category", type=click.Choice(("call", "ruling", "penalty", "warning", "note", "time")),
               default="note")
+@click.option("--on", "on", type=int, default=None, metavar="N",
+              help="The entry it rules on (a flagged or disputed event); with --decision.")
+@click.option("--decision", type=click.Choice(DECISIONS), default=None, help="What the judge decided about it.")
 @witness_option
 @store_option
-def note(duel: str, text: str, judge: str, category: str, witness_url: str | None, store_url: str | None) -> None:
+def note(duel: str, text: str, judge: str, category: str, on: int | None, decision: str | None,
+         witness_url: str | None, store_url: str | None) -> None:
     """A judge's note (a call, a ruling, a warning…) added to a stored duel's record."""
     with open_store(store_url) as store, open_witness(witness_url, store) as witness:
         duel_id = resolve(store, duel)
-        length = Records(store, witness).note(duel_id, judge, text, category)
+        length = Records(store, witness).note(duel_id, judge, text, category, on=on, decision=decision)
     echo(f"{duel_id}: {category} by {judge} recorded as event {length - 1}")
 
 

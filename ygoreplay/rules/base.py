@@ -40,22 +40,30 @@ class RuleViolation(YgoreplayError):
         return {"index": self.index, "rule": self.rule, "message": self.message}
 
 
-def fail(state: DuelState, ev: Event, rule: str, message: str) -> None:
+def fail(state: DuelState, ev: Event, rule: str, message: str, *, play: bool = True) -> None:
     """A basic rule is broken: overridden when cited, collected when auditing, else refused.
 
     When the check read a fact of a card the record does not know (``cards.UnknownFacts``) it
-    cannot tell: the rule is undecided (listed, never called either way)."""
+    cannot tell: the rule is undecided (listed, never called either way). In a witnessed duel
+    what was played at the table stands: the event is kept and the broken rule is its *flag*,
+    in every mode (the one place that decides it, whichever door the event came through);
+    ``play=False`` is a rule of the record itself (a judge's word), which no table makes stand."""
     if ev.cite is not None:
         state.overrides.append(Override(state.index, rule, message, ev.cite))
     elif state.unknown.reads != state.reads_before:   # it read a card the record does not know
-        state.undecided.append(Violation(state.index, rule, message))
+        if state.undecided is not None:
+            state.undecided.append(Violation(state.index, rule, message))
     else:
-        call(state, ev, rule, message)
+        call(state, ev, rule, message, play=play)
 
 
-def call(state: DuelState, ev: Event, rule: str, message: str) -> None:
-    """A broken rule decided: collected when auditing, else refused."""
-    if state.violations is not None:
+def call(state: DuelState, ev: Event, rule: str, message: str, *, play: bool = True) -> None:
+    """A broken rule decided: a flag in a witnessed duel (what was played stands), collected when
+    auditing, else refused."""
+    if play and state.witnessed:
+        if state.flags is not None:                   # None while a history folds again
+            state.flags.append(Violation(state.index, rule, message))
+    elif state.violations is not None:
         state.violations.append(Violation(state.index, rule, message))
     else:
         raise RuleViolation(rule, message, state.index, ev.kind)
@@ -72,7 +80,7 @@ def judges_word(state: DuelState, ev: Event, text: str, what: str) -> None:
     missing = [name for name, value in (("the judge", ev.judge), (f"a {what}", text)) if not value.strip()]
     if missing:
         fail(state, ev, "MATCH-08", f"a judge's {ev.kind.replace('_', ' ')} needs {' and '.join(missing)}: "
-                                    "it is signed and explained")
+                                    "it is signed and explained", play=False)
 
 
 def get_card(state: DuelState, ev: Event, card_id: str | None) -> Card:

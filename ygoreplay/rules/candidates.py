@@ -128,7 +128,7 @@ def decide(state: DuelState, before: DuelState, event: Event, entries: list[Viol
 def _broken(before: DuelState, event: Event, cards: list[Card], combo: tuple[CardFacts, ...],
             apply) -> set[tuple[str, str]] | None:
     trial = before.copy()
-    trial.violations, trial.undecided, trial.unknowns = [], [], True
+    trial.violations, trial.undecided, trial.unknowns, trial.witnessed = [], [], True, False
     for card, facts in zip(cards, combo):
         trial.cards[card.id].facts = facts
     try:

@@ -845,7 +845,8 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_log.py::test_log_01_a_card_of_the_duel_is_named_by_its_id",
              "test_rules_log.py::test_log_01_an_unknown_card_is_refused"),
     enforced("LOG-02", "A card is where the event says it is (and a rollback goes back to an event of play).",
-             "rules/history.py rules/outcome.py rules/position.py rules/setup.py rules/spell_trap.py rules/summon.py rules/turn.py",
+             "rules/entries.py rules/fold.py rules/history.py rules/outcome.py rules/position.py rules/setup.py "
+             "rules/spell_trap.py rules/summon.py rules/turn.py",
              "test_rules_turn.py::test_log_02_shuffle_and_draw_follow_the_deck",
              "test_rules_chain.py::test_log_02_log_05_card_that_cannot_be_activated_refused"),
     enforced("LOG-03", "Events come in the duel's order: a start first, one start, decks before hands, nothing after the end.",
@@ -857,7 +858,8 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_log.py::test_log_04_each_card_once",
              "test_rules_summon.py::test_log_04_no_card_counts_twice"),
     enforced("LOG-05", "Every value is well formed (players 0 or 1, counts, amounts, zones, positions).",
-             "match/rules.py rules/battle.py rules/identity.py rules/outcome.py rules/setup.py rules/spell_trap.py rules/turn.py rules/win.py",
+             "match/rules.py rules/battle.py rules/entries.py rules/fold.py rules/identity.py rules/outcome.py "
+             "rules/setup.py rules/spell_trap.py rules/turn.py rules/win.py",
              "test_rules_log.py::test_log_05_well_formed_values",
              "test_rules_battle.py::test_nis_03_battle_11_log_05_damage_calculation_refused"),
     enforced("LOG-06", "Turns are numbered 1, 2, 3... in order.", "rules/turn.py",
@@ -881,6 +883,10 @@ TABLE: tuple[Rule, ...] = (
              "rules/identity.py",
              "test_seals.py::test_log_11_a_two_device_recording_folds_clean",
              "test_seals.py::test_log_11_a_wrong_nonce_or_a_wrong_card_does_not_open_its_seal"),
+    enforced("LOG-12", "A correction of a mis-entry (a witnessed duel's) goes back only over the current turn's "
+             "entries, and never after the duel's end; it is no judge's rollback.", "rules/history.py",
+             "test_witnessed.py::test_a_correction_strikes_the_current_turns_entries_without_a_judge",
+             "test_witnessed.py::test_the_turns_own_start_may_be_corrected_but_not_what_came_before"),
 )
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in TABLE}

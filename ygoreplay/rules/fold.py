@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..events import EVENT_TYPES, Event, JudgeNote, RolledBack
+from ..events import EVENT_TYPES, EntryConfirmed, EntryCorrected, EntryDisputed, Event, JudgeNote, RolledBack
 from ..state import DuelState
 from . import battle, chain, outcome, position, setup, spell_trap, summon, turn, win  # noqa: F401  (register their handlers)
 from .base import RuleViolation, bury, call, fail, handles, impossible, judges_word
@@ -23,27 +23,37 @@ def judge_note(state: DuelState, event: Event) -> None:
     """Kept in the record; changes nothing on the board. A judge's word names the judge and
     says something (MATCH-08), whichever door it came through."""
     judges_word(state, event, event.note, "note")
+    if (event.on is None) != (event.decision is None):
+        fail(state, event, "LOG-05", "a ruling on an entry names the entry (on) and what was decided (decision): "
+             "both or neither", play=False)
+    elif event.on is not None and not 0 <= event.on < state.index:
+        fail(state, event, "LOG-02", f"a ruling is on an earlier entry (0..{state.index - 1}), not {event.on}",
+             play=False)
 
 
-@handles(RolledBack)
-def rolled_back(state: DuelState, event: Event) -> None:
-    impossible(state, event, "LOG-08", "a rollback is applied to a duel's history (rules.History), not to one state")
+@handles(RolledBack, EntryCorrected, EntryConfirmed, EntryDisputed)
+def to_history(state: DuelState, event: Event) -> None:
+    """Going back (a rollback, a correction) and what the other side says of an entry are the
+    history's: they change which events are in effect, or nothing on the board."""
+    impossible(state, event, "LOG-08", f"a {event.kind} is applied to a duel's history (rules.History), "
+               "not to one state")
 
 
 def _decide(state: DuelState, before: DuelState, event: Event, unsure: int) -> None:
     """Call the undecided rules the event breaks whoever its unknown cards are
-    (``candidates.decide``): refused as any broken rule is (the state as it was before), or
-    collected when auditing."""
+    (``candidates.decide``), as any broken rule is: refused (the state as it was before), kept
+    flagged in a witnessed duel, or collected when auditing."""
     undecided = state.undecided
     decided = decide(state, before, event, undecided[unsure:], apply)
     if not decided:
         return
-    if state.violations is None:                  # refused: the event leaves the state as it was
-        kept = undecided
+    if state.violations is None and not state.witnessed:   # refused: the event leaves the state as it was
+        kept = {name: getattr(state, name) for name in ("undecided", "flags", "violations")}
         state.__dict__.clear()
         state.__dict__.update(before.__dict__)
-        state.undecided = kept
-        del kept[unsure:]
+        for name, value in kept.items():
+            setattr(state, name, value)
+        del undecided[unsure:]
     else:
         rules = {entry.rule for entry in decided}
         undecided[unsure:] = [entry for entry in undecided[unsure:] if entry.rule not in rules]
@@ -85,13 +95,15 @@ def apply(state: DuelState, event: Event) -> DuelState:
     if handler is None:                           # a match event (match/events.py) in a duel
         impossible(state, event, "LOG-03", f"a {kind} event belongs to a match's stream, not to a duel")
     overridden = len(state.overrides)
+    flags = state.flags
+    flagged = len(flags) if flags is not None else 0
     unknowns = state.unknowns                     # a record that does not know every card
     if unknowns:
         state.reads_before = state.unknown.reads
         undecided = state.undecided
-        unsure = len(undecided)
+        unsure = len(undecided) if undecided is not None else 0
         # One that names such a card may be decided by every card it could be (``candidates``).
-        before = state.copy() if named_unknowns(state, event) else None
+        before = state.copy() if undecided is not None and named_unknowns(state, event) else None
     try:
         if state.must_lose and kind not in AFTER_LOSS:
             loser, reason = next(iter(state.must_lose.items()))
@@ -108,8 +120,10 @@ def apply(state: DuelState, event: Event) -> DuelState:
             bury(state)                           # NIS-05: materials follow the monsters (the group) that left
     except RuleViolation:
         del state.overrides[overridden:]          # a refused event sets no rule aside
-        if unknowns:
+        if unknowns and undecided is not None:
             del undecided[unsure:]                # nor leaves one undecided
+        if flags is not None:
+            del flags[flagged:]                   # nor flagged: it was not kept
         raise
     if unknowns and before is not None and len(undecided) > unsure:
         _decide(state, before, event, unsure)

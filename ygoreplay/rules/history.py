@@ -1,7 +1,11 @@
 """A duel's history under judge rollbacks: which events are in effect, which were reverted.
 
 A rollback (``rolled_back``) is itself an event: play goes on from the state before event ``to``,
-and the events in between stay in the log, marked reverted. ``History`` folds a stream of events
+and the events in between stay in the log, marked reverted. A correction of a mis-entry
+(``entry_corrected``, a witnessed duel's) goes back the same way, but is no judge's: only over the
+current turn's entries, never after the end (LOG-12); what it undid is *struck*, not reverted by
+a judge. A witnessed duel's ``flags`` (rules broken and kept, ``rules.base.fail``) and its book of
+entries (who entered each, confirmations, disputes, rulings: ``rules.entries``) are kept here too. ``History`` folds a stream of events
 in order, honouring rollbacks; the rules fold (``rules.apply``) never sees a rollback. Positions
 are stream positions (0-based), the same numbers violations carry.
 
@@ -24,9 +28,10 @@ from typing import Callable, Iterable
 import msgpack
 
 from ..cards import CardDB
-from ..events import Event, RolledBack, from_dict
+from ..events import EntryConfirmed, EntryCorrected, EntryDisputed, Event, JudgeNote, RolledBack, from_dict
 from ..state import DuelState, Violation
 from .base import RuleViolation, judges_word
+from .entries import Entries, Ruling
 from .fold import apply
 
 CHECKPOINT_EVERY = 256
@@ -59,6 +64,13 @@ class History:
         self.undecided: list[Violation] = []
         self.unknown_events = 0                  # events whose checks read a card it does not know
         self.state.undecided = self.undecided
+        # A witnessed duel's rules broken and kept: collected in every mode, strict included.
+        self.flags: list[Violation] = []
+        self.state.flags = self.flags
+        self.entries = Entries()
+        self.corrections: list[tuple[int, EntryCorrected]] = []
+        self.struck: dict[int, int] = {}         # corrected position -> the correction's (also in ``reverted``)
+        self._correction_positions: set[int] = set()
         self._restore = restore
         self._before, self._after = before, after
         self._checkpoint_due = False
@@ -85,12 +97,19 @@ class History:
         try:
             if isinstance(event, RolledBack):
                 self._roll_back(position, event)
+            elif isinstance(event, EntryCorrected):
+                self._correct(position, event)
+            elif isinstance(event, (EntryConfirmed, EntryDisputed)):
+                self.entries.remark(state, position, event, self._rollback_positions)
             else:
                 apply(state, event)
                 self.effective.append((position, event))
                 self._since_checkpoint += 1
                 if state.unknown.reads != state.reads_before:
                     self.unknown_events += 1
+                if isinstance(event, JudgeNote):
+                    self.entries.ruling(position, event)
+            self.entries.entered(position, event)
         except RuleViolation as v:
             if checked:
                 raise
@@ -127,30 +146,68 @@ class History:
         if self.state.ended:
             raise RuleViolation("MATCH-10", "the duel is over: appeals and rollbacks after its end are not accepted",
                                 position, event.kind)
-        if not 0 < event.to < position:
-            raise RuleViolation("LOG-02", f"a rollback goes back to an earlier event (1..{position - 1}), not {event.to}",
-                                position, event.kind)
-        if event.to in self.reverted:
-            raise RuleViolation("LOG-02", f"event {event.to} was already reverted by the rollback at {self.reverted[event.to]}",
-                                position, event.kind)
-        if event.to in self._rollback_positions:       # "before a rollback" is ambiguous
-            raise RuleViolation("LOG-02", f"event {event.to} is itself a rollback: go back to an event of play",
-                                position, event.kind)
-        state = self._state_before(event.to)
-        while self.effective and self.effective[-1][0] >= event.to:   # rollbacks are never reverted
-            self.reverted[self.effective.pop()[0]] = position
-        if event.to < self.base:                        # events before ``base`` were never in memory
-            for pos in range(event.to, self.base):
-                if pos not in self.reverted and pos not in self._rollback_positions:
-                    self.reverted[pos] = position
-            self.base = event.to
+        self._check_target("LOG-02", position, event, "rollback", 1)
+        self._go_back(position, event.to)
         self.rollbacks.append((position, event))
+
+    def _correct(self, position: int, event: EntryCorrected) -> None:
+        """LOG-12: a mis-entry is corrected by going back over the current turn's entries only
+        (before the first turn, over the set-up's), while the duel goes on; no judge needed."""
+        state = self.state
+        if not state.witnessed:
+            raise RuleViolation("LOG-12", "a correction belongs to a witnessed duel: a machine's record refuses a "
+                                "wrong event, it does not correct it", position, event.kind)
+        if state.ended:
+            raise RuleViolation("LOG-12", "the duel is over: an entry is corrected while the duel goes on, "
+                                "after its end only a judge's note rules on it", position, event.kind)
+        first = max(1, state.turn_began)
+        self._check_target("LOG-12", position, event, "correction", first)
+        self._go_back(position, event.to)
+        self.corrections.append((position, event))
+        self._correction_positions.add(position)
+        self.struck.update((pos, by) for pos, by in self.reverted.items() if by == position)
+
+    def _check_target(self, rule: str, position: int, event: RolledBack | EntryCorrected, what: str,
+                      first: int) -> None:
+        """Where a rollback or a correction goes back to: an earlier event of play in effect."""
+        to = event.to
+        if not first <= to < position:
+            scope = " entry of the current turn" if rule == "LOG-12" else " event"
+            raise RuleViolation(rule, f"a {what} goes back to an earlier{scope} ({first}..{position - 1}), not {to}",
+                                position, event.kind)
+        if to in self.reverted:
+            undone = "struck by the correction" if to in self.struck else "reverted by the rollback"
+            raise RuleViolation(rule, f"event {to} was already {undone} at {self.reverted[to]}", position, event.kind)
+        if to in self._rollback_positions or to in self.entries.remarks:   # "before a rollback" is ambiguous
+            itself = "a correction" if to in self._correction_positions else (
+                "a confirmation or dispute" if to in self.entries.remarks else "a rollback")
+            raise RuleViolation(rule, f"event {to} is itself {itself}: go back to an event of play",
+                                position, event.kind)
+
+    def went_back(self, position: int) -> int | None:
+        """Where the rollback or correction at ``position`` went back to (None: it is neither)."""
+        for pos, event in (self.rollbacks[-1:] + self.corrections[-1:]):
+            if pos == position:
+                return event.to
+        return None
+
+    def _go_back(self, position: int, to: int) -> None:
+        """Play goes on from the state before event ``to``; the events from there are reverted."""
+        state = self._state_before(to)
+        while self.effective and self.effective[-1][0] >= to:   # rollbacks are never reverted
+            self.reverted[self.effective.pop()[0]] = position
+        if to < self.base:                              # events before ``base`` were never in memory
+            for pos in range(to, self.base):
+                if pos not in self.reverted and pos not in self._rollback_positions and pos not in self.entries.remarks:
+                    self.reverted[pos] = position
+            self.base = to
         self._rollback_positions.add(position)
         if self.audit:
             state.violations = self.violations
         state.undecided = self.undecided
+        state.flags = self.flags
         self.state = state
-        cut = bisect.bisect_right(self._checkpoints, event.to, key=lambda c: c[0])
+        cut = bisect.bisect_right(self._checkpoints, to, key=lambda c: c[0])
         del self._checkpoints[cut:]
         self._checkpoint_due = True              # once this event's ``after`` hook has run
 
@@ -186,11 +243,50 @@ class History:
         state.violations = None
         return state
 
+    def marks(self, position: int) -> dict:
+        """What the record says of the entry at ``position`` of a witnessed duel: who entered it,
+        its flags, whether the other side confirmed or disputed it, what followed it."""
+        entries = self.entries
+        dispute = entries.disputed.get(position)
+        confirmed = entries.confirmed.get(position)
+        return {"by": entries.by.get(position),
+                "unconfirmed": confirmed is None and self.needs_confirming(position),
+                "flags": [{"rule": f.rule, "message": f.message} for f in self.flags if f.index == position],
+                "struck": self.struck.get(position), "confirmed": confirmed,
+                "disputed": None if dispute is None else {"at": dispute[0], "by": dispute[1], "reason": dispute[2],
+                                                          "open": entries.open_dispute(position)},
+                "ruled": self.ruling_on(position)}
+
+    def ruling_on(self, position: int) -> dict | None:
+        """What followed the entry: the latest of a judge's ruling on it, the rollback that
+        reverted it, the correction that struck it; None while nothing did (open)."""
+        found = [r for r in (self.entries.ruled.get(position),) if r is not None]
+        undone = self.reverted.get(position)
+        if undone is not None:
+            if position in self.struck:
+                found.append(Ruling(undone, "entry_corrected", "corrected"))
+            else:
+                judge = next((e.judge for pos, e in self.rollbacks if pos == undone), None)
+                found.append(Ruling(undone, "rolled_back", "reverted", judge))
+        return max(found, key=lambda r: r.at).to_dict() if found else None
+
+    def needs_confirming(self, position: int) -> bool:
+        """An entry of play or a correction, in effect, not the judge's: the other side's to confirm."""
+        judges = position in self._rollback_positions and position not in self._correction_positions
+        return (position < self.position and position not in self.reverted and position not in self.entries.remarks
+                and not judges and self.entries.by.get(position) != "judge")
+
     def to_data(self) -> dict:
-        """What a snapshot keeps besides the state: the rollbacks and what they reverted."""
-        return {"state": self.state.to_data(), "position": self.position,
+        """What a snapshot keeps besides the state: the rollbacks and what they reverted; a
+        witnessed duel's flags, corrections and book of entries besides."""
+        data = {"state": self.state.to_data(), "position": self.position,
                 "reverted": sorted(self.reverted.items()),
                 "rollbacks": [[pos, e.to_dict()] for pos, e in self.rollbacks]}
+        if self.state.witnessed:
+            data["witnessed"] = {"flags": [[f.index, f.rule, f.message] for f in self.flags],
+                                 "corrections": [[pos, e.to_dict()] for pos, e in self.corrections],
+                                 "struck": sorted(self.struck.items()), "entries": self.entries.to_data()}
+        return data
 
     @classmethod
     def from_data(cls, data: dict, cards: CardDB, *, audit: bool = False,
@@ -200,7 +296,14 @@ class History:
                       state=DuelState.from_data(data["state"], cards), position=data["position"])
         history.reverted = {pos: by for pos, by in data["reverted"]}
         history.rollbacks = [(pos, from_dict(e)) for pos, e in data["rollbacks"]]
-        history._rollback_positions = {pos for pos, _ in history.rollbacks}
+        witnessed = data.get("witnessed")
+        if witnessed is not None:
+            history.flags[:] = [Violation(*row) for row in witnessed["flags"]]
+            history.corrections = [(pos, from_dict(e)) for pos, e in witnessed["corrections"]]
+            history.struck = {pos: by for pos, by in witnessed["struck"]}
+            history._correction_positions = {pos for pos, _ in history.corrections}
+            history.entries = Entries.from_data(witnessed["entries"])
+        history._rollback_positions = {pos for pos, _ in history.rollbacks + history.corrections}
         return history
 
 

@@ -41,6 +41,10 @@ def duel_started(state: DuelState, ev: DuelStarted) -> None:
         impossible(state, ev, "LOG-05", "players are 0 and 1")
     if ev.starting_lp < 1 or ev.hand_size < 0 or ev.draw_count < 1:
         impossible(state, ev, "LOG-05", "a duel starts with at least 1 LP, no negative hand and at least 1 card a draw")
+    if ev.banlist is not None and banlist_hash(ev.banlist.limits, ev.banlist.whitelist) != ev.banlist.hash:
+        impossible(state, ev, "LOG-05", f"the banlist {ev.banlist.name!r} does not hold what its hash {ev.banlist.hash} "
+                   "names: its limits were changed, or the hash is not of them")
+    state.witnessed = ev.witnessed         # from here on a broken rule is a flag (rules.base.fail)
     # CONF-01: a setting the players agreed on, or the room set, is a duel option, not a breach
     options = ev.options
     if ev.starting_lp != 8000 and "starting_lp" not in options:
@@ -52,9 +56,6 @@ def duel_started(state: DuelState, ev: DuelStarted) -> None:
     if ev.draw_count != 1 and "draw_count" not in options:
         fail(state, ev, "TURN-02", f"the Draw Phase draw is 1 card, not {ev.draw_count} (unless the duel's "
              "options say it was agreed: draw_count)")
-    if ev.banlist is not None and banlist_hash(ev.banlist.limits, ev.banlist.whitelist) != ev.banlist.hash:
-        impossible(state, ev, "LOG-05", f"the banlist {ev.banlist.name!r} does not hold what its hash {ev.banlist.hash} "
-                   "names: its limits were changed, or the hash is not of them")
     state.started = True
     if ev.banlist is not None:             # DECK-08: the decks are registered against it
         b = ev.banlist

@@ -95,6 +95,7 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
         if player == state.turn_player:
             fail(state, ev, "TURN-01", f"player {player} took two turns in a row without an effect granting it")
     state.turn = ev.turn
+    state.turn_began = state.index            # a correction goes back no further (LOG-12)
     state.turn_player = player
     state.phase = state.step = None
     state.battle_phase_entered = False

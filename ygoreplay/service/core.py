@@ -174,8 +174,9 @@ class Service:
     # -- duels ----------------------------------------------------------------------------------
 
     def create(self, title: str, visibility: str, delay_events: int, delay_seconds: float,
-               request_base: str = "", release: tuple[str | None, str | None, str | None] = (None, None, None)) -> dict:
-        access, tokens = Access.issue(visibility, delay_events, delay_seconds, *release)
+               request_base: str = "", release: tuple[str | None, str | None, str | None] = (None, None, None),
+               mode: str = "machine") -> dict:
+        access, tokens = Access.issue(visibility, delay_events, delay_seconds, *release, mode=mode)
         done = self.records.record([], title, attachments={"access": access.to_dict()})
         assert done.id is not None and done.receipt is not None
         return {**self._created(done.id, tokens, request_base), **done.receipt.fields()}

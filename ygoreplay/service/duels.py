@@ -18,8 +18,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
 from ..actions import actions
-from ..access import RELEASES, VISIBILITIES, Access, ReleaseSettingError, release_settings
-from ..application import duel_dict, family, public_duels
+from ..access import MODES, RELEASES, VISIBILITIES, Access, ReleaseSettingError, release_settings
+from ..application import duel_dict, family, public_duels, violation_dict
 from ..live import LiveDuel, LiveView
 from ..openings import SealReport
 from ..receipts import Receipt
@@ -42,14 +42,20 @@ router = APIRouter()
                          "events": {"type": "integer", "minimum": 0, "maximum": 100000},
                          "seconds": {"type": "number", "minimum": 0, "maximum": 86400}}},
                      "release": {"enum": list(RELEASES)}, "event": {"type": "string", "maxLength": 200},
-                     "release_at": {"type": "string", "format": "date-time"}}}}}}})
+                     "release_at": {"type": "string", "format": "date-time"},
+                     "mode": {"enum": list(MODES)}}}}}}})
 async def create_duel(request: Request, service: ServiceDep) -> dict:
-    """A new duel: its id, a token for each role, and a viewer link for each token."""
+    """A new duel: its id, a token for each role, and a viewer link for each token. ``mode``
+    ``witnessed`` records a duel played at a table: an illegal event is kept, flagged (its
+    duel_started must say ``"witnessed": true``); ``machine`` (the default) refuses it."""
     body = await _body_json(request) if await request.body() else {}
     title, visibility, events_delay, seconds_delay, release = _settings(body)
+    mode = body.get("mode", "machine")
+    if mode not in MODES:
+        raise HTTPError(400, f"mode is one of {', '.join(MODES)}", where="mode")
     base = str(request.base_url).rstrip("/")
     return await asyncio.to_thread(service.create, title, visibility, events_delay, float(seconds_delay), base,
-                                   release)
+                                   release, mode)
 
 
 def _settings(body: Any) -> tuple[str, str, int, float, tuple[str | None, str | None, str | None]]:
@@ -73,7 +79,7 @@ def _settings(body: Any) -> tuple[str, str, int, float, tuple[str | None, str | 
     if not (isinstance(seconds_delay, (int, float)) and not isinstance(seconds_delay, bool)
             and 0 <= seconds_delay <= 86400):
         raise HTTPError(400, "delay.seconds is a number 0..86400", where="delay.seconds")
-    unknown = set(body) - {"title", "visibility", "delay", "release", "event", "release_at"}
+    unknown = set(body) - {"title", "visibility", "delay", "release", "event", "release_at", "mode"}
     if unknown:
         raise HTTPError(400, f"unknown field(s) {', '.join(sorted(unknown))}", where="body")
     try:
@@ -124,9 +130,13 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
                  expected: int | None = Query(None, ge=0, le=10 ** 9)) -> dict:
     """Append events, checked by the rules exactly as ``record`` checks them: all or none.
     Each goes through the command its typed endpoint uses (``Records.append_records``): a
-    ``rolled_back`` or ``judge_note`` is the judge's here as on ``/rollback`` and ``/notes``."""
+    ``rolled_back`` or ``judge_note`` is the judge's here as on ``/rollback`` and ``/notes``; a
+    player confirms or disputes the other side's entries. In a witnessed duel each is stamped
+    with the token's role (``entered_by``), and the answer lists the ``flags`` of the events
+    stored (rules broken and kept)."""
     caller, live = asking
-    Service.require(caller, "recorder", "judge")
+    players = ("p0", "p1") if live.access.mode == "witnessed" else ()      # who said so: a witnessed duel's
+    Service.require(caller, "recorder", "judge", *players)
     events = await _request_events(request)
     if not events:
         if expected is not None and expected != live.count:
@@ -139,7 +149,8 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
         receipts.append(receipt)
         return written
     written = await asyncio.to_thread(service.hub.appending, duel_id, appended)
-    return {"position": written[-1].position + 1, **receipts[0].fields()}
+    flags = await asyncio.to_thread(service.records.flags, duel_id, written[0].position, written[-1].position + 1)
+    return {"position": written[-1].position + 1, **receipts[0].fields(), "flags": [violation_dict(f) for f in flags]}
 
 
 def _count(live: LiveDuel, view: str, at: int | None) -> int:
@@ -188,8 +199,9 @@ def events(duel_id: str, asking: DuelCaller, start: int = Query(0, alias="from",
     """The events from position ``from`` on, one JSON object a line, as the view has them."""
     caller, live = asking
     view = Service.view_for(caller, view)
-    steps = live.view(view).steps[start:live.visible(view)]
-    body = "".join(json.dumps(_jsonable(step.to_dict()), ensure_ascii=False) + "\n" for step in steps)
+    visible = live.visible(view)
+    steps = live.view(view).steps[start:visible]
+    body = "".join(json.dumps(_jsonable(step.to_dict(visible)), ensure_ascii=False) + "\n" for step in steps)
     return Response(body, media_type="application/x-ndjson")
 
 
@@ -239,7 +251,7 @@ async def _stream(request: Request, service: Service, live: LiveDuel, live_view:
                 live.view(view, visible)
             while position < visible:
                 step = live_view.steps[position]
-                data = step.frame() if frames else step.to_dict()
+                data = step.frame(visible) if frames else step.to_dict(visible)
                 yield f"id: {position}\nevent: event\ndata: {json.dumps(_jsonable(data), ensure_ascii=False)}\n\n"
                 position += 1
             if live.ended and position >= live.count:

@@ -10,6 +10,7 @@ import asyncio
 
 from fastapi import APIRouter, Request
 
+from ..events import DECISIONS
 from .common import HTTPError, _body_json, _fields
 from .core import DuelCaller, Service, ServiceDep
 
@@ -35,15 +36,17 @@ async def rollback(duel_id: str, request: Request, service: ServiceDep, asking: 
              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
                  "type": "object", "required": ["judge", "text"], "properties": {
                      "judge": {"type": "string"}, "text": {"type": "string"},
-                     "category": {"enum": ["call", "ruling", "penalty", "warning", "note", "time"]}}}}}}})
+                     "category": {"enum": ["call", "ruling", "penalty", "warning", "note", "time"]},
+                     "on": {"type": "integer"}, "decision": {"enum": list(DECISIONS)}}}}}}})
 async def note(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller) -> dict:
-    """A judge's call, ruling, penalty or note, kept in the record."""
+    """A judge's call, ruling, penalty or note, kept in the record; a ruling ``on`` an entry (a
+    flagged or disputed one) says what was ``decision``."""
     caller, _live = asking
     Service.require(caller, "judge")
     body = await _body_json(request)
     judge, text = _fields(body, judge=str, text=str)
     position = await asyncio.to_thread(service.records.note, duel_id, judge, text, body.get("category", "note"),
-                                       caller.role)
+                                       caller.role, body.get("on"), body.get("decision"))
     await asyncio.to_thread(service.hub.changed, duel_id)
     return {"position": position}
 

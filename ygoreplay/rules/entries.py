@@ -1,0 +1,98 @@
+"""Who said so, in a witnessed duel: who entered each event, what the other side said of it,
+and what a judge ruled on it.
+
+A witnessed duel (``duel_started.witnessed``) is recorded at a table as it was played: an entry
+that breaks a rule stands, flagged (``rules.base.fail``). The other side confirms an entry
+(``entry_confirmed``) or disputes it (``entry_disputed``, a judge call: marked until a judge's
+note ``on`` it rules); an entry neither confirmed nor disputed is *unconfirmed*, a state, not an
+error. ``rules.History`` feeds this book every event and every ruling; the audit, the log and
+the live viewer read its ``marks``. These are rules of the record itself, refused through every
+door (kept and listed by an audit), never made to stand.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..events import EntryConfirmed, EntryDisputed, Event, JudgeNote
+from ..state import DuelState
+from .base import RuleViolation
+
+PLAYERS = ("p0", "p1")
+
+
+@dataclass(slots=True)
+class Ruling:
+    """What followed a flagged or disputed entry: a judge's note ruling ``on`` it, a judge's
+    rollback that reverted it, or a correction that struck it; ``at`` is that event's index."""
+
+    at: int
+    how: str                 # judge_note, rolled_back, entry_corrected
+    decision: str            # judge_note.decision, "reverted" or "corrected"
+    judge: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"at": self.at, "how": self.how, "decision": self.decision, "judge": self.judge}
+
+
+class Entries:
+    """The book of a witnessed duel's entries, by event index."""
+
+    def __init__(self) -> None:
+        self.by: dict[int, str] = {}                          # entry -> who entered it
+        self.confirmed: dict[int, int] = {}                   # entry -> the confirmation's index
+        self.disputed: dict[int, tuple[int, str, str]] = {}   # entry -> (index, by, reason)
+        self.ruled: dict[int, Ruling] = {}                    # entry -> the judge's last note on it
+        self.remarks: set[int] = set()                        # indexes of confirmations and disputes
+
+    def entered(self, position: int, event: Event) -> None:
+        if event.entered_by is not None:
+            self.by[position] = event.entered_by
+
+    def remark(self, state: DuelState, position: int, event: EntryConfirmed | EntryDisputed,
+               went_back: set[int]) -> None:
+        """Check and keep a confirmation or a dispute of entry ``on`` by the other side."""
+        who, on = event.entered_by, event.on
+        if not state.witnessed:
+            raise RuleViolation("LOG-05", f"a {event.kind} belongs to a witnessed duel: this record is a machine's",
+                                position, event.kind)
+        if who not in PLAYERS:
+            raise RuleViolation("LOG-05", f"an entry is confirmed or disputed by a player (entered_by p0 or p1), "
+                                f"not {who or 'nobody named'}", position, event.kind)
+        if not 0 <= on < position or on in self.remarks or on in went_back:
+            raise RuleViolation("LOG-02", f"a {event.kind} is on an earlier entry of play or a judge's "
+                                f"(0..{position - 1}, not a confirmation, dispute, rollback or correction), not {on}",
+                                position, event.kind)
+        if self.by.get(on) == who:
+            raise RuleViolation("LOG-05", f"entry {on} is {who}'s own: the other side confirms or disputes it",
+                                position, event.kind)
+        self.remarks.add(position)
+        if isinstance(event, EntryConfirmed):
+            self.confirmed[on] = position
+        else:
+            self.disputed[on] = (position, who, event.reason)
+
+    def ruling(self, position: int, event: JudgeNote) -> None:
+        if event.on is not None and event.decision is not None:
+            self.ruled[event.on] = Ruling(position, "judge_note", event.decision, event.judge)
+
+    def open_dispute(self, entry: int) -> bool:
+        """Disputed, and no judge has ruled on it since."""
+        dispute = self.disputed.get(entry)
+        ruling = self.ruled.get(entry)
+        return dispute is not None and (ruling is None or ruling.at < dispute[0])
+
+    def to_data(self) -> dict:
+        return {"by": sorted(self.by.items()), "confirmed": sorted(self.confirmed.items()),
+                "disputed": [[on, *d] for on, d in sorted(self.disputed.items())],
+                "ruled": [[on, r.at, r.how, r.decision, r.judge] for on, r in sorted(self.ruled.items())],
+                "remarks": sorted(self.remarks)}
+
+    @classmethod
+    def from_data(cls, data: dict) -> "Entries":
+        book = cls()
+        book.by = {pos: who for pos, who in data["by"]}
+        book.confirmed = {on: at for on, at in data["confirmed"]}
+        book.disputed = {on: (at, who, reason) for on, at, who, reason in data["disputed"]}
+        book.ruled = {on: Ruling(at, how, decision, judge) for on, at, how, decision, judge in data["ruled"]}
+        book.remarks = set(data["remarks"])
+        return book
