@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from test_release import client, store  # noqa: F401  (fixtures: the service in-process)
 from ygoreplay.cards import CardDB
 from ygoreplay.cli import main
 from ygoreplay.events import DeckShuffled, Event, Shows, from_dict
@@ -285,3 +286,27 @@ def test_a_face_up_card_no_one_named_shows_as_unknown_on_the_board_and_in_the_lo
     path = write(tmp_path / "unnamed.jsonl", unnamed)
     assert "(unknown)" in run("show", path).output
     assert "an unknown card [M2]" in run("log", path).output or "a card in Kaiba's hand" in run("log", path).output
+
+
+def test_a_public_record_over_http_checks_views_and_verifies(client, tmp_path):  # noqa: F811
+    """The same end to end through the service: a scorekeeper posts what they saw, a spectator
+    follows it, its file verifies, and no response names a card the record does not know."""
+    from test_release import ORGANISER, auth
+    duel = client.post("/duels", json={"title": "at the table"}, headers=ORGANISER).json()
+    public = [e.to_dict() for e in read_events(REPLAYS / "won-by-damage.public.jsonl")]
+    r = client.post(f"/duels/{duel['id']}/events", json=public, headers=auth(duel["tokens"]["recorder"]))
+    assert r.status_code == 200, r.text
+    spectator = auth(duel["tokens"]["spectator"])
+    steps = [json.loads(line) for line in client.get(f"/duels/{duel['id']}/events", headers=spectator).text.splitlines()]
+    assert len(steps) == len(public)
+    full = redact(read_events(REPLAYS / "won-by-damage.jsonl"), CardDB.classic(), "spectator", b"k" * 32)
+    assert [s["event"]["kind"] for s in steps] == [e.kind for e in full.events]
+    assert client.get(f"/duels/{duel['id']}/verify", headers=spectator).json()["ok"] is True
+    state = client.get(f"/duels/{duel['id']}/state", headers=spectator).json()
+    assert state["at"] == len(public) - 1
+    ygr = client.get(f"/duels/{duel['id']}/replay.ygr", headers=spectator)
+    assert ygr.status_code == 200
+    (tmp_path / "seen.ygr").write_bytes(ygr.content)
+    result = CliRunner().invoke(main, ["check", str(tmp_path / "seen.ygr"), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["violations"] == []
