@@ -129,3 +129,23 @@ def test_a_material_whose_name_was_missed_is_not_called_at_the_summon_it_is_for(
     report = audit(_missed("GG_Psy_nouv_2__vs_IA_DM_3.yrpX", 130, "p0.x4"), source.cards)
     assert report.violations == []
     assert (140, "CARD-07") in [(u.index, u.rule) for u in report.history.undecided]
+
+
+# -- time ---------------------------------------------------------------------------------------
+
+def test_a_copied_state_shares_no_card_list_with_the_original():
+    """``DuelState.copy`` runs before every event naming an unknown card and for every card it
+    could be (``rules.candidates``): its cards' counters, materials and seals are the copy's own."""
+    history = History(DB)
+    for event in public()[:5]:
+        history.append(event)
+    state = history.state
+    card = state.cards["p0.m0"]
+    card.counters["spell"], card.materials, card.seal = 1, ["p0.m9"], [0, "sha256:" + "0" * 64]
+    copy = state.copy()
+    twin = copy.cards["p0.m0"]
+    twin.counters["spell"] = 2
+    twin.materials.append("p0.m8")
+    twin.seal[0] = 1
+    assert (card.counters, card.materials, card.seal[0]) == ({"spell": 1}, ["p0.m9"], 0)
+    assert twin.facts is card.facts and copy.sides[0].hand == state.sides[0].hand

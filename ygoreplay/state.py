@@ -66,6 +66,18 @@ class Card:
         self.pile: str | None = None     # "main" or "extra": the part of a registered deck it came from
         self.seal: list | None = None    # [player, seal]: its holder's device sealed it, not yet opened (LOG-11)
 
+    def __deepcopy__(self, memo: dict) -> "Card":
+        """Its own copy for ``DuelState.copy`` (its facts shared: they never change): the fold
+        copies a state before each event that names an unknown card, and for each card it could
+        be (``rules.candidates``), so a generic deep copy of every slot was most of their cost."""
+        card = Card.__new__(Card)
+        for slot, value in zip(Card.__slots__, _card_values(self)):
+            setattr(card, slot, value)
+        card.counters, card.materials = dict(self.counters), list(self.materials)
+        card.seal = None if self.seal is None else list(self.seal)
+        memo[id(self)] = card
+        return card
+
     @property
     def face_up(self) -> bool:
         return self.position in FACE_UP_POSITIONS
