@@ -149,3 +149,9 @@ def test_a_copied_state_shares_no_card_list_with_the_original():
     twin.seal[0] = 1
     assert (card.counters, card.materials, card.seal[0]) == ({"spell": 1}, ["p0.m9"], 0)
     assert twin.facts is card.facts and copy.sides[0].hand == state.sides[0].hand
+
+
+def test_a_players_record_of_a_record_that_never_knew_its_deck_is_legal():
+    """The public sample seen by player 0: its deck is still unknown, not a decklist (LOG-05)."""
+    for view in ("p0", "p1"):
+        assert calls(recorded_by(public(), DB, view)) == []

@@ -303,7 +303,8 @@ def recorded_by(events: list[Event], cards: CardDB, view: str) -> list[Event]:
             mine = dataclasses.replace(mine, order=())
         elif isinstance(mine, DeckRegistered) and viewer(view) == mine.player:
             mine = dataclasses.replace(mine, main=tuple(event.main), extra=tuple(event.extra),
-                                       side=tuple(event.side), unordered=True)
+                                       side=tuple(event.side),     # a list naming every card
+                                       unordered=0 not in (*event.main, *event.extra, *event.side))
         shows = {card_id: code for _, card_id, code in step.disclosures if card_id in existing and code}
         if isinstance(mine, DeckRegistered):
             known.update((card_id, code) for _, card_id, code in step.disclosures if code)
