@@ -761,10 +761,15 @@ class UnknownFacts(CardFacts):
     def __reduce__(self) -> tuple:
         return UnknownFacts, ()
 
+    def read_before(self) -> None:
+        """A fact of an unknown card kept from an earlier event (a material as it was moved) is
+        read now: counted like any read."""
+        object.__getattribute__(self, "__dict__")["reads"] += 1
+
     def __repr__(self) -> str:
         return "UnknownFacts()"
 
 
 #: Reads that tell nothing of the card: its passcode (0: unknown) and the bookkeeping itself.
-_QUIET = frozenset(("code", "reads", "__dict__", "__class__", "__reduce__", "__reduce_ex__", "__repr__",
+_QUIET = frozenset(("code", "reads", "read_before", "__dict__", "__class__", "__reduce__", "__reduce_ex__", "__repr__",
                     "__deepcopy__", "__copy__"))

@@ -257,6 +257,8 @@ EVENT_TYPES: dict[str, type[Event]] = {}
 _FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {}
 #: (kind, field) -> the closed vocabulary of that field, from the kinds' ``vocabularies``.
 _CHOICES_BY_KIND: dict[tuple[str, str], tuple[str, ...]] = {}
+#: kind -> its fields that hold card ids (``ID_FIELDS``), in field order.
+_ID_FIELDS_BY_KIND: dict[str, tuple[str, ...]] = {}
 
 
 @dataclass_transform(kw_only_default=True, frozen_default=True)
@@ -277,7 +279,19 @@ def event_kind(cls: type[E]) -> type[E]:
     EVENT_TYPES[kind] = built
     _FIELDS[built] = fields
     _CHOICES_BY_KIND.update(((kind, name), words) for name, words in built.vocabularies.items())
+    _ID_FIELDS_BY_KIND[kind] = tuple(f.name for f in fields if f.name in ID_FIELDS)
     return built
+
+
+def cards_named(event: "Event") -> list[str]:
+    """The card ids ``event`` names in its id fields (``ID_FIELDS``), each once, in field order."""
+    named: list[str] = []
+    for name in _ID_FIELDS_BY_KIND.get(event.kind, ()):
+        value = getattr(event, name)
+        for card_id in (value,) if isinstance(value, str) else value or ():
+            if isinstance(card_id, str) and card_id not in named:
+                named.append(card_id)
+    return named
 
 
 def _default(f: dataclasses.Field) -> Any:

@@ -66,6 +66,18 @@ class Card:
         self.pile: str | None = None     # "main" or "extra": the part of a registered deck it came from
         self.seal: list | None = None    # [player, seal]: its holder's device sealed it, not yet opened (LOG-11)
 
+    def __deepcopy__(self, memo: dict) -> "Card":
+        """Its own copy for ``DuelState.copy`` (its facts shared: they never change): the fold
+        copies a state before each event that names an unknown card, and for each card it could
+        be (``rules.candidates``), so a generic deep copy of every slot was most of their cost."""
+        card = Card.__new__(Card)
+        for slot, value in zip(Card.__slots__, _card_values(self)):
+            setattr(card, slot, value)
+        card.counters, card.materials = dict(self.counters), list(self.materials)
+        card.seal = None if self.seal is None else list(self.seal)
+        memo[id(self)] = card
+        return card
+
     @property
     def face_up(self) -> bool:
         return self.position in FACE_UP_POSITIONS
@@ -109,7 +121,7 @@ class Side:
 
     __slots__ = ("lp", "deck", "hand", "mzone", "szone", "fzone", "gy", "banished", "extra",
                  "normal_summon_turn", "pendulum_summon_turn", "registered", "side_deck",
-                 "summon_negated_turn", "listed")
+                 "summon_negated_turn", "listed", "order_known")
 
     def __init__(self, lp: int, spell_trap_zones: int = SPELL_TRAP_ZONES) -> None:
         self.lp = lp
@@ -130,6 +142,10 @@ class Side:
         # A decklist registered without its order (``deck_registered`` ``unordered``): the
         # passcodes of its Main and Extra Deck not yet shown, [main, extra] (PEN-02); else None.
         self.listed: list[list[int]] | None = None
+        # The record knows which card id is where in the Deck (ZONE-11): not when it was
+        # registered with unknown cards or shuffled where the recorder could not follow; then a
+        # draw may name any card of it (the ids of unknown cards are only names).
+        self.order_known = True
 
 
 @dataclass(slots=True)
@@ -241,6 +257,11 @@ class DuelState:
         self.witnessed = False
         self.flags: list[Violation] | None = None
         self.turn_began = 0                            # the current turn's turn_started (LOG-12)
+
+    def deck_ordered(self, player: int) -> bool:
+        """Does the record know which card is where in ``player``'s Deck (ZONE-11)? Else any
+        card of it may be the one drawn or taken from the top."""
+        return self.deck_order_known and self.sides[player].order_known
 
     def __str__(self) -> str:
         """The board, as ``ygoreplay show`` draws it: ``print(state)``."""

@@ -45,7 +45,7 @@ from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
     ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed, CardsDrawn,
     CardsOpened, CardsSealed, DeckRegistered, DeckShuffled, Event, Loc, Openings, PositionSetUp, RolledBack, Seals,
-    SetCardsShuffled, Shows, StatsChanged, TokenCreated, from_dict)
+    SetCardsShuffled, Shows, StatsChanged, TokenCreated, cards_named, from_dict)
 from .rules import AuditReport, History
 from .state import Card, DuelState
 
@@ -294,6 +294,7 @@ def recorded_by(events: list[Event], cards: CardDB, view: str) -> list[Event]:
         return list(events)
     redactor = Redactor(cards, view, b"", keep_ids=True)
     out = []
+    known: dict[str, int] = {}      # cards the viewer knew as they were registered (its Extra Deck)
     for event in events:
         existing = set(redactor.history.state.cards)
         step = redactor.feed(event)
@@ -302,9 +303,15 @@ def recorded_by(events: list[Event], cards: CardDB, view: str) -> list[Event]:
             mine = dataclasses.replace(mine, order=())
         elif isinstance(mine, DeckRegistered) and viewer(view) == mine.player:
             mine = dataclasses.replace(mine, main=tuple(event.main), extra=tuple(event.extra),
-                                       side=tuple(event.side), unordered=True)
-        shows = [(card_id, code) for _, card_id, code in step.disclosures if card_id in existing and code]
-        out.append(dataclasses.replace(mine, shows=Shows(sorted(shows))) if shows else mine)
+                                       side=tuple(event.side),     # a list naming every card
+                                       unordered=0 not in (*event.main, *event.extra, *event.side))
+        shows = {card_id: code for _, card_id, code in step.disclosures if card_id in existing and code}
+        if isinstance(mine, DeckRegistered):
+            known.update((card_id, code) for _, card_id, code in step.disclosures if code)
+        # Its own record registered them as a decklist, which names no card id: the first event
+        # that names one shows it.
+        shows.update((card_id, known.pop(card_id)) for card_id in cards_named(mine) if card_id in known)
+        out.append(dataclasses.replace(mine, shows=Shows(sorted(shows.items()))) if shows else mine)
     return out
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 from ..cards import CardFacts, CardType as T
-from ..events import FACE_UP_POSITIONS, ID_FIELDS, EVENT_TYPES, Event
+from ..events import FACE_UP_POSITIONS, Event, cards_named
 from ..state import Card, DuelState, Violation
 from .base import RuleViolation
 
@@ -59,20 +59,12 @@ ANY_CARD = ANY_MAIN + ANY_EXTRA
 #: More combinations than this (an event naming several unknown cards) stay undecided.
 MOST_TRIALS = 64
 
-_ID_FIELDS_OF = {kind: tuple(f for f in cls.__dataclass_fields__ if f in ID_FIELDS) for kind, cls in EVENT_TYPES.items()}
-
 
 def named_unknowns(state: DuelState, event: Event) -> list[Card]:
     """The cards the record does not know that ``event`` names, but does not show."""
-    found: list[Card] = []
     shown = {card_id for card_id, _ in event.shows}
-    for name in _ID_FIELDS_OF.get(event.kind, ()):
-        value = getattr(event, name)
-        for card_id in (value,) if isinstance(value, str) else value or ():
-            card = state.cards.get(card_id) if isinstance(card_id, str) else None
-            if card is not None and card.facts is state.unknown and card_id not in shown and card not in found:
-                found.append(card)
-    return found
+    cards = (state.cards.get(card_id) for card_id in cards_named(event) if card_id not in shown)
+    return [card for card in cards if card is not None and card.facts is state.unknown]
 
 
 def could_be(state: DuelState, card: Card) -> tuple[CardFacts, ...]:

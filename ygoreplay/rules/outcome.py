@@ -37,7 +37,8 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
              "negated: a cost is never refunded, so no rule moves it back (name the effect that does)")
     here = state.location(card)
     if ev.source is not None and (ev.source.controller, ev.source.zone) != (here.controller, here.zone) or (
-            ev.source is not None and ev.source.index is not None and ev.source.index != here.index):
+            ev.source is not None and ev.source.index is not None and ev.source.index != here.index
+            and (here.zone != DECK or state.deck_ordered(here.controller))):   # any card may be on top
         impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is at {list(here)}, not {ev.source.to_wire()}")
     if (to.controller, to.zone) == (here.controller, here.zone) and to.zone not in (DECK,):
         impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is already in the {to.zone}")
@@ -151,7 +152,7 @@ def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> 
     elif to.zone == OVERLAY:
         host_id = state.mzone_card(to.controller, to.index) if to.index is not None and 0 <= to.index <= 6 else None
         host = state.cards.get(host_id) if host_id else None
-        if host is None or not host.facts.is_xyz:
+        if host is None or not host.facts.is_xyz and host.code:      # a card not known may be the Xyz monster
             impossible(state, ev, "XMAT-01", f"materials attach under an Xyz monster; monster zone {to.index} of player {to.controller} holds none")
         if card.is_token:
             fail(state, ev, "XYZ-02", "a Token cannot become an Xyz material")

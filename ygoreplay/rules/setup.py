@@ -113,6 +113,7 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
         side.extra.append(card.id)
     side.side_deck = ev.side
     side.registered = True
+    side.order_known = not ev.unordered and 0 not in ev.main     # ids of unknown cards are only names
 
 
 @handles(DeckShuffled)
@@ -123,6 +124,7 @@ def deck_shuffled(state: DuelState, ev: DeckShuffled) -> None:
     deck = state.sides[player].deck
     if not ev.order:                         # the recorder did not see the order: nobody knows it
         forget_deck(state, player)
+        state.sides[player].order_known = False
         return
     if sorted(ev.order) != sorted(deck):
         missing = sorted(set(deck) - set(ev.order))[:3]
@@ -131,6 +133,7 @@ def deck_shuffled(state: DuelState, ev: DeckShuffled) -> None:
                    f"the shuffled order must hold exactly the {len(deck)} cards of player {player}'s "
                    f"Deck (missing {missing or 'none'}, not in the Deck {extra or 'none'})")
     deck[:] = ev.order
+    state.sides[player].order_known = True
 
 
 # -- set-up positions ---------------------------------------------------------------------------
@@ -176,6 +179,8 @@ def position_set_up(state: DuelState, ev: PositionSetUp) -> None:
             board.sides[player].normal_summon_turn = ev.turn
         if ev.pendulum_summon_used[player]:
             board.sides[player].pendulum_summon_turn = ev.turn
+    for side in board.sides:                 # a Deck of unknown cards: its ids are only names
+        side.order_known = all(board.cards[card_id].code for card_id in side.deck)
     board.started = True
     for name in _SET_UP_FIELDS:
         setattr(state, name, getattr(board, name))

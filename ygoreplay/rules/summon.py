@@ -217,7 +217,8 @@ def has_summoning_condition(card: Card) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Material:
-    """A material as it was when the summon took it: where, whose, face-up, Level, Tuner, Token, Link rating."""
+    """A material as it was when the summon took it: where, whose, face-up, Level, Tuner, Token,
+    Link rating, and whether the record knew the card then (else those facts are not known)."""
 
     id: str
     name: str
@@ -228,15 +229,16 @@ class Material:
     tuner: bool
     token: bool
     link_rating: int | None
+    unknown: bool = False
 
     @classmethod
     def of(cls, card: Card) -> "Material":
         return cls(card.id, card.name, card.zone, card.controller, card.face_up, card.current_level,
-                   card.facts.is_tuner, card.is_token, card.facts.link_rating)
+                   card.facts.is_tuner, card.is_token, card.facts.link_rating, not card.code)
 
     def row(self) -> list:
         return [self.id, self.name, self.zone, self.controller, self.face_up, self.level, self.tuner,
-                self.token, self.link_rating]
+                self.token, self.link_rating, self.unknown]
 
 
 def note_material_move(state: DuelState, card: Card) -> None:
@@ -259,7 +261,10 @@ def _moved_materials(state: DuelState, listed: list[str]) -> list[Material]:
     for _, *row in moves:
         if row[0] not in seen:
             seen.add(row[0])
-            out.append(Material(*row))
+            material = Material(*row)
+            if material.unknown:                   # its facts as the record did not know them
+                state.unknown.read_before()
+            out.append(material)
     return out
 
 

@@ -29,11 +29,12 @@ def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
         impossible(state, ev, "LOG-03", f"player {player} has no registered deck to draw from")
     if ev.count < 1:
         impossible(state, ev, "LOG-05", "a draw takes at least one card")
-    if ev.cards and len(ev.cards) > ev.count or ev.cards and (
-            list(ev.cards) != side.deck[:ev.count] if state.deck_order_known
-            else not set(ev.cards) <= set(side.deck)):
-        impossible(state, ev, "LOG-02",
-                   f"the drawn cards {list(ev.cards)} are not the top {ev.count} of player {player}'s Deck")
+    ordered = state.deck_ordered(player)
+    named = list(ev.cards)
+    if named and (named != side.deck[:ev.count] if ordered else len(set(named)) != len(named)
+                  or len(named) != min(ev.count, len(side.deck)) or not set(named) <= set(side.deck)):
+        which = f"the top {ev.count}" if ordered else f"{min(ev.count, len(side.deck))} different cards"
+        impossible(state, ev, "LOG-02", f"the drawn cards {named} are not {which} of player {player}'s Deck")
     normal_draw = False
     if state.turn == 0:
         if ev.cause is None:
@@ -56,7 +57,7 @@ def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
             fail(state, ev, "TURN-02", f"the Draw Phase draw is {state.draw_count} card"
                  f"{'s' if state.draw_count != 1 else ''}, not {ev.count}")
     available = min(ev.count, len(side.deck))
-    drawn = side.deck[:available] if state.deck_order_known or not ev.cards else list(ev.cards)
+    drawn = side.deck[:available] if ordered or not ev.cards else list(ev.cards)
     for card_id in drawn:
         card = state.cards[card_id]
         take(state, card)
