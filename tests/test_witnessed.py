@@ -181,6 +181,22 @@ def test_the_turns_own_start_may_be_corrected_but_not_what_came_before():
     assert "entry of the current turn (12..17)" in refused.value.message
 
 
+def test_a_player_corrects_their_own_entries_and_disputes_the_others():
+    """LOG-12: a player's correction strikes only what they entered; the recorder's, anyone's."""
+    entered = [*[{**d, "entered_by": "recorder"} for d in TABLE[:17]], {**TABLE[17], "entered_by": "p1"},
+               {**BATTLE, "entered_by": "p1"}]
+    history = fold([*entered, {"kind": "entry_corrected", "to": 18, "reason": "not yet", "entered_by": "p1"}])
+    assert 18 in history.struck
+    with pytest.raises(RuleViolation) as refused:
+        fold([*entered, {"kind": "entry_corrected", "to": 18, "reason": "not so", "entered_by": "p0"}])
+    assert refused.value.rule == "LOG-12" and "entered by p1: dispute it" in refused.value.message
+    with pytest.raises(RuleViolation) as refused:
+        fold([*entered, {"kind": "entry_corrected", "to": 16, "reason": "mine too?", "entered_by": "p1"}])
+    assert refused.value.rule == "LOG-12" and "#16 was entered by recorder" in refused.value.message
+    assert 16 in fold([*entered, {"kind": "entry_corrected", "to": 16, "reason": "scribe's slip",
+                                  "entered_by": "recorder"}]).struck
+
+
 def test_no_correction_after_the_end():
     ended = [{**WON[0], "witnessed": True}, *WON[1:]]
     with pytest.raises(RuleViolation) as refused:

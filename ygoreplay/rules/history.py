@@ -162,6 +162,13 @@ class History:
                                 "after its end only a judge's note rules on it", position, event.kind)
         first = max(1, state.turn_began)
         self._check_target("LOG-12", position, event, "correction", first)
+        corrector = event.entered_by
+        if corrector in ("p0", "p1"):             # a player corrects what they entered; else a dispute
+            theirs = [pos for pos, _ in self.effective if pos >= event.to
+                      and self.entries.by.get(pos) not in (corrector, None)]
+            if theirs:
+                raise RuleViolation("LOG-12", f"{corrector} corrects their own entries; #{theirs[0]} was entered by "
+                                    f"{self.entries.by[theirs[0]]}: dispute it, and a judge rules", position, event.kind)
         self._go_back(position, event.to)
         self.corrections.append((position, event))
         self._correction_positions.add(position)
