@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 
 from ygoreplay.cards import CardDB
+from ygoreplay.decks import Banlist
 from ygoreplay.errors import InputError
 from ygoreplay.events import from_dict
 from ygoreplay.jsonl import read_events
 from ygoreplay.match.files import match_replay, open_match, verify_games
 from ygoreplay.match.policies import POLICIES
-from ygoreplay.match.rules import banlist_digest, fold
+from ygoreplay.match.rules import fold, limits_hash
 from ygoreplay.replay_file import dumps, loads, verify_chain
 from ygoreplay.rules import RuleViolation
 from ygoreplay.signing import OrganiserKey
@@ -41,7 +42,7 @@ def ev(kind: str, **fields):
 
 def opening(policy: str = "tcg-2024") -> list:
     return [ev("match_started", players=["Yugi", "Kaiba"], policy=policy, banlist="L",
-               banlist_hash=banlist_digest("L", LIMITS), limits=LIMITS),
+               banlist_hash=limits_hash(LIMITS), limits=LIMITS),
             ev("decklist_registered", player=0, main=MAIN, extra=[44508094], side=[40640057, 31305911]),
             ev("decklist_registered", player=1, main=MAIN, extra=[], side=[23205979])]
 
@@ -213,8 +214,50 @@ def test_deck_rules_at_registration_against_the_named_banlist():
 
 def test_deck_09_the_banlist_hash_is_of_its_content():
     refused([ev("match_started", players=["a", "b"], policy="tcg-2024", banlist="L",
-                banlist_hash=banlist_digest("L", LIMITS[:1]), limits=LIMITS)], "DECK-09")
-    assert banlist_digest("L", LIMITS) == banlist_digest("L", list(reversed(LIMITS)))
+                banlist_hash=limits_hash(LIMITS[:1]), limits=LIMITS)], "DECK-09")
+    assert limits_hash(LIMITS) == limits_hash(list(reversed(LIMITS)))
+
+
+#: What ``match_started`` named the sample banlist by before one hash served both (a digest of the
+#: list as JSON with its name): the five sample matches were written with it.
+SAMPLE_BANLIST = "Sample classic list 2025.12"
+OLD_SAMPLE_HASH = "sha256:e57fc5ae1d0a613d7bace829930e6d6b6fa6d325dca3c1e13fdf9bdc2895e3c7"
+
+
+def test_deck_09_one_banlist_has_one_hash_in_a_match_and_in_a_duel():
+    """DECK-09: the list a match starts under and the list a duel names (``deck check``,
+    ``duel_started``) hash alike: ``decks.Banlist.content_hash``, of the content, not the name."""
+    from ygoreplay.match.application import started
+    banlist = Banlist("L", {e["code"]: e["limit"] for e in LIMITS})
+    opening = started(["Yugi", "Kaiba"], "tcg-2024", banlist)[0]
+    assert opening.banlist_hash == banlist.content_hash() == limits_hash(LIMITS)
+    assert fold([opening], DB).banlist_hash == banlist.content_hash()
+    duel = from_dict({"kind": "duel_started", "first_player": 0, "banlist": {
+        "name": "L", "hash": banlist.content_hash(), "limits": [[e["code"], e["limit"]] for e in LIMITS]}})
+    assert duel.banlist.hash == opening.banlist_hash
+
+
+def test_deck_09_a_match_recorded_with_the_old_hash_still_loads_and_verifies(tmp_path):
+    """DECK-09: a match written before (``match_started`` with the old JSON digest) still folds
+    clean and reads as the one canonical hash; its match file is written, signed and verified."""
+    import shutil
+    sample = (MATCHES / "two-nil.jsonl").read_text()
+    canonical = next(e for e in read_events(MATCHES / "two-nil.jsonl") if e.kind == "match_started").banlist_hash
+    assert canonical != OLD_SAMPLE_HASH and SAMPLE_BANLIST in sample
+    old = tmp_path / "two-nil.jsonl"
+    old.write_text(sample.replace(canonical, OLD_SAMPLE_HASH))
+    shutil.copytree(MATCHES / "duels", tmp_path / "duels")
+    match = open_match(old, DB)
+    assert match.events[0].banlist_hash == OLD_SAMPLE_HASH
+    state, problems = match.audit()
+    assert state.violations == [] and problems == [] and state.banlist_hash == canonical
+    key = OrganiserKey.generate()
+    back = loads(dumps(match_replay(match, key), key))
+    assert verify_chain(back) is None and back.signature_valid
+    assert back.events[0].banlist_hash == OLD_SAMPLE_HASH and back.match["banlist_hash"] == canonical
+    assert all(g["ok"] for g in verify_games(back, [key.public]))
+    refused([ev("match_started", players=["a", "b"], policy="tcg-2024", banlist="Another name",
+                banlist_hash=OLD_SAMPLE_HASH, limits=[dict(e) for e in match.events[0].limits])], "DECK-09")
 
 
 def test_pen_02_game_loss_ends_the_duel_or_counts_as_the_next():

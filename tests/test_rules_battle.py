@@ -457,3 +457,31 @@ def test_pend_05_pendulum_destroyed_by_battle_goes_to_extra_deck(zone, rule):
         state = fold(*events)
         assert state.cards["odd"].zone == "extra" and state.cards["odd"].position == "faceup"
 
+
+
+# -- BATTLE-12: a FLIP effect cannot target a monster that battle has destroyed ---------------------
+
+MAN_EATER = 54652250                               # FLIP: target 1 monster on the field; destroy it
+
+
+def _flipped_bug() -> list[dict]:
+    """Vorse attacks a Set Man-Eater Bug (600 DEF): the Bug is destroyed by battle."""
+    return [battle([VORSE_, CELTIC_], [mon("bug", MAN_EATER, "set")]), attack("vorse", "bug"), DAMAGE,
+            calc(["bug"], [0, 0])]
+
+
+def bug_flips(*targets: str) -> dict:
+    return {"kind": "activated", "player": 1, "card": "bug", "effect_type": "flip", "targets": list(targets)}
+
+
+def test_battle_12_flip_effect_after_damage_calculation_targets_a_monster_still_in_play():
+    """BATTLE-12: the destroyed Bug's FLIP effect still activates after damage calculation, and may
+    target a monster the battle did not destroy."""
+    state = fold(*_flipped_bug(), bug_flips("celtic"))
+    assert state.chain[0].targets == ("celtic",)
+
+
+def test_battle_12_flip_effect_targeting_a_monster_destroyed_in_that_battle_refused():
+    """BATTLE-12: a monster already confirmed destroyed in that battle (here the Bug itself) cannot
+    be chosen as a target."""
+    check_refused([*_flipped_bug(), bug_flips("bug")], "BATTLE-12", "confirmed destroyed in this battle")

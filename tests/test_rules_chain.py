@@ -632,3 +632,99 @@ def test_spell_11_new_field_spell_sends_old_one_to_gy(event):
 def test_zone_10_field_spells_and_only_they_use_the_field_zone(event, says):
     """ZONE-10: the Field Zone holds a Field Spell, and a Field Spell goes nowhere else."""
     check_refused([board(), event], "ZONE-10", says)
+
+
+# -- TERM-14, SPELL-06: a negated activation does nothing ----------------------------------------
+
+AXE, SWORDS = 40619825, 72302403
+JAMMER_COST = [{"card": "p1_ox", "to": "gy", "reason": "discarded"}]
+AXE_NEGATED = [board({"hand": [{"code": AXE, "id": "axe"}, {"code": DARK_HOLE, "id": "hole"}]}),
+               act("axe", zone=2, targets=["celtic"]), act("jammer", player=1, negates=1, costs=JAMMER_COST),
+               resolve(2), moved("jammer", 1)]
+NEGATED_LINK_1 = {"kind": "chain_link_negated", "link": 1, "by": 2}
+
+
+def test_term_14_spell_06_a_negated_equip_equips_nothing_and_goes_to_the_gy():
+    """SPELL-06, TERM-14: Magic Jammer negates Axe of Despair's activation: nothing is equipped, no
+    ATK changes, and the Axe goes to the GY as the chain ends."""
+    state = fold(*AXE_NEGATED, NEGATED_LINK_1, moved("axe", 0), END)
+    axe, celtic = state.cards["axe"], state.cards["celtic"]
+    assert (axe.zone, axe.equipped_to, state.equips) == ("gy", None, [])
+    assert celtic.current_atk == celtic.facts.base_atk
+
+
+@pytest.mark.parametrize("events, rule, says", [
+    pytest.param([resolve(1)], "TERM-14", "Chain Link 2 negated its activation", id="negated-link-resolves"),
+    pytest.param([NEGATED_LINK_1, {"kind": "stats_changed", "card": "celtic", "atk": 2400, "cause": "axe"}],
+                 "SPELL-06", "equips nothing and changes nothing", id="negated-equip-changes-atk"),
+    pytest.param([NEGATED_LINK_1, END], "SPELL-06", "(axe) must leave the field", id="negated-equip-stays"),
+])
+def test_term_14_spell_06_a_negated_equip_refused(events, rule, says):
+    """TERM-14, SPELL-06: a link whose activation was negated does not resolve, applies nothing,
+    and its Spell card goes to the GY at the chain's end."""
+    check_refused([*AXE_NEGATED, *events], rule, says)
+
+
+def test_term_14_a_negated_normal_spell_destroys_nothing():
+    """TERM-14: Dark Hole negated by Magic Jammer destroys nothing: a move it caused is refused."""
+    negated = [board(), HOLE, act("jammer", player=1, negates=1, costs=JAMMER_COST), resolve(2),
+               moved("jammer", 1), NEGATED_LINK_1]
+    fold(*negated, moved("hole", 0), END)
+    check_refused([*negated, moved("ox", 1, reason="destroyed", cause="hole")], "TERM-14", "applies nothing")
+
+
+# -- SPELL-04: Normal Spells whose text keeps them on the field -----------------------------------
+
+SWORDS_BOARD = board({"hand": [{"code": SWORDS, "id": "swords"}, {"code": MONSTER_REBORN, "id": "reborn"}]})
+
+
+def test_spell_04_swords_of_revealing_light_stays_on_the_field():
+    """SPELL-04: a Normal Spell goes to the GY once resolved, except one whose text keeps it on the
+    field (Swords of Revealing Light: the card facts list ``spell_trap.STAYS_ON_THE_FIELD``). A
+    card the list does not name stays only when the record cites the card's text."""
+    state = fold(SWORDS_BOARD, act("swords", zone=2), resolve(1), END)
+    assert (state.cards["swords"].zone, state.cards["swords"].position) == ("szone", "faceup")
+    cited = fold(SWORDS_BOARD, act("reborn", zone=2, targets=["skull"]), resolve(1),
+                 {"kind": "special_summoned", "player": 0, "card": "skull", "zone": 2, "cause": "reborn"},
+                 {**END, "cite": {"card": "reborn", "effect": "stays on the field (its text)"}})
+    assert cited.cards["reborn"].zone == "szone" and [o.rule for o in cited.overrides] == ["SPELL-04"]
+
+
+def test_spell_04_negated_swords_of_revealing_light_goes_to_the_gy_refused():
+    """SPELL-04, TERM-14: only a resolved Swords stays; its negated activation goes to the GY."""
+    check_refused([SWORDS_BOARD, act("swords", zone=2), act("jammer", player=1, negates=1, costs=JAMMER_COST),
+                   resolve(2), moved("jammer", 1), NEGATED_LINK_1, END], "SPELL-04", "(swords) must leave the field")
+
+
+# -- CTRL-01: a card that left the field is its owner's -------------------------------------------
+
+CHANGE_OF_HEART = 4031928
+STOLEN = [board({"hand": [{"code": DARK_HOLE, "id": "hole"}, {"code": CHANGE_OF_HEART, "id": "coh"},
+                          {"code": POT, "id": "pot"}]},
+                {"mzone": [{"code": SANGAN, "id": "p1_sangan"}]}),
+          act("coh", zone=2, targets=["p1_sangan"]), resolve(1),
+          {"kind": "control_changed", "card": "p1_sangan", "to_player": 0, "zone": 2, "cause": "coh"},
+          moved("coh", 0), END, HOLE, resolve(1),
+          *[moved(card, owner, reason="destroyed", cause="hole") for card, owner in
+            (("celtic", 0), ("exiled", 0), ("p1_sangan", 1))],
+          moved("hole", 0), END]
+
+
+def test_ctrl_01_a_stolen_card_in_its_owners_gy_is_its_owners():
+    """CTRL-01, CTRL-03: Sangan taken by Change of Heart and destroyed: the player who controlled it
+    as it left activates its trigger in the next chain; after that it is its owner's card."""
+    state = fold(*STOLEN, act("p1_sangan", player=0, effect_type="trigger"), resolve(1), END)
+    assert state.cards["p1_sangan"].controller == 1 and state.cards["p1_sangan"].last_controller is None
+    fold(*STOLEN, act("p1_sangan", player=1, effect_type="trigger", cite={"card": "p1_sangan", "effect": "x"}))
+
+
+@pytest.mark.parametrize("later", [
+    pytest.param([act("pot", zone=2), resolve(1), moved("pot", 0), END], id="after-another-chain"),
+    pytest.param([{"kind": "phase_entered", "phase": "end"}, {"kind": "turn_started", "turn": 3, "player": 1},
+                  {"kind": "phase_entered", "phase": "draw"}], id="next-turn"),
+])
+def test_ctrl_01_the_thief_cannot_activate_it_in_its_owners_gy_later(later):
+    """CTRL-01: once its trigger's timing has passed, the stolen card in its owner's GY is the
+    owner's: the player who stole it cannot activate its effects there."""
+    check_refused([*STOLEN, *later, act("p1_sangan", player=0, effect_type="trigger")], "CTRL-01",
+                  "player 0 does not control Sangan")

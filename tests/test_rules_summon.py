@@ -348,11 +348,24 @@ def test_sps_11_a_summon_is_negated_as_it_is_attempted(event: dict) -> None:
     pytest.param([token("sheep", 3)], "cannot be negated", id="token"),
     pytest.param([summon("celtic", 3), {"kind": "spell_trap_set", "card": "mst", "zone": 0}],
                  "not being summoned now", id="too-late"),
-    pytest.param([monster_set("celtic", 3)], "not being summoned now", id="a-set-is-not-a-summon"),
 ])
 def test_sps_11_summons_that_cannot_be_negated(events: list[dict], fragment: str) -> None:
     *_, last = events
     refused_as("SPS-11", fragment, board(), *events, negate(last["card"]))
+
+
+def test_sum_02_a_summon_is_negated_a_set_is_left_alone() -> None:
+    """SUM-02: a face-up Normal Summon is a "Summon" and can be negated as it is attempted; a Set
+    is a Normal Summon but no "Summon", so nothing negates it and it stays Set."""
+    assert fold(board(), summon("celtic", 3), negate("celtic")).cards["celtic"].zone == "gy"
+    state = fold(board(), monster_set("celtic", 3), {"kind": "phase_entered", "phase": "battle"})
+    assert (state.cards["celtic"].zone, state.cards["celtic"].position) == ("mzone", "set")
+
+
+def test_sum_02_a_set_negated_as_if_it_were_a_summon_refused() -> None:
+    """SUM-02: a Set is not a Summon: a record that negates it as one breaks SUM-02 (not SPS-11:
+    the Set is not a summon attempted too late, it is no summon at all)."""
+    refused_as("SUM-02", "a Set is not a Summon", board(), monster_set("celtic", 3), negate("celtic"))
 
 
 # -- Tokens (TOKEN-01/02, CARD-01) ----------------------------------------------------------------

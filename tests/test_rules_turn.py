@@ -546,8 +546,11 @@ def test_battle_01_dmg_10_battle_14_an_attack_carried_out_in_full() -> None:
     pytest.param([position(), step("battle")], "this is the Main Phase 1", id="outside-battle-phase"),
     pytest.param([position(phase="battle"), step("damage")], "cannot follow the start step", id="skip-battle-step"),
     pytest.param([BATTLE, step("damage")], "only after an attack is declared", id="damage-without-attack"),
+    pytest.param([position(), phase("battle"), step("start")], "cannot follow the start step",
+                 id="entering-the-battle-phase-is-its-start-step"),
 ])
 def test_battle_01_steps_out_of_order_are_refused(events: list[dict], fragment: str) -> None:
+    """BATTLE-01: entering the Battle Phase is already its Start Step; the Battle Step follows."""
     refused_as("BATTLE-01", fragment, *events)
 
 

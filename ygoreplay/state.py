@@ -162,6 +162,7 @@ class ChainLink:
     paid: tuple[str, ...] = ()                       # cards paid as its cost (TERM-14)
     paid_lp: int = 0
     left_for_gy: bool = False                        # its Pendulum card went to the GY: legal if negated (PEND-01)
+    negated_by: int | None = None                    # the resolved link that negated its activation (TERM-14)
 
 
 @dataclass(slots=True)
@@ -222,6 +223,12 @@ class DuelState:
         self.chain: list[ChainLink] = []
         self.resolving = False                         # a chain is resolving: from its first link to chain_ended
         self.to_leave: list[str] = []                  # cards that must leave once the chain ends
+        self.negated: list[str] = []                   # cards whose activation this chain negated: they apply nothing (TERM-14)
+        # CTRL-01: cards another player controlled as they left the field. That player activates
+        # their trigger in the next chain; then the card is its owner's. ``taken_next``: the window
+        # closes when the next chain ends; ``taken_later``: they left in a chain, the window is the one after.
+        self.taken_next: list[str] = []
+        self.taken_later: list[str] = []
         self.equips: list[str] = []                    # Equip Spells bound to a monster (SPELL-05/07)
         self.attack: Attack | None = None
         self.summon_window: str | None = None          # a summon just attempted (SUM-03)
@@ -374,7 +381,8 @@ class DuelState:
                 swap(pile)
             if side.fzone == old:
                 side.fzone = new
-        for pile in (self.emz, self.to_leave, self.equips, self.summon_group):
+        for pile in (self.emz, self.to_leave, self.equips, self.summon_group, self.negated, self.taken_next,
+                     self.taken_later):
             swap(pile)
         for other in self.cards.values():
             swap(other.materials)
@@ -417,7 +425,7 @@ class DuelState:
                 "first_player", "players", "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
                 "normal_draw_done", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
-                "resolving", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
+                "resolving", "negated", "taken_next", "taken_later", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
                 "shed", "witnessed", "turn_began")
 
     def to_data(self) -> dict:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ygoreplay.cards import CardDB
 from ygoreplay.events import from_dict
-from ygoreplay.match.rules import MatchState, apply as apply_match, banlist_digest
+from ygoreplay.match.rules import MatchState, apply as apply_match, limits_hash
 from ygoreplay.rules import apply
 from ygoreplay.state import DuelState
 
@@ -98,7 +98,7 @@ class Match(Stream):
     def start(self, decks: tuple[dict, dict] | None = None) -> None:
         self("match_started", players=PLAYERS, policy=self.policy, format="Advanced (classic cards)",
              event_name="Sample regional", round=1, banlist=BANLIST,
-             banlist_hash=banlist_digest(BANLIST, LIMITS), limits=LIMITS)
+             banlist_hash=limits_hash(LIMITS), limits=LIMITS)
         for p in (0, 1):
             self("decklist_registered", player=p, **(decks or (deck_of(0), deck_of(1)))[p])
 
@@ -263,18 +263,18 @@ def main() -> int:
 
     def forbidden_card(v: Match) -> None:
         v("match_started", players=PLAYERS, policy="tcg-2024", banlist=BANLIST,
-          banlist_hash=banlist_digest(BANLIST, LIMITS), limits=LIMITS)
+          banlist_hash=limits_hash(LIMITS), limits=LIMITS)
         refused(v, "decklist_registered", "DECK-08", player=0, main=MAIN[:39] + [POT_OF_GREED], extra=EXTRA,
                 side=SIDES[0])
 
     def small_deck(v: Match) -> None:
         v("match_started", players=PLAYERS, policy="tcg-2024", banlist=BANLIST,
-          banlist_hash=banlist_digest(BANLIST, LIMITS), limits=LIMITS)
+          banlist_hash=limits_hash(LIMITS), limits=LIMITS)
         refused(v, "decklist_registered", "DECK-01", player=0, main=MAIN[:39], extra=EXTRA, side=SIDES[0])
 
     def wrong_banlist_hash(v: Match) -> None:
         refused(v, "match_started", "DECK-09", players=PLAYERS, policy="tcg-2024", banlist=BANLIST,
-                banlist_hash=banlist_digest(BANLIST, LIMITS[1:]), limits=LIMITS)
+                banlist_hash=limits_hash(LIMITS[1:]), limits=LIMITS)
 
     def second_decklist(v: Match) -> None:
         v.start()

@@ -17,7 +17,7 @@ from ..state import Violation
 from .files import Match
 from .links import LinkProblem
 from .policies import FINISH_PHASE
-from .rules import MatchState, banlist_digest, fold, is_match
+from .rules import MatchState, fold, is_match
 
 
 def started(players: list[str], policy: str, banlist: Banlist, *, format: str = "", event_name: str = "",
@@ -25,7 +25,7 @@ def started(players: list[str], policy: str, banlist: Banlist, *, format: str = 
     """The opening events of a match: ``match_started`` carrying the banlist, then each decklist given."""
     limits = [{"code": code, "limit": limit} for code, limit in sorted(banlist.limits.items())]
     opening: list[dict] = [{"kind": "match_started", "players": players, "policy": policy, "banlist": banlist.name,
-                            "banlist_hash": banlist_digest(banlist.name, limits, banlist.whitelist),
+                            "banlist_hash": banlist.content_hash(),
                             "limits": limits, "whitelist": banlist.whitelist, "format": format,
                             "event_name": event_name, "round": round}]
     for player, deck in enumerate(decks):

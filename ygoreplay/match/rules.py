@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from ..cards import CardDB
-from ..decks import Banlist, Deck, check_deck
+from ..decks import Banlist, Deck, banlist_hash, check_deck
 from ..events import Event
 from ..kinds import PerKind
 from ..rules.base import RuleViolation
@@ -31,12 +31,19 @@ from .policies import DOUBLE_LOSS, EXTRA_TURNS, FINISH_PHASE, POLICIES, SAME_CHO
 handles = PerKind("match handler")
 
 
-def banlist_digest(name: str, limits: Iterable[dict], whitelist: bool = False) -> str:
-    """The content hash a ``match_started`` names its banlist by: SHA-256 of the list as canonical
-    JSON (name, whitelist, entries sorted by passcode), so one list has one hash however written."""
+def _old_banlist_digest(name: str, limits: Iterable[dict], whitelist: bool) -> str:
+    """DECK-09, compatibility: the hash ``match_started`` named its banlist by before one hash
+    served every record (SHA-256 of the list as JSON, its name included). Matches recorded then
+    carry it; their events are signed and chained as written, so it is read, never rewritten."""
     entries = sorted((int(e["code"]), int(e["limit"])) for e in limits)
     text = json.dumps({"name": name, "whitelist": bool(whitelist), "limits": entries}, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def limits_hash(limits: Iterable[dict], whitelist: bool = False) -> str:
+    """DECK-09: a match's banlist hashes as every banlist does (``decks.banlist_hash``, the hash
+    ``deck check`` and ``duel_started`` name it by): of its content, not its name."""
+    return banlist_hash(((int(e["code"]), int(e["limit"])) for e in limits), whitelist)
 
 
 @dataclass
@@ -212,8 +219,8 @@ def _deck_problems(state: MatchState, deck: Deck) -> None:
 def match_started(state: MatchState, ev: Event) -> None:
     if state.started:
         refuse("LOG-03", "a match starts once: a second match_started")
-    digest = banlist_digest(ev.banlist, ev.limits, ev.whitelist)
-    if ev.banlist_hash != digest:
+    digest = limits_hash(ev.limits, ev.whitelist)
+    if ev.banlist_hash != digest and ev.banlist_hash != _old_banlist_digest(ev.banlist, ev.limits, ev.whitelist):
         refuse("DECK-09", f"the banlist {ev.banlist!r} travels with the record, and its content hashes to "
                           f"{digest}, not {ev.banlist_hash}: the list named is not the list carried")
     codes = Counter(e["code"] for e in ev.limits)
@@ -223,7 +230,7 @@ def match_started(state: MatchState, ev: Event) -> None:
     state.players = ev.players
     state.policy = POLICIES[ev.policy]
     state.banlist = Banlist(ev.banlist, {e["code"]: e["limit"] for e in ev.limits}, ev.whitelist)
-    state.banlist_hash = ev.banlist_hash
+    state.banlist_hash = digest                     # the one canonical hash, whichever was written
 
 
 @handles(DecklistRegistered)

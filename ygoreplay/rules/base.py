@@ -161,6 +161,8 @@ def take(state: DuelState, card: Card) -> None:
         {DECK: side.deck, GY: side.gy, BANISHED: side.banished, EXTRA: side.extra}[zone].remove(card.id)
     if zone in ON_FIELD:
         card.leave_field()
+        if card.last_controller != card.owner:     # CTRL-01: its trigger is the taker's, once
+            (state.taken_later if state.chain or state.resolving else state.taken_next).append(card.id)
 
 
 def bury(state: DuelState) -> None:

@@ -5,8 +5,8 @@ from ..events import BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, SZON
 from ..state import Card, ChainLink, DuelState
 from .base import fail, get_card, handles, impossible, player_of, put, send_from_field, take
 from .spell_trap import (
-    LEAVES_AFTER_RESOLVING, bind_equip, check_card_activation, check_equips, effect_timing_problem,
-    place_activated_card, settle_equips, speed_of_effect)
+    bind_equip, check_card_activation, check_equips, effect_timing_problem,
+    leaves_after_resolving, place_activated_card, settle_equips, speed_of_effect)
 
 _TRIGGERS = frozenset(("trigger", "flip"))
 #: Where a card that has left the field may still activate a trigger from.
@@ -16,7 +16,8 @@ _LEFT_FIELD = frozenset((GY, BANISHED, EXTRA))
 def _controls_for_activation(card: Card, player: int, effect_type: str) -> bool:
     """CTRL-01: a card's controller activates its effects. A trigger of a card that has left the
     field ("if this card is sent to the GY") is activated by whoever controlled it as it left: the
-    opponent of its owner when they had taken control of it (Change of Heart on Sangan)."""
+    opponent of its owner when they had taken control of it (Change of Heart on Sangan), in the
+    chain that follows; after it (``forget_takers``) the card in its owner's GY is the owner's."""
     if card.controller == player:
         return True
     return effect_type in _TRIGGERS and card.zone in _LEFT_FIELD and card.last_controller == player
@@ -65,10 +66,12 @@ def activated(state: DuelState, ev: Activated) -> None:
             lose_lp(state, player, cost.lp)
         else:
             move_card(state, state.cards[cost.card], cost.to)
+            if cost.card in state.taken_next:      # CTRL-01: a cost of this chain triggers after it
+                state.taken_next.remove(cost.card)
+                state.taken_later.append(cost.card)
     if effect_type is None:
         place_activated_card(state, ev, card, player)
-        subtype = card.facts.spell_subtype or card.facts.trap_subtype
-        if subtype in LEAVES_AFTER_RESOLVING:
+        if leaves_after_resolving(card.facts):    # SPELL-04 (and its exception), TRAP-04
             state.to_leave.append(card.id)
     if not state.chain:
         state.resolving = False                    # a new chain: the last one has fully resolved
@@ -123,6 +126,11 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
     if effect_type == "flip" and attack.target == card.id and not attack.calculated:
         fail(state, ev, "BATTLE-12", f"{card.name} was flipped by the attack: its Flip effect activates after damage "
              "calculation, not before")
+    elif effect_type == "flip" and attack.calculated and attack.target == card.id:
+        gone = [t for t in ev.targets if t in attack.destroyed]
+        if gone:
+            fail(state, ev, "BATTLE-12", f"{state.cards[gone[0]].name} ({gone[0]}) was confirmed destroyed in this battle: "
+                 "a Flip effect activated after damage calculation cannot target it")
     elif (attack.calculated and speed == 2 and ev.negates is None and effect_type in (None, "quick")
           and (not state.chain or state.negations_recorded)):
         fail(state, ev, "BATTLE-09", f"damage has been calculated: in the rest of the Damage Step only an effect that "
@@ -193,6 +201,9 @@ def _pop_link(state: DuelState, ev: ChainLinkResolved | ChainLinkNegated) -> Cha
 
 @handles(ChainLinkResolved)
 def chain_link_resolved(state: DuelState, ev: ChainLinkResolved) -> None:
+    if 1 <= ev.link <= len(state.chain) and state.chain[ev.link - 1].negated_by is not None:
+        fail(state, ev, "TERM-14", f"Chain Link {state.chain[ev.link - 1].negated_by} negated its activation: Chain "
+             f"Link {ev.link} does not resolve, it applies nothing (record chain_link_negated)")
     if 1 <= ev.link <= len(state.chain) and state.chain[ev.link - 1].left_for_gy:
         card_id = state.chain[ev.link - 1].card
         fail(state, ev, "PEND-05", f"{state.cards[card_id].name} is a Pendulum monster: it went to the GY while its "
@@ -202,6 +213,8 @@ def chain_link_resolved(state: DuelState, ev: ChainLinkResolved) -> None:
     card = state.cards.get(link.card)
     if link.is_card_activation and card is not None:
         bind_equip(state, card, link.targets)      # SPELL-05: an Equip Spell equips its target
+    if link.negates is not None and link.negates <= len(state.chain):
+        state.chain[link.negates - 1].negated_by = link.number   # TERM-14: that link will not resolve
 
 
 @handles(ChainLinkNegated)
@@ -209,8 +222,10 @@ def chain_link_negated(state: DuelState, ev: ChainLinkNegated) -> None:
     if ev.by is not None and ev.by <= ev.link:
         impossible(state, ev, "LOG-07", f"link {ev.link} can be negated only by a later link, not {ev.by}")
     link = _pop_link(state, ev)
-    if link.is_card_activation and link.card not in state.to_leave:
-        state.to_leave.append(link.card)           # a negated card activation goes to the GY
+    if link.is_card_activation:                    # TERM-14, SPELL-06: it applies nothing (an Equip
+        state.negated.append(link.card)            # equips nothing) and goes to the GY
+        if link.card not in state.to_leave:
+            state.to_leave.append(link.card)
     if link.paid or link.paid_lp:
         state.unrefunded.append([list(link.paid), link.paid_lp])   # TERM-14: its cost stays paid
 
@@ -226,11 +241,27 @@ def chain_ended(state: DuelState, ev: ChainEnded) -> None:
         card = state.cards.get(card_id)
         if card is not None and card.zone in (SZONE, FZONE) and card.face_up:
             rule = "TRAP-04" if card.facts.is_trap else "SPELL-04"
+            if card_id in state.negated and card.facts.spell_subtype == "equip":
+                rule = "SPELL-06"                  # a negated Equip equips nothing: it does not stay
             fail(state, ev, rule, f"{card.name} ({card_id}) must leave the field for the GY once resolved or negated")
     stranded = check_equips(state, ev)             # SPELL-07 (and an equip whose monster never came)
     state.chain.clear()
     state.to_leave.clear()
+    state.negated.clear()
+    forget_takers(state, at_turn_end=False)
     state.unrefunded.clear()
     state.summon_window = None
     state.resolving = False
     settle_equips(state, stranded)
+
+
+def forget_takers(state: DuelState, at_turn_end: bool) -> None:
+    """CTRL-01: a card another player controlled as it left the field is its owner's once the chain
+    its trigger could start has ended (or the turn has): the taker no longer activates it."""
+    expired = state.taken_next + state.taken_later if at_turn_end else state.taken_next
+    for card_id in expired:
+        card = state.cards.get(card_id)
+        if card is not None and card.zone not in (MZONE, SZONE, FZONE):
+            card.last_controller = None
+    state.taken_next = [] if at_turn_end else state.taken_later
+    state.taken_later = []

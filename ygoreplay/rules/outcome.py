@@ -25,9 +25,25 @@ from .zones import check_free_monster_zone, check_monster_zone, check_spell_trap
 PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
 
 
+def check_not_negated(state: DuelState, ev: CardMoved | StatsChanged | LifePointsChanged | ControlChanged |
+                      CountersChanged, subject: str | None = None) -> None:
+    """TERM-14: a card whose activation was negated in this chain applies nothing, so it causes no
+    outcome; SPELL-06: a negated Equip Spell equips nothing and changes no ATK or DEF."""
+    cause = ev.cause
+    if not state.negated or cause is None or cause not in state.negated or cause == subject:
+        return
+    card = state.cards[cause]
+    if card.facts.spell_subtype == "equip":
+        fail(state, ev, "SPELL-06", f"{card.name}'s activation was negated: an Equip Spell then equips nothing "
+             "and changes nothing")
+    else:
+        fail(state, ev, "TERM-14", f"{card.name}'s activation was negated: a negated activation applies nothing")
+
+
 @handles(CardMoved)
 def card_moved(state: DuelState, ev: CardMoved) -> None:
     card = get_card(state, ev, ev.card)
+    check_not_negated(state, ev, card.id)
     to = ev.to
     placed = state.field_placed
     if placed is not None and placed[0] == state.index - 1 and _field_spell_replaced(state, ev, card, placed):
@@ -217,6 +233,7 @@ def control_changed(state: DuelState, ev: ControlChanged) -> None:
         impossible(state, ev, "ZONE-09", f"S/T index {ev.zone} is a Pendulum Zone: only a Pendulum card goes there")
     elif state.sides[ev.to_player].szone[ev.zone] is not None:
         impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {ev.zone} of player {ev.to_player} is occupied")
+    check_not_negated(state, ev)
     stranded = [] if in_chain(state) else check_equips(state, ev)    # SPELL-07
     zone, position = card.zone, card.position
     _land(state, card, _lift(state, card), zone, ev.to_player, ev.zone, position)   # CTRL-02: the same card
@@ -335,6 +352,7 @@ def zone_changed(state: DuelState, ev: ZoneChanged) -> None:
 @handles(StatsChanged)
 def stats_changed(state: DuelState, ev: StatsChanged) -> None:
     card = get_card(state, ev, ev.card)
+    check_not_negated(state, ev)
     if card.facts.is_link and (ev.defense is not None or ev.level is not None):
         fail(state, ev, "LINK-05", f"{card.name} is a Link monster: it has no Level or DEF to change")
     if card.facts.is_xyz and ev.level is not None:
@@ -350,6 +368,7 @@ def stats_changed(state: DuelState, ev: StatsChanged) -> None:
 @handles(CountersChanged)
 def counters_changed(state: DuelState, ev: CountersChanged) -> None:
     card = get_card(state, ev, ev.card)
+    check_not_negated(state, ev)
     if ev.count < 0:
         impossible(state, ev, "LOG-05", "a counter count is 0 or more")
     if card.zone not in ON_FIELD:
@@ -369,6 +388,7 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
     player = player_of(state, ev)
     if ev.amount < 0:
         impossible(state, ev, "LOG-05", "an LP change amount is positive; the reason says whether it is lost or gained")
+    check_not_negated(state, ev)
     side = state.sides[player]
     attack = state.attack
     if ev.reason == "battle_damage":

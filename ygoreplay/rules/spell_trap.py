@@ -6,6 +6,7 @@ Which Spells and Traps may be activated when, and where they go; the chain they 
 """
 from __future__ import annotations
 
+from ..cards import CardFacts
 from ..events import FACEUP, FZONE, GY, HAND, MZONE, SET, SZONE, Activated, Event, SpellTrapSet
 from ..state import Card, DuelState
 from .base import fail, get_card, handles, impossible, open_game_state, player_of, put, take
@@ -13,6 +14,17 @@ from .zones import check_spell_trap_zone, in_pendulum_zone, pendulum_zones, rule
 
 #: After resolution these go to the GY (SPELL-04, TRAP-04); the others stay on the field.
 LEAVES_AFTER_RESOLVING = frozenset(("normal", "quickplay", "ritual", "counter"))
+#: SPELL-04's own exception, a card fact the type does not carry: Normal Spells whose text keeps
+#: them on the field once resolved, the ones the rule names: Swords of Revealing Light (3 turns),
+#: Different Dimension Capsule (「時間膠囊」) and Big Evolution Pill. Another card that stays is
+#: cited by the record (a ``cite`` on its ``chain_ended``: GEN-01).
+STAYS_ON_THE_FIELD = frozenset((72302403, 11961740, 84808313))
+
+
+def leaves_after_resolving(facts: CardFacts) -> bool:
+    """SPELL-04, TRAP-04: whether a resolved card activation goes to the GY as its chain ends."""
+    return ((facts.spell_subtype or facts.trap_subtype) in LEAVES_AFTER_RESOLVING
+            and facts.code not in STAYS_ON_THE_FIELD and facts.alias not in STAYS_ON_THE_FIELD)
 
 
 @handles(SpellTrapSet)

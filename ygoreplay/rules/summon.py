@@ -101,7 +101,7 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     card.summon_method = "set" if position == SET else "normal"
     card.properly_summoned = True
     side.normal_summon_turn = state.turn
-    # SUM-02/03: a Set is not a "Summon", so there is nothing to negate (SPS-11 refuses it).
+    # SUM-02/03: a Set is not a "Summon", so there is nothing to negate (summon_negated refuses it).
     state.summon_window = None if position == SET else card.id
     state.summon_group = [] if position == SET else [card.id]
     settle_equips(state, stranded)
@@ -544,7 +544,9 @@ def summon_negated(state: DuelState, ev: SummonNegated) -> None:
     card = get_card(state, ev, ev.card)
     group = state.summon_group
     in_group = card.id in group and (state.summon_window in group or state.last_kind == "summon_negated")
-    if state.summon_window != card.id and not in_group:
+    if card.summon_method == "set" and card.zone == MZONE and not card.face_up:
+        fail(state, ev, "SUM-02", f"{card.name} was Set: a Set is not a Summon, so there is no summon to negate")
+    elif state.summon_window != card.id and not in_group:
         fail(state, ev, "SPS-11", f"{card.name} is not being summoned now; a summon can be negated only as it is attempted")
     elif card.summon_method == "effect":
         fail(state, ev, "SPS-11", "a Special Summon by a resolving effect cannot be negated")

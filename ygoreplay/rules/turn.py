@@ -5,6 +5,7 @@ from ..events import (
     GY, HAND, CardsDrawn, HandSizeDiscard, PhaseEntered, PriorityPassed, StepEntered, TurnStarted)
 from ..state import DuelState
 from .base import fail, get_card, handles, impossible, phase_name, put, take
+from .chain import forget_takers
 
 HAND_LIMIT = 6
 
@@ -103,6 +104,7 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
     state.normal_draw_done = False
     state.attack = None
     state.summon_window = None
+    forget_takers(state, at_turn_end=True)   # CTRL-01: a taken card's trigger waits no longer
 
 
 @handles(PhaseEntered)

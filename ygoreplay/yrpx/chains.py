@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..events import FZONE, Activated, CardMoved, ChainEnded, ChainLinkNegated, ChainLinkResolved, Cite, Cost, Event
-from ..rules.spell_trap import LEAVES_AFTER_RESOLVING
+from ..rules.spell_trap import leaves_after_resolving
 from .cites import Effect, stayed_cite
 from .constants import (LOCATION_MZONE, LOCATION_SZONE, MSG_BECOME_TARGET, MSG_CHAINED, MSG_CHAINING, MSG_CHAIN_END,
     MSG_CHAIN_NEGATED, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING)
@@ -205,7 +205,7 @@ class ChainHandling:
         """SPELL-04, TRAP-04: a Normal or Quick-Play Spell, Ritual Spell or Normal or Counter Trap
         activated as a card goes to the GY once resolved (``to_leave``; the chain's end checks)."""
         facts = self.fx(link.card)
-        if link.effect_type is None and (facts.spell_subtype or facts.trap_subtype) in LEAVES_AFTER_RESOLVING:
+        if link.effect_type is None and leaves_after_resolving(facts):
             self.to_leave.append(link.card)
 
     @reads(MSG_CHAIN_END)
