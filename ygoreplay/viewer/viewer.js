@@ -36,7 +36,8 @@ export class Duel {
     this.cards = new Map();        // passcode -> facts this view may know
     this.turnStarts = [];          // the first event of each turn
     this.rollbacks = [];           // events that are a judge's rollback
-    this.reverted = new Map();     // event -> the rollback that undid it
+    this.reverted = new Map();     // event -> the rollback (or correction) that undid it
+    this.struck = new Set();       // events a correction of a mis-entry undid
     this.inEffect = [];
     this.listeners = [];
   }
@@ -58,10 +59,13 @@ export class Duel {
       this.frames.push(frame);
       this.boards.push(board);
       if (!before || board.turn !== before.turn) this.turnStarts.push(frame.i);
-      if (frame.kind === "rolled_back") {
-        this.rollbacks.push(frame.i);
+      if (frame.kind === "rolled_back" || frame.kind === "entry_corrected") {
+        // a judge's rollback reverts; a correction of a mis-entry (a witnessed duel's) strikes
+        if (frame.kind === "rolled_back") this.rollbacks.push(frame.i);
         while (this.inEffect.length && this.inEffect[this.inEffect.length - 1] >= frame.to) {
-          this.reverted.set(this.inEffect.pop(), frame.i);
+          const undone = this.inEffect.pop();
+          this.reverted.set(undone, frame.i);
+          if (frame.kind === "entry_corrected") this.struck.add(undone);
         }
       } else {
         this.inEffect.push(frame.i);
@@ -521,7 +525,21 @@ export class Viewer {
           }
         }
       }
-      if (frame.time) a.title = frame.time;
+      const said = [];                    // a witnessed duel's marks: who entered it, what followed
+      for (const flag of frame.flags || []) {
+        a.append(el("span", "flag", ` \u2691 ${flag.rule}`));
+        said.push(`flagged ${flag.rule}: ${flag.message}`);
+        li.classList.add("flagged");
+      }
+      if (frame.ruled) said.push(`${frame.ruled.how === "judge_note" ? "ruled" : "undone"} at #${frame.ruled.at}`
+        + (frame.ruled.decision ? `: ${frame.ruled.decision}` : ""));
+      if (frame.disputed) {
+        a.append(el("span", "disputed", frame.disputed.open ? " disputed" : " dispute ruled"));
+        said.push(`disputed by ${frame.disputed.by} at #${frame.disputed.at}: ${frame.disputed.reason}`);
+      }
+      if (frame.unconfirmed) a.append(el("span", "unconfirmed", " unconfirmed"));
+      if (frame.by) said.push(`entered by ${frame.by}`);
+      if (frame.time || said.length) a.title = [frame.time || "", ...said].filter(Boolean).join("\n");
       li.append(a);
       fragment.append(li);
     }
@@ -535,8 +553,10 @@ export class Viewer {
     for (const [i, by] of this.duel.reverted) {
       const li = this.q(`#l${i}`);
       if (li && !li.classList.contains("reverted")) {
+        const struck = this.duel.struck.has(i);
         li.classList.add("reverted");
-        li.title = `undone by the judge's rollback at #${by}`;
+        if (struck) li.classList.add("struck");
+        li.title = struck ? `a mis-entry, corrected at #${by}` : `undone by the judge's rollback at #${by}`;
       }
     }
   }
