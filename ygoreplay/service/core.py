@@ -175,17 +175,23 @@ class Service:
 
     def create(self, title: str, visibility: str, delay_events: int, delay_seconds: float,
                request_base: str = "", release: tuple[str | None, str | None, str | None] = (None, None, None),
-               mode: str = "machine") -> dict:
-        access, tokens = Access.issue(visibility, delay_events, delay_seconds, *release, mode=mode)
+               mode: str = "machine", warnings: bool | None = None) -> dict:
+        access, tokens = Access.issue(visibility, delay_events, delay_seconds, *release, mode=mode, warnings=warnings)
         done = self.records.record([], title, attachments={"access": access.to_dict()})
         assert done.id is not None and done.receipt is not None
-        return {**self._created(done.id, tokens, request_base), **done.receipt.fields()}
+        return {**self._created(done.id, tokens, request_base, mode), **done.receipt.fields(),
+                "warnings": access.warns}
 
-    def _created(self, duel_id: str, tokens: dict[str, str], base: str) -> dict:
+    def _created(self, duel_id: str, tokens: dict[str, str], base: str, mode: str = "machine") -> dict:
+        """The new duel's id, tokens, a viewer link for each token, and the recorder's page
+        (``record``) for those who write: the recorder, and in a witnessed duel each player, who
+        records their own side."""
         links = {role: f"{base}/view/{duel_id}?token={token}" for role, token in tokens.items()}
         if "spectator" not in tokens:
             links = {r: l for r, l in links.items() if r != "spectator"}
-        return {"id": duel_id, "tokens": tokens, "links": links}
+        writers = ("recorder", "p0", "p1") if mode == "witnessed" else ("recorder",)
+        record = {role: f"{base}/record/{duel_id}?token={tokens[role]}" for role in writers if role in tokens}
+        return {"id": duel_id, "tokens": tokens, "links": links, "record": record}
 
 
 async def service_of(request: Request) -> Service:

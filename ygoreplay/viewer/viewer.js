@@ -824,4 +824,5 @@ async function main() {
   document.body.dataset.ready = "true";
 }
 
-main();
+// The recorder's page (record.js) imports the board from here and runs its own page.
+if (document.body.dataset.page !== "record") main();
