@@ -179,18 +179,17 @@ class Service:
         access, tokens = Access.issue(visibility, delay_events, delay_seconds, *release, mode=mode, warnings=warnings)
         done = self.records.record([], title, attachments={"access": access.to_dict()})
         assert done.id is not None and done.receipt is not None
-        return {**self._created(done.id, tokens, request_base, mode), **done.receipt.fields(),
+        return {**self._created(done.id, tokens, request_base), **done.receipt.fields(),
                 "warnings": access.warns}
 
-    def _created(self, duel_id: str, tokens: dict[str, str], base: str, mode: str = "machine") -> dict:
-        """The new duel's id, tokens, a viewer link for each token, and the recorder's page
-        (``record``) for those who write: the recorder, and in a witnessed duel each player, who
-        records their own side."""
+    def _created(self, duel_id: str, tokens: dict[str, str], base: str) -> dict:
+        """The new duel's id, tokens, a viewer link for each token, and the recorder's page for
+        the recorder's token (``record``). A player writes no play, even in a witnessed duel
+        (``access.WRITERS``: they confirm, dispute and correct), so a player has no such link."""
         links = {role: f"{base}/view/{duel_id}?token={token}" for role, token in tokens.items()}
         if "spectator" not in tokens:
             links = {r: l for r, l in links.items() if r != "spectator"}
-        writers = ("recorder", "p0", "p1") if mode == "witnessed" else ("recorder",)
-        record = {role: f"{base}/record/{duel_id}?token={tokens[role]}" for role in writers if role in tokens}
+        record = {"recorder": f"{base}/record/{duel_id}?token={tokens['recorder']}"} if "recorder" in tokens else {}
         return {"id": duel_id, "tokens": tokens, "links": links, "record": record}
 
 

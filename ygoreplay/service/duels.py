@@ -184,21 +184,20 @@ def duel_actions(duel_id: str, service: ServiceDep, asking: DuelCaller, card: st
                  shows: str | None = Query(None, max_length=2000)) -> dict:
     """What may be entered next (``actions.py``): the actions that fit ``card`` where it is, or
     without one the turn's own moves. For the duel's writers: the recorder and the judge see the
-    whole record; in a witnessed duel a player, who records their own side, asks from their view.
+    whole record.
     ``shows`` (``p0.m3:12580477,...``) names cards the recorder has just seen: the actions are
     worked out as if they were those cards, and each carries them. The rules' verdict on each
     (legal, undecided, illegal and its rule IDs) is given when the duel's ``warnings`` are on, and
     always to its judge; ``warnings`` says which."""
     caller, live = asking
-    players = ("p0", "p1") if live.access.mode == "witnessed" else ()
-    Service.require(caller, "recorder", "judge", *players)
-    view = live.view(caller.role if caller.role in ("p0", "p1") else "judge")
+    Service.require(caller, "recorder", "judge")
+    view = live.view("judge")
     named = _shows(shows)
     with live.lock:                               # a copy of the board, as no append changes it
         count = len(view.steps)
         state = view.state_after(count).copy() if count else None
     found = actions(state, card, named, service.store.cards) if state is not None else []
-    warns = live.access.warns or caller.role in ("judge", "organiser")
+    warns = live.access.warns or caller.role == "judge"
     return {"id": duel_id, "at": count - 1 if count else None, "card": card, "role": caller.role,
             "mode": live.access.mode, "warnings": warns,
             "actions": [action.to_dict(verdict=warns) for action in found]}

@@ -21,8 +21,8 @@ const ID = location.pathname.split("/").filter(Boolean).pop();
 const TOKEN = params.get("token");
 const HEADERS = TOKEN ? { Authorization: `Bearer ${TOKEN}` } : {};
 const $ = (selector) => document.querySelector(selector);
-const PHASES = [["draw", "Draw", "d"], ["standby", "Standby", "s"], ["main1", "Main 1", "1"], ["battle", "Battle", "b"],
-  ["main2", "Main 2", "2"], ["end", "End", "e"]];
+const PHASES = [["draw", "DP", "d", "Draw Phase"], ["standby", "SP", "s", "Standby Phase"], ["main1", "M1", "1", "Main Phase 1"],
+  ["battle", "BP", "b", "Battle Phase"], ["main2", "M2", "2", "Main Phase 2"], ["end", "EP", "e", "End Phase"]];
 const STEPS = [["battle", "Battle step"], ["damage", "Damage step"], ["end", "End step"]];
 // What the static bar and chain box enter: the server's moves of these kinds are not listed twice.
 const BAR_KINDS = new Set(["phase_entered", "step_entered", "turn_started", "cards_drawn", "priority_passed",
@@ -193,6 +193,8 @@ class Recorder {
       this.sending = false;
       this.drawEntries();
       this.status();
+      // the board may have come (live) before the answer: what fits now is asked once the queue is empty
+      if (!this.queue.waiting.length) this.moves().catch(() => {});
     }
   }
 
@@ -317,7 +319,7 @@ class Recorder {
   async actions(card) {
     const query = new URLSearchParams();
     if (card) query.set("card", card);
-    const named = Object.entries(this.shows).map(([id, code]) => `${id}:${code}`).join(",");
+    const named = this.namedText();
     if (named) query.set("shows", named);
     const key = `${card}|${named}|${this.duel.length}`;
     if (this.actionsOf.has(key)) return this.actionsOf.get(key);
@@ -331,16 +333,24 @@ class Recorder {
     return answer.actions;
   }
 
+  // The rules' moves for the turn; those of an older position (or other names) are taken off
+  // at once, so a tap never enters a move that no longer fits.
   async moves() {
     const box = $("#moves");
-    if (!this.duel.length || this.queue.waiting.length) { box.replaceChildren(); return; }
-    const at = this.duel.length;
+    box.replaceChildren();
+    delete box.dataset.at;
+    if (!this.duel.length || this.queue.waiting.length) return;
+    const at = this.duel.length, named = this.namedText();
     let found;
-    try { found = await this.actions(null); } catch (error) { this.connected(false); box.replaceChildren(); return; }
-    if (at !== this.duel.length) return;
+    try { found = await this.actions(null); } catch (error) { this.connected(false); return; }
+    if (at !== this.duel.length || named !== this.namedText()) return;
     box.replaceChildren(...found.filter((a) => !BAR_KINDS.has(a.event.kind)).map((a) => this.actionRow(a, "move")));
+    box.dataset.at = String(at);
+    box.dataset.shows = named;
     this.status();
   }
+
+  namedText() { return Object.entries(this.shows).map(([id, code]) => `${id}:${code}`).join(","); }
 
   actionRow(action, role) {
     const row = el("div", "action");
@@ -390,16 +400,20 @@ class Recorder {
     if (fresh) { $("#name-input").value = ""; $("#suggestions").replaceChildren(); }
     this.drawNamed();
     const box = $("#sheet-actions");
-    const at = this.duel.length;
+    box.replaceChildren();
+    delete box.dataset.at;
+    const at = this.duel.length, named = this.namedText();
     let found;
     try {
       found = this.queue.waiting.length ? null : await this.actions(id);
     } catch (error) {
       found = null;
     }
-    if (this.selected !== id || at !== this.duel.length) return;
+    if (this.selected !== id || at !== this.duel.length || named !== this.namedText()) return;
     const rows = found ? found.map((a) => this.actionRow(a, "card")) : this.offlineActions(card);
     box.replaceChildren(...rows);
+    box.dataset.at = String(at);
+    box.dataset.shows = named;
     if (fresh && unnamed && window.matchMedia("(pointer: fine)").matches) $("#name-input").focus();
   }
 
@@ -497,10 +511,11 @@ class Recorder {
   drawBar() {
     const box = $("#phases");
     if (box.childElementCount) return;
-    for (const [phase, label, key] of PHASES) {
-      const b = button(label, () => this.enter([{ kind: "phase_entered", phase }], label));
+    for (const [phase, label, key, words] of PHASES) {
+      const b = button(label, () => this.enter([{ kind: "phase_entered", phase }], words));
       b.dataset.move = `phase-${phase}`;
-      b.title = `${label} Phase (${key})`;
+      b.title = `${words} (${key})`;
+      b.setAttribute("aria-label", words);
       box.append(b);
     }
     for (const [step, label] of STEPS) {
@@ -508,7 +523,7 @@ class Recorder {
       b.dataset.move = `step-${step}`;
       box.append(b);
     }
-    const draw = button("Draw", () => this.drawCard());
+    const draw = button("Draw 1", () => this.drawCard());
     draw.dataset.move = "draw-card";
     draw.title = "The turn player draws a card (c)";
     const next = button("Next turn", () => this.nextTurn());
@@ -823,7 +838,7 @@ class Recorder {
       u: () => this.undo(), l: () => $("#lp-keys button").focus(), Escape: () => this.closeSheet(),
       "/": () => { if (this.selected) $("#name-input").focus(); }, "?": () => $("#help-button").click(),
     };
-    const action = phase ? () => this.enter([{ kind: "phase_entered", phase: phase[0] }], phase[1]) : keys[event.key];
+    const action = phase ? () => this.enter([{ kind: "phase_entered", phase: phase[0] }], phase[3]) : keys[event.key];
     if (!action) return;
     event.preventDefault();
     action();

@@ -247,6 +247,7 @@ export class Viewer {
   cardButton(card, place) {
     const button = el("button", "card");
     button.type = "button";
+    button.dataset.card = card.id;             // the record's id of it (the frames carry it): a recorder taps it
     this.cardOf.set(button, card);
     if (card.hidden && FACE_UP.has(card.position)) {
       button.classList.add("k-unknown", "unknown");
