@@ -135,6 +135,15 @@ class Access:
     release_at: str | None = None    # ``event``: when the event ends (ISO 8601), if a time was given
     released: bool = False           # ``event``: the organiser released it
     mode: str = "machine"            # one of MODES: its duel_started must say so (``Records.append``)
+    #: Whether a recorder's page shows the rules' verdicts while the duel is on (the organiser's
+    #: choice; None: the default, ``warns``). Sanctioned play turns them off: a warning helps a player.
+    warnings: bool | None = None
+
+    @property
+    def warns(self) -> bool:
+        """Whether the duel's writers are shown the rules' verdicts: as chosen, else off for a
+        witnessed duel (a paper duel at a table) and on for any other."""
+        return self.warnings if self.warnings is not None else self.mode != "witnessed"
 
     @property
     def delayed(self) -> bool:
@@ -146,7 +155,8 @@ class Access:
                 "tokens": dict(self.tokens),
                 "release": {"policy": self.release, "event": self.event, "at": self.release_at,
                             "released": self.released},
-                **({"mode": self.mode} if self.mode != "machine" else {})}
+                **({"mode": self.mode} if self.mode != "machine" else {}),
+                **({"warnings": self.warnings} if self.warnings is not None else {})}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Access":
@@ -154,17 +164,18 @@ class Access:
         release = data.get("release") or {}
         return cls(data.get("visibility", "unlisted"), int(delay.get("events", 0)), float(delay.get("seconds", 0)),
                    dict(data.get("tokens", {})), release.get("policy"), release.get("event"), release.get("at"),
-                   bool(release.get("released", False)), str(data.get("mode", "machine")))
+                   bool(release.get("released", False)), str(data.get("mode", "machine")),
+                   data["warnings"] if isinstance(data.get("warnings"), bool) else None)
 
     @classmethod
     def issue(cls, visibility: str, delay_events: int, delay_seconds: float, release: str | None = None,
               event: str | None = None, release_at: str | None = None,
-              mode: str = "machine") -> tuple["Access", dict[str, str]]:
+              mode: str = "machine", warnings: bool | None = None) -> tuple["Access", dict[str, str]]:
         """A new access record and the tokens to hand out (never kept: only their digests are)."""
         roles = [r for r in ROLES if not (r == "spectator" and visibility == "private")]
         tokens = {role: new_token() for role in roles}
         return cls(visibility, delay_events, delay_seconds, {r: digest(t) for r, t in tokens.items()},
-                   release, event, release_at, mode=mode), tokens
+                   release, event, release_at, mode=mode, warnings=warnings), tokens
 
     def policy(self, in_match: bool) -> str:
         """The release policy: the one chosen, else ``event`` for a tournament duel, else ``end``."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from .cards import CardType
+from .cards import CardDB, CardType
 from .events import (
     ATTACK, BANISHED, DECK, DEFENSE, EXTRA, FZONE, GY, HAND, MZONE, SET, SZONE, EventFormatError, from_dict)
 from .rules import RuleViolation, apply
@@ -42,29 +42,55 @@ class Action:
     rules: list[str] = field(default_factory=list)
     choices: dict[str, list] = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
-        out: dict[str, Any] = {"label": self.label, "event": self.event, "verdict": self.verdict}
-        if self.rules:
+    def to_dict(self, verdict: bool = True) -> dict:
+        """Its wire form; without the rules' ``verdict`` when the duel's warnings are off."""
+        out: dict[str, Any] = {"label": self.label, "event": self.event}
+        if verdict:
+            out["verdict"] = self.verdict
+        if verdict and self.rules:
             out["rules"] = self.rules
         if self.choices:
             out["choices"] = self.choices
         return out
 
 
-def actions(state: DuelState, card: str | None = None) -> list[Action]:
+def actions(state: DuelState, card: str | None = None, shows: dict[str, int] | None = None,
+            db: CardDB | None = None) -> list[Action]:
     """The actions that fit ``card`` where it is (or, without one, the turn's own moves), each
-    tried by the rules; those that cannot be applied at all are left out."""
+    tried by the rules; those that cannot be applied at all are left out. ``shows`` names unknown
+    cards (card id -> passcode, facts from the state's cards or ``db``): the actions are worked
+    out with those cards known (a flipped monster's DEF decides the damage), and each carries
+    the ``shows`` that tells the record."""
     if card is not None and card not in state.cards:
         raise EventFormatError(f"no card {card!r} in this duel")
+    if shows:
+        state = _named(state, shows, db)
     proposals = _for_card(state, state.cards[card]) if card is not None else _for_turn(state)
     found: list[Action] = []
     for label, event, choices in proposals:
         if len(found) >= MOST_ACTIONS:
             break
-        tried = _try(state, event)
+        tried = _try(state, {**event, "shows": shows} if shows else event)
         if tried is not None:
             found.append(Action(label, *tried, choices))
     return found
+
+
+def _named(state: DuelState, shows: dict[str, int], db: CardDB | None) -> DuelState:
+    """A copy of ``state`` with the unknown cards ``shows`` names known; a card that is not in the
+    duel, already another card, or a passcode with no facts is an error naming it."""
+    named = state.copy()
+    for card_id, code in shows.items():
+        card = named.cards.get(card_id)
+        if card is None:
+            raise EventFormatError(f"shows: no card {card_id!r} in this duel")
+        facts = named.db.get(code) or (db.get(code) if db is not None else None)
+        if facts is None:
+            raise EventFormatError(f"shows: no card facts for passcode {code} ({card_id})")
+        if card.code not in (0, code):
+            raise EventFormatError(f"shows: {card_id} is already {card.facts.name} ({card.code}) (LOG-10)")
+        card.code, card.facts = code, facts
+    return named
 
 
 def _try(state: DuelState, data: dict) -> tuple[dict, str, list[str]] | None:
@@ -176,15 +202,31 @@ def _moves(state: DuelState, card: Card, zones: tuple[str, ...], reason: str) ->
         yield names[zone], {"kind": "card_moved", "card": card.id, "to": [owner, zone], "reason": why}, {}
 
 
+def _name(state: DuelState, player: int) -> str:
+    return state.players[player] if player < len(state.players) and state.players[player] else f"player {player}"
+
+
 def _for_turn(state: DuelState) -> Iterator[Proposal]:
     player = state.turn_player
+    if state.must_lose and not state.ended:        # WIN-01/02: the rules already say who lost
+        losers = sorted(state.must_lose)
+        winner = None if len(losers) == 2 else 1 - losers[0]
+        said = "A draw" if winner is None else f"{_name(state, winner)} wins"
+        reason = "draw" if winner is None else state.must_lose[losers[0]]
+        yield f"{said} ({reason})", {"kind": "duel_ended", "winner": winner, "reason": reason}, {}
+    attack = state.attack
+    if attack is not None and attack.calculated:  # the battle damage calculated, not yet taken
+        for p, amount in enumerate(attack.pending_damage):
+            if amount > 0:
+                yield f"Battle damage {amount} to {_name(state, p)}", {
+                    "kind": "life_points_changed", "player": p, "amount": amount, "reason": "battle_damage",
+                    "lp": max(0, state.sides[p].lp - amount)}, {}
     if state.chain:
         yield "Pass", {"kind": "priority_passed", "player": player}, {}
         yield "Resolve the last link", {"kind": "chain_link_resolved", "link": len(state.chain)}, {}
         return
     if state.resolving:
         yield "The chain is over", {"kind": "chain_ended"}, {}
-    attack = state.attack
     if attack is not None and state.step == "damage" and not attack.calculated:
         attacker = state.cards.get(attack.attacker)
         target = state.cards.get(attack.target) if attack.target else None
@@ -192,6 +234,8 @@ def _for_turn(state: DuelState) -> Iterator[Proposal]:
             _, destroyed, damage = battle_result(state, attacker, target)
             yield "Damage calculation", {"kind": "damage_calculated", "destroyed": sorted(destroyed),
                                          "damage": damage}, {}
+    if state.phase == "battle" and state.step == "damage":      # back for another attack, or done
+        yield "Battle Step", {"kind": "step_entered", "step": "battle"}, {}
     if state.phase == "battle" and state.step != "end":
         yield f"{_NEXT_STEP.get(state.step, 'end').capitalize()} Step", {
             "kind": "step_entered", "step": _NEXT_STEP.get(state.step, "end")}, {}

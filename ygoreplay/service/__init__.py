@@ -40,7 +40,7 @@ from ..card_sources import card_lookup
 from ..receipts import Witness, witness_from
 from ..signing import OrganiserKey
 from ..store import MissingStore, Store
-from . import duels, judge, matches, pages, rounds, sheets, uploads
+from . import duels, judge, matches, pages, reference, rounds, sheets, uploads
 from .common import HTTPError, _errors, _Limit
 from .core import Service
 
@@ -84,7 +84,8 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         """Whether the service and its store answer."""
         return {"ok": True, "store": store.backend}
 
-    for router in (duels.router, pages.router, judge.router, uploads.router, sheets.router, rounds.router):
+    for router in (duels.router, pages.router, judge.router, uploads.router, sheets.router, rounds.router,
+                   reference.router):
         app.include_router(router)
     return app
 

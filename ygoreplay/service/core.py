@@ -175,17 +175,22 @@ class Service:
 
     def create(self, title: str, visibility: str, delay_events: int, delay_seconds: float,
                request_base: str = "", release: tuple[str | None, str | None, str | None] = (None, None, None),
-               mode: str = "machine") -> dict:
-        access, tokens = Access.issue(visibility, delay_events, delay_seconds, *release, mode=mode)
+               mode: str = "machine", warnings: bool | None = None) -> dict:
+        access, tokens = Access.issue(visibility, delay_events, delay_seconds, *release, mode=mode, warnings=warnings)
         done = self.records.record([], title, attachments={"access": access.to_dict()})
         assert done.id is not None and done.receipt is not None
-        return {**self._created(done.id, tokens, request_base), **done.receipt.fields()}
+        return {**self._created(done.id, tokens, request_base), **done.receipt.fields(),
+                "warnings": access.warns}
 
     def _created(self, duel_id: str, tokens: dict[str, str], base: str) -> dict:
+        """The new duel's id, tokens, a viewer link for each token, and the recorder's page for
+        the recorder's token (``record``). A player writes no play, even in a witnessed duel
+        (``access.WRITERS``: they confirm, dispute and correct), so a player has no such link."""
         links = {role: f"{base}/view/{duel_id}?token={token}" for role, token in tokens.items()}
         if "spectator" not in tokens:
             links = {r: l for r, l in links.items() if r != "spectator"}
-        return {"id": duel_id, "tokens": tokens, "links": links}
+        record = {"recorder": f"{base}/record/{duel_id}?token={tokens['recorder']}"} if "recorder" in tokens else {}
+        return {"id": duel_id, "tokens": tokens, "links": links, "record": record}
 
 
 async def service_of(request: Request) -> Service:

@@ -43,7 +43,7 @@ router = APIRouter()
                          "seconds": {"type": "number", "minimum": 0, "maximum": 86400}}},
                      "release": {"enum": list(RELEASES)}, "event": {"type": "string", "maxLength": 200},
                      "release_at": {"type": "string", "format": "date-time"},
-                     "mode": {"enum": list(MODES)}}}}}}})
+                     "mode": {"enum": list(MODES)}, "warnings": {"type": "boolean"}}}}}}})
 async def create_duel(request: Request, service: ServiceDep) -> dict:
     """A new duel: its id, a token for each role, and a viewer link for each token. ``mode``
     ``witnessed`` records a duel played at a table: an illegal event is kept, flagged (its
@@ -53,9 +53,12 @@ async def create_duel(request: Request, service: ServiceDep) -> dict:
     mode = body.get("mode", "machine")
     if mode not in MODES:
         raise HTTPError(400, f"mode is one of {', '.join(MODES)}", where="mode")
+    warnings = body.get("warnings")
+    if warnings is not None and not isinstance(warnings, bool):
+        raise HTTPError(400, "warnings is true or false", where="warnings")
     base = str(request.base_url).rstrip("/")
     return await asyncio.to_thread(service.create, title, visibility, events_delay, float(seconds_delay), base,
-                                   release, mode)
+                                   release, mode, warnings)
 
 
 def _settings(body: Any) -> tuple[str, str, int, float, tuple[str | None, str | None, str | None]]:
@@ -79,7 +82,7 @@ def _settings(body: Any) -> tuple[str, str, int, float, tuple[str | None, str | 
     if not (isinstance(seconds_delay, (int, float)) and not isinstance(seconds_delay, bool)
             and 0 <= seconds_delay <= 86400):
         raise HTTPError(400, "delay.seconds is a number 0..86400", where="delay.seconds")
-    unknown = set(body) - {"title", "visibility", "delay", "release", "event", "release_at", "mode"}
+    unknown = set(body) - {"title", "visibility", "delay", "release", "event", "release_at", "mode", "warnings"}
     if unknown:
         raise HTTPError(400, f"unknown field(s) {', '.join(sorted(unknown))}", where="body")
     try:
@@ -177,19 +180,38 @@ def state(duel_id: str, asking: DuelCaller, at: int | None = Query(None, ge=0, l
 
 
 @router.get("/duels/{duel_id}/actions", tags=["recorder"])
-def duel_actions(duel_id: str, asking: DuelCaller, card: str | None = Query(None, max_length=64)) -> dict:
+def duel_actions(duel_id: str, service: ServiceDep, asking: DuelCaller, card: str | None = Query(None, max_length=64),
+                 shows: str | None = Query(None, max_length=2000)) -> dict:
     """What may be entered next (``actions.py``): the actions that fit ``card`` where it is, or
-    without one the turn's own moves, each with the rules' verdict (legal, undecided, illegal and
-    its rule IDs). For the duel's writers: they see the whole record."""
+    without one the turn's own moves. For the duel's writers: the recorder and the judge see the
+    whole record.
+    ``shows`` (``p0.m3:12580477,...``) names cards the recorder has just seen: the actions are
+    worked out as if they were those cards, and each carries them. The rules' verdict on each
+    (legal, undecided, illegal and its rule IDs) is given when the duel's ``warnings`` are on, and
+    always to its judge; ``warnings`` says which."""
     caller, live = asking
     Service.require(caller, "recorder", "judge")
-    judge = live.view("judge")
+    view = live.view("judge")
+    named = _shows(shows)
     with live.lock:                               # a copy of the board, as no append changes it
-        count = len(judge.steps)
-        state = judge.state_after(count).copy() if count else None
-    found = actions(state, card) if state is not None else []
-    return {"id": duel_id, "at": count - 1 if count else None, "card": card,
-            "actions": [action.to_dict() for action in found]}
+        count = len(view.steps)
+        state = view.state_after(count).copy() if count else None
+    found = actions(state, card, named, service.store.cards) if state is not None else []
+    warns = live.access.warns or caller.role == "judge"
+    return {"id": duel_id, "at": count - 1 if count else None, "card": card, "role": caller.role,
+            "mode": live.access.mode, "warnings": warns,
+            "actions": [action.to_dict(verdict=warns) for action in found]}
+
+
+def _shows(text: str | None) -> dict[str, int]:
+    """``p0.m3:12580477,p1.m0:14898066`` as a ``shows`` map, or 400 naming the pair that is not one."""
+    named: dict[str, int] = {}
+    for pair in filter(None, (text or "").split(",")):
+        card_id, _, code = pair.partition(":")
+        if not card_id or not code.isdigit() or not 0 < int(code) < 2 ** 32:
+            raise HTTPError(400, f"shows is card:passcode pairs separated by commas, not {pair!r}", where="shows")
+        named[card_id] = int(code)
+    return named
 
 
 @router.get("/duels/{duel_id}/events", tags=["everyone"], response_class=Response,

@@ -1,4 +1,4 @@
-"""The browser's pages: the duel viewer, the match page and their assets. A page holds no record:
+"""The browser's pages: the duel viewer, the recorder's page, the match page and their assets. A page holds no record:
 it asks the endpoints for it with the token in its address."""
 from __future__ import annotations
 
@@ -17,6 +17,15 @@ def view_page(duel_id: str) -> Response:
     if not _DUEL_ID.fullmatch(duel_id):
         raise HTTPError(404, f"no duel {duel_id!r}")
     return Response(viewer.page(), media_type="text/html; charset=utf-8", headers=_PAGE_HEADERS)
+
+
+@router.get("/record/{duel_id}", include_in_schema=False)
+def record_page(duel_id: str) -> Response:
+    """The recorder's page (``record.html``); it reads and writes the duel through the public API
+    with the token in its address."""
+    if not _DUEL_ID.fullmatch(duel_id):
+        raise HTTPError(404, f"no duel {duel_id!r}")
+    return Response(viewer.record_page(), media_type="text/html; charset=utf-8", headers=_PAGE_HEADERS)
 
 
 @router.get("/viewer/{name}", include_in_schema=False)

@@ -1,6 +1,7 @@
 """The web viewer: a page and its static ES-module assets, served by ``ygoreplay serve`` at
 ``/view/{id}`` and written whole into one self-contained file by ``export --html``; and the
-match page (``/match/{id}``: ``match.html``, ``match.js``, ``match.css``), served the same way.
+match page (``/match/{id}``: ``match.html``, ``match.js``, ``match.css``) and the recorder's page
+(``/record/{id}``: ``record.html``, ``record.js``, ``record.css``), served the same way.
 
 The page draws frames (``live.Step.frame``) that the server made from one view's own events,
 so redaction never depends on it. A served page may load scripts, styles and data from its own
@@ -19,7 +20,8 @@ from typing import Any
 #: The assets the service serves, and their content types.
 ASSETS = {"viewer.js": "text/javascript; charset=utf-8", "text.js": "text/javascript; charset=utf-8",
           "viewer.css": "text/css; charset=utf-8",
-          "match.js": "text/javascript; charset=utf-8", "match.css": "text/css; charset=utf-8"}
+          "match.js": "text/javascript; charset=utf-8", "match.css": "text/css; charset=utf-8",
+          "record.js": "text/javascript; charset=utf-8", "record.css": "text/css; charset=utf-8"}
 
 #: What a served page may load: its own scripts, styles and data, no frames, no forms.
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
@@ -33,7 +35,7 @@ _TEXT_IMPORT = 'import { visible } from "./text.js";\n'
 @functools.cache
 def asset(name: str) -> bytes:
     """One of ``ASSETS``, from the installed package."""
-    if name not in ASSETS and name not in ("index.html", "match.html"):
+    if name not in ASSETS and name not in ("index.html", "match.html", "record.html"):
         raise KeyError(name)
     return resources.files(__package__).joinpath(name).read_bytes()
 
@@ -46,6 +48,12 @@ def page() -> str:
 def match_page() -> str:
     """The page the service serves for every match (``/match/{id}``); it fetches the match itself."""
     return asset("match.html").decode()
+
+
+def record_page() -> str:
+    """The recorder's page (``/record/{id}``): the viewer's board (``viewer.js``) with the
+    recorder's controls (``record.js``); it reads and writes through the public API."""
+    return asset("record.html").decode()
 
 
 def embedded_json(data: Any) -> str:
@@ -83,4 +91,4 @@ def _hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
 
 
-__all__ = ["ASSETS", "POLICY", "asset", "embedded_json", "match_page", "offline_page", "page"]
+__all__ = ["ASSETS", "POLICY", "asset", "embedded_json", "match_page", "offline_page", "page", "record_page"]

@@ -251,6 +251,7 @@ export class Viewer {
   cardButton(card, place) {
     const button = el("button", "card");
     button.type = "button";
+    button.dataset.card = card.id;             // the record's id of it (the frames carry it): a recorder taps it
     this.cardOf.set(button, card);
     if (card.hidden && FACE_UP.has(card.position)) {
       button.classList.add("k-unknown", "unknown");
@@ -844,4 +845,5 @@ async function main() {
   document.body.dataset.ready = "true";
 }
 
-main();
+// The recorder's page (record.js) imports the board from here and runs its own page.
+if (document.body.dataset.page !== "record") main();

@@ -1,0 +1,340 @@
+"""The recorder's page (/record/{id}) in a real browser (Debian's chromium, as test_browser.py):
+the README's duel recorded through the page as a recorder who sees only the public side would,
+taps only (plus the autocomplete for names and the LP keypad), and its stored record compared
+with the public sample's, event for event; taps per event and each entry's round trip printed
+(figures, not timed assertions); the network cut for a stretch and the page reloaded: nothing
+lost, nothing twice; an answer lost after the service stored the entry; two devices recording
+one duel; a correction; screenshots at 360 and 1280 px with no horizontal overflow.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+from collections import defaultdict
+
+import httpx
+import pytest
+
+from test_browser import SHOTS, browser, service  # noqa: F401  (the fixtures)
+from test_public_records import PUBLIC, _view
+from test_service import auth, create, events_of
+from ygoreplay.cards import CardDB
+from ygoreplay.events import from_dict
+from ygoreplay.views import public_board
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[test]' installs playwright")
+expect = playwright_api.expect
+CLASSIC = CardDB.classic()
+# What the page offers for each kind the sample enters from a card's sheet.
+SHEET_LABEL = {"monster_set": "Set (monster)", "spell_trap_set": "Set (Spell/Trap)", "normal_summoned": "Normal Summon",
+               "activated": "Activate"}
+
+
+class Table:
+    """One device at the table: a page on the recorder's link, counting its taps."""
+
+    def __init__(self, browser, url: str, width: int = 1280) -> None:  # noqa: F811
+        self.context = browser.new_context(viewport={"width": width, "height": 900})
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.url = url
+        self.taps = 0
+        self.open()
+
+    def open(self) -> None:
+        self.page.goto(self.url)
+        self.page.wait_for_selector("body[data-ready=true]", timeout=15_000)
+
+    def tap(self, selector: str) -> None:
+        self.page.locator(selector).first.click()
+        self.taps += 1
+
+    def settled(self, events: int) -> None:
+        """The page holds ``events`` events and nothing waits in its queue."""
+        expect(self.page.locator("body")).to_have_attribute("data-events", str(events), timeout=10_000)
+        expect(self.page.locator("body")).to_have_attribute("data-queued", "0", timeout=10_000)
+
+    def card(self, card_id: str) -> None:
+        self.tap(f'#board .card[data-card="{card_id}"]')
+        expect(self.page.locator("#sheet")).to_have_attribute("data-card", card_id)
+
+    def name(self, card_id: str, code: int) -> None:
+        """Tap the card, type the start of its name, pick it from the suggestions."""
+        self.card(card_id)
+        self.page.fill("#name-input", CLASSIC[code].name[:6])
+        self.taps += 1
+        self.tap(f'#suggestions [data-code="{code}"]')
+        expect(self.page.locator("#named")).to_contain_text(card_id)
+
+    def sheet_action(self, label: str, field: str | None = None, value=None) -> None:
+        """The action of that label in the open sheet, with ``value`` for ``field`` when it is one
+        of its other choices (a chip), else its default."""
+        expect(self.page.locator("#sheet-actions")).to_have_attribute("data-at", self.page.get_attribute("body", "data-events"))
+        row = f'#sheet-actions .action[data-label="{label}"]'
+        chip = f'{row} [data-choice="{field}={value}"]'
+        if field is not None and self.page.locator(chip).count():
+            self.tap(chip)
+        else:
+            self.tap(f"{row} button.big")
+
+    def move(self, kind: str, shows: str = "") -> None:
+        moves = self.page.locator("#moves")
+        expect(moves).to_have_attribute("data-at", self.page.get_attribute("body", "data-events"))
+        expect(moves).to_have_attribute("data-shows", shows)
+        self.tap(f'#moves [data-kind="{kind}"]')
+
+    def keypad(self, player: int, amount: int, op: str) -> None:
+        self.tap(f'#lp-who [data-player="{player}"]')
+        digits = str(amount)
+        significant = digits.rstrip("0")
+        zeros = len(digits) - len(significant)
+        for key in [*significant, *["000"] * (zeros // 3), *{0: [], 1: ["0"], 2: ["00"]}[zeros % 3]]:
+            self.tap(f'#lp-keys [data-key="{key}"]')
+        self.tap(f'#lp-ops [data-op="{op}"]')
+
+    def something_else(self, ev: dict) -> None:
+        self.tap("#else-button")
+        self.page.select_option("#else-kind", ev["kind"])
+        self.taps += 1
+        for field, value in ev.items():
+            if field in ("kind",):
+                continue
+            target = f'#else-fields [name="{field}"]'
+            if self.page.locator(target).evaluate("node => node.tagName") == "SELECT":
+                self.page.select_option(target, json.dumps(value))
+            else:
+                self.page.fill(target, str(value) if isinstance(value, (int, str)) else json.dumps(value))
+            self.taps += 1
+        self.tap("#else button[type=submit]")
+
+    def close(self) -> None:
+        self.context.close()
+        assert not self.errors, f"the page threw: {self.errors}"
+
+
+def enter(table: Table, ev: dict) -> None:
+    """Enter one event of the sample as a recorder at the table would."""
+    kind = ev["kind"]
+    shows = ev.get("shows", {})
+    if kind == "phase_entered":
+        table.tap(f'[data-move="phase-{ev["phase"]}"]')
+    elif kind == "step_entered":
+        table.tap(f'[data-move="step-{ev["step"]}"]')
+    elif kind == "turn_started":
+        table.tap('[data-move="next-turn"]')
+    elif kind == "cards_drawn":
+        table.tap('[data-move="draw-card"]')
+    elif kind == "chain_link_resolved":
+        table.tap('#chainbox [data-move="resolve"]')
+    elif kind == "chain_ended":
+        table.tap('#chainbox [data-move="chain-over"]')
+    elif kind in SHEET_LABEL:
+        for card_id, code in shows.items():
+            table.name(card_id, code)
+        if table.page.get_attribute("#sheet", "data-card") != ev["card"] or table.page.locator("#sheet").is_hidden():
+            table.card(ev["card"])
+        table.sheet_action(SHEET_LABEL[kind], "zone", ev.get("zone"))
+    elif kind == "attack_declared":
+        table.card(ev["attacker"])
+        if "target" in ev:
+            table.sheet_action("Attack", "target", ev["target"])
+        else:
+            table.sheet_action("Attack directly")
+    elif kind == "damage_calculated":
+        for card_id, code in shows.items():
+            table.name(card_id, code)
+            table.tap("#sheet-close")
+        table.move(kind, ",".join(f"{c}:{code}" for c, code in shows.items()))
+    elif kind == "life_points_changed" and ev["reason"] == "battle_damage":
+        table.move(kind)
+    elif kind == "life_points_changed":
+        if "cause" in ev:
+            expect(table.page.locator("#lp-cause")).to_contain_text(table.page.locator(
+                f'#board .card[data-card="{ev["cause"]}"]').first.get_attribute("aria-label").split(",")[0])
+        table.keypad(ev["player"], ev["amount"], ev["reason"])
+    elif kind == "card_moved":
+        table.card(ev["card"])
+        table.sheet_action("Send to the GY")
+    elif kind == "duel_ended":
+        table.move(kind)
+    else:                                          # stats_changed, attack_cancelled: any event, by its form
+        table.something_else({k: v for k, v in ev.items() if k not in ("shows",)})
+
+
+def stored(base: str, duel: dict) -> list[dict]:
+    r = httpx.get(f"{base}/duels/{duel['id']}/events", headers=auth(duel["tokens"]["judge"]))
+    return [json.loads(line)["event"] for line in r.text.splitlines()]
+
+
+def public_view(events: list[dict]):
+    return _view([from_dict(e) for e in events])
+
+
+def no_overflow(page) -> None:
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "the page scrolls sideways"
+
+
+# -- the README's duel through the page ----------------------------------------------------------------
+
+def test_the_public_sample_recorded_through_the_page(service, browser):  # noqa: F811
+    sample = events_of(PUBLIC.name)
+    duel = create(service.url, title="recorded at the table", mode="witnessed")
+    assert duel["warnings"] is False and set(duel["record"]) == {"recorder"}
+    table = Table(browser, duel["record"]["recorder"], width=360)
+    table.page.fill("#name0", "Yugi")
+    table.page.fill("#name1", "Kaiba")
+    table.tap("#start")
+    table.taps += 2                                # the two names
+    table.settled(5)
+    taps, kinds = defaultdict(list), {}
+    trips_before = 0
+    offline_from, offline_to = 28, 33              # turn 3's start: entered with the network cut
+    shot_taken = False
+    i = 5
+    while i < len(sample):
+        if i == offline_from:
+            table.context.set_offline(True)
+            for k in range(offline_from, offline_to):
+                table.taps = 0
+                enter(table, sample[k])
+                taps[sample[k]["kind"]].append(table.taps)
+            expect(table.page.locator("#conn")).to_have_text("OFFLINE")
+            expect(table.page.locator("body")).to_have_attribute("data-queued", str(offline_to - offline_from))
+            assert len(stored(service.url, duel)) == offline_from, "nothing was sent while offline"
+            trips_before += len(table.page.evaluate("window.ygoreplay.recorder.trips"))
+            table.context.set_offline(False)
+            table.open()                           # the page reloaded: its queue is in the browser
+            table.settled(offline_to)
+            i = offline_to
+            continue
+        table.taps = 0
+        enter(table, sample[i])
+        table.settled(i + 1)
+        taps[sample[i]["kind"]].append(table.taps)
+        kinds[i] = sample[i]["kind"]
+        if i == 60 and not shot_taken:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            table.page.screenshot(path=str(SHOTS / "record-360.png"), full_page=True)
+            no_overflow(table.page)
+            shot_taken = True
+        i += 1
+    trips_ms = table.page.evaluate("window.ygoreplay.recorder.trips")
+    table.close()
+
+    recorded = stored(service.url, duel)
+    assert len(recorded) == len(sample), "nothing lost, nothing twice"
+    (red_a, replay_a), (red_b, replay_b) = public_view(sample), public_view(recorded)
+    assert [e.kind for e in red_a.events] == [e.kind for e in red_b.events]
+    boards_a = [public_board(s, "spectator") for s in replay_a.states()]
+    boards_b = [public_board(s, "spectator") for s in replay_b.states()]
+    for n, (a, b) in enumerate(zip(boards_a, boards_b)):
+        assert a == b, f"the public board after event #{n} ({sample[n]['kind']})"
+    assert sum(len(v) for v in taps.values()) == len(sample) - 5
+    print("\ntaps per event (median / worst) by kind:")
+    for kind, counts in sorted(taps.items()):
+        print(f"  {kind:22} {statistics.median(counts):>4} / {max(counts)}  ({len(counts)} events)")
+    everything = [c for counts in taps.values() for c in counts]
+    print(f"  all events             {statistics.median(everything):>4} / {max(everything)}")
+    ordered = sorted(trips_ms)
+    print(f"round trip of {len(ordered)} entries sent after the reload: p50 {ordered[len(ordered) // 2]:.1f} ms, "
+          f"p99 {ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]:.1f} ms (and {trips_before} before it)")
+
+
+# -- an answer lost after the service stored the entry ---------------------------------------------------
+
+def test_an_entry_whose_answer_was_lost_is_not_sent_twice(service, browser):  # noqa: F811
+    duel = create(service.url, title="lost answer", mode="witnessed")
+    table = Table(browser, duel["record"]["recorder"])
+    table.page.fill("#name0", "A")
+    table.page.fill("#name1", "B")
+    table.tap("#start")
+    table.settled(5)
+    lost = []
+
+    def store_then_drop(route):
+        if route.request.method == "POST" and not lost:
+            route.fetch()                          # the service stores it ...
+            lost.append(route.request.post_data)
+            route.abort()                          # ... and the answer never reaches the page
+        else:
+            route.continue_()
+    table.page.route("**/duels/*/events?expected=*", store_then_drop)
+    table.tap('[data-move="next-turn"]')
+    table.settled(6)
+    table.page.unroute("**/duels/*/events?expected=*")
+    assert lost and [e["kind"] for e in stored(service.url, duel)].count("turn_started") == 1
+    table.close()
+
+
+# -- two devices, a correction, a refusal shown ---------------------------------------------------------
+
+def test_two_devices_record_one_duel_in_order_and_a_correction_strikes_the_last_entry(service, browser):  # noqa: F811
+    duel = create(service.url, title="two devices", mode="witnessed")
+    a = Table(browser, duel["record"]["recorder"])
+    b = Table(browser, duel["record"]["recorder"], width=360)
+    a.page.fill("#name0", "Yugi")
+    a.page.fill("#name1", "Kaiba")
+    a.tap("#start")
+    a.settled(5)
+    b.settled(5)
+    for n, (table, selector) in enumerate([(b, '[data-move="next-turn"]'), (a, '[data-move="phase-draw"]'),
+                                           (b, '[data-move="draw-card"]'), (a, '[data-move="phase-standby"]'),
+                                           (b, '[data-move="phase-main1"]')]):
+        table.tap(selector)
+        a.settled(6 + n)
+        b.settled(6 + n)
+    # both at once, one of them offline: the other's entries first, then its own, none lost
+    a.context.set_offline(True)
+    a.keypad(1, 300, "effect_damage")
+    a.keypad(1, 200, "effect_damage")
+    b.keypad(0, 500, "gain")
+    b.settled(11)
+    a.context.set_offline(False)
+    a.page.evaluate("window.dispatchEvent(new Event('online'))")
+    a.settled(13)
+    b.settled(13)
+    tail = stored(service.url, duel)[10:]
+    assert [(e["player"], e["reason"], e["amount"]) for e in tail] == [(0, "gain", 500), (1, "effect_damage", 300),
+                                                                          (1, "effect_damage", 200)]
+    expect(a.page.locator("#lp-who [data-player='1']")).to_contain_text("7500")
+    # the last entry was a mis-entry: undone as a correction, kept in the record, struck
+    a.tap("#undo")
+    a.settled(14)
+    last = stored(service.url, duel)[-1]
+    assert last["kind"] == "entry_corrected" and last["to"] == 12
+    expect(a.page.locator('#entries li[data-i="12"]')).to_have_class("entry struck")
+    expect(b.page.locator('#entries li[data-i="12"]')).to_have_class("entry struck")
+    expect(a.page.locator("#lp-who [data-player='1']")).to_contain_text("7700")
+    # an entry the service refuses stays, shown, until the recorder sends it again or discards it
+    a.something_else({"kind": "card_moved", "card": "p9.x", "to": [0, "gy"]})
+    expect(a.page.locator("#entries li.refused")).to_contain_text("not stored")
+    expect(a.page.locator("body")).to_have_attribute("data-queued", "1")
+    a.tap("#entries li.refused button:text('Discard')")
+    a.settled(14)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    a.page.screenshot(path=str(SHOTS / "record-1280.png"), full_page=True)
+    b.page.screenshot(path=str(SHOTS / "record-360-second-device.png"), full_page=True)
+    no_overflow(a.page)
+    no_overflow(b.page)
+    a.close()
+    b.close()
+
+
+def test_warnings_show_verdicts_only_when_the_organiser_turned_them_on(service, browser):  # noqa: F811
+    for warnings in (True, False):
+        duel = create(service.url, title="warnings", mode="witnessed", warnings=warnings)
+        table = Table(browser, duel["record"]["recorder"])
+        table.page.fill("#name0", "A")
+        table.page.fill("#name1", "B")
+        table.tap("#start")
+        table.settled(5)
+        table.tap('[data-move="next-turn"]')
+        table.settled(6)
+        table.card("p0.m0")                        # before the Main Phase: a summon is illegal (NIS)
+        expect(table.page.locator("#sheet-actions .action").first).to_be_visible()
+        if warnings:
+            assert table.page.locator("#sheet-actions .verdict.illegal").count() >= 1
+        else:
+            assert table.page.locator("#sheet-actions .verdict").count() == 0
+        table.close()

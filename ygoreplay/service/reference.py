@@ -1,0 +1,83 @@
+"""What any client downloads once and keeps: the card database as compact rows, for naming
+cards offline (the recorder's page autocompletes from it), and the event schemas the service
+checks against (a form for any event is built from them). Neither holds anything of a duel, so
+both are public, cached and compressed.
+"""
+from __future__ import annotations
+
+import functools
+import gzip
+import hashlib
+import json
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from ..cards import CardDB
+from ..schema import event_schema, umbrella_schema
+from .common import HTTPError
+from .core import ServiceDep
+
+router = APIRouter()
+
+#: How long a browser may keep them without asking again (the card database changes with a
+#: release of the service; the ETag answers a later question cheaply).
+_CACHE = "public, max-age=86400"
+
+
+#: The rows of the last card database asked for (a service has one): (database, body, gzip, ETag).
+_rows: list[tuple[CardDB, bytes, bytes, str]] = []
+
+
+def _card_rows(cards: CardDB) -> tuple[bytes, bytes, str]:
+    """The card database as JSON rows ``[code, name, type, level, atk, def]`` (``def`` null for a
+    Link Monster), sorted by name; the same gzipped; and their ETag. Made once per database."""
+    if _rows and _rows[0][0] is cards:
+        return _rows[0][1:]
+    facts = sorted((cards[code] for code in cards), key=lambda f: (f.name.casefold(), f.code))
+    rows = [[f.code, f.name, f.type, f.level, f.atk, f.defense] for f in facts]
+    body = json.dumps({"columns": ["code", "name", "type", "level", "atk", "def"], "cards": rows},
+                      ensure_ascii=False, separators=(",", ":")).encode()
+    return body, gzip.compress(body, mtime=0), '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def _cached(request: Request, body: bytes, packed: bytes, etag: str) -> Response:
+    """``body`` (or ``packed``, its gzip, to a client that takes it), or 304 when the client holds it."""
+    headers = {"Cache-Control": _CACHE, "ETag": etag, "Vary": "Accept-Encoding", "X-Content-Type-Options": "nosniff"}
+    if request.headers.get("if-none-match") == etag:
+        return Response(status_code=304, headers=headers)
+    if "gzip" in request.headers.get("accept-encoding", ""):
+        return Response(packed, media_type="application/json", headers={**headers, "Content-Encoding": "gzip"})
+    return Response(body, media_type="application/json", headers=headers)
+
+
+@router.get("/cards.json", tags=["everyone"])
+def cards_json(request: Request, service: ServiceDep) -> Response:
+    """Every card the service knows, as compact rows ``[code, name, type, level, atk, def]``
+    (``columns`` names them): what a page needs to name a card offline. Cacheable, gzipped."""
+    return _cached(request, *_card_rows(service.store.cards))
+
+
+@functools.cache
+def _schema(name: str) -> tuple[bytes, bytes, str]:
+    schema = umbrella_schema() if name == "event" else event_schema(name)
+    body = json.dumps(schema, ensure_ascii=False, separators=(",", ":")).encode()
+    return body, gzip.compress(body, mtime=0), '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+@router.get("/schemas/event.json", tags=["everyone"])
+def event_schemas(request: Request) -> Response:
+    """The JSON Schema of any event (``ygoreplay.schema``: every kind, its fields, their vocabularies)."""
+    return _cached(request, *_schema("event"))
+
+
+@router.get("/schemas/events/{kind}.json", tags=["everyone"])
+def kind_schema(kind: str, request: Request) -> Response:
+    """The JSON Schema of one event kind."""
+    try:
+        return _cached(request, *_schema(kind))
+    except KeyError:
+        raise HTTPError(404, f"no event kind {kind!r}", where="kind") from None
+
+
+__all__ = ["router"]

@@ -1,0 +1,888 @@
+// The recorder's page: a paper duel entered at the speed it is played, on a phone at the table.
+//
+// It uses the service's public API only: the board is the viewer's (viewer.js, from /frames and
+// the live stream), what may be entered comes from GET /duels/{id}/actions (the rules' own list,
+// with verdicts only when the organiser turned the duel's warnings on), names from /cards.json
+// (downloaded once, kept) and the duel's own cards, any other event from /schemas/event.json.
+//
+// Record, don't referee: nothing here stops an entry. Every entry goes into a numbered queue kept
+// in localStorage before it is sent, and is sent in order with ?expected=N (the position it was
+// entered at). A 409 re-reads the duel: an entry already stored there (its answer lost to the
+// network or a reload) is recognised and dropped, never sent twice; one that another device got
+// ahead of is moved after it (two devices merge in order); one the service refuses stays in the
+// queue, shown, until the recorder sends it again or drops it. Text from the duel goes in through
+// textContent only, made visible first (text.js).
+
+import { visible } from "./text.js";
+import { Duel, Viewer } from "./viewer.js";
+
+const params = new URLSearchParams(location.search);
+const ID = location.pathname.split("/").filter(Boolean).pop();
+const TOKEN = params.get("token");
+const HEADERS = TOKEN ? { Authorization: `Bearer ${TOKEN}` } : {};
+const $ = (selector) => document.querySelector(selector);
+const PHASES = [["draw", "DP", "d", "Draw Phase"], ["standby", "SP", "s", "Standby Phase"], ["main1", "M1", "1", "Main Phase 1"],
+  ["battle", "BP", "b", "Battle Phase"], ["main2", "M2", "2", "Main Phase 2"], ["end", "EP", "e", "End Phase"]];
+const STEPS = [["battle", "Battle step"], ["damage", "Damage step"], ["end", "End step"]];
+// What the static bar and chain box enter: the server's moves of these kinds are not listed twice.
+const BAR_KINDS = new Set(["phase_entered", "step_entered", "turn_started", "cards_drawn", "priority_passed",
+  "chain_link_resolved", "chain_ended"]);
+// Fields that name a card: the last one entered is the default cause of an LP change.
+const CARD_FIELDS = ["card", "attacker", "cause"];
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function button(text, onClick, className) {
+  const b = el("button", className, text);
+  b.type = "button";
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+// Whether ``stored`` is the event ``sent`` (every field sent has that value; the service may add
+// its own, such as entered_by).
+function same(sent, stored) {
+  if (!stored) return false;
+  return Object.entries(sent).every(([key, value]) => JSON.stringify(value) === JSON.stringify(stored[key]));
+}
+
+// -- the queue: entries kept in the browser until the service has them ---------------------------
+
+class Queue {
+  constructor(id) {
+    this.slot = `ygoreplay.queue.${id}`;
+    let kept = null;
+    try { kept = JSON.parse(localStorage.getItem(this.slot) || "null"); } catch (error) { kept = null; }
+    this.entries = (kept && kept.entries) || [];
+    this.next = (kept && kept.next) || 1;
+  }
+
+  save() { localStorage.setItem(this.slot, JSON.stringify({ entries: this.entries, next: this.next })); }
+
+  add(events, at, label) {
+    const entry = { n: this.next++, events, at, label, state: "waiting" };
+    this.entries.push(entry);
+    this.save();
+    return entry;
+  }
+
+  drop(entry) {
+    this.entries = this.entries.filter((e) => e !== entry);
+    this.save();
+  }
+
+  // events waiting to be sent (not those refused and shown)
+  get waiting() { return this.entries.filter((e) => e.state === "waiting"); }
+}
+
+// -- the page ---------------------------------------------------------------------------------------
+
+class Recorder {
+  constructor(data) {
+    this.duel = new Duel(data);
+    this.duel.add(data.frames || []);
+    this.viewer = new Viewer(document, this.duel, null);
+    this.duel.listeners.length = 0;          // the viewer's log and timeline are not on this page
+    this.duel.listeners.push(() => this.changed());
+    this.queue = new Queue(ID);
+    this.online = true;
+    this.trips = [];                         // each sent entry's round trip, ms
+    this.flags = new Map();                  // position -> rules broken and kept
+    this.shows = {};                         // card id -> passcode named, for the next entry
+    this.selected = null;                    // the card whose sheet is open
+    this.entered = [];                       // the events this page entered (their cards: causes)
+    this.actionsOf = new Map();              // "card|shows|position" -> actions answered
+    this.amount = "";
+    this.lpPlayer = 1;
+    this.causeOn = true;
+    this.names = [];                         // [code, name, ...] rows: the duel's first, then the database
+    this.info = { warnings: false, mode: "machine", role: data.role };
+  }
+
+  // -- where the duel stands ------------------------------------------------------------------------
+
+  get board() { return this.duel.boards[this.duel.length - 1] || null; }
+
+  // The position the next entry is entered at: the events stored and those waiting before it.
+  get position() {
+    return this.duel.length + this.queue.waiting.reduce((n, e) => n + e.events.length, 0);
+  }
+
+  // The turn as the recorder has entered it, queued entries included.
+  get turn() {
+    const board = this.board;
+    let turn = board ? board.turn : 0;
+    let player = board ? board.turn_player : 0;
+    for (const entry of this.queue.waiting) {
+      for (const ev of entry.events) {
+        if (ev.kind === "turn_started") { turn = ev.turn; player = ev.player; }
+        if (ev.kind === "duel_started") player = ev.first_player;
+      }
+    }
+    return { turn, player };
+  }
+
+  // The card the last entry named: an LP change's default cause.
+  get lastCard() {
+    const events = [...this.entered.slice(-6)];
+    for (const ev of events.reverse()) for (const key of CARD_FIELDS) if (typeof ev[key] === "string") return ev[key];
+    return this.recentCard || null;
+  }
+
+  name(p) {
+    const board = this.board;
+    return (board && board.players[p] && board.players[p].name) || `Player ${p}`;
+  }
+
+  cardName(id) {
+    const board = this.board;
+    if (!board) return id;
+    const all = [];
+    for (const side of board.players) all.push(...side.hand, ...side.mzone, ...side.szone, side.fzone, ...side.gy, ...side.banished, ...side.extra);
+    all.push(...board.emz);
+    const card = all.find((c) => c && c.id === id);
+    if (!card) return id;
+    const where = this.zoneTag(card.id);
+    return (card.name || (card.hidden ? "face-down card" : id)) + (where ? ` [${where}]` : "");
+  }
+
+  zoneTag(id) {
+    const board = this.board;
+    for (const [p, side] of board.players.entries()) {
+      const z = side.mzone.findIndex((c) => c && c.id === id);
+      if (z >= 0) return `${p ? "P1 " : "P0 "}M${z}`;
+      const s = side.szone.findIndex((c) => c && c.id === id);
+      if (s >= 0) return `${p ? "P1 " : "P0 "}S${s}`;
+    }
+    return "";
+  }
+
+  // -- entering ------------------------------------------------------------------------------------
+
+  enter(events, label) {
+    const named = Object.keys(this.shows).length ? this.shows : null;
+    if (named) {                                  // the names go on the entry that shows the cards
+      const first = events[0];
+      if (!first.shows) events = [{ ...first, shows: { ...named } }, ...events.slice(1)];
+      this.shows = {};
+    }
+    this.queue.add(events, this.position, label);
+    this.entered.push(...events);
+    this.closeSheet();
+    this.drawEntries();
+    this.status();
+    this.flush();
+  }
+
+  async flush() {
+    if (this.sending) return;
+    this.sending = true;
+    try {
+      for (;;) {
+        const entry = this.queue.entries.find((e) => e.state === "waiting");
+        if (!entry) break;
+        const outcome = await this.send(entry);
+        if (outcome === "offline") break;
+      }
+    } finally {
+      this.sending = false;
+      this.drawEntries();
+      this.status();
+      // the board may have come (live) before the answer: what fits now is asked once the queue is empty
+      if (!this.queue.waiting.length) this.moves().catch(() => {});
+    }
+  }
+
+  async send(entry) {
+    const started = performance.now();
+    let response;
+    try {
+      response = await fetch(`/duels/${ID}/events?expected=${entry.at}`, {
+        method: "POST", headers: { ...HEADERS, "Content-Type": "application/json" }, body: JSON.stringify(entry.events) });
+    } catch (error) {
+      this.connected(false);
+      return "offline";
+    }
+    this.connected(true);
+    const answer = visible(await response.json().catch(() => ({})));
+    if (response.ok) {
+      this.trips.push(performance.now() - started);
+      const first = answer.position - entry.events.length;
+      for (const flag of answer.flags || []) {
+        const at = flag.index ?? first;
+        this.flags.set(at, [...(this.flags.get(at) || []), flag.rule]);
+      }
+      this.queue.drop(entry);
+      return "sent";
+    }
+    if (response.status === 409) return this.reconcile(entry);
+    entry.state = "refused";
+    entry.problem = answer.error || answer.message || `the service answered ${response.status}`;
+    if (answer.rule) entry.problem = `${answer.rule}: ${entry.problem}`;
+    this.queue.save();
+    return "refused";
+  }
+
+  // The duel moved on without this entry's answer: is the entry stored already (sent, its answer
+  // lost), or did another device enter first (then it goes after theirs)?
+  async reconcile(entry) {
+    let count, stored = [];
+    try {
+      const state = await fetch(`/duels/${ID}/state`, { headers: HEADERS, cache: "no-store" });
+      count = (await state.json()).events;
+      if (entry.at < count) {
+        const lines = await fetch(`/duels/${ID}/events?from=${entry.at}`, { headers: HEADERS, cache: "no-store" });
+        stored = (await lines.text()).split("\n").filter(Boolean).map((line) => JSON.parse(line).event);
+      }
+    } catch (error) {
+      this.connected(false);
+      return "offline";
+    }
+    if (entry.events.every((ev, k) => same(ev, stored[k]))) {
+      this.queue.drop(entry);                  // already stored: not sent twice
+      return "sent";
+    }
+    entry.moved = (entry.moved || 0) + 1;
+    if (entry.moved > 8) {
+      entry.state = "refused";
+      entry.problem = "the duel keeps moving on before this entry: send it again when the table is quiet";
+    } else {
+      const shift = count - entry.at;          // after the other device's entries, in order
+      for (const e of this.queue.entries) if (e.state === "waiting") e.at += shift;
+    }
+    this.queue.save();
+    return "moved";
+  }
+
+  connected(on) {
+    if (this.online === on) return;
+    this.online = on;
+    this.status();
+  }
+
+  status() {
+    const waiting = this.queue.waiting.length;
+    const refused = this.queue.entries.length - waiting;
+    const conn = $("#conn");
+    conn.textContent = this.online ? "online" : "OFFLINE";
+    conn.classList.toggle("offline", !this.online);
+    document.body.dataset.online = String(this.online);
+    document.body.dataset.events = String(this.duel.length);
+    document.body.dataset.queued = String(this.queue.entries.length);
+    $("#queue-state").textContent = (waiting ? `${waiting} entr${waiting === 1 ? "y" : "ies"} waiting to be sent` : "all sent")
+      + (refused ? ` · ${refused} not stored: see below` : "");
+    $("#status").textContent = `${this.duel.length} events · ${this.info.warnings ? "warnings on" : "warnings off"}`;
+  }
+
+  // -- the board -----------------------------------------------------------------------------------
+
+  changed() {
+    if (!this.viewer.shown && this.duel.length) this.viewer.build();
+    if (this.board) this.viewer.render(this.board, true);
+    this.collectFlags();
+    $("#setup").hidden = this.duel.length > 0 || this.queue.entries.length > 0;
+    this.drawBar();
+    this.drawChain();
+    this.drawLP();
+    this.drawEntries();
+    this.status();
+    this.moves().catch(() => {});
+    if (this.selected && this.board) this.openSheet(this.selected, false);
+  }
+
+  collectFlags() {
+    for (const frame of this.duel.frames) {
+      if (frame.flags && frame.flags.length && !this.flags.has(frame.i)) this.flags.set(frame.i, frame.flags.map((f) => f.rule || f));
+    }
+  }
+
+  tapped(event) {
+    const card = event.target.closest(".card");
+    if (card && this.viewer.cardOf.has(card)) {
+      event.preventDefault();
+      this.openSheet(this.viewer.cardOf.get(card).id, true);
+      return;
+    }
+    if (event.target.closest(".zone:not(.pile)") || event.target.closest(".deck")) {
+      this.moves().catch(() => {});
+      $("#bar").scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  // -- actions from the rules -------------------------------------------------------------------------
+
+  async actions(card) {
+    const query = new URLSearchParams();
+    if (card) query.set("card", card);
+    const named = this.namedText();
+    if (named) query.set("shows", named);
+    const key = `${card}|${named}|${this.duel.length}`;
+    if (this.actionsOf.has(key)) return this.actionsOf.get(key);
+    const response = await fetch(`/duels/${ID}/actions?${query}`, { headers: HEADERS, cache: "no-store" });
+    const answer = visible(await response.json());
+    if (!response.ok) throw new Error(answer.error || `the service answered ${response.status}`);
+    this.info.warnings = !!answer.warnings;
+    this.info.mode = answer.mode || this.info.mode;
+    if (this.actionsOf.size > 200) this.actionsOf.clear();
+    this.actionsOf.set(key, answer.actions);
+    return answer.actions;
+  }
+
+  // The rules' moves for the turn; those of an older position (or other names) are taken off
+  // at once, so a tap never enters a move that no longer fits.
+  async moves() {
+    const box = $("#moves");
+    box.replaceChildren();
+    delete box.dataset.at;
+    if (!this.duel.length || this.queue.waiting.length) return;
+    const at = this.duel.length, named = this.namedText();
+    let found;
+    try { found = await this.actions(null); } catch (error) { this.connected(false); return; }
+    if (at !== this.duel.length || named !== this.namedText()) return;
+    box.replaceChildren(...found.filter((a) => !BAR_KINDS.has(a.event.kind)).map((a) => this.actionRow(a, "move")));
+    box.dataset.at = String(at);
+    box.dataset.shows = named;
+    this.status();
+  }
+
+  namedText() { return Object.entries(this.shows).map(([id, code]) => `${id}:${code}`).join(","); }
+
+  actionRow(action, role) {
+    const row = el("div", "action");
+    row.dataset.label = action.label;
+    const main = button(action.label, () => this.enter([action.event], action.label), "big");
+    main.dataset.action = action.label;
+    main.dataset.kind = action.event.kind;
+    if (role === "move") main.dataset.move = action.event.kind;
+    row.append(main);
+    for (const [field, values] of Object.entries(action.choices || {})) {
+      for (const value of values) {
+        if (JSON.stringify(value) === JSON.stringify(action.event[field])) { main.textContent = `${action.label} · ${this.choiceText(action.event, field, value)}`; continue; }
+        const chip = button(this.choiceText(action.event, field, value), () => this.enter([{ ...action.event, [field]: value }],
+          `${action.label} (${field} ${value})`), "chip");
+        chip.dataset.choice = `${field}=${typeof value === "string" ? value : JSON.stringify(value)}`;
+        row.append(chip);
+      }
+    }
+    if (this.info.warnings && action.verdict && action.verdict !== "legal") {
+      const mark = el("span", `verdict ${action.verdict}`, `${action.verdict}${action.rules ? " " + action.rules.join(" ") : ""}`);
+      row.append(mark);
+    }
+    return row;
+  }
+
+  choiceText(event, field, value) {
+    if (field === "zone") {
+      const spell = event.kind === "spell_trap_set" || event.kind === "activated";
+      return `${spell ? "S" : "M"}${value}`;
+    }
+    if (typeof value === "string") return this.cardName(value);
+    return String(value);
+  }
+
+  // -- the card's sheet -----------------------------------------------------------------------------
+
+  async openSheet(id, fresh) {
+    this.selected = id;
+    this.recentCard = id;
+    const sheet = $("#sheet");
+    sheet.hidden = false;
+    sheet.dataset.card = id;
+    $("#sheet-title").textContent = this.cardName(id);
+    const card = this.cardOnBoard(id);
+    const unnamed = !card || !card.code;
+    $("#namer").hidden = !unnamed && !this.shows[id];
+    if (fresh) { $("#name-input").value = ""; $("#suggestions").replaceChildren(); }
+    this.drawNamed();
+    const box = $("#sheet-actions");
+    box.replaceChildren();
+    delete box.dataset.at;
+    const at = this.duel.length, named = this.namedText();
+    let found;
+    try {
+      found = this.queue.waiting.length ? null : await this.actions(id);
+    } catch (error) {
+      found = null;
+    }
+    if (this.selected !== id || at !== this.duel.length || named !== this.namedText()) return;
+    const rows = found ? found.map((a) => this.actionRow(a, "card")) : this.offlineActions(card);
+    box.replaceChildren(...rows);
+    box.dataset.at = String(at);
+    box.dataset.shows = named;
+    if (fresh && unnamed && window.matchMedia("(pointer: fine)").matches) $("#name-input").focus();
+  }
+
+  // What a card may do when the rules cannot be asked (offline, or entries still waiting): moves
+  // any card can make. The sheet says why.
+  offlineActions(card) {
+    if (!card) return [el("p", "hint", "This card is not on the board now.")];
+    const rows = [el("p", "hint", "The rules' list comes back with the network; these moves are always possible.")];
+    for (const [zone, label] of [["gy", "Send to the GY"], ["banished", "Banish"], ["hand", "Return to the hand"], ["deck", "Return to the Deck"]]) {
+      const owner = zone === "hand" ? card.controller : card.owner;
+      rows.push(this.actionRow({ label, event: { kind: "card_moved", card: card.id, to: [owner, zone], reason: zone === "banished" ? "banished" : "returned" } }, "card"));
+    }
+    return rows;
+  }
+
+  cardOnBoard(id) {
+    const board = this.board;
+    if (!board) return null;
+    for (const side of board.players) {
+      for (const c of [...side.hand, ...side.mzone, ...side.szone, side.fzone, ...side.gy, ...side.banished, ...side.extra]) {
+        if (c && c.id === id) return c;
+      }
+    }
+    return board.emz.find((c) => c && c.id === id) || null;
+  }
+
+  closeSheet() {
+    this.selected = null;
+    $("#sheet").hidden = true;
+  }
+
+  drawNamed() {
+    const names = Object.entries(this.shows).map(([id, code]) => `${id} is ${this.nameOf(code)}`);
+    $("#named").textContent = names.length ? `Named for the next entry: ${names.join(", ")}` : "";
+  }
+
+  // -- names ----------------------------------------------------------------------------------------
+
+  async loadNames() {
+    const kept = (() => { try { return JSON.parse(localStorage.getItem("ygoreplay.cards") || "null"); } catch (e) { return null; } })();
+    let rows = kept ? kept.cards : [];
+    try {
+      const response = await fetch("/cards.json", { headers: kept && kept.etag ? { "If-None-Match": kept.etag } : {} });
+      if (response.status === 200) {
+        const data = await response.json();
+        rows = data.cards;
+        try { localStorage.setItem("ygoreplay.cards", JSON.stringify({ etag: response.headers.get("ETag"), cards: rows })); } catch (e) { /* full: kept in memory */ }
+      }
+    } catch (error) { /* offline: what was kept */ }
+    let own = [];
+    try {
+      const response = await fetch(`/duels/${ID}/cards`, { headers: HEADERS });
+      if (response.ok) own = (await response.json()).map((f) => [f.code, f.name, f.type, f.level, f.atk, f.defense]);
+    } catch (error) { /* offline */ }
+    const seen = new Set(own.map((r) => r[0]));
+    this.names = visible([...own.map((r) => [...r, true]), ...rows.filter((r) => !seen.has(r[0]))]);
+    this.nameIndex = new Map(this.names.map((r) => [r[0], r[1]]));
+  }
+
+  nameOf(code) { return (this.nameIndex && this.nameIndex.get(code)) || String(code); }
+
+  suggest() {
+    const query = $("#name-input").value.trim().toLocaleLowerCase();
+    const box = $("#suggestions");
+    if (!query) { box.replaceChildren(); return; }
+    const starts = [], within = [];
+    for (const row of this.names) {
+      const name = row[1].toLocaleLowerCase();
+      const at = name.indexOf(query);
+      if (at < 0 && String(row[0]) !== query) continue;
+      (at === 0 || row[6] ? starts : within).push(row);
+      if (starts.length >= 8) break;
+    }
+    box.replaceChildren(...[...starts, ...within].slice(0, 8).map((row) => {
+      const b = button(row[1], () => this.named(row[0]), "suggestion");
+      b.setAttribute("role", "option");
+      b.dataset.code = String(row[0]);
+      if (row[6]) b.classList.add("own");
+      return b;
+    }));
+  }
+
+  named(code) {
+    if (!this.selected) return;
+    this.shows[this.selected] = code;
+    $("#name-input").value = "";
+    $("#suggestions").replaceChildren();
+    this.drawNamed();
+    this.openSheet(this.selected, false);
+    this.moves().catch(() => {});
+  }
+
+  // -- the bar: phases, steps, turns ----------------------------------------------------------------
+
+  drawBar() {
+    const box = $("#phases");
+    if (box.childElementCount) return;
+    for (const [phase, label, key, words] of PHASES) {
+      const b = button(label, () => this.enter([{ kind: "phase_entered", phase }], words));
+      b.dataset.move = `phase-${phase}`;
+      b.title = `${words} (${key})`;
+      b.setAttribute("aria-label", words);
+      box.append(b);
+    }
+    for (const [step, label] of STEPS) {
+      const b = button(label, () => this.enter([{ kind: "step_entered", step }], label));
+      b.dataset.move = `step-${step}`;
+      box.append(b);
+    }
+    const draw = button("Draw 1", () => this.drawCard());
+    draw.dataset.move = "draw-card";
+    draw.title = "The turn player draws a card (c)";
+    const next = button("Next turn", () => this.nextTurn());
+    next.dataset.move = "next-turn";
+    next.title = "Next turn (n)";
+    box.append(draw, next);
+  }
+
+  drawCard() {
+    this.enter([{ kind: "cards_drawn", player: this.turn.player, count: 1 }], "Draw");
+  }
+
+  nextTurn() {
+    const { turn, player } = this.turn;
+    const first = this.board ? this.board.turn === 0 && !this.queue.waiting.some((e) => e.events.some((ev) => ev.kind === "turn_started")) : false;
+    this.enter([{ kind: "turn_started", player: turn === 0 || first ? player : 1 - player, turn: turn + 1 }], "Next turn");
+  }
+
+  drawChain() {
+    const board = this.board;
+    const links = board ? board.chain.length : 0;
+    $("#chain-state").textContent = links ? `Chain: ${links} link${links > 1 ? "s" : ""} · activate a card to add one` : "No chain · activate a card to start one";
+  }
+
+  chainMove(move) {
+    const board = this.board;
+    const links = board ? board.chain.length : 0;
+    if (move === "pass") this.enter([{ kind: "priority_passed", player: this.turn.player }], "Pass");
+    if (move === "resolve") this.enter([{ kind: "chain_link_resolved", link: Math.max(1, links) }], "Resolve");
+    if (move === "chain-over") this.enter([{ kind: "chain_ended" }], "Chain over");
+  }
+
+  // -- the LP keypad --------------------------------------------------------------------------------
+
+  buildLP() {
+    const keys = $("#lp-keys");
+    for (const key of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "00", "0", "000"]) {
+      const b = button(key, () => { this.amount = (this.amount + key).replace(/^0+/, "").slice(0, 6); this.drawLP(); });
+      b.dataset.key = key;
+      keys.append(b);
+    }
+    const clear = button("C", () => { this.amount = ""; this.drawLP(); });
+    clear.dataset.key = "C";
+    keys.append(clear);
+    const ops = $("#lp-ops");
+    for (const [op, label] of [["effect_damage", "Damage"], ["battle_damage", "Battle"], ["cost", "Pay"], ["gain", "Gain"], ["halve", "Halve"]]) {
+      const b = button(label, () => this.lifePoints(op), "big");
+      b.dataset.op = op;
+      ops.append(b);
+    }
+    $("#lp-cause").addEventListener("click", () => { this.causeOn = !this.causeOn; this.drawLP(); });
+  }
+
+  drawLP() {
+    const who = $("#lp-who");
+    const board = this.board;
+    who.replaceChildren(...[0, 1].map((p) => {
+      const b = button(`${this.name(p)} ${board ? board.players[p].lp : ""}`, () => { this.lpPlayer = p; this.drawLP(); }, "chip");
+      b.dataset.player = String(p);
+      b.setAttribute("aria-pressed", String(this.lpPlayer === p));
+      return b;
+    }));
+    $("#lp-amount").textContent = this.amount || "0";
+    const cause = this.lastCard;
+    const chip = $("#lp-cause");
+    chip.textContent = cause && this.causeOn ? `cause: ${this.cardName(cause)}` : "cause: none";
+    chip.setAttribute("aria-pressed", String(!!(cause && this.causeOn)));
+  }
+
+  lifePoints(op) {
+    const p = this.lpPlayer;
+    const board = this.board;
+    let lp = board ? board.players[p].lp : 8000;
+    for (const entry of this.queue.waiting) for (const ev of entry.events) if (ev.kind === "life_points_changed" && ev.player === p && ev.lp != null) lp = ev.lp;
+    const n = Number(this.amount || "0");
+    let event;
+    if (op === "halve") event = { kind: "life_points_changed", player: p, amount: Math.ceil(lp / 2), reason: "set", lp: Math.ceil(lp / 2) };
+    else if (!n) return;
+    else if (op === "gain") event = { kind: "life_points_changed", player: p, amount: n, reason: "gain", lp: lp + n };
+    else event = { kind: "life_points_changed", player: p, amount: n, reason: op, lp: Math.max(0, lp - n) };
+    const cause = this.lastCard;
+    if (cause && this.causeOn && op !== "battle_damage") event.cause = cause;
+    this.amount = "";
+    this.enter([event], `LP ${op}`);
+  }
+
+  // -- coin, dice, tokens, anything else ------------------------------------------------------------
+
+  buildChance() {
+    const box = $("#chance");
+    const coin = (heads) => button(heads ? "Heads" : "Tails", () => this.enter([{ kind: "coin_tossed", results: [heads], ...this.causeField() }], "Coin"));
+    box.append(coin(true), coin(false));
+    for (let n = 1; n <= 6; n++) {
+      const b = button(`\u2680\u2681\u2682\u2683\u2684\u2685`[n - 1] + n, () => this.enter([{ kind: "die_rolled", results: [n], ...this.causeField() }], "Die"));
+      b.setAttribute("aria-label", `die: ${n}`);
+      box.append(b);
+    }
+  }
+
+  causeField() {
+    const cause = this.lastCard;
+    return cause && this.causeOn ? { cause } : {};
+  }
+
+  async loadSchemas() {
+    try {
+      const response = await fetch("/schemas/event.json");
+      this.schema = await response.json();
+      localStorage.setItem("ygoreplay.schema", JSON.stringify(this.schema));
+    } catch (error) {
+      try { this.schema = JSON.parse(localStorage.getItem("ygoreplay.schema") || "null"); } catch (e) { this.schema = null; }
+    }
+    if (!this.schema) return;
+    const select = $("#else-kind");
+    select.replaceChildren(...this.schema.properties.kind.enum.map((kind) => {
+      const option = el("option", "", kind);
+      option.value = kind;
+      return option;
+    }));
+    select.addEventListener("change", () => this.buildForm(select.value));
+  }
+
+  openElse(kind) {
+    const form = $("#else");
+    form.hidden = false;
+    if (kind) $("#else-kind").value = kind;
+    this.buildForm($("#else-kind").value);
+    form.scrollIntoView({ block: "nearest" });
+  }
+
+  // A form for one kind of event, from its JSON Schema: an enum is a choice, a number a number,
+  // a yes/no a box; anything else (lists, objects) is typed as JSON. Card fields start with the
+  // card last tapped, player fields with the turn player.
+  buildForm(kind) {
+    const body = this.schema && this.schema.$defs[kind];
+    const box = $("#else-fields");
+    box.replaceChildren();
+    if (!body) return;
+    const required = new Set(body.required || []);
+    for (const [field, spec] of Object.entries(body.properties || {})) {
+      if (field === "kind" || field === "v" || field === "entered_by") continue;
+      const label = el("label", "field", field + (required.has(field) ? " *" : ""));
+      let input;
+      const choices = spec.enum || (spec.anyOf || []).flatMap((s) => s.enum || []);
+      const types = [].concat(spec.type || (spec.anyOf || []).map((s) => s.type)).filter(Boolean);
+      if (choices.length) {
+        input = el("select");
+        if (!required.has(field)) input.append(el("option", "", ""));
+        for (const choice of choices) { const o = el("option", "", String(choice)); o.value = JSON.stringify(choice); input.append(o); }
+        input.dataset.json = "true";
+      } else if (types.includes("integer") || types.includes("number")) {
+        input = el("input");
+        input.type = "number";
+        input.dataset.number = "true";
+      } else if (types.length === 1 && types[0] === "boolean") {
+        input = el("input");
+        input.type = "checkbox";
+        input.dataset.bool = "true";
+      } else {
+        input = el("input");
+        input.dataset.json = types.includes("string") && !types.includes("array") && !types.includes("object") ? "" : "true";
+        if (input.dataset.json) input.placeholder = "JSON";
+      }
+      input.name = field;
+      if (field === "player") input.value = String(this.turn.player);
+      if (["card", "cause", "attacker"].includes(field) && this.recentCard) input.value = this.recentCard;
+      label.append(input);
+      box.append(label);
+    }
+  }
+
+  submitElse(event) {
+    event.preventDefault();
+    const kind = $("#else-kind").value;
+    const out = { kind };
+    const problems = [];
+    for (const input of $("#else-fields").querySelectorAll("input, select")) {
+      const name = input.name;
+      if (input.dataset.bool) { if (input.checked) out[name] = true; continue; }
+      const text = input.value.trim();
+      if (text === "") continue;
+      if (input.dataset.number) out[name] = Number(text);
+      else if (input.dataset.json) {
+        try { out[name] = JSON.parse(text); } catch (error) { problems.push(`${name}: not JSON`); }
+      } else out[name] = text;
+    }
+    if (problems.length) { this.error(problems.join("; ")); return; }
+    $("#else").hidden = true;
+    this.enter([out], kind);
+  }
+
+  // -- entries, undo --------------------------------------------------------------------------------
+
+  struck() {
+    const out = new Set();
+    for (const frame of this.duel.frames) {
+      if (frame.kind === "entry_corrected" || frame.kind === "rolled_back") for (let i = frame.to; i < frame.i; i++) out.add(i);
+    }
+    return out;
+  }
+
+  undo() {
+    const waiting = this.queue.waiting;
+    if (waiting.length) {                          // not sent yet: taken back out of the queue
+      this.queue.drop(waiting[waiting.length - 1]);
+      this.drawEntries();
+      this.status();
+      return;
+    }
+    const struck = this.struck();
+    let at = this.duel.length - 1;
+    while (at >= 0 && (struck.has(at) || ["entry_corrected", "rolled_back", "entry_confirmed", "entry_disputed", "judge_note"].includes(this.duel.frames[at].kind))) at--;
+    if (at < 0) return;
+    this.enter([{ kind: "entry_corrected", to: at, reason: "mis-entry: undone on the recorder's page" }], "Undo");
+  }
+
+  drawEntries() {
+    const list = $("#entries");
+    const struck = this.struck();
+    const lines = [];
+    for (const frame of this.duel.frames.slice(-12)) {
+      const li = el("li", "entry");
+      li.dataset.i = String(frame.i);
+      li.append(el("span", "n", `#${frame.i}`), document.createTextNode(" " + frame.line));
+      if (struck.has(frame.i)) li.classList.add("struck");
+      const flags = this.flags.get(frame.i);
+      if (flags) { li.classList.add("flagged"); li.append(el("span", "flag", ` flagged ${flags.join(" ")}`)); }
+      lines.push(li);
+    }
+    for (const entry of this.queue.entries) {
+      const li = el("li", `entry queued ${entry.state}`);
+      li.dataset.queue = String(entry.n);
+      li.append(el("span", "n", `q${entry.n}`), document.createTextNode(` ${entry.label} (${entry.events.map((e) => e.kind).join(", ")})`));
+      if (entry.state === "refused") {
+        li.append(el("span", "problem", ` not stored: ${entry.problem}`),
+          button("Send again", () => { entry.state = "waiting"; entry.at = this.position; entry.moved = 0; this.queue.save(); this.flush(); }, "chip"),
+          button("Discard", () => { this.queue.drop(entry); this.drawEntries(); this.status(); }, "chip"));
+      }
+      lines.push(li);
+    }
+    list.replaceChildren(...lines.reverse());
+  }
+
+  error(text) {
+    const box = $("#error");
+    box.textContent = text;
+    box.hidden = !text;
+  }
+
+  // -- wiring ---------------------------------------------------------------------------------------
+
+  start() {
+    $("#title").textContent = this.duel.info.title || "Recording";
+    document.title = `Recording ${this.duel.info.title || "a duel"} \u00b7 ygoreplay`;
+    $("#board").addEventListener("click", (event) => this.tapped(event));
+    $("#sheet-close").addEventListener("click", () => this.closeSheet());
+    $("#name-input").addEventListener("input", () => this.suggest());
+    $("#chainbox").addEventListener("click", (event) => {
+      const b = event.target.closest("button[data-move]");
+      if (b) this.chainMove(b.dataset.move);
+    });
+    $("#undo").addEventListener("click", () => this.undo());
+    $("#else-button").addEventListener("click", () => this.openElse());
+    $("#token-button").addEventListener("click", () => this.openElse("token_created"));
+    $("#else").addEventListener("submit", (event) => this.submitElse(event));
+    $("#setup").addEventListener("submit", (event) => this.startDuel(event));
+    $("#help-button").addEventListener("click", () => {
+      const help = $("#help");
+      help.hidden = !help.hidden;
+      $("#help-button").setAttribute("aria-expanded", String(!help.hidden));
+    });
+    document.addEventListener("keydown", (event) => this.key(event));
+    window.addEventListener("online", () => { this.connected(true); this.flush(); });
+    window.addEventListener("offline", () => this.connected(false));
+    setInterval(() => { if (this.queue.waiting.length) this.flush(); }, 3000);
+    this.buildLP();
+    this.buildChance();
+    this.changed();
+    this.follow();
+    this.loadNames();
+    this.loadSchemas();
+    this.flush();
+  }
+
+  startDuel(event) {
+    event.preventDefault();
+    const names = [$("#name0").value.trim(), $("#name1").value.trim()];
+    const first = Number(document.querySelector("input[name=first]:checked").value);
+    const deck = Number($("#deck-size").value), extra = Number($("#extra-size").value), hand = Number($("#hand-size").value);
+    const started = { kind: "duel_started", first_player: first, chosen_by: first, players: names };
+    if (this.info.mode === "witnessed") started.witnessed = true;
+    const events = [started];
+    for (const p of [0, 1]) {
+      const registered = { kind: "deck_registered", player: p, main: Array(deck).fill(0) };
+      if (extra) registered.extra = Array(extra).fill(0);
+      events.push(registered);
+    }
+    if (hand) for (const p of [0, 1]) events.push({ kind: "cards_drawn", player: p, count: hand });
+    $("#setup").hidden = true;
+    this.enter(events, "Start");
+  }
+
+  key(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target.matches && event.target.matches("input, select, textarea")) {
+      if (event.key === "Escape") event.target.blur();
+      return;
+    }
+    const phase = PHASES.find((p) => p[2] === event.key);
+    const keys = {
+      n: () => this.nextTurn(), c: () => this.drawCard(), p: () => this.chainMove("pass"), r: () => this.chainMove("resolve"),
+      u: () => this.undo(), l: () => $("#lp-keys button").focus(), Escape: () => this.closeSheet(),
+      "/": () => { if (this.selected) $("#name-input").focus(); }, "?": () => $("#help-button").click(),
+    };
+    const action = phase ? () => this.enter([{ kind: "phase_entered", phase: phase[0] }], phase[3]) : keys[event.key];
+    if (!action) return;
+    event.preventDefault();
+    action();
+  }
+
+  follow() {
+    const query = new URLSearchParams({ from: String(this.duel.length), format: "frames" });
+    if (TOKEN) query.set("token", TOKEN);
+    const stream = new EventSource(`/duels/${ID}/follow?${query}`);
+    let batch = [];
+    const flush = () => { const frames = batch; batch = []; this.duel.add(frames); };
+    stream.addEventListener("open", () => { this.connected(true); this.flush(); });
+    stream.addEventListener("error", () => { if (!navigator.onLine) this.connected(false); });
+    stream.addEventListener("event", (message) => {
+      if (!batch.length) requestAnimationFrame(flush);
+      batch.push(JSON.parse(message.data));
+    });
+    stream.addEventListener("end", () => { flush(); stream.close(); });
+    this.duel.onGap = async (from) => {
+      const response = await fetch(`/duels/${ID}/frames?from=${from}`, { headers: HEADERS, cache: "no-store" });
+      if (response.ok) this.duel.add((await response.json()).frames || []);
+    };
+  }
+}
+
+async function main() {
+  let data;
+  try {
+    const response = await fetch(`/duels/${ID}/frames`, { headers: HEADERS, cache: "no-store" });
+    data = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(data.error || `the service answered ${response.status}`);
+  } catch (error) {
+    const box = $("#error");
+    box.textContent = `This duel cannot be recorded here: ${visible(error.message)}`;
+    box.hidden = false;
+    return;
+  }
+  const recorder = new Recorder(data);
+  recorder.start();
+  window.ygoreplay = { recorder, duel: recorder.duel };
+  try { await recorder.actions(null); } catch (error) { /* shown when the rules answer */ }
+  $("#setup").hidden = recorder.duel.length > 0 || recorder.queue.entries.length > 0;
+  recorder.status();
+  document.body.dataset.ready = "true";
+}
+
+main();
