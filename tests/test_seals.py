@@ -355,16 +355,35 @@ def test_the_service_holds_the_seals_and_gives_no_view_a_hidden_card(tmp_path):
     sealed, kept = two_devices(events)
     store = Store(str(tmp_path / "service.sqlite"), concurrent=True)
     with TestClient(create_app(store, digest(SERVICE_ADMIN))) as client:
-        duel = client.post("/duels", json={"title": "sealed", "visibility": "public"},
+        duel = client.post("/duels", json={"title": "sealed", "visibility": "public", "mode": "witnessed"},
                            headers={"Authorization": f"Bearer {SERVICE_ADMIN}"}).json()
+        sealed = [dataclasses.replace(sealed[0], witnessed=True), *sealed[1:]]   # players write: at a table
         tokens, d = duel["tokens"], duel["id"]
 
         def get(path: str, role: str):
             return client.get(f"/duels/{d}/{path}", headers={"Authorization": f"Bearer {tokens[role]}"})
 
-        posted = client.post(f"/duels/{d}/events", json=[e.to_dict() for e in sealed],
-                             headers={"Authorization": f"Bearer {tokens['recorder']}"})
-        assert posted.status_code == 200, posted.text
+        def post(role: str, batch: list) -> object:
+            return client.post(f"/duels/{d}/events", json=[e.to_dict() for e in batch],
+                               headers={"Authorization": f"Bearer {tokens[role]}"})
+
+        def writer(event) -> str:                      # each device writes its own seals
+            return f"p{event.player}" if isinstance(event, CardsSealed) else "recorder"
+
+        first_seal = next(i for i, e in enumerate(sealed) if isinstance(e, CardsSealed))
+        other = f"p{1 - sealed[first_seal].player}"
+        assert post(writer(sealed[0]), sealed[:first_seal]).status_code == 200
+        for role in ("recorder", other):               # nobody seals another's cards
+            refused = post(role, [sealed[first_seal]])
+            assert refused.status_code == 403, (role, refused.text)
+        at = first_seal
+        while at < len(sealed):
+            end = at
+            while end < len(sealed) and writer(sealed[end]) == writer(sealed[at]):
+                end += 1
+            posted = post(writer(sealed[at]), sealed[at:end])
+            assert posted.status_code == 200, posted.text
+            at = end
         judge = get("verify", "judge").json()
         assert judge["ok"] and judge["seals"]["sealed"] == judge["seals"]["opened"] == len(kept)
         secrets_ = {nonce for _, nonce in kept.values()} | {

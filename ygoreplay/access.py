@@ -94,7 +94,12 @@ WRITERS: dict[str, tuple[str, ...]] = {
     # Who said so (a witnessed duel): the other side confirms or disputes an entry; whoever
     # entered a mis-entry corrects it, no judge needed (LOG-12).
     "entry_confirmed": ("p0", "p1"), "entry_disputed": ("p0", "p1"),
-    "entry_corrected": ("recorder", "judge", "p0", "p1")}
+    "entry_corrected": ("recorder", "judge", "p0", "p1"),
+    # Two devices (issue 22): a player's device seals its own hidden cards and opens them; the
+    # table's recorder may enter an opening the players read out (``OWN_SIDE``: for themselves only).
+    "cards_sealed": ("p0", "p1"), "cards_opened": ("recorder", "judge", "p0", "p1")}
+#: Kinds a player writes for their own side only: the event's ``player`` is the token's.
+OWN_SIDE = frozenset(("cards_sealed", "cards_opened"))
 
 
 def may_write(role: str, kind: str) -> bool:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from . import chain
-from .access import ENTERS_AS, WRITERS, Access, may_write
+from .access import ENTERS_AS, OWN_SIDE, WRITERS, Access, may_write
 from .cards import CardDB
 from .errors import Forbidden, InputError, VerificationError
 from .events import ENTERED_BY, DuelStarted, Event, from_dict
@@ -526,6 +526,9 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
         if own is not None and event.entered_by not in (None, own):
             raise Forbidden(f"event {index} ({event.kind}) says entered_by {event.entered_by!r}, but it is "
                             f"written with the {own}'s token: an entry is its writer's; nothing was written")
+        if own in ("p0", "p1") and event.kind in OWN_SIDE and event.player != int(own[1]):
+            raise Forbidden(f"event {index} ({event.kind}) is player {event.player}'s, but it is written with "
+                            f"{own}'s token: a player seals and opens their own cards; nothing was written")
         if witnessed and event.entered_by is None:      # the store's owner writes a judge's kind as the judge
             event = replace(event, entered_by=own or ("judge" if WRITERS.get(event.kind) == ("judge",) else stamp))
         out.append(event)
