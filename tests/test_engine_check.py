@@ -838,3 +838,23 @@ def test_battle_damage_changed_with_only_the_attackers_earlier_link_is_unexplain
     assert calc.cite is not None and calc.cite.unexplained
     assert report.violations == [] and [o.rule for o in report.overrides] == ["DMG-08"]
     assert any("the stream names no card" in n for n in result.notes)
+
+
+def test_the_import_summary_and_audit_count_unexplained_overrides(tmp_path):
+    """GEN-01: the damage above, imported through the command line: no violation, one override
+    counted as unexplained in the import summary, its JSON row and the audit of the file written."""
+    from click.testing import CliRunner
+    main1 = hand_link(HAND1[0], (1, LOCATION_HAND, 0, 0xA))
+    (tmp_path / "d.yrpX").write_bytes(duel(opening() + their_direct_attack(main1=main1)))
+    runner = CliRunner()
+    done = runner.invoke(cli, ["import", str(tmp_path), "-o", str(tmp_path / "out")])
+    assert done.exit_code == 0, done.output
+    assert "no violation  overrides 1 (1 unexplained)" in done.output
+    assert "overrides (rules a cited card set aside): 1: explained 0, unexplained 1" in done.output
+    [row] = json.loads(runner.invoke(cli, ["import", str(tmp_path / "d.yrpX"), "-o", str(tmp_path / "d.ygr"),
+                                           "--json"]).stdout)
+    assert (row["overrides"], row["unexplained"], row["violations"]) == (1, 1, [])
+    audited = runner.invoke(cli, ["audit", str(tmp_path / "d.ygr")])
+    assert "0 violation(s), 1 override(s) (1 unexplained, for review)" in audited.output
+    checked = json.loads(runner.invoke(cli, ["check", str(tmp_path / "d.ygr"), "--json"]).stdout)
+    assert [o["unexplained"] for o in checked["overrides"]] == [True]
