@@ -479,15 +479,16 @@ def test_a_duel_started_at_4000_lp_records_the_duel_option():
 GOAT = 0x7F80D072C
 
 
-@pytest.mark.parametrize("flags, violations", [
+@pytest.mark.parametrize("flags, unexplained", [
     pytest.param(GOAT, [], id="goat"),
     pytest.param(MR5, ["SETUP-04"], id="mr5"),
 ])
-def test_goat_duel_flags_are_duel_options(flags: int, violations: list[str]):
+def test_goat_duel_flags_are_duel_options(flags: int, unexplained: list[str]):
     """CONF-01, SETUP-04: EDOPro's Goat duel flags keep older rulings in place of basic rules we
     check; the importer records them as duel options of duel_started (first_turn_draw,
     reposition_opponents_summons, zero_atk_destroyed, one_field_spell), and the rules honour
-    them: the first player's turn-1 draw is legal under them, SETUP-04 under Master Rule 5."""
+    them: the first player's turn-1 draw is legal under them. Under Master Rule 5 it breaks
+    SETUP-04, and as the engine drew it, the import cites it unexplained, for review."""
     d0 = DECKS[0][0][::-1]
     base = duel_stream()
     first_draw = packet(MSG_NEW_TURN, bytes([0])) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x1))
@@ -500,7 +501,8 @@ def test_goat_duel_flags_are_duel_options(flags: int, violations: list[str]):
     assert started.options == (expected if flags == GOAT else ())
     assert any(e.kind == "cards_drawn" and e.player == 0 and e.count == 1 and e.cause is None for e in result.events)
     report = audit(result.events, result.cards)
-    assert [v.rule for v in report.violations] == violations and report.overrides == []
+    assert report.violations == [] and [o.rule for o in report.overrides] == unexplained
+    assert all(o.cite.unexplained for o in report.overrides)
 
 
 #: Both Monster Zones, both Spell & Trap Zones, both hands: what the server refreshes after
@@ -825,12 +827,34 @@ def test_battle_damage_an_effect_prevented_cites_the_link_that_resolved_before(w
     assert [s.lp for s in report.state.sides] == [8000, 8000]
 
 
-def test_battle_damage_changed_with_only_the_attackers_earlier_link_cites_nothing():
+def test_battle_damage_changed_with_only_the_attackers_earlier_link_is_unexplained():
     """DMG-08: the only link this turn was the attacking player's (a hand card's effect in Main
-    Phase 1): an effect of theirs is no evidence for their opponent taking less damage, so
-    nothing is cited and the import says the stream names no card."""
+    Phase 1): an effect of theirs is no evidence for their opponent taking less damage, so the
+    stream cites no card (the import says so) and the attacker is a Normal Monster: the engine's
+    damage stands as an override marked unexplained, not a violation."""
     main1 = hand_link(HAND1[0], (1, LOCATION_HAND, 0, 0xA))
     result, agreement, report = imported(duel(opening() + their_direct_attack(main1=main1)))
     [calc] = [e for e in result.events if e.kind == "damage_calculated"]
-    assert calc.cite is None and [v.rule for v in report.violations] == ["DMG-08"]
+    assert calc.cite is not None and calc.cite.unexplained
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["DMG-08"]
     assert any("the stream names no card" in n for n in result.notes)
+
+
+def test_the_import_summary_and_audit_count_unexplained_overrides(tmp_path):
+    """GEN-01: the damage above, imported through the command line: no violation, one override
+    counted as unexplained in the import summary, its JSON row and the audit of the file written."""
+    from click.testing import CliRunner
+    main1 = hand_link(HAND1[0], (1, LOCATION_HAND, 0, 0xA))
+    (tmp_path / "d.yrpX").write_bytes(duel(opening() + their_direct_attack(main1=main1)))
+    runner = CliRunner()
+    done = runner.invoke(cli, ["import", str(tmp_path), "-o", str(tmp_path / "out")])
+    assert done.exit_code == 0, done.output
+    assert "no violation  overrides 1 (1 unexplained)" in done.output
+    assert "overrides (rules a cited card set aside): 1: explained 0, unexplained 1" in done.output
+    [row] = json.loads(runner.invoke(cli, ["import", str(tmp_path / "d.yrpX"), "-o", str(tmp_path / "d.ygr"),
+                                           "--json"]).stdout)
+    assert (row["overrides"], row["unexplained"], row["violations"]) == (1, 1, [])
+    audited = runner.invoke(cli, ["audit", str(tmp_path / "d.ygr")])
+    assert "0 violation(s), 1 override(s) (1 unexplained, for review)" in audited.output
+    checked = json.loads(runner.invoke(cli, ["check", str(tmp_path / "d.ygr"), "--json"]).stdout)
+    assert [o["unexplained"] for o in checked["overrides"]] == [True]

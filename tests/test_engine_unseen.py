@@ -619,15 +619,18 @@ def test_battle_damage_an_effect_monster_doubles_cites_it():
     assert report.state.sides[1].lp == 7400 and agreement.ok, agreement
 
 
-def test_battle_damage_a_normal_monster_doubles_is_a_violation():
+def test_battle_damage_a_normal_monster_doubles_is_unexplained_for_review():
     """DMG-08: a Normal Monster has no text to double its damage: with no card named, the
-    doubled damage stays uncited (a note says so) and the audit reports it."""
+    stream does not explain the doubled damage (a note says so); the engine dealt it, so it is
+    no violation but an override marked unexplained, for a judge to review."""
     stream = opening() + next_turn(1, D1[::-1][5]) + summoned(1, 3013, 0, 0) + monsters(1, z0=(3013, UP_ATK))
     stream += doubled_direct_attack(1, 3013, 0, kind(3013)[2], 2 * kind(3013)[2])
     result, agreement, report = imported(stream)
-    assert kinds(result, "damage_calculated")[0].cite is None
-    assert [v.rule for v in report.violations] == ["DMG-08"]
+    cite = kinds(result, "damage_calculated")[0].cite
+    assert cite is not None and cite.unexplained
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["DMG-08"]
     assert any("names no card" in n for n in result.notes)
+    assert any("unexplained, for review" in n for n in result.notes)
 
 
 # -- 6. Pendulum Summons (SPS-02, PEND-03) -------------------------------------------------------
@@ -707,7 +710,10 @@ def test_a_pendulum_summon_by_a_scale_an_effect_changed_cites_that_scale():
     assert report.violations == [] and [o.rule for o in report.overrides] == ["PEND-03"]
 
 
-def test_a_pendulum_summon_outside_the_scales_edopro_reports_is_a_violation():
-    """PEND-03: the right Scale reported as printed (8), the Level 8 summon cites nothing and is refused."""
+def test_a_pendulum_summon_outside_the_scales_edopro_reports_is_unexplained():
+    """PEND-03: the right Scale reported as printed (8), the stream names no card behind the
+    Level 8 summon and the monster is a Normal Monster (no text of its own): the engine made
+    it, so it is an override marked unexplained, never a violation."""
     summon_, report = big8_pendulum_summoned(8)
-    assert summon_.cite is None and [v.rule for v in report.violations] == ["PEND-03"]
+    assert summon_.cite is not None and summon_.cite.unexplained and summon_.cite.card == summon_.card
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["PEND-03"]

@@ -435,11 +435,15 @@ def test_a_second_skip_cites_the_effect_that_skipped_the_first_over_a_later_draw
     assert [v.rule for v in audit(result.events, result.cards).violations] == []
 
 
-def test_without_any_effect_a_skipped_draw_phase_is_not_cited():
+def test_without_any_effect_a_skipped_draw_phase_is_cited_unexplained():
+    """TURN-01: no effect in the stream explains the skip; the engine skipped it, so the phase
+    change is an override marked unexplained (no card), never a violation."""
     result = import_yrpx(replay(stream=skip_stream(b"", b"")))
-    assert not any(e.cite for e in result.events if e.kind == "phase_entered")
+    [cite] = [e.cite for e in result.events if e.kind == "phase_entered" and e.cite]
+    assert cite.unexplained and cite.card == ""
     assert any("skips its Draw Phase" in n and "no cite" in n for n in result.notes)
-    assert [v.rule for v in audit(result.events, result.cards).violations] == ["TURN-01"]
+    report = audit(result.events, result.cards)
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["TURN-01"]
 
 
 def test_a_deck_the_deck_check_refuses_is_a_duel_option_with_a_note_not_a_cite():

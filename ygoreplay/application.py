@@ -50,8 +50,10 @@ def violation_dict(v: Violation | RuleViolation) -> dict:
 
 
 def override_dict(o: Override) -> dict:
+    """An override; ``unexplained``: cited for review (``events.UNEXPLAINED``: the engine allowed
+    it and nothing known explains it)."""
     return {"index": o.index, "rule": o.rule, "message": o.message,
-            "cite": {"card": o.cite.card, "effect": o.cite.effect}}
+            "cite": {"card": o.cite.card, "effect": o.cite.effect}, "unexplained": o.cite.unexplained}
 
 
 def checked_dict(report: AuditReport) -> dict:
@@ -552,12 +554,15 @@ class Imported:
     skipped: bool = False                     # the same file is already in the store
     error: str | None = None
     engine: dict | None = None                # None when skipped or not imported
+    overrides: int = 0                        # rules set aside by a cite (GEN-01)
+    unexplained: int = 0                      # of them, cited for review (``Cite.unexplained``)
 
     def to_dict(self) -> dict:
         return {"file": self.file, "id": self.id, "events_read": self.events_read, "events_stored": self.events_stored,
                 "events": self.events_read, "lp": self.lp, "winner": self.winner,
                 "violations": [violation_dict(v) for v in self.violations], "skipped": self.skipped,
-                "error": self.error, "engine": self.engine}
+                "error": self.error, "engine": self.engine, "overrides": self.overrides,
+                "unexplained": self.unexplained}
 
 
 def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, records: Records | None = None,
@@ -595,6 +600,8 @@ def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, r
         return outcome
     outcome.lp, outcome.winner, outcome.violations = agreement.lp, agreement.winner, list(agreement.violations)
     outcome.engine = agreement.engine.to_dict()
+    overrides = agreement.state.overrides
+    outcome.overrides, outcome.unexplained = len(overrides), sum(o.cite.unexplained for o in overrides)
     return outcome
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import tempfile
 from contextlib import closing
@@ -22,7 +23,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from . import chain
+from .card_scripts import ScriptReading, read_scripts
 from .cards import Attribute, CardDBError, CardType, CdbReader, LinkMarker, Race, facts_from_cdb_row
+from .effect_facts import EFFECTS_COLUMNS, EFFECTS_TABLE
 from .errors import InputError
 from .files import data_dir, read_limited
 
@@ -64,10 +67,12 @@ class Installed:
     url: str
     fetched: str
     sha256: str
+    effects: int = 0               # effect facts read from card scripts (``add_scripts``)
+    scripts: str = ""              # the folder they were read from
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": str(self.path), "cards": self.cards, "source": self.source, "url": self.url,
-                "fetched": self.fetched, "sha256": self.sha256}
+                "fetched": self.fetched, "sha256": self.sha256, "effects": self.effects, "scripts": self.scripts}
 
 
 @dataclass(frozen=True)
@@ -279,6 +284,47 @@ def update(source: str = "ygoprodeck", path: Path | None = None) -> Installed:
     return _installed(target, meta)
 
 
+def add_scripts(folder: str | Path, path: Path | None = None) -> tuple[Installed, ScriptReading]:
+    """Read the card scripts under ``folder`` (``card_scripts``) and store their effect facts in
+    the installed database (table ``effects``, replacing those stored before), whole or not at
+    all: the database is copied, changed and renamed over the old one."""
+    target = path or installed_path()
+    if status(target) is None:
+        raise InputError(f"no card database is installed at {target}: run ygoreplay cards update first "
+                         "(with --scripts to add the effect facts at once)")
+    reading = read_scripts(folder)
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    os.close(fd)
+    try:
+        shutil.copyfile(target, temp)
+        with closing(sqlite3.connect(temp)) as conn, conn:
+            conn.execute(f"drop table if exists {EFFECTS_TABLE}")
+            conn.execute(f"create table {EFFECTS_TABLE} (id integer, seq integer, types text, code text, "
+                         "properties text, categories text, count_limit integer, count_code text, initial integer, "
+                         "primary key (id, seq))")
+            conn.executemany(f"insert into {EFFECTS_TABLE} values ({', '.join('?' * len(EFFECTS_COLUMNS))})",
+                             [fact.to_row(code, seq) for code, found in sorted(reading.effects.items())
+                              for seq, fact in enumerate(found)])
+            conn.executemany("insert or replace into ygoreplay values (?, ?)", [
+                ("scripts", str(Path(folder).expanduser().resolve())), ("scripts_read", str(reading.parsed)),
+                ("scripts_failed", str(len(reading.failed))), ("effects", str(reading.effect_count))])
+        with open(temp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(temp, target)
+        temp = None
+    except (OSError, sqlite3.Error) as exc:
+        raise InputError(f"{target}: cannot store the effect facts ({exc}); the installed database is unchanged") from None
+    finally:
+        if temp is not None:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+    installed = status(target)
+    assert installed is not None
+    return installed, reading
+
+
 def status(path: Path | None = None) -> Installed | None:
     """The installed database, or None when there is none."""
     target = path or installed_path()
@@ -294,9 +340,12 @@ def status(path: Path | None = None) -> Installed | None:
 
 
 def _installed(path: Path, meta: dict[str, str]) -> Installed:
-    return Installed(path, int(meta.get("cards", "0") or 0), meta.get("source", "?"), meta.get("url", "?"),
-                     meta.get("fetched", "?"), meta.get("sha256", "?"))
+    def number(key: str) -> int:
+        value = meta.get(key, "0") or "0"
+        return int(value) if value.isdigit() else 0
+    return Installed(path, number("cards"), meta.get("source", "?"), meta.get("url", "?"),
+                     meta.get("fetched", "?"), meta.get("sha256", "?"), number("effects"), meta.get("scripts", ""))
 
 
-__all__ = ["Installed", "MAX_DOWNLOAD", "Row", "SOURCES", "YGOPRODECK", "fetch", "installed_path", "rows_of",
+__all__ = ["Installed", "add_scripts", "MAX_DOWNLOAD", "Row", "SOURCES", "YGOPRODECK", "fetch", "installed_path", "rows_of",
            "status", "update", "write_cdb", "ygoprodeck_rows"]

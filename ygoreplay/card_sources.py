@@ -22,6 +22,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 from .card_install import installed_path
 from .cards import CardDB, CardDBError, CardFacts, CdbReader, facts_from_cdb_row
+from .effect_facts import EFFECTS_COLUMNS, EFFECTS_TABLE, EffectFact
 from .events import Event
 from .replay_file import referenced_codes
 
@@ -76,6 +77,8 @@ class CdbFile(_Lookup):
         self._known: dict[int, CardFacts | None] = {}
         self._codes: list[int] | None = None
         self._names: list[tuple[int, int, str, str]] | None = None
+        self._has_effects: bool | None = None
+        self._effects: dict[int, tuple[EffectFact, ...]] = {}
 
     def get(self, code: object, default: object = None) -> CardFacts | None:   # type: ignore[override]
         if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code < 1 << 63:
@@ -85,6 +88,23 @@ class CdbFile(_Lookup):
             self._known[code] = facts_from_cdb_row(self.path, rows[0]) if rows else None
         facts = self._known[code]
         return default if facts is None else facts               # type: ignore[return-value]
+
+    def effects(self, code: int) -> tuple[EffectFact, ...]:
+        """The effect facts ``ygoreplay cards update --scripts`` stored for ``code`` (or for the
+        card it is an alternate artwork of); () when this database holds none."""
+        if self._has_effects is None:
+            self._has_effects = bool(self._query("select 1 from sqlite_master where type = 'table' and name = ?",
+                                                 (EFFECTS_TABLE,)))
+        if not self._has_effects or not isinstance(code, int) or isinstance(code, bool):
+            return ()
+        if code not in self._effects:
+            sql = (f"select {', '.join(EFFECTS_COLUMNS[2:])} from {EFFECTS_TABLE} where id = ? order by seq")
+            rows = self._query(sql, (code,))
+            facts = self.get(code)
+            if not rows and facts is not None and facts.alias:
+                rows = self._query(sql, (facts.alias,))
+            self._effects[code] = tuple(EffectFact.from_row(row) for row in rows)
+        return self._effects[code]
 
     def __iter__(self) -> Iterator[int]:
         if self._codes is None:
@@ -131,13 +151,22 @@ class CardLookup(_Lookup):
                     seen.add(code)
                     yield code
 
+    def effects(self, code: int) -> tuple[EffectFact, ...]:
+        """The effect facts of ``code`` from the first source that has any."""
+        for layer in self.layers:
+            reader = getattr(layer, "effects", None)
+            found = reader(code) if reader is not None else ()
+            if found:
+                return found
+        return ()
+
     def subset(self, codes: Iterable[int]) -> CardDB:
-        """Just these passcodes, as a ``CardDB``; every one must be known."""
+        """Just these passcodes, as a ``CardDB`` (with their effect facts); every one must be known."""
         wanted = list(dict.fromkeys(codes))
         missing = [code for code in wanted if code not in self]
         if missing:
             raise KeyError(f"unknown passcode(s): {', '.join(map(str, missing))}")
-        return CardDB(self[code] for code in wanted)
+        return CardDB((self[code] for code in wanted), {code: found for code in wanted if (found := self.effects(code))})
 
     def merged(self, other: Mapping[int, CardFacts]) -> CardLookup:
         """These sources with ``other`` first (it wins where both know a passcode)."""

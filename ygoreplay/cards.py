@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from .effect_facts import EffectFact
 from .errors import InputError
 from .files import read_limited
 
@@ -506,9 +507,10 @@ _CDB_QUERY = ("select datas.id, alias, type, atk, def, level, race, attribute, t
 class CardDB(collections.abc.Mapping[int, CardFacts]):
     """Passcode -> CardFacts. Immutable, so one instance (e.g. ``classic()``) can be shared."""
 
-    __slots__ = ("_cards", "_names")
+    __slots__ = ("_cards", "_names", "_effects")
 
-    def __init__(self, facts: Iterable[CardFacts] = ()) -> None:
+    def __init__(self, facts: Iterable[CardFacts] = (),
+                 effects: Mapping[int, tuple[EffectFact, ...]] | None = None) -> None:
         cards: dict[int, CardFacts] = {}
         for card in facts:
             if not isinstance(card, CardFacts):
@@ -519,6 +521,20 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
             cards[card.code] = card
         self._cards = cards
         self._names: dict[str, CardFacts] | None = None
+        self._effects: dict[int, tuple[EffectFact, ...]] = dict(effects or {})
+
+    def effects(self, code: int) -> tuple[EffectFact, ...]:
+        """The effect facts its card script declares (``effect_facts``; an alternate artwork has
+        its original's); () when none were read."""
+        found = self._effects.get(code)
+        if found is None:
+            card = self._cards.get(code)
+            found = self._effects.get(card.alias, ()) if card is not None and card.alias else ()
+        return found
+
+    def with_effects(self, effects: Mapping[int, tuple[EffectFact, ...]]) -> CardDB:
+        """These cards with these effect facts added (a passcode given wins)."""
+        return CardDB(self._cards.values(), {**self._effects, **effects})
 
     def __getitem__(self, code: int) -> CardFacts:
         try:
@@ -561,7 +577,7 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
 
     def merged(self, other: CardDB) -> CardDB:
         """Both sets; ``other`` wins where both have a passcode (e.g. a player's newer cards.cdb)."""
-        return CardDB({**self._cards, **other._cards}.values())
+        return CardDB({**self._cards, **other._cards}.values(), {**self._effects, **other._effects})
 
     def subset(self, codes: Iterable[int]) -> CardDB:
         """Just these passcodes (e.g. the cards of one duel); every one must be known."""
@@ -569,7 +585,7 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
         missing = [code for code in wanted if code not in self._cards]
         if missing:
             raise KeyError(f"unknown passcode(s): {', '.join(map(str, missing))}")
-        return CardDB(self._cards[code] for code in wanted)
+        return CardDB((self._cards[code] for code in wanted), self._effects)
 
     @classmethod
     def classic(cls) -> CardDB:

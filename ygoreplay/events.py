@@ -156,12 +156,23 @@ class Openings(tuple):
     __slots__ = ()
 
 
+#: How a cite says that nothing explains it (``Cite.unexplained``): an importer of a duel a real
+#: engine played sets aside what the engine allowed, and where neither the record nor the card's
+#: effect facts name a card effect behind it, the effect text begins with this, for a judge to review.
+UNEXPLAINED = "unexplained: "
+
+
 @dataclass(frozen=True, slots=True)
 class Cite:
     """The card effect that permits an exception to a basic rule (GEN-01)."""
 
     card: str
     effect: str = ""
+
+    @property
+    def unexplained(self) -> bool:
+        """Cited for review: the engine allowed it and nothing known explains it (``UNEXPLAINED``)."""
+        return self.effect.startswith(UNEXPLAINED)
 
 
 @dataclass(frozen=True, slots=True)

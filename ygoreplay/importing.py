@@ -9,11 +9,11 @@ the command line, the service and the benchmarks show.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from .cards import CardDB
-from .events import Event
+from .events import Cite, Event
 from .rules import AuditReport, audit
 from .state import DuelState
 
@@ -48,6 +48,10 @@ class ImportResult:
     replay: Any                    # the decoded file, in its format's own terms
     sources: list[int]
     path: str | None = None
+    #: Plays the rules refuse that the engine allowed, cited by the importer (the engine is the
+    #: authority on a duel it played): (event index, rule IDs, the cite); ``Cite.unexplained``
+    #: marks those for review.
+    engine_allowed: list[tuple[int, tuple[str, ...], Cite]] = field(default_factory=list)
 
 
 #: A format's own check of an import: the one auditing fold, with its agreement with what the

@@ -18,15 +18,31 @@ def cards() -> None:
 
 
 @cards.command(name="update")
-@click.option("--source", default="ygoprodeck", show_default=True, metavar="SOURCE",
-              help="ygoprodeck (the YGOPRODeck card API), or the URL or path of YGOPRODeck card JSON or a cards.cdb.")
-def cards_update(source: str) -> None:
+@click.option("--source", default=None, metavar="SOURCE",
+              help="ygoprodeck (the YGOPRODeck card API, the default), or the URL or path of YGOPRODeck card JSON "
+                   "or a cards.cdb.")
+@click.option("--scripts", "scripts", default=None, metavar="DIR",
+              help="A folder of EDOPro/ProjectIgnis card scripts (cNNNN.lua): their effect facts are stored with the "
+                   "installed database (read, never run). Alone, it adds them to the database already installed.")
+def cards_update(source: str | None, scripts: str | None) -> None:
     """Fetch the facts of every card and install them beside the default store (the old
-    database stays until the new one is whole)."""
-    from ..card_install import update
-    installed = update(source)
-    echo(f"installed {installed.cards} cards from {installed.url} into {installed.path} "
-         f"(sha256 {installed.sha256[:16]}…)")
+    database stays until the new one is whole); with --scripts, the effect facts of the card
+    scripts too."""
+    from ..card_install import add_scripts, update
+    if source is not None or scripts is None:
+        installed = update(source or "ygoprodeck")
+        echo(f"installed {installed.cards} cards from {installed.url} into {installed.path} "
+             f"(sha256 {installed.sha256[:16]}…)")
+    if scripts is not None:
+        installed, reading = add_scripts(scripts)
+        echo(f"read {reading.parsed} of {reading.files} card scripts in {scripts}: {reading.effect_count} effects "
+             f"of {len(reading.effects)} cards stored in {installed.path}")
+        for name, why in reading.failed[:10]:
+            echo(f"  not read: {name}: {why}")
+        if len(reading.failed) > 10:
+            echo(f"  ({len(reading.failed) - 10} more not read)")
+        if reading.stopped:
+            echo(f"  {reading.stopped}")
 
 
 @cards.command(name="status")
@@ -48,7 +64,9 @@ def cards_status(as_json: bool) -> None:
         echo(f"local install: {path}")
     if installed:
         echo(f"installed: {installed.path}: {installed.cards} cards from {installed.url}, fetched "
-             f"{installed.fetched}, sha256 {installed.sha256}")
+             f"{installed.fetched}, sha256 {installed.sha256}"
+             + (f"; {installed.effects} effect facts from the card scripts in {installed.scripts}"
+                if installed.effects else ""))
     else:
         echo(f"installed: none (ygoreplay cards update installs one into {installed_path()})")
     echo(f"bundled: {len(CardDB.classic())} classic cards")

@@ -374,7 +374,9 @@ def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], witness_url: 
     if state:
         outcome = "not finished" if not state.ended else (
             "a draw" if state.winner is None else f"player {state.winner} won")
-        echo(f"{source.name}: {len(data['violations'])} violation(s), {len(data['overrides'])} override(s), "
+        unexplained = sum(o["unexplained"] for o in data["overrides"])
+        echo(f"{source.name}: {len(data['violations'])} violation(s), {len(data['overrides'])} override(s)"
+             + (f" ({unexplained} unexplained, for review)" if unexplained else "") + ", "
              f"{len(data['rollbacks'])} rollback(s){_flagged_count(data)}; LP {state.sides[0].lp} / {state.sides[1].lp}, {outcome}"
              + (f" ({state.end_reason})" if state.ended else ""))
     sys.exit(0 if result.ok else EXIT_ILLEGAL)

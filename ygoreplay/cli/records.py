@@ -213,6 +213,8 @@ def _import_summary(outcomes: list[dict]) -> None:
         echo(f"{printable(o['file']):<{width}}  {o['events_read']:>6} events{stored}  "
              f"LP {'ok' if o['lp'] else 'DIFFERS'}  winner {'ok' if o['winner'] else 'DIFFERS'}  "
              + (", ".join(f"{r} x{n}" for r, n in sorted(rules.items())) or "no violation")
+             + (f"  overrides {o['overrides']}" + (f" ({o['unexplained']} unexplained)" if o["unexplained"] else "")
+                if o.get("overrides") else "")
              + (f"  engine {_engine_figure(o['engine'])}" if o.get("engine") else "")
              + (f"  -> {o['id']}" if o["id"] else ""))
         first = (o.get("engine") or {}).get("first_divergence")
@@ -236,6 +238,10 @@ def _import_summary(outcomes: list[dict]) -> None:
         echo(f"board agrees with the engine everywhere: {sum(e['first_divergence'] is None for e in checked)}/"
              f"{len(checked)} files  zones agree {agreeing}/{zones} ({100 * agreeing / zones if zones else 100:.3f}%)")
     echo("violations by rule: " + (", ".join(f"{r} {n}" for r, n in by_rule.most_common()) or "none"))
+    overrides, unexplained = sum(o.get("overrides", 0) for o in done), sum(o.get("unexplained", 0) for o in done)
+    if overrides:
+        echo(f"overrides (rules a cited card set aside): {overrides}: explained {overrides - unexplained}, "
+             f"unexplained {unexplained} (the engine allowed it and nothing explains it: for review)")
 
 
 def _engine_figure(engine: dict) -> str:

@@ -55,6 +55,7 @@ from ..events import OVERLAY, CardMoved, DeckRegistered, DeckShuffled, DuelStart
 from ..importing import Expected, ImportResult
 from ..rules.base import has_open_game_state
 from ..rules.fold import AFTER_LOSS
+from .authority import effects_of, engine_authority
 from .battle import BattleHandling
 from .chains import Activation, ChainHandling, Link
 from .cites import Effect, ForcedBattle
@@ -82,6 +83,7 @@ def import_yrpx(path_or_bytes: str | os.PathLike[str] | bytes | bytearray | Yrpx
     try:
         _check_importable(replay)
         result = Importer(replay, names).run()
+        engine_authority(result, effects_of(names))
     except YrpxError as err:
         if path and not err.path:
             raise YrpxError(err.detail, err.offset, path, err.space) from None

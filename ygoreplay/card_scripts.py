@@ -1,0 +1,249 @@
+"""Read EDOPro/ProjectIgnis card scripts into effect facts (``effect_facts``), never running them.
+
+A scripts folder (an EDOPro install's ``script/``, a CardScripts checkout) holds one ``cNNNN.lua``
+per card, ``NNNN`` its passcode, in any subfolder. Each is parsed with ``luaparser`` (a real Lua
+parser: the script is data here, nothing in it is executed) and every ``Effect.CreateEffect``
+is followed through the ``SetType``/``SetCode``/``SetProperty``/``SetCategory``/``SetCountLimit``
+calls on its variable, and through ``Clone`` (``local e2=e1:Clone()`` starts from ``e1``'s facts).
+
+The reader is bounded: a file larger than ``MAX_SCRIPT_BYTES`` or nested deeper than
+``MAX_NESTING`` brackets/blocks is refused before parsing (the parser recurses), a folder of more
+than ``MAX_SCRIPTS`` files is refused, and reading stops at ``deadline`` seconds, saying so. A
+script that cannot be read is listed with why; the others are kept.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from .effect_facts import EffectFact
+from .errors import InputError
+
+MAX_SCRIPT_BYTES = 256 << 10          # the longest real script is some 40 KB
+MAX_NESTING = 48                       # brackets and blocks; real scripts stay under 15
+MAX_SCRIPTS = 100_000
+DEADLINE = 3600.0                      # seconds for a whole folder
+
+_SCRIPT_NAME = re.compile(r"^c(\d{1,10})\.lua$")
+_SETTERS = {"SetType": "types", "SetCode": "code", "SetProperty": "properties", "SetCategory": "categories",
+            "SetCountLimit": "count"}
+_PREFIXES = {"types": "EFFECT_TYPE_", "properties": "EFFECT_FLAG_", "categories": "CATEGORY_"}
+_OPEN = re.compile(r"\bfunction\b|\bdo\b|\bthen\b|\brepeat\b|[({\[]")
+_CLOSE = re.compile(r"\bend\b|\buntil\b|[)}\]]")
+_STRINGS = re.compile(r"--\[(=*)\[.*?\]\1\]|\[(=*)\[.*?\]\2\]|--[^\n]*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'",
+                      re.S)
+
+
+class ScriptError(InputError):
+    """A card script that cannot be read (too large, too deep, not Lua)."""
+
+
+@dataclass
+class ScriptReading:
+    """What a folder of scripts gave: effect facts per passcode, and what could not be read."""
+
+    effects: dict[int, tuple[EffectFact, ...]] = field(default_factory=dict)
+    files: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)     # (file, why)
+    stopped: str = ""                                                 # why reading stopped early
+
+    @property
+    def parsed(self) -> int:
+        return self.files - len(self.failed)
+
+    @property
+    def effect_count(self) -> int:
+        return sum(len(found) for found in self.effects.values())
+
+
+def read_scripts(folder: str | Path, *, deadline: float = DEADLINE) -> ScriptReading:
+    """Every ``cNNNN.lua`` under ``folder``, read (InputError when it is no folder or too big)."""
+    root = Path(folder).expanduser()
+    if not root.is_dir():
+        raise InputError(f"{root}: not a folder of card scripts")
+    paths = sorted(p for p in _script_files(root))
+    if len(paths) > MAX_SCRIPTS:
+        raise InputError(f"{root}: {len(paths):,} card scripts; more than {MAX_SCRIPTS:,}")
+    if not paths:
+        raise InputError(f"{root}: holds no card script (cNNNN.lua)")
+    reading = ScriptReading()
+    end = time.monotonic() + deadline
+    for path in paths:
+        if time.monotonic() > end:
+            reading.stopped = f"stopped after {deadline:.0f} s with {len(paths) - reading.files} script(s) unread"
+            break
+        reading.files += 1
+        code = int(_SCRIPT_NAME.match(path.name).group(1))          # type: ignore[union-attr]
+        try:
+            if path.stat().st_size > MAX_SCRIPT_BYTES:
+                raise ScriptError(f"larger than {MAX_SCRIPT_BYTES >> 10} KiB")
+            found = read_script(path.read_text(encoding="utf-8", errors="replace"))
+        except (ScriptError, OSError) as exc:
+            reading.failed.append((str(path.relative_to(root)), str(exc)))
+            continue
+        if found:
+            reading.effects[code] = found
+    return reading
+
+
+def _script_files(root: Path) -> Iterator[Path]:
+    for path in root.rglob("c*.lua"):
+        if _SCRIPT_NAME.match(path.name) and path.is_file():
+            yield path
+
+
+def read_script(text: str) -> tuple[EffectFact, ...]:
+    """The effects one script creates, in the order it creates them."""
+    if len(text.encode("utf-8", "replace")) > MAX_SCRIPT_BYTES:
+        raise ScriptError(f"larger than {MAX_SCRIPT_BYTES >> 10} KiB")
+    depth = nesting(text)
+    if depth > MAX_NESTING:
+        raise ScriptError(f"nested {depth} deep; more than {MAX_NESTING}")
+    from luaparser import ast               # only reading scripts needs the parser
+    try:
+        tree = ast.parse(text)
+    except RecursionError:
+        raise ScriptError("nested too deep to parse") from None
+    except Exception as exc:                 # luaparser raises its own SyntaxException and antlr errors
+        raise ScriptError(f"not Lua: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+    reader = _Reader()
+    reader.walk(tree, function=None, scope={})
+    return tuple(builder.fact() for builder in reader.built)
+
+
+def nesting(text: str) -> int:
+    """How deep brackets and Lua blocks nest (strings and comments left out): a bound checked
+    before the recursive parser sees the text. ``if ... then ... elseif ... then`` counts as one."""
+    text = _STRINGS.sub(" ", text).replace("elseif", "")
+    depth = deepest = 0
+    for match in re.finditer(f"{_OPEN.pattern}|{_CLOSE.pattern}", text):
+        if _OPEN.fullmatch(match.group()):
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+@dataclass
+class _Builder:
+    """An effect being declared: the facts its setters gave so far."""
+
+    initial: bool
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def fact(self) -> EffectFact:
+        count, count_code = self.values.get("count", (0, ""))
+        return EffectFact(types=self.values.get("types", ()), code=self.values.get("code", ""),
+                          properties=self.values.get("properties", ()), categories=self.values.get("categories", ()),
+                          count_limit=count, count_code=count_code, initial=self.initial)
+
+
+class _Reader:
+    """Walks the tree in source order, one variable scope per function."""
+
+    def __init__(self) -> None:
+        self.built: list[_Builder] = []
+
+    def walk(self, node: Any, function: str | None, scope: dict[str, _Builder]) -> None:
+        from luaparser import astnodes as a
+        if isinstance(node, list):
+            for item in node:
+                self.walk(item, function, scope)
+            return
+        if not isinstance(node, a.Node):
+            return
+        if isinstance(node, (a.Function, a.LocalFunction, a.Method, a.AnonymousFunction)):
+            name = _text(getattr(node, "name", None)) if not isinstance(node, a.AnonymousFunction) else function
+            self.walk(node.body, name or function, {})
+            return
+        if isinstance(node, (a.LocalAssign, a.Assign)):
+            for target, value in zip(node.targets, node.values):
+                made = self.effect_made(value, function, scope)
+                if made is not None and isinstance(target, a.Name):
+                    scope[target.id] = made
+            for value in node.values:
+                self.walk(value, function, scope)
+            return
+        if isinstance(node, a.Invoke) and isinstance(node.source, a.Name) and isinstance(node.func, a.Name):
+            builder = scope.get(node.source.id)
+            setter = _SETTERS.get(node.func.id)
+            if builder is not None and setter is not None:
+                builder.values[setter] = _setter_value(setter, node.args)
+        for name, child in vars(node).items():
+            if not name.startswith("_") and name not in ("comments",):
+                self.walk(child, function, scope)
+
+    def effect_made(self, value: Any, function: str | None, scope: dict[str, _Builder]) -> _Builder | None:
+        """``Effect.CreateEffect(c)`` or ``eN:Clone()``: the new effect's builder."""
+        from luaparser import astnodes as a
+        if isinstance(value, a.Call) and _text(value.func) == "Effect.CreateEffect":
+            builder = _Builder(initial=function is None or function.endswith("initial_effect"))
+        elif (isinstance(value, a.Invoke) and isinstance(value.func, a.Name) and value.func.id == "Clone"
+              and isinstance(value.source, a.Name) and value.source.id in scope):
+            source = scope[value.source.id]
+            builder = _Builder(source.initial, dict(source.values))
+        else:
+            return None
+        self.built.append(builder)
+        return builder
+
+
+def _setter_value(setter: str, args: list) -> Any:
+    if setter == "count":
+        count = args[0] if args else None
+        number = getattr(count, "n", 0)
+        return (number if isinstance(number, int) else 0, ",".join(_text(x) for x in args[1:]))
+    expression = args[0] if args else None
+    if setter == "code":
+        return _text(expression)
+    prefix = _PREFIXES[setter]
+    words = []
+    for name in _names(expression):
+        word = name[len(prefix):].lower() if name.startswith(prefix) else name
+        if word not in words:
+            words.append(word)
+    return tuple(words)
+
+
+def _names(node: Any) -> Iterator[str]:
+    """The constants an expression combines (``A+B``, ``A|B``, ``(A)``); a number as itself."""
+    from luaparser import astnodes as a
+    if isinstance(node, a.BinaryOp):
+        yield from _names(node.left)
+        yield from _names(node.right)
+    elif node is not None:
+        yield _text(node)
+
+
+_OPS = {"AddOp": "+", "SubOp": "-", "BOrOp": "|", "BAndOp": "&", "MultOp": "*", "BShiftLOp": "<<"}
+
+
+def _text(node: Any) -> str:
+    """An expression as written, compactly (names, numbers, ``a.b``, ``{x,y}``, ``A+B``)."""
+    from luaparser import astnodes as a
+    if node is None:
+        return ""
+    if isinstance(node, a.Name):
+        return node.id
+    if isinstance(node, a.Number):
+        return str(node.n)
+    if isinstance(node, a.String):
+        return repr(node.s)
+    if isinstance(node, a.Index):
+        idx = _text(node.idx)
+        return f"{_text(node.value)}.{idx}" if node.notation == a.IndexNotation.DOT else f"{_text(node.value)}[{idx}]"
+    if isinstance(node, a.Table):
+        return "{" + ",".join(_text(f.value) for f in node.fields) + "}"
+    if isinstance(node, a.BinaryOp):
+        return f"{_text(node.left)}{_OPS.get(type(node).__name__, '?')}{_text(node.right)}"
+    if isinstance(node, (a.Call, a.Invoke)):
+        return f"{_text(getattr(node, 'source', None) or node.func)}(...)"
+    return type(node).__name__
+
+
+__all__ = ["DEADLINE", "MAX_NESTING", "MAX_SCRIPTS", "MAX_SCRIPT_BYTES", "ScriptError", "ScriptReading",
+           "nesting", "read_script", "read_scripts"]
