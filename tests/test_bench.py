@@ -94,3 +94,10 @@ def test_checkable_prints_the_rules_caught_from_each_record():
                    r"^rules caught from the spectator's record: \d+ of \d+$",
                    r"^rules caught from the spectator\+decklists's record: \d+ of \d+$",
                    r"^rules caught from the p0's record: \d+ of \d+$", r"^rules caught from the p1's record: \d+ of \d+$")
+
+
+def test_startup_prints_each_command_as_a_ratio_to_a_bare_interpreter():
+    assert_figures(run_bench("startup.py"), rf"^  bare python +wall median +{NUMBER} ms",
+                   *(rf"^  {name} +wall median +{NUMBER} ms, ratio +{NUMBER}x spread {NUMBER}-{NUMBER} \((limit "
+                     rf"{NUMBER}x: {NUMBER} of its limit|no limit)\); CPU ratio +{NUMBER}x"
+                     for name in ("--help", "check", "show", "log")))

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from test_match_service import MATCHES, create, lines, post
 from test_service import ADMIN, Server, auth
 from ygoreplay.cli import main
+from ygoreplay.match import events as _match_kinds  # noqa: F401  (loads reads match files: their kinds)
 from ygoreplay.replay_file import loads
 
 DUEL = lines(MATCHES / "duels" / "g1-yugi-wins.jsonl")      # player 0 wins, on LP
@@ -106,7 +107,7 @@ def test_a_match_naming_a_duel_it_did_not_link_reads_nothing_of_it(service):
     """A match written before the door was shut (its game_started names a duel it never linked):
     its file embeds no such duel, and time, decisions and endings take nothing from its record."""
     from ygoreplay.access import Access
-    from ygoreplay.events import from_dict
+    from ygoreplay import from_dict          # the public name: it knows the match kinds
     from ygoreplay.store import Store
     base = service.url
     secret = private_duel(base)

@@ -672,10 +672,10 @@ def test_a_second_or_malformed_set_up_is_a_violation_in_every_view(tmp_path):
 def test_an_interrupted_import_says_what_was_done_and_a_rerun_finishes_it(tmp_path, monkeypatch):
     from conftest import shared_path
     import json
-    import ygoreplay.cli.records as records
+    import ygoreplay.application as application     # the import command looks it up there when it runs
     folder = shared_path("real-replays", "edopro")
     url = str(tmp_path / "s.sqlite")
-    real = records.import_replay_file
+    real = application.import_replay_file
     calls = [0]
 
     def interrupting(*args, **kwargs):
@@ -683,7 +683,7 @@ def test_an_interrupted_import_says_what_was_done_and_a_rerun_finishes_it(tmp_pa
         if calls[0] == 6:
             raise KeyboardInterrupt
         return real(*args, **kwargs)
-    monkeypatch.setattr(records, "import_replay_file", interrupting)
+    monkeypatch.setattr(application, "import_replay_file", interrupting)
     result = run("import", folder, url=url)
     monkeypatch.undo()
     assert result.exit_code == 130 and "Traceback" not in result.output

@@ -15,19 +15,42 @@ FEN). Files: ``read_events``/``write_events`` (JSON Lines), ``read_replay``/``wr
 (signed ``.ygr`` replay files). ``Store`` is the event store; ``redact``/``ViewReplay`` derive and
 fold what a player or a spectator may see (``VIEWS``).
 """
-from .cards import CardDB, CardFacts
-from .events import Event, EventFormatError, from_dict
-from .jsonl import dumps as dump_events, read_events, write_events
-from .replay_file import ReplayFile, read as read_replay, write as write_replay
-from .rules import AuditReport, RuleViolation, apply, audit, replay
-from .state import DuelState
-from .store import Store
-from .views import VIEWS, ViewReplay, redact
-# The match stream's event kinds and its kind of stream join the one vocabulary and the store here,
-# where the package is put together, so that neither ``events`` nor ``store`` imports a layer of matches.
-from .match import events as _match_events, stream as _match_stream  # noqa: F401
+from __future__ import annotations
 
-__all__ = ["AuditReport", "CardDB", "CardFacts", "DuelState", "Event", "EventFormatError", "ReplayFile",
-           "RuleViolation", "Store", "VIEWS", "ViewReplay", "apply", "audit", "dump_events", "from_dict",
-           "read_events", "read_replay", "redact", "replay", "write_events", "write_replay"]
+from importlib import import_module
+from typing import Any
+
+#: Each public name -> (its module, its name there), imported the first time it is used (PEP 562),
+#: so that ``import ygoreplay`` and the command line's start-up pay only for what they use.
+_PUBLIC: dict[str, tuple[str, str]] = {
+    "AuditReport": (".rules", "AuditReport"), "CardDB": (".cards", "CardDB"), "CardFacts": (".cards", "CardFacts"),
+    "DuelState": (".state", "DuelState"), "Event": (".events", "Event"),
+    "EventFormatError": (".events", "EventFormatError"), "ReplayFile": (".replay_file", "ReplayFile"),
+    "RuleViolation": (".rules", "RuleViolation"), "Store": (".store", "Store"), "VIEWS": (".views", "VIEWS"),
+    "ViewReplay": (".views", "ViewReplay"), "apply": (".rules", "apply"), "audit": (".rules", "audit"),
+    "dump_events": (".jsonl", "dumps"), "from_dict": (".events", "from_dict"),
+    "read_events": (".jsonl", "read_events"), "read_replay": (".replay_file", "read"),
+    "redact": (".views", "redact"), "replay": (".rules", "replay"), "write_events": (".jsonl", "write_events"),
+    "write_replay": (".replay_file", "write"),
+}
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported when first asked for. The match stream's event kinds and its kind
+    of stream (``match.stream``) are registered with it, so that what this API reads or opens
+    (a match file, a store holding matches) is understood, as the modules that open them do."""
+    where = _PUBLIC.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .match import stream  # noqa: F401  (registers the match's event kinds and its kind of stream)
+    value = getattr(import_module(where[0], __name__), where[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_PUBLIC})
+
+
 __version__ = "0.1.0"

@@ -7,8 +7,6 @@ import sys
 
 import click
 
-from ..card_sources import CARDS_ENV
-from ..cards import CardDB
 from .common import EXIT_ILLEGAL, card_db, cards_option, echo, main
 
 
@@ -49,6 +47,8 @@ def cards_update(source: str | None, scripts: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 def cards_status(as_json: bool) -> None:
     """What card facts commands use: the installed database, a local install's, the bundled set."""
+    from ..card_sources import CARDS_ENV
+    from ..cards import CardDB
     from ..card_install import installed_path, status
     from ..card_sources import local_databases
     installed = status()

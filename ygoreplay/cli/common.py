@@ -16,24 +16,21 @@ import shutil
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from importlib import import_module
+from typing import TYPE_CHECKING, Iterator
 
 import click
 
-from ..application import trusted_keys
-from ..card_sources import CardLookup, card_lookup, facts_of
-from ..cards import CardDB
-from ..decks import Banlist, read_lflist
 from ..errors import ConflictError, InputError, YgoreplayError
-from ..events import ENTERED_BY
-from ..jsonl import parse_lines, read_events
-from ..receipts import WITNESS_ENV, Receipt, Witness, save_receipt, witness_from
-from ..rules import RuleViolation
-from ..signing import OrganiserKey
-from ..source import Source, open_source, resolve_duel
-from ..store import Store
 from ..text import printable, terminal
-from ..views import VIEWS
+
+if TYPE_CHECKING:
+    from ..card_sources import CardLookup
+    from ..cards import CardDB
+    from ..decks import Banlist
+    from ..receipts import Receipt, Witness
+    from ..source import Source
+    from ..store import Store
 
 EXIT_ILLEGAL, EXIT_UNREADABLE, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 
@@ -46,6 +43,7 @@ def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
 
 def signing_key() -> OrganiserKey:
     """The organiser's key, made (and said so) the first time one is needed."""
+    from ..signing import OrganiserKey
     key, created = OrganiserKey.load_or_create()
     if created:
         echo(f"created the organiser key {key.path} (public key {key.public.text})", err=True)
@@ -54,6 +52,7 @@ def signing_key() -> OrganiserKey:
 
 def pick_list(path: str, name: str | None) -> Banlist:
     """The --list NAME of an lflist.conf; the only list when there is one; else exit code 2."""
+    from ..decks import read_lflist
     lists = read_lflist(Path(path))
     names = ", ".join(repr(n) for n in lists) or "none"
     if not lists:
@@ -87,6 +86,24 @@ def _silence_stdout() -> None:
         pass
 
 
+class Words(click.Choice):
+    """A choice among the words of one of the package's vocabularies (``views.VIEWS``,
+    ``events.PHASES``...), imported when the option is parsed or its command's help shown rather
+    than when the command line starts: ``ygoreplay --help`` needs none of them."""
+
+    def __init__(self, module: str, name: str) -> None:        # no super().__init__: ``choices`` is lazy
+        self.where = (module, name)
+        self.case_sensitive = True
+        self._words: tuple[str, ...] | None = None
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        if self._words is None:
+            module, name = self.where
+            self._words = tuple(getattr(import_module(module), name))
+        return self._words
+
+
 class _Group(click.Group):
     def main(self, *args, **kwargs):
         for stream in (sys.stdout, sys.stderr):       # a lone surrogate never ends in a traceback
@@ -103,6 +120,7 @@ class _Group(click.Group):
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except YgoreplayError as exc:
+            from ..rules import RuleViolation
             label = "conflict" if isinstance(exc, ConflictError) else "error"
             echo(str(exc) if isinstance(exc, RuleViolation) else f"{label}: {exc}", err=True)
             sys.exit(exc.exit_code)
@@ -139,10 +157,10 @@ store_option = click.option(
     "--store", "store_url", envvar="YGOREPLAY_STORE", default=None, metavar="URL",
     help="SQLite file or postgresql://user@host:port/db (default: $YGOREPLAY_STORE, else "
          "~/.local/share/ygoreplay/duels.sqlite).")
-view_option = click.option("--view", "view", type=click.Choice(VIEWS), default=None,
+view_option = click.option("--view", "view", type=Words("ygoreplay.views", "VIEWS"), default=None,
                            help="See the duel as a player or a spectator saw it (default: the file's view).")
 witness_option = click.option(
-    "--witness", "witness_url", envvar=WITNESS_ENV, default=None, metavar="URL",
+    "--witness", "witness_url", envvar="YGOREPLAY_WITNESS", default=None, metavar="URL",
     help="A second store (SQLite file or postgresql://...?schema=NAME) that keeps every write's signed "
          "head: a store behind it fails verify (default: $YGOREPLAY_WITNESS).")
 receipt_out_option = click.option(
@@ -150,7 +168,7 @@ receipt_out_option = click.option(
     help="Save the write's signed receipt here (a folder: as DUEL-EVENTS.json in it); keep it to prove "
          "later, with verify --receipt, that the store was not cut back.")
 by_option = click.option(
-    "--by", "entered_by", type=click.Choice(ENTERED_BY), default="recorder", show_default=True,
+    "--by", "entered_by", type=Words("ygoreplay.events", "ENTERED_BY"), default="recorder", show_default=True,
     help="Who entered the events, in a witnessed duel: stamped on each event that names no one (entered_by).")
 key_option = click.option("--key", "keys", multiple=True, metavar="PUBLIC_KEY",
                           help="Trust signatures by this key (ed25519:... or a key file); the local "
@@ -158,11 +176,14 @@ key_option = click.option("--key", "keys", multiple=True, metavar="PUBLIC_KEY",
 
 
 def card_db(cards: tuple[str, ...] = ()) -> CardLookup:
+    from ..card_sources import card_lookup
     return card_lookup(cards)
 
 
 def load_events(path: str, cards: tuple[str, ...]) -> tuple[list, CardDB]:
     """Events and card facts of a JSON Lines file (``-`` is standard input)."""
+    from ..card_sources import facts_of
+    from ..jsonl import parse_lines, read_events
     lookup = card_db(cards)
     passcode = lookup.passcode
     if path == "-":
@@ -180,6 +201,9 @@ def load_events(path: str, cards: tuple[str, ...]) -> tuple[list, CardDB]:
 @contextmanager
 def open_store(url: str | None, *, readonly: bool = False, create: bool = False,
                cards: CardDB | None = None, keys: tuple[str, ...] = ()) -> Iterator[Store]:
+    from ..application import trusted_keys
+    from ..match import stream  # noqa: F401  (a store's matches are understood: registers their kind)
+    from ..store import Store
     key = None if readonly else signing_key()
     store = Store(url, cards, key=key, readonly=readonly, create=create, trust=trusted_keys(keys) if keys else ())
     try:
@@ -190,6 +214,7 @@ def open_store(url: str | None, *, readonly: bool = False, create: bool = False,
 
 @contextmanager
 def open_witness(url: str | None, store: Store) -> Iterator[Witness | None]:
+    from ..receipts import witness_from
     witness = witness_from(url, store)
     try:
         yield witness
@@ -200,6 +225,7 @@ def open_witness(url: str | None, store: Store) -> Iterator[Witness | None]:
 
 def keep_receipt(receipt: Receipt, path: str | None, witness: Witness | None) -> None:
     """Save a write's receipt where asked; say when the witness did not take it."""
+    from ..receipts import save_receipt
     if path:
         save_receipt(receipt, path)
     if receipt.witnessed is False and witness is not None:
@@ -210,6 +236,7 @@ def keep_receipt(receipt: Receipt, path: str | None, witness: Witness | None) ->
 @contextmanager
 def open_duel(spec: str, store_url: str | None, cards: tuple[str, ...] = ()) -> Iterator[Source]:
     """Open a .jsonl or .ygr file, or a duel of the store (read-only)."""
+    from ..source import open_source
     db = card_db(cards)
     if Path(spec).is_file():
         yield open_source(spec, None, db)
@@ -219,4 +246,5 @@ def open_duel(spec: str, store_url: str | None, cards: tuple[str, ...] = ()) -> 
 
 
 def resolve(store: Store, duel: str) -> str:
+    from ..source import resolve_duel
     return resolve_duel(store, duel, files=False)

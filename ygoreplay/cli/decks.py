@@ -7,7 +7,6 @@ import sys
 
 import click
 
-from ..decks import check_deck, read_deck
 from ..text import printable
 from .common import EXIT_ILLEGAL, card_db, cards_option, echo, main, pick_list
 
@@ -35,6 +34,7 @@ def deck_check(deck_spec: str, banlist_file: str | None, list_name: str | None,
     '<RULE-ID> <message>'. Unknown passcodes are reported (CARD-01), never guessed. Exit code 0
     when legal, 1 on any problem, 2 when an input cannot be read.
     """
+    from ..decks import check_deck, read_deck
     if list_name is not None and banlist_file is None:
         raise click.UsageError("--list needs --banlist FILE")
     is_url = deck_spec.strip().lower().startswith("ydke://")

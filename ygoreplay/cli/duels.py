@@ -6,22 +6,19 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..actions import actions
-from ..application import audit_source, check as check_events, check_source, trusted_keys
 from ..errors import InputError
-from ..log import EntryFilter, log_lines, narrate
-from ..rules.coverage import counts as rule_counts, select as select_rules
-from ..source import Source, SourceError, is_edopro_replay, is_replay_file, open_source
-from ..study import Study
 from ..text import number, printable
-from ..views import VIEWS
 from . import match as match_cli
 from .common import (
     EXIT_ILLEGAL, card_db, cards_option, echo, key_option, load_events, main, open_duel, open_store, open_witness,
     store_option, terminal_width, view_option, witness_option)
+
+if TYPE_CHECKING:
+    from ..source import Source
 
 
 def _position(events: list, at: int | None, turn: int | None, what: str) -> int:
@@ -50,6 +47,8 @@ def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
     """Fold a JSON Lines duel (or a .ygr file, or an EDOPro .yrpX replay) through the rules and
     list every violation, and every rule a card the record does not know left undecided (a view
     is the record of what its viewer saw: checked as far as it knows)."""
+    from ..application import check as check_events, check_source
+    from ..source import is_edopro_replay, is_replay_file
     if match_cli.handles(file):                                 # a match file (issue 14)
         return match_cli.run("check", file, as_json=as_json, cards=cards)
     if Path(file).is_file() and (is_replay_file(Path(file)) or is_edopro_replay(Path(file))):
@@ -142,6 +141,7 @@ def rules_command(queries: tuple[str, ...], as_json: bool) -> None:
 
     ID is a rule ID (SUM-04), SECTION its prefix (SUM); none lists every rule. Exit code 2 for
     an ID or section the catalogue does not have."""
+    from ..rules.coverage import counts as rule_counts, select as select_rules
     chosen = []
     for query in queries or (None,):
         found = select_rules(query)
@@ -191,6 +191,7 @@ def actions_command(duel: str, at: int | None, card: str | None, as_json: bool, 
     """What may be entered next: the actions that fit a card where it is (or, without --card, the
     turn's own moves), each with the rules' verdict: legal, undecided (it needs a card the record
     does not know) or illegal, with its rule IDs. The service answers the same at /duels/{id}/actions."""
+    from ..actions import actions
     with open_duel(duel, store_url, cards) as source:
         index = _position(source.events, at, None, source.name)
         found = actions(source.state_after(index, None), card)
@@ -218,6 +219,7 @@ def log(duel: str, view: str | None, as_json: bool, turns: str | None, card: str
         cards: tuple[str, ...], store_url: str | None) -> None:
     """The duel as readable text, one line per event, grouped by turn and phase; every line says
     its turn and phase (T4 BP), every LP change its cause and the LP after it."""
+    from ..log import EntryFilter, log_lines, narrate
     if match_cli.handles(duel):
         return match_cli.run("log", duel, as_json=as_json, cards=cards)
     with open_duel(duel, store_url, cards) as source:
@@ -273,6 +275,7 @@ def play(duel: str, view: str | None, plain: bool, cards: tuple[str, ...], store
     """Step through a duel in the terminal: arrow keys for events, Shift+arrows for turns, g to go
     to an event, a turn or a card, / to search, v to switch view; the board redrawn in place with
     what each event changed marked. Without a terminal, one command a line (--plain)."""
+    from ..study import Study
     with open_duel(duel, store_url, cards) as source:
         study = Study(source, view)
         if not plain and sys.stdin.isatty() and sys.stdout.isatty():
@@ -284,6 +287,8 @@ def play(duel: str, view: str | None, plain: bool, cards: tuple[str, ...], store
 
 def _play_lines(study: Study) -> None:
     """``play`` one command a line: each answer a heading and the board after the event."""
+    from ..source import SourceError
+    from ..views import VIEWS
     from ..render import render
     while True:
         entry = study.entry
@@ -333,6 +338,8 @@ def _play_lines(study: Study) -> None:
 def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], witness_url: str | None, cards: tuple[str, ...],
                   store_url: str | None) -> None:
     """Re-check every event with the rules, verify the record, list overrides and rollbacks."""
+    from ..application import audit_source, trusted_keys
+    from ..source import open_source
     if match_cli.handles(duel):
         return match_cli.run("audit", duel, as_json=as_json, cards=cards, keys=keys)
     if Path(duel).is_file():

@@ -6,15 +6,14 @@ import json
 
 import click
 
-from .. import seals
 from ..errors import InputError
-from ..signing import default_key_path
 from .common import echo, main, signing_key
 
 
 @main.command()
 def key() -> None:
     """Print the organiser's public key (created on first use), for others to verify what you sign."""
+    from ..signing import default_key_path
     organiser = signing_key()
     echo(organiser.public.text)
     echo(f"fingerprint {organiser.public.fingerprint}, private key in {organiser.path or default_key_path()}", err=True)
@@ -25,6 +24,7 @@ def key() -> None:
 def seal(passcode: int) -> None:
     """Seal a hidden card of your own as a player's device does: print {code, seal, nonce} as JSON.
     Record the seal (cards_sealed), keep the nonce secret until you open the card (cards_opened)."""
+    from .. import seals
     try:
         digest, nonce = seals.seal(passcode)
     except ValueError as exc:

@@ -7,28 +7,23 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..card_sources import card_lookup
-from ..decks import read_deck
 from ..errors import InputError
-from ..events import PHASES, Event, from_dict
-from ..jsonl import read_events
-from ..match import application as app
-from ..match.events import DECISION_STAGES, GAME_ENDINGS, INFRACTIONS, PENALTIES
-from ..match.files import is_match_file, match_replay, open_match, verify_games
-from ..match.links import check_ending
-from ..match.policies import POLICIES
-from ..match.rules import MatchState
-from ..match.sentences import describe_result as _describe_result, sentence as _sentence
-from ..replay_file import verify_chain, write as write_replay
-from ..state import DuelState
 from ..text import printable
-from .common import EXIT_ILLEGAL, echo, main, pick_list, signing_key
+from .common import EXIT_ILLEGAL, Words, echo, main, pick_list, signing_key
+
+if TYPE_CHECKING:
+    from ..events import Event
+    from ..match.rules import MatchState
+    from ..state import DuelState
 
 
 def _add(path: str, events: list[Event], cards: tuple[str, ...] = ()) -> MatchState:
+    from ..card_sources import card_lookup
+    from ..match import application as app
     state = app.append_to_file(path, events, card_lookup(cards))
     for ev in events:
         echo(f"{path}: #{state.index - len(events) + events.index(ev)} {ev.kind}")
@@ -36,6 +31,8 @@ def _add(path: str, events: list[Event], cards: tuple[str, ...] = ()) -> MatchSt
 
 
 def _event(kind: str, **fields) -> Event:
+    from ..events import from_dict
+    from ..match import events as _kinds  # noqa: F401  (registers the match's event kinds)
     return from_dict({"kind": kind, **{k: v for k, v in fields.items() if v is not None}}, kind)
 
 
@@ -52,7 +49,7 @@ def match() -> None:
 @match.command(name="start")
 @click.argument("path", metavar="MATCH.jsonl", type=click.Path(dir_okay=False))
 @click.option("--players", nargs=2, required=True, metavar="P0 P1", help="The two players' names.")
-@click.option("--policy", type=click.Choice(list(POLICIES)), required=True, help="The end-of-match procedure.")
+@click.option("--policy", type=Words("ygoreplay.match.policies", "POLICIES"), required=True, help="The end-of-match procedure.")
 @click.option("--banlist", "banlist_file", type=click.Path(dir_okay=False, exists=True), required=True,
               help="An lflist.conf holding the event's banlist (its content travels with the match).")
 @click.option("--list", "list_name", default=None, metavar="NAME", help="Which list of the file (if several).")
@@ -66,6 +63,9 @@ def start(path: str, players: tuple[str, str], policy: str, banlist_file: str, l
           deck0: str | None, deck1: str | None, format_: str, event_name: str, round_: int | None,
           cards: tuple[str, ...]) -> None:
     """Start a match file: players, policy, banlist by name and content hash, and decklists."""
+    from ..card_sources import card_lookup
+    from ..decks import read_deck
+    from ..match import application as app
     banlist = pick_list(banlist_file, list_name)
     lookup = card_lookup(cards)
     decks = [read_deck(spec) if spec else None for spec in (deck0, deck1)]
@@ -83,6 +83,7 @@ def start(path: str, players: tuple[str, str], policy: str, banlist_file: str, l
 @cards_opt
 def register_deck(match_path: str, player: int, deck: str, cards: tuple[str, ...]) -> None:
     """Register a player's decklist (DECK rules, DECK-08 against the match's banlist; once: MATCH-04)."""
+    from ..decks import read_deck
     d = read_deck(deck)
     _add(match_path, [_event("decklist_registered", player=player, main=d.main, extra=d.extra, side=d.side)], cards)
 
@@ -100,6 +101,9 @@ def add_duel(match_path: str, duel: str, first_player: int | None, chosen_by: in
              cards: tuple[str, ...]) -> None:
     """Add the match's next duel: DUEL is a duel file beside the match (or a store id); a finished
     duel file also records how it ended."""
+    from ..card_sources import card_lookup
+    from ..match import application as app
+    from ..match.events import GAME_ENDINGS
     state = app.state_of(match_path, card_lookup(cards))
     game = len(state.games) + 1
     ending: list[Event] = []
@@ -122,6 +126,8 @@ def add_duel(match_path: str, duel: str, first_player: int | None, chosen_by: in
 def _duel_file(match_path: str, duel: str, cards: tuple[str, ...]) -> tuple[list[Event], DuelState] | None:
     """The duel file ``duel`` beside the match: its events and its board at their end, or None
     when the match names no such file."""
+    from ..card_sources import card_lookup
+    from ..jsonl import read_events
     path = Path(match_path).parent / duel
     if not duel or not path.is_file():
         return None
@@ -134,11 +140,14 @@ def _duel_file(match_path: str, duel: str, cards: tuple[str, ...]) -> tuple[list
 @match.command(name="end-duel")
 @match_file
 @click.option("--winner", type=click.Choice(["0", "1", "draw"]), required=True)
-@click.option("--how", type=click.Choice(GAME_ENDINGS), required=True)
+@click.option("--how", type=Words("ygoreplay.match.events", "GAME_ENDINGS"), required=True)
 @cards_opt
 def end_duel(match_path: str, winner: str, how: str, cards: tuple[str, ...]) -> None:
     """Record how the duel in progress ended by itself (as its file beside the match ended, if
     it has one: LOG-09)."""
+    from ..card_sources import card_lookup
+    from ..match import application as app
+    from ..match.links import check_ending
     state = app.state_of(match_path, card_lookup(cards))
     playing = state.current
     ev = _event("game_ended", game=playing.number if playing else len(state.games),
@@ -170,10 +179,12 @@ def side(match_path: str, player: int, main_out: tuple[int, ...], main_in: tuple
               help="The wall clock when time was called: an ISO 8601 date and time with its UTC offset "
                    "(2025-12-06T10:40:00Z).")
 @click.option("--turn", type=int, default=None, help="The turn in progress (when a duel is being played).")
-@click.option("--phase", type=click.Choice(PHASES), default=None)
+@click.option("--phase", type=Words("ygoreplay.events", "PHASES"), default=None)
 @click.option("--turn-player", type=click.IntRange(0, 1), default=None)
 def call_time(match_path: str, clock: str, turn: int | None, phase: str | None, turn_player: int | None) -> None:
     """Call time (TIME-01): in the duel in progress (give --turn and --phase) or between duels."""
+    from ..card_sources import card_lookup
+    from ..match import application as app
     state = app.state_of(match_path, card_lookup(()))
     game = state.current.number if state.current else None
     _add(match_path, [_event("time_called", clock=clock, game=game, turn=turn, phase=phase, turn_player=turn_player)])
@@ -184,6 +195,8 @@ def call_time(match_path: str, clock: str, turn: int | None, phase: str | None, 
 @click.option("--turn", type=int, required=True, help="The duel's turn number of this extra turn.")
 def extra_turn(match_path: str, turn: int) -> None:
     """Start the next extra turn after time (TIME-03; refused where the policy has none)."""
+    from ..card_sources import card_lookup
+    from ..match import application as app
     state = app.state_of(match_path, card_lookup(()))
     game = state.current
     number = game.number if game else len(state.games)
@@ -193,11 +206,13 @@ def extra_turn(match_path: str, turn: int) -> None:
 @match.command(name="decide")
 @match_file
 @click.option("--lp", nargs=2, type=int, required=True, metavar="LP0 LP1", help="The LP the duel is judged on.")
-@click.option("--stage", type=click.Choice(DECISION_STAGES), default=None,
+@click.option("--stage", type=Words("ygoreplay.match.events", "DECISION_STAGES"), default=None,
               help="Default: phase_end or extra_turns as the policy says.")
 @click.option("--turn", type=int, default=None)
 def decide(match_path: str, lp: tuple[int, int], stage: str | None, turn: int | None) -> None:
     """Judge the duel in progress on LP under the policy (TIME-04/05/08)."""
+    from ..card_sources import card_lookup
+    from ..match import application as app
     state = app.state_of(match_path, card_lookup(()))
     _add(match_path, [_event("game_decided", **app.decision(state, {"lp": list(lp), "stage": stage, "turn": turn}))])
 
@@ -205,8 +220,8 @@ def decide(match_path: str, lp: tuple[int, int], stage: str | None, turn: int | 
 @match.command(name="penalty")
 @match_file
 @click.option("--player", type=click.IntRange(0, 1), required=True)
-@click.option("--infraction", type=click.Choice(INFRACTIONS), required=True, help="PEN-02's list.")
-@click.option("--penalty", type=click.Choice(PENALTIES), required=True)
+@click.option("--infraction", type=Words("ygoreplay.match.events", "INFRACTIONS"), required=True, help="PEN-02's list.")
+@click.option("--penalty", type=Words("ygoreplay.match.events", "PENALTIES"), required=True)
 @click.option("--judge", required=True)
 @click.option("--note", default="")
 def penalty(match_path: str, player: int, infraction: str, penalty: str, judge: str, note: str) -> None:
@@ -252,6 +267,9 @@ def concede(match_path: str, player: int) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def result(match_path: str, as_json: bool) -> None:
     """Record the match's result as the rules and the policy give it (refused while it cannot end)."""
+    from ..card_sources import card_lookup
+    from ..match import application as app
+    from ..match.sentences import describe_result as _describe_result
     state = app.state_of(match_path, card_lookup(()))
     ev = app.result_event(state)
     app.append_to_file(match_path, [ev], card_lookup(()))
@@ -272,12 +290,18 @@ def export(match_path: str, output: str, cards: tuple[str, ...]) -> None:
 
 def handles(path: str) -> bool:
     """Whether a generic command (check, show, log, audit, export, verify) should hand ``path`` here."""
+    from ..match.files import is_match_file
     return Path(path).is_file() and is_match_file(Path(path))
 
 
 def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...] = (), keys: tuple[str, ...] = (),
         output: str | None = None) -> None:
     """``check``/``show``/``log``/``audit``/``export``/``verify`` of a match file; exits like the duel's."""
+    from ..card_sources import card_lookup
+    from ..match import application as app
+    from ..match.files import match_replay, open_match, verify_games
+    from ..match.sentences import describe_result as _describe_result, sentence as _sentence
+    from ..replay_file import verify_chain, write as write_replay
     from ..application import trusted_keys
     from ..trust import verify_file
     match_ = open_match(path, card_lookup(cards))
@@ -342,6 +366,7 @@ def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...
 
 
 def _show_lines(state: MatchState, data: dict) -> list[str]:
+    from ..match.sentences import describe_result as _describe_result
     m = data["match"]
     names = state.players
     lines = [f"match: {printable(names[0])} (player 0) vs {printable(names[1])} (player 1)",

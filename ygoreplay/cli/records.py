@@ -9,33 +9,22 @@ import sys
 from collections import Counter
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import click
 
-from ..access import RELEASES, release_settings
-from ..application import (
-    Records, branch_after, cpus, duel_dict, export_file, import_replay_file, import_replay_files, offline_page,
-    record_file, trusted_keys, violation_dict)
-from ..diff import diff_states
 from ..errors import InputError
-from ..events import DECISIONS
-from ..files import write_atomic
-from ..jsonl import write_events
-from ..jsonl import dumps as jsonl_dumps
-from ..openings import opened as open_sealed
-from ..receipts import read_receipts
-from ..replay_file import file_mode, read as read_replay, write as write_replay
-from ..source import is_replay_file
-from ..state import DuelState
-from ..store import MissingStore, Store
 from ..text import number, printable
-from ..trust import trust_of, verify_file
 from . import match as match_cli
 from .common import (
     EXIT_ILLEGAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, by_option, card_db, cards_option, echo, keep_receipt, key_option,
     load_events, main, open_duel, open_store, open_witness, receipt_out_option, resolve, signing_key, store_option,
-    view_option, witness_option)
+    view_option, witness_option, Words)
+
+if TYPE_CHECKING:
+    from ..state import DuelState
+    from ..store import Store
+
 
 @main.command(name="export")
 @click.argument("duel")
@@ -54,6 +43,10 @@ def export_command(duel: str, output: str, html: bool, as_record: bool, view: st
     """Write a stored duel, a .jsonl file or a .ygr file as a signed .ygr replay file for one view
     (or, with --html, as a web page of it; with --record, as the JSON Lines record its viewer
     would have written)."""
+    from ..application import Records, export_file, offline_page, record_file, trusted_keys
+    from ..files import write_atomic
+    from ..jsonl import write_events
+    from ..replay_file import file_mode, write as write_replay
     if as_record:
         if html:
             raise click.UsageError("give --html or --record, not both")
@@ -96,6 +89,9 @@ def opened(duel: str, output: str | None, cards: tuple[str, ...], store_url: str
     have opened every seal: JSON Lines, every opened card known from the start, to check, show
     or record as a full record. Refused (exit 2) while a seal is unopened or an opening does not
     match its seal."""
+    from ..files import write_atomic
+    from ..jsonl import dumps as jsonl_dumps
+    from ..openings import opened as open_sealed
     with open_duel(duel, store_url, cards) as source:
         if source.view != "judge":
             raise InputError(f"{duel}: a {source.view} view holds no seal; open the judge record")
@@ -132,6 +128,9 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
     state packets at every one of them (zones agreeing, the first divergence), and counts
     violations by rule ID. A replay already in the store (the same file) is skipped.
     """
+    from ..application import Records, cpus, import_replay_file, import_replay_files, trusted_keys
+    from ..replay_file import read as read_replay
+    from ..source import is_replay_file
     source = Path(path)
     if source.is_file() and source.suffix.lower() in (".jsonl", ".json"):
         raise InputError(f"{path}: a JSON Lines duel, not a replay file: record it with 'ygoreplay record {path}'")
@@ -258,7 +257,7 @@ def _engine_figure(engine: dict) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (id, counts, signed receipt).")
 @receipt_out_option
 @witness_option
-@click.option("--release", type=click.Choice(RELEASES), default=None,
+@click.option("--release", type=Words("ygoreplay.access", "RELEASES"), default=None,
               help="When what the duel hid becomes everyone's once it is served: at its end, at the event's "
                    "end (a time, or 'ygoreplay release'), or never (default: event with --event, else end).")
 @click.option("--event", default=None, metavar="NAME", help="The event (tournament) it is a duel of.")
@@ -280,6 +279,8 @@ def record(file: str, title: str | None, as_json: bool, receipt_path: str | None
     A witnessed duel (--witnessed, or a duel_started that says so) keeps every event: each one
     that breaks a rule is printed on stderr as a flag.
     """
+    from ..access import release_settings
+    from ..application import Records
     settings = release_settings(release, event, release_at)
     events, db = load_events(file, cards)
     with open_store(store_url, create=True, cards=db) as store, open_witness(witness_url, store) as witness:
@@ -315,6 +316,7 @@ def append(duel: str, file: str, expected: int | None, as_json: bool, receipt_pa
     """Add the events of a JSON Lines file (or - for standard input) to a stored duel or branch,
     checking each; all or nothing. Prints the new number of events (and, in a witnessed duel,
     the flags of the events added on stderr)."""
+    from ..application import Records, violation_dict
     events, db = load_events(file, cards)
     with open_store(store_url, cards=db) as store, open_witness(witness_url, store) as witness:
         duel_id = resolve(store, duel)
@@ -344,12 +346,13 @@ def _say_flags(flags: list) -> None:
               default="note")
 @click.option("--on", "on", type=int, default=None, metavar="N",
               help="The entry it rules on (a flagged or disputed event); with --decision.")
-@click.option("--decision", type=click.Choice(DECISIONS), default=None, help="What the judge decided about it.")
+@click.option("--decision", type=Words("ygoreplay.events", "DECISIONS"), default=None, help="What the judge decided about it.")
 @witness_option
 @store_option
 def note(duel: str, text: str, judge: str, category: str, on: int | None, decision: str | None,
          witness_url: str | None, store_url: str | None) -> None:
     """A judge's note (a call, a ruling, a warning…) added to a stored duel's record."""
+    from ..application import Records
     with open_store(store_url) as store, open_witness(witness_url, store) as witness:
         duel_id = resolve(store, duel)
         length = Records(store, witness).note(duel_id, judge, text, category, on=on, decision=decision)
@@ -362,6 +365,7 @@ def note(duel: str, text: str, judge: str, category: str, on: int | None, decisi
 def release_command(duel: str, store_url: str | None) -> None:
     """The organiser's call that the event has ended: a duel under the event release policy
     releases what it hid (hands, deck orders) to every reader of the service, once it has ended."""
+    from ..application import Records
     with open_store(store_url) as store:
         duel_id = resolve(store, duel)
         Records(store).release(duel_id)
@@ -382,6 +386,8 @@ def list_duels(as_json: bool, player: str | None, since: str | None, until: str 
     """List the duels in the store: date, events, status and result, players, title, branches.
     Read from each duel's header and signed anchor, without decoding its events; with a witness,
     a duel behind the head it kept is marked."""
+    from ..application import Records, branch_after, duel_dict
+    from ..store import MissingStore
     behind: dict[str, str] = {}
     try:
         with open_store(store_url, readonly=True) as store, open_witness(witness_url, store) as witness:
@@ -433,6 +439,7 @@ def _date(option: click.Parameter, value: str | None) -> str | None:
 @store_option
 def branch(duel: str, at: int, title: str, store_url: str | None) -> None:
     """Start a new duel from the board after event #N of DUEL (the parent is untouched); print its id."""
+    from ..application import Records
     with open_store(store_url) as store:
         echo(Records(store).branch(resolve(store, duel), at, title))
 
@@ -442,6 +449,7 @@ def branch(duel: str, at: int, title: str, store_url: str | None) -> None:
 @store_option
 def tree(duel: str, store_url: str | None) -> None:
     """Show DUEL's family of branches, like the variations of a game."""
+    from ..application import branch_after
     with open_store(store_url, readonly=True) as store:
         rows = store.tree(resolve(store, duel))
     latest: list[int] = []                  # latest[L]: the row of the branch open at depth L
@@ -465,6 +473,7 @@ def _last_sibling(rows: list, i: int) -> bool:
 
 def _state_of(store: Store, spec: str) -> tuple[str, DuelState]:
     """DUEL or DUEL@N (the board after event #N, as show --at N)."""
+    from ..application import Records
     name, _, at = spec.partition("@")
     duel_id = resolve(store, name)
     if at and number(at) is None:
@@ -478,6 +487,7 @@ def _state_of(store: Store, spec: str) -> tuple[str, DuelState]:
 @store_option
 def diff(a: str, b: str, store_url: str | None) -> None:
     """How two boards differ (DUEL or DUEL@N each: after event #N): LP, cards by zone, chain, phase."""
+    from ..diff import diff_states
     with open_store(store_url, readonly=True) as store:
         (name_a, state_a), (name_b, state_b) = _state_of(store, a), _state_of(store, b)
     rows = diff_states(state_a, state_b)
@@ -497,6 +507,7 @@ def diff(a: str, b: str, store_url: str | None) -> None:
 def rollback(duel: str, to: int, judge: str, reason: str, witness_url: str | None, store_url: str | None) -> None:
     """Back a game up to an earlier event, as an event in the same record (nothing is erased).
     Checked as the service checks it (a judge's rollback is signed and explained, MATCH-08)."""
+    from ..application import Records
     with open_store(store_url) as store, open_witness(witness_url, store) as witness:
         duel_id = resolve(store, duel)
         length = Records(store, witness).rollback(duel_id, to, judge, reason)
@@ -519,6 +530,10 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
            keys: tuple[str, ...], store_url: str | None) -> None:
     """Check a stored duel or a .ygr file end to end: hash chain, anchors, signature by a trusted key;
     and that the store is not behind a receipt or its witness."""
+    from ..application import Records, trusted_keys
+    from ..receipts import read_receipts
+    from ..replay_file import read as read_replay
+    from ..trust import trust_of, verify_file
     if match_cli.handles(duel):
         return match_cli.run("verify", duel, as_json=as_json, keys=keys)
     if Path(duel).is_file():

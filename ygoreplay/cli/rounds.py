@@ -6,24 +6,25 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..decks import Banlist
 from ..errors import InputError, StoreError
-from ..files import write_atomic
-from ..lpsheet import PAPERS, LPSheet, sheet_of, to_csv, to_html
-from ..match.policies import POLICIES
-from ..rounds import RoundSettings, create_round, match_details, read_pairings, status
-from ..source import Source, open_source
 from ..text import printable
-from .common import card_db, cards_option, echo, main, open_duel, open_store, pick_list, store_option, view_option
+from .common import (
+    Words, card_db, cards_option, echo, main, open_duel, open_store, pick_list, store_option, view_option)
+
+if TYPE_CHECKING:
+    from ..lpsheet import LPSheet
+    from ..source import Source
 
 #: Where the links of a round made here point (the service that will serve its matches).
 URL_ENV = "YGOREPLAY_URL"
 
 
 def _sheet(source: Source, view: str | None, times: list[str], head: bytes | None, match: dict) -> LPSheet:
+    from ..lpsheet import sheet_of
     events, cards, disclosures, renames, view = source.as_view(view)
     return sheet_of(events, cards, view, disclosures=disclosures, renames=renames, times=times,
                     duel_id=source.duel_id or "", head=head, match=match,
@@ -33,6 +34,7 @@ def _sheet(source: Source, view: str | None, times: list[str], head: bytes | Non
 def _write(text: str, output: str | None, mode: int = 0o644) -> None:
     """To standard output as it is (the sheet's text has no control character but its line
     ends: a CSV's CRLF stays), or whole to a file (``mode`` 0o600 for one that holds tokens)."""
+    from ..files import write_atomic
     if output is None or output == "-":
         sys.stdout.flush()
         sys.stdout.buffer.write(text.encode("utf-8"))
@@ -48,7 +50,7 @@ def _write(text: str, output: str | None, mode: int = 0o644) -> None:
 @click.argument("duel")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV (RFC 4180, a header row) instead of a printable page.")
 @click.option("-o", "--output", default=None, metavar="FILE", help="Write it here (default: standard output).")
-@click.option("--paper", type=click.Choice(PAPERS), default="a4", show_default=True, help="The page's paper size.")
+@click.option("--paper", type=Words("ygoreplay.lpsheet", "PAPERS"), default="a4", show_default=True, help="The page's paper size.")
 @view_option
 @cards_option
 @store_option
@@ -57,6 +59,9 @@ def lp_sheet(duel: str, as_csv: bool, output: str | None, paper: str, view: str 
     """A duel's paper LP record: both players' LP changes turn by turn, each with its cause, the
     running LP and the result; a page to print and sign (HTML), or CSV. DUEL is a .jsonl or .ygr
     file or a stored duel; --view spectator names no card a spectator could not see."""
+    from ..lpsheet import to_csv, to_html
+    from ..rounds import match_details
+    from ..source import open_source
     if Path(duel).is_file():
         with open_duel(duel, None, cards) as source:
             replay = source.replay
@@ -81,7 +86,7 @@ def round_group() -> None:
 @click.option("--event", "event", required=True, help="The event's name.")
 @click.option("--round", "round_", type=click.IntRange(0, 10_000), required=True, help="The round's number.")
 @click.option("--format", "format_", default="", help="The format (e.g. Advanced).")
-@click.option("--policy", type=click.Choice(list(POLICIES)), default="tcg-2024", show_default=True,
+@click.option("--policy", type=Words("ygoreplay.match.policies", "POLICIES"), default="tcg-2024", show_default=True,
               help="The end-of-match procedure.")
 @click.option("--banlist", "banlist_file", type=click.Path(dir_okay=False, exists=True), default=None,
               help="An lflist.conf holding the event's banlist (default: none given).")
@@ -100,6 +105,8 @@ def round_create(pairings: str, event: str, round_: int, format_: str, policy: s
     """Create a round from PAIRINGS.csv (table,player,player a line; a header optional): one
     match per table, all written at once. Prints each table's recorder link; the tokens are shown
     only now (the store keeps their digests)."""
+    from ..decks import Banlist
+    from ..rounds import RoundSettings, create_round, read_pairings
     try:
         data = Path(pairings).read_bytes()
     except OSError as exc:
@@ -129,6 +136,7 @@ def round_create(pairings: str, event: str, round_: int, format_: str, policy: s
 @store_option
 def round_show(round_id: str, as_json: bool, store_url: str | None) -> None:
     """How a round's tables stand: players, match score and state, last event recorded."""
+    from ..rounds import status
     with open_store(store_url, readonly=True) as store:
         try:
             data = status(store, round_id)

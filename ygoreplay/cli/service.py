@@ -8,10 +8,7 @@ from pathlib import Path
 
 import click
 
-from ..card_sources import CARDS_ENV
 from ..errors import InputError
-from ..receipts import WITNESS_ENV, witness_from
-from ..store import Store
 from ..text import printable
 from .common import (
     card_db, cards_option, echo, main, open_duel, open_store, signing_key, store_option, witness_option)
@@ -37,6 +34,9 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
 
     The organiser's token is $YGOREPLAY_ADMIN_TOKEN, else the one printed when this store's
     service first started (it is kept only as a digest)."""
+    from ..card_sources import CARDS_ENV
+    from ..receipts import WITNESS_ENV, witness_from
+    from ..store import Store
     _interruptible()
     import uvicorn
     from ..service import ADMIN_ENV, admin_token, create_app
@@ -82,6 +82,7 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
 def demo(path: str, host: str, port: int, cards: tuple[str, ...], store_url: str | None) -> None:
     """Show the service: record a duel file through it over HTTP, a few events at a time as a
     table's client does, print the viewer links, and serve them until Ctrl-C."""
+    from ..store import Store
     _interruptible()
     from .. import demo as showing
     with open_duel(path, None, cards) as source:

@@ -6,6 +6,9 @@
 * ``links``: a match's duels checked against the match (first player, decks, results, LP at time);
 * ``files``: match JSON Lines files and the match ``.ygr`` that carries its duels.
 
-This module imports nothing at import time: the package's ``__init__`` imports ``match.events`` and
-``match.stream`` to register the kinds and the stream, and everything else is imported where it is used.
+This module imports nothing at import time. Whatever decodes a match's events imports
+``match.events`` (which registers its kinds), and whatever opens or writes a store that may hold a
+match imports ``match.stream`` (which registers the stream's kind with the store): the match
+modules that need them, the command line's ``open_store``, the service, and ``ygoreplay``'s public
+names. Nothing depends on ``import ygoreplay`` having done it.
 """

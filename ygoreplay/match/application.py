@@ -18,6 +18,7 @@ from .files import Match
 from .links import LinkProblem
 from .policies import FINISH_PHASE
 from .rules import MatchState, fold, is_match
+from . import stream as _stream  # noqa: F401  (a match is written as a stream of this kind: registered)
 
 
 def started(players: list[str], policy: str, banlist: Banlist, *, format: str = "", event_name: str = "",

@@ -28,6 +28,7 @@ from ..store import Record
 from .events import KINDS
 from .links import LinkProblem, check_duel, check_ending
 from .rules import Game, MatchState, apply, fold
+from . import stream as _stream  # noqa: F401  (a match is appended to as a stream of this kind: registered)
 
 _ID = re.compile(r"[0-9a-f]{12}")
 RETRIES = 3                  # checks made again at a new head when another writer came first

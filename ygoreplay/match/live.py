@@ -16,6 +16,7 @@ from ..replay_file import ReplayFile, dumps
 from ..signing import OrganiserKey
 from ..store import Header, Record, Store, StoreError, Verification
 from .rules import MatchState, fold
+from . import stream as _stream  # noqa: F401  (a match is read as a stream of this kind: registered)
 from .views import commitment, summary, view_dict, view_event, visible_codes, withheld
 
 

@@ -39,6 +39,7 @@ from ..access import ROLES, digest
 from ..card_sources import card_lookup
 from ..receipts import Witness, witness_from
 from ..signing import OrganiserKey
+from ..match import stream as _match_stream  # noqa: F401  (the store's matches are served: registers their kind)
 from ..store import MissingStore, Store
 from . import duels, judge, matches, pages, reference, rounds, sheets, uploads
 from .common import HTTPError, _errors, _Limit

@@ -1,0 +1,104 @@
+"""Start-up benchmark (issue 25): what a command costs before it does anything, as a ratio to a
+bare interpreter.
+
+Run from the repository root after ``pip install -e '.[test]'``: ``python bench/startup.py``
+(``-r`` rounds, default 11; ``--quick`` 3). It prints figures and never fails on them.
+
+Each round runs, in a fresh process each and in an order that rotates from round to round, a bare
+``python -c pass`` and the commands ``ygoreplay --help``, ``check``, ``show`` and ``log`` of
+``replays/won-by-damage.jsonl``; each command's time is divided by the bare interpreter's of the
+same round, so that load on the shared machine hits both alike. The median of those per-round
+ratios is printed with its spread, and as a fraction of the issue's limit (``--help`` ≤ 3×,
+``check`` ≤ 6×; ``show`` and ``log`` have no limit of their own and are shown for scale), with
+each command's median wall time, the same ratio in CPU time (user + system, which the machine's
+load disturbs less than the wall clock) and its peak memory (max RSS of the process).
+
+The command is the ``ygoreplay`` script installed next to this interpreter (what a user runs),
+else ``python -m ygoreplay``; either imports the checkout on ``PYTHONPATH``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = "replays/won-by-damage.jsonl"
+#: name -> (arguments after the command, the issue's limit as a multiple of a bare interpreter)
+COMMANDS: dict[str, tuple[tuple[str, ...], float | None]] = {
+    "--help": (("--help",), 3.0),
+    "check": (("check", SAMPLE), 6.0),
+    "show": (("show", SAMPLE), None),
+    "log": (("log", SAMPLE), None),
+}
+
+
+def command() -> list[str]:
+    """How to run ``ygoreplay`` with this interpreter."""
+    script = Path(sys.executable).parent / "ygoreplay"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "ygoreplay"]
+
+
+def timed(argv: list[str]) -> tuple[float, float, float]:
+    """Wall time and CPU time (user + system, ms) and peak memory (MiB) of one run of ``argv``;
+    it must exit 0."""
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = (time.perf_counter() - start) * 1000
+    process.returncode = os.waitstatus_to_exitcode(status)
+    error = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    if process.stderr:
+        process.stderr.close()
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} exited {process.returncode}:\n{error}")
+    return elapsed, (usage.ru_utime + usage.ru_stime) * 1000, usage.ru_maxrss / 1024
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-r", "--rounds", type=int, help="interleaved rounds (default 11; quick 3)")
+    parser.add_argument("--quick", action="store_true", help="a few rounds: does it run (CI)")
+    args = parser.parse_args(argv)
+    rounds = args.rounds or (3 if args.quick else 11)
+    ygoreplay = command()
+    runs = {"bare": [sys.executable, "-c", "pass"],
+            **{name: [*ygoreplay, *arguments] for name, (arguments, _) in COMMANDS.items()}}
+    names = list(runs)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, list[float]] = {name: [] for name in names}
+    memory: dict[str, list[float]] = {name: [] for name in names}
+    for argv_ in runs.values():                 # once each, untimed: files and bytecode in the cache
+        timed(argv_)
+    for round_ in range(rounds):
+        for name in names[round_ % len(names):] + names[:round_ % len(names)]:
+            elapsed, used, peak = timed(runs[name])
+            times[name].append(elapsed)
+            cpu[name].append(used)
+            memory[name].append(peak)
+    bare = times["bare"]
+    print(f"start-up of {' '.join(ygoreplay)}: {rounds} interleaved rounds, each command against a bare "
+          f"`python -c pass` of the same round")
+    print(f"  {'bare python':<12} wall median {statistics.median(bare):6.1f} ms, CPU "
+          f"{statistics.median(cpu['bare']):6.1f} ms, {statistics.median(memory['bare']):5.1f} MiB")
+    for name, (arguments, limit) in COMMANDS.items():
+        ratios = [t / b for t, b in zip(times[name], bare)]
+        cpu_ratios = [t / b for t, b in zip(cpu[name], cpu["bare"])]
+        ratio, cpu_ratio = statistics.median(ratios), statistics.median(cpu_ratios)
+        against = f"limit {limit:g}x: {ratio / limit:.2f} of its limit" if limit else "no limit"
+        print(f"  {name:<12} wall median {statistics.median(times[name]):6.1f} ms, ratio {ratio:5.2f}x "
+              f"spread {min(ratios):.2f}-{max(ratios):.2f} ({against}); CPU ratio {cpu_ratio:5.2f}x; "
+              f"{statistics.median(memory[name]):5.1f} MiB")
+    spread = max(bare) / min(bare)
+    if spread > 1.4:
+        print(f"note: the bare interpreter's times differ {spread:.1f}x between rounds (the machine is busy): "
+              "compare the ratios, not the times")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
