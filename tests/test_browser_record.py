@@ -180,7 +180,7 @@ def no_overflow(page) -> None:
 def test_the_public_sample_recorded_through_the_page(service, browser):  # noqa: F811
     sample = events_of(PUBLIC.name)
     duel = create(service.url, title="recorded at the table", mode="witnessed")
-    assert duel["warnings"] is False and set(duel["record"]) == {"recorder"}
+    assert duel["warnings"] is False and set(duel["record"]) == {"recorder", "p0", "p1"}
     table = Table(browser, duel["record"]["recorder"], width=360)
     table.page.fill("#name0", "Yugi")
     table.page.fill("#name1", "Kaiba")
