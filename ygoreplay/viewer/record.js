@@ -905,7 +905,8 @@ async function nextDuel(matchId) {
         body: JSON.stringify({ first_player: i, chosen_by: Number(chooser.value) }) });
       const answer = await started.json().catch(() => ({}));
       if (started.ok) { goTo(answer.duel.id, i); return; }
-      said.textContent = visible(answer.error || `the service answered ${started.status}`);
+      const why = answer.rule ? `${answer.rule}: ${answer.message}` : answer.error;    // a match rule's refusal names it
+      said.textContent = visible(why || `the service answered ${started.status}`);
       said.hidden = false;
     }, "big");
     b.dataset.first = String(i);
