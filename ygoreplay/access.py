@@ -4,15 +4,15 @@ Every token is 32 random bytes from ``secrets`` (base64url), handed out once and
 its SHA-256 digest: the store's administrator, or anyone who reads the store, cannot use it.
 The organiser's token is the service's own; the others belong to one duel and one role:
 
-=============  ==============  ==============================================================
+=============  ==============  ===============================================================================
 role           sees            may
-=============  ==============  ==============================================================
+=============  ==============  ===============================================================================
 organiser      judge view      create duels, list and search them, upload files, and all below
 judge          judge view      roll back, branch, note
 recorder       judge view      append events (what it records is everything)
-p0, p1         that player's   read
+p0, p1         that player's   read; confirm, dispute, seal; in a witnessed duel, play of own side
 spectator      spectator view  read, held back by the duel's delay
-=============  ==============  ==============================================================
+=============  ==============  ===============================================================================
 
 What a duel hid (both hands, the deck orders, each player's unrevealed cards) is the judge
 view's; when it is *released*, every token of the duel, and anyone on a public one, may ask for
