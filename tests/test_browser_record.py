@@ -16,8 +16,9 @@ import httpx
 import pytest
 
 from test_browser import SHOTS, browser, service  # noqa: F401  (the fixtures)
+from test_match_service import MATCHES, lines
 from test_public_records import PUBLIC, _view
-from test_service import auth, create, events_of
+from test_service import ADMIN, auth, create, events_of
 from ygoreplay.cards import CardDB
 from ygoreplay.events import from_dict
 from ygoreplay.views import public_board
@@ -180,7 +181,7 @@ def no_overflow(page) -> None:
 def test_the_public_sample_recorded_through_the_page(service, browser):  # noqa: F811
     sample = events_of(PUBLIC.name)
     duel = create(service.url, title="recorded at the table", mode="witnessed")
-    assert duel["warnings"] is False and set(duel["record"]) == {"recorder"}
+    assert duel["warnings"] is False and set(duel["record"]) == {"recorder", "p0", "p1"}
     table = Table(browser, duel["record"]["recorder"], width=360)
     table.page.fill("#name0", "Yugi")
     table.page.fill("#name1", "Kaiba")
@@ -338,3 +339,108 @@ def test_warnings_show_verdicts_only_when_the_organiser_turned_them_on(service, 
         else:
             assert table.page.locator("#sheet-actions .verdict").count() == 0
         table.close()
+
+
+# -- players who each record their own side -------------------------------------------------------------
+
+def test_each_players_device_records_their_own_side_alternately(service, browser):  # noqa: F811
+    duel = create(service.url, title="two players, two phones", mode="witnessed")
+    p0 = Table(browser, duel["record"]["p0"], width=360)
+    p1 = Table(browser, duel["record"]["p1"], width=360)
+    expect(p0.page.locator("#status")).to_contain_text("your side: player 0")
+    p1.page.fill("#name0", "Yugi")
+    p1.page.fill("#name1", "Kaiba")
+    p1.tap("#start")                                 # the setup is both players'
+    n = 5
+    p0.settled(n)
+    p1.settled(n)
+    turns = [(p0, ["next-turn", "phase-draw", "phase-standby", "phase-main1", "phase-end"]),
+             (p1, ["next-turn", "phase-draw", "draw-card", "phase-standby", "phase-main1", "phase-end"]),
+             (p0, ["next-turn", "phase-draw", "draw-card"])]
+    for table, moves in turns:
+        for move in moves:
+            table.tap(f'[data-move="{move}"]')
+            n += 1
+            p0.settled(n)
+            p1.settled(n)
+        if table is p0 and n == 10:                  # p1's device during p0's turn: shown, not stored
+            p1.tap('[data-move="phase-battle"]')
+            expect(p1.page.locator("#entries li.refused")).to_contain_text("not stored")
+            p1.tap("#entries li.refused button:text('Discard')")
+            p1.settled(n)
+    events = stored(service.url, duel)
+    assert [e.get("entered_by") for e in events] == ["p1"] * 5 + ["p0"] * 5 + ["p1"] * 6 + ["p0"] * 3
+    assert [e["player"] for e in events if e["kind"] in ("turn_started", "cards_drawn")][2:] == [0, 1, 1, 0, 0]
+    # each device is offered only its own side's moves: the turn's are p0's
+    for role, phases in (("p0", True), ("p1", False)):
+        moves = httpx.get(f"{service.url}/duels/{duel['id']}/actions", headers=auth(duel["tokens"][role])).json()
+        assert any(a["event"]["kind"] == "phase_entered" for a in moves["actions"]) is phases, role
+    p0.close()
+    p1.close()
+
+
+# -- a round of 8 tables recorded in parallel ---------------------------------------------------------------
+
+TABLE_MOVES = ["next-turn", "phase-draw", "phase-standby", "phase-main1", "phase-end",
+               "next-turn", "phase-draw", "draw-card", "phase-standby", "phase-main1", "phase-end"]
+
+
+def test_a_round_of_eight_tables_recorded_in_parallel(service, browser):  # noqa: F811
+    pairings = "table,player1,player2\n" + "".join(f"{t},Duelist {2 * t - 1},Duelist {2 * t}\n" for t in range(1, 9))
+    r = httpx.post(f"{service.url}/rounds?event=Regional&round=2", content=pairings,
+                   headers={"Content-Type": "text/csv", **auth(ADMIN)})
+    assert r.status_code == 201, r.text
+    made = r.json()
+    decks = [e for e in lines(MATCHES / "two-nil.jsonl") if e["kind"] == "decklist_registered"]
+    for table in made["tables"]:                    # the deck check: each match's decklists (MATCH-04)
+        registered = httpx.post(f"{service.url}/matches/{table['match']}/events", json=decks,
+                                headers=auth(table["tokens"]["recorder"]))
+        assert registered.status_code == 200, registered.text
+    tables = []
+    for table in made["tables"]:                    # each table's QR code: the recorder's page of its match
+        device = Table(browser, table["record"]["recorder"], width=360)
+        expect(device.page.locator("#next-duel h2")).to_contain_text("duel 1", timeout=30_000)
+        tables.append(device)
+    for device in tables:                           # the next duel starts through the match API ...
+        device.tap('#next-duel [data-first="0"]')
+    for device, table in zip(tables, made["tables"]):
+        device.page.wait_for_url(lambda url: "/record/match/" not in url, timeout=60_000)
+        device.page.wait_for_selector("body[data-ready=true]", timeout=60_000)
+        expect(device.page.locator("#name1")).to_have_value(table["players"][1])
+    for device in tables:                           # ... and is started there, with the match's names
+        device.tap("#start")
+    for device in tables:
+        wait_settled(device, 5)
+    for n, move in enumerate(TABLE_MOVES, start=6):  # every table enters its next move at once
+        for device in tables:
+            device.tap(f'[data-move="{move}"]')
+        for device in tables:
+            wait_settled(device, n)
+    trips = sorted(t for device in tables for t in device.page.evaluate("window.ygoreplay.recorder.trips"))
+    duels = [device.page.url.split("/record/")[1].split("?")[0] for device in tables]
+    for device in tables:
+        device.close()
+    for table, duel_id in zip(made["tables"], duels):
+        judge = {"id": duel_id, "tokens": {"judge": table["tokens"]["judge"]}}      # the match's token opens its duel
+        events = stored(service.url, judge)
+        assert [e["kind"] for e in events[5:]] == [MOVE_KINDS[m] for m in TABLE_MOVES], table["table"]
+        assert events[0]["players"] == table["players"]
+    status = httpx.get(f"{service.url}/rounds/{made['id']}.json").json()
+    assert [(t["table"], t["state"]) for t in status["tables"]] == [(t, "playing duel 1") for t in range(1, 9)]
+    page = browser.new_page()
+    page.goto(f"{service.url}/rounds/{made['id']}")
+    for t in range(1, 9):
+        expect(page.locator(f"#table-{t}")).to_contain_text("playing duel 1")
+    page.close()
+    print(f"\n8 tables, {len(trips)} entries in parallel: round trip p50 {trips[len(trips) // 2]:.1f} ms, "
+          f"p99 {trips[min(len(trips) - 1, int(len(trips) * 0.99))]:.1f} ms")
+
+
+MOVE_KINDS = {"next-turn": "turn_started", "phase-draw": "phase_entered", "phase-standby": "phase_entered",
+              "phase-main1": "phase_entered", "phase-end": "phase_entered", "draw-card": "cards_drawn"}
+
+
+def wait_settled(device: Table, events: int) -> None:
+    """As ``Table.settled``, with room for eight pages on a busy machine."""
+    expect(device.page.locator("body")).to_have_attribute("data-events", str(events), timeout=60_000)
+    expect(device.page.locator("body")).to_have_attribute("data-queued", "0", timeout=60_000)

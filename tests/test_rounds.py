@@ -81,7 +81,8 @@ def test_a_round_of_500_tables_is_its_matches_written_at_once(tmp_path):
         assert (first.kind, first.event_name, first.round, first.format, first.players) == (
             "match_started", "Regional", 3, "Advanced", ("Player 1", "Player 2"))
         assert store.attachment(made.tables[499].match, "round_table") == {"round": made.id, "table": 500}
-        assert made.tables[0].recorder_link == f"http://x/match/{made.tables[0].match}?token={made.tables[0].tokens['recorder']}"
+        assert made.tables[0].recorder_link == (f"http://x/record/match/{made.tables[0].match}"
+                                                f"?token={made.tables[0].tokens['recorder']}")
         assert [t["state"] for t in status(store, made.id)["tables"]] == ["not started"] * 500
 
 
@@ -110,7 +111,7 @@ def test_the_command_creates_a_round_writes_its_qr_codes_and_shows_it(tmp_path):
                                   "--format", "Advanced", "--qr", str(qr), "--store", db, "--url", "https://ev.example"])
     assert result.exit_code == 0, result.output
     round_id = re.search(r"round ([0-9a-f]{12}):", result.output).group(1)
-    links = re.findall(r"recorder (https://ev\.example/match/[0-9a-f]{12}\?token=\S+)", result.output)
+    links = re.findall(r"recorder (https://ev\.example/record/match/[0-9a-f]{12}\?token=\S+)", result.output)
     assert len(links) == 2
     page = qr.read_text()
     assert page.count("<svg") == 2 and "Organiser only" in page and "Table 2" in page and "Joey vs Mai" in page
@@ -147,6 +148,14 @@ def test_a_round_from_csv_its_qr_page_and_its_page_that_holds_no_token(client):
     assert [(t["table"], t["players"]) for t in made["tables"]] == [(1, ["Yugi", "Kaiba"]), (2, ["Joey", "Mai"])]
     one = made["tables"][0]
     assert one["links"]["recorder"].endswith(f"/match/{one['match']}?token={one['tokens']['recorder']}")
+    assert one["record"] == {"recorder": f"http://testserver/record/match/{one['match']}?token={one['tokens']['recorder']}"}
+    # the table's link (its QR code) opens the recorder's page, which starts the next duel; a
+    # spectator's token is not the table's
+    table_link = one["record"]["recorder"].removeprefix("http://testserver")
+    opened = client.get(table_link, follow_redirects=False)
+    assert opened.status_code == 200 and "record.js" in opened.text
+    assert client.get(f"/record/match/{one['match']}?token={one['tokens']['spectator']}").status_code == 403
+    assert client.get(f"/record/match/{one['match']}").status_code in (401, 404)
     match = client.get(f"/matches/{one['match']}/state", headers=auth(one["tokens"]["recorder"]))
     assert match.status_code == 200 and match.json()["players"] == ["Yugi", "Kaiba"]
     # table 1 registers its decklists and plays its first duel: the round page shows it recording, then the score
@@ -155,6 +164,11 @@ def test_a_round_from_csv_its_qr_page_and_its_page_that_holds_no_token(client):
                        headers=auth(one["tokens"]["recorder"])).status_code == 200
     game = client.post(f"/matches/{one['match']}/games", json={"first_player": 0, "chosen_by": 0}, headers=auth(one["tokens"]["recorder"])).json()
     duel = game["duel"]
+    # while a duel is being played, the table's link goes to its recorder's page, the same token
+    gone = client.get(table_link, follow_redirects=False)
+    assert gone.status_code == 303
+    assert gone.headers["location"] == f"/record/{duel['id']}?token={one['tokens']['recorder']}"
+    assert client.get(f"/duels/{duel['id']}/frames", headers=auth(one["tokens"]["recorder"])).json()["role"] == "recorder"
     assert client.post(f"/duels/{duel['id']}/events", json=DUEL, headers=auth(duel["tokens"]["recorder"])).status_code == 200
     page = client.get(f"/rounds/{made['id']}.json").json()
     assert page["tables"][0]["state"] == "playing duel 1" and page["tables"][0]["last_event"]

@@ -4,15 +4,15 @@ Every token is 32 random bytes from ``secrets`` (base64url), handed out once and
 its SHA-256 digest: the store's administrator, or anyone who reads the store, cannot use it.
 The organiser's token is the service's own; the others belong to one duel and one role:
 
-=============  ==============  ==============================================================
+=============  ==============  ===============================================================================
 role           sees            may
-=============  ==============  ==============================================================
+=============  ==============  ===============================================================================
 organiser      judge view      create duels, list and search them, upload files, and all below
 judge          judge view      roll back, branch, note
 recorder       judge view      append events (what it records is everything)
-p0, p1         that player's   read
+p0, p1         that player's   read; confirm, dispute, seal; in a witnessed duel, play of own side
 spectator      spectator view  read, held back by the duel's delay
-=============  ==============  ==============================================================
+=============  ==============  ===============================================================================
 
 What a duel hid (both hands, the deck orders, each player's unrevealed cards) is the judge
 view's; when it is *released*, every token of the duel, and anyone on a public one, may ask for
@@ -100,10 +100,50 @@ WRITERS: dict[str, tuple[str, ...]] = {
     "cards_sealed": ("p0", "p1"), "cards_opened": ("recorder", "judge", "p0", "p1")}
 #: Kinds a player writes for their own side only: the event's ``player`` is the token's.
 OWN_SIDE = frozenset(("cards_sealed", "cards_opened"))
+PLAYERS = ("p0", "p1")
 
 
-def may_write(role: str, kind: str) -> bool:
-    return role == "organiser" or role in WRITERS.get(kind, ("recorder",))
+def is_play(kind: str) -> bool:
+    """A kind ``WRITERS`` does not name: play, what happened at the table (the recorder's)."""
+    return kind not in WRITERS
+
+
+def may_write(role: str, kind: str, witnessed: bool = False) -> bool:
+    """Whether ``role`` may write ``kind`` at all; in a witnessed duel a player's device also
+    records play, of its own side only (``off_side`` says which events that leaves out)."""
+    return (role == "organiser" or role in WRITERS.get(kind, ("recorder",))
+            or (witnessed and role in PLAYERS and is_play(kind)))
+
+
+def side_of(kind: str, player: int | None, turn_player: int | None) -> int | None:
+    """Whose side an event of a witnessed duel is on, for a player's device recording its own
+    (issue 23): the event's acting ``player`` (whose card moves, whose LP changes, who passes);
+    for a kind that names none (a phase, a step, a resolved link, damage calculated) the turn
+    player's. None before the first turn: the setup (the duel, both decks, the opening hands) is
+    agreed by both players at the table, so either device may enter it."""
+    if kind in OWN_SIDE:
+        return player
+    if turn_player is None:
+        return None
+    return turn_player if player is None else player
+
+
+def off_side(by: str, kind: str, player: int | None, turn_player: int | None,
+             witnessed: bool) -> str | None:
+    """Why an entry stamped as player ``by`` (a player's token, or the command line's
+    ``--by p0``) is not theirs to write, or None when it is: a seal or an opening of the other
+    player's cards, or, in a witnessed duel, play on the other side (``side_of``). A judge's kind
+    is refused before this (``may_write``); a confirmation, dispute or correction has no side."""
+    if by not in PLAYERS or not (kind in OWN_SIDE or (witnessed and is_play(kind))):
+        return None
+    side = side_of(kind, player, turn_player)
+    if side == int(by[1]) or (side is None and kind not in OWN_SIDE):
+        return None
+    if kind in OWN_SIDE:
+        return f"it is player {player}'s: a player seals and opens their own cards"
+    if player is None:
+        return f"it names no player, so it is the turn player's (player {turn_player}'s turn)"
+    return f"it is player {player}'s: a player's device records its own side"
 
 
 #: The same table for a match's events (``match/commands.py`` checks it for every door): rulings,

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from . import chain
-from .access import ENTERS_AS, OWN_SIDE, WRITERS, Access, may_write
+from .access import ENTERS_AS, PLAYERS, WRITERS, Access, may_write, off_side
 from .cards import CardDB
 from .errors import Forbidden, InputError, VerificationError
 from .events import ENTERED_BY, DuelStarted, Event, from_dict
@@ -308,16 +308,21 @@ class Records:
         where it names no one; a duel created witnessed must begin so (``access.MODES``)."""
         if not events:
             return [], None
-        refused = sorted({e.kind for e in events if not may_write(role, e.kind)})
-        if refused:
-            raise Forbidden(f"a {role} may not write {', '.join(refused)} (it is the "
-                            f"{' or '.join(WRITERS.get(refused[0], ('recorder',)))}'s); nothing was written")
-        self._not_behind(duel_id)
         count, witnessed = self.store.witnessed(duel_id)
         if count == 0:
-            self._check_mode(duel_id, events)
             witnessed = _says_witnessed(events)
-        events = _stamped(events, ENTERS_AS.get(role), entered_by, witnessed)
+        refused = sorted({e.kind for e in events if not may_write(role, e.kind, witnessed)})
+        if refused:
+            own_side = role in PLAYERS and refused[0] not in WRITERS
+            raise Forbidden(f"a {role} may not write {', '.join(refused)} (it is the "
+                            f"{' or '.join(WRITERS.get(refused[0], ('recorder',)))}'s"
+                            f"{'; a player records their own side in a witnessed duel only' if own_side else ''}"
+                            "); nothing was written")
+        self._not_behind(duel_id)
+        if count == 0:
+            self._check_mode(duel_id, events)
+        turn = self.store.turn_player(duel_id) if count else None
+        events = _stamped(events, ENTERS_AS.get(role), entered_by, witnessed, turn)
         written = self.store.append_records(duel_id, events, expected_position=expected)
         return written, self._receipt(duel_id, written[-1].position + 1, written[-1].hash)
 
@@ -517,9 +522,13 @@ def _witnessed(events: list[Event]) -> list[Event]:
     return [replace(events[0], witnessed=True), *events[1:]]
 
 
-def _stamped(events: list[Event], own: str | None, entered_by: str | None, witnessed: bool) -> list[Event]:
+def _stamped(events: list[Event], own: str | None, entered_by: str | None, witnessed: bool,
+             turn_player: int | None = None) -> list[Event]:
     """Each event with who entered it (a witnessed duel's): a token's role (``own``) may enter
-    only as itself; the store's owner enters as ``entered_by`` where an event names no one."""
+    only as itself; the store's owner enters as ``entered_by`` where an event names no one. An
+    entry a player enters (their token, or ``--by p0``) is their own side's (``access.off_side``;
+    ``turn_player`` is whose turn it is before the first event, None before the first turn):
+    the one place every door decides what a player's device may record."""
     if entered_by is not None and entered_by not in ENTERED_BY:
         raise InputError(f"who entered it is one of {', '.join(ENTERED_BY)}, not {entered_by!r}")
     stamp = own or entered_by or "recorder"
@@ -528,11 +537,17 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
         if own is not None and event.entered_by not in (None, own):
             raise Forbidden(f"event {index} ({event.kind}) says entered_by {event.entered_by!r}, but it is "
                             f"written with the {own}'s token: an entry is its writer's; nothing was written")
-        if own in ("p0", "p1") and event.kind in OWN_SIDE and event.player != int(own[1]):
-            raise Forbidden(f"event {index} ({event.kind}) is player {event.player}'s, but it is written with "
-                            f"{own}'s token: a player seals and opens their own cards; nothing was written")
-        if witnessed and event.entered_by is None:      # the store's owner writes a judge's kind as the judge
-            event = replace(event, entered_by=own or ("judge" if WRITERS.get(event.kind) == ("judge",) else stamp))
+        judges = WRITERS.get(event.kind) == ("judge",)      # the store's owner writes a judge's kind as the judge
+        by = own or event.entered_by or (None if judges or not witnessed else stamp)
+        if event.kind == "turn_started":
+            turn_player = event.player
+        elif event.kind == "position_set_up":
+            turn_player = getattr(event, "turn_player", turn_player)
+        why = off_side(by, event.kind, event.player, turn_player, witnessed) if by else None
+        if why:
+            raise Forbidden(f"event {index} ({event.kind}) is entered as {by}, but {why}; nothing was written")
+        if witnessed and event.entered_by is None:
+            event = replace(event, entered_by=own or ("judge" if judges else stamp))
         out.append(event)
     return out
 

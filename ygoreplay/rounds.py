@@ -155,13 +155,16 @@ class NewTable:
     tokens: dict[str, str]
     links: dict[str, str]
 
+    record: dict[str, str]
+
     @property
     def recorder_link(self) -> str:
-        return self.links["recorder"]
+        """What the table's QR code opens: the recorder's page for the match's current duel."""
+        return self.record["recorder"]
 
     def to_dict(self) -> dict:
         return {"table": self.table, "players": list(self.players), "match": self.match, "tokens": self.tokens,
-                "links": self.links}
+                "links": self.links, "record": self.record}
 
 
 @dataclass(frozen=True)
@@ -178,7 +181,9 @@ class NewRound:
 
 def create_round(store: Store, pairings: Sequence[Pairing], settings: RoundSettings, base: str = "") -> NewRound:
     """The round and one match per table, written in one transaction (all or nothing); each
-    table's tokens, and links to the match page (``{base}/match/{id}?token=...``)."""
+    table's tokens, links to the match page (``{base}/match/{id}?token=...``) and the recorder's
+    link (``record``, its QR code: ``{base}/record/match/{id}?token=...``, which opens the
+    recorder's page for the match's current duel, or starts the next)."""
     settings = settings.checked()
     round_id = new_id()
     streams, tables, links = [], [], {}
@@ -192,7 +197,8 @@ def create_round(store: Store, pairings: Sequence[Pairing], settings: RoundSetti
         spec["attachments"][TABLE_LINK] = {"round": round_id, "table": pairing.table}
         streams.append(spec)
         tables.append(NewTable(pairing.table, pairing.players, match_id, tokens,
-                               {role: f"{base}/match/{match_id}?token={token}" for role, token in tokens.items()}))
+                               {role: f"{base}/match/{match_id}?token={token}" for role, token in tokens.items()},
+                               {"recorder": f"{base}/record/match/{match_id}?token={tokens['recorder']}"}))
         links[match_id] = pairing.table
     kept = {"event": settings.event, "round": settings.round, "format": settings.format, "policy": settings.policy,
             "created": now(), "tables": [{"table": t.table, "players": list(t.players), "match": t.match}

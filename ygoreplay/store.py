@@ -947,6 +947,12 @@ class Store:
         fold = self._head_fold(duel_id)
         return fold.position, bool(getattr(fold.state, "witnessed", False))
 
+    def turn_player(self, duel_id: str) -> int | None:
+        """Whose turn it is at the duel's head, None before its first turn (or for a match),
+        from the fold its appends use: who may record what (``access.side_of``)."""
+        state = getattr(self._head_fold(duel_id), "state", None)
+        return state.turn_player if getattr(state, "turn", 0) else None
+
     def _head_fold(self, duel_id: str) -> Any:
         with self._lock_for(duel_id):
             live = self._cached(duel_id)

@@ -10,7 +10,7 @@ from typing import Annotated, Callable
 
 from fastapi import Depends, Request
 
-from ..access import VIEW_OF, Access, matches
+from ..access import PLAYERS, VIEW_OF, Access, matches
 from ..application import Records
 from ..errors import StoreError
 from ..live import Hub, LiveDuel
@@ -179,17 +179,18 @@ class Service:
         access, tokens = Access.issue(visibility, delay_events, delay_seconds, *release, mode=mode, warnings=warnings)
         done = self.records.record([], title, attachments={"access": access.to_dict()})
         assert done.id is not None and done.receipt is not None
-        return {**self._created(done.id, tokens, request_base), **done.receipt.fields(),
+        return {**self._created(done.id, tokens, request_base, mode == "witnessed"), **done.receipt.fields(),
                 "warnings": access.warns}
 
-    def _created(self, duel_id: str, tokens: dict[str, str], base: str) -> dict:
-        """The new duel's id, tokens, a viewer link for each token, and the recorder's page for
-        the recorder's token (``record``). A player writes no play, even in a witnessed duel
-        (``access.WRITERS``: they confirm, dispute and correct), so a player has no such link."""
+    def _created(self, duel_id: str, tokens: dict[str, str], base: str, witnessed: bool = False) -> dict:
+        """The new duel's id, tokens, a viewer link for each token, and the recorder's page
+        (``record``) for each token that records: the recorder's, and in a witnessed duel each
+        player's, whose device records that player's own side (``access.off_side``)."""
         links = {role: f"{base}/view/{duel_id}?token={token}" for role, token in tokens.items()}
         if "spectator" not in tokens:
             links = {r: l for r, l in links.items() if r != "spectator"}
-        record = {"recorder": f"{base}/record/{duel_id}?token={tokens['recorder']}"} if "recorder" in tokens else {}
+        recording = ("recorder", *PLAYERS) if witnessed else ("recorder",)
+        record = {role: f"{base}/record/{duel_id}?token={tokens[role]}" for role in recording if role in tokens}
         return {"id": duel_id, "tokens": tokens, "links": links, "record": record}
 
 

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
 from ..actions import actions
-from ..access import MODES, RELEASES, VISIBILITIES, Access, ReleaseSettingError, release_settings
+from ..access import MODES, PLAYERS, RELEASES, VISIBILITIES, Access, ReleaseSettingError, off_side, release_settings
 from ..application import duel_dict, family, public_duels, violation_dict
 from ..live import LiveDuel, LiveView
 from ..openings import SealReport
@@ -138,7 +138,7 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     with the token's role (``entered_by``), and the answer lists the ``flags`` of the events
     stored (rules broken and kept)."""
     caller, live = asking
-    players = ("p0", "p1") if live.access.mode == "witnessed" else ()      # who said so: a witnessed duel's
+    players = PLAYERS if live.access.mode == "witnessed" else ()      # who said so, and their own side
     Service.require(caller, "recorder", "judge", *players)
     events = await _request_events(request)
     if not events:
@@ -184,19 +184,24 @@ def duel_actions(duel_id: str, service: ServiceDep, asking: DuelCaller, card: st
                  shows: str | None = Query(None, max_length=2000)) -> dict:
     """What may be entered next (``actions.py``): the actions that fit ``card`` where it is, or
     without one the turn's own moves. For the duel's writers: the recorder and the judge see the
-    whole record.
+    whole record; a player's device in a witnessed duel its own view, and only the actions on
+    its own side (``access.off_side``, the rule its appends are held to).
     ``shows`` (``p0.m3:12580477,...``) names cards the recorder has just seen: the actions are
     worked out as if they were those cards, and each carries them. The rules' verdict on each
     (legal, undecided, illegal and its rule IDs) is given when the duel's ``warnings`` are on, and
     always to its judge; ``warnings`` says which."""
     caller, live = asking
-    Service.require(caller, "recorder", "judge")
-    view = live.view("judge")
+    players = PLAYERS if live.access.mode == "witnessed" else ()     # a player's device records its side
+    Service.require(caller, "recorder", "judge", *players)
+    view = live.view("judge" if caller.role not in PLAYERS else caller.view)
     named = _shows(shows)
     with live.lock:                               # a copy of the board, as no append changes it
         count = len(view.steps)
         state = view.state_after(count).copy() if count else None
     found = actions(state, card, named, service.store.cards) if state is not None else []
+    if caller.role in PLAYERS and state is not None:     # only what this player may enter (one rule)
+        turn = state.turn_player if state.turn else None
+        found = [a for a in found if not off_side(caller.role, a.event["kind"], a.event.get("player"), turn, True)]
     warns = live.access.warns or caller.role == "judge"
     return {"id": duel_id, "at": count - 1 if count else None, "card": card, "role": caller.role,
             "mode": live.access.mode, "warnings": warns,

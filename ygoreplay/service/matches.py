@@ -20,10 +20,12 @@ from __future__ import annotations
 import asyncio
 import json
 from typing import Annotated, Any, AsyncIterator
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import RedirectResponse, Response, StreamingResponse
 
+from .. import viewer
 from ..access import NARROWER, RELEASES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, release_settings
 from ..chain import now
 from ..decks import Banlist
@@ -37,7 +39,7 @@ from ..rules import RuleViolation
 from ..store import DuelInfo, new_id
 from ..text import checked, number
 from .common import (
-    _DUEL_ID, KEEPALIVE, VIEW, Caller, HTTPError, _body_json, _events_stream, _jsonable, _request_events, _ygr)
+    _DUEL_ID, _PAGE_HEADERS, KEEPALIVE, VIEW, Caller, HTTPError, _body_json, _events_stream, _jsonable, _request_events, _ygr)
 from .core import Service, ServiceDep, _Lease, organiser
 
 router = APIRouter()
@@ -144,6 +146,26 @@ def _current(live: LiveMatch) -> Any:
     if game is None:
         raise RuleViolation("LOG-03", "no duel of the match is being played", live.count, "game_ended")
     return game
+
+
+# -- a table's recorder link --------------------------------------------------------------------------
+
+@router.get("/record/match/{match_id}", include_in_schema=False)
+def record_match(match_id: str, request: Request, asking: MatchCaller) -> Response:
+    """A round's table link (its QR code): the recorder's page for the match's current duel.
+    The duel opens with the match's own token (``Service.match_role``), so this hands on the
+    token it was opened with and keeps none: 303 to ``/record/{duel}`` while a duel is being
+    played, else the recorder's page, which offers to start the next duel through the match API
+    (``POST /matches/{id}/games``) and then goes to it."""
+    who, live = asking
+    Service.require(who, "recorder", "judge")
+    game = live.state().current
+    if game is not None and game.duel:
+        token = Service.token_of(request) or ""
+        return RedirectResponse(f"/record/{game.duel}?{urlencode({'token': token})}", status_code=303,
+                                headers={"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"})
+    return Response(viewer.record_page(), media_type="text/html; charset=utf-8",
+                    headers={**_PAGE_HEADERS, "Cache-Control": "no-store"})
 
 
 # -- creating and listing ---------------------------------------------------------------------------

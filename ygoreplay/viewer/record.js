@@ -276,7 +276,11 @@ class Recorder {
     document.body.dataset.queued = String(this.queue.entries.length);
     $("#queue-state").textContent = (waiting ? `${waiting} entr${waiting === 1 ? "y" : "ies"} waiting to be sent` : "all sent")
       + (refused ? ` · ${refused} not stored: see below` : "");
-    $("#status").textContent = `${this.duel.length} events · ${this.info.warnings ? "warnings on" : "warnings off"}`;
+    // A player's device (a witnessed duel) records that player's own side: the service keeps
+    // the rest to the other device (access.off_side), and the actions it offers say so.
+    const side = /^p[01]$/.test(this.info.role || "") ? ` · your side: player ${this.info.role[1]}` : "";
+    $("#status").textContent = `${this.duel.length} events · ${this.info.warnings ? "warnings on" : "warnings off"}${side}`;
+    document.body.dataset.role = this.info.role || "";
   }
 
   // -- the board -----------------------------------------------------------------------------------
@@ -864,7 +868,63 @@ class Recorder {
   }
 }
 
+// -- a round's table link: /record/match/{id} -------------------------------------------------------
+// The service sends a link to a match with a duel being played straight to that duel's page (the
+// match's token opens it); otherwise it serves this page, which starts the match's next duel
+// through the match API and goes to it, with who goes first and the players' names for its setup.
+
+async function nextDuel(matchId) {
+  const response = await fetch(`/matches/${matchId}/state`, { headers: HEADERS, cache: "no-store" });
+  const match = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(match.error || `the service answered ${response.status}`);
+  const games = match.games || [];
+  const players = (match.players || ["Player 0", "Player 1"]).map((p) => visible(p));
+  const goTo = (duel, first) => {
+    const query = new URLSearchParams({ token: TOKEN || "", first: String(first), p0: players[0], p1: players[1] });
+    location.replace(`/record/${duel}?${query}`);
+  };
+  const playing = games.find((g) => !g.ended && g.duel);
+  if (playing) { goTo(playing.duel, playing.first_player); return; }
+  const last = games[games.length - 1];
+  const box = el("form", "setup");
+  box.id = "next-duel";
+  box.append(el("h2", null, `${match.title ? visible(match.title) + ": " : ""}duel ${games.length + 1}`));
+  const chooser = el("select");
+  chooser.id = "chosen-by";
+  players.forEach((name, i) => { const o = el("option", null, name); o.value = String(i); chooser.append(o); });
+  chooser.value = last && (last.winner === 0 || last.winner === 1) ? String(1 - last.winner) : "0";
+  const label = el("label", null, "Who chose to go first or second");
+  label.append(chooser);
+  box.append(label);
+  const said = el("p", "error");
+  said.hidden = true;
+  players.forEach((name, i) => {
+    const b = button(`${name} goes first`, async () => {
+      const started = await fetch(`/matches/${matchId}/games`, {
+        method: "POST", headers: { ...HEADERS, "Content-Type": "application/json" },
+        body: JSON.stringify({ first_player: i, chosen_by: Number(chooser.value) }) });
+      const answer = await started.json().catch(() => ({}));
+      if (started.ok) { goTo(answer.duel.id, i); return; }
+      const why = answer.rule ? `${answer.rule}: ${answer.message}` : answer.error;    // a match rule's refusal names it
+      said.textContent = visible(why || `the service answered ${started.status}`);
+      said.hidden = false;
+    }, "big");
+    b.dataset.first = String(i);
+    box.append(b);
+  });
+  box.append(said);
+  $("#setup").before(box);
+  document.body.dataset.ready = "true";
+}
+
 async function main() {
+  if (/^\/record\/match\/[0-9a-f]{12}$/.test(location.pathname)) {
+    try { await nextDuel(ID); } catch (error) {
+      $("#error").textContent = `This match cannot be recorded here: ${visible(error.message)}`;
+      $("#error").hidden = false;
+    }
+    return;
+  }
   let data;
   try {
     const response = await fetch(`/duels/${ID}/frames`, { headers: HEADERS, cache: "no-store" });
@@ -881,6 +941,10 @@ async function main() {
   window.ygoreplay = { recorder, duel: recorder.duel };
   try { await recorder.actions(null); } catch (error) { /* shown when the rules answer */ }
   $("#setup").hidden = recorder.duel.length > 0 || recorder.queue.entries.length > 0;
+  // a match's duel opened from its table link: the players and who goes first are the match's
+  for (const i of [0, 1]) if (params.get(`p${i}`) && !$(`#name${i}`).value) $(`#name${i}`).value = params.get(`p${i}`);
+  const first = document.querySelector(`input[name=first][value="${params.get("first")}"]`);
+  if (first) first.checked = true;
   recorder.status();
   document.body.dataset.ready = "true";
 }
