@@ -169,7 +169,10 @@ def test_a_round_from_csv_its_qr_page_and_its_page_that_holds_no_token(client):
     assert gone.status_code == 303
     assert gone.headers["location"] == f"/record/{duel['id']}?token={one['tokens']['recorder']}"
     assert client.get(f"/duels/{duel['id']}/frames", headers=auth(one["tokens"]["recorder"])).json()["role"] == "recorder"
-    assert client.post(f"/duels/{duel['id']}/events", json=DUEL, headers=auth(duel["tokens"]["recorder"])).status_code == 200
+    # a round is played on paper: its duels are witnessed (a machine's record would be refused here)
+    assert client.post(f"/duels/{duel['id']}/events", json=DUEL, headers=auth(duel["tokens"]["recorder"])).status_code == 400
+    paper = [{**DUEL[0], "witnessed": True}, *DUEL[1:]]
+    assert client.post(f"/duels/{duel['id']}/events", json=paper, headers=auth(duel["tokens"]["recorder"])).status_code == 200
     page = client.get(f"/rounds/{made['id']}.json").json()
     assert page["tables"][0]["state"] == "playing duel 1" and page["tables"][0]["last_event"]
     assert page["tables"][1]["last_event"] is None and page["tables"][1]["state"] == "not started"

@@ -19,6 +19,7 @@ from typing import Any, Sequence
 
 from .chain import now
 from .decks import Banlist
+from .access import MODES
 from .errors import InputError, StoreError
 from .match import application as match_app
 from .match.policies import POLICIES
@@ -132,6 +133,9 @@ class RoundSettings:
     policy: str = "tcg-2024"
     banlist: Banlist = Banlist("(none given)")
     visibility: str = "unlisted"
+    #: A round is played on paper: its duels are witnessed (an illegal play nobody noticed is
+    #: kept, flagged), unless the organiser says they are a machine's.
+    mode: str = "witnessed"
 
     def checked(self) -> "RoundSettings":
         checked(self.event, "the event's name", MAX_NAME)
@@ -140,6 +144,8 @@ class RoundSettings:
             raise InputError("the event's name is missing")
         if not 0 <= self.round <= 10_000:
             raise InputError(f"the round is a number 0..10000, not {self.round}")
+        if self.mode not in MODES:
+            raise InputError(f"the mode is one of {', '.join(MODES)}, not {self.mode!r}")
         if self.policy not in POLICIES:
             raise InputError(f"the policy is one of {', '.join(POLICIES)}, not {self.policy!r}")
         return self
@@ -191,7 +197,8 @@ def create_round(store: Store, pairings: Sequence[Pairing], settings: RoundSetti
         events = match_app.started(list(pairing.players), settings.policy, settings.banlist, format=settings.format,
                                    event_name=settings.event, round=settings.round)
         title = f"{settings.event}, round {settings.round}, table {pairing.table}: {' vs '.join(pairing.players)}"
-        spec, tokens = match_app.match_stream(events, title[:500], settings.visibility, (None, settings.event, None))
+        spec, tokens = match_app.match_stream(events, title[:500], settings.visibility, (None, settings.event, None),
+                                              settings.mode)
         match_id = new_id()
         spec["stream_id"] = match_id
         spec["attachments"][TABLE_LINK] = {"round": round_id, "table": pairing.table}

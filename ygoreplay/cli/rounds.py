@@ -93,6 +93,9 @@ def round_group() -> None:
 @click.option("--list", "list_name", default=None, metavar="NAME", help="Which list of the banlist file.")
 @click.option("--visibility", type=click.Choice(["private", "unlisted", "public"]), default="unlisted",
               show_default=True, help="Who may read the matches without a token.")
+@click.option("--mode", "mode", type=click.Choice(("witnessed", "machine")), default="witnessed", show_default=True,
+              help="How the tables' duels are recorded: witnessed (paper: an illegal play is kept, flagged) "
+                   "or machine (refused).")
 @click.option("--url", "base", envvar=URL_ENV, default="http://127.0.0.1:8765", show_default=True,
               help=f"The service's address the links point to (default: ${URL_ENV}).")
 @click.option("--qr", "qr_file", default=None, metavar="FILE.html",
@@ -100,7 +103,7 @@ def round_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (with every token) instead of text.")
 @store_option
 def round_create(pairings: str, event: str, round_: int, format_: str, policy: str, banlist_file: str | None,
-                 list_name: str | None, visibility: str, base: str, qr_file: str | None, as_json: bool,
+                 list_name: str | None, visibility: str, mode: str, base: str, qr_file: str | None, as_json: bool,
                  store_url: str | None) -> None:
     """Create a round from PAIRINGS.csv (table,player,player a line; a header optional): one
     match per table, all written at once. Prints each table's recorder link; the tokens are shown
@@ -113,7 +116,7 @@ def round_create(pairings: str, event: str, round_: int, format_: str, policy: s
         raise InputError(f"{pairings}: cannot read ({exc.strerror or exc})") from None
     tables = read_pairings(data, pairings)
     banlist = pick_list(banlist_file, list_name) if banlist_file else Banlist("(none given)")
-    settings = RoundSettings(event, round_, format_, policy, banlist, visibility)
+    settings = RoundSettings(event, round_, format_, policy, banlist, visibility, mode)
     with open_store(store_url, create=True) as store:
         made = create_round(store, tables, settings, base.rstrip("/"))
     if qr_file:

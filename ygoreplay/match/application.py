@@ -37,11 +37,12 @@ def started(players: list[str], policy: str, banlist: Banlist, *, format: str = 
 
 
 def match_stream(events: list[Event], title: str, visibility: str,
-                 release: tuple[str | None, str | None, str | None] = (None, None, None)) -> tuple[dict, dict[str, str]]:
+                 release: tuple[str | None, str | None, str | None] = (None, None, None),
+                 mode: str = "machine") -> tuple[dict, dict[str, str]]:
     """A new stored match as ``Store.record``'s arguments (its events, checked strictly, and its
     access record) and the tokens to hand out: the one way a match is created (``POST /matches``,
-    a round's tables)."""
-    access, tokens = Access.issue(visibility, 0, 0.0, *release)
+    a round's tables). ``mode`` is its duels' (``access.MODES``): a paper table's are witnessed."""
+    access, tokens = Access.issue(visibility, 0, 0.0, *release, mode=mode)
     return {"events": events, "title": title, "kind": "match", "strict": True,
             "attachments": {"access": access.to_dict()}}, tokens
 

@@ -199,7 +199,8 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
     for game, duel_id in links:
         link = {"id": match_id, "game": game}
         if new_duel is not None and duel_id == new_duel.id:
-            access, created = Access.issue(live.access.visibility, 0, 0.0)
+            # a duel of the match is recorded as the match is: a paper table's witnessed
+            access, created = Access.issue(live.access.visibility, 0, 0.0, mode=live.access.mode)
             hub.store.record([], new_duel.title, stream_id=duel_id,
                              attachments={"access": access.to_dict(), "match_game": link})
         else:

@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
-from ..access import VISIBILITIES
+from ..access import MODES, VISIBILITIES
 from ..errors import StoreError
 from ..match.policies import POLICIES
 from ..round_pages import qr_page, round_page
@@ -74,15 +74,17 @@ def _settings(given: dict[str, Any]) -> RoundSettings:
         raise HTTPError(400, "event is the event's name", where="event")
     if not isinstance(round_, int) or isinstance(round_, bool) or not 0 <= round_ <= 10_000:
         raise HTTPError(400, "round is the round's number, 0..10000", where="round")
-    for field in ("format", "policy", "visibility"):
+    for field in ("format", "policy", "visibility", "mode"):
         if field in given and not isinstance(given[field], str):
             raise HTTPError(400, f"{field} is a string", where=field)
     if given.get("policy", "tcg-2024") not in POLICIES:
         raise HTTPError(400, f"policy is one of {', '.join(POLICIES)}", where="policy")
     if given.get("visibility", "unlisted") not in VISIBILITIES:
         raise HTTPError(400, f"visibility is one of {', '.join(VISIBILITIES)}", where="visibility")
+    if given.get("mode", "witnessed") not in MODES:
+        raise HTTPError(400, f"mode is one of {', '.join(MODES)}", where="mode")
     return RoundSettings(event, round_, given.get("format", ""), given.get("policy", "tcg-2024"),
-                         visibility=given.get("visibility", "unlisted"))
+                         visibility=given.get("visibility", "unlisted"), mode=given.get("mode", "witnessed"))
 
 
 def _status(service: Any, round_id: str) -> dict:
