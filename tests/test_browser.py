@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -221,13 +222,24 @@ def test_keyboard_only(service, page):
 
 # -- what a new user met (issue 23) ------------------------------------------------------------------
 
+def until(page, script: str, arg=None, timeout: int = 15_000) -> None:
+    """Wait until ``script`` is true in the page. Playwright's own wait_for_function polls with
+    code the pages' Content Security Policy (no eval) refuses once the first check fails; a
+    plain evaluate is not refused, so poll with it."""
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(script, arg):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true after {timeout} ms: {script}")
+        page.wait_for_timeout(50)
+
+
 def line_in_view(page, i: int) -> None:
     """The log's line #i is the current one, highlighted and wholly inside the log's pane."""
-    page.wait_for_function("""(i) => {
+    until(page, """(i) => {
         const line = document.getElementById('l' + i), pane = document.getElementById('log');
         if (!line || !line.classList.contains('current')) return false;
         const a = line.getBoundingClientRect(), b = pane.getBoundingClientRect();
-        return a.height > 0 && a.top >= b.top - 1 && a.bottom <= b.bottom + 1; }""", arg=i, timeout=5_000)
+        return a.height > 0 && a.top >= b.top - 1 && a.bottom <= b.bottom + 1; }""", i, 5_000)
     expect(page.locator(f"#l{i} a")).to_have_css("background-color", "rgba(108, 182, 255, 0.2)")
 
 
@@ -684,7 +696,7 @@ def test_a_judges_viewer_keeps_a_receipt_and_catches_a_store_cut_back_since(brow
         context = browser.new_context()
         page = context.new_page()
         opened(page, judge_link)
-        page.wait_for_function(f"localStorage.getItem('ygoreplay.receipt.{duel['id']}') !== null", timeout=15_000)
+        until(page, f"localStorage.getItem('ygoreplay.receipt.{duel['id']}') !== null")
         kept = json.loads(page.evaluate(f"localStorage.getItem('ygoreplay.receipt.{duel['id']}')"))
         assert kept["duel"] == duel["id"] and kept["events"] == len(duel["events"])
         spectator = browser.new_context().new_page()                  # a spectator keeps none: 403
