@@ -53,8 +53,8 @@ class Table:
 
     def settled(self, events: int) -> None:
         """The page holds ``events`` events and nothing waits in its queue."""
-        expect(self.page.locator("body")).to_have_attribute("data-events", str(events), timeout=10_000)
-        expect(self.page.locator("body")).to_have_attribute("data-queued", "0", timeout=10_000)
+        expect(self.page.locator("body")).to_have_attribute("data-events", str(events), timeout=30_000)
+        expect(self.page.locator("body")).to_have_attribute("data-queued", "0", timeout=30_000)
 
     def card(self, card_id: str) -> None:
         self.tap(f'#board .card[data-card="{card_id}"]')
