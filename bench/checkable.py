@@ -137,14 +137,22 @@ def from_tests(test_files: list[str]) -> None:
             # refused by another rule first (the board as the viewer knows it breaks that one): caught
             row[case] = row[case] and still_caught(before, event, rule, view, lists) in ("caught", "other")
     print(f"\n{len(seen)} refusals in the tests, {len(by_rule)} rules")
-    print(f"{'rule':<10} {'refusals':>8} " + " ".join(f"{c:>20}" for c in (*cases, "either player")))
+    table(by_rule, ("all caught", "not all"), "rules whose every refusal in the tests is caught", counts)
+
+
+def table(by_rule: dict[str, dict[str, bool]], marks: tuple[str, str], total: str,
+          counts: dict[str, int] | None = None) -> None:
+    """One row per rule (caught or not from each record, and from either player's), then the totals."""
+    extra = f" {'refusals':>8}" if counts else ""
+    print(f"{'rule':<10}{extra} " + " ".join(f"{c:>20}" for c in (*CASES, "either player")))
     for rule, row in sorted(by_rule.items()):
-        marks = [row[c] for c in cases] + [row["p0"] or row["p1"]]
-        print(f"{rule:<10} {counts[rule]:>8} " + " ".join(f"{'all caught' if m else 'not all':>20}" for m in marks))
-    totals = {c: sum(row[c] for row in by_rule.values()) for c in cases}
+        caught_by = [row[c] for c in CASES] + [row["p0"] or row["p1"]]
+        count = f" {counts[rule]:>8}" if counts else ""
+        print(f"{rule:<10}{count} " + " ".join(f"{marks[0] if m else marks[1]:>20}" for m in caught_by))
+    totals = {c: sum(row[c] for row in by_rule.values()) for c in CASES}
     totals["either player"] = sum(row["p0"] or row["p1"] for row in by_rule.values())
     for case, n in totals.items():
-        print(f"rules whose every refusal in the tests is caught from the {case}'s record: {n} of {len(by_rule)}")
+        print(f"{total} from the {case}'s record: {n} of {len(by_rule)}")
 
 
 def main() -> int:
@@ -165,14 +173,7 @@ def main() -> int:
         for case, record in records(events, cards).items():
             row[case] = row[case] and caught(record, cards, rule, index)
     print(f"{len(paths)} illegal scenarios, {len(by_rule)} rules (replays/illegal/*.jsonl)")
-    print(f"{'rule':<10} " + " ".join(f"{c:>20}" for c in (*CASES, "either player")))
-    for rule, row in sorted(by_rule.items()):
-        marks = [row[c] for c in CASES] + [row["p0"] or row["p1"]]
-        print(f"{rule:<10} " + " ".join(f"{'caught' if m else 'undecided':>20}" for m in marks))
-    totals = {c: sum(row[c] for row in by_rule.values()) for c in CASES}
-    totals["either player"] = sum(row["p0"] or row["p1"] for row in by_rule.values())
-    for case, n in totals.items():
-        print(f"rules caught from the {case}'s record: {n} of {len(by_rule)}")
+    table(by_rule, ("caught", "undecided"), "rules caught")
     if args.tests is not None:
         import sys
         sys.path.insert(0, str(ROOT / "tests"))

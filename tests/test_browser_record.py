@@ -268,6 +268,38 @@ def test_an_entry_whose_answer_was_lost_is_not_sent_twice(service, browser):  # 
     table.close()
 
 
+def test_a_lost_answer_to_an_entry_with_a_default_field_is_not_sent_twice(service, browser):  # noqa: F811
+    """A draw is sent as ``count: 1`` and stored without it (its default): the page still knows it
+    stored when the answer was lost (the reconnect after a reload sent it twice before)."""
+    duel = create(service.url, title="lost draw", mode="witnessed")
+    table = Table(browser, duel["record"]["recorder"])
+    table.page.fill("#name0", "A")
+    table.page.fill("#name1", "B")
+    table.tap("#start")
+    table.settled(5)
+    for n, move in enumerate(("next-turn", "phase-draw")):
+        table.tap(f'[data-move="{move}"]')
+        table.settled(6 + n)
+    lost = []
+
+    def store_then_drop(route):
+        if route.request.method == "POST" and not lost:
+            route.fetch()
+            lost.append(route.request.post_data)
+            route.abort()
+        else:
+            route.continue_()
+    table.page.route("**/duels/*/events?expected=*", store_then_drop)
+    table.tap('[data-move="draw-card"]')
+    table.tap('[data-move="phase-standby"]')
+    table.settled(9)
+    table.page.unroute("**/duels/*/events?expected=*")
+    kinds = [e["kind"] for e in stored(service.url, duel)]
+    assert lost and '"count": 1' in lost[0].replace('"count":1', '"count": 1')
+    assert kinds.count("cards_drawn") == 3 and kinds[-1] == "phase_entered" and len(kinds) == 9
+    table.close()
+
+
 # -- two devices, a correction, a refusal shown ---------------------------------------------------------
 
 def test_two_devices_record_one_duel_in_order_and_a_correction_strikes_the_last_entry(service, browser):  # noqa: F811

@@ -17,10 +17,10 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from . import chain
 from .card_scripts import ScriptReading, read_scripts
@@ -238,13 +238,34 @@ def _cdb_rows(data: bytes, where: str) -> list[Row]:
 
 # -- installing ---------------------------------------------------------------------------------
 
-def write_cdb(path: Path, rows: list[Row], meta: dict[str, str]) -> None:
-    """A ``cards.cdb`` of ``rows`` with a ``ygoreplay`` table of where it came from, written to a
-    temporary name and renamed over ``path``: the old file stays until the new one is whole."""
+@contextmanager
+def _replacing(path: Path, failed: str) -> Iterator[str]:
+    """A temporary file beside ``path`` to write whole; synced and renamed over ``path`` once the
+    block ends, removed if it fails (``failed`` says what was not done: the old file stays)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     os.close(fd)
+    done = False
     try:
+        yield temp
+        with open(temp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+        done = True
+    except (OSError, sqlite3.Error) as exc:
+        raise InputError(f"{path}: {failed} ({exc}); the installed one is unchanged") from None
+    finally:
+        if not done:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+
+
+def write_cdb(path: Path, rows: list[Row], meta: dict[str, str]) -> None:
+    """A ``cards.cdb`` of ``rows`` with a ``ygoreplay`` table of where it came from, written to a
+    temporary name and renamed over ``path``: the old file stays until the new one is whole."""
+    with _replacing(path, "cannot write the card database") as temp:
         with sqlite3.connect(temp) as conn:
             conn.execute("create table datas (id integer primary key, ot integer, alias integer, setcode integer, "
                          "type integer, atk integer, def integer, level integer, race integer, attribute integer, "
@@ -257,18 +278,6 @@ def write_cdb(path: Path, rows: list[Row], meta: dict[str, str]) -> None:
             conn.executemany("insert into texts (id, name, desc) values (?, ?, ?)", [(r.code, r.name, r.text) for r in rows])
             conn.executemany("insert into ygoreplay values (?, ?)", sorted(meta.items()))
         conn.close()
-        with open(temp, "rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-        temp = None
-    except (OSError, sqlite3.Error) as exc:
-        raise InputError(f"{path}: cannot write the card database ({exc}); the installed one is unchanged") from None
-    finally:
-        if temp is not None:
-            try:
-                os.unlink(temp)
-            except OSError:
-                pass
 
 
 def update(source: str = "ygoprodeck", path: Path | None = None) -> Installed:
@@ -293,9 +302,7 @@ def add_scripts(folder: str | Path, path: Path | None = None) -> tuple[Installed
         raise InputError(f"no card database is installed at {target}: run ygoreplay cards update first "
                          "(with --scripts to add the effect facts at once)")
     reading = read_scripts(folder)
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    os.close(fd)
-    try:
+    with _replacing(target, "cannot store the effect facts") as temp:
         shutil.copyfile(target, temp)
         with closing(sqlite3.connect(temp)) as conn, conn:
             conn.execute(f"drop table if exists {EFFECTS_TABLE}")
@@ -308,18 +315,6 @@ def add_scripts(folder: str | Path, path: Path | None = None) -> tuple[Installed
             conn.executemany("insert or replace into ygoreplay values (?, ?)", [
                 ("scripts", str(Path(folder).expanduser().resolve())), ("scripts_read", str(reading.parsed)),
                 ("scripts_failed", str(len(reading.failed))), ("effects", str(reading.effect_count))])
-        with open(temp, "rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(temp, target)
-        temp = None
-    except (OSError, sqlite3.Error) as exc:
-        raise InputError(f"{target}: cannot store the effect facts ({exc}); the installed database is unchanged") from None
-    finally:
-        if temp is not None:
-            try:
-                os.unlink(temp)
-            except OSError:
-                pass
     installed = status(target)
     assert installed is not None
     return installed, reading

@@ -12,6 +12,7 @@ the part of the deck the card came from.
 from __future__ import annotations
 
 import itertools
+from typing import Callable
 from ..cards import CardFacts, CardType as T
 from ..events import FACE_UP_POSITIONS, Event, cards_named
 from ..state import Card, DuelState, Violation
@@ -56,6 +57,8 @@ ANY_EXTRA = (
     _any(24, "Pendulum Fusion Monster", _E | T.FUSION | T.PENDULUM, 7, 2500, 2000, lscale=4, rscale=4),
 )
 ANY_CARD = ANY_MAIN + ANY_EXTRA
+#: The fold (``rules.fold.apply``), given by it: this module is below it.
+Fold = Callable[[DuelState, Event], DuelState]
 #: More combinations than this (an event naming several unknown cards) stay undecided.
 MOST_TRIALS = 64
 
@@ -82,8 +85,7 @@ def could_be(state: DuelState, card: Card) -> tuple[CardFacts, ...]:
     return ANY_MAIN if card.pile == "main" else ANY_EXTRA if card.pile == "extra" else ANY_CARD
 
 
-def decide(state: DuelState, before: DuelState, event: Event, entries: list[Violation],
-           apply) -> list[Violation]:
+def decide(before: DuelState, event: Event, entries: list[Violation], apply: Fold) -> list[Violation]:
     """The entries whose rule ``event`` breaks whoever the unknown cards it names are."""
     cards = named_unknowns(before, event)
     if not cards:
@@ -118,7 +120,7 @@ def decide(state: DuelState, before: DuelState, event: Event, entries: list[Viol
 
 
 def _broken(before: DuelState, event: Event, cards: list[Card], combo: tuple[CardFacts, ...],
-            apply) -> set[tuple[str, str]] | None:
+            apply: Fold) -> set[tuple[str, str]] | None:
     trial = before.copy()
     trial.violations, trial.undecided, trial.unknowns, trial.witnessed = [], [], True, False
     for card, facts in zip(cards, combo):

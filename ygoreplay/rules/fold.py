@@ -44,7 +44,7 @@ def _decide(state: DuelState, before: DuelState, event: Event, unsure: int) -> N
     (``candidates.decide``), as any broken rule is: refused (the state as it was before), kept
     flagged in a witnessed duel, or collected when auditing."""
     undecided = state.undecided
-    decided = decide(state, before, event, undecided[unsure:], apply)
+    decided = decide(before, event, undecided[unsure:], apply)
     if not decided:
         return
     if state.violations is None and not state.witnessed:   # refused: the event leaves the state as it was

@@ -38,7 +38,9 @@ def _card_rows(cards: CardDB) -> tuple[bytes, bytes, str]:
     rows = [[f.code, f.name, f.type, f.level, f.atk, f.defense] for f in facts]
     body = json.dumps({"columns": ["code", "name", "type", "level", "atk", "def"], "cards": rows},
                       ensure_ascii=False, separators=(",", ":")).encode()
-    return body, gzip.compress(body, mtime=0), '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    made = (body, gzip.compress(body, mtime=0), '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+    _rows[:] = [(cards, *made)]                  # kept: a public endpoint does not rebuild it per request
+    return made
 
 
 def _cached(request: Request, body: bytes, packed: bytes, etag: str) -> Response:

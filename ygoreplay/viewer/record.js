@@ -44,11 +44,21 @@ function button(text, onClick, className) {
   return b;
 }
 
-// Whether ``stored`` is the event ``sent`` (every field sent has that value; the service may add
-// its own, such as entered_by).
-function same(sent, stored) {
+// Whether ``stored`` is the event ``sent``: every field sent has that value, a field the service
+// left out having its default (the wire form omits defaults: a draw's ``count: 1`` is stored as
+// no count), in any key order; the service may add fields of its own, such as entered_by.
+function same(sent, stored, schema) {
   if (!stored) return false;
-  return Object.entries(sent).every(([key, value]) => JSON.stringify(value) === JSON.stringify(stored[key]));
+  const fields = (schema && schema.$defs && schema.$defs[sent.kind] && schema.$defs[sent.kind].properties) || {};
+  return Object.entries(sent).every(([key, value]) => {
+    const kept = key in stored ? stored[key] : fields[key] && "default" in fields[key] ? fields[key].default : undefined;
+    return canonical(value) === canonical(kept);
+  });
+}
+
+function canonical(value) {
+  return JSON.stringify(value, (key, v) => (v && typeof v === "object" && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
 }
 
 // -- the queue: entries kept in the browser until the service has them ---------------------------
@@ -243,7 +253,7 @@ class Recorder {
       this.connected(false);
       return "offline";
     }
-    if (entry.events.every((ev, k) => same(ev, stored[k]))) {
+    if (entry.events.every((ev, k) => same(ev, stored[k], this.schema))) {
       this.queue.drop(entry);                  // already stored: not sent twice
       return "sent";
     }
