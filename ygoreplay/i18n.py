@@ -1,0 +1,243 @@
+"""The languages ygoreplay speaks: which one a reader asked for, and the catalogue that says it.
+
+Every sentence, label and message a reader sees is written in English in the code, inside
+``t("…")`` (translated where it is said) or ``N_("…")`` (a constant, translated where it is shown
+with ``t(CONSTANT)``); placeholders are ``{name}``. The catalogues are gettext ``.po`` files,
+``ygoreplay/locale/<lang>/LC_MESSAGES/<domain>.po``, read with ``babel`` (no compiled ``.mo`` to
+keep in step): domain ``ygoreplay`` for what Python prints and ``pages`` for the browser pages'
+strings. ``python -m ygoreplay.i18n update`` extracts every marked string and brings each
+catalogue up to date (keeping its translations, dropping stale entries); tests fail on a missing,
+empty or stale entry, or one whose placeholders differ from the English.
+
+The language is a reading choice, never part of a record: it is chosen per process (``--lang``,
+``$YGOREPLAY_LANG``, ``$LC_ALL``/``$LC_MESSAGES``/``$LANG``) or per request (``?lang=``,
+``Accept-Language``) and held in a context variable, so deep code (a rule's summary, a log
+sentence) translates without a language parameter threaded through every call.
+"""
+from __future__ import annotations
+
+import contextvars
+import os
+import re
+import string
+import sys
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator, Mapping
+
+from .errors import InputError
+
+#: The languages with a catalogue, as BCP 47 tags, each with its own name for itself.
+LANGUAGES: dict[str, str] = {"en": "English", "zh-Hans": "简体中文", "zh-Hant": "繁體中文", "ja": "日本語",
+                             "ko": "한국어"}
+DEFAULT = "en"
+DOMAINS = ("ygoreplay", "pages")
+LOCALE_DIR = Path(__file__).with_name("locale")
+
+_current: contextvars.ContextVar[str] = contextvars.ContextVar("ygoreplay_language", default=DEFAULT)
+
+# Chinese by script first, then by region: Taiwan, Hong Kong and Macau read Traditional characters.
+_TRADITIONAL_REGIONS = {"tw", "hk", "mo"}
+
+
+class LanguageError(InputError):
+    """A language nobody has a catalogue for, asked for by name (``--lang xx``)."""
+
+
+def resolve(tag: str | None) -> str | None:
+    """The catalogue language for a BCP 47 tag or a POSIX locale (``zh_TW.UTF-8``), or None.
+
+    ``zh``, ``zh-CN``, ``zh-SG`` and ``zh-Hans`` read Simplified Chinese; ``zh-TW``, ``zh-HK``
+    and ``zh-Hant`` Traditional; ``C`` and ``POSIX`` are English."""
+    if not tag:
+        return None
+    tag = tag.split(".")[0].split("@")[0].strip().replace("_", "-").lower()
+    if tag in ("c", "posix"):
+        return DEFAULT
+    parts = [p for p in tag.split("-") if p]
+    if not parts:
+        return None
+    if parts[0] == "zh":
+        rest = set(parts[1:])
+        if "hant" in rest or rest & _TRADITIONAL_REGIONS:
+            return "zh-Hant"
+        return "zh-Hans"
+    for language in LANGUAGES:
+        if parts[0] == language.lower():
+            return language
+    return None
+
+
+def named(tag: str) -> str:
+    """The language a user named (``--lang``, ``?lang=``), or LanguageError saying which exist."""
+    language = resolve(tag)
+    if language is None:
+        raise LanguageError(f"no catalogue for language {tag!r}: one of {', '.join(LANGUAGES)}")
+    return language
+
+
+def from_environment(environ: Mapping[str, str] | None = None) -> str:
+    """The language of a process: ``$YGOREPLAY_LANG``, then the POSIX locale variables in the
+    order gettext reads them (``LANGUAGE``'s first entry, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``)."""
+    environ = os.environ if environ is None else environ
+    for name in ("YGOREPLAY_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(name, "")
+        if name == "LANGUAGE":
+            value = value.split(":")[0]
+        if value:
+            return resolve(value) or DEFAULT
+    return DEFAULT
+
+
+def negotiate(accept_language: str | None) -> str:
+    """The best catalogue for an ``Accept-Language`` header (RFC 9110 quality values)."""
+    choices: list[tuple[float, int, str]] = []
+    for position, item in enumerate((accept_language or "")[:2000].split(",")[:50]):
+        tag, _, params = item.strip().partition(";")
+        quality = 1.0
+        match = re.search(r"q\s*=\s*([0-9.]+)", params)
+        if match:
+            try:
+                quality = float(match.group(1))
+            except ValueError:
+                quality = 0.0
+        language = resolve(tag)
+        if language and quality > 0:
+            choices.append((-quality, position, language))
+    return min(choices)[2] if choices else DEFAULT
+
+
+def current() -> str:
+    """The language in use here (this request, this command)."""
+    return _current.get()
+
+
+@contextmanager
+def using(language: str) -> Iterator[str]:
+    """Speak ``language`` inside the block (a request, a test), then the one before."""
+    token = _current.set(language if language in LANGUAGES else DEFAULT)
+    try:
+        yield _current.get()
+    finally:
+        _current.reset(token)
+
+
+def use(language: str) -> None:
+    """Speak ``language`` from now on in this context (a command's whole run)."""
+    _current.set(language if language in LANGUAGES else DEFAULT)
+
+
+def N_(message: str) -> str:
+    """Mark a constant for the catalogues; it is translated where it is shown, with ``t``."""
+    return message
+
+
+def t(message: str, /, **values: object) -> str:
+    """``message`` in the current language, its ``{placeholders}`` filled with ``values``."""
+    text = catalogue(_current.get()).get(message, message) if _current.get() != DEFAULT else message
+    return text.format(**values) if values else text
+
+
+def t_in(language: str, message: str, /, **values: object) -> str:
+    """``message`` in ``language`` whatever the current one is."""
+    with using(language):
+        return t(message, **values)
+
+
+def po_path(language: str, domain: str = "ygoreplay") -> Path:
+    return LOCALE_DIR / language.replace("-", "_") / "LC_MESSAGES" / f"{domain}.po"
+
+
+@lru_cache(maxsize=None)
+def catalogue(language: str, domain: str = "ygoreplay") -> dict[str, str]:
+    """msgid → translation for one language and domain (empty and fuzzy entries left out, so
+    they fall back to English)."""
+    path = po_path(language, domain)
+    if language == DEFAULT or not path.is_file():
+        return {}
+    from babel.messages.pofile import read_po
+    with path.open("rb") as handle:
+        catalog = read_po(handle, locale=language.replace("-", "_"))
+    return {m.id: m.string for m in catalog if m.id and isinstance(m.id, str) and m.string and not m.fuzzy}
+
+
+def placeholders(text: str) -> set[str]:
+    """The ``{names}`` a message fills (a translation must fill the same ones)."""
+    try:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+    except ValueError:
+        return {"<malformed>"}
+
+
+# ---- the catalogues' upkeep: extraction and update ----------------------------------------------
+
+_EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+_KEYWORDS = {"t": None, "N_": None, "t_in": (2,)}
+_SOURCES = {"ygoreplay": [("**.py", "python")], "pages": [("**.js", "javascript")]}
+
+
+def extract(domain: str) -> dict[str, list[str]]:
+    """Every marked message of a domain's sources → where it is said (``file:line``)."""
+    from babel.messages.extract import extract_from_dir
+    root = Path(__file__).parent
+    folder = root / "viewer" if domain == "pages" else root
+    found: dict[str, list[str]] = {}
+    for filename, lineno, message, _comments, _context in extract_from_dir(
+            str(folder), _SOURCES[domain], keywords=_KEYWORDS, comment_tags=("i18n:",)):
+        if domain == "ygoreplay" and filename.startswith("viewer"):
+            continue
+        if isinstance(message, tuple):
+            message = message[0]
+        if message:
+            found.setdefault(message, []).append(f"{filename}:{lineno}")
+    return found
+
+
+def update(domain: str) -> dict[str, tuple[int, int, int]]:
+    """Brings every language's catalogue of ``domain`` in line with the sources: new messages
+    added untranslated, stale ones dropped, translations kept. → language: (total, untranslated,
+    dropped)."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import read_po, write_po
+    messages = extract(domain)
+    counts = {}
+    for language in LANGUAGES:
+        if language == DEFAULT:
+            continue
+        path = po_path(language, domain)
+        old: dict[str, str] = {}
+        if path.is_file():
+            with path.open("rb") as handle:
+                old = {m.id: m.string for m in read_po(handle) if m.id and isinstance(m.id, str)}
+        # Fixed dates and header: a catalogue's file changes only when its messages do.
+        new = Catalog(locale=language.replace("-", "_"), domain=domain, project="ygoreplay", version="1",
+                      copyright_holder="the ygoreplay developers", msgid_bugs_address="",
+                      creation_date=_EPOCH, revision_date=_EPOCH, charset="utf-8", fuzzy=False)
+        for message, where in sorted(messages.items()):
+            new.add(message, old.get(message, ""),
+                    locations=[(w.rsplit(":", 1)[0], int(w.rsplit(":", 1)[1])) for w in where[:3]])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(".po.tmp")
+        with temporary.open("wb") as handle:
+            write_po(handle, new, width=100, omit_header=False, sort_output=True)
+        temporary.replace(path)
+        untranslated = sum(1 for m in messages if not old.get(m))
+        counts[language] = (len(messages), untranslated, len(set(old) - set(messages)))
+    catalogue.cache_clear()
+    return counts
+
+
+def _main(argv: list[str]) -> int:
+    if argv[:1] != ["update"]:
+        print("usage: python -m ygoreplay.i18n update [DOMAIN...]", file=sys.stderr)
+        return 2
+    for domain in argv[1:] or DOMAINS:
+        for language, (total, untranslated, dropped) in update(domain).items():
+            print(f"{domain} {language}: {total} messages, {untranslated} untranslated, {dropped} dropped")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))
