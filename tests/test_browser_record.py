@@ -428,6 +428,11 @@ def test_a_round_of_eight_tables_recorded_in_parallel(service, browser):  # noqa
         registered = httpx.post(f"{service.url}/matches/{table['match']}/events", json=decks,
                                 headers=auth(table["tokens"]["recorder"]))
         assert registered.status_code == 200, registered.text
+    follower = browser.new_page()                   # the round's page, open all along: live, never reloaded
+    follower.goto(f"{service.url}/rounds/{made['id']}")
+    expect(follower.locator("#live")).to_have_attribute("data-live", "true", timeout=30_000)
+    expect(follower.locator("#table-1 .who")).to_have_text("—")
+    follower.evaluate("window.loadedOnce = true")
     tables = []
     for table in made["tables"]:                    # each table's QR code: the recorder's page of its match
         device = Table(browser, table["record"]["recorder"], width=360)
@@ -459,11 +464,12 @@ def test_a_round_of_eight_tables_recorded_in_parallel(service, browser):  # noqa
         assert events[0]["players"] == table["players"]
     status = httpx.get(f"{service.url}/rounds/{made['id']}.json").json()
     assert [(t["table"], t["state"]) for t in status["tables"]] == [(t, "playing duel 1") for t in range(1, 9)]
-    page = browser.new_page()
-    page.goto(f"{service.url}/rounds/{made['id']}")
-    for t in range(1, 9):
-        expect(page.locator(f"#table-{t}")).to_contain_text("playing duel 1")
-    page.close()
+    for t in range(1, 9):                           # the round page followed every table as it moved
+        expect(follower.locator(f"#table-{t} .state")).to_have_text("playing duel 1", timeout=30_000)
+        expect(follower.locator(f"#table-{t} .who")).to_have_text("scorekeeper", timeout=30_000)
+    assert follower.evaluate("window.loadedOnce === true"), "the round page was not reloaded"
+    assert "token=" not in follower.content()
+    follower.close()
     print(f"\n8 tables, {len(trips)} entries in parallel: round trip p50 {trips[len(trips) // 2]:.1f} ms, "
           f"p99 {trips[min(len(trips) - 1, int(len(trips) * 0.99))]:.1f} ms")
 
