@@ -4,7 +4,8 @@ taps only (plus the autocomplete for names and the LP keypad), and its stored re
 with the public sample's, event for event; taps per event and each entry's round trip printed
 (figures, not timed assertions); the network cut for a stretch and the page reloaded: nothing
 lost, nothing twice; an answer lost after the service stored the entry; two devices recording
-one duel; a correction; screenshots at 360 and 1280 px with no horizontal overflow.
+one duel; a correction; a player's device sealing a card of its own and opening it; screenshots
+at 360 and 1280 px with no horizontal overflow.
 """
 from __future__ import annotations
 
@@ -19,8 +20,10 @@ from test_browser import SHOTS, browser, service  # noqa: F401  (the fixtures)
 from test_match_service import MATCHES, lines
 from test_public_records import PUBLIC, _view
 from test_service import ADMIN, auth, create, events_of
+from ygoreplay import seals
 from ygoreplay.cards import CardDB
 from ygoreplay.events import from_dict
+from ygoreplay.openings import opened
 from ygoreplay.views import public_board
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[test]' installs playwright")
@@ -482,3 +485,45 @@ def wait_settled(device: Table, events: int) -> None:
     """As ``Table.settled``, with room for eight pages on a busy machine."""
     expect(device.page.locator("body")).to_have_attribute("data-events", str(events), timeout=60_000)
     expect(device.page.locator("body")).to_have_attribute("data-queued", "0", timeout=60_000)
+
+
+# -- a player's device seals its own hidden cards and opens them ----------------------------------------------
+
+def test_a_players_page_seals_a_drawn_card_and_opens_it_after_a_reload(service, browser):  # noqa: F811
+    duel = create(service.url, title="sealed hands", mode="witnessed")
+    p0 = Table(browser, duel["record"]["p0"], width=360)
+    p1 = Table(browser, duel["record"]["p1"], width=360)
+    p1.page.fill("#name0", "Yugi")
+    p1.page.fill("#name1", "Kaiba")
+    p1.tap("#start")
+    p0.settled(5)
+    card = p0.page.evaluate("window.ygoreplay.recorder.board.players[0].hand[0].id")
+    code = 46986414                                  # Dark Magician, in Yugi's opening hand
+    p0.name(card, code)
+    p1.card(p1.page.evaluate("window.ygoreplay.recorder.board.players[0].hand[0].id"))  # no seal of another's card
+    expect(p1.page.locator("#sheet-actions")).to_have_attribute("data-at", "5")
+    assert p1.page.locator("#sheet [data-seal]").count() == 0
+    p0.tap('#sheet [data-seal="seal"]')
+    p0.settled(6)
+    sealed = stored(service.url, duel)[-1]
+    assert sealed["kind"] == "cards_sealed" and sealed["player"] == 0 and list(sealed["seals"]) == [card]
+    assert "shows" not in sealed, "the name stayed on the device"
+    kept = json.loads(p0.page.evaluate(f"localStorage.getItem('ygoreplay.seals.{duel['id']}.p0')"))
+    assert kept[card]["code"] == code and seals.opens(sealed["seals"][card], code, kept[card]["nonce"]), \
+        "the page seals as seals.py does"
+    before = httpx.get(f"{service.url}/duels/{duel['id']}/events", headers=auth(duel["tokens"]["spectator"])).text
+    assert str(code) not in before and sealed["seals"][card] not in before
+    p0.open()                                        # the seal's nonce is in the browser, across a reload
+    expect(p0.page.locator("body")).to_have_attribute("data-sealed", "1")
+    p0.card(card)
+    expect(p0.page.locator('#sheet [data-seal="open"]')).to_contain_text("Dark Magician")
+    p0.tap("#open-seals")
+    p0.settled(7)
+    expect(p0.page.locator("body")).to_have_attribute("data-sealed", "0")
+    opened_at = stored(service.url, duel)[-1]
+    assert opened_at["kind"] == "cards_opened" and opened_at["cards"][card]["code"] == code
+    judge = opened([from_dict(e) for e in stored(service.url, duel)], CLASSIC)
+    deck = next(e for e in judge if e.kind == "deck_registered" and e.player == 0)
+    assert deck.main[int(card.split(".m")[1])] == code, "the judge record holds the card the player sealed"
+    p0.close()
+    p1.close()

@@ -12,6 +12,10 @@
 // ahead of is moved after it (two devices merge in order); one the service refuses stays in the
 // queue, shown, until the recorder sends it again or drops it. Text from the duel goes in through
 // textContent only, made visible first (text.js).
+//
+// A player's link (a duel each player records their own side of) may seal its own hidden cards:
+// the page keeps each card's passcode and a fresh nonce in localStorage (Seals) and enters only
+// their seal (cards_sealed), until the player opens them (cards_opened). Nothing else sees them.
 
 import { visible } from "./text.js";
 import { Duel, Viewer } from "./viewer.js";
@@ -90,6 +94,54 @@ class Queue {
   get waiting() { return this.entries.filter((e) => e.state === "waiting"); }
 }
 
+// -- seals: a player's own hidden cards, known to this device only ----------------------------------
+
+const SEAL_LABEL = new TextEncoder().encode("ygoreplay/seal/1\0");
+
+const hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+
+// The seal of a passcode under a nonce, as seals.digest_of makes it: SHA-256 over the label,
+// the passcode as 4 big-endian bytes and the nonce. (SubtleCrypto: served over HTTPS or localhost.)
+async function sealOf(code, nonce) {
+  const message = new Uint8Array(SEAL_LABEL.length + 4 + nonce.length);
+  message.set(SEAL_LABEL);
+  new DataView(message.buffer).setUint32(SEAL_LABEL.length, code, false);
+  message.set(nonce, SEAL_LABEL.length + 4);
+  return `sha256:${hex(new Uint8Array(await crypto.subtle.digest("SHA-256", message)))}`;
+}
+
+class Seals {
+  constructor(id, role) {
+    this.slot = `ygoreplay.seals.${id}.${role}`;
+    try { this.cards = JSON.parse(localStorage.getItem(this.slot) || "{}") || {}; } catch (error) { this.cards = {}; }
+  }
+
+  save() { localStorage.setItem(this.slot, JSON.stringify(this.cards)); }
+
+  // A card's seal: its passcode and nonce kept here (before anything is sent) and its digest.
+  async seal(card, code) {
+    const nonce = crypto.getRandomValues(new Uint8Array(16));
+    const digest = await sealOf(code, nonce);
+    this.cards[card] = { code, nonce: hex(nonce), opened: false };
+    this.save();
+    return digest;
+  }
+
+  get unopened() { return Object.entries(this.cards).filter(([, kept]) => !kept.opened).map(([card]) => card); }
+
+  // The cards_opened openings of ``cards``, each marked opened here.
+  open(cards) {
+    const out = {};
+    for (const card of cards) {
+      const kept = this.cards[card];
+      out[card] = { code: kept.code, nonce: kept.nonce };
+      kept.opened = true;
+    }
+    this.save();
+    return out;
+  }
+}
+
 // -- the page ---------------------------------------------------------------------------------------
 
 class Recorder {
@@ -112,6 +164,8 @@ class Recorder {
     this.causeOn = true;
     this.names = [];                         // [code, name, ...] rows: the duel's first, then the database
     this.info = { warnings: false, mode: "machine", role: data.role };
+    this.side = /^p[01]$/.test(data.role || "") ? Number(data.role[1]) : null;   // a player's own device
+    this.seals = this.side === null ? null : new Seals(ID, data.role);
   }
 
   // -- where the duel stands ------------------------------------------------------------------------
@@ -291,6 +345,7 @@ class Recorder {
     const side = /^p[01]$/.test(this.info.role || "") ? ` · your side: player ${this.info.role[1]}` : "";
     $("#status").textContent = `${this.duel.length} events · ${this.info.warnings ? "warnings on" : "warnings off"}${side}`;
     document.body.dataset.role = this.info.role || "";
+    this.drawSeals();
   }
 
   // -- the board -----------------------------------------------------------------------------------
@@ -425,7 +480,7 @@ class Recorder {
     }
     if (this.selected !== id || at !== this.duel.length || named !== this.namedText()) return;
     const rows = found ? found.map((a) => this.actionRow(a, "card")) : this.offlineActions(card);
-    box.replaceChildren(...rows);
+    box.replaceChildren(...this.sealRows(card), ...rows);
     box.dataset.at = String(at);
     box.dataset.shows = named;
     if (fresh && unnamed && window.matchMedia("(pointer: fine)").matches) $("#name-input").focus();
@@ -452,6 +507,49 @@ class Recorder {
       }
     }
     return board.emz.find((c) => c && c.id === id) || null;
+  }
+
+  // A player's own hidden card: seal it as the name picked (the name stays on this device), or
+  // open its seal. Nothing for any other card or device.
+  sealRows(card) {
+    if (!this.seals || !card || card.controller !== this.side) return [];
+    const kept = this.seals.cards[card.id];
+    if (kept && !kept.opened) {
+      const row = el("div", "action seal");
+      row.append(el("span", "hint", `Sealed as ${this.nameOf(kept.code)}: only this device knows it`),
+        button(`Open: show it is ${this.nameOf(kept.code)}`, () => this.openSeals([card.id]), "chip"));
+      row.lastChild.dataset.seal = "open";
+      return [row];
+    }
+    if (!card.hidden || kept) return [];
+    const code = this.shows[card.id];
+    if (!code) return [el("p", "hint seal", "Your own hidden card: name it above to seal it (the record keeps a seal, only you know the card).")];
+    if (!(window.crypto && crypto.subtle)) return [el("p", "hint seal", "Sealing needs the page served over HTTPS.")];
+    const b = button(`Seal as ${this.nameOf(code)} (only you know it)`, () => this.sealCard(card.id, code), "big");
+    b.dataset.seal = "seal";
+    const row = el("div", "action seal");
+    row.append(b);
+    return [row];
+  }
+
+  async sealCard(card, code) {
+    delete this.shows[card];                       // the name is this device's, not the next entry's
+    this.drawNamed();
+    const digest = await this.seals.seal(card, code);
+    this.enter([{ kind: "cards_sealed", player: this.side, seals: { [card]: digest } }], `Seal ${card}`);
+  }
+
+  openSeals(cards) {
+    if (!cards.length) return;
+    this.enter([{ kind: "cards_opened", player: this.side, cards: this.seals.open(cards) }], `Open ${cards.length} sealed`);
+  }
+
+  drawSeals() {
+    const b = $("#open-seals");
+    const unopened = this.seals ? this.seals.unopened : [];
+    b.hidden = !unopened.length;
+    b.textContent = `Open my ${unopened.length} sealed card${unopened.length === 1 ? "" : "s"}`;
+    document.body.dataset.sealed = String(unopened.length);
   }
 
   closeSheet() {
@@ -800,6 +898,7 @@ class Recorder {
       if (b) this.chainMove(b.dataset.move);
     });
     $("#undo").addEventListener("click", () => this.undo());
+    $("#open-seals").addEventListener("click", () => this.openSeals(this.seals.unopened));
     $("#else-button").addEventListener("click", () => this.openElse());
     $("#token-button").addEventListener("click", () => this.openElse("token_created"));
     $("#else").addEventListener("submit", (event) => this.submitElse(event));
