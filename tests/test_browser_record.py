@@ -527,3 +527,58 @@ def test_a_players_page_seals_a_drawn_card_and_opens_it_after_a_reload(service, 
     assert deck.main[int(card.split(".m")[1])] == code, "the judge record holds the card the player sealed"
     p0.close()
     p1.close()
+
+
+# -- a table's page from the round: names from the decklists, keys, coin, die, token ------------------------
+
+def test_a_tables_page_names_from_the_decklists_first_offline_too_and_takes_keys_coin_die_and_token(
+        service, browser):  # noqa: F811
+    made = httpx.post(f"{service.url}/rounds?event=Locals&round=1", content="1,Yugi,Kaiba\n",
+                      headers={"Content-Type": "text/csv", **auth(ADMIN)}).json()
+    table = made["tables"][0]
+    decks = [e for e in lines(MATCHES / "two-nil.jsonl") if e["kind"] == "decklist_registered"]
+    assert httpx.post(f"{service.url}/matches/{table['match']}/events", json=decks,
+                      headers=auth(table["tokens"]["recorder"])).status_code == 200
+    device = Table(browser, table["record"]["recorder"])
+    device.tap('#next-duel [data-first="0"]')
+    device.page.wait_for_url(lambda url: "/record/match/" not in url, timeout=60_000)
+    device.page.wait_for_selector("body[data-ready=true]", timeout=60_000)
+    assert f"match={table['match']}" in device.page.url
+    device.tap("#start")
+    device.settled(5)
+    for key, n in (("n", 6), ("d", 7), ("s", 8), ("1", 9)):      # next turn, Draw, Standby, Main Phase 1
+        device.page.keyboard.press(key)
+        device.settled(n)
+    device.tap('#chance button:text("Heads")')
+    device.settled(10)
+    device.tap('#chance [aria-label="die: 3"]')
+    device.settled(11)
+    events = stored(service.url, {"id": device.page.url.split("/record/")[1].split("?")[0],
+                                  "tokens": {"judge": table["tokens"]["judge"]}})
+    assert [e["kind"] for e in events[5:]] == ["turn_started", "phase_entered", "phase_entered", "phase_entered",
+                                               "coin_tossed", "die_rolled"]
+    assert events[9]["results"] == [True] and events[10]["results"] == [3]
+    device.tap("#token-button")                      # a token: the form of token_created, ready to fill
+    expect(device.page.locator("#else-kind")).to_have_value("token_created")
+    expect(device.page.locator('#else-fields [name="player"]')).to_have_value("0")
+    device.page.keyboard.press("u")                  # undo, by its key: the die, corrected
+    device.settled(12)
+    assert stored(service.url, {"id": device.page.url.split("/record/")[1].split("?")[0],
+                                "tokens": {"judge": table["tokens"]["judge"]}})[-1] == {
+        "kind": "entry_corrected", "to": 10, "reason": "mis-entry: undone on the recorder's page", "entered_by": "recorder"}
+    # names: the match's decklists first, and the same with the network gone
+    in_decks = {CLASSIC[code].name for e in decks for part in ("main", "extra", "side") for code in e.get(part, [])}
+    card = device.page.evaluate("window.ygoreplay.recorder.board.players[0].hand[0].id")
+    for offline in (False, True):
+        device.context.set_offline(offline)
+        device.card(card)
+        device.page.fill("#name-input", "dragon")
+        expect(device.page.locator("#suggestions button").first).to_have_class("suggestion own")
+        shown = device.page.locator("#suggestions button").evaluate_all(
+            "buttons => buttons.map(b => [b.textContent, b.classList.contains('own')])")
+        mine = [name for name, own in shown if own]
+        assert {"Alexandrite Dragon", "Luster Dragon"} <= set(mine) <= in_decks, offline
+        assert [own for _, own in shown] == sorted((own for _, own in shown), reverse=True), "the decks' first"
+        device.tap("#sheet-close")
+    device.context.set_offline(False)
+    device.close()

@@ -171,7 +171,7 @@ def test_a_round_from_csv_its_qr_page_and_its_page_that_holds_no_token(client):
     # while a duel is being played, the table's link goes to its recorder's page, the same token
     gone = client.get(table_link, follow_redirects=False)
     assert gone.status_code == 303
-    assert gone.headers["location"] == f"/record/{duel['id']}?token={one['tokens']['recorder']}"
+    assert gone.headers["location"] == f"/record/{duel['id']}?token={one['tokens']['recorder']}&match={one['match']}"
     assert client.get(f"/duels/{duel['id']}/frames", headers=auth(one["tokens"]["recorder"])).json()["role"] == "recorder"
     # a round is played on paper: its duels are witnessed (a machine's record would be refused here)
     assert client.post(f"/duels/{duel['id']}/events", json=DUEL, headers=auth(duel["tokens"]["recorder"])).status_code == 400

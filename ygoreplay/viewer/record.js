@@ -580,9 +580,27 @@ class Recorder {
       const response = await fetch(`/duels/${ID}/cards`, { headers: HEADERS });
       if (response.ok) own = (await response.json()).map((f) => [f.code, f.name, f.type, f.level, f.atk, f.defense]);
     } catch (error) { /* offline */ }
+    const decks = await this.matchDecks();       // a match's duel: the decklists this token may see
     const seen = new Set(own.map((r) => r[0]));
+    own.push(...rows.filter((r) => decks.has(r[0]) && !seen.has(r[0])));
+    for (const r of own) seen.add(r[0]);
     this.names = visible([...own.map((r) => [...r, true]), ...rows.filter((r) => !seen.has(r[0]))]);
     this.nameIndex = new Map(this.names.map((r) => [r[0], r[1]]));
+  }
+
+  // The passcodes of the match's decklists (main, Extra, Side) this token may see, when the page
+  // was opened from a table's link (``?match=``); none otherwise, or offline.
+  async matchDecks() {
+    const match = params.get("match");
+    if (!/^[0-9a-f]{12}$/.test(match || "")) return new Set();
+    try {
+      const response = await fetch(`/matches/${match}/state`, { headers: HEADERS, cache: "no-store" });
+      if (!response.ok) return new Set();
+      const decks = (await response.json()).decks || [];
+      return new Set(decks.flatMap((d) => (d ? [...(d.main || []), ...(d.extra || []), ...(d.side || [])] : [])));
+    } catch (error) {
+      return new Set();
+    }
   }
 
   nameOf(code) { return (this.nameIndex && this.nameIndex.get(code)) || String(code); }
@@ -989,7 +1007,7 @@ async function nextDuel(matchId) {
   const games = match.games || [];
   const players = (match.players || ["Player 0", "Player 1"]).map((p) => visible(p));
   const goTo = (duel, first) => {
-    const query = new URLSearchParams({ token: TOKEN || "", first: String(first), p0: players[0], p1: players[1] });
+    const query = new URLSearchParams({ token: TOKEN || "", first: String(first), p0: players[0], p1: players[1], match: matchId });
     location.replace(`/record/${duel}?${query}`);
   };
   const playing = games.find((g) => !g.ended && g.duel);
