@@ -89,7 +89,9 @@ class Table:
         self.tap(f'#moves [data-kind="{kind}"]')
 
     def keypad(self, player: int, amount: int, op: str) -> None:
-        self.tap(f'#lp-who [data-player="{player}"]')
+        chip = self.page.locator(f'#lp-who [data-player="{player}"]')
+        if chip.get_attribute("aria-pressed") != "true":    # a player already chosen is not tapped again
+            self.tap(f'#lp-who [data-player="{player}"]')
         digits = str(amount)
         significant = digits.rstrip("0")
         zeros = len(digits) - len(significant)
@@ -582,3 +584,24 @@ def test_a_tables_page_names_from_the_decklists_first_offline_too_and_takes_keys
         device.tap("#sheet-close")
     device.context.set_offline(False)
     device.close()
+
+
+def test_the_same_entry_tapped_twice_at_once_is_stored_twice(service, browser):  # noqa: F811
+    """Two draws tapped before the first one's event came back on the stream: the second is
+    entered after the first (the service's answer says where), not taken for the first one
+    already stored and dropped."""
+    duel = create(service.url, title="two draws", mode="witnessed")
+    table = Table(browser, duel["record"]["recorder"])
+    table.page.fill("#name0", "A")
+    table.page.fill("#name1", "B")
+    table.tap("#start")
+    table.settled(5)
+    table.tap('[data-move="next-turn"]')
+    table.settled(6)
+    table.page.evaluate("window.ygoreplay.recorder.stream.close()")      # the stream stalls: no event comes back
+    for _ in range(3):
+        table.tap('[data-move="draw-card"]')
+    expect(table.page.locator("body")).to_have_attribute("data-queued", "0", timeout=30_000)
+    kinds = [e["kind"] for e in stored(service.url, duel)]
+    assert kinds[6:] == ["cards_drawn"] * 3, kinds
+    table.close()

@@ -154,6 +154,7 @@ class Recorder {
     this.queue = new Queue(ID);
     this.online = true;
     this.trips = [];                         // each sent entry's round trip, ms
+    this.stored = [];                        // entries stored whose events the stream has not brought yet
     this.flags = new Map();                  // position -> rules broken and kept
     this.shows = {};                         // card id -> passcode named, for the next entry
     this.selected = null;                    // the card whose sheet is open
@@ -172,21 +173,33 @@ class Recorder {
 
   get board() { return this.duel.boards[this.duel.length - 1] || null; }
 
-  // The position the next entry is entered at: the events stored and those waiting before it.
+  // The position the next entry is entered at: the events stored (as the service's answers say,
+  // which may come before the stream brings them) and those waiting before it.
   get position() {
-    return this.duel.length + this.queue.waiting.reduce((n, e) => n + e.events.length, 0);
+    const stored = Math.max(this.duel.length, ...this.unseen().map((e) => e.at + e.events.length));
+    return stored + this.queue.waiting.reduce((n, e) => n + e.events.length, 0);
   }
 
-  // The turn as the recorder has entered it, queued entries included.
+  // Entries the service stored that are not on the board yet (their answer came before the stream).
+  unseen() {
+    this.stored = this.stored.filter((e) => e.at + e.events.length > this.duel.length);
+    return this.stored;
+  }
+
+  // The events entered that the board does not show yet: stored ones on their way, then the queue's.
+  ahead() {
+    const stored = this.unseen().flatMap((e) => e.events.slice(Math.max(0, this.duel.length - e.at)));
+    return [...stored, ...this.queue.waiting.flatMap((e) => e.events)];
+  }
+
+  // The turn as the recorder has entered it, entries not on the board yet included.
   get turn() {
     const board = this.board;
     let turn = board ? board.turn : 0;
     let player = board ? board.turn_player : 0;
-    for (const entry of this.queue.waiting) {
-      for (const ev of entry.events) {
-        if (ev.kind === "turn_started") { turn = ev.turn; player = ev.player; }
-        if (ev.kind === "duel_started") player = ev.first_player;
-      }
+    for (const ev of this.ahead()) {
+      if (ev.kind === "turn_started") { turn = ev.turn; player = ev.player; }
+      if (ev.kind === "duel_started") player = ev.first_player;
     }
     return { turn, player };
   }
@@ -277,6 +290,7 @@ class Recorder {
     if (response.ok) {
       this.trips.push(performance.now() - started);
       const first = answer.position - entry.events.length;
+      this.stored.push({ at: first, events: entry.events });
       for (const flag of answer.flags || []) {
         const at = flag.index ?? first;
         this.flags.set(at, [...(this.flags.get(at) || []), flag.rule]);
@@ -308,6 +322,7 @@ class Recorder {
       return "offline";
     }
     if (entry.events.every((ev, k) => same(ev, stored[k], this.schema))) {
+      this.stored.push({ at: entry.at, events: entry.events });
       this.queue.drop(entry);                  // already stored: not sent twice
       return "sent";
     }
@@ -668,7 +683,7 @@ class Recorder {
 
   nextTurn() {
     const { turn, player } = this.turn;
-    const first = this.board ? this.board.turn === 0 && !this.queue.waiting.some((e) => e.events.some((ev) => ev.kind === "turn_started")) : false;
+    const first = this.board ? this.board.turn === 0 && !this.ahead().some((ev) => ev.kind === "turn_started") : false;
     this.enter([{ kind: "turn_started", player: turn === 0 || first ? player : 1 - player, turn: turn + 1 }], "Next turn");
   }
 
@@ -727,7 +742,7 @@ class Recorder {
     const p = this.lpPlayer;
     const board = this.board;
     let lp = board ? board.players[p].lp : 8000;
-    for (const entry of this.queue.waiting) for (const ev of entry.events) if (ev.kind === "life_points_changed" && ev.player === p && ev.lp != null) lp = ev.lp;
+    for (const ev of this.ahead()) if (ev.kind === "life_points_changed" && ev.player === p && ev.lp != null) lp = ev.lp;
     const n = Number(this.amount || "0");
     let event;
     if (op === "halve") event = { kind: "life_points_changed", player: p, amount: Math.ceil(lp / 2), reason: "set", lp: Math.ceil(lp / 2) };
@@ -978,7 +993,7 @@ class Recorder {
   follow() {
     const query = new URLSearchParams({ from: String(this.duel.length), format: "frames" });
     if (TOKEN) query.set("token", TOKEN);
-    const stream = new EventSource(`/duels/${ID}/follow?${query}`);
+    const stream = this.stream = new EventSource(`/duels/${ID}/follow?${query}`);
     let batch = [];
     const flush = () => { const frames = batch; batch = []; this.duel.add(frames); };
     stream.addEventListener("open", () => { this.connected(true); this.flush(); });
