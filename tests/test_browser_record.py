@@ -422,24 +422,28 @@ TABLE_MOVES = ["next-turn", "phase-draw", "phase-standby", "phase-main1", "phase
                "next-turn", "phase-draw", "draw-card", "phase-standby", "phase-main1", "phase-end"]
 
 
-def test_a_round_of_eight_tables_recorded_in_parallel(service, browser):  # noqa: F811
-    pairings = "table,player1,player2\n" + "".join(f"{t},Duelist {2 * t - 1},Duelist {2 * t}\n" for t in range(1, 9))
-    r = httpx.post(f"{service.url}/rounds?event=Regional&round=2", content=pairings,
+def new_round(base: str, tables: int) -> dict:
+    """A round of ``tables`` tables made from a pairings CSV, each match's decklists registered
+    (the deck check, MATCH-04): the organiser's answer, tokens and table links in it."""
+    pairings = "table,player1,player2\n" + "".join(f"{t},Duelist {2 * t - 1},Duelist {2 * t}\n"
+                                                     for t in range(1, tables + 1))
+    r = httpx.post(f"{base}/rounds?event=Regional&round=2", content=pairings,
                    headers={"Content-Type": "text/csv", **auth(ADMIN)})
     assert r.status_code == 201, r.text
     made = r.json()
     decks = [e for e in lines(MATCHES / "two-nil.jsonl") if e["kind"] == "decklist_registered"]
-    for table in made["tables"]:                    # the deck check: each match's decklists (MATCH-04)
-        registered = httpx.post(f"{service.url}/matches/{table['match']}/events", json=decks,
+    for table in made["tables"]:
+        registered = httpx.post(f"{base}/matches/{table['match']}/events", json=decks,
                                 headers=auth(table["tokens"]["recorder"]))
         assert registered.status_code == 200, registered.text
-    follower = browser.new_page()                   # the round's page, open all along: live, never reloaded
-    follower.goto(f"{service.url}/rounds/{made['id']}")
-    expect(follower.locator("#live")).to_have_attribute("data-live", "true", timeout=30_000)
-    expect(follower.locator("#table-1 .who")).to_have_text("—")
-    follower.evaluate("window.loadedOnce = true")
+    return made
+
+
+def seat(browser, made: dict) -> list[Table]:  # noqa: F811
+    """A phone at each table, opened on its QR code's link: duel 1 started through the match API
+    and set up on the page with the match's names."""
     tables = []
-    for table in made["tables"]:                    # each table's QR code: the recorder's page of its match
+    for table in made["tables"]:
         device = Table(browser, table["record"]["recorder"], width=360)
         expect(device.page.locator("#next-duel h2")).to_contain_text("duel 1", timeout=30_000)
         tables.append(device)
@@ -453,12 +457,34 @@ def test_a_round_of_eight_tables_recorded_in_parallel(service, browser):  # noqa
         device.tap("#start")
     for device in tables:
         wait_settled(device, 5)
-    for n, move in enumerate(TABLE_MOVES, start=6):  # every table enters its next move at once
+    return tables
+
+
+def play_at_once(tables: list[Table], moves: list[str]) -> list[float]:
+    """Every table enters each move at once, then waits for all to settle: each entry's round
+    trip (ms), sorted."""
+    for n, move in enumerate(moves, start=6):
         for device in tables:
             device.tap(f'[data-move="{move}"]')
         for device in tables:
             wait_settled(device, n)
-    trips = sorted(t for device in tables for t in device.page.evaluate("window.ygoreplay.recorder.trips"))
+    return sorted(t for device in tables for t in device.page.evaluate("window.ygoreplay.recorder.trips"))
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
+
+
+def test_a_round_of_eight_tables_recorded_in_parallel(service, browser):  # noqa: F811
+    made = new_round(service.url, 8)
+    follower = browser.new_page()                   # the round's page, open all along: live, never reloaded
+    follower.goto(f"{service.url}/rounds/{made['id']}")
+    expect(follower.locator("#live")).to_have_attribute("data-live", "true", timeout=30_000)
+    expect(follower.locator("#table-1 .who")).to_have_text("—")
+    follower.evaluate("window.loadedOnce = true")
+    tables = seat(browser, made)
+    trips = play_at_once(tables, TABLE_MOVES)
     duels = [device.page.url.split("/record/")[1].split("?")[0] for device in tables]
     for device in tables:
         device.close()
@@ -475,8 +501,8 @@ def test_a_round_of_eight_tables_recorded_in_parallel(service, browser):  # noqa
     assert follower.evaluate("window.loadedOnce === true"), "the round page was not reloaded"
     assert "token=" not in follower.content()
     follower.close()
-    print(f"\n8 tables, {len(trips)} entries in parallel: round trip p50 {trips[len(trips) // 2]:.1f} ms, "
-          f"p99 {trips[min(len(trips) - 1, int(len(trips) * 0.99))]:.1f} ms")
+    print(f"\n8 tables, {len(trips)} entries in parallel: round trip p50 {percentile(trips, 0.5):.1f} ms, "
+          f"p99 {percentile(trips, 0.99):.1f} ms")
 
 
 MOVE_KINDS = {"next-turn": "turn_started", "phase-draw": "phase_entered", "phase-standby": "phase_entered",
@@ -605,3 +631,24 @@ def test_the_same_entry_tapped_twice_at_once_is_stored_twice(service, browser): 
     kinds = [e["kind"] for e in stored(service.url, duel)]
     assert kinds[6:] == ["cards_drawn"] * 3, kinds
     table.close()
+
+
+def test_a_tables_duel_that_ended_goes_into_the_match_and_the_link_starts_the_next(service, browser):  # noqa: F811
+    made = new_round(service.url, 1)
+    table = made["tables"][0]
+    device = seat(browser, made)[0]
+    duel_id = device.page.url.split("/record/")[1].split("?")[0]
+    expect(device.page.locator("#match-end")).to_be_hidden()
+    device.tap('[data-move="next-turn"]')
+    device.settled(6)
+    device.keypad(1, 8000, "effect_damage")
+    device.settled(7)
+    device.move("duel_ended")                        # the rules offer the end at LP 0
+    device.settled(8)
+    device.tap("#next-game")
+    device.page.wait_for_url(lambda url: "/record/match/" in url, timeout=30_000)
+    expect(device.page.locator("#next-duel h2")).to_contain_text("duel 2", timeout=30_000)
+    state = httpx.get(f"{service.url}/matches/{table['match']}/state", headers=auth(table["tokens"]["judge"])).json()
+    assert state["games"][0]["duel"] == duel_id and state["games"][0]["winner"] == 0 and state["score"][:2] == [1, 0]
+    assert httpx.get(f"{service.url}/rounds/{made['id']}.json").json()["tables"][0]["score"][:2] == [1, 0]
+    device.close()

@@ -23,6 +23,7 @@ import { Duel, Viewer } from "./viewer.js";
 const params = new URLSearchParams(location.search);
 const ID = location.pathname.split("/").filter(Boolean).pop();
 const TOKEN = params.get("token");
+const MATCH = /^[0-9a-f]{12}$/.test(params.get("match") || "") ? params.get("match") : null;   // a round table's duel
 const HEADERS = TOKEN ? { Authorization: `Bearer ${TOKEN}` } : {};
 const $ = (selector) => document.querySelector(selector);
 const PHASES = [["draw", "DP", "d", "Draw Phase"], ["standby", "SP", "s", "Standby Phase"], ["main1", "M1", "1", "Main Phase 1"],
@@ -377,6 +378,26 @@ class Recorder {
     this.status();
     this.moves().catch(() => {});
     if (this.selected && this.board) this.openSheet(this.selected, false);
+    $("#match-end").hidden = !(MATCH && this.board && this.board.ended);
+  }
+
+  // A round table's duel that has ended: the match takes its result as the record says it
+  // (POST /matches/{id}/games/{n}/end) and the table's link starts the next duel.
+  async endGame() {
+    try {
+      const response = await fetch(`/matches/${MATCH}/state`, { headers: HEADERS, cache: "no-store" });
+      const game = ((await response.json()).games || []).find((g) => g.duel === ID);
+      if (game && !game.ended) {
+        const ended = await fetch(`/matches/${MATCH}/games/${game.game}/end`, {
+          method: "POST", headers: { ...HEADERS, "Content-Type": "application/json" }, body: "{}" });
+        const answer = visible(await ended.json().catch(() => ({})));
+        if (!ended.ok) { this.error(answer.rule ? `${answer.rule}: ${answer.message}` : answer.error || `the service answered ${ended.status}`); return; }
+      }
+    } catch (error) {
+      this.error("The match cannot be reached: try again when the network is back.");
+      return;
+    }
+    location.assign(`/record/match/${MATCH}?${new URLSearchParams({ token: TOKEN || "" })}`);
   }
 
   collectFlags() {
@@ -606,10 +627,9 @@ class Recorder {
   // The passcodes of the match's decklists (main, Extra, Side) this token may see, when the page
   // was opened from a table's link (``?match=``); none otherwise, or offline.
   async matchDecks() {
-    const match = params.get("match");
-    if (!/^[0-9a-f]{12}$/.test(match || "")) return new Set();
+    if (!MATCH) return new Set();
     try {
-      const response = await fetch(`/matches/${match}/state`, { headers: HEADERS, cache: "no-store" });
+      const response = await fetch(`/matches/${MATCH}/state`, { headers: HEADERS, cache: "no-store" });
       if (!response.ok) return new Set();
       const decks = (await response.json()).decks || [];
       return new Set(decks.flatMap((d) => (d ? [...(d.main || []), ...(d.extra || []), ...(d.side || [])] : [])));
@@ -932,6 +952,7 @@ class Recorder {
     });
     $("#undo").addEventListener("click", () => this.undo());
     $("#open-seals").addEventListener("click", () => this.openSeals(this.seals.unopened));
+    $("#next-game").addEventListener("click", () => this.endGame());
     $("#else-button").addEventListener("click", () => this.openElse());
     $("#token-button").addEventListener("click", () => this.openElse("token_created"));
     $("#else").addEventListener("submit", (event) => this.submitElse(event));
