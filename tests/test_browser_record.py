@@ -652,3 +652,28 @@ def test_a_tables_duel_that_ended_goes_into_the_match_and_the_link_starts_the_ne
     assert state["games"][0]["duel"] == duel_id and state["games"][0]["winner"] == 0 and state["score"][:2] == [1, 0]
     assert httpx.get(f"{service.url}/rounds/{made['id']}.json").json()["tables"][0]["score"][:2] == [1, 0]
     device.close()
+
+
+def test_the_judges_page_rewinds_the_duel_at_once(service, browser):  # noqa: F811
+    duel = create(service.url, title="rewind", mode="witnessed")
+    judge = Table(browser, f"{service.url}/record/{duel['id']}?token={duel['tokens']['judge']}")
+    recorder = Table(browser, duel["record"]["recorder"])
+    recorder.page.fill("#name0", "A")
+    recorder.page.fill("#name1", "B")
+    recorder.tap("#start")
+    for n, move in enumerate(("next-turn", "phase-draw", "phase-standby", "phase-main1"), start=6):
+        recorder.tap(f'[data-move="{move}"]')
+        recorder.settled(n)
+    judge.settled(9)
+    assert recorder.page.locator("#entries [data-rewind]").count() == 0, "a rollback is the judge's"
+    judge.tap('#entries [data-rewind="7"]')
+    judge.page.fill('#else-fields [name="judge"]', "Head judge")
+    judge.page.fill('#else-fields [name="reason"]', "the Standby Phase was entered before the draw")
+    judge.tap("#else button[type=submit]")
+    judge.settled(10)
+    recorder.settled(10)
+    last = stored(service.url, duel)[-1]
+    assert last["kind"] == "rolled_back" and last["to"] == 7 and last["judge"] == "Head judge"
+    expect(recorder.page.locator('#entries li[data-i="8"]')).to_have_class("entry struck")
+    judge.close()
+    recorder.close()

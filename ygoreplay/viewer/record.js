@@ -905,6 +905,14 @@ class Recorder {
     this.enter([{ kind: "entry_corrected", to: at, reason: "mis-entry: undone on the recorder's page" }], "Undo");
   }
 
+  // A judge's rollback to the state before event ``to``: the form of rolled_back, ``to`` filled in,
+  // for the judge's name and the reason (MATCH-08: the events stay in the record, reverted).
+  rewind(to) {
+    this.openElse("rolled_back");
+    $('#else-fields [name="to"]').value = String(to);
+    $('#else-fields [name="judge"]').focus();
+  }
+
   drawEntries() {
     const list = $("#entries");
     const struck = this.struck();
@@ -916,6 +924,11 @@ class Recorder {
       if (struck.has(frame.i)) li.classList.add("struck");
       const flags = this.flags.get(frame.i);
       if (flags) { li.classList.add("flagged"); li.append(el("span", "flag", ` flagged ${flags.join(" ")}`)); }
+      if (this.info.role === "judge" && !struck.has(frame.i) && frame.i > 0) {   // the judge's rewind: a rollback
+        const rewind = button("Rewind to before this", () => this.rewind(frame.i), "chip");
+        rewind.dataset.rewind = String(frame.i);
+        li.append(rewind);
+      }
       lines.push(li);
     }
     for (const entry of this.queue.entries) {
