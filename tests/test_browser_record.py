@@ -545,6 +545,8 @@ def test_a_players_page_seals_a_drawn_card_and_opens_it_after_a_reload(service, 
     expect(p0.page.locator("body")).to_have_attribute("data-sealed", "1")
     p0.card(card)
     expect(p0.page.locator('#sheet [data-seal="open"]')).to_contain_text("Dark Magician")
+    no_overflow(p0.page)
+    p0.page.screenshot(path=str(SHOTS / "record-360-sealed.png"), full_page=True)
     p0.tap("#open-seals")
     p0.settled(7)
     expect(p0.page.locator("body")).to_have_attribute("data-sealed", "0")
