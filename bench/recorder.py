@@ -102,9 +102,10 @@ def main() -> None:
     print(f"  {'every event':22} {statistics.median(everything):>4g} / {max(everything)}")
     print(f"round trip of {len(trips)} entries: p50 {percentile(trips, 0.5):.1f} ms, p99 {percentile(trips, 0.99):.1f} ms, "
           f"max {max(trips):.1f} ms")
-    print(f"a round of {args.tables} tables in parallel, {len(round_trips)} entries: round trip "
+    moves = args.tables * len(TABLE_MOVES) * args.moves
+    print(f"a round of {args.tables} tables in parallel, {len(round_trips)} entries (setups and moves): round trip "
           f"p50 {percentile(round_trips, 0.5):.1f} ms, p99 {percentile(round_trips, 0.99):.1f} ms; "
-          f"{len(round_trips) / took:.0f} entries/s from all tables together ({took:.1f} s)")
+          f"{moves} moves in {took:.1f} s, {moves / took:.0f} entries/s from all tables together")
 
 
 if __name__ == "__main__":
