@@ -89,6 +89,16 @@ def test_viewer_prints_the_time_to_show_positions():
                    rf"^  scrub +20 positions: median +{NUMBER} ms", rf"^  step +300 positions: median +{NUMBER} ms")
 
 
+def test_recorder_prints_taps_round_trips_and_a_round_in_parallel():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does)")
+    assert_figures(run_bench("recorder.py", "--chromium", CHROMIUM),
+                   rf"^  life_points_changed +{NUMBER} / \d+", rf"^  every event +{NUMBER} / \d+",
+                   rf"^round trip of \d+ entries: p50 {NUMBER} ms, p99 {NUMBER} ms",
+                   rf"^a round of 2 tables in parallel, 24 entries \(setups and moves\): round trip p50 {NUMBER} ms, "
+                   rf"p99 {NUMBER} ms; 22 moves in {NUMBER} s, {NUMBER} entries/s")
+
+
 def test_checkable_prints_the_rules_caught_from_each_record():
     assert_figures(run_bench("checkable.py"), r"^5 illegal scenarios, \d+ rules",
                    r"^rules caught from the spectator's record: \d+ of \d+$",

@@ -21,7 +21,8 @@ from typing import Any
 ASSETS = {"viewer.js": "text/javascript; charset=utf-8", "text.js": "text/javascript; charset=utf-8",
           "viewer.css": "text/css; charset=utf-8",
           "match.js": "text/javascript; charset=utf-8", "match.css": "text/css; charset=utf-8",
-          "record.js": "text/javascript; charset=utf-8", "record.css": "text/css; charset=utf-8"}
+          "record.js": "text/javascript; charset=utf-8", "record.css": "text/css; charset=utf-8",
+          "round.js": "text/javascript; charset=utf-8"}
 
 #: What a served page may load: its own scripts, styles and data, no frames, no forms.
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "

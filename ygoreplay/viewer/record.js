@@ -12,6 +12,10 @@
 // ahead of is moved after it (two devices merge in order); one the service refuses stays in the
 // queue, shown, until the recorder sends it again or drops it. Text from the duel goes in through
 // textContent only, made visible first (text.js).
+//
+// A player's link (a duel each player records their own side of) may seal its own hidden cards:
+// the page keeps each card's passcode and a fresh nonce in localStorage (Seals) and enters only
+// their seal (cards_sealed), until the player opens them (cards_opened). Nothing else sees them.
 
 import { visible } from "./text.js";
 import { Duel, Viewer } from "./viewer.js";
@@ -19,6 +23,7 @@ import { Duel, Viewer } from "./viewer.js";
 const params = new URLSearchParams(location.search);
 const ID = location.pathname.split("/").filter(Boolean).pop();
 const TOKEN = params.get("token");
+const MATCH = /^[0-9a-f]{12}$/.test(params.get("match") || "") ? params.get("match") : null;   // a round table's duel
 const HEADERS = TOKEN ? { Authorization: `Bearer ${TOKEN}` } : {};
 const $ = (selector) => document.querySelector(selector);
 const PHASES = [["draw", "DP", "d", "Draw Phase"], ["standby", "SP", "s", "Standby Phase"], ["main1", "M1", "1", "Main Phase 1"],
@@ -90,6 +95,54 @@ class Queue {
   get waiting() { return this.entries.filter((e) => e.state === "waiting"); }
 }
 
+// -- seals: a player's own hidden cards, known to this device only ----------------------------------
+
+const SEAL_LABEL = new TextEncoder().encode("ygoreplay/seal/1\0");
+
+const hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+
+// The seal of a passcode under a nonce, as seals.digest_of makes it: SHA-256 over the label,
+// the passcode as 4 big-endian bytes and the nonce. (SubtleCrypto: served over HTTPS or localhost.)
+async function sealOf(code, nonce) {
+  const message = new Uint8Array(SEAL_LABEL.length + 4 + nonce.length);
+  message.set(SEAL_LABEL);
+  new DataView(message.buffer).setUint32(SEAL_LABEL.length, code, false);
+  message.set(nonce, SEAL_LABEL.length + 4);
+  return `sha256:${hex(new Uint8Array(await crypto.subtle.digest("SHA-256", message)))}`;
+}
+
+class Seals {
+  constructor(id, role) {
+    this.slot = `ygoreplay.seals.${id}.${role}`;
+    try { this.cards = JSON.parse(localStorage.getItem(this.slot) || "{}") || {}; } catch (error) { this.cards = {}; }
+  }
+
+  save() { localStorage.setItem(this.slot, JSON.stringify(this.cards)); }
+
+  // A card's seal: its passcode and nonce kept here (before anything is sent) and its digest.
+  async seal(card, code) {
+    const nonce = crypto.getRandomValues(new Uint8Array(16));
+    const digest = await sealOf(code, nonce);
+    this.cards[card] = { code, nonce: hex(nonce), opened: false };
+    this.save();
+    return digest;
+  }
+
+  get unopened() { return Object.entries(this.cards).filter(([, kept]) => !kept.opened).map(([card]) => card); }
+
+  // The cards_opened openings of ``cards``, each marked opened here.
+  open(cards) {
+    const out = {};
+    for (const card of cards) {
+      const kept = this.cards[card];
+      out[card] = { code: kept.code, nonce: kept.nonce };
+      kept.opened = true;
+    }
+    this.save();
+    return out;
+  }
+}
+
 // -- the page ---------------------------------------------------------------------------------------
 
 class Recorder {
@@ -102,6 +155,7 @@ class Recorder {
     this.queue = new Queue(ID);
     this.online = true;
     this.trips = [];                         // each sent entry's round trip, ms
+    this.stored = [];                        // entries stored whose events the stream has not brought yet
     this.flags = new Map();                  // position -> rules broken and kept
     this.shows = {};                         // card id -> passcode named, for the next entry
     this.selected = null;                    // the card whose sheet is open
@@ -112,27 +166,41 @@ class Recorder {
     this.causeOn = true;
     this.names = [];                         // [code, name, ...] rows: the duel's first, then the database
     this.info = { warnings: false, mode: "machine", role: data.role };
+    this.side = /^p[01]$/.test(data.role || "") ? Number(data.role[1]) : null;   // a player's own device
+    this.seals = this.side === null ? null : new Seals(ID, data.role);
   }
 
   // -- where the duel stands ------------------------------------------------------------------------
 
   get board() { return this.duel.boards[this.duel.length - 1] || null; }
 
-  // The position the next entry is entered at: the events stored and those waiting before it.
+  // The position the next entry is entered at: the events stored (as the service's answers say,
+  // which may come before the stream brings them) and those waiting before it.
   get position() {
-    return this.duel.length + this.queue.waiting.reduce((n, e) => n + e.events.length, 0);
+    const stored = Math.max(this.duel.length, ...this.unseen().map((e) => e.at + e.events.length));
+    return stored + this.queue.waiting.reduce((n, e) => n + e.events.length, 0);
   }
 
-  // The turn as the recorder has entered it, queued entries included.
+  // Entries the service stored that are not on the board yet (their answer came before the stream).
+  unseen() {
+    this.stored = this.stored.filter((e) => e.at + e.events.length > this.duel.length);
+    return this.stored;
+  }
+
+  // The events entered that the board does not show yet: stored ones on their way, then the queue's.
+  ahead() {
+    const stored = this.unseen().flatMap((e) => e.events.slice(Math.max(0, this.duel.length - e.at)));
+    return [...stored, ...this.queue.waiting.flatMap((e) => e.events)];
+  }
+
+  // The turn as the recorder has entered it, entries not on the board yet included.
   get turn() {
     const board = this.board;
     let turn = board ? board.turn : 0;
     let player = board ? board.turn_player : 0;
-    for (const entry of this.queue.waiting) {
-      for (const ev of entry.events) {
-        if (ev.kind === "turn_started") { turn = ev.turn; player = ev.player; }
-        if (ev.kind === "duel_started") player = ev.first_player;
-      }
+    for (const ev of this.ahead()) {
+      if (ev.kind === "turn_started") { turn = ev.turn; player = ev.player; }
+      if (ev.kind === "duel_started") player = ev.first_player;
     }
     return { turn, player };
   }
@@ -223,6 +291,7 @@ class Recorder {
     if (response.ok) {
       this.trips.push(performance.now() - started);
       const first = answer.position - entry.events.length;
+      this.stored.push({ at: first, events: entry.events });
       for (const flag of answer.flags || []) {
         const at = flag.index ?? first;
         this.flags.set(at, [...(this.flags.get(at) || []), flag.rule]);
@@ -254,6 +323,7 @@ class Recorder {
       return "offline";
     }
     if (entry.events.every((ev, k) => same(ev, stored[k], this.schema))) {
+      this.stored.push({ at: entry.at, events: entry.events });
       this.queue.drop(entry);                  // already stored: not sent twice
       return "sent";
     }
@@ -291,6 +361,7 @@ class Recorder {
     const side = /^p[01]$/.test(this.info.role || "") ? ` · your side: player ${this.info.role[1]}` : "";
     $("#status").textContent = `${this.duel.length} events · ${this.info.warnings ? "warnings on" : "warnings off"}${side}`;
     document.body.dataset.role = this.info.role || "";
+    this.drawSeals();
   }
 
   // -- the board -----------------------------------------------------------------------------------
@@ -307,6 +378,26 @@ class Recorder {
     this.status();
     this.moves().catch(() => {});
     if (this.selected && this.board) this.openSheet(this.selected, false);
+    $("#match-end").hidden = !(MATCH && this.board && this.board.ended);
+  }
+
+  // A round table's duel that has ended: the match takes its result as the record says it
+  // (POST /matches/{id}/games/{n}/end) and the table's link starts the next duel.
+  async endGame() {
+    try {
+      const response = await fetch(`/matches/${MATCH}/state`, { headers: HEADERS, cache: "no-store" });
+      const game = ((await response.json()).games || []).find((g) => g.duel === ID);
+      if (game && !game.ended) {
+        const ended = await fetch(`/matches/${MATCH}/games/${game.game}/end`, {
+          method: "POST", headers: { ...HEADERS, "Content-Type": "application/json" }, body: "{}" });
+        const answer = visible(await ended.json().catch(() => ({})));
+        if (!ended.ok) { this.error(answer.rule ? `${answer.rule}: ${answer.message}` : answer.error || `the service answered ${ended.status}`); return; }
+      }
+    } catch (error) {
+      this.error("The match cannot be reached: try again when the network is back.");
+      return;
+    }
+    location.assign(`/record/match/${MATCH}?${new URLSearchParams({ token: TOKEN || "" })}`);
   }
 
   collectFlags() {
@@ -425,7 +516,7 @@ class Recorder {
     }
     if (this.selected !== id || at !== this.duel.length || named !== this.namedText()) return;
     const rows = found ? found.map((a) => this.actionRow(a, "card")) : this.offlineActions(card);
-    box.replaceChildren(...rows);
+    box.replaceChildren(...this.sealRows(card), ...rows);
     box.dataset.at = String(at);
     box.dataset.shows = named;
     if (fresh && unnamed && window.matchMedia("(pointer: fine)").matches) $("#name-input").focus();
@@ -452,6 +543,49 @@ class Recorder {
       }
     }
     return board.emz.find((c) => c && c.id === id) || null;
+  }
+
+  // A player's own hidden card: seal it as the name picked (the name stays on this device), or
+  // open its seal. Nothing for any other card or device.
+  sealRows(card) {
+    if (!this.seals || !card || card.controller !== this.side) return [];
+    const kept = this.seals.cards[card.id];
+    if (kept && !kept.opened) {
+      const row = el("div", "action seal");
+      row.append(el("span", "hint", `Sealed as ${this.nameOf(kept.code)}: only this device knows it`),
+        button(`Open: show it is ${this.nameOf(kept.code)}`, () => this.openSeals([card.id]), "chip"));
+      row.lastChild.dataset.seal = "open";
+      return [row];
+    }
+    if (!card.hidden || kept) return [];
+    const code = this.shows[card.id];
+    if (!code) return [el("p", "hint seal", "Your own hidden card: name it above to seal it (the record keeps a seal, only you know the card).")];
+    if (!(window.crypto && crypto.subtle)) return [el("p", "hint seal", "Sealing needs the page served over HTTPS.")];
+    const b = button(`Seal as ${this.nameOf(code)} (only you know it)`, () => this.sealCard(card.id, code), "big");
+    b.dataset.seal = "seal";
+    const row = el("div", "action seal");
+    row.append(b);
+    return [row];
+  }
+
+  async sealCard(card, code) {
+    delete this.shows[card];                       // the name is this device's, not the next entry's
+    this.drawNamed();
+    const digest = await this.seals.seal(card, code);
+    this.enter([{ kind: "cards_sealed", player: this.side, seals: { [card]: digest } }], `Seal ${card}`);
+  }
+
+  openSeals(cards) {
+    if (!cards.length) return;
+    this.enter([{ kind: "cards_opened", player: this.side, cards: this.seals.open(cards) }], `Open ${cards.length} sealed`);
+  }
+
+  drawSeals() {
+    const b = $("#open-seals");
+    const unopened = this.seals ? this.seals.unopened : [];
+    b.hidden = !unopened.length;
+    b.textContent = `Open my ${unopened.length} sealed card${unopened.length === 1 ? "" : "s"}`;
+    document.body.dataset.sealed = String(unopened.length);
   }
 
   closeSheet() {
@@ -482,9 +616,26 @@ class Recorder {
       const response = await fetch(`/duels/${ID}/cards`, { headers: HEADERS });
       if (response.ok) own = (await response.json()).map((f) => [f.code, f.name, f.type, f.level, f.atk, f.defense]);
     } catch (error) { /* offline */ }
+    const decks = await this.matchDecks();       // a match's duel: the decklists this token may see
     const seen = new Set(own.map((r) => r[0]));
+    own.push(...rows.filter((r) => decks.has(r[0]) && !seen.has(r[0])));
+    for (const r of own) seen.add(r[0]);
     this.names = visible([...own.map((r) => [...r, true]), ...rows.filter((r) => !seen.has(r[0]))]);
     this.nameIndex = new Map(this.names.map((r) => [r[0], r[1]]));
+  }
+
+  // The passcodes of the match's decklists (main, Extra, Side) this token may see, when the page
+  // was opened from a table's link (``?match=``); none otherwise, or offline.
+  async matchDecks() {
+    if (!MATCH) return new Set();
+    try {
+      const response = await fetch(`/matches/${MATCH}/state`, { headers: HEADERS, cache: "no-store" });
+      if (!response.ok) return new Set();
+      const decks = (await response.json()).decks || [];
+      return new Set(decks.flatMap((d) => (d ? [...(d.main || []), ...(d.extra || []), ...(d.side || [])] : [])));
+    } catch (error) {
+      return new Set();
+    }
   }
 
   nameOf(code) { return (this.nameIndex && this.nameIndex.get(code)) || String(code); }
@@ -552,7 +703,7 @@ class Recorder {
 
   nextTurn() {
     const { turn, player } = this.turn;
-    const first = this.board ? this.board.turn === 0 && !this.queue.waiting.some((e) => e.events.some((ev) => ev.kind === "turn_started")) : false;
+    const first = this.board ? this.board.turn === 0 && !this.ahead().some((ev) => ev.kind === "turn_started") : false;
     this.enter([{ kind: "turn_started", player: turn === 0 || first ? player : 1 - player, turn: turn + 1 }], "Next turn");
   }
 
@@ -611,7 +762,7 @@ class Recorder {
     const p = this.lpPlayer;
     const board = this.board;
     let lp = board ? board.players[p].lp : 8000;
-    for (const entry of this.queue.waiting) for (const ev of entry.events) if (ev.kind === "life_points_changed" && ev.player === p && ev.lp != null) lp = ev.lp;
+    for (const ev of this.ahead()) if (ev.kind === "life_points_changed" && ev.player === p && ev.lp != null) lp = ev.lp;
     const n = Number(this.amount || "0");
     let event;
     if (op === "halve") event = { kind: "life_points_changed", player: p, amount: Math.ceil(lp / 2), reason: "set", lp: Math.ceil(lp / 2) };
@@ -754,6 +905,14 @@ class Recorder {
     this.enter([{ kind: "entry_corrected", to: at, reason: "mis-entry: undone on the recorder's page" }], "Undo");
   }
 
+  // A judge's rollback to the state before event ``to``: the form of rolled_back, ``to`` filled in,
+  // for the judge's name and the reason (MATCH-08: the events stay in the record, reverted).
+  rewind(to) {
+    this.openElse("rolled_back");
+    $('#else-fields [name="to"]').value = String(to);
+    $('#else-fields [name="judge"]').focus();
+  }
+
   drawEntries() {
     const list = $("#entries");
     const struck = this.struck();
@@ -765,6 +924,11 @@ class Recorder {
       if (struck.has(frame.i)) li.classList.add("struck");
       const flags = this.flags.get(frame.i);
       if (flags) { li.classList.add("flagged"); li.append(el("span", "flag", ` flagged ${flags.join(" ")}`)); }
+      if (this.info.role === "judge" && !struck.has(frame.i) && frame.i > 0) {   // the judge's rewind: a rollback
+        const rewind = button("Rewind to before this", () => this.rewind(frame.i), "chip");
+        rewind.dataset.rewind = String(frame.i);
+        li.append(rewind);
+      }
       lines.push(li);
     }
     for (const entry of this.queue.entries) {
@@ -800,6 +964,8 @@ class Recorder {
       if (b) this.chainMove(b.dataset.move);
     });
     $("#undo").addEventListener("click", () => this.undo());
+    $("#open-seals").addEventListener("click", () => this.openSeals(this.seals.unopened));
+    $("#next-game").addEventListener("click", () => this.endGame());
     $("#else-button").addEventListener("click", () => this.openElse());
     $("#token-button").addEventListener("click", () => this.openElse("token_created"));
     $("#else").addEventListener("submit", (event) => this.submitElse(event));
@@ -861,7 +1027,7 @@ class Recorder {
   follow() {
     const query = new URLSearchParams({ from: String(this.duel.length), format: "frames" });
     if (TOKEN) query.set("token", TOKEN);
-    const stream = new EventSource(`/duels/${ID}/follow?${query}`);
+    const stream = this.stream = new EventSource(`/duels/${ID}/follow?${query}`);
     let batch = [];
     const flush = () => { const frames = batch; batch = []; this.duel.add(frames); };
     stream.addEventListener("open", () => { this.connected(true); this.flush(); });
@@ -890,7 +1056,7 @@ async function nextDuel(matchId) {
   const games = match.games || [];
   const players = (match.players || ["Player 0", "Player 1"]).map((p) => visible(p));
   const goTo = (duel, first) => {
-    const query = new URLSearchParams({ token: TOKEN || "", first: String(first), p0: players[0], p1: players[1] });
+    const query = new URLSearchParams({ token: TOKEN || "", first: String(first), p0: players[0], p1: players[1], match: matchId });
     location.replace(`/record/${duel}?${query}`);
   };
   const playing = games.find((g) => !g.ended && g.duel);
