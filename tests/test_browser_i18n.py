@@ -52,7 +52,7 @@ def test_the_catalogue_endpoint_serves_each_language_and_refuses_others(service)
 
 @pytest.mark.parametrize("query, accept, language", [
     ("", "ja-JP,ja;q=0.9", "ja"), ("", "zh-TW", "zh-Hant"), ("", "fr-FR", "en"),
-    ("&lang=zh-CN", "ja", "zh-Hans"), ("&lang=xx", "ko", "ko")])
+    ("&lang=zh-CN", "ja", "zh-Hans"), ("&lang=ko", "zh", "ko")])
 def test_a_page_is_served_in_its_lang_or_the_browsers_language(service, query, accept, language):
     duel = create(service.url, title="languages")
     for path in (f"/view/{duel['id']}", f"/record/{duel['id']}", "/match/0123456789ab"):
@@ -307,3 +307,27 @@ def test_the_language_never_changes_what_is_recorded(service, browser):  # noqa:
         table.close()
         events.append([{k: v for k, v in e.items() if k != "time"} for e in stored(service.url, duel)])
     assert events[0] == events[1]
+
+
+def test_an_exported_page_opens_in_its_language_and_switches_with_no_network(browser, tmp_path):  # noqa: F811
+    from test_service import events_of
+    from ygoreplay.application import offline_page, record_file
+    from ygoreplay.cards import CardDB
+    from ygoreplay.events import from_dict
+    from ygoreplay.signing import OrganiserKey
+    replay = record_file([from_dict(e) for e in events_of("won-by-damage.jsonl")], CardDB.classic(), "spectator", "offline")
+    with i18n.using("ja"):                                         # export --html in Japanese
+        path = tmp_path / "duel.html"
+        path.write_text(offline_page(replay, OrganiserKey.generate(), "duel.ygr"))
+    context, page = _context(browser, "en-US", 1280)
+    asked = []
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
+                  else (asked.append(route.request.url), route.abort()))
+    _ready(page, path.as_uri())
+    assert page.evaluate("document.documentElement.lang") == "ja"
+    expect(page.locator("#play")).to_have_attribute("aria-label", i18n.catalogue("ja", "pages")["Play"])
+    page.locator("#lang").select_option("zh-Hans")
+    page.wait_for_selector("html[lang=zh-Hans] body[data-ready=true]", timeout=30_000)
+    expect(page.locator("#play")).to_have_attribute("aria-label", i18n.catalogue("zh-Hans", "pages")["Play"])
+    assert not asked, "the page asked the network"
+    _done(context, page)
