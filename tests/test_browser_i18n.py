@@ -1,7 +1,7 @@
 """The pages in the OCG's own languages (issue 27), in a real browser (Debian's chromium, as
 test_browser.py): the viewer, the match page and the recorder's page in Simplified Chinese and
-Japanese show no English word of their own, and no text runs out of its box at 360 px;
-screenshots at 360 and 1280 px under a temporary folder; the language switch changes the language
+Japanese (and at phone width Traditional Chinese and Korean) show no English word of their own,
+and no text runs out of its box at 360 px; screenshots at 360 and 1280 px under a temporary folder; the language switch changes the language
 and is remembered; the browser's Accept-Language chooses the first one; the rule pop-up quotes
 the rule's seed text; and an entry made on the recorder's page in Japanese is stored exactly as
 the same entry made in English. Without a browser: the catalogue endpoint, the page's <html lang>,
@@ -181,8 +181,10 @@ def _done(context, page) -> None:
 
 
 def each_language_and_width(test):
-    """The test in Simplified Chinese and Japanese, at phone and laptop width."""
-    return pytest.mark.parametrize("width", [360, 1280])(pytest.mark.parametrize("language", ["zh-Hans", "ja"])(test))
+    """The test in Simplified Chinese and Japanese at phone and laptop width; in Traditional Chinese
+    and Korean at phone width (where a longer word would overflow)."""
+    return pytest.mark.parametrize("language, width", [
+        ("zh-Hans", 360), ("zh-Hans", 1280), ("ja", 360), ("ja", 1280), ("zh-Hant", 360), ("ko", 360)])(test)
 
 
 def _ready(page, url: str) -> None:
@@ -193,7 +195,7 @@ def _ready(page, url: str) -> None:
 @each_language_and_width
 def test_the_viewer_speaks_the_readers_language(service, browser, tmp_path, language, width):  # noqa: F811
     duel = record(service.url, "won-by-damage")
-    context, page = _context(browser, {"zh-Hans": "zh-CN", "ja": "ja-JP"}[language], width)
+    context, page = _context(browser, {"zh-Hans": "zh-CN", "ja": "ja-JP", "zh-Hant": "zh-TW", "ko": "ko-KR"}[language], width)
     _ready(page, duel["links"]["judge"] + "#e45")                     # Accept-Language chooses
     assert page.evaluate("document.documentElement.lang") == language
     page.locator("#side-bottom .card").first.hover()                  # the details pane filled in
