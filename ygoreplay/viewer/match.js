@@ -45,6 +45,16 @@ const HOW = { lp: N_("LP"), deck_out: N_("deck out"), effect: N_("a card's effec
 const ROLES = { organiser: N_("organiser"), judge: N_("judge"), player: N_("player"), spectator: N_("spectator"),
   recorder: N_("recorder") };
 const VIEWS = { judge: N_("judge"), p0: N_("p0"), p1: N_("p1"), spectator: N_("spectator") };
+// The match's vocabularies (match/events.py: PENALTIES, INFRACTIONS, APPEAL_DECISIONS) as the page says them.
+const PENALTIES = { caution: N_("caution"), warning: N_("warning"), game_loss: N_("game loss"), match_loss: N_("match loss"),
+  disqualification: N_("disqualification") };
+const INFRACTIONS = { lateness: N_("lateness"), unsporting_conduct: N_("unsporting conduct"), slow_play: N_("slow play"),
+  long_interval: N_("long interval"), decklist_changed: N_("decklist changed"), peeking: N_("peeking"),
+  misstated_card: N_("misstated card"), misstated_hand_or_lp: N_("misstated hand or LP"),
+  draw_manipulation: N_("draw manipulation"), outside_assistance: N_("outside assistance"), marked_cards: N_("marked cards"),
+  objects_in_sleeves: N_("objects in sleeves"), marking_cards: N_("marking cards"), banlist: N_("banlist"),
+  deck_too_small: N_("deck too small"), unrelated_objects: N_("unrelated objects"), other: N_("other") };
+const DECISIONS = { upheld: N_("upheld"), overturned: N_("overturned") };
 const how = (code) => (HOW[code] ? t(HOW[code]) : code);
 const worded = (words, key) => (words[key] ? t(words[key]) : key);
 
@@ -125,14 +135,15 @@ export class MatchPage {
     this.drawTime();
     this.drawList("#penalties", "#penalties-section", s.penalties, (p) =>
       t("{judge} gives {player} a {penalty} for {infraction}", { judge: p.judge, player: this.name(p.player),
-        penalty: p.penalty.replace(/_/g, " "), infraction: p.infraction.replace(/_/g, " ") })
+        penalty: worded(PENALTIES, p.penalty), infraction: worded(INFRACTIONS, p.infraction) })
       + (p.note ? `: ${p.note}` : ""));
     this.drawList("#calls", "#calls-section", s.judge_calls, (c) => {
       if (c.kind === "judge_called") {
         return t("{player} calls judge {judge}", { player: this.name(c.player), judge: c.judge }) + (c.question ? `: ${c.question}` : "");
       }
       if (c.kind === "judge_ruled") return t("judge {judge} rules: {ruling}", c);
-      return t("{player} appeals to {judge}: ruling {decision}", { player: this.name(c.player), judge: c.judge, decision: c.decision })
+      return t("{player} appeals to {judge}: ruling {decision}", { player: this.name(c.player), judge: c.judge,
+        decision: worded(DECISIONS, c.decision) })
         + (c.note ? ` (${c.note})` : "");
     });
     const log = this.q("#log");
