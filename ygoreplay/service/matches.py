@@ -41,6 +41,7 @@ from ..text import checked, number
 from .common import (
     _DUEL_ID, _PAGE_HEADERS, KEEPALIVE, VIEW, Caller, HTTPError, _body_json, _events_stream, _jsonable, _request_events, _ygr)
 from .core import Service, ServiceDep, _Lease, organiser
+from .languages import page_language
 
 router = APIRouter()
 
@@ -165,7 +166,7 @@ def record_match(match_id: str, request: Request, asking: MatchCaller) -> Respon
         token = Service.token_of(request) or ""
         return RedirectResponse(f"/record/{game.duel}?{urlencode({'token': token, 'match': match_id})}", status_code=303,
                                 headers={"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"})
-    return Response(viewer.record_page(), media_type="text/html; charset=utf-8",
+    return Response(viewer.record_page(page_language(request)), media_type="text/html; charset=utf-8",
                     headers={**_PAGE_HEADERS, "Cache-Control": "no-store"})
 
 
