@@ -147,7 +147,8 @@ async def _round_stream(request: Request, service: Service, round_id: str, now: 
     try:
         yield "retry: 2000\n\n"
         while True:
-            streams = [t["match"] for t in now["tables"]] + [d for t in now["tables"] for d in t["duels"][-1:]]
+            streams = ([table["match"] for table in now["tables"]]
+                       + [d for table in now["tables"] for d in table["duels"][-1:]])
             waits = [asyncio.ensure_future(service.hub.wait(stream, LOOK_AGAIN)) for stream in streams]
             try:
                 await asyncio.sleep(0)                 # the waits are registered
