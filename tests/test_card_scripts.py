@@ -89,6 +89,33 @@ def test_a_quick_effect_answering_damage_calculation_and_a_when_trigger():
     assert when.kind == "trigger" and when.when_optional and when.count_limit == 1 and when.count_code == ""
 
 
+#: A Pendulum Spirit monster: shared procedures declare some of its effects, the engine's calls none.
+HELPED = """local s,id=GetID()
+function s.initial_effect(c)
+	Pendulum.AddProcedure(c)
+	Spirit.AddProcedure(c,EVENT_SUMMON_SUCCESS)
+	c:EnableReviveLimit()
+	Duel.AddCustomActivityCounter(id,ACTIVITY_CHAIN,aux.FALSE)
+	local e1=Effect.CreateEffect(c)
+	e1:SetType(EFFECT_TYPE_IGNITION)
+	e1:SetCondition(aux.TargetBoolFunction(Card.IsFaceup))
+	c:RegisterEffect(e1)
+end
+function s.helper(c)
+	aux.AddUnionProcedure(c)
+end
+"""
+
+
+def test_a_shared_procedure_initial_effect_calls_is_kept_as_a_helper_fact():
+    """The effects a procedure declares are in a shared file the reader does not follow: the call
+    is kept (kind ``helper``), so a rule knows the card may have more effects than it sees."""
+    pendulum, spirit, ignition = read_script(HELPED)
+    assert (pendulum.kind, pendulum.code) == ("helper", "Pendulum.AddProcedure")
+    assert (spirit.kind, spirit.code) == ("helper", "Spirit.AddProcedure") and spirit.initial
+    assert ignition.kind == "ignition"
+
+
 def test_a_folder_of_scripts_and_what_could_not_be_read(tmp_path):
     (tmp_path / "official").mkdir()
     (tmp_path / "official" / "c1001.lua").write_text(TRAP)
