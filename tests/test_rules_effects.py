@@ -188,8 +188,8 @@ def test_eff_06_a_card_whose_script_calls_a_shared_procedure_is_undecided():
 
 MOLE, IF_MOLE = 990102, 990103           # this file's own monsters: a "when ... you can" and an "if" trigger
 DUST_TORNADO, DARK_HOLE = 60082869, 53129443
-TIMING_CARDS = SCRIPTS.merged(CardDB([CardFacts(code=MOLE, name="Test Mole", type=0x21, level=3, atk=1000),
-                                      CardFacts(code=IF_MOLE, name="Test If Mole", type=0x21, level=3, atk=1000)]))
+TIMING_CARDS = SCRIPTS.merged(CardDB([CardFacts(code=MOLE, name="Test Mole", type=0x21, level=2, atk=1000),
+                                      CardFacts(code=IF_MOLE, name="Test If Mole", type=0x21, level=2, atk=1000)]))
 TIMING_CARDS = TIMING_CARDS.with_effects({
     MOLE: (EffectFact(("single", "trigger_o"), "EVENT_TO_GRAVE", (), ("draw",)),),
     IF_MOLE: (EffectFact(("single", "trigger_o"), "EVENT_TO_GRAVE", ("delay",), ("draw",)),)})
@@ -247,3 +247,74 @@ def test_an_activation_written_before_version_3_loads_unchanged(line):
     assert event.to_dict() == json.loads(line)
     stated = from_dict({**json.loads(line), "mandatory": False, "timing": "if", "v": 3})
     assert stated.to_dict()["v"] == 3 and from_dict(stated.to_dict()) == stated
+
+
+# -- SUM-07 / SPS-09: Tributes and materials a summon sent to the GY ---------------------------------
+
+SUMMONED_SKULL, JUNK_SYNCHRON, JUNK_WARRIOR = 70781052, 63977008, 60800381
+SUMMONING = position({"mzone": [c(MOLE, "mole", position="attack"), c(IF_MOLE, "if_mole", position="attack"),
+                                c(JUNK_SYNCHRON, "junk", position="attack")],
+                      "hand": [c(SUMMONED_SKULL, "skull")], "extra": [c(JUNK_WARRIOR, "warrior")]})
+
+
+def tribute_summon(tribute: str) -> dict:
+    return ev("normal_summoned", player=0, card="skull", zone=0 if tribute == "mole" else 1, tributes=[tribute])
+
+
+def synchro_summon(material: str) -> dict:
+    return ev("special_summoned", player=0, card="warrior", zone=3, method="synchro", materials=["junk", material])
+
+
+def test_sum_07_sps_09_an_if_trigger_of_a_tribute_or_a_material_activates():
+    """SUM-07, SPS-09: an "if" trigger (EFFECT_FLAG_DELAY) of a Tribute or a Synchro Material
+    activates after the summon."""
+    legal(SUMMONING, tribute_summon("if_mole"), act("if_mole", effect_type="trigger"), cards=TIMING_CARDS)
+    legal(SUMMONING, synchro_summon("if_mole"), act("if_mole", effect_type="trigger"), cards=TIMING_CARDS)
+
+
+def test_sum_07_a_when_trigger_of_a_tribute_refused():
+    check([SUMMONING, tribute_summon("mole"), act("mole", effect_type="trigger")], "SUM-07",
+          "Tributed for a Tribute Summon", cards=TIMING_CARDS)
+
+
+def test_sps_09_a_when_trigger_of_a_synchro_material_refused():
+    check([SUMMONING, synchro_summon("mole"), act("mole", effect_type="trigger")], "SPS-09",
+          "sent to the GY for a summon procedure", cards=TIMING_CARDS)
+
+
+# -- SUM-12 / SPS-06: a trigger on the card's own Flip Summon or Special Summon -------------------------
+
+FLIPPER, ARRIVAL = 990105, 990106        # this file's own: "when Flip Summoned", "when Special Summoned"
+SUMMON_CARDS = TIMING_CARDS.merged(CardDB([CardFacts(code=FLIPPER, name="Test Flipper", type=0x21, level=3, atk=500),
+                                           CardFacts(code=ARRIVAL, name="Test Arrival", type=0x21, level=3, atk=500)]))
+SUMMON_CARDS = SUMMON_CARDS.with_effects({
+    FLIPPER: (EffectFact(("single", "trigger_o"), "EVENT_FLIP_SUMMON_SUCCESS", (), ("destroy",)),),
+    ARRIVAL: (EffectFact(("single", "trigger_o"), "EVENT_SPSUMMON_SUCCESS", ("delay",), ("draw",)),)})
+ARRIVALS = position({"mzone": [c(FLIPPER, "flipper", position="set")], "hand": [c(FLIPPER, "flipper_hand"),
+                     c(ARRIVAL, "arrival_hand")], "gy": [c(ARRIVAL, "arrival")]}, {"hand": [c(MST, "p1_mst")]})
+
+
+def test_sum_12_sps_06_a_trigger_on_the_summon_it_answers():
+    """SUM-12: a "when Flip Summoned" trigger after a Flip Summon; SPS-06: a "when Special
+    Summoned" one after a Special Summon."""
+    legal(ARRIVALS, ev("flip_summoned", player=0, card="flipper"), act("flipper", effect_type="trigger"),
+          cards=SUMMON_CARDS)
+    legal(ARRIVALS, ev("special_summoned", player=0, card="arrival", zone=1, method="effect", cause="p1_mst"),
+          act("arrival", effect_type="trigger"), cards=SUMMON_CARDS)
+
+
+def test_sum_12_a_when_flip_summoned_trigger_without_a_flip_summon_refused():
+    check([ARRIVALS, ev("normal_summoned", player=0, card="flipper_hand", zone=1),
+           act("flipper_hand", effect_type="trigger")], "SUM-12", "it was Normal Summoned", cards=SUMMON_CARDS)
+
+
+def test_sps_06_a_when_special_summoned_trigger_without_a_special_summon_refused():
+    check([ARRIVALS, ev("normal_summoned", player=0, card="arrival_hand", zone=1),
+           act("arrival_hand", effect_type="trigger")], "SPS-06", "answers its being Special Summoned",
+          cards=SUMMON_CARDS)
+
+
+def test_sum_12_how_a_set_up_monster_arrived_is_unknown():
+    """A monster of a set-up position arrived no one knows how: its trigger is not judged."""
+    legal(ARRIVALS, ev("position_changed", card="flipper", position="attack", cause="p1_mst"),
+          act("flipper", effect_type="trigger"), cards=SUMMON_CARDS)

@@ -252,7 +252,7 @@ class DuelState:
         self.negations_recorded = False                # the record names negated links (BATTLE-09)
         self.unrefunded: list = []                     # [cards, LP] paid for negated links (TERM-14)
         # NIS-06 (``rules.timing``): [links resolved in the chain resolving, the last of them after which
-        # something happened, {card: [that count, what it did]}, {card: what it did} that missed the timing]
+        # something happened, {card: [that count, what it did]}, {card: [what it did, rule]} that missed the timing]
         self.timing: list = [0, -1, {}, {}]
         self.field_placed: list | None = None          # [event index, player, Field Spell it replaced] (SPELL-11)
         self.banlist: list | None = None               # [name, hash, [[code, copies]...], whitelist] (DECK-08)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..events import BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
 from ..state import Card, ChainLink, DuelState
 from .base import fail, get_card, handles, impossible, player_of, put, send_from_field, take
-from .effects import SEGOC_GROUPS, candidates, in_damage_step, mandatory, script_kind, segoc_rank
+from .effects import SEGOC_GROUPS, candidates, in_damage_step, mandatory, script_kind, segoc_rank, wrong_summon
 from .timing import chain_over, link_resolved, missed
 from .spell_trap import (
     bind_equip, check_card_activation, check_equips, effect_timing_problem,
@@ -51,9 +51,9 @@ def activated(state: DuelState, ev: Activated) -> None:
     must = None
     if effect_type in _TRIGGERS:
         must = mandatory(state, ev, card)
-        why = missed(state, ev, card) if state.timing[3] else None
+        why = (missed(state, ev, card) if state.timing[3] else None) or wrong_summon(state, ev, card)
         if why:
-            fail(state, ev, "NIS-06", why)
+            fail(state, ev, *why)
     _check_chaining(state, ev, speed, player, must)
     if state.passes_recorded:
         _check_priority(state, ev, player)

@@ -1,4 +1,4 @@
-"""Rules that read what a card's effects are (NIS-02, NIS-06, BATTLE-09/10, EFF-02/06).
+"""Rules that read what a card's effects are (NIS-02, BATTLE-09/10, EFF-02/06, SUM-12, SPS-06).
 
 The facts come from the card's script (``effect_facts``: ``CardDB.effects``, filled by ``ygoreplay
 cards update --scripts``) or, for a recorder without scripts, from the ``activated`` event itself
@@ -15,7 +15,7 @@ it only adds a way to summon the card (``SUMMON_PROCEDURES``).
 from __future__ import annotations
 
 from ..effect_facts import HELPER, EffectFact
-from ..events import FZONE, MZONE, SZONE, Activated
+from ..events import FZONE, MZONE, SUMMON_METHODS, SZONE, Activated
 from ..state import Card, DuelState
 
 #: The kinds of script effect (``EffectFact.kind``) a recorded ``effect_type`` may be; None for a
@@ -110,6 +110,29 @@ def script_kind(state: DuelState, card: Card, effect_type: str | None) -> str | 
     return next(iter(kinds))
 
 
+#: A card's own trigger on being summoned a way: the rule, the ways that are it, in words.
+_SUMMON_TRIGGERS = {"EVENT_FLIP_SUMMON_SUCCESS": ("SUM-12", frozenset(("flip",)), "Flip Summoned"),
+                    "EVENT_SPSUMMON_SUCCESS": ("SPS-06", frozenset(SUMMON_METHODS), "Special Summoned")}
+
+
+def wrong_summon(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:
+    """SUM-12, SPS-06: a trigger whose only event is the card's own Flip Summon (or Special Summon)
+    activated when the card, since it arrived, was summoned another way (a FLIP by an attack or an
+    effect is no Flip Summon). Unknown how it arrived (a set-up position), undecided."""
+    how = card.summon_method
+    found = candidates(state, card, ev.effect_type) if how is not None else None
+    if not found or any(f.kind != "trigger" or "single" not in f.types for f in found):
+        return None
+    codes = {f.code for f in found}
+    entry = _SUMMON_TRIGGERS.get(codes.pop()) if len(codes) == 1 else None
+    if entry is None or how in entry[1]:
+        return None
+    rule, _, words = entry
+    said = {"set": "Set", "normal": "Normal Summoned", "gemini": "Normal Summoned again", "flip": "Flip Summoned"}
+    return rule, (f"{card.name}'s trigger answers its being {words} (its script), but it was "
+                  f"{said.get(how, f'Special Summoned ({how})')}: that is not the timing it answers")
+
+
 def segoc_rank(player: int, turn_player: int, is_mandatory: bool | None) -> int | None:
     """NIS-02: where a simultaneous trigger goes in its chain: the turn player's mandatory (0),
     the opponent's mandatory (1), the turn player's optional (2), the opponent's optional (3)."""
@@ -123,4 +146,4 @@ SEGOC_GROUPS = ("the turn player's mandatory triggers", "the opponent's mandator
 
 
 __all__ = ["KIND_RULES", "SEGOC_GROUPS", "SUMMON_PROCEDURES", "candidates", "in_damage_step", "is_mandatory",
-           "mandatory", "may_be_given", "script_effects", "script_kind", "segoc_rank"]
+           "mandatory", "may_be_given", "script_effects", "script_kind", "segoc_rank", "wrong_summon"]

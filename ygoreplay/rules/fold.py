@@ -78,7 +78,7 @@ _AFTER_END = _kinds("after_end")
 _KEEP_SUMMON_WINDOW = _kinds("keeps_summon_window")
 _KEEP_PASSES = _kinds("keeps_passes")
 _PENDULUM_SUMMON = _kinds("continues_pendulum_summon")
-_HAPPENINGS = timing.HAPPENINGS
+_TIMED = timing.TIMED
 
 
 def apply(state: DuelState, event: Event) -> DuelState:
@@ -127,8 +127,8 @@ def apply(state: DuelState, event: Event) -> DuelState:
         if flags is not None:
             del flags[flagged:]                   # nor flagged: it was not kept
         raise
-    if state.resolving and kind in _HAPPENINGS:
-        timing.happened(state, event)            # NIS-06: what happened last in the chain resolving
+    if kind in _TIMED:
+        timing.after(state, event)               # NIS-06: what happened last, who missed the timing
     if unknowns and before is not None and len(undecided) > unsure:
         _decide(state, before, event, unsure)
     if kind not in _KEEP_SUMMON_WINDOW:

@@ -1,5 +1,6 @@
 """Missing the timing (NIS-06): an optional "when ... you can" trigger needs its event to be the
-last thing that happened.
+last thing that happened; so the Tributes of a Tribute Summon (SUM-07) and the materials a summon
+procedure sends to the GY (SPS-09) miss theirs.
 
 The log shows what happened while a chain resolved, link by link (the events after each
 ``chain_link_resolved``). A card that moved (or was summoned) while one link resolved, with
@@ -12,7 +13,8 @@ whose trigger's kind is unknown (no script, no ``timing``).
 
 The state keeps, for the chain resolving, the segment (links resolved so far), the last segment
 in which something happened, and what each card did in which segment; when the chain ends, the
-cards that missed their timing, until the next chain ends.
+cards that missed their timing (and the rule), until the next chain ends, the turn moves on or
+the card moves again.
 """
 from __future__ import annotations
 
@@ -34,8 +36,42 @@ WHEN_EVENTS = {"EVENT_TO_GRAVE": {"gy"}, "EVENT_DESTROYED": {"gy", "banished", "
                "EVENT_FLIP_SUMMON_SUCCESS": {"flip_summoned"}}
 
 
-def happened(state: DuelState, event: Event) -> None:
-    """After ``event`` was applied while a chain resolves: note it, and what its card did."""
+#: Kinds after which ``after`` looks: what happens, and the turn moving on (no trigger waits past it).
+TIMED = HAPPENINGS | frozenset(("turn_started", "phase_entered", "step_entered"))
+#: Special Summons by a procedure whose materials are sent to the GY for it (SPS-09).
+_BY_PROCEDURE = frozenset(("inherent", "synchro", "link"))
+
+
+def after(state: DuelState, event: Event) -> None:
+    """After ``event`` (a ``TIMED`` kind) was applied: while a chain resolves, note what happened;
+    outside one, a card that moves again no longer waits with a missed timing, and the Tributes of
+    a Tribute Summon (SUM-07) or the materials a summon procedure sent to the GY (SPS-09) missed
+    theirs: the summon, not their going, was the last thing to happen."""
+    kind = event.kind
+    if state.resolving:
+        if kind in HAPPENINGS:
+            _happened(state, event)
+        return
+    missed_now = state.timing[3]
+    if kind not in HAPPENINGS:
+        if missed_now:
+            state.timing[3] = {}
+        return
+    if missed_now:
+        missed_now.pop(getattr(event, "card", None) or "", None)
+    sent: tuple[str, ...] = ()
+    if kind == "normal_summoned" or kind == "monster_set":
+        sent, rule = event.tributes, "SUM-07"
+    elif kind == "special_summoned" and event.method in _BY_PROCEDURE:
+        sent, rule = event.materials, "SPS-09"
+    for card_id in sent:
+        card = state.cards.get(card_id)
+        if card is not None and card.zone == "gy":
+            state.timing[3][card_id] = ["gy", rule]
+
+
+def _happened(state: DuelState, event: Event) -> None:
+    """Something happened while a chain resolves: note it, and what its card did."""
     if event.kind == "card_moved" and event.reason in _RULE_MOVES:
         return
     segment = state.timing[0]
@@ -54,29 +90,37 @@ def chain_over(state: DuelState) -> None:
     """The chain ended: the cards whose event was followed by another link's are the ones that
     missed their timing, for the chain that may follow."""
     _, last, marks = state.timing[:3]
-    state.timing = [0, -1, {}, {card: what for card, (segment, what) in marks.items() if segment < last}]
+    state.timing = [0, -1, {}, {card: [what, "NIS-06"] for card, (segment, what) in marks.items() if segment < last}]
 
 
-def missed(state: DuelState, ev: Activated, card: Card) -> str | None:
-    """NIS-06: why this trigger activation missed its timing, or None."""
-    what = state.timing[3].get(card.id) if state.timing[3] else None
-    if what is None:
+def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:
+    """NIS-06 (SUM-07, SPS-09): (rule, why) this trigger activation missed its timing, or None."""
+    mark = state.timing[3].get(card.id) if state.timing[3] else None
+    if mark is None:
         return None
+    what, rule = mark
     found = candidates(state, card, ev.effect_type)
     if found:
         triggers = [f for f in found if f.kind == "trigger"]
         if not triggers or not all(f.when_optional and "single" in f.types for f in triggers):
             return None
-        if not any(what in WHEN_EVENTS.get(f.code, ()) for f in triggers):
+        answers = [f.code for f in triggers if what in WHEN_EVENTS.get(f.code, ())]
+        if not answers or (rule != "NIS-06" and "EVENT_TO_GRAVE" not in answers):
             return None
         said = "its script declares an optional trigger without EFFECT_FLAG_DELAY"
     elif ev.timing == "when":
         said = "the record says it is a 'when'"
     else:
         return None
-    done = what.replace("_", " ") if what in _SUMMONS else f"went to the {what}"
-    return (f"{card.name} {done} while a chain link resolved, and a later link did something after it: "
-            f"it was not the last thing to happen, so its 'when ... you can' trigger missed the timing ({said})")
+    if rule == "SUM-07":
+        how = "was Tributed for a Tribute Summon: the summon was still being made"
+    elif rule == "SPS-09":
+        how = "was sent to the GY for a summon procedure: the summon was still being made"
+    else:
+        done = what.replace("_", " ") if what in _SUMMONS else f"went to the {what}"
+        how = f"{done} while a chain link resolved, and a later link did something after it"
+    return rule, (f"{card.name} {how}: it was not the last thing to happen, so its 'when ... you can' trigger "
+                  f"missed the timing ({said})")
 
 
-__all__ = ["HAPPENINGS", "WHEN_EVENTS", "chain_over", "happened", "link_resolved", "missed"]
+__all__ = ["HAPPENINGS", "TIMED", "WHEN_EVENTS", "after", "chain_over", "link_resolved", "missed"]
