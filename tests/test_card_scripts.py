@@ -191,3 +191,44 @@ def test_a_card_db_gives_its_effects_and_keeps_them_when_merged():
     db = CardDB([CardFacts(code=7, name="Seven", type=0x21, level=4)]).with_effects({7: facts})
     assert db.effects(7) == facts and db.effects(8) == ()
     assert db.merged(CardDB([CardFacts(code=8, name="Eight", type=0x11, level=4)])).effects(7) == facts
+
+
+#: A Normal Trap that answers an attack declaration: no EFFECT_FLAG_DAMAGE_STEP.
+WALL = """local s,id=GetID()
+function s.initial_effect(c)
+	local e1=Effect.CreateEffect(c)
+	e1:SetCategory(CATEGORY_DESTROY)
+	e1:SetType(EFFECT_TYPE_ACTIVATE)
+	e1:SetCode(EVENT_ATTACK_ANNOUNCE)
+	c:RegisterEffect(e1)
+end
+"""
+
+
+def test_check_reads_the_effect_facts_of_the_database_it_is_given(tmp_path):
+    """BATTLE-09 from a script: ``check --cards`` with a database holding effect facts calls a
+    Trap activated in the Damage Step that its script keeps out of it; without them, undecided."""
+    import json
+    plain, scripted = tmp_path / "plain.cdb", tmp_path / "scripted.cdb"
+    for target in (plain, scripted):
+        card_install.write_cdb(target, [card_install.Row(1002, 0, 0x4, 0, 0, 0, 0, 0, "Test Wall")], {"cards": "1"})
+    (tmp_path / "script").mkdir()
+    (tmp_path / "script" / "c1002.lua").write_text(WALL)
+    card_install.add_scripts(tmp_path / "script", scripted)
+    vorse, ox = 14898066, 5053103
+    deck = [vorse] * 10
+    events = [{"kind": "position_set_up", "turn": 2, "turn_player": 0, "phase": "battle", "step": "battle",
+               "sides": [{"deck": deck, "mzone": [{"code": vorse, "id": "vorse", "position": "attack"}]},
+                         {"deck": deck, "mzone": [{"code": ox, "id": "ox", "position": "attack"}],
+                          "szone": [{"code": 1002, "id": "wall", "position": "set"}]}]},
+              {"kind": "attack_declared", "player": 0, "attacker": "vorse", "target": "ox"},
+              {"kind": "step_entered", "step": "damage"},
+              {"kind": "activated", "player": 1, "card": "wall"}]
+    duel = tmp_path / "duel.jsonl"
+    duel.write_text("".join(json.dumps(e) + "\n" for e in events))
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "home")}
+    runs = {name: subprocess.run([sys.executable, "-m", "ygoreplay", "check", str(duel), "--cards", str(cdb)],
+                                 capture_output=True, text=True, env=env, timeout=120)
+            for name, cdb in (("plain", plain), ("scripted", scripted))}
+    assert runs["plain"].returncode == 0, runs["plain"].stdout + runs["plain"].stderr
+    assert runs["scripted"].returncode == 1 and "#3 BATTLE-09" in runs["scripted"].stdout, runs["scripted"].stdout

@@ -36,7 +36,8 @@ _STAT_CHANGES = frozenset(("atkchange", "defchange"))
 def script_effects(state: DuelState, card: Card) -> tuple[EffectFact, ...]:
     """The effect facts of the card's script; () when none were read (or the card is unknown)."""
     code = card.facts.code
-    return state.db.effects(code) if code else ()
+    reader = getattr(state.db, "effects", None)          # a plain mapping of card facts has none
+    return reader(code) if code and reader is not None else ()
 
 
 def candidates(state: DuelState, card: Card, effect_type: str | None) -> tuple[EffectFact, ...] | None:
