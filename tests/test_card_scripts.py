@@ -197,9 +197,10 @@ def test_a_card_db_gives_its_effects_and_keeps_them_when_merged():
 WALL = """local s,id=GetID()
 function s.initial_effect(c)
 	local e1=Effect.CreateEffect(c)
-	e1:SetCategory(CATEGORY_DESTROY)
 	e1:SetType(EFFECT_TYPE_ACTIVATE)
 	e1:SetCode(EVENT_ATTACK_ANNOUNCE)
+	e1:SetCondition(function(e,tp) return Duel.GetTurnPlayer()~=tp end)
+	e1:SetCategory(CATEGORY_DESTROY)
 	c:RegisterEffect(e1)
 end
 """
