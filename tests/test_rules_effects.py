@@ -138,6 +138,19 @@ def test_battle_09_a_recorder_without_scripts_states_damage_step_use():
     legal(BATTLE, *attack_on("bug"), CALC, act("mst", targets=["p1_mst"], damage_step=True), cards=CARDS_HERE)
 
 
+def test_battle_09_an_effect_usable_in_the_damage_step_but_not_after_damage_calculation_refused():
+    """BATTLE-09: Test Chalice (usable in the Damage Step, negating no activation) is not usable
+    once damage is calculated; before, it is."""
+    chalice = CardDB([CardFacts(code=990107, name="Test Chalice", type=0x10002)])
+    cards = SCRIPTS.merged(chalice).with_effects(
+        {990107: (EffectFact(("activate",), "EVENT_FREE_CHAIN", ("damage_step", "card_target"), ("disable", "atkchange")),)})
+    board = position({"mzone": [c(VORSE, "vorse", position="attack")], "szone": [c(990107, "chalice", position="set")]},
+                     {"mzone": [c(MAN_EATER, "bug", position="set")]}, phase="battle", step="battle")
+    legal(board, *attack_on("bug"), act("chalice", targets=["bug"]), cards=cards)
+    check([board, *attack_on("bug"), CALC, act("chalice", targets=["vorse"])], "BATTLE-09", "damage has been calculated",
+          cards=cards)
+
+
 def test_battle_10_an_atk_change_until_damage_calculation():
     """BATTLE-10: an ATK/DEF change is activated in the Damage Step until damage calculation."""
     legal(BATTLE, *attack_on("bug"), act("rush", targets=["vorse"]), ev("chain_link_resolved", link=1))

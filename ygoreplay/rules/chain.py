@@ -136,7 +136,7 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
     Where the effect's facts are known (its script, else the event: ``rules.effects``) they
     decide instead: a Spell Speed 2 effect not usable in the Damage Step is refused there from its
     start (BATTLE-09), one that only changes ATK/DEF after damage calculation (BATTLE-10), and one
-    usable there (an activation negator, Kuriboh's damage-calculation effect) is allowed."""
+    usable after it too (an activation negator, Kuriboh's damage-calculation effect) is allowed."""
     attack = state.attack
     if effect_type == "flip" and attack.target == card.id and not attack.calculated:
         fail(state, ev, "BATTLE-12", f"{card.name} was flipped by the attack: its Flip effect activates after damage "
@@ -147,7 +147,7 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
             fail(state, ev, "BATTLE-12", f"{state.cards[gone[0]].name} ({gone[0]}) was confirmed destroyed in this battle: "
                  "a Flip effect activated after damage calculation cannot target it")
     elif speed == 2 and effect_type in (None, "quick"):
-        usable, stat_only = in_damage_step(state, ev, card)
+        usable, stat_only, late = in_damage_step(state, ev, card)
         if usable is False:
             said = "its script declares" if candidates(state, card, effect_type) else "the record says"
             fail(state, ev, "BATTLE-09", f"{card.name} is activated in the Damage Step, where only effects that say so may be "
@@ -155,7 +155,7 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
         elif usable and attack.calculated and stat_only and ev.negates is None:
             fail(state, ev, "BATTLE-10", f"{card.name}'s effect only changes ATK/DEF: in the Damage Step that is "
                  "done until damage calculation, not after it")
-        elif (usable is None and attack.calculated and ev.negates is None
+        elif (not late and attack.calculated and ev.negates is None
               and (not state.chain or state.negations_recorded)):
             fail(state, ev, "BATTLE-09", f"damage has been calculated: in the rest of the Damage Step only an effect "
                  f"that negates an activation (name the link it negates) may be activated, not {card.name}'s")

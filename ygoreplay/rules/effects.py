@@ -14,7 +14,7 @@ it only adds a way to summon the card (``SUMMON_PROCEDURES``).
 """
 from __future__ import annotations
 
-from ..effect_facts import HELPER, EffectFact
+from ..effect_facts import DAMAGE_STEP_EVENTS, HELPER, EffectFact
 from ..events import FZONE, MZONE, SUMMON_METHODS, SZONE, Activated
 from ..state import Card, DuelState
 
@@ -66,19 +66,22 @@ def mandatory(state: DuelState, ev: Activated, card: Card) -> bool | None:
     return _agreed([is_mandatory(f) for f in found]) if found else ev.mandatory
 
 
-def in_damage_step(state: DuelState, ev: Activated, card: Card) -> tuple[bool | None, bool]:
-    """(Whether the effect may be activated in the Damage Step, whether it only changes ATK/DEF):
-    the script's word (``EFFECT_FLAG_DAMAGE_STEP``/``DAMAGE_CAL``, or an event of the Damage
-    Step), else the event's ``damage_step``; None when neither says."""
+def in_damage_step(state: DuelState, ev: Activated, card: Card) -> tuple[bool | None, bool, bool]:
+    """(Whether the effect may be activated in the Damage Step, whether it only changes ATK/DEF,
+    whether it may be after damage calculation too): the script's word (``EFFECT_FLAG_DAMAGE_STEP``
+    or ``DAMAGE_CAL``, or an event of the Damage Step; an activation negator or one of damage
+    calculation stays usable after it), else the event's ``damage_step``; None when neither says."""
     found = candidates(state, card, ev.effect_type)
     if not found:
-        return ev.damage_step, False
+        return ev.damage_step, False, bool(ev.damage_step)
     usable = [f for f in found if f.in_damage_step]
     if not usable:
-        return False, False
+        return False, False, False
     stat_only = all(f.categories and set(f.categories) <= _STAT_CHANGES and "damage_cal" not in f.properties
                     for f in usable)
-    return True, stat_only
+    late = any("negate" in f.categories or "damage_cal" in f.properties or f.code in DAMAGE_STEP_EVENTS
+               for f in usable)
+    return True, stat_only, late
 
 
 def may_be_given(state: DuelState, card: Card) -> bool:
