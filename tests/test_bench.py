@@ -77,6 +77,15 @@ def test_import_real_prints_agreement_and_rates():
                    r"^board agrees with the engine at every state packet: 5/5 files")
 
 
+def test_effects_real_prints_the_calls_with_and_without_effect_facts(tmp_path):
+    """Run with a scripts folder of this project's own (third-party scripts are never kept here)."""
+    folder = shared_path(*REAL)
+    (tmp_path / "c14898066.lua").write_text("local s,id=GetID()\nfunction s.initial_effect(c)\nend\n")
+    assert_figures(run_bench("effects_real.py", str(folder), "--scripts", str(tmp_path)),
+                   rf"^files 5, activations {NUMBER}, cards {NUMBER}, with effect facts {NUMBER}",
+                   r"^violations with the facts:\s+none", rf"^scripts read in {NUMBER} s")
+
+
 def test_cards_prints_what_the_database_costs_a_command():
     assert_figures(run_bench("cards.py"), rf"open \+ facts of a 60-card deck: +{NUMBER} ms",
                    rf"the database costs a command [+-]{NUMBER} ms")
