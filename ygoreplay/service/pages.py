@@ -2,21 +2,28 @@
 it asks the endpoints for it with the token in its address."""
 from __future__ import annotations
 
-from fastapi import APIRouter
+import asyncio
+
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from .. import viewer
 from .common import _DUEL_ID, _PAGE_HEADERS, HTTPError
+from .core import ServiceDep
+from .sharing import base_of, duel_preview, head, match_preview
 
 router = APIRouter()
 
 
 @router.get("/view/{duel_id}", include_in_schema=False)
-def view_page(duel_id: str) -> Response:
-    """The viewer's page; it asks for the duel's frames with the token in its address."""
+async def view_page(duel_id: str, request: Request, service: ServiceDep) -> Response:
+    """The viewer's page; it asks for the duel's frames with the token in its address. Its head
+    carries a link preview (``sharing.head``) of a public duel, as a spectator sees it now."""
     if not _DUEL_ID.fullmatch(duel_id):
         raise HTTPError(404, f"no duel {duel_id!r}")
-    return Response(viewer.page(), media_type="text/html; charset=utf-8", headers=_PAGE_HEADERS)
+    preview = await asyncio.to_thread(duel_preview, service, duel_id)
+    return Response(viewer.page(head(preview, base_of(request))), media_type="text/html; charset=utf-8",
+                    headers=_PAGE_HEADERS)
 
 
 @router.get("/record/{duel_id}", include_in_schema=False)
@@ -37,11 +44,14 @@ def viewer_asset(name: str) -> Response:
 
 
 @router.get("/match/{match_id}", include_in_schema=False)
-def match_page(match_id: str) -> Response:
-    """The match's page; it asks for the match with the token in its address."""
+async def match_page(match_id: str, request: Request, service: ServiceDep) -> Response:
+    """The match's page; it asks for the match with the token in its address. Its head carries
+    a link preview of a public match."""
     if not _DUEL_ID.fullmatch(match_id):
         raise HTTPError(404, f"no match {match_id!r}")
-    return Response(viewer.match_page(), media_type="text/html; charset=utf-8", headers=_PAGE_HEADERS)
+    preview = await asyncio.to_thread(match_preview, service, match_id)
+    return Response(viewer.match_page(head(preview, base_of(request))), media_type="text/html; charset=utf-8",
+                    headers=_PAGE_HEADERS)
 
 
 __all__ = ["router"]

@@ -21,7 +21,8 @@ from typing import Any
 ASSETS = {"viewer.js": "text/javascript; charset=utf-8", "text.js": "text/javascript; charset=utf-8",
           "viewer.css": "text/css; charset=utf-8",
           "match.js": "text/javascript; charset=utf-8", "match.css": "text/css; charset=utf-8",
-          "record.js": "text/javascript; charset=utf-8", "record.css": "text/css; charset=utf-8"}
+          "record.js": "text/javascript; charset=utf-8", "record.css": "text/css; charset=utf-8",
+          "library.js": "text/javascript; charset=utf-8", "library.css": "text/css; charset=utf-8"}
 
 #: What a served page may load: its own scripts, styles and data, no frames, no forms.
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
@@ -35,19 +36,33 @@ _TEXT_IMPORT = 'import { visible } from "./text.js";\n'
 @functools.cache
 def asset(name: str) -> bytes:
     """One of ``ASSETS``, from the installed package."""
-    if name not in ASSETS and name not in ("index.html", "match.html", "record.html"):
+    if name not in ASSETS and name not in ("index.html", "match.html", "record.html", "library.html"):
         raise KeyError(name)
     return resources.files(__package__).joinpath(name).read_bytes()
 
 
-def page() -> str:
-    """The page the service serves for every duel; it fetches the duel's frames itself."""
-    return asset("index.html").decode().replace("<!--policy-->\n", "")
+def page(head: str = "") -> str:
+    """The page the service serves for every duel; it fetches the duel's frames itself. ``head``:
+    tags for its head (a link preview's, already escaped)."""
+    return asset("index.html").decode().replace("<!--policy-->\n", head)
 
 
-def match_page() -> str:
+def embed_page() -> str:
+    """The viewer for an ``<iframe>`` (``/embed/{id}``): the same page and script, marked as an
+    embed (``viewer.css`` leaves out the chrome: the header's controls, the log, the details)."""
+    return page().replace("<body>", '<body class="embed" data-embed="true">', 1)
+
+
+def match_page(head: str = "") -> str:
     """The page the service serves for every match (``/match/{id}``); it fetches the match itself."""
-    return asset("match.html").decode()
+    return asset("match.html").decode().replace("<title>", head + "<title>", 1)
+
+
+def library_page() -> str:
+    """The library (``/``, ``/library``, ``/library/card/{code}``, ``/library/player/{name}``):
+    public duels and matches found through ``/search`` and the statistics endpoints; it reads
+    what to show from its own address."""
+    return asset("library.html").decode()
 
 
 def record_page() -> str:
@@ -91,4 +106,5 @@ def _hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
 
 
-__all__ = ["ASSETS", "POLICY", "asset", "embedded_json", "match_page", "offline_page", "page", "record_page"]
+__all__ = ["ASSETS", "POLICY", "asset", "embed_page", "embedded_json", "library_page", "match_page", "offline_page",
+           "page", "record_page"]
