@@ -105,7 +105,7 @@ function wireForm(search) {
     if (field && search.has(name)) field.value = search.get(name);
   }
   const filtered = FILTERS.some((name) => search.has(name));
-  $("#filters").open = filtered || window.matchMedia("(min-width: 700px)").matches;
+  $("#filters").open = filtered;
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const chosen = searchOf(new FormData(form));
