@@ -129,9 +129,10 @@ def test_a_public_duels_pages_carry_its_preview_and_oembed(service):
     assert http.get(data["thumbnail_url"]).headers["content-type"] == "image/png"
     at57 = http.get(f"{service}/oembed", params={"url": f"{service}/view/{d}#e57&view=spectator", "maxwidth": 400})
     assert f'src="{service}/embed/{d}#e57"' in at57.json()["html"] and at57.json()["width"] == 400
-    assert http.get(f"{service}/oembed", params={"url": f"{service}/view/{d}", "format": "xml"}).status_code == 501
+    assert http.get(f"{service}/oembed", params={"url": f"{service}/view/{d}", "format": "xml"}).status_code == 400
     for foreign in (f"https://elsewhere.example/view/{d}", f"{service}/duels/{d}/state", "not a link"):
         assert http.get(f"{service}/oembed", params={"url": foreign}).status_code == 404, foreign
+    assert http.get(f"{service}/oembed", params={"url": "http://[::1/view/x"}).status_code == 400
 
 
 def test_an_unlisted_or_private_duel_gets_the_generic_preview_whatever_the_token(service):

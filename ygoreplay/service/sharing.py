@@ -121,14 +121,16 @@ def embed_page(duel_id: str) -> Response:
 
 @router.get("/oembed", tags=["everyone"])
 def oembed(request: Request, service: ServiceDep, url: str = Query(max_length=2000),
-           format: str = Query("json"), maxwidth: int | None = Query(None, ge=1, le=10_000),
+           format: str = Query("json", pattern="^json$"), maxwidth: int | None = Query(None, ge=1, le=10_000),
            maxheight: int | None = Query(None, ge=1, le=10_000)) -> JSONResponse:
     """oEmbed (https://oembed.com) for a public duel's viewer or embed link: a ``rich`` answer
     whose ``html`` is the embed's ``<iframe>``, with the board picture as its thumbnail. Only
-    JSON (501 for any other format); 404 for a link that is no public duel's."""
-    if format != "json":
-        raise HTTPError(501, "only format=json is answered", where="format")
-    parts = urlsplit(url)
+    JSON (any other format is a bad request, 400: the service answers no 5xx for what a client
+    asks); 404 for a link that is no public duel's."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:                   # e.g. an unclosed IPv6 bracket
+        raise HTTPError(400, "url is not a link", where="url") from None
     found = _SHARED.fullmatch(parts.path)
     base = base_of(request)
     if found is None or f"{parts.scheme}://{parts.netloc}" != base or found.group(1) == "match":
