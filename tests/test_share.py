@@ -147,6 +147,20 @@ def test_an_unlisted_or_private_duel_gets_the_generic_preview_whatever_the_token
         assert http.get(f"{service}/oembed", params={"url": f"{service}/view/{d}"}).status_code == 404
 
 
+def test_a_public_matchs_page_carries_its_preview_and_an_unlisted_one_the_generic(service):
+    from test_match_service import MATCHES, create as create_match, lines
+    sample = lines(MATCHES / "two-nil.jsonl")
+    public = create_match(service, sample, visibility="public", title="<b>Final</b>")
+    raw = http.get(f"{service}/match/{public['id']}").text
+    head = Head(raw).meta
+    assert "<b>" not in raw                                   # the title is escaped in the head
+    players = " vs ".join(sample[0]["players"])
+    assert head["og:title"] == "<b>Final</b>" and head["og:description"].startswith(f"{players} \u00b7 0\u20130")
+    unlisted = create_match(service, sample, title="hidden final")
+    page = http.get(f"{service}/match/{unlisted['id']}?token={unlisted['tokens']['judge']}").text
+    assert Head(page).meta["og:title"] == "ygoreplay" and "hidden final" not in page
+
+
 def test_only_the_embed_may_be_framed_and_by_anyone(service):
     duel = recorded(service, EVENTS[:30], visibility="public")
     embed = http.get(f"{service}/embed/{duel['id']}")
