@@ -180,7 +180,7 @@ def png(shapes: list[Box | Line]) -> bytes:
         else:
             draw.text((shape.x, shape.y), shape.text, fill=shape.fill, font=_font(shape.size), anchor="ms")
     out = io.BytesIO()
-    image.save(out, "PNG", optimize=True)
+    image.save(out, "PNG")
     return out.getvalue()
 
 
