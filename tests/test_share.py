@@ -173,7 +173,8 @@ def test_only_the_embed_may_be_framed_and_by_anyone(service):
         assert r.status_code == 200, page
         assert r.headers["x-frame-options"] == "DENY" and "frame-ancestors 'none'" in r.headers["content-security-policy"]
     assert http.get(f"{service}/embed/not-a-duel").status_code == 404
-    assert http.get(f"{service}/library/card/abc").status_code == 404
+    for code in ("abc", "0", "9" * 5000, "\u00b2"):
+        assert http.get(f"{service}/library/card/{code}").status_code == 404, code
 
 
 # -- redaction: nothing hidden, nothing past a delay ----------------------------------------------------

@@ -9,6 +9,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from .. import viewer
+from ..text import number
 from .common import _PAGE_HEADERS, HTTPError
 
 router = APIRouter()
@@ -35,7 +36,8 @@ def library() -> Response:
 @router.get("/library/card/{code}", include_in_schema=False)
 def card_page(code: str) -> Response:
     """A card's page: how often it was activated and summoned in public duels, how they ended."""
-    if not (code.isascii() and code.isdigit() and 0 < int(code) < 2 ** 32):
+    passcode = number(code)
+    if passcode is None or not 0 < passcode < 2 ** 32:
         raise HTTPError(404, f"no card {code!r}: a card is its passcode")
     return _page()
 

@@ -1,7 +1,9 @@
 """The web viewer: a page and its static ES-module assets, served by ``ygoreplay serve`` at
 ``/view/{id}`` and written whole into one self-contained file by ``export --html``; and the
 match page (``/match/{id}``: ``match.html``, ``match.js``, ``match.css``) and the recorder's page
-(``/record/{id}``: ``record.html``, ``record.js``, ``record.css``), served the same way.
+(``/record/{id}``: ``record.html``, ``record.js``, ``record.css``), the embed (``/embed/{id}``: the
+viewer's page marked as an embed) and the library (``/``, ``/library...``: ``library.html``,
+``library.js``, ``library.css``), served the same way.
 
 The page draws frames (``live.Step.frame``) that the server made from one view's own events,
 so redaction never depends on it. A served page may load scripts, styles and data from its own
