@@ -113,6 +113,8 @@ def test_the_library_lists_recent_public_duels_newest_first_with_what_each_is(li
 def test_a_search_is_kept_in_the_address_and_pages_by_cursor(library, page):
     base, stub, _duel = library
     opened(page, base + "/library")
+    assert page.locator("#filters").get_attribute("open") is None    # no search yet: the list comes first
+    page.locator("#filters summary").click()
     form = page.locator("#search")
     form.locator("[name=player]").fill("player1")
     form.locator("[name=card]").fill("Raigeki")
