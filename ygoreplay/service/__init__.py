@@ -18,8 +18,10 @@ Positions are event numbers, as the log numbers events and everywhere else (``sh
 
 The package, a router per resource on one app (``create_app``): ``duels.py`` (a duel's record
 and its reads), ``judge.py`` (rollback, notes, branches), ``uploads.py``, ``matches.py``,
-``pages.py`` (the browser's pages), ``languages.py`` (their words in each language), ``sheets.py`` (a duel's LP sheet), ``rounds.py`` (an event's
-rounds); ``core.py`` holds the service's state and the dependencies
+``pages.py`` (the browser's pages), ``languages.py`` (their words in each language), ``sheets.py``
+(a duel's LP sheet), ``rounds.py`` (an event's rounds), ``images.py`` (a board's picture),
+``sharing.py`` (the embed, link previews, oEmbed), ``library_pages.py`` (the library's pages);
+``core.py`` holds the service's state and the dependencies
 routes ask for (the service, the organiser, a duel's caller), ``common.py`` what they share (the
 errors and their statuses, reading bodies).
 """
@@ -41,7 +43,8 @@ from ..receipts import Witness, witness_from
 from ..signing import OrganiserKey
 from ..match import stream as _match_stream  # noqa: F401  (the store's matches are served: registers their kind)
 from ..store import MissingStore, Store
-from . import duels, judge, languages, matches, pages, reference, rounds, sheets, uploads
+from . import (duels, images, judge, languages, library_pages, matches, pages, reference, rounds, sharing, sheets,
+               uploads)
 from .common import HTTPError, _errors, _Limit
 from .core import Service
 
@@ -86,7 +89,7 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         return {"ok": True, "store": store.backend}
 
     for router in (duels.router, pages.router, judge.router, uploads.router, sheets.router, rounds.router,
-                   reference.router, languages.router):
+                   reference.router, languages.router, images.router, sharing.router, library_pages.router):
         app.include_router(router)
     return app
 

@@ -2,12 +2,16 @@
 it asks the endpoints for it with the token in its address."""
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from .. import viewer
 from .common import _DUEL_ID, _PAGE_HEADERS, HTTPError
 from .languages import page_language
+from .core import ServiceDep
+from .sharing import base_of, duel_preview, head, match_preview
 
 router = APIRouter()
 
@@ -16,12 +20,14 @@ _HTML_HEADERS = {**_PAGE_HEADERS, "Vary": "Accept-Language"}
 
 
 @router.get("/view/{duel_id}", include_in_schema=False)
-def view_page(duel_id: str, request: Request) -> Response:
-    """The viewer's page; it asks for the duel's frames with the token in its address."""
+async def view_page(duel_id: str, request: Request, service: ServiceDep) -> Response:
+    """The viewer's page; it asks for the duel's frames with the token in its address. Its head
+    carries a link preview (``sharing.head``) of a public duel, as a spectator sees it now."""
     if not _DUEL_ID.fullmatch(duel_id):
         raise HTTPError(404, f"no duel {duel_id!r}")
-    return Response(viewer.page(page_language(request)), media_type="text/html; charset=utf-8",
-                    headers=_HTML_HEADERS)
+    preview = await asyncio.to_thread(duel_preview, service, duel_id)
+    return Response(viewer.page(page_language(request), head(preview, base_of(request))),
+                    media_type="text/html; charset=utf-8", headers=_HTML_HEADERS)
 
 
 @router.get("/record/{duel_id}", include_in_schema=False)
@@ -43,12 +49,14 @@ def viewer_asset(name: str) -> Response:
 
 
 @router.get("/match/{match_id}", include_in_schema=False)
-def match_page(match_id: str, request: Request) -> Response:
-    """The match's page; it asks for the match with the token in its address."""
+async def match_page(match_id: str, request: Request, service: ServiceDep) -> Response:
+    """The match's page; it asks for the match with the token in its address. Its head carries
+    a link preview of a public match."""
     if not _DUEL_ID.fullmatch(match_id):
         raise HTTPError(404, f"no match {match_id!r}")
-    return Response(viewer.match_page(page_language(request)), media_type="text/html; charset=utf-8",
-                    headers=_HTML_HEADERS)
+    preview = await asyncio.to_thread(match_preview, service, match_id)
+    return Response(viewer.match_page(page_language(request), head(preview, base_of(request))),
+                    media_type="text/html; charset=utf-8", headers=_HTML_HEADERS)
 
 
 __all__ = ["router"]

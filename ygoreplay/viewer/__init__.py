@@ -1,7 +1,9 @@
 """The web viewer: a page and its static ES-module assets, served by ``ygoreplay serve`` at
 ``/view/{id}`` and written whole into one self-contained file by ``export --html``; and the
 match page (``/match/{id}``: ``match.html``, ``match.js``, ``match.css``) and the recorder's page
-(``/record/{id}``: ``record.html``, ``record.js``, ``record.css``), served the same way.
+(``/record/{id}``: ``record.html``, ``record.js``, ``record.css``), the embed (``/embed/{id}``: the
+viewer's page marked as an embed) and the library (``/``, ``/library...``: ``library.html``,
+``library.js``, ``library.css``), served the same way.
 
 The page draws frames (``live.Step.frame``) that the server made from one view's own events,
 so redaction never depends on it. A served page may load scripts, styles and data from its own
@@ -26,7 +28,8 @@ ASSETS = {"viewer.js": "text/javascript; charset=utf-8", "text.js": "text/javasc
           "viewer.css": "text/css; charset=utf-8",
           "match.js": "text/javascript; charset=utf-8", "match.css": "text/css; charset=utf-8",
           "record.js": "text/javascript; charset=utf-8", "record.css": "text/css; charset=utf-8",
-          "round.js": "text/javascript; charset=utf-8"}
+          "round.js": "text/javascript; charset=utf-8",
+          "library.js": "text/javascript; charset=utf-8", "library.css": "text/css; charset=utf-8"}
 
 #: What a served page may load: its own scripts, styles and data, no frames, no forms.
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
@@ -42,19 +45,33 @@ _IMPORTS = {"text.js": 'import { visible } from "./text.js";\n',
 @functools.cache
 def asset(name: str) -> bytes:
     """One of ``ASSETS``, from the installed package."""
-    if name not in ASSETS and name not in ("index.html", "match.html", "record.html"):
+    if name not in ASSETS and name not in ("index.html", "match.html", "record.html", "library.html"):
         raise KeyError(name)
     return resources.files(__package__).joinpath(name).read_bytes()
 
 
-def page(language: str = i18n.DEFAULT) -> str:
-    """The page the service serves for every duel; it fetches the duel's frames itself."""
-    return _in(asset("index.html").decode().replace("<!--policy-->\n", ""), language)
+def page(language: str = i18n.DEFAULT, head: str = "") -> str:
+    """The page the service serves for every duel; it fetches the duel's frames itself. ``head``:
+    tags for its head (a link preview's, already escaped)."""
+    return _in(asset("index.html").decode().replace("<!--policy-->\n", head), language)
 
 
-def match_page(language: str = i18n.DEFAULT) -> str:
+def embed_page(language: str = i18n.DEFAULT) -> str:
+    """The viewer for an ``<iframe>`` (``/embed/{id}``): the same page and script, marked as an
+    embed (``viewer.css`` leaves out the chrome: the header's controls, the log, the details)."""
+    return page(language).replace("<body>", '<body class="embed" data-embed="true">', 1)
+
+
+def match_page(language: str = i18n.DEFAULT, head: str = "") -> str:
     """The page the service serves for every match (``/match/{id}``); it fetches the match itself."""
-    return _in(asset("match.html").decode(), language)
+    return _in(asset("match.html").decode().replace("<title>", head + "<title>", 1), language)
+
+
+def library_page(language: str = i18n.DEFAULT) -> str:
+    """The library (``/``, ``/library``, ``/library/card/{code}``, ``/library/player/{name}``):
+    public duels and matches found through ``/search`` and the statistics endpoints; it reads
+    what to show from its own address."""
+    return _in(asset("library.html").decode(), language)
 
 
 def record_page(language: str = i18n.DEFAULT) -> str:
@@ -121,4 +138,5 @@ def _hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
 
 
-__all__ = ["ASSETS", "POLICY", "asset", "catalogue", "embedded_json", "match_page", "offline_page", "page", "record_page"]
+__all__ = ["ASSETS", "POLICY", "asset", "catalogue", "embed_page", "embedded_json", "library_page", "match_page",
+           "offline_page", "page", "record_page"]

@@ -8,6 +8,9 @@
 // Text from the duel (names, log lines) only ever goes in through textContent, and every string the
 // page is given is first made visible (text.js): no bidirectional or zero-width character acts.
 //
+// A link names the position and how to look at it: #e57&view=spectator&hands=hidden (the view
+// asked for, and the hands drawn face-down whatever the view may see); "share" copies one.
+//
 // Events are numbered from #0, as the log, the record, the permalinks (#e57) and the service's
 // ?at= number them: "event #57 of 88" is the log's line #57 of a duel of 88 events (the last
 // reads "event #87 of 88"). Every zone carries the tag the log names it by (sentences.zone_tag:
@@ -40,9 +43,19 @@ N_("First event (Home)"); N_("First event"); N_("Previous turn (Shift+Left)"); N
 N_("Previous event (Left)"); N_("Previous event"); N_("Play or pause (Space)"); N_("Play");
 N_("Next event (Right)"); N_("Next event"); N_("Next turn (Shift+Right)"); N_("Next turn");
 N_("Last event (End)"); N_("Last event"); N_("The rule"); N_("Close"); N_("The rule's own words");
+N_("hide hands"); N_("open in ygoreplay"); N_("share"); N_("A link to this event and view, to hand on");
+N_("Link to share");
 
 // A word of the page's vocabulary (the record's own code when it has none).
 function worded(words, key) { return words[key] ? t(words[key]) : key; }
+
+// What a link's fragment asks for: #e57&view=spectator&hands=hidden (each part optional).
+export function linkParts(hash) {
+  const parts = new URLSearchParams(hash.replace(/^#/, ""));
+  const first = hash.replace(/^#/, "").split("&")[0];
+  const match = /^e(\d+)$/.exec(first);
+  return { at: match ? Number(match[1]) : null, view: parts.get("view"), handsHidden: parts.get("hands") === "hidden" };
+}
 
 // -- the duel: frames in, boards out ---------------------------------------------------------------
 
@@ -168,6 +181,8 @@ export class Viewer {
     this.timer = null;
     this.hashTimer = null;
     this.following = false;        // at the last event of a live duel: stay there as more come
+    this.handsHidden = linkParts(location.hash).handsHidden;   // both hands drawn face-down (a link's choice)
+    this.linkView = linkParts(location.hash).view;              // the address names the view when its link did
     this.q = (selector) => root.querySelector(selector);
     this.bottom = duel.info.view === "p1" ? 1 : 0;
     this.build();
@@ -269,6 +284,9 @@ export class Viewer {
   }
 
   cardButton(card, place) {
+    if (place === "hand" && this.handsHidden && !card.hidden) {
+      card = { id: card.id, hidden: true, owner: card.owner, controller: card.controller };
+    }
     const button = el("button", "card");
     button.type = "button";
     button.dataset.card = card.id;             // the record's id of it (the frames carry it): a recorder taps it
@@ -491,7 +509,7 @@ export class Viewer {
     }
     if (!fromSlider) this.q("#slider").value = String(i);
     this.where();
-    this.q("#permalink").href = `#e${i}`;
+    this.q("#permalink").href = this.link(i);
     // The address bar and the log's aria-current follow once scrubbing pauses: a browser limits
     // how often history may change, and an ARIA change costs a frame's time in a long log.
     clearTimeout(this.hashTimer);
@@ -527,7 +545,10 @@ export class Viewer {
   }
 
   settle(i) {
-    history.replaceState(null, "", `#e${i}`);
+    history.replaceState(null, "", this.link(i));
+    if (document.body.dataset.embed) {             // the embed's way out: the whole viewer, here
+      this.q("#open-full").href = location.pathname.replace(/^\/embed\//, "/view/") + location.search + this.link(i);
+    }
     const marked = this.q("#log [aria-current]");
     if (marked) marked.removeAttribute("aria-current");
     const line = this.q(`#l${i}`);
@@ -726,16 +747,70 @@ export class Viewer {
     q("#speed").addEventListener("change", () => { if (this.timer !== null) this.play(true); });
     q("#search").addEventListener("input", () => this.filter());
     q("#rule-close").addEventListener("click", () => { q("#rule").hidden = true; });
+    q("#share").addEventListener("click", () => this.share());
+    q("#open-full").hidden = !document.body.dataset.embed;
+    q("#hands").checked = this.handsHidden;
+    q("#hands").addEventListener("change", () => { this.hideHands(q("#hands").checked); this.settle(this.position); });
     window.addEventListener("hashchange", () => this.fromHash());
     document.addEventListener("keydown", (event) => this.key(event));
     if (!this.fromHash()) this.show(this.duel.info.ended ? 0 : this.duel.length - 1);
   }
 
   fromHash() {
-    const match = /^#e(\d+)$/.exec(location.hash);
-    if (!match) return false;
-    this.show(Number(match[1]));
+    const link = linkParts(location.hash);
+    if (link.handsHidden !== this.handsHidden) this.hideHands(link.handsHidden);
+    if (link.at === null) return false;
+    this.show(link.at);
     return true;
+  }
+
+  // The fragment of the address at event #i: the view when the page's link named it, the hands if hidden.
+  link(i) {
+    const parts = [`e${i}`];
+    if (this.linkView) parts.push(`view=${encodeURIComponent(this.duel.info.view)}`);
+    if (this.handsHidden) parts.push("hands=hidden");
+    return "#" + parts.join("&");
+  }
+
+  hideHands(on) {
+    this.handsHidden = on;
+    const box = this.q("#hands");
+    if (box) box.checked = on;
+    const board = this.shown;
+    this.shown = null;                              // drawn again whole
+    if (board) this.render(board, false);
+    if (this.position >= 0) this.q("#permalink").href = this.link(this.position);
+  }
+
+  // A link to the current event and view to hand on: never with a token stronger than the one this
+  // page was opened with. A public duel's link holds no token at all (anyone may open it; its
+  // view is the spectator's unless this page holds no token either); any other keeps this page's.
+  shareLink() {
+    const info = this.duel.info;
+    const token = new URLSearchParams(location.search).get("token");
+    const open = document.querySelector('meta[name="ygoreplay-public"]') !== null;
+    const params = new URLSearchParams();
+    let view = info.view;
+    if (token && !open) params.set("token", token);
+    else if (token) view = "spectator";
+    const parts = [`e${this.position}`, `view=${encodeURIComponent(view)}`];
+    if (this.handsHidden) parts.push("hands=hidden");
+    const query = params.toString();
+    const path = location.pathname.replace(/^\/embed\//, "/view/");
+    return { url: `${location.origin}${path}${query ? "?" + query : ""}#${parts.join("&")}`,
+      carriesToken: params.has("token") && info.role !== "spectator" };
+  }
+
+  share() {
+    const { url, carriesToken } = this.shareLink();
+    const box = this.q("#share-link");
+    box.value = url;
+    box.hidden = false;
+    box.select();
+    const said = this.q("#share-said");
+    said.textContent = carriesToken ? t("this link holds your own token: it opens what yours opens") : "";
+    const done = () => { said.textContent = (carriesToken ? said.textContent + " \u00b7 " : "") + "copied"; };
+    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).then(done, () => {});
   }
 
   key(event) {
@@ -884,6 +959,7 @@ class Embedded {
   follow() {}
   switchView() {}
   async extras() {
+    document.querySelector("#share").hidden = true;      // a page from a file has no address to hand on
     if (!this.data.file) return;
     const bytes = Uint8Array.from(atob(this.data.file), (c) => c.charCodeAt(0));
     const download = document.querySelector("#download");
@@ -903,11 +979,15 @@ async function main() {
   } else {
     const params = new URLSearchParams(location.search);
     const id = location.pathname.split("/").filter(Boolean).pop();
-    source = new Service(id, params.get("token"), params.get("view"));
+    source = new Service(id, params.get("token"), params.get("view") || linkParts(location.hash).view);
   }
   let data;
   try {
-    data = await source.load();
+    data = await source.load().catch((error) => {
+      if (!source.view || new URLSearchParams(location.search).get("view")) throw error;
+      source.view = null;                         // a shared link's view this token may not see: its own
+      return source.load();
+    });
   } catch (error) {
     const box = document.getElementById("error");
     box.textContent = t("This duel cannot be shown: {why}", { why: visible(error.message) });
