@@ -64,7 +64,7 @@ def embed_page(language: str = i18n.DEFAULT) -> str:
 
 def match_page(language: str = i18n.DEFAULT, head: str = "") -> str:
     """The page the service serves for every match (``/match/{id}``); it fetches the match itself."""
-    return _in(asset("match.html").decode().replace("<title>", head + "<title>", 1), language)
+    return _in(asset("match.html").decode().replace("<title", head + "<title", 1), language)
 
 
 def library_page(language: str = i18n.DEFAULT) -> str:
