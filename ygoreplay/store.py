@@ -437,7 +437,7 @@ class Store:
             self._insert([StoredEvent(STORE_ID, 0, STORE_TOPIC,
                                       msgpack.packb({"format": FORMAT, "created": chain.now()}))], marker=True)
         self._live: OrderedDict[str, _Live] = OrderedDict()
-        self._signed: set[tuple[str, int, bytes]] = set()   # snapshots whose signature was checked
+        self._signed: set[tuple[str, int, bytes]] = set()   # snapshots (their digest) whose signature held
         self._guard = threading.Lock()                 # the cache and the per-duel locks
         self._locks: dict[str, threading.Lock] = {}
         self._committer = _Committer(self) if concurrent and not readonly else None
@@ -1096,7 +1096,7 @@ class Store:
             try:
                 snap = msgpack.unpackb(row.state)
                 at, data = snap["h"], snap["d"]
-                seen = (duel_id, row.originator_version, row.state)
+                seen = (duel_id, row.originator_version, hashlib.sha256(row.state).digest())
                 if seen not in self._signed:          # a signature that held once holds on the same bytes
                     signer = self.trusts(snap["key"])
                     if signer is None or not signer.verify(snap["sig"], self._snapshot_message(
