@@ -23,6 +23,11 @@ def data_dir() -> Path:
     return Path(base) / "ygoreplay"
 
 
+def installed_path() -> Path:
+    """Where the downloaded card database lives: beside the default store."""
+    return data_dir() / "cards.cdb"
+
+
 def open_readable(path: str | os.PathLike[str], what: str = "file",
                   error: type[InputError] = InputError) -> BinaryIO:
     """``path`` opened for reading if it is a regular file or a pipe; anything else (a device such
