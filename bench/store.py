@@ -11,7 +11,18 @@ Run from the repository root (``python bench/store.py``; ``--quick`` for smaller
    (``records()`` reads every event, then ``replay(..., at=N - 1)``; timed at as many of the
    same positions as ``--refold-budget`` seconds allow, at least 20). Both give the same state,
    which is checked at every position refolded. A missed target prints a cProfile of ``state_at``.
-2. Append throughput. Many duels recorded at once: each worker process owns its share of the
+   Target (issue 25): a median seek under 0.5 ms.
+2. The board at event N, against the peer. EDOPro shows a position by running its engine again over
+   the recorded player responses: about 29 ms fixed plus 0.065 ms a response (the issue's
+   measurement; the engine is not in this repository). Every real EDOPro duel of
+   ``../shared/real-replays/edopro`` that folds without a violation is recorded in the store; at
+   random events N of each, the board is made in this process as ``show --at N`` makes it (a
+   Store opened read-only, ``source.stored_board``, ``render``, the Store closed) and by the
+   command itself (``ygoreplay show DUEL --at N``, a fresh process, bytecode cached); each is
+   divided by the engine's time for the responses up to N (the duel's responses in proportion
+   to its events). Targets: in process at most 1/20 of the engine's time, the command at most
+   the engine's. Skipped with a note when the folder is absent.
+3. Append throughput. Many duels recorded at once: each worker process owns its share of the
    duels and appends their events one ``append`` call per event, round-robin across its duels,
    like a room of live scorekeepers. Each duel is its own legal synthetic duel (a different seed).
    Afterwards every duel's length and hash chain are checked.
@@ -32,6 +43,7 @@ import random
 import secrets
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -50,7 +62,10 @@ from ygoreplay.store import ConflictError, Store, StoreError  # noqa: E402
 
 PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/test"
 SEEK_TARGET_RATIO = 50.0
-SEEK_TARGET_MS = 2.0
+SEEK_TARGET_MS = 0.5
+ENGINE_FIXED_MS, ENGINE_PER_RESPONSE_MS = 29.0, 0.065    # EDOPro's re-simulation of a position (issue 25)
+BOARD_LIMIT, COMMAND_LIMIT = 1 / 20, 1.0                   # of the engine's time: in process, as a command
+REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "real-replays" / "edopro"
 BARRIER_TIMEOUT = 120        # seconds for the writer processes to get ready
 WORKER_DEADLINE = 420        # a writer process still running after this dumps its stack and exits
 
@@ -199,7 +214,75 @@ def bench_seek(url: str, label: str, events: list, positions: list[int], profile
     return SeekResult(label, snap_t, refold_t, read_t, fold_t)
 
 
-# -- 2. append throughput -----------------------------------------------------------------------------
+# -- 2. the board at event N, against the engine's re-simulation ----------------------------------------
+
+def engine_ms(responses: int, events: int, index: int) -> float:
+    """The engine's time to show the board after event ``index``: its responses up to there."""
+    return ENGINE_FIXED_MS + ENGINE_PER_RESPONSE_MS * responses * (index + 1) / events
+
+
+def bench_board(url: str, label: str, folder: Path, limit: int | None, per_duel: int, commands: int,
+                seed: int) -> None:
+    from ygoreplay.render import render
+    from ygoreplay.rules import RuleViolation
+    from ygoreplay.source import stored_board
+    from ygoreplay.yrpx import YrpxError, import_yrpx
+    from ygoreplay.yrpx.container import read_yrpx
+    print(f"\n[board at event N] {label}")
+    if not folder.is_dir():
+        print(f"  skipped: no folder {folder}")
+        return
+    duels = []                                     # (id, events, responses)
+    with Store(url) as st:
+        for path in sorted(folder.glob("*.yrpX"))[:limit]:
+            try:
+                read = read_yrpx(path)
+                result = import_yrpx(read)
+                replay(result.events, result.cards)            # a violation leaves it out
+            except (YrpxError, RuleViolation):
+                continue
+            if read.yrp1 is None or not result.events:
+                continue
+            duel, count, _ = st.record(result.events, path.name, cards=result.cards, check=False)
+            duels.append((duel, count, read.yrp1.responses))
+    rng = random.Random(seed)
+    sought = [(duel, n, rng.randrange(n), responses) for duel, n, responses in duels for _ in range(per_duel)]
+    seek: list[float] = []
+    drawn: list[float] = []
+    for duel, n, index, responses in sought:
+        t0 = time.perf_counter()
+        with Store(url, readonly=True) as st:
+            at, event, state = stored_board(st, duel, index)
+        t1 = time.perf_counter()
+        render(state, f"after event #{at} ({event.kind})", width=80)
+        engine = engine_ms(responses, n, index)
+        seek.append((t1 - t0) * 1000 / engine)
+        drawn.append((time.perf_counter() - t0) * 1000 / engine)
+    show = [sys.executable, "-m", "ygoreplay", "show"]
+    as_command: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="ygoreplay-pycache-") as cache:
+        env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+               "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "PYTHONPYCACHEPREFIX": cache}
+        for k, (duel, n, index, responses) in enumerate(sought[:commands + 1]):
+            t0 = time.perf_counter()
+            subprocess.run([*show, duel, "--at", str(index), "--store", url], env=env, check=True,
+                           stdout=subprocess.DEVNULL)
+            if k:                                  # the first fills the bytecode cache
+                as_command.append((time.perf_counter() - t0) * 1000 / engine_ms(responses, n, index))
+    events = sum(n for _, n, _ in duels)
+    print(f"  {len(duels)} real duels recorded ({events:,} events, {sum(r for *_, r in duels):,} responses); "
+          f"engine model {ENGINE_FIXED_MS:g} ms + {ENGINE_PER_RESPONSE_MS:g} ms a response")
+    print("  in process: the state (a Store opened, the seek, closed), then also drawn as `show` draws it")
+    for name, ratios, limit in (("state", seek, BOARD_LIMIT), ("drawn", drawn, BOARD_LIMIT),
+                                ("show --at N", as_command, COMMAND_LIMIT)):
+        if not ratios:
+            continue
+        median = statistics.median(ratios)
+        print(f"  board {name:<11} median {median:.3f} of the engine's time over {len(ratios)} positions, "
+              f"p95 {pct(ratios, .95):.3f} (limit {limit:.3g}: {median / limit:.2f} of its limit)")
+
+
+# -- 3. append throughput -----------------------------------------------------------------------------
 
 def open_store(url: str, tries: int = 8) -> tuple[Store, int]:
     """A Store, retrying the opening: on PostgreSQL every ``Store()`` runs its CREATE ... IF NOT
@@ -394,6 +477,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds of full refolds per store, at least 20 positions; 0 = no limit "
                              "(default 25; quick 1)")
     parser.add_argument("--profile", action="store_true", help="cProfile state_at even if the target is met")
+    parser.add_argument("--real", default=str(REAL), metavar="FOLDER",
+                        help="the EDOPro replays whose boards are shown (default ../shared/real-replays/edopro)")
+    parser.add_argument("--boards", type=int, help="random positions per real duel (default 5; quick 2, of 5 duels)")
+    parser.add_argument("--commands", type=int, help="show --at N commands run (default 20; quick 2)")
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # still drop the PostgreSQL schemas
@@ -428,6 +515,9 @@ def main(argv: list[str] | None = None) -> int:
     for kind in kinds:
         with backend(kind, args.postgres_url) as (url, label):
             seek[kind] = bench_seek(url, label, events, positions, args.profile, refold_budget)
+        with backend(kind, args.postgres_url) as (url, label):
+            bench_board(url, label, Path(args.real), 5 if args.quick else None, args.boards or (2 if args.quick else 5),
+                        args.commands or (2 if args.quick else 20), args.seed)
         with backend(kind, args.postgres_url) as (url, label):
             rate[kind] = bench_append(kind, url, label, n_duels, duel_events, workers, args.seed)
 

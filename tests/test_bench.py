@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, shared_path
+from conftest import ROOT, SHARED, shared_path
 
 POSTGRES = os.environ.get("YGOREPLAY_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 CHROMIUM = os.environ.get("YGOREPLAY_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -48,12 +48,15 @@ def test_synthetic_prints_a_legal_duel_and_its_mix():
                    r"^chains by length: \{1: \d+")
 
 
-def test_store_prints_seek_and_append_on_sqlite_and_postgresql():
+def test_store_prints_seek_boards_and_append_on_sqlite_and_postgresql():
+    boards = ((rf"^  board {name} +median {NUMBER} of the engine's time over \d+ positions, p95 {NUMBER} "
+               rf"\(limit {NUMBER}: {NUMBER} of its limit\)" for name in ("state", "drawn", r"show --at N"))
+              if SHARED.joinpath(*REAL).is_dir() else ())
     assert_figures(run_bench("store.py"),
                    rf"^  sqlite +seek median {NUMBER} ms with snapshots vs {NUMBER} ms full refold = {NUMBER}x; "
                    rf"append {NUMBER} events/s",
                    rf"^  postgres +seek median {NUMBER} ms .* append {NUMBER} events/s",
-                   r"same state from both at every position refolded: yes", r"4/4 hash chains verify")
+                   r"same state from both at every position refolded: yes", r"4/4 hash chains verify", *boards)
 
 
 def test_service_prints_the_store_http_and_followers():

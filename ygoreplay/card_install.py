@@ -27,7 +27,7 @@ from .card_scripts import ScriptReading, read_scripts
 from .cards import Attribute, CardDBError, CardType, CdbReader, LinkMarker, Race, facts_from_cdb_row
 from .effect_facts import EFFECTS_COLUMNS, EFFECTS_TABLE
 from .errors import InputError
-from .files import data_dir, read_limited
+from .files import installed_path, read_limited
 
 #: The YGOPRODeck card API: every card, as JSON (https://ygoprodeck.com/api-guide/).
 YGOPRODECK = "https://db.ygoprodeck.com/api/v7/cardinfo.php"
@@ -50,11 +50,6 @@ _MONSTER_WORDS = {
 _SPELL_RACES = {"normal": 0, "quick-play": CardType.QUICKPLAY, "continuous": CardType.CONTINUOUS,
                 "equip": CardType.EQUIP, "field": CardType.FIELD, "ritual": CardType.RITUAL}
 _TRAP_RACES = {"normal": 0, "continuous": CardType.CONTINUOUS, "counter": CardType.COUNTER}
-
-
-def installed_path() -> Path:
-    """Where the downloaded database lives: beside the default store."""
-    return data_dir() / "cards.cdb"
 
 
 @dataclass

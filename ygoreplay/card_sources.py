@@ -20,11 +20,11 @@ import unicodedata
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
-from .card_install import installed_path
 from .cards import CardDB, CardDBError, CardFacts, CdbReader, facts_from_cdb_row
 from .effect_facts import EFFECTS_COLUMNS, EFFECTS_TABLE, EffectFact
 from .events import Event
-from .replay_file import referenced_codes
+from .files import installed_path
+from .passcodes import referenced_codes
 
 CARDS_ENV = "YGOREPLAY_CARDS"
 

@@ -23,6 +23,11 @@ def data_dir() -> Path:
     return Path(base) / "ygoreplay"
 
 
+def installed_path() -> Path:
+    """Where the downloaded card database lives: beside the default store."""
+    return data_dir() / "cards.cdb"
+
+
 def open_readable(path: str | os.PathLike[str], what: str = "file",
                   error: type[InputError] = InputError) -> BinaryIO:
     """``path`` opened for reading if it is a regular file or a pipe; anything else (a device such
@@ -116,3 +121,26 @@ def _sync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+# -- what a duel file is, from its name or first bytes (``check`` asks before importing a reader) --
+
+def is_edopro_replay(path: Path) -> bool:
+    """An EDOPro or YGOPro replay, by its name or its first four bytes (``yrpX``, ``yrp1``)."""
+    if path.suffix.lower() in (".yrpx", ".yrp"):
+        return True
+    try:
+        with path.open("rb") as f:
+            return f.read(4) in (b"yrpX", b"yrp1")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def is_replay_file(path: Path) -> bool:
+    """A .ygr name or the magic's first byte (0x89, never the start of UTF-8 text) means a replay
+    file, so a damaged one is reported as such (bad magic, truncated…), not as bad JSON Lines."""
+    try:
+        with path.open("rb") as f:
+            return f.read(1) == b"\x89" or path.suffix.lower() == ".ygr"
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None

@@ -18,10 +18,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from typing import TYPE_CHECKING
 
 from .errors import InputError
 from .files import data_dir, open_readable, write_atomic
@@ -30,6 +27,11 @@ ENV_VAR = "YGOREPLAY_KEY"
 PREFIX = "ed25519:"
 SIGNATURE_SIZE = 64
 PUBLIC_SIZE = 32
+
+# cryptography is imported where a key is used, not with this module: the commands that only read
+# a duel (check, show, log) never sign or check a signature, and it was a tenth of their start-up.
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 
 def default_key_path() -> Path:
@@ -58,6 +60,8 @@ class PublicKey:
     def verify(self, signature: bytes, message: bytes) -> bool:
         if len(signature) != SIGNATURE_SIZE:
             return False
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
         try:
             Ed25519PublicKey.from_public_bytes(self.raw).verify(signature, message)
         except InvalidSignature:
@@ -95,6 +99,7 @@ class OrganiserKey:
     """The private key that signs: heads of stored duels, snapshots, exported files."""
 
     def __init__(self, private: Ed25519PrivateKey, path: str = "") -> None:
+        from cryptography.hazmat.primitives import serialization
         self._private = private
         self.path = path
         self.public = PublicKey(private.public_key().public_bytes(
@@ -105,10 +110,13 @@ class OrganiserKey:
 
     @classmethod
     def generate(cls) -> "OrganiserKey":
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
         return cls(Ed25519PrivateKey.generate())
 
     @classmethod
     def from_pem(cls, data: bytes, where: str = "key") -> "OrganiserKey":
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
         try:
             private = serialization.load_pem_private_key(data, password=None)
         except (ValueError, TypeError) as exc:
@@ -118,6 +126,7 @@ class OrganiserKey:
         return cls(private, where)
 
     def to_pem(self) -> bytes:
+        from cryptography.hazmat.primitives import serialization
         return self._private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                            serialization.NoEncryption())
 

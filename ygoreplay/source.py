@@ -14,9 +14,10 @@ from typing import Iterator
 from .card_sources import facts_and_effects_of
 from .cards import CardDB
 from .errors import InputError
+from .files import is_edopro_replay, is_replay_file
 from .events import DuelStarted, Event
 from .log import judge_steps
-from .replay_file import MAGIC, ReplayFile, read as read_replay, verify_chain
+from .replay_file import ReplayFile, read as read_replay, verify_chain
 from .rules import AuditReport, History, audit
 from .state import DuelState
 from .store import Store, StoreError
@@ -124,27 +125,6 @@ class Source:
         return verify_chain(self.replay) if self.replay is not None else None
 
 
-def is_edopro_replay(path: Path) -> bool:
-    """An EDOPro or YGOPro replay, by its name or its first four bytes (``yrpX``, ``yrp1``)."""
-    if path.suffix.lower() in (".yrpx", ".yrp"):
-        return True
-    try:
-        with path.open("rb") as f:
-            return f.read(4) in (b"yrpX", b"yrp1")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-
-
-def is_replay_file(path: Path) -> bool:
-    """A .ygr name or the magic's first byte (0x89, never the start of UTF-8 text) means a replay
-    file, so a damaged one is reported as such (bad magic, truncated…), not as bad JSON Lines."""
-    try:
-        with path.open("rb") as f:
-            return f.read(1) == MAGIC[:1] or path.suffix.lower() == ".ygr"
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-
-
 DUEL_SUFFIXES = (".jsonl", ".json", ".ygr", ".yrp", ".yrpx")
 
 
@@ -170,6 +150,21 @@ def resolve_duel(store: Store, spec: str, files: bool = True) -> str:
             raise SourceError(f"{spec!r} is ambiguous: {len(matches)} duels of {store.name} start with it "
                               f"({shown}); give more characters of the id") from None
         raise
+
+
+def stored_board(store: Store, spec: str, at: int | None) -> tuple[int, Event, DuelState]:
+    """The board after event ``at`` (the last when None) of a stored duel as the judge sees it, with
+    that event's index and the event: from the store's nearest snapshot, reading and folding only
+    the events after it (``Source.state_after`` folds the duel from its start: issue 25)."""
+    duel_id = resolve_duel(store, spec)
+    last = store.record_at(duel_id)
+    if last is None:
+        raise SourceError(f"{duel_id}: the duel has no events")
+    index = last.position if at is None else at
+    if not 0 <= index <= last.position:
+        raise SourceError(f"{duel_id}: --at {at} is outside the duel's events 0..{last.position}")
+    shown = last if index == last.position else store.record_at(duel_id, index)
+    return index, shown.event, store.state_at(duel_id, index + 1)
 
 
 def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:

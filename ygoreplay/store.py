@@ -76,6 +76,11 @@ _HEAD_LABEL, _SNAPSHOT_LABEL = b"ygoreplay/head/2\0", b"ygoreplay/snapshot/2\0"
 _SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}\Z")
 _SQLITE_TABLES = {"stored_events", "stored_snapshots"}
 _POSTGRES_TABLES = {"ygoreplay_events", "ygoreplay_snapshots"}
+#: Card facts by the exact bytes of a duel's card records: a seek reads them on every call, and
+#: validating ~70 records each time was nearly half of it (issue 25). CardDB is immutable.
+_CARD_FACTS: dict[tuple[bytes, ...], tuple[CardDB, bytes]] = {}
+_CARD_FACTS_KEPT = 256
+_CARD_FACTS_GUARD = threading.Lock()
 
 
 class MissingStore(StoreError):
@@ -432,6 +437,7 @@ class Store:
             self._insert([StoredEvent(STORE_ID, 0, STORE_TOPIC,
                                       msgpack.packb({"format": FORMAT, "created": chain.now()}))], marker=True)
         self._live: OrderedDict[str, _Live] = OrderedDict()
+        self._signed: set[tuple[str, int, bytes]] = set()   # snapshots (their digest) whose signature held
         self._guard = threading.Lock()                 # the cache and the per-duel locks
         self._locks: dict[str, threading.Lock] = {}
         self._committer = _Committer(self) if concurrent and not readonly else None
@@ -576,7 +582,11 @@ class Store:
             start = batch[-1].id + 1
 
     def resolve(self, prefix: str, kind: str = "duel") -> str:
-        """A duel id (or another ``kind``'s) from an unambiguous prefix of it."""
+        """A duel id (or another ``kind``'s) from an unambiguous prefix of it; a whole id is
+        itself, found without listing every duel (that reads the whole store: issue 25)."""
+        whole = self.events.select_events(prefix, lte=0) if prefix else []
+        if whole and whole[0].topic == KINDS[kind].topic:
+            return prefix
         matches = [d for d in self.ids(kind) if d.startswith(prefix)] if prefix else []
         if len(matches) != 1:
             raise StoreError(f"{'no' if not matches else 'more than one'} {kind} matches {prefix!r} in {self.name}")
@@ -611,9 +621,23 @@ class Store:
     def cards_of(self, duel_id: str, upto: int | None = None) -> tuple[CardDB, bytes]:
         """The duel's own card facts and their digest (``upto``: those written with its first
         ``upto`` events)."""
+        rows = self.events.select_events(f"{duel_id}/cards", lte=upto)
+        stored = tuple(row.state for row in rows)
+        found = _CARD_FACTS.get(stored)             # the same bytes are the same facts, checked once
+        if found is None:
+            found = self._read_cards(duel_id, rows)
+            with _CARD_FACTS_GUARD:
+                _CARD_FACTS[stored] = found
+                while len(_CARD_FACTS) > _CARD_FACTS_KEPT:
+                    del _CARD_FACTS[next(iter(_CARD_FACTS))]
+        return found
+
+    @staticmethod
+    def _read_cards(duel_id: str, rows: list[StoredEvent]) -> tuple[CardDB, bytes]:
+        """The card facts of these rows, every record validated, and their digest."""
         facts: list[CardFacts] = []
         digest = chain.GENESIS
-        for row in self.events.select_events(f"{duel_id}/cards", lte=upto):
+        for row in rows:
             try:
                 batch = msgpack.unpackb(row.state)["cards"]
                 facts += [CardFacts.from_dict(c) for c in batch]
@@ -906,7 +930,11 @@ class Store:
         """The stored events after ``after`` up to ``upto``; with ``prev`` (the chain hash before
         them: an append will follow) each is checked against the chain first, so nothing is
         appended onto an event that was changed."""
-        for row in self.events.select_events(stream_id, gt=after, lte=upto):
+        return self._checked(stream_id, self.events.select_events(stream_id, gt=after, lte=upto), prev, name)
+
+    def _checked(self, stream_id: str, rows: list[StoredEvent], prev: bytes | None, name: str) -> Iterator[Event]:
+        """The events of these stored rows, each checked against the chain after ``prev`` if given."""
+        for row in rows:
             record = self._decode(stream_id, row)
             if prev is not None:
                 if record.prev_hash != prev or chain.link(prev, record.position, record.event.to_dict(),
@@ -960,6 +988,13 @@ class Store:
                 live = self._load_head(duel_id)
                 self._remember(duel_id, live)
         return live.history
+
+    def record_at(self, duel_id: str, position: int | None = None) -> Record | None:
+        """The stored event at ``position`` (the last when None), decoded alone; None when there is
+        none (``show --at`` titles a board with it without reading the rest of the duel)."""
+        rows = (self.events.select_events(duel_id, desc=True, limit=1) if position is None
+                else self.events.select_events(duel_id, gt=position, lte=position + 1) if position >= 0 else [])
+        return self._decode(duel_id, rows[0]) if rows else None
 
     def records_after(self, duel_id: str, count: int) -> list[Record]:
         """The stored events from position ``count`` on (a follower's next ones), decoded."""
@@ -1020,7 +1055,12 @@ class Store:
 
     def state_at(self, duel_id: str, position: int | None = None) -> DuelState:
         """The state after the first ``position`` events (all when None), from the nearest
-        snapshot that checks out."""
+        snapshot that checks out. (A seek reads no more than it folds: the duel's length is read
+        only when no position is given or the fold falls short of it.)"""
+        if position is not None and position > 0:
+            history = self._history(duel_id, position, self.cards_of(duel_id)[0])
+            if history.position == position:
+                return history.state
         last = self.events.select_events(duel_id, desc=True, limit=1)
         if not last:
             raise StoreError(f"no duel {duel_id!r} in {self.name}")
@@ -1037,32 +1077,40 @@ class Store:
         duel) every event folded is checked against the chain first: nothing is appended onto
         an event that was changed."""
         found = self._from_snapshot(duel_id, position, cards)
-        history, prev = found if found is not None else (
-            History(cards, audit=True, restore=self._restorer(duel_id, cards)), root)
-        if history.position < position:
-            for event in self._events_checked(duel_id, history.position, position,
-                                              prev if root is not None else None, f"duel {duel_id}"):
-                history.append(event)
+        if found is None:
+            history, prev = History(cards, audit=True, restore=self._restorer(duel_id, cards)), root
+            rows = self.events.select_events(duel_id, gt=0, lte=position) if position else []
+        else:
+            history, prev, rows = found
+        for event in self._checked(duel_id, rows, prev if root is not None else None, f"duel {duel_id}"):
+            history.append(event)
         return history
 
-    def _from_snapshot(self, duel_id: str, position: int, cards: CardDB) -> tuple[History, bytes] | None:
+    def _from_snapshot(self, duel_id: str, position: int,
+                       cards: CardDB) -> tuple[History, bytes, list[StoredEvent]] | None:
         """A history resumed from the newest snapshot at or before ``position`` whose signature
-        holds and whose chain hash is the stored event's there, with that hash; None when there
+        holds and whose chain hash is the stored event's there, with that hash and the stored
+        events after it up to ``position`` (read with that one in one query); None when there
         is none."""
         for row in self.snapshots.select_events(duel_id, lte=position, desc=True, limit=4):
             try:
                 snap = msgpack.unpackb(row.state)
                 at, data = snap["h"], snap["d"]
-                signer = self.trusts(snap["key"])
-                if signer is None or not signer.verify(snap["sig"], self._snapshot_message(
-                        duel_id, row.originator_version, at, data)):
-                    continue
-                stored = self.events.select_events(duel_id, gt=row.originator_version - 1,
-                                                   lte=row.originator_version)
-                if not stored or self._envelope(duel_id, stored[0]).get("h") != at:
+                seen = (duel_id, row.originator_version, hashlib.sha256(row.state).digest())
+                if seen not in self._signed:          # a signature that held once holds on the same bytes
+                    signer = self.trusts(snap["key"])
+                    if signer is None or not signer.verify(snap["sig"], self._snapshot_message(
+                            duel_id, row.originator_version, at, data)):
+                        continue
+                    self._signed.add(seen)
+                    if len(self._signed) > self.CACHED_DUELS:
+                        self._signed.clear()
+                stored = self.events.select_events(duel_id, gt=row.originator_version - 1, lte=position)
+                if not stored or stored[0].originator_version != row.originator_version or \
+                        self._envelope(duel_id, stored[0]).get("h") != at:
                     continue
                 return History.from_data(msgpack.unpackb(data), cards, audit=True,
-                                         restore=self._restorer(duel_id, cards)), at
+                                         restore=self._restorer(duel_id, cards)), at, stored[1:]
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, StoreError,
                     EventFormatError, CardDBError):
                 continue

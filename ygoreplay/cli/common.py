@@ -202,11 +202,14 @@ def load_events(path: str, cards: tuple[str, ...], *, effects: bool = False) -> 
 @contextmanager
 def open_store(url: str | None, *, readonly: bool = False, create: bool = False,
                cards: CardDB | None = None, keys: tuple[str, ...] = ()) -> Iterator[Store]:
-    from ..application import trusted_keys
     from ..match import stream  # noqa: F401  (a store's matches are understood: registers their kind)
     from ..store import Store
     key = None if readonly else signing_key()
-    store = Store(url, cards, key=key, readonly=readonly, create=create, trust=trusted_keys(keys) if keys else ())
+    trust = ()
+    if keys:                                    # the application layer only when keys are named
+        from ..application import trusted_keys
+        trust = trusted_keys(keys)
+    store = Store(url, cards, key=key, readonly=readonly, create=create, trust=trust)
     try:
         yield store
     finally:

@@ -47,8 +47,8 @@ def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
     """Fold a JSON Lines duel (or a .ygr file, or an EDOPro .yrpX replay) through the rules and
     list every violation, and every rule a card the record does not know left undecided (a view
     is the record of what its viewer saw: checked as far as it knows)."""
-    from ..application import check as check_events, check_source
-    from ..source import is_edopro_replay, is_replay_file
+    from ..checking import check as check_events, check_source
+    from ..files import is_edopro_replay, is_replay_file
     if match_cli.handles(file):                                 # a match file (issue 14)
         return match_cli.run("check", file, as_json=as_json, cards=cards)
     if Path(file).is_file() and (is_replay_file(Path(file)) or is_edopro_replay(Path(file))):
@@ -171,6 +171,12 @@ def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: t
     if match_cli.handles(duel):
         return match_cli.run("show", duel, cards=cards)
     from ..render import render                  # rich: only for the commands that draw a board
+    if turn is None and view in (None, "judge") and not Path(duel).is_file():
+        from ..source import stored_board        # a stored duel's board: from its nearest snapshot
+        with open_store(store_url, readonly=True) as store:
+            index, event, state = stored_board(store, duel, at)
+        echo(render(state, f"after event #{index} ({event.kind})", width=terminal_width()), nl=False)
+        return
     with open_duel(duel, store_url, cards) as source:
         index = _position(source.events, at, turn, source.name)
         state = source.state_after(index, view)

@@ -290,7 +290,7 @@ def export(match_path: str, output: str, cards: tuple[str, ...]) -> None:
 
 def handles(path: str) -> bool:
     """Whether a generic command (check, show, log, audit, export, verify) should hand ``path`` here."""
-    from ..match.files import is_match_file
+    from ..match.sniff import is_match_file
     return Path(path).is_file() and is_match_file(Path(path))
 
 

@@ -130,7 +130,7 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
     """
     from ..application import Records, cpus, import_replay_file, import_replay_files, trusted_keys
     from ..replay_file import read as read_replay
-    from ..source import is_replay_file
+    from ..files import is_replay_file
     source = Path(path)
     if source.is_file() and source.suffix.lower() in (".jsonl", ".json"):
         raise InputError(f"{path}: a JSON Lines duel, not a replay file: record it with 'ygoreplay record {path}'")

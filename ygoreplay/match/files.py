@@ -19,11 +19,12 @@ from ..errors import InputError
 from ..events import Event
 from ..exchange import make_replay
 from ..jsonl import read_events
-from ..replay_file import MAX_HEADER, ReplayFile, dumps as dump_replay, loads, read as read_replay, read_header
+from ..replay_file import ReplayFile, dumps as dump_replay, loads, read as read_replay
 from ..signing import OrganiserKey, PublicKey
 from ..text import printable
 from .links import LinkProblem, check_duel
 from .rules import MatchState, fold, is_match
+from .sniff import head as _head
 
 
 @dataclass
@@ -56,26 +57,6 @@ class Match:
             if duel is not None:
                 problems += check_duel(game, duel.events, duel.cards, state.time)
         return state, problems
-
-
-def is_match_file(path: Path) -> bool:
-    """A JSON Lines file whose first event is ``match_started``, or a match ``.ygr``."""
-    try:
-        head = _head(path, 16 + MAX_HEADER)
-    except InputError:
-        return False
-    if head.startswith(b"\x89YGR"):
-        try:
-            header = read_header(head)[0]
-        except InputError:
-            return False
-        match = header.get("match")
-        return isinstance(match, dict) and match.get("kind") == "match"
-    for line in head.decode("utf-8", "replace").splitlines():
-        text = line.strip()
-        if text and not text.startswith("#"):
-            return text.replace(" ", "").startswith('{"kind":"match_started"')
-    return False
 
 
 def open_match(path: str | Path, lookup: Mapping[int, CardFacts]) -> Match:
@@ -111,15 +92,6 @@ def _duel_path(match_path: Path, game: int, name: str) -> Path:
         raise InputError(f"{match_path}: game {game} names the duel file {name!r}, not a path inside the match "
                          "file's folder; a match file names its duels by paths inside its own folder")
     return found
-
-
-def _head(path: Path, size: int) -> bytes:
-    """The first ``size`` bytes of ``path`` (never more, whatever the file is)."""
-    try:
-        with path.open("rb") as f:
-            return f.read(size)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def _from_replay(replay: ReplayFile, name: str) -> Match:

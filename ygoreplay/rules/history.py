@@ -49,7 +49,7 @@ class History:
     def __init__(self, cards: CardDB, *, audit: bool = False,
                  restore: Callable[[int], DuelState] | None = None,
                  state: DuelState | None = None, position: int = 0,
-                 before: Hook | None = None, after: Hook | None = None) -> None:
+                 before: Hook | None = None, after: Hook | None = None, restorable: bool = False) -> None:
         self.cards = cards
         self.audit = audit
         self.state = state if state is not None else DuelState(cards)
@@ -75,8 +75,12 @@ class History:
         self._before, self._after = before, after
         self._checkpoint_due = False
         # (next position, the state packed, len(effective)): the state once every event in effect
-        # before that position is applied; packed, so that later changes cannot reach it.
-        self._checkpoints: list[tuple[int, bytes, int]] = [(position, _pack(self.state), 0)]
+        # before that position is applied; packed, so that later changes cannot reach it. The first
+        # is None when it can be made again (a fresh state, or ``restorable``: ``restore(position)``
+        # gives it): most histories never go back, and packing it was a fifth of a seek (issue 25).
+        fresh = state is None or (restorable and restore is not None)
+        self._checkpoints: list[tuple[int, bytes | None, int]] = [
+            (position, None if fresh else _pack(self.state), 0)]
         self._since_checkpoint = 0
         self._checkpointing = False              # from the first rollback on
         if audit:
@@ -226,8 +230,13 @@ class History:
                                     to, "rolled_back")
             return self._restore(to)
         at = bisect.bisect_right(self._checkpoints, to, key=lambda c: c[0]) - 1
-        _position, packed, count = self._checkpoints[at]
-        state = DuelState.from_data(msgpack.unpackb(packed), self.cards)
+        position, packed, count = self._checkpoints[at]
+        if packed is not None:
+            state = DuelState.from_data(msgpack.unpackb(packed), self.cards)
+        elif self._restore is not None:
+            state = self._restore(position)
+        else:
+            state = DuelState(self.cards)
         state.violations = [] if self.audit else None   # already reported once
         before, after = self._before, self._after
         first = not self._checkpointing                 # the first rollback: checkpoints from here
@@ -299,7 +308,7 @@ class History:
     def from_data(cls, data: dict, cards: CardDB, *, audit: bool = False,
                   restore: Callable[[int], DuelState] | None = None) -> "History":
         """Resume from a snapshot; rollbacks past it are restored with ``restore``."""
-        history = cls(cards, audit=audit, restore=restore,
+        history = cls(cards, audit=audit, restore=restore, restorable=True,
                       state=DuelState.from_data(data["state"], cards), position=data["position"])
         history.reverted = {pos: by for pos, by in data["reverted"]}
         history.rollbacks = [(pos, from_dict(e)) for pos, e in data["rollbacks"]]

@@ -1,0 +1,99 @@
+"""Seeking into a stored duel (issue 25), on SQLite and PostgreSQL.
+
+A seek starts from the nearest snapshot and keeps two things between calls: the card facts it
+validated (by the bytes of their records) and the snapshots whose signature held (by theirs).
+Neither may hide a change made behind the store's back. ``show --at N`` of a stored duel reads
+only from the nearest snapshot on, and must print the board the full fold of the duel gives.
+"""
+from __future__ import annotations
+
+import msgpack
+import pytest
+from click.testing import CliRunner
+
+from duel import CARDS, snapshot
+from test_store import (  # noqa: F401  (fixtures)
+    DAMAGE, DECK_OUT, board, execute, open_store, recorded, rollback, sample, store, store_url)
+from ygoreplay.cli import main
+from ygoreplay.render import render
+from ygoreplay.rules import replay
+from ygoreplay.source import SourceError, open_source, stored_board
+from ygoreplay.state import Side
+from ygoreplay.store import SNAPSHOT_EVERY, StoreError
+
+WHERE = "WHERE originator_id = ? AND originator_version = ?"
+
+
+def test_card_facts_changed_after_a_seek_are_read_again(store_url, store):
+    duel = recorded(store, DAMAGE)
+    store.state_at(duel, 40)                            # the facts validated once, kept by their bytes
+    (version, state), = execute(store_url, "SELECT originator_version, state FROM {t} WHERE originator_id = ?",
+                                (f"{duel}/cards",))
+    execute(store_url, f"UPDATE {{t}} SET state = ? {WHERE}", (bytes(state)[:-3], f"{duel}/cards", version))
+    with pytest.raises(StoreError, match="its card facts cannot be read"):
+        store.state_at(duel, 40)
+
+
+def test_a_snapshot_edited_after_a_seek_is_no_longer_used(store_url, store):
+    """The snapshot's LP changed, its signature kept: the same store, which checked that snapshot
+    before, now finds the signature does not hold and starts from the snapshot before it."""
+    events = sample(DECK_OUT)
+    duel = recorded(store, DECK_OUT)
+    at = 2 * SNAPSHOT_EVERY
+    expected = snapshot(replay(events, CARDS, at=at + 4))
+    assert snapshot(store.state_at(duel, at + 5)) == expected
+    (state,), = execute(store_url, f"SELECT state FROM {{t}} {WHERE}", (duel, at), snapshots=True)
+    snap = msgpack.unpackb(bytes(state))
+    data = msgpack.unpackb(snap["d"])
+    data["state"]["sides"][0][Side.__slots__.index("lp")] += 1000
+    snap["d"] = msgpack.packb(data)
+    execute(store_url, f"UPDATE {{t}} SET state = ? {WHERE}", (msgpack.packb(snap), duel, at), snapshots=True)
+    assert snapshot(store.state_at(duel, at + 5)) == expected
+
+
+@pytest.mark.parametrize("to", [2 * SNAPSHOT_EVERY, 2 * SNAPSHOT_EVERY + 1])
+def test_a_rollback_right_after_a_snapshot_restores_the_state_there(store, open_store, to):
+    """A fold resumed from the snapshot at 64 keeps no copy of its first state: a rollback to it
+    (or just past it) asks the store again."""
+    events = sample(DECK_OUT)
+    duel = recorded(store, DECK_OUT, 2 * SNAPSHOT_EVERY + 6)
+    cold = open_store()
+    assert cold.append(duel, rollback(to)) == 2 * SNAPSHOT_EVERY + 7
+    assert board(cold.state_at(duel)) == board(replay(events, CARDS, at=to - 1))
+    assert cold.verify(duel).ok
+
+
+def test_show_at_each_event_of_a_stored_duel_is_the_full_folds_board(store_url, store):
+    """Events #0..#39, a rollback to #33, the rest of the duel again: the board after every event
+    (taken from the nearest snapshot) is the one the whole record folded gives, titled alike."""
+    events = sample(DAMAGE)
+    duel = recorded(store, DAMAGE, 40)
+    store.append(duel, rollback(33))
+    store.append(duel, events[33:])
+    source = open_source(duel, store, CARDS)
+    assert len(source.events) == 41 + len(events) - 33
+    for n in range(len(source.events)):
+        index, event, state = stored_board(store, duel[:8], n)
+        assert (index, event) == (n, source.events[n])
+        assert snapshot(state) == snapshot(source.state_after(n)), n
+    assert stored_board(store, duel, None)[0] == len(source.events) - 1
+    last = len(source.events) - 1
+    for outside in (-1, last + 1):
+        with pytest.raises(SourceError, match=rf"--at {outside} is outside the duel's events 0..{last}"):
+            stored_board(store, duel, outside)
+    shown = CliRunner().invoke(main, ["show", duel, "--at", "57", "--store", store_url])
+    assert shown.exit_code == 0, shown.output
+    assert shown.output == render(source.state_after(57), f"after event #57 ({source.events[57].kind})", width=80)
+
+
+def test_a_whole_id_is_resolved_without_listing_every_duel(store):
+    """Listing the duels reads the whole store (it was most of ``show --at N``'s time)."""
+    duel = recorded(store, DAMAGE, 5)
+    listed = store.ids
+    store.ids = lambda kind="duel": pytest.fail("every duel listed to resolve a whole id")
+    assert store.resolve(duel) == duel
+    store.ids = listed
+    assert store.resolve(duel[:5]) == duel
+    for other in (f"{duel}/cards", f"{duel}/head", "", duel + "0"):
+        with pytest.raises(StoreError, match="no duel matches"):
+            store.resolve(other)
