@@ -89,15 +89,12 @@ class Table:
         self.tap(f'#moves [data-kind="{kind}"]')
 
     def keypad(self, player: int, amount: int, op: str) -> None:
-        chip = self.page.locator(f'#lp-who [data-player="{player}"]')
-        if chip.get_attribute("aria-pressed") != "true":    # a player already chosen is not tapped again
-            self.tap(f'#lp-who [data-player="{player}"]')
-        digits = str(amount)
-        significant = digits.rstrip("0")
-        zeros = len(digits) - len(significant)
-        for key in [*significant, *["000"] * (zeros // 3), *{0: [], 1: ["0"], 2: ["00"]}[zeros % 3]]:
+        """``amount`` on the keypad (its keys count hundreds, after · tens and units), then the
+        player's own operation: no tap to choose the player."""
+        for key in lp_keys(amount):
             self.tap(f'#lp-keys [data-key="{key}"]')
-        self.tap(f'#lp-ops [data-op="{op}"]')
+        expect(self.page.locator("#lp-amount")).to_have_text(f"{amount:,}")   # the real amount, before it is sent
+        self.tap(f'#lp-ops [data-op="{op}"][data-player="{player}"]')
 
     def something_else(self, ev: dict) -> None:
         self.tap("#else-button")
@@ -117,6 +114,12 @@ class Table:
     def close(self) -> None:
         self.context.close()
         assert not self.errors, f"the page threw: {self.errors}"
+
+
+def lp_keys(amount: int) -> list[str]:
+    """The keypad's keys for an amount of Life Points: 2900 is 2 9, 1850 is 1 8 . 5, 50 is . 5."""
+    hundreds, rest = divmod(amount, 100)
+    return [*(str(hundreds) if hundreds else ""), *([".", *f"{rest:02d}".rstrip("0")] if rest else [])]
 
 
 def enter(table: Table, ev: dict) -> None:
@@ -305,6 +308,68 @@ def test_a_lost_answer_to_an_entry_with_a_default_field_is_not_sent_twice(servic
     table.close()
 
 
+# -- the LP keypad: hundreds, the real amount shown, each player's own operations ---------------------------
+
+def test_the_lp_keypad_counts_hundreds_and_enters_any_change_in_three_taps(service, browser):  # noqa: F811
+    """Paper players count LP in hundreds: 2 9 is 2,900, shown before it is sent; each player has
+    their own operations (no tap to choose one); · then tens and units for an odd amount; the last
+    change again and halving are one tap; a laptop types it (l, digits, ←/→, d b p g h)."""
+    duel = create(service.url, title="keypad", mode="witnessed")
+    table = Table(browser, duel["record"]["recorder"], width=360)
+    table.page.fill("#name0", "Yugi")
+    table.page.fill("#name1", "Kaiba")
+    table.tap("#start")
+    table.settled(5)
+
+    def last() -> tuple:
+        e = stored(service.url, duel)[-1]
+        return e["player"], e["reason"], e["amount"], e["lp"]
+
+    amount = table.page.locator("#lp-amount")
+    table.taps = 0
+    for key in ("2", "9"):
+        table.tap(f'#lp-keys [data-key="{key}"]')
+    expect(amount).to_have_text("2,900")
+    table.tap('#lp-ops [data-op="effect_damage"][data-player="1"]')
+    table.settled(6)
+    assert last() == (1, "effect_damage", 2900, 5100) and table.taps == 3
+    expect(amount).to_have_text("0")
+    table.taps = 0
+    table.tap('#lp-quick [data-quick="2900"]')                          # the last change again
+    expect(amount).to_have_text("2,900")
+    table.tap('#lp-ops [data-op="cost"][data-player="0"]')
+    table.settled(7)
+    assert last() == (0, "cost", 2900, 5100) and table.taps == 2
+    for key in ("1", "8", ".", "5"):
+        table.tap(f'#lp-keys [data-key="{key}"]')
+    expect(amount).to_have_text("1,850")
+    table.tap('#lp-keys [data-key="C"]')
+    expect(amount).to_have_text("0")
+    for key in lp_keys(50):
+        table.tap(f'#lp-keys [data-key="{key}"]')
+    expect(amount).to_have_text("50")
+    table.tap('#lp-ops [data-op="gain"][data-player="0"]')
+    table.settled(8)
+    assert last() == (0, "gain", 50, 5150)
+    table.taps = 0
+    table.tap('#lp-ops [data-op="halve"][data-player="1"]')
+    table.settled(9)
+    assert last() == (1, "set", 2550, 2550) and table.taps == 1
+    table.page.keyboard.press("l")                                     # a laptop: the keypad from keys
+    table.page.keyboard.press("8")
+    expect(amount).to_have_text("800")
+    table.page.keyboard.press("ArrowLeft")
+    table.page.keyboard.press("d")
+    table.settled(10)
+    assert last() == (0, "effect_damage", 800, 4350)
+    expect(table.page.locator('#lp-who [data-player="0"] .lp')).to_have_text("4350")
+    assert [e["kind"] for e in stored(service.url, duel)][5:] == ["life_points_changed"] * 5   # no phase key took a digit
+    no_overflow(table.page)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    table.page.screenshot(path=str(SHOTS / "record-keypad-360.png"), full_page=True)
+    table.close()
+
+
 # -- two devices, a correction, a refusal shown ---------------------------------------------------------
 
 def test_two_devices_record_one_duel_in_order_and_a_correction_strikes_the_last_entry(service, browser):  # noqa: F811
@@ -335,7 +400,7 @@ def test_two_devices_record_one_duel_in_order_and_a_correction_strikes_the_last_
     tail = stored(service.url, duel)[10:]
     assert [(e["player"], e["reason"], e["amount"]) for e in tail] == [(0, "gain", 500), (1, "effect_damage", 300),
                                                                           (1, "effect_damage", 200)]
-    expect(a.page.locator("#lp-who [data-player='1']")).to_contain_text("7500")
+    expect(a.page.locator("#lp-who [data-player='1'] .lp")).to_have_text("7500")
     # the last entry was a mis-entry: undone as a correction, kept in the record, struck
     a.tap("#undo")
     a.settled(14)
@@ -343,7 +408,7 @@ def test_two_devices_record_one_duel_in_order_and_a_correction_strikes_the_last_
     assert last["kind"] == "entry_corrected" and last["to"] == 12
     expect(a.page.locator('#entries li[data-i="12"]')).to_have_class("entry struck")
     expect(b.page.locator('#entries li[data-i="12"]')).to_have_class("entry struck")
-    expect(a.page.locator("#lp-who [data-player='1']")).to_contain_text("7700")
+    expect(a.page.locator("#lp-who [data-player='1'] .lp")).to_have_text("7700")
     # an entry the service refuses stays, shown, until the recorder sends it again or discards it
     a.something_else({"kind": "card_moved", "card": "p9.x", "to": [0, "gy"]})
     expect(a.page.locator("#entries li.refused")).to_contain_text("not stored")

@@ -34,6 +34,9 @@ N_("Token…"); N_("Something else…"); N_("Any event"); N_("Event"); N_("Event
 N_("Undo last entry"); N_("Card details"); N_("The duel is over");
 N_("The match takes its result from the record; the table's link then starts the next duel.");
 N_("Record the result in the match, next duel"); N_("Open my sealed cards");
+N_("Keys count hundreds: 2 9 is 2,900. After · they count tens and units: 1 8 · 5 is 1,850.");
+N_("in the LP keypad:"); N_("digits count hundreds"); N_("tens and units"); N_("the player");
+N_("Damage, Battle, Pay, Gain, Halve");
 
 const params = new URLSearchParams(location.search);
 const ID = location.pathname.split("/").filter(Boolean).pop();
@@ -44,6 +47,9 @@ const $ = (selector) => document.querySelector(selector);
 const PHASES = [["draw", N_("DP"), "d", N_("Draw Phase")], ["standby", N_("SP"), "s", N_("Standby Phase")],
   ["main1", N_("M1"), "1", N_("Main Phase 1")], ["battle", N_("BP"), "b", N_("Battle Phase")],
   ["main2", N_("M2"), "2", N_("Main Phase 2")], ["end", N_("EP"), "e", N_("End Phase")]];
+// The keypad's operations, each player's own, with their keys when the keypad has the focus.
+const LP_OPS = [["effect_damage", N_("Damage"), "d"], ["battle_damage", N_("Battle"), "b"], ["cost", N_("Pay"), "p"],
+  ["gain", N_("Gain"), "g"], ["halve", N_("Halve"), "h"]];
 const STEPS = [["battle", N_("Battle step")], ["damage", N_("Damage step")], ["end", N_("End step")]];
 // What the static bar and chain box enter: the server's moves of these kinds are not listed twice.
 const BAR_KINDS = new Set(["phase_entered", "step_entered", "turn_started", "cards_drawn", "priority_passed",
@@ -741,57 +747,127 @@ class Recorder {
   }
 
   // -- the LP keypad --------------------------------------------------------------------------------
+  // Paper players count Life Points in hundreds (costs of 1000, burn of 500 or 800, 2900 of battle),
+  // so the keys do too: 2 9 is 2,900, 8 is 800, 1 0 is 1,000. After · the keys count tens and
+  // units (1 8 · 5 is 1,850, · 5 is 50) for the odd amount. The display always shows the real
+  // amount; each player has their own operations, so an LP change is its keys and one more tap.
 
   buildLP() {
     const keys = $("#lp-keys");
-    for (const key of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "00", "0", "000"]) {
-      const b = button(key, () => { this.amount = (this.amount + key).replace(/^0+/, "").slice(0, 6); this.drawLP(); });
+    for (const key of ["1", "2", "3", "C", "4", "5", "6", ".", "7", "8", "9", "0"]) {
+      const b = button(key === "." ? "\u00b7" : key, () => { if (key === "C") this.amount = ""; else this.typed(key); this.drawLP(); });
       b.dataset.key = key;
+      if (key === ".") b.setAttribute("aria-label", t("tens and units"));
+      if (key === "C") b.setAttribute("aria-label", t("clear the amount"));
       keys.append(b);
     }
-    const clear = button("C", () => { this.amount = ""; this.drawLP(); });
-    clear.dataset.key = "C";
-    keys.append(clear);
-    const ops = $("#lp-ops");
-    for (const [op, label] of [["effect_damage", N_("Damage")], ["battle_damage", N_("Battle")], ["cost", N_("Pay")], ["gain", N_("Gain")], ["halve", N_("Halve")]]) {
-      const b = button(t(label), () => this.lifePoints(op), "big");
-      b.dataset.op = op;
-      ops.append(b);
-    }
+    $("#lp-ops").replaceChildren(...[0, 1].map((p) => {
+      const side = el("div", "lp-side");
+      side.dataset.player = String(p);
+      for (const [op, label, key] of LP_OPS) {
+        const b = button(t(label), () => this.lifePoints(op, p), `big ${op === "gain" ? "gain" : "loss"}`);
+        b.title = `${t(label)} (${key})`;
+        b.dataset.op = op;
+        b.dataset.player = String(p);
+        side.append(b);
+      }
+      return side;
+    }));
     $("#lp-cause").addEventListener("click", () => { this.causeOn = !this.causeOn; this.drawLP(); });
   }
 
+  // One key more of the amount: up to 999 hundreds, and two digits after the point.
+  typed(key) {
+    const [whole, part] = this.amount.split(".");
+    if (key === ".") { if (part === undefined) this.amount += "."; return; }
+    if (part !== undefined) { if (part.length < 2) this.amount += key; return; }
+    if (whole.length < 3) this.amount = (whole + key).replace(/^0+(?=\d)/, "");
+  }
+
+  // The amount the keys say, in Life Points.
+  get lpAmount() {
+    const [whole, part] = this.amount.split(".");
+    return Number(whole || 0) * 100 + (part ? Number(part.padEnd(2, "0")) : 0);
+  }
+
+  // The keys that say ``n`` Life Points (a one-tap amount put on the keypad).
+  keysOf(n) {
+    const hundreds = Math.floor(n / 100), rest = n % 100;
+    return `${hundreds || ""}${rest ? "." + String(rest).padStart(2, "0").replace(/0$/, "") : ""}`;
+  }
+
+  // Amounts the duel suggests, one tap each: the last LP change's again, the ATK of the card last named.
+  quickAmounts() {
+    const out = [];
+    const boards = this.duel.boards;
+    for (let i = this.duel.length - 1; i > 0 && !out.length; i--) {
+      if (this.duel.frames[i].kind !== "life_points_changed" || this.duel.struck.has(i)) continue;
+      const change = Math.max(...[0, 1].map((p) => Math.abs(boards[i].players[p].lp - boards[i - 1].players[p].lp)));
+      if (change) out.push([change, t("{amount} again", { amount: this.formatted(change) })]);
+    }
+    const cause = this.lastCard && this.cardOnBoard(this.lastCard);
+    if (cause && cause.atk > 0) out.push([cause.atk, t("ATK of {card}: {atk}", { card: cause.name || cause.id, atk: this.formatted(cause.atk) })]);
+    return out.filter(([n], k) => out.findIndex(([m]) => m === n) === k);
+  }
+
+  formatted(n) { return new Intl.NumberFormat(language).format(n); }
+
   drawLP() {
-    const who = $("#lp-who");
     const board = this.board;
-    who.replaceChildren(...[0, 1].map((p) => {
-      const b = button(`${this.name(p)} ${board ? board.players[p].lp : ""}`, () => { this.lpPlayer = p; this.drawLP(); }, "chip");
-      b.dataset.player = String(p);
-      b.setAttribute("aria-pressed", String(this.lpPlayer === p));
+    $("#lp-who").replaceChildren(...[0, 1].map((p) => {
+      const head = el("div", "lp-head");
+      head.dataset.player = String(p);
+      head.classList.toggle("keyed", this.lpPlayer === p);
+      head.append(el("span", "name", this.name(p)), " ", el("span", "lp", board ? board.players[p].lp : ""));
+      return head;
+    }));
+    for (const b of document.querySelectorAll("#lp-ops button")) {
+      b.setAttribute("aria-label", t("{operation}: {player}", { operation: b.textContent, player: this.name(Number(b.dataset.player)) }));
+    }
+    for (const side of document.querySelectorAll("#lp-ops .lp-side")) side.classList.toggle("keyed", Number(side.dataset.player) === this.lpPlayer);
+    const amount = $("#lp-amount");
+    amount.textContent = this.formatted(this.lpAmount);
+    amount.classList.toggle("empty", !this.amount);
+    $("#lp-quick").replaceChildren(...this.quickAmounts().map(([n, label]) => {
+      const b = button(label, () => { this.amount = this.keysOf(n); this.drawLP(); }, "chip");
+      b.dataset.quick = String(n);
       return b;
     }));
-    $("#lp-amount").textContent = this.amount || "0";
     const cause = this.lastCard;
     const chip = $("#lp-cause");
     chip.textContent = cause && this.causeOn ? t("cause: {card}", { card: this.cardName(cause) }) : t("cause: none");
     chip.setAttribute("aria-pressed", String(!!(cause && this.causeOn)));
   }
 
-  lifePoints(op) {
-    const p = this.lpPlayer;
+  lifePoints(op, p) {
+    this.lpPlayer = p;
     const board = this.board;
     let lp = board ? board.players[p].lp : 8000;
     for (const ev of this.ahead()) if (ev.kind === "life_points_changed" && ev.player === p && ev.lp != null) lp = ev.lp;
-    const n = Number(this.amount || "0");
+    const n = this.lpAmount;
     let event;
     if (op === "halve") event = { kind: "life_points_changed", player: p, amount: Math.ceil(lp / 2), reason: "set", lp: Math.ceil(lp / 2) };
-    else if (!n) return;
+    else if (!n) { this.drawLP(); return; }
     else if (op === "gain") event = { kind: "life_points_changed", player: p, amount: n, reason: "gain", lp: lp + n };
     else event = { kind: "life_points_changed", player: p, amount: n, reason: op, lp: Math.max(0, lp - n) };
     const cause = this.lastCard;
     if (cause && this.causeOn && op !== "battle_damage") event.cause = cause;
     this.amount = "";
     this.enter([event], `LP ${op}`);
+  }
+
+  // The keypad from a keyboard (once l or Tab brought the focus into it): digits, · (. or ,),
+  // Backspace, ←/→ for the player, then d b p g h for the operation (as the keys' titles say).
+  lpKey(event) {
+    const op = LP_OPS.find((o) => o[2] === event.key);
+    if (/^[0-9]$/.test(event.key) || event.key === "." || event.key === ",") this.typed(event.key === "," ? "." : event.key);
+    else if (event.key === "Backspace") this.amount = this.amount.slice(0, -1);
+    else if (event.key === "ArrowLeft" || event.key === "ArrowRight") this.lpPlayer = event.key === "ArrowLeft" ? 0 : 1;
+    else if (event.key === "Escape" && this.amount) this.amount = "";
+    else if (op) { this.lifePoints(op[0], this.lpPlayer); return true; }
+    else return false;
+    this.drawLP();
+    return true;
   }
 
   // -- coin, dice, tokens, anything else ------------------------------------------------------------
@@ -1028,6 +1104,7 @@ class Recorder {
 
   key(event) {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target.closest && event.target.closest("#lp") && this.lpKey(event)) { event.preventDefault(); return; }
     if (event.target.matches && event.target.matches("input, select, textarea")) {
       if (event.key === "Escape") event.target.blur();
       return;

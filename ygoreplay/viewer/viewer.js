@@ -251,7 +251,7 @@ export class Viewer {
       banished: cell("zone pile", 1, 8, t("Banished")),
       extra: cell("zone pile", 2, 1, t("Extra Deck")),
       deck: cell("zone deck", 2, 7, t("Deck")),
-      hand: cell("hand", 3, 1, t("Hand"), t("hand")),
+      hand: cell("hand", 3, 1, t("Hand")),
       who: cell("who", 4, 1),
     };
     if (stCount > 5) {                       // MR3: two separate Pendulum Zones (CONF-09)
@@ -259,6 +259,12 @@ export class Viewer {
       side.szone.push(cell("zone s pend", 3, 8, t("Pendulum Zone (right)"), "S6"));
     }
     side.hand.style.gridColumn = top ? "2 / 9" : "1 / 8";
+    // the hand's tag sits on the hand's grid area, not inside the hand: the hand scrolls sideways,
+    // which would clip a tag sat on its frame and carry it off with the cards
+    const handTag = tagOf(t("hand"));
+    handTag.style.gridRow = side.hand.style.gridRow;
+    handTag.style.gridColumn = side.hand.style.gridColumn;
+    node.append(handTag);
     side.who.style.gridColumn = "1 / 9";
     side.name = el("span", "name");
     side.lp = el("output", "lp");
