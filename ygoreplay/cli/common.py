@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import click
 
+from .. import i18n
 from ..errors import ConflictError, InputError, YgoreplayError
 from ..text import printable, terminal
 
@@ -104,11 +105,42 @@ class Words(click.Choice):
         return self._words
 
 
+def _choose_language(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """``--lang``: the language every sentence, label and message is printed in (the group's
+    default: ``$YGOREPLAY_LANG``, then the POSIX locale). Recorded data never changes with it."""
+    if value is None:
+        if ctx.parent is None:
+            i18n.use(i18n.from_environment())
+        return
+    try:
+        i18n.use(i18n.named(value))
+    except i18n.LanguageError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+def _lang_option() -> click.Option:
+    return click.Option(["--lang"], metavar="LANG", default=None, expose_value=False, is_eager=True,
+                        callback=_choose_language,
+                        help=f"The language to print in: {', '.join(i18n.LANGUAGES)} (default: $YGOREPLAY_LANG, "
+                             "then $LANG).")
+
+
+def _every_command(command: click.Command) -> Iterator[click.Command]:
+    yield command
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            yield from _every_command(sub)
+
+
 class _Group(click.Group):
     def main(self, *args, **kwargs):
         for stream in (sys.stdout, sys.stderr):       # a lone surrogate never ends in a traceback
             if hasattr(stream, "reconfigure"):
                 stream.reconfigure(errors="backslashreplace")
+        # --lang on the group and on every command (``ygoreplay rules SUM-04 --lang zh``).
+        for command in _every_command(self):
+            if not any(p.name == "lang" for p in command.params):
+                command.params.append(_lang_option())
         return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context):
