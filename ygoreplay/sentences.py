@@ -221,7 +221,7 @@ def _activated(w: Line, e, n: "Narrator") -> str:
     where = ""
     if card is not None and card.zone == HAND and e.effect_type is None:
         where = (t(" from the hand to the Field Zone") if e.field_zone else
-                 t(" from the hand to {zone}", zone=f"S{e.zone}") if e.zone is not None else t(" from the hand"))
+                 t(" from the hand to {zone}", zone=zone_tag(SZONE, e.zone)) if e.zone is not None else t(" from the hand"))
     effect = t(" ({kind} effect)", kind=e.effect_type) if e.effect_type else ""
     targets = t(" targeting {cards}", cards=w.cards_of(e.targets, owner=True)) if e.targets else ""
     said = f" — “{printable(e.description)}”" if e.description else ""

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import InputError
+from ..i18n import t
 from ..text import number, printable
 from . import match as match_cli
 from .common import (
@@ -136,26 +137,43 @@ def _flagged_count(data: dict) -> str:
 @main.command(name="rules")
 @click.argument("queries", nargs=-1, metavar="[ID|SECTION]...")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
-def rules_command(queries: tuple[str, ...], as_json: bool) -> None:
+@click.option("--seeds", "seeds", default=None, metavar="DIR",
+              help="The Chinese seed documents the rules were distilled from, to quote a rule asked for by ID "
+                   "(default: $YGOREPLAY_SEEDS, then the shared folder next to the repository).")
+def rules_command(queries: tuple[str, ...], as_json: bool, seeds: str | None) -> None:
     """What each rule of the catalogue says, and whether and where it is enforced.
 
-    ID is a rule ID (SUM-04), SECTION its prefix (SUM); none lists every rule. Exit code 2 for
-    an ID or section the catalogue does not have."""
-    from ..rules.coverage import counts as rule_counts, select as select_rules
+    ID is a rule ID (SUM-04), SECTION its prefix (SUM); none lists every rule. A rule asked for
+    by ID is quoted from the seed text it was distilled from. Exit code 2 for an ID or section
+    the catalogue does not have."""
+    from ..explain import STATUS_WORDS, how, seed_quotes, summary
+    from ..rules.coverage import RULES, counts as rule_counts, select as select_rules
+    from ..seeds import seeds_folder
     chosen = []
     for query in queries or (None,):
         found = select_rules(query)
         if not found:
-            raise InputError(f"no rule {query!r} in the catalogue (an ID such as SUM-04, or a section "
-                             f"such as SUM; `ygoreplay rules` lists them all)")
+            raise InputError(t("no rule {query} in the catalogue (an ID such as SUM-04, or a section such as SUM; "
+                               "`ygoreplay rules` lists them all)", query=repr(query)))
         chosen += [rule for rule in found if rule not in chosen]
+    folder = seeds_folder(seeds)
+    if seeds is not None and folder is None:
+        raise InputError(t("{path}: no such folder of seed documents", path=seeds))
+    asked = {query.strip().upper() for query in queries if query.strip().upper() in RULES}
+    quoted = {rule.id: seed_quotes(rule, folder) for rule in chosen if rule.id in asked}
     if as_json:
-        echo(json.dumps({"rules": [rule.to_dict() for rule in chosen], "counts": rule_counts()}))
+        echo(json.dumps({"rules": [{**rule.to_dict(), "summary": summary(rule),
+                                    **({"seed_quotes": [q.to_dict() for q in quoted[rule.id]]}
+                                       if rule.id in quoted else {})} for rule in chosen],
+                         "counts": rule_counts()}))
         return
     for rule in chosen:
-        echo(f"{rule.id} {rule.summary} [{rule.describe()}]")
+        echo(f"{rule.id} {summary(rule)} [{how(rule)}]")
+        for quote in quoted.get(rule.id, ()):
+            echo(f"  「{quote.text}」 ({quote.file})")
     if not queries:
-        echo(f"{len(chosen)} rules: " + ", ".join(f"{n} {status}" for status, n in rule_counts().items()))
+        echo(t("{count} rules: {tally}", count=len(chosen),
+               tally=", ".join(f"{n} {t(STATUS_WORDS[status])}" for status, n in rule_counts().items())))
 
 
 @main.command()

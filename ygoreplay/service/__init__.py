@@ -43,6 +43,7 @@ from ..match import stream as _match_stream  # noqa: F401  (the store's matches 
 from ..store import MissingStore, Store
 from . import duels, judge, matches, pages, reference, rounds, sheets, uploads
 from .common import HTTPError, _errors, _Limit
+from .language import Language
 from .core import Service
 
 THREADS = 256                    # requests waiting on the store at once
@@ -78,6 +79,7 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
     app.state.service = service
     _errors(app)
     app.add_middleware(_Limit)
+    app.add_middleware(Language)          # every request in its reader's language (?lang=, Accept-Language)
     app.include_router(matches.router)
 
     @app.get("/health", tags=["service"])
