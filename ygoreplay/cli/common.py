@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Iterator
 import click
 
 from .. import i18n
+from ..i18n import t
 from ..errors import ConflictError, InputError, YgoreplayError
 from ..text import printable, terminal
 
@@ -153,7 +154,7 @@ class _Group(click.Group):
             raise
         except YgoreplayError as exc:
             from ..rules import RuleViolation
-            label = "conflict" if isinstance(exc, ConflictError) else "error"
+            label = t("conflict") if isinstance(exc, ConflictError) else t("error")
             echo(str(exc) if isinstance(exc, RuleViolation) else f"{label}: {exc}", err=True)
             sys.exit(exc.exit_code)
         except BrokenPipeError:
@@ -161,17 +162,17 @@ class _Group(click.Group):
             _silence_stdout()
             sys.exit(0)
         except KeyboardInterrupt:
-            echo("interrupted", err=True)
+            echo(t("interrupted"), err=True)
             sys.exit(EXIT_INTERRUPTED)
         except OSError as exc:
             _silence_stdout()
-            echo(f"error: cannot write the output ({exc.strerror or exc})", err=True)
+            echo(t("error: cannot write the output ({why})", why=exc.strerror or exc), err=True)
             sys.exit(EXIT_UNREADABLE)
         except Exception as exc:                       # a bug: say so, and how to see more
             if os.environ.get("YGOREPLAY_DEBUG"):
                 raise
-            echo(f"internal error: {type(exc).__name__}: {printable(str(exc))[:300]} (this is a bug in "
-                 "ygoreplay; set YGOREPLAY_DEBUG=1 to see where)", err=True)
+            echo(t("internal error: {error} (this is a bug in ygoreplay; set YGOREPLAY_DEBUG=1 to see where)",
+                   error=f"{type(exc).__name__}: {printable(str(exc))[:300]}"), err=True)
             sys.exit(EXIT_INTERNAL)
 
 

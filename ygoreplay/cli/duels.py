@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import InputError
+from .. import i18n
 from ..i18n import t
 from ..text import number, printable
 from . import match as match_cli
@@ -66,23 +67,24 @@ def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
             echo(f"#{v['index']} {v['rule']} {v['message']}")
         for o in data["overrides"]:
             cite = o["cite"]
-            echo(f"#{o['index']} {o['rule']} set aside by {cite['card']}"
-                 f"{': ' + cite['effect'] if cite['effect'] else ''} ({o['message']})")
+            echo(f"#{o['index']} {o['rule']} " + t("set aside by {card}", card=cite["card"])
+                 + f"{': ' + cite['effect'] if cite['effect'] else ''} ({o['message']})")
         for line in witness_lines(data):
             echo(line)
         final, state = data["final"], report.report.state
-        verdict = "legal" if report.legal else f"{len(data['violations'])} violation(s)"
-        flagged = f" {len(data['flagged'])} kept flagged (witnessed);" if data["flagged"] else ""
-        result = ("a draw" if final["winner"] is None else f"player {final['winner']} won") \
-            if state.ended else "not finished"
-        echo(f"{file}: {verdict};{flagged} {data['events']} events, turn {final['turn']}, "
-             f"LP {final['lp'][0]} / {final['lp'][1]}, {result}"
+        verdict = t("legal") if report.legal else t("{count} violation(s)", count=len(data["violations"]))
+        flagged = t(" {count} kept flagged (witnessed);", count=len(data["flagged"])) if data["flagged"] else ""
+        result = (t("a draw") if final["winner"] is None else t("player {number} won", number=final["winner"])) \
+            if state.ended else t("not finished")
+        echo(t("{file}: {verdict};{flagged} {events} events, turn {turn}, LP {first} / {second}, {result}",
+               file=file, verdict=verdict, flagged=flagged, events=data["events"], turn=final["turn"],
+               first=final["lp"][0], second=final["lp"][1], result=result)
              + (f" ({final['reason']})" if state.ended else ""))
         _echo_checked(data["checked"])
         cited = sorted({v["rule"] for v in data["violations"]} | {o["rule"] for o in data["overrides"]}
                        | {u["rule"] for u in data["checked"]["undecided"]} | {f["rule"] for f in data["flagged"]})
         if cited:
-            echo("what a rule says and where it is checked: ygoreplay rules " + " ".join(cited))
+            echo(t("what a rule says and where it is checked: {command}", command="ygoreplay rules " + " ".join(cited)))
     sys.exit(0 if report.legal else EXIT_ILLEGAL)
 
 
@@ -140,12 +142,15 @@ def _flagged_count(data: dict) -> str:
 @click.option("--seeds", "seeds", default=None, metavar="DIR",
               help="The Chinese seed documents the rules were distilled from, to quote a rule asked for by ID "
                    "(default: $YGOREPLAY_SEEDS, then the shared folder next to the repository).")
-def rules_command(queries: tuple[str, ...], as_json: bool, seeds: str | None) -> None:
+@click.option("--quote", "quote", is_flag=True,
+              help="Quote the seed text of a rule asked for by ID (the default in any language but English).")
+def rules_command(queries: tuple[str, ...], as_json: bool, seeds: str | None, quote: bool) -> None:
     """What each rule of the catalogue says, and whether and where it is enforced.
 
     ID is a rule ID (SUM-04), SECTION its prefix (SUM); none lists every rule. A rule asked for
-    by ID is quoted from the seed text it was distilled from. Exit code 2 for an ID or section
-    the catalogue does not have."""
+    by ID is quoted from the Chinese seed text it was distilled from when read in another language
+    than English (or with --quote or --seeds). Exit code 2 for an ID or section the catalogue does
+    not have."""
     from ..explain import STATUS_WORDS, how, seed_quotes, summary
     from ..rules.coverage import RULES, counts as rule_counts, select as select_rules
     from ..seeds import seeds_folder
@@ -159,7 +164,8 @@ def rules_command(queries: tuple[str, ...], as_json: bool, seeds: str | None) ->
     folder = seeds_folder(seeds)
     if seeds is not None and folder is None:
         raise InputError(t("{path}: no such folder of seed documents", path=seeds))
-    asked = {query.strip().upper() for query in queries if query.strip().upper() in RULES}
+    quoting = quote or seeds is not None or i18n.current() != i18n.DEFAULT
+    asked = {query.strip().upper() for query in queries if query.strip().upper() in RULES} if quoting else set()
     quoted = {rule.id: seed_quotes(rule, folder) for rule in chosen if rule.id in asked}
     if as_json:
         echo(json.dumps({"rules": [{**rule.to_dict(), "summary": summary(rule),
@@ -192,8 +198,8 @@ def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: t
     with open_duel(duel, store_url, cards) as source:
         index = _position(source.events, at, turn, source.name)
         state = source.state_after(index, view)
-        echo(render(state, f"after event #{index} ({source.events[index].kind})"
-                    + (f", {view or source.view} view" if (view or source.view) != "judge" else ""),
+        echo(render(state, t("after event #{index} ({kind})", index=index, kind=source.events[index].kind)
+                    + (t(", {view} view", view=view or source.view) if (view or source.view) != "judge" else ""),
                     width=terminal_width()), nl=False)
 
 
