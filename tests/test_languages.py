@@ -286,3 +286,20 @@ def test_the_events_a_service_records_are_the_same_whatever_the_language(client)
         assert len(records) == len(events)
         stored.append(json.dumps([r["event"] for r in records], sort_keys=True))
     assert len(set(stored)) == 1
+
+
+def test_the_viewer_gets_card_names_in_its_language_and_the_english_beside(client, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "names"))
+    events = read_events(ROOT / "replays" / "won-by-damage.jsonl")
+    english = facts_of(events, card_lookup(()))
+    code = next(code for code in english if english[code].name == "Giant Soldier of Stone")
+    write_names("zh-Hans", [(code, "岩石巨兵")])
+    duel, _ = _duel(client, events)
+    auth = {"Authorization": f"Bearer {ADMIN}"}
+    cards = {c["code"]: c for f in client.get(f"/duels/{duel}/frames?lang=zh", headers=auth).json()["frames"]
+             for c in f["cards"]}
+    assert cards[code]["name"] == "岩石巨兵" and cards[code]["name_en"] == "Giant Soldier of Stone"
+    other = next(c for c in cards.values() if c["code"] != code)
+    assert "name_en" not in other and other["name"] == english[other["code"]].name    # no name: English
+    plain = {c["code"]: c for f in client.get(f"/duels/{duel}/frames", headers=auth).json()["frames"] for c in f["cards"]}
+    assert plain[code]["name"] == "Giant Soldier of Stone" and "name_en" not in plain[code]

@@ -24,6 +24,7 @@ from . import i18n
 from .access import Access
 from .board import board
 from .cache import Cache
+from .card_names import card_name
 from .cards import CardDB
 from .chain import to_ms
 from .log import Narrator
@@ -154,6 +155,16 @@ def _marked_by(history: History, position: int, event: Any) -> set[int]:
     return marked
 
 
+def _named(fact: dict, facts: Any) -> dict:
+    """A card's facts as the viewer shows them: named in the view's language (``name_en`` keeps
+    the English one when it differs)."""
+    shown = {**fact, "text": facts.describe()}
+    name = card_name(facts)
+    if name != fact.get("name"):
+        shown.update(name=name, name_en=fact.get("name"))
+    return shown
+
+
 class LiveView:
     """One view of a duel: its steps so far, its fold, and kept states to seek from.
 
@@ -212,7 +223,7 @@ class LiveView:
         after = board(state)
         whole = self.last_board is None or len(self.steps) % KEYFRAME_EVERY == 0
         self.steps.append(Step(position, step.event.to_dict(), time, line, step.disclosures, step.renames,
-                               [{**f, "text": facts[f["code"]].describe()} for f in facts.to_json_list()],
+                               [_named(f, facts[f["code"]]) for f in facts.to_json_list()],
                                {} if whole else patch_of(self.last_board, after), after if whole else None))
         self.last_board = after
         history = self.fold._history
