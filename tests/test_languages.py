@@ -87,6 +87,7 @@ def test_the_cli_reads_the_log_in_the_language_asked_and_refuses_an_unknown_one(
     runner = CliRunner()
     zh = runner.invoke(main, ["log", sample, "--lang", "zh"])
     assert zh.exit_code == 0 and "主要阶段1" in zh.stdout and "Main Phase 1" not in zh.stdout
+    assert i18n.current() == "en"                       # a command's language ends with it
     ja = runner.invoke(main, ["--lang", "ja", "log", sample])
     assert ja.exit_code == 0 and "メインフェイズ1" in ja.stdout
     env = runner.invoke(main, ["log", sample], env={"YGOREPLAY_LANG": "", "LANGUAGE": "", "LC_ALL": "",

@@ -142,7 +142,8 @@ class _Group(click.Group):
         for command in _every_command(self):
             if not any(p.name == "lang" for p in command.params):
                 command.params.append(_lang_option())
-        return super().main(*args, **kwargs)
+        with i18n.using(i18n.current()):             # the command's language ends with it (in-process callers)
+            return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context):
         try:
