@@ -304,3 +304,25 @@ def test_the_viewer_gets_card_names_in_its_language_and_the_english_beside(clien
     assert "name_en" not in other and other["name"] == english[other["code"]].name    # no name: English
     plain = {c["code"]: c for f in client.get(f"/duels/{duel}/frames", headers=auth).json()["frames"] for c in f["cards"]}
     assert plain[code]["name"] == "Giant Soldier of Stone" and "name_en" not in plain[code]
+
+
+def test_ygoprodeck_names_in_french_come_from_its_language_parameter(tmp_path, monkeypatch):
+    """No network: YGOPRODeck's answer in French is a fixture; the facts stay the English database's."""
+    from ygoreplay import card_install
+    asked = []
+    answer = {"data": [{"id": 89631139, "name": "Dragon Blanc aux Yeux Bleus", "type": "Normal Monster",
+                        "frameType": "normal", "race": "Dragon", "attribute": "LIGHT", "level": 8, "atk": 3000,
+                        "def": 2500, "card_images": [{"id": 89631139}, {"id": 89631140}]}]}
+
+    def fetch(source: str) -> tuple[bytes, str]:
+        asked.append(source)
+        return json.dumps(answer).encode(), source
+    monkeypatch.setattr(card_install, "fetch", fetch)
+    count, url = card_install.install_names("ygoprodeck", "fr", tmp_path)
+    assert count == 2 and asked == [f"{card_install.YGOPRODECK}?language=fr"] == [url]
+    from ygoreplay.card_names import names_of
+    assert names_of("fr", tmp_path) == {89631139: "Dragon Blanc aux Yeux Bleus", 89631140: "Dragon Blanc aux Yeux Bleus"}
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path.parent))
+    write_names("fr", [(89631139, "Dragon Blanc aux Yeux Bleus")])
+    monkeypatch.setenv("YGOREPLAY_CARD_LANG", "fr")                  # French names, English sentences
+    assert card_name(_facts(89631139, "Blue-Eyes White Dragon")) == "Dragon Blanc aux Yeux Bleus"

@@ -6,10 +6,13 @@ What a reader sees of a card's name is ``card_name(facts)``: the name in the cur
 (``i18n``) from ``names.<lang>.sqlite`` beside the installed card database, which ``ygoreplay
 cards update --source FILE.cdb --lang zh-Hans`` writes from a localized YGOPro/EDOPro
 ``cards.cdb`` (or YGOPRODeck's ``language=`` answer); missing there, the English name, then the
-passcode (``cards.unnamed``). A names file is small (some 10,000 rows) and read whole once.
+passcode (``cards.unnamed``). ``$YGOREPLAY_CARD_LANG`` names cards in another language than the
+messages (``fr``: YGOPRODeck's French names in English sentences). A names file is small (some
+10,000 rows) and read whole once.
 """
 from __future__ import annotations
 
+import os
 import sqlite3
 from functools import lru_cache
 from pathlib import Path
@@ -21,6 +24,19 @@ from .files import data_dir
 
 #: The languages a names file can hold: the catalogue languages and YGOPRODeck's others.
 NAME_LANGUAGES = (*i18n.LANGUAGES, "fr", "de", "it", "pt")
+#: Card names in another language than the messages' (``fr``: French names, English sentences).
+NAMES_ENV = "YGOREPLAY_CARD_LANG"
+
+
+def names_language() -> str:
+    """The language cards are named in: ``$YGOREPLAY_CARD_LANG`` if it names one, else the reader's."""
+    chosen = os.environ.get(NAMES_ENV, "").strip()
+    if chosen:
+        try:
+            return name_language(chosen)
+        except i18n.LanguageError:
+            pass
+    return i18n.current()
 
 
 def names_path(language: str, folder: Path | None = None) -> Path:
@@ -79,7 +95,7 @@ def _read(path: str, changed: int) -> dict[int, str]:
 
 def localized(code: int, alias: int = 0, language: str | None = None) -> str | None:
     """The name of ``code`` (or of the card it is an artwork of) in ``language``, or None."""
-    names = names_of(language or i18n.current())
+    names = names_of(language or names_language())
     return names.get(code) or (names.get(alias) if alias else None)
 
 
@@ -87,7 +103,7 @@ def card_name(facts: CardFacts | None, code: int = 0) -> str:
     """A card's name as the reader reads it: in their language, else English, else the passcode."""
     if facts is None:
         return unnamed(code)
-    if i18n.current() != i18n.DEFAULT:
+    if names_language() != i18n.DEFAULT:
         name = localized(facts.code, facts.alias or 0)
         if name:
             return name
@@ -99,7 +115,7 @@ def find_codes(text: str, language: str | None = None, limit: int = 50) -> list[
     wanted = text.casefold().strip()
     if not wanted:
         return []
-    names = names_of(language or i18n.current())
+    names = names_of(language or names_language())
     exact = [code for code, name in names.items() if name.casefold() == wanted]
     partial = [code for code, name in names.items() if wanted in name.casefold() and code not in exact]
     return (exact + sorted(partial))[:limit]
