@@ -380,31 +380,33 @@ def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], witness_url: 
     for v in data["violations"]:
         echo(f"#{v['index']} {v['rule']} {v['message']}")
     for o in data["overrides"]:
-        echo(f"#{o['index']} {o['rule']} set aside by {o['cite']['card']} ({o['message']})")
+        echo(f"#{o['index']} {o['rule']} " + t("set aside by {card}", card=o["cite"]["card"]) + f" ({o['message']})")
     for r in data["rollbacks"]:
-        echo(f"#{r['index']} rollback to before event {r['to']} by {printable(r['judge'])}: {printable(r['reason'])}")
+        echo(f"#{r['index']} " + t("rollback to before event {index} by {judge}: {reason}", index=r["to"],
+                                   judge=printable(r["judge"]), reason=printable(r["reason"])))
     for line in witness_lines(data):
         echo(line)
     if result.chain == "none":
-        echo("hash chain: none (a JSON Lines file has no hash chain; record or export it for one)")
+        echo(t("hash chain: none (a JSON Lines file has no hash chain; record or export it for one)"))
     elif result.chain != "broken":
-        echo("hash chain: intact" + (" and anchored" if result.chain == "anchored" else ""))
+        echo(t("hash chain: intact and anchored") if result.chain == "anchored" else t("hash chain: intact"))
     else:
         first_bad = result.first_bad
-        where = "the header" if first_bad == -1 else f"event {first_bad}" if first_bad is not None else "its anchor"
-        echo(f"hash chain: BROKEN at {where}" + (f": {result.problem}" if result.problem else ""))
+        where = t("the header") if first_bad == -1 else t("event {index}", index=first_bad) if first_bad is not None \
+            else t("its anchor")
+        echo(t("hash chain: BROKEN at {where}", where=where) + (f": {result.problem}" if result.problem else ""))
     if result.signature is not None:
         echo(f"signature: {result.signature.describe()}")
     if source.view != "judge":
-        echo(f"rules: checked as far as a {source.view} view knows (what its viewer saw)")
+        echo(t("rules: checked as far as a {view} view knows (what its viewer saw)", view=source.view))
     _echo_checked(data["checked"])
     undecided = sorted({u["rule"] for u in data["checked"]["undecided"]})
     if undecided:
-        echo("what a rule says and where it is checked: ygoreplay rules " + " ".join(undecided))
+        echo(t("what a rule says and where it is checked: {command}", command="ygoreplay rules " + " ".join(undecided)))
     state = result.state
     if state:
-        outcome = "not finished" if not state.ended else (
-            "a draw" if state.winner is None else f"player {state.winner} won")
+        outcome = t("not finished") if not state.ended else (
+            t("a draw") if state.winner is None else t("player {number} won", number=state.winner))
         unexplained = sum(o["unexplained"] for o in data["overrides"])
         echo(f"{source.name}: {len(data['violations'])} violation(s), {len(data['overrides'])} override(s)"
              + (f" ({unexplained} unexplained, for review)" if unexplained else "") + ", "
