@@ -77,6 +77,15 @@ def test_import_real_prints_agreement_and_rates():
                    r"^board agrees with the engine at every state packet: 5/5 files")
 
 
+def test_effects_real_prints_the_calls_with_and_without_effect_facts(tmp_path):
+    """Run with a scripts folder of this project's own (third-party scripts are never kept here)."""
+    folder = shared_path(*REAL)
+    (tmp_path / "c14898066.lua").write_text("local s,id=GetID()\nfunction s.initial_effect(c)\nend\n")
+    assert_figures(run_bench("effects_real.py", str(folder), "--scripts", str(tmp_path)),
+                   rf"^files 5, activations {NUMBER}, cards {NUMBER}, with effect facts {NUMBER}",
+                   r"^violations with the facts:\s+none", rf"^scripts read in {NUMBER} s")
+
+
 def test_cards_prints_what_the_database_costs_a_command():
     assert_figures(run_bench("cards.py"), rf"open \+ facts of a 60-card deck: +{NUMBER} ms",
                    rf"the database costs a command [+-]{NUMBER} ms")
@@ -87,6 +96,16 @@ def test_viewer_prints_the_time_to_show_positions():
         pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does)")
     assert_figures(run_bench("viewer.py", "--chromium", CHROMIUM),
                    rf"^  scrub +20 positions: median +{NUMBER} ms", rf"^  step +300 positions: median +{NUMBER} ms")
+
+
+def test_recorder_prints_taps_round_trips_and_a_round_in_parallel():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does)")
+    assert_figures(run_bench("recorder.py", "--chromium", CHROMIUM),
+                   rf"^  life_points_changed +{NUMBER} / \d+", rf"^  every event +{NUMBER} / \d+",
+                   rf"^round trip of \d+ entries: p50 {NUMBER} ms, p99 {NUMBER} ms",
+                   rf"^a round of 2 tables in parallel, 24 entries \(setups and moves\): round trip p50 {NUMBER} ms, "
+                   rf"p99 {NUMBER} ms; 22 moves in {NUMBER} s, {NUMBER} entries/s")
 
 
 def test_checkable_prints_the_rules_caught_from_each_record():

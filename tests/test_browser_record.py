@@ -4,7 +4,8 @@ taps only (plus the autocomplete for names and the LP keypad), and its stored re
 with the public sample's, event for event; taps per event and each entry's round trip printed
 (figures, not timed assertions); the network cut for a stretch and the page reloaded: nothing
 lost, nothing twice; an answer lost after the service stored the entry; two devices recording
-one duel; a correction; screenshots at 360 and 1280 px with no horizontal overflow.
+one duel; a correction; a player's device sealing a card of its own and opening it; screenshots
+at 360 and 1280 px with no horizontal overflow.
 """
 from __future__ import annotations
 
@@ -19,8 +20,10 @@ from test_browser import SHOTS, browser, service  # noqa: F401  (the fixtures)
 from test_match_service import MATCHES, lines
 from test_public_records import PUBLIC, _view
 from test_service import ADMIN, auth, create, events_of
+from ygoreplay import seals
 from ygoreplay.cards import CardDB
 from ygoreplay.events import from_dict
+from ygoreplay.openings import opened
 from ygoreplay.views import public_board
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[test]' installs playwright")
@@ -86,7 +89,9 @@ class Table:
         self.tap(f'#moves [data-kind="{kind}"]')
 
     def keypad(self, player: int, amount: int, op: str) -> None:
-        self.tap(f'#lp-who [data-player="{player}"]')
+        chip = self.page.locator(f'#lp-who [data-player="{player}"]')
+        if chip.get_attribute("aria-pressed") != "true":    # a player already chosen is not tapped again
+            self.tap(f'#lp-who [data-player="{player}"]')
         digits = str(amount)
         significant = digits.rstrip("0")
         zeros = len(digits) - len(significant)
@@ -417,19 +422,28 @@ TABLE_MOVES = ["next-turn", "phase-draw", "phase-standby", "phase-main1", "phase
                "next-turn", "phase-draw", "draw-card", "phase-standby", "phase-main1", "phase-end"]
 
 
-def test_a_round_of_eight_tables_recorded_in_parallel(service, browser):  # noqa: F811
-    pairings = "table,player1,player2\n" + "".join(f"{t},Duelist {2 * t - 1},Duelist {2 * t}\n" for t in range(1, 9))
-    r = httpx.post(f"{service.url}/rounds?event=Regional&round=2", content=pairings,
+def new_round(base: str, tables: int) -> dict:
+    """A round of ``tables`` tables made from a pairings CSV, each match's decklists registered
+    (the deck check, MATCH-04): the organiser's answer, tokens and table links in it."""
+    pairings = "table,player1,player2\n" + "".join(f"{t},Duelist {2 * t - 1},Duelist {2 * t}\n"
+                                                     for t in range(1, tables + 1))
+    r = httpx.post(f"{base}/rounds?event=Regional&round=2", content=pairings,
                    headers={"Content-Type": "text/csv", **auth(ADMIN)})
     assert r.status_code == 201, r.text
     made = r.json()
     decks = [e for e in lines(MATCHES / "two-nil.jsonl") if e["kind"] == "decklist_registered"]
-    for table in made["tables"]:                    # the deck check: each match's decklists (MATCH-04)
-        registered = httpx.post(f"{service.url}/matches/{table['match']}/events", json=decks,
+    for table in made["tables"]:
+        registered = httpx.post(f"{base}/matches/{table['match']}/events", json=decks,
                                 headers=auth(table["tokens"]["recorder"]))
         assert registered.status_code == 200, registered.text
+    return made
+
+
+def seat(browser, made: dict) -> list[Table]:  # noqa: F811
+    """A phone at each table, opened on its QR code's link: duel 1 started through the match API
+    and set up on the page with the match's names."""
     tables = []
-    for table in made["tables"]:                    # each table's QR code: the recorder's page of its match
+    for table in made["tables"]:
         device = Table(browser, table["record"]["recorder"], width=360)
         expect(device.page.locator("#next-duel h2")).to_contain_text("duel 1", timeout=30_000)
         tables.append(device)
@@ -443,12 +457,34 @@ def test_a_round_of_eight_tables_recorded_in_parallel(service, browser):  # noqa
         device.tap("#start")
     for device in tables:
         wait_settled(device, 5)
-    for n, move in enumerate(TABLE_MOVES, start=6):  # every table enters its next move at once
+    return tables
+
+
+def play_at_once(tables: list[Table], moves: list[str]) -> list[float]:
+    """Every table enters each move at once, then waits for all to settle: each entry's round
+    trip (ms), sorted."""
+    for n, move in enumerate(moves, start=6):
         for device in tables:
             device.tap(f'[data-move="{move}"]')
         for device in tables:
             wait_settled(device, n)
-    trips = sorted(t for device in tables for t in device.page.evaluate("window.ygoreplay.recorder.trips"))
+    return sorted(t for device in tables for t in device.page.evaluate("window.ygoreplay.recorder.trips"))
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
+
+
+def test_a_round_of_eight_tables_recorded_in_parallel(service, browser):  # noqa: F811
+    made = new_round(service.url, 8)
+    follower = browser.new_page()                   # the round's page, open all along: live, never reloaded
+    follower.goto(f"{service.url}/rounds/{made['id']}")
+    expect(follower.locator("#live")).to_have_attribute("data-live", "true", timeout=30_000)
+    expect(follower.locator("#table-1 .who")).to_have_text("—")
+    follower.evaluate("window.loadedOnce = true")
+    tables = seat(browser, made)
+    trips = play_at_once(tables, TABLE_MOVES)
     duels = [device.page.url.split("/record/")[1].split("?")[0] for device in tables]
     for device in tables:
         device.close()
@@ -459,13 +495,14 @@ def test_a_round_of_eight_tables_recorded_in_parallel(service, browser):  # noqa
         assert events[0]["players"] == table["players"]
     status = httpx.get(f"{service.url}/rounds/{made['id']}.json").json()
     assert [(t["table"], t["state"]) for t in status["tables"]] == [(t, "playing duel 1") for t in range(1, 9)]
-    page = browser.new_page()
-    page.goto(f"{service.url}/rounds/{made['id']}")
-    for t in range(1, 9):
-        expect(page.locator(f"#table-{t}")).to_contain_text("playing duel 1")
-    page.close()
-    print(f"\n8 tables, {len(trips)} entries in parallel: round trip p50 {trips[len(trips) // 2]:.1f} ms, "
-          f"p99 {trips[min(len(trips) - 1, int(len(trips) * 0.99))]:.1f} ms")
+    for t in range(1, 9):                           # the round page followed every table as it moved
+        expect(follower.locator(f"#table-{t} .state")).to_have_text("playing duel 1", timeout=30_000)
+        expect(follower.locator(f"#table-{t} .who")).to_have_text("scorekeeper", timeout=30_000)
+    assert follower.evaluate("window.loadedOnce === true"), "the round page was not reloaded"
+    assert "token=" not in follower.content()
+    follower.close()
+    print(f"\n8 tables, {len(trips)} entries in parallel: round trip p50 {percentile(trips, 0.5):.1f} ms, "
+          f"p99 {percentile(trips, 0.99):.1f} ms")
 
 
 MOVE_KINDS = {"next-turn": "turn_started", "phase-draw": "phase_entered", "phase-standby": "phase_entered",
@@ -476,3 +513,169 @@ def wait_settled(device: Table, events: int) -> None:
     """As ``Table.settled``, with room for eight pages on a busy machine."""
     expect(device.page.locator("body")).to_have_attribute("data-events", str(events), timeout=60_000)
     expect(device.page.locator("body")).to_have_attribute("data-queued", "0", timeout=60_000)
+
+
+# -- a player's device seals its own hidden cards and opens them ----------------------------------------------
+
+def test_a_players_page_seals_a_drawn_card_and_opens_it_after_a_reload(service, browser):  # noqa: F811
+    duel = create(service.url, title="sealed hands", mode="witnessed")
+    p0 = Table(browser, duel["record"]["p0"], width=360)
+    p1 = Table(browser, duel["record"]["p1"], width=360)
+    p1.page.fill("#name0", "Yugi")
+    p1.page.fill("#name1", "Kaiba")
+    p1.tap("#start")
+    p0.settled(5)
+    card = p0.page.evaluate("window.ygoreplay.recorder.board.players[0].hand[0].id")
+    code = 46986414                                  # Dark Magician, in Yugi's opening hand
+    p0.name(card, code)
+    p1.card(p1.page.evaluate("window.ygoreplay.recorder.board.players[0].hand[0].id"))  # no seal of another's card
+    expect(p1.page.locator("#sheet-actions")).to_have_attribute("data-at", "5")
+    assert p1.page.locator("#sheet [data-seal]").count() == 0
+    p0.tap('#sheet [data-seal="seal"]')
+    p0.settled(6)
+    sealed = stored(service.url, duel)[-1]
+    assert sealed["kind"] == "cards_sealed" and sealed["player"] == 0 and list(sealed["seals"]) == [card]
+    assert "shows" not in sealed, "the name stayed on the device"
+    kept = json.loads(p0.page.evaluate(f"localStorage.getItem('ygoreplay.seals.{duel['id']}.p0')"))
+    assert kept[card]["code"] == code and seals.opens(sealed["seals"][card], code, kept[card]["nonce"]), \
+        "the page seals as seals.py does"
+    before = httpx.get(f"{service.url}/duels/{duel['id']}/events", headers=auth(duel["tokens"]["spectator"])).text
+    assert str(code) not in before and sealed["seals"][card] not in before
+    p0.open()                                        # the seal's nonce is in the browser, across a reload
+    expect(p0.page.locator("body")).to_have_attribute("data-sealed", "1")
+    p0.card(card)
+    expect(p0.page.locator('#sheet [data-seal="open"]')).to_contain_text("Dark Magician")
+    no_overflow(p0.page)
+    p0.page.screenshot(path=str(SHOTS / "record-360-sealed.png"), full_page=True)
+    p0.tap("#open-seals")
+    p0.settled(7)
+    expect(p0.page.locator("body")).to_have_attribute("data-sealed", "0")
+    opened_at = stored(service.url, duel)[-1]
+    assert opened_at["kind"] == "cards_opened" and opened_at["cards"][card]["code"] == code
+    judge = opened([from_dict(e) for e in stored(service.url, duel)], CLASSIC)
+    deck = next(e for e in judge if e.kind == "deck_registered" and e.player == 0)
+    assert deck.main[int(card.split(".m")[1])] == code, "the judge record holds the card the player sealed"
+    p0.close()
+    p1.close()
+
+
+# -- a table's page from the round: names from the decklists, keys, coin, die, token ------------------------
+
+def test_a_tables_page_names_from_the_decklists_first_offline_too_and_takes_keys_coin_die_and_token(
+        service, browser):  # noqa: F811
+    made = httpx.post(f"{service.url}/rounds?event=Locals&round=1", content="1,Yugi,Kaiba\n",
+                      headers={"Content-Type": "text/csv", **auth(ADMIN)}).json()
+    table = made["tables"][0]
+    decks = [e for e in lines(MATCHES / "two-nil.jsonl") if e["kind"] == "decklist_registered"]
+    assert httpx.post(f"{service.url}/matches/{table['match']}/events", json=decks,
+                      headers=auth(table["tokens"]["recorder"])).status_code == 200
+    device = Table(browser, table["record"]["recorder"])
+    device.tap('#next-duel [data-first="0"]')
+    device.page.wait_for_url(lambda url: "/record/match/" not in url, timeout=60_000)
+    device.page.wait_for_selector("body[data-ready=true]", timeout=60_000)
+    assert f"match={table['match']}" in device.page.url
+    device.tap("#start")
+    device.settled(5)
+    for key, n in (("n", 6), ("d", 7), ("s", 8), ("1", 9)):      # next turn, Draw, Standby, Main Phase 1
+        device.page.keyboard.press(key)
+        device.settled(n)
+    device.tap('#chance button:text("Heads")')
+    device.settled(10)
+    device.tap('#chance [aria-label="die: 3"]')
+    device.settled(11)
+    events = stored(service.url, {"id": device.page.url.split("/record/")[1].split("?")[0],
+                                  "tokens": {"judge": table["tokens"]["judge"]}})
+    assert [e["kind"] for e in events[5:]] == ["turn_started", "phase_entered", "phase_entered", "phase_entered",
+                                               "coin_tossed", "die_rolled"]
+    assert events[9]["results"] == [True] and events[10]["results"] == [3]
+    device.tap("#token-button")                      # a token: the form of token_created, ready to fill
+    expect(device.page.locator("#else-kind")).to_have_value("token_created")
+    expect(device.page.locator('#else-fields [name="player"]')).to_have_value("0")
+    device.page.keyboard.press("u")                  # undo, by its key: the die, corrected
+    device.settled(12)
+    assert stored(service.url, {"id": device.page.url.split("/record/")[1].split("?")[0],
+                                "tokens": {"judge": table["tokens"]["judge"]}})[-1] == {
+        "kind": "entry_corrected", "to": 10, "reason": "mis-entry: undone on the recorder's page", "entered_by": "recorder"}
+    # names: the match's decklists first, and the same with the network gone
+    in_decks = {CLASSIC[code].name for e in decks for part in ("main", "extra", "side") for code in e.get(part, [])}
+    card = device.page.evaluate("window.ygoreplay.recorder.board.players[0].hand[0].id")
+    for offline in (False, True):
+        device.context.set_offline(offline)
+        device.card(card)
+        device.page.fill("#name-input", "dragon")
+        expect(device.page.locator("#suggestions button").first).to_have_class("suggestion own")
+        shown = device.page.locator("#suggestions button").evaluate_all(
+            "buttons => buttons.map(b => [b.textContent, b.classList.contains('own')])")
+        mine = [name for name, own in shown if own]
+        assert {"Alexandrite Dragon", "Luster Dragon"} <= set(mine) <= in_decks, offline
+        assert [own for _, own in shown] == sorted((own for _, own in shown), reverse=True), "the decks' first"
+        device.tap("#sheet-close")
+    device.context.set_offline(False)
+    device.close()
+
+
+def test_the_same_entry_tapped_twice_at_once_is_stored_twice(service, browser):  # noqa: F811
+    """Two draws tapped before the first one's event came back on the stream: the second is
+    entered after the first (the service's answer says where), not taken for the first one
+    already stored and dropped."""
+    duel = create(service.url, title="two draws", mode="witnessed")
+    table = Table(browser, duel["record"]["recorder"])
+    table.page.fill("#name0", "A")
+    table.page.fill("#name1", "B")
+    table.tap("#start")
+    table.settled(5)
+    table.tap('[data-move="next-turn"]')
+    table.settled(6)
+    table.page.evaluate("window.ygoreplay.recorder.stream.close()")      # the stream stalls: no event comes back
+    for _ in range(3):
+        table.tap('[data-move="draw-card"]')
+    expect(table.page.locator("body")).to_have_attribute("data-queued", "0", timeout=30_000)
+    kinds = [e["kind"] for e in stored(service.url, duel)]
+    assert kinds[6:] == ["cards_drawn"] * 3, kinds
+    table.close()
+
+
+def test_a_tables_duel_that_ended_goes_into_the_match_and_the_link_starts_the_next(service, browser):  # noqa: F811
+    made = new_round(service.url, 1)
+    table = made["tables"][0]
+    device = seat(browser, made)[0]
+    duel_id = device.page.url.split("/record/")[1].split("?")[0]
+    expect(device.page.locator("#match-end")).to_be_hidden()
+    device.tap('[data-move="next-turn"]')
+    device.settled(6)
+    device.keypad(1, 8000, "effect_damage")
+    device.settled(7)
+    device.move("duel_ended")                        # the rules offer the end at LP 0
+    device.settled(8)
+    device.tap("#next-game")
+    device.page.wait_for_url(lambda url: "/record/match/" in url, timeout=30_000)
+    expect(device.page.locator("#next-duel h2")).to_contain_text("duel 2", timeout=30_000)
+    state = httpx.get(f"{service.url}/matches/{table['match']}/state", headers=auth(table["tokens"]["judge"])).json()
+    assert state["games"][0]["duel"] == duel_id and state["games"][0]["winner"] == 0 and state["score"][:2] == [1, 0]
+    assert httpx.get(f"{service.url}/rounds/{made['id']}.json").json()["tables"][0]["score"][:2] == [1, 0]
+    device.close()
+
+
+def test_the_judges_page_rewinds_the_duel_at_once(service, browser):  # noqa: F811
+    duel = create(service.url, title="rewind", mode="witnessed")
+    judge = Table(browser, f"{service.url}/record/{duel['id']}?token={duel['tokens']['judge']}")
+    recorder = Table(browser, duel["record"]["recorder"])
+    recorder.page.fill("#name0", "A")
+    recorder.page.fill("#name1", "B")
+    recorder.tap("#start")
+    for n, move in enumerate(("next-turn", "phase-draw", "phase-standby", "phase-main1"), start=6):
+        recorder.tap(f'[data-move="{move}"]')
+        recorder.settled(n)
+    judge.settled(9)
+    assert recorder.page.locator("#entries [data-rewind]").count() == 0, "a rollback is the judge's"
+    judge.tap('#entries [data-rewind="7"]')
+    judge.page.fill('#else-fields [name="judge"]', "Head judge")
+    judge.page.fill('#else-fields [name="reason"]', "the Standby Phase was entered before the draw")
+    judge.tap("#else button[type=submit]")
+    judge.settled(10)
+    recorder.settled(10)
+    last = stored(service.url, duel)[-1]
+    assert last["kind"] == "rolled_back" and last["to"] == 7 and last["judge"] == "Head judge"
+    expect(recorder.page.locator('#entries li[data-i="8"]')).to_have_class("entry struck")
+    judge.close()
+    recorder.close()

@@ -89,6 +89,33 @@ def test_a_quick_effect_answering_damage_calculation_and_a_when_trigger():
     assert when.kind == "trigger" and when.when_optional and when.count_limit == 1 and when.count_code == ""
 
 
+#: A Pendulum Spirit monster: shared procedures declare some of its effects, the engine's calls none.
+HELPED = """local s,id=GetID()
+function s.initial_effect(c)
+	Pendulum.AddProcedure(c)
+	Spirit.AddProcedure(c,EVENT_SUMMON_SUCCESS)
+	c:EnableReviveLimit()
+	Duel.AddCustomActivityCounter(id,ACTIVITY_CHAIN,aux.FALSE)
+	local e1=Effect.CreateEffect(c)
+	e1:SetType(EFFECT_TYPE_IGNITION)
+	e1:SetCondition(aux.TargetBoolFunction(Card.IsFaceup))
+	c:RegisterEffect(e1)
+end
+function s.helper(c)
+	aux.AddUnionProcedure(c)
+end
+"""
+
+
+def test_a_shared_procedure_initial_effect_calls_is_kept_as_a_helper_fact():
+    """The effects a procedure declares are in a shared file the reader does not follow: the call
+    is kept (kind ``helper``), so a rule knows the card may have more effects than it sees."""
+    pendulum, spirit, ignition = read_script(HELPED)
+    assert (pendulum.kind, pendulum.code) == ("helper", "Pendulum.AddProcedure")
+    assert (spirit.kind, spirit.code) == ("helper", "Spirit.AddProcedure") and spirit.initial
+    assert ignition.kind == "ignition"
+
+
 def test_a_folder_of_scripts_and_what_could_not_be_read(tmp_path):
     (tmp_path / "official").mkdir()
     (tmp_path / "official" / "c1001.lua").write_text(TRAP)
@@ -164,3 +191,45 @@ def test_a_card_db_gives_its_effects_and_keeps_them_when_merged():
     db = CardDB([CardFacts(code=7, name="Seven", type=0x21, level=4)]).with_effects({7: facts})
     assert db.effects(7) == facts and db.effects(8) == ()
     assert db.merged(CardDB([CardFacts(code=8, name="Eight", type=0x11, level=4)])).effects(7) == facts
+
+
+#: A Normal Trap that answers an attack declaration: no EFFECT_FLAG_DAMAGE_STEP.
+WALL = """local s,id=GetID()
+function s.initial_effect(c)
+	local e1=Effect.CreateEffect(c)
+	e1:SetType(EFFECT_TYPE_ACTIVATE)
+	e1:SetCode(EVENT_ATTACK_ANNOUNCE)
+	e1:SetCondition(function(e,tp) return Duel.GetTurnPlayer()~=tp end)
+	e1:SetCategory(CATEGORY_DESTROY)
+	c:RegisterEffect(e1)
+end
+"""
+
+
+def test_check_reads_the_effect_facts_of_the_database_it_is_given(tmp_path):
+    """BATTLE-09 from a script: ``check --cards`` with a database holding effect facts calls a
+    Trap activated in the Damage Step that its script keeps out of it; without them, undecided."""
+    import json
+    plain, scripted = tmp_path / "plain.cdb", tmp_path / "scripted.cdb"
+    for target in (plain, scripted):
+        card_install.write_cdb(target, [card_install.Row(1002, 0, 0x4, 0, 0, 0, 0, 0, "Test Wall")], {"cards": "1"})
+    (tmp_path / "script").mkdir()
+    (tmp_path / "script" / "c1002.lua").write_text(WALL)
+    card_install.add_scripts(tmp_path / "script", scripted)
+    vorse, ox = 14898066, 5053103
+    deck = [vorse] * 10
+    events = [{"kind": "position_set_up", "turn": 2, "turn_player": 0, "phase": "battle", "step": "battle",
+               "sides": [{"deck": deck, "mzone": [{"code": vorse, "id": "vorse", "position": "attack"}]},
+                         {"deck": deck, "mzone": [{"code": ox, "id": "ox", "position": "attack"}],
+                          "szone": [{"code": 1002, "id": "wall", "position": "set"}]}]},
+              {"kind": "attack_declared", "player": 0, "attacker": "vorse", "target": "ox"},
+              {"kind": "step_entered", "step": "damage"},
+              {"kind": "activated", "player": 1, "card": "wall"}]
+    duel = tmp_path / "duel.jsonl"
+    duel.write_text("".join(json.dumps(e) + "\n" for e in events))
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "home")}
+    runs = {name: subprocess.run([sys.executable, "-m", "ygoreplay", "check", str(duel), "--cards", str(cdb)],
+                                 capture_output=True, text=True, env=env, timeout=120)
+            for name, cdb in (("plain", plain), ("scripted", scripted))}
+    assert runs["plain"].returncode == 0, runs["plain"].stdout + runs["plain"].stderr
+    assert runs["scripted"].returncode == 1 and "#3 BATTLE-09" in runs["scripted"].stdout, runs["scripted"].stdout

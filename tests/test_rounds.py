@@ -7,11 +7,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from typing import Iterator
+
+import httpx
 
 import pytest
 from click.testing import CliRunner
 
 from test_match_service import MATCHES, lines
+from test_service import ADMIN as SERVICE_ADMIN, Server
 from test_release import ADMIN, ORGANISER, auth, client, store  # noqa: F401  (fixtures: an in-process service)
 from ygoreplay.cli import main
 from ygoreplay.errors import StoreError
@@ -167,7 +171,7 @@ def test_a_round_from_csv_its_qr_page_and_its_page_that_holds_no_token(client):
     # while a duel is being played, the table's link goes to its recorder's page, the same token
     gone = client.get(table_link, follow_redirects=False)
     assert gone.status_code == 303
-    assert gone.headers["location"] == f"/record/{duel['id']}?token={one['tokens']['recorder']}"
+    assert gone.headers["location"] == f"/record/{duel['id']}?token={one['tokens']['recorder']}&match={one['match']}"
     assert client.get(f"/duels/{duel['id']}/frames", headers=auth(one["tokens"]["recorder"])).json()["role"] == "recorder"
     # a round is played on paper: its duels are witnessed (a machine's record would be refused here)
     assert client.post(f"/duels/{duel['id']}/events", json=DUEL, headers=auth(duel["tokens"]["recorder"])).status_code == 400
@@ -181,8 +185,13 @@ def test_a_round_from_csv_its_qr_page_and_its_page_that_holds_no_token(client):
     page = client.get(f"/rounds/{made['id']}.json").json()
     assert page["tables"][0]["score"][:2] == [1, 0]
     html = client.get(f"/rounds/{made['id']}")
-    assert html.status_code == 200 and "Regional, round 3" in html.text and 'http-equiv="refresh"' in html.text
-    assert "script-src" not in html.headers["content-security-policy"] and "<script" not in html.text
+    assert html.status_code == 200 and "Regional, round 3" in html.text
+    # live by its own script (scripts from the service only), reloading itself with scripts off
+    assert "script-src 'self'" in html.headers["content-security-policy"] and "unsafe-inline" not in \
+        html.headers["content-security-policy"].split("script-src")[1].split(";")[0]
+    assert '<script type="module" src="/viewer/round.js">' in html.text
+    assert '<noscript><meta http-equiv="refresh"' in html.text
+    assert client.get("/viewer/round.js").status_code == 200
     tokens = {tok for t in made["tables"] for tok in t["tokens"].values()} | set(duel["tokens"].values())
     for text in (html.text, json.dumps(page)):
         assert not any(tok in text for tok in tokens) and not TOKEN.search(text)
@@ -212,3 +221,73 @@ def test_the_qr_page_is_given_to_the_organiser_as_the_round_is_made(client):
 def test_a_bad_round_request_is_400_saying_what(client, body, where):
     r = client.post("/rounds", json=body, headers=ORGANISER)
     assert r.status_code == 400 and where in json.dumps(r.json())
+
+
+# -- who is recording each table, live ------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    srv = Server(str(tmp_path_factory.mktemp("rounds") / "service.sqlite"))
+    yield srv
+    srv.stop()
+
+
+def _rounds(stream) -> Iterator[dict]:
+    """The ``round`` events of a round's Server-Sent Events, as they come."""
+    kind = None
+    for line in stream.iter_lines():
+        if line.startswith("event: "):
+            kind = line[7:]
+        elif line.startswith("data: ") and kind == "round":
+            yield json.loads(line[6:])
+
+
+def test_the_round_streams_who_records_each_table_and_its_score_as_it_moves(server):
+    base = server.url
+    made = httpx.post(f"{base}/rounds?event=Regional&round=4", content="1,Yugi,Kaiba\n2,Joey,Mai\n",
+                      headers={"Content-Type": "text/csv", **auth(SERVICE_ADMIN)}).json()
+    decks = [e for e in lines(MATCHES / "two-nil.jsonl") if e["kind"] == "decklist_registered"]
+    duels = []
+    for table in made["tables"]:
+        writer = auth(table["tokens"]["recorder"])
+        assert httpx.post(f"{base}/matches/{table['match']}/events", json=decks, headers=writer).status_code == 200
+        game = httpx.post(f"{base}/matches/{table['match']}/games", json={"first_player": 0, "chosen_by": 0},
+                          headers=writer).json()
+        duels.append(game["duel"])
+    paper = [{**DUEL[0], "witnessed": True}, *DUEL[1:]]
+
+    def post(duel: dict, role: str, events: list, at: int) -> None:
+        r = httpx.post(f"{base}/duels/{duel['id']}/events?expected={at}", json=events, headers=auth(duel["tokens"][role]))
+        assert r.status_code == 200, r.text
+
+    with httpx.stream("GET", f"{base}/rounds/{made['id']}/follow", timeout=30) as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        rounds = _rounds(stream)
+        first = next(rounds)
+        assert [t["recording"] for t in first["tables"]] == [None, None]
+        assert [t["state"] for t in first["tables"]] == ["playing duel 1"] * 2
+        post(duels[0], "p1", paper[:5], 0)                  # the setup from player 1's phone ...
+        now = next(rounds)
+        assert now["tables"][0]["recording"]["who"] == "player 1" and now["tables"][1]["recording"] is None
+        post(duels[0], "p0", paper[5:8], 5)                 # ... player 0's turn from theirs
+        while now["tables"][0]["recording"]["by"] != ["p0", "p1"]:
+            now = next(rounds)
+        assert now["tables"][0]["recording"]["who"] == "player 0 + player 1"
+        assert now["tables"][0]["recording"]["last_entry"] == now["tables"][0]["last_event"]
+        post(duels[1], "recorder", paper, 0)                # table 2: a scorekeeper, to the end
+        while not now["tables"][1]["recording"]:
+            now = next(rounds)
+        assert now["tables"][1]["recording"]["who"] == "scorekeeper"
+        ended = httpx.post(f"{base}/matches/{made['tables'][1]['match']}/games/1/end", json={},
+                           headers=auth(made["tables"][1]["tokens"]["recorder"]))
+        assert ended.status_code == 200, ended.text
+        while now["tables"][1]["score"][:2] != [1, 0]:
+            now = next(rounds)
+        text = json.dumps(now)
+    tokens = {tok for t in made["tables"] for tok in t["tokens"].values()} | {
+        tok for d in duels for tok in d["tokens"].values()}
+    assert not any(tok in text for tok in tokens) and not TOKEN.search(text)
+    assert "cards" not in text and "hand" not in text, "the round says who and when, never what"
+    page = httpx.get(f"{base}/rounds/{made['id']}").text
+    assert "player 0 + player 1" in page and "scorekeeper" in page
+    assert httpx.get(f"{base}/rounds/ffffffffffff/follow").status_code == 404

@@ -170,6 +170,7 @@ FULL_EXAMPLES = [
     ev.SpellTrapSet(card="p1.m6", zone=4, field_zone=True, **_COMMON),
     ev.Activated(card="p1.m6", effect_type="quick", speed=2, zone=1, field_zone=True,
                  targets=("p0.m0",), link=2, simultaneous=True, description="destroy 1 card", negates=1,
+                 mandatory=True, damage_step=True, timing="when",
                  costs=(Cost(lp=1000), Cost(lp=500, card="p1.m4", to="gy", reason="discarded")),
                  **_COMMON),
     ev.ChainLinkResolved(link=1, **_COMMON),

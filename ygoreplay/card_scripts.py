@@ -5,6 +5,10 @@ per card, ``NNNN`` its passcode, in any subfolder. Each is parsed with ``luapars
 parser: the script is data here, nothing in it is executed) and every ``Effect.CreateEffect``
 is followed through the ``SetType``/``SetCode``/``SetProperty``/``SetCategory``/``SetCountLimit``
 calls on its variable, and through ``Clone`` (``local e2=e1:Clone()`` starts from ``e1``'s facts).
+A procedure the card's ``initial_effect`` calls (``Pendulum.AddProcedure(c)``,
+``aux.AddUnionProcedure(c)``, ``Spirit.AddProcedure(c,...)``) declares effects in a shared file the
+reader does not follow: it is kept as a fact of kind ``helper`` (``effect_facts.HELPER``) naming
+the call, so whoever reads the facts knows the card may have effects they do not show.
 
 The reader is bounded: a file larger than ``MAX_SCRIPT_BYTES`` or nested deeper than
 ``MAX_NESTING`` brackets/blocks is refused before parsing (the parser recurses), a folder of more
@@ -19,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .effect_facts import EffectFact
+from .effect_facts import HELPER, EffectFact
 from .errors import InputError
 
 MAX_SCRIPT_BYTES = 256 << 10          # the longest real script is some 40 KB
@@ -156,6 +160,9 @@ class _Reader:
             return
         if not isinstance(node, a.Node):
             return
+        if isinstance(node, a.Block) and function is not None and function.endswith("initial_effect"):
+            for statement in node.body:
+                self.helper_called(statement)
         if isinstance(node, (a.Function, a.LocalFunction, a.Method, a.AnonymousFunction)):
             name = _text(getattr(node, "name", None)) if not isinstance(node, a.AnonymousFunction) else function
             self.walk(node.body, name or function, {})
@@ -176,6 +183,16 @@ class _Reader:
         for name, child in vars(node).items():
             if not name.startswith("_") and name not in ("comments",):
                 self.walk(child, function, scope)
+
+    def helper_called(self, statement: Any) -> None:
+        """``Table.Procedure(...)`` called as a statement of ``initial_effect``: a shared procedure
+        that may declare effects of the card (not the engine's own ``Duel``/``Effect``/``Card``)."""
+        from luaparser import astnodes as a
+        if not (isinstance(statement, a.Call) and isinstance(statement.func, a.Index)
+                and isinstance(statement.func.value, a.Name) and statement.func.value.id not in _ENGINE_TABLES):
+            return
+        builder = _Builder(initial=True, values={"types": (HELPER,), "code": _text(statement.func)})
+        self.built.append(builder)
 
     def effect_made(self, value: Any, function: str | None, scope: dict[str, _Builder]) -> _Builder | None:
         """``Effect.CreateEffect(c)`` or ``eN:Clone()``: the new effect's builder."""
@@ -219,6 +236,8 @@ def _names(node: Any) -> Iterator[str]:
         yield _text(node)
 
 
+#: The engine's own tables: a call on them declares no effect of the card's (``Duel.RegisterEffect``).
+_ENGINE_TABLES = frozenset(("Duel", "Effect", "Card", "Group", "Debug", "s", "self"))
 _OPS = {"AddOp": "+", "SubOp": "-", "BOrOp": "|", "BAndOp": "&", "MultOp": "*", "BShiftLOp": "<<"}
 
 

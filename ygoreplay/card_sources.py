@@ -226,6 +226,15 @@ def facts_of(events: Iterable[Event], cards: Mapping[int, CardFacts]) -> CardDB:
     return CardDB(cards[code] for code in referenced_codes(events) if code in cards)
 
 
+def facts_and_effects_of(events: Iterable[Event], cards: Mapping[int, CardFacts]) -> CardDB:
+    """``facts_of``, with the effect facts ``cards`` has of them (``cards update --scripts``): what
+    a check reads the rules that need them with (``rules.effects``). A record is stored with the
+    facts alone, so a stored duel's state never depends on them."""
+    db = facts_of(events, cards)
+    reader = getattr(cards, "effects", None)
+    return db.with_effects({code: found for code in db if (found := reader(code))}) if reader is not None else db
+
+
 def normal_name(name: str) -> str:
     """A name as a search compares it: no accents, no case, single spaces."""
     decomposed = unicodedata.normalize("NFKD", name)
@@ -280,5 +289,5 @@ def card_lookup(files: Sequence[str] = (), *, environment: Mapping[str, str] | N
     return CardLookup(layers)
 
 
-__all__ = ["CARDS_ENV", "LOCAL_INSTALLS", "CardLookup", "CdbFile", "card_lookup", "facts_of", "local_databases",
+__all__ = ["CARDS_ENV", "LOCAL_INSTALLS", "CardLookup", "CdbFile", "card_lookup", "facts_and_effects_of", "facts_of", "local_databases",
            "normal_name"]

@@ -24,6 +24,9 @@ EFFECTS_COLUMNS = ("id", "seq", "types", "code", "properties", "categories", "co
 
 #: SetType words (EFFECT_TYPE_* without the prefix, lower case) that make an effect of each kind.
 TRIGGER_OPTIONAL, TRIGGER_MANDATORY = "trigger_o", "trigger_f"
+#: The type of the fact a script's call of a shared procedure leaves (``Pendulum.AddProcedure``,
+#: its ``code``): the effects it declares are not read, so the card may have more than its facts say.
+HELPER = "helper"
 QUICK_OPTIONAL, QUICK_MANDATORY = "quick_o", "quick_f"
 
 
@@ -112,4 +115,4 @@ def _words(value: object) -> tuple[str, ...]:
     return tuple(value.split()) if isinstance(value, str) else ()
 
 
-__all__ = ["DAMAGE_STEP_EVENTS", "EFFECTS_COLUMNS", "EFFECTS_TABLE", "EffectFact"]
+__all__ = ["DAMAGE_STEP_EVENTS", "EFFECTS_COLUMNS", "EFFECTS_TABLE", "HELPER", "EffectFact"]

@@ -605,10 +605,17 @@ class Activated(Event):
 
     ``negates`` (version 2) names the chain link whose activation this one negates (a Counter
     Trap's, TRAP-06; in the Damage Step an activation-negating effect, BATTLE-09).
+
+    Version 3 lets a recorder without card scripts state what the effect is, as its script would
+    (``effect_facts``; a script's facts win where both are known): ``mandatory`` (a mandatory
+    trigger, NIS-02), ``damage_step`` (usable in the Damage Step, BATTLE-09/10) and ``timing``
+    (``when``: an optional "when ... you can" trigger, which can miss the timing; ``if``: one
+    that cannot, NIS-06). Left out, the rules reading them stay undecided.
     """
 
     kind: ClassVar[str] = "activated"
-    VERSION: ClassVar[int] = 2
+    VERSION: ClassVar[int] = 3
+    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"timing": ("when", "if")}
     keeps_summon_window: ClassVar[bool] = True
     card: str
     effect_type: str | None = None
@@ -621,9 +628,14 @@ class Activated(Event):
     simultaneous: bool = False
     description: str = ""
     negates: int | None = None
+    mandatory: bool | None = None
+    damage_step: bool | None = None
+    timing: str | None = None
 
     def wire_version(self) -> int:
-        """Version 1 while it negates nothing, so earlier records keep their bytes."""
+        """The oldest version that holds its fields, so earlier records keep their bytes."""
+        if self.mandatory is not None or self.damage_step is not None or self.timing is not None:
+            return 3
         return 1 if self.negates is None else 2
 
 
@@ -982,6 +994,8 @@ UPCASTERS: dict[tuple[str, int], Callable[[dict], dict]] = {
     ("special_summoned", 2): lambda d: {"together": None, **d, "v": 3},
     # v1 had no ``negates``: no activation said which link it negated.
     ("activated", 1): lambda d: {"negates": None, **d, "v": 2},
+    # v2 stated no effect facts: the card's script (if read) was the only source.
+    ("activated", 2): lambda d: {"mandatory": None, "damage_step": None, "timing": None, **d, "v": 3},
     # v1 had no ``with_next``: every card moved on its own, its materials following at once.
     ("card_moved", 1): lambda d: {"with_next": False, **d, "v": 2},
 }

@@ -1,9 +1,10 @@
 """A round's printed and shown pages: the organiser's sheet of QR codes (one a table, each
 opening the table's recorder link) and the round page anyone with its address follows.
 
-Both are whole HTML pages with no script (a served one's policy allows inline style only): the
-round page reloads itself to stay current. The QR sheet holds every table's recorder token; the
-round page holds none.
+Both are whole HTML pages with their style inline. The QR sheet has no script; the round page
+is drawn whole by the server and kept current by one script of the service's own
+(``viewer/round.js``, following ``/rounds/{id}/follow``), or, with scripts off, by reloading
+itself. The QR sheet holds every table's recorder token; the round page holds none.
 """
 from __future__ import annotations
 
@@ -15,11 +16,16 @@ import segno
 from .i18n import current, t
 from .rounds import NewRound
 
-#: How often the round page reloads itself (seconds).
+#: How often the round page reloads itself when its script cannot run (seconds).
 REFRESH = 15
 #: What a served page of these may load: its own inline style, nothing else.
 POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; "
           "frame-ancestors 'none'")
+#: What the round page may load besides: its script from the service, and the round's stream.
+ROUND_POLICY = POLICY.replace("default-src 'none';", "default-src 'none'; script-src 'self'; connect-src 'self';")
+#: The round page's headers: its policy, no referrer, never framed, asked again on each visit.
+PAGE_HEADERS = {"Content-Security-Policy": ROUND_POLICY, "Referrer-Policy": "no-referrer",
+                "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Cache-Control": "no-cache"}
 
 _PRINT = """@page { size: auto; margin: 10mm; }
 body { font: 11pt/1.35 system-ui, sans-serif; color: #000; margin: 0 auto; max-width: 200mm; padding: 6mm; }
@@ -75,28 +81,28 @@ figcaption {{ font-size: 10pt; }}
 
 def round_page(status: dict[str, Any], refresh: int = REFRESH) -> str:
     """The round now, for anyone with its address: the tables, players, each match's score and
-    state, and when each table last recorded an event. Reloads every ``refresh`` seconds."""
+    state, who is recording each table and when its last entry came in. Its script
+    (``round.js``) redraws the rows as ``/rounds/{id}/follow`` streams the round; with scripts
+    off it reloads every ``refresh`` seconds."""
     rows = []
     for table in status["tables"]:
         p0, p1 = (escape(p) for p in table["players"])
-        won, lost, drawn = (list(table["score"]) + [0, 0, 0])[:3]
-        score = f"{won} – {lost}" + (t(" ({count} drawn)", count=drawn) if drawn else "")
-        winner = table.get("winner")
         marks = ["", ""]
-        if winner in (0, 1):
-            marks[winner] = ' class="won"'
-        last = escape(table["last_event"] or "—")
+        if table.get("winner") in (0, 1):
+            marks[table["winner"]] = ' class="won"'
+        recording = table.get("recording") or {}
+        last = escape(recording.get("last_entry") or table["last_event"] or "—")
         rows.append(f'<tr id="table-{table["table"]}"><td class="num">{table["table"]}</td>'
-                    f"<td{marks[0]}>{p0}</td><td{marks[1]}>{p1}</td><td class=\"num\">{score}</td>"
-                    f"<td>{escape(table['state'])}</td><td><time>{last}</time></td></tr>")
+                    f"<td{marks[0]}>{p0}</td><td{marks[1]}>{p1}</td><td class=\"num score\">{_score(table['score'])}</td>"
+                    f"<td class=\"state\">{escape(table['state'])}</td>"
+                    f"<td class=\"who\">{escape(recording.get('who') or '—')}</td><td><time>{last}</time></td></tr>")
     head = escape(t("{event}, round {round}", event=status["event"], round=status["round"]))
     said = {key: escape(text) for key, text in (
-        ("about", t("{count} tables · this page reloads every {seconds} s · the same as JSON:",
-                    count=len(status["tables"]), seconds=int(refresh))),
-        ("table", t("Table")), ("player", t("Player")), ("score", t("Score")), ("state", t("State")),
-        ("last", t("Last event")))}
+        ("tables", t("{count} tables", count=len(status["tables"]))), ("live", t("updated when the page loads")),
+        ("json", t("the same as JSON:")), ("table", t("Table")), ("player", t("Player")), ("score", t("Score")),
+        ("state", t("State")), ("recording", t("Recording")), ("last", t("Last entry")))}
     return f"""<!doctype html>
-<html lang="{current()}"><head><meta charset="utf-8"><meta http-equiv="refresh" content="{int(refresh)}">
+<html lang="{current()}"><head><meta charset="utf-8"><noscript><meta http-equiv="refresh" content="{int(refresh)}"></noscript>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{head}</title>
 <style>{_PRINT}
@@ -104,17 +110,28 @@ table {{ width: 100%; border-collapse: collapse; }}
 th, td {{ border-bottom: 0.3mm solid #999; padding: 1mm 2mm; text-align: left; }}
 td.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
 .won {{ font-weight: bold; }}
+tr.moved td {{ background: #fff6c2; transition: background 2s; }}
+#live[data-live=true] {{ color: #06702b; }}
+@media (max-width: 480px) {{ th:nth-child(7), td:nth-child(7) {{ display: none; }} th, td {{ padding: 1mm; }} }}
 </style></head>
-<body>
+<body data-round="{escape(status["id"])}">
 <h1>{head}{escape(", " + status["format"]) if status.get("format") else ""}</h1>
-<p class="screen">{said["about"]} <a href="/rounds/{escape(status["id"])}.json">{escape(status["id"])}.json</a></p>
+<p class="screen">{said["tables"]} · <span id="live" role="status">{said["live"]}</span> ·
+{said["json"]} <a href="/rounds/{escape(status["id"])}.json">{escape(status["id"])}.json</a></p>
 <table id="tables"><thead><tr><th>{said["table"]}</th><th>{said["player"]}</th><th>{said["player"]}</th>
-<th>{said["score"]}</th><th>{said["state"]}</th><th>{said["last"]}</th></tr></thead>
+<th>{said["score"]}</th><th>{said["state"]}</th><th>{said["recording"]}</th><th>{said["last"]}</th></tr></thead>
 <tbody>
 {chr(10).join(rows)}
 </tbody></table>
+<script type="module" src="/viewer/round.js"></script>
 </body></html>
 """
 
 
-__all__ = ["POLICY", "REFRESH", "qr_page", "qr_svg", "round_page"]
+def _score(score: list[int]) -> str:
+    """A match's score as the round page shows it: ``1 – 0``, and its drawn duels if any."""
+    won, lost, drawn = (list(score) + [0, 0, 0])[:3]
+    return f"{won} – {lost}" + (t(" ({count} drawn)", count=drawn) if drawn else "")
+
+
+__all__ = ["PAGE_HEADERS", "POLICY", "REFRESH", "ROUND_POLICY", "qr_page", "qr_svg", "round_page"]

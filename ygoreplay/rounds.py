@@ -15,7 +15,7 @@ import csv
 import io
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .chain import now
 from .decks import Banlist
@@ -23,7 +23,7 @@ from .access import MODES
 from .errors import InputError, StoreError
 from .match import application as match_app
 from .match.policies import POLICIES
-from .store import Store, new_id
+from .store import Record, Store, new_id
 from .text import checked, number, printable
 
 MAX_TABLES = 1000                  # tables one pairings file may hold
@@ -226,11 +226,21 @@ def load_round(store: Store, round_id: str) -> dict:
     return kept
 
 
-def status(store: Store, round_id: str) -> dict:
-    """The round now: each table's players, its match's score and state, and when its match or
-    a duel of it last had an event after the match was made (a table being recorded). Holds no
-    token."""
+#: Who entered a witnessed duel's events (``Event.entered_by``), as the round page names them, in
+#: the order it lists them; an event no one is stamped on was entered with the recorder's token.
+RECORDERS = {"recorder": "scorekeeper", "p0": "player 0", "p1": "player 1", "judge": "judge"}
+
+
+def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] | None = None) -> dict:
+    """The round now: each table's players, its match's score and state, when its match or a
+    duel of it last had an event after the match was made (a table being recorded), and who is
+    recording its current duel (``recording``). Holds no token.
+
+    ``seen(duel)`` gives the duel's events anyone may see now (the service cuts them at the
+    spectators' delay, so the page tells nothing a spectator is not told yet); by default all
+    stored events (the organiser's command line)."""
     kept = load_round(store, round_id)
+    seen = seen or (lambda duel: _records(store, duel))
     tables = []
     for table in kept["tables"]:
         info = store.info(table["match"])
@@ -238,25 +248,35 @@ def status(store: Store, round_id: str) -> dict:
         records = store.records_after(table["match"], 0)[:info.events]
         duels = [r.event.duel for r in records if r.event.kind == "game_started" and r.event.duel]
         times = [r.recorded for r in records if r.event.kind not in _OPENING][-1:]
-        times += [t for t in map(lambda duel: _last_time(store, duel), duels) if t]
+        shown = {duel: seen(duel) for duel in duels}
+        times += [events[-1].recorded for events in shown.values() if events]
         state = ("ended" if s.get("ended") else f"playing duel {s['playing']}" if s.get("playing")
                  else "between duels" if duels else "not started")
         tables.append({"table": table["table"], "players": table["players"], "match": table["match"],
                        "score": list(s.get("games") or [0, 0, 0]), "state": state,
                        "winner": s.get("winner") if s.get("ended") else None, "duels": duels,
-                       "last_event": max(times) if times else None})
+                       "last_event": max(times) if times else None,
+                       "recording": recording(shown[duels[-1]]) if duels else None})
     return {"id": round_id, "event": kept["event"], "round": kept["round"], "format": kept.get("format", ""),
             "policy": kept.get("policy"), "created": kept.get("created"), "tables": tables}
 
 
-def _last_time(store: Store, stream_id: str) -> str | None:
-    """When a stream's last event was recorded (None for none, or for a stream not there)."""
-    try:
-        count = store.info(stream_id).events
-        records = store.records_after(stream_id, count - 1) if count else []
-    except StoreError:
+def recording(records: Sequence[Record]) -> dict | None:
+    """Who entered a duel's events (each role once, ``RECORDERS``' order and words: "player 0 +
+    player 1") and when its last entry came in; None before its first."""
+    if not records:
         return None
-    return records[-1].recorded if records else None
+    roles = {r.event.entered_by or "recorder" for r in records}
+    by = [role for role in RECORDERS if role in roles]
+    return {"by": by, "who": " + ".join(RECORDERS[role] for role in by), "last_entry": records[-1].recorded}
+
+
+def _records(store: Store, stream_id: str) -> list[Record]:
+    """A stream's stored events (none for a stream not there)."""
+    try:
+        return store.records_after(stream_id, 0)
+    except StoreError:
+        return []
 
 
 def match_details(store: Store, duel_id: str) -> dict:
@@ -280,5 +300,5 @@ def match_details(store: Store, duel_id: str) -> dict:
     return out
 
 
-__all__ = ["MAX_TABLES", "NewRound", "NewTable", "Pairing", "PairingsError", "RoundSettings", "create_round",
-           "load_round", "match_details", "pairings_of_json", "read_pairings", "status"]
+__all__ = ["MAX_TABLES", "RECORDERS", "NewRound", "NewTable", "Pairing", "PairingsError", "RoundSettings", "create_round",
+           "load_round", "match_details", "pairings_of_json", "read_pairings", "recording", "status"]

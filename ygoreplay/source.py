@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from .card_sources import facts_of
+from .card_sources import facts_and_effects_of
 from .cards import CardDB
 from .errors import InputError
 from .events import DuelStarted, Event
@@ -188,7 +188,7 @@ def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
                           renames=replay.renames, secret=replay.commit_key or secrets.token_bytes(32))
         from .jsonl import read_events
         events = read_events(path, cards.passcode)
-        return Source(spec, events, facts_of(events, cards))
+        return Source(spec, events, facts_and_effects_of(events, cards))
     if store is None:
         raise SourceError(f"{spec}: no such file")
     duel = store.load(resolve_duel(store, spec), verified=False)

@@ -163,6 +163,7 @@ class ChainLink:
     paid_lp: int = 0
     left_for_gy: bool = False                        # its Pendulum card went to the GY: legal if negated (PEND-01)
     negated_by: int | None = None                    # the resolved link that negated its activation (TERM-14)
+    mandatory: bool | None = None                    # a mandatory trigger; None: not one, or unknown (NIS-02)
 
 
 @dataclass(slots=True)
@@ -250,6 +251,9 @@ class DuelState:
         self.passes_recorded = False                   # the record states passes: they are checked
         self.negations_recorded = False                # the record names negated links (BATTLE-09)
         self.unrefunded: list = []                     # [cards, LP] paid for negated links (TERM-14)
+        # NIS-06 (``rules.timing``): [links resolved in the chain resolving, the last of them after which
+        # something happened, {card: [that count, what it did]}, {card: [what it did, rule]} that missed the timing]
+        self.timing: list = [0, -1, {}, {}]
         self.field_placed: list | None = None          # [event index, player, Field Spell it replaced] (SPELL-11)
         self.banlist: list | None = None               # [name, hash, [[code, copies]...], whitelist] (DECK-08)
         # The facts of every card the record does not know (passcode 0). Their reads are counted:
@@ -426,7 +430,7 @@ class DuelState:
                 "normal_draw_done", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
                 "resolving", "negated", "taken_next", "taken_later", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
-                "shed", "witnessed", "turn_began")
+                "shed", "witnessed", "turn_began", "timing")
 
     def to_data(self) -> dict:
         """The whole state as plain data; ``from_data`` rebuilds it with the same card facts."""

@@ -214,9 +214,10 @@ def card_db(cards: tuple[str, ...] = ()) -> CardLookup:
     return card_lookup(cards)
 
 
-def load_events(path: str, cards: tuple[str, ...]) -> tuple[list, CardDB]:
-    """Events and card facts of a JSON Lines file (``-`` is standard input)."""
-    from ..card_sources import facts_of
+def load_events(path: str, cards: tuple[str, ...], *, effects: bool = False) -> tuple[list, CardDB]:
+    """Events and card facts of a JSON Lines file (``-`` is standard input); ``effects``: with the
+    effect facts the databases hold, for a check (a record is stored with the card facts alone)."""
+    from ..card_sources import facts_and_effects_of, facts_of
     from ..jsonl import parse_lines, read_events
     lookup = card_db(cards)
     passcode = lookup.passcode
@@ -229,7 +230,7 @@ def load_events(path: str, cards: tuple[str, ...]) -> tuple[list, CardDB]:
             raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not events:
         raise InputError(f"{path}: no events (the file is empty or holds only comments)")
-    return events, facts_of(events, lookup)
+    return events, (facts_and_effects_of if effects else facts_of)(events, lookup)
 
 
 @contextmanager

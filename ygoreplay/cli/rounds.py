@@ -138,7 +138,7 @@ def round_create(pairings: str, event: str, round_: int, format_: str, policy: s
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @store_option
 def round_show(round_id: str, as_json: bool, store_url: str | None) -> None:
-    """How a round's tables stand: players, match score and state, last event recorded."""
+    """How a round's tables stand: players, match score and state, last event recorded, who records."""
     from ..rounds import status
     with open_store(store_url, readonly=True) as store:
         try:
@@ -153,4 +153,5 @@ def round_show(round_id: str, as_json: bool, store_url: str | None) -> None:
     for table in data["tables"]:
         won, lost = table["score"][:2]
         echo(f"table {table['table']}: {printable(table['players'][0])} {won} – {lost} "
-             f"{printable(table['players'][1])}  {table['state']}  last event {table['last_event'] or '—'}")
+             f"{printable(table['players'][1])}  {table['state']}  last event {table['last_event'] or '—'}"
+             + (f"  recorded by {table['recording']['who']}" if table["recording"] else ""))

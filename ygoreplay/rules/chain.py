@@ -4,6 +4,8 @@ from __future__ import annotations
 from ..events import BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
 from ..state import Card, ChainLink, DuelState
 from .base import fail, get_card, handles, impossible, player_of, put, send_from_field, take
+from .effects import SEGOC_GROUPS, candidates, in_damage_step, mandatory, script_kind, segoc_rank, wrong_summon
+from .timing import chain_over, link_resolved, missed
 from .spell_trap import (
     bind_equip, check_card_activation, check_equips, effect_timing_problem,
     leaves_after_resolving, place_activated_card, settle_equips, speed_of_effect)
@@ -38,13 +40,21 @@ def activated(state: DuelState, ev: Activated) -> None:
     else:
         if not _controls_for_activation(card, player, effect_type):
             fail(state, ev, "CTRL-01", f"player {player} does not control {card.name}; only its controller activates its effects")
-        speed = speed_of_effect(card, effect_type)
-        problem = effect_timing_problem(state, card, player, effect_type)
+        kind = script_kind(state, card, effect_type)   # EFF-02/06: the script's word on its kind
+        speed = speed_of_effect(card, kind)
+        problem = effect_timing_problem(state, card, player, kind)
         if problem:
-            fail(state, ev, *problem)
+            said = "" if kind == effect_type else f" ({card.name}'s script declares only {kind} effects: not {effect_type})"
+            fail(state, ev, problem[0], problem[1] + said)
     if ev.speed is not None and ev.speed != speed:
         fail(state, ev, "CHAIN-01", f"this activation is Spell Speed {speed}, not {ev.speed}")
-    _check_chaining(state, ev, speed)
+    must = None
+    if effect_type in _TRIGGERS:
+        must = mandatory(state, ev, card)
+        why = (missed(state, ev, card) if state.timing[3] else None) or wrong_summon(state, ev, card)
+        if why:
+            fail(state, ev, *why)
+    _check_chaining(state, ev, speed, player, must)
     if state.passes_recorded:
         _check_priority(state, ev, player)
     if ev.negates is not None:
@@ -77,7 +87,7 @@ def activated(state: DuelState, ev: Activated) -> None:
         state.resolving = False                    # a new chain: the last one has fully resolved
     state.chain.append(ChainLink(len(state.chain) + 1, player, card.id, speed, effect_type,
                                  ev.targets, ev.simultaneous, effect_type is None, ev.negates,
-                                 tuple(paid_to) if paid_to else (), lp_cost))
+                                 tuple(paid_to) if paid_to else (), lp_cost, mandatory=must))
     if ev.negates is not None:
         state.negations_recorded = True
     settle_equips(state, stranded)
@@ -121,7 +131,12 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
     the Damage Step but one that negates an activation (ATK/DEF changes end before damage
     calculation); Spell Speed 3 (Counter Traps, CONF-18) and triggers stay. Chain Link 1 has
     nothing to negate; a later link is judged by its ``negates`` only in a record that names
-    negated links (an EDOPro import does not: Crystal Wing negates without saying so)."""
+    negated links (an EDOPro import does not: Crystal Wing negates without saying so).
+
+    Where the effect's facts are known (its script, else the event: ``rules.effects``) they
+    decide instead: a Spell Speed 2 effect not usable in the Damage Step is refused there from its
+    start (BATTLE-09), one that only changes ATK/DEF after damage calculation (BATTLE-10), and one
+    usable after it too (an activation negator, Kuriboh's damage-calculation effect) is allowed."""
     attack = state.attack
     if effect_type == "flip" and attack.target == card.id and not attack.calculated:
         fail(state, ev, "BATTLE-12", f"{card.name} was flipped by the attack: its Flip effect activates after damage "
@@ -131,13 +146,22 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
         if gone:
             fail(state, ev, "BATTLE-12", f"{state.cards[gone[0]].name} ({gone[0]}) was confirmed destroyed in this battle: "
                  "a Flip effect activated after damage calculation cannot target it")
-    elif (attack.calculated and speed == 2 and ev.negates is None and effect_type in (None, "quick")
-          and (not state.chain or state.negations_recorded)):
-        fail(state, ev, "BATTLE-09", f"damage has been calculated: in the rest of the Damage Step only an effect that "
-             f"negates an activation (name the link it negates) may be activated, not {card.name}'s")
+    elif speed == 2 and effect_type in (None, "quick"):
+        usable, stat_only, late = in_damage_step(state, ev, card)
+        if usable is False:
+            said = "its script declares" if candidates(state, card, effect_type) else "the record says"
+            fail(state, ev, "BATTLE-09", f"{card.name} is activated in the Damage Step, where only effects that say so may be "
+                 f"(ATK/DEF changes, activation negation): {said} it is not one (no EFFECT_FLAG_DAMAGE_STEP)")
+        elif usable and attack.calculated and stat_only and ev.negates is None:
+            fail(state, ev, "BATTLE-10", f"{card.name}'s effect only changes ATK/DEF: in the Damage Step that is "
+                 "done until damage calculation, not after it")
+        elif (not late and attack.calculated and ev.negates is None
+              and (not state.chain or state.negations_recorded)):
+            fail(state, ev, "BATTLE-09", f"damage has been calculated: in the rest of the Damage Step only an effect "
+                 f"that negates an activation (name the link it negates) may be activated, not {card.name}'s")
 
 
-def _check_chaining(state: DuelState, ev: Activated, speed: int) -> None:
+def _check_chaining(state: DuelState, ev: Activated, speed: int, player: int, must: bool | None) -> None:
     chain = state.chain
     if ev.link is not None and ev.link != len(chain) + 1:
         if not chain:
@@ -153,14 +177,30 @@ def _check_chaining(state: DuelState, ev: Activated, speed: int) -> None:
              "activated until it has fully resolved; a new activation starts a new chain after it ends")
     triggers_together = ev.simultaneous and ev.effect_type in _TRIGGERS and all(
         link.effect_type in _TRIGGERS for link in chain)
-    if triggers_together:
-        return                                     # CHAIN-08: simultaneous triggers build one chain
+    if triggers_together:                          # CHAIN-08: simultaneous triggers build one chain
+        _check_segoc(state, ev, player, must)
+        return
     top = chain[-1]
     if speed == 1:
         fail(state, ev, "CHAIN-02", f"a Spell Speed 1 activation can only be Chain Link 1 (the chain has {len(chain)} link(s))")
     elif speed < top.speed:
         fail(state, ev, "CHAIN-03",
              f"Chain Link {top.number} is Spell Speed {top.speed}; a Spell Speed {speed} activation cannot respond to it")
+
+
+def _check_segoc(state: DuelState, ev: Activated, player: int, must: bool | None) -> None:
+    """NIS-02: simultaneous triggers go on the chain the turn player's mandatory first, then the
+    opponent's mandatory, the turn player's optional, the opponent's optional. Judged where both
+    links' mandatoriness is known (from the scripts or the events: ``rules.effects``)."""
+    rank = segoc_rank(player, state.turn_player, must)
+    if rank is None:
+        return
+    for link in state.chain:
+        earlier = segoc_rank(link.player, state.turn_player, link.mandatory)
+        if earlier is not None and earlier > rank:
+            fail(state, ev, "NIS-02", f"Chain Link {link.number} is one of {SEGOC_GROUPS[earlier]}; "
+                 f"{state.cards[ev.card].name}'s trigger is one of {SEGOC_GROUPS[rank]}, which go on the chain before them")
+            return
 
 
 def lose_lp(state: DuelState, player: int, amount: int) -> None:
@@ -195,6 +235,7 @@ def _pop_link(state: DuelState, ev: ChainLinkResolved | ChainLinkNegated) -> Cha
     stranded = check_equips(state, ev)             # SPELL-07, before anything changes
     link = chain.pop(ev.link - 1)
     state.resolving = True
+    link_resolved(state)                           # NIS-06: what follows is this link's
     settle_equips(state, stranded)
     return link
 
@@ -252,6 +293,7 @@ def chain_ended(state: DuelState, ev: ChainEnded) -> None:
     state.unrefunded.clear()
     state.summon_window = None
     state.resolving = False
+    chain_over(state)                              # NIS-06: who missed the timing in this chain
     settle_equips(state, stranded)
 
 

@@ -14,6 +14,7 @@ from typing import Callable
 from ..events import EVENT_TYPES, EntryConfirmed, EntryCorrected, EntryDisputed, Event, JudgeNote, RolledBack
 from ..state import DuelState
 from . import battle, chain, outcome, position, setup, spell_trap, summon, turn, win  # noqa: F401  (register their handlers)
+from . import timing
 from .base import RuleViolation, bury, call, fail, handles, impossible, judges_word
 from .candidates import decide, named_unknowns
 from .identity import identify
@@ -77,6 +78,7 @@ _AFTER_END = _kinds("after_end")
 _KEEP_SUMMON_WINDOW = _kinds("keeps_summon_window")
 _KEEP_PASSES = _kinds("keeps_passes")
 _PENDULUM_SUMMON = _kinds("continues_pendulum_summon")
+_TIMED = timing.TIMED
 
 
 def apply(state: DuelState, event: Event) -> DuelState:
@@ -125,6 +127,8 @@ def apply(state: DuelState, event: Event) -> DuelState:
         if flags is not None:
             del flags[flagged:]                   # nor flagged: it was not kept
         raise
+    if kind in _TIMED:
+        timing.after(state, event)               # NIS-06: what happened last, who missed the timing
     if unknowns and before is not None and len(undecided) > unsure:
         _decide(state, before, event, unsure)
     if kind not in _KEEP_SUMMON_WINDOW:

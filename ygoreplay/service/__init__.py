@@ -18,7 +18,7 @@ Positions are event numbers, as the log numbers events and everywhere else (``sh
 
 The package, a router per resource on one app (``create_app``): ``duels.py`` (a duel's record
 and its reads), ``judge.py`` (rollback, notes, branches), ``uploads.py``, ``matches.py``,
-``pages.py`` (the browser's pages), ``sheets.py`` (a duel's LP sheet), ``rounds.py`` (an event's
+``pages.py`` (the browser's pages), ``languages.py`` (their words in each language), ``sheets.py`` (a duel's LP sheet), ``rounds.py`` (an event's
 rounds); ``core.py`` holds the service's state and the dependencies
 routes ask for (the service, the organiser, a duel's caller), ``common.py`` what they share (the
 errors and their statuses, reading bodies).
@@ -41,7 +41,7 @@ from ..receipts import Witness, witness_from
 from ..signing import OrganiserKey
 from ..match import stream as _match_stream  # noqa: F401  (the store's matches are served: registers their kind)
 from ..store import MissingStore, Store
-from . import duels, judge, matches, pages, reference, rounds, sheets, uploads
+from . import duels, judge, languages, matches, pages, reference, rounds, sheets, uploads
 from .common import HTTPError, _errors, _Limit
 from .language import Language
 from .core import Service
@@ -88,7 +88,7 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         return {"ok": True, "store": store.backend}
 
     for router in (duels.router, pages.router, judge.router, uploads.router, sheets.router, rounds.router,
-                   reference.router):
+                   reference.router, languages.router):
         app.include_router(router)
     return app
 

@@ -41,6 +41,7 @@ from ..text import checked, number
 from .common import (
     _DUEL_ID, _PAGE_HEADERS, KEEPALIVE, VIEW, Caller, HTTPError, _body_json, _events_stream, _jsonable, _request_events, _ygr)
 from .core import Service, ServiceDep, _Lease, organiser
+from .languages import page_language
 
 router = APIRouter()
 
@@ -156,15 +157,16 @@ def record_match(match_id: str, request: Request, asking: MatchCaller) -> Respon
     The duel opens with the match's own token (``Service.match_role``), so this hands on the
     token it was opened with and keeps none: 303 to ``/record/{duel}`` while a duel is being
     played, else the recorder's page, which offers to start the next duel through the match API
-    (``POST /matches/{id}/games``) and then goes to it."""
+    (``POST /matches/{id}/games``) and then goes to it. Either names the match (``match=``): the
+    page offers the match's decklists first when naming a card."""
     who, live = asking
     Service.require(who, "recorder", "judge")
     game = live.state().current
     if game is not None and game.duel:
         token = Service.token_of(request) or ""
-        return RedirectResponse(f"/record/{game.duel}?{urlencode({'token': token})}", status_code=303,
+        return RedirectResponse(f"/record/{game.duel}?{urlencode({'token': token, 'match': match_id})}", status_code=303,
                                 headers={"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"})
-    return Response(viewer.record_page(), media_type="text/html; charset=utf-8",
+    return Response(viewer.record_page(page_language(request)), media_type="text/html; charset=utf-8",
                     headers={**_PAGE_HEADERS, "Cache-Control": "no-store"})
 
 

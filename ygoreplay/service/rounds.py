@@ -1,6 +1,10 @@
 """An event's rounds: the organiser creates one from a pairings file (one match per table, its
 tokens handed out once, with a printable sheet of QR codes); anyone with a round's address
-follows its page (tables, players, scores, which tables are recording), which holds no token."""
+follows its page (tables, players, scores, who is recording each table), which holds no token,
+live: ``/rounds/{id}/follow`` streams the round each time a table's match or duel moves.
+
+What the round says of a duel is what a spectator may see of it now (``LiveDuel.visible``): a
+table recorded behind a delay shows its last entry once the delay has passed, not before."""
 from __future__ import annotations
 
 import asyncio
@@ -9,21 +13,25 @@ import re
 from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 
 from ..access import MODES, VISIBILITIES
 from ..errors import StoreError
 from ..match.policies import POLICIES
-from ..round_pages import qr_page, round_page
+from ..round_pages import PAGE_HEADERS, qr_page, round_page
 from ..rounds import RoundSettings, create_round, pairings_of_json, read_pairings, status
+from ..store import Record
 from ..text import number
-from .common import HTTPError, _body_json
-from .core import ServiceDep, organiser
+from .common import KEEPALIVE, HTTPError, _body_json, _events_stream
+from .core import Service, ServiceDep, organiser
 from .sheets import PRINTED_HEADERS
 
 router = APIRouter()
 _ROUND_ID = re.compile(r"[0-9a-f]{12}")
 _SETTINGS = {"event", "round", "format", "policy", "visibility"}
+#: How often a follower's round is looked at again with no table moving (a spectator's delay
+#: passing, a table served by another process).
+LOOK_AGAIN = 5.0
 
 
 @router.post("/rounds", status_code=201, tags=["organiser"], dependencies=[Depends(organiser)],
@@ -87,13 +95,22 @@ def _settings(given: dict[str, Any]) -> RoundSettings:
                          visibility=given.get("visibility", "unlisted"), mode=given.get("mode", "witnessed"))
 
 
-def _status(service: Any, round_id: str) -> dict:
+def _status(service: Service, round_id: str) -> dict:
     if not _ROUND_ID.fullmatch(round_id):
         raise HTTPError(404, f"no round {round_id!r}")
     try:
-        return status(service.store, round_id)
+        return status(service.store, round_id, lambda duel: _seen(service, duel))
     except StoreError:
         raise HTTPError(404, f"no round {round_id!r}") from None
+
+
+def _seen(service: Service, duel_id: str) -> list[Record]:
+    """The duel's events a spectator may see now (none of a duel not there)."""
+    try:
+        live = service.hub.get(duel_id)
+    except StoreError:
+        return []
+    return live.records[:live.visible("spectator")]
 
 
 @router.get("/rounds/{round_id}.json", tags=["everyone"])
@@ -105,10 +122,56 @@ async def round_json(round_id: str, service: ServiceDep) -> dict:
 @router.get("/rounds/{round_id}", tags=["everyone"], response_class=Response,
             responses={200: {"content": {"text/html": {}}}})
 async def round_html(round_id: str, service: ServiceDep) -> Response:
-    """The round's page: its tables, players, scores and which are recording; it reloads itself."""
+    """The round's page: its tables, players, scores and who is recording each, kept current by
+    its script from ``/rounds/{id}/follow``."""
     data = await asyncio.to_thread(_status, service, round_id)
-    return Response(round_page(data), media_type="text/html; charset=utf-8",
-                    headers={**PRINTED_HEADERS, "Cache-Control": "no-cache"})
+    return Response(round_page(data), media_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
+
+
+@router.get("/rounds/{round_id}/follow", tags=["everyone"], response_class=StreamingResponse,
+            responses={200: {"content": {"text/event-stream": {}}}})
+async def follow_round(round_id: str, request: Request, service: ServiceDep) -> StreamingResponse:
+    """Server-Sent Events: one ``round`` (the round as ``/rounds/{id}.json`` gives it) now, and
+    again each time it changes (a table's match or duel moved, a delay passed)."""
+    first = await asyncio.to_thread(_status, service, round_id)
+    lease = service.streams.open(request, round_id)
+    return _events_stream(_round_stream(request, service, round_id, first, lease))
+
+
+async def _round_stream(request: Request, service: Service, round_id: str, now: dict, lease: Any):
+    """The round as SSE: each change of it, until the follower leaves. The wake-ups are asked
+    for before the round is read again, so a change while it is read is not missed."""
+    loop = asyncio.get_running_loop()
+    sent = None
+    next_keepalive = loop.time() + KEEPALIVE
+    try:
+        yield "retry: 2000\n\n"
+        while True:
+            streams = ([table["match"] for table in now["tables"]]
+                       + [d for table in now["tables"] for d in table["duels"][-1:]])
+            waits = [asyncio.ensure_future(service.hub.wait(stream, LOOK_AGAIN)) for stream in streams]
+            try:
+                await asyncio.sleep(0)                 # the waits are registered
+                if sent is not None:
+                    try:
+                        now = await asyncio.to_thread(_status, service, round_id)
+                    except HTTPError:
+                        return
+                text = json.dumps(now, ensure_ascii=False)
+                if text != sent:
+                    yield f"event: round\ndata: {text}\n\n"
+                    sent = text
+                elif loop.time() >= next_keepalive:
+                    yield ": keepalive\n\n"
+                    next_keepalive = loop.time() + KEEPALIVE
+                if await request.is_disconnected():
+                    return
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for each in waits:
+                    each.cancel()
+    finally:
+        lease.close()
 
 
 __all__ = ["router"]

@@ -14,14 +14,19 @@ import base64
 import functools
 import hashlib
 import json
+import re
 from importlib import resources
 from typing import Any
 
+from .. import i18n
+
 #: The assets the service serves, and their content types.
 ASSETS = {"viewer.js": "text/javascript; charset=utf-8", "text.js": "text/javascript; charset=utf-8",
+          "i18n.js": "text/javascript; charset=utf-8",
           "viewer.css": "text/css; charset=utf-8",
           "match.js": "text/javascript; charset=utf-8", "match.css": "text/css; charset=utf-8",
-          "record.js": "text/javascript; charset=utf-8", "record.css": "text/css; charset=utf-8"}
+          "record.js": "text/javascript; charset=utf-8", "record.css": "text/css; charset=utf-8",
+          "round.js": "text/javascript; charset=utf-8"}
 
 #: What a served page may load: its own scripts, styles and data, no frames, no forms.
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
@@ -29,7 +34,9 @@ POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 
 
 _STYLE_TAG = '<link rel="stylesheet" href="/viewer/viewer.css">'
 _SCRIPT_TAG = '<script type="module" src="/viewer/viewer.js"></script>'
-_TEXT_IMPORT = 'import { visible } from "./text.js";\n'
+#: The modules ``viewer.js`` imports, written in place of their imports in an exported page.
+_IMPORTS = {"text.js": 'import { visible } from "./text.js";\n',
+            "i18n.js": 'import { N_, language, ready, t } from "./i18n.js";\n'}
 
 
 @functools.cache
@@ -40,20 +47,34 @@ def asset(name: str) -> bytes:
     return resources.files(__package__).joinpath(name).read_bytes()
 
 
-def page() -> str:
+def page(language: str = i18n.DEFAULT) -> str:
     """The page the service serves for every duel; it fetches the duel's frames itself."""
-    return asset("index.html").decode().replace("<!--policy-->\n", "")
+    return _in(asset("index.html").decode().replace("<!--policy-->\n", ""), language)
 
 
-def match_page() -> str:
+def match_page(language: str = i18n.DEFAULT) -> str:
     """The page the service serves for every match (``/match/{id}``); it fetches the match itself."""
-    return asset("match.html").decode()
+    return _in(asset("match.html").decode(), language)
 
 
-def record_page() -> str:
+def record_page(language: str = i18n.DEFAULT) -> str:
     """The recorder's page (``/record/{id}``): the viewer's board (``viewer.js``) with the
     recorder's controls (``record.js``); it reads and writes through the public API."""
-    return asset("record.html").decode()
+    return _in(asset("record.html").decode(), language)
+
+
+def _in(html: str, language: str) -> str:
+    """A page that says which language it is in (``i18n.js`` fetches that catalogue unless the
+    reader chose another before)."""
+    if language not in i18n.LANGUAGES:
+        raise ValueError(f"no catalogue for language {language!r}")
+    return html.replace('<html lang="en">', f'<html lang="{language}">', 1)
+
+
+def catalogue(language: str) -> dict[str, Any]:
+    """One language's page catalogue as ``i18n.js`` reads it: ``{language, languages: {tag: its
+    own name}, messages: {English: translation}}`` (the service's ``/i18n/{lang}.json``)."""
+    return {"language": language, "languages": i18n.LANGUAGES, "messages": i18n.catalogue(language, "pages")}
 
 
 def embedded_json(data: Any) -> str:
@@ -62,9 +83,12 @@ def embedded_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def offline_page(info: dict[str, Any], frames: list[dict], replay_file: bytes, file_name: str) -> str:
+def offline_page(info: dict[str, Any], frames: list[dict], replay_file: bytes, file_name: str,
+                 language: str | None = None) -> str:
     """One page holding everything: the style, the script, one view's frames and the signed
-    ``.ygr`` file they were made from (offered for download, for ``ygoreplay verify``)."""
+    ``.ygr`` file they were made from (offered for download, for ``ygoreplay verify``), and every
+    language's catalogue (its switch needs no network), opening in ``language`` (default: the
+    one in use)."""
     style, script = asset("viewer.css").decode(), _inlined(asset("viewer.js").decode())
     for name, text in (("viewer.css", style), ("viewer.js", script)):
         if "</" in text:
@@ -72,23 +96,29 @@ def offline_page(info: dict[str, Any], frames: list[dict], replay_file: bytes, f
     policy = (f"default-src 'none'; script-src '{_hash(script)}'; style-src '{_hash(style)}'; "
               "img-src data:; base-uri 'none'; form-action 'none'")
     data = {**info, "frames": frames, "file": base64.b64encode(replay_file).decode(), "file_name": file_name}
-    html = asset("index.html").decode()
+    language = language or i18n.current()
+    words = {"language": language, "catalogues": {tag: catalogue(tag) for tag in i18n.LANGUAGES}}
+    html = _in(asset("index.html").decode(), language)
     html = html.replace("<!--policy-->", f'<meta http-equiv="Content-Security-Policy" content="{policy}">')
     html = html.replace(_STYLE_TAG, f"<style>{style}</style>")
     html = html.replace(_SCRIPT_TAG, f'<script type="application/json" id="ygr-duel">{embedded_json(data)}</script>\n'
+                                     f'<script type="application/json" id="ygr-i18n">{embedded_json(words)}</script>\n'
                                      f'<script type="module">{script}</script>')
     return html
 
 
 def _inlined(script: str) -> str:
-    """``viewer.js`` with ``text.js`` written in place of its import: an exported page loads nothing."""
-    if _TEXT_IMPORT not in script:
-        raise ValueError("viewer.js does not import text.js as the exported page expects")
-    return script.replace(_TEXT_IMPORT, asset("text.js").decode().replace("export function", "function"))
+    """``viewer.js`` with ``text.js`` and ``i18n.js`` written in place of their imports: an
+    exported page loads nothing."""
+    for name, line in _IMPORTS.items():
+        if line not in script:
+            raise ValueError(f"viewer.js does not import {name} as the exported page expects")
+        script = script.replace(line, re.sub(r"^export ", "", asset(name).decode(), flags=re.M))
+    return script
 
 
 def _hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
 
 
-__all__ = ["ASSETS", "POLICY", "asset", "embedded_json", "match_page", "offline_page", "page", "record_page"]
+__all__ = ["ASSETS", "POLICY", "asset", "catalogue", "embedded_json", "match_page", "offline_page", "page", "record_page"]

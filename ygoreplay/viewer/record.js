@@ -12,18 +12,39 @@
 // ahead of is moved after it (two devices merge in order); one the service refuses stays in the
 // queue, shown, until the recorder sends it again or drops it. Text from the duel goes in through
 // textContent only, made visible first (text.js).
+//
+// A player's link (a duel each player records their own side of) may seal its own hidden cards:
+// the page keeps each card's passcode and a fresh nonce in localStorage (Seals) and enters only
+// their seal (cards_sealed), until the player opens them (cards_opened). Nothing else sees them.
 
+import { N_, language, ready, t } from "./i18n.js";
 import { visible } from "./text.js";
 import { Duel, Viewer } from "./viewer.js";
+
+// record.html's own words, translated in place by i18n.js (listed here for the catalogue)
+N_("Recording"); N_("connecting"); N_("Keyboard shortcuts (?)"); N_("Keyboard shortcuts"); N_("Keys:");
+N_("Draw Phase"); N_("Standby"); N_("Main 1"); N_("Battle"); N_("Main 2"); N_("End"); N_("next turn");
+N_("draw a card"); N_("pass"); N_("resolve"); N_("undo the last entry"); N_("LP keypad"); N_("name a card"); N_("close");
+N_("Start the duel"); N_("Player 0"); N_("Player 1"); N_("Goes first"); N_("Main Deck"); N_("Extra Deck"); N_("Opening hand");
+N_("The decks are recorded as unknown cards: name a card when it is shown."); N_("Start");
+N_("The board: tap a card or a zone"); N_("Phases and steps"); N_("What the rules offer now"); N_("The chain");
+N_("No chain"); N_("Pass"); N_("Resolve"); N_("Chain over"); N_("Actions for the card"); N_("Close"); N_("Name this card");
+N_("Cards"); N_("Life Points keypad"); N_("Amount"); N_("cause: none"); N_("Coin, dice, tokens, anything else");
+N_("Token…"); N_("Something else…"); N_("Any event"); N_("Event"); N_("Event kind"); N_("Enter"); N_("Entries");
+N_("Undo last entry"); N_("Card details"); N_("The duel is over");
+N_("The match takes its result from the record; the table's link then starts the next duel.");
+N_("Record the result in the match, next duel"); N_("Open my sealed cards");
 
 const params = new URLSearchParams(location.search);
 const ID = location.pathname.split("/").filter(Boolean).pop();
 const TOKEN = params.get("token");
+const MATCH = /^[0-9a-f]{12}$/.test(params.get("match") || "") ? params.get("match") : null;   // a round table's duel
 const HEADERS = TOKEN ? { Authorization: `Bearer ${TOKEN}` } : {};
 const $ = (selector) => document.querySelector(selector);
-const PHASES = [["draw", "DP", "d", "Draw Phase"], ["standby", "SP", "s", "Standby Phase"], ["main1", "M1", "1", "Main Phase 1"],
-  ["battle", "BP", "b", "Battle Phase"], ["main2", "M2", "2", "Main Phase 2"], ["end", "EP", "e", "End Phase"]];
-const STEPS = [["battle", "Battle step"], ["damage", "Damage step"], ["end", "End step"]];
+const PHASES = [["draw", N_("DP"), "d", N_("Draw Phase")], ["standby", N_("SP"), "s", N_("Standby Phase")],
+  ["main1", N_("M1"), "1", N_("Main Phase 1")], ["battle", N_("BP"), "b", N_("Battle Phase")],
+  ["main2", N_("M2"), "2", N_("Main Phase 2")], ["end", N_("EP"), "e", N_("End Phase")]];
+const STEPS = [["battle", N_("Battle step")], ["damage", N_("Damage step")], ["end", N_("End step")]];
 // What the static bar and chain box enter: the server's moves of these kinds are not listed twice.
 const BAR_KINDS = new Set(["phase_entered", "step_entered", "turn_started", "cards_drawn", "priority_passed",
   "chain_link_resolved", "chain_ended"]);
@@ -90,6 +111,54 @@ class Queue {
   get waiting() { return this.entries.filter((e) => e.state === "waiting"); }
 }
 
+// -- seals: a player's own hidden cards, known to this device only ----------------------------------
+
+const SEAL_LABEL = new TextEncoder().encode("ygoreplay/seal/1\0");
+
+const hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+
+// The seal of a passcode under a nonce, as seals.digest_of makes it: SHA-256 over the label,
+// the passcode as 4 big-endian bytes and the nonce. (SubtleCrypto: served over HTTPS or localhost.)
+async function sealOf(code, nonce) {
+  const message = new Uint8Array(SEAL_LABEL.length + 4 + nonce.length);
+  message.set(SEAL_LABEL);
+  new DataView(message.buffer).setUint32(SEAL_LABEL.length, code, false);
+  message.set(nonce, SEAL_LABEL.length + 4);
+  return `sha256:${hex(new Uint8Array(await crypto.subtle.digest("SHA-256", message)))}`;
+}
+
+class Seals {
+  constructor(id, role) {
+    this.slot = `ygoreplay.seals.${id}.${role}`;
+    try { this.cards = JSON.parse(localStorage.getItem(this.slot) || "{}") || {}; } catch (error) { this.cards = {}; }
+  }
+
+  save() { localStorage.setItem(this.slot, JSON.stringify(this.cards)); }
+
+  // A card's seal: its passcode and nonce kept here (before anything is sent) and its digest.
+  async seal(card, code) {
+    const nonce = crypto.getRandomValues(new Uint8Array(16));
+    const digest = await sealOf(code, nonce);
+    this.cards[card] = { code, nonce: hex(nonce), opened: false };
+    this.save();
+    return digest;
+  }
+
+  get unopened() { return Object.entries(this.cards).filter(([, kept]) => !kept.opened).map(([card]) => card); }
+
+  // The cards_opened openings of ``cards``, each marked opened here.
+  open(cards) {
+    const out = {};
+    for (const card of cards) {
+      const kept = this.cards[card];
+      out[card] = { code: kept.code, nonce: kept.nonce };
+      kept.opened = true;
+    }
+    this.save();
+    return out;
+  }
+}
+
 // -- the page ---------------------------------------------------------------------------------------
 
 class Recorder {
@@ -102,6 +171,7 @@ class Recorder {
     this.queue = new Queue(ID);
     this.online = true;
     this.trips = [];                         // each sent entry's round trip, ms
+    this.stored = [];                        // entries stored whose events the stream has not brought yet
     this.flags = new Map();                  // position -> rules broken and kept
     this.shows = {};                         // card id -> passcode named, for the next entry
     this.selected = null;                    // the card whose sheet is open
@@ -112,27 +182,41 @@ class Recorder {
     this.causeOn = true;
     this.names = [];                         // [code, name, ...] rows: the duel's first, then the database
     this.info = { warnings: false, mode: "machine", role: data.role };
+    this.side = /^p[01]$/.test(data.role || "") ? Number(data.role[1]) : null;   // a player's own device
+    this.seals = this.side === null ? null : new Seals(ID, data.role);
   }
 
   // -- where the duel stands ------------------------------------------------------------------------
 
   get board() { return this.duel.boards[this.duel.length - 1] || null; }
 
-  // The position the next entry is entered at: the events stored and those waiting before it.
+  // The position the next entry is entered at: the events stored (as the service's answers say,
+  // which may come before the stream brings them) and those waiting before it.
   get position() {
-    return this.duel.length + this.queue.waiting.reduce((n, e) => n + e.events.length, 0);
+    const stored = Math.max(this.duel.length, ...this.unseen().map((e) => e.at + e.events.length));
+    return stored + this.queue.waiting.reduce((n, e) => n + e.events.length, 0);
   }
 
-  // The turn as the recorder has entered it, queued entries included.
+  // Entries the service stored that are not on the board yet (their answer came before the stream).
+  unseen() {
+    this.stored = this.stored.filter((e) => e.at + e.events.length > this.duel.length);
+    return this.stored;
+  }
+
+  // The events entered that the board does not show yet: stored ones on their way, then the queue's.
+  ahead() {
+    const stored = this.unseen().flatMap((e) => e.events.slice(Math.max(0, this.duel.length - e.at)));
+    return [...stored, ...this.queue.waiting.flatMap((e) => e.events)];
+  }
+
+  // The turn as the recorder has entered it, entries not on the board yet included.
   get turn() {
     const board = this.board;
     let turn = board ? board.turn : 0;
     let player = board ? board.turn_player : 0;
-    for (const entry of this.queue.waiting) {
-      for (const ev of entry.events) {
-        if (ev.kind === "turn_started") { turn = ev.turn; player = ev.player; }
-        if (ev.kind === "duel_started") player = ev.first_player;
-      }
+    for (const ev of this.ahead()) {
+      if (ev.kind === "turn_started") { turn = ev.turn; player = ev.player; }
+      if (ev.kind === "duel_started") player = ev.first_player;
     }
     return { turn, player };
   }
@@ -146,7 +230,7 @@ class Recorder {
 
   name(p) {
     const board = this.board;
-    return (board && board.players[p] && board.players[p].name) || `Player ${p}`;
+    return (board && board.players[p] && board.players[p].name) || t("Player {n}", { n: p });
   }
 
   cardName(id) {
@@ -158,7 +242,7 @@ class Recorder {
     const card = all.find((c) => c && c.id === id);
     if (!card) return id;
     const where = this.zoneTag(card.id);
-    return (card.name || (card.hidden ? "face-down card" : id)) + (where ? ` [${where}]` : "");
+    return (card.name || (card.hidden ? t("face-down card") : id)) + (where ? ` [${where}]` : "");
   }
 
   zoneTag(id) {
@@ -223,6 +307,7 @@ class Recorder {
     if (response.ok) {
       this.trips.push(performance.now() - started);
       const first = answer.position - entry.events.length;
+      this.stored.push({ at: first, events: entry.events });
       for (const flag of answer.flags || []) {
         const at = flag.index ?? first;
         this.flags.set(at, [...(this.flags.get(at) || []), flag.rule]);
@@ -232,7 +317,7 @@ class Recorder {
     }
     if (response.status === 409) return this.reconcile(entry);
     entry.state = "refused";
-    entry.problem = answer.error || answer.message || `the service answered ${response.status}`;
+    entry.problem = answer.error || answer.message || t("the service answered {status}", { status: response.status });
     if (answer.rule) entry.problem = `${answer.rule}: ${entry.problem}`;
     this.queue.save();
     return "refused";
@@ -254,13 +339,14 @@ class Recorder {
       return "offline";
     }
     if (entry.events.every((ev, k) => same(ev, stored[k], this.schema))) {
+      this.stored.push({ at: entry.at, events: entry.events });
       this.queue.drop(entry);                  // already stored: not sent twice
       return "sent";
     }
     entry.moved = (entry.moved || 0) + 1;
     if (entry.moved > 8) {
       entry.state = "refused";
-      entry.problem = "the duel keeps moving on before this entry: send it again when the table is quiet";
+      entry.problem = t("the duel keeps moving on before this entry: send it again when the table is quiet");
     } else {
       const shift = count - entry.at;          // after the other device's entries, in order
       for (const e of this.queue.entries) if (e.state === "waiting") e.at += shift;
@@ -279,18 +365,21 @@ class Recorder {
     const waiting = this.queue.waiting.length;
     const refused = this.queue.entries.length - waiting;
     const conn = $("#conn");
-    conn.textContent = this.online ? "online" : "OFFLINE";
+    conn.textContent = this.online ? t("online") : t("OFFLINE");
     conn.classList.toggle("offline", !this.online);
     document.body.dataset.online = String(this.online);
     document.body.dataset.events = String(this.duel.length);
     document.body.dataset.queued = String(this.queue.entries.length);
-    $("#queue-state").textContent = (waiting ? `${waiting} entr${waiting === 1 ? "y" : "ies"} waiting to be sent` : "all sent")
-      + (refused ? ` · ${refused} not stored: see below` : "");
+    $("#queue-state").textContent = (waiting === 1 ? t("1 entry waiting to be sent")
+      : waiting ? t("{n} entries waiting to be sent", { n: waiting }) : t("all sent"))
+      + (refused ? " · " + t("{n} not stored: see below", { n: refused }) : "");
     // A player's device (a witnessed duel) records that player's own side: the service keeps
     // the rest to the other device (access.off_side), and the actions it offers say so.
-    const side = /^p[01]$/.test(this.info.role || "") ? ` · your side: player ${this.info.role[1]}` : "";
-    $("#status").textContent = `${this.duel.length} events · ${this.info.warnings ? "warnings on" : "warnings off"}${side}`;
+    const side = /^p[01]$/.test(this.info.role || "") ? " · " + t("your side: player {n}", { n: this.info.role[1] }) : "";
+    $("#status").textContent = [t("{events} events", { events: this.duel.length }),
+      this.info.warnings ? t("warnings on") : t("warnings off")].join(" · ") + side;
     document.body.dataset.role = this.info.role || "";
+    this.drawSeals();
   }
 
   // -- the board -----------------------------------------------------------------------------------
@@ -307,6 +396,26 @@ class Recorder {
     this.status();
     this.moves().catch(() => {});
     if (this.selected && this.board) this.openSheet(this.selected, false);
+    $("#match-end").hidden = !(MATCH && this.board && this.board.ended);
+  }
+
+  // A round table's duel that has ended: the match takes its result as the record says it
+  // (POST /matches/{id}/games/{n}/end) and the table's link starts the next duel.
+  async endGame() {
+    try {
+      const response = await fetch(`/matches/${MATCH}/state`, { headers: HEADERS, cache: "no-store" });
+      const game = ((await response.json()).games || []).find((g) => g.duel === ID);
+      if (game && !game.ended) {
+        const ended = await fetch(`/matches/${MATCH}/games/${game.game}/end`, {
+          method: "POST", headers: { ...HEADERS, "Content-Type": "application/json" }, body: "{}" });
+        const answer = visible(await ended.json().catch(() => ({})));
+        if (!ended.ok) { this.error(answer.rule ? `${answer.rule}: ${answer.message}` : answer.error || t("the service answered {status}", { status: ended.status })); return; }
+      }
+    } catch (error) {
+      this.error(t("The match cannot be reached: try again when the network is back."));
+      return;
+    }
+    location.assign(`/record/match/${MATCH}?${new URLSearchParams({ token: TOKEN || "" })}`);
   }
 
   collectFlags() {
@@ -331,7 +440,7 @@ class Recorder {
   // -- actions from the rules -------------------------------------------------------------------------
 
   async actions(card) {
-    const query = new URLSearchParams();
+    const query = new URLSearchParams({ lang: language });
     if (card) query.set("card", card);
     const named = this.namedText();
     if (named) query.set("shows", named);
@@ -339,7 +448,7 @@ class Recorder {
     if (this.actionsOf.has(key)) return this.actionsOf.get(key);
     const response = await fetch(`/duels/${ID}/actions?${query}`, { headers: HEADERS, cache: "no-store" });
     const answer = visible(await response.json());
-    if (!response.ok) throw new Error(answer.error || `the service answered ${response.status}`);
+    if (!response.ok) throw new Error(answer.error || t("the service answered {status}", { status: response.status }));
     this.info.warnings = !!answer.warnings;
     this.info.mode = answer.mode || this.info.mode;
     if (this.actionsOf.size > 200) this.actionsOf.clear();
@@ -425,7 +534,7 @@ class Recorder {
     }
     if (this.selected !== id || at !== this.duel.length || named !== this.namedText()) return;
     const rows = found ? found.map((a) => this.actionRow(a, "card")) : this.offlineActions(card);
-    box.replaceChildren(...rows);
+    box.replaceChildren(...this.sealRows(card), ...rows);
     box.dataset.at = String(at);
     box.dataset.shows = named;
     if (fresh && unnamed && window.matchMedia("(pointer: fine)").matches) $("#name-input").focus();
@@ -434,9 +543,9 @@ class Recorder {
   // What a card may do when the rules cannot be asked (offline, or entries still waiting): moves
   // any card can make. The sheet says why.
   offlineActions(card) {
-    if (!card) return [el("p", "hint", "This card is not on the board now.")];
-    const rows = [el("p", "hint", "The rules' list comes back with the network; these moves are always possible.")];
-    for (const [zone, label] of [["gy", "Send to the GY"], ["banished", "Banish"], ["hand", "Return to the hand"], ["deck", "Return to the Deck"]]) {
+    if (!card) return [el("p", "hint", t("This card is not on the board now."))];
+    const rows = [el("p", "hint", t("The rules' list comes back with the network; these moves are always possible."))];
+    for (const [zone, label] of [["gy", t("Send to the GY")], ["banished", t("Banish")], ["hand", t("Return to the hand")], ["deck", t("Return to the Deck")]]) {
       const owner = zone === "hand" ? card.controller : card.owner;
       rows.push(this.actionRow({ label, event: { kind: "card_moved", card: card.id, to: [owner, zone], reason: zone === "banished" ? "banished" : "returned" } }, "card"));
     }
@@ -454,14 +563,57 @@ class Recorder {
     return board.emz.find((c) => c && c.id === id) || null;
   }
 
+  // A player's own hidden card: seal it as the name picked (the name stays on this device), or
+  // open its seal. Nothing for any other card or device.
+  sealRows(card) {
+    if (!this.seals || !card || card.controller !== this.side) return [];
+    const kept = this.seals.cards[card.id];
+    if (kept && !kept.opened) {
+      const row = el("div", "action seal");
+      row.append(el("span", "hint", t("Sealed as {name}: only this device knows it", { name: this.nameOf(kept.code) })),
+        button(`Open: show it is ${this.nameOf(kept.code)}`, () => this.openSeals([card.id]), "chip"));
+      row.lastChild.dataset.seal = "open";
+      return [row];
+    }
+    if (!card.hidden || kept) return [];
+    const code = this.shows[card.id];
+    if (!code) return [el("p", "hint seal", t("Your own hidden card: name it above to seal it (the record keeps a seal, only you know the card)."))];
+    if (!(window.crypto && crypto.subtle)) return [el("p", "hint seal", t("Sealing needs the page served over HTTPS."))];
+    const b = button(t("Seal as {name} (only you know it)", { name: this.nameOf(code) }), () => this.sealCard(card.id, code), "big");
+    b.dataset.seal = "seal";
+    const row = el("div", "action seal");
+    row.append(b);
+    return [row];
+  }
+
+  async sealCard(card, code) {
+    delete this.shows[card];                       // the name is this device's, not the next entry's
+    this.drawNamed();
+    const digest = await this.seals.seal(card, code);
+    this.enter([{ kind: "cards_sealed", player: this.side, seals: { [card]: digest } }], t("Seal {card}", { card }));
+  }
+
+  openSeals(cards) {
+    if (!cards.length) return;
+    this.enter([{ kind: "cards_opened", player: this.side, cards: this.seals.open(cards) }], t("Open {n} sealed", { n: cards.length }));
+  }
+
+  drawSeals() {
+    const b = $("#open-seals");
+    const unopened = this.seals ? this.seals.unopened : [];
+    b.hidden = !unopened.length;
+    b.textContent = unopened.length === 1 ? t("Open my 1 sealed card") : t("Open my {n} sealed cards", { n: unopened.length });
+    document.body.dataset.sealed = String(unopened.length);
+  }
+
   closeSheet() {
     this.selected = null;
     $("#sheet").hidden = true;
   }
 
   drawNamed() {
-    const names = Object.entries(this.shows).map(([id, code]) => `${id} is ${this.nameOf(code)}`);
-    $("#named").textContent = names.length ? `Named for the next entry: ${names.join(", ")}` : "";
+    const names = Object.entries(this.shows).map(([id, code]) => t("{card} is {name}", { card: id, name: this.nameOf(code) }));
+    $("#named").textContent = names.length ? t("Named for the next entry: {names}", { names: names.join(", ") }) : "";
   }
 
   // -- names ----------------------------------------------------------------------------------------
@@ -482,9 +634,26 @@ class Recorder {
       const response = await fetch(`/duels/${ID}/cards`, { headers: HEADERS });
       if (response.ok) own = (await response.json()).map((f) => [f.code, f.name, f.type, f.level, f.atk, f.defense]);
     } catch (error) { /* offline */ }
+    const decks = await this.matchDecks();       // a match's duel: the decklists this token may see
     const seen = new Set(own.map((r) => r[0]));
+    own.push(...rows.filter((r) => decks.has(r[0]) && !seen.has(r[0])));
+    for (const r of own) seen.add(r[0]);
     this.names = visible([...own.map((r) => [...r, true]), ...rows.filter((r) => !seen.has(r[0]))]);
     this.nameIndex = new Map(this.names.map((r) => [r[0], r[1]]));
+  }
+
+  // The passcodes of the match's decklists (main, Extra, Side) this token may see, when the page
+  // was opened from a table's link (``?match=``); none otherwise, or offline.
+  async matchDecks() {
+    if (!MATCH) return new Set();
+    try {
+      const response = await fetch(`/matches/${MATCH}/state`, { headers: HEADERS, cache: "no-store" });
+      if (!response.ok) return new Set();
+      const decks = (await response.json()).decks || [];
+      return new Set(decks.flatMap((d) => (d ? [...(d.main || []), ...(d.extra || []), ...(d.side || [])] : [])));
+    } catch (error) {
+      return new Set();
+    }
   }
 
   nameOf(code) { return (this.nameIndex && this.nameIndex.get(code)) || String(code); }
@@ -526,48 +695,49 @@ class Recorder {
     const box = $("#phases");
     if (box.childElementCount) return;
     for (const [phase, label, key, words] of PHASES) {
-      const b = button(label, () => this.enter([{ kind: "phase_entered", phase }], words));
+      const b = button(t(label), () => this.enter([{ kind: "phase_entered", phase }], t(words)));
       b.dataset.move = `phase-${phase}`;
-      b.title = `${words} (${key})`;
-      b.setAttribute("aria-label", words);
+      b.title = `${t(words)} (${key})`;
+      b.setAttribute("aria-label", t(words));
       box.append(b);
     }
     for (const [step, label] of STEPS) {
-      const b = button(label, () => this.enter([{ kind: "step_entered", step }], label));
+      const b = button(t(label), () => this.enter([{ kind: "step_entered", step }], t(label)));
       b.dataset.move = `step-${step}`;
       box.append(b);
     }
-    const draw = button("Draw 1", () => this.drawCard());
+    const draw = button(t("Draw 1"), () => this.drawCard());
     draw.dataset.move = "draw-card";
-    draw.title = "The turn player draws a card (c)";
-    const next = button("Next turn", () => this.nextTurn());
+    draw.title = t("The turn player draws a card (c)");
+    const next = button(t("Next turn"), () => this.nextTurn());
     next.dataset.move = "next-turn";
-    next.title = "Next turn (n)";
+    next.title = t("Next turn (n)");
     box.append(draw, next);
   }
 
   drawCard() {
-    this.enter([{ kind: "cards_drawn", player: this.turn.player, count: 1 }], "Draw");
+    this.enter([{ kind: "cards_drawn", player: this.turn.player, count: 1 }], t("Draw"));
   }
 
   nextTurn() {
     const { turn, player } = this.turn;
-    const first = this.board ? this.board.turn === 0 && !this.queue.waiting.some((e) => e.events.some((ev) => ev.kind === "turn_started")) : false;
-    this.enter([{ kind: "turn_started", player: turn === 0 || first ? player : 1 - player, turn: turn + 1 }], "Next turn");
+    const first = this.board ? this.board.turn === 0 && !this.ahead().some((ev) => ev.kind === "turn_started") : false;
+    this.enter([{ kind: "turn_started", player: turn === 0 || first ? player : 1 - player, turn: turn + 1 }], t("Next turn"));
   }
 
   drawChain() {
     const board = this.board;
     const links = board ? board.chain.length : 0;
-    $("#chain-state").textContent = links ? `Chain: ${links} link${links > 1 ? "s" : ""} · activate a card to add one` : "No chain · activate a card to start one";
+    $("#chain-state").textContent = links === 1 ? t("Chain: 1 link · activate a card to add one")
+      : links ? t("Chain: {n} links · activate a card to add one", { n: links }) : t("No chain · activate a card to start one");
   }
 
   chainMove(move) {
     const board = this.board;
     const links = board ? board.chain.length : 0;
-    if (move === "pass") this.enter([{ kind: "priority_passed", player: this.turn.player }], "Pass");
-    if (move === "resolve") this.enter([{ kind: "chain_link_resolved", link: Math.max(1, links) }], "Resolve");
-    if (move === "chain-over") this.enter([{ kind: "chain_ended" }], "Chain over");
+    if (move === "pass") this.enter([{ kind: "priority_passed", player: this.turn.player }], t("Pass"));
+    if (move === "resolve") this.enter([{ kind: "chain_link_resolved", link: Math.max(1, links) }], t("Resolve"));
+    if (move === "chain-over") this.enter([{ kind: "chain_ended" }], t("Chain over"));
   }
 
   // -- the LP keypad --------------------------------------------------------------------------------
@@ -583,8 +753,8 @@ class Recorder {
     clear.dataset.key = "C";
     keys.append(clear);
     const ops = $("#lp-ops");
-    for (const [op, label] of [["effect_damage", "Damage"], ["battle_damage", "Battle"], ["cost", "Pay"], ["gain", "Gain"], ["halve", "Halve"]]) {
-      const b = button(label, () => this.lifePoints(op), "big");
+    for (const [op, label] of [["effect_damage", N_("Damage")], ["battle_damage", N_("Battle")], ["cost", N_("Pay")], ["gain", N_("Gain")], ["halve", N_("Halve")]]) {
+      const b = button(t(label), () => this.lifePoints(op), "big");
       b.dataset.op = op;
       ops.append(b);
     }
@@ -603,7 +773,7 @@ class Recorder {
     $("#lp-amount").textContent = this.amount || "0";
     const cause = this.lastCard;
     const chip = $("#lp-cause");
-    chip.textContent = cause && this.causeOn ? `cause: ${this.cardName(cause)}` : "cause: none";
+    chip.textContent = cause && this.causeOn ? t("cause: {card}", { card: this.cardName(cause) }) : t("cause: none");
     chip.setAttribute("aria-pressed", String(!!(cause && this.causeOn)));
   }
 
@@ -611,7 +781,7 @@ class Recorder {
     const p = this.lpPlayer;
     const board = this.board;
     let lp = board ? board.players[p].lp : 8000;
-    for (const entry of this.queue.waiting) for (const ev of entry.events) if (ev.kind === "life_points_changed" && ev.player === p && ev.lp != null) lp = ev.lp;
+    for (const ev of this.ahead()) if (ev.kind === "life_points_changed" && ev.player === p && ev.lp != null) lp = ev.lp;
     const n = Number(this.amount || "0");
     let event;
     if (op === "halve") event = { kind: "life_points_changed", player: p, amount: Math.ceil(lp / 2), reason: "set", lp: Math.ceil(lp / 2) };
@@ -628,11 +798,11 @@ class Recorder {
 
   buildChance() {
     const box = $("#chance");
-    const coin = (heads) => button(heads ? "Heads" : "Tails", () => this.enter([{ kind: "coin_tossed", results: [heads], ...this.causeField() }], "Coin"));
+    const coin = (heads) => button(heads ? t("Heads") : t("Tails"), () => this.enter([{ kind: "coin_tossed", results: [heads], ...this.causeField() }], t("Coin")));
     box.append(coin(true), coin(false));
     for (let n = 1; n <= 6; n++) {
-      const b = button(`\u2680\u2681\u2682\u2683\u2684\u2685`[n - 1] + n, () => this.enter([{ kind: "die_rolled", results: [n], ...this.causeField() }], "Die"));
-      b.setAttribute("aria-label", `die: ${n}`);
+      const b = button(`\u2680\u2681\u2682\u2683\u2684\u2685`[n - 1] + n, () => this.enter([{ kind: "die_rolled", results: [n], ...this.causeField() }], t("Die")));
+      b.setAttribute("aria-label", t("die: {n}", { n }));
       box.append(b);
     }
   }
@@ -721,7 +891,7 @@ class Recorder {
       if (text === "") continue;
       if (input.dataset.number) out[name] = Number(text);
       else if (input.dataset.json) {
-        try { out[name] = JSON.parse(text); } catch (error) { problems.push(`${name}: not JSON`); }
+        try { out[name] = JSON.parse(text); } catch (error) { problems.push(t("{field}: not JSON", { field: name })); }
       } else out[name] = text;
     }
     if (problems.length) { this.error(problems.join("; ")); return; }
@@ -751,7 +921,15 @@ class Recorder {
     let at = this.duel.length - 1;
     while (at >= 0 && (struck.has(at) || ["entry_corrected", "rolled_back", "entry_confirmed", "entry_disputed", "judge_note"].includes(this.duel.frames[at].kind))) at--;
     if (at < 0) return;
-    this.enter([{ kind: "entry_corrected", to: at, reason: "mis-entry: undone on the recorder's page" }], "Undo");
+    this.enter([{ kind: "entry_corrected", to: at, reason: "mis-entry: undone on the recorder's page" }], t("Undo"));   // the record's words: never translated
+  }
+
+  // A judge's rollback to the state before event ``to``: the form of rolled_back, ``to`` filled in,
+  // for the judge's name and the reason (MATCH-08: the events stay in the record, reverted).
+  rewind(to) {
+    this.openElse("rolled_back");
+    $('#else-fields [name="to"]').value = String(to);
+    $('#else-fields [name="judge"]').focus();
   }
 
   drawEntries() {
@@ -764,7 +942,12 @@ class Recorder {
       li.append(el("span", "n", `#${frame.i}`), document.createTextNode(" " + frame.line));
       if (struck.has(frame.i)) li.classList.add("struck");
       const flags = this.flags.get(frame.i);
-      if (flags) { li.classList.add("flagged"); li.append(el("span", "flag", ` flagged ${flags.join(" ")}`)); }
+      if (flags) { li.classList.add("flagged"); li.append(el("span", "flag", " " + t("flagged {rules}", { rules: flags.join(" ") }))); }
+      if (this.info.role === "judge" && !struck.has(frame.i) && frame.i > 0) {   // the judge's rewind: a rollback
+        const rewind = button(t("Rewind to before this"), () => this.rewind(frame.i), "chip");
+        rewind.dataset.rewind = String(frame.i);
+        li.append(rewind);
+      }
       lines.push(li);
     }
     for (const entry of this.queue.entries) {
@@ -772,9 +955,9 @@ class Recorder {
       li.dataset.queue = String(entry.n);
       li.append(el("span", "n", `q${entry.n}`), document.createTextNode(` ${entry.label} (${entry.events.map((e) => e.kind).join(", ")})`));
       if (entry.state === "refused") {
-        li.append(el("span", "problem", ` not stored: ${entry.problem}`),
-          button("Send again", () => { entry.state = "waiting"; entry.at = this.position; entry.moved = 0; this.queue.save(); this.flush(); }, "chip"),
-          button("Discard", () => { this.queue.drop(entry); this.drawEntries(); this.status(); }, "chip"));
+        li.append(el("span", "problem", " " + t("not stored: {problem}", { problem: entry.problem })),
+          button(t("Send again"), () => { entry.state = "waiting"; entry.at = this.position; entry.moved = 0; this.queue.save(); this.flush(); }, "chip"),
+          button(t("Discard"), () => { this.queue.drop(entry); this.drawEntries(); this.status(); }, "chip"));
       }
       lines.push(li);
     }
@@ -790,8 +973,9 @@ class Recorder {
   // -- wiring ---------------------------------------------------------------------------------------
 
   start() {
-    $("#title").textContent = this.duel.info.title || "Recording";
-    document.title = `Recording ${this.duel.info.title || "a duel"} \u00b7 ygoreplay`;
+    $("#title").textContent = this.duel.info.title || t("Recording");
+    const title = this.duel.info.title || t("a duel");
+    document.title = t("Recording {title}", { title }) + " \u00b7 ygoreplay";
     $("#board").addEventListener("click", (event) => this.tapped(event));
     $("#sheet-close").addEventListener("click", () => this.closeSheet());
     $("#name-input").addEventListener("input", () => this.suggest());
@@ -800,6 +984,8 @@ class Recorder {
       if (b) this.chainMove(b.dataset.move);
     });
     $("#undo").addEventListener("click", () => this.undo());
+    $("#open-seals").addEventListener("click", () => this.openSeals(this.seals.unopened));
+    $("#next-game").addEventListener("click", () => this.endGame());
     $("#else-button").addEventListener("click", () => this.openElse());
     $("#token-button").addEventListener("click", () => this.openElse("token_created"));
     $("#else").addEventListener("submit", (event) => this.submitElse(event));
@@ -837,7 +1023,7 @@ class Recorder {
     }
     if (hand) for (const p of [0, 1]) events.push({ kind: "cards_drawn", player: p, count: hand });
     $("#setup").hidden = true;
-    this.enter(events, "Start");
+    this.enter(events, t("Start"));
   }
 
   key(event) {
@@ -852,16 +1038,16 @@ class Recorder {
       u: () => this.undo(), l: () => $("#lp-keys button").focus(), Escape: () => this.closeSheet(),
       "/": () => { if (this.selected) $("#name-input").focus(); }, "?": () => $("#help-button").click(),
     };
-    const action = phase ? () => this.enter([{ kind: "phase_entered", phase: phase[0] }], phase[3]) : keys[event.key];
+    const action = phase ? () => this.enter([{ kind: "phase_entered", phase: phase[0] }], t(phase[3])) : keys[event.key];
     if (!action) return;
     event.preventDefault();
     action();
   }
 
   follow() {
-    const query = new URLSearchParams({ from: String(this.duel.length), format: "frames" });
+    const query = new URLSearchParams({ from: String(this.duel.length), format: "frames", lang: language });
     if (TOKEN) query.set("token", TOKEN);
-    const stream = new EventSource(`/duels/${ID}/follow?${query}`);
+    const stream = this.stream = new EventSource(`/duels/${ID}/follow?${query}`);
     let batch = [];
     const flush = () => { const frames = batch; batch = []; this.duel.add(frames); };
     stream.addEventListener("open", () => { this.connected(true); this.flush(); });
@@ -872,7 +1058,7 @@ class Recorder {
     });
     stream.addEventListener("end", () => { flush(); stream.close(); });
     this.duel.onGap = async (from) => {
-      const response = await fetch(`/duels/${ID}/frames?from=${from}`, { headers: HEADERS, cache: "no-store" });
+      const response = await fetch(`/duels/${ID}/frames?from=${from}&lang=${language}`, { headers: HEADERS, cache: "no-store" });
       if (response.ok) this.duel.add((await response.json()).frames || []);
     };
   }
@@ -886,11 +1072,11 @@ class Recorder {
 async function nextDuel(matchId) {
   const response = await fetch(`/matches/${matchId}/state`, { headers: HEADERS, cache: "no-store" });
   const match = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(match.error || `the service answered ${response.status}`);
+  if (!response.ok) throw new Error(match.error || t("the service answered {status}", { status: response.status }));
   const games = match.games || [];
-  const players = (match.players || ["Player 0", "Player 1"]).map((p) => visible(p));
+  const players = (match.players || [t("Player 0"), t("Player 1")]).map((p) => visible(p));
   const goTo = (duel, first) => {
-    const query = new URLSearchParams({ token: TOKEN || "", first: String(first), p0: players[0], p1: players[1] });
+    const query = new URLSearchParams({ token: TOKEN || "", first: String(first), p0: players[0], p1: players[1], match: matchId });
     location.replace(`/record/${duel}?${query}`);
   };
   const playing = games.find((g) => !g.ended && g.duel);
@@ -898,25 +1084,25 @@ async function nextDuel(matchId) {
   const last = games[games.length - 1];
   const box = el("form", "setup");
   box.id = "next-duel";
-  box.append(el("h2", null, `${match.title ? visible(match.title) + ": " : ""}duel ${games.length + 1}`));
+  box.append(el("h2", null, (match.title ? visible(match.title) + ": " : "") + t("duel {n}", { n: games.length + 1 })));
   const chooser = el("select");
   chooser.id = "chosen-by";
   players.forEach((name, i) => { const o = el("option", null, name); o.value = String(i); chooser.append(o); });
   chooser.value = last && (last.winner === 0 || last.winner === 1) ? String(1 - last.winner) : "0";
-  const label = el("label", null, "Who chose to go first or second");
+  const label = el("label", null, t("Who chose to go first or second"));
   label.append(chooser);
   box.append(label);
   const said = el("p", "error");
   said.hidden = true;
   players.forEach((name, i) => {
-    const b = button(`${name} goes first`, async () => {
+    const b = button(t("{player} goes first", { player: name }), async () => {
       const started = await fetch(`/matches/${matchId}/games`, {
         method: "POST", headers: { ...HEADERS, "Content-Type": "application/json" },
         body: JSON.stringify({ first_player: i, chosen_by: Number(chooser.value) }) });
       const answer = await started.json().catch(() => ({}));
       if (started.ok) { goTo(answer.duel.id, i); return; }
       const why = answer.rule ? `${answer.rule}: ${answer.message}` : answer.error;    // a match rule's refusal names it
-      said.textContent = visible(why || `the service answered ${started.status}`);
+      said.textContent = visible(why || t("the service answered {status}", { status: started.status }));
       said.hidden = false;
     }, "big");
     b.dataset.first = String(i);
@@ -928,21 +1114,22 @@ async function nextDuel(matchId) {
 }
 
 async function main() {
+  await ready;
   if (/^\/record\/match\/[0-9a-f]{12}$/.test(location.pathname)) {
     try { await nextDuel(ID); } catch (error) {
-      $("#error").textContent = `This match cannot be recorded here: ${visible(error.message)}`;
+      $("#error").textContent = t("This match cannot be recorded here: {why}", { why: visible(error.message) });
       $("#error").hidden = false;
     }
     return;
   }
   let data;
   try {
-    const response = await fetch(`/duels/${ID}/frames`, { headers: HEADERS, cache: "no-store" });
+    const response = await fetch(`/duels/${ID}/frames?lang=${language}`, { headers: HEADERS, cache: "no-store" });
     data = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(data.error || `the service answered ${response.status}`);
+    if (!response.ok) throw new Error(data.error || t("the service answered {status}", { status: response.status }));
   } catch (error) {
     const box = $("#error");
-    box.textContent = `This duel cannot be recorded here: ${visible(error.message)}`;
+    box.textContent = t("This duel cannot be recorded here: {why}", { why: visible(error.message) });
     box.hidden = false;
     return;
   }

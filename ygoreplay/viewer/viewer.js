@@ -15,16 +15,34 @@
 // piles GY, banished, Extra Deck, Deck, hand), so "[M2]" in a line is found on the board.
 
 import { visible } from "./text.js";
+import { N_, language, ready, t } from "./i18n.js";
 
 const FACE_DOWN = new Set(["set", "facedown_attack", "facedown"]);
 // A card with no passcode in a face-up position is one the record itself does not know (a recorder
 // saw it summoned and could not read it): a view never hides a face-up card, so it is no secret.
 const FACE_UP = new Set(["attack", "defense", "faceup"]);
-const LOST = { lp: "LP 0", deck_out: "could not draw" };
+const LOST = { lp: N_("LP 0"), deck_out: N_("could not draw") };
 const TYPE = { MONSTER: 0x1, SPELL: 0x2, TRAP: 0x4, NORMAL: 0x10, EFFECT: 0x20, FUSION: 0x40, RITUAL: 0x80,
   SYNCHRO: 0x2000, TOKEN: 0x4000, XYZ: 0x800000, PENDULUM: 0x1000000, LINK: 0x4000000 };
-const POSITION_WORDS = { attack: "face-up Attack Position", defense: "face-up Defense Position",
-  set: "Set", facedown_attack: "face-down Attack Position", faceup: "face-up", facedown: "face-down" };
+const POSITION_WORDS = { attack: N_("face-up Attack Position"), defense: N_("face-up Defense Position"),
+  set: N_("Set"), facedown_attack: N_("face-down Attack Position"), faceup: N_("face-up"), facedown: N_("face-down") };
+// The Battle Phase's steps (events.BATTLE_STEPS), the ways a duel ends (events.END_REASONS) and
+// the views, as the page says them.
+const STEPS = { start: N_("Start Step"), battle: N_("Battle Step"), damage: N_("Damage Step"), end: N_("End Step") };
+const REASONS = { lp: N_("LP"), deck_out: N_("deck out"), draw: N_("a draw"), surrender: N_("surrender"),
+  effect: N_("a card's effect"), judge: N_("a judge's decision"), time: N_("time"), disconnect: N_("disconnection") };
+const VIEWS = { judge: N_("judge"), p0: N_("p0"), p1: N_("p1"), spectator: N_("spectator") };
+// index.html's own words, translated in place by i18n.js (listed here for the catalogue)
+N_("view"); N_("replay file"); N_("Hover or focus a card for its facts."); N_("speed"); N_("link");
+N_("View"); N_("The board"); N_("Card details"); N_("The duel's log"); N_("Search the log");
+N_("Search the log: a card or a player"); N_("Branches"); N_("Timeline"); N_("Playback speed"); N_("Event");
+N_("First event (Home)"); N_("First event"); N_("Previous turn (Shift+Left)"); N_("Previous turn");
+N_("Previous event (Left)"); N_("Previous event"); N_("Play or pause (Space)"); N_("Play");
+N_("Next event (Right)"); N_("Next event"); N_("Next turn (Shift+Right)"); N_("Next turn");
+N_("Last event (End)"); N_("Last event"); N_("The rule"); N_("Close"); N_("The rule's own words");
+
+// A word of the page's vocabulary (the record's own code when it has none).
+function worded(words, key) { return words[key] ? t(words[key]) : key; }
 
 // -- the duel: frames in, boards out ---------------------------------------------------------------
 
@@ -124,16 +142,16 @@ function emzTag(slot, player) {
 
 function kindOf(facts) {
   if (!facts) return "unknown";
-  const t = facts.type;
-  if (t & TYPE.SPELL) return "spell";
-  if (t & TYPE.TRAP) return "trap";
-  if (t & TYPE.TOKEN) return "token";
-  if (t & TYPE.LINK) return "link";
-  if (t & TYPE.XYZ) return "xyz";
-  if (t & TYPE.SYNCHRO) return "synchro";
-  if (t & TYPE.FUSION) return "fusion";
-  if (t & TYPE.RITUAL) return "ritual";
-  if (t & TYPE.EFFECT) return "effect";
+  const type = facts.type;
+  if (type & TYPE.SPELL) return "spell";
+  if (type & TYPE.TRAP) return "trap";
+  if (type & TYPE.TOKEN) return "token";
+  if (type & TYPE.LINK) return "link";
+  if (type & TYPE.XYZ) return "xyz";
+  if (type & TYPE.SYNCHRO) return "synchro";
+  if (type & TYPE.FUSION) return "fusion";
+  if (type & TYPE.RITUAL) return "ritual";
+  if (type & TYPE.EFFECT) return "effect";
   return "normal";
 }
 
@@ -173,14 +191,14 @@ export class Viewer {
     this.info = el("div", "info");
     this.turnLine = el("p", "turnline");
     this.chainList = el("ol", "chain");
-    this.chainList.setAttribute("aria-label", "The chain");
+    this.chainList.setAttribute("aria-label", t("The chain"));
     this.attackLine = el("p", "attack");
     this.resultLine = el("p", "result");
     this.info.append(this.turnLine, this.attackLine, this.chainList, this.resultLine);
     const left = this.bottom === 0 ? this.emz[0] : this.emz[1];
     const right = this.bottom === 0 ? this.emz[1] : this.emz[0];
-    left.setAttribute("aria-label", "Extra Monster Zone (left)");
-    right.setAttribute("aria-label", "Extra Monster Zone (right)");
+    left.setAttribute("aria-label", t("Extra Monster Zone (left)"));
+    right.setAttribute("aria-label", t("Extra Monster Zone (right)"));
     this.emzTags = this.emz.map((zone) => {
       const tag = tagOf("");
       zone.append(tag);
@@ -209,30 +227,32 @@ export class Viewer {
     const pend = (first && first.layout && first.layout.pendulum) || [0, 4];
     const stCount = first ? first.players[p].szone.length : 5;
     const side = {
-      mzone: [0, 1, 2, 3, 4].map((z) => cell("zone m", 1, z + 2, `Main Monster Zone ${z + 1}`, `M${z}`)),
+      mzone: [0, 1, 2, 3, 4].map((z) => cell("zone m", 1, z + 2, t("Main Monster Zone {n}", { n: z + 1 }), `M${z}`)),
       szone: [0, 1, 2, 3, 4].map((z) => cell("zone s" + (pend.includes(z) ? " pend" : ""), 2, z + 2,
-        `Spell & Trap Zone ${z + 1}` + (pend.includes(z) ? " (Pendulum Zone)" : ""), `S${z}`)),
-      fzone: cell("zone f", 1, 1, "Field Zone", "FZ"),
-      gy: cell("zone pile", 1, 7, "Graveyard"),
-      banished: cell("zone pile", 1, 8, "Banished"),
-      extra: cell("zone pile", 2, 1, "Extra Deck"),
-      deck: cell("zone deck", 2, 7, "Deck"),
-      hand: cell("hand", 3, 1, "Hand", "hand"),
+        pend.includes(z) ? t("Spell & Trap Zone {n} (Pendulum Zone)", { n: z + 1 }) : t("Spell & Trap Zone {n}", { n: z + 1 }),
+        `S${z}`)),
+      fzone: cell("zone f", 1, 1, t("Field Zone"), "FZ"),
+      gy: cell("zone pile", 1, 7, t("Graveyard")),
+      banished: cell("zone pile", 1, 8, t("Banished")),
+      extra: cell("zone pile", 2, 1, t("Extra Deck")),
+      deck: cell("zone deck", 2, 7, t("Deck")),
+      hand: cell("hand", 3, 1, t("Hand"), t("hand")),
       who: cell("who", 4, 1),
     };
     if (stCount > 5) {                       // MR3: two separate Pendulum Zones (CONF-09)
-      side.szone.push(cell("zone s pend", 2, 8, "Pendulum Zone (left)", "S5"));
-      side.szone.push(cell("zone s pend", 3, 8, "Pendulum Zone (right)", "S6"));
+      side.szone.push(cell("zone s pend", 2, 8, t("Pendulum Zone (left)"), "S5"));
+      side.szone.push(cell("zone s pend", 3, 8, t("Pendulum Zone (right)"), "S6"));
     }
     side.hand.style.gridColumn = top ? "2 / 9" : "1 / 8";
     side.who.style.gridColumn = "1 / 9";
     side.name = el("span", "name");
     side.lp = el("output", "lp");
-    side.lp.setAttribute("aria-label", "Life Points");
+    side.lp.setAttribute("aria-label", t("Life Points"));
     side.lost = el("span", "lost");
     side.lost.hidden = true;
-    side.who.append(side.name, el("span", "lplabel", "LP "), side.lp, side.lost);
-    for (const [key, label] of [["gy", "GY"], ["banished", "banished"], ["extra", "Extra Deck"]]) {
+    side.who.append(side.name, el("span", "lplabel", t("LP") + " "), side.lp, side.lost);
+    // the piles' tags: the words the log names them by (sentences.zone_tag)
+    for (const [key, label] of [["gy", t("GY")], ["banished", t("banished")], ["extra", t("Extra Deck")]]) {
       const details = el("details", "pilelist");
       const summary = el("summary", "", "");
       side[key + "Count"] = el("span", "count", "0");
@@ -244,7 +264,7 @@ export class Viewer {
       side[key + "List"] = list;
     }
     side.deckCount = el("span", "count");
-    side.deck.append(tagOf("Deck"), side.deckCount);
+    side.deck.append(tagOf(t("Deck")), side.deckCount);
     return side;
   }
 
@@ -256,14 +276,14 @@ export class Viewer {
     if (card.hidden && FACE_UP.has(card.position)) {
       button.classList.add("k-unknown", "unknown");
       if (place === "mzone" && card.position === "defense") button.classList.add("sideways");
-      button.append(el("span", "cname", "unknown card"));
-      button.setAttribute("aria-label", `an unknown card, ${POSITION_WORDS[card.position]}`);
+      button.append(el("span", "cname", t("unknown card")));
+      button.setAttribute("aria-label", t("an unknown card, {position}", { position: t(POSITION_WORDS[card.position]) }));
       return button;
     }
     if (card.hidden) {
       button.classList.add("back");
       if (place === "mzone" && (card.position === "set" || card.position === "defense")) button.classList.add("sideways");
-      button.setAttribute("aria-label", "a face-down card");
+      button.setAttribute("aria-label", t("a face-down card"));
       return button;
     }
     const facts = this.duel.cards.get(card.code);
@@ -275,10 +295,10 @@ export class Viewer {
     if (card.atk !== undefined) {
       const stats = `${card.atk ?? "?"}/${card.defense ?? "-"}`;
       button.append(el("span", "stats", stats));
-      label += `, ATK ${card.atk ?? "?"} DEF ${card.defense ?? "-"}`;
+      label += ", " + t("ATK {atk} DEF {def}", { atk: card.atk ?? "?", def: card.defense ?? "-" });
     }
     if (card.materials && card.materials.length) button.append(el("span", "mats", `+${card.materials.length}`));
-    if (card.position && place !== "hand") label += `, ${POSITION_WORDS[card.position] || card.position}`;
+    if (card.position && place !== "hand") label += `, ${worded(POSITION_WORDS, card.position)}`;
     button.setAttribute("aria-label", label);
     return button;
   }
@@ -291,7 +311,7 @@ export class Viewer {
     const count = cards.length;
     const top = count ? cards[count - 1] : null;
     side[key + "Count"].textContent = String(count);
-    side[key + "Top"].textContent = top && !top.hidden ? top.name : top && FACE_UP.has(top.position) ? "unknown card" : "";
+    side[key + "Top"].textContent = top && !top.hidden ? top.name : top && FACE_UP.has(top.position) ? t("unknown card") : "";
     const list = side[key + "List"];
     list.replaceChildren(...cards.map((card) => {
       const li = el("li");
@@ -302,12 +322,12 @@ export class Viewer {
 
   renderSide(p, now, was, animate) {
     const side = this.sides[p];
-    if (!was || now.name !== was.name) side.name.textContent = now.name || `Player ${p}`;
+    if (!was || now.name !== was.name) side.name.textContent = now.name || t("Player {n}", { n: p });
     if (!was || now.lp !== was.lp) this.lifePoints(side.lp, now.lp, animate && was);
     if (!was || now.lost !== was.lost) {
       side.who.classList.toggle("has-lost", !!now.lost);
       side.lost.hidden = !now.lost;
-      side.lost.textContent = now.lost ? `lost (${LOST[now.lost] || now.lost})` : "";
+      side.lost.textContent = now.lost ? t("lost ({why})", { why: worded(LOST, now.lost) }) : "";
     }
     if (!was || now.deck !== was.deck) side.deckCount.textContent = String(now.deck);
     if (!was || now.mzone !== was.mzone) now.mzone.slice(0, 5).forEach((c, z) => this.fill(side.mzone[z], c, "mzone"));
@@ -329,8 +349,8 @@ export class Viewer {
     node.parentNode.append(badge);
     badge.addEventListener("animationend", () => badge.remove());
     const start = performance.now();
-    const tick = (t) => {
-      const k = Math.min(1, (t - start) / 450);
+    const tick = (now) => {
+      const k = Math.min(1, (now - start) / 450);
       node.textContent = String(k < 1 ? Math.round(old + delta * k) : value);
       node.tween = k < 1 ? requestAnimationFrame(tick) : null;
     };
@@ -338,23 +358,24 @@ export class Viewer {
   }
 
   renderMiddle(now, was) {
-    const name = (p) => (now.players[p] && now.players[p].name) || `Player ${p}`;
+    const name = (p) => (now.players[p] && now.players[p].name) || t("Player {n}", { n: p });
     if (!was || now.emz !== was.emz) {
       now.emz.forEach((c, z) => {
         this.fill(this.emz[z], c, "mzone");
         this.emzTags[z].textContent = emzTag(z, c ? c.controller : this.bottom);
         this.emz[z].dataset.controller = c ? String(c.controller) : "";
-        this.emz[z].title = c ? `${name(c.controller)}'s monster` : "";
+        this.emz[z].title = c ? t("{player}'s monster", { player: name(c.controller) }) : "";
       });
     }
     if (!was || now.turn !== was.turn || now.phase !== was.phase || now.step !== was.step || now.players !== was.players) {
+      const phase = now.phase_name + (now.step ? ` (${worded(STEPS, now.step)})` : "");
       this.turnLine.textContent = now.turn
-        ? `Turn ${now.turn} \u00b7 ${name(now.turn_player)} \u00b7 ${now.phase_name}` + (now.step ? ` (${now.step} step)` : "")
+        ? t("Turn {turn} \u00b7 {player} \u00b7 {phase}", { turn: now.turn, player: name(now.turn_player), phase })
         : now.phase_name;
     }
     if (!was || now.chain !== was.chain) {
       this.chainList.replaceChildren(...now.chain.slice().reverse().map((link) => {
-        const li = el("li", "link", `Chain Link ${link.link} \u00b7 ${name(link.player)}: `);
+        const li = el("li", "link", t("Chain Link {link} \u00b7 {player}: ", { link: link.link, player: name(link.player) }));
         if (link.card) li.append(this.cardButton(link.card, "chain"));
         return li;
       }));
@@ -363,21 +384,24 @@ export class Viewer {
       const a = now.attack;
       this.attackLine.replaceChildren();
       if (a && a.attacker) {
-        const called = (c) => (!c.hidden ? c.name : FACE_UP.has(c.position) ? "an unknown card" : "a face-down monster");
+        const called = (c) => (!c.hidden ? c.name : FACE_UP.has(c.position) ? t("an unknown card") : t("a face-down monster"));
         const attacker = called(a.attacker);
-        const target = a.target ? called(a.target) : "directly";
-        this.attackLine.textContent = `\u2694 ${attacker} attacks ${a.target ? target : "directly"}`;
+        this.attackLine.textContent = "\u2694 " + (a.target ? t("{attacker} attacks {target}", { attacker, target: called(a.target) })
+          : t("{attacker} attacks directly", { attacker }));
       }
     }
     const losers = [0, 1].filter((p) => now.players[p].lost);
     const lostBefore = was ? [0, 1].filter((p) => was.players[p].lost).join() : null;
     if (!was || now.ended !== was.ended || losers.join() !== lostBefore) {
       // a duel the record has not ended yet, where the rules already say who lost (WIN-01/02/04)
-      const pending = losers.length === 2 ? "A draw: both players have lost"
-        : losers.length ? `${name(1 - losers[0])} wins: ${name(losers[0])} has lost (${LOST[now.players[losers[0]].lost] || now.players[losers[0]].lost})`
+      const pending = losers.length === 2 ? t("A draw: both players have lost")
+        : losers.length ? t("{winner} wins: {loser} has lost ({why})",
+          { winner: name(1 - losers[0]), loser: name(losers[0]), why: worded(LOST, now.players[losers[0]].lost) })
           : "";
+      const reason = now.reason ? worded(REASONS, now.reason) : t("ended");
       this.resultLine.textContent = now.ended
-        ? (now.winner === null || now.winner === undefined ? `Draw (${now.reason || "ended"})` : `${name(now.winner)} wins (${now.reason || "ended"})`)
+        ? (now.winner === null || now.winner === undefined ? t("Draw ({reason})", { reason })
+          : t("{winner} wins ({reason})", { winner: name(now.winner), reason }))
         : pending;
     }
   }
@@ -395,25 +419,57 @@ export class Viewer {
     const box = this.q("#details");
     box.replaceChildren();
     if (card.hidden && FACE_UP.has(card.position)) {
-      box.append(el("h2", "", "An unknown card"), el("p", "hint", "The record does not say which card this is."),
-        el("p", "", POSITION_WORDS[card.position]));
+      box.append(el("h2", "", t("An unknown card")), el("p", "hint", t("The record does not say which card this is.")),
+        el("p", "", t(POSITION_WORDS[card.position])));
       return;
     }
     if (card.hidden) {
-      box.append(el("h2", "", "A face-down card"), el("p", "hint", "This view may not see it."));
+      box.append(el("h2", "", t("A face-down card")), el("p", "hint", t("This view may not see it.")));
       return;
     }
     const facts = this.duel.cards.get(card.code) || {};
     box.append(el("h2", "", card.name));
     if (facts.text) box.append(el("p", "facts", facts.text));
-    if (card.atk !== undefined) box.append(el("p", "", `ATK ${card.atk ?? "?"} / DEF ${card.defense ?? "-"}` + (card.level ? ` \u00b7 ${card.level}\u2605` : "")));
-    if (card.position) box.append(el("p", "", POSITION_WORDS[card.position] || card.position));
-    const name = (p) => (this.shown && this.shown.players[p] && this.shown.players[p].name) || `Player ${p}`;
-    box.append(el("p", "hint", `controlled by ${name(card.controller)}, owned by ${name(card.owner)}`));
-    if (card.counters) box.append(el("p", "", "counters: " + Object.entries(card.counters).map(([k, v]) => `${k} ${v}`).join(", ")));
-    if (card.materials && card.materials.length) {
-      box.append(el("p", "", "materials: " + card.materials.map((m) => (m && !m.hidden ? m.name : "a hidden card")).join(", ")));
+    if (card.atk !== undefined) {
+      box.append(el("p", "", t("ATK {atk} / DEF {def}", { atk: card.atk ?? "?", def: card.defense ?? "-" })
+        + (card.level ? ` \u00b7 ${card.level}\u2605` : "")));
     }
+    if (card.position) box.append(el("p", "", worded(POSITION_WORDS, card.position)));
+    const name = (p) => (this.shown && this.shown.players[p] && this.shown.players[p].name) || t("Player {n}", { n: p });
+    box.append(el("p", "hint", t("controlled by {controller}, owned by {owner}", { controller: name(card.controller), owner: name(card.owner) })));
+    if (card.counters) {
+      box.append(el("p", "", t("counters: {list}", { list: Object.entries(card.counters).map(([k, v]) => `${k} ${v}`).join(", ") })));
+    }
+    if (card.materials && card.materials.length) {
+      const hidden = t("a hidden card");
+      const list = card.materials.map((m) => (m && !m.hidden ? m.name : hidden)).join(", ");
+      box.append(el("p", "", t("materials: {list}", { list })));
+    }
+  }
+
+  // The rule a flag names, in the reader's language: its one-line summary and the original
+  // Chinese text it was distilled from (the service's /rules/{id}; without it, the flag's message).
+  async rule(id, message) {
+    const box = this.q("#rule");
+    if (!box) return;
+    this.q("#rule-id").textContent = id;
+    this.q("#rule-summary").textContent = message || "";
+    const quotes = this.q("#rule-quotes");
+    quotes.replaceChildren();
+    this.q("#rule-seed").hidden = true;
+    box.hidden = false;
+    this.q("#rule-close").focus();
+    const answer = this.source.rule ? await this.source.rule(id).catch(() => null) : null;
+    if (!answer || this.q("#rule-id").textContent !== id) return;
+    if (answer.summary) this.q("#rule-summary").textContent = answer.summary;
+    for (const quote of answer.seed_quotes || []) {
+      const figure = el("figure");
+      const text = el("blockquote", "", quote.text);
+      text.lang = "zh-Hans";                       // the seeds are Simplified Chinese rule documents
+      figure.append(text, el("figcaption", "", quote.file));
+      quotes.append(figure);
+    }
+    this.q("#rule-seed").hidden = !quotes.children.length;
   }
 
   // -- positions --------------------------------------------------------------------------------
@@ -465,8 +521,8 @@ export class Viewer {
     const i = this.position, n = this.duel.length;
     const board = this.duel.boards[i];
     const frame = this.duel.frames[i];
-    this.q("#where").textContent = `event #${i} of ${n}` + (board.turn ? ` \u00b7 turn ${board.turn}` : "")
-      + (this.duel.reverted.has(i) ? ` \u00b7 undone by the rollback at #${this.duel.reverted.get(i)}` : "")
+    this.q("#where").textContent = t("event #{i} of {n}", { i, n }) + (board.turn ? " \u00b7 " + t("turn {turn}", { turn: board.turn }) : "")
+      + (this.duel.reverted.has(i) ? " \u00b7 " + t("undone by the rollback at #{at}", { at: this.duel.reverted.get(i) }) : "")
       + (frame.time ? ` \u00b7 ${frame.time.slice(0, 19).replace("T", " ")} UTC` : "");
   }
 
@@ -502,7 +558,7 @@ export class Viewer {
       }, 1000 / speed);
     }
     button.textContent = on ? "\u275A\u275A" : "\u25B6";
-    button.setAttribute("aria-label", on ? "Pause" : "Play");
+    button.setAttribute("aria-label", on ? t("Pause") : t("Play"));
   }
 
   // -- the log and the timeline ---------------------------------------------------------------------
@@ -521,27 +577,35 @@ export class Viewer {
       if (was) {
         for (const p of [0, 1]) {
           if (now.players[p].lp !== was.players[p].lp) {
-            const who = now.players[p].name || `Player ${p}`;
+            const who = now.players[p].name || t("Player {n}", { n: p });
             a.append(el("span", "lpchange", ` ${who} LP ${was.players[p].lp} \u2192 ${now.players[p].lp}`));
           }
         }
       }
       const said = [];                    // a witnessed duel's marks: who entered it, what followed
+      const flags = [];                   // each flag's rule opens the rule's pop-up
       for (const flag of frame.flags || []) {
-        a.append(el("span", "flag", ` \u2691 ${flag.rule}`));
-        said.push(`flagged ${flag.rule}: ${flag.message}`);
+        const button = el("button", "flag", `\u2691 ${flag.rule}`);
+        button.type = "button";
+        button.title = t("flagged {rule}: {message}", { rule: flag.rule, message: flag.message });
+        button.addEventListener("click", () => this.rule(flag.rule, flag.message));
+        flags.push(" ", button);
+        said.push(button.title);
         li.classList.add("flagged");
       }
-      if (frame.ruled) said.push(`${frame.ruled.how === "judge_note" ? "ruled" : "undone"} at #${frame.ruled.at}`
-        + (frame.ruled.decision ? `: ${frame.ruled.decision}` : ""));
-      if (frame.disputed) {
-        a.append(el("span", "disputed", frame.disputed.open ? " disputed" : " dispute ruled"));
-        said.push(`disputed by ${frame.disputed.by} at #${frame.disputed.at}: ${frame.disputed.reason}`);
+      if (frame.ruled) {
+        const at = frame.ruled.at;
+        said.push((frame.ruled.how === "judge_note" ? t("ruled at #{at}", { at }) : t("undone at #{at}", { at }))
+          + (frame.ruled.decision ? `: ${frame.ruled.decision}` : ""));
       }
-      if (frame.unconfirmed) a.append(el("span", "unconfirmed", " unconfirmed"));
-      if (frame.by) said.push(`entered by ${frame.by}`);
+      if (frame.disputed) {
+        a.append(el("span", "disputed", " " + (frame.disputed.open ? t("disputed") : t("dispute ruled"))));
+        said.push(t("disputed by {by} at #{at}: {reason}", frame.disputed));
+      }
+      if (frame.unconfirmed) a.append(el("span", "unconfirmed", " " + t("unconfirmed")));
+      if (frame.by) said.push(t("entered by {by}", { by: frame.by }));
       if (frame.time || said.length) a.title = [frame.time || "", ...said].filter(Boolean).join("\n");
-      li.append(a);
+      li.append(a, ...flags);
       fragment.append(li);
     }
     const lines = [...fragment.children];
@@ -557,7 +621,7 @@ export class Viewer {
         const struck = this.duel.struck.has(i);
         li.classList.add("reverted");
         if (struck) li.classList.add("struck");
-        li.title = struck ? `a mis-entry, corrected at #${by}` : `undone by the judge's rollback at #${by}`;
+        li.title = struck ? t("a mis-entry, corrected at #{at}", { at: by }) : t("undone by the judge's rollback at #{at}", { at: by });
       }
     }
   }
@@ -577,7 +641,7 @@ export class Viewer {
     for (const s of this.duel.turnStarts) {
       const tick = el("span", "tick turn");
       tick.style.left = at(s);
-      tick.title = `turn ${this.duel.boards[s].turn}`;
+      tick.title = t("turn {turn}", { turn: this.duel.boards[s].turn });
       box.append(tick);
     }
     let from = null;
@@ -595,7 +659,7 @@ export class Viewer {
     for (const r of this.duel.rollbacks) {
       const tick = el("span", "tick rollback");
       tick.style.left = at(r);
-      tick.title = `rollback at #${r}`;
+      tick.title = t("rollback at #{at}", { at: r });
       box.append(tick);
     }
     this.q("#slider").max = String(Math.max(0, n - 1));
@@ -619,26 +683,28 @@ export class Viewer {
   status() {
     const info = this.duel.info;
     const board = this.duel.boards[this.duel.length - 1];
-    let text = info.ended || (board && board.ended) ? "recorded" : "live";
+    let text = info.ended || (board && board.ended) ? t("recorded") : t("live");
     if (!info.ended && info.delay && (info.delay.events || info.delay.seconds)) {
-      const parts = [];
-      if (info.delay.events) parts.push(`${info.delay.events} events`);
-      if (info.delay.seconds) parts.push(`${info.delay.seconds} s`);
-      text += ` \u00b7 spectators are ${parts.join(" and ")} behind`;
+      const { events, seconds } = info.delay;
+      const behind = events && seconds ? t("spectators are {events} events and {seconds} s behind", { events, seconds })
+        : events ? t("spectators are {events} events behind", { events }) : t("spectators are {seconds} s behind", { seconds });
+      text += ` \u00b7 ${behind}`;
     }
-    if (info.origin && info.origin.verified === false) text += " \u00b7 origin unverified: " + info.origin.why;
-    this.q("#status").textContent = `${text} \u00b7 ${info.view} view` + (this.warning ? ` \u00b7 ${this.warning}` : "");
+    if (info.origin && info.origin.verified === false) text += " \u00b7 " + t("origin unverified: {why}", { why: info.origin.why });
+    this.q("#status").textContent = text + " \u00b7 " + t("{view} view", { view: worded(VIEWS, info.view) })
+      + (this.warning ? ` \u00b7 ${this.warning}` : "");
   }
 
   // -- wiring ----------------------------------------------------------------------------------------
 
   start() {
     const q = this.q;
-    q("#title").textContent = this.duel.info.title || "Untitled duel";
-    document.title = `${this.duel.info.title || "Duel"} \u00b7 ygoreplay`;
+    q("#title").textContent = this.duel.info.title || t("Untitled duel");
+    document.title = (this.duel.info.title || t("Duel")) + " \u00b7 ygoreplay";
+    for (const option of q("#speed").options) option.textContent = t("{n}/s", { n: option.value });
     const pick = q("#view");
     pick.replaceChildren(...this.duel.info.views.map((v) => {
-      const option = el("option", "", v);
+      const option = el("option", "", worded(VIEWS, v));
       option.value = v;
       option.selected = v === this.duel.info.view;
       return option;
@@ -659,6 +725,7 @@ export class Viewer {
     q("#play").addEventListener("click", () => this.play(this.timer === null));
     q("#speed").addEventListener("change", () => { if (this.timer !== null) this.play(true); });
     q("#search").addEventListener("input", () => this.filter());
+    q("#rule-close").addEventListener("click", () => { q("#rule").hidden = true; });
     window.addEventListener("hashchange", () => this.fromHash());
     document.addEventListener("keydown", (event) => this.key(event));
     if (!this.fromHash()) this.show(this.duel.info.ended ? 0 : this.duel.length - 1);
@@ -674,6 +741,7 @@ export class Viewer {
   key(event) {
     const target = event.target;
     if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === "Escape" && !this.q("#rule").hidden) { this.q("#rule").hidden = true; return; }
     if (target.matches && target.matches("input[type=search], select, textarea")) {
       if (event.key === "Escape") target.blur();
       return;
@@ -704,16 +772,23 @@ class Service {
 
   headers() { return this.token ? { Authorization: `Bearer ${this.token}` } : {}; }
 
+  // the view asked for, and the page's language: the server writes the log's sentences in it
   query(extra) {
     const params = new URLSearchParams(extra);
     if (this.view) params.set("view", this.view);
+    params.set("lang", language);
     return params.toString();
+  }
+
+  async rule(id) {
+    const response = await fetch(`/rules/${encodeURIComponent(id)}?lang=${encodeURIComponent(language)}`);
+    return response.ok ? visible(await response.json()) : null;
   }
 
   async load() {
     const response = await fetch(`/duels/${this.id}/frames?${this.query({})}`, { headers: this.headers(), cache: "no-store" });
     const data = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(data.error || `the service answered ${response.status}`);
+    if (!response.ok) throw new Error(data.error || t("the service answered {status}", { status: response.status }));
     return data;
   }
 
@@ -759,7 +834,8 @@ class Service {
         method: "POST", headers: { ...this.headers(), "Content-Type": "application/json" }, body: JSON.stringify(kept) });
       const answer = await response.json().catch(() => ({}));
       if (response.ok && answer.ok === false) {
-        viewer.warn(`NOT ok: ${answer.problem || "the record no longer holds what this browser saw"}`);
+        const problem = answer.problem || t("the record no longer holds what this browser saw");
+        viewer.warn(t("NOT ok: {problem}", { problem }));
         return;                                   // the kept receipt stays: it is the proof
       }
     }
@@ -782,7 +858,7 @@ class Service {
     const tree = visible(await response.json());
     if (tree.length < 2) return;
     const nav = document.querySelector("#tree");
-    nav.append(el("h2", "", "Branches"));
+    nav.append(el("h2", "", t("Branches")));
     const list = el("ul");
     for (const entry of tree) {
       const li = el("li");
@@ -792,7 +868,9 @@ class Service {
       if (this.token) link.set("token", this.token);
       a.href = `/view/${entry.id}?${link}`;
       if (entry.id === this.id) a.setAttribute("aria-current", "page");
-      li.append(a, el("span", "hint", entry.parent ? ` after #${entry.branch_after} of its parent, ${entry.events} events` : ` ${entry.events} events`));
+      li.append(a, el("span", "hint", " " + (entry.parent
+        ? t("after #{at} of its parent, {events} events", { at: entry.branch_after, events: entry.events })
+        : t("{events} events", { events: entry.events }))));
       list.append(li);
     }
     nav.append(list);
@@ -811,12 +889,13 @@ class Embedded {
     const download = document.querySelector("#download");
     download.href = URL.createObjectURL(new Blob([bytes], { type: "application/x-ygoreplay" }));
     download.download = this.data.file_name || "duel.ygr";
-    download.title = "the signed replay file this page was made from";
+    download.title = t("the signed replay file this page was made from");
     download.hidden = false;
   }
 }
 
 async function main() {
+  await ready;
   const embedded = document.getElementById("ygr-duel");
   let source;
   if (embedded) {
@@ -831,7 +910,7 @@ async function main() {
     data = await source.load();
   } catch (error) {
     const box = document.getElementById("error");
-    box.textContent = `This duel cannot be shown: ${visible(error.message)}`;
+    box.textContent = t("This duel cannot be shown: {why}", { why: visible(error.message) });
     box.hidden = false;
     return;
   }

@@ -1,0 +1,126 @@
+"""Missing the timing (NIS-06): an optional "when ... you can" trigger needs its event to be the
+last thing that happened; so the Tributes of a Tribute Summon (SUM-07) and the materials a summon
+procedure sends to the GY (SPS-09) miss theirs.
+
+The log shows what happened while a chain resolved, link by link (the events after each
+``chain_link_resolved``). A card that moved (or was summoned) while one link resolved, with
+something happening after it while a later link resolved, was not the last thing to happen: once
+the chain has ended, its "when ... you can" trigger on that event (``TRIGGER_O`` without
+``EFFECT_FLAG_DELAY`` in its script, or ``timing: "when"`` on the event) cannot be activated.
+"If" triggers and mandatory ones do not miss. What happened within one link is not judged (its
+actions may be simultaneous: "destroy them, and if you do ..." is not "then"); neither is a card
+whose trigger's kind is unknown (no script, no ``timing``).
+
+The state keeps, for the chain resolving, the segment (links resolved so far), the last segment
+in which something happened, and what each card did in which segment; when the chain ends, the
+cards that missed their timing (and the rule), until the next chain ends, the turn moves on or
+the card moves again.
+"""
+from __future__ import annotations
+
+from ..events import Activated, Event
+from ..state import Card, DuelState
+from .effects import candidates
+
+#: What "happens" while a chain link resolves; bookkeeping (a link resolving, a pass, a note) and
+#: a card that leaves the field after resolving by the rules (SPELL-04) do not.
+HAPPENINGS = frozenset(("cards_drawn", "normal_summoned", "monster_set", "flip_summoned", "special_summoned",
+                        "position_changed", "spell_trap_set", "card_moved", "control_changed", "cards_swapped",
+                        "counters_changed", "token_created", "life_points_changed"))
+_RULE_MOVES = frozenset(("resolved", "negated", "rule"))
+_SUMMONS = frozenset(("normal_summoned", "flip_summoned", "special_summoned"))
+#: The trigger events of a card's own (``single``) "when" trigger, and what the card did for each.
+WHEN_EVENTS = {"EVENT_TO_GRAVE": {"gy"}, "EVENT_DESTROYED": {"gy", "banished", "extra"},
+               "EVENT_REMOVE": {"banished"}, "EVENT_TO_HAND": {"hand"}, "EVENT_TO_DECK": {"deck", "extra"},
+               "EVENT_SPSUMMON_SUCCESS": {"special_summoned"}, "EVENT_SUMMON_SUCCESS": {"normal_summoned"},
+               "EVENT_FLIP_SUMMON_SUCCESS": {"flip_summoned"}}
+
+
+#: Kinds after which ``after`` looks: what happens, and the turn moving on (no trigger waits past it).
+TIMED = HAPPENINGS | frozenset(("turn_started", "phase_entered", "step_entered"))
+#: Special Summons by a procedure whose materials are sent to the GY for it (SPS-09).
+_BY_PROCEDURE = frozenset(("inherent", "synchro", "link"))
+
+
+def after(state: DuelState, event: Event) -> None:
+    """After ``event`` (a ``TIMED`` kind) was applied: while a chain resolves, note what happened;
+    outside one, a card that moves again no longer waits with a missed timing, and the Tributes of
+    a Tribute Summon (SUM-07) or the materials a summon procedure sent to the GY (SPS-09) missed
+    theirs: the summon, not their going, was the last thing to happen."""
+    kind = event.kind
+    if state.resolving:
+        if kind in HAPPENINGS:
+            _happened(state, event)
+        return
+    missed_now = state.timing[3]
+    if kind not in HAPPENINGS:
+        if missed_now:
+            state.timing[3] = {}
+        return
+    if missed_now:
+        missed_now.pop(getattr(event, "card", None) or "", None)
+    sent: tuple[str, ...] = ()
+    if kind == "normal_summoned" or kind == "monster_set":
+        sent, rule = event.tributes, "SUM-07"
+    elif kind == "special_summoned" and event.method in _BY_PROCEDURE:
+        sent, rule = event.materials, "SPS-09"
+    for card_id in sent:
+        card = state.cards.get(card_id)
+        if card is not None and card.zone == "gy":
+            state.timing[3][card_id] = ["gy", rule]
+
+
+def _happened(state: DuelState, event: Event) -> None:
+    """Something happened while a chain resolves: note it, and what its card did."""
+    if event.kind == "card_moved" and event.reason in _RULE_MOVES:
+        return
+    segment = state.timing[0]
+    state.timing[1] = segment
+    card = state.cards.get(getattr(event, "card", None) or "")
+    if card is not None:
+        state.timing[2][card.id] = [segment, event.kind if event.kind in _SUMMONS else card.zone]
+
+
+def link_resolved(state: DuelState) -> None:
+    """A link resolved or was negated: what follows happens in the next segment."""
+    state.timing[0] += 1
+
+
+def chain_over(state: DuelState) -> None:
+    """The chain ended: the cards whose event was followed by another link's are the ones that
+    missed their timing, for the chain that may follow."""
+    _, last, marks = state.timing[:3]
+    state.timing = [0, -1, {}, {card: [what, "NIS-06"] for card, (segment, what) in marks.items() if segment < last}]
+
+
+def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:
+    """NIS-06 (SUM-07, SPS-09): (rule, why) this trigger activation missed its timing, or None."""
+    mark = state.timing[3].get(card.id) if state.timing[3] else None
+    if mark is None:
+        return None
+    what, rule = mark
+    found = candidates(state, card, ev.effect_type)
+    if found:
+        triggers = [f for f in found if f.kind == "trigger"]
+        if not triggers or not all(f.when_optional and "single" in f.types for f in triggers):
+            return None
+        answers = [f.code for f in triggers if what in WHEN_EVENTS.get(f.code, ())]
+        if not answers or (rule != "NIS-06" and "EVENT_TO_GRAVE" not in answers):
+            return None
+        said = "its script declares an optional trigger without EFFECT_FLAG_DELAY"
+    elif ev.timing == "when":
+        said = "the record says it is a 'when'"
+    else:
+        return None
+    if rule == "SUM-07":
+        how = "was Tributed for a Tribute Summon: the summon was still being made"
+    elif rule == "SPS-09":
+        how = "was sent to the GY for a summon procedure: the summon was still being made"
+    else:
+        done = what.replace("_", " ") if what in _SUMMONS else f"went to the {what}"
+        how = f"{done} while a chain link resolved, and a later link did something after it"
+    return rule, (f"{card.name} {how}: it was not the last thing to happen, so its 'when ... you can' trigger "
+                  f"missed the timing ({said})")
+
+
+__all__ = ["HAPPENINGS", "TIMED", "WHEN_EVENTS", "after", "chain_over", "link_resolved", "missed"]

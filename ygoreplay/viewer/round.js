@@ -1,0 +1,56 @@
+// A round's page, live: the server drew the tables; this redraws them each time the round's
+// stream (/rounds/{id}/follow, Server-Sent Events) says a table moved. Everything it shows is
+// what /rounds/{id}.json gives anyone with the page's address: no token, no hidden card. Text
+// goes in through textContent only.
+
+const ID = document.body.dataset.round;
+const live = document.getElementById("live");
+let shown = null;
+
+function cell(text, className) {
+  const td = document.createElement("td");
+  if (className) td.className = className;
+  td.textContent = text;
+  return td;
+}
+
+function score(games) {
+  const [won = 0, lost = 0, drawn = 0] = games || [];
+  return `${won} \u2013 ${lost}` + (drawn ? ` (${drawn} drawn)` : "");
+}
+
+function row(table) {
+  const tr = document.createElement("tr");
+  tr.id = `table-${table.table}`;
+  const recording = table.recording || {};
+  const players = table.players.map((name, i) => cell(name, table.winner === i ? "won" : ""));
+  const last = document.createElement("time");
+  last.textContent = recording.last_entry || table.last_event || "\u2014";
+  const when = document.createElement("td");
+  when.append(last);
+  tr.append(cell(String(table.table), "num"), ...players, cell(score(table.score), "num score"),
+    cell(table.state, "state"), cell(recording.who || "\u2014", "who"), when);
+  return tr;
+}
+
+function draw(round) {
+  const before = new Map([...document.querySelectorAll("#tables tbody tr")].map((tr) => [tr.id, tr.textContent]));
+  const rows = round.tables.map(row);
+  for (const tr of rows) if (shown && before.get(tr.id) !== tr.textContent) tr.classList.add("moved");
+  document.querySelector("#tables tbody").replaceChildren(...rows);
+  shown = round;
+  document.body.dataset.updated = String(Number(document.body.dataset.updated || "0") + 1);
+}
+
+function follow() {
+  const stream = new EventSource(`/rounds/${ID}/follow`);
+  stream.addEventListener("open", () => { live.textContent = "live"; live.dataset.live = "true"; });
+  stream.addEventListener("error", () => { live.textContent = "reconnecting\u2026"; live.dataset.live = "false"; });
+  stream.addEventListener("round", (message) => {
+    draw(JSON.parse(message.data));
+    live.textContent = `live \u00b7 updated ${new Date().toLocaleTimeString()}`;
+    live.dataset.live = "true";
+  });
+}
+
+if (/^[0-9a-f]{12}$/.test(ID || "")) follow();
