@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rules.base import phase_name
+from .i18n import t
+from .sentences import phase_name
 from .rulesets import RULESETS
 from .state import Card, DuelState
 
@@ -54,7 +55,7 @@ def board(state: DuelState) -> dict:
     rules = RULESETS[state.ruleset]
     return {
         "turn": state.turn, "turn_player": state.turn_player, "phase": state.phase,
-        "phase_name": phase_name(state.phase) if state.turn else "before the first turn",
+        "phase_name": phase_name(state.phase) if state.turn else t("before the first turn"),
         "step": state.step, "ruleset": state.ruleset, "players": players,
         # Extra Monster Zones, left and right as player 0 sees them; a card's controller says whose
         "emz": [card(state, c) for c in state.emz],

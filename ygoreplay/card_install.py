@@ -24,6 +24,7 @@ from typing import Any, Iterable, Iterator
 
 from . import chain
 from .card_scripts import ScriptReading, read_scripts
+from .card_names import write_names
 from .cards import Attribute, CardDBError, CardType, CdbReader, LinkMarker, Race, facts_from_cdb_row
 from .effect_facts import EFFECTS_COLUMNS, EFFECTS_TABLE
 from .errors import InputError
@@ -286,6 +287,25 @@ def update(source: str = "ygoprodeck", path: Path | None = None) -> Installed:
     target = path or installed_path()
     write_cdb(target, rows, meta)
     return _installed(target, meta)
+
+
+#: The languages YGOPRODeck's card API answers in besides English (``language=``).
+YGOPRODECK_LANGUAGES = ("fr", "de", "it", "pt")
+
+
+def install_names(source: str, language: str, folder: Path | None = None) -> tuple[int, str]:
+    """The names of every card in ``language`` from ``source`` (a localized YGOPro/EDOPro
+    ``cards.cdb``, by path or URL, or ``ygoprodeck`` in French, German, Italian or Portuguese),
+    kept beside the installed database (``card_names``); the facts stay the English database's.
+    → (how many names, where from)."""
+    if source == "ygoprodeck":
+        if language not in YGOPRODECK_LANGUAGES:
+            raise InputError(f"ygoprodeck: names only in {', '.join(YGOPRODECK_LANGUAGES)}, not {language!r} "
+                             "(a localized cards.cdb gives the others)")
+        source = f"{YGOPRODECK}?language={language}"
+    data, url = fetch(source)
+    rows, _ = rows_of(data, url)
+    return write_names(language, ((row.code, row.name) for row in rows), folder or installed_path().parent), url
 
 
 def add_scripts(folder: str | Path, path: Path | None = None) -> tuple[Installed, ScriptReading]:

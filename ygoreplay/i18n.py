@@ -192,7 +192,25 @@ def extract(domain: str) -> dict[str, list[str]]:
             message = message[0]
         if message:
             found.setdefault(message, []).append(f"{filename}:{lineno}")
+    if domain == "ygoreplay":
+        _extract_rows(root, found)
     return found
+
+
+#: Files whose rows are made by constructors taking a message as their second argument: the rule
+#: catalogue's one-line summaries (``enforced("SUM-04", "Tributes by Level...", ...)``), extracted
+#: without marking every row, and shown with ``t(rule.summary)``.
+_ROW_KEYWORDS = {"rules/coverage.py": {name: (2,) for name in (
+    "enforced", "applied", "card_text", "recorded", "not_yet", "outside", "choice")}}
+
+
+def _extract_rows(root: Path, found: dict[str, list[str]]) -> None:
+    from babel.messages.extract import extract_from_file
+    for filename, keywords in _ROW_KEYWORDS.items():
+        for lineno, message, _comments, _context in extract_from_file("python", str(root / filename),
+                                                                       keywords=keywords):
+            if isinstance(message, str) and message:
+                found.setdefault(message, []).append(f"{filename}:{lineno}")
 
 
 def update(domain: str) -> dict[str, tuple[int, int, int]]:

@@ -20,9 +20,11 @@ from typing import Any, Callable
 
 import msgpack
 
+from . import i18n
 from .access import Access
 from .board import board
 from .cache import Cache
+from .card_names import card_name
 from .cards import CardDB
 from .chain import to_ms
 from .log import Narrator
@@ -153,6 +155,16 @@ def _marked_by(history: History, position: int, event: Any) -> set[int]:
     return marked
 
 
+def _named(fact: dict, facts: Any) -> dict:
+    """A card's facts as the viewer shows them: named in the view's language (``name_en`` keeps
+    the English one when it differs)."""
+    shown = {**fact, "text": facts.describe()}
+    name = card_name(facts)
+    if name != fact.get("name"):
+        shown.update(name=name, name_en=fact.get("name"))
+    return shown
+
+
 class LiveView:
     """One view of a duel: its steps so far, its fold, and kept states to seek from.
 
@@ -169,6 +181,7 @@ class LiveView:
         self.kept: list[tuple[int, bytes]] = [(0, msgpack.packb(self.fold._new_history().state.to_data()))]
         self.last_board: dict | None = None
         self.narrator = Narrator()                 # remembers the chain from line to line
+        self.language = i18n.current()             # its lines and labels are said in it, whoever feeds it
 
     @classmethod
     def of_file(cls, replay: ReplayFile) -> LiveView:
@@ -195,6 +208,10 @@ class LiveView:
 
     def take(self, position: int, time: str, step: ViewStep) -> None:
         """The next event as the view has it: folded, described, its board patched."""
+        with i18n.using(self.language):
+            self._take(position, time, step)
+
+    def _take(self, position: int, time: str, step: ViewStep) -> None:
         if self.redactor is None:                  # the view may carry every card it holds
             new_codes = {c for c in self.full_cards if c not in self.codes}
         else:
@@ -206,7 +223,7 @@ class LiveView:
         after = board(state)
         whole = self.last_board is None or len(self.steps) % KEYFRAME_EVERY == 0
         self.steps.append(Step(position, step.event.to_dict(), time, line, step.disclosures, step.renames,
-                               [{**f, "text": facts[f["code"]].describe()} for f in facts.to_json_list()],
+                               [_named(f, facts[f["code"]]) for f in facts.to_json_list()],
                                {} if whole else patch_of(self.last_board, after), after if whole else None))
         self.last_board = after
         history = self.fold._history
@@ -319,8 +336,8 @@ class LiveDuel:
             self.records += new
             if self.ended_at is None:
                 self.ended_at = next((r.position for r in new if r.event.kind == "duel_ended"), None)
-            for name, live in list(self.views.items()):
-                if name != "spectator":          # a spectator's takes events as they are released
+            for live in list(self.views.values()):
+                if live.view != "spectator":     # a spectator's takes events as they are released
                     for record in new:
                         live.feed(record)
             self.version += 1
@@ -337,9 +354,11 @@ class LiveDuel:
             return self._fed(name, self.visible(name) if upto is None else upto)
 
     def _fed(self, name: str, count: int) -> LiveView:
-        live = self.views.get(name)
+        # A view per language asked for: its lines are said once, in that language.
+        key = name if i18n.current() == i18n.DEFAULT else f"{name} {i18n.current()}"
+        live = self.views.get(key)
         if live is None:
-            live = self.views.setdefault(name, LiveView(name, self.cards, self.header.secret))
+            live = self.views.setdefault(key, LiveView(name, self.cards, self.header.secret))
         self._with_cards(live)
         for record in self.records[len(live.steps):count]:
             live.feed(record)
@@ -405,7 +424,7 @@ class LiveDuel:
     def answer(self, key: tuple, build: Callable[[], bytes]) -> bytes:
         """A response body made once and kept gzipped (a duel's frames shrink about 25 times)
         in the bounded cache; ``key`` holds the number of events its reader may see."""
-        return self.cache.get((self.id, "answer", *key), lambda: gzip.compress(build(), 5))
+        return self.cache.get((self.id, "answer", i18n.current(), *key), lambda: gzip.compress(build(), 5))
 
     def verified(self, seen: int) -> Verification:
         """The record checked end to end (``Store.verify``), for a reader that may see ``seen``

@@ -21,9 +21,9 @@ from typing import Any, Iterable, Iterator
 
 from .cards import CardDB
 from .events import BATTLE_STEPS, PHASES, Event
+from .i18n import t
 from .rules import History
-from .rules.base import phase_name
-from .sentences import SENTENCES, Line, lp_after
+from .sentences import SENTENCES, Line, lp_after, phase_name, step_name
 from .state import DuelState
 from .text import printable
 
@@ -150,19 +150,20 @@ def mark_text(entry: Entry) -> str:
     marks = entry.marks or {}
     said = []
     if marks.get("struck") is not None:
-        said.append(f"struck: corrected at #{marks['struck']}")
+        said.append(t("struck: corrected at #{index}", index=marks["struck"]))
     elif entry.reverted_by is not None:
-        said.append(f"reverted by #{entry.reverted_by}")
+        said.append(t("reverted by #{index}", index=entry.reverted_by))
     for flag in marks.get("flags", ()):
-        said.append(f"flagged {flag['rule']}")
+        said.append(t("flagged {rule}", rule=flag["rule"]))
     ruled = marks.get("ruled")
     if ruled is not None and ruled["how"] == "judge_note":
-        said.append(f"ruled at #{ruled['at']}: {ruled['decision']}")
+        said.append(t("ruled at #{index}: {decision}", index=ruled["at"], decision=ruled["decision"]))
     dispute = marks.get("disputed")
     if dispute is not None:
-        said.append(f"disputed by {dispute['by']} at #{dispute['at']}" + (": open" if dispute["open"] else ""))
+        said.append(t("disputed by {who} at #{index}: open", who=dispute["by"], index=dispute["at"]) if dispute["open"]
+                    else t("disputed by {who} at #{index}", who=dispute["by"], index=dispute["at"]))
     elif marks.get("unconfirmed"):
-        said.append("unconfirmed")
+        said.append(t("unconfirmed"))
     return "".join(f"  [{text}]" for text in said)
 
 
@@ -207,12 +208,12 @@ def log_lines(entries: Iterable[Entry], keep: EntryFilter | None = None) -> Iter
             again = heading is not None and _order(now) < _order(heading)
             if entry.turn != turn_shown or heading is None:
                 yield ""
-                yield _turn_heading(entry) + (" (again, after a rollback)" if again else "")
+                yield _turn_heading(entry) + (t(" (again, after a rollback)") if again else "")
                 turn_shown = entry.turn
                 again = False
             if entry.turn:
-                yield ("  " + phase_name(entry.phase) + (f", {entry.step} step" if entry.step else "")
-                       + (" (again, after a rollback)" if again else ""))
+                yield ("  " + phase_name(entry.phase) + (t(", {step}", step=step_name(entry.step)) if entry.step else "")
+                       + (t(" (again, after a rollback)") if again else ""))
             heading = now
         yield f"    #{entry.index:<5} {entry.tag:<6} {entry.text}{mark_text(entry)}"
 
@@ -232,8 +233,8 @@ def _order(where: tuple) -> tuple[int, int, int]:
 
 def _turn_heading(entry: Entry) -> str:
     if not entry.turn:
-        return "Before the first turn"
-    return f"Turn {entry.turn} — {entry.turn_player}"
+        return t("Before the first turn")
+    return t("Turn {turn} — {player}", turn=entry.turn, player=entry.turn_player)
 
 
 def judge_steps(events: list[Event], cards: CardDB) -> Iterator[tuple[int, Event, DuelState]]:

@@ -24,15 +24,16 @@ from .cards import CardDB
 from .events import Activated, AttackDeclared, AttackRetargeted, Event, LifePointsChanged, RolledBack
 from .log import PHASE_TAGS, Narrator
 from .rules import History
-from .rules.base import phase_name
-from .sentences import Line
+from .i18n import N_, current, t
+from .sentences import Line, phase_name, step_name
 from .state import DuelState
 from .text import printable
 from .views import ViewReplay, ViewStep
 
 PAPERS = ("a4", "letter")
-_REASONS = {"battle_damage": "battle damage", "effect_damage": "effect damage", "cost": "cost", "gain": "gain",
-            "set": "set", "rollback": "rollback", "set-up": "set-up position", "change": "change"}
+_REASONS = {"battle_damage": N_("battle damage"), "effect_damage": N_("effect damage"), "cost": N_("cost"),
+            "gain": N_("gain"), "set": N_("set"), "rollback": N_("rollback"), "set-up": N_("set-up position"),
+            "change": N_("change")}
 #: What a spreadsheet reads as the start of a formula (OWASP's CSV injection list).
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
@@ -183,17 +184,20 @@ def _cause(w: Line, state: DuelState, event: Event, resolved: str | None, attack
     if isinstance(event, LifePointsChanged):
         attack = state.attack
         if event.reason == "battle_damage" and event.cause is None and attack is not None:
-            target = w.card(attack.target, owner=True) if attack.target else "directly"
             declared = f" (#{attack_at})" if attack_at is not None else ""
-            return f"{w.card(attack.attacker, owner=True)} attacking {target}{declared}"
+            if not attack.target:
+                return t("{attacker} attacking directly", attacker=w.card(attack.attacker, owner=True)) + declared
+            return t("{attacker} attacking {target}", attacker=w.card(attack.attacker, owner=True),
+                     target=w.card(attack.target, owner=True)) + declared
         card = event.cause or resolved
         if card is None:
             return ""
         return w.card(card, owner=True) if card in state.cards else printable(card)
     if isinstance(event, Activated):
-        return f"activating {w.card(event.card, owner=True)} (Chain Link {len(state.chain) + 1})"
+        return t("activating {card} (Chain Link {link})", card=w.card(event.card, owner=True), link=len(state.chain) + 1)
     if isinstance(event, RolledBack):
-        return f"a judge's rollback to before #{event.to}" + (f": {printable(event.reason)}" if event.reason else "")
+        return t("a judge's rollback to before #{index}", index=event.to) + (
+            f": {printable(event.reason)}" if event.reason else "")
     return ""
 
 
@@ -206,15 +210,16 @@ def _mark_reverted(rows: list[LPRow], to: int, by: int) -> None:
 
 def _result(state: DuelState | None, players: tuple[str, ...]) -> str:
     if state is None:
-        return "no events"
+        return t("no events")
     lp = f"LP {state.sides[0].lp} / {state.sides[1].lp}"
     if not state.ended:
         zero = [players[p] for p in (0, 1) if state.sides[p].lp == 0]
-        return f"not finished ({lp}" + (f"; {' and '.join(zero)} at 0 LP, no end recorded" if zero else "") + ")"
+        return (t("not finished ({lp}; {players} at 0 LP, no end recorded)", lp=lp, players=t(" and ").join(zero))
+                if zero else t("not finished ({lp})", lp=lp))
     if state.winner is None:
-        return f"a draw ({lp})"
-    reason = {"lp": "LP reached 0", "deck_out": "could not draw"}.get(state.end_reason or "", state.end_reason or "")
-    return f"{printable(players[state.winner])} wins" + (f" ({reason})" if reason else "") + f", {lp}"
+        return t("a draw ({lp})", lp=lp)
+    reason = {"lp": t("LP reached 0"), "deck_out": t("could not draw")}.get(state.end_reason or "", state.end_reason or "")
+    return t("{player} wins", player=printable(players[state.winner])) + (f" ({reason})" if reason else "") + f", {lp}"
 
 
 # -- laying it out ----------------------------------------------------------------------------------
@@ -249,29 +254,39 @@ def to_html(sheet: LPSheet, paper: str = "a4") -> str:
         raise ValueError(f"paper is one of {', '.join(PAPERS)}, not {paper!r}")
     p0, p1 = (escape(n) for n in sheet.players)
     about = [f"{escape(label)}: {escape(str(sheet.match[key]))}" for key, label in
-             (("event", "Event"), ("round", "Round"), ("table", "Table"), ("format", "Format"))
+             (("event", t("Event")), ("round", t("Round")), ("table", t("Table")), ("format", t("Format")))
              if sheet.match.get(key) not in (None, "")]
     body = []
     for row in sheet.rows:
-        change = f"set to {row.after}" if row.reason == "set" else f"{row.change:+d}"
+        change = t("set to {lp}", lp=row.after) if row.reason == "set" else f"{row.change:+d}"
         lp = ["", ""]
         lp[row.player] = f"<b>{row.after}</b>"
         lp[1 - row.player] = str(row.lp[1 - row.player])
-        reverted = f' <span class="rev">reverted by #{row.reverted_by}</span>' if row.reverted_by is not None else ""
+        undone = t("reverted by #{index}", index=row.reverted_by) if row.reverted_by is not None else ""
+        reverted = f' <span class="rev">{escape(undone)}</span>' if undone else ""
         mark = ' class="reverted"' if row.reverted_by is not None else ""
         body.append(
             f"<tr{mark}><td>#{row.index}</td>"
             f"<td>{row.turn}</td><td>{escape(phase_name(row.phase) if row.phase else '—')}"
-            f"{escape(', ' + row.step) if row.step else ''}</td><td>{escape(sheet.players[row.player])}</td>"
-            f'<td class="num">{escape(change)}</td><td>{escape(_REASONS.get(row.reason, row.reason))}'
+            f"{escape(', ' + step_name(row.step)) if row.step else ''}</td><td>{escape(sheet.players[row.player])}</td>"
+            f'<td class="num">{escape(change)}</td><td>{escape(t(_REASONS[row.reason]) if row.reason in _REASONS else row.reason)}'
             f"{': ' + escape(row.cause) if row.cause else ''}{reverted}</td>"
             f'<td class="num">{lp[0]}</td><td class="num">{lp[1]}</td></tr>')
-    head = escape(sheet.head) if sheet.head else "none (this record has no hash chain)"
-    view = "" if sheet.view == "judge" else (
-        f'<p class="view">As the {escape(sheet.view)} view saw the duel: cards it could not see are not named.</p>')
+    head = escape(sheet.head) if sheet.head else escape(t("none (this record has no hash chain)"))
+    seen = t("As the {view} view saw the duel: cards it could not see are not named.", view=sheet.view)
+    view = "" if sheet.view == "judge" else f'<p class="view">{escape(seen)}</p>'
+    said = {key: escape(text) for key, text in (
+        ("record", t("LP record")), ("p0", t("Player 0")), ("p1", t("Player 1")), ("start", t("Starting LP")),
+        ("event", t("Event")), ("turn", t("Turn")), ("phase", t("Phase")), ("player", t("Player")),
+        ("change", t("Change")), ("cause", t("Cause")), ("result", t("Result")),
+        ("sign0", t("{player} (player 0), signature", player=sheet.players[0])),
+        ("sign1", t("{player} (player 1), signature", player=sheet.players[1])),
+        ("ids", t("Duel {id} · {count} events · {view} view · record head", id=sheet.duel_id or t("(a file)"),
+                  count=sheet.events, view=sheet.view)))}
+    record = said["record"]
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<title>LP record — {p0} vs {p1}</title>
+<html lang="{current()}"><head><meta charset="utf-8">
+<title>{record} — {p0} vs {p1}</title>
 <style>
 @page {{ size: {"A4" if paper == "a4" else "letter"}; margin: 14mm 12mm; }}
 body {{ font: 10.5pt/1.35 system-ui, sans-serif; color: #000; margin: 0 auto; max-width: 190mm; padding: 8mm; }}
@@ -293,20 +308,19 @@ tr {{ break-inside: avoid; }}
 @media print {{ body {{ padding: 0; max-width: none; }} th {{ -webkit-print-color-adjust: exact; print-color-adjust: exact; }} }}
 </style></head>
 <body>
-<h1>LP record{": " + escape(sheet.title) if sheet.title else ""}</h1>
+<h1>{record}{": " + escape(sheet.title) if sheet.title else ""}</h1>
 <p class="about">{" · ".join(about)}</p>
-<div class="players"><span>Player 0: <b id="p0">{p0}</b></span><span>Player 1: <b id="p1">{p1}</b></span>
-<span>Starting LP: {sheet.starting_lp[0]} / {sheet.starting_lp[1]}</span></div>
+<div class="players"><span>{said["p0"]}: <b id="p0">{p0}</b></span><span>{said["p1"]}: <b id="p1">{p1}</b></span>
+<span>{said["start"]}: {sheet.starting_lp[0]} / {sheet.starting_lp[1]}</span></div>
 {view}
-<table id="rows"><thead><tr><th>Event</th><th>Turn</th><th>Phase</th><th>Player</th><th class="num">Change</th>
-<th>Cause</th><th class="num">{p0}</th><th class="num">{p1}</th></tr></thead>
+<table id="rows"><thead><tr><th>{said["event"]}</th><th>{said["turn"]}</th><th>{said["phase"]}</th><th>{said["player"]}</th>
+<th class="num">{said["change"]}</th><th>{said["cause"]}</th><th class="num">{p0}</th><th class="num">{p1}</th></tr></thead>
 <tbody>
 {chr(10).join(body)}
 </tbody></table>
-<p class="result" id="result">Result: {escape(sheet.result)}</p>
-<div class="signatures"><div>{p0} (player 0), signature</div><div>{p1} (player 1), signature</div></div>
-<p class="ids">Duel {escape(sheet.duel_id or "(a file)")} · {sheet.events} events · {escape(sheet.view)} view ·
-record head {head}</p>
+<p class="result" id="result">{said["result"]}: {escape(sheet.result)}</p>
+<div class="signatures"><div>{said["sign0"]}</div><div>{said["sign1"]}</div></div>
+<p class="ids">{said["ids"]} {head}</p>
 </body></html>
 """
 

@@ -23,8 +23,9 @@ from rich.table import Table
 from rich.text import Text
 
 from .events import ATTACK, DEFENSE, FACEDOWN, FACEDOWN_ATTACK, SET
-from .sentences import zone_tag
-from .rules.base import phase_name
+from .card_names import card_name
+from .i18n import N_, t
+from .sentences import phase_name, player_label, step_name, zone_tag
 from .state import Card, DuelState
 from .text import printable
 
@@ -35,7 +36,7 @@ _LABEL = 3
 
 def _who(state: DuelState, player: int) -> str:
     name = state.players[player] if player < len(state.players) and state.players[player] else ""
-    return printable(name) if name else f"Player {player}"
+    return printable(name) if name else player_label(player)
 
 
 def _stat(card: Card) -> str:
@@ -56,7 +57,7 @@ def _stat(card: Card) -> str:
     return f"{card.current_atk}A" if card.position == ATTACK else ""
 
 
-KEY = "1900A ATK in Attack Position · 2000D DEF in Defense Position · ◆2 Xyz materials"
+KEY = N_("1900A ATK in Attack Position · 2000D DEF in Defense Position · ◆2 Xyz materials")
 
 
 def _wrapped(name: str, width: int, lines: int) -> list[str]:
@@ -82,7 +83,7 @@ def _cell(state: DuelState, card_id: str | None, tag: str, changed: set[str], wi
         stat += " " + " ".join(f"{n}×{printable(k)}" for k, n in sorted(card.counters.items()) if n)
     text = Text(tag, style="dim")
     text.append(f" {stat}"[:max(0, width - len(tag))] if stat else "", style="bold")
-    name = (_UNKNOWN if card.face_up else "(face-down)") if card.code == 0 else printable(card.name)
+    name = (t(_UNKNOWN) if card.face_up else t("(face-down)")) if card.code == 0 else printable(card_name(card.facts))
     for line in _wrapped(name, width, 2):
         text.append("\n" + line)
     if owner:
@@ -168,14 +169,14 @@ def _hand(label: str, names: list[str], width: int, hot: bool) -> Text:
     head = f"  {label:<12}"
     if not names:
         return Text(head, style=CHANGED if hot else "bold") + Text("—", style="dim")
-    if all(name == _HIDDEN for name in names):
-        return Text(head, style=CHANGED if hot else "bold") + Text(f"{len(names)} hidden", style="dim")
+    if all(name == t(_HIDDEN) for name in names):
+        return Text(head, style=CHANGED if hot else "bold") + Text(t("{count} hidden", count=len(names)), style="dim")
     lines = textwrap.wrap(", ".join(names), width - len(head), break_long_words=True) or [""]
     return Text(head, style=CHANGED if hot else "bold") + Text(("\n" + " " * len(head)).join(lines))
 
 
-_HIDDEN = "(hidden)"
-_UNKNOWN = "(unknown)"
+_HIDDEN = N_("(hidden)")
+_UNKNOWN = N_("(unknown)")
 _SECRET = frozenset(("hand", "deck", "extra"))
 
 
@@ -187,24 +188,26 @@ def _piles(state: DuelState, player: int, width: int, changed: set[str]) -> list
         for cid in ids:
             card = state.cards[cid]
             if card.code == 0:        # a public pile's card no one knows (a record of what was seen)
-                out.append("(face-down)" if card.position == FACEDOWN else _HIDDEN if card.zone in _SECRET else _UNKNOWN)
+                out.append(t("(face-down)") if card.position == FACEDOWN else t(_HIDDEN) if card.zone in _SECRET else t(_UNKNOWN))
             else:
-                out.append(printable(card.name) + (" (face-down)" if card.position == FACEDOWN and card.zone == "banished" else ""))
+                out.append(printable(card_name(card.facts)) + (t(" (face-down)") if card.position == FACEDOWN and card.zone == "banished" else ""))
         return out
 
     hand = names(side.hand)
     key = f"p{player}:"
-    lines = [_hand(f"hand {len(side.hand)}", hand, width, key + "hand" in changed),
-             _pile_line(f"GY {len(side.gy)}", names(side.gy), width, key + "gy" in changed),
-             _pile_line(f"banished {len(side.banished)}", names(side.banished), width, key + "banished" in changed)]
+    lines = [_hand(t("hand {count}", count=len(side.hand)), hand, width, key + "hand" in changed),
+             _pile_line(t("GY {count}", count=len(side.gy)), names(side.gy), width, key + "gy" in changed),
+             _pile_line(t("banished {count}", count=len(side.banished)), names(side.banished), width,
+                        key + "banished" in changed)]
     face_up = [c for c in side.extra if state.cards[c].position != FACEDOWN]
-    label = f"extra {len(side.extra)}"
+    label = t("extra {count}", count=len(side.extra))
     lines.append(_pile_line(label, names(face_up), width, key + "extra" in changed) if face_up else
                  Text(f"  {label:<12}", style=CHANGED if key + "extra" in changed else "bold")
-                 + Text("face-down" if side.extra else "—", style="dim"))
+                 + Text(t("face-down") if side.extra else "—", style="dim"))
     top = state.cards[side.deck[0]] if side.deck else None
-    deck = Text(f"  {'deck ' + str(len(side.deck)):<12}", style=CHANGED if key + "deck" in changed else "bold")
-    deck.append(f"top: {printable(top.name)}" if top is not None and top.code else ("face-down" if top else "—"),
+    deck = Text(f"  {t('deck {count}', count=len(side.deck)):<12}", style=CHANGED if key + "deck" in changed else "bold")
+    deck.append(t("top: {card}", card=printable(card_name(top.facts))) if top is not None and top.code
+                else (t("face-down") if top else "—"),
                 style="" if top is not None and top.code else "dim")
     lines.append(deck)
     return lines
@@ -213,20 +216,23 @@ def _piles(state: DuelState, player: int, width: int, changed: set[str]) -> list
 def _head(state: DuelState, player: int, changed: set[str]) -> Text:
     side = state.sides[player]
     named = player < len(state.players) and state.players[player]
-    text = Text(f"Player {player} ({_who(state, player)})  " if named else f"Player {player}  ", style="bold")
+    text = Text(f"{player_label(player)} ({_who(state, player)})  " if named else f"{player_label(player)}  ",
+                style="bold")
     text.append(f"LP {side.lp}", style=("bold " + CHANGED) if f"p{player}:lp" in changed else "bold")
-    text.append(f"  hand {len(side.hand)}  deck {len(side.deck)}  extra {len(side.extra)}  "
-                f"GY {len(side.gy)}  banished {len(side.banished)}")
+    text.append("  " + "  ".join((t("hand {count}", count=len(side.hand)), t("deck {count}", count=len(side.deck)),
+                                  t("extra {count}", count=len(side.extra)), t("GY {count}", count=len(side.gy)),
+                                  t("banished {count}", count=len(side.banished)))))
     if state.turn and state.turn_player == player and not state.ended:
-        text.append("  ◀ turn", style="italic")
+        text.append(t("  ◀ turn"), style="italic")
     return text
 
 
 def _turn(state: DuelState) -> str:
     if not state.turn:
-        return "before the first turn"
-    step = f" ({state.step} step)" if state.step else ""
-    return f"turn {state.turn}, {_who(state, state.turn_player)}'s {phase_name(state.phase)}{step}"
+        return t("before the first turn")
+    step = f" ({step_name(state.step)})" if state.step else ""
+    return t("turn {turn}, {player}'s {phase}{step}", turn=state.turn, player=_who(state, state.turn_player),
+             phase=phase_name(state.phase), step=step)
 
 
 def _materials(state: DuelState) -> list[Text]:
@@ -236,11 +242,13 @@ def _materials(state: DuelState) -> list[Text]:
         for card in state.monsters(player):
             if card.materials:
                 loc = state.location(card)
-                names = ", ".join("(hidden)" if state.cards[m].code == 0 else printable(state.cards[m].name)
+                names = ", ".join(t(_HIDDEN) if state.cards[m].code == 0 else printable(card_name(state.cards[m].facts))
                                   for m in card.materials)
                 count = len(card.materials)
-                out.append(Text(f"◆{count} {_who(state, player)}'s {printable(card.name)} [{zone_tag(loc.zone, loc.index)}] "
-                                f"has {count} Xyz material{'s' if count > 1 else ''}: {names}"))
+                said = N_("◆{count} {player}'s {card} has {count} Xyz materials: {names}") if count > 1 else \
+                    N_("◆{count} {player}'s {card} has {count} Xyz material: {names}")
+                out.append(Text(t(said, count=count, player=_who(state, player), names=names,
+                                  card=f"{printable(card_name(card.facts))} [{zone_tag(loc.zone, loc.index)}]")))
     return out
 
 
@@ -253,7 +261,7 @@ def board(state: DuelState, title: str = "", width: int = WIDTH, changed: Iterab
     columns = _columns(state)
     cell = max(9, (width - _LABEL - columns - 2) // columns)
     parts: list[RenderableType] = [Text(printable(title), style="bold")] if title else []
-    parts += [Text(f"{_turn(state)} · rule set {state.ruleset}", style="bold"), Text("")]
+    parts += [Text(t("{turn} · rule set {ruleset}", turn=_turn(state), ruleset=state.ruleset), style="bold"), Text("")]
     for player in (1, 0):
         side_parts: list[RenderableType] = [_head(state, player, changed)]
         piles = _piles(state, player, width, changed)
@@ -264,23 +272,28 @@ def board(state: DuelState, title: str = "", width: int = WIDTH, changed: Iterab
             parts.append(_emz(state, cell, changed))
     notes: list[RenderableType] = _materials(state)
     if state.chain:
-        notes.append(Text(f"chain: {len(state.chain)} link(s), the last resolves first" if len(state.chain) > 1 else "chain:"))
+        notes.append(Text(t("chain: {count} link(s), the last resolves first", count=len(state.chain))
+                          if len(state.chain) > 1 else t("chain:")))
         for link in state.chain:
             card = state.cards.get(link.card)
-            name = printable(card.name) if card is not None and card.code else "a card"
-            notes.append(Text(f"  {link.number}. {name} ({_who(state, link.player)}, Spell Speed {link.speed})"))
+            name = printable(card_name(card.facts)) if card is not None and card.code else t("a card")
+            notes.append(Text(f"  {link.number}. " + t("{card} ({player}, Spell Speed {speed})", card=name,
+                                                        player=_who(state, link.player), speed=link.speed)))
     if state.attack is not None:
         attack = state.attack
         target = attack.target
-        aimed = (printable(state.cards[target].name) if state.cards[target].code else "a face-down monster") \
-            if target in state.cards else "directly"
-        notes.append(Text(f"attack: {printable(state.cards[attack.attacker].name)} → {aimed}"))
+        aimed = (printable(card_name(state.cards[target].facts)) if state.cards[target].code else t("a face-down monster")) \
+            if target in state.cards else t("directly")
+        notes.append(Text(t("attack: {attacker} → {target}", attacker=printable(card_name(state.cards[attack.attacker].facts)),
+                            target=aimed)))
     if state.ended:
-        result = "a draw" if state.winner is None else f"{_who(state, state.winner)} (player {state.winner}) wins"
-        notes.append(Text(f"duel over: {result} ({state.end_reason})", style="bold"))
+        result = t("a draw") if state.winner is None else \
+            t("{player} (player {number}) wins", player=_who(state, state.winner), number=state.winner)
+        notes.append(Text(t("duel over: {result} ({reason})", result=result, reason=state.end_reason), style="bold"))
     elif state.must_lose:
-        notes.append(Text("must lose: " + ", ".join(f"{_who(state, p)} ({r})" for p, r in state.must_lose.items())))
-    parts += [Text(""), *notes, Text(KEY, style="dim", overflow="ellipsis", no_wrap=True)]
+        notes.append(Text(t("must lose: {players}", players=", ".join(f"{_who(state, p)} ({r})"
+                                                                       for p, r in state.must_lose.items()))))
+    parts += [Text(""), *notes, Text(t(KEY), style="dim", overflow="ellipsis", no_wrap=True)]
     return Group(*parts)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import segno
 
+from .i18n import current, t
 from .rounds import NewRound
 
 #: How often the round page reloads itself when its script cannot run (seconds).
@@ -45,11 +46,20 @@ def qr_page(made: NewRound, base: str = "") -> str:
     cards = []
     for table in made.tables:
         p0, p1 = (escape(p) for p in table.players)
+        label = escape(t("Table {number}", number=table.table))
         cards.append(f'<figure class="table" id="table-{table.table}">{qr_svg(table.recorder_link)}'
-                     f'<figcaption><b>Table {table.table}</b><br>{p0} vs {p1}</figcaption></figure>')
+                     f'<figcaption><b>{label}</b><br>{p0} vs {p1}</figcaption></figure>')
+    title = escape(t("{event}, round {round}: recorder QR codes", event=s.event, round=s.round))
+    heading = escape(t("{event}, round {round}{format}: recorder QR codes", event=s.event, round=s.round,
+                       format=", " + s.format if s.format else ""))
+    secret = escape(t("Organiser only. Each code holds a table's recorder token: whoever scans it can record that "
+                      "table's match. Hand each code to its own table; do not post or share this page. Tokens are "
+                      "not kept by the service: this page is made once, when the round is created."))
+    about = escape(t("Round {id} · {count} tables · the round's page (no token in it):", id=made.id,
+                     count=len(made.tables)))
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">
-<title>{escape(s.event)}, round {s.round}: recorder QR codes</title>
+<html lang="{current()}"><head><meta charset="utf-8"><meta name="robots" content="noindex">
+<title>{title}</title>
 <style>{_PRINT}
 .secret {{ border: 0.5mm solid #000; padding: 2mm 3mm; font-weight: bold; }}
 .grid {{ display: grid; grid-template-columns: repeat(3, 1fr); gap: 6mm 4mm; margin-top: 4mm; }}
@@ -58,11 +68,9 @@ figure svg {{ width: 45mm; height: 45mm; }}
 figcaption {{ font-size: 10pt; }}
 </style></head>
 <body>
-<h1>{escape(s.event)}, round {s.round}{escape(", " + s.format) if s.format else ""}: recorder QR codes</h1>
-<p class="secret" id="secret">Organiser only. Each code holds a table's recorder token: whoever scans it can
-record that table's match. Hand each code to its own table; do not post or share this page.
-Tokens are not kept by the service: this page is made once, when the round is created.</p>
-<p class="screen">Round {escape(made.id)} · {len(made.tables)} tables · the round's page (no token in it):
+<h1>{heading}</h1>
+<p class="secret" id="secret">{secret}</p>
+<p class="screen">{about}
 <a id="round-page" href="{escape(base)}/rounds/{escape(made.id)}">{escape(base)}/rounds/{escape(made.id)}</a></p>
 <div class="grid">
 {chr(10).join(cards)}
@@ -88,9 +96,13 @@ def round_page(status: dict[str, Any], refresh: int = REFRESH) -> str:
                     f"<td{marks[0]}>{p0}</td><td{marks[1]}>{p1}</td><td class=\"num score\">{_score(table['score'])}</td>"
                     f"<td class=\"state\">{escape(table['state'])}</td>"
                     f"<td class=\"who\">{escape(recording.get('who') or '—')}</td><td><time>{last}</time></td></tr>")
-    head = f"{escape(status['event'])}, round {status['round']}"
+    head = escape(t("{event}, round {round}", event=status["event"], round=status["round"]))
+    said = {key: escape(text) for key, text in (
+        ("tables", t("{count} tables", count=len(status["tables"]))), ("live", t("updated when the page loads")),
+        ("json", t("the same as JSON:")), ("table", t("Table")), ("player", t("Player")), ("score", t("Score")),
+        ("state", t("State")), ("recording", t("Recording")), ("last", t("Last entry")))}
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><noscript><meta http-equiv="refresh" content="{int(refresh)}"></noscript>
+<html lang="{current()}"><head><meta charset="utf-8"><noscript><meta http-equiv="refresh" content="{int(refresh)}"></noscript>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{head}</title>
 <style>{_PRINT}
@@ -104,10 +116,10 @@ tr.moved td {{ background: #fff6c2; transition: background 2s; }}
 </style></head>
 <body data-round="{escape(status["id"])}">
 <h1>{head}{escape(", " + status["format"]) if status.get("format") else ""}</h1>
-<p class="screen">{len(status["tables"])} tables · <span id="live" role="status">updated when the page loads</span> ·
-the same as JSON: <a href="/rounds/{escape(status["id"])}.json">{escape(status["id"])}.json</a></p>
-<table id="tables"><thead><tr><th>Table</th><th>Player</th><th>Player</th><th>Score</th><th>State</th>
-<th>Recording</th><th>Last entry</th></tr></thead>
+<p class="screen">{said["tables"]} · <span id="live" role="status">{said["live"]}</span> ·
+{said["json"]} <a href="/rounds/{escape(status["id"])}.json">{escape(status["id"])}.json</a></p>
+<table id="tables"><thead><tr><th>{said["table"]}</th><th>{said["player"]}</th><th>{said["player"]}</th>
+<th>{said["score"]}</th><th>{said["state"]}</th><th>{said["recording"]}</th><th>{said["last"]}</th></tr></thead>
 <tbody>
 {chr(10).join(rows)}
 </tbody></table>
@@ -119,7 +131,7 @@ the same as JSON: <a href="/rounds/{escape(status["id"])}.json">{escape(status["
 def _score(score: list[int]) -> str:
     """A match's score as the round page shows it: ``1 – 0``, and its drawn duels if any."""
     won, lost, drawn = (list(score) + [0, 0, 0])[:3]
-    return f"{won} – {lost}" + (f" ({drawn} drawn)" if drawn else "")
+    return f"{won} – {lost}" + (t(" ({count} drawn)", count=drawn) if drawn else "")
 
 
 __all__ = ["PAGE_HEADERS", "POLICY", "REFRESH", "ROUND_POLICY", "qr_page", "qr_svg", "round_page"]

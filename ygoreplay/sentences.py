@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from .card_names import card_name
 from .events import (
     ATTACK, DECK, DEFENSE, EVENT_TYPES, EXTRA, FACEDOWN, FACEDOWN_ATTACK, FZONE, GY, HAND, MZONE, OVERLAY, SET,
     SZONE, Activated, AttackCancelled, AttackDeclared, AttackRetargeted, CardMoved, CardRevealed, CardsDrawn,
@@ -19,26 +20,55 @@ from .events import (
     NormalSummoned, PhaseEntered, PositionChanged, PositionSetUp, PriorityPassed, RolledBack, SetCardsShuffled,
     SpecialSummoned, SpellTrapSet, StatsChanged, StepEntered,
     SummonNegated, TokenCreated, TurnStarted, ZoneChanged)
+from .i18n import N_, t
 from .kinds import PerKind
-from .rules.base import phase_name
 from .state import Card, DuelState
 from .text import printable
 
 if TYPE_CHECKING:
     from .log import Narrator
 
-ZONE_NAMES = {DECK: "Deck", HAND: "hand", MZONE: "Monster Zone", SZONE: "Spell & Trap Zone",
-              FZONE: "Field Zone", GY: "GY", "banished": "banished cards", EXTRA: "Extra Deck",
-              OVERLAY: "Xyz materials"}
-_MOVE_REASONS = {"destroyed": "destroyed", "battle": "destroyed by battle", "sent": "sent",
-                 "tributed": "Tributed", "material": "used as material", "discarded": "discarded",
-                 "banished": "banished", "returned": "returned", "shuffled": "shuffled in",
-                 "added": "added", "resolved": "after resolving", "cost": "as a cost", "rule": "by rule",
-                 "detached": "detached", "attached": "attached as material", "negated": "negated"}
-_COST_VERBS = {"discarded": "discarding", "tributed": "Tributing", "detached": "detaching",
-               "banished": "banishing"}
-_END_REASONS = {"lp": "LP reached 0", "deck_out": "could not draw", "draw": "a draw", "surrender": "surrender",
-                "effect": "a card effect", "judge": "a judge's decision", "time": "time", "disconnect": "disconnection"}
+# The words are English constants (``N_``), said in the reader's language where they are shown.
+ZONE_NAMES = {DECK: N_("Deck"), HAND: N_("hand"), MZONE: N_("Monster Zone"), SZONE: N_("Spell & Trap Zone"),
+              FZONE: N_("Field Zone"), GY: N_("GY"), "banished": N_("banished cards"), EXTRA: N_("Extra Deck"),
+              OVERLAY: N_("Xyz materials")}
+_MOVE_REASONS = {"destroyed": N_("destroyed"), "battle": N_("destroyed by battle"), "sent": N_("sent"),
+                 "tributed": N_("Tributed"), "material": N_("used as material"), "discarded": N_("discarded"),
+                 "banished": N_("banished"), "returned": N_("returned"), "shuffled": N_("shuffled in"),
+                 "added": N_("added"), "resolved": N_("after resolving"), "cost": N_("as a cost"),
+                 "rule": N_("by rule"), "detached": N_("detached"), "attached": N_("attached as material"),
+                 "negated": N_("negated")}
+_COST_VERBS = {"discarded": N_("discarding {card}"), "tributed": N_("Tributing {card}"),
+               "detached": N_("detaching {card}"), "banished": N_("banishing {card}")}
+_END_REASONS = {"lp": N_("LP reached 0"), "deck_out": N_("could not draw"), "draw": N_("a draw"),
+                "surrender": N_("surrender"), "effect": N_("a card effect"), "judge": N_("a judge's decision"),
+                "time": N_("time"), "disconnect": N_("disconnection")}
+PHASE_NAMES = {"draw": N_("Draw Phase"), "standby": N_("Standby Phase"), "main1": N_("Main Phase 1"),
+               "battle": N_("Battle Phase"), "main2": N_("Main Phase 2"), "end": N_("End Phase"),
+               None: N_("start of the turn")}
+STEP_NAMES = {"start": N_("start step"), "battle": N_("battle step"), "damage": N_("damage step"),
+              "end": N_("end step")}
+
+
+def phase_name(phase: str | None) -> str:
+    """A phase as the reader's language names it (``rules.base.phase_name`` is the English the
+    rules' messages use)."""
+    return t(PHASE_NAMES[phase]) if phase in PHASE_NAMES else str(phase)
+
+
+def step_name(step: str | None) -> str:
+    """A Battle Phase step as the reader's language names it."""
+    return t(STEP_NAMES[step]) if step in STEP_NAMES else t("{step} step", step=step)
+
+
+def zone_name(zone: str | None) -> str:
+    """A pile's or zone's name in the reader's language."""
+    return t(ZONE_NAMES[zone]) if zone in ZONE_NAMES else str(zone)
+
+
+def player_label(player: int) -> str:
+    """A player the record does not name."""
+    return t("Player {number}", number=player)
 
 
 def zone_tag(zone: str, index: int | None) -> str:
@@ -52,7 +82,7 @@ def zone_tag(zone: str, index: int | None) -> str:
         return f"S{index}"
     if zone == FZONE:
         return "FZ"
-    return ZONE_NAMES.get(zone, zone)
+    return zone_name(zone)
 
 
 class Line:
@@ -74,13 +104,13 @@ class Line:
         player = s.turn_player if player is None else player
         if 0 <= player < len(s.players) and s.players[player]:
             return s.players[player]
-        return f"Player {player}"
+        return player_label(player)
 
     def whose(self, player: int) -> str:
-        return f"{self.who(player)}'s"
+        return t("{player}'s", player=self.who(player))
 
     def pile(self, controller: int, zone: str) -> str:
-        return f"{self.whose(controller)} {ZONE_NAMES.get(zone, zone)}"
+        return t("{player}'s {zone}", player=self.who(controller), zone=zone_name(zone))
 
     # -- cards ------------------------------------------------------------------------------------
 
@@ -95,7 +125,7 @@ class Line:
         same = self._copies.get((card.owner, card.code), ())
         if len(same) < 2:
             return ""
-        return f" (copy {sorted(same, key=_natural).index(card.id) + 1})"
+        return t(" (copy {number})", number=sorted(same, key=_natural).index(card.id) + 1)
 
     def card(self, card_id: str | None, *, owner: bool = False) -> str:
         """A card as the view knows it: its name and, on the field, its zone (``Vorse Raider [M2]``),
@@ -106,7 +136,7 @@ class Line:
         card = s.cards.get(card_id)
         if card is None:
             self.cards.append({"id": card_id, "name": None, "zone": None})
-            return f"a card ({card_id})"
+            return t("a card ({id})", id=card_id)
         loc = s.location(card)
         on_field = card.zone in (MZONE, SZONE, FZONE)
         tag = f" [{zone_tag(loc.zone, loc.index)}]" if on_field else ""
@@ -114,20 +144,26 @@ class Line:
         if card.code == 0:
             shown = s.db.get(self.shows[card_id]) if card_id in self.shows else None
             zone = zone_tag(loc.zone, loc.index) if on_field else card.zone
-            self.cards.append({"id": card_id, "name": shown.name if shown else None, "zone": zone})
+            shown_name = card_name(shown) if shown else None
+            self.cards.append({"id": card_id, "name": shown_name, "zone": zone})
             if shown is not None and card_id in self.revealed:
-                return f"{mine}{shown.name}{tag}"
+                return f"{mine}{shown_name}{tag}"
             if on_field:
-                what = ("face-down monster" if card.zone == MZONE else "Set card") if not card.face_up \
-                    else "unknown card"
-                text = f"{mine}{what}{tag}" if owner else f"a{'n' if what[0] == 'u' else ''} {what}{tag}"
+                if owner:
+                    what = (t("face-down monster") if card.zone == MZONE else t("Set card")) if not card.face_up \
+                        else t("unknown card")
+                    text = f"{mine}{what}{tag}"
+                else:
+                    text = (t("a face-down monster{zone}", zone=tag) if card.zone == MZONE else
+                            t("a Set card{zone}", zone=tag)) if not card.face_up else t("an unknown card{zone}", zone=tag)
             else:
-                text = f"a card in {self.pile(loc.controller, card.zone)}" if card.zone != OVERLAY else "an Xyz material"
+                text = t("a card in {pile}", pile=self.pile(loc.controller, card.zone)) if card.zone != OVERLAY \
+                    else t("an Xyz material")
             if shown is None:
                 return text
             self.revealed.add(card_id)
-            return f"{text} (revealed as {shown.name})"
-        name = card.name
+            return t("{card} (revealed as {name})", card=text, name=shown_name)
+        name = card_name(card.facts)
         self.cards.append({"id": card_id, "name": name, "zone": zone_tag(loc.zone, loc.index) if on_field else card.zone})
         return f"{mine}{name}{tag if on_field else self.copy_number(card)}"
 
@@ -135,10 +171,10 @@ class Line:
         """``; revealed: a Set card [S1] (revealed as Mirror Force)``: the cards the event shows
         that its sentence did not name."""
         rest = [c for c in self.shows if c not in self.revealed and c in self.s.cards and not self.s.cards[c].code]
-        return ("; revealed: " + ", ".join(self.card(c) for c in rest)) if rest else ""
+        return t("; revealed: {cards}", cards=t(", ").join(self.card(c) for c in rest)) if rest else ""
 
     def cards_of(self, ids: Iterable[str], *, owner: bool = False) -> str:
-        return ", ".join(self.card(c, owner=owner) for c in ids)
+        return t(", ").join(self.card(c, owner=owner) for c in ids)
 
     def cause(self, card_id: str | None, resolved: str | None = None, word: str = "by") -> str:
         """`` (by Magic Cylinder)``: the cause an event records, else the chain link that just
@@ -146,7 +182,8 @@ class Line:
         cid = card_id or resolved
         if cid is None:
             return ""
-        return f" ({word} {self.card(cid)})" if cid in self.s.cards else f" ({word} {printable(cid)})"
+        what = self.card(cid) if cid in self.s.cards else printable(cid)
+        return t(" (from {cause})", cause=what) if word == "from" else t(" (by {cause})", cause=what)
 
 
 def _natural(card_id: str) -> tuple:
@@ -166,13 +203,14 @@ def _costs(w: Line, e, player: int) -> str:
     for cost in e.costs:
         if cost.card is None:
             after = max(0, lp - cost.lp)
-            parts.append(f"paying {cost.lp} LP (LP {lp} → {after})")
+            parts.append(t("paying {amount} LP (LP {before} → {after})", amount=cost.lp, before=lp, after=after))
             lp = after
         else:
             verb = _COST_VERBS.get(cost.reason)
             what = w.card(cost.card)
-            parts.append(f"{verb} {what}" if verb else f"sending {what} to the {ZONE_NAMES.get(cost.to or '', cost.to)}")
-    return (", as a cost " + " and ".join(parts)) if parts else ""
+            parts.append(t(verb, card=what) if verb else
+                         t("sending {card} to the {zone}", card=what, zone=zone_name(cost.to or "")))
+    return t(", as a cost {costs}", costs=t(" and ").join(parts)) if parts else ""
 
 
 @describes(Activated)
@@ -182,13 +220,16 @@ def _activated(w: Line, e, n: "Narrator") -> str:
     card = s.cards.get(e.card)
     where = ""
     if card is not None and card.zone == HAND and e.effect_type is None:
-        where = " from the hand" + (" to the Field Zone" if e.field_zone else f" to S{e.zone}" if e.zone is not None else "")
-    effect = f" ({e.effect_type} effect)" if e.effect_type else ""
-    targets = f" targeting {w.cards_of(e.targets, owner=True)}" if e.targets else ""
+        where = (t(" from the hand to the Field Zone") if e.field_zone else
+                 t(" from the hand to {zone}", zone=zone_tag(SZONE, e.zone)) if e.zone is not None else t(" from the hand"))
+    effect = t(" ({kind} effect)", kind=e.effect_type) if e.effect_type else ""
+    targets = t(" targeting {cards}", cards=w.cards_of(e.targets, owner=True)) if e.targets else ""
     said = f" — “{printable(e.description)}”" if e.description else ""
-    negates = f", negating Chain Link {e.negates}{_link_card(w, e.negates)}" if e.negates is not None else ""
-    return (f"Chain Link {len(s.chain) + 1}: {w.who(e.player)} activates {w.card(e.card)}{where}{effect}"
-            f"{targets}{negates}{_costs(w, e, player)}{said}")
+    negates = (t(", negating Chain Link {link}{card}", link=e.negates, card=_link_card(w, e.negates))
+               if e.negates is not None else "")
+    return t("Chain Link {link}: {player} activates {card}{where}{effect}{targets}{negates}{costs}",
+             link=len(s.chain) + 1, player=w.who(e.player), card=w.card(e.card), where=where, effect=effect,
+             targets=targets, negates=negates, costs=_costs(w, e, player)) + said
 
 
 def _link_card(w: Line, number: int) -> str:
@@ -202,39 +243,44 @@ def _draw(w: Line, e, n: "Narrator") -> str:
     player = s.turn_player if e.player is None else e.player
     ids = list(e.cards) or (s.sides[player].deck[:e.count] if player in (0, 1) else [])
     known = ids and all(s.cards[c].code for c in ids if c in s.cards)
-    shown = w.cards_of(ids) if known else ("a card" if e.count == 1 else f"{e.count} cards")
-    return f"{w.who(e.player)} draws {shown}" + w.cause(e.cause)
+    shown = w.cards_of(ids) if known else (t("a card") if e.count == 1 else t("{count} cards", count=e.count))
+    return t("{player} draws {cards}", player=w.who(e.player), cards=shown) + w.cause(e.cause)
 
 
 @describes(SpecialSummoned)
 def _summoned(w: Line, e, n: "Narrator") -> str:
     controller = e.player if e.controller is None or e.controller == e.player else e.controller
     to = (f"{w.whose(controller)} " if controller != e.player and controller is not None else "") + zone_tag(MZONE, e.zone)
-    materials = f", using {w.cards_of(e.materials)}" if e.materials else ""
-    together = {True: ", at the same time as the one before", False: ", a summon of its own"}.get(e.together, "")
-    return (f"{w.who(e.player)} Special Summons {w.card(e.card)} ({e.method}) to {to} in "
-            f"{_position(e.position)}{materials}{together}" + w.cause(e.cause))
+    materials = t(", using {cards}", cards=w.cards_of(e.materials)) if e.materials else ""
+    together = {True: t(", at the same time as the one before"), False: t(", a summon of its own")}.get(e.together, "")
+    return t("{player} Special Summons {card} ({method}) to {zone} in {position}{materials}{together}",
+             player=w.who(e.player), card=w.card(e.card), method=e.method, zone=to, position=_position(e.position),
+             materials=materials, together=together) + w.cause(e.cause)
+
+
+_POSITIONS = {ATTACK: N_("Attack Position"), DEFENSE: N_("Defense Position"), SET: N_("face-down Defense Position"),
+              FACEDOWN_ATTACK: N_("face-down Attack Position"), "faceup": N_("face-up"), FACEDOWN: N_("face-down")}
 
 
 def _position(position: str | None) -> str:
-    return {ATTACK: "Attack Position", DEFENSE: "Defense Position", SET: "face-down Defense Position",
-            FACEDOWN_ATTACK: "face-down Attack Position", "faceup": "face-up", FACEDOWN: "face-down"}.get(
-        position or "", str(position))
+    return t(_POSITIONS[position]) if position in _POSITIONS else str(position)
 
 
 @describes(MonsterSet)
 def _set_monster(w: Line, e, n: "Narrator") -> str:
     card = w.s.cards.get(e.card)
-    what = w.card(e.card) if card is not None and card.code else "a monster"
-    tributes = f", Tributing {w.cards_of(e.tributes)}" if e.tributes else ""
-    return f"{w.who(e.player)} Sets {what} in {zone_tag(MZONE, e.zone)}{tributes}"
+    what = w.card(e.card) if card is not None and card.code else t("a monster")
+    tributes = t(", Tributing {cards}", cards=w.cards_of(e.tributes)) if e.tributes else ""
+    return t("{player} Sets {card} in {zone}{tributes}", player=w.who(e.player), card=what,
+             zone=zone_tag(MZONE, e.zone), tributes=tributes)
 
 
 @describes(SpellTrapSet)
 def _set_spell(w: Line, e, n: "Narrator") -> str:
     card = w.s.cards.get(e.card)
-    what = w.card(e.card) if card is not None and card.code else "a card"
-    return f"{w.who(e.player)} Sets {what} in " + ("the Field Zone" if e.field_zone else zone_tag(SZONE, e.zone))
+    what = w.card(e.card) if card is not None and card.code else t("a card")
+    return t("{player} Sets {card} in {zone}", player=w.who(e.player), card=what,
+             zone=t("the Field Zone") if e.field_zone else zone_tag(SZONE, e.zone))
 
 
 @describes(AttackDeclared)
@@ -242,25 +288,28 @@ def _attack(w: Line, e, n: "Narrator") -> str:
     s = w.s
     attacker = s.cards.get(e.attacker)
     defender = 1 - attacker.controller if attacker is not None else 1 - s.turn_player
-    target = w.card(e.target, owner=True) if e.target else f"{w.who(defender)} directly"
-    return f"{w.card(e.attacker, owner=True)} attacks {target}"
+    if not e.target:
+        return t("{attacker} attacks {player} directly", attacker=w.card(e.attacker, owner=True), player=w.who(defender))
+    return t("{attacker} attacks {target}", attacker=w.card(e.attacker, owner=True), target=w.card(e.target, owner=True))
 
 
 @describes(AttackRetargeted)
 def _retarget(w: Line, e, n: "Narrator") -> str:
     s = w.s
     attack = s.attack
-    attacker = w.card(attack.attacker) if attack is not None else "the attacker"
+    attacker = w.card(attack.attacker) if attack is not None else t("the attacker")
     defender = 1 - s.turn_player
-    target = w.card(e.target, owner=True) if e.target else f"{w.who(defender)} directly"
-    return f"Replay: {attacker} now attacks {target}"
+    if not e.target:
+        return t("Replay: {attacker} now attacks {player} directly", attacker=attacker, player=w.who(defender))
+    return t("Replay: {attacker} now attacks {target}", attacker=attacker, target=w.card(e.target, owner=True))
 
 
 @describes(AttackCancelled)
 def _cancelled(w: Line, e, n: "Narrator") -> str:
     attack = w.s.attack
-    whose = f"the attack of {w.card(attack.attacker, owner=True)}" if attack is not None else "the attack"
-    return f"{whose[0].upper()}{whose[1:]} is cancelled" + w.cause(e.cause, n.resolved)
+    said = (t("The attack of {attacker} is cancelled", attacker=w.card(attack.attacker, owner=True))
+            if attack is not None else t("The attack is cancelled"))
+    return said + w.cause(e.cause, n.resolved)
 
 
 def _fighter(w: Line, card_id: str, as_target: bool) -> str:
@@ -279,17 +328,19 @@ def _damage(w: Line, e, n: "Narrator") -> str:
     parts = []
     if attack is not None:
         if attack.target is None:
-            parts.append(f"{_fighter(w, attack.attacker, False)} attacks directly")
+            parts.append(t("{attacker} attacks directly", attacker=_fighter(w, attack.attacker, False)))
         else:
             target = s.cards.get(attack.target)
             flip = target is not None and target.position in (SET, FACEDOWN_ATTACK)
-            parts.append(f"{_fighter(w, attack.attacker, False)} vs {_fighter(w, attack.target, True)}"
-                         + (f"; {w.card(attack.target)} is flipped face-up" if flip else ""))
-    damage = [f"battle damage to player {p} ({w.who(p)}): {amount}" for p, amount in enumerate(e.damage[:2]) if amount]
-    parts.append("; ".join(damage) if damage else "no battle damage")
+            parts.append(t("{attacker} vs {target}", attacker=_fighter(w, attack.attacker, False),
+                           target=_fighter(w, attack.target, True))
+                         + (t("; {card} is flipped face-up", card=w.card(attack.target)) if flip else ""))
+    damage = [t("battle damage to player {number} ({player}): {amount}", number=p, player=w.who(p), amount=amount)
+              for p, amount in enumerate(e.damage[:2]) if amount]
+    parts.append("; ".join(damage) if damage else t("no battle damage"))
     if e.destroyed:
-        parts.append(f"destroyed: {w.cards_of(e.destroyed)}")
-    return "Damage calculation: " + "; ".join(parts)
+        parts.append(t("destroyed: {cards}", cards=w.cards_of(e.destroyed)))
+    return t("Damage calculation: {what}", what="; ".join(parts))
 
 
 @describes(CardMoved)
@@ -299,16 +350,17 @@ def _moved(w: Line, e, n: "Narrator") -> str:
     on_field = card is not None and card.zone in (MZONE, SZONE, FZONE)
     subject = w.card(e.card, owner=on_field)
     if card is not None and not on_field and card.code:
-        subject += f" from {w.pile(s.location(card).controller, card.zone)}"
-    face = " face-down" if e.position in (FACEDOWN, SET) and e.to.zone not in (MZONE, SZONE, FZONE) else ""
+        subject = t("{card} from {pile}", card=subject, pile=w.pile(s.location(card).controller, card.zone))
+    face = t(" face-down") if e.position in (FACEDOWN, SET) and e.to.zone not in (MZONE, SZONE, FZONE) else ""
     if e.to.zone in (MZONE, SZONE, FZONE):
         to = f"{w.whose(e.to.controller)} {zone_tag(e.to.zone, e.to.index)}"
     else:
         to = w.pile(e.to.controller, e.to.zone)
     by = e.cause or (None if e.reason in ("battle", "resolved", "cost", "material") else n.resolved)
-    cause = (f", by {w.card(by)}" if by in s.cards else f", by {printable(by)}") if by else ""
-    group = ", at the same time as the next" if e.with_next else ""
-    return f"{subject} → {to}{face} ({_MOVE_REASONS.get(e.reason, e.reason)}{cause}{group})"
+    cause = t(", by {cause}", cause=w.card(by) if by in s.cards else printable(by)) if by else ""
+    group = t(", at the same time as the next") if e.with_next else ""
+    reason = t(_MOVE_REASONS[e.reason]) if e.reason in _MOVE_REASONS else e.reason
+    return f"{subject} → {to}{face} ({reason}{cause}{group})"
 
 
 @describes(CardRevealed)
@@ -317,27 +369,37 @@ def _revealed(w: Line, e, n: "Narrator") -> str:
     the player shown the cards instead, as EDOPro does)."""
     s = w.s
     places = {(s.location(s.cards[c]).controller, s.cards[c].zone) for c in e.cards if c in s.cards}
-    where = f" from {w.pile(*places.pop())}" if len(places) == 1 else ""
-    verb = "is" if len(e.cards) == 1 else "are"
-    return f"{w.cards_of(e.cards)} {verb} revealed{where}" + w.cause(e.cause, n.resolved)
+    where = t(" from {pile}", pile=w.pile(*places.pop())) if len(places) == 1 else ""
+    said = (t("{cards} is revealed{where}", cards=w.cards_of(e.cards), where=where) if len(e.cards) == 1 else
+            t("{cards} are revealed{where}", cards=w.cards_of(e.cards), where=where))
+    return said + w.cause(e.cause, n.resolved)
+
+
+_STATS = (("ATK", N_("ATK {value}"), N_("ATK {value} (was {before})")),
+          ("DEF", N_("DEF {value}"), N_("DEF {value} (was {before})")),
+          ("Level", N_("Level {value}"), N_("Level {value} (was {before})")))
 
 
 @describes(StatsChanged)
 def _stats(w: Line, e, n: "Narrator") -> str:
     card = w.s.cards.get(e.card)
     changes = []
-    for label, value, now in (("ATK", e.atk, card.current_atk if card else None),
-                              ("DEF", e.defense, card.current_def if card else None),
-                              ("Level", e.level, card.current_level if card else None)):
+    for (_, plain, was), value, now in zip(_STATS, (e.atk, e.defense, e.level),
+                                           (card.current_atk if card else None, card.current_def if card else None,
+                                            card.current_level if card else None)):
         if value is not None:
-            changes.append(f"{label} {value}" + (f" (was {now})" if now is not None and card is not None and card.code else ""))
+            known = now is not None and card is not None and card.code
+            changes.append(t(was, value=value, before=now) if known else t(plain, value=value))
     if not changes:                              # a view that may not see the card sees no numbers
-        return f"The stats of {w.card(e.card)} change" + w.cause(e.cause, n.resolved)
-    return f"{w.card(e.card)} now has {', '.join(changes)}" + w.cause(e.cause, n.resolved)
+        return t("The stats of {card} change", card=w.card(e.card)) + w.cause(e.cause, n.resolved)
+    return t("{card} now has {changes}", card=w.card(e.card), changes=t(", ").join(changes)) + w.cause(e.cause, n.resolved)
 
 
-_LP_WORDS = {"battle_damage": "takes {amount} battle damage", "effect_damage": "takes {amount} effect damage",
-             "cost": "pays {amount} LP", "gain": "gains {amount} LP", "set": "has LP set to {amount}"}
+_LP_WORDS = {"battle_damage": N_("{player} takes {amount} battle damage{cause}: LP {before} → {after}"),
+             "effect_damage": N_("{player} takes {amount} effect damage{cause}: LP {before} → {after}"),
+             "cost": N_("{player} pays {amount} LP{cause}: LP {before} → {after}"),
+             "gain": N_("{player} gains {amount} LP{cause}: LP {before} → {after}"),
+             "set": N_("{player} has LP set to {amount}{cause}: LP {before} → {after}")}
 
 
 @describes(LifePointsChanged)
@@ -346,12 +408,12 @@ def _lp(w: Line, e, n: "Narrator") -> str:
     player = s.turn_player if e.player is None else e.player
     before = s.sides[player].lp if player in (0, 1) else 0
     after = lp_after(before, e.amount, e.reason)
-    words = _LP_WORDS.get(e.reason, "loses {amount} LP").format(amount=e.amount)
     if e.reason == "battle_damage" and e.cause is None and s.attack is not None:
-        cause = f" (from {w.card(s.attack.attacker)}'s attack)"
+        cause = t(" (from {card}'s attack)", card=w.card(s.attack.attacker))
     else:
         cause = w.cause(e.cause, n.resolved, "from" if e.reason in ("effect_damage", "gain") else "by")
-    return f"{w.who(e.player)} {words}{cause}: LP {before} → {after}"
+    words = _LP_WORDS.get(e.reason, N_("{player} loses {amount} LP{cause}: LP {before} → {after}"))
+    return t(words, player=w.who(e.player), amount=e.amount, cause=cause, before=before, after=after)
 
 
 def lp_after(lp: int, amount: int, reason: str) -> int:
@@ -365,19 +427,20 @@ def lp_after(lp: int, amount: int, reason: str) -> int:
 
 @describes(ChainLinkNegated)
 def _negated(w: Line, e, n: "Narrator") -> str:
-    by = f" by Chain Link {e.by}{_link_card(w, e.by)}" if e.by else ""
-    return f"Chain Link {e.link}{_link_card(w, e.link)} is negated{by}"
+    by = t(" by Chain Link {link}{card}", link=e.by, card=_link_card(w, e.by)) if e.by else ""
+    return t("Chain Link {link}{card} is negated{by}", link=e.link, card=_link_card(w, e.link), by=by)
 
 
 @describes(ControlChanged)
 def _control(w: Line, e, n: "Narrator") -> str:
-    return (f"{w.who(e.to_player)} takes control of {w.card(e.card, owner=True)}, into {zone_tag(MZONE, e.zone)}"
-            + w.cause(e.cause, n.resolved))
+    return (t("{player} takes control of {card}, into {zone}", player=w.who(e.to_player),
+              card=w.card(e.card, owner=True), zone=zone_tag(MZONE, e.zone)) + w.cause(e.cause, n.resolved))
 
 
 @describes(CardsSwapped)
 def _swapped(w: Line, e, n: "Narrator") -> str:
-    return f"{w.card(e.card, owner=True)} and {w.card(e.other, owner=True)} trade places" + w.cause(e.cause, n.resolved)
+    return (t("{card} and {other} trade places", card=w.card(e.card, owner=True), other=w.card(e.other, owner=True))
+            + w.cause(e.cause, n.resolved))
 
 
 @describes(SetCardsShuffled)
@@ -385,47 +448,52 @@ def _set_shuffled(w: Line, e, n: "Narrator") -> str:
     card = w.s.cards.get(e.cards[0]) if e.cards else None
     zone = card.zone if card is not None and card.zone in (MZONE, SZONE) else MZONE
     owner = card.controller if card is not None else e.player
-    return (f"{w.who(owner)} shuffles {len(e.cards)} Set cards among "
-            + ", ".join(zone_tag(zone, z) for z in sorted(e.zones)) + w.cause(e.cause, n.resolved))
+    return (t("{player} shuffles {count} Set cards among {zones}", player=w.who(owner), count=len(e.cards),
+              zones=t(", ").join(zone_tag(zone, z) for z in sorted(e.zones))) + w.cause(e.cause, n.resolved))
 
 
 @describes(TokenCreated)
 def _token(w: Line, e, n: "Narrator") -> str:
     facts = w.s.db.get(e.code)
-    name = facts.name if facts is not None and e.code else "a token"
-    return (f"{w.who(e.player)} gets {name} in {zone_tag(MZONE, e.zone)} in {_position(e.position)}"
-            + w.cause(e.cause, n.resolved))
+    name = card_name(facts) if facts is not None and e.code else t("a token")
+    return (t("{player} gets {token} in {zone} in {position}", player=w.who(e.player), token=name,
+              zone=zone_tag(MZONE, e.zone), position=_position(e.position)) + w.cause(e.cause, n.resolved))
 
 
 @describes(DuelStarted)
 def _started(w: Line, e, n: "Narrator") -> str:
-    names = [p or f"Player {i}" for i, p in enumerate(e.players)] if e.players else ["Player 0", "Player 1"]
-    name = (names + ["Player 0", "Player 1"])[e.first_player] if e.first_player in (0, 1) else f"player {e.first_player}"
+    unnamed = [player_label(0), player_label(1)]
+    names = [p or player_label(i) for i, p in enumerate(e.players)] if e.players else unnamed
+    name = (names + unnamed)[e.first_player] if e.first_player in (0, 1) else player_label(e.first_player)
     chosen = ""
     if e.chosen_by is not None:
-        chooser = (names + ["Player 0", "Player 1"])[e.chosen_by] if e.chosen_by in (0, 1) else str(e.chosen_by)
-        chosen = f" (chosen by {chooser}, {e.method})"
-    agreed = f"; agreed: {', '.join(e.options)}" if e.options else ""        # duel options (CONF-01)
-    banlist = f"; banlist {printable(e.banlist.name)!r} ({e.banlist.hash[:19]}…)" if e.banlist is not None else ""
-    return (f"Duel begins under {e.ruleset}, {e.starting_lp} LP: {name} (player {e.first_player}) goes "
-            f"first{chosen}{agreed}{banlist}")
+        chooser = (names + unnamed)[e.chosen_by] if e.chosen_by in (0, 1) else str(e.chosen_by)
+        chosen = t(" (chosen by {player}, {method})", player=chooser, method=e.method)
+    agreed = t("; agreed: {options}", options=", ".join(e.options)) if e.options else ""        # duel options (CONF-01)
+    banlist = (t("; banlist {name} ({hash}…)", name=repr(printable(e.banlist.name)), hash=e.banlist.hash[:19])
+               if e.banlist is not None else "")
+    return t("Duel begins under {ruleset}, {lp} LP: {player} (player {number}) goes first{chosen}{agreed}{banlist}",
+             ruleset=e.ruleset, lp=e.starting_lp, player=name, number=e.first_player, chosen=chosen, agreed=agreed,
+             banlist=banlist)
 
 
 @describes(ZoneChanged)
 def _zone_changed(w: Line, e, n: "Narrator") -> str:
     card = w.s.cards.get(e.card)
     zone = card.zone if card is not None and card.zone in (MZONE, SZONE) else MZONE
-    return f"{w.card(e.card, owner=True)} moves to {zone_tag(zone, e.zone)}" + w.cause(e.cause, n.resolved)
+    return (t("{card} moves to {zone}", card=w.card(e.card, owner=True), zone=zone_tag(zone, e.zone))
+            + w.cause(e.cause, n.resolved))
 
 
 @describes(DeckRegistered)
 def _deck(w: Line, e, n: "Narrator") -> str:
-    return f"{w.who(e.player)} registers a deck: {len(e.main)} main, {len(e.extra)} extra, {len(e.side)} side"
+    return t("{player} registers a deck: {main} main, {extra} extra, {side} side", player=w.who(e.player),
+             main=len(e.main), extra=len(e.extra), side=len(e.side))
 
 
 @describes(DeckShuffled)
 def _shuffled(w: Line, e, n: "Narrator") -> str:
-    return f"{w.who(e.player)} shuffles their Deck"
+    return t("{player} shuffles their Deck", player=w.who(e.player))
 
 
 @describes(CardsSealed)
@@ -433,35 +501,41 @@ def _sealed(w: Line, e, n: "Narrator") -> str:
     """The cards sealed, as the reader knows them (a view keeps no seal: it says only that)."""
     count = len(e.seals)
     if not count:
-        return f"{w.who(e.player)} seals hidden cards of their own"
-    return (f"{w.who(e.player)} seals {count} card{'s' if count != 1 else ''} of their own: "
-            f"{w.cards_of(card for card, _ in e.seals)}")
+        return t("{player} seals hidden cards of their own", player=w.who(e.player))
+    cards = w.cards_of(card for card, _ in e.seals)
+    if count == 1:
+        return t("{player} seals 1 card of their own: {cards}", player=w.who(e.player), cards=cards)
+    return t("{player} seals {count} cards of their own: {cards}", player=w.who(e.player), count=count, cards=cards)
 
 
 @describes(CardsOpened)
 def _opened(w: Line, e, n: "Narrator") -> str:
     """Each card as it was known before, and what it is opened as (a view keeps none of them)."""
     if not e.cards:
-        return f"{w.who(e.player)} opens sealed cards"
+        return t("{player} opens sealed cards", player=w.who(e.player))
     def named(card_id: str, code: int) -> str:
         card = w.s.cards.get(card_id)
         if card is not None and card.code:               # shown before: named as it was shown
             return w.card(card_id)
         facts = w.s.db.get(code)
-        return f"{w.card(card_id)} is {facts.name if facts is not None else code}"
+        return t("{card} is {name}", card=w.card(card_id), name=card_name(facts) if facts is not None else code)
     sealed = sum(1 for o in e.cards if o.nonce)
-    return (f"{w.who(e.player)} opens {len(e.cards)} card{'s' if len(e.cards) != 1 else ''} ({sealed} sealed): "
-            + "; ".join(named(o.card, o.code) for o in e.cards))
+    opened = "; ".join(named(o.card, o.code) for o in e.cards)
+    if len(e.cards) == 1:
+        return t("{player} opens 1 card ({sealed} sealed): {cards}", player=w.who(e.player), sealed=sealed, cards=opened)
+    return t("{player} opens {count} cards ({sealed} sealed): {cards}", player=w.who(e.player), count=len(e.cards),
+             sealed=sealed, cards=opened)
 
 
 @describes(PositionSetUp)
 def _set_up(w: Line, e, n: "Narrator") -> str:
-    return f"Position set up: turn {e.turn}, {w.whose(e.turn_player)} {phase_name(e.phase)}"
+    return t("Position set up: turn {turn}, {player}'s {phase}", turn=e.turn, player=w.who(e.turn_player),
+             phase=phase_name(e.phase))
 
 
 @describes(TurnStarted)
 def _turn(w: Line, e, n: "Narrator") -> str:
-    return f"Turn {e.turn} begins: {w.who(e.player)}"
+    return t("Turn {turn} begins: {player}", turn=e.turn, player=w.who(e.player))
 
 
 @describes(PhaseEntered)
@@ -471,102 +545,114 @@ def _phase(w: Line, e, n: "Narrator") -> str:
 
 @describes(StepEntered)
 def _step(w: Line, e, n: "Narrator") -> str:
-    return f"Battle Phase: {e.step} step"
+    return t("Battle Phase: {step}", step=step_name(e.step))
 
 
 @describes(PriorityPassed)
 def _passed(w: Line, e, n: "Narrator") -> str:
-    return f"{w.who(e.player)} passes"
+    return t("{player} passes", player=w.who(e.player))
 
 
 @describes(NormalSummoned)
 def _normal_summoned(w: Line, e, n: "Narrator") -> str:
-    return (f"{w.who(e.player)} Normal Summons {w.card(e.card)} to {zone_tag(MZONE, e.zone)}"
-            + (f" in {_position(e.position)}" if e.position != ATTACK else "")
-            + (f", Tributing {w.cards_of(e.tributes)}" if e.tributes else ""))
+    return t("{player} Normal Summons {card} to {zone}{position}{tributes}", player=w.who(e.player),
+             card=w.card(e.card), zone=zone_tag(MZONE, e.zone),
+             position=t(" in {position}", position=_position(e.position)) if e.position != ATTACK else "",
+             tributes=t(", Tributing {cards}", cards=w.cards_of(e.tributes)) if e.tributes else "")
 
 
 @describes(FlipSummoned)
 def _flip_summoned(w: Line, e, n: "Narrator") -> str:
-    return f"{w.who(e.player)} Flip Summons {w.card(e.card)}"
+    return t("{player} Flip Summons {card}", player=w.who(e.player), card=w.card(e.card))
 
 
 @describes(SummonNegated)
 def _summon_negated(w: Line, e, n: "Narrator") -> str:
-    return f"The summon of {w.card(e.card)} is negated" + w.cause(e.cause, n.resolved)
+    return t("The summon of {card} is negated", card=w.card(e.card)) + w.cause(e.cause, n.resolved)
 
 
 @describes(PositionChanged)
 def _position_changed(w: Line, e, n: "Narrator") -> str:
-    return f"{w.card(e.card, owner=True)} changes to {_position(e.position)}" + w.cause(e.cause)
+    return (t("{card} changes to {position}", card=w.card(e.card, owner=True), position=_position(e.position))
+            + w.cause(e.cause))
 
 
 @describes(ChainLinkResolved)
 def _resolved(w: Line, e, n: "Narrator") -> str:
-    return f"Chain Link {e.link}{_link_card(w, e.link)} resolves"
+    return t("Chain Link {link}{card} resolves", link=e.link, card=_link_card(w, e.link))
 
 
 @describes(ChainEnded)
 def _chain_ended(w: Line, e, n: "Narrator") -> str:
-    return "The chain ends"
+    return t("The chain ends")
 
 
 @describes(CountersChanged)
 def _counters(w: Line, e, n: "Narrator") -> str:
-    return f"{w.card(e.card)} has {e.count} {printable(e.counter)} counter(s)" + w.cause(e.cause, n.resolved)
+    return (t("{card} has {count} {counter} counter(s)", card=w.card(e.card), count=e.count,
+              counter=printable(e.counter)) + w.cause(e.cause, n.resolved))
 
 
 @describes(CoinTossed)
 def _coin(w: Line, e, n: "Narrator") -> str:
-    return f"Coin toss: {', '.join('heads' if r else 'tails' for r in e.results)}" + w.cause(e.cause, n.resolved)
+    results = t(", ").join(t("heads") if r else t("tails") for r in e.results)
+    return t("Coin toss: {results}", results=results) + w.cause(e.cause, n.resolved)
 
 
 @describes(DieRolled)
 def _die(w: Line, e, n: "Narrator") -> str:
-    return f"Die roll: {', '.join(map(str, e.results))}" + w.cause(e.cause, n.resolved)
+    return t("Die roll: {results}", results=", ".join(map(str, e.results))) + w.cause(e.cause, n.resolved)
 
 
 @describes(HandSizeDiscard)
 def _hand_size(w: Line, e, n: "Narrator") -> str:
-    return f"{w.who(e.player)} discards {w.cards_of(e.cards)} for the hand size limit"
+    return t("{player} discards {cards} for the hand size limit", player=w.who(e.player), cards=w.cards_of(e.cards))
 
 
 @describes(DuelEnded)
 def _ended(w: Line, e, n: "Narrator") -> str:
-    result = "a draw" if e.winner is None else w.who(e.winner) + " wins"
-    return f"The duel ends: {result} ({_END_REASONS.get(e.reason, e.reason)})"
+    reason = t(_END_REASONS[e.reason]) if e.reason in _END_REASONS else e.reason
+    if e.winner is None:
+        return t("The duel ends: a draw ({reason})", reason=reason)
+    return t("The duel ends: {player} wins ({reason})", player=w.who(e.winner), reason=reason)
 
 
 @describes(RolledBack)
 def _rolled_back(w: Line, e, n: "Narrator") -> str:
-    return f"JUDGE {e.judge} rolls the game back to before event #{e.to}: {e.reason}"
+    return t("JUDGE {judge} rolls the game back to before event #{index}: {reason}", judge=e.judge, index=e.to,
+             reason=e.reason)
 
 
 @describes(JudgeNote)
 def _note(w: Line, e, n: "Narrator") -> str:
-    ruling = f" [on #{e.on}: {e.decision}]" if e.on is not None else ""
-    return f"JUDGE {e.judge} ({e.category}){ruling}: {e.note}"
+    ruling = t(" [on #{index}: {decision}]", index=e.on, decision=e.decision) if e.on is not None else ""
+    return t("JUDGE {judge} ({category}){ruling}: {note}", judge=e.judge, category=e.category, ruling=ruling,
+             note=e.note)
 
 
 @describes(EntryConfirmed)
 def _confirmed(w: Line, e, n: "Narrator") -> str:
-    return f"{_entrant(e)} confirms entry #{e.on}"
+    return t("{entrant} confirms entry #{index}", entrant=_entrant(e), index=e.on)
 
 
 @describes(EntryDisputed)
 def _disputed(w: Line, e, n: "Narrator") -> str:
-    return f"{_entrant(e)} disputes entry #{e.on}: {e.reason} (a judge call)"
+    return t("{entrant} disputes entry #{index}: {reason} (a judge call)", entrant=_entrant(e), index=e.on,
+             reason=e.reason)
 
 
 @describes(EntryCorrected)
 def _corrected(w: Line, e, n: "Narrator") -> str:
-    return f"{_entrant(e)} corrects a mis-entry: the entries from #{e.to} on are struck ({e.reason})"
+    return t("{entrant} corrects a mis-entry: the entries from #{index} on are struck ({reason})",
+             entrant=_entrant(e), index=e.to, reason=e.reason)
+
+
+_ENTRANTS = {"p0": N_("Player 0"), "p1": N_("Player 1"), "judge": N_("The judge"), "recorder": N_("The recorder")}
 
 
 def _entrant(e) -> str:
     """Who entered a witnessed duel's event, as the log says it."""
-    return {"p0": "Player 0", "p1": "Player 1", "judge": "The judge", "recorder": "The recorder"}.get(
-        e.entered_by or "", "The recorder")
+    return t(_ENTRANTS.get(e.entered_by or "", _ENTRANTS["recorder"]))
 
 
 #: The sentence of every duel kind, in the kinds' order (``log.Narrator`` looks them up here).

@@ -23,6 +23,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Input, Static
 
+from .i18n import t
 from .render import board
 from .source import SourceError
 from .study import Study
@@ -81,8 +82,9 @@ class PlayApp(App):
         """Title, board and log for the event shown; the board with what it changed marked."""
         study = self.study
         entry = study.entry
-        title = Text(f" {printable(study.source.name)} · event #{study.index}/{study.last} · {entry.tag} · "
-                     f"{study.view} view", no_wrap=True, overflow="ellipsis")
+        where = t("event #{index}/{last}", index=study.index, last=study.last)
+        title = Text(f" {printable(study.source.name)} · {where} · {entry.tag} · " + t("{view} view", view=study.view),
+                     no_wrap=True, overflow="ellipsis")
         if self.message:
             title.append(f" · {self.message}", style="bold")
         width = max(80, self.size.width - 2)
@@ -97,7 +99,7 @@ class PlayApp(App):
         width = max(20, self.size.width)
         text = Text()
         for entry in entries[first:study.index + LOG_AROUND + 1]:
-            mark = f" [reverted by #{entry.reverted_by}]" if entry.reverted_by is not None else ""
+            mark = f" [{t('reverted by #{index}', index=entry.reverted_by)}]" if entry.reverted_by is not None else ""
             line = f"{'▶' if entry.index == study.index else ' '} #{entry.index:<5} {entry.tag:<6} {entry.text}{mark}"
             line = line if len(line) <= width else line[:width - 1] + "…"
             text.append(line + "\n", style="reverse" if entry.index == study.index else "")
@@ -132,14 +134,15 @@ class PlayApp(App):
         except SourceError as exc:
             self.show_message(str(exc))
             return
-        self.show_message(f"{view} view" if len(views) > 1 else f"this file holds the {view} view only")
+        self.show_message(t("{view} view", view=view) if len(views) > 1 else
+                          t("this file holds the {view} view only", view=view))
 
     def action_ask(self, what: str) -> None:
         """Open the prompt: ``go`` (an event, t<turn> or a card) or ``search``."""
         self.asking = what
         ask = self.query_one("#ask", Input)
-        ask.placeholder = ("go to: an event number, t<turn>, or a card's name" if what == "go"
-                           else "search the log for")
+        ask.placeholder = (t("go to: an event number, t<turn>, or a card's name") if what == "go"
+                           else t("search the log for"))
         ask.value = ""
         ask.add_class("open")
         ask.focus()

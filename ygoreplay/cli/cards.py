@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from ..i18n import t
 from .common import EXIT_ILLEGAL, card_db, cards_option, echo, main
 
 
@@ -22,15 +23,25 @@ def cards() -> None:
 @click.option("--scripts", "scripts", default=None, metavar="DIR",
               help="A folder of EDOPro/ProjectIgnis card scripts (cNNNN.lua): their effect facts are stored with the "
                    "installed database (read, never run). Alone, it adds them to the database already installed.")
-def cards_update(source: str | None, scripts: str | None) -> None:
+@click.option("--lang", "lang", default=None, metavar="LANG",
+              help="Install the names of SOURCE (a localized cards.cdb, or ygoprodeck in fr, de, it or pt) as the "
+                   "cards' names in this language, beside the English database: log, board and search use them "
+                   "when reading in it.")
+def cards_update(source: str | None, scripts: str | None, lang: str | None) -> None:
     """Fetch the facts of every card and install them beside the default store (the old
     database stays until the new one is whole); with --scripts, the effect facts of the card
-    scripts too."""
-    from ..card_install import add_scripts, update
+    scripts too; with --lang, only the names of SOURCE in that language."""
+    from ..card_install import add_scripts, install_names, update
+    if lang is not None:
+        from ..card_names import name_language
+        language = name_language(lang)
+        count, url = install_names(source or "ygoprodeck", language)
+        echo(t("installed {count} card names in {language} from {url}", count=count, language=language, url=url))
+        return
     if source is not None or scripts is None:
         installed = update(source or "ygoprodeck")
-        echo(f"installed {installed.cards} cards from {installed.url} into {installed.path} "
-             f"(sha256 {installed.sha256[:16]}…)")
+        echo(t("installed {count} cards from {url} into {path} (sha256 {sha}…)", count=installed.cards,
+               url=installed.url, path=installed.path, sha=installed.sha256[:16]))
     if scripts is not None:
         installed, reading = add_scripts(scripts)
         echo(f"read {reading.parsed} of {reading.files} card scripts in {scripts}: {reading.effect_count} effects "
@@ -79,12 +90,20 @@ def cards_status(as_json: bool) -> None:
 @cards_option
 def cards_find(name: str, limit: int, as_json: bool, cards: tuple[str, ...]) -> None:
     """Cards whose name holds NAME (case and accents ignored): exact names first."""
-    found = card_db(cards).find(name, limit)
+    from ..card_names import card_name, find_codes
+    lookup = card_db(cards)
+    found = lookup.find(name, limit)
+    # A name in the reader's language finds the card too (its installed names, ``cards update --lang``).
+    for code in find_codes(name, limit=limit):
+        facts = lookup.get(code)
+        if facts is not None and facts not in found and len(found) < limit:
+            found.append(facts)
     if as_json:
         echo(json.dumps([{**f.to_dict(), "text": f.describe()} for f in found], ensure_ascii=False))
         return
     for facts in found:
-        echo(f"{facts.code:>9}  {facts.describe()}")
+        shown = card_name(facts)
+        echo(f"{facts.code:>9}  " + (f"{shown} · " if shown != facts.name else "") + facts.describe())
     if not found:
-        echo(f"no card's name holds {name!r}", err=True)
+        echo(t("no card's name holds {name}", name=repr(name)), err=True)
         sys.exit(EXIT_ILLEGAL)

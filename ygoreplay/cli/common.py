@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Iterator
 
 import click
 
+from .. import i18n
+from ..i18n import t
 from ..errors import ConflictError, InputError, YgoreplayError
 from ..text import printable, terminal
 
@@ -104,12 +106,44 @@ class Words(click.Choice):
         return self._words
 
 
+def _choose_language(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """``--lang``: the language every sentence, label and message is printed in (the group's
+    default: ``$YGOREPLAY_LANG``, then the POSIX locale). Recorded data never changes with it."""
+    if value is None:
+        if ctx.parent is None:
+            i18n.use(i18n.from_environment())
+        return
+    try:
+        i18n.use(i18n.named(value))
+    except i18n.LanguageError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+def _lang_option() -> click.Option:
+    return click.Option(["--lang"], metavar="LANG", default=None, expose_value=False, is_eager=True,
+                        callback=_choose_language,
+                        help=f"The language to print in: {', '.join(i18n.LANGUAGES)} (default: $YGOREPLAY_LANG, "
+                             "then $LANG).")
+
+
+def _every_command(command: click.Command) -> Iterator[click.Command]:
+    yield command
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            yield from _every_command(sub)
+
+
 class _Group(click.Group):
     def main(self, *args, **kwargs):
         for stream in (sys.stdout, sys.stderr):       # a lone surrogate never ends in a traceback
             if hasattr(stream, "reconfigure"):
                 stream.reconfigure(errors="backslashreplace")
-        return super().main(*args, **kwargs)
+        # --lang on the group and on every command (``ygoreplay rules SUM-04 --lang zh``).
+        for command in _every_command(self):
+            if not any(p.name == "lang" for p in command.params):
+                command.params.append(_lang_option())
+        with i18n.using(i18n.current()):             # the command's language ends with it (in-process callers)
+            return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context):
         try:
@@ -121,7 +155,7 @@ class _Group(click.Group):
             raise
         except YgoreplayError as exc:
             from ..rules import RuleViolation
-            label = "conflict" if isinstance(exc, ConflictError) else "error"
+            label = t("conflict") if isinstance(exc, ConflictError) else t("error")
             echo(str(exc) if isinstance(exc, RuleViolation) else f"{label}: {exc}", err=True)
             sys.exit(exc.exit_code)
         except BrokenPipeError:
@@ -129,17 +163,17 @@ class _Group(click.Group):
             _silence_stdout()
             sys.exit(0)
         except KeyboardInterrupt:
-            echo("interrupted", err=True)
+            echo(t("interrupted"), err=True)
             sys.exit(EXIT_INTERRUPTED)
         except OSError as exc:
             _silence_stdout()
-            echo(f"error: cannot write the output ({exc.strerror or exc})", err=True)
+            echo(t("error: cannot write the output ({why})", why=exc.strerror or exc), err=True)
             sys.exit(EXIT_UNREADABLE)
         except Exception as exc:                       # a bug: say so, and how to see more
             if os.environ.get("YGOREPLAY_DEBUG"):
                 raise
-            echo(f"internal error: {type(exc).__name__}: {printable(str(exc))[:300]} (this is a bug in "
-                 "ygoreplay; set YGOREPLAY_DEBUG=1 to see where)", err=True)
+            echo(t("internal error: {error} (this is a bug in ygoreplay; set YGOREPLAY_DEBUG=1 to see where)",
+                   error=f"{type(exc).__name__}: {printable(str(exc))[:300]}"), err=True)
             sys.exit(EXIT_INTERNAL)
 
 

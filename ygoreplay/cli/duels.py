@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import InputError
+from .. import i18n
+from ..i18n import t
 from ..text import number, printable
 from . import match as match_cli
 from .common import (
@@ -65,23 +67,24 @@ def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
             echo(f"#{v['index']} {v['rule']} {v['message']}")
         for o in data["overrides"]:
             cite = o["cite"]
-            echo(f"#{o['index']} {o['rule']} set aside by {cite['card']}"
-                 f"{': ' + cite['effect'] if cite['effect'] else ''} ({o['message']})")
+            echo(f"#{o['index']} {o['rule']} " + t("set aside by {card}", card=cite["card"])
+                 + f"{': ' + cite['effect'] if cite['effect'] else ''} ({o['message']})")
         for line in witness_lines(data):
             echo(line)
         final, state = data["final"], report.report.state
-        verdict = "legal" if report.legal else f"{len(data['violations'])} violation(s)"
-        flagged = f" {len(data['flagged'])} kept flagged (witnessed);" if data["flagged"] else ""
-        result = ("a draw" if final["winner"] is None else f"player {final['winner']} won") \
-            if state.ended else "not finished"
-        echo(f"{file}: {verdict};{flagged} {data['events']} events, turn {final['turn']}, "
-             f"LP {final['lp'][0]} / {final['lp'][1]}, {result}"
+        verdict = t("legal") if report.legal else t("{count} violation(s)", count=len(data["violations"]))
+        flagged = t(" {count} kept flagged (witnessed);", count=len(data["flagged"])) if data["flagged"] else ""
+        result = (t("a draw") if final["winner"] is None else t("player {number} won", number=final["winner"])) \
+            if state.ended else t("not finished")
+        echo(t("{file}: {verdict};{flagged} {events} events, turn {turn}, LP {first} / {second}, {result}",
+               file=file, verdict=verdict, flagged=flagged, events=data["events"], turn=final["turn"],
+               first=final["lp"][0], second=final["lp"][1], result=result)
              + (f" ({final['reason']})" if state.ended else ""))
         _echo_checked(data["checked"])
         cited = sorted({v["rule"] for v in data["violations"]} | {o["rule"] for o in data["overrides"]}
                        | {u["rule"] for u in data["checked"]["undecided"]} | {f["rule"] for f in data["flagged"]})
         if cited:
-            echo("what a rule says and where it is checked: ygoreplay rules " + " ".join(cited))
+            echo(t("what a rule says and where it is checked: {command}", command="ygoreplay rules " + " ".join(cited)))
     sys.exit(0 if report.legal else EXIT_ILLEGAL)
 
 
@@ -136,26 +139,47 @@ def _flagged_count(data: dict) -> str:
 @main.command(name="rules")
 @click.argument("queries", nargs=-1, metavar="[ID|SECTION]...")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
-def rules_command(queries: tuple[str, ...], as_json: bool) -> None:
+@click.option("--seeds", "seeds", default=None, metavar="DIR",
+              help="The Chinese seed documents the rules were distilled from, to quote a rule asked for by ID "
+                   "(default: $YGOREPLAY_SEEDS, then the shared folder next to the repository).")
+@click.option("--quote", "quote", is_flag=True,
+              help="Quote the seed text of a rule asked for by ID (the default in any language but English).")
+def rules_command(queries: tuple[str, ...], as_json: bool, seeds: str | None, quote: bool) -> None:
     """What each rule of the catalogue says, and whether and where it is enforced.
 
-    ID is a rule ID (SUM-04), SECTION its prefix (SUM); none lists every rule. Exit code 2 for
-    an ID or section the catalogue does not have."""
-    from ..rules.coverage import counts as rule_counts, select as select_rules
+    ID is a rule ID (SUM-04), SECTION its prefix (SUM); none lists every rule. A rule asked for
+    by ID is quoted from the Chinese seed text it was distilled from when read in another language
+    than English (or with --quote or --seeds). Exit code 2 for an ID or section the catalogue does
+    not have."""
+    from ..explain import STATUS_WORDS, how, seed_quotes, summary
+    from ..rules.coverage import RULES, counts as rule_counts, select as select_rules
+    from ..seeds import seeds_folder
     chosen = []
     for query in queries or (None,):
         found = select_rules(query)
         if not found:
-            raise InputError(f"no rule {query!r} in the catalogue (an ID such as SUM-04, or a section "
-                             f"such as SUM; `ygoreplay rules` lists them all)")
+            raise InputError(t("no rule {query} in the catalogue (an ID such as SUM-04, or a section such as SUM; "
+                               "`ygoreplay rules` lists them all)", query=repr(query)))
         chosen += [rule for rule in found if rule not in chosen]
+    folder = seeds_folder(seeds)
+    if seeds is not None and folder is None:
+        raise InputError(t("{path}: no such folder of seed documents", path=seeds))
+    quoting = quote or seeds is not None or i18n.current() != i18n.DEFAULT
+    asked = {query.strip().upper() for query in queries if query.strip().upper() in RULES} if quoting else set()
+    quoted = {rule.id: seed_quotes(rule, folder) for rule in chosen if rule.id in asked}
     if as_json:
-        echo(json.dumps({"rules": [rule.to_dict() for rule in chosen], "counts": rule_counts()}))
+        echo(json.dumps({"rules": [{**rule.to_dict(), "summary": summary(rule),
+                                    **({"seed_quotes": [q.to_dict() for q in quoted[rule.id]]}
+                                       if rule.id in quoted else {})} for rule in chosen],
+                         "counts": rule_counts()}))
         return
     for rule in chosen:
-        echo(f"{rule.id} {rule.summary} [{rule.describe()}]")
+        echo(f"{rule.id} {summary(rule)} [{how(rule)}]")
+        for quote in quoted.get(rule.id, ()):
+            echo(f"  「{quote.text}」 ({quote.file})")
     if not queries:
-        echo(f"{len(chosen)} rules: " + ", ".join(f"{n} {status}" for status, n in rule_counts().items()))
+        echo(t("{count} rules: {tally}", count=len(chosen),
+               tally=", ".join(f"{n} {t(STATUS_WORDS[status])}" for status, n in rule_counts().items())))
 
 
 @main.command()
@@ -180,8 +204,8 @@ def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: t
     with open_duel(duel, store_url, cards) as source:
         index = _position(source.events, at, turn, source.name)
         state = source.state_after(index, view)
-        echo(render(state, f"after event #{index} ({source.events[index].kind})"
-                    + (f", {view or source.view} view" if (view or source.view) != "judge" else ""),
+        echo(render(state, t("after event #{index} ({kind})", index=index, kind=source.events[index].kind)
+                    + (t(", {view} view", view=view or source.view) if (view or source.view) != "judge" else ""),
                     width=terminal_width()), nl=False)
 
 
@@ -362,31 +386,33 @@ def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], witness_url: 
     for v in data["violations"]:
         echo(f"#{v['index']} {v['rule']} {v['message']}")
     for o in data["overrides"]:
-        echo(f"#{o['index']} {o['rule']} set aside by {o['cite']['card']} ({o['message']})")
+        echo(f"#{o['index']} {o['rule']} " + t("set aside by {card}", card=o["cite"]["card"]) + f" ({o['message']})")
     for r in data["rollbacks"]:
-        echo(f"#{r['index']} rollback to before event {r['to']} by {printable(r['judge'])}: {printable(r['reason'])}")
+        echo(f"#{r['index']} " + t("rollback to before event {index} by {judge}: {reason}", index=r["to"],
+                                   judge=printable(r["judge"]), reason=printable(r["reason"])))
     for line in witness_lines(data):
         echo(line)
     if result.chain == "none":
-        echo("hash chain: none (a JSON Lines file has no hash chain; record or export it for one)")
+        echo(t("hash chain: none (a JSON Lines file has no hash chain; record or export it for one)"))
     elif result.chain != "broken":
-        echo("hash chain: intact" + (" and anchored" if result.chain == "anchored" else ""))
+        echo(t("hash chain: intact and anchored") if result.chain == "anchored" else t("hash chain: intact"))
     else:
         first_bad = result.first_bad
-        where = "the header" if first_bad == -1 else f"event {first_bad}" if first_bad is not None else "its anchor"
-        echo(f"hash chain: BROKEN at {where}" + (f": {result.problem}" if result.problem else ""))
+        where = t("the header") if first_bad == -1 else t("event {index}", index=first_bad) if first_bad is not None \
+            else t("its anchor")
+        echo(t("hash chain: BROKEN at {where}", where=where) + (f": {result.problem}" if result.problem else ""))
     if result.signature is not None:
         echo(f"signature: {result.signature.describe()}")
     if source.view != "judge":
-        echo(f"rules: checked as far as a {source.view} view knows (what its viewer saw)")
+        echo(t("rules: checked as far as a {view} view knows (what its viewer saw)", view=source.view))
     _echo_checked(data["checked"])
     undecided = sorted({u["rule"] for u in data["checked"]["undecided"]})
     if undecided:
-        echo("what a rule says and where it is checked: ygoreplay rules " + " ".join(undecided))
+        echo(t("what a rule says and where it is checked: {command}", command="ygoreplay rules " + " ".join(undecided)))
     state = result.state
     if state:
-        outcome = "not finished" if not state.ended else (
-            "a draw" if state.winner is None else f"player {state.winner} won")
+        outcome = t("not finished") if not state.ended else (
+            t("a draw") if state.winner is None else t("player {number} won", number=state.winner))
         unexplained = sum(o["unexplained"] for o in data["overrides"])
         echo(f"{source.name}: {len(data['violations'])} violation(s), {len(data['overrides'])} override(s)"
              + (f" ({unexplained} unexplained, for review)" if unexplained else "") + ", "

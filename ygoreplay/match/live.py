@@ -10,6 +10,7 @@ import threading
 import time
 from typing import Any
 
+from .. import i18n
 from ..access import Access
 from ..exchange import view_root
 from ..replay_file import ReplayFile, dumps
@@ -98,7 +99,8 @@ class LiveMatch:
         return made[start:]
 
     def summary(self, view: str) -> dict:
-        return self._once(("summary", view), lambda: summary(self.events, view, self.cards))
+        # Its lines are said in the reader's language: one answer per language.
+        return self._once(("summary", view, i18n.current()), lambda: summary(self.events, view, self.cards))
 
     def verified(self) -> Verification:
         return self._once(("verify",), lambda: self.store.verify(self.id))

@@ -46,6 +46,7 @@ from ..store import MissingStore, Store
 from . import (duels, images, judge, languages, library_pages, matches, pages, reference, rounds, sharing, sheets,
                uploads)
 from .common import HTTPError, _errors, _Limit
+from .language import Language
 from .core import Service
 
 THREADS = 256                    # requests waiting on the store at once
@@ -81,6 +82,7 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
     app.state.service = service
     _errors(app)
     app.add_middleware(_Limit)
+    app.add_middleware(Language)          # every request in its reader's language (?lang=, Accept-Language)
     app.include_router(matches.router)
 
     @app.get("/health", tags=["service"])

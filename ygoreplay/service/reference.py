@@ -15,6 +15,7 @@ from fastapi.responses import Response
 
 from ..cards import CardDB
 from ..schema import event_schema, umbrella_schema
+from ..text import printable
 from .common import HTTPError
 from .core import ServiceDep
 
@@ -83,3 +84,18 @@ def kind_schema(kind: str, request: Request) -> Response:
 
 
 __all__ = ["router"]
+
+
+@router.get("/rules/{rule_id}", tags=["everyone"])
+def rule(rule_id: str) -> dict:
+    """A rule of the catalogue for the viewer's pop-up: ``{id, summary, seed_quotes: [{file,
+    text}]}``, the summary in the request's language (``?lang=``, ``Accept-Language``), the
+    quotes the Chinese seed text it was distilled from (none when the service has no seeds:
+    ``$YGOREPLAY_SEEDS``, or the shared folder next to the repository)."""
+    from ..explain import explained
+    from ..rules.coverage import RULES
+    from ..seeds import seeds_folder
+    found = RULES.get(rule_id.strip().upper())
+    if found is None:
+        raise HTTPError(404, f"no rule {printable(rule_id)[:40]!r} in the catalogue (an ID such as SUM-04)")
+    return explained(found, seeds_folder())

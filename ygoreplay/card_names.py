@@ -1,0 +1,121 @@
+"""Card names in the reader's language: names a user installed per language, beside the facts.
+
+The facts of a card (type, Level, ATK, its English name) come from the card databases in
+``card_sources``; a duel keeps the passcode and its own facts, whatever language it is read in.
+What a reader sees of a card's name is ``card_name(facts)``: the name in the current language
+(``i18n``) from ``names.<lang>.sqlite`` beside the installed card database, which ``ygoreplay
+cards update --source FILE.cdb --lang zh-Hans`` writes from a localized YGOPro/EDOPro
+``cards.cdb`` (or YGOPRODeck's ``language=`` answer); missing there, the English name, then the
+passcode (``cards.unnamed``). ``$YGOREPLAY_CARD_LANG`` names cards in another language than the
+messages (``fr``: YGOPRODeck's French names in English sentences). A names file is small (some
+10,000 rows) and read whole once.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable
+
+from . import i18n
+from .cards import CardFacts, unnamed
+from .files import data_dir
+
+#: The languages a names file can hold: the catalogue languages and YGOPRODeck's others.
+NAME_LANGUAGES = (*i18n.LANGUAGES, "fr", "de", "it", "pt")
+#: Card names in another language than the messages' (``fr``: French names, English sentences).
+NAMES_ENV = "YGOREPLAY_CARD_LANG"
+
+
+def names_language() -> str:
+    """The language cards are named in: ``$YGOREPLAY_CARD_LANG`` if it names one, else the reader's."""
+    chosen = os.environ.get(NAMES_ENV, "").strip()
+    if chosen:
+        try:
+            return name_language(chosen)
+        except i18n.LanguageError:
+            pass
+    return i18n.current()
+
+
+def names_path(language: str, folder: Path | None = None) -> Path:
+    """Where the names of ``language`` are kept: beside the installed card database."""
+    return (folder or data_dir()) / f"names.{language}.sqlite"
+
+
+def name_language(tag: str) -> str:
+    """The names language a user named: a catalogue language (``zh`` → ``zh-Hans``) or one of
+    YGOPRODeck's (fr, de, it, pt); else ``i18n.LanguageError``."""
+    folded = tag.strip().lower().replace("_", "-")
+    for language in NAME_LANGUAGES[len(i18n.LANGUAGES):]:
+        if folded.split("-")[0] == language:
+            return language
+    return i18n.named(tag)
+
+
+def write_names(language: str, names: Iterable[tuple[int, str]], folder: Path | None = None) -> int:
+    """Replace the names of ``language`` with ``names`` (passcode, name) whole; → how many."""
+    path = names_path(language, folder)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".sqlite.tmp")
+    temporary.unlink(missing_ok=True)
+    rows = [(code, name) for code, name in names if isinstance(name, str) and name.strip()]
+    with sqlite3.connect(temporary) as db:
+        db.execute("create table names (id integer primary key, name text not null)")
+        db.executemany("insert or replace into names values (?, ?)", rows)
+    db.close()
+    temporary.replace(path)
+    return len(rows)
+
+
+def names_of(language: str, folder: Path | None = None) -> dict[int, str]:
+    """passcode → name in ``language`` (empty when none is installed)."""
+    path = names_path(language, folder)
+    if language == i18n.DEFAULT:
+        return {}
+    try:
+        changed = path.stat().st_mtime_ns
+    except OSError:
+        return {}
+    return _read(str(path), changed)
+
+
+@lru_cache(maxsize=16)
+def _read(path: str, changed: int) -> dict[int, str]:
+    """A names file read whole (``changed``, its mtime, keys the cache: a new install is seen)."""
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            found = dict(db.execute("select id, name from names"))
+        db.close()
+        return found
+    except sqlite3.Error:
+        return {}
+
+
+def localized(code: int, alias: int = 0, language: str | None = None) -> str | None:
+    """The name of ``code`` (or of the card it is an artwork of) in ``language``, or None."""
+    names = names_of(language or names_language())
+    return names.get(code) or (names.get(alias) if alias else None)
+
+
+def card_name(facts: CardFacts | None, code: int = 0) -> str:
+    """A card's name as the reader reads it: in their language, else English, else the passcode."""
+    if facts is None:
+        return unnamed(code)
+    if names_language() != i18n.DEFAULT:
+        name = localized(facts.code, facts.alias or 0)
+        if name:
+            return name
+    return facts.name or unnamed(facts.code)
+
+
+def find_codes(text: str, language: str | None = None, limit: int = 50) -> list[int]:
+    """Passcodes whose name in ``language`` holds ``text`` (case ignored), exact names first."""
+    wanted = text.casefold().strip()
+    if not wanted:
+        return []
+    names = names_of(language or names_language())
+    exact = [code for code, name in names.items() if name.casefold() == wanted]
+    partial = [code for code, name in names.items() if wanted in name.casefold() and code not in exact]
+    return (exact + sorted(partial))[:limit]

@@ -1,0 +1,44 @@
+"""The language of a request: ``?lang=`` if given, else the best of ``Accept-Language``
+(``i18n.negotiate``). Held for the whole request (``i18n.using``: the sentences and labels said
+while serving it, in threads too, since ``asyncio.to_thread`` and Starlette's thread pool copy the
+context) and answered as ``Content-Language``. A ``?lang=`` no catalogue has is passed over for
+``Accept-Language``, as the pages' own language is chosen (``languages.page_language``), and
+``Content-Language`` says what was served. Machine-readable parts (JSON keys, event kinds, rule
+IDs, errors) never change with it.
+"""
+from __future__ import annotations
+
+from urllib.parse import parse_qs
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .. import i18n
+
+
+def request_language(scope: Scope) -> str:
+    """The language a request asks for: its ``?lang=`` when there is a catalogue for it, else the
+    best one for its ``Accept-Language``."""
+    asked = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("lang")
+    header = dict(scope.get("headers") or []).get(b"accept-language", b"")
+    return i18n.resolve(asked[0] if asked else None) or i18n.negotiate(header.decode("latin-1"))
+
+
+class Language:
+    """Serves every HTTP request in its reader's language."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        language = request_language(scope)
+
+        async def said_in(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers") or [] if k.lower() != b"content-language"]
+                message = {**message, "headers": [*headers, (b"content-language", language.encode())]}
+            await send(message)
+
+        with i18n.using(language):
+            await self.app(scope, receive, said_in)
