@@ -1,6 +1,6 @@
 """The pages in the OCG's own languages (issue 27), in a real browser (Debian's chromium, as
-test_browser.py): the viewer, the match page and the recorder's page in Simplified Chinese and
-Japanese (and at phone width Traditional Chinese and Korean) show no English word of their own,
+test_browser.py): the viewer, the match page, the recorder's page, the library (with the stub search
+API of test_library_page.py) and the embed in Simplified Chinese and Japanese (and at phone width Traditional Chinese and Korean) show no English word of their own,
 and no text runs out of its box at 360 px; screenshots at 360 and 1280 px under a temporary folder; the language switch changes the language
 and is remembered; the browser's Accept-Language chooses the first one; the rule pop-up quotes
 the rule's seed text; and an entry made on the recorder's page in Japanese is stored exactly as
@@ -23,6 +23,7 @@ import pytest
 
 from test_browser import browser, record, service  # noqa: F401  (the fixtures)
 from test_browser_record import Table, stored
+from test_library_page import HOSTILE, library  # noqa: F401  (the library with a stub search API)
 from test_match_service import drive
 from test_service import create
 from ygoreplay import i18n, viewer
@@ -55,7 +56,8 @@ def test_the_catalogue_endpoint_serves_each_language_and_refuses_others(service)
     ("&lang=zh-CN", "ja", "zh-Hans"), ("&lang=ko", "zh", "ko")])
 def test_a_page_is_served_in_its_lang_or_the_browsers_language(service, query, accept, language):
     duel = create(service.url, title="languages")
-    for path in (f"/view/{duel['id']}", f"/record/{duel['id']}", "/match/0123456789ab"):
+    for path in (f"/view/{duel['id']}", f"/record/{duel['id']}", "/match/0123456789ab", f"/embed/{duel['id']}", "/",
+                 "/library", "/library/card/12580477", "/library/player/Yugi"):
         r = httpx.get(f"{service.url}{path}?token=x{query}", headers={"Accept-Language": accept})
         assert r.status_code == 200 and f'<html lang="{language}">' in r.text, path
         assert "Accept-Language" in r.headers["vary"]
@@ -82,7 +84,7 @@ class _Words(HTMLParser):
         self.marked = max(0, self.marked - 1)
 
 
-@pytest.mark.parametrize("page", ["index.html", "match.html", "record.html"])
+@pytest.mark.parametrize("page", ["index.html", "match.html", "record.html", "library.html"])
 def test_every_word_of_a_pages_html_is_in_the_catalogue(page):
     """i18n.js translates the HTML's marked text and its titles and labels by their English, which
     its page's script lists with N_() for the extractor: a word added to the HTML alone fails here."""
@@ -234,6 +236,43 @@ def test_the_recorders_page_speaks_the_readers_language(service, browser, tmp_pa
     page.locator("#help-button").click()
     _check(page, "#moves, #entries, #sheet-actions, .turnline", ["at the table", "Yugi", "Kaiba"],
            tmp_path, "record", width)
+    _done(context, page)
+
+
+def in_chinese_and_japanese(test):
+    """The test in Simplified Chinese and Japanese at phone and laptop width."""
+    return pytest.mark.parametrize("language, width", [("zh-Hans", 360), ("zh-Hans", 1280), ("ja", 360), ("ja", 1280)])(test)
+
+
+@in_chinese_and_japanese
+def test_the_library_speaks_the_readers_language(library, browser, tmp_path, language, width):  # noqa: F811
+    """A search (its form open, a later page), a search that finds nothing, a card's and a player's
+    page: every word of the page's own in the reader's language; the rows' data as recorded."""
+    base, stub, _duel = library
+    names = ["Raigeki", "Yugi Muto", HOSTILE.replace("\u202e", "\\u202e")]      # the name as text.js shows it
+    for row in stub.rows:
+        names += [row["title"], *row["players"], row["event"] or "", row["format"], row["banlist"]]
+    context, page = _context(browser, {"zh-Hans": "zh-CN", "ja": "ja-JP"}[language], width)
+    for name, path in (("library", "/library?player=player&cursor=10"), ("library-none", "/library?player=nobody"),
+                       ("library-card", "/library/card/12580477"), ("library-player", "/library/player/Yugi%20Muto")):
+        _ready(page, base + path)                                       # Accept-Language chooses
+        assert page.evaluate("document.documentElement.lang") == language
+        expect(page.locator("#lang")).to_have_value(language)
+        _check(page, ".date", names, tmp_path, name, width)
+    expect(page.locator("#heading")).to_have_text(i18n.catalogue(language, "pages")["Public duels"])
+    _done(context, page)
+
+
+@in_chinese_and_japanese
+def test_the_embed_speaks_the_readers_language(service, browser, tmp_path, language, width):  # noqa: F811
+    duel = record(service.url, "won-by-damage")
+    context, page = _context(browser, "en-US", width)
+    _ready(page, duel["links"]["judge"].replace("/view/", "/embed/") + f"&lang={language}#e45")   # ?lang= chooses
+    assert page.evaluate("document.documentElement.lang") == language
+    expect(page.locator("#open-full")).to_have_text(i18n.catalogue(language, "pages")["open in ygoreplay"])
+    names = page.evaluate("""() => [...window.ygoreplay.duel.cards.values()].map((c) => c.name)
+        .concat(window.ygoreplay.duel.boards.at(-1).players.map((p) => p.name), [window.ygoreplay.duel.info.title])""")
+    _check(page, "#log, .turnline, #details .facts", names, tmp_path, "embed", width)
     _done(context, page)
 
 

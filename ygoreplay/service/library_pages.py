@@ -5,49 +5,52 @@ form, its filters kept in the address so a search is a link), ``/library/card/{c
 only ever answer with what the public view shows."""
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from .. import viewer
 from ..text import number
-from .common import _PAGE_HEADERS, HTTPError
+from .common import HTTPError
+from .languages import page_language
+from .pages import _HTML_HEADERS
 
 router = APIRouter()
 
 MAX_NAME = 200
 
 
-def _page() -> Response:
-    return Response(viewer.library_page(), media_type="text/html; charset=utf-8", headers=_PAGE_HEADERS)
+def _page(request: Request) -> Response:
+    return Response(viewer.library_page(page_language(request)), media_type="text/html; charset=utf-8",
+                    headers=_HTML_HEADERS)
 
 
 @router.get("/", include_in_schema=False)
-def home() -> Response:
+def home(request: Request) -> Response:
     """The library: recent public duels and matches, newest first, and the search form."""
-    return _page()
+    return _page(request)
 
 
 @router.get("/library", include_in_schema=False)
-def library() -> Response:
+def library(request: Request) -> Response:
     """The library with a search in its address (``?player=...&card=...``), as ``/search`` takes it."""
-    return _page()
+    return _page(request)
 
 
 @router.get("/library/card/{code}", include_in_schema=False)
-def card_page(code: str) -> Response:
+def card_page(code: str, request: Request) -> Response:
     """A card's page: how often it was activated and summoned in public duels, how they ended."""
     passcode = number(code)
     if passcode is None or not 0 < passcode < 2 ** 32:
         raise HTTPError(404, f"no card {code!r}: a card is its passcode")
-    return _page()
+    return _page(request)
 
 
 @router.get("/library/player/{name}", include_in_schema=False)
-def player_page(name: str) -> Response:
+def player_page(name: str, request: Request) -> Response:
     """A player's page: their public duels and results."""
     if not name.strip() or len(name) > MAX_NAME:
         raise HTTPError(404, f"a player's name is 1..{MAX_NAME} characters")
-    return _page()
+    return _page(request)
 
 
 __all__ = ["router"]

@@ -21,12 +21,15 @@ from .. import board_image, viewer
 from ..errors import StoreError
 from .common import _DUEL_ID, _PAGE_HEADERS, HTTPError
 from .core import Service, ServiceDep
+from .languages import page_language
 
 router = APIRouter()
 
-#: The embed's page may sit in a frame of any site; every other page refuses framing.
+#: The embed's page may sit in a frame of any site; every other page refuses framing. It is in the
+#: language its address or the browser's Accept-Language asked for.
 EMBED_HEADERS = {**{k: v for k, v in _PAGE_HEADERS.items() if k != "X-Frame-Options"},
-                 "Content-Security-Policy": viewer.POLICY.replace("frame-ancestors 'none'", "frame-ancestors *")}
+                 "Content-Security-Policy": viewer.POLICY.replace("frame-ancestors 'none'", "frame-ancestors *"),
+                 "Vary": "Accept-Language"}
 
 EMBED_WIDTH, EMBED_HEIGHT = 800, 620           # the embed's board and its timeline
 _SHARED = re.compile(r"/(view|embed|match)/([0-9a-f]{12})")
@@ -110,13 +113,14 @@ def base_of(request: Request) -> str:
 
 
 @router.get("/embed/{duel_id}", include_in_schema=False)
-def embed_page(duel_id: str) -> Response:
+def embed_page(duel_id: str, request: Request) -> Response:
     """The viewer without its chrome (the board and the timeline), for an ``<iframe>``: the
     only page any site may frame. It reads the duel as the viewer does (``?token=``, ``#e57``,
-    ``view=``)."""
+    ``view=``), in the reader's language (``?lang=``, ``Accept-Language``)."""
     if not _DUEL_ID.fullmatch(duel_id):
         raise HTTPError(404, f"no duel {duel_id!r}")
-    return Response(viewer.embed_page(), media_type="text/html; charset=utf-8", headers=EMBED_HEADERS)
+    return Response(viewer.embed_page(page_language(request)), media_type="text/html; charset=utf-8",
+                    headers=EMBED_HEADERS)
 
 
 @router.get("/oembed", tags=["everyone"])

@@ -815,7 +815,7 @@ export class Viewer {
     box.select();
     const said = this.q("#share-said");
     said.textContent = carriesToken ? t("this link holds your own token: it opens what yours opens") : "";
-    const done = () => { said.textContent = (carriesToken ? said.textContent + " \u00b7 " : "") + "copied"; };
+    const done = () => { said.textContent = (carriesToken ? said.textContent + " \u00b7 " : "") + t("copied"); };
     if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).then(done, () => {});
   }
 
