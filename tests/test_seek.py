@@ -97,3 +97,19 @@ def test_a_whole_id_is_resolved_without_listing_every_duel(store):
     for other in (f"{duel}/cards", f"{duel}/head", "", duel + "0"):
         with pytest.raises(StoreError, match="no duel matches"):
             store.resolve(other)
+
+
+def test_a_correction_in_a_new_duels_first_append_is_judged_with_the_cards_it_brought(store):
+    """A witnessed duel sent whole in its first append (a recorder back online): the correction
+    in it goes back to the duel's first state, which must know the cards that append brought,
+    not the none the empty duel had (a fresh start is made again from today's card facts)."""
+    from pathlib import Path
+
+    from ygoreplay.jsonl import read_events
+    events = read_events(Path(__file__).parent.parent / "replays" / "witnessed-illegal-play.jsonl")
+    assert any(e.kind == "entry_corrected" for e in events)
+    duel = store.create_duel("back online")
+    assert store.witnessed(duel) == (0, False)          # as the application asks before an append
+    store.append(duel, events)
+    assert store.info(duel).events == len(events)
+    assert [s.lp for s in store.state_at(duel).sides] == [s.lp for s in replay(events, store.cards_of(duel)[0]).sides]

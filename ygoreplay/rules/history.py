@@ -79,6 +79,7 @@ class History:
         # is None when it can be made again (a fresh state, or ``restorable``: ``restore(position)``
         # gives it): most histories never go back, and packing it was a fifth of a seek (issue 25).
         fresh = state is None or (restorable and restore is not None)
+        self._fresh_start = state is None        # its first state is DuelState(cards), whatever the store holds
         self._checkpoints: list[tuple[int, bytes | None, int]] = [
             (position, None if fresh else _pack(self.state), 0)]
         self._since_checkpoint = 0
@@ -228,15 +229,18 @@ class History:
             if self._restore is None:
                 raise RuleViolation("LOG-02", f"event {to} is before this history's first event ({self.base})",
                                     to, "rolled_back")
-            return self._restore(to)
+            state = self._restore(to)
+            state.db = self.cards                        # judge with today's facts: an append may add some
+            return state
         at = bisect.bisect_right(self._checkpoints, to, key=lambda c: c[0]) - 1
         position, packed, count = self._checkpoints[at]
         if packed is not None:
             state = DuelState.from_data(msgpack.unpackb(packed), self.cards)
-        elif self._restore is not None:
-            state = self._restore(position)
+        elif at == 0 and self._fresh_start or self._restore is None:
+            state = DuelState(self.cards)                # the card facts as they are now: an append may add some
         else:
-            state = DuelState(self.cards)
+            state = self._restore(position)
+            state.db = self.cards                        # restored from the store: judge with today's facts
         state.violations = [] if self.audit else None   # already reported once
         before, after = self._before, self._after
         first = not self._checkpointing                 # the first rollback: checkpoints from here
