@@ -52,7 +52,7 @@ from eventsourcing.persistence import (
     ApplicationRecorder, InfrastructureFactory, IntegrityError, PersistenceError, StoredEvent)
 from eventsourcing.utils import Environment
 
-from . import chain
+from . import chain, library
 from .cards import CardDB, CardDBError, CardFacts
 from .errors import ConflictError, StoreError, VerificationError
 from .events import Event, EventFormatError, from_dict
@@ -431,6 +431,7 @@ class Store:
         if env.get("CREATE_TABLE") == "y":
             self._insert([StoredEvent(STORE_ID, 0, STORE_TOPIC,
                                       msgpack.packb({"format": FORMAT, "created": chain.now()}))], marker=True)
+        self.library = library.install(self, KINDS)   # its index rows go in each write's transaction
         self._live: OrderedDict[str, _Live] = OrderedDict()
         self._guard = threading.Lock()                 # the cache and the per-duel locks
         self._locks: dict[str, threading.Lock] = {}
@@ -764,6 +765,7 @@ class Store:
         snapshots, events_rows, violation, written = [], [], None, []
         for i, event in enumerate(events):
             position = history.position
+            negated = library.before(event, history)
             try:
                 history.append(event, strict=mode != "all")
             except RuleViolation as v:
@@ -774,8 +776,9 @@ class Store:
             when = chain.canonical_time(times[i]) if times else chain.now()
             wire = event.to_dict()
             digest_i = chain.link(prev, position, wire, when)
-            events_rows.append(StoredEvent(duel_id, position + 1, event.kind,
-                                           msgpack.packb({"e": wire, "t": when, "p": prev, "h": digest_i})))
+            events_rows.append(library.EventRow(duel_id, position + 1, event.kind,
+                                                msgpack.packb({"e": wire, "t": when, "p": prev, "h": digest_i}),
+                                                library.seen(event, history, negated, when)))
             written.append(Record(position, event, when, prev, digest_i))
             prev = digest_i
             if stream.snapshots and history.position % SNAPSHOT_EVERY == 0:

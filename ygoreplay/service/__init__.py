@@ -41,7 +41,7 @@ from ..receipts import Witness, witness_from
 from ..signing import OrganiserKey
 from ..match import stream as _match_stream  # noqa: F401  (the store's matches are served: registers their kind)
 from ..store import MissingStore, Store
-from . import duels, judge, matches, pages, reference, rounds, sheets, uploads
+from . import duels, judge, matches, pages, reference, rounds, search, sheets, uploads
 from .common import HTTPError, _errors, _Limit
 from .core import Service
 
@@ -86,7 +86,7 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         return {"ok": True, "store": store.backend}
 
     for router in (duels.router, pages.router, judge.router, uploads.router, sheets.router, rounds.router,
-                   reference.router):
+                   reference.router, search.router):
         app.include_router(router)
     return app
 
