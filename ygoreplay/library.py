@@ -73,6 +73,8 @@ _TABLES = {
             WHEN old.body IS NOT new.body BEGIN
             DELETE FROM library_text WHERE rowid = old.rowid;
             INSERT INTO library_text (rowid, body) VALUES (new.rowid, new.body); END""",
+        """CREATE TRIGGER IF NOT EXISTS library_text_gone AFTER DELETE ON library_streams BEGIN
+            DELETE FROM library_text WHERE rowid = old.rowid; END""",
         "CREATE TABLE IF NOT EXISTS library_meta (version INTEGER PRIMARY KEY)",
     ],
     "postgresql": [
