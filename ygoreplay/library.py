@@ -8,7 +8,8 @@ schema, a trigram GIN index when ``pg_trgm`` is there). Nothing is decoded again
 * ``library_streams``: one row per duel or match: title, players, event, round, format, banlist,
   how it came to be, its access (visibility, delay), its length, last turn and result, and the
   first flagged and rolled-back positions (a badge counts only once a reader may see it);
-* ``library_marks``: one row per event (position, recording time, turn): where a delay cuts;
+* ``library_marks``: one row per event of a delayed stream (position, recording time, turn):
+  where its delay cuts;
 * ``library_cards``: one row per card event a **spectator** sees (``seen``): activated,
   summoned, sent to the GY, banished, negated; its passcode, turn and side, and the position of
   the rollback that reverted it, if any.
@@ -279,16 +280,23 @@ class Index:
         players = [str(p) for p in (status.get("players") or [])][:2] + ["", ""]
         winner = status.get("winner")
         cursor.execute(self.sql(
-            "UPDATE {streams} SET events = ?, turn = ?, ended = ?, winner = ?, reason = ?, p0 = ?, p1 = ?, "
-            "p0_key = ?, p1_key = ?, witnessed = CASE WHEN ? THEN 1 ELSE witnessed END WHERE id = ?"),
+            "UPDATE {streams} SET events = ?, turn = ?, ended = ?, winner = ?, reason = ?, "
+            "witnessed = CASE WHEN ? THEN 1 ELSE witnessed END WHERE id = ?"),
             (int(head.get("n", 0)), int(status.get("turn") or 0), int(bool(status.get("ended"))),
              winner if isinstance(winner, int) else None, status.get("reason") or status.get("how"),
-             players[0], players[1], normal_name(players[0]), normal_name(players[1]),
              bool(status.get("witnessed")), stream))
+        # the players are named once: their indexes (and the text's) are written only then
+        cursor.execute(self.sql("UPDATE {streams} SET p0 = ?, p1 = ?, p0_key = ?, p1_key = ? "
+                                "WHERE id = ? AND (p0 <> ? OR p1 <> ?)"),
+                       (players[0], players[1], normal_name(players[0]), normal_name(players[1]), stream,
+                        players[0], players[1]))
 
     def _event(self, cursor: Any, stream: str, position: int, seen_: Seen) -> None:
-        cursor.execute(self.sql("INSERT INTO {marks} (stream, position, at, turn) VALUES (?, ?, ?, ?) "
-                                "ON CONFLICT DO NOTHING"), (stream, position, seen_.at, seen_.turn))
+        # marks serve only a delayed stream's cut: a stream delayed after some events were recorded
+        # has none for them, and shows less (never more) until it ends
+        cursor.execute(self.sql("INSERT INTO {marks} (stream, position, at, turn) SELECT ?, ?, ?, ? WHERE EXISTS "
+                                "(SELECT 1 FROM {streams} WHERE id = ? AND (delay_events > 0 OR delay_ms > 0)) "
+                                "ON CONFLICT DO NOTHING"), (stream, position, seen_.at, seen_.turn, stream))
         if seen_.cards:
             cursor.executemany(self.sql(
                 "INSERT INTO {cards} (stream, position, action, code, turn, side) VALUES (?, ?, ?, ?, ?, ?) "
