@@ -53,7 +53,7 @@ def append_run(url: str, events: list, indexed: bool) -> float:
     store = Store(url)
     try:
         if not indexed:
-            del store.events._insert_events              # the recorder's own method again
+            del store.events._insert_events, store.events.insert_events   # the recorder's own again
             library.seen = lambda *args: None
             library.before = lambda *args: None
         duel = store.create_duel("bench")
@@ -79,7 +79,7 @@ def index_bytes(url: str, backend: str) -> tuple[int, int]:
                                "ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relname LIKE 'library%%' "
                                "AND c.relkind = 'r'", (store.library.schema,))
                 size = cursor.fetchone()["b"]
-            cursor.execute(store.library.sql("SELECT sum(events) AS n FROM {streams}"))
+            cursor.execute(store.library.sql("SELECT count(*) AS n FROM {heads} WHERE topic NOT LIKE 'ygoreplay:%'"))
             return int(size or 0), int(cursor.fetchone()["n"])
     finally:
         store.close()
@@ -110,7 +110,7 @@ def generated(n: int, seed: int = 1):
     weights = [1 / (rank + 1) for rank in range(CODES)]
     codes = [10_000_000 + i * 7 for i in range(CODES)]
     start = 1_700_000_000_000
-    streams, marks, cards = [], [], []
+    streams, marks, cards, heads = [], [], [], []
     for i in range(n):
         stream = f"{i:012x}"
         p0, p1 = rng.sample(range(PLAYERS), 2)
@@ -122,42 +122,46 @@ def generated(n: int, seed: int = 1):
         streams.append((stream, "duel", f"Locals week {i // 500}", f"{created}", created, f"Player {p0}",
                         f"player {p0}", f"Player {p1}", f"player {p1}", "imported" if i % 3 == 0 else None,
                         int(i % 3 == 0), 1, int(i % 6 == 0), "public" if i % 10 else "unlisted",
-                        5 if delayed else 0, 0, events, turns, int(ended), winner, "lp" if ended else None))
+                        5 if delayed else 0, 0, turns, int(ended), winner, "lp" if ended else None))
+        heads.append((f"{stream}/head", events, "ygoreplay:head", b""))
         if delayed:
             marks += [(stream, p, created + p * 1000, 1 + p * turns // events) for p in range(events)]
         for code in set(rng.choices(codes, weights, k=CARD_EVENTS)):
             position = rng.randrange(events)
-            cards.append((stream, position, rng.choice(("activated", "summoned", "sent_to_gy", "activated")),
-                          code, 1 + position * turns // events, rng.randint(0, 1)))
-    return streams, marks, cards, codes, weights
+            cards.append((code, rng.choice(("activated", "summoned", "sent_to_gy", "activated")),
+                          1 + position * turns // events, stream, position, rng.randint(0, 1)))
+    return streams, marks, cards, heads, codes, weights
 
 
 _STREAM_COLUMNS = ("id, kind, title, created, created_ms, p0, p0_key, p1, p1_key, event, imported, signed, "
-                   "witnessed, visibility, delay_events, delay_ms, events, turn, ended, winner, reason")
+                   "witnessed, visibility, delay_events, delay_ms, turn, ended, winner, reason")
 
 
 def load(store: Store, rows) -> float:
     """Bulk insert of the generated rows; seconds."""
-    streams, marks, cards = rows[:3]
+    streams, marks, cards, heads = rows[:4]
     index = store.library
     start = time.perf_counter()
     with store.events.datastore.transaction(commit=True) as cursor:
         if store.backend == "sqlite":
             cursor.executemany(index.sql(f"INSERT INTO {{streams}} ({_STREAM_COLUMNS}) VALUES "
-                                         f"({', '.join('?' * 21)})"), streams)
+                                         f"({', '.join('?' * 20)})"), streams)
             cursor.executemany(index.sql("INSERT INTO {marks} VALUES (?, ?, ?, ?)"), marks)
-            cursor.executemany(index.sql("INSERT INTO {cards} (stream, position, action, code, turn, side) "
+            cursor.executemany(index.sql("INSERT INTO {cards} (code, action, turn, stream, position, side) "
                                          "VALUES (?, ?, ?, ?, ?, ?)"), cards)
+            cursor.executemany(index.sql("INSERT INTO {heads} (originator_id, originator_version, topic, state) "
+                                         "VALUES (?, ?, ?, ?)"), heads)
         else:
             for table, columns, data in ((index.streams, _STREAM_COLUMNS, streams),
                                          (index.marks, "stream, position, at, turn", marks),
-                                         (index.cards, "stream, position, action, code, turn, side", cards)):
+                                         (index.cards, "code, action, turn, stream, position, side", cards),
+                                         (index.heads, "originator_id, originator_version, topic, state", heads)):
                 with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
                     for row in data:
                         copy.write_row(row)
     if store.backend == "postgresql":
         with store.events.datastore.transaction(commit=True) as cursor:
-            for table in (index.streams, index.marks, index.cards):
+            for table in (index.streams, index.marks, index.cards, index.heads):
                 cursor.execute(f"ANALYZE {table}")
     else:
         with store.events.datastore.transaction(commit=True) as cursor:
@@ -167,7 +171,7 @@ def load(store: Store, rows) -> float:
 
 def searching(backend: str, url: str, n: int, queries: int) -> None:
     rows = generated(n)
-    codes, weights = rows[3], rows[4]
+    codes, weights = rows[4], rows[5]
     store = Store(url)
     try:
         seconds = load(store, rows)

@@ -5,6 +5,7 @@ store gets its index; and the redaction test: no hidden passcode of any sample d
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -24,6 +25,7 @@ from ygoreplay.views import redact
 
 ADMIN = "search-organiser-token-0123456789abcdef01234567"
 DAMAGE, COUNTERS = "won-by-damage", "chain-counter-traps"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -217,7 +219,7 @@ def test_a_store_made_before_the_index_gets_it_on_its_first_writable_open(store_
 def _drop_index(store: Store) -> None:
     index = store.library
     with store.events.datastore.transaction(commit=True) as cursor:
-        for table in (index.streams, index.marks, index.cards, index.meta):
+        for table in (index.streams, index.marks, index.cards, index.rollbacks, index.meta):
             cursor.execute(f"DROP TABLE {table}")
         if store.backend == "sqlite":
             cursor.execute("DROP TABLE library_text")
@@ -252,3 +254,33 @@ def _card_rows(store: Store, duel: str) -> list[tuple[int, int]]:
         cursor.execute(index.sql("SELECT position, code FROM {cards} WHERE stream = ?"), (duel,))
         return [(row["position"], row["code"]) for row in cursor.fetchall()]
 
+
+
+def test_a_public_match_is_found_with_its_event_round_format_and_banlist(client):
+    sample = [json.loads(line) for line in (ROOT / "replays" / "matches" / "two-nil.jsonl").read_text().splitlines()
+              if line.strip() and not line.startswith("#")]
+    start = sample[0]
+    body = {"title": "Feature match", "players": start["players"], "policy": start["policy"],
+            "banlist": {"name": start["banlist"], "limits": start.get("limits", [])},
+            "decklists": [{k: ev[k] for k in ("main", "extra", "side") if k in ev}
+                          for ev in sample[1:3] if ev["kind"] == "decklist_registered"],
+            "format": start["format"], "event_name": start["event_name"], "round": start["round"]}
+    public = client.post("/matches", json={**body, "visibility": "public"}, headers={"Authorization": f"Bearer {ADMIN}"})
+    unlisted = client.post("/matches", json=body, headers={"Authorization": f"Bearer {ADMIN}"})
+    assert public.status_code == unlisted.status_code == 201, public.text
+    rows = client.get("/search", params={"kind": "match", "event": "regional", "round": "1"}).json()["results"]
+    assert [r["id"] for r in rows] == [public.json()["id"]]
+    assert {k: rows[0][k] for k in ("kind", "event", "round", "format", "banlist", "players", "url")} == {
+        "kind": "match", "event": start["event_name"], "round": "1", "format": start["format"],
+        "banlist": start["banlist"], "players": start["players"], "url": f"/match/{public.json()['id']}"}
+    assert client.get("/search", params={"kind": "duel", "event": "regional"}).json()["results"] == []
+    assert client.get("/search", params={"banlist": start["banlist"][:10], "kind": "any"}).json()["results"] == rows
+
+
+def test_a_witnessed_duel_with_flagged_plays_has_its_badges_and_is_a_tables(store):
+    duel = recorded(store, "witnessed-illegal-play", mode="witnessed")
+    other = recorded(store, DAMAGE)
+    row = search(store, parse({"source": "table"}, CARDS))["results"]
+    assert [r["id"] for r in row] == [duel]
+    assert {"table", "witnessed", "flagged"} <= set(row[0]["badges"])
+    assert found(store, source="api") == [other]

@@ -11,8 +11,13 @@ schema, a trigram GIN index when ``pg_trgm`` is there). Nothing is decoded again
 * ``library_marks``: one row per event of a delayed stream (position, recording time, turn):
   where its delay cuts;
 * ``library_cards``: one row per card event a **spectator** sees (``seen``): activated,
-  summoned, sent to the GY, banished, negated; its passcode, turn and side, and the position of
-  the rollback that reverted it, if any.
+  summoned, sent to the GY, banished, negated; its passcode, turn and side, kept in passcode
+  order (the one index a search needs, one page written per card event);
+* ``library_rollbacks``: each rollback or correction and the position it went back to: a card
+  event it reverted is left out once a reader sees the rollback.
+
+An append writes a page of the index only when it has something to say: a card event, a new
+turn, the end, a rollback (the stream's length is its anchor's row, which the store writes anyway).
 
 The card rows come from the spectator's view of each event as the store's fold has just applied
 it (``views.can_see`` and what an activation shows, as ``views.Redactor`` discloses it): a
@@ -35,7 +40,7 @@ from .events import GY, BANISHED, Event, from_dict
 from .views import can_see
 
 ACTIONS = ("activated", "summoned", "sent_to_gy", "banished", "negated")
-VERSION = 1
+VERSION = 2
 # the store's own topics (store.py names them; this module sits below it)
 _HEADERS = ("ygoreplay:duel", "ygoreplay:match")
 _HEAD, _ACCESS, _MATCH_GAME = "ygoreplay:head", "ygoreplay:access", "ygoreplay:match_game"
@@ -53,7 +58,7 @@ _TABLES = {
             imported INTEGER NOT NULL DEFAULT 0, signed INTEGER NOT NULL DEFAULT 1,
             verified INTEGER NOT NULL DEFAULT 0, witnessed INTEGER NOT NULL DEFAULT 0,
             visibility TEXT NOT NULL DEFAULT 'private', delay_events INTEGER NOT NULL DEFAULT 0,
-            delay_ms INTEGER NOT NULL DEFAULT 0, events INTEGER NOT NULL DEFAULT 0,
+            delay_ms INTEGER NOT NULL DEFAULT 0,
             turn INTEGER NOT NULL DEFAULT 0, ended INTEGER NOT NULL DEFAULT 0, winner INTEGER, reason TEXT,
             first_flag INTEGER, first_rollback INTEGER,
             body TEXT GENERATED ALWAYS AS (title || ' ' || p0 || ' ' || p1 || ' ' || coalesce(event, '')
@@ -63,10 +68,11 @@ _TABLES = {
         "CREATE INDEX IF NOT EXISTS library_streams_p1 ON library_streams (p1_key)",
         """CREATE TABLE IF NOT EXISTS library_marks (stream TEXT NOT NULL, position INTEGER NOT NULL,
             at INTEGER NOT NULL, turn INTEGER NOT NULL, PRIMARY KEY (stream, position)) WITHOUT ROWID""",
-        """CREATE TABLE IF NOT EXISTS library_cards (stream TEXT NOT NULL, position INTEGER NOT NULL,
-            action TEXT NOT NULL, code INTEGER NOT NULL, turn INTEGER NOT NULL, side INTEGER,
-            reverted INTEGER, PRIMARY KEY (stream, position, action, code)) WITHOUT ROWID""",
-        "CREATE INDEX IF NOT EXISTS library_cards_code ON library_cards (code, action, turn, stream)",
+        """CREATE TABLE IF NOT EXISTS library_cards (code INTEGER NOT NULL, action TEXT NOT NULL,
+            turn INTEGER NOT NULL, stream TEXT NOT NULL, position INTEGER NOT NULL, side INTEGER,
+            PRIMARY KEY (code, action, turn, stream, position)) WITHOUT ROWID""",
+        """CREATE TABLE IF NOT EXISTS library_rollbacks (stream TEXT NOT NULL, position INTEGER NOT NULL,
+            back_to INTEGER NOT NULL, PRIMARY KEY (stream, position)) WITHOUT ROWID""",
         "CREATE VIRTUAL TABLE IF NOT EXISTS library_text USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')",
         """CREATE TRIGGER IF NOT EXISTS library_text_new AFTER INSERT ON library_streams BEGIN
             INSERT INTO library_text (rowid, body) VALUES (new.rowid, new.body); END""",
@@ -88,7 +94,7 @@ _TABLES = {
             imported INTEGER NOT NULL DEFAULT 0, signed INTEGER NOT NULL DEFAULT 1,
             verified INTEGER NOT NULL DEFAULT 0, witnessed INTEGER NOT NULL DEFAULT 0,
             visibility TEXT NOT NULL DEFAULT 'private', delay_events INTEGER NOT NULL DEFAULT 0,
-            delay_ms BIGINT NOT NULL DEFAULT 0, events INTEGER NOT NULL DEFAULT 0,
+            delay_ms BIGINT NOT NULL DEFAULT 0,
             turn INTEGER NOT NULL DEFAULT 0, ended INTEGER NOT NULL DEFAULT 0, winner INTEGER, reason TEXT,
             first_flag INTEGER, first_rollback INTEGER,
             body TEXT GENERATED ALWAYS AS (lower(title || ' ' || p0 || ' ' || p1 || ' ' || coalesce(event, '')
@@ -98,10 +104,11 @@ _TABLES = {
         "CREATE INDEX IF NOT EXISTS library_streams_p1 ON {s}.library_streams (p1_key)",
         """CREATE TABLE IF NOT EXISTS {s}.library_marks (stream TEXT NOT NULL, position INTEGER NOT NULL,
             at BIGINT NOT NULL, turn INTEGER NOT NULL, PRIMARY KEY (stream, position))""",
-        """CREATE TABLE IF NOT EXISTS {s}.library_cards (stream TEXT NOT NULL, position INTEGER NOT NULL,
-            action TEXT NOT NULL, code BIGINT NOT NULL, turn INTEGER NOT NULL, side INTEGER,
-            reverted INTEGER, PRIMARY KEY (stream, position, action, code))""",
-        "CREATE INDEX IF NOT EXISTS library_cards_code ON {s}.library_cards (code, action, turn, stream)",
+        """CREATE TABLE IF NOT EXISTS {s}.library_cards (code BIGINT NOT NULL, action TEXT NOT NULL,
+            turn INTEGER NOT NULL, stream TEXT NOT NULL, position INTEGER NOT NULL, side INTEGER,
+            PRIMARY KEY (code, action, turn, stream, position))""",
+        """CREATE TABLE IF NOT EXISTS {s}.library_rollbacks (stream TEXT NOT NULL, position INTEGER NOT NULL,
+            back_to INTEGER NOT NULL, PRIMARY KEY (stream, position))""",
         "CREATE TABLE IF NOT EXISTS {s}.library_meta (version INTEGER PRIMARY KEY)",
     ],
 }
@@ -204,17 +211,32 @@ def _moved(note: Callable[..., None], card: Any, card_id: str) -> None:
 class Index:
     """The library index of one store: its tables' names, and the rows it adds to a write."""
 
-    def __init__(self, backend: str, schema: str | None = None) -> None:
+    def __init__(self, backend: str, events_table: str, schema: str | None = None) -> None:
         self.backend = backend
         prefix = f'"{schema}".' if backend == "postgresql" and schema else ""
-        self.streams, self.marks, self.cards = (f"{prefix}library_{t}" for t in ("streams", "marks", "cards"))
-        self.meta = f"{prefix}library_meta"
+        self.streams, self.marks, self.cards, self.rollbacks, self.meta = (
+            f"{prefix}library_{t}" for t in ("streams", "marks", "cards", "rollbacks", "meta"))
+        self.heads = f"{prefix}{events_table}"       # the store's own: each anchor's row counts the events
         self.schema = schema or "public"
         self.ready = False               # its tables are built (a read-only store may predate them)
+        # What this process knows, so that most appends write nothing here: the delayed streams
+        # (loaded at start, kept by their access rows) and each stream's row as this process last
+        # wrote it, with the event count then: a write that follows it directly (no other writer
+        # appended since) and changes none of it has nothing to write.
+        self.delayed: set[str] = set()
+        self._written: dict[str, tuple[int, tuple]] = {}
+
+    REMEMBERED = 16384
+
+    def forget(self, rows: Iterable[StoredEvent]) -> None:
+        """A write that failed: what it would have written is not known to be there."""
+        for row in rows:
+            self._written.pop(str(row.originator_id).partition("/")[0], None)
 
     def sql(self, text: str) -> str:
         """A statement written with ``?`` and ``{streams}``-style names, in this backend's form."""
-        text = text.format(streams=self.streams, marks=self.marks, cards=self.cards, meta=self.meta)
+        text = text.format(streams=self.streams, marks=self.marks, cards=self.cards, rollbacks=self.rollbacks,
+                           meta=self.meta, heads=self.heads)
         return text.replace("?", "%s") if self.backend == "postgresql" else text
 
     def create(self, cursor: Any) -> None:
@@ -233,14 +255,17 @@ class Index:
     def write(self, cursor: Any, rows: Iterable[StoredEvent]) -> None:
         """The index rows of ``rows`` (a write of the store), with ``cursor`` (its transaction).
         No statement reads back: PostgreSQL runs them in the recorder's pipeline."""
+        appended: dict[str, int] = {}
         for row in rows:
             owner, _, part = str(row.originator_id).partition("/")
+            if isinstance(row, EventRow):
+                appended[owner] = appended.get(owner, 0) + 1
             if isinstance(row, EventRow) and row.seen is not None:
                 self._event(cursor, owner, row.originator_version - 1, row.seen)
             elif row.topic in _HEADERS and not part and row.originator_version == 0:
                 self._header(cursor, owner, row.state)
             elif row.topic == _HEAD:
-                self._head(cursor, owner, row.state)
+                self._head(cursor, owner, row.state, appended.get(owner, 0))
             elif row.topic == _ACCESS:
                 self._access(cursor, owner, row.state)
             elif row.topic == _MATCH_GAME:
@@ -266,6 +291,10 @@ class Index:
     def _access(self, cursor: Any, stream: str, state: bytes) -> None:
         access = msgpack.unpackb(state)
         delay = access.get("delay") or {}
+        if delay.get("events") or delay.get("seconds"):
+            self.delayed.add(stream)
+        else:
+            self.delayed.discard(stream)
         release = access.get("release") or {}
         cursor.execute(self.sql(
             "UPDATE {streams} SET visibility = ?, delay_events = ?, delay_ms = ?, event = coalesce(?, event), "
@@ -274,38 +303,46 @@ class Index:
              int(float(delay.get("seconds", 0)) * 1000), release.get("event"),
              access.get("mode") == "witnessed", stream))
 
-    def _head(self, cursor: Any, stream: str, state: bytes) -> None:
+    def _head(self, cursor: Any, stream: str, state: bytes, appended: int) -> None:
         head = msgpack.unpackb(state)
         status = head.get("status") or {}
         players = [str(p) for p in (status.get("players") or [])][:2] + ["", ""]
         winner = status.get("winner")
+        # Written only when it changes (a new turn, the end, the players named): most appends change
+        # none of it, and write no page of the index. The length is the anchor's own row (``heads``).
+        values = (int(status.get("turn") or 0), int(bool(status.get("ended"))),
+                  winner if isinstance(winner, int) else None, status.get("reason") or status.get("how"),
+                  int(bool(status.get("witnessed"))), players[0], players[1])
+        count = int(head.get("n", 0))
+        if self._written.get(stream) == (count - appended, values):
+            self._written[stream] = (count, values)     # as this process last wrote it, and no one since
+            return
+        if len(self._written) >= self.REMEMBERED:
+            self._written.clear()
+        self._written[stream] = (count, values)
         cursor.execute(self.sql(
-            "UPDATE {streams} SET events = ?, turn = ?, ended = ?, winner = ?, reason = ?, "
-            "witnessed = CASE WHEN ? THEN 1 ELSE witnessed END WHERE id = ?"),
-            (int(head.get("n", 0)), int(status.get("turn") or 0), int(bool(status.get("ended"))),
-             winner if isinstance(winner, int) else None, status.get("reason") or status.get("how"),
-             bool(status.get("witnessed")), stream))
-        # the players are named once: their indexes (and the text's) are written only then
-        cursor.execute(self.sql("UPDATE {streams} SET p0 = ?, p1 = ?, p0_key = ?, p1_key = ? "
-                                "WHERE id = ? AND (p0 <> ? OR p1 <> ?)"),
-                       (players[0], players[1], normal_name(players[0]), normal_name(players[1]), stream,
-                        players[0], players[1]))
+            "UPDATE {streams} SET turn = ?, ended = ?, winner = ?, reason = ?, "
+            "witnessed = CASE WHEN ? = 1 THEN 1 ELSE witnessed END, p0 = ?, p1 = ?, p0_key = ?, p1_key = ? "
+            "WHERE id = ? AND (turn <> ? OR ended <> ? "
+            "OR coalesce(winner, -1) <> coalesce(?, -1) OR coalesce(reason, '') <> coalesce(?, '') "
+            "OR witnessed < ? OR p0 <> ? OR p1 <> ?)"),
+            (*values[:5], players[0], players[1], normal_name(players[0]), normal_name(players[1]), stream, *values))
 
     def _event(self, cursor: Any, stream: str, position: int, seen_: Seen) -> None:
-        # marks serve only a delayed stream's cut: a stream delayed after some events were recorded
-        # has none for them, and shows less (never more) until it ends
-        cursor.execute(self.sql("INSERT INTO {marks} (stream, position, at, turn) SELECT ?, ?, ?, ? WHERE EXISTS "
-                                "(SELECT 1 FROM {streams} WHERE id = ? AND (delay_events > 0 OR delay_ms > 0)) "
-                                "ON CONFLICT DO NOTHING"), (stream, position, seen_.at, seen_.turn, stream))
+        # Marks serve only a delayed stream's cut. A stream delayed after some of its events were
+        # recorded (or by another process this one has not heard of) has none for them, and so
+        # shows less, never more, until it ends.
+        if stream in self.delayed:
+            cursor.execute(self.sql("INSERT INTO {marks} (stream, position, at, turn) VALUES (?, ?, ?, ?) "
+                                    "ON CONFLICT DO NOTHING"), (stream, position, seen_.at, seen_.turn))
         if seen_.cards:
             cursor.executemany(self.sql(
-                "INSERT INTO {cards} (stream, position, action, code, turn, side) VALUES (?, ?, ?, ?, ?, ?) "
+                "INSERT INTO {cards} (code, action, turn, stream, position, side) VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT DO NOTHING"),
-                [(stream, position, action, code, seen_.turn, side) for action, code, side in seen_.cards])
-        if seen_.back_to is not None:
-            cursor.execute(self.sql("UPDATE {cards} SET reverted = ? WHERE stream = ? AND position >= ? "
-                                    "AND position < ? AND reverted IS NULL"),
-                           (position, stream, seen_.back_to, position))
+                [(code, action, seen_.turn, stream, position, side) for action, code, side in seen_.cards])
+        if seen_.back_to is not None:        # what it reverts is left out at query time (``library_search``)
+            cursor.execute(self.sql("INSERT INTO {rollbacks} (stream, position, back_to) VALUES (?, ?, ?) "
+                                    "ON CONFLICT DO NOTHING"), (stream, position, seen_.back_to))
         if seen_.flagged or seen_.rollback:
             column = "first_flag" if seen_.flagged else "first_rollback"
             cursor.execute(self.sql(f"UPDATE {{streams}} SET {column} = coalesce({column}, ?) WHERE id = ?"),
@@ -332,19 +369,30 @@ def install(store: Any, folds: Mapping[str, Any]) -> Index:
     on a writable store whose index is missing or older, build it first from what the store
     holds (``folds``: the store's stream kinds by name, to fold each stream as its appends do)."""
     recorder = store.events
-    index = Index(store.backend, getattr(recorder.datastore, "schema", None))
+    index = Index(store.backend, recorder.events_table_name, getattr(recorder.datastore, "schema", None))
     index.ready = built(store, index)
     if not store.readonly and not index.ready:
         rebuild(store, index, folds)
         index.ready = True
-    original = recorder._insert_events
+    if index.ready:
+        with store.events.datastore.transaction(commit=False) as cursor:
+            cursor.execute(index.sql("SELECT id FROM {streams} WHERE delay_events > 0 OR delay_ms > 0"))
+            index.delayed = {row["id"] for row in cursor.fetchall()}
+    inner, outer = recorder._insert_events, recorder.insert_events
 
     def _insert_events(cursor: Any, stored_events: Any, **kwargs: Any) -> Any:
-        result = original(cursor, stored_events, **kwargs)
+        result = inner(cursor, stored_events, **kwargs)
         index.write(cursor, stored_events)
         return result
 
-    recorder._insert_events = _insert_events
+    def insert_events(stored_events: Any, **kwargs: Any) -> Any:
+        try:
+            return outer(stored_events, **kwargs)
+        except BaseException:
+            index.forget(stored_events)
+            raise
+
+    recorder._insert_events, recorder.insert_events = _insert_events, insert_events
     return index
 
 
@@ -373,7 +421,7 @@ def rebuild(store: Any, index: Index, folds: Mapping[str, Any]) -> int:
         start = batch[-1].id + 1
     with store.events.datastore.transaction(commit=True) as cursor:
         index.create(cursor)
-        for table in (index.cards, index.marks, index.streams, index.meta):
+        for table in (index.cards, index.marks, index.rollbacks, index.streams, index.meta):
             cursor.execute(f"DELETE FROM {table}")
         for stream_id, header in streams:
             index.write(cursor, _replayed(store, stream_id, header, folds))

@@ -179,16 +179,22 @@ def _names(names: Any) -> list[tuple[int, int, str]]:
 
 # -- queries --------------------------------------------------------------------------------------
 
+_EVENTS = "coalesce((SELECT max(h.originator_version) FROM {heads} h WHERE h.originator_id = s.id || '/head'), 0)"
 _CUT = ("CASE WHEN s.ended = 1 OR (s.delay_events = 0 AND s.delay_ms = 0) THEN s.events "
         "ELSE coalesce((SELECT max(m.position) + 1 FROM {marks} m WHERE m.stream = s.id "
         "AND m.position < s.events - s.delay_events AND m.at <= ? - s.delay_ms), 0) END")
 _COLUMNS = ("s.id, s.kind, s.title, s.created, s.created_ms, s.p0, s.p1, s.p0_key, s.p1_key, "
             "coalesce(s.event, m.event) AS event, coalesce(s.round, m.round) AS round, "
             "coalesce(s.format, m.format) AS format, coalesce(s.banlist, m.banlist) AS banlist, s.imported, "
-            "s.signed, s.verified, s.witnessed, s.match, s.events, s.turn, s.ended, s.winner, s.reason, "
+            "s.signed, s.verified, s.witnessed, s.match, s.turn, s.ended, s.winner, s.reason, "
             "s.first_flag, s.first_rollback")
 _VISIBLE_PARENT = ("(s.parent IS NULL OR EXISTS (SELECT 1 FROM {streams} p WHERE p.id = s.parent "
                    "AND (p.ended = 1 OR (p.delay_events = 0 AND p.delay_ms = 0))))")
+
+
+#: A card event a reader sees: before the cut, and not reverted by a rollback before it.
+_SHOWN = ("c.position < t.cut AND NOT EXISTS (SELECT 1 FROM {rollbacks} r WHERE r.stream = c.stream "
+          "AND r.position < t.cut AND c.position >= r.back_to AND c.position < r.position)")
 
 
 def _visible(index: Index, query: Query, now_ms: int) -> tuple[str, list[Any]]:
@@ -233,8 +239,9 @@ def _visible(index: Index, query: Query, now_ms: int) -> tuple[str, list[Any]]:
     if query.after is not None:
         where.append("(s.created_ms < ? OR (s.created_ms = ? AND s.id < ?))")
         params += [query.after[0], query.after[0], query.after[1]]
-    sql = (f"SELECT {_COLUMNS}, {_CUT} AS cut FROM {{streams}} s LEFT JOIN {{streams}} m ON m.id = s.match "
-           f"WHERE {' AND '.join(where)}")
+    # the stream's length (its last anchor's count) first, then where its delay cuts it
+    sql = (f"SELECT s.*, {_CUT} AS cut FROM (SELECT {_COLUMNS}, s.delay_events, s.delay_ms, {_EVENTS} AS events "
+           f"FROM {{streams}} s LEFT JOIN {{streams}} m ON m.id = s.match WHERE {' AND '.join(where)}) s")
     return sql, params
 
 
@@ -260,9 +267,8 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
     if query.result is not None:
         where.append(_result_filter(query.result, params))
     if query.codes is not None:
-        where.append("EXISTS (SELECT 1 FROM {cards} c WHERE c.stream = t.id AND "
-                     + _card_filter(query, params, "c.")
-                     + " AND c.position < t.cut AND (c.reverted IS NULL OR c.reverted >= t.cut))")
+        where.append("EXISTS (SELECT 1 FROM {cards} c WHERE " + _card_filter(query, params, "c.")
+                     + f" AND c.stream = t.id AND {_SHOWN})")
     params.append(query.limit + 1)
     sql = (f"SELECT t.*, CASE WHEN t.cut = t.events THEN t.turn ELSE (SELECT mk.turn FROM {{marks}} mk "
            f"WHERE mk.stream = t.id AND mk.position = t.cut - 1) END AS shown_turn FROM ({inner}) t "
@@ -307,7 +313,7 @@ def card_stats(store: Any, code: int, names: Any = None, now: float | None = Non
     """How often anyone may know a card was activated or summoned, in how many public duels, and
     how the duels ended for the player who used it (activated or summoned it)."""
     index: Index = store.library
-    inner, params = _visible(index, Query(kind="duel"), _now_ms(now))
+    inner, params = _visible(index, Query(kind="duel", codes=(code,)), _now_ms(now))
     params.append(code)
     used = "c.action IN ('activated', 'summoned')"
     ended = "t.ended = 1 AND t.cut = t.events AND t.winner IS NOT NULL"
@@ -318,8 +324,7 @@ def card_stats(store: Any, code: int, names: Any = None, now: float | None = Non
            f"count(CASE WHEN c.action = 'summoned' THEN 1 END) AS summons, "
            f"count(DISTINCT CASE WHEN {used} AND {ended} AND t.winner = c.side THEN c.stream END) AS won_by_user, "
            f"count(DISTINCT CASE WHEN {used} AND {ended} AND t.winner <> c.side THEN c.stream END) AS lost_by_user "
-           f"FROM ({inner}) t JOIN {{cards}} c ON c.stream = t.id WHERE c.code = ? AND c.position < t.cut "
-           f"AND (c.reverted IS NULL OR c.reverted >= t.cut)")
+           f"FROM ({inner}) t JOIN {{cards}} c ON c.stream = t.id WHERE c.code = ? AND {_SHOWN}")
     row = _fetch(store, index.sql(sql), params)[0]
     facts = names.get(code) if names is not None else None
     return {"code": code, "name": facts.name if facts is not None else None,
