@@ -7,7 +7,8 @@ and never fails on them.
 1. Indexing cost. Synthetic legal duels (``synthetic.py``) are recorded one ``append`` per event
    (a live scorekeeper) in fresh stores, alternately with the library index (what a store does
    now) and without it (the recorder's hook removed and ``library.seen`` a no-op: the append as
-   it was before the index), round by round; the median per-event time of each and their ratio.
+   it was before the index), round by round; the median per-event time of each (wall, mostly the
+   commit's fsync on a shared disk, and this process's CPU) and their ratio.
    Then the index's size per event: the bytes of its tables and indexes (SQLite ``dbstat``,
    PostgreSQL ``pg_total_relation_size``) over the events recorded.
 2. Search. A library of ``-n`` duels generated straight into the index tables in bulk (no fold:
@@ -47,8 +48,8 @@ def pct(values: list[float], q: float) -> float:
 
 # -- 1. what the index costs an append --------------------------------------------------------------
 
-def append_run(url: str, events: list, indexed: bool) -> float:
-    """Seconds per event to record ``events`` one append each, with or without the index."""
+def append_run(url: str, events: list, indexed: bool) -> tuple[float, float]:
+    """(Wall, CPU) seconds per event to record ``events`` one append each, with or without the index."""
     seen, before = library.seen, library.before
     store = Store(url)
     try:
@@ -57,10 +58,10 @@ def append_run(url: str, events: list, indexed: bool) -> float:
             library.seen = lambda *args: None
             library.before = lambda *args: None
         duel = store.create_duel("bench")
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for event in events:
             store.append(duel, event)
-        return (time.perf_counter() - start) / len(events)
+        return (time.perf_counter() - start) / len(events), (time.process_time() - cpu) / len(events)
     finally:
         library.seen, library.before = seen, before
         store.close()
@@ -94,10 +95,12 @@ def indexing(backend: str, make_url, events_per_duel: int, rounds: int) -> None:
             url = make_url()
             urls.append((url, indexed))
             times[indexed].append(append_run(url, events, indexed))
-    with_index, without = statistics.median(times[True]), statistics.median(times[False])
-    print(f"{backend}: append, one event a call, {events_per_duel} events x {rounds} rounds: "
-          f"{without * 1e6:,.0f} us/event before, {with_index * 1e6:,.0f} us/event with the index: "
-          f"{(with_index / without - 1) * 100:+.1f}% (goal <= +10%)")
+    for label, at in (("wall", 0), ("CPU", 1)):
+        with_index = statistics.median(t[at] for t in times[True])
+        without = statistics.median(t[at] for t in times[False])
+        print(f"{backend}: append, one event a call, {events_per_duel} events x {rounds} rounds, {label}: "
+              f"{without * 1e6:,.0f} us/event before, {with_index * 1e6:,.0f} us/event with the index: "
+              f"{(with_index / without - 1) * 100:+.1f}% (goal <= +10%)")
     size, count = index_bytes(next(url for url, on in urls if on), backend)
     print(f"{backend}: index size {size:,} bytes for {count:,} events: {size / max(count, 1):,.0f} bytes/event")
 
@@ -128,8 +131,8 @@ def generated(n: int, seed: int = 1):
             marks += [(stream, p, created + p * 1000, 1 + p * turns // events) for p in range(events)]
         for code in set(rng.choices(codes, weights, k=CARD_EVENTS)):
             position = rng.randrange(events)
-            cards.append((code, rng.choice(("activated", "summoned", "sent_to_gy", "activated")),
-                          1 + position * turns // events, stream, position, rng.randint(0, 1)))
+            cards.append((code, stream, rng.choice(("activated", "summoned", "sent_to_gy", "activated")),
+                          1 + position * turns // events, position, rng.randint(0, 1)))
     return streams, marks, cards, heads, codes, weights
 
 
@@ -147,14 +150,14 @@ def load(store: Store, rows) -> float:
             cursor.executemany(index.sql(f"INSERT INTO {{streams}} ({_STREAM_COLUMNS}) VALUES "
                                          f"({', '.join('?' * 20)})"), streams)
             cursor.executemany(index.sql("INSERT INTO {marks} VALUES (?, ?, ?, ?)"), marks)
-            cursor.executemany(index.sql("INSERT INTO {cards} (code, action, turn, stream, position, side) "
+            cursor.executemany(index.sql("INSERT INTO {cards} (code, stream, action, turn, position, side) "
                                          "VALUES (?, ?, ?, ?, ?, ?)"), cards)
             cursor.executemany(index.sql("INSERT INTO {heads} (originator_id, originator_version, topic, state) "
                                          "VALUES (?, ?, ?, ?)"), heads)
         else:
             for table, columns, data in ((index.streams, _STREAM_COLUMNS, streams),
                                          (index.marks, "stream, position, at, turn", marks),
-                                         (index.cards, "code, action, turn, stream, position, side", cards),
+                                         (index.cards, "code, stream, action, turn, position, side", cards),
                                          (index.heads, "originator_id, originator_version, topic, state", heads)):
                 with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
                     for row in data:

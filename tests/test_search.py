@@ -284,3 +284,20 @@ def test_a_witnessed_duel_with_flagged_plays_has_its_badges_and_is_a_tables(stor
     assert [r["id"] for r in row] == [duel]
     assert {"table", "witnessed", "flagged"} <= set(row[0]["badges"])
     assert found(store, source="api") == [other]
+
+
+def test_a_common_card_is_searched_newest_first_with_the_same_answer(store, monkeypatch):
+    """A card in many duels is looked up duel by duel, newest first (``library_search.RARE``):
+    the same duels as reading the card's duels first, rollbacks and delays included."""
+    import ygoreplay.library_search as library_search
+    position, activation = first(COUNTERS, "activated")
+    code = _code_of(COUNTERS, activation.card)
+    whole = [recorded(store, COUNTERS), recorded(store, DAMAGE)]
+    cut = recorded(store, COUNTERS, upto=position + 1)
+    Records(store).rollback(cut, position, "Head Judge", "misplay", "judge")
+    queries = [{"card": str(code)}, {"card": str(code), "action": "activated", "turn_max": "1"},
+               {"card": str(code), "action": "activated"}, {"card": CARDS[code].name, "player": "Kaiba"}]
+    rare = [found(store, **q) for q in queries]
+    monkeypatch.setattr(library_search, "RARE", 0)
+    assert [found(store, **q) for q in queries] == rare
+    assert rare[2] == [whole[0]]

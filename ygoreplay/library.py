@@ -12,7 +12,7 @@ schema, a trigram GIN index when ``pg_trgm`` is there). Nothing is decoded again
   where its delay cuts;
 * ``library_cards``: one row per card event a **spectator** sees (``seen``): activated,
   summoned, sent to the GY, banished, negated; its passcode, turn and side, kept in passcode
-  order (the one index a search needs, one page written per card event);
+  and stream order (the one index a search needs, one page written per card event);
 * ``library_rollbacks``: each rollback or correction and the position it went back to: a card
   event it reverted is left out once a reader sees the rollback.
 
@@ -40,7 +40,7 @@ from .events import GY, BANISHED, Event, from_dict
 from .views import can_see
 
 ACTIONS = ("activated", "summoned", "sent_to_gy", "banished", "negated")
-VERSION = 2
+VERSION = 3
 # the store's own topics (store.py names them; this module sits below it)
 _HEADERS = ("ygoreplay:duel", "ygoreplay:match")
 _HEAD, _ACCESS, _MATCH_GAME = "ygoreplay:head", "ygoreplay:access", "ygoreplay:match_game"
@@ -68,9 +68,9 @@ _TABLES = {
         "CREATE INDEX IF NOT EXISTS library_streams_p1 ON library_streams (p1_key)",
         """CREATE TABLE IF NOT EXISTS library_marks (stream TEXT NOT NULL, position INTEGER NOT NULL,
             at INTEGER NOT NULL, turn INTEGER NOT NULL, PRIMARY KEY (stream, position)) WITHOUT ROWID""",
-        """CREATE TABLE IF NOT EXISTS library_cards (code INTEGER NOT NULL, action TEXT NOT NULL,
-            turn INTEGER NOT NULL, stream TEXT NOT NULL, position INTEGER NOT NULL, side INTEGER,
-            PRIMARY KEY (code, action, turn, stream, position)) WITHOUT ROWID""",
+        """CREATE TABLE IF NOT EXISTS library_cards (code INTEGER NOT NULL, stream TEXT NOT NULL,
+            action TEXT NOT NULL, turn INTEGER NOT NULL, position INTEGER NOT NULL, side INTEGER,
+            PRIMARY KEY (code, stream, action, turn, position)) WITHOUT ROWID""",
         """CREATE TABLE IF NOT EXISTS library_rollbacks (stream TEXT NOT NULL, position INTEGER NOT NULL,
             back_to INTEGER NOT NULL, PRIMARY KEY (stream, position)) WITHOUT ROWID""",
         "CREATE VIRTUAL TABLE IF NOT EXISTS library_text USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')",
@@ -104,9 +104,9 @@ _TABLES = {
         "CREATE INDEX IF NOT EXISTS library_streams_p1 ON {s}.library_streams (p1_key)",
         """CREATE TABLE IF NOT EXISTS {s}.library_marks (stream TEXT NOT NULL, position INTEGER NOT NULL,
             at BIGINT NOT NULL, turn INTEGER NOT NULL, PRIMARY KEY (stream, position))""",
-        """CREATE TABLE IF NOT EXISTS {s}.library_cards (code BIGINT NOT NULL, action TEXT NOT NULL,
-            turn INTEGER NOT NULL, stream TEXT NOT NULL, position INTEGER NOT NULL, side INTEGER,
-            PRIMARY KEY (code, action, turn, stream, position))""",
+        """CREATE TABLE IF NOT EXISTS {s}.library_cards (code BIGINT NOT NULL, stream TEXT NOT NULL,
+            action TEXT NOT NULL, turn INTEGER NOT NULL, position INTEGER NOT NULL, side INTEGER,
+            PRIMARY KEY (code, stream, action, turn, position))""",
         """CREATE TABLE IF NOT EXISTS {s}.library_rollbacks (stream TEXT NOT NULL, position INTEGER NOT NULL,
             back_to INTEGER NOT NULL, PRIMARY KEY (stream, position))""",
         "CREATE TABLE IF NOT EXISTS {s}.library_meta (version INTEGER PRIMARY KEY)",

@@ -197,9 +197,10 @@ _SHOWN = ("c.position < t.cut AND NOT EXISTS (SELECT 1 FROM {rollbacks} r WHERE 
           "AND r.position < t.cut AND c.position >= r.back_to AND c.position < r.position)")
 
 
-def _visible(index: Index, query: Query, now_ms: int) -> tuple[str, list[Any]]:
+def _visible(index: Index, query: Query, now_ms: int, rare: bool = False) -> tuple[str, list[Any]]:
     """The public streams matching ``query``, each with ``cut`` (what its delay releases): a
-    subquery ``t``, and its parameters."""
+    subquery ``t``, and its parameters. ``rare``: the card is in few duels, so those are read
+    first (else the newest streams are read in order, each looked up in the card index)."""
     like = "LIKE" if index.backend == "sqlite" else "ILIKE"
     where = ["s.visibility = 'public'", _VISIBLE_PARENT]
     params: list[Any] = [now_ms]
@@ -234,7 +235,7 @@ def _visible(index: Index, query: Query, now_ms: int) -> tuple[str, list[Any]]:
     elif query.source is not None:
         table = "(s.witnessed = 1 OR s.match IS NOT NULL)"
         where.append(f"s.imported = 0 AND {'' if query.source == 'table' else 'NOT '}{table}")
-    if query.codes is not None:
+    if query.codes is not None and rare:
         where.append(f"s.id IN (SELECT stream FROM {{cards}} WHERE {_card_filter(query, params, '')})")
     if query.after is not None:
         where.append("(s.created_ms < ? OR (s.created_ms = ? AND s.id < ?))")
@@ -262,7 +263,7 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
     """The public duels and matches ``query`` finds, newest first, a page at a time:
     ``{"results": [...], "next": cursor or None}`` (the contract the README gives)."""
     index: Index = store.library
-    inner, params = _visible(index, query, _now_ms(now))
+    inner, params = _visible(index, query, _now_ms(now), query.codes is not None and _rare(store, query.codes))
     where = ["(t.cut > 0 OR t.events = 0)"]
     if query.result is not None:
         where.append(_result_filter(query.result, params))
@@ -278,6 +279,17 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
     rows = rows[:query.limit]
     return {"results": [_result(row) for row in rows],
             "next": _next(rows[-1]["created_ms"], rows[-1]["id"]) if more else None}
+
+
+RARE = 5000                      # a card with fewer index rows than this: its duels are read first
+
+
+def _rare(store: Any, codes: tuple[int, ...]) -> bool:
+    """Whether the card index holds fewer than ``RARE`` rows of these passcodes (read up to that)."""
+    index: Index = store.library
+    sql = index.sql(f"SELECT count(*) AS n FROM (SELECT 1 FROM {{cards}} WHERE code IN "
+                    f"({', '.join('?' * len(codes))}) LIMIT {RARE}) x")
+    return _fetch(store, sql, list(codes))[0]["n"] < RARE
 
 
 def _result_filter(result: str, params: list[Any]) -> str:
@@ -313,7 +325,7 @@ def card_stats(store: Any, code: int, names: Any = None, now: float | None = Non
     """How often anyone may know a card was activated or summoned, in how many public duels, and
     how the duels ended for the player who used it (activated or summoned it)."""
     index: Index = store.library
-    inner, params = _visible(index, Query(kind="duel", codes=(code,)), _now_ms(now))
+    inner, params = _visible(index, Query(kind="duel", codes=(code,)), _now_ms(now), rare=True)
     params.append(code)
     used = "c.action IN ('activated', 'summoned')"
     ended = "t.ended = 1 AND t.cut = t.events AND t.winner IS NOT NULL"
