@@ -214,6 +214,12 @@ def test_a_store_made_before_the_index_gets_it_on_its_first_writable_open(store_
                                        "--json"])
     assert result.exit_code == 0, result.output
     assert [r["id"] for r in json.loads(result.output.splitlines()[-1])["results"]] == [duel]
+    with Store(store_url, CARDS) as store:                    # an index of another version is made anew
+        with store.events.datastore.transaction(commit=True) as cursor:
+            cursor.execute(store.library.sql("UPDATE {meta} SET version = 0"))
+            cursor.execute(store.library.sql("DELETE FROM {cards}"))
+    with Store(store_url, CARDS) as store:
+        assert found(store, card=str(code)) == [duel]
 
 
 def _drop_index(store: Store) -> None:

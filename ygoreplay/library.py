@@ -372,7 +372,7 @@ def install(store: Any, folds: Mapping[str, Any]) -> Index:
     index = Index(store.backend, recorder.events_table_name, getattr(recorder.datastore, "schema", None))
     index.ready = built(store, index)
     if not store.readonly and not index.ready:
-        rebuild(store, index, folds)
+        rebuild(store, index, folds, force=False)
         index.ready = True
     if index.ready:
         with store.events.datastore.transaction(commit=False) as cursor:
@@ -407,22 +407,33 @@ def built(store: Any, index: Index) -> bool:
     return row is not None and row["v"] == VERSION
 
 
-def rebuild(store: Any, index: Index, folds: Mapping[str, Any]) -> int:
+def rebuild(store: Any, index: Index, folds: Mapping[str, Any], force: bool = True) -> int:
     """The index made anew from every stream the store holds, in one transaction: each stream
     folded from its start, its rows given to ``Index.write`` as an append gives them. How many
-    streams."""
-    streams = []
-    start = 1
-    while True:
-        batch = store.events.select_notifications(start, 500, topics=list(_HEADERS))
-        streams += [(str(n.originator_id), n.state) for n in batch]
-        if len(batch) < 500:
-            break
-        start = batch[-1].id + 1
+    streams. Processes opening a store at once build it once: the first holds the store's write
+    lock (PostgreSQL: an advisory lock) and the others, unless ``force``d, find it built."""
     with store.events.datastore.transaction(commit=True) as cursor:
+        if index.backend == "postgresql":
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{index.schema}.library",))
+        cursor.execute(_TABLES[index.backend][-1].format(s=f'"{index.schema}"'))   # the meta table
+        cursor.execute(index.sql("SELECT max(version) AS v FROM {meta}"))
+        found = cursor.fetchone()["v"]
+        if found == VERSION and not force:
+            return 0
+        if found != VERSION:                         # made by another version: its tables go
+            for table in ("text", "cards", "marks", "rollbacks", "streams", "meta"):
+                if index.backend == "sqlite" or table != "text":
+                    cursor.execute(f"DROP TABLE IF EXISTS {index.streams.replace('streams', table)}")
         index.create(cursor)
         for table in (index.cards, index.marks, index.rollbacks, index.streams, index.meta):
             cursor.execute(f"DELETE FROM {table}")
+        streams, start = [], 1                       # no stream is added meanwhile (the write lock)
+        while True:
+            batch = store.events.select_notifications(start, 500, topics=list(_HEADERS))
+            streams += [(str(n.originator_id), n.state) for n in batch]
+            if len(batch) < 500:
+                break
+            start = batch[-1].id + 1
         for stream_id, header in streams:
             index.write(cursor, _replayed(store, stream_id, header, folds))
         cursor.execute(index.sql("INSERT INTO {meta} (version) VALUES (?)"), (VERSION,))
