@@ -47,72 +47,50 @@ _HEAD, _ACCESS, _MATCH_GAME = "ygoreplay:head", "ygoreplay:access", "ygoreplay:m
 _SUMMONS = frozenset(("normal_summoned", "flip_summoned", "special_summoned"))
 _GOING_BACK = frozenset(("rolled_back", "entry_corrected"))
 
-_TABLES = {
-    "sqlite": [
-        """CREATE TABLE IF NOT EXISTS library_streams (
-            id TEXT PRIMARY KEY, kind TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',
-            created TEXT NOT NULL DEFAULT '', created_ms INTEGER NOT NULL DEFAULT 0,
-            parent TEXT, match TEXT, p0 TEXT NOT NULL DEFAULT '', p1 TEXT NOT NULL DEFAULT '',
-            p0_key TEXT NOT NULL DEFAULT '', p1_key TEXT NOT NULL DEFAULT '',
-            event TEXT, round TEXT, format TEXT, banlist TEXT,
-            imported INTEGER NOT NULL DEFAULT 0, signed INTEGER NOT NULL DEFAULT 1,
-            verified INTEGER NOT NULL DEFAULT 0, witnessed INTEGER NOT NULL DEFAULT 0,
-            visibility TEXT NOT NULL DEFAULT 'private', delay_events INTEGER NOT NULL DEFAULT 0,
-            delay_ms INTEGER NOT NULL DEFAULT 0,
-            turn INTEGER NOT NULL DEFAULT 0, ended INTEGER NOT NULL DEFAULT 0, winner INTEGER, reason TEXT,
-            first_flag INTEGER, first_rollback INTEGER,
-            body TEXT GENERATED ALWAYS AS (title || ' ' || p0 || ' ' || p1 || ' ' || coalesce(event, '')
-                                           || ' ' || coalesce(round, '')) VIRTUAL)""",
-        "CREATE INDEX IF NOT EXISTS library_streams_new ON library_streams (visibility, created_ms DESC, id DESC)",
-        "CREATE INDEX IF NOT EXISTS library_streams_p0 ON library_streams (p0_key)",
-        "CREATE INDEX IF NOT EXISTS library_streams_p1 ON library_streams (p1_key)",
-        """CREATE TABLE IF NOT EXISTS library_marks (stream TEXT NOT NULL, position INTEGER NOT NULL,
-            at INTEGER NOT NULL, turn INTEGER NOT NULL, PRIMARY KEY (stream, position)) WITHOUT ROWID""",
-        """CREATE TABLE IF NOT EXISTS library_cards (code INTEGER NOT NULL, stream TEXT NOT NULL,
-            action TEXT NOT NULL, turn INTEGER NOT NULL, position INTEGER NOT NULL, side INTEGER,
-            PRIMARY KEY (code, stream, action, turn, position)) WITHOUT ROWID""",
-        """CREATE TABLE IF NOT EXISTS library_rollbacks (stream TEXT NOT NULL, position INTEGER NOT NULL,
-            back_to INTEGER NOT NULL, PRIMARY KEY (stream, position)) WITHOUT ROWID""",
-        "CREATE VIRTUAL TABLE IF NOT EXISTS library_text USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')",
-        """CREATE TRIGGER IF NOT EXISTS library_text_new AFTER INSERT ON library_streams BEGIN
-            INSERT INTO library_text (rowid, body) VALUES (new.rowid, new.body); END""",
-        """CREATE TRIGGER IF NOT EXISTS library_text_changed AFTER UPDATE ON library_streams
-            WHEN old.body IS NOT new.body BEGIN
-            DELETE FROM library_text WHERE rowid = old.rowid;
-            INSERT INTO library_text (rowid, body) VALUES (new.rowid, new.body); END""",
-        """CREATE TRIGGER IF NOT EXISTS library_text_gone AFTER DELETE ON library_streams BEGIN
-            DELETE FROM library_text WHERE rowid = old.rowid; END""",
-        "CREATE TABLE IF NOT EXISTS library_meta (version INTEGER PRIMARY KEY)",
-    ],
-    "postgresql": [
-        """CREATE TABLE IF NOT EXISTS {s}.library_streams (
-            id TEXT PRIMARY KEY, kind TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',
-            created TEXT NOT NULL DEFAULT '', created_ms BIGINT NOT NULL DEFAULT 0,
-            parent TEXT, match TEXT, p0 TEXT NOT NULL DEFAULT '', p1 TEXT NOT NULL DEFAULT '',
-            p0_key TEXT NOT NULL DEFAULT '', p1_key TEXT NOT NULL DEFAULT '',
-            event TEXT, round TEXT, format TEXT, banlist TEXT,
-            imported INTEGER NOT NULL DEFAULT 0, signed INTEGER NOT NULL DEFAULT 1,
-            verified INTEGER NOT NULL DEFAULT 0, witnessed INTEGER NOT NULL DEFAULT 0,
-            visibility TEXT NOT NULL DEFAULT 'private', delay_events INTEGER NOT NULL DEFAULT 0,
-            delay_ms BIGINT NOT NULL DEFAULT 0,
-            turn INTEGER NOT NULL DEFAULT 0, ended INTEGER NOT NULL DEFAULT 0, winner INTEGER, reason TEXT,
-            first_flag INTEGER, first_rollback INTEGER,
-            body TEXT GENERATED ALWAYS AS (lower(title || ' ' || p0 || ' ' || p1 || ' ' || coalesce(event, '')
-                                           || ' ' || coalesce(round, ''))) STORED)""",
-        "CREATE INDEX IF NOT EXISTS library_streams_new ON {s}.library_streams (visibility, created_ms DESC, id DESC)",
-        "CREATE INDEX IF NOT EXISTS library_streams_p0 ON {s}.library_streams (p0_key)",
-        "CREATE INDEX IF NOT EXISTS library_streams_p1 ON {s}.library_streams (p1_key)",
-        """CREATE TABLE IF NOT EXISTS {s}.library_marks (stream TEXT NOT NULL, position INTEGER NOT NULL,
-            at BIGINT NOT NULL, turn INTEGER NOT NULL, PRIMARY KEY (stream, position))""",
-        """CREATE TABLE IF NOT EXISTS {s}.library_cards (code BIGINT NOT NULL, stream TEXT NOT NULL,
-            action TEXT NOT NULL, turn INTEGER NOT NULL, position INTEGER NOT NULL, side INTEGER,
-            PRIMARY KEY (code, stream, action, turn, position))""",
-        """CREATE TABLE IF NOT EXISTS {s}.library_rollbacks (stream TEXT NOT NULL, position INTEGER NOT NULL,
-            back_to INTEGER NOT NULL, PRIMARY KEY (stream, position))""",
-        "CREATE TABLE IF NOT EXISTS {s}.library_meta (version INTEGER PRIMARY KEY)",
-    ],
-}
-_TRIGRAM = "CREATE INDEX IF NOT EXISTS library_streams_body ON {s}.library_streams USING gin (body public.gin_trgm_ops)"
+#: The tables, written once for both backends: ``{s}`` is the schema's prefix (PostgreSQL),
+#: ``{big}`` a 64-bit integer, ``{text}`` and ``{generated}`` the searched text column's
+#: expression and kind, ``{rowid}`` the clustered-table clause (SQLite ``WITHOUT ROWID``).
+_COMMON = [
+    """CREATE TABLE IF NOT EXISTS {s}library_streams (
+        id TEXT PRIMARY KEY, kind TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',
+        created TEXT NOT NULL DEFAULT '', created_ms {big} NOT NULL DEFAULT 0,
+        parent TEXT, match TEXT, p0 TEXT NOT NULL DEFAULT '', p1 TEXT NOT NULL DEFAULT '',
+        p0_key TEXT NOT NULL DEFAULT '', p1_key TEXT NOT NULL DEFAULT '',
+        event TEXT, round TEXT, format TEXT, banlist TEXT,
+        imported INTEGER NOT NULL DEFAULT 0, signed INTEGER NOT NULL DEFAULT 1,
+        verified INTEGER NOT NULL DEFAULT 0, witnessed INTEGER NOT NULL DEFAULT 0,
+        visibility TEXT NOT NULL DEFAULT 'private', delay_events INTEGER NOT NULL DEFAULT 0,
+        delay_ms {big} NOT NULL DEFAULT 0,
+        turn INTEGER NOT NULL DEFAULT 0, ended INTEGER NOT NULL DEFAULT 0, winner INTEGER, reason TEXT,
+        first_flag INTEGER, first_rollback INTEGER, body TEXT GENERATED ALWAYS AS ({text}) {generated})""",
+    "CREATE INDEX IF NOT EXISTS library_streams_new ON {s}library_streams (visibility, created_ms DESC, id DESC)",
+    "CREATE INDEX IF NOT EXISTS library_streams_p0 ON {s}library_streams (p0_key)",
+    "CREATE INDEX IF NOT EXISTS library_streams_p1 ON {s}library_streams (p1_key)",
+    """CREATE TABLE IF NOT EXISTS {s}library_marks (stream TEXT NOT NULL, position INTEGER NOT NULL,
+        at {big} NOT NULL, turn INTEGER NOT NULL, PRIMARY KEY (stream, position)){rowid}""",
+    """CREATE TABLE IF NOT EXISTS {s}library_cards (code {big} NOT NULL, stream TEXT NOT NULL,
+        action TEXT NOT NULL, turn INTEGER NOT NULL, position INTEGER NOT NULL, side INTEGER,
+        PRIMARY KEY (code, stream, action, turn, position)){rowid}""",
+    """CREATE TABLE IF NOT EXISTS {s}library_rollbacks (stream TEXT NOT NULL, position INTEGER NOT NULL,
+        back_to INTEGER NOT NULL, PRIMARY KEY (stream, position)){rowid}""",
+]
+_TEXT = "title || ' ' || p0 || ' ' || p1 || ' ' || coalesce(event, '') || ' ' || coalesce(round, '')"
+_META = "CREATE TABLE IF NOT EXISTS {s}library_meta (version INTEGER PRIMARY KEY)"
+#: SQLite's words of the text, in an FTS5 table its triggers keep
+_FTS = [
+    "CREATE VIRTUAL TABLE IF NOT EXISTS library_text USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')",
+    """CREATE TRIGGER IF NOT EXISTS library_text_new AFTER INSERT ON library_streams BEGIN
+        INSERT INTO library_text (rowid, body) VALUES (new.rowid, new.body); END""",
+    """CREATE TRIGGER IF NOT EXISTS library_text_changed AFTER UPDATE ON library_streams
+        WHEN old.body IS NOT new.body BEGIN
+        DELETE FROM library_text WHERE rowid = old.rowid;
+        INSERT INTO library_text (rowid, body) VALUES (new.rowid, new.body); END""",
+    """CREATE TRIGGER IF NOT EXISTS library_text_gone AFTER DELETE ON library_streams BEGIN
+        DELETE FROM library_text WHERE rowid = old.rowid; END""",
+]
+_DIALECTS = {"sqlite": {"big": "INTEGER", "text": _TEXT, "generated": "VIRTUAL", "rowid": " WITHOUT ROWID"},
+             "postgresql": {"big": "BIGINT", "text": f"lower({_TEXT})", "generated": "STORED", "rowid": ""}}
+_TRIGRAM = "CREATE INDEX IF NOT EXISTS library_streams_body ON {s}library_streams USING gin (body public.gin_trgm_ops)"
 
 
 @dataclass(frozen=True)
@@ -213,7 +191,7 @@ class Index:
 
     def __init__(self, backend: str, events_table: str, schema: str | None = None) -> None:
         self.backend = backend
-        prefix = f'"{schema}".' if backend == "postgresql" and schema else ""
+        self.prefix = prefix = f'"{schema}".' if backend == "postgresql" and schema else ""
         self.streams, self.marks, self.cards, self.rollbacks, self.meta = (
             f"{prefix}library_{t}" for t in ("streams", "marks", "cards", "rollbacks", "meta"))
         self.heads = f"{prefix}{events_table}"       # the store's own: each anchor's row counts the events
@@ -240,8 +218,9 @@ class Index:
         return text.replace("?", "%s") if self.backend == "postgresql" else text
 
     def create(self, cursor: Any) -> None:
-        for statement in _TABLES[self.backend]:
-            cursor.execute(statement.format(s=f'"{self.schema}"'))
+        statements = [*_COMMON, _META, *(_FTS if self.backend == "sqlite" else ())]
+        for statement in statements:
+            cursor.execute(statement.format(s=self.prefix, **_DIALECTS[self.backend]))
         if self.backend == "postgresql":       # trigram search when the extension is there or may be made
             cursor.execute("SAVEPOINT library_trgm")
             try:
@@ -250,7 +229,7 @@ class Index:
                 cursor.execute("ROLLBACK TO SAVEPOINT library_trgm")
             cursor.execute("SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'")
             if cursor.fetchone() is not None:
-                cursor.execute(_TRIGRAM.format(s=f'"{self.schema}"'))
+                cursor.execute(_TRIGRAM.format(s=self.prefix))
 
     def write(self, cursor: Any, rows: Iterable[StoredEvent]) -> None:
         """The index rows of ``rows`` (a write of the store), with ``cursor`` (its transaction).
@@ -415,7 +394,7 @@ def rebuild(store: Any, index: Index, folds: Mapping[str, Any], force: bool = Tr
     with store.events.datastore.transaction(commit=True) as cursor:
         if index.backend == "postgresql":
             cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{index.schema}.library",))
-        cursor.execute(_TABLES[index.backend][-1].format(s=f'"{index.schema}"'))   # the meta table
+        cursor.execute(_META.format(s=index.prefix))
         cursor.execute(index.sql("SELECT max(version) AS v FROM {meta}"))
         found = cursor.fetchone()["v"]
         if found == VERSION and not force:
