@@ -263,7 +263,7 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
     """The public duels and matches ``query`` finds, newest first, a page at a time:
     ``{"results": [...], "next": cursor or None}`` (the contract the README gives)."""
     index: Index = store.library
-    inner, params = _visible(index, query, _now_ms(now), query.codes is not None and _rare(store, query.codes))
+    inner, params = _visible(index, query, _now_ms(now), query.codes is not None and _rare(store, query))
     where = ["(t.cut > 0 OR t.events = 0)"]
     if query.result is not None:
         where.append(_result_filter(query.result, params))
@@ -281,15 +281,18 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
             "next": _next(rows[-1]["created_ms"], rows[-1]["id"]) if more else None}
 
 
-RARE = 5000                      # a card with fewer index rows than this: its duels are read first
+RARE = 5000                      # fewer card events than this match: their duels are read first
 
 
-def _rare(store: Any, codes: tuple[int, ...]) -> bool:
-    """Whether the card index holds fewer than ``RARE`` rows of these passcodes (read up to that)."""
+def _rare(store: Any, query: Query) -> bool:
+    """Whether fewer than ``RARE`` card events match the query's card, action and turn (counted
+    up to that): then their duels are read first, else the newest duels one by one (a match is
+    common enough to be met soon)."""
     index: Index = store.library
-    sql = index.sql(f"SELECT count(*) AS n FROM (SELECT 1 FROM {{cards}} WHERE code IN "
-                    f"({', '.join('?' * len(codes))}) LIMIT {RARE}) x")
-    return _fetch(store, sql, list(codes))[0]["n"] < RARE
+    params: list[Any] = []
+    sql = index.sql(f"SELECT count(*) AS n FROM (SELECT 1 FROM {{cards}} WHERE {_card_filter(query, params, '')} "
+                    f"LIMIT {RARE}) x")
+    return _fetch(store, sql, params)[0]["n"] < RARE
 
 
 def _result_filter(result: str, params: list[Any]) -> str:

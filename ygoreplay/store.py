@@ -18,6 +18,9 @@ match's (``match.stream``) by the match rules. The kind is named in the header (
 topic), so every stream is chained, anchored, signed, written in one transaction and verified
 the same way, and only its fold and the status its anchor signs differ.
 
+Each write also writes the library's search index (``library.py``: what a spectator may find of
+each stream) in its transaction.
+
 Two writers at the same position collide on the recorder's primary key: one wins, the other gets
 ``ConflictError`` and nothing is lost or written twice.
 
