@@ -131,7 +131,7 @@ def generated(n: int, seed: int = 1):
             marks += [(stream, p, created + p * 1000, 1 + p * turns // events) for p in range(events)]
         for code in set(rng.choices(codes, weights, k=CARD_EVENTS)):
             position = rng.randrange(events)
-            cards.append((code, stream, rng.choice(("activated", "summoned", "sent_to_gy", "activated")),
+            cards.append((code, rng.choice(("activated", "summoned", "sent_to_gy", "activated")), stream,
                           1 + position * turns // events, position, rng.randint(0, 1)))
     return streams, marks, cards, heads, codes, weights
 
@@ -150,14 +150,14 @@ def load(store: Store, rows) -> float:
             cursor.executemany(index.sql(f"INSERT INTO {{streams}} ({_STREAM_COLUMNS}) VALUES "
                                          f"({', '.join('?' * 20)})"), streams)
             cursor.executemany(index.sql("INSERT INTO {marks} VALUES (?, ?, ?, ?)"), marks)
-            cursor.executemany(index.sql("INSERT INTO {cards} (code, stream, action, turn, position, side) "
+            cursor.executemany(index.sql("INSERT INTO {cards} (code, action, stream, turn, position, side) "
                                          "VALUES (?, ?, ?, ?, ?, ?)"), cards)
             cursor.executemany(index.sql("INSERT INTO {heads} (originator_id, originator_version, topic, state) "
                                          "VALUES (?, ?, ?, ?)"), heads)
         else:
             for table, columns, data in ((index.streams, _STREAM_COLUMNS, streams),
                                          (index.marks, "stream, position, at, turn", marks),
-                                         (index.cards, "code, stream, action, turn, position, side", cards),
+                                         (index.cards, "code, action, stream, turn, position, side", cards),
                                          (index.heads, "originator_id, originator_version, topic, state", heads)):
                 with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
                     for row in data:
@@ -211,6 +211,7 @@ def main() -> None:
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("-n", type=int, default=None, help="duels in the generated library (default 100,000)")
     parser.add_argument("--pg-n", type=int, default=None, help="duels in PostgreSQL's (default: -n)")
+    parser.add_argument("--only", choices=("append", "search"), default=None, help="one part only")
     args = parser.parse_args()
     n = args.n or (2_000 if args.quick else 100_000)
     pg_n = args.pg_n or n
@@ -218,8 +219,10 @@ def main() -> None:
     pg = os.environ.get("YGOREPLAY_BENCH_PG", PG_DEFAULT)
     with tempfile.TemporaryDirectory() as folder:
         files = iter(range(10 ** 6))
-        indexing("sqlite", lambda: str(Path(folder) / f"append-{next(files)}.sqlite"), events, rounds)
-        searching("sqlite", str(Path(folder) / "library.sqlite"), n, queries)
+        if args.only != "search":
+            indexing("sqlite", lambda: str(Path(folder) / f"append-{next(files)}.sqlite"), events, rounds)
+        if args.only != "append":
+            searching("sqlite", str(Path(folder) / "library.sqlite"), n, queries)
     if args.no_postgres:
         return
     try:
@@ -237,8 +240,10 @@ def main() -> None:
         return f"{pg}?schema={schema}"
 
     try:
-        indexing("postgresql", fresh, events, rounds)
-        searching("postgresql", fresh(), pg_n, queries)
+        if args.only != "search":
+            indexing("postgresql", fresh, events, rounds)
+        if args.only != "append":
+            searching("postgresql", fresh(), pg_n, queries)
     finally:
         for schema in schemas:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

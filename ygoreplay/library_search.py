@@ -12,6 +12,7 @@ rollback lies past the cut.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import re
 import time
@@ -250,9 +251,9 @@ def _card_filter(query: Query, params: list[Any], alias: str) -> str:
     assert query.codes is not None
     terms = [f"{alias}code IN ({', '.join('?' * len(query.codes))})"]
     params += list(query.codes)
-    if query.action:
-        terms.append(f"{alias}action = ?")
-        params.append(query.action)
+    actions = (query.action,) if query.action else ACTIONS       # each a range of the card index
+    terms.append(f"{alias}action IN ({', '.join('?' * len(actions))})")
+    params += actions
     if query.turn_max is not None:
         terms.append(f"{alias}turn <= ?")
         params.append(query.turn_max)
@@ -281,17 +282,17 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
             "next": _next(rows[-1]["created_ms"], rows[-1]["id"]) if more else None}
 
 
-RARE = 5000                      # fewer card events than this match: their duels are read first
+RARE = 4000                      # a card with fewer card events than this: its duels are read first
 
 
 def _rare(store: Any, query: Query) -> bool:
-    """Whether fewer than ``RARE`` card events match the query's card, action and turn (counted
-    up to that): then their duels are read first, else the newest duels one by one (a match is
-    common enough to be met soon)."""
+    """Whether the card (with the action asked for) has fewer than ``RARE`` card events, read up
+    to that many: then its duels are read first (they are few), else the newest duels one by one,
+    each looked up in the card index (the card is common: a match comes soon)."""
     index: Index = store.library
     params: list[Any] = []
-    sql = index.sql(f"SELECT count(*) AS n FROM (SELECT 1 FROM {{cards}} WHERE {_card_filter(query, params, '')} "
-                    f"LIMIT {RARE}) x")
+    terms = _card_filter(dataclasses.replace(query, turn_max=None), params, "")
+    sql = index.sql(f"SELECT count(*) AS n FROM (SELECT 1 FROM {{cards}} WHERE {terms} LIMIT {RARE}) x")
     return _fetch(store, sql, params)[0]["n"] < RARE
 
 
