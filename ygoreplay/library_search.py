@@ -379,5 +379,7 @@ def _fetch(store: Any, sql: str, params: list[Any]) -> list[Any]:
             raise StoreError(f"the store {store.name} has no library index yet: run 'ygoreplay search "
                              "--reindex' once (or any command that writes to it)")
     with store.events.datastore.transaction(commit=False) as cursor:
+        if index.backend == "postgresql":       # its compiling would cost more than the query: the
+            cursor.execute("SET LOCAL jit = off")   # planner's cost counts the subqueries of every row
         cursor.execute(sql, params)
         return cursor.fetchall()
