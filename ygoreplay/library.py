@@ -12,7 +12,8 @@ schema, a trigram GIN index when ``pg_trgm`` is there). Nothing is decoded again
   where its delay cuts;
 * ``library_cards``: one row per card event a **spectator** sees (``seen``): activated,
   summoned, sent to the GY, banished, negated; its passcode, turn and side, kept in passcode,
-  action and stream order (the one index a search needs, one page written per card event);
+  action and stream order (is this card in this duel?) and indexed by passcode, action and turn
+  (which duels have this card on turn N?);
 * ``library_rollbacks``: each rollback or correction and the position it went back to: a card
   event it reverted is left out once a reader sees the rollback.
 
@@ -40,7 +41,7 @@ from .events import GY, BANISHED, Event, from_dict
 from .views import can_see
 
 ACTIONS = ("activated", "summoned", "sent_to_gy", "banished", "negated")
-VERSION = 4
+VERSION = 5
 # the store's own topics (store.py names them; this module sits below it)
 _HEADERS = ("ygoreplay:duel", "ygoreplay:match")
 _HEAD, _ACCESS, _MATCH_GAME = "ygoreplay:head", "ygoreplay:access", "ygoreplay:match_game"
@@ -71,6 +72,7 @@ _COMMON = [
     """CREATE TABLE IF NOT EXISTS {s}library_cards (code {big} NOT NULL, action TEXT NOT NULL,
         stream TEXT NOT NULL, turn INTEGER NOT NULL, position INTEGER NOT NULL, side INTEGER,
         PRIMARY KEY (code, action, stream, turn, position)){rowid}""",
+    "CREATE INDEX IF NOT EXISTS library_cards_turn ON {s}library_cards (code, action, turn, stream)",
     """CREATE TABLE IF NOT EXISTS {s}library_rollbacks (stream TEXT NOT NULL, position INTEGER NOT NULL,
         back_to INTEGER NOT NULL, PRIMARY KEY (stream, position)){rowid}""",
 ]

@@ -12,7 +12,6 @@ rollback lies past the cut.
 from __future__ import annotations
 
 import base64
-import dataclasses
 import json
 import re
 import time
@@ -282,17 +281,17 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
             "next": _next(rows[-1]["created_ms"], rows[-1]["id"]) if more else None}
 
 
-RARE = 4000                      # a card with fewer card events than this: its duels are read first
+RARE = 20000                     # fewer matching card events than this: their duels are read first
 
 
 def _rare(store: Any, query: Query) -> bool:
-    """Whether the card (with the action asked for) has fewer than ``RARE`` card events, read up
-    to that many: then its duels are read first (they are few), else the newest duels one by one,
-    each looked up in the card index (the card is common: a match comes soon)."""
+    """Whether fewer than ``RARE`` card events match the card, action and turn asked for
+    (counted up to that on the card index): then their duels are read first, else the newest
+    duels one by one, each looked up in the card index (one in 5 at 100,000 duels matches)."""
     index: Index = store.library
     params: list[Any] = []
-    terms = _card_filter(dataclasses.replace(query, turn_max=None), params, "")
-    sql = index.sql(f"SELECT count(*) AS n FROM (SELECT 1 FROM {{cards}} WHERE {terms} LIMIT {RARE}) x")
+    sql = index.sql(f"SELECT count(*) AS n FROM (SELECT 1 FROM {{cards}} WHERE {_card_filter(query, params, '')} "
+                    f"LIMIT {RARE}) x")
     return _fetch(store, sql, params)[0]["n"] < RARE
 
 
