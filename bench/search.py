@@ -209,6 +209,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes: only shows that it runs")
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--no-sqlite", action="store_true")
     parser.add_argument("-n", type=int, default=None, help="duels in the generated library (default 100,000)")
     parser.add_argument("--pg-n", type=int, default=None, help="duels in PostgreSQL's (default: -n)")
     parser.add_argument("--only", choices=("append", "search"), default=None, help="one part only")
@@ -218,10 +219,10 @@ def main() -> None:
     events, rounds, queries = (200, 2, 20) if args.quick else (1500, 6, 300)
     pg = os.environ.get("YGOREPLAY_BENCH_PG", PG_DEFAULT)
     with tempfile.TemporaryDirectory() as folder:
-        files = iter(range(10 ** 6))
-        if args.only != "search":
+        files = iter(range(10 ** 6 if not args.no_sqlite else 0))
+        if args.only != "search" and not args.no_sqlite:
             indexing("sqlite", lambda: str(Path(folder) / f"append-{next(files)}.sqlite"), events, rounds)
-        if args.only != "append":
+        if args.only != "append" and not args.no_sqlite:
             searching("sqlite", str(Path(folder) / "library.sqlite"), n, queries)
     if args.no_postgres:
         return

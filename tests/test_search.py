@@ -271,8 +271,9 @@ def test_a_public_match_is_found_with_its_event_round_format_and_banlist(client)
             "decklists": [{k: ev[k] for k in ("main", "extra", "side") if k in ev}
                           for ev in sample[1:3] if ev["kind"] == "decklist_registered"],
             "format": start["format"], "event_name": start["event_name"], "round": start["round"]}
-    public = client.post("/matches", json={**body, "visibility": "public"}, headers={"Authorization": f"Bearer {ADMIN}"})
-    unlisted = client.post("/matches", json=body, headers={"Authorization": f"Bearer {ADMIN}"})
+    organiser = {"Authorization": f"Bearer {ADMIN}"}
+    public = client.post("/matches", json={**body, "visibility": "public"}, headers=organiser)
+    unlisted = client.post("/matches", json=body, headers=organiser)
     assert public.status_code == unlisted.status_code == 201, public.text
     rows = client.get("/search", params={"kind": "match", "event": "regional", "round": "1"}).json()["results"]
     assert [r["id"] for r in rows] == [public.json()["id"]]

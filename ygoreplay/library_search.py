@@ -281,13 +281,13 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
             "next": _next(rows[-1]["created_ms"], rows[-1]["id"]) if more else None}
 
 
-RARE = 3000                      # fewer matching card events than this: their duels are read first
+RARE = 1500                      # fewer matching card events than this: their duels are read first
 
 
 def _rare(store: Any, query: Query) -> bool:
     """Whether fewer than ``RARE`` card events match the card, action and turn asked for
     (counted up to that on the card index): then their duels are read first, else the newest
-    duels one by one, each looked up in the card index (one in 33 at 100,000 duels matches)."""
+    duels one by one, each looked up in the card index (one in 67 at 100,000 duels matches)."""
     index: Index = store.library
     params: list[Any] = []
     sql = index.sql(f"SELECT count(*) AS n FROM (SELECT 1 FROM {{cards}} WHERE {_card_filter(query, params, '')} "

@@ -11,7 +11,7 @@ imports (the service, rich, Textual) stay inside the commands that need them, so
 """
 from __future__ import annotations
 
-from . import cards, decks, duels, keys, match, records, rounds, search, service  # noqa: F401  (each registers its commands)
+from . import cards, decks, duels, keys, match, records, rounds, search, service  # noqa: F401  (they register)
 from .common import main
 
 __all__ = ["main"]
