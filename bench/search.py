@@ -219,7 +219,7 @@ def main() -> None:
     events, rounds, queries = (200, 2, 20) if args.quick else (1500, 6, 300)
     pg = os.environ.get("YGOREPLAY_BENCH_PG", PG_DEFAULT)
     with tempfile.TemporaryDirectory() as folder:
-        files = iter(range(10 ** 6 if not args.no_sqlite else 0))
+        files = iter(range(10 ** 6))
         if args.only != "search" and not args.no_sqlite:
             indexing("sqlite", lambda: str(Path(folder) / f"append-{next(files)}.sqlite"), events, rounds)
         if args.only != "append" and not args.no_sqlite:
