@@ -123,3 +123,11 @@ def test_startup_prints_each_command_as_a_ratio_to_a_bare_interpreter():
                    *(rf"^  {name} +wall median +{NUMBER} ms, ratio +{NUMBER}x spread {NUMBER}-{NUMBER} \((limit "
                      rf"{NUMBER}x: {NUMBER} of its limit|no limit)\); CPU ratio +{NUMBER}x"
                      for name in ("--help", "check", "show", "log")))
+
+
+def test_search_prints_the_indexing_cost_and_search_percentiles():
+    assert_figures(run_bench("search.py"),
+                   rf"^sqlite: append, .*: {NUMBER} us/event before, {NUMBER} us/event with the index",
+                   rf"^sqlite: index size .*: {NUMBER} bytes/event",
+                   rf"^sqlite: search by card event: p50 {NUMBER} ms, p99 {NUMBER} ms",
+                   rf"^postgresql: search combined: p50 {NUMBER} ms, p99 {NUMBER} ms")

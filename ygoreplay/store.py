@@ -18,6 +18,9 @@ match's (``match.stream``) by the match rules. The kind is named in the header (
 topic), so every stream is chained, anchored, signed, written in one transaction and verified
 the same way, and only its fold and the status its anchor signs differ.
 
+Each write also writes the library's search index (``library.py``: what a spectator may find of
+each stream) in its transaction.
+
 Two writers at the same position collide on the recorder's primary key: one wins, the other gets
 ``ConflictError`` and nothing is lost or written twice.
 
@@ -52,7 +55,7 @@ from eventsourcing.persistence import (
     ApplicationRecorder, InfrastructureFactory, IntegrityError, PersistenceError, StoredEvent)
 from eventsourcing.utils import Environment
 
-from . import chain
+from . import chain, library
 from .cards import CardDB, CardDBError, CardFacts
 from .errors import ConflictError, StoreError, VerificationError
 from .events import Event, EventFormatError, from_dict
@@ -436,6 +439,7 @@ class Store:
         if env.get("CREATE_TABLE") == "y":
             self._insert([StoredEvent(STORE_ID, 0, STORE_TOPIC,
                                       msgpack.packb({"format": FORMAT, "created": chain.now()}))], marker=True)
+        self.library = library.install(self, KINDS)   # its index rows go in each write's transaction
         self._live: OrderedDict[str, _Live] = OrderedDict()
         self._signed: set[tuple[str, int, bytes]] = set()   # snapshots (their digest) whose signature held
         self._guard = threading.Lock()                 # the cache and the per-duel locks
@@ -788,6 +792,7 @@ class Store:
         snapshots, events_rows, violation, written = [], [], None, []
         for i, event in enumerate(events):
             position = history.position
+            negated = library.before(event, history)
             try:
                 history.append(event, strict=mode != "all")
             except RuleViolation as v:
@@ -798,8 +803,9 @@ class Store:
             when = chain.canonical_time(times[i]) if times else chain.now()
             wire = event.to_dict()
             digest_i = chain.link(prev, position, wire, when)
-            events_rows.append(StoredEvent(duel_id, position + 1, event.kind,
-                                           msgpack.packb({"e": wire, "t": when, "p": prev, "h": digest_i})))
+            events_rows.append(library.EventRow(duel_id, position + 1, event.kind,
+                                                msgpack.packb({"e": wire, "t": when, "p": prev, "h": digest_i}),
+                                                library.seen(event, history, negated, when)))
             written.append(Record(position, event, when, prev, digest_i))
             prev = digest_i
             if stream.snapshots and history.position % SNAPSHOT_EVERY == 0:

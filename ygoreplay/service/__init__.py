@@ -43,8 +43,8 @@ from ..receipts import Witness, witness_from
 from ..signing import OrganiserKey
 from ..match import stream as _match_stream  # noqa: F401  (the store's matches are served: registers their kind)
 from ..store import MissingStore, Store
-from . import (duels, images, judge, languages, library_pages, matches, pages, reference, rounds, sharing, sheets,
-               uploads)
+from . import (duels, images, judge, languages, library_pages, matches, pages, reference, rounds, search, sharing,
+               sheets, uploads)
 from .common import HTTPError, _errors, _Limit
 from .language import Language
 from .core import Service
@@ -91,7 +91,8 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         return {"ok": True, "store": store.backend}
 
     for router in (duels.router, pages.router, judge.router, uploads.router, sheets.router, rounds.router,
-                   reference.router, languages.router, images.router, sharing.router, library_pages.router):
+                   reference.router, languages.router, images.router, sharing.router, library_pages.router,
+                   search.router):
         app.include_router(router)
     return app
 

@@ -1,0 +1,71 @@
+"""``ygoreplay search``: the library's search on the command line, with the same filters and the
+same JSON as ``GET /search`` (``library_search``), on a store opened read-only."""
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..errors import InputError
+from ..text import printable
+from .common import card_db, cards_option, echo, main, open_store, store_option
+
+@main.command(name="search")
+@click.option("--q", "q", default=None, help="Words of the title, players, event or round.")
+@click.option("--player", default=None, help="A player's name (case and accents ignored).")
+@click.option("--title", default=None, help="Part of the title.")
+@click.option("--event", default=None, help="Part of the event's name.")
+@click.option("--round", "round_", default=None, help="The round.")
+@click.option("--format", "format_", default=None, help="Part of the format's name.")
+@click.option("--banlist", default=None, help="Part of the banlist's name.")
+@click.option("--since", default=None, metavar="DATE", help="Recorded on or after DATE (or a time with its zone).")
+@click.option("--until", default=None, metavar="DATE", help="Recorded on or before DATE (or a time with its zone).")
+@click.option("--result", default=None, help="p0, p1, draw, ongoing, or a player's name (won by them).")
+@click.option("--source", default=None, help="How the record came to be: imported, table or api.")
+@click.option("--card", default=None, help="A card's name (any language the card database has) or passcode.")
+@click.option("--action", default=None, help="What happened to the card: activated, summoned, sent_to_gy, "
+                                              "banished or negated (default: any).")
+@click.option("--turn-max", "turn_max", default=None, help="Only card events on this turn or earlier.")
+@click.option("--kind", default=None, help="duel, match or any (default).")
+@click.option("--limit", default=None, help="Results a page (default 20, at most 100).")
+@click.option("--cursor", default=None, help="The 'next' of a previous answer: its next page.")
+@click.option("--json", "as_json", is_flag=True, help="Print the answer as GET /search gives it.")
+@click.option("--reindex", is_flag=True, help="Build the store's library index anew first (opens it for writing).")
+@cards_option
+@store_option
+def search_command(as_json: bool, reindex: bool, cards: tuple[str, ...], store_url: str | None, round_: str | None,
+                   format_: str | None, **filters: str | None) -> None:
+    """Find public duels and matches: by player, title, event, result, source, and by what
+    happened to a card (``--card "Pot of Greed" --action activated --turn-max 1``). Only what a
+    spectator may know is searched: private and unlisted duels never, a delayed duel up to its delay."""
+    from ..library import rebuild
+    from ..library_search import SearchError, parse, search
+    from ..store import KINDS
+    params = {key: value for key, value in {**filters, "round": round_, "format": format_}.items()
+              if value is not None}
+    if reindex:
+        with open_store(store_url, create=True) as store:
+            count = rebuild(store, store.library, KINDS)
+        if not as_json:
+            echo(f"indexed {count} duels and matches of {store.name}")
+    try:
+        query = parse(params, card_db(cards))
+    except SearchError as exc:
+        raise InputError(f"--{exc.where.replace('_', '-')}: {exc}") from None
+    with open_store(store_url, readonly=True) as store:
+        answer = search(store, query)
+    if as_json:
+        echo(json.dumps(answer, ensure_ascii=False))
+        return
+    if not answer["results"]:
+        echo("no public duel matches")
+    for row in answer["results"]:
+        result = row["result"]
+        players = " vs ".join(printable(p) for p in row["players"] if p) or "players unknown"
+        outcome = ("ongoing" if result is None else "a draw" if result["winner"] is None else
+                   f"{printable(row['players'][result['winner']] or 'player ' + str(result['winner']))} won")
+        badges = f"  [{', '.join(row['badges'])}]" if row["badges"] else ""
+        echo(f"{row['id']}  {row['created'][:10]}  {row['kind']:5}  {players}  {outcome}  "
+             f"{row['events']} events, {row['turns']} turns  {printable(row['title'])}{badges}")
+    if answer["next"]:
+        echo(f"more: --cursor {answer['next']}")
