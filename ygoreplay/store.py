@@ -932,15 +932,17 @@ class Store:
         appended onto an event that was changed."""
         return self._checked(stream_id, self.events.select_events(stream_id, gt=after, lte=upto), prev, name)
 
-    def _checked(self, stream_id: str, rows: list[StoredEvent], prev: bytes | None, name: str) -> Iterator[Event]:
+    def _checked(self, stream_id: str, rows: list[StoredEvent], prev: bytes | None, name: str,
+                 appending: bool = True) -> Iterator[Event]:
         """The events of these stored rows, each checked against the chain after ``prev`` if given."""
         for row in rows:
             record = self._decode(stream_id, row)
             if prev is not None:
                 if record.prev_hash != prev or chain.link(prev, record.position, record.event.to_dict(),
                                                           record.recorded) != record.hash:
+                    done = "nothing was appended" if appending else "no board is shown from it"
                     raise VerificationError(f"{name}: event {record.position} does not match its hash "
-                                            "chain (altered); nothing was appended. Run 'ygoreplay verify'")
+                                            f"chain (altered); {done}. Run 'ygoreplay verify'")
                 prev = record.hash
             yield record.event
 
@@ -1073,16 +1075,18 @@ class Store:
 
     def _history(self, duel_id: str, position: int, cards: CardDB, root: bytes | None = None) -> History:
         """The fold after ``position`` events, refusing nothing: the nearest good snapshot at or
-        before it, then the stored events after it. With ``root`` (an append about to extend the
-        duel) every event folded is checked against the chain first: nothing is appended onto
-        an event that was changed."""
+        before it, then the stored events after it, each checked against the chain first (from
+        the snapshot's hash, or the header's ``root``): nothing is appended onto an event that
+        was changed, and no board is shown from one (a seek from a snapshot read the events
+        after it on trust: an amount changed in the database was shown as the board)."""
         found = self._from_snapshot(duel_id, position, cards)
         if found is None:
-            history, prev = History(cards, audit=True, restore=self._restorer(duel_id, cards)), root
+            history = History(cards, audit=True, restore=self._restorer(duel_id, cards))
+            prev = root if root is not None else self.header(duel_id).root
             rows = self.events.select_events(duel_id, gt=0, lte=position) if position else []
         else:
             history, prev, rows = found
-        for event in self._checked(duel_id, rows, prev if root is not None else None, f"duel {duel_id}"):
+        for event in self._checked(duel_id, rows, prev, f"duel {duel_id}", appending=root is not None):
             history.append(event)
         return history
 
