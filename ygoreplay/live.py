@@ -24,7 +24,7 @@ from .access import Access
 from .board import board
 from .cache import Cache
 from .cards import CardDB
-from .chain import to_ms
+from .chain import link, to_ms
 from .log import Narrator
 from .openings import SealReport
 from .exchange import make_replay
@@ -263,6 +263,7 @@ class LiveDuel:
         self.writing = 0                 # appends of this process under way (they hand their records in)
         self.followers = 0               # open streams of this duel
         self.ended_at: int | None = None
+        self.broken: int | None = None   # the first stored event that does not follow the chain
         self._access_read = float("-inf")            # the release settings: read when first asked
         self._released = False
         self.family = family or (lambda other: LiveDuel(store, other))
@@ -309,7 +310,7 @@ class LiveDuel:
             if written and written[0].position == len(self.records):
                 new = written
             else:
-                new = self.store.records_after(self.id, len(self.records))
+                new = self._chained(self.store.records_after(self.id, len(self.records)))
             if not new:
                 return False
             if any(c not in self.cards for r in new for c in _codes(r)):
@@ -325,6 +326,19 @@ class LiveDuel:
                         live.feed(record)
             self.version += 1
             return True
+
+    def _chained(self, new: list[Record]) -> list[Record]:
+        """The stored events read in, up to the first that does not follow the chain (changed in
+        the database): nothing is shown from it or after it (its board, picture, preview);
+        ``broken`` says where, ``verify`` says why."""
+        prev = self.records[-1].hash if self.records else self.header.root
+        for i, record in enumerate(new):
+            if record.prev_hash != prev or link(prev, record.position, record.event.to_dict(),
+                                                record.recorded) != record.hash:
+                self.broken = record.position
+                return new[:i]
+            prev = record.hash
+        return new
 
     def view(self, name: str, upto: int | None = None) -> LiveView:
         """The view, with every event it may see now (or ``upto`` events). A spectator's is fed
@@ -486,6 +500,7 @@ class Hub:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiters: dict[str, set[asyncio.Future]] = {}
+        self.generation = 0              # counts the changes taken in: what is made of many streams is made again
         self._listener: threading.Thread | None = None
         self._subscription = None
 
@@ -571,6 +586,7 @@ class Hub:
                 return
         except StoreError:
             return
+        self.generation += 1
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._wake, duel_id)
 
