@@ -24,7 +24,7 @@ from .access import Access
 from .board import board
 from .cache import Cache
 from .cards import CardDB
-from .chain import link, to_ms
+from .chain import to_ms
 from .log import Narrator
 from .openings import SealReport
 from .exchange import make_replay
@@ -310,7 +310,9 @@ class LiveDuel:
             if written and written[0].position == len(self.records):
                 new = written
             else:
-                new = self._chained(self.store.records_after(self.id, len(self.records)))
+                prev = self.records[-1].hash if self.records else self.header.root
+                # nothing is shown from an altered event on (verify says why); put back, it goes on
+                new, self.broken = self.store.chained_after(self.id, len(self.records), prev)
             if not new:
                 return False
             if any(c not in self.cards for r in new for c in _codes(r)):
@@ -326,19 +328,6 @@ class LiveDuel:
                         live.feed(record)
             self.version += 1
             return True
-
-    def _chained(self, new: list[Record]) -> list[Record]:
-        """The stored events read in, up to the first that does not follow the chain (changed in
-        the database): nothing is shown from it or after it (its board, picture, preview);
-        ``broken`` says where, ``verify`` says why."""
-        prev = self.records[-1].hash if self.records else self.header.root
-        for i, record in enumerate(new):
-            if record.prev_hash != prev or link(prev, record.position, record.event.to_dict(),
-                                                record.recorded) != record.hash:
-                self.broken = record.position
-                return new[:i]
-            prev = record.hash
-        return new
 
     def view(self, name: str, upto: int | None = None) -> LiveView:
         """The view, with every event it may see now (or ``upto`` events). A spectator's is fed

@@ -936,10 +936,10 @@ class Store:
                  appending: bool = True) -> Iterator[Event]:
         """The events of these stored rows, each checked against the chain after ``prev`` if given."""
         for row in rows:
-            record = self._decode(stream_id, row)
+            envelope = self._envelope(stream_id, row)
+            record = self._decode(stream_id, row, envelope)
             if prev is not None:
-                if record.prev_hash != prev or chain.link(prev, record.position, record.event.to_dict(),
-                                                          record.recorded) != record.hash:
+                if not _follows(envelope, prev, record.position):
                     done = "nothing was appended" if appending else "no board is shown from it"
                     raise VerificationError(f"{name}: event {record.position} does not match its hash "
                                             f"chain (altered); {done}. Run 'ygoreplay verify'")
@@ -1002,6 +1002,20 @@ class Store:
         """The stored events from position ``count`` on (a follower's next ones), decoded."""
         return [self._decode(duel_id, row) for row in self.events.select_events(duel_id, gt=count)]
 
+    def chained_after(self, duel_id: str, count: int, prev: bytes) -> tuple[list[Record], int | None]:
+        """The stored events from position ``count`` on that follow the chain from ``prev`` (the
+        hash before them), and the position of the first that does not (changed in the database;
+        ``verify`` says how), if any: nothing from it on is returned."""
+        out: list[Record] = []
+        for row in self.events.select_events(duel_id, gt=count):
+            envelope = self._envelope(duel_id, row)
+            record = self._decode(duel_id, row, envelope)
+            if not _follows(envelope, prev, record.position):
+                return out, record.position
+            out.append(record)
+            prev = record.hash
+        return out, None
+
     def records(self, duel_id: str) -> list[Record]:
         """Every stored event in order, decoded, marked reverted where a rollback undid it."""
         rows = self.events.select_events(duel_id, gt=0)
@@ -1047,9 +1061,9 @@ class Store:
             raise StoreError(f"duel {duel_id} event {row.originator_version - 1}: the stored record cannot be "
                              f"decoded ({exc}); run verify") from None
 
-    def _decode(self, duel_id: str, row: StoredEvent) -> Record:
+    def _decode(self, duel_id: str, row: StoredEvent, env: dict | None = None) -> Record:
         where = f"duel {duel_id} event {row.originator_version - 1}"
-        env = self._envelope(duel_id, row)
+        env = self._envelope(duel_id, row) if env is None else env
         try:
             return Record(row.originator_version - 1, from_dict(env["e"], where), env["t"], env["p"], env["h"])
         except (KeyError, TypeError, EventFormatError) as exc:
@@ -1315,6 +1329,12 @@ class Store:
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
                 return f"the snapshot at {position} cannot be decoded (it is not used)"
         return ""
+
+
+def _follows(envelope: dict, prev: bytes, position: int) -> bool:
+    """Whether a stored event (its envelope, as written) follows the chain hash ``prev``: the hash
+    is of the event as stored, not as read (an older version's event is upcast when read)."""
+    return envelope["p"] == prev and chain.link(prev, position, envelope["e"], envelope["t"]) == envelope["h"]
 
 
 def _in_shape_of(fresh: dict, stored: dict) -> dict:
