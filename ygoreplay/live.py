@@ -280,6 +280,7 @@ class LiveDuel:
         self.writing = 0                 # appends of this process under way (they hand their records in)
         self.followers = 0               # open streams of this duel
         self.ended_at: int | None = None
+        self.broken: int | None = None   # the first stored event that does not follow the chain
         self._access_read = float("-inf")            # the release settings: read when first asked
         self._released = False
         self.family = family or (lambda other: LiveDuel(store, other))
@@ -326,7 +327,9 @@ class LiveDuel:
             if written and written[0].position == len(self.records):
                 new = written
             else:
-                new = self.store.records_after(self.id, len(self.records))
+                prev = self.records[-1].hash if self.records else self.header.root
+                # nothing is shown from an altered event on (verify says why); put back, it goes on
+                new, self.broken = self.store.chained_after(self.id, len(self.records), prev)
             if not new:
                 return False
             if any(c not in self.cards for r in new for c in _codes(r)):
@@ -505,6 +508,7 @@ class Hub:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiters: dict[str, set[asyncio.Future]] = {}
+        self.generation = 0              # counts the changes taken in: what is made of many streams is made again
         self._listener: threading.Thread | None = None
         self._subscription = None
 
@@ -590,6 +594,7 @@ class Hub:
                 return
         except StoreError:
             return
+        self.generation += 1
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._wake, duel_id)
 

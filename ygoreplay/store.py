@@ -938,15 +938,17 @@ class Store:
         appended onto an event that was changed."""
         return self._checked(stream_id, self.events.select_events(stream_id, gt=after, lte=upto), prev, name)
 
-    def _checked(self, stream_id: str, rows: list[StoredEvent], prev: bytes | None, name: str) -> Iterator[Event]:
+    def _checked(self, stream_id: str, rows: list[StoredEvent], prev: bytes | None, name: str,
+                 appending: bool = True) -> Iterator[Event]:
         """The events of these stored rows, each checked against the chain after ``prev`` if given."""
         for row in rows:
-            record = self._decode(stream_id, row)
+            envelope = self._envelope(stream_id, row)
+            record = self._decode(stream_id, row, envelope)
             if prev is not None:
-                if record.prev_hash != prev or chain.link(prev, record.position, record.event.to_dict(),
-                                                          record.recorded) != record.hash:
+                if not _follows(envelope, prev, record.position):
+                    done = "nothing was appended" if appending else "no board is shown from it"
                     raise VerificationError(f"{name}: event {record.position} does not match its hash "
-                                            "chain (altered); nothing was appended. Run 'ygoreplay verify'")
+                                            f"chain (altered); {done}. Run 'ygoreplay verify'")
                 prev = record.hash
             yield record.event
 
@@ -1006,6 +1008,20 @@ class Store:
         """The stored events from position ``count`` on (a follower's next ones), decoded."""
         return [self._decode(duel_id, row) for row in self.events.select_events(duel_id, gt=count)]
 
+    def chained_after(self, duel_id: str, count: int, prev: bytes) -> tuple[list[Record], int | None]:
+        """The stored events from position ``count`` on that follow the chain from ``prev`` (the
+        hash before them), and the position of the first that does not (changed in the database;
+        ``verify`` says how), if any: nothing from it on is returned."""
+        out: list[Record] = []
+        for row in self.events.select_events(duel_id, gt=count):
+            envelope = self._envelope(duel_id, row)
+            record = self._decode(duel_id, row, envelope)
+            if not _follows(envelope, prev, record.position):
+                return out, record.position
+            out.append(record)
+            prev = record.hash
+        return out, None
+
     def records(self, duel_id: str) -> list[Record]:
         """Every stored event in order, decoded, marked reverted where a rollback undid it."""
         rows = self.events.select_events(duel_id, gt=0)
@@ -1051,9 +1067,9 @@ class Store:
             raise StoreError(f"duel {duel_id} event {row.originator_version - 1}: the stored record cannot be "
                              f"decoded ({exc}); run verify") from None
 
-    def _decode(self, duel_id: str, row: StoredEvent) -> Record:
+    def _decode(self, duel_id: str, row: StoredEvent, env: dict | None = None) -> Record:
         where = f"duel {duel_id} event {row.originator_version - 1}"
-        env = self._envelope(duel_id, row)
+        env = self._envelope(duel_id, row) if env is None else env
         try:
             return Record(row.originator_version - 1, from_dict(env["e"], where), env["t"], env["p"], env["h"])
         except (KeyError, TypeError, EventFormatError) as exc:
@@ -1079,16 +1095,18 @@ class Store:
 
     def _history(self, duel_id: str, position: int, cards: CardDB, root: bytes | None = None) -> History:
         """The fold after ``position`` events, refusing nothing: the nearest good snapshot at or
-        before it, then the stored events after it. With ``root`` (an append about to extend the
-        duel) every event folded is checked against the chain first: nothing is appended onto
-        an event that was changed."""
+        before it, then the stored events after it, each checked against the chain first (from
+        the snapshot's hash, or the header's ``root``): nothing is appended onto an event that
+        was changed, and no board is shown from one (a seek from a snapshot read the events
+        after it on trust: an amount changed in the database was shown as the board)."""
         found = self._from_snapshot(duel_id, position, cards)
         if found is None:
-            history, prev = History(cards, audit=True, restore=self._restorer(duel_id, cards)), root
+            history = History(cards, audit=True, restore=self._restorer(duel_id, cards))
+            prev = root if root is not None else self.header(duel_id).root
             rows = self.events.select_events(duel_id, gt=0, lte=position) if position else []
         else:
             history, prev, rows = found
-        for event in self._checked(duel_id, rows, prev if root is not None else None, f"duel {duel_id}"):
+        for event in self._checked(duel_id, rows, prev, f"duel {duel_id}", appending=root is not None):
             history.append(event)
         return history
 
@@ -1317,6 +1335,12 @@ class Store:
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
                 return f"the snapshot at {position} cannot be decoded (it is not used)"
         return ""
+
+
+def _follows(envelope: dict, prev: bytes, position: int) -> bool:
+    """Whether a stored event (its envelope, as written) follows the chain hash ``prev``: the hash
+    is of the event as stored, not as read (an older version's event is upcast when read)."""
+    return envelope["p"] == prev and chain.link(prev, position, envelope["e"], envelope["t"]) == envelope["h"]
 
 
 def _in_shape_of(fresh: dict, stored: dict) -> dict:

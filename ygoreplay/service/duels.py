@@ -314,6 +314,7 @@ def frames(duel_id: str, request: Request, asking: DuelCaller, start: int = Quer
     def build() -> bytes:
         data = {"id": duel_id, "title": live.header.title, "view": view, "role": caller.role,
                 "views": list(caller.views), "events": visible,
+                **({"broken": live.broken} if live.broken is not None and live.broken <= visible else {}),
                 "ended": any(r.event.kind == "duel_ended" for r in live.records[:visible]),
                 "delay": ({"events": live.access.delay_events, "seconds": live.access.delay_seconds}
                           if view == "spectator" else None),
@@ -374,7 +375,8 @@ def _verified(service: Service, duel_id: str, caller: Caller, live: LiveDuel, re
     sealed = live.seals(min(visible, result.events)) if result.ok else None
     if visible < result.events:            # a delayed spectator: nothing that counts past its view
         trust = trust_of(result.ok, live.header.source, "its witness cannot be believed" if result.doubt else "")
-        bad = result.first_bad if result.first_bad is not None and result.first_bad < visible else None
+        first = result.first_bad         # the break the service stopped at is its view's end, not past it
+        bad = first if first is not None and (first < visible or first == live.broken == visible) else None
         return _with_seals({"id": duel_id, **trust, "events": visible, "first_bad_link": bad,
                             "problem": "" if result.ok else "the record fails verification",
                             "key": result.signer.text if result.signer else None}, sealed, caller)

@@ -117,6 +117,14 @@ class Queue {
   get waiting() { return this.entries.filter((e) => e.state === "waiting"); }
 }
 
+function namesText(shows) { return Object.entries(shows).map(([id, code]) => `${id}:${code}`).join(","); }
+
+// Whether an entry about a card puts it where everyone sees it (not a Set, not back to a hidden pile).
+function showsFaceUp(event) {
+  if (event.kind === "monster_set" || event.kind === "spell_trap_set") return false;
+  return !(event.kind === "card_moved" && ["hand", "deck", "extra"].includes((event.to || [])[1]));
+}
+
 // -- seals: a player's own hidden cards, known to this device only ----------------------------------
 
 const SEAL_LABEL = new TextEncoder().encode("ygoreplay/seal/1\0");
@@ -265,10 +273,10 @@ class Recorder {
   // -- entering ------------------------------------------------------------------------------------
 
   enter(events, label) {
-    const named = Object.keys(this.shows).length ? this.shows : null;
-    if (named) {                                  // the names go on the entry that shows the cards
+    if (Object.keys(this.shows).length) {         // the names go on the entry that shows the cards
       const first = events[0];
-      if (!first.shows) events = [{ ...first, shows: { ...named } }, ...events.slice(1)];
+      const named = this.sendable(first);
+      if (Object.keys(named).length) events = [{ ...first, shows: { ...named, ...(first.shows || {}) } }, ...events.slice(1)];
       this.shows = {};
     }
     this.queue.add(events, this.position, label);
@@ -448,7 +456,7 @@ class Recorder {
   async actions(card) {
     const query = new URLSearchParams({ lang: language });
     if (card) query.set("card", card);
-    const named = this.namedText();
+    const named = namesText(this.sendable(null));
     if (named) query.set("shows", named);
     const key = `${card}|${named}|${this.duel.length}`;
     if (this.actionsOf.has(key)) return this.actionsOf.get(key);
@@ -479,7 +487,21 @@ class Recorder {
     this.status();
   }
 
-  namedText() { return Object.entries(this.shows).map(([id, code]) => `${id}:${code}`).join(","); }
+  namedText() { return namesText(this.shows); }
+
+  // The names this device may send with ``event`` (null: with a question, /actions). A player's
+  // device names its own hidden cards for itself (to seal them: the service must not learn
+  // them): such a name leaves it only with an entry that puts that very card face-up, never with
+  // a question, another card's entry or one that keeps it hidden (a Set, back to the hand or Deck).
+  sendable(event) {
+    const out = {};
+    for (const [id, code] of Object.entries(this.shows)) {
+      const card = this.seals ? this.cardOnBoard(id) : null;
+      const own = !!card && card.controller === this.side && !!card.hidden;
+      if (!own || (event && event.card === id && showsFaceUp(event))) out[id] = code;
+    }
+    return out;
+  }
 
   actionRow(action, role) {
     const row = el("div", "action");
