@@ -123,7 +123,7 @@ def test_a_vocabulary_names_a_field_of_its_kind():
 #: Text fields of duel events that hold no card id and are shown to every view as they are: closed
 #: vocabularies, names, times, set-up sides and locations (which the views redact themselves) ...
 _PLAIN = frozenset(("banlist", "category", "counter", "decision", "effect_type", "entered_by", "method", "options", "phase", "players",
-                    "position", "ruleset", "seed", "sides", "source", "step", "time", "to"))
+                    "position", "ruleset", "seed", "sides", "source", "step", "time", "timing", "to"))
 #: ... and objects whose own keys are card ids or free text (a cite's card and effect, a cost's card).
 _NESTED = frozenset(("cite", "costs"))
 

@@ -76,6 +76,7 @@ MATCH_TOPIC = "ygoreplay:match"
 SNAPSHOT_TOPIC, STORE_TOPIC = "ygoreplay:snapshot", "ygoreplay:store"
 STORE_ID = "ygoreplay/store"
 _HEAD_LABEL, _SNAPSHOT_LABEL = b"ygoreplay/head/2\0", b"ygoreplay/snapshot/2\0"
+_STREAM_ID = re.compile(r"[0-9a-f]{12}\Z")          # new_id()'s: only such a prefix is looked up whole
 _SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}\Z")
 _SQLITE_TABLES = {"stored_events", "stored_snapshots"}
 _POSTGRES_TABLES = {"ygoreplay_events", "ygoreplay_snapshots"}
@@ -588,7 +589,7 @@ class Store:
     def resolve(self, prefix: str, kind: str = "duel") -> str:
         """A duel id (or another ``kind``'s) from an unambiguous prefix of it; a whole id is
         itself, found without listing every duel (that reads the whole store: issue 25)."""
-        whole = self.events.select_events(prefix, lte=0) if prefix else []
+        whole = self.events.select_events(prefix, lte=0) if _STREAM_ID.fullmatch(prefix) else []
         if whole and whole[0].topic == KINDS[kind].topic:
             return prefix
         matches = [d for d in self.ids(kind) if d.startswith(prefix)] if prefix else []
