@@ -175,10 +175,10 @@ class _InLanguage:
         if rows:
             with formatter.section(t("Options")):
                 formatter.write_dl(rows)
-        if isinstance(self, click.Group):
-            self._format_commands(ctx, formatter)
+        if isinstance(self, click.Group):                # click's Group.format_options, in our words
+            self.format_commands(ctx, formatter)
 
-    def _format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         commands = [(name, command) for name in self.list_commands(ctx)  # type: ignore[attr-defined]
                     if (command := self.get_command(ctx, name)) is not None and not command.hidden]  # type: ignore[attr-defined]
         if commands:
@@ -189,9 +189,6 @@ class _InLanguage:
                     rows.append((name, command.get_short_help_str(limit)))
             with formatter.section(t("Commands")):
                 formatter.write_dl(rows)
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """Written with the options (``format_options``), in the reader's language."""
 
 
 class _Command(_InLanguage, click.Command):

@@ -347,11 +347,12 @@ def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...
             for game, why in report.missing.items():
                 echo(t("note: duel {game} was not checked: {why}", game=game, why=why))
             if "chain" in data:
-                echo(t("hash chain: {chain}", chain=data['chain']))
-            verdict = "legal" if report.legal else f"{len(data['violations'])} violation(s)"
+                echo(t("hash chain: {chain}", chain=t("intact") if data["chain"] == "intact" else t("BROKEN")))
+            verdict = t("legal") if report.legal else t("{count} violation(s)", count=len(data["violations"]))
             m = data["match"]
-            echo(f"{path}: {verdict}; policy {m['policy']}, {data['events']} events, {len(m['games'])} duel(s); "
-                  + (_describe_result(m["result"], report.state) if m["ended"] else "not finished"))
+            echo(t("{path}: {verdict}; policy {policy}, {events} events, {games} duel(s); {result}", path=path,
+                   verdict=verdict, policy=m["policy"], events=data["events"], games=len(m["games"]),
+                   result=_describe_result(m["result"], report.state) if m["ended"] else t("not finished")))
         sys.exit(0 if ok else EXIT_ILLEGAL)
     if command == "show":
         for line in _show_lines(report.state, data):

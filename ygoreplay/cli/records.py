@@ -234,8 +234,8 @@ def _import_summary(outcomes: list[dict]) -> None:
     errors = sum(1 for o in outcomes if o["error"])
     by_rule = Counter(v["rule"] for o in done for v in o["violations"])
     echo("")
-    echo(f"files {len(outcomes)}  imported {len(done)}  cannot import {errors}"
-         + (f"  already stored {skipped}" if skipped else ""))
+    echo(t("files {files}  imported {imported}  cannot import {errors}", files=len(outcomes), imported=len(done),
+           errors=errors) + (t("  already stored {count}", count=skipped) if skipped else ""))
     if done:
         echo(t("LP agree {sum}/{count}  winner agree {sum2}/{count}  events {sum3}",
                sum=sum(o['lp'] for o in done), count=len(done), sum2=sum(o['winner'] for o in done), sum3=sum(o['events_read'] for o in done)))
@@ -245,7 +245,7 @@ def _import_summary(outcomes: list[dict]) -> None:
         echo(t("board agrees with the engine everywhere: {sum}/{count} files  zones agree {agreeing}/{zones} "
                "({value:.3f}%)",
                sum=sum(e['first_divergence'] is None for e in checked), count=len(checked), agreeing=agreeing, zones=zones, value=100 * agreeing / zones if zones else 100))
-    echo("violations by rule: " + (", ".join(f"{r} {n}" for r, n in by_rule.most_common()) or "none"))
+    echo(t("violations by rule: {tally}", tally=", ".join(f"{r} {n}" for r, n in by_rule.most_common()) or t("none")))
     overrides, unexplained = sum(o.get("overrides", 0) for o in done), sum(o.get("unexplained", 0) for o in done)
     if overrides:
         echo(t("overrides (rules a cited card set aside): {overrides}: explained {value}, unexplained "
@@ -306,8 +306,8 @@ def record(file: str, title: str | None, as_json: bool, receipt_path: str | None
     if done.violation is not None:
         v = done.violation
         echo(f"#{v.index} {v.rule} {said(v.message)}", err=True)
-        echo(f"recorded the {done.stored} legal event(s) before it" if done.id else
-             "nothing was recorded: the first event is not legal", err=True)
+        echo(t("recorded the {count} legal event(s) before it", count=done.stored) if done.id else
+             t("nothing was recorded: the first event is not legal"), err=True)
         sys.exit(EXIT_ILLEGAL)
 
 
@@ -413,7 +413,8 @@ def list_duels(as_json: bool, player: str | None, since: str | None, until: str 
                          for d in duels]))
         return
     if not duels:
-        echo(f"no duels in {name}" + (" that match" if player or since or until else ""))
+        echo(t("no duels in {store} that match", store=name) if player or since or until else
+             t("no duels in {store}", store=name))
     branches = Counter(d.parent for d in duels if d.parent)
     for d in duels:
         data = duel_dict(d)
@@ -567,8 +568,8 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
         for p in result.problems:
             echo(f"{duel}: {p}")
         if result.first_bad is not None and not result.problems:
-            echo(f"{duel}: hash chain broken at " + ("the header's head hash" if result.first_bad == -1
-                                                    else f"event {result.first_bad}"))
+            echo(t("{duel}: hash chain broken at the header's head hash", duel=duel) if result.first_bad == -1
+                 else t("{duel}: hash chain broken at event {index}", duel=duel, index=result.first_bad))
         if not result.authentic:
             echo(f"{duel}: {result.signature.describe()}")
             if result.judge_signature is not None and not result.judge_signature.ok:

@@ -149,10 +149,12 @@ def round_show(round_id: str, as_json: bool, store_url: str | None) -> None:
     if as_json:
         echo(json.dumps(data, ensure_ascii=False))
         return
-    echo(f"round {data['id']}: {printable(data['event'])}, round {data['round']}"
-         + (f", {printable(data['format'])}" if data["format"] else "") + f", {len(data['tables'])} tables")
+    echo(t("round {id}: {event}, round {round}{format}, {count} tables", id=data["id"], event=printable(data["event"]),
+           round=data["round"], format=f", {printable(data['format'])}" if data["format"] else "",
+           count=len(data["tables"])))
     for table in data["tables"]:
         won, lost = table["score"][:2]
-        echo(f"table {table['table']}: {printable(table['players'][0])} {won} – {lost} "
-             f"{printable(table['players'][1])}  {table['state']}  last event {table['last_event'] or '—'}"
-             + (f"  recorded by {table['recording']['who']}" if table["recording"] else ""))
+        echo(t("table {table}: {first} {won} – {lost} {second}  {state}  last event {last}", table=table["table"],
+               first=printable(table["players"][0]), won=won, lost=lost, second=printable(table["players"][1]),
+               state=table["state"], last=table["last_event"] or "—")
+             + (t("  recorded by {who}", who=table["recording"]["who"]) if table["recording"] else ""))

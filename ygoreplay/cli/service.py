@@ -48,8 +48,10 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
         admin, new = admin_token(store)
         name, backend = store.name, store.backend
         witness = witness_from(witness_url, store)     # unreachable now, or the store itself: say so before serving
-    echo(f"ygoreplay service on http://{host}:{port} (store {name}, {workers} worker(s)"
-         + (f", witness {witness.name})" if witness else ")"), err=True)
+    echo(t("ygoreplay service on http://{host}:{port} (store {store}, {workers} worker(s), witness {witness})",
+           host=host, port=port, store=name, workers=workers, witness=witness.name) if witness else
+         t("ygoreplay service on http://{host}:{port} (store {store}, {workers} worker(s))",
+           host=host, port=port, store=name, workers=workers), err=True)
     if new:
         echo(t("organiser token (shown once; keep it): {new}", new=new), err=True)
     elif os.environ.get(ADMIN_ENV):

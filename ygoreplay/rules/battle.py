@@ -169,7 +169,7 @@ def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
         saved = target.position
         target.position = DEFENSE if saved == SET else ATTACK
     rule, destroyed, damage = battle_result(state, attacker, target)
-    described = _describe_target(target) + (", flipped face-up" if flip else "")
+    described = say("{target}, flipped face-up", target=_describe_target(target)) if flip else _describe_target(target)
     if flip:
         target.position = saved
     if set(ev.destroyed) != destroyed or list(ev.damage) != damage:
