@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from .cards import CardDB
 from .events import Event
+from .i18n import message_dict
 from .rules import AuditReport, History, RuleViolation, audit
 from .state import DuelState, Override, Violation
 
@@ -19,13 +20,13 @@ if TYPE_CHECKING:
 
 
 def violation_dict(v: Violation | RuleViolation) -> dict:
-    return {"index": v.index, "rule": v.rule, "message": v.message}
+    return {"index": v.index, "rule": v.rule, **message_dict(v.message)}
 
 
 def override_dict(o: Override) -> dict:
     """An override; ``unexplained``: cited for review (``events.UNEXPLAINED``: the engine allowed
     it and nothing known explains it)."""
-    return {"index": o.index, "rule": o.rule, "message": o.message,
+    return {"index": o.index, "rule": o.rule, **message_dict(o.message),
             "cite": {"card": o.cite.card, "effect": o.cite.effect}, "unexplained": o.cite.unexplained}
 
 

@@ -17,6 +17,7 @@ sentence) translates without a language parameter threaded through every call.
 from __future__ import annotations
 
 import contextvars
+import inspect
 import os
 import re
 import string
@@ -140,6 +141,86 @@ def t(message: str, /, **values: object) -> str:
     return text.format(**values) if values else text
 
 
+def say(message: str, /, **values: object) -> str:
+    """``message`` in English, its placeholders filled: a sentence that is *recorded* (a rule
+    violation's message, kept in a witnessed duel's flags), never in the reader's language; the
+    template is marked for the catalogues and the sentence translated where it is shown, with
+    ``said``."""
+    return message.format(**values)
+
+
+def said(english: str) -> str:
+    """A recorded English sentence (``say``, ``N_``) in the current language: the catalogue's
+    template it was made from is found by matching, its values put in the translation (a value
+    that is itself a catalogued phrase, such as a phase's name, translated too). A sentence no
+    template makes stays English."""
+    language = _current.get()
+    if language == DEFAULT or not english:
+        return english
+    return _said(language, english)
+
+
+@lru_cache(maxsize=4096)
+def _said(language: str, english: str) -> str:
+    messages = catalogue(language)
+    if english in messages:
+        return messages[english]
+    for prefix, pattern, template in _templates(language):
+        if not english.startswith(prefix):
+            continue
+        match = pattern.fullmatch(english)
+        if match:
+            values = {name: _said(language, value) if " " in value or value in messages else value
+                      for name, value in match.groupdict().items()}
+            return _fill(messages[template], values) or english
+    return english
+
+
+def _fill(template: str, values: dict[str, str]) -> str | None:
+    """``template`` with values that are already text: a conversion or format spec (``{code!r}``)
+    was applied when the English was made, so it is not applied again."""
+    try:
+        return "".join(text + (values[name] if name else "")
+                       for text, name, _, _ in string.Formatter().parse(template))
+    except (ValueError, KeyError):
+        return None
+
+
+@lru_cache(maxsize=None)
+def _templates(language: str) -> list[tuple[str, re.Pattern[str], str]]:
+    """The catalogue's templates with placeholders and some words, as anchored patterns, the most
+    specific (the most fixed text) first."""
+    found = []
+    for template in catalogue(language):
+        try:
+            parsed = list(string.Formatter().parse(template))
+        except ValueError:
+            continue
+        names = [name for _, name, _, _ in parsed if name is not None]
+        if not names or not all(name.isidentifier() for name in names):    # none, or braces of prose
+            continue
+        literal = "".join(text for text, _, _, _ in parsed)
+        if len(literal.strip()) < 8:
+            continue
+        pattern, seen = "", set()
+        for text, name, _, _ in parsed:
+            pattern += re.escape(text)
+            if name:
+                pattern += f"(?P={name})" if name in seen else f"(?P<{name}>.*?)"
+                seen.add(name)
+        found.append((len(literal), parsed[0][0], re.compile(pattern, re.DOTALL), template))
+    found.sort(key=lambda item: -item[0])
+    return [(prefix, pattern, template) for _, prefix, pattern, template in found]
+
+
+def message_dict(english: str) -> dict[str, str]:
+    """A recorded message as JSON gives it: ``message`` always the English recorded (what scripts
+    match on), and ``message_translated`` beside it when the reader chose another language."""
+    if _current.get() == DEFAULT:
+        return {"message": english}
+    return {"message": english, "message_translated": said(english)}
+
+
 def t_in(language: str, message: str, /, **values: object) -> str:
     """``message`` in ``language`` whatever the current one is."""
     with using(language):
@@ -174,7 +255,7 @@ def placeholders(text: str) -> set[str]:
 # ---- the catalogues' upkeep: extraction and update ----------------------------------------------
 
 _EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
-_KEYWORDS = {"t": None, "N_": None, "t_in": (2,)}
+_KEYWORDS = {"t": None, "N_": None, "say": None, "t_in": (2,)}
 _SOURCES = {"ygoreplay": [("**.py", "python")], "pages": [("**.js", "javascript")]}
 
 
@@ -194,6 +275,7 @@ def extract(domain: str) -> dict[str, list[str]]:
             found.setdefault(message, []).append(f"{filename}:{lineno}")
     if domain == "ygoreplay":
         _extract_rows(root, found)
+        _extract_help(root, found)
     return found
 
 
@@ -211,6 +293,47 @@ def _extract_rows(root: Path, found: dict[str, list[str]]) -> None:
                                                                        keywords=keywords):
             if isinstance(message, str) and message:
                 found.setdefault(message, []).append(f"{filename}:{lineno}")
+
+
+def help_paragraphs(text: str) -> list[str]:
+    """A command's or option's help as click shows it, cut into the paragraphs the catalogue keeps
+    (each on one line); a ``\\b`` paragraph (kept as written: examples) is not translated."""
+    text = inspect.cleandoc(text).partition("\f")[0]
+    return [paragraph if paragraph.startswith("\b") else " ".join(paragraph.split())
+            for paragraph in re.split(r"\n\s*\n", text) if paragraph.strip()]
+
+
+def help_in_language(text: str) -> str:
+    """A command's or option's help in the current language, paragraph by paragraph."""
+    if _current.get() == DEFAULT:
+        return text
+    return "\n\n".join(p if p.startswith("\b") else t(p) for p in help_paragraphs(text))
+
+
+def _extract_help(root: Path, found: dict[str, list[str]]) -> None:
+    """The command line's help: each command's docstring and each ``help=`` of an option, read
+    from the sources (click keeps them as written; ``cli.common`` translates them when a help
+    page is written)."""
+    import ast
+    for path in sorted((root / "cli").glob("*.py")):
+        where = f"cli/{path.name}"
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            texts: list[tuple[str, int]] = []
+            if isinstance(node, ast.FunctionDef) and any(
+                    isinstance(d, ast.Call) and getattr(d.func, "attr", None) in ("command", "group")
+                    for d in node.decorator_list):
+                docstring = ast.get_docstring(node, clean=False)
+                if docstring:
+                    texts.append((docstring, node.lineno))
+            elif isinstance(node, ast.Call):
+                texts += [(k.value.value, k.value.lineno) for k in node.keywords
+                          if k.arg in ("help", "short_help") and isinstance(k.value, ast.Constant)
+                          and isinstance(k.value.value, str)]
+            for text, lineno in texts:
+                for paragraph in help_paragraphs(text):
+                    if not paragraph.startswith("\b"):
+                        found.setdefault(paragraph, []).append(f"{where}:{lineno}")
 
 
 def update(domain: str) -> dict[str, tuple[int, int, int]]:
@@ -244,6 +367,8 @@ def update(domain: str) -> dict[str, tuple[int, int, int]]:
         untranslated = sum(1 for m in messages if not old.get(m))
         counts[language] = (len(messages), untranslated, len(set(old) - set(messages)))
     catalogue.cache_clear()
+    _templates.cache_clear()
+    _said.cache_clear()
     return counts
 
 

@@ -100,6 +100,7 @@ class Step:
             out["to"] = self.event["to"]
         if self.marks is not None:
             out.update(marks_as_of(self.marks, upto))
+            out["flags"] = [{**flag, **i18n.message_dict(flag["message"])} for flag in out.get("flags") or ()]
         return out
 
 

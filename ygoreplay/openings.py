@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from .cards import CardDB
 from .errors import InputError
+from .i18n import said
 from .events import (
     CardsOpened, CardsSealed, DeckRegistered, DeckShuffled, Event, PositionSetUp, RolledBack, Shows)
 from .rules import History
@@ -53,7 +54,7 @@ class SealReport:
                  f"{'…' if unopened > 5 else ''})" if unopened else ""))
         if self.bad:
             first = self.bad[0]
-            text += f"; {len(self.bad)} opening(s) do NOT match: #{first.index} {first.rule} {first.message}"
+            text += f"; {len(self.bad)} opening(s) do NOT match: #{first.index} {first.rule} {said(first.message)}"
         return text
 
 
@@ -107,7 +108,7 @@ def opened(events: list[Event], cards: CardDB) -> list[Event]:
     report = _report(events, history)
     if report.bad:
         v = report.bad[0]
-        raise InputError(f"event #{v.index}: {v.rule} {v.message}: the record cannot be opened")
+        raise InputError(f"event #{v.index}: {v.rule} {said(v.message)}: the record cannot be opened")
     if report.unopened:
         waiting = sorted({player for player in report.unopened.values()})
         raise InputError(f"{len(report.unopened)} sealed card(s) not opened yet "

@@ -44,12 +44,13 @@ def cards_update(source: str | None, scripts: str | None, lang: str | None) -> N
                url=installed.url, path=installed.path, sha=installed.sha256[:16]))
     if scripts is not None:
         installed, reading = add_scripts(scripts)
-        echo(f"read {reading.parsed} of {reading.files} card scripts in {scripts}: {reading.effect_count} effects "
-             f"of {len(reading.effects)} cards stored in {installed.path}")
+        echo(t("read {parsed} of {files} card scripts in {scripts}: {effect_count} effects of {count} cards stored "
+               "in {path}",
+               parsed=reading.parsed, files=reading.files, scripts=scripts, effect_count=reading.effect_count, count=len(reading.effects), path=installed.path))
         for name, why in reading.failed[:10]:
-            echo(f"  not read: {name}: {why}")
+            echo("  " + t("not read: {name}: {why}", name=name, why=why))
         if len(reading.failed) > 10:
-            echo(f"  ({len(reading.failed) - 10} more not read)")
+            echo("  " + t("({count} more not read)", count=len(reading.failed) - 10))
         if reading.stopped:
             echo(f"  {reading.stopped}")
 
@@ -72,15 +73,16 @@ def cards_status(as_json: bool) -> None:
     for path in named:
         echo(f"${CARDS_ENV}: {path}")
     for path in found:
-        echo(f"local install: {path}")
+        echo(t("local install: {path}", path=path))
     if installed:
         echo(f"installed: {installed.path}: {installed.cards} cards from {installed.url}, fetched "
              f"{installed.fetched}, sha256 {installed.sha256}"
              + (f"; {installed.effects} effect facts from the card scripts in {installed.scripts}"
                 if installed.effects else ""))
     else:
-        echo(f"installed: none (ygoreplay cards update installs one into {installed_path()})")
-    echo(f"bundled: {len(CardDB.classic())} classic cards")
+        echo(t("installed: none (ygoreplay cards update installs one into {installed_path})",
+               installed_path=installed_path()))
+    echo(t("bundled: {count} classic cards", count=len(CardDB.classic())))
 
 
 @cards.command(name="find")

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Iterator
 import click
 
 from .. import i18n
-from ..i18n import t
+from ..i18n import N_, said, t
 from ..errors import ConflictError, InputError, YgoreplayError
 from ..text import printable, terminal
 
@@ -122,7 +122,7 @@ def _choose_language(ctx: click.Context, param: click.Parameter, value: str | No
 def _lang_option() -> click.Option:
     return click.Option(["--lang"], metavar="LANG", default=None, expose_value=False, is_eager=True,
                         callback=_choose_language,
-                        help=f"The language to print in: {', '.join(i18n.LANGUAGES)} (default: $YGOREPLAY_LANG, "
+                        help="The language to print in: en, zh-Hans, zh-Hant, ja, ko (default: $YGOREPLAY_LANG, "
                              "then $LANG).")
 
 
@@ -133,7 +133,77 @@ def _every_command(command: click.Command) -> Iterator[click.Command]:
             yield from _every_command(sub)
 
 
-class _Group(click.Group):
+#: Click's own words in a help page (its option help and headings), said in the reader's language.
+_CLICK_WORDS = (N_("Show this message and exit."), N_("Show the version and exit."))
+
+
+@contextmanager
+def _help_in_language(command: click.Command, ctx: click.Context) -> Iterator[None]:
+    """The command's help and its options' help in the current language while its help page is
+    written: click keeps them as fixed English, set when the command was declared; each is found
+    in the catalogue by its paragraphs (``i18n.help_paragraphs``, as they were extracted)."""
+    params = [p for p in command.get_params(ctx) if getattr(p, "help", None)]
+    kept = (command.help, command.short_help, [p.help for p in params])
+    try:
+        if command.help:
+            command.help = i18n.help_in_language(command.help)
+        if command.short_help:
+            command.short_help = i18n.help_in_language(command.short_help)
+        for param in params:
+            param.help = i18n.help_in_language(param.help)
+        yield
+    finally:
+        command.help, command.short_help = kept[0], kept[1]
+        for param, help_ in zip(params, kept[2]):
+            param.help = help_
+
+
+class _InLanguage:
+    """A command whose help page is written in the reader's language (``--lang``, ``$LANG``)."""
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with _help_in_language(self, ctx):
+            super().format_help(ctx, formatter)  # type: ignore[misc]
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage(ctx.command_path, " ".join(self.collect_usage_pieces(ctx)),  # type: ignore[attr-defined]
+                              t("Usage: "))
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [row for param in self.get_params(ctx)  # type: ignore[attr-defined]
+                if not isinstance(param, click.Argument) and (row := param.get_help_record(ctx)) is not None]
+        if rows:
+            with formatter.section(t("Options")):
+                formatter.write_dl(rows)
+        if isinstance(self, click.Group):                # click's Group.format_options, in our words
+            self.format_commands(ctx, formatter)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        commands = [(name, command) for name in self.list_commands(ctx)  # type: ignore[attr-defined]
+                    if (command := self.get_command(ctx, name)) is not None and not command.hidden]  # type: ignore[attr-defined]
+        if commands:
+            limit = formatter.width - 6 - max(len(name) for name, _ in commands)
+            rows = []
+            for name, command in commands:
+                with _help_in_language(command, ctx):
+                    rows.append((name, command.get_short_help_str(limit)))
+            with formatter.section(t("Commands")):
+                formatter.write_dl(rows)
+
+
+class _Command(_InLanguage, click.Command):
+    pass
+
+
+class _SubGroup(_InLanguage, click.Group):
+    command_class = _Command
+    group_class = type
+
+
+class _Group(_InLanguage, click.Group):
+    command_class = _Command
+    group_class = _SubGroup
+
     def main(self, *args, **kwargs):
         for stream in (sys.stdout, sys.stderr):       # a lone surrogate never ends in a traceback
             if hasattr(stream, "reconfigure"):
@@ -142,7 +212,9 @@ class _Group(click.Group):
         for command in _every_command(self):
             if not any(p.name == "lang" for p in command.params):
                 command.params.append(_lang_option())
-        with i18n.using(i18n.current()):             # the command's language ends with it (in-process callers)
+        # The environment's language from the start (``ygoreplay --help`` is written before --lang's
+        # default is taken); it ends with the command (in-process callers).
+        with i18n.using(i18n.from_environment()):
             return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context):
@@ -156,7 +228,8 @@ class _Group(click.Group):
         except YgoreplayError as exc:
             from ..rules import RuleViolation
             label = t("conflict") if isinstance(exc, ConflictError) else t("error")
-            echo(str(exc) if isinstance(exc, RuleViolation) else f"{label}: {exc}", err=True)
+            echo(f"#{exc.index} {exc.rule} {said(exc.message)}" if isinstance(exc, RuleViolation) else f"{label}: {exc}",
+                 err=True)
             sys.exit(exc.exit_code)
         except BrokenPipeError:
             # The reader stopped early (``ygoreplay log DUEL | head``): not an error, exit 0.

@@ -12,7 +12,7 @@ import click
 
 from ..errors import InputError
 from .. import i18n
-from ..i18n import t
+from ..i18n import said, t
 from ..text import number, printable
 from . import match as match_cli
 from .common import (
@@ -64,11 +64,11 @@ def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
     else:
         data = report.to_dict()
         for v in data["violations"]:
-            echo(f"#{v['index']} {v['rule']} {v['message']}")
+            echo(f"#{v['index']} {v['rule']} {said(v['message'])}")
         for o in data["overrides"]:
             cite = o["cite"]
             echo(f"#{o['index']} {o['rule']} " + t("set aside by {card}", card=cite["card"])
-                 + f"{': ' + cite['effect'] if cite['effect'] else ''} ({o['message']})")
+                 + f"{': ' + cite['effect'] if cite['effect'] else ''} ({said(o['message'])})")
         for line in witness_lines(data):
             echo(line)
         final, state = data["final"], report.report.state
@@ -101,7 +101,7 @@ def _echo_checked(checked: dict) -> None:
         line += "; not decided: " + ", ".join(f"#{u['index']} {u['rule']}" for u in undecided)
     echo(line)
     for u in undecided:
-        echo(f"  #{u['index']} {u['rule']} not decided (it needs a card the record does not know): {u['message']}")
+        echo(f"  #{u['index']} {u['rule']} not decided (it needs a card the record does not know): {said(u['message'])}")
 
 
 def witness_lines(data: dict) -> list[str]:
@@ -109,7 +109,7 @@ def witness_lines(data: dict) -> list[str]:
     as ``check`` and ``audit`` print them (``application.witness_dict``)."""
     lines = []
     for f in data["flagged"]:
-        lines.append(f"#{f['index']} flagged {f['rule']} {f['message']} (entered by {f['by'] or 'nobody named'}; "
+        lines.append(f"#{f['index']} flagged {f['rule']} {said(f['message'])} (entered by {f['by'] or 'nobody named'}; "
                      f"{_followed(f['ruled'])})")
     for d in data["disputed"]:
         lines.append(f"#{d['index']} disputed by {d['by']} at #{d['at']}: {printable(d['reason'])} "
@@ -384,9 +384,9 @@ def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], witness_url: 
         echo(json.dumps(data))
         sys.exit(0 if result.ok else EXIT_ILLEGAL)
     for v in data["violations"]:
-        echo(f"#{v['index']} {v['rule']} {v['message']}")
+        echo(f"#{v['index']} {v['rule']} {said(v['message'])}")
     for o in data["overrides"]:
-        echo(f"#{o['index']} {o['rule']} " + t("set aside by {card}", card=o["cite"]["card"]) + f" ({o['message']})")
+        echo(f"#{o['index']} {o['rule']} " + t("set aside by {card}", card=o["cite"]["card"]) + f" ({said(o['message'])})")
     for r in data["rollbacks"]:
         echo(f"#{r['index']} " + t("rollback to before event {index} by {judge}: {reason}", index=r["to"],
                                    judge=printable(r["judge"]), reason=printable(r["reason"])))

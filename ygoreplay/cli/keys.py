@@ -7,6 +7,7 @@ import json
 import click
 
 from ..errors import InputError
+from ..i18n import t
 from .common import echo, main, signing_key
 
 
@@ -16,7 +17,8 @@ def key() -> None:
     from ..signing import default_key_path
     organiser = signing_key()
     echo(organiser.public.text)
-    echo(f"fingerprint {organiser.public.fingerprint}, private key in {organiser.path or default_key_path()}", err=True)
+    echo(t("fingerprint {fingerprint}, private key in {value}",
+           fingerprint=organiser.public.fingerprint, value=organiser.path or default_key_path()), err=True)
 
 
 @main.command()

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import InputError
+from ..i18n import said, t
 from ..text import printable
 from .common import EXIT_ILLEGAL, Words, echo, main, pick_list, signing_key
 
@@ -72,8 +73,8 @@ def start(path: str, players: tuple[str, str], policy: str, banlist_file: str, l
     events = app.started(list(players), policy, banlist, format=format_, event_name=event_name, round=round_,
                          decks=decks)
     app.create_file(path, events, lookup)
-    echo(f"{path}: a {policy} match of {printable(players[0])} and {printable(players[1])}, banlist "
-          f"{printable(banlist.name)!r}, {sum(d is not None for d in decks)} decklist(s)")
+    echo(t("{path}: a {policy} match of {players} and {players2}, banlist {name!r}, {sum} decklist(s)",
+           path=path, policy=policy, players=printable(players[0]), players2=printable(players[1]), name=printable(banlist.name), sum=sum(d is not None for d in decks)))
 
 
 @match.command(name="deck")
@@ -118,7 +119,7 @@ def add_duel(match_path: str, duel: str, first_player: int | None, chosen_by: in
             how = end.end_reason if end.end_reason in GAME_ENDINGS else "judge"
             ending = [_event("game_ended", game=game, winner=end.winner, how=how)]
     if first_player is None:
-        raise click.UsageError("--first is needed: the duel is not a file beside the match")
+        raise click.UsageError(t("--first is needed: the duel is not a file beside the match"))
     _add(match_path, [_event("game_started", game=game, duel=duel, first_player=first_player, chosen_by=chosen_by,
                              extra_duel=extra_duel or None)] + ending, cards)
 
@@ -244,7 +245,7 @@ def judge(match_path: str, judge: str, call_player: int | None, ruling: str | No
     """A judge call, a ruling, or an appeal (MATCH-08/10)."""
     given = [x is not None for x in (call_player, ruling, appeal_player)]
     if sum(given) != 1:
-        raise click.UsageError("give one of --call, --ruling, --appeal")
+        raise click.UsageError(t("give one of --call, --ruling, --appeal"))
     if call_player is not None:
         ev = _event("judge_called", player=call_player, judge=judge, question=note or None)
     elif ruling is not None:
@@ -308,12 +309,13 @@ def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...
     if command == "export":
         replay = match_replay(match_, signing_key())
         size = write_replay(output, replay, signing_key())
-        echo(f"{output}: a match of {len(replay.events)} events and {len(replay.games)} duel(s), judge view, "
-              f"{size} bytes, signed")
+        echo(t("{output}: a match of {count} events and {count2} duel(s), judge view, {size} bytes, signed",
+               output=output, count=len(replay.events), count2=len(replay.games), size=size))
         return
     if command == "verify":
         if match_.replay is None:
-            raise InputError(f"{path}: a JSON Lines match has no hash chain to verify; check it, or export it")
+            raise InputError(t("{path}: a JSON Lines match has no hash chain to verify; check it, or export it",
+                               path=path))
         trust = trusted_keys(keys)
         outer = verify_file(match_.replay, trust)
         games = verify_games(match_.replay, trust)
@@ -321,11 +323,11 @@ def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...
         if as_json:
             echo(json.dumps({"file": path, **outer.to_dict(), "ok": ok, "games": games}))
         else:
-            echo(f"{path}: {'ok' if outer.ok else 'NOT ok'}, match of {outer.events} events, hash chain "
-                  f"{'intact' if outer.first_bad is None else 'BROKEN'}, {outer.signature.describe()}")
+            echo(t("{path}: {value}, match of {events} events, hash chain {value2}, {describe}",
+                   path=path, value=t("ok") if outer.ok else t("NOT ok"), events=outer.events, value2=t("intact") if outer.first_bad is None else t("BROKEN"), describe=outer.signature.describe()))
             for g in games:
-                echo(f"  duel {g['game']}: {'ok' if g['ok'] else 'NOT ok'}, {g['events']} events, chain "
-                      f"{'intact' if g['chain_ok'] else 'BROKEN'}")
+                echo("  " + t("duel {game}: {value}, {events} events, chain {value2}",
+                       game=g['game'], value=t("ok") if g["ok"] else t("NOT ok"), events=g['events'], value2=t("intact") if g["chain_ok"] else t("BROKEN")))
         sys.exit(0 if ok else EXIT_ILLEGAL)
     report = app.report(match_)
     data = report.to_dict()
@@ -341,15 +343,16 @@ def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...
             for v in data["violations"]:
                 where = f"#{v['index']}" if v["index"] is not None else f"duel {v['game']}" + (
                     f" #{v['duel_index']}" if v["duel_index"] is not None else "")
-                echo(f"{where} {v['rule']} {v['message']}")
+                echo(f"{where} {v['rule']} {said(v['message'])}")
             for game, why in report.missing.items():
-                echo(f"note: duel {game} was not checked: {why}")
+                echo(t("note: duel {game} was not checked: {why}", game=game, why=why))
             if "chain" in data:
-                echo(f"hash chain: {data['chain']}")
-            verdict = "legal" if report.legal else f"{len(data['violations'])} violation(s)"
+                echo(t("hash chain: {chain}", chain=t("intact") if data["chain"] == "intact" else t("BROKEN")))
+            verdict = t("legal") if report.legal else t("{count} violation(s)", count=len(data["violations"]))
             m = data["match"]
-            echo(f"{path}: {verdict}; policy {m['policy']}, {data['events']} events, {len(m['games'])} duel(s); "
-                  + (_describe_result(m["result"], report.state) if m["ended"] else "not finished"))
+            echo(t("{path}: {verdict}; policy {policy}, {events} events, {games} duel(s); {result}", path=path,
+                   verdict=verdict, policy=m["policy"], events=data["events"], games=len(m["games"]),
+                   result=_describe_result(m["result"], report.state) if m["ended"] else t("not finished")))
         sys.exit(0 if ok else EXIT_ILLEGAL)
     if command == "show":
         for line in _show_lines(report.state, data):
@@ -362,7 +365,7 @@ def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...
             else:
                 echo(f"#{i:<3} {_sentence(ev, report.state)}")
         return
-    raise InputError(f"{command} does not apply to a match file")
+    raise InputError(t("{command} does not apply to a match file", command=command))
 
 
 def _show_lines(state: MatchState, data: dict) -> list[str]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Iterator
 import click
 
 from ..errors import InputError
+from ..i18n import said, t
 from ..text import number, printable
 from . import match as match_cli
 from .common import (
@@ -49,11 +50,12 @@ def export_command(duel: str, output: str, html: bool, as_record: bool, view: st
     from ..replay_file import file_mode, write as write_replay
     if as_record:
         if html:
-            raise click.UsageError("give --html or --record, not both")
+            raise click.UsageError(t("give --html or --record, not both"))
         with open_duel(duel, store_url, cards) as source:
             events = source.recorded_by(view or "spectator")
         size = write_events(output, events)
-        echo(f"{output}: {len(events)} events as the {view or 'spectator'} recorded them, {size} bytes (JSON Lines)")
+        echo(t("{output}: {count} events as the {value} recorded them, {size} bytes (JSON Lines)",
+               output=output, count=len(events), value=view or 'spectator', size=size))
         return
     if match_cli.handles(duel) and not html:
         return match_cli.run("export", duel, cards=cards, output=output)
@@ -71,11 +73,12 @@ def export_command(duel: str, output: str, html: bool, as_record: bool, view: st
     if html:
         name = Path(output).with_suffix(f".{view}.ygr").name
         size = write_atomic(output, offline_page(replay, signing_key(), name).encode(), file_mode(replay))
-        echo(f"{output}: a web page of {len(replay.events)} events, {view} view, {size} bytes "
-             f"(the signed replay file inside); open it in a browser")
+        echo(t("{output}: a web page of {count} events, {view} view, {size} bytes (the signed replay file inside); "
+               "open it in a browser", output=output, count=len(replay.events), view=view, size=size))
         return
     size = write_replay(output, replay, signing_key())
-    echo(f"{output}: {len(replay.events)} events, {len(replay.cards)} cards, {view} view, {size} bytes, signed")
+    echo(t("{output}: {count} events, {count2} cards, {view} view, {size} bytes, signed",
+           output=output, count=len(replay.events), count2=len(replay.cards), view=view, size=size))
 
 
 @main.command()
@@ -94,13 +97,14 @@ def opened(duel: str, output: str | None, cards: tuple[str, ...], store_url: str
     from ..openings import opened as open_sealed
     with open_duel(duel, store_url, cards) as source:
         if source.view != "judge":
-            raise InputError(f"{duel}: a {source.view} view holds no seal; open the judge record")
+            raise InputError(t("{duel}: a {view} view holds no seal; open the judge record",
+                               duel=duel, view=source.view))
         events = open_sealed(source.events, source.cards)
     if output is None:
         echo(jsonl_dumps(events), nl=False)
         return
     size = write_atomic(output, jsonl_dumps(events).encode())
-    echo(f"{output}: the judge record, {len(events)} events, {size} bytes")
+    echo(t("{output}: the judge record, {count} events, {size} bytes", output=output, count=len(events), size=size))
 
 
 @main.command(name="import")
@@ -133,25 +137,27 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
     from ..files import is_replay_file
     source = Path(path)
     if source.is_file() and source.suffix.lower() in (".jsonl", ".json"):
-        raise InputError(f"{path}: a JSON Lines duel, not a replay file: record it with 'ygoreplay record {path}'")
+        raise InputError(t("{path}: a JSON Lines duel, not a replay file: record it with 'ygoreplay record {path}'",
+                           path=path))
     if output and source.is_dir() and Path(output).exists() and not Path(output).is_dir():
-        raise InputError(f"{output}: not a folder (-o names a folder when importing a folder of replays)")
+        raise InputError(t("{output}: not a folder (-o names a folder when importing a folder of replays)",
+                           output=output))
     if source.is_file() and is_replay_file(source):
         replay = read_replay(source)
         with open_store(store_url, create=True) as store:
             done = Records(store).import_replay(replay, title, trusted_keys(keys), unsigned)
         echo(json.dumps([{"file": source.name, **done.to_dict()}]) if as_json else str(done.id))
         if done.skipped and not as_json:
-            echo(f"{source.name}: already stored as {done.id} (imported before): skipped", err=True)
+            echo(t("{name}: already stored as {id} (imported before): skipped", name=source.name, id=done.id), err=True)
         if done.violations and not done.skipped:      # kept as it stood, never as if it were clean
             for v in done.violations if not as_json else ():
-                echo(f"#{v.index} {v.rule} {v.message}", err=True)
+                echo(f"#{v.index} {v.rule} {said(v.message)}", err=True)
             sys.exit(EXIT_ILLEGAL)
         return
     files = sorted(p for p in source.iterdir() if p.suffix.lower() in (".yrpx", ".yrp")) \
         if source.is_dir() else [source]
     if not files:
-        raise InputError(f"{path}: no .yrpX replays here")
+        raise InputError(t("{path}: no .yrpX replays here", path=path))
     names = card_db(cards)
     outcomes: list[dict] = []
     key = signing_key()
@@ -179,8 +185,8 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
     else:
         _import_summary(outcomes)
     if interrupted:
-        echo(f"interrupted: {len(outcomes)} of {len(files)} file(s) done; run the same command again to "
-             "import the rest (files already stored are skipped)", err=True)
+        echo(t("interrupted: {count} of {count2} file(s) done; run the same command again to import the rest "
+               "(files already stored are skipped)", count=len(outcomes), count2=len(files)), err=True)
         sys.exit(EXIT_INTERRUPTED)
     failed = any(o["error"] for o in outcomes)
     illegal = any(o["violations"] or not (o["lp"] and o["winner"]) for o in outcomes
@@ -202,10 +208,12 @@ def _import_summary(outcomes: list[dict]) -> None:
     width = max(len(o["file"]) for o in outcomes)
     for o in outcomes:
         if o["error"]:
-            echo(f"{printable(o['file']):<{width}}  cannot import: {o['error']}")
+            echo(t("{file:<{width}}  cannot import: {error}",
+                   file=printable(o['file']), width=width, error=o['error']))
             continue
         if o["skipped"]:
-            echo(f"{printable(o['file']):<{width}}  already stored as {o['id']} ({o['events_stored']} events): skipped")
+            echo(t("{file:<{width}}  already stored as {id} ({events_stored} events): skipped",
+                   file=printable(o['file']), width=width, id=o['id'], events_stored=o['events_stored']))
             continue
         rules = Counter(v["rule"] for v in o["violations"])
         stored = "" if o["events_stored"] == o["events_read"] else f" ({o['events_stored']} stored)"
@@ -218,29 +226,31 @@ def _import_summary(outcomes: list[dict]) -> None:
              + (f"  -> {o['id']}" if o["id"] else ""))
         first = (o.get("engine") or {}).get("first_divergence")
         if first:
-            echo(f"    first divergence from the engine: packet {first['packet']}, turn {first['turn']}: player "
-                 f"{first['player']}'s {printable(first['zone'])}: engine {printable(first['engine'])}, "
-                 f"ours {printable(first['ours'])}")
+            echo("    " + t("first divergence from the engine: packet {packet}, turn {turn}: player {player}'s {zone}: "
+                   "engine {engine}, ours {ours}",
+                   packet=first['packet'], turn=first['turn'], player=first['player'], zone=printable(first['zone']), engine=printable(first['engine']), ours=printable(first['ours'])))
     done = [o for o in outcomes if not o["error"] and not o["skipped"]]
     skipped = sum(o["skipped"] for o in outcomes)
     errors = sum(1 for o in outcomes if o["error"])
     by_rule = Counter(v["rule"] for o in done for v in o["violations"])
     echo("")
-    echo(f"files {len(outcomes)}  imported {len(done)}  cannot import {errors}"
-         + (f"  already stored {skipped}" if skipped else ""))
+    echo(t("files {files}  imported {imported}  cannot import {errors}", files=len(outcomes), imported=len(done),
+           errors=errors) + (t("  already stored {count}", count=skipped) if skipped else ""))
     if done:
-        echo(f"LP agree {sum(o['lp'] for o in done)}/{len(done)}  winner agree "
-             f"{sum(o['winner'] for o in done)}/{len(done)}  events {sum(o['events_read'] for o in done)}")
+        echo(t("LP agree {sum}/{count}  winner agree {sum2}/{count}  events {sum3}",
+               sum=sum(o['lp'] for o in done), count=len(done), sum2=sum(o['winner'] for o in done), sum3=sum(o['events_read'] for o in done)))
         checked = [o["engine"] for o in done if o.get("engine")]
         zones = sum(e["zones"] for e in checked)
         agreeing = sum(e["zones_agreeing"] for e in checked)
-        echo(f"board agrees with the engine everywhere: {sum(e['first_divergence'] is None for e in checked)}/"
-             f"{len(checked)} files  zones agree {agreeing}/{zones} ({100 * agreeing / zones if zones else 100:.3f}%)")
-    echo("violations by rule: " + (", ".join(f"{r} {n}" for r, n in by_rule.most_common()) or "none"))
+        echo(t("board agrees with the engine everywhere: {sum}/{count} files  zones agree {agreeing}/{zones} "
+               "({value:.3f}%)",
+               sum=sum(e['first_divergence'] is None for e in checked), count=len(checked), agreeing=agreeing, zones=zones, value=100 * agreeing / zones if zones else 100))
+    echo(t("violations by rule: {tally}", tally=", ".join(f"{r} {n}" for r, n in by_rule.most_common()) or t("none")))
     overrides, unexplained = sum(o.get("overrides", 0) for o in done), sum(o.get("unexplained", 0) for o in done)
     if overrides:
-        echo(f"overrides (rules a cited card set aside): {overrides}: explained {overrides - unexplained}, "
-             f"unexplained {unexplained} (the engine allowed it and nothing explains it: for review)")
+        echo(t("overrides (rules a cited card set aside): {overrides}: explained {value}, unexplained "
+               "{unexplained} (the engine allowed it and nothing explains it: for review)",
+               overrides=overrides, value=overrides - unexplained, unexplained=unexplained))
 
 
 def _engine_figure(engine: dict) -> str:
@@ -295,9 +305,9 @@ def record(file: str, title: str | None, as_json: bool, receipt_path: str | None
         _say_flags(done.flags)
     if done.violation is not None:
         v = done.violation
-        echo(f"#{v.index} {v.rule} {v.message}", err=True)
-        echo(f"recorded the {done.stored} legal event(s) before it" if done.id else
-             "nothing was recorded: the first event is not legal", err=True)
+        echo(f"#{v.index} {v.rule} {said(v.message)}", err=True)
+        echo(t("recorded the {count} legal event(s) before it", count=done.stored) if done.id else
+             t("nothing was recorded: the first event is not legal"), err=True)
         sys.exit(EXIT_ILLEGAL)
 
 
@@ -335,7 +345,7 @@ def append(duel: str, file: str, expected: int | None, as_json: bool, receipt_pa
 def _say_flags(flags: list) -> None:
     """A witnessed duel's events kept though they break a rule, on stderr (stdout stays the answer)."""
     for f in flags:
-        echo(f"#{f.index} flagged {f.rule} {f.message}", err=True)
+        echo(t("#{index} flagged {rule} {message}", index=f.index, rule=f.rule, message=said(f.message)), err=True)
 
 
 @main.command()
@@ -356,7 +366,8 @@ def note(duel: str, text: str, judge: str, category: str, on: int | None, decisi
     with open_store(store_url) as store, open_witness(witness_url, store) as witness:
         duel_id = resolve(store, duel)
         length = Records(store, witness).note(duel_id, judge, text, category, on=on, decision=decision)
-    echo(f"{duel_id}: {category} by {judge} recorded as event {length - 1}")
+    echo(t("{duel_id}: {category} by {judge} recorded as event {value}",
+           duel_id=duel_id, category=category, judge=judge, value=length - 1))
 
 
 @main.command(name="release")
@@ -369,7 +380,7 @@ def release_command(duel: str, store_url: str | None) -> None:
     with open_store(store_url) as store:
         duel_id = resolve(store, duel)
         Records(store).release(duel_id)
-    echo(f"{duel_id}: released: once it has ended, every reader may see what it hid (?view=judge)")
+    echo(t("{duel_id}: released: once it has ended, every reader may see what it hid (?view=judge)", duel_id=duel_id))
 
 
 @main.command(name="list")
@@ -402,7 +413,8 @@ def list_duels(as_json: bool, player: str | None, since: str | None, until: str 
                          for d in duels]))
         return
     if not duels:
-        echo(f"no duels in {name}" + (" that match" if player or since or until else ""))
+        echo(t("no duels in {store} that match", store=name) if player or since or until else
+             t("no duels in {store}", store=name))
     branches = Counter(d.parent for d in duels if d.parent)
     for d in duels:
         data = duel_dict(d)
@@ -417,8 +429,8 @@ def list_duels(as_json: bool, player: str | None, since: str | None, until: str 
         flags = ("" if d.signed else "  (anchor signature does not hold: run verify)") + (
             "  (BEHIND ITS WITNESS: run verify)" if behind.get(d.id) else "") + (
             "  (origin unverified)" if d.source.get("unverified") else "")
-        echo(f"{d.id}  {d.created[:16].replace('T', ' ')}  {d.events:>6} events  {status:<22}  {players}  "
-             f"{printable(d.title)}{family}{flags}")
+        echo(t("{id}  {created}  {events:>6} events  {status:<22}  {players}  {title}{family}{flags}",
+               id=d.id, created=d.created[:16].replace('T', ' '), events=d.events, status=status, players=players, title=printable(d.title), family=family, flags=flags))
 
 
 def _date(option: click.Parameter, value: str | None) -> str | None:
@@ -426,7 +438,8 @@ def _date(option: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
     if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", value.strip()):
-        raise click.BadParameter(f"{printable(value)} is not a date: write YYYY-MM-DD (or YYYY-MM, YYYY)",
+        raise click.BadParameter(t("{value} is not a date: write YYYY-MM-DD (or YYYY-MM, YYYY)",
+                                   value=printable(value)),
                                  param_hint=f"--{option.name}")
     return value.strip()
 
@@ -460,7 +473,8 @@ def tree(duel: str, store_url: str | None) -> None:
             lines[:0] = ["    "]
             lines.append("└── " if _last_sibling(rows, i) else "├── ")
         where = f"after event #{branch_after(d)}: " if d.parent else ""
-        echo(f"{''.join(lines)}{d.id}  {where}{printable(d.title)} ({d.events} events)")
+        echo(t("{tree}{id}  {where}{title} ({events} events)",
+               tree=''.join(lines), id=d.id, where=where, title=printable(d.title), events=d.events))
 
 
 def _last_sibling(rows: list, i: int) -> bool:
@@ -477,7 +491,7 @@ def _state_of(store: Store, spec: str) -> tuple[str, DuelState]:
     name, _, at = spec.partition("@")
     duel_id = resolve(store, name)
     if at and number(at) is None:
-        raise click.UsageError(f"{printable(spec)}: write DUEL or DUEL@N")
+        raise click.UsageError(t("{spec}: write DUEL or DUEL@N", spec=printable(spec)))
     return f"{duel_id}{'@' + at if at else ''}", Records(store).state(duel_id, number(at) if at else None)
 
 
@@ -492,9 +506,10 @@ def diff(a: str, b: str, store_url: str | None) -> None:
         (name_a, state_a), (name_b, state_b) = _state_of(store, a), _state_of(store, b)
     rows = diff_states(state_a, state_b)
     if not rows:
-        echo(f"{name_a} and {name_b} are the same position")
+        echo(t("{name_a} and {name_b} are the same position", name_a=name_a, name_b=name_b))
     for place, left, right in rows:
-        echo(f"{place}:\n  {name_a}: {printable(left)}\n  {name_b}: {printable(right)}")
+        echo(t("{place}:\n  {name_a}: {left}\n  {name_b}: {right}",
+               place=place, name_a=name_a, left=printable(left), name_b=name_b, right=printable(right)))
 
 
 @main.command()
@@ -511,8 +526,8 @@ def rollback(duel: str, to: int, judge: str, reason: str, witness_url: str | Non
     with open_store(store_url) as store, open_witness(witness_url, store) as witness:
         duel_id = resolve(store, duel)
         length = Records(store, witness).rollback(duel_id, to, judge, reason)
-    echo(f"{duel_id}: rolled back to before event {to} by {judge}; "
-         f"events {to}..{length - 2} are marked reverted")
+    echo(t("{duel_id}: rolled back to before event {to} by {judge}; events {to}..{value} are marked reverted",
+           duel_id=duel_id, to=to, judge=judge, value=length - 2))
 
 
 @main.command()
@@ -538,31 +553,31 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
         return match_cli.run("verify", duel, as_json=as_json, keys=keys)
     if Path(duel).is_file():
         if Path(duel).suffix.lower() in (".jsonl", ".json"):
-            raise InputError(f"{duel}: a JSON Lines file has no hash chain to verify; check its rules with "
-                             f"'ygoreplay check {duel}', or record it and verify the stored duel")
+            raise InputError(t("{duel}: a JSON Lines file has no hash chain to verify; check its rules with "
+                               "'ygoreplay check {duel}', or record it and verify the stored duel", duel=duel))
         if receipts:
-            raise InputError("a receipt proves a stored duel: verify the duel's id in the store")
+            raise InputError(t("a receipt proves a stored duel: verify the duel's id in the store"))
         replay = read_replay(duel)
         judge = read_replay(against) if against else None
         result = verify_file(replay, trusted_keys(keys), judge)
         if result.seals is not None and not as_json:
-            echo(f"{duel}: seals: {result.seals.describe()}")
+            echo(t("{duel}: seals: {describe}", duel=duel, describe=result.seals.describe()))
         if as_json:
             echo(json.dumps({"file": duel, **result.to_dict()}))
             sys.exit(0 if result.ok else EXIT_ILLEGAL)
         for p in result.problems:
             echo(f"{duel}: {p}")
         if result.first_bad is not None and not result.problems:
-            echo(f"{duel}: hash chain broken at " + ("the header's head hash" if result.first_bad == -1
-                                                    else f"event {result.first_bad}"))
+            echo(t("{duel}: hash chain broken at the header's head hash", duel=duel) if result.first_bad == -1
+                 else t("{duel}: hash chain broken at event {index}", duel=duel, index=result.first_bad))
         if not result.authentic:
             echo(f"{duel}: {result.signature.describe()}")
             if result.judge_signature is not None and not result.judge_signature.ok:
                 echo(f"{against}: {result.judge_signature.describe()}")
         if not result.origin["verified"]:
-            echo(f"{duel}: NOT ok: origin unverified: its record was {result.origin['why']}")
+            echo(t("{duel}: NOT ok: origin unverified: its record was {why}", duel=duel, why=result.origin['why']))
         if result.intact and result.seals is not None and not result.seals.ok:
-            echo(f"{duel}: NOT ok: an opened card does not match what was sealed")
+            echo(t("{duel}: NOT ok: an opened card does not match what was sealed", duel=duel))
         elif result.intact:
             vouched = result.signature if result.signature.ok else result.judge_signature
             echo(f"{duel}: {'ok' if result.ok else 'intact'}, {result.events} events, hash chain intact, "
@@ -575,7 +590,8 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
         duel_id = resolve(store, duel)
         mine = [r for r in kept if r.duel == duel_id]
         if kept and not mine:
-            raise InputError(f"none of the {len(kept)} receipt(s) given is for duel {duel_id}")
+            raise InputError(t("none of the {count} receipt(s) given is for duel {duel_id}",
+                               count=len(kept), duel_id=duel_id))
         records = Records(store, witness)
         result, witnessed = records.verify(duel_id, mine)
         trust = trust_of(result.ok, store.info(duel_id).source, result.doubt)
@@ -602,5 +618,5 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
     if not result.ok and not as_json:
         where = "the duel header" if result.first_bad == -1 else (
             f"event {result.first_bad}" if result.first_bad is not None else "its anchor")
-        echo(f"{duel_id}: BROKEN at {where}: {result.problem}")
+        echo(t("{duel_id}: BROKEN at {where}: {problem}", duel_id=duel_id, where=where, problem=result.problem))
     sys.exit(0 if ok else EXIT_ILLEGAL)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import InputError, StoreError
+from ..i18n import t
 from ..text import printable
 from .common import (
     Words, card_db, cards_option, echo, main, open_duel, open_store, pick_list, store_option, view_option)
@@ -42,8 +43,8 @@ def _write(text: str, output: str | None, mode: int = 0o644) -> None:
     try:
         write_atomic(Path(output), text.encode("utf-8"), mode)
     except OSError as exc:
-        raise InputError(f"{output}: cannot write ({exc.strerror or exc})") from None
-    echo(f"wrote {output}", err=True)
+        raise InputError(t("{output}: cannot write ({value})", output=output, value=exc.strerror or exc)) from None
+    echo(t("wrote {output}", output=output), err=True)
 
 
 @main.command(name="lp-sheet")
@@ -113,7 +114,7 @@ def round_create(pairings: str, event: str, round_: int, format_: str, policy: s
     try:
         data = Path(pairings).read_bytes()
     except OSError as exc:
-        raise InputError(f"{pairings}: cannot read ({exc.strerror or exc})") from None
+        raise InputError(t("{pairings}: cannot read ({value})", pairings=pairings, value=exc.strerror or exc)) from None
     tables = read_pairings(data, pairings)
     banlist = pick_list(banlist_file, list_name) if banlist_file else Banlist("(none given)")
     settings = RoundSettings(event, round_, format_, policy, banlist, visibility, mode)
@@ -125,12 +126,12 @@ def round_create(pairings: str, event: str, round_: int, format_: str, policy: s
     if as_json:
         echo(json.dumps(made.to_dict(), ensure_ascii=False))
         return
-    echo(f"round {made.id}: {printable(event)}, round {round_}, {len(made.tables)} tables "
-         f"(the tokens below are shown once)")
+    echo(t("round {id}: {event}, round {round_}, {count} tables (the tokens below are shown once)",
+           id=made.id, event=printable(event), round_=round_, count=len(made.tables)))
     for table in made.tables:
-        echo(f"table {table.table}: {printable(table.players[0])} vs {printable(table.players[1])}  "
-             f"match {table.match}  recorder {table.recorder_link}")
-    echo(f"round page: {base.rstrip('/')}/rounds/{made.id}")
+        echo(t("table {table}: {players} vs {players2}  match {match}  recorder {recorder_link}",
+               table=table.table, players=printable(table.players[0]), players2=printable(table.players[1]), match=table.match, recorder_link=table.recorder_link))
+    echo(t("round page: {url}", url=f"{base.rstrip('/')}/rounds/{made.id}"))
 
 
 @round_group.command(name="show")
@@ -148,10 +149,12 @@ def round_show(round_id: str, as_json: bool, store_url: str | None) -> None:
     if as_json:
         echo(json.dumps(data, ensure_ascii=False))
         return
-    echo(f"round {data['id']}: {printable(data['event'])}, round {data['round']}"
-         + (f", {printable(data['format'])}" if data["format"] else "") + f", {len(data['tables'])} tables")
+    echo(t("round {id}: {event}, round {round}{format}, {count} tables", id=data["id"], event=printable(data["event"]),
+           round=data["round"], format=f", {printable(data['format'])}" if data["format"] else "",
+           count=len(data["tables"])))
     for table in data["tables"]:
         won, lost = table["score"][:2]
-        echo(f"table {table['table']}: {printable(table['players'][0])} {won} – {lost} "
-             f"{printable(table['players'][1])}  {table['state']}  last event {table['last_event'] or '—'}"
-             + (f"  recorded by {table['recording']['who']}" if table["recording"] else ""))
+        echo(t("table {table}: {first} {won} – {lost} {second}  {state}  last event {last}", table=table["table"],
+               first=printable(table["players"][0]), won=won, lost=lost, second=printable(table["players"][1]),
+               state=table["state"], last=table["last_event"] or "—")
+             + (t("  recorded by {who}", who=table["recording"]["who"]) if table["recording"] else ""))

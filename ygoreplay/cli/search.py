@@ -7,6 +7,7 @@ import json
 import click
 
 from ..errors import InputError
+from ..i18n import t
 from ..text import printable
 from .common import card_db, cards_option, echo, main, open_store, store_option
 
@@ -47,7 +48,7 @@ def search_command(as_json: bool, reindex: bool, cards: tuple[str, ...], store_u
         with open_store(store_url, create=True) as store:
             count = rebuild(store, store.library, KINDS)
         if not as_json:
-            echo(f"indexed {count} duels and matches of {store.name}")
+            echo(t("indexed {count} duels and matches of {name}", count=count, name=store.name))
     try:
         query = parse(params, card_db(cards))
     except SearchError as exc:
@@ -58,14 +59,14 @@ def search_command(as_json: bool, reindex: bool, cards: tuple[str, ...], store_u
         echo(json.dumps(answer, ensure_ascii=False))
         return
     if not answer["results"]:
-        echo("no public duel matches")
+        echo(t("no public duel matches"))
     for row in answer["results"]:
         result = row["result"]
         players = " vs ".join(printable(p) for p in row["players"] if p) or "players unknown"
         outcome = ("ongoing" if result is None else "a draw" if result["winner"] is None else
                    f"{printable(row['players'][result['winner']] or 'player ' + str(result['winner']))} won")
         badges = f"  [{', '.join(row['badges'])}]" if row["badges"] else ""
-        echo(f"{row['id']}  {row['created'][:10]}  {row['kind']:5}  {players}  {outcome}  "
-             f"{row['events']} events, {row['turns']} turns  {printable(row['title'])}{badges}")
+        echo(t("{id}  {created}  {kind:5}  {players}  {outcome}  {events} events, {turns} turns  {title}{badges}",
+               id=row['id'], created=row['created'][:10], kind=row['kind'], players=players, outcome=outcome, events=row['events'], turns=row['turns'], title=printable(row['title']), badges=badges))
     if answer["next"]:
-        echo(f"more: --cursor {answer['next']}")
+        echo(t("more: --cursor {next}", next=answer['next']))

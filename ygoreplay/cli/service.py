@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
+from ..i18n import t
 from ..text import printable
 from .common import (
     card_db, cards_option, echo, main, open_duel, open_store, signing_key, store_option, witness_option)
@@ -42,19 +43,21 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
     from ..service import ADMIN_ENV, admin_token, create_app
     with open_store(store_url, create=True) as store:
         if workers > 1 and store.backend != "postgresql":
-            raise InputError("several workers share a PostgreSQL store; the embedded SQLite store is served "
-                             "by one process (drop --workers)")
+            raise InputError(t("several workers share a PostgreSQL store; the embedded SQLite store is served by "
+                                "one process (drop --workers)"))
         admin, new = admin_token(store)
         name, backend = store.name, store.backend
         witness = witness_from(witness_url, store)     # unreachable now, or the store itself: say so before serving
-    echo(f"ygoreplay service on http://{host}:{port} (store {name}, {workers} worker(s)"
-         + (f", witness {witness.name})" if witness else ")"), err=True)
+    echo(t("ygoreplay service on http://{host}:{port} (store {store}, {workers} worker(s), witness {witness})",
+           host=host, port=port, store=name, workers=workers, witness=witness.name) if witness else
+         t("ygoreplay service on http://{host}:{port} (store {store}, {workers} worker(s))",
+           host=host, port=port, store=name, workers=workers), err=True)
     if new:
-        echo(f"organiser token (shown once; keep it): {new}", err=True)
+        echo(t("organiser token (shown once; keep it): {new}", new=new), err=True)
     elif os.environ.get(ADMIN_ENV):
-        echo(f"organiser token: ${ADMIN_ENV}", err=True)
+        echo(t("organiser token: ${variable}", variable=ADMIN_ENV), err=True)
     else:
-        echo("organiser token: the one printed when this store's service first started", err=True)
+        echo(t("organiser token: the one printed when this store's service first started"), err=True)
     if workers == 1:
         app = create_app(Store(store_url, card_db(cards), key=signing_key(), concurrent=True, create=False), admin,
                          witness)
@@ -94,17 +97,17 @@ def demo(path: str, host: str, port: int, cards: tuple[str, ...], store_url: str
     try:
         running = showing.start(store, events, title, host, port, progress=lambda line: echo(line, err=True))
         duel, links = running.duel, running.duel["links"]
-        echo(f"recorded {path} through the service: duel {duel['id']}, {len(events)} events in "
-             f"{running.appends} appends", err=True)
-        echo(f"watch it (the spectator link a player shares): {links['spectator']}")
+        echo(t("recorded {path} through the service: duel {id}, {count} events in {appends} appends",
+               path=path, id=duel['id'], count=len(events), appends=running.appends), err=True)
+        echo(t("watch it (the spectator link a player shares): {spectator}", spectator=links['spectator']))
         for role, label in (("judge", "as the judge (roll back, branch, every view)"), ("p0", "as player 0"),
                             ("p1", "as player 1")):
             echo(f"{label}: {links[role]}")
-        echo("serving until Ctrl-C (the duel stays in the store; `ygoreplay serve` serves the same links again)", err=True)
+        echo(t("serving until Ctrl-C (the duel stays in the store; `ygoreplay serve` serves the same links again)"), err=True)
         while running.thread.is_alive():
             running.thread.join(0.5)
     except KeyboardInterrupt:
-        echo("stopped", err=True)
+        echo(t("stopped"), err=True)
     finally:
         if running is not None:
             running.stop()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import NoReturn
 
+from ..i18n import N_, say
 from ..errors import YgoreplayError
 from ..events import (
     BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Event)
@@ -79,14 +80,14 @@ def judges_word(state: DuelState, ev: Event, text: str, what: str) -> None:
     what it says: a nameless or empty one is refused through every door (kept, flagged, by an audit)."""
     missing = [name for name, value in (("the judge", ev.judge), (f"a {what}", text)) if not value.strip()]
     if missing:
-        fail(state, ev, "MATCH-08", f"a judge's {ev.kind.replace('_', ' ')} needs {' and '.join(missing)}: "
-                                    "it is signed and explained", play=False)
+        fail(state, ev, "MATCH-08", say("a judge's {replace} needs {join}: it is signed and explained",
+                                        replace=ev.kind.replace('_', ' '), join=' and '.join(missing)), play=False)
 
 
 def get_card(state: DuelState, ev: Event, card_id: str | None) -> Card:
     card = state.cards.get(card_id) if card_id is not None else None
     if card is None:
-        impossible(state, ev, "LOG-01", f"no card {card_id!r} in this duel")
+        impossible(state, ev, "LOG-01", say("no card {card_id!r} in this duel", card_id=card_id))
     return card
 
 
@@ -108,18 +109,18 @@ def has_open_game_state(player: int, turn_player: int, phase: str | None, chain_
 def open_game_state(state: DuelState, player: int) -> str | None:
     """Why ``player`` does not have an open game state (PRIO-06), or None when they do."""
     if player != state.turn_player:
-        return "it is not their turn"
+        return N_("it is not their turn")
     if state.phase != "main1" and state.phase != "main2":
-        return f"it is the {phase_name(state.phase)}, not a Main Phase"
+        return say("it is the {phase}, not a Main Phase", phase=phase_name(state.phase))
     if state.chain:
-        return f"a chain of {len(state.chain)} link(s) is open"
+        return say("a chain of {count} link(s) is open", count=len(state.chain))
     return None
 
 
 def phase_name(phase: str | None) -> str:
     return {"draw": "Draw Phase", "standby": "Standby Phase", "main1": "Main Phase 1",
             "battle": "Battle Phase", "main2": "Main Phase 2", "end": "End Phase",
-            None: "start of the turn"}.get(phase, str(phase))
+            None: N_("start of the turn")}.get(phase, str(phase))
 
 
 ON_FIELD = frozenset((MZONE, SZONE, FZONE))

@@ -6,6 +6,7 @@ the result (a monster that cannot be destroyed by battle, damage halved) is cite
 """
 from __future__ import annotations
 
+from ..i18n import N_, say
 from ..events import (
     ATTACK, DEFENSE, MZONE, SET, AttackCancelled, AttackDeclared, AttackRetargeted,
     DamageCalculated, Event)
@@ -20,21 +21,23 @@ def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
     if ev.target is not None:
         get_card(state, ev, ev.target)
     if attacker.zone != MZONE or attacker.controller != player:
-        impossible(state, ev, "BATTLE-02", f"{attacker.id} is not a monster player {player} controls on the field")
+        impossible(state, ev, "BATTLE-02", say("{id} is not a monster player {player} controls on the field",
+                                               id=attacker.id, player=player))
     if player != state.turn_player:
-        fail(state, ev, "BATTLE-02", "only the turn player declares attacks")
+        fail(state, ev, "BATTLE-02", N_("only the turn player declares attacks"))
     if state.phase != "battle" or state.step != "battle":
-        where = f"{state.step} step" if state.phase == "battle" else phase_name(state.phase)
-        fail(state, ev, "BATTLE-02", f"attacks are declared in the Battle Step, not the {where}")
+        where = say("{step} step", step=state.step) if state.phase == "battle" else phase_name(state.phase)
+        fail(state, ev, "BATTLE-02", say("attacks are declared in the Battle Step, not the {where}", where=where))
     previous = state.attack
     if previous is not None and not _attack_over(state, previous):
-        fail(state, ev, "BATTLE-02", f"the attack of {previous.attacker} is not over yet")
+        fail(state, ev, "BATTLE-02", say("the attack of {attacker} is not over yet", attacker=previous.attacker))
     if state.chain:
-        fail(state, ev, "CHAIN-10", "an attack is declared with no chain open; it is not an activation")
+        fail(state, ev, "CHAIN-10", N_("an attack is declared with no chain open; it is not an activation"))
     if attacker.position != ATTACK:
-        fail(state, ev, "POS-03", f"{attacker.name} is in {attacker.position} position; only face-up Attack Position monsters attack")
+        fail(state, ev, "POS-03", say("{name} is in {position} position; only face-up Attack Position monsters "
+                                      "attack", name=attacker.name, position=attacker.position))
     if attacker.attacked_turn == state.turn:
-        fail(state, ev, "BATTLE-03", f"{attacker.name} has already attacked this Battle Phase")
+        fail(state, ev, "BATTLE-03", say("{name} has already attacked this Battle Phase", name=attacker.name))
     _check_target(state, ev, 1 - player, ev.target)
     state.attack = Attack(attacker.id, ev.target, frozenset(c.id for c in state.monsters(1 - player)))
     attacker.attacked_turn = state.turn
@@ -43,11 +46,13 @@ def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
 def _check_target(state: DuelState, ev: Event, defender: int, target_id: str | None) -> None:
     if target_id is None:
         if state.monster_count(defender):
-            fail(state, ev, "BATTLE-02", f"player {defender} controls a monster, so a direct attack is not allowed")
+            fail(state, ev, "BATTLE-02", say("player {defender} controls a monster, so a direct attack is not "
+                                             "allowed", defender=defender))
         return
     target = get_card(state, ev, target_id)
     if target.zone != MZONE or target.controller != defender:
-        fail(state, ev, "BATTLE-02", f"{target.name} ({target.id}) is not a monster the opponent controls")
+        fail(state, ev, "BATTLE-02", say("{name} ({id}) is not a monster the opponent controls",
+                                         name=target.name, id=target.id))
 
 
 @handles(AttackRetargeted)
@@ -58,7 +63,8 @@ def attack_retargeted(state: DuelState, ev: AttackRetargeted) -> None:
     defender = 1 - state.turn_player
     now = frozenset(c.id for c in state.monsters(defender))
     if now == attack.defender_monsters:
-        fail(state, ev, "BATTLE-06", "a replay happens only when the opponent's monsters have changed since the attack was declared")
+        fail(state, ev, "BATTLE-06", N_("a replay happens only when the opponent's monsters have changed since the "
+                                        "attack was declared"))
     _check_target(state, ev, defender, ev.target)
     attack.target = ev.target
     attack.defender_monsters = now
@@ -69,7 +75,8 @@ def attack_cancelled(state: DuelState, ev: AttackCancelled) -> None:
     attack = _current_attack(state, ev)
     defender = 1 - state.turn_player
     if ev.cause is None and frozenset(c.id for c in state.monsters(defender)) == attack.defender_monsters:
-        fail(state, ev, "BATTLE-06", "without an effect, an attack is cancelled only in a replay, after the opponent's monsters changed")
+        fail(state, ev, "BATTLE-06", N_("without an effect, an attack is cancelled only in a replay, after the "
+                                        "opponent's monsters changed"))
     state.attack = None
 
 
@@ -89,7 +96,7 @@ def _attack_over(state: DuelState, attack: Attack) -> bool:
 
 def _current_attack(state: DuelState, ev: Event) -> Attack:
     if state.attack is None or state.attack.calculated:
-        impossible(state, ev, "BATTLE-06", "no attack is waiting for damage calculation")
+        impossible(state, ev, "BATTLE-06", N_("no attack is waiting for damage calculation"))
     return state.attack
 
 
@@ -138,35 +145,40 @@ def battle_result(state: DuelState, attacker: Card, target: Card | None) -> tupl
 def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
     attack = state.attack
     if attack is None or attack.calculated:
-        impossible(state, ev, "BATTLE-11", "no attack is waiting for damage calculation")
+        impossible(state, ev, "BATTLE-11", N_("no attack is waiting for damage calculation"))
     if len(ev.damage) != 2 or min(ev.damage) < 0:
-        impossible(state, ev, "LOG-05", "damage is [damage to player 0, damage to player 1], each >= 0")
+        impossible(state, ev, "LOG-05", N_("damage is [damage to player 0, damage to player 1], each >= 0"))
     attacker = state.cards.get(attack.attacker)
     target = state.cards.get(attack.target) if attack.target else None
     if attacker is None or attacker.zone != MZONE:
-        impossible(state, ev, "BATTLE-06", "the attacking monster is no longer on the field: there is no damage calculation")
+        impossible(state, ev, "BATTLE-06", N_("the attacking monster is no longer on the field: there is no damage "
+                                              "calculation"))
     if attack.target is not None and (target is None or target.zone != MZONE):
-        impossible(state, ev, "BATTLE-06", "the attack target left the field: a replay, not a damage calculation")
+        impossible(state, ev, "BATTLE-06", N_("the attack target left the field: a replay, not a damage "
+                                              "calculation"))
     if state.phase != "battle" or state.step != "damage":
-        fail(state, ev, "NIS-03", "damage calculation happens in the Damage Step")
+        fail(state, ev, "NIS-03", N_("damage calculation happens in the Damage Step"))
     if attack.target is None:
         defenders = frozenset(c.id for c in state.monsters(1 - attacker.controller))
         if defenders and defenders != attack.defender_monsters:
-            fail(state, ev, "BATTLE-06", "the opponent's monsters changed after this direct attack was declared: "
-                 "a replay (attack_retargeted or attack_cancelled) comes before any damage calculation")
+            fail(state, ev, "BATTLE-06", N_("the opponent's monsters changed after this direct attack was "
+                                            "declared: a replay (attack_retargeted or attack_cancelled) comes "
+                                            "before any damage calculation"))
     flip = target is not None and target.position in (SET, "facedown_attack")
     if flip:                                   # POS-04, BATTLE-12: flipped before damage calculation
         saved = target.position
         target.position = DEFENSE if saved == SET else ATTACK
     rule, destroyed, damage = battle_result(state, attacker, target)
-    described = _describe_target(target) + (", flipped face-up" if flip else "")
+    described = say("{target}, flipped face-up", target=_describe_target(target)) if flip else _describe_target(target)
     if flip:
         target.position = saved
     if set(ev.destroyed) != destroyed or list(ev.damage) != damage:
         fail(state, ev, rule,
-             f"{attacker.name} ({attacker.current_atk} ATK) against "
-             f"{described}: the rules give destroyed {sorted(destroyed) or 'none'} and "
-             f"battle damage {damage}; recorded destroyed {sorted(ev.destroyed) or 'none'} and damage {list(ev.damage)}")
+             say("{name} ({current_atk} ATK) against {described}: the rules give destroyed {destroyed} and battle "
+                 "damage {damage}; recorded destroyed {recorded} and damage {recorded_damage}",
+                 name=attacker.name, current_atk=attacker.current_atk, described=described,
+                 destroyed=sorted(destroyed) or N_("none"), damage=damage,
+                 recorded=sorted(ev.destroyed) or N_("none"), recorded_damage=list(ev.damage)))
     if flip:
         target.position = DEFENSE if target.position == SET else ATTACK
     attack.calculated = True
@@ -176,7 +188,7 @@ def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
 
 def _describe_target(target: Card | None) -> str:
     if target is None:
-        return "a direct attack"
+        return N_("a direct attack")
     value = target.current_atk if target.position == ATTACK else target.current_def
     stat = "ATK" if target.position == ATTACK else "DEF"
-    return f"{target.name} ({value} {stat}, {target.position})"
+    return say("{name} ({value} {stat}, {position})", name=target.name, value=value, stat=stat, position=target.position)

@@ -1,6 +1,7 @@
 """Activations and chains: spell speeds, responses, reverse resolution (CHAIN, EFF, TERM-14)."""
 from __future__ import annotations
 
+from ..i18n import N_, say
 from ..events import BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
 from ..state import Card, ChainLink, DuelState
 from .base import fail, get_card, handles, impossible, player_of, put, send_from_field, take
@@ -34,20 +35,23 @@ def activated(state: DuelState, ev: Activated) -> None:
     effect_type = ev.effect_type
     for c in cost_cards:                          # a monster may discard itself (Kuriboh); a
         if c.id == card.id and effect_type is None:   # Spell/Trap goes to its zone instead
-            impossible(state, ev, "LOG-04", "an activated Spell/Trap card cannot pay itself as a cost")
+            impossible(state, ev, "LOG-04", N_("an activated Spell/Trap card cannot pay itself as a cost"))
     if effect_type is None:
         speed = check_card_activation(state, ev, card, player)
     else:
         if not _controls_for_activation(card, player, effect_type):
-            fail(state, ev, "CTRL-01", f"player {player} does not control {card.name}; only its controller activates its effects")
+            fail(state, ev, "CTRL-01", say("player {player} does not control {name}; only its controller activates "
+                                           "its effects", player=player, name=card.name))
         kind = script_kind(state, card, effect_type)   # EFF-02/06: the script's word on its kind
         speed = speed_of_effect(card, kind)
         problem = effect_timing_problem(state, card, player, kind)
         if problem:
-            said = "" if kind == effect_type else f" ({card.name}'s script declares only {kind} effects: not {effect_type})"
-            fail(state, ev, problem[0], problem[1] + said)
+            fail(state, ev, problem[0], problem[1] if kind == effect_type else
+                 say("{problem} ({name}'s script declares only {kind} effects: not {effect_type})",
+                     problem=problem[1], name=card.name, kind=kind, effect_type=effect_type))
     if ev.speed is not None and ev.speed != speed:
-        fail(state, ev, "CHAIN-01", f"this activation is Spell Speed {speed}, not {ev.speed}")
+        fail(state, ev, "CHAIN-01", say("this activation is Spell Speed {speed}, not {speed2}",
+                                        speed=speed, speed2=ev.speed))
     must = None
     if effect_type in _TRIGGERS:
         must = mandatory(state, ev, card)
@@ -65,10 +69,12 @@ def activated(state: DuelState, ev: Activated) -> None:
     for t in targets:
         zone = paid_to.get(t.id, t.zone)
         if zone in (HAND, DECK) or (zone == EXTRA and (t.id in paid_to or t.position != FACEUP)):
-            fail(state, ev, "TERM-05", f"{t.id} is in a hidden zone ({zone}) and cannot be targeted")
+            fail(state, ev, "TERM-05", say("{id} is in a hidden zone ({zone}) and cannot be targeted",
+                                           id=t.id, zone=zone))
     lp_cost = sum(c.lp for c in ev.costs) if ev.costs else 0
     if lp_cost > state.sides[player].lp:
-        fail(state, ev, "CHAIN-11", f"player {player} has {state.sides[player].lp} LP and cannot pay a cost of {lp_cost} LP")
+        fail(state, ev, "CHAIN-11", say("player {player} has {lp} LP and cannot pay a cost of {lp_cost} LP",
+                                        player=player, lp=state.sides[player].lp, lp_cost=lp_cost))
     stranded = check_equips(state, ev)             # SPELL-07
     # -- all checks done: change the state ------------------------------------------------------
     for cost in ev.costs:                          # CHAIN-11: costs are paid as part of activation
@@ -104,14 +110,18 @@ def _check_priority(state: DuelState, ev: Activated, player: int) -> None:
         top = state.chain[-1]
         holder = 1 - top.player if passes % 2 == 0 else top.player
         if player != holder:
-            fail(state, ev, "CHAIN-04", f"player {top.player} activated Chain Link {top.number}: player {holder} is "
-                 f"asked first and holds priority; player {player} may add a link only once they pass")
+            fail(state, ev, "CHAIN-04", say("player {player} activated Chain Link {number}: player {holder} is "
+                                            "asked first and holds priority; player {player2} may add a link only "
+                                            "once they pass",
+                                            player=top.player, number=top.number, holder=holder, player2=player))
         return
     holder = state.turn_player if passes % 2 == 0 else 1 - state.turn_player
     if player != holder:
         rule = "PRIO-01" if passes % 2 == 0 else "PRIO-03"
-        fail(state, ev, rule, f"player {holder} holds priority ({'the turn player holds it first' if rule == 'PRIO-01' else 'the turn player passed it'}): "
-             f"player {player} may activate only a trigger effect until it is passed to them (PRIO-02)")
+        fail(state, ev, rule, say("player {holder} holds priority ({why}): player {player} may activate only a "
+                                  "trigger effect until it is passed to them (PRIO-02)", holder=holder, player=player,
+                                  why=N_("the turn player holds it first") if rule == "PRIO-01"
+                                  else N_("the turn player passed it")))
 
 
 def _check_negation(state: DuelState, ev: Activated, card: Card) -> None:
@@ -119,10 +129,12 @@ def _check_negation(state: DuelState, ev: Activated, card: Card) -> None:
     negates every activation of the chain is cited)."""
     chain = state.chain
     if not 1 <= ev.negates <= len(chain):
-        impossible(state, ev, "LOG-07", f"there is no Chain Link {ev.negates} to negate (the chain has {len(chain)})")
+        impossible(state, ev, "LOG-07", say("there is no Chain Link {negates} to negate (the chain has {count})",
+                                            negates=ev.negates, count=len(chain)))
     if ev.effect_type is None and card.facts.trap_subtype == "counter" and ev.negates != len(chain):
-        fail(state, ev, "TRAP-06", f"{card.name} is a Counter Trap: it negates only the activation it chains directly "
-             f"to, Chain Link {len(chain)}, not Chain Link {ev.negates}")
+        fail(state, ev, "TRAP-06", say("{name} is a Counter Trap: it negates only the activation it chains "
+                                       "directly to, Chain Link {count}, not Chain Link {negates}",
+                                       name=card.name, count=len(chain), negates=ev.negates))
 
 
 def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_type: str | None, speed: int) -> None:
@@ -139,26 +151,29 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
     usable after it too (an activation negator, Kuriboh's damage-calculation effect) is allowed."""
     attack = state.attack
     if effect_type == "flip" and attack.target == card.id and not attack.calculated:
-        fail(state, ev, "BATTLE-12", f"{card.name} was flipped by the attack: its Flip effect activates after damage "
-             "calculation, not before")
+        fail(state, ev, "BATTLE-12", say("{name} was flipped by the attack: its Flip effect activates after damage "
+                                         "calculation, not before", name=card.name))
     elif effect_type == "flip" and attack.calculated and attack.target == card.id:
         gone = [t for t in ev.targets if t in attack.destroyed]
         if gone:
-            fail(state, ev, "BATTLE-12", f"{state.cards[gone[0]].name} ({gone[0]}) was confirmed destroyed in this battle: "
-                 "a Flip effect activated after damage calculation cannot target it")
+            fail(state, ev, "BATTLE-12", say("{name} ({gone}) was confirmed destroyed in this battle: a Flip "
+                                             "effect activated after damage calculation cannot target it",
+                                             name=state.cards[gone[0]].name, gone=gone[0]))
     elif speed == 2 and effect_type in (None, "quick"):
         usable, stat_only, late = in_damage_step(state, ev, card)
         if usable is False:
             said = "its script declares" if candidates(state, card, effect_type) else "the record says"
-            fail(state, ev, "BATTLE-09", f"{card.name} is activated in the Damage Step, where only effects that say so may be "
-                 f"(ATK/DEF changes, activation negation): {said} it is not one (no EFFECT_FLAG_DAMAGE_STEP)")
+            fail(state, ev, "BATTLE-09", say("{name} is activated in the Damage Step, where only effects that say "
+                                             "so may be (ATK/DEF changes, activation negation): {said} it is not "
+                                             "one (no EFFECT_FLAG_DAMAGE_STEP)", name=card.name, said=said))
         elif usable and attack.calculated and stat_only and ev.negates is None:
-            fail(state, ev, "BATTLE-10", f"{card.name}'s effect only changes ATK/DEF: in the Damage Step that is "
-                 "done until damage calculation, not after it")
+            fail(state, ev, "BATTLE-10", say("{name}'s effect only changes ATK/DEF: in the Damage Step that is "
+                                             "done until damage calculation, not after it", name=card.name))
         elif (not late and attack.calculated and ev.negates is None
               and (not state.chain or state.negations_recorded)):
-            fail(state, ev, "BATTLE-09", f"damage has been calculated: in the rest of the Damage Step only an effect "
-                 f"that negates an activation (name the link it negates) may be activated, not {card.name}'s")
+            fail(state, ev, "BATTLE-09", say("damage has been calculated: in the rest of the Damage Step only an "
+                                             "effect that negates an activation (name the link it negates) may be "
+                                             "activated, not {name}'s", name=card.name))
 
 
 def _check_chaining(state: DuelState, ev: Activated, speed: int, player: int, must: bool | None) -> None:
@@ -166,15 +181,17 @@ def _check_chaining(state: DuelState, ev: Activated, speed: int, player: int, mu
     if ev.link is not None and ev.link != len(chain) + 1:
         if not chain:
             fail(state, ev, "CHAIN-10",
-                 f"no chain is open, so this is Chain Link 1, not {ev.link}: summons, Tributes, costs "
-                 "and attack declarations are not activations and cannot be chained to")
+                 say("no chain is open, so this is Chain Link 1, not {link}: summons, Tributes, costs and attack "
+                     "declarations are not activations and cannot be chained to", link=ev.link))
         else:
-            fail(state, ev, "CHAIN-04", f"the chain has {len(chain)} link(s): the next is Chain Link {len(chain) + 1}, not {ev.link}")
+            fail(state, ev, "CHAIN-04", say("the chain has {count} link(s): the next is Chain Link {value}, not "
+                                            "{link}", count=len(chain), value=len(chain) + 1, link=ev.link))
     if not chain:
         return
     if state.resolving:
-        fail(state, ev, "CHAIN-05", f"the chain has started resolving ({len(chain)} link(s) left): nothing may be "
-             "activated until it has fully resolved; a new activation starts a new chain after it ends")
+        fail(state, ev, "CHAIN-05", say("the chain has started resolving ({count} link(s) left): nothing may be "
+                                        "activated until it has fully resolved; a new activation starts a new "
+                                        "chain after it ends", count=len(chain)))
     triggers_together = ev.simultaneous and ev.effect_type in _TRIGGERS and all(
         link.effect_type in _TRIGGERS for link in chain)
     if triggers_together:                          # CHAIN-08: simultaneous triggers build one chain
@@ -182,10 +199,12 @@ def _check_chaining(state: DuelState, ev: Activated, speed: int, player: int, mu
         return
     top = chain[-1]
     if speed == 1:
-        fail(state, ev, "CHAIN-02", f"a Spell Speed 1 activation can only be Chain Link 1 (the chain has {len(chain)} link(s))")
+        fail(state, ev, "CHAIN-02", say("a Spell Speed 1 activation can only be Chain Link 1 (the chain has "
+                                        "{count} link(s))", count=len(chain)))
     elif speed < top.speed:
         fail(state, ev, "CHAIN-03",
-             f"Chain Link {top.number} is Spell Speed {top.speed}; a Spell Speed {speed} activation cannot respond to it")
+             say("Chain Link {number} is Spell Speed {speed}; a Spell Speed {speed2} activation cannot respond to "
+                 "it", number=top.number, speed=top.speed, speed2=speed))
 
 
 def _check_segoc(state: DuelState, ev: Activated, player: int, must: bool | None) -> None:
@@ -198,8 +217,9 @@ def _check_segoc(state: DuelState, ev: Activated, player: int, must: bool | None
     for link in state.chain:
         earlier = segoc_rank(link.player, state.turn_player, link.mandatory)
         if earlier is not None and earlier > rank:
-            fail(state, ev, "NIS-02", f"Chain Link {link.number} is one of {SEGOC_GROUPS[earlier]}; "
-                 f"{state.cards[ev.card].name}'s trigger is one of {SEGOC_GROUPS[rank]}, which go on the chain before them")
+            fail(state, ev, "NIS-02", say("Chain Link {number} is one of {SEGOC_GROUPS}; {name}'s trigger is one "
+                                          "of {SEGOC_GROUPS2}, which go on the chain before them",
+                                          number=link.number, SEGOC_GROUPS=SEGOC_GROUPS[earlier], name=state.cards[ev.card].name, SEGOC_GROUPS2=SEGOC_GROUPS[rank]))
             return
 
 
@@ -224,14 +244,16 @@ def move_card(state: DuelState, card: Card, zone: str) -> None:
 def _pop_link(state: DuelState, ev: ChainLinkResolved | ChainLinkNegated) -> ChainLink:
     chain = state.chain
     if not chain:
-        impossible(state, ev, "LOG-07", f"no chain is open to resolve link {ev.link}")
+        impossible(state, ev, "LOG-07", say("no chain is open to resolve link {link}", link=ev.link))
     if ev.link != len(chain):
         if not 1 <= ev.link <= len(chain):
-            impossible(state, ev, "LOG-07", f"the chain has no link {ev.link}")
-        fail(state, ev, "CHAIN-05", f"a chain resolves in reverse order: Chain Link {len(chain)} resolves before link {ev.link}")
+            impossible(state, ev, "LOG-07", say("the chain has no link {link}", link=ev.link))
+        fail(state, ev, "CHAIN-05", say("a chain resolves in reverse order: Chain Link {count} resolves before "
+                                        "link {link}", count=len(chain), link=ev.link))
     if not state.resolving and state.passes_recorded and state.passes < 2:
-        fail(state, ev, "CHAIN-04", f"a chain resolves only after both players pass in succession; "
-             f"{state.passes} pass(es) since Chain Link {len(chain)} was activated")
+        fail(state, ev, "CHAIN-04", say("a chain resolves only after both players pass in succession; {passes} "
+                                        "pass(es) since Chain Link {count} was activated",
+                                        passes=state.passes, count=len(chain)))
     stranded = check_equips(state, ev)             # SPELL-07, before anything changes
     link = chain.pop(ev.link - 1)
     state.resolving = True
@@ -243,13 +265,15 @@ def _pop_link(state: DuelState, ev: ChainLinkResolved | ChainLinkNegated) -> Cha
 @handles(ChainLinkResolved)
 def chain_link_resolved(state: DuelState, ev: ChainLinkResolved) -> None:
     if 1 <= ev.link <= len(state.chain) and state.chain[ev.link - 1].negated_by is not None:
-        fail(state, ev, "TERM-14", f"Chain Link {state.chain[ev.link - 1].negated_by} negated its activation: Chain "
-             f"Link {ev.link} does not resolve, it applies nothing (record chain_link_negated)")
+        fail(state, ev, "TERM-14", say("Chain Link {negated_by} negated its activation: Chain Link {link} does not "
+                                       "resolve, it applies nothing (record chain_link_negated)",
+                                       negated_by=state.chain[ev.link - 1].negated_by, link=ev.link))
     if 1 <= ev.link <= len(state.chain) and state.chain[ev.link - 1].left_for_gy:
         card_id = state.chain[ev.link - 1].card
-        fail(state, ev, "PEND-05", f"{state.cards[card_id].name} is a Pendulum monster: it went to the GY while its "
-             f"activation was on the chain, and that activation was not negated (PEND-01): leaving the field, it "
-             f"goes face-up to the Extra Deck instead")
+        fail(state, ev, "PEND-05", say("{name} is a Pendulum monster: it went to the GY while its activation was "
+                                       "on the chain, and that activation was not negated (PEND-01): leaving the "
+                                       "field, it goes face-up to the Extra Deck instead",
+                                       name=state.cards[card_id].name))
     link = _pop_link(state, ev)
     card = state.cards.get(link.card)
     if link.is_card_activation and card is not None:
@@ -261,7 +285,8 @@ def chain_link_resolved(state: DuelState, ev: ChainLinkResolved) -> None:
 @handles(ChainLinkNegated)
 def chain_link_negated(state: DuelState, ev: ChainLinkNegated) -> None:
     if ev.by is not None and ev.by <= ev.link:
-        impossible(state, ev, "LOG-07", f"link {ev.link} can be negated only by a later link, not {ev.by}")
+        impossible(state, ev, "LOG-07", say("link {link} can be negated only by a later link, not {by}",
+                                            link=ev.link, by=ev.by))
     link = _pop_link(state, ev)
     if link.is_card_activation:                    # TERM-14, SPELL-06: it applies nothing (an Equip
         state.negated.append(link.card)            # equips nothing) and goes to the GY
@@ -277,14 +302,15 @@ def chain_ended(state: DuelState, ev: ChainEnded) -> None:
     the links left never resolve and what they would have sent to the GY may stay."""
     lost = bool(state.must_lose)
     if state.chain and not lost:
-        fail(state, ev, "CHAIN-05", f"the chain ended with {len(state.chain)} link(s) never resolved")
+        fail(state, ev, "CHAIN-05", say("the chain ended with {count} link(s) never resolved", count=len(state.chain)))
     for card_id in () if lost else state.to_leave:
         card = state.cards.get(card_id)
         if card is not None and card.zone in (SZONE, FZONE) and card.face_up:
             rule = "TRAP-04" if card.facts.is_trap else "SPELL-04"
             if card_id in state.negated and card.facts.spell_subtype == "equip":
                 rule = "SPELL-06"                  # a negated Equip equips nothing: it does not stay
-            fail(state, ev, rule, f"{card.name} ({card_id}) must leave the field for the GY once resolved or negated")
+            fail(state, ev, rule, say("{name} ({card_id}) must leave the field for the GY once resolved or negated",
+                                      name=card.name, card_id=card_id))
     stranded = check_equips(state, ev)             # SPELL-07 (and an equip whose monster never came)
     state.chain.clear()
     state.to_leave.clear()

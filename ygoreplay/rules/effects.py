@@ -14,6 +14,7 @@ it only adds a way to summon the card (``SUMMON_PROCEDURES``).
 """
 from __future__ import annotations
 
+from ..i18n import N_, say
 from ..effect_facts import DAMAGE_STEP_EVENTS, HELPER, EffectFact
 from ..events import FZONE, MZONE, SUMMON_METHODS, SZONE, Activated
 from ..state import Card, DuelState
@@ -115,8 +116,8 @@ def script_kind(state: DuelState, card: Card, effect_type: str | None) -> str | 
 
 
 #: A card's own trigger on being summoned a way: the rule, the ways that are it, in words.
-_SUMMON_TRIGGERS = {"EVENT_FLIP_SUMMON_SUCCESS": ("SUM-12", frozenset(("flip",)), "Flip Summoned"),
-                    "EVENT_SPSUMMON_SUCCESS": ("SPS-06", frozenset(SUMMON_METHODS), "Special Summoned")}
+_SUMMON_TRIGGERS = {"EVENT_FLIP_SUMMON_SUCCESS": ("SUM-12", frozenset(("flip",)), N_("Flip Summoned")),
+                    "EVENT_SPSUMMON_SUCCESS": ("SPS-06", frozenset(SUMMON_METHODS), N_("Special Summoned"))}
 
 
 def wrong_summon(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:
@@ -132,9 +133,11 @@ def wrong_summon(state: DuelState, ev: Activated, card: Card) -> tuple[str, str]
     if entry is None or how in entry[1]:
         return None
     rule, _, words = entry
-    said = {"set": "Set", "normal": "Normal Summoned", "gemini": "Normal Summoned again", "flip": "Flip Summoned"}
-    return rule, (f"{card.name}'s trigger answers its being {words} (its script), but it was "
-                  f"{said.get(how, f'Special Summoned ({how})')}: that is not the timing it answers")
+    said = {"set": N_("Set"), "normal": N_("Normal Summoned"), "gemini": N_("Normal Summoned again"),
+            "flip": N_("Flip Summoned")}
+    return rule, say("{name}'s trigger answers its being {words} (its script), but it was {how}: that is not the "
+                     "timing it answers", name=card.name, words=words,
+                     how=said.get(how) or say("Special Summoned ({method})", method=how))
 
 
 def segoc_rank(player: int, turn_player: int, is_mandatory: bool | None) -> int | None:

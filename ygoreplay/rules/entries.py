@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..i18n import N_, say
 from ..events import EntryConfirmed, EntryDisputed, Event, JudgeNote
 from ..state import DuelState
 from .base import RuleViolation
@@ -53,17 +54,20 @@ class Entries:
         """Check and keep a confirmation or a dispute of entry ``on`` by the other side."""
         who, on = event.entered_by, event.on
         if not state.witnessed:
-            raise RuleViolation("LOG-05", f"a {event.kind} belongs to a witnessed duel: this record is a machine's",
+            raise RuleViolation("LOG-05", say("a {kind} belongs to a witnessed duel: this record is a machine's",
+                                              kind=event.kind),
                                 position, event.kind)
         if who not in PLAYERS:
-            raise RuleViolation("LOG-05", f"an entry is confirmed or disputed by a player (entered_by p0 or p1), "
-                                f"not {who or 'nobody named'}", position, event.kind)
+            raise RuleViolation("LOG-05", say("an entry is confirmed or disputed by a player (entered_by p0 or "
+                                              "p1), not {who}", who=who or N_("nobody named")), position, event.kind)
         if not 0 <= on < position or on in self.remarks or on in went_back:
-            raise RuleViolation("LOG-02", f"a {event.kind} is on an earlier entry of play or a judge's "
-                                f"(0..{position - 1}, not a confirmation, dispute, rollback or correction), not {on}",
+            raise RuleViolation("LOG-02", say("a {kind} is on an earlier entry of play or a judge's (0..{value}, "
+                                              "not a confirmation, dispute, rollback or correction), not {on}",
+                                              kind=event.kind, value=position - 1, on=on),
                                 position, event.kind)
         if self.by.get(on) == who:
-            raise RuleViolation("LOG-05", f"entry {on} is {who}'s own: the other side confirms or disputes it",
+            raise RuleViolation("LOG-05", say("entry {on} is {who}'s own: the other side confirms or disputes it",
+                                              on=on, who=who),
                                 position, event.kind)
         self.remarks.add(position)
         if isinstance(event, EntryConfirmed):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..i18n import N_, say
 from ..events import EVENT_TYPES, EntryConfirmed, EntryCorrected, EntryDisputed, Event, JudgeNote, RolledBack
 from ..state import DuelState
 from . import battle, chain, outcome, position, setup, spell_trap, summon, turn, win  # noqa: F401  (register their handlers)
@@ -25,10 +26,11 @@ def judge_note(state: DuelState, event: Event) -> None:
     says something (MATCH-08), whichever door it came through."""
     judges_word(state, event, event.note, "note")
     if (event.on is None) != (event.decision is None):
-        fail(state, event, "LOG-05", "a ruling on an entry names the entry (on) and what was decided (decision): "
-             "both or neither", play=False)
+        fail(state, event, "LOG-05", N_("a ruling on an entry names the entry (on) and what was decided "
+                                        "(decision): both or neither"), play=False)
     elif event.on is not None and not 0 <= event.on < state.index:
-        fail(state, event, "LOG-02", f"a ruling is on an earlier entry (0..{state.index - 1}), not {event.on}",
+        fail(state, event, "LOG-02", say("a ruling is on an earlier entry (0..{value}), not {on}",
+                                         value=state.index - 1, on=event.on),
              play=False)
 
 
@@ -36,8 +38,8 @@ def judge_note(state: DuelState, event: Event) -> None:
 def to_history(state: DuelState, event: Event) -> None:
     """Going back (a rollback, a correction) and what the other side says of an entry are the
     history's: they change which events are in effect, or nothing on the board."""
-    impossible(state, event, "LOG-08", f"a {event.kind} is applied to a duel's history (rules.History), "
-               "not to one state")
+    impossible(state, event, "LOG-08", say("a {kind} is applied to a duel's history (rules.History), not to one "
+                                           "state", kind=event.kind))
 
 
 def _decide(state: DuelState, before: DuelState, event: Event, unsure: int) -> None:
@@ -90,12 +92,13 @@ def apply(state: DuelState, event: Event) -> DuelState:
     kind = event.kind
     if state.ended and kind not in _AFTER_END:
         rule = win.LOSS_RULES.get(state.end_reason or "", "WIN-04" if state.end_reason == "draw" else "LOG-03")
-        impossible(state, event, rule, f"the duel is over ({state.end_reason}); nothing may follow its end")
+        impossible(state, event, rule, say("the duel is over ({end_reason}); nothing may follow its end",
+                                           end_reason=state.end_reason))
     if not state.started and kind not in _OPENERS:
-        impossible(state, event, "LOG-03", "a duel begins with duel_started or position_set_up")
+        impossible(state, event, "LOG-03", N_("a duel begins with duel_started or position_set_up"))
     handler = HANDLERS.get(kind)
     if handler is None:                           # a match event (match/events.py) in a duel
-        impossible(state, event, "LOG-03", f"a {kind} event belongs to a match's stream, not to a duel")
+        impossible(state, event, "LOG-03", say("a {kind} event belongs to a match's stream, not to a duel", kind=kind))
     overridden = len(state.overrides)
     flags = state.flags
     flagged = len(flags) if flags is not None else 0
@@ -110,10 +113,11 @@ def apply(state: DuelState, event: Event) -> DuelState:
         if state.must_lose and kind not in AFTER_LOSS:
             loser, reason = next(iter(state.must_lose.items()))
             fail(state, event, win.LOSS_RULES.get(reason, "WIN-01"),
-                 f"player {loser} has lost ({reason}); the duel ends at once and no {kind} may follow")
+                 say("player {loser} has lost ({reason}); the duel ends at once and no {kind} may follow",
+                     loser=loser, reason=reason, kind=kind))
         if state.shed and kind != "card_moved":      # left by a card_moved ``with_next``
-            fail(state, event, "LOG-03", f"the card_moved before said the next card moved with it; a {kind} "
-                 "moves none")
+            fail(state, event, "LOG-03", say("the card_moved before said the next card moved with it; a {kind} "
+                                             "moves none", kind=kind))
             bury(state)                           # audited: the group ended there
         if event.shows:
             identify(state, event)                # the cards it shows are named before it is judged

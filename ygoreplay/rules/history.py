@@ -27,6 +27,7 @@ from typing import Callable, Iterable
 
 import msgpack
 
+from ..i18n import N_, say
 from ..cards import CardDB
 from ..events import EntryConfirmed, EntryCorrected, EntryDisputed, Event, JudgeNote, RolledBack, from_dict
 from ..state import DuelState, Violation
@@ -149,7 +150,8 @@ class History:
     def _roll_back(self, position: int, event: RolledBack) -> None:
         judges_word(self.state, event, event.reason, "reason")
         if self.state.ended:
-            raise RuleViolation("MATCH-10", "the duel is over: appeals and rollbacks after its end are not accepted",
+            raise RuleViolation("MATCH-10", N_("the duel is over: appeals and rollbacks after its end are not "
+                                               "accepted"),
                                 position, event.kind)
         self._check_target("LOG-02", position, event, "rollback", 1)
         self._go_back(position, event.to)
@@ -160,11 +162,11 @@ class History:
         (before the first turn, over the set-up's), while the duel goes on; no judge needed."""
         state = self.state
         if not state.witnessed:
-            raise RuleViolation("LOG-12", "a correction belongs to a witnessed duel: a machine's record refuses a "
-                                "wrong event, it does not correct it", position, event.kind)
+            raise RuleViolation("LOG-12", N_("a correction belongs to a witnessed duel: a machine's record refuses "
+                                             "a wrong event, it does not correct it"), position, event.kind)
         if state.ended:
-            raise RuleViolation("LOG-12", "the duel is over: an entry is corrected while the duel goes on, "
-                                "after its end only a judge's note rules on it", position, event.kind)
+            raise RuleViolation("LOG-12", N_("the duel is over: an entry is corrected while the duel goes on, "
+                                             "after its end only a judge's note rules on it"), position, event.kind)
         first = max(1, state.turn_began)
         self._check_target("LOG-12", position, event, "correction", first)
         corrector = event.entered_by
@@ -172,8 +174,9 @@ class History:
             theirs = [pos for pos, _ in self.effective if pos >= event.to
                       and self.entries.by.get(pos) not in (corrector, None)]
             if theirs:
-                raise RuleViolation("LOG-12", f"{corrector} corrects their own entries; #{theirs[0]} was entered by "
-                                    f"{self.entries.by[theirs[0]]}: dispute it, and a judge rules", position, event.kind)
+                raise RuleViolation("LOG-12", say("{corrector} corrects their own entries; #{theirs} was entered "
+                                                  "by {by}: dispute it, and a judge rules",
+                                                  corrector=corrector, theirs=theirs[0], by=self.entries.by[theirs[0]]), position, event.kind)
         self._go_back(position, event.to)
         self.corrections.append((position, event))
         self._correction_positions.add(position)
@@ -185,15 +188,18 @@ class History:
         to = event.to
         if not first <= to < position:
             scope = " entry of the current turn" if rule == "LOG-12" else " event"
-            raise RuleViolation(rule, f"a {what} goes back to an earlier{scope} ({first}..{position - 1}), not {to}",
+            raise RuleViolation(rule, say("a {what} goes back to an earlier{scope} ({first}..{value}), not {to}",
+                                          what=what, scope=scope, first=first, value=position - 1, to=to),
                                 position, event.kind)
         if to in self.reverted:
             undone = "struck by the correction" if to in self.struck else "reverted by the rollback"
-            raise RuleViolation(rule, f"event {to} was already {undone} at {self.reverted[to]}", position, event.kind)
+            raise RuleViolation(rule, say("event {to} was already {undone} at {reverted}",
+                                          to=to, undone=undone, reverted=self.reverted[to]), position, event.kind)
         if to in self._rollback_positions or to in self.entries.remarks:   # "before a rollback" is ambiguous
             itself = "a correction" if to in self._correction_positions else (
                 "a confirmation or dispute" if to in self.entries.remarks else "a rollback")
-            raise RuleViolation(rule, f"event {to} is itself {itself}: go back to an event of play",
+            raise RuleViolation(rule, say("event {to} is itself {itself}: go back to an event of play",
+                                          to=to, itself=itself),
                                 position, event.kind)
 
     def went_back(self, position: int) -> int | None:
@@ -227,7 +233,8 @@ class History:
         """The state before event ``to``: the nearest checkpoint, then the events in effect."""
         if to < self.base:
             if self._restore is None:
-                raise RuleViolation("LOG-02", f"event {to} is before this history's first event ({self.base})",
+                raise RuleViolation("LOG-02", say("event {to} is before this history's first event ({base})",
+                                                  to=to, base=self.base),
                                     to, "rolled_back")
             state = self._restore(to)
             state.db = self.cards                        # judge with today's facts: an append may add some

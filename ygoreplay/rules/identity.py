@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ..i18n import N_, say
 from .. import seals
 from ..cards import CardFacts
 from ..events import (
@@ -43,12 +44,13 @@ def bind(state: DuelState, ev: Event, pairs: Iterable[tuple[str, int]]) -> None:
             continue
         facts = state.db.get(code)
         if facts is None:
-            impossible(state, ev, "CARD-01", f"no card facts for passcode {code}: the card is unknown")
+            impossible(state, ev, "CARD-01", say("no card facts for passcode {code}: the card is unknown", code=code))
         if card.code:
-            impossible(state, ev, "LOG-10", f"{card_id} was shown to be {card.facts.name} ({card.code}); "
-                       f"a card shown stays that card, it cannot be {facts.name} ({code}) now")
+            impossible(state, ev, "LOG-10", say("{card_id} was shown to be {name} ({code}); a card shown stays "
+                                                "that card, it cannot be {name2} ({code2}) now",
+                                                card_id=card_id, name=card.facts.name, code=card.code, name2=facts.name, code2=code))
         if any(bound is card for bound, _, _ in bindings):
-            impossible(state, ev, "LOG-04", f"{card_id} is shown twice in one event")
+            impossible(state, ev, "LOG-04", say("{card_id} is shown twice in one event", card_id=card_id))
         bindings.append((card, facts, _listed(state, ev, card, facts, bindings)))
     for card, facts, twin in bindings:
         if twin is not None:                     # the copy the list already gave is this one
@@ -73,9 +75,11 @@ def _listed(state: DuelState, ev: Event, card: Card, facts: CardFacts,
     binding moves to this card, and that one is unknown again (returned)."""
     pile, name = card.pile, f"{facts.name} ({facts.code})"
     if pile == "main" and facts.is_extra_deck:
-        fail(state, ev, "DECK-02", f"{card.id} came from the Main Deck; {name} is an Extra Deck monster")
+        fail(state, ev, "DECK-02", say("{id} came from the Main Deck; {name} is an Extra Deck monster",
+                                       id=card.id, name=name))
     elif pile == "extra" and not facts.is_extra_deck:
-        fail(state, ev, "DECK-03", f"{card.id} came from the Extra Deck; {name} is not an Extra Deck monster")
+        fail(state, ev, "DECK-03", say("{id} came from the Extra Deck; {name} is not an Extra Deck monster",
+                                       id=card.id, name=name))
     part = _part(state, card)
     if part is None:
         return None
@@ -88,9 +92,14 @@ def _listed(state: DuelState, ev: Event, card: Card, facts: CardFacts,
                 and other.zone == card.zone and _hidden(other) and _hidden(card)
                 and not any(bound is other for bound, _, _ in bindings)):
             return other
-    fail(state, ev, "PEN-02", f"player {card.owner}'s registered {'Extra' if pile == 'extra' else 'Main'} Deck "
-         f"holds no {'more copies of ' if facts.code in _registered(state, card) else ''}{name} "
-         f"(the decklist was changed, or a card was misnamed)")
+    deck = N_("Extra Deck") if pile == "extra" else N_("Main Deck")
+    if facts.code in _registered(state, card):
+        message = say("player {owner}'s registered {deck} holds no more copies of {name} (the decklist was changed, "
+                      "or a card was misnamed)", owner=card.owner, deck=deck, name=name)
+    else:
+        message = say("player {owner}'s registered {deck} holds no {name} (the decklist was changed, or a card was "
+                      "misnamed)", owner=card.owner, deck=deck, name=name)
+    fail(state, ev, "PEN-02", message)
     return None
 
 
@@ -129,10 +138,12 @@ def cards_sealed(state: DuelState, ev: CardsSealed) -> None:
     for card_id, digest in ev.seals:
         card = get_card(state, ev, card_id)
         if not _holds(card, player):
-            fail(state, ev, "LOG-11", f"player {player} cannot seal {card_id}: a seal is of a card its sealer "
-                 f"holds hidden ({_where(card)})")
+            fail(state, ev, "LOG-11", say("player {player} cannot seal {card_id}: a seal is of a card its sealer "
+                                          "holds hidden ({where})",
+                                          player=player, card_id=card_id, where=_where(card)))
         if card.seal is not None:
-            fail(state, ev, "LOG-04", f"{card_id} is sealed already: a card is sealed once, and its seal opened")
+            fail(state, ev, "LOG-04", say("{card_id} is sealed already: a card is sealed once, and its seal opened",
+                                          card_id=card_id))
         else:
             sealing.append((card, digest))
     for card, digest in sealing:
@@ -150,16 +161,18 @@ def cards_opened(state: DuelState, ev: CardsOpened) -> None:
         if card.seal is not None:
             sealer, digest = card.seal
             if sealer != player:
-                fail(state, ev, "LOG-11", f"{name} was sealed by player {sealer}: only they open it")
+                fail(state, ev, "LOG-11", say("{name} was sealed by player {sealer}: only they open it",
+                                              name=name, sealer=sealer))
             elif not opening.nonce:
-                fail(state, ev, "LOG-11", f"{name} was sealed: its opening needs the nonce of its seal")
+                fail(state, ev, "LOG-11", say("{name} was sealed: its opening needs the nonce of its seal", name=name))
             elif not seals.opens(digest, opening.code, opening.nonce):
-                fail(state, ev, "LOG-11", f"{name} opened as {opening.code} does not open its seal: the card "
-                     "sealed was another, or the nonce is not the seal's")
+                fail(state, ev, "LOG-11", say("{name} opened as {code} does not open its seal: the card sealed was "
+                                              "another, or the nonce is not the seal's", name=name, code=opening.code))
         elif opening.nonce:
-            fail(state, ev, "LOG-11", f"{name} has no seal to open (never sealed, or opened already)")
+            fail(state, ev, "LOG-11", say("{name} has no seal to open (never sealed, or opened already)", name=name))
         elif card.owner != player:
-            fail(state, ev, "LOG-11", f"player {player} opens cards of their own; {name} is player {card.owner}'s")
+            fail(state, ev, "LOG-11", say("player {player} opens cards of their own; {name} is player {owner}'s",
+                                          player=player, name=name, owner=card.owner))
     bind(state, ev, [(opening.card, opening.code) for opening in ev.cards])
     for card in cards:
         card.seal = None
@@ -167,7 +180,7 @@ def cards_opened(state: DuelState, ev: CardsOpened) -> None:
 
 def _sealer(state: DuelState, ev: Event) -> int:
     if ev.player not in (0, 1):
-        impossible(state, ev, "LOG-05", f"{ev.kind} needs the player whose device wrote it, 0 or 1")
+        impossible(state, ev, "LOG-05", say("{kind} needs the player whose device wrote it, 0 or 1", kind=ev.kind))
     return ev.player
 
 
@@ -186,4 +199,5 @@ def _holds(card: Card, player: int) -> bool:
 
 def _where(card: Card) -> str:
     face = "face-up " if card.position in FACE_UP_POSITIONS else ""
-    return f"{face}in player {card.controller}'s {card.zone}, owned by player {card.owner}"
+    return say("{face}in player {controller}'s {zone}, owned by player {owner}", face=face, controller=card.controller,
+               zone=card.zone, owner=card.owner)

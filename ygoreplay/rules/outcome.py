@@ -12,6 +12,7 @@ ZONE-16).
 """
 from __future__ import annotations
 
+from ..i18n import N_, say
 from ..events import (
     ATTACK, BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SET, SZONE,
     CardMoved, CardRevealed, CardsSwapped, CoinTossed, ControlChanged, CountersChanged, DieRolled,
@@ -34,10 +35,11 @@ def check_not_negated(state: DuelState, ev: CardMoved | StatsChanged | LifePoint
         return
     card = state.cards[cause]
     if card.facts.spell_subtype == "equip":
-        fail(state, ev, "SPELL-06", f"{card.name}'s activation was negated: an Equip Spell then equips nothing "
-             "and changes nothing")
+        fail(state, ev, "SPELL-06", say("{name}'s activation was negated: an Equip Spell then equips nothing and "
+                                        "changes nothing", name=card.name))
     else:
-        fail(state, ev, "TERM-14", f"{card.name}'s activation was negated: a negated activation applies nothing")
+        fail(state, ev, "TERM-14", say("{name}'s activation was negated: a negated activation applies nothing",
+                                       name=card.name))
 
 
 @handles(CardMoved)
@@ -49,15 +51,18 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     if placed is not None and placed[0] == state.index - 1 and _field_spell_replaced(state, ev, card, placed):
         return
     if state.unrefunded and ev.cause is None and any(card.id in paid for paid, _ in state.unrefunded):
-        fail(state, ev, "TERM-14", f"{card.name} ({card.id}) was paid as the cost of a link whose activation was "
-             "negated: a cost is never refunded, so no rule moves it back (name the effect that does)")
+        fail(state, ev, "TERM-14", say("{name} ({id}) was paid as the cost of a link whose activation was negated: "
+                                       "a cost is never refunded, so no rule moves it back (name the effect that "
+                                       "does)", name=card.name, id=card.id))
     here = state.location(card)
     if ev.source is not None and (ev.source.controller, ev.source.zone) != (here.controller, here.zone) or (
             ev.source is not None and ev.source.index is not None and ev.source.index != here.index
             and (here.zone != DECK or state.deck_ordered(here.controller))):   # any card may be on top
-        impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is at {list(here)}, not {ev.source.to_wire()}")
+        impossible(state, ev, "LOG-02", say("{name} ({id}) is at {here}, not {to_wire}",
+                                            name=card.name, id=card.id, here=list(here), to_wire=ev.source.to_wire()))
     if (to.controller, to.zone) == (here.controller, here.zone) and to.zone not in (DECK,):
-        impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is already in the {to.zone}")
+        impossible(state, ev, "LOG-02", say("{name} ({id}) is already in the {zone}",
+                                            name=card.name, id=card.id, zone=to.zone))
     host = _check_destination(state, ev, card, to)      # impossible destinations first
     _check_move_rules(state, ev, card, to)
     # -- all checks done ----------------------------------------------------------------------
@@ -94,12 +99,14 @@ def _field_spell_replaced(state: DuelState, ev: CardMoved, card: Card, placed: l
         destroyed = "one_field_spell" in state.options
         if ev.to.zone != GY or ev.reason in ("battle", "banished") or (ev.reason == "destroyed") != destroyed:
             how = "destroyed (one_field_spell)" if destroyed else "sent to the GY, neither destroyed nor sent anywhere else"
-            fail(state, ev, "SPELL-11", f"{card.name} ({card.id}) was replaced by a new Field Spell: it is {how} "
-                 f"(recorded: {ev.reason} to the {ev.to.zone})")
+            fail(state, ev, "SPELL-11", say("{name} ({id}) was replaced by a new Field Spell: it is {how} "
+                                            "(recorded: {reason} to the {zone})",
+                                            name=card.name, id=card.id, how=how, reason=ev.reason, zone=ev.to.zone))
         return True
     if card.zone == FZONE and card.controller != player and ev.cause is None:
-        fail(state, ev, "SPELL-11", f"player {player}'s new Field Spell leaves player {card.controller}'s "
-             f"{card.name} where it is: only your own old Field Spell goes to the GY")
+        fail(state, ev, "SPELL-11", say("player {player}'s new Field Spell leaves player {controller}'s {name} "
+                                        "where it is: only your own old Field Spell goes to the GY",
+                                        player=player, controller=card.controller, name=card.name))
     return False
 
 
@@ -118,60 +125,71 @@ def _pending_activation(state: DuelState, card: Card) -> ChainLink | None:
 def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> None:
     reason = ev.reason
     if to.zone in PILES and to.controller != card.owner:
-        fail(state, ev, "CTRL-03", f"{card.name} goes to its owner's {to.zone} (player {card.owner}), not player {to.controller}'s")
+        fail(state, ev, "CTRL-03", say("{name} goes to its owner's {zone} (player {owner}), not player "
+                                       "{controller}'s",
+                                       name=card.name, zone=to.zone, owner=card.owner, controller=to.controller))
     if to.zone == GY and card.facts.is_pendulum and card.facts.is_monster and card.zone in ON_FIELD and reason != "negated":
         link = _pending_activation(state, card) if ev.cite is None else None
         if link is not None:
             link.left_for_gy = True                # judged when its turn comes (chain.py)
         else:
-            fail(state, ev, "PEND-05", f"{card.name} is a Pendulum monster: leaving the field for the GY, it goes "
-                 f"face-up to the Extra Deck instead")
+            fail(state, ev, "PEND-05", say("{name} is a Pendulum monster: leaving the field for the GY, it goes "
+                                           "face-up to the Extra Deck instead", name=card.name))
     if to.zone in (HAND, DECK) and card.facts.is_extra_deck:
-        fail(state, ev, "ZONE-12", f"{card.name} is an Extra Deck monster: it returns to the Extra Deck, not the {to.zone}")
+        fail(state, ev, "ZONE-12", say("{name} is an Extra Deck monster: it returns to the Extra Deck, not the "
+                                       "{zone}", name=card.name, zone=to.zone))
     if reason == "battle":
         attack = state.attack
         if attack is None or card.id not in attack.destroyed:
-            fail(state, ev, "BATTLE-14", f"{card.name} was not destroyed by battle in the current damage calculation")
+            fail(state, ev, "BATTLE-14", say("{name} was not destroyed by battle in the current damage calculation",
+                                             name=card.name))
     elif reason == "discarded" and card.zone != HAND:
-        fail(state, ev, "TERM-07", f"only a card in the hand is discarded; {card.name} is in the {card.zone}")
+        fail(state, ev, "TERM-07", say("only a card in the hand is discarded; {name} is in the {zone}",
+                                       name=card.name, zone=card.zone))
     elif reason == "tributed" and card.zone != MZONE and not (
             card.zone == HAND and card.facts.is_monster and (state.resolving or ev.cause is not None)):
-        fail(state, ev, "SUM-06", f"a Tribute is a monster on the field (or, as a resolving effect such as a Ritual "
-             f"Spell Tributes, in the hand: RIT-02); {card.name} is in the {card.zone}")
+        fail(state, ev, "SUM-06", say("a Tribute is a monster on the field (or, as a resolving effect such as a "
+                                      "Ritual Spell Tributes, in the hand: RIT-02); {name} is in the {zone}",
+                                      name=card.name, zone=card.zone))
     elif reason == "detached" and card.zone != OVERLAY:
-        fail(state, ev, "XMAT-01", f"only an Xyz material is detached; {card.name} is in the {card.zone}")
+        fail(state, ev, "XMAT-01", say("only an Xyz material is detached; {name} is in the {zone}",
+                                       name=card.name, zone=card.zone))
     elif reason == "detached" and to.zone != GY:
-        fail(state, ev, "NIS-05", f"a detached Xyz material goes to the GY, not the {to.zone}")
+        fail(state, ev, "NIS-05", say("a detached Xyz material goes to the GY, not the {zone}", zone=to.zone))
     if card.is_token and to.zone == MZONE and ev.position in (SET, "facedown_attack"):
-        fail(state, ev, "TOKEN-02", f"a Token is only ever face-up ({card.name}, {card.id})")
+        fail(state, ev, "TOKEN-02", say("a Token is only ever face-up ({name}, {id})", name=card.name, id=card.id))
 
 
 def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> Card | None:
     """Check that the destination exists and is free; return the Xyz host when attaching."""
     if to.zone == MZONE:
         if to.index is None:
-            impossible(state, ev, "LOG-05", "a move to a Monster Zone names the zone index")
+            impossible(state, ev, "LOG-05", N_("a move to a Monster Zone names the zone index"))
         if ev.position is not None and ev.position not in (ATTACK, "defense", SET, "facedown_attack"):
-            impossible(state, ev, "POS-01", f"{ev.position!r} is not a battle position")
+            impossible(state, ev, "POS-01", say("{position!r} is not a battle position", position=ev.position))
         check_monster_zone(state, ev, to.controller, card, to.index)
         if not card.facts.is_monster:
-            fail(state, ev, "ZONE-03", f"{card.name} is not a monster and cannot be in a Monster Zone")
+            fail(state, ev, "ZONE-03", say("{name} is not a monster and cannot be in a Monster Zone", name=card.name))
     elif to.zone == SZONE:
         check_spell_trap_zone(state, ev, to.controller, to.index, card)     # ZONE-08/09, CONF-09
     elif to.zone == FZONE:
         if state.sides[to.controller].fzone is not None:
-            impossible(state, ev, "ZONE-10", f"player {to.controller}'s Field Zone is occupied")
+            impossible(state, ev, "ZONE-10", say("player {controller}'s Field Zone is occupied",
+                                                 controller=to.controller))
         if card.facts.spell_subtype != "field":
-            fail(state, ev, "ZONE-10", f"only a Field Spell goes in the Field Zone, not {card.name}")
+            fail(state, ev, "ZONE-10", say("only a Field Spell goes in the Field Zone, not {name}", name=card.name))
     elif to.zone in (HAND, DECK, GY) and ev.position is not None:
-        impossible(state, ev, "LOG-05", f"a card in the {to.zone} takes no position, not {ev.position!r}")
+        impossible(state, ev, "LOG-05", say("a card in the {zone} takes no position, not {position!r}",
+                                            zone=to.zone, position=ev.position))
     elif to.zone == OVERLAY:
         host_id = state.mzone_card(to.controller, to.index) if to.index is not None and 0 <= to.index <= 6 else None
         host = state.cards.get(host_id) if host_id else None
         if host is None or not host.facts.is_xyz and host.code:      # a card not known may be the Xyz monster
-            impossible(state, ev, "XMAT-01", f"materials attach under an Xyz monster; monster zone {to.index} of player {to.controller} holds none")
+            impossible(state, ev, "XMAT-01", say("materials attach under an Xyz monster; monster zone {index} of "
+                                                 "player {controller} holds none",
+                                                 index=to.index, controller=to.controller))
         if card.is_token:
-            fail(state, ev, "XYZ-02", "a Token cannot become an Xyz material")
+            fail(state, ev, "XYZ-02", N_("a Token cannot become an Xyz material"))
         return host
     return None
 
@@ -219,20 +237,25 @@ def _land(state: DuelState, card: Card, lifted: tuple[tuple, list[str]], zone: s
 def control_changed(state: DuelState, ev: ControlChanged) -> None:
     card = get_card(state, ev, ev.card)
     if card.zone not in ON_FIELD:
-        impossible(state, ev, "CTRL-02", f"{card.name} is not on the field; only cards on the field change control")
+        impossible(state, ev, "CTRL-02", say("{name} is not on the field; only cards on the field change control",
+                                             name=card.name))
     if ev.to_player not in (0, 1) or ev.to_player == card.controller:
-        impossible(state, ev, "CTRL-02", f"{card.name} is already controlled by player {card.controller}")
+        impossible(state, ev, "CTRL-02", say("{name} is already controlled by player {controller}",
+                                             name=card.name, controller=card.controller))
     if card.zone == MZONE:
         check_monster_zone(state, ev, ev.to_player, card, ev.zone)
     elif card.zone == FZONE:
         if state.sides[ev.to_player].fzone is not None:
-            impossible(state, ev, "ZONE-10", f"player {ev.to_player}'s Field Zone is occupied")
+            impossible(state, ev, "ZONE-10", say("player {to_player}'s Field Zone is occupied",
+                                                 to_player=ev.to_player))
     elif not 0 <= ev.zone < ruleset_of(state).spell_trap_zone_count:
-        impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {ev.zone} does not exist (0-4)")
+        impossible(state, ev, "ZONE-08", say("Spell & Trap Zone {zone} does not exist (0-4)", zone=ev.zone))
     elif ev.zone >= 5 and not card.facts.is_pendulum:
-        impossible(state, ev, "ZONE-09", f"S/T index {ev.zone} is a Pendulum Zone: only a Pendulum card goes there")
+        impossible(state, ev, "ZONE-09", say("S/T index {zone} is a Pendulum Zone: only a Pendulum card goes there",
+                                             zone=ev.zone))
     elif state.sides[ev.to_player].szone[ev.zone] is not None:
-        impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {ev.zone} of player {ev.to_player} is occupied")
+        impossible(state, ev, "ZONE-08", say("Spell & Trap Zone {zone} of player {to_player} is occupied",
+                                             zone=ev.zone, to_player=ev.to_player))
     check_not_negated(state, ev)
     stranded = [] if in_chain(state) else check_equips(state, ev)    # SPELL-07
     zone, position = card.zone, card.position
@@ -248,23 +271,28 @@ def cards_swapped(state: DuelState, ev: CardsSwapped) -> None:
     other than a Pendulum in a Pendulum Zone (ZONE-09)."""
     card, other = get_card(state, ev, ev.card), get_card(state, ev, ev.other)
     if card is other:
-        impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) cannot trade places with itself")
+        impossible(state, ev, "LOG-02", say("{name} ({id}) cannot trade places with itself",
+                                            name=card.name, id=card.id))
     for c in (card, other):
         if c.zone not in (MZONE, SZONE):
             impossible(state, ev, "CTRL-02" if card.controller != other.controller else "LOG-02",
-                       f"{c.name} ({c.id}) is in the {c.zone}: only cards in Monster or Spell & Trap Zones trade places")
+                       say("{name} ({id}) is in the {zone}: only cards in Monster or Spell & Trap Zones trade "
+                           "places", name=c.name, id=c.id, zone=c.zone))
     if card.zone != other.zone:
-        impossible(state, ev, "LOG-02", f"{card.name} is in a {card.zone}, {other.name} in a {other.zone}: only cards "
-                   "in zones of the same kind trade places")
+        impossible(state, ev, "LOG-02", say("{name} is in a {zone}, {name2} in a {zone2}: only cards in zones of "
+                                            "the same kind trade places",
+                                            name=card.name, zone=card.zone, name2=other.name, zone2=other.zone))
     here, there = state.location(card), state.location(other)
     for c, to in ((card, there), (other, here)):
         if c.zone == MZONE and to.index >= 5 and not c.facts.is_extra_deck:
-            fail(state, ev, "ZONE-03", f"{c.name} is not an Extra Deck monster: it does not go to an Extra Monster Zone")
+            fail(state, ev, "ZONE-03", say("{name} is not an Extra Deck monster: it does not go to an Extra "
+                                           "Monster Zone", name=c.name))
         elif c.zone == SZONE and to.index >= 5 and not c.facts.is_pendulum:
-            fail(state, ev, "ZONE-09", f"S/T index {to.index} is a Pendulum Zone: only a Pendulum card goes there")
+            fail(state, ev, "ZONE-09", say("S/T index {index} is a Pendulum Zone: only a Pendulum card goes there",
+                                           index=to.index))
     if ev.cause is None:
-        fail(state, ev, "GEN-01", f"no basic rule swaps {card.name} and {other.name}: an effect does (name it as the "
-             "cause)")
+        fail(state, ev, "GEN-01", say("no basic rule swaps {name} and {name2}: an effect does (name it as the "
+                                      "cause)", name=card.name, name2=other.name))
     stranded = [] if in_chain(state) else check_equips(state, ev)    # SPELL-07
     # -- all checks done ----------------------------------------------------------------------
     lifted, lifted_other = _lift(state, card), _lift(state, other)
@@ -281,22 +309,25 @@ def set_cards_shuffled(state: DuelState, ev: SetCardsShuffled) -> None:
     which), and only an effect shuffles them (GEN-01)."""
     cards = [get_card(state, ev, c) for c in ev.cards]
     if not cards or len(set(ev.cards)) != len(cards) or len(ev.zones) != len(cards):
-        impossible(state, ev, "LOG-02", f"a shuffle names each card once and one zone per card "
-                   f"({len(ev.cards)} cards, {len(ev.zones)} zones)")
+        impossible(state, ev, "LOG-02", say("a shuffle names each card once and one zone per card ({count} cards, "
+                                            "{count2} zones)", count=len(ev.cards), count2=len(ev.zones)))
     first = cards[0]
     for card in cards:
         if card.zone not in (MZONE, SZONE) or card.zone != first.zone or card.controller != first.controller:
-            impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is in player {card.controller}'s {card.zone}: "
-                       f"a shuffle moves one player's cards within one row ({first.zone} of player {first.controller})")
+            impossible(state, ev, "LOG-02", say("{name} ({id}) is in player {controller}'s {zone}: a shuffle moves "
+                                                "one player's cards within one row ({zone2} of player "
+                                                "{controller2})",
+                                                name=card.name, id=card.id, controller=card.controller, zone=card.zone, zone2=first.zone, controller2=first.controller))
     held = [state.location(card).index for card in cards]
     if sorted(held) != sorted(ev.zones):
-        impossible(state, ev, "LOG-02", f"the cards hold zones {sorted(held)}, not {sorted(ev.zones)}: a shuffle "
-                   "moves them among the zones they hold")
+        impossible(state, ev, "LOG-02", say("the cards hold zones {held}, not {zones}: a shuffle moves them among "
+                                            "the zones they hold", held=sorted(held), zones=sorted(ev.zones)))
     for card in cards:
         if card.face_up:
-            fail(state, ev, "LOG-02", f"{card.name} ({card.id}) is face-up: only Set cards are shuffled")
+            fail(state, ev, "LOG-02", say("{name} ({id}) is face-up: only Set cards are shuffled",
+                                          name=card.name, id=card.id))
     if ev.cause is None:
-        fail(state, ev, "GEN-01", "no basic rule shuffles Set cards: an effect does (name it as the cause)")
+        fail(state, ev, "GEN-01", N_("no basic rule shuffles Set cards: an effect does (name it as the cause)"))
     row, controller = first.zone, first.controller             # as they are before anything is lifted
     lifted = [_lift(state, card) for card in cards]
     for card, lift, zone in zip(cards, lifted, ev.zones):
@@ -312,27 +343,30 @@ def zone_changed(state: DuelState, ev: ZoneChanged) -> None:
     card on the field: an effect does, named as the cause (GEN-01)."""
     card = get_card(state, ev, ev.card)
     if card.zone not in (MZONE, SZONE):
-        impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is in the {card.zone}, not in a Monster or "
-                   "Spell & Trap Zone: only a card on the field moves to another zone")
+        impossible(state, ev, "LOG-02", say("{name} ({id}) is in the {zone}, not in a Monster or Spell & Trap "
+                                            "Zone: only a card on the field moves to another zone",
+                                            name=card.name, id=card.id, zone=card.zone))
     player, zone = card.controller, ev.zone
     here = state.location(card).index
     if zone == here:
-        impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is in {card.zone} {zone} already")
+        impossible(state, ev, "LOG-02", say("{name} ({id}) is in {zone} {zone2} already",
+                                            name=card.name, id=card.id, zone=card.zone, zone2=zone))
     if card.zone == MZONE:
         check_free_monster_zone(state, ev, player, zone)          # ZONE-01/02
         if zone >= 5:
             if not card.facts.is_extra_deck:
-                fail(state, ev, "ZONE-03", f"{card.name} is not an Extra Deck monster: it goes to a Main Monster Zone")
+                fail(state, ev, "ZONE-03", say("{name} is not an Extra Deck monster: it goes to a Main Monster "
+                                               "Zone", name=card.name))
             other = state.emz[1 - state.emz_slot(player, zone)]
             if (other is not None and other != card.id and state.cards[other].controller == player
                     and not extra_link(state, player, card, zone, frozenset((card.id,)))):
-                fail(state, ev, "ZONE-04", f"player {player} already uses an Extra Monster Zone ({other}); a second "
-                     "one needs Extra Link (ZONE-05)")
+                fail(state, ev, "ZONE-04", say("player {player} already uses an Extra Monster Zone ({other}); a "
+                                               "second one needs Extra Link (ZONE-05)", player=player, other=other))
     else:
         check_spell_trap_zone(state, ev, player, zone, card)     # ZONE-08/09, CONF-09
     if ev.cause is None:
-        fail(state, ev, "GEN-01", f"no basic rule moves {card.name} to another zone: an effect does (name it as "
-             "the cause)")
+        fail(state, ev, "GEN-01", say("no basic rule moves {name} to another zone: an effect does (name it as the "
+                                      "cause)", name=card.name))
     # -- all checks done ----------------------------------------------------------------------
     side = state.sides[player]
     if card.zone == MZONE:
@@ -354,9 +388,9 @@ def stats_changed(state: DuelState, ev: StatsChanged) -> None:
     card = get_card(state, ev, ev.card)
     check_not_negated(state, ev)
     if card.facts.is_link and (ev.defense is not None or ev.level is not None):
-        fail(state, ev, "LINK-05", f"{card.name} is a Link monster: it has no Level or DEF to change")
+        fail(state, ev, "LINK-05", say("{name} is a Link monster: it has no Level or DEF to change", name=card.name))
     if card.facts.is_xyz and ev.level is not None:
-        fail(state, ev, "CARD-07", f"{card.name} is an Xyz monster: it has a Rank, not a Level")
+        fail(state, ev, "CARD-07", say("{name} is an Xyz monster: it has a Rank, not a Level", name=card.name))
     if ev.atk is not None:
         card.atk = max(0, ev.atk)
     if ev.defense is not None:
@@ -370,13 +404,14 @@ def counters_changed(state: DuelState, ev: CountersChanged) -> None:
     card = get_card(state, ev, ev.card)
     check_not_negated(state, ev)
     if ev.count < 0:
-        impossible(state, ev, "LOG-05", "a counter count is 0 or more")
+        impossible(state, ev, "LOG-05", N_("a counter count is 0 or more"))
     if card.zone not in ON_FIELD:
-        fail(state, ev, "COUNTER-01", f"counters are placed on cards on the field; {card.name} is in the {card.zone}")
+        fail(state, ev, "COUNTER-01", say("counters are placed on cards on the field; {name} is in the {zone}",
+                                          name=card.name, zone=card.zone))
     elif ev.count > card.counters.get(ev.counter, 0) and (ev.cause is None or ev.cause == card.id) and (
             card.is_token or card.facts.is_normal_monster):
-        fail(state, ev, "COUNTER-01", f"{card.name} has no effect that places counters on it: a counter is placed on "
-             "it only by another card's effect (name it as the cause)")
+        fail(state, ev, "COUNTER-01", say("{name} has no effect that places counters on it: a counter is placed on "
+                                          "it only by another card's effect (name it as the cause)", name=card.name))
     if ev.count:
         card.counters[ev.counter] = ev.count
     else:
@@ -387,14 +422,16 @@ def counters_changed(state: DuelState, ev: CountersChanged) -> None:
 def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
     player = player_of(state, ev)
     if ev.amount < 0:
-        impossible(state, ev, "LOG-05", "an LP change amount is positive; the reason says whether it is lost or gained")
+        impossible(state, ev, "LOG-05", N_("an LP change amount is positive; the reason says whether it is lost or "
+                                           "gained"))
     check_not_negated(state, ev)
     side = state.sides[player]
     attack = state.attack
     if ev.reason == "battle_damage":
         due = attack.pending_damage[player] if attack is not None and attack.calculated else 0
         if due != ev.amount:
-            fail(state, ev, "DMG-10", f"damage calculation gave player {player} {due} battle damage, not {ev.amount}")
+            fail(state, ev, "DMG-10", say("damage calculation gave player {player} {due} battle damage, not "
+                                          "{amount}", player=player, due=due, amount=ev.amount))
     if ev.reason == "gain":
         result = side.lp + ev.amount
     elif ev.reason == "set":
@@ -402,10 +439,11 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
     else:
         result = max(0, side.lp - ev.amount)
     if ev.reason == "gain" and ev.cause is None and any(lp for _, lp in state.unrefunded):
-        fail(state, ev, "TERM-14", "LP paid as the cost of a link whose activation was negated stay paid: no rule "
-             "gives them back (name the effect that does)")
+        fail(state, ev, "TERM-14", N_("LP paid as the cost of a link whose activation was negated stay paid: no "
+                                      "rule gives them back (name the effect that does)"))
     if ev.lp is not None and ev.lp != result:
-        fail(state, ev, "ZONE-14", f"player {player} has {result} LP after this change, not {ev.lp}")
+        fail(state, ev, "ZONE-14", say("player {player} has {result} LP after this change, not {lp}",
+                                       player=player, result=result, lp=ev.lp))
     if ev.reason == "battle_damage" and attack is not None and attack.calculated:
         attack.pending_damage[player] = 0
     side.lp = result
@@ -416,10 +454,10 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
 @handles(CoinTossed)
 def coin_tossed(state: DuelState, ev: CoinTossed) -> None:
     if not ev.results:
-        impossible(state, ev, "LOG-05", "a coin toss has at least one result")
+        impossible(state, ev, "LOG-05", N_("a coin toss has at least one result"))
 
 
 @handles(DieRolled)
 def die_rolled(state: DuelState, ev: DieRolled) -> None:
     if not ev.results or any(not 1 <= r <= 6 for r in ev.results):
-        impossible(state, ev, "LOG-05", f"a die shows 1 to 6, not {list(ev.results)}")
+        impossible(state, ev, "LOG-05", say("a die shows 1 to 6, not {results}", results=list(ev.results)))

@@ -2,6 +2,7 @@
 the flip of an attacked face-down monster before damage calculation (POS-04, BATTLE-12)."""
 from __future__ import annotations
 
+from ..i18n import N_, say
 from ..events import ATTACK, DEFENSE, FACEDOWN_ATTACK, FACEUP, FZONE, MZONE, SET, SZONE, PositionChanged
 from ..state import DuelState
 from .base import fail, get_card, handles, impossible, open_game_state, player_of
@@ -18,15 +19,16 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
         _spell_trap_position(state, ev, card, new)
         return
     if card.zone != MZONE:
-        impossible(state, ev, "POS-01", f"{card.name} ({card.id}) is not in a Monster Zone")
+        impossible(state, ev, "POS-01", say("{name} ({id}) is not in a Monster Zone", name=card.name, id=card.id))
     if new == FACEUP:
-        impossible(state, ev, "POS-01", f"{new!r} is not a battle position")
+        impossible(state, ev, "POS-01", say("{new!r} is not a battle position", new=new))
     if new == card.position:
-        impossible(state, ev, "LOG-02", f"{card.name} is already in {new} position")
+        impossible(state, ev, "LOG-02", say("{name} is already in {new} position", name=card.name, new=new))
     if card.facts.is_link:
-        fail(state, ev, "LINK-05", f"{card.name} is a Link monster: neither rules nor effects change its position")
+        fail(state, ev, "LINK-05", say("{name} is a Link monster: neither rules nor effects change its position",
+                                       name=card.name))
     if card.is_token and new not in (ATTACK, DEFENSE):
-        fail(state, ev, "TOKEN-02", "a Token is always face-up")
+        fail(state, ev, "TOKEN-02", N_("a Token is always face-up"))
     if ev.cause is None and _attacked_face_down(state, card, new):
         card.position = new                     # POS-04/BATTLE-12: by the rules, not a manual change
         return
@@ -54,10 +56,11 @@ def _attacked_face_down(state: DuelState, card, new: str) -> bool:
 def _spell_trap_position(state: DuelState, ev: PositionChanged, card, new: str) -> None:
     """A Spell/Trap turned face-down (or face-up without being activated): only by an effect."""
     if new not in (FACEUP, SET) or new == card.position:
-        impossible(state, ev, "POS-01", f"{card.name} is in a Spell & Trap Zone: face-up or Set, not {new!r} again")
+        impossible(state, ev, "POS-01", say("{name} is in a Spell & Trap Zone: face-up or Set, not {new!r} again",
+                                            name=card.name, new=new))
     if ev.cause is None:
-        fail(state, ev, "SPELL-03", f"only an effect turns {card.name} {'face-down' if new == SET else 'face-up'} "
-             "without activating it")
+        fail(state, ev, "SPELL-03", say("only an effect turns {name} {face} without activating it", name=card.name,
+                                        face=N_("face-down") if new == SET else N_("face-up")))
     card.position = new
     if new == SET:
         card.set_turn = state.turn                # Set again: it waits a turn like any Set card
@@ -67,19 +70,22 @@ def _check_manual(state: DuelState, ev: PositionChanged, card, new: str) -> None
     """POS-07/08/09: your own monster, your Main Phase, once per turn, not after summon or attack."""
     player = player_of(state, ev)
     if card.controller != player:
-        fail(state, ev, "POS-07", f"player {player} does not control {card.name}")
+        fail(state, ev, "POS-07", say("player {player} does not control {name}", player=player, name=card.name))
     if card.position in FACE_DOWN and new == ATTACK:
         check_flip(state, ev, card, player)     # SUM-11: a Flip Summon is a position change
         return
     if card.position in FACE_DOWN or new in FACE_DOWN:
-        fail(state, ev, "POS-09", "a manual change is Attack <-> Defense or a Flip Summon; "
-             "face-down -> face-up Defense and face-up -> face-down need an effect")
+        fail(state, ev, "POS-09", N_("a manual change is Attack <-> Defense or a Flip Summon; face-down -> face-up "
+                                     "Defense and face-up -> face-down need an effect"))
     why = open_game_state(state, player)
     if why:
-        fail(state, ev, "POS-07", f"a manual position change needs an open game state in your own Main Phase: {why}")
+        fail(state, ev, "POS-07", say("a manual position change needs an open game state in your own Main Phase: "
+                                      "{why}", why=why))
     if card.position_changed_turn == state.turn:
-        fail(state, ev, "POS-07", f"{card.name} has already changed position this turn")
+        fail(state, ev, "POS-07", say("{name} has already changed position this turn", name=card.name))
     if summoned_this_turn(state, card):
-        fail(state, ev, "POS-08", f"{card.name} was summoned or Set this turn and cannot change position")
+        fail(state, ev, "POS-08", say("{name} was summoned or Set this turn and cannot change position",
+                                      name=card.name))
     if card.attacked_turn == state.turn:
-        fail(state, ev, "POS-08", f"{card.name} declared an attack this turn and cannot change position")
+        fail(state, ev, "POS-08", say("{name} declared an attack this turn and cannot change position",
+                                      name=card.name))

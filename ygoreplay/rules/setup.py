@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..i18n import N_, say
 from ..cards import CardFacts
 from ..decks import Banlist, banlist_hash, banlist_problems, deck_problems
 from ..events import (
@@ -27,35 +28,37 @@ def facts_for(state: DuelState, ev: Event, code: int) -> CardFacts:
         return state.unknown
     facts = state.db.get(code)
     if facts is None:
-        impossible(state, ev, "CARD-01", f"no card facts for passcode {code}: the card is unknown")
+        impossible(state, ev, "CARD-01", say("no card facts for passcode {code}: the card is unknown", code=code))
     return facts
 
 
 @handles(DuelStarted)
 def duel_started(state: DuelState, ev: DuelStarted) -> None:
     if state.started:
-        impossible(state, ev, "LOG-03", "the duel has already started")
+        impossible(state, ev, "LOG-03", N_("the duel has already started"))
     if ev.ruleset not in RULESETS:
-        impossible(state, ev, "LOG-05", f"unknown rule set {ev.ruleset!r}")
+        impossible(state, ev, "LOG-05", say("unknown rule set {ruleset!r}", ruleset=ev.ruleset))
     if ev.first_player not in (0, 1) or ev.chosen_by not in (0, 1, None):
-        impossible(state, ev, "LOG-05", "players are 0 and 1")
+        impossible(state, ev, "LOG-05", N_("players are 0 and 1"))
     if ev.starting_lp < 1 or ev.hand_size < 0 or ev.draw_count < 1:
-        impossible(state, ev, "LOG-05", "a duel starts with at least 1 LP, no negative hand and at least 1 card a draw")
+        impossible(state, ev, "LOG-05", N_("a duel starts with at least 1 LP, no negative hand and at least 1 card "
+                                           "a draw"))
     if ev.banlist is not None and banlist_hash(ev.banlist.limits, ev.banlist.whitelist) != ev.banlist.hash:
-        impossible(state, ev, "LOG-05", f"the banlist {ev.banlist.name!r} does not hold what its hash {ev.banlist.hash} "
-                   "names: its limits were changed, or the hash is not of them")
+        impossible(state, ev, "LOG-05", say("the banlist {name!r} does not hold what its hash {hash} names: its "
+                                            "limits were changed, or the hash is not of them",
+                                            name=ev.banlist.name, hash=ev.banlist.hash))
     state.witnessed = ev.witnessed         # from here on a broken rule is a flag (rules.base.fail)
     # CONF-01: a setting the players agreed on, or the room set, is a duel option, not a breach
     options = ev.options
     if ev.starting_lp != 8000 and "starting_lp" not in options:
-        fail(state, ev, "SETUP-01", f"each player starts with 8000 LP, not {ev.starting_lp} (unless the duel's "
-             "options say it was agreed: starting_lp)")
+        fail(state, ev, "SETUP-01", say("each player starts with 8000 LP, not {starting_lp} (unless the duel's "
+                                        "options say it was agreed: starting_lp)", starting_lp=ev.starting_lp))
     if ev.hand_size != 5 and "hand_size" not in options:
-        fail(state, ev, "SETUP-02", f"each player draws 5 cards to start, not {ev.hand_size} (unless the duel's "
-             "options say it was agreed: hand_size)")
+        fail(state, ev, "SETUP-02", say("each player draws 5 cards to start, not {hand_size} (unless the duel's "
+                                        "options say it was agreed: hand_size)", hand_size=ev.hand_size))
     if ev.draw_count != 1 and "draw_count" not in options:
-        fail(state, ev, "TURN-02", f"the Draw Phase draw is 1 card, not {ev.draw_count} (unless the duel's "
-             "options say it was agreed: draw_count)")
+        fail(state, ev, "TURN-02", say("the Draw Phase draw is 1 card, not {draw_count} (unless the duel's options "
+                                       "say it was agreed: draw_count)", draw_count=ev.draw_count))
     state.started = True
     if ev.banlist is not None:             # DECK-08: the decks are registered against it
         b = ev.banlist
@@ -76,15 +79,16 @@ def duel_started(state: DuelState, ev: DuelStarted) -> None:
 def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
     player = ev.player
     if player not in (0, 1):
-        impossible(state, ev, "LOG-05", "deck_registered needs the player, 0 or 1")
+        impossible(state, ev, "LOG-05", N_("deck_registered needs the player, 0 or 1"))
     side = state.sides[player]
     if side.registered:
-        impossible(state, ev, "LOG-03", f"player {player} has already registered a deck")
+        impossible(state, ev, "LOG-03", say("player {player} has already registered a deck", player=player))
     if state.turn or any(s.hand for s in state.sides):
-        impossible(state, ev, "LOG-03", "decks are registered before the opening hands are drawn")
+        impossible(state, ev, "LOG-03", N_("decks are registered before the opening hands are drawn"))
     main, extra, side_cards = ([facts_for(state, ev, c) for c in part] for part in (ev.main, ev.extra, ev.side))
     if ev.unordered and 0 in (*ev.main, *ev.extra, *ev.side):
-        impossible(state, ev, "LOG-05", "a registered decklist (unordered) names every card; 0 is an unknown one")
+        impossible(state, ev, "LOG-05", N_("a registered decklist (unordered) names every card; 0 is an unknown "
+                                           "one"))
     if state.decks_checked:                  # a duel option may say the room did not (CONF-01)
         # An unknown card counts toward the sizes, as a card of its own for the 3-copy limit.
         unknown = iter(range(-1, -1 - len(main) - len(extra) - len(side_cards), -1))
@@ -120,7 +124,7 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
 def deck_shuffled(state: DuelState, ev: DeckShuffled) -> None:
     player = ev.player
     if player not in (0, 1):
-        impossible(state, ev, "LOG-05", "deck_shuffled needs the player, 0 or 1")
+        impossible(state, ev, "LOG-05", N_("deck_shuffled needs the player, 0 or 1"))
     deck = state.sides[player].deck
     if not ev.order:                         # the recorder did not see the order: nobody knows it
         forget_deck(state, player)
@@ -130,8 +134,9 @@ def deck_shuffled(state: DuelState, ev: DeckShuffled) -> None:
         missing = sorted(set(deck) - set(ev.order))[:3]
         extra = sorted(set(ev.order) - set(deck))[:3]
         impossible(state, ev, "LOG-02",
-                   f"the shuffled order must hold exactly the {len(deck)} cards of player {player}'s "
-                   f"Deck (missing {missing or 'none'}, not in the Deck {extra or 'none'})")
+                   say("the shuffled order must hold exactly the {count} cards of player {player}'s Deck (missing "
+                       "{missing}, not in the Deck {extra})",
+                       count=len(deck), player=player, missing=missing or N_("none"), extra=extra or N_("none")))
     deck[:] = ev.order
     state.sides[player].order_known = True
 
@@ -146,22 +151,23 @@ _CARD_FLAGS = {"code", "id", "owner", "position", "summoned", "set", "position_c
 def position_set_up(state: DuelState, ev: PositionSetUp) -> None:
     """Place every card as a judge describes the board; refuse a board that cannot exist."""
     if state.started:
-        impossible(state, ev, "LOG-03", "a set-up position must be the first event")
+        impossible(state, ev, "LOG-03", N_("a set-up position must be the first event"))
     if ev.ruleset not in RULESETS:
-        impossible(state, ev, "LOG-05", f"unknown rule set {ev.ruleset!r}")
+        impossible(state, ev, "LOG-05", say("unknown rule set {ruleset!r}", ruleset=ev.ruleset))
     if len(ev.sides) != 2:
-        impossible(state, ev, "LOG-05", "a set-up position describes exactly two sides")
+        impossible(state, ev, "LOG-05", N_("a set-up position describes exactly two sides"))
     if ev.phase not in ("draw", "standby", "main1", "battle", "main2", "end"):
-        impossible(state, ev, "TURN-01", f"unknown phase {ev.phase!r}")
+        impossible(state, ev, "TURN-01", say("unknown phase {phase!r}", phase=ev.phase))
     if ev.turn < 1 or ev.turn_player not in (0, 1):
-        impossible(state, ev, "LOG-05", "a set-up position needs turn >= 1 and turn_player 0 or 1")
+        impossible(state, ev, "LOG-05", N_("a set-up position needs turn >= 1 and turn_player 0 or 1"))
     if len(ev.normal_summon_used) != 2 or len(ev.pendulum_summon_used) != 2:
-        impossible(state, ev, "LOG-05", "normal_summon_used and pendulum_summon_used hold one flag per player")
+        impossible(state, ev, "LOG-05", N_("normal_summon_used and pendulum_summon_used hold one flag per player"))
     if ev.turn == 1 and ev.phase in ("battle", "main2"):
-        impossible(state, ev, "NIS-04", "no Battle Phase on the first turn of the duel")
+        impossible(state, ev, "NIS-04", N_("no Battle Phase on the first turn of the duel"))
     if ev.step is not None and (ev.phase != "battle" or ev.step not in BATTLE_STEPS):
         impossible(state, ev, "BATTLE-01",
-                   f"step {ev.step!r}: the steps are {', '.join(BATTLE_STEPS)}, and only in the Battle Phase")
+                   say("step {step!r}: the steps are {join}, and only in the Battle Phase",
+                       step=ev.step, join=', '.join(BATTLE_STEPS)))
     # The board is built aside and taken over once complete, so a refused set-up leaves ``state`` as it was.
     board = DuelState(state.db)
     board.index = state.index
@@ -195,11 +201,13 @@ def _check_card_counts(board: DuelState, ev: PositionSetUp) -> None:
             (extra if card.facts.is_extra_deck else main)[card.owner] += 1
     for player in (0, 1):
         if main[player] > 60:
-            impossible(board, ev, "DECK-01", f"impossible position: player {player} owns {main[player]} Main Deck "
-                                             "cards; a Main Deck holds at most 60")
+            impossible(board, ev, "DECK-01", say("impossible position: player {player} owns {main} Main Deck "
+                                                 "cards; a Main Deck holds at most 60",
+                                                 player=player, main=main[player]))
         if extra[player] > 15:
-            impossible(board, ev, "DECK-03", f"impossible position: player {player} owns {extra[player]} Extra Deck "
-                                             "monsters; an Extra Deck holds at most 15")
+            impossible(board, ev, "DECK-03", say("impossible position: player {player} owns {extra} Extra Deck "
+                                                 "monsters; an Extra Deck holds at most 15",
+                                                 player=player, extra=extra[player]))
 
 
 #: What a set-up position decides; everything else in the state keeps its value.
@@ -220,18 +228,19 @@ class _Builder:
         0: a position of what its recorder saw) cannot tell, and its rule is undecided."""
         if self.state.unknown.reads != self.mark:
             self.mark = self.state.unknown.reads
-            fail(self.state, self.ev, rule, f"impossible position: {message}")
+            fail(self.state, self.ev, rule, say("impossible position: {message_}", message_=message))
             return
-        impossible(self.state, self.ev, rule, f"impossible position: {message}")
+        impossible(self.state, self.ev, rule, say("impossible position: {message_}", message_=message))
 
     def side(self, player: int, spec: dict) -> None:
         known = {"lp", "deck", "hand", "mzone", "szone", "fzone", "gy", "banished", "extra"}
         if not isinstance(spec, dict) or set(spec) - known:
-            self.bad("LOG-05", f"side {player} has unknown keys {sorted(set(spec) - known)}")
+            self.bad("LOG-05", say("side {player} has unknown keys {value}",
+                                   player=player, value=sorted(set(spec) - known)))
         side = self.state.sides[player]
         side.lp = spec.get("lp", 8000)
         if not isinstance(side.lp, int) or side.lp < 0:
-            self.bad("LOG-05", f"side {player} LP must be a whole number >= 0")
+            self.bad("LOG-05", say("side {player} LP must be a whole number >= 0", player=player))
         if side.lp == 0:
             self.state.must_lose[player] = "lp"
         side.registered = True
@@ -240,11 +249,12 @@ class _Builder:
             for item in self.listed(spec, zone, player):
                 card = self.card(item, player, zone)
                 if card.owner != player:
-                    self.bad("CTRL-03", f"{card.id} belongs in its owner's {zone}, not player {player}'s")
+                    self.bad("CTRL-03", say("{id} belongs in its owner's {zone}, not player {player}'s",
+                                            id=card.id, zone=zone, player=player))
                 pile.append(card.id)
         mzone = self.listed(spec, MZONE, player)
         if len(mzone) > 7 or (len(mzone) > 5 and not self.state_rules_emz()):
-            self.bad("ZONE-01", f"player {player} lists {len(mzone)} monster zones")
+            self.bad("ZONE-01", say("player {player} lists {count} monster zones", player=player, count=len(mzone)))
         for index, item in enumerate(mzone):
             if item is not None:
                 self.place_monster(player, index, item)
@@ -252,14 +262,15 @@ class _Builder:
         ruleset = RULESETS[self.state.ruleset]
         if len(szone) > ruleset.spell_trap_zone_count:
             extra = " and 2 Pendulum Zones (5, 6)" if ruleset.separate_pendulum_zones else ""
-            self.bad("ZONE-08", f"player {player} lists {len(szone)} Spell & Trap Zones; there are 5{extra}")
+            self.bad("ZONE-08", say("player {player} lists {count} Spell & Trap Zones; there are 5{extra}",
+                                    player=player, count=len(szone), extra=extra))
         for index, item in enumerate(szone):
             if item is not None:
                 self.place_spell_trap(player, index, item)
         if spec.get("fzone") is not None:
             card = self.card(spec["fzone"], player, FZONE)
             if card.facts.spell_subtype != "field":
-                self.bad("ZONE-10", f"{card.name} is not a Field Spell")
+                self.bad("ZONE-10", say("{name} is not a Field Spell", name=card.name))
             card.position = card.position or FACEUP
             self.check_position(card, (FACEUP, SET))
             side.fzone = card.id
@@ -270,14 +281,14 @@ class _Builder:
     def listed(self, spec: dict, zone: str, player: int) -> list:
         value = spec.get(zone, [])
         if not isinstance(value, list):
-            self.bad("LOG-05", f"side {player} {zone} must be a list")
+            self.bad("LOG-05", say("side {player} {zone} must be a list", player=player, zone=zone))
         return value
 
     def card(self, item: Any, controller: int, zone: str) -> Card:
         state = self.state
         data = {"code": item} if isinstance(item, int) and not isinstance(item, bool) else item
         if not isinstance(data, dict) or "code" not in data or set(data) - _CARD_FLAGS:
-            self.bad("LOG-05", f"a card is a passcode or an object with 'code', got {item!r}")
+            self.bad("LOG-05", say("a card is a passcode or an object with 'code', got {item!r}", item=item))
         owner = data.get("owner", controller)
         facts = facts_for(state, self.ev, data["code"])
         is_token = bool(data.get("token")) or facts.is_token
@@ -288,27 +299,29 @@ class _Builder:
             self.counts[owner] += 1
             card_id = f"p{owner}.{'t' if is_token else 's'}{self.counts[owner]}"
         if card_id in state.cards:
-            self.bad("LOG-04", f"card id {card_id} is used twice (no card may be in two places)")
+            self.bad("LOG-04", say("card id {card_id} is used twice (no card may be in two places)", card_id=card_id))
         card = Card(card_id, owner, facts, zone, is_token=is_token)
         card.controller = controller
         state.cards[card_id] = card
         if is_token and zone != MZONE:
-            self.bad("TOKEN-02", f"a token can only be in a Monster Zone, not the {zone}")
+            self.bad("TOKEN-02", say("a token can only be in a Monster Zone, not the {zone}", zone=zone))
         if facts.is_extra_deck and zone in (DECK, HAND):
-            self.bad("DECK-02", f"{facts.name} is an Extra Deck monster and cannot be in the {zone}")
+            self.bad("DECK-02", say("{name} is an Extra Deck monster and cannot be in the {zone}",
+                                    name=facts.name, zone=zone))
         if zone == EXTRA and not (facts.is_extra_deck or facts.is_pendulum):
-            self.bad("ZONE-12", f"{facts.name} cannot be in the Extra Deck")
+            self.bad("ZONE-12", say("{name} cannot be in the Extra Deck", name=facts.name))
         card.position = data.get("position")
         if zone == EXTRA:
             card.position = card.position or FACEDOWN
             self.check_position(card, (FACEDOWN, FACEUP))
             if card.position == FACEUP and not facts.is_pendulum:
-                self.bad("ZONE-12", f"only Pendulum monsters are face-up in the Extra Deck ({facts.name})")
+                self.bad("ZONE-12", say("only Pendulum monsters are face-up in the Extra Deck ({name})",
+                                        name=facts.name))
         elif zone == BANISHED:
             card.position = card.position or FACEUP
             self.check_position(card, (FACEUP, FACEDOWN))
         elif zone in (DECK, HAND, GY) and card.position is not None:
-            self.bad("LOG-05", f"{card_id} in the {zone} takes no position")
+            self.bad("LOG-05", say("{card_id} in the {zone} takes no position", card_id=card_id, zone=zone))
         turn = state.turn
         if data.get("summoned"):
             card.summoned_turn = card.arrived_turn = turn
@@ -320,12 +333,13 @@ class _Builder:
             card.attacked_turn = turn
         card.atk, card.defense, card.level = data.get("atk"), data.get("defense"), data.get("level")
         if not isinstance(data.get("counters", {}), dict) or not isinstance(data.get("materials", []), list):
-            self.bad("LOG-05", f"{card_id}: counters are an object and materials a list")
+            self.bad("LOG-05", say("{card_id}: counters are an object and materials a list", card_id=card_id))
         card.counters = dict(data.get("counters", {}))
         card.properly_summoned = bool(data.get("properly_summoned", zone == MZONE))
         for material in data.get("materials", []):
             if zone != MZONE or not facts.is_xyz or card.position not in (None, ATTACK, DEFENSE):
-                self.bad("XMAT-01", f"only a face-up Xyz monster on the field has materials ({facts.name})")
+                self.bad("XMAT-01", say("only a face-up Xyz monster on the field has materials ({name})",
+                                        name=facts.name))
             mat = self.card(material, controller, OVERLAY)
             mat.host = card_id
             card.materials.append(mat.id)
@@ -333,25 +347,28 @@ class _Builder:
 
     def check_position(self, card: Card, allowed: tuple[str, ...]) -> None:
         if card.position not in allowed:
-            self.bad("POS-01", f"{card.id} ({card.name}) cannot be {card.position!r} in the {card.zone}")
+            self.bad("POS-01", say("{id} ({name}) cannot be {position!r} in the {zone}",
+                                   id=card.id, name=card.name, position=card.position, zone=card.zone))
 
     def place_monster(self, player: int, index: int, item: Any) -> None:
         state = self.state
         card = self.card(item, player, MZONE)
         if not card.facts.is_monster:
-            self.bad("ZONE-03", f"{card.name} is not a monster and cannot be in a Monster Zone")
+            self.bad("ZONE-03", say("{name} is not a monster and cannot be in a Monster Zone", name=card.name))
         card.position = card.position or ATTACK
         self.check_position(card, MONSTER_POSITIONS)
         if card.facts.is_link and card.position != ATTACK:
-            self.bad("LINK-05", f"{card.name} is a Link monster: always in Attack Position")
+            self.bad("LINK-05", say("{name} is a Link monster: always in Attack Position", name=card.name))
         if card.is_token and card.position not in (ATTACK, DEFENSE):
-            self.bad("TOKEN-02", f"a token is always face-up ({card.id})")
+            self.bad("TOKEN-02", say("a token is always face-up ({id})", id=card.id))
         if index >= 5:
             slot = state.emz_slot(player, index)
             if state.emz[slot] is not None:
-                self.bad("ZONE-04", f"two monsters in one Extra Monster Zone ({state.emz[slot]}, {card.id})")
+                self.bad("ZONE-04", say("two monsters in one Extra Monster Zone ({emz}, {id})",
+                                        emz=state.emz[slot], id=card.id))
             if not card.facts.is_extra_deck and not card.facts.is_pendulum:
-                self.bad("ZONE-03", f"{card.name} is not from the Extra Deck and cannot be in an Extra Monster Zone")
+                self.bad("ZONE-03", say("{name} is not from the Extra Deck and cannot be in an Extra Monster Zone",
+                                        name=card.name))
             state.emz[slot] = card.id
         else:
             state.sides[player].mzone[index] = card.id
@@ -363,11 +380,13 @@ class _Builder:
         pendulum_zone = index in zones and facts.is_pendulum
         if facts.is_monster and not pendulum_zone:
             where = "a separate Pendulum Zone" if zones == (5, 6) else "an outer zone"
-            self.bad("ZONE-09", f"{card.name} is a monster: only a Pendulum in {where} ({zones[0]} or {zones[1]}) may be there")
+            self.bad("ZONE-09", say("{name} is a monster: only a Pendulum in {where} ({zones} or {zones2}) may be "
+                                    "there", name=card.name, where=where, zones=zones[0], zones2=zones[1]))
         if index >= 5 and not facts.is_pendulum:
-            self.bad("ZONE-09", f"{card.name} is not a Pendulum card: S/T index {index} is a Pendulum Zone (MR-03)")
+            self.bad("ZONE-09", say("{name} is not a Pendulum card: S/T index {index} is a Pendulum Zone (MR-03)",
+                                    name=card.name, index=index))
         if facts.spell_subtype == "field":
-            self.bad("ZONE-10", f"{card.name} is a Field Spell: it goes in the Field Zone")
+            self.bad("ZONE-10", say("{name} is a Field Spell: it goes in the Field Zone", name=card.name))
         card.position = card.position or (FACEUP if pendulum_zone else SET)
         self.check_position(card, (FACEUP,) if pendulum_zone else (FACEUP, SET))
         self.state.sides[player].szone[index] = card.id

@@ -6,6 +6,7 @@ Which Spells and Traps may be activated when, and where they go; the chain they 
 """
 from __future__ import annotations
 
+from ..i18n import N_, say
 from ..cards import CardFacts
 from ..events import FACEUP, FZONE, GY, HAND, MZONE, SET, SZONE, Activated, Event, SpellTrapSet
 from ..state import Card, DuelState
@@ -35,17 +36,19 @@ def spell_trap_set(state: DuelState, ev: SpellTrapSet) -> None:
     if not ev.field_zone:
         _check_szone(state, ev, player, ev.zone, card)
     if card.zone != HAND or card.controller != player:
-        fail(state, ev, "SPELL-03", f"{card.name} ({card.id}) is not in player {player}'s hand; a card is Set from the hand")
+        fail(state, ev, "SPELL-03", say("{name} ({id}) is not in player {player}'s hand; a card is Set from the "
+                                        "hand", name=card.name, id=card.id, player=player))
     if not (facts.is_spell or facts.is_trap):
         rule = "PEND-01" if facts.is_pendulum else "SPELL-03"
-        fail(state, ev, rule, f"{card.name} is a monster and cannot be Set in a Spell & Trap Zone")
+        fail(state, ev, rule, say("{name} is a monster and cannot be Set in a Spell & Trap Zone", name=card.name))
     why = open_game_state(state, player)
     if why:
-        fail(state, ev, "TURN-04", f"Spells and Traps are Set in your own Main Phase with an open game state: {why}")
+        fail(state, ev, "TURN-04", say("Spells and Traps are Set in your own Main Phase with an open game state: "
+                                       "{why}", why=why))
     is_field = facts.spell_subtype == "field"
     if is_field != ev.field_zone:
-        fail(state, ev, "ZONE-10", f"{card.name} {'is' if is_field else 'is not'} a Field Spell: "
-             f"{'only the Field Zone' if is_field else 'not the Field Zone'}")
+        fail(state, ev, "ZONE-10", say("{name} is a Field Spell: only the Field Zone", name=card.name) if is_field
+             else say("{name} is not a Field Spell: not the Field Zone", name=card.name))
     stranded = check_equips(state, ev)                     # SPELL-07
     if ev.field_zone:
         _replace_field_spell(state, player)
@@ -77,44 +80,50 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
     """Check the activation of a Spell or Trap card itself and return its spell speed (CHAIN-01)."""
     facts = card.facts
     if facts is state.unknown:                   # everyone sees the card activated: it is named
-        impossible(state, ev, "LOG-05", f"{card.id} is activated but not named: an activated card is shown to all, "
-                   f"so name it (\"shows\": {{\"{card.id}\": passcode}})")
+        impossible(state, ev, "LOG-05", say("{id} is activated but not named: an activated card is shown to all, "
+                                            "so name it (\"shows\": {{\"{id}\": passcode}})", id=card.id))
     from_hand = card.zone == HAND
     scale = facts.is_pendulum and facts.is_monster
     # What cannot be applied at all is refused first, so a cited refusal records no override.
     if from_hand:
         pass
     elif card.zone not in (SZONE, FZONE):
-        impossible(state, ev, "LOG-02", f"{card.name} is in the {card.zone}; a card is activated from the hand, a Spell & Trap "
-                   "Zone or the Field Zone (name the effect_type to activate an effect)")
+        impossible(state, ev, "LOG-02", say("{name} is in the {zone}; a card is activated from the hand, a Spell & "
+                                            "Trap Zone or the Field Zone (name the effect_type to activate an "
+                                            "effect)", name=card.name, zone=card.zone))
     elif card.position != SET:
-        impossible(state, ev, "LOG-02", f"{card.name} is already face-up; name the effect_type to activate one of its effects")
+        impossible(state, ev, "LOG-02", say("{name} is already face-up; name the effect_type to activate one of "
+                                            "its effects", name=card.name))
     if not (scale or facts.is_spell or facts.is_trap):
-        impossible(state, ev, "LOG-05", f"{card.name} is a monster: name the effect_type of the effect activated")
+        impossible(state, ev, "LOG-05", say("{name} is a monster: name the effect_type of the effect activated",
+                                            name=card.name))
     if from_hand and facts.spell_subtype != "field":
         _check_szone(state, ev, player, ev.zone, card)     # ZONE-08: it is placed in a free zone
     if card.controller != player:
-        fail(state, ev, "CTRL-01", f"player {player} does not control {card.name}")
+        fail(state, ev, "CTRL-01", say("player {player} does not control {name}", player=player, name=card.name))
     if scale:
         _check_scale_activation(state, ev, card, player)
         return 1
     if facts.is_trap:
         if from_hand:                                      # unless an effect allows it (TRAP-03)
-            fail(state, ev, "TRAP-02", f"{card.name} is a Trap: it must be Set before it is activated")
+            fail(state, ev, "TRAP-02", say("{name} is a Trap: it must be Set before it is activated", name=card.name))
         elif card.set_turn == state.turn:
-            fail(state, ev, "TRAP-02", f"{card.name} was Set this turn and cannot be activated until the next")
+            fail(state, ev, "TRAP-02", say("{name} was Set this turn and cannot be activated until the next",
+                                           name=card.name))
         return 3 if facts.trap_subtype == "counter" else 2
     if facts.spell_subtype == "quickplay":
         if from_hand and player != state.turn_player:
-            fail(state, ev, "SPELL-12", "a Quick-Play Spell is activated from the hand only in your own turn")
+            fail(state, ev, "SPELL-12", N_("a Quick-Play Spell is activated from the hand only in your own turn"))
         elif not from_hand and card.set_turn == state.turn:
-            fail(state, ev, "SPELL-12", f"{card.name} was Set this turn: a Set Quick-Play Spell waits until the next turn")
+            fail(state, ev, "SPELL-12", say("{name} was Set this turn: a Set Quick-Play Spell waits until the next "
+                                            "turn", name=card.name))
         return 2
     why = open_game_state(state, player)
     if why and not state.chain:
-        fail(state, ev, "SPELL-02", f"a {facts.spell_subtype} Spell is activated in your own Main Phase with an open game state: {why}")
+        fail(state, ev, "SPELL-02", say("a {spell_subtype} Spell is activated in your own Main Phase with an open "
+                                        "game state: {why}", spell_subtype=facts.spell_subtype, why=why))
     if from_hand and facts.spell_subtype == "field" and not ev.field_zone:
-        fail(state, ev, "ZONE-10", f"{card.name} is a Field Spell and is activated in the Field Zone")
+        fail(state, ev, "ZONE-10", say("{name} is a Field Spell and is activated in the Field Zone", name=card.name))
     if facts.spell_subtype == "equip":
         _check_equip_target(state, ev, card)
     return 1
@@ -124,30 +133,36 @@ def _check_equip_target(state: DuelState, ev: Activated, card: Card) -> None:
     """SPELL-05: an Equip Spell targets 1 monster when activated: face-up on the field (or, as the
     card says, in the GY or banished). POS-02: a face-down monster cannot be equipped."""
     if len(ev.targets) != 1:
-        fail(state, ev, "SPELL-05", f"{card.name} is an Equip Spell: its activation targets 1 monster, not {len(ev.targets)}")
+        fail(state, ev, "SPELL-05", say("{name} is an Equip Spell: its activation targets 1 monster, not {count}",
+                                        name=card.name, count=len(ev.targets)))
         return
     target = state.cards.get(ev.targets[0])
     if target is None or not target.facts.is_monster:
-        fail(state, ev, "SPELL-05", f"an Equip Spell targets a monster; {ev.targets[0]} is not one")
+        fail(state, ev, "SPELL-05", say("an Equip Spell targets a monster; {targets} is not one",
+                                        targets=ev.targets[0]))
     elif target.zone == MZONE and not target.face_up:
-        fail(state, ev, "SPELL-05", f"{target.name} is face-down: an Equip Spell equips only a face-up monster (POS-02)")
+        fail(state, ev, "SPELL-05", say("{name} is face-down: an Equip Spell equips only a face-up monster "
+                                        "(POS-02)", name=target.name))
     elif target.zone in (SZONE, FZONE, HAND):
-        fail(state, ev, "SPELL-05", f"{target.name} is in the {target.zone}: an Equip Spell targets a monster on the field "
-             "(or in the GY or banished, as the card says)")
+        fail(state, ev, "SPELL-05", say("{name} is in the {zone}: an Equip Spell targets a monster on the field "
+                                        "(or in the GY or banished, as the card says)",
+                                        name=target.name, zone=target.zone))
 
 def _check_scale_activation(state: DuelState, ev: Activated, card: Card, player: int) -> None:
     """PEND-01/ZONE-09: a Pendulum monster is activated as a Spell into a Pendulum Zone: the
     outer S/T zones 0 and 4 under the New Master Rule, the separate zones 5 and 6 under MR3."""
     if card.zone != HAND:
-        fail(state, ev, "PEND-01", f"{card.name} is activated as a Pendulum Scale from the hand (it cannot be Set)")
+        fail(state, ev, "PEND-01", say("{name} is activated as a Pendulum Scale from the hand (it cannot be Set)",
+                                       name=card.name))
     why = open_game_state(state, player)
     if why and not state.chain:
-        fail(state, ev, "SPELL-02", f"a Pendulum Scale is activated in your own Main Phase: {why}")
+        fail(state, ev, "SPELL-02", say("a Pendulum Scale is activated in your own Main Phase: {why}", why=why))
     left, right = pendulum_zones(state)
     if ev.zone not in (left, right):
         where = ("the separate zones 5 and 6 (MR-03)" if ruleset_of(state).separate_pendulum_zones
                  else "the outer S/T zones 0 and 4")
-        fail(state, ev, "ZONE-09", f"Pendulum Zones are {where}, not {ev.zone} ({ruleset_of(state).title})")
+        fail(state, ev, "ZONE-09", say("Pendulum Zones are {where}, not {zone} ({title})",
+                                       where=where, zone=ev.zone, title=ruleset_of(state).title))
 
 
 def place_activated_card(state: DuelState, ev: Activated, card: Card, player: int) -> None:
@@ -170,11 +185,12 @@ def effect_timing_problem(state: DuelState, card: Card, player: int, effect_type
         why = open_game_state(state, player)
         if why:
             return ("EFF-02" if effect_type == "ignition" else "PEND-02",
-                    f"an {effect_type} effect is activated in your own Main Phase with an open game state: {why}")
+                    say("an {effect_type} effect is activated in your own Main Phase with an open game state: {why}",
+                        effect_type=effect_type, why=why))
     if effect_type == "pendulum" and not (in_pendulum_zone(state, card) and card.face_up):
-        return "PEND-02", f"{card.name}'s Pendulum Effect is used only while it is in a Pendulum Zone"
+        return "PEND-02", say("{name}'s Pendulum Effect is used only while it is in a Pendulum Zone", name=card.name)
     if effect_type == "continuous" and not (card.zone in (SZONE, FZONE) and card.face_up):
-        return "SPELL-10", f"{card.name} applies its effects only while face-up in its zone"
+        return "SPELL-10", say("{name} applies its effects only while face-up in its zone", name=card.name)
     return None
 
 
@@ -211,13 +227,13 @@ def _equip_problem(state: DuelState, equip: Card, chain_over: bool) -> str | Non
     target = state.cards.get(equip.equipped_to or "")
     if target is None or target.field_exits != equip.equip_exits:
         name = target.name if target is not None else equip.equipped_to
-        return f"the monster it equipped, {name}, has left the field"
+        return say("the monster it equipped, {name}, has left the field", name=name)
     if target.zone != MZONE:
         if equip.equip_pending and not chain_over:
             return None                         # still to arrive while its chain resolves
-        return f"{target.name}, the monster it was to equip, is not on the field"
+        return say("{name}, the monster it was to equip, is not on the field", name=target.name)
     if not target.face_up:
-        return f"the monster it equips, {target.name}, is face-down"
+        return say("the monster it equips, {name}, is face-down", name=target.name)
     return None
 
 
@@ -236,8 +252,8 @@ def check_equips(state: DuelState, ev: Event) -> list[Card]:
             continue
         problem = _equip_problem(state, equip, chain_over)
         if problem:
-            fail(state, ev, "SPELL-07", f"{equip.name} ({equip.id}) must go to the GY: {problem} "
-                 "(record its card_moved before this event)")
+            fail(state, ev, "SPELL-07", say("{name} ({id}) must go to the GY: {problem} (record its card_moved "
+                                            "before this event)", name=equip.name, id=equip.id, problem=problem))
             stranded.append(equip)
     return stranded
 

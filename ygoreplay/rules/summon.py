@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..i18n import N_, say
 from ..cards import CardType
 from ..events import (
     ATTACK, DECK, DEFENSE, EXTRA, FACEUP, GY, HAND, MZONE, OVERLAY, SET, Event, FlipSummoned,
@@ -64,34 +65,40 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
         _gemini_summon(state, ev, card, player, position)
         return
     if card.zone != HAND or card.controller != player:
-        fail(state, ev, "SUM-01", f"{card.name} ({card.id}) is not in player {player}'s hand; a {what} comes from the hand")
+        fail(state, ev, "SUM-01", say("{name} ({id}) is not in player {player}'s hand; a {what} comes from the "
+                                      "hand", name=card.name, id=card.id, player=player, what=what))
     if not card.facts.is_monster or card.facts.is_extra_deck or card.is_token:
-        fail(state, ev, "SUM-01", f"{card.name} cannot be Normal Summoned or Set: only Main Deck monsters can")
+        fail(state, ev, "SUM-01", say("{name} cannot be Normal Summoned or Set: only Main Deck monsters can",
+                                      name=card.name))
     elif has_summoning_condition(card):
         kind = "a Ritual monster" if card.facts.is_ritual else "a monster that cannot be Normal Summoned"
-        fail(state, ev, "SPS-13", f"{card.name} is {kind}: it can only be Special Summoned its own way, never Normal "
-             f"Summoned or Set")
+        fail(state, ev, "SPS-13", say("{name} is {kind}: it can only be Special Summoned its own way, never Normal "
+                                      "Summoned or Set", name=card.name, kind=kind))
     why = open_game_state(state, player)
     if why:
         rule = "TURN-06" if state.phase == "battle" else "SUM-01"
-        fail(state, ev, rule, f"a {what} needs an open game state in your own Main Phase: {why}")
+        fail(state, ev, rule, say("a {what} needs an open game state in your own Main Phase: {why}",
+                                  what=what, why=why))
     _check_normal_summon_used(state, ev, player)
     level = card.current_level or 0
     need = tributes_needed(level)
     if len(ev.tributes) != need:
         fail(state, ev, "SUM-04",
-             f"{card.name} is Level {level} and needs {need} Tribute(s), not {len(ev.tributes)}")
+             say("{name} is Level {level} and needs {need} Tribute(s), not {count}",
+                 name=card.name, level=level, need=need, count=len(ev.tributes)))
     if len(set(ev.tributes)) != len(ev.tributes):
-        impossible(state, ev, "LOG-04", "the same monster is Tributed twice")
+        impossible(state, ev, "LOG-04", N_("the same monster is Tributed twice"))
     tributes = [get_card(state, ev, t) for t in ev.tributes]
     for t in tributes:
         if t.zone != MZONE or t.controller != player:
-            fail(state, ev, "SUM-06", f"{t.name} ({t.id}) is not a monster player {player} controls on the field")
+            fail(state, ev, "SUM-06", say("{name} ({id}) is not a monster player {player} controls on the field",
+                                          name=t.name, id=t.id, player=player))
     if ev.zone >= 5:
-        fail(state, ev, "ZONE-03", "a Normal Summoned or Set monster goes to a Main Monster Zone (0-4)")
+        fail(state, ev, "ZONE-03", N_("a Normal Summoned or Set monster goes to a Main Monster Zone (0-4)"))
     check_monster_zone(state, ev, player, card, ev.zone, frozenset(ev.tributes))
     if position == DEFENSE:
-        fail(state, ev, "SUM-09", "a Normal Summon is face-up Attack; face-up Defense needs an effect that allows it")
+        fail(state, ev, "SUM-09", N_("a Normal Summon is face-up Attack; face-up Defense needs an effect that "
+                                     "allows it"))
     stranded = _check_equips(state, ev)
     for t in tributes:
         send_from_field(state, t, GY)
@@ -112,20 +119,23 @@ def _gemini_summon(state: DuelState, ev: NormalSummoned | MonsterSet, card: Card
     gives it its effects. It uses the turn's Normal Summon (SUM-01), takes no Tribute and stays
     where and as it is; it counts as Normal Summoned this turn (POS-08)."""
     if card.controller != player:
-        fail(state, ev, "SUM-01", f"player {player} does not control {card.name} ({card.id})")
+        fail(state, ev, "SUM-01", say("player {player} does not control {name} ({id})",
+                                      player=player, name=card.name, id=card.id))
     if position == SET or not card.face_up:
-        fail(state, ev, "CARD-09", f"{card.name} is a Gemini monster on the field: it is Normal Summoned again "
-             "only while face-up, and never Set")
+        fail(state, ev, "CARD-09", say("{name} is a Gemini monster on the field: it is Normal Summoned again only "
+                                       "while face-up, and never Set", name=card.name))
     if state.location(card).index != ev.zone:
-        impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is in monster zone {state.location(card).index}, "
-                   f"not {ev.zone}: a Gemini monster is Normal Summoned again where it is")
+        impossible(state, ev, "LOG-02", say("{name} ({id}) is in monster zone {index}, not {zone}: a Gemini "
+                                            "monster is Normal Summoned again where it is",
+                                            name=card.name, id=card.id, index=state.location(card).index, zone=ev.zone))
     why = open_game_state(state, player)
     if why:
         rule = "TURN-06" if state.phase == "battle" else "SUM-01"
-        fail(state, ev, rule, f"a Normal Summon needs an open game state in your own Main Phase: {why}")
+        fail(state, ev, rule, say("a Normal Summon needs an open game state in your own Main Phase: {why}", why=why))
     _check_normal_summon_used(state, ev, player)
     if ev.tributes:
-        fail(state, ev, "SUM-04", f"{card.name} is on the field already: its second Normal Summon takes no Tribute")
+        fail(state, ev, "SUM-04", say("{name} is on the field already: its second Normal Summon takes no Tribute",
+                                      name=card.name))
     state.sides[player].normal_summon_turn = state.turn
     card.summoned_turn, card.summoned_by = state.turn, player
     card.summon_method = "gemini"
@@ -137,10 +147,11 @@ def _check_normal_summon_used(state: DuelState, ev: Event, player: int) -> None:
     """SUM-01: one Normal Summon or Set a turn; SUM-03: after the opponent negated it, none again."""
     side = state.sides[player]
     if side.summon_negated_turn == state.turn:
-        fail(state, ev, "SUM-03", f"player {player}'s Normal Summon was negated this turn: they cannot Normal Summon "
-             "or Set again this turn")
+        fail(state, ev, "SUM-03", say("player {player}'s Normal Summon was negated this turn: they cannot Normal "
+                                      "Summon or Set again this turn", player=player))
     elif side.normal_summon_turn == state.turn:
-        fail(state, ev, "SUM-01", f"player {player} has already used the Normal Summon or Set of turn {state.turn}")
+        fail(state, ev, "SUM-01", say("player {player} has already used the Normal Summon or Set of turn {turn}",
+                                      player=player, turn=state.turn))
 
 
 @handles(NormalSummoned)
@@ -158,7 +169,8 @@ def flip_summoned(state: DuelState, ev: FlipSummoned) -> None:
     player = player_of(state, ev)
     card = get_card(state, ev, ev.card)
     if card.zone != MZONE or card.controller != player:
-        impossible(state, ev, "SUM-10", f"{card.id} is not a monster player {player} controls on the field")
+        impossible(state, ev, "SUM-10", say("{id} is not a monster player {player} controls on the field",
+                                            id=card.id, player=player))
     check_flip(state, ev, card, player)
     stranded = _check_equips(state, ev)
     card.position = ATTACK
@@ -188,14 +200,16 @@ def summoned_this_turn(state: DuelState, card: Card) -> bool:
 def check_flip(state: DuelState, ev: Event, card: Card, player: int) -> None:
     """SUM-10/11: a Flip Summon is a position change made in your Main Phase."""
     if card.position not in (SET, "facedown_attack"):
-        fail(state, ev, "SUM-10", f"{card.name} is already face-up; only a face-down monster can be Flip Summoned")
+        fail(state, ev, "SUM-10", say("{name} is already face-up; only a face-down monster can be Flip Summoned",
+                                      name=card.name))
     why = open_game_state(state, player)
     if why:
-        fail(state, ev, "SUM-10", f"a Flip Summon needs an open game state in your own Main Phase: {why}")
+        fail(state, ev, "SUM-10", say("a Flip Summon needs an open game state in your own Main Phase: {why}", why=why))
     if summoned_this_turn(state, card):
-        fail(state, ev, "SUM-11", f"{card.name} was Set or summoned this turn and cannot be Flip Summoned until the next")
+        fail(state, ev, "SUM-11", say("{name} was Set or summoned this turn and cannot be Flip Summoned until the "
+                                      "next", name=card.name))
     if card.position_changed_turn == state.turn:
-        fail(state, ev, "SUM-11", f"{card.name} has already changed its battle position this turn")
+        fail(state, ev, "SUM-11", say("{name} has already changed its battle position this turn", name=card.name))
 
 
 
@@ -275,33 +289,37 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     method = ev.method
     # What cannot be applied at all is refused first, so a cited refusal records no override.
     if card.zone == MZONE:
-        impossible(state, ev, "LOG-02", f"{card.name} ({card.id}) is already on the field")
+        impossible(state, ev, "LOG-02", say("{name} ({id}) is already on the field", name=card.name, id=card.id))
     if len(set(ev.materials)) != len(ev.materials) or ev.card in ev.materials:
-        impossible(state, ev, "LOG-04", "a material is listed twice, or the summoned monster is its own material")
+        impossible(state, ev, "LOG-04", N_("a material is listed twice, or the summoned monster is its own "
+                                           "material"))
     listed = [get_card(state, ev, m) for m in ev.materials]
     if not card.facts.is_monster:
-        fail(state, ev, "SPS-01", f"{card.name} is not a monster")
+        fail(state, ev, "SPS-01", say("{name} is not a monster", name=card.name))
     _check_source(state, ev, card, player, method)
     if method == "inherent" or method == "pendulum":
         why = open_game_state(state, player)
         if why:
             rule = "SPS-07" if method == "inherent" else "PEND-03"
-            fail(state, ev, rule, f"an {method} Special Summon needs an open game state in your own Main Phase: {why}")
+            fail(state, ev, rule, say("an {method} Special Summon needs an open game state in your own Main Phase: "
+                                      "{why}", method=method, why=why))
     elif method in ("synchro", "xyz", "link") and ev.cause is None:
         why = open_game_state(state, player)
         if why:
             rule = _EXTRA_PROCEDURES[method][2]
-            fail(state, ev, rule, f"a {method.capitalize()} Summon is made in your own Main Phase with an open game "
-                 f"state, unless a resolving effect makes it (name it as the cause): {why}")
+            fail(state, ev, rule, say("a {capitalize} Summon is made in your own Main Phase with an open game "
+                                      "state, unless a resolving effect makes it (name it as the cause): {why}",
+                                      capitalize=method.capitalize(), why=why))
     continuing = _continues_summon(state, ev, method)
     if method == "pendulum":
         _check_pendulum(state, ev, card, player, continuing)
     to_player = player if ev.controller is None else ev.controller   # an effect may summon to the opponent's field
     check_monster_zone(state, ev, to_player, card, ev.zone, frozenset(m.id for m in listed if m.zone == MZONE))
     if ev.position not in (ATTACK, DEFENSE) and method != "effect":
-        fail(state, ev, "SPS-05", f"a {method} Summon places the monster face-up; only an effect can Special Summon it face-down")
+        fail(state, ev, "SPS-05", say("a {method} Summon places the monster face-up; only an effect can Special "
+                                      "Summon it face-down", method=method))
     if card.facts.is_link and ev.position != ATTACK:
-        fail(state, ev, "LINK-05", f"{card.name} is a Link monster and is always in Attack Position")
+        fail(state, ev, "LINK-05", say("{name} is a Link monster and is always in Attack Position", name=card.name))
     materials = [Material.of(m) for m in listed] + _moved_materials(state, ev.materials)
     check = _MATERIAL_CHECKS.get(method)
     if check is not None:
@@ -341,8 +359,8 @@ def _continues_summon(state: DuelState, ev: SpecialSummoned, method: str) -> boo
     if ev.together is None:
         return method == "pendulum" and state.pendulum_summon_open and after_summon
     if ev.together and not (after_summon and state.cards[state.summon_group[-1]].summon_method == method):
-        impossible(state, ev, "LOG-03", f"this {method} Special Summon is 'together' with the one right before it, "
-                   f"but the event before is no {method} Special Summon")
+        impossible(state, ev, "LOG-03", say("this {method} Special Summon is 'together' with the one right before "
+                                            "it, but the event before is no {method} Special Summon", method=method))
     return ev.together
 
 
@@ -353,37 +371,43 @@ def _check_source(state: DuelState, ev: SpecialSummoned, card: Card, player: int
         if not has_summoning_condition(card) or card.properly_summoned or card.zone == EXTRA:
             return                           # SPS-12: "from the Extra Deck" effects still may
         if card.zone in (HAND, DECK):
-            fail(state, ev, "SPS-15", f"{card.name} has a summoning condition: an effect Special Summons it from the "
-                 f"{card.zone} only if it ignores summoning conditions (cite it)")
+            fail(state, ev, "SPS-15", say("{name} has a summoning condition: an effect Special Summons it from the "
+                                          "{zone} only if it ignores summoning conditions (cite it)",
+                                          name=card.name, zone=card.zone))
         else:
-            fail(state, ev, "SPS-12", f"{card.name} must first be properly summoned before an effect can Special Summon "
-                 f"it from the {card.zone}")
+            fail(state, ev, "SPS-12", say("{name} must first be properly summoned before an effect can Special "
+                                          "Summon it from the {zone}", name=card.name, zone=card.zone))
         return
     if method == "ritual":
         if not facts.is_ritual:
-            fail(state, ev, "RIT-02", f"{card.name} is not a Ritual monster: only a Ritual monster is Ritual Summoned")
+            fail(state, ev, "RIT-02", say("{name} is not a Ritual monster: only a Ritual monster is Ritual "
+                                          "Summoned", name=card.name))
         elif card.zone != HAND:
-            fail(state, ev, "RIT-02", f"{card.name} is in the {card.zone}: a Ritual monster is Ritual Summoned from the hand")
+            fail(state, ev, "RIT-02", say("{name} is in the {zone}: a Ritual monster is Ritual Summoned from the "
+                                          "hand", name=card.name, zone=card.zone))
         return
     if method in _EXTRA_PROCEDURES:
         kind, label, rule = _EXTRA_PROCEDURES[method]
         if not getattr(facts, kind):
-            fail(state, ev, rule, f"{card.name} is not a {label} monster, so it cannot be {label} Summoned")
+            fail(state, ev, rule, say("{name} is not a {label} monster, so it cannot be {label} Summoned",
+                                      name=card.name, label=label))
         elif card.zone != EXTRA:
-            fail(state, ev, rule, f"{card.name} is in the {card.zone}: a {label} Summon brings it from the Extra Deck")
+            fail(state, ev, rule, say("{name} is in the {zone}: a {label} Summon brings it from the Extra Deck",
+                                      name=card.name, zone=card.zone, label=label))
         elif card.position == FACEUP:
-            fail(state, ev, "PEND-06", f"{card.name} is face-up in the Extra Deck: it returns only by Pendulum Summon, "
-                 f"not by {label} Summon")
+            fail(state, ev, "PEND-06", say("{name} is face-up in the Extra Deck: it returns only by Pendulum "
+                                           "Summon, not by {label} Summon", name=card.name, label=label))
         if method == "link" and not ruleset_of(state).link_summon:
-            fail(state, ev, "MR-04", f"there is no Link Summon under {ruleset_of(state).title}: Link Summons came "
-                 "with the New Master Rule")
+            fail(state, ev, "MR-04", say("there is no Link Summon under {title}: Link Summons came with the New "
+                                         "Master Rule", title=ruleset_of(state).title))
         return
     if method == "pendulum":
         if facts.is_xyz or facts.is_link:
-            fail(state, ev, "PEND-06", f"{card.name} has no Level ({'Xyz' if facts.is_xyz else 'Link'}): it cannot be "
-                 "Pendulum Summoned")
+            fail(state, ev, "PEND-06", say("{name} has no Level ({kind}): it cannot be Pendulum Summoned",
+                                           name=card.name, kind="Xyz" if facts.is_xyz else "Link"))
         elif card.zone == HAND and has_summoning_condition(card):
-            fail(state, ev, "SPS-13", f"{card.name} has a summoning condition: it cannot be Pendulum Summoned from the hand")
+            fail(state, ev, "SPS-13", say("{name} has a summoning condition: it cannot be Pendulum Summoned from "
+                                          "the hand", name=card.name))
 
 
 def _check_pendulum(state: DuelState, ev: SpecialSummoned, card: Card, player: int, continuing: bool) -> None:
@@ -391,20 +415,22 @@ def _check_pendulum(state: DuelState, ev: SpecialSummoned, card: Card, player: i
     side = state.sides[player]
     if side.pendulum_summon_turn == state.turn and not continuing:
         rule = "PEND-03" if ev.together is False and state.pendulum_summon_open else "SPS-02"
-        fail(state, ev, rule, f"player {player} has already Pendulum Summoned this turn (once per turn; the monsters "
-             "of one Pendulum Summon are 'together')")
+        fail(state, ev, rule, say("player {player} has already Pendulum Summoned this turn (once per turn; the "
+                                  "monsters of one Pendulum Summon are 'together')", player=player))
     scale_cards = scales(state, player)
     if len(scale_cards) < 2:
         left, right = pendulum_zones(state)
-        fail(state, ev, "PEND-03", f"a Pendulum Summon needs a Pendulum card in both Pendulum Zones "
-             f"(S/T {left} and {right} under {ruleset_of(state).title})")
+        fail(state, ev, "PEND-03", say("a Pendulum Summon needs a Pendulum card in both Pendulum Zones (S/T {left} "
+                                       "and {right} under {title})",
+                                       left=left, right=right, title=ruleset_of(state).title))
         return
     low, high = sorted((scale_cards[0].facts.lscale, scale_cards[1].facts.rscale))
     level = card.current_level
     if not between_scales(level, low, high):
-        fail(state, ev, "PEND-03", f"{card.name} (Level {level}) is not strictly between the Scales {low} and {high}")
+        fail(state, ev, "PEND-03", say("{name} (Level {level}) is not strictly between the Scales {low} and {high}",
+                                       name=card.name, level=level, low=low, high=high))
     if card.zone not in (HAND, EXTRA) or (card.zone == EXTRA and card.position != FACEUP):
-        fail(state, ev, "PEND-03", f"{card.name} must come from the hand or the face-up Extra Deck")
+        fail(state, ev, "PEND-03", say("{name} must come from the hand or the face-up Extra Deck", name=card.name))
 
 
 # -- materials of each procedure --------------------------------------------------------------------
@@ -414,11 +440,14 @@ def _on_your_field(state: DuelState, ev: Event, m: Material, player: int, rule: 
     if m.zone != MZONE or m.controller != player:
         where = "an Xyz material, not on the field (XMAT-02)" if m.zone == OVERLAY else f"in the {m.zone}"
         if m.zone == MZONE:
-            where = f"controlled by player {m.controller}"
-        fail(state, ev, rule, f"{m.name} ({m.id}) is {where}: {what} materials are monsters player {player} controls on the field")
+            where = say("controlled by player {player}", player=m.controller)
+        fail(state, ev, rule, say("{name} ({id}) is {where}: {what} materials are monsters player {player} "
+                                  "controls on the field",
+                                  name=m.name, id=m.id, where=where, what=what, player=player))
         return False
     if not m.face_up:
-        fail(state, ev, rule, f"{m.name} ({m.id}) is face-down: {what} materials are face-up")
+        fail(state, ev, rule, say("{name} ({id}) is face-down: {what} materials are face-up",
+                                  name=m.name, id=m.id, what=what))
         return False
     return True
 
@@ -430,17 +459,20 @@ def _check_synchro(state: DuelState, ev: SpecialSummoned, card: Card, player: in
         if not _on_your_field(state, ev, m, player, "SYN-01", "Synchro"):
             return
         if m.level is None:
-            fail(state, ev, "CARD-07", f"{m.name} is {'an Xyz' if m.link_rating is None else 'a Link'} monster: it has "
-                 "no Level and cannot be a Synchro material")
+            fail(state, ev, "CARD-07", say("{name} is an Xyz monster: it has no Level and cannot be a Synchro material",
+                                           name=m.name) if m.link_rating is None else
+                 say("{name} is a Link monster: it has no Level and cannot be a Synchro material", name=m.name))
             return
     tuners = [m for m in materials if m.tuner]
     if len(tuners) != 1 or len(materials) < 2:
-        fail(state, ev, "SYN-01", f"a Synchro Summon uses exactly 1 Tuner and 1 or more non-Tuners, not "
-             f"{len(tuners)} Tuner(s) and {len(materials) - len(tuners)} non-Tuner(s)")
+        fail(state, ev, "SYN-01", say("a Synchro Summon uses exactly 1 Tuner and 1 or more non-Tuners, not {count} "
+                                      "Tuner(s) and {value} non-Tuner(s)",
+                                      count=len(tuners), value=len(materials) - len(tuners)))
         return
     total, level = sum(m.level or 0 for m in materials), card.current_level
     if total != level:
-        fail(state, ev, "SYN-01", f"the materials' Levels sum to {total}; {card.name} is Level {level} and needs exactly that")
+        fail(state, ev, "SYN-01", say("the materials' Levels sum to {total}; {name} is Level {level} and needs "
+                                      "exactly that", total=total, name=card.name, level=level))
 
 
 def _check_xyz(state: DuelState, ev: SpecialSummoned, card: Card, player: int, materials: list[Material]) -> None:
@@ -450,7 +482,7 @@ def _check_xyz(state: DuelState, ev: SpecialSummoned, card: Card, player: int, m
     then only the Token rule and where the materials are is checked."""
     for m in materials:
         if m.token:
-            fail(state, ev, "XYZ-02", f"{m.name} is a Token: Tokens cannot be Xyz materials")
+            fail(state, ev, "XYZ-02", say("{name} is a Token: Tokens cannot be Xyz materials", name=m.name))
             return
     if ev.cause is not None:
         return
@@ -458,17 +490,20 @@ def _check_xyz(state: DuelState, ev: SpecialSummoned, card: Card, player: int, m
         if not _on_your_field(state, ev, m, player, "XYZ-01", "Xyz"):
             return
     if len(materials) < 2:
-        fail(state, ev, "XYZ-01", f"an Xyz Summon overlays 2 or more monsters, not {len(materials)}")
+        fail(state, ev, "XYZ-01", say("an Xyz Summon overlays 2 or more monsters, not {count}", count=len(materials)))
         return
     rank = card.facts.rank
     for m in materials:
         if m.level is None:
-            fail(state, ev, "CARD-07", f"{m.name} has a {'Rank' if m.link_rating is None else 'Link rating'}, not a Level: "
-                 "it cannot be an Xyz material by the basic rules")
+            fail(state, ev, "CARD-07", say("{name} has a Rank, not a Level: it cannot be an Xyz material by the basic "
+                                           "rules", name=m.name) if m.link_rating is None else
+                 say("{name} has a Link rating, not a Level: it cannot be an Xyz material by the basic rules",
+                     name=m.name))
             return
         if m.level != rank:
-            fail(state, ev, "XYZ-01", f"{m.name} is Level {m.level}: the materials of {card.name} (Rank {rank}) "
-                 f"are monsters of Level {rank}")
+            fail(state, ev, "XYZ-01", say("{name} is Level {level}: the materials of {name2} (Rank {rank}) are "
+                                          "monsters of Level {rank}",
+                                          name=m.name, level=m.level, name2=card.name, rank=rank))
             return
 
 
@@ -480,34 +515,38 @@ def _check_link(state: DuelState, ev: SpecialSummoned, card: Card, player: int, 
             return
     rating = card.facts.link_rating or 0
     if not materials:
-        fail(state, ev, "LINK-01", f"a Link Summon sends face-up materials to the GY; none are recorded for {card.name}")
+        fail(state, ev, "LINK-01", say("a Link Summon sends face-up materials to the GY; none are recorded for "
+                                       "{name}", name=card.name))
         return
     totals = {0}
     for m in materials:
         values = {1, m.link_rating} if m.link_rating else {1}
         totals = {t + v for t in totals for v in values}
     if rating not in totals:
-        fail(state, ev, "LINK-02", f"{len(materials)} material(s) can count {sorted(totals)} (a Link material counts 1 "
-             f"or its Link rating, LINK-03), never exactly {card.name}'s Link rating {rating}")
+        fail(state, ev, "LINK-02", say("{count} material(s) can count {totals} (a Link material counts 1 or its "
+                                       "Link rating, LINK-03), never exactly {name}'s Link rating {rating}",
+                                       count=len(materials), totals=sorted(totals), name=card.name, rating=rating))
 
 
 def _check_fusion(state: DuelState, ev: SpecialSummoned, card: Card, player: int, materials: list[Material]) -> None:
     """FUS-01/02: a resolving card effect (the ``cause``) sends 2 or more materials to the GY, from
     your hand or field (other places, or the opponent's monsters, only as a cited card permits)."""
     if ev.cause is None:
-        fail(state, ev, "FUS-01", f"a Fusion Summon is made by a resolving card effect (Polymerization or another): "
-             f"name it as the cause of summoning {card.name}")
+        fail(state, ev, "FUS-01", say("a Fusion Summon is made by a resolving card effect (Polymerization or "
+                                      "another): name it as the cause of summoning {name}", name=card.name))
     if len(materials) < 2:
-        fail(state, ev, "FUS-02", f"a Fusion Summon uses 2 or more materials, not {len(materials)}")
+        fail(state, ev, "FUS-02", say("a Fusion Summon uses 2 or more materials, not {count}", count=len(materials)))
         return
     for m in materials:
         if m.zone == MZONE and m.controller != player:
-            fail(state, ev, "FUS-02", f"{m.name} ({m.id}) is player {m.controller}'s monster: Fusion materials come from "
-                 "your own hand or field")
+            fail(state, ev, "FUS-02", say("{name} ({id}) is player {controller}'s monster: Fusion materials come "
+                                          "from your own hand or field",
+                                          name=m.name, id=m.id, controller=m.controller))
             return
         if m.zone not in (HAND, MZONE):
-            fail(state, ev, "FUS-02", f"{m.name} ({m.id}) is in the {m.zone}: Fusion materials come from your hand or "
-                 "field unless the card cited says otherwise")
+            fail(state, ev, "FUS-02", say("{name} ({id}) is in the {zone}: Fusion materials come from your hand or "
+                                          "field unless the card cited says otherwise",
+                                          name=m.name, id=m.id, zone=m.zone))
             return
 
 
@@ -515,19 +554,23 @@ def _check_ritual(state: DuelState, ev: SpecialSummoned, card: Card, player: int
     """RIT-01/02: the Ritual Spell (the ``cause``) Tributes 1 or more monsters from your hand or
     field whose Levels total at least the Ritual monster's (CONF-19: "at least" unless cited)."""
     if ev.cause is None:
-        fail(state, ev, "RIT-01", f"a Ritual Summon is made by a resolving Ritual Spell (or other effect): name it as "
-             f"the cause of summoning {card.name}")
+        fail(state, ev, "RIT-01", say("a Ritual Summon is made by a resolving Ritual Spell (or other effect): name "
+                                      "it as the cause of summoning {name}", name=card.name))
     if not materials:
-        fail(state, ev, "RIT-02", f"a Ritual Summon Tributes 1 or more monsters; none are recorded for {card.name}")
+        fail(state, ev, "RIT-02", say("a Ritual Summon Tributes 1 or more monsters; none are recorded for {name}",
+                                      name=card.name))
         return
     for m in materials:
         if m.zone not in (HAND, MZONE) or m.controller != player:
-            where = f"player {m.controller}'s monster" if m.zone == MZONE else f"in the {m.zone}"
-            fail(state, ev, "RIT-02", f"{m.name} ({m.id}) is {where}: Ritual Tributes come from your own hand or field")
+            where = (say("player {player}'s monster", player=m.controller) if m.zone == MZONE
+                     else say("in the {zone}", zone=m.zone))
+            fail(state, ev, "RIT-02", say("{name} ({id}) is {where}: Ritual Tributes come from your own hand or "
+                                          "field", name=m.name, id=m.id, where=where))
             return
     total, level = sum(m.level or 0 for m in materials), card.current_level or 0
     if total < level:
-        fail(state, ev, "RIT-02", f"the Tributes' Levels total {total}; {card.name} is Level {level} and needs at least that")
+        fail(state, ev, "RIT-02", say("the Tributes' Levels total {total}; {name} is Level {level} and needs at "
+                                      "least that", total=total, name=card.name, level=level))
 
 
 _MATERIAL_CHECKS = {"synchro": _check_synchro, "xyz": _check_xyz, "link": _check_link, "fusion": _check_fusion,
@@ -545,13 +588,15 @@ def summon_negated(state: DuelState, ev: SummonNegated) -> None:
     group = state.summon_group
     in_group = card.id in group and (state.summon_window in group or state.last_kind == "summon_negated")
     if card.summon_method == "set" and card.zone == MZONE and not card.face_up:
-        fail(state, ev, "SUM-02", f"{card.name} was Set: a Set is not a Summon, so there is no summon to negate")
+        fail(state, ev, "SUM-02", say("{name} was Set: a Set is not a Summon, so there is no summon to negate",
+                                      name=card.name))
     elif state.summon_window != card.id and not in_group:
-        fail(state, ev, "SPS-11", f"{card.name} is not being summoned now; a summon can be negated only as it is attempted")
+        fail(state, ev, "SPS-11", say("{name} is not being summoned now; a summon can be negated only as it is "
+                                      "attempted", name=card.name))
     elif card.summon_method == "effect":
-        fail(state, ev, "SPS-11", "a Special Summon by a resolving effect cannot be negated")
+        fail(state, ev, "SPS-11", N_("a Special Summon by a resolving effect cannot be negated"))
     if card.zone != MZONE:
-        impossible(state, ev, "LOG-02", f"{card.id} is not on the field")
+        impossible(state, ev, "LOG-02", say("{id} is not on the field", id=card.id))
     if card.summon_method == "normal":
         state.sides[card.controller].summon_negated_turn = state.turn   # SUM-03: no Normal Summon again
     take(state, card)            # SUM-03, PEND-04: to the GY, Pendulums included; materials too (NIS-05)
@@ -568,20 +613,20 @@ def summon_negated(state: DuelState, ev: SummonNegated) -> None:
 def token_created(state: DuelState, ev: TokenCreated) -> None:
     player = player_of(state, ev)
     if ev.card in state.cards:
-        impossible(state, ev, "LOG-04", f"card id {ev.card} is already in use")
+        impossible(state, ev, "LOG-04", say("card id {card} is already in use", card=ev.card))
     facts = state.db.get(ev.code)
     if facts is None:
-        impossible(state, ev, "CARD-01", f"no card facts for passcode {ev.code}")
+        impossible(state, ev, "CARD-01", say("no card facts for passcode {code}", code=ev.code))
     if not facts.is_token:
-        fail(state, ev, "TOKEN-01", f"{facts.name} is not a Token")
+        fail(state, ev, "TOKEN-01", say("{name} is not a Token", name=facts.name))
     token = Card(ev.card, player, facts, zone="limbo", is_token=True)
     token.controller = player
     if ev.zone >= 5:
-        fail(state, ev, "ZONE-03", "a Token goes to a Main Monster Zone (0-4)")
+        fail(state, ev, "ZONE-03", N_("a Token goes to a Main Monster Zone (0-4)"))
     check_monster_zone(state, ev, player, token, ev.zone)
     if ev.position not in (ATTACK, DEFENSE):
-        fail(state, ev, "TOKEN-02", f"a Token is only ever face-up Attack or face-up Defense, not {ev.position} "
-             f"({facts.name}, {ev.card})")
+        fail(state, ev, "TOKEN-02", say("a Token is only ever face-up Attack or face-up Defense, not {position} "
+                                        "({name}, {card})", position=ev.position, name=facts.name, card=ev.card))
     stranded = _check_equips(state, ev)
     state.cards[token.id] = token
     put(state, token, MZONE, player, ev.zone, ev.position)

@@ -18,6 +18,7 @@ the card moves again.
 """
 from __future__ import annotations
 
+from ..i18n import N_, say
 from ..events import Activated, Event
 from ..state import Card, DuelState
 from .effects import candidates
@@ -107,20 +108,20 @@ def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | Non
         answers = [f.code for f in triggers if what in WHEN_EVENTS.get(f.code, ())]
         if not answers or (rule != "NIS-06" and "EVENT_TO_GRAVE" not in answers):
             return None
-        said = "its script declares an optional trigger without EFFECT_FLAG_DELAY"
+        said = N_("its script declares an optional trigger without EFFECT_FLAG_DELAY")
     elif ev.timing == "when":
-        said = "the record says it is a 'when'"
+        said = N_("the record says it is a 'when'")
     else:
         return None
     if rule == "SUM-07":
-        how = "was Tributed for a Tribute Summon: the summon was still being made"
+        how = N_("was Tributed for a Tribute Summon: the summon was still being made")
     elif rule == "SPS-09":
-        how = "was sent to the GY for a summon procedure: the summon was still being made"
+        how = N_("was sent to the GY for a summon procedure: the summon was still being made")
     else:
-        done = what.replace("_", " ") if what in _SUMMONS else f"went to the {what}"
-        how = f"{done} while a chain link resolved, and a later link did something after it"
-    return rule, (f"{card.name} {how}: it was not the last thing to happen, so its 'when ... you can' trigger "
-                  f"missed the timing ({said})")
+        done = what.replace("_", " ") if what in _SUMMONS else say("went to the {zone}", zone=what)
+        how = say("{done} while a chain link resolved, and a later link did something after it", done=done)
+    return rule, say("{name} {how}: it was not the last thing to happen, so its 'when ... you can' trigger missed the "
+                     "timing ({said})", name=card.name, how=how, said=said)
 
 
 __all__ = ["HAPPENINGS", "TIMED", "WHEN_EVENTS", "after", "chain_over", "link_resolved", "missed"]

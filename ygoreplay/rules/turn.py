@@ -1,6 +1,7 @@
 """Turns, phases, steps, draws and the hand limit (TURN, SETUP-02/04, HAND, BATTLE-01, NIS-04)."""
 from __future__ import annotations
 
+from ..i18n import N_, say
 from ..events import (
     GY, HAND, CardsDrawn, HandSizeDiscard, PhaseEntered, PriorityPassed, StepEntered, TurnStarted)
 from ..state import DuelState
@@ -24,39 +25,46 @@ STEP_AFTER: dict[str | None, tuple[str, ...]] = {
 def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
     player = state.turn_player if ev.player is None else ev.player
     if player not in (0, 1):
-        impossible(state, ev, "LOG-05", "cards_drawn needs the player, 0 or 1")
+        impossible(state, ev, "LOG-05", N_("cards_drawn needs the player, 0 or 1"))
     side = state.sides[player]
     if not side.registered:
-        impossible(state, ev, "LOG-03", f"player {player} has no registered deck to draw from")
+        impossible(state, ev, "LOG-03", say("player {player} has no registered deck to draw from", player=player))
     if ev.count < 1:
-        impossible(state, ev, "LOG-05", "a draw takes at least one card")
+        impossible(state, ev, "LOG-05", N_("a draw takes at least one card"))
     ordered = state.deck_ordered(player)
     named = list(ev.cards)
     if named and (named != side.deck[:ev.count] if ordered else len(set(named)) != len(named)
                   or len(named) != min(ev.count, len(side.deck)) or not set(named) <= set(side.deck)):
-        which = f"the top {ev.count}" if ordered else f"{min(ev.count, len(side.deck))} different cards"
-        impossible(state, ev, "LOG-02", f"the drawn cards {named} are not {which} of player {player}'s Deck")
+        which = (say("the top {count}", count=ev.count) if ordered
+                 else say("{count} different cards", count=min(ev.count, len(side.deck))))
+        impossible(state, ev, "LOG-02", say("the drawn cards {named} are not {which} of player {player}'s Deck",
+                                            named=named, which=which, player=player))
     normal_draw = False
     if state.turn == 0:
         if ev.cause is None:
             if state.opening_drawn[player]:
-                fail(state, ev, "SETUP-02", f"player {player} has already drawn an opening hand")
+                fail(state, ev, "SETUP-02", say("player {player} has already drawn an opening hand", player=player))
             elif ev.count != state.hand_size:
-                fail(state, ev, "SETUP-02", f"the opening hand is {state.hand_size} cards, not {ev.count}")
+                fail(state, ev, "SETUP-02", say("the opening hand is {hand_size} cards, not {count}",
+                                                hand_size=state.hand_size, count=ev.count))
     elif ev.cause is None:
         normal_draw = True
         if player != state.turn_player:
-            fail(state, ev, "TURN-02", f"only the turn player draws in the Draw Phase (player {player} drew)")
+            fail(state, ev, "TURN-02", say("only the turn player draws in the Draw Phase (player {player} drew)",
+                                           player=player))
         elif state.phase != "draw":
             fail(state, ev, "TURN-02",
-                 f"a draw with no effect as its cause is the Draw Phase draw, but this is the {phase_name(state.phase)}")
+                 say("a draw with no effect as its cause is the Draw Phase draw, but this is the {phase_name}",
+                     phase_name=phase_name(state.phase)))
         elif state.turn == 1 and player == state.first_player and "first_turn_draw" not in state.options:
-            fail(state, ev, "SETUP-04", "the player going first does not draw on the first turn")
+            fail(state, ev, "SETUP-04", N_("the player going first does not draw on the first turn"))
         elif state.normal_draw_done:
-            fail(state, ev, "TURN-02", "the turn player draws only once in the Draw Phase")
+            fail(state, ev, "TURN-02", N_("the turn player draws only once in the Draw Phase"))
         elif ev.count != state.draw_count:
-            fail(state, ev, "TURN-02", f"the Draw Phase draw is {state.draw_count} card"
-                 f"{'s' if state.draw_count != 1 else ''}, not {ev.count}")
+            fail(state, ev, "TURN-02", say("the Draw Phase draw is {draw_count} cards, not {count}",
+                                           draw_count=state.draw_count, count=ev.count) if state.draw_count != 1 else
+                 say("the Draw Phase draw is {draw_count} card, not {count}", draw_count=state.draw_count,
+                     count=ev.count))
     available = min(ev.count, len(side.deck))
     drawn = side.deck[:available] if ordered or not ev.cards else list(ev.cards)
     for card_id in drawn:
@@ -75,27 +83,32 @@ def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
 def turn_started(state: DuelState, ev: TurnStarted) -> None:
     player = ev.player
     if player not in (0, 1):
-        impossible(state, ev, "LOG-05", "turn_started needs the player, 0 or 1")
+        impossible(state, ev, "LOG-05", N_("turn_started needs the player, 0 or 1"))
     if ev.turn != state.turn + 1:
-        impossible(state, ev, "LOG-06", f"turn {ev.turn} follows turn {state.turn}; expected turn {state.turn + 1}")
+        impossible(state, ev, "LOG-06", say("turn {turn} follows turn {turn2}; expected turn {value}",
+                                            turn=ev.turn, turn2=state.turn, value=state.turn + 1))
     if state.turn == 0:
         for p in (0, 1):
             if not state.opening_drawn[p]:
-                fail(state, ev, "SETUP-02", f"player {p} has not drawn an opening hand of {state.hand_size}")
+                fail(state, ev, "SETUP-02", say("player {p} has not drawn an opening hand of {hand_size}",
+                                                p=p, hand_size=state.hand_size))
         if player != state.first_player:
-            fail(state, ev, "MATCH-07", f"player {state.first_player} was chosen to go first, not player {player}")
+            fail(state, ev, "MATCH-07", say("player {first_player} was chosen to go first, not player {player}",
+                                            first_player=state.first_player, player=player))
     else:
         if state.phase != "end":
             fail(state, ev, "TURN-01",
-                 f"turn {state.turn} ended in the {phase_name(state.phase)}; a turn ends after its End Phase")
+                 say("turn {turn} ended in the {phase_name}; a turn ends after its End Phase",
+                     turn=state.turn, phase_name=phase_name(state.phase)))
         if state.chain:
-            fail(state, ev, "CHAIN-05", "a new turn cannot start while a chain is unresolved")
+            fail(state, ev, "CHAIN-05", N_("a new turn cannot start while a chain is unresolved"))
         if len(state.sides[state.turn_player].hand) > HAND_LIMIT:
             fail(state, ev, "HAND-01",
-                 f"player {state.turn_player} ended turn {state.turn} with "
-                 f"{len(state.sides[state.turn_player].hand)} cards in hand; the limit is {HAND_LIMIT}")
+                 say("player {turn_player} ended turn {turn} with {count} cards in hand; the limit is {HAND_LIMIT}",
+                     turn_player=state.turn_player, turn=state.turn, count=len(state.sides[state.turn_player].hand), HAND_LIMIT=HAND_LIMIT))
         if player == state.turn_player:
-            fail(state, ev, "TURN-01", f"player {player} took two turns in a row without an effect granting it")
+            fail(state, ev, "TURN-01", say("player {player} took two turns in a row without an effect granting it",
+                                           player=player))
     state.turn = ev.turn
     state.turn_began = state.index            # a correction goes back no further (LOG-12)
     state.turn_player = player
@@ -110,21 +123,23 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
 @handles(PhaseEntered)
 def phase_entered(state: DuelState, ev: PhaseEntered) -> None:
     if state.turn == 0:
-        impossible(state, ev, "LOG-03", "no turn has started")
+        impossible(state, ev, "LOG-03", N_("no turn has started"))
     phase = ev.phase
     if phase not in PHASE_AFTER[state.phase]:
         if phase == "main2" and not state.battle_phase_entered:
-            fail(state, ev, "TURN-07", "Main Phase 2 comes only after a Battle Phase")
+            fail(state, ev, "TURN-07", N_("Main Phase 2 comes only after a Battle Phase"))
         else:
             fail(state, ev, "TURN-01",
-                 f"the {phase_name(phase)} cannot follow the {phase_name(state.phase)} "
-                 "(Draw, Standby, Main 1, Battle, Main 2, End)")
+                 say("the {phase_name} cannot follow the {phase_name2} (Draw, Standby, Main 1, Battle, Main 2, "
+                     "End)", phase_name=phase_name(phase), phase_name2=phase_name(state.phase)))
     if phase == "battle" and state.turn == 1:
-        fail(state, ev, "NIS-04", "there is no Battle Phase on the first turn of the duel")
+        fail(state, ev, "NIS-04", N_("there is no Battle Phase on the first turn of the duel"))
     if state.chain:
-        fail(state, ev, "PRIO-04", f"the phase cannot change while a chain of {len(state.chain)} is open")
+        fail(state, ev, "PRIO-04", say("the phase cannot change while a chain of {count} is open",
+                                       count=len(state.chain)))
     if state.phase == "draw" and must_still_draw(state):
-        fail(state, ev, "TURN-02", f"player {state.turn_player} left the Draw Phase without drawing")
+        fail(state, ev, "TURN-02", say("player {turn_player} left the Draw Phase without drawing",
+                                       turn_player=state.turn_player))
     if state.phase == "battle":
         close_attack(state, ev)
     state.phase = phase
@@ -145,14 +160,17 @@ def must_still_draw(state: DuelState) -> bool:
 @handles(StepEntered)
 def step_entered(state: DuelState, ev: StepEntered) -> None:
     if state.phase != "battle":
-        fail(state, ev, "BATTLE-01", f"{ev.step} is a Battle Phase step; this is the {phase_name(state.phase)}")
+        fail(state, ev, "BATTLE-01", say("{step} is a Battle Phase step; this is the {phase_name}",
+                                         step=ev.step, phase_name=phase_name(state.phase)))
     elif ev.step not in STEP_AFTER.get(state.step, ()):
         fail(state, ev, "BATTLE-01",
-             f"the {ev.step} step cannot follow the {state.step} step (Start, Battle, Damage, End)")
+             say("the {step} step cannot follow the {step2} step (Start, Battle, Damage, End)",
+                 step=ev.step, step2=state.step))
     if ev.step == "damage" and state.attack is None:
-        fail(state, ev, "BATTLE-01", "the Damage Step comes only after an attack is declared")
+        fail(state, ev, "BATTLE-01", N_("the Damage Step comes only after an attack is declared"))
     if state.chain:
-        fail(state, ev, "PRIO-04", f"the step cannot change while a chain of {len(state.chain)} is open")
+        fail(state, ev, "PRIO-04", say("the step cannot change while a chain of {count} is open",
+                                       count=len(state.chain)))
     if state.step == "damage" or ev.step == "end":
         close_attack(state, ev)
     state.step = ev.step
@@ -166,11 +184,13 @@ def close_attack(state: DuelState, ev) -> None:
     for player, amount in enumerate(attack.pending_damage):
         if amount:
             fail(state, ev, "DMG-10",
-                 f"battle damage of {amount} to player {player} was calculated but never applied")
+                 say("battle damage of {amount} to player {player} was calculated but never applied",
+                     amount=amount, player=player))
     for card_id in attack.destroyed:
         card = state.cards.get(card_id)
         if card is not None and card.zone == "mzone":
-            fail(state, ev, "BATTLE-14", f"{card.name} ({card_id}) was destroyed by battle but is still on the field")
+            fail(state, ev, "BATTLE-14", say("{name} ({card_id}) was destroyed by battle but is still on the field",
+                                             name=card.name, card_id=card_id))
     state.attack = None
 
 
@@ -181,25 +201,29 @@ def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
     after an activation the opponent passes first, then its player. A record that states one pass
     states them all: from then on a chain resolves only after two passes in succession."""
     if not state.started:
-        impossible(state, ev, "LOG-03", "the duel has not started")
+        impossible(state, ev, "LOG-03", N_("the duel has not started"))
     player, passes = ev.player, state.passes
     if state.chain and not state.resolving:
         top = state.chain[-1]
         if passes >= 2:
-            fail(state, ev, "CHAIN-04", f"both players have passed in succession since Chain Link {top.number}: "
-                 "the chain resolves now")
+            fail(state, ev, "CHAIN-04", say("both players have passed in succession since Chain Link {number}: the "
+                                            "chain resolves now", number=top.number))
         elif player is not None:
             holder = 1 - top.player if passes == 0 else top.player
             if player != holder:
-                fail(state, ev, "PRIO-03", f"player {top.player} activated Chain Link {top.number}, which hands priority "
-                     f"to player {1 - top.player}{' who passed it back' if passes else ''}: player {holder} holds "
-                     f"priority, not player {player}")
+                fail(state, ev, "PRIO-03", say("player {player} activated Chain Link {number}, which hands "
+                                               "priority to player {opponent}{back}: player {holder} holds "
+                                               "priority, not player {acting}",
+                                               player=top.player, number=top.number, opponent=1 - top.player,
+                                               back=N_(" who passed it back") if passes else "", holder=holder,
+                                               acting=player))
     elif not state.resolving and player is not None:
         holder = state.turn_player if passes % 2 == 0 else 1 - state.turn_player
         if player != holder:
             rule, why = (("PRIO-01", "the turn player holds priority first") if passes % 2 == 0
                          else ("PRIO-03", f"player {state.turn_player} passed it to player {holder}"))
-            fail(state, ev, rule, f"{why}: player {holder} holds priority, not player {player}")
+            fail(state, ev, rule, say("{why}: player {holder} holds priority, not player {player}",
+                                      why=why, holder=holder, player=player))
     state.passes_recorded = True                  # only once accepted: a refused pass changes nothing
     state.passes = passes + 1
 
@@ -211,15 +235,16 @@ def hand_size_discard(state: DuelState, ev: HandSizeDiscard) -> None:
     cards = [get_card(state, ev, cid) for cid in ev.cards]
     for card in cards:
         if card.id not in hand:
-            impossible(state, ev, "LOG-02", f"{card.id} is not in player {player}'s hand")
+            impossible(state, ev, "LOG-02", say("{id} is not in player {player}'s hand", id=card.id, player=player))
     if player != state.turn_player:
-        fail(state, ev, "HAND-01", "only the turn player adjusts their hand at the end of the turn")
+        fail(state, ev, "HAND-01", N_("only the turn player adjusts their hand at the end of the turn"))
     elif state.phase != "end":
-        fail(state, ev, "HAND-01", f"the hand is adjusted at the end of the End Phase, not in the {phase_name(state.phase)}")
+        fail(state, ev, "HAND-01", say("the hand is adjusted at the end of the End Phase, not in the {phase_name}",
+                                       phase_name=phase_name(state.phase)))
     elif len(hand) - len(cards) != min(len(hand), HAND_LIMIT):
         fail(state, ev, "HAND-01",
-             f"player {player} holds {len(hand)} cards and must discard down to exactly "
-             f"{min(len(hand), HAND_LIMIT)}, not {len(hand) - len(cards)}")
+             say("player {player} holds {count} cards and must discard down to exactly {min}, not {value}",
+                 player=player, count=len(hand), min=min(len(hand), HAND_LIMIT), value=len(hand) - len(cards)))
     for card in cards:
         take(state, card)
         put(state, card, GY, player)

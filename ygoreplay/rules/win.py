@@ -1,6 +1,7 @@
 """The end of the duel (WIN-01..04): who lost, and that nothing follows."""
 from __future__ import annotations
 
+from ..i18n import N_, say
 from ..events import DuelEnded
 from ..state import DuelState
 from .base import fail, handles
@@ -27,16 +28,18 @@ def duel_ended(state: DuelState, ev: DuelEnded) -> None:
         winner, reason = expected
         if ev.winner != winner or (reason != "draw" and ev.reason != reason):
             rule = "WIN-04" if reason == "draw" else LOSS_RULES[reason]
-            fail(state, ev, rule, f"the rules end this duel with {_result(winner)} ({reason}), not {_result(ev.winner)} ({ev.reason})")
+            fail(state, ev, rule, say("the rules end this duel with {result} ({reason}), not {result2} ({reason2})",
+                                      result=_result(winner), reason=reason, result2=_result(ev.winner), reason2=ev.reason))
     elif ev.reason in ("lp", "deck_out", "draw"):
         rule = {"lp": "WIN-01", "deck_out": "WIN-02", "draw": "WIN-04"}[ev.reason]
-        fail(state, ev, rule, f"no player has lost by {ev.reason}: LP are {[s.lp for s in state.sides]}")
+        fail(state, ev, rule, say("no player has lost by {reason}: LP are {value}",
+                                  reason=ev.reason, value=[s.lp for s in state.sides]))
     if ev.winner not in (0, 1, None):
-        fail(state, ev, "LOG-05", "the winner is 0, 1, or null for a draw")
+        fail(state, ev, "LOG-05", N_("the winner is 0, 1, or null for a draw"))
     state.ended = True
     state.winner = ev.winner
     state.end_reason = ev.reason
 
 
 def _result(winner: int | None) -> str:
-    return "a draw" if winner is None else f"player {winner} winning"
+    return N_("a draw") if winner is None else say("player {winner} winning", winner=winner)

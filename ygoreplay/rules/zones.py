@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..i18n import N_, say
 from ..cards import LinkMarker
 from ..events import EXTRA, FACEUP, SZONE, Event
 from ..rulesets import RULESETS, RuleSet
@@ -128,13 +129,14 @@ def check_free_monster_zone(state: DuelState, ev: Event, player: int, zone: int,
     """ZONE-01/02: refuse a monster zone that does not exist under the rule set, or is taken (by
     a card other than those in ``freed``, which leave as the monster arrives)."""
     if not 0 <= zone <= 6:
-        impossible(state, ev, "ZONE-01", f"monster zone {zone} does not exist (0-4 main, 5-6 extra)")
+        impossible(state, ev, "ZONE-01", say("monster zone {zone} does not exist (0-4 main, 5-6 extra)", zone=zone))
     ruleset = ruleset_of(state)
     if zone >= 5 and not ruleset.extra_monster_zones:
-        impossible(state, ev, "ZONE-02", f"there are no Extra Monster Zones under {ruleset.title}")
+        impossible(state, ev, "ZONE-02", say("there are no Extra Monster Zones under {title}", title=ruleset.title))
     occupant = state.mzone_card(player, zone)
     if occupant is not None and occupant not in freed:
-        impossible(state, ev, "ZONE-01", f"monster zone {zone} of player {player} holds {occupant} already")
+        impossible(state, ev, "ZONE-01", say("monster zone {zone} of player {player} holds {occupant} already",
+                                             zone=zone, player=player, occupant=occupant))
 
 
 def check_monster_zone(state: DuelState, ev: Event, player: int, card: Card, zone: int,
@@ -146,15 +148,16 @@ def check_monster_zone(state: DuelState, ev: Event, player: int, card: Card, zon
     pendulum_from_extra = from_extra and card.position == FACEUP
     if zone >= 5:
         if not from_extra:
-            fail(state, ev, "ZONE-03", f"{card.name} is not coming from the Extra Deck: it must use a Main Monster Zone")
+            fail(state, ev, "ZONE-03", say("{name} is not coming from the Extra Deck: it must use a Main Monster "
+                                           "Zone", name=card.name))
             return
         other = state.emz[1 - state.emz_slot(player, zone)]
         if (other is not None and other not in freed and state.cards[other].controller == player
                 and not extra_link(state, player, card, zone, freed)):
             fail(state, ev, "ZONE-04",
-                 f"player {player} already uses an Extra Monster Zone ({other}); a second one needs Extra Link "
-                 f"(ZONE-05): {card.name} there would not be co-linked, through Link monsters pointing at each "
-                 f"other, to {state.cards[other].name}")
+                 say("player {player} already uses an Extra Monster Zone ({other}); a second one needs Extra Link "
+                     "(ZONE-05): {name} there would not be co-linked, through Link monsters pointing at each "
+                     "other, to {name2}", player=player, other=other, name=card.name, name2=state.cards[other].name))
         return
     if not from_extra or ruleset.extra_deck_placement == "unrestricted":
         return
@@ -163,8 +166,9 @@ def check_monster_zone(state: DuelState, ev: Event, player: int, card: Card, zon
     if needs_link and zone not in linked:
         rule = "ZONE-03" if ruleset.extra_deck_placement == "nmr2017" else "NIS-01"
         fail(state, ev, rule,
-             f"{card.name} from the Extra Deck may enter Main Monster Zone {zone} only if a link arrow points to it "
-             f"(linked zones of player {player}, materials' arrows aside: {sorted(linked) or 'none'})")
+             say("{name} from the Extra Deck may enter Main Monster Zone {zone} only if a link arrow points to it "
+                 "(linked zones of player {player}, materials' arrows aside: {linked})",
+                 name=card.name, zone=zone, player=player, linked=sorted(linked) or N_("none")))
 
 
 # -- Spell & Trap Zones and Pendulum Zones ---------------------------------------------------------
@@ -202,12 +206,14 @@ def check_spell_trap_zone(state: DuelState, ev: Event, player: int, zone: int | 
     count = ruleset.spell_trap_zone_count
     if zone is None or not 0 <= zone < count:
         extra = " and the Pendulum Zones 5-6" if ruleset.separate_pendulum_zones else ""
-        impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {zone!r} does not exist (0-4{extra} under {ruleset.title})")
+        impossible(state, ev, "ZONE-08", say("Spell & Trap Zone {zone!r} does not exist (0-4{extra} under {title})",
+                                             zone=zone, extra=extra, title=ruleset.title))
     if zone >= 5 and (card is None or not card.facts.is_pendulum):
         what = card.name if card is not None else "this card"
-        impossible(state, ev, "ZONE-09", f"S/T index {zone} is a Pendulum Zone under {ruleset.title}: "
-                   f"only a Pendulum card goes there, not {what}")
+        impossible(state, ev, "ZONE-09", say("S/T index {zone} is a Pendulum Zone under {title}: only a Pendulum "
+                                             "card goes there, not {what}", zone=zone, title=ruleset.title, what=what))
     occupant = state.sides[player].szone[zone]
     if occupant is not None:
-        impossible(state, ev, "ZONE-08", f"Spell & Trap Zone {zone} of player {player} holds {occupant} already")
+        impossible(state, ev, "ZONE-08", say("Spell & Trap Zone {zone} of player {player} holds {occupant} already",
+                                             zone=zone, player=player, occupant=occupant))
 

@@ -614,8 +614,9 @@ export class Viewer {
       for (const flag of frame.flags || []) {
         const button = el("button", "flag", `\u2691 ${flag.rule}`);
         button.type = "button";
-        button.title = t("flagged {rule}: {message}", { rule: flag.rule, message: flag.message });
-        button.addEventListener("click", () => this.rule(flag.rule, flag.message));
+        const message = flag.message_translated || flag.message;     // the English recorded, else
+        button.title = t("flagged {rule}: {message}", { rule: flag.rule, message });
+        button.addEventListener("click", () => this.rule(flag.rule, message));
         flags.push(" ", button);
         said.push(button.title);
         li.classList.add("flagged");

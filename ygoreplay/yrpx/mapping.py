@@ -51,6 +51,7 @@ from datetime import datetime, timezone
 
 from ..cards import CardDB, CardDBError, CardFacts
 from ..decks import deck_problems
+from ..i18n import said
 from ..events import OVERLAY, CardMoved, DeckRegistered, DeckShuffled, DuelStarted, Event, Loc
 from ..importing import Expected, ImportResult
 from ..rules.base import has_open_game_state
@@ -373,7 +374,7 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
         problems = deck_problems(list(main), list(extra), [])
         if not problems:
             return False
-        shown = "; ".join(f"{pr.rule} {pr.message}" for pr in problems[:3])
+        shown = "; ".join(f"{pr.rule} {said(pr.message)}" for pr in problems[:3])
         flags = ("; the duel flags record the room's \"Don't shuffle deck\" option (DUEL_PSEUDO_SHUFFLE)"
                  if self.r.duel_flags & DUEL_PSEUDO_SHUFFLE else "")
         self.note(f"deck check off: player {player}'s deck fails the deck check ({shown}), so EDOPro's "
