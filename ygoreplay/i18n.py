@@ -362,7 +362,7 @@ def update(domain: str) -> dict[str, tuple[int, int, int]]:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(".po.tmp")
         with temporary.open("wb") as handle:
-            write_po(handle, new, width=100, omit_header=False, sort_output=True)
+            write_po(handle, new, width=100, omit_header=False, sort_output=True, include_lineno=False)
         temporary.replace(path)
         untranslated = sum(1 for m in messages if not old.get(m))
         counts[language] = (len(messages), untranslated, len(set(old) - set(messages)))
