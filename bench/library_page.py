@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         path = str(Path(tmp) / "duels.sqlite")
         store = Store(path)
         try:
-            seconds, building, counts = load(store, n)
+            seconds, building, counts = load(store, path, n)
         finally:
             store.close()
         print(f"library: {n:,} generated duels, {counts['cards']:,} card events, loaded in {seconds + building:.1f} s")
