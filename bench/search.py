@@ -11,11 +11,13 @@ and never fails on them.
    commit's fsync on a shared disk, and this process's CPU) and their ratio.
    Then the index's size per event: the bytes of its tables and indexes (SQLite ``dbstat``,
    PostgreSQL ``pg_total_relation_size``) over the events recorded.
-2. Search. A library of ``-n`` duels generated straight into the index tables in bulk (no fold:
+2. Search. A library of ``-n`` duels generated straight into the index tables (no fold:
    players from a pool of 5,000, card events drawn from 2,000 passcodes with a Zipf-like
    popularity, 40 a duel on turns 1-12, 2% of the duels delayed and still running, with their
-   marks), then ``library_search.search`` timed for random queries: by player, by card event
-   (a card activated on turn 1), and combined (player, card summoned, result), p50 and p99.
+   marks), streamed in batches (PostgreSQL ``COPY``, SQLite ``executemany``, a transaction each)
+   with the indexes built after the load (``--indexes-during``: kept while loading), the index's
+   bytes per event; then ``library_search.search`` timed for random queries: by player, by card
+   event (a card activated on turn 1), and combined (player, card summoned, result), p50 and p99.
 """
 from __future__ import annotations
 
