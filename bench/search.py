@@ -11,11 +11,13 @@ and never fails on them.
    commit's fsync on a shared disk, and this process's CPU) and their ratio.
    Then the index's size per event: the bytes of its tables and indexes (SQLite ``dbstat``,
    PostgreSQL ``pg_total_relation_size``) over the events recorded.
-2. Search. A library of ``-n`` duels generated straight into the index tables in bulk (no fold:
+2. Search. A library of ``-n`` duels generated straight into the index tables (no fold:
    players from a pool of 5,000, card events drawn from 2,000 passcodes with a Zipf-like
    popularity, 40 a duel on turns 1-12, 2% of the duels delayed and still running, with their
-   marks), then ``library_search.search`` timed for random queries: by player, by card event
-   (a card activated on turn 1), and combined (player, card summoned, result), p50 and p99.
+   marks), streamed in batches (PostgreSQL ``COPY``, SQLite ``executemany``, a transaction each)
+   with the indexes built after the load (``--indexes-during``: kept while loading), the index's
+   bytes per event; then ``library_search.search`` timed for random queries: by player, by card
+   event (a card activated on turn 1), and combined (player, card summoned, result), p50 and p99.
 """
 from __future__ import annotations
 
@@ -67,21 +69,14 @@ def append_run(url: str, events: list, indexed: bool) -> tuple[float, float]:
         store.close()
 
 
-def index_bytes(url: str, backend: str) -> tuple[int, int]:
+def index_bytes(url: str) -> tuple[int, int]:
     """(bytes of the library's tables and indexes, events recorded)."""
     store = Store(url, readonly=True)
     try:
         with store.events.datastore.transaction(commit=False) as cursor:
-            if backend == "sqlite":
-                cursor.execute("SELECT sum(pgsize) AS b FROM dbstat WHERE name LIKE 'library%'")
-                size = cursor.fetchone()["b"]
-            else:
-                cursor.execute("SELECT sum(pg_total_relation_size(c.oid)) AS b FROM pg_class c JOIN pg_namespace n "
-                               "ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relname LIKE 'library%%' "
-                               "AND c.relkind = 'r'", (store.library.schema,))
-                size = cursor.fetchone()["b"]
             cursor.execute(store.library.sql("SELECT count(*) AS n FROM {heads} WHERE topic NOT LIKE 'ygoreplay:%'"))
-            return int(size or 0), int(cursor.fetchone()["n"])
+            count = int(cursor.fetchone()["n"])
+        return library_bytes(store), count
     finally:
         store.close()
 
@@ -101,85 +96,156 @@ def indexing(backend: str, make_url, events_per_duel: int, rounds: int) -> None:
         print(f"{backend}: append, one event a call, {events_per_duel} events x {rounds} rounds, {label}: "
               f"{without * 1e6:,.0f} us/event before, {with_index * 1e6:,.0f} us/event with the index: "
               f"{(with_index / without - 1) * 100:+.1f}% (goal <= +10%)")
-    size, count = index_bytes(next(url for url, on in urls if on), backend)
+    size, count = index_bytes(next(url for url, on in urls if on))
     print(f"{backend}: index size {size:,} bytes for {count:,} events: {size / max(count, 1):,.0f} bytes/event")
 
 
 # -- 2. search on a generated library ---------------------------------------------------------------
 
+BATCH = 10_000                   # duels generated and written at a time: memory stays flat
+
+
+def popularity() -> tuple[list[int], list[float]]:
+    """The card pool's passcodes and their Zipf-like weights."""
+    return [10_000_000 + i * 7 for i in range(CODES)], [1 / (rank + 1) for rank in range(CODES)]
+
+
 def generated(n: int, seed: int = 1):
-    """Rows of the index tables for ``n`` duels: (streams, marks, cards)."""
+    """Rows of the index tables for ``n`` duels, a batch of ``BATCH`` duels at a time:
+    (streams, marks, cards, heads) each, never the whole library in memory."""
     rng = random.Random(seed)
-    weights = [1 / (rank + 1) for rank in range(CODES)]
-    codes = [10_000_000 + i * 7 for i in range(CODES)]
+    codes, weights = popularity()
     start = 1_700_000_000_000
-    streams, marks, cards, heads = [], [], [], []
-    for i in range(n):
-        stream = f"{i:012x}"
-        p0, p1 = rng.sample(range(PLAYERS), 2)
-        created = start + i * 60_000
-        ended = rng.random() > 0.04
-        delayed = not ended and rng.random() < 0.5
-        events, turns = rng.randint(150, 450), rng.randint(3, 14)
-        winner = rng.choice((0, 1, 0, 1, None)) if ended else None
-        streams.append((stream, "duel", f"Locals week {i // 500}", f"{created}", created, f"Player {p0}",
-                        f"player {p0}", f"Player {p1}", f"player {p1}", "imported" if i % 3 == 0 else None,
-                        int(i % 3 == 0), 1, int(i % 6 == 0), "public" if i % 10 else "unlisted",
-                        5 if delayed else 0, 0, turns, int(ended), winner, "lp" if ended else None))
-        heads.append((f"{stream}/head", events, "ygoreplay:head", b""))
-        if delayed:
-            marks += [(stream, p, created + p * 1000, 1 + p * turns // events) for p in range(events)]
-        for code in set(rng.choices(codes, weights, k=CARD_EVENTS)):
-            position = rng.randrange(events)
-            cards.append((code, rng.choice(("activated", "summoned", "sent_to_gy", "activated")), stream,
-                          1 + position * turns // events, position, rng.randint(0, 1)))
-    return streams, marks, cards, heads, codes, weights
+    for first in range(0, n, BATCH):
+        streams, marks, cards, heads = [], [], [], []
+        for i in range(first, min(n, first + BATCH)):
+            stream = f"{i:012x}"
+            p0, p1 = rng.sample(range(PLAYERS), 2)
+            created = start + i * 60_000
+            ended = rng.random() > 0.04
+            delayed = not ended and rng.random() < 0.5
+            events, turns = rng.randint(150, 450), rng.randint(3, 14)
+            winner = rng.choice((0, 1, 0, 1, None)) if ended else None
+            streams.append((stream, "duel", f"Locals week {i // 500}", f"{created}", created, f"Player {p0}",
+                            f"player {p0}", f"Player {p1}", f"player {p1}", "imported" if i % 3 == 0 else None,
+                            int(i % 3 == 0), 1, int(i % 6 == 0), "public" if i % 10 else "unlisted",
+                            5 if delayed else 0, 0, turns, int(ended), winner, "lp" if ended else None))
+            heads.append((f"{stream}/head", events, "ygoreplay:head", b""))
+            if delayed:
+                marks += [(stream, p, created + p * 1000, 1 + p * turns // events) for p in range(events)]
+            for code in set(rng.choices(codes, weights, k=CARD_EVENTS)):
+                position = rng.randrange(events)
+                cards.append((code, rng.choice(("activated", "summoned", "sent_to_gy", "activated")), stream,
+                              1 + position * turns // events, position, rng.randint(0, 1)))
+        yield streams, marks, cards, heads
 
 
 _STREAM_COLUMNS = ("id, kind, title, created, created_ms, p0, p0_key, p1, p1_key, event, imported, signed, "
                    "witnessed, visibility, delay_events, delay_ms, turn, ended, winner, reason")
 
 
-def load(store: Store, rows) -> float:
-    """Bulk insert of the generated rows; seconds."""
-    streams, marks, cards, heads = rows[:4]
+def _indexes(store: Store, cursor) -> list[tuple[str, str]]:
+    """(drop, create) statements of the library tables' indexes that a bulk load need not keep
+    up to date row by row: PostgreSQL's secondary indexes and primary keys (the store's events
+    table keeps its own); SQLite's secondary indexes (its tables are clustered on their keys)."""
     index = store.library
+    if store.backend == "sqlite":
+        cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE 'library%' "
+                       "AND sql IS NOT NULL")
+        return [(f'DROP INDEX "{row["name"]}"', row["sql"]) for row in cursor.fetchall()]
+    cursor.execute("SELECT c.conname AS name, c.conrelid::regclass::text AS tab, pg_get_constraintdef(c.oid) AS def "
+                   "FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace "
+                   "WHERE n.nspname = %s AND c.contype = 'p' AND c.conrelid::regclass::text LIKE '%%library_%%'",
+                   (index.schema,))
+    keys = [(row["name"], f'ALTER TABLE {row["tab"]} DROP CONSTRAINT "{row["name"]}"',
+             f'ALTER TABLE {row["tab"]} ADD CONSTRAINT "{row["name"]}" {row["def"]}') for row in cursor.fetchall()]
+    cursor.execute("SELECT indexname AS name, indexdef AS def FROM pg_indexes WHERE schemaname = %s "
+                   "AND tablename LIKE 'library%%'", (index.schema,))
+    owned = {name for name, _, _ in keys}
+    others = [(f'DROP INDEX "{index.schema}"."{row["name"]}"', row["def"])
+              for row in cursor.fetchall() if row["name"] not in owned]
+    return [(drop, make) for _, drop, make in keys] + others
+
+
+def load(store: Store, url: str, n: int, indexes_after: bool = True) -> tuple[float, float, dict[str, int]]:
+    """The generated library written in batches (PostgreSQL ``COPY``, SQLite ``executemany``, a
+    transaction a batch); ``indexes_after``: the indexes dropped first and built once at the end.
+    Then PostgreSQL's tables are vacuumed and analysed (as autovacuum would), SQLite's analysed.
+    (Seconds loading, seconds building the indexes, rows written by table.)"""
+    index = store.library
+    counts = {"streams": 0, "marks": 0, "cards": 0, "events": 0}
     start = time.perf_counter()
-    with store.events.datastore.transaction(commit=True) as cursor:
-        if store.backend == "sqlite":
-            cursor.executemany(index.sql(f"INSERT INTO {{streams}} ({_STREAM_COLUMNS}) VALUES "
-                                         f"({', '.join('?' * 20)})"), streams)
-            cursor.executemany(index.sql("INSERT INTO {marks} VALUES (?, ?, ?, ?)"), marks)
-            cursor.executemany(index.sql("INSERT INTO {cards} (code, action, stream, turn, position, side) "
-                                         "VALUES (?, ?, ?, ?, ?, ?)"), cards)
-            cursor.executemany(index.sql("INSERT INTO {heads} (originator_id, originator_version, topic, state) "
-                                         "VALUES (?, ?, ?, ?)"), heads)
-        else:
-            for table, columns, data in ((index.streams, _STREAM_COLUMNS, streams),
-                                         (index.marks, "stream, position, at, turn", marks),
-                                         (index.cards, "code, action, stream, turn, position, side", cards),
-                                         (index.heads, "originator_id, originator_version, topic, state", heads)):
-                with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-                    for row in data:
-                        copy.write_row(row)
-    if store.backend == "postgresql":
+    indexes = []
+    if indexes_after:
         with store.events.datastore.transaction(commit=True) as cursor:
+            indexes = _indexes(store, cursor)
+            for drop, _ in indexes:
+                cursor.execute(drop)
+    for streams, marks, cards, heads in generated(n):
+        counts["streams"] += len(streams)
+        counts["marks"] += len(marks)
+        counts["cards"] += len(cards)
+        counts["events"] += sum(head[1] for head in heads)
+        with store.events.datastore.transaction(commit=True) as cursor:
+            if store.backend == "sqlite":
+                cursor.executemany(index.sql(f"INSERT INTO {{streams}} ({_STREAM_COLUMNS}) VALUES "
+                                             f"({', '.join('?' * 20)})"), streams)
+                cursor.executemany(index.sql("INSERT INTO {marks} VALUES (?, ?, ?, ?)"), marks)
+                cursor.executemany(index.sql("INSERT INTO {cards} (code, action, stream, turn, position, side) "
+                                             "VALUES (?, ?, ?, ?, ?, ?)"), sorted(cards))
+                cursor.executemany(index.sql("INSERT INTO {heads} (originator_id, originator_version, topic, "
+                                             "state) VALUES (?, ?, ?, ?)"), heads)
+            else:
+                for table, columns, data in ((index.streams, _STREAM_COLUMNS, streams),
+                                             (index.marks, "stream, position, at, turn", marks),
+                                             (index.cards, "code, action, stream, turn, position, side", cards),
+                                             (index.heads, "originator_id, originator_version, topic, state",
+                                              heads)):
+                    with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                        for row in data:
+                            copy.write_row(row)
+    loaded = time.perf_counter()
+    with store.events.datastore.transaction(commit=True) as cursor:
+        if store.backend == "postgresql":
+            cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
+        for _, make in indexes:
+            cursor.execute(make)
+    built_at = time.perf_counter()
+    if store.backend == "postgresql":       # as autovacuum leaves a table: its visibility map set (index-only
+        import psycopg                      # scans read no heap), its statistics made; outside a transaction
+        with psycopg.connect(url.partition("?")[0], autocommit=True) as conn:
             for table in (index.streams, index.marks, index.cards, index.heads):
-                cursor.execute(f"ANALYZE {table}")
+                conn.execute(f"VACUUM ANALYZE {table}")
     else:
         with store.events.datastore.transaction(commit=True) as cursor:
             cursor.execute("ANALYZE")
-    return time.perf_counter() - start
+    return loaded - start, built_at - loaded, counts
 
 
-def searching(backend: str, url: str, n: int, queries: int) -> None:
-    rows = generated(n)
-    codes, weights = rows[4], rows[5]
+def library_bytes(store: Store) -> int:
+    """Bytes of the library's tables and their indexes (not the store's events table)."""
+    with store.events.datastore.transaction(commit=False) as cursor:
+        if store.backend == "sqlite":
+            cursor.execute("SELECT sum(d.pgsize) AS b FROM dbstat d JOIN sqlite_master m ON m.name = d.name "
+                           "WHERE m.tbl_name LIKE 'library%'")     # with their automatic key indexes
+        else:
+            cursor.execute("SELECT sum(pg_total_relation_size(c.oid)) AS b FROM pg_class c JOIN pg_namespace n "
+                           "ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relname LIKE 'library%%' "
+                           "AND c.relkind = 'r'", (store.library.schema,))
+        return int(cursor.fetchone()["b"] or 0)
+
+
+def searching(backend: str, url: str, n: int, queries: int, indexes_after: bool = True) -> None:
+    codes, weights = popularity()
     store = Store(url)
     try:
-        seconds = load(store, rows)
-        print(f"{backend}: generated library of {n:,} duels, {len(rows[2]):,} card events, "
-              f"{len(rows[1]):,} marks: loaded in {seconds:.1f} s")
+        seconds, building, counts = load(store, url, n, indexes_after)
+        how = f"indexes built after the load in {building:.1f} s" if indexes_after else "indexes kept during the load"
+        print(f"{backend}: generated library of {n:,} duels ({counts['events']:,} events), {counts['cards']:,} card "
+              f"events, {counts['marks']:,} marks: loaded in {seconds:.1f} s, {how}")
+        size = library_bytes(store)
+        print(f"{backend}: library index {size / 2**20:,.0f} MiB: {size / counts['events']:,.1f} bytes/event, "
+              f"{size / counts['cards']:,.0f} bytes/card event, {size / n:,.0f} bytes/duel")
         rng = random.Random(2)
 
         def player() -> dict:
@@ -199,8 +265,8 @@ def searching(backend: str, url: str, n: int, queries: int) -> None:
                 answer = search(store, query)
                 took.append((time.perf_counter() - start) * 1000)
                 hits += len(answer["results"])
-            print(f"{backend}: search {name}: p50 {pct(took, 0.5):.2f} ms, p99 {pct(took, 0.99):.2f} ms "
-                  f"({queries} queries, {hits / queries:.1f} results each)")
+            print(f"{backend}: search {name}: p50 {pct(took, 0.5):.2f} ms, p99 {pct(took, 0.99):.2f} ms, "
+                  f"max {max(took):.2f} ms ({queries} queries, {hits / queries:.1f} results each)")
     finally:
         store.close()
 
@@ -213,17 +279,22 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=None, help="duels in the generated library (default 100,000)")
     parser.add_argument("--pg-n", type=int, default=None, help="duels in PostgreSQL's (default: -n)")
     parser.add_argument("--only", choices=("append", "search"), default=None, help="one part only")
+    parser.add_argument("--indexes-during", action="store_true",
+                        help="keep the indexes during the load (default: drop them, build them after)")
+    parser.add_argument("--queries", type=int, default=None, help="queries of each kind (default 300)")
     args = parser.parse_args()
     n = args.n or (2_000 if args.quick else 100_000)
     pg_n = args.pg_n or n
     events, rounds, queries = (200, 2, 20) if args.quick else (1500, 6, 300)
+    queries = args.queries or queries
+    after = not args.indexes_during
     pg = os.environ.get("YGOREPLAY_BENCH_PG", PG_DEFAULT)
     with tempfile.TemporaryDirectory() as folder:
         files = iter(range(10 ** 6))
         if args.only != "search" and not args.no_sqlite:
             indexing("sqlite", lambda: str(Path(folder) / f"append-{next(files)}.sqlite"), events, rounds)
         if args.only != "append" and not args.no_sqlite:
-            searching("sqlite", str(Path(folder) / "library.sqlite"), n, queries)
+            searching("sqlite", str(Path(folder) / "library.sqlite"), n, queries, after)
     if args.no_postgres:
         return
     try:
@@ -244,7 +315,7 @@ def main() -> None:
         if args.only != "search":
             indexing("postgresql", fresh, events, rounds)
         if args.only != "append":
-            searching("postgresql", fresh(), pg_n, queries)
+            searching("postgresql", fresh(), pg_n, queries, after)
     finally:
         for schema in schemas:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

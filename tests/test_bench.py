@@ -131,3 +131,12 @@ def test_search_prints_the_indexing_cost_and_search_percentiles():
                    rf"^sqlite: index size .*: {NUMBER} bytes/event",
                    rf"^sqlite: search by card event: p50 {NUMBER} ms, p99 {NUMBER} ms",
                    rf"^postgresql: search combined: p50 {NUMBER} ms, p99 {NUMBER} ms")
+
+
+def test_library_page_prints_first_paint_and_rows_drawn():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does)")
+    assert_figures(run_bench("library_page.py", "--chromium", CHROMIUM),
+                   *(rf"^  {re.escape(page)} +response p50 +{NUMBER} ms p99 +{NUMBER} ms, first-contentful-paint "
+                     rf"p50 +{NUMBER} ms p99 +{NUMBER} ms, rows drawn p50 +{NUMBER} ms p99 +{NUMBER} ms \(3 loads\)"
+                     for page in ("/ (recent duels)", "/library?player=...")))
