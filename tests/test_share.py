@@ -14,6 +14,7 @@ from html.parser import HTMLParser
 import httpx
 import pytest
 
+from test_store import fresh_url
 from test_service_delay import ADMIN, EVENTS, append, auth, create, open_store, serving
 from test_views import CARDS, CASES, events_of as case_events, never_public
 from ygoreplay import board_image
@@ -22,9 +23,11 @@ SVG = "{http://www.w3.org/2000/svg}"
 http = httpx.Client(timeout=30)           # one connection: a picture of every position of every sample
 
 
-@pytest.fixture(scope="module")
-def service(tmp_path_factory):
-    with open_store(tmp_path_factory.mktemp("share") / "duels.sqlite") as store, serving(store) as served:
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def service(request, tmp_path_factory):
+    """The service on each store: pictures, previews and embeds read a duel the same way from both."""
+    with fresh_url(request.param, tmp_path_factory.mktemp("share") / "duels.sqlite") as url, \
+            open_store(url) as store, serving(store) as served:
         yield served[0]
 
 
