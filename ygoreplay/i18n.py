@@ -160,17 +160,22 @@ def said(english: str) -> str:
     return _said(language, english)
 
 
+NESTED = 3                       # a value translated in a value of a value, no deeper
+
+
 @lru_cache(maxsize=4096)
-def _said(language: str, english: str) -> str:
+def _said(language: str, english: str, depth: int = 0) -> str:
     messages = catalogue(language)
     if english in messages:
         return messages[english]
+    if depth >= NESTED:          # a crafted name nesting sentences in sentences: no recursion error
+        return english
     for prefix, pattern, template in _templates(language):
         if not english.startswith(prefix):
             continue
         match = pattern.fullmatch(english)
         if match:
-            values = {name: _said(language, value) if " " in value or value in messages else value
+            values = {name: _said(language, value, depth + 1) if " " in value or value in messages else value
                       for name, value in match.groupdict().items()}
             return _fill(messages[template], values) or english
     return english
@@ -203,14 +208,30 @@ def _templates(language: str) -> list[tuple[str, re.Pattern[str], str]]:
         if len(literal.strip()) < 8:
             continue
         pattern, seen = "", set()
-        for text, name, _, _ in parsed:
+        for (text, name, _, _), after in zip(parsed, [*parsed[1:], None]):
             pattern += re.escape(text)
             if name:
-                pattern += f"(?P={name})" if name in seen else f"(?P<{name}>.*?)"
+                pattern += f"(?P={name})" if name in seen else f"(?P<{name}>{_value(after)})"
                 seen.add(name)
         found.append((len(literal), parsed[0][0], re.compile(pattern, re.DOTALL), template))
     found.sort(key=lambda item: -item[0])
     return [(prefix, pattern, template) for _, prefix, pattern, template in found]
+
+
+def _value(after: tuple | None) -> str:
+    """A placeholder's pattern that never backtracks (a crafted name or title made the lazy
+    ``.*?`` of each try every split: 40 s for 120 characters): its value runs up to the first
+    place the text after it starts (the leftmost split, the one ``.*?`` found first); before
+    the template's last text, to where that ends the sentence; before another placeholder,
+    nothing (``.*?`` left it empty too)."""
+    if after is None:
+        return ".*"
+    text, name = after[0], after[1]
+    if not text:
+        return ""
+    if name is None:                                     # the last text: it ends the sentence
+        return f".*(?={re.escape(text)}\\Z)"
+    return f"(?:(?!{re.escape(text)}).)*+"
 
 
 def message_dict(english: str) -> dict[str, str]:

@@ -69,6 +69,9 @@ def parse(params: Mapping[str, str], names: Any) -> Query:
     unknown = sorted(set(params) - set(PARAMS))
     if unknown:
         raise SearchError(unknown[0], f"unknown search parameter {unknown[0]!r} (parameters: {', '.join(PARAMS)})")
+    for name, value in params.items():          # PostgreSQL refuses a NUL in text: it was a 500
+        if "\x00" in value:
+            raise SearchError(name, f"{name} holds a NUL character")
     text: dict[str, str | None] = {}
     for name in ("q", "player", "title", "event", "round", "format", "banlist", "result"):
         value = params.get(name)
@@ -117,14 +120,13 @@ def _time(params: Mapping[str, str], name: str, end: bool) -> int | None:
         return None
     try:
         when = datetime.fromisoformat(value)
-    except ValueError:
+        if end and len(value) == 10:             # a date: until its end
+            when += timedelta(days=1)
+        stamp = when.replace(tzinfo=when.tzinfo or timezone.utc).timestamp()
+    except (ValueError, OverflowError):          # 9999-12-31's end is past what a date holds
         raise SearchError(name, f"{name} is a date (2026-05-01) or a time (2026-05-01T18:00:00+00:00), "
                                 f"not {value[:40]!r}") from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    if end and len(value) == 10:                 # a date: until its end
-        when += timedelta(days=1)
-    return int(when.timestamp() * 1000) + (1 if end and len(value) != 10 else 0)
+    return int(stamp * 1000) + (1 if end and len(value) != 10 else 0)
 
 
 def _cursor(value: str | None) -> tuple[int, str] | None:
@@ -132,7 +134,9 @@ def _cursor(value: str | None) -> tuple[int, str] | None:
         return None
     try:
         created, stream = json.loads(base64.urlsafe_b64decode(value.encode() + b"=" * (-len(value) % 4)))
-        if isinstance(created, int) and isinstance(stream, str) and len(stream) <= 100:
+        # a forged one was a 500: a time past 64 bits, a NUL or a lone surrogate in the id
+        if isinstance(created, int) and -2 ** 63 <= created < 2 ** 63 and isinstance(stream, str) \
+                and 0 < len(stream.encode()) <= 100 and "\x00" not in stream:
             return created, stream
     except (ValueError, TypeError):
         pass
@@ -188,8 +192,12 @@ _COLUMNS = ("s.id, s.kind, s.title, s.created, s.created_ms, s.p0, s.p1, s.p0_ke
             "coalesce(s.format, m.format) AS format, coalesce(s.banlist, m.banlist) AS banlist, s.imported, "
             "s.signed, s.verified, s.witnessed, s.match, s.turn, s.ended, s.winner, s.reason, "
             "s.first_flag, s.first_rollback")
-_VISIBLE_PARENT = ("(s.parent IS NULL OR EXISTS (SELECT 1 FROM {streams} p WHERE p.id = s.parent "
-                   "AND (p.ended = 1 OR (p.delay_events = 0 AND p.delay_ms = 0))))")
+#: A branch shows once no ancestor is delayed and running: not only its parent (a branch of an
+#: undelayed branch of a delayed duel holds that duel's events past its delay, as ``LiveDuel``'s
+#: ``hidden_by_parent`` asks its parent, which asks its own).
+_VISIBLE_PARENT = ("(s.parent IS NULL OR NOT EXISTS (WITH RECURSIVE up(id) AS (SELECT s.parent UNION "
+                   "SELECT p.parent FROM {streams} p JOIN up ON p.id = up.id) SELECT 1 FROM up "
+                   "JOIN {streams} a ON a.id = up.id WHERE a.ended = 0 AND (a.delay_events > 0 OR a.delay_ms > 0)))")
 
 
 #: A card event a reader sees: before the cut, and not reverted by a rollback before it.
@@ -222,8 +230,8 @@ def _visible(index: Index, query: Query, now_ms: int, rare: bool = False) -> tup
             where.append("s.rowid IN (SELECT rowid FROM library_text WHERE library_text MATCH ?)")
             params.append(" ".join(f'"{word}"*' for word in words))
         for word in words if index.backend != "sqlite" else ():
-            where.append("s.body LIKE ?")
-            params.append("%" + word.lower() + "%")
+            where.append("s.body LIKE ? ESCAPE '\\'")       # a word's "_" is a letter, no wildcard
+            params.append("%" + re.sub(r"([\\%_])", r"\\\1", word.lower()) + "%")
     if query.since is not None:
         where.append("s.created_ms >= ?")
         params.append(query.since)
@@ -364,8 +372,8 @@ def card_stats(store: Any, code: int, names: Any = None, now: float | None = Non
 def player(store: Any, name: str, limit: int = MAX_LIMIT, cursor: str | None = None,
            now: float | None = None) -> dict:
     """A player's public duels (newest first, a page) and how the ones anyone may see ended."""
-    if not name.strip() or len(name) > 200:
-        raise SearchError("name", "a player's name is 1..200 characters")
+    if not name.strip() or len(name) > 200 or "\x00" in name:
+        raise SearchError("name", "a player's name is 1..200 characters, no NUL")
     index: Index = store.library
     page = search(store, Query(player=name, kind="duel", limit=limit, after=_cursor(cursor)), now)
     inner, params = _visible(index, Query(player=name, kind="duel"), _now_ms(now))
