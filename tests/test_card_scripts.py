@@ -72,7 +72,7 @@ end
 def test_each_create_effect_is_read_with_its_type_code_flags_categories_and_limit():
     activate, if_trigger, mandatory, applied = read_script(TRAP)
     assert activate == EffectFact(("activate",), "EVENT_FREE_CHAIN", ("damage_step", "card_target"),
-                                  ("negate", "destroy"))
+                                  ("negate", "destroy"), condition=False)
     assert activate.kind == "activate" and activate.in_damage_step
     assert if_trigger.kind == "trigger" and not if_trigger.when_optional and not if_trigger.mandatory
     assert (if_trigger.count_limit, if_trigger.count_code) == (1, "{id,1}")

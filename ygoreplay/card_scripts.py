@@ -6,9 +6,15 @@ parser: the script is data here, nothing in it is executed) and every ``Effect.C
 is followed through the ``SetType``/``SetCode``/``SetProperty``/``SetCategory``/``SetCountLimit``
 calls on its variable, and through ``Clone`` (``local e2=e1:Clone()`` starts from ``e1``'s facts).
 A procedure the card's ``initial_effect`` calls (``Pendulum.AddProcedure(c)``,
-``aux.AddUnionProcedure(c)``, ``Spirit.AddProcedure(c,...)``) declares effects in a shared file the
-reader does not follow: it is kept as a fact of kind ``helper`` (``effect_facts.HELPER``) naming
-the call, so whoever reads the facts knows the card may have effects they do not show.
+``aux.AddUnionProcedure(c)``, ``Spirit.AddProcedure(c,...)``), or that makes an effect it
+registers (``local e2=Fusion.CreateSummonEff(c,...)``, ``c:RegisterEffect(Ritual.CreateProc(...))``),
+declares effects in a shared file the reader does not follow: it is kept as a fact of kind
+``helper`` (``effect_facts.HELPER``) naming the call, so whoever reads the facts knows the card may
+have effects they do not show.
+
+Whether an effect's activation depends on code the reader does not judge is kept too
+(``EffectFact.condition``): a ``SetCondition``, a ``SetCost``, or a ``SetTarget`` whose check
+(``if chk==0 then return ... end``) is anything but a plain ``true``.
 
 The reader is bounded: a file larger than ``MAX_SCRIPT_BYTES`` or nested deeper than
 ``MAX_NESTING`` brackets/blocks is refused before parsing (the parser recurses), a folder of more
@@ -33,7 +39,7 @@ DEADLINE = 3600.0                      # seconds for a whole folder
 
 _SCRIPT_NAME = re.compile(r"^c(\d{1,10})\.lua$")
 _SETTERS = {"SetType": "types", "SetCode": "code", "SetProperty": "properties", "SetCategory": "categories",
-            "SetCountLimit": "count"}
+            "SetCountLimit": "count", "SetCondition": "condition", "SetCost": "condition", "SetTarget": "target"}
 _PREFIXES = {"types": "EFFECT_TYPE_", "properties": "EFFECT_FLAG_", "categories": "CATEGORY_"}
 _OPEN = re.compile(r"\bfunction\b|\bdo\b|\bthen\b|\brepeat\b|[({\[]")
 _CLOSE = re.compile(r"\bend\b|\buntil\b|[)}\]]")
@@ -115,7 +121,7 @@ def read_script(text: str) -> tuple[EffectFact, ...]:
         raise ScriptError(f"not Lua: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
     reader = _Reader()
     reader.walk(tree, function=None, scope={})
-    return tuple(builder.fact() for builder in reader.built)
+    return tuple(builder.fact(reader.plain) for builder in reader.built)
 
 
 def nesting(text: str) -> int:
@@ -139,11 +145,14 @@ class _Builder:
     initial: bool
     values: dict[str, Any] = field(default_factory=dict)
 
-    def fact(self) -> EffectFact:
+    def fact(self, plain: set[str]) -> EffectFact:
+        """Its facts; ``plain``: the script's functions whose activation check is a plain ``true``."""
         count, count_code = self.values.get("count", (0, ""))
+        target = self.values.get("target")
         return EffectFact(types=self.values.get("types", ()), code=self.values.get("code", ""),
                           properties=self.values.get("properties", ()), categories=self.values.get("categories", ()),
-                          count_limit=count, count_code=count_code, initial=self.initial)
+                          count_limit=count, count_code=count_code, initial=self.initial,
+                          condition=self.values.get("condition", False) or (target is not None and target not in plain))
 
 
 class _Reader:
@@ -151,6 +160,7 @@ class _Reader:
 
     def __init__(self) -> None:
         self.built: list[_Builder] = []
+        self.plain: set[str] = set()         # functions whose ``chk==0`` answer is a plain ``true``
 
     def walk(self, node: Any, function: str | None, scope: dict[str, _Builder]) -> None:
         from luaparser import astnodes as a
@@ -165,13 +175,18 @@ class _Reader:
                 self.helper_called(statement)
         if isinstance(node, (a.Function, a.LocalFunction, a.Method, a.AnonymousFunction)):
             name = _text(getattr(node, "name", None)) if not isinstance(node, a.AnonymousFunction) else function
+            if not isinstance(node, a.AnonymousFunction) and _checks_plainly(node.body):
+                self.plain.add(name)
             self.walk(node.body, name or function, {})
             return
+        initial = function is not None and function.endswith("initial_effect")
         if isinstance(node, (a.LocalAssign, a.Assign)):
             for target, value in zip(node.targets, node.values):
                 made = self.effect_made(value, function, scope)
                 if made is not None and isinstance(target, a.Name):
                     scope[target.id] = made
+                elif initial:
+                    self.helper_made(value)
             for value in node.values:
                 self.walk(value, function, scope)
             return
@@ -180,6 +195,8 @@ class _Reader:
             setter = _SETTERS.get(node.func.id)
             if builder is not None and setter is not None:
                 builder.values[setter] = _setter_value(setter, node.args)
+            elif initial and node.func.id == "RegisterEffect" and node.args:
+                self.helper_made(node.args[0])
         for name, child in vars(node).items():
             if not name.startswith("_") and name not in ("comments",):
                 self.walk(child, function, scope)
@@ -193,6 +210,15 @@ class _Reader:
             return
         builder = _Builder(initial=True, values={"types": (HELPER,), "code": _text(statement.func)})
         self.built.append(builder)
+
+    def helper_made(self, value: Any) -> None:
+        """``Table.Make(...)`` whose result ``initial_effect`` keeps or registers: an effect a shared
+        procedure makes (``Fusion.CreateSummonEff``), kept as a helper fact like a procedure call."""
+        from luaparser import astnodes as a
+        if (isinstance(value, a.Call) and isinstance(value.func, a.Index) and isinstance(value.func.value, a.Name)
+                and (value.func.value.id not in _ENGINE_TABLES
+                     or (value.func.value.id == "Effect" and _text(value.func.idx) not in _ENGINE_MAKERS))):
+            self.built.append(_Builder(initial=True, values={"types": (HELPER,), "code": _text(value.func)}))
 
     def effect_made(self, value: Any, function: str | None, scope: dict[str, _Builder]) -> _Builder | None:
         """``Effect.CreateEffect(c)`` or ``eN:Clone()``: the new effect's builder."""
@@ -209,7 +235,26 @@ class _Reader:
         return builder
 
 
+def _checks_plainly(body: Any) -> bool:
+    """A function whose body opens with ``if chk==0 then return true end``: it can always be done."""
+    from luaparser import astnodes as a
+    statements = getattr(body, "body", None) or []
+    first = statements[0] if statements else None
+    if not (isinstance(first, a.If) and isinstance(first.test, a.EqToOp) and not first.orelse):
+        return False
+    test = first.test
+    if not (isinstance(test.left, a.Name) and test.left.id == "chk" and getattr(test.right, "n", None) == 0):
+        return False
+    inner = getattr(first.body, "body", None) or []
+    return (len(inner) == 1 and isinstance(inner[0], a.Return) and len(inner[0].values) == 1
+            and isinstance(inner[0].values[0], a.TrueExpr))
+
+
 def _setter_value(setter: str, args: list) -> Any:
+    if setter == "condition":
+        return True
+    if setter == "target":
+        return _text(args[0]) if args else ""          # an anonymous function is never ``plain``
     if setter == "count":
         count = args[0] if args else None
         number = getattr(count, "n", 0)
@@ -238,6 +283,8 @@ def _names(node: Any) -> Iterator[str]:
 
 #: The engine's own tables: a call on them declares no effect of the card's (``Duel.RegisterEffect``).
 _ENGINE_TABLES = frozenset(("Duel", "Effect", "Card", "Group", "Debug", "s", "self"))
+#: The engine's own makers of an effect (the card's own, read; a global one, not the card's).
+_ENGINE_MAKERS = frozenset(("CreateEffect", "GlobalEffect"))
 _OPS = {"AddOp": "+", "SubOp": "-", "BOrOp": "|", "BAndOp": "&", "MultOp": "*", "BShiftLOp": "<<"}
 
 

@@ -78,6 +78,7 @@ class CdbFile(_Lookup):
         self._codes: list[int] | None = None
         self._names: list[tuple[int, int, str, str]] | None = None
         self._has_effects: bool | None = None
+        self._effect_columns: list[str] = []
         self._effects: dict[int, tuple[EffectFact, ...]] = {}
 
     def get(self, code: object, default: object = None) -> CardFacts | None:   # type: ignore[override]
@@ -93,12 +94,14 @@ class CdbFile(_Lookup):
         """The effect facts ``ygoreplay cards update --scripts`` stored for ``code`` (or for the
         card it is an alternate artwork of); () when this database holds none."""
         if self._has_effects is None:
-            self._has_effects = bool(self._query("select 1 from sqlite_master where type = 'table' and name = ?",
-                                                 (EFFECTS_TABLE,)))
+            # a table stored before ``condition`` was read lacks its column: its facts read None
+            held = {row[1] for row in self._query(f"pragma table_info({EFFECTS_TABLE})", ())}
+            self._has_effects = bool(held)
+            self._effect_columns = [c for c in EFFECTS_COLUMNS[2:] if c in held]
         if not self._has_effects or not isinstance(code, int) or isinstance(code, bool):
             return ()
         if code not in self._effects:
-            sql = (f"select {', '.join(EFFECTS_COLUMNS[2:])} from {EFFECTS_TABLE} where id = ? order by seq")
+            sql = (f"select {', '.join(self._effect_columns)} from {EFFECTS_TABLE} where id = ? order by seq")
             rows = self._query(sql, (code,))
             facts = self.get(code)
             if not rows and facts is not None and facts.alias:

@@ -5,7 +5,8 @@ with ``SetType`` (activate, ignition, trigger, quick, flip, continuous, field ..
 (the event it answers, or the lasting effect it applies: ``EFFECT_AVOID_BATTLE_DAMAGE``),
 ``SetProperty`` (``EFFECT_FLAG_DAMAGE_STEP``: may be activated in the Damage Step,
 ``EFFECT_FLAG_DELAY``: an "if" trigger that cannot miss the timing), ``SetCategory`` and
-``SetCountLimit``. ``card_scripts`` reads them (never running a script); the installed card
+``SetCountLimit``, and whether it has a ``SetCondition`` (a condition only its code decides).
+``card_scripts`` reads them (never running a script); the installed card
 database keeps them (table ``effects``); ``CardDB.effects(code)`` and the file lookups give them
 to whoever reads rules from them.
 
@@ -20,7 +21,10 @@ from typing import Iterable
 
 #: The table of an installed ``cards.cdb`` that keeps them: one row per effect, in script order.
 EFFECTS_TABLE = "effects"
-EFFECTS_COLUMNS = ("id", "seq", "types", "code", "properties", "categories", "count_limit", "count_code", "initial")
+EFFECTS_COLUMNS = ("id", "seq", "types", "code", "properties", "categories", "count_limit", "count_code", "initial",
+                   "condition")
+#: The columns a database stored before ``condition`` was read holds: its facts read ``condition=None``.
+EFFECTS_COLUMNS_V1 = EFFECTS_COLUMNS[:-1]
 
 #: SetType words (EFFECT_TYPE_* without the prefix, lower case) that make an effect of each kind.
 TRIGGER_OPTIONAL, TRIGGER_MANDATORY = "trigger_o", "trigger_f"
@@ -36,7 +40,9 @@ class EffectFact:
 
     ``initial`` is True for an effect the card registers as its own (``initial_effect``), False
     for one an effect of it applies while resolving (Kuriboh's "you take no battle damage", an
-    ``EFFECT_AVOID_BATTLE_DAMAGE`` registered on the player)."""
+    ``EFFECT_AVOID_BATTLE_DAMAGE`` registered on the player). ``condition`` is whether the script
+    gives it a ``SetCondition``: None when not known (a database stored before it was read), and
+    then no rule treats it as unconditional."""
 
     types: tuple[str, ...] = ()          # EFFECT_TYPE_* names: ("field", "trigger_o")
     code: str = ""                       # SetCode as written: "EVENT_SUMMON_SUCCESS", "EFFECT_EXTRA_SUMMON_COUNT"
@@ -45,6 +51,7 @@ class EffectFact:
     count_limit: int = 0                 # SetCountLimit's count (0: none)
     count_code: str = ""                 # what the limit counts by, as written ("id", "{id,1}")
     initial: bool = True
+    condition: bool | None = None        # SetCondition present; None: not known
 
     @property
     def kind(self) -> str:
@@ -90,19 +97,25 @@ class EffectFact:
             parts.append("categories " + ",".join(self.categories))
         if self.count_limit:
             parts.append(f"limit {self.count_limit}" + (f" by {self.count_code}" if self.count_code else ""))
+        if self.condition:
+            parts.append("with a condition")
         return " ".join(parts)
 
     def to_row(self, code: int, seq: int) -> tuple:
         return (code, seq, " ".join(self.types), self.code, " ".join(self.properties), " ".join(self.categories),
-                self.count_limit, self.count_code, int(self.initial))
+                self.count_limit, self.count_code, int(self.initial),
+                None if self.condition is None else int(self.condition))
 
     @classmethod
     def from_row(cls, row: Iterable) -> EffectFact:
-        """A row of ``EFFECTS_COLUMNS`` after ``id, seq``; a value of the wrong type reads as empty."""
-        types, code, properties, categories, limit, count_code, initial = row
+        """A row of ``EFFECTS_COLUMNS`` after ``id, seq``, or of ``EFFECTS_COLUMNS_V1`` (an older
+        database: its condition is not known); a value of the wrong type reads as empty."""
+        types, code, properties, categories, limit, count_code, initial, *rest = row
+        condition = rest[0] if rest else None
         return cls(_words(types), code if isinstance(code, str) else "", _words(properties), _words(categories),
                    limit if isinstance(limit, int) and not isinstance(limit, bool) else 0,
-                   count_code if isinstance(count_code, str) else "", bool(initial))
+                   count_code if isinstance(count_code, str) else "", bool(initial),
+                   bool(condition) if isinstance(condition, int) else None)
 
 
 #: Events of the Damage Step: an effect answering one is activated there (Kuriboh).
@@ -115,4 +128,4 @@ def _words(value: object) -> tuple[str, ...]:
     return tuple(value.split()) if isinstance(value, str) else ()
 
 
-__all__ = ["DAMAGE_STEP_EVENTS", "EFFECTS_COLUMNS", "EFFECTS_TABLE", "HELPER", "EffectFact"]
+__all__ = ["DAMAGE_STEP_EVENTS", "EFFECTS_COLUMNS", "EFFECTS_COLUMNS_V1", "EFFECTS_TABLE", "HELPER", "EffectFact"]

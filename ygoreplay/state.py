@@ -268,6 +268,8 @@ class DuelState:
         self.witnessed = False
         self.flags: list[Violation] | None = None
         self.turn_began = 0                            # the current turn's turn_started (LOG-12)
+        # What the cards' scripts oblige or limit (``rules.card_text``): triggers owed, count limits used
+        self.card_text: list = [{}, {}, {}, {}, False, False, None]
 
     def deck_ordered(self, player: int) -> bool:
         """Does the record know which card is where in ``player``'s Deck (ZONE-11)? Else any
@@ -430,7 +432,7 @@ class DuelState:
                 "normal_draw_done", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
                 "resolving", "negated", "taken_next", "taken_later", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
-                "shed", "witnessed", "turn_began", "timing")
+                "shed", "witnessed", "turn_began", "timing", "card_text")
 
     def to_data(self) -> dict:
         """The whole state as plain data; ``from_data`` rebuilds it with the same card facts."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..i18n import N_, say
 from ..events import BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
 from ..state import Card, ChainLink, DuelState
+from . import card_text
 from .base import fail, get_card, handles, impossible, player_of, put, send_from_field, take
 from .effects import SEGOC_GROUPS, candidates, in_damage_step, mandatory, script_kind, segoc_rank, wrong_summon
 from .timing import chain_over, link_resolved, missed
@@ -75,6 +76,7 @@ def activated(state: DuelState, ev: Activated) -> None:
     if lp_cost > state.sides[player].lp:
         fail(state, ev, "CHAIN-11", say("player {player} has {lp} LP and cannot pay a cost of {lp_cost} LP",
                                         player=player, lp=state.sides[player].lp, lp_cost=lp_cost))
+    use = card_text.activation(state, ev, card, player)   # EFF-03/07, TEXT-01: what its text allows
     stranded = check_equips(state, ev)             # SPELL-07
     # -- all checks done: change the state ------------------------------------------------------
     for cost in ev.costs:                          # CHAIN-11: costs are paid as part of activation
@@ -94,6 +96,7 @@ def activated(state: DuelState, ev: Activated) -> None:
     state.chain.append(ChainLink(len(state.chain) + 1, player, card.id, speed, effect_type,
                                  ev.targets, ev.simultaneous, effect_type is None, ev.negates,
                                  tuple(paid_to) if paid_to else (), lp_cost, mandatory=must))
+    card_text.used(state, card, use, len(state.chain))   # GEN-03 paid, TEXT-01 counted
     if ev.negates is not None:
         state.negations_recorded = True
     settle_equips(state, stranded)
@@ -288,6 +291,7 @@ def chain_link_negated(state: DuelState, ev: ChainLinkNegated) -> None:
         impossible(state, ev, "LOG-07", say("link {link} can be negated only by a later link, not {by}",
                                             link=ev.link, by=ev.by))
     link = _pop_link(state, ev)
+    card_text.negated(state, link.number)          # TEXT-01: a negated activation gives its use back
     if link.is_card_activation:                    # TERM-14, SPELL-06: it applies nothing (an Equip
         state.negated.append(link.card)            # equips nothing) and goes to the GY
         if link.card not in state.to_leave:
@@ -320,6 +324,7 @@ def chain_ended(state: DuelState, ev: ChainEnded) -> None:
     state.summon_window = None
     state.resolving = False
     chain_over(state)                              # NIS-06: who missed the timing in this chain
+    card_text.chain_over(state)
     settle_equips(state, stranded)
 
 

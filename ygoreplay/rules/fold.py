@@ -15,7 +15,7 @@ from ..i18n import N_, say
 from ..events import EVENT_TYPES, EntryConfirmed, EntryCorrected, EntryDisputed, Event, JudgeNote, RolledBack
 from ..state import DuelState
 from . import battle, chain, outcome, position, setup, spell_trap, summon, turn, win  # noqa: F401  (register their handlers)
-from . import timing
+from . import card_text, timing
 from .base import RuleViolation, bury, call, fail, handles, impossible, judges_word
 from .candidates import decide, named_unknowns
 from .identity import identify
@@ -81,6 +81,8 @@ _KEEP_SUMMON_WINDOW = _kinds("keeps_summon_window")
 _KEEP_PASSES = _kinds("keeps_passes")
 _PENDULUM_SUMMON = _kinds("continues_pendulum_summon")
 _TIMED = timing.TIMED
+_MOVES_ON = card_text.MOVES_ON
+_OWING = card_text.OWING
 
 
 def apply(state: DuelState, event: Event) -> DuelState:
@@ -121,6 +123,8 @@ def apply(state: DuelState, event: Event) -> DuelState:
             bury(state)                           # audited: the group ended there
         if event.shows:
             identify(state, event)                # the cards it shows are named before it is judged
+        if state.card_text[0] and kind in _MOVES_ON:
+            card_text.left_behind(state, event)   # GEN-03, EFF-05: a mandatory trigger not activated
         handler(state, event)
         if state.shed and not (kind == "card_moved" and event.with_next):
             bury(state)                           # NIS-05: materials follow the monsters (the group) that left
@@ -131,8 +135,12 @@ def apply(state: DuelState, event: Event) -> DuelState:
         if flags is not None:
             del flags[flagged:]                   # nor flagged: it was not kept
         raise
+    if kind in _MOVES_ON and state.card_text[0]:
+        card_text.moved_on(state)                # nothing is owed past it
     if kind in _TIMED:
         timing.after(state, event)               # NIS-06: what happened last, who missed the timing
+        if kind in _OWING:
+            card_text.owe(state, event)          # GEN-03, EFF-05: the mandatory triggers it leaves owed
     if unknowns and before is not None and len(undecided) > unsure:
         _decide(state, before, event, unsure)
     if kind not in _KEEP_SUMMON_WINDOW:

@@ -5,6 +5,7 @@ from ..i18n import N_, say
 from ..events import (
     GY, HAND, CardsDrawn, HandSizeDiscard, PhaseEntered, PriorityPassed, StepEntered, TurnStarted)
 from ..state import DuelState
+from . import card_text
 from .base import fail, get_card, handles, impossible, phase_name, put, take
 from .chain import forget_takers
 
@@ -110,6 +111,7 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
             fail(state, ev, "TURN-01", say("player {player} took two turns in a row without an effect granting it",
                                            player=player))
     state.turn = ev.turn
+    card_text.new_turn(state)                 # TEXT-01: the turn's count limits start again
     state.turn_began = state.index            # a correction goes back no further (LOG-12)
     state.turn_player = player
     state.phase = state.step = None

@@ -1,0 +1,268 @@
+"""What a card's own text obliges or limits, as its script states it (issue 24).
+
+* **A mandatory trigger must be activated** (GEN-03: an effect without "can" is mandatory; EFF-05:
+  a FLIP effect is). A card whose script declares a mandatory trigger of its own (``single`` and
+  ``TRIGGER_F``, or a ``FLIP`` effect that is no optional trigger) answering what just happened to
+  it (``EVENT_SUMMON_SUCCESS``, ``EVENT_SPSUMMON_SUCCESS``, ``EVENT_FLIP_SUMMON_SUCCESS``, a Flip
+  Summon for a FLIP effect, ``EVENT_TO_GRAVE``, ``EVENT_DESTROYED``, ``EVENT_REMOVE``), with nothing
+  that could keep it from being activated (no ``SetCondition``, no ``SetCost``, a target check
+  that is a plain ``true``, no target, no count limit: ``EffectFact.condition``), owes its
+  activation. It is owed until the duel moves on past the point where the chain of those triggers
+  had to be built: an action of an open game state (a Normal Summon or Set, a Flip Summon, a
+  Spell/Trap Set, an attack) or a new phase, step or turn, with no chain open. Any activation of
+  the card pays it (a recorder may not know an activation's kind: EDOPro's stream does not say).
+  Nothing is called when the card has moved since, when a card that could stop activations or
+  negate effects is face-up on the field or has been activated in the duel (``BLOCKERS``), when
+  the card's script calls a shared procedure, or when the card's facts were not read (a database
+  stored before ``condition`` was read): a false call is worse than silence.
+* **Once-per-turn limits** (TEXT-01, our own ID for a card's own text that no game rule states):
+  an activation uses the ``SetCountLimit`` of the effect activated, decided only when every effect
+  the activation may be (the card activation of a Spell/Trap; else every activated effect of the
+  card) has the same limit. A limit by code ("You can only use this effect of X once per turn")
+  counts per player across copies (``id`` is the card's passcode), with
+  ``EFFECT_COUNT_CODE_DUEL`` per duel; one without code per card, until it moves. An activation
+  negated gives its use back unless ``EFFECT_COUNT_CODE_OATH``. Undecided (never called): a limit
+  per chain, one kept while face-up (``EFFECT_FLAG_NO_TURN_RESET``), and a card that may have been
+  given effects by another's (``GIVERS``).
+* **An effect that is never activated** (EFF-03, EFF-07): a monster whose script declares no
+  effect that is activated (only lasting Continuous effects, EFF-03, or summoning procedures and
+  other rule effects, EFF-07) has no effect to activate.
+
+The state keeps (``state.card_text``): the triggers owed ``{card: [what happened, field visits,
+zone]}``, the uses this turn and this duel ``{key: count}``, the chain links whose use an
+activation negation gives back ``{link: [key, per duel]}``, whether a card that may stop
+activations (and one that may give effects) has been activated, and whether the duel's cards have
+any facts at all (None until asked), so a duel whose cards have none pays one look.
+"""
+from __future__ import annotations
+
+import re
+
+from ..effect_facts import HELPER, EffectFact
+from ..events import BANISHED, FACE_UP_POSITIONS, FZONE, GY, MZONE, SZONE, Activated, Event
+from ..i18n import N_, say
+from ..state import Card, DuelState
+from .base import fail
+from .effects import SUMMON_PROCEDURES, may_be_given, script_effects
+
+OWED, TURN_USES, DUEL_USES, LINKS, BLOCKED, GIVEN, HAS_FACTS = range(7)
+
+#: Lasting effects that may keep a trigger from being activated (a negation, a floodgate).
+BLOCKERS = frozenset(("EFFECT_DISABLE", "EFFECT_DISABLE_EFFECT", "EFFECT_CANNOT_TRIGGER", "EFFECT_CANNOT_ACTIVATE",
+                      "EFFECT_DISABLE_CHAIN", "EFFECT_FORBIDDEN"))
+#: Events after which no trigger waits: the actions of an open game state, the turn moving on.
+MOVES_ON = frozenset(("normal_summoned", "monster_set", "flip_summoned", "spell_trap_set", "attack_declared",
+                      "phase_entered", "step_entered", "turn_started"))
+#: The kinds of event that may leave a card owing its trigger.
+OWING = frozenset(("normal_summoned", "monster_set", "flip_summoned", "special_summoned", "card_moved"))
+_ACTIVATED_KINDS = frozenset(("ignition", "trigger", "flip", "quick"))
+_ID = re.compile(r"\bid\b")
+
+
+def _has_facts(state: DuelState) -> bool:
+    """Do any of the duel's cards have effect facts? Asked once (the answer is kept)."""
+    text = state.card_text
+    if text[HAS_FACTS] is None:
+        reader = getattr(state.db, "effects", None)
+        codes = {card.code for card in state.cards.values() if card.code}
+        text[HAS_FACTS] = bool(reader is not None and codes and any(reader(code) for code in codes))
+    return text[HAS_FACTS]
+
+
+def _read(facts: tuple[EffectFact, ...]) -> bool:
+    """Facts a rule may judge the card by: no shared procedure but one that only adds a summon."""
+    return bool(facts) and not any(f.kind == HELPER and not f.code.startswith(SUMMON_PROCEDURES) for f in facts)
+
+
+# -- GEN-03, EFF-05: a mandatory trigger must be activated -----------------------------------------
+
+def _owed_effects(facts: tuple[EffectFact, ...], happened: str) -> list[EffectFact]:
+    """The card's own mandatory triggers, nothing but code could keep from being activated, that
+    answer ``happened`` (an event name, or ``flip`` for a Flip Summon)."""
+    found = []
+    for f in facts:
+        if f.condition is not False or f.count_limit or "single" not in f.types or "card_target" in f.properties:
+            continue
+        flip = f.kind == "flip" and "trigger_o" not in f.types
+        if (f.mandatory and f.kind == "trigger" and f.code == happened) or (flip and happened == "flip"):
+            found.append(f)
+    return found
+
+
+def owe(state: DuelState, event: Event) -> None:
+    """After ``event`` (an ``OWING`` kind) was applied: the cards it left owing a mandatory trigger."""
+    if not _has_facts(state):
+        return
+    kind = event.kind
+    happened: list[tuple[str, tuple[str, ...]]] = []
+    if kind == "card_moved":
+        card = state.cards.get(event.card)
+        if card is not None:
+            events = (("EVENT_TO_GRAVE",) if card.zone == GY else ()) + (
+                ("EVENT_REMOVE",) if card.zone == BANISHED else ()) + (
+                ("EVENT_DESTROYED",) if event.reason in ("destroyed", "battle") else ())
+            happened.append((event.card, events))
+    else:
+        card = state.cards.get(event.card)
+        if card is not None and card.zone == MZONE and card.position in FACE_UP_POSITIONS:
+            if kind == "normal_summoned":
+                happened.append((card.id, ("EVENT_SUMMON_SUCCESS",)))
+            elif kind == "flip_summoned":
+                happened.append((card.id, ("EVENT_FLIP_SUMMON_SUCCESS", "flip")))
+            elif kind == "special_summoned":
+                happened.append((card.id, ("EVENT_SPSUMMON_SUCCESS",)))
+        for sent in getattr(event, "tributes", ()) or ():
+            if sent in state.cards and state.cards[sent].zone == GY:
+                happened.append((sent, ("EVENT_TO_GRAVE",)))
+    owed = state.card_text[OWED]
+    for card_id, events in happened:
+        card = state.cards[card_id]
+        facts = script_effects(state, card)
+        if not events or not _read(facts):
+            continue
+        for name in events:
+            if _owed_effects(facts, name):
+                owed[card_id] = [name, card.field_exits, card.zone]
+                break
+
+
+def left_behind(state: DuelState, event: Event) -> None:
+    """Before ``event`` (a ``MOVES_ON`` kind) is applied, with triggers owed: once no chain is open
+    the duel moves past them, and each still owed that nothing could have kept back is GEN-03
+    (EFF-05 for a FLIP effect)."""
+    if state.chain or state.resolving or state.card_text[BLOCKED] or _blocked_on_field(state):
+        return
+    for card_id, (happened, exits, zone) in state.card_text[OWED].items():
+        card = state.cards.get(card_id)
+        if card is None or card.field_exits != exits or card.zone != zone:
+            continue                                   # it moved again: what it owed is not judged
+        flip = happened == "flip"
+        words = N_("Flip Summoned") if flip else _HAPPENED.get(happened, happened)
+        rule = "EFF-05" if flip else "GEN-03"
+        what = (N_("a FLIP effect, which is mandatory") if flip
+                else N_("a mandatory trigger (TRIGGER_F: no 'you can')"))
+        fail(state, event, rule, say("{name} was {words}: its script declares {what} for it, with no condition, "
+                                     "cost or target that could keep it back, and it was not activated before the "
+                                     "duel moved on ({kind})", name=card.name, words=words, what=what,
+                                     kind=event.kind.replace("_", " ")))
+
+
+def moved_on(state: DuelState) -> None:
+    """After a ``MOVES_ON`` event was applied with no chain open: nothing is owed any longer."""
+    if not (state.chain or state.resolving):
+        state.card_text[OWED] = {}
+
+
+_HAPPENED = {"EVENT_SUMMON_SUCCESS": N_("Normal Summoned"), "EVENT_SPSUMMON_SUCCESS": N_("Special Summoned"),
+             "EVENT_FLIP_SUMMON_SUCCESS": N_("Flip Summoned"), "EVENT_TO_GRAVE": N_("sent to the GY"),
+             "EVENT_DESTROYED": N_("destroyed"), "EVENT_REMOVE": N_("banished")}
+
+
+def _blocked_on_field(state: DuelState) -> bool:
+    """A face-up card on the field declares a lasting effect that may stop activations (``BLOCKERS``)."""
+    for card in state.cards.values():
+        if card.zone in (MZONE, SZONE, FZONE) and card.position in FACE_UP_POSITIONS:
+            if any(f.code in BLOCKERS for f in script_effects(state, card)):
+                return True
+    return False
+
+
+# -- TEXT-01, EFF-03/07: what an activation may be -------------------------------------------------
+
+def activation(state: DuelState, ev: Activated, card: Card, player: int) -> tuple | None:
+    """Check an activation against the card's text before it is applied (EFF-03/07, TEXT-01):
+    None for a card without facts, else what ``used`` keeps once it is applied (the count limit
+    it uses, whether the card may stop activations, whether it may give effects)."""
+    facts = script_effects(state, card)
+    if not facts:
+        return None
+    blocks = any(not f.initial and f.code in BLOCKERS for f in facts)          # it may negate, or forbid
+    gives = state.card_text[GIVEN] or any(not f.initial and f.kind in _ACTIVATED_KINDS for f in facts)
+    if not _read(facts) or gives or may_be_given(state, card):
+        return None, blocks, gives
+    if ev.effect_type is not None and card.facts.is_monster and not any(
+            f.kind in _ACTIVATED_KINDS or f.kind == "activate" for f in facts):
+        procedure = any(f.kind == HELPER or f.applies("EFFECT_SPSUMMON_PROC", "EFFECT_SUMMON_PROC") for f in facts)
+        rule = "EFF-07" if procedure else "EFF-03"
+        what = (N_("summoning procedures and other effects that apply without activation") if procedure
+                else N_("Continuous effects, which apply without activation"))
+        fail(state, ev, rule, say("{name}'s script declares no effect that is activated, only {what}: it has no "
+                                  "effect to activate", name=card.name, what=what))
+        return None, blocks, gives
+    limit = _limit(state, ev, card, facts, player)
+    if limit is None:
+        return None, blocks, gives
+    key, count, per_duel, oath = limit
+    uses = state.card_text[DUEL_USES if per_duel else TURN_USES]
+    if uses.get(key, 0) >= count:
+        fail(state, ev, "TEXT-01", say("{name}'s effect may be used {count} time(s) per {span} (its script's count "
+                                       "limit{by}); this is one more", name=card.name, count=count,
+                                       span=N_("Duel") if per_duel else N_("turn"),
+                                       by=say(" by {code}, across copies", code=key.split(":", 1)[1])
+                                       if ":" in key else ""))
+    return (key, per_duel, oath), blocks, gives
+
+
+def _limit(state: DuelState, ev: Activated, card: Card, facts: tuple[EffectFact, ...],
+           player: int) -> tuple[str, int, bool, bool] | None:
+    """(Key, limit, per duel, oath) of the count limit the activation uses; None when the effects
+    it may be do not agree on one, or its kind is not counted here."""
+    pool = [f for f in facts if (f.kind == "activate") == (ev.effect_type is None)
+            and (f.kind == "activate" or f.kind in _ACTIVATED_KINDS)]
+    limits = {(f.count_limit, f.count_code) for f in pool}
+    if len(limits) != 1:
+        return None
+    count, code = limits.pop()
+    if count <= 0 or any("no_turn_reset" in f.properties for f in pool):
+        return None
+    words = set(re.findall(r"[A-Z_]+", code))
+    if "EFFECT_COUNT_CODE_CHAIN" in words:
+        return None
+    per_duel, oath = "EFFECT_COUNT_CODE_DUEL" in words, "EFFECT_COUNT_CODE_OATH" in words
+    here = f"{card.id}@{card.field_exits}@{card.zone}"
+    if code in ("", "0") or "EFFECT_COUNT_CODE_SINGLE" in words:
+        if code in ("", "0") and len(pool) != 1:
+            return None                                 # each effect has its own: which one is not known
+        return f"{here}#{code}", count, per_duel, oath
+    return f"{player}:{_ID.sub(str(card.facts.alias or card.code), code)}", count, per_duel, oath
+
+
+def used(state: DuelState, card: Card, found: tuple | None, link: int) -> None:
+    """After an activation was applied: the trigger it owed is paid, its use counted (``found``:
+    what ``activation`` answered)."""
+    text = state.card_text
+    if text[OWED]:
+        text[OWED].pop(card.id, None)
+    if found is None:
+        return
+    use, blocks, gives = found
+    text[BLOCKED] = text[BLOCKED] or blocks          # it may negate effects or stop activations
+    text[GIVEN] = gives                               # it may give another card an effect to activate
+    if use is not None:
+        key, per_duel, oath = use
+        uses = text[DUEL_USES if per_duel else TURN_USES]
+        uses[key] = uses.get(key, 0) + 1
+        if not oath:
+            text[LINKS][str(link)] = [key, per_duel]
+
+
+def negated(state: DuelState, link: int) -> None:
+    """TEXT-01: a link whose activation was negated gives its use back (not an oath's)."""
+    given = state.card_text[LINKS].pop(str(link), None)
+    if given is not None:
+        uses = state.card_text[DUEL_USES if given[1] else TURN_USES]
+        uses[given[0]] = max(uses.get(given[0], 1) - 1, 0)
+
+
+def chain_over(state: DuelState) -> None:
+    if state.card_text[LINKS]:
+        state.card_text[LINKS] = {}
+
+
+def new_turn(state: DuelState) -> None:
+    if state.card_text[TURN_USES]:
+        state.card_text[TURN_USES] = {}
+
+
+__all__ = ["BLOCKERS", "MOVES_ON", "OWING", "activation", "chain_over", "left_behind", "moved_on", "negated",
+           "new_turn", "owe", "used"]
