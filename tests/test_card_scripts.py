@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -159,6 +160,11 @@ def test_effect_facts_are_stored_with_the_installed_database_and_read_back(tmp_p
     assert lookup.effects(5) == () and lookup.subset([1001]).effects(1001) == read_script(TRAP)
     with sqlite3.connect(target) as conn:
         assert conn.execute("select count(*) from effects").fetchone() == (4,)
+    # a database stored before ``condition`` was read keeps its other facts; its conditions are unknown
+    with sqlite3.connect(target) as conn:
+        conn.execute("alter table effects drop column condition")
+    older = card_lookup([str(target)], environment={}, installs=[]).effects(1001)
+    assert older == tuple(replace(fact, condition=None) for fact in read_script(TRAP))
 
 
 def test_without_an_installed_database_scripts_are_refused_and_nothing_is_written(tmp_path):
@@ -233,3 +239,33 @@ def test_check_reads_the_effect_facts_of_the_database_it_is_given(tmp_path):
             for name, cdb in (("plain", plain), ("scripted", scripted))}
     assert runs["plain"].returncode == 0, runs["plain"].stdout + runs["plain"].stderr
     assert runs["scripted"].returncode == 1 and "#3 BATTLE-09" in runs["scripted"].stdout, runs["scripted"].stdout
+
+
+#: Effects a shared procedure makes and the card registers, and one with a cost.
+MADE = """local s,id=GetID()
+function s.initial_effect(c)
+	local e1=Fusion.CreateSummonEff(c,nil,nil,s.fextra)
+	e1:SetCountLimit(1,id)
+	c:RegisterEffect(e1)
+	c:RegisterEffect(Ritual.CreateProc({handler=c,lvtype=RITPROC_GREATER}))
+	local e2=Effect.CreateMysteruneQPEffect(c,id,CATEGORY_DRAW)
+	c:RegisterEffect(e2)
+	local e3=Effect.CreateEffect(c)
+	e3:SetType(EFFECT_TYPE_SINGLE+EFFECT_TYPE_TRIGGER_F)
+	e3:SetCode(EVENT_TO_GRAVE)
+	e3:SetCost(s.cost)
+	c:RegisterEffect(e3)
+	local ge1=Effect.GlobalEffect()
+	ge1:SetType(EFFECT_TYPE_FIELD+EFFECT_TYPE_CONTINUOUS)
+end
+"""
+
+
+def test_an_effect_a_shared_procedure_makes_is_kept_as_a_helper_fact():
+    """``local e1=Fusion.CreateSummonEff(...)``, ``c:RegisterEffect(Ritual.CreateProc(...))``: the
+    effect is the procedure's, not read; a cost, like a condition, may keep an effect back."""
+    facts = read_script(MADE)
+    assert [(f.kind, f.code) for f in facts if f.kind == "helper"] == [
+        ("helper", "Fusion.CreateSummonEff"), ("helper", "Ritual.CreateProc"), ("helper", "Effect.CreateMysteruneQPEffect")]
+    mandatory, = facts[3:]                       # a global effect is the duel's, not the card's
+    assert mandatory.mandatory and mandatory.condition is True

@@ -19,7 +19,7 @@ from ygoreplay.card_scripts import read_script
 from ygoreplay.cards import CardDB, CardFacts
 from ygoreplay.effect_facts import EFFECTS_COLUMNS_V1, EffectFact
 
-HERALD, WARY_HERALD, FLIPPER, SEED, SEARCHER, SOFT, CHARITY, WALL, DRAGON, VEILER = range(990201, 990211)
+HERALD, WARY_HERALD, FLIPPER, SEED, SEARCHER, SOFT, CHARITY, WALL, DRAGON, VEILER, AMBUSH, ENDLESS = range(990201, 990213)
 
 
 def _script(body: str) -> str:
@@ -70,7 +70,7 @@ SEARCHER_LUA = _script("""	local e1=Effect.CreateEffect(c)
 	c:RegisterEffect(e1)""")
 #: "Once per turn": a soft limit, per card.
 SOFT_LUA = SEARCHER_LUA.replace("SetCountLimit(1,id)", "SetCountLimit(1)")
-#: "You can only activate 1 Test Charity per turn" (an oath: a negated activation still counts).
+#: "You can only activate 1 Test Charity per turn" (an oath: a negated activation does not count).
 CHARITY_LUA = _script("""	local e1=Effect.CreateEffect(c)
 	e1:SetCategory(CATEGORY_DRAW)
 	e1:SetType(EFFECT_TYPE_ACTIVATE)
@@ -110,14 +110,39 @@ function s.negate(e,tp,eg,ep,ev,re,r,rp)
 	e1:SetReset(RESET_EVENT+RESETS_STANDARD+RESET_PHASE+PHASE_END)
 	Duel.GetFirstTarget():RegisterEffect(e1)""")
 
+#: A Trap "you can activate from your hand if you control no cards" (its own EFFECT_TRAP_ACT_IN_HAND).
+AMBUSH_LUA = _script("""	local e1=Effect.CreateEffect(c)
+	e1:SetType(EFFECT_TYPE_ACTIVATE)
+	e1:SetCode(EVENT_FREE_CHAIN)
+	c:RegisterEffect(e1)
+	local e2=Effect.CreateEffect(c)
+	e2:SetType(EFFECT_TYPE_SINGLE)
+	e2:SetCode(EFFECT_TRAP_ACT_IN_HAND)
+	e2:SetCondition(s.condition)
+	c:RegisterEffect(e2)""")
+#: A Continuous Spell: "You have no hand size limit" (EFFECT_HAND_LIMIT while face-up).
+ENDLESS_LUA = _script("""	local e1=Effect.CreateEffect(c)
+	e1:SetType(EFFECT_TYPE_ACTIVATE)
+	e1:SetCode(EVENT_FREE_CHAIN)
+	c:RegisterEffect(e1)
+	local e2=Effect.CreateEffect(c)
+	e2:SetType(EFFECT_TYPE_FIELD)
+	e2:SetCode(EFFECT_HAND_LIMIT)
+	e2:SetRange(LOCATION_SZONE)
+	e2:SetProperty(EFFECT_FLAG_PLAYER_TARGET)
+	e2:SetTargetRange(1,0)
+	e2:SetValue(100)
+	c:RegisterEffect(e2)""")
+
 SCRIPTS = {HERALD: HERALD_LUA, WARY_HERALD: WARY_LUA, FLIPPER: FLIPPER_LUA, SEED: SEED_LUA, SEARCHER: SEARCHER_LUA,
-           SOFT: SOFT_LUA, CHARITY: CHARITY_LUA, WALL: WALL_LUA, DRAGON: DRAGON_LUA, VEILER: VEILER_LUA}
-_MONSTER, _SPELL = 0x21, 0x2
-OWN = CardDB([CardFacts(code=code, name=name, type=_SPELL if code == CHARITY else _MONSTER, level=4, atk=1000,
+           SOFT: SOFT_LUA, CHARITY: CHARITY_LUA, WALL: WALL_LUA, DRAGON: DRAGON_LUA, VEILER: VEILER_LUA,
+           AMBUSH: AMBUSH_LUA, ENDLESS: ENDLESS_LUA}
+_TYPES = {CHARITY: 0x2, AMBUSH: 0x4, ENDLESS: 0x20002}
+OWN = CardDB([CardFacts(code=code, name=name, type=_TYPES.get(code, 0x21), level=4, atk=1000,
                         defense=1000) for code, name in (
     (HERALD, "Test Herald"), (WARY_HERALD, "Test Wary Herald"), (FLIPPER, "Test Flipper"), (SEED, "Test Seed"),
     (SEARCHER, "Test Searcher"), (SOFT, "Test Soft"), (CHARITY, "Test Charity"), (WALL, "Test Wall"),
-    (DRAGON, "Test Dragon"), (VEILER, "Test Veiler"))])
+    (DRAGON, "Test Dragon"), (VEILER, "Test Veiler"), (AMBUSH, "Test Ambush"), (ENDLESS, "Test Endless"))])
 FACTS = {code: read_script(text) for code, text in SCRIPTS.items()}
 TEXT = CARDS.merged(OWN).with_effects(FACTS)
 NO_SCRIPTS = CARDS.merged(OWN)
@@ -258,15 +283,15 @@ def test_text_01_an_effect_used_beyond_its_limit_refused(events, says):
     check([FIELD, *events], "TEXT-01", says)
 
 
-def test_text_01_a_negated_activation_gives_its_use_back_unless_an_oath():
-    """TEXT-01: Test Searcher's activation negated may be activated again; Test Charity's (an oath) not."""
+def test_text_01_a_negated_activation_of_an_activate_1_per_turn_card_does_not_count():
+    """TEXT-01: Test Charity ("activate 1 per turn", an oath) negated: another may be activated, as
+    EDOPro allows; Test Searcher's "use once per turn" counts even when negated."""
     negated = [ev("chain_link_resolved", link=2), ev("chain_link_negated", link=1, by=2),
                ev("card_moved", card="p1_mst", to=[1, "gy"], reason="resolved")]
-    legal(FIELD, act("searcher", effect_type="ignition"), act("p1_mst", 1, negates=1), *negated, ev("chain_ended"),
-          *ignite("searcher"))
-    check([FIELD, act("charity", zone=0), act("p1_mst", 1, negates=1), *negated,
-           ev("card_moved", card="charity", to=[0, "gy"], reason="negated"), ev("chain_ended"), act("charity2", zone=1)],
-          "TEXT-01")
+    legal(FIELD, act("charity", zone=0), act("p1_mst", 1, negates=1), *negated,
+          ev("card_moved", card="charity", to=[0, "gy"], reason="negated"), ev("chain_ended"), act("charity2", zone=1))
+    check([FIELD, act("searcher", effect_type="ignition"), act("p1_mst", 1, negates=1), *negated, ev("chain_ended"),
+           act("searcher", effect_type="ignition")], "TEXT-01")
 
 
 def test_text_01_without_a_script_nothing_is_counted():
@@ -292,3 +317,21 @@ def test_eff_03_a_monster_with_only_continuous_effects_activated_refused():
 
 def test_eff_07_a_monster_with_only_a_summoning_procedure_activated_refused():
     check([ON_FIELD, act("dragon", effect_type="quick")], "EFF-07", "summoning procedures")
+
+
+# -- TRAP-03, HAND-02: what a card's text allows is not called -------------------------------------------
+
+def test_trap_03_a_trap_whose_script_allows_it_from_the_hand():
+    """TRAP-03: Test Ambush declares EFFECT_TRAP_ACT_IN_HAND (under a condition the reader does not
+    judge): activated from the hand, TRAP-02 is not called; without its script it is."""
+    board = position({"hand": [c(AMBUSH, "ambush")]})
+    legal(board, act("ambush", zone=0))
+    check([board, act("ambush", zone=0)], "TRAP-02", "must be Set", cards=NO_SCRIPTS)
+
+
+def test_hand_02_a_face_up_card_that_changes_the_hand_size():
+    """HAND-02: with Test Endless face-up (EFFECT_HAND_LIMIT) a turn may end with 7 cards in hand."""
+    board = position({"hand": [c(VORSE, f"v{n}") for n in range(7)], "szone": [c(ENDLESS, "endless", position="faceup")]},
+                     phase="end")
+    legal(board, ev("turn_started", turn=3, player=1))
+    check([board, ev("turn_started", turn=3, player=1)], "HAND-01", cards=NO_SCRIPTS)

@@ -7,7 +7,7 @@ anything has changed, so a refused event leaves the state as it was. ``impossibl
 that cannot be applied at all (a card that does not exist); it always raises.
 
 Rule IDs are those of RULES.md. Checks that keep the log itself consistent, and that no game rule
-states, use ``LOG-nn`` (see README).
+states, use ``LOG-nn``; checks of a card's own text (its script's count limits), ``TEXT-nn`` (see README).
 """
 from __future__ import annotations
 

@@ -20,8 +20,9 @@
   the activation may be (the card activation of a Spell/Trap; else every activated effect of the
   card) has the same limit. A limit by code ("You can only use this effect of X once per turn")
   counts per player across copies (``id`` is the card's passcode), with
-  ``EFFECT_COUNT_CODE_DUEL`` per duel; one without code per card, until it moves. An activation
-  negated gives its use back unless ``EFFECT_COUNT_CODE_OATH``. Undecided (never called): a limit
+  ``EFFECT_COUNT_CODE_DUEL`` per duel; one without code per card, until it moves. "You can only
+  activate 1 X per turn" (``EFFECT_COUNT_CODE_OATH``) counts activations that were not negated: a
+  negated one gives its use back, as the engine does; "use" limits count every activation. Undecided (never called): a limit
   per chain, one kept while face-up (``EFFECT_FLAG_NO_TURN_RESET``), and a card that may have been
   given effects by another's (``GIVERS``).
 * **An effect that is never activated** (EFF-03, EFF-07): a monster whose script declares no
@@ -167,6 +168,22 @@ def _blocked_on_field(state: DuelState) -> bool:
     return False
 
 
+# -- TRAP-03, HAND-02: what a card's text allows -----------------------------------------------------
+
+def text_allows(state: DuelState, code: str, card: Card | None = None) -> bool:
+    """A card's text may allow what a basic rule refuses (TRAP-03: a Trap from the hand or the turn
+    it was Set; HAND-02: another hand size): ``card``'s own script declares ``code``, a face-up card
+    on the field does, or an effect some card registers while resolving does (its condition is
+    code, not read: that the text may allow it is enough to call nothing)."""
+    if card is not None and any(f.applies(code) for f in script_effects(state, card)):
+        return True
+    for other in state.cards.values():
+        on_field = other.zone in (MZONE, SZONE, FZONE) and other.position in FACE_UP_POSITIONS
+        if any(f.applies(code) and (on_field or not f.initial) for f in script_effects(state, other)):
+            return True
+    return False
+
+
 # -- TEXT-01, EFF-03/07: what an activation may be -------------------------------------------------
 
 def activation(state: DuelState, ev: Activated, card: Card, player: int) -> tuple | None:
@@ -242,12 +259,12 @@ def used(state: DuelState, card: Card, found: tuple | None, link: int) -> None:
         key, per_duel, oath = use
         uses = text[DUEL_USES if per_duel else TURN_USES]
         uses[key] = uses.get(key, 0) + 1
-        if not oath:
+        if oath:
             text[LINKS][str(link)] = [key, per_duel]
 
 
 def negated(state: DuelState, link: int) -> None:
-    """TEXT-01: a link whose activation was negated gives its use back (not an oath's)."""
+    """TEXT-01: a link whose activation was negated gives back its "activate 1 per turn" (an oath's)."""
     given = state.card_text[LINKS].pop(str(link), None)
     if given is not None:
         uses = state.card_text[DUEL_USES if given[1] else TURN_USES]
@@ -265,4 +282,4 @@ def new_turn(state: DuelState) -> None:
 
 
 __all__ = ["BLOCKERS", "MOVES_ON", "OWING", "activation", "chain_over", "left_behind", "moved_on", "negated",
-           "new_turn", "owe", "used"]
+           "new_turn", "owe", "text_allows", "used"]

@@ -1,4 +1,6 @@
-"""What the engine does with every rule of the catalogue: one row per RULES.md ID, plus ``LOG-nn``.
+"""What the engine does with every rule of the catalogue: one row per RULES.md ID, plus our own
+``LOG-nn`` (the log's consistency) and ``TEXT-nn`` (a card's own text, as its script states it),
+which no game rule states (``OWN_SECTIONS``).
 
 A judge reading "legal" from ``check`` needs to know what was checked. Each row says, in the
 project's words, what the rule is and one of:
@@ -7,8 +9,10 @@ project's words, what the rule is and one of:
   code cites it, ``legal`` and ``illegal`` one test each (``tests/FILE::NAME``).
 * ``applied``: the fold follows the rule as it applies events, or checks it under another ID
   (``why`` says which); no violation cites this ID.
-* ``needs card text``: the engine knows card facts (type, Level, ATK...), not what a card's text
-  does, so the rule cannot be judged from the log; ``why`` says what is missing.
+* ``needs card text``: the engine knows card facts (type, Level, ATK...) and what the card scripts
+  declare of each effect (``effect_facts``: kind, event, flags, categories, limits, whether it has
+  a condition), not what an effect's code does, so the rule cannot be judged from the log and
+  those facts; ``why`` says what is missing.
 * ``recorded only``: the log carries it (``why`` names the event) but nothing is checked.
 * ``not yet``: it could be judged from the log and is not; ``why`` says what is missing.
 * ``outside the record``: nothing a duel's events carry could show it (sleeves, manners).
@@ -42,6 +46,8 @@ ENFORCED, APPLIED, CARD_TEXT, RECORDED = "enforced", "applied", "needs card text
 NOT_YET, OUTSIDE, CHOICE = "not yet", "outside the record", "choice"
 STATUSES = (ENFORCED, APPLIED, CARD_TEXT, RECORDED, NOT_YET, OUTSIDE, CHOICE)
 ID_PATTERN = re.compile(r"[A-Z]+-\d{2}")
+#: Our own ID prefixes, for checks no RULES.md rule states: the log's own, a card's own text.
+OWN_SECTIONS = ("LOG", "TEXT")
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,24 +111,22 @@ def choice(rule_id: str, summary: str, why: str) -> Rule:
     return Rule(rule_id, summary, CHOICE, why)
 
 
-_NO_TEXT = "the engine has card facts, not what a card's text does"
-
 TABLE: tuple[Rule, ...] = (
     # -- 1. General principles -------------------------------------------------------------------
     enforced("GEN-01", "A card effect beats a basic rule: an event citing the effect sets the rule aside (recorded as an override).",
              "rules/outcome.py", "test_rules_summon.py::test_gen_01_a_cited_effect_allows_a_second_normal_summon",
              "test_rules_zones.py::test_zone_changed_basic_rules_refused"),
     card_text("GEN-02", "When an effect makes both players act at once, the turn player acts first.",
-              "which effects make both players act is in their text"),
-    applied("GEN-03", "'Can' marks an optional effect; without it the effect is mandatory.",
-            "which triggers are mandatory is read from the card scripts (TRIGGER_F) or the activated event's "
-            "mandatory, and checked as NIS-02; that a mandatory trigger was activated at all is not (the log has no "
-            "event for a trigger left out, and a script's conditions are not read)"),
-    card_text("GEN-04", "'N or more' and 'N or less' include N.", "it is a way of reading card text"),
+              "the scripts' facts say an effect's kind, event and categories, not that its operation makes both players "
+              "act (that is code, not read)"),
+    enforced("GEN-03", "'Can' marks an optional effect; without it the effect is mandatory: a mandatory trigger is activated.",
+             "rules/card_text.py", "test_rules_card_text.py::test_gen_03_a_mandatory_trigger_activated_when_it_triggers",
+             "test_rules_card_text.py::test_gen_03_a_mandatory_trigger_never_activated_refused"),
+    card_text("GEN-04", "'N or more' and 'N or less' include N.", "it is a way of reading card text: the numbers are compared in an effect's code, which the facts do not keep"),
     applied("GEN-05", "Cards are 'the same card' when they have the same name.",
             "DECK-06 and DECK-08 count copies by name (alternate artworks by the card they alias)"),
     card_text("GEN-06", "A random pick: the cards are offered face-down and the opponent picks.",
-              "which effects pick at random is in their text; no event records the pick itself"),
+              "a random pick is a call in an effect's operation (code, not a fact read); no event records the pick itself"),
     # -- 2. Deck construction --------------------------------------------------------------------
     enforced("DECK-01", "The Main Deck has 40 to 60 cards.", "decks.py rules/setup.py",
              "test_rules_turn.py::test_deck_01_to_06_legal_decks_are_registered",
@@ -144,7 +148,8 @@ TABLE: tuple[Rule, ...] = (
              "test_decks.py::test_deck_06_same_name_by_alias_and_by_equal_names",
              "test_rules_turn.py::test_deck_01_to_06_illegal_decks_are_refused"),
     card_text("DECK-07", "A card whose text says it is treated as another name counts under that name for the 3 copies.",
-              "'treated as' names are in card text (CONF-28); only alternate artworks are grouped"),
+              "'treated as' names are in card text (CONF-28); the scripts' EFFECT_CHANGE_CODE applies on the field or in the "
+              "GY, not in a Deck, so only alternate artworks are grouped"),
     enforced("DECK-08", "A banlist allows 0, 1 or 2 copies (across the Side Deck too) and beats the 3-copy rule.", "decks.py",
              "test_decks.py::test_deck_08_an_unknown_passcode_is_judged_only_when_listed",
              "test_decks.py::test_deck_08_banlist_counts_across_main_extra_and_side"),
@@ -338,7 +343,8 @@ TABLE: tuple[Rule, ...] = (
              "rules/setup.py rules/turn.py", "test_rules_turn.py::test_turn_02_the_turn_player_draws_one_then_effects_may_draw",
              "test_rules_turn.py::test_turn_02_draw_phase_draw_is_one_card_by_the_turn_player"),
     card_text("TURN-03", "Standby Phase effects are processed one at a time, in the order the turn player picks.",
-              "which effects happen 'during the Standby Phase' is in their text (CONF-13)"),
+              "the facts say which effects answer the Standby Phase (EVENT_PHASE+PHASE_STANDBY), not which met their "
+              "condition (code) that turn, nor does the record say in what order the turn player took them (CONF-13)"),
     enforced("TURN-04", "Main Phase: one Normal Summon or Set, Flip and Special Summons, position changes, activations, Sets.",
              "rules/spell_trap.py", "test_rules_chain.py::test_turn_04_set_in_main_phase_2",
              "test_rules_chain.py::test_turn_04_set_outside_own_main_phase_refused"),
@@ -350,11 +356,14 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_turn.py::test_turn_01_07_a_full_turn_in_order",
              "test_rules_turn.py::test_turn_07_main_phase_2_without_a_battle_phase_is_refused"),
     card_text("TURN-08", "End Phase: the end is declared, 'at the end of the turn' effects apply, then the hand is adjusted.",
-              "which effects apply 'in the End Phase' is in their text; the hand adjustment is HAND-01"),
+              "the facts say which effects answer the End Phase (EVENT_PHASE+PHASE_END), not which met their condition "
+              "(code) that turn; the hand adjustment is HAND-01"),
     enforced("HAND-01", "At the end of the End Phase the turn player discards down to 6 cards.", "rules/turn.py",
              "test_rules_turn.py::test_hand_01_discard_down_to_six_then_the_turn_ends",
              "test_rules_turn.py::test_hand_01_hand_limit"),
-    card_text("HAND-02", "Effects can change the maximum hand size.", "an event citing the effect sets HAND-01 aside (GEN-01)"),
+    applied("HAND-02", "Effects can change the maximum hand size.",
+            "HAND-01 is not called while a face-up card's script (or an effect one registered while resolving) "
+            "declares EFFECT_HAND_LIMIT (rules/card_text.py); else an event citing the effect sets HAND-01 aside (GEN-01)"),
     # -- 10. Priority ----------------------------------------------------------------------------
     enforced("PRIO-01", "The turn player holds priority first in every phase and step.",
              "rules/chain.py rules/turn.py",
@@ -429,12 +438,14 @@ TABLE: tuple[Rule, ...] = (
              "rules/summon.py", "test_special_summons.py::test_sps_07_12_15_special_summons_allowed",
              "test_special_summons.py::test_sps_07_12_13_15_special_summons_refused"),
     card_text("SPS-08", "An inherent Special Summon can be negated by 'negate the summon' cards, not by activation negation.",
-              "what a negating card may negate is in its text"),
+              "summon_negated names the card that negated it, but its script's categories (CATEGORY_DISABLE_SUMMON, "
+              "CATEGORY_NEGATE) are hints scripts do not always set, and which summons it may negate is a condition (code)"),
     enforced("SPS-09", "Cards sent for an inherent summon's condition move by the procedure: their optional triggers miss.",
              "rules/timing.py", "test_rules_effects.py::test_sum_07_sps_09_an_if_trigger_of_a_tribute_or_a_material_activates",
              "test_rules_effects.py::test_sps_09_a_when_trigger_of_a_synchro_material_refused"),
     card_text("SPS-10", "Effects that Special Summon are activations and summon as they resolve.",
-              "whether an effect summons is in its text; the summon names its cause"),
+              "whether an effect summons is its category CATEGORY_SPECIAL_SUMMON, a hint scripts do not always set; the "
+              "summon names its cause, and a summon by a resolving effect is checked as SPS-11"),
     enforced("SPS-11", "A summon by a resolving effect cannot be negated; only a summon being attempted can.", "rules/summon.py",
              "test_rules_summon.py::test_sps_11_a_summon_is_negated_as_it_is_attempted",
              "test_rules_summon.py::test_sps_11_summons_that_cannot_be_negated"),
@@ -467,12 +478,17 @@ TABLE: tuple[Rule, ...] = (
              "test_special_summons.py::test_fus_02_materials_from_elsewhere_need_a_cited_card"),
     applied("FUS-03", "Nothing may be activated from the start of the resolution until the Fusion Summon succeeds.",
             "checked as CHAIN-05: nothing is activated while a chain resolves"),
-    card_text("FUS-04", "Fusion monsters that do not need Polymerization are summoned their own way.", _NO_TEXT),
+    card_text("FUS-04", "Fusion monsters that do not need Polymerization are summoned their own way.",
+              "which summons its EFFECT_SPSUMMON_CONDITION allows is its value, code the facts do not keep"),
     enforced("SYN-01", "Synchro Summon: 1 face-up Tuner and 1 or more face-up non-Tuners you control, Levels adding up exactly.",
              "rules/summon.py", "test_special_summons.py::test_syn_01_synchro_summon",
              "test_special_summons.py::test_syn_01_synchro_summon_refused"),
-    card_text("SYN-02", "Every printed material restriction must be met, for all the non-Tuners.", "material restrictions are in card text"),
-    card_text("SYN-03", "A monster that gains a Tuner's name is no Tuner; some Synchros need special Tuners.", "material restrictions are in card text"),
+    card_text("SYN-02", "Every printed material restriction must be met, for all the non-Tuners.",
+              "material restrictions are the filter functions a script passes to Synchro.AddProcedure, a shared "
+              "procedure the reader keeps only as a helper fact"),
+    card_text("SYN-03", "A monster that gains a Tuner's name is no Tuner; some Synchros need special Tuners.",
+              "material restrictions are the filter functions a script passes to Synchro.AddProcedure, a shared "
+              "procedure the reader keeps only as a helper fact"),
     applied("SYN-04", "A negated Synchro Summon destroys the monster, and it does not count as Synchro Summoned.",
             "summon_negated leaves it not properly summoned; its revival is refused as SPS-12"),
     enforced("XYZ-01", "Xyz Summon: 2 or more face-up monsters you control of one Level, the Xyz monster of that Rank on top.",
@@ -482,7 +498,8 @@ TABLE: tuple[Rule, ...] = (
              "test_special_summons.py::test_xyz_01_xyz_summon_attaches_its_materials",
              "test_special_summons.py::test_xyz_01_02_xyz_summon_refused"),
     card_text("XYZ-03", "An Xyz monster overlaid on another as its text permits is still properly Xyz Summoned.",
-              "an event citing the effect may do it (GEN-01); what the effect allows is in its text"),
+              "an event citing the effect may do it (GEN-01); the alternative material is a filter function passed to "
+              "Xyz.AddProcedure, not a fact the reader keeps"),
     applied("XYZ-04", "A negated Xyz Summon destroys the monster, and it does not count as Xyz Summoned.",
             "summon_negated leaves it not properly summoned; its revival is refused as SPS-12"),
     enforced("PEND-01", "Activating a Pendulum monster in a Pendulum Zone is a Spell activation; it cannot be Set there.",
@@ -522,14 +539,16 @@ TABLE: tuple[Rule, ...] = (
     enforced("POS-01", "A monster is face-up Attack, face-up Defense or face-down Defense.",
              "rules/outcome.py rules/position.py rules/setup.py", "test_rules_zones.py::test_card_moved_basic_rules_allow",
              "test_rules_zones.py::test_card_moved_basic_rules_refuse"),
-    card_text("POS-02", "Face-down Attack arises only from special effects.", "an event citing the effect may record it (GEN-01)"),
+    card_text("POS-02", "Face-down Attack arises only from special effects.",
+              "an event citing the effect may record it (GEN-01); an effect turns a monster face-down Attack in its "
+              "operation's code, not a fact read"),
     enforced("POS-03", "Only a face-up Attack Position monster attacks.", "rules/battle.py",
              "test_rules_battle.py::test_pos_03_attack_position_monster_attacks",
              "test_rules_battle.py::test_pos_03_defense_or_face_down_monster_cannot_attack"),
     applied("POS-04", "A face-down Defense monster is hidden, cannot attack, and is flipped face-up when attacked, before damage calculation.",
             "the fold flips the attack target at damage calculation; attacking with it is POS-03"),
     card_text("POS-05", "A face-down monster cannot pay a cost that needs a verifiable property; it may be Tributed.",
-              "which costs name a property is in card text"),
+              "whether a cost names a property is in its cost function's code (the facts keep only that it has a cost)"),
     applied("POS-06", "A face-down Defense monster cannot be equipped.", "checked as SPELL-05"),
     enforced("POS-07", "Manual position changes: your Main Phase, open game state, each monster once per turn.",
              "rules/position.py", "test_rules_summon.py::test_pos_07_09_position_changes",
@@ -577,7 +596,8 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_gaps.py::test_battle_12_flip_effect_activates_after_damage_calculation",
              "test_rules_battle.py::test_battle_12_flip_effect_targeting_a_monster_destroyed_in_that_battle_refused"),
     card_text("BATTLE-13", "A monster whose destruction is determined stops applying its continuous effects.",
-              "continuous effects are in card text"),
+              "the facts say which lasting effects a monster has, but the record carries their results (ATK, damage), "
+              "not which effect applied when"),
     enforced("BATTLE-14", "Monsters destroyed by battle go to the GY (Pendulums to the Extra Deck).", "rules/outcome.py rules/turn.py",
              "test_rules_battle.py::test_dmg_10_battle_14_result_applied_then_attack_closes",
              "test_rules_battle.py::test_dmg_10_battle_14_result_not_applied_as_calculated_refused"),
@@ -648,19 +668,23 @@ TABLE: tuple[Rule, ...] = (
     enforced("SPELL-12", "Quick-Play Spell: from the hand in your own turn; once Set, either turn but not the turn it was Set.",
              "rules/spell_trap.py", "test_rules_chain.py::test_spell_12_quick_play_spell_timing",
              "test_rules_chain.py::test_spell_12_quick_play_spell_timing_refused"),
-    card_text("SPELL-13", "A monster made an equip card is an Equip Spell and returns to its owner's hand.", "equip effects are in card text"),
+    card_text("SPELL-13", "A monster made an equip card is an Equip Spell and returns to its owner's hand.",
+              "a monster becomes an equip card in an effect's operation (code, not a fact read)"),
     # -- 17. Trap Cards --------------------------------------------------------------------------
     applied("TRAP-01", "Normal and Continuous Traps are Speed 2; Counter Traps Speed 3.", "checked as CHAIN-01"),
     enforced("TRAP-02", "A Trap is Set first, and activated from the next turn, in either player's turn.", "rules/spell_trap.py",
              "test_rules_chain.py::test_trap_02_set_trap_in_opponents_turn",
              "test_rules_chain.py::test_trap_02_trap_timing_refused"),
-    card_text("TRAP-03", "Card exceptions let Traps be activated the turn they are Set or from the hand.",
-              "an event citing the card sets TRAP-02 aside (GEN-01)"),
+    applied("TRAP-03", "Card exceptions let Traps be activated the turn they are Set or from the hand.",
+            "TRAP-02 is not called when the Trap's own script, a face-up card's, or an effect one registered while "
+            "resolving declares EFFECT_TRAP_ACT_IN_HAND or EFFECT_TRAP_ACT_IN_SET_TURN (rules/card_text.py; its "
+            "condition is code); else an event citing the card sets TRAP-02 aside (GEN-01)"),
     enforced("TRAP-04", "After resolving a Trap goes to the GY, except Continuous Traps and those that become equips.",
              "rules/chain.py", "test_rules_chain.py::test_spell_04_trap_04_resolved_cards_leave_or_stay",
              "test_rules_chain.py::test_spell_04_trap_04_resolved_card_left_on_field_refused"),
     card_text("TRAP-05", "A Continuous Trap applies while face-up; effects it activates later are Speed 2.",
-              "its speed is checked as CHAIN-01; what it applies is in its text"),
+              "its speed is checked as CHAIN-01; whether it applies only face-up is its lasting effects' SetRange, "
+              "which the reader does not keep"),
     enforced("TRAP-06", "A Counter Trap answers summons, draws and attacks, and a negating one chains directly to what it negates.",
              "rules/chain.py",
              "test_rules_gaps.py::test_trap_06_counter_trap_negates_the_link_it_chains_to",
@@ -683,12 +707,12 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_chain.py::test_chain_05_worked_example_resolves_in_reverse",
              "test_rules_chain.py::test_chain_05_out_of_order_resolution_refused"),
     card_text("CHAIN-06", "A destroyed card's activated effect still resolves, unless it needs the card face-up on the field.",
-              "what an effect needs at resolution is in its text"),
+              "what an effect needs at resolution (IsRelateToEffect, a face-up check) is in its operation's code"),
     applied("CHAIN-07", "The worked example: Dark Hole, Royal Decree, MST, Magic Jammer, Seven Tools.",
             "its resolution order is CHAIN-05 (test_rules_chain.py::test_chain_05_worked_example_resolves_in_reverse)"),
     applied("CHAIN-08", "Simultaneous triggers build one chain.", "a trigger marked simultaneous may be a later Speed 1 link (CHAIN-02)"),
     card_text("CHAIN-09", "Of several hand cards that would Special Summon themselves at one timing, only one activates.",
-              "which cards trigger at a timing is in their text"),
+              "which hand cards trigger at a timing is their triggers' SetRange (not kept) and condition (code)"),
     enforced("CHAIN-10", "Summons, Tributes, costs and attack declarations are no activations and cannot be chained to.",
              "rules/battle.py rules/chain.py", "test_rules_battle.py::test_chain_10_attack_after_the_chain_ended",
              "test_rules_battle.py::test_chain_10_attack_declaration_during_a_chain_refused"),
@@ -696,26 +720,32 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_chain.py::test_chain_11_costs_are_paid_on_activation",
              "test_rules_chain.py::test_chain_11_lp_cost_above_your_lp_refused"),
     card_text("CHAIN-12", "A trigger cannot activate when its card was in the hand or Deck at the timing.",
-              "when an effect's timing happened is in its text"),
+              "where a trigger activates from is its SetRange, which the reader does not keep (a hand trap answers "
+              "from the hand); a trigger on the card's own summon is checked as SUM-12 and SPS-06"),
     applied("CHAIN-13", "Chain Link 1 may be of any speed (Counter Traps at summon timings).", "CHAIN-02 and CHAIN-03 refuse nothing at Chain Link 1"),
     # -- 19. Monster effect types ----------------------------------------------------------------
     recorded("EFF-01", "Effect categories: Ignition, Continuous, Trigger, Quick, and other.", "activated records the effect_type"),
     enforced("EFF-02", "An Ignition effect is activated in your Main Phase with an open game state; Speed 1.", "rules/spell_trap.py",
              "test_rules_chain.py::test_eff_02_ignition_effect_in_open_game_state",
              "test_rules_chain.py::test_eff_02_ignition_effect_outside_open_game_state_refused"),
-    card_text("EFF-03", "A Continuous effect is never activated; it applies while the monster is face-up.",
-              "what it applies is in card text; an activation recorded as continuous is checked as SPELL-10"),
+    enforced("EFF-03", "A Continuous effect is never activated: a monster whose script has only lasting effects activates none.",
+             "rules/card_text.py", "test_rules_card_text.py::test_eff_03_eff_07_a_monster_activates_the_effects_its_script_declares",
+             "test_rules_card_text.py::test_eff_03_a_monster_with_only_continuous_effects_activated_refused"),
     card_text("EFF-04", "A Trigger effect activates at the timing its text names; Speed 1.",
-              "its speed is checked as CHAIN-01, whether it is mandatory or a 'when' is read from the card scripts "
-              "(NIS-02, NIS-06); the timing its text names is not (a script's condition is code, not read)"),
-    card_text("EFF-05", "A FLIP effect triggers on any flip face-up; after damage calculation when attacked; Speed 1.",
-              "its speed is checked as CHAIN-01 and its Damage Step timing as BATTLE-12; which flips trigger it is in "
-              "its text (a chained one may be a simultaneous trigger the record did not mark)"),
+              "its speed is checked as CHAIN-01 by the record's kind: the facts do not say which of a card's effects an "
+              "activation is (an EDOPro stream does not say its kind), and one at Chain Link 2 or later may be a "
+              "simultaneous trigger (CHAIN-08); its event is judged where it is the card's own summon (SUM-12, SPS-06), "
+              "its mandatoriness as GEN-03 and NIS-02, 'when' as NIS-06; any other timing is a condition (code)"),
+    enforced("EFF-05", "A FLIP effect triggers on any flip face-up, is mandatory, and after an attack waits for damage calculation.",
+             "rules/card_text.py", "test_rules_card_text.py::test_eff_05_a_flip_effect_activated_after_its_flip_summon",
+             "test_rules_card_text.py::test_eff_05_a_flip_effect_left_behind_refused"),
     applied("EFF-06", "A Quick effect is Speed 2 and may be used in the opponent's turn.",
             "a card whose script declares only Quick Effects (or only Ignition Effects) activates one whatever the "
             "record calls it: its Spell Speed is judged as CHAIN-01..03 and an Ignition's open game state as EFF-02 "
             "(rules/effects.py; test_rules_effects.py)"),
-    card_text("EFF-07", "Other effects apply as soon as their condition is met, without activation.", _NO_TEXT),
+    enforced("EFF-07", "Other effects (summoning procedures, rule effects) apply without activation.", "rules/card_text.py",
+             "test_rules_card_text.py::test_eff_03_eff_07_a_monster_activates_the_effects_its_script_declares",
+             "test_rules_card_text.py::test_eff_07_a_monster_with_only_a_summoning_procedure_activated_refused"),
     # -- 20. Tokens, counters, Xyz materials -----------------------------------------------------
     enforced("TOKEN-01", "Tokens are made by effects and occupy a Monster Zone.", "rules/summon.py",
              "test_rules_summon.py::test_token_01_a_token_occupies_a_monster_zone",
@@ -740,7 +770,7 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_turn.py::test_win_01_02_04_the_duel_ends_as_the_rules_say",
              "test_rules_turn.py::test_win_01_02_04_refused_endings_and_play_after_a_loss"),
     card_text("WIN-03", "A card's special win condition wins the duel (Exodia, Final Countdown...).",
-              "duel_ended records the reason 'effect'; whether the condition was met is in card text"),
+              "duel_ended records the reason 'effect'; a special win is a call in an effect's code, not a fact read"),
     enforced("WIN-04", "Both players losing at once is a draw.", "match/rules.py rules/fold.py rules/win.py",
              "test_rules_turn.py::test_win_01_02_04_the_duel_ends_as_the_rules_say",
              "test_rules_turn.py::test_win_01_02_04_refused_endings_and_play_after_a_loss"),
@@ -914,6 +944,10 @@ TABLE: tuple[Rule, ...] = (
              "rules/history.py",
              "test_witnessed.py::test_a_correction_strikes_the_current_turns_entries_without_a_judge",
              "test_witnessed.py::test_the_turns_own_start_may_be_corrected_but_not_what_came_before"),
+    # -- a card's own text (no game rule states these: the card's script does) ------------------
+    enforced("TEXT-01", "A card's effect is used no more often than its text's limit: once per turn by card, or by name across copies.",
+             "rules/card_text.py", "test_rules_card_text.py::test_text_01_each_copy_and_each_player_within_the_limits",
+             "test_rules_card_text.py::test_text_01_an_effect_used_beyond_its_limit_refused"),
 )
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in TABLE}
@@ -952,6 +986,8 @@ def readme_section() -> str:
         lines += ["", f"**{status.capitalize()}** ({len(ids)}): " + ", ".join(ids) + "."]
     lines += ["", "The log's own checks:"]
     lines += [f"- `{rule.id}` {rule.summary}" for rule in TABLE if rule.section == "LOG"]
+    lines += ["", "A card's own text, as its script states it:"]
+    lines += [f"- `{rule.id}` {rule.summary}" for rule in TABLE if rule.section == "TEXT"]
     lines += ["", README_END]
     return "\n".join(lines)
 

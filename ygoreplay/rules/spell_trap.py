@@ -10,6 +10,7 @@ from ..i18n import N_, say
 from ..cards import CardFacts
 from ..events import FACEUP, FZONE, GY, HAND, MZONE, SET, SZONE, Activated, Event, SpellTrapSet
 from ..state import Card, DuelState
+from . import card_text
 from .base import fail, get_card, handles, impossible, open_game_state, player_of, put, take
 from .zones import check_spell_trap_zone, in_pendulum_zone, pendulum_zones, ruleset_of
 
@@ -105,9 +106,9 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
         _check_scale_activation(state, ev, card, player)
         return 1
     if facts.is_trap:
-        if from_hand:                                      # unless an effect allows it (TRAP-03)
+        if from_hand and not card_text.text_allows(state, "EFFECT_TRAP_ACT_IN_HAND", card):   # TRAP-03
             fail(state, ev, "TRAP-02", say("{name} is a Trap: it must be Set before it is activated", name=card.name))
-        elif card.set_turn == state.turn:
+        elif card.set_turn == state.turn and not card_text.text_allows(state, "EFFECT_TRAP_ACT_IN_SET_TURN", card):
             fail(state, ev, "TRAP-02", say("{name} was Set this turn and cannot be activated until the next",
                                            name=card.name))
         return 3 if facts.trap_subtype == "counter" else 2

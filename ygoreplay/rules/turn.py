@@ -103,7 +103,8 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
                      turn=state.turn, phase_name=phase_name(state.phase)))
         if state.chain:
             fail(state, ev, "CHAIN-05", N_("a new turn cannot start while a chain is unresolved"))
-        if len(state.sides[state.turn_player].hand) > HAND_LIMIT:
+        if (len(state.sides[state.turn_player].hand) > HAND_LIMIT
+                and not card_text.text_allows(state, "EFFECT_HAND_LIMIT")):   # HAND-02: a text may change it
             fail(state, ev, "HAND-01",
                  say("player {turn_player} ended turn {turn} with {count} cards in hand; the limit is {HAND_LIMIT}",
                      turn_player=state.turn_player, turn=state.turn, count=len(state.sides[state.turn_player].hand), HAND_LIMIT=HAND_LIMIT))
