@@ -2,7 +2,7 @@
 gathers its costs and targets until MSG_CHAINED, and its type is judged by when it came."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..events import FZONE, Activated, CardMoved, ChainEnded, ChainLinkNegated, ChainLinkResolved, Cite, Cost, Event
 from ..rules.spell_trap import leaves_after_resolving
@@ -22,6 +22,7 @@ class Link:
     negated_by: int | None = None
     done: bool = False
     effect: Effect | None = None
+    activated_at: int = -1         # index of its ``activated`` in the events (``negates`` is set there)
 
 
 @dataclass
@@ -171,6 +172,7 @@ class ChainHandling:
         for paid in act.counters_paid:
             self.events.append(paid)
             self.sources.append(act.begins)
+        at = len(self.events)
         self.events.append(ev)
         self.sources.append(act.begins)
         for event, source in act.after:
@@ -178,7 +180,7 @@ class ChainHandling:
             self.sources.append(source)
         while len(self.chains.chain) >= act.link:
             self.chains.chain.pop()
-        self.chains.chain.append(Link(act.card, act.player, act.effect_type, effect=act.effect))
+        self.chains.chain.append(Link(act.card, act.player, act.effect_type, effect=act.effect, activated_at=at))
         self.chains.last_link_card = act.card
         self.chains.last_link_by_player[act.player] = act.card
         self.chains.turn_activations.append((act.card, tuple(act.targets)))
@@ -202,15 +204,36 @@ class ChainHandling:
 
     @reads(MSG_CHAIN_NEGATED)
     def on_chain_negated(self, m: dict) -> None:
+        """A link's activation negated (``field::negate_chain``, ``Duel.NegateActivation``; an
+        effect negated is MSG_CHAIN_DISABLED, and that link still resolves, doing nothing). Sent
+        while the negating link resolves: its ``activated`` says which link it negates
+        (``negates``: TRAP-06, TERM-14); the negated link's turn comes later."""
         self.flush()
         ct = m["chain"]
-        if 0 < ct <= len(self.chains.chain) and not self.chains.chain[ct - 1].negated:
-            # Usually sent while the negating link resolves; the negated link's turn comes later.
-            link = self.chains.chain[ct - 1]
+        chain = self.chains.chain
+        if 0 < ct <= len(chain) and not chain[ct - 1].negated:
+            link = chain[ct - 1]
             link.negated = True
-            link.negated_by = self.chains.solving if self.chains.solving and self.chains.solving > ct else None
-            if self.chains.solving == ct:
+            solving = self.chains.solving
+            link.negated_by = solving if solving and solving > ct else None
+            if link.negated_by is not None:
+                self.name_negated(chain[link.negated_by - 1], ct)
+            if solving == ct:
                 self.finish_negated(ct)
+
+    def name_negated(self, negator: Link, ct: int) -> None:
+        """``negates`` on the negating link's ``activated``: one link, the first it negates (a
+        link that negates several, "negate the activations of all", names the first; a note
+        says so)."""
+        at = negator.activated_at
+        event = self.events[at] if 0 <= at < len(self.events) else None
+        if not isinstance(event, Activated) or event.card != negator.card:
+            return
+        if event.negates is None:
+            self.events[at] = replace(event, negates=ct)
+        else:
+            self.note(f"{negator.card} negates Chain Links {event.negates} and {ct}: its activated names only "
+                      f"the first (negates holds one link)")
 
     @reads(MSG_CHAIN_SOLVED)
     def on_chain_solved(self, m: dict) -> None:

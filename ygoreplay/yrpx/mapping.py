@@ -42,6 +42,24 @@ How the stream becomes our events (the parts the stream does not spell out):
   MSG_BATTLE; an attacked face-down monster is flipped where the engine flips it (POS-04); the
   recorded destruction and battle damage are what EDOPro then did, set beside what the rules
   give (``rules.battle.battle_outcome``, DMG-01..09).
+* **Negation and simultaneous summons.** MSG_CHAIN_NEGATED, sent while a link resolves, makes
+  that link's ``activated`` name the link whose activation it negates (``negates``); an effect
+  negated (MSG_CHAIN_DISABLED) is no activation negated, and that link still resolves. The
+  monsters one MSG_SPSUMMONED closes were summoned at once: each after the first is
+  ``together`` when its ``special_summoned`` follows the one before (PEND-03/04).
+* **What the stream does not say, so is not written.** *Priority passes* (PRIO-01/03,
+  CHAIN-04): the prompts (MSG_SELECT_CHAIN, MSG_SELECT_IDLECMD) are not recorded. The server's
+  field refreshes before each prompt are (four before a chain prompt, six before an idle one),
+  but they name neither the player asked nor the question: the core asks with MSG_SELECT_CHAIN
+  both for priority (``processor.cpp`` QuickEffect: the other player first after each link,
+  then its own) and whether to activate an optional trigger. In the 100 shared duels, 216 links
+  added by the player of the link before come after a single prompt, where priority alone needs
+  two (the opponent's pass, then theirs), and 91 of 2,755 chains
+  resolve after three prompts, not two. A record that states one pass must state them all (the fold then checks
+  every activation's priority), so none is written. *Simultaneous triggers* (``simultaneous``,
+  CHAIN-08, NIS-02): a link chained with no prompt before it (45 in the shared duels) was added
+  without asking anyone, a trigger of the same event or a mandatory Quick Effect; the stream does not say which, so it
+  stays a ``quick`` link, not marked simultaneous.
 * **Cites (GEN-01).** ``cites``: the card the stream shows behind what the basic rules forbid.
 * **Deck check.** A deck that breaks DECK-01..06 is imported as it is (the audit reports it);
   an import note says EDOPro's deck check was off. That is not a card effect, so nothing is

@@ -127,7 +127,9 @@ class PositionHandling:
 
     @reads(MSG_SUMMONED, MSG_SPSUMMONED, MSG_FLIPSUMMONED)
     def on_summoned(self, m: dict) -> None:
+        """The summon attempted is over (each Special Summon group has one MSG_SPSUMMONED)."""
         self.summons.summoning.clear()
+        self.summons.in_group = False
 
     @reads(MSG_FLIPSUMMONING)
     def on_flip_summoning(self, m: dict) -> None:

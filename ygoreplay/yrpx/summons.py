@@ -49,6 +49,11 @@ class SummonState:
     began_at: int | None = None
     #: Summoned, with no MSG_SUMMONED yet: leaving the field now is a negated summon (SUM-03).
     summoning: set[str] = field(default_factory=set)
+    #: A ``special_summoned`` is written since the last MSG_SPSUMMONED: the next monster is summoned
+    #: at the same time (``together``). EDOPro writes one MSG_SPSUMMONED for all the monsters one
+    #: procedure or effect summons at once (a Pendulum Summon's, "Special Summon 2 monsters"), after
+    #: each one's MSG_MOVE and MSG_SPSUMMONING.
+    in_group: bool = False
     #: Monsters properly summoned (``PROPER_METHODS``): an effect may summon them again uncited.
     proper: set[str] = field(default_factory=set)
     #: The turn of each player's last Normal Summon or Set (a second one is SUM-01's).
@@ -190,9 +195,25 @@ class SummonHandling:
             cite = self.scale_cite(card, player)
         if method in PROPER_METHODS:
             self.summons.proper.add(card)
+        together = self.together(method)
         self.emit(SpecialSummoned(player=player, card=card, zone=new.sequence, method=method,
                                   position=position, materials=tuple(listed), cite=cite,
-                                  cause=cause if method != "inherent" and method != "pendulum" else None))
+                                  cause=cause if method != "inherent" and method != "pendulum" else None,
+                                  together=together))
+
+    def together(self, method: str) -> bool | None:
+        """``together`` for the monster written next: False for the first of its group, True for
+        a later one right after a ``special_summoned`` of the same method (PEND-03), else None:
+        summoned at once, but not as consecutive events of one procedure, so left to the order."""
+        first, self.summons.in_group = not self.summons.in_group, True
+        if first:
+            return False
+        act = self.chains.activation
+        if act is not None:                   # its events follow the activation, written at MSG_CHAINED
+            last = act.after[-1][0] if act.after else None
+        else:
+            last = self.events[-1] if self.events else None
+        return True if isinstance(last, SpecialSummoned) and last.method == method else None
 
     def procedure_cause(self, player: int) -> str | None:
         """The effect making a summon: the link resolving, the link that just resolved when the

@@ -68,6 +68,7 @@ class TurnHandling:
         self.chains.turn_activations.clear()
         self.chains.resolved_turn.clear()
         self.summons.ns_grants = {0: [], 1: []}
+        self.summons.in_group = False
         self.battle.forced = None
         self.battle.attack_reset.clear()
         self.emit(TurnStarted(player=self.turns.turn_player, turn=self.turns.turn))
