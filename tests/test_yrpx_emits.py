@@ -7,25 +7,13 @@ from __future__ import annotations
 import struct
 
 from conftest import shared_path
-from test_yrpx import DECKS, DECK_LOC, EFFECT_MONSTER, HAND, draw, loc, packet, refresh, replay, stringid
+from test_yrpx import DECKS, HAND, loc, opening, packet, replay, stringid
 from ygoreplay.rules import audit
 from ygoreplay.yrpx import (MSG_CHAIN_DISABLED, MSG_CHAIN_END, MSG_CHAIN_NEGATED, MSG_CHAIN_SOLVED,
-                            MSG_CHAIN_SOLVING, MSG_CHAINED, MSG_CHAINING, MSG_MOVE, MSG_NEW_PHASE, MSG_NEW_TURN,
-                            MSG_SPSUMMONED, MSG_SPSUMMONING, MSG_START, MSG_WIN, REASON_SPSUMMON, import_yrpx)
+                            MSG_CHAIN_SOLVING, MSG_CHAINED, MSG_CHAINING, MSG_MOVE, MSG_SPSUMMONED,
+                            MSG_SPSUMMONING, MSG_WIN, REASON_SPSUMMON, import_yrpx)
 
 MZONE = 0x04
-
-
-def opening() -> bytes:
-    """Both Decks, both opening hands, turn 1 of player 0 up to Main Phase 1."""
-    d0, d1 = DECKS[0][0], DECKS[1][0]
-    out = packet(MSG_START, struct.pack("<BII4H", 0, 8000, 8000, 40, 0, 40, 0))
-    out += refresh(0, DECK_LOC, d0, EFFECT_MONSTER) + refresh(1, DECK_LOC, d1, EFFECT_MONSTER)
-    out += draw(0, d0[::-1][:5]) + draw(1, d1[::-1][:5])
-    out += packet(MSG_NEW_TURN, bytes([0]))
-    for phase in (0x1, 0x2, 0x4):
-        out += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
-    return out
 
 
 def chaining(player: int, code: int, hand_seq: int, link: int) -> bytes:
@@ -41,16 +29,21 @@ def summon_from_hand(code: int, hand_seq: int, zone: int) -> bytes:
             + packet(MSG_SPSUMMONING, struct.pack("<I", code) + loc(0, MZONE, zone, 0x1)))
 
 
+def answered(message: int) -> bytes:
+    """Player 0 activates link 1, player 1 answers with link 2, whose resolution sends
+    ``message`` about link 1; then link 1's turn; player 1 wins."""
+    mine, theirs = DECKS[0][0][::-1][0], DECKS[1][0][::-1][0]
+    stream = opening() + chaining(0, mine, 0, 1) + chaining(1, theirs, 0, 2)
+    stream += packet(MSG_CHAIN_SOLVING, bytes([2])) + packet(message, bytes([1]))
+    stream += packet(MSG_CHAIN_SOLVED, bytes([2])) + packet(MSG_CHAIN_SOLVING, bytes([1]))
+    return stream + packet(MSG_CHAIN_SOLVED, bytes([1])) + packet(MSG_CHAIN_END, b"") + packet(MSG_WIN, bytes([1]))
+
+
 def test_the_link_that_negates_an_activation_names_it():
     """Player 1's hand trap (link 2) negates player 0's activation (link 1): EDOPro sends
     MSG_CHAIN_NEGATED 1 while link 2 resolves, so link 2's ``activated`` says ``negates: 1``; link
     1 is then ``chain_link_negated`` by 2 and the fold agrees (TERM-14: it does not resolve)."""
-    mine, theirs = DECKS[0][0][::-1][0], DECKS[1][0][::-1][0]
-    stream = opening() + chaining(0, mine, 0, 1) + chaining(1, theirs, 0, 2)
-    stream += packet(MSG_CHAIN_SOLVING, bytes([2])) + packet(MSG_CHAIN_NEGATED, bytes([1]))
-    stream += packet(MSG_CHAIN_SOLVED, bytes([2])) + packet(MSG_CHAIN_SOLVING, bytes([1]))
-    stream += packet(MSG_CHAIN_SOLVED, bytes([1])) + packet(MSG_CHAIN_END, b"") + packet(MSG_WIN, bytes([1]))
-    result = import_yrpx(replay(stream=stream))
+    result = import_yrpx(replay(stream=answered(MSG_CHAIN_NEGATED)))
     links = [e for e in result.events if e.kind == "activated"]
     assert [(e.player, e.link, e.negates) for e in links] == [(0, 1, None), (1, 2, 1)]
     assert links[1].to_dict()["v"] == 2
@@ -62,12 +55,7 @@ def test_the_link_that_negates_an_activation_names_it():
 def test_an_effect_negated_is_no_activation_negated():
     """MSG_CHAIN_DISABLED (``Duel.NegateEffect``): link 1's effect is negated, not its activation;
     it still resolves (doing nothing), so link 2 names no ``negates``."""
-    mine, theirs = DECKS[0][0][::-1][0], DECKS[1][0][::-1][0]
-    stream = opening() + chaining(0, mine, 0, 1) + chaining(1, theirs, 0, 2)
-    stream += packet(MSG_CHAIN_SOLVING, bytes([2])) + packet(MSG_CHAIN_DISABLED, bytes([1]))
-    stream += packet(MSG_CHAIN_SOLVED, bytes([2])) + packet(MSG_CHAIN_SOLVING, bytes([1]))
-    stream += packet(MSG_CHAIN_SOLVED, bytes([1])) + packet(MSG_CHAIN_END, b"") + packet(MSG_WIN, bytes([1]))
-    result = import_yrpx(replay(stream=stream))
+    result = import_yrpx(replay(stream=answered(MSG_CHAIN_DISABLED)))
     assert [e.negates for e in result.events if e.kind == "activated"] == [None, None]
     assert [e.link for e in result.events if e.kind == "chain_link_resolved"] == [2, 1]
     assert [v.rule for v in audit(result.events, result.cards).violations] == []
