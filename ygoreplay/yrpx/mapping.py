@@ -54,12 +54,15 @@ How the stream becomes our events (the parts the stream does not spell out):
   both for priority (``processor.cpp`` QuickEffect: the other player first after each link,
   then its own) and whether to activate an optional trigger. In the 100 shared duels, 216 links
   added by the player of the link before come after a single prompt, where priority alone needs
-  two (the opponent's pass, then theirs), and 91 of 2,755 chains
-  resolve after three prompts, not two. A record that states one pass must state them all (the fold then checks
-  every activation's priority), so none is written. *Simultaneous triggers* (``simultaneous``,
-  CHAIN-08, NIS-02): a link chained with no prompt before it (45 in the shared duels) was added
-  without asking anyone, a trigger of the same event or a mandatory Quick Effect; the stream does not say which, so it
-  stays a ``quick`` link, not marked simultaneous.
+  two (the opponent's pass, then theirs), and 91 of 2,755 chains resolve after three prompts,
+  not two. A record that states one pass must state them all (the fold then checks every
+  activation's priority), so none is written. (Nor could the two passes
+  before a chain resolves be written alone: a link's outcome is written before its
+  ``chain_link_resolved``, at MSG_CHAIN_SOLVED, and in the fold it would break their succession,
+  CHAIN-04.) *Simultaneous triggers* (``simultaneous``, CHAIN-08, NIS-02): a link chained with no
+  prompt before it (45 in the shared duels) was added without asking anyone, a trigger of the
+  same event or a mandatory Quick Effect; the stream does not say which, so it stays a ``quick``
+  link, not marked simultaneous.
 * **Cites (GEN-01).** ``cites``: the card the stream shows behind what the basic rules forbid.
 * **Deck check.** A deck that breaks DECK-01..06 is imported as it is (the audit reports it);
   an import note says EDOPro's deck check was off. That is not a card effect, so nothing is
