@@ -7,13 +7,15 @@ from __future__ import annotations
 import struct
 
 from conftest import shared_path
-from test_yrpx import DECKS, HAND, loc, opening, packet, replay, stringid
+from test_yrpx import DECKS, HAND, atk_of, draw, loc, opening, packet, query, replay, stringid
 from ygoreplay.rules import audit
 from ygoreplay.yrpx import (MSG_CHAIN_DISABLED, MSG_CHAIN_END, MSG_CHAIN_NEGATED, MSG_CHAIN_SOLVED,
-                            MSG_CHAIN_SOLVING, MSG_CHAINED, MSG_CHAINING, MSG_MOVE, MSG_SPSUMMONED,
-                            MSG_SPSUMMONING, MSG_WIN, REASON_SPSUMMON, import_yrpx)
+                            MSG_CHAIN_SOLVING, MSG_CHAINED, MSG_CHAINING, MSG_MOVE, MSG_NEW_PHASE, MSG_NEW_TURN,
+                            MSG_SPSUMMONED, MSG_SPSUMMONING, MSG_START, MSG_UPDATE_DATA, MSG_WIN, REASON_EFFECT,
+                            REASON_MATERIAL, REASON_RELEASE, REASON_RITUAL, REASON_RULE, REASON_SPSUMMON,
+                            import_yrpx)
 
-MZONE = 0x04
+MZONE, SZONE, GRAVE = 0x04, 0x08, 0x10
 
 
 def chaining(player: int, code: int, hand_seq: int, link: int) -> bytes:
@@ -73,6 +75,51 @@ def test_monsters_one_msg_spsummoned_closes_are_together():
     summons = [e for e in result.events if e.kind == "special_summoned"]
     assert [(e.method, e.together) for e in summons] == [("effect", False), ("effect", True), ("effect", False)]
     assert [v.rule for v in audit(result.events, result.cards).violations] == []
+
+
+RITUAL_SPELL, RITUAL_MONSTER, TRIBUTE = 7001, 7002, 7003
+#: Player 0's Deck, bottom first: the opening hand (the top five, top first) is 5011, 5010, the
+#: Ritual Spell, the Ritual monster and a Level 4 monster to Tribute (hand sequences 0-4).
+RITUAL_DECK = [5000 + i // 3 for i in range(35)] + [TRIBUTE, RITUAL_MONSTER, RITUAL_SPELL, 5010, 5011]
+KINDS = {RITUAL_SPELL: 0x82, RITUAL_MONSTER: 0x81}        # TYPE_SPELL | TYPE_RITUAL, TYPE_MONSTER | TYPE_RITUAL
+
+
+def deck_refresh(player: int, codes) -> bytes:
+    body = b"".join(query(code, atk_of(code), kind=KINDS.get(code, 0x21)) for code in codes)
+    return packet(MSG_UPDATE_DATA, struct.pack("<BBI", player, 0x01, len(body)) + body)
+
+
+def move(code: int, old: bytes, new: bytes, reason: int) -> bytes:
+    return packet(MSG_MOVE, struct.pack("<I", code) + old + new + struct.pack("<I", reason))
+
+
+def test_a_ritual_tribute_from_the_hand_is_the_summons_material():
+    """A Ritual Spell activated from the hand Tributes a monster from the hand (EDOPro:
+    REASON_RITUAL | REASON_EFFECT | REASON_MATERIAL | REASON_RELEASE) and Ritual Summons: the
+    ``special_summoned`` is ``ritual``, caused by the Spell, with the hand's monster as its
+    material (RIT-01/02 hold)."""
+    d1 = DECKS[1][0]
+    stream = packet(MSG_START, struct.pack("<BII4H", 0, 8000, 8000, 40, 0, 40, 0))
+    stream += deck_refresh(0, RITUAL_DECK) + deck_refresh(1, d1)
+    stream += draw(0, RITUAL_DECK[::-1][:5]) + draw(1, d1[::-1][:5]) + packet(MSG_NEW_TURN, bytes([0]))
+    for phase in (0x1, 0x2, 0x4):
+        stream += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    stream += move(RITUAL_SPELL, loc(0, HAND, 2, 0xA), loc(0, SZONE, 0, 0x1), 0)
+    stream += packet(MSG_CHAINING, struct.pack("<I", RITUAL_SPELL) + loc(0, SZONE, 0, 0x1)
+                     + struct.pack("<BBIQI", 0, SZONE, 0, stringid(RITUAL_SPELL, 0), 1))
+    stream += packet(MSG_CHAINED, bytes([1])) + packet(MSG_CHAIN_SOLVING, bytes([1]))
+    stream += move(TRIBUTE, loc(0, HAND, 3, 0xA), loc(0, GRAVE, 0, 0x5),
+                   REASON_RITUAL | REASON_EFFECT | REASON_MATERIAL | REASON_RELEASE)
+    stream += move(RITUAL_MONSTER, loc(0, HAND, 2, 0xA), loc(0, MZONE, 0, 0x1), REASON_SPSUMMON)
+    stream += packet(MSG_SPSUMMONING, struct.pack("<I", RITUAL_MONSTER) + loc(0, MZONE, 0, 0x1))
+    stream += packet(MSG_SPSUMMONED, b"") + packet(MSG_CHAIN_SOLVED, bytes([1]))
+    stream += move(RITUAL_SPELL, loc(0, SZONE, 0, 0x1), loc(0, GRAVE, 1, 0x5), REASON_RULE)
+    stream += packet(MSG_CHAIN_END, b"") + packet(MSG_WIN, bytes([1]))
+    result = import_yrpx(replay(stream=stream, decks=[(RITUAL_DECK, []), DECKS[1]]))
+    ritual = next(e for e in result.events if e.kind == "special_summoned")
+    assert (ritual.card, ritual.method, ritual.materials, ritual.cause) == ("p0.m36", "ritual", ("p0.m35",), "p0.m37")
+    assert [v.rule for v in audit(result.events, result.cards).violations] == []
+    assert not result.engine_allowed
 
 
 # -- the real replays ---------------------------------------------------------------------------
