@@ -52,6 +52,7 @@ LOOK = 24 + (256 << 10)
 #: a damaged magic is reported as a damaged ``.ygr``).
 SIGNATURE = 4
 
+
 class FormatError(InputError):
     """A file no registered format reads: names the file and says what was expected."""
 
@@ -98,7 +99,7 @@ class Format:
     def read(self, source: str | os.PathLike[str] | bytes, names: Any = None, *, name: str | None = None) -> Loaded:
         """The file's events and card facts (``names``: the card lookup that names what the file
         does not); an ``InputError`` naming what and where for a file it cannot read."""
-        shown = name or (str(source) if not isinstance(source, (bytes, bytearray, memoryview)) else "the file")
+        shown = name or (str(source) if not isinstance(source, (bytes, bytearray, memoryview)) else t("the file"))
         return importlib.import_module(self.module).read(source, names, shown)
 
     def check(self, loaded: Loaded) -> Checked:
@@ -143,10 +144,6 @@ MATCH = Format("match", N_("a match file"), (), (), "match", None, "ygoreplay.ma
 
 #: Every format, most specific first where one is a kind of another.
 FORMATS: tuple[Format, ...] = (MATCH, EDOPRO, YGR, JSONL)
-
-
-def by_name(name: str) -> Format:
-    return next(f for f in FORMATS if f.name == name)
 
 
 def by_suffix(path: str | os.PathLike[str]) -> Format | None:
