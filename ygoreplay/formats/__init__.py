@@ -32,7 +32,6 @@ import importlib
 import os
 import stat
 import struct
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -40,8 +39,7 @@ from ..errors import InputError
 from ..i18n import N_, t
 
 if TYPE_CHECKING:
-    from ..cards import CardDB
-    from ..events import Event
+    from .reading import Checked, Loaded
 
 #: What is read of a file at first: magic bytes, the start of a JSON Lines file's first event.
 SNIFF = 4096
@@ -57,41 +55,27 @@ class FormatError(InputError):
     """A file no registered format reads: names the file and says what was expected."""
 
 
-@dataclass
-class Loaded:
-    """A file read by its format: our events and their card facts, and the file in its format's
-    own terms (``native``: an ``ImportResult``, a ``ReplayFile``, None for JSON Lines)."""
-
-    format: Format
-    name: str
-    events: list[Event]
-    cards: CardDB
-    native: Any = None
-
-
-@dataclass
-class Checked:
-    """A format's check of what it read: whether it holds up, the rule violations found, and the
-    format's own figures (``detail``: EDOPro's ``Agreement``, an ``AuditReport``, a ``MatchState``)."""
-
-    ok: bool
-    violations: list
-    detail: Any = None
-
-
-@dataclass(frozen=True)
 class Format:
-    """One format: how a file of it is recognised, and the module that reads and checks it."""
+    """One format: how a file of it is recognised, and the module that reads and checks it (a
+    plain class: a dataclass would cost ``check`` a millisecond of start-up)."""
 
-    name: str
-    title: str                      # what a file of it is, in a message (translated where shown)
-    suffixes: tuple[str, ...]       # as written (".yrpX"); matched ignoring case
-    magic: tuple[bytes, ...]        # what its files begin with; () for text
-    yields: str                     # "import", "replay", "events" or "match"
-    stored_by: str | None           # the command that stores one ("import", "record")
-    module: str                     # read(source, names, name) -> Loaded; check(Loaded) -> Checked
-    within: tuple[str, ...] = ()    # the formats whose files it is a kind of (a match: .ygr, .jsonl)
-    sniff: Callable[[Callable[[int], bytes], str], bool] | None = None   # (head, container) -> is one
+    __slots__ = ("name", "title", "suffixes", "magic", "yields", "stored_by", "module", "within", "sniff")
+
+    def __init__(self, name: str, title: str, suffixes: tuple[str, ...], magic: tuple[bytes, ...], yields: str,
+                 stored_by: str | None, module: str, within: tuple[str, ...] = (),
+                 sniff: Callable[[Callable[[int], bytes], str], bool] | None = None) -> None:
+        self.name = name
+        self.title = title              # what a file of it is, in a message (translated where shown)
+        self.suffixes = suffixes        # as written (".yrpX"); matched ignoring case
+        self.magic = magic              # what its files begin with; () for text
+        self.yields = yields            # "import", "replay", "events" or "match"
+        self.stored_by = stored_by      # the command that stores one ("import", "record")
+        self.module = module            # read(source, names, name) -> Loaded; check(Loaded) -> Checked
+        self.within = within            # the formats whose files it is a kind of (a match: .ygr, .jsonl)
+        self.sniff = sniff              # (head, container) -> whether the file is one
+
+    def __repr__(self) -> str:
+        return f"<format {self.name}>"
 
     def has_suffix(self, path: str | os.PathLike[str]) -> bool:
         return Path(path).suffix.lower() in (s.lower() for s in self.suffixes)

@@ -6,7 +6,8 @@ import os
 from typing import Any
 
 from ..yrpx import EDOPRO as IMPORTER, YrpxError, fold_and_compare
-from . import EDOPRO, Checked, Loaded
+from . import EDOPRO
+from .reading import Checked, Loaded
 
 
 def read(source: str | os.PathLike[str] | bytes, names: Any, name: str) -> Loaded:

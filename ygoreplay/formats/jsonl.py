@@ -9,7 +9,8 @@ from ..card_sources import facts_and_effects_of
 from ..cards import CardDB
 from ..jsonl import loads_events, read_events
 from ..rules import audit
-from . import JSONL, Checked, Loaded
+from . import JSONL
+from .reading import Checked, Loaded
 
 
 def read(source: str | os.PathLike[str] | bytes, names: Any, name: str) -> Loaded:

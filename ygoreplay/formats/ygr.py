@@ -8,7 +8,8 @@ from typing import Any
 from ..replay_file import ReplayFileError, loads, read as read_file, verify_chain
 from ..rules import audit
 from ..views import ViewReplay
-from . import YGR, Checked, Loaded
+from . import YGR
+from .reading import Checked, Loaded
 
 
 def read(source: str | os.PathLike[str] | bytes, names: Any, name: str) -> Loaded:

@@ -9,7 +9,8 @@ from typing import Any
 
 from ..card_sources import facts_of
 from ..errors import InputError
-from ..formats import MATCH, Checked, Loaded, container_of
+from ..formats import MATCH, container_of
+from ..formats.reading import Checked, Loaded
 from .rules import fold, is_match
 
 
