@@ -173,7 +173,7 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
         records = Records(store) if store is not None else None
         known = records.sources() if records is not None else None
         if output:
-            targets = [Path(output) / (file.stem + ".ygr") if source.is_dir() or Path(output).is_dir()
+            targets = [Path(output) / (file.stem + YGR.suffixes[0]) if source.is_dir() or Path(output).is_dir()
                        else Path(output) for file in files]
             results = import_replay_files(files, targets, names, title, key=key, cards=cards,
                                           jobs=jobs or cpus())
