@@ -11,7 +11,6 @@ import os
 import struct
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
