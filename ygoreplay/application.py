@@ -30,6 +30,7 @@ from .checking import (  # noqa: F401  (check and the result shapes: the applica
 from .errors import Forbidden, InputError, VerificationError
 from .events import ENTERED_BY, DuelStarted, Event, from_dict
 from .exchange import make_replay
+from .formats import EDOPRO
 from .receipts import Promise, Receipt, Witness, behind, issue, verify as verify_heads
 from .replay_file import ReplayFile, verify_chain
 from .rules import AuditReport, RuleViolation, audit
@@ -388,7 +389,7 @@ class Records:
             info = known[digest]
             return Recorded(info.id, len(result.events), info.events, skipped=True), None
         agreement = fold_and_compare(result)
-        source = {"format": "yrpX", "file": path.name, "size": path.stat().st_size, "sha256": digest}
+        source = {"format": EDOPRO.name, "file": path.name, "size": path.stat().st_size, "sha256": digest}
         duel_id, stored, _ = self.store.record(result.events, title or path.name, times=result.times,
                                                cards=result.cards, check=False, source=source)
         info = DuelInfo(duel_id, title or path.name, "", None, None, stored, {}, source)
@@ -531,7 +532,7 @@ def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, r
                                       secrets.token_bytes(32),
                                       {"title": checked(title or path.name, "the title", 500),
                                        "players": list(result.players)},
-                                      {"format": "yrpX", "file": path.name, "size": path.stat().st_size}), key)
+                                      {"format": EDOPRO.name, "file": path.name, "size": path.stat().st_size}), key)
             outcome.events_read = outcome.events_stored = len(result.events)
     except InputError as exc:
         detail = getattr(exc, "detail", None) or str(exc)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..card_sources import CardLookup
     from ..cards import CardDB
     from ..decks import Banlist
+    from ..formats import Format
     from ..receipts import Receipt, Witness
     from ..source import Source
     from ..store import Store
@@ -344,9 +345,16 @@ def keep_receipt(receipt: Receipt, path: str | None, witness: Witness | None) ->
              "(its receipt still proves it)", err=True)
 
 
+def file_format(spec: str) -> Format | None:
+    """The registered format of a file named on the command line (``formats.find_format``: by its
+    content, else its name); None when ``spec`` is no file (a stored duel's id, ``-``)."""
+    from ..formats import find_format
+    return find_format(spec) if Path(spec).is_file() else None
+
+
 @contextmanager
 def open_duel(spec: str, store_url: str | None, cards: tuple[str, ...] = ()) -> Iterator[Source]:
-    """Open a .jsonl or .ygr file, or a duel of the store (read-only)."""
+    """Open a file of any registered format, or a duel of the store (read-only)."""
     from ..source import open_source
     db = card_db(cards)
     if Path(spec).is_file():
