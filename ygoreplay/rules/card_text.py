@@ -7,9 +7,10 @@
   Summon for a FLIP effect, ``EVENT_TO_GRAVE``, ``EVENT_DESTROYED``, ``EVENT_REMOVE``), with nothing
   that could keep it from being activated (no ``SetCondition``, no ``SetCost``, a target check
   that is a plain ``true``, no target, no count limit: ``EffectFact.condition``), owes its
-  activation. It is owed until the duel moves on past the point where the chain of those triggers
-  had to be built: an action of an open game state (a Normal Summon or Set, a Flip Summon, a
-  Spell/Trap Set, an attack) or a new phase, step or turn, with no chain open. Any activation of
+  activation (none is owed in the Damage Step). It is owed until the duel moves on past the point
+  where the chain of those triggers had to be built: an action of an open game state (a Normal
+  Summon or Set, a Flip Summon, a Spell/Trap Set, an attack) or a new phase, step or turn, with no
+  chain open. Any activation of
   the card pays it (a recorder may not know an activation's kind: EDOPro's stream does not say).
   Nothing is called when the card has moved since, when a card that could stop activations or
   negate effects is face-up on the field or has been activated in the duel (``BLOCKERS``), when
@@ -22,9 +23,10 @@
   counts per player across copies (``id`` is the card's passcode), with
   ``EFFECT_COUNT_CODE_DUEL`` per duel; one without code per card, until it moves. "You can only
   activate 1 X per turn" (``EFFECT_COUNT_CODE_OATH``) counts activations that were not negated: a
-  negated one gives its use back, as the engine does; "use" limits count every activation. Undecided (never called): a limit
-  per chain, one kept while face-up (``EFFECT_FLAG_NO_TURN_RESET``), and a card that may have been
-  given effects by another's (``GIVERS``).
+  negated one gives its use back, as the engine does; "use" limits count every activation.
+  Undecided (never called): a limit per chain, one kept while face-up (``EFFECT_FLAG_NO_TURN_RESET``),
+  a card with Xyz Materials or beside a card granting effects, and every card once a card whose
+  script registers an activated effect while resolving (it may give one to another) was activated.
 * **An effect that is never activated** (EFF-03, EFF-07): a monster whose script declares no
   effect that is activated (only lasting Continuous effects, EFF-03, or summoning procedures and
   other rule effects, EFF-07) has no effect to activate.
@@ -57,6 +59,9 @@ MOVES_ON = frozenset(("normal_summoned", "monster_set", "flip_summoned", "spell_
 #: The kinds of event that may leave a card owing its trigger.
 OWING = frozenset(("normal_summoned", "monster_set", "flip_summoned", "special_summoned", "card_moved"))
 _ACTIVATED_KINDS = frozenset(("ignition", "trigger", "flip", "quick"))
+#: The EFFECT_TYPE_* words a script's SetType may name (``card_scripts`` keeps them lower case).
+_KNOWN_TYPES = frozenset(("single", "field", "equip", "activate", "flip", "ignition", "trigger_o", "trigger_f",
+                          "quick_o", "quick_f", "continuous", "xmaterial", "grant", "target", HELPER))
 _ID = re.compile(r"\bid\b")
 
 
@@ -71,8 +76,11 @@ def _has_facts(state: DuelState) -> bool:
 
 
 def _read(facts: tuple[EffectFact, ...]) -> bool:
-    """Facts a rule may judge the card by: no shared procedure but one that only adds a summon."""
-    return bool(facts) and not any(f.kind == HELPER and not f.code.startswith(SUMMON_PROCEDURES) for f in facts)
+    """Facts a rule may judge the card by: every effect's type read as the engine's own words (not
+    a variable's name), and no shared procedure but one that only adds a summon."""
+    return bool(facts) and all(
+        f.types and set(f.types) <= _KNOWN_TYPES and not (f.kind == HELPER and not f.code.startswith(SUMMON_PROCEDURES))
+        for f in facts)
 
 
 # -- GEN-03, EFF-05: a mandatory trigger must be activated -----------------------------------------
@@ -91,8 +99,9 @@ def _owed_effects(facts: tuple[EffectFact, ...], happened: str) -> list[EffectFa
 
 
 def owe(state: DuelState, event: Event) -> None:
-    """After ``event`` (an ``OWING`` kind) was applied: the cards it left owing a mandatory trigger."""
-    if not _has_facts(state):
+    """After ``event`` (an ``OWING`` kind) was applied: the cards it left owing a mandatory trigger
+    (none in the Damage Step, where what may be activated has rules of its own: BATTLE-09)."""
+    if state.step == "damage" or not _has_facts(state):
         return
     kind = event.kind
     happened: list[tuple[str, tuple[str, ...]]] = []
