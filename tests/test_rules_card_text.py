@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 
+import msgpack
 import pytest
 from duel import CARDS, DARK_HOLE, MST, VORSE, fold, position, refused
 from test_rules_gaps import c, ev
@@ -18,6 +19,9 @@ from test_rules_gaps import c, ev
 from ygoreplay.card_scripts import read_script
 from ygoreplay.cards import CardDB, CardFacts
 from ygoreplay.effect_facts import EFFECTS_COLUMNS_V1, EffectFact
+from ygoreplay.events import from_dict
+from ygoreplay.rules import RuleViolation, apply
+from ygoreplay.state import DuelState
 
 HERALD, WARY_HERALD, FLIPPER, SEED, SEARCHER, SOFT, CHARITY, WALL, DRAGON, VEILER, AMBUSH, ENDLESS = range(990201, 990213)
 
@@ -335,3 +339,13 @@ def test_hand_02_a_face_up_card_that_changes_the_hand_size():
                      phase="end")
     legal(board, ev("turn_started", turn=3, player=1))
     check([board, ev("turn_started", turn=3, player=1)], "HAND-01", cards=NO_SCRIPTS)
+
+
+def test_gen_03_what_is_owed_is_part_of_a_snapshot():
+    """A state written as plain data (a stored snapshot) and read back still owes the trigger."""
+    state = fold(HAND, SUMMON, cards=TEXT)
+    again = DuelState.from_data(msgpack.unpackb(msgpack.packb(state.to_data())), TEXT)
+    assert again.card_text[0] == {"herald": ["EVENT_SUMMON_SUCCESS", 0, "mzone"]}
+    with pytest.raises(RuleViolation) as info:
+        apply(again, from_dict(ONWARD))
+    assert info.value.rule == "GEN-03"
