@@ -349,3 +349,24 @@ def test_gen_03_what_is_owed_is_part_of_a_snapshot():
     with pytest.raises(RuleViolation) as info:
         apply(again, from_dict(ONWARD))
     assert info.value.rule == "GEN-03"
+
+
+# -- EFF-04: a trigger is Spell Speed 1 --------------------------------------------------------------
+
+TRIGGERS = position({"hand": [c(HERALD, "herald")], "szone": [c(MST, "mst", position="set")]},
+                    {"gy": [c(SEED, "p1_seed")], "szone": [c(MST, "p1_mst", position="set")]})
+
+
+def test_eff_04_triggers_chained_together_whatever_the_record_calls_them():
+    """EFF-04: Test Herald's and Test Seed's scripts declare only triggers; recorded as EDOPro's
+    stream has them (Chain Link 1 an ignition effect, Chain Link 2 a quick one) they are
+    simultaneous triggers, legal."""
+    legal(TRIGGERS, SUMMON, act("herald", effect_type="ignition"), act("p1_seed", 1, effect_type="quick"))
+    legal(TRIGGERS, act("mst", targets=["p1_mst"]), act("p1_seed", 1, effect_type="quick"), cards=NO_SCRIPTS)
+
+
+def test_eff_04_a_trigger_chained_to_a_spell_refused():
+    """EFF-04: chained to Mystical Space Typhoon's activation, Test Seed's trigger is no
+    simultaneous one: Spell Speed 1 cannot respond."""
+    check([TRIGGERS, act("mst", targets=["p1_mst"]), act("p1_seed", 1, effect_type="quick")], "EFF-04",
+          "script declares only triggers")

@@ -43,7 +43,12 @@ def activated(state: DuelState, ev: Activated) -> None:
         if not _controls_for_activation(card, player, effect_type):
             fail(state, ev, "CTRL-01", say("player {player} does not control {name}; only its controller activates "
                                            "its effects", player=player, name=card.name))
-        kind = script_kind(state, card, effect_type)   # EFF-02/06: the script's word on its kind
+        kind = script_kind(state, card, effect_type)   # EFF-02/04/06: the script's word on its kind
+        if kind == "trigger" and effect_type not in _TRIGGERS:
+            fail(state, ev, "EFF-04", say("{name}'s script declares only triggers (Spell Speed 1): chained to a link "
+                                          "that is no trigger, this is no simultaneous trigger (CHAIN-08), and a "
+                                          "trigger cannot respond to a chain", name=card.name))
+            kind = effect_type                     # judged once: not again as CHAIN-02
         speed = speed_of_effect(card, kind)
         problem = effect_timing_problem(state, card, player, kind)
         if problem:

@@ -731,11 +731,9 @@ TABLE: tuple[Rule, ...] = (
     enforced("EFF-03", "A Continuous effect is never activated: a monster whose script has only lasting effects activates none.",
              "rules/card_text.py", "test_rules_card_text.py::test_eff_03_eff_07_a_monster_activates_the_effects_its_script_declares",
              "test_rules_card_text.py::test_eff_03_a_monster_with_only_continuous_effects_activated_refused"),
-    card_text("EFF-04", "A Trigger effect activates at the timing its text names; Speed 1.",
-              "its speed is checked as CHAIN-01 by the record's kind: the facts do not say which of a card's effects an "
-              "activation is (an EDOPro stream does not say its kind), and one at Chain Link 2 or later may be a "
-              "simultaneous trigger (CHAIN-08); its event is judged where it is the card's own summon (SUM-12, SPS-06), "
-              "its mandatoriness as GEN-03 and NIS-02, 'when' as NIS-06; any other timing is a condition (code)"),
+    enforced("EFF-04", "A Trigger effect is Speed 1: chained only with simultaneous triggers.", "rules/chain.py",
+             "test_rules_card_text.py::test_eff_04_triggers_chained_together_whatever_the_record_calls_them",
+             "test_rules_card_text.py::test_eff_04_a_trigger_chained_to_a_spell_refused"),
     enforced("EFF-05", "A FLIP effect triggers on any flip face-up, is mandatory, and after an attack waits for damage calculation.",
              "rules/card_text.py", "test_rules_card_text.py::test_eff_05_a_flip_effect_activated_after_its_flip_summon",
              "test_rules_card_text.py::test_eff_05_a_flip_effect_left_behind_refused"),

@@ -102,17 +102,46 @@ def script_kind(state: DuelState, card: Card, effect_type: str | None) -> str | 
     a card whose script lets it activate only Ignition Effects activates an Ignition Effect (Spell
     Speed 1: never chained, only in an open game state), one with only Quick Effects a Quick
     Effect (Spell Speed 2), whatever the record calls it; else the record's ``effect_type``. (A
-    card activation, a Pendulum or continuous effect keeps its own; triggers and FLIP effects are
-    left to the record: a chained trigger may be a simultaneous one it did not mark.)"""
+    card activation, a Pendulum or continuous effect keeps its own.) EFF-04: a monster whose
+    script lets it activate only triggers (and FLIP effects) activates a trigger, Spell Speed 1,
+    when it is chained to a link that is surely no trigger (a card activation, or a card whose
+    script declares none): only simultaneous triggers share a chain (CHAIN-08), so a trigger
+    there is no simultaneous one; otherwise a chained trigger is left to the record."""
     if effect_type not in KIND_RULES:
         return effect_type
     facts = script_effects(state, card)
     if not facts or candidates(state, card, effect_type) is None:
         return effect_type
     kinds = {f.kind for f in facts if f.kind in _ACTIVATED and f.kind != "activate"}
+    if kinds and kinds <= _TRIGGER_KINDS and effect_type not in _TRIGGER_KINDS:
+        return "trigger" if _after_no_trigger(state, card, facts) else effect_type
     if len(kinds) != 1 or kinds == {effect_type} or not kinds <= {"ignition", "quick"} or may_be_given(state, card):
         return effect_type
     return next(iter(kinds))
+
+
+_TRIGGER_KINDS = frozenset(("trigger", "flip"))
+#: Events of a chain being built: a trigger answering one may join the chain it answers.
+_CHAIN_EVENTS = ("EVENT_CHAIN", "EVENT_BECOME_TARGET")
+
+
+def _after_no_trigger(state: DuelState, card: Card, facts: tuple[EffectFact, ...]) -> bool:
+    """EFF-04: the chain holds a link that is surely no trigger, and ``card`` (a monster in a
+    Monster Zone or elsewhere off the Spell & Trap Zone: a Trap's effects there are Spell Speed 2,
+    TRAP-05) answers no event of the chain being built."""
+    if not state.chain or not card.facts.is_monster or card.zone in (SZONE, FZONE) or may_be_given(state, card):
+        return False
+    if any(f.code.startswith(_CHAIN_EVENTS) for f in facts) or not all(f.types for f in facts):
+        return False
+    for link in state.chain:
+        if link.is_card_activation:
+            return True
+        other = state.cards.get(link.card)
+        found = script_effects(state, other) if other is not None else ()
+        if (found and candidates(state, other, link.effect_type) is not None and all(f.types for f in found)
+                and not any(f.kind in _TRIGGER_KINDS or f.code.startswith(_CHAIN_EVENTS) for f in found)):
+            return True
+    return False
 
 
 #: A card's own trigger on being summoned a way: the rule, the ways that are it, in words.
