@@ -160,11 +160,12 @@ def test_effect_facts_are_stored_with_the_installed_database_and_read_back(tmp_p
     assert lookup.effects(5) == () and lookup.subset([1001]).effects(1001) == read_script(TRAP)
     with sqlite3.connect(target) as conn:
         assert conn.execute("select count(*) from effects").fetchone() == (4,)
-    # a database stored before ``condition`` was read keeps its other facts; its conditions are unknown
+    # a database stored before conditions and ranges were read keeps its other facts; those are unknown
     with sqlite3.connect(target) as conn:
         conn.execute("alter table effects drop column condition")
+        conn.execute("alter table effects drop column ranges")
     older = card_lookup([str(target)], environment={}, installs=[]).effects(1001)
-    assert older == tuple(replace(fact, condition=None) for fact in read_script(TRAP))
+    assert older == tuple(replace(fact, condition=None, ranges=()) for fact in read_script(TRAP))
 
 
 def test_without_an_installed_database_scripts_are_refused_and_nothing_is_written(tmp_path):

@@ -23,7 +23,8 @@ from ygoreplay.events import from_dict
 from ygoreplay.rules import RuleViolation, apply
 from ygoreplay.state import DuelState
 
-HERALD, WARY_HERALD, FLIPPER, SEED, SEARCHER, SOFT, CHARITY, WALL, DRAGON, VEILER, AMBUSH, ENDLESS = range(990201, 990213)
+(HERALD, WARY_HERALD, FLIPPER, SEED, SEARCHER, SOFT, CHARITY, WALL, DRAGON, VEILER, AMBUSH, ENDLESS,
+ WATCHER) = range(990201, 990214)
 
 
 def _script(body: str) -> str:
@@ -137,16 +138,26 @@ ENDLESS_LUA = _script("""	local e1=Effect.CreateEffect(c)
 	e2:SetTargetRange(1,0)
 	e2:SetValue(100)
 	c:RegisterEffect(e2)""")
+#: "If a monster is destroyed while this card is in your GY: you can draw 1 card" (a field trigger in the GY).
+WATCHER_LUA = _script("""	local e1=Effect.CreateEffect(c)
+	e1:SetType(EFFECT_TYPE_FIELD+EFFECT_TYPE_TRIGGER_O)
+	e1:SetProperty(EFFECT_FLAG_DELAY)
+	e1:SetCode(EVENT_DESTROYED)
+	e1:SetRange(LOCATION_GRAVE)
+	e1:SetTarget(s.target)
+	e1:SetOperation(s.operation)
+	c:RegisterEffect(e1)""")
 
 SCRIPTS = {HERALD: HERALD_LUA, WARY_HERALD: WARY_LUA, FLIPPER: FLIPPER_LUA, SEED: SEED_LUA, SEARCHER: SEARCHER_LUA,
            SOFT: SOFT_LUA, CHARITY: CHARITY_LUA, WALL: WALL_LUA, DRAGON: DRAGON_LUA, VEILER: VEILER_LUA,
-           AMBUSH: AMBUSH_LUA, ENDLESS: ENDLESS_LUA}
+           AMBUSH: AMBUSH_LUA, ENDLESS: ENDLESS_LUA, WATCHER: WATCHER_LUA}
 _TYPES = {CHARITY: 0x2, AMBUSH: 0x4, ENDLESS: 0x20002}
 OWN = CardDB([CardFacts(code=code, name=name, type=_TYPES.get(code, 0x21), level=4, atk=1000,
                         defense=1000) for code, name in (
     (HERALD, "Test Herald"), (WARY_HERALD, "Test Wary Herald"), (FLIPPER, "Test Flipper"), (SEED, "Test Seed"),
     (SEARCHER, "Test Searcher"), (SOFT, "Test Soft"), (CHARITY, "Test Charity"), (WALL, "Test Wall"),
-    (DRAGON, "Test Dragon"), (VEILER, "Test Veiler"), (AMBUSH, "Test Ambush"), (ENDLESS, "Test Endless"))])
+    (DRAGON, "Test Dragon"), (VEILER, "Test Veiler"), (AMBUSH, "Test Ambush"), (ENDLESS, "Test Endless"),
+    (WATCHER, "Test Watcher"))])
 FACTS = {code: read_script(text) for code, text in SCRIPTS.items()}
 TEXT = CARDS.merged(OWN).with_effects(FACTS)
 NO_SCRIPTS = CARDS.merged(OWN)
@@ -217,7 +228,7 @@ def test_gen_03_what_could_keep_a_trigger_back_is_never_called():
     before conditions were read, a card that moved again, an effect-negating card activated: undecided."""
     legal(HAND, ev("normal_summoned", player=0, card="wary", zone=1), ONWARD)
     legal(HAND, SUMMON, ONWARD, cards=NO_SCRIPTS)
-    old = {code: tuple(EffectFact.from_row(f.to_row(code, 0)[2:-1]) for f in facts) for code, facts in FACTS.items()}
+    old = {code: tuple(EffectFact.from_row(f.to_row(code, 0)[2:-2]) for f in facts) for code, facts in FACTS.items()}
     assert old[HERALD][0].condition is None
     legal(HAND, SUMMON, ONWARD, cards=NO_SCRIPTS.with_effects(old))
     legal(HAND, SUMMON, ev("card_moved", card="herald", to=[0, "gy"], reason="destroyed", cause="p1_mst"), ONWARD)
@@ -370,3 +381,24 @@ def test_eff_04_a_trigger_chained_to_a_spell_refused():
     simultaneous one: Spell Speed 1 cannot respond."""
     check([TRIGGERS, act("mst", targets=["p1_mst"]), act("p1_seed", 1, effect_type="quick")], "EFF-04",
           "script declares only triggers")
+
+
+# -- CHAIN-12: no trigger from a hidden zone -----------------------------------------------------------
+
+WATCHING = position({"hand": [c(WATCHER, "watcher_hand")], "gy": [c(WATCHER, "watcher")],
+                     "mzone": [c(VORSE, "vorse", position="attack")], "szone": [c(MST, "mst", position="set")]},
+                    {"mzone": [c(VORSE, "p1_vorse", position="attack")]})
+DESTROYED = [act("mst", targets=["p1_vorse"]), ev("chain_link_resolved", link=1),
+             ev("card_moved", card="p1_vorse", to=[1, "gy"], reason="destroyed", cause="mst"),
+             ev("card_moved", card="mst", to=[0, "gy"], reason="resolved"), ev("chain_ended")]
+
+
+def test_chain_12_a_trigger_activated_where_its_script_lets_it():
+    """CHAIN-12: Test Watcher's trigger (SetRange LOCATION_GRAVE) activated from the GY."""
+    legal(WATCHING, *DESTROYED, act("watcher", effect_type="trigger"))
+    legal(WATCHING, *DESTROYED, act("watcher_hand", effect_type="trigger"), cards=NO_SCRIPTS)
+
+
+def test_chain_12_a_trigger_activated_from_the_hand_refused():
+    check([WATCHING, *DESTROYED, act("watcher_hand", effect_type="trigger")], "CHAIN-12",
+          "its script's triggers are activated only from the grave")

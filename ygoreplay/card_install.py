@@ -323,7 +323,7 @@ def add_scripts(folder: str | Path, path: Path | None = None) -> tuple[Installed
             conn.execute(f"drop table if exists {EFFECTS_TABLE}")
             conn.execute(f"create table {EFFECTS_TABLE} (id integer, seq integer, types text, code text, "
                          "properties text, categories text, count_limit integer, count_code text, initial integer, "
-                         "condition integer, primary key (id, seq))")
+                         "condition integer, ranges text, primary key (id, seq))")
             conn.executemany(f"insert into {EFFECTS_TABLE} values ({', '.join('?' * len(EFFECTS_COLUMNS))})",
                              [fact.to_row(code, seq) for code, found in sorted(reading.effects.items())
                               for seq, fact in enumerate(found)])

@@ -39,8 +39,9 @@ DEADLINE = 3600.0                      # seconds for a whole folder
 
 _SCRIPT_NAME = re.compile(r"^c(\d{1,10})\.lua$")
 _SETTERS = {"SetType": "types", "SetCode": "code", "SetProperty": "properties", "SetCategory": "categories",
-            "SetCountLimit": "count", "SetCondition": "condition", "SetCost": "condition", "SetTarget": "target"}
-_PREFIXES = {"types": "EFFECT_TYPE_", "properties": "EFFECT_FLAG_", "categories": "CATEGORY_"}
+            "SetCountLimit": "count", "SetCondition": "condition", "SetCost": "condition", "SetTarget": "target",
+            "SetRange": "ranges"}
+_PREFIXES = {"types": "EFFECT_TYPE_", "properties": "EFFECT_FLAG_", "categories": "CATEGORY_", "ranges": "LOCATION_"}
 _OPEN = re.compile(r"\bfunction\b|\bdo\b|\bthen\b|\brepeat\b|[({\[]")
 _CLOSE = re.compile(r"\bend\b|\buntil\b|[)}\]]")
 _STRINGS = re.compile(r"--\[(=*)\[.*?\]\1\]|\[(=*)\[.*?\]\2\]|--[^\n]*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'",
@@ -152,6 +153,7 @@ class _Builder:
         return EffectFact(types=self.values.get("types", ()), code=self.values.get("code", ""),
                           properties=self.values.get("properties", ()), categories=self.values.get("categories", ()),
                           count_limit=count, count_code=count_code, initial=self.initial,
+                          ranges=self.values.get("ranges", ()),
                           condition=self.values.get("condition", False) or (target is not None and target not in plain))
 
 

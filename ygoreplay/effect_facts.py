@@ -5,7 +5,8 @@ with ``SetType`` (activate, ignition, trigger, quick, flip, continuous, field ..
 (the event it answers, or the lasting effect it applies: ``EFFECT_AVOID_BATTLE_DAMAGE``),
 ``SetProperty`` (``EFFECT_FLAG_DAMAGE_STEP``: may be activated in the Damage Step,
 ``EFFECT_FLAG_DELAY``: an "if" trigger that cannot miss the timing), ``SetCategory`` and
-``SetCountLimit``, and whether it has a ``SetCondition`` (a condition only its code decides).
+``SetCountLimit``, ``SetRange`` (where it is activated or applies from), and whether it has a
+``SetCondition`` (a condition only its code decides).
 ``card_scripts`` reads them (never running a script); the installed card
 database keeps them (table ``effects``); ``CardDB.effects(code)`` and the file lookups give them
 to whoever reads rules from them.
@@ -22,9 +23,10 @@ from typing import Iterable
 #: The table of an installed ``cards.cdb`` that keeps them: one row per effect, in script order.
 EFFECTS_TABLE = "effects"
 EFFECTS_COLUMNS = ("id", "seq", "types", "code", "properties", "categories", "count_limit", "count_code", "initial",
-                   "condition")
-#: The columns a database stored before ``condition`` was read holds: its facts read ``condition=None``.
-EFFECTS_COLUMNS_V1 = EFFECTS_COLUMNS[:-1]
+                   "condition", "ranges")
+#: The columns a database stored before ``condition`` and ``ranges`` were read holds: its facts read
+#: ``condition=None`` and no ranges (not known).
+EFFECTS_COLUMNS_V1 = EFFECTS_COLUMNS[:-2]
 
 #: SetType words (EFFECT_TYPE_* without the prefix, lower case) that make an effect of each kind.
 TRIGGER_OPTIONAL, TRIGGER_MANDATORY = "trigger_o", "trigger_f"
@@ -52,6 +54,7 @@ class EffectFact:
     count_code: str = ""                 # what the limit counts by, as written ("id", "{id,1}")
     initial: bool = True
     condition: bool | None = None        # SetCondition present; None: not known
+    ranges: tuple[str, ...] = ()         # SetRange's LOCATION_* names: ("hand", "grave"); (): none or not known
 
     @property
     def kind(self) -> str:
@@ -97,6 +100,8 @@ class EffectFact:
             parts.append("categories " + ",".join(self.categories))
         if self.count_limit:
             parts.append(f"limit {self.count_limit}" + (f" by {self.count_code}" if self.count_code else ""))
+        if self.ranges:
+            parts.append("in " + ",".join(self.ranges))
         if self.condition:
             parts.append("with a condition")
         return " ".join(parts)
@@ -104,18 +109,18 @@ class EffectFact:
     def to_row(self, code: int, seq: int) -> tuple:
         return (code, seq, " ".join(self.types), self.code, " ".join(self.properties), " ".join(self.categories),
                 self.count_limit, self.count_code, int(self.initial),
-                None if self.condition is None else int(self.condition))
+                None if self.condition is None else int(self.condition), " ".join(self.ranges))
 
     @classmethod
     def from_row(cls, row: Iterable) -> EffectFact:
         """A row of ``EFFECTS_COLUMNS`` after ``id, seq``, or of ``EFFECTS_COLUMNS_V1`` (an older
-        database: its condition is not known); a value of the wrong type reads as empty."""
+        database: its conditions and ranges are not known); a value of the wrong type reads as empty."""
         types, code, properties, categories, limit, count_code, initial, *rest = row
-        condition = rest[0] if rest else None
+        condition, ranges = (list(rest) + [None, None])[:2]
         return cls(_words(types), code if isinstance(code, str) else "", _words(properties), _words(categories),
                    limit if isinstance(limit, int) and not isinstance(limit, bool) else 0,
                    count_code if isinstance(count_code, str) else "", bool(initial),
-                   bool(condition) if isinstance(condition, int) else None)
+                   bool(condition) if isinstance(condition, int) else None, _words(ranges))
 
 
 #: Events of the Damage Step: an effect answering one is activated there (Kuriboh).

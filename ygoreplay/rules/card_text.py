@@ -30,6 +30,8 @@
 * **An effect that is never activated** (EFF-03, EFF-07): a monster whose script declares no
   effect that is activated (only lasting Continuous effects, EFF-03, or summoning procedures and
   other rule effects, EFF-07) has no effect to activate.
+* **No trigger from a hidden zone** (CHAIN-12): a card in the hand whose script's activated
+  effects are all ``field`` triggers with a ``SetRange`` that is not the hand activates none.
 
 The state keeps (``state.card_text``): the triggers owed ``{card: [what happened, field visits,
 zone]}``, the uses this turn and this duel ``{key: count}``, the chain links whose use an
@@ -42,7 +44,7 @@ from __future__ import annotations
 import re
 
 from ..effect_facts import HELPER, EffectFact
-from ..events import BANISHED, FACE_UP_POSITIONS, FZONE, GY, MZONE, SZONE, Activated, Event
+from ..events import BANISHED, FACE_UP_POSITIONS, FZONE, GY, HAND, MZONE, SZONE, Activated, Event
 from ..i18n import N_, say
 from ..state import Card, DuelState
 from .base import fail
@@ -206,6 +208,14 @@ def activation(state: DuelState, ev: Activated, card: Card, player: int) -> tupl
     gives = state.card_text[GIVEN] or any(not f.initial and f.kind in _ACTIVATED_KINDS for f in facts)
     if not _read(facts) or gives or may_be_given(state, card):
         return None, blocks, gives
+    if ev.effect_type is not None and card.zone == HAND:
+        activated = [f for f in facts if f.kind in _ACTIVATED_KINDS or f.kind == "activate"]
+        if activated and all(f.kind == "trigger" and "field" in f.types and "single" not in f.types and f.ranges
+                             and "hand" not in f.ranges for f in activated):
+            fail(state, ev, "CHAIN-12", say("{name} is in the hand: its script's triggers are activated only from "
+                                            "the {ranges} (SetRange), not from a hidden zone", name=card.name,
+                                            ranges=", ".join(sorted({r for f in activated for r in f.ranges}))))
+            return None, blocks, gives
     if ev.effect_type is not None and card.facts.is_monster and not any(
             f.kind in _ACTIVATED_KINDS or f.kind == "activate" for f in facts):
         procedure = any(f.kind == HELPER or f.applies("EFFECT_SPSUMMON_PROC", "EFFECT_SUMMON_PROC") for f in facts)

@@ -683,8 +683,8 @@ TABLE: tuple[Rule, ...] = (
              "rules/chain.py", "test_rules_chain.py::test_spell_04_trap_04_resolved_cards_leave_or_stay",
              "test_rules_chain.py::test_spell_04_trap_04_resolved_card_left_on_field_refused"),
     card_text("TRAP-05", "A Continuous Trap applies while face-up; effects it activates later are Speed 2.",
-              "its speed is checked as CHAIN-01; whether it applies only face-up is its lasting effects' SetRange, "
-              "which the reader does not keep"),
+              "its speed is checked as CHAIN-01; when its lasting effects applied is not in the record (events carry "
+              "their results, not which effect applied)"),
     enforced("TRAP-06", "A Counter Trap answers summons, draws and attacks, and a negating one chains directly to what it negates.",
              "rules/chain.py",
              "test_rules_gaps.py::test_trap_06_counter_trap_negates_the_link_it_chains_to",
@@ -712,16 +712,17 @@ TABLE: tuple[Rule, ...] = (
             "its resolution order is CHAIN-05 (test_rules_chain.py::test_chain_05_worked_example_resolves_in_reverse)"),
     applied("CHAIN-08", "Simultaneous triggers build one chain.", "a trigger marked simultaneous may be a later Speed 1 link (CHAIN-02)"),
     card_text("CHAIN-09", "Of several hand cards that would Special Summon themselves at one timing, only one activates.",
-              "which hand cards trigger at a timing is their triggers' SetRange (not kept) and condition (code)"),
+              "which hand cards trigger at a timing is their triggers' condition (code), and that they Special Summon "
+              "themselves is their operation (CATEGORY_SPECIAL_SUMMON is a hint scripts do not always set)"),
     enforced("CHAIN-10", "Summons, Tributes, costs and attack declarations are no activations and cannot be chained to.",
              "rules/battle.py rules/chain.py", "test_rules_battle.py::test_chain_10_attack_after_the_chain_ended",
              "test_rules_battle.py::test_chain_10_attack_declaration_during_a_chain_refused"),
     enforced("CHAIN-11", "A cost is paid on activation, from what the player has, and is not refunded.", "rules/chain.py",
              "test_rules_chain.py::test_chain_11_costs_are_paid_on_activation",
              "test_rules_chain.py::test_chain_11_lp_cost_above_your_lp_refused"),
-    card_text("CHAIN-12", "A trigger cannot activate when its card was in the hand or Deck at the timing.",
-              "where a trigger activates from is its SetRange, which the reader does not keep (a hand trap answers "
-              "from the hand); a trigger on the card's own summon is checked as SUM-12 and SPS-06"),
+    enforced("CHAIN-12", "A trigger cannot activate when its card was in the hand or Deck at the timing.", "rules/card_text.py",
+             "test_rules_card_text.py::test_chain_12_a_trigger_activated_where_its_script_lets_it",
+             "test_rules_card_text.py::test_chain_12_a_trigger_activated_from_the_hand_refused"),
     applied("CHAIN-13", "Chain Link 1 may be of any speed (Counter Traps at summon timings).", "CHAIN-02 and CHAIN-03 refuse nothing at Chain Link 1"),
     # -- 19. Monster effect types ----------------------------------------------------------------
     recorded("EFF-01", "Effect categories: Ignition, Continuous, Trigger, Quick, and other.", "activated records the effect_type"),
