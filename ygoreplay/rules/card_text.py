@@ -171,12 +171,21 @@ _HAPPENED = {"EVENT_SUMMON_SUCCESS": N_("Normal Summoned"), "EVENT_SPSUMMON_SUCC
 
 
 def _blocked_on_field(state: DuelState) -> bool:
-    """A face-up card on the field declares a lasting effect that may stop activations (``BLOCKERS``)."""
+    """A face-up card on the field declares a lasting effect that may stop activations (``BLOCKERS``),
+    or a card in the GY, banished or in the hand one whose ``SetRange`` is where it is."""
     for card in state.cards.values():
-        if card.zone in (MZONE, SZONE, FZONE) and card.position in FACE_UP_POSITIONS:
-            if any(f.code in BLOCKERS for f in script_effects(state, card)):
-                return True
+        facts = script_effects(state, card)
+        if not facts:
+            continue
+        on_field = card.zone in (MZONE, SZONE, FZONE) and card.position in FACE_UP_POSITIONS
+        where = _RANGES.get(card.zone)
+        if any(f.code in BLOCKERS and (on_field or where in f.ranges) for f in facts):
+            return True
     return False
+
+
+#: The SetRange word (LOCATION_* lower case) of a zone off the field.
+_RANGES = {GY: "grave", BANISHED: "removed", HAND: "hand"}
 
 
 # -- TRAP-03, HAND-02: what a card's text allows -----------------------------------------------------
