@@ -287,10 +287,11 @@ def card_db(cards: tuple[str, ...] = ()) -> CardLookup:
     return card_lookup(cards)
 
 
-def load_events(path: str, cards: tuple[str, ...], *, effects: bool = False) -> tuple[list, CardDB]:
-    """Events and card facts of a JSON Lines file (``-`` is standard input); ``effects``: with the
-    effect facts the databases hold, for a check (a record is stored with the card facts alone)."""
-    from ..card_sources import facts_and_effects_of, facts_of
+def load_events(path: str, cards: tuple[str, ...]) -> tuple[list, CardDB]:
+    """Events and card facts of a JSON Lines file (``-`` is standard input), with the effect facts
+    the databases hold: what a check judges with, and what a record or an append stores with the
+    duel (the store keeps them, so its verdict does not change when the scripts do)."""
+    from ..card_sources import facts_and_effects_of
     from ..jsonl import parse_lines, read_events
     lookup = card_db(cards)
     passcode = lookup.passcode
@@ -303,7 +304,7 @@ def load_events(path: str, cards: tuple[str, ...], *, effects: bool = False) -> 
             raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not events:
         raise InputError(f"{path}: no events (the file is empty or holds only comments)")
-    return events, (facts_and_effects_of if effects else facts_of)(events, lookup)
+    return events, facts_and_effects_of(events, lookup)
 
 
 @contextmanager
