@@ -230,3 +230,30 @@ def test_the_service_refuses_what_the_stored_effect_facts_forbid(install, store_
         posted = client.post(f"/duels/{other['id']}/events", json=[*EVENTS, ACTIVATION],
                              headers={"Authorization": f"Bearer {other['tokens']['recorder']}"})
         assert posted.status_code == 200, posted.text
+
+
+def test_a_ygr_body_with_effect_facts_follows_the_schema_and_a_malformed_one_is_refused():
+    from test_replay_file import BODY_SCHEMA, assemble, parts, schema_errors
+
+    from ygoreplay.cards import CardDB, CardFacts
+    from ygoreplay.effect_facts import EffectFact
+    from ygoreplay.exchange import make_replay
+    from ygoreplay.replay_file import ReplayFileError
+
+    cards = CardDB.classic().merged(CardDB([CardFacts(code=WALL, name="Test Wall", type=0x4)])).with_effects(
+        {WALL: (EffectFact(("activate",), "EVENT_ATTACK_ANNOUNCE", ("damage_step",), ("destroy",)),)})
+    replay = make_replay(events(*EVENTS), ["2026-01-01T00:00:00.000Z"] * 3, cards, "judge", b"r" * 32, b"s" * 32)
+    header, body = parts(dumps(replay))
+    assert body["effects"]["cards"] == [[WALL, [["activate", "EVENT_ATTACK_ANNOUNCE", "damage_step", "destroy",
+                                                 0, "", 1]]]]
+    assert schema_errors(BODY_SCHEMA, body) == []
+    assert flags(loads(assemble(header, body)).cards) == [("damage_step",)]
+    older = {**body["effects"], "columns": body["effects"]["columns"][:3],        # a row of fewer columns
+             "cards": [[WALL, [["activate", "EVENT_ATTACK_ANNOUNCE", "damage_step"]]]]}
+    assert loads(assemble(header, {**body, "effects": older})).cards.effects(WALL) == (     # the rest as default
+        EffectFact(("activate",), "EVENT_ATTACK_ANNOUNCE", ("damage_step",)),)
+    for bad in ({"cards": []}, {**body["effects"], "cards": [[VORSE + 1, []]]},
+                {**body["effects"], "cards": [[WALL, "rows"]]}, {**body["effects"], "columns": [["x"]]}):
+        assert schema_errors(BODY_SCHEMA, {**body, "effects": bad}) or bad["cards"][0][0] != WALL
+        with pytest.raises(ReplayFileError, match="body field 'effects'"):
+            loads(assemble(header, {**body, "effects": bad}))

@@ -644,6 +644,7 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
                 or not isinstance(record.get("cards"), list) or not all(isinstance(c, str) for c in record["columns"]):
             raise CardDBError("effect facts are a map of 'columns' and 'cards'")
         columns = record["columns"]
+        default = dict(zip(EFFECTS_COLUMNS[2:], EffectFact().to_row(0, 0)[2:]))   # a column it lacks
         effects: dict[int, tuple[EffectFact, ...]] = {}
         for entry in record["cards"]:
             if not (isinstance(entry, list) and len(entry) == 2 and _is_passcode(entry[0])
@@ -653,7 +654,7 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
             if code not in self._cards or code in effects:
                 raise CardDBError(f"effect facts of passcode {code}: "
                                   f"{'given twice' if code in effects else 'no card facts of it'}")
-            effects[code] = tuple(EffectFact.from_row(tuple(dict(zip(columns, row)).get(name)
+            effects[code] = tuple(EffectFact.from_row(tuple({**default, **dict(zip(columns, row))}[name]
                                                             for name in EFFECTS_COLUMNS[2:])) for row in rows)
         return self.with_effects(effects)
 
