@@ -257,3 +257,21 @@ def test_a_ygr_body_with_effect_facts_follows_the_schema_and_a_malformed_one_is_
         assert schema_errors(BODY_SCHEMA, {**body, "effects": bad}) or bad["cards"][0][0] != WALL
         with pytest.raises(ReplayFileError, match="body field 'effects'"):
             loads(assemble(header, {**body, "effects": bad}))
+
+
+def test_an_imported_edopro_replay_is_stored_with_the_databases_effect_facts(tmp_path):
+    """The importer reads a replay, not scripts: the effect facts the card databases have of its
+    cards are stored with it (and exported with it), not looked up again later."""
+    from conftest import shared_path
+
+    from ygoreplay.effect_facts import HELPER, EffectFact
+    from ygoreplay.yrpx import import_yrpx
+
+    path = next(p for p in sorted(shared_path("real-replays", "edopro").iterdir()) if p.suffix == ".yrpX")
+    cards = import_yrpx(path).cards
+    code = min(cards)
+    helper = (EffectFact((HELPER,), "Spirit.AddProcedure"),)        # leaves every rule undecided
+    with Store(str(tmp_path / "imported.sqlite"), cards.with_effects({code: helper})) as store:
+        done, _agreement = Records(store).import_yrpx(path, None, None)
+        assert store.load(done.id).cards.effects(code) == helper and store.verify(done.id).ok
+        assert loads(dumps(Records(store).export(done.id))).cards.effects(code) == helper
