@@ -153,9 +153,11 @@ def test_altered_effect_facts_fail_verify_and_refuse_an_append(install, store_ur
         with Store(store_url) as reader:
             result = reader.verify(duel)
             assert not result.ok and "effect facts" in result.problem, result
-        with Store(store_url, install(NOT_IN_DAMAGE_STEP)) as writer, \
-                pytest.raises(VerificationError, match="effect facts"):
-            writer.append(duel, events(ACTIVATION))
+        with Store(store_url, install(NOT_IN_DAMAGE_STEP)) as writer:
+            with pytest.raises(VerificationError, match="effect facts"):
+                writer.append(duel, events(ACTIVATION))
+            with pytest.raises(VerificationError, match="effect facts"):
+                Records(writer).export(duel)           # nothing leaves the store from it
     _set_state(store_url, f"{duel}/cards", 3, original)
     with Store(store_url) as reader:
         assert reader.verify(duel).ok
@@ -204,9 +206,10 @@ def test_the_command_line_records_with_the_installed_effect_facts(install, tmp_p
 SERVICE_ADMIN = "stored-effects-organiser-token-0123456789abcdef"
 
 
-def test_the_service_refuses_what_the_stored_effect_facts_forbid(install, store_url):
+def test_the_service_refuses_what_the_stored_effect_facts_forbid(install, store_url, tmp_path):
     """Through HTTP: the duel's Trap may not be activated in the Damage Step by the scripts it was
-    recorded with, before and after the installed scripts change; verify holds."""
+    recorded with, before and after the installed scripts change, nor in another store its judge
+    file is uploaded to; verify holds."""
     from fastapi.testclient import TestClient
 
     from ygoreplay.access import digest
@@ -230,6 +233,18 @@ def test_the_service_refuses_what_the_stored_effect_facts_forbid(install, store_
         posted = client.post(f"/duels/{other['id']}/events", json=[*EVENTS, ACTIVATION],
                              headers={"Authorization": f"Bearer {other['tokens']['recorder']}"})
         assert posted.status_code == 200, posted.text
+        judge_file = client.get(f"/duels/{duel['id']}/replay.ygr?view=judge", headers=judge)
+        assert judge_file.status_code == 200 and flags(loads(judge_file.content).cards) == [()]
+    # the judge file uploaded to another store, where the scripts allow it: refused all the same
+    backend = "postgresql" if store_url.startswith("postgresql") else "sqlite"
+    with fresh_url(backend, tmp_path / "elsewhere.sqlite", "e") as elsewhere, \
+            TestClient(create_app(Store(elsewhere, install(IN_DAMAGE_STEP), concurrent=True),
+                                  digest(SERVICE_ADMIN))) as client:
+        uploaded = client.post("/uploads", content=judge_file.content, headers=admin)
+        assert uploaded.status_code == 201, uploaded.text
+        refused = client.post(f"/duels/{uploaded.json()['id']}/events", json=[ACTIVATION],
+                              headers={"Authorization": f"Bearer {uploaded.json()['tokens']['recorder']}"})
+        assert refused.status_code == 422 and refused.json()["rule"] == "BATTLE-09", refused.text
 
 
 def test_a_ygr_body_with_effect_facts_follows_the_schema_and_a_malformed_one_is_refused():
