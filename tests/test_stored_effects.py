@@ -100,6 +100,7 @@ def test_the_application_records_with_the_effect_facts_and_keeps_judging_with_th
         report = open_source(allowed.id, store, card_lookup(environment={}, installs=())).audit()
         assert report.violations == [] and store.state_at(allowed.id).chain, "the activation stands"
         assert flags(store.load(allowed.id).cards) == [("damage_step",)]
+        assert flags(store.load(records.branch(allowed.id, 2)).cards) == [("damage_step",)]
         records.append(allowed.id, events({"kind": "judge_note", "judge": "J", "note": "checked"}))
     # .ygr out and in: the file carries them, the other store keeps them, whatever it has installed
     for replay, expected in ((judge_file, [("damage_step",)]), (strict_file, [()])):

@@ -422,8 +422,9 @@ def _check_postgres(env: dict, schema: str, name: str, readonly: bool, create: b
 class Store:
     """Duels recorded as event streams: record, append, read, rewind, branch, roll back, verify.
 
-    ``cards`` supplies the facts of cards an append names for the first time (the duel keeps
-    them from then on). ``key`` signs what is written (default: the organiser key, created on the
+    ``cards`` supplies the facts of cards an append names for the first time, with their effect
+    facts (``CardDB.effects``: a ``card_lookup`` has the installed scripts'); the duel keeps both
+    from then on. ``key`` signs what is written (default: the organiser key, created on the
     first write); ``trust`` adds public keys whose signatures are accepted besides ``key``'s.
     ``readonly`` opens an existing store and changes nothing; ``create=False`` refuses a store
     that does not exist yet. ``concurrent`` (the service) lets many threads append at once: the
@@ -517,7 +518,8 @@ class Store:
         With ``check`` (recording) the events are checked like ``check`` does and the duel keeps
         the legal prefix before the first violation (no duel at all when that prefix is empty and
         there were events); without (importing a record) every event is kept and what the rules
-        say of them is the audit's business. ``root``, ``secret``, ``created`` and ``times`` keep
+        say of them is the audit's business. ``cards`` given are taken before the store's, each
+        card with exactly the effect facts given with it (a ``.ygr`` file's own). ``root``, ``secret``, ``created`` and ``times`` keep
         those of an imported record; by default they are new. ``attachments`` are written with
         the duel, in the same transaction (the service's access record: ``attachment``).
         ``kind`` names the stream's kind (``KINDS``: a match is a stream of its own kind);
