@@ -390,8 +390,9 @@ class Records:
             return Recorded(info.id, len(result.events), info.events, skipped=True), None
         agreement = fold_and_compare(result)
         source = {"format": EDOPRO.name, "file": path.name, "size": path.stat().st_size, "sha256": digest}
+        cards = _scripted(result.cards, names if names is not None else self.store.cards)
         duel_id, stored, _ = self.store.record(result.events, title or path.name, times=result.times,
-                                               cards=result.cards, check=False, source=source)
+                                               cards=cards, check=False, source=source)
         info = DuelInfo(duel_id, title or path.name, "", None, None, stored, {}, source)
         known[digest] = info
         return Recorded(duel_id, len(result.events), stored, violations=agreement.violations,
@@ -436,6 +437,16 @@ class Records:
         if until:
             duels = [d for d in duels if d.created[:len(until)] <= until]
         return duels
+
+
+def _scripted(cards: CardDB, lookup: object) -> CardDB:
+    """An imported duel's card facts with the effect facts ``lookup`` (the card databases) has of
+    those that carry none: the importer reads a replay, not the cards' scripts, and the duel is
+    stored and exported with what they said when it was imported."""
+    reader = getattr(lookup, "effects", None)
+    if reader is None:
+        return cards
+    return cards.with_effects({code: found for code in cards if not cards.effects(code) and (found := reader(code))})
 
 
 def _says_witnessed(events: list[Event]) -> bool:
@@ -528,7 +539,8 @@ def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, r
             result = import_yrpx(path, names=names)
             agreement = fold_and_compare(result)
             target.parent.mkdir(parents=True, exist_ok=True)
-            write(target, make_replay(result.events, result.times, result.cards, "judge", secrets.token_bytes(32),
+            write(target, make_replay(result.events, result.times, _scripted(result.cards, names), "judge",
+                                      secrets.token_bytes(32),
                                       secrets.token_bytes(32),
                                       {"title": checked(title or path.name, "the title", 500),
                                        "players": list(result.players)},
