@@ -61,6 +61,10 @@ RULE_FACTS: dict[str, tuple[Callable[[EffectFact], bool], str]] = {
 NOT_ITS_OWN = ("PRIO-", "TURN-", "LOG-", "SUM-01", "WIN-", "SETUP-", "DECK-")
 
 
+#: What ends the resolving link's events (``engine_authority`` cites them from that link).
+_LINK_DONE = frozenset(("chain_link_negated", "chain_ended"))
+
+
 @dataclass
 class Authority:
     """What the engine's authority did to an import: events cited, explained or not."""
@@ -81,8 +85,15 @@ def engine_authority(result: ImportResult, effects: Effects | None = None) -> Au
     history = History(result.cards, audit=True)
     events = result.events
     done = Authority()
+    resolving_link: tuple[str, int] | None = None
     for k, event in enumerate(events):
         chain = [(link.card, link.number) for link in history.state.chain]
+        if event.kind == "chain_link_resolved" and 1 <= event.link <= len(chain):
+            resolving_link = chain[event.link - 1]
+        elif event.kind in _LINK_DONE:
+            resolving_link = None
+        elif resolving_link is not None:
+            chain.append(resolving_link)              # the events after its chain_link_resolved are its
         resolving = history.state.resolving
         seen = len(history.violations)
         state = history.append(event)
