@@ -12,7 +12,8 @@ card behind it in this order:
    ``EFFECT_AVOID_BATTLE_DAMAGE``). Looked at first: the event's cause, the card it names, its
    materials, Tributes and targets, the chain's links (newest first), the attacker and the attack
    target, then every face-up card on the field;
-2. **the stream**: the card whose effect was resolving, else the newest open chain link's card,
+2. **the stream**: the card whose effect was resolving (the cause, else the link whose
+   ``chain_link_resolved`` the event follows), else the newest open chain link's card,
    else the card the event names when its own text may allow it (the card activated, summoned,
    moved: not for a rule of the turn's structure or a player's count, ``NOT_ITS_OWN``);
 3. **unexplained**: else the cite says so (``events.UNEXPLAINED``), for a judge to review; it
