@@ -134,7 +134,8 @@ def test_a_material_whose_name_was_missed_is_not_called_at_the_summon_it_is_for(
     record = _missed("GG_Psy_nouv_2__vs_IA_DM_3.yrpX", "p0.x4")
     report = audit(record, source.cards)
     assert report.violations == []
-    used = next(k for k, e in enumerate(record) if e.kind == "card_moved" and e.card == "p0.x4" and e.reason == "material")
+    used = next(k for k, e in enumerate(record)
+                if e.kind == "card_moved" and e.card == "p0.x4" and e.reason == "material")
     summon = next(k for k in range(used, len(record)) if record[k].kind == "special_summoned")
     assert (summon, "CARD-07") in [(u.index, u.rule) for u in report.history.undecided]
 
