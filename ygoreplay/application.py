@@ -509,9 +509,10 @@ class Imported:
 
 def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, records: Records | None = None,
                        known: dict | None = None, target: Path | None = None,
-                       key: OrganiserKey | None = None) -> Imported:
+                       key: OrganiserKey | None = None, batch: bool = False) -> Imported:
     """Import one EDOPro replay into the store (``records``), or write it as a signed judge file
-    (``target``, with ``key``). A replay that cannot be imported is reported, not raised."""
+    (``target``, with ``key``; one of a ``batch``: ``replay_file.write``). A replay that cannot be
+    imported is reported, not raised."""
     from .replay_file import write
     from .yrpx import fold_and_compare, import_yrpx
     outcome = Imported(path.name)
@@ -531,7 +532,8 @@ def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, r
                                       secrets.token_bytes(32),
                                       {"title": checked(title or path.name, "the title", 500),
                                        "players": list(result.players)},
-                                      {"format": "yrpX", "file": path.name, "size": path.stat().st_size}), key)
+                                      {"format": "yrpX", "file": path.name, "size": path.stat().st_size}), key,
+                  batch=batch)
             outcome.events_read = outcome.events_stored = len(result.events)
     except InputError as exc:
         detail = getattr(exc, "detail", None) or str(exc)
@@ -558,11 +560,21 @@ def import_replay_files(files: list[Path], targets: list[Path], names: CardDB | 
     as it is ready. Workers ignore Ctrl-C: on an interrupt the caller's ``KeyboardInterrupt``
     stops the iteration, the files not started are cancelled and those being written are
     finished (every file is written whole or not at all, ``write_atomic``). Close the iterator
-    (``contextlib.closing``) to wait for them."""
+    (``contextlib.closing``) to wait for them. The renames are made durable once, at the end, for
+    every target folder (``files.sync_folders``): a crash before may leave a file out, never half."""
+    from .files import sync_folders
+    try:
+        yield from _import_batch(files, targets, names, title, key, cards, jobs)
+    finally:
+        sync_folders(targets)
+
+
+def _import_batch(files: list[Path], targets: list[Path], names: CardDB | None, title: str | None,
+                  key: OrganiserKey, cards: tuple[str, ...] | None, jobs: int) -> Iterator[Imported]:
     with _few_collections():
         if jobs <= 1 or len(files) < 2:
             for path, target in zip(files, targets):
-                yield import_replay_file(path, names, title, target=target, key=key)
+                yield import_replay_file(path, names, title, target=target, key=key, batch=True)
             return
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -615,7 +627,7 @@ def cpus() -> int:
 
 
 def _import_in_worker(path: Path, title: str | None, target: Path) -> Imported:
-    return import_replay_file(path, _worker["names"], title, target=target, key=_worker["key"])
+    return import_replay_file(path, _worker["names"], title, target=target, key=_worker["key"], batch=True)
 
 
 def record_file(events: list[Event], cards: CardDB, view: str, title: str) -> ReplayFile:

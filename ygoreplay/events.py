@@ -1072,12 +1072,13 @@ def from_trusted_dict(data: dict, where: str = "") -> Event:
         required, convert = _TRUSTED.get(cls) or _trusted_plan(cls)
         if not required.issubset(data):
             raise KeyError(required)
-        if convert:
-            data = dict(data)
-            for name, build in convert:
-                value = data.get(name)
-                if value is not None:
-                    data[name] = build(value)
+        built = None
+        for name, build in convert:
+            value = data.get(name)
+            if value is not None:
+                if built is None:
+                    built = data = dict(data)
+                data[name] = build(value)
         return (_MAKERS.get(cls) or _maker(cls))(data)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
         return from_dict(data, where)
@@ -1089,20 +1090,21 @@ _MAKERS: dict[type, Callable[[Mapping[str, Any]], Event]] = {}
 
 def _maker(cls: type[Event]) -> Callable[[Mapping[str, Any]], Event]:
     """``cls(**values)`` without the frozen dataclass's ``__init__``, which sets each of up to
-    twenty fields through ``object.__setattr__`` (half of decoding an event): every slot set
-    through its descriptor, an absent field to its default (all are immutable constants).
-    Other keys (``kind``, ``v``) are ignored; the caller makes sure required fields are there."""
-    setters = tuple((f.name, _slot(cls, f.name).__set__, _default(f)) for f in _FIELDS[cls])
-    new = object.__new__
-
-    def make(values: Mapping[str, Any]) -> Event:
-        event = new(cls)
-        get = values.get
-        for name, put, default in setters:
-            put(event, get(name, default))
-        return event
-
-    _MAKERS[cls] = make
+    twenty fields through ``object.__setattr__`` (half of decoding an event): each slot is set
+    through its descriptor, an absent field to its default (all are immutable constants), in
+    straight-line code written once per class, as ``dataclasses`` writes ``__init__``. Other keys
+    (``kind``, ``v``) are ignored; the caller makes sure the required fields are there."""
+    fields = _FIELDS[cls]
+    bound: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    lines = []
+    for i, f in enumerate(fields):
+        bound[f"set{i}"], bound[f"default{i}"] = _slot(cls, f.name).__set__, _default(f)
+        lines.append(f"    set{i}(event, get({f.name!r}, default{i}))")
+    source = (f"def make(values, {', '.join(f'{name}={name}' for name in bound)}):\n"
+              "    event = new(cls)\n    get = values.get\n" + "\n".join(lines) + "\n    return event\n")
+    made: dict[str, Any] = {}
+    exec(source, dict(bound), made)         # noqa: S102 - our own field names, as dataclasses does
+    _MAKERS[cls] = make = made["make"]
     return make
 
 

@@ -32,6 +32,15 @@ def facts_for(state: DuelState, ev: Event, code: int) -> CardFacts:
     return facts
 
 
+def _facts_of(state: DuelState, ev: Event, codes: tuple[int, ...]) -> list[CardFacts]:
+    """``facts_for`` of each passcode of a deck: looked up at once when the record knows them all."""
+    get = state.db.get
+    facts = [get(code) for code in codes]
+    if 0 in codes or any(f is None for f in facts):   # an unknown card (0), or a passcode without facts
+        return [facts_for(state, ev, code) for code in codes]
+    return facts
+
+
 @handles(DuelStarted)
 def duel_started(state: DuelState, ev: DuelStarted) -> None:
     if state.started:
@@ -85,7 +94,7 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
         impossible(state, ev, "LOG-03", say("player {player} has already registered a deck", player=player))
     if state.turn or any(s.hand for s in state.sides):
         impossible(state, ev, "LOG-03", N_("decks are registered before the opening hands are drawn"))
-    main, extra, side_cards = ([facts_for(state, ev, c) for c in part] for part in (ev.main, ev.extra, ev.side))
+    main, extra, side_cards = (_facts_of(state, ev, part) for part in (ev.main, ev.extra, ev.side))
     if ev.unordered and 0 in (*ev.main, *ev.extra, *ev.side):
         impossible(state, ev, "LOG-05", N_("a registered decklist (unordered) names every card; 0 is an unknown "
                                            "one"))
@@ -104,17 +113,18 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
         state.unknowns = True
         side.listed = [list(ev.main), list(ev.extra)]
         main, extra = [state.unknown] * len(main), [state.unknown] * len(extra)
+    cards, deck, extra_deck = state.cards, side.deck, side.extra
     for i, facts in enumerate(main):
-        card = Card(f"p{player}.m{i}", player, facts, DECK)
+        card_id = f"p{player}.m{i}"
+        card = cards[card_id] = Card(card_id, player, facts, DECK)
         card.pile = "main"
-        state.cards[card.id] = card
-        side.deck.append(card.id)
+        deck.append(card_id)
     for i, facts in enumerate(extra):
-        card = Card(f"p{player}.x{i}", player, facts, EXTRA)
+        card_id = f"p{player}.x{i}"
+        card = cards[card_id] = Card(card_id, player, facts, EXTRA)
         card.position = FACEDOWN
         card.pile = "extra"
-        state.cards[card.id] = card
-        side.extra.append(card.id)
+        extra_deck.append(card_id)
     side.side_deck = ev.side
     side.registered = True
     side.order_known = not ev.unordered and 0 not in ev.main     # ids of unknown cards are only names
