@@ -100,9 +100,11 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
                                            "one"))
     if state.decks_checked:                  # a duel option may say the room did not (CONF-01)
         # An unknown card counts toward the sizes, as a card of its own for the 3-copy limit.
-        unknown = iter(range(-1, -1 - len(main) - len(extra) - len(side_cards), -1))
-        for problem in deck_problems(*([next(unknown) if f.code == 0 else f for f in part]
-                                       for part in (main, extra, side_cards)), separate_tokens=True):
+        parts = (main, extra, side_cards)
+        if 0 in ev.main or 0 in ev.extra or 0 in ev.side:
+            unknown = iter(range(-1, -1 - len(main) - len(extra) - len(side_cards), -1))
+            parts = tuple([next(unknown) if f.code == 0 else f for f in part] for part in parts)
+        for problem in deck_problems(*parts, separate_tokens=True):
             fail(state, ev, *problem)
     if state.banlist is not None:            # DECK-08: named by the duel, it is held to it
         name, _, limits, whitelist = state.banlist
