@@ -18,8 +18,8 @@ The wall time is split as ``ygoreplay import FOLDER -o OUT`` spends it, each pha
 ``time.perf_counter``: *read* (``read_yrpx``: header, LZMA, packets, the embedded YRP1), *map*
 (the message stream to our events and card facts), *check* (the one auditing fold and the
 comparison with every state packet, ``fold_and_compare``) and *write* (the signed judge ``.ygr``,
-written as the command writes it, to a temporary folder: one of a batch, its folder synced once
-at the end). Right before each file is imported, a stdlib decode of it is timed (``stdlib_decode``:
+written as the command writes it, to a temporary folder: under a temporary name, committed
+with the batch's others every ``COMMIT_EVERY`` files, ``files.commit``). Right before each file is imported, a stdlib decode of it is timed (``stdlib_decode``:
 read, LZMA, the packets split, the embedded YRP1 decompressed: what any reader must do); ``import -o``
 ÷ that, over the files both read, is issue 25's figure (goal at most 2x), printed with read + map
 alone ÷ the same. *Decode* is read + map: turning the
@@ -47,8 +47,9 @@ from ygoreplay.yrpx import engine_check
 from ygoreplay.application import cpus, import_replay_files
 from ygoreplay.yrpx.engine_check import EngineAgreement
 from ygoreplay.exchange import make_replay
-from ygoreplay.files import sync_folders
-from ygoreplay.replay_file import write
+from ygoreplay.application import COMMIT_EVERY
+from ygoreplay.files import commit
+from ygoreplay.replay_file import write_pending
 from ygoreplay.signing import OrganiserKey
 from ygoreplay.yrpx import ImportResult, YrpxError, import_yrpx, read_yrpx
 
@@ -106,14 +107,14 @@ def _stdlib_body(data: bytes) -> bytes:
     return lzma.LZMADecompressor(format=lzma.FORMAT_ALONE).decompress(stream, max_length=size)
 
 
-def write_judge_file(result: ImportResult, folder: Path, key: OrganiserKey) -> None:
-    """The signed judge file ``import -o`` writes for one import (same call, same arguments:
-    one of a batch, whose folder ``sync_folders`` makes durable at its end)."""
-    write(folder / (Path(result.path or "replay").stem + ".ygr"),
+def write_judge_file(result: ImportResult, folder: Path, key: OrganiserKey) -> tuple[str, Path]:
+    """The signed judge file ``import -o`` writes for one import (same call, same arguments),
+    pending until its batch is committed (``files.commit``)."""
+    return write_pending(folder / (Path(result.path or "replay").stem + ".ygr"),
           make_replay(result.events, result.times, result.cards, "judge", secrets.token_bytes(32),
                       secrets.token_bytes(32), {"title": Path(result.path or "replay").name,
                                                 "players": list(result.players)},
-                      {"format": "yrpX", "file": Path(result.path or "replay").name}), key, batch=True)
+                      {"format": "yrpX", "file": Path(result.path or "replay").name}), key)
 
 
 def parallel(files: list[Path], key: OrganiserKey, jobs: int, expected: dict[str, tuple]) -> tuple[float, bool]:
@@ -158,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     width = max(len(p.name) for p in files)
     print(f"{'file'.ljust(width)}  events  LP   winner  engine    violations")
     baseline = both = 0.0                         # the stdlib decode, and import -o, of the files both read
+    pending: list[tuple[str, Path]] = []          # written, committed every COMMIT_EVERY files
     for path in files:
         s0 = clock()
         try:
@@ -185,7 +187,10 @@ def main(argv: list[str] | None = None) -> int:
         lp_ok, winner_ok, rules, violations, crash, overrides, engine = check(result)
         t3 = clock()
         spent["check"] += t3 - t2
-        write_judge_file(result, Path(out.name), key)
+        pending.append(write_judge_file(result, Path(out.name), key))
+        if len(pending) == COMMIT_EVERY:
+            commit(pending)
+            pending = []
         t4 = clock()
         spent["write"] += t4 - t3
         cpu_spent += cpu() - c0
@@ -217,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
             for note in result.notes:
                 print(f"    note: {note}")
     t5 = clock()
-    sync_folders([Path(out.name) / "any.ygr"])    # the batch's one folder sync
+    commit(pending)                               # the last files of the batch
     spent["write"] += clock() - t5
     both += clock() - t5
     out.cleanup()

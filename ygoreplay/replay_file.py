@@ -41,6 +41,7 @@ from . import chain as chainlib
 from .cards import CardDB, CardDBError, CardFacts, unnamed
 from .errors import InputError
 from .events import Event, EventFormatError, from_dict
+from . import files
 from .files import read_limited, write_atomic
 from .passcodes import referenced_codes
 from .signing import PUBLIC_SIZE, SIGNATURE_SIZE, OrganiserKey, PublicKey
@@ -177,12 +178,15 @@ def file_mode(replay: ReplayFile) -> int:
     return 0o600 if replay.view == "judge" else 0o644
 
 
-def write(path: str | Path, replay: ReplayFile, key: OrganiserKey | None = None, *, batch: bool = False) -> int:
-    """Write the file whole or not at all (a temporary name, then a rename); returns its size.
-    One of a ``batch`` (``import -o``) is compressed at ``BATCH_PRESET`` and leaves its folder's
-    sync to the batch's end (``files.sync_folders``)."""
-    return write_atomic(path, dumps(replay, key, preset=BATCH_PRESET if batch else None), file_mode(replay),
-                        sync_folder=not batch)
+def write(path: str | Path, replay: ReplayFile, key: OrganiserKey | None = None) -> int:
+    """Write the file whole or not at all (a temporary name, then a rename); returns its size."""
+    return write_atomic(path, dumps(replay, key), file_mode(replay))
+
+
+def write_pending(path: str | Path, replay: ReplayFile, key: OrganiserKey) -> tuple[str, Path]:
+    """One file of a batch (``import -o``): compressed at ``BATCH_PRESET`` and written under a
+    temporary name, which ``files.commit`` makes durable and renames with the batch's others."""
+    return files.write_pending(path, dumps(replay, key, preset=BATCH_PRESET), file_mode(replay))
 
 
 #: LZMA's preset for a file written alone: the smallest (the committed samples are written at it).
