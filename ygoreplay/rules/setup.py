@@ -34,9 +34,8 @@ def facts_for(state: DuelState, ev: Event, code: int) -> CardFacts:
 
 def _facts_of(state: DuelState, ev: Event, codes: tuple[int, ...]) -> list[CardFacts]:
     """``facts_for`` of each passcode of a deck: looked up at once when the record knows them all."""
-    get = state.db.get
-    facts = [get(code) for code in codes]
-    if 0 in codes or any(f is None for f in facts):   # an unknown card (0), or a passcode without facts
+    facts = None if 0 in codes else state.db.facts_of(codes)
+    if facts is None:                             # an unknown card (0), or a passcode without facts
         return [facts_for(state, ev, code) for code in codes]
     return facts
 
