@@ -281,11 +281,8 @@ def player_hint(player: int, kind: int, desc: int) -> bytes:
     return packet(MSG_PLAYER_HINT, struct.pack("<BBQ", player, kind, desc))
 
 
-def skip_stream(first: bytes, second: bytes, end_of_turn: bytes = b"", third: bytes = b"", again: bool = False) -> bytes:
-    """Player 0 resolves two links on turn 1 (``first`` then ``second``); on turn 3 EDOPro goes from
-    the new turn straight to the Standby Phase: the Draw Phase was skipped. ``third``: links of
-    player 0 in turn 3; ``again``: turn 4 (player 1 draws and summons) and turn 5, skipped too.
-    Player 1 then wins."""
+def opening() -> bytes:
+    """Both Decks of Effect Monsters, both opening hands, turn 1 of player 0 up to Main Phase 1."""
     d0, d1 = DECKS[0][0], DECKS[1][0]
     out = packet(MSG_START, struct.pack("<BII4H", 0, 8000, 8000, 40, 0, 40, 0))
     out += refresh(0, DECK_LOC, d0, EFFECT_MONSTER) + refresh(1, DECK_LOC, d1, EFFECT_MONSTER)
@@ -293,6 +290,16 @@ def skip_stream(first: bytes, second: bytes, end_of_turn: bytes = b"", third: by
     out += packet(MSG_NEW_TURN, bytes([0]))
     for phase in (0x1, 0x2, 0x4):
         out += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    return out
+
+
+def skip_stream(first: bytes, second: bytes, end_of_turn: bytes = b"", third: bytes = b"", again: bool = False) -> bytes:
+    """Player 0 resolves two links on turn 1 (``first`` then ``second``); on turn 3 EDOPro goes from
+    the new turn straight to the Standby Phase: the Draw Phase was skipped. ``third``: links of
+    player 0 in turn 3; ``again``: turn 4 (player 1 draws and summons) and turn 5, skipped too.
+    Player 1 then wins."""
+    d0, d1 = DECKS[0][0], DECKS[1][0]
+    out = opening()
     summoned = d0[::-1][4]                              # 5011 (hand seq 4): two draws must fit the hand
     out += packet(MSG_MOVE, struct.pack("<I", summoned) + loc(0, HAND, 4, 0xA) + loc(0, 0x04, 2, 0x1) + struct.pack("<I", 0))
     out += packet(MSG_SUMMONING, struct.pack("<I", summoned) + loc(0, 0x04, 2, 0x1)) + packet(MSG_SUMMONED, b"")

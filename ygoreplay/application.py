@@ -30,6 +30,7 @@ from .checking import (  # noqa: F401  (check and the result shapes: the applica
 from .errors import Forbidden, InputError, VerificationError
 from .events import ENTERED_BY, DuelStarted, Event, from_dict
 from .exchange import make_replay
+from .formats import EDOPRO
 from .receipts import Promise, Receipt, Witness, behind, issue, verify as verify_heads
 from .replay_file import ReplayFile, verify_chain
 from .rules import AuditReport, RuleViolation, audit
@@ -388,9 +389,10 @@ class Records:
             info = known[digest]
             return Recorded(info.id, len(result.events), info.events, skipped=True), None
         agreement = fold_and_compare(result)
-        source = {"format": "yrpX", "file": path.name, "size": path.stat().st_size, "sha256": digest}
+        source = {"format": EDOPRO.name, "file": path.name, "size": path.stat().st_size, "sha256": digest}
+        cards = _scripted(result.cards, names if names is not None else self.store.cards)
         duel_id, stored, _ = self.store.record(result.events, title or path.name, times=result.times,
-                                               cards=result.cards, check=False, source=source)
+                                               cards=cards, check=False, source=source)
         info = DuelInfo(duel_id, title or path.name, "", None, None, stored, {}, source)
         known[digest] = info
         return Recorded(duel_id, len(result.events), stored, violations=agreement.violations,
@@ -435,6 +437,16 @@ class Records:
         if until:
             duels = [d for d in duels if d.created[:len(until)] <= until]
         return duels
+
+
+def _scripted(cards: CardDB, lookup: object) -> CardDB:
+    """An imported duel's card facts with the effect facts ``lookup`` (the card databases) has of
+    those that carry none: the importer reads a replay, not the cards' scripts, and the duel is
+    stored and exported with what they said when it was imported."""
+    reader = getattr(lookup, "effects", None)
+    if reader is None:
+        return cards
+    return cards.with_effects({code: found for code in cards if not cards.effects(code) and (found := reader(code))})
 
 
 def _says_witnessed(events: list[Event]) -> bool:
@@ -529,11 +541,11 @@ def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, r
             result = import_yrpx(path, names=names)
             agreement = fold_and_compare(result)
             target.parent.mkdir(parents=True, exist_ok=True)
-            replay = make_replay(result.events, result.times, result.cards, "judge", secrets.token_bytes(32),
-                                 secrets.token_bytes(32),
+            replay = make_replay(result.events, result.times, _scripted(result.cards, names), "judge",
+                                 secrets.token_bytes(32), secrets.token_bytes(32),
                                  {"title": checked(title or path.name, "the title", 500),
                                   "players": list(result.players)},
-                                 {"format": "yrpX", "file": path.name, "size": path.stat().st_size})
+                                 {"format": EDOPRO.name, "file": path.name, "size": path.stat().st_size})
             if batch:
                 outcome.pending = write_pending(target, replay, key)
             else:

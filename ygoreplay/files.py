@@ -200,26 +200,3 @@ def _sync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
-
-
-# -- what a duel file is, from its name or first bytes (``check`` asks before importing a reader) --
-
-def is_edopro_replay(path: Path) -> bool:
-    """An EDOPro or YGOPro replay, by its name or its first four bytes (``yrpX``, ``yrp1``)."""
-    if path.suffix.lower() in (".yrpx", ".yrp"):
-        return True
-    try:
-        with path.open("rb") as f:
-            return f.read(4) in (b"yrpX", b"yrp1")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-
-
-def is_replay_file(path: Path) -> bool:
-    """A .ygr name or the magic's first byte (0x89, never the start of UTF-8 text) means a replay
-    file, so a damaged one is reported as such (bad magic, truncated…), not as bad JSON Lines."""
-    try:
-        with path.open("rb") as f:
-            return f.read(1) == b"\x89" or path.suffix.lower() == ".ygr"
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None

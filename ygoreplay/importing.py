@@ -60,10 +60,8 @@ Check = Callable[[ImportResult], "tuple[Any, AuditReport]"]
 
 
 class ReplayImporter(Protocol):
-    """A replay format we import: its file suffixes, the import, and its own board check."""
-
-    name: str
-    suffixes: tuple[str, ...]
+    """A replay format we import: the import, and its own board check (its name, suffixes and
+    magic bytes are registered in ``formats``)."""
 
     def import_file(self, path_or_bytes: str | os.PathLike[str] | bytes, *, names: CardDB | None = None) -> ImportResult:
         """The duel as our events; raises an ``InputError`` naming what and where for a file it cannot import."""

@@ -112,11 +112,21 @@ def read_events(path: str | Path, passcode: Passcode | None = None) -> list[Even
             data = f.read(MAX_FILE_SIZE + 1)
             _too_large(len(data), source)
             f = io.BytesIO(data)
-        bad = _first_bad_utf8(f, source)
-        if bad is not None:
-            raise EventFormatError(f"not UTF-8 text (byte {bad})", source)
-        f.seek(0)
-        return list(parse_lines(_text_lines(f, source), source, passcode))
+        return _events_of(f, source, passcode)
+
+
+def loads_events(data: bytes, source: str = "<input>", passcode: Passcode | None = None) -> list[Event]:
+    """``read_events`` of a file's bytes (an upload, a sniffed file), within the same limits."""
+    _too_large(len(data), source)
+    return _events_of(io.BytesIO(data), source, passcode)
+
+
+def _events_of(f: BinaryIO, source: str, passcode: Passcode | None) -> list[Event]:
+    bad = _first_bad_utf8(f, source)
+    if bad is not None:
+        raise EventFormatError(f"not UTF-8 text (byte {bad})", source)
+    f.seek(0)
+    return list(parse_lines(_text_lines(f, source), source, passcode))
 
 
 def _too_large(read: int, source: str) -> None:

@@ -16,9 +16,11 @@ Layout (all integers little-endian)::
 
 The header is readable without decompressing anything. The body holds the events (wire dicts, as
 in JSON Lines), the recording times (milliseconds, as deltas), the facts of every card the view
-may know (so the file opens with no card database), what a view disclosed and committed to, and
-the hash chain (``chain.py``): the body keeps the first 4 bytes of each event's hash (enough to
-locate a broken link) and the header the full last hash. The signature covers everything.
+may know (so the file opens with no card database) and the effect facts its duel was judged with
+(``effects``, optional: what the card scripts said of them when it was recorded), what a view
+disclosed and committed to, and the hash chain (``chain.py``): the body keeps the first 4 bytes
+of each event's hash (enough to locate a broken link) and the header the full last hash. The
+signature covers everything.
 
 Reading is bounded by what the header declares and by fixed limits, checked before anything
 is expanded: an absurd header, a body that expands past its declared size (or far past its own
@@ -145,6 +147,9 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
         "cards": [_drop_placeholder_name(c) for c in replay.cards.to_json_list()],
         "chain": b"".join(h[:PREFIX] for h in replay.chain),
     }
+    effects = replay.cards.effects_record()       # what its cards' scripts say, as the duel was judged
+    if effects is not None:
+        body["effects"] = effects
     for name in ("disclosures", "commitments", "renames", "decklist", "commit_key", "games"):
         if getattr(replay, name):
             body[name] = getattr(replay, name)
@@ -353,7 +358,7 @@ def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
     # build) to a few times its own size in memory.
     limits = _Limits(arrays=2 * events + cards + 4096, maps=4096, strings=1 << 20,
                      binaries=PREFIX * events + 4096,
-                     objects=min(64 * (events + cards) + 65536, len(raw) // 2 + 4096))
+                     objects=min(64 * events + 256 * cards + 65536, len(raw) // 2 + 4096))
     return header, _unpack(raw, f"body at offset {start}", limits), signer, valid
 
 
@@ -414,6 +419,11 @@ def _build(header: dict, body: Any, signer: PublicKey | None, valid: bool | None
         raise ReplayFileError(f"body field 'cards' lacks the facts of passcode(s) {sorted(missing)[:5]}")
     if len(cards) != header.get("cards", len(cards)):
         raise ReplayFileError(f"the header announces {header['cards']} cards, the body holds {len(cards)}")
+    if "effects" in body:                         # a file written before effect facts has none
+        try:
+            cards = cards.with_effects_record(body["effects"])
+        except CardDBError as exc:
+            raise ReplayFileError(f"body field 'effects': {exc}") from None
     return ReplayFile(
         events=events, cards=cards, times=stamps, view=header["view"], ruleset=header["ruleset"],
         players=[str(p) for p in header.get("players", [])], match=dict(header.get("match", {})),

@@ -1,5 +1,5 @@
-"""One way to open a duel wherever it is: a JSON Lines file, a ``.ygr`` replay file, an EDOPro
-``.yrpX`` replay (imported in memory), a stored duel.
+"""One way to open a duel wherever it is: a file of any registered format (``formats``: JSON Lines,
+a ``.ygr`` replay file, an EDOPro replay imported in memory), a stored duel.
 
 The commands that study a duel (show, log, play, check, audit, export) work the same on all of
 them, and on any view a full record can give.
@@ -11,13 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from .card_sources import facts_and_effects_of
 from .cards import CardDB
 from .errors import InputError
-from .files import is_edopro_replay, is_replay_file
 from .events import DuelStarted, Event
+from .formats import FormatError, by_suffix, find_format
 from .log import judge_steps
-from .replay_file import ReplayFile, read as read_replay, verify_chain
+from .replay_file import ReplayFile, verify_chain
 from .rules import AuditReport, History, audit
 from .state import DuelState
 from .store import Store, StoreError
@@ -125,9 +124,6 @@ class Source:
         return verify_chain(self.replay) if self.replay is not None else None
 
 
-DUEL_SUFFIXES = (".jsonl", ".json", ".ygr", ".yrp", ".yrpx")
-
-
 def resolve_duel(store: Store, spec: str, files: bool = True) -> str:
     """A stored duel's id from an unambiguous prefix of it, or a message that says what ``spec``
     looks like instead: a folder, a file (where only stored duels are taken), a missing file, a
@@ -139,10 +135,13 @@ def resolve_duel(store: Store, spec: str, files: bool = True) -> str:
         if path.is_dir():
             raise SourceError(f"{spec}: a folder, not a duel file or a stored duel id") from None
         if path.is_file() and not files:
-            verb = "import" if path.suffix.lower() in (".ygr", ".yrp", ".yrpx") else "record"
-            raise SourceError(f"{spec}: a file; this command takes a stored duel "
-                              f"({verb} it first: ygoreplay {verb} {spec})") from None
-        if "/" in spec or "\\" in spec or path.suffix.lower() in DUEL_SUFFIXES:
+            try:
+                verb = find_format(path).stored_by
+            except FormatError:
+                verb = None
+            raise SourceError(f"{spec}: a file; this command takes a stored duel"
+                              + (f" ({verb} it first: ygoreplay {verb} {spec})" if verb else "")) from None
+        if "/" in spec or "\\" in spec or by_suffix(path) is not None:
             raise SourceError(f"{spec}: no such file, and no duel of {store.name} has this id") from None
         matches = [d for d in store.ids() if d.startswith(spec)]
         if len(matches) > 1:
@@ -168,22 +167,17 @@ def stored_board(store: Store, spec: str, at: int | None) -> tuple[int, Event, D
 
 
 def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
-    """A path to a .jsonl, .ygr or .yrpX file, or (when no such file exists) a stored duel id.
-    ``cards`` names the cards a file does not carry the facts of (an EDOPro replay carries its
-    cards' stats, not their names)."""
+    """A path to a file of any registered format (``formats.find_format``), or (when no such file
+    exists) a stored duel id. ``cards`` names the cards a file does not carry the facts of (an
+    EDOPro replay carries its cards' stats, not their names)."""
     path = Path(spec)
     if path.is_file():
-        if is_edopro_replay(path):
-            from .yrpx import import_yrpx
-            result = import_yrpx(path, names=cards)
-            return Source(spec, result.events, result.cards)
-        if is_replay_file(path):
-            replay = read_replay(path)
+        loaded = find_format(path).read(path, cards, name=spec)
+        replay = loaded.native
+        if isinstance(replay, ReplayFile):
             return Source(spec, replay.events, replay.cards, replay.view, replay.disclosures, replay,
                           renames=replay.renames, secret=replay.commit_key or secrets.token_bytes(32))
-        from .jsonl import read_events
-        events = read_events(path, cards.passcode)
-        return Source(spec, events, facts_and_effects_of(events, cards))
+        return Source(spec, loaded.events, loaded.cards)
     if store is None:
         raise SourceError(f"{spec}: no such file")
     duel = store.load(resolve_duel(store, spec), verified=False)

@@ -16,8 +16,8 @@ from ..i18n import said, t
 from ..text import number, printable
 from . import match as match_cli
 from .common import (
-    EXIT_ILLEGAL, card_db, cards_option, echo, key_option, load_events, main, open_duel, open_store, open_witness,
-    store_option, terminal_width, view_option, witness_option)
+    EXIT_ILLEGAL, card_db, cards_option, echo, file_format, key_option, load_events, main, open_duel, open_store,
+    open_witness, store_option, terminal_width, view_option, witness_option)
 
 if TYPE_CHECKING:
     from ..source import Source
@@ -50,14 +50,14 @@ def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
     list every violation, and every rule a card the record does not know left undecided (a view
     is the record of what its viewer saw: checked as far as it knows)."""
     from ..checking import check as check_events, check_source
-    from ..files import is_edopro_replay, is_replay_file
-    if match_cli.handles(file):                                 # a match file (issue 14)
+    fmt = file_format(file)
+    if fmt is not None and fmt.yields == "match":                # a match file (issue 14)
         return match_cli.run("check", file, as_json=as_json, cards=cards)
-    if Path(file).is_file() and (is_replay_file(Path(file)) or is_edopro_replay(Path(file))):
+    if fmt is not None and fmt.yields != "events":              # a replay file, an imported replay
         with open_duel(file, None, cards) as source:
             report = check_source(source)
     else:
-        events, db = load_events(file, cards, effects=True)
+        events, db = load_events(file, cards)
         report = check_events(events, db)
     if as_json:
         echo(json.dumps(report.to_dict()))

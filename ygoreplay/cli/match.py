@@ -14,7 +14,7 @@ import click
 from ..errors import InputError
 from ..i18n import said, t
 from ..text import printable
-from .common import EXIT_ILLEGAL, Words, echo, main, pick_list, signing_key
+from .common import EXIT_ILLEGAL, Words, echo, file_format, main, pick_list, signing_key
 
 if TYPE_CHECKING:
     from ..events import Event
@@ -291,8 +291,8 @@ def export(match_path: str, output: str, cards: tuple[str, ...]) -> None:
 
 def handles(path: str) -> bool:
     """Whether a generic command (check, show, log, audit, export, verify) should hand ``path`` here."""
-    from ..match.sniff import is_match_file
-    return Path(path).is_file() and is_match_file(Path(path))
+    from ..formats import MATCH
+    return file_format(path) is MATCH
 
 
 def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...] = (), keys: tuple[str, ...] = (),

@@ -18,9 +18,9 @@ from ..i18n import said, t
 from ..text import number, printable
 from . import match as match_cli
 from .common import (
-    EXIT_ILLEGAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, by_option, card_db, cards_option, echo, keep_receipt, key_option,
-    load_events, main, open_duel, open_store, open_witness, receipt_out_option, resolve, signing_key, store_option,
-    view_option, witness_option, Words)
+    EXIT_ILLEGAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, by_option, card_db, cards_option, echo, file_format, keep_receipt,
+    key_option, load_events, main, open_duel, open_store, open_witness, receipt_out_option, resolve, signing_key,
+    store_option, view_option, witness_option, Words)
 
 if TYPE_CHECKING:
     from ..state import DuelState
@@ -133,17 +133,20 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
     violations by rule ID. A replay already in the store (the same file) is skipped.
     """
     from ..application import Records, cpus, import_replay_file, import_replay_files, trusted_keys
-    from ..replay_file import read as read_replay
-    from ..files import is_replay_file
+    from ..formats import EDOPRO, YGR, FormatError, container_of, find_format
     source = Path(path)
-    if source.is_file() and source.suffix.lower() in (".jsonl", ".json"):
+    fmt = file_format(path)
+    if fmt is not None and fmt.yields == "events":
         raise InputError(t("{path}: a JSON Lines duel, not a replay file: record it with 'ygoreplay record {path}'",
                            path=path))
+    if fmt is not None and fmt.yields == "match" and container_of(path) is not YGR:
+        raise InputError(t("{path}: a match file, not a duel replay: the match commands read it "
+                           "('ygoreplay match --help')", path=path))
     if output and source.is_dir() and Path(output).exists() and not Path(output).is_dir():
         raise InputError(t("{output}: not a folder (-o names a folder when importing a folder of replays)",
                            output=output))
-    if source.is_file() and is_replay_file(source):
-        replay = read_replay(source)
+    if fmt is not None and fmt.yields in ("replay", "match"):    # a match .ygr: the application says what it is
+        replay = YGR.read(source).native
         with open_store(store_url, create=True) as store:
             done = Records(store).import_replay(replay, title, trusted_keys(keys), unsigned)
         echo(json.dumps([{"file": source.name, **done.to_dict()}]) if as_json else str(done.id))
@@ -154,8 +157,12 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
                 echo(f"#{v.index} {v.rule} {said(v.message)}", err=True)
             sys.exit(EXIT_ILLEGAL)
         return
-    files = sorted(p for p in source.iterdir() if p.suffix.lower() in (".yrpx", ".yrp")) \
-        if source.is_dir() else [source]
+    def edopro(file: Path) -> bool:                 # by content, then name: a renamed replay is found
+        try:
+            return file.is_file() and find_format(file) is EDOPRO
+        except FormatError:
+            return False
+    files = sorted(p for p in source.iterdir() if edopro(p)) if source.is_dir() else [source]
     if not files:
         raise InputError(t("{path}: no .yrpX replays here", path=path))
     names = card_db(cards)
@@ -166,7 +173,7 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
         records = Records(store) if store is not None else None
         known = records.sources() if records is not None else None
         if output:
-            targets = [Path(output) / (file.stem + ".ygr") if source.is_dir() or Path(output).is_dir()
+            targets = [Path(output) / (file.stem + YGR.suffixes[0]) if source.is_dir() or Path(output).is_dir()
                        else Path(output) for file in files]
             results = import_replay_files(files, targets, names, title, key=key, cards=cards,
                                           jobs=jobs or cpus())
@@ -549,10 +556,11 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
     from ..receipts import read_receipts
     from ..replay_file import read as read_replay
     from ..trust import trust_of, verify_file
-    if match_cli.handles(duel):
+    fmt = file_format(duel)
+    if fmt is not None and fmt.yields == "match":
         return match_cli.run("verify", duel, as_json=as_json, keys=keys)
-    if Path(duel).is_file():
-        if Path(duel).suffix.lower() in (".jsonl", ".json"):
+    if fmt is not None:
+        if fmt.yields == "events":
             raise InputError(t("{duel}: a JSON Lines file has no hash chain to verify; check its rules with "
                                "'ygoreplay check {duel}', or record it and verify the stored duel", duel=duel))
         if receipts:

@@ -4,7 +4,8 @@
 * ``policies``: the end-of-match procedures, named, dated and sourced; a match's first event names one;
 * ``rules``: the match fold: each event checked against MATCH/TIME/PEN/DECK rules and the policy;
 * ``links``: a match's duels checked against the match (first player, decks, results, LP at time);
-* ``files``: match JSON Lines files and the match ``.ygr`` that carries its duels.
+* ``files``: match JSON Lines files and the match ``.ygr`` that carries its duels;
+* ``format``: a match file as a format of the registry (``formats.MATCH``: read, checked).
 
 This module imports nothing at import time. Whatever decodes a match's events imports
 ``match.events`` (which registers its kinds), and whatever opens or writes a store that may hold a

@@ -18,13 +18,13 @@ from ..cards import CardDB, CardFacts
 from ..errors import InputError
 from ..events import Event
 from ..exchange import make_replay
+from ..formats import YGR, container_of
 from ..jsonl import read_events
 from ..replay_file import ReplayFile, dumps as dump_replay, loads, read as read_replay
 from ..signing import OrganiserKey, PublicKey
 from ..text import printable
 from .links import LinkProblem, check_duel
 from .rules import MatchState, fold, is_match
-from .sniff import head as _head
 
 
 @dataclass
@@ -62,7 +62,7 @@ class Match:
 def open_match(path: str | Path, lookup: Mapping[int, CardFacts]) -> Match:
     """A match file and its duels (JSON Lines: duel files named relative to the match file)."""
     path = Path(path)
-    if _head(path, 4) == b"\x89YGR":
+    if container_of(path) is YGR:
         return _from_replay(read_replay(path), str(path))
     events = read_events(path, getattr(lookup, "passcode", None))
     if not is_match(events):

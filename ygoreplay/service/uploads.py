@@ -1,5 +1,5 @@
-"""The organiser's uploads: a ``.ygr`` judge file or an EDOPro ``.yrpX`` replay recorded as a
-new duel with tokens of its own."""
+"""The organiser's uploads: a ``.ygr`` judge file or an EDOPro ``.yrpX`` replay (told apart by
+their magic bytes, ``formats``) recorded as a new duel with tokens of its own."""
 from __future__ import annotations
 
 import asyncio
@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from ..access import Access, ReleaseSettingError, release_settings
 from ..application import trusted_keys
 from ..errors import InputError
+from ..formats import EDOPRO, YGR, container_of
 from ..replay_file import loads as ygr_loads
 from .common import HTTPError
 from .core import Service, ServiceDep, organiser
@@ -41,15 +42,16 @@ async def upload(request: Request, service: ServiceDep, title: str | None = Quer
 
 def _record_upload(service: Service, data: bytes, title: str | None, access: Access) -> tuple[str, list[dict]]:
     """The duel an upload became, and what the audit found in it (kept as it stood, said)."""
-    if data[:1] == b"\x89":
+    fmt = container_of(data, name="the uploaded file")     # by its magic bytes: an upload has no name
+    if fmt is YGR:                        # a match .ygr too: the application says it is no duel
         replay = ygr_loads(data)
         done = service.records.import_replay(replay, title, trusted_keys([]))
         duel_id = done.id
         if done.skipped:                  # its access and tokens stay as they were handed out
             raise HTTPError(409, f"this file was uploaded before: it is duel {duel_id}", id=duel_id)
-    else:
+    elif fmt is EDOPRO:
         with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "upload.yrpX"
+            path = Path(folder) / f"upload{EDOPRO.suffixes[0]}"
             path.write_bytes(data)
             try:
                 done, _agreement = service.records.import_yrpx(path, None, title or "uploaded replay")
@@ -58,6 +60,9 @@ def _record_upload(service: Service, data: bytes, title: str | None, access: Acc
             duel_id = done.id
         if done.skipped:                  # its access and tokens stay as they were handed out
             raise HTTPError(409, f"this replay was uploaded before: it is duel {duel_id}", id=duel_id)
+    else:
+        raise InputError(f"the uploaded file is {fmt.title}, not a replay to import: upload a .ygr judge file "
+                         f"or an EDOPro replay")
     assert duel_id is not None
     service.store.attach(duel_id, "access", access.to_dict())
     return duel_id, done.to_dict()["violations"]

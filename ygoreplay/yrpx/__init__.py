@@ -51,10 +51,7 @@ from .messages import Query, Slot, card_slots, parse_message, parse_update_card,
 
 class EdoproImporter:
     """EDOPro's ``.yrpX`` as a ``importing.ReplayImporter``: checked against the engine's own
-    state packets."""
-
-    name = "yrpX"
-    suffixes = (".yrpx", ".yrp")
+    state packets (registered as ``formats.EDOPRO``)."""
 
     def import_file(self, path_or_bytes: str | os.PathLike[str] | bytes, *, names: CardDB | None = None) -> ImportResult:
         return import_yrpx(path_or_bytes, names=names)

@@ -2,15 +2,37 @@
 others are written in, and what EDOPro did at damage calculation is set beside the rules' outcome."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from ..events import (AttackCancelled, AttackDeclared, AttackRetargeted, Cite, DamageCalculated, StatsChanged,
     StepEntered)
 from ..rules.battle import battle_outcome
-from .cites import battle_cite, granted_to
+from .cites import ForcedBattle, battle_cite, granted_to
 from .constants import (LOCATION_MZONE, LOCATION_OVERLAY, MSG_ATTACK, MSG_ATTACK_DISABLED, MSG_BATTLE, MSG_CHAINING,
     MSG_DAMAGE, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START, MSG_MOVE, MSG_NEW_PHASE, MSG_NEW_TURN, MSG_WIN, POS_ATTACK,
     REASON_BATTLE, REASON_DESTROY)
 from .container import Where
 from .messages import reads
+
+
+@dataclass(slots=True)
+class BattleState:
+    """The attack in progress, and what this turn's battles leave for later ones."""
+
+    attack: tuple[str, str | None] | None = None       # (attacker, target or None: direct)
+    attack_at: int = -1                                # packet of its MSG_ATTACK
+    #: The opponent's monsters at its declaration: a change of them makes a replay (BATTLE-06).
+    attack_defenders: frozenset[str] = frozenset()
+    calculated: bool = False                           # its damage calculation is written
+    #: A battling monster that left the field before damage calculation, and the effect that
+    #: removed it (the ``attack_cancelled``'s cause).
+    removed_by: dict[str, str | None] = field(default_factory=dict)
+    battle_destroyed: set[str] = field(default_factory=set)    # destroyed by battle: their move is "battle"
+    battle_damage_at: set[int] = field(default_factory=set)    # packets of the MSG_DAMAGE of the battle
+    attacked: dict[str, int] = field(default_factory=dict)     # each monster's last turn attacking (BATTLE-03)
+    #: Monsters whose attacks a forced Battle Phase reset: attacker -> (turn, the forcing card).
+    attack_reset: dict[str, tuple[int, str]] = field(default_factory=dict)
+    forced: ForcedBattle | None = None                 # a Battle Phase an effect forced, in progress
 
 
 class BattleHandling:
@@ -20,17 +42,17 @@ class BattleHandling:
         """The attack in progress ends without damage calculation (negated, or a monster left).
 
         ``quiet`` when the phase or turn ends: leaving the Battle Phase closes it in our fold."""
-        if self.attack is None:
+        if self.battle.attack is None:
             return
-        attacker, target = self.attack
-        if not self.calculated and not quiet:
-            gone = [c for c in (attacker, target) if c is not None and c in self.removed_by]
+        attacker, target = self.battle.attack
+        if not self.battle.calculated and not quiet:
+            gone = [c for c in (attacker, target) if c is not None and c in self.battle.removed_by]
             if disabled or gone:
-                why = cause or (self.removed_by.get(gone[0]) if gone else None) or self.last_link_card
-                self.emit(AttackCancelled(player=self.turn_player, cause=why))
-        self.attack = None
-        self.calculated = False
-        self.removed_by.clear()
+                why = cause or (self.battle.removed_by.get(gone[0]) if gone else None) or self.chains.last_link_card
+                self.emit(AttackCancelled(player=self.turns.turn_player, cause=why))
+        self.battle.attack = None
+        self.battle.calculated = False
+        self.battle.removed_by.clear()
 
     @reads(MSG_ATTACK)
     def on_attack(self, m: dict) -> None:
@@ -40,35 +62,35 @@ class BattleHandling:
         if attacker is None:
             self.note("an attack by no card")
             return
-        if self.attack is not None and not self.calculated and self.attack[0] == attacker and attacker not in self.removed_by:
-            self.attack = (attacker, target)
+        if self.battle.attack is not None and not self.battle.calculated and self.battle.attack[0] == attacker and attacker not in self.battle.removed_by:
+            self.battle.attack = (attacker, target)
             defenders = self.defenders(1 - (m["a"].controller & 1))
             # BATTLE-06: a replay follows a change of the opponent's monsters; with none, an
             # effect moved the attack ("change the attack target to this card")
-            cite = (Cite(self.effect_cause(self.turn_player), "changes the attack target")
-                    if defenders == self.attack_defenders else None)
-            self.attack_defenders = defenders
-            self.emit(AttackRetargeted(player=self.turn_player, target=target, cite=cite))
+            cite = (Cite(self.effect_cause(self.turns.turn_player), "changes the attack target")
+                    if defenders == self.battle.attack_defenders else None)
+            self.battle.attack_defenders = defenders
+            self.emit(AttackRetargeted(player=self.turns.turn_player, target=target, cite=cite))
             return
         self.end_attack()
-        if self.step != "battle":
-            self.emit(StepEntered(player=self.turn_player, step="battle"))
-            self.step = "battle"
+        if self.turns.step != "battle":
+            self.emit(StepEntered(player=self.turns.turn_player, step="battle"))
+            self.turns.step = "battle"
         player = m["a"].controller & 1
         cite = None
-        reset = self.attack_reset.pop(attacker, None)
-        if self.attacked.get(attacker) == self.turn and reset is not None and reset[0] == self.turn:
+        reset = self.battle.attack_reset.pop(attacker, None)
+        if self.battle.attacked.get(attacker) == self.turns.turn and reset is not None and reset[0] == self.turns.turn:
             cite = Cite(reset[1], "the attack it forced reset this monster's attacks: it may attack again")
-        elif self.attacked.get(attacker) == self.turn:
+        elif self.battle.attacked.get(attacker) == self.turns.turn:
             cite = Cite(granted_to(self, attacker), "this monster can attack more than once")
         elif target is None and any(c is not None for c in self.field.sides[1 - player].mzone):
             cite = Cite(granted_to(self, attacker), "this monster can attack directly")
-        self.attacked[attacker] = self.turn
-        self.attack = (attacker, target)
-        self.attack_at = self.i
-        self.attack_defenders = self.defenders(1 - player)
-        self.calculated = False
-        self.battle_destroyed = set()
+        self.battle.attacked[attacker] = self.turns.turn
+        self.battle.attack = (attacker, target)
+        self.battle.attack_at = self.i
+        self.battle.attack_defenders = self.defenders(1 - player)
+        self.battle.calculated = False
+        self.battle.battle_destroyed = set()
         self.emit(AttackDeclared(player=player, attacker=attacker, target=target, cite=cite))
 
     def defenders(self, player: int) -> frozenset[str]:
@@ -83,25 +105,25 @@ class BattleHandling:
     @reads(MSG_DAMAGE_STEP_START)
     def on_damage_step_start(self, m: dict) -> None:
         self.flush()
-        if self.attack is None:
+        if self.battle.attack is None:
             self.note("a damage step with no attack")
             return
-        if self.step != "battle":
-            self.emit(StepEntered(player=self.turn_player, step="battle"))
-        self.step = "damage"
-        self.emit(StepEntered(player=self.turn_player, step="damage"))
+        if self.turns.step != "battle":
+            self.emit(StepEntered(player=self.turns.turn_player, step="battle"))
+        self.turns.step = "damage"
+        self.emit(StepEntered(player=self.turns.turn_player, step="damage"))
 
     @reads(MSG_BATTLE)
     def on_battle(self, m: dict) -> None:
         self.flush()
         attacker = self.field.lookup(m["attacker"])
         target = self.field.lookup(m["target"]) if m["target"].location else None
-        if attacker is None or self.attack is None:
+        if attacker is None or self.battle.attack is None:
             self.note("damage calculation with no attack in progress")
             return
-        if self.step != "damage":
-            self.emit(StepEntered(player=self.turn_player, step="damage"))
-            self.step = "damage"
+        if self.turns.step != "damage":
+            self.emit(StepEntered(player=self.turns.turn_player, step="damage"))
+            self.turns.step = "damage"
         atk, t_atk, t_def = m["attacker_atk"], m["target_atk"], m["target_def"]
         self.sync_stats(attacker, atk, m["attacker_def"])
         if target is not None:
@@ -112,7 +134,7 @@ class BattleHandling:
         t_attack = target is not None and bool(t_loc.position & POS_ATTACK)
         _rule, lost, beaten, to_me, to_other = battle_outcome(
             max(atk, 0) if target is None else atk, None if target is None else (t_attack, t_atk if t_attack else t_def),
-            "zero_atk_destroyed" in self.options)
+            "zero_atk_destroyed" in self.turns.options)
         rules_damage = [0, 0]
         rules_damage[me] += to_me
         rules_damage[1 - me if target is None else t_loc.controller & 1] += to_other
@@ -121,14 +143,14 @@ class BattleHandling:
         # what happened: battle damage right after, destruction by battle before the step ends
         damage = [0, 0]
         j = self.i
-        self.battle_damage_at = set()
+        self.battle.battle_damage_at = set()
         while True:
             j = self.next_significant(j)
             if j is None or self.packets[j].id != MSG_DAMAGE:
                 break
             dm = self.msg(j)
             damage[dm["player"] & 1] += dm["amount"]
-            self.battle_damage_at.add(j)
+            self.battle.battle_damage_at.add(j)
         destroyed: list[str] = []
         detach_host = chain_card = None
         locs = {(a_loc.controller, a_loc.sequence): attacker}
@@ -149,11 +171,11 @@ class BattleHandling:
                     detach_host = self.field.lookup(Where(o.controller, o.location & 0x7F, o.sequence, 0))
             elif pid == MSG_CHAINING and chain_card is None:
                 chain_card = self.field.lookup(self.msg(j)["at"])
-        self.battle_destroyed = set(destroyed)
+        self.battle.battle_destroyed = set(destroyed)
         hint = None
-        if self.hint_card is not None and self.hint_card[0] > self.attack_index_floor():
-            hint = self.field.card_with_code(self.hint_card[1])
-        self.hint_card = None
+        if self.turns.hint_card is not None and self.turns.hint_card[0] > self.attack_index_floor():
+            hint = self.field.card_with_code(self.turns.hint_card[1])
+        self.turns.hint_card = None
         pierce = (target is not None and not t_attack and atk > t_def
                   and damage[t_loc.controller & 1] == atk - t_def)
         battling = {a_loc.controller & 1: attacker}
@@ -161,8 +183,8 @@ class BattleHandling:
             battling[t_loc.controller & 1] = target
         cite = battle_cite(self, attacker, (destroyed, damage), (rules_destroyed, rules_damage), pierce,
                            hint, detach_host, chain_card, battling)
-        self.calculated = True
-        self.emit(DamageCalculated(player=self.turn_player, destroyed=tuple(destroyed), damage=tuple(damage),
+        self.battle.calculated = True
+        self.emit(DamageCalculated(player=self.turns.turn_player, destroyed=tuple(destroyed), damage=tuple(damage),
                                    cite=cite))
 
     def attack_index_floor(self) -> int:
@@ -175,12 +197,12 @@ class BattleHandling:
     def sync_stats(self, card: str, atk: int, defense: int) -> None:
         """Tell our fold the ATK/DEF EDOPro used, where effects changed them (GEN-01 outcomes)."""
         facts = self.fx(card)
-        b_atk, b_def, b_lvl = self.believed.get(card) or (facts.base_atk, facts.base_def, facts.printed_level)
+        b_atk, b_def, b_lvl = self.moves.believed.get(card) or (facts.base_atk, facts.base_def, facts.printed_level)
         new_atk = atk if atk != b_atk else None
         new_def = defense if facts.base_def is not None and defense != b_def else None
         if new_atk is None and new_def is None:
             return
-        self.believed[card] = (atk, defense if facts.base_def is not None else None, b_lvl)
+        self.moves.believed[card] = (atk, defense if facts.base_def is not None else None, b_lvl)
         self.emit(StatsChanged(player=self.owner_of(card), card=card, atk=new_atk, defense=new_def))
 
     def owner_of(self, card: str) -> int:
@@ -189,9 +211,9 @@ class BattleHandling:
     @reads(MSG_DAMAGE_STEP_END)
     def on_damage_step_end(self, m: dict) -> None:
         self.flush()
-        if self.step == "damage":
-            self.emit(StepEntered(player=self.turn_player, step="battle"))
-            self.step = "battle"
-        self.attack = None
-        self.calculated = False
-        self.removed_by.clear()
+        if self.turns.step == "damage":
+            self.emit(StepEntered(player=self.turns.turn_player, step="battle"))
+            self.turns.step = "battle"
+        self.battle.attack = None
+        self.battle.calculated = False
+        self.battle.removed_by.clear()

@@ -2,7 +2,7 @@
 gathers its costs and targets until MSG_CHAINED, and its type is judged by when it came."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..events import FZONE, Activated, CardMoved, ChainEnded, ChainLinkNegated, ChainLinkResolved, Cite, Cost, Event
 from ..rules.spell_trap import leaves_after_resolving
@@ -22,6 +22,7 @@ class Link:
     negated_by: int | None = None
     done: bool = False
     effect: Effect | None = None
+    activated_at: int = -1         # index of its ``activated`` in the events (``negates`` is set there)
 
 
 @dataclass
@@ -46,6 +47,40 @@ class Activation:
     begins: int = -1               # the packet the activation's first event stands for
 
 
+@dataclass(slots=True)
+class ChainState:
+    """The chain as the stream builds it, and what earlier links leave for later cites."""
+
+    chain: list[Link] = field(default_factory=list)    # the open chain, link 1 first
+    solving: int | None = None                         # the link resolving (MSG_CHAIN_SOLVING to _SOLVED)
+    #: The link being activated: from MSG_CHAINING to MSG_CHAINED ``emit`` gathers events in it.
+    activation: Activation | None = None
+    #: A card put on the field from the hand to be activated by the next MSG_CHAINING, where, and
+    #: the packet of that MSG_MOVE (where its activation begins).
+    pending_place: tuple[str, Where, int] | None = None
+    #: A Set card turned face-up to be activated by the next MSG_CHAINING, and that packet.
+    pending_flip: tuple[str, int] | None = None
+    last_link_card: str | None = None                  # the last card activated: a cause when none resolves
+    last_link_by_player: dict[int, str] = field(default_factory=dict)   # the same, each player's
+    #: Card activations of this chain that go to the GY once resolved or negated (``stayed_cite``).
+    to_leave: list[str] = field(default_factory=list)
+    #: (card, player) of the link that resolved last (a summon's procedure, a forced battle).
+    last_resolved: tuple[str, int] | None = None
+    chain_end_at: int = -1                             # len(events) right after the last chain_ended
+    solved_at: tuple[int, str] | None = None           # (packet, card) of the last link resolved
+    #: (packet, card, player) of each link resolved this turn, not negated (``damage_link``).
+    resolved_turn: list[tuple[int, str, int]] = field(default_factory=list)
+    #: Cards whose link resolved in this chain: their move from the field to the GY is "resolved".
+    resolved_cards: set[str] = field(default_factory=set)
+    #: This turn's activations and their targets (``granted_to``: who granted an ability).
+    turn_activations: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    solving_from: int = 0                              # len(events) at the last MSG_CHAIN_SOLVING
+    #: (card, player) of this chain's links that resolved with nothing to see (a grant for later).
+    quiet_links: list[tuple[str, int]] = field(default_factory=list)
+    #: len(events) at the last chain's end, and its quiet links (``summon_grant``).
+    after_chain: tuple[int, list[tuple[str, int]]] = field(default_factory=lambda: (-1, []))
+
+
 class ChainHandling:
     """The Importer's handlers for activations and the chain."""
 
@@ -54,7 +89,7 @@ class ChainHandling:
         self.flush()
         at, code, link = m["at"], m["code"], m["chain"]
         card = self.field.lookup(at, code)
-        place, self.pending_place = self.pending_place, None
+        place, self.chains.pending_place = self.chains.pending_place, None
         if card is None:
             self.note(f"no card at {at} activates {code}")
             card = place[0] if place else None
@@ -75,21 +110,21 @@ class ChainHandling:
         elif place is not None:
             self.emit_place(place)
             effect_type = self.effect_type(card, player, link, at)
-        elif card in self.facedown_st and (facts.is_spell or facts.is_trap):
-            self.facedown_st.discard(card)
+        elif card in self.moves.facedown_st and (facts.is_spell or facts.is_trap):
+            self.moves.facedown_st.discard(card)
             effect_type = None
-            if (facts.is_trap or facts.spell_subtype == "quickplay") and self.set_turn.get(card) == self.turn:
+            if (facts.is_trap or facts.spell_subtype == "quickplay") and self.moves.set_turn.get(card) == self.turns.turn:
                 cite = Cite(card, "activated the turn it was Set as its own text allows")
         else:
             effect_type = self.effect_type(card, player, link, at)
         effect = Effect(self.i, card, code, player, m["desc"])
-        self.effect_log.append(effect)
+        self.turns.effect_log.append(effect)
         # the activation begins where the card was put in its zone, if it was (the engine's state
         # packets show it there from that MSG_MOVE on)
-        flip, self.pending_flip = self.pending_flip, None
+        flip, self.chains.pending_flip = self.chains.pending_flip, None
         begins = (place[2] if place is not None and place[0] == card and effect_type is None
                   else flip[1] if flip is not None and flip[0] == card and effect_type is None else self.i)
-        self.activation = Activation(self.i, card, player, link, effect_type, zone, field_zone, cite=cite,
+        self.chains.activation = Activation(self.i, card, player, link, effect_type, zone, field_zone, cite=cite,
                                       effect=effect, begins=begins)
 
     def emit_place(self, place: tuple[str, Where, int]) -> None:
@@ -100,9 +135,9 @@ class ChainHandling:
     def effect_type(self, card: str, player: int, link: int, at: Where) -> str:
         """Which kind of effect: the stream does not say, so judge by when it was activated."""
         facts = self.fx(card)
-        if link > 1 or self.chain:
+        if link > 1 or self.chains.chain:
             return "quick"
-        if facts.is_flip and card in self.flipped and at.location == LOCATION_MZONE:
+        if facts.is_flip and card in self.moves.flipped and at.location == LOCATION_MZONE:
             return "flip"
         if self.open_game_state(player):
             if at.location == LOCATION_SZONE and facts.is_pendulum and facts.is_monster:
@@ -112,7 +147,7 @@ class ChainHandling:
 
     @reads(MSG_BECOME_TARGET)
     def on_become_target(self, m: dict) -> None:
-        act = self.activation
+        act = self.chains.activation
         if act is None:
             return
         for w in m["locs"]:
@@ -122,7 +157,7 @@ class ChainHandling:
 
     @reads(MSG_CHAINED)
     def on_chained(self, m: dict) -> None:
-        act, self.activation = self.activation, None
+        act, self.chains.activation = self.chains.activation, None
         if act is None:
             return
         self.flush()
@@ -137,53 +172,75 @@ class ChainHandling:
         for paid in act.counters_paid:
             self.events.append(paid)
             self.sources.append(act.begins)
+        at = len(self.events)
         self.events.append(ev)
         self.sources.append(act.begins)
         for event, source in act.after:
             self.events.append(event)
             self.sources.append(source)
-        while len(self.chain) >= act.link:
-            self.chain.pop()
-        self.chain.append(Link(act.card, act.player, act.effect_type, effect=act.effect))
-        self.last_link_card = act.card
-        self.last_link_by_player[act.player] = act.card
-        self.turn_activations.append((act.card, tuple(act.targets)))
+        while len(self.chains.chain) >= act.link:
+            self.chains.chain.pop()
+        self.chains.chain.append(Link(act.card, act.player, act.effect_type, effect=act.effect, activated_at=at))
+        self.chains.last_link_card = act.card
+        self.chains.last_link_by_player[act.player] = act.card
+        self.chains.turn_activations.append((act.card, tuple(act.targets)))
 
     @reads(MSG_CHAIN_SOLVING)
     def on_chain_solving(self, m: dict) -> None:
         self.flush()
         ct = m["chain"]
-        self.solving = ct
-        self.solving_from = len(self.events)
-        if 0 < ct <= len(self.chain):
+        self.chains.solving = ct
+        self.chains.solving_from = len(self.events)
+        if 0 < ct <= len(self.chains.chain):
             self.finish_negated(ct)
 
     def finish_negated(self, ct: int) -> None:
-        link = self.chain[ct - 1]
+        link = self.chains.chain[ct - 1]
         if link.negated and not link.done:
             link.done = True
             if link.effect_type is None:
-                self.to_leave.append(link.card)   # a negated card activation goes to the GY
+                self.chains.to_leave.append(link.card)   # a negated card activation goes to the GY
             self.emit(ChainLinkNegated(link=ct, by=link.negated_by))
 
     @reads(MSG_CHAIN_NEGATED)
     def on_chain_negated(self, m: dict) -> None:
+        """A link's activation negated (``field::negate_chain``, ``Duel.NegateActivation``; an
+        effect negated is MSG_CHAIN_DISABLED, and that link still resolves, doing nothing). Sent
+        while the negating link resolves: its ``activated`` says which link it negates
+        (``negates``: TRAP-06, TERM-14); the negated link's turn comes later."""
         self.flush()
         ct = m["chain"]
-        if 0 < ct <= len(self.chain) and not self.chain[ct - 1].negated:
-            # Usually sent while the negating link resolves; the negated link's turn comes later.
-            link = self.chain[ct - 1]
+        chain = self.chains.chain
+        if 0 < ct <= len(chain) and not chain[ct - 1].negated:
+            link = chain[ct - 1]
             link.negated = True
-            link.negated_by = self.solving if self.solving and self.solving > ct else None
-            if self.solving == ct:
+            solving = self.chains.solving
+            link.negated_by = solving if solving and solving > ct else None
+            if link.negated_by is not None:
+                self.name_negated(chain[link.negated_by - 1], ct)
+            if solving == ct:
                 self.finish_negated(ct)
+
+    def name_negated(self, negator: Link, ct: int) -> None:
+        """``negates`` on the negating link's ``activated``: one link, the first it negates (a
+        link that negates several, "negate the activations of all", names the first; a note
+        says so)."""
+        at = negator.activated_at
+        event = self.events[at] if 0 <= at < len(self.events) else None
+        if not isinstance(event, Activated) or event.card != negator.card:
+            return
+        if event.negates is None:
+            self.events[at] = replace(event, negates=ct)
+        else:
+            self.note(f"{negator.card} negates Chain Links {event.negates} and {ct}: its activated names only "
+                      f"the first (negates holds one link)")
 
     @reads(MSG_CHAIN_SOLVED)
     def on_chain_solved(self, m: dict) -> None:
         self.flush()
         ct = m["chain"]
-        if 0 < ct <= len(self.chain):
-            link = self.chain[ct - 1]
+        if 0 < ct <= len(self.chains.chain):
+            link = self.chains.chain[ct - 1]
             if link.negated:
                 self.finish_negated(ct)
             elif not link.done:
@@ -192,28 +249,28 @@ class ChainHandling:
                     link.effect.resolved = True
                 self.resolved_link(link)
                 self.emit(ChainLinkResolved(link=ct))
-                self.solved_at = (self.i, link.card)
-                self.resolved_turn.append((self.i, link.card, link.player))
-                if len(self.events) == self.solving_from + 1:
-                    self.quiet_links.append((link.card, link.player))
-            self.last_resolved = (link.card, link.player)
-            self.resolved_cards.add(link.card)
-            del self.chain[ct - 1:]
-        self.solving = None
+                self.chains.solved_at = (self.i, link.card)
+                self.chains.resolved_turn.append((self.i, link.card, link.player))
+                if len(self.events) == self.chains.solving_from + 1:
+                    self.chains.quiet_links.append((link.card, link.player))
+            self.chains.last_resolved = (link.card, link.player)
+            self.chains.resolved_cards.add(link.card)
+            del self.chains.chain[ct - 1:]
+        self.chains.solving = None
 
     def resolved_link(self, link: Link) -> None:
         """SPELL-04, TRAP-04: a Normal or Quick-Play Spell, Ritual Spell or Normal or Counter Trap
         activated as a card goes to the GY once resolved (``to_leave``; the chain's end checks)."""
         facts = self.fx(link.card)
         if link.effect_type is None and leaves_after_resolving(facts):
-            self.to_leave.append(link.card)
+            self.chains.to_leave.append(link.card)
 
     @reads(MSG_CHAIN_END)
     def on_chain_end(self, m: dict) -> None:
         self.flush()
-        self.solving = None
-        for ct in range(len(self.chain), 0, -1):
-            link = self.chain[ct - 1]
+        self.chains.solving = None
+        for ct in range(len(self.chains.chain), 0, -1):
+            link = self.chains.chain[ct - 1]
             if link.negated:
                 self.finish_negated(ct)
             elif not link.done:
@@ -222,12 +279,12 @@ class ChainHandling:
                     link.effect.resolved = True
                 self.resolved_link(link)
                 self.emit(ChainLinkResolved(link=ct))
-        self.chain.clear()
-        cite, self.to_leave = stayed_cite(self, self.to_leave), []
+        self.chains.chain.clear()
+        cite, self.chains.to_leave = stayed_cite(self, self.chains.to_leave), []
         self.emit(ChainEnded(cite=cite))
-        self.chain_end_at = len(self.events)
-        self.resolved_cards.clear()
-        self.after_chain = (len(self.events), list(self.quiet_links))
-        for card, player in self.quiet_links:     # what it did may show later this turn (Double Summon)
-            self.ns_grants[player].append(card)
-        self.quiet_links = []
+        self.chains.chain_end_at = len(self.events)
+        self.chains.resolved_cards.clear()
+        self.chains.after_chain = (len(self.events), list(self.chains.quiet_links))
+        for card, player in self.chains.quiet_links:     # what it did may show later this turn (Double Summon)
+            self.summons.ns_grants[player].append(card)
+        self.chains.quiet_links = []

@@ -106,9 +106,9 @@ class Effect:
 
 def skipped_draw_cite(imp: Importer, player: int) -> Cite | None:
     """The cite for a Draw Phase of ``player`` that EDOPro skipped, and a note saying why."""
-    in_force = {id(e): (desc, at) for desc, at, e in imp.player_hints[player] if e is not None and e.resolved}
-    pool = [e for e in imp.effect_log[imp.draw_mark[player]:] if e.resolved]
-    pool += [e for _d, _a, e in imp.player_hints[player]
+    in_force = {id(e): (desc, at) for desc, at, e in imp.turns.player_hints[player] if e is not None and e.resolved}
+    pool = [e for e in imp.turns.effect_log[imp.turns.draw_mark[player]:] if e.resolved]
+    pool += [e for _d, _a, e in imp.turns.player_hints[player]
              if e is not None and e.resolved and all(e is not f for f in pool)]
     best: tuple[tuple[int, tuple[bool, int, bool], int], Effect] | None = None
     for e in pool:
@@ -137,7 +137,7 @@ def skipped_draw_cite(imp: Importer, player: int) -> Cite | None:
         key = (level, (not e.both, net, e.skipped) if level > 2 else (False, 0, False), e.index)
         if best is None or key > best[0]:
             best = (key, e)
-    where = f"turn {imp.turn} skips its Draw Phase"
+    where = f"turn {imp.turns.turn} skips its Draw Phase"
     if best is None:
         imp.note(f"{where}: no effect of player {player} resolved since their last Draw Phase; no cite")
         return None
@@ -186,11 +186,11 @@ def special_summon_cite(imp: Importer, card: str, old: Where, new: Where, method
     if (old.controller & 1) != (new.controller & 1) and old.location == LOCATION_HAND:
         return Cite(by, "Special Summoned to the opponent's field by this card's own procedure")
     conditioned = facts.is_extra_deck or facts.is_ritual or bool(facts.type & TYPE_SPSUMMON)
-    if method == "effect" and conditioned and old.location != LOCATION_EXTRA and card not in imp.proper:
+    if method == "effect" and conditioned and old.location != LOCATION_EXTRA and card not in imp.summons.proper:
         return Cite(by, "Special Summoned ignoring its summoning conditions")
     if method == "inherent" and not imp.open_game_state(new.controller & 1):
         return Cite(card, "Special Summoned by its own procedure outside an open game state")
-    froms = [imp.material_from.get(m, (None, None)) for m in materials]
+    froms = [imp.summons.material_from.get(m, (None, None)) for m in materials]
     places = {w.location for w, _ in froms if w is not None}
     player = new.controller & 1
     if method in ("fusion", "ritual") and places - {LOCATION_HAND, LOCATION_MZONE}:
@@ -225,30 +225,30 @@ def special_summon_cite(imp: Importer, card: str, old: Where, new: Where, method
 def normal_summon_cite(imp: Importer, card: str, player: int, tributes: int, level: int | None) -> Cite | None:
     """The effect behind a Normal Summon the basic rules do not allow (SUM-01, SUM-04)."""
     if imp.cause is not None:
-        imp.ns_by_effect[player] = (imp.turn, imp.cause)
+        imp.summons.ns_by_effect[player] = (imp.turns.turn, imp.cause)
         return Cite(imp.cause, "summoned during the resolution of its effect")
     by = summoned_by_link(imp)
     if by is not None:
-        imp.ns_by_effect[player] = (imp.turn, by)
+        imp.summons.ns_by_effect[player] = (imp.turns.turn, by)
         return Cite(by, "Normal Summoned or Set by this card's effect, right after it resolved")
-    extra = imp.ns_turn[player] == imp.turn
-    turn, effect = imp.ns_by_effect.get(player, (None, None))
-    if not extra and turn == imp.turn and effect is not None:
+    extra = imp.summons.ns_turn[player] == imp.turns.turn
+    turn, effect = imp.summons.ns_by_effect.get(player, (None, None))
+    if not extra and turn == imp.turns.turn and effect is not None:
         # our fold counts the effect's summon as the turn's; the player's own is still to come
-        imp.ns_turn[player] = imp.turn
+        imp.summons.ns_turn[player] = imp.turns.turn
         return Cite(effect, "its effect's Normal Summon did not use the turn's Normal Summon or Set")
-    imp.ns_turn[player] = imp.turn
+    imp.summons.ns_turn[player] = imp.turns.turn
     grant = summon_grant(imp, player)
     cite = None
     if extra:
-        hinted = grant if grant is not None and imp.grant_was_hint else None
-        granted = hinted or (imp.ns_grants[player].pop() if imp.ns_grants[player] else None) or grant
+        hinted = grant if grant is not None and imp.summons.grant_was_hint else None
+        granted = hinted or (imp.summons.ns_grants[player].pop() if imp.summons.ns_grants[player] else None) or grant
         if granted is not None:
             cite = Cite(granted, "an additional Normal Summon")
         else:
-            imp.note(f"a second Normal Summon by player {player} in turn {imp.turn}, and the stream names no card")
+            imp.note(f"a second Normal Summon by player {player} in turn {imp.turns.turn}, and the stream names no card")
     elif grant is not None:
-        imp.ns_grants[player].append(grant)      # the exception may belong to a later summon
+        imp.summons.ns_grants[player].append(grant)      # the exception may belong to a later summon
     level = level or 0
     if cite is None and tributes != tributes_needed(level):
         cite = Cite(grant or card, f"Normal Summoned with {tributes} Tribute(s) by a summon procedure")
@@ -260,10 +260,10 @@ def summoned_by_link(imp: Importer) -> str | None:
     after its MSG_CHAIN_SOLVED, or after MSG_CHAIN_END when it was the chain's last link, with
     only the server's refreshes in between. The player's own summon at the idle prompt after a
     chain has the prompt's six refreshes before it as well (``answers_idle_command``): not cited."""
-    if imp.solved_at is None:
+    if imp.chains.solved_at is None:
         return None
-    at, card = imp.solved_at
-    start = imp.began_at if imp.began_at is not None else imp.i
+    at, card = imp.chains.solved_at
+    start = imp.summons.began_at if imp.summons.began_at is not None else imp.i
     if at >= start or any(p.id not in _BETWEEN_SOLVED_AND_SUMMON for p in imp.packets[at + 1:start]):
         return None
     return None if imp.answers_idle_command(start) else card
@@ -276,14 +276,14 @@ def summon_grant(imp: Importer, player: int) -> str | None:
     """A card the stream names as making this summon possible: a HINT_CARD just before it, or
     the player's chain link that resolved with no visible outcome right before it (LP paid
     since, as a card on the field may make a summon cost, does not count as an outcome)."""
-    imp.grant_was_hint = False
-    if imp.hint_card is not None and imp.hint_card[0] > imp.prev_sig:
-        holder = imp.field.card_with_code(imp.hint_card[1], player)
-        imp.hint_card = None
+    imp.summons.grant_was_hint = False
+    if imp.turns.hint_card is not None and imp.turns.hint_card[0] > imp.prev_sig:
+        holder = imp.field.card_with_code(imp.turns.hint_card[1], player)
+        imp.turns.hint_card = None
         if holder is not None:
-            imp.grant_was_hint = True
+            imp.summons.grant_was_hint = True
             return holder
-    end, quiet = imp.after_chain
+    end, quiet = imp.chains.after_chain
     if 0 <= end <= len(imp.events) and all(type(e) is LifePointsChanged for e in imp.events[end:]):
         mine = [c for c, p in quiet if p == player]
         if mine:
@@ -294,7 +294,7 @@ def summon_grant(imp: Importer, player: int) -> str | None:
 def granted_to(imp: Importer, card: str) -> str:
     """The card behind an ability of ``card``: the latest activation this turn that targeted it
     (an effect granting the ability), else the card itself (its own text)."""
-    for source, targets in reversed(imp.turn_activations):
+    for source, targets in reversed(imp.chains.turn_activations):
         if card in targets and source != card:
             return source
     return card
@@ -306,7 +306,7 @@ def effect_named(imp: Importer, desc: int) -> None:
     to the latest link of the card the description names."""
     effect = current_effect(imp)
     if effect is None or stringid_index(desc, effect.code) is None:
-        effect = next((e for e in reversed(imp.effect_log) if stringid_index(desc, e.code) is not None), None)
+        effect = next((e for e in reversed(imp.turns.effect_log) if stringid_index(desc, e.code) is not None), None)
     if effect is not None:
         effect.named = (desc, imp.i)
 
@@ -314,7 +314,7 @@ def effect_named(imp: Importer, desc: int) -> None:
 def player_hint(imp: Importer, m: dict) -> None:
     """PHINT_DESC_ADD/REMOVE: an effect with a client hint registered on, or removed from, a player."""
     player, desc = m["player"] & 1, m["value"]
-    hints = imp.player_hints[player]
+    hints = imp.turns.player_hints[player]
     if m["type"] == PHINT_DESC_ADD:
         effect = current_effect(imp)
         hints.append((desc, imp.i, effect))
@@ -330,18 +330,18 @@ def player_hint(imp: Importer, m: dict) -> None:
 
 def current_effect(imp: Importer) -> Effect | None:
     """The chain link being activated (costs) or, else, resolving."""
-    if imp.activation is not None:
-        return imp.activation.effect
-    if imp.solving is not None and 0 < imp.solving <= len(imp.chain):
-        return imp.chain[imp.solving - 1].effect
+    if imp.chains.activation is not None:
+        return imp.chains.activation.effect
+    if imp.chains.solving is not None and 0 < imp.chains.solving <= len(imp.chains.chain):
+        return imp.chains.chain[imp.chains.solving - 1].effect
     return None
 
 def credit_gain(imp: Importer, player: int, count: int, top: bool = False) -> None:
     """Cards a resolving link gave its own player from their Deck (a draw, or a move to the hand),
     or the opponent (``both``: the link is no advantage of its own player's)."""
-    if not count or imp.solving is None or not 0 < imp.solving <= len(imp.chain):
+    if not count or imp.chains.solving is None or not 0 < imp.chains.solving <= len(imp.chains.chain):
         return
-    effect = imp.chain[imp.solving - 1].effect
+    effect = imp.chains.chain[imp.chains.solving - 1].effect
     if effect is None:
         return
     if effect.player != player:
@@ -362,7 +362,7 @@ def stayed_cite(imp: Importer, to_leave: list[str]) -> Cite | None:
     shows no move, so the chain's end cites the card itself; one cite per event, so a second
     such card in the same chain is named in a note."""
     stayed = [c for c in dict.fromkeys(to_leave)
-              if c not in imp.facedown_st and any(c in side.szone for side in imp.field.sides)]
+              if c not in imp.moves.facedown_st and any(c in side.szone for side in imp.field.sides)]
     if not stayed:
         return None
     for card in stayed[1:]:
@@ -375,9 +375,9 @@ def stayed_cite(imp: Importer, to_leave: list[str]) -> Cite | None:
 def maybe_forced_battle(imp: Importer, phase_before: str | None) -> None:
     """A Battle Phase entered from Main Phase 1 right after a chain ended may still be a forced
     one (Last Turn resolved in Main Phase 1): it is, if play then goes back to Main Phase 1."""
-    if imp.last_resolved is not None and imp.chain_end_at == len(imp.events) and phase_before is not None:
-        imp.forced = ForcedBattle(imp.last_resolved[0], phase_before,
-                                  frozenset(a for a, turn in imp.attacked.items() if turn == imp.turn), maybe=True)
+    if imp.chains.last_resolved is not None and imp.chains.chain_end_at == len(imp.events) and phase_before is not None:
+        imp.battle.forced = ForcedBattle(imp.chains.last_resolved[0], phase_before,
+                                  frozenset(a for a, turn in imp.battle.attacked.items() if turn == imp.turns.turn), maybe=True)
 
 
 def forced_battle_start(imp: Importer, phase_before: str | None) -> Cite | None:
@@ -385,13 +385,13 @@ def forced_battle_start(imp: Importer, phase_before: str | None) -> Cite | None:
     the opponent's Draw Phase). The engine enters it only by a forced attack, processed right
     after the chain that forced it ends, so the cite is the link that resolved last, if the
     chain ended with nothing in between; the forced battle is remembered for its end."""
-    where = f"turn {imp.turn}: a Battle Phase straight after the {phase_before or 'turn start'}"
-    if imp.last_resolved is None or imp.chain_end_at != len(imp.events) or phase_before is None:
+    where = f"turn {imp.turns.turn}: a Battle Phase straight after the {phase_before or 'turn start'}"
+    if imp.chains.last_resolved is None or imp.chains.chain_end_at != len(imp.events) or phase_before is None:
         imp.note(f"{where}, and no chain ended just before it; no cite")
         return None
-    card = imp.last_resolved[0]
-    imp.forced = ForcedBattle(card, phase_before,
-                              frozenset(a for a, turn in imp.attacked.items() if turn == imp.turn))
+    card = imp.chains.last_resolved[0]
+    imp.battle.forced = ForcedBattle(card, phase_before,
+                              frozenset(a for a, turn in imp.battle.attacked.items() if turn == imp.turns.turn))
     imp.note(f"{where}: a forced attack, cited {card} {imp.facts.card_name(imp.field.code(card))}, "
              "the chain link that resolved just before")
     return Cite(card, "forces an attack: a Battle Phase out of turn order")
@@ -400,23 +400,23 @@ def forced_battle_start(imp: Importer, phase_before: str | None) -> Cite | None:
 def forced_battle_end(imp: Importer, phase: str) -> Cite | None:
     """The forced Battle Phase is over: play returns to the phase it interrupted (TURN-01), and
     the monsters that attacked in it may attack again this turn (BATTLE-03)."""
-    forced, imp.forced = imp.forced, None
+    forced, imp.battle.forced = imp.battle.forced, None
     if forced is None or (forced.maybe and phase != forced.back):
         return None                               # an ordinary Battle Phase after all
-    for attacker, turn in imp.attacked.items():
-        if turn == imp.turn and attacker not in forced.attacked:
-            imp.attack_reset[attacker] = (turn, forced.card)
+    for attacker, turn in imp.battle.attacked.items():
+        if turn == imp.turns.turn and attacker not in forced.attacked:
+            imp.battle.attack_reset[attacker] = (turn, forced.card)
     if phase != forced.back:
-        imp.note(f"turn {imp.turn}: the forced Battle Phase ends in the {phase}, not the {forced.back} it interrupted")
+        imp.note(f"turn {imp.turns.turn}: the forced Battle Phase ends in the {phase}, not the {forced.back} it interrupted")
         return None
     return Cite(forced.card, f"play returns to the {forced.back} phase its forced attack interrupted")
 
 
 def credit_spent(imp: Importer, player: int) -> None:
     """A card a resolving link made its own player discard from the hand (``Effect.spent``)."""
-    if imp.solving is None or not 0 < imp.solving <= len(imp.chain):
+    if imp.chains.solving is None or not 0 < imp.chains.solving <= len(imp.chains.chain):
         return
-    effect = imp.chain[imp.solving - 1].effect
+    effect = imp.chains.chain[imp.chains.solving - 1].effect
     if effect is not None and effect.player == player:
         effect.spent += 1
 
@@ -428,8 +428,8 @@ def damage_link(imp: Importer, damage: list[int], rules_damage: list[int]) -> Ci
     this turn. Preferred: a link of a player the difference favours (less damage to them, or more
     to their opponent), in this attack, then this turn; else any link resolved in this attack."""
     favoured = {p if damage[p] < rules_damage[p] else 1 - p for p in (0, 1) if damage[p] != rules_damage[p]}
-    this_attack = [(card, who) for at, card, who in imp.resolved_turn if at > imp.attack_at]
-    this_turn = [(card, who) for _at, card, who in imp.resolved_turn]
+    this_attack = [(card, who) for at, card, who in imp.chains.resolved_turn if at > imp.battle.attack_at]
+    this_turn = [(card, who) for _at, card, who in imp.chains.resolved_turn]
     for pool, where in ((this_attack, "in this battle"), (this_turn, "earlier this turn")):
         mine = [card for card, who in pool if who in favoured]
         if mine:
@@ -460,8 +460,8 @@ def battle_cite(imp: Importer, attacker: str, happened: tuple[list[str], list[in
             return Cite(granted_to(imp, attacker), "inflicts piercing battle damage")
         if hint is not None:
             return Cite(hint, "changes the battle damage")
-        if imp.forced is not None:
-            return Cite(imp.forced.card, "changes the battle damage of the attack it forces")
+        if imp.battle.forced is not None:
+            return Cite(imp.battle.forced.card, "changes the battle damage of the attack it forces")
         by = damage_link(imp, damage, rules_damage)
         if by is not None:
             return by

@@ -2,7 +2,11 @@
 
 Here is the ``Importer``'s core (set-up, the run over the stream, what each event is built on);
 each message's handler is a ``@reads`` method in the module of its domain: ``turns`` (turns,
-the Deck, LP, the end), ``moves`` (MSG_MOVE), ``chains``, ``positions``, ``battle``.
+the Deck, LP, the end), ``moves`` (MSG_MOVE), ``summons``, ``chains``, ``positions``, ``battle``.
+Each domain's state is a dataclass its module owns (``TurnState``, ``MoveState``, ``SummonState``,
+``ChainState``, ``BattleState``), held as ``self.turns``, ``self.moves``, ``self.summons``,
+``self.chains`` and ``self.battle``: a handler reading another domain's state names it
+(``self.chains.solving``), so what couples the domains is in plain sight.
 
 How the stream becomes our events (the parts the stream does not spell out):
 
@@ -38,6 +42,27 @@ How the stream becomes our events (the parts the stream does not spell out):
   MSG_BATTLE; an attacked face-down monster is flipped where the engine flips it (POS-04); the
   recorded destruction and battle damage are what EDOPro then did, set beside what the rules
   give (``rules.battle.battle_outcome``, DMG-01..09).
+* **Negation and simultaneous summons.** MSG_CHAIN_NEGATED, sent while a link resolves, makes
+  that link's ``activated`` name the link whose activation it negates (``negates``); an effect
+  negated (MSG_CHAIN_DISABLED) is no activation negated, and that link still resolves. The
+  monsters one MSG_SPSUMMONED closes were summoned at once: each after the first is
+  ``together`` when its ``special_summoned`` follows the one before (PEND-03/04).
+* **What the stream does not say, so is not written.** *Priority passes* (PRIO-01/03,
+  CHAIN-04): the prompts (MSG_SELECT_CHAIN, MSG_SELECT_IDLECMD) are not recorded. The server's
+  field refreshes before each prompt are (four before a chain prompt, six before an idle one),
+  but they name neither the player asked nor the question: the core asks with MSG_SELECT_CHAIN
+  both for priority (``processor.cpp`` QuickEffect: the other player first after each link,
+  then its own) and whether to activate an optional trigger. In the 100 shared duels, 216 links
+  added by the player of the link before come after a single prompt, where priority alone needs
+  two (the opponent's pass, then theirs), and 91 of 2,755 chains resolve after three prompts,
+  not two. A record that states one pass must state them all (the fold then checks every
+  activation's priority), so none is written. (Nor could the two passes
+  before a chain resolves be written alone: a link's outcome is written before its
+  ``chain_link_resolved``, at MSG_CHAIN_SOLVED, and in the fold it would break their succession,
+  CHAIN-04.) *Simultaneous triggers* (``simultaneous``, CHAIN-08, NIS-02): a link chained with no
+  prompt before it (45 in the shared duels) was added without asking anyone, a trigger of the
+  same event or a mandatory Quick Effect; the stream does not say which, so it stays a ``quick``
+  link, not marked simultaneous.
 * **Cites (GEN-01).** ``cites``: the card the stream shows behind what the basic rules forbid.
 * **Deck check.** A deck that breaks DECK-01..06 is imported as it is (the audit reports it);
   an import note says EDOPro's deck check was off. That is not a card effect, so nothing is
@@ -57,18 +82,18 @@ from ..importing import Expected, ImportResult
 from ..rules.base import has_open_game_state
 from ..rules.fold import AFTER_LOSS
 from .authority import effects_of, engine_authority
-from .battle import BattleHandling
-from .chains import Activation, ChainHandling, Link
-from .cites import Effect, ForcedBattle
+from .battle import BattleHandling, BattleState
+from .chains import ChainHandling, ChainState
 from .constants import LOCATION_DECK, LOCATION_EXTRA, MSG_NEW_TURN, MSG_START, MSG_UPDATE_CARD, MSG_UPDATE_DATA
 from .container import (DUEL_0_ATK_DESTROYED, DUEL_1_FACEUP_FIELD, DUEL_1ST_TURN_DRAW, DUEL_CAN_REPOS_IF_NON_SUMPLAYER,
-    DUEL_EMZONE, DUEL_FSX_MMZONE, DUEL_PSEUDO_SHUFFLE, DUEL_RELAY, DUEL_SEPARATE_PZONE, REPLAY_HAND_TEST, REPLAY_SINGLE_MODE, REPLAY_TAG, YRP1, YRPX, Where, YrpxError, YrpxReplay, read_yrpx)
+    DUEL_EMZONE, DUEL_FSX_MMZONE, DUEL_PSEUDO_SHUFFLE, DUEL_RELAY, DUEL_SEPARATE_PZONE, REPLAY_HAND_TEST, REPLAY_SINGLE_MODE, REPLAY_TAG, YRP1, YRPX, YrpxError, YrpxReplay, read_yrpx)
 from .facts import QueriedFacts
-from .messages import QUIET, Query, handler_table, parse_message, parse_update_data
+from .messages import QUIET, handler_table, parse_message, parse_update_data
 from .mirror import Mirror, Cell
-from .moves import MoveHandling
+from .moves import MoveHandling, MoveState
 from .positions import PositionHandling
-from .turns import TurnHandling
+from .summons import SummonHandling, SummonState
+from .turns import TurnHandling, TurnState
 
 
 def import_yrpx(path_or_bytes: str | os.PathLike[str] | bytes | bytearray | YrpxReplay, *,
@@ -151,94 +176,30 @@ def _flag_options(duel_flags: int) -> tuple[str, ...]:
     return tuple(option for flag, option in FLAG_OPTIONS if duel_flags & flag)
 
 
-class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, BattleHandling):
+class Importer(TurnHandling, MoveHandling, SummonHandling, ChainHandling, PositionHandling, BattleHandling):
     """One replay's message stream mapped to our events (module docstring); the handlers are
     its bases', one per domain."""
 
     def __init__(self, replay: YrpxReplay, names: CardDB | None) -> None:
+        # the stream and what is written from it (the core every handler shares)
         self.r = replay
         self.packets = replay.packets
-        self.msgs: list[dict | None] = [None] * len(self.packets)
+        self.msgs: list[dict | None] = [None] * len(self.packets)   # each message parsed once (``msg``)
+        self.consumed: set[int] = set()          # packets a handler already took with an earlier one
+        self.i = 0                               # the packet being handled
+        self.prev_sig = 0                        # the last packet handled that is not a refresh or hint
         self.events: list[Event] = []
-        self.sources: list[int] = []
+        self.sources: list[int] = []             # the first packet behind each event
         self.notes: list[str] = []
-        self._note_counts: dict[str, int] = {}
-        self.i = 0
-        self.consumed: set[int] = set()
-        self.field = Mirror(self.note)
+        self._note_counts: dict[str, int] = {}   # notes by kind: the sixth and later are only counted
+        self.field = Mirror(self.note)           # the engine's field as the stream builds it
         self.facts = QueriedFacts(replay.packets, names, self.note)
-        # turn structure as our fold sees it
-        self.turn = 0
-        self.turn_player = 0
-        self.phase: str | None = None
-        self.step: str | None = None
-        self.normal_drawn = False
-        # chains
-        self.chain: list[Link] = []
-        self.solving: int | None = None
-        self.activation: Activation | None = None
-        self.last_link_card: str | None = None
-        self.last_link_by_player: dict[int, str] = {}
-        self.to_leave: list[str] = []              # card activations this chain that go to the GY
-        self.forced: ForcedBattle | None = None    # a Battle Phase an effect forced, in progress
-        self.attack_reset: dict[str, tuple[int, str]] = {}   # attacker -> (turn, card) whose forced battle reset it
-        self.flipped: set[str] = set()
-        # summons
-        self.pending_tributes: list[tuple[str, Loc]] = []               # (card, where EDOPro sent it)
-        self.tributed_from: dict[str, int] = {}                         # a Tribute's controller as it left
-        self.pending_materials: list[tuple[str, int, Loc, str | None, int]] = []  # (card, reason, to, position, packet)
-        self.material_from: dict[str, tuple[Where, Query | None]] = {}   # where a material was, as queried there
-        self.refresh_cache: dict[int, list[Query | None]] = {}
-        self.last_resolved: tuple[str, int] | None = None      # (card, player) of the link that resolved last
-        self.chain_end_at = -1                                  # len(events) just after the last chain_ended
-        self.solved_at: tuple[int, str] | None = None          # (packet, card) of the last MSG_CHAIN_SOLVED resolved
-        self.resolved_turn: list[tuple[int, str, int]] = []    # (packet, card, player) of each link resolved this
-                                                                # turn, not negated
-        self.attack_at = -1                                     # packet of the attack in progress's MSG_ATTACK
-        self.pre_overlay: dict[str, list[str]] = {}            # xyz host not yet on the field
-        self.pending_at: dict[str, int] = {}                   # packet of each pending move above
-        self.began_at: int | None = None                       # the summon being written began there
-        self.pending_flip: tuple[str, int] | None = None       # a Set card turned face-up to be activated
-        self.summoning: set[str] = set()                       # summoned, not yet "SUMMONED"
-        self.auto_gy: set[str] = set()                         # xyz materials our fold already sent
-        self.group_from: int | None = None                     # packet an Xyz monster left at, its
-                                                               # materials not yet moved (moves.end_group)
-        self.set_turn: dict[str, int] = {}
-        # battle
-        self.attack: tuple[str, str | None] | None = None
-        self.attack_defenders: frozenset[str] = frozenset()   # the opponent's monsters at the declaration
-        self.calculated = False
-        self.removed_by: dict[str, str | None] = {}
-        # values our fold believes (stats, counters), LP as EDOPro counts them
-        self.believed: dict[str, tuple[int | None, int | None, int | None]] = {}
-        self.counters: dict[str, dict[int, int]] = {}
-        self.lp = [8000, 8000]
-        self.lost = False
-        self.win: tuple[int | None, str] | None = None
-        self.hint_card: tuple[int, int] | None = None
-        self.pending_place: tuple[str, Where, int] | None = None   # a card put on the field to be activated,
-                                                                  # and the packet of that MSG_MOVE
-        self.facedown_st: set[str] = set()
-        self.battle_destroyed: set[str] = set()
-        self.battle_damage_at: set[int] = set()
-        self.resolved_cards: set[str] = set()
-        self.draw_count = 1
-        self.options: tuple[str, ...] = ()      # duel_started's options (CONF-01)
-        self.prev_sig = 0
-        self.turn_activations: list[tuple[str, tuple[str, ...]]] = []
-        self.solving_from = 0
-        self.quiet_links: list[tuple[str, int]] = []
-        self.after_chain: tuple[int, list[tuple[str, int]]] = (-1, [])
-        self.ns_turn = [0, 0]
-        self.ns_by_effect: dict[int, tuple[int, str]] = {}      # player -> (turn, card) of a Normal Summon its effect made
-        self.grant_was_hint = False
-        self.ns_grants: dict[int, list[str]] = {0: [], 1: []}
-        self.attacked: dict[str, int] = {}
-        self.proper: set[str] = set()
-        # evidence for a skipped Draw Phase (see the module docstring)
-        self.effect_log: list[Effect] = []
-        self.draw_mark = [0, 0]                     # len(effect_log) at the player's last Draw Phase
-        self.player_hints: dict[int, list[tuple[int, int, Effect | None]]] = {0: [], 1: []}
+        # each domain's state, owned by its module; a handler reads another's explicitly
+        self.turns = TurnState()
+        self.chains = ChainState()
+        self.summons = SummonState()
+        self.battle = BattleState()
+        self.moves = MoveState()
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
@@ -272,37 +233,37 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
     def emit(self, event: Event, source: int | None = None) -> None:
         """Append an event; ``source`` is the first packet behind it when that is not the current
         one (a summon whose Tributes or materials moved first)."""
-        if self.lost and event.kind not in AFTER_LOSS:
+        if self.turns.lost and event.kind not in AFTER_LOSS:
             self.note(f"{event.kind} after a player reached 0 LP left out: the duel ends at once (WIN-01)")
             return
-        at = source if source is not None else self.i if self.began_at is None else self.began_at
-        if self.activation is not None:
-            self.activation.after.append((event, at))
+        at = source if source is not None else self.i if self.summons.began_at is None else self.summons.began_at
+        if self.chains.activation is not None:
+            self.chains.activation.after.append((event, at))
             return
         self.events.append(event)
         self.sources.append(at)
 
     def began(self, cards) -> int | None:
         """The packet of the first pending move among ``cards`` (and forget them), or None."""
-        at = [self.pending_at.pop(c) for c in cards if c in self.pending_at]
+        at = [self.summons.pending_at.pop(c) for c in cards if c in self.summons.pending_at]
         return min(at) if at else None
 
     def open_game_state(self, player: int) -> bool:
         """PRIO-06 as the stream stands: a link resolving, or one being activated, is a chain open."""
-        return has_open_game_state(player, self.turn_player, self.phase,
-                                   bool(self.chain) or self.solving is not None or self.activation is not None)
+        return has_open_game_state(player, self.turns.turn_player, self.turns.phase,
+                                   bool(self.chains.chain) or self.chains.solving is not None or self.chains.activation is not None)
 
     @property
     def cause(self) -> str | None:
         """The card whose effect is resolving now, if any."""
-        if self.solving is not None and 0 < self.solving <= len(self.chain):
-            return self.chain[self.solving - 1].card
+        if self.chains.solving is not None and 0 < self.chains.solving <= len(self.chains.chain):
+            return self.chains.chain[self.chains.solving - 1].card
         return None
 
     def effect_cause(self, player: int | None = None) -> str:
         """The resolving card, else the last card a chain link named (this player's first)."""
-        return (self.cause or (self.last_link_by_player.get(player) if player is not None else None)
-                or self.last_link_card or "effect")
+        return (self.cause or (self.chains.last_link_by_player.get(player) if player is not None else None)
+                or self.chains.last_link_card or "effect")
 
 
     def fx(self, card_id: str) -> CardFacts:
@@ -312,7 +273,7 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
 
     def setup(self) -> None:
         start = self.msg(0) or {}
-        self.lp = list(start.get("lp", (8000, 8000)))
+        self.turns.lp = list(start.get("lp", (8000, 8000)))
         yrp1 = self.r.yrp1
         refresh: dict[tuple[int, int], list[int]] = {}
         for j, p in enumerate(self.packets[1:12], 1):
@@ -333,19 +294,19 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
         if why:
             self.note(why)
         hand = yrp1.start_hand if yrp1 else 5
-        self.draw_count = yrp1.draw_count if yrp1 else 1
+        self.turns.draw_count = yrp1.draw_count if yrp1 else 1
         # The room's start LP, start hand, draw count and deck check are duel options (CONF-01),
         # and so are the older rulings its duel flags keep
         unchecked = [self.note_deck_check(player, main, extra) for player, (main, extra) in enumerate(decks)]
         options = tuple(name for name, value, default in (
-            ("starting_lp", self.lp[0], 8000), ("hand_size", hand, 5), ("draw_count", self.draw_count, 1),
+            ("starting_lp", self.turns.lp[0], 8000), ("hand_size", hand, 5), ("draw_count", self.turns.draw_count, 1),
             ("no_deck_check", any(unchecked), False)) if value != default) + _flag_options(self.r.duel_flags)
-        self.options = options
+        self.turns.options = options
         self.emit_setup(DuelStarted(first_player=first, method="rps", ruleset=ruleset,
-                                    starting_lp=self.lp[0], hand_size=hand, draw_count=self.draw_count,
+                                    starting_lp=self.turns.lp[0], hand_size=hand, draw_count=self.turns.draw_count,
                                     options=options, players=tuple(self.r.players)))
-        if self.lp[0] != self.lp[1]:
-            self.note(f"the players start with different LP {self.lp}; our duel_started holds one value")
+        if self.turns.lp[0] != self.turns.lp[1]:
+            self.note(f"the players start with different LP {self.turns.lp}; our duel_started holds one value")
         for player, (main, extra) in enumerate(decks):
             self.emit_setup(DeckRegistered(player=player, main=tuple(main), extra=tuple(extra)))
             ids = [f"p{player}.m{i}" for i in range(len(main))]
@@ -410,7 +371,7 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
         for n, cell in enumerate(deck):
             deck[n] = Cell(cell.id, False)
         event = DeckShuffled(player=player, order=())         # the order is known once the epoch is over
-        self.epoch_cells[id(event)] = (event, list(reversed(deck)))      # top first
+        self.turns.epoch_cells[id(event)] = (event, list(reversed(deck)))      # top first
         if setup:
             self.emit_setup(event)
         else:
@@ -419,7 +380,6 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
     # -- the run -------------------------------------------------------------------------------
 
     def run(self) -> ImportResult:
-        self.epoch_cells: dict[int, tuple[DeckShuffled, list[Cell]]] = {}
         self.facts.collect()
         self.setup()
         handlers = _HANDLERS
@@ -427,7 +387,7 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
         n = len(packets)
         consumed = self.consumed
         i = 1
-        while i < n and self.win is None:
+        while i < n and self.turns.win is None:
             if i not in consumed:
                 p = packets[i]
                 pid = p[0]
@@ -457,19 +417,19 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
             i += 1
         self.i = min(i, n - 1)
         self.flush(final=True)
-        if self.activation is not None:
+        if self.chains.activation is not None:
             self.note("the stream ends inside an activation")
-            act, self.activation = self.activation, None
+            act, self.chains.activation = self.chains.activation, None
             self.events.extend(e for e, _ in act.after)
             self.sources.extend(s for _, s in act.after)
-        if self.win is None:
+        if self.turns.win is None:
             self.note("the stream has no MSG_WIN: the duel was not finished")
         return self.finish()
 
     def finish(self) -> ImportResult:
         events = []
         for ev in self.events:
-            epoch = self.epoch_cells.get(id(ev))
+            epoch = self.turns.epoch_cells.get(id(ev))
             if epoch is not None and epoch[0] is ev:
                 ev = DeckShuffled(player=ev.player, order=tuple(c.id for c in epoch[1]))
             events.append(ev)
@@ -478,8 +438,8 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
         base = self.r.seed * 1000
         times = [datetime.fromtimestamp((base + k) / 1000, timezone.utc).isoformat(timespec="milliseconds")
                  for k in range(len(events))]
-        winner, reason = self.win if self.win is not None else (None, None)
-        expected = Expected(lp=(self.lp[0], self.lp[1]), winner=winner, reason=reason, turns=self.turn)
+        winner, reason = self.turns.win if self.turns.win is not None else (None, None)
+        expected = Expected(lp=(self.turns.lp[0], self.turns.lp[1]), winner=winner, reason=reason, turns=self.turns.turn)
         for key, count in self._note_counts.items():
             if count > 5:
                 self.notes.append(f"({count - 5} more: {key})")
@@ -495,23 +455,23 @@ class Importer(TurnHandling, MoveHandling, ChainHandling, PositionHandling, Batt
         by another way they are attached to it. Only at the end of the stream (``final``) are
         those of a monster that never came out given up, with a note: our field has no
         materials under a card in the Extra Deck."""
-        tributes, self.pending_tributes = self.pending_tributes, []
+        tributes, self.summons.pending_tributes = self.summons.pending_tributes, []
         for card, w in tributes:
             self.emit(CardMoved(card=card, to=w, reason="tributed", cause=self.cause), self.began((card,)))
-        materials, self.pending_materials = self.pending_materials, []
+        materials, self.summons.pending_materials = self.summons.pending_materials, []
         for card, reason, w, pos, at in materials:
             self.emit(CardMoved(card=card, to=w, reason="material", position=pos, cause=self.cause), at)
-        for host, mats in list(self.pre_overlay.items()):
+        for host, mats in list(self.summons.pre_overlay.items()):
             side_host = self.field.monster_zone_of(host)
             if side_host is None and not final:
                 continue                          # its summon is still to come
-            del self.pre_overlay[host]
+            del self.summons.pre_overlay[host]
             if side_host is None:
                 self.note(f"{len(mats)} card(s) attached to {host} while it was not on the field, and it never "
                           "came out: they stay where they were")
                 continue
             for card in mats:
-                self.pending_at.pop(card, None)
+                self.summons.pending_at.pop(card, None)
                 self.emit(CardMoved(card=card, to=Loc(side_host[0], OVERLAY, side_host[1]),
                                     reason="attached", cause=self.cause))
 

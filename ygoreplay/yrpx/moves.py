@@ -1,29 +1,44 @@
 """MSG_MOVE as our events. One message stands for many of ours (a cost, a Tribute or material, a
-summon, a Spell/Trap put on the field, a zone change), so ``map_move`` decides here which it is."""
+summon, a Spell/Trap put on the field, a zone change), so ``map_move`` decides here which it is;
+a move to a Monster Zone is a summon's (``summons``)."""
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from ..events import (ATTACK, BANISHED, DECK, DEFENSE, EXTRA, FACEDOWN, FACEDOWN_ATTACK, FACEUP, FZONE, GY, HAND,
-    MZONE, OVERLAY, SET, SZONE, CardMoved, CardsSwapped, Cite, ControlChanged, Cost, HandSizeDiscard, Loc, MonsterSet,
-    NormalSummoned, SpecialSummoned, SpellTrapSet, StatsChanged, SummonNegated, TokenCreated, ZoneChanged)
-from ..rules.summon import PROPER_METHODS, between_scales
-from .cites import credit_gain, credit_spent, granted_to, normal_summon_cite, special_summon_cite
+    MZONE, OVERLAY, SET, SZONE, CardMoved, CardsSwapped, Cite, ControlChanged, Cost, HandSizeDiscard, Loc,
+    SpellTrapSet, SummonNegated, TokenCreated, ZoneChanged)
+from .cites import credit_gain, credit_spent
 from .constants import (LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_OVERLAY,
-    LOCATION_REMOVED, LOCATION_SZONE, MSG_BECOME_TARGET, MSG_CARD_SELECTED, MSG_CHAINING, MSG_HINT, MSG_MOVE,
-    MSG_PAY_LPCOST, MSG_SET, MSG_SPSUMMONING, MSG_SUMMONING, MSG_SWAP, MSG_UPDATE_CARD, MSG_UPDATE_DATA, POS_ATTACK,
-    POS_DEFENSE, POS_FACEDOWN_ATTACK, POS_FACEUP, POS_FACEUP_ATTACK, POS_FACEUP_DEFENSE, REASON_BATTLE, REASON_COST,
-    REASON_DESTROY, REASON_DISCARD, REASON_FUSION, REASON_LINK, REASON_MATERIAL, REASON_RELEASE, REASON_RITUAL,
-    REASON_RULE, REASON_SPSUMMON, REASON_SUMMON, REASON_SYNCHRO, REASON_XYZ)
+    LOCATION_REMOVED, LOCATION_SZONE, MSG_CHAINING, MSG_MOVE, MSG_SET, MSG_SWAP, POS_ATTACK, POS_FACEDOWN_ATTACK,
+    POS_FACEUP, POS_FACEUP_ATTACK, POS_FACEUP_DEFENSE, REASON_BATTLE, REASON_COST, REASON_DESTROY, REASON_DISCARD,
+    REASON_FUSION, REASON_LINK, REASON_MATERIAL, REASON_RELEASE, REASON_RITUAL, REASON_RULE, REASON_SPSUMMON,
+    REASON_SUMMON, REASON_SYNCHRO, REASON_XYZ)
 from .container import Where
-from .messages import QUIET, Query, parse_update_card, parse_update_data, reads
+from .messages import reads
 
 
-#: The Spell & Trap Zones that are Pendulum Zones: 0 and 4 (Master Rule 4 on), 6 and 7 (Master Rule 3).
-_PZONES = (0, 4, 6, 7)
+@dataclass(slots=True)
+class MoveState:
+    """What the importer remembers of cards on the field between messages: what our fold believes
+    of them where the stream says otherwise, and what a later move or activation of them means.
+    ``arrive`` and ``depart`` forget a card's entries as it enters or leaves the field."""
 
-_MATERIAL_METHODS = ((REASON_FUSION, "fusion"), (REASON_SYNCHRO, "synchro"), (REASON_XYZ, "xyz"),
-                     (REASON_LINK, "link"), (REASON_RITUAL, "ritual"))
+    #: (ATK, DEF, Level) our fold believes of a card on the field, written when an effect changed
+    #: them (a ``stats_changed``); None in a place: the printed value.
+    believed: dict[str, tuple[int | None, int | None, int | None]] = field(default_factory=dict)
+    #: The counters on each card, by counter type: ``counters_changed`` carries the new count.
+    counters: dict[str, dict[int, int]] = field(default_factory=dict)
+    #: Spell/Trap cards face-down in a Spell & Trap Zone: turned face-up for MSG_CHAINING, a card activation.
+    facedown_st: set[str] = field(default_factory=set)
+    #: The turn each face-down Spell/Trap was Set (activated that turn, it needs a cite).
+    set_turn: dict[str, int] = field(default_factory=dict)
+    #: Monsters turned face-up this turn: an effect of theirs activated on the field may be a FLIP effect.
+    flipped: set[str] = field(default_factory=set)
+    #: Xyz materials our fold already sent to the GY with their monster (NIS-05): their own move is not written.
+    auto_gy: set[str] = field(default_factory=set)
+    #: The packet an Xyz monster left the field at, its materials not yet moved (``end_group``).
+    group_from: int | None = None
 
 
 def our_position(pos: int, zone: str) -> str | None:
@@ -57,7 +72,7 @@ class MoveHandling:
             card = self.field.new_token(new.controller & 1, code)
             self.field.place(new, card)
             self.arrive(card)
-            self.summoning.add(card)
+            self.summons.summoning.add(card)
             self.emit(TokenCreated(player=new.controller & 1, card=card, code=code, zone=new.sequence,
                                    position=ATTACK if new.position & POS_ATTACK else DEFENSE,
                                    cause=self.effect_cause(new.controller & 1)))
@@ -101,29 +116,29 @@ class MoveHandling:
                       "places in our events; not expressible")
             return
         self.flush()
-        link = self.chain[self.solving - 1] if self.solving is not None and 0 < self.solving <= len(self.chain) else None
-        player = link.player if link is not None else self.turn_player
+        link = self.chains.chain[self.chains.solving - 1] if self.chains.solving is not None and 0 < self.chains.solving <= len(self.chains.chain) else None
+        player = link.player if link is not None else self.turns.turn_player
         self.emit(CardsSwapped(player=player, card=card1, other=card2, cause=self.effect_cause(player)))
 
     def arrive(self, card: str) -> None:
-        self.believed.pop(card, None)
-        self.counters.pop(card, None)
+        self.moves.believed.pop(card, None)
+        self.moves.counters.pop(card, None)
 
     def depart(self, card: str, from_mzone: bool) -> None:
         """A card leaves the field (or changes rows): what our fold forgets or does by itself."""
-        self.believed.pop(card, None)
-        self.counters.pop(card, None)
-        self.facedown_st.discard(card)
-        self.attacked.pop(card, None)
-        self.set_turn.pop(card, None)
+        self.moves.believed.pop(card, None)
+        self.moves.counters.pop(card, None)
+        self.moves.facedown_st.discard(card)
+        self.battle.attacked.pop(card, None)
+        self.moves.set_turn.pop(card, None)
         if from_mzone:
             mats = self.field.overlays.get(card)
             if mats:
-                if not self.auto_gy:
-                    self.group_from = self.i     # the move group its materials wait for (end_group)
-                self.auto_gy.update(mats)        # NIS-05: our fold sends them to the GY with it
-            if self.attack and card in (self.attack[0], self.attack[1]) and not self.calculated:
-                self.removed_by[card] = self.cause
+                if not self.moves.auto_gy:
+                    self.moves.group_from = self.i     # the move group its materials wait for (end_group)
+                self.moves.auto_gy.update(mats)        # NIS-05: our fold sends them to the GY with it
+            if self.battle.attack and card in (self.battle.attack[0], self.battle.attack[1]) and not self.battle.calculated:
+                self.battle.removed_by[card] = self.cause
 
     def end_group(self) -> None:
         """The first material of an Xyz monster that left arrives: every card of the move that took
@@ -132,10 +147,10 @@ class MoveHandling:
         target, REASON_LOST_TARGET), so the cards moved since, when each is a ``card_moved``, are one
         group (``with_next`` on all but the last) and our fold buries the materials after it (NIS-05).
         A monster that leaves on its own, or as the material of a summon still to come, makes no group."""
-        start, self.group_from = self.group_from, None
+        start, self.moves.group_from = self.moves.group_from, None
         if start is None:
             return
-        act = self.activation
+        act = self.chains.activation
         events = [ev for ev, _ in act.after] if act is not None else self.events
         sources = [at for _, at in act.after] if act is not None else self.sources
         first = len(events)
@@ -158,12 +173,12 @@ class MoveHandling:
         ol, nl = old.location, new.location
         player = new.controller & 1
         # a cost paid while activating: part of the activation (CHAIN-11)
-        if self.activation is not None and reason & REASON_COST and self.cost_move(card, old, new, reason):
+        if self.chains.activation is not None and reason & REASON_COST and self.cost_move(card, old, new, reason):
             return
         # Xyz materials our fold already sent to the GY with their Xyz monster (NIS-05)
-        if card in self.auto_gy:
+        if card in self.moves.auto_gy:
             self.end_group()
-            self.auto_gy.discard(card)
+            self.moves.auto_gy.discard(card)
             if nl == LOCATION_GRAVE or nl == 0:
                 return
             self.flush()
@@ -174,8 +189,8 @@ class MoveHandling:
         if nl & LOCATION_OVERLAY:
             host = self.field.lookup(Where(new.controller, nl & 0x7F, new.sequence, 0))
             if host is not None and (nl & 0x7F) != LOCATION_MZONE:
-                self.pre_overlay.setdefault(host, []).append(card)   # an Xyz Summon is coming
-                self.pending_at[card] = self.i
+                self.summons.pre_overlay.setdefault(host, []).append(card)   # an Xyz Summon is coming
+                self.summons.pending_at[card] = self.i
                 self.remember_material(card, old)
                 return
             self.flush()
@@ -218,19 +233,19 @@ class MoveHandling:
             return
         # parts of a summon that follows
         if ol == LOCATION_MZONE and reason & REASON_RELEASE and reason & REASON_SUMMON and not reason & REASON_SPSUMMON:
-            self.pending_tributes.append((card, self.field.our_loc(new)))
-            self.tributed_from[card] = old.controller & 1
-            self.pending_at[card] = self.i
+            self.summons.pending_tributes.append((card, self.field.our_loc(new)))
+            self.summons.tributed_from[card] = old.controller & 1
+            self.summons.pending_at[card] = self.i
             return
         if reason & REASON_MATERIAL and reason & (REASON_FUSION | REASON_SYNCHRO | REASON_XYZ | REASON_LINK | REASON_RITUAL):
             to, pos = self.dest(new, card) if nl else (Loc(old.controller & 1, GY), None)
-            self.pending_materials.append((card, reason, to, pos, self.i))
+            self.summons.pending_materials.append((card, reason, to, pos, self.i))
             self.remember_material(card, old)
             return
         self.flush()
         # a summon negated as it was attempted (SUM-03): the monster leaves before "summoned"
-        if ol == LOCATION_MZONE and card in self.summoning and self.solving is not None:
-            self.summoning.discard(card)
+        if ol == LOCATION_MZONE and card in self.summons.summoning and self.chains.solving is not None:
+            self.summons.summoning.discard(card)
             self.emit(SummonNegated(player=old.controller & 1, card=card, cause=self.cause))
             if nl not in (LOCATION_GRAVE, 0):
                 to, pos = self.dest(new, card)
@@ -239,7 +254,7 @@ class MoveHandling:
             return
         # the turn player's discard down to six (HAND-01)
         if (ol == LOCATION_HAND and nl == LOCATION_GRAVE and reason & REASON_DISCARD and reason & REASON_RULE
-                and self.phase == "end" and self.solving is None):
+                and self.turns.phase == "end" and self.chains.solving is None):
             self.hand_discard(card)
             return
         if nl == 0:                               # it leaves the duel: for our fold, to its owner's GY (CTRL-03)
@@ -262,7 +277,7 @@ class MoveHandling:
             # a card placed on the field keeps stale reason bits from its last move
             return "returned" if ol == LOCATION_REMOVED else "sent"
         if reason & REASON_DESTROY:
-            if reason & REASON_BATTLE and card in self.battle_destroyed:
+            if reason & REASON_BATTLE and card in self.battle.battle_destroyed:
                 return "battle"
             return "destroyed"
         if reason & REASON_RELEASE:
@@ -271,7 +286,7 @@ class MoveHandling:
             return "material"
         if reason & REASON_DISCARD and ol == LOCATION_HAND:
             return "discarded"
-        if ol == LOCATION_SZONE and nl == LOCATION_GRAVE and card in self.resolved_cards:
+        if ol == LOCATION_SZONE and nl == LOCATION_GRAVE and card in self.chains.resolved_cards:
             return "resolved"
         if reason & REASON_COST:
             return "cost"
@@ -286,13 +301,13 @@ class MoveHandling:
         return "sent"
 
     def cost_move(self, card: str, old: Where, new: Where, reason: int) -> bool:
-        act = self.activation
+        act = self.chains.activation
         ol, nl = old.location, new.location
         zone = {LOCATION_GRAVE: GY, LOCATION_REMOVED: BANISHED, LOCATION_DECK: DECK, LOCATION_HAND: HAND,
                 LOCATION_EXTRA: EXTRA}.get(nl)
         # A card activated as a Spell/Trap goes to its zone, never pays with itself (LOG-04); a
         # monster's effect may (Tribute or discard this card): a cost in the engine's order (CHAIN-11)
-        if act is None or (card == act.card and act.effect_type is None) or zone is None or card in self.auto_gy:
+        if act is None or (card == act.card and act.effect_type is None) or zone is None or card in self.moves.auto_gy:
             return False
         if zone == BANISHED and not new.position & POS_FACEUP:
             return False
@@ -337,7 +352,7 @@ class MoveHandling:
             self.field.place(n, other)
             cards.append(other)
             self.consumed.add(j)
-        self.emit(HandSizeDiscard(player=self.turn_player, cards=tuple(cards)))
+        self.emit(HandSizeDiscard(player=self.turns.turn_player, cards=tuple(cards)))
 
     def following(self) -> tuple[int | None, int | None, dict | None]:
         j = self.next_significant(self.i)
@@ -345,266 +360,35 @@ class MoveHandling:
             return None, None, None
         return j, self.packets[j].id, self.msg(j)
 
-    def to_monster_zone(self, card: str, old: Where, new: Where, reason: int) -> None:
-        player = new.controller & 1
+    def next_names(self, w: Where) -> tuple[int | None, bool]:
+        """The next significant message's id, and whether it names the zone ``w`` (the MSG_SUMMONING,
+        MSG_SET or MSG_CHAINING that says what the move just made there was)."""
         _j, nid, nm = self.following()
-        same = nm is not None and "at" in nm and (nm["at"].controller, nm["at"].location, nm["at"].sequence) == (
-            new.controller, new.location, new.sequence)
-        self.arrive(card)
-        if nid in (MSG_SUMMONING, MSG_SET) and same and old.location == LOCATION_HAND:
-            pending, self.pending_tributes = self.pending_tributes, []
-            tributes = tuple(c for c, _ in pending)
-            self.flush()
-            self.began_at = self.began(tributes)
-            try:
-                self.normal_summon(card, new, player, nid, pending, tributes)
-            finally:
-                self.began_at = None
-            return
-        if reason & REASON_SPSUMMON or nid == MSG_SPSUMMONING:
-            self.special_summon(card, old, new, reason)
-            return
-        waiting = self.pre_overlay.pop(card, None)    # materials attached to it before it came out
-        self.flush()
-        to, pos = self.dest(new, card)
-        self.emit(CardMoved(card=card, to=to, reason=self.reason_name(card, old, new, reason), position=pos,
-                            cause=self.effect_cause(player)))
-        for material in waiting or ():
-            self.pending_at.pop(material, None)
-            self.emit(CardMoved(card=material, to=Loc(player, OVERLAY, new.sequence), reason="attached",
-                                cause=self.effect_cause(player)))
-
-    def normal_summon(self, card: str, new: Where, player: int, nid: int, pending: list[tuple[str, Loc]],
-                      tributes: tuple[str, ...]) -> None:
-        """A Normal Summon or Set from the hand, with the Tributes just released (SUM-01, SUM-04)."""
-        level = self.sync_level(card, new)
-        cite = normal_summon_cite(self, card, player, len(tributes), level)
-        theirs = [t for t in tributes if self.tributed_from.pop(t, player) != player]
-        if cite is None and theirs:              # SUM-06: a Tribute the summoner did not control
-            cite = Cite(granted_to(self, theirs[0]), "Tributes the opponent's monster, as this card's effect allows")
-        if nid == MSG_SUMMONING:
-            position = DEFENSE if new.position & POS_DEFENSE else ATTACK
-            self.summoning.add(card)
-            self.emit(NormalSummoned(player=player, card=card, zone=new.sequence, tributes=tributes,
-                                     position=position, cite=cite))
-        else:
-            self.emit(MonsterSet(player=player, card=card, zone=new.sequence, tributes=tributes, cite=cite))
-        for tribute, to in pending:
-            if to.zone not in (GY, EXTRA):        # redirected (e.g. banished instead): move it on
-                self.emit(CardMoved(card=tribute, to=to, reason="banished" if to.zone == BANISHED else "returned"))
-
-    def remember_material(self, card: str, old: Where) -> None:
-        """Where a material came from, with what EDOPro last said of it there (Level, Tuner)."""
-        query = self.field_query(old) if old.location == LOCATION_MZONE else None
-        self.material_from[card] = (old, query)
-
-    def field_query(self, w: Where) -> Query | None:
-        """The latest refresh of the zone ``w`` (Monster or Spell & Trap) before the current packet
-        (parsed on demand)."""
-        for j in range(self.i - 1, max(0, self.i - 400), -1):
-            p = self.packets[j]
-            if p.id == MSG_UPDATE_DATA and len(p.payload) > 2 and p.payload[0] == w.controller and p.payload[1] == w.location:
-                queries = self.refresh_cache.get(j)
-                if queries is None:
-                    queries = self.refresh_cache[j] = parse_update_data(p.payload, p.offset)[2]
-                return queries[w.sequence] if w.sequence < len(queries) else None
-        return None
-
-    def special_summon(self, card: str, old: Where, new: Where, reason: int) -> None:
-        pending, self.pending_materials = self.pending_materials, []
-        tributes, self.pending_tributes = self.pending_tributes, []
-        overlay = self.pre_overlay.pop(card, [])
-        moved_at = [self.pending_at.pop(c) for c in [t for t, _ in tributes] + overlay if c in self.pending_at]
-        moved_at += [at for *_, at in pending]
-        self.began_at = min(moved_at) if moved_at else None
-        try:
-            self.write_special_summon(card, old, new, pending, tributes, overlay)
-        finally:
-            self.began_at = None
-
-    def write_special_summon(self, card: str, old: Where, new: Where, pending: list, tributes: list,
-                             overlay: list[str]) -> None:
-        """The Special Summon of ``card``, its method told by its materials (module docstring).
-
-        Materials that all go to the GY are listed in the event, which sends them in that order.
-        When some go elsewhere (banished, say), each is a ``card_moved`` "material" of its own,
-        in the engine's order and at its own packet, and the summon lists none: the GY then
-        grows exactly as the engine's state packets show it (ZONE-13)."""
-        player = new.controller & 1
-        cause = self.procedure_cause(player)
-        # Levels an effect changed on the field are what the procedure used (SYN-01, XYZ-01, RIT-02)
-        for m_card in [m for m, *_ in pending] + overlay:
-            self.sync_material_level(m_card)
-        for t, w in tributes:
-            self.emit(CardMoved(card=t, to=w, reason="tributed", cause=cause))
-        mat_reason = 0
-        listed: list[str] = []
-        sent = all(to.zone == GY or (to.zone == EXTRA and pos == FACEUP) or self.fx(m_card).is_token
-                   for m_card, _r, to, pos, _at in pending)
-        for m_card, m_reason, to, pos, at in pending:
-            mat_reason |= m_reason
-            if sent:
-                listed.append(m_card)
-            else:
-                self.emit(CardMoved(card=m_card, to=to, reason="material", position=pos, cause=cause), at)
-        if not sent:
-            self.began_at = None                  # the summon itself comes at its own packet
-        if overlay:
-            listed = overlay + listed
-            mat_reason |= REASON_XYZ
-        self.flush()
-        method = next((name for bit, name in _MATERIAL_METHODS if mat_reason & bit), None)
-        if method is None:
-            if cause is not None:
-                method = "effect"
-            elif self.is_pendulum_summon(old, player):
-                method = "pendulum"
-            else:
-                method = "inherent"
-        elif self.fx(card).is_xyz and method != "xyz" and overlay:
-            method = "xyz"
-        materials = [m for m, *_ in pending] + overlay
-        self.arrive(card)
-        self.summoning.add(card)
-        position = our_position(new.position, MZONE) or ATTACK
-        cite = special_summon_cite(self, card, old, new, method, cause, materials)
-        if cite is None and method == "pendulum":
-            cite = self.scale_cite(card, player)
-        if method in PROPER_METHODS:
-            self.proper.add(card)
-        self.emit(SpecialSummoned(player=player, card=card, zone=new.sequence, method=method,
-                                  position=position, materials=tuple(listed), cite=cite,
-                                  cause=cause if method != "inherent" and method != "pendulum" else None))
-
-    def procedure_cause(self, player: int) -> str | None:
-        """The effect making a summon: the link resolving, the link that just resolved when the
-        summon comes between links (an effect's "then Synchro Summon"), or the chain's last link
-        when it comes right after the chain ended, outside the player's open game state."""
-        if self.cause is not None:
-            return self.cause
-        if self.last_resolved is not None:
-            card, who = self.last_resolved
-            if self.chain and self.solving is None:
-                return card
-            if len(self.events) == self.chain_end_at and not self.open_game_state(player) and who == player:
-                return card
-        return None
-
-    def sync_material_level(self, card: str) -> None:
-        old, query = self.material_from.get(card, (None, None))
-        if query is None or query.level is None:
-            return
-        facts = self.fx(card)
-        if facts.printed_level is None:
-            return
-        believed = (self.believed.get(card) or (None, None, facts.printed_level))[2]
-        if query.level != believed and query.level > 0:
-            b = self.believed.get(card) or (None, None, None)
-            self.believed[card] = (b[0], b[1], query.level)
-            self.emit(StatsChanged(player=old.controller & 1, card=card, level=query.level))
-
-    def current_level(self, card: str) -> int:
-        facts = self.fx(card)
-        level = (self.believed.get(card) or (None, None, None))[2]
-        return level if level is not None else (facts.printed_level or 0)
-
-    def is_pendulum_summon(self, old: Where, player: int) -> bool:
-        """Whether a summon from the hand or Extra Deck with no materials and no effect making it
-        is a Pendulum Summon (SPS-02): told by the stream, not by the Levels between the Scales.
-
-        EDOPro's Pendulum procedure (``proc_pendulum.lua``) shows both Scales it uses,
-        ``Duel.HintSelection`` (MSG_CARD_SELECTED; MSG_BECOME_TARGET in its scripts before June
-        2021), right before it moves its monsters, each moved then MSG_SPSUMMONING, one
-        MSG_SPSUMMONED for all; a Special Summon's LP cost (EFFECT_SPSUMMON_COST) may come
-        between. A card's own procedure from the hand (Photon Thrasher, Chaos Sorcerer's
-        banishing cost, Quickdraw Synchron's discard) shows no Scale: it is inherent, even with
-        its Level between the player's Scales."""
-        if old.location not in (LOCATION_HAND, LOCATION_EXTRA):
-            return False
-        szone = self.field.sides[player].szone
-        shown: set[int] = set()
-        for j in range(self.i - 1, max(-1, self.i - 200), -1):
-            p = self.packets[j]
-            if p.id in (MSG_CARD_SELECTED, MSG_BECOME_TARGET):
-                locs = self.msg(j)["locs"]
-                if not all(w.controller == player and w.location == LOCATION_SZONE and w.sequence in _PZONES
-                           and szone[w.sequence] is not None and self.fx(szone[w.sequence]).is_pendulum
-                           for w in locs):
-                    return False
-                shown.update(w.sequence for w in locs)
-                if len(shown) >= 2:
-                    return True
-            elif p.id == MSG_MOVE:                # an earlier monster of the same Pendulum Summon
-                m = self.msg(j)
-                if not (m["reason"] & REASON_SPSUMMON and m["new"].location == LOCATION_MZONE):
-                    return False
-            elif p.id not in (MSG_SPSUMMONING, MSG_PAY_LPCOST) and p.id not in QUIET:
-                return False                      # (an LP cost: operations.cpp SpSummonRule step 21)
-        return False
-
-    def scale_cite(self, card: str, player: int) -> Cite | None:
-        """The Scale card whose Pendulum Scale an effect changed (Stargazer Magician's becomes 4),
-        when the Level is strictly between the Scales EDOPro reports and not the printed ones
-        (PEND-03 set aside, GEN-01): the rules know only printed Scales."""
-        szone = self.field.sides[player].szone
-        held = [(k, szone[k]) for k in _PZONES if szone[k] is not None and self.fx(szone[k]).is_pendulum]
-        if len(held) != 2:
-            return None
-        level = self.current_level(card)
-        (left_k, left), (right_k, right) = held
-        printed = (self.fx(left).lscale, self.fx(right).rscale)
-        queries = [self.field_query(Where(player, LOCATION_SZONE, k, POS_FACEUP)) for k in (left_k, right_k)]
-        current = (queries[0].lscale if queries[0] and queries[0].lscale is not None else printed[0],
-                   queries[1].rscale if queries[1] and queries[1].rscale is not None else printed[1])
-        if current == printed or between_scales(level, *printed) or not between_scales(level, *current):
-            return None
-        changed, scale = (left, current[0]) if current[0] != printed[0] else (right, current[1])
-        return Cite(changed, f"its Pendulum Scale is {scale}")
-
-    def sync_level(self, card: str, new: Where) -> int | None:
-        """The Level EDOPro gives the monster as it lands, when an effect changed it (SUM-04)."""
-        facts = self.fx(card)
-        believed = (self.believed.get(card) or (None, None, facts.printed_level))[2]
-        if facts.printed_level is None:
-            return None
-        j = self.i + 1
-        while j < len(self.packets) and self.packets[j].id in (MSG_UPDATE_CARD, MSG_UPDATE_DATA, MSG_HINT):
-            p = self.packets[j]
-            if p.id == MSG_UPDATE_CARD:
-                c, loc, seq, q = self.facts.card_queries.get(p.payload) or parse_update_card(p.payload, p.offset)
-                if (c, loc, seq) == (new.controller, new.location, new.sequence) and q is not None:
-                    if q.level is not None and q.level != believed:
-                        self.emit(StatsChanged(player=new.controller & 1, card=card, level=q.level,
-                                               cause=self.effect_cause(new.controller & 1)))
-                        return q.level
-                    return believed
-            j += 1
-        return believed
+        return nid, nm is not None and "at" in nm and (nm["at"].controller, nm["at"].location, nm["at"].sequence) == (
+            w.controller, w.location, w.sequence)
 
     def to_spell_zone(self, card: str, old: Where, new: Where, reason: int) -> None:
         player = new.controller & 1
-        _j, nid, nm = self.following()
-        same = nm is not None and "at" in nm and (nm["at"].controller, nm["at"].location, nm["at"].sequence) == (
-            new.controller, new.location, new.sequence)
+        nid, same = self.next_names(new)
         self.arrive(card)
         if old.location == LOCATION_MZONE:
             self.depart(card, True)
         if nid == MSG_CHAINING and same and old.location == LOCATION_HAND:
             self.flush()
-            self.pending_place = (card, new, self.i)  # the activation puts it there
+            self.chains.pending_place = (card, new, self.i)  # the activation puts it there
             return
         self.flush()
         to, pos = self.dest(new, card)
         if nid == MSG_SET and same:
-            self.facedown_st.add(card)
+            self.moves.facedown_st.add(card)
             if old.location == LOCATION_HAND:
-                self.set_turn[card] = self.turn
+                self.moves.set_turn[card] = self.turns.turn
                 cite = Cite(self.cause, "Set during the resolution of its effect") if self.cause else None
                 self.emit(SpellTrapSet(player=player, card=card, zone=to.index or 0, field_zone=to.zone == FZONE,
                                        cite=cite))
                 return
             pos = SET
         elif pos == SET:
-            self.facedown_st.add(card)
+            self.moves.facedown_st.add(card)
         self.emit(CardMoved(card=card, to=to, reason=self.reason_name(card, old, new, reason), position=pos,
                             cause=self.effect_cause(player)))

@@ -24,16 +24,16 @@ class PositionHandling:
             if old & POS_FACEDOWN and new & POS_FACEUP:
                 _j, nid, nm = self.following()
                 if nid == MSG_CHAINING and nm and nm["at"].location == LOCATION_SZONE and nm["at"].sequence == at.sequence:
-                    self.pending_flip = (card, self.i)
+                    self.chains.pending_flip = (card, self.i)
                     return                        # the activation turns it face-up
                 self.flush()
-                self.facedown_st.discard(card)
+                self.moves.facedown_st.discard(card)
                 self.emit(PositionChanged(player=at.controller & 1, card=card, position=FACEUP,
                                           cause=self.effect_cause(at.controller & 1)))
             else:                                 # SPELL-03: only an effect turns it face-down
                 self.flush()
-                self.facedown_st.add(card)
-                self.set_turn[card] = self.turn
+                self.moves.facedown_st.add(card)
+                self.moves.set_turn[card] = self.turns.turn
                 self.emit(PositionChanged(player=at.controller & 1, card=card, position=SET,
                                           cause=self.effect_cause(at.controller & 1)))
             return
@@ -41,19 +41,19 @@ class PositionHandling:
             return
         self.flush()
         position = our_position(new, MZONE)
-        if (self.attack and card == self.attack[1] and not self.calculated and old & POS_FACEDOWN
-                and new & POS_FACEUP and self.solving is None):
-            self.flipped.add(card)                # its FLIP effect may follow the battle
-            if self.step == "damage":             # POS-04: the rules flip it before damage calculation
+        if (self.battle.attack and card == self.battle.attack[1] and not self.battle.calculated and old & POS_FACEDOWN
+                and new & POS_FACEUP and self.chains.solving is None):
+            self.moves.flipped.add(card)                # its FLIP effect may follow the battle
+            if self.turns.step == "damage":             # POS-04: the rules flip it before damage calculation
                 self.emit(PositionChanged(player=at.controller & 1, card=card, position=position))
             return                                # (else damage calculation flips it in our fold)
         if old & POS_FACEDOWN and new & POS_FACEUP:
-            self.flipped.add(card)
+            self.moves.flipped.add(card)
         player = at.controller & 1
         # POS-07/08: a manual change is the player's answer to an idle command; an effect's
         # change outside a chain (a continuous effect, a summon procedure's "then") is not
-        manual = (self.solving is None and self.activation is None and player == self.turn_player
-                  and self.phase in ("main1", "main2") and self.answers_idle_command(self.i))
+        manual = (self.chains.solving is None and self.chains.activation is None and player == self.turns.turn_player
+                  and self.turns.phase in ("main1", "main2") and self.answers_idle_command(self.i))
         self.emit(PositionChanged(player=player, card=card, position=position,
                                   cause=None if manual else self.effect_cause(player)))
 
@@ -127,7 +127,9 @@ class PositionHandling:
 
     @reads(MSG_SUMMONED, MSG_SPSUMMONED, MSG_FLIPSUMMONED)
     def on_summoned(self, m: dict) -> None:
-        self.summoning.clear()
+        """The summon attempted is over (each Special Summon group has one MSG_SPSUMMONED)."""
+        self.summons.summoning.clear()
+        self.summons.in_group = False
 
     @reads(MSG_FLIPSUMMONING)
     def on_flip_summoning(self, m: dict) -> None:
@@ -140,8 +142,8 @@ class PositionHandling:
         if card is None:
             self.note(f"no card at {at} to Flip Summon")
             return
-        self.flipped.add(card)
-        self.summoning.add(card)
+        self.moves.flipped.add(card)
+        self.summons.summoning.add(card)
         self.emit(FlipSummoned(player=at.controller & 1, card=card,
                                cite=Cite(self.cause, "Flip Summoned during the resolution of its effect")
                                if self.cause else None), self.refreshed_before(at))

@@ -2,10 +2,12 @@
 the order the engine lists), reveals, LP, counters, coins and dice, hints and the win."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from ..events import (DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, SZONE, CardMoved, CardRevealed, CardsDrawn, CoinTossed, Cost,
     CountersChanged, DeckShuffled, DieRolled, DuelEnded, LifePointsChanged, Loc, PhaseEntered, TurnStarted)
 from ..rules.turn import PHASE_AFTER
-from .cites import (credit_gain, effect_named, forced_battle_end, forced_battle_start, maybe_forced_battle, player_hint,
+from .cites import (Effect, credit_gain, effect_named, forced_battle_end, forced_battle_start, maybe_forced_battle, player_hint,
                     skipped_draw_cite)
 from .constants import (HINT_CARD, HINT_OPSELECTED, LOCATION_GRAVE, MSG_ADD_COUNTER, MSG_CONFIRM_CARDS,
     MSG_CONFIRM_DECKTOP, MSG_CONFIRM_EXTRATOP, MSG_DAMAGE, MSG_DECK_TOP, MSG_DRAW, MSG_HINT, MSG_LPUPDATE,
@@ -16,6 +18,35 @@ from .constants import (HINT_CARD, HINT_OPSELECTED, LOCATION_GRAVE, MSG_ADD_COUN
 from .container import Packet, Where
 from .messages import card_slots, reads
 from .mirror import Cell
+
+
+@dataclass(slots=True)
+class TurnState:
+    """The duel's course as our fold will see it: the turn, phase and step written so far, the
+    room's settings, LP, the end, the Deck's shuffle epochs, and the evidence a skipped Draw Phase
+    is cited by (``cites.skipped_draw_cite``)."""
+
+    turn: int = 0                  # MSG_NEW_TURNs so far (0: the opening hands)
+    turn_player: int = 0
+    phase: str | None = None       # our phase name; None from MSG_NEW_TURN to the turn's first phase
+    step: str | None = None        # the Battle Phase step written last ("start", "battle", "damage")
+    normal_drawn: bool = False     # the turn player's normal draw is written: a later draw is an effect's
+    draw_count: int = 1            # the room's cards per normal draw
+    options: tuple[str, ...] = ()  # duel_started's options (CONF-01): what the fold applies (DMG-03)
+    lp: list[int] = field(default_factory=lambda: [8000, 8000])   # as EDOPro counts them (``Expected``)
+    lost: bool = False             # a player is at 0 LP: only what may follow a loss is written (WIN-01)
+    win: tuple[int | None, str] | None = None    # MSG_WIN's (winner, reason): the run stops
+    #: Each ``deck_shuffled`` written, by ``id``, with its epoch's cells (top first): the order
+    #: is known only once the epoch is over, so ``finish`` fills it in.
+    epoch_cells: dict[int, tuple[DeckShuffled, list[Cell]]] = field(default_factory=dict)
+    #: (packet, passcode) of the last HINT_CARD: a card the engine shows behind what follows.
+    hint_card: tuple[int, int] | None = None
+    #: Every chain link activated, as evidence for a skipped Draw Phase.
+    effect_log: list[Effect] = field(default_factory=list)
+    #: By player: ``len(effect_log)`` at their last Draw Phase (the links since may have skipped the next).
+    draw_mark: list[int] = field(default_factory=lambda: [0, 0])
+    #: By player: the client hints on them (description, packet, the link that put it there).
+    player_hints: dict[int, list[tuple[int, int, Effect | None]]] = field(default_factory=lambda: {0: [], 1: []})
 
 
 _PHASES = {PHASE_DRAW: "draw", PHASE_STANDBY: "standby", PHASE_MAIN1: "main1",
@@ -29,42 +60,43 @@ class TurnHandling:
     def on_new_turn(self, m: dict) -> None:
         self.flush()
         self.end_attack(quiet=True)
-        self.turn += 1
-        self.turn_player = m["player"] & 1
-        self.phase = self.step = None
-        self.normal_drawn = False
-        self.flipped.clear()
-        self.turn_activations.clear()
-        self.resolved_turn.clear()
-        self.ns_grants = {0: [], 1: []}
-        self.forced = None
-        self.attack_reset.clear()
-        self.emit(TurnStarted(player=self.turn_player, turn=self.turn))
+        self.turns.turn += 1
+        self.turns.turn_player = m["player"] & 1
+        self.turns.phase = self.turns.step = None
+        self.turns.normal_drawn = False
+        self.moves.flipped.clear()
+        self.chains.turn_activations.clear()
+        self.chains.resolved_turn.clear()
+        self.summons.ns_grants = {0: [], 1: []}
+        self.summons.in_group = False
+        self.battle.forced = None
+        self.battle.attack_reset.clear()
+        self.emit(TurnStarted(player=self.turns.turn_player, turn=self.turns.turn))
 
     @reads(MSG_NEW_PHASE)
     def on_new_phase(self, m: dict) -> None:
         phase = _PHASES.get(m["phase"])
-        if phase is None or phase == self.phase:
+        if phase is None or phase == self.turns.phase:
             return
         self.flush()
-        if self.phase == "battle":
+        if self.turns.phase == "battle":
             self.end_attack(quiet=True)
         cite = None
-        if self.forced is not None:
+        if self.battle.forced is not None:
             cite = forced_battle_end(self, phase)
-        elif phase == "battle" and phase not in PHASE_AFTER[self.phase]:
-            cite = forced_battle_start(self, self.phase)
+        elif phase == "battle" and phase not in PHASE_AFTER[self.turns.phase]:
+            cite = forced_battle_start(self, self.turns.phase)
         elif phase == "battle":
-            maybe_forced_battle(self, self.phase)
+            maybe_forced_battle(self, self.turns.phase)
         elif phase == "draw":
-            self.draw_mark[self.turn_player] = len(self.effect_log)
-        elif self.phase is None and self.turn > 0:
+            self.turns.draw_mark[self.turns.turn_player] = len(self.turns.effect_log)
+        elif self.turns.phase is None and self.turns.turn > 0:
             # EDOPro sends no marker for a phase an effect skips ("skip your next Draw Phase"):
             # cite the link that most likely registered the skip (module docstring).
-            cite = skipped_draw_cite(self, self.turn_player)
-        self.phase = phase
-        self.step = "start" if phase == "battle" else None
-        self.emit(PhaseEntered(player=self.turn_player, phase=phase, cite=cite))
+            cite = skipped_draw_cite(self, self.turns.turn_player)
+        self.turns.phase = phase
+        self.turns.step = "start" if phase == "battle" else None
+        self.emit(PhaseEntered(player=self.turns.turn_player, phase=phase, cite=cite))
 
     # -- draws and the deck --------------------------------------------------------------------
 
@@ -84,12 +116,12 @@ class TurnHandling:
             ids.append(cell.id)
         count = len(ids)
         credit_gain(self, player, count)
-        if self.turn == 0:
+        if self.turns.turn == 0:
             cause = None
-        elif (self.phase == "draw" and player == self.turn_player and not self.normal_drawn
-              and self.solving is None and self.activation is None and count == self.draw_count):
+        elif (self.turns.phase == "draw" and player == self.turns.turn_player and not self.turns.normal_drawn
+              and self.chains.solving is None and self.chains.activation is None and count == self.turns.draw_count):
             cause = None
-            self.normal_drawn = True
+            self.turns.normal_drawn = True
         else:
             cause = self.effect_cause(player)
         if count:
@@ -212,7 +244,7 @@ class TurnHandling:
                 continue
             deck.reverse()
             event = DeckShuffled(player=player, order=())       # the order is known at the end
-            self.epoch_cells[id(event)] = (event, list(reversed(deck)))      # top first
+            self.turns.epoch_cells[id(event)] = (event, list(reversed(deck)))      # top first
             self.emit(event)
         self.note("MSG_REVERSE_DECK: both Decks turned over; our Decks take the reversed order "
                   "(deck_shuffled), but a Deck in our vocabulary has no face-up side")
@@ -262,7 +294,7 @@ class TurnHandling:
     # -- life points ---------------------------------------------------------------------------
 
     def change_lp(self, player: int, amount: int, reason: str) -> None:
-        lp = self.lp
+        lp = self.turns.lp
         if reason == "gain":
             lp[player] += amount
         elif reason == "set":
@@ -273,12 +305,12 @@ class TurnHandling:
             self.emit(LifePointsChanged(player=player, amount=amount, reason=reason, lp=lp[player],
                                         cause=None if reason == "battle_damage" else self.cause))
         if lp[player] == 0:
-            self.lost = True
+            self.turns.lost = True
 
     @reads(MSG_DAMAGE)
     def on_damage(self, m: dict) -> None:
         self.flush()
-        battle = self.i in self.battle_damage_at
+        battle = self.i in self.battle.battle_damage_at
         self.change_lp(m["player"] & 1, m["amount"], "battle_damage" if battle else "effect_damage")
 
     @reads(MSG_RECOVER)
@@ -289,11 +321,11 @@ class TurnHandling:
     @reads(MSG_PAY_LPCOST)
     def on_pay_lpcost(self, m: dict) -> None:
         player, amount = m["player"] & 1, m["amount"]
-        if self.activation is not None and player == self.activation.player and amount:
-            self.activation.costs.append(Cost(lp=amount))
-            self.lp[player] = max(0, self.lp[player] - amount)
-            if self.lp[player] == 0:
-                self.lost = True
+        if self.chains.activation is not None and player == self.chains.activation.player and amount:
+            self.chains.activation.costs.append(Cost(lp=amount))
+            self.turns.lp[player] = max(0, self.turns.lp[player] - amount)
+            if self.turns.lp[player] == 0:
+                self.turns.lost = True
             return
         self.flush()
         self.change_lp(player, amount, "cost")
@@ -314,13 +346,13 @@ class TurnHandling:
             self.note(f"no card at {at} for a counter")
             return
         kind = m["counter"]
-        have = self.counters.setdefault(card, {})
+        have = self.moves.counters.setdefault(card, {})
         now = have.get(kind, 0) + (m["count"] if self.packets[self.i].id == MSG_ADD_COUNTER else -m["count"])
         have[kind] = max(0, now)
         event = CountersChanged(player=at.controller & 1, card=card, counter=f"{kind:#x}", count=have[kind],
                                 cause=self.cause)
-        if self.activation is not None and self.packets[self.i].id != MSG_ADD_COUNTER:
-            self.activation.counters_paid.append(event)      # a cost of the activation
+        if self.chains.activation is not None and self.packets[self.i].id != MSG_ADD_COUNTER:
+            self.chains.activation.counters_paid.append(event)      # a cost of the activation
             return
         self.emit(event)
 
@@ -337,7 +369,7 @@ class TurnHandling:
     @reads(MSG_HINT)
     def on_hint(self, m: dict) -> None:
         if m["type"] == HINT_CARD:
-            self.hint_card = (self.i, m["data"])
+            self.turns.hint_card = (self.i, m["data"])
         elif m["type"] == HINT_OPSELECTED:
             effect_named(self, m["data"])
 
@@ -348,8 +380,8 @@ class TurnHandling:
     @reads(MSG_WIN)
     def on_win(self, m: dict) -> None:
         self.flush()
-        if self.activation is not None:
-            act, self.activation = self.activation, None
+        if self.chains.activation is not None:
+            act, self.chains.activation = self.chains.activation, None
             if any(cost.lp for cost in act.costs):  # lost by the activation's own LP cost: it was activated
                 self.emit_activation(act)
             else:                                 # lost before it (LP paid as a card on the field asks): never made,
@@ -372,8 +404,8 @@ class TurnHandling:
             loser = 1 - winner
             if not self.field.sides[loser].deck and not self.decked_out(loser):
                 self.emit(CardsDrawn(player=loser, count=1, cause=self.effect_cause(loser)))
-        self.win = (winner, reason)
-        self.lost = False
+        self.turns.win = (winner, reason)
+        self.turns.lost = False
         self.emit(DuelEnded(winner=winner, reason=reason))
 
     def decked_out(self, player: int) -> bool:
