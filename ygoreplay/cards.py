@@ -548,6 +548,13 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
     def get(self, code: int, default: Any = None) -> Any:
         return self._cards.get(code, default)
 
+    def facts_of(self, codes: Iterable[int]) -> list[CardFacts] | None:
+        """Each passcode's facts, or None when one has none: a whole deck looked up at once."""
+        try:
+            return list(map(self._cards.__getitem__, codes))
+        except KeyError:
+            return None
+
     def __iter__(self) -> Iterator[int]:
         return iter(self._cards)
 

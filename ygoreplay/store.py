@@ -59,8 +59,8 @@ from eventsourcing.utils import Environment
 
 from . import chain, library
 from .cards import CardDB, CardDBError, CardFacts
-from .errors import ConflictError, StoreError, VerificationError
-from .events import Event, EventFormatError, from_dict
+from .errors import ConflictError, StoreError, VerificationError, YgoreplayError
+from .events import Event, EventFormatError, from_dict, from_trusted_dict
 from .files import data_dir
 from .replay_file import referenced_codes
 from .rules import History, RuleViolation
@@ -979,7 +979,7 @@ class Store:
         event checked against the chain first when ``root`` is given (an append will follow)."""
         fold = stream.new(cards)
         for event in self._events_checked(stream_id, 0, count, root, stream_id):
-            fold.append(event)
+            self._fold_in(fold, event, stream_id)
         return fold
 
     def _events_checked(self, stream_id: str, after: int, upto: int, prev: bytes | None,
@@ -991,12 +991,14 @@ class Store:
 
     def _checked(self, stream_id: str, rows: list[StoredEvent], prev: bytes | None, name: str,
                  appending: bool = True) -> Iterator[Event]:
-        """The events of these stored rows, each checked against the chain after ``prev`` if given."""
+        """The events of these stored rows, each checked against the chain after ``prev`` if given;
+        one the chain vouches for is built without checking its fields again (``from_trusted_dict``)."""
         for row in rows:
             envelope = self._envelope(stream_id, row)
-            record = self._decode(stream_id, row, envelope)
+            vouched = prev is not None and _follows(envelope, prev, row.originator_version - 1)
+            record = self._decode(stream_id, row, envelope, trusted=vouched)
             if prev is not None:
-                if not _follows(envelope, prev, record.position):
+                if not vouched:
                     done = "nothing was appended" if appending else "no board is shown from it"
                     raise VerificationError(f"{name}: event {record.position} does not match its hash "
                                             f"chain (altered); {done}. Run 'ygoreplay verify'")
@@ -1118,11 +1120,13 @@ class Store:
             raise StoreError(f"duel {duel_id} event {row.originator_version - 1}: the stored record cannot be "
                              f"decoded ({exc}); run verify") from None
 
-    def _decode(self, duel_id: str, row: StoredEvent, env: dict | None = None) -> Record:
+    def _decode(self, duel_id: str, row: StoredEvent, env: dict | None = None, *, trusted: bool = False) -> Record:
+        """The stored event, its fields checked unless ``trusted`` (its chain was just checked)."""
         where = f"duel {duel_id} event {row.originator_version - 1}"
         env = self._envelope(duel_id, row) if env is None else env
         try:
-            return Record(row.originator_version - 1, from_dict(env["e"], where), env["t"], env["p"], env["h"])
+            event = (from_trusted_dict if trusted else from_dict)(env["e"], where)
+            return Record(row.originator_version - 1, event, env["t"], env["p"], env["h"])
         except (KeyError, TypeError, EventFormatError) as exc:
             raise StoreError(f"{where}: the stored record cannot be decoded ({exc}); run verify") from None
 
@@ -1158,8 +1162,22 @@ class Store:
         else:
             history, prev, rows = found
         for event in self._checked(duel_id, rows, prev, f"duel {duel_id}", appending=root is not None):
-            history.append(event)
+            self._fold_in(history, event, duel_id)
         return history
+
+    def _fold_in(self, fold: Any, event: Event, stream_id: str) -> None:
+        """Append a stored event to a fold. Its fields were trusted (its chain holds), so one that
+        breaks the fold (altered and rechained behind the store's back) is read again, checked:
+        refused with what is wrong and where (StoreError), not a traceback."""
+        try:
+            fold.append(event)
+        except (TypeError, AttributeError, KeyError, IndexError, ValueError) as exc:
+            if isinstance(exc, YgoreplayError):
+                raise
+            rows = self.events.select_events(stream_id, gt=fold.position, lte=fold.position + 1)
+            if rows:
+                self._decode(stream_id, rows[0])        # raises StoreError when its fields are wrong
+            raise
 
     def _from_snapshot(self, duel_id: str, position: int,
                        cards: CardDB) -> tuple[History, bytes, list[StoredEvent]] | None:
@@ -1400,7 +1418,10 @@ class Store:
 def _follows(envelope: dict, prev: bytes, position: int) -> bool:
     """Whether a stored event (its envelope, as written) follows the chain hash ``prev``: the hash
     is of the event as stored, not as read (an older version's event is upcast when read)."""
-    return envelope["p"] == prev and chain.link(prev, position, envelope["e"], envelope["t"]) == envelope["h"]
+    try:
+        return envelope["p"] == prev and chain.link(prev, position, envelope["e"], envelope["t"]) == envelope["h"]
+    except (KeyError, TypeError, ValueError):       # no chain fields, or none that hash: not vouched for
+        return False
 
 
 def _in_shape_of(fresh: dict, stored: dict) -> dict:
