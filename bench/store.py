@@ -11,7 +11,10 @@ Run from the repository root (``python bench/store.py``; ``--quick`` for smaller
    (``records()`` reads every event, then ``replay(..., at=N - 1)``; timed at as many of the
    same positions as ``--refold-budget`` seconds allow, at least 20). Both give the same state,
    which is checked at every position refolded. A missed target prints a cProfile of ``state_at``.
-   Target (issue 25): a median seek under 0.5 ms.
+   Target (issue 25): a median seek under 0.5 ms. The duel's cards carry ``--effects`` effect
+   facts each (default 3, as a card script declares a few; 0: a duel stored without them), stored
+   and signed with its card facts, which every seek reads: a kind no rule reads (a script helper's
+   and two lasting effects'), so the duel stays legal.
 2. The board at event N, against the peer. EDOPro shows a position by running its engine again over
    the recorded player responses: about 29 ms fixed plus 0.065 ms a response (the issue's
    measurement; the engine is not in this repository). Every real EDOPro duel of
@@ -57,6 +60,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import generate  # noqa: E402  (bench/synthetic.py)
 
 from ygoreplay import store as store_module  # noqa: E402
+from ygoreplay.cards import CardDB  # noqa: E402
+from ygoreplay.effect_facts import HELPER, EffectFact  # noqa: E402
 from ygoreplay.rules import replay  # noqa: E402
 from ygoreplay.store import ConflictError, Store, StoreError  # noqa: E402
 
@@ -127,10 +132,21 @@ class SeekResult:
     fold: list[float]
 
 
-def record_long_duel(url: str, events: list) -> tuple[str, float]:
+def scripted_cards(per_card: int) -> CardDB:
+    """The classic cards, each with ``per_card`` effect facts: a helper's first (so the rules that
+    read effect facts leave every card undecided, and the synthetic duel stays legal), then lasting
+    effects shaped as a script's (types, code, flags, categories, a count limit)."""
+    facts = [EffectFact((HELPER,), "Spirit.AddProcedure")] + [
+        EffectFact(("single", "field"), f"EFFECT_UPDATE_ATTACK+{i}", ("single_range", "cannot_disable"),
+                   ("atkchange", "defchange"), 1, "{id,1}") for i in range(1, per_card)]
+    cards = CardDB.classic()
+    return cards.with_effects({code: tuple(facts[:per_card]) for code in cards}) if per_card else cards
+
+
+def record_long_duel(url: str, events: list, cards: CardDB) -> tuple[str, float]:
     """Record ``events`` as one duel, in appends aligned on the snapshot interval."""
     every = store_module.SNAPSHOT_EVERY
-    with Store(url) as st:
+    with Store(url, cards) as st:
         duel = st.create_duel("bench: long synthetic duel")
         t0 = time.perf_counter()
         for i in range(0, len(events), every):
@@ -139,23 +155,29 @@ def record_long_duel(url: str, events: list) -> tuple[str, float]:
 
 
 def bench_seek(url: str, label: str, events: list, positions: list[int], profile: bool,
-               refold_budget: float) -> SeekResult:
+               refold_budget: float, cards: CardDB) -> SeekResult:
     every = store_module.SNAPSHOT_EVERY
-    duel, took = record_long_duel(url, events)
-    with Store(url) as fresh:                   # never appended to: no head cache to lean on
+    duel, took = record_long_duel(url, events, cards)
+    plain = record_long_duel(url, events, CardDB.classic())[0] if any(map(cards.effects, cards)) else None
+    with Store(url, cards) as fresh:            # never appended to: no head cache to lean on
         n_snaps = len(fresh.snapshots.select_events(duel))
+        stored = fresh.load(duel, verified=False).cards
         print(f"\n[seek] {label}")
         print(f"  {len(events)} events recorded in {took:.2f} s ({len(events) / took:,.0f} events/s in "
-              f"appends of {every}); snapshot every {every} events, {n_snaps} snapshots stored")
-        cards = fresh.cards
+              f"appends of {every}); snapshot every {every} events, {n_snaps} snapshots stored; "
+              f"{len(stored)} cards, {sum(len(stored.effects(code)) for code in stored)} effect facts stored")
         snap_t, refold_t, read_t, fold_t = [], [], [], []
         # Two separate loops: interleaving each seek with a CPU-heavy refold would charge the seek
         # for the refold's scheduling penalty on a busy machine (each store round trip waits longer).
-        sought = []
+        sought, plain_t = [], []
         for n in positions:
             t0 = time.perf_counter()
             sought.append(fresh.state_at(duel, n))
             snap_t.append(time.perf_counter() - t0)
+            if plain is not None:               # the same seek of the duel stored without effect facts
+                t0 = time.perf_counter()
+                fresh.state_at(plain, n)
+                plain_t.append(time.perf_counter() - t0)
         first_call = snap_t[0]
         mismatches = []
         budget_end = time.perf_counter() + refold_budget if refold_budget > 0 else math.inf
@@ -185,6 +207,9 @@ def bench_seek(url: str, label: str, events: list, positions: list[int], profile
           f"(head cache entries after the run: {live})")
     print(f"  state_at (snapshot + fold < {every} events): median {ms(snap_med):>10}   p95 {ms(pct(snap_t, .95)):>10}"
           f"   (first call {ms(first_call)})")
+    if plain_t:
+        print(f"  the same duel stored without effect facts, seeks interleaved: median {ms(statistics.median(plain_t))}"
+              f"; with them / without: {snap_med / statistics.median(plain_t):.2f}x")
     if len(refold_t) < len(positions):
         print(f"  (full refold timed at the first {len(refold_t)} of the {len(positions)} positions: "
               f"--refold-budget {refold_budget:g} s)")
@@ -473,6 +498,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duel-events", type=int, help="events per duel (default 90; quick 10)")
     parser.add_argument("--workers", type=int, help="writer processes (default 4; quick 2)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--effects", type=int, default=3,
+                        help="effect facts per card of the long duel (default 3; 0: stored without them)")
     parser.add_argument("--refold-budget", type=float,
                         help="seconds of full refolds per store, at least 20 positions; 0 = no limit "
                              "(default 25; quick 1)")
@@ -514,7 +541,8 @@ def main(argv: list[str] | None = None) -> int:
     rate: dict[str, float | None] = {}
     for kind in kinds:
         with backend(kind, args.postgres_url) as (url, label):
-            seek[kind] = bench_seek(url, label, events, positions, args.profile, refold_budget)
+            seek[kind] = bench_seek(url, label, events, positions, args.profile, refold_budget,
+                                    scripted_cards(args.effects))
         with backend(kind, args.postgres_url) as (url, label):
             bench_board(url, label, Path(args.real), 5 if args.quick else None, args.boards or (2 if args.quick else 5),
                         args.commands or (2 if args.quick else 20), args.seed)

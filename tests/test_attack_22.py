@@ -103,16 +103,21 @@ def test_a_players_record_shows_its_own_extra_deck_monster_when_it_is_first_name
     """Its decklist names no card id: the Xyz monster it summons is shown by the summon."""
     source = real("GG_Evol_GMX_vs_IA_Cyberse.yrpX")
     record = recorded_by(source.events, source.cards, "p0")
-    summon = record[67]
-    assert summon.kind == "special_summoned" and summon.card == "p0.x4"
-    assert dict(summon.shows) == {"p0.x4": 74294676}
-    assert not any("p0.x4" in dict(e.shows) for e in record[68:])
+    index = summoned_at(record, "p0.x4")
+    assert dict(record[index].shows) == {"p0.x4": 74294676}
+    assert not any("p0.x4" in dict(e.shows) for e in record[index + 1:])
 
 
-def _missed(name: str, index: int, card: str) -> list[Event]:
+def summoned_at(record: list[Event], card: str) -> int:
+    """The index of the first ``special_summoned`` of ``card`` in ``record``."""
+    return next(k for k, e in enumerate(record) if e.kind == "special_summoned" and e.card == card)
+
+
+def _missed(name: str, card: str) -> list[Event]:
     """The spectator's record with the name of one summoned monster missed (it stays unknown)."""
     source = real(name)
     record = recorded_by(source.events, source.cards, "spectator")
+    index = summoned_at(record, card)
     assert dict(record[index].shows) == {card: dict(record[index].shows)[card]}
     return record[:index] + [dataclasses.replace(record[index], shows=Shows())] + record[index + 1:]
 
@@ -120,15 +125,19 @@ def _missed(name: str, index: int, card: str) -> list[Event]:
 def test_materials_attach_under_a_monster_whose_name_was_missed():
     """XMAT-01: an unknown monster may be the Xyz monster."""
     source = real("GG_Evol_GMX_vs_IA_Cyberse.yrpX")
-    assert calls(_missed("GG_Evol_GMX_vs_IA_Cyberse.yrpX", 67, "p0.x4"), source.cards) == []
+    assert calls(_missed("GG_Evol_GMX_vs_IA_Cyberse.yrpX", "p0.x4"), source.cards) == []
 
 
 def test_a_material_whose_name_was_missed_is_not_called_at_the_summon_it_is_for():
     """CARD-07 read the material's Level as it was moved (unknown): undecided, not called."""
     source = real("GG_Psy_nouv_2__vs_IA_DM_3.yrpX")
-    report = audit(_missed("GG_Psy_nouv_2__vs_IA_DM_3.yrpX", 130, "p0.x4"), source.cards)
+    record = _missed("GG_Psy_nouv_2__vs_IA_DM_3.yrpX", "p0.x4")
+    report = audit(record, source.cards)
     assert report.violations == []
-    assert (140, "CARD-07") in [(u.index, u.rule) for u in report.history.undecided]
+    used = next(k for k, e in enumerate(record)
+                if e.kind == "card_moved" and e.card == "p0.x4" and e.reason == "material")
+    summon = next(k for k in range(used, len(record)) if record[k].kind == "special_summoned")
+    assert (summon, "CARD-07") in [(u.index, u.rule) for u in report.history.undecided]
 
 
 # -- time ---------------------------------------------------------------------------------------

@@ -43,6 +43,14 @@ def test_fold_prints_the_ratio_with_its_spread():
                    rf"fold/decode ratio\s+{NUMBER}\s+spread {NUMBER}-{NUMBER} over 3 runs")
 
 
+def test_fold_on_the_real_duels_prints_each_ratio_against_its_target():
+    folder = shared_path(*REAL)
+    assert_figures(run_bench("fold.py", "--real", str(folder)),
+                   rf"from_trusted_dict\s+{NUMBER} events/s", rf"\(c\) decode\+trusted\+fold\s+{NUMBER} events/s",
+                   rf"fold/decode ratio\s+{NUMBER}\s+spread .*\({NUMBER} of the 0.5x target: (met|BELOW)\)",
+                   rf"end-to-end/decode ratio\s+{NUMBER}\s+spread .*\({NUMBER} of the 0.3x target: (met|BELOW)\)")
+
+
 def test_synthetic_prints_a_legal_duel_and_its_mix():
     assert_figures(run_bench("synthetic.py"), r"^1000 events, seed 1: \d+ turns, .*audit legal$",
                    r"^chains by length: \{1: \d+")
@@ -77,6 +85,7 @@ def test_import_real_prints_agreement_and_rates():
     folder = shared_path(*REAL)
     assert_figures(run_bench("import_real.py", str(folder)),
                    rf"^import -o \(1 process\): {NUMBER} files/s", r"outcomes the same",
+                   rf"^import -o / stdlib decode {NUMBER}x over the files both read \({NUMBER} of the 2x limit",
                    r"^board agrees with the engine at every state packet: 5/5 files")
 
 

@@ -239,3 +239,19 @@ def test_an_upload_is_told_by_its_magic_bytes(client):
     assert garbage.status_code == 400 and "the uploaded file: not a file ygoreplay reads" in garbage.json()["error"]
     edopro = client.post("/uploads", content=generated_yrpx(), headers=ORGANISER)
     assert edopro.status_code == 201, edopro.text
+
+
+def test_record_names_a_file_of_another_format_and_the_command_that_takes_it(tmp_path, monkeypatch):
+    """``record`` takes JSON Lines events; a ``.ygr`` or an EDOPro replay given to it (whatever its
+    name) is named as what it is, with ``import``, not reported as text that is not UTF-8."""
+    monkeypatch.setenv("YGOREPLAY_STORE", str(tmp_path / "store.db"))
+    ygr = tmp_path / "duel.jsonl"
+    ygr.write_bytes(file_of("won-by-damage"))
+    edopro = tmp_path / "duel.yrpX"
+    edopro.write_bytes(generated_yrpx())
+    for path, what in ((ygr, "a ygoreplay file"), (edopro, "an EDOPro replay")):
+        result = run("record", path)
+        assert result.exit_code == 2, result.output
+        assert f"{path}: {what}, not JSON Lines events (import it: ygoreplay import {path})" in result.output
+        assert "UTF-8" not in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "store.db").exists() or run("list").output.count("\n") <= 1

@@ -390,8 +390,9 @@ class Records:
             return Recorded(info.id, len(result.events), info.events, skipped=True), None
         agreement = fold_and_compare(result)
         source = {"format": EDOPRO.name, "file": path.name, "size": path.stat().st_size, "sha256": digest}
+        cards = _scripted(result.cards, names if names is not None else self.store.cards)
         duel_id, stored, _ = self.store.record(result.events, title or path.name, times=result.times,
-                                               cards=result.cards, check=False, source=source)
+                                               cards=cards, check=False, source=source)
         info = DuelInfo(duel_id, title or path.name, "", None, None, stored, {}, source)
         known[digest] = info
         return Recorded(duel_id, len(result.events), stored, violations=agreement.violations,
@@ -436,6 +437,16 @@ class Records:
         if until:
             duels = [d for d in duels if d.created[:len(until)] <= until]
         return duels
+
+
+def _scripted(cards: CardDB, lookup: object) -> CardDB:
+    """An imported duel's card facts with the effect facts ``lookup`` (the card databases) has of
+    those that carry none: the importer reads a replay, not the cards' scripts, and the duel is
+    stored and exported with what they said when it was imported."""
+    reader = getattr(lookup, "effects", None)
+    if reader is None:
+        return cards
+    return cards.with_effects({code: found for code in cards if not cards.effects(code) and (found := reader(code))})
 
 
 def _says_witnessed(events: list[Event]) -> bool:
@@ -497,6 +508,7 @@ class Imported:
     skipped: bool = False                     # the same file is already in the store
     error: str | None = None
     engine: dict | None = None                # None when skipped or not imported
+    pending: tuple[str, Path] | None = None   # written, not yet committed (``files.write_pending``)
     overrides: int = 0                        # rules set aside by a cite (GEN-01)
     unexplained: int = 0                      # of them, cited for review (``Cite.unexplained``)
 
@@ -510,10 +522,11 @@ class Imported:
 
 def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, records: Records | None = None,
                        known: dict | None = None, target: Path | None = None,
-                       key: OrganiserKey | None = None) -> Imported:
+                       key: OrganiserKey | None = None, batch: bool = False) -> Imported:
     """Import one EDOPro replay into the store (``records``), or write it as a signed judge file
-    (``target``, with ``key``). A replay that cannot be imported is reported, not raised."""
-    from .replay_file import write
+    (``target``, with ``key``; one of a ``batch`` is left ``pending``: ``files.commit``). A replay
+    that cannot be imported is reported, not raised."""
+    from .replay_file import write, write_pending
     from .yrpx import fold_and_compare, import_yrpx
     outcome = Imported(path.name)
     try:
@@ -528,11 +541,15 @@ def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, r
             result = import_yrpx(path, names=names)
             agreement = fold_and_compare(result)
             target.parent.mkdir(parents=True, exist_ok=True)
-            write(target, make_replay(result.events, result.times, result.cards, "judge", secrets.token_bytes(32),
-                                      secrets.token_bytes(32),
-                                      {"title": checked(title or path.name, "the title", 500),
-                                       "players": list(result.players)},
-                                      {"format": EDOPRO.name, "file": path.name, "size": path.stat().st_size}), key)
+            replay = make_replay(result.events, result.times, _scripted(result.cards, names), "judge",
+                                 secrets.token_bytes(32), secrets.token_bytes(32),
+                                 {"title": checked(title or path.name, "the title", 500),
+                                  "players": list(result.players)},
+                                 {"format": EDOPRO.name, "file": path.name, "size": path.stat().st_size})
+            if batch:
+                outcome.pending = write_pending(target, replay, key)
+            else:
+                write(target, replay, key)
             outcome.events_read = outcome.events_stored = len(result.events)
     except InputError as exc:
         detail = getattr(exc, "detail", None) or str(exc)
@@ -559,24 +576,65 @@ def import_replay_files(files: list[Path], targets: list[Path], names: CardDB | 
     as it is ready. Workers ignore Ctrl-C: on an interrupt the caller's ``KeyboardInterrupt``
     stops the iteration, the files not started are cancelled and those being written are
     finished (every file is written whole or not at all, ``write_atomic``). Close the iterator
-    (``contextlib.closing``) to wait for them."""
+    (``contextlib.closing``) to wait for them. Files are written under temporary names and
+    committed ``COMMIT_EVERY`` at a time (``files.commit``: one sync for them all, then their
+    renames), and when the iteration ends or stops: an outcome may come before its file is
+    renamed, never after the command is over; a crash (power lost, the process killed) may leave
+    out the last files reported, never half of one. One that cannot be renamed is an InputError."""
+    pending: list[Imported] = []
+    try:
+        for outcome in _import_batch(files, targets, names, title, key, cards, jobs):
+            if outcome.pending is not None:
+                pending.append(outcome)
+            yield outcome
+            if len(pending) == COMMIT_EVERY:
+                _commit(pending)
+                pending = []
+        _commit(pending)
+    finally:
+        _commit(pending, quiet=True)
+
+
+#: How many imported files are committed at once: two fsyncs a file were most of writing them.
+COMMIT_EVERY = 16
+
+
+def _commit(outcomes: list[Imported], quiet: bool = False) -> None:
+    """Commit the files these outcomes left pending (``files.commit``). One that cannot be renamed
+    raises InputError naming it, unless ``quiet`` (the import is being interrupted)."""
+    from .files import commit
+    failed = commit([o.pending for o in outcomes if o.pending is not None])
+    for outcome in outcomes:
+        outcome.pending = None
+    if failed and not quiet:
+        raise InputError("; ".join(f"{target}: {why}; nothing was written" for target, why in failed.items()))
+
+
+def _import_batch(files: list[Path], targets: list[Path], names: CardDB | None, title: str | None,
+                  key: OrganiserKey, cards: tuple[str, ...] | None, jobs: int) -> Iterator[Imported]:
     with _few_collections():
         if jobs <= 1 or len(files) < 2:
             for path, target in zip(files, targets):
-                yield import_replay_file(path, names, title, target=target, key=key)
+                yield import_replay_file(path, names, title, target=target, key=key, batch=True)
             return
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
         context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-        with ProcessPoolExecutor(min(jobs, len(files)), mp_context=context, initializer=_import_worker,
-                                 initargs=(cards, key.to_pem())) as pool:
-            futures = [pool.submit(_import_in_worker, path, title, target) for path, target in zip(files, targets)]
-            try:
-                for future in futures:
-                    yield future.result()
-            finally:
-                for future in futures:
-                    future.cancel()
+        pool = ProcessPoolExecutor(min(jobs, len(files)), mp_context=context, initializer=_import_worker,
+                                   initargs=(cards, key.to_pem()))
+        futures = [pool.submit(_import_in_worker, path, title, target) for path, target in zip(files, targets)]
+        given = 0
+        try:
+            for future in futures:
+                outcome = future.result()
+                given += 1
+                yield outcome
+        finally:
+            for future in futures:
+                future.cancel()
+            pool.shutdown(wait=True)
+            # Stopped early: the files the workers finished but nobody was given are committed too.
+            _commit([f.result() for f in futures[given:] if not f.cancelled() and f.exception() is None])
 
 
 @contextmanager
@@ -616,7 +674,7 @@ def cpus() -> int:
 
 
 def _import_in_worker(path: Path, title: str | None, target: Path) -> Imported:
-    return import_replay_file(path, _worker["names"], title, target=target, key=_worker["key"])
+    return import_replay_file(path, _worker["names"], title, target=target, key=_worker["key"], batch=True)
 
 
 def record_file(events: list[Event], cards: CardDB, view: str, title: str) -> ReplayFile:

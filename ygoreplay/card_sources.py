@@ -231,8 +231,8 @@ def facts_of(events: Iterable[Event], cards: Mapping[int, CardFacts]) -> CardDB:
 
 def facts_and_effects_of(events: Iterable[Event], cards: Mapping[int, CardFacts]) -> CardDB:
     """``facts_of``, with the effect facts ``cards`` has of them (``cards update --scripts``): what
-    a check reads the rules that need them with (``rules.effects``). A record is stored with the
-    facts alone, so a stored duel's state never depends on them."""
+    a check reads the rules that need them with (``rules.effects``), and what a duel recorded from
+    a file is stored with (the store keeps them with its card facts, signed)."""
     db = facts_of(events, cards)
     reader = getattr(cards, "effects", None)
     return db.with_effects({code: found for code in db if (found := reader(code))}) if reader is not None else db

@@ -21,7 +21,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from .effect_facts import EffectFact
+from .effect_facts import EFFECTS_COLUMNS, EffectFact
 from .errors import InputError
 from .files import read_limited
 
@@ -548,6 +548,13 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
     def get(self, code: int, default: Any = None) -> Any:
         return self._cards.get(code, default)
 
+    def facts_of(self, codes: Iterable[int]) -> list[CardFacts] | None:
+        """Each passcode's facts, or None when one has none: a whole deck looked up at once."""
+        try:
+            return list(map(self._cards.__getitem__, codes))
+        except KeyError:
+            return None
+
     def __iter__(self) -> Iterator[int]:
         return iter(self._cards)
 
@@ -585,7 +592,8 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
         missing = [code for code in wanted if code not in self._cards]
         if missing:
             raise KeyError(f"unknown passcode(s): {', '.join(map(str, missing))}")
-        return CardDB((self._cards[code] for code in wanted), self._effects)
+        return CardDB((self._cards[code] for code in wanted),
+                      {code: found for code in wanted if (found := self.effects(code))})
 
     @classmethod
     def classic(cls) -> CardDB:
@@ -627,6 +635,35 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
 
     def to_json_list(self) -> list[dict[str, Any]]:
         return [card.to_dict() for card in self._cards.values()]
+
+    def effects_record(self) -> dict[str, Any] | None:
+        """The effect facts of these cards as a duel's record keeps them (a store's card record, a
+        ``.ygr`` body): the columns once, then each card's rows (``EffectFact.to_row``) by passcode;
+        None when there are none. Column names make a record of an older column set readable."""
+        rows = [[code, [list(fact.to_row(code, seq)[2:]) for seq, fact in enumerate(found)]]
+                for code in sorted(self._cards) if (found := self.effects(code))]
+        return {"columns": list(EFFECTS_COLUMNS[2:]), "cards": rows} if rows else None
+
+    def with_effects_record(self, record: object) -> CardDB:
+        """These cards with the effect facts of ``effects_record``'s shape: CardDBError when it
+        is not that shape or names a card these facts lack."""
+        if not isinstance(record, dict) or not isinstance(record.get("columns"), list) \
+                or not isinstance(record.get("cards"), list) or not all(isinstance(c, str) for c in record["columns"]):
+            raise CardDBError("effect facts are a map of 'columns' and 'cards'")
+        columns = record["columns"]
+        default = dict(zip(EFFECTS_COLUMNS[2:], EffectFact().to_row(0, 0)[2:]))   # a column it lacks
+        effects: dict[int, tuple[EffectFact, ...]] = {}
+        for entry in record["cards"]:
+            if not (isinstance(entry, list) and len(entry) == 2 and _is_passcode(entry[0])
+                    and isinstance(entry[1], list) and all(isinstance(row, list) for row in entry[1])):
+                raise CardDBError(f"effect facts entry {_shown(entry)}: not [passcode, [rows]]")
+            code, rows = entry
+            if code not in self._cards or code in effects:
+                raise CardDBError(f"effect facts of passcode {code}: "
+                                  f"{'given twice' if code in effects else 'no card facts of it'}")
+            effects[code] = tuple(EffectFact.from_row(tuple({**default, **dict(zip(columns, row))}[name]
+                                                            for name in EFFECTS_COLUMNS[2:])) for row in rows)
+        return self.with_effects(effects)
 
 
 @functools.cache

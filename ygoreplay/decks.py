@@ -343,6 +343,12 @@ def _distinct(entries: Iterable[Entry]) -> tuple[dict[int, Entry], Counter[int]]
     return dict(zip(codes, entries)), Counter(codes)      # keys in deck order; one passcode, one card
 
 
+def _first_of(entries: Sequence[Entry]) -> Iterable[Entry]:
+    """Each passcode's first entry (``_distinct`` without counting copies)."""
+    return dict(zip([entry if entry.__class__ is int else entry.code for entry in entries],  # type: ignore[union-attr]
+                    entries)).values()
+
+
 def _name_groups(entries: Iterable[Entry]) -> list[tuple[int, list[Entry], int]]:
     """(key, distinct cards, copies) for each card name, sorted by key: cards share a name when
     they share ``alias or code`` or have the same printed name (DECK-06). A passcode without
@@ -391,7 +397,7 @@ def deck_problems(main: Sequence[Entry], extra: Sequence[Entry], side: Sequence[
     problems: list[Problem] = []
     if not MAIN_MIN <= len(main) <= MAIN_MAX:
         problems.append(Problem("DECK-01", f"the Main Deck has {len(main)} cards; it must have 40 to 60"))
-    if any(not isinstance(f, int) and (f.is_extra_deck or f.is_token) for f in _distinct(main)[0].values()):
+    if any(f.__class__ is not int and (f.is_extra_deck or f.is_token) for f in _first_of(main)):
         for f in main:
             if isinstance(f, int):
                 continue
@@ -401,7 +407,7 @@ def deck_problems(main: Sequence[Entry], extra: Sequence[Entry], side: Sequence[
                 problems.append(Problem("DECK-02", f"{f.name} ({f.code}) may not be in the Main Deck"))
     if len(extra) > EXTRA_MAX:
         problems.append(Problem("DECK-03", f"the Extra Deck has {len(extra)} cards; at most 15"))
-    if any(not isinstance(f, int) and (f.is_token or not f.is_extra_deck) for f in _distinct(extra)[0].values()):
+    if any(f.__class__ is not int and (f.is_token or not f.is_extra_deck) for f in _first_of(extra)):
         for f in extra:
             if isinstance(f, int):
                 continue
@@ -423,12 +429,15 @@ def _copies_problems(entries: list[Entry]) -> list[Problem]:
     name is one card (its alternate artworks alias it) and no card has more than 3 copies, there
     is nothing to find; anything else is grouped by name in full (``_name_groups``)."""
     distinct, copies = _distinct(entries)
-    per_card: Counter[int] = Counter()
+    per_card: dict[int, int] = {}                   # a plain dict: a Counter's __missing__ per card was most of it
     names: dict[str, int] = {}
     for code, entry in distinct.items():
-        key = code if isinstance(entry, int) else entry.alias or code
-        per_card[key] += copies[code]
-        if not isinstance(entry, int) and names.setdefault(entry.name, key) != key:
+        if entry.__class__ is int:
+            per_card[code] = per_card.get(code, 0) + copies[code]
+            continue
+        key = entry.alias or code
+        per_card[key] = per_card.get(key, 0) + copies[code]
+        if names.setdefault(entry.name, key) != key:
             break                                   # one name, two cards: group in full
     else:
         if max(per_card.values(), default=0) <= COPIES_MAX:

@@ -1053,7 +1053,93 @@ def from_dict(data: Any, where: str = "") -> Event:
         if choices and value not in choices:
             raise EventFormatError(f"{kind}.{name}: {_brief(value)} is not one of {', '.join(choices)}", where)
         kwargs[name] = value
-    return cls(**kwargs)
+    return (_MAKERS.get(cls) or _maker(cls))(kwargs)
+
+
+def from_trusted_dict(data: dict, where: str = "") -> Event:
+    """Build an event from a wire form this program wrote and a hash chain vouches for (the
+    store's own records, checked against their chain before they are read): its types and
+    vocabularies are trusted, not checked field by field again; older versions are still upcast.
+    A form that does not even build (altered and rechained behind the store's back) goes through
+    ``from_dict``, whose EventFormatError names what is wrong."""
+    try:
+        kind = data["kind"]
+        cls = EVENT_TYPES[kind]
+        version = data.get("v", 1)
+        while version < cls.VERSION:
+            data = UPCASTERS[(kind, version)](data)      # each builds a new dict: the record stays as read
+            version += 1
+        required, convert = _TRUSTED.get(cls) or _trusted_plan(cls)
+        if not required.issubset(data):
+            raise KeyError(required)
+        built = None
+        for name, build in convert:
+            value = data.get(name)
+            if value is not None:
+                if built is None:
+                    built = data = dict(data)
+                data[name] = build(value)
+        return (_MAKERS.get(cls) or _maker(cls))(data)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
+        return from_dict(data, where)
+
+
+#: Each class's constructor from a dict of its fields' values (``_maker``).
+_MAKERS: dict[type, Callable[[Mapping[str, Any]], Event]] = {}
+
+
+def _maker(cls: type[Event]) -> Callable[[Mapping[str, Any]], Event]:
+    """``cls(**values)`` without the frozen dataclass's ``__init__``, which sets each of up to
+    twenty fields through ``object.__setattr__`` (half of decoding an event): each slot is set
+    through its descriptor, an absent field to its default (all are immutable constants), in
+    straight-line code written once per class, as ``dataclasses`` writes ``__init__``. Other keys
+    (``kind``, ``v``) are ignored; the caller makes sure the required fields are there."""
+    fields = _FIELDS[cls]
+    bound: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    lines = []
+    for i, f in enumerate(fields):
+        bound[f"set{i}"], bound[f"default{i}"] = _slot(cls, f.name).__set__, _default(f)
+        lines.append(f"    set{i}(event, get({f.name!r}, default{i}))")
+    source = (f"def make(values, {', '.join(f'{name}={name}' for name in bound)}):\n"
+              "    event = new(cls)\n    get = values.get\n" + "\n".join(lines) + "\n    return event\n")
+    made: dict[str, Any] = {}
+    exec(source, dict(bound), made)         # noqa: S102 - our own field names, as dataclasses does
+    _MAKERS[cls] = make = made["make"]
+    return make
+
+
+def _slot(cls: type, name: str) -> Any:
+    """The slot descriptor of field ``name`` (on ``cls`` or the base class that declares it)."""
+    return next(klass.__dict__[name] for klass in cls.__mro__ if name in klass.__dict__)
+
+
+#: Per class: its required fields, and the (field, build) of fields whose wire form is not
+#: already what the event holds (``from_trusted_dict``).
+_TRUSTED: dict[type, tuple[frozenset, tuple[tuple[str, Callable[[Any], Any]], ...]]] = {}
+_AS_IS = frozenset(("int", "str", "bool"))
+_AS_TUPLE = frozenset(("tuple[int, ...]", "tuple[str, ...]", "tuple[bool, ...]"))
+
+
+def _trusted_plan(cls: type[Event]) -> tuple[frozenset, tuple[tuple[str, Callable[[Any], Any]], ...]]:
+    """Scalars are taken as read, lists of scalars become tuples, a location a ``Loc``; any
+    other shape (a cite, costs, a set-up side ...) is built by its checking builder, as rare as it is."""
+    plan, _ = _PLANS.get(cls) or _plan(cls)
+    convert = []
+    for f, (name, build, _optional, _required, _choices) in zip(_FIELDS[cls], plan):
+        base = f.type.removesuffix(" | None")
+        if base in _AS_TUPLE:
+            convert.append((name, tuple))
+        elif base == "Loc":
+            convert.append((name, _trusted_loc))
+        elif base not in _AS_IS:
+            convert.append((name, build))
+    trusted = (frozenset(name for name, _b, _o, required, _c in plan if required), tuple(convert))
+    _TRUSTED[cls] = trusted
+    return trusted
+
+
+def _trusted_loc(value: Any) -> Loc:
+    return Loc(*value)
 
 
 _Plan = tuple[tuple[tuple[str, Callable[[Any], Any], bool, bool, tuple[str, ...]], ...], frozenset]

@@ -90,6 +90,8 @@ def verify_against(view: ReplayFile, judge: ReplayFile) -> list[str]:
         problems.append(f"the view's recording times differ from the record's from event {first}")
     if sorted(expected.cards.to_json_list(), key=_code) != sorted(view.cards.to_json_list(), key=_code):
         problems.append("the view's card facts are not the record's")
+    if expected.cards.effects_record() != view.cards.effects_record():
+        problems.append("the view's effect facts are not the record's")
     differing = [name for name in _SHARED if getattr(expected, name) != getattr(view, name)]
     for name in ("title", "parent", "branch_at"):       # the duel's id is the store's own
         if view.match.get(name) != judge.match.get(name):

@@ -70,43 +70,122 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o644, *
 
     With ``exclusive`` an existing file is never replaced (FileExistsError): two processes creating
     the same file at once cannot overwrite each other. Raises InputError naming the file (no room,
-    no permission, a folder in the way).
+    no permission, a folder in the way). (Many files at once: ``write_pending`` and ``commit``.)
     """
-    target = Path(path)
-    if target.is_symlink():
-        target = target.resolve()                  # write where the link points, keep the link
-    if target.exists() and not target.is_file():
-        raise InputError(f"{target}: not a regular file; nothing was written")
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, temp = None, None
+    target = _target(path)
+    temp = _write_temp(target, data, mode, sync=True)
     try:
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
-        os.fchmod(fd, mode)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-        os.close(fd)
-        fd = None
         if exclusive:
             os.link(temp, target)               # fails if the target exists; temp is removed below
         else:
             os.replace(temp, target)
             temp = None
-        _sync_folder(folder)
+        _sync_folder(target.parent)
     except FileExistsError:
         raise
     except OSError as exc:
         raise InputError(f"{target}: cannot write ({exc.strerror or exc}); nothing was written") from None
     finally:
+        _remove(temp)
+    return len(data)
+
+
+def write_pending(path: str | os.PathLike[str], data: bytes, mode: int = 0o644) -> tuple[str, Path]:
+    """``write_atomic`` for one file of a batch: ``data`` written beside ``path`` under a temporary
+    name, neither synced nor renamed yet; ``commit`` does both for the whole batch at once (one
+    sync instead of two a file: those were most of writing a folder of imports). Returns the
+    temporary file and the target; InputError as ``write_atomic``."""
+    target = _target(path)
+    return _write_temp(target, data, mode, sync=False), target
+
+
+def commit(pending: list[tuple[str, Path]]) -> dict[Path, str]:
+    """Give files written by ``write_pending`` their names, each whole or not at all: first their
+    contents are made durable together (one ``syncfs`` of their file system where Linux has it,
+    else each file's fsync), then each is renamed, then each folder synced once. Returns why a
+    target could not be written, if any (its temporary file removed)."""
+    failed: dict[Path, str] = {}
+    if not pending:
+        return failed
+    if len({target.parent for _, target in pending}) > 1 or not _sync_file_system(pending[0][0]):
+        for temp, target in pending:
+            try:
+                fd = os.open(temp, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                failed[target] = f"cannot write ({exc.strerror or exc})"
+    for temp, target in pending:
+        if target not in failed:
+            try:
+                os.replace(temp, target)
+                continue
+            except OSError as exc:
+                failed[target] = f"cannot write ({exc.strerror or exc})"
+        _remove(temp)
+    for folder in dict.fromkeys(target.parent for _, target in pending):
+        _sync_folder(folder)
+    return failed
+
+
+def _sync_file_system(path: str) -> bool:
+    """Flush the file system holding ``path`` in one call (Linux ``syncfs``); False where there is none."""
+    try:
+        import ctypes
+        syncfs = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        return syncfs(fd) == 0
+    finally:
+        os.close(fd)
+
+
+def _target(path: str | os.PathLike[str]) -> Path:
+    """Where a write goes: a symbolic link's target (the link is kept), never a folder."""
+    target = Path(path)
+    if target.is_symlink():
+        target = target.resolve()
+    if target.exists() and not target.is_file():
+        raise InputError(f"{target}: not a regular file; nothing was written")
+    return target
+
+
+def _write_temp(target: Path, data: bytes, mode: int, *, sync: bool) -> str:
+    """``data`` under a temporary name in ``target``'s folder (synced to disk with ``sync``)."""
+    fd, temp = None, None
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+        os.fchmod(fd, mode)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        if sync:
+            os.fsync(fd)
+        os.close(fd)
+        fd = None
+        done, temp = temp, None
+        return done
+    except OSError as exc:
+        raise InputError(f"{target}: cannot write ({exc.strerror or exc}); nothing was written") from None
+    finally:
         if fd is not None:
             os.close(fd)
-        if temp is not None:
-            try:
-                os.unlink(temp)
-            except OSError:
-                pass
-    return len(data)
+        _remove(temp)
+
+
+def _remove(temp: str | None) -> None:
+    if temp is not None:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
 
 
 def _sync_folder(folder: Path) -> None:

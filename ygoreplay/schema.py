@@ -525,6 +525,20 @@ def replay_body_schema() -> dict:
             "cards": {"type": "array", "items": _ref("CardFacts"),
                       "description": "Facts of every passcode the events (or a view's disclosures) mention."},
             "chain": _bin(f"The first {PREFIX} bytes of each event's hash, concatenated"),
+            "effects": {
+                "type": "object", "required": ["columns", "cards"], "additionalProperties": False,
+                "description": "The effect facts its duel was judged with (read from the card scripts "
+                               "when it was recorded: CardDB.effects_record), for the cards above that "
+                               "have any; absent in a file written before them.",
+                "properties": {
+                    "columns": {"type": "array", "items": {"type": "string"},
+                                "description": "The names of each row's values (effect_facts.EFFECTS_COLUMNS "
+                                               "after id and seq)."},
+                    "cards": {"type": "array", "description": "[passcode, [row, ...]] by passcode, rows in "
+                                                              "script order.",
+                              "items": {"type": "array", "minItems": 2, "maxItems": 2, "items": False,
+                                        "prefixItems": [{"type": "integer", "minimum": 1},
+                                                        {"type": "array", "items": {"type": "array"}}]}}}},
             "disclosures": {"type": "array", "items": _ref("Disclosure"),
                             "description": "Views only: when each card's identity became known to the viewer."},
             "commitments": {"type": "array", "items": _ref("Commitment"),

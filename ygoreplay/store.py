@@ -8,9 +8,11 @@ A duel is a few streams in one ``ApplicationRecorder`` table, written together i
   position ``i`` as version ``i + 1``: a msgpack envelope ``{"e": event, "t": recorded at,
   "p": previous hash, "h": own hash}``, so the stream is a hash chain (``chain.py``);
 * ``<id>/cards``: the facts of the cards the events name, added by the append that first names
-  them (the duel carries its own card facts: any later process folds it the same way);
-* ``<id>/head``: after every append an anchor, the event count, head hash, header and card-facts
-  digests and the result so far, signed with the organiser's key (``signing.py``). Deleting the
+  them, with the effect facts the card database had of them (``effects``, from the card scripts:
+  ``CardDB.effects_record``): the duel carries both, so any later process folds it the same way
+  and its verdict does not change when the installed scripts do;
+* ``<id>/head``: after every append an anchor, the event count, head hash, header, card-facts
+  and effect-facts digests (the last only once the duel has effect facts) and the result so far, signed with the organiser's key (``signing.py``). Deleting the
   last events, rechaining them or editing the header no longer matches a signed anchor.
 
 A stream is of a kind (``StreamKind``): a duel's is folded by the duel rules (``History``), a
@@ -57,8 +59,8 @@ from eventsourcing.utils import Environment
 
 from . import chain, library
 from .cards import CardDB, CardDBError, CardFacts
-from .errors import ConflictError, StoreError, VerificationError
-from .events import Event, EventFormatError, from_dict
+from .errors import ConflictError, StoreError, VerificationError, YgoreplayError
+from .events import Event, EventFormatError, from_dict, from_trusted_dict
 from .files import data_dir
 from .replay_file import referenced_codes
 from .rules import History, RuleViolation
@@ -80,9 +82,10 @@ _STREAM_ID = re.compile(r"[0-9a-f]{12}\Z")          # new_id()'s: only such a pr
 _SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}\Z")
 _SQLITE_TABLES = {"stored_events", "stored_snapshots"}
 _POSTGRES_TABLES = {"ygoreplay_events", "ygoreplay_snapshots"}
-#: Card facts by the exact bytes of a duel's card records: a seek reads them on every call, and
-#: validating ~70 records each time was nearly half of it (issue 25). CardDB is immutable.
-_CARD_FACTS: dict[tuple[bytes, ...], tuple[CardDB, bytes]] = {}
+#: Card facts (with their effect facts) and their digests by the exact bytes of a duel's card
+#: records: a seek reads them on every call, and validating ~70 records each time was nearly half
+#: of it (issue 25). CardDB is immutable.
+_CARD_FACTS: dict[tuple[bytes, ...], tuple[CardDB, bytes, bytes | None]] = {}
 _CARD_FACTS_KEPT = 256
 _CARD_FACTS_GUARD = threading.Lock()
 
@@ -107,6 +110,11 @@ def default_store_path() -> Path:
 
 def _digest(data: Any) -> bytes:
     return hashlib.sha256(msgpack.packb(data)).digest()
+
+
+def _chained(digest: bytes | None, data: Any) -> bytes:
+    """The digest of a duel's card or effect facts after one more record of them."""
+    return hashlib.sha256((digest or chain.GENESIS) + msgpack.packb(data)).digest()
 
 
 @dataclass(frozen=True)
@@ -158,18 +166,24 @@ class Head:
     status: dict                     # players, turn, LP, result: what ``list`` shows
     key: bytes                       # the signer's public key
     signature: bytes
+    effects: bytes | None = None     # the effect facts' digest; None while the duel has none
 
     def message(self, duel_id: str) -> bytes:
-        return _HEAD_LABEL + msgpack.packb([duel_id, self.count, self.hash, self.header, self.cards,
-                                            self.status])
+        signed = [duel_id, self.count, self.hash, self.header, self.cards, self.status]
+        # an anchor of a duel without effect facts signs what anchors always signed
+        return _HEAD_LABEL + msgpack.packb(signed if self.effects is None else [*signed, self.effects])
 
     def to_dict(self) -> dict:
-        return {"n": self.count, "h": self.hash, "header": self.header, "cards": self.cards,
-                "status": self.status, "key": self.key, "sig": self.signature}
+        out = {"n": self.count, "h": self.hash, "header": self.header, "cards": self.cards,
+               "status": self.status, "key": self.key, "sig": self.signature}
+        if self.effects is not None:
+            out["effects"] = self.effects
+        return out
 
     @classmethod
     def from_dict(cls, d: dict) -> "Head":
-        return cls(d["n"], d["h"], d["header"], d["cards"], d["status"], d["key"], d["sig"])
+        """An anchor as stored; one written before duels kept effect facts has none (``effects``)."""
+        return cls(d["n"], d["h"], d["header"], d["cards"], d["status"], d["key"], d["sig"], d.get("effects"))
 
 
 @dataclass(frozen=True)
@@ -283,6 +297,7 @@ class _Live:
     cards_digest: bytes
     head: Head
     kind: StreamKind = DUEL
+    effects_digest: bytes | None = None
 
 
 def _attachment(name: str) -> str:
@@ -407,8 +422,9 @@ def _check_postgres(env: dict, schema: str, name: str, readonly: bool, create: b
 class Store:
     """Duels recorded as event streams: record, append, read, rewind, branch, roll back, verify.
 
-    ``cards`` supplies the facts of cards an append names for the first time (the duel keeps
-    them from then on). ``key`` signs what is written (default: the organiser key, created on the
+    ``cards`` supplies the facts of cards an append names for the first time, with their effect
+    facts (``CardDB.effects``: a ``card_lookup`` has the installed scripts'); the duel keeps both
+    from then on. ``key`` signs what is written (default: the organiser key, created on the
     first write); ``trust`` adds public keys whose signatures are accepted besides ``key``'s.
     ``readonly`` opens an existing store and changes nothing; ``create=False`` refuses a store
     that does not exist yet. ``concurrent`` (the service) lets many threads append at once: the
@@ -502,7 +518,8 @@ class Store:
         With ``check`` (recording) the events are checked like ``check`` does and the duel keeps
         the legal prefix before the first violation (no duel at all when that prefix is empty and
         there were events); without (importing a record) every event is kept and what the rules
-        say of them is the audit's business. ``root``, ``secret``, ``created`` and ``times`` keep
+        say of them is the audit's business. ``cards`` given are taken before the store's, each
+        card with exactly the effect facts given with it (a ``.ygr`` file's own). ``root``, ``secret``, ``created`` and ``times`` keep
         those of an imported record; by default they are new. ``attachments`` are written with
         the duel, in the same transaction (the service's access record: ``attachment``).
         ``kind`` names the stream's kind (``KINDS``: a match is a stream of its own kind);
@@ -624,8 +641,12 @@ class Store:
             return None
 
     def cards_of(self, duel_id: str, upto: int | None = None) -> tuple[CardDB, bytes]:
-        """The duel's own card facts and their digest (``upto``: those written with its first
-        ``upto`` events)."""
+        """The duel's own card facts, with the effect facts stored with them, and their digest
+        (``upto``: those written with its first ``upto`` events)."""
+        return self._cards_of(duel_id, upto)[:2]
+
+    def _cards_of(self, duel_id: str, upto: int | None = None) -> tuple[CardDB, bytes, bytes | None]:
+        """``cards_of`` and the effect facts' digest (None when the duel has none)."""
         rows = self.events.select_events(f"{duel_id}/cards", lte=upto)
         stored = tuple(row.state for row in rows)
         found = _CARD_FACTS.get(stored)             # the same bytes are the same facts, checked once
@@ -638,21 +659,32 @@ class Store:
         return found
 
     @staticmethod
-    def _read_cards(duel_id: str, rows: list[StoredEvent]) -> tuple[CardDB, bytes]:
-        """The card facts of these rows, every record validated, and their digest."""
+    def _read_cards(duel_id: str, rows: list[StoredEvent]) -> tuple[CardDB, bytes, bytes | None]:
+        """The card and effect facts of these rows, every record validated, and their digests."""
         facts: list[CardFacts] = []
-        digest = chain.GENESIS
+        records: list[object] = []
+        digest, effects_digest = chain.GENESIS, None
         for row in rows:
             try:
-                batch = msgpack.unpackb(row.state)["cards"]
+                record = msgpack.unpackb(row.state)
+                batch = record["cards"]
                 facts += [CardFacts.from_dict(c) for c in batch]
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, CardDBError) as exc:
                 raise StoreError(f"duel {duel_id}: its card facts cannot be read ({exc}); run verify") from None
-            digest = hashlib.sha256(digest + msgpack.packb(batch)).digest()
+            digest = _chained(digest, batch)
+            if "effects" in record:
+                records.append(record["effects"])
+                effects_digest = _chained(effects_digest, record["effects"])
         try:
-            return CardDB(facts), digest
+            cards = CardDB(facts)
         except CardDBError as exc:
             raise StoreError(f"duel {duel_id}: its card facts are inconsistent ({exc}); run verify") from None
+        try:
+            for effects in records:
+                cards = cards.with_effects_record(effects)
+        except CardDBError as exc:
+            raise StoreError(f"duel {duel_id}: its effect facts cannot be read ({exc}); run verify") from None
+        return cards, digest, effects_digest
 
     def attachment(self, duel_id: str, name: str) -> dict | None:
         """The latest version of what was attached to a duel under ``name`` (None if nothing)."""
@@ -771,10 +803,23 @@ class Store:
 
     def _facts_for(self, events: list[Event], have: CardDB, extra: CardDB | None) -> CardDB:
         """``have`` and the facts of every card the events name that ``have`` lacks, from
-        ``extra`` or the store's card database (unknown cards are the rules' business: CARD-01)."""
-        lookup = self.cards if extra is None else self.cards.merged(extra)
-        wanted = [c for c in referenced_codes(events) if c not in have and c in lookup]
-        return have.merged(lookup.subset(wanted)) if wanted else have
+        ``extra`` or else the store's card database, each with the effect facts of the source
+        that gave its facts: a record imported with its own (a ``.ygr`` file) keeps exactly those,
+        none from the scripts installed here (unknown cards are the rules' business: CARD-01)."""
+        sources = [self.cards] if extra is None else [extra, self.cards]
+        found: list[CardFacts] = []
+        effects: dict[int, tuple] = {}
+        for code in referenced_codes(events):
+            if code in have:
+                continue
+            for source in sources:
+                facts = source.get(code)
+                if facts is not None:
+                    found.append(facts)
+                    if scripted := source.effects(code):
+                        effects[code] = scripted
+                    break
+        return have.merged(CardDB(found, effects)) if found else have
 
     def _write(self, duel_id: str, live: _Live, events: list[Event], times: list[str] | None,
                rows: list[StoredEvent], facts: CardDB, mode: str,
@@ -815,25 +860,30 @@ class Store:
         if violation is not None:                      # only the facts the kept events name
             added = facts.subset(referenced_codes(events[:len(events_rows)]) & (used - set(live.cards)))
             cards = live.cards.merged(added) if len(added) else live.cards
-        digest = live.cards_digest
+        digest, effects_digest = live.cards_digest, live.effects_digest
         if len(added):
             batch = sorted(added.to_json_list(), key=lambda c: c["code"])
-            rows.append(StoredEvent(f"{duel_id}/cards", count, CARDS_TOPIC, msgpack.packb({"cards": batch})))
-            digest = hashlib.sha256(digest + msgpack.packb(batch)).digest()
+            record: dict[str, Any] = {"cards": batch}
+            effects = added.effects_record()      # the scripts' facts of these cards, signed with them
+            if effects is not None:
+                record["effects"] = effects
+                effects_digest = _chained(effects_digest, effects)
+            rows.append(StoredEvent(f"{duel_id}/cards", count, CARDS_TOPIC, msgpack.packb(record)))
+            digest = _chained(digest, batch)
         if count == 0 and violation is not None:        # nothing legal to record: no duel at all
             return 0, violation, []
         status = stream.status(history)
         key = self.key
-        unsigned = Head(count, prev, live.header.digest, digest, status, key.public.raw, b"")
+        unsigned = Head(count, prev, live.header.digest, digest, status, key.public.raw, b"", effects_digest)
         head = Head(count, prev, live.header.digest, digest, status, key.public.raw,
-                    key.sign(unsigned.message(duel_id)))
+                    key.sign(unsigned.message(duel_id)), effects_digest)
         rows += events_rows
         rows.append(StoredEvent(f"{duel_id}/head", count, HEAD_TOPIC, msgpack.packb(head.to_dict())))
         snapshot_rows = [self._snapshot_row(duel_id, position, data, at) for position, data, at in snapshots]
         if gather is None:
             self._commit_rows(rows, snapshot_rows)
         stream.use_cards(history, cards)
-        done = _Live(history, live.header, cards, digest, head, stream)
+        done = _Live(history, live.header, cards, digest, head, stream, effects_digest)
         if gather is None:
             self._remember(duel_id, done)
         else:
@@ -905,14 +955,14 @@ class Store:
         if self.trusts(head.key) is None or not self.trusts(head.key).verify(head.signature, head.message(duel_id)):
             raise VerificationError(f"duel {duel_id}: its anchor is not signed by a trusted organiser key; "
                                     "nothing was appended. Run 'ygoreplay verify'")
-        cards, digest = self.cards_of(duel_id)
-        if digest != head.cards or header.digest != head.header:
-            raise VerificationError(f"duel {duel_id}: its header or card facts were altered since its last "
-                                    "anchor; nothing was appended. Run 'ygoreplay verify'")
+        cards, digest, effects_digest = self._cards_of(duel_id)
+        if digest != head.cards or header.digest != head.header or effects_digest != head.effects:
+            raise VerificationError(f"duel {duel_id}: its header, card facts or effect facts were altered since "
+                                    "its last anchor; nothing was appended. Run 'ygoreplay verify'")
         stream = self._kind(duel_id, header)
         fold = (self._history(duel_id, count, cards, root=header.root) if stream is DUEL
                 else self._fold(duel_id, stream, count, cards, header.root))
-        return _Live(fold, header, cards, digest, head, stream)
+        return _Live(fold, header, cards, digest, head, stream, effects_digest)
 
     def _kind(self, stream_id: str, header: Header) -> StreamKind:
         stream = KINDS.get(header.kind)
@@ -929,7 +979,7 @@ class Store:
         event checked against the chain first when ``root`` is given (an append will follow)."""
         fold = stream.new(cards)
         for event in self._events_checked(stream_id, 0, count, root, stream_id):
-            fold.append(event)
+            self._fold_in(fold, event, stream_id)
         return fold
 
     def _events_checked(self, stream_id: str, after: int, upto: int, prev: bytes | None,
@@ -941,12 +991,14 @@ class Store:
 
     def _checked(self, stream_id: str, rows: list[StoredEvent], prev: bytes | None, name: str,
                  appending: bool = True) -> Iterator[Event]:
-        """The events of these stored rows, each checked against the chain after ``prev`` if given."""
+        """The events of these stored rows, each checked against the chain after ``prev`` if given;
+        one the chain vouches for is built without checking its fields again (``from_trusted_dict``)."""
         for row in rows:
             envelope = self._envelope(stream_id, row)
-            record = self._decode(stream_id, row, envelope)
+            vouched = prev is not None and _follows(envelope, prev, row.originator_version - 1)
+            record = self._decode(stream_id, row, envelope, trusted=vouched)
             if prev is not None:
-                if not _follows(envelope, prev, record.position):
+                if not vouched:
                     done = "nothing was appended" if appending else "no board is shown from it"
                     raise VerificationError(f"{name}: event {record.position} does not match its hash "
                                             f"chain (altered); {done}. Run 'ygoreplay verify'")
@@ -1068,11 +1120,13 @@ class Store:
             raise StoreError(f"duel {duel_id} event {row.originator_version - 1}: the stored record cannot be "
                              f"decoded ({exc}); run verify") from None
 
-    def _decode(self, duel_id: str, row: StoredEvent, env: dict | None = None) -> Record:
+    def _decode(self, duel_id: str, row: StoredEvent, env: dict | None = None, *, trusted: bool = False) -> Record:
+        """The stored event, its fields checked unless ``trusted`` (its chain was just checked)."""
         where = f"duel {duel_id} event {row.originator_version - 1}"
         env = self._envelope(duel_id, row) if env is None else env
         try:
-            return Record(row.originator_version - 1, from_dict(env["e"], where), env["t"], env["p"], env["h"])
+            event = (from_trusted_dict if trusted else from_dict)(env["e"], where)
+            return Record(row.originator_version - 1, event, env["t"], env["p"], env["h"])
         except (KeyError, TypeError, EventFormatError) as exc:
             raise StoreError(f"{where}: the stored record cannot be decoded ({exc}); run verify") from None
 
@@ -1108,8 +1162,22 @@ class Store:
         else:
             history, prev, rows = found
         for event in self._checked(duel_id, rows, prev, f"duel {duel_id}", appending=root is not None):
-            history.append(event)
+            self._fold_in(history, event, duel_id)
         return history
+
+    def _fold_in(self, fold: Any, event: Event, stream_id: str) -> None:
+        """Append a stored event to a fold. Its fields were trusted (its chain holds), so one that
+        breaks the fold (altered and rechained behind the store's back) is read again, checked:
+        refused with what is wrong and where (StoreError), not a traceback."""
+        try:
+            fold.append(event)
+        except (TypeError, AttributeError, KeyError, IndexError, ValueError) as exc:
+            if isinstance(exc, YgoreplayError):
+                raise
+            rows = self.events.select_events(stream_id, gt=fold.position, lte=fold.position + 1)
+            if rows:
+                self._decode(stream_id, rows[0])        # raises StoreError when its fields are wrong
+            raise
 
     def _from_snapshot(self, duel_id: str, position: int,
                        cards: CardDB) -> tuple[History, bytes, list[StoredEvent]] | None:
@@ -1237,8 +1305,10 @@ class Store:
         ``prefix`` (``verify(upto=)``) looks at nothing past its events."""
         count = len(hashes)
         try:
-            cards_rows = [(row.originator_version, msgpack.unpackb(row.state)["cards"])
-                          for row in self.events.select_events(f"{duel_id}/cards", lte=count if prefix else None)]
+            records = [(row.originator_version, msgpack.unpackb(row.state))
+                       for row in self.events.select_events(f"{duel_id}/cards", lte=count if prefix else None)]
+            cards_rows = [(version, (record["cards"], record.get("effects"), "effects" in record))
+                          for version, record in records]
             heads = [Head.from_dict(msgpack.unpackb(row.state))
                      for row in self.events.select_events(f"{duel_id}/head")]
         except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
@@ -1255,10 +1325,13 @@ class Store:
             cards_rows = [(v, batch) for v, batch in cards_rows if v <= count or v > later[-1].count]
         if not heads:
             return Verification(False, count, None, "it has no signed anchor")
-        digests, digest = {}, chain.GENESIS
-        for version, batch in cards_rows:
-            digest = hashlib.sha256(digest + msgpack.packb(batch)).digest()
-            digests[version] = digest
+        digests: dict[int, tuple[bytes, bytes | None]] = {}
+        digest, effects_digest = chain.GENESIS, None
+        for version, (batch, effects, scripted) in cards_rows:
+            digest = _chained(digest, batch)
+            if scripted:
+                effects_digest = _chained(effects_digest, effects)
+            digests[version] = digest, effects_digest
         signer = None
         for head in heads:
             signer = self.trusts(head.key)
@@ -1278,9 +1351,13 @@ class Store:
                                     f"the events up to {head.count} are not the ones its anchor signed (rechained)")
             if head.header != header.digest:
                 return Verification(False, count, -1, "the duel header is not the one its anchors signed")
-            cards_digest = max(((v, d) for v, d in digests.items() if v <= head.count), default=(0, chain.GENESIS))[1]
+            cards_digest, effects_digest = max(((v, d) for v, d in digests.items() if v <= head.count),
+                                               default=(0, (chain.GENESIS, None)))[1]
             if head.cards != cards_digest:
                 return Verification(False, count, None, f"the card facts are not the ones its anchor at {head.count} signed")
+            if head.effects != effects_digest:
+                return Verification(False, count, None, f"the effect facts of its cards are not the ones its anchor at "
+                                    f"{head.count} signed")
         if heads[-1].count != count and not prefix:
             return Verification(False, count, heads[-1].count, f"events {heads[-1].count}..{count - 1} were added "
                                 "after its last signed anchor")
@@ -1341,7 +1418,10 @@ class Store:
 def _follows(envelope: dict, prev: bytes, position: int) -> bool:
     """Whether a stored event (its envelope, as written) follows the chain hash ``prev``: the hash
     is of the event as stored, not as read (an older version's event is upcast when read)."""
-    return envelope["p"] == prev and chain.link(prev, position, envelope["e"], envelope["t"]) == envelope["h"]
+    try:
+        return envelope["p"] == prev and chain.link(prev, position, envelope["e"], envelope["t"]) == envelope["h"]
+    except (KeyError, TypeError, ValueError):       # no chain fields, or none that hash: not vouched for
+        return False
 
 
 def _in_shape_of(fresh: dict, stored: dict) -> dict:

@@ -288,23 +288,38 @@ def card_db(cards: tuple[str, ...] = ()) -> CardLookup:
     return card_lookup(cards)
 
 
-def load_events(path: str, cards: tuple[str, ...], *, effects: bool = False) -> tuple[list, CardDB]:
-    """Events and card facts of a JSON Lines file (``-`` is standard input); ``effects``: with the
-    effect facts the databases hold, for a check (a record is stored with the card facts alone)."""
-    from ..card_sources import facts_and_effects_of, facts_of
+def load_events(path: str, cards: tuple[str, ...]) -> tuple[list, CardDB]:
+    """Events and card facts of a JSON Lines file (``-`` is standard input), with the effect facts
+    the databases hold: what a check judges with, and what a record or an append stores with the
+    duel (the store keeps them, so its verdict does not change when the scripts do)."""
+    from ..card_sources import facts_and_effects_of
     from ..jsonl import parse_lines, read_events
     lookup = card_db(cards)
     passcode = lookup.passcode
     if path == "-":
         events = list(parse_lines(sys.stdin, "<stdin>", passcode))
     else:
+        _only_events(path)
         try:
             events = read_events(path, passcode)
         except OSError as exc:
             raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not events:
         raise InputError(f"{path}: no events (the file is empty or holds only comments)")
-    return events, (facts_and_effects_of if effects else facts_of)(events, lookup)
+    return events, facts_and_effects_of(events, lookup)
+
+
+def _only_events(path: str) -> None:
+    """A file of another format (a ``.ygr``, an EDOPro replay, a match) is named as what it is,
+    with the command that takes it, not reported as bad JSON."""
+    from ..formats import JSONL, FormatError, find_format
+    try:
+        found = find_format(path)
+    except FormatError:
+        return                              # not a file the registry knows: the JSON reader says why
+    if found is not JSONL:
+        hint = t(" ({verb} it: ygoreplay {verb} {path})", verb=found.stored_by, path=path) if found.stored_by else ""
+        raise InputError(t("{path}: {what}, not JSON Lines events", path=path, what=t(found.title)) + hint)
 
 
 @contextmanager

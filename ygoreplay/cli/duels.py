@@ -57,7 +57,7 @@ def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
         with open_duel(file, None, cards) as source:
             report = check_source(source)
     else:
-        events, db = load_events(file, cards, effects=True)
+        events, db = load_events(file, cards)
         report = check_events(events, db)
     if as_json:
         echo(json.dumps(report.to_dict()))

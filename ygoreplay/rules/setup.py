@@ -32,6 +32,14 @@ def facts_for(state: DuelState, ev: Event, code: int) -> CardFacts:
     return facts
 
 
+def _facts_of(state: DuelState, ev: Event, codes: tuple[int, ...]) -> list[CardFacts]:
+    """``facts_for`` of each passcode of a deck: looked up at once when the record knows them all."""
+    facts = None if 0 in codes else state.db.facts_of(codes)
+    if facts is None:                             # an unknown card (0), or a passcode without facts
+        return [facts_for(state, ev, code) for code in codes]
+    return facts
+
+
 @handles(DuelStarted)
 def duel_started(state: DuelState, ev: DuelStarted) -> None:
     if state.started:
@@ -85,15 +93,17 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
         impossible(state, ev, "LOG-03", say("player {player} has already registered a deck", player=player))
     if state.turn or any(s.hand for s in state.sides):
         impossible(state, ev, "LOG-03", N_("decks are registered before the opening hands are drawn"))
-    main, extra, side_cards = ([facts_for(state, ev, c) for c in part] for part in (ev.main, ev.extra, ev.side))
+    main, extra, side_cards = (_facts_of(state, ev, part) for part in (ev.main, ev.extra, ev.side))
     if ev.unordered and 0 in (*ev.main, *ev.extra, *ev.side):
         impossible(state, ev, "LOG-05", N_("a registered decklist (unordered) names every card; 0 is an unknown "
                                            "one"))
     if state.decks_checked:                  # a duel option may say the room did not (CONF-01)
         # An unknown card counts toward the sizes, as a card of its own for the 3-copy limit.
-        unknown = iter(range(-1, -1 - len(main) - len(extra) - len(side_cards), -1))
-        for problem in deck_problems(*([next(unknown) if f.code == 0 else f for f in part]
-                                       for part in (main, extra, side_cards)), separate_tokens=True):
+        parts = (main, extra, side_cards)
+        if 0 in ev.main or 0 in ev.extra or 0 in ev.side:
+            unknown = iter(range(-1, -1 - len(main) - len(extra) - len(side_cards), -1))
+            parts = tuple([next(unknown) if f.code == 0 else f for f in part] for part in parts)
+        for problem in deck_problems(*parts, separate_tokens=True):
             fail(state, ev, *problem)
     if state.banlist is not None:            # DECK-08: named by the duel, it is held to it
         name, _, limits, whitelist = state.banlist
@@ -104,17 +114,18 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
         state.unknowns = True
         side.listed = [list(ev.main), list(ev.extra)]
         main, extra = [state.unknown] * len(main), [state.unknown] * len(extra)
+    cards, deck, extra_deck = state.cards, side.deck, side.extra
     for i, facts in enumerate(main):
-        card = Card(f"p{player}.m{i}", player, facts, DECK)
+        card_id = f"p{player}.m{i}"
+        card = cards[card_id] = Card(card_id, player, facts, DECK)
         card.pile = "main"
-        state.cards[card.id] = card
-        side.deck.append(card.id)
+        deck.append(card_id)
     for i, facts in enumerate(extra):
-        card = Card(f"p{player}.x{i}", player, facts, EXTRA)
+        card_id = f"p{player}.x{i}"
+        card = cards[card_id] = Card(card_id, player, facts, EXTRA)
         card.position = FACEDOWN
         card.pile = "extra"
-        state.cards[card.id] = card
-        side.extra.append(card.id)
+        extra_deck.append(card_id)
     side.side_deck = ev.side
     side.registered = True
     side.order_known = not ev.unordered and 0 not in ev.main     # ids of unknown cards are only names

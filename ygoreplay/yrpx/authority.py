@@ -12,7 +12,8 @@ card behind it in this order:
    ``EFFECT_AVOID_BATTLE_DAMAGE``). Looked at first: the event's cause, the card it names, its
    materials, Tributes and targets, the chain's links (newest first), the attacker and the attack
    target, then every face-up card on the field;
-2. **the stream**: the card whose effect was resolving, else the newest open chain link's card,
+2. **the stream**: the card whose effect was resolving (the cause, else the link whose
+   ``chain_link_resolved`` the event follows), else the newest open chain link's card,
    else the card the event names when its own text may allow it (the card activated, summoned,
    moved: not for a rule of the turn's structure or a player's count, ``NOT_ITS_OWN``);
 3. **unexplained**: else the cite says so (``events.UNEXPLAINED``), for a judge to review; it
@@ -61,6 +62,10 @@ RULE_FACTS: dict[str, tuple[Callable[[EffectFact], bool], str]] = {
 NOT_ITS_OWN = ("PRIO-", "TURN-", "LOG-", "SUM-01", "WIN-", "SETUP-", "DECK-")
 
 
+#: What ends the resolving link's events (``engine_authority`` cites them from that link).
+_LINK_DONE = frozenset(("chain_link_negated", "chain_ended"))
+
+
 @dataclass
 class Authority:
     """What the engine's authority did to an import: events cited, explained or not."""
@@ -81,8 +86,15 @@ def engine_authority(result: ImportResult, effects: Effects | None = None) -> Au
     history = History(result.cards, audit=True)
     events = result.events
     done = Authority()
+    resolving_link: tuple[str, int] | None = None
     for k, event in enumerate(events):
         chain = [(link.card, link.number) for link in history.state.chain]
+        if event.kind == "chain_link_resolved" and 1 <= event.link <= len(chain):
+            resolving_link = chain[event.link - 1]
+        elif event.kind in _LINK_DONE:
+            resolving_link = None
+        elif resolving_link is not None:
+            chain.append(resolving_link)              # the events after its chain_link_resolved are its
         resolving = history.state.resolving
         seen = len(history.violations)
         state = history.append(event)

@@ -8,9 +8,13 @@ from ..events import FZONE, Activated, CardMoved, ChainEnded, ChainLinkNegated, 
 from ..rules.spell_trap import leaves_after_resolving
 from .cites import Effect, stayed_cite
 from .constants import (LOCATION_MZONE, LOCATION_SZONE, MSG_BECOME_TARGET, MSG_CHAINED, MSG_CHAINING, MSG_CHAIN_END,
-    MSG_CHAIN_NEGATED, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING)
+    MSG_CHAIN_NEGATED, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING, MSG_WIN)
 from .container import Where
 from .messages import reads
+
+
+#: What ends a link's resolution in the stream (``negated_while_solving`` looks no further).
+_LINK_OVER = frozenset((MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING, MSG_CHAIN_END, MSG_WIN))
 
 
 @dataclass
@@ -20,9 +24,10 @@ class Link:
     effect_type: str | None
     negated: bool = False
     negated_by: int | None = None
-    done: bool = False
+    done: bool = False             # its ``chain_link_resolved`` (or ``_negated``) is written
     effect: Effect | None = None
     activated_at: int = -1         # index of its ``activated`` in the events (``negates`` is set there)
+    events_from: int = -1          # len(events) right after its ``chain_link_resolved``
 
 
 @dataclass
@@ -74,7 +79,6 @@ class ChainState:
     resolved_cards: set[str] = field(default_factory=set)
     #: This turn's activations and their targets (``granted_to``: who granted an ability).
     turn_activations: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
-    solving_from: int = 0                              # len(events) at the last MSG_CHAIN_SOLVING
     #: (card, player) of this chain's links that resolved with nothing to see (a grant for later).
     quiet_links: list[tuple[str, int]] = field(default_factory=list)
     #: len(events) at the last chain's end, and its quiet links (``summon_grant``).
@@ -187,12 +191,38 @@ class ChainHandling:
 
     @reads(MSG_CHAIN_SOLVING)
     def on_chain_solving(self, m: dict) -> None:
+        """A link starts resolving: its ``chain_link_resolved`` comes first, then what it does (the
+        events up to its MSG_CHAIN_SOLVED), as the rules read a chain (NIS-06, TERM-14). A link
+        whose activation was negated (now, or by a later link) does nothing: ``chain_link_negated``."""
         self.flush()
         ct = m["chain"]
         self.chains.solving = ct
-        self.chains.solving_from = len(self.events)
-        if 0 < ct <= len(self.chains.chain):
+        if not 0 < ct <= len(self.chains.chain):
+            return
+        link = self.chains.chain[ct - 1]
+        if not link.negated and self.negated_while_solving(ct):
+            link.negated = True
+        if link.negated:
             self.finish_negated(ct)
+        elif not link.done:
+            link.done = True
+            self.emit(ChainLinkResolved(link=ct))
+            link.events_from = len(self.events)
+
+    def negated_while_solving(self, ct: int) -> bool:
+        """MSG_CHAIN_NEGATED of this very link before its MSG_CHAIN_SOLVED: negated as it began
+        to resolve (an EVENT_CHAIN_ACTIVATING effect; ``processor.cpp`` SolveChain then skips its
+        operation), so it does not resolve."""
+        packets = self.packets
+        for j in range(self.i + 1, len(packets)):
+            pid = packets[j].id
+            if pid in _LINK_OVER:
+                return False
+            if pid == MSG_CHAIN_NEGATED:
+                m = self.msg(j)
+                if m is not None and m["chain"] == ct:
+                    return True
+        return False
 
     def finish_negated(self, ct: int) -> None:
         link = self.chains.chain[ct - 1]
@@ -237,21 +267,26 @@ class ChainHandling:
 
     @reads(MSG_CHAIN_SOLVED)
     def on_chain_solved(self, m: dict) -> None:
+        """The link has resolved (its events are written after its ``chain_link_resolved``): what
+        later cites read of it is kept from here (``solved_at``, ``resolved_turn``, quiet links)."""
         self.flush()
         ct = m["chain"]
         if 0 < ct <= len(self.chains.chain):
             link = self.chains.chain[ct - 1]
             if link.negated:
                 self.finish_negated(ct)
-            elif not link.done:
-                link.done = True
+            else:
+                if not link.done:
+                    self.note(f"chain link {ct} resolved with no MSG_CHAIN_SOLVING before it")
+                    link.done = True
+                    self.emit(ChainLinkResolved(link=ct))
+                    link.events_from = len(self.events)
                 if link.effect is not None:
                     link.effect.resolved = True
                 self.resolved_link(link)
-                self.emit(ChainLinkResolved(link=ct))
                 self.chains.solved_at = (self.i, link.card)
                 self.chains.resolved_turn.append((self.i, link.card, link.player))
-                if len(self.events) == self.chains.solving_from + 1:
+                if len(self.events) == link.events_from:
                     self.chains.quiet_links.append((link.card, link.player))
             self.chains.last_resolved = (link.card, link.player)
             self.chains.resolved_cards.add(link.card)
@@ -273,12 +308,15 @@ class ChainHandling:
             link = self.chains.chain[ct - 1]
             if link.negated:
                 self.finish_negated(ct)
-            elif not link.done:
+                continue
+            if not link.done:
                 self.note(f"chain link {ct} ends without resolving; counted as resolved")
-                if link.effect is not None:
-                    link.effect.resolved = True
-                self.resolved_link(link)
                 self.emit(ChainLinkResolved(link=ct))
+            else:
+                self.note(f"chain link {ct} ends with no MSG_CHAIN_SOLVED; counted as resolved")
+            if link.effect is not None:
+                link.effect.resolved = True
+            self.resolved_link(link)
         self.chains.chain.clear()
         cite, self.chains.to_leave = stayed_cite(self, self.chains.to_leave), []
         self.emit(ChainEnded(cite=cite))

@@ -42,6 +42,13 @@ How the stream becomes our events (the parts the stream does not spell out):
   MSG_BATTLE; an attacked face-down monster is flipped where the engine flips it (POS-04); the
   recorded destruction and battle damage are what EDOPro then did, set beside what the rules
   give (``rules.battle.battle_outcome``, DMG-01..09).
+* **A chain resolving.** A link's ``chain_link_resolved`` is written where the engine starts
+  resolving it (MSG_CHAIN_SOLVING), so what it did follows it, up to the next link's: the order
+  the rules read (NIS-06's segments) and the log shows. A link whose activation was negated, by a
+  later link or as it began to resolve (MSG_CHAIN_NEGATED of that link before its
+  MSG_CHAIN_SOLVED, looked ahead for), is ``chain_link_negated`` there, and nothing of it follows
+  (TERM-14). What a resolved link leaves for later cites (``solved_at``, ``last_resolved``) is
+  kept at its MSG_CHAIN_SOLVED.
 * **Negation and simultaneous summons.** MSG_CHAIN_NEGATED, sent while a link resolves, makes
   that link's ``activated`` name the link whose activation it negates (``negates``); an effect
   negated (MSG_CHAIN_DISABLED) is no activation negated, and that link still resolves. The
@@ -56,10 +63,7 @@ How the stream becomes our events (the parts the stream does not spell out):
   added by the player of the link before come after a single prompt, where priority alone needs
   two (the opponent's pass, then theirs), and 91 of 2,755 chains resolve after three prompts,
   not two. A record that states one pass must state them all (the fold then checks every
-  activation's priority), so none is written. (Nor could the two passes
-  before a chain resolves be written alone: a link's outcome is written before its
-  ``chain_link_resolved``, at MSG_CHAIN_SOLVED, and in the fold it would break their succession,
-  CHAIN-04.) *Simultaneous triggers* (``simultaneous``, CHAIN-08, NIS-02): a link chained with no
+  activation's priority), so none is written. *Simultaneous triggers* (``simultaneous``, CHAIN-08, NIS-02): a link chained with no
   prompt before it (45 in the shared duels) was added without asking anyone, a trigger of the
   same event or a mandatory Quick Effect; the stream does not say which, so it stays a ``quick``
   link, not marked simultaneous.

@@ -1,0 +1,124 @@
+"""The store's trusted decode path (issue 25): events read back from records whose hash chain was
+just checked are built without checking every field again (``events.from_trusted_dict``), and
+still a record altered behind the store's back is refused with a message naming the duel and the
+position, never a traceback: unchained, by its chain; rechained, by the checking decoder."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import msgpack
+import pytest
+
+from ygoreplay import chain
+from ygoreplay.errors import StoreError, VerificationError
+from ygoreplay.events import EVENT_TYPES, UPCASTERS, EventFormatError, from_dict, from_trusted_dict
+from ygoreplay.jsonl import read_events
+from ygoreplay.store import Store
+
+REPLAYS = Path(__file__).resolve().parent.parent / "replays"
+DAMAGE = REPLAYS / "won-by-damage.jsonl"
+
+
+def test_a_trusted_event_is_the_checked_one_for_every_sample_event():
+    """Duels and matches (their streams share the decoder), every sample but the illegal ones."""
+    import ygoreplay.match.events  # noqa: F401  (registers the match kinds)
+    paths = [p for p in sorted(REPLAYS.rglob("*.jsonl")) if "illegal" not in p.parts]
+    wires = [e.to_dict() for path in paths for e in read_events(path)]
+    assert len({w["kind"] for w in wires}) > 30
+    for wire in wires:
+        packed = msgpack.unpackb(msgpack.packb(wire))            # as a record holds it: lists, not tuples
+        assert from_trusted_dict(packed) == from_dict(packed), wire
+
+
+def test_older_versions_are_still_upcast():
+    old = {"kind": "activated", "player": 0, "card": "p0.m1", "link": 1}           # v1: no negates, no facts
+    assert ("activated", 1) in UPCASTERS and EVENT_TYPES["activated"].VERSION > 1
+    assert from_trusted_dict(old) == from_dict(old)
+    moved = {"kind": "card_moved", "card": "p0.m1", "to": [0, "gy"], "reason": "destroyed"}   # v1: no with_next
+    assert from_trusted_dict(moved) == from_dict(moved) and from_trusted_dict(moved).with_next is False
+
+
+@pytest.mark.parametrize("wire, says", [
+    ({"kind": "card_moved", "to": [0, "gy"], "reason": "destroyed"}, "missing field 'card'"),
+    ({"kind": "nonsense"}, "unknown event kind"),
+    ({"kind": "cards_drawn", "player": 0, "count": 1, "cards": 7}, "cards_drawn.cards"),
+    (["not", "a", "map"], "an event must be an object"),
+])
+def test_what_does_not_build_is_refused_as_the_checking_decoder_refuses_it(wire, says):
+    with pytest.raises(EventFormatError, match=says):
+        from_trusted_dict(wire, "duel d event 3")
+
+
+# -- records altered behind the store's back --------------------------------------------------------
+
+def _recorded(tmp_path: Path) -> tuple[str, str]:
+    url = str(tmp_path / "store.db")
+    with Store(url) as store:
+        duel = store.create_duel("trusted")
+        store.append(duel, list(read_events(DAMAGE)))
+    return url, duel
+
+
+def _rows(url: str, duel: str) -> list[tuple[int, dict]]:
+    with sqlite3.connect(url) as conn:
+        rows = conn.execute("SELECT originator_version, state FROM stored_events WHERE originator_id = ? "
+                            "AND originator_version > 0 ORDER BY originator_version", (duel,)).fetchall()
+    return [(version, msgpack.unpackb(state)) for version, state in rows]
+
+
+def _write(url: str, duel: str, version: int, envelope: dict) -> None:
+    with sqlite3.connect(url) as conn:
+        conn.execute("UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
+                     (msgpack.packb(envelope), duel, version))
+
+
+def _alter(url: str, duel: str, kind: str, field: str, value, *, rechain: bool) -> int:
+    """Change ``field`` of the duel's last ``kind`` event (after any snapshot) to ``value`` behind the
+    store's back; with ``rechain`` every hash from there on is computed again, as a forger with the
+    database (but not the store's key) can. Returns the event's position."""
+    rows = _rows(url, duel)
+    version, envelope = [(v, env) for v, env in rows if env["e"]["kind"] == kind][-1]
+    envelope["e"][field] = value
+    position = version - 1
+    if not rechain:
+        _write(url, duel, version, envelope)
+        return position
+    prev = envelope["p"]
+    for v, env in rows[position:]:
+        if v == version:
+            env = envelope
+        env["p"], env["h"] = prev, chain.link(prev, v - 1, env["e"], env["t"])
+        prev = env["h"]
+        _write(url, duel, v, env)
+    return position
+
+
+def test_an_altered_record_is_refused_by_its_chain_naming_duel_and_position(tmp_path):
+    url, duel = _recorded(tmp_path)
+    position = _alter(url, duel, "cards_drawn", "count", 2, rechain=False)
+    with Store(url) as reader, pytest.raises(VerificationError) as refused:
+        reader.state_at(duel)
+    assert f"duel {duel}: event {position} does not match its hash chain (altered)" in str(refused.value)
+
+
+def test_a_rechained_record_that_does_not_build_is_refused_naming_duel_and_position(tmp_path):
+    url, duel = _recorded(tmp_path)
+    position = _alter(url, duel, "cards_drawn", "cards", 7, rechain=True)
+    with Store(url) as reader, pytest.raises(StoreError) as refused:
+        reader.state_at(duel)
+    assert str(refused.value).startswith(f"duel {duel} event {position}: the stored record cannot be decoded")
+    assert "cards_drawn.cards" in str(refused.value)
+
+
+def test_a_rechained_record_that_breaks_the_fold_is_refused_naming_duel_and_position(tmp_path):
+    """Trusted, ``count`` "2" builds; the fold then fails on it, and the record is read again,
+    checked: a message, not a TypeError's traceback."""
+    url, duel = _recorded(tmp_path)
+    position = _alter(url, duel, "cards_drawn", "count", "2", rechain=True)
+    with Store(url) as reader, pytest.raises(StoreError) as refused:
+        reader.state_at(duel)
+    assert str(refused.value).startswith(f"duel {duel} event {position}: the stored record cannot be decoded")
+    assert "cards_drawn.count" in str(refused.value)
+    with Store(url) as reader:
+        assert not reader.verify(duel).ok                     # and verify says the anchors no longer hold
