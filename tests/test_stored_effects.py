@@ -261,7 +261,7 @@ def test_a_ygr_body_with_effect_facts_follows_the_schema_and_a_malformed_one_is_
     replay = make_replay(events(*EVENTS), ["2026-01-01T00:00:00.000Z"] * 3, cards, "judge", b"r" * 32, b"s" * 32)
     header, body = parts(dumps(replay))
     assert body["effects"]["cards"] == [[WALL, [["activate", "EVENT_ATTACK_ANNOUNCE", "damage_step", "destroy",
-                                                 0, "", 1]]]]
+                                                 0, "", 1, None, ""]]]]       # condition not known, no range
     assert schema_errors(BODY_SCHEMA, body) == []
     assert flags(loads(assemble(header, body)).cards) == [("damage_step",)]
     older = {**body["effects"], "columns": body["effects"]["columns"][:3],        # a row of fewer columns
