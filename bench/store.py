@@ -47,7 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -127,9 +127,9 @@ class SeekResult:
     fold: list[float]
 
 
-def record_long_duel(url: str, events: list) -> tuple[str, float]:
-    """Record ``events`` as one duel, in appends aligned on the snapshot interval."""
-    every = store_module.SNAPSHOT_EVERY
+def record_long_duel(url: str, events: list, every: int | None = None) -> tuple[str, float]:
+    """Record ``events`` as one duel, in appends of ``every`` events (the snapshot interval's)."""
+    every = every or store_module.SNAPSHOT_EVERY
     with Store(url) as st:
         duel = st.create_duel("bench: long synthetic duel")
         t0 = time.perf_counter()
@@ -184,7 +184,7 @@ def bench_seek(url: str, label: str, events: list, positions: list[int], profile
     print(f"  {len(positions)} random positions in 1..{len(events)}, fresh Store "
           f"(head cache entries after the run: {live})")
     print(f"  state_at (snapshot + fold < {every} events): median {ms(snap_med):>10}   p95 {ms(pct(snap_t, .95)):>10}"
-          f"   (first call {ms(first_call)})")
+          f"   (first call {ms(first_call)}; limit {SEEK_TARGET_MS:g} ms: {snap_med * 1000 / SEEK_TARGET_MS:.2f} of its limit)")
     if len(refold_t) < len(positions):
         print(f"  (full refold timed at the first {len(refold_t)} of the {len(positions)} positions: "
               f"--refold-budget {refold_budget:g} s)")
@@ -212,6 +212,54 @@ def bench_seek(url: str, label: str, events: list, positions: list[int], profile
         print(f"  cProfile of state_at over {len(positions)} positions (by own time):")
         print("\n".join("    " + line for line in out.getvalue().splitlines() if line.strip()))
     return SeekResult(label, snap_t, refold_t, read_t, fold_t)
+
+
+# -- 1b. the snapshot interval: what denser snapshots cost and give ------------------------------------
+
+INTERVALS = (8, 16, 32)
+
+
+def bench_interval(kind: str, pg_url: str, events: list, positions: list[int]) -> None:
+    """The same duel recorded once per snapshot interval (appends of 32 events, timed), the
+    bytes its snapshots and events take, then seeks at the same positions, interleaved across
+    the intervals (a fresh Store each)."""
+    chosen = store_module.SNAPSHOT_EVERY
+    with ExitStack() as stack:
+        writers = []
+        for every in INTERVALS:
+            url, label = stack.enter_context(backend(kind, pg_url))
+            st = stack.enter_context(Store(url))
+            writers.append((every, url, st, st.create_duel("bench: snapshot interval")))
+        took = dict.fromkeys(INTERVALS, 0.0)
+        try:
+            for k, i in enumerate(range(0, len(events), 32)):      # the same appends, interleaved
+                for every, _url, st, duel in (writers if k % 2 else writers[::-1]):
+                    store_module.SNAPSHOT_EVERY = every
+                    t0 = time.perf_counter()
+                    st.append(duel, events[i:i + 32])
+                    took[every] += time.perf_counter() - t0
+        finally:
+            store_module.SNAPSHOT_EVERY = chosen
+        made = []
+        for every, url, _st, duel in writers:
+            st = stack.enter_context(Store(url, readonly=True))
+            snap_bytes = sum(len(row.state) for row in st.snapshots.select_events(duel))
+            event_bytes = sum(len(row.state) for row in st.events.select_events(duel, gt=0))
+            made.append((every, st, duel, took[every], snap_bytes, event_bytes))
+        print(f"\n[snapshot interval] {label.split(' (')[0]}: the duel recorded once per interval, "
+              f"seeks interleaved (the store uses {chosen})")
+        times: dict[int, list[float]] = {every: [] for every in INTERVALS}
+        for k, n in enumerate(positions):
+            for every, st, duel, *_ in (made if k % 2 else made[::-1]):
+                t0 = time.perf_counter()
+                st.state_at(duel, n)
+                times[every].append(time.perf_counter() - t0)
+        base = next(m for m in made if m[0] == chosen)
+        for every, _st, _duel, took, snap_bytes, event_bytes in made:
+            print(f"  every {every:>2}: record {len(events) / took:>7,.0f} events/s ({base[3] / took:.2f} of "
+                  f"{chosen}'s), snapshots {snap_bytes / len(events):5.0f} B an event beside {event_bytes / len(events):.0f} "
+                  f"B of event; seek median {ms(statistics.median(times[every]))} "
+                  f"({statistics.median(times[every]) * 1000 / SEEK_TARGET_MS:.2f} of the {SEEK_TARGET_MS:g} ms limit)")
 
 
 # -- 2. the board at event N, against the engine's re-simulation ----------------------------------------
@@ -515,6 +563,7 @@ def main(argv: list[str] | None = None) -> int:
     for kind in kinds:
         with backend(kind, args.postgres_url) as (url, label):
             seek[kind] = bench_seek(url, label, events, positions, args.profile, refold_budget)
+        bench_interval(kind, args.postgres_url, events, positions)
         with backend(kind, args.postgres_url) as (url, label):
             bench_board(url, label, Path(args.real), 5 if args.quick else None, args.boards or (2 if args.quick else 5),
                         args.commands or (2 if args.quick else 20), args.seed)
@@ -526,7 +575,8 @@ def main(argv: list[str] | None = None) -> int:
         s = seek[kind]
         sm, rm = statistics.median(s.snap), statistics.median(s.refold)
         r = rate[kind]
-        print(f"  {kind:8}  seek median {ms(sm)} with snapshots vs {ms(rm)} full refold = {rm / sm:,.0f}x; "
+        print(f"  {kind:8}  seek median {ms(sm)} with snapshots vs {ms(rm)} full refold = {rm / sm:,.0f}x "
+              f"({sm * 1000 / SEEK_TARGET_MS:.2f} of the {SEEK_TARGET_MS:g} ms limit); "
               f"append {'n/a' if r is None else f'{r:,.0f} events/s'} ({n_duels} duels, {workers} processes)")
     print(f"  whole bench: {time.perf_counter() - started:.1f} s; load average {os.getloadavg()[0]:.2f} at the end")
     return 0

@@ -53,7 +53,8 @@ def test_store_prints_seek_boards_and_append_on_sqlite_and_postgresql():
                rf"\(limit {NUMBER}: {NUMBER} of its limit\)" for name in ("state", "drawn", r"show --at N"))
               if SHARED.joinpath(*REAL).is_dir() else ())
     assert_figures(run_bench("store.py"),
-                   rf"^  sqlite +seek median {NUMBER} ms with snapshots vs {NUMBER} ms full refold = {NUMBER}x; "
+                   rf"^  sqlite +seek median {NUMBER} ms with snapshots vs {NUMBER} ms full refold = {NUMBER}x "
+                   rf"\({NUMBER} of the 0.5 ms limit\); "
                    rf"append {NUMBER} events/s",
                    rf"^  postgres +seek median {NUMBER} ms .* append {NUMBER} events/s",
                    r"same state from both at every position refolded: yes", r"4/4 hash chains verify", *boards)
