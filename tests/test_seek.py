@@ -115,3 +115,42 @@ def test_a_correction_in_a_new_duels_first_append_is_judged_with_the_cards_it_br
     store.append(duel, events)
     assert store.info(duel).events == len(events)
     assert [s.lp for s in store.state_at(duel).sides] == [s.lp for s in replay(events, store.cards_of(duel)[0]).sides]
+
+
+def test_an_organiser_key_file_reads_the_same_without_the_serialization_module():
+    """A reader needs only the key's public half: the PEM ``to_pem`` writes is read directly,
+    any other form still by cryptography (and refused alike when it is no Ed25519 key)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from ygoreplay.errors import InputError
+    from ygoreplay.signing import OrganiserKey
+    key = OrganiserKey.generate()
+    pem = key.to_pem()
+    read = OrganiserKey.from_pem(pem)
+    assert read.public == OrganiserKey(serialization.load_pem_private_key(pem, password=None)).public == key.public
+    assert key.public.verify(read.sign(b"board"), b"board")
+    other = rsa.generate_private_key(public_exponent=65537, key_size=1024).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    with pytest.raises(InputError, match="not an Ed25519 private key"):
+        OrganiserKey.from_pem(other)
+    with pytest.raises(InputError, match="not a readable private key"):
+        OrganiserKey.from_pem(b"-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA==\n-----END PRIVATE KEY-----\n")
+
+
+def test_a_replaced_organiser_key_is_read_again(store, tmp_path, monkeypatch):
+    """The organiser key's public half is kept per process by its file's identity: a new key
+    file is read again, and a store opened since trusts its signatures, not the old key's."""
+    from ygoreplay.signing import OrganiserKey
+    from ygoreplay.store import Store
+    path = tmp_path / "organiser.key"
+    monkeypatch.setenv("YGOREPLAY_KEY", str(path))
+    first, second = OrganiserKey.generate(), OrganiserKey.generate()
+    path.write_bytes(first.to_pem())
+    with Store(store.name, readonly=True) as reader:
+        assert reader.trusts(first.public.raw) == first.public
+    path.unlink()
+    path.write_bytes(second.to_pem())
+    with Store(store.name, readonly=True) as reader:
+        assert reader.trusts(second.public.raw) == second.public
+        assert reader.trusts(first.public.raw) is None

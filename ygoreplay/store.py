@@ -38,6 +38,7 @@ without being touched.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import queue
 import re
@@ -64,7 +65,7 @@ from .events import Event, EventFormatError, from_dict
 from .files import data_dir
 from .replay_file import referenced_codes
 from .rules import History, RuleViolation
-from .signing import OrganiserKey, PublicKey, default_key_path
+from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
 
 __all__ = ["ConflictError", "DuelInfo", "Header", "KINDS", "Record", "StoredDuel", "Store", "StoreError",
@@ -96,10 +97,6 @@ _SIGNED_KEPT = 65536
 #: SQLite files (device, inode) found to hold a store of this format: opened again in this
 #: process (a board per request), the marker is not read again on a connection of its own.
 _STORE_FILES: set[tuple[int, int]] = set()
-#: The organiser key's public half by its file's (path, inode, mtime, size): a new Store asked
-#: for it reads and parses the PEM again only when the file changed (a fifth of opening a
-#: board, issue 25).
-_ORGANISER: dict[tuple[str, int, int, int], PublicKey] = {}
 
 
 class MissingStore(StoreError):
@@ -397,28 +394,6 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
     return True
 
 
-def _organiser_public() -> PublicKey | None:
-    """The organiser key's public half (None when there is no key), parsed once per version of its file."""
-    path = default_key_path()
-    try:
-        found = os.stat(path)
-    except FileNotFoundError:
-        return None
-    except OSError:
-        found = None                         # OrganiserKey.load says why
-    stamp = (str(path), found.st_ino, found.st_mtime_ns, found.st_size) if found is not None else None
-    public = _ORGANISER.get(stamp) if stamp is not None else None
-    if public is None:
-        key = OrganiserKey.load(path)
-        if key is None:
-            return None
-        public = key.public
-        if stamp is not None:
-            _ORGANISER.clear()
-            _ORGANISER[stamp] = public
-    return public
-
-
 def _check_marker(state: bytes, name: str) -> None:
     try:
         found = msgpack.unpackb(state).get("format")
@@ -531,9 +506,9 @@ class Store:
         """The trusted public key with these bytes: the organiser's own (also when another process
         created it after this store was opened) or one given in ``trust``."""
         if key not in self._trust and self._key is None:
-            found = _organiser_public()
+            found = OrganiserKey.load()
             if found is not None:
-                self._trust[found.raw] = found
+                self._trust[found.public.raw] = found.public
         return self._trust.get(key)
 
     # -- duels ------------------------------------------------------------------------------------
@@ -1371,6 +1346,7 @@ class Store:
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
                 return Verification(False, count, position, f"event {position} cannot be decoded")
             hashes.append(prev)
+        del rows                             # the rows are not kept while the snapshots are checked
         return self._verify_anchors(duel_id, header, hashes, prefix=upto is not None)
 
     def _verify_anchors(self, duel_id: str, header: Header, hashes: list[bytes], prefix: bool = False) -> Verification:
@@ -1451,18 +1427,18 @@ class Store:
         the chain there, and equal to a fresh fold. One past the events read is an append's since
         (written with its events) when the duel has those events now; a prefix (``signed``: its
         last anchor's count) reads none past that anchor."""
-        if signed is not None:
-            snaps = self.snapshots.select_events(duel_id, lte=signed)
-        else:
-            snaps = self.snapshots.select_events(duel_id)
-            if snaps and snaps[-1].originator_version > len(hashes) and self._count(duel_id) >= snaps[-1].originator_version:
-                snaps = [row for row in snaps if row.originator_version <= len(hashes)]
-        if not snaps:
+        newest = self.snapshots.select_events(duel_id, lte=signed, desc=True, limit=1)
+        if not newest:
             return ""
+        upto = newest[0].originator_version
+        if signed is None and upto > len(hashes) and self._count(duel_id) >= upto:
+            upto = len(hashes)
+        # Both read a page at a time: the whole duel's rows and records at once were most of the
+        # peak memory of loading a long duel verified (issue 25).
+        events = self._paged(self.events, duel_id, len(hashes))
         history = History(cards, audit=True)
-        records = [self._decode(duel_id, row) for row in self.events.select_events(duel_id, gt=0, lte=len(hashes))]
         done = 0
-        for row in snaps:
+        for row in self._paged(self.snapshots, duel_id, upto):
             position = row.originator_version
             try:
                 snap = msgpack.unpackb(row.state)
@@ -1471,8 +1447,8 @@ class Store:
                 if signer is None or not bound or not signer.verify(
                         snap["sig"], self._snapshot_message(duel_id, position, snap["h"], snap["d"])):
                     return f"the snapshot at {position} is not signed or not bound to the chain (it is not used)"
-                for rec in records[done:position]:
-                    history.append(rec.event)
+                for stored in itertools.islice(events, position - done):
+                    history.append(self._decode(duel_id, stored).event)
                 done = position
                 stored, fresh = _snapshot_data(snap), msgpack.unpackb(msgpack.packb(history.to_data()))
                 if stored != fresh and _in_shape_of(fresh, stored) != stored:
@@ -1480,6 +1456,14 @@ class Store:
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, zlib.error):
                 return f"the snapshot at {position} cannot be decoded (it is not used)"
         return ""
+
+    PAGE = 4096
+
+    @classmethod
+    def _paged(cls, recorder: Any, stream_id: str, upto: int) -> Iterator[StoredEvent]:
+        """A stream's rows after version 0 up to ``upto``, read ``PAGE`` versions at a time."""
+        for after in range(0, upto, cls.PAGE):
+            yield from recorder.select_events(stream_id, gt=after, lte=min(after + cls.PAGE, upto))
 
 
 def _pack_snapshot(data: dict) -> bytes:
