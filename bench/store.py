@@ -12,6 +12,9 @@ Run from the repository root (``python bench/store.py``; ``--quick`` for smaller
    same positions as ``--refold-budget`` seconds allow, at least 20). Both give the same state,
    which is checked at every position refolded. A missed target prints a cProfile of ``state_at``.
    Target (issue 25): a median seek under 0.5 ms.
+   Then the snapshot interval: the same duel recorded in one store per interval (8, 16, 32;
+   the appends interleaved), the bytes its snapshots take an event, and seeks at the same
+   positions, interleaved: what denser snapshots cost in room and recording, and give in a seek.
 2. The board at event N, against the peer. EDOPro shows a position by running its engine again over
    the recorded player responses: about 29 ms fixed plus 0.065 ms a response (the issue's
    measurement; the engine is not in this repository). Every real EDOPro duel of
@@ -20,7 +23,8 @@ Run from the repository root (``python bench/store.py``; ``--quick`` for smaller
    Store opened read-only, ``source.stored_board``, ``render``, the Store closed) and by the
    command itself (``ygoreplay show DUEL --at N``, a fresh process, bytecode cached); each is
    divided by the engine's time for the responses up to N (the duel's responses in proportion
-   to its events). Targets: in process at most 1/20 of the engine's time, the command at most
+   to its events); the command's CPU time and a bare interpreter's start, interleaved with it,
+   are given besides. Targets: in process at most 1/20 of the engine's time, the command at most
    the engine's. Skipped with a note when the folder is absent.
 3. Append throughput. Many duels recorded at once: each worker process owns its share of the
    duels and appends their events one ``append`` call per event, round-robin across its duels,
@@ -40,6 +44,7 @@ import multiprocessing as mp
 import os
 import pstats
 import random
+import resource
 import secrets
 import signal
 import statistics
@@ -241,11 +246,11 @@ def bench_interval(kind: str, pg_url: str, events: list, positions: list[int]) -
         finally:
             store_module.SNAPSHOT_EVERY = chosen
         made = []
-        for every, url, _st, duel in writers:
+        for every, url, writer, duel in writers:
+            writer.close()
             st = stack.enter_context(Store(url, readonly=True))
             snap_bytes = sum(len(row.state) for row in st.snapshots.select_events(duel))
-            event_bytes = sum(len(row.state) for row in st.events.select_events(duel, gt=0))
-            made.append((every, st, duel, took[every], snap_bytes, event_bytes))
+            made.append((every, st, duel, took[every], snap_bytes, stored_size(kind, url)))
         print(f"\n[snapshot interval] {label.split(' (')[0]}: the duel recorded once per interval, "
               f"seeks interleaved (the store uses {chosen})")
         times: dict[int, list[float]] = {every: [] for every in INTERVALS}
@@ -255,11 +260,24 @@ def bench_interval(kind: str, pg_url: str, events: list, positions: list[int]) -
                 st.state_at(duel, n)
                 times[every].append(time.perf_counter() - t0)
         base = next(m for m in made if m[0] == chosen)
-        for every, _st, _duel, took, snap_bytes, event_bytes in made:
+        for every, _st, _duel, took, snap_bytes, size in made:
             print(f"  every {every:>2}: record {len(events) / took:>7,.0f} events/s ({base[3] / took:.2f} of "
-                  f"{chosen}'s), snapshots {snap_bytes / len(events):5.0f} B an event beside {event_bytes / len(events):.0f} "
-                  f"B of event; seek median {ms(statistics.median(times[every]))} "
+                  f"{chosen}'s), snapshots {snap_bytes / len(events):4.0f} B an event, the store "
+                  f"{size / len(events):5.0f} B an event on disk; seek median {ms(statistics.median(times[every]))} "
                   f"({statistics.median(times[every]) * 1000 / SEEK_TARGET_MS:.2f} of the {SEEK_TARGET_MS:g} ms limit)")
+
+
+def stored_size(kind: str, url: str) -> int:
+    """The bytes a store takes: the SQLite file (with its write-ahead log), or PostgreSQL's
+    tables with their indexes and TOAST (each store here is a schema of its own)."""
+    if kind == "sqlite":
+        return sum(os.path.getsize(p) for p in (url, url + "-wal") if os.path.exists(p))
+    import psycopg
+    schema = url.split("schema=")[1].split("&")[0]
+    with psycopg.connect(url.split("?")[0], connect_timeout=5) as conn:
+        return int(conn.execute("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s "
+                                "AND c.relkind = 'r'", (schema,)).fetchone()[0])
 
 
 # -- 2. the board at event N, against the engine's re-simulation ----------------------------------------
@@ -308,19 +326,27 @@ def bench_board(url: str, label: str, folder: Path, limit: int | None, per_duel:
         drawn.append((time.perf_counter() - t0) * 1000 / engine)
     show = [sys.executable, "-m", "ygoreplay", "show"]
     as_command: list[float] = []
+    command_cpu: list[float] = []
+    bare: list[float] = []
     with tempfile.TemporaryDirectory(prefix="ygoreplay-pycache-") as cache:
         env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
                "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "PYTHONPYCACHEPREFIX": cache}
         for k, (duel, n, index, responses) in enumerate(sought[:commands + 1]):
-            t0 = time.perf_counter()
+            engine = engine_ms(responses, n, index)
+            t0, used = time.perf_counter(), _children_cpu()
             subprocess.run([*show, duel, "--at", str(index), "--store", url], env=env, check=True,
                            stdout=subprocess.DEVNULL)
             if k:                                  # the first fills the bytecode cache
-                as_command.append((time.perf_counter() - t0) * 1000 / engine_ms(responses, n, index))
+                as_command.append((time.perf_counter() - t0) * 1000 / engine)
+                command_cpu.append((_children_cpu() - used) * 1000 / engine)
+            t0 = time.perf_counter()               # interleaved: the interpreter alone, the floor
+            subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
+            bare.append((time.perf_counter() - t0) * 1000 / engine)
     events = sum(n for _, n, _ in duels)
     print(f"  {len(duels)} real duels recorded ({events:,} events, {sum(r for *_, r in duels):,} responses); "
           f"engine model {ENGINE_FIXED_MS:g} ms + {ENGINE_PER_RESPONSE_MS:g} ms a response")
-    print("  in process: the state (a Store opened, the seek, closed), then also drawn as `show` draws it")
+    print("  in process: the state (a Store opened, the seek, closed; in a process that has shown a board "
+          "before), then also drawn as `show` draws it")
     for name, ratios, limit in (("state", seek, BOARD_LIMIT), ("drawn", drawn, BOARD_LIMIT),
                                 ("show --at N", as_command, COMMAND_LIMIT)):
         if not ratios:
@@ -328,6 +354,16 @@ def bench_board(url: str, label: str, folder: Path, limit: int | None, per_duel:
         median = statistics.median(ratios)
         print(f"  board {name:<11} median {median:.3f} of the engine's time over {len(ratios)} positions, "
               f"p95 {pct(ratios, .95):.3f} (limit {limit:.3g}: {median / limit:.2f} of its limit)")
+    if command_cpu:
+        print(f"  the command's CPU time (user + system; the wall clock counts the machine's load too): "
+              f"median {statistics.median(command_cpu):.3f} of the engine's time; a bare `python -c pass` "
+              f"(wall) {statistics.median(bare):.3f} of it, interleaved: the floor of any command")
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 # -- 3. append throughput -----------------------------------------------------------------------------

@@ -1183,12 +1183,14 @@ class Store:
         if self.backend == "postgresql":
             sql = sql.replace("?", "%s")
         try:
+            # One statement reads one state of the database: no transaction around it. That saves
+            # PostgreSQL two round trips, and SQLite the BEGIN that would evict the statement from
+            # its connection's cache (which holds one: preparing it was half of the read).
             if self.backend == "postgresql":
-                with self.events.datastore.transaction(commit=False) as cursor:
+                with self.events.datastore.cursor() as cursor:
                     cursor.execute(sql, params)
                     found = cursor.fetchall()
-            else:       # one statement is read atomically: no BEGIN, which would evict it from the
-                        # connection's statement cache (it holds one: preparing it was half the read)
+            else:
                 with self.events.datastore.get_connection(commit=False) as connection, connection.cursor() as cursor:
                     found = cursor.execute(sql, params).fetchall()
         except (PersistenceError, sqlite3.Error) as exc:
