@@ -154,3 +154,34 @@ def test_a_replaced_organiser_key_is_read_again(store, tmp_path, monkeypatch):
     with Store(store.name, readonly=True) as reader:
         assert reader.trusts(second.public.raw) == second.public
         assert reader.trusts(first.public.raw) is None
+
+
+def test_a_plain_snapshot_an_older_version_wrote_is_still_used_and_verified(store_url, store, open_store):
+    """Snapshots were plain msgpack before they were deflated (no ``z``): a store written then is
+    read from them, seeks give the full fold's state, and verify checks them as it did."""
+    events = sample(DECK_OUT)
+    duel = recorded(store, DECK_OUT, 3 * SNAPSHOT_EVERY + 5)
+    for at in (SNAPSHOT_EVERY, 2 * SNAPSHOT_EVERY, 3 * SNAPSHOT_EVERY):
+        (state,), = execute(store_url, f"SELECT state FROM {{t}} {WHERE}", (duel, at), snapshots=True)
+        snap = msgpack.unpackb(bytes(state))
+        assert snap.pop("z") == 1                                      # written deflated
+        data = zlib.decompress(snap["d"])
+        snap.update(d=data, sig=store.key.sign(store._snapshot_message(duel, at, snap["h"], data)))
+        execute(store_url, f"UPDATE {{t}} SET state = ? {WHERE}", (msgpack.packb(snap), duel, at), snapshots=True)
+    cold = open_store()
+    for n in range(SNAPSHOT_EVERY, 3 * SNAPSHOT_EVERY + 6):
+        assert snapshot(cold.state_at(duel, n)) == snapshot(replay(events, CARDS, at=n - 1)), n
+    assert cold.verify(duel).ok
+
+
+def test_a_board_within_the_duel_says_why_it_cannot_be_read(store_url, store):
+    """``show --at N`` reads the board without the duel's length: a store error at an event
+    inside the duel is the store's reason, not "outside the duel's events"."""
+    duel = recorded(store, DAMAGE, 40)
+    (version, state), = execute(store_url, "SELECT originator_version, state FROM {t} WHERE originator_id = ?",
+                                (f"{duel}/cards",))
+    execute(store_url, f"UPDATE {{t}} SET state = ? {WHERE}", (bytes(state)[:-3], f"{duel}/cards", version))
+    with pytest.raises(StoreError, match="its card facts cannot be read"):
+        stored_board(store, duel, 20)
+    with pytest.raises(SourceError, match=r"--at 40 is outside the duel's events 0..39"):
+        stored_board(store, duel, 40)
