@@ -185,3 +185,21 @@ def test_a_board_within_the_duel_says_why_it_cannot_be_read(store_url, store):
         stored_board(store, duel, 20)
     with pytest.raises(SourceError, match=r"--at 40 is outside the duel's events 0..39"):
         stored_board(store, duel, 40)
+
+
+def test_a_store_file_replaced_by_another_database_is_refused_again(tmp_path):
+    """A file found a store is not asked again in this process while it is the same file; one put
+    in its place is (and refused untouched when it is no store)."""
+    import sqlite3
+
+    from ygoreplay.store import Store
+    path = tmp_path / "duels.sqlite"
+    Store(str(path)).close()
+    Store(str(path), readonly=True).close()
+    path.unlink()
+    other = sqlite3.connect(path)
+    other.execute("CREATE TABLE notes (x TEXT)")
+    other.commit()
+    other.close()
+    with pytest.raises(StoreError, match="is not a ygoreplay store"):
+        Store(str(path), readonly=True)

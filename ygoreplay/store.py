@@ -94,9 +94,9 @@ _CARD_FACTS_GUARD = threading.Lock()
 #: trusted is still asked of each Store.
 _SIGNED: set[tuple[str, int, bytes]] = set()
 _SIGNED_KEPT = 65536
-#: SQLite files (device, inode) found to hold a store of this format: opened again in this
-#: process (a board per request), the marker is not read again on a connection of its own.
-_STORE_FILES: set[tuple[int, int]] = set()
+#: SQLite files (device, inode, change time) found to hold a store of this format: opened again
+#: in this process (a board per request), the marker is not read again on a connection of its own.
+_STORE_FILES: set[tuple[int, int, int]] = set()
 
 
 class MissingStore(StoreError):
@@ -372,7 +372,7 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
         if readonly or not create:
             raise MissingStore(str(path))
         return False
-    if (found.st_dev, found.st_ino) in _STORE_FILES:     # this file was found a store before
+    if (found.st_dev, found.st_ino, found.st_ctime_ns) in _STORE_FILES:   # found a store before, unchanged since
         return True
     try:
         conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
@@ -390,7 +390,7 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
         held = ", ".join(sorted(tables)[:5]) or "no tables"
         raise StoreError(f"{path} is not a ygoreplay store (it holds {held}); nothing was changed")
     _check_marker(marker[0], str(path))
-    _STORE_FILES.add((found.st_dev, found.st_ino))
+    _STORE_FILES.add((found.st_dev, found.st_ino, found.st_ctime_ns))
     return True
 
 
