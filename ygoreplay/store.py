@@ -1146,8 +1146,8 @@ class Store:
         there is no snapshot). None when the duel has fewer events; a snapshot that does not
         check out leaves it to ``_history``, which tries the ones before it."""
         cards_rows, snapshot, rows = self._seek_rows(duel_id, position)
-        if not rows or rows[-1].originator_version != position:
-            return None
+        if not rows or rows[-1].originator_version != position or (snapshot is None and rows[0].originator_version):
+            return None                              # too short, or no header: said with the length
         cards = self._cards_from(duel_id, cards_rows)[0]
         if snapshot is None:
             prev = self._decode_header(duel_id, rows[0].state).root
