@@ -15,6 +15,9 @@ Run from the repository root (``python bench/store.py``; ``--quick`` for smaller
    facts each (default 3, as a card script declares a few; 0: a duel stored without them), stored
    and signed with its card facts, which every seek reads: a kind no rule reads (a script helper's
    and two lasting effects'), so the duel stays legal.
+   Then the snapshot interval: the same duel recorded in one store per interval (8, 16, 32;
+   the appends interleaved), the bytes its snapshots take an event, and seeks at the same
+   positions, interleaved: what denser snapshots cost in room and recording, and give in a seek.
 2. The board at event N, against the peer. EDOPro shows a position by running its engine again over
    the recorded player responses: about 29 ms fixed plus 0.065 ms a response (the issue's
    measurement; the engine is not in this repository). Every real EDOPro duel of
@@ -23,7 +26,8 @@ Run from the repository root (``python bench/store.py``; ``--quick`` for smaller
    Store opened read-only, ``source.stored_board``, ``render``, the Store closed) and by the
    command itself (``ygoreplay show DUEL --at N``, a fresh process, bytecode cached); each is
    divided by the engine's time for the responses up to N (the duel's responses in proportion
-   to its events). Targets: in process at most 1/20 of the engine's time, the command at most
+   to its events); the command's CPU time and a bare interpreter's start, interleaved with it,
+   are given besides. Targets: in process at most 1/20 of the engine's time, the command at most
    the engine's. Skipped with a note when the folder is absent.
 3. Append throughput. Many duels recorded at once: each worker process owns its share of the
    duels and appends their events one ``append`` call per event, round-robin across its duels,
@@ -43,6 +47,7 @@ import multiprocessing as mp
 import os
 import pstats
 import random
+import resource
 import secrets
 import signal
 import statistics
@@ -50,7 +55,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -143,9 +148,9 @@ def scripted_cards(per_card: int) -> CardDB:
     return cards.with_effects({code: tuple(facts[:per_card]) for code in cards}) if per_card else cards
 
 
-def record_long_duel(url: str, events: list, cards: CardDB) -> tuple[str, float]:
-    """Record ``events`` as one duel, in appends aligned on the snapshot interval."""
-    every = store_module.SNAPSHOT_EVERY
+def record_long_duel(url: str, events: list, cards: CardDB, every: int | None = None) -> tuple[str, float]:
+    """Record ``events`` as one duel, in appends of ``every`` events (the snapshot interval's)."""
+    every = every or store_module.SNAPSHOT_EVERY
     with Store(url, cards) as st:
         duel = st.create_duel("bench: long synthetic duel")
         t0 = time.perf_counter()
@@ -206,7 +211,7 @@ def bench_seek(url: str, label: str, events: list, positions: list[int], profile
     print(f"  {len(positions)} random positions in 1..{len(events)}, fresh Store "
           f"(head cache entries after the run: {live})")
     print(f"  state_at (snapshot + fold < {every} events): median {ms(snap_med):>10}   p95 {ms(pct(snap_t, .95)):>10}"
-          f"   (first call {ms(first_call)})")
+          f"   (first call {ms(first_call)}; limit {SEEK_TARGET_MS:g} ms: {snap_med * 1000 / SEEK_TARGET_MS:.2f} of its limit)")
     if plain_t:
         print(f"  the same duel stored without effect facts, seeks interleaved: median {ms(statistics.median(plain_t))}"
               f"; with them / without: {snap_med / statistics.median(plain_t):.2f}x")
@@ -237,6 +242,67 @@ def bench_seek(url: str, label: str, events: list, positions: list[int], profile
         print(f"  cProfile of state_at over {len(positions)} positions (by own time):")
         print("\n".join("    " + line for line in out.getvalue().splitlines() if line.strip()))
     return SeekResult(label, snap_t, refold_t, read_t, fold_t)
+
+
+# -- 1b. the snapshot interval: what denser snapshots cost and give ------------------------------------
+
+INTERVALS = (8, 16, 32)
+
+
+def bench_interval(kind: str, pg_url: str, events: list, positions: list[int]) -> None:
+    """The same duel recorded once per snapshot interval (appends of 32 events, timed), the
+    bytes its snapshots and events take, then seeks at the same positions, interleaved across
+    the intervals (a fresh Store each)."""
+    chosen = store_module.SNAPSHOT_EVERY
+    with ExitStack() as stack:
+        writers = []
+        for every in INTERVALS:
+            url, label = stack.enter_context(backend(kind, pg_url))
+            st = stack.enter_context(Store(url))
+            writers.append((every, url, st, st.create_duel("bench: snapshot interval")))
+        took = dict.fromkeys(INTERVALS, 0.0)
+        try:
+            for k, i in enumerate(range(0, len(events), 32)):      # the same appends, interleaved
+                for every, _url, st, duel in (writers if k % 2 else writers[::-1]):
+                    store_module.SNAPSHOT_EVERY = every
+                    t0 = time.perf_counter()
+                    st.append(duel, events[i:i + 32])
+                    took[every] += time.perf_counter() - t0
+        finally:
+            store_module.SNAPSHOT_EVERY = chosen
+        made = []
+        for every, url, writer, duel in writers:
+            writer.close()
+            st = stack.enter_context(Store(url, readonly=True))
+            snap_bytes = sum(len(row.state) for row in st.snapshots.select_events(duel))
+            made.append((every, st, duel, took[every], snap_bytes, stored_size(kind, url)))
+        print(f"\n[snapshot interval] {label.split(' (')[0]}: the duel recorded once per interval, "
+              f"seeks interleaved (the store uses {chosen})")
+        times: dict[int, list[float]] = {every: [] for every in INTERVALS}
+        for k, n in enumerate(positions):
+            for every, st, duel, *_ in (made if k % 2 else made[::-1]):
+                t0 = time.perf_counter()
+                st.state_at(duel, n)
+                times[every].append(time.perf_counter() - t0)
+        base = next(m for m in made if m[0] == chosen)
+        for every, _st, _duel, took, snap_bytes, size in made:
+            print(f"  every {every:>2}: record {len(events) / took:>7,.0f} events/s ({base[3] / took:.2f} of "
+                  f"{chosen}'s), snapshots {snap_bytes / len(events):4.0f} B an event, the store "
+                  f"{size / len(events):5.0f} B an event on disk; seek median {ms(statistics.median(times[every]))} "
+                  f"({statistics.median(times[every]) * 1000 / SEEK_TARGET_MS:.2f} of the {SEEK_TARGET_MS:g} ms limit)")
+
+
+def stored_size(kind: str, url: str) -> int:
+    """The bytes a store takes: the SQLite file (with its write-ahead log), or PostgreSQL's
+    tables with their indexes and TOAST (each store here is a schema of its own)."""
+    if kind == "sqlite":
+        return sum(os.path.getsize(p) for p in (url, url + "-wal") if os.path.exists(p))
+    import psycopg
+    schema = url.split("schema=")[1].split("&")[0]
+    with psycopg.connect(url.split("?")[0], connect_timeout=5) as conn:
+        return int(conn.execute("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s "
+                                "AND c.relkind = 'r'", (schema,)).fetchone()[0])
 
 
 # -- 2. the board at event N, against the engine's re-simulation ----------------------------------------
@@ -285,19 +351,27 @@ def bench_board(url: str, label: str, folder: Path, limit: int | None, per_duel:
         drawn.append((time.perf_counter() - t0) * 1000 / engine)
     show = [sys.executable, "-m", "ygoreplay", "show"]
     as_command: list[float] = []
+    command_cpu: list[float] = []
+    bare: list[float] = []
     with tempfile.TemporaryDirectory(prefix="ygoreplay-pycache-") as cache:
         env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
                "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "PYTHONPYCACHEPREFIX": cache}
         for k, (duel, n, index, responses) in enumerate(sought[:commands + 1]):
-            t0 = time.perf_counter()
+            engine = engine_ms(responses, n, index)
+            t0, used = time.perf_counter(), _children_cpu()
             subprocess.run([*show, duel, "--at", str(index), "--store", url], env=env, check=True,
                            stdout=subprocess.DEVNULL)
             if k:                                  # the first fills the bytecode cache
-                as_command.append((time.perf_counter() - t0) * 1000 / engine_ms(responses, n, index))
+                as_command.append((time.perf_counter() - t0) * 1000 / engine)
+                command_cpu.append((_children_cpu() - used) * 1000 / engine)
+            t0 = time.perf_counter()               # interleaved: the interpreter alone, the floor
+            subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
+            bare.append((time.perf_counter() - t0) * 1000 / engine)
     events = sum(n for _, n, _ in duels)
     print(f"  {len(duels)} real duels recorded ({events:,} events, {sum(r for *_, r in duels):,} responses); "
           f"engine model {ENGINE_FIXED_MS:g} ms + {ENGINE_PER_RESPONSE_MS:g} ms a response")
-    print("  in process: the state (a Store opened, the seek, closed), then also drawn as `show` draws it")
+    print("  in process: the state (a Store opened, the seek, closed; in a process that has shown a board "
+          "before), then also drawn as `show` draws it")
     for name, ratios, limit in (("state", seek, BOARD_LIMIT), ("drawn", drawn, BOARD_LIMIT),
                                 ("show --at N", as_command, COMMAND_LIMIT)):
         if not ratios:
@@ -305,6 +379,16 @@ def bench_board(url: str, label: str, folder: Path, limit: int | None, per_duel:
         median = statistics.median(ratios)
         print(f"  board {name:<11} median {median:.3f} of the engine's time over {len(ratios)} positions, "
               f"p95 {pct(ratios, .95):.3f} (limit {limit:.3g}: {median / limit:.2f} of its limit)")
+    if command_cpu:
+        print(f"  the command's CPU time (user + system; the wall clock counts the machine's load too): "
+              f"median {statistics.median(command_cpu):.3f} of the engine's time; a bare `python -c pass` "
+              f"(wall) {statistics.median(bare):.3f} of it, interleaved: the floor of any command")
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 # -- 3. append throughput -----------------------------------------------------------------------------
@@ -543,6 +627,7 @@ def main(argv: list[str] | None = None) -> int:
         with backend(kind, args.postgres_url) as (url, label):
             seek[kind] = bench_seek(url, label, events, positions, args.profile, refold_budget,
                                     scripted_cards(args.effects))
+        bench_interval(kind, args.postgres_url, events, positions)
         with backend(kind, args.postgres_url) as (url, label):
             bench_board(url, label, Path(args.real), 5 if args.quick else None, args.boards or (2 if args.quick else 5),
                         args.commands or (2 if args.quick else 20), args.seed)
@@ -554,7 +639,8 @@ def main(argv: list[str] | None = None) -> int:
         s = seek[kind]
         sm, rm = statistics.median(s.snap), statistics.median(s.refold)
         r = rate[kind]
-        print(f"  {kind:8}  seek median {ms(sm)} with snapshots vs {ms(rm)} full refold = {rm / sm:,.0f}x; "
+        print(f"  {kind:8}  seek median {ms(sm)} with snapshots vs {ms(rm)} full refold = {rm / sm:,.0f}x "
+              f"({sm * 1000 / SEEK_TARGET_MS:.2f} of the {SEEK_TARGET_MS:g} ms limit); "
               f"append {'n/a' if r is None else f'{r:,.0f} events/s'} ({n_duels} duels, {workers} processes)")
     print(f"  whole bench: {time.perf_counter() - started:.1f} s; load average {os.getloadavg()[0]:.2f} at the end")
     return 0

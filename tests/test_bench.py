@@ -61,10 +61,20 @@ def test_store_prints_seek_boards_and_append_on_sqlite_and_postgresql():
                rf"\(limit {NUMBER}: {NUMBER} of its limit\)" for name in ("state", "drawn", r"show --at N"))
               if SHARED.joinpath(*REAL).is_dir() else ())
     assert_figures(run_bench("store.py"),
-                   rf"^  sqlite +seek median {NUMBER} ms with snapshots vs {NUMBER} ms full refold = {NUMBER}x; "
+                   rf"^  sqlite +seek median {NUMBER} ms with snapshots vs {NUMBER} ms full refold = {NUMBER}x "
+                   rf"\({NUMBER} of the 0.5 ms limit\); "
                    rf"append {NUMBER} events/s",
                    rf"^  postgres +seek median {NUMBER} ms .* append {NUMBER} events/s",
-                   r"same state from both at every position refolded: yes", r"4/4 hash chains verify", *boards)
+                   r"same state from both at every position refolded: yes", r"4/4 hash chains verify",
+                   rf"^  every 16: record +{NUMBER} events/s .* seek median {NUMBER} ms \({NUMBER} of the 0.5 ms limit\)",
+                   *boards)
+
+
+def test_memory_prints_each_peak_against_decoding_the_records():
+    output = run_bench("memory.py")
+    for work in ("open \\+ fold", "verified \\+ fold"):
+        assert_figures(output, rf"^    {work} +{NUMBER} B an event  {NUMBER}x decode  "
+                               rf"\(limit 1.2x: {NUMBER} of its limit\)")
 
 
 def test_service_prints_the_store_http_and_followers():

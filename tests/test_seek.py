@@ -7,6 +7,8 @@ only from the nearest snapshot on, and must print the board the full fold of the
 """
 from __future__ import annotations
 
+import zlib
+
 import msgpack
 import pytest
 from click.testing import CliRunner
@@ -44,9 +46,9 @@ def test_a_snapshot_edited_after_a_seek_is_no_longer_used(store_url, store):
     assert snapshot(store.state_at(duel, at + 5)) == expected
     (state,), = execute(store_url, f"SELECT state FROM {{t}} {WHERE}", (duel, at), snapshots=True)
     snap = msgpack.unpackb(bytes(state))
-    data = msgpack.unpackb(snap["d"])
+    data = msgpack.unpackb(zlib.decompress(snap["d"]))           # deflated msgpack (store._pack_snapshot)
     data["state"]["sides"][0][Side.__slots__.index("lp")] += 1000
-    snap["d"] = msgpack.packb(data)
+    snap["d"] = zlib.compress(msgpack.packb(data))
     execute(store_url, f"UPDATE {{t}} SET state = ? {WHERE}", (msgpack.packb(snap), duel, at), snapshots=True)
     assert snapshot(store.state_at(duel, at + 5)) == expected
 
@@ -113,3 +115,91 @@ def test_a_correction_in_a_new_duels_first_append_is_judged_with_the_cards_it_br
     store.append(duel, events)
     assert store.info(duel).events == len(events)
     assert [s.lp for s in store.state_at(duel).sides] == [s.lp for s in replay(events, store.cards_of(duel)[0]).sides]
+
+
+def test_an_organiser_key_file_reads_the_same_without_the_serialization_module():
+    """A reader needs only the key's public half: the PEM ``to_pem`` writes is read directly,
+    any other form still by cryptography (and refused alike when it is no Ed25519 key)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from ygoreplay.errors import InputError
+    from ygoreplay.signing import OrganiserKey
+    key = OrganiserKey.generate()
+    pem = key.to_pem()
+    read = OrganiserKey.from_pem(pem)
+    assert read.public == OrganiserKey(serialization.load_pem_private_key(pem, password=None)).public == key.public
+    assert key.public.verify(read.sign(b"board"), b"board")
+    other = rsa.generate_private_key(public_exponent=65537, key_size=1024).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    with pytest.raises(InputError, match="not an Ed25519 private key"):
+        OrganiserKey.from_pem(other)
+    with pytest.raises(InputError, match="not a readable private key"):
+        OrganiserKey.from_pem(b"-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA==\n-----END PRIVATE KEY-----\n")
+
+
+def test_a_replaced_organiser_key_is_read_again(store, tmp_path, monkeypatch):
+    """The organiser key's public half is kept per process by its file's identity: a new key
+    file is read again, and a store opened since trusts its signatures, not the old key's."""
+    from ygoreplay.signing import OrganiserKey
+    from ygoreplay.store import Store
+    path = tmp_path / "organiser.key"
+    monkeypatch.setenv("YGOREPLAY_KEY", str(path))
+    first, second = OrganiserKey.generate(), OrganiserKey.generate()
+    path.write_bytes(first.to_pem())
+    with Store(store.name, readonly=True) as reader:
+        assert reader.trusts(first.public.raw) == first.public
+    path.unlink()
+    path.write_bytes(second.to_pem())
+    with Store(store.name, readonly=True) as reader:
+        assert reader.trusts(second.public.raw) == second.public
+        assert reader.trusts(first.public.raw) is None
+
+
+def test_a_plain_snapshot_an_older_version_wrote_is_still_used_and_verified(store_url, store, open_store):
+    """Snapshots were plain msgpack before they were deflated (no ``z``): a store written then is
+    read from them, seeks give the full fold's state, and verify checks them as it did."""
+    events = sample(DECK_OUT)
+    duel = recorded(store, DECK_OUT, 3 * SNAPSHOT_EVERY + 5)
+    for at in (SNAPSHOT_EVERY, 2 * SNAPSHOT_EVERY, 3 * SNAPSHOT_EVERY):
+        (state,), = execute(store_url, f"SELECT state FROM {{t}} {WHERE}", (duel, at), snapshots=True)
+        snap = msgpack.unpackb(bytes(state))
+        assert snap.pop("z") == 1                                      # written deflated
+        data = zlib.decompress(snap["d"])
+        snap.update(d=data, sig=store.key.sign(store._snapshot_message(duel, at, snap["h"], data)))
+        execute(store_url, f"UPDATE {{t}} SET state = ? {WHERE}", (msgpack.packb(snap), duel, at), snapshots=True)
+    cold = open_store()
+    for n in range(SNAPSHOT_EVERY, 3 * SNAPSHOT_EVERY + 6):
+        assert snapshot(cold.state_at(duel, n)) == snapshot(replay(events, CARDS, at=n - 1)), n
+    assert cold.verify(duel).ok
+
+
+def test_a_board_within_the_duel_says_why_it_cannot_be_read(store_url, store):
+    """``show --at N`` reads the board without the duel's length: a store error at an event
+    inside the duel is the store's reason, not "outside the duel's events"."""
+    duel = recorded(store, DAMAGE, 40)
+    (version, state), = execute(store_url, "SELECT originator_version, state FROM {t} WHERE originator_id = ?",
+                                (f"{duel}/cards",))
+    execute(store_url, f"UPDATE {{t}} SET state = ? {WHERE}", (bytes(state)[:-3], f"{duel}/cards", version))
+    with pytest.raises(StoreError, match="its card facts cannot be read"):
+        stored_board(store, duel, 20)
+    with pytest.raises(SourceError, match=r"--at 40 is outside the duel's events 0..39"):
+        stored_board(store, duel, 40)
+
+
+def test_a_store_file_replaced_by_another_database_is_refused_again(tmp_path):
+    """A file found a store is not asked again in this process while it is the same file; one put
+    in its place is (and refused untouched when it is no store)."""
+    import sqlite3
+
+    from ygoreplay.store import Store
+    path = tmp_path / "duels.sqlite"
+    Store(str(path)).close()
+    Store(str(path), readonly=True).close()
+    path.unlink()
+    other = sqlite3.connect(path)
+    other.execute("CREATE TABLE notes (x TEXT)")
+    other.commit()
+    other.close()
+    with pytest.raises(StoreError, match="is not a ygoreplay store"):
+        Store(str(path), readonly=True)

@@ -12,6 +12,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import msgpack
@@ -279,10 +280,10 @@ def test_an_edited_snapshot_is_not_used_and_verify_names_it(store_url, store, op
     (state,), = execute_snapshots(store_url, "SELECT state FROM {t} WHERE originator_id = ? AND originator_version = ?",
                                   (duel, 64))
     snap = msgpack.unpackb(bytes(state))
-    data = msgpack.unpackb(snap["d"])
+    data = msgpack.unpackb(zlib.decompress(snap["d"]))              # deflated msgpack
     for side in data["state"]["sides"]:
         side[0] = 1                                                   # both players at 1 LP
-    snap["d"] = msgpack.packb(data)
+    snap["d"] = zlib.compress(msgpack.packb(data))
     execute_snapshots(store_url, "UPDATE {t} SET state = ? WHERE originator_id = ? AND originator_version = ?",
                       (msgpack.packb(snap), duel, 64))
     fresh = open_store()

@@ -351,14 +351,15 @@ def install(store: Any, folds: Mapping[str, Any]) -> Index:
     holds (``folds``: the store's stream kinds by name, to fold each stream as its appends do)."""
     recorder = store.events
     index = Index(store.backend, recorder.events_table_name, getattr(recorder.datastore, "schema", None))
+    if store.readonly:             # it writes nothing: the search asks ``built`` when it is used
+        return index
     index.ready = built(store, index)
-    if not store.readonly and not index.ready:
+    if not index.ready:
         rebuild(store, index, folds, force=False)
         index.ready = True
-    if index.ready:
-        with store.events.datastore.transaction(commit=False) as cursor:
-            cursor.execute(index.sql("SELECT id FROM {streams} WHERE delay_events > 0 OR delay_ms > 0"))
-            index.delayed = {row["id"] for row in cursor.fetchall()}
+    with store.events.datastore.transaction(commit=False) as cursor:
+        cursor.execute(index.sql("SELECT id FROM {streams} WHERE delay_events > 0 OR delay_ms > 0"))
+        index.delayed = {row["id"] for row in cursor.fetchall()}
     inner, outer = recorder._insert_events, recorder.insert_events
 
     def _insert_events(cursor: Any, stored_events: Any, **kwargs: Any) -> Any:

@@ -34,6 +34,26 @@ if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 
+#: The key last loaded, by its file's path and content: parsed again only when the file changed.
+_LOADED: dict[tuple[str, bytes], "OrganiserKey"] = {}
+_PKCS8_ED25519 = bytes.fromhex("302e020100300506032b657004220420")   # DER before the 32-byte seed
+
+
+def _ed25519_seed(data: bytes) -> bytes | None:
+    """The seed of an unencrypted PKCS#8 Ed25519 key in PEM, the form ``to_pem`` writes, read
+    without cryptography's serialization module: a reader that only checks signatures needs the
+    public half, and importing that module was most of showing a stored board (issue 25). None
+    for any other form (``load_pem_private_key`` reads those)."""
+    lines = data.strip().splitlines()
+    if len(lines) < 3 or lines[0] != b"-----BEGIN PRIVATE KEY-----" or lines[-1] != b"-----END PRIVATE KEY-----":
+        return None
+    try:
+        der = base64.b64decode(b"".join(lines[1:-1]), validate=True)
+    except ValueError:
+        return None
+    return der[len(_PKCS8_ED25519):] if len(der) == 48 and der.startswith(_PKCS8_ED25519) else None
+
+
 def default_key_path() -> Path:
     """``$YGOREPLAY_KEY``, else ``organiser.key`` in the user's ygoreplay folder."""
     return Path(os.environ.get(ENV_VAR) or data_dir() / "organiser.key")
@@ -99,11 +119,9 @@ class OrganiserKey:
     """The private key that signs: heads of stored duels, snapshots, exported files."""
 
     def __init__(self, private: Ed25519PrivateKey, path: str = "") -> None:
-        from cryptography.hazmat.primitives import serialization
         self._private = private
         self.path = path
-        self.public = PublicKey(private.public_key().public_bytes(
-            serialization.Encoding.Raw, serialization.PublicFormat.Raw))
+        self.public = PublicKey(private.public_key().public_bytes_raw())
 
     def sign(self, message: bytes) -> bytes:
         return self._private.sign(message)
@@ -115,8 +133,11 @@ class OrganiserKey:
 
     @classmethod
     def from_pem(cls, data: bytes, where: str = "key") -> "OrganiserKey":
-        from cryptography.hazmat.primitives import serialization
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        seed = _ed25519_seed(data)
+        if seed is not None:                       # the form ``to_pem`` writes
+            return cls(Ed25519PrivateKey.from_private_bytes(seed), where)
+        from cryptography.hazmat.primitives import serialization
         try:
             private = serialization.load_pem_private_key(data, password=None)
         except (ValueError, TypeError) as exc:
@@ -141,7 +162,12 @@ class OrganiserKey:
             return None
         except OSError as exc:
             raise InputError(f"{path}: cannot read the organiser key ({exc.strerror or exc})") from None
-        return cls.from_pem(data, str(path))
+        found = _LOADED.get((str(path), data))
+        if found is None:                    # each Store that checks a signature asks (a board per request)
+            found = cls.from_pem(data, str(path))
+            _LOADED.clear()
+            _LOADED[(str(path), data)] = found
+        return found
 
     @classmethod
     def load_or_create(cls, path: str | os.PathLike[str] | None = None) -> tuple["OrganiserKey", bool]:

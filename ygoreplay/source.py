@@ -156,14 +156,22 @@ def stored_board(store: Store, spec: str, at: int | None) -> tuple[int, Event, D
     that event's index and the event: from the store's nearest snapshot, reading and folding only
     the events after it (``Source.state_after`` folds the duel from its start: issue 25)."""
     duel_id = resolve_duel(store, spec)
+    if at is not None and at >= 0:
+        try:
+            state, shown = store.seek(duel_id, at + 1)       # one read: the duel's length is not needed
+        except StoreError:
+            last = store.record_at(duel_id)
+            if last is not None and at <= last.position:
+                raise                                        # not past the end: the store's reason
+        else:
+            if shown is not None:
+                return at, shown.event, state
     last = store.record_at(duel_id)
     if last is None:
         raise SourceError(f"{duel_id}: the duel has no events")
-    index = last.position if at is None else at
-    if not 0 <= index <= last.position:
+    if at is not None:
         raise SourceError(f"{duel_id}: --at {at} is outside the duel's events 0..{last.position}")
-    shown = last if index == last.position else store.record_at(duel_id, index)
-    return index, shown.event, store.state_at(duel_id, index + 1)
+    return last.position, last.event, store.state_at(duel_id, last.position + 1)
 
 
 def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:

@@ -40,16 +40,19 @@ without being touched.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import queue
 import re
 import secrets
 import sqlite3
+import stat
 import threading
+import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 from urllib.parse import parse_qs, unquote, urlparse
 
 import msgpack
@@ -72,7 +75,7 @@ __all__ = ["ConflictError", "DuelInfo", "Header", "KINDS", "Record", "StoredDuel
 
 ENV_VAR = "YGOREPLAY_STORE"
 FORMAT = 2
-SNAPSHOT_EVERY = 32
+SNAPSHOT_EVERY = 16
 HEADER_TOPIC, CARDS_TOPIC, HEAD_TOPIC = "ygoreplay:duel", "ygoreplay:cards", "ygoreplay:head"
 MATCH_TOPIC = "ygoreplay:match"
 SNAPSHOT_TOPIC, STORE_TOPIC = "ygoreplay:snapshot", "ygoreplay:store"
@@ -88,6 +91,15 @@ _POSTGRES_TABLES = {"ygoreplay_events", "ygoreplay_snapshots"}
 _CARD_FACTS: dict[tuple[bytes, ...], tuple[CardDB, bytes, bytes | None]] = {}
 _CARD_FACTS_KEPT = 256
 _CARD_FACTS_GUARD = threading.Lock()
+#: Snapshots whose signature held, by (duel, position, digest of the stored row): a signature
+#: that held once holds on the same bytes, in any Store of this process (the service and a
+#: board open a Store per request; checking it again was a fifth of a seek). Whether its key is
+#: trusted is still asked of each Store.
+_SIGNED: set[tuple[str, int, bytes]] = set()
+_SIGNED_KEPT = 65536
+#: SQLite files (device, inode, change time) found to hold a store of this format: opened again
+#: in this process (a board per request), the marker is not read again on a connection of its own.
+_STORE_FILES: set[tuple[int, int, int]] = set()
 
 
 class MissingStore(StoreError):
@@ -184,6 +196,16 @@ class Head:
     def from_dict(cls, d: dict) -> "Head":
         """An anchor as stored; one written before duels kept effect facts has none (``effects``)."""
         return cls(d["n"], d["h"], d["header"], d["cards"], d["status"], d["key"], d["sig"], d.get("effects"))
+
+
+class _Row(NamedTuple):
+    """A stored row as a seek reads it, with ``StoredEvent``'s fields (a frozen dataclass: making
+    one per row was a tenth of a seek); ordered by version."""
+
+    originator_id: str
+    originator_version: int
+    topic: str
+    state: bytes
 
 
 @dataclass(frozen=True)
@@ -355,12 +377,18 @@ def _environment(url: str | None, readonly: bool, create: bool) -> tuple[Environ
 
 def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
     """Whether ``path`` is an existing ygoreplay store; refuses anything else without touching it."""
-    if path.is_dir():
+    try:
+        found = os.stat(path)
+    except OSError:
+        found = None
+    if found is not None and stat.S_ISDIR(found.st_mode):
         raise StoreError(f"{path} is a folder, not a store file")
-    if not path.exists() or path.stat().st_size == 0:
+    if found is None or found.st_size == 0:
         if readonly or not create:
             raise MissingStore(str(path))
         return False
+    if (found.st_dev, found.st_ino, found.st_ctime_ns) in _STORE_FILES:   # found a store before, unchanged since
+        return True
     try:
         conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
     except sqlite3.Error as exc:
@@ -374,9 +402,10 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
     finally:
         conn.close()
     if marker is None:
-        found = ", ".join(sorted(tables)[:5]) or "no tables"
-        raise StoreError(f"{path} is not a ygoreplay store (it holds {found}); nothing was changed")
+        held = ", ".join(sorted(tables)[:5]) or "no tables"
+        raise StoreError(f"{path} is not a ygoreplay store (it holds {held}); nothing was changed")
     _check_marker(marker[0], str(path))
+    _STORE_FILES.add((found.st_dev, found.st_ino, found.st_ctime_ns))
     return True
 
 
@@ -458,7 +487,6 @@ class Store:
                                       msgpack.packb({"format": FORMAT, "created": chain.now()}))], marker=True)
         self.library = library.install(self, KINDS)   # its index rows go in each write's transaction
         self._live: OrderedDict[str, _Live] = OrderedDict()
-        self._signed: set[tuple[str, int, bytes]] = set()   # snapshots (their digest) whose signature held
         self._guard = threading.Lock()                 # the cache and the per-duel locks
         self._locks: dict[str, threading.Lock] = {}
         self._committer = _Committer(self) if concurrent and not readonly else None
@@ -647,11 +675,13 @@ class Store:
 
     def _cards_of(self, duel_id: str, upto: int | None = None) -> tuple[CardDB, bytes, bytes | None]:
         """``cards_of`` and the effect facts' digest (None when the duel has none)."""
-        rows = self.events.select_events(f"{duel_id}/cards", lte=upto)
-        stored = tuple(row.state for row in rows)
+        return self._cards_from(duel_id, tuple(row.state for row in self.events.select_events(f"{duel_id}/cards", lte=upto)))
+
+    def _cards_from(self, duel_id: str, stored: tuple[bytes, ...]) -> tuple[CardDB, bytes, bytes | None]:
+        """The card and effect facts of a duel's card records (their stored bytes), and their digests."""
         found = _CARD_FACTS.get(stored)             # the same bytes are the same facts, checked once
         if found is None:
-            found = self._read_cards(duel_id, rows)
+            found = self._read_cards(duel_id, stored)
             with _CARD_FACTS_GUARD:
                 _CARD_FACTS[stored] = found
                 while len(_CARD_FACTS) > _CARD_FACTS_KEPT:
@@ -659,14 +689,14 @@ class Store:
         return found
 
     @staticmethod
-    def _read_cards(duel_id: str, rows: list[StoredEvent]) -> tuple[CardDB, bytes, bytes | None]:
-        """The card and effect facts of these rows, every record validated, and their digests."""
+    def _read_cards(duel_id: str, stored: tuple[bytes, ...]) -> tuple[CardDB, bytes, bytes | None]:
+        """The card and effect facts of these records, every record validated, and their digests."""
         facts: list[CardFacts] = []
         records: list[object] = []
         digest, effects_digest = chain.GENESIS, None
-        for row in rows:
+        for state in stored:
             try:
-                record = msgpack.unpackb(row.state)
+                record = msgpack.unpackb(state)
                 batch = record["cards"]
                 facts += [CardFacts.from_dict(c) for c in batch]
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, CardDBError) as exc:
@@ -855,7 +885,7 @@ class Store:
             written.append(Record(position, event, when, prev, digest_i))
             prev = digest_i
             if stream.snapshots and history.position % SNAPSHOT_EVERY == 0:
-                snapshots.append((history.position, msgpack.packb(history.to_data()), prev))
+                snapshots.append((history.position, _pack_snapshot(history.to_data()), prev))
         count = history.position
         if violation is not None:                      # only the facts the kept events name
             added = facts.subset(referenced_codes(events[:len(events_rows)]) & (used - set(live.cards)))
@@ -919,7 +949,14 @@ class Store:
         return StoreError(f"the store {self.name} refused the write (nothing was written): {exc}")
 
     def _insert_snapshots(self, rows: list[StoredEvent]) -> None:
-        """Snapshots are a cache: one another process wrote, or that fails to be written, is fine."""
+        """Snapshots are a cache: one another process wrote, or that fails to be written, is fine.
+        All in one transaction first (a commit each was most of recording a long duel: issue 25)."""
+        if len(rows) > 1:
+            try:
+                self.snapshots.insert_events(rows)
+                return
+            except PersistenceError:
+                pass
         for row in rows:
             try:
                 self.snapshots.insert_events([row])
@@ -987,11 +1024,12 @@ class Store:
         """The stored events after ``after`` up to ``upto``; with ``prev`` (the chain hash before
         them: an append will follow) each is checked against the chain first, so nothing is
         appended onto an event that was changed."""
-        return self._checked(stream_id, self.events.select_events(stream_id, gt=after, lte=upto), prev, name)
+        return (record.event for record in
+                self._checked(stream_id, self.events.select_events(stream_id, gt=after, lte=upto), prev, name))
 
-    def _checked(self, stream_id: str, rows: list[StoredEvent], prev: bytes | None, name: str,
-                 appending: bool = True) -> Iterator[Event]:
-        """The events of these stored rows, each checked against the chain after ``prev`` if given;
+    def _checked(self, stream_id: str, rows: Sequence[StoredEvent | _Row], prev: bytes | None, name: str,
+                 appending: bool = True) -> Iterator[Record]:
+        """The records of these stored rows, each checked against the chain after ``prev`` if given;
         one the chain vouches for is built without checking its fields again (``from_trusted_dict``)."""
         for row in rows:
             envelope = self._envelope(stream_id, row)
@@ -1003,13 +1041,13 @@ class Store:
                     raise VerificationError(f"{name}: event {record.position} does not match its hash "
                                             f"chain (altered); {done}. Run 'ygoreplay verify'")
                 prev = record.hash
-            yield record.event
+            yield record
 
     def _snapshot_row(self, duel_id: str, position: int, data: bytes, at: bytes) -> StoredEvent:
         key = self.key
         signature = key.sign(self._snapshot_message(duel_id, position, at, data))
         return StoredEvent(duel_id, position, SNAPSHOT_TOPIC,
-                           msgpack.packb({"d": data, "h": at, "key": key.public.raw, "sig": signature}))
+                           msgpack.packb({"d": data, "z": 1, "h": at, "key": key.public.raw, "sig": signature}))
 
     @staticmethod
     def _snapshot_message(duel_id: str, position: int, at: bytes, data: bytes) -> bytes:
@@ -1110,7 +1148,7 @@ class Store:
         return StoredDuel(duel_id, self.header(duel_id), records, cards, self._anchor(duel_id))
 
     @staticmethod
-    def _envelope(duel_id: str, row: StoredEvent) -> dict:
+    def _envelope(duel_id: str, row: StoredEvent | _Row) -> dict:
         try:
             env = msgpack.unpackb(row.state)
             if not isinstance(env, dict):
@@ -1120,7 +1158,8 @@ class Store:
             raise StoreError(f"duel {duel_id} event {row.originator_version - 1}: the stored record cannot be "
                              f"decoded ({exc}); run verify") from None
 
-    def _decode(self, duel_id: str, row: StoredEvent, env: dict | None = None, *, trusted: bool = False) -> Record:
+    def _decode(self, duel_id: str, row: StoredEvent | _Row, env: dict | None = None, *,
+                trusted: bool = False) -> Record:
         """The stored event, its fields checked unless ``trusted`` (its chain was just checked)."""
         where = f"duel {duel_id} event {row.originator_version - 1}"
         env = self._envelope(duel_id, row) if env is None else env
@@ -1132,12 +1171,18 @@ class Store:
 
     def state_at(self, duel_id: str, position: int | None = None) -> DuelState:
         """The state after the first ``position`` events (all when None), from the nearest
-        snapshot that checks out. (A seek reads no more than it folds: the duel's length is read
-        only when no position is given or the fold falls short of it.)"""
+        snapshot that checks out."""
+        return self.seek(duel_id, position)[0]
+
+    def seek(self, duel_id: str, position: int | None = None) -> tuple[DuelState, Record | None]:
+        """The state after the first ``position`` events (all when None) and the last of those
+        events' record (None for none), from the nearest snapshot that checks out. A position
+        given is one read (``_seek_rows``); the duel's length is read only when no position is
+        given or the duel falls short of it."""
         if position is not None and position > 0:
-            history = self._history(duel_id, position, self.cards_of(duel_id)[0])
-            if history.position == position:
-                return history.state
+            found = self._seek(duel_id, position)
+            if found is not None:
+                return found
         last = self.events.select_events(duel_id, desc=True, limit=1)
         if not last:
             raise StoreError(f"no duel {duel_id!r} in {self.name}")
@@ -1146,7 +1191,77 @@ class Store:
             position = length
         if not 0 <= position <= length:
             raise StoreError(f"duel {duel_id} has {length} events: a position is 0..{length}, not {position}")
-        return self._history(duel_id, position, self.cards_of(duel_id)[0]).state
+        history = self._history(duel_id, position, self.cards_of(duel_id)[0])
+        return history.state, (self._decode(duel_id, last[0]) if position == length and position
+                                else self.record_at(duel_id, position - 1))
+
+    def _seek(self, duel_id: str, position: int) -> tuple[DuelState, Record] | None:
+        """``seek`` from one read: the duel's card records, its newest snapshot at or before
+        ``position`` and the events from that snapshot's to ``position`` (from the header when
+        there is no snapshot). None when the duel has fewer events; a snapshot that does not
+        check out leaves it to ``_history``, which tries the ones before it."""
+        cards_rows, snapshot, rows = self._seek_rows(duel_id, position)
+        if not rows or rows[-1].originator_version != position or (snapshot is None and rows[0].originator_version):
+            return None                              # too short, or no header: said with the length
+        cards = self._cards_from(duel_id, cards_rows)[0]
+        if snapshot is None:
+            prev = self._decode_header(duel_id, rows[0].state).root
+            history = History(cards, audit=True, restore=self._restorer(duel_id, cards))
+        else:
+            resumed = self._resume(duel_id, snapshot, rows[0], cards)
+            if resumed is None:
+                return self._history(duel_id, position, cards).state, self._decode(duel_id, rows[-1])
+            history, prev = resumed
+        record = None
+        for record in self._checked(duel_id, rows[1:], prev, f"duel {duel_id}", appending=False):
+            self._fold_in(history, record.event, duel_id)
+        return history.state, record if record is not None else self._decode(duel_id, rows[0])
+
+    def _seek_rows(self, duel_id: str, position: int) -> tuple[tuple[bytes, ...], _Row | None, list[_Row]]:
+        """In one statement: the states of the duel's card records; its newest snapshot at or
+        before ``position``; the stored rows from that snapshot's event (from the header, version
+        0, when there is none) up to ``position`` (three reads through the recorder were half of
+        a seek: issue 25)."""
+        events, snapshots = self.events.events_table_name, self.snapshots.events_table_name
+        if self.backend == "postgresql":
+            schema = self.events.datastore.schema
+            events, snapshots = f'"{schema}"."{events}"', f'"{schema}"."{snapshots}"'
+        newest = (f"SELECT originator_version FROM {snapshots} WHERE originator_id = ? AND originator_version <= ? "
+                  "ORDER BY originator_version DESC LIMIT 1")
+        sql = (f"SELECT 0 AS part, originator_version AS v, topic, state FROM {events} WHERE originator_id = ? "
+               f"UNION ALL SELECT * FROM (SELECT 1 AS part, originator_version AS v, topic, state FROM {snapshots} "
+               "WHERE originator_id = ? AND originator_version <= ? ORDER BY originator_version DESC LIMIT 1) AS s "
+               f"UNION ALL SELECT 2 AS part, originator_version AS v, topic, state FROM {events} "
+               f"WHERE originator_id = ? AND originator_version >= coalesce(({newest}), 0) "
+               "AND originator_version <= ?")
+        params = (f"{duel_id}/cards", duel_id, position, duel_id, duel_id, position, position)
+        if self.backend == "postgresql":
+            sql = sql.replace("?", "%s")
+        try:
+            # One statement reads one state of the database: no transaction around it. That saves
+            # PostgreSQL two round trips, and SQLite the BEGIN that would evict the statement from
+            # its connection's cache (which holds one: preparing it was half of the read).
+            if self.backend == "postgresql":
+                with self.events.datastore.cursor() as cursor:
+                    cursor.execute(sql, params)
+                    found = cursor.fetchall()
+            else:
+                with self.events.datastore.get_connection(commit=False) as connection, connection.cursor() as cursor:
+                    found = cursor.execute(sql, params).fetchall()
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot read the store {self.name}: {exc}") from None
+        cards, snapshot, rows = [], None, []
+        for row in found:
+            part, version, topic, state = row.values() if isinstance(row, dict) else row   # PostgreSQL: dicts
+            if part == 0:
+                cards.append((version, bytes(state)))
+            elif part == 1:
+                snapshot = _Row(duel_id, version, topic, bytes(state))
+            else:
+                rows.append(_Row(duel_id, version, topic, bytes(state)))
+        cards.sort()                                # each part's order, not the statement's
+        rows.sort()
+        return tuple(state for _version, state in cards), snapshot, rows
 
     def _history(self, duel_id: str, position: int, cards: CardDB, root: bytes | None = None) -> History:
         """The fold after ``position`` events, refusing nothing: the nearest good snapshot at or
@@ -1161,8 +1276,8 @@ class Store:
             rows = self.events.select_events(duel_id, gt=0, lte=position) if position else []
         else:
             history, prev, rows = found
-        for event in self._checked(duel_id, rows, prev, f"duel {duel_id}", appending=root is not None):
-            self._fold_in(history, event, duel_id)
+        for record in self._checked(duel_id, rows, prev, f"duel {duel_id}", appending=root is not None):
+            self._fold_in(history, record.event, duel_id)
         return history
 
     def _fold_in(self, fold: Any, event: Event, stream_id: str) -> None:
@@ -1181,33 +1296,40 @@ class Store:
 
     def _from_snapshot(self, duel_id: str, position: int,
                        cards: CardDB) -> tuple[History, bytes, list[StoredEvent]] | None:
-        """A history resumed from the newest snapshot at or before ``position`` whose signature
-        holds and whose chain hash is the stored event's there, with that hash and the stored
-        events after it up to ``position`` (read with that one in one query); None when there
-        is none."""
+        """A history resumed from the newest snapshot at or before ``position`` that checks out
+        (``_resume``), with its chain hash and the stored events after it up to ``position``
+        (read with its own event in one query); None when there is none."""
         for row in self.snapshots.select_events(duel_id, lte=position, desc=True, limit=4):
-            try:
-                snap = msgpack.unpackb(row.state)
-                at, data = snap["h"], snap["d"]
-                seen = (duel_id, row.originator_version, hashlib.sha256(row.state).digest())
-                if seen not in self._signed:          # a signature that held once holds on the same bytes
-                    signer = self.trusts(snap["key"])
-                    if signer is None or not signer.verify(snap["sig"], self._snapshot_message(
-                            duel_id, row.originator_version, at, data)):
-                        continue
-                    self._signed.add(seen)
-                    if len(self._signed) > self.CACHED_DUELS:
-                        self._signed.clear()
-                stored = self.events.select_events(duel_id, gt=row.originator_version - 1, lte=position)
-                if not stored or stored[0].originator_version != row.originator_version or \
-                        self._envelope(duel_id, stored[0]).get("h") != at:
-                    continue
-                return History.from_data(msgpack.unpackb(data), cards, audit=True,
-                                         restore=self._restorer(duel_id, cards)), at, stored[1:]
-            except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, StoreError,
-                    EventFormatError, CardDBError):
-                continue
+            stored = self.events.select_events(duel_id, gt=row.originator_version - 1, lte=position)
+            resumed = self._resume(duel_id, row, stored[0], cards) if stored else None
+            if resumed is not None:
+                return resumed[0], resumed[1], stored[1:]
         return None
+
+    def _resume(self, duel_id: str, row: StoredEvent | _Row, event_row: StoredEvent | _Row,
+                cards: CardDB) -> tuple[History, bytes] | None:
+        """The history a snapshot row holds and its chain hash, when its key is trusted here, its
+        signature holds and its hash is that of ``event_row``, the stored event it follows;
+        None when not."""
+        try:
+            snap = msgpack.unpackb(row.state)
+            at, data, version = snap["h"], snap["d"], row.originator_version
+            signer = self.trusts(snap["key"])
+            if signer is None or event_row.originator_version != version or \
+                    self._envelope(duel_id, event_row).get("h") != at:
+                return None
+            seen = (duel_id, version, hashlib.sha256(row.state).digest())
+            if seen not in _SIGNED:                   # a signature that held once holds on the same bytes
+                if not signer.verify(snap["sig"], self._snapshot_message(duel_id, version, at, data)):
+                    return None
+                if len(_SIGNED) >= _SIGNED_KEPT:
+                    _SIGNED.clear()
+                _SIGNED.add(seen)
+            return History.from_data(_snapshot_data(snap), cards, audit=True,
+                                     restore=self._restorer(duel_id, cards)), at
+        except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, zlib.error, StoreError,
+                EventFormatError, CardDBError):
+            return None
 
     def _restorer(self, duel_id: str, cards: CardDB):
         return lambda to: self._history(duel_id, to, cards).state
@@ -1295,6 +1417,7 @@ class Store:
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
                 return Verification(False, count, position, f"event {position} cannot be decoded")
             hashes.append(prev)
+        del rows                             # the rows are not kept while the snapshots are checked
         return self._verify_anchors(duel_id, header, hashes, prefix=upto is not None)
 
     def _verify_anchors(self, duel_id: str, header: Header, hashes: list[bytes], prefix: bool = False) -> Verification:
@@ -1384,18 +1507,18 @@ class Store:
         the chain there, and equal to a fresh fold. One past the events read is an append's since
         (written with its events) when the duel has those events now; a prefix (``signed``: its
         last anchor's count) reads none past that anchor."""
-        if signed is not None:
-            snaps = self.snapshots.select_events(duel_id, lte=signed)
-        else:
-            snaps = self.snapshots.select_events(duel_id)
-            if snaps and snaps[-1].originator_version > len(hashes) and self._count(duel_id) >= snaps[-1].originator_version:
-                snaps = [row for row in snaps if row.originator_version <= len(hashes)]
-        if not snaps:
+        newest = self.snapshots.select_events(duel_id, lte=signed, desc=True, limit=1)
+        if not newest:
             return ""
+        upto = newest[0].originator_version
+        if signed is None and upto > len(hashes) and self._count(duel_id) >= upto:
+            upto = len(hashes)
+        # Both read a page at a time: the whole duel's rows and records at once were most of the
+        # peak memory of loading a long duel verified (issue 25).
+        events = self._paged(self.events, duel_id, len(hashes))
         history = History(cards, audit=True)
-        records = [self._decode(duel_id, row) for row in self.events.select_events(duel_id, gt=0, lte=len(hashes))]
         done = 0
-        for row in snaps:
+        for row in self._paged(self.snapshots, duel_id, upto):
             position = row.originator_version
             try:
                 snap = msgpack.unpackb(row.state)
@@ -1404,15 +1527,36 @@ class Store:
                 if signer is None or not bound or not signer.verify(
                         snap["sig"], self._snapshot_message(duel_id, position, snap["h"], snap["d"])):
                     return f"the snapshot at {position} is not signed or not bound to the chain (it is not used)"
-                for rec in records[done:position]:
-                    history.append(rec.event)
+                for stored in itertools.islice(events, position - done):
+                    history.append(self._decode(duel_id, stored).event)
                 done = position
-                stored, fresh = msgpack.unpackb(snap["d"]), msgpack.unpackb(msgpack.packb(history.to_data()))
+                stored, fresh = _snapshot_data(snap), msgpack.unpackb(msgpack.packb(history.to_data()))
                 if stored != fresh and _in_shape_of(fresh, stored) != stored:
                     return f"the snapshot at {position} is not the state the events give there"
-            except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
+            except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, zlib.error):
                 return f"the snapshot at {position} cannot be decoded (it is not used)"
         return ""
+
+    PAGE = 4096
+
+    @classmethod
+    def _paged(cls, recorder: Any, stream_id: str, upto: int) -> Iterator[StoredEvent]:
+        """A stream's rows after version 0 up to ``upto``, read ``PAGE`` versions at a time."""
+        for after in range(0, upto, cls.PAGE):
+            yield from recorder.select_events(stream_id, gt=after, lte=min(after + cls.PAGE, upto))
+
+
+def _pack_snapshot(data: dict) -> bytes:
+    """A snapshot's data as stored: msgpack, deflated (a state is mostly card rows alike: 7.3 KB
+    is 2.2 KB, so snapshots every 16 events hold fewer bytes than plain ones every 32 did, and a
+    seek folds half as many events after one: issue 25)."""
+    return zlib.compress(msgpack.packb(data), 1)
+
+
+def _snapshot_data(snap: dict) -> dict:
+    """The data of a stored snapshot; one written before they were deflated (no ``z``) is plain msgpack."""
+    data = snap["d"]
+    return msgpack.unpackb(zlib.decompress(data) if snap.get("z") else data)
 
 
 def _follows(envelope: dict, prev: bytes, position: int) -> bool:

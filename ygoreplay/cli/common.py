@@ -324,8 +324,11 @@ def _only_events(path: str) -> None:
 
 @contextmanager
 def open_store(url: str | None, *, readonly: bool = False, create: bool = False,
-               cards: CardDB | None = None, keys: tuple[str, ...] = ()) -> Iterator[Store]:
-    from ..match import stream  # noqa: F401  (a store's matches are understood: registers their kind)
+               cards: CardDB | None = None, keys: tuple[str, ...] = (), matches: bool = True) -> Iterator[Store]:
+    """The store at ``url``; ``matches=False`` for a command that reads a duel only (a match's
+    stream kind is a tenth of ``show --at N``'s imports)."""
+    if matches:
+        from ..match import stream  # noqa: F401  (a store's matches are understood: registers their kind)
     from ..store import Store
     key = None if readonly else signing_key()
     trust = ()

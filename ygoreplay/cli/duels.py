@@ -197,7 +197,7 @@ def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: t
     from ..render import render                  # rich: only for the commands that draw a board
     if turn is None and view in (None, "judge") and not Path(duel).is_file():
         from ..source import stored_board        # a stored duel's board: from its nearest snapshot
-        with open_store(store_url, readonly=True) as store:
+        with open_store(store_url, readonly=True, matches=False) as store:
             index, event, state = stored_board(store, duel, at)
         echo(render(state, f"after event #{index} ({event.kind})", width=terminal_width()), nl=False)
         return
