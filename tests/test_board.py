@@ -222,3 +222,15 @@ def test_a_view_board_sets_up_with_its_unknown_cards_and_a_duel_not_started_cann
         "the cards the view does not know stay unknown (passcode 0) in the position"
     with pytest.raises(InputError, match="has not started"):
         DuelState(CARDS).position_set_up()
+
+
+def test_the_board_of_an_attack_whose_attacker_is_gone_names_no_card_and_does_not_fail():
+    """A Token that attacked vanishes when it leaves the field (TOKEN-02), and the attack can still
+    be in progress: the board says "a card" for the attacker instead of failing on its id."""
+    from dataclasses import replace as replaced
+    events = read_events(Path(__file__).resolve().parent.parent / "replays" / "won-by-damage.jsonl")
+    state = replay(events, CardDB.classic(), at=20)                 # the attack of event 20 declared
+    assert state.attack is not None and state.attack.attacker in state.cards
+    state.attack = replaced(state.attack, attacker="p1.t9")           # a Token's id, gone from the cards
+    shown = render(state, width=100)
+    assert "attack: a card → " in shown

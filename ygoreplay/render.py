@@ -284,8 +284,9 @@ def board(state: DuelState, title: str = "", width: int = WIDTH, changed: Iterab
         target = attack.target
         aimed = (printable(card_name(state.cards[target].facts)) if state.cards[target].code else t("a face-down monster")) \
             if target in state.cards else t("directly")
-        notes.append(Text(t("attack: {attacker} → {target}", attacker=printable(card_name(state.cards[attack.attacker].facts)),
-                            target=aimed)))
+        attacker = state.cards.get(attack.attacker)      # a Token that attacked may be gone (TOKEN-02)
+        notes.append(Text(t("attack: {attacker} → {target}", target=aimed, attacker=printable(card_name(attacker.facts))
+                            if attacker is not None and attacker.code else t("a card"))))
     if state.ended:
         result = t("a draw") if state.winner is None else \
             t("{player} (player {number}) wins", player=_who(state, state.winner), number=state.winner)
