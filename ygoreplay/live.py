@@ -15,7 +15,7 @@ import gzip
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import msgpack
@@ -80,6 +80,10 @@ class Step:
     #: A witnessed duel's marks of the event, as the view's own fold tells them (``History.marks``):
     #: kept up to date as later events confirm, dispute, rule on or strike it.
     marks: dict | None = None
+    #: What the service made of it once for every reader (its Server-Sent Event, by format):
+    #: a thousand followers of a view are sent one encoding. Unused while it has marks (their
+    #: text depends on what each reader may see).
+    encoded: dict = field(default_factory=dict, repr=False, compare=False)
 
     def to_dict(self, upto: int | None = None) -> dict:
         """As sent; ``upto``: the events its reader may see (a delayed one learns no later mark)."""

@@ -20,7 +20,7 @@ from fastapi.responses import Response, StreamingResponse
 from ..actions import actions
 from ..access import MODES, PLAYERS, RELEASES, VISIBILITIES, Access, ReleaseSettingError, off_side, release_settings
 from ..application import duel_dict, family, public_duels, violation_dict
-from ..live import LiveDuel, LiveView
+from ..live import LiveDuel, LiveView, Step
 from ..openings import SealReport
 from ..receipts import Receipt
 from ..text import checked, number
@@ -277,9 +277,7 @@ async def _stream(request: Request, service: Service, live: LiveDuel, live_view:
             if position < visible:
                 live.view(view, visible)
             while position < visible:
-                step = live_view.steps[position]
-                data = step.frame(visible) if frames else step.to_dict(visible)
-                yield f"id: {position}\nevent: event\ndata: {json.dumps(_jsonable(data), ensure_ascii=False)}\n\n"
+                yield _sse(live_view.steps[position], frames, visible)
                 position += 1
             if live.ended and position >= live.count:
                 yield "event: end\ndata: {}\n\n"
@@ -296,6 +294,18 @@ async def _stream(request: Request, service: Service, live: LiveDuel, live_view:
     finally:
         live.followers -= 1
         lease.close()
+
+
+def _sse(step: Step, frames: bool, visible: int) -> str:
+    """A step as one Server-Sent Event: encoded once per view and format for all its followers
+    (a marked step each time: its marks depend on what the reader may see)."""
+    text = step.encoded.get(frames) if step.marks is None else None
+    if text is None:
+        data = step.frame(visible) if frames else step.to_dict(visible)
+        text = f"id: {step.position}\nevent: event\ndata: {json.dumps(_jsonable(data), ensure_ascii=False)}\n\n"
+        if step.marks is None:
+            step.encoded[frames] = text
+    return text
 
 
 @router.get("/duels/{duel_id}/frames", tags=["everyone"], response_class=Response,
