@@ -619,17 +619,24 @@ class Store:
 
     def _anchor(self, duel_id: str) -> Head | None:
         rows = self.events.select_events(f"{duel_id}/head", desc=True, limit=1)
-        if not rows:
+        return self._decoded_anchor(rows[0] if rows else None)
+
+    @staticmethod
+    def _decoded_anchor(row: StoredEvent | None) -> Head | None:
+        if row is None:
             return None
         try:
-            return Head.from_dict(msgpack.unpackb(rows[0].state))
+            return Head.from_dict(msgpack.unpackb(row.state))
         except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
             return None
 
     def cards_of(self, duel_id: str, upto: int | None = None) -> tuple[CardDB, bytes]:
         """The duel's own card facts and their digest (``upto``: those written with its first
         ``upto`` events)."""
-        rows = self.events.select_events(f"{duel_id}/cards", lte=upto)
+        return self._cards(duel_id, self.events.select_events(f"{duel_id}/cards", lte=upto))
+
+    def _cards(self, duel_id: str, rows: list[StoredEvent]) -> tuple[CardDB, bytes]:
+        """The card facts of these card rows of the duel, checked once per content."""
         stored = tuple(row.state for row in rows)
         found = _CARD_FACTS.get(stored)             # the same bytes are the same facts, checked once
         if found is None:
@@ -911,18 +918,20 @@ class Store:
         """The fold at the duel's head, its header and card facts and its anchor, read from the
         store and checked: the stored head must be the one its last signed anchor names."""
         self._forget(duel_id)
-        header = self._decode_header(duel_id, self._header_row(duel_id))
         seen = None
         for _ in range(5):
-            # The last event and the anchor are two reads: another writer's append (its events
-            # and anchor in one transaction) may commit between them. A mismatch that changes
-            # from one read to the next is that; one that stays is a store altered behind its back.
-            last = self.events.select_events(duel_id, desc=True, limit=1)
-            if not last:
+            # The header, last event, anchor and card facts in one query: one round trip, and
+            # what one commit left (an append writes its events and anchor in one transaction).
+            # A mismatch that changes from one read to the next is another writer's append
+            # seen half (a backend that read them apart); one that stays is a store altered
+            # behind its back.
+            header_row, last, anchor, cards_rows = self._head_rows(duel_id)
+            if header_row is None or last is None:
                 raise StoreError(f"no duel {duel_id!r} in {self.name}")
-            count = last[0].originator_version
-            head = self._anchor(duel_id)
-            head_hash = header.root if count == 0 else self._envelope(duel_id, last[0])["h"]
+            header = self._decode_header(duel_id, header_row.state)
+            count = last.originator_version
+            head = self._decoded_anchor(anchor)
+            head_hash = header.root if count == 0 else self._envelope(duel_id, last)["h"]
             if head is not None and head.count == count and head.hash == head_hash:
                 break
             now = (count, head.count if head is not None else None)
@@ -936,7 +945,7 @@ class Store:
         if self.trusts(head.key) is None or not self.trusts(head.key).verify(head.signature, head.message(duel_id)):
             raise VerificationError(f"duel {duel_id}: its anchor is not signed by a trusted organiser key; "
                                     "nothing was appended. Run 'ygoreplay verify'")
-        cards, digest = self.cards_of(duel_id)
+        cards, digest = self._cards(duel_id, cards_rows)
         if digest != head.cards or header.digest != head.header:
             raise VerificationError(f"duel {duel_id}: its header or card facts were altered since its last "
                                     "anchor; nothing was appended. Run 'ygoreplay verify'")
@@ -944,6 +953,30 @@ class Store:
         fold = (self._history(duel_id, count, cards, root=header.root) if stream is DUEL
                 else self._fold(duel_id, stream, count, cards, header.root))
         return _Live(fold, header, cards, digest, head, stream)
+
+    def _head_rows(self, duel_id: str) -> tuple[StoredEvent | None, StoredEvent | None, StoredEvent | None,
+                                                 list[StoredEvent]]:
+        """A stream's header row, last event row, last anchor row and card-facts rows, read in
+        one query: what an append needs of a stream it does not hold (issue 25: six round trips
+        through a pool shared by every waiting append were most of a first append's time)."""
+        one = "SELECT {part} AS part, originator_version, topic, state FROM (SELECT originator_version, topic, " \
+              "state FROM {heads} WHERE originator_id = ? ORDER BY originator_version DESC LIMIT 1) AS p{part}"
+        query = self.library.sql(
+            "SELECT 0 AS part, originator_version, topic, state FROM {heads} "
+            "WHERE originator_id = ? AND originator_version = 0 UNION ALL "
+            + one.replace("{part}", "1") + " UNION ALL " + one.replace("{part}", "2") + " UNION ALL "
+            "SELECT 3 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? "
+            "ORDER BY part, originator_version")
+        owners = (duel_id, duel_id, f"{duel_id}/head", f"{duel_id}/cards")
+        with self.events.datastore.transaction(commit=False) as cursor:
+            cursor.execute(query, owners)
+            found = cursor.fetchall()
+        parts: list[list[StoredEvent]] = [[], [], [], []]
+        for row in found:
+            part = row["part"]
+            parts[part].append(StoredEvent(owners[part], row["originator_version"], row["topic"], bytes(row["state"])))
+        return (parts[0][0] if parts[0] else None, parts[1][0] if parts[1] else None,
+                parts[2][0] if parts[2] else None, parts[3])
 
     def _kind(self, stream_id: str, header: Header) -> StreamKind:
         stream = KINDS.get(header.kind)
