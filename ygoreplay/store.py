@@ -950,8 +950,13 @@ class Store:
             raise VerificationError(f"duel {duel_id}: its header or card facts were altered since its last "
                                     "anchor; nothing was appended. Run 'ygoreplay verify'")
         stream = self._kind(duel_id, header)
-        fold = (self._history(duel_id, count, cards, root=header.root) if stream is DUEL
-                else self._fold(duel_id, stream, count, cards, header.root))
+        if count == 0:                     # nothing to fold or read (a stream another process created)
+            fold = History(cards, audit=True, restore=self._restorer(duel_id, cards)) if stream is DUEL \
+                else stream.new(cards)
+        elif stream is DUEL:
+            fold = self._history(duel_id, count, cards, root=header.root)
+        else:
+            fold = self._fold(duel_id, stream, count, cards, header.root)
         return _Live(fold, header, cards, digest, head, stream)
 
     def _head_rows(self, duel_id: str) -> tuple[StoredEvent | None, StoredEvent | None, StoredEvent | None,
