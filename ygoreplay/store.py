@@ -1434,11 +1434,17 @@ def _in_shape_of(fresh: dict, stored: dict) -> dict:
 
 
 class _Pending:
+    """An append waiting for the group commit. ``done`` is a lock taken when it is made and given
+    back once its rows are written (or refused): its writer waits by taking it again. (An
+    ``Event`` is a condition, a lock and a list of waiters: with a hundred appending threads its
+    making, waiting and setting were a sixth of an append's CPU.)"""
+
     __slots__ = ("rows", "snapshots", "done", "error")
 
     def __init__(self, rows: list[StoredEvent], snapshots: list[StoredEvent]) -> None:
         self.rows, self.snapshots = rows, snapshots
-        self.done = threading.Event()
+        self.done = threading.Lock()
+        self.done.acquire()
         self.error: BaseException | None = None
 
 
@@ -1460,7 +1466,7 @@ class _Committer:
     def submit(self, rows: list[StoredEvent], snapshots: list[StoredEvent]) -> None:
         pending = _Pending(rows, snapshots)
         self._queue.put(pending)
-        pending.done.wait()
+        pending.done.acquire()
         if pending.error is not None:
             raise pending.error
 
@@ -1510,7 +1516,7 @@ class _Committer:
                 pending.error = pending.error or StoreError(f"the store {store.name} failed to write: {exc}")
         finally:
             for pending in batch:
-                pending.done.set()
+                pending.done.release()
 
 
 class _PostgresWriter:
