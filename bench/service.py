@@ -523,13 +523,22 @@ def bench_http(clients: int, n_events: int, rate: float, before: str | None) -> 
 
 # -- 3. followers ------------------------------------------------------------------------------------------
 
-async def _follow(port: int, duel: dict, token: str, expected: int, seen: list, done: asyncio.Event) -> None:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+async def _follow(port: int, duel: dict, token: str, expected: int, seen: list, done: asyncio.Event,
+                  index: int, refused: list) -> list[int]:
+    """One follower, from an address of its own (127.x.y.z: every address of 127/8 is this machine's
+    loopback): the service takes at most ``FOLLOWS_PER_CLIENT`` streams from one client address,
+    and a crowd of spectators is many clients."""
+    here = f"127.{1 + index // 65536}.{index // 256 % 256}.{1 + index % 250}"
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(here, 0))
     writer.write((f"GET /duels/{duel['id']}/follow HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
                   "Accept: text/event-stream\r\n\r\n").encode())
     ident = None
-    got = []
+    got: list[int] = []
     try:
+        status = (await reader.readline()).split()
+        if len(status) < 2 or status[1] != b"200":
+            refused.append(b" ".join(status[1:]).decode(errors="replace"))
+            return got
         while len(got) < expected:
             line = await reader.readline()
             if not line:
@@ -540,7 +549,7 @@ async def _follow(port: int, duel: dict, token: str, expected: int, seen: list, 
                 seen.append((duel["id"], ident, time.time()))
     finally:
         writer.close()
-    done.set()
+        done.set()
     return got
 
 
@@ -551,6 +560,7 @@ def _follow_run(port: int, followers: int, n_duels: int, bodies: list[bytes], ra
     acked: dict[tuple[str, int], float] = {}
     latencies: list[float] = []
     failures: list[str] = []
+    refused: list[str] = []
 
     async def paced(duel: dict) -> None:
         conn = await Connection.open(port)
@@ -570,7 +580,7 @@ def _follow_run(port: int, followers: int, n_duels: int, bodies: list[bytes], ra
     async def run() -> list:
         dones = [asyncio.Event() for _ in range(followers)]
         tasks = [asyncio.create_task(_follow(port, duels[f % n_duels], duels[f % n_duels]["tokens"]["spectator"],
-                                             n_events, seen, dones[f])) for f in range(followers)]
+                                             n_events, seen, dones[f], f, refused)) for f in range(followers)]
         await asyncio.sleep(2.0)                     # every follower connected
         t0 = time.perf_counter()
         await asyncio.gather(*(paced(d) for d in duels))
@@ -580,7 +590,7 @@ def _follow_run(port: int, followers: int, n_duels: int, bodies: list[bytes], ra
     lags = [t - acked[(d, i)] for d, i, t in seen if (d, i) in acked]
     return {"elapsed": elapsed, "complete": sum(r == list(range(n_events)) for r in received), "seen": len(seen),
             "p50": pct(lags, .5), "p99": pct(lags, .99), "max": max(lags) if lags else float("nan"),
-            "append99": pct(latencies, .99), "failures": failures}
+            "append99": pct(latencies, .99), "failures": failures + [f"follow refused: {r}" for r in refused]}
 
 
 def bench_follow(counts: tuple[int, ...], n_duels: int, n_events: int, rate: float, before: str | None) -> None:

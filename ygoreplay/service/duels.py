@@ -275,7 +275,7 @@ async def _stream(request: Request, service: Service, live: LiveDuel, live_view:
         while True:
             clock = time.time()
             visible = live.visible(view, clock)
-            if position < visible:
+            if len(live_view.steps) < visible:      # the first of the view's followers to wake feeds it
                 live.view(view, visible)
             while position < visible:
                 yield _sse(live_view.steps[position], frames, visible)
