@@ -196,3 +196,36 @@ def test_many_followers_each_get_every_event_once_in_order(sqlite_server):
     judges = [f for k, f in enumerate(followers) if k % 2 == 0 and k % 3 != 0]
     assert all(f.received and [e for _, e, _ in f.received] == [e for _, e, _ in judges[0].received] for f in judges)
     assert [e for _, e, _ in late.received] == [e for _, e, _ in judges[0].received][half // 2 + 1:]
+
+
+def test_a_process_takes_in_another_process_appends_when_asked_and_at_once_for_its_followers(tmp_path):
+    """Two service processes on one PostgreSQL store: the one that did not append reads the new
+    events when next asked (a read, a new follower) if nobody follows the duel there, and at
+    once (woken by PostgreSQL) for its followers; either way every event once, in order."""
+    events = events_of(DAMAGE)
+    with fresh_url("postgresql", tmp_path / "unused.sqlite", "gc") as where:
+        first = second = None
+        try:
+            first, second = Server(where), Server(where)
+            duel = create(first.url, title="two processes", visibility="public")
+            d, tokens = duel["id"], duel["tokens"]
+            judge = auth(tokens["judge"])
+            assert httpx.get(f"{second.url}/duels/{d}/state", headers=judge).json()["events"] == 0
+            for i in range(0, 20, 5):
+                r = httpx.post(f"{first.url}/duels/{d}/events?expected={i}", json=events[i:i + 5],
+                               headers=auth(tokens["recorder"]))
+                assert r.status_code == 200, r.text
+            assert httpx.get(f"{second.url}/duels/{d}/state", headers=judge).json()["events"] == 20
+            follower = Follower(f"{second.url}/duels/{d}/follow", judge)
+            follower.start()
+            assert follower.ready.wait(20)
+            for i in range(20, len(events), 5):
+                r = httpx.post(f"{first.url}/duels/{d}/events?expected={i}", json=events[i:i + 5],
+                               headers=auth(tokens["recorder"]))
+                assert r.status_code == 200, r.text
+            assert follower.ended.wait(30)
+            assert [i for i, _, _ in follower.received] == list(range(len(events)))
+        finally:
+            for server in (first, second):
+                if server is not None:
+                    server.stop()

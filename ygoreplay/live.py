@@ -284,6 +284,7 @@ class LiveDuel:
         self.version = 0
         self.writing = 0                 # appends of this process under way (they hand their records in)
         self.followers = 0               # open streams of this duel
+        self.behind = 0                  # events another process stored that nobody here has asked for yet
         self.ended_at: int | None = None
         self.broken: int | None = None   # the first stored event that does not follow the chain
         self._access_read = float("-inf")            # the release settings: read when first asked
@@ -536,7 +537,11 @@ class Hub:
             for duel_id, count in heads:
                 live = self.duels.get(duel_id)
                 if live is not None and live.count < count and not live.writing:   # our own appends hand theirs in
-                    self.changed(duel_id)
+                    # Read at once only for the duel's followers here; else when next asked
+                    # (``get``, ``wait``): with two workers, each read every append the other made.
+                    live.behind = max(live.behind, count)
+                    if live.followers:
+                        self.changed(duel_id)
                 elif duel_id in self.matches and self.matches[duel_id].count < count:
                     self.changed(duel_id)
 
@@ -545,7 +550,11 @@ class Hub:
             live = self.duels.get(duel_id)
             if live is not None:
                 self.duels.move_to_end(duel_id)
-                return live
+        if live is not None:
+            if live.behind > live.count:                 # another process stored more: take it in now
+                live.behind = 0          # cleared first: what is stored by the read below is read there
+                self.changed(duel_id)
+            return live
         live = LiveDuel(self.store, duel_id, self.get, self.cache)
         with self._lock:
             live = self.duels.setdefault(duel_id, live)
@@ -609,7 +618,13 @@ class Hub:
                 waiter.set_result(None)
 
     async def wait(self, duel_id: str, timeout: float) -> None:
-        """Until the duel changes, or ``timeout`` seconds."""
+        """Until the duel changes, or ``timeout`` seconds (at once when another process stored
+        more than was taken in while nobody here followed it)."""
+        live = self.duels.get(duel_id)
+        if live is not None and live.behind > live.count:
+            live.behind = 0              # once: a record that cannot be taken in (altered) is not read in a loop
+            await asyncio.to_thread(self.changed, duel_id)
+            return
         waiter = asyncio.get_running_loop().create_future()
         self._waiters.setdefault(duel_id, set()).add(waiter)
         try:
