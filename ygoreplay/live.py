@@ -539,9 +539,10 @@ class Hub:
                 if live is not None and live.count < count and not live.writing:   # our own appends hand theirs in
                     # Read at once only for the duel's followers here; else when next asked
                     # (``get``, ``wait``): with two workers, each read every append the other made.
-                    live.behind = max(live.behind, count)
                     if live.followers:
                         self.changed(duel_id)
+                    else:
+                        live.behind = max(live.behind, count)
                 elif duel_id in self.matches and self.matches[duel_id].count < count:
                     self.changed(duel_id)
 
