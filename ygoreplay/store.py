@@ -1538,7 +1538,8 @@ class _PostgresWriter:
         # A connection of its own: the group commit never waits behind the readers' pool.
         self._pool = ConnectionPool(kwargs=dict(datastore.pool.kwargs or {}), min_size=1, max_size=1, open=False,
                                     configure=datastore.after_connect_func(), timeout=datastore.pool.timeout,
-                                    name="ygoreplay-writer")
+                                    name="ygoreplay-writer", num_workers=1)
+        self._opened = False             # at the first write: a store only read connects no further
 
         def insert(table: str, tail: str = "") -> Any:
             return sql.SQL("INSERT INTO {} (originator_id, originator_version, topic, state) SELECT * FROM "
@@ -1559,7 +1560,9 @@ class _PostgresWriter:
         import psycopg
         index = self._store.library
         try:
-            self._pool.open(wait=True, timeout=self._pool.timeout)
+            if not self._opened:
+                self._pool.open(wait=True, timeout=self._pool.timeout)
+                self._opened = True
             with self._pool.connection() as conn, conn.pipeline(), conn.transaction():
                 cursor = conn.cursor()
                 index.write(cursor, rows)
