@@ -9,18 +9,32 @@ schema per part, dropped at the end), as the multi-process service does.
 1. **Store** (``--duels`` 1,000 duels, ``--events`` each): writer processes of writer threads
    append every duel's events one event per append, round-robin, as a room of live scorekeepers
    would, through ``Store(concurrent=True)`` (group commit: the appends waiting at one moment are
-   written in one transaction). The same layout first drives a bare ``eventsourcing`` application
-   recorder, one event per transaction (what the store did before), as the baseline of the same
-   run. Then every duel is counted (nothing lost or written twice) and verified (chain, anchors,
-   signatures).
+   written in one transaction). The baseline of the same run, interleaved round by round, is
+   **raw psycopg with a group commit of the same payloads**: the same processes and threads, each
+   append handing its event's stored envelope and a signed anchor's bytes (pre-encoded) to a
+   thread per process that writes whatever is waiting as one multi-row insert of binary arrays
+   into a table of the recorder's shape and commits (no rules, no chain, no signing, no index,
+   no table lock): the most PostgreSQL gives these appends on this machine. ``--bare`` adds the
+   bare ``eventsourcing`` recorder, one event per transaction (what the store did once). Every
+   duel is then counted (nothing lost or written twice) and verified. Limits (issue 25): the
+   store's rate >= 0.7x the raw group commit's, append p99 < 50 ms, nothing lost.
 2. **HTTP** (``ygoreplay serve --workers 2``): ``--clients`` recorder clients (default 200), each
    recording its own duel one event per request with ``expected=N``, over keep-alive connections
    of a minimal asyncio HTTP client (so the client, on the same 2 cores, costs as little as it
-   can); appends/s and the latency percentiles of every request.
-3. **Follow**: ``--followers`` SSE followers (default 1,000) spread over ``--follow-duels`` duels
-   (default 100) on the 2-worker service, while recorders append to those duels; every follower
-   must receive every event once, in order; lag = the time a follower reads an event minus the
-   time its recorder's append was acknowledged.
+   can); appends/s, the share of the offered rate served, the latency percentiles of every
+   request, and the CPU the service's processes spent per append (read from ``/proc``). Limits:
+   p99 < 50 ms, CPU <= 0.3 ms an append.
+3. **Follow**: ``--followers`` SSE followers (default 100, then 1,000) spread over
+   ``--follow-duels`` duels (default 100) on the 2-worker service, while recorders append to
+   those duels; every follower must receive every event once, in order; lag = the time a
+   follower reads an event minus the time its recorder's append was acknowledged. Limits: p99
+   lag < 50 ms, and 1,000 followers' p99 no more than twice 100's (flat in followers).
+
+``--before DIR`` runs every part also with the ``ygoreplay`` of another checkout (its package
+first on the path: the writer processes import it, the service runs from it), interleaved with
+this one's, and prints each figure of both side by side: the before/after of ``bench/README.md``.
+Each figure is printed as a ratio to its limit (``1.00`` is the limit; below 1 meets a "<" limit,
+above 1 a ">=" one).
 """
 from __future__ import annotations
 
@@ -31,6 +45,7 @@ import multiprocessing as mp
 import os
 import random
 import socket
+import statistics
 import subprocess
 import sys
 import threading
@@ -53,6 +68,25 @@ def pct(values: list[float], q: float) -> float:
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:.2f} ms"
+
+
+def against(value: float, limit: float, at_least: bool = False) -> str:
+    """A figure as a ratio to its limit, and whether it is met."""
+    ratio = value / limit if limit else float("nan")
+    met = ratio >= 1 if at_least else ratio < 1
+    return f"{ratio:.2f} of its limit ({'met' if met else 'NOT met'})"
+
+
+def trees(before: str | None) -> list[tuple[str, str | None]]:
+    """The checkouts measured: this one (its ``ygoreplay`` as imported) and ``--before``'s."""
+    return [("after", None)] + ([("before", str(Path(before).resolve()))] if before else [])
+
+
+def tree_env(path: str | None) -> dict:
+    env = dict(os.environ)
+    if path:
+        env["PYTHONPATH"] = path + os.pathsep + env.get("PYTHONPATH", "")
+    return env
 
 
 class Schema:
@@ -79,7 +113,7 @@ def _store_writer(kind: str, url: str, duels: list[str], n_events: int, threads:
     try:
         _store_writes(kind, url, duels, n_events, threads, start, results)
     except BaseException as exc:
-        results.put((0.0, [], [f"the writer process failed: {type(exc).__name__}: {exc}"[:300]]))
+        results.put((0.0, [], [f"the writer process failed: {type(exc).__name__}: {exc}"[:300]], []))
 
 
 def _store_writes(kind: str, url: str, duels: list[str], n_events: int, threads: int, start, results) -> None:
@@ -87,7 +121,9 @@ def _store_writes(kind: str, url: str, duels: list[str], n_events: int, threads:
     events = generate(n_events, 1)
     latencies: list[float] = []
     errors: list[str] = []
-    if kind == "bare":
+    if kind == "raw":
+        append, close = _raw_group_commit(url, events)
+    elif kind == "bare":
         import msgpack
         from eventsourcing.persistence import InfrastructureFactory, StoredEvent
         from eventsourcing.utils import Environment
@@ -116,6 +152,8 @@ def _store_writes(kind: str, url: str, duels: list[str], n_events: int, threads:
             store.append(duel, events[i])
         close = store.close
 
+    steady: list[float] = []                              # after each duel's first append (its head loaded)
+
     def worker(mine: list[str]) -> None:
         for i in range(n_events):
             for duel in mine:
@@ -125,6 +163,8 @@ def _store_writes(kind: str, url: str, duels: list[str], n_events: int, threads:
                 except Exception as exc:                  # counted, and the run goes on
                     errors.append(f"{type(exc).__name__}: {exc}"[:200])
                 latencies.append(time.perf_counter() - t0)
+                if i:
+                    steady.append(latencies[-1])
     shares = [duels[t::threads] for t in range(threads)]
     start.wait()
     t0 = time.perf_counter()
@@ -135,55 +175,192 @@ def _store_writes(kind: str, url: str, duels: list[str], n_events: int, threads:
         th.join()
     elapsed = time.perf_counter() - t0
     close()
-    results.put((elapsed, latencies, errors))
+    results.put((elapsed, latencies, errors, steady))
 
 
-def bench_store(n_duels: int, n_events: int, processes: int, threads: int) -> None:
-    from ygoreplay.store import Store
+def bench_store(n_duels: int, n_events: int, processes: int, threads: int, rounds: int, bare: bool,
+                before: str | None) -> None:
     print(f"[store] PostgreSQL, {n_duels} duels x {n_events} events, {processes} processes x {threads} threads, "
-          "one event per append, round-robin")
-    figures = {}
-    for kind in ("bare", "ygoreplay"):
-        schema = Schema("store")
+          f"one event per append, round-robin; {rounds} round(s), the kinds interleaved in each")
+    kinds = [("raw", "raw psycopg, group commit of the same payloads", None)]
+    kinds += [("ygoreplay", f"ygoreplay Store, {name} (rules, chain, signed anchor, index; group commit)", tree)
+              for name, tree in trees(before)]
+    if bare:
+        kinds.append(("bare", "bare eventsourcing recorder, one event per transaction", None))
+    runs: dict[str, list[dict]] = {label: [] for _kind, label, _tree in kinds}
+    expected = n_duels * n_events
+    for r in range(rounds):
+        for kind, label, tree in kinds:
+            run = _store_run(kind, tree, n_duels, n_events, processes, threads)
+            runs[label].append(run)
+            lost = expected - run.get("stored", expected)
+            print(f"  round {r + 1}, {label}:\n    {run['n']:,} appends in {run['elapsed']:.2f} s = {run['rate']:,.0f} "
+                  f"events/s; append p50 {ms(run['p50'])}, p99 {ms(run['p99'])}; errors {len(run['errors'])}"
+                  + (f" (first: {run['errors'][0]})" if run["errors"] else "")
+                  + (f"; stored {run['stored']:,} of {expected:,} (lost {lost})" if "stored" in run else "")
+                  + (f"; {run['complete']}/{n_duels} duels complete, {run['verified']}/{n_duels} verify"
+                     if run.get("verified") is not None else ""))
+    raw = runs[kinds[0][1]]
+    for _kind, label, _tree in kinds[1:]:
+        if not label.startswith("ygoreplay"):
+            continue
+        mine = runs[label]
+        ratios = [m["rate"] / b["rate"] for m, b in zip(mine, raw)]
+        p99 = statistics.median(m["p99"] for m in mine)
+        to_raw = statistics.median(m["p99"] / b["p99"] for m, b in zip(mine, raw))
+        lost = sum(expected - m["stored"] for m in mine)
+        print(f"  {label.split(', ')[1].split(' (')[0]}: rate / raw group commit {statistics.median(ratios):.2f} "
+              f"(per round {', '.join(f'{x:.2f}' for x in ratios)}), "
+              f"{against(statistics.median(ratios), 0.7, at_least=True)}; append p99 {ms(p99)}, "
+              f"{against(p99, 0.050)}, {to_raw:.1f}x the raw group commit's p99; after each duel's first append "
+              f"p99 {ms(statistics.median(m['steady99'] for m in mine))}; lost {lost}, "
+              f"{'met' if lost == 0 else 'NOT met'} (limit 0)")
+
+
+RAW_TABLE = "raw_events"
+
+
+def _raw_payloads(events: list) -> list[tuple[bytes, bytes]]:
+    """Each event's bytes as the store writes them: its envelope (event, time, two chain hashes)
+    and an anchor of the same shape as a signed head."""
+    import msgpack
+    when, digest = "2026-12-01T00:00:00.000+00:00", b"\1" * 32
+    head = {"n": 1, "h": digest, "header": digest, "cards": digest,
+            "status": {"players": ["Player One", "Player Two"], "turn": 3, "lp": [8000, 8000], "ended": False,
+                       "winner": None, "reason": None}, "key": digest, "sig": b"\2" * 64}
+    return [(msgpack.packb({"e": e.to_dict(), "t": when, "p": digest, "h": digest}), msgpack.packb(head))
+            for e in events]
+
+
+def _raw_group_commit(url: str, events: list):
+    """Raw psycopg with a group commit: a thread writes every waiting append's two rows in one
+    multi-row insert of binary arrays and one commit, then wakes their writers."""
+    import queue
+    from urllib.parse import parse_qs, urlparse
+    import psycopg
+    from psycopg import sql
+    schema = parse_qs(urlparse(url).query)["schema"][0]
+    insert = sql.SQL("INSERT INTO {} (originator_id, originator_version, topic, state) SELECT * FROM "
+                     "unnest(%b::text[], %b::int8[], %b::text[], %b::bytea[])").format(sql.Identifier(schema, RAW_TABLE))
+    conn = psycopg.connect(url.split("?")[0], autocommit=True)
+    payloads = _raw_payloads(events)
+    waiting: queue.SimpleQueue = queue.SimpleQueue()
+
+    def commit() -> None:
+        while True:
+            batch = [waiting.get()]
+            while True:
+                try:
+                    batch.append(waiting.get_nowait())
+                except queue.Empty:
+                    break
+            if batch[-1] is None:
+                return
+            ids, versions, topics, states = [], [], [], []
+            for duel, i, _done in batch:
+                ids += [duel, f"{duel}/head"]
+                versions += [i + 1, i + 1]
+                topics += [events[i].kind, "ygoreplay:head"]
+                states += list(payloads[i])
+            with conn.transaction():
+                conn.execute(insert, (ids, versions, topics, states), prepare=True)
+            for _duel, _i, done in batch:
+                done.set()
+    committer = threading.Thread(target=commit, daemon=True)
+    committer.start()
+
+    def append(duel: str, i: int) -> None:
+        done = threading.Event()
+        waiting.put((duel, i, done))
+        done.wait()
+
+    def close() -> None:
+        waiting.put(None)
+        committer.join()
+        conn.close()
+    return append, close
+
+
+def _raw_table(url: str) -> None:
+    import psycopg
+    from psycopg import sql
+    from urllib.parse import parse_qs, urlparse
+    schema = parse_qs(urlparse(url).query)["schema"][0]
+    with psycopg.connect(url.split("?")[0], autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE TABLE {} (originator_id text NOT NULL, originator_version bigint NOT NULL, "
+                             "topic text, state bytea, notification_id bigserial, "
+                             "PRIMARY KEY (originator_id, originator_version))").format(sql.Identifier(schema, RAW_TABLE)))
+
+
+def _raw_count(url: str) -> int:
+    import psycopg
+    from psycopg import sql
+    from urllib.parse import parse_qs, urlparse
+    schema = parse_qs(urlparse(url).query)["schema"][0]
+    with psycopg.connect(url.split("?")[0], autocommit=True) as conn:
+        return conn.execute(sql.SQL("SELECT count(*) FROM {} WHERE topic <> 'ygoreplay:head'").format(
+            sql.Identifier(schema, RAW_TABLE))).fetchone()[0]
+
+
+def _count_and_verify(url: str, duels: list[str], tree: str | None) -> tuple[list[int], int]:
+    """Each duel's length and how many verify, read by the tree that wrote them (a process of its own)."""
+    code = ("import json, sys\nfrom ygoreplay.store import Store\nurl, duels = sys.argv[1], json.loads(sys.stdin.read())\n"
+            "with Store(url, readonly=True) as st:\n"
+            "    print(json.dumps([[len(st.records(d)) for d in duels], sum(st.verify(d).ok for d in duels)]))")
+    done = subprocess.run([sys.executable, "-c", code, url], input=json.dumps(duels), capture_output=True, text=True,
+                          env=tree_env(tree), timeout=1800)
+    if done.returncode != 0:
+        raise RuntimeError(f"counting the duels failed: {done.stderr[-500:]}")
+    counts, verified = json.loads(done.stdout)
+    return counts, verified
+
+
+def _store_run(kind: str, tree: str | None, n_duels: int, n_events: int, processes: int, threads: int) -> dict:
+    """One run of one kind: its rate, latencies, errors, and what was lost."""
+    schema = Schema("store")
+    try:
+        if kind in ("raw", "bare"):
+            duels = [f"{kind}-{i:05d}" for i in range(n_duels)]
+            if kind == "raw":
+                _raw_table(schema.url)
+        else:
+            code = ("import json, sys\nfrom ygoreplay.store import Store\n"
+                    "with Store(sys.argv[1]) as st:\n"
+                    "    print(json.dumps([st.create_duel(f'table {i}') for i in range(int(sys.argv[2]))]))")
+            made = subprocess.run([sys.executable, "-c", code, schema.url, str(n_duels)], capture_output=True,
+                                  text=True, env=tree_env(tree), timeout=600)
+            if made.returncode != 0:
+                raise RuntimeError(f"creating the duels failed: {made.stderr[-500:]}")
+            duels = json.loads(made.stdout)
+        ctx = mp.get_context("spawn")
+        start, results = ctx.Barrier(processes), ctx.Queue()
+        procs = [ctx.Process(target=_store_writer, args=(kind, schema.url, duels[p::processes], n_events,
+                                                          threads, start, results)) for p in range(processes)]
+        if tree:                         # a spawned process starts with this path: it imports that tree's package
+            sys.path.insert(0, tree)
         try:
-            if kind == "bare":
-                duels = [f"bare-{i:05d}" for i in range(n_duels)]
-            else:
-                with Store(schema.url) as store:
-                    duels = [store.create_duel(f"table {i}") for i in range(n_duels)]
-            start = mp.get_context("spawn").Barrier(processes)
-            results = mp.get_context("spawn").Queue()
-            ctx = mp.get_context("spawn")
-            procs = [ctx.Process(target=_store_writer, args=(kind, schema.url, duels[p::processes], n_events,
-                                                              threads, start, results)) for p in range(processes)]
             for proc in procs:
                 proc.start()
-            outs = [results.get(timeout=900) for _ in procs]
-            for proc in procs:
-                proc.join()
-            elapsed = max(o[0] for o in outs) or float("nan")
-            latencies = [x for o in outs for x in o[1]]
-            errors = [x for o in outs for x in o[2]]
-            rate = len(latencies) / elapsed
-            figures[kind] = rate
-            label = "bare eventsourcing recorder, one event per transaction" if kind == "bare" else \
-                "ygoreplay Store (rules checked, chain, signed anchor per append, group commit)"
-            print(f"  {label}:")
-            print(f"    {len(latencies):,} appends in {elapsed:.2f} s = {rate:,.0f} events/s; append p50 "
-                  f"{ms(pct(latencies, .5))}, p99 {ms(pct(latencies, .99))}; errors {len(errors)}"
-                  + (f" (first: {errors[0]})" if errors else ""))
-            if kind == "ygoreplay":
-                t0 = time.perf_counter()
-                with Store(schema.url, readonly=True) as store:
-                    counts = [len(store.records(d)) for d in duels]
-                    bad = [d for d in duels if not store.verify(d).ok]
-                print(f"    check: {sum(c == n_events for c in counts)}/{n_duels} duels hold exactly {n_events} "
-                      f"events ({sum(counts):,} in all, expected {n_duels * n_events:,}); "
-                      f"{n_duels - len(bad)}/{n_duels} verify ({time.perf_counter() - t0:.1f} s)")
         finally:
-            schema.drop()
-    print(f"  ratio: ygoreplay {figures['ygoreplay'] / figures['bare']:.1f}x the bare recorder "
-          f"({figures['ygoreplay']:,.0f} vs {figures['bare']:,.0f} events/s; target >= 5,000)")
+            if tree:
+                sys.path.remove(tree)
+        outs = [results.get(timeout=900) for _ in procs]
+        for proc in procs:
+            proc.join()
+        elapsed = max(o[0] for o in outs) or float("nan")
+        latencies = [x for o in outs for x in o[1]]
+        errors = [x for o in outs for x in o[2]]
+        run = {"rate": len(latencies) / elapsed, "elapsed": elapsed, "n": len(latencies), "errors": errors,
+               "p50": pct(latencies, .5), "p99": pct(latencies, .99),
+               "steady99": pct([x for o in outs for x in o[3]], .99)}
+        if kind == "raw":
+            run["stored"], run["verified"] = _raw_count(schema.url), None
+        elif kind != "bare":
+            counts, verified = _count_and_verify(schema.url, duels, tree)
+            run["stored"], run["verified"], run["complete"] = sum(counts), verified, sum(c == n_events for c in counts)
+        return run
+    finally:
+        schema.drop()
 
 
 # -- a minimal keep-alive HTTP client -------------------------------------------------------------------
@@ -220,11 +397,13 @@ class Connection:
 
 
 class Service:
-    def __init__(self, url: str, workers: int = 2) -> None:
+    """``ygoreplay serve`` of a checkout (``tree``; this one by default) on a free port."""
+
+    def __init__(self, url: str, workers: int = 2, tree: str | None = None) -> None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
-        env = {**os.environ, "YGOREPLAY_ADMIN_TOKEN": ADMIN}
+        env = {**tree_env(tree), "YGOREPLAY_ADMIN_TOKEN": ADMIN}
         self.process = subprocess.Popen([sys.executable, "-m", "ygoreplay", "serve", "--port", str(self.port),
                                          "--store", url, "--workers", str(workers)], env=env,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -236,6 +415,24 @@ class Service:
             except httpx.HTTPError:
                 time.sleep(0.1)
         raise RuntimeError("the service did not start")
+
+    def cpu(self) -> float:
+        """CPU seconds the service's processes (the server and its workers) have used so far."""
+        tick = os.sysconf("SC_CLK_TCK")
+        stats = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                stats[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+        family, total = {self.process.pid}, 0.0
+        for _ in range(3):                   # the server, its workers, anything they started
+            family |= {pid for pid, (parent, _cpu) in stats.items() if parent in family}
+        for pid in family:
+            total += stats.get(pid, (0, 0.0))[1]
+        return total
 
     def stop(self) -> None:
         self.process.terminate()
@@ -276,49 +473,72 @@ async def _record(port: int, duel: dict, bodies: list[bytes], latencies: list[fl
         conn.close()
 
 
-def bench_http(clients: int, n_events: int, rate: float) -> None:
-    schema = Schema("http")
-    service = Service(schema.url, workers=2)
+def _http_run(port: int, clients: int, bodies: list[list[bytes]], pace: float | None, service: Service) -> dict:
+    duels = asyncio.run(_create_duels(port, clients))
+    latencies: list[tuple[int, float]] = []
+    failures: list[str] = []
+
+    async def run() -> float:
+        t0 = time.perf_counter()
+        await asyncio.gather(*(_record(port, d, bodies[k], latencies, failures, pace) for k, d in enumerate(duels)))
+        return time.perf_counter() - t0
+    cpu = service.cpu()
+    elapsed = asyncio.run(run())
+    cpu = service.cpu() - cpu
+    every = [t for _, t in latencies]
+    return {"n": len(every), "elapsed": elapsed, "rate": len(every) / elapsed, "p50": pct(every, .5),
+            "p95": pct(every, .95), "p99": pct(every, .99), "failures": failures,
+            "cpu": cpu / max(1, len(every)), "steady99": pct([t for i, t in latencies if i >= 3], .99)}
+
+
+def bench_http(clients: int, n_events: int, rate: float, before: str | None) -> None:
+    measured = trees(before)
+    schemas = [Schema("http") for _ in measured]
+    services: list[Service] = []
     try:
+        services += [Service(schema.url, workers=2, tree=tree) for schema, (_name, tree) in zip(schemas, measured)]
         print(f"[http] ygoreplay serve --workers 2 on PostgreSQL; {clients} recorder clients x {n_events} events, "
-              "one event per request (expected=N), keep-alive connections")
+              "one event per request (expected=N), keep-alive connections"
+              + ("; before and after interleaved" if before else ""))
         # every table plays a duel of its own (a seed each), as a room of tables does
         bodies = [[json.dumps([e.to_dict()]).encode() for e in generate(n_events, seed)] for seed in range(clients)]
+        offered = clients * rate
         for label, pace in (("as fast as they can (the most it takes)", None),
-                            (f"paced at {rate:g} events/s each ({clients * rate:,.0f} appends/s offered)", rate)):
-            duels = asyncio.run(_create_duels(service.port, clients))
-            latencies: list[float] = []
-            failures: list[str] = []
-
-            async def run() -> float:
-                t0 = time.perf_counter()
-                await asyncio.gather(*(_record(service.port, d, bodies[k], latencies, failures, pace)
-                                       for k, d in enumerate(duels)))
-                return time.perf_counter() - t0
-            elapsed = asyncio.run(run())
-            every = [t for _, t in latencies]
-            steady = [t for i, t in latencies if i >= 3]
-            print(f"  {label}: {len(every):,} appends in {elapsed:.2f} s = {len(every) / elapsed:,.0f} "
-                  f"appends/s; latency p50 {ms(pct(every, .5))}, p95 {ms(pct(every, .95))}, "
-                  f"p99 {ms(pct(every, .99))}; failures {len(failures)}"
-                  + (f" (first: {failures[0]})" if failures else ""))
-            print(f"    after each table's first 3 appends (its set-up, and the worker that did not create "
-                  f"it loading it): p50 {ms(pct(steady, .5))}, p95 {ms(pct(steady, .95))}, p99 {ms(pct(steady, .99))}")
-        print("  target: >= 1,000 appends/s from 200 clients with p99 < 50 ms")
+                            (f"paced at {rate:g} events/s each ({offered:,.0f} appends/s offered)", rate)):
+            for (name, _tree), service in zip(measured, services):
+                run = _http_run(service.port, clients, bodies, pace, service)
+                served = f", {run['rate'] / offered:.0%} of the offered rate" if pace else ""
+                print(f"  {name}, {label}: {run['n']:,} appends in {run['elapsed']:.2f} s = {run['rate']:,.0f} "
+                      f"appends/s{served}; latency p50 {ms(run['p50'])}, p95 {ms(run['p95'])}, p99 {ms(run['p99'])} "
+                      f"({against(run['p99'], 0.050)}); failures {len(run['failures'])}"
+                      + (f" (first: {run['failures'][0]})" if run["failures"] else ""))
+                print(f"    service CPU {run['cpu'] * 1000:.2f} ms an append ({against(run['cpu'], 0.0003)}); "
+                      f"p99 after each table's first 3 appends {ms(run['steady99'])}")
     finally:
-        service.stop()
-        schema.drop()
+        for service in services:
+            service.stop()
+        for schema in schemas:
+            schema.drop()
 
 
 # -- 3. followers ------------------------------------------------------------------------------------------
 
-async def _follow(port: int, duel: dict, token: str, expected: int, seen: list, done: asyncio.Event) -> None:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+async def _follow(port: int, duel: dict, token: str, expected: int, seen: list, done: asyncio.Event,
+                  index: int, refused: list) -> list[int]:
+    """One follower, from an address of its own (127.x.y.z: every address of 127/8 is this machine's
+    loopback): the service takes at most ``FOLLOWS_PER_CLIENT`` streams from one client address,
+    and a crowd of spectators is many clients."""
+    here = f"127.{1 + index // 65536}.{index // 256 % 256}.{1 + index % 250}"
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(here, 0))
     writer.write((f"GET /duels/{duel['id']}/follow HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
                   "Accept: text/event-stream\r\n\r\n").encode())
     ident = None
-    got = []
+    got: list[int] = []
     try:
+        status = (await reader.readline()).split()
+        if len(status) < 2 or status[1] != b"200":
+            refused.append(b" ".join(status[1:]).decode(errors="replace"))
+            return got
         while len(got) < expected:
             line = await reader.readline()
             if not line:
@@ -329,59 +549,80 @@ async def _follow(port: int, duel: dict, token: str, expected: int, seen: list, 
                 seen.append((duel["id"], ident, time.time()))
     finally:
         writer.close()
-    done.set()
+        done.set()
     return got
 
 
-def bench_follow(followers: int, n_duels: int, n_events: int, rate: float) -> None:
-    schema = Schema("follow")
-    service = Service(schema.url, workers=2)
-    try:
-        duels = asyncio.run(_create_duels(service.port, n_duels))
-        events = generate(n_events, 1)
-        bodies = [json.dumps([e.to_dict()]).encode() for e in events]
-        seen: list[tuple[str, int, float]] = []
-        acked: dict[tuple[str, int], float] = {}
-        latencies: list[float] = []
-        failures: list[str] = []
+def _follow_run(port: int, followers: int, n_duels: int, bodies: list[bytes], rate: float) -> dict:
+    duels = asyncio.run(_create_duels(port, n_duels))
+    n_events = len(bodies)
+    seen: list[tuple[str, int, float]] = []
+    acked: dict[tuple[str, int], float] = {}
+    latencies: list[float] = []
+    failures: list[str] = []
+    refused: list[str] = []
 
-        async def paced(duel: dict) -> None:
-            conn = await Connection.open(service.port)
-            token = duel["tokens"]["recorder"]
-            for i, body in enumerate(bodies):
-                await asyncio.sleep(1 / rate)
-                t0 = time.perf_counter()
-                status, answer = await conn.request("POST", f"/duels/{duel['id']}/events?expected={i}", token, body)
-                latencies.append(time.perf_counter() - t0)
-                if status != 200:
-                    failures.append(f"{status} {answer[:100]!r}")
-                    return
-                acked[(duel["id"], i)] = time.time()
-            conn.close()
-
-        async def run() -> list:
-            dones = [asyncio.Event() for _ in range(followers)]
-            tasks = [asyncio.create_task(_follow(service.port, duels[f % n_duels], duels[f % n_duels]["tokens"]["spectator"],
-                                                 n_events, seen, dones[f])) for f in range(followers)]
-            await asyncio.sleep(2.0)                     # every follower connected
+    async def paced(duel: dict) -> None:
+        conn = await Connection.open(port)
+        token = duel["tokens"]["recorder"]
+        await asyncio.sleep(random.random() / rate)      # the tables do not act in step
+        for i, body in enumerate(bodies):
+            await asyncio.sleep(1 / rate)
             t0 = time.perf_counter()
-            await asyncio.gather(*(paced(d) for d in duels))
-            results = await asyncio.wait_for(asyncio.gather(*tasks), timeout=120)
-            return [time.perf_counter() - t0, results]
-        elapsed, received = asyncio.run(run())
-        complete = sum(r == list(range(n_events)) for r in received)
-        lags = [t - acked[(d, i)] for d, i, t in seen if (d, i) in acked]
-        print(f"[follow] ygoreplay serve --workers 2 on PostgreSQL; {followers} SSE followers of {n_duels} duels, "
-              f"{n_events} events each at {rate:g} events/s per duel ({n_duels * rate:,.0f} appends/s, "
-              f"{followers * rate:,.0f} deliveries/s), in {elapsed:.1f} s")
-        print(f"  {complete}/{followers} followers got every event once, in order; {len(seen):,} deliveries")
-        print(f"  lag (read by the follower - append acknowledged): p50 {ms(pct(lags, .5))}, p99 {ms(pct(lags, .99))}, "
-              f"max {ms(max(lags) if lags else float('nan'))}; append p99 {ms(pct(latencies, .99))}; "
-              f"failures {len(failures)}")
-        print("  target: every event once, p99 lag < 100 ms")
-    finally:
-        service.stop()
-        schema.drop()
+            status, answer = await conn.request("POST", f"/duels/{duel['id']}/events?expected={i}", token, body)
+            latencies.append(time.perf_counter() - t0)
+            if status != 200:
+                failures.append(f"{status} {answer[:100]!r}")
+                return
+            acked[(duel["id"], i)] = time.time()
+        conn.close()
+
+    async def run() -> list:
+        dones = [asyncio.Event() for _ in range(followers)]
+        tasks = [asyncio.create_task(_follow(port, duels[f % n_duels], duels[f % n_duels]["tokens"]["spectator"],
+                                             n_events, seen, dones[f], f, refused)) for f in range(followers)]
+        await asyncio.sleep(2.0)                     # every follower connected
+        t0 = time.perf_counter()
+        await asyncio.gather(*(paced(d) for d in duels))
+        results = await asyncio.wait_for(asyncio.gather(*tasks), timeout=120)
+        return [time.perf_counter() - t0, results]
+    elapsed, received = asyncio.run(run())
+    lags = [t - acked[(d, i)] for d, i, t in seen if (d, i) in acked]
+    return {"elapsed": elapsed, "complete": sum(r == list(range(n_events)) for r in received), "seen": len(seen),
+            "p50": pct(lags, .5), "p99": pct(lags, .99), "max": max(lags) if lags else float("nan"),
+            "append99": pct(latencies, .99), "failures": failures + [f"follow refused: {r}" for r in refused]}
+
+
+def bench_follow(counts: tuple[int, ...], n_duels: int, n_events: int, rate: float, before: str | None) -> None:
+    measured = trees(before)
+    bodies = [json.dumps([e.to_dict()]).encode() for e in generate(n_events, 1)]
+    p99: dict[tuple[str, int], float] = {}
+    print(f"[follow] ygoreplay serve --workers 2 on PostgreSQL; SSE followers of {n_duels} duels, {n_events} events "
+          f"each at {rate:g} events/s per duel ({n_duels * rate:,.0f} appends/s); {', '.join(map(str, counts))} "
+          "followers" + ("; before and after interleaved" if before else ""))
+    for followers in counts:
+        for name, tree in measured:
+            schema = Schema("follow")
+            service = None
+            try:
+                service = Service(schema.url, workers=2, tree=tree)
+                run = _follow_run(service.port, followers, n_duels, bodies, rate)
+            finally:
+                if service is not None:
+                    service.stop()
+                schema.drop()
+            p99[(name, followers)] = run["p99"]
+            print(f"  {name}, {followers} followers ({followers * rate:,.0f} deliveries/s), {run['elapsed']:.1f} s: "
+                  f"{run['complete']}/{followers} got every event once, in order; {run['seen']:,} deliveries")
+            print(f"    lag (read by the follower - append acknowledged): p50 {ms(run['p50'])}, p99 {ms(run['p99'])} "
+                  f"({against(run['p99'], 0.050)}), max {ms(run['max'])}; append p99 {ms(run['append99'])}; "
+                  f"failures {len(run['failures'])}" + (f" (first: {run['failures'][0]})" if run["failures"] else ""))
+    if len(counts) > 1:
+        for name, _tree in measured:
+            # a lag can be below zero (read before the recorder had its answer): the flatness is of p99s over 1 ms
+            low, high = (max(p99[(name, c)], 0.001) for c in (counts[0], counts[-1]))
+            print(f"  {name}: p99 lag of {counts[-1]} followers / of {counts[0]}: {high / low:.2f} "
+                  f"(limit 2, flat in followers: {against(high / low, 2.0)})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -395,21 +636,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, help="HTTP recorder clients (default 200; quick 10)")
     parser.add_argument("--http-events", type=int, help="events per HTTP client (default 50; quick 5)")
     parser.add_argument("--http-rate", type=float, default=5.0, help="events per second per paced client")
-    parser.add_argument("--followers", type=int, help="SSE followers (default 1,000; quick 20)")
+    parser.add_argument("--followers", type=int, nargs="+",
+                        help="SSE follower counts, each run in turn (default 100 1000; quick 10 20)")
     parser.add_argument("--follow-duels", type=int, help="followed duels (default 100; quick 5)")
     parser.add_argument("--follow-events", type=int, help="events per followed duel (default 30; quick 5)")
     parser.add_argument("--rate", type=float, default=4.0, help="events per second per followed duel")
+    parser.add_argument("--rounds", type=int, default=1, help="store runs of each kind, interleaved (default 1)")
+    parser.add_argument("--bare", action="store_true", help="also the bare eventsourcing recorder at the store")
+    parser.add_argument("--before", metavar="DIR",
+                        help="also measure the ygoreplay of this checkout, interleaved (before/after)")
     args = parser.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)
     q = args.quick
     t0 = time.perf_counter()
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start")
     if args.only in (None, "store"):
         bench_store(args.duels or (20 if q else 1000), args.events or (5 if q else 30), args.processes,
-                    args.threads or (8 if q else 128))
+                    args.threads or (8 if q else 128), args.rounds, args.bare, args.before)
     if args.only in (None, "http"):
-        bench_http(args.clients or (10 if q else 200), args.http_events or (5 if q else 50), args.http_rate)
+        bench_http(args.clients or (10 if q else 200), args.http_events or (5 if q else 50), args.http_rate,
+                   args.before)
     if args.only in (None, "follow"):
-        bench_follow(args.followers or (20 if q else 1000), args.follow_duels or (5 if q else 100),
-                     args.follow_events or (5 if q else 30), args.rate)
+        bench_follow(tuple(args.followers or ((10, 20) if q else (100, 1000))), args.follow_duels or (5 if q else 100),
+                     args.follow_events or (5 if q else 30), args.rate, args.before)
     print(f"whole bench: {time.perf_counter() - t0:.1f} s; load average {os.getloadavg()[0]:.2f}")
     return 0
 

@@ -79,10 +79,14 @@ def test_memory_prints_each_peak_against_decoding_the_records():
 
 def test_service_prints_the_store_http_and_followers():
     assert_figures(run_bench("service.py"),
-                   rf"ratio: ygoreplay {NUMBER}x the bare recorder",
-                   r"bare eventsourcing recorder.*\n +100 appends in .*errors 0",
-                   rf"as fast as they can .*: 50 appends in {NUMBER} s = {NUMBER} appends/s; .*failures 0",
-                   r"20/20 followers got every event once, in order")
+                   r"raw psycopg, group commit of the same payloads:\n +100 appends in .*errors 0; stored 100 of 100 \(lost 0\)",
+                   rf"^  after: rate / raw group commit {NUMBER} .*of its limit .*append p99 {NUMBER} ms, {NUMBER} of its "
+                   r"limit .*lost 0, met",
+                   rf"after, as fast as they can .*: 50 appends in {NUMBER} s = {NUMBER} appends/s; .*failures 0",
+                   rf"service CPU {NUMBER} ms an append \({NUMBER} of its limit",
+                   r"after, 10 followers .*: 10/10 got every event once, in order",
+                   r"after, 20 followers .*: 20/20 got every event once, in order",
+                   rf"after: p99 lag of 20 followers / of 10: {NUMBER}")
 
 
 def test_size_prints_bytes_per_event():

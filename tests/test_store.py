@@ -566,21 +566,22 @@ def test_verify_holds_while_another_process_appends(open_store):
 
 
 def test_an_append_committed_between_the_two_reads_of_a_head_is_no_tampering(store_url, store, open_store):
-    """Loading a duel's head reads its last event, then its signed anchor; another writer's
-    append (events and anchor in one transaction) may commit in between. That is a conflict
-    to report as one (ConflictError, try again), not a store altered behind its back: the head
-    is read again. A store whose events no longer match their anchor still is (test_trust)."""
+    """Loading a duel's head reads its header, last event, signed anchor and card facts (one
+    query); another writer's append (events and anchor in one transaction) may commit just after
+    it. That is a conflict to report as one (ConflictError, try again), not a store altered
+    behind its back. A store whose events no longer match their anchor still is (test_trust)."""
     duel = recorded(store, DAMAGE, 20)
     reader, writer = open_store(), open_store()
-    real, calls = reader._anchor, []
+    real, calls = reader._head_rows, []
 
-    def anchor_after_another_commit(duel_id: str):
+    def another_commit_after_the_head_is_read(duel_id: str):
+        rows = real(duel_id)
         if not calls:
             calls.append(duel_id)
             writer.append(duel_id, note("the other writer"), expected_position=20)
-        return real(duel_id)
+        return rows
 
-    reader._anchor = anchor_after_another_commit
+    reader._head_rows = another_commit_after_the_head_is_read
     with pytest.raises(ConflictError):
         reader.append(duel, note("the reader"), expected_position=20)
     assert calls and len(open_store().records(duel)) == 21 and open_store().verify(duel).ok

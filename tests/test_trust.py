@@ -32,6 +32,7 @@ from ygoreplay.replay_file import dumps, loads, read, sign, verify_chain
 from ygoreplay.rules import History, replay
 from ygoreplay.rules import history as history_module
 from ygoreplay.signing import OrganiserKey
+from ygoreplay import store as store_module
 from ygoreplay.store import SNAPSHOT_EVERY, Store
 
 WHERE = "WHERE originator_id = ? AND originator_version = ?"
@@ -354,25 +355,32 @@ def test_a_failed_write_leaves_no_duel(store_url, store, monkeypatch, tmp_path):
     path = REPLAYS / DAMAGE
     before = store.ids()
 
-    def full_disk(self, rows, **kwargs):
+    def full_disk(self, rows, *args, **kwargs):
         raise OperationalError("database or disk is full")
-    monkeypatch.setattr(type(store.events), "insert_events", full_disk)
+    _fail_writes(monkeypatch, store, full_disk)
     for command in (["record", path], ["import", REPLAYS / "won-by-damage.judge.ygr", "--unsigned"]):
         result = run(*command, url=store_url)
         clean(result, 2)
         assert "refused the write (nothing was written)" in result.output and "disk is full" in result.output
     monkeypatch.undo()
     duel = recorded(store, DAMAGE)
-    monkeypatch.setattr(type(store.events), "insert_events", full_disk)
+    _fail_writes(monkeypatch, store, full_disk)
     clean(run("branch", duel, "--at", 30, url=store_url), 2)
     monkeypatch.undo()
     assert store.ids() == before + [duel]
 
 
+def _fail_writes(monkeypatch, store: Store, fault) -> None:
+    """Every write of events fails with ``fault``: the recorder's insert, and on PostgreSQL the
+    store's own pipelined writer (which does not go through it)."""
+    monkeypatch.setattr(type(store.events), "insert_events", fault)
+    monkeypatch.setattr(store_module._PostgresWriter, "write", fault)
+
+
 def test_an_interrupted_record_leaves_nothing(store_url, store, monkeypatch):
-    def interrupt(self, rows, **kwargs):
+    def interrupt(self, rows, *args, **kwargs):
         raise KeyboardInterrupt
-    monkeypatch.setattr(type(store.events), "insert_events", interrupt)
+    _fail_writes(monkeypatch, store, interrupt)
     result = run("record", REPLAYS / DAMAGE, url=store_url)
     assert result.exit_code == 130 and "interrupted" in result.output
     monkeypatch.undo()

@@ -235,14 +235,18 @@ class Index:
 
     def write(self, cursor: Any, rows: Iterable[StoredEvent]) -> None:
         """The index rows of ``rows`` (a write of the store), with ``cursor`` (its transaction).
-        No statement reads back: PostgreSQL runs them in the recorder's pipeline."""
+        No statement reads back: PostgreSQL runs them in the recorder's pipeline. The marks and
+        card rows of all the events go in one statement each (a group commit's many appends:
+        each statement of a pipeline is a wait of its own)."""
         appended: dict[str, int] = {}
+        marks: list[tuple] = []
+        cards: list[tuple] = []
         for row in rows:
             owner, _, part = str(row.originator_id).partition("/")
             if isinstance(row, EventRow):
                 appended[owner] = appended.get(owner, 0) + 1
             if isinstance(row, EventRow) and row.seen is not None:
-                self._event(cursor, owner, row.originator_version - 1, row.seen)
+                self._event(cursor, owner, row.originator_version - 1, row.seen, marks, cards)
             elif row.topic in _HEADERS and not part and row.originator_version == 0:
                 self._header(cursor, owner, row.state)
             elif row.topic == _HEAD:
@@ -252,6 +256,13 @@ class Index:
             elif row.topic == _MATCH_GAME:
                 link = msgpack.unpackb(row.state)
                 cursor.execute(self.sql("UPDATE {streams} SET match = ? WHERE id = ?"), (str(link.get("id")), owner))
+        if marks:
+            cursor.executemany(self.sql("INSERT INTO {marks} (stream, position, at, turn) VALUES (?, ?, ?, ?) "
+                                        "ON CONFLICT DO NOTHING"), marks)
+        if cards:
+            cursor.executemany(self.sql(
+                "INSERT INTO {cards} (code, action, turn, stream, position, side) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING"), cards)
 
     def _header(self, cursor: Any, stream: str, state: bytes) -> None:
         header = msgpack.unpackb(state)["header"]
@@ -309,18 +320,16 @@ class Index:
             "OR witnessed < ? OR p0 <> ? OR p1 <> ?)"),
             (*values[:5], players[0], players[1], normal_name(players[0]), normal_name(players[1]), stream, *values))
 
-    def _event(self, cursor: Any, stream: str, position: int, seen_: Seen) -> None:
+    def _event(self, cursor: Any, stream: str, position: int, seen_: Seen, marks: list[tuple],
+               cards: list[tuple]) -> None:
+        """An event's index rows: its mark and card rows added to ``marks`` and ``cards``
+        (``write`` inserts them all at once), the rest written now."""
         # Marks serve only a delayed stream's cut. A stream delayed after some of its events were
         # recorded (or by another process this one has not heard of) has none for them, and so
         # shows less, never more, until it ends.
         if stream in self.delayed:
-            cursor.execute(self.sql("INSERT INTO {marks} (stream, position, at, turn) VALUES (?, ?, ?, ?) "
-                                    "ON CONFLICT DO NOTHING"), (stream, position, seen_.at, seen_.turn))
-        if seen_.cards:
-            cursor.executemany(self.sql(
-                "INSERT INTO {cards} (code, action, turn, stream, position, side) VALUES (?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT DO NOTHING"),
-                [(code, action, seen_.turn, stream, position, side) for action, code, side in seen_.cards])
+            marks.append((stream, position, seen_.at, seen_.turn))
+        cards += [(code, action, seen_.turn, stream, position, side) for action, code, side in seen_.cards]
         if seen_.back_to is not None:        # what it reverts is left out at query time (``library_search``)
             cursor.execute(self.sql("INSERT INTO {rollbacks} (stream, position, back_to) VALUES (?, ?, ?) "
                                     "ON CONFLICT DO NOTHING"), (stream, position, seen_.back_to))

@@ -15,7 +15,7 @@ import gzip
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import msgpack
@@ -80,6 +80,10 @@ class Step:
     #: A witnessed duel's marks of the event, as the view's own fold tells them (``History.marks``):
     #: kept up to date as later events confirm, dispute, rule on or strike it.
     marks: dict | None = None
+    #: What the service made of it once for every reader (its Server-Sent Event, by format):
+    #: a thousand followers of a view are sent one encoding. Unused while it has marks (their
+    #: text depends on what each reader may see).
+    encoded: dict = field(default_factory=dict, repr=False, compare=False)
 
     def to_dict(self, upto: int | None = None) -> dict:
         """As sent; ``upto``: the events its reader may see (a delayed one learns no later mark)."""
@@ -280,6 +284,7 @@ class LiveDuel:
         self.version = 0
         self.writing = 0                 # appends of this process under way (they hand their records in)
         self.followers = 0               # open streams of this duel
+        self.behind = 0                  # events another process stored that nobody here has asked for yet
         self.ended_at: int | None = None
         self.broken: int | None = None   # the first stored event that does not follow the chain
         self._access_read = float("-inf")            # the release settings: read when first asked
@@ -532,7 +537,12 @@ class Hub:
             for duel_id, count in heads:
                 live = self.duels.get(duel_id)
                 if live is not None and live.count < count and not live.writing:   # our own appends hand theirs in
-                    self.changed(duel_id)
+                    # Read at once only for the duel's followers here; else when next asked
+                    # (``get``, ``wait``): with two workers, each read every append the other made.
+                    if live.followers:
+                        self.changed(duel_id)
+                    else:
+                        live.behind = max(live.behind, count)
                 elif duel_id in self.matches and self.matches[duel_id].count < count:
                     self.changed(duel_id)
 
@@ -541,7 +551,11 @@ class Hub:
             live = self.duels.get(duel_id)
             if live is not None:
                 self.duels.move_to_end(duel_id)
-                return live
+        if live is not None:
+            if live.behind > live.count:                 # another process stored more: take it in now
+                live.behind = 0          # cleared first: what is stored by the read below is read there
+                self.changed(duel_id)
+            return live
         live = LiveDuel(self.store, duel_id, self.get, self.cache)
         with self._lock:
             live = self.duels.setdefault(duel_id, live)
@@ -605,7 +619,13 @@ class Hub:
                 waiter.set_result(None)
 
     async def wait(self, duel_id: str, timeout: float) -> None:
-        """Until the duel changes, or ``timeout`` seconds."""
+        """Until the duel changes, or ``timeout`` seconds (at once when another process stored
+        more than was taken in while nobody here followed it)."""
+        live = self.duels.get(duel_id)
+        if live is not None and live.behind > live.count:
+            live.behind = 0              # once: a record that cannot be taken in (altered) is not read in a loop
+            await asyncio.to_thread(self.changed, duel_id)
+            return
         waiter = asyncio.get_running_loop().create_future()
         self._waiters.setdefault(duel_id, set()).add(waiter)
         try:

@@ -83,6 +83,7 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
     _errors(app)
     app.add_middleware(_Limit)
     app.add_middleware(Language)          # every request in its reader's language (?lang=, Accept-Language)
+    app.include_router(duels.router)      # first: a route is found by trying each in turn, and appends are most
     app.include_router(matches.router)
 
     @app.get("/health", tags=["service"])
@@ -90,7 +91,7 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         """Whether the service and its store answer."""
         return {"ok": True, "store": store.backend}
 
-    for router in (duels.router, pages.router, judge.router, uploads.router, sheets.router, rounds.router,
+    for router in (pages.router, judge.router, uploads.router, sheets.router, rounds.router,
                    reference.router, languages.router, images.router, sharing.router, library_pages.router,
                    search.router):
         app.include_router(router)

@@ -20,7 +20,7 @@ from fastapi.responses import Response, StreamingResponse
 from ..actions import actions
 from ..access import MODES, PLAYERS, RELEASES, VISIBILITIES, Access, ReleaseSettingError, off_side, release_settings
 from ..application import duel_dict, family, public_duels, violation_dict
-from ..live import LiveDuel, LiveView
+from ..live import LiveDuel, LiveView, Step
 from ..openings import SealReport
 from ..receipts import Receipt
 from ..text import checked, number
@@ -145,15 +145,16 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
         if expected is not None and expected != live.count:
             raise HTTPError(409, f"the duel has {live.count} events, not {expected}")
         return {"position": live.count}
-    receipts: list[Receipt] = []
+    done: list = []
 
     def appended() -> list:
         written, receipt = service.records.append_records(duel_id, events, expected, caller.role)
-        receipts.append(receipt)
+        # its flags in the same thread: one hop to a thread an append, not two
+        done.extend((receipt, service.records.flags(duel_id, written[0].position, written[-1].position + 1)))
         return written
     written = await asyncio.to_thread(service.hub.appending, duel_id, appended)
-    flags = await asyncio.to_thread(service.records.flags, duel_id, written[0].position, written[-1].position + 1)
-    return {"position": written[-1].position + 1, **receipts[0].fields(), "flags": [violation_dict(f) for f in flags]}
+    receipt, flags = done
+    return {"position": written[-1].position + 1, **receipt.fields(), "flags": [violation_dict(f) for f in flags]}
 
 
 def _count(live: LiveDuel, view: str, at: int | None) -> int:
@@ -274,12 +275,10 @@ async def _stream(request: Request, service: Service, live: LiveDuel, live_view:
         while True:
             clock = time.time()
             visible = live.visible(view, clock)
-            if position < visible:
+            if len(live_view.steps) < visible:      # the first of the view's followers to wake feeds it
                 live.view(view, visible)
             while position < visible:
-                step = live_view.steps[position]
-                data = step.frame(visible) if frames else step.to_dict(visible)
-                yield f"id: {position}\nevent: event\ndata: {json.dumps(_jsonable(data), ensure_ascii=False)}\n\n"
+                yield _sse(live_view.steps[position], frames, visible)
                 position += 1
             if live.ended and position >= live.count:
                 yield "event: end\ndata: {}\n\n"
@@ -296,6 +295,18 @@ async def _stream(request: Request, service: Service, live: LiveDuel, live_view:
     finally:
         live.followers -= 1
         lease.close()
+
+
+def _sse(step: Step, frames: bool, visible: int) -> str:
+    """A step as one Server-Sent Event: encoded once per view and format for all its followers
+    (a marked step each time: its marks depend on what the reader may see)."""
+    text = step.encoded.get(frames) if step.marks is None else None
+    if text is None:
+        data = step.frame(visible) if frames else step.to_dict(visible)
+        text = f"id: {step.position}\nevent: event\ndata: {json.dumps(_jsonable(data), ensure_ascii=False)}\n\n"
+        if step.marks is None:
+            step.encoded[frames] = text
+    return text
 
 
 @router.get("/duels/{duel_id}/frames", tags=["everyone"], response_class=Response,
