@@ -143,23 +143,21 @@ def test_prio_06_no_normal_summon_while_a_chain_is_open():
 
 # == CHAIN-01..05: speeds, responses, reverse order ===============================================
 
-@pytest.mark.parametrize("activation", [
+SPEED_1_SPELLS = [
     pytest.param(act("axe", zone=3, targets=["celtic"]), id="equip-spell"),
     pytest.param(act("yami", field_zone=True), id="field-spell"),
     pytest.param(act("land", zone=3), id="continuous-spell"),
     pytest.param(act("ritual", zone=3), id="ritual-spell"),
-])
+]
+
+
+@pytest.mark.parametrize("activation", SPEED_1_SPELLS)
 def test_chain_02_spell_01_a_speed_1_spell_cannot_respond(activation):
     """CHAIN-02, SPELL-01: Equip, Field, Continuous and Ritual Spells are Speed 1: only Chain Link 1."""
     check([board(), act("decree", player=1), activation], "CHAIN-02", "only be Chain Link 1")
 
 
-@pytest.mark.parametrize("activation", [
-    pytest.param(act("axe", zone=3, targets=["celtic"]), id="equip-spell"),
-    pytest.param(act("yami", field_zone=True), id="field-spell"),
-    pytest.param(act("land", zone=3), id="continuous-spell"),
-    pytest.param(act("ritual", zone=3), id="ritual-spell"),
-])
+@pytest.mark.parametrize("activation", SPEED_1_SPELLS)
 def test_chain_02_spell_02_a_speed_1_spell_starts_a_chain(activation):
     """CHAIN-02, SPELL-02: the same Spells are Chain Link 1 in your own Main Phase."""
     state = fold(board(), activation)
@@ -426,3 +424,74 @@ def test_term_14_a_negated_monster_effect_leaves_the_monster_on_the_field():
                  act("jammer", player=1, negates=1, costs=JAMMER_COST, cite={"card": "jammer", "effect": "x"}),
                  res(2), moved("jammer", 1), neg(1, 2), END)
     assert state.cards["exiled"].zone == "mzone"
+
+
+def test_term_14_a_negated_counter_trap_negates_nothing():
+    """TERM-14: Seven Tools (CL3) negates Magic Jammer (CL2): Jammer applies nothing, so Pot of
+    Greed (CL1) is not negated by it; a record saying Jammer negated it is refused."""
+    chain = [board(), act("pot", zone=3), act("jammer", player=1, negates=1, costs=JAMMER_COST),
+             act("tools", negates=2, costs=[{"lp": 1000}]), res(3), neg(2, 3)]
+    check([*chain, neg(1, 2)], "TERM-14")
+
+
+def test_term_14_trap_06_a_counter_trap_negates_only_the_link_it_named():
+    """TERM-14, TRAP-06: Magic Jammer (CL3) negates MST (CL2): Royal Decree stays, and Dark Hole
+    (CL1) still resolves."""
+    fold(board(), HOLE, passed(1), act("mst", targets=["decree"]),
+         act("jammer", player=1, negates=2, costs=JAMMER_COST), passed(0), passed(1), res(3), moved("jammer", 1),
+         neg(2, 3), moved("mst", 0, reason="negated"), *HOLE_RESOLVES)
+
+
+@pytest.mark.parametrize("card, fields, zone", [
+    pytest.param("land", {"zone": 3}, "szone", id="continuous-spell"),
+    pytest.param("yami", {"field_zone": True}, "fzone", id="field-spell"),
+])
+def test_term_14_spell_04_a_negated_continuous_or_field_spell_goes_to_the_gy(card, fields, zone):
+    """TERM-14, SPELL-04: a Continuous or Field Spell whose activation is negated applies nothing
+    and goes to the GY; left on the field it is refused."""
+    negated = [board(), act(card, **fields), act("jammer", player=1, negates=1, costs=JAMMER_COST), res(2),
+               moved("jammer", 1), neg(1, 2)]
+    state = fold(*negated, moved(card, 0, reason="negated"), END)
+    assert state.cards[card].zone == "gy"
+    check([*negated, END], "SPELL-04", f"({card}) must leave the field")
+
+
+# == TRAP-02 / SPELL-12: a card Set by an effect waits a turn too =================================
+
+SET_BY_EFFECT = [ev("card_moved", card="deck_trap", to=[0, "szone", 3], reason="sent", position="set", cause="pot"),
+                 ev("card_moved", card="deck_qp", to=[0, "szone", 4], reason="sent", position="set", cause="pot")]
+FROM_DECK = {**SMALL_HAND, "szone": [], "deck": [c(MIRROR_FORCE, "deck_trap"), c(BOOK_OF_MOON, "deck_qp"), c(CELTIC, "d1"),
+                                             c(CELTIC, "d2"), c(CELTIC, "d3")]}
+
+
+@pytest.mark.parametrize("activation, rule", [
+    pytest.param(act("deck_trap"), "TRAP-02", id="trap"),
+    pytest.param(act("deck_qp", targets=["ox"]), "SPELL-12", id="quick-play"),
+])
+def test_trap_02_spell_12_a_card_set_by_an_effect_waits_a_turn_refused(activation, rule):
+    """TRAP-02, SPELL-12: a Trap or Quick-Play an effect Sets is Set all the same: not activated
+    the turn it was Set (unless a text says so: TRAP-03)."""
+    check([board(FROM_DECK), *SET_BY_EFFECT, activation], rule, "Set this turn")
+
+
+def test_trap_02_spell_12_a_card_set_by_an_effect_is_activated_in_the_next_turn():
+    """TRAP-02, SPELL-12: the turn after, both may be activated (here in the opponent's turn)."""
+    fold(board(FROM_DECK), *SET_BY_EFFECT, phase("end"), *turn(3, 1), act("deck_trap"),
+         act("deck_qp", targets=["ox"]))
+
+
+def test_spell_11_term_14_a_negated_field_spell_has_already_replaced_the_old_one():
+    """SPELL-11, TERM-14: activating Mystic Plasma Zone sends Yami to the GY at once; Magic Jammer
+    negates it: it goes to the GY too, and neither stays."""
+    state = fold(board({"hand": [c(MPZ, "mpz")], "fzone": c(YAMI, "yami")}), act("mpz", field_zone=True),
+                 act("jammer", player=1, negates=1, costs=JAMMER_COST), res(2), moved("jammer", 1), neg(1, 2),
+                 moved("mpz", 0, reason="negated"), END)
+    assert state.sides[0].fzone is None and state.sides[0].gy[-2:] == ["yami", "mpz"]
+
+
+def test_spell_05_an_equip_spell_on_the_opponents_monster_stays_in_my_zone():
+    """SPELL-05: with no side named, an Equip Spell may equip an opponent's monster; it stays in
+    its activator's zone."""
+    state = fold(board(), act("axe", zone=3, targets=["ox"]), res(1), END)
+    axe = state.cards["axe"]
+    assert (axe.zone, axe.controller, axe.equipped_to) == ("szone", 0, "ox")
