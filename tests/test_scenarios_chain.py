@@ -495,3 +495,27 @@ def test_spell_05_an_equip_spell_on_the_opponents_monster_stays_in_my_zone():
     state = fold(board(), act("axe", zone=3, targets=["ox"]), res(1), END)
     axe = state.cards["axe"]
     assert (axe.zone, axe.controller, axe.equipped_to) == ("szone", 0, "ox")
+
+
+NEGATED_IGNITION = [board(), act("exiled", effect_type="ignition", targets=["ox"],
+                                 costs=[{"card": "exiled", "to": "gy", "reason": "tributed"}]),
+                    act("jammer", player=1, negates=1, costs=JAMMER_COST, cite={"card": "jammer", "effect": "x"}),
+                    res(2), moved("jammer", 1), neg(1, 2)]
+
+
+def test_term_14_a_negated_monster_effect_destroys_nothing():
+    """TERM-14: Exiled Force's effect negated: its cost stays paid, Battle Ox stays, and a
+    destruction it would have caused is refused."""
+    state = fold(*NEGATED_IGNITION, END)
+    assert state.cards["exiled"].zone == "gy" and state.cards["ox"].zone == "mzone"
+    check([*NEGATED_IGNITION, moved("ox", 1, reason="destroyed", cause="exiled")], "TERM-14", "applies nothing")
+
+
+def test_term_14_a_monster_with_another_link_below_still_applies_that_one():
+    """TERM-14: a card whose one effect was negated still applies another of its links that was not
+    (Sangan's trigger at CL1 and a cited second effect at CL2, negated): CL1 adds its card."""
+    p0 = {"deck": [c(CELTIC, "d_celtic"), c(CELTIC, "d2"), c(CELTIC, "d3")]}
+    fold(board(p0), act("sangan", effect_type="trigger", cite={"card": "sangan", "effect": "x"}),
+         act("sangan", effect_type="quick", cite={"card": "sangan", "effect": "y"}),
+         act("tools", negates=2, costs=[{"lp": 1000}], cite={"card": "tools", "effect": "z"}),
+         res(3), moved("tools", 0), neg(2, 3), res(1), moved("d_celtic", 0, "hand", reason="added", cause="sangan"), END)

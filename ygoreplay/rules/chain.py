@@ -307,6 +307,9 @@ def chain_link_negated(state: DuelState, ev: ChainLinkNegated) -> None:
         state.negated.append(link.card)            # equips nothing) and goes to the GY
         if link.card not in state.to_leave:
             state.to_leave.append(link.card)
+    elif all(other.card != link.card for other in state.chain):
+        state.negated.append(link.card)            # TERM-14: a negated effect applies nothing either (unless
+                                                   # another link of its card is still to resolve)
     if link.paid or link.paid_lp:
         state.unrefunded.append([list(link.paid), link.paid_lp])   # TERM-14: its cost stays paid
 
