@@ -519,3 +519,25 @@ def test_term_14_a_monster_with_another_link_below_still_applies_that_one():
          act("sangan", effect_type="quick", cite={"card": "sangan", "effect": "y"}),
          act("tools", negates=2, costs=[{"lp": 1000}], cite={"card": "tools", "effect": "z"}),
          res(3), moved("tools", 0), neg(2, 3), res(1), moved("d_celtic", 0, "hand", reason="added", cause="sangan"), END)
+
+
+def test_spell_12_a_quick_play_set_by_an_effect_in_the_opponents_turn_waits_for_my_turn():
+    """SPELL-12: Set by an effect in the opponent's turn 3, a Quick-Play is not activated that
+    turn; in my turn 4 it is."""
+    p0 = {**FROM_DECK, "mzone": []}
+    set_in_3 = [board(p0, turn=3, turn_player=1), SET_BY_EFFECT[1]]
+    check([*set_in_3, act("deck_qp", targets=["ox"])], "SPELL-12", "Set this turn")
+    fold(*set_in_3, phase("end"), *turn(4, 0), act("deck_qp", targets=["ox"]))
+
+
+@pytest.mark.parametrize("event", [
+    pytest.param(st_set("pot", 4), id="spell-trap-set"),
+    pytest.param(ev("monster_set", player=0, card="vorse", zone=3), id="monster-set"),
+])
+def test_prio_06_nothing_is_set_while_a_chain_is_open_or_resolving(event):
+    """PRIO-06, TURN-04, CHAIN-05: Setting needs an open game state: not while a chain of two
+    links is open, nor after its last link has resolved while the first is left."""
+    p0 = {"hand": [*P0["hand"], c(VORSE, "vorse")], "mzone": [c(CELTIC, "celtic")]}
+    for before in ([HOLE, act("decree", player=1)], [HOLE, act("decree", player=1), res(2)]):
+        v = refused(board(p0), *before, event)
+        assert v.index == len(before) + 1 and "chain" in v.message, v
