@@ -541,3 +541,19 @@ def test_prio_06_nothing_is_set_while_a_chain_is_open_or_resolving(event):
     for before in ([HOLE, act("decree", player=1)], [HOLE, act("decree", player=1), res(2)]):
         v = refused(board(p0), *before, event)
         assert v.index == len(before) + 1 and "chain" in v.message, v
+
+
+STARGAZER, TIMEGAZER, MAN_EATER = 94415058, 20409757, 54652250
+
+
+@pytest.mark.parametrize("p0, activation, rule", [
+    pytest.param({"szone": [c(STARGAZER, "sg", position="faceup"), None, None, None,
+                            c(TIMEGAZER, "tg", position="faceup")]},
+                 act("sg", effect_type="pendulum"), "PEND-02", id="pendulum-effect"),
+    pytest.param({"mzone": [c(MAN_EATER, "bug", position="defense")]},
+                 act("bug", effect_type="flip", targets=["ox"]), "CHAIN-02", id="flip-effect"),
+])
+def test_chain_01_02_pendulum_and_flip_effects_are_speed_1(p0, activation, rule):
+    """CHAIN-01, CHAIN-02, PEND-02: Pendulum Effects and Flip effects are Speed 1: they cannot
+    respond (a Pendulum Effect also needs an open game state)."""
+    check([board(p0), act("pot", zone=3), act("decree", player=1), activation], rule)
