@@ -225,6 +225,7 @@ class DuelState:
         self.resolving = False                         # a chain is resolving: from its first link to chain_ended
         self.to_leave: list[str] = []                  # cards that must leave once the chain ends
         self.negated: list[str] = []                   # cards whose activation this chain negated: they apply nothing (TERM-14)
+        self.negated_links: list[int] = []             # this chain's links whose activation was negated: they negate nothing (TERM-14)
         # CTRL-01: cards another player controlled as they left the field. That player activates
         # their trigger in the next chain; then the card is its owner's. ``taken_next``: the window
         # closes when the next chain ends; ``taken_later``: they left in a chain, the window is the one after.
@@ -431,7 +432,7 @@ class DuelState:
                 "first_player", "players", "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
                 "normal_draw_done", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
-                "resolving", "negated", "taken_next", "taken_later", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
+                "resolving", "negated", "negated_links", "taken_next", "taken_later", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
                 "shed", "witnessed", "turn_began", "timing", "card_text")
 
     def to_data(self) -> dict:

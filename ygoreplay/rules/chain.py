@@ -98,6 +98,7 @@ def activated(state: DuelState, ev: Activated) -> None:
             state.to_leave.append(card.id)
     if not state.chain:
         state.resolving = False                    # a new chain: the last one has fully resolved
+        state.negated_links.clear()
     state.chain.append(ChainLink(len(state.chain) + 1, player, card.id, speed, effect_type,
                                  ev.targets, ev.simultaneous, effect_type is None, ev.negates,
                                  tuple(paid_to) if paid_to else (), lp_cost, mandatory=must))
@@ -295,12 +296,20 @@ def chain_link_negated(state: DuelState, ev: ChainLinkNegated) -> None:
     if ev.by is not None and ev.by <= ev.link:
         impossible(state, ev, "LOG-07", say("link {link} can be negated only by a later link, not {by}",
                                             link=ev.link, by=ev.by))
+    if ev.by in state.negated_links:
+        fail(state, ev, "TERM-14", say("Chain Link {by}'s own activation was negated: it applies nothing, so it "
+                                       "negates no link (Chain Link {link} resolves unless another link negated it)",
+                                       by=ev.by, link=ev.link))
     link = _pop_link(state, ev)
+    state.negated_links.append(link.number)
     card_text.negated(state, link.number)          # TEXT-01: a negated activation gives its use back
     if link.is_card_activation:                    # TERM-14, SPELL-06: it applies nothing (an Equip
         state.negated.append(link.card)            # equips nothing) and goes to the GY
         if link.card not in state.to_leave:
             state.to_leave.append(link.card)
+    elif all(other.card != link.card for other in state.chain):
+        state.negated.append(link.card)            # TERM-14: a negated effect applies nothing either (unless
+                                                   # another link of its card is still to resolve)
     if link.paid or link.paid_lp:
         state.unrefunded.append([list(link.paid), link.paid_lp])   # TERM-14: its cost stays paid
 
@@ -324,6 +333,7 @@ def chain_ended(state: DuelState, ev: ChainEnded) -> None:
     state.chain.clear()
     state.to_leave.clear()
     state.negated.clear()
+    state.negated_links.clear()
     forget_takers(state, at_turn_end=False)
     state.unrefunded.clear()
     state.summon_window = None

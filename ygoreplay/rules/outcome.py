@@ -85,6 +85,8 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     put(state, card, to.zone, to.controller, to.index, position)
     if to.zone in (HAND, DECK, EXTRA):
         card.properly_summoned = False                         # SPS-14: a new card from now on
+    elif position == SET and to.zone in (SZONE, FZONE):
+        card.set_turn = state.turn                             # TRAP-02, SPELL-12: Set by an effect, it waits a turn too
 
 
 def _field_spell_replaced(state: DuelState, ev: CardMoved, card: Card, placed: list) -> bool:
