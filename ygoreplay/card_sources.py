@@ -66,6 +66,12 @@ class _Lookup(collections.abc.Mapping[int, CardFacts]):
     def __bool__(self) -> bool:
         return True
 
+    def facts_of(self, codes: Iterable[int]) -> list[CardFacts] | None:
+        """Each passcode's facts, or None when one has none (``CardDB.facts_of``: a fold reads a
+        registered deck through it, whatever its card source)."""
+        found = [self.get(code) for code in codes]
+        return None if None in found else found  # type: ignore[return-value]
+
 
 class CdbFile(_Lookup):
     """One ``cards.cdb``, opened read-only and read a passcode at a time."""
