@@ -1,0 +1,352 @@
+"""Judge scenarios for summons, positions, battle, damage, tokens, Xyz materials, control, the
+end of the duel and zones (RULES.md §8, §11-15, §20-22), beside the one-case-per-rule tests.
+
+Each is a play a judge tests at the table: a legal one must fold clean, an illegal one must be
+refused with the rule a judge would cite (and leave the state unchanged, which ``refused`` checks).
+"""
+from __future__ import annotations
+
+import pytest
+from duel import (
+    BATTLE_OX, BLUE_EYES, CELTIC, DARK_MAGICIAN, DECODE_TALKER, GIANT_SOLDIER, JINZO, KURIBOH,
+    LINK_SPIDER, MYSTICAL_ELF, ODD_EYES, SHEEP_TOKEN, STARDUST, STARGAZER, SUMMONED_SKULL, TIMEGAZER,
+    UTOPIA, VORSE, fold, position, refused)
+from test_rules_battle import attack, battle_damage, calc, mon, to_gy
+from test_rules_summon import change, flip, monster_set, special, summon, token
+from test_rules_turn import START, draw, ended, phase, register, step, turn
+
+JUNK_SYNCHRON = 63977008
+BATTLE = {"phase": "battle", "step": "battle"}
+
+
+def c(code: int, card_id: str, **flags) -> dict:
+    return {"code": code, "id": card_id, **flags}
+
+
+def check(events: list[dict], rule: str, says: str = "") -> None:
+    """The last event is refused with ``rule`` (its message holding ``says``)."""
+    v = refused(*events)
+    assert v.rule == rule, v
+    assert says in v.message, v.message
+
+
+HAND = [c(CELTIC, "celtic"), c(SUMMONED_SKULL, "skull"), c(DARK_MAGICIAN, "dm"), c(BLUE_EYES, "bewd"),
+        c(KURIBOH, "kuriboh")]
+P0 = {"hand": HAND, "mzone": [c(BATTLE_OX, "ox"), c(GIANT_SOLDIER, "soldier", position="set"),
+                              c(VORSE, "vorse")],
+      "extra": [c(STARDUST, "stardust"), c(UTOPIA, "utopia"), c(LINK_SPIDER, "spider"),
+                c(DECODE_TALKER, "decode")]}
+P1 = {"mzone": [c(MYSTICAL_ELF, "elf")]}
+
+
+def board(p0: dict | None = None, p1: dict | None = None, **fields) -> dict:
+    return position(P0 if p0 is None else p0, P1 if p1 is None else p1, **fields)
+
+
+# -- SUM: Normal Summon, Tribute Summon, Set, Flip Summon -----------------------------------------
+
+SUM_REFUSED = [
+    pytest.param([summon("dm", 3, "ox")], "SUM-04", id="SUM-04-level-7-with-one-tribute"),
+    pytest.param([summon("skull", 3, "ox", "vorse")], "SUM-04", id="SUM-04-level-6-with-two-tributes"),
+    pytest.param([summon("skull", 3)], "SUM-04", id="SUM-04-level-6-without-tribute"),
+    pytest.param([monster_set("dm", 3)], "SUM-04", id="SUM-08-set-level-7-without-tributes"),
+    pytest.param([summon("skull", 3, "elf")], "SUM-06", id="SUM-06-tribute-opponents-monster"),
+    pytest.param([summon("celtic", 3), summon("kuriboh", 4)], "SUM-01", id="SUM-01-second-normal-summon"),
+    pytest.param([summon("celtic", 3), monster_set("kuriboh", 4)], "SUM-01", id="SUM-01-set-after-summon"),
+    pytest.param([monster_set("celtic", 3), flip("celtic")], "SUM-11", id="SUM-11-flip-the-turn-it-was-set"),
+    pytest.param([flip("soldier"), change("soldier", "defense")], "POS-07",
+                 id="SUM-11-POS-07-change-after-flip-summon"),
+    pytest.param([change("ox", "defense"), change("ox", "attack")], "POS-07", id="POS-07-second-manual-change"),
+    pytest.param([summon("celtic", 3), change("celtic", "defense")], "POS-08",
+                 id="POS-08-change-monster-summoned-this-turn"),
+    pytest.param([change("soldier", "defense")], "POS-09", id="POS-09-face-down-to-face-up-defense"),
+    pytest.param([change("ox", "set")], "POS-09", id="POS-09-manual-turn-face-down"),
+]
+
+
+@pytest.mark.parametrize("events, rule", SUM_REFUSED)
+def test_sum_pos_illegal_plays_refused(events: list[dict], rule: str) -> None:
+    """SUM-01/04/06/08/11, POS-07/08/09: the plays a judge stops, with the rule that stops them."""
+    check([board(), *events], rule)
+
+
+@pytest.mark.parametrize("events", [
+    pytest.param([summon("skull", 3, "soldier")], id="SUM-06-tribute-a-face-down-monster"),
+    pytest.param([flip("soldier"), summon("celtic", 3)], id="SUM-10-flip-summon-uses-no-normal-summon"),
+    pytest.param([summon("dm", 3, "ox", "vorse")], id="SUM-04-level-7-two-tributes"),
+    pytest.param([change("ox", "defense"), change("vorse", "defense")], id="POS-07-several-monsters-change"),
+    pytest.param([change("ox", "defense"), change("ox", "attack", cause="x")], id="POS-07-effect-changes-unlimited"),
+    pytest.param([flip("soldier"), {"kind": "phase_entered", "phase": "battle"}, step("battle"),
+                  attack("soldier", "elf")], id="SUM-10-flip-summoned-monster-attacks"),
+])
+def test_sum_pos_legal_plays_fold(events: list[dict]) -> None:
+    """SUM-04/06/10, POS-07: legal plays fold clean."""
+    fold(board(), *events)
+
+
+def test_sum_05_tribute_summon_into_a_full_field() -> None:
+    """SUM-05: with all 5 Main Monster Zones taken, a Tribute Summon uses the zone its Tribute frees."""
+    full = {**P0, "mzone": [c(BATTLE_OX, "ox"), c(GIANT_SOLDIER, "soldier", position="set"), c(VORSE, "vorse"),
+                            c(CELTIC, "c2"), c(KURIBOH, "k2")]}
+    state = fold(board(full), summon("skull", 0, "ox"))
+    assert state.cards["skull"].zone == "mzone" and state.cards["ox"].zone == "gy"
+    check([board(full), summon("celtic", 0)], "ZONE-01")
+
+
+def test_sum_10_flip_summon_a_monster_set_last_turn_then_it_cannot_change_again() -> None:
+    """SUM-10/11: a monster Set on an earlier turn may be Flip Summoned; it is then face-up Attack."""
+    state = fold(board(), flip("soldier"))
+    assert state.cards["soldier"].position == "attack"
+
+
+def test_sum_10_flip_summon_outside_main_phase_refused() -> None:
+    """SUM-10: a Flip Summon is made in your Main Phase, not in the Battle Phase."""
+    v = refused(board(**BATTLE), flip("soldier"))
+    assert v.rule in ("SUM-10", "SUM-11"), v
+
+
+def test_sum_10_flip_summon_of_opponents_monster_refused() -> None:
+    """SUM-10: only your own face-down monster is Flip Summoned."""
+    p1 = {"mzone": [c(MYSTICAL_ELF, "elf", position="set")]}
+    refused(board(p1=p1), flip("elf"))
+
+
+# -- BATTLE: who attacks, what, how often ----------------------------------------------------------
+
+BATTLE_REFUSED = [
+    pytest.param(board(p0={**P0, "mzone": [mon("ox", BATTLE_OX, "defense")]}, **BATTLE), [attack("ox", "elf")],
+                 "POS-03", id="POS-03-defense-position-attacks"),
+    pytest.param(board(**BATTLE), [attack("soldier", "elf")], "POS-03", id="POS-04-face-down-attacks"),
+    pytest.param(board(**BATTLE), [attack("ox", "elf"), step("damage"), calc(["elf"], [0, 900]),
+                                   battle_damage(1, 900), to_gy("elf", 1), step("battle"), attack("ox")], "BATTLE-03",
+                 id="BATTLE-03-second-attack"),
+    pytest.param(board(p1={"mzone": [c(MYSTICAL_ELF, "elf", position="set")]}, **BATTLE), [attack("ox")],
+                 "BATTLE-02", id="BATTLE-02-direct-attack-past-a-face-down-monster"),
+    pytest.param(board(p1={"mzone": [None, None, None, None, None, c(STARDUST, "sd")]}, **BATTLE),
+                 [attack("ox")], "BATTLE-02", id="BATTLE-04-direct-attack-past-an-emz-monster"),
+    pytest.param(board(**BATTLE), [attack("ox", "vorse")], "BATTLE-02", id="BATTLE-02-attack-own-monster"),
+    pytest.param(board(), [attack("ox", "elf")], "BATTLE-02", id="BATTLE-02-attack-in-main-phase"),
+    pytest.param(board(**BATTLE), [attack("elf", "ox", player=1)], "BATTLE-02",
+                 id="BATTLE-02-non-turn-player-attacks"),
+    pytest.param(board(**BATTLE), [attack("ox", "elf"), step("damage"), calc(["elf"], [0, 900]),
+                                   calc(["elf"], [0, 900])], "BATTLE-11", id="BATTLE-11-second-damage-calculation"),
+    pytest.param(board(**BATTLE), [attack("ox", "elf"), {"kind": "attack_retargeted", "target": None}],
+                 "BATTLE-06", id="BATTLE-06-retarget-without-a-change"),
+    pytest.param(board(**BATTLE), [attack("ox", "elf"), {"kind": "attack_cancelled"}],
+                 "BATTLE-06", id="BATTLE-06-cancel-without-a-change"),
+    pytest.param(board(**BATTLE), [attack("ox", "elf"),
+                                   {"kind": "card_moved", "card": "elf", "to": [1, "gy"], "reason": "destroyed",
+                                    "cause": "x"}, step("damage"), calc([], [0, 1700])],
+                 "BATTLE-06", id="BATTLE-06-target-left-then-damage-calculated"),
+    pytest.param(board(**BATTLE), [attack("ox", "elf"), step("damage"), calc(["elf"], [0, 900]),
+                                   battle_damage(1, 900), to_gy("elf", 1), step("battle"), {"kind": "phase_entered", "phase": "main2"},
+                                   change("ox", "defense")], "POS-08", id="POS-08-change-after-attacking"),
+]
+
+
+@pytest.mark.parametrize("setup, events, rule", BATTLE_REFUSED)
+def test_battle_illegal_attacks_refused(setup: dict, events: list[dict], rule: str) -> None:
+    """POS-03/04, BATTLE-02/03/04/06/11, POS-08: attacks a judge stops."""
+    check([setup, *events], rule)
+
+
+def test_battle_06_replay_target_leaves_then_retarget_or_direct() -> None:
+    """BATTLE-06: the target is destroyed by an effect after the attack: the attacker may attack
+    directly (the opponent has no monster left) or cancel; neither is a new attack (BATTLE-03)."""
+    gone = {"kind": "card_moved", "card": "elf", "to": [1, "gy"], "reason": "destroyed", "cause": "x"}
+    state = fold(board(**BATTLE), attack("ox", "elf"), gone, {"kind": "attack_retargeted", "target": None},
+                 step("damage"), calc([], [0, 1700]), battle_damage(1, 1700, 6300))
+    assert state.sides[1].lp == 6300
+    fold(board(**BATTLE), attack("ox", "elf"), gone, {"kind": "attack_cancelled"})
+
+
+def test_battle_07_forfeited_attack_cannot_attack_again() -> None:
+    """BATTLE-07: after a replay the player attacks with another monster; the first has used its attack."""
+    p1 = {"mzone": [c(MYSTICAL_ELF, "elf"), c(CELTIC, "c1")]}
+    gone = {"kind": "card_moved", "card": "elf", "to": [1, "gy"], "reason": "destroyed", "cause": "x"}
+    events = [board(p1=p1, **BATTLE), attack("ox", "elf"), gone, attack("vorse", "c1"), step("damage"),
+              calc(["c1"], [0, 500]), battle_damage(1, 500), to_gy("c1", 1), step("battle")]
+    fold(*events)
+    check([*events, attack("ox")], "BATTLE-03")
+
+
+def test_battle_12_attack_a_face_down_monster_uses_its_def() -> None:
+    """POS-04/BATTLE-12: Vorse Raider (1900) attacks a Set Giant Soldier of Stone (2000 DEF): it is
+    flipped face-up Defense, nothing is destroyed and the attacker's controller takes 100."""
+    p1 = {"mzone": [c(GIANT_SOLDIER, "gs", position="set")]}
+    state = fold(board(p1=p1, **BATTLE), attack("vorse", "gs"), step("damage"), calc([], [100, 0]),
+                 battle_damage(0, 100, 7900))
+    assert state.cards["gs"].position == "defense" and state.sides[0].lp == 7900
+    check([board(p1=p1, **BATTLE), attack("vorse", "gs"), step("damage"), calc(["gs"], [0, 0])], "DMG-07")
+
+
+def test_dmg_05_no_piercing_damage_against_a_set_monster() -> None:
+    """DMG-05: Summoned Skull (2500) destroys a Set Celtic Guardian (1200 DEF) and deals no damage."""
+    p0 = {**P0, "mzone": [c(SUMMONED_SKULL, "sk")]}
+    p1 = {"mzone": [c(CELTIC, "cg", position="set")]}
+    fold(board(p0, p1, **BATTLE), attack("sk", "cg"), step("damage"), calc(["cg"], [0, 0]), to_gy("cg", 1))
+    check([board(p0, p1, **BATTLE), attack("sk", "cg"), step("damage"), calc(["cg"], [0, 1300])], "DMG-05")
+
+
+def test_link_05_a_link_monster_battles_with_its_atk() -> None:
+    """LINK-05: a Link monster is always in Attack Position: Vorse Raider (1900) against Link Spider
+    (1000 ATK) destroys it and deals 900."""
+    p1 = {"mzone": [None, None, None, None, None, c(LINK_SPIDER, "ls")]}
+    fold(board(p1=p1, **BATTLE), attack("vorse", "ls"), step("damage"), calc(["ls"], [0, 900]))
+    check([board(p1=p1, **BATTLE), attack("vorse", "ls"), step("damage"), calc(["ls"], [0, 0])], "DMG-01")
+
+
+def test_dmg_uses_the_changed_atk() -> None:
+    """DMG-01/04: the calculation uses current ATK: Celtic (1400) raised to 2000 beats Vorse (1900)."""
+    p0 = {**P0, "mzone": [c(CELTIC, "cg")]}
+    p1 = {"mzone": [c(VORSE, "vr")]}
+    events = [board(p0, p1, **BATTLE), {"kind": "stats_changed", "card": "cg", "atk": 2000, "cause": "x"},
+              attack("cg", "vr"), step("damage")]
+    fold(*events, calc(["vr"], [0, 100]))
+    check([*events, calc(["cg"], [500, 0])], "DMG-01")
+
+
+# -- the first turn --------------------------------------------------------------------------------
+
+def test_turn_1_no_battle_phase_for_the_first_player() -> None:
+    """The player going first has no Battle Phase on turn 1 (so no attack on turn 1)."""
+    opening = [START, register(0), register(1), draw(0, 5), draw(1, 5), *turn(1, 0, drawn=False)]
+    v = refused(*opening, phase("battle"))
+    assert v.rule == "NIS-04", v
+
+
+# -- SYN, XYZ, LINK, PEND: Extra Deck procedures ---------------------------------------------------
+
+TUNED = {**P0, "mzone": [*P0["mzone"], None, c(JUNK_SYNCHRON, "junk", level=4)]}
+
+EXTRA_REFUSED = [
+    pytest.param(P0, special("stardust", 5, "synchro", materials=["ox", "vorse"]), "SYN-01",
+                 id="SYN-01-no-tuner"),
+    pytest.param(TUNED, special("stardust", 5, "synchro", materials=["junk"]), "SYN-01",
+                 id="SYN-01-tuner-only"),
+    pytest.param(TUNED, special("stardust", 5, "synchro", materials=["junk", "ox", "vorse"]), "SYN-01",
+                 id="SYN-01-levels-over"),
+    pytest.param(TUNED, special("stardust", 5, "synchro", materials=["junk", "soldier"]), "SYN-01",
+                 id="SYN-01-face-down-material"),
+    pytest.param({**P0, "mzone": [c(BATTLE_OX, "ox"), c(SUMMONED_SKULL, "sk")]},
+                 special("utopia", 5, "xyz", materials=["ox", "sk"]), "XYZ-01", id="XYZ-01-different-levels"),
+    pytest.param(P0, special("utopia", 5, "xyz", materials=["ox"]), "XYZ-01", id="XYZ-01-one-material"),
+    pytest.param(P0, special("utopia", 5, "xyz", materials=["ox", "soldier"]), "XYZ-01",
+                 id="XYZ-01-face-down-material"),
+    pytest.param({**P0, "mzone": [c(BATTLE_OX, "ox"), c(SHEEP_TOKEN, "tok", token=True, level=4)]},
+                 special("utopia", 5, "xyz", materials=["ox", "tok"]), "XYZ-02", id="XYZ-02-token-material"),
+    pytest.param(P0, special("decode", 5, "link", materials=["ox", "vorse"]), "LINK-02",
+                 id="LINK-02-rating-short"),
+    pytest.param(P0, special("spider", 5, "link", materials=["soldier"]), "LINK-01",
+                 id="LINK-01-face-down-material"),
+    pytest.param(P0, special("spider", 5, "link", materials=["elf"]), "LINK-01",
+                 id="LINK-01-opponents-material"),
+]
+
+
+@pytest.mark.parametrize("p0, event, rule", EXTRA_REFUSED)
+def test_extra_deck_summon_refused(p0: dict, event: dict, rule: str) -> None:
+    """SYN-01, XYZ-01/02, LINK-01/02: Extra Deck procedures with the wrong materials."""
+    v = refused(board(p0), event)
+    assert v.rule == rule, v
+
+
+def test_xyz_detach_and_leave_field_materials_go_to_gy() -> None:
+    """XMAT-01/02: a detached material goes to the GY; when the Xyz monster leaves, the rest follow."""
+    p0 = {**P0, "mzone": [c(BATTLE_OX, "ox"), c(VORSE, "vorse"), c(CELTIC, "cg")]}
+    state = fold(board(p0), special("utopia", 5, "xyz", materials=["ox", "vorse", "cg"]),
+                 {"kind": "card_moved", "card": "ox", "to": [0, "gy"], "reason": "detached"})
+    assert state.cards["utopia"].materials == ["vorse", "cg"] and state.cards["ox"].zone == "gy"
+    state = fold(board(p0), special("utopia", 5, "xyz", materials=["ox", "vorse", "cg"]),
+                 {"kind": "card_moved", "card": "utopia", "to": [0, "gy"], "reason": "destroyed", "cause": "x"})
+    assert {state.cards[m].zone for m in ("ox", "vorse", "cg")} == {"gy"}
+
+
+def test_token_03_token_may_be_link_material_and_vanishes() -> None:
+    """TOKEN-03/LINK-04: a Token may be a Link material; it vanishes instead of going to the GY."""
+    p0 = {**P0, "mzone": [None, None, None, c(SHEEP_TOKEN, "tok", token=True)]}
+    state = fold(board(p0), special("spider", 5, "link", materials=["tok"]))
+    assert "tok" not in state.cards or state.cards["tok"].zone != "gy"
+
+
+def test_token_02_token_bounced_vanishes() -> None:
+    """TOKEN-02: a Token an effect returns to the hand leaves the field and vanishes; it never
+    reaches the hand (so the move is legal, not a refusal)."""
+    p0 = {**P0, "mzone": [None, None, None, c(SHEEP_TOKEN, "tok", token=True)]}
+    state = fold(board(p0), {"kind": "card_moved", "card": "tok", "to": [0, "hand"], "reason": "returned",
+                             "cause": "x"})
+    assert "tok" not in state.sides[0].hand and ("tok" not in state.cards or state.cards["tok"].zone != "hand")
+
+
+SCALES = [c(STARGAZER, "stargazer"), None, None, None, c(TIMEGAZER, "timegazer")]   # Scales 1 and 8
+PEND = {"hand": [c(ODD_EYES, "odd"), c(KURIBOH, "kuriboh"), c(BLUE_EYES, "bewd")], "szone": SCALES,
+        "extra": [c(ODD_EYES, "odd2", position="faceup")]}
+
+
+@pytest.mark.parametrize("event, fields, rule", [
+    pytest.param(special("kuriboh", 0, "pendulum"), {}, "PEND-03", id="PEND-03-level-equal-to-low-scale"),
+    pytest.param(special("odd", 0, "pendulum"), {"turn_player": 1}, "PEND-03", id="PEND-03-opponents-turn"),
+    pytest.param(special("odd2", 0, "pendulum"), {}, "NIS-01", id="ZONE-07-extra-deck-pendulum-to-main-zone"),
+])
+def test_pend_03_zone_07_pendulum_summon_refused(event: dict, fields: dict, rule: str) -> None:
+    """PEND-03, ZONE-07: Levels strictly between the Scales, in your own turn; a Pendulum from the
+    Extra Deck goes to the EMZ or a linked zone."""
+    v = refused(position(PEND, P1, **fields), event)
+    assert v.rule == rule, v
+
+
+def test_pend_05_pendulum_destroyed_goes_to_extra_deck() -> None:
+    """PEND-05: a Pendulum monster destroyed on the field goes face-up to the Extra Deck, not the GY."""
+    p0 = {**P0, "mzone": [c(ODD_EYES, "odd")]}
+    state = fold(board(p0), {"kind": "card_moved", "card": "odd", "to": [0, "extra"], "reason": "destroyed",
+                             "cause": "x"})
+    assert state.cards["odd"].zone == "extra"
+    refused(board(p0), {"kind": "card_moved", "card": "odd", "to": [0, "gy"], "reason": "destroyed", "cause": "x"})
+
+
+# -- CTRL: control and ownership --------------------------------------------------------------------
+
+def test_ctrl_02_03_taken_monster_attacks_and_goes_to_owners_gy() -> None:
+    """CTRL-02/03: a monster taken from the opponent attacks for its new controller, and when it is
+    destroyed it goes to its owner's GY."""
+    p1 = {"mzone": [c(MYSTICAL_ELF, "elf"), c(CELTIC, "cg")]}
+    events = [board(p1=p1), {"kind": "control_changed", "card": "cg", "to_player": 0, "zone": 3, "cause": "x"},
+              {"kind": "phase_entered", "phase": "battle"}, step("battle"), attack("cg", "elf"), step("damage"),
+              calc(["elf"], [0, 600]), battle_damage(1, 600)]
+    fold(*events)
+    destroyed = {"kind": "card_moved", "card": "cg", "to": [1, "gy"], "reason": "destroyed", "cause": "x"}
+    assert fold(*events, destroyed).cards["cg"].zone == "gy"
+    v = refused(*events, {**destroyed, "to": [0, "gy"]})
+    assert v.rule == "CTRL-03", v
+
+
+# -- WIN: the end of the duel -----------------------------------------------------------------------
+
+def test_win_01_battle_damage_to_zero_ends_the_duel() -> None:
+    """WIN-01: battle damage that takes LP to 0 loses the duel; nothing but the end may follow."""
+    events = [board(p1={"mzone": [], "lp": 1000}, **BATTLE), attack("vorse"), step("damage"),
+              calc([], [0, 1900]), battle_damage(1, 1900, 0)]
+    state = fold(*events)
+    assert state.must_lose == {1: "lp"}
+    check([*events, attack("ox")], "WIN-01")
+    check([*events, ended(None, "draw")], "WIN-01")
+    assert fold(*events, ended(0, "lp")).winner == 0
+
+
+def test_win_04_both_reach_zero_is_a_draw() -> None:
+    """WIN-04: both players reach 0 LP at once: a draw, not a win."""
+    events = [board({**P0, "lp": 500}, {**P1, "lp": 500}), {"kind": "life_points_changed", "player": 0, "amount": 500,
+                                     "reason": "effect_damage", "cause": "x"},
+              {"kind": "life_points_changed", "player": 1, "amount": 500, "reason": "effect_damage", "cause": "x"}]
+    assert fold(*events, ended(None, "draw")).winner is None
+    check([*events, ended(0, "lp")], "WIN-04")
+
+
+def test_win_02_drawing_from_an_empty_deck_loses() -> None:
+    """WIN-02: a player who must draw in the Draw Phase with an empty Deck loses."""
+    events = [board(p1={**P1, "deck": []}), {"kind": "phase_entered", "phase": "end"},
+              {"kind": "turn_started", "player": 1, "turn": 3}, phase("draw")]
+    state = fold(*events, draw(1))
+    assert state.must_lose == {1: "deck_out"}
+    assert fold(*events, draw(1), ended(0, "deck_out")).winner == 0
+    check([*events, draw(1), phase("standby")], "WIN-02")
