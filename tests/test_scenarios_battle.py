@@ -350,3 +350,156 @@ def test_win_02_drawing_from_an_empty_deck_loses() -> None:
     assert state.must_lose == {1: "deck_out"}
     assert fold(*events, draw(1), ended(0, "deck_out")).winner == 0
     check([*events, draw(1), phase("standby")], "WIN-02")
+
+
+# -- position changes by effect during an attack, and what follows an attack ----------------------
+
+GONE_ELF = {"kind": "card_moved", "card": "elf", "to": [1, "gy"], "reason": "destroyed", "cause": "x"}
+
+
+def test_pos_04_target_turned_face_down_after_the_attack_battles_with_def() -> None:
+    """POS-04, DMG-07: the target is turned face-down (Book of Moon) after the attack is declared:
+    no replay (the opponent's monsters are the same), it is flipped and battles with its DEF."""
+    events = [board(**BATTLE), attack("vorse", "elf"), change("elf", "set", player=1, cause="x"), step("damage")]
+    state = fold(*events, calc([], [100, 0]), battle_damage(0, 100))
+    assert state.cards["elf"].position == "defense"
+    check([*events, calc(["elf"], [0, 1100])], "DMG-07")
+
+
+def test_battle_06_attacker_turned_to_defense_ends_the_attack() -> None:
+    """POS-03: an attacker turned to Defense Position by an effect after its declaration no longer
+    attacks: no damage calculation follows, but another monster may attack."""
+    events = [board(**BATTLE), attack("vorse", "elf"), change("vorse", "defense", cause="x")]
+    fold(*events, attack("ox", "elf"))
+    check([*events, step("damage"), calc(["elf"], [0, 1100])], "POS-03", "only face-up Attack Position")
+
+
+def test_battle_06_new_monster_after_attack_player_keeps_the_target() -> None:
+    """BATTLE-06: the opponent Special Summons a monster after an attack on a monster: a replay
+    lets the attacker keep its target; damage calculation against it is legal."""
+    p1 = {"mzone": [c(MYSTICAL_ELF, "elf")], "hand": [c(KURIBOH, "kb")]}
+    fold(board(p1=p1, **BATTLE), attack("vorse", "elf"), special("kb", 2, player=1, cause="x"), step("damage"),
+         calc(["elf"], [0, 1100]))
+
+
+def test_battle_06_direct_attack_then_a_monster_appears() -> None:
+    """BATTLE-06: after a direct attack the opponent Special Summons a monster: a replay must come
+    before any damage calculation; a direct damage calculation is refused."""
+    p1 = {"mzone": [], "hand": [c(KURIBOH, "kb")]}
+    events = [board(p1=p1, **BATTLE), attack("vorse"), special("kb", 2, player=1, cause="x")]
+    check([*events, step("damage"), calc([], [0, 1900])], "BATTLE-06")
+    fold(*events, {"kind": "attack_retargeted", "target": "kb"}, step("damage"), calc(["kb"], [0, 1600]))
+
+
+def test_dmg_10_battle_damage_must_match_the_calculation() -> None:
+    """DMG-10: the LP change that follows is the damage the calculation gave."""
+    events = [board(**BATTLE), attack("vorse", "elf"), step("damage"), calc(["elf"], [0, 1100])]
+    check([*events, battle_damage(1, 1000)], "DMG-10")
+
+
+def test_battle_14_monster_destroyed_by_battle_must_leave() -> None:
+    """BATTLE-14: a monster destroyed by battle leaves the field before the attack is over."""
+    events = [board(**BATTLE), attack("vorse", "elf"), step("damage"), calc(["elf"], [0, 1100]),
+              battle_damage(1, 1100)]
+    check([*events, step("battle")], "BATTLE-14")
+
+
+def test_pend_05_battle_14_pendulum_destroyed_by_battle_goes_to_extra() -> None:
+    """PEND-05/BATTLE-14: a Pendulum monster destroyed by battle goes face-up to the Extra Deck."""
+    p1 = {"mzone": [c(ODD_EYES, "oe", position="defense")]}          # 2500 ATK / 2000 DEF
+    p0 = {**P0, "mzone": [c(BLUE_EYES, "be")]}
+    events = [board(p0, p1, **BATTLE), attack("be", "oe"), step("damage"), calc(["oe"], [0, 0])]
+    state = fold(*events, to_gy("oe", 1, zone="extra"), step("battle"))
+    assert state.cards["oe"].zone == "extra"
+    refused(*events, to_gy("oe", 1))
+
+
+def test_token_02_token_destroyed_by_battle_vanishes() -> None:
+    """TOKEN-02: a Token destroyed by battle leaves the field and vanishes."""
+    p1 = {"mzone": [c(SHEEP_TOKEN, "tok", token=True, position="defense")]}
+    state = fold(board(p1=p1, **BATTLE), attack("vorse", "tok"), step("damage"), calc(["tok"], [0, 0]),
+                 to_gy("tok", 1), step("battle"))
+    assert "tok" not in state.cards or state.cards["tok"].zone != "gy"
+
+
+def test_battle_attack_with_monster_special_summoned_this_turn() -> None:
+    """BATTLE-02: no summoning sickness: a monster summoned this turn may attack."""
+    fold(board(), summon("celtic", 3), {"kind": "phase_entered", "phase": "battle"}, step("battle"),
+         attack("celtic", "elf"))
+
+
+# -- more summons and positions ------------------------------------------------------------------
+
+MORE_REFUSED = [
+    pytest.param(board(), [summon("celtic", 5)], "ZONE-03", id="ZONE-03-normal-summon-into-emz"),
+    pytest.param(board(TUNED), [special("stardust", 5, "synchro", materials=["junk", "ox"]),
+                           special("utopia", 6, "effect", cause="x")], "ZONE-04", id="ZONE-04-second-emz"),
+    pytest.param(board(**BATTLE), [summon("celtic", 3)], "TURN-06", id="TURN-06-normal-summon-in-battle-phase"),
+    pytest.param(board(turn_player=1), [summon("celtic", 3)], "SUM-01", id="SUM-01-opponents-turn"),
+    pytest.param(board(), [summon("celtic", 3, position="defense")], "SUM-09", id="SUM-09-face-up-defense"),
+    pytest.param(board(), [monster_set("celtic", 3), change("celtic", "attack")], "SUM-11",
+                 id="POS-08-set-this-turn-to-attack"),
+    pytest.param(board(TUNED, **BATTLE), [special("stardust", 5, "synchro", materials=["junk", "ox"])], "SYN-01",
+                 id="SYN-01-battle-phase"),
+    pytest.param(board(turn_player=1), [special("utopia", 5, "xyz", materials=["ox", "vorse"])], "XYZ-01",
+                 id="XYZ-01-opponents-turn"),
+    pytest.param(board(), [special("utopia", 5, "xyz", materials=["ox", "vorse"]), change("utopia", "defense")],
+                 "POS-08", id="POS-08-xyz-summoned-this-turn"),
+    pytest.param(board(), [special("spider", 5, "link", materials=["ox"]), change("spider", "defense", cause="x")],
+                 "LINK-05", id="LINK-05-link-to-defense-by-effect"),
+    pytest.param(board(), [summon("celtic", 3), {"kind": "summon_negated", "card": "celtic"},
+                           monster_set("kuriboh", 4)], "SUM-03", id="SUM-03-set-after-negated-summon"),
+]
+
+
+@pytest.mark.parametrize("setup, events, rule", MORE_REFUSED)
+def test_more_summon_and_position_plays_refused(setup: dict, events: list[dict], rule: str) -> None:
+    """ZONE-03/04, SUM-01/03/09, POS-08, SYN-01, XYZ-01, LINK-05."""
+    check([setup, *events], rule)
+
+
+@pytest.mark.parametrize("events", [
+    pytest.param([change("soldier", "attack", cause="x"), change("soldier", "set", cause="x"), flip("soldier")],
+                 id="SUM-11-flip-after-effect-changes"),
+    pytest.param([summon("skull", 3, "ox"), {"kind": "summon_negated", "card": "skull"}, flip("soldier")],
+                 id="SUM-03-tributes-stay-flip-still-allowed"),
+    pytest.param([special("stardust", 5, "synchro", materials=["junk", "ox"]), summon("celtic", 3)],
+                 id="SPS-02-normal-summon-after-synchro"),
+    pytest.param([special("stardust", 5, "synchro", materials=["junk", "ox"]),
+                  {"kind": "card_moved", "card": "stardust", "to": [0, "extra"], "reason": "returned", "cause": "x"}],
+                 id="SPS-14-synchro-returned-to-extra"),
+])
+def test_more_summon_plays_fold(events: list[dict]) -> None:
+    """SUM-03/11, SPS-02/14: legal plays fold clean."""
+    fold(board(TUNED), *events)
+
+
+def test_sum_03_negated_tribute_summon_tributes_stay_in_gy() -> None:
+    """SUM-03/SUM-07: a negated Tribute Summon: the Tributes stay in the GY, the monster goes there."""
+    state = fold(board(), summon("skull", 3, "ox"), {"kind": "summon_negated", "card": "skull"})
+    assert state.cards["ox"].zone == "gy" and state.cards["skull"].zone == "gy"
+
+
+def test_ctrl_03_taken_monster_tributed_and_bounced_go_to_owner() -> None:
+    """CTRL-03: a monster taken from the opponent may be Tributed (you control it) and goes to its
+    owner's GY; bounced, it goes to its owner's hand."""
+    p1 = {"mzone": [c(MYSTICAL_ELF, "elf"), c(CELTIC, "cg")]}
+    take = {"kind": "control_changed", "card": "cg", "to_player": 0, "zone": 3, "cause": "x"}
+    state = fold(board(p1=p1), take, summon("skull", 4, "cg"))
+    assert state.cards["cg"].zone == "gy" and "cg" in state.sides[1].gy
+    bounce = {"kind": "card_moved", "card": "cg", "to": [1, "hand"], "reason": "returned", "cause": "x"}
+    assert "cg" in fold(board(p1=p1), take, bounce).sides[1].hand
+    v = refused(board(p1=p1), take, {**bounce, "to": [0, "hand"]})
+    assert v.rule == "CTRL-03", v
+
+
+def test_win_02_effect_draw_from_an_empty_deck_loses() -> None:
+    """WIN-02: a draw by an effect from an empty Deck loses too."""
+    state = fold(board({**P0, "deck": []}), draw(0, 1, cause="x"))
+    assert state.must_lose == {0: "deck_out"}
+
+
+def test_win_01_no_loss_recorded_without_zero_lp() -> None:
+    """WIN-01: a duel ended 'by LP' while both players have LP left is refused."""
+    check([board(), ended(0, "lp")], "WIN-01")
+    fold(board(), ended(1, "surrender"))

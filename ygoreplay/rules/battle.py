@@ -158,6 +158,9 @@ def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
                                               "calculation"))
     if state.phase != "battle" or state.step != "damage":
         fail(state, ev, "NIS-03", N_("damage calculation happens in the Damage Step"))
+    if attacker.position != ATTACK:            # POS-03: turned to Defense after its declaration, the attack stopped
+        fail(state, ev, "POS-03", say("{name} is in {position} position; only face-up Attack Position monsters "
+                                      "attack", name=attacker.name, position=attacker.position))
     if attack.target is None:
         defenders = frozenset(c.id for c in state.monsters(1 - attacker.controller))
         if defenders and defenders != attack.defender_monsters:
