@@ -15,7 +15,7 @@ from test_rules_battle import attack, battle_damage, calc, mon, to_gy
 from test_rules_summon import change, flip, monster_set, special, summon, token
 from test_rules_turn import START, draw, ended, phase, register, step, turn
 
-JUNK_SYNCHRON = 63977008
+JUNK_SYNCHRON, BLS, THOUSAND_DRAGON = 63977008, 5405694, 41462083
 BATTLE = {"phase": "battle", "step": "battle"}
 
 
@@ -503,3 +503,76 @@ def test_win_01_no_loss_recorded_without_zero_lp() -> None:
     """WIN-01: a duel ended 'by LP' while both players have LP left is refused."""
     check([board(), ended(0, "lp")], "WIN-01")
     fold(board(), ended(1, "surrender"))
+
+
+# -- batch 3: materials, Ranks, Link Ratings, Damage Step positions, LP ---------------------------
+
+EFFECTS = {**P0, "mzone": [c(KURIBOH, "kb"), c(JINZO, "jz"), c(BATTLE_OX, "ox"), c(CELTIC, "l3a", level=3),
+                           c(VORSE, "l3b", level=3)]}
+
+
+@pytest.mark.parametrize("p0, event, rule", [
+    pytest.param(EFFECTS, special("utopia", 5, "xyz", materials=["l3a", "l3b"]), "XYZ-01",
+                 id="XYZ-01-rank-4-from-level-3s"),
+    pytest.param({**P0, "mzone": [c(BATTLE_OX, "ox"), c(UTOPIA, "u2")]},
+                 special("utopia", 5, "xyz", materials=["ox", "u2"]), "CARD-07", id="CARD-07-xyz-monster-has-no-level"),
+    pytest.param({**P0, "mzone": [c(BATTLE_OX, "ox")]}, special("stardust", 5, "synchro",
+                                                                materials=["ox", "p1junk"]), "SYN-01",
+                 id="SYN-01-opponents-tuner"),
+    pytest.param({**P0, "mzone": [c(BATTLE_OX, "ox")]},
+                 special("decode", 5, "link", materials=["ox", "spider_f"]), "LINK-02", id="LINK-02-link-1-plus-one"),
+])
+def test_batch3_extra_deck_refused(p0: dict, event: dict, rule: str) -> None:
+    """XYZ-01: a Rank needs materials of that Level (CARD-07: an Xyz monster has none); SYN-01: your own
+    Tuner; LINK-02: a Link-1 material and one monster make 2, not Decode Talker's 3."""
+    p1 = {"mzone": [c(MYSTICAL_ELF, "elf"), c(JUNK_SYNCHRON, "p1junk", level=4)]}
+    p0 = {**p0, "mzone": [*p0["mzone"], *([None] * (4 - len(p0["mzone"]))), c(LINK_SPIDER, "spider_f")]} \
+        if event["method"] == "link" else p0
+    v = refused(board(p0, p1), event)
+    assert v.rule == rule, v
+
+
+def test_link_02_link_material_counts_its_rating_or_one() -> None:
+    """LINK-02/03: Decode Talker (Link-3) from Link Spider (Link-1, counts 1) and two Effect monsters."""
+    p0 = {**EFFECTS, "mzone": [c(KURIBOH, "kb"), c(JINZO, "jz"), None, None, None, c(LINK_SPIDER, "sp")]}
+    state = fold(board(p0), special("decode", 6, "link", materials=["sp", "kb", "jz"]))
+    assert state.cards["decode"].zone == "mzone"
+
+
+@pytest.mark.parametrize("events, rule", [
+    pytest.param([special("kuriboh", 3, position="set", cause="x"), flip("kuriboh")], "SUM-11",
+                 id="SUM-11-set-by-effect-this-turn"),
+    pytest.param([summon("utopia", 3)], "SUM-01", id="SUM-01-normal-summon-from-extra-deck"),
+    pytest.param([special("bls", 3, "ritual")], "RIT-01", id="RIT-01-ritual-without-a-ritual-spell"),
+    pytest.param([special("thousand", 5, "fusion")], "FUS-01", id="FUS-01-fusion-without-a-card"),
+    pytest.param([{"kind": "phase_entered", "phase": "battle"}, step("battle"), attack("ox", "elf"),
+                  step("damage"), change("vorse", "defense")], "POS-07", id="POS-07-manual-change-in-damage-step"),
+    pytest.param([{"kind": "phase_entered", "phase": "battle"}, step("battle"), attack("ox", "elf"),
+                  attack("vorse", "elf")], "BATTLE-02", id="BATTLE-02-attack-before-the-last-is-over"),
+])
+def test_batch3_refused(events: list[dict], rule: str) -> None:
+    """SUM-01/11, RIT-01, FUS-01, POS-07, BATTLE-02."""
+    p0 = {**P0, "hand": [*HAND, c(BLS, "bls")], "extra": [*P0["extra"], c(THOUSAND_DRAGON, "thousand")]}
+    v = refused(board(p0), *events)
+    assert v.rule == rule, v
+
+
+@pytest.mark.parametrize("events", [
+    pytest.param([monster_set("skull", 3, "ox")], id="SUM-08-set-level-6-with-one-tribute"),
+    pytest.param([token("tok", 3, cause="x"), summon("skull", 4, "tok")], id="SUM-06-token-tributed"),
+    pytest.param([change("soldier", "defense", cause="x"), change("soldier", "attack")],
+                 id="POS-07-manual-after-effect-flip"),
+    pytest.param([{"kind": "phase_entered", "phase": "battle"}, step("battle"), attack("ox", "elf"),
+                  {"kind": "card_moved", "card": "elf", "to": [1, "gy"], "reason": "destroyed", "cause": "x"},
+                  {"kind": "attack_retargeted", "target": None}, step("damage"), calc([], [0, 1700]),
+                  battle_damage(1, 1700), step("battle"), attack("vorse")], id="BATTLE-02-direct-after-a-replay"),
+])
+def test_batch3_legal(events: list[dict]) -> None:
+    """SUM-06/08, POS-07, BATTLE-02/06: legal plays fold clean."""
+    fold(board(), *events)
+
+
+def test_zone_14_stated_lp_never_below_zero() -> None:
+    """ZONE-14/WIN-01: damage above the LP left takes them to 0, not below."""
+    events = [board(p1={"mzone": [], "lp": 1000}, **BATTLE), attack("vorse"), step("damage"), calc([], [0, 1900])]
+    check([*events, battle_damage(1, 1900, -900)], "ZONE-14")
