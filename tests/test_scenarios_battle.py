@@ -576,3 +576,67 @@ def test_zone_14_stated_lp_never_below_zero() -> None:
     """ZONE-14/WIN-01: damage above the LP left takes them to 0, not below."""
     events = [board(p1={"mzone": [], "lp": 1000}, **BATTLE), attack("vorse"), step("damage"), calc([], [0, 1900])]
     check([*events, battle_damage(1, 1900, -900)], "ZONE-14")
+
+
+# -- batch 4: a monster in the battle leaves and comes back, or changes control (BATTLE-06) -------
+
+TAKE_ELF = {"kind": "control_changed", "card": "elf", "to_player": 0, "zone": 3, "cause": "x"}
+TAKE_VORSE = {"kind": "control_changed", "card": "vorse", "to_player": 1, "zone": 3, "cause": "x"}
+BANISH_ELF = {"kind": "card_moved", "card": "elf", "to": [1, "banished"], "reason": "banished", "cause": "x"}
+BANISH_VORSE = {"kind": "card_moved", "card": "vorse", "to": [0, "banished"], "reason": "banished", "cause": "x"}
+ELF_BACK = special("elf", 3, player=1, cause="x")
+VORSE_BACK = special("vorse", 3, cause="x")
+
+
+@pytest.mark.parametrize("events, says", [
+    pytest.param([TAKE_ELF], "changed control", id="target-taken-by-the-attacker"),
+    pytest.param([TAKE_VORSE], "changed control", id="attacker-taken-by-the-opponent"),
+    pytest.param([BANISH_ELF, ELF_BACK], "attack target left the field", id="target-banished-and-back"),
+    pytest.param([BANISH_VORSE, VORSE_BACK], "attacking monster is no longer on the field",
+                 id="attacker-banished-and-back"),
+])
+def test_battle_06_no_damage_calculation_with_a_changed_monster(events: list[dict], says: str) -> None:
+    """BATTLE-06: a monster that left the field and came back is a new card, and one whose
+    control changed no longer battles for its old side: the declared battle does not happen."""
+    check([board(**BATTLE), attack("vorse", "elf"), *events, step("damage"), calc(["elf"], [0, 1100])],
+          "BATTLE-06", says)
+
+
+def test_battle_06_target_back_on_the_field_is_a_replay() -> None:
+    """BATTLE-06: the target left the field and came back (a new card): the opponent's monsters
+    have changed, so the attacker may choose it again as a new target."""
+    fold(board(**BATTLE), attack("vorse", "elf"), BANISH_ELF, ELF_BACK,
+         {"kind": "attack_retargeted", "target": "elf"}, step("damage"), calc(["elf"], [0, 1100]))
+    fold(board(**BATTLE), attack("vorse", "elf"), BANISH_ELF, ELF_BACK, {"kind": "attack_cancelled"})
+
+
+def test_battle_03_attacker_back_on_the_field_is_a_new_monster() -> None:
+    """BATTLE-03: a monster that attacked, left the field and came back is a new card: it may
+    declare an attack (its first) in the same Battle Phase."""
+    fold(board(**BATTLE), attack("vorse", "elf"), BANISH_VORSE, VORSE_BACK, attack("vorse", "elf"))
+
+
+def test_battle_06_target_moved_within_its_side_is_no_replay() -> None:
+    """BATTLE-06: the target moved to another zone of its controller's row is the same monster:
+    no replay, and damage calculation against it goes on."""
+    move = {"kind": "zone_changed", "card": "elf", "zone": 2, "cause": "x"}
+    fold(board(**BATTLE), attack("vorse", "elf"), move, step("damage"), calc(["elf"], [0, 1100]))
+    check([board(**BATTLE), attack("vorse", "elf"), move, {"kind": "attack_cancelled"}], "BATTLE-06")
+
+
+# -- batch 5: a summon by procedure takes the summoner's own monster ------------------------------
+
+@pytest.mark.parametrize("setup, event, rule", [
+    pytest.param(board(TUNED, {"mzone": [c(MYSTICAL_ELF, "elf")], "extra": [c(STARDUST, "sd9")]}),
+                 special("sd9", 5, "synchro", materials=["junk", "ox"]), "SYN-01", id="SYN-01-opponents-extra-deck"),
+    pytest.param(board(None, {"mzone": [c(MYSTICAL_ELF, "elf")], "extra": [c(UTOPIA, "u9")]}),
+                 special("u9", 5, "xyz", materials=["ox", "vorse"]), "XYZ-01", id="XYZ-01-opponents-extra-deck"),
+    pytest.param(board(None, {"mzone": [c(MYSTICAL_ELF, "elf")], "extra": [c(LINK_SPIDER, "ls9")]}),
+                 special("ls9", 5, "link", materials=["ox"]), "LINK-01", id="LINK-01-opponents-extra-deck"),
+    pytest.param(position(PEND, {"mzone": [c(MYSTICAL_ELF, "elf")], "hand": [c(ODD_EYES, "oe9")]}),
+                 special("oe9", 0, "pendulum"), "PEND-03", id="PEND-03-opponents-hand"),
+])
+def test_procedure_summons_the_summoners_own_monster(setup: dict, event: dict, rule: str) -> None:
+    """SYN-01, XYZ-01, LINK-01, PEND-03: the monster a procedure summons is the summoner's own, from
+    their Extra Deck or hand; a Synchro Monster in the opponent's Extra Deck is out of reach."""
+    check([setup, event], rule, "summoner's own")

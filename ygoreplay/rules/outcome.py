@@ -18,7 +18,7 @@ from ..events import (
     CardMoved, CardRevealed, CardsSwapped, CoinTossed, ControlChanged, CountersChanged, DieRolled,
     LifePointsChanged, Loc, SetCardsShuffled, StatsChanged, ZoneChanged)
 from ..state import Card, ChainLink, DuelState
-from .base import ON_FIELD, fail, get_card, handles, impossible, player_of, put, take, vanish
+from .base import LEFT, ON_FIELD, fail, get_card, handles, impossible, player_of, put, take, vanish
 from .spell_trap import check_equips, in_chain, settle_equips
 from .summon import note_material_move
 from .zones import check_free_monster_zone, check_monster_zone, check_spell_trap_zone, extra_link, ruleset_of
@@ -217,20 +217,26 @@ _KEPT = ("summoned_turn", "summon_method", "summoned_by", "set_turn", "arrived_t
          "equipped_to", "equip_exits", "equip_pending")
 
 
-def _lift(state: DuelState, card: Card) -> tuple[tuple, list[str]]:
-    """Take a card off the field for a move that keeps what it is; its materials stay with it."""
+def _lift(state: DuelState, card: Card) -> tuple[tuple, list[str], int | None]:
+    """Take a card off the field for a move that keeps what it is; its materials stay with it.
+    Also returns the controller it had if an attack was declared against its side with it there."""
     kept = tuple(getattr(card, name) for name in _KEPT)
     materials, card.materials = card.materials, []      # they travel with it, not to the GY
+    attack = state.attack
+    defending = card.controller if attack is not None and card.id in attack.defender_monsters else None
     take(state, card)
-    return kept, materials
+    return kept, materials, defending
 
 
-def _land(state: DuelState, card: Card, lifted: tuple[tuple, list[str]], zone: str, controller: int,
+def _land(state: DuelState, card: Card, lifted: tuple[tuple, list[str], int | None], zone: str, controller: int,
           index: int, position: str | None) -> None:
     put(state, card, zone, controller, index, position)
-    kept, card.materials = lifted
+    kept, card.materials, defending = lifted
     for name, value in zip(_KEPT, kept):
         setattr(card, name, value)
+    attack = state.attack
+    if defending == controller and attack is not None:   # BATTLE-06: the same monster on the same side
+        attack.defender_monsters = attack.defender_monsters - {card.id + LEFT} | {card.id}
 
 
 @handles(ControlChanged)
