@@ -139,8 +139,8 @@ BATTLE_REFUSED = [
                                     "cause": "x"}, step("damage"), calc([], [0, 1700])],
                  "BATTLE-06", id="BATTLE-06-target-left-then-damage-calculated"),
     pytest.param(board(**BATTLE), [attack("ox", "elf"), step("damage"), calc(["elf"], [0, 900]),
-                                   battle_damage(1, 900), to_gy("elf", 1), step("battle"), {"kind": "phase_entered", "phase": "main2"},
-                                   change("ox", "defense")], "POS-08", id="POS-08-change-after-attacking"),
+                                   battle_damage(1, 900), to_gy("elf", 1), step("battle"),
+                                   {"kind": "phase_entered", "phase": "main2"}, change("ox", "defense")], "POS-08", id="POS-08-change-after-attacking"),
 ]
 
 
@@ -640,3 +640,60 @@ def test_procedure_summons_the_summoners_own_monster(setup: dict, event: dict, r
     """SYN-01, XYZ-01, LINK-01, PEND-03: the monster a procedure summons is the summoner's own, from
     their Extra Deck or hand; a Synchro Monster in the opponent's Extra Deck is out of reach."""
     check([setup, event], rule, "summoner's own")
+
+
+# -- batch 6: what goes to the Extra Deck (ZONE-12, PEND-05) ----------------------------------------
+
+def _to_extra(card: str, **fields) -> dict:
+    return {"kind": "card_moved", "card": card, "to": [0, "extra"], "reason": "sent", "cause": "x", **fields}
+
+
+@pytest.mark.parametrize("card, fields", [
+    pytest.param("bewd", {}, id="ZONE-12-main-deck-monster-to-extra-deck"),
+    pytest.param("odd", {"position": "facedown"}, id="ZONE-12-main-deck-pendulum-face-down"),
+])
+def test_zone_12_main_deck_card_to_extra_deck_refused(card: str, fields: dict) -> None:
+    """ZONE-12: the Extra Deck holds Extra Deck monsters, and Main Deck Pendulums only face-up."""
+    check([position(PEND, P1), _to_extra(card, **fields)], "ZONE-12", "Main Deck card")
+
+
+def test_zone_12_main_deck_pendulum_from_hand_is_face_up() -> None:
+    """ZONE-12: an effect that adds a Pendulum from the hand to the Extra Deck places it face-up,
+    and from there it may be Pendulum Summoned (PEND-03)."""
+    state = fold(position(PEND, P1), _to_extra("odd"))
+    assert (state.cards["odd"].zone, state.cards["odd"].position) == ("extra", "faceup")
+    fold(position(PEND, P1), _to_extra("odd"), special("odd", 5, "pendulum"))
+
+
+def test_pend_05_pendulum_xyz_material_goes_to_the_gy() -> None:
+    """PEND-05/NIS-05: a Pendulum that is an Xyz material is not on the field (XMAT-02): detached,
+    it goes to the GY, not the Extra Deck."""
+    p0 = {**P0, "mzone": [c(ODD_EYES, "oe", level=4), c(VORSE, "vorse")]}
+    events = [board(p0), special("utopia", 5, "xyz", materials=["oe", "vorse"])]
+    fold(*events, {"kind": "card_moved", "card": "oe", "to": [0, "gy"], "reason": "detached"})
+    check([*events, {"kind": "card_moved", "card": "oe", "to": [0, "extra"], "reason": "detached"}], "NIS-05")
+
+
+def test_ctrl_02_control_changes_only_by_an_effect() -> None:
+    """CTRL-02: control passes by an effect (named as the cause); no basic rule gives a player the
+    opponent's monster."""
+    take = {"kind": "control_changed", "card": "elf", "to_player": 0, "zone": 3}
+    check([board(), take], "CTRL-02", "name it as the cause")
+    assert fold(board(), {**take, "cause": "x"}).cards["elf"].controller == 0
+
+
+@pytest.mark.parametrize("ruleset, card, method, materials, rule", [
+    pytest.param("mr2020", "stardust", "synchro", ["junk", "ox"], None, id="mr2020-synchro-to-main-zone"),
+    pytest.param("nmr2017", "stardust", "synchro", ["junk", "ox"], "ZONE-03", id="nmr2017-synchro-to-main-zone"),
+    pytest.param("mr2020", "utopia", "xyz", ["ox", "vorse"], None, id="mr2020-xyz-to-main-zone"),
+    pytest.param("mr2020", "spider", "link", ["ox"], "NIS-01", id="mr2020-link-to-unlinked-main-zone"),
+])
+def test_zone_03_extra_deck_monster_to_a_main_monster_zone(ruleset: str, card: str, method: str,
+                                                            materials: list[str], rule: str | None) -> None:
+    """ZONE-03/06: under Master Rule 2020 Fusion, Synchro and Xyz monsters may enter a Main Monster
+    Zone; Link monsters (and, under 2017, all of them) only a zone a link arrow points to."""
+    events = [board(TUNED, ruleset=ruleset), special(card, 3, method, materials=materials)]
+    if rule is None:
+        assert fold(*events).cards[card].zone == "mzone"
+    else:
+        check(events, rule, "link arrow points to it")

@@ -138,6 +138,10 @@ def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> N
     if to.zone in (HAND, DECK) and card.facts.is_extra_deck:
         fail(state, ev, "ZONE-12", say("{name} is an Extra Deck monster: it returns to the Extra Deck, not the "
                                        "{zone}", name=card.name, zone=to.zone))
+    elif to.zone == EXTRA and not card.facts.is_extra_deck and (
+            not card.facts.is_pendulum or ev.position == FACEDOWN):
+        fail(state, ev, "ZONE-12", say("{name} is a Main Deck card: only a Pendulum monster goes to the Extra Deck, "
+                                       "face-up", name=card.name))
     if reason == "battle":
         attack = state.attack
         if attack is None or card.id not in attack.destroyed:
@@ -200,7 +204,9 @@ def _default_position(card: Card, zone: str) -> str | None:
     if zone in (SZONE, FZONE, BANISHED):
         return FACEUP
     if zone == EXTRA:
-        return FACEUP if card.facts.is_pendulum and card.zone in ON_FIELD else FACEDOWN
+        # ZONE-12: a Main Deck Pendulum is face-up there wherever it comes from
+        main_deck_or_field = card.zone in ON_FIELD or not card.facts.is_extra_deck
+        return FACEUP if card.facts.is_pendulum and main_deck_or_field else FACEDOWN
     return None
 
 
@@ -262,6 +268,9 @@ def control_changed(state: DuelState, ev: ControlChanged) -> None:
     elif state.sides[ev.to_player].szone[ev.zone] is not None:
         impossible(state, ev, "ZONE-08", say("Spell & Trap Zone {zone} of player {to_player} is occupied",
                                              zone=ev.zone, to_player=ev.to_player))
+    if ev.cause is None:
+        fail(state, ev, "CTRL-02", say("no basic rule gives control of {name} to player {to_player}: an effect does "
+                                       "(name it as the cause)", name=card.name, to_player=ev.to_player))
     check_not_negated(state, ev)
     stranded = [] if in_chain(state) else check_equips(state, ev)    # SPELL-07
     zone, position = card.zone, card.position
