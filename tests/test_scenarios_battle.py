@@ -697,3 +697,36 @@ def test_zone_03_extra_deck_monster_to_a_main_monster_zone(ruleset: str, card: s
         assert fold(*events).cards[card].zone == "mzone"
     else:
         check(events, rule, "link arrow points to it")
+
+
+def test_pos_08_sum_11_no_flip_summon_after_attacking() -> None:
+    """POS-08/SUM-11: a monster that declared an attack, then was turned face-down by an effect
+    (Book of Moon), cannot be Flip Summoned in Main Phase 2: a Flip Summon is a position change."""
+    events = [board(**BATTLE), attack("vorse", "elf"), step("damage"), calc(["elf"], [0, 1100]),
+              battle_damage(1, 1100), to_gy("elf", 1), step("battle"), change("vorse", "set", cause="x"),
+              {"kind": "phase_entered", "phase": "main2"}]
+    check([*events, flip("vorse")], "POS-08", "declared an attack this turn")
+    fold(*events, flip("soldier"))                  # one that did not attack may
+
+
+def test_pend_04_negated_pendulum_summon_sends_all_to_the_gy() -> None:
+    """PEND-04: a negated Pendulum Summon destroys all its monsters, and they go to the GY, the
+    ones from the Extra Deck included (they never were on the field: PEND-05 does not apply)."""
+    state = fold(position(PEND, P1), special("odd", 0, "pendulum"), special("odd2", 5, "pendulum"),
+                 {"kind": "summon_negated", "card": "odd"}, {"kind": "summon_negated", "card": "odd2"})
+    assert [state.cards[c].zone for c in ("odd", "odd2")] == ["gy", "gy"]
+
+
+@pytest.mark.parametrize("p0, card, rule", [
+    pytest.param({**P0, "mzone": [None] * 5 + [c(LINK_SPIDER, "ls")]}, "ls", "LINK-05", id="LINK-05-link-face-down"),
+    pytest.param({**P0, "mzone": [c(SHEEP_TOKEN, "tok", token=True)]}, "tok", "TOKEN-02", id="TOKEN-02-token-face-down"),
+])
+def test_no_effect_turns_links_or_tokens_face_down(p0: dict, card: str, rule: str) -> None:
+    """LINK-05, TOKEN-02: Book of Moon cannot turn a Link monster or a Token face-down."""
+    check([board(p0), change(card, "set", cause="x")], rule)
+
+
+def test_token_02_tributed_token_vanishes() -> None:
+    """SUM-06/TOKEN-02: a Token may be Tributed for a Tribute Summon; it does not reach the GY."""
+    state = fold(board({**P0, "mzone": [c(SHEEP_TOKEN, "tok", token=True)]}), summon("skull", 1, "tok"))
+    assert "tok" not in state.cards and state.cards["skull"].zone == "mzone"

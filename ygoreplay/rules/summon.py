@@ -210,6 +210,9 @@ def check_flip(state: DuelState, ev: Event, card: Card, player: int) -> None:
                                       "next", name=card.name))
     if card.position_changed_turn == state.turn:
         fail(state, ev, "SUM-11", say("{name} has already changed its battle position this turn", name=card.name))
+    if card.attacked_turn == state.turn:         # e.g. turned face-down by an effect after attacking
+        fail(state, ev, "POS-08", say("{name} declared an attack this turn and cannot change position",
+                                      name=card.name))
 
 
 
