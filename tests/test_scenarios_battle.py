@@ -730,3 +730,19 @@ def test_token_02_tributed_token_vanishes() -> None:
     """SUM-06/TOKEN-02: a Token may be Tributed for a Tribute Summon; it does not reach the GY."""
     state = fold(board({**P0, "mzone": [c(SHEEP_TOKEN, "tok", token=True)]}), summon("skull", 1, "tok"))
     assert "tok" not in state.cards and state.cards["skull"].zone == "mzone"
+
+
+def test_sps_02_a_negated_pendulum_summon_still_used_the_turns_one() -> None:
+    """SPS-02/PEND-04: a negated Pendulum Summon was still the turn's one Pendulum Summon; the
+    Normal Summon is untouched."""
+    pp = {**PEND, "hand": [*PEND["hand"], c(ODD_EYES, "odd3")]}
+    events = [position(pp, P1), special("odd", 0, "pendulum"), {"kind": "summon_negated", "card": "odd"}]
+    check([*events, special("odd3", 1, "pendulum")], "SPS-02", "already Pendulum Summoned")
+    fold(*events, summon("kuriboh", 1))
+
+
+@pytest.mark.parametrize("event", [summon("skull", 5, "ox"), monster_set("celtic", 6)],
+                         ids=["tribute-summon-into-emz", "set-into-emz"])
+def test_zone_03_normal_summons_use_main_monster_zones(event: dict) -> None:
+    """ZONE-03: a Normal Summoned or Set monster (Tribute Summon included) goes to a Main Monster Zone."""
+    check([board(), event], "ZONE-03", "Main Monster Zone")
