@@ -746,3 +746,17 @@ def test_sps_02_a_negated_pendulum_summon_still_used_the_turns_one() -> None:
 def test_zone_03_normal_summons_use_main_monster_zones(event: dict) -> None:
     """ZONE-03: a Normal Summoned or Set monster (Tribute Summon included) goes to a Main Monster Zone."""
     check([board(), event], "ZONE-03", "Main Monster Zone")
+
+
+def test_battle_07_forfeited_attacker_cannot_change_position_in_main_2() -> None:
+    """BATTLE-07/POS-08: the monster whose attack was replayed away declared an attack: it cannot
+    change position in Main Phase 2. One that left the field and came back is a new card: its
+    summon now, not the attack, is what keeps its position."""
+    p1 = {"mzone": [c(MYSTICAL_ELF, "elf"), c(CELTIC, "c1")]}
+    events = [board(p1=p1, **BATTLE), attack("ox", "elf"), GONE_ELF, attack("vorse", "c1"), step("damage"),
+              calc(["c1"], [0, 500]), battle_damage(1, 500), to_gy("c1", 1), step("battle"),
+              {"kind": "phase_entered", "phase": "main2"}]
+    check([*events, change("ox", "defense")], "POS-08", "declared an attack this turn")
+    back = [board(**BATTLE), attack("vorse", "elf"), BANISH_VORSE, {**VORSE_BACK, "position": "defense"},
+            {"kind": "phase_entered", "phase": "main2"}]
+    check([*back, change("vorse", "attack")], "POS-08", "summoned or Set this turn")   # new, but summoned now
