@@ -124,6 +124,8 @@ def phase_name(phase: str | None) -> str:
 
 
 ON_FIELD = frozenset((MZONE, SZONE, FZONE))
+#: Marks, in an attack's ``defender_monsters``, a monster that has left the field since (BATTLE-06).
+LEFT = "~left"
 
 
 def take(state: DuelState, card: Card) -> None:
@@ -134,6 +136,11 @@ def take(state: DuelState, card: Card) -> None:
     moved, as the engine sends them, or after the last of a group of ``card_moved`` ``with_next``."""
     zone = card.zone
     if zone == MZONE:
+        attack = state.attack
+        if attack is not None and not attack.calculated and card.id in attack.defender_monsters:
+            # BATTLE-06: one of the monsters the attack was declared against has left the field;
+            # back, it is a new card: either way the opponent's monsters have changed (a replay)
+            attack.defender_monsters = attack.defender_monsters - {card.id} | {card.id + LEFT}
         if card.materials:
             for material in card.materials:
                 state.cards[material].host = None  # under no card on the field: waiting for the GY

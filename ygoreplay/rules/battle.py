@@ -86,12 +86,20 @@ def _attack_over(state: DuelState, attack: Attack) -> bool:
     opponent's monsters changed (a replay, BATTLE-06) and the player attacks with another monster
     instead, forfeiting the first attack (BATTLE-07)."""
     attacker = state.cards.get(attack.attacker)
-    if attacker is None or attacker.zone != MZONE or attacker.position != ATTACK:
+    if attacker is None or attacker.zone != MZONE or attacker.position != ATTACK or not _still_attacking(state,
+                                                                                                       attacker):
         return True
     if attack.calculated:
         return False
     defender = 1 - attacker.controller
     return frozenset(c.id for c in state.monsters(defender)) != attack.defender_monsters
+
+
+def _still_attacking(state: DuelState, attacker: Card) -> bool:
+    """Whether the monster that declared the attack is still that monster, on the turn player's
+    side: one that left the field and came back is a new card (its attack mark is gone), and one
+    whose control changed no longer attacks for the turn player (BATTLE-06)."""
+    return attacker.attacked_turn == state.turn and attacker.controller == state.turn_player
 
 
 def _current_attack(state: DuelState, ev: Event) -> Attack:
@@ -150,14 +158,21 @@ def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
         impossible(state, ev, "LOG-05", N_("damage is [damage to player 0, damage to player 1], each >= 0"))
     attacker = state.cards.get(attack.attacker)
     target = state.cards.get(attack.target) if attack.target else None
-    if attacker is None or attacker.zone != MZONE:
+    if attacker is None or attacker.zone != MZONE or attacker.attacked_turn != state.turn:
         impossible(state, ev, "BATTLE-06", N_("the attacking monster is no longer on the field: there is no damage "
                                               "calculation"))
-    if attack.target is not None and (target is None or target.zone != MZONE):
+    if attacker.controller != state.turn_player or (target is not None and target.controller == attacker.controller):
+        impossible(state, ev, "BATTLE-06", N_("a monster in this battle changed control after the attack was "
+                                              "declared: a replay, not a damage calculation"))
+    if attack.target is not None and (target is None or target.zone != MZONE
+                                      or attack.target not in attack.defender_monsters):
         impossible(state, ev, "BATTLE-06", N_("the attack target left the field: a replay, not a damage "
                                               "calculation"))
     if state.phase != "battle" or state.step != "damage":
         fail(state, ev, "NIS-03", N_("damage calculation happens in the Damage Step"))
+    if attacker.position != ATTACK:            # POS-03: turned to Defense after its declaration, the attack stopped
+        fail(state, ev, "POS-03", say("{name} is in {position} position; only face-up Attack Position monsters "
+                                      "attack", name=attacker.name, position=attacker.position))
     if attack.target is None:
         defenders = frozenset(c.id for c in state.monsters(1 - attacker.controller))
         if defenders and defenders != attack.defender_monsters:

@@ -554,7 +554,7 @@ TABLE: tuple[Rule, ...] = (
              "rules/position.py", "test_rules_summon.py::test_pos_07_09_position_changes",
              "test_rules_summon.py::test_pos_position_changes_refused"),
     enforced("POS-08", "No manual change the turn a monster was summoned or Set (option: by you), or after it declared an attack.",
-             "rules/position.py", "test_rules_summon.py::test_pos_08_a_monster_summoned_on_an_earlier_turn_changes_position",
+             "rules/position.py rules/summon.py", "test_rules_summon.py::test_pos_08_a_monster_summoned_on_an_earlier_turn_changes_position",
              "test_rules_summon.py::test_pos_position_changes_refused"),
     enforced("POS-09", "Manual changes: Attack and Defense face-up, or a Flip Summon; never face-down to face-up Defense.",
              "rules/position.py", "test_rules_summon.py::test_pos_07_09_position_changes",

@@ -18,7 +18,7 @@ from ..events import (
     CardMoved, CardRevealed, CardsSwapped, CoinTossed, ControlChanged, CountersChanged, DieRolled,
     LifePointsChanged, Loc, SetCardsShuffled, StatsChanged, ZoneChanged)
 from ..state import Card, ChainLink, DuelState
-from .base import ON_FIELD, fail, get_card, handles, impossible, player_of, put, take, vanish
+from .base import LEFT, ON_FIELD, fail, get_card, handles, impossible, player_of, put, take, vanish
 from .spell_trap import check_equips, in_chain, settle_equips
 from .summon import note_material_move
 from .zones import check_free_monster_zone, check_monster_zone, check_spell_trap_zone, extra_link, ruleset_of
@@ -140,6 +140,10 @@ def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> N
     if to.zone in (HAND, DECK) and card.facts.is_extra_deck:
         fail(state, ev, "ZONE-12", say("{name} is an Extra Deck monster: it returns to the Extra Deck, not the "
                                        "{zone}", name=card.name, zone=to.zone))
+    elif to.zone == EXTRA and not card.facts.is_extra_deck and (
+            not card.facts.is_pendulum or ev.position == FACEDOWN):
+        fail(state, ev, "ZONE-12", say("{name} is a Main Deck card: only a Pendulum monster goes to the Extra Deck, "
+                                       "face-up", name=card.name))
     if reason == "battle":
         attack = state.attack
         if attack is None or card.id not in attack.destroyed:
@@ -202,7 +206,9 @@ def _default_position(card: Card, zone: str) -> str | None:
     if zone in (SZONE, FZONE, BANISHED):
         return FACEUP
     if zone == EXTRA:
-        return FACEUP if card.facts.is_pendulum and card.zone in ON_FIELD else FACEDOWN
+        # ZONE-12: a Main Deck Pendulum is face-up there wherever it comes from
+        main_deck_or_field = card.zone in ON_FIELD or not card.facts.is_extra_deck
+        return FACEUP if card.facts.is_pendulum and main_deck_or_field else FACEDOWN
     return None
 
 
@@ -219,20 +225,26 @@ _KEPT = ("summoned_turn", "summon_method", "summoned_by", "set_turn", "arrived_t
          "equipped_to", "equip_exits", "equip_pending")
 
 
-def _lift(state: DuelState, card: Card) -> tuple[tuple, list[str]]:
-    """Take a card off the field for a move that keeps what it is; its materials stay with it."""
+def _lift(state: DuelState, card: Card) -> tuple[tuple, list[str], int | None]:
+    """Take a card off the field for a move that keeps what it is; its materials stay with it.
+    Also returns the controller it had if an attack was declared against its side with it there."""
     kept = tuple(getattr(card, name) for name in _KEPT)
     materials, card.materials = card.materials, []      # they travel with it, not to the GY
+    attack = state.attack
+    defending = card.controller if attack is not None and card.id in attack.defender_monsters else None
     take(state, card)
-    return kept, materials
+    return kept, materials, defending
 
 
-def _land(state: DuelState, card: Card, lifted: tuple[tuple, list[str]], zone: str, controller: int,
+def _land(state: DuelState, card: Card, lifted: tuple[tuple, list[str], int | None], zone: str, controller: int,
           index: int, position: str | None) -> None:
     put(state, card, zone, controller, index, position)
-    kept, card.materials = lifted
+    kept, card.materials, defending = lifted
     for name, value in zip(_KEPT, kept):
         setattr(card, name, value)
+    attack = state.attack
+    if defending == controller and attack is not None:   # BATTLE-06: the same monster on the same side
+        attack.defender_monsters = attack.defender_monsters - {card.id + LEFT} | {card.id}
 
 
 @handles(ControlChanged)
@@ -258,6 +270,9 @@ def control_changed(state: DuelState, ev: ControlChanged) -> None:
     elif state.sides[ev.to_player].szone[ev.zone] is not None:
         impossible(state, ev, "ZONE-08", say("Spell & Trap Zone {zone} of player {to_player} is occupied",
                                              zone=ev.zone, to_player=ev.to_player))
+    if ev.cause is None:
+        fail(state, ev, "CTRL-02", say("no basic rule gives control of {name} to player {to_player}: an effect does "
+                                       "(name it as the cause)", name=card.name, to_player=ev.to_player))
     check_not_negated(state, ev)
     stranded = [] if in_chain(state) else check_equips(state, ev)    # SPELL-07
     zone, position = card.zone, card.position

@@ -210,6 +210,9 @@ def check_flip(state: DuelState, ev: Event, card: Card, player: int) -> None:
                                       "next", name=card.name))
     if card.position_changed_turn == state.turn:
         fail(state, ev, "SUM-11", say("{name} has already changed its battle position this turn", name=card.name))
+    if card.attacked_turn == state.turn:         # e.g. turned face-down by an effect after attacking
+        fail(state, ev, "POS-08", say("{name} declared an attack this turn and cannot change position",
+                                      name=card.name))
 
 
 
@@ -385,6 +388,8 @@ def _check_source(state: DuelState, ev: SpecialSummoned, card: Card, player: int
         elif card.zone != HAND:
             fail(state, ev, "RIT-02", say("{name} is in the {zone}: a Ritual monster is Ritual Summoned from the "
                                           "hand", name=card.name, zone=card.zone))
+        else:
+            _check_own(state, ev, card, player, "RIT-02", "Ritual")
         return
     if method in _EXTRA_PROCEDURES:
         kind, label, rule = _EXTRA_PROCEDURES[method]
@@ -397,6 +402,8 @@ def _check_source(state: DuelState, ev: SpecialSummoned, card: Card, player: int
         elif card.position == FACEUP:
             fail(state, ev, "PEND-06", say("{name} is face-up in the Extra Deck: it returns only by Pendulum "
                                            "Summon, not by {label} Summon", name=card.name, label=label))
+        else:
+            _check_own(state, ev, card, player, rule, label)
         if method == "link" and not ruleset_of(state).link_summon:
             fail(state, ev, "MR-04", say("there is no Link Summon under {title}: Link Summons came with the New "
                                          "Master Rule", title=ruleset_of(state).title))
@@ -431,6 +438,18 @@ def _check_pendulum(state: DuelState, ev: SpecialSummoned, card: Card, player: i
                                        name=card.name, level=level, low=low, high=high))
     if card.zone not in (HAND, EXTRA) or (card.zone == EXTRA and card.position != FACEUP):
         fail(state, ev, "PEND-03", say("{name} must come from the hand or the face-up Extra Deck", name=card.name))
+    else:
+        _check_own(state, ev, card, player, "PEND-03", "Pendulum")
+
+
+def _check_own(state: DuelState, ev: SpecialSummoned, card: Card, player: int, rule: str, label: str) -> None:
+    """RIT-02, FUS-02, SYN-01, XYZ-01, LINK-01, PEND-03: a summon by procedure takes the monster
+    from the summoner's own hand or Extra Deck (an effect that summons the opponent's cards is
+    method ``effect``)."""
+    if card.controller != player:
+        fail(state, ev, rule, say("{name} is in player {owner}'s {zone}: a {label} Summon takes the monster from the "
+                                  "summoner's own {zone}", name=card.name, owner=card.controller, zone=card.zone,
+                                  label=label))
 
 
 # -- materials of each procedure --------------------------------------------------------------------
