@@ -417,6 +417,27 @@ def test_a_player_who_pays_all_their_lp_before_activating_loses_with_the_card_pl
     assert (result.expected.winner, result.expected.reason) == (1, "lp") and agreement.ok, agreement
 
 
+def test_a_set_card_activated_right_before_the_opponent_decks_out_is_activated():
+    """WIN-02, GEN-01: player 0's Set card is flipped and activated in player 1's Draw Phase
+    before the draw (MSG_POS_CHANGE, MSG_CHAINING); the engine ends the duel by deck-out before
+    MSG_CHAINED. No LP decided it: the activation was made and is recorded, the card face-up as
+    the engine's refresh after MSG_POS_CHANGE shows it, and no violation is left."""
+    at = (0, LOCATION_SZONE, 1, 0x5)
+    stream = opening() + move(5012, (0, LOCATION_HAND, 1, 0xA), (0, LOCATION_SZONE, 1, 0xA), 0)
+    stream += packet(MSG_SET, struct.pack("<I", 5012) + loc(0, LOCATION_SZONE, 1, 0xA))
+    stream += packet(MSG_NEW_TURN, bytes([1])) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x1))
+    stream += packet(MSG_POS_CHANGE, struct.pack("<IBBBBB", 5012, 0, LOCATION_SZONE, 1, 0xA, 0x5))
+    stream += one(0, LOCATION_SZONE, 1, 5012)
+    stream += packet(MSG_CHAINING, struct.pack("<I", 5012) + loc(*at) + struct.pack("<BBIQI", *at[:3], 0, 1))
+    stream += packet(MSG_WIN, bytes([0, 2]))
+    data = wrap(YRPX, FLAGS, teams(FLAGS) + struct.pack("<Q", MR5) + stream + packet(OLD_REPLAY_MODE, yrp1()))
+    result, agreement, report = imported(data)
+    kinds = [e.kind for e in result.events]
+    assert kinds[-2:] == ["activated", "duel_ended"], kinds[-4:]
+    assert (result.expected.winner, result.expected.reason) == (0, "deck_out") and report.violations == []
+    assert report.state.cards["p0.m38"].position == "faceup" and agreement.ok, agreement
+
+
 def spell_chain(at: tuple, hand_seq: int, gy: int, resolving: bytes = b"") -> bytes:
     """5012 from the hand to ``at``, a chain of one link, then sent to GY place ``gy``."""
     return (move(5012, (0, LOCATION_HAND, hand_seq, 0xA), at, 0) + one(at[0], at[1], at[2], 5012)

@@ -380,16 +380,6 @@ class TurnHandling:
     @reads(MSG_WIN)
     def on_win(self, m: dict) -> None:
         self.flush()
-        if self.chains.activation is not None:
-            act, self.chains.activation = self.chains.activation, None
-            if any(cost.lp for cost in act.costs):  # lost by the activation's own LP cost: it was activated
-                self.emit_activation(act)
-            else:                                 # lost before it (LP paid as a card on the field asks): never made,
-                if act.effect_type is None and (act.zone is not None or act.field_zone):   # but the card is placed
-                    to = Loc(act.player, FZONE, 0) if act.field_zone else Loc(act.player, SZONE, act.zone)
-                    self.emit(CardMoved(card=act.card, to=to, reason="sent", position=FACEUP), act.begins)
-                self.events.extend(e for e, _ in act.after)
-                self.sources.extend(s for _, s in act.after)
         player, code = m["player"], m["reason"]
         winner = player if player in (0, 1) else None
         reason = WIN_REASONS.get(code, "effect")
@@ -397,6 +387,19 @@ class TurnHandling:
             # WIN-04: a draw by the rules (both at 0 LP) has a basic reason; a code of 0x10 or more
             # is a card's own condition (WIN_REASON_LAST_TURN 0x16: Last Turn's End Phase check)
             reason = "draw" if code in WIN_REASONS else "effect"
+        if self.chains.activation is not None:
+            act, self.chains.activation = self.chains.activation, None
+            # made unless a player lost at 0 LP before it (LP paid as a card on the field asks);
+            # lost by the activation's own LP cost, or the duel ended otherwise (the opponent
+            # decked out at the Draw Phase draw after it): the engine announced it, it was made
+            if any(cost.lp for cost in act.costs) or reason != "lp":
+                self.emit_activation(act)
+            else:
+                if act.effect_type is None and (act.zone is not None or act.field_zone):   # but the card is placed
+                    to = Loc(act.player, FZONE, 0) if act.field_zone else Loc(act.player, SZONE, act.zone)
+                    self.emit(CardMoved(card=act.card, to=to, reason="sent", position=FACEUP), act.begins)
+                self.events.extend(e for e, _ in act.after)
+                self.sources.extend(s for _, s in act.after)
         if reason == "effect":
             self.note(f"MSG_WIN reason {code:#x}: a card's effect decides the duel "
                       f"({'a draw' if winner is None else f'player {winner} wins'}); the stream names no card")
