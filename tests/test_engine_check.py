@@ -28,7 +28,7 @@ from ygoreplay.yrpx import (
     LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_SZONE,
     MSG_ATTACK, MSG_BATTLE, MSG_CHAIN_END, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING, MSG_CHAINED,
     MSG_CHAINING, MSG_DAMAGE, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START, MSG_HINT, MSG_MOVE,
-    MSG_ADD_COUNTER, MSG_NEW_PHASE, MSG_NEW_TURN, MSG_PAY_LPCOST, MSG_REMOVE_COUNTER, MSG_POS_CHANGE, MSG_SET, MSG_SPSUMMONED, MSG_SPSUMMONING, MSG_START,
+    MSG_ADD_COUNTER, MSG_NEW_PHASE, MSG_NEW_TURN, MSG_PAY_LPCOST, MSG_PLAYER_HINT, PHINT_DESC_ADD, MSG_REMOVE_COUNTER, MSG_POS_CHANGE, MSG_SET, MSG_SPSUMMONED, MSG_SPSUMMONING, MSG_START,
     MSG_SUMMONED, MSG_SUMMONING, MSG_SWAP, MSG_UPDATE_CARD, MSG_UPDATE_DATA, MSG_WIN, OLD_REPLAY_MODE, QUERY_ATTACK,
     QUERY_BASE_ATTACK, QUERY_BASE_DEFENSE, QUERY_CODE, QUERY_DEFENSE, QUERY_END, QUERY_LEVEL,
     QUERY_POSITION, QUERY_RACE, QUERY_RANK, QUERY_TYPE, REPLAY_LUA64, REPLAY_NEWREPLAY,
@@ -859,6 +859,23 @@ def test_battle_damage_changed_with_only_the_attackers_earlier_link_is_unexplain
     assert calc.cite is not None and calc.cite.unexplained
     assert report.violations == [] and [o.rule for o in report.overrides] == ["DMG-08"]
     assert any("the stream names no card" in n for n in result.notes)
+
+
+def test_battle_damage_a_lasting_effect_on_the_player_prevents_cites_its_card():
+    """DMG-08, GEN-01: the attacking player's own hand card resolved in Main Phase 1 and put a
+    client hint on player 0 (MSG_PLAYER_HINT PHINT_DESC_ADD: Crush Card Virus, "your opponent
+    takes no damage until the end of the next turn"); the direct attack then deals none. The
+    damage calculation cites that card, not unexplained, and no violation is left."""
+    at = (1, LOCATION_HAND, 0, 0xA)
+    main1 = (packet(MSG_CHAINING, struct.pack("<I", HAND1[0]) + loc(*at) + struct.pack("<BBIQI", *at[:3], 0, 1))
+             + packet(MSG_CHAINED, bytes([1])) + packet(MSG_CHAIN_SOLVING, bytes([1]))
+             + packet(MSG_PLAYER_HINT, struct.pack("<BBQ", 0, PHINT_DESC_ADD, HAND1[0] << 20 | 1))
+             + packet(MSG_CHAIN_SOLVED, bytes([1])) + packet(MSG_CHAIN_END, b""))
+    result, agreement, report = imported(duel(opening() + their_direct_attack(main1=main1)))
+    [calc] = [e for e in result.events if e.kind == "damage_calculated"]
+    assert calc.damage == (0, 0) and calc.cite is not None and not calc.cite.unexplained
+    assert calc.cite.card == "p1.m39" and "lasting effect" in calc.cite.effect
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["DMG-08"] and agreement.ok
 
 
 def test_the_import_summary_and_audit_count_unexplained_overrides(tmp_path):

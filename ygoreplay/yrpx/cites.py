@@ -434,6 +434,17 @@ def damage_link(imp: Importer, damage: list[int], rules_damage: list[int]) -> Ci
         mine = [card for card, who in pool if who in favoured]
         if mine:
             return Cite(mine[-1], f"changes the battle damage: its effect resolved {where}")
+    # a lasting effect on the player spared, from any earlier turn or player (Crush Card Virus:
+    # "your opponent takes no damage until the end of the next turn"): its client hint is on them
+    for p in (0, 1):
+        hinted = [(desc, at, e) for desc, at, e in imp.turns.player_hints[p]
+                  if e is not None and e.resolved and damage[p] < rules_damage[p]]
+        if hinted:
+            desc, at, e = hinted[-1]
+            imp.note(f"battle damage {damage} is less than the rules' {rules_damage}: cited {e.card}, whose client "
+                     f"hint {stringid(desc, e.code)} is on player {p} (MSG_PLAYER_HINT, packet {at}); inferred")
+            return Cite(e.card, f"changes the battle damage (inferred): its lasting effect {stringid(desc, e.code)} "
+                                f"is on player {p}")
     if this_attack:
         return Cite(this_attack[-1][0], "changes the battle damage: its effect resolved in this battle")
     return None
