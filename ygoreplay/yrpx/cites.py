@@ -311,6 +311,21 @@ def effect_named(imp: Importer, desc: int) -> None:
         effect.named = (desc, imp.i)
 
 
+def given_up_draw_cite(imp: Importer) -> Cite | None:
+    """The cite for a Draw Phase the turn player leaves without the normal draw (TURN-02): an
+    effect of theirs resolved in it before the draw ("before you draw: you can give up your normal
+    draw this turn, and if you do, add this card to your hand": Magical Blast from the GY). The
+    latest such link; none resolved, no cite."""
+    player = imp.turns.turn_player
+    mine = [e for e in imp.turns.effect_log[imp.turns.draw_mark[player]:] if e.resolved and e.player == player]
+    if not mine:
+        return None
+    e = mine[-1]
+    imp.note(f"turn {imp.turns.turn}: player {player} leaves the Draw Phase without the normal draw; cited {e.card}, "
+             f"whose effect resolved in it (packet {e.index}); inferred")
+    return Cite(e.card, "gives up the normal draw (inferred): its effect resolved in the Draw Phase before the draw")
+
+
 def player_hint(imp: Importer, m: dict) -> None:
     """PHINT_DESC_ADD/REMOVE: an effect with a client hint registered on, or removed from, a player."""
     player, desc = m["player"] & 1, m["value"]

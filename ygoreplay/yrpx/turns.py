@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from ..events import (DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, SZONE, CardMoved, CardRevealed, CardsDrawn, CoinTossed, Cost,
     CountersChanged, DeckShuffled, DieRolled, DuelEnded, LifePointsChanged, Loc, PhaseEntered, TurnStarted)
 from ..rules.turn import PHASE_AFTER
-from .cites import (Effect, credit_gain, effect_named, forced_battle_end, forced_battle_start, maybe_forced_battle, player_hint,
-                    skipped_draw_cite)
+from .cites import (Effect, credit_gain, effect_named, forced_battle_end, forced_battle_start, given_up_draw_cite,
+                    maybe_forced_battle, player_hint, skipped_draw_cite)
 from .constants import (HINT_CARD, HINT_OPSELECTED, LOCATION_GRAVE, MSG_ADD_COUNTER, MSG_CONFIRM_CARDS,
     MSG_CONFIRM_DECKTOP, MSG_CONFIRM_EXTRATOP, MSG_DAMAGE, MSG_DECK_TOP, MSG_DRAW, MSG_HINT, MSG_LPUPDATE,
     MSG_NEW_PHASE, MSG_NEW_TURN, MSG_PAY_LPCOST, MSG_PLAYER_HINT, MSG_RECOVER, MSG_REMOVE_COUNTER, MSG_REVERSE_DECK,
@@ -94,6 +94,8 @@ class TurnHandling:
             # EDOPro sends no marker for a phase an effect skips ("skip your next Draw Phase"):
             # cite the link that most likely registered the skip (module docstring).
             cite = skipped_draw_cite(self, self.turns.turn_player)
+        elif self.turns.phase == "draw" and not self.turns.normal_drawn and self.turns.turn > 1:
+            cite = given_up_draw_cite(self)
         self.turns.phase = phase
         self.turns.step = "start" if phase == "battle" else None
         self.emit(PhaseEntered(player=self.turns.turn_player, phase=phase, cite=cite))
