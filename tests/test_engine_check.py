@@ -896,6 +896,20 @@ def test_a_draw_phase_left_without_the_normal_draw(gives_up):
     assert report.violations == [] and [o.rule for o in report.overrides] == ["TURN-02"] and agreement.ok
 
 
+def test_a_draw_phase_draw_of_two_by_a_lasting_effect_is_the_normal_draw():
+    """TURN-02, GEN-01: player 1's card resolved on turn 1 (a lasting "draw 2 in your Draw Phase");
+    on turn 2 their Draw Phase draw, outside any chain, is 2 cards. It is the normal draw, citing
+    that card: leaving the Draw Phase after it breaks nothing, and no violation is left."""
+    stream = opening() + hand_link(HAND1[0], (1, LOCATION_HAND, 0, 0xA))
+    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x200)) + packet(MSG_NEW_TURN, bytes([1]))
+    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(1, D1[::-1][5:7])
+    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x2))
+    result, agreement, report = imported(duel(stream))
+    drawn = [e for e in result.events if e.kind == "cards_drawn"][-1]
+    assert drawn.count == 2 and drawn.cause is None and drawn.cite is not None and drawn.cite.card == "p1.m39"
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["TURN-02"] and agreement.ok
+
+
 def test_the_import_summary_and_audit_count_unexplained_overrides(tmp_path):
     """GEN-01: the damage above, imported through the command line: no violation, one override
     counted as unexplained in the import summary, its JSON row and the audit of the file written."""

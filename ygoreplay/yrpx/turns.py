@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..events import (DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, SZONE, CardMoved, CardRevealed, CardsDrawn, CoinTossed, Cost,
-    CountersChanged, DeckShuffled, DieRolled, DuelEnded, LifePointsChanged, Loc, PhaseEntered, TurnStarted)
+from ..events import (DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, SZONE, CardMoved, CardRevealed, CardsDrawn, Cite,
+    CoinTossed, Cost, CountersChanged, DeckShuffled, DieRolled, DuelEnded, LifePointsChanged, Loc, PhaseEntered,
+    TurnStarted)
 from ..rules.turn import PHASE_AFTER
 from .cites import (Effect, credit_gain, effect_named, forced_battle_end, forced_battle_start, given_up_draw_cite,
                     maybe_forced_battle, player_hint, skipped_draw_cite)
@@ -118,16 +119,24 @@ class TurnHandling:
             ids.append(cell.id)
         count = len(ids)
         credit_gain(self, player, count)
+        cite = None
         if self.turns.turn == 0:
             cause = None
         elif (self.turns.phase == "draw" and player == self.turns.turn_player and not self.turns.normal_drawn
-              and self.chains.solving is None and self.chains.activation is None and count == self.turns.draw_count):
+              and self.chains.solving is None and self.chains.activation is None
+              and (count == self.turns.draw_count or 0 < count == len(m["codes"]))):
             cause = None
             self.turns.normal_drawn = True
+            if count != self.turns.draw_count:
+                # the normal draw, of another size: a lasting effect of a card that resolved before
+                # (Card of Safe Return's kin: "draw 2 cards in your Draw Phase instead of 1")
+                by = self.effect_cause(player)
+                if by != "effect":
+                    cite = Cite(by, f"the Draw Phase draw is {count} card(s) by this card's lasting effect (inferred)")
         else:
             cause = self.effect_cause(player)
         if count:
-            self.emit(CardsDrawn(player=player, count=count, cards=tuple(ids), cause=cause))
+            self.emit(CardsDrawn(player=player, count=count, cards=tuple(ids), cause=cause, cite=cite))
 
     def on_deck_refresh(self, p: Packet) -> None:
         """The engine lists a whole Deck (at the start and after every chain): every card not yet
