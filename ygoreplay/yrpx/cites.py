@@ -46,11 +46,13 @@ Phases: a Pot of Greed in between does not take the second), then the later link
 4. an effect that gave its player more cards from the Deck than it made them discard (a skipped
    Draw Phase is the usual price of extra cards: Reckless Greed, Dugares, Frankenderp);
 5. any other client hint still on the player;
-6. the most recent effect that player resolved.
+6. the most recent effect that player resolved;
+7. else the most recent effect their opponent resolved, one that gave them no cards first (Fenrir:
+   "your opponent skips their next Draw Phase", no client hint).
 
 A link whose own client hint on the player was removed before the skip comes after all of these:
 its lasting effect on the player was over (Pot of Extravagance's "no more draws this turn").
-Levels 2-6 are inferences, not proof: the cite says "inferred", and an import note names the
+Levels 2-7 are inferences, not proof: the cite says "inferred", and an import note names the
 evidence and the packet. With no candidate at all there is no cite, only a note. No passcode is
 looked up: the card names above are what the real corpus shows.
 """
@@ -132,9 +134,9 @@ def skipped_draw_cite(imp: Importer, player: int) -> Cite | None:
             level = 2
         elif own:
             level = 1
-        else:
-            continue
-        key = (level, (not e.both, net, e.skipped) if level > 2 else (False, 0, False), e.index)
+        else:                       # an opponent's link, naming nothing (Fenrir: "your opponent skips
+            level = -1              # their next Draw Phase"): the weakest evidence, one that gave them none first
+        key = (level, (not e.both, net, e.skipped) if level > 2 else (level < 0 and not e.gained, 0, False), e.index)
         if best is None or key > best[0]:
             best = (key, e)
     where = f"turn {imp.turns.turn} skips its Draw Phase"
@@ -167,6 +169,10 @@ def skipped_draw_cite(imp: Importer, player: int) -> Cite | None:
         desc, at = in_force[id(e)]
         effect = f"skip the Draw Phase (inferred): its lasting effect {stringid(desc, e.code)} is on player {player}"
         why = f"its client hint {stringid(desc, e.code)} is on player {player} (packet {at}); inferred"
+    elif level < 0:
+        effect = "skip the Draw Phase (inferred): the last effect of the opponent that resolved"
+        why = (f"player {player} resolved no effect and has no client hint: it is the last effect their opponent "
+               "resolved since; inferred")
     else:
         effect = "skip the Draw Phase (inferred): the last effect its player resolved"
         why = f"the stream names no effect: it is the last effect player {player} resolved; inferred"
