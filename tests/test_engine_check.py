@@ -910,6 +910,28 @@ def test_a_draw_phase_draw_of_two_by_a_lasting_effect_is_the_normal_draw():
     assert report.violations == [] and [o.rule for o in report.overrides] == ["TURN-02"] and agreement.ok
 
 
+def test_a_normal_summon_in_the_battle_phase_right_after_a_spell_resolves_cites_it():
+    """TURN-06, GEN-01: turn 3, in the Battle Phase, player 0's Spell resolves (Arrivalrivals:
+    "immediately after this effect resolves, Normal Summon 1 monster"), goes to the GY, the chain
+    ends and 5011 is Normal Summoned. The Spell's own move to the GY between its MSG_CHAIN_SOLVED
+    and the summon still makes the summon its effect's: cited, never unexplained or a violation."""
+    stream = opening() + packet(MSG_NEW_PHASE, struct.pack("<H", 0x200)) + packet(MSG_NEW_TURN, bytes([1]))
+    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(1, [THEIRS])
+    for phase in (0x2, 0x4, 0x200):
+        stream += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    stream += packet(MSG_NEW_TURN, bytes([0])) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(0, [D0[::-1][5]])
+    for phase in (0x2, 0x4, 0x8):
+        stream += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    stream += spell_chain((0, LOCATION_SZONE, 1, 0x5), 1, 0) + summon(5011, 3, 2)
+    result, agreement, report = imported(duel(stream))
+    spell = next(e.card for e in result.events if e.kind == "activated")
+    summoned = next(e for e in result.events if e.kind == "normal_summoned")
+    assert summoned.cite is not None and summoned.cite.card == spell and not summoned.cite.unexplained
+    # (5012 is a Normal Spell here: its activation in the Battle Phase is SPELL-02's, cited apart)
+    [turn_06] = [o for o in report.overrides if o.rule == "TURN-06"]
+    assert turn_06.cite == summoned.cite and report.violations == [] and agreement.ok
+
+
 def test_the_import_summary_and_audit_count_unexplained_overrides(tmp_path):
     """GEN-01: the damage above, imported through the command line: no violation, one override
     counted as unexplained in the import summary, its JSON row and the audit of the file written."""
