@@ -265,15 +265,16 @@ def summoned_by_link(imp: Importer) -> str | None:
     """The link whose effect made this Normal Summon or Set (``Duel.Summon``/``SummonOrSet``:
     Ultimate Offering). The engine processes such a summon once the link has resolved: right
     after its MSG_CHAIN_SOLVED, or after MSG_CHAIN_END when it was the chain's last link, with
-    only the server's refreshes in between, and the resolved card's own move from its Spell & Trap
-    Zone to the GY (Arrivalrivals: "immediately after this effect resolves, Normal Summon 1
-    monster", in the Battle Phase). The player's own summon at the idle prompt after a chain has
+    only the server's refreshes in between; outside a Main Phase, also the resolved card's own move
+    from its Spell & Trap Zone to the GY (Arrivalrivals: "immediately after this effect resolves,
+    Normal Summon 1 monster", in the Battle Phase). The player's own summon at the idle prompt after a chain has
     the prompt's six refreshes before it as well (``answers_idle_command``): not cited."""
     if imp.chains.solved_at is None:
         return None
     at, card = imp.chains.solved_at
     start = imp.summons.began_at if imp.summons.began_at is not None else imp.i
-    code = imp.field.code(card)
+    # outside a Main Phase no idle command could have asked for it: the Spell's own move may come between
+    code = imp.field.code(card) if imp.turns.phase not in ("main1", "main2") else -1
     if at >= start or any(p.id not in _BETWEEN_SOLVED_AND_SUMMON and not _sent_after_resolving(p, code)
                           for p in imp.packets[at + 1:start]):
         return None
