@@ -462,6 +462,20 @@ def test_an_additional_normal_summon_later_in_the_turn_cites_the_quiet_spell_tha
     assert report.violations == [] and agreement.ok, (report.violations, agreement)
 
 
+def test_a_grant_that_resolves_while_a_card_collects_a_counter_is_still_quiet():
+    """SUM-01, GEN-01: 5012 resolves (Double Summon) while 5013 on the field takes a counter, as a
+    card that collects a Spell Counter each time a Spell resolves does (MSG_ADD_COUNTER inside the
+    link); nothing else shows. The second Normal Summon of the turn cites 5012, not unexplained."""
+    counter = packet(MSG_ADD_COUNTER, struct.pack("<HBBBH", 1, 0, LOCATION_MZONE, 2, 1))
+    stream = opening() + summon(5013, 0, 2) + monsters(0, z2=(5013, 0x1))
+    stream += spell_chain((0, LOCATION_SZONE, 1, 0x5), 0, 0, resolving=counter) + summon(5011, 2, 3)
+    result, agreement, report = imported(duel(stream))
+    spell = next(e.card for e in result.events if e.kind == "activated")
+    second = [e for e in result.events if e.kind == "normal_summoned"][1]
+    assert second.cite is not None and second.cite.card == spell and not second.cite.unexplained
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["SUM-01"] and agreement.ok
+
+
 def test_counters_removed_as_a_cost_are_recorded_before_the_card_pays_itself():
     """COUNTER-01, CHAIN-11: 5013 holds 3 counters a Spell placed; activating its effect, it removes them and
     sends itself to the GY as the cost (MSG_REMOVE_COUNTER, then its MSG_MOVE, before
