@@ -602,6 +602,24 @@ def test_a_monster_an_effect_keeps_from_being_destroyed_by_battle():
     assert [s.lp for s in report.state.sides] == [7700, 8000] and agreement.ok
 
 
+def test_a_damage_calculation_the_engine_makes_after_the_attacker_left_is_not_a_violation():
+    """BATTLE-06, GEN-01: 6011 attacks 5013; in the Damage Step 6011 is sent to the GY by rule
+    (Mutant Mindmaster's borrowed attacker), yet the engine's MSG_BATTLE names it there and 5013
+    is destroyed by battle. Our rules have no damage calculation without the attacker: none is
+    written (an import note says why), the destruction is cited, and no violation is left."""
+    mine, theirs = 5013, THEIRS
+    stream = opening() + summon(mine, 0, 2) + to_battle() + packet(MSG_DAMAGE_STEP_START, b"")
+    stream += move(theirs, (1, LOCATION_MZONE, 1, 0x1), (1, LOCATION_GRAVE, 0, 0x5), 0x400)
+    stream += packet(MSG_BATTLE, loc(1, LOCATION_GRAVE, 0, 0x5) + struct.pack("<iiB", atk(theirs), 1000, 0)
+                     + loc(0, LOCATION_MZONE, 2, 0x1) + struct.pack("<iiB", atk(mine), 1000, 1))
+    stream += move(mine, (0, LOCATION_MZONE, 2, 0x1), (0, LOCATION_GRAVE, 0, 0x5), 0x21)
+    stream += packet(MSG_DAMAGE_STEP_END, b"") + monsters(0) + monsters(1)
+    result, agreement, report = imported(duel(stream))
+    assert "damage_calculated" not in [e.kind for e in result.events]
+    assert any("attacker" in n and "no longer on the field" in n for n in result.notes)
+    assert report.violations == [] and report.state.cards["p0.m39"].zone == "gy" and agreement.ok
+
+
 # -- the command line -----------------------------------------------------------------------------
 
 def test_import_reports_the_engine_agreement_per_file_and_in_all(tmp_path):
