@@ -438,6 +438,25 @@ def test_a_set_card_activated_right_before_the_opponent_decks_out_is_activated()
     assert report.state.cards["p0.m38"].position == "faceup" and agreement.ok, agreement
 
 
+def test_a_player_who_reaches_0_lp_while_activating_after_its_cost_has_activated():
+    """WIN-01, CHAIN-11: player 0 places a Spell and discards 5013 as its cost (MSG_MOVE between
+    MSG_CHAINING and MSG_CHAINED), then takes 8000 damage from a lasting effect before
+    MSG_CHAINED; MSG_WIN follows. They were not at 0 LP when the activation began: it is recorded
+    with its cost, so the discarded card is in the GY as the engine's refresh shows it."""
+    at = (0, LOCATION_SZONE, 1, 0x5)
+    stream = opening() + move(5012, (0, LOCATION_HAND, 1, 0xA), at, 0) + one(0, LOCATION_SZONE, 1, 5012)
+    stream += packet(MSG_CHAINING, struct.pack("<I", 5012) + loc(*at) + struct.pack("<BBIQI", *at[:3], 0, 1))
+    stream += move(5013, (0, LOCATION_HAND, 0, 0xA), (0, LOCATION_GRAVE, 0, 0x5), 0x4080)
+    stream += one(0, LOCATION_GRAVE, 0, 5013) + packet(MSG_DAMAGE, struct.pack("<BI", 0, 8000))
+    stream += packet(MSG_WIN, bytes([1, 1]))
+    data = wrap(YRPX, FLAGS, teams(FLAGS) + struct.pack("<Q", MR5) + stream + packet(OLD_REPLAY_MODE, yrp1()))
+    result, agreement, report = imported(data)
+    activated = next(e for e in result.events if e.kind == "activated")
+    assert [c.reason for c in activated.costs] == ["discarded"]
+    assert (result.expected.winner, result.expected.reason) == (1, "lp")
+    assert report.violations == [] and report.state.cards["p0.m39"].zone == "gy" and agreement.ok, agreement
+
+
 def spell_chain(at: tuple, hand_seq: int, gy: int, resolving: bytes = b"") -> bytes:
     """5012 from the hand to ``at``, a chain of one link, then sent to GY place ``gy``."""
     return (move(5012, (0, LOCATION_HAND, hand_seq, 0xA), at, 0) + one(at[0], at[1], at[2], 5012)

@@ -51,6 +51,7 @@ class Activation:
     cite: Cite | None = None
     effect: Effect | None = None
     begins: int = -1               # the packet the activation's first event stands for
+    after_loss: bool = False       # a player was already at 0 LP when it began (MSG_CHAINING)
 
 
 @dataclass(slots=True)
@@ -136,7 +137,7 @@ class ChainHandling:
         begins = (place[2] if place is not None and place[0] == card and effect_type is None
                   else flip[1] if flip is not None and flip[0] == card and effect_type is None else self.i)
         self.chains.activation = Activation(self.i, card, player, link, effect_type, zone, field_zone, cite=cite,
-                                      effect=effect, begins=begins)
+                                      effect=effect, begins=begins, after_loss=self.turns.lost)
 
     def emit_place(self, place: tuple[str, Where, int]) -> None:
         card, w, _at = place

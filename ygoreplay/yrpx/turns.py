@@ -400,10 +400,11 @@ class TurnHandling:
             reason = "draw" if code in WIN_REASONS else "effect"
         if self.chains.activation is not None:
             act, self.chains.activation = self.chains.activation, None
-            # made unless a player lost at 0 LP before it (LP paid as a card on the field asks);
-            # lost by the activation's own LP cost, or the duel ended otherwise (the opponent
-            # decked out at the Draw Phase draw after it): the engine announced it, it was made
-            if any(cost.lp for cost in act.costs) or reason != "lp":
+            # made unless a player was at 0 LP before it began (LP paid as a card on the field
+            # asks); lost by its own LP cost or by damage while it was made (after its costs), or
+            # the duel ended otherwise (the opponent decked out at the Draw Phase draw after it):
+            # the engine announced it, it was made
+            if any(cost.lp for cost in act.costs) or reason != "lp" or not act.after_loss:
                 self.emit_activation(act)
             else:
                 if act.effect_type is None and (act.zone is not None or act.field_zone):   # but the card is placed
