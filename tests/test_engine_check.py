@@ -37,9 +37,9 @@ from ygoreplay.yrpx import (
 
 # -- state packets ------------------------------------------------------------------------------
 
-NORMAL, SPELL, XYZ = 0x11, 0x2, 0x800021
+NORMAL, SPELL, XYZ, LINK = 0x11, 0x2, 0x800021, 0x4000021
 #: What the test cards are: passcode -> (type, Level or Rank, ATK). The rest are Normal monsters.
-KINDS = {5012: (SPELL, 0, 0), 7000: (XYZ, 4, 2500), 6012: (NORMAL, 5, 2700)}
+KINDS = {5012: (SPELL, 0, 0), 7000: (XYZ, 4, 2500), 6012: (NORMAL, 5, 2700), 7001: (LINK, 2, 1800)}
 
 
 def atk(code: int) -> int:
@@ -247,12 +247,12 @@ def test_a_tampered_import_shows_the_first_divergence():
 XYZ_EXTRA = (7000,)
 
 
-def xyz_stream(flush_in_between: bool, leaving: bytes | None = None) -> bytes:
+def xyz_stream(flush_in_between: bool, leaving: bytes | None = None, extra0: tuple = XYZ_EXTRA) -> bytes:
     """5013 Normal Summoned to zone 0, 5011 Special Summoned to zone 1 (its own procedure); both
     attached to the Xyz 7000 while it is still in the Extra Deck (location OVERLAY|EXTRA), then
     (maybe) a card leaves the hand by an effect, then 7000 comes out to zone 2; later it is
     destroyed, and the engine sends it to the GY first, then its materials (or ``leaving`` follows)."""
-    out = opening(extra0=XYZ_EXTRA) + summon(5013, 0, 0)
+    out = opening(extra0=extra0) + summon(5013, 0, 0)
     out += move(5011, (0, LOCATION_HAND, 3, 0xA), (0, LOCATION_MZONE, 1, 0x1), 0x800)
     out += packet(MSG_SPSUMMONING, struct.pack("<I", 5011) + loc(0, LOCATION_MZONE, 1, 0x1))
     out += packet(MSG_SPSUMMONED, b"") + monsters(0, z0=(5013, 0x1), z1=(5011, 0x1))
@@ -303,6 +303,32 @@ def test_xyz_materials_reach_the_gy_after_the_whole_group_that_moved_their_monst
     assert [(e.card, e.with_next) for e in left] == [("p0.x0", True), ("p0.m38", False)]
     assert report.violations == [], report.violations
     assert report.state.sides[0].gy == ["p0.x0", "p0.m38", "p0.m39", "p0.m35"]
+    assert agreement.ok, agreement
+
+
+def test_xyz_materials_reach_the_gy_after_a_link_summons_materials_one_of_them_banished():
+    """NIS-05, ZONE-13, LINK-01: 7000 (holding 5013 and 5011) and 5012 are the materials of the
+    Link Monster 7001; 7000 goes to the GY, 5012 is banished (an effect's "banish it when it
+    leaves the field"), then the engine sends 7000's materials to the GY, then 7001 comes out.
+    The materials' moves are one group (``with_next``), so our GY holds 7000, then the
+    materials, as the engine's state packets show it."""
+    link_mat = 0x10000008                          # REASON_MATERIAL | REASON_LINK
+    out = move(5012, (0, LOCATION_HAND, 0, 0xA), (0, LOCATION_MZONE, 3, 0x1), 0x800)
+    out += packet(MSG_SPSUMMONING, struct.pack("<I", 5012) + loc(0, LOCATION_MZONE, 3, 0x1))
+    out += packet(MSG_SPSUMMONED, b"") + monsters(0, z2=(7000, 0x1), z3=(5012, 0x1))
+    out += move(7000, (0, LOCATION_MZONE, 2, 0x1), (0, LOCATION_GRAVE, 0, 0x5), link_mat) + one(0, LOCATION_GRAVE, 0, 7000)
+    out += move(5012, (0, LOCATION_MZONE, 3, 0x1), (0, 0x20, 0, 0x5), link_mat) + one(0, 0x20, 0, 5012)
+    out += move(5013, (0, 0x90, 0, 0), (0, LOCATION_GRAVE, 1, 0x5), 0x600) + one(0, LOCATION_GRAVE, 1, 5013)
+    out += move(5011, (0, 0x90, 0, 0), (0, LOCATION_GRAVE, 2, 0x5), 0x600) + one(0, LOCATION_GRAVE, 2, 5011)
+    out += move(7001, (0, LOCATION_EXTRA, 0, 0xA), (0, LOCATION_MZONE, 5, 0x1), 0x800)
+    out += packet(MSG_SPSUMMONING, struct.pack("<I", 7001) + loc(0, LOCATION_MZONE, 5, 0x1))
+    out += packet(MSG_SPSUMMONED, b"") + monsters(0, z5=(7001, 0x1))
+    stream = xyz_stream(False, out, extra0=(7000, 7001))
+    result, agreement, report = imported(duel(stream, extra0=(7000, 7001)))
+    left = [e for e in result.events if e.kind == "card_moved" and e.reason == "material"]
+    assert [(e.card, e.with_next) for e in left] == [("p0.x0", True), ("p0.m38", False)]
+    assert report.violations == [], report.violations
+    assert report.state.sides[0].gy == ["p0.x0", "p0.m39", "p0.m35"]
     assert agreement.ok, agreement
 
 

@@ -39,6 +39,9 @@ class MoveState:
     auto_gy: set[str] = field(default_factory=set)
     #: The packet an Xyz monster left the field at, its materials not yet moved (``end_group``).
     group_from: int | None = None
+    #: That group is the materials of a summon still held (``pending_materials``): ``flush`` writes
+    #: them as one group when no summon takes them.
+    group_pending: bool = False
 
 
 def our_position(pos: int, zone: str) -> str | None:
@@ -151,6 +154,9 @@ class MoveHandling:
         if start is None:
             return
         act = self.chains.activation
+        if act is None and len(self.summons.pending_materials) >= 2 and self.summons.pending_materials[-1][4] >= start:
+            self.moves.group_pending = True      # a Link Summon's materials, held for it (``flush``)
+            return
         events = [ev for ev, _ in act.after] if act is not None else self.events
         sources = [at for _, at in act.after] if act is not None else self.sources
         first = len(events)
