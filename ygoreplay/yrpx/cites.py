@@ -65,7 +65,7 @@ from ..events import Cite, LifePointsChanged
 from ..rules.summon import tributes_needed
 from .constants import LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_OVERLAY, \
     LOCATION_SZONE, MSG_CHAIN_END, MSG_MOVE, MSG_UPDATE_CARD, MSG_UPDATE_DATA, PHINT_DESC_ADD, PHINT_DESC_REMOVE, \
-    TYPE_SPSUMMON, TYPE_TUNER
+    REASON_RULE, TYPE_SPSUMMON, TYPE_TUNER
 from .container import Packet, Where
 from .messages import stringid, stringid_index
 
@@ -265,18 +265,20 @@ def summoned_by_link(imp: Importer) -> str | None:
     """The link whose effect made this Normal Summon or Set (``Duel.Summon``/``SummonOrSet``:
     Ultimate Offering). The engine processes such a summon once the link has resolved: right
     after its MSG_CHAIN_SOLVED, or after MSG_CHAIN_END when it was the chain's last link, with
-    only the server's refreshes in between; outside a Main Phase, also the resolved card's own move
-    from its Spell & Trap Zone to the GY (Arrivalrivals: "immediately after this effect resolves,
-    Normal Summon 1 monster", in the Battle Phase). The player's own summon at the idle prompt after a chain has
-    the prompt's six refreshes before it as well (``answers_idle_command``): not cited."""
+    only the server's refreshes in between; outside a Main Phase, also the chain's resolved Spells
+    and Traps leaving for the GY (Arrivalrivals, Quick Summon: "immediately after this effect
+    resolves, Normal Summon 1 monster", in the Battle or Draw Phase). The player's own summon at
+    the idle prompt after a chain has the prompt's six refreshes before it as well
+    (``answers_idle_command``): not cited."""
     if imp.chains.solved_at is None:
         return None
     at, card = imp.chains.solved_at
     start = imp.summons.began_at if imp.summons.began_at is not None else imp.i
-    # outside a Main Phase no idle command could have asked for it: the Spell's own move may come between
-    code = imp.field.code(card) if imp.turns.phase not in ("main1", "main2") else -1
-    if at >= start or any(p.id not in _BETWEEN_SOLVED_AND_SUMMON and not _sent_after_resolving(p, code)
-                          for p in imp.packets[at + 1:start]):
+    # outside a Main Phase no idle command could have asked for it: the chain's resolved Spells and
+    # Traps may go to the GY in between
+    outside_main = imp.turns.phase not in ("main1", "main2")
+    if at >= start or any(p.id not in _BETWEEN_SOLVED_AND_SUMMON
+                          and not (outside_main and _sent_after_resolving(p)) for p in imp.packets[at + 1:start]):
         return None
     return None if imp.answers_idle_command(start) else card
 
@@ -284,10 +286,11 @@ def summoned_by_link(imp: Importer) -> str | None:
 _BETWEEN_SOLVED_AND_SUMMON = frozenset((MSG_UPDATE_DATA, MSG_UPDATE_CARD, MSG_CHAIN_END))
 
 
-def _sent_after_resolving(p: Packet, code: int) -> bool:
-    """MSG_MOVE of the card ``code`` from the Spell & Trap Zone to the GY: a resolved Spell's end."""
-    return (p.id == MSG_MOVE and len(p.payload) >= 24 and int.from_bytes(p.payload[:4], "little") == code
-            and p.payload[5] == LOCATION_SZONE and p.payload[15] == LOCATION_GRAVE)
+def _sent_after_resolving(p: Packet) -> bool:
+    """MSG_MOVE from the Spell & Trap Zone to the GY by rule (REASON_RULE): a resolved Spell or
+    Trap leaving once its chain is over."""
+    return (p.id == MSG_MOVE and len(p.payload) >= 28 and p.payload[5] == LOCATION_SZONE
+            and p.payload[15] == LOCATION_GRAVE and bool(int.from_bytes(p.payload[24:28], "little") & REASON_RULE))
 
 
 def summon_grant(imp: Importer, player: int) -> str | None:
