@@ -332,6 +332,30 @@ def test_xyz_materials_reach_the_gy_after_a_link_summons_materials_one_of_them_b
     assert agreement.ok, agreement
 
 
+def test_a_tribute_returned_to_the_hand_is_not_the_copy_summoned_for_it():
+    """SUM-04, ZONE-13: turn 3, player 0 Tribute Summons the 5011 just drawn with the 5011 on the
+    field, which returns to the hand instead of the GY (Fantastic Striborg); the hand is shuffled
+    (MSG_SHUFFLE_HAND), so the summoned copy's MSG_MOVE from the hand says nothing of which one it
+    is. The summoned monster is the other copy, never its own Tribute: no violation follows."""
+    stream = opening() + summon(5011, 4, 0) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x200))
+    stream += packet(MSG_NEW_TURN, bytes([1])) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(1, [THEIRS])
+    for phase in (0x2, 0x4, 0x200):
+        stream += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    stream += packet(MSG_NEW_TURN, bytes([0])) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(0, [5011])
+    for phase in (0x2, 0x4):
+        stream += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    stream += move(5011, (0, LOCATION_MZONE, 0, 0x1), (0, LOCATION_HAND, 4, 0xA), 0x0400001A)
+    hand = (5013, 5012, 5012, 5012, 5011, 5011)
+    stream += packet(33, struct.pack(f"<BI{len(hand)}I", 0, len(hand), *hand))
+    stream += move(5011, (0, LOCATION_HAND, 4, 0xA), (0, LOCATION_MZONE, 1, 0x1), 0)
+    stream += packet(MSG_SUMMONING, struct.pack("<I", 5011) + loc(0, LOCATION_MZONE, 1, 0x1)) + packet(MSG_SUMMONED, b"")
+    stream += monsters(0, z1=(5011, 0x1))
+    result, agreement, report = imported(duel(stream))
+    summoned = [e for e in result.events if e.kind == "normal_summoned"][-1]
+    assert summoned.tributes and summoned.card not in summoned.tributes
+    assert report.violations == [] and agreement.ok, (report.violations, agreement)
+
+
 def test_a_spell_turned_face_down_by_its_own_effect():
     """SPELL-03: a Spell activated from the hand whose effect Sets it again (MSG_POS_CHANGE to
     face-down while it resolves) is a position_changed with its cause; it stays on the field,

@@ -84,6 +84,13 @@ class MoveHandling:
         if card is None:
             self.note(f"no card at {old} for a move of {code}")
             return
+        if ol == LOCATION_HAND and nl == LOCATION_MZONE and any(card == t for t, _ in self.summons.pending_tributes):
+            # a Tribute returned to the hand (Fantastic Striborg: "returned to the hand instead of going
+            # to the GY") is not the monster it is Tributed for, even with its passcode: after the
+            # shuffle the hand's order says nothing, so another card with that passcode is the one
+            tributes = {t for t, _ in self.summons.pending_tributes}
+            hand = self.field.sides[old.controller & 1].hand
+            card = next((c for c in hand if c not in tributes and self.field.code(c) == code), card)
         host_before = self.field.host_of(card) if ol & LOCATION_OVERLAY else None
         if ol == LOCATION_DECK and nl == LOCATION_HAND and old.controller == new.controller:
             deck = self.field.sides[old.controller & 1].deck
