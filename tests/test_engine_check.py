@@ -979,21 +979,23 @@ def test_battle_damage_a_lasting_effect_on_the_player_prevents_cites_its_card():
     assert report.violations == [] and [o.rule for o in report.overrides] == ["DMG-08"] and agreement.ok
 
 
-@pytest.mark.parametrize("gives_up", [True, False], ids=["a-link-resolved-first", "nothing-resolved"])
-def test_a_draw_phase_left_without_the_normal_draw(gives_up):
+@pytest.mark.parametrize("when", ["in-the-draw-phase", "earlier", "never"])
+def test_a_draw_phase_left_without_the_normal_draw(when):
     """TURN-02, GEN-01: turn 2, player 1 leaves the Draw Phase with no MSG_DRAW. When their own
     link resolved in it before the draw (Magical Blast: "you can give up your normal draw this
-    turn, and if you do, add this card to your hand"), the Standby Phase cites that card; with
-    nothing resolved, the engine's play stands as an unexplained override. Never a violation."""
-    stream = opening() + packet(MSG_NEW_PHASE, struct.pack("<H", 0x200)) + packet(MSG_NEW_TURN, bytes([1]))
-    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x1))
-    if gives_up:
-        stream += hand_link(HAND1[0], (1, LOCATION_HAND, 0, 0xA))
-    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x2))
+    turn, and if you do, add this card to your hand"), the Standby Phase cites that card; when
+    one resolved earlier (a lasting "no draw"), it is cited as for a skipped Draw Phase,
+    inferred; with nothing resolved, the engine's play stands as an unexplained override. Never
+    a violation."""
+    link = hand_link(HAND1[0], (1, LOCATION_HAND, 0, 0xA))
+    stream = opening() + (link if when == "earlier" else b"") + packet(MSG_NEW_PHASE, struct.pack("<H", 0x200))
+    stream += packet(MSG_NEW_TURN, bytes([1])) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x1))
+    stream += (link if when == "in-the-draw-phase" else b"") + packet(MSG_NEW_PHASE, struct.pack("<H", 0x2))
     result, agreement, report = imported(duel(stream))
     standby = [e for e in result.events if e.kind == "phase_entered" and e.phase == "standby"][-1]
-    assert standby.cite is not None and standby.cite.unexplained is not gives_up
-    assert (standby.cite.card == "p1.m39") is gives_up
+    assert standby.cite is not None and standby.cite.unexplained is (when == "never")
+    assert (standby.cite.card == "p1.m39") is (when != "never")
+    assert ("inferred" in standby.cite.effect) is (when != "never")
     assert report.violations == [] and [o.rule for o in report.overrides] == ["TURN-02"] and agreement.ok
 
 

@@ -107,10 +107,11 @@ class Effect:
     hint_ended: set[int] = field(default_factory=set)                   # players whose hint from it was removed
 
 
-def skipped_draw_cite(imp: Importer, player: int) -> Cite | None:
-    """The cite for a Draw Phase of ``player`` that EDOPro skipped, and a note saying why."""
+def skipped_draw_cite(imp: Importer, player: int, since: list[int] | None = None) -> Cite | None:
+    """The cite for a Draw Phase of ``player`` that EDOPro skipped, and a note saying why
+    (``since``: where each player's last Draw Phase began in the effect log, if not the marks)."""
     in_force = {id(e): (desc, at) for desc, at, e in imp.turns.player_hints[player] if e is not None and e.resolved}
-    pool = [e for e in imp.turns.effect_log[imp.turns.draw_mark[player]:] if e.resolved]
+    pool = [e for e in imp.turns.effect_log[(since or imp.turns.draw_mark)[player]:] if e.resolved]
     pool += [e for _d, _a, e in imp.turns.player_hints[player]
              if e is not None and e.resolved and all(e is not f for f in pool)]
     best: tuple[tuple[int, tuple[bool, int, bool], int], Effect] | None = None
@@ -336,11 +337,14 @@ def given_up_draw_cite(imp: Importer) -> Cite | None:
     """The cite for a Draw Phase the turn player leaves without the normal draw (TURN-02): an
     effect of theirs resolved in it before the draw ("before you draw: you can give up your normal
     draw this turn, and if you do, add this card to your hand": Magical Blast from the GY). The
-    latest such link; none resolved, no cite."""
+    latest such link; none resolved, a lasting effect's, judged as for a skipped Draw Phase
+    (``skipped_draw_cite``: a client hint on the player, the effects resolved since their last
+    Draw Phase)."""
     player = imp.turns.turn_player
     mine = [e for e in imp.turns.effect_log[imp.turns.draw_mark[player]:] if e.resolved and e.player == player]
     if not mine:
-        return None
+        # a lasting effect left no draw to make: the evidence a skipped Draw Phase is cited by
+        return skipped_draw_cite(imp, player, since=imp.turns.draw_mark_before)
     e = mine[-1]
     imp.note(f"turn {imp.turns.turn}: player {player} leaves the Draw Phase without the normal draw; cited {e.card}, "
              f"whose effect resolved in it (packet {e.index}); inferred")

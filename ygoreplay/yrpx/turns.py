@@ -46,6 +46,8 @@ class TurnState:
     effect_log: list[Effect] = field(default_factory=list)
     #: By player: ``len(effect_log)`` at their last Draw Phase (the links since may have skipped the next).
     draw_mark: list[int] = field(default_factory=lambda: [0, 0])
+    #: ``draw_mark`` as it was before the current Draw Phase began (a Draw Phase left undrawn).
+    draw_mark_before: list[int] = field(default_factory=lambda: [0, 0])
     #: By player: the client hints on them (description, packet, the link that put it there).
     player_hints: dict[int, list[tuple[int, int, Effect | None]]] = field(default_factory=lambda: {0: [], 1: []})
 
@@ -90,6 +92,7 @@ class TurnHandling:
         elif phase == "battle":
             maybe_forced_battle(self, self.turns.phase)
         elif phase == "draw":
+            self.turns.draw_mark_before = list(self.turns.draw_mark)
             self.turns.draw_mark[self.turns.turn_player] = len(self.turns.effect_log)
         elif self.turns.phase is None and self.turns.turn > 0:
             # EDOPro sends no marker for a phase an effect skips ("skip your next Draw Phase"):
