@@ -28,7 +28,7 @@ from ygoreplay.yrpx import (
     LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_SZONE,
     MSG_ATTACK, MSG_BATTLE, MSG_CHAIN_END, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING, MSG_CHAINED,
     MSG_CHAINING, MSG_DAMAGE, MSG_DAMAGE_STEP_END, MSG_DAMAGE_STEP_START, MSG_HINT, MSG_MOVE,
-    MSG_ADD_COUNTER, MSG_NEW_PHASE, MSG_NEW_TURN, MSG_PAY_LPCOST, MSG_REMOVE_COUNTER, MSG_POS_CHANGE, MSG_SET, MSG_SPSUMMONED, MSG_SPSUMMONING, MSG_START,
+    MSG_ADD_COUNTER, MSG_NEW_PHASE, MSG_NEW_TURN, MSG_PAY_LPCOST, MSG_PLAYER_HINT, PHINT_DESC_ADD, MSG_REMOVE_COUNTER, MSG_POS_CHANGE, MSG_SET, MSG_SPSUMMONED, MSG_SPSUMMONING, MSG_START,
     MSG_SUMMONED, MSG_SUMMONING, MSG_SWAP, MSG_UPDATE_CARD, MSG_UPDATE_DATA, MSG_WIN, OLD_REPLAY_MODE, QUERY_ATTACK,
     QUERY_BASE_ATTACK, QUERY_BASE_DEFENSE, QUERY_CODE, QUERY_DEFENSE, QUERY_END, QUERY_LEVEL,
     QUERY_POSITION, QUERY_RACE, QUERY_RANK, QUERY_TYPE, REPLAY_LUA64, REPLAY_NEWREPLAY,
@@ -37,9 +37,9 @@ from ygoreplay.yrpx import (
 
 # -- state packets ------------------------------------------------------------------------------
 
-NORMAL, SPELL, XYZ = 0x11, 0x2, 0x800021
+NORMAL, SPELL, XYZ, LINK = 0x11, 0x2, 0x800021, 0x4000021
 #: What the test cards are: passcode -> (type, Level or Rank, ATK). The rest are Normal monsters.
-KINDS = {5012: (SPELL, 0, 0), 7000: (XYZ, 4, 2500), 6012: (NORMAL, 5, 2700)}
+KINDS = {5012: (SPELL, 0, 0), 7000: (XYZ, 4, 2500), 6012: (NORMAL, 5, 2700), 7001: (LINK, 2, 1800)}
 
 
 def atk(code: int) -> int:
@@ -247,12 +247,12 @@ def test_a_tampered_import_shows_the_first_divergence():
 XYZ_EXTRA = (7000,)
 
 
-def xyz_stream(flush_in_between: bool, leaving: bytes | None = None) -> bytes:
+def xyz_stream(flush_in_between: bool, leaving: bytes | None = None, extra0: tuple = XYZ_EXTRA) -> bytes:
     """5013 Normal Summoned to zone 0, 5011 Special Summoned to zone 1 (its own procedure); both
     attached to the Xyz 7000 while it is still in the Extra Deck (location OVERLAY|EXTRA), then
     (maybe) a card leaves the hand by an effect, then 7000 comes out to zone 2; later it is
     destroyed, and the engine sends it to the GY first, then its materials (or ``leaving`` follows)."""
-    out = opening(extra0=XYZ_EXTRA) + summon(5013, 0, 0)
+    out = opening(extra0=extra0) + summon(5013, 0, 0)
     out += move(5011, (0, LOCATION_HAND, 3, 0xA), (0, LOCATION_MZONE, 1, 0x1), 0x800)
     out += packet(MSG_SPSUMMONING, struct.pack("<I", 5011) + loc(0, LOCATION_MZONE, 1, 0x1))
     out += packet(MSG_SPSUMMONED, b"") + monsters(0, z0=(5013, 0x1), z1=(5011, 0x1))
@@ -304,6 +304,56 @@ def test_xyz_materials_reach_the_gy_after_the_whole_group_that_moved_their_monst
     assert report.violations == [], report.violations
     assert report.state.sides[0].gy == ["p0.x0", "p0.m38", "p0.m39", "p0.m35"]
     assert agreement.ok, agreement
+
+
+def test_xyz_materials_reach_the_gy_after_a_link_summons_materials_one_of_them_banished():
+    """NIS-05, ZONE-13, LINK-01: 7000 (holding 5013 and 5011) and 5012 are the materials of the
+    Link Monster 7001; 7000 goes to the GY, 5012 is banished (an effect's "banish it when it
+    leaves the field"), then the engine sends 7000's materials to the GY, then 7001 comes out.
+    The materials' moves are one group (``with_next``), so our GY holds 7000, then the
+    materials, as the engine's state packets show it."""
+    link_mat = 0x10000008                          # REASON_MATERIAL | REASON_LINK
+    out = move(5012, (0, LOCATION_HAND, 0, 0xA), (0, LOCATION_MZONE, 3, 0x1), 0x800)
+    out += packet(MSG_SPSUMMONING, struct.pack("<I", 5012) + loc(0, LOCATION_MZONE, 3, 0x1))
+    out += packet(MSG_SPSUMMONED, b"") + monsters(0, z2=(7000, 0x1), z3=(5012, 0x1))
+    out += move(7000, (0, LOCATION_MZONE, 2, 0x1), (0, LOCATION_GRAVE, 0, 0x5), link_mat) + one(0, LOCATION_GRAVE, 0, 7000)
+    out += move(5012, (0, LOCATION_MZONE, 3, 0x1), (0, 0x20, 0, 0x5), link_mat) + one(0, 0x20, 0, 5012)
+    out += move(5013, (0, 0x90, 0, 0), (0, LOCATION_GRAVE, 1, 0x5), 0x600) + one(0, LOCATION_GRAVE, 1, 5013)
+    out += move(5011, (0, 0x90, 0, 0), (0, LOCATION_GRAVE, 2, 0x5), 0x600) + one(0, LOCATION_GRAVE, 2, 5011)
+    out += move(7001, (0, LOCATION_EXTRA, 0, 0xA), (0, LOCATION_MZONE, 5, 0x1), 0x800)
+    out += packet(MSG_SPSUMMONING, struct.pack("<I", 7001) + loc(0, LOCATION_MZONE, 5, 0x1))
+    out += packet(MSG_SPSUMMONED, b"") + monsters(0, z5=(7001, 0x1))
+    stream = xyz_stream(False, out, extra0=(7000, 7001))
+    result, agreement, report = imported(duel(stream, extra0=(7000, 7001)))
+    left = [e for e in result.events if e.kind == "card_moved" and e.reason == "material"]
+    assert [(e.card, e.with_next) for e in left] == [("p0.x0", True), ("p0.m38", False)]
+    assert report.violations == [], report.violations
+    assert report.state.sides[0].gy == ["p0.x0", "p0.m39", "p0.m35"]
+    assert agreement.ok, agreement
+
+
+def test_a_tribute_returned_to_the_hand_is_not_the_copy_summoned_for_it():
+    """SUM-04, ZONE-13: turn 3, player 0 Tribute Summons the 5011 just drawn with the 5011 on the
+    field, which returns to the hand instead of the GY (Fantastic Striborg); the hand is shuffled
+    (MSG_SHUFFLE_HAND), so the summoned copy's MSG_MOVE from the hand says nothing of which one it
+    is. The summoned monster is the other copy, never its own Tribute: no violation follows."""
+    stream = opening() + summon(5011, 4, 0) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x200))
+    stream += packet(MSG_NEW_TURN, bytes([1])) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(1, [THEIRS])
+    for phase in (0x2, 0x4, 0x200):
+        stream += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    stream += packet(MSG_NEW_TURN, bytes([0])) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(0, [5011])
+    for phase in (0x2, 0x4):
+        stream += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    stream += move(5011, (0, LOCATION_MZONE, 0, 0x1), (0, LOCATION_HAND, 4, 0xA), 0x0400001A)
+    hand = (5013, 5012, 5012, 5012, 5011, 5011)
+    stream += packet(33, struct.pack(f"<BI{len(hand)}I", 0, len(hand), *hand))
+    stream += move(5011, (0, LOCATION_HAND, 4, 0xA), (0, LOCATION_MZONE, 1, 0x1), 0)
+    stream += packet(MSG_SUMMONING, struct.pack("<I", 5011) + loc(0, LOCATION_MZONE, 1, 0x1)) + packet(MSG_SUMMONED, b"")
+    stream += monsters(0, z1=(5011, 0x1))
+    result, agreement, report = imported(duel(stream))
+    summoned = [e for e in result.events if e.kind == "normal_summoned"][-1]
+    assert summoned.tributes and summoned.card not in summoned.tributes
+    assert report.violations == [] and agreement.ok, (report.violations, agreement)
 
 
 def test_a_spell_turned_face_down_by_its_own_effect():
@@ -417,6 +467,46 @@ def test_a_player_who_pays_all_their_lp_before_activating_loses_with_the_card_pl
     assert (result.expected.winner, result.expected.reason) == (1, "lp") and agreement.ok, agreement
 
 
+def test_a_set_card_activated_right_before_the_opponent_decks_out_is_activated():
+    """WIN-02, GEN-01: player 0's Set card is flipped and activated in player 1's Draw Phase
+    before the draw (MSG_POS_CHANGE, MSG_CHAINING); the engine ends the duel by deck-out before
+    MSG_CHAINED. No LP decided it: the activation was made and is recorded, the card face-up as
+    the engine's refresh after MSG_POS_CHANGE shows it, and no violation is left."""
+    at = (0, LOCATION_SZONE, 1, 0x5)
+    stream = opening() + move(5012, (0, LOCATION_HAND, 1, 0xA), (0, LOCATION_SZONE, 1, 0xA), 0)
+    stream += packet(MSG_SET, struct.pack("<I", 5012) + loc(0, LOCATION_SZONE, 1, 0xA))
+    stream += packet(MSG_NEW_TURN, bytes([1])) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x1))
+    stream += packet(MSG_POS_CHANGE, struct.pack("<IBBBBB", 5012, 0, LOCATION_SZONE, 1, 0xA, 0x5))
+    stream += one(0, LOCATION_SZONE, 1, 5012)
+    stream += packet(MSG_CHAINING, struct.pack("<I", 5012) + loc(*at) + struct.pack("<BBIQI", *at[:3], 0, 1))
+    stream += packet(MSG_WIN, bytes([0, 2]))
+    data = wrap(YRPX, FLAGS, teams(FLAGS) + struct.pack("<Q", MR5) + stream + packet(OLD_REPLAY_MODE, yrp1()))
+    result, agreement, report = imported(data)
+    kinds = [e.kind for e in result.events]
+    assert kinds[-2:] == ["activated", "duel_ended"], kinds[-4:]
+    assert (result.expected.winner, result.expected.reason) == (0, "deck_out") and report.violations == []
+    assert report.state.cards["p0.m38"].position == "faceup" and agreement.ok, agreement
+
+
+def test_a_player_who_reaches_0_lp_while_activating_after_its_cost_has_activated():
+    """WIN-01, CHAIN-11: player 0 places a Spell and discards 5013 as its cost (MSG_MOVE between
+    MSG_CHAINING and MSG_CHAINED), then takes 8000 damage from a lasting effect before
+    MSG_CHAINED; MSG_WIN follows. They were not at 0 LP when the activation began: it is recorded
+    with its cost, so the discarded card is in the GY as the engine's refresh shows it."""
+    at = (0, LOCATION_SZONE, 1, 0x5)
+    stream = opening() + move(5012, (0, LOCATION_HAND, 1, 0xA), at, 0) + one(0, LOCATION_SZONE, 1, 5012)
+    stream += packet(MSG_CHAINING, struct.pack("<I", 5012) + loc(*at) + struct.pack("<BBIQI", *at[:3], 0, 1))
+    stream += move(5013, (0, LOCATION_HAND, 0, 0xA), (0, LOCATION_GRAVE, 0, 0x5), 0x4080)
+    stream += one(0, LOCATION_GRAVE, 0, 5013) + packet(MSG_DAMAGE, struct.pack("<BI", 0, 8000))
+    stream += packet(MSG_WIN, bytes([1, 1]))
+    data = wrap(YRPX, FLAGS, teams(FLAGS) + struct.pack("<Q", MR5) + stream + packet(OLD_REPLAY_MODE, yrp1()))
+    result, agreement, report = imported(data)
+    activated = next(e for e in result.events if e.kind == "activated")
+    assert [c.reason for c in activated.costs] == ["discarded"]
+    assert (result.expected.winner, result.expected.reason) == (1, "lp")
+    assert report.violations == [] and report.state.cards["p0.m39"].zone == "gy" and agreement.ok, agreement
+
+
 def spell_chain(at: tuple, hand_seq: int, gy: int, resolving: bytes = b"") -> bytes:
     """5012 from the hand to ``at``, a chain of one link, then sent to GY place ``gy``."""
     return (move(5012, (0, LOCATION_HAND, hand_seq, 0xA), at, 0) + one(at[0], at[1], at[2], 5012)
@@ -439,6 +529,20 @@ def test_an_additional_normal_summon_later_in_the_turn_cites_the_quiet_spell_tha
     second = [e for e in result.events if e.kind == "normal_summoned"][1]
     assert second.cite is not None and second.cite.card == first_spell
     assert report.violations == [] and agreement.ok, (report.violations, agreement)
+
+
+def test_a_grant_that_resolves_while_a_card_collects_a_counter_is_still_quiet():
+    """SUM-01, GEN-01: 5012 resolves (Double Summon) while 5013 on the field takes a counter, as a
+    card that collects a Spell Counter each time a Spell resolves does (MSG_ADD_COUNTER inside the
+    link); nothing else shows. The second Normal Summon of the turn cites 5012, not unexplained."""
+    counter = packet(MSG_ADD_COUNTER, struct.pack("<HBBBH", 1, 0, LOCATION_MZONE, 2, 1))
+    stream = opening() + summon(5013, 0, 2) + monsters(0, z2=(5013, 0x1))
+    stream += spell_chain((0, LOCATION_SZONE, 1, 0x5), 0, 0, resolving=counter) + summon(5011, 2, 3)
+    result, agreement, report = imported(duel(stream))
+    spell = next(e.card for e in result.events if e.kind == "activated")
+    second = [e for e in result.events if e.kind == "normal_summoned"][1]
+    assert second.cite is not None and second.cite.card == spell and not second.cite.unexplained
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["SUM-01"] and agreement.ok
 
 
 def test_counters_removed_as_a_cost_are_recorded_before_the_card_pays_itself():
@@ -565,6 +669,24 @@ def test_a_monster_an_effect_keeps_from_being_destroyed_by_battle():
     assert calc.destroyed == () and calc.damage == (300, 0) and calc.cite.card == "p0.m39"
     assert report.violations == [] and [o.rule for o in report.overrides] == ["DMG-01"]
     assert [s.lp for s in report.state.sides] == [7700, 8000] and agreement.ok
+
+
+def test_a_damage_calculation_the_engine_makes_after_the_attacker_left_is_not_a_violation():
+    """BATTLE-06, GEN-01: 6011 attacks 5013; in the Damage Step 6011 is sent to the GY by rule
+    (Mutant Mindmaster's borrowed attacker), yet the engine's MSG_BATTLE names it there and 5013
+    is destroyed by battle. Our rules have no damage calculation without the attacker: none is
+    written (an import note says why), the destruction is cited, and no violation is left."""
+    mine, theirs = 5013, THEIRS
+    stream = opening() + summon(mine, 0, 2) + to_battle() + packet(MSG_DAMAGE_STEP_START, b"")
+    stream += move(theirs, (1, LOCATION_MZONE, 1, 0x1), (1, LOCATION_GRAVE, 0, 0x5), 0x400)
+    stream += packet(MSG_BATTLE, loc(1, LOCATION_GRAVE, 0, 0x5) + struct.pack("<iiB", atk(theirs), 1000, 0)
+                     + loc(0, LOCATION_MZONE, 2, 0x1) + struct.pack("<iiB", atk(mine), 1000, 1))
+    stream += move(mine, (0, LOCATION_MZONE, 2, 0x1), (0, LOCATION_GRAVE, 0, 0x5), 0x21)
+    stream += packet(MSG_DAMAGE_STEP_END, b"") + monsters(0) + monsters(1)
+    result, agreement, report = imported(duel(stream))
+    assert "damage_calculated" not in [e.kind for e in result.events]
+    assert any("attacker" in n and "no longer on the field" in n for n in result.notes)
+    assert report.violations == [] and report.state.cards["p0.m39"].zone == "gy" and agreement.ok
 
 
 # -- the command line -----------------------------------------------------------------------------
@@ -838,6 +960,79 @@ def test_battle_damage_changed_with_only_the_attackers_earlier_link_is_unexplain
     assert calc.cite is not None and calc.cite.unexplained
     assert report.violations == [] and [o.rule for o in report.overrides] == ["DMG-08"]
     assert any("the stream names no card" in n for n in result.notes)
+
+
+def test_battle_damage_a_lasting_effect_on_the_player_prevents_cites_its_card():
+    """DMG-08, GEN-01: the attacking player's own hand card resolved in Main Phase 1 and put a
+    client hint on player 0 (MSG_PLAYER_HINT PHINT_DESC_ADD: Crush Card Virus, "your opponent
+    takes no damage until the end of the next turn"); the direct attack then deals none. The
+    damage calculation cites that card, not unexplained, and no violation is left."""
+    at = (1, LOCATION_HAND, 0, 0xA)
+    main1 = (packet(MSG_CHAINING, struct.pack("<I", HAND1[0]) + loc(*at) + struct.pack("<BBIQI", *at[:3], 0, 1))
+             + packet(MSG_CHAINED, bytes([1])) + packet(MSG_CHAIN_SOLVING, bytes([1]))
+             + packet(MSG_PLAYER_HINT, struct.pack("<BBQ", 0, PHINT_DESC_ADD, HAND1[0] << 20 | 1))
+             + packet(MSG_CHAIN_SOLVED, bytes([1])) + packet(MSG_CHAIN_END, b""))
+    result, agreement, report = imported(duel(opening() + their_direct_attack(main1=main1)))
+    [calc] = [e for e in result.events if e.kind == "damage_calculated"]
+    assert calc.damage == (0, 0) and calc.cite is not None and not calc.cite.unexplained
+    assert calc.cite.card == "p1.m39" and "lasting effect" in calc.cite.effect
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["DMG-08"] and agreement.ok
+
+
+@pytest.mark.parametrize("when", ["in-the-draw-phase", "earlier", "never"])
+def test_a_draw_phase_left_without_the_normal_draw(when):
+    """TURN-02, GEN-01: turn 2, player 1 leaves the Draw Phase with no MSG_DRAW. When their own
+    link resolved in it before the draw (Magical Blast: "you can give up your normal draw this
+    turn, and if you do, add this card to your hand"), the Standby Phase cites that card; when
+    one resolved earlier (a lasting "no draw"), it is cited as for a skipped Draw Phase,
+    inferred; with nothing resolved, the engine's play stands as an unexplained override. Never
+    a violation."""
+    link = hand_link(HAND1[0], (1, LOCATION_HAND, 0, 0xA))
+    stream = opening() + (link if when == "earlier" else b"") + packet(MSG_NEW_PHASE, struct.pack("<H", 0x200))
+    stream += packet(MSG_NEW_TURN, bytes([1])) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x1))
+    stream += (link if when == "in-the-draw-phase" else b"") + packet(MSG_NEW_PHASE, struct.pack("<H", 0x2))
+    result, agreement, report = imported(duel(stream))
+    standby = [e for e in result.events if e.kind == "phase_entered" and e.phase == "standby"][-1]
+    assert standby.cite is not None and standby.cite.unexplained is (when == "never")
+    assert (standby.cite.card == "p1.m39") is (when != "never")
+    assert ("inferred" in standby.cite.effect) is (when != "never")
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["TURN-02"] and agreement.ok
+
+
+def test_a_draw_phase_draw_of_two_by_a_lasting_effect_is_the_normal_draw():
+    """TURN-02, GEN-01: player 1's card resolved on turn 1 (a lasting "draw 2 in your Draw Phase");
+    on turn 2 their Draw Phase draw, outside any chain, is 2 cards. It is the normal draw, citing
+    that card: leaving the Draw Phase after it breaks nothing, and no violation is left."""
+    stream = opening() + hand_link(HAND1[0], (1, LOCATION_HAND, 0, 0xA))
+    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x200)) + packet(MSG_NEW_TURN, bytes([1]))
+    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(1, D1[::-1][5:7])
+    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x2))
+    result, agreement, report = imported(duel(stream))
+    drawn = [e for e in result.events if e.kind == "cards_drawn"][-1]
+    assert drawn.count == 2 and drawn.cause is None and drawn.cite is not None and drawn.cite.card == "p1.m39"
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["TURN-02"] and agreement.ok
+
+
+def test_a_normal_summon_in_the_battle_phase_right_after_a_spell_resolves_cites_it():
+    """TURN-06, GEN-01: turn 3, in the Battle Phase, player 0's Spell resolves (Arrivalrivals:
+    "immediately after this effect resolves, Normal Summon 1 monster"), goes to the GY, the chain
+    ends and 5011 is Normal Summoned. The Spell's own move to the GY between its MSG_CHAIN_SOLVED
+    and the summon still makes the summon its effect's: cited, never unexplained or a violation."""
+    stream = opening() + packet(MSG_NEW_PHASE, struct.pack("<H", 0x200)) + packet(MSG_NEW_TURN, bytes([1]))
+    stream += packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(1, [THEIRS])
+    for phase in (0x2, 0x4, 0x200):
+        stream += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    stream += packet(MSG_NEW_TURN, bytes([0])) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x1)) + draw(0, [D0[::-1][5]])
+    for phase in (0x2, 0x4, 0x8):
+        stream += packet(MSG_NEW_PHASE, struct.pack("<H", phase))
+    stream += spell_chain((0, LOCATION_SZONE, 1, 0x5), 1, 0) + summon(5011, 3, 2)
+    result, agreement, report = imported(duel(stream))
+    spell = next(e.card for e in result.events if e.kind == "activated")
+    summoned = next(e for e in result.events if e.kind == "normal_summoned")
+    assert summoned.cite is not None and summoned.cite.card == spell and not summoned.cite.unexplained
+    # (5012 is a Normal Spell here: its activation in the Battle Phase is SPELL-02's, cited apart)
+    [turn_06] = [o for o in report.overrides if o.rule == "TURN-06"]
+    assert turn_06.cite == summoned.cite and report.violations == [] and agreement.ok
 
 
 def test_the_import_summary_and_audit_count_unexplained_overrides(tmp_path):

@@ -442,6 +442,21 @@ def test_a_second_skip_cites_the_effect_that_skipped_the_first_over_a_later_draw
     assert [v.rule for v in audit(result.events, result.cards).violations] == []
 
 
+def test_a_skip_with_only_an_opponents_link_since_cites_that_link_as_inferred():
+    """TURN-01, GEN-01: player 0 resolved nothing; player 1's link resolved in turn 1's End Phase
+    and named nothing (Fenrir's "your opponent skips their next Draw Phase" leaves no client
+    hint): player 0's skipped Draw Phase cites it, inferred, rather than nothing."""
+    code = DECKS[1][0][::-1][0]
+    theirs = packet(MSG_CHAINING, struct.pack("<I", code) + loc(1, HAND, 0, 0xA) + struct.pack("<BBIQI", 1, HAND, 0, 0, 1))
+    theirs += packet(MSG_CHAINED, bytes([1])) + packet(MSG_CHAIN_SOLVING, bytes([1]))
+    theirs += packet(MSG_CHAIN_SOLVED, bytes([1])) + packet(MSG_CHAIN_END, b"")
+    result = import_yrpx(replay(stream=skip_stream(b"", b"", end_of_turn=theirs)))
+    [cite] = [e.cite for e in result.events if e.kind == "phase_entered" and e.cite]
+    assert cite.card == "p1.m39" and not cite.unexplained and "opponent" in cite.effect and "inferred" in cite.effect
+    report = audit(result.events, result.cards)
+    assert report.violations == [] and [o.rule for o in report.overrides] == ["TURN-01"]
+
+
 def test_without_any_effect_a_skipped_draw_phase_is_cited_unexplained():
     """TURN-01: no effect in the stream explains the skip; the engine skipped it, so the phase
     change is an override marked unexplained (no card), never a violation."""

@@ -121,6 +121,14 @@ class BattleHandling:
         if attacker is None or self.battle.attack is None:
             self.note("damage calculation with no attack in progress")
             return
+        if m["attacker"].location != LOCATION_MZONE:
+            # BATTLE-06: the attacker left the field in the Damage Step, yet the engine calculated
+            # (Mutant Mindmaster's borrowed attacker sent to the GY by rule as its link resolves):
+            # no damage calculation for our rules, which have none; what it destroyed and dealt
+            # follows as moves and LP changes (cited where the rules refuse them)
+            self.note(f"MSG_BATTLE with the attacker {attacker} no longer on the field ({m['attacker']}): "
+                      "the engine calculated damage anyway; no damage_calculated is written")
+            return
         if self.turns.step != "damage":
             self.emit(StepEntered(player=self.turns.turn_player, step="damage"))
             self.turns.step = "damage"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..events import FZONE, Activated, CardMoved, ChainEnded, ChainLinkNegated, ChainLinkResolved, Cite, Cost, Event
+from ..events import (FZONE, Activated, CardMoved, ChainEnded, ChainLinkNegated, ChainLinkResolved, Cite, Cost,
+    CountersChanged, Event, LifePointsChanged)
 from ..rules.spell_trap import leaves_after_resolving
 from .cites import Effect, stayed_cite
 from .constants import (LOCATION_MZONE, LOCATION_SZONE, MSG_BECOME_TARGET, MSG_CHAINED, MSG_CHAINING, MSG_CHAIN_END,
@@ -50,6 +51,7 @@ class Activation:
     cite: Cite | None = None
     effect: Effect | None = None
     begins: int = -1               # the packet the activation's first event stands for
+    after_loss: bool = False       # a player was already at 0 LP when it began (MSG_CHAINING)
 
 
 @dataclass(slots=True)
@@ -83,6 +85,12 @@ class ChainState:
     quiet_links: list[tuple[str, int]] = field(default_factory=list)
     #: len(events) at the last chain's end, and its quiet links (``summon_grant``).
     after_chain: tuple[int, list[tuple[str, int]]] = field(default_factory=lambda: (-1, []))
+
+
+#: What other cards do while a link resolves, not the link's own outcome: counters a card on the
+#: field places each time a Spell resolves (Spell Counters), LP a lasting effect gives. A link
+#: with only these resolved quietly (Double Summon: its grant shows later).
+_ASIDE = (CountersChanged, LifePointsChanged)
 
 
 class ChainHandling:
@@ -129,7 +137,7 @@ class ChainHandling:
         begins = (place[2] if place is not None and place[0] == card and effect_type is None
                   else flip[1] if flip is not None and flip[0] == card and effect_type is None else self.i)
         self.chains.activation = Activation(self.i, card, player, link, effect_type, zone, field_zone, cite=cite,
-                                      effect=effect, begins=begins)
+                                      effect=effect, begins=begins, after_loss=self.turns.lost)
 
     def emit_place(self, place: tuple[str, Where, int]) -> None:
         card, w, _at = place
@@ -286,7 +294,7 @@ class ChainHandling:
                 self.resolved_link(link)
                 self.chains.solved_at = (self.i, link.card)
                 self.chains.resolved_turn.append((self.i, link.card, link.player))
-                if len(self.events) == link.events_from:
+                if all(type(e) in _ASIDE for e in self.events[link.events_from:]):
                     self.chains.quiet_links.append((link.card, link.player))
             self.chains.last_resolved = (link.card, link.player)
             self.chains.resolved_cards.add(link.card)

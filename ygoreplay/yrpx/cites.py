@@ -46,11 +46,13 @@ Phases: a Pot of Greed in between does not take the second), then the later link
 4. an effect that gave its player more cards from the Deck than it made them discard (a skipped
    Draw Phase is the usual price of extra cards: Reckless Greed, Dugares, Frankenderp);
 5. any other client hint still on the player;
-6. the most recent effect that player resolved.
+6. the most recent effect that player resolved;
+7. else the most recent effect their opponent resolved, one that gave them no cards first (Fenrir:
+   "your opponent skips their next Draw Phase", no client hint).
 
 A link whose own client hint on the player was removed before the skip comes after all of these:
 its lasting effect on the player was over (Pot of Extravagance's "no more draws this turn").
-Levels 2-6 are inferences, not proof: the cite says "inferred", and an import note names the
+Levels 2-7 are inferences, not proof: the cite says "inferred", and an import note names the
 evidence and the packet. With no candidate at all there is no cite, only a note. No passcode is
 looked up: the card names above are what the real corpus shows.
 """
@@ -61,9 +63,10 @@ from typing import TYPE_CHECKING
 
 from ..events import Cite, LifePointsChanged
 from ..rules.summon import tributes_needed
-from .constants import LOCATION_EXTRA, LOCATION_HAND, LOCATION_MZONE, LOCATION_OVERLAY, MSG_CHAIN_END, \
-    MSG_UPDATE_CARD, MSG_UPDATE_DATA, PHINT_DESC_ADD, PHINT_DESC_REMOVE, TYPE_SPSUMMON, TYPE_TUNER
-from .container import Where
+from .constants import LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, LOCATION_OVERLAY, \
+    LOCATION_SZONE, MSG_CHAIN_END, MSG_MOVE, MSG_UPDATE_CARD, MSG_UPDATE_DATA, PHINT_DESC_ADD, PHINT_DESC_REMOVE, \
+    REASON_RULE, TYPE_SPSUMMON, TYPE_TUNER
+from .container import Packet, Where
 from .messages import stringid, stringid_index
 
 if TYPE_CHECKING:
@@ -104,10 +107,11 @@ class Effect:
     hint_ended: set[int] = field(default_factory=set)                   # players whose hint from it was removed
 
 
-def skipped_draw_cite(imp: Importer, player: int) -> Cite | None:
-    """The cite for a Draw Phase of ``player`` that EDOPro skipped, and a note saying why."""
+def skipped_draw_cite(imp: Importer, player: int, since: list[int] | None = None) -> Cite | None:
+    """The cite for a Draw Phase of ``player`` that EDOPro skipped, and a note saying why
+    (``since``: where each player's last Draw Phase began in the effect log, if not the marks)."""
     in_force = {id(e): (desc, at) for desc, at, e in imp.turns.player_hints[player] if e is not None and e.resolved}
-    pool = [e for e in imp.turns.effect_log[imp.turns.draw_mark[player]:] if e.resolved]
+    pool = [e for e in imp.turns.effect_log[(since or imp.turns.draw_mark)[player]:] if e.resolved]
     pool += [e for _d, _a, e in imp.turns.player_hints[player]
              if e is not None and e.resolved and all(e is not f for f in pool)]
     best: tuple[tuple[int, tuple[bool, int, bool], int], Effect] | None = None
@@ -132,9 +136,9 @@ def skipped_draw_cite(imp: Importer, player: int) -> Cite | None:
             level = 2
         elif own:
             level = 1
-        else:
-            continue
-        key = (level, (not e.both, net, e.skipped) if level > 2 else (False, 0, False), e.index)
+        else:                       # an opponent's link, naming nothing (Fenrir: "your opponent skips
+            level = -1              # their next Draw Phase"): the weakest evidence, one that gave them none first
+        key = (level, (not e.both, net, e.skipped) if level > 2 else (level < 0 and not e.gained, 0, False), e.index)
         if best is None or key > best[0]:
             best = (key, e)
     where = f"turn {imp.turns.turn} skips its Draw Phase"
@@ -167,6 +171,10 @@ def skipped_draw_cite(imp: Importer, player: int) -> Cite | None:
         desc, at = in_force[id(e)]
         effect = f"skip the Draw Phase (inferred): its lasting effect {stringid(desc, e.code)} is on player {player}"
         why = f"its client hint {stringid(desc, e.code)} is on player {player} (packet {at}); inferred"
+    elif level < 0:
+        effect = "skip the Draw Phase (inferred): the last effect of the opponent that resolved"
+        why = (f"player {player} resolved no effect and has no client hint: it is the last effect their opponent "
+               "resolved since; inferred")
     else:
         effect = "skip the Draw Phase (inferred): the last effect its player resolved"
         why = f"the stream names no effect: it is the last effect player {player} resolved; inferred"
@@ -258,18 +266,32 @@ def summoned_by_link(imp: Importer) -> str | None:
     """The link whose effect made this Normal Summon or Set (``Duel.Summon``/``SummonOrSet``:
     Ultimate Offering). The engine processes such a summon once the link has resolved: right
     after its MSG_CHAIN_SOLVED, or after MSG_CHAIN_END when it was the chain's last link, with
-    only the server's refreshes in between. The player's own summon at the idle prompt after a
-    chain has the prompt's six refreshes before it as well (``answers_idle_command``): not cited."""
+    only the server's refreshes in between; outside a Main Phase, also the chain's resolved Spells
+    and Traps leaving for the GY (Arrivalrivals, Quick Summon: "immediately after this effect
+    resolves, Normal Summon 1 monster", in the Battle or Draw Phase). The player's own summon at
+    the idle prompt after a chain has the prompt's six refreshes before it as well
+    (``answers_idle_command``): not cited."""
     if imp.chains.solved_at is None:
         return None
     at, card = imp.chains.solved_at
     start = imp.summons.began_at if imp.summons.began_at is not None else imp.i
-    if at >= start or any(p.id not in _BETWEEN_SOLVED_AND_SUMMON for p in imp.packets[at + 1:start]):
+    # outside a Main Phase no idle command could have asked for it: the chain's resolved Spells and
+    # Traps may go to the GY in between
+    outside_main = imp.turns.phase not in ("main1", "main2")
+    if at >= start or any(p.id not in _BETWEEN_SOLVED_AND_SUMMON
+                          and not (outside_main and _sent_after_resolving(p)) for p in imp.packets[at + 1:start]):
         return None
     return None if imp.answers_idle_command(start) else card
 
 
 _BETWEEN_SOLVED_AND_SUMMON = frozenset((MSG_UPDATE_DATA, MSG_UPDATE_CARD, MSG_CHAIN_END))
+
+
+def _sent_after_resolving(p: Packet) -> bool:
+    """MSG_MOVE from the Spell & Trap Zone to the GY by rule (REASON_RULE): a resolved Spell or
+    Trap leaving once its chain is over."""
+    return (p.id == MSG_MOVE and len(p.payload) >= 28 and p.payload[5] == LOCATION_SZONE
+            and p.payload[15] == LOCATION_GRAVE and bool(int.from_bytes(p.payload[24:28], "little") & REASON_RULE))
 
 
 def summon_grant(imp: Importer, player: int) -> str | None:
@@ -309,6 +331,24 @@ def effect_named(imp: Importer, desc: int) -> None:
         effect = next((e for e in reversed(imp.turns.effect_log) if stringid_index(desc, e.code) is not None), None)
     if effect is not None:
         effect.named = (desc, imp.i)
+
+
+def given_up_draw_cite(imp: Importer) -> Cite | None:
+    """The cite for a Draw Phase the turn player leaves without the normal draw (TURN-02): an
+    effect of theirs resolved in it before the draw ("before you draw: you can give up your normal
+    draw this turn, and if you do, add this card to your hand": Magical Blast from the GY). The
+    latest such link; none resolved, a lasting effect's, judged as for a skipped Draw Phase
+    (``skipped_draw_cite``: a client hint on the player, the effects resolved since their last
+    Draw Phase)."""
+    player = imp.turns.turn_player
+    mine = [e for e in imp.turns.effect_log[imp.turns.draw_mark[player]:] if e.resolved and e.player == player]
+    if not mine:
+        # a lasting effect left no draw to make: the evidence a skipped Draw Phase is cited by
+        return skipped_draw_cite(imp, player, since=imp.turns.draw_mark_before)
+    e = mine[-1]
+    imp.note(f"turn {imp.turns.turn}: player {player} leaves the Draw Phase without the normal draw; cited {e.card}, "
+             f"whose effect resolved in it (packet {e.index}); inferred")
+    return Cite(e.card, "gives up the normal draw (inferred): its effect resolved in the Draw Phase before the draw")
 
 
 def player_hint(imp: Importer, m: dict) -> None:
@@ -434,6 +474,17 @@ def damage_link(imp: Importer, damage: list[int], rules_damage: list[int]) -> Ci
         mine = [card for card, who in pool if who in favoured]
         if mine:
             return Cite(mine[-1], f"changes the battle damage: its effect resolved {where}")
+    # a lasting effect on the player spared, from any earlier turn or player (Crush Card Virus:
+    # "your opponent takes no damage until the end of the next turn"): its client hint is on them
+    for p in (0, 1):
+        hinted = [(desc, at, e) for desc, at, e in imp.turns.player_hints[p]
+                  if e is not None and e.resolved and damage[p] < rules_damage[p]]
+        if hinted:
+            desc, at, e = hinted[-1]
+            imp.note(f"battle damage {damage} is less than the rules' {rules_damage}: cited {e.card}, whose client "
+                     f"hint {stringid(desc, e.code)} is on player {p} (MSG_PLAYER_HINT, packet {at}); inferred")
+            return Cite(e.card, f"changes the battle damage (inferred): its lasting effect {stringid(desc, e.code)} "
+                                f"is on player {p}")
     if this_attack:
         return Cite(this_attack[-1][0], "changes the battle damage: its effect resolved in this battle")
     return None

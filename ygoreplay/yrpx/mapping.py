@@ -463,8 +463,10 @@ class Importer(TurnHandling, MoveHandling, SummonHandling, ChainHandling, Positi
         for card, w in tributes:
             self.emit(CardMoved(card=card, to=w, reason="tributed", cause=self.cause), self.began((card,)))
         materials, self.summons.pending_materials = self.summons.pending_materials, []
-        for card, reason, w, pos, at in materials:
-            self.emit(CardMoved(card=card, to=w, reason="material", position=pos, cause=self.cause), at)
+        group, self.moves.group_pending = self.moves.group_pending, False
+        for n, (card, reason, w, pos, at) in enumerate(materials):
+            self.emit(CardMoved(card=card, to=w, reason="material", position=pos, cause=self.cause,
+                                with_next=group and n < len(materials) - 1), at)
         for host, mats in list(self.summons.pre_overlay.items()):
             side_host = self.field.monster_zone_of(host)
             if side_host is None and not final:

@@ -39,6 +39,9 @@ class MoveState:
     auto_gy: set[str] = field(default_factory=set)
     #: The packet an Xyz monster left the field at, its materials not yet moved (``end_group``).
     group_from: int | None = None
+    #: That group is the materials of a summon still held (``pending_materials``): ``flush`` writes
+    #: them as one group when no summon takes them.
+    group_pending: bool = False
 
 
 def our_position(pos: int, zone: str) -> str | None:
@@ -81,6 +84,13 @@ class MoveHandling:
         if card is None:
             self.note(f"no card at {old} for a move of {code}")
             return
+        if ol == LOCATION_HAND and nl == LOCATION_MZONE and any(card == t for t, _ in self.summons.pending_tributes):
+            # a Tribute returned to the hand (Fantastic Striborg: "returned to the hand instead of going
+            # to the GY") is not the monster it is Tributed for, even with its passcode: after the
+            # shuffle the hand's order says nothing, so another card with that passcode is the one
+            tributes = {t for t, _ in self.summons.pending_tributes}
+            hand = self.field.sides[old.controller & 1].hand
+            card = next((c for c in hand if c not in tributes and self.field.code(c) == code), card)
         host_before = self.field.host_of(card) if ol & LOCATION_OVERLAY else None
         if ol == LOCATION_DECK and nl == LOCATION_HAND and old.controller == new.controller:
             deck = self.field.sides[old.controller & 1].deck
@@ -151,6 +161,9 @@ class MoveHandling:
         if start is None:
             return
         act = self.chains.activation
+        if act is None and len(self.summons.pending_materials) >= 2 and self.summons.pending_materials[-1][4] >= start:
+            self.moves.group_pending = True      # a Link Summon's materials, held for it (``flush``)
+            return
         events = [ev for ev, _ in act.after] if act is not None else self.events
         sources = [at for _, at in act.after] if act is not None else self.sources
         first = len(events)

@@ -164,12 +164,15 @@ class SummonHandling:
         listed: list[str] = []
         sent = all(to.zone == GY or (to.zone == EXTRA and pos == FACEUP) or self.fx(m_card).is_token
                    for m_card, _r, to, pos, _at in pending)
-        for m_card, m_reason, to, pos, at in pending:
+        # an Xyz Monster among them: its materials reach the GY after the whole group (``end_group``)
+        group, self.moves.group_pending = self.moves.group_pending and not sent, False
+        for n, (m_card, m_reason, to, pos, at) in enumerate(pending):
             mat_reason |= m_reason
             if sent:
                 listed.append(m_card)
             else:
-                self.emit(CardMoved(card=m_card, to=to, reason="material", position=pos, cause=cause), at)
+                self.emit(CardMoved(card=m_card, to=to, reason="material", position=pos, cause=cause,
+                                    with_next=group and n < len(pending) - 1), at)
         if not sent:
             self.summons.began_at = None                  # the summon itself comes at its own packet
         if overlay:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..events import (DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, SZONE, CardMoved, CardRevealed, CardsDrawn, CoinTossed, Cost,
-    CountersChanged, DeckShuffled, DieRolled, DuelEnded, LifePointsChanged, Loc, PhaseEntered, TurnStarted)
+from ..events import (DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, SZONE, CardMoved, CardRevealed, CardsDrawn, Cite,
+    CoinTossed, Cost, CountersChanged, DeckShuffled, DieRolled, DuelEnded, LifePointsChanged, Loc, PhaseEntered,
+    TurnStarted)
 from ..rules.turn import PHASE_AFTER
-from .cites import (Effect, credit_gain, effect_named, forced_battle_end, forced_battle_start, maybe_forced_battle, player_hint,
-                    skipped_draw_cite)
+from .cites import (Effect, credit_gain, effect_named, forced_battle_end, forced_battle_start, given_up_draw_cite,
+                    maybe_forced_battle, player_hint, skipped_draw_cite)
 from .constants import (HINT_CARD, HINT_OPSELECTED, LOCATION_GRAVE, MSG_ADD_COUNTER, MSG_CONFIRM_CARDS,
     MSG_CONFIRM_DECKTOP, MSG_CONFIRM_EXTRATOP, MSG_DAMAGE, MSG_DECK_TOP, MSG_DRAW, MSG_HINT, MSG_LPUPDATE,
     MSG_NEW_PHASE, MSG_NEW_TURN, MSG_PAY_LPCOST, MSG_PLAYER_HINT, MSG_RECOVER, MSG_REMOVE_COUNTER, MSG_REVERSE_DECK,
@@ -45,6 +46,8 @@ class TurnState:
     effect_log: list[Effect] = field(default_factory=list)
     #: By player: ``len(effect_log)`` at their last Draw Phase (the links since may have skipped the next).
     draw_mark: list[int] = field(default_factory=lambda: [0, 0])
+    #: ``draw_mark`` as it was before the current Draw Phase began (a Draw Phase left undrawn).
+    draw_mark_before: list[int] = field(default_factory=lambda: [0, 0])
     #: By player: the client hints on them (description, packet, the link that put it there).
     player_hints: dict[int, list[tuple[int, int, Effect | None]]] = field(default_factory=lambda: {0: [], 1: []})
 
@@ -89,11 +92,14 @@ class TurnHandling:
         elif phase == "battle":
             maybe_forced_battle(self, self.turns.phase)
         elif phase == "draw":
+            self.turns.draw_mark_before = list(self.turns.draw_mark)
             self.turns.draw_mark[self.turns.turn_player] = len(self.turns.effect_log)
         elif self.turns.phase is None and self.turns.turn > 0:
             # EDOPro sends no marker for a phase an effect skips ("skip your next Draw Phase"):
             # cite the link that most likely registered the skip (module docstring).
             cite = skipped_draw_cite(self, self.turns.turn_player)
+        elif self.turns.phase == "draw" and not self.turns.normal_drawn and self.turns.turn > 1:
+            cite = given_up_draw_cite(self)
         self.turns.phase = phase
         self.turns.step = "start" if phase == "battle" else None
         self.emit(PhaseEntered(player=self.turns.turn_player, phase=phase, cite=cite))
@@ -116,16 +122,24 @@ class TurnHandling:
             ids.append(cell.id)
         count = len(ids)
         credit_gain(self, player, count)
+        cite = None
         if self.turns.turn == 0:
             cause = None
         elif (self.turns.phase == "draw" and player == self.turns.turn_player and not self.turns.normal_drawn
-              and self.chains.solving is None and self.chains.activation is None and count == self.turns.draw_count):
+              and self.chains.solving is None and self.chains.activation is None
+              and (count == self.turns.draw_count or 0 < count == len(m["codes"]))):
             cause = None
             self.turns.normal_drawn = True
+            if count != self.turns.draw_count:
+                # the normal draw, of another size: a lasting effect of a card that resolved before
+                # (Card of Safe Return's kin: "draw 2 cards in your Draw Phase instead of 1")
+                by = self.effect_cause(player)
+                if by != "effect":
+                    cite = Cite(by, f"the Draw Phase draw is {count} card(s) by this card's lasting effect (inferred)")
         else:
             cause = self.effect_cause(player)
         if count:
-            self.emit(CardsDrawn(player=player, count=count, cards=tuple(ids), cause=cause))
+            self.emit(CardsDrawn(player=player, count=count, cards=tuple(ids), cause=cause, cite=cite))
 
     def on_deck_refresh(self, p: Packet) -> None:
         """The engine lists a whole Deck (at the start and after every chain): every card not yet
@@ -380,16 +394,6 @@ class TurnHandling:
     @reads(MSG_WIN)
     def on_win(self, m: dict) -> None:
         self.flush()
-        if self.chains.activation is not None:
-            act, self.chains.activation = self.chains.activation, None
-            if any(cost.lp for cost in act.costs):  # lost by the activation's own LP cost: it was activated
-                self.emit_activation(act)
-            else:                                 # lost before it (LP paid as a card on the field asks): never made,
-                if act.effect_type is None and (act.zone is not None or act.field_zone):   # but the card is placed
-                    to = Loc(act.player, FZONE, 0) if act.field_zone else Loc(act.player, SZONE, act.zone)
-                    self.emit(CardMoved(card=act.card, to=to, reason="sent", position=FACEUP), act.begins)
-                self.events.extend(e for e, _ in act.after)
-                self.sources.extend(s for _, s in act.after)
         player, code = m["player"], m["reason"]
         winner = player if player in (0, 1) else None
         reason = WIN_REASONS.get(code, "effect")
@@ -397,6 +401,20 @@ class TurnHandling:
             # WIN-04: a draw by the rules (both at 0 LP) has a basic reason; a code of 0x10 or more
             # is a card's own condition (WIN_REASON_LAST_TURN 0x16: Last Turn's End Phase check)
             reason = "draw" if code in WIN_REASONS else "effect"
+        if self.chains.activation is not None:
+            act, self.chains.activation = self.chains.activation, None
+            # made unless a player was at 0 LP before it began (LP paid as a card on the field
+            # asks); lost by its own LP cost or by damage while it was made (after its costs), or
+            # the duel ended otherwise (the opponent decked out at the Draw Phase draw after it):
+            # the engine announced it, it was made
+            if any(cost.lp for cost in act.costs) or reason != "lp" or not act.after_loss:
+                self.emit_activation(act)
+            else:
+                if act.effect_type is None and (act.zone is not None or act.field_zone):   # but the card is placed
+                    to = Loc(act.player, FZONE, 0) if act.field_zone else Loc(act.player, SZONE, act.zone)
+                    self.emit(CardMoved(card=act.card, to=to, reason="sent", position=FACEUP), act.begins)
+                self.events.extend(e for e, _ in act.after)
+                self.sources.extend(s for _, s in act.after)
         if reason == "effect":
             self.note(f"MSG_WIN reason {code:#x}: a card's effect decides the duel "
                       f"({'a draw' if winner is None else f'player {winner} wins'}); the stream names no card")
