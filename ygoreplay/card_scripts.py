@@ -17,7 +17,8 @@ Whether an effect's activation depends on code the reader does not judge is kept
 (``if chk==0 then return ... end``) is anything but a plain ``true``.
 
 The reader is bounded: a file larger than ``MAX_SCRIPT_BYTES`` or nested deeper than
-``MAX_NESTING`` brackets/blocks is refused before parsing (the parser recurses), a folder of more
+``MAX_NESTING`` brackets/blocks is refused before parsing (the parser recurses), one whose
+expression chains deeper than the reader recurses (``a.b.b...``) when read, a folder of more
 than ``MAX_SCRIPTS`` files is refused, and reading stops at ``deadline`` seconds, saying so. A
 script that cannot be read is listed with why; the others are kept.
 """
@@ -121,8 +122,11 @@ def read_script(text: str) -> tuple[EffectFact, ...]:
     except Exception as exc:                 # luaparser raises its own SyntaxException and antlr errors
         raise ScriptError(f"not Lua: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
     reader = _Reader()
-    reader.walk(tree, function=None, scope={})
-    return tuple(builder.fact(reader.plain) for builder in reader.built)
+    try:            # ``a.b.b...`` nests one node a suffix, unbracketed: nesting() does not see it
+        reader.walk(tree, function=None, scope={})
+        return tuple(builder.fact(reader.plain) for builder in reader.built)
+    except RecursionError:
+        raise ScriptError("nested too deep to read") from None
 
 
 def nesting(text: str) -> int:
