@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 
 from ygoreplay.card_scripts import ScriptError, read_script, read_scripts
+from ygoreplay.errors import StoreError
+from ygoreplay.events import EventFormatError, from_dict, from_trusted_dict
+from ygoreplay.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,3 +35,46 @@ def test_a_folder_with_one_such_script_keeps_the_others(tmp_path):
                                      " e1:SetType(EFFECT_TYPE_IGNITION)\n c:RegisterEffect(e1)\nend\n")
     reading = read_scripts(tmp_path)
     assert [name for name, _why in reading.failed] == ["c1.lua"] and set(reading.effects) == {2}
+
+
+# -- the trusted decode path -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind, field, value, says", [
+    ("life_points_changed", "lp", float("nan"), "life_points_changed.lp"),     # NaN: a 500 as JSON
+    ("life_points_changed", "amount", 1.5, "life_points_changed.amount"),
+    ("stats_changed", "atk", 1.5, "stats_changed.atk"),
+    ("card_moved", "to", [0, "zz"], "card_moved.to"),                          # a card in no zone
+    ("duel_started", "first_player", 7, "duel_started.first_player"),         # diff: "the same position"
+    ("duel_started", "players", "zz", "duel_started.players"),
+])
+def test_a_rechained_record_of_the_wrong_type_that_would_fold_is_refused_naming_it(tmp_path, kind, field, value,
+                                                                                     says):
+    """A forger with the database (not the key) rechains an event whose field has the wrong type.
+    The trusted path took scalars as read: these folded without raising, so ``show`` and ``diff``
+    of the judge's board showed LP NaN or a card in zone "zz" (the spectator's view, decoded with
+    checks, refused the same record). Now the trusted path checks each scalar's type too."""
+    from test_trusted_decode import _alter, _recorded
+    url, duel = _recorded(tmp_path)
+    position = _alter(url, duel, kind, field, value, rechain=True)
+    with Store(url) as reader, pytest.raises(StoreError) as refused:
+        reader.state_at(duel)
+    assert str(refused.value).startswith(f"duel {duel} event {position}: the stored record cannot be decoded")
+    assert says in str(refused.value)
+
+
+@pytest.mark.parametrize("wire", [
+    {"kind": "life_points_changed", "player": 0, "amount": 100, "reason": "battle_damage", "lp": 7900.0},
+    {"kind": "cards_drawn", "player": 7, "count": 1},
+    {"kind": "cards_drawn", "player": True, "count": 1},
+    {"kind": "phase_entered", "phase": "lunch"},
+    {"kind": "card_moved", "card": "p0.m1", "to": [0, "zz"], "reason": "destroyed"},
+    {"kind": "normal_summoned", "player": 0, "card": None, "zone": 2},
+    {"kind": "duel_started", "first_player": 0, "players": "zz"},
+    {"kind": "damage_calculated", "damage": []},                   # the log reads damage[0] and [1]
+    {"kind": "token_created", "player": 0, "card": "p0.t1", "code": -1, "zone": 1, "position": "attack"},
+])
+def test_the_trusted_decoder_refuses_what_the_checking_one_refuses(wire):
+    with pytest.raises(EventFormatError):
+        from_dict(wire)
+    with pytest.raises(EventFormatError):
+        from_trusted_dict(wire)
