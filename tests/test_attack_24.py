@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import shared_path
 
 from ygoreplay.card_scripts import ScriptError, read_script, read_scripts
 from ygoreplay.errors import StoreError
@@ -78,3 +79,20 @@ def test_the_trusted_decoder_refuses_what_the_checking_one_refuses(wire):
         from_dict(wire)
     with pytest.raises(EventFormatError):
         from_trusted_dict(wire)
+
+
+# -- the format registry ---------------------------------------------------------------------------
+
+def test_verify_names_an_edopro_replay_as_what_it_is_not_a_damaged_ygr(tmp_path):
+    """The registry says the file is an EDOPro replay (by its magic, whatever its name); ``verify``
+    read it as a ``.ygr`` anyway and called it one with bad magic bytes."""
+    from click.testing import CliRunner
+
+    from ygoreplay.cli import main
+    real = sorted(shared_path("real-replays", "edopro").glob("*.yrp*"))[0]
+    for name in ("duel.yrpX", "duel.bin"):
+        copy = tmp_path / name
+        copy.write_bytes(real.read_bytes())
+        result = CliRunner().invoke(main, ["verify", str(copy), "--store", str(tmp_path / "store.db")])
+        assert result.exit_code == 2 and "bad magic" not in result.output, result.output
+        assert "EDOPro replay" in result.output and f"ygoreplay import {copy}" in result.output

@@ -563,6 +563,10 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
         if fmt.yields == "events":
             raise InputError(t("{duel}: a JSON Lines file has no hash chain to verify; check its rules with "
                                "'ygoreplay check {duel}', or record it and verify the stored duel", duel=duel))
+        if fmt.yields == "import":           # read as a .ygr, it was called one with bad magic bytes
+            raise InputError(t("{duel}: an EDOPro replay has no hash chain nor signature to verify; check it "
+                               "against the engine with 'ygoreplay check {duel}', or import it with "
+                               "'ygoreplay import {duel}' and verify the stored duel", duel=duel))
         if receipts:
             raise InputError(t("a receipt proves a stored duel: verify the duel's id in the store"))
         replay = read_replay(duel)
