@@ -96,3 +96,34 @@ def test_verify_names_an_edopro_replay_as_what_it_is_not_a_damaged_ygr(tmp_path)
         result = CliRunner().invoke(main, ["verify", str(copy), "--store", str(tmp_path / "store.db")])
         assert result.exit_code == 2 and "bad magic" not in result.output, result.output
         assert "EDOPro replay" in result.output and f"ygoreplay import {copy}" in result.output
+
+
+# -- import -o ---------------------------------------------------------------------------------------
+
+def test_import_o_of_two_replays_with_one_stem_writes_both(tmp_path, monkeypatch):
+    """A folder's replays are found by content, so ``game.yrpX`` and ``game.bin`` (or ``game.yrp``)
+    are both imported; both went to ``game.ygr``, the second over the first, while the summary
+    said 2 imported: a record silently lost. Each now has a file of its own."""
+    from click.testing import CliRunner
+
+    from ygoreplay.cli import main
+    from ygoreplay.replay_file import read
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    first, second = sorted(shared_path("real-replays", "edopro").glob("*.yrpX"))[:2]
+    folder, out = tmp_path / "in", tmp_path / "out"
+    folder.mkdir()
+    (folder / "game.yrpX").write_bytes(first.read_bytes())
+    (folder / "game.bin").write_bytes(second.read_bytes())
+    (folder / "other.yrpX").write_bytes(second.read_bytes())
+    result = CliRunner().invoke(main, ["import", str(folder), "-o", str(out), "--json", "-j", "1"])
+    assert result.exit_code in (0, 1), result.output
+    written = sorted(p.name for p in out.iterdir())
+    assert len(written) == 3 and "other.ygr" in written, written
+    sources = {read(out / name).source["file"] for name in written}
+    assert sources == {"game.yrpX", "game.bin", "other.yrpX"}
+
+
+def test_the_names_of_an_import_folder_never_collide_whatever_their_case():
+    from ygoreplay.cli.records import _ygr_names
+    names = _ygr_names([Path(n) for n in ("game.yrpX", "game.bin", "game.yrpX.yrp", "Game.YRPX", "solo.yrpX")])
+    assert len({n.casefold() for n in names}) == 5 and names[-1] == "solo.ygr"
