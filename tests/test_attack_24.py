@@ -127,3 +127,37 @@ def test_the_names_of_an_import_folder_never_collide_whatever_their_case():
     from ygoreplay.cli.records import _ygr_names
     names = _ygr_names([Path(n) for n in ("game.yrpX", "game.bin", "game.yrpX.yrp", "Game.YRPX", "solo.yrpX")])
     assert len({n.casefold() for n in names}) == 5 and names[-1] == "solo.ygr"
+
+
+# -- deflated snapshots ------------------------------------------------------------------------------
+
+def test_a_deflated_snapshot_is_inflated_only_so_far(tmp_path, monkeypatch):
+    """A snapshot signed by a key the store trusts (another organiser sharing it) that inflates
+    to far more than any state: ``zlib.decompress`` expanded it whole, whatever it held. Now a
+    snapshot is inflated to at most ``MAX_SNAPSHOT`` bytes, and one past it is not used."""
+    import sqlite3
+    import tracemalloc
+    import zlib
+
+    import ygoreplay.store as store_module
+    from test_trusted_decode import _recorded
+    from ygoreplay.render import render
+    url, duel = _recorded(tmp_path)                       # no snapshots: we plant one
+    with Store(url) as writer:
+        expected = render(writer.state_at(duel, 20))
+        at = writer.hash_at(duel, 16)
+        row = writer._snapshot_row(duel, 16, zlib.compress(b"\0" * (32 << 20), 9), at)
+    with sqlite3.connect(url) as conn:
+        conn.execute("INSERT INTO stored_snapshots (originator_id, originator_version, topic, state) VALUES (?, ?, ?, ?)",
+                     (row.originator_id, row.originator_version, row.topic, row.state))
+    monkeypatch.setattr(store_module, "MAX_SNAPSHOT", 1 << 20)
+    with Store(url) as reader:
+        tracemalloc.start()
+        try:
+            state = reader.state_at(duel, 20)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 16 << 20, f"inflated {peak:,} bytes"
+        assert render(state) == expected                    # from the events, the snapshot unused
+        assert "the snapshot at 16 cannot be decoded" in reader.verify(duel).problem
