@@ -161,3 +161,32 @@ def test_a_deflated_snapshot_is_inflated_only_so_far(tmp_path, monkeypatch):
         assert peak < 16 << 20, f"inflated {peak:,} bytes"
         assert render(state) == expected                    # from the events, the snapshot unused
         assert "the snapshot at 16 cannot be decoded" in reader.verify(duel).problem
+
+
+# -- one command a write ---------------------------------------------------------------------------
+
+def test_an_upload_writes_its_duel_and_its_access_in_one_transaction(tmp_path, monkeypatch):
+    """``POST /uploads`` recorded the duel, then attached its access record from the HTTP layer
+    in a write of its own: a failure between the two left a duel whose tokens were never stored
+    (and a second upload of it answered 409). The access now goes in with the duel."""
+    from fastapi.testclient import TestClient
+    from test_release import ADMIN, ORGANISER, auth
+    from test_yrpx import replay as generated_yrpx
+
+    from ygoreplay.access import digest
+    from ygoreplay.service import create_app
+
+    opened = Store(str(tmp_path / "duels.sqlite"), concurrent=True)
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("a second write")
+    monkeypatch.setattr(Store, "attach", refuse)
+    try:
+        with TestClient(create_app(opened, digest(ADMIN))) as client_:
+            made = client_.post("/uploads", content=generated_yrpx(), headers=ORGANISER)
+            assert made.status_code == 201, made.text
+            tokens = made.json()["tokens"]
+            viewer = client_.get(f"/duels/{made.json()['id']}/events", headers=auth(tokens["judge"]))
+            assert viewer.status_code == 200, viewer.text
+    finally:
+        opened.close()
