@@ -148,8 +148,8 @@ def test_a_deflated_snapshot_is_inflated_only_so_far(tmp_path, monkeypatch):
         at = writer.hash_at(duel, 16)
         row = writer._snapshot_row(duel, 16, zlib.compress(b"\0" * (32 << 20), 9), at)
     with sqlite3.connect(url) as conn:
-        conn.execute("INSERT INTO stored_snapshots (originator_id, originator_version, topic, state) VALUES (?, ?, ?, ?)",
-                     (row.originator_id, row.originator_version, row.topic, row.state))
+        conn.execute("INSERT INTO stored_snapshots (originator_id, originator_version, topic, state) "
+                     "VALUES (?, ?, ?, ?)", (row.originator_id, row.originator_version, row.topic, row.state))
     monkeypatch.setattr(store_module, "MAX_SNAPSHOT", 1 << 20)
     with Store(url) as reader:
         tracemalloc.start()
@@ -190,3 +190,15 @@ def test_an_upload_writes_its_duel_and_its_access_in_one_transaction(tmp_path, m
             assert viewer.status_code == 200, viewer.text
     finally:
         opened.close()
+
+
+def test_a_json_lines_file_with_a_byte_order_mark_reads_as_it_sniffs(tmp_path):
+    """The registry reads a UTF-8 byte order mark (Notepad writes one) before the first event as
+    JSON Lines; the reader then refused the first line as 'Unexpected UTF-8 BOM'."""
+    from ygoreplay.formats import JSONL, find_format
+    from ygoreplay.jsonl import read_events
+    path = tmp_path / "notepad.txt"
+    plain = ROOT / "replays" / "won-by-damage.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    assert find_format(path) is JSONL
+    assert read_events(path) == read_events(plain)
