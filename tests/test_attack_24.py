@@ -202,3 +202,19 @@ def test_a_json_lines_file_with_a_byte_order_mark_reads_as_it_sniffs(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
     assert find_format(path) is JSONL
     assert read_events(path) == read_events(plain)
+
+
+def test_a_script_the_parser_takes_quadratic_time_over_is_cut_off(monkeypatch):
+    """``x=a(a)(a)...``: 300 bytes, nesting 1, and the parser (ANTLR's prediction over Lua's
+    ambiguous call syntax) takes 16 s for 100 calls, four times that for 200: a 3 KB script took
+    hours, and ``read_scripts`` only looks at its deadline between files. A script now has
+    ``PARSE_SECONDS`` to be read."""
+    import time
+
+    import ygoreplay.card_scripts as card_scripts
+    monkeypatch.setattr(card_scripts, "PARSE_SECONDS", 0.5)
+    started = time.monotonic()
+    with pytest.raises(ScriptError, match="more than 0.5 s"):
+        read_script("x=a" + "(a)" * 400 + "\n")
+    assert time.monotonic() - started < 30
+    assert read_script("function s.initial_effect(c)\n local e1=Effect.CreateEffect(c)\nend\n")
