@@ -327,12 +327,13 @@ class Records:
                            match, duel.header.source, duel.header.created, chain=duel.hashes)
 
     def import_replay(self, replay: ReplayFile, title: str | None, trust: Iterable[PublicKey],
-                      unsigned: bool = False) -> Recorded:
+                      unsigned: bool = False, attachments: dict[str, dict] | None = None) -> Recorded:
         """Record a judge file as a new duel, after checking it: its chain must hold and (unless
         ``unsigned``) its signature must be a trusted key's. Its root, secret, times and card facts
         are kept, so the views handed out earlier still verify against a re-export. A match file
         is refused (it is not a duel), and a file imported before is not stored twice: its duel
-        is answered as ``skipped``."""
+        is answered as ``skipped``. ``attachments`` are written with the duel, in its transaction
+        (an upload's access record)."""
         if replay.games or replay.match.get("kind") == "match":
             raise InputError("this is a match file, not a duel: import it with `ygoreplay match ...` "
                              "(POST /matches for the service); nothing was imported")
@@ -361,7 +362,7 @@ class Records:
         duel_id, stored, _ = self.store.record(
             replay.events, title, times=replay.times, cards=replay.cards, check=False, root=replay.root,
             secret=replay.commit_key or None, created=replay.created or None, source=source,
-            provenance=provenance)
+            provenance=provenance, attachments=attachments)
         return Recorded(duel_id, len(replay.events), stored, violations=audit(replay.events, replay.cards).violations,
                         receipt=self._receipt(duel_id, stored))
 
@@ -377,9 +378,11 @@ class Records:
                 if info.source.get("sha256") and not info.parent}
 
     def import_yrpx(self, path: Path, names: CardDB | None, title: str | None,
-                    known: dict[str, DuelInfo] | None = None) -> tuple[Recorded, Any]:
+                    known: dict[str, DuelInfo] | None = None,
+                    attachments: dict[str, dict] | None = None) -> tuple[Recorded, Any]:
         """Record an EDOPro replay as imported (every event kept; the audit lists what our rules
-        say), unless a duel from the same file is already in the store (``known``: ``sources()``)."""
+        say), unless a duel from the same file is already in the store (``known``: ``sources()``);
+        ``attachments`` as ``import_replay``'s."""
         from .yrpx import fold_and_compare, import_yrpx
         title = checked(title, "the title", 500) if title else None
         result = import_yrpx(path, names=names)          # bounded: refuses what is not a replay
@@ -392,7 +395,7 @@ class Records:
         source = {"format": EDOPRO.name, "file": path.name, "size": path.stat().st_size, "sha256": digest}
         cards = _scripted(result.cards, names if names is not None else self.store.cards)
         duel_id, stored, _ = self.store.record(result.events, title or path.name, times=result.times,
-                                               cards=cards, check=False, source=source)
+                                               cards=cards, check=False, source=source, attachments=attachments)
         info = DuelInfo(duel_id, title or path.name, "", None, None, stored, {}, source)
         known[digest] = info
         return Recorded(duel_id, len(result.events), stored, violations=agreement.violations,

@@ -17,14 +17,19 @@ Whether an effect's activation depends on code the reader does not judge is kept
 (``if chk==0 then return ... end``) is anything but a plain ``true``.
 
 The reader is bounded: a file larger than ``MAX_SCRIPT_BYTES`` or nested deeper than
-``MAX_NESTING`` brackets/blocks is refused before parsing (the parser recurses), a folder of more
-than ``MAX_SCRIPTS`` files is refused, and reading stops at ``deadline`` seconds, saying so. A
+``MAX_NESTING`` brackets/blocks is refused before parsing (the parser recurses), one whose
+expression chains deeper than the reader recurses (``a.b.b...``) when read, a folder of more
+than ``MAX_SCRIPTS`` files is refused, one takes at most ``PARSE_SECONDS`` to parse (the parser
+is quadratic in a chain of calls), and reading stops at ``deadline`` seconds, saying so. A
 script that cannot be read is listed with why; the others are kept.
 """
 from __future__ import annotations
 
 import re
+import signal
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -36,6 +41,9 @@ MAX_SCRIPT_BYTES = 256 << 10          # the longest real script is some 40 KB
 MAX_NESTING = 48                       # brackets and blocks; real scripts stay under 15
 MAX_SCRIPTS = 100_000
 DEADLINE = 3600.0                      # seconds for a whole folder
+#: Seconds to parse one script. The parser's prediction is quadratic in a chain of calls
+#: (``f(a)(a)(a)...``: 16 s for 100 of them); real scripts parse in well under a second.
+PARSE_SECONDS = 20.0
 
 _SCRIPT_NAME = re.compile(r"^c(\d{1,10})\.lua$")
 _SETTERS = {"SetType": "types", "SetCode": "code", "SetProperty": "properties", "SetCategory": "categories",
@@ -91,7 +99,7 @@ def read_scripts(folder: str | Path, *, deadline: float = DEADLINE) -> ScriptRea
         try:
             if path.stat().st_size > MAX_SCRIPT_BYTES:
                 raise ScriptError(f"larger than {MAX_SCRIPT_BYTES >> 10} KiB")
-            found = read_script(path.read_text(encoding="utf-8", errors="replace"))
+            found = read_script(path.read_text(encoding="utf-8", errors="replace"), end - time.monotonic())
         except (ScriptError, OSError) as exc:
             reading.failed.append((str(path.relative_to(root)), str(exc)))
             continue
@@ -106,8 +114,9 @@ def _script_files(root: Path) -> Iterator[Path]:
             yield path
 
 
-def read_script(text: str) -> tuple[EffectFact, ...]:
-    """The effects one script creates, in the order it creates them."""
+def read_script(text: str, seconds: float = PARSE_SECONDS) -> tuple[EffectFact, ...]:
+    """The effects one script creates, in the order it creates them (ScriptError past ``seconds``
+    or ``PARSE_SECONDS`` of parsing, the lesser)."""
     if len(text.encode("utf-8", "replace")) > MAX_SCRIPT_BYTES:
         raise ScriptError(f"larger than {MAX_SCRIPT_BYTES >> 10} KiB")
     depth = nesting(text)
@@ -115,14 +124,43 @@ def read_script(text: str) -> tuple[EffectFact, ...]:
         raise ScriptError(f"nested {depth} deep; more than {MAX_NESTING}")
     from luaparser import ast               # only reading scripts needs the parser
     try:
-        tree = ast.parse(text)
+        with _time_limit(min(PARSE_SECONDS, seconds)):
+            tree = ast.parse(text)
+    except _TooSlow:
+        raise ScriptError(f"took more than {min(PARSE_SECONDS, seconds):g} s to parse") from None
     except RecursionError:
         raise ScriptError("nested too deep to parse") from None
     except Exception as exc:                 # luaparser raises its own SyntaxException and antlr errors
         raise ScriptError(f"not Lua: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
     reader = _Reader()
-    reader.walk(tree, function=None, scope={})
-    return tuple(builder.fact(reader.plain) for builder in reader.built)
+    try:            # ``a.b.b...`` nests one node a suffix, unbracketed: nesting() does not see it
+        reader.walk(tree, function=None, scope={})
+        return tuple(builder.fact(reader.plain) for builder in reader.built)
+    except RecursionError:
+        raise ScriptError("nested too deep to read") from None
+
+
+class _TooSlow(BaseException):
+    """The parse ran out of time (a BaseException: the parser's own ``except Exception`` lets it by)."""
+
+
+@contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Interrupt what runs inside past ``seconds`` (_TooSlow), in the main thread where the system
+    has interval timers; elsewhere only ``read_scripts``' deadline between files bounds it."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expired(_signum: int, _frame: Any) -> None:
+        raise _TooSlow
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def nesting(text: str) -> int:
@@ -313,5 +351,5 @@ def _text(node: Any) -> str:
     return type(node).__name__
 
 
-__all__ = ["DEADLINE", "MAX_NESTING", "MAX_SCRIPTS", "MAX_SCRIPT_BYTES", "ScriptError", "ScriptReading",
-           "nesting", "read_script", "read_scripts"]
+__all__ = ["DEADLINE", "MAX_NESTING", "MAX_SCRIPTS", "MAX_SCRIPT_BYTES", "PARSE_SECONDS", "ScriptError",
+           "ScriptReading", "nesting", "read_script", "read_scripts"]

@@ -1069,7 +1069,7 @@ def from_trusted_dict(data: dict, where: str = "") -> Event:
         while version < cls.VERSION:
             data = UPCASTERS[(kind, version)](data)      # each builds a new dict: the record stays as read
             version += 1
-        required, convert = _TRUSTED.get(cls) or _trusted_plan(cls)
+        required, convert, make = _TRUSTED.get(cls) or _trusted_plan(cls)
         if not required.issubset(data):
             raise KeyError(required)
         built = None
@@ -1079,7 +1079,7 @@ def from_trusted_dict(data: dict, where: str = "") -> Event:
                 if built is None:
                     built = data = dict(data)
                 data[name] = build(value)
-        return (_MAKERS.get(cls) or _maker(cls))(data)
+        return make(data)             # a scalar of the wrong type (rechained): TypeError, from_dict says what
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
         return from_dict(data, where)
 
@@ -1088,23 +1088,37 @@ def from_trusted_dict(data: dict, where: str = "") -> Event:
 _MAKERS: dict[type, Callable[[Mapping[str, Any]], Event]] = {}
 
 
-def _maker(cls: type[Event]) -> Callable[[Mapping[str, Any]], Event]:
+def _maker(cls: type[Event], checks: Mapping[str, tuple[frozenset, frozenset | None]] | None = None
+           ) -> Callable[[Mapping[str, Any]], Event]:
     """``cls(**values)`` without the frozen dataclass's ``__init__``, which sets each of up to
     twenty fields through ``object.__setattr__`` (half of decoding an event): each slot is set
     through its descriptor, an absent field to its default (all are immutable constants), in
     straight-line code written once per class, as ``dataclasses`` writes ``__init__``. Other keys
-    (``kind``, ``v``) are ignored; the caller makes sure the required fields are there."""
+    (``kind``, ``v``) are ignored; the caller makes sure the required fields are there. With
+    ``checks`` (``from_trusted_dict``'s) a field named there whose value's type, or the value
+    itself, is not among those given raises TypeError (such a maker is not kept in ``_MAKERS``)."""
     fields = _FIELDS[cls]
-    bound: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    bound: dict[str, Any] = {"new": object.__new__, "cls": cls, "TypeError": TypeError, "type": type}
     lines = []
     for i, f in enumerate(fields):
         bound[f"set{i}"], bound[f"default{i}"] = _slot(cls, f.name).__set__, _default(f)
-        lines.append(f"    set{i}(event, get({f.name!r}, default{i}))")
+        check = (checks or {}).get(f.name)
+        if check is None:
+            lines.append(f"    set{i}(event, get({f.name!r}, default{i}))")
+            continue
+        kinds, bound[f"values{i}"] = check
+        bound[f"types{i}"] = next(iter(kinds)) if len(kinds) == 1 else kinds
+        test = (f"type(value) is not types{i}" if len(kinds) == 1 else f"type(value) not in types{i}") + (
+            "" if check[1] is None else f" or value not in values{i}")
+        lines += [f"    value = get({f.name!r}, default{i})", f"    if {test}:",
+                  f"        raise TypeError({f.name!r})", f"    set{i}(event, value)"]
     source = (f"def make(values, {', '.join(f'{name}={name}' for name in bound)}):\n"
               "    event = new(cls)\n    get = values.get\n" + "\n".join(lines) + "\n    return event\n")
     made: dict[str, Any] = {}
     exec(source, dict(bound), made)         # noqa: S102 - our own field names, as dataclasses does
-    _MAKERS[cls] = make = made["make"]
+    make = made["make"]
+    if checks is None:
+        _MAKERS[cls] = make
     return make
 
 
@@ -1113,32 +1127,65 @@ def _slot(cls: type, name: str) -> Any:
     return next(klass.__dict__[name] for klass in cls.__mro__ if name in klass.__dict__)
 
 
-#: Per class: its required fields, and the (field, build) of fields whose wire form is not
-#: already what the event holds (``from_trusted_dict``).
-_TRUSTED: dict[type, tuple[frozenset, tuple[tuple[str, Callable[[Any], Any]], ...]]] = {}
-_AS_IS = frozenset(("int", "str", "bool"))
+#: Per class: its required fields, the (field, build) of fields whose wire form is not already
+#: what the event holds, and its maker checking its scalars (``from_trusted_dict``).
+_TRUSTED: dict[type, tuple[frozenset, tuple[tuple[str, Callable[[Any], Any]], ...],
+                           Callable[[Mapping[str, Any]], Event]]] = {}
+_AS_IS = {"int": int, "str": str, "bool": bool}
 _AS_TUPLE = frozenset(("tuple[int, ...]", "tuple[str, ...]", "tuple[bool, ...]"))
 
 
-def _trusted_plan(cls: type[Event]) -> tuple[frozenset, tuple[tuple[str, Callable[[Any], Any]], ...]]:
-    """Scalars are taken as read, lists of scalars become tuples, a location a ``Loc``; any
-    other shape (a cite, costs, a set-up side ...) is built by its checking builder, as rare as it is."""
+def _trusted_tuple(kind: type) -> Callable[[Any], tuple]:
+    """A list of ``kind`` as a tuple (a string or a list of anything else is no such list)."""
+    only = {kind}
+
+    def build(value: Any) -> tuple:
+        if type(value) is not list or value and set(map(type, value)) != only:
+            raise TypeError(value)
+        return tuple(value)
+    return build
+
+
+_TRUSTED_TUPLES = {f"tuple[{kind.__name__}, ...]": _trusted_tuple(kind) for kind in (int, str, bool)}
+
+
+def _trusted_plan(cls: type[Event]) -> tuple[frozenset, tuple[tuple[str, Callable[[Any], Any]], ...],
+                                            Callable[[Mapping[str, Any]], Event]]:
+    """Scalars are taken as read once their type (and a player's 0 or 1, a vocabulary's word) is
+    the field's, lists of scalars become tuples, a location a ``Loc``; any other shape (a cite,
+    costs, a set-up side ...) is built by its checking builder, as rare as it is. Checking the
+    scalars' types (and building the few fields ``_FIELD_BUILDERS`` knows more of with their
+    builders) keeps a record altered and rechained with a value of the wrong type (an LP of 1.5
+    or NaN, a player 7, a zone "zz", one damage) from folding into a board no checked record
+    gives, or into a 500 when the board is served as JSON (NaN)."""
     plan, _ = _PLANS.get(cls) or _plan(cls)
-    convert = []
-    for f, (name, build, _optional, _required, _choices) in zip(_FIELDS[cls], plan):
+    convert, checks = [], {}
+    for f, (name, build, optional, _required, allowed) in zip(_FIELDS[cls], plan):
         base = f.type.removesuffix(" | None")
-        if base in _AS_TUPLE:
-            convert.append((name, tuple))
+        if (cls.kind, name) in _FIELD_BUILDERS:      # more than its type says (a passcode, two damages)
+            convert.append((name, build))
+        elif base in _AS_TUPLE:
+            convert.append((name, _TRUSTED_TUPLES[base]))
         elif base == "Loc":
             convert.append((name, _trusted_loc))
         elif base not in _AS_IS:
             convert.append((name, build))
-    trusted = (frozenset(name for name, _b, _o, required, _c in plan if required), tuple(convert))
+        else:
+            default = _default(f)
+            kinds = {_AS_IS[base]} | ({type(None)} if optional or default is None else set())
+            values = {0, 1} if name in PLAYER_FIELDS else set(allowed) if allowed else None
+            if values is not None and default is not dataclasses.MISSING:
+                values.add(default)
+            checks[name] = (frozenset(kinds), None if values is None else frozenset(values) | {None})
+    trusted = (frozenset(name for name, _b, _o, required, _c in plan if required), tuple(convert),
+               _maker(cls, checks))
     _TRUSTED[cls] = trusted
     return trusted
 
 
 def _trusted_loc(value: Any) -> Loc:
+    if value[0] not in (0, 1) or value[1] not in ZONES:
+        raise ValueError(value)
     return Loc(*value)
 
 

@@ -168,6 +168,8 @@ def _text_lines(f: BinaryIO, source: str) -> Iterator[str]:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:           # the file changed since it was checked
             raise EventFormatError(f"not UTF-8 text (byte {offset + exc.start})", source) from None
+        if not offset:                              # a byte order mark (Notepad's), as the registry reads it
+            text = text.removeprefix("\ufeff")
         offset += len(raw)
         _too_large(offset, source)
         number += 1

@@ -76,6 +76,8 @@ __all__ = ["ConflictError", "DuelInfo", "Header", "KINDS", "Record", "StoredDuel
 ENV_VAR = "YGOREPLAY_STORE"
 FORMAT = 2
 SNAPSHOT_EVERY = 16
+#: The most a deflated snapshot is inflated to: a duel's state is some 10 KB, a long one's 100s of KB.
+MAX_SNAPSHOT = 64 << 20
 HEADER_TOPIC, CARDS_TOPIC, HEAD_TOPIC = "ygoreplay:duel", "ygoreplay:cards", "ygoreplay:head"
 MATCH_TOPIC = "ygoreplay:match"
 SNAPSHOT_TOPIC, STORE_TOPIC = "ygoreplay:snapshot", "ygoreplay:store"
@@ -1620,9 +1622,16 @@ def _pack_snapshot(data: dict) -> bytes:
 
 
 def _snapshot_data(snap: dict) -> dict:
-    """The data of a stored snapshot; one written before they were deflated (no ``z``) is plain msgpack."""
+    """The data of a stored snapshot; one written before they were deflated (no ``z``) is plain
+    msgpack. Inflated to at most ``MAX_SNAPSHOT`` bytes (zlib.error past it): a snapshot signed by
+    any key the store trusts is read, and a deflated one may expand a thousandfold."""
     data = snap["d"]
-    return msgpack.unpackb(zlib.decompress(data) if snap.get("z") else data)
+    if snap.get("z"):
+        inflater = zlib.decompressobj()
+        data = inflater.decompress(data, MAX_SNAPSHOT)
+        if inflater.unconsumed_tail or not inflater.eof:
+            raise zlib.error(f"a snapshot inflates past {MAX_SNAPSHOT:,} bytes, or is cut short")
+    return msgpack.unpackb(data)
 
 
 def _follows(envelope: dict, prev: bytes, position: int) -> bool:

@@ -173,8 +173,8 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
         records = Records(store) if store is not None else None
         known = records.sources() if records is not None else None
         if output:
-            targets = [Path(output) / (file.stem + YGR.suffixes[0]) if source.is_dir() or Path(output).is_dir()
-                       else Path(output) for file in files]
+            targets = [Path(output) / name for name in _ygr_names(files)] if source.is_dir() or Path(output).is_dir() \
+                else [Path(output)]
             results = import_replay_files(files, targets, names, title, key=key, cards=cards,
                                           jobs=jobs or cpus())
         else:
@@ -199,6 +199,26 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
     illegal = any(o["violations"] or not (o["lp"] and o["winner"]) for o in outcomes
                   if not o["error"] and not o["skipped"])
     sys.exit(EXIT_UNREADABLE if failed else EXIT_ILLEGAL if illegal else 0)
+
+
+def _ygr_names(files: list[Path]) -> list[str]:
+    """The name of each replay's ``.ygr`` in an output folder: its stem, or its whole name where
+    another replay of the folder has the same stem (``game.yrpX`` and ``game.bin``, found by their
+    content, are ``game.yrpX.ygr`` and ``game.bin.ygr``: one file each, none written over another,
+    whatever the case of the names; one still taken gets a number)."""
+    from ..formats import YGR
+    stems = Counter(file.stem.casefold() for file in files)
+    taken: set[str] = set()
+    names = []
+    for file in files:
+        name = (file.stem if stems[file.stem.casefold()] == 1 else file.name) + YGR.suffixes[0]
+        copy = 1
+        while name.casefold() in taken:
+            copy += 1
+            name = f"{file.name}.{copy}{YGR.suffixes[0]}"
+        taken.add(name.casefold())
+        names.append(name)
+    return names
 
 
 @contextmanager
@@ -563,6 +583,10 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
         if fmt.yields == "events":
             raise InputError(t("{duel}: a JSON Lines file has no hash chain to verify; check its rules with "
                                "'ygoreplay check {duel}', or record it and verify the stored duel", duel=duel))
+        if fmt.yields == "import":           # read as a .ygr, it was called one with bad magic bytes
+            raise InputError(t("{duel}: an EDOPro replay has no hash chain nor signature to verify; check it "
+                               "against the engine with 'ygoreplay check {duel}', or import it with "
+                               "'ygoreplay import {duel}' and verify the stored duel", duel=duel))
         if receipts:
             raise InputError(t("a receipt proves a stored duel: verify the duel's id in the store"))
         replay = read_replay(duel)

@@ -41,11 +41,13 @@ async def upload(request: Request, service: ServiceDep, title: str | None = Quer
 
 
 def _record_upload(service: Service, data: bytes, title: str | None, access: Access) -> tuple[str, list[dict]]:
-    """The duel an upload became, and what the audit found in it (kept as it stood, said)."""
+    """The duel an upload became, written with its access record in one transaction, and what
+    the audit found in it (kept as it stood, said)."""
     fmt = container_of(data, name="the uploaded file")     # by its magic bytes: an upload has no name
+    attachments = {"access": access.to_dict()}
     if fmt is YGR:                        # a match .ygr too: the application says it is no duel
         replay = ygr_loads(data)
-        done = service.records.import_replay(replay, title, trusted_keys([]))
+        done = service.records.import_replay(replay, title, trusted_keys([]), attachments=attachments)
         duel_id = done.id
         if done.skipped:                  # its access and tokens stay as they were handed out
             raise HTTPError(409, f"this file was uploaded before: it is duel {duel_id}", id=duel_id)
@@ -54,7 +56,8 @@ def _record_upload(service: Service, data: bytes, title: str | None, access: Acc
             path = Path(folder) / f"upload{EDOPRO.suffixes[0]}"
             path.write_bytes(data)
             try:
-                done, _agreement = service.records.import_yrpx(path, None, title or "uploaded replay")
+                done, _agreement = service.records.import_yrpx(path, None, title or "uploaded replay",
+                                                               attachments=attachments)
             except InputError as exc:
                 raise InputError(str(exc).replace(str(path), "the uploaded replay")) from None
             duel_id = done.id
@@ -64,7 +67,6 @@ def _record_upload(service: Service, data: bytes, title: str | None, access: Acc
         raise InputError(f"the uploaded file is {fmt.title}, not a replay to import: upload a .ygr judge file "
                          f"or an EDOPro replay")
     assert duel_id is not None
-    service.store.attach(duel_id, "access", access.to_dict())
     return duel_id, done.to_dict()["violations"]
 
 
