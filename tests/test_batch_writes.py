@@ -82,3 +82,17 @@ def test_import_with_workers_commits_every_file(tmp_path):
     outcomes = list(import_replay_files(replays, targets, None, None, key=OrganiserKey.generate(), jobs=2))
     assert [o.error for o in outcomes] == [None] * 4 and all(o.pending is None for o in outcomes)
     assert sorted(os.listdir(tmp_path)) == sorted(t.name for t in targets)
+
+
+def test_a_batch_never_writes_through_a_link_planted_in_its_folder(tmp_path):
+    """The names of a folder's imports are the importer's own, in a folder others may write to:
+    a symbolic link planted under one of them must not have the batch overwrite what it points
+    at (a file written alone, a name the user gave, still writes through a link)."""
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"keep me")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "game.ygr").symlink_to(victim)
+    with pytest.raises(files.InputError, match="a symbolic link; a file of a batch is never written through one"):
+        files.write_pending(out / "game.ygr", b"forged")
+    assert victim.read_bytes() == b"keep me" and sorted(os.listdir(out)) == ["game.ygr"]

@@ -94,7 +94,12 @@ def write_pending(path: str | os.PathLike[str], data: bytes, mode: int = 0o644) 
     """``write_atomic`` for one file of a batch: ``data`` written beside ``path`` under a temporary
     name, neither synced nor renamed yet; ``commit`` does both for the whole batch at once (one
     sync instead of two a file: those were most of writing a folder of imports). Returns the
-    temporary file and the target; InputError as ``write_atomic``."""
+    temporary file and the target; InputError as ``write_atomic``, and for a symbolic link: a
+    batch writes names it chose in a folder others may write to, where a planted link would have
+    it overwrite the file the link points at."""
+    if Path(path).is_symlink():
+        raise InputError(f"{path}: a symbolic link; a file of a batch is never written through one "
+                         "(nothing was written)")
     target = _target(path)
     return _write_temp(target, data, mode, sync=False), target
 
