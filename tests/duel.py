@@ -51,6 +51,14 @@ def refused(*events: dict, cards: CardDB = CARDS) -> RuleViolation:
     return info.value
 
 
+def refused_with(events: list[dict], rule: str, says: str = "", cards: CardDB = CARDS) -> RuleViolation:
+    """The last event is refused with exactly ``rule``, at its own index, saying ``says``."""
+    v = refused(*events, cards=cards)
+    assert (v.rule, v.index) == (rule, len(events) - 1), v
+    assert says in v.message, v.message
+    return v
+
+
 def snapshot(state: DuelState) -> tuple:
     """Everything observable about a state, for before/after comparisons."""
     cards = tuple(sorted((c.id, c.zone, c.controller, c.position, c.atk, c.defense, c.level,

@@ -13,7 +13,7 @@ import sqlite3
 
 import msgpack
 import pytest
-from duel import CARDS, DARK_HOLE, MST, VORSE, fold, position, refused
+from duel import CARDS, DARK_HOLE, MST, VORSE, fold, position, refused_with
 from test_rules_gaps import c, ev
 
 from ygoreplay.card_scripts import read_script
@@ -176,10 +176,7 @@ def legal(*events: dict, cards: CardDB = TEXT) -> None:
 
 
 def check(events: list[dict], rule: str, says: str = "", cards: CardDB = TEXT) -> None:
-    """The last event is refused with exactly ``rule``, at its own index."""
-    v = refused(*events, cards=cards)
-    assert (v.rule, v.index) == (rule, len(events) - 1), v
-    assert says in v.message, v.message
+    refused_with(events, rule, says, cards)
 
 
 def test_the_facts_say_what_keeps_an_effect_back():

@@ -10,7 +10,7 @@ called, as before the facts were known.
 from __future__ import annotations
 
 import pytest
-from duel import CARDS, KURIBOH, MST, VORSE, fold, position, refused
+from duel import CARDS, KURIBOH, MST, VORSE, fold, position, refused_with
 from test_rules_gaps import DAMAGE_STEP, attack_on, c, ev
 
 from ygoreplay.cards import CardDB, CardFacts
@@ -55,10 +55,7 @@ def legal(*events: dict, cards: CardDB = SCRIPTS) -> None:
 
 
 def check(events: list[dict], rule: str, says: str = "", cards: CardDB = SCRIPTS) -> None:
-    """The last event is refused with exactly ``rule``, at its own index."""
-    v = refused(*events, cards=cards)
-    assert (v.rule, v.index) == (rule, len(events) - 1), v
-    assert says in v.message, v.message
+    refused_with(events, rule, says, cards)
 
 
 # -- NIS-02: simultaneous triggers, turn player's mandatory first ------------------------------------

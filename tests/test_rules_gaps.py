@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 from duel import (
-    BATTLE_OX, CELTIC, DARK_HOLE, MAGIC_JAMMER, MST, ODD_EYES, ROYAL_DECREE, SEVEN_TOOLS,
-    SHEEP_TOKEN, STARGAZER, TIMEGAZER, VORSE, fold, position, refused)
+    BATTLE_OX, CELTIC, DARK_HOLE, MAGIC_JAMMER, MST, ODD_EYES, ROYAL_DECREE, SEVEN_TOOLS, SHEEP_TOKEN,
+    STARGAZER, TIMEGAZER, VORSE, fold, position, refused, refused_with)
 from test_rules_turn import MAIN_POOL, START, cards_of, draw, register, turn
 
 from ygoreplay.cards import CardDB
@@ -55,10 +55,7 @@ def board(p0: dict | None = None, p1: dict | None = None, **fields) -> dict:
 
 
 def check(events: list[dict], rule: str, says: str = "") -> None:
-    """The last event is refused with exactly ``rule``, at its own index."""
-    v = refused(*events)
-    assert (v.rule, v.index) == (rule, len(events) - 1), v
-    assert says in v.message, v.message
+    refused_with(events, rule, says)
 
 
 def close(*cards: tuple[str, int]) -> list[dict]:

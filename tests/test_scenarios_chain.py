@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 from duel import (
-    AXE, BATTLE_OX, CALL_OF_THE_HAUNTED, CELTIC, DARK_HOLE, MAGIC_JAMMER, MIRROR_FORCE, MONSTER_REBORN,
-    MPZ, MST, POT, ROYAL_DECREE, SEVEN_TOOLS, SOLEMN, SUMMONED_SKULL, TRAP_HOLE, VORSE, YAMI, fold,
-    position, refused)
+    AXE, BATTLE_OX, CALL_OF_THE_HAUNTED, CELTIC, DARK_HOLE, MAGIC_JAMMER, MIRROR_FORCE, MONSTER_REBORN, MPZ,
+    MST, POT, ROYAL_DECREE, SEVEN_TOOLS, SOLEMN, SUMMONED_SKULL, TRAP_HOLE, VORSE, YAMI, fold, position,
+    refused, refused_with)
 
 SANGAN, BOOK_OF_MOON, BURNING_LAND, BLACK_LUSTER_RITUAL = 26202165, 14087893, 24294108, 55761792
 EXILED_FORCE, MIRROR_WALL = 74131780, 22359980
@@ -85,10 +85,7 @@ def board(p0: dict | None = None, p1: dict | None = None, **fields: Any) -> dict
 
 
 def check(events: list[dict], rule: str, says: str = "") -> None:
-    """The last event is refused with exactly ``rule``, at its own index."""
-    v = refused(*events)
-    assert (v.rule, v.index) == (rule, len(events) - 1), v
-    assert says in v.message, v.message
+    refused_with(events, rule, says)
 
 
 HOLE = act("hole", zone=3)

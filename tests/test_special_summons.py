@@ -16,7 +16,7 @@ import pytest
 from duel import (
     BATTLE_OX, BLUE_EYES, CELTIC, DARK_MAGICIAN, DARK_PALADIN, DECODE_TALKER, GIANT_SOLDIER, KURIBOH,
     LINK_SPIDER, MAGIC_JAMMER, MONSTER_REBORN, MYSTICAL_ELF, ODD_EYES, SHEEP_TOKEN, SOLEMN, STARDUST,
-    STARGAZER, SUMMONED_SKULL, TIMEGAZER, UTOPIA, VORSE, position)
+    STARGAZER, SUMMONED_SKULL, TIMEGAZER, UTOPIA, VORSE, position, refused_with)
 
 from ygoreplay.cards import CardDB, CardFacts, CardType, LinkMarker
 from ygoreplay.rules.zones import extra_link
@@ -47,9 +47,7 @@ refused = functools.partial(duel.refused, cards=DB)
 
 
 def check(events: list[dict], rule: str, says: str) -> None:
-    v = refused(*events)
-    assert (v.rule, v.index) == (rule, len(events) - 1), v
-    assert says in v.message, v.message
+    refused_with(events, rule, says, DB)
 
 
 def c(code: int, card_id: str, **flags: Any) -> dict:
