@@ -18,7 +18,10 @@ fold what a player or a spectator may see (``VIEWS``).
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+
+TYPE_CHECKING = False            # not ``typing``'s: the command line's launcher imports this package
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Each public name -> (its module, its name there), imported the first time it is used (PEP 562),
 #: so that ``import ygoreplay`` and the command line's start-up pay only for what they use.

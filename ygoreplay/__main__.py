@@ -1,4 +1,6 @@
 """``python -m ygoreplay`` is the ``ygoreplay`` command."""
-from .cli import main
+import sys
 
-main(prog_name="ygoreplay")
+from .launcher import run
+
+run(sys.argv[1:], "ygoreplay")

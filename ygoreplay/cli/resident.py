@@ -1,0 +1,395 @@
+"""``ygoreplay resident start|stop|status``: a process that keeps the command line imported and
+answers the read-only commands (``resident.FORWARDED``) in its own process, at the speed of an
+in-process call: a scorekeeper's or a judge's script running many ``show``s pays the ~200 ms of
+imports once. The launcher (``launcher.py``) hands a command to it when one of this code runs.
+
+The resident serves one request at a time: it runs the command as ``main`` would (same argv,
+working folder, environment, umask, terminal size) with the caller's own stdout and stderr (their
+descriptors, passed over the socket), so what is printed, and the exit code, are the command's
+own. It stops after ``--idle`` seconds without a request, on ``stop``, or when it leaks
+descriptors (a command that forgot one would end by failing others).
+"""
+from __future__ import annotations
+
+import codecs
+import io
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+import traceback
+from datetime import datetime, timezone
+
+import click
+
+from .. import resident as wire
+from ..i18n import t
+from .common import echo, main
+
+IDLE_SECONDS = 15 * 60
+MAX_DESCRIPTORS = 256           # more open than this after a command: a leak; the resident retires
+#: What the commands it answers import, loaded once when it starts (not ``play``'s Textual).
+PRELOAD = ("ygoreplay.render", "ygoreplay.source", "ygoreplay.store", "ygoreplay.log", "ygoreplay.checking",
+           "ygoreplay.application", "ygoreplay.library_search", "ygoreplay.explain", "ygoreplay.rules.coverage",
+           "ygoreplay.diff", "ygoreplay.trust", "ygoreplay.replay_file", "ygoreplay.card_sources",
+           "ygoreplay.formats", "ygoreplay.actions", "ygoreplay.match.stream", "ygoreplay.receipts")
+
+
+@main.group(name="resident")
+def resident_group() -> None:
+    """A resident helper that answers the read-only commands (show, log, check FILE, list, search,
+    diff, tree, rules, verify, audit, actions) without starting Python anew: for scripts that
+    run many of them. Opt-in; every command runs in its own process when none is running."""
+
+
+@resident_group.command(name="start")
+@click.option("--idle", "idle", type=click.IntRange(1, 7 * 24 * 3600), default=IDLE_SECONDS, show_default=True,
+              help="Stop after this many seconds without a request.")
+def start(idle: int) -> None:
+    """Start a resident for this user and this code, in the background; it prints its process id."""
+    where = wire.check_folder(wire.folder(), create=True)
+    key = wire.code_key()
+    path = wire.socket_path(where, key)
+    running = _status_of(path)
+    if running is not None:
+        echo(t("a resident is running already (pid {pid})", pid=running.get("pid", "?")))
+        return
+    if os.path.lexists(path):                   # a socket left by one that was killed: nobody answers it
+        os.unlink(path)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(path)
+    except OSError as exc:
+        listener.close()
+        raise wire.ResidentError(f"{path}: cannot listen there ({exc.strerror or exc})") from None
+    os.chmod(path, 0o600)
+    listener.listen(16)
+    inode = os.lstat(path).st_ino
+    readable, writable = os.pipe()
+    first = os.fork()
+    if first == 0:                              # the child: a session of its own, then the resident
+        os.close(readable)
+        try:
+            os.setsid()
+            if os.fork() == 0:
+                _become_resident(listener, key, idle, path, inode, writable)
+        finally:
+            os._exit(0)
+    os.close(writable)
+    listener.close()
+    os.waitpid(first, 0)
+    with os.fdopen(readable, "rb") as ready:
+        said = ready.read().decode(errors="replace")
+    if not said.startswith("ready "):
+        raise wire.ResidentError(f"the resident did not start: {said.strip() or 'it ended at once'}")
+    echo(t("resident started (pid {pid}); it stops after {idle} s without a request", pid=said.split()[1],
+           idle=idle))
+
+
+@resident_group.command(name="stop")
+def stop() -> None:
+    """Stop every resident of this user (of this code or an older one)."""
+    stopped = 0
+    for path in _sockets():
+        status = _status_of(path)
+        if status is None:
+            continue
+        try:
+            wire.ask(path, "stop")
+        except (OSError, wire.ResidentError):
+            continue
+        deadline = time.monotonic() + 5
+        while os.path.lexists(path) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        stopped += 1
+        echo(t("stopped the resident (pid {pid})", pid=status.get("pid", "?")))
+    if not stopped:
+        echo(t("no resident running"))
+
+
+@resident_group.command(name="status")
+def status() -> None:
+    """Say which residents of this user are running, and whether each runs this code."""
+    key = wire.code_key()
+    found = 0
+    for path in _sockets():
+        info = _status_of(path)
+        if info is None:
+            continue
+        found += 1
+        which = t("this code") if info.get("key") == key else t("another version of the code (not used)")
+        echo(t("resident pid {pid}: {which}; {served} command(s) answered since {started}; stops after {idle} s "
+               "without a request", pid=info.get("pid", "?"), which=which, served=info.get("served", "?"),
+               started=info.get("started", "?"), idle=info.get("idle", "?")))
+    if not found:
+        echo(t("no resident running"))
+
+
+def _sockets() -> list[str]:
+    """The residents' sockets in this user's folder (none when there is no folder yet)."""
+    if not os.path.lexists(wire.folder()):
+        return []
+    where = wire.check_folder(wire.folder())
+    return sorted(os.path.join(where, name) for name in os.listdir(where)
+                  if name.startswith("r-") and name.endswith(".sock"))
+
+
+def _status_of(path: str) -> dict[str, str] | None:
+    """What the resident at ``path`` says of itself; None when nobody of ours answers there."""
+    try:
+        answer = wire.ask(path, "status", timeout=2.0)
+    except (OSError, wire.ResidentError):
+        return None
+    return dict(line.split(" ", 1) for line in answer.decode(errors="replace").splitlines() if " " in line)
+
+
+# -- the resident itself ------------------------------------------------------------------------------
+
+def _become_resident(listener: socket.socket, key: str, idle: int, path: str, inode: int, ready: int) -> None:
+    """The background process: loads what the commands import, says it is ready, serves."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    os.chdir("/")
+    signal.signal(signal.SIGINT, signal.default_int_handler)   # started from a shell that ignores it: not ours
+    from importlib import import_module
+    for name in PRELOAD:
+        import_module(name)
+    os.write(ready, f"ready {os.getpid()}\n".encode())
+    os.close(ready)
+    Resident(listener, key, idle, path, inode).serve()
+
+
+class Resident:
+    """One request at a time, until idle, stopped, or leaking."""
+
+    def __init__(self, listener: socket.socket, key: str, idle: int, path: str, inode: int) -> None:
+        self.listener, self.key, self.idle, self.path, self.inode = listener, key, idle, path, inode
+        self.started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self.served = 0
+        self.stopping = False
+
+    def serve(self) -> None:
+        self.listener.settimeout(self.idle)
+        try:
+            while not self.stopping:
+                try:
+                    conn, _ = self.listener.accept()
+                except TimeoutError:
+                    break
+                try:
+                    self._one(conn)
+                except (Exception, KeyboardInterrupt):  # a client gone, a malformed request: the next one
+                    pass
+                finally:
+                    conn.close()
+                if len(os.listdir("/proc/self/fd")) > MAX_DESCRIPTORS:
+                    break
+        finally:
+            self._leave()
+
+    def _leave(self) -> None:
+        """Remove the socket (if it is still ours: a new resident may have taken the name)."""
+        try:
+            if os.lstat(self.path).st_ino == self.inode:
+                os.unlink(self.path)
+        except OSError:
+            pass
+        self.listener.close()
+
+    def _one(self, conn: socket.socket) -> None:
+        conn.settimeout(wire.REQUEST_SECONDS)
+        if wire.peer_uid(conn) != os.getuid():
+            return
+        head = wire.receive(conn, len(wire.MAGIC) + 4)
+        size = int.from_bytes(head[len(wire.MAGIC):], "big")
+        if head[:len(wire.MAGIC)] != wire.MAGIC or size > wire.MAX_REQUEST:
+            return
+        fields = wire.unpack(wire.receive(conn, size))
+        kind = fields[0] if fields else b""
+        if kind == b"status":
+            conn.sendall(f"pid {os.getpid()}\nkey {self.key}\nstarted {self.started}\nserved {self.served}\n"
+                         f"idle {self.idle}\n".encode())
+        elif kind == b"stop":
+            self._leave()
+            self.stopping = True
+            conn.sendall(b"stopping\n")
+        elif kind == b"run":
+            self._run(conn, fields[1:])
+
+    def _run(self, conn: socket.socket, fields: list[bytes]) -> None:
+        if len(fields) < 7:
+            return
+        key, prog, cwd, umask, out_spec, err_spec, argc = fields[:7]
+        count = int(argc) if argc.isdigit() else -1
+        if not 0 <= count <= len(fields) - 7:
+            return
+        decode = os.fsdecode
+        args = [decode(a) for a in fields[7:7 + count]]
+        environ = dict(decode(pair).partition("=")[::2] for pair in fields[7 + count:])
+        cwd_text = decode(cwd)
+        if key.decode(errors="replace") != self.key or not umask.isdigit() \
+                or not wire.forwardable(args, environ, cwd_text):
+            conn.sendall(b"N")
+            return
+        conn.sendall(b"R")
+        message, fds, _, _ = socket.recv_fds(conn, 1, 2)
+        if message != b"G" or len(fds) != 2 or not (_spec(out_spec) and _spec(err_spec)):
+            for fd in fds:
+                os.close(fd)
+            return
+        self.served += 1
+        code = _Request(conn, fds, _spec(out_spec), _spec(err_spec)).run(args, decode(prog), cwd_text, int(umask), environ)
+        if code is not None:
+            conn.sendall(b"X" + code.to_bytes(4, "big", signed=True))
+
+
+def _spec(spec: bytes) -> tuple[str, str, bool, bool] | None:
+    """How the caller's interpreter made a standard stream: encoding, errors, line buffering,
+    write-through; None for a malformed one."""
+    try:
+        encoding, errors, line, through = spec.decode().split("\0")
+        codecs.lookup(encoding)
+        codecs.lookup_error(errors)
+    except (ValueError, LookupError):
+        return None
+    return encoding, errors, bool(line), bool(through)
+
+
+class _Told(io.FileIO):
+    """The caller's stdout or stderr: its first write tells the caller that something was printed
+    (a resident that dies after it must not have the command run again)."""
+
+    def __init__(self, fd: int, tell) -> None:
+        super().__init__(fd, "w", closefd=True)
+        self._tell = tell
+
+    def write(self, data) -> int:
+        self._tell()
+        return super().write(data)
+
+
+class _Request:
+    """One command run for a caller: its streams, and Ctrl-C passed on while it runs."""
+
+    def __init__(self, conn: socket.socket, fds: list[int], out_spec: tuple[str, str, bool, bool],
+                 err_spec: tuple[str, str, bool, bool]) -> None:
+        self.conn = conn
+        self.told = False
+        self.running = True
+        self.lock = threading.Lock()
+        self.out = self._stream(fds[0], out_spec, "<stdout>")
+        self.err = self._stream(fds[1], err_spec, "<stderr>")
+
+    def _tell(self) -> None:
+        if not self.told:
+            self.told = True
+            try:
+                self.conn.sendall(b"P")
+            except OSError:
+                pass
+
+    def _stream(self, fd: int, spec: tuple[str, str, bool, bool], name: str) -> io.TextIOWrapper:
+        """A text stream on ``fd`` made as the interpreter makes its standard streams."""
+        encoding, errors, line, through = spec
+        raw = _Told(fd, self._tell)
+        raw.name = name
+        size = os.fstat(fd).st_blksize
+        text = io.TextIOWrapper(io.BufferedWriter(raw, size if size > 1 else io.DEFAULT_BUFFER_SIZE),
+                                encoding=encoding, errors=errors, newline="\n", line_buffering=line,
+                                write_through=through)
+        text.mode = "w"
+        return text
+
+    def _watch(self, main_thread: int) -> None:
+        """Ctrl-C at the caller (it sends ``I``) or the caller gone: the command is interrupted,
+        as the caller's own process would be."""
+        try:
+            self.conn.recv(1)
+        except OSError:
+            pass
+        with self.lock:
+            if self.running:
+                signal.pthread_kill(main_thread, signal.SIGINT)
+
+    def run(self, args: list[str], prog: str, cwd: str, umask: int, environ: dict[str, str]) -> int | None:
+        """The command's exit code; None when it could not be set up (nothing printed: the caller
+        runs it itself)."""
+        saved = (dict(os.environ), sys.stdout, sys.stderr, sys.stdin)
+        stdin = open(os.devnull, encoding="utf-8")
+        self.conn.settimeout(None)
+        watcher = threading.Thread(target=self._watch, args=(threading.main_thread().ident,), daemon=True)
+        old_mask = os.umask(umask)
+        try:
+            try:
+                os.chdir(cwd)
+            except OSError:
+                return None
+            os.environ.clear()
+            os.environ.update(environ)
+            sys.stdout, sys.stderr, sys.stdin = self.out, self.err, stdin
+            watcher.start()
+            try:
+                code = _command(args, prog)
+            finally:
+                with self.lock:
+                    self.running = False
+            return _exit_flush(code)
+        except KeyboardInterrupt:                # Ctrl-C landed outside the command: it is over anyway
+            return 130
+        finally:
+            os.umask(old_mask)
+            os.environ.clear()
+            os.environ.update(saved[0])
+            sys.stdout, sys.stderr, sys.stdin = saved[1:]
+            os.chdir("/")
+            for stream in (self.out, self.err, stdin):
+                try:
+                    stream.close()
+                except (OSError, ValueError):   # a failed last flush: the descriptor is closed all the same
+                    stream.buffer.raw.close()
+            try:
+                self.conn.shutdown(socket.SHUT_RD)     # wakes the watcher
+            except OSError:
+                pass
+            if watcher.is_alive():
+                watcher.join()
+
+
+def _command(args: list[str], prog: str) -> int:
+    """``ygoreplay ARGS`` as its process runs it: the exit code ``sys.exit`` would give."""
+    try:
+        main.main(args=args, prog_name=prog)
+    except SystemExit as exc:
+        if exc.code is None:
+            return 0
+        if isinstance(exc.code, int):
+            return exc.code
+        print(exc.code, file=sys.stderr)         # as the interpreter does with sys.exit("text")
+        return 1
+    except Exception:                            # a bug past the command's own handler
+        traceback.print_exc()
+        return 1
+    return 0
+
+
+def _exit_flush(code: int) -> int:
+    """The interpreter's last flush of stdout and stderr at exit: a failure to write stdout is
+    reported as it reports it ("Exception ignored in: ...") and makes the exit code 120."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and not stream.closed:
+                stream.flush()
+        except Exception as exc:
+            if stream is sys.stdout:
+                try:
+                    sys.stderr.write(f"Exception ignored in: {stream!r}\n"
+                                     + "".join(traceback.format_exception_only(type(exc), exc)))
+                    sys.stderr.flush()
+                except Exception:
+                    pass
+            code = 120
+    return code
