@@ -52,7 +52,7 @@ class Place:
     def run(self, *args: str, env: dict | None = None, in_process: bool = False, **kwargs) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "ygoreplay", *args], cwd=kwargs.pop("cwd", self.cwd),
                               env={**(self.in_process if in_process else self.env), **(env or {})},
-                              capture_output=True, timeout=120, **kwargs)
+                              **({"capture_output": True} if "stdout" not in kwargs else {}), timeout=120, **kwargs)
 
     def start(self) -> None:
         started = self.run("resident", "start", "--idle", "600")
@@ -337,6 +337,43 @@ def test_a_busy_or_killed_resident_never_makes_a_command_print_twice(place):
     assert (killed.stdout, killed.stderr, killed.returncode) == (expected.stdout, expected.stderr, 0)
     place.start()                                      # the socket nobody answers is replaced
     assert place.both("show", SAMPLE) == 1
+
+
+def test_a_reader_that_stops_early_and_ctrl_c_end_as_in_process(place, tmp_path):
+    duel = _record(place, SAMPLE)
+    place.start()
+
+    def closed_pipe(args: tuple[str, ...], in_process: bool) -> tuple[bytes, int]:
+        read, write = os.pipe()
+        os.close(read)                                 # `| head` gone before the first byte
+        try:
+            result = place.run(*args, in_process=in_process, stdout=write, stderr=subprocess.PIPE)
+        finally:
+            os.close(write)
+        return result.stderr, result.returncode
+
+    for args in (("show", duel), ("log", duel), ("show", "--help"), ("rules",)):
+        before = place.served()
+        assert closed_pipe(args, False) == closed_pipe(args, True), args
+        assert place.served() == before + 1
+
+    fifo = tmp_path / "duel.jsonl"                     # a command blocked reading, then Ctrl-C
+    os.mkfifo(fifo)
+
+    def interrupted(in_process: bool) -> tuple[bytes, bytes, int]:
+        process = subprocess.Popen([sys.executable, "-m", "ygoreplay", "check", str(fifo)], cwd=ROOT,
+                                   env=place.in_process if in_process else place.env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        blocked = Path(f"/proc/{process.pid if in_process else place.pid}/wchan")
+        deadline = time.monotonic() + 60
+        while blocked.read_text() != "wait_for_partner" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+        return out, err, process.returncode
+
+    assert interrupted(False) == interrupted(True) == (b"", b"interrupted\n", 130)
+    assert place.both("show", duel) == 1               # and it goes on serving
 
 
 class FakeResident(threading.Thread):

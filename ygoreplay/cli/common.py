@@ -84,9 +84,15 @@ def terminal_width() -> int:
 def _silence_stdout() -> None:
     """Point stdout at /dev/null so the interpreter's last flush does not fail again."""
     try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:                                   # (closed after: a resident runs many commands in one process)
+        os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
+    finally:
+        os.close(devnull)
 
 
 class Words(click.Choice):
