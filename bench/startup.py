@@ -11,10 +11,14 @@ same round, so that load on the shared machine hits both alike. The median of th
 ratios is printed with its spread, and as a fraction of the issue's limit (``--help`` ≤ 3×,
 ``check`` ≤ 6×; ``show`` and ``log`` have no limit of their own and are shown for scale), with
 each command's median wall time, the same ratio in CPU time (user + system, which the machine's
-load disturbs less than the wall clock) and its peak memory (max RSS of the process).
+load disturbs less than the wall clock) and its peak memory (max RSS of the process). ``check``,
+``show`` and ``log`` run a second time in each round answered by a resident helper (``ygoreplay
+resident start``, started in a folder of its own before the rounds and stopped after): their CPU
+is the command's own process only (the resident's work is not in it); their wall is what the
+caller waits.
 
-The command is the ``ygoreplay`` script installed next to this interpreter (what a user runs),
-else ``python -m ygoreplay``; either imports the checkout on ``PYTHONPATH``. Every process runs
+The command is the ``ygoreplay`` script installed next to this interpreter (what a user runs)
+when it is the launcher's, else ``python -m ygoreplay``; either imports the checkout on ``PYTHONPATH``. Every process runs
 with its bytecode cached, as an installed package's is (``pip`` compiles it; a checkout caches it
 on first use): ``PYTHONDONTWRITEBYTECODE``, which this machine sets, would have every command
 compile all of ygoreplay's modules anew while the interpreter's own and the dependencies' come
@@ -41,12 +45,18 @@ COMMANDS: dict[str, tuple[tuple[str, ...], float | None]] = {
     "show": (("show", SAMPLE), None),
     "log": (("log", SAMPLE), None),
 }
+#: The commands also timed answered by a resident helper.
+RESIDENT = ("check", "show", "log")
 
 
 def command() -> list[str]:
-    """How to run ``ygoreplay`` with this interpreter."""
+    """How to run ``ygoreplay`` with this interpreter: its script, if it is the launcher's (one
+    installed before the launcher existed goes straight to click: no resident would answer it;
+    ``pip install -e .`` makes it anew), else ``python -m ygoreplay``."""
     script = Path(sys.executable).parent / "ygoreplay"
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "ygoreplay"]
+    if script.is_file() and "ygoreplay.launcher" in script.read_text(errors="replace"):
+        return [str(script)]
+    return [sys.executable, "-m", "ygoreplay"]
 
 
 def timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, float]:
@@ -73,21 +83,31 @@ def main(argv: list[str] | None = None) -> int:
     rounds = args.rounds or (3 if args.quick else 11)
     ygoreplay = command()
     runs = {"bare": [sys.executable, "-c", "pass"],
-            **{name: [*ygoreplay, *arguments] for name, (arguments, _) in COMMANDS.items()}}
+            **{name: [*ygoreplay, *arguments] for name, (arguments, _) in COMMANDS.items()},
+            **{f"{name} (resident)": [*ygoreplay, *COMMANDS[name][0]] for name in RESIDENT}}
     names = list(runs)
     times: dict[str, list[float]] = {name: [] for name in names}
     cpu: dict[str, list[float]] = {name: [] for name in names}
     memory: dict[str, list[float]] = {name: [] for name in names}
-    with tempfile.TemporaryDirectory(prefix="ygoreplay-pycache-") as cache:
-        env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPYCACHEPREFIX": cache}
-        for argv_ in runs.values():             # once each, untimed: files and bytecode in the cache
-            timed(argv_, env)
-        for round_ in range(rounds):
-            for name in names[round_ % len(names):] + names[:round_ % len(names)]:
-                elapsed, used, peak = timed(runs[name], env)
-                times[name].append(elapsed)
-                cpu[name].append(used)
-                memory[name].append(peak)
+    with tempfile.TemporaryDirectory(prefix="ygoreplay-pycache-") as cache, \
+            tempfile.TemporaryDirectory(prefix="ygr") as running, tempfile.TemporaryDirectory(prefix="ygr") as empty:
+        env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPYCACHEPREFIX": cache,
+               "YGOREPLAY_RESIDENT_DIR": empty}            # made 0700: nobody runs there, in-process
+        resident = {**env, "YGOREPLAY_RESIDENT_DIR": running}
+        envs = {name: resident if name.endswith("(resident)") else env for name in names}
+        subprocess.run([*ygoreplay, "resident", "start", "--idle", "600"], cwd=ROOT, env=resident, check=True,
+                       stdout=subprocess.DEVNULL)
+        try:
+            for name in names:                  # once each, untimed: files and bytecode in the cache
+                timed(runs[name], envs[name])
+            for round_ in range(rounds):
+                for name in names[round_ % len(names):] + names[:round_ % len(names)]:
+                    elapsed, used, peak = timed(runs[name], envs[name])
+                    times[name].append(elapsed)
+                    cpu[name].append(used)
+                    memory[name].append(peak)
+        finally:
+            subprocess.run([*ygoreplay, "resident", "stop"], cwd=ROOT, env=resident, stdout=subprocess.DEVNULL)
     bare = times["bare"]
     print(f"start-up of {' '.join(ygoreplay)}: {rounds} interleaved rounds, each command against a bare "
           f"`python -c pass` of the same round, bytecode cached")
@@ -101,6 +121,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:<12} wall median {statistics.median(times[name]):6.1f} ms, ratio {ratio:5.2f}x "
               f"spread {min(ratios):.2f}-{max(ratios):.2f} ({against}); CPU ratio {cpu_ratio:5.2f}x; "
               f"{statistics.median(memory[name]):5.1f} MiB")
+    for name in RESIDENT:
+        label = f"{name} (resident)"
+        ratios = [t / b for t, b in zip(times[label], bare)]
+        cpu_ratios = [t / b for t, b in zip(cpu[label], cpu["bare"])]
+        print(f"  {name:<12} answered by a resident: wall median {statistics.median(times[label]):6.1f} ms, ratio "
+              f"{statistics.median(ratios):5.2f}x spread {min(ratios):.2f}-{max(ratios):.2f}; the command's own CPU "
+              f"ratio {statistics.median(cpu_ratios):5.2f}x; {statistics.median(memory[label]):5.1f} MiB")
     spread = max(bare) / min(bare)
     if spread > 1.4:
         print(f"note: the bare interpreter's times differ {spread:.1f}x between rounds (the machine is busy): "

@@ -24,11 +24,13 @@ Run from the repository root (``python bench/store.py``; ``--quick`` for smaller
    ``../shared/real-replays/edopro`` that folds without a violation is recorded in the store; at
    random events N of each, the board is made in this process as ``show --at N`` makes it (a
    Store opened read-only, ``source.stored_board``, ``render``, the Store closed) and by the
-   command itself (``ygoreplay show DUEL --at N``, a fresh process, bytecode cached); each is
-   divided by the engine's time for the responses up to N (the duel's responses in proportion
-   to its events); the command's CPU time and a bare interpreter's start, interleaved with it,
-   are given besides. Targets: in process at most 1/20 of the engine's time, the command at most
-   the engine's. Skipped with a note when the folder is absent.
+   command itself (``ygoreplay show DUEL --at N``, a fresh process, bytecode cached), run
+   in-process and answered by a resident helper (``ygoreplay resident start``, started and
+   stopped around it); each is divided by the engine's time for the responses up to N (the
+   duel's responses in proportion to its events); the command's CPU time, the resident's, and
+   a bare interpreter's start, interleaved with them, are given besides. Targets: in process at
+   most 1/20 of the engine's time, the command at most the engine's. Skipped with a note when
+   the folder is absent.
 3. Append throughput. Many duels recorded at once: each worker process owns its share of the
    duels and appends their events one ``append`` call per event, round-robin across its duels,
    like a room of live scorekeepers. Each duel is its own legal synthetic duel (a different seed).
@@ -349,40 +351,77 @@ def bench_board(url: str, label: str, folder: Path, limit: int | None, per_duel:
         engine = engine_ms(responses, n, index)
         seek.append((t1 - t0) * 1000 / engine)
         drawn.append((time.perf_counter() - t0) * 1000 / engine)
-    show = [sys.executable, "-m", "ygoreplay", "show"]
-    as_command: list[float] = []
-    command_cpu: list[float] = []
-    bare: list[float] = []
-    with tempfile.TemporaryDirectory(prefix="ygoreplay-pycache-") as cache:
-        env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-               "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "PYTHONPYCACHEPREFIX": cache}
-        for k, (duel, n, index, responses) in enumerate(sought[:commands + 1]):
-            engine = engine_ms(responses, n, index)
-            t0, used = time.perf_counter(), _children_cpu()
-            subprocess.run([*show, duel, "--at", str(index), "--store", url], env=env, check=True,
-                           stdout=subprocess.DEVNULL)
-            if k:                                  # the first fills the bytecode cache
-                as_command.append((time.perf_counter() - t0) * 1000 / engine)
-                command_cpu.append((_children_cpu() - used) * 1000 / engine)
-            t0 = time.perf_counter()               # interleaved: the interpreter alone, the floor
-            subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
-            bare.append((time.perf_counter() - t0) * 1000 / engine)
     events = sum(n for _, n, _ in duels)
     print(f"  {len(duels)} real duels recorded ({events:,} events, {sum(r for *_, r in duels):,} responses); "
           f"engine model {ENGINE_FIXED_MS:g} ms + {ENGINE_PER_RESPONSE_MS:g} ms a response")
     print("  in process: the state (a Store opened, the seek, closed; in a process that has shown a board "
           "before), then also drawn as `show` draws it")
-    for name, ratios, limit in (("state", seek, BOARD_LIMIT), ("drawn", drawn, BOARD_LIMIT),
-                                ("show --at N", as_command, COMMAND_LIMIT)):
+    for name, ratios, limit in (("state", seek, BOARD_LIMIT), ("drawn", drawn, BOARD_LIMIT)):
         if not ratios:
             continue
         median = statistics.median(ratios)
         print(f"  board {name:<11} median {median:.3f} of the engine's time over {len(ratios)} positions, "
               f"p95 {pct(ratios, .95):.3f} (limit {limit:.3g}: {median / limit:.2f} of its limit)")
-    if command_cpu:
-        print(f"  the command's CPU time (user + system; the wall clock counts the machine's load too): "
-              f"median {statistics.median(command_cpu):.3f} of the engine's time; a bare `python -c pass` "
-              f"(wall) {statistics.median(bare):.3f} of it, interleaved: the floor of any command")
+    bench_show_commands(url, sought[:commands + 1])
+
+
+def bench_show_commands(url: str, sought: list[tuple[str, int, int, int]]) -> None:
+    """``ygoreplay show DUEL --at N`` as a command (a fresh process, bytecode cached) at each
+    position, run in-process and answered by a resident helper (``ygoreplay resident start``,
+    started here in a folder of its own and stopped after), and a bare ``python -c pass``, the
+    three interleaved position by position in a rotating order; each ÷ the engine's time. The
+    first position is untimed (it fills the bytecode cache). The two runs' outputs must agree."""
+    if len(sought) < 2:
+        return
+    ygoreplay = [sys.executable, "-m", "ygoreplay"]
+    wall: dict[str, list[float]] = {"in-process": [], "resident": [], "bare": []}
+    cpu: dict[str, list[float]] = {"in-process": [], "resident": [], "bare": []}
+    with ExitStack() as stack:
+        cache = stack.enter_context(tempfile.TemporaryDirectory(prefix="ygoreplay-pycache-"))
+        base = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+                "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "PYTHONPYCACHEPREFIX": cache}
+        envs = {name: {**base, "YGOREPLAY_RESIDENT_DIR": stack.enter_context(tempfile.TemporaryDirectory(prefix="ygr"))}
+                for name in ("in-process", "resident")}            # made 0700: a resident folder each
+        started = subprocess.run([*ygoreplay, "resident", "start", "--idle", "600"], env=envs["resident"],
+                                 capture_output=True, text=True, check=True)
+        pid = int(started.stdout.split("pid ")[1].split(")")[0])
+        stack.callback(subprocess.run, [*ygoreplay, "resident", "stop"], env=envs["resident"], capture_output=True)
+        resident_cpu = 0.0
+        names = list(wall)
+        for k, (duel, n, index, responses) in enumerate(sought):
+            engine = engine_ms(responses, n, index)
+            outputs = {}
+            for name in names[k % 3:] + names[:k % 3]:
+                argv = [sys.executable, "-c", "pass"] if name == "bare" else \
+                    [*ygoreplay, "show", duel, "--at", str(index), "--store", url]
+                t0, used, served = time.perf_counter(), _children_cpu(), _process_cpu(pid)
+                done = subprocess.run(argv, env=envs.get(name, base), check=True, capture_output=True)
+                if k:
+                    wall[name].append((time.perf_counter() - t0) * 1000 / engine)
+                    cpu[name].append((_children_cpu() - used) * 1000 / engine)
+                    if name == "resident":
+                        resident_cpu += (_process_cpu(pid) - served) * 1000 / engine
+                outputs[name] = done.stdout
+            if outputs["in-process"] != outputs["resident"]:
+                raise SystemExit(f"show {duel} --at {index}: the resident printed another board than the command")
+    print("  show --at N as a command, a fresh process each: in-process, answered by a resident helper, "
+          "and a bare `python -c pass`, interleaved; wall and the command's own CPU (user + system)")
+    for name, label in (("in-process", "show --at N"), ("resident", "show (resident)"), ("bare", "bare python")):
+        median = statistics.median(wall[name])
+        limit = f" (limit {COMMAND_LIMIT:.3g}: {median / COMMAND_LIMIT:.2f} of its limit)" if name != "bare" else ""
+        print(f"  board {label:<15} median {median:.3f} of the engine's time over {len(wall[name])} positions, "
+              f"p95 {pct(wall[name], .95):.3f}{limit}; CPU {statistics.median(cpu[name]):.3f} of it")
+    print(f"  the resident's own CPU, on average a command: {resident_cpu / len(wall['resident']):.3f} of the "
+          "engine's time (the board itself; /proc, 10 ms ticks summed over the run)")
+
+
+def _process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of another process so far, from /proc (0 where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _children_cpu() -> float:

@@ -58,7 +58,8 @@ def test_synthetic_prints_a_legal_duel_and_its_mix():
 
 def test_store_prints_seek_boards_and_append_on_sqlite_and_postgresql():
     boards = ((rf"^  board {name} +median {NUMBER} of the engine's time over \d+ positions, p95 {NUMBER} "
-               rf"\(limit {NUMBER}: {NUMBER} of its limit\)" for name in ("state", "drawn", r"show --at N"))
+               rf"\(limit {NUMBER}: {NUMBER} of its limit\)" for name in ("state", "drawn", r"show --at N",
+                                                                      r"show \(resident\)"))
               if SHARED.joinpath(*REAL).is_dir() else ())
     assert_figures(run_bench("store.py"),
                    rf"^  sqlite +seek median {NUMBER} ms with snapshots vs {NUMBER} ms full refold = {NUMBER}x "
@@ -145,7 +146,9 @@ def test_startup_prints_each_command_as_a_ratio_to_a_bare_interpreter():
     assert_figures(run_bench("startup.py"), rf"^  bare python +wall median +{NUMBER} ms",
                    *(rf"^  {name} +wall median +{NUMBER} ms, ratio +{NUMBER}x spread {NUMBER}-{NUMBER} \((limit "
                      rf"{NUMBER}x: {NUMBER} of its limit|no limit)\); CPU ratio +{NUMBER}x"
-                     for name in ("--help", "check", "show", "log")))
+                     for name in ("--help", "check", "show", "log")),
+                   *(rf"^  {name} +answered by a resident: wall median +{NUMBER} ms, ratio +{NUMBER}x"
+                     for name in ("check", "show", "log")))
 
 
 def test_search_prints_the_indexing_cost_and_search_percentiles():

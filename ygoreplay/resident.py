@@ -277,8 +277,9 @@ def forward(args: list[str], prog_name: str) -> int | None:
         cwd = os.getcwd()
         if not forwardable(args, environ, cwd):
             return None
+        where = check_folder(folder())           # first: no folder, no resident, nothing else to do
         key = code_key()
-        conn = connect(socket_path(check_folder(folder()), key), READY_SECONDS)
+        conn = connect(socket_path(where, key), READY_SECONDS)
     except (OSError, ValueError, ResidentError):  # no resident (or none to trust): in-process
         return None
     try:

@@ -12,6 +12,7 @@ descriptors (a command that forgot one would end by failing others).
 from __future__ import annotations
 
 import codecs
+import gc
 import io
 import os
 import signal
@@ -158,6 +159,7 @@ def _become_resident(listener: socket.socket, key: str, idle: int, path: str, in
     from importlib import import_module
     for name in PRELOAD:
         import_module(name)
+    gc.freeze()                                 # what it loaded stays: no collection walks it again
     os.write(ready, f"ready {os.getpid()}\n".encode())
     os.close(ready)
     Resident(listener, key, idle, path, inode).serve()
