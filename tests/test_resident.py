@@ -425,3 +425,14 @@ def test_no_resident_no_difference(place, monkeypatch):
     shown = place.run("show", SAMPLE)
     assert shown.returncode == 0 and not [n for n in os.listdir(place.folder) if n.endswith(".sock")]
     assert place.run("resident", "status").stdout == b"no resident running\n"
+
+
+def test_seed_documents_edited_under_it_are_seen(place, tmp_path):
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    (seeds / "RULES.md").write_text("- **SUM-05** — A Tribute Summon (「上級召喚」). · src: `000_0a.txt`\n")
+    place.start()
+    for text in ("上級召喚是一種通常召喚。", "上級召喚需要解放怪獸，這是新的說法。"):
+        (seeds / "000_0a.txt").write_text(text)
+        assert place.both("rules", "SUM-05", "--seeds", str(seeds), "--quote") == 1
+        assert text.encode() in place.run("rules", "SUM-05", "--seeds", str(seeds), "--quote").stdout

@@ -67,14 +67,18 @@ class CatalogueEntry:
     sources: tuple[str, ...]
 
 
-@lru_cache(maxsize=4)
 def catalogue(folder: Path) -> dict[str, CatalogueEntry]:
     """The catalogue beside the seeds (``../rules/RULES.md``, else ``RULES.md`` in the folder)."""
     for path in (folder.parent / "rules" / "RULES.md", folder / "RULES.md"):
         if path.is_file():
-            break
-    else:
-        return {}
+            return _catalogue(path, path.stat().st_mtime_ns)
+    return {}
+
+
+@lru_cache(maxsize=4)
+def _catalogue(path: Path, changed: int) -> dict[str, CatalogueEntry]:
+    """The catalogue's entries (``changed``, its mtime, keys the cache: a process that lives on,
+    the resident helper, sees it edited)."""
     entries: dict[str, CatalogueEntry] = {}
     rule, block = None, []
 
@@ -108,8 +112,8 @@ def _normal(text: str) -> str:
 
 
 @lru_cache(maxsize=16)
-def _sentences(path: Path) -> tuple[tuple[str, str], ...]:
-    """(sentence as quoted, as compared) of a seed file, in order."""
+def _sentences(path: Path, changed: int) -> tuple[tuple[str, str], ...]:
+    """(sentence as quoted, as compared) of a seed file, in order (``changed``: its mtime)."""
     text = _MARKUP.sub("", _PINYIN.sub("", path.read_text(encoding="utf-8", errors="replace")))
     said = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
     return tuple((s, _normal(s)) for s in said)
@@ -149,7 +153,7 @@ def quotes(rule_id: str, folder: Path | None, hint: str = "") -> list[Quote]:
         path = folder / name
         if not path.is_file():
             continue
-        sentences = _sentences(path)
+        sentences = _sentences(path, path.stat().st_mtime_ns)
         index = _best(sentences, entry.phrases, hint)
         if index is None:
             continue
