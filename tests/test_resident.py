@@ -323,6 +323,8 @@ def test_the_resident_ignores_bad_requests_and_serves_the_next(place):
 
 def test_a_busy_or_killed_resident_never_makes_a_command_print_twice(place):
     place.start()
+    again = place.run("resident", "start")
+    assert again.returncode == 0 and f"running already (pid {place.pid})".encode() in again.stdout
     expected = place.run("show", SAMPLE, in_process=True)
     os.kill(place.pid, signal.SIGSTOP)                 # it will take our connection, later
     try:

@@ -36,7 +36,7 @@ FORWARDED = frozenset({"check", "rules", "show", "log", "actions", "audit", "lis
 MAGIC = b"YGRR\x01"
 MAX_REQUEST = 1 << 20              # argv, environment and the rest: ARG_MAX is 2 MiB, a real one ~10 KiB
 MAX_FIELDS = 16384
-READY_SECONDS = 0.5                # a resident busy with another command: run this one in-process
+READY_SECONDS = 1.0                # a resident busy with another command: run this one in-process
 REQUEST_SECONDS = 5.0              # a client that connects and sends nothing holds no resident longer
 EXIT_INTERNAL = 4
 

@@ -53,12 +53,17 @@ def start(idle: int) -> None:
     where = wire.check_folder(wire.folder(), create=True)
     key = wire.code_key()
     path = wire.socket_path(where, key)
-    running = _status_of(path)
-    if running is not None:
-        echo(t("a resident is running already (pid {pid})", pid=running.get("pid", "?")))
-        return
-    if os.path.lexists(path):                   # a socket left by one that was killed: nobody answers it
-        os.unlink(path)
+    if os.path.lexists(path):
+        try:
+            running: str | None = _status(path).get("pid", "?")
+        except ConnectionRefusedError:          # a socket left by one that was killed: nobody answers it
+            os.unlink(path)
+            running = None
+        except OSError:                         # it answers, slowly: busy with a command
+            running = "?"
+        if running is not None:
+            echo(t("a resident is running already (pid {pid})", pid=running))
+            return
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         listener.bind(path)
@@ -84,6 +89,8 @@ def start(idle: int) -> None:
     with os.fdopen(readable, "rb") as ready:
         said = ready.read().decode(errors="replace")
     if not said.startswith("ready "):
+        if os.path.lexists(path) and os.lstat(path).st_ino == inode:
+            os.unlink(path)
         raise wire.ResidentError(f"the resident did not start: {said.strip() or 'it ended at once'}")
     echo(t("resident started (pid {pid}); it stops after {idle} s without a request", pid=said.split()[1],
            idle=idle))
@@ -137,13 +144,19 @@ def _sockets() -> list[str]:
                   if name.startswith("r-") and name.endswith(".sock"))
 
 
+def _status(path: str) -> dict[str, str]:
+    """What the resident at ``path`` says of itself (OSError or ResidentError when none of ours
+    answers there)."""
+    answer = wire.ask(path, "status", timeout=2.0)
+    return dict(line.split(" ", 1) for line in answer.decode(errors="replace").splitlines() if " " in line)
+
+
 def _status_of(path: str) -> dict[str, str] | None:
-    """What the resident at ``path`` says of itself; None when nobody of ours answers there."""
+    """``_status``, or None when nobody of ours answers there."""
     try:
-        answer = wire.ask(path, "status", timeout=2.0)
+        return _status(path)
     except (OSError, wire.ResidentError):
         return None
-    return dict(line.split(" ", 1) for line in answer.decode(errors="replace").splitlines() if " " in line)
 
 
 # -- the resident itself ------------------------------------------------------------------------------
@@ -157,8 +170,12 @@ def _become_resident(listener: socket.socket, key: str, idle: int, path: str, in
     os.chdir("/")
     signal.signal(signal.SIGINT, signal.default_int_handler)   # started from a shell that ignores it: not ours
     from importlib import import_module
-    for name in PRELOAD:
-        import_module(name)
+    try:
+        for name in PRELOAD:
+            import_module(name)
+    except Exception as exc:                    # said by `start`, which waits for this line
+        os.write(ready, f"{type(exc).__name__}: {exc}\n".encode(errors="replace"))
+        return
     gc.freeze()                                 # what it loaded stays: no collection walks it again
     os.write(ready, f"ready {os.getpid()}\n".encode())
     os.close(ready)
@@ -188,7 +205,7 @@ class Resident:
                     pass
                 finally:
                     conn.close()
-                if len(os.listdir("/proc/self/fd")) > MAX_DESCRIPTORS:
+                if _descriptors() > MAX_DESCRIPTORS:
                     break
         finally:
             self._leave()
@@ -259,6 +276,14 @@ def _spec(spec: bytes) -> tuple[str, str, bool, bool] | None:
     except (ValueError, LookupError):
         return None
     return encoding, errors, bool(line), bool(through)
+
+
+def _descriptors() -> int:
+    """How many descriptors this process has open (0 where /proc cannot say)."""
+    try:
+        return len(os.listdir("/proc/self/fd"))
+    except OSError:
+        return 0
 
 
 class _Told(io.FileIO):
