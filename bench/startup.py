@@ -18,9 +18,9 @@ is the command's own process only (the resident's work is not in it); their wall
 caller waits.
 
 The command is the ``ygoreplay`` script installed next to this interpreter (what a user runs)
-when it is the launcher's, else ``python -m ygoreplay``; either imports the checkout on ``PYTHONPATH``. Every process runs
-with its bytecode cached, as an installed package's is (``pip`` compiles it; a checkout caches it
-on first use): ``PYTHONDONTWRITEBYTECODE``, which this machine sets, would have every command
+when it is the launcher's, else ``python -m ygoreplay``; either imports the checkout on
+``PYTHONPATH``. Every process runs with its bytecode cached, as an installed package's is (``pip``
+compiles it; a checkout caches it on first use): ``PYTHONDONTWRITEBYTECODE``, which this machine sets, would have every command
 compile all of ygoreplay's modules anew while the interpreter's own and the dependencies' come
 precompiled (a third of ``check``'s time, compiling alone). The cache is a folder of its own
 (``PYTHONPYCACHEPREFIX``), filled by an untimed first run of each command.

@@ -438,3 +438,21 @@ def test_seed_documents_edited_under_it_are_seen(place, tmp_path):
         (seeds / "000_0a.txt").write_text(text)
         assert place.both("rules", "SUM-05", "--seeds", str(seeds), "--quote") == 1
         assert text.encode() in place.run("rules", "SUM-05", "--seeds", str(seeds), "--quote").stdout
+
+
+def test_the_resident_answers_no_other_user(monkeypatch):
+    from ygoreplay.cli.resident import Resident
+
+    def asked(peer: int | None) -> bytes:
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            theirs.sendall(wire.pack([b"status"]))
+            if peer is not None:
+                monkeypatch.setattr(wire, "peer_uid", lambda conn: peer)
+            Resident(None, "key", 60, "/nonexistent", 0)._one(ours)
+            monkeypatch.undo()
+            ours.shutdown(socket.SHUT_WR)
+            return theirs.recv(4096)
+
+    assert asked(None).startswith(b"pid "), "the user's own process is answered"
+    assert asked(os.getuid() + 1) == b"", "another user's is not"
