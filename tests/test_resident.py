@@ -456,3 +456,18 @@ def test_the_resident_answers_no_other_user(monkeypatch):
 
     assert asked(None).startswith(b"pid "), "the user's own process is answered"
     assert asked(os.getuid() + 1) == b"", "another user's is not"
+
+
+def test_the_console_script_names_the_program_as_it_was_called(place):
+    """The launcher's ``main`` (the console script): click names the program after the script,
+    here and in the resident alike."""
+    place.start()
+    script = "import sys; sys.argv[0] = '/somewhere/ygr'; from ygoreplay.launcher import main; main()"
+    before = place.served()
+    by_resident = subprocess.run([sys.executable, "-c", script, "show", "--nope"], cwd=ROOT, env=place.env,
+                                 capture_output=True, timeout=60)
+    assert place.served() == before + 1
+    alone = subprocess.run([sys.executable, "-c", script, "show", "--nope"], cwd=ROOT, env=place.in_process,
+                           capture_output=True, timeout=60)
+    assert (by_resident.stderr, by_resident.returncode) == (alone.stderr, alone.returncode)
+    assert b"Usage: ygr show" in alone.stderr and alone.returncode == 2

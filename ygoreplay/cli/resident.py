@@ -22,6 +22,7 @@ import threading
 import time
 import traceback
 from datetime import datetime, timezone
+from typing import Callable
 
 import click
 
@@ -290,11 +291,11 @@ class _Told(io.FileIO):
     """The caller's stdout or stderr: its first write tells the caller that something was printed
     (a resident that dies after it must not have the command run again)."""
 
-    def __init__(self, fd: int, tell) -> None:
+    def __init__(self, fd: int, tell: Callable[[], None]) -> None:
         super().__init__(fd, "w", closefd=True)
         self._tell = tell
 
-    def write(self, data) -> int:
+    def write(self, data: bytes) -> int:  # type: ignore[override]
         self._tell()
         return super().write(data)
 
