@@ -311,11 +311,14 @@ def test_the_resident_ignores_bad_requests_and_serves_the_next(place):
     assert raw(wire.pack([b"run", b"0" * 16, b"ygoreplay", str(ROOT).encode(), b"18", b"utf-8\0strict\0\0",
                           b"utf-8\0backslashreplace\01\0", b"2", b"show", SAMPLE.encode()])) == b"N", "another code"
     assert raw(wire.pack([b"nonsense"])) == b""
-    silent = socket.socket(socket.AF_UNIX)             # connects and sends nothing: holds it, then leaves
+    silent = socket.socket(socket.AF_UNIX)             # connects and sends nothing, and stays
     silent.connect(path)
     try:
         busy = place.run("show", SAMPLE)               # the resident is busy with it: run in-process
         assert busy.returncode == 0 and busy.stdout == place.run("show", SAMPLE, in_process=True).stdout
+        # it drops the silent one after REQUEST_SECONDS and answers the next
+        assert wire.ask(path, "status", timeout=wire.REQUEST_SECONDS * 10).startswith(b"pid ")
+        assert silent.recv(1) == b""
     finally:
         silent.close()
     assert place.both("show", SAMPLE) == 1
