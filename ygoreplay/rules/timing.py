@@ -91,7 +91,8 @@ def chain_over(state: DuelState) -> None:
     """The chain ended: the cards whose event was followed by another link's are the ones that
     missed their timing, for the chain that may follow."""
     _, last, marks = state.timing[:3]
-    state.timing = [0, -1, {}, {card: [what, "NIS-06"] for card, (segment, what) in marks.items() if segment < last}]
+    state.timing = [0, -1, {}, {card: [what, "NIS-06"] for card, (segment, what) in marks.items() if segment < last}
+                    if marks else {}]
 
 
 def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:
