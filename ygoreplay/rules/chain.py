@@ -6,7 +6,8 @@ from ..events import BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, SZON
 from ..state import Card, ChainLink, DuelState
 from . import card_text
 from .base import fail, get_card, handles, impossible, put, send_from_field, take
-from .effects import SEGOC_GROUPS, candidates, in_damage_step, mandatory, script_kind, segoc_rank, wrong_summon
+from .effects import (
+    SEGOC_GROUPS, candidates, in_damage_step, mandatory, script_effects, script_kind, segoc_rank, wrong_summon)
 from .timing import chain_over, link_resolved, missed
 from .spell_trap import (
     bind_equip, check_card_activation, check_equips, effect_timing_problem,
@@ -34,6 +35,7 @@ def activated(state: DuelState, ev: Activated) -> None:
     targets = [get_card(state, ev, t) for t in ev.targets] if ev.targets else []
     costs = ev.costs
     effect_type = ev.effect_type
+    facts = script_effects(state, card)           # what its script declares: often nothing (not read)
     if costs:
         cost_cards = [get_card(state, ev, c.card) for c in costs if c.card is not None]
         for c in cost_cards:                      # a monster may discard itself (Kuriboh); a
@@ -45,7 +47,7 @@ def activated(state: DuelState, ev: Activated) -> None:
         if card.controller != player and not _controls_for_activation(card, player, effect_type):
             fail(state, ev, "CTRL-01", say("player {player} does not control {name}; only its controller activates "
                                            "its effects", player=player, name=card.name))
-        kind = script_kind(state, card, effect_type)   # EFF-02/04/06: the script's word on its kind
+        kind = script_kind(state, card, effect_type) if facts else effect_type   # EFF-02/04/06: the script's word
         if kind == "trigger" and effect_type not in _TRIGGERS:
             fail(state, ev, "EFF-04", say("{name}'s script declares only triggers (Spell Speed 1): chained to a link "
                                           "that is no trigger, this is no simultaneous trigger (CHAIN-08), and a "
@@ -83,7 +85,7 @@ def activated(state: DuelState, ev: Activated) -> None:
     if lp_cost > state.sides[player].lp:
         fail(state, ev, "CHAIN-11", say("player {player} has {lp} LP and cannot pay a cost of {lp_cost} LP",
                                         player=player, lp=state.sides[player].lp, lp_cost=lp_cost))
-    use = card_text.activation(state, ev, card, player)   # EFF-03/07, TEXT-01: what its text allows
+    use = card_text.activation(state, ev, card, player) if facts else None   # EFF-03/07, TEXT-01: its text
     stranded = check_equips(state, ev) if state.equips else ()   # SPELL-07
     # -- all checks done: change the state ------------------------------------------------------
     for cost in costs:                             # CHAIN-11: costs are paid as part of activation
