@@ -80,6 +80,8 @@ def test_a_record_is_built_by_the_maker_of_its_shape_as_the_generic_way_builds_i
             assert _built(from_trusted_dict, variant) == _built(_generic, variant), variant
             tried += 1
     assert tried > 2000 and len(events._SHAPED) > 100
+    shapes = [(EVENT_TYPES[wire["kind"]], wire.get("v", 1), tuple(wire)) for wire in wires.values()]
+    assert all(events._SHAPED[shape] is not events._trusted for shape in shapes)   # each written for its shape
 
 
 @pytest.mark.parametrize("wire, says", [

@@ -1166,12 +1166,7 @@ def _shaped_maker(cls: type[Event], keys: tuple[str, ...], added: dict[str, Any]
                 lines += [f"    value = values[{name!r}]",
                           f"    set{i}(event, value if value is None else build{i}(value))"]
             elif check is not None:
-                kinds, bound[f"values{i}"] = check
-                bound[f"types{i}"] = next(iter(kinds)) if len(kinds) == 1 else kinds
-                test = (f"type(value) is not types{i}" if len(kinds) == 1 else f"type(value) not in types{i}") + (
-                    "" if check[1] is None else f" or value not in values{i}")
-                lines += [f"    value = values[{name!r}]", f"    if {test}:", f"        raise TypeError({name!r})",
-                          f"    set{i}(event, value)"]
+                lines += _check_lines(i, name, check, f"values[{name!r}]", bound)
             else:
                 lines.append(f"    set{i}(event, values[{name!r}])")
             continue
@@ -1220,12 +1215,7 @@ def _maker(cls: type[Event], checks: Mapping[str, tuple[frozenset, frozenset | N
         if check is None:
             lines.append(f"    set{i}(event, get({f.name!r}, default{i}))")
             continue
-        kinds, bound[f"values{i}"] = check
-        bound[f"types{i}"] = next(iter(kinds)) if len(kinds) == 1 else kinds
-        test = (f"type(value) is not types{i}" if len(kinds) == 1 else f"type(value) not in types{i}") + (
-            "" if check[1] is None else f" or value not in values{i}")
-        lines += [f"    value = get({f.name!r}, default{i})", f"    if {test}:",
-                  f"        raise TypeError({f.name!r})", f"    set{i}(event, value)"]
+        lines += _check_lines(i, f.name, check, f"get({f.name!r}, default{i})", bound)
     source = (f"def make(values, {', '.join(f'{name}={name}' for name in bound)}):\n"
               "    event = new(cls)\n    get = values.get\n" + "\n".join(lines) + "\n    return event\n")
     made: dict[str, Any] = {}
@@ -1234,6 +1224,16 @@ def _maker(cls: type[Event], checks: Mapping[str, tuple[frozenset, frozenset | N
     if checks is None:
         _MAKERS[cls] = make
     return make
+
+
+def _check_lines(i: int, name: str, check: tuple[frozenset, frozenset | None], read: str, bound: dict[str, Any]) -> list[str]:
+    """A maker's lines setting field ``i`` to the value ``read`` gives, once its type (and value)
+    passed ``check``: TypeError names the field when it does not."""
+    kinds, bound[f"values{i}"] = check
+    bound[f"types{i}"] = next(iter(kinds)) if len(kinds) == 1 else kinds
+    test = (f"type(value) is not types{i}" if len(kinds) == 1 else f"type(value) not in types{i}") + (
+        "" if check[1] is None else f" or value not in values{i}")
+    return [f"    value = {read}", f"    if {test}:", f"        raise TypeError({name!r})", f"    set{i}(event, value)"]
 
 
 def _slot(cls: type, name: str) -> Any:
