@@ -37,7 +37,7 @@ from .fold import apply
 
 CHECKPOINT_EVERY = 256
 #: The events a history applies itself, not the rules (``History.append``).
-_HISTORYS = (RolledBack, EntryCorrected, EntryConfirmed, EntryDisputed)
+_HISTORY_EVENTS = (RolledBack, EntryCorrected, EntryConfirmed, EntryDisputed)
 Hook = Callable[[int, DuelState], None]
 
 
@@ -103,7 +103,7 @@ class History:
         if self._before is not None:
             self._before(position, state)
         try:
-            if not isinstance(event, _HISTORYS):   # the common case: an event of play, for the rules
+            if not isinstance(event, _HISTORY_EVENTS):   # the common case: an event of play, for the rules
                 apply(state, event)
                 self.effective.append((position, event))
                 self._since_checkpoint += 1
