@@ -1095,10 +1095,10 @@ def _trusted(data: dict) -> Event:
 
 #: Per shape of record (its class, version and keys in their order): the maker of records of
 #: that shape (``_shape``). A store's records of one kind come in a few shapes (``to_dict`` writes
-#: the fields that differ from their defaults); at most ``_SHAPES_MAX`` are kept, as records
-#: altered behind the store's back may come in any.
+#: the fields that differ from their defaults: the 100 real duels hold 103); at most
+#: ``_SHAPES_MAX`` are kept (some 8 KB each), as records altered behind the store's back may come in any.
 _SHAPED: dict[tuple[type, Any, tuple[str, ...]], Callable[[dict], Event]] = {}
-_SHAPES_MAX = 4096
+_SHAPES_MAX = 1024
 
 
 def _shape(shape: tuple[type, Any, tuple[str, ...]]) -> Callable[[dict], Event]:
@@ -1226,7 +1226,8 @@ def _maker(cls: type[Event], checks: Mapping[str, tuple[frozenset, frozenset | N
     return make
 
 
-def _check_lines(i: int, name: str, check: tuple[frozenset, frozenset | None], read: str, bound: dict[str, Any]) -> list[str]:
+def _check_lines(i: int, name: str, check: tuple[frozenset, frozenset | None], read: str,
+                 bound: dict[str, Any]) -> list[str]:
     """A maker's lines setting field ``i`` to the value ``read`` gives, once its type (and value)
     passed ``check``: TypeError names the field when it does not."""
     kinds, bound[f"values{i}"] = check
@@ -1295,8 +1296,8 @@ def _trusted_plan(cls: type[Event]) -> tuple[frozenset, tuple[tuple[str, Callabl
             checks[name] = (frozenset(kinds), None if values is None else frozenset(values) | {None})
     trusted = (frozenset(name for name, _b, _o, required, _c in plan if required), tuple(convert),
                _maker(cls, checks))
+    _TRUSTED_CHECKS[cls] = checks                  # first: another thread's maker reads it once ``_TRUSTED`` has cls
     _TRUSTED[cls] = trusted
-    _TRUSTED_CHECKS[cls] = checks
     return trusted
 
 
