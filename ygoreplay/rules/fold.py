@@ -84,14 +84,15 @@ _HAS_FACTS = card_text.HAS_FACTS
 
 # What the fold does around each kind's handler, as bits of one number per kind (``_PLAN``): every
 # event pays one dict look-up for its handler and these, instead of one set look-up for each.
-(_ENDED_OK, _OPENS, _LOST_OK, _MOVES_ON, _TIMED, _OWING, _RESETS_WINDOW, _RESETS_PASSES,
- _ENDS_PENDULUM) = (1 << bit for bit in range(9))
+(_ENDED_OK, _OPENS, _LOST_OK, _MOVES_ON, _TIMED, _SENDS, _OWING, _RESETS_WINDOW, _RESETS_PASSES,
+ _ENDS_PENDULUM) = (1 << bit for bit in range(10))
 
 
 def _traits(kind: str) -> int:
     """The bits of ``_PLAN`` that hold for ``kind``."""
     return ((kind in _AFTER_END) * _ENDED_OK | (kind in _OPENERS) * _OPENS | (kind in AFTER_LOSS) * _LOST_OK
             | (kind in card_text.MOVES_ON) * _MOVES_ON | (kind in timing.TIMED) * _TIMED
+            | (kind in timing.TIMED and kind in timing.SENDS) * _SENDS
             | (kind in timing.TIMED and kind in card_text.OWING) * _OWING
             | (kind not in _KEEP_SUMMON_WINDOW) * _RESETS_WINDOW | (kind not in _KEEP_PASSES) * _RESETS_PASSES
             | (kind not in _PENDULUM_SUMMON) * _ENDS_PENDULUM)
@@ -157,10 +158,10 @@ def apply(state: DuelState, event: Event) -> DuelState:
         raise
     if traits & _MOVES_ON and state.card_text[0]:
         card_text.moved_on(state)                # nothing is owed past it
-    if traits & _TIMED:
+    if traits & _TIMED and (traits & _SENDS or state.resolving or state.timing[3]):
         timing.after(state, event)               # NIS-06: what happened last, who missed the timing
-        if traits & _OWING and state.card_text[_HAS_FACTS] is not False:
-            card_text.owe(state, event)          # GEN-03, EFF-05: the mandatory triggers it leaves owed
+    if traits & _OWING and state.card_text[_HAS_FACTS] is not False:
+        card_text.owe(state, event)              # GEN-03, EFF-05: the mandatory triggers it leaves owed
     if unknowns and before is not None and len(undecided) > unsure:
         _decide(state, before, event, unsure)
     if traits & _RESETS_WINDOW:
