@@ -10,7 +10,7 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from ygoreplay import chain
+from ygoreplay import chain, events
 from ygoreplay.errors import StoreError, VerificationError
 from ygoreplay.events import EVENT_TYPES, UPCASTERS, EventFormatError, from_dict, from_trusted_dict
 from ygoreplay.jsonl import read_events
@@ -37,6 +37,53 @@ def test_older_versions_are_still_upcast():
     assert from_trusted_dict(old) == from_dict(old)
     moved = {"kind": "card_moved", "card": "p0.m1", "to": [0, "gy"], "reason": "destroyed"}   # v1: no with_next
     assert from_trusted_dict(moved) == from_dict(moved) and from_trusted_dict(moved).with_next is False
+
+
+def _built(build, wire):
+    """What ``build`` makes of a record: the event, or the EventFormatError's message."""
+    try:
+        return build(wire)
+    except EventFormatError as exc:
+        return str(exc)
+
+
+def _generic(wire):
+    """The trusted build of any shape (``events._trusted``), from_dict when it does not build."""
+    try:
+        return events._trusted(wire)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
+        return from_dict(wire)
+
+
+def test_a_record_is_built_by_the_maker_of_its_shape_as_the_generic_way_builds_it():
+    """Each shape of record (kind, version, keys) has a maker written for it (issue 25): for every
+    sample event, as written and with each of its fields dropped or given a value of another
+    type or outside its vocabulary, it builds the same event, or is refused with the same
+    message, as upcasting and checking the record field by field does."""
+    import ygoreplay.match.events  # noqa: F401  (registers the match kinds)
+    paths = [p for p in sorted(REPLAYS.rglob("*.jsonl")) if "illegal" not in p.parts]
+    wires = {}
+    for path in paths:
+        for e in read_events(path):
+            wire = msgpack.unpackb(msgpack.packb(e.to_dict()))
+            wires.setdefault((wire["kind"], tuple(wire)), wire)
+    wires[("old", 1)] = {"kind": "activated", "player": 0, "card": "p0.m1", "link": 1}
+    wires[("old", 2)] = {"kind": "duel_started", "first_player": 0, "players": ["a", "b"]}
+    wires[("old", 3)] = {"kind": "special_summoned", "card": "p0.x1", "zone": 5, "method": "link", "v": 2}
+    for wire in wires.values():                   # each sample shape first: its maker is kept
+        assert from_trusted_dict(wire) == _generic(wire)
+    shapes = [(EVENT_TYPES[wire["kind"]], wire.get("v", 1), tuple(wire)) for wire in wires.values()]
+    assert all(events._SHAPED[shape] is not events._trusted for shape in shapes)   # each written for its shape
+    others = (None, 7, -1, 1.5, True, "zz", "", [], [1], ["a"], {"a": 1}, [0, "gy"], [0, "zz"])
+    tried = 0
+    for wire in wires.values():
+        variants = [wire, {**wire, "extra": 1}, {**wire, "v": 1}, {**wire, "v": "x"}]
+        variants += [{k: v for k, v in wire.items() if k != name} for name in wire if name != "kind"]
+        variants += [{**wire, name: other} for name in wire if name not in ("kind", "v") for other in others]
+        for variant in variants:
+            assert _built(from_trusted_dict, variant) == _built(_generic, variant), variant
+            tried += 1
+    assert tried > 2000 and len(events._SHAPED) > 100
 
 
 @pytest.mark.parametrize("wire, says", [

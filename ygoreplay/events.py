@@ -1061,27 +1061,136 @@ def from_trusted_dict(data: dict, where: str = "") -> Event:
     store's own records, checked against their chain before they are read): its types and
     vocabularies are trusted, not checked field by field again; older versions are still upcast.
     A form that does not even build (altered and rechained behind the store's back) goes through
-    ``from_dict``, whose EventFormatError names what is wrong."""
+    ``from_dict``, whose EventFormatError names what is wrong. Records of one shape (kind,
+    version, keys) are built by one maker, written for that shape the first time it is read."""
     try:
-        kind = data["kind"]
-        cls = EVENT_TYPES[kind]
-        version = data.get("v", 1)
-        while version < cls.VERSION:
-            data = UPCASTERS[(kind, version)](data)      # each builds a new dict: the record stays as read
-            version += 1
-        required, convert, make = _TRUSTED.get(cls) or _trusted_plan(cls)
-        if not required.issubset(data):
-            raise KeyError(required)
-        built = None
-        for name, build in convert:
-            value = data.get(name)
-            if value is not None:
-                if built is None:
-                    built = data = dict(data)
-                data[name] = build(value)
+        shape = (EVENT_TYPES[data["kind"]], data.get("v", 1), tuple(data))
+        make = _SHAPED.get(shape) or _shape(shape)
         return make(data)             # a scalar of the wrong type (rechained): TypeError, from_dict says what
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
         return from_dict(data, where)
+
+
+def _trusted(data: dict) -> Event:
+    """``from_trusted_dict``'s build of a record of any shape: upcast, its fields converted
+    (``_trusted_plan``), its scalars checked by the class's maker. Raises as that does."""
+    kind = data["kind"]
+    cls = EVENT_TYPES[kind]
+    version = data.get("v", 1)
+    while version < cls.VERSION:
+        data = UPCASTERS[(kind, version)](data)      # each builds a new dict: the record stays as read
+        version += 1
+    required, convert, make = _TRUSTED.get(cls) or _trusted_plan(cls)
+    if not required.issubset(data):
+        raise KeyError(required)
+    built = None
+    for name, build in convert:
+        value = data.get(name)
+        if value is not None:
+            if built is None:
+                built = data = dict(data)
+            data[name] = build(value)
+    return make(data)
+
+
+#: Per shape of record (its class, version and keys in their order): the maker of records of
+#: that shape (``_shape``). A store's records of one kind come in a few shapes (``to_dict`` writes
+#: the fields that differ from their defaults: the 100 real duels hold 103); at most
+#: ``_SHAPES_MAX`` are kept (some 8 KB each), as records altered behind the store's back may come in any.
+_SHAPED: dict[tuple[type, Any, tuple[str, ...]], Callable[[dict], Event]] = {}
+_SHAPES_MAX = 1024
+
+
+def _shape(shape: tuple[type, Any, tuple[str, ...]]) -> Callable[[dict], Event]:
+    """The maker of records of this shape: ``_shaped_maker``'s, or ``_trusted`` for a shape it
+    does not write (a required field missing, an upcaster that does more than add fields)."""
+    cls, version, keys = shape
+    _TRUSTED.get(cls) or _trusted_plan(cls)
+    added = _added_by_upcasting(cls, version, keys)
+    make = _trusted if added is None else _shaped_maker(cls, keys, added)
+    if len(_SHAPED) < _SHAPES_MAX:
+        _SHAPED[shape] = make
+    return make
+
+
+def _added_by_upcasting(cls: type[Event], version: Any, keys: tuple[str, ...]) -> dict[str, Any] | None:
+    """The fields the upcasters from ``version`` add to a record with these keys, with their
+    values, when that is all they do (the record's own values kept as they are, whatever they
+    are): tried on two records of markers. None when they do anything else, or fail."""
+    probes = [{key: object() for key in keys} for _ in range(2)]
+    upcast = []
+    try:
+        for probe in probes:
+            data, at = probe, version
+            while at < cls.VERSION:
+                data = UPCASTERS[(cls.kind, at)](data)
+                at += 1
+            upcast.append(data)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return None
+    added = {key: value for key, value in upcast[0].items() if key not in keys}
+    for probe, data in zip(probes, upcast):
+        kept = all(key == "v" or key in data and data[key] is marker for key, marker in probe.items())
+        if not kept or {key: value for key, value in data.items() if key not in keys} != added:
+            return None
+    added.pop("v", None)
+    if any(type(value) not in _CONSTANTS for value in added.values()):
+        return None
+    return added
+
+
+#: The values an upcaster may add that ``_shaped_maker`` takes as constants.
+_CONSTANTS = frozenset((type(None), bool, int, str, list))
+
+
+def _shaped_maker(cls: type[Event], keys: tuple[str, ...], added: dict[str, Any]) -> Callable[[dict], Event]:
+    """``_trusted`` for records with exactly these keys, whose upcasting adds ``added``, in
+    straight-line code: each present field converted or its scalar checked, as ``_trusted_plan``
+    says, the fields upcasting adds and the absent ones set to what they would build to, without
+    upcasting each record, asking it for every field it lacks, or checking their defaults again
+    (an ``activated`` has 19 fields and its record 4 or 5: those were most of building it)."""
+    required, convert, _ = _TRUSTED[cls]
+    converters, checks = dict(convert), _TRUSTED_CHECKS[cls]
+    present = set(keys)
+    if not required <= present | added.keys():
+        return _trusted                            # its KeyError sends it to from_dict
+    bound: dict[str, Any] = {"new": object.__new__, "cls": cls, "TypeError": TypeError, "type": type}
+    lines = []
+    for i, f in enumerate(_FIELDS[cls]):
+        name = f.name
+        bound[f"set{i}"] = _slot(cls, name).__set__
+        check = checks.get(name)
+        if name in present:
+            if name in converters:
+                bound[f"build{i}"] = converters[name]
+                lines += [f"    value = values[{name!r}]",
+                          f"    set{i}(event, value if value is None else build{i}(value))"]
+            elif check is not None:
+                lines += _check_lines(i, name, check, f"values[{name!r}]", bound)
+            else:
+                lines.append(f"    set{i}(event, values[{name!r}])")
+            continue
+        value = added[name] if name in added else _default(f)
+        if name in added and name in converters and value is not None:
+            try:
+                value = converters[name](value)
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+                return _trusted
+        if value is dataclasses.MISSING or check is not None and not _passes(value, check) or isinstance(value, list):
+            return _trusted                        # a shape whose records never build: from_dict says why
+        bound[f"value{i}"] = value
+        lines.append(f"    set{i}(event, value{i})")
+    source = (f"def make(values, {', '.join(f'{name}={name}' for name in bound)}):\n"
+              "    event = new(cls)\n" + "\n".join(lines) + "\n    return event\n")
+    made: dict[str, Any] = {}
+    exec(source, dict(bound), made)         # noqa: S102 - our own field names, as dataclasses does
+    return made["make"]
+
+
+def _passes(value: Any, check: tuple[frozenset, frozenset | None]) -> bool:
+    """Whether ``value`` passes a scalar's check of ``_trusted_plan`` (its type, its vocabulary)."""
+    kinds, values = check
+    return type(value) in kinds and (values is None or value in values)
 
 
 #: Each class's constructor from a dict of its fields' values (``_maker``).
@@ -1106,12 +1215,7 @@ def _maker(cls: type[Event], checks: Mapping[str, tuple[frozenset, frozenset | N
         if check is None:
             lines.append(f"    set{i}(event, get({f.name!r}, default{i}))")
             continue
-        kinds, bound[f"values{i}"] = check
-        bound[f"types{i}"] = next(iter(kinds)) if len(kinds) == 1 else kinds
-        test = (f"type(value) is not types{i}" if len(kinds) == 1 else f"type(value) not in types{i}") + (
-            "" if check[1] is None else f" or value not in values{i}")
-        lines += [f"    value = get({f.name!r}, default{i})", f"    if {test}:",
-                  f"        raise TypeError({f.name!r})", f"    set{i}(event, value)"]
+        lines += _check_lines(i, f.name, check, f"get({f.name!r}, default{i})", bound)
     source = (f"def make(values, {', '.join(f'{name}={name}' for name in bound)}):\n"
               "    event = new(cls)\n    get = values.get\n" + "\n".join(lines) + "\n    return event\n")
     made: dict[str, Any] = {}
@@ -1120,6 +1224,17 @@ def _maker(cls: type[Event], checks: Mapping[str, tuple[frozenset, frozenset | N
     if checks is None:
         _MAKERS[cls] = make
     return make
+
+
+def _check_lines(i: int, name: str, check: tuple[frozenset, frozenset | None], read: str,
+                 bound: dict[str, Any]) -> list[str]:
+    """A maker's lines setting field ``i`` to the value ``read`` gives, once its type (and value)
+    passed ``check``: TypeError names the field when it does not."""
+    kinds, bound[f"values{i}"] = check
+    bound[f"types{i}"] = next(iter(kinds)) if len(kinds) == 1 else kinds
+    test = (f"type(value) is not types{i}" if len(kinds) == 1 else f"type(value) not in types{i}") + (
+        "" if check[1] is None else f" or value not in values{i}")
+    return [f"    value = {read}", f"    if {test}:", f"        raise TypeError({name!r})", f"    set{i}(event, value)"]
 
 
 def _slot(cls: type, name: str) -> Any:
@@ -1131,6 +1246,8 @@ def _slot(cls: type, name: str) -> Any:
 #: what the event holds, and its maker checking its scalars (``from_trusted_dict``).
 _TRUSTED: dict[type, tuple[frozenset, tuple[tuple[str, Callable[[Any], Any]], ...],
                            Callable[[Mapping[str, Any]], Event]]] = {}
+#: Per class: the scalars ``_trusted_plan`` checks, as ``_maker`` takes them.
+_TRUSTED_CHECKS: dict[type, dict[str, tuple[frozenset, frozenset | None]]] = {}
 _AS_IS = {"int": int, "str": str, "bool": bool}
 _AS_TUPLE = frozenset(("tuple[int, ...]", "tuple[str, ...]", "tuple[bool, ...]"))
 
@@ -1179,6 +1296,7 @@ def _trusted_plan(cls: type[Event]) -> tuple[frozenset, tuple[tuple[str, Callabl
             checks[name] = (frozenset(kinds), None if values is None else frozenset(values) | {None})
     trusted = (frozenset(name for name, _b, _o, required, _c in plan if required), tuple(convert),
                _maker(cls, checks))
+    _TRUSTED_CHECKS[cls] = checks                  # first: another thread's maker reads it once ``_TRUSTED`` has cls
     _TRUSTED[cls] = trusted
     return trusted
 

@@ -164,9 +164,14 @@ def take(state: DuelState, card: Card) -> None:
         elif card.host is not None:
             state.cards[card.host].materials.remove(card.id)
         card.host = None
-    elif zone in (DECK, GY, BANISHED, EXTRA):
-        side = state.sides[card.owner]
-        {DECK: side.deck, GY: side.gy, BANISHED: side.banished, EXTRA: side.extra}[zone].remove(card.id)
+    elif zone == DECK:
+        state.sides[card.owner].deck.remove(card.id)
+    elif zone == GY:
+        state.sides[card.owner].gy.remove(card.id)
+    elif zone == BANISHED:
+        state.sides[card.owner].banished.remove(card.id)
+    elif zone == EXTRA:
+        state.sides[card.owner].extra.remove(card.id)
     if zone in ON_FIELD:
         card.leave_field()
         if card.last_controller != card.owner:     # CTRL-01: its trigger is the taker's, once

@@ -5,8 +5,9 @@ from ..i18n import N_, say
 from ..events import BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
 from ..state import Card, ChainLink, DuelState
 from . import card_text
-from .base import fail, get_card, handles, impossible, player_of, put, send_from_field, take
-from .effects import SEGOC_GROUPS, candidates, in_damage_step, mandatory, script_kind, segoc_rank, wrong_summon
+from .base import fail, get_card, handles, impossible, put, send_from_field, take
+from .effects import (
+    SEGOC_GROUPS, candidates, in_damage_step, mandatory, script_effects, script_kind, segoc_rank, wrong_summon)
 from .timing import chain_over, link_resolved, missed
 from .spell_trap import (
     bind_equip, check_card_activation, check_equips, effect_timing_problem,
@@ -29,21 +30,24 @@ def _controls_for_activation(card: Card, player: int, effect_type: str) -> bool:
 
 @handles(Activated)
 def activated(state: DuelState, ev: Activated) -> None:
-    player = player_of(state, ev)
-    card = get_card(state, ev, ev.card)
-    targets = [get_card(state, ev, t) for t in ev.targets]
-    cost_cards = [get_card(state, ev, c.card) for c in ev.costs if c.card is not None]
+    player = state.turn_player if ev.player is None else ev.player
+    card = state.cards.get(ev.card) or get_card(state, ev, ev.card)
+    targets = [get_card(state, ev, t) for t in ev.targets] if ev.targets else []
+    costs = ev.costs
     effect_type = ev.effect_type
-    for c in cost_cards:                          # a monster may discard itself (Kuriboh); a
-        if c.id == card.id and effect_type is None:   # Spell/Trap goes to its zone instead
-            impossible(state, ev, "LOG-04", N_("an activated Spell/Trap card cannot pay itself as a cost"))
+    facts = script_effects(state, card)           # what its script declares: often nothing (not read)
+    if costs:
+        cost_cards = [get_card(state, ev, c.card) for c in costs if c.card is not None]
+        for c in cost_cards:                      # a monster may discard itself (Kuriboh); a
+            if c.id == card.id and effect_type is None:   # Spell/Trap goes to its zone instead
+                impossible(state, ev, "LOG-04", N_("an activated Spell/Trap card cannot pay itself as a cost"))
     if effect_type is None:
         speed = check_card_activation(state, ev, card, player)
     else:
-        if not _controls_for_activation(card, player, effect_type):
+        if card.controller != player and not _controls_for_activation(card, player, effect_type):
             fail(state, ev, "CTRL-01", say("player {player} does not control {name}; only its controller activates "
                                            "its effects", player=player, name=card.name))
-        kind = script_kind(state, card, effect_type)   # EFF-02/04/06: the script's word on its kind
+        kind = script_kind(state, card, effect_type) if facts else effect_type   # EFF-02/04/06: the script's word
         if kind == "trigger" and effect_type not in _TRIGGERS:
             fail(state, ev, "EFF-04", say("{name}'s script declares only triggers (Spell Speed 1): chained to a link "
                                           "that is no trigger, this is no simultaneous trigger (CHAIN-08), and a "
@@ -71,20 +75,20 @@ def activated(state: DuelState, ev: Activated) -> None:
         _check_negation(state, ev, card)
     if state.attack is not None and state.step == "damage":
         _check_battle_timing(state, ev, card, effect_type, speed)
-    paid_to = {c.card: c.to for c in ev.costs if c.card is not None}   # costs are paid first
+    paid_to = {c.card: c.to for c in costs if c.card is not None} if costs else {}   # costs are paid first
     for t in targets:
         zone = paid_to.get(t.id, t.zone)
         if zone in (HAND, DECK) or (zone == EXTRA and (t.id in paid_to or t.position != FACEUP)):
             fail(state, ev, "TERM-05", say("{id} is in a hidden zone ({zone}) and cannot be targeted",
                                            id=t.id, zone=zone))
-    lp_cost = sum(c.lp for c in ev.costs) if ev.costs else 0
+    lp_cost = sum(c.lp for c in costs) if costs else 0
     if lp_cost > state.sides[player].lp:
         fail(state, ev, "CHAIN-11", say("player {player} has {lp} LP and cannot pay a cost of {lp_cost} LP",
                                         player=player, lp=state.sides[player].lp, lp_cost=lp_cost))
-    use = card_text.activation(state, ev, card, player)   # EFF-03/07, TEXT-01: what its text allows
-    stranded = check_equips(state, ev)             # SPELL-07
+    use = card_text.activation(state, ev, card, player) if facts else None   # EFF-03/07, TEXT-01: its text
+    stranded = check_equips(state, ev) if state.equips else ()   # SPELL-07
     # -- all checks done: change the state ------------------------------------------------------
-    for cost in ev.costs:                          # CHAIN-11: costs are paid as part of activation
+    for cost in costs:                             # CHAIN-11: costs are paid as part of activation
         if cost.card is None:
             lose_lp(state, player, cost.lp)
         else:
@@ -102,10 +106,12 @@ def activated(state: DuelState, ev: Activated) -> None:
     state.chain.append(ChainLink(len(state.chain) + 1, player, card.id, speed, effect_type,
                                  ev.targets, ev.simultaneous, effect_type is None, ev.negates,
                                  tuple(paid_to) if paid_to else (), lp_cost, mandatory=must))
-    card_text.used(state, card, use, len(state.chain))   # GEN-03 paid, TEXT-01 counted
+    if use is not None or state.card_text[card_text.OWED]:
+        card_text.used(state, card, use, len(state.chain))   # GEN-03 paid, TEXT-01 counted
     if ev.negates is not None:
         state.negations_recorded = True
-    settle_equips(state, stranded)
+    if state.equips:
+        settle_equips(state, stranded)
 
 
 def _check_priority(state: DuelState, ev: Activated, player: int) -> None:
@@ -263,11 +269,12 @@ def _pop_link(state: DuelState, ev: ChainLinkResolved | ChainLinkNegated) -> Cha
         fail(state, ev, "CHAIN-04", say("a chain resolves only after both players pass in succession; {passes} "
                                         "pass(es) since Chain Link {count} was activated",
                                         passes=state.passes, count=len(chain)))
-    stranded = check_equips(state, ev)             # SPELL-07, before anything changes
+    stranded = check_equips(state, ev) if state.equips else ()   # SPELL-07, before anything changes
     link = chain.pop(ev.link - 1)
     state.resolving = True
     link_resolved(state)                           # NIS-06: what follows is this link's
-    settle_equips(state, stranded)
+    if state.equips:
+        settle_equips(state, stranded)
     return link
 
 
@@ -329,7 +336,7 @@ def chain_ended(state: DuelState, ev: ChainEnded) -> None:
                 rule = "SPELL-06"                  # a negated Equip equips nothing: it does not stay
             fail(state, ev, rule, say("{name} ({card_id}) must leave the field for the GY once resolved or negated",
                                       name=card.name, card_id=card_id))
-    stranded = check_equips(state, ev)             # SPELL-07 (and an equip whose monster never came)
+    stranded = check_equips(state, ev) if state.equips else ()   # SPELL-07 (and an equip whose monster never came)
     state.chain.clear()
     state.to_leave.clear()
     state.negated.clear()
@@ -340,12 +347,15 @@ def chain_ended(state: DuelState, ev: ChainEnded) -> None:
     state.resolving = False
     chain_over(state)                              # NIS-06: who missed the timing in this chain
     card_text.chain_over(state)
-    settle_equips(state, stranded)
+    if state.equips:
+        settle_equips(state, stranded)
 
 
 def forget_takers(state: DuelState, at_turn_end: bool) -> None:
     """CTRL-01: a card another player controlled as it left the field is its owner's once the chain
     its trigger could start has ended (or the turn has): the taker no longer activates it."""
+    if not (state.taken_next or state.taken_later):
+        return                                     # the common case: nobody took a card
     expired = state.taken_next + state.taken_later if at_turn_end else state.taken_next
     for card_id in expired:
         card = state.cards.get(card_id)

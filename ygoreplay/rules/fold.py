@@ -80,9 +80,29 @@ _AFTER_END = _kinds("after_end")
 _KEEP_SUMMON_WINDOW = _kinds("keeps_summon_window")
 _KEEP_PASSES = _kinds("keeps_passes")
 _PENDULUM_SUMMON = _kinds("continues_pendulum_summon")
-_TIMED = timing.TIMED
-_MOVES_ON = card_text.MOVES_ON
-_OWING = card_text.OWING
+_HAS_FACTS = card_text.HAS_FACTS
+
+# What the fold does around each kind's handler, as bits of one number per kind (``_PLAN``): every
+# event pays one dict look-up for its handler and these, instead of one set look-up for each.
+(_ENDED_OK, _OPENS, _LOST_OK, _MOVES_ON, _TIMED, _SENDS, _OWING, _RESETS_WINDOW, _RESETS_PASSES,
+ _ENDS_PENDULUM) = (1 << bit for bit in range(10))
+
+
+def _traits(kind: str) -> int:
+    """The bits of ``_PLAN`` that hold for ``kind``."""
+    return ((kind in _AFTER_END) * _ENDED_OK | (kind in _OPENERS) * _OPENS | (kind in AFTER_LOSS) * _LOST_OK
+            | (kind in card_text.MOVES_ON) * _MOVES_ON | (kind in timing.TIMED) * _TIMED
+            | (kind in timing.TIMED and kind in timing.SENDS) * _SENDS
+            | (kind in timing.TIMED and kind in card_text.OWING) * _OWING
+            | (kind not in _KEEP_SUMMON_WINDOW) * _RESETS_WINDOW | (kind not in _KEEP_PASSES) * _RESETS_PASSES
+            | (kind not in _PENDULUM_SUMMON) * _ENDS_PENDULUM)
+
+
+#: Per duel kind: its handler and its ``_traits``. A kind without a handler (a match event) has
+#: None and the traits of no kind in particular.
+_PLAN: dict[str, tuple[Callable[[DuelState, Event], None], int]] = {
+    kind: (handler, _traits(kind)) for kind, handler in HANDLERS.items()}
+_UNHANDLED = (None, _RESETS_WINDOW | _RESETS_PASSES | _ENDS_PENDULUM)
 
 
 def apply(state: DuelState, event: Event) -> DuelState:
@@ -92,16 +112,17 @@ def apply(state: DuelState, event: Event) -> DuelState:
     the state is changed. When ``state.violations`` is a list (auditing) they are collected instead.
     """
     kind = event.kind
-    if state.ended and kind not in _AFTER_END:
+    handler, traits = _PLAN.get(kind, _UNHANDLED)
+    if state.ended and not traits & _ENDED_OK:
         rule = win.LOSS_RULES.get(state.end_reason or "", "WIN-04" if state.end_reason == "draw" else "LOG-03")
         impossible(state, event, rule, say("the duel is over ({end_reason}); nothing may follow its end",
                                            end_reason=state.end_reason))
-    if not state.started and kind not in _OPENERS:
+    if not state.started and not traits & _OPENS:
         impossible(state, event, "LOG-03", N_("a duel begins with duel_started or position_set_up"))
-    handler = HANDLERS.get(kind)
     if handler is None:                           # a match event (match/events.py) in a duel
         impossible(state, event, "LOG-03", say("a {kind} event belongs to a match's stream, not to a duel", kind=kind))
-    overridden = len(state.overrides)
+    overrides = state.overrides
+    overridden = len(overrides)
     flags = state.flags
     flagged = len(flags) if flags is not None else 0
     unknowns = state.unknowns                     # a record that does not know every card
@@ -112,7 +133,7 @@ def apply(state: DuelState, event: Event) -> DuelState:
         # One that names such a card may be decided by every card it could be (``candidates``).
         before = state.copy() if undecided is not None and named_unknowns(state, event) else None
     try:
-        if state.must_lose and kind not in AFTER_LOSS:
+        if state.must_lose and not traits & _LOST_OK:
             loser, reason = next(iter(state.must_lose.items()))
             fail(state, event, win.LOSS_RULES.get(reason, "WIN-01"),
                  say("player {loser} has lost ({reason}); the duel ends at once and no {kind} may follow",
@@ -123,31 +144,31 @@ def apply(state: DuelState, event: Event) -> DuelState:
             bury(state)                           # audited: the group ended there
         if event.shows:
             identify(state, event)                # the cards it shows are named before it is judged
-        if state.card_text[0] and kind in _MOVES_ON:
+        if state.card_text[0] and traits & _MOVES_ON:
             card_text.left_behind(state, event)   # GEN-03, EFF-05: a mandatory trigger not activated
         handler(state, event)
         if state.shed and not (kind == "card_moved" and event.with_next):
             bury(state)                           # NIS-05: materials follow the monsters (the group) that left
     except RuleViolation:
-        del state.overrides[overridden:]          # a refused event sets no rule aside
+        del overrides[overridden:]                # a refused event sets no rule aside
         if unknowns and undecided is not None:
             del undecided[unsure:]                # nor leaves one undecided
         if flags is not None:
             del flags[flagged:]                   # nor flagged: it was not kept
         raise
-    if kind in _MOVES_ON and state.card_text[0]:
+    if traits & _MOVES_ON and state.card_text[0]:
         card_text.moved_on(state)                # nothing is owed past it
-    if kind in _TIMED:
+    if traits & _TIMED and (traits & _SENDS or state.resolving or state.timing[3]):
         timing.after(state, event)               # NIS-06: what happened last, who missed the timing
-        if kind in _OWING:
-            card_text.owe(state, event)          # GEN-03, EFF-05: the mandatory triggers it leaves owed
+    if traits & _OWING and state.card_text[_HAS_FACTS] is not False:
+        card_text.owe(state, event)              # GEN-03, EFF-05: the mandatory triggers it leaves owed
     if unknowns and before is not None and len(undecided) > unsure:
         _decide(state, before, event, unsure)
-    if kind not in _KEEP_SUMMON_WINDOW:
+    if traits & _RESETS_WINDOW:
         state.summon_window = None
-    if state.passes and kind not in _KEEP_PASSES:
+    if state.passes and traits & _RESETS_PASSES:
         state.passes = 0                          # PRIO-03: passes count only in succession
-    if kind not in _PENDULUM_SUMMON:
+    if traits & _ENDS_PENDULUM:
         state.pendulum_summon_open = False
     state.last_kind = kind
     state.index += 1

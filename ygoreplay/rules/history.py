@@ -36,6 +36,8 @@ from .entries import Entries, Ruling
 from .fold import apply
 
 CHECKPOINT_EVERY = 256
+#: The events a history applies itself, not the rules (``History.append``).
+_HISTORY_EVENTS = (RolledBack, EntryCorrected, EntryConfirmed, EntryDisputed)
 Hook = Callable[[int, DuelState], None]
 
 
@@ -101,13 +103,7 @@ class History:
         if self._before is not None:
             self._before(position, state)
         try:
-            if isinstance(event, RolledBack):
-                self._roll_back(position, event)
-            elif isinstance(event, EntryCorrected):
-                self._correct(position, event)
-            elif isinstance(event, (EntryConfirmed, EntryDisputed)):
-                self.entries.remark(state, position, event, self._rollback_positions)
-            else:
+            if not isinstance(event, _HISTORY_EVENTS):   # the common case: an event of play, for the rules
                 apply(state, event)
                 self.effective.append((position, event))
                 self._since_checkpoint += 1
@@ -115,7 +111,14 @@ class History:
                     self.unknown_events += 1
                 if isinstance(event, JudgeNote):
                     self.entries.ruling(position, event)
-            self.entries.entered(position, event)
+            elif isinstance(event, RolledBack):
+                self._roll_back(position, event)
+            elif isinstance(event, EntryCorrected):
+                self._correct(position, event)
+            else:
+                self.entries.remark(state, position, event, self._rollback_positions)
+            if event.entered_by is not None:
+                self.entries.entered(position, event)
         except RuleViolation as v:
             if checked:
                 raise

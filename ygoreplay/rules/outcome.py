@@ -44,8 +44,9 @@ def check_not_negated(state: DuelState, ev: CardMoved | StatsChanged | LifePoint
 
 @handles(CardMoved)
 def card_moved(state: DuelState, ev: CardMoved) -> None:
-    card = get_card(state, ev, ev.card)
-    check_not_negated(state, ev, card.id)
+    card = state.cards.get(ev.card) or get_card(state, ev, ev.card)
+    if state.negated:
+        check_not_negated(state, ev, card.id)
     to = ev.to
     placed = state.field_placed
     if placed is not None and placed[0] == state.index - 1 and _field_spell_replaced(state, ev, card, placed):
@@ -54,13 +55,15 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
         fail(state, ev, "TERM-14", say("{name} ({id}) was paid as the cost of a link whose activation was negated: "
                                        "a cost is never refunded, so no rule moves it back (name the effect that "
                                        "does)", name=card.name, id=card.id))
-    here = state.location(card)
-    if ev.source is not None and (ev.source.controller, ev.source.zone) != (here.controller, here.zone) or (
-            ev.source is not None and ev.source.index is not None and ev.source.index != here.index
-            and (here.zone != DECK or state.deck_ordered(here.controller))):   # any card may be on top
-        impossible(state, ev, "LOG-02", say("{name} ({id}) is at {here}, not {to_wire}",
-                                            name=card.name, id=card.id, here=list(here), to_wire=ev.source.to_wire()))
-    if (to.controller, to.zone) == (here.controller, here.zone) and to.zone not in (DECK,):
+    source = ev.source
+    if source is not None:
+        here = state.location(card)
+        if (source.controller, source.zone) != (here.controller, here.zone) or (
+                source.index is not None and source.index != here.index
+                and (here.zone != DECK or state.deck_ordered(here.controller))):   # any card may be on top
+            impossible(state, ev, "LOG-02", say("{name} ({id}) is at {here}, not {to_wire}",
+                                                name=card.name, id=card.id, here=list(here), to_wire=source.to_wire()))
+    if to.zone == card.zone and to.zone != DECK and to.controller == _holder(state, card):
         impossible(state, ev, "LOG-02", say("{name} ({id}) is already in the {zone}",
                                             name=card.name, id=card.id, zone=to.zone))
     host = _check_destination(state, ev, card, to)      # impossible destinations first
@@ -73,7 +76,7 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
         return
     position = ev.position or _default_position(card, to.zone)
     attack = state.attack
-    if attack is not None and card.id in attack.destroyed and here.zone in ON_FIELD:
+    if attack is not None and card.id in attack.destroyed and card.zone in ON_FIELD:
         # BATTLE-14 is satisfied once it has left the field, wherever an effect sends it and even
         # if another effect brings it back before the attack ends (a new card then)
         attack.destroyed = tuple(c for c in attack.destroyed if c != card.id)
@@ -87,6 +90,20 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
         card.properly_summoned = False                         # SPS-14: a new card from now on
     elif position == SET and to.zone in (SZONE, FZONE):
         card.set_turn = state.turn                             # TRAP-02, SPELL-12: Set by an effect, it waits a turn too
+
+
+def _holder(state: DuelState, card: Card) -> int:
+    """The player whose zone holds the card: ``state.location(card).controller``, without finding
+    its index."""
+    zone = card.zone
+    if zone == OVERLAY:
+        return state.cards[card.host].controller if card.host else card.owner
+    if zone in _HELD_BY_CONTROLLER:
+        return card.controller
+    return card.owner
+
+
+_HELD_BY_CONTROLLER = frozenset((MZONE, SZONE, FZONE, HAND))
 
 
 def _field_spell_replaced(state: DuelState, ev: CardMoved, card: Card, placed: list) -> bool:

@@ -115,13 +115,11 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
         side.listed = [list(ev.main), list(ev.extra)]
         main, extra = [state.unknown] * len(main), [state.unknown] * len(extra)
     cards, deck, extra_deck = state.cards, side.deck, side.extra
-    for i, facts in enumerate(main):
-        card_id = f"p{player}.m{i}"
+    for card_id, facts in zip(_card_ids(f"p{player}.m", len(main)), main):
         card = cards[card_id] = Card(card_id, player, facts, DECK)
         card.pile = "main"
         deck.append(card_id)
-    for i, facts in enumerate(extra):
-        card_id = f"p{player}.x{i}"
+    for card_id, facts in zip(_card_ids(f"p{player}.x", len(extra)), extra):
         card = cards[card_id] = Card(card_id, player, facts, EXTRA)
         card.position = FACEDOWN
         card.pile = "extra"
@@ -141,15 +139,36 @@ def deck_shuffled(state: DuelState, ev: DeckShuffled) -> None:
         forget_deck(state, player)
         state.sides[player].order_known = False
         return
-    if sorted(ev.order) != sorted(deck):
+    order = ev.order
+    if not (len(order) == len(deck) and _same_cards(order, deck)) and sorted(order) != sorted(deck):
         missing = sorted(set(deck) - set(ev.order))[:3]
         extra = sorted(set(ev.order) - set(deck))[:3]
         impossible(state, ev, "LOG-02",
                    say("the shuffled order must hold exactly the {count} cards of player {player}'s Deck (missing "
                        "{missing}, not in the Deck {extra})",
                        count=len(deck), player=player, missing=missing or N_("none"), extra=extra or N_("none")))
-    deck[:] = ev.order
+    deck[:] = order
     state.sides[player].order_known = True
+
+
+def _same_cards(order: tuple[str, ...], deck: list[str]) -> bool:
+    """The same cards, each once (what comparing both sorted says, without sorting them: a
+    shuffle is one event in twenty of a real duel)."""
+    cards = set(order)
+    return len(cards) == len(order) and cards == set(deck)
+
+
+#: The ids of a registered deck's cards by prefix (``p0.m``: player 0's Main Deck), in order:
+#: made once per process, not per duel.
+_IDS: dict[str, list[str]] = {}
+
+
+def _card_ids(prefix: str, count: int) -> list[str]:
+    """At least ``count`` ids of a deck's cards, in order: ``prefix`` then the index (``p0.m0`` ...)."""
+    ids = _IDS.get(prefix)
+    if ids is None or len(ids) < count:
+        ids = _IDS[prefix] = [f"{prefix}{i}" for i in range(max(count, 64))]
+    return ids
 
 
 # -- set-up positions ---------------------------------------------------------------------------

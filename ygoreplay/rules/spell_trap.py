@@ -6,6 +6,8 @@ Which Spells and Traps may be activated when, and where they go; the chain they 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..i18n import N_, say
 from ..cards import CardFacts
 from ..events import FACEUP, FZONE, GY, HAND, MZONE, SET, SZONE, Activated, Event, SpellTrapSet
@@ -259,7 +261,7 @@ def check_equips(state: DuelState, ev: Event) -> list[Card]:
     return stranded
 
 
-def settle_equips(state: DuelState, stranded: list[Card]) -> None:
+def settle_equips(state: DuelState, stranded: Sequence[Card]) -> None:
     """After an event is applied: stranded equips are reported once; a waiting equip whose
     monster has arrived is equipped to it now."""
     if not state.equips:

@@ -28,7 +28,7 @@ XYZ-04, PEND-04) sends the monsters to the GY and does not count as properly sum
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..i18n import N_, say
 from ..cards import CardType
@@ -222,6 +222,7 @@ def check_flip(state: DuelState, ev: Event, card: Card, player: int) -> None:
 _EXTRA_PROCEDURES = {"fusion": ("is_fusion", "Fusion", "FUS-02"), "synchro": ("is_synchro", "Synchro", "SYN-01"),
                      "xyz": ("is_xyz", "Xyz", "XYZ-01"), "link": ("is_link", "Link", "LINK-01")}
 _SPSUMMON = int(CardType.SPSUMMON)
+_NONE_FREED: frozenset[str] = frozenset()
 _GEMINI = int(CardType.GEMINI)
 
 
@@ -232,10 +233,10 @@ def has_summoning_condition(card: Card) -> bool:
     return facts.is_extra_deck or facts.is_ritual or bool(facts.type & _SPSUMMON)
 
 
-@dataclass(frozen=True, slots=True)
-class Material:
+class Material(NamedTuple):
     """A material as it was when the summon took it: where, whose, face-up, Level, Tuner, Token,
-    Link rating, and whether the record knew the card then (else those facts are not known)."""
+    Link rating, and whether the record knew the card then (else those facts are not known). A
+    named tuple: a frozen dataclass took as long to build as the rest of a summon's checks."""
 
     id: str
     name: str
@@ -254,8 +255,7 @@ class Material:
                    card.facts.is_tuner, card.is_token, card.facts.link_rating, not card.code)
 
     def row(self) -> list:
-        return [self.id, self.name, self.zone, self.controller, self.face_up, self.level, self.tuner,
-                self.token, self.link_rating, self.unknown]
+        return list(self)
 
 
 def note_material_move(state: DuelState, card: Card) -> None:
@@ -287,16 +287,18 @@ def _moved_materials(state: DuelState, listed: list[str]) -> list[Material]:
 
 @handles(SpecialSummoned)
 def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
-    player = player_of(state, ev)
-    card = get_card(state, ev, ev.card)
+    player = state.turn_player if ev.player is None else ev.player
+    card = state.cards.get(ev.card) or get_card(state, ev, ev.card)
     method = ev.method
     # What cannot be applied at all is refused first, so a cited refusal records no override.
     if card.zone == MZONE:
         impossible(state, ev, "LOG-02", say("{name} ({id}) is already on the field", name=card.name, id=card.id))
-    if len(set(ev.materials)) != len(ev.materials) or ev.card in ev.materials:
-        impossible(state, ev, "LOG-04", N_("a material is listed twice, or the summoned monster is its own "
-                                           "material"))
-    listed = [get_card(state, ev, m) for m in ev.materials]
+    listed: list[Card] = []
+    if ev.materials:
+        if len(set(ev.materials)) != len(ev.materials) or ev.card in ev.materials:
+            impossible(state, ev, "LOG-04", N_("a material is listed twice, or the summoned monster is its own "
+                                               "material"))
+        listed = [get_card(state, ev, m) for m in ev.materials]
     if not card.facts.is_monster:
         fail(state, ev, "SPS-01", say("{name} is not a monster", name=card.name))
     _check_source(state, ev, card, player, method)
@@ -317,19 +319,21 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     if method == "pendulum":
         _check_pendulum(state, ev, card, player, continuing)
     to_player = player if ev.controller is None else ev.controller   # an effect may summon to the opponent's field
-    check_monster_zone(state, ev, to_player, card, ev.zone, frozenset(m.id for m in listed if m.zone == MZONE))
+    check_monster_zone(state, ev, to_player, card, ev.zone,
+                       frozenset([m.id for m in listed if m.zone == MZONE]) if listed else _NONE_FREED)
     if ev.position not in (ATTACK, DEFENSE) and method != "effect":
         fail(state, ev, "SPS-05", say("a {method} Summon places the monster face-up; only an effect can Special "
                                       "Summon it face-down", method=method))
     if card.facts.is_link and ev.position != ATTACK:
         fail(state, ev, "LINK-05", say("{name} is a Link monster and is always in Attack Position", name=card.name))
-    materials = [Material.of(m) for m in listed] + _moved_materials(state, ev.materials)
     check = _MATERIAL_CHECKS.get(method)
-    if check is not None:
-        check(state, ev, card, player, materials)
-    stranded = _check_equips(state, ev)
+    if check is not None or listed or state.material_moves:    # else there are none to take
+        materials = [Material.of(m) for m in listed] + _moved_materials(state, ev.materials)
+        if check is not None:
+            check(state, ev, card, player, materials)
+    stranded = _check_equips(state, ev) if state.equips else ()
     # -- all checks done: change the state ------------------------------------------------------
-    for m in sorted(listed, key=lambda m: m.zone != OVERLAY):   # a Rank-Up's old materials first
+    for m in sorted(listed, key=lambda m: m.zone != OVERLAY) if listed else ():   # a Rank-Up's old materials first
         if method == "xyz":
             take(state, m)                                       # XMAT-01: attached, not sent
             m.zone, m.position, m.host = OVERLAY, None, card.id
@@ -351,7 +355,8 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     state.summon_window = card.id
     state.summon_group = [*state.summon_group, card.id] if continuing else [card.id]
     state.material_moves = []
-    settle_equips(state, stranded)
+    if state.equips:
+        settle_equips(state, stranded)
 
 
 def _continues_summon(state: DuelState, ev: SpecialSummoned, method: str) -> bool:

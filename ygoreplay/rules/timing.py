@@ -41,6 +41,10 @@ WHEN_EVENTS = {"EVENT_TO_GRAVE": {"gy"}, "EVENT_DESTROYED": {"gy", "banished", "
 TIMED = HAPPENINGS | frozenset(("turn_started", "phase_entered", "step_entered"))
 #: Special Summons by a procedure whose materials are sent to the GY for it (SPS-09).
 _BY_PROCEDURE = frozenset(("inherent", "synchro", "link"))
+#: The kinds ``after`` has work for outside a chain while no card waits with a missed timing: a
+#: summon whose Tributes or materials miss theirs (SUM-07, SPS-09). After any other kind it has
+#: none then, and ``rules.fold`` does not call it (most events of a duel are outside chains).
+SENDS = frozenset(("normal_summoned", "monster_set", "special_summoned"))
 
 
 def after(state: DuelState, event: Event) -> None:
@@ -91,7 +95,8 @@ def chain_over(state: DuelState) -> None:
     """The chain ended: the cards whose event was followed by another link's are the ones that
     missed their timing, for the chain that may follow."""
     _, last, marks = state.timing[:3]
-    state.timing = [0, -1, {}, {card: [what, "NIS-06"] for card, (segment, what) in marks.items() if segment < last}]
+    state.timing = [0, -1, {}, {card: [what, "NIS-06"] for card, (segment, what) in marks.items() if segment < last}
+                    if marks else {}]
 
 
 def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:
@@ -124,4 +129,4 @@ def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | Non
                      "timing ({said})", name=card.name, how=how, said=said)
 
 
-__all__ = ["HAPPENINGS", "TIMED", "WHEN_EVENTS", "after", "chain_over", "link_resolved", "missed"]
+__all__ = ["HAPPENINGS", "SENDS", "TIMED", "WHEN_EVENTS", "after", "chain_over", "link_resolved", "missed"]

@@ -22,7 +22,7 @@ from ..i18n import N_, say
 from ..cards import LinkMarker
 from ..events import EXTRA, FACEUP, SZONE, Event
 from ..rulesets import RULESETS, RuleSet
-from ..state import Card, DuelState
+from ..state import MAIN_MONSTER_ZONES, Card, DuelState
 from .base import fail, impossible
 
 _ARROWS: tuple[tuple[int, int, int], ...] = (
@@ -130,10 +130,13 @@ def check_free_monster_zone(state: DuelState, ev: Event, player: int, zone: int,
     a card other than those in ``freed``, which leave as the monster arrives)."""
     if not 0 <= zone <= 6:
         impossible(state, ev, "ZONE-01", say("monster zone {zone} does not exist (0-4 main, 5-6 extra)", zone=zone))
-    ruleset = ruleset_of(state)
-    if zone >= 5 and not ruleset.extra_monster_zones:
-        impossible(state, ev, "ZONE-02", say("there are no Extra Monster Zones under {title}", title=ruleset.title))
-    occupant = state.mzone_card(player, zone)
+    if zone < MAIN_MONSTER_ZONES:
+        occupant = state.sides[player].mzone[zone]
+    else:
+        ruleset = ruleset_of(state)
+        if not ruleset.extra_monster_zones:
+            impossible(state, ev, "ZONE-02", say("there are no Extra Monster Zones under {title}", title=ruleset.title))
+        occupant = state.mzone_card(player, zone)
     if occupant is not None and occupant not in freed:
         impossible(state, ev, "ZONE-01", say("monster zone {zone} of player {player} holds {occupant} already",
                                              zone=zone, player=player, occupant=occupant))
