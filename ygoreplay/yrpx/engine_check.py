@@ -32,9 +32,10 @@ are counted again without comparing twice (the server refreshes the same zones m
 """
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..cards import unnamed
 from ..events import ATTACK, DEFENSE, FACEDOWN, FACEDOWN_ATTACK, FACEUP, SET
@@ -113,10 +114,26 @@ class EngineAgreement:
 def check(result: "ImportResult") -> tuple[EngineAgreement, AuditReport]:
     """Fold the import's events (auditing) and compare the board with every state packet up to
     the duel's end (MSG_WIN); the audit report of the same fold comes back with the figures.
+    An import made with ``import_yrpx(..., check=True)`` was compared in its own fold: that
+    comparison is given (once), if its events, sources and cards are still the ones it folded."""
+    kept = result.replay.checked
+    if kept is not None:
+        result.replay.checked = None
+        events, sources, cards, figures = kept
+        if (cards is result.cards and sources == result.sources and len(events) == len(result.events)
+                and all(map(operator.is_, events, result.events))):
+            return figures
+    history = History(result.cards, audit=True)
+    events = result.events
+    return compare(result, history, lambda k: history.append(events[k]))
+
+
+def compare(result: "ImportResult", history: History, fold: Callable[[int], object]) -> tuple[EngineAgreement, AuditReport]:
+    """``check``'s fold: ``fold(k)`` folds event ``k`` into ``history`` (the importer's citing
+    fold, or a plain one), and the board is compared with each state packet between.
 
     A packet already compared with the same board (the same bytes, no event since) is counted
     here, in the loop: half of a duel's state packets are such repeats."""
-    history = History(result.cards, audit=True)
     events, sources = result.events, result.sources
     agreement = EngineAgreement()
     compare = _Comparer(history, agreement, result.replay.slots)
@@ -136,7 +153,7 @@ def check(result: "ImportResult") -> tuple[EngineAgreement, AuditReport]:
             continue
         if k < n and sources[k] <= index:
             while k < n and sources[k] <= index:
-                history.append(events[k])
+                fold(k)
                 k += 1
             state = history.state
         if state.started:
@@ -148,7 +165,7 @@ def check(result: "ImportResult") -> tuple[EngineAgreement, AuditReport]:
             else:
                 compare.packet(index, packet)
     while k < n:
-        history.append(events[k])
+        fold(k)
         k += 1
     agreement.packets += repeats
     agreement.zones += zones

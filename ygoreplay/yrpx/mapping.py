@@ -85,7 +85,7 @@ from ..events import OVERLAY, CardMoved, DeckRegistered, DeckShuffled, DuelStart
 from ..importing import Expected, ImportResult
 from ..rules.base import has_open_game_state
 from ..rules.fold import AFTER_LOSS
-from .authority import effects_of, engine_authority
+from .authority import CitingFold, effects_of
 from .battle import BattleHandling, BattleState
 from .chains import ChainHandling, ChainState
 from .constants import LOCATION_DECK, LOCATION_EXTRA, MSG_NEW_TURN, MSG_START, MSG_UPDATE_CARD, MSG_UPDATE_DATA
@@ -101,19 +101,30 @@ from .turns import TurnHandling, TurnState
 
 
 def import_yrpx(path_or_bytes: str | os.PathLike[str] | bytes | bytearray | YrpxReplay, *,
-                names: CardDB | None = None) -> ImportResult:
+                names: CardDB | None = None, check: bool = False) -> ImportResult:
     """Import a replay: read it, check it is a 1v1 duel with a message stream, map it to events.
 
     ``names`` optionally supplies card names (e.g. a cards.cdb); the facts themselves come from
     the card queries inside the replay. Raises ``YrpxError`` for a file that cannot be imported,
     saying why (puzzle, hand test, tag duel, legacy replay, corrupt data and where).
+
+    The events are folded once to cite what the engine allowed (``authority``); with ``check``
+    that fold also compares the board with the engine's state packets, and ``fold_and_compare``
+    of the result takes its figures instead of folding again.
     """
     path = None if isinstance(path_or_bytes, (bytes, bytearray, memoryview, YrpxReplay)) else str(path_or_bytes)
     replay = path_or_bytes if isinstance(path_or_bytes, YrpxReplay) else read_yrpx(path_or_bytes)
     try:
         _check_importable(replay)
         result = Importer(replay, names).run()
-        engine_authority(result, effects_of(names))
+        fold = CitingFold(result, effects_of(names))
+        if check:
+            from .engine_check import compare
+            figures = compare(result, fold.history, fold.append)
+            replay.checked = (list(result.events), list(result.sources), result.cards, figures)
+        else:
+            for k in range(len(result.events)):
+                fold.append(k)
     except YrpxError as err:
         if path and not err.path:
             raise YrpxError(err.detail, err.offset, path, err.space) from None
