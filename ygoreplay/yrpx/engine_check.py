@@ -226,13 +226,14 @@ class _Comparer:
             parsed = self.parsed[payload] = _engine_view(
                 *((payload[0], payload[1], None, read) if read is not None else card_slots(packet)))
         self.index = index
-        zones, agreeing = out.zones, out.agreeing
-        player, location, seq, slots, view, count = parsed
-        if view is not None and view == _OURS[location](state, player, len(view)):
-            out.zones += count                                   # the whole location agrees: one comparison
+        player, location, seq, slots, view, count, ours = parsed
+        if ours is not None and ours(state, player, view, seq) == view:
+            out.zones += count                                   # it agrees: one comparison
             out.agreeing += count
-        else:
-            self.compare(state, player, location, seq, slots)
+            seen[payload] = (state.index, count, count)
+            return
+        zones, agreeing = out.zones, out.agreeing
+        self.compare(state, player, location, seq, slots)
         seen[payload] = (state.index, out.zones - zones, out.agreeing - agreeing)
 
     def compare(self, state: DuelState, player: int, location: int, seq: int | None, slots: list[Slot]) -> None:
@@ -334,13 +335,16 @@ def _spell_trap_at(state: DuelState, player: int, seq: int) -> str | None:
 
 
 def _engine_view(player: int, location: int, seq: int | None, slots: list[Slot]) -> tuple:
-    """A state packet as compared: (player, location, sequence, slots, what the engine says of a
-    whole location as ``compare`` would compare it, the zones that counts). The view is None for
-    a single card, or a location no whole-location comparison covers."""
+    """A state packet as compared: (player, location, sequence, slots, what the engine says as
+    ``compare`` would compare it, the zones that counts, and our side of the same: a function of
+    (state, player, that view, sequence)). Our side is None where no single comparison covers
+    the packet (``compare`` reads it zone by zone)."""
     player &= 1
     view: Any = None
+    ours: Callable | None = None
     count = 1
     if seq is None:
+        ours = _OURS.get(location)
         if location == LOCATION_MZONE:
             view = [(s[0], _monster_position(s[1])) if s else None for s in slots[:7]]
             count = len(view)
@@ -355,51 +359,66 @@ def _engine_view(player: int, location: int, seq: int | None, slots: list[Slot])
             view = _extra((s[0], s[1] & POS_FACEUP) for s in slots if s)
         elif location == LOCATION_GRAVE:                          # after MSG_SWAP_GRAVE_DECK
             view = [s[0] for s in slots if s]
-    return player, location, seq, slots, view, count
+        return player, location, seq, slots, view, count, ours
+    slot = slots[0] if slots else None                            # one card: as ``compare`` reads it
+    if location == LOCATION_MZONE and seq < 7:
+        view, ours = ((slot[0], _monster_position(slot[1])) if slot else None), _our_monster
+    elif location == LOCATION_SZONE and seq < 8:
+        view, ours = ((slot[0], FACEUP if slot[1] & POS_FACEUP else SET) if slot else None), _our_spell_trap
+    elif location == LOCATION_GRAVE:
+        view, ours = ((slot[0], None) if slot else None), _our_gy_card
+    elif location == LOCATION_REMOVED:
+        view, ours = ((slot[0], FACEUP if slot[1] & POS_FACEUP else FACEDOWN) if slot else None), _our_banished_card
+    elif location in _PILES and slot is not None:
+        view, ours = ("holds", slot[0]), _OUR_PILE_HOLDS[location]
+    return player, location, seq, slots, view, count, ours
 
 
-def _our_monsters(state: DuelState, player: int, n: int) -> list[Card]:
-    """Our cards in the first ``n`` Monster Zones as the engine numbers them (5-6: the Extra
+def _our_monsters(state: DuelState, player: int, view: list, _seq: None) -> list[Card]:
+    """Our cards in the Monster Zones the engine listed, as it numbers them (5-6: the Extra
     Monster Zones, ``_monster_at``), as ``_Comparer.monster`` compares them."""
     cards = state.cards
-    row: list[Card] = [None if c is None else (cards[c].code, cards[c].position)
+    n = len(view)
+    row: list[Card] = [None if c is None else ((card := cards[c]).code, card.position)
                        for c in state.sides[player].mzone[:n]]
     for seq in range(5, n):
         ours = state.emz[(0 if seq == 5 else 1) if player == 0 else (1 if seq == 5 else 0)]   # ``emz_slot``
-        if ours is None or cards[ours].controller != player:
+        if ours is None or (card := cards[ours]).controller != player:
             row.append(None)
         else:
-            row.append((cards[ours].code, cards[ours].position))
+            row.append((card.code, card.position))
     return row
 
 
-def _our_spells_traps(state: DuelState, player: int, n: int) -> list[Card]:
-    """Our cards in the first ``n`` Spell & Trap Zones as the engine numbers them (``_spell_trap_at``)."""
+def _our_spells_traps(state: DuelState, player: int, view: list, _seq: None) -> list[Card]:
+    """Our cards in the Spell & Trap Zones the engine listed, as it numbers them (``_spell_trap_at``)."""
     cards = state.cards
     side = state.sides[player]
-    row: list[Card] = [None if c is None else (cards[c].code, cards[c].position) for c in side.szone[:min(n, 5)]]
+    n = len(view)
+    row: list[Card] = [None if c is None else ((card := cards[c]).code, card.position)
+                       for c in side.szone[:min(n, 5)]]
     for seq in range(5, n):
         ours = side.fzone if seq == 5 else side.szone[seq - 1] if len(side.szone) > 5 else None
-        row.append(None if ours is None else (cards[ours].code, cards[ours].position))
+        row.append(None if ours is None else ((card := cards[ours]).code, card.position))
     return row
 
 
-def _our_hand(state: DuelState, player: int, _n: int) -> list[int]:
+def _our_hand(state: DuelState, player: int, _view: list, _seq: None) -> list[int]:
     cards = state.cards
     return sorted([cards[c].code for c in state.sides[player].hand])
 
 
-def _our_deck(state: DuelState, player: int, _n: int) -> list[int]:
+def _our_deck(state: DuelState, player: int, _view: list, _seq: None) -> list[int]:
     cards = state.cards
     return [cards[c].code for c in state.sides[player].deck]
 
 
-def _our_extra(state: DuelState, player: int, _n: int) -> tuple[list[int], list[int]]:
+def _our_extra(state: DuelState, player: int, _view: tuple, _seq: None) -> tuple[list[int], list[int]]:
     cards = state.cards
     return _extra((cards[c].code, cards[c].position == FACEUP) for c in state.sides[player].extra)
 
 
-def _our_gy(state: DuelState, player: int, _n: int) -> list[int]:
+def _our_gy(state: DuelState, player: int, _view: list, _seq: None) -> list[int]:
     cards = state.cards
     return [cards[c].code for c in state.sides[player].gy]
 
@@ -407,6 +426,40 @@ def _our_gy(state: DuelState, player: int, _n: int) -> list[int]:
 #: Our side of a whole-location comparison, by the engine's location.
 _OURS = {LOCATION_MZONE: _our_monsters, LOCATION_SZONE: _our_spells_traps, LOCATION_HAND: _our_hand,
          LOCATION_DECK: _our_deck, LOCATION_EXTRA: _our_extra, LOCATION_GRAVE: _our_gy}
+
+
+def _our_monster(state: DuelState, player: int, _view: Card, seq: int) -> Card:
+    return _Comparer.card(state, _monster_at(state, player, seq))
+
+
+def _our_spell_trap(state: DuelState, player: int, _view: Card, seq: int) -> Card:
+    return _Comparer.card(state, _spell_trap_at(state, player, seq))
+
+
+def _our_gy_card(state: DuelState, player: int, _view: Card, seq: int) -> Card:
+    gy = state.sides[player].gy
+    return (state.cards[gy[seq]].code, None) if seq < len(gy) else None
+
+
+def _our_banished_card(state: DuelState, player: int, _view: Card, seq: int) -> Card:
+    banished = state.sides[player].banished
+    if seq >= len(banished):
+        return None
+    card = state.cards[banished[seq]]
+    return card.code, card.position
+
+
+def _holds(pile: str) -> Callable:
+    """Our side of a card arriving in a hand, Deck or Extra Deck: does that pile of ours hold a
+    card with its passcode?"""
+    def ours(state: DuelState, player: int, view: tuple[str, int], _seq: int) -> tuple[str, int]:
+        cards, code = state.cards, view[1]
+        held = any(cards[c].code == code for c in getattr(state.sides[player], pile))
+        return ("holds" if held else "lacks"), code
+    return ours
+
+
+_OUR_PILE_HOLDS = {location: _holds(pile) for location, pile in _PILES.items()}
 
 
 def _extra(cards) -> tuple[list[int], list[int]]:
