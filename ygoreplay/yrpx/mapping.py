@@ -76,9 +76,9 @@ How the stream becomes our events (the parts the stream does not spell out):
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
 
 from ..cards import CardDB, CardDBError, CardFacts
+from ..chain import from_ms
 from ..decks import deck_problems
 from ..i18n import said
 from ..events import OVERLAY, CardMoved, DeckRegistered, DeckShuffled, DuelStarted, Event, Loc
@@ -131,6 +131,21 @@ def import_yrpx(path_or_bytes: str | os.PathLike[str] | bytes | bytearray | Yrpx
         raise
     result.path = path
     return result
+
+
+def _times(start: int, n: int) -> list[str]:
+    """``n`` times a millisecond apart from ``start`` (ms since the epoch), in ISO form to the
+    millisecond, UTC: each second's date and time formatted once (``chain.from_ms`` of each)."""
+    out: list[str] = []
+    second, head, tail = -1, "", ""
+    for ms in range(start, start + n):
+        whole, part = divmod(ms, 1000)
+        if whole != second:
+            second = whole
+            text = from_ms(whole * 1000)                  # ...T12:58:40.000+00:00
+            head, tail = text[:-10], text[-6:]
+        out.append(f"{head}.{part:03d}{tail}")
+    return out
 
 
 def _check_importable(replay: YrpxReplay) -> None:
@@ -450,9 +465,7 @@ class Importer(TurnHandling, MoveHandling, SummonHandling, ChainHandling, Positi
             events.append(ev)
         codes = set(self.field.code_of.values())
         cards = CardDB(self.facts.facts_for(code) for code in sorted(codes) if code)
-        base = self.r.seed * 1000
-        times = [datetime.fromtimestamp((base + k) / 1000, timezone.utc).isoformat(timespec="milliseconds")
-                 for k in range(len(events))]
+        times = _times(self.r.seed * 1000, len(events))
         winner, reason = self.turns.win if self.turns.win is not None else (None, None)
         expected = Expected(lp=(self.turns.lp[0], self.turns.lp[1]), winner=winner, reason=reason, turns=self.turns.turn)
         for key, count in self._note_counts.items():

@@ -537,11 +537,57 @@ _PARSERS = {
 }
 
 
+_MOVE = struct.Struct("<IBBIIBBIII").unpack_from
+_CODE_LOC = struct.Struct("<IBBII").unpack_from
+_CHAINING = struct.Struct("<IBBIIBBIQI").unpack_from
+
+
+def _fast_move(data: bytes) -> dict | None:
+    if len(data) < 28:
+        return None
+    code, c, l, s, p, c2, l2, s2, p2, reason = _MOVE(data)
+    return {"code": code, "old": Where(c, l, s, p), "new": Where(c2, l2, s2, p2), "reason": reason}
+
+
+def _fast_code_loc(data: bytes) -> dict | None:
+    if len(data) < 14:
+        return None
+    code, c, l, s, p = _CODE_LOC(data)
+    return {"code": code, "at": Where(c, l, s, p)}
+
+
+def _fast_chaining(data: bytes) -> dict | None:
+    if len(data) < 32:
+        return None
+    code, c, l, s, p, tc, tl, ts, desc, count = _CHAINING(data)
+    return {"code": code, "at": Where(c, l, s, p), "triggering": (tc, tl, ts), "desc": desc, "chain": count}
+
+
+def _fast_chain(data: bytes) -> dict | None:
+    return {"chain": data[0]} if data else None
+
+
+#: The most frequent messages read straight from their bytes, as their ``Reader`` parser reads
+#: them; a payload too short for that gives None, and the parser below says what is missing.
+_FAST: dict[int, Callable[[bytes], dict | None]] = {
+    MSG_MOVE: _fast_move, MSG_CHAINING: _fast_chaining,
+    MSG_SET: _fast_code_loc, MSG_SUMMONING: _fast_code_loc, MSG_SPSUMMONING: _fast_code_loc,
+    MSG_FLIPSUMMONING: _fast_code_loc,
+    MSG_CHAINED: _fast_chain, MSG_CHAIN_SOLVING: _fast_chain, MSG_CHAIN_SOLVED: _fast_chain,
+    MSG_CHAIN_NEGATED: _fast_chain, MSG_CHAIN_DISABLED: _fast_chain,
+}
+
+
 def parse_message(packet: Packet) -> dict | None:
     """The fields of one game message, or None for a message this reader does not decode.
 
     Raises ``YrpxError`` with the body offset when the payload is shorter than its layout.
     """
+    fast = _FAST.get(packet.id)
+    if fast is not None:
+        fields = fast(packet.payload)
+        if fields is not None:
+            return fields
     parser = _PARSERS.get(packet.id)
     if parser is None:
         return None
