@@ -171,13 +171,7 @@ class TurnHandling:
             pool[code] = pool.get(code, 0) + 1
         if any(pool.get(code, 0) != n for code, n in need.items()):
             return                                # not the cards the mirror holds unseen
-        see = self.field.see
-        for cell, code in zip(deck, codes):
-            if not cell.seen:
-                if code_of.get(cell.id, 0) == code:
-                    cell.seen = True              # ``see`` without a swap
-                else:
-                    see(player, cell, code)
+        self.field.see_all(player, codes)
 
     @reads(MSG_SHUFFLE_DECK)
     def on_shuffle_deck(self, m: dict) -> None:
