@@ -133,12 +133,15 @@ def compare(result: "ImportResult", history: History, fold: Callable[[int], obje
     fold, or a plain one), and the board is compared with each state packet between.
 
     A packet already compared with the same board (the same bytes, no event since) is counted
-    here, in the loop: half of a duel's state packets are such repeats."""
+    here, in the loop: half of a duel's state packets are such repeats; so is one that agrees
+    with the board as a whole (most of the others). Only one that differs is compared zone by
+    zone (``_Comparer.differs``)."""
     events, sources = result.events, result.sources
     agreement = EngineAgreement()
     compare = _Comparer(history, agreement, result.replay.slots)
     seen_data, seen_card = compare.seen[MSG_UPDATE_DATA], compare.seen[MSG_UPDATE_CARD]
-    repeats = zones = agreeing = 0
+    parsed_of, parse = compare.parsed.get, compare.parse
+    packets = zones = agreeing = 0
     k, n = 0, len(events)
     state = history.state
     for index, packet in enumerate(result.replay.packets):
@@ -156,18 +159,29 @@ def compare(result: "ImportResult", history: History, fold: Callable[[int], obje
                 fold(k)
                 k += 1
             state = history.state
-        if state.started:
-            again = seen.get(packet[1])
-            if again is not None and again[0] == state.index:   # the same packet, the same board
-                repeats += 1
-                zones += again[1]
-                agreeing += again[2]
-            else:
-                compare.packet(index, packet)
+        if not state.started:
+            continue
+        payload = packet[1]
+        again = seen.get(payload)
+        if again is not None and again[0] == state.index:       # the same packet, the same board
+            packets += 1
+            zones += again[1]
+            agreeing += again[2]
+            continue
+        parsed = parsed_of(payload) or parse(packet)
+        view, ours = parsed[4], parsed[6]
+        if ours is not None and ours(state, parsed[0], view, parsed[2]) == view:
+            count = parsed[5]                                   # it agrees: one comparison
+            packets += 1
+            zones += count
+            agreeing += count
+            seen[payload] = (state.index, count, count)
+        else:
+            compare.differs(index, packet, parsed)
     while k < n:
         fold(k)
         k += 1
-    agreement.packets += repeats
+    agreement.packets += packets
     agreement.zones += zones
     agreement.agreeing += agreeing
     history.state.violations = None
@@ -200,10 +214,10 @@ Card = tuple[int, str | None] | None            # (passcode, position) as compar
 class _Comparer:
     """Compares one state packet at a time with the fold's state as it is then.
 
-    A packet's bytes are read once (``card_slots``) and what the engine says is kept as it is
+    A packet's bytes are read once (``parse``) and what the engine says is kept as it is
     compared (``_engine_view``); our side is built from the state each time. A packet equal to
-    ours counts its zones in one comparison; one that differs is compared zone by zone
-    (``compare``), which records the divergences."""
+    ours counts its zones in one comparison (in ``engine_check.compare``'s loop); one that
+    differs is compared zone by zone (``differs``), which records the divergences."""
 
     def __init__(self, history: History, out: EngineAgreement, slots: dict[bytes, list[Slot]]) -> None:
         self.history = history
@@ -214,27 +228,25 @@ class _Comparer:
         self.seen: dict[int, dict[bytes, tuple[int, int, int]]] = {MSG_UPDATE_DATA: {}, MSG_UPDATE_CARD: {}}
         self.index = 0
 
-    def packet(self, index: int, packet: Packet) -> None:
-        """Compare a packet not seen with this board before (``check`` counts the repeats)."""
+    def parse(self, packet: Packet) -> tuple:
+        """A state packet read (``card_slots``, or the importer's reading) and kept as compared
+        (``_engine_view``)."""
+        payload = packet.payload
+        read = self.slots.get(payload) if packet.id == MSG_UPDATE_DATA else None
+        parsed = self.parsed[payload] = _engine_view(
+            *((payload[0], payload[1], None, read) if read is not None else card_slots(packet)))
+        return parsed
+
+    def differs(self, index: int, packet: Packet, parsed: tuple) -> None:
+        """Compare, zone by zone, a packet that does not agree with this board as a whole (or
+        that no single comparison covers): ``compare`` counts each zone and keeps the divergences."""
         out, state = self.out, self.history.state
         out.packets += 1
-        seen = self.seen[packet.id]
-        payload = packet.payload
-        parsed = self.parsed.get(payload)
-        if parsed is None:
-            read = self.slots.get(payload) if packet.id == MSG_UPDATE_DATA else None
-            parsed = self.parsed[payload] = _engine_view(
-                *((payload[0], payload[1], None, read) if read is not None else card_slots(packet)))
         self.index = index
-        player, location, seq, slots, view, count, ours = parsed
-        if ours is not None and ours(state, player, view, seq) == view:
-            out.zones += count                                   # it agrees: one comparison
-            out.agreeing += count
-            seen[payload] = (state.index, count, count)
-            return
         zones, agreeing = out.zones, out.agreeing
+        player, location, seq, slots = parsed[:4]
         self.compare(state, player, location, seq, slots)
-        seen[payload] = (state.index, out.zones - zones, out.agreeing - agreeing)
+        self.seen[packet.id][packet.payload] = (state.index, out.zones - zones, out.agreeing - agreeing)
 
     def compare(self, state: DuelState, player: int, location: int, seq: int | None, slots: list[Slot]) -> None:
         side = state.sides[player]
