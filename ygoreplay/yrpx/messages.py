@@ -537,6 +537,7 @@ _PARSERS = {
 }
 
 
+_where = Where._make
 _MOVE = struct.Struct("<IBBIIBBIII").unpack_from
 _CODE_LOC = struct.Struct("<IBBII").unpack_from
 _CHAINING = struct.Struct("<IBBIIBBIQI").unpack_from
@@ -545,22 +546,22 @@ _CHAINING = struct.Struct("<IBBIIBBIQI").unpack_from
 def _fast_move(data: bytes) -> dict | None:
     if len(data) < 28:
         return None
-    code, c, l, s, p, c2, l2, s2, p2, reason = _MOVE(data)
-    return {"code": code, "old": Where(c, l, s, p), "new": Where(c2, l2, s2, p2), "reason": reason}
+    v = _MOVE(data)
+    return {"code": v[0], "old": _where(v[1:5]), "new": _where(v[5:9]), "reason": v[9]}
 
 
 def _fast_code_loc(data: bytes) -> dict | None:
     if len(data) < 14:
         return None
-    code, c, l, s, p = _CODE_LOC(data)
-    return {"code": code, "at": Where(c, l, s, p)}
+    v = _CODE_LOC(data)
+    return {"code": v[0], "at": _where(v[1:5])}
 
 
 def _fast_chaining(data: bytes) -> dict | None:
     if len(data) < 32:
         return None
-    code, c, l, s, p, tc, tl, ts, desc, count = _CHAINING(data)
-    return {"code": code, "at": Where(c, l, s, p), "triggering": (tc, tl, ts), "desc": desc, "chain": count}
+    v = _CHAINING(data)
+    return {"code": v[0], "at": _where(v[1:5]), "triggering": v[5:8], "desc": v[8], "chain": v[9]}
 
 
 def _fast_chain(data: bytes) -> dict | None:
