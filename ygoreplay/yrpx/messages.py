@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
+import operator
+from dataclasses import dataclass, fields
 from typing import TypeVar
 
 from .constants import (MSG_ADD_COUNTER, MSG_ATTACK, MSG_ATTACK_DISABLED, MSG_BATTLE, MSG_BECOME_TARGET,
@@ -132,12 +133,17 @@ class _QueryLayout:
     lists (sized by their own data) read as ``_walk`` reads them. Only layouts whose every read
     stays inside its own item are kept (``_walk`` reads all others)."""
 
-    __slots__ = ("check", "expected", "length", "values", "names", "lists")
+    __slots__ = ("check", "expected", "length", "values", "pick", "lists")
 
     def __init__(self, items: tuple[tuple[int, int], ...], check, expected: tuple[int, ...], length: int,
                  values, names: tuple[str, ...], lists: tuple[tuple[str, int, int], ...]) -> None:
         self.check, self.expected, self.length = check, expected, length
-        self.values, self.names, self.lists = values, names, lists
+        self.values = values
+        # Query's fields in order, each the last value of its name (or None: the one past them),
+        # so a query is built with positional arguments; a list by its field's place
+        last = {name: k for k, name in enumerate(names)}
+        self.pick = operator.itemgetter(*(last.get(name, len(names)) for name in _QUERY_FIELDS))
+        self.lists = tuple((_QUERY_FIELDS.index(name), start, n) for name, start, n in lists)
 
     @staticmethod
     def of(items: tuple[tuple[int, int], ...]) -> "_QueryLayout | None":
@@ -178,12 +184,19 @@ class _QueryLayout:
                             struct.Struct("".join(values)).unpack_from, tuple(names), tuple(lists))
 
     def read(self, data: bytes, pos: int) -> Query:
-        fields = dict(zip(self.names, self.values(data, pos)))
-        for name, start, n in self.lists:
+        picked = self.pick(self.values(data, pos) + _NO_VALUE)   # every field of Query, in order
+        if not self.lists:
+            return Query(*picked)
+        row = list(picked)
+        for at, start, n in self.lists:
             start += pos
             count = _unpack_u32(data, start)[0] if n >= 4 else 0
-            fields[name] = struct.unpack_from(f"<{count}I", data, start + 4) if 4 + 4 * count <= n else ()
-        return Query(**fields)
+            row[at] = struct.unpack_from(f"<{count}I", data, start + 4) if 4 + 4 * count <= n else ()
+        return Query(*row)
+
+
+_QUERY_FIELDS = tuple(f.name for f in fields(Query))
+_NO_VALUE = (None,)
 
 
 #: Layouts seen (of whole queries here, of item headers for ``card_slots`` below), shared by every
