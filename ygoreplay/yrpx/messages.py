@@ -280,7 +280,7 @@ class _Layout:
     """The item headers (size, flag) of one card query, as one ``struct`` format: a card whose
     headers unpack to exactly these is read in one call, as walking its items would read it."""
 
-    __slots__ = ("unpack", "expected", "length", "code_at", "position_at", "pair")
+    __slots__ = ("unpack", "expected", "length", "code_at", "position_at", "pair", "fmt")
 
     def __init__(self, items: tuple[tuple[int, int], ...]) -> None:
         fmt, offset = ["<"], 0
@@ -292,6 +292,7 @@ class _Layout:
             elif size >= 8 and flag == QUERY_POSITION:
                 self.position_at = offset + 6
             offset += 2 + size
+        self.fmt = "".join(fmt[1:])
         self.unpack = struct.Struct("".join(fmt)).unpack_from
         self.expected = tuple(v for item in items for v in item)
         self.length = offset
@@ -301,6 +302,23 @@ class _Layout:
 
 
 _LAYOUTS: dict[tuple[tuple[int, int], ...], _Layout] = {}
+
+
+class _Run:
+    """``count`` cards of one layout back to back (a whole Deck, hand or Graveyard listed): all
+    their item headers compared in one ``struct`` call, all their (passcode, position) read in
+    a second, as ``_slots`` would read them card by card."""
+
+    __slots__ = ("unpack", "expected", "pairs")
+
+    def __init__(self, layout: _Layout, count: int) -> None:
+        self.unpack = struct.Struct("<" + layout.fmt * count).unpack_from
+        self.expected = layout.expected * count
+        gap, rest = layout.position_at - layout.code_at - 4, layout.length - layout.position_at - 4
+        self.pairs = struct.Struct("<" + f"{layout.code_at}xI{gap}xI{rest}x" * count).unpack_from
+
+
+_RUNS: dict[tuple[_Layout, int], _Run] = {}
 
 
 #: The layout of the card read last in each kind of state packet (its location; | 0x100 for a
@@ -316,6 +334,14 @@ def _slots(data: bytes, pos: int, limit: int, base: int, hint: int) -> list[Slot
     end = len(data)
     out: list[Slot] = []
     last: _Layout | None = _SLOT_HINTS.get(hint)
+    if last is not None and last.pair is not None and pos < limit <= end and not (limit - pos) % last.length:
+        key = (last, (limit - pos) // last.length)   # a whole location of cards of one layout?
+        run = _RUNS.get(key)
+        if run is None and len(_RUNS) < _MAX_LAYOUTS:
+            run = _RUNS[key] = _Run(*key)
+        if run is not None and run.unpack(data, pos) == run.expected:
+            values = run.pairs(data, pos)
+            return list(zip(values[0::2], values[1::2]))
     while pos < limit:
         if pos + 2 <= end and data[pos] == 0 and data[pos + 1] == 0:
             pos += 2                                   # an empty slot: ``u16 0``
