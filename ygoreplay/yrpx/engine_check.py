@@ -391,8 +391,13 @@ def _our_monsters(state: DuelState, player: int, view: list, _seq: None) -> list
     Monster Zones, ``_monster_at``), as ``_Comparer.monster`` compares them."""
     cards = state.cards
     n = len(view)
-    row: list[Card] = [None if c is None else ((card := cards[c]).code, card.position)
-                       for c in state.sides[player].mzone[:n]]
+    row: list[Card] = []
+    for c in state.sides[player].mzone[:n]:
+        if c is None:
+            row.append(None)
+        else:
+            card = cards[c]
+            row.append((card.code, card.position))
     for seq in range(5, n):
         ours = state.emz[(0 if seq == 5 else 1) if player == 0 else (1 if seq == 5 else 0)]   # ``emz_slot``
         if ours is None or (card := cards[ours]).controller != player:
@@ -407,11 +412,20 @@ def _our_spells_traps(state: DuelState, player: int, view: list, _seq: None) -> 
     cards = state.cards
     side = state.sides[player]
     n = len(view)
-    row: list[Card] = [None if c is None else ((card := cards[c]).code, card.position)
-                       for c in side.szone[:min(n, 5)]]
+    row: list[Card] = []
+    for c in side.szone[:min(n, 5)]:
+        if c is None:
+            row.append(None)
+        else:
+            card = cards[c]
+            row.append((card.code, card.position))
     for seq in range(5, n):
         ours = side.fzone if seq == 5 else side.szone[seq - 1] if len(side.szone) > 5 else None
-        row.append(None if ours is None else ((card := cards[ours]).code, card.position))
+        if ours is None:
+            row.append(None)
+        else:
+            card = cards[ours]
+            row.append((card.code, card.position))
     return row
 
 
