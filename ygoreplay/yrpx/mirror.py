@@ -39,6 +39,11 @@ class _Side:
         self.extra: list[str] = []
 
 
+#: The mirror's pile of each of the engine's locations that hold one.
+_PILES = {LOCATION_HAND: "hand", LOCATION_GRAVE: "grave", LOCATION_REMOVED: "removed", LOCATION_EXTRA: "extra",
+          LOCATION_DECK: "deck"}
+
+
 class Mirror:
     """EDOPro's field as the stream has built it so far; ``note`` records what does not fit."""
 
@@ -54,9 +59,7 @@ class Mirror:
         return self.code_of.get(card_id, 0)
 
     def pile(self, controller: int, location: int) -> list:
-        side = self.sides[controller]
-        return {LOCATION_HAND: side.hand, LOCATION_GRAVE: side.grave, LOCATION_REMOVED: side.removed,
-                LOCATION_EXTRA: side.extra, LOCATION_DECK: side.deck}[location]
+        return getattr(self.sides[controller], _PILES[location])
 
     def lookup(self, w: Where, code: int = 0) -> str | None:
         """The card at an EDOPro location (an unseen deck card is pinned to ``code`` first)."""
