@@ -486,6 +486,10 @@ class Importer(TurnHandling, MoveHandling, SummonHandling, ChainHandling, Positi
         by another way they are attached to it. Only at the end of the stream (``final``) are
         those of a monster that never came out given up, with a note: our field has no
         materials under a card in the Extra Deck."""
+        summons = self.summons
+        if not (summons.pending_tributes or summons.pending_materials or summons.pre_overlay):
+            self.moves.group_pending = False            # nothing pending (most calls)
+            return
         tributes, self.summons.pending_tributes = self.summons.pending_tributes, []
         for card, w in tributes:
             self.emit(CardMoved(card=card, to=w, reason="tributed", cause=self.cause), self.began((card,)))
