@@ -144,6 +144,7 @@ def compare(result: "ImportResult", history: History, fold: Callable[[int], obje
     packets = zones = agreeing = 0
     k, n = 0, len(events)
     state = history.state
+    started, board = state.started, state.index              # the board changes only when events are folded
     for index, packet in enumerate(result.replay.packets):
         pid = packet[0]
         if pid == MSG_UPDATE_DATA:
@@ -159,11 +160,12 @@ def compare(result: "ImportResult", history: History, fold: Callable[[int], obje
                 fold(k)
                 k += 1
             state = history.state
-        if not state.started:
+            started, board = state.started, state.index
+        if not started:
             continue
         payload = packet[1]
         again = seen.get(payload)
-        if again is not None and again[0] == state.index:       # the same packet, the same board
+        if again is not None and again[0] == board:             # the same packet, the same board
             packets += 1
             zones += again[1]
             agreeing += again[2]
@@ -175,7 +177,7 @@ def compare(result: "ImportResult", history: History, fold: Callable[[int], obje
             packets += 1
             zones += count
             agreeing += count
-            seen[payload] = (state.index, count, count)
+            seen[payload] = (board, count, count)
         else:
             compare.differs(index, packet, parsed)
     while k < n:
