@@ -385,7 +385,7 @@ class Records:
         ``attachments`` as ``import_replay``'s."""
         from .yrpx import fold_and_compare, import_yrpx
         title = checked(title, "the title", 500) if title else None
-        result = import_yrpx(path, names=names)          # bounded: refuses what is not a replay
+        result = import_yrpx(path, names=names, check=True)          # bounded: refuses what is not a replay
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         known = self.sources() if known is None else known
         if digest in known:
@@ -541,7 +541,7 @@ def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, r
                 return outcome
         else:
             assert target is not None and key is not None
-            result = import_yrpx(path, names=names)
+            result = import_yrpx(path, names=names, check=True)
             agreement = fold_and_compare(result)
             target.parent.mkdir(parents=True, exist_ok=True)
             replay = make_replay(result.events, result.times, _scripted(result.cards, names), "judge",

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import lzma
+import re
 import struct
 import zlib
 from dataclasses import dataclass, field
@@ -107,8 +108,7 @@ class ReplayFile:
     def __post_init__(self) -> None:
         # Times are kept to the millisecond, in UTC: the form they take back out of a file, so the
         # chain computed here is the one a reader recomputes (the store's times already are).
-        stamps = [chainlib.to_ms(t) for t in self.times]
-        self.times = [chainlib.from_ms(ms) for ms in stamps]
+        self.times, stamps = _canonical_times(self.times)
         self._stamps = (list(self.times), stamps)
         if not self.chain:
             wire = [e.to_dict() for e in self.events]
@@ -129,6 +129,35 @@ class ReplayFile:
         """The times in milliseconds, as ``__post_init__`` computed them while they are unchanged."""
         built = getattr(self, "_stamps", None)
         return built[1] if built is not None and built[0] == self.times else [chainlib.to_ms(t) for t in self.times]
+
+
+#: A time as ``chain.from_ms`` writes it (UTC, to the millisecond): the form of every recorded time.
+_CANONICAL_TIME = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.(\d{3})\+00:00", re.ASCII)
+
+
+def _canonical_times(times: list[str]) -> tuple[list[str], list[int]]:
+    """``chain.from_ms(chain.to_ms(t))`` of each time, and its milliseconds. A time already in
+    that form is kept as it is, its second read once for all the times in it (a duel's thousands
+    of times, each parsed and formatted again, were a twentieth of an import)."""
+    out: list[str] = []
+    stamps: list[int] = []
+    seconds: dict[str, int | None] = {}             # a second as written -> its ms, None if not canonical
+    for t in times:
+        match = _CANONICAL_TIME.fullmatch(t) if isinstance(t, str) else None
+        if match is not None:
+            head = match.group(1)
+            if head not in seconds:
+                base = chainlib.to_ms(head + ".000+00:00")
+                seconds[head] = base if chainlib.from_ms(base)[:19] == head else None
+            base = seconds[head]
+            if base is not None:
+                out.append(t)
+                stamps.append(base + int(match.group(2)))
+                continue
+        ms = chainlib.to_ms(t)
+        out.append(chainlib.from_ms(ms))
+        stamps.append(ms)
+    return out, stamps
 
 
 # -- writing ----------------------------------------------------------------------------------------

@@ -8,8 +8,11 @@ decompressed body).
 """
 from __future__ import annotations
 
+import itertools
 import lzma
+import operator
 import os
+import re
 import struct
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -109,6 +112,36 @@ class Packet(NamedTuple):
         return MESSAGE_NAMES.get(self.id, f"MSG_{self.id}")
 
 
+class StreamIndex:
+    """Where each kind of packet is in a stream, found in C: four in five packets are state
+    packets, and walking every packet in Python to find the others was a tenth of an import.
+    ``ids`` holds each packet's id, ``second`` its payload's second byte (a state packet's
+    location; 0 when the payload is shorter)."""
+
+    __slots__ = ("ids", "second")
+
+    def __init__(self, packets: list[Packet]) -> None:
+        self.ids = bytes(map(_FIRST, packets))
+        self.second = bytes(map(_SECOND, map(operator.add, map(_HEAD, map(_SECOND, packets)), _PAD)))
+
+    def where(self, ids: bytes, second: int | None = None) -> list[int]:
+        """The packets whose id is one of ``ids`` (and whose payload's second byte is ``second``,
+        when given; a payload of two bytes or less may be among them: the caller checks), in order."""
+        if second is None:
+            return [m.start() for m in re.finditer(b"[" + re.escape(ids) + b"]", self.ids)]
+        kind = self.ids
+        return [m.start() for m in re.finditer(re.escape(bytes((second,))), self.second) if kind[m.start()] in ids]
+
+    def besides(self, ids: bytes) -> list[int]:
+        """The packets whose id is none of ``ids``, in order."""
+        return [m.start() for m in re.finditer(b"[^" + re.escape(ids) + b"]", self.ids)]
+
+
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
+_HEAD = operator.itemgetter(slice(0, 2))
+_PAD = itertools.repeat(b"\0\0")
+
+
 @dataclass
 class Yrp1:
     """The original replay embedded in a yrpX (or a legacy .yrp file): start settings and decks.
@@ -155,6 +188,9 @@ class YrpxReplay:
     #: The slots of the MSG_UPDATE_DATA packets read so far (``messages.card_slots``), by payload:
     #: the importer and the engine check read each state packet once between them.
     slots: dict[bytes, list] = field(default_factory=dict, repr=False, compare=False)
+    #: An import's own comparison with the state packets (``import_yrpx(..., check=True)``):
+    #: (events, sources, cards, (agreement, audit report)), given once to ``engine_check.check``.
+    checked: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -253,9 +289,9 @@ class Reader:
     def loc(self, what: str = "a location") -> "Where":
         """EDOPro's 10-byte location: controller, location, u32 sequence, u32 position."""
         self.need(10, what)
-        c, l, s, p = _LOC(self.data, self.pos)
+        where = _new_where(_LOC(self.data, self.pos))
         self.pos += 10
-        return Where(c, l, s, p)
+        return where
 
     @property
     def left(self) -> int:
@@ -266,9 +302,9 @@ _U16, _U32, _I32, _U64 = (struct.Struct(f).unpack_from for f in ("<H", "<I", "<i
 _LOC = struct.Struct("<BBII").unpack_from
 
 
-@dataclass(frozen=True, slots=True)
-class Where:
-    """An EDOPro location: controller, location bits, sequence, position (overlay index for 0x80)."""
+class Where(NamedTuple):
+    """An EDOPro location: controller, location bits, sequence, position (overlay index for 0x80).
+    A tuple: a replay's messages name tens of thousands (a frozen dataclass took 1-4 µs each)."""
 
     controller: int
     location: int
@@ -278,6 +314,8 @@ class Where:
     def __str__(self) -> str:
         return f"({self.controller},{_LOC_NAMES.get(self.location, hex(self.location))},{self.sequence},{self.position:#x})"
 
+
+_new_where = Where._make
 
 _LOC_NAMES = {0: "-", LOCATION_DECK: "deck", LOCATION_HAND: "hand", LOCATION_MZONE: "mzone",
               LOCATION_SZONE: "szone", LOCATION_GRAVE: "grave", LOCATION_REMOVED: "removed",

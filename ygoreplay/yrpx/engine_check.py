@@ -32,9 +32,10 @@ are counted again without comparing twice (the server refreshes the same zones m
 """
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..cards import unnamed
 from ..events import ATTACK, DEFENSE, FACEDOWN, FACEDOWN_ATTACK, FACEUP, SET
@@ -113,17 +114,37 @@ class EngineAgreement:
 def check(result: "ImportResult") -> tuple[EngineAgreement, AuditReport]:
     """Fold the import's events (auditing) and compare the board with every state packet up to
     the duel's end (MSG_WIN); the audit report of the same fold comes back with the figures.
+    An import made with ``import_yrpx(..., check=True)`` was compared in its own fold: that
+    comparison is given (once), if its events, sources and cards are still the ones it folded."""
+    kept = result.replay.checked
+    if kept is not None:
+        result.replay.checked = None
+        events, sources, cards, figures = kept
+        if (cards is result.cards and sources == result.sources and len(events) == len(result.events)
+                and all(map(operator.is_, events, result.events))):
+            return figures
+    history = History(result.cards, audit=True)
+    events = result.events
+    return compare(result, history, lambda k: history.append(events[k]))
+
+
+def compare(result: "ImportResult", history: History, fold: Callable[[int], object]) -> tuple[EngineAgreement, AuditReport]:
+    """``check``'s fold: ``fold(k)`` folds event ``k`` into ``history`` (the importer's citing
+    fold, or a plain one), and the board is compared with each state packet between.
 
     A packet already compared with the same board (the same bytes, no event since) is counted
-    here, in the loop: half of a duel's state packets are such repeats."""
-    history = History(result.cards, audit=True)
+    here, in the loop: half of a duel's state packets are such repeats; so is one that agrees
+    with the board as a whole (most of the others). Only one that differs is compared zone by
+    zone (``_Comparer.differs``)."""
     events, sources = result.events, result.sources
     agreement = EngineAgreement()
     compare = _Comparer(history, agreement, result.replay.slots)
     seen_data, seen_card = compare.seen[MSG_UPDATE_DATA], compare.seen[MSG_UPDATE_CARD]
-    repeats = zones = agreeing = 0
+    parsed_of, parse = compare.parsed.get, compare.parse
+    packets = zones = agreeing = 0
     k, n = 0, len(events)
     state = history.state
+    started, board = state.started, state.index              # the board changes only when events are folded
     for index, packet in enumerate(result.replay.packets):
         pid = packet[0]
         if pid == MSG_UPDATE_DATA:
@@ -136,21 +157,33 @@ def check(result: "ImportResult") -> tuple[EngineAgreement, AuditReport]:
             continue
         if k < n and sources[k] <= index:
             while k < n and sources[k] <= index:
-                history.append(events[k])
+                fold(k)
                 k += 1
             state = history.state
-        if state.started:
-            again = seen.get(packet[1])
-            if again is not None and again[0] == state.index:   # the same packet, the same board
-                repeats += 1
-                zones += again[1]
-                agreeing += again[2]
-            else:
-                compare.packet(index, packet)
+            started, board = state.started, state.index
+        if not started:
+            continue
+        payload = packet[1]
+        again = seen.get(payload)
+        if again is not None and again[0] == board:             # the same packet, the same board
+            packets += 1
+            zones += again[1]
+            agreeing += again[2]
+            continue
+        parsed = parsed_of(payload) or parse(packet)
+        view, ours = parsed[4], parsed[6]
+        if ours is not None and ours(state, parsed[0], view, parsed[2]) == view:
+            count = parsed[5]                                   # it agrees: one comparison
+            packets += 1
+            zones += count
+            agreeing += count
+            seen[payload] = (board, count, count)
+        else:
+            compare.differs(index, packet, parsed)
     while k < n:
-        history.append(events[k])
+        fold(k)
         k += 1
-    agreement.packets += repeats
+    agreement.packets += packets
     agreement.zones += zones
     agreement.agreeing += agreeing
     history.state.violations = None
@@ -183,10 +216,10 @@ Card = tuple[int, str | None] | None            # (passcode, position) as compar
 class _Comparer:
     """Compares one state packet at a time with the fold's state as it is then.
 
-    A packet's bytes are read once (``card_slots``) and what the engine says is kept as it is
+    A packet's bytes are read once (``parse``) and what the engine says is kept as it is
     compared (``_engine_view``); our side is built from the state each time. A packet equal to
-    ours counts its zones in one comparison; one that differs is compared zone by zone
-    (``compare``), which records the divergences."""
+    ours counts its zones in one comparison (in ``engine_check.compare``'s loop); one that
+    differs is compared zone by zone (``differs``), which records the divergences."""
 
     def __init__(self, history: History, out: EngineAgreement, slots: dict[bytes, list[Slot]]) -> None:
         self.history = history
@@ -197,26 +230,25 @@ class _Comparer:
         self.seen: dict[int, dict[bytes, tuple[int, int, int]]] = {MSG_UPDATE_DATA: {}, MSG_UPDATE_CARD: {}}
         self.index = 0
 
-    def packet(self, index: int, packet: Packet) -> None:
-        """Compare a packet not seen with this board before (``check`` counts the repeats)."""
+    def parse(self, packet: Packet) -> tuple:
+        """A state packet read (``card_slots``, or the importer's reading) and kept as compared
+        (``_engine_view``)."""
+        payload = packet.payload
+        read = self.slots.get(payload) if packet.id == MSG_UPDATE_DATA else None
+        parsed = self.parsed[payload] = _engine_view(
+            *((payload[0], payload[1], None, read) if read is not None else card_slots(packet)))
+        return parsed
+
+    def differs(self, index: int, packet: Packet, parsed: tuple) -> None:
+        """Compare, zone by zone, a packet that does not agree with this board as a whole (or
+        that no single comparison covers): ``compare`` counts each zone and keeps the divergences."""
         out, state = self.out, self.history.state
         out.packets += 1
-        seen = self.seen[packet.id]
-        payload = packet.payload
-        parsed = self.parsed.get(payload)
-        if parsed is None:
-            read = self.slots.get(payload) if packet.id == MSG_UPDATE_DATA else None
-            parsed = self.parsed[payload] = _engine_view(
-                *((payload[0], payload[1], None, read) if read is not None else card_slots(packet)))
         self.index = index
         zones, agreeing = out.zones, out.agreeing
-        player, location, seq, slots, view, count = parsed
-        if view is not None and view == _OURS[location](state, player, len(view)):
-            out.zones += count                                   # the whole location agrees: one comparison
-            out.agreeing += count
-        else:
-            self.compare(state, player, location, seq, slots)
-        seen[payload] = (state.index, out.zones - zones, out.agreeing - agreeing)
+        player, location, seq, slots = parsed[:4]
+        self.compare(state, player, location, seq, slots)
+        self.seen[packet.id][packet.payload] = (state.index, out.zones - zones, out.agreeing - agreeing)
 
     def compare(self, state: DuelState, player: int, location: int, seq: int | None, slots: list[Slot]) -> None:
         side = state.sides[player]
@@ -317,13 +349,16 @@ def _spell_trap_at(state: DuelState, player: int, seq: int) -> str | None:
 
 
 def _engine_view(player: int, location: int, seq: int | None, slots: list[Slot]) -> tuple:
-    """A state packet as compared: (player, location, sequence, slots, what the engine says of a
-    whole location as ``compare`` would compare it, the zones that counts). The view is None for
-    a single card, or a location no whole-location comparison covers."""
+    """A state packet as compared: (player, location, sequence, slots, what the engine says as
+    ``compare`` would compare it, the zones that counts, and our side of the same: a function of
+    (state, player, that view, sequence)). Our side is None where no single comparison covers
+    the packet (``compare`` reads it zone by zone)."""
     player &= 1
     view: Any = None
+    ours: Callable | None = None
     count = 1
     if seq is None:
+        ours = _OURS.get(location)
         if location == LOCATION_MZONE:
             view = [(s[0], _monster_position(s[1])) if s else None for s in slots[:7]]
             count = len(view)
@@ -338,51 +373,80 @@ def _engine_view(player: int, location: int, seq: int | None, slots: list[Slot])
             view = _extra((s[0], s[1] & POS_FACEUP) for s in slots if s)
         elif location == LOCATION_GRAVE:                          # after MSG_SWAP_GRAVE_DECK
             view = [s[0] for s in slots if s]
-    return player, location, seq, slots, view, count
+        return player, location, seq, slots, view, count, ours
+    slot = slots[0] if slots else None                            # one card: as ``compare`` reads it
+    if location == LOCATION_MZONE and seq < 7:
+        view, ours = ((slot[0], _monster_position(slot[1])) if slot else None), _our_monster
+    elif location == LOCATION_SZONE and seq < 8:
+        view, ours = ((slot[0], FACEUP if slot[1] & POS_FACEUP else SET) if slot else None), _our_spell_trap
+    elif location == LOCATION_GRAVE:
+        view, ours = ((slot[0], None) if slot else None), _our_gy_card
+    elif location == LOCATION_REMOVED:
+        view, ours = ((slot[0], FACEUP if slot[1] & POS_FACEUP else FACEDOWN) if slot else None), _our_banished_card
+    elif location in _PILES and slot is not None:
+        view, ours = ("holds", slot[0]), _OUR_PILE_HOLDS[location]
+    return player, location, seq, slots, view, count, ours
 
 
-def _our_monsters(state: DuelState, player: int, n: int) -> list[Card]:
-    """Our cards in the first ``n`` Monster Zones as the engine numbers them (5-6: the Extra
+def _our_monsters(state: DuelState, player: int, view: list, _seq: None) -> list[Card]:
+    """Our cards in the Monster Zones the engine listed, as it numbers them (5-6: the Extra
     Monster Zones, ``_monster_at``), as ``_Comparer.monster`` compares them."""
     cards = state.cards
-    row: list[Card] = [None if c is None else (cards[c].code, cards[c].position)
-                       for c in state.sides[player].mzone[:n]]
-    for seq in range(5, n):
-        ours = state.emz[(0 if seq == 5 else 1) if player == 0 else (1 if seq == 5 else 0)]   # ``emz_slot``
-        if ours is None or cards[ours].controller != player:
+    n = len(view)
+    row: list[Card] = []
+    for c in state.sides[player].mzone[:n]:
+        if c is None:
             row.append(None)
         else:
-            row.append((cards[ours].code, cards[ours].position))
+            card = cards[c]
+            row.append((card.code, card.position))
+    for seq in range(5, n):
+        ours = state.emz[(0 if seq == 5 else 1) if player == 0 else (1 if seq == 5 else 0)]   # ``emz_slot``
+        if ours is None or (card := cards[ours]).controller != player:
+            row.append(None)
+        else:
+            row.append((card.code, card.position))
     return row
 
 
-def _our_spells_traps(state: DuelState, player: int, n: int) -> list[Card]:
-    """Our cards in the first ``n`` Spell & Trap Zones as the engine numbers them (``_spell_trap_at``)."""
+def _our_spells_traps(state: DuelState, player: int, view: list, _seq: None) -> list[Card]:
+    """Our cards in the Spell & Trap Zones the engine listed, as it numbers them (``_spell_trap_at``)."""
     cards = state.cards
     side = state.sides[player]
-    row: list[Card] = [None if c is None else (cards[c].code, cards[c].position) for c in side.szone[:min(n, 5)]]
+    n = len(view)
+    row: list[Card] = []
+    for c in side.szone[:min(n, 5)]:
+        if c is None:
+            row.append(None)
+        else:
+            card = cards[c]
+            row.append((card.code, card.position))
     for seq in range(5, n):
         ours = side.fzone if seq == 5 else side.szone[seq - 1] if len(side.szone) > 5 else None
-        row.append(None if ours is None else (cards[ours].code, cards[ours].position))
+        if ours is None:
+            row.append(None)
+        else:
+            card = cards[ours]
+            row.append((card.code, card.position))
     return row
 
 
-def _our_hand(state: DuelState, player: int, _n: int) -> list[int]:
+def _our_hand(state: DuelState, player: int, _view: list, _seq: None) -> list[int]:
     cards = state.cards
     return sorted([cards[c].code for c in state.sides[player].hand])
 
 
-def _our_deck(state: DuelState, player: int, _n: int) -> list[int]:
+def _our_deck(state: DuelState, player: int, _view: list, _seq: None) -> list[int]:
     cards = state.cards
     return [cards[c].code for c in state.sides[player].deck]
 
 
-def _our_extra(state: DuelState, player: int, _n: int) -> tuple[list[int], list[int]]:
+def _our_extra(state: DuelState, player: int, _view: tuple, _seq: None) -> tuple[list[int], list[int]]:
     cards = state.cards
     return _extra((cards[c].code, cards[c].position == FACEUP) for c in state.sides[player].extra)
 
 
-def _our_gy(state: DuelState, player: int, _n: int) -> list[int]:
+def _our_gy(state: DuelState, player: int, _view: list, _seq: None) -> list[int]:
     cards = state.cards
     return [cards[c].code for c in state.sides[player].gy]
 
@@ -390,6 +454,40 @@ def _our_gy(state: DuelState, player: int, _n: int) -> list[int]:
 #: Our side of a whole-location comparison, by the engine's location.
 _OURS = {LOCATION_MZONE: _our_monsters, LOCATION_SZONE: _our_spells_traps, LOCATION_HAND: _our_hand,
          LOCATION_DECK: _our_deck, LOCATION_EXTRA: _our_extra, LOCATION_GRAVE: _our_gy}
+
+
+def _our_monster(state: DuelState, player: int, _view: Card, seq: int) -> Card:
+    return _Comparer.card(state, _monster_at(state, player, seq))
+
+
+def _our_spell_trap(state: DuelState, player: int, _view: Card, seq: int) -> Card:
+    return _Comparer.card(state, _spell_trap_at(state, player, seq))
+
+
+def _our_gy_card(state: DuelState, player: int, _view: Card, seq: int) -> Card:
+    gy = state.sides[player].gy
+    return (state.cards[gy[seq]].code, None) if seq < len(gy) else None
+
+
+def _our_banished_card(state: DuelState, player: int, _view: Card, seq: int) -> Card:
+    banished = state.sides[player].banished
+    if seq >= len(banished):
+        return None
+    card = state.cards[banished[seq]]
+    return card.code, card.position
+
+
+def _holds(pile: str) -> Callable:
+    """Our side of a card arriving in a hand, Deck or Extra Deck: does that pile of ours hold a
+    card with its passcode?"""
+    def ours(state: DuelState, player: int, view: tuple[str, int], _seq: int) -> tuple[str, int]:
+        cards, code = state.cards, view[1]
+        held = any(cards[c].code == code for c in getattr(state.sides[player], pile))
+        return ("holds" if held else "lacks"), code
+    return ours
+
+
+_OUR_PILE_HOLDS = {location: _holds(pile) for location, pile in _PILES.items()}
 
 
 def _extra(cards) -> tuple[list[int], list[int]]:

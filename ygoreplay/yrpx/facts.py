@@ -8,8 +8,11 @@ from typing import Callable
 from ..cards import CardDB, CardDBError, CardFacts, unnamed
 from .constants import LOCATION_DECK, LOCATION_EXTRA, MSG_UPDATE_CARD, MSG_UPDATE_DATA, TYPE_LINK, TYPE_MONSTER, \
     TYPE_PENDULUM, TYPE_XYZ
-from .container import Packet
+from .container import Packet, StreamIndex
 from .messages import Query, parse_update_card, parse_update_data
+
+
+_CARD, _DATA = bytes((MSG_UPDATE_CARD,)), bytes((MSG_UPDATE_DATA,))
 
 
 class QueriedFacts:
@@ -25,7 +28,7 @@ class QueriedFacts:
         self.refreshes: dict[int, tuple[int, int, list[Query | None]]] = {}
         self.card_queries: dict[bytes, tuple[int, int, int, Query | None]] = {}
 
-    def collect(self) -> None:
+    def collect(self, index: StreamIndex) -> None:
         seen_refresh: set[tuple[int, int]] = set()
         raw: dict[int, Query] = {}
         links: dict[int, tuple[int, int]] = {}
@@ -42,17 +45,21 @@ class QueriedFacts:
                 scales.setdefault(q.code, (q.lscale, q.rscale))
 
         seen = self.card_queries              # the server queries the same card the same way many times
-        for index, (pid, payload, offset) in enumerate(self.packets):
+        packets = self.packets
+        # the single-card queries and the Deck / Extra Deck listings, in stream order
+        at = sorted(index.where(_CARD) + index.where(_DATA, LOCATION_DECK) + index.where(_DATA, LOCATION_EXTRA))
+        for index_ in at:
+            pid, payload, offset = packets[index_]
             if pid == MSG_UPDATE_CARD:
                 if payload not in seen:
                     parsed = seen[payload] = parse_update_card(payload, offset)
                     take(parsed[3])
-            elif pid == MSG_UPDATE_DATA and len(payload) > 2 and payload[1] in (LOCATION_DECK, LOCATION_EXTRA):
+            elif len(payload) > 2:
                 key = (payload[0], payload[1])
                 if key in seen_refresh:
                     continue
                 seen_refresh.add(key)
-                refresh = self.refreshes[index] = parse_update_data(payload, offset)
+                refresh = self.refreshes[index_] = parse_update_data(payload, offset)
                 for q in refresh[2]:
                     take(q)
         for code, q in raw.items():

@@ -76,21 +76,21 @@ How the stream becomes our events (the parts the stream does not spell out):
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
 
 from ..cards import CardDB, CardDBError, CardFacts
+from ..chain import from_ms
 from ..decks import deck_problems
 from ..i18n import said
 from ..events import OVERLAY, CardMoved, DeckRegistered, DeckShuffled, DuelStarted, Event, Loc
 from ..importing import Expected, ImportResult
 from ..rules.base import has_open_game_state
 from ..rules.fold import AFTER_LOSS
-from .authority import effects_of, engine_authority
+from .authority import CitingFold, effects_of
 from .battle import BattleHandling, BattleState
 from .chains import ChainHandling, ChainState
 from .constants import LOCATION_DECK, LOCATION_EXTRA, MSG_NEW_TURN, MSG_START, MSG_UPDATE_CARD, MSG_UPDATE_DATA
 from .container import (DUEL_0_ATK_DESTROYED, DUEL_1_FACEUP_FIELD, DUEL_1ST_TURN_DRAW, DUEL_CAN_REPOS_IF_NON_SUMPLAYER,
-    DUEL_EMZONE, DUEL_FSX_MMZONE, DUEL_PSEUDO_SHUFFLE, DUEL_RELAY, DUEL_SEPARATE_PZONE, REPLAY_HAND_TEST, REPLAY_SINGLE_MODE, REPLAY_TAG, YRP1, YRPX, YrpxError, YrpxReplay, read_yrpx)
+    DUEL_EMZONE, DUEL_FSX_MMZONE, DUEL_PSEUDO_SHUFFLE, DUEL_RELAY, DUEL_SEPARATE_PZONE, REPLAY_HAND_TEST, REPLAY_SINGLE_MODE, REPLAY_TAG, YRP1, YRPX, StreamIndex, YrpxError, YrpxReplay, read_yrpx)
 from .facts import QueriedFacts
 from .messages import QUIET, handler_table, parse_message, parse_update_data
 from .mirror import Mirror, Cell
@@ -101,25 +101,51 @@ from .turns import TurnHandling, TurnState
 
 
 def import_yrpx(path_or_bytes: str | os.PathLike[str] | bytes | bytearray | YrpxReplay, *,
-                names: CardDB | None = None) -> ImportResult:
+                names: CardDB | None = None, check: bool = False) -> ImportResult:
     """Import a replay: read it, check it is a 1v1 duel with a message stream, map it to events.
 
     ``names`` optionally supplies card names (e.g. a cards.cdb); the facts themselves come from
     the card queries inside the replay. Raises ``YrpxError`` for a file that cannot be imported,
     saying why (puzzle, hand test, tag duel, legacy replay, corrupt data and where).
+
+    The events are folded once to cite what the engine allowed (``authority``); with ``check``
+    that fold also compares the board with the engine's state packets, and ``fold_and_compare``
+    of the result takes its figures instead of folding again.
     """
     path = None if isinstance(path_or_bytes, (bytes, bytearray, memoryview, YrpxReplay)) else str(path_or_bytes)
     replay = path_or_bytes if isinstance(path_or_bytes, YrpxReplay) else read_yrpx(path_or_bytes)
     try:
         _check_importable(replay)
         result = Importer(replay, names).run()
-        engine_authority(result, effects_of(names))
+        fold = CitingFold(result, effects_of(names))
+        if check:
+            from .engine_check import compare
+            figures = compare(result, fold.history, fold.append)
+            replay.checked = (list(result.events), list(result.sources), result.cards, figures)
+        else:
+            for k in range(len(result.events)):
+                fold.append(k)
     except YrpxError as err:
         if path and not err.path:
             raise YrpxError(err.detail, err.offset, path, err.space) from None
         raise
     result.path = path
     return result
+
+
+def _times(start: int, n: int) -> list[str]:
+    """``n`` times a millisecond apart from ``start`` (ms since the epoch), in ISO form to the
+    millisecond, UTC: each second's date and time formatted once (``chain.from_ms`` of each)."""
+    out: list[str] = []
+    second, head, tail = -1, "", ""
+    for ms in range(start, start + n):
+        whole, part = divmod(ms, 1000)
+        if whole != second:
+            second = whole
+            text = from_ms(whole * 1000)                  # ...T12:58:40.000+00:00
+            head, tail = text[:-10], text[-6:]
+        out.append(f"{head}.{part:03d}{tail}")
+    return out
 
 
 def _check_importable(replay: YrpxReplay) -> None:
@@ -384,41 +410,44 @@ class Importer(TurnHandling, MoveHandling, SummonHandling, ChainHandling, Positi
     # -- the run -------------------------------------------------------------------------------
 
     def run(self) -> ImportResult:
-        self.facts.collect()
+        index = StreamIndex(self.packets)
+        self.facts.collect(index)
         self.setup()
         handlers = _HANDLERS
         packets = self.packets
         n = len(packets)
         consumed = self.consumed
-        i = 1
-        while i < n and self.turns.win is None:
-            if i not in consumed:
-                p = packets[i]
-                pid = p[0]
-                if pid == MSG_UPDATE_CARD:                  # quiet, and no handler
-                    i += 1
-                    continue
-                if pid == MSG_UPDATE_DATA:                  # quiet, no handler; a Deck pins its order
-                    payload = p[1]
-                    if len(payload) > 2 and payload[1] == LOCATION_DECK:
-                        self.i = i
-                        self.on_deck_refresh(p)
-                    i += 1
-                    continue
-                handler = handlers.get(p.id)
-                if handler is not None:
-                    self.i = i
-                    m = self.msg(i)
-                    if m is not None:
-                        try:
-                            handler(self, m)
-                        except (IndexError, KeyError, TypeError, AttributeError, CardDBError) as exc:
-                            raise YrpxError(f"cannot import: {p.name} (packet {i}) does not fit the duel so far "
-                                            f"({type(exc).__name__}: {exc}); the file is corrupt or of an "
-                                            "unknown layout", p.offset, space="body") from None
-                if p.id not in QUIET:
-                    self.prev_sig = i
-            i += 1
+        turns = self.turns
+        # Every packet but the state packets, which have no handler (quiet), and the Deck
+        # listings among them (a Deck pins its order), in order: four in five are left out.
+        at = sorted(index.besides(_STATE) + index.where(_DATA, LOCATION_DECK))
+        i = n
+        for j in at:
+            if j == 0 or j in consumed:
+                continue
+            p = packets[j]
+            pid = p[0]
+            if pid == MSG_UPDATE_DATA:
+                if len(p[1]) > 2:
+                    self.i = j
+                    self.on_deck_refresh(p)
+                continue
+            handler = handlers.get(pid)
+            if handler is not None:
+                self.i = j
+                m = self.msg(j)
+                if m is not None:
+                    try:
+                        handler(self, m)
+                    except (IndexError, KeyError, TypeError, AttributeError, CardDBError) as exc:
+                        raise YrpxError(f"cannot import: {p.name} (packet {j}) does not fit the duel so far "
+                                        f"({type(exc).__name__}: {exc}); the file is corrupt or of an "
+                                        "unknown layout", p.offset, space="body") from None
+            if pid not in QUIET:
+                self.prev_sig = j
+            if turns.win is not None:
+                i = j + 1                                   # the duel is over: the rest is not read
+                break
         self.i = min(i, n - 1)
         self.flush(final=True)
         if self.chains.activation is not None:
@@ -439,9 +468,7 @@ class Importer(TurnHandling, MoveHandling, SummonHandling, ChainHandling, Positi
             events.append(ev)
         codes = set(self.field.code_of.values())
         cards = CardDB(self.facts.facts_for(code) for code in sorted(codes) if code)
-        base = self.r.seed * 1000
-        times = [datetime.fromtimestamp((base + k) / 1000, timezone.utc).isoformat(timespec="milliseconds")
-                 for k in range(len(events))]
+        times = _times(self.r.seed * 1000, len(events))
         winner, reason = self.turns.win if self.turns.win is not None else (None, None)
         expected = Expected(lp=(self.turns.lp[0], self.turns.lp[1]), winner=winner, reason=reason, turns=self.turns.turn)
         for key, count in self._note_counts.items():
@@ -459,6 +486,10 @@ class Importer(TurnHandling, MoveHandling, SummonHandling, ChainHandling, Positi
         by another way they are attached to it. Only at the end of the stream (``final``) are
         those of a monster that never came out given up, with a note: our field has no
         materials under a card in the Extra Deck."""
+        summons = self.summons
+        if not (summons.pending_tributes or summons.pending_materials or summons.pre_overlay):
+            self.moves.group_pending = False            # nothing pending (most calls)
+            return
         tributes, self.summons.pending_tributes = self.summons.pending_tributes, []
         for card, w in tributes:
             self.emit(CardMoved(card=card, to=w, reason="tributed", cause=self.cause), self.began((card,)))
@@ -481,6 +512,8 @@ class Importer(TurnHandling, MoveHandling, SummonHandling, ChainHandling, Positi
                 self.emit(CardMoved(card=card, to=Loc(side_host[0], OVERLAY, side_host[1]),
                                     reason="attached", cause=self.cause))
 
+
+_STATE, _DATA = bytes((MSG_UPDATE_DATA, MSG_UPDATE_CARD)), bytes((MSG_UPDATE_DATA,))
 
 #: The handler of each message: the methods marked ``@reads(MSG_...)`` in the modules above.
 _HANDLERS = handler_table(Importer)

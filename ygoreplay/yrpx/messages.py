@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
+import operator
+from dataclasses import dataclass, fields
 from typing import TypeVar
 
 from .constants import (MSG_ADD_COUNTER, MSG_ATTACK, MSG_ATTACK_DISABLED, MSG_BATTLE, MSG_BECOME_TARGET,
@@ -132,12 +133,17 @@ class _QueryLayout:
     lists (sized by their own data) read as ``_walk`` reads them. Only layouts whose every read
     stays inside its own item are kept (``_walk`` reads all others)."""
 
-    __slots__ = ("check", "expected", "length", "values", "names", "lists")
+    __slots__ = ("check", "expected", "length", "values", "pick", "lists")
 
     def __init__(self, items: tuple[tuple[int, int], ...], check, expected: tuple[int, ...], length: int,
                  values, names: tuple[str, ...], lists: tuple[tuple[str, int, int], ...]) -> None:
         self.check, self.expected, self.length = check, expected, length
-        self.values, self.names, self.lists = values, names, lists
+        self.values = values
+        # Query's fields in order, each the last value of its name (or None: the one past them),
+        # so a query is built with positional arguments; a list by its field's place
+        last = {name: k for k, name in enumerate(names)}
+        self.pick = operator.itemgetter(*(last.get(name, len(names)) for name in _QUERY_FIELDS))
+        self.lists = tuple((_QUERY_FIELDS.index(name), start, n) for name, start, n in lists)
 
     @staticmethod
     def of(items: tuple[tuple[int, int], ...]) -> "_QueryLayout | None":
@@ -178,12 +184,19 @@ class _QueryLayout:
                             struct.Struct("".join(values)).unpack_from, tuple(names), tuple(lists))
 
     def read(self, data: bytes, pos: int) -> Query:
-        fields = dict(zip(self.names, self.values(data, pos)))
-        for name, start, n in self.lists:
+        picked = self.pick(self.values(data, pos) + _NO_VALUE)   # every field of Query, in order
+        if not self.lists:
+            return Query(*picked)
+        row = list(picked)
+        for at, start, n in self.lists:
             start += pos
             count = _unpack_u32(data, start)[0] if n >= 4 else 0
-            fields[name] = struct.unpack_from(f"<{count}I", data, start + 4) if 4 + 4 * count <= n else ()
-        return Query(**fields)
+            row[at] = struct.unpack_from(f"<{count}I", data, start + 4) if 4 + 4 * count <= n else ()
+        return Query(*row)
+
+
+_QUERY_FIELDS = tuple(f.name for f in fields(Query))
+_NO_VALUE = (None,)
 
 
 #: Layouts seen (of whole queries here, of item headers for ``card_slots`` below), shared by every
@@ -267,7 +280,7 @@ class _Layout:
     """The item headers (size, flag) of one card query, as one ``struct`` format: a card whose
     headers unpack to exactly these is read in one call, as walking its items would read it."""
 
-    __slots__ = ("unpack", "expected", "length", "code_at", "position_at", "pair")
+    __slots__ = ("unpack", "expected", "length", "code_at", "position_at", "pair", "fmt")
 
     def __init__(self, items: tuple[tuple[int, int], ...]) -> None:
         fmt, offset = ["<"], 0
@@ -279,6 +292,7 @@ class _Layout:
             elif size >= 8 and flag == QUERY_POSITION:
                 self.position_at = offset + 6
             offset += 2 + size
+        self.fmt = "".join(fmt[1:])
         self.unpack = struct.Struct("".join(fmt)).unpack_from
         self.expected = tuple(v for item in items for v in item)
         self.length = offset
@@ -288,6 +302,23 @@ class _Layout:
 
 
 _LAYOUTS: dict[tuple[tuple[int, int], ...], _Layout] = {}
+
+
+class _Run:
+    """``count`` cards of one layout back to back (a whole Deck, hand or Graveyard listed): all
+    their item headers compared in one ``struct`` call, all their (passcode, position) read in
+    a second, as ``_slots`` would read them card by card."""
+
+    __slots__ = ("unpack", "expected", "pairs")
+
+    def __init__(self, layout: _Layout, count: int) -> None:
+        self.unpack = struct.Struct("<" + layout.fmt * count).unpack_from
+        self.expected = layout.expected * count
+        gap, rest = layout.position_at - layout.code_at - 4, layout.length - layout.position_at - 4
+        self.pairs = struct.Struct("<" + f"{layout.code_at}xI{gap}xI{rest}x" * count).unpack_from
+
+
+_RUNS: dict[tuple[_Layout, int], _Run] = {}
 
 
 #: The layout of the card read last in each kind of state packet (its location; | 0x100 for a
@@ -303,6 +334,14 @@ def _slots(data: bytes, pos: int, limit: int, base: int, hint: int) -> list[Slot
     end = len(data)
     out: list[Slot] = []
     last: _Layout | None = _SLOT_HINTS.get(hint)
+    if last is not None and last.pair is not None and pos < limit <= end and not (limit - pos) % last.length:
+        key = (last, (limit - pos) // last.length)   # a whole location of cards of one layout?
+        run = _RUNS.get(key)
+        if run is None and len(_RUNS) < _MAX_LAYOUTS:
+            run = _RUNS[key] = _Run(*key)
+        if run is not None and run.unpack(data, pos) == run.expected:
+            values = run.pairs(data, pos)
+            return list(zip(values[0::2], values[1::2]))
     while pos < limit:
         if pos + 2 <= end and data[pos] == 0 and data[pos + 1] == 0:
             pos += 2                                   # an empty slot: ``u16 0``
@@ -537,11 +576,58 @@ _PARSERS = {
 }
 
 
+_where = Where._make
+_MOVE = struct.Struct("<IBBIIBBIII").unpack_from
+_CODE_LOC = struct.Struct("<IBBII").unpack_from
+_CHAINING = struct.Struct("<IBBIIBBIQI").unpack_from
+
+
+def _fast_move(data: bytes) -> dict | None:
+    if len(data) < 28:
+        return None
+    v = _MOVE(data)
+    return {"code": v[0], "old": _where(v[1:5]), "new": _where(v[5:9]), "reason": v[9]}
+
+
+def _fast_code_loc(data: bytes) -> dict | None:
+    if len(data) < 14:
+        return None
+    v = _CODE_LOC(data)
+    return {"code": v[0], "at": _where(v[1:5])}
+
+
+def _fast_chaining(data: bytes) -> dict | None:
+    if len(data) < 32:
+        return None
+    v = _CHAINING(data)
+    return {"code": v[0], "at": _where(v[1:5]), "triggering": v[5:8], "desc": v[8], "chain": v[9]}
+
+
+def _fast_chain(data: bytes) -> dict | None:
+    return {"chain": data[0]} if data else None
+
+
+#: The most frequent messages read straight from their bytes, as their ``Reader`` parser reads
+#: them; a payload too short for that gives None, and the parser below says what is missing.
+_FAST: dict[int, Callable[[bytes], dict | None]] = {
+    MSG_MOVE: _fast_move, MSG_CHAINING: _fast_chaining,
+    MSG_SET: _fast_code_loc, MSG_SUMMONING: _fast_code_loc, MSG_SPSUMMONING: _fast_code_loc,
+    MSG_FLIPSUMMONING: _fast_code_loc,
+    MSG_CHAINED: _fast_chain, MSG_CHAIN_SOLVING: _fast_chain, MSG_CHAIN_SOLVED: _fast_chain,
+    MSG_CHAIN_NEGATED: _fast_chain, MSG_CHAIN_DISABLED: _fast_chain,
+}
+
+
 def parse_message(packet: Packet) -> dict | None:
     """The fields of one game message, or None for a message this reader does not decode.
 
     Raises ``YrpxError`` with the body offset when the payload is shorter than its layout.
     """
+    fast = _FAST.get(packet.id)
+    if fast is not None:
+        fields = fast(packet.payload)
+        if fields is not None:
+            return fields
     parser = _PARSERS.get(packet.id)
     if parser is None:
         return None

@@ -7,6 +7,7 @@ so the deck order is whatever makes every draw take the card EDOPro drew.
 """
 from __future__ import annotations
 
+import heapq
 from typing import Callable
 
 from ..events import BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Loc
@@ -38,6 +39,11 @@ class _Side:
         self.extra: list[str] = []
 
 
+#: The mirror's pile of each of the engine's locations that hold one.
+_PILES = {LOCATION_HAND: "hand", LOCATION_GRAVE: "grave", LOCATION_REMOVED: "removed", LOCATION_EXTRA: "extra",
+          LOCATION_DECK: "deck"}
+
+
 class Mirror:
     """EDOPro's field as the stream has built it so far; ``note`` records what does not fit."""
 
@@ -53,9 +59,7 @@ class Mirror:
         return self.code_of.get(card_id, 0)
 
     def pile(self, controller: int, location: int) -> list:
-        side = self.sides[controller]
-        return {LOCATION_HAND: side.hand, LOCATION_GRAVE: side.grave, LOCATION_REMOVED: side.removed,
-                LOCATION_EXTRA: side.extra, LOCATION_DECK: side.deck}[location]
+        return getattr(self.sides[controller], _PILES[location])
 
     def lookup(self, w: Where, code: int = 0) -> str | None:
         """The card at an EDOPro location (an unseen deck card is pinned to ``code`` first)."""
@@ -100,6 +104,30 @@ class Mirror:
             else:
                 cell.id, other.id = other.id, cell.id
         cell.seen = True
+
+    def see_all(self, player: int, codes: list[int]) -> None:
+        """Every unseen card of ``player``'s deck shows its passcode (``codes``, one per cell):
+        what ``see`` of each in deck order does, each swap found in a heap of the unseen cells
+        holding that passcode instead of a walk of the deck (a Deck listing pins dozens)."""
+        deck, code_of = self.sides[player].deck, self.code_of
+        unseen = [n for n, cell in enumerate(deck) if not cell.seen]
+        holding: dict[int, list[int]] = {}              # passcode -> unseen cells holding it (heaps)
+        for n in unseen:
+            holding.setdefault(code_of.get(deck[n].id, 0), []).append(n)
+        for n in unseen:                                # every unseen cell before n is seen by now
+            cell, code = deck[n], codes[n]
+            have = code_of.get(cell.id, 0)
+            if have != code:
+                heap = holding.get(code)
+                while heap and (deck[heap[0]].seen or code_of.get(deck[heap[0]].id, 0) != code):
+                    heapq.heappop(heap)                 # seen since, or swapped away
+                if not heap:
+                    self.see(player, cell, code)        # says what is missing
+                    continue
+                m = heapq.heappop(heap)
+                cell.id, deck[m].id = deck[m].id, cell.id
+                heapq.heappush(holding.setdefault(have, []), m)
+            cell.seen = True
 
     def remove(self, w: Where, card_id: str) -> None:
         c, loc, seq = w.controller & 1, w.location, w.sequence

@@ -147,29 +147,31 @@ class TurnHandling:
         ``deck_shuffled`` records is the engine's, not just one that makes the draws right.
         Only a listing of the Deck as the mirror has it (same size, seen cards where they are)
         is used: a packet may already show a later step of the engine."""
-        deck = self.field.sides[p.payload[0] & 1].deck
-        if all(cell.seen for cell in deck):
+        player = p.payload[0] & 1
+        deck = self.field.sides[player].deck
+        unseen = [cell for cell in deck if not cell.seen]
+        if not unseen:
             return                                # nothing left to pin in this epoch
         slots = self.r.slots.get(p.payload)
         if slots is None:
             slots = self.r.slots[p.payload] = card_slots(p)[3]
-        player = p.payload[0] & 1
-        codes = [s[0] if s is not None else 0 for s in slots]
-        if len(codes) != len(deck) or any(c.seen and self.field.code(c.id) != code for c, code in zip(deck, codes)):
+        if len(slots) != len(deck):
             return
-        pool: dict[int, list[Cell]] = {}
-        for cell in deck:
-            if not cell.seen:
-                pool.setdefault(self.field.code(cell.id), []).append(cell)
+        code_of = self.field.code_of
+        codes = [s[0] if s is not None else 0 for s in slots]
         need: dict[int, int] = {}
         for cell, code in zip(deck, codes):
             if not cell.seen:
                 need[code] = need.get(code, 0) + 1
-        if any(len(pool.get(code, ())) != n for code, n in need.items()):
+            elif code_of.get(cell.id, 0) != code:
+                return                            # a seen card elsewhere: a later step of the engine
+        pool: dict[int, int] = {}
+        for cell in unseen:
+            code = code_of.get(cell.id, 0)
+            pool[code] = pool.get(code, 0) + 1
+        if any(pool.get(code, 0) != n for code, n in need.items()):
             return                                # not the cards the mirror holds unseen
-        for cell, code in zip(deck, codes):
-            if not cell.seen:
-                self.field.see(player, cell, code)
+        self.field.see_all(player, codes)
 
     @reads(MSG_SHUFFLE_DECK)
     def on_shuffle_deck(self, m: dict) -> None:
