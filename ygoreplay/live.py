@@ -80,8 +80,8 @@ class Step:
     #: A witnessed duel's marks of the event, as the view's own fold tells them (``History.marks``):
     #: kept up to date as later events confirm, dispute, rule on or strike it.
     marks: dict | None = None
-    #: What the service made of it once for every reader (its Server-Sent Event, by format):
-    #: a thousand followers of a view are sent one encoding. Unused while it has marks (their
+    #: What the service made of it once for every reader (its Server-Sent Event as bytes, by
+    #: format): a thousand followers of a view are sent one encoding. Unused while it has marks (their
     #: text depends on what each reader may see).
     encoded: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -614,26 +614,33 @@ class Hub:
             self._loop.call_soon_threadsafe(self._wake, duel_id)
 
     def _wake(self, duel_id: str) -> None:
-        for waiter in self._waiters.pop(duel_id, set()):
-            if not waiter.done():
-                waiter.set_result(None)
+        for waiter in self._waiters.pop(duel_id, ()):
+            _ready(waiter)
 
     async def wait(self, duel_id: str, timeout: float) -> None:
         """Until the duel changes, or ``timeout`` seconds (at once when another process stored
-        more than was taken in while nobody here followed it)."""
+        more than was taken in while nobody here followed it). A future and a timer of the loop
+        per follower: a thousand followers woken cost a thousand callbacks, nothing more."""
         live = self.duels.get(duel_id)
         if live is not None and live.behind > live.count:
             live.behind = 0              # once: a record that cannot be taken in (altered) is not read in a loop
             await asyncio.to_thread(self.changed, duel_id)
             return
-        waiter = asyncio.get_running_loop().create_future()
-        self._waiters.setdefault(duel_id, set()).add(waiter)
+        loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
+        waiters = self._waiters.setdefault(duel_id, set())
+        waiters.add(waiter)
+        timer = loop.call_later(timeout, _ready, waiter)
         try:
-            await asyncio.wait_for(waiter, timeout)
-        except asyncio.TimeoutError:
-            pass
+            await waiter
         finally:
-            self._waiters.get(duel_id, set()).discard(waiter)
+            timer.cancel()
+            waiters.discard(waiter)      # a wake-up took the whole set already, a timeout did not
+
+
+def _ready(waiter: asyncio.Future) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 __all__ = ["Hub", "LiveDuel", "LiveView", "Step", "VIEWS"]
