@@ -27,8 +27,12 @@ schema per part, dropped at the end), as the multi-process service does.
 3. **Follow**: ``--followers`` SSE followers (default 100, then 1,000) spread over
    ``--follow-duels`` duels (default 100) on the 2-worker service, while recorders append to
    those duels; every follower must receive every event once, in order; lag = the time a
-   follower reads an event minus the time its recorder's append was acknowledged. Limits: p99
-   lag < 50 ms, and 1,000 followers' p99 no more than twice 100's (flat in followers).
+   follower reads an event minus the time its recorder's append was acknowledged. The followers
+   run in a process of their own, as cheap as a client gets (raw connections on uvloop, only the
+   ``id:`` lines looked for), so the CPU of the service, of the followers and of the recorders is
+   each told apart; then the largest crowd follows one duel, whose appends and views cost next to
+   nothing: the service's CPU there is what a delivery costs. Limits: p99 lag < 50 ms, and 1,000
+   followers' p99 no more than twice 100's (flat in followers).
 
 ``--before DIR`` runs every part also with the ``ygoreplay`` of another checkout (its package
 first on the path: the writer processes import it, the service runs from it), interleaved with
@@ -654,6 +658,19 @@ def _follow_run(port: int, followers: int, n_duels: int, bodies: list[bytes], ra
             "service_cpu": cpu, "client_cpu": out["cpu"], "recorders_cpu": mine, "appends": len(latencies)}
 
 
+def _served_follow_run(tree: str | None, followers: int, n_duels: int, bodies: list[bytes], rate: float) -> dict:
+    """``_follow_run`` on a service of its own (``tree``'s), in a schema of its own."""
+    schema = Schema("follow")
+    service = None
+    try:
+        service = Service(schema.url, workers=2, tree=tree)
+        return _follow_run(service.port, followers, n_duels, bodies, rate, service)
+    finally:
+        if service is not None:
+            service.stop()
+        schema.drop()
+
+
 def bench_follow(counts: tuple[int, ...], n_duels: int, n_events: int, rate: float, before: str | None) -> None:
     measured = trees(before)
     bodies = [json.dumps([e.to_dict()]).encode() for e in generate(n_events, 1)]
@@ -663,15 +680,7 @@ def bench_follow(counts: tuple[int, ...], n_duels: int, n_events: int, rate: flo
           "followers, in a process of their own" + ("; before and after interleaved" if before else ""))
     for followers in counts:
         for name, tree in measured:
-            schema = Schema("follow")
-            service = None
-            try:
-                service = Service(schema.url, workers=2, tree=tree)
-                run = runs[(name, followers)] = _follow_run(service.port, followers, n_duels, bodies, rate, service)
-            finally:
-                if service is not None:
-                    service.stop()
-                schema.drop()
+            run = runs[(name, followers)] = _served_follow_run(tree, followers, n_duels, bodies, rate)
             deliveries = max(1, run["seen"])
             print(f"  {name}, {followers} followers ({followers * rate:,.0f} deliveries/s), {run['elapsed']:.1f} s: "
                   f"{run['complete']}/{followers} got every event once, in order; {run['seen']:,} deliveries")
@@ -688,15 +697,7 @@ def bench_follow(counts: tuple[int, ...], n_duels: int, n_events: int, rate: flo
     # views, which each of the two workers makes for itself once both have followers of a duel).
     crowd = counts[-1]
     for name, tree in measured:
-        schema = Schema("fanout")
-        service = None
-        try:
-            service = Service(schema.url, workers=2, tree=tree)
-            run = _follow_run(service.port, crowd, 1, bodies, rate, service)
-        finally:
-            if service is not None:
-                service.stop()
-            schema.drop()
+        run = _served_follow_run(tree, crowd, 1, bodies, rate)
         deliveries = max(1, run["seen"])
         print(f"  {name}, {crowd} followers of one duel: {run['complete']}/{crowd} got every event once, in order; "
               f"service CPU {run['service_cpu'] / deliveries * 1e6:.1f} us a delivery ({run['seen']:,} deliveries, "

@@ -111,9 +111,9 @@ class EventStream(Response):
 
     media_type = "text/event-stream"
 
-    def __init__(self, chunks: AsyncIterator[bytes | str]) -> None:
+    def __init__(self, chunks: AsyncIterator[bytes | str], status_code: int = 200) -> None:
         self.chunks = chunks
-        self.status_code = 200
+        self.status_code = status_code           # (OpenAPI reads the default here)
         self.background = None
         self.init_headers({"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 

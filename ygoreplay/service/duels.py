@@ -276,6 +276,7 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
     # spectator may not see yet
     next_keepalive = loop.time() + KEEPALIVE
     live.followers += 1                          # a followed duel stays in memory
+    alarm = service.hub.alarm(live.id)
     chunk = RETRY
     try:
         while True:
@@ -298,9 +299,9 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
                 yield chunk
                 chunk = b""
             release = live.next_release(view, clock)
-            wait = next_keepalive - now
-            await service.hub.wait(live.id, min(wait, release) if release is not None else wait)
+            await alarm.wait(min(next_keepalive, now + release) if release is not None else next_keepalive)
     finally:
+        alarm.close()
         live.followers -= 1
         lease.close()
 
