@@ -27,8 +27,12 @@ schema per part, dropped at the end), as the multi-process service does.
 3. **Follow**: ``--followers`` SSE followers (default 100, then 1,000) spread over
    ``--follow-duels`` duels (default 100) on the 2-worker service, while recorders append to
    those duels; every follower must receive every event once, in order; lag = the time a
-   follower reads an event minus the time its recorder's append was acknowledged. Limits: p99
-   lag < 50 ms, and 1,000 followers' p99 no more than twice 100's (flat in followers).
+   follower reads an event minus the time its recorder's append was acknowledged. The followers
+   run in a process of their own, as cheap as a client gets (raw connections on uvloop, only the
+   ``id:`` lines looked for), so the CPU of the service, of the followers and of the recorders is
+   each told apart; then the largest crowd follows one duel, whose appends and views cost next to
+   nothing: the service's CPU there is what a delivery costs. Limits: p99 lag < 50 ms, and 1,000
+   followers' p99 no more than twice 100's (flat in followers).
 
 ``--before DIR`` runs every part also with the ``ygoreplay`` of another checkout (its package
 first on the path: the writer processes import it, the service runs from it), interleaved with
@@ -44,6 +48,7 @@ import json
 import multiprocessing as mp
 import os
 import random
+import re
 import socket
 import statistics
 import subprocess
@@ -54,6 +59,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+CHECKOUT = Path(__file__).resolve().parent.parent      # the tree measured as "after"
 
 from synthetic import generate  # noqa: E402  (bench/synthetic.py)
 
@@ -403,8 +409,9 @@ class Service:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
-        env = {**tree_env(tree), "YGOREPLAY_ADMIN_TOKEN": ADMIN}
-        self.process = subprocess.Popen([sys.executable, "-m", "ygoreplay", "serve", "--port", str(self.port),
+        # -P: not the working directory's ygoreplay first (run from a checkout, "before" would serve it)
+        env = {**tree_env(tree or str(CHECKOUT)), "YGOREPLAY_ADMIN_TOKEN": ADMIN}
+        self.process = subprocess.Popen([sys.executable, "-P", "-m", "ygoreplay", "serve", "--port", str(self.port),
                                          "--store", url, "--workers", str(workers)], env=env,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         import httpx
@@ -523,44 +530,86 @@ def bench_http(clients: int, n_events: int, rate: float, before: str | None) -> 
 
 # -- 3. followers ------------------------------------------------------------------------------------------
 
-async def _follow(port: int, duel: dict, token: str, expected: int, seen: list, done: asyncio.Event,
-                  index: int, refused: list) -> list[int]:
-    """One follower, from an address of its own (127.x.y.z: every address of 127/8 is this machine's
-    loopback): the service takes at most ``FOLLOWS_PER_CLIENT`` streams from one client address,
-    and a crowd of spectators is many clients."""
-    here = f"127.{1 + index // 65536}.{index // 256 % 256}.{1 + index % 250}"
-    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(here, 0))
-    writer.write((f"GET /duels/{duel['id']}/follow HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
-                  "Accept: text/event-stream\r\n\r\n").encode())
-    ident = None
-    got: list[int] = []
+class _Follower(asyncio.Protocol):
+    """One follower as cheap as a client can be: a raw connection from an address of its own
+    (127.x.y.z: every address of 127/8 is this machine's loopback; the service takes at most
+    ``FOLLOWS_PER_CLIENT`` streams from one client address, and a crowd of spectators is many
+    clients), whose bytes are only searched for the ``id:`` lines of the events, each stamped
+    with the time its bytes arrived."""
+
+    IDS = re.compile(rb"^id: (\d+)\r?$", re.MULTILINE)
+
+    def __init__(self, request: bytes, expected: int, started: asyncio.Future, done: asyncio.Future) -> None:
+        self.request, self.expected, self.started, self.done = request, expected, started, done
+        self.got: list[tuple[int, float]] = []
+        self.head = True
+        self.rest = b""
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport                                  # type: ignore[assignment]
+        self.transport.write(self.request)
+
+    def data_received(self, data: bytes) -> None:
+        now = time.time()
+        if self.head:
+            self.head = False
+            status = data.split(b"\r\n", 1)[0].split()
+            self.started.set_result(None if status[1:2] == [b"200"] else b" ".join(status[1:]).decode(errors="replace"))
+            if self.started.result() is not None:
+                return self.transport.close()
+        text = self.rest + data
+        cut = text.rfind(b"\n") + 1                # whole lines only: a line may arrive in two reads
+        self.rest = text[cut:]
+        self.got += [(int(m.group(1)), now) for m in self.IDS.finditer(text, 0, cut)]
+        if len(self.got) >= self.expected:
+            self.transport.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.started.done():
+            self.started.set_result(f"closed: {exc}")
+        if not self.done.done():
+            self.done.set_result(None)
+
+
+async def _follow_all(port: int, follows: list[tuple[str, str]], expected: int, ready, timeout: float) -> dict:
+    loop = asyncio.get_running_loop()
+    followers = []
+    for index, (duel, token) in enumerate(follows):
+        here = f"127.{1 + index // 65536}.{index // 256 % 256}.{1 + index % 250}"
+        request = (f"GET /duels/{duel}/follow HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+                   "Accept: text/event-stream\r\n\r\n").encode()
+        follower = _Follower(request, expected, loop.create_future(), loop.create_future())
+        await loop.create_connection(lambda f=follower: f, "127.0.0.1", port, local_addr=(here, 0))
+        followers.append(follower)
+    refused = [r for r in await asyncio.gather(*(f.started for f in followers)) if r is not None]
+    cpu = time.process_time()
+    ready.send(refused)                         # every stream open: the recorders may start
+    await asyncio.wait([f.done for f in followers], timeout=timeout)
+    cpu = time.process_time() - cpu
+    for follower in followers:
+        follower.transport.close()
+    return {"got": [f.got for f in followers], "refused": refused, "cpu": cpu}
+
+
+def _followers(port: int, follows: list[tuple[str, str]], expected: int, ready, timeout: float) -> None:
+    """The followers, in a process of their own (so their CPU is told apart from the service's
+    and the recorders'), on uvloop when it is there, as the service is."""
     try:
-        status = (await reader.readline()).split()
-        if len(status) < 2 or status[1] != b"200":
-            refused.append(b" ".join(status[1:]).decode(errors="replace"))
-            return got
-        while len(got) < expected:
-            line = await reader.readline()
-            if not line:
-                break
-            if line.startswith(b"id: "):
-                ident = int(line[4:])
-                got.append(ident)
-                seen.append((duel["id"], ident, time.time()))
-    finally:
-        writer.close()
-        done.set()
-    return got
+        import uvloop
+        factory = uvloop.new_event_loop
+    except ImportError:
+        factory = None
+    with asyncio.Runner(loop_factory=factory) as runner:
+        ready.send(runner.run(_follow_all(port, follows, expected, ready, timeout)))
 
 
-def _follow_run(port: int, followers: int, n_duels: int, bodies: list[bytes], rate: float) -> dict:
+def _follow_run(port: int, followers: int, n_duels: int, bodies: list[bytes], rate: float, service: Service) -> dict:
     duels = asyncio.run(_create_duels(port, n_duels))
     n_events = len(bodies)
-    seen: list[tuple[str, int, float]] = []
     acked: dict[tuple[str, int], float] = {}
     latencies: list[float] = []
     failures: list[str] = []
-    refused: list[str] = []
 
     async def paced(duel: dict) -> None:
         conn = await Connection.open(port)
@@ -577,52 +626,97 @@ def _follow_run(port: int, followers: int, n_duels: int, bodies: list[bytes], ra
             acked[(duel["id"], i)] = time.time()
         conn.close()
 
-    async def run() -> list:
-        dones = [asyncio.Event() for _ in range(followers)]
-        tasks = [asyncio.create_task(_follow(port, duels[f % n_duels], duels[f % n_duels]["tokens"]["spectator"],
-                                             n_events, seen, dones[f], f, refused)) for f in range(followers)]
-        await asyncio.sleep(2.0)                     # every follower connected
+    async def record() -> float:
         t0 = time.perf_counter()
         await asyncio.gather(*(paced(d) for d in duels))
-        results = await asyncio.wait_for(asyncio.gather(*tasks), timeout=120)
-        return [time.perf_counter() - t0, results]
-    elapsed, received = asyncio.run(run())
+        return time.perf_counter() - t0
+
+    follows = [(duels[f % n_duels]["id"], duels[f % n_duels]["tokens"]["spectator"]) for f in range(followers)]
+    here, there = mp.get_context("spawn").Pipe()
+    crowd = mp.get_context("spawn").Process(target=_followers, args=(port, follows, n_events, there, 120.0))
+    crowd.start()
+    try:
+        if not here.poll(300):
+            raise RuntimeError("the followers did not connect")
+        refused = here.recv()
+        cpu, mine = service.cpu(), time.process_time()
+        elapsed = asyncio.run(record())
+        if not here.poll(300):
+            raise RuntimeError("the followers did not finish")
+        out = here.recv()
+        cpu, mine = service.cpu() - cpu, time.process_time() - mine
+    finally:
+        crowd.join(30)
+        if crowd.is_alive():
+            crowd.kill()
+    seen = [(duel, i, t) for (duel, _token), got in zip(follows, out["got"]) for i, t in got]
     lags = [t - acked[(d, i)] for d, i, t in seen if (d, i) in acked]
-    return {"elapsed": elapsed, "complete": sum(r == list(range(n_events)) for r in received), "seen": len(seen),
-            "p50": pct(lags, .5), "p99": pct(lags, .99), "max": max(lags) if lags else float("nan"),
-            "append99": pct(latencies, .99), "failures": failures + [f"follow refused: {r}" for r in refused]}
+    return {"elapsed": elapsed, "complete": sum([i for i, _t in got] == list(range(n_events)) for got in out["got"]),
+            "seen": len(seen), "p50": pct(lags, .5), "p99": pct(lags, .99), "max": max(lags) if lags else float("nan"),
+            "steady99": pct([t - acked[(d, i)] for d, i, t in seen if (d, i) in acked and i >= 3], .99),
+            "append99": pct(latencies, .99), "failures": failures + [f"follow refused: {r}" for r in refused],
+            "service_cpu": cpu, "client_cpu": out["cpu"], "recorders_cpu": mine, "appends": len(latencies)}
+
+
+def _served_follow_run(tree: str | None, followers: int, n_duels: int, bodies: list[bytes], rate: float) -> dict:
+    """``_follow_run`` on a service of its own (``tree``'s), in a schema of its own."""
+    schema = Schema("follow")
+    service = None
+    try:
+        service = Service(schema.url, workers=2, tree=tree)
+        return _follow_run(service.port, followers, n_duels, bodies, rate, service)
+    finally:
+        if service is not None:
+            service.stop()
+        schema.drop()
 
 
 def bench_follow(counts: tuple[int, ...], n_duels: int, n_events: int, rate: float, before: str | None) -> None:
     measured = trees(before)
     bodies = [json.dumps([e.to_dict()]).encode() for e in generate(n_events, 1)]
-    p99: dict[tuple[str, int], float] = {}
+    runs: dict[tuple[str, int], dict] = {}
     print(f"[follow] ygoreplay serve --workers 2 on PostgreSQL; SSE followers of {n_duels} duels, {n_events} events "
           f"each at {rate:g} events/s per duel ({n_duels * rate:,.0f} appends/s); {', '.join(map(str, counts))} "
-          "followers" + ("; before and after interleaved" if before else ""))
+          "followers, in a process of their own" + ("; before and after interleaved" if before else ""))
     for followers in counts:
         for name, tree in measured:
-            schema = Schema("follow")
-            service = None
-            try:
-                service = Service(schema.url, workers=2, tree=tree)
-                run = _follow_run(service.port, followers, n_duels, bodies, rate)
-            finally:
-                if service is not None:
-                    service.stop()
-                schema.drop()
-            p99[(name, followers)] = run["p99"]
+            run = runs[(name, followers)] = _served_follow_run(tree, followers, n_duels, bodies, rate)
+            deliveries = max(1, run["seen"])
             print(f"  {name}, {followers} followers ({followers * rate:,.0f} deliveries/s), {run['elapsed']:.1f} s: "
                   f"{run['complete']}/{followers} got every event once, in order; {run['seen']:,} deliveries")
             print(f"    lag (read by the follower - append acknowledged): p50 {ms(run['p50'])}, p99 {ms(run['p99'])} "
-                  f"({against(run['p99'], 0.050)}), max {ms(run['max'])}; append p99 {ms(run['append99'])}; "
+                  f"({against(run['p99'], 0.050)}), max {ms(run['max'])}; p99 after each duel's first 3 events "
+                  f"{ms(run['steady99'])}; append p99 {ms(run['append99'])}; "
                   f"failures {len(run['failures'])}" + (f" (first: {run['failures'][0]})" if run["failures"] else ""))
+            print(f"    CPU while the duels were recorded: service {run['service_cpu']:.2f} s "
+                  f"({run['service_cpu'] / deliveries * 1e6:.0f} us a delivery, its {run['appends']:,} appends included); "
+                  f"the followers' client {run['client_cpu']:.2f} s ({run['client_cpu'] / deliveries * 1e6:.0f} us a "
+                  f"delivery); the recorders' client {run['recorders_cpu']:.2f} s")
+    # One duel, every follower on it: its appends and its view's steps are next to nothing, so
+    # the service's CPU is what the deliveries cost (the figures above carry the appends and the
+    # views, which each of the two workers makes for itself once both have followers of a duel).
+    crowd = counts[-1]
+    for name, tree in measured:
+        run = _served_follow_run(tree, crowd, 1, bodies, rate)
+        deliveries = max(1, run["seen"])
+        print(f"  {name}, {crowd} followers of one duel: {run['complete']}/{crowd} got every event once, in order; "
+              f"service CPU {run['service_cpu'] / deliveries * 1e6:.1f} us a delivery ({run['seen']:,} deliveries, "
+              f"{run['appends']} appends); the followers' client {run['client_cpu'] / deliveries * 1e6:.1f} us; "
+              f"lag p50 {ms(run['p50'])}, p99 {ms(run['p99'])}")
     if len(counts) > 1:
         for name, _tree in measured:
+            low, high = runs[(name, counts[0])], runs[(name, counts[-1])]
             # a lag can be below zero (read before the recorder had its answer): the flatness is of p99s over 1 ms
-            low, high = (max(p99[(name, c)], 0.001) for c in (counts[0], counts[-1]))
-            print(f"  {name}: p99 lag of {counts[-1]} followers / of {counts[0]}: {high / low:.2f} "
-                  f"(limit 2, flat in followers: {against(high / low, 2.0)})")
+            flat = max(high["p99"], 0.001) / max(low["p99"], 0.001)
+            print(f"  {name}: p99 lag of {counts[-1]} followers / of {counts[0]}: {flat:.2f} "
+                  f"(limit 2, flat in followers: {against(flat, 2.0)})")
+            # the same appends either way: what the service spent more is what the deliveries cost
+            more = high["seen"] - low["seen"]
+            if more > 0:
+                print(f"  {name}: service CPU a delivery, beyond the appends ({counts[-1]} followers' CPU less "
+                      f"{counts[0]}'s, over the deliveries more): "
+                      f"{(high['service_cpu'] - low['service_cpu']) / more * 1e6:.0f} us; the followers' client "
+                      f"{(high['client_cpu'] - low['client_cpu']) / more * 1e6:.0f} us")
 
 
 def main(argv: list[str] | None = None) -> int:

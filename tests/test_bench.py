@@ -87,7 +87,9 @@ def test_service_prints_the_store_http_and_followers():
                    rf"service CPU {NUMBER} ms an append \({NUMBER} of its limit",
                    r"after, 10 followers .*: 10/10 got every event once, in order",
                    r"after, 20 followers .*: 20/20 got every event once, in order",
-                   rf"after: p99 lag of 20 followers / of 10: {NUMBER}")
+                   rf"after: p99 lag of 20 followers / of 10: {NUMBER}",
+                   rf"after, 20 followers of one duel: 20/20 got every event once, in order; service CPU {NUMBER} us "
+                   rf"a delivery .*; the followers' client {NUMBER} us")
 
 
 def test_size_prints_bytes_per_event():

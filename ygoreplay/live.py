@@ -80,8 +80,8 @@ class Step:
     #: A witnessed duel's marks of the event, as the view's own fold tells them (``History.marks``):
     #: kept up to date as later events confirm, dispute, rule on or strike it.
     marks: dict | None = None
-    #: What the service made of it once for every reader (its Server-Sent Event, by format):
-    #: a thousand followers of a view are sent one encoding. Unused while it has marks (their
+    #: What the service made of it once for every reader (its Server-Sent Event as bytes, by
+    #: format): a thousand followers of a view are sent one encoding. Unused while it has marks (their
     #: text depends on what each reader may see).
     encoded: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -614,26 +614,66 @@ class Hub:
             self._loop.call_soon_threadsafe(self._wake, duel_id)
 
     def _wake(self, duel_id: str) -> None:
-        for waiter in self._waiters.pop(duel_id, set()):
+        for waiter in self._waiters.pop(duel_id, ()):
             if not waiter.done():
                 waiter.set_result(None)
+
+    def alarm(self, duel_id: str) -> Alarm:
+        """A follower's wake-ups of ``duel_id`` (its changes) and of its own clock (``Alarm.wait``)."""
+        return Alarm(self, duel_id)
 
     async def wait(self, duel_id: str, timeout: float) -> None:
         """Until the duel changes, or ``timeout`` seconds (at once when another process stored
         more than was taken in while nobody here followed it)."""
-        live = self.duels.get(duel_id)
+        alarm = self.alarm(duel_id)
+        try:
+            await alarm.wait(asyncio.get_running_loop().time() + timeout)
+        finally:
+            alarm.close()
+
+
+class Alarm:
+    """One follower's wake-ups: a change of its duel, or the time it set (its next keep-alive, a
+    held-back event's release). The clock is a timer of the loop set again only when that time
+    changes, so the wake-ups of a thousand followers by their duel's changes cost a future each."""
+
+    def __init__(self, hub: Hub, duel_id: str) -> None:
+        self.hub, self.duel_id = hub, duel_id
+        self._waiter: asyncio.Future | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._when: float | None = None
+
+    async def wait(self, when: float) -> None:
+        """Until the duel changes, or the loop's clock reaches ``when``."""
+        hub = self.hub
+        live = hub.duels.get(self.duel_id)
         if live is not None and live.behind > live.count:
             live.behind = 0              # once: a record that cannot be taken in (altered) is not read in a loop
-            await asyncio.to_thread(self.changed, duel_id)
+            await asyncio.to_thread(hub.changed, self.duel_id)
             return
-        waiter = asyncio.get_running_loop().create_future()
-        self._waiters.setdefault(duel_id, set()).add(waiter)
+        loop = asyncio.get_running_loop()
+        if when != self._when:
+            self.close()
+            self._timer, self._when = loop.call_at(when, self._ring), when
+        waiter = self._waiter = loop.create_future()
+        waiters = hub._waiters.setdefault(self.duel_id, set())
+        waiters.add(waiter)
         try:
-            await asyncio.wait_for(waiter, timeout)
-        except asyncio.TimeoutError:
-            pass
+            await waiter
         finally:
-            self._waiters.get(duel_id, set()).discard(waiter)
+            self._waiter = None
+            waiters.discard(waiter)      # a wake-up took the whole set already, the clock did not
+
+    def _ring(self) -> None:
+        self._timer = self._when = None
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def close(self) -> None:
+        """Its clock stopped (the follower left, or sets another time)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = self._when = None
 
 
-__all__ = ["Hub", "LiveDuel", "LiveView", "Step", "VIEWS"]
+__all__ = ["Alarm", "Hub", "LiveDuel", "LiveView", "Step", "VIEWS"]

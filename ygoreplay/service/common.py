@@ -3,6 +3,7 @@ one place, ``_errors``), who is asking (``Caller``), the body limit, and reading
 or of events."""
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ from typing import Any, AsyncIterator
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import viewer
@@ -101,10 +102,48 @@ def _ygr(data: bytes, filename: str) -> Response:
                     headers={"Content-Disposition": f'attachment; filename="{filename}"', "Cache-Control": "no-store"})
 
 
-def _events_stream(stream: AsyncIterator[str]) -> StreamingResponse:
-    """Server-Sent Events, past any cache and any proxy's buffer."""
-    return StreamingResponse(stream, media_type="text/event-stream",
-                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+class EventStream(Response):
+    """Server-Sent Events, past any cache and any proxy's buffer, handed to the server as they
+    come: each chunk the stream yields (every event ready when its follower woke, already
+    encoded) is one ``send``, with none of a streaming response's per-chunk work. The client
+    leaving ends the stream (its generator is closed where it waits), so a follower never asks
+    on each wake-up whether anyone is still there."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, chunks: AsyncIterator[bytes | str], status_code: int = 200) -> None:
+        self.chunks = chunks
+        self.status_code = status_code           # (OpenAPI reads the default here)
+        self.background = None
+        self.init_headers({"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        pump = asyncio.ensure_future(self._pump(send))
+        gone = asyncio.ensure_future(_disconnected(receive))
+        try:
+            await asyncio.wait((pump, gone), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            pump.cancel()
+            gone.cancel()
+            await asyncio.wait((pump, gone))       # the stream's own clean-up has run
+        if not pump.cancelled() and pump.exception() is not None:
+            raise pump.exception()
+
+    async def _pump(self, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        try:
+            async for chunk in self.chunks:
+                await send({"type": "http.response.body", "more_body": True,
+                            "body": chunk if isinstance(chunk, bytes) else chunk.encode()})
+        finally:
+            await self.chunks.aclose()             # type: ignore[attr-defined]  (an async generator)
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _disconnected(receive: Receive) -> None:
+    """Until the client has gone (what else it sends, a request body, is of no interest)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 def _events(data: Any) -> list:

@@ -15,7 +15,7 @@ import time
 from typing import Any, AsyncIterator
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import Response
 
 from ..actions import actions
 from ..access import MODES, PLAYERS, RELEASES, VISIBILITIES, Access, ReleaseSettingError, off_side, release_settings
@@ -26,7 +26,7 @@ from ..receipts import Receipt
 from ..text import checked, number
 from ..trust import origin_of, trust_of
 from .common import (
-    KEEPALIVE, MAX_EVENTS, VIEW, Caller, HTTPError, _body_json, _events_stream, _jsonable, _receipt, _request_events,
+    KEEPALIVE, MAX_EVENTS, VIEW, Caller, EventStream, HTTPError, _body_json, _jsonable, _receipt, _request_events,
     _ygr)
 from .core import DuelCaller, Service, ServiceDep, _Lease, organiser
 
@@ -243,12 +243,12 @@ def replay_file(duel_id: str, service: ServiceDep, asking: DuelCaller,
     return _ygr(live.replay_file(view, service.store.key), f"{duel_id}.{view}.ygr")
 
 
-@router.get("/duels/{duel_id}/follow", tags=["everyone"], response_class=StreamingResponse,
+@router.get("/duels/{duel_id}/follow", tags=["everyone"], response_class=EventStream,
             responses={200: {"content": {"text/event-stream": {}}}})
 async def follow(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller,
                  start: int = Query(0, alias="from", ge=0, le=10 ** 9),
                  view: str | None = Query(None, pattern=VIEW),
-                 format: str = Query("events", pattern="^(events|frames)$")) -> StreamingResponse:
+                 format: str = Query("events", pattern="^(events|frames)$")) -> EventStream:
     """Server-Sent Events: one ``event`` per event of the view, its id the position; a reconnect
     with ``Last-Event-ID`` resumes after it. A spectator is held back by the duel's delay.
     ``format=frames`` sends what ``/frames`` gives for each (the web viewer follows so)."""
@@ -258,52 +258,62 @@ async def follow(duel_id: str, request: Request, service: ServiceDep, asking: Du
     position = number(resume) + 1 if resume is not None and number(resume) is not None else start
     live_view = await asyncio.to_thread(live.view, view)
     lease = service.streams.open(request, duel_id)
-    return _events_stream(_stream(request, service, live, live_view, view, position, format == "frames", lease))
+    return EventStream(_stream(service, live, live_view, view, position, format == "frames", lease))
 
 
-async def _stream(request: Request, service: Service, live: LiveDuel, live_view: LiveView, view: str, position: int,
-                  frames: bool, lease: _Lease) -> AsyncIterator[str]:
+RETRY = b"retry: 2000\n\n"
+END = b"event: end\ndata: {}\n\n"
+KEEPALIVE_COMMENT = b": keepalive\n\n"
+
+
+async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: str, position: int,
+                  frames: bool, lease: _Lease) -> AsyncIterator[bytes]:
     """A follower's events (or frames) as Server-Sent Events, from ``position`` on, as the view
-    may see them, until the duel ends or the follower leaves."""
+    may see them, until the duel ends or the follower leaves (``EventStream`` closes it then).
+    Every event ready when it wakes goes out as one chunk: one write, however far behind it was."""
     loop = asyncio.get_running_loop()
     # keep-alives on a clock of their own: when they come says nothing of what a delayed
     # spectator may not see yet
     next_keepalive = loop.time() + KEEPALIVE
     live.followers += 1                          # a followed duel stays in memory
+    alarm = service.hub.alarm(live.id)
+    chunk = RETRY
     try:
-        yield "retry: 2000\n\n"
         while True:
             clock = time.time()
             visible = live.visible(view, clock)
-            if len(live_view.steps) < visible:      # the first of the view's followers to wake feeds it
-                live.view(view, visible)
-            while position < visible:
-                yield _sse(live_view.steps[position], frames, visible)
-                position += 1
+            if position < visible:
+                if len(live_view.steps) < visible:      # the first of the view's followers to wake feeds it
+                    live.view(view, visible)
+                steps = live_view.steps
+                chunk += b"".join([_sse(steps[i], frames, visible) for i in range(position, visible)])
+                position = visible
             if live.ended and position >= live.count:
-                yield "event: end\ndata: {}\n\n"
-                return
-            if await request.is_disconnected():
+                yield chunk + END
                 return
             now = loop.time()
             if now >= next_keepalive:
-                yield ": keepalive\n\n"
+                chunk += KEEPALIVE_COMMENT
                 next_keepalive = now + KEEPALIVE
+            if chunk:
+                yield chunk
+                chunk = b""
             release = live.next_release(view, clock)
-            wait = next_keepalive - now
-            await service.hub.wait(live.id, min(wait, release) if release is not None else wait)
+            await alarm.wait(min(next_keepalive, now + release) if release is not None else next_keepalive)
     finally:
+        alarm.close()
         live.followers -= 1
         lease.close()
 
 
-def _sse(step: Step, frames: bool, visible: int) -> str:
+def _sse(step: Step, frames: bool, visible: int) -> bytes:
     """A step as one Server-Sent Event: encoded once per view and format for all its followers
     (a marked step each time: its marks depend on what the reader may see)."""
     text = step.encoded.get(frames) if step.marks is None else None
     if text is None:
         data = step.frame(visible) if frames else step.to_dict(visible)
-        text = f"id: {step.position}\nevent: event\ndata: {json.dumps(_jsonable(data), ensure_ascii=False)}\n\n"
+        text = (f"id: {step.position}\nevent: event\ndata: {json.dumps(_jsonable(data), ensure_ascii=False)}\n\n"
+                .encode())
         if step.marks is None:
             step.encoded[frames] = text
     return text

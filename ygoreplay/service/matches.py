@@ -23,7 +23,7 @@ from typing import Annotated, Any, AsyncIterator
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import RedirectResponse, Response, StreamingResponse
+from fastapi.responses import RedirectResponse, Response
 
 from .. import viewer
 from ..access import NARROWER, RELEASES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, release_settings
@@ -39,7 +39,7 @@ from ..rules import RuleViolation
 from ..store import DuelInfo, new_id
 from ..text import checked, number
 from .common import (
-    _DUEL_ID, _PAGE_HEADERS, KEEPALIVE, VIEW, Caller, HTTPError, _body_json, _events_stream, _jsonable, _request_events, _ygr)
+    _DUEL_ID, _PAGE_HEADERS, KEEPALIVE, VIEW, Caller, HTTPError, _body_json, EventStream, _jsonable, _request_events, _ygr)
 from .core import Service, ServiceDep, _Lease, organiser
 from .languages import page_language
 
@@ -323,11 +323,11 @@ def match_file(match_id: str, service: ServiceDep, asking: MatchCaller,
     return _ygr(live.replay(view, service.store.key, games), f"{match_id}.{view}.ygr")
 
 
-@router.get("/matches/{match_id}/follow", tags=["everyone"], response_class=StreamingResponse,
+@router.get("/matches/{match_id}/follow", tags=["everyone"], response_class=EventStream,
             responses={200: {"content": {"text/event-stream": {}}}})
 async def follow_match(match_id: str, request: Request, service: ServiceDep, asking: MatchCaller,
                        start: int = Query(0, alias="from", ge=0, le=10 ** 9),
-                       view: str | None = Query(None, pattern=VIEW)) -> StreamingResponse:
+                       view: str | None = Query(None, pattern=VIEW)) -> EventStream:
     """Server-Sent Events: one ``event`` per match event of the view, its id the position
     (``Last-Event-ID`` resumes after it); ``end`` once the match has its result."""
     who, live = asking
@@ -335,13 +335,12 @@ async def follow_match(match_id: str, request: Request, service: ServiceDep, ask
     resume = request.headers.get("last-event-id")
     position = number(resume) + 1 if resume is not None and number(resume) is not None else start
     lease = service.streams.open(request, match_id)
-    return _events_stream(_stream(request, service, live, view, position, lease))
+    return EventStream(_stream(service, live, view, position, lease))
 
 
-async def _stream(request: Request, service: Service, live: LiveMatch, view: str, position: int,
-                  lease: _Lease) -> AsyncIterator[str]:
+async def _stream(service: Service, live: LiveMatch, view: str, position: int, lease: _Lease) -> AsyncIterator[str]:
     """A follower's match events as Server-Sent Events, from ``position`` on, as the view may
-    see them, until the match has its result or the follower leaves."""
+    see them, until the match has its result or the follower leaves (``EventStream`` closes it then)."""
     loop = asyncio.get_running_loop()
     next_keepalive = loop.time() + KEEPALIVE
     live.followers += 1
@@ -353,8 +352,6 @@ async def _stream(request: Request, service: Service, live: LiveMatch, view: str
                 position = item["position"] + 1
             if live.state().ended is not None and position >= live.count:
                 yield "event: end\ndata: {}\n\n"
-                return
-            if await request.is_disconnected():
                 return
             if loop.time() >= next_keepalive:
                 yield ": keepalive\n\n"

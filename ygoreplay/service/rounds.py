@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import Response
 
 from ..access import MODES, VISIBILITIES
 from ..errors import StoreError
@@ -24,7 +24,7 @@ from ..round_pages import PAGE_HEADERS, qr_page, round_page
 from ..rounds import RoundSettings, create_round, pairings_of_json, read_pairings, status
 from ..store import Record
 from ..text import number
-from .common import KEEPALIVE, HTTPError, _body_json, _events_stream
+from .common import KEEPALIVE, EventStream, HTTPError, _body_json
 from .core import Service, ServiceDep, organiser
 from .sheets import PRINTED_HEADERS
 
@@ -142,18 +142,18 @@ async def round_html(round_id: str, service: ServiceDep) -> Response:
     return Response(round_page(data), media_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
 
 
-@router.get("/rounds/{round_id}/follow", tags=["everyone"], response_class=StreamingResponse,
+@router.get("/rounds/{round_id}/follow", tags=["everyone"], response_class=EventStream,
             responses={200: {"content": {"text/event-stream": {}}}})
-async def follow_round(round_id: str, request: Request, service: ServiceDep) -> StreamingResponse:
+async def follow_round(round_id: str, request: Request, service: ServiceDep) -> EventStream:
     """Server-Sent Events: one ``round`` (the round as ``/rounds/{id}.json`` gives it) now, and
     again each time it changes (a table's match or duel moved, a delay passed)."""
     first = await asyncio.to_thread(_status, service, round_id)
     lease = service.streams.open(request, round_id)
-    return _events_stream(_round_stream(request, service, round_id, first, lease))
+    return EventStream(_round_stream(service, round_id, first, lease))
 
 
-async def _round_stream(request: Request, service: Service, round_id: str, now: dict, lease: Any):
-    """The round as SSE: each change of it, until the follower leaves. The wake-ups are asked
+async def _round_stream(service: Service, round_id: str, now: dict, lease: Any):
+    """The round as SSE: each change of it, until the follower leaves (``EventStream`` closes it then). The wake-ups are asked
     for before the round is read again, so a change while it is read is not missed."""
     loop = asyncio.get_running_loop()
     sent = None
@@ -178,8 +178,6 @@ async def _round_stream(request: Request, service: Service, round_id: str, now: 
                 elif loop.time() >= next_keepalive:
                     yield ": keepalive\n\n"
                     next_keepalive = loop.time() + KEEPALIVE
-                if await request.is_disconnected():
-                    return
                 await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
             finally:
                 for each in waits:
