@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import io
 import textwrap
-from typing import Iterable
+from typing import Callable, Iterable
 
 from rich import box
 from rich.cells import cell_len
@@ -221,20 +221,21 @@ def _emz(state: DuelState, cell: int, changed: set[str]) -> _Grid:
     return table
 
 
-def _pile_line(label: str, names: list[str], width: int, hot: bool) -> Text:
+def _pile_line(label: str, name: Callable[[str], str], ids: list[str], width: int, hot: bool) -> Text:
     """``GY 3        Luster Dragon, Vorse Raider, … 2 more``: a pile's top cards (the last card
-    put there first), as many as fit on one line."""
+    put there first), as many as fit on one line; only those are named (``name``: a pile of
+    forty was forty names looked up for three shown)."""
     head = Text(f"  {label:<12}", style=CHANGED if hot else "bold")
-    if not names:
+    if not ids:
         return head + Text("—", style="dim")
     room = width - len(head)
-    shown = names[::-1]
+    count = len(ids)
     body = ""
-    for i, name in enumerate(shown):
-        piece = (", " if body else "") + name
-        tail = f", … {len(shown) - i - 1} more" if i < len(shown) - 1 else ""
+    for i, cid in enumerate(reversed(ids)):
+        piece = (", " if body else "") + name(cid)
+        tail = f", … {count - i - 1} more" if i < count - 1 else ""
         if body and len(body) + len(piece) + len(tail) > room:
-            body += f", … {len(shown) - i} more"
+            body += f", … {count - i} more"
             break
         body += piece
     return head + Text(body if len(body) <= room else body[:room - 1] + "…")
@@ -259,25 +260,21 @@ _SECRET = frozenset(("hand", "deck", "extra"))
 def _piles(state: DuelState, player: int, width: int, changed: set[str]) -> list[Text]:
     side = state.sides[player]
 
-    def names(ids: Iterable[str]) -> list[str]:
-        out = []
-        for cid in ids:
-            card = state.cards[cid]
-            if card.code == 0:        # a public pile's card no one knows (a record of what was seen)
-                out.append(t("(face-down)") if card.position == FACEDOWN else t(_HIDDEN) if card.zone in _SECRET else t(_UNKNOWN))
-            else:
-                out.append(printable(card_name(card.facts)) + (t(" (face-down)") if card.position == FACEDOWN and card.zone == "banished" else ""))
-        return out
+    def name(cid: str) -> str:
+        card = state.cards[cid]
+        if card.code == 0:            # a public pile's card no one knows (a record of what was seen)
+            return t("(face-down)") if card.position == FACEDOWN else t(_HIDDEN) if card.zone in _SECRET else t(_UNKNOWN)
+        return printable(card_name(card.facts)) + (t(" (face-down)") if card.position == FACEDOWN and card.zone == "banished" else "")
 
-    hand = names(side.hand)
+    hand = [name(cid) for cid in side.hand]
     key = f"p{player}:"
     lines = [_hand(t("hand {count}", count=len(side.hand)), hand, width, key + "hand" in changed),
-             _pile_line(t("GY {count}", count=len(side.gy)), names(side.gy), width, key + "gy" in changed),
-             _pile_line(t("banished {count}", count=len(side.banished)), names(side.banished), width,
+             _pile_line(t("GY {count}", count=len(side.gy)), name, side.gy, width, key + "gy" in changed),
+             _pile_line(t("banished {count}", count=len(side.banished)), name, side.banished, width,
                         key + "banished" in changed)]
     face_up = [c for c in side.extra if state.cards[c].position != FACEDOWN]
     label = t("extra {count}", count=len(side.extra))
-    lines.append(_pile_line(label, names(face_up), width, key + "extra" in changed) if face_up else
+    lines.append(_pile_line(label, name, face_up, width, key + "extra" in changed) if face_up else
                  Text(f"  {label:<12}", style=CHANGED if key + "extra" in changed else "bold")
                  + Text(t("face-down") if side.extra else "—", style="dim"))
     top = state.cards[side.deck[0]] if side.deck else None
