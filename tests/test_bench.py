@@ -61,6 +61,8 @@ def test_store_prints_seek_boards_and_append_on_sqlite_and_postgresql():
                rf"\(limit {NUMBER}: {NUMBER} of its limit\)" for name in ("state", "drawn", r"show --at N",
                                                                       r"show \(resident\)"))
               if SHARED.joinpath(*REAL).is_dir() else ())
+    cpu = ((rf"^  in CPU time .*: state median {NUMBER}, drawn {NUMBER} of the engine's time \({NUMBER} of its limit\)",)
+           if SHARED.joinpath(*REAL).is_dir() else ())
     assert_figures(run_bench("store.py"),
                    rf"^  sqlite +seek median {NUMBER} ms with snapshots vs {NUMBER} ms full refold = {NUMBER}x "
                    rf"\({NUMBER} of the 0.5 ms limit\); "
@@ -68,7 +70,8 @@ def test_store_prints_seek_boards_and_append_on_sqlite_and_postgresql():
                    rf"^  postgres +seek median {NUMBER} ms .* append {NUMBER} events/s",
                    r"same state from both at every position refolded: yes", r"4/4 hash chains verify",
                    rf"^  every 16: record +{NUMBER} events/s .* seek median {NUMBER} ms \({NUMBER} of the 0.5 ms limit\)",
-                   *boards)
+                   rf"^  state_at in CPU time \(this process's\): median {NUMBER} ms \({NUMBER} of its limit\)",
+                   *boards, *cpu)
 
 
 def test_memory_prints_each_peak_against_decoding_the_records():

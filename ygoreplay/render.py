@@ -13,11 +13,13 @@ can neither inject markup nor reach a terminal raw. ``changed`` highlights zones
 """
 from __future__ import annotations
 
+import functools
 import io
 import textwrap
-from typing import Iterable
+from typing import Callable, Iterable
 
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -98,20 +100,94 @@ def _columns(state: DuelState) -> int:
     return 6 + (2 if len(state.sides[0].szone) > 5 else 0)
 
 
-def _grid(columns: int, cell: int) -> Table:
-    table = Table(box=box.SQUARE, show_header=False, show_lines=True, padding=0, expand=False)
-    table.add_column(width=_LABEL, no_wrap=True)
-    for _ in range(columns):
-        table.add_column(width=cell, no_wrap=True, overflow="ellipsis", max_width=cell)
-    return table
+class _Grid:
+    """A row of zones under a label column: rich draws it as a table (``__rich__``: the terminal
+    UI's styles), and ``render`` draws the same characters itself (``lines``): rich's table
+    layout was most of the time of a board drawn as text (issue 25)."""
+
+    __slots__ = ("widths", "rows")
+
+    def __init__(self, columns: int, cell: int) -> None:
+        self.widths = [_LABEL] + [cell] * columns
+        self.rows: list[tuple[Text, ...]] = []
+
+    def add_row(self, *cells: Text) -> None:
+        self.rows.append(cells)
+
+    def __rich__(self) -> Table:
+        table = Table(box=box.SQUARE, show_header=False, show_lines=True, padding=0, expand=False)
+        table.add_column(width=_LABEL, no_wrap=True)
+        for cell in self.widths[1:]:
+            table.add_column(width=cell, no_wrap=True, overflow="ellipsis", max_width=cell)
+        for row in self.rows:
+            table.add_row(*row)
+        return table
+
+    def lines(self, width: int) -> list[str] | None:
+        """The lines rich draws of this table on a console ``width`` wide: square box, a rule
+        between rows, each cell's lines cut with an ellipsis or padded to its column, the shorter
+        cells padded below. None when rich would draw it otherwise (narrower columns to fit)."""
+        widths = self.widths
+        if sum(widths) + len(widths) + 1 > width:
+            return None
+        rule = ["─" * w for w in widths]
+        out = ["┌" + "┬".join(rule) + "┐"]
+        for k, row in enumerate(self.rows):
+            if k:
+                out.append("├" + "┼".join(rule) + "┤")
+            cells = []
+            for text, w in zip(row, widths):
+                if text.justify not in (None, "left") or text.no_wrap is False or text.overflow not in (None, "ellipsis"):
+                    return None
+                cell = []
+                for line in text.plain.split("\n"):
+                    if not _single_cells(line):
+                        return None
+                    cell.append(line[:w - 1] + "…" if len(line) > w else line.ljust(w))
+                cells.append(cell)
+            height = max(map(len, cells))
+            for cell, w in zip(cells, widths):
+                cell += [" " * w] * (height - len(cell))
+            out += ["│" + "│".join(line) + "│" for line in zip(*cells)]
+        out.append("└" + "┴".join(rule) + "┘")
+        return out
 
 
-def _zones(state: DuelState, player: int, cell: int, changed: set[str]) -> Table:
+def _single_cells(line: str) -> bool:
+    """Whether each character of ``line`` takes one cell, as the plain drawing assumes (a tab, a
+    wide or a zero-width character: rich draws the board)."""
+    return line.isascii() and line.isprintable() or "\t" not in line and cell_len(line) == len(line)
+
+
+def _text_lines(text: Text, width: int) -> list[str] | None:
+    """The lines rich draws of a ``Text`` on a console ``width`` wide: as they are when each fits
+    in one cell a character, else as rich wraps or cuts them (``Text.wrap``, what printing it
+    does). None when rich's console would still have to crop one."""
+    if text.end != "\n":
+        return None
+    lines = text.plain.split("\n")
+    if text.justify in (None, "default", "left") and all(len(line) <= width and _single_cells(line) for line in lines):
+        return lines
+    console = _wrapper(width)
+    lines = [line.plain for line in text.wrap(
+        console, width, justify=text.justify or "default", overflow=text.overflow or "fold",
+        tab_size=(console.tab_size if text.tab_size is None else text.tab_size) or 8, no_wrap=bool(text.no_wrap))]
+    return lines if all(cell_len(line) <= width for line in lines) else None
+
+
+@functools.lru_cache(maxsize=8)
+def _wrapper(width: int) -> Console:
+    """A console ``width`` wide for ``Text.wrap`` (it prints nothing)."""
+    return Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False,
+                   legacy_windows=False, soft_wrap=False, emoji=False, highlight=False, markup=False)
+
+
+def _zones(state: DuelState, player: int, cell: int, changed: set[str]) -> _Grid:
     """A side's Monster and Spell & Trap Zones, the Field Zone beside them (and MR3's Pendulum
     Zones), player 1's mirrored."""
     side = state.sides[player]
     columns = _columns(state)
-    table = _grid(columns, cell)
+    table = _Grid(columns, cell)
     order = list(range(5)) if player == 0 else list(range(4, -1, -1))
     prefix = f"p{player}:"
     mark = {tag.removeprefix(prefix) for tag in changed if tag.startswith(prefix)} | {c for c in changed if ":" not in c}
@@ -125,11 +201,11 @@ def _zones(state: DuelState, player: int, cell: int, changed: set[str]) -> Table
     return table
 
 
-def _emz(state: DuelState, cell: int, changed: set[str]) -> Table:
+def _emz(state: DuelState, cell: int, changed: set[str]) -> _Grid:
     """The two Extra Monster Zones, left and right as player 0 sees them (above M1 and M3), each
     saying whose monster it holds and the number its controller's events give it."""
     columns = _columns(state)
-    table = _grid(columns, cell)
+    table = _Grid(columns, cell)
     cells: list[Text] = [Text("")] * columns
     for slot, column in ((0, 1), (1, 3)):
         card_id = state.emz[slot]
@@ -145,20 +221,21 @@ def _emz(state: DuelState, cell: int, changed: set[str]) -> Table:
     return table
 
 
-def _pile_line(label: str, names: list[str], width: int, hot: bool) -> Text:
+def _pile_line(label: str, name: Callable[[str], str], ids: list[str], width: int, hot: bool) -> Text:
     """``GY 3        Luster Dragon, Vorse Raider, … 2 more``: a pile's top cards (the last card
-    put there first), as many as fit on one line."""
+    put there first), as many as fit on one line; only those are named (``name``: a pile of
+    forty was forty names looked up for three shown)."""
     head = Text(f"  {label:<12}", style=CHANGED if hot else "bold")
-    if not names:
+    if not ids:
         return head + Text("—", style="dim")
     room = width - len(head)
-    shown = names[::-1]
+    count = len(ids)
     body = ""
-    for i, name in enumerate(shown):
-        piece = (", " if body else "") + name
-        tail = f", … {len(shown) - i - 1} more" if i < len(shown) - 1 else ""
+    for i, cid in enumerate(reversed(ids)):
+        piece = (", " if body else "") + name(cid)
+        tail = f", … {count - i - 1} more" if i < count - 1 else ""
         if body and len(body) + len(piece) + len(tail) > room:
-            body += f", … {len(shown) - i} more"
+            body += f", … {count - i} more"
             break
         body += piece
     return head + Text(body if len(body) <= room else body[:room - 1] + "…")
@@ -183,25 +260,21 @@ _SECRET = frozenset(("hand", "deck", "extra"))
 def _piles(state: DuelState, player: int, width: int, changed: set[str]) -> list[Text]:
     side = state.sides[player]
 
-    def names(ids: Iterable[str]) -> list[str]:
-        out = []
-        for cid in ids:
-            card = state.cards[cid]
-            if card.code == 0:        # a public pile's card no one knows (a record of what was seen)
-                out.append(t("(face-down)") if card.position == FACEDOWN else t(_HIDDEN) if card.zone in _SECRET else t(_UNKNOWN))
-            else:
-                out.append(printable(card_name(card.facts)) + (t(" (face-down)") if card.position == FACEDOWN and card.zone == "banished" else ""))
-        return out
+    def name(cid: str) -> str:
+        card = state.cards[cid]
+        if card.code == 0:            # a public pile's card no one knows (a record of what was seen)
+            return t("(face-down)") if card.position == FACEDOWN else t(_HIDDEN) if card.zone in _SECRET else t(_UNKNOWN)
+        return printable(card_name(card.facts)) + (t(" (face-down)") if card.position == FACEDOWN and card.zone == "banished" else "")
 
-    hand = names(side.hand)
+    hand = [name(cid) for cid in side.hand]
     key = f"p{player}:"
     lines = [_hand(t("hand {count}", count=len(side.hand)), hand, width, key + "hand" in changed),
-             _pile_line(t("GY {count}", count=len(side.gy)), names(side.gy), width, key + "gy" in changed),
-             _pile_line(t("banished {count}", count=len(side.banished)), names(side.banished), width,
+             _pile_line(t("GY {count}", count=len(side.gy)), name, side.gy, width, key + "gy" in changed),
+             _pile_line(t("banished {count}", count=len(side.banished)), name, side.banished, width,
                         key + "banished" in changed)]
     face_up = [c for c in side.extra if state.cards[c].position != FACEDOWN]
     label = t("extra {count}", count=len(side.extra))
-    lines.append(_pile_line(label, names(face_up), width, key + "extra" in changed) if face_up else
+    lines.append(_pile_line(label, name, face_up, width, key + "extra" in changed) if face_up else
                  Text(f"  {label:<12}", style=CHANGED if key + "extra" in changed else "bold")
                  + Text(t("face-down") if side.extra else "—", style="dim"))
     top = state.cards[side.deck[0]] if side.deck else None
@@ -252,7 +325,7 @@ def _materials(state: DuelState) -> list[Text]:
     return out
 
 
-def board(state: DuelState, title: str = "", width: int = WIDTH, changed: Iterable[str] = ()) -> RenderableType:
+def board(state: DuelState, title: str = "", width: int = WIDTH, changed: Iterable[str] = ()) -> Group:
     """The whole board as a rich renderable: both sides, the Extra Monster Zones, the turn, the
     chain, the attack in progress and the result. ``changed`` names what to highlight: card
     ids, ``p0:M2``-style zones, ``p1:lp``, ``p0:gy``-style piles, ``emz0``/``emz1``."""
@@ -301,11 +374,34 @@ def board(state: DuelState, title: str = "", width: int = WIDTH, changed: Iterab
 def render(state: DuelState, title: str = "", width: int = WIDTH, changed: Iterable[str] = ()) -> str:
     """The board as plain text, ``width`` columns at most (80 at least)."""
     width = max(WIDTH, width)
+    drawn = board(state, title, width, changed)
+    lines = _plain(drawn.renderables, width)
+    if lines is not None:
+        text = "\n".join(lines)
+    else:
+        text = _rich_text(drawn, width)
+    return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"
+
+
+def _plain(parts: list[RenderableType], width: int) -> list[str] | None:
+    """The board's lines as rich draws them, drawn here (``_Grid.lines``, ``_text_lines``):
+    None when one part is one rich would draw otherwise (``render`` asks rich then)."""
+    out: list[str] = []
+    for part in parts:
+        lines = part.lines(width) if isinstance(part, _Grid) else \
+            _text_lines(part, width) if isinstance(part, Text) else None
+        if lines is None:
+            return None
+        out += lines
+    return out
+
+
+def _rich_text(drawn: RenderableType, width: int) -> str:
+    """The board as rich draws it, styles dropped."""
     console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False,
                       legacy_windows=False, soft_wrap=False, emoji=False, highlight=False, markup=False)
-    console.print(board(state, title, width, changed))
-    text = console.file.getvalue()
-    return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"
+    console.print(drawn)
+    return console.file.getvalue()
 
 
 def changes(before: DuelState, after: DuelState) -> set[str]:

@@ -450,16 +450,27 @@ class DuelState:
 
     @classmethod
     def from_data(cls, data: dict, cards: CardDB) -> "DuelState":
+        """The state ``to_data`` gave (or an older version's: missing card fields get their
+        defaults). It takes the data's lists and dicts as its own. Every seek builds one, so the
+        work is done in bulk: the scalars into the instance's dict at once (none is a descriptor:
+        checked below), the card facts looked up in one call (``_card_from_row``: each card's slots)."""
         state = cls(cards)
-        for name, value in data["scalars"].items():
-            setattr(state, name, tuple(value) if name in ("players", "options") else value)
-        for row in data["cards"]:
-            card = _card_from_row(row if len(row) == _CARD_WIDTH else [*row, *_CARD_PADDING[len(row):]])
-            if card.code:
-                card.facts = cards[card.code]
-            else:
-                card.facts, state.unknowns = state.unknown, True
-            state.cards[card.id] = card
+        scalars = data["scalars"]
+        vars(state).update(scalars)
+        for name in ("players", "options"):
+            if name in scalars:
+                setattr(state, name, tuple(scalars[name]))
+        rows = data["cards"]
+        codes = [row[2] for row in rows]
+        facts = None if 0 in codes else cards.facts_of(codes)
+        if facts is None:                          # unknown cards (passcode 0), or a passcode missing: KeyError
+            facts = [cards[code] if code else state.unknown for code in codes]
+            state.unknowns = 0 in codes
+        build, width, padding, kept = _card_from_row, _CARD_WIDTH, _CARD_PADDING, state.cards
+        for row, fact in zip(rows, facts):
+            card = build(row if len(row) == width else [*row, *padding[len(row):]])
+            card.facts = fact
+            kept[card.id] = card
         for side, row in zip(state.sides, data["sides"]):
             for slot, value in zip(Side.__slots__, row):
                 setattr(side, slot, tuple(value) if slot == "side_deck" else value)
@@ -471,6 +482,10 @@ class DuelState:
         state.must_lose = {p: r for p, r in data["must_lose"]}
         state.overrides = [Override(i, rule, msg, Cite(card, effect)) for i, rule, msg, card, effect in data["overrides"]]
         return state
+
+
+if any(hasattr(DuelState, name) for name in DuelState._SCALARS):   # from_data sets them in the dict
+    raise ImportError("a DuelState scalar is a class attribute: from_data would bypass it")
 
 
 #: Card slots added after snapshots were first stored, with the value an old snapshot implies.

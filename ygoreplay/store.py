@@ -1102,14 +1102,21 @@ class Store:
         for row in rows:
             envelope = self._envelope(stream_id, row)
             vouched = prev is not None and _follows(envelope, prev, row.originator_version - 1)
+            if prev is not None and not vouched:
+                raise self._unchained(stream_id, row, envelope, name, appending)
             record = self._decode(stream_id, row, envelope, trusted=vouched)
             if prev is not None:
-                if not vouched:
-                    done = "nothing was appended" if appending else "no board is shown from it"
-                    raise VerificationError(f"{name}: event {record.position} does not match its hash "
-                                            f"chain (altered); {done}. Run 'ygoreplay verify'")
                 prev = record.hash
             yield record
+
+    def _unchained(self, stream_id: str, row: StoredEvent | _Row, envelope: dict, name: str,
+                   appending: bool) -> VerificationError:
+        """The error for a stored event the chain does not vouch for: the store's own when its
+        fields do not decode, else that it was altered."""
+        record = self._decode(stream_id, row, envelope)
+        done = "nothing was appended" if appending else "no board is shown from it"
+        return VerificationError(f"{name}: event {record.position} does not match its hash "
+                                 f"chain (altered); {done}. Run 'ygoreplay verify'")
 
     def _snapshot_row(self, duel_id: str, position: int, data: bytes, at: bytes) -> StoredEvent:
         key = self.key
@@ -1280,10 +1287,23 @@ class Store:
             if resumed is None:
                 return self._history(duel_id, position, cards).state, self._decode(duel_id, rows[-1])
             history, prev = resumed
-        record = None
-        for record in self._checked(duel_id, rows[1:], prev, f"duel {duel_id}", appending=False):
-            self._fold_in(history, record.event, duel_id)
-        return history.state, record if record is not None else self._decode(duel_id, rows[0])
+        if len(rows) == 1:
+            return history.state, self._decode(duel_id, rows[0])
+        # ``_checked`` inlined: each event checked against the chain, built trusted and folded; a
+        # record made for the last one only (a seek folds up to SNAPSHOT_EVERY - 1 events).
+        name, build = f"duel {duel_id}", from_trusted_dict
+        for row in rows[1:]:
+            at = row.originator_version - 1
+            envelope = self._envelope(duel_id, row)
+            if not _follows(envelope, prev, at):
+                raise self._unchained(duel_id, row, envelope, name, appending=False)
+            try:
+                event = build(envelope["e"], f"{name} event {at}")
+            except (KeyError, TypeError, EventFormatError):
+                event = self._decode(duel_id, row, envelope, trusted=True).event    # raises the store's error
+            self._fold_in(history, event, duel_id)
+            prev = envelope["h"]
+        return history.state, Record(at, event, envelope["t"], envelope["p"], prev)
 
     def _seek_rows(self, duel_id: str, position: int) -> tuple[tuple[bytes, ...], _Row | None, list[_Row]]:
         """In one statement: the states of the duel's card records; its newest snapshot at or

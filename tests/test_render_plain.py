@@ -1,0 +1,123 @@
+"""The board drawn as text without rich's layout (issue 25): ``render`` draws the zones' tables
+and the lines itself, and must print exactly what rich prints of the same board, or leave the
+board to rich (a name rich would wrap, a wide character, a table too wide for its columns)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rich.text import Text
+
+from ygoreplay import CardDB, CardFacts, read_events
+from ygoreplay.cards import CardType
+from ygoreplay.events import from_dict
+from ygoreplay.i18n import using
+from ygoreplay.rules import History
+from ygoreplay.render import _Grid, _plain, _rich_text, board, changes, render
+from ygoreplay.source import open_source
+
+REPLAYS = Path(__file__).resolve().parent.parent / "replays"
+CARDS = CardDB.classic()
+
+
+def by_rich(state, title="", width=80, changed=()) -> str:
+    """``render``'s text as rich alone draws it (the path it takes when it cannot draw itself)."""
+    text = _rich_text(board(state, title, width, changed), max(80, width))
+    return "\n".join(line.rstrip() for line in text.splitlines()).rstrip() + "\n"
+
+
+def drawn_here(state, title="", width=80, changed=()) -> bool:
+    return _plain(board(state, title, width, changed).renderables, max(80, width)) is not None
+
+
+def states(events, cards=CARDS):
+    history = History(cards, audit=True)
+    before = None
+    for event in events:
+        history.append(event)
+        state = history.state
+        yield state, (changes(before, state) if before is not None else set())
+        before = state.copy()
+
+
+def sample_events(path: Path):
+    return read_events(path) if path.suffix == ".jsonl" else open_source(str(path), None, CARDS).events
+
+
+@pytest.mark.parametrize("path", sorted(REPLAYS.glob("*.jsonl")) + sorted(REPLAYS.glob("*.spectator.ygr")),
+                         ids=lambda p: p.name)
+def test_every_board_of_every_sample_is_drawn_as_rich_draws_it(path):
+    """Every event's board of every sample (the spectators' views too: hidden and unknown cards),
+    with what the event changed highlighted, at 80 columns (every fourth wider too)."""
+    fast = 0
+    for n, (state, changed) in enumerate(states(sample_events(path))):
+        for width in (80, 101, 132) if n % 4 == 0 else (80,):
+            title = f"{path.name} after event #{n}"
+            assert render(state, title, width, changed) == by_rich(state, title, width, changed), (n, width)
+            fast += drawn_here(state, title, width, changed)
+    assert fast > 0                                  # the boards were drawn here, not all by rich
+
+
+def test_lines_rich_wraps_and_odd_characters_come_out_as_rich_draws_them():
+    """A title longer than the line and a player's name in wide characters (wrapped as rich
+    wraps them), card names with a tab, a zero-width space, a line separator, a bell: the same
+    text as rich's. A zone holding a character that is not one cell wide is left to rich."""
+    events = list(read_events(REPLAYS / "every-summon-method.jsonl"))
+    state = History(CARDS, audit=True).extend(events)
+    long_title = "a title " * 20
+    assert drawn_here(state, long_title)
+    assert render(state, long_title) == by_rich(state, long_title)
+    state.players = ("決闘者の名前" * 4, "B")
+    assert render(state) == by_rich(state)
+    state.players = ("A", "B")
+    shown = [c for c in state.cards.values() if c.zone in ("mzone", "szone")]
+    assert shown
+    for odd in ("Tab\tName", "Zero\u200bWidth", "Line\u2028Separator", "Bell\x07", "決闘者の名前"):
+        facts = CardFacts(code=shown[0].code, name=odd, type=CardType.SPELL)
+        for card in state.cards.values():
+            if card.code == shown[0].code:
+                card.facts = facts
+        for width in (80, 132):
+            assert render(state, "", width) == by_rich(state, "", width), odd
+    assert not drawn_here(state)                     # the wide name in a zone: rich drew it
+
+
+def test_master_rule_3_boards_are_drawn_as_rich_draws_them():
+    """Eight zone columns: too wide for 80 (rich narrows them: left to rich), drawn here wider."""
+    events = [from_dict(e.to_dict()) for e in read_events(REPLAYS / "won-by-damage.jsonl")]
+    state = History(CARDS, audit=True).extend(events[:40])
+    state.use_ruleset("mr3")
+    assert not drawn_here(state, "", 80)
+    assert drawn_here(state, "", 132)
+    for width in (80, 100, 132):
+        assert render(state, "", width) == by_rich(state, "", width)
+
+
+def test_other_languages_are_drawn_as_rich_draws_them():
+    """A board's words in Japanese and Chinese (wide characters: rich draws those lines) and
+    Korean, every language's board the same both ways."""
+    events = list(read_events(REPLAYS / "won-by-damage.jsonl"))
+    for language in ("ja", "ko", "zh-Hans", "zh-Hant"):
+        with using(language):
+            for n, (state, changed) in enumerate(states(events)):
+                if n % 7 == 0:
+                    assert render(state, "", 80, changed) == by_rich(state, "", 80, changed), (language, n)
+
+
+def test_a_cell_cut_with_an_ellipsis_and_cells_of_unequal_height():
+    """The grid itself: a line longer than its zone is cut with an ellipsis, a shorter cell is
+    padded below, as rich's table draws them."""
+    grid = _Grid(2, 9)
+    grid.add_row(Text("MZ"), Text("M0 1900A\nLuster Dragon Long"), Text(""))
+    grid.add_row(Text("S/T"), Text("S0"), Text("S1 set\nTorrential\nTribute"))
+    assert grid.lines(80) == [
+        "┌───┬─────────┬─────────┐",
+        "│MZ │M0 1900A │         │",
+        "│   │Luster D…│         │",
+        "├───┼─────────┼─────────┤",
+        "│S/T│S0       │S1 set   │",
+        "│   │         │Torrenti…│",
+        "│   │         │Tribute  │",
+        "└───┴─────────┴─────────┘"]
+    console = _rich_text(grid, 80).splitlines()
+    assert console == grid.lines(80)
