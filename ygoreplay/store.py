@@ -913,8 +913,10 @@ class Store:
             return 0, violation, []
         status = stream.status(history)
         key = self.key
-        unsigned = Head(count, prev, live.header.digest, digest, status, key.public.raw, b"", effects_digest)
-        head = Head(count, prev, live.header.digest, digest, status, key.public.raw,
+        # the header never changes: its digest is the one the last anchor signed (checked when loaded)
+        header_digest = live.head.header if live.head is not None else live.header.digest
+        unsigned = Head(count, prev, header_digest, digest, status, key.public.raw, b"", effects_digest)
+        head = Head(count, prev, header_digest, digest, status, key.public.raw,
                     key.sign(unsigned.message(duel_id)), effects_digest)
         rows += events_rows
         rows.append(StoredEvent(f"{duel_id}/head", count, HEAD_TOPIC, msgpack.packb(head.to_dict())))
