@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import multiprocessing as mp
 import os
@@ -60,6 +61,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import generate  # noqa: E402  (bench/synthetic.py)
 
 PG = os.environ.get("YGOREPLAY_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
+#: The checkout whose ``ygoreplay`` this process imports ("after"): its processes run there (``tree_env``).
+THIS_TREE = str(Path(importlib.util.find_spec("ygoreplay").origin).parents[1])
 ADMIN = "bench-organiser-token-0123456789abcdef0123456789"
 
 
@@ -85,6 +88,10 @@ def trees(before: str | None) -> list[tuple[str, str | None]]:
 
 
 def tree_env(path: str | None) -> dict:
+    """The environment of a process of a checkout (its package first on the path). Such a process
+    also runs in the checkout (``cwd``): ``python -m`` and ``-c`` put their working folder on
+    the path before ``PYTHONPATH``, so one started here would import this checkout's package (the
+    service's before/after measured this tree twice until that was seen)."""
     env = dict(os.environ)
     if path:
         env["PYTHONPATH"] = path + os.pathsep + env.get("PYTHONPATH", "")
@@ -310,7 +317,7 @@ def _count_and_verify(url: str, duels: list[str], tree: str | None) -> tuple[lis
             "with Store(url, readonly=True) as st:\n"
             "    print(json.dumps([[len(st.records(d)) for d in duels], sum(st.verify(d).ok for d in duels)]))")
     done = subprocess.run([sys.executable, "-c", code, url], input=json.dumps(duels), capture_output=True, text=True,
-                          env=tree_env(tree), timeout=1800)
+                          env=tree_env(tree), cwd=tree or THIS_TREE, timeout=1800)
     if done.returncode != 0:
         raise RuntimeError(f"counting the duels failed: {done.stderr[-500:]}")
     counts, verified = json.loads(done.stdout)
@@ -330,7 +337,7 @@ def _store_run(kind: str, tree: str | None, n_duels: int, n_events: int, process
                     "with Store(sys.argv[1]) as st:\n"
                     "    print(json.dumps([st.create_duel(f'table {i}') for i in range(int(sys.argv[2]))]))")
             made = subprocess.run([sys.executable, "-c", code, schema.url, str(n_duels)], capture_output=True,
-                                  text=True, env=tree_env(tree), timeout=600)
+                                  text=True, env=tree_env(tree), cwd=tree or THIS_TREE, timeout=600)
             if made.returncode != 0:
                 raise RuntimeError(f"creating the duels failed: {made.stderr[-500:]}")
             duels = json.loads(made.stdout)
@@ -407,7 +414,7 @@ class Service:
             self.port = s.getsockname()[1]
         env = {**tree_env(tree), "YGOREPLAY_ADMIN_TOKEN": ADMIN}
         self.process = subprocess.Popen([sys.executable, "-m", "ygoreplay", "serve", "--port", str(self.port),
-                                         "--store", url, "--workers", str(workers)], env=env,
+                                         "--store", url, "--workers", str(workers)], env=env, cwd=tree or THIS_TREE,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         import httpx
         for _ in range(600):
