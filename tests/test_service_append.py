@@ -100,3 +100,14 @@ def test_errors_of_the_direct_path_are_the_services(client, solved):  # noqa: F8
     linked = client.post(f"/duels/{duel['id']}/events?expected=0&token={duel['tokens']['recorder']}",
                          json=SAMPLE[:2])
     assert linked.status_code == 200 and linked.json()["position"] == 2
+
+
+def test_the_append_operation_is_documented_by_its_signature_as_before(client):  # noqa: F811
+    operation = client.get("/openapi.json").json()["paths"]["/duels/{duel_id}/events"]["post"]
+    assert operation["operationId"] == "append_duels__duel_id__events_post" and operation["tags"] == ["recorder"]
+    duel_id, expected = operation["parameters"]
+    assert (duel_id["name"], duel_id["in"], duel_id["required"]) == ("duel_id", "path", True)
+    assert (expected["name"], expected["in"], expected["required"]) == ("expected", "query", False)
+    assert expected["schema"]["anyOf"] == [{"type": "integer", "maximum": 1000000000, "minimum": 0}, {"type": "null"}]
+    assert set(operation["requestBody"]["content"]) == {"application/json", "application/x-ndjson"}
+    assert set(operation["responses"]) == {"200", "422"}
