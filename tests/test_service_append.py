@@ -111,3 +111,19 @@ def test_the_append_operation_is_documented_by_its_signature_as_before(client): 
     assert expected["schema"]["anyOf"] == [{"type": "integer", "maximum": 1000000000, "minimum": 0}, {"type": "null"}]
     assert set(operation["requestBody"]["content"]) == {"application/json", "application/x-ndjson"}
     assert set(operation["responses"]) == {"200", "422"}
+
+
+def test_a_dependency_added_where_the_route_is_included_is_never_skipped(client, solved):  # noqa: F811
+    from fastapi import Depends, FastAPI
+    from fastapi.testclient import TestClient
+    from ygoreplay.service import duels
+    from ygoreplay.service.common import _errors
+    checked: list[str] = []
+    app = FastAPI()
+    app.state.service = client.app.state.service
+    _errors(app)
+    app.include_router(duels.router, dependencies=[Depends(lambda: checked.append("checked"))])
+    duel = _duel(client)
+    with TestClient(app) as other:
+        r = other.post(f"/duels/{duel['id']}/events?expected=0", json=SAMPLE[:2], headers=auth(duel["tokens"]["recorder"]))
+    assert r.status_code == 200 and r.json()["position"] == 2 and checked == ["checked"] and solved

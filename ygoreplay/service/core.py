@@ -4,12 +4,14 @@ the organiser, the caller of a duel."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import re
 import threading
 from collections import Counter
 from typing import Annotated, Any, Callable, Coroutine
 
 from fastapi import Depends, Request
+from fastapi import routing as fastapi_routing
 from fastapi.routing import APIRoute, serialize_response
 from starlette.responses import Response
 
@@ -225,6 +227,9 @@ DuelCaller = Annotated[tuple[Caller, LiveDuel], Depends(duel_caller)]
 #: one the direct route reads itself.
 _PLAIN_EXPECTED = re.compile(rb"(?:expected=(0|[1-9][0-9]{0,9}))?")
 _MOST_EXPECTED = 10 ** 9
+#: FastAPI serializes a response model straight to JSON bytes (``dump_json``); an older one, whose
+#: answers are made otherwise, answers every request through its own handler.
+_SERIALIZES_JSON = "dump_json" in inspect.signature(serialize_response).parameters
 
 
 class DirectRoute(APIRoute):
@@ -233,9 +238,11 @@ class DirectRoute(APIRoute):
     by the same dependencies (``service_of``, ``duel_caller``) called directly, and its answer
     serialized as FastAPI serializes it (its response model's JSON), so the bytes are the same.
     Any other query (a ``token=``, an ``expected`` out of range or not a plain number) goes
-    through FastAPI's own handler, which validates it and answers its errors as ever. The
-    OpenAPI document is FastAPI's, from the endpoint's signature. (Solving the two nested
-    dependencies and the query was about half the event loop's CPU of an append: issue 25.)"""
+    through FastAPI's own handler, which validates it and answers its errors as ever; so does
+    every request when the route, or the router it is included by, has a dependency besides
+    those two. The OpenAPI document is FastAPI's, from the endpoint's signature. (Solving the
+    two nested dependencies and the query was about half the event loop's CPU of an append:
+    issue 25.)"""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         standard = super().get_route_handler()
@@ -243,6 +250,13 @@ class DirectRoute(APIRoute):
         queried = {p.name for p in self.dependant.query_params}
         if not queried <= {"expected"}:          # a query it does not read would be passed unsolved
             raise TypeError(f"DirectRoute reads no query parameter but expected, not {sorted(queried)}")
+        # as included (a router's own dependencies are the included route's): any dependency but
+        # the two it calls itself (a check added to the route or its router) is FastAPI's to solve
+        effective = getattr(fastapi_routing, "_effective_route_context_var", None)   # FastAPI >= 0.16x
+        included = effective.get() if effective is not None else None
+        dependant = included.dependant if included is not None and included.original_route is self else self.dependant
+        if not _SERIALIZES_JSON or [d.call for d in dependant.dependencies] != [service_of, duel_caller]:
+            return standard
         takes_expected = bool(queried)
 
         async def handler(request: Request) -> Response:
