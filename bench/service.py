@@ -22,8 +22,10 @@ schema per part, dropped at the end), as the multi-process service does.
    recording its own duel one event per request with ``expected=N``, over keep-alive connections
    of a minimal asyncio HTTP client (so the client, on the same 2 cores, costs as little as it
    can); appends/s, the share of the offered rate served, the latency percentiles of every
-   request, and the CPU the service's processes spent per append (read from ``/proc``). Limits:
-   p99 < 50 ms, CPU <= 0.3 ms an append.
+   request, and the CPU the service's processes spent per append (read from ``/proc``: in all
+   their threads, and in the workers' event loops). ``--rounds`` repeats both modes, the trees
+   of ``--before`` in the other order each round, and prints the medians. Limits: p99 < 50 ms,
+   CPU <= 0.3 ms an append.
 3. **Follow**: ``--followers`` SSE followers (default 100, then 1,000) spread over
    ``--follow-duels`` duels (default 100) on the 2-worker service, while recorders append to
    those duels; every follower must receive every event once, in order; lag = the time a
@@ -44,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import multiprocessing as mp
 import os
@@ -59,11 +62,12 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-CHECKOUT = Path(__file__).resolve().parent.parent      # the tree measured as "after"
 
 from synthetic import generate  # noqa: E402  (bench/synthetic.py)
 
 PG = os.environ.get("YGOREPLAY_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
+#: The checkout whose ``ygoreplay`` this process imports ("after"): its processes run there (``tree_env``).
+THIS_TREE = str(Path(importlib.util.find_spec("ygoreplay").origin).parents[1])
 ADMIN = "bench-organiser-token-0123456789abcdef0123456789"
 
 
@@ -89,6 +93,10 @@ def trees(before: str | None) -> list[tuple[str, str | None]]:
 
 
 def tree_env(path: str | None) -> dict:
+    """The environment of a process of a checkout (its package first on the path). Such a process
+    also runs in the checkout (``cwd``): ``python -m`` and ``-c`` put their working folder on
+    the path before ``PYTHONPATH``, so one started here would import this checkout's package (the
+    service's before/after measured this tree twice until that was seen)."""
     env = dict(os.environ)
     if path:
         env["PYTHONPATH"] = path + os.pathsep + env.get("PYTHONPATH", "")
@@ -314,7 +322,7 @@ def _count_and_verify(url: str, duels: list[str], tree: str | None) -> tuple[lis
             "with Store(url, readonly=True) as st:\n"
             "    print(json.dumps([[len(st.records(d)) for d in duels], sum(st.verify(d).ok for d in duels)]))")
     done = subprocess.run([sys.executable, "-c", code, url], input=json.dumps(duels), capture_output=True, text=True,
-                          env=tree_env(tree), timeout=1800)
+                          env=tree_env(tree), cwd=tree or THIS_TREE, timeout=1800)
     if done.returncode != 0:
         raise RuntimeError(f"counting the duels failed: {done.stderr[-500:]}")
     counts, verified = json.loads(done.stdout)
@@ -334,7 +342,7 @@ def _store_run(kind: str, tree: str | None, n_duels: int, n_events: int, process
                     "with Store(sys.argv[1]) as st:\n"
                     "    print(json.dumps([st.create_duel(f'table {i}') for i in range(int(sys.argv[2]))]))")
             made = subprocess.run([sys.executable, "-c", code, schema.url, str(n_duels)], capture_output=True,
-                                  text=True, env=tree_env(tree), timeout=600)
+                                  text=True, env=tree_env(tree), cwd=tree or THIS_TREE, timeout=600)
             if made.returncode != 0:
                 raise RuntimeError(f"creating the duels failed: {made.stderr[-500:]}")
             duels = json.loads(made.stdout)
@@ -410,9 +418,9 @@ class Service:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         # -P: not the working directory's ygoreplay first (run from a checkout, "before" would serve it)
-        env = {**tree_env(tree or str(CHECKOUT)), "YGOREPLAY_ADMIN_TOKEN": ADMIN}
+        env = {**tree_env(tree or THIS_TREE), "YGOREPLAY_ADMIN_TOKEN": ADMIN}
         self.process = subprocess.Popen([sys.executable, "-P", "-m", "ygoreplay", "serve", "--port", str(self.port),
-                                         "--store", url, "--workers", str(workers)], env=env,
+                                         "--store", url, "--workers", str(workers)], env=env, cwd=tree or THIS_TREE,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         import httpx
         for _ in range(600):
@@ -423,23 +431,30 @@ class Service:
                 time.sleep(0.1)
         raise RuntimeError("the service did not start")
 
-    def cpu(self) -> float:
-        """CPU seconds the service's processes (the server and its workers) have used so far."""
+    def cpu(self) -> tuple[float, float]:
+        """CPU seconds the service's processes (the server and its workers) have used so far: in
+        all their threads, and in their main threads (each worker's event loop)."""
         tick = os.sysconf("SC_CLK_TCK")
-        stats = {}
+        parents = {}
         for entry in Path("/proc").iterdir():
             if entry.name.isdigit():
                 try:
-                    fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                    parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
                 except OSError:
                     continue
-                stats[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
-        family, total = {self.process.pid}, 0.0
+        family, total, loops = {self.process.pid}, 0.0, 0.0
         for _ in range(3):                   # the server, its workers, anything they started
-            family |= {pid for pid, (parent, _cpu) in stats.items() if parent in family}
+            family |= {pid for pid, parent in parents.items() if parent in family}
         for pid in family:
-            total += stats.get(pid, (0, 0.0))[1]
-        return total
+            for task in Path(f"/proc/{pid}/task").glob("*"):
+                try:
+                    fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                used = (int(fields[11]) + int(fields[12])) / tick
+                total += used
+                loops += used if task.name == str(pid) else 0.0
+        return total, loops
 
     def stop(self) -> None:
         self.process.terminate()
@@ -489,38 +504,54 @@ def _http_run(port: int, clients: int, bodies: list[list[bytes]], pace: float | 
         t0 = time.perf_counter()
         await asyncio.gather(*(_record(port, d, bodies[k], latencies, failures, pace) for k, d in enumerate(duels)))
         return time.perf_counter() - t0
-    cpu = service.cpu()
+    cpu, loops = service.cpu()
     elapsed = asyncio.run(run())
-    cpu = service.cpu() - cpu
+    after, after_loops = service.cpu()
     every = [t for _, t in latencies]
     return {"n": len(every), "elapsed": elapsed, "rate": len(every) / elapsed, "p50": pct(every, .5),
             "p95": pct(every, .95), "p99": pct(every, .99), "failures": failures,
-            "cpu": cpu / max(1, len(every)), "steady99": pct([t for i, t in latencies if i >= 3], .99)}
+            "cpu": (after - cpu) / max(1, len(every)), "loops": (after_loops - loops) / max(1, len(every)),
+            "steady99": pct([t for i, t in latencies if i >= 3], .99)}
 
 
-def bench_http(clients: int, n_events: int, rate: float, before: str | None) -> None:
+def bench_http(clients: int, n_events: int, rate: float, before: str | None, rounds: int = 1) -> None:
     measured = trees(before)
     schemas = [Schema("http") for _ in measured]
     services: list[Service] = []
     try:
         services += [Service(schema.url, workers=2, tree=tree) for schema, (_name, tree) in zip(schemas, measured)]
         print(f"[http] ygoreplay serve --workers 2 on PostgreSQL; {clients} recorder clients x {n_events} events, "
-              "one event per request (expected=N), keep-alive connections"
-              + ("; before and after interleaved" if before else ""))
+              f"one event per request (expected=N), keep-alive connections; {rounds} round(s)"
+              + ("; before and after interleaved, each round in the other order" if before else ""))
         # every table plays a duel of its own (a seed each), as a room of tables does
         bodies = [[json.dumps([e.to_dict()]).encode() for e in generate(n_events, seed)] for seed in range(clients)]
         offered = clients * rate
-        for label, pace in (("as fast as they can (the most it takes)", None),
-                            (f"paced at {rate:g} events/s each ({offered:,.0f} appends/s offered)", rate)):
-            for (name, _tree), service in zip(measured, services):
-                run = _http_run(service.port, clients, bodies, pace, service)
-                served = f", {run['rate'] / offered:.0%} of the offered rate" if pace else ""
-                print(f"  {name}, {label}: {run['n']:,} appends in {run['elapsed']:.2f} s = {run['rate']:,.0f} "
-                      f"appends/s{served}; latency p50 {ms(run['p50'])}, p95 {ms(run['p95'])}, p99 {ms(run['p99'])} "
-                      f"({against(run['p99'], 0.050)}); failures {len(run['failures'])}"
-                      + (f" (first: {run['failures'][0]})" if run["failures"] else ""))
-                print(f"    service CPU {run['cpu'] * 1000:.2f} ms an append ({against(run['cpu'], 0.0003)}); "
-                      f"p99 after each table's first 3 appends {ms(run['steady99'])}")
+        modes = (("as fast as they can (the most it takes)", None),
+                 (f"paced at {rate:g} events/s each ({offered:,.0f} appends/s offered)", rate))
+        runs: dict[tuple[str, str], list[dict]] = {}
+        for r in range(rounds):
+            for label, pace in modes:
+                order = list(zip(measured, services))
+                for (name, _tree), service in (order if r % 2 == 0 else order[::-1]):
+                    run = _http_run(service.port, clients, bodies, pace, service)
+                    runs.setdefault((name, label), []).append(run)
+                    served = f", {run['rate'] / offered:.0%} of the offered rate" if pace else ""
+                    print(f"  {name}, {label}{f', round {r + 1}' if rounds > 1 else ''}: {run['n']:,} appends in "
+                          f"{run['elapsed']:.2f} s = {run['rate']:,.0f} appends/s{served}; latency p50 {ms(run['p50'])}, "
+                          f"p95 {ms(run['p95'])}, p99 {ms(run['p99'])} ({against(run['p99'], 0.050)}); "
+                          f"failures {len(run['failures'])}" + (f" (first: {run['failures'][0]})" if run["failures"] else ""))
+                    print(f"    service CPU {run['cpu'] * 1000:.2f} ms an append ({against(run['cpu'], 0.0003)}; "
+                          f"{run['loops'] * 1000:.2f} of it in the event loops); p99 after each table's first 3 "
+                          f"appends {ms(run['steady99'])}")
+        if rounds > 1 or before:
+            for label, _pace in modes:
+                for name, _tree in measured:
+                    mine = runs[(name, label)]
+                    print(f"  {name}, {label}, median of {len(mine)}: "
+                          f"{statistics.median(m['rate'] for m in mine):,.0f} appends/s, "
+                          f"p99 {ms(statistics.median(m['p99'] for m in mine))}, service CPU "
+                          f"{statistics.median(m['cpu'] for m in mine) * 1000:.2f} ms an append "
+                          f"({statistics.median(m['loops'] for m in mine) * 1000:.2f} in the event loops)")
     finally:
         for service in services:
             service.stop()
@@ -735,7 +766,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--follow-duels", type=int, help="followed duels (default 100; quick 5)")
     parser.add_argument("--follow-events", type=int, help="events per followed duel (default 30; quick 5)")
     parser.add_argument("--rate", type=float, default=4.0, help="events per second per followed duel")
-    parser.add_argument("--rounds", type=int, default=1, help="store runs of each kind, interleaved (default 1)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="runs of each store kind and of each HTTP mode, interleaved (default 1)")
     parser.add_argument("--bare", action="store_true", help="also the bare eventsourcing recorder at the store")
     parser.add_argument("--before", metavar="DIR",
                         help="also measure the ygoreplay of this checkout, interleaved (before/after)")
@@ -749,7 +781,7 @@ def main(argv: list[str] | None = None) -> int:
                     args.threads or (8 if q else 128), args.rounds, args.bare, args.before)
     if args.only in (None, "http"):
         bench_http(args.clients or (10 if q else 200), args.http_events or (5 if q else 50), args.http_rate,
-                   args.before)
+                   args.before, args.rounds)
     if args.only in (None, "follow"):
         bench_follow(tuple(args.followers or ((10, 20) if q else (100, 1000))), args.follow_duels or (5 if q else 100),
                      args.follow_events or (5 if q else 30), args.rate, args.before)

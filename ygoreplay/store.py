@@ -102,6 +102,7 @@ _SIGNED_KEPT = 65536
 #: SQLite files (device, inode, change time) found to hold a store of this format: opened again
 #: in this process (a board per request), the marker is not read again on a connection of its own.
 _STORE_FILES: set[tuple[int, int, int]] = set()
+_NO_FACTS = CardDB()                 # what an append adds when it names no card its duel lacks
 
 
 class MissingStore(StoreError):
@@ -869,8 +870,9 @@ class Store:
         ``all`` refuses nothing (a record being imported). Returns (new length, violation, the
         records written). ``gather`` takes what would be written instead (``record_together``)."""
         history, stream = live.history, live.kind
-        used = referenced_codes(events) & set(facts)
-        added = facts.subset(used - set(live.cards))
+        # the facts of cards the duel did not have (none when ``facts`` is its own: most appends)
+        fresh = (referenced_codes(events) & set(facts)) - set(live.cards) if facts is not live.cards else set()
+        added = facts.subset(fresh) if fresh else _NO_FACTS
         cards = live.cards.merged(added) if len(added) else live.cards
         stream.use_cards(history, cards)
         prev = live.head.hash if live.head else live.header.root
@@ -896,8 +898,8 @@ class Store:
             if stream.snapshots and history.position % SNAPSHOT_EVERY == 0:
                 snapshots.append((history.position, _pack_snapshot(history.to_data()), prev))
         count = history.position
-        if violation is not None:                      # only the facts the kept events name
-            added = facts.subset(referenced_codes(events[:len(events_rows)]) & (used - set(live.cards)))
+        if violation is not None and fresh:            # only the facts the kept events name
+            added = facts.subset(referenced_codes(events[:len(events_rows)]) & fresh)
             cards = live.cards.merged(added) if len(added) else live.cards
         digest, effects_digest = live.cards_digest, live.effects_digest
         if len(added):
@@ -913,8 +915,10 @@ class Store:
             return 0, violation, []
         status = stream.status(history)
         key = self.key
-        unsigned = Head(count, prev, live.header.digest, digest, status, key.public.raw, b"", effects_digest)
-        head = Head(count, prev, live.header.digest, digest, status, key.public.raw,
+        # the header never changes: its digest is the one the last anchor signed (checked when loaded)
+        header_digest = live.head.header if live.head is not None else live.header.digest
+        unsigned = Head(count, prev, header_digest, digest, status, key.public.raw, b"", effects_digest)
+        head = Head(count, prev, header_digest, digest, status, key.public.raw,
                     key.sign(unsigned.message(duel_id)), effects_digest)
         rows += events_rows
         rows.append(StoredEvent(f"{duel_id}/head", count, HEAD_TOPIC, msgpack.packb(head.to_dict())))

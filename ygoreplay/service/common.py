@@ -70,7 +70,10 @@ class _Limit:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        length = dict(scope.get("headers") or []).get(b"content-length")
+        length = None
+        for name, value in scope.get("headers") or ():
+            if name == b"content-length":        # the last one, as a dict of the headers keeps it
+                length = value
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
             return await _json(413, {"error": f"the request body is over {MAX_BODY} bytes"})(scope, receive, send)
         seen = 0

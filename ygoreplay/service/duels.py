@@ -28,7 +28,7 @@ from ..trust import origin_of, trust_of
 from .common import (
     KEEPALIVE, MAX_EVENTS, VIEW, Caller, EventStream, HTTPError, _body_json, _jsonable, _receipt, _request_events,
     _ygr)
-from .core import DuelCaller, Service, ServiceDep, _Lease, organiser
+from .core import DirectRoute, DuelCaller, Service, ServiceDep, _Lease, organiser
 
 router = APIRouter()
 
@@ -125,10 +125,6 @@ def _result_of(data: dict) -> str:
     return "draw" if winner is None else f"p{winner}"
 
 
-@router.post("/duels/{duel_id}/events", tags=["recorder"],
-             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
-                 "type": "array", "items": {"type": "object"}, "maxItems": MAX_EVENTS}},
-                 "application/x-ndjson": {"schema": {"type": "string"}}}}})
 async def append(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller,
                  expected: int | None = Query(None, ge=0, le=10 ** 9)) -> dict:
     """Append events, checked by the rules exactly as ``record`` checks them: all or none.
@@ -155,6 +151,14 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     written = await asyncio.to_thread(service.hub.appending, duel_id, appended)
     receipt, flags = done
     return {"position": written[-1].position + 1, **receipt.fields(), "flags": [violation_dict(f) for f in flags]}
+
+
+# a recorder's every event: its plain requests skip FastAPI's dependency solving (``DirectRoute``)
+router.add_api_route("/duels/{duel_id}/events", append, methods=["POST"], tags=["recorder"],
+                     route_class_override=DirectRoute,
+                     openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                         "type": "array", "items": {"type": "object"}, "maxItems": MAX_EVENTS}},
+                         "application/x-ndjson": {"schema": {"type": "string"}}}}})
 
 
 def _count(live: LiveDuel, view: str, at: int | None) -> int:

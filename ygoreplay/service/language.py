@@ -15,12 +15,31 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from .. import i18n
 
 
+#: ``Accept-Language`` headers negotiated before, and their language: a service hears the same few
+#: headers again and again (each browser's, none from a recorder's client).
+_NEGOTIATED: dict[bytes, str] = {}
+_NEGOTIATED_KEPT = 1024
+
+
 def request_language(scope: Scope) -> str:
     """The language a request asks for: its ``?lang=`` when there is a catalogue for it, else the
     best one for its ``Accept-Language``."""
-    asked = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("lang")
-    header = dict(scope.get("headers") or []).get(b"accept-language", b"")
-    return i18n.resolve(asked[0] if asked else None) or i18n.negotiate(header.decode("latin-1"))
+    query = scope.get("query_string", b"")
+    asked = parse_qs(query.decode("latin-1")).get("lang") if b"lang" in query or b"%" in query else None
+    chosen = i18n.resolve(asked[0]) if asked else None
+    if chosen:
+        return chosen
+    header = b""
+    for name, value in scope.get("headers") or ():
+        if name == b"accept-language":      # the last one, as a dict of the headers keeps it
+            header = value
+    language = _NEGOTIATED.get(header)
+    if language is None:
+        language = i18n.negotiate(header.decode("latin-1"))
+        if len(_NEGOTIATED) >= _NEGOTIATED_KEPT:
+            _NEGOTIATED.clear()
+        _NEGOTIATED[header] = language
+    return language
 
 
 class Language:
