@@ -24,6 +24,12 @@ compiles it; a checkout caches it on first use): ``PYTHONDONTWRITEBYTECODE``, wh
 compile all of ygoreplay's modules anew while the interpreter's own and the dependencies' come
 precompiled (a third of ``check``'s time, compiling alone). The cache is a folder of its own
 (``PYTHONPYCACHEPREFIX``), filled by an untimed first run of each command.
+
+``--before DIR`` measures a second checkout (the tree before a change: ``git worktree add`` or
+``git archive``) side by side: each round then also runs the plain commands of that tree, in
+the same rotating order, alternating processes, each tree on its own ``PYTHONPATH`` and both as
+``python -m ygoreplay`` (the installed script may import what the tree before lacks), and prints
+the two trees' ratios, before → after.
 """
 from __future__ import annotations
 
@@ -59,11 +65,11 @@ def command() -> list[str]:
     return [sys.executable, "-m", "ygoreplay"]
 
 
-def timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, float]:
+def timed(argv: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT) -> tuple[float, float, float]:
     """Wall time and CPU time (user + system, ms) and peak memory (MiB) of one run of ``argv``;
     it must exit 0."""
     start = time.perf_counter()
-    process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = (time.perf_counter() - start) * 1000
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -79,12 +85,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-r", "--rounds", type=int, help="interleaved rounds (default 11; quick 3)")
     parser.add_argument("--quick", action="store_true", help="a few rounds: does it run (CI)")
+    parser.add_argument("--before", type=Path, metavar="DIR",
+                        help="a checkout of the tree before, measured side by side (alternating processes)")
     args = parser.parse_args(argv)
     rounds = args.rounds or (3 if args.quick else 11)
-    ygoreplay = command()
+    ygoreplay = command() if args.before is None else [sys.executable, "-m", "ygoreplay"]
     runs = {"bare": [sys.executable, "-c", "pass"],
             **{name: [*ygoreplay, *arguments] for name, (arguments, _) in COMMANDS.items()},
             **{f"{name} (resident)": [*ygoreplay, *COMMANDS[name][0]] for name in RESIDENT}}
+    before = args.before.resolve() if args.before else None
+    if before:
+        runs.update({f"{name} (before)": [*ygoreplay, *arguments] for name, (arguments, _) in COMMANDS.items()})
     names = list(runs)
     times: dict[str, list[float]] = {name: [] for name in names}
     cpu: dict[str, list[float]] = {name: [] for name in names}
@@ -95,14 +106,18 @@ def main(argv: list[str] | None = None) -> int:
                "YGOREPLAY_RESIDENT_DIR": empty}            # made 0700: nobody runs there, in-process
         resident = {**env, "YGOREPLAY_RESIDENT_DIR": running}
         envs = {name: resident if name.endswith("(resident)") else env for name in names}
+        trees = {name: ROOT for name in names}
+        if before:
+            envs.update({name: {**env, "PYTHONPATH": str(before)} for name in names if name.endswith("(before)")})
+            trees.update({name: before for name in names if name.endswith("(before)")})
         subprocess.run([*ygoreplay, "resident", "start", "--idle", "600"], cwd=ROOT, env=resident, check=True,
                        stdout=subprocess.DEVNULL)
         try:
             for name in names:                  # once each, untimed: files and bytecode in the cache
-                timed(runs[name], envs[name])
+                timed(runs[name], envs[name], trees[name])
             for round_ in range(rounds):
                 for name in names[round_ % len(names):] + names[:round_ % len(names)]:
-                    elapsed, used, peak = timed(runs[name], envs[name])
+                    elapsed, used, peak = timed(runs[name], envs[name], trees[name])
                     times[name].append(elapsed)
                     cpu[name].append(used)
                     memory[name].append(peak)
@@ -110,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             subprocess.run([*ygoreplay, "resident", "stop"], cwd=ROOT, env=resident, stdout=subprocess.DEVNULL)
     bare = times["bare"]
     print(f"start-up of {' '.join(ygoreplay)}: {rounds} interleaved rounds, each command against a bare "
-          f"`python -c pass` of the same round, bytecode cached")
+          f"`python -c pass` of the same round, bytecode cached" + (f"; the tree before: {before}" if before else ""))
     print(f"  {'bare python':<12} wall median {statistics.median(bare):6.1f} ms, CPU "
           f"{statistics.median(cpu['bare']):6.1f} ms, {statistics.median(memory['bare']):5.1f} MiB")
     for name, (arguments, limit) in COMMANDS.items():
@@ -121,6 +136,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:<12} wall median {statistics.median(times[name]):6.1f} ms, ratio {ratio:5.2f}x "
               f"spread {min(ratios):.2f}-{max(ratios):.2f} ({against}); CPU ratio {cpu_ratio:5.2f}x; "
               f"{statistics.median(memory[name]):5.1f} MiB")
+        if before:
+            label = f"{name} (before)"
+            was = [t / b for t, b in zip(times[label], bare)]
+            was_cpu = [t / b for t, b in zip(cpu[label], cpu["bare"])]
+            print(f"  {'':<12} before → after: ratio {statistics.median(was):5.2f}x → {ratio:5.2f}x, CPU ratio "
+                  f"{statistics.median(was_cpu):5.2f}x → {cpu_ratio:5.2f}x, wall median "
+                  f"{statistics.median(times[label]):6.1f} → {statistics.median(times[name]):6.1f} ms, "
+                  f"{statistics.median(memory[label]):5.1f} → {statistics.median(memory[name]):5.1f} MiB")
     for name in RESIDENT:
         label = f"{name} (resident)"
         ratios = [t / b for t, b in zip(times[label], bare)]

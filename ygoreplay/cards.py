@@ -12,7 +12,6 @@ import enum
 import functools
 import json
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -691,6 +690,7 @@ class CdbReader:
         self.path = path
         if not path.is_file():
             raise CardDBError(f"{path}: {'not a regular file' if path.exists() else 'no such file'}")
+        import sqlite3                      # here: only a cards.cdb needs it (every command imports this module)
         uri = path.resolve().as_uri() + ("?mode=ro&immutable=1" if immutable else "?mode=ro")
         try:
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
@@ -733,6 +733,7 @@ class CdbReader:
 
     def rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """The rows ``sql`` answers, within ``CDB_MAX_ROWS``, ``CDB_MAX_BYTES`` and ``CDB_SECONDS``."""
+        import sqlite3
         with self._lock:
             self._deadline = time.monotonic() + CDB_SECONDS
             try:

@@ -47,6 +47,8 @@ naming the kind, until it has all of them; ``tests/test_schemas.py`` wants an ex
 from __future__ import annotations
 
 import dataclasses
+import operator
+import re
 import reprlib
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping, NamedTuple, TypeVar, dataclass_transform
@@ -272,11 +274,166 @@ _CHOICES_BY_KIND: dict[tuple[str, str], tuple[str, ...]] = {}
 _ID_FIELDS_BY_KIND: dict[str, tuple[str, ...]] = {}
 
 
+# -- making an event kind -------------------------------------------------------------------------
+# ``dataclass(frozen=True, slots=True, kw_only=True)`` writes and compiles six methods per class
+# and builds each class twice: 0.8 ms a kind, two thirds of importing this module (every command
+# that reads a duel pays it). ``_frozen_kind`` makes the same class, taking its parameters from
+# the base (``Event``, a real dataclass, as ``match.events.MatchEvent`` is) and compiling only
+# ``__init__``; equality, hashing, repr, immutability, pickling, ``__match_args__``,
+# ``dataclasses.fields``/``replace`` and the docstring are the dataclass's
+# (``tests/test_events_kinds.py`` compares every kind with the dataclass built from it). Unlike
+# 3.11's, assigning an attribute that is no field raises FrozenInstanceError too (3.11's
+# ``__setattr__`` raised a TypeError from a stale ``super()``).
+
+#: A string annotation that names ``ClassVar`` (this module's annotations are strings).
+_CLASSVAR = re.compile(r"\s*(?:typing\s*\.\s*)?ClassVar\b")
+
+
+#: The methods ``_frozen_kind`` writes, which a kind may not define itself.
+_WRITTEN = frozenset(("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "__match_args__",
+                      "__getstate__", "__setstate__"))
+
+
+def _frozen_kind(cls: type[E]) -> type[E]:
+    """``cls`` as ``dataclass(frozen=True, slots=True, kw_only=True)`` makes it (the parameters
+    of its dataclass base), without compiling more than its ``__init__``."""
+    params = cls.__dataclass_params__
+    if not (params.frozen and params.eq and params.init and params.repr) or params.order or params.unsafe_hash:
+        raise TypeError(f"{cls.__name__}: an event kind's base must be a frozen dataclass")
+    fields: dict[str, dataclasses.Field] = {}
+    for base in cls.__mro__[-1:0:-1]:
+        fields.update(base.__dict__.get("__dataclass_fields__", {}))
+    own = cls.__dict__
+    for name, annotation in own.get("__annotations__", {}).items():
+        if not isinstance(annotation, str):
+            raise TypeError(f"{cls.__name__}.{name}: annotations are strings here (from __future__ import annotations)")
+        if _CLASSVAR.match(annotation):
+            continue
+        default = own.get(name, dataclasses.MISSING)
+        if isinstance(default, dataclasses.Field) or "InitVar" in annotation or "KW_ONLY" in annotation:
+            raise TypeError(f"{cls.__name__}.{name}: an event field is a plain annotation with a constant default")
+        if default is not dataclasses.MISSING and type(default).__hash__ is None:
+            raise ValueError(f"mutable default {type(default)} for field {name} is not allowed: use default_factory")
+        made = dataclasses.field(default=default, kw_only=True)
+        made.name, made.type, made._field_type = name, annotation, dataclasses._FIELD  # type: ignore[attr-defined]
+        fields[name] = made
+    listed = tuple(f for f in fields.values() if f._field_type is dataclasses._FIELD)  # type: ignore[attr-defined]
+    names = tuple(f.name for f in listed)
+    written = _WRITTEN.intersection(own)
+    if written:
+        raise TypeError(f"{cls.__name__} defines {', '.join(sorted(written))}: an event kind's are made for it")
+    namespace = {key: value for key, value in own.items() if key not in names and key not in ("__dict__", "__weakref__")}
+    inherited = {slot for base in cls.__mro__[1:-1] for slot in base.__dict__.get("__slots__", ())}
+    namespace["__slots__"] = tuple(name for name in names if name not in inherited)
+    namespace["__dataclass_fields__"], namespace["__dataclass_params__"] = fields, params
+    values = operator.attrgetter(*names)        # a tuple: every kind has Event's five fields
+    init = _Init(listed)
+    namespace.update(__init__=init, __repr__=_repr(cls, names), __eq__=_eq(values),
+                     __hash__=_hash(values), __match_args__=(),       # keyword-only fields only
+                     __getstate__=_getstate(values), __setstate__=_setstate(names))
+    if not own.get("__doc__"):
+        namespace["__doc__"] = cls.__name__ + _signature(listed)
+    built = type(cls)(cls.__name__, cls.__bases__, namespace)
+    built.__qualname__ = cls.__qualname__
+    init.kind = built
+    built.__setattr__, built.__delattr__ = _frozen(built, frozenset(names))
+    return built
+
+
+class _Init:
+    """A kind's ``__init__``, compiled and put in its place the first time it is looked up (the
+    first ``Kind(...)``, ``inspect.signature``, ``help``): compiling them all was half of making
+    the kinds, and a command that only reads events never needs one (``_maker`` builds them)."""
+
+    __slots__ = ("fields", "kind")
+
+    def __init__(self, fields: tuple[dataclasses.Field, ...]) -> None:
+        self.fields = fields
+        self.kind: type = object                 # the kind, once made
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Callable[..., None]:
+        init = _init(self.kind, self.fields)
+        setattr(self.kind, "__init__", init)
+        return init if instance is None else init.__get__(instance, owner)
+
+
+def _init(cls: type, fields: tuple[dataclasses.Field, ...]) -> Callable[..., None]:
+    """The dataclass's ``__init__`` (keyword-only, each field set through ``object.__setattr__``)."""
+    bound: dict[str, Any] = {"__dataclass_builtins_object__": object, "__name__": cls.__module__}
+    params = []
+    for i, f in enumerate(fields):
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            bound[f"__dataclass_dflt_{i}__"] = f.default
+            params.append(f"{f.name}=__dataclass_dflt_{i}__")
+    body = "".join(f"\n    __dataclass_builtins_object__.__setattr__(self,{f.name!r},{f.name})" for f in fields)
+    made: dict[str, Any] = {}
+    exec(f"def __init__(self, *, {', '.join(params)}):{body}\n", bound, made)  # noqa: S102
+    init = made["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__annotations__ = {**{f.name: f.type for f in fields}, "return": None}
+    return init
+
+
+def _repr(cls: type, names: tuple[str, ...]) -> Callable[[Any], str]:
+    def __repr__(self: Any) -> str:
+        return f"{self.__class__.__qualname__}({', '.join(f'{n}={getattr(self, n)!r}' for n in names)})"
+    __repr__.__qualname__ = f"{cls.__qualname__}.__repr__"
+    return reprlib.recursive_repr()(__repr__)
+
+
+def _eq(values: Callable[[Any], tuple]) -> Callable[[Any, Any], Any]:
+    def __eq__(self: Any, other: Any) -> Any:
+        if other.__class__ is self.__class__:
+            return values(self) == values(other)
+        return NotImplemented
+    return __eq__
+
+
+def _hash(values: Callable[[Any], tuple]) -> Callable[[Any], int]:
+    def __hash__(self: Any) -> int:
+        return hash(values(self))
+    return __hash__
+
+
+def _getstate(values: Callable[[Any], tuple]) -> Callable[[Any], list]:
+    def __getstate__(self: Any) -> list:       # pickling a frozen class with slots
+        return list(values(self))
+    return __getstate__
+
+
+def _setstate(names: tuple[str, ...]) -> Callable[[Any, list], None]:
+    def __setstate__(self: Any, state: list) -> None:
+        for name, value in zip(names, state):
+            object.__setattr__(self, name, value)
+    return __setstate__
+
+
+def _frozen(cls: type, names: frozenset[str]) -> tuple[Callable[..., None], Callable[..., None]]:
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+    return __setattr__, __delattr__
+
+
+def _signature(fields: tuple[dataclasses.Field, ...]) -> str:
+    """What ``inspect.signature`` says of the class, as a dataclass puts it in ``__doc__``."""
+    return "(*, " + ", ".join(f"{f.name}: {f.type!r}" + ("" if f.default is dataclasses.MISSING else f" = {f.default!r}")
+                              for f in fields) + ")"
+
+
 @dataclass_transform(kw_only_default=True, frozen_default=True)
 def event_kind(cls: type[E]) -> type[E]:
     """Make ``cls`` an event kind: a frozen dataclass with slots and keyword-only fields, in the
     one vocabulary every stream shares (its ``kind`` must be new)."""
-    built = dataclass(frozen=True, slots=True, kw_only=True)(cls)
+    built = _frozen_kind(cls)
     kind = built.kind
     taken = EVENT_TYPES.get(kind)
     if not kind:

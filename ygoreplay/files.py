@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
@@ -164,6 +163,7 @@ def _target(path: str | os.PathLike[str]) -> Path:
 
 def _write_temp(target: Path, data: bytes, mode: int, *, sync: bool) -> str:
     """``data`` under a temporary name in ``target``'s folder (synced to disk with ``sync``)."""
+    import tempfile                         # here: most commands write no file
     fd, temp = None, None
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)

@@ -20,7 +20,6 @@ import contextvars
 import inspect
 import os
 import re
-import string
 import sys
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -184,6 +183,7 @@ def _said(language: str, english: str, depth: int = 0) -> str:
 def _fill(template: str, values: dict[str, str]) -> str | None:
     """``template`` with values that are already text: a conversion or format spec (``{code!r}``)
     was applied when the English was made, so it is not applied again."""
+    import string                           # here: its Template compiles a pattern on import
     try:
         return "".join(text + (values[name] if name else "")
                        for text, name, _, _ in string.Formatter().parse(template))
@@ -195,6 +195,7 @@ def _fill(template: str, values: dict[str, str]) -> str | None:
 def _templates(language: str) -> list[tuple[str, re.Pattern[str], str]]:
     """The catalogue's templates with placeholders and some words, as anchored patterns, the most
     specific (the most fixed text) first."""
+    import string
     found = []
     for template in catalogue(language):
         try:
@@ -267,6 +268,7 @@ def catalogue(language: str, domain: str = "ygoreplay") -> dict[str, str]:
 
 def placeholders(text: str) -> set[str]:
     """The ``{names}`` a message fills (a translation must fill the same ones)."""
+    import string
     try:
         return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
     except ValueError:

@@ -14,9 +14,7 @@ is written ``sha256:<64 hex digits>``, a nonce as 32 hex digits.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import re
-import secrets
 
 PREFIX = "sha256:"
 NONCE_BYTES = 16
@@ -35,6 +33,7 @@ def seal(code: int) -> tuple[str, str]:
     secret until the card is opened."""
     if not 0 < code < 1 << 32:
         raise ValueError(f"a sealed card is a passcode 1..{(1 << 32) - 1}, got {code}")
+    import secrets                          # here: the event vocabulary imports this module, a reader seals nothing
     nonce = secrets.token_bytes(NONCE_BYTES)
     return digest_of(code, nonce), nonce.hex()
 
@@ -43,6 +42,7 @@ def opens(digest: str, code: int, nonce: str) -> bool:
     """Does (``code``, ``nonce``) open the seal ``digest``? Compared in constant time."""
     if not is_nonce(nonce) or not 0 <= code < 1 << 32:
         return False
+    import hmac
     return hmac.compare_digest(digest_of(code, bytes.fromhex(nonce)), digest)
 
 

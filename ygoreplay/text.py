@@ -10,6 +10,7 @@ whole blocks of output.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .errors import InputError
 
@@ -17,8 +18,8 @@ from .errors import InputError
 #: controls, zero-width characters, line and paragraph separators, unpaired surrogates. The web
 #: pages show the same ones escaped (viewer/text.js; a test compares the two rules).
 _HIDDEN = "\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\u2028\u2029\ufeff\ud800-\udfff"
-_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_HIDDEN}]")
-_UNSAFE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_HIDDEN}]")
+#: What ``terminal`` (False) and ``printable`` (True) escape.
+_UNSAFE = {False: f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_HIDDEN}]", True: f"[\x00-\x1f\x7f-\x9f{_HIDDEN}]"}
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
 
 
@@ -32,14 +33,25 @@ def _escape(match: re.Match) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+@lru_cache(maxsize=None)
+def _unsafe(line: bool) -> re.Pattern[str]:
+    """Compiled when first needed: a character class beyond Latin-1 takes 1-2 ms to compile, a
+    tenth of ``ygoreplay --help``."""
+    return re.compile(_UNSAFE[line])
+
+
 def printable(text: str) -> str:
     """One line of text with every control character shown as an escape (newlines included)."""
-    return _UNSAFE_LINE.sub(_escape, text)
+    if text.isascii() and text.isprintable():       # nothing to escape: no pattern needed
+        return text
+    return _unsafe(True).sub(_escape, text)
 
 
 def terminal(text: str) -> str:
     """A block of output with every control character but the line break (and tab) escaped."""
-    return _UNSAFE.sub(_escape, text)
+    if text.isascii() and text.isprintable():
+        return text
+    return _unsafe(False).sub(_escape, text)
 
 
 def checked(value: str, what: str, limit: int = 65536) -> str:

@@ -12,7 +12,6 @@ characters so that no file can rewrite a judge's terminal.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +24,7 @@ from .. import i18n
 from ..i18n import N_, said, t
 from ..errors import ConflictError, InputError, YgoreplayError
 from ..text import printable, terminal
+from .index import AREAS, COMMANDS
 
 if TYPE_CHECKING:
     from ..card_sources import CardLookup
@@ -77,6 +77,7 @@ def terminal_width() -> int:
     """The terminal's width when stdout is one (the board uses it), else the 80 columns a file or
     a pipe gets."""
     if sys.stdout.isatty():
+        import shutil                       # here: its compression modules are 2 ms of start-up
         return shutil.get_terminal_size((80, 24)).columns
     return 80
 
@@ -133,6 +134,13 @@ def _lang_option() -> click.Option:
                              "then $LANG).")
 
 
+def _with_lang(group: click.Group) -> None:
+    """--lang on the group and on every command loaded (``ygoreplay rules SUM-04 --lang zh``)."""
+    for command in _every_command(group):
+        if not any(p.name == "lang" for p in command.params):
+            command.params.append(_lang_option())
+
+
 def _every_command(command: click.Command) -> Iterator[click.Command]:
     yield command
     if isinstance(command, click.Group):
@@ -145,11 +153,13 @@ _CLICK_WORDS = (N_("Show this message and exit."), N_("Show the version and exit
 
 
 @contextmanager
-def _help_in_language(command: click.Command, ctx: click.Context) -> Iterator[None]:
-    """The command's help and its options' help in the current language while its help page is
-    written: click keeps them as fixed English, set when the command was declared; each is found
-    in the catalogue by its paragraphs (``i18n.help_paragraphs``, as they were extracted)."""
-    params = [p for p in command.get_params(ctx) if getattr(p, "help", None)]
+def _help_in_language(command: click.Command, ctx: click.Context, options: bool = True) -> Iterator[None]:
+    """The command's help and (``options``) its options' help in the current language while its
+    help page is written: click keeps them as fixed English, set when the command was declared;
+    each is found in the catalogue by its paragraphs (``i18n.help_paragraphs``, as they were
+    extracted). A group's list of commands needs no options: asking for a command's makes its
+    help option, a gettext lookup of click's each (a fifth of ``ygoreplay --help``)."""
+    params = [p for p in command.get_params(ctx) if getattr(p, "help", None)] if options else []
     kept = (command.help, command.short_help, [p.help for p in params])
     try:
         if command.help:
@@ -185,14 +195,18 @@ class _InLanguage:
         if isinstance(self, click.Group):                # click's Group.format_options, in our words
             self.format_commands(ctx, formatter)
 
+    def listed_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        """The command as the group's help lists it."""
+        return self.get_command(ctx, name)  # type: ignore[attr-defined]
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         commands = [(name, command) for name in self.list_commands(ctx)  # type: ignore[attr-defined]
-                    if (command := self.get_command(ctx, name)) is not None and not command.hidden]  # type: ignore[attr-defined]
+                    if (command := self.listed_command(ctx, name)) is not None and not command.hidden]
         if commands:
             limit = formatter.width - 6 - max(len(name) for name, _ in commands)
             rows = []
             for name, command in commands:
-                with _help_in_language(command, ctx):
+                with _help_in_language(command, ctx, options=False):
                     rows.append((name, command.get_short_help_str(limit)))
             with formatter.section(t("Commands")):
                 formatter.write_dl(rows)
@@ -211,14 +225,31 @@ class _Group(_InLanguage, click.Group):
     command_class = _Command
     group_class = _SubGroup
 
+    """``ygoreplay``: its commands are declared in the modules ``index.COMMANDS`` names, each
+    imported when one of its commands is run (or its help page shown); the group's help lists
+    every command from the index, without importing any."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            # An unknown name loads them all: click's "Did you mean" looks among those loaded.
+            for area in (COMMANDS[cmd_name][0],) if cmd_name in COMMANDS else AREAS:
+                import_module(f"{__package__}.{area}")
+            _with_lang(self)
+        return self.commands.get(cmd_name)
+
+    def listed_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.commands or name not in COMMANDS:
+            return self.commands.get(name)
+        return _Command(name, help=COMMANDS[name][1])       # its line of the list: as the command's
+
     def main(self, *args, **kwargs):
         for stream in (sys.stdout, sys.stderr):       # a lone surrogate never ends in a traceback
             if hasattr(stream, "reconfigure"):
                 stream.reconfigure(errors="backslashreplace")
-        # --lang on the group and on every command (``ygoreplay rules SUM-04 --lang zh``).
-        for command in _every_command(self):
-            if not any(p.name == "lang" for p in command.params):
-                command.params.append(_lang_option())
+        _with_lang(self)
         # The environment's language from the start (``ygoreplay --help`` is written before --lang's
         # default is taken); it ends with the command (in-process callers).
         with i18n.using(i18n.from_environment()):

@@ -14,7 +14,6 @@ from ..errors import InputError
 from .. import i18n
 from ..i18n import said, t
 from ..text import number, printable
-from . import match as match_cli
 from .common import (
     EXIT_ILLEGAL, card_db, cards_option, echo, file_format, key_option, load_events, main, open_duel, open_store,
     open_witness, store_option, terminal_width, view_option, witness_option)
@@ -52,6 +51,7 @@ def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
     from ..checking import check as check_events, check_source
     fmt = file_format(file)
     if fmt is not None and fmt.yields == "match":                # a match file (issue 14)
+        from . import match as match_cli
         return match_cli.run("check", file, as_json=as_json, cards=cards)
     if fmt is not None and fmt.yields != "events":              # a replay file, an imported replay
         with open_duel(file, None, cards) as source:
@@ -192,6 +192,7 @@ def rules_command(queries: tuple[str, ...], as_json: bool, seeds: str | None, qu
 def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: tuple[str, ...],
          store_url: str | None) -> None:
     """Print the board after an event (default: the last) of a .jsonl or .ygr file or a stored duel."""
+    from . import match as match_cli      # a match file is the match commands' (issue 14)
     if match_cli.handles(duel):
         return match_cli.run("show", duel, cards=cards)
     from ..render import render                  # rich: only for the commands that draw a board
@@ -250,6 +251,7 @@ def log(duel: str, view: str | None, as_json: bool, turns: str | None, card: str
     """The duel as readable text, one line per event, grouped by turn and phase; every line says
     its turn and phase (T4 BP), every LP change its cause and the LP after it."""
     from ..log import EntryFilter, log_lines, narrate
+    from . import match as match_cli      # a match file is the match commands' (issue 14)
     if match_cli.handles(duel):
         return match_cli.run("log", duel, as_json=as_json, cards=cards)
     with open_duel(duel, store_url, cards) as source:
@@ -370,6 +372,7 @@ def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], witness_url: 
     """Re-check every event with the rules, verify the record, list overrides and rollbacks."""
     from ..application import audit_source, trusted_keys
     from ..source import open_source
+    from . import match as match_cli      # a match file is the match commands' (issue 14)
     if match_cli.handles(duel):
         return match_cli.run("audit", duel, as_json=as_json, cards=cards, keys=keys)
     if Path(duel).is_file():
