@@ -13,7 +13,6 @@ is written ``sha256:<64 hex digits>``, a nonce as 32 hex digits.
 """
 from __future__ import annotations
 
-import hashlib
 import re
 
 PREFIX = "sha256:"
@@ -25,6 +24,7 @@ _NONCE = re.compile(r"(?:[0-9a-f]{2}){16,64}")
 
 def digest_of(code: int, nonce: bytes) -> str:
     """The seal of ``code`` under ``nonce``: deterministic, so an opening can be checked."""
+    import hashlib                          # here, as secrets and hmac below: OpenSSL loads in 1-3 ms
     return PREFIX + hashlib.sha256(_LABEL + code.to_bytes(4, "big") + nonce).hexdigest()
 
 
@@ -33,7 +33,7 @@ def seal(code: int) -> tuple[str, str]:
     secret until the card is opened."""
     if not 0 < code < 1 << 32:
         raise ValueError(f"a sealed card is a passcode 1..{(1 << 32) - 1}, got {code}")
-    import secrets                          # here: the event vocabulary imports this module, a reader seals nothing
+    import secrets                          # here: the event vocabulary imports this module; reading seals nothing
     nonce = secrets.token_bytes(NONCE_BYTES)
     return digest_of(code, nonce), nonce.hex()
 
