@@ -158,7 +158,7 @@ def _help_in_language(command: click.Command, ctx: click.Context, options: bool 
     help page is written: click keeps them as fixed English, set when the command was declared;
     each is found in the catalogue by its paragraphs (``i18n.help_paragraphs``, as they were
     extracted). A group's list of commands needs no options: asking for a command's makes its
-    help option, a gettext lookup of click's each (a fifth of ``ygoreplay --help``)."""
+    help option, a gettext lookup of click's each (3% of ``ygoreplay --help``)."""
     params = [p for p in command.get_params(ctx) if getattr(p, "help", None)] if options else []
     kept = (command.help, command.short_help, [p.help for p in params])
     try:
@@ -222,12 +222,12 @@ class _SubGroup(_InLanguage, click.Group):
 
 
 class _Group(_InLanguage, click.Group):
-    command_class = _Command
-    group_class = _SubGroup
-
     """``ygoreplay``: its commands are declared in the modules ``index.COMMANDS`` names, each
     imported when one of its commands is run (or its help page shown); the group's help lists
     every command from the index, without importing any."""
+
+    command_class = _Command
+    group_class = _SubGroup
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *COMMANDS})
