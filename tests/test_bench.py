@@ -37,6 +37,16 @@ def assert_figures(output: str, *patterns: str) -> None:
         assert re.search(pattern, output, re.MULTILINE), f"no line matching {pattern!r} in:\n{output}"
 
 
+def test_views_prints_a_view_step_and_its_parts_and_the_equivalence():
+    folder = shared_path(*REAL)
+    args = ("--real-dir", str(folder), "--before", str(ROOT))
+    assert_figures(run_bench("views.py", *args),
+                   *(rf"^  {part} +ygoreplay +{NUMBER} us a step" for part in ("view step", "redaction", "board")),
+                   rf"^  view step +this tree / before: {NUMBER} .*target 0.333")
+    assert_figures(run_bench("views.py", *args, "--equivalence"),
+                   rf"^equivalence: \d+ duels x 3 views: \d+ outputs identical, 0 different$")
+
+
 def test_fold_prints_the_ratio_with_its_spread():
     assert_figures(run_bench("fold.py"),
                    rf"\(a\) msgpack decode\s+{NUMBER} events/s", rf"\(b\) fold \(apply, checked\)\s+{NUMBER} events/s",

@@ -16,26 +16,34 @@ from .state import Card, DuelState
 
 
 def card(state: DuelState, card_id: str | None) -> dict | None:
-    if card_id is None:
-        return None
-    c: Card = state.cards[card_id]
-    out: dict[str, Any] = {"id": c.id, "position": c.position, "owner": c.owner, "controller": c.controller}
+    return None if card_id is None else _drawn(state.cards, state.cards[card_id])
+
+
+def _drawn(cards: dict[str, Card], c: Card) -> dict:
+    """One card as the board shows it (drawn for every card at every event of every view a
+    service follows: kept to plain attribute reads, the zone tested before the card's type)."""
     if c.code == 0:
-        out["hidden"] = True
-        return out
-    out.update(code=c.code, name=c.name)
-    if c.facts.is_monster and c.zone == "mzone":
+        return {"id": c.id, "position": c.position, "owner": c.owner, "controller": c.controller, "hidden": True}
+    facts = c.facts
+    out: dict[str, Any] = {"id": c.id, "position": c.position, "owner": c.owner, "controller": c.controller,
+                           "code": c.code, "name": facts.name}
+    if c.zone == "mzone" and facts.is_monster:
         out.update(atk=c.current_atk, defense=c.current_def, level=c.current_level)
     if c.materials:
-        out["materials"] = [card(state, m) for m in c.materials]
+        out["materials"] = [_drawn(cards, cards[m]) for m in c.materials]
     if c.counters:
         out["counters"] = dict(c.counters)
     return out
 
 
+def _row(cards: dict[str, Card], ids: list) -> list:
+    return [None if card_id is None else _drawn(cards, cards[card_id]) for card_id in ids]
+
+
 def board(state: DuelState) -> dict:
     """Both fields, hands, piles, LP, turn, phase, the chain, the attack and the result."""
     players = []
+    cards = state.cards
     for p, side in enumerate(state.sides):
         players.append({
             "name": state.players[p] if p < len(state.players) else "",
@@ -43,13 +51,13 @@ def board(state: DuelState) -> dict:
             # why the rules say this player has lost (WIN-01 "lp", WIN-02 "deck_out"), even before
             # the record's duel_ended, or None: a viewer marks LP 0 in a duel the record left open
             "lost": state.must_lose.get(p),
-            "hand": [card(state, c) for c in side.hand],
-            "mzone": [card(state, c) for c in side.mzone],
-            "szone": [card(state, c) for c in side.szone],
+            "hand": _row(cards, side.hand),
+            "mzone": _row(cards, side.mzone),
+            "szone": _row(cards, side.szone),
             "fzone": card(state, side.fzone),
-            "gy": [card(state, c) for c in side.gy],
-            "banished": [card(state, c) for c in side.banished],
-            "extra": [card(state, c) for c in side.extra],
+            "gy": _row(cards, side.gy),
+            "banished": _row(cards, side.banished),
+            "extra": _row(cards, side.extra),
         })
     attack = state.attack
     rules = RULESETS[state.ruleset]
@@ -58,7 +66,7 @@ def board(state: DuelState) -> dict:
         "phase_name": phase_name(state.phase) if state.turn else t("before the first turn"),
         "step": state.step, "ruleset": state.ruleset, "players": players,
         # Extra Monster Zones, left and right as player 0 sees them; a card's controller says whose
-        "emz": [card(state, c) for c in state.emz],
+        "emz": _row(cards, state.emz),
         "chain": [{"link": link.number, "player": link.player, "card": card(state, link.card),
                    "speed": link.speed} for link in state.chain if link.card in state.cards],
         "attack": None if attack is None else {

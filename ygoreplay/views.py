@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
+import operator
 import re
 from typing import Any, Iterable, Iterator
 
@@ -52,11 +53,16 @@ from .state import Card, DuelState
 VIEWS = ("judge", "p0", "p1", "spectator")
 _ON_FIELD = frozenset((MZONE, SZONE, FZONE, OVERLAY))
 _HIDDEN_PILES = frozenset((DECK, HAND, EXTRA, BANISHED))
+_PLAYERS = {"p0": 0, "p1": 1}
+#: Everything of a card ``_learn`` decides by that can change (``can_see``'s zone, position and
+#: controller; its passcode; its owner is set once, as it is created): a card whose signature did
+#: not change since the last event needs no new look.
+_SIGNATURE = operator.attrgetter("zone", "position", "controller", "code")
 
 
 def viewer(view: str) -> int | None:
     """The player a view belongs to (None for judge and spectator)."""
-    return {"p0": 0, "p1": 1}.get(view)
+    return _PLAYERS.get(view)
 
 
 def can_see(view: str, card: Card) -> bool:
@@ -217,7 +223,8 @@ class Redactor:
     """Derives a view of a record event by event (a live duel is redacted as it is recorded):
     ``feed`` each event of the full record, in order; ``redaction`` holds the view so far."""
 
-    def __init__(self, cards: CardDB, view: str, key: bytes, *, keep_ids: bool = False) -> None:
+    def __init__(self, cards: CardDB, view: str, key: bytes, *, keep_ids: bool = False,
+                 full_scan: bool = False) -> None:
         if view not in VIEWS:
             raise ValueError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
         self.view = view
@@ -225,6 +232,10 @@ class Redactor:
         self.redaction = Redaction([], [], [], [], {}, set(cards) if view == "judge" else set())
         self.history = History(cards, audit=True)
         self.names = (_Ids if keep_ids else _Names)(key, view)
+        # What ``_learn`` last looked at, so the next event looks only at what changed since (see
+        # ``_Looked``); ``full_scan``: look at every card at every event (the tests' reference).
+        self.looked: _Looked | None = None
+        self.full_scan = full_scan
 
     def feed(self, event: Event) -> ViewStep:
         out, history, names, view, key = self.redaction, self.history, self.names, self.view, self.key
@@ -236,7 +247,7 @@ class Redactor:
         codes = set(out.codes)
         before = history.state
         existing = set(before.cards)
-        decks = [set(side.deck) for side in before.sides]
+        decks = [list(side.deck) for side in before.sides]
         masked = _neutral_order(event, index, before, key, out)
         shuffled = _hidden_shuffle(event, before, view)
         if shuffled is not None:                   # listed in zone order, each staying where it was
@@ -247,7 +258,8 @@ class Redactor:
         went_back = history.went_back(index)      # a judge's rollback, or a correction of a mis-entry
         if went_back is not None:
             seen = names.roll_back(went_back)
-        new = [cid for cid in state.cards if cid not in existing]
+        added = state.cards.keys() - existing        # most events create no card
+        new = [cid for cid in state.cards if cid in added] if added else []
         masked = _name_new_cards(masked, index, key, state, new, view, names, out)
         if isinstance(masked, StatsChanged):           # the stats of a card it cannot see say what it is
             card = state.cards.get(masked.card)
@@ -265,13 +277,22 @@ class Redactor:
         out.events.append(view_event)
         shown = set(_shown_by(event))
         made = set(new)                            # created here: not known, nothing to lose track of
-        mixed_decks = {p for p in (0, 1) if not set(state.sides[p].deck) - made <= decks[p]
+        mixed_decks = {p for p in (0, 1)          # a Deck as it was (the common case) took no card in
+                       if state.sides[p].deck != decks[p] and not set(state.sides[p].deck) - made <= set(decks[p])
                        or (isinstance(event, DeckShuffled) and event.player == p)}
-        _learn(index, state, view, names, shown, mixed_decks, out, seen)
+        looked = _Looked(state)
+        if self.looked is None or went_back is not None or self.full_scan:
+            _learn(index, state, view, names, shown, mixed_decks, out, seen, looked.chained)
+        else:
+            _learn(index, state, view, names, shown, mixed_decks, out, seen, looked.chained,
+                   *looked.changed_since(self.looked, shown))
+        self.looked = looked
         if shuffled is not None:
             first = state.cards[event.cards[0]]
             row = state.sides[first.controller].mzone if first.zone == MZONE else state.sides[first.controller].szone
-            out.renames.append(names.deal(index, first.controller, shuffled, {z: row[z] for z in shuffled}))
+            dealt = {z: row[z] for z in shuffled}
+            out.renames.append(names.deal(index, first.controller, shuffled, dealt))
+            looked.pending.update(dealt.values())        # ``deal`` may have forgotten them
         return ViewStep(index, view_event, out.disclosures[counts[0]:], out.renames[counts[1]:],
                         out.commitments[counts[2]:], out.codes - codes)
 
@@ -433,40 +454,88 @@ def _hidden_shuffle(event: Event, state: DuelState, view: str) -> dict[int, str]
     return dict(sorted((state.location(c).index, c.id) for c in cards))
 
 
+class _Looked:
+    """What one event's ``_learn`` decided by: each card's signature, the chain's cards, and the
+    cards whose ``names.known`` changed after it (``deal``). After ``_learn`` looked at every card,
+    no card is left for it to disclose or forget until one of its inputs changes: its signature,
+    its being a link of the chain, its being known or named (only ``_learn`` itself, ``deal``,
+    naming new cards and a rollback change those; after a rollback every card is looked at
+    again), or its being shown by the event. So looking again at only those cards, and forgetting
+    only the known cards that ceased to exist, does what looking at every card does."""
+
+    __slots__ = ("ids", "signatures", "chained", "pending")
+
+    def __init__(self, state: DuelState) -> None:
+        cards = state.cards
+        self.ids = list(cards)
+        self.signatures = list(map(_SIGNATURE, cards.values()))
+        self.chained = {link.card for link in state.chain}
+        self.pending: set[str] = set()
+
+    def changed_since(self, last: _Looked, shown: set[str]) -> tuple[list[str], set[str]]:
+        """The cards to look at again (new or changed, joined or left the chain, shown, pending),
+        in the state's order, and the cards that ceased to exist."""
+        if self.ids == last.ids:                   # the common case: no card came or went
+            if self.signatures == last.signatures:
+                changed = set()
+            else:
+                changed = {card_id for card_id, now, was in zip(self.ids, self.signatures, last.signatures)
+                           if now != was}
+            gone: set[str] = set()
+        else:
+            now, was = dict(zip(self.ids, self.signatures)), dict(zip(last.ids, last.signatures))
+            changed = {card_id for card_id, signature in now.items() if was.get(card_id) != signature}
+            gone = was.keys() - now.keys()
+        changed |= self.chained ^ last.chained
+        changed |= shown
+        changed |= last.pending
+        ids = self.ids                             # in the state's order, as looking at every card goes
+        return sorted(changed.intersection(ids), key=ids.index), gone
+
+
 def _learn(index: int, state: DuelState, view: str, names: _Names, shown: set[str],
-           mixed_decks: set[int], out: Redaction, seen: set[str] = frozenset()) -> None:
+           mixed_decks: set[int], out: Redaction, seen: set[str], chained: set[str],
+           only: list[str] | None = None, gone: set[str] | None = None) -> None:
     """What the view learns at this event (disclosures), and which hidden piles it must lose
     track of: a Deck that was shuffled or took a card in, and any hidden pile a card the view
     knew went into, or that holds a card shown by events a rollback just reverted (what the
     viewer saw stays seen). A card the view knows stays known on the field (everyone sees it
-    turned face-down) and while it is a link of the open chain (everyone saw it activated)."""
+    turned face-down) and while it is a link of the open chain (everyone saw it activated).
+    ``chained``: the cards of the open chain. ``only``/``gone``: look only at these cards (in the
+    state's order), and for known ones gone only if some card ceased to exist (``_Looked``); None:
+    at every card."""
     disclosed = []
     piles: set[tuple[int, str]] = {(p, DECK) for p in mixed_decks}
-    chained = {link.card for link in state.chain}     # an activated card is followed while its link is open
-    for card_id, card in state.cards.items():
-        if card_id not in names.of:
+    cards, of, known = state.cards, names.of, names.known
+    if only is None:
+        looked: Iterable[tuple[str, Card]] = cards.items()
+    else:
+        looked = [(card_id, cards[card_id]) for card_id in only]
+    for card_id, card in looked:
+        if card_id not in of:
             continue
         lasting = can_see(view, card)
-        if card_id not in names.known and card.code:      # a card the record itself does not know is not shown
+        if card_id not in known and card.code:      # a card the record itself does not know is not shown
             if lasting or card_id in shown:
-                disclosed.append([index, names.of[card_id], card.code])
+                disclosed.append([index, of[card_id], card.code])
                 out.codes.add(card.code)
                 names.learn(index, card_id)
-        if card_id in names.known and not lasting and card.zone not in _ON_FIELD and card_id not in chained:
+        if card_id in known and not lasting and card.zone not in _ON_FIELD and card_id not in chained:
             names.forget(index, card_id)           # gone where the viewer cannot follow it
             piles.add(_pile(card))
-    for card_id in [c for c in names.known if c not in state.cards]:   # a token that ceased to exist
-        names.forget(index, card_id)
+    if gone is None or gone:
+        for card_id in [c for c in known if c not in cards]:   # a token that ceased to exist
+            names.forget(index, card_id)
     for card_id in seen:                           # shown by events a rollback reverted
-        card = state.cards.get(card_id)
-        if card is not None and card.zone in _HIDDEN_PILES and card_id not in names.known \
+        card = cards.get(card_id)
+        if card is not None and card.zone in _HIDDEN_PILES and card_id not in known \
                 and not can_see(view, card):
             piles.add(_pile(card))
     # Sorted by name, so not even the order of one event's entries follows the record's ids.
     out.disclosures += sorted(disclosed, key=lambda row: row[1])
     for owner, zone in sorted(piles):
         members = [cid for cid in _pile_ids(state, owner, zone)
-                   if cid not in names.known and not can_see(view, state.cards[cid])]
+                   if cid not in known and not can_see(view, cards[cid])]
         if members:
             out.renames.append(names.mix(index, owner, members))
 
