@@ -221,14 +221,16 @@ class Resident:
         self.listener.close()
 
     def _one(self, conn: socket.socket) -> None:
+        deadline = time.monotonic() + wire.REQUEST_SECONDS
         conn.settimeout(wire.REQUEST_SECONDS)
         if wire.peer_uid(conn) != os.getuid():
             return
-        head = wire.receive(conn, len(wire.MAGIC) + 4)
+        head = wire.receive(conn, len(wire.MAGIC) + 4, deadline)
         size = int.from_bytes(head[len(wire.MAGIC):], "big")
         if head[:len(wire.MAGIC)] != wire.MAGIC or size > wire.MAX_REQUEST:
             return
-        fields = wire.unpack(wire.receive(conn, size))
+        fields = wire.unpack(wire.receive(conn, size, deadline))
+        conn.settimeout(wire.REQUEST_SECONDS)
         kind = fields[0] if fields else b""
         if kind == b"status":
             conn.sendall(f"pid {os.getpid()}\nkey {self.key}\nstarted {self.started}\nserved {self.served}\n"
@@ -238,9 +240,9 @@ class Resident:
             self.stopping = True
             conn.sendall(b"stopping\n")
         elif kind == b"run":
-            self._run(conn, fields[1:])
+            self._run(conn, fields[1:], wire.same_powers(wire.peer_pid(conn)))
 
-    def _run(self, conn: socket.socket, fields: list[bytes]) -> None:
+    def _run(self, conn: socket.socket, fields: list[bytes], same_powers: bool) -> None:
         if len(fields) < 7:
             return
         key, prog, cwd, umask, out_spec, err_spec, argc = fields[:7]
@@ -251,8 +253,8 @@ class Resident:
         args = [decode(a) for a in fields[7:7 + count]]
         environ = dict(decode(pair).partition("=")[::2] for pair in fields[7 + count:])
         cwd_text = decode(cwd)
-        if key.decode(errors="replace") != self.key or not umask.isdigit() \
-                or not wire.forwardable(args, environ, cwd_text):
+        if key.decode(errors="replace") != self.key or not umask.isdigit() or int(umask) > 0o777 \
+                or not same_powers or not wire.forwardable(args, environ, cwd_text):
             conn.sendall(b"N")
             return
         conn.sendall(b"R")
