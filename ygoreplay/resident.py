@@ -39,6 +39,9 @@ MAGIC = b"YGRR\x01"
 MAX_REQUEST = 1 << 20              # argv, environment and the rest: ARG_MAX is 2 MiB, a real one ~10 KiB
 MAX_FIELDS = 16384
 READY_SECONDS = 1.0                # a resident busy with another command: run this one in-process
+BUSY_SECONDS = 0.2                 # a command running longer (a reader that does not read...): marked busy
+SOCKET_MODE = 0o600
+BUSY_MODE = 0o200                  # the socket's mode while marked busy: a caller runs in-process at once
 REQUEST_SECONDS = 5.0              # a client that connects and sends nothing holds no resident longer
 EXIT_INTERNAL = 4
 
@@ -90,13 +93,15 @@ def socket_path(where: str, key: str) -> str:
     return path
 
 
-def own_socket(path: str) -> bool:
-    """Whether ``path`` is a socket of this user's (not a file or a link planted there)."""
+def own_socket(path: str, busy_ok: bool = False) -> bool:
+    """Whether ``path`` is a socket of this user's (not a file or a link planted there), and one
+    whose resident is not busy (``BUSY_MODE``) unless ``busy_ok``."""
     try:
         found = os.lstat(path)
     except OSError:
         return False
-    return stat.S_ISSOCK(found.st_mode) and found.st_uid == os.getuid()
+    return stat.S_ISSOCK(found.st_mode) and found.st_uid == os.getuid() \
+        and (busy_ok or stat.S_IMODE(found.st_mode) != BUSY_MODE)
 
 
 def peer_uid(conn: _socket.socket) -> int:
@@ -257,10 +262,10 @@ def receive(conn: _socket.socket, size: int, deadline: float | None = None) -> b
     return data
 
 
-def connect(path: str, timeout: float) -> _socket.socket:
+def connect(path: str, timeout: float, busy_ok: bool = False) -> _socket.socket:
     """A connection to the resident at ``path``, whose process must be this user's; ResidentError
-    (or OSError) otherwise."""
-    if not own_socket(path):
+    (or OSError) otherwise, and when it is marked busy unless ``busy_ok``."""
+    if not own_socket(path, busy_ok):
         raise ResidentError(f"{path}: no resident socket of yours")
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
