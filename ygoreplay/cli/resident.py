@@ -56,15 +56,15 @@ def start(idle: int) -> None:
     key = wire.code_key()
     path = wire.socket_path(where, key)
     if os.path.lexists(path):
-        try:
-            running: str | None = _status(path).get("pid", "?")
-        except ConnectionRefusedError:          # a socket left by one that was killed: nobody answers it
+        running: str | None = None
+        try:                                    # (ResidentError: not a socket of ours there)
+            wire.connect(path, 1.0, busy_ok=True).close()
+        except ConnectionRefusedError:          # a socket left by one that was killed (busy or not): nobody listens
             os.unlink(path)
-            running = None
-        except (OSError, wire.ResidentError):   # it answers slowly, or is marked busy: busy with a command
-            if not wire.own_socket(path, busy_ok=True):
-                raise wire.ResidentError(f"{path}: no resident socket of yours") from None
-            running = str(_busy_pid(path) or "?")
+        except OSError:                         # its queue full: busy with a command
+            running = "?"
+        else:
+            running = (_status_of(path) or {}).get("pid", "?")
         if running is not None:
             echo(t("a resident is running already (pid {pid})", pid=running))
             return
