@@ -20,7 +20,7 @@ from typing import Iterable
 
 from . import i18n
 from .cards import CardFacts, unnamed
-from .files import data_dir
+from .files import data_dir, version_of
 
 #: The languages a names file can hold: the catalogue languages and YGOPRODeck's others.
 NAME_LANGUAGES = (*i18n.LANGUAGES, "fr", "de", "it", "pt")
@@ -75,15 +75,15 @@ def names_of(language: str, folder: Path | None = None) -> dict[int, str]:
     if language == i18n.DEFAULT:
         return {}
     try:
-        changed = path.stat().st_mtime_ns
+        changed = version_of(path)
     except OSError:
         return {}
     return _read(str(path), changed)
 
 
 @lru_cache(maxsize=16)
-def _read(path: str, changed: int) -> dict[int, str]:
-    """A names file read whole (``changed``, its mtime, keys the cache: a new install is seen)."""
+def _read(path: str, changed: tuple[int, ...]) -> dict[int, str]:
+    """A names file read whole (``changed``, ``files.version_of`` it, keys the cache: a new install is seen)."""
     try:
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
             found = dict(db.execute("select id, name from names"))

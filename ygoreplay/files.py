@@ -22,6 +22,14 @@ def data_dir() -> Path:
     return Path(base) / "ygoreplay"
 
 
+def version_of(path: str | os.PathLike[str]) -> tuple[int, int, int, int]:
+    """What tells one content of a file from another without reading it, for a cache in a process
+    that lives on (the resident helper): the modification time can be set back (``cp -p``, ``tar
+    x``, ``rsync -t``), the change time, inode and size do not go back with it. OSError as ``stat``."""
+    found = os.stat(path)
+    return found.st_mtime_ns, found.st_ctime_ns, found.st_ino, found.st_size
+
+
 def installed_path() -> Path:
     """Where the downloaded card database lives: beside the default store."""
     return data_dir() / "cards.cdb"

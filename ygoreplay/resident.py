@@ -9,7 +9,8 @@ Opt-in: with no resident running, every command runs in its own process as alway
 
 Security, against another user of the machine: the socket lives in a folder of this user's that
 nobody else may enter (``check_folder``: owned by us, mode 0700, not a link); each side checks
-the other's user id by the kernel's word (``SO_PEERCRED``); a request is bounded in size and
+the other's user id by the kernel's word (``SO_PEERCRED``), and the resident that the caller has
+its groups, capabilities, sandbox and mount namespace (``same_powers``); a request is bounded in size and
 read within a few seconds; a resident answers only the code it runs (``code_key``: the
 installed package's files, the interpreter and its import folders), one request at a time.
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import time
 
 import _socket
 
@@ -37,6 +39,9 @@ MAGIC = b"YGRR\x01"
 MAX_REQUEST = 1 << 20              # argv, environment and the rest: ARG_MAX is 2 MiB, a real one ~10 KiB
 MAX_FIELDS = 16384
 READY_SECONDS = 1.0                # a resident busy with another command: run this one in-process
+BUSY_SECONDS = 0.2                 # a command running longer (a reader that does not read...): marked busy
+SOCKET_MODE = 0o600
+BUSY_MODE = 0o200                  # the socket's mode while marked busy: a caller runs in-process at once
 REQUEST_SECONDS = 5.0              # a client that connects and sends nothing holds no resident longer
 EXIT_INTERNAL = 4
 
@@ -88,13 +93,15 @@ def socket_path(where: str, key: str) -> str:
     return path
 
 
-def own_socket(path: str) -> bool:
-    """Whether ``path`` is a socket of this user's (not a file or a link planted there)."""
+def own_socket(path: str, busy_ok: bool = False) -> bool:
+    """Whether ``path`` is a socket of this user's (not a file or a link planted there), and one
+    whose resident is not busy (``BUSY_MODE``) unless ``busy_ok``."""
     try:
         found = os.lstat(path)
     except OSError:
         return False
-    return stat.S_ISSOCK(found.st_mode) and found.st_uid == os.getuid()
+    return stat.S_ISSOCK(found.st_mode) and found.st_uid == os.getuid() \
+        and (busy_ok or stat.S_IMODE(found.st_mode) != BUSY_MODE)
 
 
 def peer_uid(conn: _socket.socket) -> int:
@@ -103,18 +110,53 @@ def peer_uid(conn: _socket.socket) -> int:
     return int.from_bytes(creds[4:8], sys.byteorder)
 
 
+def peer_pid(conn: _socket.socket) -> int:
+    """The process id at the other end (``SO_PEERCRED``; 0 when the kernel does not say)."""
+    creds = conn.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+    return int.from_bytes(creds[0:4], sys.byteorder)
+
+
+#: What a process may read besides its user id: its groups, capabilities and sandbox.
+_POWERS = (b"Uid", b"Gid", b"Groups", b"CapInh", b"CapPrm", b"CapEff", b"CapBnd", b"CapAmb", b"NoNewPrivs",
+           b"Seccomp", b"Seccomp_filters")
+
+
+def _powers(proc: str) -> tuple:
+    with open(f"{proc}/status", "rb") as status:
+        lines = tuple(line for line in status.read().splitlines() if line.partition(b":")[0] in _POWERS)
+    root = os.stat(f"{proc}/root")
+    return lines, (root.st_dev, root.st_ino), tuple(os.readlink(f"{proc}/ns/{name}") for name in ("mnt", "user"))
+
+
+def same_powers(pid: int) -> bool:
+    """Whether process ``pid`` may read what this one may: the same user is not enough (a client
+    started without a group, with fewer capabilities, under a sandbox, in another mount namespace
+    or root folder would read through the resident what it cannot read itself); False when /proc
+    cannot say."""
+    if pid <= 0:
+        return False
+    try:
+        return _powers(f"/proc/{pid}") == _powers("/proc/self")
+    except OSError:
+        return False
+
+
 # -- which code -------------------------------------------------------------------------------------
 
 def code_key() -> str:
     """Which code would answer: every file of the installed package (its path, size and change
-    time), the interpreter, its version and encodings, and the folders it imports from (with their
+    time), the interpreter, its version, flags, ``PYTHON*`` settings and encodings, and the folders it imports from (with their
     change time: a package installed or upgraded there changes it). A resident keeps the key of
     the code it loaded; a command computes it from the disk, so after an upgrade or an edit it
     never talks to an old resident. Nothing in it comes from the other end of a socket."""
     import zlib
     package = os.path.dirname(os.path.abspath(__file__))
     parent = os.path.dirname(package)
-    parts = [sys.executable, sys.version, sys.getfilesystemencoding(), str(sys.flags.utf8_mode), package]
+    parts = [sys.executable, sys.version, sys.getfilesystemencoding(), repr(sys.flags), repr(sys.warnoptions),
+             repr(sys._xoptions), package]
+    # the interpreter's settings from the environment (PYTHONOPTIMIZE=2 drops the help's docstrings,
+    # PYTHONHASHSEED orders sets...): read once at start, so a resident answers only the same ones
+    parts += sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith("PYTHON"))
     for entry in sys.path[1:]:                   # [0]: the script's folder or the cwd: not where we import from
         if not entry or os.path.abspath(entry) == parent:
             parts.append(entry)                  # the package's own folder: its files are below
@@ -202,10 +244,17 @@ def unpack(body: bytes) -> list[bytes]:
     return fields
 
 
-def receive(conn: _socket.socket, size: int) -> bytes:
-    """Exactly ``size`` bytes, or ResidentError when the other end stops short."""
+def receive(conn: _socket.socket, size: int, deadline: float | None = None) -> bytes:
+    """Exactly ``size`` bytes, or ResidentError when the other end stops short; by the
+    ``time.monotonic`` ``deadline`` (else TimeoutError), not a timeout a byte at a time: a client
+    trickling a byte every few seconds holds a resident no longer than one that sends nothing."""
     data = b""
     while len(data) < size:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the request came too slowly")
+            conn.settimeout(left)
         chunk = conn.recv(size - len(data))
         if not chunk:
             raise ResidentError("the other end closed the connection")
@@ -213,10 +262,10 @@ def receive(conn: _socket.socket, size: int) -> bytes:
     return data
 
 
-def connect(path: str, timeout: float) -> _socket.socket:
+def connect(path: str, timeout: float, busy_ok: bool = False) -> _socket.socket:
     """A connection to the resident at ``path``, whose process must be this user's; ResidentError
-    (or OSError) otherwise."""
-    if not own_socket(path):
+    (or OSError) otherwise, and when it is marked busy unless ``busy_ok``."""
+    if not own_socket(path, busy_ok):
         raise ResidentError(f"{path}: no resident socket of yours")
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:

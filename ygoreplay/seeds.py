@@ -71,13 +71,21 @@ def catalogue(folder: Path) -> dict[str, CatalogueEntry]:
     """The catalogue beside the seeds (``../rules/RULES.md``, else ``RULES.md`` in the folder)."""
     for path in (folder.parent / "rules" / "RULES.md", folder / "RULES.md"):
         if path.is_file():
-            return _catalogue(path, path.stat().st_mtime_ns)
+            return _catalogue(path, _version(path))
     return {}
 
 
+def _version(path: Path) -> tuple[int, int, int, int]:
+    """What keys a file's cached reading (a process that lives on, the resident helper, sees it
+    edited): not its modification time alone, which ``cp -p``, ``tar x`` or ``rsync -t`` set back
+    (``files.version_of``, a layer this module may not import)."""
+    found = path.stat()
+    return found.st_mtime_ns, found.st_ctime_ns, found.st_ino, found.st_size
+
+
 @lru_cache(maxsize=4)
-def _catalogue(path: Path, changed: int) -> dict[str, CatalogueEntry]:
-    """The catalogue's entries (``changed``, its mtime, keys the cache: a process that lives on,
+def _catalogue(path: Path, changed: tuple[int, ...]) -> dict[str, CatalogueEntry]:
+    """The catalogue's entries (``changed``, ``_version``, keys the cache: a process that lives on,
     the resident helper, sees it edited)."""
     entries: dict[str, CatalogueEntry] = {}
     rule, block = None, []
@@ -112,8 +120,8 @@ def _normal(text: str) -> str:
 
 
 @lru_cache(maxsize=16)
-def _sentences(path: Path, changed: int) -> tuple[tuple[str, str], ...]:
-    """(sentence as quoted, as compared) of a seed file, in order (``changed``: its mtime)."""
+def _sentences(path: Path, changed: tuple[int, ...]) -> tuple[tuple[str, str], ...]:
+    """(sentence as quoted, as compared) of a seed file, in order (``changed``: ``_version``)."""
     text = _MARKUP.sub("", _PINYIN.sub("", path.read_text(encoding="utf-8", errors="replace")))
     said = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
     return tuple((s, _normal(s)) for s in said)
@@ -153,7 +161,7 @@ def quotes(rule_id: str, folder: Path | None, hint: str = "") -> list[Quote]:
         path = folder / name
         if not path.is_file():
             continue
-        sentences = _sentences(path, path.stat().st_mtime_ns)
+        sentences = _sentences(path, _version(path))
         index = _best(sentences, entry.phrases, hint)
         if index is None:
             continue

@@ -15,6 +15,7 @@ import codecs
 import gc
 import io
 import os
+import select
 import signal
 import socket
 import sys
@@ -55,13 +56,15 @@ def start(idle: int) -> None:
     key = wire.code_key()
     path = wire.socket_path(where, key)
     if os.path.lexists(path):
-        try:
-            running: str | None = _status(path).get("pid", "?")
-        except ConnectionRefusedError:          # a socket left by one that was killed: nobody answers it
+        running: str | None = None
+        try:                                    # (ResidentError: not a socket of ours there)
+            wire.connect(path, 1.0, busy_ok=True).close()
+        except ConnectionRefusedError:          # a socket left by one that was killed (busy or not): nobody listens
             os.unlink(path)
-            running = None
-        except OSError:                         # it answers, slowly: busy with a command
+        except OSError:                         # its queue full: busy with a command
             running = "?"
+        else:
+            running = (_status_of(path) or {}).get("pid", "?")
         if running is not None:
             echo(t("a resident is running already (pid {pid})", pid=running))
             return
@@ -71,7 +74,7 @@ def start(idle: int) -> None:
     except OSError as exc:
         listener.close()
         raise wire.ResidentError(f"{path}: cannot listen there ({exc.strerror or exc})") from None
-    os.chmod(path, 0o600)
+    os.chmod(path, wire.SOCKET_MODE)
     listener.listen(16)
     inode = os.lstat(path).st_ino
     readable, writable = os.pipe()
@@ -106,7 +109,10 @@ def stop() -> None:
         if status is None:
             continue
         try:
-            wire.ask(path, "stop")
+            if status.get("busy"):              # it cannot answer: ended as `kill` would, it leaves its socket
+                os.kill(int(status["pid"]), signal.SIGTERM)
+            else:
+                wire.ask(path, "stop")
         except (OSError, wire.ResidentError):
             continue
         deadline = time.monotonic() + 5
@@ -128,6 +134,10 @@ def status() -> None:
         if info is None:
             continue
         found += 1
+        if info.get("busy"):
+            echo(t("resident pid {pid}: busy with a command for now (ygoreplay resident stop ends it)",
+                   pid=info["pid"]))
+            continue
         which = t("this code") if info.get("key") == key else t("another version of the code (not used)")
         echo(t("resident pid {pid}: {which}; {served} command(s) answered since {started}; stops after {idle} s "
                "without a request", pid=info.get("pid", "?"), which=which, served=info.get("served", "?"),
@@ -153,11 +163,38 @@ def _status(path: str) -> dict[str, str]:
 
 
 def _status_of(path: str) -> dict[str, str] | None:
-    """``_status``, or None when nobody of ours answers there."""
+    """``_status``; ``pid`` and ``busy`` of one that does not answer, busy with a command (a reader
+    that stopped reading its output...); None when nobody of ours is there."""
     try:
         return _status(path)
     except (OSError, wire.ResidentError):
+        pid = _busy_pid(path)
+        return None if pid is None else {"pid": str(pid), "busy": "1"}
+
+
+def _busy_pid(path: str) -> int | None:
+    """The process id of the resident of ours listening at ``path`` (the kernel says it on connect,
+    before the resident accepts), or None when none listens there."""
+    try:
+        conn = wire.connect(path, 1.0, busy_ok=True)
+    except (OSError, wire.ResidentError):
         return None
+    try:
+        pid = wire.peer_pid(conn)
+    finally:
+        conn.close()
+    return pid if pid > 0 and _listening(pid, path) else None
+
+
+def _listening(pid: int, path: str) -> bool:
+    """Whether process ``pid`` holds the socket at ``path``: a resident of an older version names
+    the ``start`` process that made its socket, gone since, its pid perhaps another's now."""
+    try:
+        with open("/proc/net/unix", encoding="utf-8", errors="surrogateescape") as table:
+            inodes = {f"socket:[{line.split()[6]}]" for line in table if line.rstrip("\n").endswith(" " + path)}
+        return any(os.readlink(f"/proc/{pid}/fd/{fd}") in inodes for fd in os.listdir(f"/proc/{pid}/fd"))
+    except (OSError, IndexError):
+        return False
 
 
 # -- the resident itself ------------------------------------------------------------------------------
@@ -168,6 +205,7 @@ def _become_resident(listener: socket.socket, key: str, idle: int, path: str, in
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     os.close(devnull)
+    _close_inherited({listener.fileno(), ready})
     os.chdir("/")
     signal.signal(signal.SIGINT, signal.default_int_handler)   # started from a shell that ignores it: not ours
     from importlib import import_module
@@ -178,9 +216,23 @@ def _become_resident(listener: socket.socket, key: str, idle: int, path: str, in
         os.write(ready, f"{type(exc).__name__}: {exc}\n".encode(errors="replace"))
         return
     gc.freeze()                                 # what it loaded stays: no collection walks it again
+    listener.listen(16)                         # again: a caller's SO_PEERCRED names this process, not `start`
+    resident = Resident(listener, key, idle, path, inode)
+    signal.signal(signal.SIGTERM, resident.terminate)
     os.write(ready, f"ready {os.getpid()}\n".encode())
     os.close(ready)
-    Resident(listener, key, idle, path, inode).serve()
+    resident.serve()
+
+
+def _close_inherited(keep: set[int]) -> None:
+    """Close what ``start`` inherited besides its standard streams (the lock ``flock LOCK ygoreplay
+    resident start`` holds, a pipe its caller reads to the end): not the resident's to keep for
+    its whole life."""
+    low = 3
+    for fd in sorted(keep):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, os.sysconf("SC_OPEN_MAX"))
 
 
 class Resident:
@@ -211,6 +263,20 @@ class Resident:
         finally:
             self._leave()
 
+    def terminate(self, signum: int, frame: object) -> None:
+        """SIGTERM (``stop`` of a busy resident): its socket removed, gone at once."""
+        self._leave()
+        os._exit(0)
+
+    def mark(self, busy: bool) -> None:
+        """The socket marked busy (``wire.BUSY_MODE``) while a command runs long, or not: a caller
+        then runs its command itself at once instead of waiting READY_SECONDS for an answer."""
+        try:
+            if os.lstat(self.path).st_ino == self.inode:
+                os.chmod(self.path, wire.BUSY_MODE if busy else wire.SOCKET_MODE)
+        except OSError:
+            pass
+
     def _leave(self) -> None:
         """Remove the socket (if it is still ours: a new resident may have taken the name)."""
         try:
@@ -221,14 +287,16 @@ class Resident:
         self.listener.close()
 
     def _one(self, conn: socket.socket) -> None:
+        deadline = time.monotonic() + wire.REQUEST_SECONDS
         conn.settimeout(wire.REQUEST_SECONDS)
         if wire.peer_uid(conn) != os.getuid():
             return
-        head = wire.receive(conn, len(wire.MAGIC) + 4)
+        head = wire.receive(conn, len(wire.MAGIC) + 4, deadline)
         size = int.from_bytes(head[len(wire.MAGIC):], "big")
         if head[:len(wire.MAGIC)] != wire.MAGIC or size > wire.MAX_REQUEST:
             return
-        fields = wire.unpack(wire.receive(conn, size))
+        fields = wire.unpack(wire.receive(conn, size, deadline))
+        conn.settimeout(wire.REQUEST_SECONDS)
         kind = fields[0] if fields else b""
         if kind == b"status":
             conn.sendall(f"pid {os.getpid()}\nkey {self.key}\nstarted {self.started}\nserved {self.served}\n"
@@ -238,9 +306,9 @@ class Resident:
             self.stopping = True
             conn.sendall(b"stopping\n")
         elif kind == b"run":
-            self._run(conn, fields[1:])
+            self._run(conn, fields[1:], wire.same_powers(wire.peer_pid(conn)))
 
-    def _run(self, conn: socket.socket, fields: list[bytes]) -> None:
+    def _run(self, conn: socket.socket, fields: list[bytes], same_powers: bool) -> None:
         if len(fields) < 7:
             return
         key, prog, cwd, umask, out_spec, err_spec, argc = fields[:7]
@@ -251,8 +319,8 @@ class Resident:
         args = [decode(a) for a in fields[7:7 + count]]
         environ = dict(decode(pair).partition("=")[::2] for pair in fields[7 + count:])
         cwd_text = decode(cwd)
-        if key.decode(errors="replace") != self.key or not umask.isdigit() \
-                or not wire.forwardable(args, environ, cwd_text):
+        if key.decode(errors="replace") != self.key or not umask.isdigit() or int(umask) > 0o777 \
+                or not same_powers or not wire.forwardable(args, environ, cwd_text):
             conn.sendall(b"N")
             return
         conn.sendall(b"R")
@@ -262,7 +330,7 @@ class Resident:
                 os.close(fd)
             return
         self.served += 1
-        code = _Request(conn, fds, _spec(out_spec), _spec(err_spec)).run(args, decode(prog), cwd_text, int(umask), environ)
+        code = _Request(conn, fds, _spec(out_spec), _spec(err_spec), self.mark).run(args, decode(prog), cwd_text, int(umask), environ)
         if code is not None:
             conn.sendall(b"X" + code.to_bytes(4, "big", signed=True))
 
@@ -304,10 +372,11 @@ class _Request:
     """One command run for a caller: its streams, and Ctrl-C passed on while it runs."""
 
     def __init__(self, conn: socket.socket, fds: list[int], out_spec: tuple[str, str, bool, bool],
-                 err_spec: tuple[str, str, bool, bool]) -> None:
+                 err_spec: tuple[str, str, bool, bool], mark: Callable[[bool], None]) -> None:
         self.conn = conn
         self.told = False
         self.running = True
+        self.mark, self.marked = mark, False
         self.lock = threading.Lock()
         self.out = self._stream(fds[0], out_spec, "<stdout>")
         self.err = self._stream(fds[1], err_spec, "<stderr>")
@@ -334,8 +403,13 @@ class _Request:
 
     def _watch(self, main_thread: int) -> None:
         """Ctrl-C at the caller (it sends ``I``) or the caller gone: the command is interrupted,
-        as the caller's own process would be."""
+        as the caller's own process would be. Still running after BUSY_SECONDS: marked busy."""
         try:
+            if not select.select([self.conn], [], [], wire.BUSY_SECONDS)[0]:
+                with self.lock:
+                    if self.running:
+                        self.marked = True
+                        self.mark(True)
             self.conn.recv(1)
         except OSError:
             pass
@@ -365,6 +439,8 @@ class _Request:
             finally:
                 with self.lock:
                     self.running = False
+                    if self.marked:
+                        self.mark(False)
             return _exit_flush(code)
         except KeyboardInterrupt:                # Ctrl-C landed outside the command: it is over anyway
             return 130
