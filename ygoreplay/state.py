@@ -7,9 +7,9 @@ a caller needs to keep one (rewind, branch).
 """
 from __future__ import annotations
 
-import copy as _copy
 import operator
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, fields
 from typing import Any, Iterator
 
 from .cards import CardDB, CardFacts, UnknownFacts
@@ -65,18 +65,6 @@ class Card:
         self.summoned_by: int | None = None  # who summoned or Set it (POS-08 under reposition_opponents_summons)
         self.pile: str | None = None     # "main" or "extra": the part of a registered deck it came from
         self.seal: list | None = None    # [player, seal]: its holder's device sealed it, not yet opened (LOG-11)
-
-    def __deepcopy__(self, memo: dict) -> "Card":
-        """Its own copy for ``DuelState.copy`` (its facts shared: they never change): the fold
-        copies a state before each event that names an unknown card, and for each card it could
-        be (``rules.candidates``), so a generic deep copy of every slot was most of their cost."""
-        card = Card.__new__(Card)
-        for slot, value in zip(Card.__slots__, _card_values(self)):
-            setattr(card, slot, value)
-        card.counters, card.materials = dict(self.counters), list(self.materials)
-        card.seal = None if self.seal is None else list(self.seal)
-        memo[id(self)] = card
-        return card
 
     @property
     def face_up(self) -> bool:
@@ -420,11 +408,34 @@ class DuelState:
         return card
 
     def copy(self) -> "DuelState":
-        """An independent snapshot (card facts are shared: they never change)."""
-        memo = {id(self.db): self.db, id(self.unknown): self.unknown}
-        for c in self.cards.values():
-            memo[id(c.facts)] = c.facts
-        return _copy.deepcopy(self, memo)
+        """An independent snapshot: it shares no mutable object with this state, only the
+        immutable ones (card facts, the card database, ``unknown``'s facts, strings, numbers,
+        tuples and frozensets). The fold takes one before each event that names an unknown card
+        (``rules.fold.apply``), so it is copied attribute by attribute (``_STATE_COPY``) rather
+        than by ``copy.deepcopy``, which was a third of a view's step."""
+        held = self.__dict__
+        if held.keys() != _STATE_ATTRS:
+            raise TypeError(f"DuelState.copy does not know the attribute(s) "
+                            f"{sorted(held.keys() ^ _STATE_ATTRS)}: add them to state._STATE_COPY")
+        state = DuelState.__new__(DuelState)
+        state.__dict__ = dict(held)                # the immutable values, shared
+        state.cards = _copy_cards(self.cards)
+        state.sides = [_copy_side(side) for side in self.sides]
+        for name in _ID_LISTS:
+            setattr(state, name, held[name][:])
+        state.chain = [_copy_slotted(link, ChainLink) for link in self.chain]
+        attack = self.attack
+        if attack is not None:
+            state.attack = attack = _copy_slotted(attack, Attack)
+            attack.pending_damage = attack.pending_damage[:]
+        state.overrides = [_copy_slotted(o, Override) for o in self.overrides]
+        for name in _VIOLATION_LISTS:
+            found = held[name]
+            if found is not None:
+                setattr(state, name, [_copy_slotted(v, Violation) for v in found])
+        for name in _DATA:
+            setattr(state, name, _copy_data(held[name]))
+        return state
 
     # -- snapshots: plain data (msgpack/JSON-safe), never pickle, so a shared store runs no code --
 
@@ -519,6 +530,130 @@ def _card_from_row(row: list) -> Card:
 
 if _card_from_row.__code__.co_names[2:] != Card.__slots__:   # the statement above names every slot
     raise ImportError("state._card_from_row does not assign Card.__slots__ in order")
+
+
+# -- DuelState.copy, attribute by attribute ------------------------------------------------------
+#
+# Each attribute of a DuelState is copied in one of these ways; ``_STATE_ATTRS`` is all of them,
+# and ``copy`` refuses a state holding any other (a new attribute must be added here, or the copy
+# could share it). tests/test_state_copy.py walks both object graphs after every event of real
+# duels: no mutable object is shared.
+
+#: Immutable values (numbers, strings, None, tuples of them) and what ``deepcopy``'s memo shared
+#: before: the card database and the facts of unknown cards (``unknown``).
+_SHARED = ("db", "unknown", "index", "started", "ruleset", "starting_lp", "hand_size", "draw_count",
+           "decks_checked", "options", "first_player", "players", "turn", "turn_player", "phase", "step",
+           "battle_phase_entered", "normal_draw_done", "deck_order_known", "resolving", "summon_window",
+           "pendulum_summon_open", "last_kind", "ended", "winner", "end_reason", "token_count", "passes",
+           "passes_recorded", "negations_recorded", "reads_before", "unknowns", "witnessed", "turn_began")
+#: Flat lists of card ids, link numbers or flags: a new list with the same (immutable) items.
+_ID_LISTS = ("emz", "opening_drawn", "to_leave", "negated", "negated_links", "taken_next", "taken_later",
+             "equips", "summon_group", "shed")
+#: Lists of ``Violation`` or None.
+_VIOLATION_LISTS = ("violations", "undecided", "flags")
+#: Nested plain data (lists, dicts, sets of immutables and of each other): ``_copy_data``.
+_DATA = ("must_lose", "material_moves", "unrefunded", "timing", "field_placed", "banlist", "card_text")
+#: Copied by their own code in ``copy``.
+_OWN = ("cards", "sides", "chain", "attack", "overrides")
+_STATE_COPY = _SHARED + _ID_LISTS + _VIOLATION_LISTS + _DATA + _OWN
+_STATE_ATTRS = frozenset(_STATE_COPY)
+if len(_STATE_ATTRS) != len(_STATE_COPY):
+    raise ImportError("state._STATE_COPY names an attribute twice")
+
+_new = object.__new__
+_ATOMS = frozenset({str, int, bool, float, type(None), frozenset, bytes})
+
+
+def _copy_cards(cards: dict[str, Card]) -> dict[str, Card]:
+    """Each card's own copy: its slots, its counters, materials and seal new; its facts shared.
+    A state holds a hundred cards or so, most of a copy's work: one loop, each card's slots
+    assigned in one statement (in ``Card.__slots__``' order, checked below)."""
+    copied = {}
+    new, values, data = _new, _card_values, _copy_data
+    for card_id, card in cards.items():
+        c = new(Card)
+        (c.id, c.owner, c.code, c.facts, c.controller, c.zone, c.position, c.arrived_turn, c.summoned_turn,
+         c.summon_method, c.set_turn, c.position_changed_turn, c.attacked_turn, c.atk, c.defense, c.level,
+         c.counters, c.materials, c.host, c.properly_summoned, c.is_token, c.revealed, c.field_exits,
+         c.equipped_to, c.equip_exits, c.equip_pending, c.last_controller, c.summoned_by, c.pile,
+         c.seal) = values(card)
+        c.counters = dict(c.counters)        # str -> int
+        c.materials = c.materials[:]         # card ids
+        if c.seal is not None:
+            c.seal = data(c.seal)
+        copied[card_id] = c
+    return copied
+
+
+if _copy_cards.__code__.co_names[5:5 + len(Card.__slots__)] != Card.__slots__:
+    raise ImportError("state._copy_cards does not assign Card.__slots__ in order")
+
+
+def _copy_side(side: Side) -> Side:
+    """A side's own copy: its zone lists new (they hold card ids or None), ``listed`` copied."""
+    new = _new(Side)
+    (new.lp, new.deck, new.hand, new.mzone, new.szone, new.fzone, new.gy, new.banished, new.extra,
+     new.normal_summon_turn, new.pendulum_summon_turn, new.registered, new.side_deck,
+     new.summon_negated_turn, new.listed, new.order_known) = (
+        side.lp, side.deck[:], side.hand[:], side.mzone[:], side.szone[:], side.fzone, side.gy[:],
+        side.banished[:], side.extra[:], side.normal_summon_turn, side.pendulum_summon_turn, side.registered,
+        side.side_deck, side.summon_negated_turn, None if side.listed is None else _copy_data(side.listed),
+        side.order_known)
+    return new
+
+
+if not set(Side.__slots__) <= set(_copy_side.__code__.co_names):
+    raise ImportError("state._copy_side does not copy every slot of Side")
+#: The card slots ``_copy_cards`` copies; every other holds an immutable value (checked against
+#: ``Card.__slots__``, so a new slot must be placed in one or the other).
+_CARD_COPIED = ("counters", "materials", "seal")
+_CARD_SHARED = ("id", "owner", "code", "facts", "controller", "zone", "position", "arrived_turn", "summoned_turn",
+                "summon_method", "set_turn", "position_changed_turn", "attacked_turn", "atk", "defense", "level",
+                "host", "properly_summoned", "is_token", "revealed", "field_exits", "equipped_to", "equip_exits",
+                "equip_pending", "last_controller", "summoned_by", "pile")
+if sorted(_CARD_COPIED + _CARD_SHARED) != sorted(Card.__slots__):
+    raise ImportError("state._copy_cards does not know every slot of Card (_CARD_COPIED, _CARD_SHARED)")
+
+
+#: Per slotted class ``copy`` copies, its slots, read at once. Their values are immutable (each
+#: field's annotation is checked below: a ``Cite`` is frozen), but an ``Attack``'s
+#: ``pending_damage``, which ``copy`` copies itself.
+_SLOTS = {cls: (cls.__slots__, operator.attrgetter(*cls.__slots__))
+          for cls in (ChainLink, Attack, Override, Violation)}
+_IMMUTABLE_TYPES = {"int", "str", "bool", "None", "tuple", "frozenset", "Cite"}
+if any(set(re.findall(r"\w+", str(fld.type))) - _IMMUTABLE_TYPES
+       for cls in _SLOTS for fld in fields(cls) if (cls, fld.name) != (Attack, "pending_damage")):
+    raise ImportError("a slot of ChainLink, Attack, Override or Violation may hold a mutable value: "
+                      "DuelState.copy would share it")
+
+
+def _copy_slotted(obj: Any, cls: type) -> Any:
+    """A new ``cls`` (a slotted dataclass) with ``obj``'s slot values."""
+    new = _new(cls)
+    slots, values = _SLOTS[cls]
+    for slot, value in zip(slots, values(obj)):
+        object.__setattr__(new, slot, value)
+    return new
+
+
+def _copy_data(value: Any) -> Any:
+    """A deep copy of plain data: lists, dicts, sets and tuples made of each other and of immutable
+    values (shared). Anything else is refused: ``copy`` would not know whether it may be shared."""
+    kind = type(value)
+    atoms = _ATOMS
+    if kind is list:
+        return [item if type(item) in atoms else _copy_data(item) for item in value]
+    if kind is dict:
+        return {key: item if type(item) in atoms else _copy_data(item) for key, item in value.items()}
+    if kind in atoms:
+        return value
+    if kind is tuple:
+        if all(type(item) in atoms for item in value):
+            return value
+        return tuple(_copy_data(item) for item in value)
+    if kind is set:
+        return set(value)                     # its items are hashable: immutable here
+    raise TypeError(f"DuelState.copy cannot copy a {kind.__name__} held in plain data")
 
 
 def _plain(value):

@@ -1,0 +1,202 @@
+"""``DuelState.copy`` is written out attribute by attribute (for speed: the fold copies a state
+before each event naming an unknown card). These tests hold it to what ``copy.deepcopy`` gave: a
+copy equal to the state that shares no mutable object with it, only the card facts, the card
+database and the unknown cards' facts; and they fail when the state gains an attribute or slot
+the copy does not know."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from ygoreplay.cards import CardDB, CardFacts, UnknownFacts
+from ygoreplay.events import Cite
+from ygoreplay.jsonl import read_events
+from ygoreplay.live import LiveView
+from ygoreplay.rules import History, apply
+from ygoreplay.state import (_STATE_ATTRS, Attack, Card, ChainLink, DuelState,
+                             Override, Side, Violation, _copy_data)
+from ygoreplay.store import Record
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = sorted(p for p in (ROOT / "replays").glob("*.jsonl") if ".public" not in p.name)
+REAL = Path("/work/shared/real-replays/edopro")
+#: Values a state and its copy may share: immutable, their items walked as well.
+IMMUTABLE = (str, int, float, bool, bytes, type(None), tuple, frozenset, Cite)
+
+
+def _reachable(obj: object, stop: set[int], found: dict[int, object]) -> None:
+    """Every object reachable from ``obj`` (not through ``stop``, nor into classes): mutable ones
+    into ``found`` by id. Immutable containers are walked, not kept."""
+    todo = [obj]
+    seen: set[int] = set()
+    while todo:
+        item = todo.pop()
+        key = id(item)
+        if key in seen or key in stop or isinstance(item, type):
+            continue
+        seen.add(key)
+        if type(item) not in IMMUTABLE:
+            found[key] = item
+        if isinstance(item, (Card, Side, ChainLink, Attack, Override, Violation, Cite)):
+            todo.extend(getattr(item, slot) for slot in type(item).__slots__)
+        elif isinstance(item, DuelState):
+            todo.append(vars(item))
+        elif isinstance(item, dict):
+            todo.extend(item.keys())
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            todo.extend(item)
+        elif not isinstance(item, (str, int, float, bytes, type(None))):
+            raise AssertionError(f"the walk does not know a {type(item).__name__}: teach it, or the copy")
+
+
+def _shared(state: DuelState) -> set[int]:
+    """What a copy shares with ``state`` (as ``deepcopy``'s memo did): the facts, the db, ``unknown``."""
+    return {id(state.db), id(state.unknown)} | {id(card.facts) for card in state.cards.values()}
+
+
+def assert_independent(state: DuelState, copied: DuelState) -> None:
+    """``copied`` equals ``state`` and shares no mutable object with it but the facts and the db."""
+    assert copied is not state
+    assert copied.to_data() == state.to_data()
+    assert vars(copied).keys() == vars(state).keys()
+    for name in ("violations", "undecided", "flags", "reads_before", "unknowns", "db", "unknown"):
+        assert getattr(copied, name) == getattr(state, name), name
+    assert copied.db is state.db and copied.unknown is state.unknown
+    for card_id, card in state.cards.items():
+        assert copied.cards[card_id].facts is card.facts
+    stop = _shared(state)
+    mine: dict[int, object] = {}
+    theirs: dict[int, object] = {}
+    _reachable(state, stop, mine)
+    _reachable(copied, stop, theirs)
+    common = mine.keys() & theirs.keys()
+    assert not common, f"shared mutable objects: {[mine[k] for k in common][:5]}"
+    assert len(theirs) == len(mine)                # no object held twice in one became two in the other
+
+
+def _checking_copies(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Make every ``DuelState.copy`` call (wherever the code takes one) check its copy at once."""
+    original = DuelState.copy
+    calls = [0]
+
+    def checked(self: DuelState) -> DuelState:
+        copied = original(self)
+        assert_independent(self, copied)
+        calls[0] += 1
+        return copied
+    monkeypatch.setattr(DuelState, "copy", checked)
+    return calls
+
+
+def _fold_copying(events: list, cards: CardDB, audit: bool) -> int:
+    """Fold ``events`` as a history does, copying the state after each one (``audit``:
+    violations collected, so the state holds a list of them); how many states were copied."""
+    history = History(cards, audit=audit)
+    assert_independent(history.state, history.state.copy())
+    for event in events:
+        history.append(event)
+        assert_independent(history.state, history.state.copy())
+    return len(events)
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
+def test_copy_at_every_event_of_the_samples(path: Path) -> None:
+    events = read_events(path)
+    assert _fold_copying(events, CardDB.classic(), audit=False) == len(events) > 0
+    _fold_copying(events, CardDB.classic(), audit=True)
+
+
+def _real_duels(count: int) -> list:
+    if not REAL.is_dir():
+        pytest.skip(f"no real replays at {REAL}")
+    from ygoreplay.rules import RuleViolation
+    from ygoreplay.yrpx import YrpxError, import_yrpx
+    found = []
+    for path in sorted(REAL.glob("*.yrpX")):
+        try:
+            result = import_yrpx(path)
+            History(result.cards).extend(result.events)
+        except (YrpxError, RuleViolation):
+            continue
+        found.append(result)
+        if len(found) == count:
+            break
+    assert found
+    return found
+
+
+def test_copy_at_every_event_of_real_duels() -> None:
+    for result in _real_duels(3):
+        assert _fold_copying(result.events, result.cards, audit=True) == len(result.events) > 50
+
+
+def test_every_copy_a_view_takes_is_independent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copies the views' folds take themselves (before each event naming an unknown card),
+    of states holding unknown cards and undecided rules: each checked as it is taken."""
+    calls = _checking_copies(monkeypatch)
+    for result in _real_duels(2):
+        for view in ("p0", "spectator"):
+            live = LiveView(view, result.cards, b"a test secret, 32 bytes long....")
+            for position, event in enumerate(result.events):
+                live.feed(Record(position, event, "2024-05-01T12:00:00+00:00", b"", b""))
+    assert calls[0] > 0
+
+
+def test_a_copy_changes_apart_from_its_state() -> None:
+    events = read_events(SAMPLES[0])
+    state = DuelState(CardDB.classic())
+    for event in events:
+        apply(state, event)
+    before = state.to_data()
+    copied = state.copy()
+    for card in copied.cards.values():
+        card.counters["spell"] = 1
+        card.materials.append("x")
+    for side in copied.sides:
+        side.hand.append("x")
+        side.mzone[0] = "x"
+    copied.card_text[0]["x"] = ["EVENT_TO_GRAVE", 0, "gy"]
+    copied.timing[2]["x"] = [0, "gy"]
+    copied.material_moves.append([0, "x"])
+    copied.must_lose[0] = "x"
+    assert state.to_data() == before
+
+
+def test_a_state_with_an_attribute_the_copy_does_not_know_is_refused() -> None:
+    state = DuelState(CardDB.classic())
+    assert vars(state).keys() == _STATE_ATTRS      # every attribute ``__init__`` sets is known
+    state.copy()
+    state.something_new = []
+    with pytest.raises(TypeError, match="something_new"):
+        state.copy()
+
+
+def test_plain_data_is_copied_deeply_and_anything_else_refused() -> None:
+    data = [1, "a", None, (1, "b"), ([2],), {"k": [3, {4}]}, frozenset({"c"})]
+    copied = _copy_data(data)
+    assert copied == data
+    found: dict[int, object] = {}
+    mine: dict[int, object] = {}
+    _reachable(data, set(), mine)
+    _reachable(copied, set(), found)
+    assert not mine.keys() & found.keys()
+    assert copied[3] is data[3]                    # a tuple of immutables is shared, as deepcopy shares it
+    with pytest.raises(TypeError, match="object"):
+        _copy_data([object()])
+
+
+def test_the_copy_is_what_deepcopy_gave() -> None:
+    """The same state as the generic deep copy it replaced, with the same objects shared."""
+    state = DuelState(CardDB.classic())
+    for event in read_events(SAMPLES[-1]):
+        apply(state, event)
+    memo = {id(state.db): state.db, id(state.unknown): state.unknown}
+    memo.update((id(c.facts), c.facts) for c in state.cards.values())
+    deep = copy.deepcopy(state, memo)
+    fast = state.copy()
+    assert fast.to_data() == deep.to_data()
+    assert isinstance(fast.unknown, UnknownFacts)
+    assert all(isinstance(c.facts, (CardFacts, UnknownFacts)) for c in fast.cards.values())
