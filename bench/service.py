@@ -670,12 +670,12 @@ def _follow_run(port: int, followers: int, n_duels: int, bodies: list[bytes], ra
         if not here.poll(300):
             raise RuntimeError("the followers did not connect")
         refused = here.recv()
-        cpu, mine = service.cpu(), time.process_time()
+        cpu, mine = service.cpu()[0], time.process_time()
         elapsed = asyncio.run(record())
         if not here.poll(300):
             raise RuntimeError("the followers did not finish")
         out = here.recv()
-        cpu, mine = service.cpu() - cpu, time.process_time() - mine
+        cpu, mine = service.cpu()[0] - cpu, time.process_time() - mine
     finally:
         crowd.join(30)
         if crowd.is_alive():
