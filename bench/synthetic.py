@@ -330,7 +330,8 @@ class Sim:
                     opts.append((3, lambda card=card: self.special_inherent(p, card)))
                     break
         for card in self.mons(p):
-            if card.position == SET and card.summoned_turn != s.turn and card.position_changed_turn != s.turn:
+            if card.position == SET and card.summoned_turn != s.turn and card.position_changed_turn != s.turn \
+                    and card.attacked_turn != s.turn:      # POS-08: set face-down after it attacked
                 opts.append((3, lambda card=card: self.flip_summon(p, card)))
             elif card.position in (ATTACK, DEFENSE) and card.summoned_turn != s.turn and \
                     card.position_changed_turn != s.turn and card.attacked_turn != s.turn:

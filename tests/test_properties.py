@@ -382,6 +382,12 @@ def test_synthetic_duels_are_legal_over_many_seeds() -> None:
     assert not refused, refused
 
 
+def test_the_memory_benchmarks_long_duel_is_legal() -> None:
+    """``bench/memory.py`` asks for 100,000 events of seed 1: the generator Flip Summoned a monster
+    Set face-down after it attacked that turn (POS-08) at event 39,674."""
+    assert len(_synthetic().generate(100_000, 1)) == 100_000
+
+
 def test_synthetic_duel_is_deterministic() -> None:
     synthetic = _synthetic()
     a = [e.to_dict() for e in synthetic.generate(300, seed=3)]
