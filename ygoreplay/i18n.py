@@ -91,10 +91,14 @@ def from_environment(environ: Mapping[str, str] | None = None) -> str:
     return DEFAULT
 
 
+#: The characters of an ``Accept-Language`` header ``negotiate`` reads (the rest is not looked at).
+ACCEPT_LANGUAGE_READ = 2000
+
+
 def negotiate(accept_language: str | None) -> str:
     """The best catalogue for an ``Accept-Language`` header (RFC 9110 quality values)."""
     choices: list[tuple[float, int, str]] = []
-    for position, item in enumerate((accept_language or "")[:2000].split(",")[:50]):
+    for position, item in enumerate((accept_language or "")[:ACCEPT_LANGUAGE_READ].split(",")[:50]):
         tag, _, params = item.strip().partition(";")
         quality = 1.0
         match = re.search(r"q\s*=\s*([0-9.]+)", params)

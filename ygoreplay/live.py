@@ -635,7 +635,9 @@ class Hub:
 class Alarm:
     """One follower's wake-ups: a change of its duel, or the time it set (its next keep-alive, a
     held-back event's release). The clock is a timer of the loop set again only when that time
-    changes, so the wake-ups of a thousand followers by their duel's changes cost a future each."""
+    changes, so the wake-ups of a thousand followers by their duel's changes cost a future each.
+    A follower ``arm``s it before it reads the duel: a change while it reads or sends (a slow
+    reader's send waits) wakes its next ``wait`` at once instead of being missed."""
 
     def __init__(self, hub: Hub, duel_id: str) -> None:
         self.hub, self.duel_id = hub, duel_id
@@ -643,37 +645,52 @@ class Alarm:
         self._timer: asyncio.TimerHandle | None = None
         self._when: float | None = None
 
+    def arm(self) -> None:
+        """Listen for the duel's changes from now on (until the next ``wait`` returns)."""
+        if self._waiter is None:
+            self._waiter = asyncio.get_running_loop().create_future()
+            self.hub._waiters.setdefault(self.duel_id, set()).add(self._waiter)
+
     async def wait(self, when: float) -> None:
-        """Until the duel changes, or the loop's clock reaches ``when``."""
+        """Until the duel changes (since ``arm``), or the loop's clock reaches ``when``."""
         hub = self.hub
         live = hub.duels.get(self.duel_id)
         if live is not None and live.behind > live.count:
             live.behind = 0              # once: a record that cannot be taken in (altered) is not read in a loop
             await asyncio.to_thread(hub.changed, self.duel_id)
             return
-        loop = asyncio.get_running_loop()
         if when != self._when:
-            self.close()
-            self._timer, self._when = loop.call_at(when, self._ring), when
-        waiter = self._waiter = loop.create_future()
-        waiters = hub._waiters.setdefault(self.duel_id, set())
-        waiters.add(waiter)
+            self._stop_clock()
+            self._timer, self._when = asyncio.get_running_loop().call_at(when, self._ring), when
+        self.arm()
+        assert self._waiter is not None
         try:
-            await waiter
+            await self._waiter
         finally:
-            self._waiter = None
-            waiters.discard(waiter)      # a wake-up took the whole set already, the clock did not
+            self._disarm()
 
     def _ring(self) -> None:
         self._timer = self._when = None
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
 
-    def close(self) -> None:
-        """Its clock stopped (the follower left, or sets another time)."""
+    def _stop_clock(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = self._when = None
+
+    def _disarm(self) -> None:
+        waiter, self._waiter = self._waiter, None
+        waiters = self.hub._waiters.get(self.duel_id)
+        if waiter is not None and waiters is not None:     # a wake-up took the whole set already
+            waiters.discard(waiter)
+            if not waiters:
+                del self.hub._waiters[self.duel_id]
+
+    def close(self) -> None:
+        """Its clock stopped and its listening ended (the follower left)."""
+        self._stop_clock()
+        self._disarm()
 
 
 __all__ = ["Alarm", "Hub", "LiveDuel", "LiveView", "Step", "VIEWS"]

@@ -268,13 +268,18 @@ async def follow(duel_id: str, request: Request, service: ServiceDep, asking: Du
 RETRY = b"retry: 2000\n\n"
 END = b"event: end\ndata: {}\n\n"
 KEEPALIVE_COMMENT = b": keepalive\n\n"
+#: The most bytes of events a follower sends at once (one event more than this at most): the
+#: server's send waits for a reader that does not read only past its transport's buffer, so a
+#: chunk of a whole duel would be held for it, a copy a follower.
+CHUNK = 64 << 10
 
 
 async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: str, position: int,
                   frames: bool, lease: _Lease) -> AsyncIterator[bytes]:
     """A follower's events (or frames) as Server-Sent Events, from ``position`` on, as the view
     may see them, until the duel ends or the follower leaves (``EventStream`` closes it then).
-    Every event ready when it wakes goes out as one chunk: one write, however far behind it was."""
+    Every event ready when it wakes goes out as one chunk: one write, however far behind it was,
+    up to ``CHUNK`` bytes (a reader that does not read holds one chunk in the server, not the duel)."""
     loop = asyncio.get_running_loop()
     # keep-alives on a clock of their own: when they come says nothing of what a delayed
     # spectator may not see yet
@@ -284,13 +289,22 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
     chunk = RETRY
     try:
         while True:
+            alarm.arm()                          # before reading: a change while it sends wakes it
             clock = time.time()
             visible = live.visible(view, clock)
             if position < visible:
                 if len(live_view.steps) < visible:      # the first of the view's followers to wake feeds it
                     live.view(view, visible)
                 steps = live_view.steps
-                chunk += b"".join([_sse(steps[i], frames, visible) for i in range(position, visible)])
+                parts, size = [chunk], len(chunk)
+                for i in range(position, visible):
+                    parts.append(_sse(steps[i], frames, visible))
+                    size += len(parts[-1])
+                    if size >= CHUNK and i + 1 < visible:
+                        position = i + 1
+                        yield b"".join(parts)
+                        parts, size = [], 0
+                chunk = b"".join(parts)
                 position = visible
             if live.ended and position >= live.count:
                 yield chunk + END

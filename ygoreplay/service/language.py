@@ -33,6 +33,8 @@ def request_language(scope: Scope) -> str:
     for name, value in scope.get("headers") or ():
         if name == b"accept-language":      # the last one, as a dict of the headers keeps it
             header = value
+    # only what negotiating reads (one character a byte in Latin-1): a key is never a client's megabytes
+    header = header[:i18n.ACCEPT_LANGUAGE_READ]
     language = _NEGOTIATED.get(header)
     if language is None:
         language = i18n.negotiate(header.decode("latin-1"))

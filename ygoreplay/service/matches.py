@@ -344,9 +344,11 @@ async def _stream(service: Service, live: LiveMatch, view: str, position: int, l
     loop = asyncio.get_running_loop()
     next_keepalive = loop.time() + KEEPALIVE
     live.followers += 1
+    alarm = service.hub.alarm(live.id)
     try:
         yield "retry: 2000\n\n"
         while True:
+            alarm.arm()                          # before reading: a change while it sends wakes it
             for item in live.view_events(view, position):
                 yield f"id: {item['position']}\nevent: event\ndata: {json.dumps(_jsonable(item), ensure_ascii=False)}\n\n"
                 position = item["position"] + 1
@@ -356,8 +358,9 @@ async def _stream(service: Service, live: LiveMatch, view: str, position: int, l
             if loop.time() >= next_keepalive:
                 yield ": keepalive\n\n"
                 next_keepalive = loop.time() + KEEPALIVE
-            await service.hub.wait(live.id, max(0.0, next_keepalive - loop.time()))
+            await alarm.wait(next_keepalive)
     finally:
+        alarm.close()
         live.followers -= 1
         lease.close()
 
