@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from .files import version_of
+
 SEEDS_ENV = "YGOREPLAY_SEEDS"
 #: The shared folder beside a checkout of the repository: ``<repo>/../shared/seeds``.
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "seeds"
@@ -71,21 +73,13 @@ def catalogue(folder: Path) -> dict[str, CatalogueEntry]:
     """The catalogue beside the seeds (``../rules/RULES.md``, else ``RULES.md`` in the folder)."""
     for path in (folder.parent / "rules" / "RULES.md", folder / "RULES.md"):
         if path.is_file():
-            return _catalogue(path, _version(path))
+            return _catalogue(path, version_of(path))
     return {}
-
-
-def _version(path: Path) -> tuple[int, int, int, int]:
-    """What keys a file's cached reading (a process that lives on, the resident helper, sees it
-    edited): not its modification time alone, which ``cp -p``, ``tar x`` or ``rsync -t`` set back
-    (``files.version_of``, a layer this module may not import)."""
-    found = path.stat()
-    return found.st_mtime_ns, found.st_ctime_ns, found.st_ino, found.st_size
 
 
 @lru_cache(maxsize=4)
 def _catalogue(path: Path, changed: tuple[int, ...]) -> dict[str, CatalogueEntry]:
-    """The catalogue's entries (``changed``, ``_version``, keys the cache: a process that lives on,
+    """The catalogue's entries (``changed``, ``files.version_of``, keys the cache: a process that lives on,
     the resident helper, sees it edited)."""
     entries: dict[str, CatalogueEntry] = {}
     rule, block = None, []
@@ -121,7 +115,7 @@ def _normal(text: str) -> str:
 
 @lru_cache(maxsize=16)
 def _sentences(path: Path, changed: tuple[int, ...]) -> tuple[tuple[str, str], ...]:
-    """(sentence as quoted, as compared) of a seed file, in order (``changed``: ``_version``)."""
+    """(sentence as quoted, as compared) of a seed file, in order (``changed``: ``files.version_of``)."""
     text = _MARKUP.sub("", _PINYIN.sub("", path.read_text(encoding="utf-8", errors="replace")))
     said = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
     return tuple((s, _normal(s)) for s in said)
@@ -161,7 +155,7 @@ def quotes(rule_id: str, folder: Path | None, hint: str = "") -> list[Quote]:
         path = folder / name
         if not path.is_file():
             continue
-        sentences = _sentences(path, _version(path))
+        sentences = _sentences(path, version_of(path))
         index = _best(sentences, entry.phrases, hint)
         if index is None:
             continue
