@@ -29,7 +29,8 @@ precompiled (a third of ``check``'s time, compiling alone). The cache is a folde
 ``git archive``) side by side: each round then also runs the plain commands of that tree, in
 the same rotating order, alternating processes, each tree on its own ``PYTHONPATH`` and both as
 ``python -m ygoreplay`` (the installed script may import what the tree before lacks), and prints
-the two trees' ratios, before → after.
+the two trees' ratios, before → after; ``check``, ``show`` and ``log`` answered by a resident of
+each tree's own code too.
 """
 from __future__ import annotations
 
@@ -96,22 +97,30 @@ def main(argv: list[str] | None = None) -> int:
     before = args.before.resolve() if args.before else None
     if before:
         runs.update({f"{name} (before)": [*ygoreplay, *arguments] for name, (arguments, _) in COMMANDS.items()})
+        runs.update({f"{name} (resident, before)": [*ygoreplay, *COMMANDS[name][0]] for name in RESIDENT})
     names = list(runs)
     times: dict[str, list[float]] = {name: [] for name in names}
     cpu: dict[str, list[float]] = {name: [] for name in names}
     memory: dict[str, list[float]] = {name: [] for name in names}
     with tempfile.TemporaryDirectory(prefix="ygoreplay-pycache-") as cache, \
-            tempfile.TemporaryDirectory(prefix="ygr") as running, tempfile.TemporaryDirectory(prefix="ygr") as empty:
+            tempfile.TemporaryDirectory(prefix="ygr") as running, tempfile.TemporaryDirectory(prefix="ygr") as empty, \
+            tempfile.TemporaryDirectory(prefix="ygr") as running_before:
         env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPYCACHEPREFIX": cache,
                "YGOREPLAY_RESIDENT_DIR": empty}            # made 0700: nobody runs there, in-process
         resident = {**env, "YGOREPLAY_RESIDENT_DIR": running}
         envs = {name: resident if name.endswith("(resident)") else env for name in names}
         trees = {name: ROOT for name in names}
+        residents = [(ROOT, resident)]
         if before:
             envs.update({name: {**env, "PYTHONPATH": str(before)} for name in names if name.endswith("(before)")})
             trees.update({name: before for name in names if name.endswith("(before)")})
-        subprocess.run([*ygoreplay, "resident", "start", "--idle", "600"], cwd=ROOT, env=resident, check=True,
-                       stdout=subprocess.DEVNULL)
+            envs.update({name: {**env, "PYTHONPATH": str(before), "YGOREPLAY_RESIDENT_DIR": running_before}
+                         for name in names if name.endswith("(resident, before)")})
+            trees.update({name: before for name in names if name.endswith("(resident, before)")})
+            residents.append((before, envs[f"{RESIDENT[0]} (resident, before)"]))
+        for tree, where in residents:       # `python -m` imports the package of its working folder first
+            subprocess.run([*ygoreplay, "resident", "start", "--idle", "600"], cwd=tree, env=where, check=True,
+                           stdout=subprocess.DEVNULL)
         try:
             for name in names:                  # once each, untimed: files and bytecode in the cache
                 timed(runs[name], envs[name], trees[name])
@@ -121,8 +130,14 @@ def main(argv: list[str] | None = None) -> int:
                     times[name].append(elapsed)
                     cpu[name].append(used)
                     memory[name].append(peak)
+            for tree, where in residents:       # else its rows would be in-process figures
+                status = subprocess.run([*ygoreplay, "resident", "status"], cwd=tree, env=where, capture_output=True,
+                                        text=True).stdout
+                if f"; {len(RESIDENT) * (rounds + 1)} command(s) answered" not in status:
+                    print(f"note: the resident of {tree} did not answer every command sent to it: {status.strip()}")
         finally:
-            subprocess.run([*ygoreplay, "resident", "stop"], cwd=ROOT, env=resident, stdout=subprocess.DEVNULL)
+            for tree, where in residents:
+                subprocess.run([*ygoreplay, "resident", "stop"], cwd=tree, env=where, stdout=subprocess.DEVNULL)
     bare = times["bare"]
     print(f"start-up of {' '.join(ygoreplay)}: {rounds} interleaved rounds, each command against a bare "
           f"`python -c pass` of the same round, bytecode cached" + (f"; the tree before: {before}" if before else ""))
@@ -151,6 +166,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:<12} answered by a resident: wall median {statistics.median(times[label]):6.1f} ms, ratio "
               f"{statistics.median(ratios):5.2f}x spread {min(ratios):.2f}-{max(ratios):.2f}; the command's own CPU "
               f"ratio {statistics.median(cpu_ratios):5.2f}x; {statistics.median(memory[label]):5.1f} MiB")
+        if before:
+            was = [t / b for t, b in zip(times[f"{name} (resident, before)"], bare)]
+            was_cpu = [t / b for t, b in zip(cpu[f"{name} (resident, before)"], cpu["bare"])]
+            print(f"  {'':<12} before → after: ratio {statistics.median(was):5.2f}x → {statistics.median(ratios):5.2f}x, "
+                  f"the command's own CPU ratio {statistics.median(was_cpu):5.2f}x → {statistics.median(cpu_ratios):5.2f}x")
     spread = max(bare) / min(bare)
     if spread > 1.4:
         print(f"note: the bare interpreter's times differ {spread:.1f}x between rounds (the machine is busy): "

@@ -28,9 +28,10 @@ Run from the repository root (``python bench/store.py``; ``--quick`` for smaller
    in-process and answered by a resident helper (``ygoreplay resident start``, started and
    stopped around it); each is divided by the engine's time for the responses up to N (the
    duel's responses in proportion to its events); the command's CPU time, the resident's, and
-   a bare interpreter's start, interleaved with them, are given besides. Targets: in process at
-   most 1/20 of the engine's time, the command at most the engine's. Skipped with a note when
-   the folder is absent.
+   a bare interpreter's start, interleaved with them, are given besides (``--before DIR``: a
+   checkout of the tree before runs the same commands both ways, each by its own code, in the
+   same rotation). Targets: in process at most 1/20 of the engine's time, the command at most
+   the engine's. Skipped with a note when the folder is absent.
 3. Append throughput. Many duels recorded at once: each worker process owns its share of the
    duels and appends their events one ``append`` call per event, round-robin across its duels,
    like a room of live scorekeepers. Each duel is its own legal synthetic duel (a different seed).
@@ -327,7 +328,7 @@ def engine_ms(responses: int, events: int, index: int) -> float:
 
 
 def bench_board(url: str, label: str, folder: Path, limit: int | None, per_duel: int, commands: int,
-                seed: int) -> None:
+                seed: int, before: Path | None = None) -> None:
     from ygoreplay.render import render
     from ygoreplay.rules import RuleViolation
     from ygoreplay.source import stored_board
@@ -381,57 +382,86 @@ def bench_board(url: str, label: str, folder: Path, limit: int | None, per_duel:
     print(f"  in CPU time (this process's; a loaded machine stretches the wall clock, not this): state median "
           f"{statistics.median(seek_cpu):.3f}, drawn {statistics.median(drawn_cpu):.3f} of the engine's time "
           f"({statistics.median(drawn_cpu) / BOARD_LIMIT:.2f} of its limit)")
-    bench_show_commands(url, sought[:commands + 1])
+    bench_show_commands(url, sought[:commands + 1], before)
 
 
-def bench_show_commands(url: str, sought: list[tuple[str, int, int, int]]) -> None:
+def bench_show_commands(url: str, sought: list[tuple[str, int, int, int]], before: Path | None = None) -> None:
     """``ygoreplay show DUEL --at N`` as a command (a fresh process, bytecode cached) at each
     position, run in-process and answered by a resident helper (``ygoreplay resident start``,
-    started here in a folder of its own and stopped after), and a bare ``python -c pass``, the
-    three interleaved position by position in a rotating order; each ÷ the engine's time. The
-    first position is untimed (it fills the bytecode cache). The two runs' outputs must agree."""
+    started here in a folder of its own and stopped after), and a bare ``python -c pass``, all
+    interleaved position by position in a rotating order; each ÷ the engine's time. With
+    ``before`` (a checkout of the tree before a change) its command runs the same two ways, by a
+    resident of its own code, in the same rotation. The first position is untimed (it fills the
+    bytecode cache). Every run's board must be the same, and each resident must have answered
+    every command sent to it (else its figures would be in-process ones: said, not printed)."""
     if len(sought) < 2:
         return
     ygoreplay = [sys.executable, "-m", "ygoreplay"]
-    wall: dict[str, list[float]] = {"in-process": [], "resident": [], "bare": []}
-    cpu: dict[str, list[float]] = {"in-process": [], "resident": [], "bare": []}
+    here = Path(__file__).resolve().parent.parent
+    trees = {"in-process": here, "resident": here, "bare": here}
+    if before is not None:
+        trees.update({"in-process (before)": before, "resident (before)": before})
+    wall: dict[str, list[float]] = {name: [] for name in trees}
+    cpu: dict[str, list[float]] = {name: [] for name in trees}
+    residents = [name for name in trees if name.startswith("resident")]
     with ExitStack() as stack:
         cache = stack.enter_context(tempfile.TemporaryDirectory(prefix="ygoreplay-pycache-"))
         base = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-                "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "PYTHONPYCACHEPREFIX": cache}
-        envs = {name: {**base, "YGOREPLAY_RESIDENT_DIR": stack.enter_context(tempfile.TemporaryDirectory(prefix="ygr"))}
-                for name in ("in-process", "resident")}            # made 0700: a resident folder each
-        started = subprocess.run([*ygoreplay, "resident", "start", "--idle", "600"], env=envs["resident"],
-                                 capture_output=True, text=True, check=True)
-        pid = int(started.stdout.split("pid ")[1].split(")")[0])
-        stack.callback(subprocess.run, [*ygoreplay, "resident", "stop"], env=envs["resident"], capture_output=True)
-        resident_cpu = 0.0
-        names = list(wall)
+                "PYTHONPYCACHEPREFIX": cache}
+        envs = {name: {**base, "PYTHONPATH": str(tree),          # made 0700: a resident folder each
+                       "YGOREPLAY_RESIDENT_DIR": stack.enter_context(tempfile.TemporaryDirectory(prefix="ygr"))}
+                for name, tree in trees.items()}
+        pids = {}
+        for name in residents:              # `python -m` imports the package of its working folder first
+            started = subprocess.run([*ygoreplay, "resident", "start", "--idle", "600"], env=envs[name],
+                                     cwd=trees[name], capture_output=True, text=True, check=True)
+            pids[name] = int(started.stdout.split("pid ")[1].split(")")[0])
+            stack.callback(subprocess.run, [*ygoreplay, "resident", "stop"], env=envs[name], cwd=trees[name],
+                           capture_output=True)
+        resident_cpu = dict.fromkeys(residents, 0.0)
+        names = list(trees)
         for k, (duel, n, index, responses) in enumerate(sought):
             engine = engine_ms(responses, n, index)
             outputs = {}
-            for name in names[k % 3:] + names[:k % 3]:
+            for name in names[k % len(names):] + names[:k % len(names)]:
                 argv = [sys.executable, "-c", "pass"] if name == "bare" else \
                     [*ygoreplay, "show", duel, "--at", str(index), "--store", url]
-                t0, used, served = time.perf_counter(), _children_cpu(), _process_cpu(pid)
-                done = subprocess.run(argv, env=envs.get(name, base), check=True, capture_output=True)
+                t0, used = time.perf_counter(), _children_cpu()
+                served = {r: _process_cpu(pid) for r, pid in pids.items()}
+                done = subprocess.run(argv, env=envs[name], cwd=trees[name], check=True, capture_output=True)
                 if k:
                     wall[name].append((time.perf_counter() - t0) * 1000 / engine)
                     cpu[name].append((_children_cpu() - used) * 1000 / engine)
-                    if name == "resident":
-                        resident_cpu += (_process_cpu(pid) - served) * 1000 / engine
-                outputs[name] = done.stdout
-            if outputs["in-process"] != outputs["resident"]:
-                raise SystemExit(f"show {duel} --at {index}: the resident printed another board than the command")
+                    if name in pids:
+                        resident_cpu[name] += (_process_cpu(pids[name]) - served[name]) * 1000 / engine
+                if name != "bare":
+                    outputs[name] = done.stdout
+            if len(set(outputs.values())) != 1:
+                raise SystemExit(f"show {duel} --at {index}: the runs printed different boards")
+        for name in residents:
+            status = subprocess.run([*ygoreplay, "resident", "status"], env=envs[name], cwd=trees[name],
+                                    capture_output=True, text=True).stdout
+            answered = status.split("; ")[1].split(" command")[0] if "; " in status else "0"
+            if answered != str(len(sought)):
+                print(f"  note: the {name} helper answered {answered} of {len(sought)} commands: its figures "
+                      "are not a resident's")
     print("  show --at N as a command, a fresh process each: in-process, answered by a resident helper, "
-          "and a bare `python -c pass`, interleaved; wall and the command's own CPU (user + system)")
-    for name, label in (("in-process", "show --at N"), ("resident", "show (resident)"), ("bare", "bare python")):
+          "and a bare `python -c pass`" + (f", and the tree before ({before}) both ways" if before else "")
+          + ", interleaved; wall and the command's own CPU (user + system)")
+    for name in names:
+        label = {"in-process": "show --at N", "resident": "show (resident)", "bare": "bare python",
+                 "in-process (before)": "before", "resident (before)": "before (resident)"}[name]
         median = statistics.median(wall[name])
         limit = f" (limit {COMMAND_LIMIT:.3g}: {median / COMMAND_LIMIT:.2f} of its limit)" if name != "bare" else ""
-        print(f"  board {label:<15} median {median:.3f} of the engine's time over {len(wall[name])} positions, "
+        print(f"  board {label:<17} median {median:.3f} of the engine's time over {len(wall[name])} positions, "
               f"p95 {pct(wall[name], .95):.3f}{limit}; CPU {statistics.median(cpu[name]):.3f} of it")
-    print(f"  the resident's own CPU, on average a command: {resident_cpu / len(wall['resident']):.3f} of the "
-          "engine's time (the board itself; /proc, 10 ms ticks summed over the run)")
+    if before is not None:
+        for name in ("in-process", "resident"):
+            ratios = [a / b for a, b in zip(wall[name], wall[f"{name} (before)"])]
+            print(f"  {name}: after ÷ before, position by position: median {statistics.median(ratios):.3f} (wall)")
+    for name in residents:
+        print(f"  the {name} helper's own CPU, on average a command: {resident_cpu[name] / len(wall[name]):.3f} of "
+              "the engine's time (the board itself; /proc, 10 ms ticks summed over the run)")
 
 
 def _process_cpu(pid: int) -> float:
@@ -650,6 +680,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the EDOPro replays whose boards are shown (default ../shared/real-replays/edopro)")
     parser.add_argument("--boards", type=int, help="random positions per real duel (default 5; quick 2, of 5 duels)")
     parser.add_argument("--commands", type=int, help="show --at N commands run (default 20; quick 2)")
+    parser.add_argument("--before", type=Path, metavar="DIR",
+                        help="a checkout of the tree before: its show --at N commands run too, interleaved")
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # still drop the PostgreSQL schemas
@@ -688,7 +720,8 @@ def main(argv: list[str] | None = None) -> int:
         bench_interval(kind, args.postgres_url, events, positions)
         with backend(kind, args.postgres_url) as (url, label):
             bench_board(url, label, Path(args.real), 5 if args.quick else None, args.boards or (2 if args.quick else 5),
-                        args.commands or (2 if args.quick else 20), args.seed)
+                        args.commands or (2 if args.quick else 20), args.seed,
+                        args.before.resolve() if args.before else None)
         with backend(kind, args.postgres_url) as (url, label):
             rate[kind] = bench_append(kind, url, label, n_duels, duel_events, workers, args.seed)
 

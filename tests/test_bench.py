@@ -166,6 +166,21 @@ def test_startup_prints_each_command_as_a_ratio_to_a_bare_interpreter():
                      for name in ("check", "show", "log")))
 
 
+def test_startup_and_the_boards_measure_a_tree_before_side_by_side():
+    """``--before DIR``: the tree before's commands run too, in-process and by a resident of its
+    own code (here this tree again, as the tree before), each said before → after; a resident
+    that did not answer every command sent to it would be said."""
+    startup = run_bench("startup.py", "--before", str(ROOT))
+    assert_figures(startup, rf"^ +before → after: ratio +{NUMBER}x → +{NUMBER}x, CPU ratio",
+                   rf"^ +before → after: ratio +{NUMBER}x → +{NUMBER}x, the command's own CPU ratio")
+    assert "did not answer" not in startup
+    if SHARED.joinpath(*REAL).is_dir():
+        boards = run_bench("store.py", "--no-postgres", "--before", str(ROOT))
+        assert_figures(boards, rf"^  board before \(resident\) +median {NUMBER} of the engine's time",
+                       rf"^  resident: after ÷ before, position by position: median {NUMBER}")
+        assert "its figures are not a resident's" not in boards
+
+
 def test_search_prints_the_indexing_cost_and_search_percentiles():
     assert_figures(run_bench("search.py"),
                    rf"^sqlite: append, .*: {NUMBER} us/event before, {NUMBER} us/event with the index",

@@ -474,3 +474,74 @@ def test_the_console_script_names_the_program_as_it_was_called(place):
                            capture_output=True, timeout=60)
     assert (by_resident.stderr, by_resident.returncode) == (alone.stderr, alone.returncode)
     assert b"Usage: ygr show" in alone.stderr and alone.returncode == 2
+
+
+def test_a_callers_environment_is_not_left_for_the_next(place):
+    """The resident takes each caller's environment and puts its own back after, changing only
+    what differs: a variable one caller had is gone for the next (here the language it asked for)."""
+    place.start()
+    japanese = {"YGOREPLAY_LANG": "ja"}
+    assert place.both("show", SAMPLE, "--at", "60", env=japanese) == 1
+    assert place.both("show", SAMPLE, "--at", "60") == 1
+    assert place.run("show", SAMPLE, "--at", "60").stdout != place.run("show", SAMPLE, "--at", "60", env=japanese).stdout
+
+
+def _open_in(pid: int) -> tuple[int, int]:
+    """How many descriptors and threads process ``pid`` has."""
+    return len(os.listdir(f"/proc/{pid}/fd")), len(os.listdir(f"/proc/{pid}/task"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs /proc")
+def test_nothing_of_a_finished_command_stays_in_the_resident(place):
+    """The watcher of each command (Ctrl-C, busy) is a thread the command does not wait for, on a
+    copy of the connection's descriptor: it ends, and closes its copy, once the command is over;
+    the caller's stdout and stderr are closed before the caller is told the exit code."""
+    place.start()
+    assert place.both("show", SAMPLE, "--at", "60") == 1
+    idle = _open_in(place.pid)
+    for args in (("show", SAMPLE), ("log", SAMPLE), ("show", "nosuchduel"), ("rules", "SUM-04")):
+        assert place.both(*args) == 1, args
+    for _ in range(600):                               # each watcher ends when its caller's connection does
+        if _open_in(place.pid) == idle:
+            break
+        time.sleep(0.05)
+    assert _open_in(place.pid) == idle
+
+
+def test_a_watcher_that_cannot_start_leaves_nothing_printed_or_held(monkeypatch, tmp_path):
+    """No thread to be had (a limit on threads): the command is not run, the caller is told
+    nothing (it runs the command itself), and the resident keeps no descriptor and no setting."""
+    from ygoreplay.cli import resident as serving
+
+    def refused(*args) -> None:
+        raise RuntimeError("can't start new thread")
+    monkeypatch.setattr(serving._thread, "start_new_thread", refused)
+    monkeypatch.chdir(tmp_path)                        # the resident ends each command in /
+    ours, theirs = socket.socketpair()
+    (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe()
+    environ, streams = dict(os.environ), (sys.stdout, sys.stderr, sys.stdin)
+    spec = ("utf-8", "strict", False, False)
+    opened = len(os.listdir("/proc/self/fd"))
+    try:
+        request = serving._Request(ours, [out_w, err_w], spec, spec, lambda busy: None)
+        with pytest.raises(RuntimeError):
+            request.run(["show", SAMPLE], "ygoreplay", str(ROOT), 0o22, {**environ, "COLUMNS": "150"})
+        assert dict(os.environ) == environ and (sys.stdout, sys.stderr, sys.stdin) == streams
+        assert len(os.listdir("/proc/self/fd")) == opened - 2, "the caller's two descriptors, and no copy, closed"
+        assert os.read(out_r, 100) == b"" and os.read(err_r, 100) == b""
+        ours.close()
+        assert theirs.recv(16) == b"", "no exit code: the caller runs it itself"
+    finally:
+        for fd in (out_r, err_r):
+            os.close(fd)
+        theirs.close()
+
+
+def test_an_answered_command_leaves_without_tearing_the_interpreter_down(tmp_path):
+    """The launcher's end once a resident answered (``_leave``): the exit code is the resident's,
+    and what the launcher's own streams hold is still written, as a normal exit writes it."""
+    script = ("import sys; from ygoreplay.launcher import _leave; print('held in a buffer', end=''); "
+              "print('and on stderr', file=sys.stderr, end=''); _leave(3)")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, timeout=60)
+    assert (result.stdout, result.stderr, result.returncode) == (b"held in a buffer", b"and on stderr", 3)

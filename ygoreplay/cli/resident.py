@@ -11,6 +11,7 @@ descriptors (a command that forgot one would end by failing others).
 """
 from __future__ import annotations
 
+import _thread
 import codecs
 import gc
 import io
@@ -330,9 +331,8 @@ class Resident:
                 os.close(fd)
             return
         self.served += 1
-        code = _Request(conn, fds, _spec(out_spec), _spec(err_spec), self.mark).run(args, decode(prog), cwd_text, int(umask), environ)
-        if code is not None:
-            conn.sendall(b"X" + code.to_bytes(4, "big", signed=True))
+        _Request(conn, fds, _spec(out_spec), _spec(err_spec), self.mark).run(args, decode(prog), cwd_text,
+                                                                              int(umask), environ)
 
 
 def _spec(spec: bytes) -> tuple[str, str, bool, bool] | None:
@@ -369,7 +369,14 @@ class _Told(io.FileIO):
 
 
 class _Request:
-    """One command run for a caller: its streams, and Ctrl-C passed on while it runs."""
+    """One command run for a caller: its streams, and Ctrl-C passed on while it runs.
+
+    Its watcher (Ctrl-C, the caller gone, busy after BUSY_SECONDS) is a bare thread the command
+    never waits for: not started by ``threading`` (which waits until the new thread runs) nor
+    joined (which waits until it wakes to end), both a hand-over to a thread the system may not
+    run at once on a loaded machine. It watches a copy of the connection's descriptor, closed by
+    itself, so that the number is never another connection's when it reads; once the command is
+    over (``running``, under the lock) it neither interrupts nor marks anything."""
 
     def __init__(self, conn: socket.socket, fds: list[int], out_spec: tuple[str, str, bool, bool],
                  err_spec: tuple[str, str, bool, bool], mark: Callable[[bool], None]) -> None:
@@ -401,39 +408,46 @@ class _Request:
         text.mode = "w"
         return text
 
-    def _watch(self, main_thread: int) -> None:
+    def _watch(self, fd: int, main_thread: int) -> None:
         """Ctrl-C at the caller (it sends ``I``) or the caller gone: the command is interrupted,
         as the caller's own process would be. Still running after BUSY_SECONDS: marked busy."""
         try:
-            if not select.select([self.conn], [], [], wire.BUSY_SECONDS)[0]:
+            if not select.select([fd], [], [], wire.BUSY_SECONDS)[0]:
                 with self.lock:
                     if self.running:
                         self.marked = True
                         self.mark(True)
-            self.conn.recv(1)
+            os.read(fd, 1)
         except OSError:
             pass
+        finally:
+            os.close(fd)
         with self.lock:
             if self.running:
                 signal.pthread_kill(main_thread, signal.SIGINT)
 
-    def run(self, args: list[str], prog: str, cwd: str, umask: int, environ: dict[str, str]) -> int | None:
-        """The command's exit code; None when it could not be set up (nothing printed: the caller
-        runs it itself)."""
+    def run(self, args: list[str], prog: str, cwd: str, umask: int, environ: dict[str, str]) -> None:
+        """Run the command and send the caller its exit code once its streams are closed (then
+        put this process back as it was); nothing when it could not be set up (nothing printed:
+        the caller runs it itself)."""
         saved = (dict(os.environ), sys.stdout, sys.stderr, sys.stdin)
         stdin = open(os.devnull, encoding="utf-8")
         self.conn.settimeout(None)
-        watcher = threading.Thread(target=self._watch, args=(threading.main_thread().ident,), daemon=True)
         old_mask = os.umask(umask)
+        code: int | None = None
         try:
             try:
                 os.chdir(cwd)
             except OSError:
-                return None
-            os.environ.clear()
-            os.environ.update(environ)
+                return
+            _set_environ(environ)
             sys.stdout, sys.stderr, sys.stdin = self.out, self.err, stdin
-            watcher.start()
+            watched = os.dup(self.conn.fileno())
+            try:
+                _thread.start_new_thread(self._watch, (watched, threading.main_thread().ident))
+            except BaseException:                # no thread to be had: nothing printed, the caller runs it
+                os.close(watched)
+                raise
             try:
                 code = _command(args, prog)
             finally:
@@ -441,26 +455,36 @@ class _Request:
                     self.running = False
                     if self.marked:
                         self.mark(False)
-            return _exit_flush(code)
+            code = _exit_flush(code)
         except KeyboardInterrupt:                # Ctrl-C landed outside the command: it is over anyway
-            return 130
+            code = 130
         finally:
-            os.umask(old_mask)
-            os.environ.clear()
-            os.environ.update(saved[0])
             sys.stdout, sys.stderr, sys.stdin = saved[1:]
-            os.chdir("/")
             for stream in (self.out, self.err, stdin):
                 try:
                     stream.close()
                 except (OSError, ValueError):   # a failed last flush: the descriptor is closed all the same
                     stream.buffer.raw.close()
             try:
-                self.conn.shutdown(socket.SHUT_RD)     # wakes the watcher
-            except OSError:
-                pass
-            if watcher.is_alive():
-                watcher.join()
+                if code is not None:             # the caller may go: its streams are no longer held here
+                    self.conn.sendall(b"X" + code.to_bytes(4, "big", signed=True))
+            finally:
+                os.umask(old_mask)
+                _set_environ(saved[0])
+                os.chdir("/")
+                try:
+                    self.conn.shutdown(socket.SHUT_RD)     # ends the watcher if the caller has not
+                except OSError:
+                    pass
+
+
+def _set_environ(environ: dict[str, str]) -> None:
+    """``os.environ`` made ``environ``, changing only what differs (each change is a ``putenv``)."""
+    for name in [name for name in os.environ if name not in environ]:
+        del os.environ[name]
+    for name, value in environ.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
 
 
 def _command(args: list[str], prog: str) -> int:
