@@ -203,3 +203,21 @@ def test_a_store_file_replaced_by_another_database_is_refused_again(tmp_path):
     other.close()
     with pytest.raises(StoreError, match="is not a ygoreplay store"):
         Store(str(path), readonly=True)
+
+
+def test_a_snapshot_from_before_the_newer_card_slots_gives_their_defaults():
+    """Card rows as a snapshot stored before ``_CARD_DEFAULTS``' slots were added (shorter) are
+    built with those slots' defaults; every other slot, and every card, as stored."""
+    from ygoreplay.state import _CARD_DEFAULTS, Card, DuelState
+    state = replay(sample(DECK_OUT), CARDS, at=60)
+    data = msgpack.unpackb(msgpack.packb(state.to_data()))
+    old = len(Card.__slots__) - len(_CARD_DEFAULTS)
+    data["cards"] = [row[:old] for row in data["cards"]]
+    read = DuelState.from_data(data, CARDS)
+    assert list(read.cards) == list(state.cards)
+    for card_id, card in state.cards.items():
+        for slot in Card.__slots__:
+            want = _CARD_DEFAULTS[slot] if slot in _CARD_DEFAULTS else getattr(card, slot)
+            assert getattr(read.cards[card_id], slot) == want, (card_id, slot)
+    assert snapshot(DuelState.from_data(msgpack.unpackb(msgpack.packb(state.to_data())), CARDS)) == snapshot(state)
+

@@ -87,10 +87,12 @@ _STREAM_ID = re.compile(r"[0-9a-f]{12}\Z")          # new_id()'s: only such a pr
 _SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}\Z")
 _SQLITE_TABLES = {"stored_events", "stored_snapshots"}
 _POSTGRES_TABLES = {"ygoreplay_events", "ygoreplay_snapshots"}
-#: Card facts (with their effect facts) and their digests by the exact bytes of a duel's card
-#: records: a seek reads them on every call, and validating ~70 records each time was nearly half
-#: of it (issue 25). CardDB is immutable.
-_CARD_FACTS: dict[tuple[bytes, ...], tuple[CardDB, bytes, bytes | None]] = {}
+#: Card facts (with their effect facts) and their digests by duel, with the exact bytes of the
+#: card records they were read from: a seek reads the records on every call, and validating ~70
+#: of them each time was nearly half of it (issue 25); the same bytes are the same facts. Kept by
+#: duel and compared in full, not by the bytes as a key: hashing them was 1% of a seek. CardDB is
+#: immutable.
+_CARD_FACTS: dict[str, tuple[tuple[bytes, ...], tuple[CardDB, bytes, bytes | None]]] = {}
 _CARD_FACTS_KEPT = 256
 _CARD_FACTS_GUARD = threading.Lock()
 #: Snapshots whose signature held, by (duel, position, digest of the stored row): a signature
@@ -689,13 +691,15 @@ class Store:
 
     def _cards_from(self, duel_id: str, stored: tuple[bytes, ...]) -> tuple[CardDB, bytes, bytes | None]:
         """The card and effect facts of a duel's card records (their stored bytes), and their digests."""
-        found = _CARD_FACTS.get(stored)             # the same bytes are the same facts, checked once
-        if found is None:
-            found = self._read_cards(duel_id, stored)
-            with _CARD_FACTS_GUARD:
-                _CARD_FACTS[stored] = found
-                while len(_CARD_FACTS) > _CARD_FACTS_KEPT:
-                    del _CARD_FACTS[next(iter(_CARD_FACTS))]
+        kept = _CARD_FACTS.get(duel_id)
+        if kept is not None and kept[0] == stored:  # the same bytes are the same facts, checked once
+            return kept[1]
+        found = self._read_cards(duel_id, stored)
+        with _CARD_FACTS_GUARD:
+            _CARD_FACTS.pop(duel_id, None)          # kept newest last: the oldest go first
+            _CARD_FACTS[duel_id] = (stored, found)
+            while len(_CARD_FACTS) > _CARD_FACTS_KEPT:
+                del _CARD_FACTS[next(iter(_CARD_FACTS))]
         return found
 
     @staticmethod
