@@ -221,3 +221,24 @@ def test_a_snapshot_from_before_the_newer_card_slots_gives_their_defaults():
             assert getattr(read.cards[card_id], slot) == want, (card_id, slot)
     assert snapshot(DuelState.from_data(msgpack.unpackb(msgpack.packb(state.to_data())), CARDS)) == snapshot(state)
 
+
+def test_every_position_of_real_duels_is_the_full_folds(tmp_path):
+    """Three real EDOPro duels recorded, then sought at every position by a store that did not
+    write them (its snapshots' MACs checked, the cards built from their rows): the whole state
+    (``to_data``) is the full fold's."""
+    from test_state_copy import _real_duels
+
+    from ygoreplay.rules import History
+    from ygoreplay.store import Store
+    url = str(tmp_path / "real.sqlite")
+    with Store(url) as writer:
+        duels = [(writer.record(result.events, "real", cards=result.cards, check=False)[0], result.events)
+                 for result in _real_duels(3)]
+    with Store(url, readonly=True) as reader:
+        for duel, events in duels:
+            history = History(reader.cards_of(duel)[0], audit=True)
+            assert reader.state_at(duel, 0).to_data() == history.state.to_data()
+            for n, event in enumerate(events, 1):
+                history.append(event)
+                want = msgpack.unpackb(msgpack.packb(history.state.to_data()))
+                assert msgpack.unpackb(msgpack.packb(reader.state_at(duel, n).to_data())) == want, (duel, n)

@@ -29,8 +29,9 @@ Two writers at the same position collide on the recorder's primary key: one wins
 Appends are checked by the same rules fold as ``check``; a stored record is folded without
 refusing anything (an imported duel may hold what our rules call violations: ``audit`` lists
 them). Snapshots of the fold (plain data, never pickle) are kept every ``SNAPSHOT_EVERY`` events
-in a second recorder, each bound to the chain hash at its position and signed; one that does not
-check out is not used.
+in a second recorder, each bound to the chain hash at its position and signed, and tagged with a
+MAC under a key derived from the signing key's secret (``OrganiserKey.mac``): a process holding
+that key checks the MAC, any other the signature. One that does not check out is not used.
 
 SQLite is the embedded default (a file at ``default_store_path()``); a ``postgresql://`` URL
 selects the ``eventsourcing`` PostgreSQL recorders, shared by many processes and machines. A
@@ -95,10 +96,10 @@ _POSTGRES_TABLES = {"ygoreplay_events", "ygoreplay_snapshots"}
 _CARD_FACTS: dict[str, tuple[tuple[bytes, ...], tuple[CardDB, bytes, bytes | None]]] = {}
 _CARD_FACTS_KEPT = 256
 _CARD_FACTS_GUARD = threading.Lock()
-#: Snapshots whose signature held, by (duel, position, digest of the stored row): a signature
-#: that held once holds on the same bytes, in any Store of this process (the service and a
-#: board open a Store per request; checking it again was a fifth of a seek). Whether its key is
-#: trusted is still asked of each Store.
+#: Snapshots whose signature (or MAC) held, by (duel, position, digest of the stored row): a
+#: signature that held once holds on the same bytes, in any Store of this process (the service
+#: and a board open a Store per request; checking it again was a fifth of a seek). Whether its key
+#: is trusted is still asked of each Store.
 _SIGNED: set[tuple[str, int, bytes]] = set()
 _SIGNED_KEPT = 65536
 #: SQLite files (device, inode, change time) found to hold a store of this format: opened again
@@ -475,6 +476,7 @@ class Store:
         self.cards = cards or CardDB.classic()
         self.readonly = readonly
         self._key = key
+        self._organiser: OrganiserKey | None = None     # the organiser key ``trusts`` loaded
         self._trust = {k.raw: k for k in trust}
         if key is not None:                            # its own signatures are trusted
             self._trust[key.public.raw] = key.public
@@ -533,7 +535,16 @@ class Store:
             found = OrganiserKey.load()
             if found is not None:
                 self._trust[found.public.raw] = found.public
+                self._organiser = found
         return self._trust.get(key)
+
+    def _holder(self, key: bytes) -> OrganiserKey | None:
+        """The private key of these public bytes when this store holds it (it signs with it, or
+        ``trusts`` loaded it): what checks the MACs of the snapshots it wrote."""
+        for held in (self._key, self._organiser):
+            if held is not None and held.public.raw == key:
+                return held
+        return None
 
     # -- duels ------------------------------------------------------------------------------------
 
@@ -1128,9 +1139,9 @@ class Store:
 
     def _snapshot_row(self, duel_id: str, position: int, data: bytes, at: bytes) -> StoredEvent:
         key = self.key
-        signature = key.sign(self._snapshot_message(duel_id, position, at, data))
-        return StoredEvent(duel_id, position, SNAPSHOT_TOPIC,
-                           msgpack.packb({"d": data, "z": 1, "h": at, "key": key.public.raw, "sig": signature}))
+        message = self._snapshot_message(duel_id, position, at, data)
+        return StoredEvent(duel_id, position, SNAPSHOT_TOPIC, msgpack.packb(
+            {"d": data, "z": 1, "h": at, "key": key.public.raw, "sig": key.sign(message), "mac": key.mac(message)}))
 
     @staticmethod
     def _snapshot_message(duel_id: str, position: int, at: bytes, data: bytes) -> bytes:
@@ -1405,8 +1416,8 @@ class Store:
     def _resume(self, duel_id: str, row: StoredEvent | _Row, event_row: StoredEvent | _Row,
                 cards: CardDB) -> tuple[History, bytes] | None:
         """The history a snapshot row holds and its chain hash, when its key is trusted here, its
-        signature holds and its hash is that of ``event_row``, the stored event it follows;
-        None when not."""
+        MAC (when this store holds that key: ``_vouched``) or else its signature holds, and its
+        hash is that of ``event_row``, the stored event it follows; None when not."""
         try:
             snap = msgpack.unpackb(row.state)
             at, data, version = snap["h"], snap["d"], row.originator_version
@@ -1416,7 +1427,7 @@ class Store:
                 return None
             seen = (duel_id, version, hashlib.sha256(row.state).digest())
             if seen not in _SIGNED:                   # a signature that held once holds on the same bytes
-                if not signer.verify(snap["sig"], self._snapshot_message(duel_id, version, at, data)):
+                if not self._vouched(snap, signer, self._snapshot_message(duel_id, version, at, data)):
                     return None
                 if len(_SIGNED) >= _SIGNED_KEPT:
                     _SIGNED.clear()
@@ -1426,6 +1437,16 @@ class Store:
         except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, zlib.error, StoreError,
                 EventFormatError, CardDBError):
             return None
+
+    def _vouched(self, snap: dict, signer: PublicKey, message: bytes) -> bool:
+        """Whether a snapshot's ``message`` is its signer's: by its MAC when this store holds the
+        signer's private key (an HMAC, where an Ed25519 check was a fifth of a seek: issue 25),
+        else (no MAC: written before them; one that does not hold; a key held elsewhere) by its
+        signature. A MAC is made only with that key's secret, so it vouches as the signature does."""
+        held = self._holder(signer.raw) if "mac" in snap else None
+        if held is not None and held.check_mac(snap["mac"], message):
+            return True
+        return signer.verify(snap["sig"], message)
 
     def _restorer(self, duel_id: str, cards: CardDB):
         return lambda to: self._history(duel_id, to, cards).state
