@@ -203,3 +203,42 @@ def test_a_store_file_replaced_by_another_database_is_refused_again(tmp_path):
     other.close()
     with pytest.raises(StoreError, match="is not a ygoreplay store"):
         Store(str(path), readonly=True)
+
+
+def test_a_snapshot_from_before_the_newer_card_slots_gives_their_defaults():
+    """Card rows as a snapshot stored before ``_CARD_DEFAULTS``' slots were added (shorter) are
+    built with those slots' defaults; every other slot, and every card, as stored."""
+    from ygoreplay.state import _CARD_DEFAULTS, Card, DuelState
+    state = replay(sample(DECK_OUT), CARDS, at=60)
+    data = msgpack.unpackb(msgpack.packb(state.to_data()))
+    old = len(Card.__slots__) - len(_CARD_DEFAULTS)
+    data["cards"] = [row[:old] for row in data["cards"]]
+    read = DuelState.from_data(data, CARDS)
+    assert list(read.cards) == list(state.cards)
+    for card_id, card in state.cards.items():
+        for slot in Card.__slots__:
+            want = _CARD_DEFAULTS[slot] if slot in _CARD_DEFAULTS else getattr(card, slot)
+            assert getattr(read.cards[card_id], slot) == want, (card_id, slot)
+    assert snapshot(DuelState.from_data(msgpack.unpackb(msgpack.packb(state.to_data())), CARDS)) == snapshot(state)
+
+
+def test_every_position_of_real_duels_is_the_full_folds(tmp_path):
+    """Three real EDOPro duels recorded, then sought at every position by a store that did not
+    write them (its snapshots' MACs checked, the cards built from their rows): the whole state
+    (``to_data``) is the full fold's."""
+    from test_state_copy import _real_duels
+
+    from ygoreplay.rules import History
+    from ygoreplay.store import Store
+    url = str(tmp_path / "real.sqlite")
+    with Store(url) as writer:
+        duels = [(writer.record(result.events, "real", cards=result.cards, check=False)[0], result.events)
+                 for result in _real_duels(3)]
+    with Store(url, readonly=True) as reader:
+        for duel, events in duels:
+            history = History(reader.cards_of(duel)[0], audit=True)
+            assert reader.state_at(duel, 0).to_data() == history.state.to_data()
+            for n, event in enumerate(events, 1):
+                history.append(event)
+                want = msgpack.unpackb(msgpack.packb(history.state.to_data()))
+                assert msgpack.unpackb(msgpack.packb(reader.state_at(duel, n).to_data())) == want, (duel, n)

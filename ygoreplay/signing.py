@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 #: The key last loaded, by its file's path and content: parsed again only when the file changed.
 _LOADED: dict[tuple[str, bytes], "OrganiserKey"] = {}
 _PKCS8_ED25519 = bytes.fromhex("302e020100300506032b657004220420")   # DER before the 32-byte seed
+#: What the key of ``OrganiserKey.mac`` is derived with from the private key's seed.
+_MAC_KEY_LABEL = b"ygoreplay/mac-key/1\0"
 
 
 def _ed25519_seed(data: bytes) -> bytes | None:
@@ -122,9 +125,23 @@ class OrganiserKey:
         self._private = private
         self.path = path
         self.public = PublicKey(private.public_key().public_bytes_raw())
+        self._mac_key: bytes | None = None
 
     def sign(self, message: bytes) -> bytes:
         return self._private.sign(message)
+
+    def mac(self, message: bytes) -> bytes:
+        """HMAC-SHA-256 of ``message`` under a key derived from this private key's seed (never
+        from anything public): only a holder of this key makes or checks one, and checking it is
+        some fifty times cheaper than a signature. It never replaces the signature: a reader that
+        holds only the public key (``verify --key``) checks that."""
+        if self._mac_key is None:
+            self._mac_key = hmac.digest(self._private.private_bytes_raw(), _MAC_KEY_LABEL, "sha256")
+        return hmac.digest(self._mac_key, message, "sha256")
+
+    def check_mac(self, tag: object, message: bytes) -> bool:
+        """Whether ``tag`` is this key's ``mac`` of ``message`` (compared in constant time)."""
+        return isinstance(tag, bytes) and hmac.compare_digest(self.mac(message), tag)
 
     @classmethod
     def generate(cls) -> "OrganiserKey":

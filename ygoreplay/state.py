@@ -464,7 +464,8 @@ class DuelState:
         """The state ``to_data`` gave (or an older version's: missing card fields get their
         defaults). It takes the data's lists and dicts as its own. Every seek builds one, so the
         work is done in bulk: the scalars into the instance's dict at once (none is a descriptor:
-        checked below), the card facts looked up in one call (``_card_from_row``: each card's slots)."""
+        checked below), the card facts looked up in one call, the cards built in one loop
+        (``_cards_from_rows``)."""
         state = cls(cards)
         scalars = data["scalars"]
         vars(state).update(scalars)
@@ -477,11 +478,7 @@ class DuelState:
         if facts is None:                          # unknown cards (passcode 0), or a passcode missing: KeyError
             facts = [cards[code] if code else state.unknown for code in codes]
             state.unknowns = 0 in codes
-        build, width, padding, kept = _card_from_row, _CARD_WIDTH, _CARD_PADDING, state.cards
-        for row, fact in zip(rows, facts):
-            card = build(row if len(row) == width else [*row, *padding[len(row):]])
-            card.facts = fact
-            kept[card.id] = card
+        state.cards = _cards_from_rows(rows, facts)
         for side, row in zip(state.sides, data["sides"]):
             for slot, value in zip(Side.__slots__, row):
                 setattr(side, slot, tuple(value) if slot == "side_deck" else value)
@@ -514,22 +511,36 @@ def _card_row(card: Card) -> list:
     return row
 
 
-def _card_from_row(row: list) -> Card:
-    """A card from a snapshot row. Snapshots are read on every seek, so the slots are assigned in
-    one statement rather than by 27 ``setattr`` calls (the order is ``Card.__slots__``, checked
-    below)."""
-    card = Card.__new__(Card)
-    (card.id, card.owner, card.code, card.facts, card.controller, card.zone, card.position,
-     card.arrived_turn, card.summoned_turn, card.summon_method, card.set_turn,
-     card.position_changed_turn, card.attacked_turn, card.atk, card.defense, card.level,
-     card.counters, card.materials, card.host, card.properly_summoned, card.is_token, card.revealed,
-     card.field_exits, card.equipped_to, card.equip_exits, card.equip_pending, card.last_controller,
-     card.summoned_by, card.pile, card.seal) = row
-    return card
+def _cards_from_rows(rows: list[list], facts: list[CardFacts]) -> dict[str, Card]:
+    """The cards of a snapshot's rows (``_card_row``'s, or an older version's, shorter: padded with
+    ``_CARD_DEFAULTS``) with their facts, by id. Every seek builds a hundred or so, so it is one
+    loop that assigns each card's slots in one statement (in ``Card.__slots__``' order, checked
+    below): a call per card was a sixth of building them."""
+    kept = {}
+    new, width, padding = _new, _CARD_WIDTH, _CARD_PADDING
+    for row, fact in zip(rows, facts):
+        if len(row) != width:
+            row = [*row, *padding[len(row):]]
+        card = new(Card)
+        (card.id, card.owner, card.code, card.facts, card.controller, card.zone, card.position,
+         card.arrived_turn, card.summoned_turn, card.summon_method, card.set_turn,
+         card.position_changed_turn, card.attacked_turn, card.atk, card.defense, card.level,
+         card.counters, card.materials, card.host, card.properly_summoned, card.is_token, card.revealed,
+         card.field_exits, card.equipped_to, card.equip_exits, card.equip_pending, card.last_controller,
+         card.summoned_by, card.pile, card.seal) = row
+        card.facts = fact
+        kept[card.id] = card
+    return kept
 
 
-if _card_from_row.__code__.co_names[2:] != Card.__slots__:   # the statement above names every slot
-    raise ImportError("state._card_from_row does not assign Card.__slots__ in order")
+def _names_in_order(code: Any, names: tuple[str, ...]) -> bool:
+    """Whether ``names`` come one after another, in order, among the names a function's code uses."""
+    used = code.co_names
+    return any(used[i:i + len(names)] == names for i in range(len(used)))
+
+
+if not _names_in_order(_cards_from_rows.__code__, Card.__slots__):   # the statement above names every slot
+    raise ImportError("state._cards_from_rows does not assign Card.__slots__ in order")
 
 
 # -- DuelState.copy, attribute by attribute ------------------------------------------------------

@@ -29,8 +29,9 @@ Two writers at the same position collide on the recorder's primary key: one wins
 Appends are checked by the same rules fold as ``check``; a stored record is folded without
 refusing anything (an imported duel may hold what our rules call violations: ``audit`` lists
 them). Snapshots of the fold (plain data, never pickle) are kept every ``SNAPSHOT_EVERY`` events
-in a second recorder, each bound to the chain hash at its position and signed; one that does not
-check out is not used.
+in a second recorder, each bound to the chain hash at its position and signed, and tagged with a
+MAC under a key derived from the signing key's secret (``OrganiserKey.mac``): a process holding
+that key checks the MAC, any other the signature. One that does not check out is not used.
 
 SQLite is the embedded default (a file at ``default_store_path()``); a ``postgresql://`` URL
 selects the ``eventsourcing`` PostgreSQL recorders, shared by many processes and machines. A
@@ -87,16 +88,18 @@ _STREAM_ID = re.compile(r"[0-9a-f]{12}\Z")          # new_id()'s: only such a pr
 _SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}\Z")
 _SQLITE_TABLES = {"stored_events", "stored_snapshots"}
 _POSTGRES_TABLES = {"ygoreplay_events", "ygoreplay_snapshots"}
-#: Card facts (with their effect facts) and their digests by the exact bytes of a duel's card
-#: records: a seek reads them on every call, and validating ~70 records each time was nearly half
-#: of it (issue 25). CardDB is immutable.
-_CARD_FACTS: dict[tuple[bytes, ...], tuple[CardDB, bytes, bytes | None]] = {}
+#: Card facts (with their effect facts) and their digests by duel, with the exact bytes of the
+#: card records they were read from: a seek reads the records on every call, and validating ~70
+#: of them each time was nearly half of it (issue 25); the same bytes are the same facts. Kept by
+#: duel and compared in full, not by the bytes as a key: hashing them was 1% of a seek. CardDB is
+#: immutable.
+_CARD_FACTS: dict[str, tuple[tuple[bytes, ...], tuple[CardDB, bytes, bytes | None]]] = {}
 _CARD_FACTS_KEPT = 256
 _CARD_FACTS_GUARD = threading.Lock()
-#: Snapshots whose signature held, by (duel, position, digest of the stored row): a signature
-#: that held once holds on the same bytes, in any Store of this process (the service and a
-#: board open a Store per request; checking it again was a fifth of a seek). Whether its key is
-#: trusted is still asked of each Store.
+#: Snapshots whose signature (or MAC) held, by (duel, position, digest of the stored row): a
+#: signature that held once holds on the same bytes, in any Store of this process (the service
+#: and a board open a Store per request; checking it again was a fifth of a seek). Whether its key
+#: is trusted is still asked of each Store.
 _SIGNED: set[tuple[str, int, bytes]] = set()
 _SIGNED_KEPT = 65536
 #: SQLite files (device, inode, change time) found to hold a store of this format: opened again
@@ -473,6 +476,7 @@ class Store:
         self.cards = cards or CardDB.classic()
         self.readonly = readonly
         self._key = key
+        self._organiser: OrganiserKey | None = None     # the organiser key ``trusts`` loaded
         self._trust = {k.raw: k for k in trust}
         if key is not None:                            # its own signatures are trusted
             self._trust[key.public.raw] = key.public
@@ -531,7 +535,16 @@ class Store:
             found = OrganiserKey.load()
             if found is not None:
                 self._trust[found.public.raw] = found.public
+                self._organiser = found
         return self._trust.get(key)
+
+    def _holder(self, key: bytes) -> OrganiserKey | None:
+        """The private key of these public bytes when this store holds it (it signs with it, or
+        ``trusts`` loaded it): what checks the MACs of the snapshots it wrote."""
+        for held in (self._key, self._organiser):
+            if held is not None and held.public.raw == key:
+                return held
+        return None
 
     # -- duels ------------------------------------------------------------------------------------
 
@@ -689,13 +702,15 @@ class Store:
 
     def _cards_from(self, duel_id: str, stored: tuple[bytes, ...]) -> tuple[CardDB, bytes, bytes | None]:
         """The card and effect facts of a duel's card records (their stored bytes), and their digests."""
-        found = _CARD_FACTS.get(stored)             # the same bytes are the same facts, checked once
-        if found is None:
-            found = self._read_cards(duel_id, stored)
-            with _CARD_FACTS_GUARD:
-                _CARD_FACTS[stored] = found
-                while len(_CARD_FACTS) > _CARD_FACTS_KEPT:
-                    del _CARD_FACTS[next(iter(_CARD_FACTS))]
+        kept = _CARD_FACTS.get(duel_id)
+        if kept is not None and kept[0] == stored:  # the same bytes are the same facts, checked once
+            return kept[1]
+        found = self._read_cards(duel_id, stored)
+        with _CARD_FACTS_GUARD:
+            _CARD_FACTS.pop(duel_id, None)          # kept newest last: the oldest go first
+            _CARD_FACTS[duel_id] = (stored, found)
+            while len(_CARD_FACTS) > _CARD_FACTS_KEPT:
+                del _CARD_FACTS[next(iter(_CARD_FACTS))]
         return found
 
     @staticmethod
@@ -1124,9 +1139,9 @@ class Store:
 
     def _snapshot_row(self, duel_id: str, position: int, data: bytes, at: bytes) -> StoredEvent:
         key = self.key
-        signature = key.sign(self._snapshot_message(duel_id, position, at, data))
-        return StoredEvent(duel_id, position, SNAPSHOT_TOPIC,
-                           msgpack.packb({"d": data, "z": 1, "h": at, "key": key.public.raw, "sig": signature}))
+        message = self._snapshot_message(duel_id, position, at, data)
+        return StoredEvent(duel_id, position, SNAPSHOT_TOPIC, msgpack.packb(
+            {"d": data, "z": 1, "h": at, "key": key.public.raw, "sig": key.sign(message), "mac": key.mac(message)}))
 
     @staticmethod
     def _snapshot_message(duel_id: str, position: int, at: bytes, data: bytes) -> bytes:
@@ -1401,8 +1416,8 @@ class Store:
     def _resume(self, duel_id: str, row: StoredEvent | _Row, event_row: StoredEvent | _Row,
                 cards: CardDB) -> tuple[History, bytes] | None:
         """The history a snapshot row holds and its chain hash, when its key is trusted here, its
-        signature holds and its hash is that of ``event_row``, the stored event it follows;
-        None when not."""
+        MAC (when this store holds that key: ``_vouched``) or else its signature holds, and its
+        hash is that of ``event_row``, the stored event it follows; None when not."""
         try:
             snap = msgpack.unpackb(row.state)
             at, data, version = snap["h"], snap["d"], row.originator_version
@@ -1412,7 +1427,7 @@ class Store:
                 return None
             seen = (duel_id, version, hashlib.sha256(row.state).digest())
             if seen not in _SIGNED:                   # a signature that held once holds on the same bytes
-                if not signer.verify(snap["sig"], self._snapshot_message(duel_id, version, at, data)):
+                if not self._vouched(snap, signer, self._snapshot_message(duel_id, version, at, data)):
                     return None
                 if len(_SIGNED) >= _SIGNED_KEPT:
                     _SIGNED.clear()
@@ -1422,6 +1437,16 @@ class Store:
         except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, zlib.error, StoreError,
                 EventFormatError, CardDBError):
             return None
+
+    def _vouched(self, snap: dict, signer: PublicKey, message: bytes) -> bool:
+        """Whether a snapshot's ``message`` is its signer's: by its MAC when this store holds the
+        signer's private key (an HMAC, where an Ed25519 check was a fifth of a seek: issue 25),
+        else (no MAC: written before them; one that does not hold; a key held elsewhere) by its
+        signature. A MAC is made only with that key's secret, so it vouches as the signature does."""
+        held = self._holder(signer.raw) if "mac" in snap else None
+        if held is not None and held.check_mac(snap["mac"], message):
+            return True
+        return signer.verify(snap["sig"], message)
 
     def _restorer(self, duel_id: str, cards: CardDB):
         return lambda to: self._history(duel_id, to, cards).state
