@@ -257,7 +257,7 @@ async def duel_caller(duel_id: str, request: Request, service: ServiceDep) -> tu
     duel is already followed here; 404 for a duel that is not theirs to know of."""
     if duel_id in service.hub.duels:
         return service.caller(request, duel_id)
-    return await asyncio.to_thread(service.caller, request, duel_id)
+    return await service.in_thread(service.caller, request, duel_id)
 
 
 DuelCaller = Annotated[tuple[Caller, LiveDuel], Depends(duel_caller)]
