@@ -1,15 +1,28 @@
 """The append route's direct handling (``service.core.DirectRoute``): a recorder's plain request
 (``?expected=N`` or no query) skips FastAPI's dependency solving, and is answered byte for byte
 as FastAPI's own handler answers it; any other query goes through FastAPI's handler, its
-validation errors as before."""
+validation errors as before. Every append is found without routing (``core.ServiceApp``'s
+lane), through the same middleware, answered as a routed one is; the caller's token is hashed
+once; whose turn it is and the flags are read only where they decide anything."""
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import json
+from collections import Counter
 
 import fastapi.routing
 import pytest
+import starlette.routing
+from fastapi import Depends
+from fastapi.testclient import TestClient
 
-from test_release import ORGANISER, auth, client, events_of, store  # noqa: F401  (the fixtures)
+from test_release import ADMIN, ORGANISER, auth, client, events_of, store  # noqa: F401  (the fixtures)
+from ygoreplay import access
+from ygoreplay.application import Records
+from ygoreplay.errors import Forbidden
+from ygoreplay.service import common, core, create_app, duels
+from ygoreplay.service.common import _errors
 
 SAMPLE = events_of("won-by-damage.jsonl")
 
@@ -127,3 +140,208 @@ def test_a_dependency_added_where_the_route_is_included_is_never_skipped(client,
     with TestClient(app) as other:
         r = other.post(f"/duels/{duel['id']}/events?expected=0", json=SAMPLE[:2], headers=auth(duel["tokens"]["recorder"]))
     assert r.status_code == 200 and r.json()["position"] == 2 and checked == ["checked"] and solved
+
+
+# -- the lane: an append found without routing (``core.ServiceApp``) -----------------------------------
+
+@pytest.fixture
+def routed(monkeypatch) -> list[str]:
+    """The paths an app's router was asked to find a route for."""
+    paths: list[str] = []
+    real = starlette.routing.Router.__call__
+
+    async def counted(self, scope, receive, send):
+        if scope["type"] == "http":
+            paths.append(scope["path"])
+        return await real(self, scope, receive, send)
+    monkeypatch.setattr(starlette.routing.Router, "__call__", counted)
+    return paths
+
+
+@pytest.fixture
+def plain(store):  # noqa: F811
+    """A client of the same service with no lane: every append is routed."""
+    app = create_app(store, access.digest(ADMIN))
+    app.append_route = None
+    with TestClient(app, raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+def test_an_append_takes_the_lane_and_is_answered_as_a_routed_one(client, plain, routed):  # noqa: F811
+    one, two = _duel(client), _duel(client)
+    routed.clear()
+    laned = client.post(f"/duels/{one['id']}/events?expected=0", json=SAMPLE[:12], headers=auth(one["tokens"]["recorder"]))
+    assert laned.status_code == 200 and routed == [] and client.app._lane is not None
+    through = plain.post(f"/duels/{two['id']}/events?expected=0", json=SAMPLE[:12], headers=auth(two["tokens"]["recorder"]))
+    assert through.status_code == 200 and routed == [f"/duels/{two['id']}/events"] and plain.app._lane is None
+    assert _same_but_for(laned.content, through.content) == laned.content
+    assert dict(laned.headers) == dict(through.headers)
+    # any other request is routed as ever: another method, a path the lane does not take
+    routed.clear()
+    assert client.get(f"/duels/{one['id']}/events", headers=ORGANISER).status_code == 200
+    assert client.post(f"/duels/{one['id']}/events/", json=[], headers=ORGANISER,
+                       follow_redirects=False).status_code == 307          # the router's redirect
+    assert client.post(f"/duels/{one['id'].upper()}/events", json=[], headers=ORGANISER).status_code == 404
+    assert len(routed) == 3
+
+
+def _refusals(duel: dict) -> list[tuple[str, dict, bytes]]:
+    """Requests an append refuses: (query, headers, body)."""
+    recorder = auth(duel["tokens"]["recorder"])
+    illegal = json.dumps(events_of("illegal/summon-without-tributes.jsonl")).encode()
+    return [("expected=0", recorder, b"["),                                              # not JSON
+            ("expected=0", auth("not-a-token"), json.dumps(SAMPLE[:1]).encode()),       # a stranger's token
+            ("expected=0", {}, json.dumps(SAMPLE[:1]).encode()),                        # no token
+            ("expected=0", {"Authorization": "Basic eA=="}, json.dumps(SAMPLE[:1]).encode()),
+            ("expected=0", auth(duel["tokens"]["spectator"]), json.dumps(SAMPLE[:1]).encode()),   # may not
+            ("expected=0", recorder, json.dumps([{**SAMPLE[0], "kind": "no_such_kind"}]).encode()),
+            ("expected=0", recorder, illegal),                                          # a rule broken: 422
+            ("expected=3", recorder, json.dumps(SAMPLE[:1]).encode()),                  # a conflict: 409
+            ("expected=0", {**recorder, "Accept-Language": "ja"}, illegal),             # in its reader's language
+            ("expected=0", recorder, json.dumps([{}] * 5000).encode()),                 # over MAX_BODY (below): 413
+            ("expected=0", {**recorder, "Content-Type": "application/x-ndjson"}, b"{\n")]
+
+
+def test_the_lane_refuses_what_a_routed_append_refuses_with_the_same_answer(client, plain, routed,  # noqa: F811
+                                                                            monkeypatch):
+    monkeypatch.setattr(common, "MAX_BODY", 10_000)
+    duel = _duel(client)
+    for path in (f"/duels/{duel['id']}/events", "/duels/0123456789ab/events"):
+        for query, headers, body in _refusals(duel):
+            routed.clear()
+            laned = client.post(f"{path}?{query}", content=body, headers=headers)
+            through = plain.post(f"{path}?{query}", content=body, headers=headers)
+            assert routed == ([] if len(body) > common.MAX_BODY else [path]), (query, headers)   # the lane, the router
+            assert laned.status_code == through.status_code >= 400, (query, headers, laned.text)
+            assert (laned.content, dict(laned.headers)) == (through.content, dict(through.headers))
+    assert client.get(f"/duels/{duel['id']}/events", headers=ORGANISER).text == ""      # nothing was written
+
+
+def test_an_unexpected_error_in_the_lane_is_the_servers_500_as_when_routed(client, plain, store):  # noqa: F811
+    duel = _duel(client)
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("a bug")
+    for app in (client.app, plain.app):
+        app.state.service.records.append_records = broken
+    laned = TestClient(client.app, raise_server_exceptions=False).post(
+        f"/duels/{duel['id']}/events?expected=0", json=SAMPLE[:1], headers=auth(duel["tokens"]["recorder"]))
+    through = plain.post(f"/duels/{duel['id']}/events?expected=0", json=SAMPLE[:1],
+                         headers=auth(duel["tokens"]["recorder"]))
+    assert laned.status_code == through.status_code == 500 and laned.content == through.content
+
+
+@pytest.mark.parametrize("earlier", ["/duels/{duel_id}/events", "/duels/{number:int}/events"])
+def test_no_lane_where_the_router_would_take_an_append_elsewhere(client, routed, earlier):  # noqa: F811
+    app = core.ServiceApp()
+    app.state.service = client.app.state.service
+    _errors(app)
+
+    @app.post(earlier)
+    def other(request: fastapi.Request) -> dict:
+        return {"other": request.path_params}
+    app.include_router(duels.router)
+    app.append_route = duels.APPEND_ROUTE
+    duel = _duel(client)
+    with TestClient(app) as test_client:
+        taken = test_client.post("/duels/000000000000/events", json=SAMPLE[:1], headers=ORGANISER)
+        mine = test_client.post(f"/duels/{duel['id']}/events", json=SAMPLE[:1], headers=auth(duel["tokens"]["recorder"]))
+    assert taken.json()["other"] and app._lane is None and routed
+    if "int" in earlier:                     # a duel's id is not a number: its append is the route's
+        assert mine.status_code == 200 and mine.json()["position"] == 1
+    else:
+        assert mine.json() == {"other": {"duel_id": duel["id"]}}
+
+
+def test_the_lane_keeps_a_dependency_added_where_the_route_is_included(client, solved, routed):  # noqa: F811
+    checked: list[str] = []
+    app = core.ServiceApp()
+    app.state.service = client.app.state.service
+    _errors(app)
+    app.include_router(duels.router, dependencies=[Depends(lambda: checked.append("checked"))])
+    app.append_route = duels.APPEND_ROUTE
+    duel = _duel(client)
+    routed.clear()
+    with TestClient(app) as other:
+        r = other.post(f"/duels/{duel['id']}/events?expected=0", json=SAMPLE[:2], headers=auth(duel["tokens"]["recorder"]))
+    assert r.status_code == 200 and app._lane is not None and routed == []       # the lane, and in it
+    assert checked == ["checked"] and solved                                     # FastAPI's own handler
+
+
+# -- the caller's token, whose turn it is, the flags -------------------------------------------------------
+
+def test_a_request_hashes_its_token_once(client, monkeypatch):  # noqa: F811
+    duel = _duel(client)
+    hashed: list[str] = []
+    real = access.digest
+
+    def counted(token: str) -> str:
+        hashed.append(token)
+        return real(token)
+    monkeypatch.setattr(access, "digest", counted)
+    monkeypatch.setattr(core, "digest", counted)
+    for role, status in (("recorder", 200), ("spectator", 403), ("p0", 403)):
+        hashed.clear()
+        token = duel["tokens"][role]
+        r = client.post(f"/duels/{duel['id']}/events", json=SAMPLE[:1] if role != "recorder" else SAMPLE[:2],
+                        headers=auth(token))
+        assert r.status_code == status and hashed == [token], role
+    hashed.clear()
+    assert client.post(f"/duels/{duel['id']}/events", json=SAMPLE[2:3], headers=auth("n" * 43)).status_code == 404
+    assert client.post(f"/duels/{duel['id']}/events", json=SAMPLE[2:3], headers=ORGANISER).status_code == 200
+    assert hashed == ["n" * 43, ADMIN]
+    # the role found is the one whose digest it is, whichever of the duel's it is
+    stored = access.Access.issue("unlisted", 0, 0)
+    assert {stored[0].role_of(t) for t in stored[1].values()} == set(stored[1])
+    assert stored[0].role_of("n" * 43) is None and stored[0].role_of("\udcff") is None
+
+
+def test_an_append_reads_whose_turn_and_its_flags_only_where_they_decide(store, monkeypatch):  # noqa: F811
+    records = Records(store)
+    reads: Counter[str] = Counter()
+    for name in ("turn_player", "flags"):
+        real = getattr(store, name)
+        monkeypatch.setattr(store, name, lambda *a, _real=real, _name=name: reads.update([_name]) or _real(*a))
+    machine = records.record([from_dict_of(SAMPLE[0])], "machine").id
+    written, receipt, flags = records.append_records(machine, [from_dict_of(d) for d in SAMPLE[1:14]], 1, "recorder")
+    assert len(written) == 13 and receipt.events == 14 and flags == [] and reads == Counter()
+    table = [{**SAMPLE[0], "witnessed": True}, *SAMPLE[1:18]]
+    witnessed = records.record([from_dict_of(table[0])], "table", witnessed=True).id
+    reads.clear()
+    records.append_records(witnessed, [from_dict_of(d) for d in table[1:5]], 1, "recorder")
+    assert reads == Counter({"flags": 1}), "a recorder's entry has no side: whose turn is not read"
+    reads.clear()
+    records.append_records(witnessed, [from_dict_of(d) for d in table[5:7]], 5, "p0")
+    assert reads == Counter({"flags": 1}), "a turn_started says whose turn it is: not read"
+    reads.clear()
+    _, _, flags = records.append_records(witnessed, [from_dict_of(d) for d in table[7:9]], 7, "p0")
+    assert reads == Counter({"turn_player": 1, "flags": 1}) and flags == []
+    with pytest.raises(Forbidden, match="player 0's"):
+        records.append_records(witnessed, [from_dict_of(d) for d in table[9:10]], 9, "p1")   # p0's turn
+    records.append_records(witnessed, [from_dict_of(d) for d in table[9:18]], 9, "recorder")
+    second = {"kind": "normal_summoned", "player": 1, "card": "p1.m4", "zone": 3}          # SUM-01, kept
+    _, _, flags = records.append_records(witnessed, [from_dict_of(second)], 18, "recorder")
+    assert [(f.index, f.rule) for f in flags] == [(18, "SUM-01")] == [(f.index, f.rule) for f in store.flags(witnessed)]
+
+
+def from_dict_of(data: dict):
+    from ygoreplay.events import from_dict
+    return from_dict(data, "test")
+
+
+def test_in_thread_runs_in_the_callers_context_and_raises_its_errors(client):  # noqa: F811
+    service = client.app.state.service
+    assert service.executor is not None                  # the lifespan's threads: not asyncio.to_thread
+    asked: contextvars.ContextVar[str] = contextvars.ContextVar("asked")
+
+    async def run() -> None:
+        asked.set("ja")
+        assert await service.in_thread(asked.get) == "ja"
+        with pytest.raises(KeyError):
+            await service.in_thread({}.__getitem__, "missing")
+        waiting = asyncio.ensure_future(service.in_thread(__import__("time").sleep, 0.05))
+        await asyncio.sleep(0)
+        waiting.cancel()                                   # a request gone: its answer is dropped
+        await asyncio.sleep(0.1)
+        assert waiting.cancelled()
+    asyncio.run(run())

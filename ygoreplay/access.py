@@ -163,8 +163,10 @@ def digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def matches(token: str, stored: str | None) -> bool:
-    return stored is not None and hmac.compare_digest(digest(token), stored)
+def matches(token: str, stored: str | None, hashed: str | None = None) -> bool:
+    """Whether ``token`` is the one ``stored`` is the digest of (``hashed``: its digest, when the
+    caller has it already: a request hashes its token once), compared in constant time."""
+    return stored is not None and hmac.compare_digest(digest(token) if hashed is None else hashed, stored)
 
 
 @dataclass
@@ -243,10 +245,12 @@ class Access:
             return True
         return self.release_at is not None and to_ms(self.release_at) <= (time.time() if now is None else now) * 1000
 
-    def role_of(self, token: str) -> str | None:
-        """The role this token has in this duel, if any (compared in constant time, all of them)."""
+    def role_of(self, token: str, hashed: str | None = None) -> str | None:
+        """The role this token has in this duel, if any (compared in constant time, all of them;
+        the token hashed once, or ``hashed`` its digest)."""
+        hashed = digest(token) if hashed is None else hashed
         found = None
         for role, stored in self.tokens.items():
-            if matches(token, stored):
+            if matches(token, stored, hashed):
                 found = role
         return found

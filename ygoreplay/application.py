@@ -226,16 +226,18 @@ class Records:
         return self.append_records(duel_id, events, expected, role, entered_by)[1]
 
     def append_records(self, duel_id: str, events: list[Event], expected: int | None = None,
-                       role: str = "organiser", entered_by: str | None = None) -> tuple[list[Record], Receipt | None]:
-        """As ``append``, and the records written (a live service hands them to its followers);
-        no receipt when there were no events. The one door of every event into a stored duel:
+                       role: str = "organiser", entered_by: str | None = None
+                       ) -> tuple[list[Record], Receipt | None, list[Violation]]:
+        """As ``append``, and the records written (a live service hands them to its followers)
+        and their flags (``flags``: none but in a witnessed duel, read only there); no receipt
+        when there were no events. The one door of every event into a stored duel:
         who may write each kind is checked here, and the rules check each event (a judge's
         ruling names its judge and says why, MATCH-08), whichever face sent it. In a witnessed
         duel each event is stamped with who entered it: a token's role (an event that names
         another is refused), else ``entered_by`` (the organiser's, the command line's ``--by``)
         where it names no one; a duel created witnessed must begin so (``access.MODES``)."""
         if not events:
-            return [], None
+            return [], None, []
         count, witnessed = self.store.witnessed(duel_id)
         if count == 0:
             witnessed = _says_witnessed(events)
@@ -249,10 +251,12 @@ class Records:
         self._not_behind(duel_id)
         if count == 0:
             self._check_mode(duel_id, events)
-        turn = self.store.turn_player(duel_id) if count else None
-        events = _stamped(events, ENTERS_AS.get(role), entered_by, witnessed, turn)
+        # whose turn it is, read only for an entry a player's own side decides (``_stamped``)
+        events = _stamped(events, ENTERS_AS.get(role), entered_by, witnessed,
+                          (lambda: self.store.turn_player(duel_id)) if count else _no_turn)
         written = self.store.append_records(duel_id, events, expected_position=expected)
-        return written, self._receipt(duel_id, written[-1].position + 1, written[-1].hash)
+        receipt = self._receipt(duel_id, written[-1].position + 1, written[-1].hash)
+        return written, receipt, self.flags(duel_id, written[0].position, written[-1].position + 1) if witnessed else []
 
     def flags(self, duel_id: str, start: int, stop: int) -> list[Violation]:
         """The flags of events ``start`` to ``stop`` (excluded), as the append that stored them
@@ -464,17 +468,27 @@ def _witnessed(events: list[Event]) -> list[Event]:
     return [replace(events[0], witnessed=True), *events[1:]]
 
 
+_UNREAD = object()          # whose turn it is, not yet read (``_stamped``)
+
+
+def _no_turn() -> None:
+    """Whose turn it is in a duel with no event yet: nobody's."""
+    return None
+
+
 def _stamped(events: list[Event], own: str | None, entered_by: str | None, witnessed: bool,
-             turn_player: int | None = None) -> list[Event]:
+             turn_player: Callable[[], int | None] = _no_turn) -> list[Event]:
     """Each event with who entered it (a witnessed duel's): a token's role (``own``) may enter
     only as itself; the store's owner enters as ``entered_by`` where an event names no one. An
     entry a player enters (their token, or ``--by p0``) is their own side's (``access.off_side``;
-    ``turn_player`` is whose turn it is before the first event, None before the first turn):
-    the one place every door decides what a player's device may record."""
+    ``turn_player()`` is whose turn it is before the first event, None before the first turn,
+    asked only when an entry is a player's): the one place every door decides what a player's
+    device may record."""
     if entered_by is not None and entered_by not in ENTERED_BY:
         raise InputError(f"who entered it is one of {', '.join(ENTERED_BY)}, not {entered_by!r}")
     stamp = own or entered_by or "recorder"
     out = []
+    turn: Any = _UNREAD
     for index, event in enumerate(events):
         if own is not None and event.entered_by not in (None, own):
             raise Forbidden(f"event {index} ({event.kind}) says entered_by {event.entered_by!r}, but it is "
@@ -482,10 +496,12 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
         judges = WRITERS.get(event.kind) == ("judge",)      # the store's owner writes a judge's kind as the judge
         by = own or event.entered_by or (None if judges or not witnessed else stamp)
         if event.kind == "turn_started":
-            turn_player = event.player
+            turn = event.player
         elif event.kind == "position_set_up":
-            turn_player = getattr(event, "turn_player", turn_player)
-        why = off_side(by, event.kind, event.player, turn_player, witnessed) if by else None
+            turn = getattr(event, "turn_player", turn)
+        if by in PLAYERS and turn is _UNREAD:
+            turn = turn_player()
+        why = off_side(by, event.kind, event.player, turn, witnessed) if by else None
         if why:
             raise Forbidden(f"event {index} ({event.kind}) is entered as {by}, but {why}; nothing was written")
         if witnessed and event.entered_by is None:

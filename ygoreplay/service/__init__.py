@@ -47,7 +47,7 @@ from . import (duels, images, judge, languages, library_pages, matches, pages, r
                sheets, uploads)
 from .common import HTTPError, _errors, _Limit
 from .language import Language
-from .core import Service
+from .core import Service, ServiceApp
 
 THREADS = 256                    # requests waiting on the store at once
 
@@ -62,7 +62,8 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         loop = asyncio.get_running_loop()
         # Every append waits in a thread for its group commit: enough threads that the appends of
         # many tables can wait at once (and so be committed together).
-        loop.set_default_executor(ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="ygoreplay"))
+        service.executor = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="ygoreplay")
+        loop.set_default_executor(service.executor)
         # The objects made at start-up live for good, and a service makes few reference cycles:
         # frozen and collected rarely, a full collection no longer stalls every request for tens of ms.
         gc.collect()
@@ -72,14 +73,16 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         try:
             yield
         finally:
+            service.executor = None
             service.hub.stop()
             if witness is not None:
                 witness.close()
 
     # the API's description: this docstring but its first line and the package's map (its last paragraph)
-    app = FastAPI(title="ygoreplay", version="1", lifespan=lifespan,
-                  description=__doc__.split("\n\n", 1)[1].rsplit("\n\n", 1)[0] if __doc__ else None)
+    app = ServiceApp(title="ygoreplay", version="1", lifespan=lifespan,
+                     description=__doc__.split("\n\n", 1)[1].rsplit("\n\n", 1)[0] if __doc__ else None)
     app.state.service = service
+    app.append_route = duels.APPEND_ROUTE
     _errors(app)
     app.add_middleware(_Limit)
     app.add_middleware(Language)          # every request in its reader's language (?lang=, Accept-Language)

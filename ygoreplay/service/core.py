@@ -4,18 +4,22 @@ the organiser, the caller of a duel."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import re
 import threading
 from collections import Counter
+from concurrent.futures import Executor
 from typing import Annotated, Any, Callable, Coroutine
 
-from fastapi import Depends, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi import routing as fastapi_routing
 from fastapi.routing import APIRoute, serialize_response
 from starlette.responses import Response
+from starlette.routing import Match
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..access import PLAYERS, VIEW_OF, Access, matches
+from ..access import PLAYERS, VIEW_OF, Access, digest, matches
 from ..application import Records
 from ..errors import StoreError
 from ..live import Hub, LiveDuel
@@ -84,6 +88,29 @@ class Service:
         self.hub = Hub(store)
         self.streams = Streams()
         self.admin_digest = admin_digest
+        self.executor: Executor | None = None      # the loop's threads, once it runs (``create_app``)
+
+    async def in_thread(self, func: Callable[..., Any], *args: Any) -> Any:
+        """``func(*args)`` in one of the loop's threads, in this request's context (its language),
+        as ``asyncio.to_thread``; answered by one future of the loop, not a thread's future chained
+        to one (a hop there and back is an append's every request: issue 25)."""
+        if self.executor is None:
+            return await asyncio.to_thread(func, *args)
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        context = contextvars.copy_context()
+
+        def run() -> None:
+            try:
+                result, error = context.run(func, *args), None
+            except BaseException as exc:       # noqa: BLE001  (the caller's, raised where it awaits)
+                result, error = None, exc
+            try:
+                loop.call_soon_threadsafe(_settle, done, result, error)
+            except RuntimeError:                # the loop has closed: nobody awaits it
+                pass
+        self.executor.submit(run)
+        return await done
 
     # -- who is asking --------------------------------------------------------------------------
 
@@ -104,16 +131,19 @@ class Service:
         if not matches(token, self.admin_digest):
             raise HTTPError(403, "this needs the organiser's token")
 
-    def is_organiser(self, token: str | None) -> bool:
-        return token is not None and matches(token, self.admin_digest)
+    def is_organiser(self, token: str | None, hashed: str | None = None) -> bool:
+        return token is not None and matches(token, self.admin_digest, hashed)
 
     def caller(self, request: Request, duel_id: str) -> tuple[Caller, LiveDuel]:
-        """The caller's role in this duel; 404 for a duel that is not theirs to know of."""
+        """The caller's role in this duel; 404 for a duel that is not theirs to know of. The
+        token is hashed once, for every role it is compared with."""
         token = self.token_of(request)
         live = self._duel(duel_id)
-        if self.is_organiser(token):
+        hashed = digest(token) if token is not None else None
+        if self.is_organiser(token, hashed):
             return Caller("organiser", "judge"), live
-        role = self.role_in(live.access, token, f"duel {duel_id!r}", lambda: self.match_role(live, token))
+        role = self.role_in(live.access, token, f"duel {duel_id!r}", lambda: self.match_role(live, token, hashed),
+                            hashed)
         caller = Caller(role, VIEW_OF[role], live.released())
         if caller.view == "spectator" and live.hidden_by_parent():
             raise HTTPError(404, f"no duel {duel_id!r}")
@@ -121,11 +151,11 @@ class Service:
 
     @staticmethod
     def role_in(access: Access, token: str | None, what: str,
-                otherwise: Callable[[], str | None] = lambda: None) -> str:
+                otherwise: Callable[[], str | None] = lambda: None, hashed: str | None = None) -> str:
         """The role a token has in a duel or match (``what``, as errors name it): its own, else
         ``otherwise``'s, else ``public`` for no token on a public one; 404 for one that is not the
-        caller's to know of, 401 for a token that is none of its own."""
-        role = access.role_of(token) if token else None
+        caller's to know of, 401 for a token that is none of its own (``hashed``: its digest)."""
+        role = access.role_of(token, hashed) if token else None
         if role is None and token is not None:
             role = otherwise()
         if role is None:
@@ -136,7 +166,7 @@ class Service:
             role = "public"
         return role
 
-    def match_role(self, live: LiveDuel, token: str) -> str | None:
+    def match_role(self, live: LiveDuel, token: str, hashed: str | None = None) -> str | None:
         """The role a match's token has in a duel of that match: the same as in the match (the
         match page links each game with its own token). A duel's match is read until it has one
         (once linked, it is that match's for good)."""
@@ -144,7 +174,7 @@ class Service:
         if match_id is None:
             return None
         try:
-            return self.hub.match(match_id).access.role_of(token)
+            return self.hub.match(match_id).access.role_of(token, hashed)
         except StoreError:
             return None
 
@@ -199,6 +229,16 @@ class Service:
         return {"id": duel_id, "tokens": tokens, "links": links, "record": record}
 
 
+def _settle(done: asyncio.Future, result: Any, error: BaseException | None) -> None:
+    """``in_thread``'s answer, in the loop (a request gone meanwhile is answered nothing)."""
+    if done.cancelled():
+        return
+    if error is not None:
+        done.set_exception(error)
+    else:
+        done.set_result(result)
+
+
 async def service_of(request: Request) -> Service:
     """The service the app was made with."""
     return request.app.state.service
@@ -217,7 +257,7 @@ async def duel_caller(duel_id: str, request: Request, service: ServiceDep) -> tu
     duel is already followed here; 404 for a duel that is not theirs to know of."""
     if duel_id in service.hub.duels:
         return service.caller(request, duel_id)
-    return await asyncio.to_thread(service.caller, request, duel_id)
+    return await service.in_thread(service.caller, request, duel_id)
 
 
 DuelCaller = Annotated[tuple[Caller, LiveDuel], Depends(duel_caller)]
@@ -273,3 +313,93 @@ class DirectRoute(APIRoute):
             return Response(await serialize_response(field=field, response_content=answer, dump_json=True),
                             status_code=status, media_type="application/json")
         return handler
+
+
+#: The path of a duel's append, for a duel id a duel may have (``_DUEL_ID``): what the lane takes.
+_APPEND_PATH = re.compile(f"/duels/{_DUEL_ID.pattern}/events")
+
+
+class ServiceApp(FastAPI):
+    """The service's app: FastAPI, but for the one request it serves most, a recorder's append
+    (``POST /duels/{id}/events``, ``append_route``), whose route is found without routing. The
+    routers are tried in turn for every request (FastAPI's routing through included routers was
+    about a fifth of the event loop's CPU of an append: issue 25); an append takes a *lane*
+    instead: the app's own middleware stack, built as FastAPI builds it (every middleware, the
+    errors mapped by the same handlers), whose innermost app is the append route's, as the
+    router would have called it (the route as included, its dependencies, its limits). The lane
+    is built at the first append from what the router itself matches for that path, and only when
+    it is the append route; a request the lane does not take (another method or path, a root
+    path, telemetry on) goes through FastAPI as ever."""
+
+    append_route: APIRoute | None = None
+    _lane: ASGIApp | None = None
+    _laned = False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (scope["type"] == "http" and scope["method"] == "POST" and _APPEND_PATH.fullmatch(scope["path"])
+                and not scope.get("root_path") and not self.root_path):
+            if not self._laned:
+                self._lane, self._laned = _lane(self), True
+            telemetry = getattr(self, "_native_telemetry", None)
+            if self._lane is not None and not (telemetry is not None and telemetry.enabled()):
+                scope["app"] = self
+                return await self._lane(scope, receive, send)
+        return await super().__call__(scope, receive, send)
+
+
+def _lane(app: ServiceApp) -> ASGIApp | None:
+    """The app's middleware stack around the append route as its router finds it (``ServiceApp``),
+    or None when the router would take such a request elsewhere, or FastAPI is not the one this
+    knows (then every append is routed)."""
+    route = app.append_route
+    if route is None:
+        return None
+    try:
+        # the router finds routes by the path: one whose id is all digits or all letters is no other
+        found = [_routed(app, {"type": "http", "method": "POST", "path": f"/duels/{duel_id}/events",
+                               "raw_path": f"/duels/{duel_id}/events".encode(), "root_path": "",
+                               "query_string": b"", "headers": []})
+                 for duel_id in ("0123456789ab", "000000000000", "ffffffffffff")]
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None
+    routed = found[0]
+    if routed is None or any(other is None or other[1] is not routed[1] for other in found):
+        return None
+    endpoint, handle = routed
+
+    async def append(scope: Scope, receive: Receive, send: Send) -> None:
+        # the scope as the router leaves it for the route (its path parameters, route and endpoint)
+        scope["path_params"] = {**scope.get("path_params", {}), "duel_id": scope["path"].split("/")[2]}
+        scope["endpoint"], scope["route"] = endpoint, route
+        scope.setdefault("router", app.router)
+        await handle(scope, receive, send)
+    stack = app.build_middleware_stack()
+    node: Any = stack
+    while getattr(node, "app", None) is not app.router:
+        node = getattr(node, "app", None)
+        if node is None:
+            return None
+    node.app = append
+    return stack
+
+
+def _routed(app: ServiceApp, scope: Scope) -> tuple[Callable, ASGIApp] | None:
+    """The append route's endpoint and its app as included, when the app's router takes
+    ``scope`` there (the first route that matches it whole, as ``Router.app`` tries them); else None."""
+    for candidate in app.router.routes:
+        match, child = candidate.matches(scope)
+        if match == Match.FULL:
+            break
+    else:
+        return None
+    if candidate is app.append_route:
+        return child["endpoint"], candidate.app
+    match_included = getattr(candidate, "_match", None)        # FastAPI >= 0.16x: an included router
+    if match_included is None:
+        return None
+    match, child, route, context = match_included(scope)
+    if match != Match.FULL or route is not app.append_route or context is None or context.app is None:
+        return None
+    if context.methods and "POST" not in context.methods:
+        return None
+    return child["endpoint"], context.app

@@ -144,11 +144,10 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     done: list = []
 
     def appended() -> list:
-        written, receipt = service.records.append_records(duel_id, events, expected, caller.role)
-        # its flags in the same thread: one hop to a thread an append, not two
-        done.extend((receipt, service.records.flags(duel_id, written[0].position, written[-1].position + 1)))
+        written, receipt, flags = service.records.append_records(duel_id, events, expected, caller.role)
+        done.extend((receipt, flags))           # in the same thread: one hop to a thread an append, not two
         return written
-    written = await asyncio.to_thread(service.hub.appending, duel_id, appended)
+    written = await service.in_thread(service.hub.appending, duel_id, appended)
     receipt, flags = done
     return {"position": written[-1].position + 1, **receipt.fields(), "flags": [violation_dict(f) for f in flags]}
 
@@ -159,6 +158,7 @@ router.add_api_route("/duels/{duel_id}/events", append, methods=["POST"], tags=[
                      openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
                          "type": "array", "items": {"type": "object"}, "maxItems": MAX_EVENTS}},
                          "application/x-ndjson": {"schema": {"type": "string"}}}}})
+APPEND_ROUTE = router.routes[-1]          # the app answers it without routing (``core.ServiceApp``)
 
 
 def _count(live: LiveDuel, view: str, at: int | None) -> int:
