@@ -558,9 +558,10 @@ class Hub:
 
     def _read_soon(self, duel_id: str) -> None:
         """Take in what another process stored of ``duel_id`` in a reader thread: the listener
-        only hands notifications on (it read each duel itself, one after another, and the last
-        duel of a burst of the other process's appends waited for every read before it, 100–200
-        ms). One read of a duel at a time; a notification meanwhile reads once more after it."""
+        only hands notifications on (it read each duel itself, one after another: the last duel
+        of a burst of the other process's appends waited for every read before it, 80–600 ms
+        on the shared 2 cores). One read of a duel at a time; a notification meanwhile reads it
+        once more after."""
         with self._lock:
             if duel_id in self._reading:
                 self._reading[duel_id] = True
