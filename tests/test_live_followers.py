@@ -77,6 +77,7 @@ def test_followers_of_two_processes_get_every_event_once_in_order_and_redacted(t
     from test_service import Follower, Server, auth, create
     from test_views import SET_UP, encodings, events_of, never_public
     events = [e.to_dict() for e in events_of(SET_UP)]
+    streams = (("spectator", "follow"), ("p0", "follow"), ("spectator", "follow?format=frames"))
     with fresh_url("postgresql", tmp_path / "x.sqlite", "live") as url:
         servers = [Server(url), Server(url)]
         try:
@@ -84,7 +85,7 @@ def test_followers_of_two_processes_get_every_event_once_in_order_and_redacted(t
             followers: list[tuple[str, Follower]] = []
             for duel in duels:
                 for server in servers:
-                    for view, stream in (("spectator", "follow"), ("p0", "follow"), ("spectator", "follow?format=frames")):
+                    for view, stream in streams:
                         follower = Follower(f"{server.url}/duels/{duel['id']}/{stream}", auth(duel["tokens"][view]))
                         follower.start()
                         assert follower.ready.wait(20) and follower.status == 200
@@ -106,8 +107,8 @@ def test_followers_of_two_processes_get_every_event_once_in_order_and_redacted(t
             for recorder in recorders:
                 recorder.join(120)
             assert not failures, failures
-            _until(lambda: all(len(f.received) >= len(events) for _, f in followers), "every follower is sent every event",
-                   60)
+            _until(lambda: all(len(f.received) >= len(events) for _, f in followers),
+                   "every follower is sent every event", 60)
             for view, follower in followers:
                 assert [i for i, _, _ in follower.received] == list(range(len(events))), "once each, in order"
                 hidden = never_public(SET_UP, view)
