@@ -1,0 +1,120 @@
+"""Live followers of one duel served by several processes (``live.Hub``): what another process
+stores is taken in by reader threads, one duel's read never held up behind another's, and every
+follower gets every event once, in order, as its view may see it."""
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+
+from ygoreplay.jsonl import read_events
+from ygoreplay.live import Hub
+from ygoreplay.store import Store
+
+from test_store import DAMAGE, REPLAYS, fresh_url
+
+EVENTS = read_events(REPLAYS / DAMAGE)
+
+
+def _until(condition, what: str, seconds: float = 30.0) -> None:
+    """Wait for ``condition()`` (a notification crosses PostgreSQL); fail saying ``what`` if it never holds."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.01)
+
+
+def test_a_read_of_another_processs_append_holds_up_no_other_duel(tmp_path, monkeypatch):
+    """The listener read each duel another process appended to itself, one after another: the
+    last duel of a burst waited for every read before it (100-600 ms under load). A read held
+    up now holds up its own duel only; what is stored meanwhile is read after it, once, in order."""
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "live") as url, \
+            Store(url, concurrent=True) as writer, Store(url, concurrent=True) as reader:
+        slow, other = writer.create_duel("slow"), writer.create_duel("other")
+        hub = Hub(reader)
+        loop = asyncio.new_event_loop()           # its wake-ups are only queued: nobody waits here
+        hub.start(loop)
+        try:
+            for duel in (slow, other):
+                hub.get(duel).followers = 1       # followed here: read at once
+            held, release = threading.Event(), threading.Event()
+            real = reader.chained_after
+            reads: list[tuple[str, int]] = []
+
+            def chained_after(duel_id: str, count: int, prev: bytes):
+                reads.append((duel_id, count))
+                if duel_id == slow and not release.is_set():
+                    held.set()
+                    release.wait(60)
+                return real(duel_id, count, prev)
+            monkeypatch.setattr(reader, "chained_after", chained_after)
+            writer.append(slow, EVENTS[:1], expected_position=0)
+            assert held.wait(30), "the other process's append is read"
+            writer.append(other, EVENTS[:4], expected_position=0)
+            _until(lambda: hub.duels[other].count == 4, "a duel is read while another duel's read is held up")
+            assert hub.duels[slow].count == 0
+            writer.append(slow, EVENTS[1:3], expected_position=1)
+            writer.append(slow, EVENTS[3:6], expected_position=3)
+            _until(lambda: hub._reading.get(slow) is True, "notified again while its read is held up")
+            release.set()
+            _until(lambda: hub.duels[slow].count == 6, "what was stored meanwhile is read after it")
+            assert [r.position for r in hub.duels[slow].records] == list(range(6)), "once each, in order"
+            assert [r.event for r in hub.duels[slow].records] == list(EVENTS[:6])
+            assert sum(1 for duel, _ in reads if duel == slow) <= 3, "notifications meanwhile: one read more"
+            assert not hub._reading, "no read left marked under way"
+        finally:
+            hub.stop()
+            loop.close()
+
+
+def test_followers_of_two_processes_get_every_event_once_in_order_and_redacted(tmp_path):
+    """Several duels recorded at once, each one's appends alternating between two service
+    processes on one PostgreSQL store: a follower of each view on each process gets every
+    event once, in order (its own process's appends handed in, the other's read by a reader
+    thread), and a spectator's or a player's stream holds no passcode its view never shows."""
+    import httpx
+    from test_service import Follower, Server, auth, create
+    from test_views import SET_UP, encodings, events_of, never_public
+    events = [e.to_dict() for e in events_of(SET_UP)]
+    streams = (("spectator", "follow"), ("p0", "follow"), ("spectator", "follow?format=frames"))
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "live") as url:
+        servers = [Server(url), Server(url)]
+        try:
+            duels = [create(servers[0].url, title=f"table {i}", release="never") for i in range(3)]
+            followers: list[tuple[str, Follower]] = []
+            for duel in duels:
+                for server in servers:
+                    for view, stream in streams:
+                        follower = Follower(f"{server.url}/duels/{duel['id']}/{stream}", auth(duel["tokens"][view]))
+                        follower.start()
+                        assert follower.ready.wait(20) and follower.status == 200
+                        followers.append((view, follower))
+            failures: list[str] = []
+
+            def record(duel: dict) -> None:
+                position = 0
+                for turn, i in enumerate(range(0, len(events), 3)):       # each append to the other process
+                    r = httpx.post(f"{servers[turn % 2].url}/duels/{duel['id']}/events?expected={position}",
+                                   json=events[i:i + 3], headers=auth(duel["tokens"]["recorder"]), timeout=60)
+                    if r.status_code != 200:
+                        failures.append(r.text)
+                        return
+                    position = r.json()["position"]
+            recorders = [threading.Thread(target=record, args=(duel,)) for duel in duels]
+            for recorder in recorders:
+                recorder.start()
+            for recorder in recorders:
+                recorder.join(120)
+            assert not failures, failures
+            _until(lambda: all(len(f.received) >= len(events) for _, f in followers),
+                   "every follower is sent every event", 60)
+            for view, follower in followers:
+                assert [i for i, _, _ in follower.received] == list(range(len(events))), "once each, in order"
+                hidden = never_public(SET_UP, view)
+                assert hidden, "the duel has cards this view never sees"
+                haystack = "\n".join(json.dumps(data) for _, data, _ in follower.received).encode()
+                assert not [code for code in hidden if any(p in haystack for p in encodings(code))], view
+        finally:
+            for server in servers:
+                server.stop()
