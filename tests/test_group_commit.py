@@ -8,6 +8,7 @@ event once, in order, each step encoded once for all of them. Nothing here is ti
 from __future__ import annotations
 
 import signal
+import socket
 import threading
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import httpx
 import pytest
 
 from test_service import Follower, Server, auth, create, events_of
-from test_store import fresh_url, sample
+from test_store import _pg_connect, fresh_url, sample
 from ygoreplay.errors import ConflictError, StoreError, YgoreplayError
 from ygoreplay.store import SNAPSHOT_EVERY, Store
 
@@ -303,6 +304,30 @@ def test_a_signal_while_an_append_waits_in_a_group_is_raised_once_its_write_is_d
     assert seen == [("held", {first}), (threading.current_thread().name, {mine})]
     assert concurrent.info(mine).events == 1 and concurrent.verify(mine).ok
     assert concurrent.append(mine, events[1]) == 2 and concurrent.append(first, events[1]) == 2
+
+
+def test_the_writers_connection_is_made_again_after_it_broke_or_could_not_be_made(tmp_path):
+    """A write that fails on the writer's connection (ended by the server, or not made) fails
+    its own append, and the next write connects again: nothing is left broken for good."""
+    events = sample(DAMAGE)
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "gc") as where, Store(where, concurrent=True) as store:
+        duel = store.create_duel("reconnecting")
+        writer = store._postgres
+        with _pg_connect() as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (writer._conn.info.backend_pid,))
+        with pytest.raises(StoreError, match="nothing was written"):
+            store.append(duel, events[0])
+        assert store.append(duel, events[0]) == 1
+        with socket.socket() as unused:
+            unused.bind(("127.0.0.1", 0))
+            nobody = unused.getsockname()[1]
+        writer.close()
+        made, writer._kwargs = writer._kwargs, {**writer._kwargs, "port": nobody}
+        with pytest.raises(StoreError, match="nothing was written"):
+            store.append(duel, events[1])
+        writer._kwargs = made
+        assert store.append(duel, events[1]) == 2
+        assert store.info(duel).events == 2 and store.verify(duel).ok
 
 
 # -- the service: many followers ------------------------------------------------------------------------------

@@ -1825,17 +1825,18 @@ class _PostgresWriter:
 
     def __init__(self, store: Store) -> None:
         from psycopg import sql
-        from psycopg_pool import ConnectionPool
         self._store = store
         recorder, snapshots = store.events, store.snapshots
         datastore = recorder.datastore
         schema = datastore.schema
-        # A connection of its own: the group commit never waits behind the readers' pool.
-        self._pool = ConnectionPool(kwargs=dict(datastore.pool.kwargs or {}), min_size=1, max_size=1, open=False,
-                                    configure=datastore.after_connect_func(), timeout=datastore.pool.timeout,
-                                    name="ygoreplay-writer", num_workers=1)
-        self._opened = False             # at the first write: a store only read connects no further
-        self._opening = threading.Lock()
+        # A connection of its own (the group commit never waits behind the readers' pool), made
+        # by the thread that first writes, and made again by the next write after it broke. (A
+        # pool of one opened it in a worker thread, which 128 appending threads starved of the
+        # GIL past its 5 s timeout, and a pool that failed to open failed every later write.)
+        self._kwargs = {**(datastore.pool.kwargs or {}), "connect_timeout": max(1, round(datastore.pool.timeout))}
+        self._configure = datastore.after_connect_func()     # autocommit, as the readers' connections
+        self._conn: Any = None           # at the first write: a store only read connects no further
+        self._using = threading.Lock()   # one write at a time on it
 
         def insert(table: str, tail: str = "") -> Any:
             return sql.SQL("INSERT INTO {} (originator_id, originator_version, topic, state) SELECT * FROM "
@@ -1856,30 +1857,46 @@ class _PostgresWriter:
         import psycopg
         index = self._store.library
         try:
-            if not self._opened:
-                with self._opening:      # one thread opens it (the pool's wait is not for two at once)
-                    if not self._opened:
-                        self._pool.open(wait=True, timeout=self._pool.timeout)
-                        self._opened = True
-            with self._pool.connection() as conn, conn.pipeline(), conn.transaction():
-                cursor = conn.cursor()
-                index.write(cursor, rows)
-                for statement in self._lock:
-                    cursor.execute(statement, prepare=True)
-                cursor.execute(self._notify, prepare=True)
-                cursor.execute(self._events, self._columns(rows), prepare=True)
-                if snapshot_rows:
-                    cursor.execute(self._snapshots, self._columns(snapshot_rows), prepare=True)
+            with self._using:
+                conn = self._connection()
+                with conn.pipeline(), conn.transaction():
+                    cursor = conn.cursor()
+                    index.write(cursor, rows)
+                    for statement in self._lock:
+                        cursor.execute(statement, prepare=True)
+                    cursor.execute(self._notify, prepare=True)
+                    cursor.execute(self._events, self._columns(rows), prepare=True)
+                    if snapshot_rows:
+                        cursor.execute(self._snapshots, self._columns(snapshot_rows), prepare=True)
         except BaseException as exc:
             index.forget(rows)
             if isinstance(exc, psycopg.IntegrityError):
                 raise IntegrityError(str(exc)) from exc
-            if isinstance(exc, psycopg.Error):            # a pool timeout is one too
+            if isinstance(exc, psycopg.Error):            # a connection refused or lost is one too
                 raise PersistenceError(str(exc)) from exc
             raise
 
+    def _connection(self) -> Any:
+        """The writer's connection, made now if there is none or it broke (its caller holds ``_using``)."""
+        import psycopg
+        if self._conn is not None and (self._conn.closed or self._conn.broken):
+            self._conn.close()
+            self._conn = None
+        if self._conn is None:
+            conn = psycopg.connect(**self._kwargs)
+            try:
+                self._configure(conn)
+            except BaseException:
+                conn.close()
+                raise
+            self._conn = conn
+        return self._conn
+
     def close(self) -> None:
-        self._pool.close()
+        with self._using:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
 
 class _Heads:
