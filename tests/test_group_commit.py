@@ -330,6 +330,24 @@ def test_the_writers_connection_is_made_again_after_it_broke_or_could_not_be_mad
         assert store.info(duel).events == 2 and store.verify(duel).ok
 
 
+def test_closing_the_writer_does_not_wait_for_ever_on_a_write_that_hangs(tmp_path):
+    events = sample(DAMAGE)
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "gc") as where:
+        store = Store(where, concurrent=True)
+        duel = store.create_duel("hanging")
+        writer = store._postgres
+        connection = writer._conn
+        writer.CLOSE_WAIT = 0.05
+        writer._using.acquire()                      # a write that does not end
+        try:
+            writer.close()
+        finally:
+            writer._using.release()
+        assert connection.closed and writer._conn is None
+        assert store.append(duel, events[0]) == 1     # the store still writes (it connects again)
+        store.close()
+
+
 # -- the service: many followers ------------------------------------------------------------------------------
 
 @pytest.fixture

@@ -1892,11 +1892,19 @@ class _PostgresWriter:
             self._conn = conn
         return self._conn
 
+    CLOSE_WAIT = 30.0                    # seconds ``close`` waits for a write under way
+
     def close(self) -> None:
-        with self._using:
+        """Close the connection once the write on it is done; after ``CLOSE_WAIT``, under it
+        (that write fails, and its appends are told so)."""
+        done = self._using.acquire(timeout=self.CLOSE_WAIT)
+        try:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+        finally:
+            if done:
+                self._using.release()
 
 
 class _Heads:
