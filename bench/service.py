@@ -127,7 +127,7 @@ def _store_writer(kind: str, url: str, duels: list[str], n_events: int, threads:
     try:
         _store_writes(kind, url, duels, n_events, threads, start, results)
     except BaseException as exc:
-        results.put((0.0, [], [f"the writer process failed: {type(exc).__name__}: {exc}"[:300]], []))
+        results.put((0.0, [], [f"the writer process failed: {type(exc).__name__}: {exc}"[:300]], [], 0.0))
 
 
 def _store_writes(kind: str, url: str, duels: list[str], n_events: int, threads: int, start, results) -> None:
@@ -181,15 +181,15 @@ def _store_writes(kind: str, url: str, duels: list[str], n_events: int, threads:
                     steady.append(latencies[-1])
     shares = [duels[t::threads] for t in range(threads)]
     start.wait()
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     pool = [threading.Thread(target=worker, args=(share,)) for share in shares if share]
     for th in pool:
         th.start()
     for th in pool:
         th.join()
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     close()
-    results.put((elapsed, latencies, errors, steady))
+    results.put((elapsed, latencies, errors, steady, cpu))
 
 
 def bench_store(n_duels: int, n_events: int, processes: int, threads: int, rounds: int, bare: bool,
@@ -209,7 +209,8 @@ def bench_store(n_duels: int, n_events: int, processes: int, threads: int, round
             runs[label].append(run)
             lost = expected - run.get("stored", expected)
             print(f"  round {r + 1}, {label}:\n    {run['n']:,} appends in {run['elapsed']:.2f} s = {run['rate']:,.0f} "
-                  f"events/s; append p50 {ms(run['p50'])}, p99 {ms(run['p99'])}; errors {len(run['errors'])}"
+                  f"events/s; append p50 {ms(run['p50'])}, p99 {ms(run['p99'])}; CPU {run['cpu'] * 1e6:.0f} us an "
+                  f"append (writer processes); errors {len(run['errors'])}"
                   + (f" (first: {run['errors'][0]})" if run["errors"] else "")
                   + (f"; stored {run['stored']:,} of {expected:,} (lost {lost})" if "stored" in run else "")
                   + (f"; {run['complete']}/{n_duels} duels complete, {run['verified']}/{n_duels} verify"
@@ -222,12 +223,15 @@ def bench_store(n_duels: int, n_events: int, processes: int, threads: int, round
         ratios = [m["rate"] / b["rate"] for m, b in zip(mine, raw)]
         p99 = statistics.median(m["p99"] for m in mine)
         to_raw = statistics.median(m["p99"] / b["p99"] for m, b in zip(mine, raw))
+        cpu = statistics.median(m["cpu"] for m in mine)
+        cpu_raw = statistics.median(m["cpu"] / b["cpu"] for m, b in zip(mine, raw))
         lost = sum(expected - m["stored"] for m in mine)
         print(f"  {label.split(', ')[1].split(' (')[0]}: rate / raw group commit {statistics.median(ratios):.2f} "
               f"(per round {', '.join(f'{x:.2f}' for x in ratios)}), "
               f"{against(statistics.median(ratios), 0.7, at_least=True)}; append p99 {ms(p99)}, "
               f"{against(p99, 0.050)}, {to_raw:.1f}x the raw group commit's p99; after each duel's first append "
-              f"p99 {ms(statistics.median(m['steady99'] for m in mine))}; lost {lost}, "
+              f"p99 {ms(statistics.median(m['steady99'] for m in mine))}; CPU {cpu * 1e6:.0f} us an append in the "
+              f"writer processes ({cpu_raw:.1f}x the raw group commit's); lost {lost}, "
               f"{'met' if lost == 0 else 'NOT met'} (limit 0)")
 
 
@@ -366,7 +370,8 @@ def _store_run(kind: str, tree: str | None, n_duels: int, n_events: int, process
         errors = [x for o in outs for x in o[2]]
         run = {"rate": len(latencies) / elapsed, "elapsed": elapsed, "n": len(latencies), "errors": errors,
                "p50": pct(latencies, .5), "p99": pct(latencies, .99),
-               "steady99": pct([x for o in outs for x in o[3]], .99)}
+               "steady99": pct([x for o in outs for x in o[3]], .99),
+               "cpu": sum(o[4] for o in outs) / max(1, len(latencies))}      # the writer processes' CPU
         if kind == "raw":
             run["stored"], run["verified"] = _raw_count(schema.url), None
         elif kind != "bare":

@@ -7,6 +7,8 @@ event once, in order, each step encoded once for all of them. Nothing here is ti
 """
 from __future__ import annotations
 
+import signal
+import socket
 import threading
 from pathlib import Path
 
@@ -14,8 +16,8 @@ import httpx
 import pytest
 
 from test_service import Follower, Server, auth, create, events_of
-from test_store import fresh_url, sample
-from ygoreplay.errors import ConflictError, StoreError
+from test_store import _pg_connect, fresh_url, sample
+from ygoreplay.errors import ConflictError, StoreError, YgoreplayError
 from ygoreplay.store import SNAPSHOT_EVERY, Store
 
 DAMAGE = "won-by-damage.jsonl"
@@ -33,35 +35,47 @@ def concurrent(url):
         yield store
 
 
-def _held_group(store: Store, first, others: list) -> list:
-    """Run ``first`` (an append), hold the group commit on its write until every one of
-    ``others`` waits behind it, so that they are offered as one group; the rows of every write."""
-    writes: list[list] = []
+def _writers(store: Store, hold_first: bool = False, fail_first: BaseException | None = None):
+    """Patch the store's group writes to note the thread of each (and its duels); the first can
+    be held until released, and can raise ``fail_first`` instead of writing."""
+    seen: list[tuple[str, set[str]]] = []
     release, holding = threading.Event(), threading.Event()
     inner = store._write_rows
 
     def write_rows(rows, snapshot_rows):
-        writes.append(rows)
-        if len(writes) == 1:
+        seen.append((threading.current_thread().name, _owners(rows)))
+        if len(seen) == 1 and hold_first:
             holding.set()
             release.wait(30)
+            if fail_first is not None:
+                raise fail_first
         inner(rows, snapshot_rows)
     store._write_rows = write_rows
+    return seen, release, holding
+
+
+def _held_group(store: Store, first, others: list, fail_first: BaseException | None = None) -> list:
+    """Run ``first`` (an append), hold the group commit on its write until every one of
+    ``others`` waits behind it, so that they are offered as one group (its write then raises
+    ``fail_first`` if given); the thread and the duels of every write."""
+    inner = store._write_rows
+    seen, release, holding = _writers(store, hold_first=True, fail_first=fail_first)
     try:
-        held = threading.Thread(target=first)
+        held = threading.Thread(target=first, name="held")
         held.start()
         assert holding.wait(30)
         threads = [threading.Thread(target=call) for call in others]
         for thread in threads:
             thread.start()
-        while store._committer._queue.qsize() < len(others):
+        while store._committer.waiting() < len(others):
             threading.Event().wait(0.01)
         release.set()
         for thread in threads + [held]:
-            thread.join()
+            thread.join(30)
+            assert not thread.is_alive(), "an append was left waiting"
     finally:
         store._write_rows = inner
-    return writes
+    return seen
 
 
 def _owners(rows: list) -> set[str]:
@@ -109,7 +123,7 @@ def test_a_group_is_one_write_and_a_conflict_in_it_fails_that_append_alone(url, 
     first = concurrent.create_duel("the first write, held")
     writes = _held_group(concurrent, lambda: concurrent.append(first, events[0]),
                          [lambda d=d: append(d) for d in duels])
-    assert any(_owners(rows) == set(duels) for rows in writes), "the six appends were offered as one group"
+    assert any(owners == set(duels) for _thread, owners in writes), "the six appends were offered as one group"
     assert isinstance(outcomes[duels[0]], ConflictError)
     assert all(outcomes[d] == 4 for d in duels[1:])
     with Store(url, readonly=True) as reader:
@@ -138,7 +152,7 @@ def test_a_row_postgresql_refuses_fails_its_own_write_only(backend, tmp_path):
                 outcomes["nul"] = exc
         first = store.create_duel("the first write, held")
         writes = _held_group(store, lambda: store.append(first, events[0]), [lambda d=d: append(d) for d in duels] + [refused])
-        assert any(len(_owners(rows)) == 5 for rows in writes), "offered as one group"
+        assert any(len(owners) == 5 for _thread, owners in writes), "offered as one group"
         assert isinstance(outcomes["nul"], StoreError) and "nothing was written" in str(outcomes["nul"])
         assert all(outcomes[d] == 1 for d in duels)
         assert all(store.verify(d).ok for d in duels)
@@ -157,6 +171,181 @@ def test_an_append_is_all_or_nothing_and_its_snapshot_is_written_with_it(url, co
         assert reader.info(duel).events == 41 and reader.verify(duel).ok
         assert [r.originator_version for r in reader.snapshots.select_events(duel)] == \
             list(range(SNAPSHOT_EVERY, 41, SNAPSHOT_EVERY))
+
+
+def test_an_append_to_an_idle_store_is_written_by_its_own_thread(url, concurrent):
+    """No thread of the group commit's own: an append that finds no write under way writes it."""
+    events = sample(DAMAGE)
+    duel = concurrent.create_duel("alone")
+    seen, _release, _holding = _writers(concurrent)
+    outcome: list[int] = []
+    thread = threading.Thread(target=lambda: outcome.append(concurrent.append(duel, events[0])), name="scorekeeper")
+    thread.start()
+    thread.join()
+    assert outcome == [1] and seen == [("scorekeeper", {duel})]
+    assert concurrent.append(duel, events[1]) == 2 and seen[-1] == (threading.current_thread().name, {duel})
+
+
+def test_the_appends_that_wait_behind_a_write_are_written_as_one_group_by_the_first_of_them(url, concurrent):
+    events = sample(DAMAGE)
+    duels = [concurrent.create_duel(f"table {i}") for i in range(5)]
+    first = concurrent.create_duel("the first write, held")
+    seen, release, holding = _writers(concurrent, hold_first=True)
+    outcomes: dict[str, int] = {}
+    held = threading.Thread(target=lambda: outcomes.update({first: concurrent.append(first, events[0])}), name="held")
+    held.start()
+    assert holding.wait(30)
+    threads = []
+    for k, duel in enumerate(duels):               # one at a time: the first of them waits first
+        threads.append(threading.Thread(target=lambda d=duel: outcomes.update({d: concurrent.append(d, events[0])}),
+                                        name=f"waiting {k}"))
+        threads[-1].start()
+        while concurrent._committer.waiting() < k + 1:
+            threading.Event().wait(0.01)
+    release.set()
+    for thread in threads + [held]:
+        thread.join()
+    assert seen == [("held", {first}), ("waiting 0", set(duels))]
+    assert outcomes == {d: 1 for d in [first, *duels]}
+    assert all(concurrent.verify(d).ok for d in [first, *duels])
+
+
+class _Stopped(BaseException):
+    """Not an Exception: what interrupts a thread (KeyboardInterrupt, SystemExit)."""
+
+
+def test_a_leader_interrupted_in_its_write_hands_the_next_group_on_and_leaves_no_one_waiting(url, concurrent):
+    events = sample(DAMAGE)
+    duels = [concurrent.create_duel(f"table {i}") for i in range(4)]
+    first = concurrent.create_duel("the first write, interrupted")
+    outcomes: dict[str, object] = {}
+
+    def append(duel: str) -> None:
+        try:
+            outcomes[duel] = concurrent.append(duel, events[0])
+        except BaseException as exc:
+            outcomes[duel] = exc
+    seen = _held_group(concurrent, lambda: append(first), [lambda d=d: append(d) for d in duels], fail_first=_Stopped())
+    assert isinstance(outcomes[first], _Stopped)      # its own thread gets what stopped it
+    assert all(outcomes[d] == 1 for d in duels) and seen[1][1] == set(duels)
+    assert concurrent.info(first).events == 0 and all(concurrent.verify(d).ok for d in duels)
+    assert concurrent.append(first, events[0]) == 1   # its cached head was dropped: nothing half-kept
+
+
+def test_closing_waits_for_the_group_under_way(url):
+    events = sample(DAMAGE)
+    store = Store(url, concurrent=True)
+    duel = store.create_duel("closing")
+    seen, release, holding = _writers(store, hold_first=True)
+    outcome: list[int] = []
+    writer = threading.Thread(target=lambda: outcome.append(store.append(duel, events[0])))
+    writer.start()
+    assert holding.wait(30)
+    closer = threading.Thread(target=store.close)
+    closer.start()
+    while not store._committer._idle._waiters:       # close waits for the held group
+        threading.Event().wait(0.01)
+    release.set()
+    for thread in (writer, closer):
+        thread.join(30)
+    assert outcome == [1]
+    with Store(url, readonly=True) as reader:
+        assert reader.info(duel).events == 1 and reader.verify(duel).ok
+
+
+def test_an_append_to_a_hostile_duel_id_is_refused_and_harms_nothing(url, concurrent):
+    """The head of a duel this process does not hold is read with the id as a parameter."""
+    events = sample(DAMAGE)
+    duel = concurrent.create_duel("kept")
+    concurrent.append(duel, events[0])
+    for hostile in ("x'; DROP TABLE ygoreplay_events; --", f"{duel}' OR '1'='1", f"{duel}/head", "%s", "\\", ""):
+        with pytest.raises(YgoreplayError):         # no such duel, or not a duel's stream
+            concurrent.append(hostile, events[0])
+    assert concurrent.append(duel, events[1]) == 2
+    with Store(url, readonly=True) as reader:
+        assert reader.ids() == [duel] and reader.verify(duel).ok
+
+
+def test_a_signal_while_an_append_waits_in_a_group_is_raised_once_its_write_is_done(url, concurrent):
+    """A signal handler that raises (KeyboardInterrupt) in the main thread while its append
+    waits behind another's write: the lead handed to it is still taken, its rows are written
+    with the group, and then it raises; no later append is left waiting."""
+    events = sample(DAMAGE)
+    first, mine = concurrent.create_duel("held"), concurrent.create_duel("the main thread's")
+    seen, release, holding = _writers(concurrent, hold_first=True)
+    handled = threading.Event()
+
+    def stopped(_signum, _frame):
+        handled.set()
+        raise _Stopped
+    previous = signal.signal(signal.SIGUSR1, stopped)
+    held = threading.Thread(target=lambda: concurrent.append(first, events[0]), name="held")
+    main = threading.get_ident()
+
+    def interrupt_then_release() -> None:
+        assert holding.wait(30)
+        while concurrent._committer.waiting() < 1:
+            threading.Event().wait(0.01)
+        signal.pthread_kill(main, signal.SIGUSR1)
+        handled.wait(30)                              # raised in the main thread's wait
+        release.set()
+    helper = threading.Thread(target=interrupt_then_release)
+    try:
+        held.start()
+        helper.start()
+        assert holding.wait(30)
+        with pytest.raises(_Stopped):
+            concurrent.append(mine, events[0])
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+        release.set()
+        helper.join(30)
+        held.join(30)
+    assert seen == [("held", {first}), (threading.current_thread().name, {mine})]
+    assert concurrent.info(mine).events == 1 and concurrent.verify(mine).ok
+    assert concurrent.append(mine, events[1]) == 2 and concurrent.append(first, events[1]) == 2
+
+
+def test_the_writers_connection_is_made_again_after_it_broke_or_could_not_be_made(tmp_path):
+    """A write that fails on the writer's connection (ended by the server, or not made) fails
+    its own append, and the next write connects again: nothing is left broken for good."""
+    events = sample(DAMAGE)
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "gc") as where, Store(where, concurrent=True) as store:
+        duel = store.create_duel("reconnecting")
+        writer = store._postgres
+        with _pg_connect() as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (writer._conn.info.backend_pid,))
+        with pytest.raises(StoreError, match="nothing was written"):
+            store.append(duel, events[0])
+        assert store.append(duel, events[0]) == 1
+        with socket.socket() as unused:
+            unused.bind(("127.0.0.1", 0))
+            nobody = unused.getsockname()[1]
+        writer.close()
+        made, writer._kwargs = writer._kwargs, {**writer._kwargs, "port": nobody}
+        with pytest.raises(StoreError, match="nothing was written"):
+            store.append(duel, events[1])
+        writer._kwargs = made
+        assert store.append(duel, events[1]) == 2
+        assert store.info(duel).events == 2 and store.verify(duel).ok
+
+
+def test_closing_the_writer_does_not_wait_for_ever_on_a_write_that_hangs(tmp_path):
+    events = sample(DAMAGE)
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "gc") as where:
+        store = Store(where, concurrent=True)
+        duel = store.create_duel("hanging")
+        writer = store._postgres
+        connection = writer._conn
+        writer.CLOSE_WAIT = 0.05
+        writer._using.acquire()                      # a write that does not end
+        try:
+            writer.close()
+        finally:
+            writer._using.release()
+        assert connection.closed and writer._conn is None
+        assert store.append(duel, events[0]) == 1     # the store still writes (it connects again)
+        store.close()
 
 
 # -- the service: many followers ------------------------------------------------------------------------------

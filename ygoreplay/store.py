@@ -43,7 +43,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-import queue
 import re
 import secrets
 import sqlite3
@@ -493,6 +492,14 @@ class Store:
             self._insert([StoredEvent(STORE_ID, 0, STORE_TOPIC,
                                       msgpack.packb({"format": FORMAT, "created": chain.now()}))], marker=True)
         self.library = library.install(self, KINDS)   # its index rows go in each write's transaction
+        one = "SELECT {part} AS part, originator_version, topic, state FROM (SELECT originator_version, topic, " \
+              "state FROM {heads} WHERE originator_id = ? ORDER BY originator_version DESC LIMIT 1) AS p{part}"
+        self._head_query = self.library.sql(   # ``_head_rows``
+            "SELECT 0 AS part, originator_version, topic, state FROM {heads} "
+            "WHERE originator_id = ? AND originator_version = 0 UNION ALL "
+            + one.replace("{part}", "1") + " UNION ALL " + one.replace("{part}", "2") + " UNION ALL "
+            "SELECT 3 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? "
+            "ORDER BY part, originator_version")
         self._postgres = _PostgresWriter(self) if self.backend == "postgresql" and not readonly else None
         self._live: OrderedDict[str, _Live] = OrderedDict()
         self._guard = threading.Lock()                 # the cache and the per-duel locks
@@ -1069,18 +1076,16 @@ class Store:
         """A stream's header row, last event row, last anchor row and card-facts rows, read in
         one query: what an append needs of a stream it does not hold (issue 25: six round trips
         through a pool shared by every waiting append were most of a first append's time)."""
-        one = "SELECT {part} AS part, originator_version, topic, state FROM (SELECT originator_version, topic, " \
-              "state FROM {heads} WHERE originator_id = ? ORDER BY originator_version DESC LIMIT 1) AS p{part}"
-        query = self.library.sql(
-            "SELECT 0 AS part, originator_version, topic, state FROM {heads} "
-            "WHERE originator_id = ? AND originator_version = 0 UNION ALL "
-            + one.replace("{part}", "1") + " UNION ALL " + one.replace("{part}", "2") + " UNION ALL "
-            "SELECT 3 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? "
-            "ORDER BY part, originator_version")
         owners = (duel_id, duel_id, f"{duel_id}/head", f"{duel_id}/cards")
-        with self.events.datastore.transaction(commit=False) as cursor:
-            cursor.execute(query, owners)
-            found = cursor.fetchall()
+        if self.backend == "postgresql":
+            # One statement on an autocommit connection reads one snapshot: no BEGIN and
+            # ROLLBACK around it (three round trips were two thirds of a first append's wait).
+            with self.events.datastore.get_connection() as conn:
+                found = conn.execute(self._head_query, owners, prepare=True).fetchall()
+        else:
+            with self.events.datastore.transaction(commit=False) as cursor:
+                cursor.execute(self._head_query, owners)
+                found = cursor.fetchall()
         parts: list[list[StoredEvent]] = [[], [], [], []]
         for row in found:
             part = row["part"]
@@ -1714,65 +1719,101 @@ def _in_shape_of(fresh: dict, stored: dict) -> dict:
 
 class _Pending:
     """An append waiting for the group commit. ``done`` is a lock taken when it is made and given
-    back once its rows are written (or refused): its writer waits by taking it again. (An
-    ``Event`` is a condition, a lock and a list of waiters: with a hundred appending threads its
-    making, waiting and setting were a sixth of an append's CPU.)"""
+    back once its rows are written (or refused), or once its writer is to lead the next group
+    (``lead``): its writer waits by taking it again. (An ``Event`` is a condition, a lock and a
+    list of waiters: with a hundred appending threads its making, waiting and setting were a
+    sixth of an append's CPU.)"""
 
-    __slots__ = ("rows", "snapshots", "done", "error")
+    __slots__ = ("rows", "snapshots", "done", "error", "lead", "next")
 
     def __init__(self, rows: list[StoredEvent], snapshots: list[StoredEvent]) -> None:
         self.rows, self.snapshots = rows, snapshots
         self.done = threading.Lock()
         self.done.acquire()
         self.error: BaseException | None = None
+        self.lead = False
+        self.next: _Pending | None = None      # the writer to wake after this one (``_Committer._lead``)
 
 
 class _Committer:
-    """Group commit: one thread writes whatever appends are waiting (of many duels) in one
-    transaction, so the recorder's table lock and the commit's flush are paid once per batch,
-    not once per append. An append still waits until its own rows are committed, and when a batch
-    fails each of its appends is written alone, so only the one at fault fails (``ConflictError``
-    for the one that lost a race). Nothing waits for company: a lone append is written at once.
-    (Two such threads on two connections, one batch sent while the one before commits, gave
-    nothing measurable: the appending threads' CPU is the limit, not the round trips.)"""
+    """Group commit: the appends waiting at one moment (of many duels) are written in one
+    transaction, so the recorder's table lock and the commit's flush are paid once per group,
+    not once per append. No thread of its own: the appender that finds no write under way
+    writes the group itself (the leader), and hands the next group to the first append that
+    waited meanwhile, which writes it with its own. A lone append is written at once by its own
+    thread, and a group costs no wake-up of a committer thread, which had to win the GIL from
+    the appending threads (issue 25). The writers of a written group are woken one after the
+    other, each by the one before: woken all at once, each fought the others for the GIL, a
+    second sleep and wake-up each (a sixth of an append's CPU with 128 appending threads).
+    An append still waits until its own rows are committed,
+    and when a group fails each of its appends is written alone, so only the one at fault fails
+    (``ConflictError`` for the one that lost a race)."""
 
     BATCH = 256
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._queue: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name="ygoreplay-group-commit", daemon=True)
-        self._thread.start()
+        self._guard = threading.Lock()
+        self._idle = threading.Condition(self._guard)   # no group under way (``stop``)
+        self._waiting: list[_Pending] = []
+        self._leading = False            # a group is being written: the next appends wait for it
+
+    def waiting(self) -> int:
+        """How many appends wait for the group under way to be written."""
+        with self._guard:
+            return len(self._waiting)
 
     def submit(self, rows: list[StoredEvent], snapshots: list[StoredEvent]) -> None:
         pending = _Pending(rows, snapshots)
-        self._queue.put(pending)
-        pending.done.acquire()
+        with self._guard:
+            self._waiting.append(pending)
+            pending.lead = not self._leading
+            self._leading = True
+        interrupted: BaseException | None = None
+        if not pending.lead:
+            while True:                  # until written, refused, or handed the lead
+                try:
+                    pending.done.acquire()
+                    break
+                except BaseException as exc:   # a signal in the main thread: the wake-ups after
+                    interrupted = exc          # this one, and a lead handed to it, still go on
+            if pending.next is not None:
+                pending.next.done.release()
+        if pending.lead:
+            self._lead()
+        if interrupted is not None:
+            raise interrupted
         if pending.error is not None:
             raise pending.error
 
     def stop(self) -> None:
-        self._queue.put(None)
-        self._thread.join(30)
+        """Wait (a while) for the group under way to be written."""
+        with self._idle:
+            self._idle.wait_for(lambda: not self._leading, 30)
 
-    def _run(self) -> None:
-        while True:
-            first = self._queue.get()
-            if first is None:
-                return
-            batch, stop = [first], False
-            while len(batch) < self.BATCH:
-                try:
-                    more = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    stop = True
-                    break
-                batch.append(more)
+    def _lead(self) -> None:
+        """Write the waiting appends (this thread's first among them) as one group, then hand
+        the lead to the first append that came meanwhile, or end it."""
+        batch: list[_Pending] = []
+        try:
+            with self._guard:
+                batch, self._waiting = self._waiting[:self.BATCH], self._waiting[self.BATCH:]
             self._commit(batch)
-            if stop:
-                return
+        finally:
+            with self._guard:
+                following = self._waiting[0] if self._waiting else None
+                if following is None:
+                    self._leading = False
+                    self._idle.notify_all()
+                else:
+                    following.lead = True
+            if following is not None:
+                following.done.release()
+            others = [pending for pending in batch if not pending.lead]
+            for pending, after in zip(others, others[1:]):
+                pending.next = after
+            if others:
+                others[0].done.release()
 
     def _commit(self, batch: list[_Pending]) -> None:
         """The batch in one transaction; when that fails, each append alone, so that only the
@@ -1795,9 +1836,7 @@ class _Committer:
         except BaseException as exc:                    # never leave a writer waiting
             for pending in batch:
                 pending.error = pending.error or StoreError(f"the store {store.name} failed to write: {exc}")
-        finally:
-            for pending in batch:
-                pending.done.release()
+            raise
 
 
 class _PostgresWriter:
@@ -1811,17 +1850,18 @@ class _PostgresWriter:
 
     def __init__(self, store: Store) -> None:
         from psycopg import sql
-        from psycopg_pool import ConnectionPool
         self._store = store
         recorder, snapshots = store.events, store.snapshots
         datastore = recorder.datastore
         schema = datastore.schema
-        # A connection of its own: the group commit never waits behind the readers' pool.
-        self._pool = ConnectionPool(kwargs=dict(datastore.pool.kwargs or {}), min_size=1, max_size=1, open=False,
-                                    configure=datastore.after_connect_func(), timeout=datastore.pool.timeout,
-                                    name="ygoreplay-writer", num_workers=1)
-        self._opened = False             # at the first write: a store only read connects no further
-        self._opening = threading.Lock()
+        # A connection of its own (the group commit never waits behind the readers' pool), made
+        # by the thread that first writes, and made again by the next write after it broke. (A
+        # pool of one opened it in a worker thread, which 128 appending threads starved of the
+        # GIL past its 5 s timeout, and a pool that failed to open failed every later write.)
+        self._kwargs = {**(datastore.pool.kwargs or {}), "connect_timeout": max(1, round(datastore.pool.timeout))}
+        self._configure = datastore.after_connect_func()     # autocommit, as the readers' connections
+        self._conn: Any = None           # at the first write: a store only read connects no further
+        self._using = threading.Lock()   # one write at a time on it
 
         def insert(table: str, tail: str = "") -> Any:
             return sql.SQL("INSERT INTO {} (originator_id, originator_version, topic, state) SELECT * FROM "
@@ -1842,30 +1882,54 @@ class _PostgresWriter:
         import psycopg
         index = self._store.library
         try:
-            if not self._opened:
-                with self._opening:      # one thread opens it (the pool's wait is not for two at once)
-                    if not self._opened:
-                        self._pool.open(wait=True, timeout=self._pool.timeout)
-                        self._opened = True
-            with self._pool.connection() as conn, conn.pipeline(), conn.transaction():
-                cursor = conn.cursor()
-                index.write(cursor, rows)
-                for statement in self._lock:
-                    cursor.execute(statement, prepare=True)
-                cursor.execute(self._notify, prepare=True)
-                cursor.execute(self._events, self._columns(rows), prepare=True)
-                if snapshot_rows:
-                    cursor.execute(self._snapshots, self._columns(snapshot_rows), prepare=True)
+            with self._using:
+                conn = self._connection()
+                with conn.pipeline(), conn.transaction():
+                    cursor = conn.cursor()
+                    index.write(cursor, rows)
+                    for statement in self._lock:
+                        cursor.execute(statement, prepare=True)
+                    cursor.execute(self._notify, prepare=True)
+                    cursor.execute(self._events, self._columns(rows), prepare=True)
+                    if snapshot_rows:
+                        cursor.execute(self._snapshots, self._columns(snapshot_rows), prepare=True)
         except BaseException as exc:
             index.forget(rows)
             if isinstance(exc, psycopg.IntegrityError):
                 raise IntegrityError(str(exc)) from exc
-            if isinstance(exc, psycopg.Error):            # a pool timeout is one too
+            if isinstance(exc, psycopg.Error):            # a connection refused or lost is one too
                 raise PersistenceError(str(exc)) from exc
             raise
 
+    def _connection(self) -> Any:
+        """The writer's connection, made now if there is none or it broke (its caller holds ``_using``)."""
+        import psycopg
+        if self._conn is not None and (self._conn.closed or self._conn.broken):
+            self._conn.close()
+            self._conn = None
+        if self._conn is None:
+            conn = psycopg.connect(**self._kwargs)
+            try:
+                self._configure(conn)
+            except BaseException:
+                conn.close()
+                raise
+            self._conn = conn
+        return self._conn
+
+    CLOSE_WAIT = 30.0                    # seconds ``close`` waits for a write under way
+
     def close(self) -> None:
-        self._pool.close()
+        """Close the connection once the write on it is done; after ``CLOSE_WAIT``, under it
+        (that write fails, and its appends are told so)."""
+        done = self._using.acquire(timeout=self.CLOSE_WAIT)
+        try:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+        finally:
+            if done:
+                self._using.release()
 
 
 class _Heads:
