@@ -427,9 +427,9 @@ class _Request:
                 signal.pthread_kill(main_thread, signal.SIGINT)
 
     def run(self, args: list[str], prog: str, cwd: str, umask: int, environ: dict[str, str]) -> None:
-        """Run the command and send the caller its exit code once its streams are closed (then
-        put this process back as it was); nothing when it could not be set up (nothing printed:
-        the caller runs it itself)."""
+        """Run the command and send the caller its exit code once its streams are closed and its
+        folder left (then put this process's umask and environment back, which nobody else sees);
+        nothing when it could not be set up (nothing printed: the caller runs it itself)."""
         saved = (dict(os.environ), sys.stdout, sys.stderr, sys.stdin)
         stdin = open(os.devnull, encoding="utf-8")
         self.conn.settimeout(None)
@@ -466,12 +466,12 @@ class _Request:
                 except (OSError, ValueError):   # a failed last flush: the descriptor is closed all the same
                     stream.buffer.raw.close()
             try:
-                if code is not None:             # the caller may go: its streams are no longer held here
+                os.chdir("/")                    # first: the caller may remove or unmount its folder once told
+                if code is not None:             # the caller may go: its streams and folder are no longer held here
                     self.conn.sendall(b"X" + code.to_bytes(4, "big", signed=True))
             finally:
-                os.umask(old_mask)
+                os.umask(old_mask)               # seen by nobody outside: after
                 _set_environ(saved[0])
-                os.chdir("/")
                 try:
                     self.conn.shutdown(socket.SHUT_RD)     # ends the watcher if the caller has not
                 except OSError:
