@@ -604,3 +604,37 @@ def test_the_command_line_refuses_a_replay_bomb(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.output
     assert "bomb.yrpX" in result.output and "more than 1,024 times the" in result.output
     assert "Traceback" not in result.output
+
+
+def test_too_many_packets_after_real_ones_are_refused_where_the_one_too_many_starts() -> None:
+    """Headers are counted once ``_COUNT_AFTER`` packets are read (a real stream never has that
+    many): a stream of real-sized packets and then empty ones is refused at the header of packet
+    MAX_PACKETS + 1, as a walk from the start would, with under a megabyte of packets built."""
+    flags = YRPX_FLAGS & ~yrpx.REPLAY_COMPRESSED
+    head = _names(flags) + struct.pack("<Q", MR5)
+    full = bytes((yrpx.MSG_UPDATE_CARD,)) + struct.pack("<I", 60) + bytes(60)        # 65 bytes, like a state packet
+    first = 10_000                                                              # more than _COUNT_AFTER
+    stream = full * first + bytes(5 * (yrpx.MAX_PACKETS + 1 - first))
+    refused = _refused_fast(_file(yrpx.YRPX, flags, head + stream), f"more than {yrpx.MAX_PACKETS:,} packets")
+    assert refused.offset == len(head) + 65 * first + 5 * (yrpx.MAX_PACKETS - first)
+    accepted = read_yrpx(_file(yrpx.YRPX, flags, head + stream[:-5]))
+    assert len(accepted.packets) == yrpx.MAX_PACKETS and accepted.packets[first - 1].payload == bytes(60)
+
+
+
+@pytest.mark.parametrize("tail, says, offset", [
+    (b"\x02", "ends inside the length of packet 2 at body byte 118 (0 of 4 bytes left)", 119),
+    (b"\x02\x07\x00\x00", "ends inside the length of packet 2 at body byte 118 (3 of 4 bytes left)", 119),
+    (b"\x02\x07\x00\x00\x00abc", "ends inside packet 2 (announced 7 bytes) at body byte 118 (3 of 7 bytes left)", 123),
+    (b"\x02\x07\x00\x00\x00abcdefg\x01", "ends inside the length of packet 1 at body byte 130 (0 of 4 bytes left)",
+     131),
+])
+def test_a_stream_cut_inside_a_packet_says_which_and_where(tail: bytes, says: str, offset: int) -> None:
+    """A stream whose last packet's 5-byte head or payload runs past the body's end is refused
+    with the packet's id, its announced length, where it starts and how much was left."""
+    flags = YRPX_FLAGS & ~yrpx.REPLAY_COMPRESSED
+    head = _names(flags) + struct.pack("<Q", MR5) + _packet(yrpx.MSG_START, bytes(17))
+    assert len(head) == 118
+    with pytest.raises(YrpxError) as refused:
+        read_yrpx(_file(yrpx.YRPX, flags, head + tail))
+    assert says in str(refused.value) and refused.value.offset == offset and refused.value.space == "body"

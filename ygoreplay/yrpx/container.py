@@ -63,6 +63,9 @@ MAX_RATIO = 1024
 MAX_EMBEDDED_SIZE = 1 << 20
 #: Packets in the message stream: at most 5,845 in the corpus (one per 400 body bytes).
 MAX_PACKETS = 100_000
+#: Packets read before a body that could hold more than MAX_PACKETS has the rest counted: above
+#: every real duel, and few enough that refusing a forged stream builds under a megabyte of them.
+_COUNT_AFTER = 8_192
 #: Player responses in a YRP1: at most 816 in the corpus.
 MAX_RESPONSES = 100_000
 
@@ -416,23 +419,32 @@ def _decode(data: bytes, what: str, nested: bool = False) -> YrpxReplay:
     ai_name = None
     if ident == YRPX:
         duel_flags = r.u64("duel flags") if flags & REPLAY_64BIT_DUELFLAG else r.u32("duel flags")
-        _count_packets(body, r.pos)
-        # One bounds check per packet; the reader only words the error of a packet that does not fit.
+        # One bounds check per packet (its end; a head cut short ``struct`` refuses itself); the
+        # reader only words the error of a packet that does not fit.
         pos, end, head, append, new = r.pos, len(body), _PACKET_HEAD, packets.append, tuple.__new__
+        # A body that could hold more than MAX_PACKETS has the rest of its headers counted once
+        # _COUNT_AFTER packets are read: a real duel's stream is no longer walked twice.
+        countdown = -1 if end - pos < 5 * (MAX_PACKETS + 1) else _COUNT_AFTER + 1
         while pos < end:
             start = pos
-            if end - pos < 5:
+            countdown -= 1
+            if not countdown:
+                _count_packets(body, pos, _COUNT_AFTER)
+            try:
+                mid, length = head(body, pos)
+            except struct.error:                  # under 5 bytes left: the reader words it (and raises)
                 r.pos = pos
                 r.u32(f"the length of packet {r.u8('a packet id')} at body byte {start}")
-            mid, length = head(body, pos)
-            pos += 5 + length
+                raise
+            at = pos + 5
+            pos = at + length
             if pos > end:
-                r.pos = start + 5
+                r.pos = at
                 r.bytes(length, f"packet {mid} (announced {length} bytes) at body byte {start}")
             if mid != OLD_REPLAY_MODE and mid != MSG_AI_NAME:
-                append(new(Packet, (mid, body[start + 5:pos], start + 5)))    # ``Packet(...)`` less a call
+                append(new(Packet, (mid, body[at:pos], at)))    # ``Packet(...)`` less a call
                 continue
-            payload = body[start + 5:pos]
+            payload = body[at:pos]
             if mid == OLD_REPLAY_MODE:
                 if yrp1 is not None:
                     raise YrpxError("a second embedded YRP1 replay (a yrpX holds one, in its last packet)",
@@ -458,11 +470,12 @@ def _decode(data: bytes, what: str, nested: bool = False) -> YrpxReplay:
 _PACKET_HEAD = struct.Struct("<BI").unpack_from
 
 
-def _count_packets(body: bytes, pos: int) -> None:
-    """Refuse a stream of more than ``MAX_PACKETS`` packets before one is built: walks the
-    5-byte packet headers only (a truncated last packet is left for the reader to report)."""
-    end, count, unpack = len(body), 0, _U32
-    if end - pos < 5 * (MAX_PACKETS + 1):
+def _count_packets(body: bytes, pos: int, count: int) -> None:
+    """Refuse a stream of more than ``MAX_PACKETS`` packets, ``count`` of them read before
+    ``pos``, before more are built: walks the 5-byte packet headers only (a truncated last packet
+    is left for the reader to report)."""
+    end, unpack = len(body), _U32
+    if end - pos < 5 * (MAX_PACKETS + 1 - count):
         return                                # too short to hold that many: nothing to count
     while pos + 5 <= end:
         if count == MAX_PACKETS:
