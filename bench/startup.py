@@ -18,17 +18,19 @@ is the command's own process only (the resident's work is not in it); their wall
 caller waits.
 
 The command is the ``ygoreplay`` script installed next to this interpreter (what a user runs)
-when it is the launcher's, else ``python -m ygoreplay``; either imports the checkout on
-``PYTHONPATH``. Every process runs with its bytecode cached, as an installed package's is (``pip``
-compiles it; a checkout caches it on first use): ``PYTHONDONTWRITEBYTECODE``, which this machine sets, would have every command
+when it is the launcher's and every tree measured has the launcher's ``main``, else ``python -m
+ygoreplay`` (which also imports ``runpy`` and ``importlib.util``: some 3 ms); either imports the
+checkout this script is in (``PYTHONPATH``). Every process runs with its bytecode cached, as an
+installed package's is (``pip`` compiles it; a checkout caches it on first use):
+``PYTHONDONTWRITEBYTECODE``, which this machine sets, would have every command
 compile all of ygoreplay's modules anew while the interpreter's own and the dependencies' come
 precompiled (a third of ``check``'s time, compiling alone). The cache is a folder of its own
 (``PYTHONPYCACHEPREFIX``), filled by an untimed first run of each command.
 
 ``--before DIR`` measures a second checkout (the tree before a change: ``git worktree add`` or
 ``git archive``) side by side: each round then also runs the plain commands of that tree, in
-the same rotating order, alternating processes, each tree on its own ``PYTHONPATH`` and both as
-``python -m ygoreplay`` (the installed script may import what the tree before lacks), and prints
+the same rotating order, alternating processes, each tree on its own ``PYTHONPATH``, both run
+the same way (the script, unless the tree before has no launcher), and prints
 the two trees' ratios, before → after; ``check``, ``show`` and ``log`` answered by a resident of
 each tree's own code too.
 """
@@ -56,12 +58,15 @@ COMMANDS: dict[str, tuple[tuple[str, ...], float | None]] = {
 RESIDENT = ("check", "show", "log")
 
 
-def command() -> list[str]:
+def command(*trees: Path) -> list[str]:
     """How to run ``ygoreplay`` with this interpreter: its script, if it is the launcher's (one
     installed before the launcher existed goes straight to click: no resident would answer it;
-    ``pip install -e .`` makes it anew), else ``python -m ygoreplay``."""
+    ``pip install -e .`` makes it anew) and each of ``trees`` has the launcher's ``main``, which
+    the script imports from the tree on ``PYTHONPATH``; else ``python -m ygoreplay``."""
     script = Path(sys.executable).parent / "ygoreplay"
-    if script.is_file() and "ygoreplay.launcher" in script.read_text(errors="replace"):
+    if script.is_file() and "ygoreplay.launcher" in script.read_text(errors="replace") and all(
+            (tree / "ygoreplay" / "launcher.py").is_file()
+            and "\ndef main(" in (tree / "ygoreplay" / "launcher.py").read_text(errors="replace") for tree in trees):
         return [str(script)]
     return [sys.executable, "-m", "ygoreplay"]
 
@@ -90,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="a checkout of the tree before, measured side by side (alternating processes)")
     args = parser.parse_args(argv)
     rounds = args.rounds or (3 if args.quick else 11)
-    ygoreplay = command() if args.before is None else [sys.executable, "-m", "ygoreplay"]
+    ygoreplay = command(ROOT, *([args.before.resolve()] if args.before else []))
     runs = {"bare": [sys.executable, "-c", "pass"],
             **{name: [*ygoreplay, *arguments] for name, (arguments, _) in COMMANDS.items()},
             **{f"{name} (resident)": [*ygoreplay, *COMMANDS[name][0]] for name in RESIDENT}}
@@ -106,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             tempfile.TemporaryDirectory(prefix="ygr") as running, tempfile.TemporaryDirectory(prefix="ygr") as empty, \
             tempfile.TemporaryDirectory(prefix="ygr") as running_before:
         env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPYCACHEPREFIX": cache,
+               "PYTHONPATH": str(ROOT),                     # the script imports no working folder's package
                "YGOREPLAY_RESIDENT_DIR": empty}            # made 0700: nobody runs there, in-process
         resident = {**env, "YGOREPLAY_RESIDENT_DIR": running}
         envs = {name: resident if name.endswith("(resident)") else env for name in names}

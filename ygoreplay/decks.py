@@ -14,8 +14,6 @@ Format facts: shared/formats/CARD-AND-DECK-FORMATS.md; rules: RULES.md section 2
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import os
 import re
 import struct
@@ -172,6 +170,8 @@ def _ydke_part(name: str, part: str) -> list[int]:
         raise DeckFormatError(f"ydke URL: the {name} part {why}")
     padded = part.rstrip("=")
     padded += "=" * (-len(padded) % 4)
+    import base64                       # here, as below: only a ydke:// URL needs it
+    import binascii
     try:
         data = base64.b64decode(padded, validate=True)
     except (binascii.Error, ValueError) as exc:
@@ -207,6 +207,7 @@ def write_ydke(deck: Deck) -> str:
         for code in codes:
             if not 0 < code <= _PASSCODE_MAX:
                 raise DeckFormatError(f"passcode {code} does not fit a ydke URL (1..{_PASSCODE_MAX})")
+        import base64
         return base64.b64encode(struct.pack(f"<{len(codes)}I", *codes)).decode("ascii")
     return YDKE_PREFIX + "".join(part(codes) + "!" for codes in (deck.main, deck.extra, deck.side))
 

@@ -17,24 +17,24 @@ sentence) translates without a language parameter threaded through every call.
 from __future__ import annotations
 
 import contextvars
-import inspect
 import os
-import re
 import sys
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from functools import lru_cache
-from pathlib import Path
-from typing import Iterator, Mapping
 
 from .errors import InputError
+
+TYPE_CHECKING = False            # not ``typing``'s (it imports ``re``): see below
+if TYPE_CHECKING:                # ``re``, ``pathlib``, ``inspect`` imported where used: the launcher
+    import re                    # reads the language (``from_environment``) before it imports click
+    from pathlib import Path
+    from typing import Iterator, Mapping
 
 #: The languages with a catalogue, as BCP 47 tags, each with its own name for itself.
 LANGUAGES: dict[str, str] = {"en": "English", "zh-Hans": "简体中文", "zh-Hant": "繁體中文", "ja": "日本語",
                              "ko": "한국어"}
 DEFAULT = "en"
 DOMAINS = ("ygoreplay", "pages")
-LOCALE_DIR = Path(__file__).with_name("locale")
 
 _current: contextvars.ContextVar[str] = contextvars.ContextVar("ygoreplay_language", default=DEFAULT)
 
@@ -97,6 +97,7 @@ ACCEPT_LANGUAGE_READ = 2000
 
 def negotiate(accept_language: str | None) -> str:
     """The best catalogue for an ``Accept-Language`` header (RFC 9110 quality values)."""
+    import re
     choices: list[tuple[float, int, str]] = []
     for position, item in enumerate((accept_language or "")[:ACCEPT_LANGUAGE_READ].split(",")[:50]):
         tag, _, params = item.strip().partition(";")
@@ -199,6 +200,7 @@ def _fill(template: str, values: dict[str, str]) -> str | None:
 def _templates(language: str) -> list[tuple[str, re.Pattern[str], str]]:
     """The catalogue's templates with placeholders and some words, as anchored patterns, the most
     specific (the most fixed text) first."""
+    import re
     import string
     found = []
     for template in catalogue(language):
@@ -229,6 +231,7 @@ def _value(after: tuple | None) -> str:
     place the text after it starts (the leftmost split, the one ``.*?`` found first); before
     the template's last text, to where that ends the sentence; before another placeholder,
     nothing (``.*?`` left it empty too)."""
+    import re
     if after is None:
         return ".*"
     text, name = after[0], after[1]
@@ -254,7 +257,8 @@ def t_in(language: str, message: str, /, **values: object) -> str:
 
 
 def po_path(language: str, domain: str = "ygoreplay") -> Path:
-    return LOCALE_DIR / language.replace("-", "_") / "LC_MESSAGES" / f"{domain}.po"
+    from pathlib import Path
+    return Path(__file__).with_name("locale") / language.replace("-", "_") / "LC_MESSAGES" / f"{domain}.po"
 
 
 @lru_cache(maxsize=None)
@@ -281,13 +285,14 @@ def placeholders(text: str) -> set[str]:
 
 # ---- the catalogues' upkeep: extraction and update ----------------------------------------------
 
-_EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 _KEYWORDS = {"t": None, "N_": None, "say": None, "t_in": (2,)}
 _SOURCES = {"ygoreplay": [("**.py", "python")], "pages": [("**.js", "javascript")]}
 
 
 def extract(domain: str) -> dict[str, list[str]]:
     """Every marked message of a domain's sources → where it is said (``file:line``)."""
+    from pathlib import Path
+
     from babel.messages.extract import extract_from_dir
     root = Path(__file__).parent
     folder = root / "viewer" if domain == "pages" else root
@@ -325,6 +330,8 @@ def _extract_rows(root: Path, found: dict[str, list[str]]) -> None:
 def help_paragraphs(text: str) -> list[str]:
     """A command's or option's help as click shows it, cut into the paragraphs the catalogue keeps
     (each on one line); a ``\\b`` paragraph (kept as written: examples) is not translated."""
+    import inspect
+    import re
     text = inspect.cleandoc(text).partition("\f")[0]
     return [paragraph if paragraph.startswith("\b") else " ".join(paragraph.split())
             for paragraph in re.split(r"\n\s*\n", text) if paragraph.strip()]
@@ -367,8 +374,11 @@ def update(domain: str) -> dict[str, tuple[int, int, int]]:
     """Brings every language's catalogue of ``domain`` in line with the sources: new messages
     added untranslated, stale ones dropped, translations kept. → language: (total, untranslated,
     dropped)."""
+    from datetime import datetime, timezone
+
     from babel.messages.catalog import Catalog
     from babel.messages.pofile import read_po, write_po
+    epoch = datetime(2026, 1, 1, tzinfo=timezone.utc)
     messages = extract(domain)
     counts = {}
     for language in LANGUAGES:
@@ -382,7 +392,7 @@ def update(domain: str) -> dict[str, tuple[int, int, int]]:
         # Fixed dates and header: a catalogue's file changes only when its messages do.
         new = Catalog(locale=language.replace("-", "_"), domain=domain, project="ygoreplay", version="1",
                       copyright_holder="the ygoreplay developers", msgid_bugs_address="",
-                      creation_date=_EPOCH, revision_date=_EPOCH, charset="utf-8", fuzzy=False)
+                      creation_date=epoch, revision_date=epoch, charset="utf-8", fuzzy=False)
         for message, where in sorted(messages.items()):
             new.add(message, old.get(message, ""),
                     locations=[(w.rsplit(":", 1)[0], int(w.rsplit(":", 1)[1])) for w in where[:3]])

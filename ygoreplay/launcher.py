@@ -1,11 +1,18 @@
-"""The ``ygoreplay`` command's entry point (and ``python -m ygoreplay``'s): a resident helper of
-this code answers the command when one runs and takes it (``resident.forward``); otherwise the
-command runs here, as it always has. Imports nothing heavy before it knows which: the standard
-library's ``os`` and ``sys`` and ``resident``'s wire, no click."""
+"""The ``ygoreplay`` command's entry point (and ``python -m ygoreplay``'s): the group's help page
+is printed from the copy ``cli/index.py`` keeps when click would write that very text; a resident
+helper of this code answers the command when one runs and takes it (``resident.forward``);
+otherwise the command runs here, as it always has. Imports nothing heavy before it knows which:
+the standard library's ``os`` and ``sys``, ``i18n``'s choice of language, the index, and
+``resident``'s wire, no click."""
 from __future__ import annotations
 
 import os
 import sys
+
+#: What asks for the group's help page: ``ygoreplay --help`` (``-h``), and a bare ``ygoreplay``
+#: (click then writes the page to stderr and exits 2, as a usage error).
+HELP_OPTIONS = ("--help", "-h")
+PROG_NAME = "ygoreplay"
 
 
 def main() -> None:
@@ -15,15 +22,84 @@ def main() -> None:
 
 def run(args: list[str], prog_name: str, detect: bool = False) -> None:
     """``ygoreplay ARGS``: by the resident, else here (``detect``: click names the program itself)."""
-    from .resident import forward
+    if not detect or getattr(sys.modules.get("__main__"), "__package__", None) in (None, ""):
+        _help_page(args, prog_name)         # (click names a script by its file: ``prog_name``)
+    from .resident import forward, forwardable
     code = forward(args, prog_name)
     if code is not None:
         _leave(code)
+    try:
+        reads_only = forwardable(args, dict(os.environ), os.getcwd())
+    except (OSError, ValueError):
+        reads_only = False
     from .cli import main as command
-    if detect:
-        command(args=args)
+    try:
+        if detect:
+            command(args=args)
+        else:
+            command(args=args, prog_name=prog_name)
+    except SystemExit as done:
+        # A command a resident could have answered (it only reads, writes nothing but our stdout
+        # and stderr, and registers no exit callback) ends as an answered one does: without the
+        # teardown that frees every module and object one by one (4 ms of ``check``'s CPU).
+        if reads_only and (done.code is None or type(done.code) is int):
+            _leave(done.code or 0)
+        raise
+
+
+def help_language(args: list[str]) -> str | None:
+    """The language ``ygoreplay ARGS`` writes the group's help page in, when that is all it
+    does and click takes nothing else from the arguments: none, ``--help``, or ``--lang L
+    --help`` (``--lang=L``) with a language we have, chosen as the command line chooses it (the
+    environment's, else ``--lang``'s when it comes first). None for anything else."""
+    from . import i18n
+    if args == [] or (len(args) == 1 and args[0] in HELP_OPTIONS):
+        return i18n.from_environment()
+    if not args or args[-1] not in HELP_OPTIONS:
+        return None
+    if len(args) == 3 and args[0] == "--lang":
+        tag = args[1]
+    elif len(args) == 2 and args[0].startswith("--lang="):
+        tag = args[0].removeprefix("--lang=")
     else:
-        command(args=args, prog_name=prog_name)
+        return None
+    return i18n.resolve(tag) if not tag.startswith("-") else None
+
+
+def help_columns() -> int:
+    """The columns click's help formatter reads: ``shutil.get_terminal_size``'s (``$COLUMNS``,
+    else stdout's terminal, else 80), without importing ``shutil`` (its compression modules)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns
+
+
+def _help_page(args: list[str], prog_name: str) -> None:
+    """Print the group's help page and exit as click would, when the index holds the very text
+    click would write: this program's name, a known language, as wide a page, a UTF-8 stream
+    and no shell completion asked for. Else return (click writes it)."""
+    if prog_name != PROG_NAME or os.environ.get(f"_{PROG_NAME.upper()}_COMPLETE"):
+        return
+    language = help_language(args)
+    stream = sys.stdout if args else sys.stderr
+    if language is None or stream is None or (getattr(stream, "encoding", None) or "").lower() not in ("utf-8", "utf8"):
+        return
+    from .cli.index import HELP, HELP_COLUMNS
+    if language not in HELP or help_columns() < HELP_COLUMNS:
+        return
+    try:
+        stream.write(HELP[language])
+        stream.flush()
+    except BrokenPipeError:                  # the reader left: click exits 1, saying nothing
+        os._exit(1)
+    sys.exit(0 if args else 2)
 
 
 def _leave(code: int) -> None:

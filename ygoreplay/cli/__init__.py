@@ -14,18 +14,43 @@ stay inside the commands that need them, so that no command pays for the others.
 from __future__ import annotations
 
 import gc
+import sys
+from contextlib import contextmanager
 
-# What these imports make (click's and our modules, classes, functions: ~19,000 objects) lives as
-# long as the process: the collector would walk it again and again while a command starts (an
-# eighth of ``ygoreplay --help``'s time, a twelfth of ``check``'s). It is put aside, as the
-# resident helper puts aside what it preloads; what a command makes later is collected as always.
-_collecting = gc.isenabled()
-gc.disable()
-try:
-    from .common import main
-finally:
-    gc.freeze()
-    if _collecting:
-        gc.enable()
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterator
+
+
+@contextmanager
+def kept_aside() -> Iterator[None]:
+    """Modules imported inside (a command's: click's and ours, their classes and functions, some
+    thousands of objects each) live as long as the process: the collector would walk them again
+    and again while a command starts (an eighth of ``ygoreplay --help``'s time through click, a
+    twelfth of ``check``'s). It is paused while they are imported, and what they made is put
+    aside (``gc.freeze``), as the resident helper puts aside what it preloads; what a command
+    makes afterwards is collected as always. Nothing is put aside when nothing was imported (a
+    resident answering its thousandth command: what its commands left is collected)."""
+    collecting, loaded = gc.isenabled(), len(sys.modules)
+    gc.disable()
+    try:
+        yield
+    finally:
+        if len(sys.modules) != loaded:
+            gc.freeze()
+        if collecting:
+            gc.enable()
+
+
+def __getattr__(name: str):
+    """``main`` (the group), imported when first asked for: the launcher reads ``index`` (the help
+    pages written ahead) without importing click."""
+    if name != "main":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    with kept_aside():
+        from .common import main
+    globals()["main"] = main
+    return main
+
 
 __all__ = ["main"]

@@ -24,6 +24,7 @@ from .. import i18n
 from ..i18n import N_, said, t
 from ..errors import ConflictError, InputError, YgoreplayError
 from ..text import printable, terminal
+from . import kept_aside
 from .index import AREAS, COMMANDS
 
 if TYPE_CHECKING:
@@ -235,8 +236,9 @@ class _Group(_InLanguage, click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands:
             # An unknown name loads them all: click's "Did you mean" looks among those loaded.
-            for area in (COMMANDS[cmd_name][0],) if cmd_name in COMMANDS else AREAS:
-                import_module(f"{__package__}.{area}")
+            with kept_aside():
+                for area in (COMMANDS[cmd_name][0],) if cmd_name in COMMANDS else AREAS:
+                    import_module(f"{__package__}.{area}")
             _with_lang(self)
         return self.commands.get(cmd_name)
 

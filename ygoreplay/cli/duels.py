@@ -14,6 +14,7 @@ from ..errors import InputError
 from .. import i18n
 from ..i18n import said, t
 from ..text import number, printable
+from . import kept_aside
 from .common import (
     EXIT_ILLEGAL, card_db, cards_option, echo, file_format, key_option, load_events, main, open_duel, open_store,
     open_witness, store_option, terminal_width, view_option, witness_option)
@@ -48,7 +49,9 @@ def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
     """Fold a JSON Lines duel (or a .ygr file, or an EDOPro .yrpX replay) through the rules and
     list every violation, and every rule a card the record does not know left undecided (a view
     is the record of what its viewer saw: checked as far as it knows)."""
-    from ..checking import check as check_events, check_source
+    with kept_aside():                  # what checking a file imports lives as long as the process
+        from ..checking import check as check_events, check_source
+        from .. import card_sources, formats, jsonl  # noqa: F401  (load_events and file_format's)
     fmt = file_format(file)
     if fmt is not None and fmt.yields == "match":                # a match file (issue 14)
         from . import match as match_cli

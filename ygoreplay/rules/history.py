@@ -25,8 +25,6 @@ from __future__ import annotations
 import bisect
 from typing import Callable, Iterable
 
-import msgpack
-
 from ..i18n import N_, say
 from ..cards import CardDB
 from ..events import EntryConfirmed, EntryCorrected, EntryDisputed, Event, JudgeNote, RolledBack, from_dict
@@ -245,6 +243,7 @@ class History:
         at = bisect.bisect_right(self._checkpoints, to, key=lambda c: c[0]) - 1
         position, packed, count = self._checkpoints[at]
         if packed is not None:
+            import msgpack                               # here: a short duel keeps no checkpoint
             state = DuelState.from_data(msgpack.unpackb(packed), self.cards)
         elif at == 0 and self._fresh_start or self._restore is None:
             state = DuelState(self.cards)                # the card facts as they are now: an append may add some
@@ -338,4 +337,5 @@ class History:
 
 
 def _pack(state: DuelState) -> bytes:
+    import msgpack
     return msgpack.packb(state.to_data())
