@@ -524,6 +524,7 @@ class Hub:
         self._subscription = None
         self._readers: ThreadPoolExecutor | None = None
         self._reading: dict[str, bool] = {}   # duels being read in; True: notified again meanwhile
+        self._notified: dict[str, int] = {}   # the length each duel being read in was last notified at
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -550,19 +551,20 @@ class Hub:
                     # Read at once only for the duel's followers here; else when next asked
                     # (``get``, ``wait``): with two workers, each read every append the other made.
                     if live.followers:
-                        self._read_soon(duel_id)
+                        self._read_soon(duel_id, count)
                     else:
                         live.behind = max(live.behind, count)
                 elif duel_id in self.matches and self.matches[duel_id].count < count:
-                    self._read_soon(duel_id)
+                    self._read_soon(duel_id, count)
 
-    def _read_soon(self, duel_id: str) -> None:
+    def _read_soon(self, duel_id: str, count: int) -> None:
         """Take in what another process stored of ``duel_id`` in a reader thread: the listener
         only hands notifications on (it read each duel itself, one after another: the last duel
         of a burst of the other process's appends waited for every read before it, 80–600 ms
         on the shared 2 cores). One read of a duel at a time; a notification meanwhile reads it
         once more after."""
         with self._lock:
+            self._notified[duel_id] = max(self._notified.get(duel_id, 0), count)
             if duel_id in self._reading:
                 self._reading[duel_id] = True
                 return
@@ -574,18 +576,24 @@ class Hub:
             pass
 
     def _read(self, duel_id: str) -> None:
+        """Read ``duel_id`` in until no notification came meanwhile. A read that failed (the
+        store's error, which ``changed`` passes over, or any other) leaves the duel ``behind``
+        what was notified, so its followers' next wake-up reads it (``Alarm.wait``): else the
+        last events of a duel, its end among them, reached them only with a further append."""
         try:
             while True:
                 self.changed(duel_id)
                 with self._lock:
                     if not self._reading[duel_id]:
-                        del self._reading[duel_id]
-                        return
+                        break
                     self._reading[duel_id] = False
-        except BaseException:
+        finally:
             with self._lock:
-                self._reading.pop(duel_id, None)      # the next notification reads it
-            raise
+                self._reading.pop(duel_id, None)
+                count = self._notified.pop(duel_id, 0)
+                live = self.duels.get(duel_id)
+            if live is not None and live.count < count:
+                live.behind = max(live.behind, count)
 
     def get(self, duel_id: str) -> LiveDuel:
         with self._lock:

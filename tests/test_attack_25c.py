@@ -1,0 +1,53 @@
+"""Attacks on issue 25's fourth pass: where a second way in (the append's lane, the leader of a
+group commit, the Hub's reader threads) might skip what the first way does."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from ygoreplay.errors import StoreError
+from ygoreplay.live import Hub
+from ygoreplay.store import Store
+
+from test_live_followers import EVENTS, _until
+from test_store import fresh_url
+
+
+# -- the Hub's reader threads: a read that fails ------------------------------------------------------
+
+@pytest.mark.parametrize("error", [StoreError("the pool timed out"), RuntimeError("a bug")])
+def test_a_failed_read_of_another_processs_last_append_is_read_at_the_followers_next_wake(tmp_path, monkeypatch,
+                                                                                       error):
+    """The reader thread read what another process stored once, at its notification: a read
+    that failed (a pool's timeout, the store's refusal) left nothing marked, so the duel's last
+    events, its end among them, reached its followers here only with a further append, which
+    a duel that has ended never gets. Now the duel is marked behind, and a follower's next
+    wake-up (its keep-alive at the latest) reads it, as for a duel nobody here followed."""
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "atk2") as url, \
+            Store(url, concurrent=True) as writer, Store(url, concurrent=True) as reader:
+        duel = writer.create_duel("last")
+        hub = Hub(reader)
+        loop = asyncio.new_event_loop()
+        hub.start(loop)
+        try:
+            hub.get(duel).followers = 1
+            real = reader.chained_after
+            failed: list[int] = []
+
+            def chained_after(duel_id: str, count: int, prev: bytes):
+                if not failed:
+                    failed.append(count)
+                    raise error
+                return real(duel_id, count, prev)
+            monkeypatch.setattr(reader, "chained_after", chained_after)
+            writer.append(duel, EVENTS, expected_position=0)          # the whole duel, to its end
+            _until(lambda: failed and not hub._reading, "the other process's append is read, and fails")
+            assert hub.duels[duel].count == 0
+            asyncio.run(hub.wait(duel, 0.05))                       # a follower's next wake-up
+            assert hub.duels[duel].count == len(EVENTS), "its last events reach its followers"
+            assert [r.position for r in hub.duels[duel].records] == list(range(len(EVENTS)))
+            assert hub.duels[duel].ended_at is not None
+        finally:
+            hub.stop()
+            loop.close()
