@@ -11,7 +11,9 @@ from ygoreplay.live import Hub
 from ygoreplay.store import Store
 
 from test_live_followers import EVENTS, _until
-from test_store import fresh_url
+from test_store import fresh_url, sample
+
+DAMAGE = "won-by-damage.jsonl"
 
 
 # -- the Hub's reader threads: a read that fails ------------------------------------------------------
@@ -51,3 +53,23 @@ def test_a_failed_read_of_another_processs_last_append_is_read_at_the_followers_
         finally:
             hub.stop()
             loop.close()
+
+
+# -- the group commit: closing ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_an_append_after_the_store_closed_is_refused_and_opens_no_connection(tmp_path, backend):
+    """The PostgreSQL writer's own connection (made again by the next write after it broke)
+    made an append after ``close`` connect again and write, on a connection nobody closed, where
+    SQLite's, and every read of the closed store, are refused. Now both refuse it."""
+    events = sample(DAMAGE)
+    with fresh_url(backend, tmp_path / "x.sqlite", "atk2") as url:
+        store = Store(url, concurrent=True)
+        duel = store.create_duel("closing")
+        assert store.append(duel, events[0]) == 1          # its fold is cached: no read needed
+        store.close()
+        with pytest.raises(StoreError, match="nothing was written"):
+            store.append(duel, events[1])
+        assert store._postgres is None or store._postgres._conn is None
+        with Store(url, readonly=True) as reader:
+            assert reader.info(duel).events == 1 and reader.verify(duel).ok

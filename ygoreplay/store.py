@@ -513,7 +513,7 @@ class Store:
         if self._committer is not None:
             self._committer.stop()
         if self._postgres is not None:
-            self._postgres.close()
+            self._postgres.close(for_good=True)
         self.factory.close()
 
     def __enter__(self) -> "Store":
@@ -1862,6 +1862,7 @@ class _PostgresWriter:
         self._configure = datastore.after_connect_func()     # autocommit, as the readers' connections
         self._conn: Any = None           # at the first write: a store only read connects no further
         self._using = threading.Lock()   # one write at a time on it
+        self._closed = False             # ``close``d for good: no connection is made again
 
         def insert(table: str, tail: str = "") -> Any:
             return sql.SQL("INSERT INTO {} (originator_id, originator_version, topic, state) SELECT * FROM "
@@ -1904,6 +1905,8 @@ class _PostgresWriter:
     def _connection(self) -> Any:
         """The writer's connection, made now if there is none or it broke (its caller holds ``_using``)."""
         import psycopg
+        if self._closed:                 # as the closed store's pool refuses its readers
+            raise psycopg.OperationalError("the store is closed")
         if self._conn is not None and (self._conn.closed or self._conn.broken):
             self._conn.close()
             self._conn = None
@@ -1919,9 +1922,12 @@ class _PostgresWriter:
 
     CLOSE_WAIT = 30.0                    # seconds ``close`` waits for a write under way
 
-    def close(self) -> None:
+    def close(self, for_good: bool = False) -> None:
         """Close the connection once the write on it is done; after ``CLOSE_WAIT``, under it
-        (that write fails, and its appends are told so)."""
+        (that write fails, and its appends are told so). ``for_good`` (the store closes): a
+        write after it is refused, as the closed store's readers are (it connected again, and
+        that connection was never closed)."""
+        self._closed = self._closed or for_good
         done = self._using.acquire(timeout=self.CLOSE_WAIT)
         try:
             if self._conn is not None:
