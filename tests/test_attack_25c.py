@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from ygoreplay.errors import StoreError
+from test_release import store  # noqa: F401  (the fixture)
 from ygoreplay.live import Hub
 from ygoreplay.store import Store
 
@@ -73,3 +74,32 @@ def test_an_append_after_the_store_closed_is_refused_and_opens_no_connection(tmp
         assert store._postgres is None or store._postgres._conn is None
         with Store(url, readonly=True) as reader:
             assert reader.info(duel).events == 1 and reader.verify(duel).ok
+
+
+# -- the append's lane (``service.core.ServiceApp``) ---------------------------------------------------------
+
+def test_a_first_request_that_takes_the_lane_starts_the_app_as_a_routed_one_does(store):  # noqa: F811
+    """Starlette refuses a middleware added once the app has started (its stack is built at
+    the first request), so that none is ever skipped. An append taking the lane built its own
+    stack only: served without a lifespan (``--lifespan off``), the app whose first request
+    was an append still took a middleware, which every routed request then went through and
+    every append skipped. Now the lane starts the app as the router's first request does."""
+    from fastapi.testclient import TestClient
+    from starlette.middleware.base import BaseHTTPMiddleware
+    from starlette.responses import PlainTextResponse
+    from test_release import ADMIN, ORGANISER, auth
+    from ygoreplay.access import digest
+    from ygoreplay.service import create_app
+
+    maker = TestClient(create_app(store, digest(ADMIN)))
+    duel = maker.post("/duels", json={"title": "lane"}, headers=ORGANISER).json()
+    app = create_app(store, digest(ADMIN))
+    client = TestClient(app)                       # no lifespan: its first request starts it
+    first = client.post(f"/duels/{duel['id']}/events?expected=0", json=[], headers=auth(duel["tokens"]["recorder"]))
+    assert first.status_code == 200 and app._lane is not None
+    assert app.middleware_stack is not None
+
+    async def refuse(request, call_next):
+        return PlainTextResponse("closed", status_code=503)
+    with pytest.raises(RuntimeError, match="after an application has started"):
+        app.add_middleware(BaseHTTPMiddleware, dispatch=refuse)

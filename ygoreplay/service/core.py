@@ -339,6 +339,8 @@ class ServiceApp(FastAPI):
         if (scope["type"] == "http" and scope["method"] == "POST" and _APPEND_PATH.fullmatch(scope["path"])
                 and not scope.get("root_path") and not self.root_path):
             if not self._laned:
+                if self.middleware_stack is None:      # started, as by a routed first request: no
+                    self.middleware_stack = self.build_middleware_stack()   # middleware added after
                 self._lane, self._laned = _lane(self), True
             telemetry = getattr(self, "_native_telemetry", None)
             if self._lane is not None and not (telemetry is not None and telemetry.enabled()):
