@@ -3,16 +3,25 @@ group commit, the Hub's reader threads) might skip what the first way does."""
 from __future__ import annotations
 
 import asyncio
+import json
+import re
+import threading
 
 import pytest
+from fastapi.testclient import TestClient
+from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.responses import PlainTextResponse
 
-from ygoreplay.errors import StoreError
-from test_release import store  # noqa: F401  (the fixture)
-from ygoreplay.live import Hub
-from ygoreplay.store import Store
-
+from test_group_commit import _held_group
 from test_live_followers import EVENTS, _until
-from test_store import fresh_url, sample
+from test_release import ADMIN, ORGANISER, auth, client, events_of, store  # noqa: F401  (the fixtures)
+from test_service_append import plain  # noqa: F401  (the fixture)
+from test_store import _pg_connect, fresh_url, sample
+from ygoreplay.access import digest
+from ygoreplay.errors import ConflictError, StoreError
+from ygoreplay.live import Hub
+from ygoreplay.service import create_app
+from ygoreplay.store import Store
 
 DAMAGE = "won-by-damage.jsonl"
 
@@ -84,12 +93,6 @@ def test_a_first_request_that_takes_the_lane_starts_the_app_as_a_routed_one_does
     stack only: served without a lifespan (``--lifespan off``), the app whose first request
     was an append still took a middleware, which every routed request then went through and
     every append skipped. Now the lane starts the app as the router's first request does."""
-    from fastapi.testclient import TestClient
-    from starlette.middleware.base import BaseHTTPMiddleware
-    from starlette.responses import PlainTextResponse
-    from test_release import ADMIN, ORGANISER, auth
-    from ygoreplay.access import digest
-    from ygoreplay.service import create_app
 
     maker = TestClient(create_app(store, digest(ADMIN)))
     duel = maker.post("/duels", json={"title": "lane"}, headers=ORGANISER).json()
@@ -103,3 +106,141 @@ def test_a_first_request_that_takes_the_lane_starts_the_app_as_a_routed_one_does
         return PlainTextResponse("closed", status_code=503)
     with pytest.raises(RuntimeError, match="after an application has started"):
         app.add_middleware(BaseHTTPMiddleware, dispatch=refuse)
+
+
+def test_a_dropped_connection_under_a_group_fails_only_what_it_did_not_write(tmp_path):
+    """PostgreSQL ends the writer's connection while a write is under way and a group waits
+    behind it: the write under way fails (nothing of it kept), the group connects again and is
+    written; what was acknowledged is stored, what was refused is not, and no append waits on."""
+    events = sample(DAMAGE)
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "atk2") as url, Store(url, concurrent=True) as store:
+        duels = [store.create_duel(f"table {i}") for i in range(6)]
+        first = store.create_duel("under way")
+        outcomes: dict[str, object] = {}
+
+        def append(duel: str) -> None:
+            try:
+                outcomes[duel] = store.append(duel, events[:3], expected_position=0)
+            except BaseException as exc:              # noqa: BLE001  (what each is told)
+                outcomes[duel] = exc
+
+        def ended_then_append() -> None:
+            with _pg_connect() as admin:              # the connection ends under the held write
+                admin.execute("SELECT pg_terminate_backend(%s)", (store._postgres._conn.info.backend_pid,))
+            append(first)
+        _held_group(store, ended_then_append, [lambda d=d: append(d) for d in duels])
+        assert isinstance(outcomes[first], StoreError) and "nothing was written" in str(outcomes[first])
+        assert all(outcomes[d] == 3 for d in duels), outcomes
+        with Store(url, readonly=True) as reader:
+            assert reader.info(first).events == 0
+            assert all(reader.info(d).events == 3 and reader.verify(d).ok for d in duels)
+        assert store.append(first, events[:3], expected_position=0) == 3
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_two_stores_racing_for_the_same_positions_in_groups_lose_nothing_acknowledged(tmp_path, backend):
+    """Two concurrent stores (two service processes) append the same duels at once from many
+    threads each, each append at the position it last saw: their groups are full of appends
+    that lose the race (a conflict in one duel of a group). Every append acknowledged is stored
+    at its position, each position once; every duel's chain checks out; no append waits on."""
+    events = sample(DAMAGE)[:24]
+    with fresh_url(backend, tmp_path / "x.sqlite", "atk2") as url, \
+            Store(url, concurrent=True) as one, Store(url, concurrent=True) as two:
+        duels = [one.create_duel(f"table {i}") for i in range(6)]
+        acknowledged: list[tuple[str, int, int]] = []       # (duel, from, to)
+        refused: list[BaseException] = []
+
+        def record(store: Store, duel: str) -> None:
+            position = 0
+            while position < len(events):
+                try:
+                    end = store.append(duel, events[position:position + 2], expected_position=position)
+                    acknowledged.append((duel, position, end))
+                    position = end
+                except ConflictError:
+                    position = store.info(duel).events
+                except BaseException as exc:          # noqa: BLE001
+                    refused.append(exc)
+                    return
+        threads = [threading.Thread(target=record, args=(store, duel))
+                   for duel in duels for store in (one, two) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+            assert not thread.is_alive(), "an append was left waiting"
+        assert not refused, refused
+        with Store(url, readonly=True) as reader:
+            for duel in duels:
+                assert reader.info(duel).events == len(events) and reader.verify(duel).ok
+                assert [r.event for r in reader.records(duel)] == list(events)
+        spans = sorted((duel, start, end) for duel, start, end in acknowledged)
+        for duel in duels:
+            mine = [(start, end) for d, start, end in spans if d == duel]
+            assert [s for s, _ in mine] == list(range(0, len(events), 2)), "each position acknowledged once"
+
+
+def _answer(response, swaps: list[tuple[str, str]]) -> tuple[int, dict, bytes]:
+    """Status, headers and body, with one duel's ids and tokens (``swaps``) and what only one
+    moment has (head, time, signature) made the same."""
+    body = response.content
+    headers = {k: v for k, v in response.headers.items() if k != "content-length"}
+    for theirs, ours in swaps:
+        body = body.replace(theirs.encode(), ours.encode())
+        headers = {k: v.replace(theirs, ours) for k, v in headers.items()}
+    return response.status_code, headers, re.sub(rb'"(head|time|signature)":"[^"]*"', rb'"\1":"-"', body)
+
+
+def test_every_role_kind_of_duel_and_query_is_answered_alike_with_and_without_the_lane(client, plain):  # noqa: F811
+    """The lane and the router, byte for byte (but for ids, times, signatures): every role's
+    token (the organiser's too, and in the query), a duel at a table (players' own entries), an
+    ended one, ``expected`` written every way, a language asked for, other content types."""
+    won = events_of("won-by-damage.jsonl")
+    table = [{**won[0], "witnessed": True}, *won[1:18]]
+    kinds = {"machine": (won[:3], "expected=0"), "table": (table[1:3], "expected=1"), "ended": (won[:1], "")}
+    cases = []
+    for kind, (events, query) in kinds.items():
+        for role in ("recorder", "judge", "spectator", "p0", "p1", "organiser", "none", "stranger"):
+            cases.append((kind, role, query, {}, json.dumps(events)))
+        cases.append((kind, "recorder", f"{query}&token=TOKEN" if query else "token=TOKEN", {}, json.dumps(events)))
+    for query in ("expected=00", "expected=-1", "expected=1e3", "expected=", "expected=0&expected=1", "expected=%30",
+                  "expected=1000000001", "expected=0&lang=ja", "lang=ja"):
+        cases.append(("machine", "recorder", query, {}, json.dumps(won[:3])))
+    for headers in ({"Content-Type": "text/plain"}, {"Content-Type": "application/x-ndjson"},
+                    {"Content-Type": "multipart/form-data; boundary=x"}, {"Accept-Language": "ja, fr;q=0.5"},
+                    {"Origin": "http://elsewhere.example"}):
+        cases.append(("machine", "recorder", "expected=0", headers, json.dumps(won[:3])))
+
+    def made(kind: str) -> dict:
+        duel = client.post("/duels", json={"title": kind, "mode": "witnessed" if kind == "table" else "machine"},
+                           headers=ORGANISER).json()
+        if kind == "ended":
+            ended = client.post(f"/duels/{duel['id']}/events", json=won, headers=auth(duel["tokens"]["recorder"]))
+            assert ended.status_code == 200
+        elif kind == "table":
+            assert client.post(f"/duels/{duel['id']}/events", json=table[:1],
+                               headers=auth(duel["tokens"]["recorder"])).status_code == 200
+        return duel
+    statuses: set = set()
+    for kind, role, query, headers, body in cases:
+        answers = []
+        duels = [made(kind), made(kind)]
+        for test_client, duel in zip((client, plain), duels):
+            tokens = duel["tokens"]
+            others = {"organiser": ORGANISER, "none": {}, "stranger": auth("s" * 43)}
+            sent = others[role] if role in others else auth(tokens[role])
+            if "TOKEN" in query:
+                sent = {}
+            at = query.replace("TOKEN", tokens["recorder"])
+            answers.append(test_client.post(f"/duels/{duel['id']}/events" + (f"?{at}" if at else ""),
+                                            content=body.encode(), headers={**sent, **headers}))
+        theirs, ours = duels[1], duels[0]
+        swaps = [(theirs["id"], ours["id"]), *((theirs["tokens"][r], ours["tokens"][r]) for r in ours["tokens"])]
+        assert _answer(answers[0], []) == _answer(answers[1], swaps), (kind, role, query, headers)
+        statuses.add((kind, role, answers[0].status_code))
+        counts = [len(c.get(f"/duels/{d['id']}/events", headers=ORGANISER).text.splitlines())
+                  for c, d in zip((client, plain), duels)]        # each app's own (they share no hub)
+        assert counts[0] == counts[1], (kind, role, query, headers)
+    assert client.app._lane is not None and plain.app._lane is None
+    assert {("table", "p0", 200), ("table", "spectator", 403), ("machine", "organiser", 200),
+            ("ended", "recorder", 422), ("machine", "spectator", 403), ("machine", "stranger", 404)} <= statuses
