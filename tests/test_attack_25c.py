@@ -244,3 +244,36 @@ def test_every_role_kind_of_duel_and_query_is_answered_alike_with_and_without_th
     assert client.app._lane is not None and plain.app._lane is None
     assert {("table", "p0", 200), ("table", "spectator", 403), ("machine", "organiser", 200),
             ("ended", "recorder", 422), ("machine", "spectator", 403), ("machine", "stranger", 404)} <= statuses
+
+
+def test_another_processs_append_notified_while_this_one_writes_reaches_the_followers(tmp_path):
+    """The listener passed over a notification of a duel this process was writing ("our own
+    appends hand theirs in"): when the other process's append came after this one's, this
+    one's records were taken in as written, with no read, and the other's, the duel's last
+    perhaps (two devices of a table, or the judge, on the other worker), reached the
+    followers here only with a further append. Now the duel is marked behind: the followers'
+    next wake-up reads it."""
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "atk2") as url, \
+            Store(url, concurrent=True) as here, Store(url, concurrent=True) as there:
+        duel, marker = here.create_duel("both"), here.create_duel("marker")
+        hub = Hub(here)
+        loop = asyncio.new_event_loop()
+        hub.start(loop)
+        try:
+            hub.get(duel).followers = 1
+            hub.get(marker).followers = 1
+
+            def append() -> list:
+                written = here.append_records(duel, EVENTS[:3], expected_position=0)
+                there.append(duel, EVENTS[3:6], expected_position=3)     # the other worker's, after it
+                there.append(marker, EVENTS[:1], expected_position=0)    # notified after it, in order
+                _until(lambda: hub.duels[marker].count == 1, "the listener has passed the other's append")
+                return written
+            hub.appending(duel, append)
+            assert hub.duels[duel].count in (3, 6)
+            asyncio.run(hub.wait(duel, 0.05))                           # a follower's next wake-up
+            assert hub.duels[duel].count == 6, "the other worker's append reaches the followers here"
+            assert [r.event for r in hub.duels[duel].records] == list(EVENTS[:6])
+        finally:
+            hub.stop()
+            loop.close()

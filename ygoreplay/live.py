@@ -547,10 +547,12 @@ class Hub:
         with self._subscription as heads:
             for duel_id, count in heads:
                 live = self.duels.get(duel_id)
-                if live is not None and live.count < count and not live.writing:   # our own appends hand theirs in
-                    # Read at once only for the duel's followers here; else when next asked
+                if live is not None and live.count < count:
+                    # Read at once only for the duel's followers here, and not while this process
+                    # writes it (its append hands its own records in, and the other's may come
+                    # after them: the followers' next wake-up reads those); else when next asked
                     # (``get``, ``wait``): with two workers, each read every append the other made.
-                    if live.followers:
+                    if live.followers and not live.writing:
                         self._read_soon(duel_id, count)
                     else:
                         live.behind = max(live.behind, count)
