@@ -67,14 +67,15 @@ def test_a_failed_read_of_another_processs_last_append_is_read_at_the_followers_
 
 # -- the group commit: closing ---------------------------------------------------------------------------
 
+@pytest.mark.parametrize("concurrent", [True, False])
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
-def test_an_append_after_the_store_closed_is_refused_and_opens_no_connection(tmp_path, backend):
+def test_an_append_after_the_store_closed_is_refused_and_opens_no_connection(tmp_path, backend, concurrent):
     """The PostgreSQL writer's own connection (made again by the next write after it broke)
     made an append after ``close`` connect again and write, on a connection nobody closed, where
     SQLite's, and every read of the closed store, are refused. Now both refuse it."""
     events = sample(DAMAGE)
     with fresh_url(backend, tmp_path / "x.sqlite", "atk2") as url:
-        store = Store(url, concurrent=True)
+        store = Store(url, concurrent=concurrent)
         duel = store.create_duel("closing")
         assert store.append(duel, events[0]) == 1          # its fold is cached: no read needed
         store.close()
@@ -277,3 +278,46 @@ def test_another_processs_append_notified_while_this_one_writes_reaches_the_foll
         finally:
             hub.stop()
             loop.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_appends_racing_with_close_are_written_and_told_so_or_refused_and_not_written(tmp_path, backend):
+    """``close`` waited for the group under way, but the appends that came after it still led
+    groups of their own: on SQLite they went on writing on connections the close had not
+    reached, and the one whose connection it closed under it was committed and then told
+    "nothing was written" (its connection could not go back to the closed pool). Now the group
+    commit refuses what comes after ``close`` (nothing of it written) and ``close`` waits for
+    what came before."""
+    events = sample(DAMAGE)
+    with fresh_url(backend, tmp_path / "x.sqlite", "atk2") as url:
+        store = Store(url, concurrent=True)
+        duels = [store.create_duel(f"table {i}") for i in range(8)]
+        acknowledged: dict[str, int] = {}
+        refused: dict[str, int] = {}
+        started = threading.Barrier(len(duels) + 1)
+
+        def record(duel: str) -> None:
+            position = 0
+            started.wait()
+            while position < len(events):
+                try:
+                    position = acknowledged[duel] = store.append(duel, events[position:position + 1],
+                                                                 expected_position=position)
+                except StoreError:
+                    refused[duel] = position
+                    return
+        threads = [threading.Thread(target=record, args=(duel,)) for duel in duels]
+        for thread in threads:
+            thread.start()
+        started.wait()
+        while sum(acknowledged.values()) < 3 * len(duels):     # under way on every table
+            threading.Event().wait(0.001)
+        store.close()
+        for thread in threads:
+            thread.join(60)
+            assert not thread.is_alive(), "an append was left waiting"
+        assert refused, "the appends after close were refused"
+        with Store(url, readonly=True) as reader:
+            for duel in duels:
+                assert reader.info(duel).events == acknowledged.get(duel, 0), "told so, and only if written"
+                assert refused.get(duel, len(events)) == acknowledged.get(duel, 0) and reader.verify(duel).ok

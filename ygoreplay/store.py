@@ -1757,6 +1757,7 @@ class _Committer:
         self._idle = threading.Condition(self._guard)   # no group under way (``stop``)
         self._waiting: list[_Pending] = []
         self._leading = False            # a group is being written: the next appends wait for it
+        self._stopped = False            # ``stop``ped: an append is refused, nothing of it written
 
     def waiting(self) -> int:
         """How many appends wait for the group under way to be written."""
@@ -1766,6 +1767,8 @@ class _Committer:
     def submit(self, rows: list[StoredEvent], snapshots: list[StoredEvent]) -> None:
         pending = _Pending(rows, snapshots)
         with self._guard:
+            if self._stopped:
+                raise StoreError(f"the store {self._store.name} is closed (nothing was written)")
             self._waiting.append(pending)
             pending.lead = not self._leading
             self._leading = True
@@ -1787,8 +1790,11 @@ class _Committer:
             raise pending.error
 
     def stop(self) -> None:
-        """Wait (a while) for the group under way to be written."""
+        """Refuse the appends from now on, and wait (a while) for those already waiting to be
+        written: else one written as the store closed was told it was not (its connection
+        could not go back to the closed pool), and later ones went on writing."""
         with self._idle:
+            self._stopped = True
             self._idle.wait_for(lambda: not self._leading, 30)
 
     def _lead(self) -> None:
