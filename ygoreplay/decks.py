@@ -344,12 +344,6 @@ def _distinct(entries: Iterable[Entry]) -> tuple[dict[int, Entry], Counter[int]]
     return dict(zip(codes, entries)), Counter(codes)      # keys in deck order; one passcode, one card
 
 
-def _first_of(entries: Sequence[Entry]) -> Iterable[Entry]:
-    """Each passcode's first entry (``_distinct`` without counting copies)."""
-    return dict(zip([entry if entry.__class__ is int else entry.code for entry in entries],  # type: ignore[union-attr]
-                    entries)).values()
-
-
 def _name_groups(entries: Iterable[Entry]) -> list[tuple[int, list[Entry], int]]:
     """(key, distinct cards, copies) for each card name, sorted by key: cards share a name when
     they share ``alias or code`` or have the same printed name (DECK-06). A passcode without
@@ -398,7 +392,7 @@ def deck_problems(main: Sequence[Entry], extra: Sequence[Entry], side: Sequence[
     problems: list[Problem] = []
     if not MAIN_MIN <= len(main) <= MAIN_MAX:
         problems.append(Problem("DECK-01", f"the Main Deck has {len(main)} cards; it must have 40 to 60"))
-    if any(f.__class__ is not int and (f.is_extra_deck or f.is_token) for f in _first_of(main)):
+    if any(f.is_extra_deck or f.is_token for f in _kinds(main)):
         for f in main:
             if isinstance(f, int):
                 continue
@@ -408,7 +402,7 @@ def deck_problems(main: Sequence[Entry], extra: Sequence[Entry], side: Sequence[
                 problems.append(Problem("DECK-02", f"{f.name} ({f.code}) may not be in the Main Deck"))
     if len(extra) > EXTRA_MAX:
         problems.append(Problem("DECK-03", f"the Extra Deck has {len(extra)} cards; at most 15"))
-    if any(f.__class__ is not int and (f.is_token or not f.is_extra_deck) for f in _first_of(extra)):
+    if any(f.is_token or not f.is_extra_deck for f in _kinds(extra)):
         for f in extra:
             if isinstance(f, int):
                 continue
@@ -423,6 +417,12 @@ def deck_problems(main: Sequence[Entry], extra: Sequence[Entry], side: Sequence[
                         if not isinstance(f, int) and f.is_token)
     problems += _copies_problems([*main, *extra, *side])
     return problems
+
+
+def _kinds(entries: Sequence[Entry]) -> Iterable[CardFacts]:
+    """One card of each card type among ``entries`` (passcodes without facts aside): what a
+    card may be and where it may go depend on its type alone, and a deck holds a few types."""
+    return {f.type: f for f in entries if f.__class__ is not int}.values()  # type: ignore[union-attr]
 
 
 def _copies_problems(entries: list[Entry]) -> list[Problem]:

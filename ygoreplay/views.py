@@ -142,8 +142,18 @@ class _Names:
         return seen
 
     def _keyed(self, ids: list[str], salt: Any) -> list[str]:
-        return sorted(ids, key=lambda cid: hmac.new(
-            self.key, msgpack.packb(["ygoreplay/name", self.view, salt, cid]), hashlib.sha256).digest())
+        """``ids`` sorted by the HMAC of ``["ygoreplay/name", view, salt, id]`` (msgpack): the key
+        and the first three items are hashed once, each id only on a copy of that (a 60-card Deck
+        is named at once)."""
+        packb = msgpack.packb
+        keyed = hmac.new(self.key, b"\x94" + packb("ygoreplay/name") + packb(self.view) + packb(salt),
+                         hashlib.sha256)
+
+        def order(card_id: str) -> bytes:
+            mac = keyed.copy()
+            mac.update(packb(card_id))
+            return mac.digest()
+        return sorted(ids, key=order)
 
     def permuted(self, index: int, ids: list[str], pattern: str) -> None:
         """Name ``ids`` ``pattern % rank`` in an order only the key decides."""
@@ -489,8 +499,8 @@ class _Looked:
         changed |= self.chained ^ last.chained
         changed |= shown
         changed |= last.pending
-        ids = self.ids                             # in the state's order, as looking at every card goes
-        return sorted(changed.intersection(ids), key=ids.index), gone
+        # in the state's order, as looking at every card goes (the ids are a dict's keys: each once)
+        return ([card_id for card_id in self.ids if card_id in changed] if changed else []), gone
 
 
 def _learn(index: int, state: DuelState, view: str, names: _Names, shown: set[str],
@@ -555,6 +565,10 @@ _TEXT_FIELDS = frozenset(("description", "note", "reason", "judge", "effect", "c
 _ID_IN_TEXT = re.compile(r"p[01]\.[A-Za-z_]*\d+")
 
 
+#: Values that hold no card id (exactly these classes: a subclass goes the long way).
+_NO_IDS = frozenset((int, bool, float, type(None)))
+
+
 def _renamed(event: Event, of: dict[str, str]) -> Event:
     """The event with every card id the record uses replaced by the view's name for it."""
     if not of:
@@ -565,6 +579,8 @@ def _renamed(event: Event, of: dict[str, str]) -> Event:
 
 
 def _rename_in(value: Any, of: dict[str, str], key: str = "") -> Any:
+    if value.__class__ in _NO_IDS:                 # most of an event: passcodes, counts, flags
+        return value
     if isinstance(value, dict):
         out = {k: _rename_in(v, of, k) for k, v in value.items()}
         return value if all(out[k] is value[k] for k in value) else out

@@ -173,6 +173,8 @@ def _card_ids(prefix: str, count: int) -> list[str]:
 
 # -- set-up positions ---------------------------------------------------------------------------
 
+#: The key sets of a card object ``_Builder.plain_card`` builds (a dict's keys compare as a set).
+_CODE_AND_ID = ({"code"}, {"code", "id"})
 _CARD_FLAGS = {"code", "id", "owner", "position", "summoned", "set", "position_changed", "attacked",
                "materials", "atk", "defense", "level", "counters", "properly_summoned", "token"}
 
@@ -315,6 +317,10 @@ class _Builder:
         return value
 
     def card(self, item: Any, controller: int, zone: str) -> Card:
+        if item.__class__ is int:                # a bare passcode, as most of a set-up's cards are
+            return self.plain_card(item, controller, zone)
+        if item.__class__ is dict and item.keys() in _CODE_AND_ID:   # a view's hidden card: named, no flags
+            return self.plain_card(item["code"], controller, zone, item.get("id"))
         state = self.state
         data = {"code": item} if isinstance(item, int) and not isinstance(item, bool) else item
         if not isinstance(data, dict) or "code" not in data or set(data) - _CARD_FLAGS:
@@ -333,13 +339,7 @@ class _Builder:
         card = Card(card_id, owner, facts, zone, is_token=is_token)
         card.controller = controller
         state.cards[card_id] = card
-        if is_token and zone != MZONE:
-            self.bad("TOKEN-02", say("a token can only be in a Monster Zone, not the {zone}", zone=zone))
-        if facts.is_extra_deck and zone in (DECK, HAND):
-            self.bad("DECK-02", say("{name} is an Extra Deck monster and cannot be in the {zone}",
-                                    name=facts.name, zone=zone))
-        if zone == EXTRA and not (facts.is_extra_deck or facts.is_pendulum):
-            self.bad("ZONE-12", say("{name} cannot be in the Extra Deck", name=facts.name))
+        self.check_place(facts, zone, is_token)
         card.position = data.get("position")
         if zone == EXTRA:
             card.position = card.position or FACEDOWN
@@ -374,6 +374,39 @@ class _Builder:
             mat.host = card_id
             card.materials.append(mat.id)
         return card
+
+    def plain_card(self, code: int, player: int, zone: str, card_id: str | None = None) -> Card:
+        """``card`` of a bare passcode, or of a card object with only its ``code`` and ``id``
+        (``card_id``): no flags to read, so what they would set keeps the defaults ``card`` gives
+        (no position but in the Extra Deck and banished, no counters, no materials), the same
+        checks in the same order."""
+        state = self.state
+        facts = facts_for(state, self.ev, code)
+        is_token = facts.is_token
+        self.mark = state.unknown.reads
+        if card_id is None:
+            self.counts[player] += 1
+            card_id = f"p{player}.{'t' if is_token else 's'}{self.counts[player]}"
+        if card_id in state.cards:
+            self.bad("LOG-04", say("card id {card_id} is used twice (no card may be in two places)", card_id=card_id))
+        card = state.cards[card_id] = Card(card_id, player, facts, zone, is_token=is_token)
+        self.check_place(facts, zone, is_token)
+        if zone == EXTRA:
+            card.position = FACEDOWN
+        elif zone == BANISHED:
+            card.position = FACEUP
+        card.properly_summoned = zone == MZONE
+        return card
+
+    def check_place(self, facts: CardFacts, zone: str, is_token: bool) -> None:
+        """TOKEN-02, DECK-02 and ZONE-12: the zones a card may start in."""
+        if is_token and zone != MZONE:
+            self.bad("TOKEN-02", say("a token can only be in a Monster Zone, not the {zone}", zone=zone))
+        if facts.is_extra_deck and zone in (DECK, HAND):
+            self.bad("DECK-02", say("{name} is an Extra Deck monster and cannot be in the {zone}",
+                                    name=facts.name, zone=zone))
+        if zone == EXTRA and not (facts.is_extra_deck or facts.is_pendulum):
+            self.bad("ZONE-12", say("{name} cannot be in the Extra Deck", name=facts.name))
 
     def check_position(self, card: Card, allowed: tuple[str, ...]) -> None:
         if card.position not in allowed:
