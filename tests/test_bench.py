@@ -196,3 +196,11 @@ def test_library_page_prints_first_paint_and_rows_drawn():
                    *(rf"^  {re.escape(page)} +response p50 +{NUMBER} ms p99 +{NUMBER} ms, first-contentful-paint "
                      rf"p50 +{NUMBER} ms p99 +{NUMBER} ms, rows drawn p50 +{NUMBER} ms p99 +{NUMBER} ms \(3 loads\)"
                      for page in ("/ (recent duels)", "/library?player=...")))
+
+
+def test_opening_prints_each_figure_against_the_tree_before():
+    shared_path(*REAL)
+    output = run_bench("opening.py", "--before", str(ROOT))
+    assert_figures(output, *(rf"^  {figure} +{NUMBER} us +before +{NUMBER} us +this / before {NUMBER}"
+                             for figure in ("real fold", "real redact", "real live",
+                                            "synthetic fold", "synthetic redact", "synthetic live")))
