@@ -50,11 +50,11 @@ import dataclasses
 import operator
 import re
 import reprlib
-from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping, NamedTuple, TypeVar, dataclass_transform
 
 from . import seals
 from .errors import InputError
+from .lazy_dataclass import dataclass
 
 # -- vocabularies -------------------------------------------------------------------------------
 
