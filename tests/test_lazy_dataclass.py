@@ -74,12 +74,18 @@ def _values(cls: type, offset: int) -> dict:
 
 def _same(lazy: type, eager: type) -> None:
     """``lazy`` behaves as ``eager``: its signature, doc, parameters, instances' repr, equality,
-    order, hash, immutability, copying, pickling (when importable) and ``replace``."""
+    order, hash, immutability, copying, pickling (when importable), ``replace``, and each written
+    method in its place under its own name once looked up."""
     assert str(inspect.signature(lazy)) == str(inspect.signature(eager))
     assert lazy.__doc__ == eager.__doc__ and lazy.__match_args__ == eager.__match_args__
     assert repr(lazy.__dataclass_params__) == repr(eager.__dataclass_params__)
     assert ("__slots__" in lazy.__dict__) == ("__slots__" in eager.__dict__)
     assert (lazy.__hash__ is None) == (eager.__hash__ is None)
+    for name in _WRITTEN & set(vars(eager)):
+        written = getattr(eager, name)
+        if callable(written):
+            assert getattr(lazy, name).__qualname__ == written.__qualname__, name
+            assert inspect.isfunction(vars(lazy)[name]) or not inspect.isfunction(vars(eager)[name]), name
     made = [(lazy(**_values(lazy, n)), eager(**_values(eager, n))) for n in (0, 0, 1)]
     for (a, b), (c, d) in zip(made, made[1:] + made[:1]):
         assert _outcome(lambda: _repr(a)) == _outcome(lambda: _repr(b))
