@@ -171,3 +171,57 @@ def test_a_rechained_record_that_breaks_the_fold_is_refused_naming_duel_and_posi
     assert "cards_drawn.count" in str(refused.value)
     with Store(url) as reader:
         assert not reader.verify(duel).ok                     # and verify says the anchors no longer hold
+
+
+def _made(make, values):
+    """What a maker makes of ``values``: the event (its class and fields), or its error."""
+    try:
+        event = make(values)
+    except (TypeError, KeyError) as exc:
+        return type(exc), exc.args
+    return type(event), repr(event), event
+
+
+def test_both_tiers_of_a_kinds_maker_build_the_same_events_and_refuse_alike():
+    """A kind's first events are built by a loop over its fields, the rest by the maker compiled
+    for it (issue 25): for every sample event, as written and with each of its fields dropped or
+    given a value of another type or outside its vocabulary, both tiers, with the trusted decode's
+    checks and without, give the same event or the same error."""
+    import ygoreplay.match.events  # noqa: F401  (registers the match kinds)
+    paths = [p for p in sorted(REPLAYS.rglob("*.jsonl")) if "illegal" not in p.parts]
+    wires = {}
+    for path in paths:
+        for e in read_events(path):
+            wires.setdefault(e.kind, []).append(msgpack.unpackb(msgpack.packb(e.to_dict())))
+    others = (None, 7, -1, 1.5, True, "zz", "", [], [1], {"a": 1}, [0, "gy"])
+    tried = 0
+    for kind, records in wires.items():
+        cls = EVENT_TYPES[kind]
+        events._trusted_plan(cls)
+        for checks in (None, events._TRUSTED_CHECKS[cls]):
+            generic, compiled = events._maker(cls, checks), events._compiled_maker(cls, checks)
+            for wire in records[:20]:
+                variants = [wire, from_dict(wire).to_dict()]
+                variants += [{k: v for k, v in wire.items() if k != name} for name in wire]
+                variants += [{**wire, name: other} for name in wire if name not in ("kind", "v") for other in others]
+                for variant in variants:
+                    assert _made(generic, variant) == _made(compiled, variant), (kind, checks is None, variant)
+                    tried += 1
+    assert tried > 5000
+
+
+def test_a_kinds_maker_is_compiled_once_it_has_built_many_of_the_kind(monkeypatch):
+    """A short read compiles no maker; a long one builds with the compiled maker, which takes the
+    step-by-step one's place (the same events either way)."""
+    monkeypatch.setattr(events, "_MAKERS", {})
+    monkeypatch.setattr(events, "_COMPILE_AFTER", 3)
+    compiled, compile_maker = [], events._compiled_maker
+    monkeypatch.setattr(events, "_compiled_maker", lambda cls, checks: compiled.append(cls) or compile_maker(cls, checks))
+    wire = {"kind": "turn_started", "turn": 2, "player": 1}
+    cls = EVENT_TYPES["turn_started"]
+    built = [from_dict(wire) for _ in range(3)]
+    assert compiled == []
+    first = events._MAKERS[cls]
+    built += [from_dict(wire) for _ in range(3)]
+    assert compiled == [cls] and events._MAKERS[cls] is not first
+    assert all(event == built[0] and type(event) is cls for event in built)

@@ -16,13 +16,14 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import closing
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from .effect_facts import EFFECTS_COLUMNS, EffectFact
 from .errors import InputError
 from .files import read_limited
+from .lazy_dataclass import dataclass
 
 
 class CardType(enum.IntFlag):

@@ -6,12 +6,12 @@ start-up is felt on every command).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .cards import CardDB
 from .events import Event
 from .i18n import message_dict
+from .lazy_dataclass import dataclass
 from .rules import AuditReport, History, RuleViolation, audit
 from .state import DuelState, Override, Violation
 

@@ -19,13 +19,14 @@ import re
 import struct
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import NamedTuple, Union
 
 from .cards import CardFacts
 from .errors import InputError
 from .files import read_limited
+from .lazy_dataclass import dataclass
 
 MAIN_MIN, MAIN_MAX, EXTRA_MAX, SIDE_MAX, COPIES_MAX = 40, 60, 15, 15, 3
 MAX_FILE = 4 << 20        # a .ydk is a few hundred bytes; an lflist.conf of every list ever, under 1 MB

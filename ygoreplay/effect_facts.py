@@ -17,8 +17,9 @@ and names say what a judge reads.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable
+
+from .lazy_dataclass import dataclass
 
 #: The table of an installed ``cards.cdb`` that keeps them: one row per effect, in script order.
 EFFECTS_TABLE = "effects"

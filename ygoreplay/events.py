@@ -50,11 +50,11 @@ import dataclasses
 import operator
 import re
 import reprlib
-from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping, NamedTuple, TypeVar, dataclass_transform
 
 from . import seals
 from .errors import InputError
+from .lazy_dataclass import dataclass
 
 # -- vocabularies -------------------------------------------------------------------------------
 
@@ -1352,17 +1352,59 @@ def _passes(value: Any, check: tuple[frozenset, frozenset | None]) -> bool:
 
 #: Each class's constructor from a dict of its fields' values (``_maker``).
 _MAKERS: dict[type, Callable[[Mapping[str, Any]], Event]] = {}
+#: How many events of a kind its maker builds step by step before it writes the kind's compiled
+#: maker: compiling one costs as much as building some fifty events step by step, and a short
+#: command (``check`` of one duel: 19 kinds, most of them a few times) would compile for nothing,
+#: while a long fold builds thousands of each kind it reads.
+_COMPILE_AFTER = 128
 
 
 def _maker(cls: type[Event], checks: Mapping[str, tuple[frozenset, frozenset | None]] | None = None
            ) -> Callable[[Mapping[str, Any]], Event]:
     """``cls(**values)`` without the frozen dataclass's ``__init__``, which sets each of up to
     twenty fields through ``object.__setattr__`` (half of decoding an event): each slot is set
-    through its descriptor, an absent field to its default (all are immutable constants), in
-    straight-line code written once per class, as ``dataclasses`` writes ``__init__``. Other keys
-    (``kind``, ``v``) are ignored; the caller makes sure the required fields are there. With
+    through its descriptor, an absent field to its default (all are immutable constants). Other
+    keys (``kind``, ``v``) are ignored; the caller makes sure the required fields are there. With
     ``checks`` (``from_trusted_dict``'s) a field named there whose value's type, or the value
-    itself, is not among those given raises TypeError (such a maker is not kept in ``_MAKERS``)."""
+    itself, is not among those given raises TypeError (such a maker is not kept in ``_MAKERS``).
+    The first ``_COMPILE_AFTER`` events go through a loop over the fields; then the class's
+    straight-line maker (``_compiled_maker``) is written, builds the rest, and takes this one's
+    place in ``_MAKERS`` (or ``_TRUSTED``): the same events, the same errors, either way."""
+    steps = tuple((_slot(cls, f.name).__set__, f.name, _default(f), (checks or {}).get(f.name))
+                  for f in _FIELDS[cls])
+    uses = 0
+    compiled: Callable[[Mapping[str, Any]], Event] | None = None
+
+    def make(values: Mapping[str, Any]) -> Event:
+        nonlocal uses, compiled
+        if compiled is not None:
+            return compiled(values)
+        uses += 1
+        if uses > _COMPILE_AFTER:
+            compiled = _compiled_maker(cls, checks)
+            if checks is None:
+                _MAKERS[cls] = compiled
+            elif cls in _TRUSTED:
+                _TRUSTED[cls] = (*_TRUSTED[cls][:2], compiled)
+            return compiled(values)
+        event = new(cls)
+        get = values.get
+        for set_, name, default, check in steps:
+            value = get(name, default)
+            if check is not None and (type(value) not in check[0] or check[1] is not None and value not in check[1]):
+                raise TypeError(name)
+            set_(event, value)
+        return event
+    new = object.__new__
+    if checks is None:
+        _MAKERS[cls] = make
+    return make
+
+
+def _compiled_maker(cls: type[Event], checks: Mapping[str, tuple[frozenset, frozenset | None]] | None
+                    ) -> Callable[[Mapping[str, Any]], Event]:
+    """``_maker``'s second tier: the same in straight-line code written for the class, as
+    ``dataclasses`` writes ``__init__``."""
     fields = _FIELDS[cls]
     bound: dict[str, Any] = {"new": object.__new__, "cls": cls, "TypeError": TypeError, "type": type}
     lines = []
@@ -1377,10 +1419,7 @@ def _maker(cls: type[Event], checks: Mapping[str, tuple[frozenset, frozenset | N
               "    event = new(cls)\n    get = values.get\n" + "\n".join(lines) + "\n    return event\n")
     made: dict[str, Any] = {}
     exec(source, dict(bound), made)         # noqa: S102 - our own field names, as dataclasses does
-    make = made["make"]
-    if checks is None:
-        _MAKERS[cls] = make
-    return make
+    return made["make"]
 
 
 def _check_lines(i: int, name: str, check: tuple[frozenset, frozenset | None], read: str,

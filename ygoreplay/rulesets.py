@@ -27,7 +27,7 @@ Field Spell            one per player, yours    the same                 the sam
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .lazy_dataclass import dataclass
 
 
 @dataclass(frozen=True, slots=True)

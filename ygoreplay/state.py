@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import operator
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Any, Iterator
 
 from .cards import CardDB, CardFacts, UnknownFacts
 from .errors import InputError
+from .lazy_dataclass import dataclass
 from .rulesets import RULESETS
 from .events import (
     BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Cite, Event, Loc,

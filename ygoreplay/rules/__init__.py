@@ -11,11 +11,11 @@ I/O, clock or randomness. The same function
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable
 
 from ..cards import CardDB
 from ..events import Event
+from ..lazy_dataclass import dataclass
 from ..state import DuelState, Override, Violation
 from .base import RuleViolation
 from .fold import HANDLERS, apply

@@ -11,10 +11,10 @@ door (kept and listed by an audit), never made to stand.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..i18n import N_, say
 from ..events import EntryConfirmed, EntryDisputed, Event, JudgeNote
+from ..lazy_dataclass import dataclass
 from ..state import DuelState
 from .base import RuleViolation
 
