@@ -167,3 +167,20 @@ def test_the_standard_library_s_dataclass_writes_its_methods_at_once_after_a_laz
     lazy_dataclass.dataclass(type("Mine", (), {"__annotations__": {"a": "int"}, "__doc__": "Mine."}))
     other = dataclasses.dataclass(type("Other", (), {"__annotations__": {"a": "int"}}))
     assert inspect.isfunction(other.__dict__["__init__"]) and dataclasses._create_fn is lazy_dataclass._CREATE_FN
+
+
+def test_a_python_without_the_private_writers_gets_the_standard_eager_dataclass(monkeypatch):
+    """Python 3.13 writes a dataclass's methods without ``_create_fn``: there ``dataclass`` must be
+    the standard library's own, not fail at import or leave a method unwritten."""
+    monkeypatch.setattr(lazy_dataclass, "_CREATE_FN", None)
+
+    @lazy_dataclass.dataclass(frozen=True)
+    class Point:
+        """A point."""
+        x: int
+        y: int = 0
+
+    assert not any(isinstance(value, lazy_dataclass._Deferred) for value in vars(Point).values())
+    assert Point(1) == Point(1, 0) and repr(Point(2, 3)).endswith("<locals>.Point(x=2, y=3)")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Point(1).x = 2  # type: ignore[misc]

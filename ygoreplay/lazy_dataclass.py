@@ -19,9 +19,11 @@ from typing import Any, Callable, TypeVar, dataclass_transform
 
 T = TypeVar("T")
 
-#: The standard library's writers of methods, which ``dataclass`` defers while it runs.
-_CREATE_FN: Callable[..., Any] = dataclasses._create_fn  # type: ignore[attr-defined]
-_REPR_FN: Callable[..., Any] = dataclasses._repr_fn  # type: ignore[attr-defined]
+#: The standard library's writers of methods, which ``dataclass`` defers while it runs: private
+#: names of Python 3.11 and 3.12's ``dataclasses`` (3.13 writes methods another way). Where they
+#: are missing, ``dataclass`` is the standard library's own, eager one.
+_CREATE_FN: Callable[..., Any] | None = getattr(dataclasses, "_create_fn", None)
+_REPR_FN: Callable[..., Any] | None = getattr(dataclasses, "_repr_fn", None)
 #: Set (per thread) while ``dataclass`` builds a class: the writers then defer. Another
 #: thread's ``dataclasses.dataclass``, and compiling a deferred method, write at once.
 _deferring = threading.local()
@@ -75,4 +77,6 @@ def dataclass(cls: type[T] | None = None, /, **params: Any) -> Any:
             finally:
                 _deferring.on = False
                 dataclasses._create_fn, dataclasses._repr_fn = _CREATE_FN, _REPR_FN  # type: ignore[attr-defined]
+    if _CREATE_FN is None or _REPR_FN is None:
+        return dataclasses.dataclass(cls, **params) if cls is not None else dataclasses.dataclass(**params)
     return wrap if cls is None else wrap(cls)
