@@ -151,9 +151,31 @@ def test_an_altered_record_is_refused_by_its_chain_naming_duel_and_position(tmp_
     assert f"duel {duel}: event {position} does not match its hash chain (altered)" in str(refused.value)
 
 
+def _signed_again(url: str, duel: str) -> None:
+    """The duel's last anchor made again for its rechained head and signed with the organiser's
+    key: what a forger without that key cannot do (a seek then refuses the record as not vouched
+    for: test_seek_seal.py), and what reaches the decoder here."""
+    from ygoreplay.signing import OrganiserKey
+    from ygoreplay.store import Head
+    key = OrganiserKey.load()
+    with sqlite3.connect(url) as conn:
+        version, state = conn.execute("SELECT originator_version, state FROM stored_events WHERE originator_id = ? "
+                                      "ORDER BY originator_version DESC LIMIT 1", (f"{duel}/head",)).fetchone()
+        anchor = Head.from_dict(msgpack.unpackb(state))
+        unsigned = Head(anchor.count, _rows(url, duel)[-1][1]["h"], anchor.header, anchor.cards, anchor.status,
+                        key.public.raw, b"", anchor.effects)
+        message = unsigned.message(duel)
+        head = Head(*[*vars(unsigned).values()][:6], key.sign(message), anchor.effects, key.mac(message))
+        conn.execute("UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
+                     (msgpack.packb(head.to_dict()), f"{duel}/head", version))
+
+
 def test_a_rechained_record_that_does_not_build_is_refused_naming_duel_and_position(tmp_path):
     url, duel = _recorded(tmp_path)
     position = _alter(url, duel, "cards_drawn", "cards", 7, rechain=True)
+    with Store(url) as reader, pytest.raises(VerificationError, match=f"duel {duel}: its events up to"):
+        reader.state_at(duel)                                # no key: not vouched for by its anchor
+    _signed_again(url, duel)
     with Store(url) as reader, pytest.raises(StoreError) as refused:
         reader.state_at(duel)
     assert str(refused.value).startswith(f"duel {duel} event {position}: the stored record cannot be decoded")
@@ -165,12 +187,13 @@ def test_a_rechained_record_that_breaks_the_fold_is_refused_naming_duel_and_posi
     checked: a message, not a TypeError's traceback."""
     url, duel = _recorded(tmp_path)
     position = _alter(url, duel, "cards_drawn", "count", "2", rechain=True)
+    with Store(url) as reader:
+        assert not reader.verify(duel).ok                     # verify says the anchors no longer hold
+    _signed_again(url, duel)
     with Store(url) as reader, pytest.raises(StoreError) as refused:
         reader.state_at(duel)
     assert str(refused.value).startswith(f"duel {duel} event {position}: the stored record cannot be decoded")
     assert "cards_drawn.count" in str(refused.value)
-    with Store(url) as reader:
-        assert not reader.verify(duel).ok                     # and verify says the anchors no longer hold
 
 
 def _made(make, values):

@@ -40,6 +40,7 @@ without being touched.
 """
 from __future__ import annotations
 
+import bisect
 import hashlib
 import itertools
 import os
@@ -101,9 +102,15 @@ _CARD_FACTS_GUARD = threading.Lock()
 #: is trusted is still asked of each Store.
 _SIGNED: set[tuple[str, int, bytes]] = set()
 _SIGNED_KEPT = 65536
+#: Anchors whose signature (or MAC) held, by (duel, count, digest of the stored row), as ``_SIGNED``:
+#: a seek checks the anchor at or after its position and the last one (issue 25).
+_ANCHORED: set[tuple[str, int, bytes]] = set()
 #: SQLite files (device, inode, change time) found to hold a store of this format: opened again
 #: in this process (a board per request), the marker is not read again on a connection of its own.
 _STORE_FILES: set[tuple[int, int, int]] = set()
+#: A bound past every version: a bound given by a subquery that finds nothing (a constant, so the
+#: index answers the range; a bound naming the column read the rest of the duel).
+_NO_END = (1 << 63) - 1
 _NO_FACTS = CardDB()                 # what an append adds when it names no card its duel lacks
 
 
@@ -184,6 +191,7 @@ class Head:
     key: bytes                       # the signer's public key
     signature: bytes
     effects: bytes | None = None     # the effect facts' digest; None while the duel has none
+    mac: bytes | None = None         # ``OrganiserKey.mac`` of ``message``: none on anchors written before them
 
     def message(self, duel_id: str) -> bytes:
         signed = [duel_id, self.count, self.hash, self.header, self.cards, self.status]
@@ -195,12 +203,15 @@ class Head:
                "status": self.status, "key": self.key, "sig": self.signature}
         if self.effects is not None:
             out["effects"] = self.effects
+        if self.mac is not None:
+            out["mac"] = self.mac
         return out
 
     @classmethod
     def from_dict(cls, d: dict) -> "Head":
         """An anchor as stored; one written before duels kept effect facts has none (``effects``)."""
-        return cls(d["n"], d["h"], d["header"], d["cards"], d["status"], d["key"], d["sig"], d.get("effects"))
+        return cls(d["n"], d["h"], d["header"], d["cards"], d["status"], d["key"], d["sig"], d.get("effects"),
+                   d.get("mac"))
 
 
 class _Row(NamedTuple):
@@ -940,8 +951,9 @@ class Store:
         # the header never changes: its digest is the one the last anchor signed (checked when loaded)
         header_digest = live.head.header if live.head is not None else live.header.digest
         unsigned = Head(count, prev, header_digest, digest, status, key.public.raw, b"", effects_digest)
-        head = Head(count, prev, header_digest, digest, status, key.public.raw,
-                    key.sign(unsigned.message(duel_id)), effects_digest)
+        message = unsigned.message(duel_id)
+        head = Head(count, prev, header_digest, digest, status, key.public.raw, key.sign(message), effects_digest,
+                    key.mac(message))
         rows += events_rows
         rows.append(StoredEvent(f"{duel_id}/head", count, HEAD_TOPIC, msgpack.packb(head.to_dict())))
         snapshot_rows = [self._snapshot_row(duel_id, position, data, at) for position, data, at in snapshots]
@@ -1201,16 +1213,38 @@ class Store:
     def chained_after(self, duel_id: str, count: int, prev: bytes) -> tuple[list[Record], int | None]:
         """The stored events from position ``count`` on that follow the chain from ``prev`` (the
         hash before them), and the position of the first that does not (changed in the database;
-        ``verify`` says how), if any: nothing from it on is returned."""
+        ``verify`` says how), if any: nothing from it on is returned. Nor is anything past the
+        last of their anchors that is signed and names their chain hash at its count: events
+        rechained, inserted or deleted there hold by the chain alone (``_vouched_upto``)."""
         out: list[Record] = []
+        broken = None
         for row in self.events.select_events(duel_id, gt=count):
             envelope = self._envelope(duel_id, row)
             record = self._decode(duel_id, row, envelope)
             if not _follows(envelope, prev, record.position):
-                return out, record.position
+                broken = record.position
+                break
             out.append(record)
             prev = record.hash
-        return out, None
+        vouched = self._vouched_upto(duel_id, count, out)
+        if vouched < count + len(out):
+            return out[:vouched - count], vouched
+        return out, broken
+
+    def _vouched_upto(self, duel_id: str, count: int, records: list[Record]) -> int:
+        """How many of the duel's events the signed anchors after ``count`` vouch for, given the
+        ``records`` that follow it: the count of the last anchor in order that is signed by a key
+        trusted here and names the records' chain hash there. Each append writes its events and
+        anchor in one transaction, and the anchors are read after the events: every event read
+        has its anchor among them."""
+        hashes = {record.position + 1: record.hash for record in records}
+        vouched = count
+        for row in self.events.select_events(f"{duel_id}/head", gt=count, lte=count + len(records)):
+            head = self._signed_anchor(duel_id, row)
+            if head is None or hashes.get(head.count) != head.hash:
+                break
+            vouched = head.count
+        return vouched
 
     def records(self, duel_id: str) -> list[Record]:
         """Every stored event in order, decoded, marked reverted where a rollback undid it."""
@@ -1277,38 +1311,53 @@ class Store:
         """The state after the first ``position`` events (all when None) and the last of those
         events' record (None for none), from the nearest snapshot that checks out. A position
         given is one read (``_seek_rows``); the duel's length is read only when no position is
-        given or the duel falls short of it."""
-        if position is not None and position > 0:
-            found = self._seek(duel_id, position)
+        given or the duel falls short of it. What is shown is what the duel's signed anchors
+        vouch for: VerificationError when its card records or its events up to ``position`` are
+        not (altered, deleted, inserted or rechained in the database: ``_seek``)."""
+        if position is None:
+            position = self._count(duel_id)
+        for _ in range(2):                           # a second time: an append came between the reads
+            found = self._seek(duel_id, position) if position > 0 else None
             if found is not None:
                 return found
-        last = self.events.select_events(duel_id, desc=True, limit=1)
-        if not last:
-            raise StoreError(f"no duel {duel_id!r} in {self.name}")
-        length = last[0].originator_version
-        if position is None:
-            position = length
-        if not 0 <= position <= length:
-            raise StoreError(f"duel {duel_id} has {length} events: a position is 0..{length}, not {position}")
-        history = self._history(duel_id, position, self.cards_of(duel_id)[0])
-        return history.state, (self._decode(duel_id, last[0]) if position == length and position
-                                else self.record_at(duel_id, position - 1))
+            length = self._count(duel_id)
+            if not 0 <= position <= length:
+                self._header_row(duel_id)            # "no duel" when there is none
+                raise StoreError(f"duel {duel_id} has {length} events: a position is 0..{length}, not {position}")
+            if position == 0:
+                self._header_row(duel_id)            # "no duel" when there is none
+                anchor = self.events.select_events(f"{duel_id}/head", desc=True, limit=1)
+                cards = self._check_cards(duel_id, self._cards_of(duel_id), anchor[0] if anchor else None)
+                return self._history(duel_id, 0, cards).state, None
+        self._header_row(duel_id)
+        raise VerificationError(f"duel {duel_id}: event {position - 1} is not stored where its chain puts it "
+                                "(deleted or moved); no board is shown from it. Run 'ygoreplay verify'")
 
     def _seek(self, duel_id: str, position: int) -> tuple[DuelState, Record] | None:
         """``seek`` from one read: the duel's card records, its newest snapshot at or before
         ``position`` and the events from that snapshot's to ``position`` (from the header when
         there is no snapshot). None when the duel has fewer events; a snapshot that does not
         check out leaves it to ``_history``, which tries the ones before it."""
-        cards_rows, snapshot, rows = self._seek_rows(duel_id, position)
-        if not rows or rows[-1].originator_version != position or (snapshot is None and rows[0].originator_version):
+        cards_rows, snapshot, rows, anchor, last, sealing = self._seek_rows(duel_id, position)
+        end = bisect.bisect_left(rows, position, key=lambda row: row.originator_version)
+        if end == len(rows) or rows[end].originator_version != position or (
+                snapshot is None and rows[0].originator_version):
             return None                              # too short, or no header: said with the length
-        cards = self._cards_from(duel_id, cards_rows)[0]
+        cards = self._check_cards(duel_id, self._cards_from(duel_id, cards_rows), last)
+        # the events after ``position`` up to the first signed anchor or snapshot past it, which
+        # vouches for the chain hash at ``position`` (a snapshot at ``position`` does so itself)
+        at_start = snapshot is not None and snapshot.originator_version == position
+        if not at_start:
+            self._sealed(duel_id, rows[end], rows[end + 1:], anchor, sealing)
+        rows = rows[:end + 1]
         if snapshot is None:
             prev = self._decode_header(duel_id, rows[0].state).root
             history = History(cards, audit=True, restore=self._restorer(duel_id, cards))
         else:
             resumed = self._resume(duel_id, snapshot, rows[0], cards)
             if resumed is None:
+                if at_start:
+                    self._sealed(duel_id, rows[end], [], anchor, sealing)
                 return self._history(duel_id, position, cards).state, self._decode(duel_id, rows[-1])
             history, prev = resumed
         if len(rows) == 1:
@@ -1329,24 +1378,42 @@ class Store:
             prev = envelope["h"]
         return history.state, Record(at, event, envelope["t"], envelope["p"], prev)
 
-    def _seek_rows(self, duel_id: str, position: int) -> tuple[tuple[bytes, ...], _Row | None, list[_Row]]:
+    def _seek_rows(self, duel_id: str, position: int) -> tuple[tuple[bytes, ...], _Row | None, list[_Row],
+                                                               _Row | None, _Row | None, _Row | None]:
         """In one statement: the states of the duel's card records; its newest snapshot at or
         before ``position``; the stored rows from that snapshot's event (from the header, version
-        0, when there is none) up to ``position`` (three reads through the recorder were half of
-        a seek: issue 25)."""
+        0, when there is none) up to ``position`` and on to the first anchor at or after it, or
+        the first snapshot after it when that comes first; that anchor, the last anchor, and that
+        snapshot (three reads through the recorder were half of a seek: issue 25)."""
         events, snapshots = self.events.events_table_name, self.snapshots.events_table_name
         if self.backend == "postgresql":
             schema = self.events.datastore.schema
             events, snapshots = f'"{schema}"."{events}"', f'"{schema}"."{snapshots}"'
         newest = (f"SELECT originator_version FROM {snapshots} WHERE originator_id = ? AND originator_version <= ? "
                   "ORDER BY originator_version DESC LIMIT 1")
+        anchor = (f"SELECT originator_version FROM {events} WHERE originator_id = ? AND originator_version >= ? "
+                  "ORDER BY originator_version LIMIT 1")
+        sealing = (f"SELECT originator_version FROM {snapshots} WHERE originator_id = ? AND originator_version > ? "
+                   "ORDER BY originator_version LIMIT 1")
+        # one bound for the events, the nearer seal's: two bounds let SQLite range over the farther
+        smallest = "least" if self.backend == "postgresql" else "min"
         sql = (f"SELECT 0 AS part, originator_version AS v, topic, state FROM {events} WHERE originator_id = ? "
                f"UNION ALL SELECT * FROM (SELECT 1 AS part, originator_version AS v, topic, state FROM {snapshots} "
                "WHERE originator_id = ? AND originator_version <= ? ORDER BY originator_version DESC LIMIT 1) AS s "
                f"UNION ALL SELECT 2 AS part, originator_version AS v, topic, state FROM {events} "
                f"WHERE originator_id = ? AND originator_version >= coalesce(({newest}), 0) "
-               "AND originator_version <= ?")
-        params = (f"{duel_id}/cards", duel_id, position, duel_id, duel_id, position, position)
+               f"AND originator_version <= {smallest}(coalesce(({anchor}), {_NO_END}), "
+               f"coalesce(({sealing}), {_NO_END})) "
+               f"UNION ALL SELECT * FROM (SELECT 3 AS part, originator_version AS v, topic, state FROM {events} "
+               "WHERE originator_id = ? AND originator_version >= ? ORDER BY originator_version LIMIT 1) AS a "
+               f"UNION ALL SELECT * FROM (SELECT 4 AS part, originator_version AS v, topic, state FROM {events} "
+               "WHERE originator_id = ? ORDER BY originator_version DESC LIMIT 1) AS l "
+               f"UNION ALL SELECT * FROM (SELECT 5 AS part, originator_version AS v, topic, state FROM {snapshots} "
+               f"WHERE originator_id = ? AND originator_version > ? AND originator_version < "
+               f"coalesce(({anchor}), {_NO_END}) ORDER BY originator_version LIMIT 1) AS n")
+        head = f"{duel_id}/head"
+        params = (f"{duel_id}/cards", duel_id, position, duel_id, duel_id, position, head, position,
+                  duel_id, position, head, position, head, duel_id, position, head, position)
         if self.backend == "postgresql":
             sql = sql.replace("?", "%s")
         try:
@@ -1362,18 +1429,18 @@ class Store:
                     found = cursor.execute(sql, params).fetchall()
         except (PersistenceError, sqlite3.Error) as exc:
             raise StoreError(f"cannot read the store {self.name}: {exc}") from None
-        cards, snapshot, rows = [], None, []
+        cards, rows, single = [], [], [None] * 6
         for row in found:
             part, version, topic, state = row.values() if isinstance(row, dict) else row   # PostgreSQL: dicts
             if part == 0:
                 cards.append((version, bytes(state)))
-            elif part == 1:
-                snapshot = _Row(duel_id, version, topic, bytes(state))
-            else:
+            elif part == 2:
                 rows.append(_Row(duel_id, version, topic, bytes(state)))
+            else:
+                single[part] = _Row(head if part in (3, 4) else duel_id, version, topic, bytes(state))
         cards.sort()                                # each part's order, not the statement's
         rows.sort()
-        return tuple(state for _version, state in cards), snapshot, rows
+        return tuple(state for _version, state in cards), single[1], rows, single[3], single[4], single[5]
 
     def _history(self, duel_id: str, position: int, cards: CardDB, root: bytes | None = None) -> History:
         """The fold after ``position`` events, refusing nothing: the nearest good snapshot at or
@@ -1384,13 +1451,26 @@ class Store:
         found = self._from_snapshot(duel_id, position, cards)
         if found is None:
             history = History(cards, audit=True, restore=self._restorer(duel_id, cards))
-            prev = root if root is not None else self.header(duel_id).root
+            prev = root if root is not None else self._signed_root(duel_id)
             rows = self.events.select_events(duel_id, gt=0, lte=position) if position else []
         else:
             history, prev, rows = found
         for record in self._checked(duel_id, rows, prev, f"duel {duel_id}", appending=root is not None):
             self._fold_in(history, record.event, duel_id)
         return history
+
+    def _signed_root(self, duel_id: str) -> bytes:
+        """The root of the duel's chain, from a header its last signed anchor names: a fold from
+        the root (a rollback's restore, which reads only the events before its point) holds the
+        events it reads to the chain alone, and a header whose root was changed with them would
+        vouch for any."""
+        header = self.header(duel_id)
+        rows = self.events.select_events(f"{duel_id}/head", desc=True, limit=1)
+        head = self._signed_anchor(duel_id, rows[0] if rows else None)
+        if head is None or head.header != header.digest:
+            raise VerificationError(f"duel {duel_id}: its header is not the one its signed anchor names (altered), "
+                                    "or it has no signed anchor; no board is shown from it. Run 'ygoreplay verify'")
+        return header.root
 
     def _fold_in(self, fold: Any, event: Event, stream_id: str) -> None:
         """Append a stored event to a fold. Its fields were trusted (its chain holds), so one that
@@ -1425,33 +1505,114 @@ class Store:
         hash is that of ``event_row``, the stored event it follows; None when not."""
         try:
             snap = msgpack.unpackb(row.state)
-            at, data, version = snap["h"], snap["d"], row.originator_version
-            signer = self.trusts(snap["key"])
-            if signer is None or event_row.originator_version != version or \
-                    self._envelope(duel_id, event_row).get("h") != at:
+            at = snap["h"]
+            if event_row.originator_version != row.originator_version or \
+                    self._envelope(duel_id, event_row).get("h") != at or not self._snapshot_signed(duel_id, row, snap):
                 return None
-            seen = (duel_id, version, hashlib.sha256(row.state).digest())
-            if seen not in _SIGNED:                   # a signature that held once holds on the same bytes
-                if not self._vouched(snap, signer, self._snapshot_message(duel_id, version, at, data)):
-                    return None
-                if len(_SIGNED) >= _SIGNED_KEPT:
-                    _SIGNED.clear()
-                _SIGNED.add(seen)
             return History.from_data(_snapshot_data(snap), cards, audit=True,
                                      restore=self._restorer(duel_id, cards)), at
         except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, zlib.error, StoreError,
                 EventFormatError, CardDBError):
             return None
 
-    def _vouched(self, snap: dict, signer: PublicKey, message: bytes) -> bool:
-        """Whether a snapshot's ``message`` is its signer's: by its MAC when this store holds the
-        signer's private key (an HMAC, where an Ed25519 check was a fifth of a seek: issue 25),
-        else (no MAC: written before them; one that does not hold; a key held elsewhere) by its
-        signature. A MAC is made only with that key's secret, so it vouches as the signature does."""
-        held = self._holder(signer.raw) if "mac" in snap else None
-        if held is not None and held.check_mac(snap["mac"], message):
+    def _snapshot_signed(self, duel_id: str, row: StoredEvent | _Row, snap: dict) -> bool:
+        """Whether a snapshot (its row, decoded as ``snap``) is signed by a key trusted here
+        (``_vouched``; once per row's bytes in this process: a signature that held once holds on
+        the same bytes)."""
+        signer = self.trusts(snap["key"])
+        if signer is None:
+            return False
+        version = row.originator_version
+        seen = (duel_id, version, hashlib.sha256(row.state).digest())
+        if seen not in _SIGNED:
+            if not self._vouched(snap.get("mac"), snap["sig"], signer,
+                                 self._snapshot_message(duel_id, version, snap["h"], snap["d"])):
+                return False
+            if len(_SIGNED) >= _SIGNED_KEPT:
+                _SIGNED.clear()
+            _SIGNED.add(seen)
+        return True
+
+    def _sealed(self, duel_id: str, at: _Row, tail: list[_Row], anchor: _Row | None, sealing: _Row | None) -> None:
+        """Refuse a seek to ``at`` (VerificationError) unless its stored chain hash is one the duel's
+        signed seals vouch for: ``tail``, the stored events after it, chain from it to the hash
+        signed by ``sealing`` (the first snapshot past it) or else by ``anchor`` (the first anchor
+        at or after it; the events up to it are read when the snapshot does not hold). An event
+        altered, deleted, inserted or rechained up to ``at`` breaks that, signed seals being out
+        of reach of whoever can write to the database only."""
+        name = f"duel {duel_id}"
+        prev = self._envelope(duel_id, at).get("h")
+        chained = {at.originator_version: prev}
+
+        def follow(rows: Sequence[StoredEvent | _Row]) -> None:
+            nonlocal prev
+            for row in rows:
+                envelope = self._envelope(duel_id, row)
+                if not _follows(envelope, prev, row.originator_version - 1):
+                    raise self._unchained(duel_id, row, envelope, name, appending=False)
+                prev = chained[row.originator_version] = envelope["h"]
+
+        follow(tail)
+        if sealing is not None and sealing.originator_version in chained:
+            try:
+                snap = msgpack.unpackb(sealing.state)
+                if snap["h"] == chained[sealing.originator_version] and self._snapshot_signed(duel_id, sealing, snap):
+                    return
+            except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
+                pass
+        head = self._signed_anchor(duel_id, anchor)
+        if head is not None and head.count > max(chained):      # the snapshot did not hold: on to the anchor
+            follow(self.events.select_events(duel_id, gt=max(chained), lte=head.count))
+        if head is None or chained.get(head.count) != head.hash:
+            raise VerificationError(f"{name}: its events up to {at.originator_version} are not the ones its signed "
+                                    "anchor vouches for (deleted, inserted or rechained), or it has no signed anchor "
+                                    "there; no board is shown from it. Run 'ygoreplay verify'")
+
+    def _vouched(self, mac: object, signature: object, signer: PublicKey, message: bytes) -> bool:
+        """Whether a snapshot's or anchor's ``message`` is its signer's: by its MAC when this store
+        holds the signer's private key (an HMAC, where an Ed25519 check was a fifth of a seek:
+        issue 25), else (no MAC: written before them; one that does not hold; a key held
+        elsewhere) by its signature. A MAC is made only with that key's secret, so it vouches as
+        the signature does."""
+        held = self._holder(signer.raw) if mac is not None else None
+        if held is not None and held.check_mac(mac, message):
             return True
-        return signer.verify(snap["sig"], message)
+        return isinstance(signature, bytes) and signer.verify(signature, message)
+
+    def _signed_anchor(self, duel_id: str, row: _Row | StoredEvent | None) -> Head | None:
+        """The anchor a stored row holds when it is at its own count, its key is trusted here and
+        its MAC or signature holds (``_vouched``; once per row's bytes in this process); else None."""
+        if row is None:
+            return None
+        try:
+            head = Head.from_dict(msgpack.unpackb(row.state))
+            signer = self.trusts(head.key) if head.count == row.originator_version else None
+            if signer is None:
+                return None
+            seen = (duel_id, head.count, hashlib.sha256(row.state).digest())
+            if seen not in _ANCHORED:
+                if not self._vouched(head.mac, head.signature, signer, head.message(duel_id)):
+                    return None
+                if len(_ANCHORED) >= _SIGNED_KEPT:
+                    _ANCHORED.clear()
+                _ANCHORED.add(seen)
+            return head
+        except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
+            return None
+
+    def _check_cards(self, duel_id: str, found: tuple[CardDB, bytes, bytes | None],
+                     last: _Row | StoredEvent | None) -> CardDB:
+        """The card facts of a seek, refused (VerificationError) unless their digests are the ones
+        the duel's last anchor (``last``, read with them) signed: card records altered, added or
+        deleted in the database would change the board shown."""
+        head = self._signed_anchor(duel_id, last)
+        if head is None:
+            raise VerificationError(f"duel {duel_id}: its last anchor is missing or not signed by a trusted "
+                                    "organiser key; no board is shown from it. Run 'ygoreplay verify'")
+        if head.cards != found[1] or head.effects != found[2]:
+            raise VerificationError(f"duel {duel_id}: its card records are not the ones its anchor at "
+                                    f"{head.count} signed (altered); no board is shown from it. Run 'ygoreplay verify'")
+        return found[0]
 
     def _restorer(self, duel_id: str, cards: CardDB):
         return lambda to: self._history(duel_id, to, cards).state
