@@ -9,7 +9,7 @@ import pytest
 from conftest import shared_path
 
 from ygoreplay.card_scripts import ScriptError, read_script, read_scripts
-from ygoreplay.errors import StoreError
+from ygoreplay.errors import StoreError, VerificationError
 from ygoreplay.events import EventFormatError, from_dict, from_trusted_dict
 from ygoreplay.store import Store
 
@@ -53,10 +53,15 @@ def test_a_rechained_record_of_the_wrong_type_that_would_fold_is_refused_naming_
     """A forger with the database (not the key) rechains an event whose field has the wrong type.
     The trusted path took scalars as read: these folded without raising, so ``show`` and ``diff``
     of the judge's board showed LP NaN or a card in zone "zz" (the spectator's view, decoded with
-    checks, refused the same record). Now the trusted path checks each scalar's type too."""
-    from test_trusted_decode import _alter, _recorded
+    checks, refused the same record). Now the trusted path checks each scalar's type too. A seek
+    refuses such a record first as not vouched for by the duel's signed anchor (issue 25); with the
+    anchor signed again by the organiser's key, the decoder's own check is what refuses it."""
+    from test_trusted_decode import _alter, _recorded, _signed_again
     url, duel = _recorded(tmp_path)
     position = _alter(url, duel, kind, field, value, rechain=True)
+    with Store(url) as reader, pytest.raises(VerificationError, match=f"duel {duel}: its events up to"):
+        reader.state_at(duel)
+    _signed_again(url, duel)
     with Store(url) as reader, pytest.raises(StoreError) as refused:
         reader.state_at(duel)
     assert str(refused.value).startswith(f"duel {duel} event {position}: the stored record cannot be decoded")
