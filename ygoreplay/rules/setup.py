@@ -328,18 +328,8 @@ class _Builder:
         owner = data.get("owner", controller)
         facts = facts_for(state, self.ev, data["code"])
         is_token = bool(data.get("token")) or facts.is_token
-        self.mark = state.unknown.reads
-        if "id" in data:
-            card_id = data["id"]
-        else:
-            self.counts[owner] += 1
-            card_id = f"p{owner}.{'t' if is_token else 's'}{self.counts[owner]}"
-        if card_id in state.cards:
-            self.bad("LOG-04", say("card id {card_id} is used twice (no card may be in two places)", card_id=card_id))
-        card = Card(card_id, owner, facts, zone, is_token=is_token)
-        card.controller = controller
-        state.cards[card_id] = card
-        self.check_place(facts, zone, is_token)
+        card = self.placed(data.get("id"), owner, controller, facts, zone, is_token)
+        card_id = card.id
         card.position = data.get("position")
         if zone == EXTRA:
             card.position = card.position or FACEDOWN
@@ -380,22 +370,29 @@ class _Builder:
         (``card_id``): no flags to read, so what they would set keeps the defaults ``card`` gives
         (no position but in the Extra Deck and banished, no counters, no materials), the same
         checks in the same order."""
-        state = self.state
-        facts = facts_for(state, self.ev, code)
-        is_token = facts.is_token
-        self.mark = state.unknown.reads
-        if card_id is None:
-            self.counts[player] += 1
-            card_id = f"p{player}.{'t' if is_token else 's'}{self.counts[player]}"
-        if card_id in state.cards:
-            self.bad("LOG-04", say("card id {card_id} is used twice (no card may be in two places)", card_id=card_id))
-        card = state.cards[card_id] = Card(card_id, player, facts, zone, is_token=is_token)
-        self.check_place(facts, zone, is_token)
+        facts = facts_for(self.state, self.ev, code)
+        card = self.placed(card_id, player, player, facts, zone, facts.is_token)
         if zone == EXTRA:
             card.position = FACEDOWN
         elif zone == BANISHED:
             card.position = FACEUP
         card.properly_summoned = zone == MZONE
+        return card
+
+    def placed(self, card_id: str | None, owner: int, controller: int, facts: CardFacts, zone: str,
+               is_token: bool) -> Card:
+        """A set-up card put in its zone, under its id or the next automatic one of its owner:
+        LOG-04 (an id used twice), then the zones it may start in (``check_place``)."""
+        state = self.state
+        self.mark = state.unknown.reads
+        if card_id is None:
+            self.counts[owner] += 1
+            card_id = f"p{owner}.{'t' if is_token else 's'}{self.counts[owner]}"
+        if card_id in state.cards:
+            self.bad("LOG-04", say("card id {card_id} is used twice (no card may be in two places)", card_id=card_id))
+        card = state.cards[card_id] = Card(card_id, owner, facts, zone, is_token=is_token)
+        card.controller = controller
+        self.check_place(facts, zone, is_token)
         return card
 
     def check_place(self, facts: CardFacts, zone: str, is_token: bool) -> None:
