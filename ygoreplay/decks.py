@@ -20,6 +20,7 @@ import struct
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field
+from operator import eq
 from pathlib import Path
 from typing import NamedTuple, Union
 
@@ -430,19 +431,21 @@ def _copies_problems(entries: list[Entry]) -> list[Problem]:
     """DECK-06: at most 3 copies of a card name across Main, Extra and Side. In a deck where each
     name is one card (its alternate artworks alias it) and no card has more than 3 copies, there
     is nothing to find; anything else is grouped by name in full (``_name_groups``)."""
-    distinct, copies = _distinct(entries)
-    per_card: dict[int, int] = {}                   # a plain dict: a Counter's __missing__ per card was most of it
+    codes = [entry if entry.__class__ is int else entry.code for entry in entries]  # type: ignore[union-attr]
+    card_of: dict[int, int] = {}                    # each passcode's card: its alias or itself
     names: dict[str, int] = {}
-    for code, entry in distinct.items():
+    for code, entry in dict(zip(codes, entries)).items():     # each passcode once, in deck order
         if entry.__class__ is int:
-            per_card[code] = per_card.get(code, 0) + copies[code]
+            card_of[code] = code
             continue
-        key = entry.alias or code
-        per_card[key] = per_card.get(key, 0) + copies[code]
-        if names.setdefault(entry.name, key) != key:
+        card = card_of[code] = entry.alias or code  # type: ignore[union-attr]
+        if names.setdefault(entry.name, card) != card:  # type: ignore[union-attr]
             break                                   # one name, two cards: group in full
     else:
-        if max(per_card.values(), default=0) <= COPIES_MAX:
+        # sorted, a card with more than 3 copies is one whose first and fourth are 3 apart
+        # (no Counter: its construction was a third of the check)
+        cards = sorted([card_of[code] for code in codes])
+        if not any(map(eq, cards, cards[COPIES_MAX:])):
             return []
     return [Problem("DECK-06", f"{n} copies of {_label(group[-1])}; at most 3 across Main, Extra and Side")
             for _, group, n in _name_groups(entries) if n > COPIES_MAX]

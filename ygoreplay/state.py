@@ -12,12 +12,12 @@ import re
 from dataclasses import field, fields
 from typing import Any, Iterator
 
-from .cards import CardDB, CardFacts, UnknownFacts
+from .cards import HIDDEN_CARD, CardDB, CardFacts, UnknownFacts
 from .errors import InputError
 from .lazy_dataclass import dataclass
 from .rulesets import RULESETS
 from .events import (
-    BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Cite, Event, Loc,
+    BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FACEDOWN, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Cite, Event, Loc,
     PositionSetUp)
 
 MAIN_MONSTER_ZONES = 5
@@ -542,6 +542,37 @@ def _names_in_order(code: Any, names: tuple[str, ...]) -> bool:
 
 if not _names_in_order(_cards_from_rows.__code__, Card.__slots__):   # the statement above names every slot
     raise ImportError("state._cards_from_rows does not assign Card.__slots__ in order")
+
+
+def add_deck_cards(cards: dict[str, Card], ids: list[str], owner: int, facts: list[CardFacts], zone: str,
+                   position: str | None, pile: str) -> None:
+    """A registered deck's cards of one pile (``rules.setup.deck_registered``): ``Card(id, owner,
+    facts, zone)`` for each of ``facts``, under ``ids`` in turn, with this ``position`` and ``pile``,
+    put in ``cards``. A deck is 40-75 cards at the opening of every duel, so it is one loop that
+    assigns each card's slots in turn (in ``Card.__slots__``' order, checked below) with the
+    values ``Card.__init__`` gives: a call per card was a sixth of building them."""
+    new = object.__new__
+    for card_id, fact in zip(ids, facts):
+        c = cards[card_id] = new(Card)
+        c.id = card_id; c.owner = owner; c.code = fact.code; c.facts = fact; c.controller = owner; c.zone = zone
+        c.position = position; c.arrived_turn = 0; c.summoned_turn = 0; c.summon_method = None; c.set_turn = 0
+        c.position_changed_turn = 0; c.attacked_turn = 0; c.atk = None; c.defense = None; c.level = None
+        c.counters = {}; c.materials = []; c.host = None; c.properly_summoned = False; c.is_token = False
+        c.revealed = False; c.field_exits = 0; c.equipped_to = None; c.equip_exits = 0; c.equip_pending = False
+        c.last_controller = None; c.summoned_by = None; c.pile = pile; c.seal = None
+
+
+def _deck_card_as_made() -> bool:
+    """Whether ``add_deck_cards`` gives what ``Card.__init__`` and the two assignments would."""
+    made: dict[str, Card] = {}
+    add_deck_cards(made, ["p1.x0"], 1, [HIDDEN_CARD], EXTRA, FACEDOWN, "extra")
+    card = Card("p1.x0", 1, HIDDEN_CARD, EXTRA)
+    card.position, card.pile = FACEDOWN, "extra"
+    return _card_values(made["p1.x0"]) == _card_values(card)
+
+
+if not _names_in_order(add_deck_cards.__code__, Card.__slots__) or not _deck_card_as_made():
+    raise ImportError("state.add_deck_cards does not assign Card.__slots__ in order, as Card.__init__ does")
 
 
 # -- DuelState.copy, attribute by attribute ------------------------------------------------------

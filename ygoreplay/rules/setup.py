@@ -17,7 +17,7 @@ from ..events import (
     MONSTER_POSITIONS, MZONE, OVERLAY, SET, SZONE, DeckRegistered, DeckShuffled, DuelStarted, Event,
     PositionSetUp)
 from ..rulesets import RULESETS
-from ..state import Card, DuelState, Side
+from ..state import Card, DuelState, Side, add_deck_cards
 from .base import fail, handles, impossible
 from .identity import forget_deck
 
@@ -114,16 +114,12 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
         state.unknowns = True
         side.listed = [list(ev.main), list(ev.extra)]
         main, extra = [state.unknown] * len(main), [state.unknown] * len(extra)
-    cards, deck, extra_deck = state.cards, side.deck, side.extra
-    for card_id, facts in zip(_card_ids(f"p{player}.m", len(main)), main):
-        card = cards[card_id] = Card(card_id, player, facts, DECK)
-        card.pile = "main"
-        deck.append(card_id)
-    for card_id, facts in zip(_card_ids(f"p{player}.x", len(extra)), extra):
-        card = cards[card_id] = Card(card_id, player, facts, EXTRA)
-        card.position = FACEDOWN
-        card.pile = "extra"
-        extra_deck.append(card_id)
+    main_ids = _card_ids(f"p{player}.m", len(main))[:len(main)]
+    extra_ids = _card_ids(f"p{player}.x", len(extra))[:len(extra)]
+    add_deck_cards(state.cards, main_ids, player, main, DECK, None, "main")
+    add_deck_cards(state.cards, extra_ids, player, extra, EXTRA, FACEDOWN, "extra")
+    side.deck += main_ids
+    side.extra += extra_ids
     side.side_deck = ev.side
     side.registered = True
     side.order_known = not ev.unordered and 0 not in ev.main     # ids of unknown cards are only names
