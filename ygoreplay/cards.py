@@ -800,11 +800,8 @@ class UnknownFacts(CardFacts):
     """
 
     def __init__(self) -> None:
-        for f in fields(CardFacts):
-            object.__setattr__(self, f.name, f.default)
-        object.__setattr__(self, "code", 0)
-        object.__setattr__(self, "name", HIDDEN_NAME)
-        object.__setattr__(self, "type", 0)
+        for name, value in _UNKNOWN_FACTS:
+            object.__setattr__(self, name, value)
         self.__dict__["reads"] = 0
 
     def __getattribute__(self, name: str) -> Any:
@@ -824,6 +821,10 @@ class UnknownFacts(CardFacts):
     def __repr__(self) -> str:
         return "UnknownFacts()"
 
+
+#: Each fact of an unknown card, as the hidden card has it: read from ``CardFacts``' fields once,
+#: not at each duel state (every fold, view and set-up board makes one).
+_UNKNOWN_FACTS = tuple((f.name, getattr(HIDDEN_CARD, f.name)) for f in fields(CardFacts))
 
 #: Reads that tell nothing of the card: its passcode (0: unknown) and the bookkeeping itself.
 _QUIET = frozenset(("code", "reads", "read_before", "__dict__", "__class__", "__reduce__", "__reduce_ex__", "__repr__",

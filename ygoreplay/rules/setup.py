@@ -249,13 +249,16 @@ class _Builder:
     def __init__(self, state: DuelState, ev: PositionSetUp) -> None:
         self.state, self.ev = state, ev
         self.counts = [0, 0]
-        self.mark = state.unknown.reads          # reads of unknown cards' facts before this check
+        # ``state.unknown``'s counter of reads, read as a dict item (each ``.reads`` was a call of
+        # ``UnknownFacts.__getattribute__``, once a set-up card)
+        self.reads = vars(state.unknown)
+        self.mark = self.reads["reads"]          # reads of unknown cards' facts before this check
 
     def bad(self, rule: str, message: str) -> None:
         """Refuse the position; but a check that read a card the record does not know (passcode
         0: a position of what its recorder saw) cannot tell, and its rule is undecided."""
-        if self.state.unknown.reads != self.mark:
-            self.mark = self.state.unknown.reads
+        if self.reads["reads"] != self.mark:
+            self.mark = self.reads["reads"]
             fail(self.state, self.ev, rule, say("impossible position: {message_}", message_=message))
             return
         impossible(self.state, self.ev, rule, say("impossible position: {message_}", message_=message))
@@ -380,7 +383,7 @@ class _Builder:
         """A set-up card put in its zone, under its id or the next automatic one of its owner:
         LOG-04 (an id used twice), then the zones it may start in (``check_place``)."""
         state = self.state
-        self.mark = state.unknown.reads
+        self.mark = self.reads["reads"]
         if card_id is None:
             self.counts[owner] += 1
             card_id = f"p{owner}.{'t' if is_token else 's'}{self.counts[owner]}"
