@@ -145,3 +145,19 @@ def test_a_rule_broken_whoever_the_card_is_is_called_and_a_decklist_narrows_who_
     listed = [low, *start({"main": [CELTIC] * 20 + [BATTLE_OX] * 20, "unordered": True})[1:]]
     v = refused(*listed, on_field, summon)
     assert v.rule == "SUM-04"
+
+
+def test_a_set_up_position_with_unknown_cards_leaves_rules_that_need_them_undecided() -> None:
+    """A position of what the recorder saw (a hidden hand as 0): its unknown cards answer through the
+    state's own facts, so the fold knows it holds unknown cards and a rule that reads one (SUM-01:
+    is the Set card a monster?) is undecided, never called; the known card's Set is judged."""
+    hidden = {"deck": [CELTIC] * 10, "hand": [0, 0, 0]}
+    h = history({"kind": "position_set_up", "sides": [hidden, hidden], "turn": 2, "turn_player": 0,
+                 "phase": "main1"})
+    state = h.state
+    hand = state.sides[0].hand
+    assert state.unknowns and all(state.cards[card_id].facts is state.unknown for card_id in hand)
+    h.append(from_dict({"kind": "monster_set", "card": hand[0], "zone": 2}))
+    assert [(u.index, u.rule) for u in h.undecided] == [(1, "SUM-01")] and h.violations == []
+    copied = state.copy()                     # a copy (a branch, a candidate) keeps them unknown too
+    assert copied.unknowns and copied.cards[hand[1]].facts is copied.unknown

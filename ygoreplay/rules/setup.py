@@ -199,6 +199,7 @@ def position_set_up(state: DuelState, ev: PositionSetUp) -> None:
     # The board is built aside and taken over once complete, so a refused set-up leaves ``state`` as it was.
     board = DuelState(state.db)
     board.index = state.index
+    board.unknown = state.unknown            # unknown cards' facts: the state's own, counting its reads
     board.use_ruleset(ev.ruleset)
     board.turn, board.turn_player, board.phase = ev.turn, ev.turn_player, ev.phase
     board.step = (ev.step or "start") if ev.phase == "battle" else None
@@ -240,7 +241,7 @@ def _check_card_counts(board: DuelState, ev: PositionSetUp) -> None:
 
 #: What a set-up position decides; everything else in the state keeps its value.
 _SET_UP_FIELDS = ("ruleset", "turn", "turn_player", "phase", "step", "first_player", "battle_phase_entered",
-                  "cards", "sides", "emz", "must_lose", "started")
+                  "cards", "sides", "emz", "must_lose", "started", "unknowns")
 
 
 class _Builder:
