@@ -4,12 +4,17 @@ follower gets every event once, in order, as its view may see it."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import threading
 import time
 
+import pytest
+
 from ygoreplay.jsonl import read_events
-from ygoreplay.live import Hub
+from ygoreplay.live import VIEWS, Hub, LiveDuel
+from ygoreplay.service.common import _jsonable, event_json
+from ygoreplay.service.duels import _sse
 from ygoreplay.store import Store
 
 from test_store import DAMAGE, REPLAYS, fresh_url
@@ -118,3 +123,27 @@ def test_followers_of_two_processes_get_every_event_once_in_order_and_redacted(t
         finally:
             for server in servers:
                 server.stop()
+
+
+
+def test_a_followers_event_is_the_text_the_walk_wrote(tmp_path):
+    """A step's Server-Sent Event is encoded by the C encoder in one pass (``event_json``), no
+    longer after a copy of the whole step walked in Python (``_jsonable``): the same bytes, for
+    every step of every view, in both formats; a bytes value as hex, anything else refused."""
+    from test_views import SET_UP, events_of
+    with Store(str(tmp_path / "x.sqlite")) as store:
+        for events in (events_of(SET_UP), EVENTS):
+            duel = store.create_duel("t")
+            store.append(duel, events)
+            live = LiveDuel(store, duel)
+            for view in VIEWS:
+                steps = live.view(view).steps
+                assert len(steps) == live.count
+                for step, frames in itertools.product(steps, (False, True)):
+                    data = step.frame(live.count) if frames else step.to_dict(live.count)
+                    walked = json.dumps(_jsonable(data), ensure_ascii=False)
+                    assert _sse(step, frames, live.count) == f"id: {step.position}\nevent: event\ndata: {walked}\n\n".encode()
+    odd = {"name": "Dunkelheit ダーク", "ids": (1, 2), "hash": [b"\x00\xff"], "none": None, "lp": 7.5}
+    assert event_json(odd) == json.dumps(_jsonable(odd), ensure_ascii=False)
+    with pytest.raises(TypeError, match="set is not JSON serializable"):
+        event_json({"codes": {1}})

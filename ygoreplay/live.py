@@ -186,9 +186,12 @@ class LiveView:
         self.full_cards = cards
         self.redactor = Redactor(cards, view, secret) if redact and view != "judge" else None
         self.fold = ViewReplay([], CardDB(), [], deck_order_known=view == "judge")
+        # its fold's history made now, with the view (a follower's connection makes it, in a
+        # thread), not by its first event: that comes with every other duel's first, all at once
+        self.fold._history = self.fold._new_history()
         self.steps: list[Step] = []
         self.codes: set[int] = set()
-        self.kept: list[tuple[int, bytes]] = [(0, msgpack.packb(self.fold._new_history().state.to_data()))]
+        self.kept: list[tuple[int, bytes]] = [(0, msgpack.packb(self.fold._history.state.to_data()))]
         self.last_board: dict | None = None
         self.narrator = Narrator()                 # remembers the chain from line to line
         self.language = i18n.current()             # its lines and labels are said in it, whoever feeds it
