@@ -148,3 +148,45 @@ def test_a_followers_event_is_the_text_the_walk_wrote(tmp_path):
     assert event_json(odd) == json.dumps(_jsonable(odd), ensure_ascii=False)
     with pytest.raises(TypeError, match="set is not JSON serializable"):
         event_json({"codes": {1}})
+
+
+def test_a_followers_wake_up_never_waits_on_the_loop_for_a_views_lock(tmp_path, monkeypatch):
+    """A follower's wake-up fed its view in the event loop under the view's lock: while a thread
+    held it (a new follower's catch-up, a page's request; a player's view: the duel's append
+    taken in around a store read), the loop stood still for every follower of every duel. Now a
+    step or a few are fed in the loop only when the lock is free; else, or for a long catch-up,
+    one thread feeds the view for all its followers while the loop goes on."""
+    with Store(str(tmp_path / "x.sqlite")) as store:
+        duel = store.create_duel("t")
+        store.append(duel, EVENTS[:20])
+        live = LiveDuel(store, duel)
+        assert live.view("spectator", 0).steps == []
+        threads: list[int] = []
+        real = live.view
+        monkeypatch.setattr(live, "view", lambda name, upto=None: threads.append(upto) or real(name, upto))
+        held, release = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            with live.spectating:
+                held.set()
+                release.wait(60)
+
+        async def follow() -> None:
+            await live.catch_up("spectator", 2)            # two behind, the lock free: fed in the loop
+            assert len(live.views["spectator"].steps) == 2 and threads == []
+            holder = threading.Thread(target=hold)
+            holder.start()
+            assert await asyncio.to_thread(held.wait, 30)
+            waiting = asyncio.ensure_future(live.catch_up("spectator", 3))   # one behind, the lock held
+            for _ in range(20):
+                await asyncio.sleep(0)                     # the loop goes on meanwhile
+            assert not waiting.done() and len(live.views["spectator"].steps) == 2
+            release.set()
+            await waiting
+            holder.join()
+            assert len(live.views["spectator"].steps) == 3 and threads == [3]
+            crowd = [asyncio.ensure_future(live.catch_up("spectator", 20)) for _ in range(50)]
+            await asyncio.gather(*crowd)                   # far behind: one thread for all of them
+            assert threads == [3, 20]
+            assert [s.position for s in live.views["spectator"].steps] == list(range(20))
+        asyncio.run(follow())

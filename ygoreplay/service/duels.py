@@ -293,7 +293,7 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
             visible = live.visible(view, clock)
             if position < visible:
                 if len(live_view.steps) < visible:      # the first of the view's followers to wake feeds it
-                    live.view(view, visible)
+                    await live.catch_up(view, visible)  # the loop never waits for a thread's feeding
                 steps = live_view.steps
                 parts, size = [chunk], len(chunk)
                 for i in range(position, visible):
