@@ -190,3 +190,6 @@ def test_a_followers_wake_up_never_waits_on_the_loop_for_a_views_lock(tmp_path, 
             assert threads == [3, 20]
             assert [s.position for s in live.views["spectator"].steps] == list(range(20))
         asyncio.run(follow())
+        shared = [step.to_dict() for step in live.views["spectator"].steps]
+        assert shared == [step.to_dict() for step in LiveDuel(store, duel).view("spectator").steps], \
+            "fed in the loop or in a thread, shared by every follower: the spectator's own redaction"
