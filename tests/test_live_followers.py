@@ -4,12 +4,17 @@ follower gets every event once, in order, as its view may see it."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import threading
 import time
 
+import pytest
+
 from ygoreplay.jsonl import read_events
-from ygoreplay.live import Hub
+from ygoreplay.live import VIEWS, Hub, LiveDuel
+from ygoreplay.service.common import _jsonable, event_json
+from ygoreplay.service.duels import _sse
 from ygoreplay.store import Store
 
 from test_store import DAMAGE, REPLAYS, fresh_url
@@ -62,7 +67,8 @@ def test_a_read_of_another_processs_append_holds_up_no_other_duel(tmp_path, monk
             assert [r.position for r in hub.duels[slow].records] == list(range(6)), "once each, in order"
             assert [r.event for r in hub.duels[slow].records] == list(EVENTS[:6])
             assert sum(1 for duel, _ in reads if duel == slow) <= 3, "notifications meanwhile: one read more"
-            assert not hub._reading, "no read left marked under way"
+            # the reader marks its read done just after its last read (in its thread): waited for
+            _until(lambda: not hub._reading, "no read left marked under way")
         finally:
             hub.stop()
             loop.close()
@@ -118,3 +124,72 @@ def test_followers_of_two_processes_get_every_event_once_in_order_and_redacted(t
         finally:
             for server in servers:
                 server.stop()
+
+
+
+def test_a_followers_event_is_the_text_the_walk_wrote(tmp_path):
+    """A step's Server-Sent Event is encoded by the C encoder in one pass (``event_json``), no
+    longer after a copy of the whole step walked in Python (``_jsonable``): the same bytes, for
+    every step of every view, in both formats; a bytes value as hex, anything else refused."""
+    from test_views import SET_UP, events_of
+    with Store(str(tmp_path / "x.sqlite")) as store:
+        for events in (events_of(SET_UP), EVENTS):
+            duel = store.create_duel("t")
+            store.append(duel, events)
+            live = LiveDuel(store, duel)
+            for view in VIEWS:
+                steps = live.view(view).steps
+                assert len(steps) == live.count
+                for step, frames in itertools.product(steps, (False, True)):
+                    data = step.frame(live.count) if frames else step.to_dict(live.count)
+                    walked = json.dumps(_jsonable(data), ensure_ascii=False)
+                    assert _sse(step, frames, live.count) == f"id: {step.position}\nevent: event\ndata: {walked}\n\n".encode()
+    odd = {"name": "Dunkelheit ダーク", "ids": (1, 2), "hash": [b"\x00\xff"], "none": None, "lp": 7.5}
+    assert event_json(odd) == json.dumps(_jsonable(odd), ensure_ascii=False)
+    with pytest.raises(TypeError, match="set is not JSON serializable"):
+        event_json({"codes": {1}})
+
+
+def test_a_followers_wake_up_never_waits_on_the_loop_for_a_views_lock(tmp_path, monkeypatch):
+    """A follower's wake-up fed its view in the event loop under the view's lock: while a thread
+    held it (a new follower's catch-up, a page's request; a player's view: the duel's append
+    taken in around a store read), the loop stood still for every follower of every duel. Now a
+    step or a few are fed in the loop only when the lock is free; else, or for a long catch-up,
+    one thread feeds the view for all its followers while the loop goes on."""
+    with Store(str(tmp_path / "x.sqlite")) as store:
+        duel = store.create_duel("t")
+        store.append(duel, EVENTS[:20])
+        live = LiveDuel(store, duel)
+        assert live.view("spectator", 0).steps == []
+        threads: list[int] = []
+        real = live.view
+        monkeypatch.setattr(live, "view", lambda name, upto=None: threads.append(upto) or real(name, upto))
+        held, release = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            with live.spectating:
+                held.set()
+                release.wait(60)
+
+        async def follow() -> None:
+            await live.catch_up("spectator", 2)            # two behind, the lock free: fed in the loop
+            assert len(live.views["spectator"].steps) == 2 and threads == []
+            holder = threading.Thread(target=hold)
+            holder.start()
+            assert await asyncio.to_thread(held.wait, 30)
+            waiting = asyncio.ensure_future(live.catch_up("spectator", 3))   # one behind, the lock held
+            for _ in range(20):
+                await asyncio.sleep(0)                     # the loop goes on meanwhile
+            assert not waiting.done() and len(live.views["spectator"].steps) == 2
+            release.set()
+            await waiting
+            holder.join()
+            assert len(live.views["spectator"].steps) == 3 and threads == [3]
+            crowd = [asyncio.ensure_future(live.catch_up("spectator", 20)) for _ in range(50)]
+            await asyncio.gather(*crowd)                   # far behind: one thread for all of them
+            assert threads == [3, 20]
+            assert [s.position for s in live.views["spectator"].steps] == list(range(20))
+        asyncio.run(follow())
+        shared = [step.to_dict() for step in live.views["spectator"].steps]
+        assert shared == [step.to_dict() for step in LiveDuel(store, duel).view("spectator").steps], \
+            "fed in the loop or in a thread, shared by every follower: the spectator's own redaction"

@@ -62,6 +62,10 @@ BRANCH_POLL = 1.0
 #: What a kept verification counts as in the cache's bytes.
 VERIFICATION_SIZE = 512
 
+#: A follower's wake-up feeds its view in the event loop when it is at most this many events behind
+#: and nobody else is feeding it; else in a thread, one for all the view's followers (``LiveDuel.catch_up``).
+FEED_ON_LOOP = 4
+
 #: Threads that read another process's appends in (one duel each at a time): a burst of appends
 #: of many duels is read side by side, not one after another behind a single listener.
 READERS = 4
@@ -186,9 +190,12 @@ class LiveView:
         self.full_cards = cards
         self.redactor = Redactor(cards, view, secret) if redact and view != "judge" else None
         self.fold = ViewReplay([], CardDB(), [], deck_order_known=view == "judge")
+        # its fold's history made now, with the view (a follower's connection makes it, in a
+        # thread), not by its first event: that comes with every other duel's first, all at once
+        self.fold._history = self.fold._new_history()
         self.steps: list[Step] = []
         self.codes: set[int] = set()
-        self.kept: list[tuple[int, bytes]] = [(0, msgpack.packb(self.fold._new_history().state.to_data()))]
+        self.kept: list[tuple[int, bytes]] = [(0, msgpack.packb(self.fold._history.state.to_data()))]
         self.last_board: dict | None = None
         self.narrator = Narrator()                 # remembers the chain from line to line
         self.language = i18n.current()             # its lines and labels are said in it, whoever feeds it
@@ -286,6 +293,7 @@ class LiveDuel:
         self.views: dict[str, LiveView] = {}
         self.lock = threading.Lock()
         self.spectating = threading.Lock()   # feeds the spectator's view, apart from the others
+        self._feeding: dict[str, asyncio.Future] = {}    # a view's catch-up in a thread (``catch_up``)
         self.version = 0
         self.writing = 0                 # appends of this process under way (they hand their records in)
         self.followers = 0               # open streams of this duel
@@ -367,9 +375,37 @@ class LiveDuel:
         with self.spectating:
             return self._fed(name, self.visible(name) if upto is None else upto)
 
+    async def catch_up(self, name: str, upto: int) -> None:
+        """Feed the view ``name`` up to ``upto`` events, from the event loop, without ever blocking
+        it: a step or a few are fed right there when nobody else is feeding the view (a duel's
+        first step, the costliest, is 1-3 ms); a longer catch-up (a delay's events released at
+        the duel's end), or one while a thread holds the view's lock (the duel's append taken in
+        around a store read, a new follower's catch-up, a page's request), is waited for in a
+        thread, while the loop goes on sending to every other follower. One such thread a view at
+        a time: a thousand followers of it wait for the same one."""
+        key = _view_key(name)
+        live = self.views.get(key)
+        while live is None or len(live.steps) < upto:
+            if live is not None and upto - len(live.steps) <= FEED_ON_LOOP and self._view_now(name, upto):
+                return
+            feeding = self._feeding.get(key)
+            if feeding is None or feeding.done():
+                feeding = self._feeding[key] = asyncio.ensure_future(asyncio.to_thread(self.view, name, upto))
+            live = await asyncio.shield(feeding)    # a follower that leaves does not stop it for the others
+
+    def _view_now(self, name: str, upto: int) -> bool:
+        """``view`` if its lock is free now (whether it was): never waits for it."""
+        lock = self.spectating if name == "spectator" else self.lock
+        if not lock.acquire(blocking=False):
+            return False
+        try:
+            self._fed(name, upto if name == "spectator" else len(self.records))
+        finally:
+            lock.release()
+        return True
+
     def _fed(self, name: str, count: int) -> LiveView:
-        # A view per language asked for: its lines are said once, in that language.
-        key = name if i18n.current() == i18n.DEFAULT else f"{name} {i18n.current()}"
+        key = _view_key(name)
         live = self.views.get(key)
         if live is None:
             live = self.views.setdefault(key, LiveView(name, self.cards, self.header.secret))
@@ -499,6 +535,11 @@ def released(store: Store, duel_id: str, now: float | None = None) -> bool:
     if not settings.releases(ended, link is not None, now):
         return False
     return info.parent is None or released(store, info.parent, now)
+
+
+def _view_key(name: str) -> str:
+    """A view per language asked for: its lines are said once, in that language."""
+    return name if i18n.current() == i18n.DEFAULT else f"{name} {i18n.current()}"
 
 
 def _codes(record: Record) -> set[int]:

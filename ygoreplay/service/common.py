@@ -227,6 +227,19 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _hex(value: Any) -> str:
+    """What ``_jsonable`` makes of a value JSON has no type for: bytes as hex, nothing else."""
+    if isinstance(value, bytes):
+        return value.hex()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+#: Events as JSON text, as ``json.dumps(_jsonable(value), ensure_ascii=False)`` writes them, in
+#: one pass of the C encoder: no copy of the whole value walked in Python first (a duel's set-up
+#: is ~7,000 values; its step's encoding was a tenth of the loop's work for its first delivery).
+event_json = json.JSONEncoder(ensure_ascii=False, default=_hex).encode
+
+
 def _errors(app: FastAPI) -> None:
     """Every error a request can meet, mapped to its status in one place."""
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import json
 import time
 from typing import Any, AsyncIterator
 
@@ -26,8 +25,8 @@ from ..receipts import Receipt
 from ..text import checked, number
 from ..trust import origin_of, trust_of
 from .common import (
-    KEEPALIVE, MAX_EVENTS, VIEW, Caller, EventStream, HTTPError, _body_json, _jsonable, _receipt, _request_events,
-    _ygr)
+    KEEPALIVE, MAX_EVENTS, VIEW, Caller, EventStream, HTTPError, _body_json, _receipt, _request_events,
+    _ygr, event_json)
 from .core import DirectRoute, DuelCaller, Service, ServiceDep, _Lease, organiser
 
 router = APIRouter()
@@ -233,7 +232,7 @@ def events(duel_id: str, asking: DuelCaller, start: int = Query(0, alias="from",
     view = Service.view_for(caller, view)
     visible = live.visible(view)
     steps = live.view(view).steps[start:visible]
-    body = "".join(json.dumps(_jsonable(step.to_dict(visible)), ensure_ascii=False) + "\n" for step in steps)
+    body = "".join(event_json(step.to_dict(visible)) + "\n" for step in steps)
     return Response(body, media_type="application/x-ndjson")
 
 
@@ -294,7 +293,7 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
             visible = live.visible(view, clock)
             if position < visible:
                 if len(live_view.steps) < visible:      # the first of the view's followers to wake feeds it
-                    live.view(view, visible)
+                    await live.catch_up(view, visible)  # the loop never waits for a thread's feeding
                 steps = live_view.steps
                 parts, size = [chunk], len(chunk)
                 for i in range(position, visible):
@@ -330,7 +329,7 @@ def _sse(step: Step, frames: bool, visible: int) -> bytes:
     text = step.encoded.get(frames) if step.marks is None else None
     if text is None:
         data = step.frame(visible) if frames else step.to_dict(visible)
-        text = (f"id: {step.position}\nevent: event\ndata: {json.dumps(_jsonable(data), ensure_ascii=False)}\n\n"
+        text = (f"id: {step.position}\nevent: event\ndata: {event_json(data)}\n\n"
                 .encode())
         if step.marks is None:
             step.encoded[frames] = text
@@ -359,7 +358,7 @@ def frames(duel_id: str, request: Request, asking: DuelCaller, start: int = Quer
                           if view == "spectator" else None),
                 "origin": origin_of(live.header.source),
                 "frames": live.view(view).frames(start, visible)}
-        return json.dumps(_jsonable(data), ensure_ascii=False).encode()
+        return event_json(data).encode()
     # made once per view, role, start and length: a crowd opening a shared link costs one
     packed = live.answer(("frames", view, caller.role, caller.released, start, visible), build)
     headers = {"Cache-Control": "no-store", "Vary": "Accept-Encoding"}
