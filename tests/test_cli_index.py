@@ -48,14 +48,16 @@ def test_the_help_lists_every_command_as_it_does_with_every_module_loaded(langua
     lazy = _run(HELP, "lazy", "--lang", language, "--help")
     loaded = _run(HELP, "loaded", "--lang", language, "--help")
     assert lazy.split("imported:")[0] == loaded.split("imported:")[0]
-    assert "imported: ['ygoreplay.cli.common', 'ygoreplay.cli.index']\nexit 0" in lazy     # and none of them
+    assert ("imported: ['ygoreplay.cli.common', 'ygoreplay.cli.duel_files', 'ygoreplay.cli.index', "
+            "'ygoreplay.cli.output']\nexit 0") in lazy                                  # and none of them
     assert all(f"\n  {name} " in lazy for name in index.COMMANDS)
 
 
 def test_a_command_imports_its_own_module_only():
     sample = "replays/won-by-damage.jsonl"
     checked = _run(HELP, "lazy", "check", sample)
-    assert "imported: ['ygoreplay.cli.common', 'ygoreplay.cli.duels', 'ygoreplay.cli.index']\nexit 0" in checked
+    assert ("imported: ['ygoreplay.cli.checks', 'ygoreplay.cli.common', 'ygoreplay.cli.duel_files', "
+            "'ygoreplay.cli.duels', 'ygoreplay.cli.index', 'ygoreplay.cli.output']\nexit 0") in checked
     assert checked.split("imported:")[0] == _run(HELP, "loaded", "check", sample).split("imported:")[0]
 
 

@@ -1,9 +1,10 @@
 """The ``ygoreplay`` command's entry point (and ``python -m ygoreplay``'s): the group's help page
 is printed from the copy ``cli/index.py`` keeps when click would write that very text; a resident
 helper of this code answers the command when one runs and takes it (``resident.forward``);
-otherwise the command runs here, as it always has. Imports nothing heavy before it knows which:
-the standard library's ``os`` and ``sys``, ``i18n``'s choice of language, the index, and
-``resident``'s wire, no click."""
+``check FILE`` of a JSON Lines file is run without click when click would print the very same
+bytes (``cli/checks.py``); otherwise the command runs here through click, as it always has.
+Imports nothing heavy before it knows which: the standard library's ``os`` and ``sys``,
+``i18n``'s choice of language, the index, and ``resident``'s wire, no click."""
 from __future__ import annotations
 
 import os
@@ -22,8 +23,9 @@ def main() -> None:
 
 def run(args: list[str], prog_name: str, detect: bool = False) -> None:
     """``ygoreplay ARGS``: by the resident, else here (``detect``: click names the program itself)."""
-    if not detect or getattr(sys.modules.get("__main__"), "__package__", None) in (None, ""):
-        _help_page(args, prog_name)         # (click names a script by its file: ``prog_name``)
+    named = _named_as_click_names(prog_name, detect)
+    if named:
+        _help_page(args)
     from .resident import forward, forwardable
     code = forward(args, prog_name)
     if code is not None:
@@ -32,8 +34,11 @@ def run(args: list[str], prog_name: str, detect: bool = False) -> None:
         reads_only = forwardable(args, dict(os.environ), os.getcwd())
     except (OSError, ValueError):
         reads_only = False
-    from .cli import main as command
     try:
+        if reads_only and named and args[:1] == ["check"]:
+            from .cli.checks import without_click
+            without_click(args)             # ``check FILE`` as click would run it; returns if not
+        from .cli import main as command
         if detect:
             command(args=args)
         else:
@@ -81,12 +86,19 @@ def help_columns() -> int:
     return columns
 
 
-def _help_page(args: list[str], prog_name: str) -> None:
+def _named_as_click_names(prog_name: str, detect: bool) -> bool:
+    """Whether click would name the program ``ygoreplay`` (it names a script by its file:
+    ``prog_name``; ``python -m`` otherwise) and no shell completion is asked for: then the
+    launcher may answer as click would (the help page, ``check FILE``)."""
+    if detect and getattr(sys.modules.get("__main__"), "__package__", None) not in (None, ""):
+        return False
+    return prog_name == PROG_NAME and not os.environ.get(f"_{PROG_NAME.upper()}_COMPLETE")
+
+
+def _help_page(args: list[str]) -> None:
     """Print the group's help page and exit as click would, when the index holds the very text
-    click would write: this program's name, a known language, as wide a page, a UTF-8 stream
-    and no shell completion asked for. Else return (click writes it)."""
-    if prog_name != PROG_NAME or os.environ.get(f"_{PROG_NAME.upper()}_COMPLETE"):
-        return
+    click would write (the program named as click names it): a known language, as wide a page,
+    a UTF-8 stream. Else return (click writes it)."""
     language = help_language(args)
     stream = sys.stdout if args else sys.stderr
     if language is None or stream is None or (getattr(stream, "encoding", None) or "").lower() not in ("utf-8", "utf8"):

@@ -58,6 +58,25 @@ def _create_fn(name: str, args: Any, body: Any, **kwargs: Any) -> Any:
     return _Deferred(name, lambda: _CREATE_FN(name, args, body, **kwargs))
 
 
+class _DeferredDoc:
+    """A class's docstring when it has none: the standard library's ``Name(signature)``, written
+    the first time it is read, not while the class is built (reading the signature compiles
+    ``__init__``, and imports ``inspect``: a third of the start-up of ``check``, issue 25)."""
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if getattr(_deferring, "on", False):
+            return self                               # ``dataclass`` sees a docstring, to be written
+        owner = type(instance) if owner is None else owner
+        home = next(klass for klass in owner.__mro__ if klass.__dict__.get("__doc__") is self)
+        import inspect
+        try:                                          # as ``dataclasses._process_class`` writes it
+            text_sig = str(inspect.signature(home)).replace(" -> None", "")
+        except (TypeError, ValueError):
+            text_sig = ""
+        home.__doc__ = home.__name__ + text_sig
+        return home.__doc__
+
+
 def _repr_fn(fields: Any, globals: Any) -> Any:
     if not getattr(_deferring, "on", False):
         return _REPR_FN(fields, globals)
@@ -66,13 +85,15 @@ def _repr_fn(fields: Any, globals: Any) -> Any:
 
 @dataclass_transform()
 def dataclass(cls: type[T] | None = None, /, **params: Any) -> Any:
-    """``dataclasses.dataclass(cls, **params)``, its methods compiled on first use (a class
-    without a docstring has its ``__init__`` compiled at once: its signature is the docstring)."""
+    """``dataclasses.dataclass(cls, **params)``, its methods compiled on first use, and the
+    docstring of a class without one (its signature) written on first use."""
     def wrap(cls: type[T]) -> type[T]:
         with _lock:
             dataclasses._create_fn, dataclasses._repr_fn = _create_fn, _repr_fn  # type: ignore[attr-defined]
             _deferring.on = True
             try:
+                if not getattr(cls, "__doc__"):
+                    cls.__doc__ = _DeferredDoc()  # type: ignore[assignment]
                 return dataclasses.dataclass(cls, **params)
             finally:
                 _deferring.on = False

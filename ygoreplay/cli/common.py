@@ -1,17 +1,15 @@
 """What every command of the command line shares: the group ``main`` the area modules register
-their commands on, the exit codes and the one place errors become them, output made safe for a
-terminal, the shared options (``--store``, ``--cards``, ``--view``, ``--witness``, ``--receipt``,
-``--key``), and opening a store, a witness, a duel file or a stored duel.
+their commands on, the shared options (``--store``, ``--cards``, ``--view``, ``--witness``,
+``--receipt``, ``--key``), and opening a store, a witness or a stored duel; with, from the
+modules that need no click (``output``, ``duel_files``), the exit codes, ``echo`` and opening a
+duel file.
 
-Exit codes: 0 success, 1 a rule was broken or a record failed verification, 2 the input could not
-be read or an output written (or a bad argument), 3 another writer got to the duel first, 4 an
-internal error (a bug: please report it), 130 interrupted. Errors are mapped to these in one
-place (``_Group.invoke``); every line printed goes through ``echo``, which escapes control
-characters so that no file can rewrite a judge's terminal.
+Errors become exit codes in one place (``output.answered``, around every command: ``_Group.invoke``);
+every line printed goes through ``echo``, which escapes control characters so that no file can
+rewrite a judge's terminal.
 """
 from __future__ import annotations
 
-import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,28 +19,20 @@ from typing import TYPE_CHECKING, Iterator
 import click
 
 from .. import i18n
-from ..i18n import N_, said, t
-from ..errors import ConflictError, InputError, YgoreplayError
-from ..text import printable, terminal
+from ..i18n import N_, t
+from ..errors import InputError
 from . import kept_aside
 from .index import AREAS, COMMANDS
+from .duel_files import card_db, file_format, load_events  # noqa: F401  (every command's, from here)
+from .output import (  # noqa: F401  (the exit codes and echo: every command's, from here)
+    EXIT_ILLEGAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, answered, echo, escape_streams)
 
 if TYPE_CHECKING:
-    from ..card_sources import CardLookup
     from ..cards import CardDB
     from ..decks import Banlist
-    from ..formats import Format
     from ..receipts import Receipt, Witness
     from ..source import Source
     from ..store import Store
-
-EXIT_ILLEGAL, EXIT_UNREADABLE, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
-
-
-def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
-    """Every line the command line prints: control characters escaped, so that no file can
-    rewrite a judge's terminal."""
-    click.echo(terminal(text), err=err, nl=nl)
 
 
 def signing_key() -> OrganiserKey:
@@ -81,20 +71,6 @@ def terminal_width() -> int:
         import shutil                       # here: its compression modules are 2 ms of start-up
         return shutil.get_terminal_size((80, 24)).columns
     return 80
-
-
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null so the interpreter's last flush does not fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-    except OSError:
-        return
-    try:                                   # (closed after: a resident runs many commands in one process)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-    finally:
-        os.close(devnull)
 
 
 class Words(click.Choice):
@@ -248,9 +224,7 @@ class _Group(_InLanguage, click.Group):
         return _Command(name, help=COMMANDS[name][1])       # its line of the list: as the command's
 
     def main(self, *args, **kwargs):
-        for stream in (sys.stdout, sys.stderr):       # a lone surrogate never ends in a traceback
-            if hasattr(stream, "reconfigure"):
-                stream.reconfigure(errors="backslashreplace")
+        escape_streams()
         _with_lang(self)
         # The environment's language from the start (``ygoreplay --help`` is written before --lang's
         # default is taken); it ends with the command (in-process callers).
@@ -258,36 +232,8 @@ class _Group(_InLanguage, click.Group):
             return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context):
-        try:
-            try:
-                return super().invoke(ctx)
-            finally:
-                sys.stdout.flush()                     # a full disk or a closed pipe shows here
-        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
-            raise
-        except YgoreplayError as exc:
-            from ..rules import RuleViolation
-            label = t("conflict") if isinstance(exc, ConflictError) else t("error")
-            echo(f"#{exc.index} {exc.rule} {said(exc.message)}" if isinstance(exc, RuleViolation) else f"{label}: {exc}",
-                 err=True)
-            sys.exit(exc.exit_code)
-        except BrokenPipeError:
-            # The reader stopped early (``ygoreplay log DUEL | head``): not an error, exit 0.
-            _silence_stdout()
-            sys.exit(0)
-        except KeyboardInterrupt:
-            echo(t("interrupted"), err=True)
-            sys.exit(EXIT_INTERRUPTED)
-        except OSError as exc:
-            _silence_stdout()
-            echo(t("error: cannot write the output ({why})", why=exc.strerror or exc), err=True)
-            sys.exit(EXIT_UNREADABLE)
-        except Exception as exc:                       # a bug: say so, and how to see more
-            if os.environ.get("YGOREPLAY_DEBUG"):
-                raise
-            echo(t("internal error: {error} (this is a bug in ygoreplay; set YGOREPLAY_DEBUG=1 to see where)",
-                   error=f"{type(exc).__name__}: {printable(str(exc))[:300]}"), err=True)
-            sys.exit(EXIT_INTERNAL)
+        with answered((click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort)):
+            return super().invoke(ctx)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -320,45 +266,6 @@ by_option = click.option(
 key_option = click.option("--key", "keys", multiple=True, metavar="PUBLIC_KEY",
                           help="Trust signatures by this key (ed25519:... or a key file); the local "
                                "organiser key is always trusted. Repeatable.")
-
-
-def card_db(cards: tuple[str, ...] = ()) -> CardLookup:
-    from ..card_sources import card_lookup
-    return card_lookup(cards)
-
-
-def load_events(path: str, cards: tuple[str, ...]) -> tuple[list, CardDB]:
-    """Events and card facts of a JSON Lines file (``-`` is standard input), with the effect facts
-    the databases hold: what a check judges with, and what a record or an append stores with the
-    duel (the store keeps them, so its verdict does not change when the scripts do)."""
-    from ..card_sources import facts_and_effects_of
-    from ..jsonl import parse_lines, read_events
-    lookup = card_db(cards)
-    passcode = lookup.passcode
-    if path == "-":
-        events = list(parse_lines(sys.stdin, "<stdin>", passcode))
-    else:
-        _only_events(path)
-        try:
-            events = read_events(path, passcode)
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if not events:
-        raise InputError(f"{path}: no events (the file is empty or holds only comments)")
-    return events, facts_and_effects_of(events, lookup)
-
-
-def _only_events(path: str) -> None:
-    """A file of another format (a ``.ygr``, an EDOPro replay, a match) is named as what it is,
-    with the command that takes it, not reported as bad JSON."""
-    from ..formats import JSONL, FormatError, find_format
-    try:
-        found = find_format(path)
-    except FormatError:
-        return                              # not a file the registry knows: the JSON reader says why
-    if found is not JSONL:
-        hint = t(" ({verb} it: ygoreplay {verb} {path})", verb=found.stored_by, path=path) if found.stored_by else ""
-        raise InputError(t("{path}: {what}, not JSON Lines events", path=path, what=t(found.title)) + hint)
 
 
 @contextmanager
@@ -400,13 +307,6 @@ def keep_receipt(receipt: Receipt, path: str | None, witness: Witness | None) ->
     if receipt.witnessed is False and witness is not None:
         echo(f"warning: the witness {witness.name} cannot be reached: this write is not witnessed "
              "(its receipt still proves it)", err=True)
-
-
-def file_format(spec: str) -> Format | None:
-    """The registered format of a file named on the command line (``formats.find_format``: by its
-    content, else its name); None when ``spec`` is no file (a stored duel's id, ``-``)."""
-    from ..formats import find_format
-    return find_format(spec) if Path(spec).is_file() else None
 
 
 @contextmanager

@@ -14,10 +14,10 @@ from ..errors import InputError
 from .. import i18n
 from ..i18n import said, t
 from ..text import number, printable
-from . import kept_aside
+from .checks import check_file, echo_checked, witness_lines
 from .common import (
-    EXIT_ILLEGAL, card_db, cards_option, echo, file_format, key_option, load_events, main, open_duel, open_store,
-    open_witness, store_option, terminal_width, view_option, witness_option)
+    EXIT_ILLEGAL, card_db, cards_option, echo, key_option, main, open_duel, open_store, open_witness, store_option,
+    terminal_width, view_option, witness_option)
 
 if TYPE_CHECKING:
     from ..source import Source
@@ -49,90 +49,7 @@ def check(file: str, as_json: bool, cards: tuple[str, ...]) -> None:
     """Fold a JSON Lines duel (or a .ygr file, or an EDOPro .yrpX replay) through the rules and
     list every violation, and every rule a card the record does not know left undecided (a view
     is the record of what its viewer saw: checked as far as it knows)."""
-    with kept_aside():                  # what checking a file imports lives as long as the process
-        from ..checking import check as check_events, check_source
-        from .. import card_sources, formats, jsonl  # noqa: F401  (load_events and file_format's)
-    fmt = file_format(file)
-    if fmt is not None and fmt.yields == "match":                # a match file (issue 14)
-        from . import match as match_cli
-        return match_cli.run("check", file, as_json=as_json, cards=cards)
-    if fmt is not None and fmt.yields != "events":              # a replay file, an imported replay
-        with open_duel(file, None, cards) as source:
-            report = check_source(source)
-    else:
-        events, db = load_events(file, cards)
-        report = check_events(events, db)
-    if as_json:
-        echo(json.dumps(report.to_dict()))
-    else:
-        data = report.to_dict()
-        for v in data["violations"]:
-            echo(f"#{v['index']} {v['rule']} {said(v['message'])}")
-        for o in data["overrides"]:
-            cite = o["cite"]
-            echo(f"#{o['index']} {o['rule']} " + t("set aside by {card}", card=cite["card"])
-                 + f"{': ' + cite['effect'] if cite['effect'] else ''} ({said(o['message'])})")
-        for line in witness_lines(data):
-            echo(line)
-        final, state = data["final"], report.report.state
-        verdict = t("legal") if report.legal else t("{count} violation(s)", count=len(data["violations"]))
-        flagged = t(" {count} kept flagged (witnessed);", count=len(data["flagged"])) if data["flagged"] else ""
-        result = (t("a draw") if final["winner"] is None else t("player {number} won", number=final["winner"])) \
-            if state.ended else t("not finished")
-        echo(t("{file}: {verdict};{flagged} {events} events, turn {turn}, LP {first} / {second}, {result}",
-               file=file, verdict=verdict, flagged=flagged, events=data["events"], turn=final["turn"],
-               first=final["lp"][0], second=final["lp"][1], result=result)
-             + (f" ({final['reason']})" if state.ended else ""))
-        _echo_checked(data["checked"])
-        cited = sorted({v["rule"] for v in data["violations"]} | {o["rule"] for o in data["overrides"]}
-                       | {u["rule"] for u in data["checked"]["undecided"]} | {f["rule"] for f in data["flagged"]})
-        if cited:
-            echo(t("what a rule says and where it is checked: {command}", command="ygoreplay rules " + " ".join(cited)))
-    sys.exit(0 if report.legal else EXIT_ILLEGAL)
-
-
-def _echo_checked(checked: dict) -> None:
-    """How much the record let the rules check: one line when every event was, else the count of
-    events with an unknown card and each rule left undecided, with where."""
-    unknown = checked["unknown_card_events"]
-    if not unknown and not checked["undecided"]:
-        return
-    line = (f"{checked['events']} events: {checked['fully_checked']} fully checked, {unknown} with an "
-            f"unknown card")
-    undecided = checked["undecided"]
-    if undecided:
-        line += "; not decided: " + ", ".join(f"#{u['index']} {u['rule']}" for u in undecided)
-    echo(line)
-    for u in undecided:
-        echo(f"  #{u['index']} {u['rule']} not decided (it needs a card the record does not know): {said(u['message'])}")
-
-
-def witness_lines(data: dict) -> list[str]:
-    """A witnessed duel's flagged events and what followed each, its disputes and struck entries,
-    as ``check`` and ``audit`` print them (``application.witness_dict``)."""
-    lines = []
-    for f in data["flagged"]:
-        lines.append(f"#{f['index']} flagged {f['rule']} {said(f['message'])} (entered by {f['by'] or 'nobody named'}; "
-                     f"{_followed(f['ruled'])})")
-    for d in data["disputed"]:
-        lines.append(f"#{d['index']} disputed by {d['by']} at #{d['at']}: {printable(d['reason'])} "
-                     f"({'open: a judge call' if d['open'] else _followed(d['ruled'])})")
-    for s in data["struck"]:
-        lines.append(f"#{s['index']} struck: corrected at #{s['corrected_at']}")
-    if data["unconfirmed"]:
-        lines.append(f"{len(data['unconfirmed'])} entr{'y' if len(data['unconfirmed']) == 1 else 'ies'} "
-                     "not confirmed by the other side")
-    return lines
-
-
-def _followed(ruled: dict | None) -> str:
-    if ruled is None:
-        return "open: nothing followed it"
-    if ruled["how"] == "judge_note":
-        return f"ruled at #{ruled['at']} by {printable(ruled['judge'] or '')}: {ruled['decision']}"
-    if ruled["how"] == "rolled_back":
-        return f"reverted by the rollback at #{ruled['at']}"
-    return f"struck by the correction at #{ruled['at']}"
+    check_file(file, as_json, cards)
 
 
 def _flagged_count(data: dict) -> str:
@@ -411,7 +328,7 @@ def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], witness_url: 
         echo(f"signature: {result.signature.describe()}")
     if source.view != "judge":
         echo(t("rules: checked as far as a {view} view knows (what its viewer saw)", view=source.view))
-    _echo_checked(data["checked"])
+    echo_checked(data["checked"])
     undecided = sorted({u["rule"] for u in data["checked"]["undecided"]})
     if undecided:
         echo(t("what a rule says and where it is checked: {command}", command="ygoreplay rules " + " ".join(undecided)))
