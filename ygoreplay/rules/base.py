@@ -194,7 +194,7 @@ def put(state: DuelState, card: Card, zone: str, controller: int, index: int | N
     """Place a card that ``take`` has just removed. Piles go to their owner (CTRL-03)."""
     card.zone = zone
     card.position = position
-    if zone == MZONE or zone == SZONE or zone == FZONE:
+    if zone in ON_FIELD:
         card.controller = controller
         card.arrived_turn = state.turn
         side = state.sides[controller]
