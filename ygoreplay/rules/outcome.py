@@ -185,7 +185,8 @@ def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> N
 
 def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> Card | None:
     """Check that the destination exists and is free; return the Xyz host when attaching."""
-    if to.zone == MZONE:
+    zone = to.zone
+    if zone == MZONE:
         if to.index is None:
             impossible(state, ev, "LOG-05", N_("a move to a Monster Zone names the zone index"))
         if ev.position is not None and ev.position not in (ATTACK, "defense", SET, "facedown_attack"):
@@ -193,18 +194,18 @@ def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> 
         check_monster_zone(state, ev, to.controller, card, to.index)
         if not card.facts.is_monster:
             fail(state, ev, "ZONE-03", say("{name} is not a monster and cannot be in a Monster Zone", name=card.name))
-    elif to.zone == SZONE:
+    elif zone == SZONE:
         check_spell_trap_zone(state, ev, to.controller, to.index, card)     # ZONE-08/09, CONF-09
-    elif to.zone == FZONE:
+    elif zone == FZONE:
         if state.sides[to.controller].fzone is not None:
             impossible(state, ev, "ZONE-10", say("player {controller}'s Field Zone is occupied",
                                                  controller=to.controller))
         if card.facts.spell_subtype != "field":
             fail(state, ev, "ZONE-10", say("only a Field Spell goes in the Field Zone, not {name}", name=card.name))
-    elif to.zone in (HAND, DECK, GY) and ev.position is not None:
+    elif zone in (HAND, DECK, GY) and ev.position is not None:
         impossible(state, ev, "LOG-05", say("a card in the {zone} takes no position, not {position!r}",
-                                            zone=to.zone, position=ev.position))
-    elif to.zone == OVERLAY:
+                                            zone=zone, position=ev.position))
+    elif zone == OVERLAY:
         host_id = state.mzone_card(to.controller, to.index) if to.index is not None and 0 <= to.index <= 6 else None
         host = state.cards.get(host_id) if host_id else None
         if host is None or not host.facts.is_xyz and host.code:      # a card not known may be the Xyz monster

@@ -146,7 +146,6 @@ def check_monster_zone(state: DuelState, ev: Event, player: int, card: Card, zon
                        freed: frozenset[str] = frozenset()) -> None:
     """Refuse a zone that does not exist or is taken; fail one the rules close to this monster."""
     check_free_monster_zone(state, ev, player, zone, freed)
-    ruleset = ruleset_of(state)
     from_extra = card.zone == EXTRA
     pendulum_from_extra = from_extra and card.position == FACEUP
     if zone >= 5:
@@ -162,7 +161,10 @@ def check_monster_zone(state: DuelState, ev: Event, player: int, card: Card, zon
                      "(ZONE-05): {name} there would not be co-linked, through Link monsters pointing at each "
                      "other, to {name2}", player=player, other=other, name=card.name, name2=state.cards[other].name))
         return
-    if not from_extra or ruleset.extra_deck_placement == "unrestricted":
+    if not from_extra:
+        return
+    ruleset = ruleset_of(state)
+    if ruleset.extra_deck_placement == "unrestricted":
         return
     needs_link = ruleset.extra_deck_placement == "nmr2017" or card.facts.is_link or pendulum_from_extra
     linked = linked_main_zones(state, player, freed) if needs_link else set()
