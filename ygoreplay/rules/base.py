@@ -240,4 +240,4 @@ def send_from_field(state: DuelState, card: Card, zone: str = GY, position: str 
     if zone == GY and card.facts.is_pendulum and card.zone in ON_FIELD:
         zone, position = EXTRA, FACEUP
     take(state, card)
-    put(state, card, zone, card.owner, position=position)
+    put(state, card, zone, card.owner, None, position)

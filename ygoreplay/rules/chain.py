@@ -104,9 +104,11 @@ def activated(state: DuelState, ev: Activated) -> None:
     if not state.chain:
         state.resolving = False                    # a new chain: the last one has fully resolved
         state.negated_links.clear()
+    # every field by position (left_for_gy False, negated_by None): a keyword makes the class
+    # call build a dict of them, half again as long as the call itself
     state.chain.append(ChainLink(len(state.chain) + 1, player, card.id, speed, effect_type,
                                  ev.targets, ev.simultaneous, effect_type is None, ev.negates,
-                                 tuple(paid_to) if paid_to else (), lp_cost, mandatory=must))
+                                 tuple(paid_to) if paid_to else (), lp_cost, False, None, must))
     if use is not None or state.card_text[card_text.OWED]:
         card_text.used(state, card, use, len(state.chain))   # GEN-03 paid, TEXT-01 counted
     if ev.negates is not None:
@@ -252,7 +254,7 @@ def move_card(state: DuelState, card: Card, zone: str) -> None:
         send_from_field(state, card, zone, FACEUP if zone == BANISHED else None)
     else:
         take(state, card)
-        put(state, card, zone, card.owner, position=FACEUP if zone in (BANISHED, EXTRA) else None)
+        put(state, card, zone, card.owner, None, FACEUP if zone in (BANISHED, EXTRA) else None)
     if zone in (HAND, DECK, EXTRA):
         card.properly_summoned = False             # SPS-14: back to the hand or Deck, a new card
 
