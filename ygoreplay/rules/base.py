@@ -194,7 +194,7 @@ def put(state: DuelState, card: Card, zone: str, controller: int, index: int | N
     """Place a card that ``take`` has just removed. Piles go to their owner (CTRL-03)."""
     card.zone = zone
     card.position = position
-    if zone == MZONE or zone == SZONE or zone == FZONE:
+    if zone in ON_FIELD:
         card.controller = controller
         card.arrived_turn = state.turn
         side = state.sides[controller]
@@ -240,4 +240,4 @@ def send_from_field(state: DuelState, card: Card, zone: str = GY, position: str 
     if zone == GY and card.facts.is_pendulum and card.zone in ON_FIELD:
         zone, position = EXTRA, FACEUP
     take(state, card)
-    put(state, card, zone, card.owner, position=position)
+    put(state, card, zone, card.owner, None, position)

@@ -68,7 +68,8 @@ def activated(state: DuelState, ev: Activated) -> None:
         why = (missed(state, ev, card) if state.timing[3] else None) or wrong_summon(state, ev, card)
         if why:
             fail(state, ev, *why)
-    _check_chaining(state, ev, speed, player, must)
+    if state.chain or ev.link is not None:         # else Chain Link 1, as it should be
+        _check_chaining(state, ev, speed, player, must)
     if state.passes_recorded:
         _check_priority(state, ev, player)
     if ev.negates is not None:
@@ -103,9 +104,11 @@ def activated(state: DuelState, ev: Activated) -> None:
     if not state.chain:
         state.resolving = False                    # a new chain: the last one has fully resolved
         state.negated_links.clear()
+    # every field by position (left_for_gy False, negated_by None): a keyword makes the class
+    # call build a dict of them, half again as long as the call itself
     state.chain.append(ChainLink(len(state.chain) + 1, player, card.id, speed, effect_type,
                                  ev.targets, ev.simultaneous, effect_type is None, ev.negates,
-                                 tuple(paid_to) if paid_to else (), lp_cost, mandatory=must))
+                                 tuple(paid_to) if paid_to else (), lp_cost, False, None, must))
     if use is not None or state.card_text[card_text.OWED]:
         card_text.used(state, card, use, len(state.chain))   # GEN-03 paid, TEXT-01 counted
     if ev.negates is not None:
@@ -251,7 +254,7 @@ def move_card(state: DuelState, card: Card, zone: str) -> None:
         send_from_field(state, card, zone, FACEUP if zone == BANISHED else None)
     else:
         take(state, card)
-        put(state, card, zone, card.owner, position=FACEUP if zone in (BANISHED, EXTRA) else None)
+        put(state, card, zone, card.owner, None, FACEUP if zone in (BANISHED, EXTRA) else None)
     if zone in (HAND, DECK, EXTRA):
         card.properly_summoned = False             # SPS-14: back to the hand or Deck, a new card
 
@@ -280,12 +283,14 @@ def _pop_link(state: DuelState, ev: ChainLinkResolved | ChainLinkNegated) -> Cha
 
 @handles(ChainLinkResolved)
 def chain_link_resolved(state: DuelState, ev: ChainLinkResolved) -> None:
-    if 1 <= ev.link <= len(state.chain) and state.chain[ev.link - 1].negated_by is not None:
+    chain = state.chain
+    named = chain[ev.link - 1] if 1 <= ev.link <= len(chain) else None
+    if named is not None and named.negated_by is not None:
         fail(state, ev, "TERM-14", say("Chain Link {negated_by} negated its activation: Chain Link {link} does not "
                                        "resolve, it applies nothing (record chain_link_negated)",
-                                       negated_by=state.chain[ev.link - 1].negated_by, link=ev.link))
-    if 1 <= ev.link <= len(state.chain) and state.chain[ev.link - 1].left_for_gy:
-        card_id = state.chain[ev.link - 1].card
+                                       negated_by=named.negated_by, link=ev.link))
+    if named is not None and named.left_for_gy:
+        card_id = named.card
         fail(state, ev, "PEND-05", say("{name} is a Pendulum monster: it went to the GY while its activation was "
                                        "on the chain, and that activation was not negated (PEND-01): leaving the "
                                        "field, it goes face-up to the Extra Deck instead",
@@ -341,7 +346,8 @@ def chain_ended(state: DuelState, ev: ChainEnded) -> None:
     state.to_leave.clear()
     state.negated.clear()
     state.negated_links.clear()
-    forget_takers(state, at_turn_end=False)
+    if state.taken_next or state.taken_later:
+        forget_takers(state, at_turn_end=False)
     state.unrefunded.clear()
     state.summon_window = None
     state.resolving = False

@@ -105,6 +105,20 @@ _PLAN: dict[str, tuple[Callable[[DuelState, Event], None], int]] = {
 _UNHANDLED = (None, _RESETS_WINDOW | _RESETS_PASSES | _ENDS_PENDULUM)
 
 
+def _out_of_place(state: DuelState, event: Event, handler: Callable | None, traits: int) -> None:
+    """LOG-03, WIN-01..04: refuse an event that no duel in this state may take (one after the
+    end, one before the start, a match's event); return for one that may."""
+    if state.ended and not traits & _ENDED_OK:
+        rule = win.LOSS_RULES.get(state.end_reason or "", "WIN-04" if state.end_reason == "draw" else "LOG-03")
+        impossible(state, event, rule, say("the duel is over ({end_reason}); nothing may follow its end",
+                                           end_reason=state.end_reason))
+    if not state.started and not traits & _OPENS:
+        impossible(state, event, "LOG-03", N_("a duel begins with duel_started or position_set_up"))
+    if handler is None:                           # a match event (match/events.py) in a duel
+        impossible(state, event, "LOG-03", say("a {kind} event belongs to a match's stream, not to a duel",
+                                               kind=event.kind))
+
+
 def apply(state: DuelState, event: Event) -> DuelState:
     """Check ``event`` against the rules and apply it to ``state`` (in place); return the state.
 
@@ -113,14 +127,8 @@ def apply(state: DuelState, event: Event) -> DuelState:
     """
     kind = event.kind
     handler, traits = _PLAN.get(kind, _UNHANDLED)
-    if state.ended and not traits & _ENDED_OK:
-        rule = win.LOSS_RULES.get(state.end_reason or "", "WIN-04" if state.end_reason == "draw" else "LOG-03")
-        impossible(state, event, rule, say("the duel is over ({end_reason}); nothing may follow its end",
-                                           end_reason=state.end_reason))
-    if not state.started and not traits & _OPENS:
-        impossible(state, event, "LOG-03", N_("a duel begins with duel_started or position_set_up"))
-    if handler is None:                           # a match event (match/events.py) in a duel
-        impossible(state, event, "LOG-03", say("a {kind} event belongs to a match's stream, not to a duel", kind=kind))
+    if state.ended or not state.started or handler is None:   # one test for the rare cases
+        _out_of_place(state, event, handler, traits)
     overrides = state.overrides
     overridden = len(overrides)
     flags = state.flags

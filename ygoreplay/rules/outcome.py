@@ -143,22 +143,22 @@ def _pending_activation(state: DuelState, card: Card) -> ChainLink | None:
 
 def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> None:
     reason = ev.reason
-    if to.zone in PILES and to.controller != card.owner:
+    zone, here, facts = to.zone, card.zone, card.facts   # each fact is still read where it was
+    if zone in PILES and to.controller != card.owner:
         fail(state, ev, "CTRL-03", say("{name} goes to its owner's {zone} (player {owner}), not player "
                                        "{controller}'s",
-                                       name=card.name, zone=to.zone, owner=card.owner, controller=to.controller))
-    if to.zone == GY and card.facts.is_pendulum and card.facts.is_monster and card.zone in ON_FIELD and reason != "negated":
+                                       name=card.name, zone=zone, owner=card.owner, controller=to.controller))
+    if zone == GY and facts.is_pendulum and facts.is_monster and here in ON_FIELD and reason != "negated":
         link = _pending_activation(state, card) if ev.cite is None else None
         if link is not None:
             link.left_for_gy = True                # judged when its turn comes (chain.py)
         else:
             fail(state, ev, "PEND-05", say("{name} is a Pendulum monster: leaving the field for the GY, it goes "
                                            "face-up to the Extra Deck instead", name=card.name))
-    if to.zone in (HAND, DECK) and card.facts.is_extra_deck:
+    if (zone == HAND or zone == DECK) and facts.is_extra_deck:
         fail(state, ev, "ZONE-12", say("{name} is an Extra Deck monster: it returns to the Extra Deck, not the "
-                                       "{zone}", name=card.name, zone=to.zone))
-    elif to.zone == EXTRA and not card.facts.is_extra_deck and (
-            not card.facts.is_pendulum or ev.position == FACEDOWN):
+                                       "{zone}", name=card.name, zone=zone))
+    elif zone == EXTRA and not facts.is_extra_deck and (not facts.is_pendulum or ev.position == FACEDOWN):
         fail(state, ev, "ZONE-12", say("{name} is a Main Deck card: only a Pendulum monster goes to the Extra Deck, "
                                        "face-up", name=card.name))
     if reason == "battle":
@@ -166,26 +166,27 @@ def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> N
         if attack is None or card.id not in attack.destroyed:
             fail(state, ev, "BATTLE-14", say("{name} was not destroyed by battle in the current damage calculation",
                                              name=card.name))
-    elif reason == "discarded" and card.zone != HAND:
+    elif reason == "discarded" and here != HAND:
         fail(state, ev, "TERM-07", say("only a card in the hand is discarded; {name} is in the {zone}",
-                                       name=card.name, zone=card.zone))
-    elif reason == "tributed" and card.zone != MZONE and not (
-            card.zone == HAND and card.facts.is_monster and (state.resolving or ev.cause is not None)):
+                                       name=card.name, zone=here))
+    elif reason == "tributed" and here != MZONE and not (
+            here == HAND and facts.is_monster and (state.resolving or ev.cause is not None)):
         fail(state, ev, "SUM-06", say("a Tribute is a monster on the field (or, as a resolving effect such as a "
                                       "Ritual Spell Tributes, in the hand: RIT-02); {name} is in the {zone}",
-                                      name=card.name, zone=card.zone))
-    elif reason == "detached" and card.zone != OVERLAY:
+                                      name=card.name, zone=here))
+    elif reason == "detached" and here != OVERLAY:
         fail(state, ev, "XMAT-01", say("only an Xyz material is detached; {name} is in the {zone}",
-                                       name=card.name, zone=card.zone))
-    elif reason == "detached" and to.zone != GY:
-        fail(state, ev, "NIS-05", say("a detached Xyz material goes to the GY, not the {zone}", zone=to.zone))
-    if card.is_token and to.zone == MZONE and ev.position in (SET, "facedown_attack"):
+                                       name=card.name, zone=here))
+    elif reason == "detached" and zone != GY:
+        fail(state, ev, "NIS-05", say("a detached Xyz material goes to the GY, not the {zone}", zone=zone))
+    if card.is_token and zone == MZONE and ev.position in (SET, "facedown_attack"):
         fail(state, ev, "TOKEN-02", say("a Token is only ever face-up ({name}, {id})", name=card.name, id=card.id))
 
 
 def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> Card | None:
     """Check that the destination exists and is free; return the Xyz host when attaching."""
-    if to.zone == MZONE:
+    zone = to.zone
+    if zone == MZONE:
         if to.index is None:
             impossible(state, ev, "LOG-05", N_("a move to a Monster Zone names the zone index"))
         if ev.position is not None and ev.position not in (ATTACK, "defense", SET, "facedown_attack"):
@@ -193,18 +194,18 @@ def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> 
         check_monster_zone(state, ev, to.controller, card, to.index)
         if not card.facts.is_monster:
             fail(state, ev, "ZONE-03", say("{name} is not a monster and cannot be in a Monster Zone", name=card.name))
-    elif to.zone == SZONE:
+    elif zone == SZONE:
         check_spell_trap_zone(state, ev, to.controller, to.index, card)     # ZONE-08/09, CONF-09
-    elif to.zone == FZONE:
+    elif zone == FZONE:
         if state.sides[to.controller].fzone is not None:
             impossible(state, ev, "ZONE-10", say("player {controller}'s Field Zone is occupied",
                                                  controller=to.controller))
         if card.facts.spell_subtype != "field":
             fail(state, ev, "ZONE-10", say("only a Field Spell goes in the Field Zone, not {name}", name=card.name))
-    elif to.zone in (HAND, DECK, GY) and ev.position is not None:
+    elif zone in (HAND, DECK, GY) and ev.position is not None:
         impossible(state, ev, "LOG-05", say("a card in the {zone} takes no position, not {position!r}",
-                                            zone=to.zone, position=ev.position))
-    elif to.zone == OVERLAY:
+                                            zone=zone, position=ev.position))
+    elif zone == OVERLAY:
         host_id = state.mzone_card(to.controller, to.index) if to.index is not None and 0 <= to.index <= 6 else None
         host = state.cards.get(host_id) if host_id else None
         if host is None or not host.facts.is_xyz and host.code:      # a card not known may be the Xyz monster

@@ -87,6 +87,7 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
                                             "so name it (\"shows\": {{\"{id}\": passcode}})", id=card.id))
     from_hand = card.zone == HAND
     scale = facts.is_pendulum and facts.is_monster
+    subtype = facts.spell_subtype                # a known card's facts (the unknown one is refused above)
     # What cannot be applied at all is refused first, so a cited refusal records no override.
     if from_hand:
         pass
@@ -97,10 +98,10 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
     elif card.position != SET:
         impossible(state, ev, "LOG-02", say("{name} is already face-up; name the effect_type to activate one of "
                                             "its effects", name=card.name))
-    if not (scale or facts.is_spell or facts.is_trap):
+    if not (scale or subtype is not None or facts.is_trap):
         impossible(state, ev, "LOG-05", say("{name} is a monster: name the effect_type of the effect activated",
                                             name=card.name))
-    if from_hand and facts.spell_subtype != "field":
+    if from_hand and subtype != "field":
         _check_szone(state, ev, player, ev.zone, card)     # ZONE-08: it is placed in a free zone
     if card.controller != player:
         fail(state, ev, "CTRL-01", say("player {player} does not control {name}", player=player, name=card.name))
@@ -114,7 +115,7 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
             fail(state, ev, "TRAP-02", say("{name} was Set this turn and cannot be activated until the next",
                                            name=card.name))
         return 3 if facts.trap_subtype == "counter" else 2
-    if facts.spell_subtype == "quickplay":
+    if subtype == "quickplay":
         if from_hand and player != state.turn_player:
             fail(state, ev, "SPELL-12", N_("a Quick-Play Spell is activated from the hand only in your own turn"))
         elif not from_hand and card.set_turn == state.turn:
@@ -124,10 +125,10 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
     why = open_game_state(state, player)
     if why and not state.chain:
         fail(state, ev, "SPELL-02", say("a {spell_subtype} Spell is activated in your own Main Phase with an open "
-                                        "game state: {why}", spell_subtype=facts.spell_subtype, why=why))
-    if from_hand and facts.spell_subtype == "field" and not ev.field_zone:
+                                        "game state: {why}", spell_subtype=subtype, why=why))
+    if from_hand and subtype == "field" and not ev.field_zone:
         fail(state, ev, "ZONE-10", say("{name} is a Field Spell and is activated in the Field Zone", name=card.name))
-    if facts.spell_subtype == "equip":
+    if subtype == "equip":
         _check_equip_target(state, ev, card)
     return 1
 

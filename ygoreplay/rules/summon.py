@@ -354,7 +354,8 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     state.pendulum_summon_open = method == "pendulum"    # any other summon ends it (SPS-02)
     state.summon_window = card.id
     state.summon_group = [*state.summon_group, card.id] if continuing else [card.id]
-    state.material_moves = []
+    if state.material_moves:                             # they were this summon's
+        state.material_moves = []
     if state.equips:
         settle_equips(state, stranded)
 

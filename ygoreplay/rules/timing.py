@@ -53,9 +53,13 @@ def after(state: DuelState, event: Event) -> None:
     a Tribute Summon (SUM-07) or the materials a summon procedure sent to the GY (SPS-09) missed
     theirs: the summon, not their going, was the last thing to happen."""
     kind = event.kind
-    if state.resolving:
-        if kind in HAPPENINGS:
-            _happened(state, event)
+    if state.resolving:                          # something happened while a chain resolves: note it,
+        if kind in HAPPENINGS and not (kind == "card_moved" and event.reason in _RULE_MOVES):
+            timing = state.timing                # and what its card did
+            segment = timing[1] = timing[0]
+            card = state.cards.get(getattr(event, "card", None) or "")
+            if card is not None:
+                timing[2][card.id] = [segment, kind if kind in _SUMMONS else card.zone]
         return
     missed_now = state.timing[3]
     if kind not in HAPPENINGS:
@@ -75,17 +79,6 @@ def after(state: DuelState, event: Event) -> None:
             state.timing[3][card_id] = ["gy", rule]
 
 
-def _happened(state: DuelState, event: Event) -> None:
-    """Something happened while a chain resolves: note it, and what its card did."""
-    if event.kind == "card_moved" and event.reason in _RULE_MOVES:
-        return
-    segment = state.timing[0]
-    state.timing[1] = segment
-    card = state.cards.get(getattr(event, "card", None) or "")
-    if card is not None:
-        state.timing[2][card.id] = [segment, event.kind if event.kind in _SUMMONS else card.zone]
-
-
 def link_resolved(state: DuelState) -> None:
     """A link resolved or was negated: what follows happens in the next segment."""
     state.timing[0] += 1
@@ -94,9 +87,15 @@ def link_resolved(state: DuelState) -> None:
 def chain_over(state: DuelState) -> None:
     """The chain ended: the cards whose event was followed by another link's are the ones that
     missed their timing, for the chain that may follow."""
-    _, last, marks = state.timing[:3]
-    state.timing = [0, -1, {}, {card: [what, "NIS-06"] for card, (segment, what) in marks.items() if segment < last}
-                    if marks else {}]
+    timing = state.timing                         # the same list, reset in place (nothing else holds it)
+    marks = timing[2]
+    if marks:
+        last = timing[1]
+        timing[3] = {card: [what, "NIS-06"] for card, (segment, what) in marks.items() if segment < last}
+        timing[2] = {}
+    elif timing[3]:
+        timing[3] = {}
+    timing[0], timing[1] = 0, -1
 
 
 def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:

@@ -16,6 +16,7 @@ New Master Rule.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from ..i18n import N_, say
@@ -25,10 +26,13 @@ from ..rulesets import RULESETS, RuleSet
 from ..state import MAIN_MONSTER_ZONES, Card, DuelState
 from .base import fail, impossible
 
-_ARROWS: tuple[tuple[int, int, int], ...] = (
+#: Each link arrow's bit and the cell it points to, one row up or down, one column left or right.
+#: The bits are plain ints: ``int & IntFlag`` runs the enum's Python ``__rand__`` (a few µs per
+#: arrow, 8 arrows per Link monster each time a zone is checked), ``int & int`` does not.
+_ARROWS: tuple[tuple[int, int, int], ...] = tuple((int(marker), dr, dc) for marker, dr, dc in (
     (LinkMarker.TOP, 1, 0), (LinkMarker.BOTTOM, -1, 0), (LinkMarker.LEFT, 0, -1),
     (LinkMarker.RIGHT, 0, 1), (LinkMarker.TOP_LEFT, 1, -1), (LinkMarker.TOP_RIGHT, 1, 1),
-    (LinkMarker.BOTTOM_LEFT, -1, -1), (LinkMarker.BOTTOM_RIGHT, -1, 1))
+    (LinkMarker.BOTTOM_LEFT, -1, -1), (LinkMarker.BOTTOM_RIGHT, -1, 1)))
 
 Cell = tuple[int, int]
 
@@ -59,8 +63,11 @@ def _cell(state: DuelState, card: Card) -> Cell:
     return (0, seq) if card.controller == 0 else (2, 4 - seq)
 
 
-def arrow_cells(markers: int, cell: Cell, controller: int) -> set[Cell]:
-    """The cells a Link monster with these arrows, at ``cell``, controlled by ``controller``, points to."""
+@functools.lru_cache(maxsize=4096)
+def arrow_cells(markers: int, cell: Cell, controller: int) -> frozenset[Cell]:
+    """The cells a Link monster with these arrows, at ``cell``, controlled by ``controller``, points
+    to. Worked out once per arrows, cell and side (a few hundred in all): every summon from the
+    Extra Deck asks it for each Link monster on the field."""
     row, col = cell
     sign = 1 if controller == 0 else -1
     out: set[Cell] = set()
@@ -69,7 +76,7 @@ def arrow_cells(markers: int, cell: Cell, controller: int) -> set[Cell]:
             r, c = row + sign * dr, col + sign * dc
             if _valid_cell(r, c):
                 out.add((r, c))
-    return out
+    return frozenset(out)
 
 
 def _link_monsters(state: DuelState, leaving: frozenset[str]) -> Iterable[Card]:
@@ -105,7 +112,7 @@ def extra_link(state: DuelState, player: int, card: Card, zone: int, leaving: fr
     if other_id is None:
         return False
     start = zone_cell(state, player, zone)
-    arrows: dict[Cell, tuple[str, set[Cell]]] = {start: (card.id, arrow_cells(card.facts.link_markers, start, player))}
+    arrows: dict[Cell, tuple[str, frozenset[Cell]]] = {start: (card.id, arrow_cells(card.facts.link_markers, start, player))}
     for other in _link_monsters(state, leaving):
         cell = _cell(state, other)
         arrows[cell] = (other.id, arrow_cells(other.facts.link_markers, cell, other.controller))
@@ -146,7 +153,6 @@ def check_monster_zone(state: DuelState, ev: Event, player: int, card: Card, zon
                        freed: frozenset[str] = frozenset()) -> None:
     """Refuse a zone that does not exist or is taken; fail one the rules close to this monster."""
     check_free_monster_zone(state, ev, player, zone, freed)
-    ruleset = ruleset_of(state)
     from_extra = card.zone == EXTRA
     pendulum_from_extra = from_extra and card.position == FACEUP
     if zone >= 5:
@@ -162,7 +168,10 @@ def check_monster_zone(state: DuelState, ev: Event, player: int, card: Card, zon
                      "(ZONE-05): {name} there would not be co-linked, through Link monsters pointing at each "
                      "other, to {name2}", player=player, other=other, name=card.name, name2=state.cards[other].name))
         return
-    if not from_extra or ruleset.extra_deck_placement == "unrestricted":
+    if not from_extra:
+        return
+    ruleset = ruleset_of(state)
+    if ruleset.extra_deck_placement == "unrestricted":
         return
     needs_link = ruleset.extra_deck_placement == "nmr2017" or card.facts.is_link or pendulum_from_extra
     linked = linked_main_zones(state, player, freed) if needs_link else set()
