@@ -331,7 +331,7 @@ def from_dict_of(data: dict):
 
 def test_in_thread_runs_in_the_callers_context_and_raises_its_errors(client):  # noqa: F811
     service = client.app.state.service
-    assert service.executor is not None                  # the lifespan's threads: not asyncio.to_thread
+    assert service.threads is not None                   # the lifespan's threads: not asyncio.to_thread
     asked: contextvars.ContextVar[str] = contextvars.ContextVar("asked")
 
     async def run() -> None:
