@@ -331,7 +331,7 @@ def from_dict_of(data: dict):
 
 def test_in_thread_runs_in_the_callers_context_and_raises_its_errors(client):  # noqa: F811
     service = client.app.state.service
-    assert service.executor is not None                  # the lifespan's threads: not asyncio.to_thread
+    assert service.threads is not None                   # the lifespan's threads: not asyncio.to_thread
     asked: contextvars.ContextVar[str] = contextvars.ContextVar("asked")
 
     async def run() -> None:
@@ -345,3 +345,74 @@ def test_in_thread_runs_in_the_callers_context_and_raises_its_errors(client):  #
         await asyncio.sleep(0.1)
         assert waiting.cancelled()
     asyncio.run(run())
+
+
+
+def test_the_lane_runs_the_middleware_it_knows_as_one_and_any_other_whole(client, plain, store):  # noqa: F811
+    duel, other_duel = _duel(client), _duel(client)
+    recorder, others = auth(duel["tokens"]["recorder"]), auth(other_duel["tokens"]["recorder"])
+    assert client.post(f"/duels/{duel['id']}/events?expected=0", json=SAMPLE[:1], headers=recorder).status_code == 200
+    assert client.app._lane.app.__name__ == "flat"       # the stack it knows, flattened
+    # a body of no stated length (chunked) takes the whole stack: answered as routed
+    refused = client.post(f"/duels/{duel['id']}/events", content=iter([b"["]), headers=recorder)
+    through = plain.post(f"/duels/{duel['id']}/events", content=iter([b"["]), headers=recorder)
+    assert refused.status_code == through.status_code == 400
+    assert (refused.content, dict(refused.headers)) == (through.content, dict(through.headers))
+    body = json.dumps(SAMPLE[1:3]).encode()
+    laned = client.post(f"/duels/{duel['id']}/events?expected=1", content=iter([body]), headers=recorder)
+    assert plain.post(f"/duels/{other_duel['id']}/events?expected=0", json=SAMPLE[:1], headers=others).status_code == 200
+    through = plain.post(f"/duels/{other_duel['id']}/events?expected=1", content=iter([body]), headers=others)
+    assert laned.status_code == through.status_code == 200 and "content-length" not in laned.request.headers
+    assert _same_but_for(laned.content, through.content) == laned.content
+    assert dict(laned.headers) == dict(through.headers)
+    # a middleware the lane does not know: the whole stack, the middleware run
+    app = create_app(store, access.digest(ADMIN))
+
+    class Marked:
+        def __init__(self, inner):
+            self.app = inner
+
+        async def __call__(self, scope, receive, send):
+            async def marked(message):
+                if message["type"] == "http.response.start":
+                    message = {**message, "headers": [*message["headers"], (b"x-marked", b"1")]}
+                await send(message)
+            await self.app(scope, receive, marked)
+    app.add_middleware(Marked)
+    with TestClient(app) as other:
+        answer = other.post(f"/duels/{duel['id']}/events?expected=3", json=SAMPLE[3:4], headers=recorder)
+        assert answer.status_code == 200 and answer.headers["x-marked"] == "1"
+        assert app._lane is not None and getattr(app._lane.app, "__name__", "") != "flat"
+
+
+def test_the_telemetry_check_is_asked_again_only_after_its_interval(client):  # noqa: F811
+    assert isinstance(client.app._native_telemetry.enabled, core._Rechecked)
+    asked: list[int] = []
+    kept = core._Rechecked(lambda: bool(asked.append(1)), interval=3600)
+    assert [kept(), kept(), kept()] == [False] * 3 and len(asked) == 1
+    every = core._Rechecked(lambda: bool(asked.append(1)) or True, interval=0)
+    assert [every(), every()] == [True, True] and len(asked) == 3
+
+
+def test_threads_run_jobs_at_once_up_to_their_most_and_end_once_closed():
+    import threading
+    threads = core.Threads(3, "test")
+    started, release = threading.Semaphore(0), threading.Event()
+    names: list[str] = []
+
+    def job() -> None:
+        names.append(threading.current_thread().name)
+        started.release()
+        release.wait(10)
+    for _ in range(4):
+        threads.run(job)
+    for _ in range(3):
+        assert started.acquire(timeout=10)               # three at once: the fourth waits for a thread
+    assert not started.acquire(timeout=0.05) and len(threads._threads) == 3
+    release.set()
+    assert started.acquire(timeout=10) and len(threads._threads) == 3     # an idle thread took it
+    threads.close()
+    for thread in threads._threads:
+        thread.join(10)
+        assert not thread.is_alive()
+    assert sorted(set(names)) <= ["test-0", "test-1", "test-2"]

@@ -47,7 +47,7 @@ from . import (duels, images, judge, languages, library_pages, matches, pages, r
                sheets, uploads)
 from .common import HTTPError, _errors, _Limit
 from .language import Language
-from .core import Service, ServiceApp
+from .core import Service, ServiceApp, Threads
 
 THREADS = 256                    # requests waiting on the store at once
 
@@ -61,9 +61,10 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         loop = asyncio.get_running_loop()
         # Every append waits in a thread for its group commit: enough threads that the appends of
-        # many tables can wait at once (and so be committed together).
-        service.executor = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="ygoreplay")
-        loop.set_default_executor(service.executor)
+        # many tables can wait at once (and so be committed together). The other routes' threads
+        # (``asyncio.to_thread``) are as many.
+        threads = service.threads = Threads(THREADS, "ygoreplay")
+        loop.set_default_executor(ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="ygoreplay-to"))
         # The objects made at start-up live for good, and a service makes few reference cycles:
         # frozen and collected rarely, a full collection no longer stalls every request for tens of ms.
         gc.collect()
@@ -73,7 +74,8 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
         try:
             yield
         finally:
-            service.executor = None
+            service.threads = None
+            threads.close()
             service.hub.stop()
             if witness is not None:
                 witness.close()

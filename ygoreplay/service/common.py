@@ -70,11 +70,8 @@ class _Limit:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        length = None
-        for name, value in scope.get("headers") or ():
-            if name == b"content-length":        # the last one, as a dict of the headers keeps it
-                length = value
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+        length = _stated_length(scope)
+        if length is not None and not _within_limit(length):
             return await _json(413, {"error": f"the request body is over {MAX_BODY} bytes"})(scope, receive, send)
         seen = 0
 
@@ -88,11 +85,30 @@ class _Limit:
 
         async def uncached(message: dict) -> None:
             if message["type"] == "http.response.start":
-                headers = list(message.get("headers") or [])
-                if not any(name.lower() == b"cache-control" for name, _ in headers):
+                headers = message.get("headers") or []
+                if _says_nothing_of_caching(headers):
                     message = {**message, "headers": [*headers, (b"cache-control", b"no-store")]}
             await send(message)
         return await self.app(scope, limited, uncached)
+
+
+def _stated_length(scope: Scope) -> bytes | None:
+    """A request's ``Content-Length`` (the last one, as a dict of the headers keeps it), if any."""
+    length = None
+    for name, value in scope.get("headers") or ():
+        if name == b"content-length":
+            length = value
+    return length
+
+
+def _within_limit(length: bytes) -> bool:
+    """Whether a stated body length is a number of bytes within ``MAX_BODY`` (else 413)."""
+    return length.isdigit() and int(length) <= MAX_BODY
+
+
+def _says_nothing_of_caching(headers: list) -> bool:
+    """Whether an answer's headers say nothing of caching (``_Limit`` then adds ``no-store``)."""
+    return not any(name.lower() == b"cache-control" for name, _ in headers)
 
 
 def _json(status: int, data: dict) -> JSONResponse:

@@ -6,26 +6,33 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import queue
 import re
 import threading
-from collections import Counter
-from concurrent.futures import Executor
+import time
+from collections import Counter, deque
+from contextlib import AsyncExitStack
 from typing import Annotated, Any, Callable, Coroutine
 
 from fastapi import Depends, FastAPI, Request
 from fastapi import routing as fastapi_routing
 from fastapi.routing import APIRoute, serialize_response
+from starlette.middleware.errors import ServerErrorMiddleware
+from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.responses import Response
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from .. import i18n
 from ..access import PLAYERS, VIEW_OF, Access, digest, matches
 from ..application import Records
 from ..errors import StoreError
 from ..live import Hub, LiveDuel
 from ..receipts import Witness
 from ..store import Store
-from .common import _DUEL_ID, Caller, HTTPError
+from .common import (_DUEL_ID, Caller, HTTPError, _Limit, _says_nothing_of_caching, _stated_length,
+                     _within_limit)
+from .language import Language, request_language, said_in_headers
 
 FOLLOWS_PER_CLIENT = 32          # open streams (of duels and matches) from one client address
 FOLLOWS_PER_DUEL = 2_000         # open streams of one duel or match
@@ -79,6 +86,60 @@ class _Lease:
     __del__ = close
 
 
+class Threads:
+    """Threads for the loop's blocking work (an append waits in one for its group commit), started
+    as needed up to ``most``: a job is a callable put on a queue, taken by an idle thread. The
+    standard pool makes a future, a work item and a semaphore's condition a job, and takes two
+    locks to submit it: ~25 µs of CPU a hop there and back, against ~6 here (issue 25). A job
+    catches its own errors (``Service.in_thread``)."""
+
+    def __init__(self, most: int, name: str) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0          # threads waiting for a job no ``run`` has counted on them for
+        self._waiting = 0       # jobs queued with every thread busy: the next thread free takes one
+        self._threads: list[threading.Thread] = []
+        self._most, self._name = most, name
+
+    def run(self, job: Callable[[], None]) -> None:
+        """Run ``job`` in an idle thread, else in a new one, else in the first one free."""
+        with self._lock:
+            if self._idle:
+                self._idle -= 1
+                thread = None
+            elif len(self._threads) < self._most:
+                thread = threading.Thread(target=self._serve, name=f"{self._name}-{len(self._threads)}")
+                self._threads.append(thread)
+            else:
+                self._waiting += 1
+                thread = None
+        self._jobs.put(job)
+        if thread is not None:
+            thread.start()
+
+    def close(self) -> None:
+        """Let each thread end once the jobs before are done (none is cut short: the interpreter
+        waits for them at exit)."""
+        with self._lock:
+            ending = len(self._threads)
+            self._most = 0
+        for _ in range(ending):
+            self._jobs.put(None)
+
+    def _serve(self) -> None:
+        take, lock = self._jobs.get, self._lock
+        while True:
+            job = take()
+            if job is None:
+                return
+            job()
+            with lock:
+                if self._waiting:
+                    self._waiting -= 1
+                else:
+                    self._idle += 1
+
+
 class Service:
     """The service's state: the store, its records, the duels followed, the organiser's token."""
 
@@ -88,13 +149,14 @@ class Service:
         self.hub = Hub(store)
         self.streams = Streams()
         self.admin_digest = admin_digest
-        self.executor: Executor | None = None      # the loop's threads, once it runs (``create_app``)
+        self.threads: Threads | None = None        # the loop's threads, once it runs (``create_app``)
 
     async def in_thread(self, func: Callable[..., Any], *args: Any) -> Any:
         """``func(*args)`` in one of the loop's threads, in this request's context (its language),
         as ``asyncio.to_thread``; answered by one future of the loop, not a thread's future chained
         to one (a hop there and back is an append's every request: issue 25)."""
-        if self.executor is None:
+        threads = self.threads
+        if threads is None:
             return await asyncio.to_thread(func, *args)
         loop = asyncio.get_running_loop()
         done = loop.create_future()
@@ -109,7 +171,7 @@ class Service:
                 loop.call_soon_threadsafe(_settle, done, result, error)
             except RuntimeError:                # the loop has closed: nobody awaits it
                 pass
-        self.executor.submit(run)
+        threads.run(run)
         return await done
 
     # -- who is asking --------------------------------------------------------------------------
@@ -335,6 +397,12 @@ class ServiceApp(FastAPI):
     _lane: ASGIApp | None = None
     _laned = False
 
+    def __init__(self, **settings: Any) -> None:
+        super().__init__(**settings)
+        telemetry = getattr(self, "_native_telemetry", None)     # FastAPI >= 0.16x: asked every request
+        if telemetry is not None:
+            telemetry.enabled = _Rechecked(telemetry.enabled)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (scope["type"] == "http" and scope["method"] == "POST" and _APPEND_PATH.fullmatch(scope["path"])
                 and not scope.get("root_path") and not self.root_path):
@@ -347,6 +415,23 @@ class ServiceApp(FastAPI):
                 scope["app"] = self
                 return await self._lane(scope, receive, send)
         return await super().__call__(scope, receive, send)
+
+
+class _Rechecked:
+    """A check whose answer is kept for ``interval`` seconds: whether OpenTelemetry is configured,
+    which FastAPI asks of three providers and the environment before every request (~10 µs of an
+    append's ~200 on the loop: issue 25). A provider is set once, by the code or the environment
+    that starts the service; one set while serving is seen within the interval."""
+
+    def __init__(self, check: Callable[[], bool], interval: float = 1.0) -> None:
+        self._check, self._interval = check, interval
+        self._answer, self._until = False, float("-inf")
+
+    def __call__(self) -> bool:
+        now = time.monotonic()
+        if now >= self._until:
+            self._answer, self._until = self._check(), now + self._interval
+        return self._answer
 
 
 def _lane(app: ServiceApp) -> ASGIApp | None:
@@ -382,7 +467,59 @@ def _lane(app: ServiceApp) -> ASGIApp | None:
         if node is None:
             return None
     node.app = append
-    return stack
+    return _flattened(stack, append) or stack
+
+
+def _flattened(stack: Any, append: ASGIApp) -> ASGIApp | None:
+    """The lane's stack with the layers between the server's errors and the route run as one
+    (``flat``): the two no-ops an append meets (FastAPI's telemetry, off in the lane, and its
+    body limit, none set), ``Language``, ``_Limit``, the exception handlers' mapping (which the
+    route's own wrapper does, from the same handlers) and the exit stack, each its own coroutine
+    and the answer passed through each one's ``send``: about a fifth of the event loop's CPU of
+    an append (issue 25). Only for the stack this knows, layer by layer, and a body of a stated
+    length within ``MAX_BODY``: any other request (no length, one over the limit: 413) takes the
+    whole stack. None when the stack is another (a middleware added, another FastAPI)."""
+    try:
+        from fastapi._body_limit import MAX_BODY_SIZE_SCOPE_KEY, AppBodyLimitMiddleware
+        from fastapi.middleware.asyncexitstack import AsyncExitStackMiddleware
+        from fastapi.telemetry._asgi import ExceptionTelemetryMiddleware
+    except ImportError:
+        return None
+    layers: list[Any] = []
+    node: Any = stack
+    while node is not append:
+        layers.append(node)
+        node = getattr(node, "app", None)
+        if node is None:
+            return None
+    known = [ServerErrorMiddleware, ExceptionTelemetryMiddleware, AppBodyLimitMiddleware, Language, _Limit,
+             ExceptionMiddleware, AsyncExitStackMiddleware]
+    if [type(layer) for layer in layers] != known or layers[2].app is not layers[3]:   # a body limit set
+        return None
+    server_errors, whole, exceptions, files = layers[0], layers[1], layers[5], layers[6]
+    handlers = (exceptions._exception_handlers, exceptions._status_handlers)
+    files_key = files.context_name
+
+    async def flat(scope: Scope, receive: Receive, send: Send) -> None:
+        length = _stated_length(scope)
+        if length is None or not _within_limit(length) or MAX_BODY_SIZE_SCOPE_KEY in scope:
+            return await whole(scope, receive, send)
+        language = request_language(scope)
+
+        async def answer(message: dict) -> None:    # as ``_Limit`` and then ``Language`` send it
+            if message["type"] == "http.response.start":
+                headers = message.get("headers") or []
+                if _says_nothing_of_caching(headers):
+                    headers = [*headers, (b"cache-control", b"no-store")]
+                message = {**message, "headers": said_in_headers(headers, language)}
+            await send(message)
+        scope["starlette.exception_handlers"] = handlers      # as ``ExceptionMiddleware`` leaves them
+        with i18n.using(language):
+            async with AsyncExitStack() as stack:
+                scope[files_key] = stack
+                await append(scope, receive, answer)
+    server_errors.app = flat
+    return server_errors
 
 
 def _routed(app: ServiceApp, scope: Scope) -> tuple[Callable, ASGIApp] | None:

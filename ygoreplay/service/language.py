@@ -44,6 +44,11 @@ def request_language(scope: Scope) -> str:
     return language
 
 
+def said_in_headers(headers: list, language: str) -> list:
+    """An answer's headers saying the language it was served in (``Content-Language``, last)."""
+    return [*((k, v) for k, v in headers if k.lower() != b"content-language"), (b"content-language", language.encode())]
+
+
 class Language:
     """Serves every HTTP request in its reader's language."""
 
@@ -57,8 +62,7 @@ class Language:
 
         async def said_in(message: dict) -> None:
             if message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers") or [] if k.lower() != b"content-language"]
-                message = {**message, "headers": [*headers, (b"content-language", language.encode())]}
+                message = {**message, "headers": said_in_headers(message.get("headers") or [], language)}
             await send(message)
 
         with i18n.using(language):
