@@ -16,8 +16,10 @@ schema per part, dropped at the end), as the multi-process service does.
    into a table of the recorder's shape and commits (no rules, no chain, no signing, no index,
    no table lock): the most PostgreSQL gives these appends on this machine. ``--bare`` adds the
    bare ``eventsourcing`` recorder, one event per transaction (what the store did once). Every
-   duel is then counted (nothing lost or written twice) and verified. Limits (issue 25): the
-   store's rate >= 0.7x the raw group commit's, append p99 < 50 ms, nothing lost.
+   duel is then counted (nothing lost or written twice) and verified. The writer processes collect
+   garbage as the service's process does (``gc.freeze`` at start, thresholds 50,000/20/100), every
+   kind alike; ``--default-gc`` keeps the collector's defaults. Limits (issue 25): the store's rate
+   >= 0.7x the raw group commit's, append p99 < 50 ms, nothing lost.
 2. **HTTP** (``ygoreplay serve --workers 2``): ``--clients`` recorder clients (default 200), each
    recording its own duel one event per request with ``expected=N``, over keep-alive connections
    of a minimal asyncio HTTP client (so the client, on the same 2 cores, costs as little as it
