@@ -16,8 +16,10 @@ schema per part, dropped at the end), as the multi-process service does.
    into a table of the recorder's shape and commits (no rules, no chain, no signing, no index,
    no table lock): the most PostgreSQL gives these appends on this machine. ``--bare`` adds the
    bare ``eventsourcing`` recorder, one event per transaction (what the store did once). Every
-   duel is then counted (nothing lost or written twice) and verified. Limits (issue 25): the
-   store's rate >= 0.7x the raw group commit's, append p99 < 50 ms, nothing lost.
+   duel is then counted (nothing lost or written twice) and verified. The writer processes collect
+   garbage as the service's process does (``gc.freeze`` at start, thresholds 50,000/20/100), every
+   kind alike; ``--default-gc`` keeps the collector's defaults. Limits (issue 25): the store's rate
+   >= 0.7x the raw group commit's, append p99 < 50 ms, nothing lost.
 2. **HTTP** (``ygoreplay serve --workers 2``): ``--clients`` recorder clients (default 200), each
    recording its own duel one event per request with ``expected=N``, over keep-alive connections
    of a minimal asyncio HTTP client (so the client, on the same 2 cores, costs as little as it
@@ -46,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import importlib.util
 import json
 import multiprocessing as mp
@@ -122,16 +125,20 @@ class Schema:
 
 # -- 1. the store ------------------------------------------------------------------------------------------
 
-def _store_writer(kind: str, url: str, duels: list[str], n_events: int, threads: int, start, results) -> None:
+def _store_writer(kind: str, url: str, duels: list[str], n_events: int, threads: int, start, results,
+                  service_gc: bool = True) -> None:
     """One writer process (a failure is reported, never left for the parent to wait on)."""
     try:
-        _store_writes(kind, url, duels, n_events, threads, start, results)
+        _store_writes(kind, url, duels, n_events, threads, start, results, service_gc)
     except BaseException as exc:
         results.put((0.0, [], [f"the writer process failed: {type(exc).__name__}: {exc}"[:300]], [], 0.0))
 
 
-def _store_writes(kind: str, url: str, duels: list[str], n_events: int, threads: int, start, results) -> None:
-    """``threads`` threads, each appending its duels' events round-robin."""
+def _store_writes(kind: str, url: str, duels: list[str], n_events: int, threads: int, start, results,
+                  service_gc: bool = True) -> None:
+    """``threads`` threads, each appending its duels' events round-robin. With ``service_gc`` the
+    process collects as the service's does (``ygoreplay.service.create_app``: what exists at start
+    frozen, the young generation collected every 50,000 allocations), every kind alike."""
     events = generate(n_events, 1)
     latencies: list[float] = []
     errors: list[str] = []
@@ -180,6 +187,10 @@ def _store_writes(kind: str, url: str, duels: list[str], n_events: int, threads:
                 if i:
                     steady.append(latencies[-1])
     shares = [duels[t::threads] for t in range(threads)]
+    if service_gc:
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(50_000, 20, 100)
     start.wait()
     t0, cpu0 = time.perf_counter(), time.process_time()
     pool = [threading.Thread(target=worker, args=(share,)) for share in shares if share]
@@ -193,9 +204,10 @@ def _store_writes(kind: str, url: str, duels: list[str], n_events: int, threads:
 
 
 def bench_store(n_duels: int, n_events: int, processes: int, threads: int, rounds: int, bare: bool,
-                before: str | None) -> None:
+                before: str | None, service_gc: bool = True) -> None:
     print(f"[store] PostgreSQL, {n_duels} duels x {n_events} events, {processes} processes x {threads} threads, "
-          f"one event per append, round-robin; {rounds} round(s), the kinds interleaved in each")
+          f"one event per append, round-robin; {rounds} round(s), the kinds interleaved in each; the writer "
+          f"processes' collector {'as the service sets it' if service_gc else 'at its defaults'}")
     kinds = [("raw", "raw psycopg, group commit of the same payloads", None)]
     kinds += [("ygoreplay", f"ygoreplay Store, {name} (rules, chain, signed anchor, index; group commit)", tree)
               for name, tree in trees(before)]
@@ -205,7 +217,7 @@ def bench_store(n_duels: int, n_events: int, processes: int, threads: int, round
     expected = n_duels * n_events
     for r in range(rounds):
         for kind, label, tree in kinds:
-            run = _store_run(kind, tree, n_duels, n_events, processes, threads)
+            run = _store_run(kind, tree, n_duels, n_events, processes, threads, service_gc)
             runs[label].append(run)
             lost = expected - run.get("stored", expected)
             print(f"  round {r + 1}, {label}:\n    {run['n']:,} appends in {run['elapsed']:.2f} s = {run['rate']:,.0f} "
@@ -333,7 +345,8 @@ def _count_and_verify(url: str, duels: list[str], tree: str | None) -> tuple[lis
     return counts, verified
 
 
-def _store_run(kind: str, tree: str | None, n_duels: int, n_events: int, processes: int, threads: int) -> dict:
+def _store_run(kind: str, tree: str | None, n_duels: int, n_events: int, processes: int, threads: int,
+               service_gc: bool = True) -> dict:
     """One run of one kind: its rate, latencies, errors, and what was lost."""
     schema = Schema("store")
     try:
@@ -353,7 +366,8 @@ def _store_run(kind: str, tree: str | None, n_duels: int, n_events: int, process
         ctx = mp.get_context("spawn")
         start, results = ctx.Barrier(processes), ctx.Queue()
         procs = [ctx.Process(target=_store_writer, args=(kind, schema.url, duels[p::processes], n_events,
-                                                          threads, start, results)) for p in range(processes)]
+                                                          threads, start, results, service_gc))
+                 for p in range(processes)]
         if tree:                         # a spawned process starts with this path: it imports that tree's package
             sys.path.insert(0, tree)
         try:
@@ -774,6 +788,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=1,
                         help="runs of each store kind and of each HTTP mode, interleaved (default 1)")
     parser.add_argument("--bare", action="store_true", help="also the bare eventsourcing recorder at the store")
+    parser.add_argument("--default-gc", action="store_true",
+                        help="the store's writer processes keep the collector's defaults (not the service's settings)")
     parser.add_argument("--before", metavar="DIR",
                         help="also measure the ygoreplay of this checkout, interleaved (before/after)")
     args = parser.parse_args(argv)
@@ -783,7 +799,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start")
     if args.only in (None, "store"):
         bench_store(args.duels or (20 if q else 1000), args.events or (5 if q else 30), args.processes,
-                    args.threads or (8 if q else 128), args.rounds, args.bare, args.before)
+                    args.threads or (8 if q else 128), args.rounds, args.bare, args.before, not args.default_gc)
     if args.only in (None, "http"):
         bench_http(args.clients or (10 if q else 200), args.http_events or (5 if q else 50), args.http_rate,
                    args.before, args.rounds)

@@ -117,6 +117,14 @@ class EventRow(StoredEvent):
     seen: Seen | None = field(default=None, compare=False)
 
 
+@dataclass(frozen=True)
+class HeadRow(StoredEvent):
+    """A stored anchor (its version the event count) carrying the status it signs, so that the
+    index need not decode the bytes it was just encoded to."""
+
+    status: Mapping[str, Any] | None = field(default=None, compare=False)
+
+
 def before(event: Event, fold: Any) -> str | None:
     """What ``seen`` needs of the state before the event: the card of the chain link a
     ``chain_link_negated`` names (the link is gone once it is applied)."""
@@ -127,13 +135,13 @@ def before(event: Event, fold: Any) -> str | None:
     return chain[link - 1].card if 1 <= link <= len(chain) else None
 
 
-def seen(event: Event, fold: Any, negated: str | None, when: str) -> Seen:
+def seen(event: Event, fold: Any, negated: str | None, at: int) -> Seen:
     """The spectator's card events of ``event`` just applied to ``fold`` (``before`` gave
-    ``negated``): a card counts only when the spectator may know it there (``can_see``) or the
-    event shows it to everyone (an activation), and the record knows its passcode."""
+    ``negated``; ``at`` its recording time in milliseconds): a card counts only when the
+    spectator may know it there (``can_see``) or the event shows it to everyone (an activation),
+    and the record knows its passcode."""
     state = fold.state
     turn = int(getattr(state, "turn", 0) or 0)
-    at = to_ms(when)
     kind = event.kind
     if kind == "match_started":
         return Seen(turn, at, meta={"event": event.event_name or None, "format": event.format or None,
@@ -250,19 +258,31 @@ class Index:
             elif row.topic in _HEADERS and not part and row.originator_version == 0:
                 self._header(cursor, owner, row.state)
             elif row.topic == _HEAD:
-                self._head(cursor, owner, row.state, appended.get(owner, 0))
+                self._head(cursor, owner, row, appended.get(owner, 0))
             elif row.topic == _ACCESS:
                 self._access(cursor, owner, row.state)
             elif row.topic == _MATCH_GAME:
                 link = msgpack.unpackb(row.state)
                 cursor.execute(self.sql("UPDATE {streams} SET match = ? WHERE id = ?"), (str(link.get("id")), owner))
         if marks:
-            cursor.executemany(self.sql("INSERT INTO {marks} (stream, position, at, turn) VALUES (?, ?, ?, ?) "
-                                        "ON CONFLICT DO NOTHING"), marks)
+            self._rows(cursor, "marks", ("stream", "position", "at", "turn"), ("text", "int4", "int8", "int4"), marks)
         if cards:
-            cursor.executemany(self.sql(
-                "INSERT INTO {cards} (code, action, turn, stream, position, side) VALUES (?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT DO NOTHING"), cards)
+            self._rows(cursor, "cards", ("code", "action", "turn", "stream", "position", "side"),
+                       ("int8", "text", "int4", "text", "int4", "int4"), cards)
+
+    def _rows(self, cursor: Any, table: str, columns: tuple[str, ...], types: tuple[str, ...],
+              rows: list[tuple]) -> None:
+        """Rows inserted into one of the index's tables (a row already there is kept). On
+        PostgreSQL one statement of one array a column, however many rows: ``executemany`` in a
+        pipeline is a statement a row, ~15 of them a group commit of 60 appends (issue 25)."""
+        names = ", ".join(columns)
+        if self.backend == "postgresql":
+            arrays = ", ".join(f"%s::{kind}[]" for kind in types)
+            cursor.execute(f"INSERT INTO {getattr(self, table)} ({names}) SELECT * FROM unnest({arrays}) "
+                           "ON CONFLICT DO NOTHING", [list(column) for column in zip(*rows)], prepare=True)
+            return
+        cursor.executemany(f"INSERT INTO {getattr(self, table)} ({names}) VALUES ({', '.join('?' * len(columns))}) "
+                           "ON CONFLICT DO NOTHING", rows)
 
     def _header(self, cursor: Any, stream: str, state: bytes) -> None:
         header = msgpack.unpackb(state)["header"]
@@ -295,9 +315,12 @@ class Index:
              int(float(delay.get("seconds", 0)) * 1000), release.get("event"),
              access.get("mode") == "witnessed", stream))
 
-    def _head(self, cursor: Any, stream: str, state: bytes, appended: int) -> None:
-        head = msgpack.unpackb(state)
-        status = head.get("status") or {}
+    def _head(self, cursor: Any, stream: str, row: StoredEvent, appended: int) -> None:
+        if isinstance(row, HeadRow) and row.status is not None:
+            count, status = row.originator_version, row.status
+        else:
+            head = msgpack.unpackb(row.state)
+            count, status = int(head.get("n", 0)), head.get("status") or {}
         players = [str(p) for p in (status.get("players") or [])][:2] + ["", ""]
         winner = status.get("winner")
         # Written only when it changes (a new turn, the end, the players named): most appends change
@@ -305,7 +328,6 @@ class Index:
         values = (int(status.get("turn") or 0), int(bool(status.get("ended"))),
                   winner if isinstance(winner, int) else None, status.get("reason") or status.get("how"),
                   int(bool(status.get("witnessed"))), players[0], players[1])
-        count = int(head.get("n", 0))
         if self._written.get(stream) == (count - appended, values):
             self._written[stream] = (count, values)     # as this process last wrote it, and no one since
             return
@@ -447,6 +469,6 @@ def _replayed(store: Any, stream_id: str, header: bytes, folds: Mapping[str, Any
         negated = before(event, fold)
         fold.append(event, strict=False)
         rows.append(EventRow(row.originator_id, row.originator_version, row.topic, row.state,
-                             seen(event, fold, negated, envelope["t"])))
+                             seen(event, fold, negated, to_ms(envelope["t"]))))
     rows += store.events.select_events(f"{stream_id}/head", desc=True, limit=1)
     return rows

@@ -49,6 +49,7 @@ import secrets
 import sqlite3
 import stat
 import threading
+import time
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -179,6 +180,31 @@ class Header:
         return header
 
 
+def _head_message(duel_id: str, count: int, hash: bytes, header: bytes, cards: bytes, status: dict,
+                  effects: bytes | None) -> bytes:
+    """What an anchor signs (``Head.message``): an append signs it before its ``Head`` is made."""
+    signed = [duel_id, count, hash, header, cards, status]
+    # an anchor of a duel without effect facts signs what anchors always signed
+    return _HEAD_LABEL + msgpack.packb(signed if effects is None else [*signed, effects])
+
+
+_CLOCK: tuple[int, str] = (-1, "")     # the second of the last append's time, and its text
+
+
+def _now() -> tuple[str, int]:
+    """An append's recording time: ``chain.now()``'s text and its milliseconds (``chain.to_ms``),
+    the second's text made once a second (a datetime made, formatted and parsed again was a
+    tenth of an append's own work beside its signature: issue 25)."""
+    global _CLOCK
+    ms = time.time_ns() // 1_000_000
+    second, milli = divmod(ms, 1000)
+    at, text = _CLOCK
+    if at != second:
+        text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        _CLOCK = (second, text)
+    return f"{text}.{milli:03d}+00:00", ms
+
+
 @dataclass(frozen=True)
 class Head:
     """A duel's anchor after one append: how many events, the last hash, and what it signs."""
@@ -194,9 +220,7 @@ class Head:
     mac: bytes | None = None         # ``OrganiserKey.mac`` of ``message``: none on anchors written before them
 
     def message(self, duel_id: str) -> bytes:
-        signed = [duel_id, self.count, self.hash, self.header, self.cards, self.status]
-        # an anchor of a duel without effect facts signs what anchors always signed
-        return _HEAD_LABEL + msgpack.packb(signed if self.effects is None else [*signed, self.effects])
+        return _head_message(duel_id, self.count, self.hash, self.header, self.cards, self.status, self.effects)
 
     def to_dict(self) -> dict:
         out = {"n": self.count, "h": self.hash, "header": self.header, "cards": self.cards,
@@ -920,12 +944,16 @@ class Store:
                     raise
                 violation = v
                 break
-            when = chain.canonical_time(times[i]) if times else chain.now()
+            if times:
+                at = chain.to_ms(times[i])
+                when = chain.from_ms(at)              # ``chain.canonical_time``
+            else:
+                when, at = _now()
             wire = event.to_dict()
             digest_i = chain.link(prev, position, wire, when)
             events_rows.append(library.EventRow(duel_id, position + 1, event.kind,
                                                 msgpack.packb({"e": wire, "t": when, "p": prev, "h": digest_i}),
-                                                library.seen(event, history, negated, when)))
+                                                library.seen(event, history, negated, at)))
             written.append(Record(position, event, when, prev, digest_i))
             prev = digest_i
             if stream.snapshots and history.position % SNAPSHOT_EVERY == 0:
@@ -950,12 +978,11 @@ class Store:
         key = self.key
         # the header never changes: its digest is the one the last anchor signed (checked when loaded)
         header_digest = live.head.header if live.head is not None else live.header.digest
-        unsigned = Head(count, prev, header_digest, digest, status, key.public.raw, b"", effects_digest)
-        message = unsigned.message(duel_id)
+        message = _head_message(duel_id, count, prev, header_digest, digest, status, effects_digest)
         head = Head(count, prev, header_digest, digest, status, key.public.raw, key.sign(message), effects_digest,
                     key.mac(message))
         rows += events_rows
-        rows.append(StoredEvent(f"{duel_id}/head", count, HEAD_TOPIC, msgpack.packb(head.to_dict())))
+        rows.append(library.HeadRow(f"{duel_id}/head", count, HEAD_TOPIC, msgpack.packb(head.to_dict()), status))
         snapshot_rows = [self._snapshot_row(duel_id, position, data, at) for position, data, at in snapshots]
         if gather is None:
             self._commit_rows(rows, snapshot_rows)
