@@ -27,7 +27,7 @@ def run_bench(script: str, *args: str) -> str:
     """The script's output; the test fails with its output when it does not exit 0."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "YGOREPLAY_BENCH_PG": POSTGRES}
     done = subprocess.run([sys.executable, str(ROOT / "bench" / script), "--quick", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=180)
+                          capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, f"bench/{script} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done.stdout
 
