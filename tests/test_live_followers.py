@@ -4,6 +4,8 @@ follower gets every event once, in order, as its view may see it."""
 from __future__ import annotations
 
 import asyncio
+import collections
+import enum
 import itertools
 import json
 import threading
@@ -148,6 +150,33 @@ def test_a_followers_event_is_the_text_the_walk_wrote(tmp_path):
     assert event_json(odd) == json.dumps(_jsonable(odd), ensure_ascii=False)
     with pytest.raises(TypeError, match="set is not JSON serializable"):
         event_json({"codes": {1}})
+
+
+@pytest.mark.parametrize("value", [
+    {"nan": float("nan"), "inf": [float("inf"), float("-inf")], "zero": -0.0, "big": 10 ** 300, "tiny": 5e-324},
+    {1: "a", "1": "b", True: None, None: 2.5, 1.5: (b"", ())},          # keys JSON writes as text
+    {"nested": ({"k": [b"\x01", ("t", [b"\xfe"])]},), "kind": enum.IntEnum("K", "A B").B},
+    collections.OrderedDict(deck=collections.namedtuple("Pair", "code count")(91152256, 3)),
+    {"name": "\u00e9\u4e00\U0001f600\u2028\x7f\x00\"\\"},
+])
+def test_event_json_writes_what_the_walk_wrote_for_every_kind_of_value(value):
+    """The C encoder's one pass against the walk it replaced (``_jsonable`` then ``json.dumps``),
+    on what a view's event may hold: NaN and infinities, huge numbers, non-text keys, tuples and
+    named tuples, nested bytes, int enums, non-ASCII and control characters."""
+    assert event_json(value) == json.dumps(_jsonable(value), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("value, error", [
+    ({"name": "\ud800"}, UnicodeEncodeError),           # a lone surrogate: no bytes to send, either way
+    ({"big": 10 ** 5000}, ValueError),                    # past Python's digits limit, either way
+    ({b"key": 1}, TypeError), ({(1, 2): 1}, TypeError),   # keys JSON has no text for
+    ({"buffer": bytearray(b"x")}, TypeError),
+])
+def test_event_json_refuses_what_the_walk_refused(value, error):
+    with pytest.raises(error):
+        json.dumps(_jsonable(value), ensure_ascii=False).encode()
+    with pytest.raises(error):
+        event_json(value).encode()
 
 
 def test_a_followers_wake_up_never_waits_on_the_loop_for_a_views_lock(tmp_path, monkeypatch):
