@@ -4,6 +4,8 @@ follower gets every event once, in order, as its view may see it."""
 from __future__ import annotations
 
 import asyncio
+import collections
+import enum
 import itertools
 import json
 import threading
@@ -12,6 +14,7 @@ import time
 import pytest
 
 from ygoreplay.jsonl import read_events
+from ygoreplay import live as live_module
 from ygoreplay.live import VIEWS, Hub, LiveDuel
 from ygoreplay.service.common import _jsonable, event_json
 from ygoreplay.service.duels import _sse
@@ -150,6 +153,33 @@ def test_a_followers_event_is_the_text_the_walk_wrote(tmp_path):
         event_json({"codes": {1}})
 
 
+@pytest.mark.parametrize("value", [
+    {"nan": float("nan"), "inf": [float("inf"), float("-inf")], "zero": -0.0, "big": 10 ** 300, "tiny": 5e-324},
+    {1: "a", "1": "b", True: None, None: 2.5, 1.5: (b"", ())},          # keys JSON writes as text
+    {"nested": ({"k": [b"\x01", ("t", [b"\xfe"])]},), "kind": enum.IntEnum("K", "A B").B},
+    collections.OrderedDict(deck=collections.namedtuple("Pair", "code count")(91152256, 3)),
+    {"name": "\u00e9\u4e00\U0001f600\u2028\x7f\x00\"\\"},
+])
+def test_event_json_writes_what_the_walk_wrote_for_every_kind_of_value(value):
+    """The C encoder's one pass against the walk it replaced (``_jsonable`` then ``json.dumps``),
+    on what a view's event may hold: NaN and infinities, huge numbers, non-text keys, tuples and
+    named tuples, nested bytes, int enums, non-ASCII and control characters."""
+    assert event_json(value) == json.dumps(_jsonable(value), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("value, error", [
+    ({"name": "\ud800"}, UnicodeEncodeError),           # a lone surrogate: no bytes to send, either way
+    ({"big": 10 ** 5000}, ValueError),                    # past Python's digits limit, either way
+    ({b"key": 1}, TypeError), ({(1, 2): 1}, TypeError),   # keys JSON has no text for
+    ({"buffer": bytearray(b"x")}, TypeError),
+])
+def test_event_json_refuses_what_the_walk_refused(value, error):
+    with pytest.raises(error):
+        json.dumps(_jsonable(value), ensure_ascii=False).encode()
+    with pytest.raises(error):
+        event_json(value).encode()
+
+
 def test_a_followers_wake_up_never_waits_on_the_loop_for_a_views_lock(tmp_path, monkeypatch):
     """A follower's wake-up fed its view in the event loop under the view's lock: while a thread
     held it (a new follower's catch-up, a page's request; a player's view: the duel's append
@@ -193,3 +223,35 @@ def test_a_followers_wake_up_never_waits_on_the_loop_for_a_views_lock(tmp_path, 
         shared = [step.to_dict() for step in live.views["spectator"].steps]
         assert shared == [step.to_dict() for step in LiveDuel(store, duel).view("spectator").steps], \
             "fed in the loop or in a thread, shared by every follower: the spectator's own redaction"
+
+
+def test_a_follower_of_a_duel_evicted_while_it_connected_is_sent_its_appends(tmp_path, monkeypatch):
+    """A follower's request got its duel, then made its view in a thread: an idle duel, it could
+    be evicted meanwhile (other duels opened), and the follower was counted on a duel no append
+    reached any more (keep-alives for ever). It is counted on the duel the hub keeps now: put
+    back and read again at its next wake-up, or the one made since."""
+    monkeypatch.setattr(live_module, "IDLE_DUELS", 2)
+    with Store(str(tmp_path / "x.sqlite")) as store:
+        hub = Hub(store)
+        duel = store.create_duel("followed")
+        connected = hub.get(duel)
+        connected.view("p0")
+        for i in range(3):                                 # opened while its view was made
+            hub.get(store.create_duel(f"other {i}"))
+        assert duel not in hub.duels
+        store.append(duel, EVENTS[:2])                     # stored meanwhile: nobody here was told
+        assert hub.follow(connected) is connected and connected.followers == 1
+        for i in range(3):
+            hub.get(store.create_duel(f"more {i}"))
+        assert hub.duels[duel] is connected, "followed: kept"
+        asyncio.run(hub.wait(duel, 30))                    # its next wake-up reads what was stored
+        assert connected.count == 2 and len(connected.views["p0"].steps) == 2
+        store.append(duel, EVENTS[2:4], expected_position=2)
+        hub.changed(duel)
+        assert [s.position for s in connected.views["p0"].steps] == [0, 1, 2, 3]
+        connected.followers -= 1                           # it left; evicted again, then opened anew
+        for i in range(3):
+            hub.get(store.create_duel(f"last {i}"))
+        made = hub.get(duel)
+        assert made is not connected
+        assert hub.follow(connected) is made and made.followers == 1 and connected.followers == 0

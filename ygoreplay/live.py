@@ -654,6 +654,21 @@ class Hub:
             self._evict()
         return live
 
+    def follow(self, live: LiveDuel) -> LiveDuel:
+        """Count one more follower of ``live`` (which its request got before its view was made, in
+        a thread) on the duel this hub keeps: an idle duel may have been evicted meanwhile, and an
+        append reaches the kept one only (a follower counted on the evicted one waited for ever).
+        Put back when none was made since, marked behind: what was stored meanwhile is read at
+        its follower's next wake-up (``Alarm.wait``)."""
+        with self._lock:
+            kept = self.duels.get(live.id)
+            if kept is None:
+                kept = self.duels[live.id] = live
+                live.behind = max(live.behind, live.count + 1)
+            self.duels.move_to_end(live.id)
+            kept.followers += 1
+        return kept
+
     def match(self, match_id: str) -> Any:
         """The match ``match_id`` as this process serves it (a ``match.live.LiveMatch``)."""
         from .match.live import LiveMatch

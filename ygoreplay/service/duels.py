@@ -283,10 +283,12 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
     # keep-alives on a clock of their own: when they come says nothing of what a delayed
     # spectator may not see yet
     next_keepalive = loop.time() + KEEPALIVE
-    live.followers += 1                          # a followed duel stays in memory
+    kept = service.hub.follow(live)              # a followed duel stays in memory
     alarm = service.hub.alarm(live.id)
     chunk = RETRY
     try:
+        if kept is not live:                     # evicted while it connected: the hub's own, which appends reach
+            live, live_view = kept, await asyncio.to_thread(kept.view, view)
         while True:
             alarm.arm()                          # before reading: a change while it sends wakes it
             clock = time.time()
@@ -319,7 +321,7 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
             await alarm.wait(min(next_keepalive, now + release) if release is not None else next_keepalive)
     finally:
         alarm.close()
-        live.followers -= 1
+        kept.followers -= 1
         lease.close()
 
 
