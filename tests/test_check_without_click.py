@@ -112,3 +112,28 @@ def test_a_reader_that_left_or_a_full_disk_ends_it_as_click_does():
         results.append((closed, (done.stderr, done.returncode)))
     assert results[0] == results[1]
     assert results[0][1][1] == 2                          # cannot write the output
+
+
+#: ``ygoreplay ARGS`` by the launcher (``launcher``) or by click alone, with Ctrl-C pressed as the
+#: module ``sys.argv[1]`` is imported.
+_INTERRUPTED_AT_IMPORT = """import sys
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == sys.argv[1]:
+            raise KeyboardInterrupt
+sys.meta_path.insert(0, Interrupt())
+if sys.argv[2] == "launcher":
+    from ygoreplay.launcher import run
+    run(sys.argv[3:], "ygoreplay")
+else:
+    from ygoreplay.cli import main
+    main(sys.argv[3:], prog_name="ygoreplay")
+"""
+
+
+@pytest.mark.parametrize("module", ["dataclasses", "ygoreplay.checking", "ygoreplay.jsonl"])
+def test_ctrl_c_while_check_imports_what_it_needs_is_answered_as_click_answers_it(module):
+    sample = str(REPLAYS / "won-by-damage.jsonl")
+    ours, clicks = (run([sys.executable, "-c", _INTERRUPTED_AT_IMPORT, module, side, "check", sample], environment())
+                    for side in ("launcher", "click"))
+    assert ours == clicks == (b"", b"interrupted\n", 130)

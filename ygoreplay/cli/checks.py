@@ -68,12 +68,14 @@ def without_click(args: list[str]) -> None:
         return
     if not (plain_stream(sys.stdout) and plain_stream(sys.stderr)):
         return
-    _dataclasses_without_inspect()
-    with kept_aside():
-        from ..checking import check as check_events
-        from .. import card_sources, formats, jsonl  # noqa: F401  (load_events and file_format's)
     escape_streams()                        # as click's group does first
     with i18n.using(i18n.from_environment()), answered():
+        # imported within ``answered``, as click's command imports them: Ctrl-C meanwhile is
+        # "interrupted" (exit 130), not a traceback
+        _dataclasses_without_inspect()
+        with kept_aside():
+            from ..checking import check as check_events
+            from .. import card_sources, formats, jsonl  # noqa: F401  (load_events and file_format's)
         fmt = file_format(file)
         if fmt is not None and fmt.yields != "events":
             return                          # a match or a replay file: click's command opens it
