@@ -73,15 +73,6 @@ class _Limit:
         length = _stated_length(scope)
         if length is not None and not _within_limit(length):
             return await _json(413, {"error": f"the request body is over {MAX_BODY} bytes"})(scope, receive, send)
-        seen = 0
-
-        async def limited() -> dict:
-            nonlocal seen
-            message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > MAX_BODY:
-                raise HTTPError(413, f"the request body is over {MAX_BODY} bytes")
-            return message
 
         async def uncached(message: dict) -> None:
             if message["type"] == "http.response.start":
@@ -89,7 +80,23 @@ class _Limit:
                 if _says_nothing_of_caching(headers):
                     message = {**message, "headers": [*headers, (b"cache-control", b"no-store")]}
             await send(message)
-        return await self.app(scope, limited, uncached)
+        return await self.app(scope, _limited(receive), uncached)
+
+
+def _limited(receive: Receive) -> Receive:
+    """``receive``, refusing a body once more than ``MAX_BODY`` bytes of it came (413), whatever
+    length it stated: a server need not hold a body to its ``Content-Length`` (nor to one sent
+    with ``Transfer-Encoding``)."""
+    seen = 0
+
+    async def limited() -> dict:
+        nonlocal seen
+        message = await receive()
+        seen += len(message.get("body", b""))
+        if seen > MAX_BODY:
+            raise HTTPError(413, f"the request body is over {MAX_BODY} bytes")
+        return message
+    return limited
 
 
 def _stated_length(scope: Scope) -> bytes | None:

@@ -30,7 +30,7 @@ from ..errors import StoreError
 from ..live import Hub, LiveDuel
 from ..receipts import Witness
 from ..store import Store
-from .common import (_DUEL_ID, Caller, HTTPError, _Limit, _says_nothing_of_caching, _stated_length,
+from .common import (_DUEL_ID, Caller, HTTPError, _limited, _Limit, _says_nothing_of_caching, _stated_length,
                      _within_limit)
 from .language import Language, request_language, said_in_headers
 
@@ -113,9 +113,14 @@ class Threads:
             else:
                 self._waiting += 1
                 thread = None
-        self._jobs.put(job)
         if thread is not None:
-            thread.start()
+            try:
+                thread.start()
+            except BaseException:
+                with self._lock:                 # never queued: no thread runs it later
+                    self._threads.remove(thread)
+                raise
+        self._jobs.put(job)
 
     def close(self) -> None:
         """Let each thread end once the jobs before are done (none is cut short: the interpreter
@@ -342,7 +347,7 @@ class DirectRoute(APIRoute):
     Any other query (a ``token=``, an ``expected`` out of range or not a plain number) goes
     through FastAPI's own handler, which validates it and answers its errors as ever; so does
     every request when the route, or the router it is included by, has a dependency besides
-    those two. The OpenAPI document is FastAPI's, from the endpoint's signature. (Solving the
+    those two, and while the app overrides any dependency. The OpenAPI document is FastAPI's, from the endpoint's signature. (Solving the
     two nested dependencies and the query was about half the event loop's CPU of an append:
     issue 25.)"""
 
@@ -356,14 +361,18 @@ class DirectRoute(APIRoute):
         # the two it calls itself (a check added to the route or its router) is FastAPI's to solve
         effective = getattr(fastapi_routing, "_effective_route_context_var", None)   # FastAPI >= 0.16x
         included = effective.get() if effective is not None else None
-        dependant = included.dependant if included is not None and included.original_route is self else self.dependant
+        as_included = included if included is not None and included.original_route is self else self
+        dependant = as_included.dependant
+        # an override of a dependency (a test's, an embedder's) is FastAPI's to call, as for any route
+        provider = getattr(as_included, "dependency_overrides_provider", None)
         if not _SERIALIZES_JSON or [d.call for d in dependant.dependencies] != [service_of, duel_caller]:
             return standard
         takes_expected = bool(queried)
 
         async def handler(request: Request) -> Response:
             plain = _PLAIN_EXPECTED.fullmatch(request.scope.get("query_string", b""))
-            if plain is None or (plain[1] is not None and (not takes_expected or int(plain[1]) > _MOST_EXPECTED)):
+            if (plain is None or getattr(provider, "dependency_overrides", None)
+                    or (plain[1] is not None and (not takes_expected or int(plain[1]) > _MOST_EXPECTED))):
                 return await standard(request)
             duel_id = request.path_params["duel_id"]
             service = await service_of(request)
@@ -386,12 +395,13 @@ class ServiceApp(FastAPI):
     (``POST /duels/{id}/events``, ``append_route``), whose route is found without routing. The
     routers are tried in turn for every request (FastAPI's routing through included routers was
     about a fifth of the event loop's CPU of an append: issue 25); an append takes a *lane*
-    instead: the app's own middleware stack, built as FastAPI builds it (every middleware, the
-    errors mapped by the same handlers), whose innermost app is the append route's, as the
+    instead: the app's middleware stack, built as FastAPI builds it (the errors mapped by the same
+    handlers) when its middleware are FastAPI's and the service's, whose innermost app is the append route's, as the
     router would have called it (the route as included, its dependencies, its limits). The lane
     is built at the first append from what the router itself matches for that path, and only when
     it is the append route; a request the lane does not take (another method or path, a root
-    path, telemetry on) goes through FastAPI as ever."""
+    path, telemetry on) goes through FastAPI as ever, and so does every append of an app with a
+    middleware added (the lane's would be a second instance of it, apart from the app's)."""
 
     append_route: APIRoute | None = None
     _lane: ASGIApp | None = None
@@ -436,10 +446,12 @@ class _Rechecked:
 
 def _lane(app: ServiceApp) -> ASGIApp | None:
     """The app's middleware stack around the append route as its router finds it (``ServiceApp``),
-    or None when the router would take such a request elsewhere, or FastAPI is not the one this
-    knows (then every append is routed)."""
+    or None when the router would take such a request elsewhere, or the stack or FastAPI is not
+    the one this knows (then every append is routed)."""
     route = app.append_route
-    if route is None:
+    # no middleware but the service's own, which keep nothing: the lane's stack is built anew, and
+    # would be a second instance of any other, apart from the app's (what it counts, its lifespan)
+    if route is None or any(getattr(m, "cls", None) not in (Language, _Limit) for m in app.user_middleware):
         return None
     try:
         # the router finds routes by the path: one whose id is all digits or all letters is no other
@@ -477,8 +489,9 @@ def _flattened(stack: Any, append: ASGIApp) -> ASGIApp | None:
     route's own wrapper does, from the same handlers) and the exit stack, each its own coroutine
     and the answer passed through each one's ``send``: about a fifth of the event loop's CPU of
     an append (issue 25). Only for the stack this knows, layer by layer, and a body of a stated
-    length within ``MAX_BODY``: any other request (no length, one over the limit: 413) takes the
-    whole stack. None when the stack is another (a middleware added, another FastAPI)."""
+    length within ``MAX_BODY`` (its bytes counted as they come all the same, as ``_Limit`` does:
+    a server need not hold a body to its length): any other request (no length, one over the
+    limit: 413) takes the whole stack. None when the stack is another (a middleware added, another FastAPI)."""
     try:
         from fastapi._body_limit import MAX_BODY_SIZE_SCOPE_KEY, AppBodyLimitMiddleware
         from fastapi.middleware.asyncexitstack import AsyncExitStackMiddleware
@@ -517,7 +530,7 @@ def _flattened(stack: Any, append: ASGIApp) -> ASGIApp | None:
         with i18n.using(language):
             async with AsyncExitStack() as stack:
                 scope[files_key] = stack
-                await append(scope, receive, answer)
+                await append(scope, _limited(receive), answer)
     server_errors.app = flat
     return server_errors
 
