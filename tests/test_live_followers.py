@@ -255,3 +255,79 @@ def test_a_follower_of_a_duel_evicted_while_it_connected_is_sent_its_appends(tmp
         made = hub.get(duel)
         assert made is not connected
         assert hub.follow(connected) is made and made.followers == 1 and connected.followers == 0
+
+
+def test_a_follower_of_a_match_evicted_while_it_connected_is_sent_its_appends(tmp_path, monkeypatch):
+    """The same for a match: its follower's request got the match (``match_caller``, in a
+    thread), and its stream counted it as followed only once the response began; an idle
+    match, it could be evicted meanwhile (other matches opened), and every append then reached
+    a copy made since, never the follower's: keep-alives for ever. It is counted on the match
+    the hub keeps now (``Hub.follow``): put back and read again at its next wake-up, or the one
+    made since."""
+    import httpx
+    from test_match_service import MATCHES, lines, match_body
+    from test_release import ADMIN
+    from ygoreplay.access import digest
+    from ygoreplay.service import create_app
+    from ygoreplay.service import matches
+    from ygoreplay.service.core import _Lease
+
+    monkeypatch.setattr(live_module, "IDLE_DUELS", 2)
+    sample = lines(MATCHES / "two-nil.jsonl")
+    store = Store(str(tmp_path / "x.sqlite"), concurrent=True)
+    app = create_app(store, digest(ADMIN))
+    service = app.state.service
+
+    async def run() -> None:
+        service.hub.start(asyncio.get_running_loop())
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://test",
+                                     headers={"Authorization": f"Bearer {ADMIN}"}) as client:
+            async def opened(title: str) -> str:
+                made = await client.post("/matches", json=match_body(sample, title=title))
+                assert made.status_code == 201, made.text
+                match_id = made.json()["id"]
+                await asyncio.to_thread(service.hub.match, match_id)
+                return match_id
+
+            async def call(match_id: str, player: int) -> None:
+                r = await client.post(f"/matches/{match_id}/judge-calls", json={"player": player, "judge": "J"})
+                assert r.status_code == 200, r.text
+
+            followed = await opened("followed")
+            connected = await asyncio.to_thread(service.hub.match, followed)    # as its caller got it
+            known = connected.count
+            for i in range(3):                                   # opened before its stream began
+                await opened(f"other {i}")
+            assert followed not in service.hub.matches
+            await call(followed, 0)                              # appended meanwhile, to a copy
+            for i in range(3):
+                await opened(f"more {i}")
+            assert followed not in service.hub.matches, "the copy the append made is evicted too"
+            stream = matches._stream(service, connected, "judge", 0, _Lease(service.streams, "test", followed))
+            try:
+                assert await anext(stream) == "retry: 2000\n\n"
+                for position in range(known):
+                    assert (await anext(stream)).startswith(f"id: {position}\n")
+                for i in range(3):                               # opened while it is followed
+                    await opened(f"last {i}")
+                assert service.hub.matches[followed] is connected, "followed: kept"
+                sent = await asyncio.wait_for(anext(stream), 30)
+                assert sent.startswith(f"id: {known}\n") and "judge_called" in sent, \
+                    f"what was appended meanwhile reaches it at its first wake-up, not {sent!r}"
+                await call(followed, 1)
+                sent = await asyncio.wait_for(anext(stream), 30)
+                assert sent.startswith(f"id: {known + 1}\n") and "judge_called" in sent, \
+                    f"an append reaches its follower, not {sent!r}"
+            finally:
+                await stream.aclose()
+            assert connected.followers == 0                      # it left; evicted again, then opened anew
+            for i in range(3):
+                await opened(f"gone {i}")
+            made = await asyncio.to_thread(service.hub.match, followed)
+            assert made is not connected
+            assert service.hub.follow(connected) is made and made.followers == 1 and connected.followers == 0
+    try:
+        asyncio.run(run())
+    finally:
+        service.hub.stop()
+        store.close()

@@ -38,6 +38,13 @@ def service(tmp_path_factory):
 
 def create(base: str, sample: list[dict], **extra) -> dict:
     """A match from a sample's match_started and decklists, through POST /matches."""
+    r = httpx.post(f"{base}/matches", json=match_body(sample, **extra), headers=auth(ADMIN))
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def match_body(sample: list[dict], **extra) -> dict:
+    """What POST /matches is given for a sample's match_started and decklists."""
     start = sample[0]
     body = {"title": extra.pop("title", "sample"), "players": start["players"], "policy": start["policy"],
             "banlist": {"name": start["banlist"], "limits": start.get("limits", [])},
@@ -46,9 +53,7 @@ def create(base: str, sample: list[dict], **extra) -> dict:
     for name in ("format", "event_name", "round"):
         if start.get(name) is not None:
             body[name] = start[name]
-    r = httpx.post(f"{base}/matches", json=body, headers=auth(ADMIN))
-    assert r.status_code == 201, r.text
-    return r.json()
+    return body
 
 
 def post(base: str, path: str, token: str, body=None, status: int = 200) -> dict:

@@ -654,18 +654,19 @@ class Hub:
             self._evict()
         return live
 
-    def follow(self, live: LiveDuel) -> LiveDuel:
-        """Count one more follower of ``live`` (which its request got before its view was made, in
-        a thread) on the duel this hub keeps: an idle duel may have been evicted meanwhile, and an
-        append reaches the kept one only (a follower counted on the evicted one waited for ever).
-        Put back when none was made since, marked behind: what was stored meanwhile is read at
-        its follower's next wake-up (``Alarm.wait``)."""
+    def follow(self, live: Any) -> Any:
+        """Count one more follower of ``live``, a duel or a match (which its request got before
+        its view was made or its stream began) on the one this hub keeps: an idle one may have
+        been evicted meanwhile, and an append reaches the kept one only (a follower counted on
+        the evicted one waited for ever). Put back when none was made since, marked behind: what
+        was stored meanwhile is read at its follower's next wake-up (``Alarm.wait``)."""
+        kept_in = self.duels if isinstance(live, LiveDuel) else self.matches
         with self._lock:
-            kept = self.duels.get(live.id)
+            kept = kept_in.get(live.id)
             if kept is None:
-                kept = self.duels[live.id] = live
+                kept = kept_in[live.id] = live
                 live.behind = max(live.behind, live.count + 1)
-            self.duels.move_to_end(live.id)
+            kept_in.move_to_end(live.id)
             kept.followers += 1
         return kept
 
@@ -761,7 +762,7 @@ class Alarm:
     async def wait(self, when: float) -> None:
         """Until the duel changes (since ``arm``), or the loop's clock reaches ``when``."""
         hub = self.hub
-        live = hub.duels.get(self.duel_id)
+        live = hub.duels.get(self.duel_id) or hub.matches.get(self.duel_id)
         if live is not None and live.behind > live.count:
             live.behind = 0              # once: a record that cannot be taken in (altered) is not read in a loop
             await asyncio.to_thread(hub.changed, self.duel_id)

@@ -36,6 +36,7 @@ class LiveMatch:
         self.records: list[Record] = []
         self.lock = threading.Lock()
         self.followers = 0
+        self.behind = 0          # put back by a follower (``Hub.follow``): read again at its next wake-up
         self._answers: dict[tuple, tuple[int, Any]] = {}
         self.refresh()
 

@@ -343,7 +343,7 @@ async def _stream(service: Service, live: LiveMatch, view: str, position: int, l
     see them, until the match has its result or the follower leaves (``EventStream`` closes it then)."""
     loop = asyncio.get_running_loop()
     next_keepalive = loop.time() + KEEPALIVE
-    live.followers += 1
+    live = service.hub.follow(live)              # counted on the match the hub keeps: appends reach it
     alarm = service.hub.alarm(live.id)
     try:
         yield "retry: 2000\n\n"
