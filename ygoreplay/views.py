@@ -143,15 +143,16 @@ class _Names:
 
     def _keyed(self, ids: list[str], salt: Any) -> list[str]:
         """``ids`` sorted by the HMAC of ``["ygoreplay/name", view, salt, id]`` (msgpack): the key
-        and the first three items are hashed once, each id only on a copy of that (a 60-card Deck
-        is named at once)."""
-        packb = msgpack.packb
-        keyed = hmac.new(self.key, b"\x94" + packb("ygoreplay/name") + packb(self.view) + packb(salt),
+        and the first three items are hashed once, each id only on a copy of that, packed by one
+        packer (a 60-card Deck is named at once)."""
+        pack = msgpack.Packer().pack                # what ``msgpack.packb`` does, its packer made once
+        keyed = hmac.new(self.key, b"\x94" + pack("ygoreplay/name") + pack(self.view) + pack(salt),
                          hashlib.sha256)
+        copy = keyed.copy
 
         def order(card_id: str) -> bytes:
-            mac = keyed.copy()
-            mac.update(packb(card_id))
+            mac = copy()
+            mac.update(pack(card_id))
             return mac.digest()
         return sorted(ids, key=order)
 
@@ -678,11 +679,21 @@ class ViewReplay:
                     card = state.rename_card(old, new)
                     card.code, card.facts = 0, state.unknown
 
-    def _new_history(self) -> History:
+    def _start(self) -> DuelState:
         start = DuelState(self.cards)
         start.deck_order_known = self.deck_order_known
         start.unknowns = True                         # a view is a record of what its viewer saw
-        return History(self.cards, audit=True, state=start, before=self._show, after=self._settle)
+        return start
+
+    def _restart(self, _position: int) -> DuelState:
+        """The start as a rollback to it finds it: the start packed and unpacked, as ``History``
+        would have kept it (packed only when needed: a rollback is rare, and every view's first
+        step packed its start, #25)."""
+        return DuelState.from_data(msgpack.unpackb(msgpack.packb(self._start().to_data())), self.cards)
+
+    def _new_history(self) -> History:
+        return History(self.cards, audit=True, state=self._start(), before=self._show, after=self._settle,
+                       restore=self._restart, restorable=True)
 
     def _walk(self, after: bool) -> Iterator[tuple[int, Event, DuelState]]:
         history = self._new_history()
