@@ -142,6 +142,15 @@ def _chained(digest: bytes | None, data: Any) -> bytes:
     return hashlib.sha256((digest or chain.GENESIS) + msgpack.packb(data)).digest()
 
 
+def _keep_card_facts(duel_id: str, stored: tuple[bytes, ...], found: tuple[CardDB, bytes, bytes | None]) -> None:
+    """Keep ``found`` as the facts of the card records ``stored`` (``_CARD_FACTS``)."""
+    with _CARD_FACTS_GUARD:
+        _CARD_FACTS.pop(duel_id, None)          # kept newest last: the oldest go first
+        _CARD_FACTS[duel_id] = (stored, found)
+        while len(_CARD_FACTS) > _CARD_FACTS_KEPT:
+            del _CARD_FACTS[next(iter(_CARD_FACTS))]
+
+
 @dataclass(frozen=True)
 class Header:
     """What the store keeps about a duel besides its events."""
@@ -748,11 +757,7 @@ class Store:
         if kept is not None and kept[0] == stored:  # the same bytes are the same facts, checked once
             return kept[1]
         found = self._read_cards(duel_id, stored)
-        with _CARD_FACTS_GUARD:
-            _CARD_FACTS.pop(duel_id, None)          # kept newest last: the oldest go first
-            _CARD_FACTS[duel_id] = (stored, found)
-            while len(_CARD_FACTS) > _CARD_FACTS_KEPT:
-                del _CARD_FACTS[next(iter(_CARD_FACTS))]
+        _keep_card_facts(duel_id, stored, found)
         return found
 
     @staticmethod
@@ -963,6 +968,7 @@ class Store:
             added = facts.subset(referenced_codes(events[:len(events_rows)]) & fresh)
             cards = live.cards.merged(added) if len(added) else live.cards
         digest, effects_digest = live.cards_digest, live.effects_digest
+        read_back: tuple[tuple[bytes, ...], tuple[CardDB, bytes, bytes | None]] | None = None
         if len(added):
             batch = sorted(added.to_json_list(), key=lambda c: c["code"])
             record: dict[str, Any] = {"cards": batch}
@@ -970,8 +976,10 @@ class Store:
             if effects is not None:
                 record["effects"] = effects
                 effects_digest = _chained(effects_digest, effects)
-            rows.append(StoredEvent(f"{duel_id}/cards", count, CARDS_TOPIC, msgpack.packb(record)))
+            card_row = msgpack.packb(record)
+            rows.append(StoredEvent(f"{duel_id}/cards", count, CARDS_TOPIC, card_row))
             digest = _chained(digest, batch)
+            read_back = self._read_back(duel_id, live, added, record, card_row, digest, effects_digest)
         if count == 0 and violation is not None:        # nothing legal to record: no duel at all
             return 0, violation, []
         status = stream.status(history)
@@ -986,6 +994,8 @@ class Store:
         snapshot_rows = [self._snapshot_row(duel_id, position, data, at) for position, data, at in snapshots]
         if gather is None:
             self._commit_rows(rows, snapshot_rows)
+            if read_back is not None:
+                _keep_card_facts(duel_id, *read_back)
         stream.use_cards(history, cards)
         done = _Live(history, live.header, cards, digest, head, stream, effects_digest)
         if gather is None:
@@ -993,6 +1003,28 @@ class Store:
         else:
             gather.append((duel_id, rows, snapshot_rows, done))
         return count, violation, written
+
+    @staticmethod
+    def _read_back(duel_id: str, live: _Live, added: CardDB, record: dict[str, Any], card_row: bytes,
+                   digest: bytes, effects_digest: bytes | None
+                   ) -> tuple[tuple[bytes, ...], tuple[CardDB, bytes, bytes | None]] | None:
+        """The duel's card records once ``card_row`` (``record``) is written after those
+        ``live.cards`` were read from, and their facts exactly as ``_read_cards`` reads them (in
+        the records' order),
+        made of the facts already checked: kept (``_CARD_FACTS``), the live duel's read after a
+        first append validates none of them again (issue 25). None when the records before are
+        not the ones kept (nothing is kept then: they are read and checked when next asked)."""
+        if (live.cards_digest, live.effects_digest) == (chain.GENESIS, None):
+            kept: tuple[tuple[bytes, ...], tuple[CardDB, bytes, bytes | None]] | None = \
+                ((), (CardDB(), chain.GENESIS, None))          # no card record before this one
+        else:
+            kept = _CARD_FACTS.get(duel_id)
+        if kept is None or kept[1][1:] != (live.cards_digest, live.effects_digest):
+            return None
+        facts = kept[1][0].merged(CardDB(added.get(card["code"]) for card in record["cards"]))
+        if "effects" in record:
+            facts = facts.with_effects_record(record["effects"])
+        return (*kept[0], card_row), (facts, digest, effects_digest)
 
     def _commit_rows(self, rows: list[StoredEvent], snapshot_rows: list[StoredEvent]) -> None:
         """Rows and their snapshots in one transaction (the group commit's, in the service)."""
@@ -1264,6 +1296,8 @@ class Store:
         trusted here and names the records' chain hash there. Each append writes its events and
         anchor in one transaction, and the anchors are read after the events: every event read
         has its anchor among them."""
+        if not records:                  # nothing to vouch for (a table's first load): no read
+            return count
         hashes = {record.position + 1: record.hash for record in records}
         vouched = count
         for row in self.events.select_events(f"{duel_id}/head", gt=count, lte=count + len(records)):
