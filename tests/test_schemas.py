@@ -328,7 +328,11 @@ _FIELD_STRATEGIES: dict[tuple[str, str], st.SearchStrategy] = {
 def _field_strategy(kind: str, f: dataclasses.Field) -> st.SearchStrategy:
     base = f.type.removesuffix(" | None")
     choices = field_choices(kind, f.name)
-    strategy = st.sampled_from(choices) if choices else _FIELD_STRATEGIES.get((kind, f.name)) or _STRATEGIES[base]
+    strategy = _FIELD_STRATEGIES.get((kind, f.name))
+    if choices:
+        strategy = st.sampled_from(choices)
+    elif strategy is None:              # (never ``or``: a strategy is always true, Hypothesis warns)
+        strategy = _STRATEGIES[base]
     return st.none() | strategy if f.type.endswith("| None") else strategy
 
 
