@@ -386,3 +386,18 @@ def test_untrusted_input_with_a_malformed_event_is_still_refused(tmp_path, bad):
     with pytest.raises(EventFormatError, match=bad["kind"]):
         from_dict(bad)
 
+
+def test_a_followers_read_builds_trusted_only_what_follows_the_chain(tmp_path):
+    """``chained_after`` (a live duel's followers) checks each record against the chain first and
+    builds only those that follow it, trusted: the events are the checked decoder's, and an altered
+    record that no longer decodes breaks the chain as any altered one does (nothing is shown from
+    it on, or from the last signed anchor before it), where it raised StoreError before."""
+    url, duel = _recorded(tmp_path)
+    with Store(url) as reader:
+        root = reader.header(duel).root
+        read, broken = reader.chained_after(duel, 0, root)
+        assert broken is None and [r.event for r in read] == [r.event for r in reader.records(duel)]
+    position = _alter(url, duel, "cards_drawn", "cards", 7, rechain=False)
+    with Store(url) as reader:
+        read, broken = reader.chained_after(duel, 0, root)
+    assert broken is not None and broken <= position and all(r.position < broken for r in read)
