@@ -314,6 +314,9 @@ def test_an_event_filled_as_a_twin_is_its_kind_frozen_and_picklable():
                 with pytest.raises(dataclasses.FrozenInstanceError):
                     delattr(built, name)
     assert len({kind for kind, _keys in seen}) > 30
+    for cls in EVENT_TYPES.values():             # every kind's twin has its layout (none in a sample too)
+        values = {f.name: None for f in dataclasses.fields(cls)}
+        assert type(events._compiled_maker(cls, None)(values)) is cls
 
 
 def test_every_real_duel_sample_and_synthetic_duel_builds_the_same_events_either_way():
