@@ -35,8 +35,9 @@ of the per-run ratios, with their spread (lowest-highest) over the runs. ``--qui
 
 ``--before DIR`` imports the ``ygoreplay`` of another checkout (the tree before a change) beside
 this one, as ``ygoreplay_before`` (a copy whose imports name it so), builds each duel's events
-and card facts with it too, and times its fold and its end to end (c) in the same loop, right
-after this tree's: each ratio is printed for both trees, and this fold's time over the other's.
+and card facts with it too, and times its ``from_dict``, ``from_trusted_dict``, fold and end to end (c, both ways) in the
+same loop, right after this tree's: each ratio is printed for both trees, and each stage's time
+over the other tree's.
 ``--kinds`` times each event on its own (CPU time of the thread, the clock's own cost taken
 off) and prints each kind's cost an event and share of the fold, for each tree.
 """
@@ -144,14 +145,15 @@ class _AsBefore(pickle.Unpickler):
 
 def add_before(duels: list[Duel]) -> None:
     """Each duel's events and card facts as the tree before builds them (its ``from_dict`` of
-    the same records), and its stages: its fold and its end to end (c), after this tree's."""
+    the same records), and its stages (its builds, fold and end to end), after this tree's."""
     before = importlib.import_module("ygoreplay_before.events")
     rules = importlib.import_module("ygoreplay_before.rules")
     state = importlib.import_module("ygoreplay_before.state")
     for duel in duels:
         duel.before = ([before.from_dict(d) for d in duel.dicts],
                        _AsBefore(io.BytesIO(pickle.dumps(duel.cards))).load())
-    apply_before, state_before, trusted_before = rules.apply, state.DuelState, before.from_trusted_dict
+    apply_before, state_before = rules.apply, state.DuelState
+    trusted_before, checked_before = before.from_trusted_dict, before.from_dict
 
     def fold_before(duel: Duel) -> object:
         events, cards = duel.before
@@ -160,14 +162,19 @@ def add_before(duels: list[Duel]) -> None:
             apply_before(folded, e)
         return folded
 
-    def e2e_before(duel: Duel) -> object:
-        unpackb = msgpack.unpackb
-        folded = state_before(duel.before[1])
-        for r in duel.records:
-            apply_before(folded, trusted_before(unpackb(r)))
-        return folded
+    def e2e_of(event_of: Callable[[dict], Any]) -> Callable[[Duel], object]:
+        def run(duel: Duel) -> object:
+            unpackb = msgpack.unpackb
+            folded = state_before(duel.before[1])
+            for r in duel.records:
+                apply_before(folded, event_of(unpackb(r)))
+            return folded
+        return run
 
-    STAGES.update(fold_before=fold_before, e2e_before=e2e_before)
+    STAGES.update(from_dict_before=lambda duel: [checked_before(d) for d in duel.dicts],
+                  trusted_before=lambda duel: [trusted_before(d) for d in duel.dicts],
+                  fold_before=fold_before, e2e_before=e2e_of(trusted_before),
+                  e2e_checked_before=e2e_of(checked_before))
 
 
 def timed(duels: list[Duel], repeat: int) -> dict[str, list[float]]:
@@ -334,11 +341,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {label:25} {median:12.3f}   spread {ratios[0]:.3f}-{ratios[-1]:.3f} over {repeat} runs{verdict}")
     if args.before:
         print(f"  the tree before ({args.before}) in the same runs, before -> this tree:")
-        for label, name in (("fold/decode ratio", "fold"), ("end-to-end/decode ratio", "e2e")):
+        for label, name in (("fold/decode ratio", "fold"), ("end-to-end/decode ratio", "e2e"),
+                            ("  the same, checked", "e2e_checked")):
             was, now = ([d / t for d, t in zip(times["decode"], times[stage])] for stage in (name + "_before", name))
             print(f"    {label:23} {statistics.median(was):.3f} -> {statistics.median(now):.3f}   "
                   f"(runs: {min(was):.3f}-{max(was):.3f} -> {min(now):.3f}-{max(now):.3f})")
-        for label, name in (("fold", "fold"), ("end to end", "e2e")):
+        for label, name in (("from_dict", "from_dict"), ("from_trusted_dict", "trusted"), ("fold", "fold"),
+                            ("end to end", "e2e"), ("  the same, checked", "e2e_checked")):
             ratios = sorted(t / b for t, b in zip(times[name], times[name + "_before"]))
             print(f"    {label:23} takes {statistics.median(ratios):.3f} of the tree before's time "
                   f"(runs {ratios[0]:.3f}-{ratios[-1]:.3f})")

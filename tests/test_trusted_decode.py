@@ -4,7 +4,12 @@ still a record altered behind the store's back is refused with a message naming 
 position, never a traceback: unchained, by its chain; rechained, by the checking decoder."""
 from __future__ import annotations
 
+import copy
+import dataclasses
+import json
+import pickle
 import sqlite3
+import sys
 from pathlib import Path
 
 import msgpack
@@ -15,6 +20,8 @@ from ygoreplay.errors import StoreError, VerificationError
 from ygoreplay.events import EVENT_TYPES, UPCASTERS, EventFormatError, from_dict, from_trusted_dict
 from ygoreplay.jsonl import read_events
 from ygoreplay.store import Store
+
+from conftest import shared_path
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 DAMAGE = REPLAYS / "won-by-damage.jsonl"
@@ -72,7 +79,7 @@ def test_a_record_is_built_by_the_maker_of_its_shape_as_the_generic_way_builds_i
     wires[("old", 3)] = {"kind": "special_summoned", "card": "p0.x1", "zone": 5, "method": "link", "v": 2}
     for wire in wires.values():                   # each sample shape first: its maker is kept
         assert from_trusted_dict(wire) == _generic(wire)
-    shapes = [(EVENT_TYPES[wire["kind"]], wire.get("v", 1), tuple(wire)) for wire in wires.values()]
+    shapes = [(wire["kind"], wire.get("v", 1), tuple(wire)) for wire in wires.values()]
     assert all(events._SHAPED[shape] is not events._trusted for shape in shapes)   # each written for its shape
     others = (None, 7, -1, 1.5, True, "zz", "", [], [1], ["a"], {"a": 1}, [0, "gy"], [0, "zz"])
     tried = 0
@@ -248,3 +255,152 @@ def test_a_kinds_maker_is_compiled_once_it_has_built_many_of_the_kind(monkeypatc
     built += [from_dict(wire) for _ in range(3)]
     assert compiled == [cls] and events._MAKERS[cls] is not first
     assert all(event == built[0] and type(event) is cls for event in built)
+
+
+# -- events built through a twin of their kind (issue 25, sixth pass) ------------------------------
+
+def _wires_of(events_read):
+    """Each event with its record as the store holds it (msgpack: lists, not tuples)."""
+    return [(e, msgpack.unpackb(msgpack.packb(e.to_dict()))) for e in events_read]
+
+
+def _fields(event):
+    return [(f.name, type(getattr(event, f.name)), getattr(event, f.name)) for f in dataclasses.fields(event)]
+
+
+def _alike(event, record, compiled):
+    """``record`` built trusted (by its shape's maker), checked and by its kind's compiled maker is
+    ``event``: its class (never the twin it was filled as), fields and their types, wire form,
+    equality, hash and repr."""
+    cls = type(event)
+    if cls not in compiled:
+        compiled[cls] = events._compiled_maker(cls, None)
+    kwargs = {name: value for name, _t, value in _fields(event)}
+    for made in (from_trusted_dict(record), from_dict(record), compiled[cls](kwargs)):
+        assert type(made) is cls and _fields(made) == _fields(event), (record, made)
+        assert made.to_dict() == event.to_dict() == record
+        assert made == event and _hashed(made) == _hashed(event) and repr(made) == repr(event)
+
+
+def _hashed(event):
+    """The event's hash, or the error of one holding a mutable value (a match's banlist)."""
+    try:
+        return hash(event)
+    except TypeError as exc:
+        return str(exc)
+
+
+def test_an_event_filled_as_a_twin_is_its_kind_frozen_and_picklable():
+    """The makers fill a twin of the kind (``events._twin``: plain slot stores) and make it the
+    kind: what comes out is the event ``Kind(**fields)`` makes, immutable, and pickles and copies as it."""
+    import ygoreplay.match.events  # noqa: F401  (registers the match kinds)
+    paths = [p for p in sorted(REPLAYS.rglob("*.jsonl")) if "illegal" not in p.parts]
+    seen = set()
+    for path in paths:
+        for event, record in _wires_of(read_events(path)):
+            if (event.kind, tuple(record)) in seen:
+                continue
+            seen.add((event.kind, tuple(record)))
+            cls = type(event)
+            kwargs = {name: value for name, _t, value in _fields(event)}
+            made = cls(**kwargs)                                     # the kind's own __init__
+            for built in (from_trusted_dict(record), events._compiled_maker(cls, None)(kwargs)):
+                assert type(built) is cls and built == made and _hashed(built) == _hashed(made)
+                assert pickle.loads(pickle.dumps(built)) == made and copy.deepcopy(built) == made
+                assert dataclasses.replace(built) == made
+                name = dataclasses.fields(cls)[0].name
+                with pytest.raises(dataclasses.FrozenInstanceError):
+                    setattr(built, name, None)
+                with pytest.raises(dataclasses.FrozenInstanceError):
+                    delattr(built, name)
+    assert len({kind for kind, _keys in seen}) > 30
+    for cls in EVENT_TYPES.values():             # every kind's twin has its layout (none in a sample too)
+        values = {f.name: None for f in dataclasses.fields(cls)}
+        assert type(events._compiled_maker(cls, None)(values)) is cls
+
+
+def test_every_real_duel_sample_and_synthetic_duel_builds_the_same_events_either_way():
+    """The 100 real EDOPro duels, every sample of ``replays/`` (JSON Lines and ``.ygr``, the
+    illegal ones too) and synthetic duels of three seeds: each record builds, trusted (the store's
+    own records), checked (``from_dict``) and by the compiled makers, the event it was written from."""
+    from ygoreplay.replay_file import read
+    from ygoreplay.yrpx import YrpxError, import_yrpx
+    sys.path.insert(0, str(REPLAYS.parent / "bench"))
+    from synthetic import generate
+    duels = [generate(3_000, seed) for seed in (1, 2, 3)]
+    duels += [read_events(path) for path in sorted(REPLAYS.rglob("*.jsonl"))]
+    duels += [read(path).events for path in sorted(REPLAYS.rglob("*.ygr"))]
+    real = 0
+    for path in sorted(shared_path("real-replays", "edopro").glob("*.yrpX")):
+        try:
+            duels.append(import_yrpx(path).events)
+            real += 1
+        except YrpxError:
+            continue
+    count, compiled = 0, {}
+    for duel in duels:
+        for event, record in _wires_of(duel):
+            _alike(event, record, compiled)
+            count += 1
+    assert real >= 100 and count > 30_000
+
+
+def test_an_old_file_still_loads_on_the_fast_path(tmp_path):
+    """A duel of the first file format (``tests/fixtures/v1``), recorded and read back through the
+    store's trusted path (a seek, with no snapshot: every record built by its shape's maker):
+    records of older versions of their kind are still upcast, and the board is the checked fold's."""
+    from ygoreplay.rules import History
+    old = read_events(Path(__file__).resolve().parent / "fixtures" / "v1" / "won-by-damage.jsonl")
+    url = str(tmp_path / "store.db")
+    with Store(url) as store:
+        duel = store.create_duel("old")
+        store.append(duel, list(old))
+    with sqlite3.connect(url) as conn:
+        conn.execute("DELETE FROM stored_snapshots WHERE originator_id = ?", (duel,))
+    records = [envelope["e"] for _v, envelope in _rows(url, duel)]
+    upcast = [r for r in records if EVENT_TYPES[r["kind"]].VERSION > r.get("v", 1)]
+    assert {r["kind"] for r in upcast} >= {"duel_started", "card_moved", "activated"}
+    assert [from_trusted_dict(r) for r in records] == [from_dict(r) for r in records] == list(old)
+    with Store(url) as reader:
+        history = History(reader.cards_of(duel)[0], audit=True)
+        for event in old:
+            history.append(event)
+        assert reader.state_at(duel).to_data() == history.state.to_data()
+
+
+@pytest.mark.parametrize("bad", [
+    {"kind": "cards_drawn", "player": 7, "count": 1, "cards": ["p0.m1"]},
+    {"kind": "life_points_changed", "player": 0, "amount": "1000", "reason": "cost", "lp": 7000},
+    {"kind": "card_moved", "card": "p0.m1", "to": [0, "nowhere"], "reason": "destroyed"},
+])
+def test_untrusted_input_with_a_malformed_event_is_still_refused(tmp_path, bad):
+    """The fast makers serve both decoders; what comes from outside (a JSON Lines file, an HTTP
+    body, a replay file) still goes through ``from_dict``, which checks every field."""
+    from ygoreplay.errors import InputError
+    from ygoreplay.service.common import HTTPError, _events
+    lines = DAMAGE.read_text().splitlines()
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join([*lines[:5], json.dumps(bad), *lines[5:]]) + "\n")
+    with pytest.raises(InputError, match=bad["kind"]):
+        list(read_events(path))
+    with pytest.raises(HTTPError) as refused:
+        _events([bad])
+    assert refused.value.status == 400
+    with pytest.raises(EventFormatError, match=bad["kind"]):
+        from_dict(bad)
+
+
+def test_a_followers_read_builds_trusted_only_what_follows_the_chain(tmp_path):
+    """``chained_after`` (a live duel's followers) checks each record against the chain first and
+    builds only those that follow it, trusted: the events are the checked decoder's, and an altered
+    record that no longer decodes breaks the chain as any altered one does (nothing is shown from
+    it on, or from the last signed anchor before it), where it raised StoreError before."""
+    url, duel = _recorded(tmp_path)
+    with Store(url) as reader:
+        root = reader.header(duel).root
+        read, broken = reader.chained_after(duel, 0, root)
+        assert broken is None and [r.event for r in read] == [r.event for r in reader.records(duel)]
+    position = _alter(url, duel, "cards_drawn", "cards", 7, rechain=False)
+    with Store(url) as reader:
+        read, broken = reader.chained_after(duel, 0, root)
+    assert broken is not None and broken <= position and all(r.position < broken for r in read)

@@ -1221,7 +1221,7 @@ def from_trusted_dict(data: dict, where: str = "") -> Event:
     ``from_dict``, whose EventFormatError names what is wrong. Records of one shape (kind,
     version, keys) are built by one maker, written for that shape the first time it is read."""
     try:
-        shape = (EVENT_TYPES[data["kind"]], data.get("v", 1), tuple(data))
+        shape = (data["kind"], data.get("v", 1), tuple(data))
         make = _SHAPED.get(shape) or _shape(shape)
         return make(data)             # a scalar of the wrong type (rechained): TypeError, from_dict says what
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
@@ -1250,18 +1250,19 @@ def _trusted(data: dict) -> Event:
     return make(data)
 
 
-#: Per shape of record (its class, version and keys in their order): the maker of records of
+#: Per shape of record (its kind, version and keys in their order): the maker of records of
 #: that shape (``_shape``). A store's records of one kind come in a few shapes (``to_dict`` writes
 #: the fields that differ from their defaults: the 100 real duels hold 103); at most
 #: ``_SHAPES_MAX`` are kept (some 8 KB each), as records altered behind the store's back may come in any.
-_SHAPED: dict[tuple[type, Any, tuple[str, ...]], Callable[[dict], Event]] = {}
+_SHAPED: dict[tuple[str, Any, tuple[str, ...]], Callable[[dict], Event]] = {}
 _SHAPES_MAX = 1024
 
 
-def _shape(shape: tuple[type, Any, tuple[str, ...]]) -> Callable[[dict], Event]:
+def _shape(shape: tuple[str, Any, tuple[str, ...]]) -> Callable[[dict], Event]:
     """The maker of records of this shape: ``_shaped_maker``'s, or ``_trusted`` for a shape it
     does not write (a required field missing, an upcaster that does more than add fields)."""
-    cls, version, keys = shape
+    kind, version, keys = shape
+    cls = EVENT_TYPES[kind]                        # an unknown kind: KeyError, from_dict says so
     _TRUSTED.get(cls) or _trusted_plan(cls)
     added = _added_by_upcasting(cls, version, keys)
     make = _trusted if added is None else _shaped_maker(cls, keys, added)
@@ -1311,21 +1312,21 @@ def _shaped_maker(cls: type[Event], keys: tuple[str, ...], added: dict[str, Any]
     present = set(keys)
     if not required <= present | added.keys():
         return _trusted                            # its KeyError sends it to from_dict
-    bound: dict[str, Any] = {"new": object.__new__, "cls": cls, "TypeError": TypeError, "type": type}
+    bound: dict[str, Any] = {"new": object.__new__, "twin": _twin(cls), "cls": cls, "TypeError": TypeError,
+                             "type": type}
     lines = []
     for i, f in enumerate(_FIELDS[cls]):
         name = f.name
-        bound[f"set{i}"] = _slot(cls, name).__set__
         check = checks.get(name)
         if name in present:
             if name in converters:
                 bound[f"build{i}"] = converters[name]
                 lines += [f"    value = values[{name!r}]",
-                          f"    set{i}(event, value if value is None else build{i}(value))"]
+                          f"    event.{name} = value if value is None else build{i}(value)"]
             elif check is not None:
                 lines += _check_lines(i, name, check, f"values[{name!r}]", bound)
             else:
-                lines.append(f"    set{i}(event, values[{name!r}])")
+                lines.append(f"    event.{name} = values[{name!r}]")
             continue
         value = added[name] if name in added else _default(f)
         if name in added and name in converters and value is not None:
@@ -1336,9 +1337,9 @@ def _shaped_maker(cls: type[Event], keys: tuple[str, ...], added: dict[str, Any]
         if value is dataclasses.MISSING or check is not None and not _passes(value, check) or isinstance(value, list):
             return _trusted                        # a shape whose records never build: from_dict says why
         bound[f"value{i}"] = value
-        lines.append(f"    set{i}(event, value{i})")
+        lines.append(f"    event.{name} = value{i}")
     source = (f"def make(values, {', '.join(f'{name}={name}' for name in bound)}):\n"
-              "    event = new(cls)\n" + "\n".join(lines) + "\n    return event\n")
+              "    event = new(twin)\n" + "\n".join(lines) + "\n    event.__class__ = cls\n    return event\n")
     made: dict[str, Any] = {}
     exec(source, dict(bound), made)         # noqa: S102 - our own field names, as dataclasses does
     return made["make"]
@@ -1404,19 +1405,21 @@ def _maker(cls: type[Event], checks: Mapping[str, tuple[frozenset, frozenset | N
 def _compiled_maker(cls: type[Event], checks: Mapping[str, tuple[frozenset, frozenset | None]] | None
                     ) -> Callable[[Mapping[str, Any]], Event]:
     """``_maker``'s second tier: the same in straight-line code written for the class, as
-    ``dataclasses`` writes ``__init__``."""
+    ``dataclasses`` writes ``__init__``, filling the kind's twin (``_twin``)."""
     fields = _FIELDS[cls]
-    bound: dict[str, Any] = {"new": object.__new__, "cls": cls, "TypeError": TypeError, "type": type}
+    bound: dict[str, Any] = {"new": object.__new__, "twin": _twin(cls), "cls": cls, "TypeError": TypeError,
+                             "type": type}
     lines = []
     for i, f in enumerate(fields):
-        bound[f"set{i}"], bound[f"default{i}"] = _slot(cls, f.name).__set__, _default(f)
+        bound[f"default{i}"] = _default(f)
         check = (checks or {}).get(f.name)
         if check is None:
-            lines.append(f"    set{i}(event, get({f.name!r}, default{i}))")
+            lines.append(f"    event.{f.name} = get({f.name!r}, default{i})")
             continue
         lines += _check_lines(i, f.name, check, f"get({f.name!r}, default{i})", bound)
     source = (f"def make(values, {', '.join(f'{name}={name}' for name in bound)}):\n"
-              "    event = new(cls)\n    get = values.get\n" + "\n".join(lines) + "\n    return event\n")
+              "    event = new(twin)\n    get = values.get\n" + "\n".join(lines)
+              + "\n    event.__class__ = cls\n    return event\n")
     made: dict[str, Any] = {}
     exec(source, dict(bound), made)         # noqa: S102 - our own field names, as dataclasses does
     return made["make"]
@@ -1430,7 +1433,29 @@ def _check_lines(i: int, name: str, check: tuple[frozenset, frozenset | None], r
     bound[f"types{i}"] = next(iter(kinds)) if len(kinds) == 1 else kinds
     test = (f"type(value) is not types{i}" if len(kinds) == 1 else f"type(value) not in types{i}") + (
         "" if check[1] is None else f" or value not in values{i}")
-    return [f"    value = {read}", f"    if {test}:", f"        raise TypeError({name!r})", f"    set{i}(event, value)"]
+    return [f"    value = {read}", f"    if {test}:", f"        raise TypeError({name!r})", f"    event.{name} = value"]
+
+
+#: Per kind: its twin (``_twin``).
+_TWINS: dict[type, type] = {}
+
+
+def _twin(cls: type[Event]) -> type:
+    """A class of the same layout as the kind ``cls`` (its base, its slots) without the frozen
+    ``__setattr__``: a compiled maker fills a twin's slots with plain attribute stores (which
+    3.11 specialises to a direct slot write, some 5 ns each, once neither ``__setattr__`` nor
+    ``__delattr__`` is Python's: they share one type slot) and then makes it a ``cls``
+    (``event.__class__ = cls``, allowed between classes of one layout). Setting each slot
+    through its descriptor's ``__set__`` instead took about 100 ns a field: most of building an
+    ``activated`` (19 fields). The twin never leaves the maker: what it returns is a ``cls``,
+    with the same fields, equality, hash, repr and pickling as ``cls(**fields)``."""
+    twin = _TWINS.get(cls)
+    if twin is None:
+        twin = _TWINS[cls] = type(cls)(f"_{cls.__name__}Twin", cls.__bases__, {
+            "__slots__": cls.__slots__, "__setattr__": object.__setattr__, "__delattr__": object.__delattr__,
+            "__module__": cls.__module__,
+            "__doc__": f"A {cls.__name__} being built (events._twin)."})
+    return twin
 
 
 def _slot(cls: type, name: str) -> Any:
@@ -1497,10 +1522,25 @@ def _trusted_plan(cls: type[Event]) -> tuple[frozenset, tuple[tuple[str, Callabl
     return trusted
 
 
+#: The locations ``_trusted_loc`` built, by their wire form: a duel names a few dozen, and a
+#: ``Loc`` made again through its named tuple's ``__new__`` cost 0.3 us (a moved card names one
+#: or two). At most ``_LOCS_MAX`` are kept (some 200 bytes each): altered records may name any.
+_LOCS: dict[tuple, Loc] = {}
+_LOCS_MAX = 4096
+
+
 def _trusted_loc(value: Any) -> Loc:
+    if type(value) is list:
+        loc = _LOCS.get(key := tuple(value))     # an unhashable item: TypeError, from_dict says what
+        if loc is not None:
+            return loc
     if value[0] not in (0, 1) or value[1] not in ZONES:
         raise ValueError(value)
-    return Loc(*value)
+    loc = Loc(*value)
+    if (type(value) is list and type(loc.controller) is int and (loc.index is None or type(loc.index) is int)
+            and len(_LOCS) < _LOCS_MAX):
+        _LOCS[key] = loc
+    return loc
 
 
 _Plan = tuple[tuple[tuple[str, Callable[[Any], Any], bool, bool, tuple[str, ...]], ...], frozenset]
