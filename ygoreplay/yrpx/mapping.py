@@ -520,7 +520,7 @@ def _note_of(importer: Importer) -> Callable[[str], None]:
     """``importer.note`` for its field and facts, reached through a weak reference: the bound
     method made every importer a reference cycle, so its replay (the body's packets, about a
     megabyte) waited for the cyclic collector, a dozen files at a time in a batch, instead of
-    being freed when the import returned (a sixth of an import's CPU time, #25)."""
+    being freed when the import returned (8–15% of an import's CPU time, #25)."""
     ref = weakref.ref(importer)
 
     def note(text: str) -> None:
