@@ -115,6 +115,8 @@ def test_import_real_prints_agreement_and_rates():
     folder = shared_path(*REAL)
     assert_figures(run_bench("import_real.py", str(folder)),
                    rf"^import -o \(1 process\): {NUMBER} files/s", r"outcomes the same",
+                   rf"outcomes the same; / stdlib decode in one process \(timed before and after\) {NUMBER}x "
+                   rf"\({NUMBER} of the 2x limit",
                    rf"^import -o / stdlib decode {NUMBER}x over the files both read \({NUMBER} of the 2x limit",
                    r"^board agrees with the engine at every state packet: 5/5 files")
 

@@ -8,8 +8,10 @@ rules engine and checks that the final LP and the winner agree with the replay's
 from __future__ import annotations
 
 import collections
+import gc
 import lzma
 import struct
+import weakref
 
 import pytest
 
@@ -227,6 +229,24 @@ def test_card_facts_come_from_the_replays_card_queries():
     result = import_yrpx(replay())
     facts = result.cards[5013]
     assert (facts.type, facts.level, facts.atk, facts.defense, facts.attribute, facts.race) == (0x11, 4, 2300, 1000, 0x10, 0x1)
+
+
+@pytest.mark.parametrize("check", [False, True])
+def test_an_import_is_freed_when_its_result_is_dropped(check):
+    """No reference cycle keeps a replay alive past its import: its packets (a megabyte for a real
+    duel) are freed at once, not by the cyclic collector a dozen files later (#25)."""
+    read = read_yrpx(replay())
+    was = gc.isenabled()
+    gc.disable()                                  # only reference counting may free it here
+    try:
+        result = import_yrpx(read, check=check)
+        assert result.events
+        gone = weakref.ref(read)
+        del read, result
+        assert gone() is None
+    finally:
+        if was:
+            gc.enable()
 
 
 def test_each_message_has_one_handler_where_it_is_marked():

@@ -195,7 +195,7 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
         "head": replay.head, "source": replay.source, "size": len(raw), "dict": dict_size})
     data = b"".join((MAGIC, struct.pack("<HHI", FORMAT_VERSION, 0, len(header)), header,
                      struct.pack("<II", len(packed), zlib.crc32(packed)), packed))
-    return sign(data, key) if key is not None else data
+    return data + _signature(data, key) if key is not None else data
 
 
 def sign(data: bytes, key: OrganiserKey) -> bytes:
@@ -203,7 +203,13 @@ def sign(data: bytes, key: OrganiserKey) -> bytes:
     read_header(data)
     if struct.unpack_from("<H", data, 8)[0] < 3:
         raise ReplayFileError("only a format 3 file can carry a signature")
-    return data + key.public.raw + key.sign(_signed_message(data))
+    return data + _signature(data, key)
+
+
+def _signature(data: bytes, key: OrganiserKey) -> bytes:
+    """The trailer signing ``data``: ``dumps`` adds it to the bytes it has just built without
+    reading their header back (``sign`` checks bytes that come from elsewhere)."""
+    return key.public.raw + key.sign(_signed_message(data))
 
 
 def file_mode(replay: ReplayFile) -> int:
