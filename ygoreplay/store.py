@@ -2194,6 +2194,8 @@ class _Heads:
             sql.Identifier(datastore.schema, recorder.events_table_name))
         self._last = after
         self._conn: Any = None
+        self._cursor: Any = None
+        self._query = b""
         self._heads: list[tuple[str, int]] = []
         self._next = 0
         self._woken = True               # read what was written after ``after`` first
@@ -2225,7 +2227,7 @@ class _Heads:
                     for _ in conn.notifies(timeout=self.WAIT, stop_after=1):   # and any more already come
                         self._woken = True
                 if self._woken and not self._stopped:
-                    self._read(conn)
+                    self._read()
                 failures = 0
             except psycopg.OperationalError:
                 self._close()
@@ -2237,15 +2239,15 @@ class _Heads:
         self._next += 1
         return head
 
-    def _read(self, conn: Any) -> None:
+    def _read(self) -> None:
         """The anchors written after the last one seen (``LIMIT`` at most: the next call reads on)."""
         self._woken = False
-        rows = conn.execute(self._select, (self._last, HEAD_TOPIC, self.LIMIT), prepare=True).fetchall()
+        rows = self._cursor.execute(self._query, (self._last, HEAD_TOPIC, self.LIMIT), prepare=True).fetchall()
         if len(rows) == self.LIMIT:
             self._woken = True
         if rows:
-            self._last = rows[-1]["notification_id"]
-            self._heads = [(str(row["originator_id"]).removesuffix("/head"), row["originator_version"]) for row in rows]
+            self._last = rows[-1][0]
+            self._heads = [(str(originator).removesuffix("/head"), version) for _, originator, version in rows]
             self._next = 0
 
     def _connection(self) -> Any:
@@ -2253,6 +2255,7 @@ class _Heads:
         while there was none is read next."""
         if self._conn is None:
             import psycopg
+            from psycopg.rows import tuple_row
             conn = psycopg.connect(**self._kwargs)
             try:
                 self._configure(conn)
@@ -2261,10 +2264,12 @@ class _Heads:
                 conn.close()
                 raise
             self._conn, self._woken = conn, True
+            self._cursor = conn.cursor(row_factory=tuple_row)     # one for every read: rows as tuples
+            self._query = self._select.as_bytes(conn)             # composed once, not at every read
         return self._conn
 
     def _close(self) -> None:
-        conn, self._conn = self._conn, None
+        conn, self._conn, self._cursor = self._conn, None, None
         if conn is not None:
             conn.close()
 
