@@ -331,3 +331,66 @@ def test_a_follower_of_a_match_evicted_while_it_connected_is_sent_its_appends(tm
     finally:
         service.hub.stop()
         store.close()
+
+
+def test_an_append_wakes_the_loop_only_for_a_duel_someone_waits_on(tmp_path):
+    """Every append taken in asked the event loop to wake the duel's followers, from its thread:
+    a write to the loop's pipe and a turn of the loop on every append, with no follower at all
+    (issue 25). Now only a duel someone waits on (an armed ``Alarm``) wakes the loop; a follower
+    that arms after the append reads it."""
+    with Store(str(tmp_path / "x.sqlite")) as store:
+        duel = store.create_duel("t")
+        hub = Hub(store)
+        asked: list[tuple] = []
+
+        class Loop:                       # what a thread asks of the event loop, kept
+            def call_soon_threadsafe(self, callback, *args):
+                asked.append(args)
+        hub.start(Loop())
+        hub.appending(duel, lambda: store.append_records(duel, EVENTS[:1], expected_position=0))
+        assert hub.get(duel).count == 1 and asked == [], "nobody waits: the loop is not woken"
+
+        async def follow() -> None:
+            hub.start(asyncio.get_running_loop())
+            alarm = hub.alarm(duel)
+            alarm.arm()                   # a follower, before it reads the duel
+            await asyncio.to_thread(hub.appending, duel,
+                                    lambda: store.append_records(duel, EVENTS[1:2], expected_position=1))
+            loop = asyncio.get_running_loop()
+            await asyncio.wait_for(alarm.wait(loop.time() + 3600), 60)     # woken by the append, not its clock
+            alarm.close()
+            assert hub._waiters == {}
+        asyncio.run(follow())
+        assert hub.get(duel).count == 2
+
+
+def test_the_heads_are_read_in_the_listening_thread_and_after_a_lost_connection(tmp_path):
+    """``Store.subscribe`` ran eventsourcing's subscription: two threads more in every worker,
+    each read handed from one to the other and on, its SQL composed again and every anchor's
+    whole state fetched (issue 25); a lost listening connection ended it for good. The heads
+    written after ``after`` are read by the thread that iterates, in order, woken by NOTIFY; a
+    lost connection is made again and what was written meanwhile is read then."""
+    from test_store import _pg_connect
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "live") as url, \
+            Store(url, concurrent=True) as writer, Store(url, concurrent=True) as reader:
+        before = writer.create_duel("before")
+        writer.append(before, EVENTS[:1], expected_position=0)
+        after = reader.last_notification()
+        duel = writer.create_duel("followed")
+        writer.append(duel, EVENTS[:2], expected_position=0)        # before it listens: read first
+        threads = threading.active_count()
+        heads = reader.subscribe(after)
+        with heads:
+            assert [next(heads), next(heads)] == [(duel, 0), (duel, 2)]      # made, then appended to
+            assert threading.active_count() == threads
+            writer.append(duel, EVENTS[2:3], expected_position=2)
+            writer.append(before, EVENTS[1:2], expected_position=1)
+            assert [next(heads), next(heads)] == [(duel, 3), (before, 2)]
+            with _pg_connect() as admin:                            # its connection lost
+                admin.execute("SELECT pg_terminate_backend(%s)", (heads._conn.info.backend_pid,))
+            writer.append(duel, EVENTS[3:4], expected_position=3)
+            assert next(heads) == (duel, 4)
+            heads.stop()
+            with pytest.raises(StopIteration):
+                next(heads)
+        assert heads._conn is None

@@ -718,7 +718,11 @@ class Hub:
         except StoreError:
             return
         self.generation += 1
-        if self._loop is not None:
+        # Only a duel someone waits on wakes the loop: a wake-up from a thread is a write to the
+        # loop's pipe and a turn of the loop, on every append (issue 25). Every follower registers
+        # (``Alarm.arm``) before it reads the duel, so one that registers after this look reads
+        # what ``refresh`` took in.
+        if self._loop is not None and duel_id in self._waiters:
             self._loop.call_soon_threadsafe(self._wake, duel_id)
 
     def _wake(self, duel_id: str) -> None:
