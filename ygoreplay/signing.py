@@ -9,7 +9,8 @@ from the operating system's randomness; nothing public goes into it. A public ke
 
 Every signed message starts with a label naming what it is (``ygoreplay/head/2``,
 ``ygoreplay/file/3``, ...), so a signature over one kind of statement can never be passed off as
-another.
+another. Many messages can share one signature over the root of a Merkle tree of them (``tree``),
+each kept with its audit path (``root_of``): the store's group commit signs its anchors so.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import hmac
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from .errors import InputError
 from .files import data_dir, open_readable, write_atomic
@@ -215,3 +216,69 @@ def digest(*parts: bytes) -> bytes:
         h.update(len(part).to_bytes(8, "little"))
         h.update(part)
     return h.digest()
+
+
+#: The most steps an audit path may have (``root_of``): a group of 2**32 messages. A group commit
+#: signs at most a few hundred (``store._Committer.BATCH``); a longer path is refused unhashed.
+MAX_PATH = 32
+HASH_SIZE = 32
+# Domain separation of the tree's hashes: a leaf's input can never be read as two children's,
+# so no inner node is passed off as a signed message nor a message as a node.
+_LEAF, _NODE = b"\0", b"\1"
+
+
+def _leaf(message: bytes) -> bytes:
+    return hashlib.sha256(_LEAF + message).digest()
+
+
+def tree(messages: Sequence[bytes]) -> tuple[bytes, list[tuple[bytes, int]]]:
+    """One signature over many messages (issue 25: a group commit's anchors): the root of a
+    SHA-256 Merkle tree of ``messages`` and each one's audit path, as ``(siblings, left)``: the
+    siblings from the leaf up, concatenated (32 bytes each), and a bit per step, set when that
+    sibling is on the left. A level's odd last node goes up unpaired (no step on its path)."""
+    if not messages:
+        raise ValueError("a tree of no messages")
+    level = [_leaf(message) for message in messages]
+    paths = [bytearray() for _ in messages]
+    lefts = [0] * len(messages)
+    under = [[i] for i in range(len(messages))]      # the leaves under each node of the level
+    while len(level) > 1:
+        above, groups = [], []
+        for j in range(0, len(level) - 1, 2):
+            left, right = level[j], level[j + 1]
+            for i in under[j]:
+                paths[i] += right
+            for i in under[j + 1]:
+                lefts[i] |= 1 << len(paths[i]) // HASH_SIZE
+                paths[i] += left
+            above.append(hashlib.sha256(_NODE + left + right).digest())
+            groups.append(under[j] + under[j + 1])
+        if len(level) % 2:
+            above.append(level[-1])
+            groups.append(under[-1])
+        level, under = above, groups
+    return level[0], [(bytes(path), left) for path, left in zip(paths, lefts)]
+
+
+def check_path(path: object, left: object) -> None:
+    """Refuse (ValueError) an audit path that is not ``tree``'s form: whole 32-byte siblings, at
+    most ``MAX_PATH`` of them, and a bit for each step only."""
+    if not isinstance(path, bytes) or len(path) % HASH_SIZE:
+        raise ValueError(f"an audit path is whole {HASH_SIZE}-byte hashes, not "
+                         f"{len(path) if isinstance(path, bytes) else type(path).__name__} bytes")
+    steps = len(path) // HASH_SIZE
+    if steps > MAX_PATH:
+        raise ValueError(f"an audit path of {steps} steps is longer than {MAX_PATH}")
+    if type(left) is not int or not 0 <= left < 1 << steps:
+        raise ValueError(f"an audit path's sides are {steps} bits, not {left!r}")
+
+
+def root_of(message: bytes, path: bytes, left: int) -> bytes:
+    """The root that ``message`` and its audit path (``tree``'s form, ``check_path``) lead to:
+    its signature is the group's, over that root."""
+    check_path(path, left)
+    node = _leaf(message)
+    for step in range(len(path) // HASH_SIZE):
+        sibling = path[step * HASH_SIZE:(step + 1) * HASH_SIZE]
+        node = hashlib.sha256(_NODE + (sibling + node if left >> step & 1 else node + sibling)).digest()
+    return node
