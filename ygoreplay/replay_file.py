@@ -195,6 +195,11 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
         "head": replay.head, "source": replay.source, "size": len(raw), "dict": dict_size})
     data = b"".join((MAGIC, struct.pack("<HHI", FORMAT_VERSION, 0, len(header)), header,
                      struct.pack("<II", len(packed), zlib.crc32(packed)), packed))
+    try:
+        read_header(data)      # its players, match and source are the caller's: within what a reader reads?
+    except ReplayFileError as exc:
+        raise ReplayFileError(f"the duel cannot be written as a replay file: no reader reads its header ({exc})"
+                              ) from None
     return data + _signature(data, key) if key is not None else data
 
 
@@ -207,8 +212,8 @@ def sign(data: bytes, key: OrganiserKey) -> bytes:
 
 
 def _signature(data: bytes, key: OrganiserKey) -> bytes:
-    """The trailer signing ``data``: ``dumps`` adds it to the bytes it has just built without
-    reading their header back (``sign`` checks bytes that come from elsewhere)."""
+    """The trailer signing ``data``: ``dumps`` adds it to the bytes whose header it has just
+    checked (``sign`` checks bytes that come from elsewhere)."""
     return key.public.raw + key.sign(_signed_message(data))
 
 
