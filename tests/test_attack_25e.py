@@ -71,3 +71,38 @@ def test_the_service_refuses_the_file_of_a_duel_whose_header_no_reader_reads(tmp
             got = client.get(f"/duels/{duel}/replay.ygr?view={view}", headers={"Authorization": f"Bearer {tokens[view]}"})
             assert got.status_code == 400 and "no reader reads" in got.json()["error"], (view, got.status_code)
 
+
+# -- a half-built event: never reachable from the error of a record that does not build -------------
+
+def _reachable_from(error: BaseException) -> list[object]:
+    """The locals of every frame of ``error``'s traceback and of every exception it was raised
+    while handling (what a crash reporter that captures locals walks and prints)."""
+    found: list[object] = []
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        frame = error.__traceback__
+        while frame is not None:
+            found += list(frame.tb_frame.f_locals.values())
+            frame = frame.tb_next
+        error = error.__context__
+    return found
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_record_that_does_not_build_trusted_leaves_no_half_built_event_behind_its_error(compiled):
+    """A rechained record whose scalar has the wrong type makes the trusted maker raise half way,
+    then goes through ``from_dict``, whose EventFormatError was raised while the maker's error was
+    being handled: its context's traceback held the maker's frame, and in it the event half
+    built (a twin of the kind, its slots past the bad one unset: mutable, of a class no code
+    names), alive as long as the error is, for a crash reporter to find and print. Now the error
+    holds no frame of the failed maker."""
+    from ygoreplay import events
+    from ygoreplay.events import EVENT_TYPES, EventFormatError, from_trusted_dict
+    wire = next(e.to_dict() for e in read_events(DAMAGE) if e.kind == "card_moved")
+    for _ in range(events._COMPILE_AFTER + 1 if compiled else 0):
+        from_trusted_dict(wire)
+    with pytest.raises(EventFormatError, match="card_moved.reason") as refused:
+        from_trusted_dict({**wire, "reason": 7}, "duel x event 3")
+    kinds = set(EVENT_TYPES.values()) | set(events._TWINS.values())
+    assert not [value for value in _reachable_from(refused.value) if type(value) in kinds]

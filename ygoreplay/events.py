@@ -1225,7 +1225,10 @@ def from_trusted_dict(data: dict, where: str = "") -> Event:
         make = _SHAPED.get(shape) or _shape(shape)
         return make(data)             # a scalar of the wrong type (rechained): TypeError, from_dict says what
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
-        return from_dict(data, where)
+        pass
+    # Asked once the maker's error is dropped: raised while handling it, from_dict's error held the
+    # maker's frame, and in it the event half built (a mutable twin), as long as the error lived.
+    return from_dict(data, where)
 
 
 def _trusted(data: dict) -> Event:
