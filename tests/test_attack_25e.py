@@ -106,3 +106,82 @@ def test_a_record_that_does_not_build_trusted_leaves_no_half_built_event_behind_
         from_trusted_dict({**wire, "reason": 7}, "duel x event 3")
     kinds = set(EVENT_TYPES.values()) | set(events._TWINS.values())
     assert not [value for value in _reachable_from(refused.value) if type(value) in kinds]
+
+
+# -- a follower's read: nothing past the last signed anchor reaches the trusted decoder --------------
+
+def _forged_past_the_head(url: str, duel: str, forged: list) -> None:
+    """Rows appended after the duel's head, each rechained onto the one before it, as a forger
+    with the database (not the organiser's key) can: no signed anchor names them."""
+    import sqlite3
+
+    import msgpack
+
+    from ygoreplay import chain
+    with sqlite3.connect(url) as conn:
+        last, state = conn.execute("SELECT originator_version, state FROM stored_events WHERE originator_id = ? "
+                                   "ORDER BY originator_version DESC LIMIT 1", (duel,)).fetchone()
+        envelope = msgpack.unpackb(state)
+        prev, recorded = envelope["h"], envelope["t"]
+        for version, event in enumerate(forged, last + 1):
+            digest = chain.link(prev, version - 1, event, recorded)
+            conn.execute("INSERT INTO stored_events (originator_id, originator_version, topic, state) VALUES (?, ?, ?, ?)",
+                         (duel, version, "event", msgpack.packb({"e": event, "t": recorded, "p": prev, "h": digest})))
+            prev = digest
+
+
+def _appended(tmp_path, monkeypatch) -> tuple[str, str, int]:
+    from ygoreplay.store import Store
+    monkeypatch.setenv("YGOREPLAY_HOME", str(tmp_path))
+    url = str(tmp_path / "duels.sqlite")
+    with Store(url) as store:
+        duel = store.create_duel("forged tail")
+        store.append(duel, list(read_events(DAMAGE))[:10])
+    return url, duel, 10
+
+
+def test_records_no_signed_anchor_vouches_for_never_fill_the_trusted_decoders_caches(tmp_path, monkeypatch):
+    """``chained_after`` built every record that follows the chain trusted and only then cut those
+    past the last signed anchor: a forger's rows rechained after the head went through the trusted
+    decoder, which keeps a maker per record shape (at most ``_SHAPES_MAX``) and a ``Loc`` per
+    location (``_LOCS_MAX``). 1,024 rows of new shapes read once by a follower filled the shapes
+    for good, and from then on every record of a shape not yet kept, of any duel, compiled its
+    maker again: a trusted decode of the replays/ duels went from 0.8 to 96 us an event. Now
+    only the records the signed anchors vouch for are built."""
+    from ygoreplay import events, store as store_module
+    from ygoreplay.store import Store
+    built: list = []
+
+    def trusted(data, where=""):
+        built.append(data)
+        return events.from_trusted_dict(data, where)
+    monkeypatch.setattr(store_module, "from_trusted_dict", trusted)
+    url, duel, count = _appended(tmp_path, monkeypatch)
+    forged = [{"kind": "turn_started", "player": 0, "turn": 2, f"forged{i}": 0} for i in range(40)]
+    forged.append({"kind": "card_moved", "card": "p0.m1", "to": [1, "gy", 987654321], "reason": "destroyed"})
+    _forged_past_the_head(url, duel, forged)
+    with Store(url) as reader:
+        read, broken = reader.chained_after(duel, 0, reader.header(duel).root)
+    assert [r.position for r in read] == list(range(count)) and broken == count
+    assert len(built) == count and not [data for data in built if data.get("to") == [1, "gy", 987654321]
+                                        or any(key.startswith("forged") for key in data)]
+    assert not [shape for shape in events._SHAPED if any(key.startswith("forged") for key in shape[2])]
+    assert (1, "gy", 987654321) not in events._LOCS
+
+
+@pytest.mark.parametrize("forged", [{"kind": "no_such_kind"}, [1, 2, 3],
+                                    {"kind": "card_moved", "card": "p0.m1", "to": [0, "zz"], "reason": "drawn"}])
+def test_a_forged_record_past_the_last_signed_anchor_keeps_no_follower_from_the_vouched_ones(tmp_path, monkeypatch,
+                                                                                            forged):
+    """A forger's row after the head that does not decode made the whole read raise StoreError:
+    a follower behind (another process appended, signed and notified) was sent none of the
+    vouched events before it (the hub dropped the read). Now those are read, and nothing from
+    the forged row on, as for any record no signed anchor vouches for."""
+    from ygoreplay.store import Store
+    url, duel, count = _appended(tmp_path, monkeypatch)
+    _forged_past_the_head(url, duel, [forged])
+    with Store(url) as reader:
+        root = reader.header(duel).root
+        read, broken = reader.chained_after(duel, 0, root)
+        assert [r.event for r in read] == list(read_events(DAMAGE))[:count] and broken == count
+        assert reader.chained_after(duel, count, read[-1].hash) == ([], count)

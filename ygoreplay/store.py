@@ -1335,35 +1335,36 @@ class Store:
         hash before them), and the position of the first that does not (changed in the database;
         ``verify`` says how), if any: nothing from it on is returned. Nor is anything past the
         last of their anchors that is signed and names their chain hash at its count: events
-        rechained, inserted or deleted there hold by the chain alone (``_vouched_upto``)."""
-        out: list[Record] = []
+        rechained, inserted or deleted there hold by the chain alone (``_vouched_upto``), and only
+        the vouched ones are built (trusted): a forger's rows past the head never reach the
+        trusted decoder (its per-shape makers, kept for the process) nor keep the vouched from
+        being read by failing to decode."""
+        chained: list[tuple[StoredEvent, dict]] = []
         broken = None
         for row in self.events.select_events(duel_id, gt=count):
             envelope = self._envelope(duel_id, row)
             if not _follows(envelope, prev, row.originator_version - 1):
                 broken = row.originator_version - 1
                 break
-            record = self._decode(duel_id, row, envelope, trusted=True)     # the chain vouches for it
-            out.append(record)
-            prev = record.hash
-        vouched = self._vouched_upto(duel_id, count, out)
-        if vouched < count + len(out):
-            return out[:vouched - count], vouched
-        return out, broken
+            chained.append((row, envelope))
+            prev = envelope["h"]
+        vouched = self._vouched_upto(duel_id, count, [envelope["h"] for _row, envelope in chained])
+        out = [self._decode(duel_id, row, envelope, trusted=True) for row, envelope in chained[:vouched - count]]
+        return out, vouched if vouched < count + len(chained) else broken
 
-    def _vouched_upto(self, duel_id: str, count: int, records: list[Record]) -> int:
+    def _vouched_upto(self, duel_id: str, count: int, hashes: list[bytes]) -> int:
         """How many of the duel's events the signed anchors after ``count`` vouch for, given the
-        ``records`` that follow it: the count of the last anchor in order that is signed by a key
-        trusted here and names the records' chain hash there. Each append writes its events and
-        anchor in one transaction, and the anchors are read after the events: every event read
-        has its anchor among them."""
-        if not records:                  # nothing to vouch for (a table's first load): no read
+        chain ``hashes`` of the events that follow it: the count of the last anchor in order that
+        is signed by a key trusted here and names their chain hash there. Each append writes its
+        events and anchor in one transaction, and the anchors are read after the events: every
+        event read has its anchor among them."""
+        if not hashes:                   # nothing to vouch for (a table's first load): no read
             return count
-        hashes = {record.position + 1: record.hash for record in records}
+        at = dict(enumerate(hashes, count + 1))
         vouched = count
-        for row in self.events.select_events(f"{duel_id}/head", gt=count, lte=count + len(records)):
+        for row in self.events.select_events(f"{duel_id}/head", gt=count, lte=count + len(hashes)):
             head = self._signed_anchor(duel_id, row)
-            if head is None or hashes.get(head.count) != head.hash:
+            if head is None or at.get(head.count) != head.hash:
                 break
             vouched = head.count
         return vouched
