@@ -140,6 +140,22 @@ def _appended(tmp_path, monkeypatch) -> tuple[str, str, int]:
     return url, duel, 10
 
 
+def test_a_row_past_the_head_that_is_not_even_an_envelope_keeps_no_follower_from_the_vouched_ones(tmp_path,
+                                                                                                  monkeypatch):
+    """The same for a row whose bytes are no msgpack map at all: the read raised StoreError (as
+    before the sixth pass) where such a row follows no chain."""
+    import sqlite3
+
+    from ygoreplay.store import Store
+    url, duel, count = _appended(tmp_path, monkeypatch)
+    with sqlite3.connect(url) as conn:
+        conn.execute("INSERT INTO stored_events (originator_id, originator_version, topic, state) VALUES (?, ?, ?, ?)",
+                     (duel, count + 1, "event", b"\xc1 not msgpack"))
+    with Store(url) as reader:
+        read, broken = reader.chained_after(duel, 0, reader.header(duel).root)
+    assert [r.event for r in read] == list(read_events(DAMAGE))[:count] and broken == count
+
+
 def test_records_no_signed_anchor_vouches_for_never_fill_the_trusted_decoders_caches(tmp_path, monkeypatch):
     """``chained_after`` built every record that follows the chain trusted and only then cut those
     past the last signed anchor: a forger's rows rechained after the head went through the trusted

@@ -1342,7 +1342,10 @@ class Store:
         chained: list[tuple[StoredEvent, dict]] = []
         broken = None
         for row in self.events.select_events(duel_id, gt=count):
-            envelope = self._envelope(duel_id, row)
+            try:
+                envelope = self._envelope(duel_id, row)
+            except StoreError:            # not even an envelope: it follows no chain
+                envelope = {}
             if not _follows(envelope, prev, row.originator_version - 1):
                 broken = row.originator_version - 1
                 break
