@@ -100,15 +100,17 @@ _POSTGRES_TABLES = {"ygoreplay_events", "ygoreplay_snapshots"}
 _CARD_FACTS: dict[str, tuple[tuple[bytes, ...], tuple[CardDB, bytes, bytes | None]]] = {}
 _CARD_FACTS_KEPT = 256
 _CARD_FACTS_GUARD = threading.Lock()
-#: Snapshots whose signature (or MAC) held, by (duel, position, digest of the stored row): a
-#: signature that held once holds on the same bytes, in any Store of this process (the service
-#: and a board open a Store per request; checking it again was a fifth of a seek). Whether its key
-#: is trusted is still asked of each Store.
-_SIGNED: set[tuple[str, int, bytes]] = set()
+#: Snapshots whose signature (or MAC) held, by (duel, position, digest of the stored row, whether
+#: checked by a holder of the private key): a signature that held once holds on the same bytes, in
+#: any Store of this process (the service and a board open a Store per request; checking it again
+#: was a fifth of a seek). Whether its key is trusted is still asked of each Store; and a MAC
+#: vouches only to a holder of the key: a Store that holds only the public key checks the
+#: signature of what a holder took by its MAC, as a process of its own would.
+_SIGNED: set[tuple[str, int, bytes, bool]] = set()
 _SIGNED_KEPT = 65536
 #: Anchors whose signature (or MAC) held, by (duel, count, digest of the stored row), as ``_SIGNED``:
 #: a seek checks the anchor at or after its position and the last one (issue 25).
-_ANCHORED: set[tuple[str, int, bytes]] = set()
+_ANCHORED: set[tuple[str, int, bytes, bool]] = set()
 #: SQLite files (device, inode, change time) found to hold a store of this format: opened again
 #: in this process (a board per request), the marker is not read again on a connection of its own.
 _STORE_FILES: set[tuple[int, int, int]] = set()
@@ -1644,10 +1646,11 @@ class Store:
         signer = self.trusts(snap["key"])
         if signer is None:
             return False
+        holder = self._holder(signer.raw)
         version = row.originator_version
-        seen = (duel_id, version, hashlib.sha256(row.state).digest())
+        seen = (duel_id, version, hashlib.sha256(row.state).digest(), holder is not None)
         if seen not in _SIGNED:
-            if not self._vouched(snap.get("mac"), snap["sig"], signer,
+            if not self._vouched(snap.get("mac"), snap["sig"], signer, holder,
                                  self._snapshot_message(duel_id, version, snap["h"], snap["d"])):
                 return False
             if len(_SIGNED) >= _SIGNED_KEPT:
@@ -1690,14 +1693,15 @@ class Store:
                                     "anchor vouches for (deleted, inserted or rechained), or it has no signed anchor "
                                     "there; no board is shown from it. Run 'ygoreplay verify'")
 
-    def _vouched(self, mac: object, signature: object, signer: PublicKey, message: bytes) -> bool:
+    @staticmethod
+    def _vouched(mac: object, signature: object, signer: PublicKey, holder: OrganiserKey | None,
+                 message: bytes) -> bool:
         """Whether a snapshot's ``message`` is its signer's (an anchor's: ``Head.signed_by``): by
-        its MAC when this store holds the signer's private key (an HMAC, where an Ed25519 check
-        was a fifth of a seek: issue 25), else (no MAC: written before them; one that does not
-        hold; a key held elsewhere) by its signature. A MAC is made only with that key's secret,
-        so it vouches as the signature does."""
-        held = self._holder(signer.raw) if mac is not None else None
-        if held is not None and held.check_mac(mac, message):
+        its MAC when this store holds the signer's private key (``holder``; an HMAC, where an
+        Ed25519 check was a fifth of a seek: issue 25), else (no MAC: written before them; one
+        that does not hold; a key held elsewhere) by its signature. A MAC is made only with that
+        key's secret, so it vouches as the signature does, to a holder of that key only."""
+        if holder is not None and holder.check_mac(mac, message):
             return True
         return isinstance(signature, bytes) and signer.verify(signature, message)
 
@@ -1711,9 +1715,10 @@ class Store:
             signer = self.trusts(head.key) if head.count == row.originator_version else None
             if signer is None:
                 return None
-            seen = (duel_id, head.count, hashlib.sha256(row.state).digest())
+            holder = self._holder(signer.raw)
+            seen = (duel_id, head.count, hashlib.sha256(row.state).digest(), holder is not None)
             if seen not in _ANCHORED:
-                if not head.signed_by(signer, duel_id, self._holder(signer.raw)):
+                if not head.signed_by(signer, duel_id, holder):
                     return None
                 if len(_ANCHORED) >= _SIGNED_KEPT:
                     _ANCHORED.clear()
