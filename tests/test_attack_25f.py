@@ -24,6 +24,7 @@ import pytest
 from test_group_commit import _held_group, concurrent, url  # noqa: F401 (the fixtures)
 from test_group_signature import anchors, in_groups, reader, set_anchor
 from test_store import execute, sample
+from test_store_cli import clean, run
 from ygoreplay import replay_file
 from ygoreplay.application import Records
 from ygoreplay.errors import StoreError, VerificationError
@@ -167,3 +168,35 @@ def test_a_group_whose_every_write_fails_after_it_was_signed_writes_nothing_and_
     in_groups(concurrent, duels, sample(DAMAGE)[:1])                    # no signed head half-kept
     with reader(url, concurrent) as public:
         assert all(public.verify(d).ok and public.info(d).events == 1 for d in duels)
+
+
+FIELDS = {
+    "a count as text": {"n": "2"},
+    "a count nil": {"n": None},
+    "a count as a list": {"n": [2]},
+    "a count as a bool": {"n": True},
+    "a key as a list": {"key": [1]},
+    "a key as a map": {"key": {}},
+    "a hash as a list": {"h": [1]},
+    "a status as a list": {"status": [1]},
+    "a signature as a map": {"sig": {}},
+}
+
+
+@pytest.mark.parametrize("how", list(FIELDS))
+def test_an_anchor_field_of_another_type_is_refused_with_a_message_not_an_internal_error(url, concurrent, how):
+    duel = grouped(url, concurrent)[0]
+    set_anchor(url, duel, 2, {**anchors(url, duel)[2], **FIELDS[how]})
+    result = run("verify", duel, url=url)
+    clean(result, 1)
+    assert "its anchors or card facts cannot be decoded" in result.output
+    listed = run("list", url=url)
+    clean(listed, 0)                                  # the other duels are still listed
+    assert listed.output.count(" events ") == 6
+    clean(run("tree", duel, url=url), 0)
+    with Store(url) as other, pytest.raises(VerificationError, match=f"duel {duel}"):
+        other.append(duel, sample(DAMAGE)[2])
+    with Store(url, readonly=True) as holder:
+        assert not holder.info(duel).signed
+        with pytest.raises(VerificationError, match=f"duel {duel}"):
+            holder.state_at(duel, 2)

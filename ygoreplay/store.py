@@ -281,17 +281,29 @@ class Head:
         """An anchor as stored; one written before duels kept effect facts has none (``effects``),
         one written before MACs none (``mac``), one signed alone (or written before groups were
         signed together) no audit path. A path not in ``signing.tree``'s form is refused
-        (ValueError): at most ``signing.MAX_PATH`` steps of 32 bytes."""
+        (ValueError): at most ``signing.MAX_PATH`` steps of 32 bytes; so is a field of another
+        type than the store writes (rewritten in the database), which the readers compare, hash
+        and look up as what they are: a count of text or a key of a list was an internal error
+        of ``verify`` and of ``list`` for the whole store."""
         path, left = d.get("path"), d.get("left", 0)
         if path is not None:
             signing.check_path(path, left)
         elif "left" in d:
             raise ValueError("an anchor's audit path sides without its path")
         try:
-            return cls(d["n"], d["h"], d["header"], d["cards"], d["status"], d["key"], d["sig"], d.get("effects"),
+            head = cls(d["n"], d["h"], d["header"], d["cards"], d["status"], d["key"], d["sig"], d.get("effects"),
                        d.get("mac"), path, left)
         except KeyError as exc:
             raise ValueError(f"an anchor without its {exc.args[0]!r}") from None
+        if type(head.count) is not int or head.count < 0:
+            raise ValueError(f"an anchor's count is a {type(head.count).__name__}, not a number of events")
+        fields = {"h": head.hash, "header": head.header, "cards": head.cards, "key": head.key, "sig": head.signature,
+                  "status": head.status, "effects": head.effects}
+        for name, value in fields.items():
+            wanted = dict if name == "status" else bytes
+            if not isinstance(value, wanted) and not (name == "effects" and value is None):
+                raise ValueError(f"an anchor's {name!r} is a {type(value).__name__}, not {wanted.__name__}")
+        return head
 
 
 def _head_row(duel_id: str, head: Head) -> library.HeadRow:
