@@ -113,6 +113,21 @@ def test_an_audit_path_of_another_type_or_shape_is_refused_by_every_reader(url, 
         other.append(duel, sample(DAMAGE)[2])
 
 
+@pytest.mark.parametrize("path, left", [(b"", 0), (bytes(32), 0), (bytes(32), 1)])
+def test_an_anchor_signed_alone_given_an_audit_path_is_refused(url, concurrent, path, left):
+    """Its signature is over its own message, never over a group's root (``_GROUP_LABEL``)."""
+    duel = concurrent.create_duel("alone")
+    concurrent.append(duel, sample(DAMAGE)[:2])
+    anchor = anchors(url, duel)[2]
+    assert "path" not in anchor
+    set_anchor(url, duel, 2, {**{k: v for k, v in anchor.items() if k != "mac"}, "path": path, "left": left})
+    for store in (Store(url, readonly=True), reader(url, concurrent)):
+        with store:
+            assert not store.verify(duel).ok and not store.info(duel).signed
+            with pytest.raises(VerificationError, match=f"duel {duel}"):
+                store.state_at(duel, 2)
+
+
 def _fresh(args: list[str], data: Path) -> subprocess.CompletedProcess:
     """The command in a process of its own, whose ygoreplay folder holds no private key."""
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("YGOREPLAY_")},
