@@ -100,15 +100,17 @@ _POSTGRES_TABLES = {"ygoreplay_events", "ygoreplay_snapshots"}
 _CARD_FACTS: dict[str, tuple[tuple[bytes, ...], tuple[CardDB, bytes, bytes | None]]] = {}
 _CARD_FACTS_KEPT = 256
 _CARD_FACTS_GUARD = threading.Lock()
-#: Snapshots whose signature (or MAC) held, by (duel, position, digest of the stored row): a
-#: signature that held once holds on the same bytes, in any Store of this process (the service
-#: and a board open a Store per request; checking it again was a fifth of a seek). Whether its key
-#: is trusted is still asked of each Store.
-_SIGNED: set[tuple[str, int, bytes]] = set()
+#: Snapshots whose signature (or MAC) held, by (duel, position, digest of the stored row, whether
+#: checked by a holder of the private key): a signature that held once holds on the same bytes, in
+#: any Store of this process (the service and a board open a Store per request; checking it again
+#: was a fifth of a seek). Whether its key is trusted is still asked of each Store; and a MAC
+#: vouches only to a holder of the key: a Store that holds only the public key checks the
+#: signature of what a holder took by its MAC, as a process of its own would.
+_SIGNED: set[tuple[str, int, bytes, bool]] = set()
 _SIGNED_KEPT = 65536
 #: Anchors whose signature (or MAC) held, by (duel, count, digest of the stored row), as ``_SIGNED``:
 #: a seek checks the anchor at or after its position and the last one (issue 25).
-_ANCHORED: set[tuple[str, int, bytes]] = set()
+_ANCHORED: set[tuple[str, int, bytes, bool]] = set()
 #: SQLite files (device, inode, change time) found to hold a store of this format: opened again
 #: in this process (a board per request), the marker is not read again on a connection of its own.
 _STORE_FILES: set[tuple[int, int, int]] = set()
@@ -279,17 +281,29 @@ class Head:
         """An anchor as stored; one written before duels kept effect facts has none (``effects``),
         one written before MACs none (``mac``), one signed alone (or written before groups were
         signed together) no audit path. A path not in ``signing.tree``'s form is refused
-        (ValueError): at most ``signing.MAX_PATH`` steps of 32 bytes."""
+        (ValueError): at most ``signing.MAX_PATH`` steps of 32 bytes; so is a field of another
+        type than the store writes (rewritten in the database), which the readers compare, hash
+        and look up as what they are: a count of text or a key of a list was an internal error
+        of ``verify`` and of ``list`` for the whole store."""
         path, left = d.get("path"), d.get("left", 0)
         if path is not None:
             signing.check_path(path, left)
         elif "left" in d:
             raise ValueError("an anchor's audit path sides without its path")
         try:
-            return cls(d["n"], d["h"], d["header"], d["cards"], d["status"], d["key"], d["sig"], d.get("effects"),
+            head = cls(d["n"], d["h"], d["header"], d["cards"], d["status"], d["key"], d["sig"], d.get("effects"),
                        d.get("mac"), path, left)
         except KeyError as exc:
             raise ValueError(f"an anchor without its {exc.args[0]!r}") from None
+        if type(head.count) is not int or head.count < 0:
+            raise ValueError(f"an anchor's count is a {type(head.count).__name__}, not a number of events")
+        fields = {"h": head.hash, "header": head.header, "cards": head.cards, "key": head.key, "sig": head.signature,
+                  "status": head.status, "effects": head.effects}
+        for name, value in fields.items():
+            wanted = dict if name == "status" else bytes
+            if not isinstance(value, wanted) and not (name == "effects" and value is None):
+                raise ValueError(f"an anchor's {name!r} is a {type(value).__name__}, not {wanted.__name__}")
+        return head
 
 
 def _head_row(duel_id: str, head: Head) -> library.HeadRow:
@@ -1648,10 +1662,11 @@ class Store:
         signer = self.trusts(snap["key"])
         if signer is None:
             return False
+        holder = self._holder(signer.raw)
         version = row.originator_version
-        seen = (duel_id, version, hashlib.sha256(row.state).digest())
+        seen = (duel_id, version, hashlib.sha256(row.state).digest(), holder is not None)
         if seen not in _SIGNED:
-            if not self._vouched(snap.get("mac"), snap["sig"], signer,
+            if not self._vouched(snap.get("mac"), snap["sig"], signer, holder,
                                  self._snapshot_message(duel_id, version, snap["h"], snap["d"])):
                 return False
             if len(_SIGNED) >= _SIGNED_KEPT:
@@ -1694,14 +1709,15 @@ class Store:
                                     "anchor vouches for (deleted, inserted or rechained), or it has no signed anchor "
                                     "there; no board is shown from it. Run 'ygoreplay verify'")
 
-    def _vouched(self, mac: object, signature: object, signer: PublicKey, message: bytes) -> bool:
+    @staticmethod
+    def _vouched(mac: object, signature: object, signer: PublicKey, holder: OrganiserKey | None,
+                 message: bytes) -> bool:
         """Whether a snapshot's ``message`` is its signer's (an anchor's: ``Head.signed_by``): by
-        its MAC when this store holds the signer's private key (an HMAC, where an Ed25519 check
-        was a fifth of a seek: issue 25), else (no MAC: written before them; one that does not
-        hold; a key held elsewhere) by its signature. A MAC is made only with that key's secret,
-        so it vouches as the signature does."""
-        held = self._holder(signer.raw) if mac is not None else None
-        if held is not None and held.check_mac(mac, message):
+        its MAC when this store holds the signer's private key (``holder``; an HMAC, where an
+        Ed25519 check was a fifth of a seek: issue 25), else (no MAC: written before them; one
+        that does not hold; a key held elsewhere) by its signature. A MAC is made only with that
+        key's secret, so it vouches as the signature does, to a holder of that key only."""
+        if holder is not None and holder.check_mac(mac, message):
             return True
         return isinstance(signature, bytes) and signer.verify(signature, message)
 
@@ -1715,9 +1731,10 @@ class Store:
             signer = self.trusts(head.key) if head.count == row.originator_version else None
             if signer is None:
                 return None
-            seen = (duel_id, head.count, hashlib.sha256(row.state).digest())
+            holder = self._holder(signer.raw)
+            seen = (duel_id, head.count, hashlib.sha256(row.state).digest(), holder is not None)
             if seen not in _ANCHORED:
-                if not head.signed_by(signer, duel_id, self._holder(signer.raw)):
+                if not head.signed_by(signer, duel_id, holder):
                     return None
                 if len(_ANCHORED) >= _SIGNED_KEPT:
                     _ANCHORED.clear()
