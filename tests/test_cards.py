@@ -10,6 +10,7 @@ from conftest import shared_path
 
 from ygoreplay.cards import (Attribute, CardDB, CardDBError, CardFacts, CardType, LinkMarker,
                              Race)
+from ygoreplay.effect_facts import EffectFact
 
 GOAT_ROWS = 187
 
@@ -345,3 +346,11 @@ def test_from_cdb_missing_tables_and_columns(tmp_path: Path) -> None:
 def test_from_cdb_missing_file(tmp_path: Path) -> None:
     with pytest.raises(CardDBError, match="nowhere.cdb"):
         CardDB.from_cdb(tmp_path / "nowhere.cdb")
+
+
+def test_has_effects_says_whether_any_card_has_effect_facts(classic: CardDB) -> None:
+    """A fold asks it once a duel instead of asking ``effects`` passcode by passcode (rules.card_text)."""
+    code = next(iter(classic))
+    assert not classic.has_effects and classic.effects(code) == ()
+    with_facts = classic.with_effects({code: (EffectFact(("field",), "EFFECT_EXTRA_SUMMON_COUNT"),)})
+    assert with_facts.has_effects and with_facts.effects(code)

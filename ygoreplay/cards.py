@@ -532,6 +532,12 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
             found = self._effects.get(card.alias, ()) if card is not None and card.alias else ()
         return found
 
+    @property
+    def has_effects(self) -> bool:
+        """Whether any card here has effect facts: without any, ``effects`` is () for every
+        passcode, and a fold need not ask it card by card (``rules.card_text``)."""
+        return bool(self._effects)
+
     def with_effects(self, effects: Mapping[int, tuple[EffectFact, ...]]) -> CardDB:
         """These cards with these effect facts added (a passcode given wins)."""
         return CardDB(self._cards.values(), {**self._effects, **effects})

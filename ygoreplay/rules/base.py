@@ -135,47 +135,47 @@ def take(state: DuelState, card: Card) -> None:
     GY once the event is applied (``bury``, called by ``fold.apply``), after every card the event
     moved, as the engine sends them, or after the last of a group of ``card_moved`` ``with_next``."""
     zone = card.zone
-    if zone == MZONE:
-        attack = state.attack
-        if attack is not None and not attack.calculated and card.id in attack.defender_monsters:
-            # BATTLE-06: one of the monsters the attack was declared against has left the field;
-            # back, it is a new card: either way the opponent's monsters have changed (a replay)
-            attack.defender_monsters = attack.defender_monsters - {card.id} | {card.id + LEFT}
-        if card.materials:
-            for material in card.materials:
-                state.cards[material].host = None  # under no card on the field: waiting for the GY
-            state.shed.extend(card.materials)
-            card.materials = []
-        side = state.sides[card.controller]
-        if card.id in side.mzone:
-            side.mzone[side.mzone.index(card.id)] = None
+    if zone in ON_FIELD:                           # one test for the field, none more for a pile
+        if zone == MZONE:
+            attack = state.attack
+            if attack is not None and not attack.calculated and card.id in attack.defender_monsters:
+                # BATTLE-06: one of the monsters the attack was declared against has left the field;
+                # back, it is a new card: either way the opponent's monsters have changed (a replay)
+                attack.defender_monsters = attack.defender_monsters - {card.id} | {card.id + LEFT}
+            if card.materials:
+                for material in card.materials:
+                    state.cards[material].host = None  # under no card on the field: waiting for the GY
+                state.shed.extend(card.materials)
+                card.materials = []
+            side = state.sides[card.controller]
+            if card.id in side.mzone:
+                side.mzone[side.mzone.index(card.id)] = None
+            else:
+                state.emz[state.emz.index(card.id)] = None
+        elif zone == SZONE:
+            side = state.sides[card.controller]
+            side.szone[side.szone.index(card.id)] = None
         else:
-            state.emz[state.emz.index(card.id)] = None
-    elif zone == SZONE:
-        side = state.sides[card.controller]
-        side.szone[side.szone.index(card.id)] = None
-    elif zone == FZONE:
-        state.sides[card.controller].fzone = None
+            state.sides[card.controller].fzone = None
+        card.leave_field()
+        if card.last_controller != card.owner:     # CTRL-01: its trigger is the taker's, once
+            (state.taken_later if state.chain or state.resolving else state.taken_next).append(card.id)
     elif zone == HAND:
         state.sides[card.controller].hand.remove(card.id)
+    elif zone == DECK:
+        state.sides[card.owner].deck.remove(card.id)
+    elif zone == GY:
+        state.sides[card.owner].gy.remove(card.id)
     elif zone == OVERLAY:
         if card.id in state.shed:                  # its monster's group is still moving (with_next)
             state.shed.remove(card.id)
         elif card.host is not None:
             state.cards[card.host].materials.remove(card.id)
         card.host = None
-    elif zone == DECK:
-        state.sides[card.owner].deck.remove(card.id)
-    elif zone == GY:
-        state.sides[card.owner].gy.remove(card.id)
     elif zone == BANISHED:
         state.sides[card.owner].banished.remove(card.id)
     elif zone == EXTRA:
         state.sides[card.owner].extra.remove(card.id)
-    if zone in ON_FIELD:
-        card.leave_field()
-        if card.last_controller != card.owner:     # CTRL-01: its trigger is the taker's, once
-            (state.taken_later if state.chain or state.resolving else state.taken_next).append(card.id)
 
 
 def bury(state: DuelState) -> None:

@@ -71,9 +71,13 @@ def _has_facts(state: DuelState) -> bool:
     """Do any of the duel's cards have effect facts? Asked once (the answer is kept)."""
     text = state.card_text
     if text[HAS_FACTS] is None:
-        reader = getattr(state.db, "effects", None)
-        codes = {card.code for card in state.cards.values() if card.code}
-        text[HAS_FACTS] = bool(reader is not None and codes and any(reader(code) for code in codes))
+        db = state.db
+        reader = getattr(db, "effects", None)
+        if reader is None or not getattr(db, "has_effects", True):   # a CardDB with none says so at once
+            text[HAS_FACTS] = False
+        else:
+            codes = {card.code for card in state.cards.values() if card.code}
+            text[HAS_FACTS] = bool(codes and any(reader(code) for code in codes))
     return text[HAS_FACTS]
 
 

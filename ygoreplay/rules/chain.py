@@ -10,7 +10,7 @@ from .effects import (
     SEGOC_GROUPS, candidates, in_damage_step, mandatory, script_effects, script_kind, segoc_rank, wrong_summon)
 from .timing import chain_over, link_resolved, missed
 from .spell_trap import (
-    bind_equip, check_card_activation, check_equips, effect_timing_problem,
+    TIMED_EFFECTS, bind_equip, check_card_activation, check_equips, effect_timing_problem,
     leaves_after_resolving, place_activated_card, settle_equips, speed_of_effect)
 
 _TRIGGERS = frozenset(("trigger", "flip"))
@@ -54,7 +54,7 @@ def activated(state: DuelState, ev: Activated) -> None:
                                           "trigger cannot respond to a chain", name=card.name))
             kind = effect_type                     # judged once: not again as CHAIN-02
         speed = speed_of_effect(card, kind)
-        problem = effect_timing_problem(state, card, player, kind)
+        problem = effect_timing_problem(state, card, player, kind) if kind in TIMED_EFFECTS else None
         if problem:
             fail(state, ev, problem[0], problem[1] if kind == effect_type else
                  say("{problem} ({name}'s script declares only {kind} effects: not {effect_type})",

@@ -183,6 +183,10 @@ def place_activated_card(state: DuelState, ev: Activated, card: Card, player: in
         card.position = FACEUP
 
 
+#: The effect types ``effect_timing_problem`` judges; the others (trigger, quick, flip) have no timing of theirs to check.
+TIMED_EFFECTS = frozenset(("ignition", "pendulum", "continuous"))
+
+
 def effect_timing_problem(state: DuelState, card: Card, player: int, effect_type: str) -> tuple[str, str] | None:
     """When an effect of this type may be activated (EFF-02, PEND-02, SPELL-08)."""
     if effect_type == "ignition" or effect_type == "pendulum":
