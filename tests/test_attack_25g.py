@@ -1,0 +1,195 @@
+"""Attacks on issue 25's sixth pass: a thread wakes the event loop only for a duel someone waits
+on (``Hub.changed``), and the heads are read on a LISTEN connection of the process's own
+(``store._Heads``). Followers of two workers over HTTP while the listening connection is
+killed and the database refuses connections for a while."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+import uuid
+from urllib.parse import urlparse
+
+import httpx
+import pytest
+
+from test_service import Follower, Server, auth, create, events_of
+from test_store import DAMAGE, POSTGRES, REPLAYS, _pg_connect
+from ygoreplay.jsonl import read_events
+
+EVENTS = events_of("won-by-damage.jsonl")
+EVENTS_STORED = read_events(REPLAYS / DAMAGE)
+
+
+@contextlib.contextmanager
+def _database():
+    """A PostgreSQL database of the test's own (dropped after): its connections can be refused
+    without touching anyone else's."""
+    from psycopg import sql
+    name = f"attack25g_{uuid.uuid4().hex[:12]}"
+    with _pg_connect() as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield name, urlparse(POSTGRES)._replace(path=f"/{name}").geturl()
+    finally:
+        with _pg_connect() as conn:
+            conn.execute(sql.SQL("ALTER DATABASE {} WITH ALLOW_CONNECTIONS true").format(sql.Identifier(name)))
+            conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def _listeners(name: str) -> list[int]:
+    """The backends of database ``name`` that listen (one per worker)."""
+    with _pg_connect() as conn:
+        return [pid for (pid,) in conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND (query LIKE 'LISTEN%%' "
+            "OR query LIKE 'SELECT notification_id%%')", (name,)).fetchall()]
+
+
+def _terminate(pids: list[int]) -> None:
+    with _pg_connect() as conn:
+        for pid in pids:
+            conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
+
+
+def _post(base: str, duel: dict, events: list[dict], at: int) -> int:
+    """Append ``events`` at ``at``, again while the store refuses (a write that failed wrote nothing)."""
+    deadline = time.monotonic() + 60
+    while True:
+        r = httpx.post(f"{base}/duels/{duel['id']}/events?expected={at}", json=events,
+                       headers=auth(duel["tokens"]["recorder"]), timeout=30)
+        if r.status_code == 200:
+            return r.json()["position"]
+        assert r.status_code >= 500 and time.monotonic() < deadline, r.text
+        time.sleep(0.2)
+
+
+@contextlib.contextmanager
+def _followed(title: str, count: int):
+    """A service of two workers on a database of its own, a duel and ``count`` judge's followers
+    of it (spread over both workers); every follower must get every event once, in order, and the end."""
+    with _database() as (name, url):
+        server = Server(url, workers=2)
+        try:
+            duel = create(server.url, title=title, visibility="unlisted")
+            followers = [Follower(f"{server.url}/duels/{duel['id']}/follow", auth(duel["tokens"]["judge"]))
+                         for _ in range(count)]
+            for follower in followers:
+                follower.start()
+                assert follower.ready.wait(20) and follower.status == 200
+            yield name, server, duel
+            for follower in followers:
+                assert follower.ended.wait(60), "a follower got the end"
+                assert [i for i, _, _ in follower.received] == list(range(len(EVENTS)))
+        finally:
+            server.stop()
+
+
+def test_followers_of_both_workers_get_every_event_while_the_listeners_are_killed():
+    """Appends go on while each worker's listening connection is terminated again and again:
+    every follower, whichever worker serves it, gets every event once, in order, and the end."""
+    with _followed("listeners killed", 8) as (name, server, duel):
+        at = 0
+        for i in range(0, len(EVENTS), 3):
+            if i % 9 == 0:
+                _terminate(_listeners(name))
+            at = _post(server.url, duel, EVENTS[i:i + 3], at)
+
+
+def test_followers_get_the_appends_after_the_database_refused_connections_for_a_while():
+    """The database refuses every connection for longer than the listener tries again
+    (``_Heads.RETRIES`` × ``RETRY_WAIT``): that ended its thread, and no follower of the other
+    worker got an append again. Once it takes them again, every follower of either worker gets
+    what is appended after, and the end."""
+    from psycopg import sql
+    from ygoreplay.store import _Heads
+    with _followed("database away", 6) as (name, server, duel):
+        at = _post(server.url, duel, EVENTS[:10], 0)
+        with _pg_connect() as conn:
+            conn.execute(sql.SQL("ALTER DATABASE {} WITH ALLOW_CONNECTIONS false").format(sql.Identifier(name)))
+            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
+            time.sleep(2 * _Heads.RETRIES * _Heads.RETRY_WAIT + 1)
+            conn.execute(sql.SQL("ALTER DATABASE {} WITH ALLOW_CONNECTIONS true").format(sql.Identifier(name)))
+        _post(server.url, duel, EVENTS[10:], at)
+
+
+def _until(condition, what: str, seconds: float = 30.0) -> None:
+    """Wait for ``condition()`` (a notification crosses PostgreSQL); fail saying ``what`` if it never holds."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.01)
+
+
+def test_the_listener_listens_again_after_the_store_refused_it_past_its_retries(tmp_path, monkeypatch, caplog):
+    """``_Heads`` raises once its connection failed ``RETRIES`` times in a row: that ended the
+    hub's listening thread, and no other process's append reached a follower here again (they
+    waited for ever, with keep-alives). Now the hub says so and listens again; what was stored
+    while it could not is read then."""
+    import psycopg
+    from test_store import fresh_url
+    from ygoreplay import live as live_module
+    from ygoreplay.live import Hub
+    from ygoreplay.store import Store, _Heads
+    monkeypatch.setattr(_Heads, "RETRIES", 2)
+    monkeypatch.setattr(_Heads, "RETRY_WAIT", 0.01)
+    monkeypatch.setattr(live_module, "LISTEN_AGAIN", 0.01, raising=False)
+    away, refused = threading.Event(), []
+    real = _Heads._connection
+
+    def connection(self):
+        if away.is_set():
+            refused.append(1)
+            raise psycopg.OperationalError("connection refused")
+        return real(self)
+    monkeypatch.setattr(_Heads, "_connection", connection)
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "attack") as url, \
+            Store(url, concurrent=True) as writer, Store(url, concurrent=True) as reader:
+        duel = writer.create_duel("followed")
+        hub = Hub(reader)
+        loop = asyncio.new_event_loop()          # its wake-ups are only queued: nobody waits here
+        hub.start(loop)
+        try:
+            hub.get(duel).followers = 1
+            writer.append(duel, EVENTS_STORED[:1], expected_position=0)
+            _until(lambda: hub.duels[duel].count == 1, "the append before was taken in")
+            away.set()
+            _terminate([hub._subscription._conn.info.backend_pid])
+            _until(lambda: len(refused) >= 3 * _Heads.RETRIES, "the listener was refused past its retries")
+            writer.append(duel, EVENTS_STORED[1:2], expected_position=1)      # while it could not listen
+            away.clear()
+            writer.append(duel, EVENTS_STORED[2:3], expected_position=2)
+            _until(lambda: hub.duels[duel].count == 3, "what was stored meanwhile and after was taken in")
+            assert hub._listener.is_alive()
+        finally:
+            hub.stop()
+            loop.close()
+        assert not hub._listener.is_alive()
+    assert "notifications are lost (connection refused); listening again" in caplog.text
+
+
+def test_a_round_waiting_on_a_duel_is_woken_by_another_processs_append(tmp_path):
+    """A round's stream waits on its tables' duels (``Hub.wait``) without following them: the
+    listener took another process's append to such a duel in only when next asked, so the
+    round's page in the other worker moved only at its ``LOOK_AGAIN`` (a waiter is someone to
+    read it for, as a follower is)."""
+    from test_store import fresh_url
+    from ygoreplay.live import Hub
+    from ygoreplay.store import Store
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "attack") as url, \
+            Store(url, concurrent=True) as writer, Store(url, concurrent=True) as reader:
+        duel = writer.create_duel("a table")
+        hub = Hub(reader)
+
+        async def round_stream() -> None:
+            hub.start(asyncio.get_running_loop())
+            assert hub.get(duel).followers == 0           # read for the round's status, not followed
+            waiting = asyncio.ensure_future(hub.wait(duel, 3600))
+            await asyncio.sleep(0)                        # it waits
+            await asyncio.to_thread(writer.append, duel, EVENTS_STORED[:1], expected_position=0)
+            await asyncio.wait_for(waiting, 60)           # woken by the other's append, not its clock
+            assert hub.duels[duel].count == 1
+        try:
+            asyncio.run(round_stream())
+        finally:
+            hub.stop()
