@@ -193,3 +193,54 @@ def test_a_round_waiting_on_a_duel_is_woken_by_another_processs_append(tmp_path)
             asyncio.run(round_stream())
         finally:
             hub.stop()
+
+
+def test_a_match_whose_read_failed_is_read_again_at_its_followers_next_wake_up(tmp_path, monkeypatch):
+    """A read of another process's append that fails (the store's error, passed over) leaves a
+    duel ``behind``, so its followers' next wake-up reads it: a match was left as it was, and
+    its followers got that append (the match's result, its end) only with a further append of
+    the match, maybe never."""
+    import httpx
+    from test_match_service import MATCHES, lines, match_body
+    from test_release import ADMIN
+    from test_store import fresh_url
+    from ygoreplay.access import digest
+    from ygoreplay.errors import StoreError
+    from ygoreplay.live import Hub
+    from ygoreplay.service import create_app
+    from ygoreplay.store import Store
+    sample = lines(MATCHES / "two-nil.jsonl")
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "attack") as url, \
+            Store(url, concurrent=True) as writer, Store(url, concurrent=True) as reader:
+        app = create_app(writer, digest(ADMIN))                 # the other worker, which writes
+
+        async def other(call) -> object:
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://test",
+                                         headers={"Authorization": f"Bearer {ADMIN}"}) as client:
+                return await call(client)
+        made = asyncio.run(other(lambda c: c.post("/matches", json=match_body(sample, title="followed"))))
+        match_id = made.json()["id"]
+        hub = Hub(reader)
+        failed = threading.Event()
+        real = reader.records_after
+
+        def records_after(stream_id: str, count: int):
+            if stream_id == match_id and not failed.is_set():
+                failed.set()
+                raise StoreError("the store refused the read")
+            return real(stream_id, count)
+
+        async def follower() -> None:
+            hub.start(asyncio.get_running_loop())
+            live = hub.follow(await asyncio.to_thread(hub.match, match_id))
+            known = live.count
+            monkeypatch.setattr(reader, "records_after", records_after)
+            called = await other(lambda c: c.post(f"/matches/{match_id}/judge-calls", json={"player": 0, "judge": "J"}))
+            assert called.status_code == 200, called.text
+            await asyncio.to_thread(_until, lambda: failed.is_set() and not hub._reading, "the read failed")
+            await asyncio.wait_for(hub.wait(match_id, 3600), 60)    # its next wake-up reads it
+            assert live.count == known + 1
+        try:
+            asyncio.run(follower())
+        finally:
+            hub.stop()

@@ -645,9 +645,9 @@ class Hub:
 
     def _read(self, duel_id: str) -> None:
         """Read ``duel_id`` in until no notification came meanwhile. A read that failed (the
-        store's error, which ``changed`` passes over, or any other) leaves the duel ``behind``
-        what was notified, so its followers' next wake-up reads it (``Alarm.wait``): else the
-        last events of a duel, its end among them, reached them only with a further append."""
+        store's error, which ``changed`` passes over, or any other) leaves the duel or match
+        ``behind`` what was notified, so its followers' next wake-up reads it (``Alarm.wait``):
+        else its last events, its end among them, reached them only with a further append."""
         try:
             while True:
                 self.changed(duel_id)
@@ -659,7 +659,7 @@ class Hub:
             with self._lock:
                 self._reading.pop(duel_id, None)
                 count = self._notified.pop(duel_id, 0)
-                live = self.duels.get(duel_id)
+                live = self.duels.get(duel_id) or self.matches.get(duel_id)
             if live is not None and live.count < count:
                 live.behind = max(live.behind, count)
 
