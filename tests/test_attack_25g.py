@@ -244,3 +244,17 @@ def test_a_match_whose_read_failed_is_read_again_at_its_followers_next_wake_up(t
             asyncio.run(follower())
         finally:
             hub.stop()
+
+
+def test_a_schema_name_with_capitals_is_refused_before_anything_is_made():
+    """A schema name with a capital letter passed as a plain name: the store made the schema and
+    its tables, then refused every write ("Composite type 'stored_event_text' not found": the
+    recorder looks its type up by the name unquoted, folded to lower case), and left them there."""
+    from ygoreplay.errors import StoreError
+    from ygoreplay.store import Store
+    schema = f"Attack_{uuid.uuid4().hex[:8]}"
+    with pytest.raises(StoreError, match="lower-case"):
+        Store(f"{POSTGRES}?schema={schema}")
+    with _pg_connect() as conn:
+        assert conn.execute("SELECT count(*) FROM information_schema.schemata WHERE lower(schema_name) = lower(%s)",
+                            (schema,)).fetchone() == (0,), "nothing was made"
