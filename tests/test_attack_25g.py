@@ -195,31 +195,43 @@ def test_a_round_waiting_on_a_duel_is_woken_by_another_processs_append(tmp_path)
             hub.stop()
 
 
-def test_a_match_whose_read_failed_is_read_again_at_its_followers_next_wake_up(tmp_path, monkeypatch):
-    """A read of another process's append that fails (the store's error, passed over) leaves a
-    duel ``behind``, so its followers' next wake-up reads it: a match was left as it was, and
-    its followers got that append (the match's result, its end) only with a further append of
-    the match, maybe never."""
+@contextlib.contextmanager
+def _other_worker(tmp_path):
+    """A PostgreSQL store, a service on it (the other worker, which writes: ``call(client)``
+    runs a request there), a match it made, and a second ``Store`` for a hub of this worker."""
     import httpx
     from test_match_service import MATCHES, lines, match_body
     from test_release import ADMIN
     from test_store import fresh_url
     from ygoreplay.access import digest
-    from ygoreplay.errors import StoreError
-    from ygoreplay.live import Hub
     from ygoreplay.service import create_app
     from ygoreplay.store import Store
-    sample = lines(MATCHES / "two-nil.jsonl")
     with fresh_url("postgresql", tmp_path / "x.sqlite", "attack") as url, \
             Store(url, concurrent=True) as writer, Store(url, concurrent=True) as reader:
-        app = create_app(writer, digest(ADMIN))                 # the other worker, which writes
+        app = create_app(writer, digest(ADMIN))
 
-        async def other(call) -> object:
+        async def call(request):
             async with httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://test",
                                          headers={"Authorization": f"Bearer {ADMIN}"}) as client:
-                return await call(client)
-        made = asyncio.run(other(lambda c: c.post("/matches", json=match_body(sample, title="followed"))))
-        match_id = made.json()["id"]
+                response = await request(client)
+                assert response.status_code in (200, 201), response.text
+                return response
+        made = asyncio.run(call(lambda c: c.post("/matches", json=match_body(lines(MATCHES / "two-nil.jsonl")))))
+        yield call, made.json()["id"], reader
+
+
+def _judge_call(match_id: str):
+    return lambda client: client.post(f"/matches/{match_id}/judge-calls", json={"player": 0, "judge": "J"})
+
+
+def test_a_match_whose_read_failed_is_read_again_at_its_followers_next_wake_up(tmp_path, monkeypatch):
+    """A read of another process's append that fails (the store's error, passed over) leaves a
+    duel ``behind``, so its followers' next wake-up reads it: a match was left as it was, and
+    its followers got that append (the match's result, its end) only with a further append of
+    the match, maybe never."""
+    from ygoreplay.errors import StoreError
+    from ygoreplay.live import Hub
+    with _other_worker(tmp_path) as (other, match_id, reader):
         hub = Hub(reader)
         failed = threading.Event()
         real = reader.records_after
@@ -235,13 +247,36 @@ def test_a_match_whose_read_failed_is_read_again_at_its_followers_next_wake_up(t
             live = hub.follow(await asyncio.to_thread(hub.match, match_id))
             known = live.count
             monkeypatch.setattr(reader, "records_after", records_after)
-            called = await other(lambda c: c.post(f"/matches/{match_id}/judge-calls", json={"player": 0, "judge": "J"}))
-            assert called.status_code == 200, called.text
+            await other(_judge_call(match_id))
             await asyncio.to_thread(_until, lambda: failed.is_set() and not hub._reading, "the read failed")
             await asyncio.wait_for(hub.wait(match_id, 3600), 60)    # its next wake-up reads it
             assert live.count == known + 1
         try:
             asyncio.run(follower())
+        finally:
+            hub.stop()
+
+
+def test_a_round_waiting_on_a_match_this_process_does_not_hold_is_woken_by_another_processs_append(tmp_path):
+    """A round's stream waits on its tables' matches, which its status reads from the store (no
+    ``LiveMatch`` here): the listener passed over another process's append to one, and the
+    round's page moved only at its ``LOOK_AGAIN``. Now it wakes what waits on it, and what is
+    made of many streams (the round's status) is made again."""
+    from ygoreplay.live import Hub
+    with _other_worker(tmp_path) as (other, match_id, reader):
+        hub = Hub(reader)
+
+        async def round_stream() -> None:
+            hub.start(asyncio.get_running_loop())
+            assert match_id not in hub.matches
+            generation = hub.generation
+            waiting = asyncio.ensure_future(hub.wait(match_id, 3600))
+            await asyncio.sleep(0)                        # it waits
+            await other(_judge_call(match_id))
+            await asyncio.wait_for(waiting, 60)           # woken by the other's append, not its clock
+            assert hub.generation > generation
+        try:
+            asyncio.run(round_stream())
         finally:
             hub.stop()
 
@@ -258,3 +293,62 @@ def test_a_schema_name_with_capitals_is_refused_before_anything_is_made():
     with _pg_connect() as conn:
         assert conn.execute("SELECT count(*) FROM information_schema.schemata WHERE lower(schema_name) = lower(%s)",
                             (schema,)).fetchone() == (0,), "nothing was made"
+
+
+class Rejoiner(threading.Thread):
+    """An SSE client that leaves after every few events and comes back with ``Last-Event-ID``
+    (a phone on a train): what it got, in order, until the end."""
+
+    def __init__(self, url: str, headers: dict, every: int) -> None:
+        super().__init__(daemon=True)
+        self.url, self.headers, self.every = url, headers, every
+        self.received: list[int] = []
+        self.ended = threading.Event()
+
+    def run(self) -> None:
+        deadline = time.monotonic() + 120
+        while not self.ended.is_set() and time.monotonic() < deadline:
+            resume = {"Last-Event-ID": str(self.received[-1])} if self.received else {}
+            with httpx.stream("GET", self.url, headers={**self.headers, **resume},
+                              timeout=httpx.Timeout(30, read=60)) as r:
+                fields: dict[str, str] = {}
+                for line in r.iter_lines():
+                    if line:                                  # a field of the event under way
+                        name, _, value = line.partition(": ")
+                        fields[name] = value
+                        continue
+                    event, fields = fields, {}                # a blank line ends it
+                    if event.get("event") == "end":
+                        self.ended.set()
+                        break
+                    if event.get("event") == "event":
+                        self.received.append(int(event["id"]))
+                        if len(self.received) % self.every == 0:
+                            break
+
+
+def test_followers_that_come_and_go_on_both_workers_and_a_delayed_spectator_get_every_event():
+    """Followers leaving and coming back (``Last-Event-ID``) on either worker while the duel is
+    appended to from both, and a spectator held back by events: each gets every event it may
+    see once, in order, and the end."""
+    with _database() as (_name, url):
+        server = Server(url, workers=2)
+        try:
+            duel = create(server.url, title="coming and going", visibility="unlisted", delay={"events": 4})
+            follow = f"{server.url}/duels/{duel['id']}/follow"
+            rejoiners = [Rejoiner(follow, auth(duel["tokens"][role]), every)
+                         for role, every in (("judge", 1), ("judge", 2), ("p0", 3), ("p1", 5), ("judge", 7))]
+            spectators = [Follower(follow, auth(duel["tokens"]["spectator"])) for _ in range(4)]
+            for each in (*rejoiners, *spectators):
+                each.start()
+            at = 0
+            for i in range(0, len(EVENTS), 2):
+                at = _post(server.url, duel, EVENTS[i:i + 2], at)
+            for rejoiner in rejoiners:
+                assert rejoiner.ended.wait(120), "a follower that came and went got the end"
+                assert rejoiner.received == list(range(len(EVENTS)))
+            for spectator in spectators:
+                assert spectator.ended.wait(60), "a delayed spectator got the end"
+                assert [i for i, _, _ in spectator.received] == list(range(len(EVENTS)))
+        finally:
+            server.stop()

@@ -622,8 +622,14 @@ class Hub:
                 self._read_soon(duel_id, count)
             else:
                 live.behind = max(live.behind, count)
-        elif duel_id in self.matches and self.matches[duel_id].count < count:
-            self._read_soon(duel_id, count)
+        elif duel_id in self.matches:
+            if self.matches[duel_id].count < count:
+                self._read_soon(duel_id, count)
+        elif live is None and duel_id in self._waiters and self._loop is not None:
+            # waited on, not held here: a round's stream waits on its tables' matches, which its
+            # status reads from the store (it moved only at its ``LOOK_AGAIN``): made again, woken
+            self.generation += 1
+            self._loop.call_soon_threadsafe(self._wake, duel_id)
 
     def _read_soon(self, duel_id: str, count: int) -> None:
         """Take in what another process stored of ``duel_id`` in a reader thread: the listener
