@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -65,6 +66,11 @@ VERIFICATION_SIZE = 512
 #: A follower's wake-up feeds its view in the event loop when it is at most this many events behind
 #: and nobody else is feeding it; else in a thread, one for all the view's followers (``LiveDuel.catch_up``).
 FEED_ON_LOOP = 4
+
+#: Seconds before a listener the store refused (``Store.subscribe`` gave up) listens again.
+LISTEN_AGAIN = 1.0
+
+LOG = logging.getLogger("ygoreplay")
 
 #: Threads that read another process's appends in (one duel each at a time): a burst of appends
 #: of many duels is read side by side, not one after another behind a single listener.
@@ -566,6 +572,7 @@ class Hub:
         self._readers: ThreadPoolExecutor | None = None
         self._reading: dict[str, bool] = {}   # duels being read in; True: notified again meanwhile
         self._notified: dict[str, int] = {}   # the length each duel being read in was last notified at
+        self._stopping = threading.Event()
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -577,6 +584,7 @@ class Hub:
             self._listener.start()
 
     def stop(self) -> None:
+        self._stopping.set()
         if self._subscription is not None:
             self._subscription.stop()
         if self._listener is not None:
@@ -585,20 +593,43 @@ class Hub:
             self._readers.shutdown(wait=True, cancel_futures=True)
 
     def _listen(self) -> None:
+        """Hand the store's notifications on until ``stop``. The store away for longer than the
+        subscription tries again (``_Heads.RETRIES``) ended this thread: no append of another
+        process reached a follower here any more, silently, until the worker was restarted. Now
+        it is said on stderr and listened for again; what was stored meanwhile is read then."""
         with self._subscription as heads:
-            for duel_id, count in heads:
-                live = self.duels.get(duel_id)
-                if live is not None and live.count < count:
-                    # Read at once only for the duel's followers here, and not while this process
-                    # writes it (its append hands its own records in, and the other's may come
-                    # after them: the followers' next wake-up reads those); else when next asked
-                    # (``get``, ``wait``): with two workers, each read every append the other made.
-                    if live.followers and not live.writing:
-                        self._read_soon(duel_id, count)
-                    else:
-                        live.behind = max(live.behind, count)
-                elif duel_id in self.matches and self.matches[duel_id].count < count:
-                    self._read_soon(duel_id, count)
+            while not self._stopping.is_set():
+                try:
+                    for duel_id, count in heads:
+                        self._heard(duel_id, count)
+                    return
+                except Exception as exc:       # the store refused (or any fault): never stop listening
+                    LOG.warning("ygoreplay: the store's notifications are lost (%s); listening again in %s s",
+                                " ".join(str(exc).split()) or type(exc).__name__, LISTEN_AGAIN)
+                    self._stopping.wait(LISTEN_AGAIN)
+
+    def _heard(self, duel_id: str, count: int) -> None:
+        """A notification that ``duel_id`` has ``count`` events stored."""
+        live = self.duels.get(duel_id)
+        if live is not None and live.count < count:
+            # Read at once only for the duel's followers here and those waiting on it (a
+            # round's stream waits on its tables' duels without following them: it moved only
+            # at its ``LOOK_AGAIN``), and not while this process writes it (its append hands its
+            # own records in, and the other's may come after them: the followers' next wake-up
+            # reads those); else when next asked (``get``, ``wait``): with two workers, each
+            # read every append the other made.
+            if (live.followers or duel_id in self._waiters) and not live.writing:
+                self._read_soon(duel_id, count)
+            else:
+                live.behind = max(live.behind, count)
+        elif duel_id in self.matches:
+            if self.matches[duel_id].count < count:
+                self._read_soon(duel_id, count)
+        elif live is None and duel_id in self._waiters and self._loop is not None:
+            # waited on, not held here: a round's stream waits on its tables' matches, which its
+            # status reads from the store (it moved only at its ``LOOK_AGAIN``): made again, woken
+            self.generation += 1
+            self._loop.call_soon_threadsafe(self._wake, duel_id)
 
     def _read_soon(self, duel_id: str, count: int) -> None:
         """Take in what another process stored of ``duel_id`` in a reader thread: the listener
@@ -620,9 +651,9 @@ class Hub:
 
     def _read(self, duel_id: str) -> None:
         """Read ``duel_id`` in until no notification came meanwhile. A read that failed (the
-        store's error, which ``changed`` passes over, or any other) leaves the duel ``behind``
-        what was notified, so its followers' next wake-up reads it (``Alarm.wait``): else the
-        last events of a duel, its end among them, reached them only with a further append."""
+        store's error, which ``changed`` passes over, or any other) leaves the duel or match
+        ``behind`` what was notified, so its followers' next wake-up reads it (``Alarm.wait``):
+        else its last events, its end among them, reached them only with a further append."""
         try:
             while True:
                 self.changed(duel_id)
@@ -634,7 +665,7 @@ class Hub:
             with self._lock:
                 self._reading.pop(duel_id, None)
                 count = self._notified.pop(duel_id, 0)
-                live = self.duels.get(duel_id)
+                live = self.duels.get(duel_id) or self.matches.get(duel_id)
             if live is not None and live.count < count:
                 live.behind = max(live.behind, count)
 

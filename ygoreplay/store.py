@@ -89,7 +89,9 @@ _HEAD_LABEL, _SNAPSHOT_LABEL = b"ygoreplay/head/2\0", b"ygoreplay/snapshot/2\0"
 #: What a group commit's one signature is over: this and the root of its anchors' tree (``Head``).
 _GROUP_LABEL = b"ygoreplay/head-group/1\0"
 _STREAM_ID = re.compile(r"[0-9a-f]{12}\Z")          # new_id()'s: only such a prefix is looked up whole
-_SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}\Z")
+#: A PostgreSQL schema's name: lower case (the recorder looks its composite type up by the name
+#: unquoted, which PostgreSQL folds to lower case: a capital made the schema, then refused every write).
+_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}\Z")
 _SQLITE_TABLES = {"stored_events", "stored_snapshots"}
 _POSTGRES_TABLES = {"ygoreplay_events", "ygoreplay_snapshots"}
 #: Card facts (with their effect facts) and their digests by duel, with the exact bytes of the
@@ -463,7 +465,8 @@ def _environment(url: str | None, readonly: bool, create: bool) -> tuple[Environ
                "POSTGRES_CONNECT_TIMEOUT": "5", "POSTGRES_POOL_SIZE": "4"}
         schema = parse_qs(parsed.query).get("schema", [""])[-1]
         if schema and not _SCHEMA_NAME.match(schema):
-            raise StoreError(f"store URL {url!r}: schema {schema!r} is not a plain name (letters, digits, _)")
+            raise StoreError(f"store URL {url!r}: schema {schema!r} is not a plain name (lower-case letters, "
+                             "digits, _)")
         name = f"{parsed.scheme}://{parsed.hostname or '127.0.0.1'}:{parsed.port or 5432}/{env['POSTGRES_DBNAME']}" \
                + (f"?schema={schema}" if schema else "")
         exists = _check_postgres(env, schema or "public", name, readonly, create)
