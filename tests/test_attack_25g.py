@@ -352,3 +352,52 @@ def test_followers_that_come_and_go_on_both_workers_and_a_delayed_spectator_get_
                 assert [i for i, _, _ in spectator.received] == list(range(len(EVENTS)))
         finally:
             server.stop()
+
+
+def test_a_read_of_the_anchors_that_fails_is_made_again_without_waiting_for_another_notify(tmp_path, monkeypatch):
+    """``_Heads._read`` took the wake-up as handled before its SELECT: a read that failed with
+    anything but a lost connection (the hub logs it and iterates the same subscription again)
+    left the anchors it was woken for unread until some later append's NOTIFY."""
+    import psycopg
+    from test_store import fresh_url
+    from ygoreplay.store import Store, _Heads
+
+    class FailingOnce:
+        """The listening cursor, its first SELECT refused."""
+        def __init__(self, cursor):
+            self.cursor, self.failed = cursor, False
+
+        def execute(self, *args, **kwargs):
+            if not self.failed:
+                self.failed = True
+                raise psycopg.errors.DataError("a read that fails once")
+            return self.cursor.execute(*args, **kwargs)
+    real = _Heads._connection
+
+    def connection(self):
+        conn = real(self)
+        if not isinstance(self._cursor, FailingOnce):
+            self._cursor = FailingOnce(self._cursor)
+        return conn
+    monkeypatch.setattr(_Heads, "_connection", connection)
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "attack") as url, \
+            Store(url, concurrent=True) as writer, Store(url, concurrent=True) as reader:
+        duel = writer.create_duel("followed")
+        with reader.subscribe(0) as heads:
+            writer.append(duel, EVENTS_STORED[:1], expected_position=0)
+            with pytest.raises(psycopg.errors.DataError):
+                next(heads)
+            # no other append, no other NOTIFY: the same subscription reads what it was woken for
+            seen: list[tuple[str, int]] = []
+
+            def read() -> None:
+                for head in heads:
+                    seen.append(head)
+                    if head == (duel, 1):
+                        return
+            reading = threading.Thread(target=read)
+            reading.start()
+            reading.join(10)
+            heads.stop()
+            reading.join(5)
+            assert (duel, 1) in seen

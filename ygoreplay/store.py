@@ -2356,10 +2356,9 @@ class _Heads:
 
     def _read(self) -> None:
         """The anchors written after the last one seen (``LIMIT`` at most: the next call reads on)."""
-        self._woken = False
         rows = self._cursor.execute(self._query, (self._last, HEAD_TOPIC, self.LIMIT), prepare=True).fetchall()
-        if len(rows) == self.LIMIT:
-            self._woken = True
+        # handled only once read: a read that fails (the hub iterates again) reads again, not at the next NOTIFY
+        self._woken = len(rows) == self.LIMIT
         if rows:
             self._last = rows[-1][0]
             self._heads = [(str(originator).removesuffix("/head"), version) for _, originator, version in rows]
