@@ -401,3 +401,22 @@ def test_a_read_of_the_anchors_that_fails_is_made_again_without_waiting_for_anot
             heads.stop()
             reading.join(5)
             assert (duel, 1) in seen
+
+
+def test_the_listening_connection_probes_a_silent_peer_with_tcp_keepalives(tmp_path):
+    """The listening connection only waits: a server gone without a reset (its host lost, a NAT
+    entry dropped) stalled it silently for good. With TCP keep-alives the socket fails, and the
+    connection is made again."""
+    import socket
+    from test_store import fresh_url
+    from ygoreplay.store import KEEPALIVES, Store
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "attack") as url, Store(url, concurrent=True) as store:
+        with store.subscribe(0) as heads:
+            heads._connection()
+            sock = socket.socket(fileno=heads._conn.fileno())
+            try:
+                assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
+                assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == KEEPALIVES["keepalives_idle"]
+                assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT) == KEEPALIVES["keepalives_count"]
+            finally:
+                sock.detach()                # the connection's own socket: not closed here

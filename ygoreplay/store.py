@@ -2281,6 +2281,11 @@ class _PostgresWriter:
                 self._using.release()
 
 
+#: libpq's TCP keep-alives for the listening connection (``_Heads``): probed after 10 s idle,
+#: every 5 s, given up after 3 unanswered.
+KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}
+
+
 class _Heads:
     """Notifications of new anchors as (duel id, event count), after notification ``after``: the
     thread that iterates listens on a connection of its own (LISTEN) and, woken by a NOTIFY,
@@ -2301,7 +2306,11 @@ class _Heads:
     def __init__(self, recorder: Any, after: int) -> None:
         from psycopg import sql
         datastore = recorder.datastore
-        self._kwargs = {**(datastore.pool.kwargs or {}), "connect_timeout": max(1, round(datastore.pool.timeout))}
+        # TCP keep-alives: the connection only listens, so a peer gone without a reset (a
+        # server's host lost, a NAT's entry dropped) would stall it silently for good; with them
+        # it fails within ~25 s and is made again (``__next__``), what was missed read then.
+        self._kwargs = {**(datastore.pool.kwargs or {}), "connect_timeout": max(1, round(datastore.pool.timeout)),
+                        **KEEPALIVES}
         self._configure = datastore.after_connect_func()
         self._listen = sql.SQL("LISTEN {}").format(sql.Identifier(recorder.channel_name))
         self._select = sql.SQL("SELECT notification_id, originator_id, originator_version FROM {} WHERE "
