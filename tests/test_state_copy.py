@@ -16,7 +16,7 @@ from ygoreplay.jsonl import read_events
 from ygoreplay.live import LiveView
 from ygoreplay.rules import History, apply
 from ygoreplay.state import (_STATE_ATTRS, Attack, Card, ChainLink, DuelState,
-                             Override, Side, Violation, _copy_data)
+                             Override, Side, Violation, _copy_data, _plain)
 from ygoreplay.store import Record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -200,3 +200,23 @@ def test_the_copy_is_what_deepcopy_gave() -> None:
     assert fast.to_data() == deep.to_data()
     assert isinstance(fast.unknown, UnknownFacts)
     assert all(isinstance(c.facts, (CardFacts, UnknownFacts)) for c in fast.cards.values())
+
+
+def test_plain_data_of_a_snapshot_is_lists_sets_sorted_whatever_the_types() -> None:
+    """``_plain``'s shortcut for plain types keeps its answer for everything else (issue 25): a
+    subclass of int, tuple or str, sets inside tuples, all as the generic path gives them."""
+    from enum import IntEnum
+    from typing import NamedTuple
+
+    class Seat(IntEnum):
+        ONE = 1
+
+    class Pair(NamedTuple):
+        a: int
+        b: frozenset
+
+    value = [1, "a", None, True, 2.5, b"x", (3, (4, frozenset({6, 5}))), {8, 7}, Seat.ONE, Pair(9, frozenset({11, 10}))]
+    plain = _plain(value)
+    assert plain == [1, "a", None, True, 2.5, b"x", [3, [4, [5, 6]]], [7, 8], 1, [9, [10, 11]]]
+    assert type(plain[8]) is Seat and all(type(x) is list for x in (plain[6], plain[6][1], plain[7], plain[9]))
+    assert _plain(("a", "b")) == ["a", "b"] and _plain(7) == 7
