@@ -6,7 +6,8 @@ import pytest
 
 from ygoreplay.access import Access
 from ygoreplay.jsonl import read_events
-from ygoreplay.live import LiveDuel
+from ygoreplay.live import Hub, LiveDuel
+from ygoreplay.passcodes import referenced_codes
 from ygoreplay.store import Store, StoreError
 
 from test_store import DAMAGE, REPLAYS, _set_state, _state, fresh_url
@@ -58,3 +59,29 @@ def test_no_stream_is_no_live_duel(tmp_path):
     with Store(str(tmp_path / "x.sqlite")) as store:
         with pytest.raises(StoreError, match="no duel 'nope'"):
             LiveDuel(store, "nope")
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_the_cards_a_first_append_wrote_are_taken_in_without_reading_them_back(tmp_path, backend, monkeypatch):
+    """The live duel read every card record again after a table's first append, whose opening
+    names its ~40 cards; the facts this process's append just wrote are taken as held. Cards
+    another process wrote are still read."""
+    with fresh_url(backend, tmp_path / "x.sqlite", "open") as url, Store(url) as store, Store(url) as other:
+        duel = store.create_duel("first")
+        hub = Hub(store)
+        live = hub.get(duel)
+        reads: list[str] = []
+        real = store.events.select_events
+        monkeypatch.setattr(store.events, "select_events", lambda stream, *a, **k: reads.append(stream) or real(stream, *a, **k))
+        first = next(i for i, e in enumerate(EVENTS) if referenced_codes([e])) + 1     # its opening
+        hub.appending(duel, lambda: store.append_records(duel, EVENTS[:first], expected_position=0))
+        assert f"{duel}/cards" not in reads and live.count == first
+        monkeypatch.undo()
+        assert len(live.cards) > 0
+        assert live.cards.to_json_list() == store.cards_of(duel)[0].to_json_list()
+        assert live.cards.effects_record() == store.cards_of(duel)[0].effects_record()
+        later = next(i for i, e in enumerate(EVENTS) if any(c not in live.cards for c in referenced_codes([e])))
+        other.append(duel, EVENTS[first:later + 1], expected_position=first)    # names a card not held here
+        hub.changed(duel)
+        assert live.count == later + 1
+        assert live.cards.to_json_list() == store.cards_of(duel)[0].to_json_list()

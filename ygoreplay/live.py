@@ -362,8 +362,11 @@ class LiveDuel:
 
     def _take_in(self, new: list[Record]) -> None:
         """Add ``new``, the events that follow those held (under ``lock``, or while being made)."""
-        if any(c not in self.cards for r in new for c in _codes(r)):
-            self.cards = self.store.cards_of(self.id)[0]
+        named = {c for r in new for c in _codes(r)}
+        if not all(c in self.cards for c in named):
+            # those this process's append just wrote are held; other cards (another process's) are read
+            held = self.store.held_cards(self.id)
+            self.cards = held if held is not None and all(c in held for c in named) else self.store.cards_of(self.id)[0]
             for live in list(self.views.values()):     # a spectator's may be added meanwhile
                 self._with_cards(live)
         self.records += new
