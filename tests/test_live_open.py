@@ -80,6 +80,9 @@ def test_the_cards_a_first_append_wrote_are_taken_in_without_reading_them_back(t
         assert len(live.cards) > 0
         assert live.cards.to_json_list() == store.cards_of(duel)[0].to_json_list()
         assert live.cards.effects_record() == store.cards_of(duel)[0].effects_record()
+        assert store.held_cards(duel) is not None
+        with store._lock_for(duel):                  # an append under way: not waited for, read instead
+            assert store.held_cards(duel) is None
         later = next(i for i, e in enumerate(EVENTS) if any(c not in live.cards for c in referenced_codes([e])))
         other.append(duel, EVENTS[first:later + 1], expected_position=first)    # names a card not held here
         hub.changed(duel)

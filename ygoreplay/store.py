@@ -837,14 +837,20 @@ class Store:
         """The duel's card facts as this process's last append to it left them, as ``cards_of``
         reads those records (``_CARD_FACTS``), without reading them: the live duel took the first
         append's ~40 cards in by reading every card record again (issue 25). None when this
-        process holds no head of the duel or not the facts of its card records."""
-        with self._lock_for(duel_id):             # no append of this process half done
+        process holds no head of the duel or not the facts of its card records, or an append of
+        this process to it is under way (never waited for: the listening thread reads here)."""
+        lock = self._lock_for(duel_id)
+        if not lock.acquire(blocking=False):
+            return None
+        try:
             live = self._cached(duel_id)
             with _CARD_FACTS_GUARD:
                 kept = _CARD_FACTS.get(duel_id)
-            if live is None or kept is None or kept[1][1:] != (live.cards_digest, live.effects_digest):
-                return None
-            return kept[1][0]
+        finally:
+            lock.release()
+        if live is None or kept is None or kept[1][1:] != (live.cards_digest, live.effects_digest):
+            return None
+        return kept[1][0]
 
     def _cards_from(self, duel_id: str, stored: tuple[bytes, ...]) -> tuple[CardDB, bytes, bytes | None]:
         """The card and effect facts of a duel's card records (their stored bytes), and their digests."""
