@@ -289,12 +289,11 @@ class LiveDuel:
                  cache: Cache | None = None) -> None:
         self.id = duel_id
         self.store = store
-        self.header: Header = store.header(duel_id)
-        if self.header.kind != "duel":
-            raise StoreError(f"no duel {duel_id!r}: it is a {self.header.kind}")
-        self.access = Access.from_dict(store.attachment(duel_id, "access") or {"visibility": "private"})
+        # header, access, cards and events in one read (``Store.opened``): every table's first append loads it
+        self.header: Header
+        self.header, access, self.cards, new, broken = store.opened(duel_id)
+        self.access = Access.from_dict(access or {"visibility": "private"})
         self.match: str | None = None    # the match it is a duel of, once known
-        self.cards = store.cards_of(duel_id)[0]
         self.records: list[Record] = []
         self.views: dict[str, LiveView] = {}
         self.lock = threading.Lock()
@@ -305,12 +304,13 @@ class LiveDuel:
         self.followers = 0               # open streams of this duel
         self.behind = 0                  # events another process stored that nobody here has asked for yet
         self.ended_at: int | None = None
-        self.broken: int | None = None   # the first stored event that does not follow the chain
+        self.broken = broken             # the first stored event that does not follow the chain
         self._access_read = float("-inf")            # the release settings: read when first asked
         self._released = False
         self.family = family or (lambda other: LiveDuel(store, other))
         self.cache = cache if cache is not None else Cache(CACHE_ENTRIES, CACHE_BYTES)
-        self.refresh()
+        if new:
+            self._take_in(new)
 
     @property
     def ended(self) -> bool:
@@ -357,19 +357,26 @@ class LiveDuel:
                 new, self.broken = self.store.chained_after(self.id, len(self.records), prev)
             if not new:
                 return False
-            if any(c not in self.cards for r in new for c in _codes(r)):
-                self.cards = self.store.cards_of(self.id)[0]
-                for live in list(self.views.values()):     # a spectator's may be added meanwhile
-                    self._with_cards(live)
-            self.records += new
-            if self.ended_at is None:
-                self.ended_at = next((r.position for r in new if r.event.kind == "duel_ended"), None)
-            for live in list(self.views.values()):
-                if live.view != "spectator":     # a spectator's takes events as they are released
-                    for record in new:
-                        live.feed(record)
-            self.version += 1
+            self._take_in(new)
             return True
+
+    def _take_in(self, new: list[Record]) -> None:
+        """Add ``new``, the events that follow those held (under ``lock``, or while being made)."""
+        named = {c for r in new for c in _codes(r)}
+        if not all(c in self.cards for c in named):
+            # those this process's append just wrote are held; other cards (another process's) are read
+            held = self.store.held_cards(self.id)
+            self.cards = held if held is not None and all(c in held for c in named) else self.store.cards_of(self.id)[0]
+            for live in list(self.views.values()):     # a spectator's may be added meanwhile
+                self._with_cards(live)
+        self.records += new
+        if self.ended_at is None:
+            self.ended_at = next((r.position for r in new if r.event.kind == "duel_ended"), None)
+        for live in list(self.views.values()):
+            if live.view != "spectator":     # a spectator's takes events as they are released
+                for record in new:
+                    live.feed(record)
+        self.version += 1
 
     def view(self, name: str, upto: int | None = None) -> LiveView:
         """The view, with every event it may see now (or ``upto`` events). A spectator's is fed
