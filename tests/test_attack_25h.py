@@ -8,10 +8,11 @@ import sqlite3
 import msgpack
 import pytest
 
+from ygoreplay import chain
 from ygoreplay.jsonl import read_events
 from ygoreplay.live import Hub, LiveDuel
 from ygoreplay.passcodes import referenced_codes
-from ygoreplay.store import Store, StoreError
+from ygoreplay.store import Store, StoreError, _follows
 
 from test_store import DAMAGE, REPLAYS, fresh_url
 
@@ -79,3 +80,23 @@ def test_held_cards_are_only_the_holders_and_never_past_another_append(tmp_path,
         assert store.held_cards(duel) is None
         hub = Hub(store)
         assert hub.get(duel).cards.to_json_list() == store.cards_of(duel)[0].to_json_list()
+
+
+def test_an_event_forged_past_the_signed_head_is_not_shown_on_the_first_load(tmp_path):
+    """A row chained on after the last signed anchor (the chain needs no key) is not shown by
+    the first load, as ``chained_after`` never showed it: nothing past the signed head."""
+    url = str(tmp_path / "x.sqlite")
+    with Store(url) as store:
+        duel = store.create_duel("forged")
+        for i, event in enumerate(EVENTS[:8]):
+            store.append(duel, event, expected_position=i)
+        with sqlite3.connect(url) as con:
+            last = msgpack.unpackb(con.execute("SELECT state FROM stored_events WHERE originator_id = ? "
+                                               "AND originator_version = 8", (duel,)).fetchone()[0])
+            forged = {"e": last["e"], "t": last["t"], "p": last["h"], "h": chain.link(last["h"], 8, last["e"], last["t"])}
+            con.execute("INSERT INTO stored_events (originator_id, originator_version, topic, state) VALUES (?, 9, ?, ?)",
+                        (duel, "ygoreplay:event", msgpack.packb(forged)))
+        assert _follows(forged, last["h"], 8)                                   # it follows the chain
+        live = LiveDuel(store, duel)
+        assert (live.count, live.broken) == (8, 8) == (len(store.chained_after(duel, 0, live.header.root)[0]),
+                                                       store.chained_after(duel, 0, live.header.root)[1])
