@@ -2254,7 +2254,7 @@ class _PostgresWriter:
         # by the thread that first writes, and made again by the next write after it broke. (A
         # pool of one opened it in a worker thread, which 128 appending threads starved of the
         # GIL past its 5 s timeout, and a pool that failed to open failed every later write.)
-        self._kwargs = {**(datastore.pool.kwargs or {}), "connect_timeout": max(1, round(datastore.pool.timeout))}
+        self._kwargs = _own_connection(datastore)
         self._configure = datastore.after_connect_func()     # autocommit, as the readers' connections
         self._conn: Any = None           # at the first write: a store only read connects no further
         self._using = threading.Lock()   # one write at a time on it
@@ -2334,6 +2334,11 @@ class _PostgresWriter:
                 self._using.release()
 
 
+def _own_connection(datastore: Any) -> dict[str, Any]:
+    """How a connection of its own (not the pool's) is made: as the pool's, timed out as its."""
+    return {**(datastore.pool.kwargs or {}), "connect_timeout": max(1, round(datastore.pool.timeout))}
+
+
 #: libpq's TCP keep-alives for the listening connection (``_Heads``): probed after 10 s idle,
 #: every 5 s, given up after 3 unanswered.
 KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}
@@ -2362,8 +2367,7 @@ class _Heads:
         # TCP keep-alives: the connection only listens, so a peer gone without a reset (a
         # server's host lost, a NAT's entry dropped) would stall it silently for good; with them
         # it fails within ~25 s and is made again (``__next__``), what was missed read then.
-        self._kwargs = {**(datastore.pool.kwargs or {}), "connect_timeout": max(1, round(datastore.pool.timeout)),
-                        **KEEPALIVES}
+        self._kwargs = {**_own_connection(datastore), **KEEPALIVES}
         self._configure = datastore.after_connect_func()
         self._listen = sql.SQL("LISTEN {}").format(sql.Identifier(recorder.channel_name))
         self._select = sql.SQL("SELECT notification_id, originator_id, originator_version FROM {} WHERE "
