@@ -234,19 +234,19 @@ def test_a_match_whose_read_failed_is_read_again_at_its_followers_next_wake_up(t
     with _other_worker(tmp_path) as (other, match_id, reader):
         hub = Hub(reader)
         failed = threading.Event()
-        real = reader.records_after
+        real = reader.chained_after
 
-        def records_after(stream_id: str, count: int):
+        def chained_after(stream_id: str, count: int, prev: bytes):
             if stream_id == match_id and not failed.is_set():
                 failed.set()
                 raise StoreError("the store refused the read")
-            return real(stream_id, count)
+            return real(stream_id, count, prev)
 
         async def follower() -> None:
             hub.start(asyncio.get_running_loop())
             live = hub.follow(await asyncio.to_thread(hub.match, match_id))
             known = live.count
-            monkeypatch.setattr(reader, "records_after", records_after)
+            monkeypatch.setattr(reader, "chained_after", chained_after)
             await other(_judge_call(match_id))
             await asyncio.to_thread(_until, lambda: failed.is_set() and not hub._reading, "the read failed")
             await asyncio.wait_for(hub.wait(match_id, 3600), 60)    # its next wake-up reads it

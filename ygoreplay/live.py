@@ -305,6 +305,7 @@ class LiveDuel:
         self.behind = 0                  # events another process stored that nobody here has asked for yet
         self.ended_at: int | None = None
         self.broken = broken             # the first stored event that does not follow the chain
+        self._cards_at = len(new)        # the count its card facts were read (and vouched for) at
         self._access_read = float("-inf")            # the release settings: read when first asked
         self._released = False
         self.family = family or (lambda other: LiveDuel(store, other))
@@ -355,18 +356,26 @@ class LiveDuel:
                 prev = self.records[-1].hash if self.records else self.header.root
                 # nothing is shown from an altered event on (verify says why); put back, it goes on
                 new, self.broken = self.store.chained_after(self.id, len(self.records), prev)
-            if not new:
-                return False
-            self._take_in(new)
-            return True
+            return bool(new) and self._take_in(new)
 
-    def _take_in(self, new: list[Record]) -> None:
-        """Add ``new``, the events that follow those held (under ``lock``, or while being made)."""
+    def _take_in(self, new: list[Record]) -> bool:
+        """Add ``new``, the events that follow those held (under ``lock``, or while being made);
+        whether they were (not when the card facts they name were altered in the database)."""
         named = {c for r in new for c in _codes(r)}
-        if not all(c in self.cards for c in named):
-            # those this process's append just wrote are held; other cards (another process's) are read
+        upto = new[-1].position + 1
+        if upto > self._cards_at and not all(c in self.cards for c in named):
+            # those this process's append just wrote are held; other cards (another process's)
+            # are read, as the anchor at ``upto`` signed them
             held = self.store.held_cards(self.id)
-            self.cards = held if held is not None and all(c in held for c in named) else self.store.cards_of(self.id)[0]
+            if held is not None and all(c in held for c in named):
+                self.cards = held
+            else:
+                try:
+                    self.cards = self.store.vouched_cards(self.id, upto)
+                except VerificationError:
+                    self.broken = new[0].position      # nothing is shown from here on; verify says why
+                    return False
+            self._cards_at = upto
             for live in list(self.views.values()):     # a spectator's may be added meanwhile
                 self._with_cards(live)
         self.records += new
@@ -377,6 +386,7 @@ class LiveDuel:
                 for record in new:
                     live.feed(record)
         self.version += 1
+        return True
 
     def view(self, name: str, upto: int | None = None) -> LiveView:
         """The view, with every event it may see now (or ``upto`` events). A spectator's is fed

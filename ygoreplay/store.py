@@ -617,7 +617,8 @@ class Store:
             + one.replace("{part}", "1") + " UNION ALL "
             "SELECT 2 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? UNION ALL "
             "SELECT 3 AS part, originator_version, topic, state FROM {heads} "
-            "WHERE originator_id = ? AND originator_version > 0 "
+            "WHERE originator_id = ? AND originator_version > 0 UNION ALL "
+            "SELECT 4 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? "
             "ORDER BY part, originator_version")
         self._postgres = _PostgresWriter(self) if self.backend == "postgresql" and not readonly else None
         self._live: OrderedDict[str, _Live] = OrderedDict()
@@ -760,7 +761,7 @@ class Store:
             return DuelInfo(duel_id, "(unreadable header)", "", None, None)
         head = self._anchor(duel_id)
         signer = self.trusts(head.key) if head is not None else None
-        if head is None or signer is None or not head.signed_by(signer, duel_id):
+        if head is None or signer is None or head.header != header.digest or not head.signed_by(signer, duel_id):
             return DuelInfo(duel_id, header.title, header.created, header.parent, header.branch_at,
                             head.count if head else 0, {}, header.source, header.provenance, signed=False)
         return DuelInfo(duel_id, header.title, header.created, header.parent, header.branch_at,
@@ -1256,8 +1257,8 @@ class Store:
         return (parts[0][0] if parts[0] else None, parts[1][0] if parts[1] else None,
                 parts[2][0] if parts[2] else None, parts[3])
 
-    def _parts(self, query: str, owners: tuple[str, str, str, str]) -> list[list[StoredEvent]]:
-        """The rows of a four-part read (``_head_query``, ``_live_query``), by part, in one statement."""
+    def _parts(self, query: str, owners: tuple[str, ...]) -> list[list[StoredEvent]]:
+        """The rows of a read in parts (``_head_query``, ``_live_query``), by part, in one statement."""
         if self.backend == "postgresql":
             # One statement on an autocommit connection reads one snapshot: no BEGIN and
             # ROLLBACK around it (three round trips were two thirds of a first append's wait).
@@ -1267,28 +1268,53 @@ class Store:
             with self.events.datastore.transaction(commit=False) as cursor:
                 cursor.execute(query, owners)
                 found = cursor.fetchall()
-        parts: list[list[StoredEvent]] = [[], [], [], []]
+        parts: list[list[StoredEvent]] = [[] for _owner in owners]
         for row in found:
             part = row["part"]
             parts[part].append(StoredEvent(owners[part], row["originator_version"], row["topic"], bytes(row["state"])))
         return parts
 
-    def opened(self, duel_id: str) -> tuple[Header, dict | None, CardDB, list[Record], int | None]:
-        """What a live duel is first loaded with, read in one statement (StoreError for no duel): its header, its ``access``
-        attachment (None if none), its card facts, and its events as ``chained_after(duel_id, 0,
-        root)`` gives them with the first that does not follow (their anchors read apart: a new
-        table has none). Four reads apart were four round trips and ~0.3 ms of CPU each on every
-        table's first append (issue 25)."""
-        header_rows, access, cards_rows, rows = self._parts(
-            self._live_query, (duel_id, f"{duel_id}/access", f"{duel_id}/cards", duel_id))
+    def opened(self, stream_id: str, kind: str = "duel") -> tuple[Header, dict | None, CardDB, list[Record], int | None]:
+        """What a live stream (a duel, or a ``kind="match"``) is first loaded with, read in one
+        statement (StoreError for none): its header, its ``access`` attachment (None if none), its
+        card facts, and its events as ``chained_after(stream_id, 0, root)`` gives them, with the
+        first that does not follow. Four reads apart were four round trips and ~0.3 ms of CPU
+        each on every table's first append (issue 25).
+
+        What is shown is what the signed anchors vouch for, as ``verify`` checks it: the header
+        is the one they sign (else VerificationError: nothing of the stream is shown), and an
+        anchor vouches for its events only with the card and effect facts it signs, so card
+        records altered in the database cut what is shown where they were written (``broken``)
+        and are never shown."""
+        header_rows, access, cards_rows, rows, anchors = self._parts(
+            self._live_query, (stream_id, f"{stream_id}/access", f"{stream_id}/cards", stream_id, f"{stream_id}/head"))
         if not header_rows:
-            raise StoreError(f"no duel {duel_id!r} in {self.name}")
-        header = self._decode_header(duel_id, header_rows[0].state)
-        if header.kind != "duel":
-            raise StoreError(f"no duel {duel_id!r}: it is a {header.kind}")
-        cards = self._cards_from(duel_id, tuple(row.state for row in cards_rows))[0]
-        records, broken = self._chained(duel_id, 0, header.root, rows)
-        return header, msgpack.unpackb(access[0].state) if access else None, cards, records, broken
+            raise StoreError(f"no {kind} {stream_id!r} in {self.name}")
+        header = self._decode_header(stream_id, header_rows[0].state)
+        if header.kind != kind:
+            raise StoreError(f"no {kind} {stream_id!r}: it is a {header.kind}")
+        signed = next((head for head in (self._signed_anchor(stream_id, row) for row in anchors) if head is not None), None)
+        if signed is None or signed.header != header.digest:
+            raise VerificationError(f"{header.kind} {stream_id}: its header is not the one its signed anchors name "
+                                    "(altered, or its anchors are missing); nothing of it is shown. Run 'ygoreplay verify'")
+        records, broken, heads = self._chained(stream_id, 0, header.root, rows, anchors)
+        while True:        # the last anchor whose card facts are the stored ones up to it vouches
+            upto = heads[-1].count if heads else 0
+            found = self._cards_from(stream_id, tuple(row.state for row in cards_rows if row.originator_version <= upto))
+            if not heads or found[1:] == (heads[-1].cards, heads[-1].effects):
+                break
+            heads.pop()
+            broken = heads[-1].count if heads else 0
+            records = records[:broken]
+        return header, msgpack.unpackb(access[0].state) if access else None, found[0], records, broken
+
+    def vouched_cards(self, stream_id: str, upto: int) -> CardDB:
+        """The card facts written with a stream's first ``upto`` events, where its anchor at
+        ``upto`` is (a live stream holds vouched events only, ending at an anchor): refused
+        (VerificationError) unless they are the ones that anchor signs."""
+        stored = tuple(row.state for row in self.events.select_events(f"{stream_id}/cards", lte=upto))
+        anchor = self.events.select_events(f"{stream_id}/head", gt=upto - 1, lte=upto)
+        return self._check_cards(stream_id, self._cards_from(stream_id, stored), anchor[0] if anchor else None)
 
     def _kind(self, stream_id: str, header: Header) -> StreamKind:
         stream = KINDS.get(header.kind)
@@ -1391,24 +1417,27 @@ class Store:
                 else self.events.select_events(duel_id, gt=position, lte=position + 1) if position >= 0 else [])
         return self._decode(duel_id, rows[0]) if rows else None
 
-    def records_after(self, duel_id: str, count: int) -> list[Record]:
-        """The stored events from position ``count`` on (a follower's next ones), decoded."""
-        return [self._decode(duel_id, row) for row in self.events.select_events(duel_id, gt=count)]
+    def records_after(self, stream_id: str, count: int = 0) -> list[Record]:
+        """The stored events from position ``count`` on that the chain and the signed anchors
+        vouch for (``chained_after``: a page shows nothing a forger put in the database)."""
+        prev = self.hash_at(stream_id, count)
+        return self.chained_after(stream_id, count, prev)[0] if prev is not None else []
 
     def chained_after(self, duel_id: str, count: int, prev: bytes) -> tuple[list[Record], int | None]:
         """The stored events from position ``count`` on that follow the chain from ``prev`` (the
         hash before them), and the position of the first that does not (changed in the database;
         ``verify`` says how), if any: nothing from it on is returned. Nor is anything past the
         last of their anchors that is signed and names their chain hash at its count: events
-        rechained, inserted or deleted there hold by the chain alone (``_vouched_upto``), and only
+        rechained, inserted or deleted there hold by the chain alone (``_vouching``), and only
         the vouched ones are built (trusted): a forger's rows past the head never reach the
         trusted decoder (its per-shape makers, kept for the process) nor keep the vouched from
         being read by failing to decode."""
-        return self._chained(duel_id, count, prev, self.events.select_events(duel_id, gt=count))
+        return self._chained(duel_id, count, prev, self.events.select_events(duel_id, gt=count))[:2]
 
-    def _chained(self, duel_id: str, count: int, prev: bytes,
-                 rows: Iterable[StoredEvent]) -> tuple[list[Record], int | None]:
-        """``chained_after`` of the event rows after ``count``, read already."""
+    def _chained(self, duel_id: str, count: int, prev: bytes, rows: Iterable[StoredEvent],
+                 anchors: Iterable[StoredEvent] | None = None) -> tuple[list[Record], int | None, list[Head]]:
+        """``chained_after`` of the event rows after ``count``, read already (and their anchors,
+        when read with them), with the anchors that vouch for them, in order."""
         chained: list[tuple[StoredEvent, dict]] = []
         broken = None
         for row in rows:
@@ -1421,26 +1450,31 @@ class Store:
                 break
             chained.append((row, envelope))
             prev = envelope["h"]
-        vouched = self._vouched_upto(duel_id, count, [envelope["h"] for _row, envelope in chained])
+        heads = self._vouching(duel_id, count, [envelope["h"] for _row, envelope in chained], anchors)
+        vouched = heads[-1].count if heads else count
         out = [self._decode(duel_id, row, envelope, trusted=True) for row, envelope in chained[:vouched - count]]
-        return out, vouched if vouched < count + len(chained) else broken
+        return out, vouched if vouched < count + len(chained) else broken, heads
 
-    def _vouched_upto(self, duel_id: str, count: int, hashes: list[bytes]) -> int:
-        """How many of the duel's events the signed anchors after ``count`` vouch for, given the
-        chain ``hashes`` of the events that follow it: the count of the last anchor in order that
-        is signed by a key trusted here and names their chain hash there. Each append writes its
-        events and anchor in one transaction, and the anchors are read after the events: every
-        event read has its anchor among them."""
+    def _vouching(self, duel_id: str, count: int, hashes: list[bytes],
+                  anchors: Iterable[StoredEvent] | None = None) -> list[Head]:
+        """The signed anchors after ``count`` that vouch for the duel's events, given the chain
+        ``hashes`` of the events that follow it: those in order, each signed by a key trusted
+        here and naming their chain hash at its count, up to the first that does not. Each append
+        writes its events and anchor in one transaction, and the anchors are read after the
+        events (or in the same statement: ``anchors``): every event read has its anchor among them."""
         if not hashes:                   # nothing to vouch for (a table's first load): no read
-            return count
+            return []
         at = dict(enumerate(hashes, count + 1))
-        vouched = count
-        for row in self.events.select_events(f"{duel_id}/head", gt=count, lte=count + len(hashes)):
+        heads: list[Head] = []
+        for row in (self.events.select_events(f"{duel_id}/head", gt=count, lte=count + len(hashes))
+                    if anchors is None else anchors):
+            if row.originator_version <= count:
+                continue
             head = self._signed_anchor(duel_id, row)
             if head is None or at.get(head.count) != head.hash:
                 break
-            vouched = head.count
-        return vouched
+            heads.append(head)
+        return heads
 
     def records(self, duel_id: str) -> list[Record]:
         """Every stored event in order, decoded, marked reverted where a rollback undid it."""
@@ -1801,16 +1835,16 @@ class Store:
 
     def _check_cards(self, duel_id: str, found: tuple[CardDB, bytes, bytes | None],
                      last: _Row | StoredEvent | None) -> CardDB:
-        """The card facts of a seek, refused (VerificationError) unless their digests are the ones
-        the duel's last anchor (``last``, read with them) signed: card records altered, added or
-        deleted in the database would change the board shown."""
+        """The card facts of a seek or a live stream, refused (VerificationError) unless their
+        digests are the ones the anchor read with them (``last``) signed: card records altered,
+        added or deleted in the database would change the board shown."""
         head = self._signed_anchor(duel_id, last)
         if head is None:
-            raise VerificationError(f"duel {duel_id}: its last anchor is missing or not signed by a trusted "
-                                    "organiser key; no board is shown from it. Run 'ygoreplay verify'")
+            raise VerificationError(f"duel {duel_id}: its anchor is missing or not signed by a trusted "
+                                    "organiser key; nothing is shown from it. Run 'ygoreplay verify'")
         if head.cards != found[1] or head.effects != found[2]:
             raise VerificationError(f"duel {duel_id}: its card records are not the ones its anchor at "
-                                    f"{head.count} signed (altered); no board is shown from it. Run 'ygoreplay verify'")
+                                    f"{head.count} signed (altered); nothing is shown from it. Run 'ygoreplay verify'")
         return found[0]
 
     def _restorer(self, duel_id: str, cards: CardDB):

@@ -15,7 +15,8 @@ from ..access import Access
 from ..exchange import view_root
 from ..replay_file import ReplayFile, dumps
 from ..signing import OrganiserKey
-from ..store import Header, Record, Store, StoreError, Verification
+from ..errors import VerificationError
+from ..store import Header, Record, Store, Verification
 from .rules import MatchState, fold
 from . import stream as _stream  # noqa: F401  (a match is read as a stream of this kind: registered)
 from .views import commitment, summary, view_dict, view_event, visible_codes, withheld
@@ -27,18 +28,15 @@ class LiveMatch:
     def __init__(self, store: Store, match_id: str) -> None:
         self.id = match_id
         self.store = store
-        self.header: Header = store.header(match_id)
-        if self.header.kind != "match":
-            raise StoreError(f"no match {match_id!r}: it is a {self.header.kind}")
-        self.access = self._read_access()
+        # what the signed anchors vouch for, read in one statement (``Store.opened``)
+        self.header: Header
+        self.header, access, self.cards, self.records, self.broken = store.opened(match_id, "match")
+        self.access = Access.from_dict(access or {"visibility": "private"})
         self._access_read = time.monotonic()
-        self.cards = store.cards_of(match_id)[0]
-        self.records: list[Record] = []
         self.lock = threading.Lock()
         self.followers = 0
         self.behind = 0          # put back by a follower (``Hub.follow``): read again at its next wake-up
         self._answers: dict[tuple, tuple[int, Any]] = {}
-        self.refresh()
 
     def _read_access(self) -> Access:
         return Access.from_dict(self.store.attachment(self.id, "access") or {"visibility": "private"})
@@ -69,11 +67,17 @@ class LiveMatch:
             elif written and written[-1].position < len(self.records):
                 return False
             else:
-                new = self.store.records_after(self.id, len(self.records))
+                prev = self.records[-1].hash if self.records else self.header.root
+                # nothing is shown from an altered event on (verify says why)
+                new, self.broken = self.store.chained_after(self.id, len(self.records), prev)
             if not new:
                 return False
             if any(r.event.kind == "decklist_registered" for r in new):
-                self.cards = self.store.cards_of(self.id)[0]
+                try:
+                    self.cards = self.store.vouched_cards(self.id, new[-1].position + 1)
+                except VerificationError:       # its card facts were altered: nothing is shown from here on
+                    self.broken = new[0].position
+                    return False
             self.records += new
             return True
 

@@ -1,0 +1,180 @@
+"""What the live path shows (``LiveDuel``, ``LiveMatch``, the round pages) is what the signed
+anchors vouch for, as ``verify`` checks it: a header or card record altered in the database by
+someone without the organiser's key was shown to followers and on pages, and only ``verify``
+caught it (found by the sixth pass's attacker, issue 25)."""
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import msgpack
+import pytest
+
+from ygoreplay.errors import VerificationError
+from ygoreplay.events import from_dict
+from ygoreplay.jsonl import read_events
+from ygoreplay.live import LiveDuel
+from ygoreplay.match.live import LiveMatch
+from ygoreplay.store import Store
+
+from test_match_service import MATCHES, lines
+from test_store import DAMAGE, REPLAYS, _set_state, _state, fresh_url
+
+EVENTS = read_events(REPLAYS / DAMAGE)
+FORGED = "Forged Dragon"
+
+
+def _recorded(store: Store, count: int = 8) -> str:
+    """A duel appended one event at a time (an anchor after each); its card records are
+    written at 2 (19 cards) and 3 (one more)."""
+    duel = store.create_duel("vouched")
+    for i, event in enumerate(EVENTS[:count]):
+        store.append(duel, event, expected_position=i)
+    assert [r.originator_version for r in store.events.select_events(f"{duel}/cards")] == [2, 3]
+    return duel
+
+
+def _forge_card(url: str, duel: str, version: int) -> None:
+    """The card record written at ``version`` with its first card renamed and made stronger."""
+    record = msgpack.unpackb(_state(url, f"{duel}/cards", version))
+    record["cards"][0].update(name=FORGED, atk=9999)
+    _set_state(url, f"{duel}/cards", version, msgpack.packb(record))
+
+
+def _names(cards) -> set[str]:
+    return {c["name"] for c in cards.to_json_list()}
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+@pytest.mark.parametrize("version, shown", [(3, 2), (2, 1)])
+def test_an_altered_card_record_cuts_what_a_live_duel_shows_where_it_was_written(tmp_path, backend, version, shown):
+    """The anchors from the altered record on sign other card facts: they vouch for nothing,
+    so the live duel shows the events before it, with the facts signed with them, and says
+    where it stops (``broken``), as verify does not hold."""
+    with fresh_url(backend, tmp_path / "x.sqlite", "vouch") as url, Store(url) as store:
+        duel = _recorded(store)
+        before = LiveDuel(store, duel)
+        assert (before.count, before.broken) == (8, None)
+        _forge_card(url, duel, version)
+        with Store(url) as reader:                       # another process, with nothing of the duel held
+            live = LiveDuel(reader, duel)
+            assert (live.count, live.broken) == (shown, shown)
+            assert [r.event for r in live.records] == list(EVENTS[:shown])
+            assert FORGED not in _names(live.cards)
+            assert all(c["atk"] != 9999 for c in live.cards.to_json_list() if "atk" in c)
+            assert not reader.verify(duel).ok
+
+
+def test_a_live_duel_refuses_altered_card_facts_an_append_of_another_process_needs(tmp_path):
+    """A follower of this process holds the duel at 2 events; another process appends on,
+    writing a new card's record, which is then altered: the card facts read for its events are
+    not the ones the anchor signed, so nothing from them on is shown, and what was shown stays."""
+    url = str(tmp_path / "x.sqlite")
+    with Store(url) as writer, Store(url) as reader:
+        duel = writer.create_duel("vouched")
+        writer.append(duel, EVENTS[:2])
+        live = LiveDuel(reader, duel)
+        held = live.cards.to_json_list()
+        for i, event in enumerate(EVENTS[2:8], start=2):
+            writer.append(duel, event, expected_position=i)
+        _forge_card(url, duel, 3)
+        assert live.refresh() is False
+        assert (live.count, live.broken) == (2, 2)
+        assert live.cards.to_json_list() == held and FORGED not in _names(live.cards)
+        _set_state(url, f"{duel}/cards", 3, _state(url, f"{duel}/cards", 3).replace(FORGED.encode(), b"Forged Dragoo"))
+        assert live.refresh() is False and live.count == 2      # still altered: still cut there
+
+
+def test_the_same_append_read_unaltered_is_taken_in(tmp_path):
+    """The check refuses what was altered only: the appends of another process, card records
+    and all, are taken in as before."""
+    url = str(tmp_path / "x.sqlite")
+    with Store(url) as writer, Store(url) as reader:
+        duel = writer.create_duel("vouched")
+        writer.append(duel, EVENTS[:2])
+        live = LiveDuel(reader, duel)
+        for i, event in enumerate(EVENTS[2:8], start=2):
+            writer.append(duel, event, expected_position=i)
+        assert live.refresh() is True
+        assert (live.count, live.broken) == (8, None)
+        assert live.cards.to_json_list() == writer.cards_of(duel)[0].to_json_list()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_an_altered_header_shows_nothing_of_the_duel(tmp_path, backend):
+    """Every anchor signs the header's digest: a retitled duel (or one whose anchors were all
+    deleted) is refused whole, with what to run, not shown under the forger's title."""
+    with fresh_url(backend, tmp_path / "x.sqlite", "vouch") as url, Store(url) as store:
+        duel = _recorded(store, 4)
+        envelope = msgpack.unpackb(_state(url, duel, 0))
+        envelope["header"]["title"] = "forged title"
+        _set_state(url, duel, 0, msgpack.packb(envelope))
+        with Store(url) as reader, pytest.raises(VerificationError, match="its header is not the one"):
+            LiveDuel(reader, duel)
+        with Store(url) as reader:      # a listing names it with its count, as not signed
+            assert (reader.info(duel).signed, reader.info(duel).status) == (False, {})
+
+
+def test_a_duel_whose_anchors_were_deleted_is_not_shown(tmp_path):
+    url = str(tmp_path / "x.sqlite")
+    from test_store import execute
+    with Store(url) as store:
+        duel = _recorded(store, 4)
+        execute(url, "DELETE FROM {t} WHERE originator_id = ?", (f"{duel}/head",))
+        with Store(url) as reader, pytest.raises(VerificationError, match="anchors are missing"):
+            LiveDuel(reader, duel)
+
+
+def test_the_service_answers_409_for_an_altered_duel_not_its_forged_facts(tmp_path):
+    """Through the service: the duel's state is refused with the verification's word (409),
+    where it was 200 with the forged title."""
+    from test_release import ADMIN
+    from ygoreplay.access import digest
+    from ygoreplay.service import create_app
+    url = str(tmp_path / "x.sqlite")
+    with Store(url) as store:
+        duel = _recorded(store, 4)
+        store.attach(duel, "access", {"visibility": "public"})
+        envelope = msgpack.unpackb(_state(url, duel, 0))
+        envelope["header"]["title"] = "forged title"
+        _set_state(url, duel, 0, msgpack.packb(envelope))
+    with Store(url) as store:
+        app = create_app(store, digest(ADMIN))
+
+        async def get() -> httpx.Response:
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://test") as client:
+                return await client.get(f"/duels/{duel}/state")
+        response = asyncio.run(get())
+        assert response.status_code == 409, response.text
+        assert response.json()["verification"] is False and "forged title" not in response.text
+
+
+def _match(store: Store) -> tuple[str, list]:
+    sample = [from_dict(e) for e in lines(MATCHES / "two-nil.jsonl")]
+    match, _count, _violation = store.record(sample[:3], "m", kind="match", strict=True)
+    store.append(match, sample[3:5])
+    return match, sample
+
+
+def test_a_live_match_shows_only_what_its_anchors_vouch_for(tmp_path):
+    """A match's event forged past its head (no anchor can name it) and its header altered: the
+    live match showed both (it read its events and header unchecked); now the one is not shown
+    and the other refuses the match, as for a duel. The round pages read its events the same way."""
+    url = str(tmp_path / "x.sqlite")
+    from test_store import execute
+    with Store(url) as store:
+        match, sample = _match(store)
+        last = msgpack.unpackb(_state(url, match, 5))
+        forged = {"e": sample[5].to_dict(), "t": last["t"], "p": last["h"], "h": b"\x01" * 32}
+        execute(url, "INSERT INTO {t} (originator_id, originator_version, topic, state) VALUES (?, 6, ?, ?)",
+                (match, "ygoreplay:event", msgpack.packb(forged)))
+        with Store(url) as reader:
+            live = LiveMatch(reader, match)
+            assert (live.count, live.broken) == (5, 5)
+            assert [r.event for r in reader.records_after(match)] == sample[:5]
+            assert reader.records_after(match, 3) == reader.records_after(match)[3:]
+        envelope = msgpack.unpackb(_state(url, match, 0))
+        envelope["header"]["title"] = "forged"
+        _set_state(url, match, 0, msgpack.packb(envelope))
+        with Store(url) as reader, pytest.raises(VerificationError, match="match .*its header is not the one"):
+            LiveMatch(reader, match)
