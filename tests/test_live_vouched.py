@@ -178,3 +178,29 @@ def test_a_live_match_shows_only_what_its_anchors_vouch_for(tmp_path):
         _set_state(url, match, 0, msgpack.packb(envelope))
         with Store(url) as reader, pytest.raises(VerificationError, match="match .*its header is not the one"):
             LiveMatch(reader, match)
+
+
+def test_an_altered_duel_is_no_spectators_and_hides_its_branches_not_the_rest(tmp_path):
+    """What reads many duels at once (a round's page, a listing's spectator counts, a branch
+    asking its parent) passes an altered duel over as one that cannot be read: it shows none of
+    it, and the rest as before (the refusal is not an error of the whole page)."""
+    from ygoreplay.service.core import Service
+    from ygoreplay.service.rounds import _seen
+    url = str(tmp_path / "x.sqlite")
+    with Store(url) as store:
+        parent, other = _recorded(store, 4), _recorded(store, 4)
+        for duel in (parent, other):
+            store.attach(duel, "access", {"visibility": "public"})
+        branch = store.branch(parent, 3)
+        store.attach(branch, "access", {"visibility": "public"})
+        service = Service(store, "0" * 64)
+        assert (service.spectators_see(parent), len(_seen(service, parent))) == (4, 4)
+        assert not service.hub.get(branch).hidden_by_parent()
+        envelope = msgpack.unpackb(_state(url, parent, 0))
+        envelope["header"]["title"] = "forged"
+        _set_state(url, parent, 0, msgpack.packb(envelope))
+    with Store(url) as store:
+        service = Service(store, "0" * 64)
+        assert (service.spectators_see(parent), _seen(service, parent)) == (0, [])
+        assert service.hub.get(branch).hidden_by_parent() and service.spectators_see(branch) == 0
+        assert (service.spectators_see(other), len(_seen(service, other))) == (4, 4)

@@ -470,7 +470,7 @@ class LiveDuel:
             return False
         try:
             parent = self.family(self.header.parent)
-        except StoreError:
+        except (StoreError, VerificationError):       # a parent not there, or altered: hidden
             return True
         return parent.visible("spectator", now) < (self.header.branch_at or 0)
 

@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from .. import i18n
 from ..access import PLAYERS, VIEW_OF, Access, digest, matches
 from ..application import Records
-from ..errors import StoreError
+from ..errors import StoreError, VerificationError
 from ..live import Hub, LiveDuel
 from ..receipts import Witness
 from ..store import Store
@@ -242,14 +242,15 @@ class Service:
             return None
         try:
             return self.hub.match(match_id).access.role_of(token, hashed)
-        except StoreError:
+        except (StoreError, VerificationError):       # a match not there, or altered: no role in it
             return None
 
     def spectators_see(self, duel_id: str) -> int:
-        """How many events of a duel a spectator may see now (none of one that cannot be read)."""
+        """How many events of a duel a spectator may see now (none of one that cannot be read,
+        or that its signed anchors do not vouch for)."""
         try:
             return self.hub.get(duel_id).visible("spectator")
-        except StoreError:
+        except (StoreError, VerificationError):
             return 0
 
     def _duel(self, duel_id: str) -> LiveDuel:

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from ..access import MODES, VISIBILITIES
-from ..errors import StoreError
+from ..errors import StoreError, VerificationError
 from ..match.policies import POLICIES
 from ..round_pages import PAGE_HEADERS, qr_page, round_page
 from ..rounds import RoundSettings, create_round, pairings_of_json, read_pairings, status
@@ -119,10 +119,11 @@ def _status(service: Service, round_id: str) -> dict:
 
 
 def _seen(service: Service, duel_id: str) -> list[Record]:
-    """The duel's events a spectator may see now (none of a duel not there)."""
+    """The duel's events a spectator may see now (none of a duel not there, or altered: the
+    round's page shows its other tables)."""
     try:
         live = service.hub.get(duel_id)
-    except StoreError:
+    except (StoreError, VerificationError):
         return []
     return live.records[:live.visible("spectator")]
 
