@@ -204,3 +204,27 @@ def test_an_altered_duel_is_no_spectators_and_hides_its_branches_not_the_rest(tm
         assert (service.spectators_see(parent), _seen(service, parent)) == (0, [])
         assert service.hub.get(branch).hidden_by_parent() and service.spectators_see(branch) == 0
         assert (service.spectators_see(other), len(_seen(service, other))) == (4, 4)
+
+
+def test_the_last_signed_anchor_vouches_for_every_event_before_it(tmp_path):
+    """The chain links every event to the ones before it, so the last anchor that is signed and
+    names the chain at its count vouches for them all: a first load checks that one anchor (not
+    one an append), and an earlier anchor garbled in the database hides nothing genuine. It is
+    still tampering, which verify reports."""
+    url = str(tmp_path / "x.sqlite")
+    with Store(url) as store:
+        duel = _recorded(store)
+        anchor = msgpack.unpackb(_state(url, f"{duel}/head", 4))
+        anchor.update(sig=b"\x00" * 64, mac=b"\x00" * 32)
+        _set_state(url, f"{duel}/head", 4, msgpack.packb(anchor))
+        with Store(url) as reader:
+            live = LiveDuel(reader, duel)
+            assert (live.count, live.broken) == (8, None)
+            assert [r.event for r in reader.records_after(duel, 2)] == list(EVENTS[2:8])
+            assert not reader.verify(duel).ok
+        last = _state(url, f"{duel}/head", 8)
+        _set_state(url, f"{duel}/head", 8, _state(url, f"{duel}/head", 4))     # the last one garbled too
+        with Store(url) as reader:
+            live = LiveDuel(reader, duel)
+            assert (live.count, live.broken) == (7, 7), "back to the last anchor that holds"
+        _set_state(url, f"{duel}/head", 8, last)

@@ -1293,18 +1293,19 @@ class Store:
         header = self._decode_header(stream_id, header_rows[0].state)
         if header.kind != kind:
             raise StoreError(f"no {kind} {stream_id!r}: it is a {header.kind}")
-        signed = next((head for head in (self._signed_anchor(stream_id, row) for row in anchors) if head is not None), None)
+        records, broken, (head, earlier) = self._chained(stream_id, 0, header.root, rows, anchors)
+        # every signed anchor names the header's digest (the one vouching, else any: a new table's)
+        signed = head or next((h for h in (self._signed_anchor(stream_id, row) for row in anchors) if h is not None), None)
         if signed is None or signed.header != header.digest:
             raise VerificationError(f"{header.kind} {stream_id}: its header is not the one its signed anchors name "
                                     "(altered, or its anchors are missing); nothing of it is shown. Run 'ygoreplay verify'")
-        records, broken, heads = self._chained(stream_id, 0, header.root, rows, anchors)
         while True:        # the last anchor whose card facts are the stored ones up to it vouches
-            upto = heads[-1].count if heads else 0
+            upto = head.count if head is not None else 0
             found = self._cards_from(stream_id, tuple(row.state for row in cards_rows if row.originator_version <= upto))
-            if not heads or found[1:] == (heads[-1].cards, heads[-1].effects):
+            if head is None or found[1:] == (head.cards, head.effects):
                 break
-            heads.pop()
-            broken = heads[-1].count if heads else 0
+            head = next(earlier, None)
+            broken = head.count if head is not None else 0
             records = records[:broken]
         return header, msgpack.unpackb(access[0].state) if access else None, found[0], records, broken
 
@@ -1435,9 +1436,11 @@ class Store:
         return self._chained(duel_id, count, prev, self.events.select_events(duel_id, gt=count))[:2]
 
     def _chained(self, duel_id: str, count: int, prev: bytes, rows: Iterable[StoredEvent],
-                 anchors: Iterable[StoredEvent] | None = None) -> tuple[list[Record], int | None, list[Head]]:
+                 anchors: Iterable[StoredEvent] | None = None
+                 ) -> tuple[list[Record], int | None, tuple[Head | None, Iterator[Head]]]:
         """``chained_after`` of the event rows after ``count``, read already (and their anchors,
-        when read with them), with the anchors that vouch for them, in order."""
+        when read with them), with the anchor that vouches for them and the earlier that would
+        (``_vouching``: ``opened`` goes back to one whose card facts hold)."""
         chained: list[tuple[StoredEvent, dict]] = []
         broken = None
         for row in rows:
@@ -1450,31 +1453,30 @@ class Store:
                 break
             chained.append((row, envelope))
             prev = envelope["h"]
-        heads = self._vouching(duel_id, count, [envelope["h"] for _row, envelope in chained], anchors)
-        vouched = heads[-1].count if heads else count
+        vouching = self._vouching(duel_id, count, [envelope["h"] for _row, envelope in chained], anchors)
+        head = next(vouching, None)
+        vouched = head.count if head is not None else count
         out = [self._decode(duel_id, row, envelope, trusted=True) for row, envelope in chained[:vouched - count]]
-        return out, vouched if vouched < count + len(chained) else broken, heads
+        return out, vouched if vouched < count + len(chained) else broken, (head, vouching)
 
     def _vouching(self, duel_id: str, count: int, hashes: list[bytes],
-                  anchors: Iterable[StoredEvent] | None = None) -> list[Head]:
+                  anchors: Iterable[StoredEvent] | None = None) -> Iterator[Head]:
         """The signed anchors after ``count`` that vouch for the duel's events, given the chain
-        ``hashes`` of the events that follow it: those in order, each signed by a key trusted
-        here and naming their chain hash at its count, up to the first that does not. Each append
-        writes its events and anchor in one transaction, and the anchors are read after the
-        events (or in the same statement: ``anchors``): every event read has its anchor among them."""
+        ``hashes`` of the events that follow it: each signed by a key trusted here and naming
+        their chain hash at its count, the last first. The first one vouches for every event up
+        to it (the chain links them), so a first load checks one anchor, not one an append. Each
+        append writes its events and anchor in one transaction, and the anchors are read after
+        the events (or in the same statement: ``anchors``): every event read has its anchor
+        among them."""
         if not hashes:                   # nothing to vouch for (a table's first load): no read
-            return []
+            return
         at = dict(enumerate(hashes, count + 1))
-        heads: list[Head] = []
-        for row in (self.events.select_events(f"{duel_id}/head", gt=count, lte=count + len(hashes))
-                    if anchors is None else anchors):
-            if row.originator_version <= count:
-                continue
+        rows = (self.events.select_events(f"{duel_id}/head", gt=count, lte=count + len(hashes), desc=True)
+                if anchors is None else reversed([r for r in anchors if count < r.originator_version <= count + len(hashes)]))
+        for row in rows:
             head = self._signed_anchor(duel_id, row)
-            if head is None or at.get(head.count) != head.hash:
-                break
-            heads.append(head)
-        return heads
+            if head is not None and at.get(head.count) == head.hash:
+                yield head
 
     def records(self, duel_id: str) -> list[Record]:
         """Every stored event in order, decoded, marked reverted where a rollback undid it."""
