@@ -1295,7 +1295,8 @@ class Store:
             raise StoreError(f"no {kind} {stream_id!r}: it is a {header.kind}")
         records, broken, (head, earlier) = self._chained(stream_id, 0, header.root, rows, anchors)
         # every signed anchor names the header's digest (the one vouching, else any: a new table's)
-        signed = head or next((h for h in (self._signed_anchor(stream_id, row) for row in anchors) if h is not None), None)
+        signed = head if head is not None else next(
+            (h for h in (self._signed_anchor(stream_id, row) for row in anchors) if h is not None), None)
         if signed is None or signed.header != header.digest:
             raise VerificationError(f"{header.kind} {stream_id}: its header is not the one its signed anchors name "
                                     "(altered, or its anchors are missing); nothing of it is shown. Run 'ygoreplay verify'")
