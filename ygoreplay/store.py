@@ -1302,12 +1302,18 @@ class Store:
                                     "(altered, or its anchors are missing); nothing of it is shown. Run 'ygoreplay verify'")
         while True:        # the last anchor whose card facts are the stored ones up to it vouches
             upto = head.count if head is not None else 0
-            found = self._cards_from(stream_id, tuple(row.state for row in cards_rows if row.originator_version <= upto))
-            if head is None or found[1:] == (head.cards, head.effects):
+            # with no anchor vouching, no card record is taken (a forger's at 0 named by none)
+            stored = tuple(row.state for row in cards_rows if row.originator_version <= upto) if head is not None else ()
+            try:
+                found: tuple[CardDB, bytes, bytes | None] | None = self._cards_from(stream_id, stored)
+            except StoreError:     # a record that does not decode is altered as one that does
+                found = None
+            if head is None or (found is not None and found[1:] == (head.cards, head.effects)):
                 break
             head = next(earlier, None)
             broken = head.count if head is not None else 0
             records = records[:broken]
+        assert found is not None
         return header, msgpack.unpackb(access[0].state) if access else None, found[0], records, broken
 
     def vouched_cards(self, stream_id: str, upto: int) -> CardDB:
@@ -1316,7 +1322,12 @@ class Store:
         (VerificationError) unless they are the ones that anchor signs."""
         stored = tuple(row.state for row in self.events.select_events(f"{stream_id}/cards", lte=upto))
         anchor = self.events.select_events(f"{stream_id}/head", gt=upto - 1, lte=upto)
-        return self._check_cards(stream_id, self._cards_from(stream_id, stored), anchor[0] if anchor else None)
+        try:
+            found = self._cards_from(stream_id, stored)
+        except StoreError as exc:            # altered so that it does not decode: altered all the same
+            raise VerificationError(f"{exc}".removesuffix("; run verify") + "; nothing is shown from it. "
+                                    "Run 'ygoreplay verify'") from None
+        return self._check_cards(stream_id, found, anchor[0] if anchor else None)
 
     def _kind(self, stream_id: str, header: Header) -> StreamKind:
         stream = KINDS.get(header.kind)
