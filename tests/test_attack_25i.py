@@ -82,3 +82,125 @@ def test_an_unreadable_card_record_cuts_what_is_shown_as_an_altered_one_does(tmp
             live = LiveDuel(reader, duel)
             assert (live.count, live.broken) == (2, 2)
             assert [r.event for r in live.records] == list(EVENTS[:2])
+
+
+def _retitle(url: str, stream: str) -> None:
+    """The stream's header altered (its title): no anchor signs it any more."""
+    envelope = msgpack.unpackb(_state(url, stream, 0))
+    envelope["header"]["title"] = "forged title"
+    _set_state(url, stream, 0, msgpack.packb(envelope))
+
+
+def _client(url: str):
+    from fastapi.testclient import TestClient
+    from ygoreplay.access import digest
+    from ygoreplay.service import create_app
+    from test_release import ADMIN
+    return TestClient(create_app(Store(url, concurrent=True), digest(ADMIN)))
+
+
+def test_one_altered_public_duel_does_not_take_the_public_list_down(tmp_path):
+    """The public list asks what a spectator sees of each delayed public duel (its live duel):
+    one whose header was altered raised the live duel's VerificationError through it, and the
+    whole list was 409 for everyone, hiding every other public duel. A visitor relied on the
+    list of the duels anyone may watch; the altered one is left out (a spectator sees none of
+    it), and its own page still says why (409)."""
+    url = str(tmp_path / "x.sqlite")
+    with Store(url) as store:
+        shown = _recorded(store, 4)
+        store.attach(shown, "access", {"visibility": "public"})
+        altered = _recorded(store, 4)
+        store.attach(altered, "access", {"visibility": "public", "delay": {"events": 1}})
+        _retitle(url, altered)
+    with _client(url) as client:
+        listed = client.get("/duels")
+        assert listed.status_code == 200, listed.text
+        assert [d["id"] for d in listed.json()] == [shown]
+        assert client.get(f"/duels/{altered}/state").status_code == 409
+
+
+def _round_with_a_duel(client) -> tuple[dict, str]:
+    """A round of two tables; table 1 plays its first duel on paper. (round, that duel's id)."""
+    from test_match_service import MATCHES, lines
+    from test_release import ORGANISER, auth
+    made = client.post("/rounds?event=Regional&round=3", content="1,Yugi,Kaiba\n2,Joey,Mai\n",
+                       headers={"Content-Type": "text/csv", **ORGANISER}).json()
+    one = made["tables"][0]
+    recorder = auth(one["tokens"]["recorder"])
+    decks = [e for e in lines(MATCHES / "two-nil.jsonl") if e["kind"] == "decklist_registered"]
+    assert client.post(f"/matches/{one['match']}/events", json=decks, headers=recorder).status_code == 200
+    duel = client.post(f"/matches/{one['match']}/games", json={"first_player": 0, "chosen_by": 0},
+                       headers=recorder).json()["duel"]
+    played = lines(MATCHES / "duels" / "g1-yugi-wins.jsonl")
+    paper = [{**played[0], "witnessed": True}, *played[1:]]
+    assert client.post(f"/duels/{duel['id']}/events", json=paper, headers=auth(duel["tokens"]["recorder"])).status_code == 200
+    return made, duel["id"]
+
+
+def test_one_altered_duel_does_not_take_its_round_page_down(tmp_path):
+    """The round page reads who records each table's current duel through the live duel: one
+    duel whose header was altered raised its VerificationError through the page, and the round
+    (every table, score and state) was 409 for everyone. A player relied on the round page;
+    the altered duel's table shows no entry of it (nothing of it is shown), the rest as before."""
+    url = str(tmp_path / "x.sqlite")
+    with _client(url) as client:
+        made, duel = _round_with_a_duel(client)
+        before = client.get(f"/rounds/{made['id']}.json").json()
+        assert before["tables"][0]["recording"] is not None
+    _retitle(url, duel)
+    with _client(url) as client:                     # another worker, holding nothing of the duel
+        for page in (f"/rounds/{made['id']}.json", f"/rounds/{made['id']}"):
+            answer = client.get(page)
+            assert answer.status_code == 200, answer.text
+        after = client.get(f"/rounds/{made['id']}.json").json()
+        assert after["tables"][0]["duels"] == [duel] and after["tables"][0]["recording"] is None
+        assert after["tables"][1] == before["tables"][1]
+
+
+def test_a_branch_of_an_altered_duel_is_hidden_from_spectators_not_an_error(tmp_path):
+    """A spectator sees a branch once its parent shows where it left; a parent that is not
+    there hides it. A parent whose header was altered raised its VerificationError through the
+    branch's every spectator request (and through the public list, which asks the same), where
+    the parent shows a spectator nothing: the branch is hidden as for a parent not there (404),
+    and the judge's token still reads the branch, which its own anchors vouch for."""
+    url = str(tmp_path / "x.sqlite")
+    with Store(url) as store:
+        parent = _recorded(store, 6)
+        branch = store.branch(parent, 4)
+        for duel in (parent, branch):
+            store.attach(duel, "access", {"visibility": "public"})
+        assert LiveDuel(store, branch).count == 4
+        _retitle(url, parent)
+    with _client(url) as client:
+        assert client.get(f"/duels/{branch}/state").status_code == 404
+        assert client.get(f"/duels/{branch}/frames").status_code == 404
+        listed = client.get("/duels")
+        assert listed.status_code == 200 and listed.json() == []
+        from test_release import ORGANISER
+        assert client.get(f"/duels/{branch}/state", headers=ORGANISER).json()["events"] == 4
+
+
+def test_one_altered_duel_of_a_match_is_a_problem_its_judge_is_shown_not_an_error(tmp_path):
+    """The judge's match state checks each duel the match linked: one whose header was altered
+    raised its VerificationError through the whole match state (409), where a duel it cannot
+    read is a problem it lists (LOG-09); so did the pages' link previews (/view, /match) of
+    the altered duel's page and of an altered match's. The judge relied on the match's score and
+    problems; a viewer on the page loading (its API calls say 409 for the duel itself)."""
+    from test_release import ORGANISER
+    url = str(tmp_path / "x.sqlite")
+    with _client(url) as client:
+        made, duel = _round_with_a_duel(client)
+    match = made["tables"][0]["match"]
+    _retitle(url, duel)
+    with _client(url) as client:
+        state = client.get(f"/matches/{match}/state", headers=ORGANISER)
+        assert state.status_code == 200, state.text
+        assert [p["rule"] for p in state.json()["problems"]] == ["LOG-09"]
+        assert client.get(f"/view/{duel}").status_code == 200
+        assert client.get(f"/match/{match}").status_code == 200
+        assert client.get(f"/duels/{duel}/state", headers=ORGANISER).status_code == 409
+    _retitle(url, match)
+    with _client(url) as client:
+        assert client.get(f"/match/{match}").status_code == 200
+        assert client.get(f"/matches/{match}/state", headers=ORGANISER).status_code == 409
+

@@ -726,7 +726,11 @@ Visible = Callable[[str], int]
 def as_seen(info: DuelInfo, access: Access, visible: Visible) -> DuelInfo | None:
     """A duel as a spectator may know of it: cut at what its delay released (nothing past it:
     no length, no result), and None before it released any event. A branch is as its parent
-    shows it (``visible`` says so), whatever its own delay."""
+    shows it (``visible`` says so), whatever its own delay. None for one whose header its
+    signed anchors do not name (``DuelInfo.signed``): its page shows nothing of it, nor does a
+    list its forged title."""
+    if not info.signed:
+        return None
     if not (access.delayed or info.parent):
         return info
     shown = min(info.events, visible(info.id))

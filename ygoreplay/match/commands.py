@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from ..access import MATCH_TABLE, MATCH_WRITERS, Access
 from ..card_sources import facts_of
-from ..errors import ConflictError, StoreError, YgoreplayError
+from ..errors import ConflictError, StoreError, VerificationError, YgoreplayError
 from ..events import Event
 from ..rules import RuleViolation
 from ..state import DuelState
@@ -129,7 +129,7 @@ def linked_duel(hub: Any, match_id: str, duel_id: str) -> Any:
         return None
     try:
         duel = hub.get(duel_id)
-    except StoreError:
+    except (StoreError, VerificationError):      # not there, or altered: none the match may read
         return None
     if duel.match is None:
         link = hub.store.attachment(duel_id, "match_game")
