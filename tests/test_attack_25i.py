@@ -204,3 +204,30 @@ def test_one_altered_duel_of_a_match_is_a_problem_its_judge_is_shown_not_an_erro
         assert client.get(f"/match/{match}").status_code == 200
         assert client.get(f"/matches/{match}/state", headers=ORGANISER).status_code == 409
 
+
+@pytest.mark.parametrize("forged", [b"\xc1", msgpack.packb([1]), msgpack.packb({"visibility": "public", "delay": 5}),
+                                    msgpack.packb({"visibility": "public", "tokens": 3}),
+                                    msgpack.packb({"visibility": "public", "tokens": {"judge": 7}}),
+                                    msgpack.packb({"visibility": "public", "release": {"policy": "event", "at": "soon"}})],
+                         ids=["bytes", "list", "delay", "tokens", "token", "release-at"])
+def test_an_access_record_rewritten_in_the_database_is_no_internal_error(tmp_path, forged):
+    """A duel's access record (who may see it, behind what delay) is not signed: a forger may
+    rewrite it, but what it rewrites it into was read unchecked, and bytes that do not decode,
+    or a field of another type, were an internal error (500, a traceback) of every request of
+    the duel, its first load among them. Its caller relied on an answer saying what is wrong:
+    the access record is refused as the store's (StoreError), so the duel is none to show (404)."""
+    from test_release import ORGANISER
+    url = str(tmp_path / "x.sqlite")
+    with Store(url) as store:
+        duel = _recorded(store, 4)
+        store.attach(duel, "access", {"visibility": "public", "release": {"policy": "end"}})
+        _set_state(url, f"{duel}/access", 0, forged)
+    with _client(url) as client:
+        for headers in ({}, ORGANISER):
+            for page in (f"/duels/{duel}/state", f"/duels/{duel}/frames", f"/view/{duel}"):
+                answer = client.get(page, headers=headers)
+                assert answer.status_code in (200, 404), (page, answer.status_code, answer.text)
+        assert client.get(f"/duels/{duel}/state").status_code == 404
+        listed = client.get("/duels")
+        assert listed.status_code == 200 and listed.json() == []
+        assert client.get("/duels", headers=ORGANISER).status_code == 200

@@ -893,7 +893,19 @@ class Store:
     def attachment(self, duel_id: str, name: str) -> dict | None:
         """The latest version of what was attached to a duel under ``name`` (None if nothing)."""
         rows = self.events.select_events(f"{duel_id}/{name}", desc=True, limit=1)
-        return msgpack.unpackb(rows[0].state) if rows else None
+        return self._attached(duel_id, name, rows[0].state) if rows else None
+
+    @staticmethod
+    def _attached(duel_id: str, name: str, state: bytes) -> dict:
+        """An attachment's data as stored: a map, else StoreError (attachments are not signed:
+        rewritten in the database, bytes that do not decode were an internal error of its reader)."""
+        try:
+            data = msgpack.unpackb(state)
+        except (ValueError, TypeError, msgpack.ExtraData) as exc:
+            raise StoreError(f"{duel_id}: its {name} record cannot be read ({exc}): rewritten in the database") from None
+        if not isinstance(data, dict):
+            raise StoreError(f"{duel_id}: its {name} record cannot be read (not a map): rewritten in the database")
+        return data
 
     def attach(self, duel_id: str, name: str, data: dict) -> None:
         """A new version of a duel's attachment (e.g. the organiser changes a spectator delay)."""
@@ -1314,7 +1326,7 @@ class Store:
             broken = head.count if head is not None else 0
             records = records[:broken]
         assert found is not None
-        return header, msgpack.unpackb(access[0].state) if access else None, found[0], records, broken
+        return header, self._attached(stream_id, "access", access[0].state) if access else None, found[0], records, broken
 
     def vouched_cards(self, stream_id: str, upto: int) -> CardDB:
         """The card facts written with a stream's first ``upto`` events, where its anchor at
