@@ -231,3 +231,21 @@ def test_an_access_record_rewritten_in_the_database_is_no_internal_error(tmp_pat
         listed = client.get("/duels")
         assert listed.status_code == 200 and listed.json() == []
         assert client.get("/duels", headers=ORGANISER).status_code == 200
+
+
+def test_one_unreadable_match_header_does_not_take_its_round_page_down(tmp_path):
+    """The round page reads each table's match from the store: a match whose header was
+    rewritten as bytes that do not decode raised the store's error through the whole round,
+    which was then "no round" (404) for everyone, where a duel of the round that cannot be read
+    is left out. A player relied on the round page; that table shows no duel and no score."""
+    url = str(tmp_path / "x.sqlite")
+    with _client(url) as client:
+        made, _duel = _round_with_a_duel(client)
+        before = client.get(f"/rounds/{made['id']}.json").json()
+    _set_state(url, made["tables"][1]["match"], 0, b"\xc1")
+    with _client(url) as client:
+        answer = client.get(f"/rounds/{made['id']}.json")
+        assert answer.status_code == 200, answer.text
+        tables = answer.json()["tables"]
+        assert tables[0] == before["tables"][0]
+        assert (tables[1]["duels"], tables[1]["score"], tables[1]["state"]) == ([], [0, 0, 0], "not started")

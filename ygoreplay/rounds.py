@@ -245,7 +245,7 @@ def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] 
     for table in kept["tables"]:
         info = store.info(table["match"])
         s = info.status
-        records = store.records_after(table["match"], 0)[:info.events]
+        records = _records(store, table["match"])[:info.events]     # none of a match that cannot be read
         duels = [r.event.duel for r in records if r.event.kind == "game_started" and r.event.duel]
         times = [r.recorded for r in records if r.event.kind not in _OPENING][-1:]
         shown = {duel: seen(duel) for duel in duels}
