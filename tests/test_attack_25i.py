@@ -249,3 +249,35 @@ def test_one_unreadable_match_header_does_not_take_its_round_page_down(tmp_path)
         tables = answer.json()["tables"]
         assert tables[0] == before["tables"][0]
         assert (tables[1]["duels"], tables[1]["score"], tables[1]["state"]) == ([], [0, 0, 0], "not started")
+
+
+def _round_record(tables: object) -> dict:
+    return {"event": "Regional", "round": 3, "format": "", "policy": "tcg-2024", "created": "2026-01-01", "tables": tables}
+
+
+@pytest.mark.parametrize("kept", [
+    {"event": "Regional", "round": 3}, _round_record(5), _round_record([7]),
+    _round_record([{"table": '1"><a href="https://forged.example">pay here</a><tr id="x', "players": ["Yugi", "Kaiba"],
+                    "match": "MATCH"}]),
+    _round_record([{"table": 1, "players": [1, 2], "match": "MATCH"}])],
+    ids=["no-tables", "tables", "table", "table-markup", "players"])
+def test_a_round_record_rewritten_in_the_database_is_no_internal_error_nor_markup(tmp_path, kept):
+    """A round's record (its tables, players, matches) is not signed: rewritten in the database
+    into another shape it was an internal error (500) of the round's page, its JSON and its
+    stream, and a table "number" of text was put into the page's markup unescaped (a link the
+    forger chose, on the page every player of the event reads). Anyone with the round's address
+    relied on its page; a record not in the form a round is written in is refused (no round)."""
+    from ygoreplay.rounds import ATTACHMENT
+    url = str(tmp_path / "x.sqlite")
+    with _client(url) as client:
+        made, _duel = _round_with_a_duel(client)
+    match = made["tables"][0]["match"]
+    for table in kept.get("tables") if isinstance(kept.get("tables"), list) else ():
+        if isinstance(table, dict) and table.get("match") == "MATCH":
+            table["match"] = match
+    _set_state(url, f"{made['id']}/{ATTACHMENT}", 0, msgpack.packb(kept))
+    with _client(url) as client:
+        for page in (f"/rounds/{made['id']}.json", f"/rounds/{made['id']}", f"/rounds/{made['id']}/follow"):
+            answer = client.get(page)
+            assert answer.status_code == 404, (page, answer.status_code, answer.text)
+            assert "forged.example" not in answer.text

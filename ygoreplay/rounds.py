@@ -223,7 +223,22 @@ def load_round(store: Store, round_id: str) -> dict:
     kept = store.attachment(round_id, ATTACHMENT)
     if kept is None:
         raise StoreError(f"no round {round_id!r} in {store.name}")
+    if not _as_written(kept):
+        raise StoreError(f"round {round_id}: its record is not in the form a round is written in (rewritten in "
+                         "the database); nothing of it is shown")
     return kept
+
+
+def _as_written(kept: dict) -> bool:
+    """Whether a round's record is in ``create_round``'s form: it is not signed, and its page
+    reads its fields as what they are (a table's number of text went into its markup)."""
+    tables = kept.get("tables")
+    return (isinstance(kept.get("event"), str) and type(kept.get("round")) is int
+            and all(isinstance(kept.get(name, ""), (str, type(None))) for name in ("format", "policy", "created"))
+            and isinstance(tables, list) and all(
+                isinstance(table, dict) and type(table.get("table")) is int and isinstance(table.get("match"), str)
+                and isinstance(table.get("players"), list) and len(table["players"]) == 2
+                and all(isinstance(player, str) for player in table["players"]) for table in tables))
 
 
 #: Who entered a witnessed duel's events (``Event.entered_by``), as the round page names them, in
