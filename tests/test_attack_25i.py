@@ -281,3 +281,20 @@ def test_a_round_record_rewritten_in_the_database_is_no_internal_error_nor_marku
             answer = client.get(page)
             assert answer.status_code == 404, (page, answer.status_code, answer.text)
             assert "forged.example" not in answer.text
+
+
+def test_a_match_link_rewritten_in_the_database_is_no_internal_error(tmp_path):
+    """A duel's link to its match (``match_game``) is not signed: rewritten into another shape,
+    reading it (for a token that is none of the duel's own: whose match's is it?) was an
+    internal error (500) of the duel's pages. The caller relied on an answer: a link not in the
+    form one is written in links no match, as if the forger had deleted it."""
+    from ygoreplay.access import Access
+    url = str(tmp_path / "x.sqlite")
+    with Store(url) as store:
+        duel = _recorded(store, 4)
+        store.attach(duel, "access", Access.issue("public", 0, 0)[0].to_dict())
+        store.attach(duel, "match_game", {"game": 1})          # no match's id
+    with _client(url) as client:
+        stranger = {"Authorization": "Bearer " + "x" * 43}
+        assert client.get(f"/duels/{duel}/state", headers=stranger).status_code == 401
+        assert client.get(f"/duels/{duel}/state").status_code == 200

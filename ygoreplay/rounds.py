@@ -297,10 +297,9 @@ def _records(store: Store, stream_id: str) -> list[Record]:
 def match_details(store: Store, duel_id: str) -> dict:
     """What a duel's match says of where it was played: the event, round, table and format
     (empty for a duel of no match)."""
-    link = store.attachment(duel_id, "match_game")
-    if link is None:
+    match_id = store.match_of(duel_id)
+    if match_id is None:
         return {}
-    match_id = str(link["id"])
     try:
         first = store.records_after(match_id, 0)[:1]
     except StoreError:

@@ -895,6 +895,13 @@ class Store:
         rows = self.events.select_events(f"{duel_id}/{name}", desc=True, limit=1)
         return self._attached(duel_id, name, rows[0].state) if rows else None
 
+    def match_of(self, duel_id: str) -> str | None:
+        """The match a duel is a game of, by its link (``match_game``): None for none, and for a
+        link without the match's id (links are not signed: rewritten in the database, reading
+        one was an internal error of the duel's pages), as if it were deleted."""
+        link = self.attachment(duel_id, "match_game")
+        return str(link["id"]) if link is not None and "id" in link else None
+
     @staticmethod
     def _attached(duel_id: str, name: str, state: bytes) -> dict:
         """An attachment's data as stored: a map, else StoreError (attachments are not signed:

@@ -131,10 +131,7 @@ def linked_duel(hub: Any, match_id: str, duel_id: str) -> Any:
         duel = hub.get(duel_id)
     except (StoreError, VerificationError):      # not there, or altered: none the match may read
         return None
-    if duel.match is None:
-        link = hub.store.attachment(duel_id, "match_game")
-        duel.match = str(link["id"]) if isinstance(link, dict) and "id" in link else None
-    return duel if duel.match == match_id else None
+    return duel if duel.match_id() == match_id else None
 
 
 def problems(hub: Any, match_id: str, state: MatchState,
