@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from .chain import to_ms
-from .errors import ConflictError, InputError
+from .errors import ConflictError, InputError, StoreError
 from .text import checked
 
 ROLES = ("recorder", "judge", "p0", "p1", "spectator")
@@ -207,12 +207,25 @@ class Access:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Access":
-        delay = data.get("delay", {})
-        release = data.get("release") or {}
-        return cls(data.get("visibility", "unlisted"), int(delay.get("events", 0)), float(delay.get("seconds", 0)),
-                   dict(data.get("tokens", {})), release.get("policy"), release.get("event"), release.get("at"),
-                   bool(release.get("released", False)), str(data.get("mode", "machine")),
-                   data["warnings"] if isinstance(data.get("warnings"), bool) else None)
+        """The access record as stored; StoreError for one not in the form ``to_dict`` writes (it
+        is not signed: rewritten in the database, it was an internal error of each request of
+        its duel, whose roles, delay and release are read from it)."""
+        try:
+            delay = data.get("delay", {})
+            release = data.get("release") or {}
+            access = cls(data.get("visibility", "unlisted"), int(delay.get("events", 0)), float(delay.get("seconds", 0)),
+                         dict(data.get("tokens", {})), release.get("policy"), release.get("event"), release.get("at"),
+                         bool(release.get("released", False)), str(data.get("mode", "machine")),
+                         data["warnings"] if isinstance(data.get("warnings"), bool) else None)
+            texts = [access.visibility, *access.tokens, *access.tokens.values()]
+            if not all(isinstance(text, str) for text in texts) or not all(
+                    isinstance(text, (str, type(None))) for text in (access.release, access.event, access.release_at)):
+                raise TypeError("a field of another type than is written")
+            if access.release_at is not None:
+                to_ms(access.release_at)
+        except (AttributeError, TypeError, ValueError, OverflowError) as exc:
+            raise StoreError(f"an access record that cannot be read ({exc}): rewritten in the database") from None
+        return access
 
     @classmethod
     def issue(cls, visibility: str, delay_events: int, delay_seconds: float, release: str | None = None,

@@ -311,6 +311,14 @@ class Records:
         """Who may see and do what in a duel (private when it has no access record)."""
         return Access.from_dict(self.store.attachment(duel_id, "access") or {"visibility": "private"})
 
+    def access_or_none(self, duel_id: str) -> Access | None:
+        """``access``, or None when its record cannot be read (rewritten in the database): a list
+        of many duels goes on without that one, which nobody may open."""
+        try:
+            return self.access(duel_id)
+        except StoreError:
+            return None
+
     def state(self, duel_id: str, at: int | None = None) -> DuelState:
         """The board after event ``#at`` of a stored duel (the last when None)."""
         length = self.store.info(duel_id).events
@@ -726,7 +734,11 @@ Visible = Callable[[str], int]
 def as_seen(info: DuelInfo, access: Access, visible: Visible) -> DuelInfo | None:
     """A duel as a spectator may know of it: cut at what its delay released (nothing past it:
     no length, no result), and None before it released any event. A branch is as its parent
-    shows it (``visible`` says so), whatever its own delay."""
+    shows it (``visible`` says so), whatever its own delay. None for one whose header its
+    signed anchors do not name (``DuelInfo.signed``): its page shows nothing of it, nor does a
+    list its forged title."""
+    if not info.signed:
+        return None
     if not (access.delayed or info.parent):
         return info
     shown = min(info.events, visible(info.id))
@@ -741,8 +753,8 @@ def public_duels(records: Records, visible: Visible, player: str | None = None) 
     """The public duels as anyone may know of them (``as_seen``), oldest first."""
     out = []
     for info in records.duels(player):
-        access = records.access(info.id)
-        seen = as_seen(info, access, visible) if access.visibility == "public" else None
+        access = records.access_or_none(info.id)
+        seen = as_seen(info, access, visible) if access is not None and access.visibility == "public" else None
         if seen is not None:
             out.append(duel_dict(seen))
     return out
@@ -755,8 +767,8 @@ def family(records: Records, duel_id: str, may_open: Callable[[Access], bool],
     list says the same), and always the duel asked about, with what it may see of each."""
     out = []
     for depth, info in records.store.tree(duel_id):
-        access = records.access(info.id)
-        if not may_open(access):
+        access = records.access_or_none(info.id)
+        if access is None or not may_open(access):
             continue
         seen: DuelInfo | None = info
         if visible is not None:

@@ -335,9 +335,7 @@ class LiveDuel:
     def match_id(self) -> str | None:
         """The match it is a duel of, read until it has one (once linked, it is that match's for good)."""
         if self.match is None:
-            link = self.store.attachment(self.id, "match_game")
-            if link is not None:
-                self.match = str(link["id"])
+            self.match = self.store.match_of(self.id)
         return self.match
 
     @property
@@ -548,14 +546,14 @@ def released(store: Store, duel_id: str, now: float | None = None) -> bool:
     if not info.status.get("ended"):
         return False
     settings = Access.from_dict(store.attachment(duel_id, "access") or {"visibility": "private"})
-    link = store.attachment(duel_id, "match_game")
+    match = store.match_of(duel_id)
     ended = True
-    if link is not None and settings.release is None and settings.event is None:
+    if match is not None and settings.release is None and settings.event is None:
         # the match's policy, counted from the match's end: a game's hidden cards are the
         # player's deck for the games still to come
-        settings = Access.from_dict(store.attachment(str(link["id"]), "access") or {"visibility": "private"})
-        ended = bool(store.info(str(link["id"])).status.get("ended"))
-    if not settings.releases(ended, link is not None, now):
+        settings = Access.from_dict(store.attachment(match, "access") or {"visibility": "private"})
+        ended = bool(store.info(match).status.get("ended"))
+    if not settings.releases(ended, match is not None, now):
         return False
     return info.parent is None or released(store, info.parent, now)
 

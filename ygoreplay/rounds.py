@@ -223,7 +223,22 @@ def load_round(store: Store, round_id: str) -> dict:
     kept = store.attachment(round_id, ATTACHMENT)
     if kept is None:
         raise StoreError(f"no round {round_id!r} in {store.name}")
+    if not _as_written(kept):
+        raise StoreError(f"round {round_id}: its record is not in the form a round is written in (rewritten in "
+                         "the database); nothing of it is shown")
     return kept
+
+
+def _as_written(kept: dict) -> bool:
+    """Whether a round's record is in ``create_round``'s form: it is not signed, and its page
+    reads its fields as what they are (a table's number of text went into its markup)."""
+    tables = kept.get("tables")
+    return (isinstance(kept.get("event"), str) and type(kept.get("round")) is int
+            and all(isinstance(kept.get(name, ""), (str, type(None))) for name in ("format", "policy", "created"))
+            and isinstance(tables, list) and all(
+                isinstance(table, dict) and type(table.get("table")) is int and isinstance(table.get("match"), str)
+                and isinstance(table.get("players"), list) and len(table["players"]) == 2
+                and all(isinstance(player, str) for player in table["players"]) for table in tables))
 
 
 #: Who entered a witnessed duel's events (``Event.entered_by``), as the round page names them, in
@@ -245,7 +260,7 @@ def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] 
     for table in kept["tables"]:
         info = store.info(table["match"])
         s = info.status
-        records = store.records_after(table["match"], 0)[:info.events]
+        records = _records(store, table["match"])[:info.events]     # none of a match that cannot be read
         duels = [r.event.duel for r in records if r.event.kind == "game_started" and r.event.duel]
         times = [r.recorded for r in records if r.event.kind not in _OPENING][-1:]
         shown = {duel: seen(duel) for duel in duels}
@@ -282,10 +297,9 @@ def _records(store: Store, stream_id: str) -> list[Record]:
 def match_details(store: Store, duel_id: str) -> dict:
     """What a duel's match says of where it was played: the event, round, table and format
     (empty for a duel of no match)."""
-    link = store.attachment(duel_id, "match_game")
-    if link is None:
+    match_id = store.match_of(duel_id)
+    if match_id is None:
         return {}
-    match_id = str(link["id"])
     try:
         first = store.records_after(match_id, 0)[:1]
     except StoreError:

@@ -893,7 +893,26 @@ class Store:
     def attachment(self, duel_id: str, name: str) -> dict | None:
         """The latest version of what was attached to a duel under ``name`` (None if nothing)."""
         rows = self.events.select_events(f"{duel_id}/{name}", desc=True, limit=1)
-        return msgpack.unpackb(rows[0].state) if rows else None
+        return self._attached(duel_id, name, rows[0].state) if rows else None
+
+    def match_of(self, duel_id: str) -> str | None:
+        """The match a duel is a game of, by its link (``match_game``): None for none, and for a
+        link without the match's id (links are not signed: rewritten in the database, reading
+        one was an internal error of the duel's pages), as if it were deleted."""
+        link = self.attachment(duel_id, "match_game")
+        return str(link["id"]) if link is not None and "id" in link else None
+
+    @staticmethod
+    def _attached(duel_id: str, name: str, state: bytes) -> dict:
+        """An attachment's data as stored: a map, else StoreError (attachments are not signed:
+        rewritten in the database, bytes that do not decode were an internal error of its reader)."""
+        try:
+            data = msgpack.unpackb(state)
+        except (ValueError, TypeError, msgpack.ExtraData) as exc:
+            raise StoreError(f"{duel_id}: its {name} record cannot be read ({exc}): rewritten in the database") from None
+        if not isinstance(data, dict):
+            raise StoreError(f"{duel_id}: its {name} record cannot be read (not a map): rewritten in the database")
+        return data
 
     def attach(self, duel_id: str, name: str, data: dict) -> None:
         """A new version of a duel's attachment (e.g. the organiser changes a spectator delay)."""
@@ -1302,13 +1321,19 @@ class Store:
                                     "(altered, or its anchors are missing); nothing of it is shown. Run 'ygoreplay verify'")
         while True:        # the last anchor whose card facts are the stored ones up to it vouches
             upto = head.count if head is not None else 0
-            found = self._cards_from(stream_id, tuple(row.state for row in cards_rows if row.originator_version <= upto))
-            if head is None or found[1:] == (head.cards, head.effects):
+            # with no anchor vouching, no card record is taken (a forger's at 0 named by none)
+            stored = tuple(row.state for row in cards_rows if row.originator_version <= upto) if head is not None else ()
+            try:
+                found: tuple[CardDB, bytes, bytes | None] | None = self._cards_from(stream_id, stored)
+            except StoreError:     # a record that does not decode is altered as one that does
+                found = None
+            if head is None or (found is not None and found[1:] == (head.cards, head.effects)):
                 break
             head = next(earlier, None)
             broken = head.count if head is not None else 0
             records = records[:broken]
-        return header, msgpack.unpackb(access[0].state) if access else None, found[0], records, broken
+        assert found is not None
+        return header, self._attached(stream_id, "access", access[0].state) if access else None, found[0], records, broken
 
     def vouched_cards(self, stream_id: str, upto: int) -> CardDB:
         """The card facts written with a stream's first ``upto`` events, where its anchor at
@@ -1316,7 +1341,12 @@ class Store:
         (VerificationError) unless they are the ones that anchor signs."""
         stored = tuple(row.state for row in self.events.select_events(f"{stream_id}/cards", lte=upto))
         anchor = self.events.select_events(f"{stream_id}/head", gt=upto - 1, lte=upto)
-        return self._check_cards(stream_id, self._cards_from(stream_id, stored), anchor[0] if anchor else None)
+        try:
+            found = self._cards_from(stream_id, stored)
+        except StoreError as exc:            # altered so that it does not decode: altered all the same
+            raise VerificationError(f"{exc}".removesuffix("; run verify") + "; nothing is shown from it. "
+                                    "Run 'ygoreplay verify'") from None
+        return self._check_cards(stream_id, found, anchor[0] if anchor else None)
 
     def _kind(self, stream_id: str, header: Header) -> StreamKind:
         stream = KINDS.get(header.kind)

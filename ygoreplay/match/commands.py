@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from ..access import MATCH_TABLE, MATCH_WRITERS, Access
 from ..card_sources import facts_of
-from ..errors import ConflictError, StoreError, YgoreplayError
+from ..errors import ConflictError, StoreError, VerificationError, YgoreplayError
 from ..events import Event
 from ..rules import RuleViolation
 from ..state import DuelState
@@ -129,12 +129,9 @@ def linked_duel(hub: Any, match_id: str, duel_id: str) -> Any:
         return None
     try:
         duel = hub.get(duel_id)
-    except StoreError:
+    except (StoreError, VerificationError):      # not there, or altered: none the match may read
         return None
-    if duel.match is None:
-        link = hub.store.attachment(duel_id, "match_game")
-        duel.match = str(link["id"]) if isinstance(link, dict) and "id" in link else None
-    return duel if duel.match == match_id else None
+    return duel if duel.match_id() == match_id else None
 
 
 def problems(hub: Any, match_id: str, state: MatchState,

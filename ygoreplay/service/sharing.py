@@ -18,7 +18,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from .. import board_image, viewer
-from ..errors import StoreError
+from ..errors import StoreError, VerificationError
 from .common import _DUEL_ID, _PAGE_HEADERS, HTTPError
 from .core import Service, ServiceDep
 from .languages import page_language
@@ -50,7 +50,7 @@ def duel_preview(service: Service, duel_id: str) -> Preview | None:
     hidden by its parent, or no event released yet: the generic preview)."""
     try:
         live = service._duel(duel_id)
-    except HTTPError:
+    except (HTTPError, VerificationError):
         return None
     if live.access.visibility != "public" or live.hidden_by_parent():
         return None
@@ -78,7 +78,7 @@ def match_preview(service: Service, match_id: str) -> Preview | None:
         return None
     try:
         live = service.hub.match(match_id)
-    except StoreError:
+    except (StoreError, VerificationError):
         return None
     if live.access.visibility != "public":
         return None
