@@ -38,6 +38,9 @@ def run(args: list[str], prog_name: str, detect: bool = False) -> None:
         if reads_only and named and args[:1] == ["check"]:
             from .cli.checks import without_click
             without_click(args)             # ``check FILE`` as click would run it; returns if not
+        if reads_only and args[:1] == ["show"]:
+            from .cli.boards import without_click as show_without_click
+            show_without_click(args)        # ``show DUEL --at N`` of a stored duel as click would; returns if not
         from .cli import main as command
         if detect:
             command(args=args)
