@@ -49,7 +49,7 @@ _WORD = re.compile(r"\s*\S+\s*")
 class _Line:
     """A line (or lines) of the board as rich's ``Text`` holds it: its characters (control codes
     stripped as rich strips them), its style and styled spans, how it is cut; built without
-    importing rich (a third of a fresh ``show --at N``'s imports: issue 25) and made rich's
+    importing rich (20–28 ms of a fresh ``show --at N``'s imports: issue 25) and made rich's
     ``Text`` (``rich``) only where rich draws it: the terminal UI, a line ``render`` cannot draw."""
 
     __slots__ = ("plain", "style", "spans", "overflow", "no_wrap")

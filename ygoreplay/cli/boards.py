@@ -2,7 +2,7 @@
 without click. The ``show`` command (``duels.py``) declares the command and runs ``show_stored``
 for a stored duel; the launcher runs ``show DUEL [--at N] [--store URL]`` by ``without_click`` when
 click would print the very same bytes: then the command imports no click (issue 25: click and the
-command line's modules were a third of a fresh ``show --at N`` process's CPU)."""
+command line's modules were a quarter of a fresh ``show --at N`` process's CPU)."""
 from __future__ import annotations
 
 import os
