@@ -53,7 +53,7 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 from urllib.parse import parse_qs, unquote, urlparse
@@ -68,6 +68,7 @@ from .cards import CardDB, CardDBError, CardFacts
 from .errors import ConflictError, StoreError, VerificationError, YgoreplayError
 from .events import Event, EventFormatError, from_dict, from_trusted_dict
 from .files import data_dir
+from .lazy_dataclass import dataclass
 from .replay_file import referenced_codes
 from .rules import History, RuleViolation
 from .signing import OrganiserKey, PublicKey
