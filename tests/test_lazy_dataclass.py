@@ -56,7 +56,10 @@ def _outcome(call):
 
 
 #: Values a class checks in ``__post_init__`` (by class name), for its fields without a default.
-_VALID = {"CardFacts": lambda n: {"code": 1000 + n, "name": f"Card {n}", "type": 0x21}}
+_VALID = {"CardFacts": lambda n: {"code": 1000 + n, "name": f"Card {n}", "type": 0x21},
+          # its kind's default (``store.DUEL``) compares by identity: every field given
+          "_Live": lambda n: {name: (i + n,) for i, name in enumerate(
+              ("history", "header", "cards", "cards_digest", "head", "kind", "effects_digest"))}}
 
 
 def _repr(value: object) -> str:
@@ -113,6 +116,7 @@ def _program_classes() -> list[type]:
     from ygoreplay.events import EVENT_TYPES
     import ygoreplay.cli  # noqa: F401
     import ygoreplay.rules  # noqa: F401
+    import ygoreplay.store  # noqa: F401  (its headers, heads, records and the fold kept at a duel's head)
     found = []
     for module in list(sys.modules.values()):
         if getattr(module, "dataclass", None) is lazy_dataclass.dataclass:

@@ -13,7 +13,7 @@ from ygoreplay.cards import CardType
 from ygoreplay.events import from_dict
 from ygoreplay.i18n import using
 from ygoreplay.rules import History
-from ygoreplay.render import _Grid, _plain, _rich_text, board, changes, render
+from ygoreplay.render import _ONE_CELL, _Grid, _Line, _parts, _plain, _rich_text, board, changes, render
 from ygoreplay.source import open_source
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
@@ -27,7 +27,7 @@ def by_rich(state, title="", width=80, changed=()) -> str:
 
 
 def drawn_here(state, title="", width=80, changed=()) -> bool:
-    return _plain(board(state, title, width, changed).renderables, max(80, width)) is not None
+    return _plain(_parts(state, title, max(80, width), changed), max(80, width)) is not None
 
 
 def states(events, cards=CARDS):
@@ -108,8 +108,8 @@ def test_a_cell_cut_with_an_ellipsis_and_cells_of_unequal_height():
     """The grid itself: a line longer than its zone is cut with an ellipsis, a shorter cell is
     padded below, as rich's table draws them."""
     grid = _Grid(2, 9)
-    grid.add_row(Text("MZ"), Text("M0 1900A\nLuster Dragon Long"), Text(""))
-    grid.add_row(Text("S/T"), Text("S0"), Text("S1 set\nTorrential\nTribute"))
+    grid.add_row(_Line("MZ"), _Line("M0 1900A\nLuster Dragon Long"), _Line(""))
+    grid.add_row(_Line("S/T"), _Line("S0"), _Line("S1 set\nTorrential\nTribute"))
     assert grid.lines(80) == [
         "┌───┬─────────┬─────────┐",
         "│MZ │M0 1900A │         │",
@@ -121,3 +121,48 @@ def test_a_cell_cut_with_an_ellipsis_and_cells_of_unequal_height():
         "└───┴─────────┴─────────┘"]
     console = _rich_text(grid, 80).splitlines()
     assert console == grid.lines(80)
+
+
+def test_a_line_is_made_as_rich_makes_its_text():
+    """``_Line`` (the board built without importing rich) holds what rich's ``Text`` made by the
+    same calls holds: characters (control codes stripped), style, spans, how it is cut."""
+    def made(kind):
+        line = kind("M0\x07 tag\r", style="dim")
+        line.append("", style="bold")
+        line.append(" 1900A\x0c", style="bold")
+        line.append("\nLuster\x08 Dragon")
+        line.stylize("reverse")
+        line.stylize("")
+        both = kind("  hand 3 ", style="bold") + kind("—", style="dim") + line
+        both.append(" tail", style="italic")
+        return [kind(""), kind("key", style="dim", overflow="ellipsis", no_wrap=True), line, both]
+    for ours, rich in zip(made(_Line), made(Text)):
+        ours = ours.rich()
+        assert (ours.plain, ours.style, ours.spans, ours.justify, ours.overflow, ours.no_wrap, ours.end,
+                ours.tab_size) == (rich.plain, rich.style, rich.spans, rich.justify, rich.overflow, rich.no_wrap,
+                                   rich.end, rich.tab_size)
+
+
+def test_the_symbols_drawn_without_rich_take_one_cell_as_rich_measures_them():
+    from rich.cells import cell_len
+    symbols = [chr(code) for code in _ONE_CELL]
+    assert symbols and all(cell_len(symbol) == 1 for symbol in symbols)
+
+
+def test_long_lines_are_wrapped_as_rich_wraps_them():
+    """``_folded`` (a line longer than the board, drawn without rich) breaks where rich's
+    ``Text.wrap`` breaks: between words, before a word that does not fit, inside a word longer
+    than a line; runs of spaces, leading spaces and the board's one-cell symbols included."""
+    import random
+
+    from ygoreplay.render import _folded, _wrapper
+    rng = random.Random(25)
+    pieces = ["a", "LP", "8000", "◀", "turn", "·", "—", "x" * 30, " ", "  ", "   ", "([AI]", "Mathmech)"]
+    for n in range(3000):
+        line = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 40)))
+        width = rng.choice((5, 9, 12, 20, 80))
+        if len(line) <= width:
+            continue
+        rich = [piece.plain.rstrip() for piece in Text(line).wrap(_wrapper(width), width, justify="default",
+                                                                   overflow="fold", tab_size=8)]
+        assert [piece.rstrip() for piece in _folded(line, width)] == rich, (line, width)

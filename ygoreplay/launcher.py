@@ -1,8 +1,9 @@
 """The ``ygoreplay`` command's entry point (and ``python -m ygoreplay``'s): the group's help page
 is printed from the copy ``cli/index.py`` keeps when click would write that very text; a resident
 helper of this code answers the command when one runs and takes it (``resident.forward``);
-``check FILE`` of a JSON Lines file is run without click when click would print the very same
-bytes (``cli/checks.py``); otherwise the command runs here through click, as it always has.
+``check FILE`` of a JSON Lines file and ``show DUEL --at N`` of a stored duel are run without
+click when click would print the very same bytes (``cli/checks.py``, ``cli/boards.py``);
+otherwise the command runs here through click, as it always has.
 Imports nothing heavy before it knows which: the standard library's ``os`` and ``sys``,
 ``i18n``'s choice of language, the index, and ``resident``'s wire, no click."""
 from __future__ import annotations
@@ -38,6 +39,9 @@ def run(args: list[str], prog_name: str, detect: bool = False) -> None:
         if reads_only and named and args[:1] == ["check"]:
             from .cli.checks import without_click
             without_click(args)             # ``check FILE`` as click would run it; returns if not
+        if reads_only and args[:1] == ["show"]:
+            from .cli.boards import without_click as show_without_click
+            show_without_click(args)        # ``show DUEL --at N`` of a stored duel as click would; returns if not
         from .cli import main as command
         if detect:
             command(args=args)

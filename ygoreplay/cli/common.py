@@ -10,7 +10,6 @@ rewrite a judge's terminal.
 """
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 from importlib import import_module
@@ -25,7 +24,7 @@ from . import kept_aside
 from .index import AREAS, COMMANDS
 from .duel_files import card_db, file_format, load_events  # noqa: F401  (every command's, from here)
 from .output import (  # noqa: F401  (the exit codes and echo: every command's, from here)
-    EXIT_ILLEGAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, answered, echo, escape_streams)
+    EXIT_ILLEGAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, answered, echo, escape_streams, terminal_width)
 
 if TYPE_CHECKING:
     from ..cards import CardDB
@@ -62,15 +61,6 @@ def pick_list(path: str, name: str | None) -> Banlist:
     if len(folded) == 1:
         return lists[folded[0]]
     raise InputError(f"{path}: no list named {name!r} (lists: {names})")
-
-
-def terminal_width() -> int:
-    """The terminal's width when stdout is one (the board uses it), else the 80 columns a file or
-    a pipe gets."""
-    if sys.stdout.isatty():
-        import shutil                       # here: its compression modules are 2 ms of start-up
-        return shutil.get_terminal_size((80, 24)).columns
-    return 80
 
 
 class Words(click.Choice):
@@ -270,11 +260,10 @@ key_option = click.option("--key", "keys", multiple=True, metavar="PUBLIC_KEY",
 
 @contextmanager
 def open_store(url: str | None, *, readonly: bool = False, create: bool = False,
-               cards: CardDB | None = None, keys: tuple[str, ...] = (), matches: bool = True) -> Iterator[Store]:
-    """The store at ``url``; ``matches=False`` for a command that reads a duel only (a match's
-    stream kind is a tenth of ``show --at N``'s imports)."""
-    if matches:
-        from ..match import stream  # noqa: F401  (a store's matches are understood: registers their kind)
+               cards: CardDB | None = None, keys: tuple[str, ...] = ()) -> Iterator[Store]:
+    """The store at ``url``, its matches understood (``cli.boards`` opens one for a duel's board
+    alone: a match's stream kind is a tenth of ``show --at N``'s imports)."""
+    from ..match import stream  # noqa: F401  (a store's matches are understood: registers their kind)
     from ..store import Store
     key = None if readonly else signing_key()
     trust = ()

@@ -115,13 +115,10 @@ def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: t
     from . import match as match_cli      # a match file is the match commands' (issue 14)
     if match_cli.handles(duel):
         return match_cli.run("show", duel, cards=cards)
-    from ..render import render                  # rich: only for the commands that draw a board
     if turn is None and view in (None, "judge") and not Path(duel).is_file():
-        from ..source import stored_board        # a stored duel's board: from its nearest snapshot
-        with open_store(store_url, readonly=True, matches=False) as store:
-            index, event, state = stored_board(store, duel, at)
-        echo(render(state, f"after event #{index} ({event.kind})", width=terminal_width()), nl=False)
-        return
+        from .boards import show_stored          # a stored duel's board: from its nearest snapshot
+        return show_stored(duel, at, store_url)
+    from ..render import render                  # rich: only for the commands that draw a board
     with open_duel(duel, store_url, cards) as source:
         index = _position(source.events, at, turn, source.name)
         state = source.state_after(index, view)

@@ -49,6 +49,15 @@ def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
     stream.flush()
 
 
+def terminal_width() -> int:
+    """The terminal's width when stdout is one (the board uses it), else the 80 columns a file or
+    a pipe gets."""
+    if sys.stdout.isatty():
+        import shutil                       # here: its compression modules are 2 ms of start-up
+        return shutil.get_terminal_size((80, 24)).columns
+    return 80
+
+
 def escape_streams() -> None:
     """A lone surrogate (an undecodable byte of a file name) is printed escaped, never ends in a
     traceback."""
