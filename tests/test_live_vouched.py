@@ -228,3 +228,45 @@ def test_the_last_signed_anchor_vouches_for_every_event_before_it(tmp_path):
             live = LiveDuel(reader, duel)
             assert (live.count, live.broken) == (7, 7), "back to the last anchor that holds"
         _set_state(url, f"{duel}/head", 8, last)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+@pytest.mark.parametrize("what", ["event", "card", "header"])
+def test_a_row_rewritten_between_verify_and_the_read_is_never_exported(tmp_path, monkeypatch, backend, what):
+    """An export (and a branch) loads a duel verified: ``verify`` read the rows, then they were
+    read again apart, so a forger flipping a row back and forth between its genuine and forged
+    bytes had the organiser's key sign the forgery whenever the flip fell between the two. What
+    is exported is now what its signed anchor vouches for, read in one statement."""
+    with fresh_url(backend, tmp_path / "x.sqlite", "race") as url, Store(url) as store:
+        duel = _recorded(store)
+        genuine = store.load(duel)
+        real = store.verify
+
+        def verify_then_forge(duel_id: str, *args, **kwargs):
+            result = real(duel_id, *args, **kwargs)
+            if what == "card":
+                _forge_card(url, duel, 3)
+            elif what == "header":
+                envelope = msgpack.unpackb(_state(url, duel, 0))
+                envelope["header"]["title"] = "forged title"
+                _set_state(url, duel, 0, msgpack.packb(envelope))
+            else:                                              # event #5 stored again as #6
+                _set_state(url, duel, 6, _state(url, duel, 5))
+            return result
+        monkeypatch.setattr(store, "verify", verify_then_forge)
+        with pytest.raises(VerificationError, match="changed in the database while it was read"):
+            store.load(duel)
+        monkeypatch.undo()
+        assert len(genuine.records) == 8 and not store.verify(duel).ok     # and the next export is refused
+
+
+def test_a_verified_load_is_what_verify_vouched_for(tmp_path):
+    """The load's own read gives what the reads apart gave: header, records (reverted marks
+    too), card facts and the anchor at its count."""
+    url = str(tmp_path / "x.sqlite")
+    with Store(url) as store:
+        duel = _recorded(store)
+        loaded, apart = store.load(duel), store.load(duel, verified=False)
+        assert loaded.header == apart.header and loaded.records == apart.records
+        assert loaded.cards.to_json_list() == apart.cards.to_json_list()
+        assert loaded.head == apart.head and loaded.head.count == 8

@@ -1524,34 +1524,53 @@ class Store:
         rows = self.events.select_events(duel_id, gt=0)
         if not rows:
             self._header_row(duel_id)                 # "no duel" when it does not exist
-        decoded = [self._decode(duel_id, row) for row in rows]
-        reverted: dict[int, int] = {}
-        in_effect: list[int] = []                     # positions of play in effect, in order
-        for rec in decoded:                           # a correction goes back as a rollback does
-            going_back = rec.event.kind in ("rolled_back", "entry_corrected")
-            if going_back and 0 < rec.event.to < rec.position:
-                while in_effect and in_effect[-1] >= rec.event.to:
-                    reverted[in_effect.pop()] = rec.position
-            elif not going_back and rec.event.kind not in ("entry_confirmed", "entry_disputed"):
-                in_effect.append(rec.position)
-        return [Record(r.position, r.event, r.recorded, r.prev_hash, r.hash, reverted.get(r.position))
-                for r in decoded]
+        return _marked([self._decode(duel_id, row) for row in rows])
 
     def load(self, duel_id: str, *, verified: bool = True) -> StoredDuel:
         """The whole duel: header, records, card facts, anchor. With ``verified`` (export, branch)
         a record that fails ``verify`` raises VerificationError: nothing is derived from it."""
-        if verified:
-            result = self.verify(duel_id)
-            if not result.ok:
-                where = "its header" if result.first_bad == -1 else (
-                    f"event {result.first_bad}" if result.first_bad is not None else "its anchor")
-                raise VerificationError(f"duel {duel_id} fails verification at {where}: {result.problem}; "
-                                        "nothing was derived from it")
-            records = self.records(duel_id)[:result.events]     # what was verified, not what came since
-        else:
+        if not verified:
             records = self.records(duel_id)
-        cards, _digest = self.cards_of(duel_id)
-        return StoredDuel(duel_id, self.header(duel_id), records, cards, self._anchor(duel_id))
+            return StoredDuel(duel_id, self.header(duel_id), records, self.cards_of(duel_id)[0], self._anchor(duel_id))
+        result = self.verify(duel_id)
+        if not result.ok:
+            where = "its header" if result.first_bad == -1 else (
+                f"event {result.first_bad}" if result.first_bad is not None else "its anchor")
+            raise VerificationError(f"duel {duel_id} fails verification at {where}: {result.problem}; "
+                                    "nothing was derived from it")
+        return self._read_vouched(duel_id, result.events)     # what was verified, not what came since
+
+    def _read_vouched(self, duel_id: str, count: int) -> StoredDuel:
+        """The duel's header, first ``count`` events and their card facts, read in one statement
+        and checked against its signed anchor at ``count``: what an export signs is what that
+        anchor vouches for, not rows rewritten in the database between ``verify``'s reads and
+        these (read apart, a forger flipping a row back and forth had an export sign the forgery
+        one time in four)."""
+        header_rows, _access, cards_rows, rows, anchors = self._parts(
+            self._live_query, (duel_id, f"{duel_id}/access", f"{duel_id}/cards", duel_id, f"{duel_id}/head"))
+        changed = VerificationError(f"duel {duel_id} was changed in the database while it was read (its rows are not "
+                                    f"the ones its anchor at {count} signs); nothing was derived from it. "
+                                    "Run 'ygoreplay verify'")
+        if not header_rows:
+            raise StoreError(f"no duel {duel_id!r} in {self.name}")
+        header = self._decode_header(duel_id, header_rows[0].state)
+        rows = [row for row in rows if row.originator_version <= count]
+        head = next((self._signed_anchor(duel_id, row) for row in anchors if row.originator_version == count), None)
+        prev = header.root
+        envelopes = []
+        for row in rows:
+            envelope = self._envelope(duel_id, row)
+            if not _follows(envelope, prev, row.originator_version - 1):
+                raise changed
+            envelopes.append(envelope)
+            prev = envelope["h"]
+        if len(rows) != count or head is None or head.hash != prev or head.header != header.digest:
+            raise changed
+        found = self._cards_from(duel_id, tuple(row.state for row in cards_rows if row.originator_version <= count))
+        if found[1:] != (head.cards, head.effects):
+            raise changed
+        records = _marked([self._decode(duel_id, row, envelope, trusted=True) for row, envelope in zip(rows, envelopes)])
+        return StoredDuel(duel_id, header, records, found[0], head)
 
     @staticmethod
     def _envelope(duel_id: str, row: StoredEvent | _Row) -> dict:
@@ -2103,6 +2122,20 @@ class Store:
         """A stream's rows after version 0 up to ``upto``, read ``PAGE`` versions at a time."""
         for after in range(0, upto, cls.PAGE):
             yield from recorder.select_events(stream_id, gt=after, lte=min(after + cls.PAGE, upto))
+
+
+def _marked(decoded: list[Record]) -> list[Record]:
+    """Records marked reverted where a rollback (or a correction, which goes back as one does) undid them."""
+    reverted: dict[int, int] = {}
+    in_effect: list[int] = []                     # positions of play in effect, in order
+    for rec in decoded:
+        going_back = rec.event.kind in ("rolled_back", "entry_corrected")
+        if going_back and 0 < rec.event.to < rec.position:
+            while in_effect and in_effect[-1] >= rec.event.to:
+                reverted[in_effect.pop()] = rec.position
+        elif not going_back and rec.event.kind not in ("entry_confirmed", "entry_disputed"):
+            in_effect.append(rec.position)
+    return [Record(r.position, r.event, r.recorded, r.prev_hash, r.hash, reverted.get(r.position)) for r in decoded]
 
 
 def _pack_snapshot(data: dict) -> bytes:
