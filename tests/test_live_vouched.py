@@ -270,3 +270,21 @@ def test_a_verified_load_is_what_verify_vouched_for(tmp_path):
         assert loaded.header == apart.header and loaded.records == apart.records
         assert loaded.cards.to_json_list() == apart.cards.to_json_list()
         assert loaded.head == apart.head and loaded.head.count == 8
+
+
+def test_a_judges_tree_says_which_title_no_anchor_signs(tmp_path):
+    """The tree of a duel's branches names each family member with its header's title: one
+    whose header was altered is shown to whoever may open it as unsigned, not as a record."""
+    from ygoreplay.application import Records, family
+    url = str(tmp_path / "x.sqlite")
+    with Store(url) as store:
+        parent = _recorded(store, 4)
+        branch = store.branch(parent, 3)
+        for duel in (parent, branch):
+            store.attach(duel, "access", {"visibility": "public"})
+        envelope = msgpack.unpackb(_state(url, parent, 0))
+        envelope["header"]["title"] = "forged title"
+        _set_state(url, parent, 0, msgpack.packb(envelope))
+        nodes = {n["id"]: n for n in family(Records(store), branch, lambda _access: True)}
+        assert (nodes[parent]["title"], nodes[parent]["signed"]) == ("forged title", False)
+        assert nodes[branch]["signed"] is True

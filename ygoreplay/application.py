@@ -776,8 +776,9 @@ def family(records: Records, duel_id: str, may_open: Callable[[Access], bool],
             if seen is None and info.id == duel_id:
                 seen = replace(info, events=0)
         if seen is not None:
+            # "signed": false says the title is none its anchors sign (altered in the database)
             out.append({"depth": depth, "id": seen.id, "title": seen.title, "parent": seen.parent,
-                        "branch_after": branch_after(seen), "events": seen.events})
+                        "branch_after": branch_after(seen), "events": seen.events, "signed": seen.signed})
     return out
 
 
