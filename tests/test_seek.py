@@ -111,7 +111,7 @@ def test_a_correction_in_a_new_duels_first_append_is_judged_with_the_cards_it_br
     events = read_events(Path(__file__).parent.parent / "replays" / "witnessed-illegal-play.jsonl")
     assert any(e.kind == "entry_corrected" for e in events)
     duel = store.create_duel("back online")
-    assert store.witnessed(duel) == (0, False)          # as the application asks before an append
+    assert store.witnessed(duel) == (0, False, None)    # as the application asks before an append
     store.append(duel, events)
     assert store.info(duel).events == len(events)
     assert [s.lp for s in store.state_at(duel).sides] == [s.lp for s in replay(events, store.cards_of(duel)[0]).sides]

@@ -27,7 +27,7 @@ from .access import ENTERS_AS, PLAYERS, WRITERS, Access, may_write, off_side
 from .cards import CardDB
 from .checking import (  # noqa: F401  (check and the result shapes: the application's too)
     CheckReport, check, check_source, checked_dict, override_dict, result_dict, violation_dict, witness_dict)
-from .errors import Forbidden, InputError, VerificationError
+from .errors import ConflictError, Forbidden, InputError, VerificationError
 from .events import ENTERED_BY, DuelStarted, Event, from_dict
 from .exchange import make_replay
 from .formats import EDOPRO
@@ -238,23 +238,38 @@ class Records:
         where it names no one; a duel created witnessed must begin so (``access.MODES``)."""
         if not events:
             return [], None, []
-        count, witnessed = self.store.witnessed(duel_id)
-        if count == 0:
-            witnessed = _says_witnessed(events)
-        refused = sorted({e.kind for e in events if not may_write(role, e.kind, witnessed)})
-        if refused:
-            own_side = role in PLAYERS and refused[0] not in WRITERS
-            raise Forbidden(f"a {role} may not write {', '.join(refused)} (it is the "
-                            f"{' or '.join(WRITERS.get(refused[0], ('recorder',)))}'s"
-                            f"{'; a player records their own side in a witnessed duel only' if own_side else ''}"
-                            "); nothing was written")
-        self._not_behind(duel_id)
-        if count == 0:
-            self._check_mode(duel_id, events)
-        # whose turn it is, read only for an entry a player's own side decides (``_stamped``)
-        events = _stamped(events, ENTERS_AS.get(role), entered_by, witnessed,
-                          (lambda: self.store.turn_player(duel_id)) if count else _no_turn)
-        written = self.store.append_records(duel_id, events, expected_position=expected)
+        given = events
+        for fresh in (False, True):
+            # the head this process holds (a table's first append: the one its live duel's load
+            # read, ``Store.opened``), else read now; at 0 events it may be behind another
+            # process's first append: what is judged as the first events is written at 0 only,
+            # and judged again on the stored head when that position is taken
+            count, witnessed, access = self.store.witnessed(duel_id, fresh)
+            if count == 0 and expected and not fresh:
+                continue                 # the caller counts events this process has not seen
+            if count == 0:
+                witnessed = _says_witnessed(given)
+            refused = sorted({e.kind for e in given if not may_write(role, e.kind, witnessed)})
+            if refused:
+                own_side = role in PLAYERS and refused[0] not in WRITERS
+                raise Forbidden(f"a {role} may not write {', '.join(refused)} (it is the "
+                                f"{' or '.join(WRITERS.get(refused[0], ('recorder',)))}'s"
+                                f"{'; a player records their own side in a witnessed duel only' if own_side else ''}"
+                                "); nothing was written")
+            self._not_behind(duel_id)
+            if count == 0:
+                self._check_mode(duel_id, access, given)
+            # whose turn it is, read only for an entry a player's own side decides (``_stamped``)
+            events = _stamped(given, ENTERS_AS.get(role), entered_by, witnessed,
+                              (lambda: self.store.turn_player(duel_id)) if count else _no_turn)
+            try:
+                written = self.store.append_records(duel_id, events,
+                                                    expected_position=0 if count == 0 and expected is None else expected)
+            except ConflictError:
+                if count or fresh:
+                    raise
+                continue
+            break
         receipt = self._receipt(duel_id, written[-1].position + 1, written[-1].hash)
         return written, receipt, self.flags(duel_id, written[0].position, written[-1].position + 1) if witnessed else []
 
@@ -263,11 +278,12 @@ class Records:
         found them: a witnessed duel's rules broken and kept (none for a machine's record)."""
         return [f for f in self.store.flags(duel_id, start) if f.index < stop] if start < stop else []
 
-    def _check_mode(self, duel_id: str, events: list[Event]) -> None:
+    @staticmethod
+    def _check_mode(duel_id: str, access: dict | None, events: list[Event]) -> None:
         """A duel created ``witnessed`` (``POST /duels {"mode"}``) is recorded so: its
         duel_started must say it, and a machine's may not, so no recorder changes what the
-        organiser chose."""
-        access = self.store.attachment(duel_id, "access")
+        organiser chose. ``access``: its access attachment as read with the head the events are
+        judged on (``Store.witnessed``)."""
         if access is None or not isinstance(events[0], DuelStarted):
             return
         mode = Access.from_dict(access).mode

@@ -436,6 +436,9 @@ class _Live:
     head: Head
     kind: StreamKind = DUEL
     effects_digest: bytes | None = None
+    #: its ``access`` attachment's latest row as read (or written) with it, None when it had none:
+    #: what a duel's first append is checked by (``Records._check_mode``) without reading it again
+    access: bytes | None = None
 
 
 def _attachment(name: str) -> str:
@@ -610,8 +613,8 @@ class Store:
             "SELECT 0 AS part, originator_version, topic, state FROM {heads} "
             "WHERE originator_id = ? AND originator_version = 0 UNION ALL "
             + one.replace("{part}", "1") + " UNION ALL " + one.replace("{part}", "2") + " UNION ALL "
-            "SELECT 3 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? "
-            "ORDER BY part, originator_version")
+            "SELECT 3 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? UNION ALL "
+            + one.replace("{part}", "4") + " ORDER BY part, originator_version")
         self._live_query = self.library.sql(   # ``opened``
             "SELECT 0 AS part, originator_version, topic, state FROM {heads} "
             "WHERE originator_id = ? AND originator_version = 0 UNION ALL "
@@ -722,11 +725,12 @@ class Store:
                         kind)
         duel_id = stream_id or new_id()
         facts = self._facts_for(events, CardDB(), cards)
-        live = _Live(stream.new(facts), header, CardDB(), chain.GENESIS, None, stream)
         rows = [StoredEvent(duel_id, 0, stream.topic,
                             msgpack.packb({"header": header.to_dict(), "h": header.digest}))]
         rows += [StoredEvent(f"{duel_id}/{_attachment(name)}", 0, f"ygoreplay:{name}", msgpack.packb(data))
                  for name, data in (attachments or {}).items()]
+        access = next((row.state for row in rows if row.originator_id == f"{duel_id}/access"), None)
+        live = _Live(stream.new(facts), header, CardDB(), chain.GENESIS, None, stream, access=access)
         count, violation, _written = self._write(duel_id, live, events, times, rows, facts,
                                                  "strict" if strict else "prefix" if check else "all", gather)
         if count == 0 and violation is not None:
@@ -930,6 +934,9 @@ class Store:
         rows = self.events.select_events(f"{duel_id}/{_attachment(name)}", desc=True, limit=1)
         version = rows[0].originator_version + 1 if rows else 0
         self._insert([StoredEvent(f"{duel_id}/{name}", version, f"ygoreplay:{name}", msgpack.packb(data))])
+        if name == "access":             # the head held carries the access read with it: read both again
+            with self._lock_for(duel_id):
+                self._forget(duel_id)
 
     def setting(self, name: str) -> dict | None:
         """A store-wide setting (the latest version), e.g. the service's organiser token digest."""
@@ -1131,7 +1138,7 @@ class Store:
         if gather is None and read_back is not None:
             _keep_card_facts(duel_id, *read_back)
         stream.use_cards(history, cards)
-        done = _Live(history, live.header, cards, digest, head, stream, effects_digest)
+        done = _Live(history, live.header, cards, digest, head, stream, effects_digest, live.access)
         if gather is None:
             self._remember(duel_id, done)
         else:
@@ -1237,12 +1244,12 @@ class Store:
         self._forget(duel_id)
         seen = None
         for _ in range(5):
-            # The header, last event, anchor and card facts in one query: one round trip, and
-            # what one commit left (an append writes its events and anchor in one transaction).
+            # The header, last event, anchor, card facts and access in one query: one round trip,
+            # and what one commit left (an append writes its events and anchor in one transaction).
             # A mismatch that changes from one read to the next is another writer's append
             # seen half (a backend that read them apart); one that stays is a store altered
             # behind its back.
-            header_row, last, anchor, cards_rows = self._head_rows(duel_id)
+            header_row, last, anchor, cards_rows, access = self._head_rows(duel_id)
             if header_row is None or last is None:
                 raise StoreError(f"no duel {duel_id!r} in {self.name}")
             header = self._decode_header(duel_id, header_row.state)
@@ -1255,6 +1262,14 @@ class Store:
             if now == seen:
                 break
             seen = now
+        return self._head_of(duel_id, header, count, head_hash, head, cards_rows, access)
+
+    def _head_of(self, duel_id: str, header: Header, count: int, head_hash: bytes, head: Head | None,
+                 cards_rows: list[StoredEvent], access: StoredEvent | None) -> _Live:
+        """The head of a stream read as ``_load_head`` reads it (or ``opened``), every check
+        made: its last ``count`` events (their chain hash ``head_hash``) are what its last anchor
+        ``head`` names, signed by a trusted key (its signature, whoever holds the key), which
+        signs its header and card and effect facts as stored."""
         if head is None or head.count != count or head.hash != head_hash:
             raise VerificationError(f"duel {duel_id}: its last {count} stored event(s) do not match its signed "
                                     "anchor (events deleted, added or rechained); nothing was appended. "
@@ -1275,16 +1290,19 @@ class Store:
             fold = self._history(duel_id, count, cards, root=header.root)
         else:
             fold = self._fold(duel_id, stream, count, cards, header.root)
-        return _Live(fold, header, cards, digest, head, stream, effects_digest)
+        return _Live(fold, header, cards, digest, head, stream, effects_digest,
+                     access.state if access is not None else None)
 
     def _head_rows(self, duel_id: str) -> tuple[StoredEvent | None, StoredEvent | None, StoredEvent | None,
-                                                 list[StoredEvent]]:
-        """A stream's header row, last event row, last anchor row and card-facts rows, read in
-        one query: what an append needs of a stream it does not hold (issue 25: six round trips
-        through a pool shared by every waiting append were most of a first append's time)."""
-        parts = self._parts(self._head_query, (duel_id, duel_id, f"{duel_id}/head", f"{duel_id}/cards"))
+                                                 list[StoredEvent], StoredEvent | None]:
+        """A stream's header row, last event row, last anchor row, card-facts rows and latest
+        access row, read in one query: what an append needs of a stream it does not hold (issue
+        25: six round trips through a pool shared by every waiting append were most of a first
+        append's time; the access a seventh, read again by a duel's first append)."""
+        parts = self._parts(self._head_query, (duel_id, duel_id, f"{duel_id}/head", f"{duel_id}/cards",
+                                               f"{duel_id}/access"))
         return (parts[0][0] if parts[0] else None, parts[1][0] if parts[1] else None,
-                parts[2][0] if parts[2] else None, parts[3])
+                parts[2][0] if parts[2] else None, parts[3], parts[4][0] if parts[4] else None)
 
     def _parts(self, query: str, owners: tuple[str, ...]) -> list[list[StoredEvent]]:
         """The rows of a read in parts (``_head_query``, ``_live_query``), by part, in one statement."""
@@ -1343,7 +1361,35 @@ class Store:
             broken = head.count if head is not None else 0
             records = records[:broken]
         assert found is not None
-        return header, self._attached(stream_id, "access", access[0].state) if access else None, found[0], records, broken
+        settings = self._attached(stream_id, "access", access[0].state) if access else None
+        if not rows:
+            self._hold_new(stream_id, header, anchors[-1] if anchors else None, cards_rows, access[0] if access else None)
+        return header, settings, found[0], records, broken
+
+    def _hold_new(self, stream_id: str, header: Header, anchor: StoredEvent | None, cards_rows: list[StoredEvent],
+                  access: StoredEvent | None) -> None:
+        """Hold the head of a stream ``opened`` found without events, as ``_load_head`` would
+        read and check it from the same rows: a table's first append through the service read
+        it again, a statement and an Ed25519 check more (issue 25). Not over a head held past
+        it, nor while an append of this process to it is under way (never waited for), nor a
+        head that fails a check (the append's own read says why)."""
+        if self.readonly:
+            return
+        lock = self._lock_for(stream_id)
+        if not lock.acquire(blocking=False):
+            return
+        try:
+            held = self._cached(stream_id)
+            if held is not None and held.history.position > 0:
+                return
+            try:
+                live = self._head_of(stream_id, header, 0, header.root, self._decoded_anchor(stream_id, anchor),
+                                     cards_rows, access)
+            except (StoreError, VerificationError):
+                return
+            self._remember(stream_id, live)
+        finally:
+            lock.release()
 
     def vouched_cards(self, stream_id: str, upto: int) -> CardDB:
         """The card facts written with a stream's first ``upto`` events, where its anchor at
@@ -1432,11 +1478,22 @@ class Store:
         fold that judged its appends found them: ``rules.History.flags``)."""
         return [f for f in getattr(self._head_fold(duel_id), "flags", ()) if f.index >= start]
 
-    def witnessed(self, duel_id: str) -> tuple[int, bool]:
-        """How many events the duel holds, and whether it is witnessed (its duel_started says so),
-        from the fold its appends use (kept in memory: no read when it is)."""
-        fold = self._head_fold(duel_id)
-        return fold.position, bool(getattr(fold.state, "witnessed", False))
+    def witnessed(self, duel_id: str, fresh: bool = False) -> tuple[int, bool, dict | None]:
+        """How many events the duel holds, whether it is witnessed (its duel_started says so),
+        and, at 0 events, its ``access`` attachment as read with them (what its first append is
+        checked by: ``Records._check_mode``; None when it has none, and past 0), from the head its
+        appends use: held in memory (no read), else or when ``fresh`` read now. A head held at
+        0 events may be behind another process's first append: what is judged on it is written
+        at 0 only (``Records.append_records``)."""
+        with self._lock_for(duel_id):
+            live = None if fresh else self._cached(duel_id)
+            if live is None:
+                live = self._load_head(duel_id)
+                self._remember(duel_id, live)
+        fold = live.history
+        first = fold.position == 0 and live.access is not None
+        return (fold.position, bool(getattr(fold.state, "witnessed", False)),
+                self._attached(duel_id, "access", live.access) if first else None)
 
     def turn_player(self, duel_id: str) -> int | None:
         """Whose turn it is at the duel's head, None before its first turn (or for a match),
