@@ -88,3 +88,22 @@ def test_access_the_organiser_wrote_after_the_live_duels_load_counts_at_the_firs
             records.append_records(duel, EVENTS[:OPENING], 0, "recorder")
         written = records.append_records(duel, WITNESSED[:OPENING], 0, "recorder")[0]
         assert len(written) == OPENING and written[0].event.witnessed
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_card_a_later_append_names_first_is_shown(tmp_path, backend):
+    """The cards an append adds are worked out once (``referenced_codes``) for its facts and
+    its card record; a card that only a later append names reaches the live duel and its views."""
+    with fresh_url(backend, tmp_path / "x.sqlite", "later") as url, Store(url) as store:
+        duel = store.create_duel("table")
+        hub, records = Hub(store), Records(store)
+        live = hub.get(duel)
+        hub.appending(duel, lambda: records.append_records(duel, EVENTS[:OPENING], 0, "recorder")[0])
+        judge = live.view("judge")
+        later = next(i for i, e in enumerate(EVENTS) if any(c not in live.cards for c in referenced_codes([e])))
+        new = [c for c in referenced_codes([EVENTS[later]]) if c not in live.cards]
+        hub.appending(duel, lambda: records.append_records(duel, EVENTS[OPENING:later + 1], OPENING, "recorder")[0])
+        assert all(c in live.cards for c in new)
+        assert live.cards.to_json_list() == store.cards_of(duel)[0].to_json_list()
+        assert {f["code"] for step in live.view("judge").steps for f in step.cards} >= set(new)
+        assert judge is live.view("judge") and len(judge.steps) == later + 1

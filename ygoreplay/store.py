@@ -724,14 +724,15 @@ class Store:
                         secret or secrets.token_bytes(32), parent, branch_at, source or {}, provenance or {},
                         kind)
         duel_id = stream_id or new_id()
-        facts = self._facts_for(events, CardDB(), cards)
+        codes = referenced_codes(events)
+        facts = self._facts_for(codes, CardDB(), cards)
         rows = [StoredEvent(duel_id, 0, stream.topic,
                             msgpack.packb({"header": header.to_dict(), "h": header.digest}))]
         rows += [StoredEvent(f"{duel_id}/{_attachment(name)}", 0, f"ygoreplay:{name}", msgpack.packb(data))
                  for name, data in (attachments or {}).items()]
         access = next((row.state for row in rows if row.originator_id == f"{duel_id}/access"), None)
         live = _Live(stream.new(facts), header, CardDB(), chain.GENESIS, None, stream, access=access)
-        count, violation, _written = self._write(duel_id, live, events, times, rows, facts,
+        count, violation, _written = self._write(duel_id, live, events, codes, times, rows, facts,
                                                  "strict" if strict else "prefix" if check else "all", gather)
         if count == 0 and violation is not None:
             return None, 0, violation
@@ -984,6 +985,7 @@ class Store:
         events = [events] if isinstance(events, Event) else list(events)
         if times is not None and len(times) != len(events):
             raise ValueError("one recording time per event")
+        codes = referenced_codes(events)
         with self._lock_for(duel_id):
             attempt = 0
             while True:
@@ -996,9 +998,9 @@ class Store:
                 if expected_position is not None and expected_position != start:
                     raise ConflictError(f"duel {duel_id} has {start} events, not {expected_position}: "
                                         "someone else appended")
-                facts = self._facts_for(events, live.cards, None)
+                facts = self._facts_for(codes, live.cards, None)
                 try:
-                    return self._write(duel_id, live, events, times, [], facts, "strict")[2]
+                    return self._write(duel_id, live, events, codes, times, [], facts, "strict")[2]
                 except ConflictError:
                     self._forget(duel_id)
                     attempt += 1
@@ -1041,15 +1043,16 @@ class Store:
         with self._guard:
             self._live.pop(duel_id, None)
 
-    def _facts_for(self, events: list[Event], have: CardDB, extra: CardDB | None) -> CardDB:
-        """``have`` and the facts of every card the events name that ``have`` lacks, from
+    def _facts_for(self, codes: set[int], have: CardDB, extra: CardDB | None) -> CardDB:
+        """``have`` and the facts of every card of ``codes`` (those the events name:
+        ``referenced_codes``, worked out once an append) that ``have`` lacks, from
         ``extra`` or else the store's card database, each with the effect facts of the source
         that gave its facts: a record imported with its own (a ``.ygr`` file) keeps exactly those,
         none from the scripts installed here (unknown cards are the rules' business: CARD-01)."""
         sources = [self.cards] if extra is None else [extra, self.cards]
         found: list[CardFacts] = []
         effects: dict[int, tuple] = {}
-        for code in referenced_codes(events):
+        for code in codes:
             if code in have:
                 continue
             for source in sources:
@@ -1061,7 +1064,7 @@ class Store:
                     break
         return have.merged(CardDB(found, effects)) if found else have
 
-    def _write(self, duel_id: str, live: _Live, events: list[Event], times: list[str] | None,
+    def _write(self, duel_id: str, live: _Live, events: list[Event], codes: set[int], times: list[str] | None,
                rows: list[StoredEvent], facts: CardDB, mode: str,
                gather: list | None = None) -> tuple[int, RuleViolation | None, list[Record]]:
         """Fold ``events`` onto ``live`` and write them, with the card facts they add and a new
@@ -1071,7 +1074,7 @@ class Store:
         records written). ``gather`` takes what would be written instead (``record_together``)."""
         history, stream = live.history, live.kind
         # the facts of cards the duel did not have (none when ``facts`` is its own: most appends)
-        fresh = (referenced_codes(events) & set(facts)) - set(live.cards) if facts is not live.cards else set()
+        fresh = (codes & set(facts)) - set(live.cards) if facts is not live.cards else set()
         added = facts.subset(fresh) if fresh else _NO_FACTS
         cards = live.cards.merged(added) if len(added) else live.cards
         stream.use_cards(history, cards)
