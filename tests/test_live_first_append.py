@@ -13,7 +13,7 @@ from ygoreplay.events import from_dict
 from ygoreplay.jsonl import read_events
 from ygoreplay.live import Hub
 from ygoreplay.passcodes import referenced_codes
-from ygoreplay.store import Store
+from ygoreplay.store import Store, new_id
 
 from test_store import DAMAGE, REPLAYS, fresh_url
 
@@ -88,6 +88,18 @@ def test_access_the_organiser_wrote_after_the_live_duels_load_counts_at_the_firs
             records.append_records(duel, EVENTS[:OPENING], 0, "recorder")
         written = records.append_records(duel, WITNESSED[:OPENING], 0, "recorder")[0]
         assert len(written) == OPENING and written[0].event.witnessed
+
+
+def test_access_written_with_streams_together_is_held_with_their_heads(tmp_path):
+    """Streams recorded together (an organiser's round) have their access written beside them
+    in the same transaction: the heads held after it carry it, so a duel created witnessed that
+    way still refuses a machine's first events."""
+    with Store(str(tmp_path / "x.sqlite")) as store:
+        duel = new_id()
+        store.record_together([{"events": [], "title": "table", "stream_id": duel}],
+                              {duel: {"access": {"visibility": "private", "mode": "witnessed"}}})
+        with pytest.raises(InputError, match="witnessed"):
+            Records(store).append_records(duel, EVENTS[:OPENING], 0, "recorder")
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])

@@ -746,10 +746,12 @@ class Store:
         gathered: list[tuple[str, list[StoredEvent], list[StoredEvent], _Live]] = []
         ids = [str(self.record(**{**spec, "strict": True}, gather=gathered)[0]) for spec in streams]
         rows = [row for _id, written, _snapshots, _live in gathered for row in written]
-        rows += [StoredEvent(f"{owner}/{_attachment(name)}", 0, f"ygoreplay:{name}", msgpack.packb(data))
-                 for owner, named in (attachments or {}).items() for name, data in named.items()]
-        self._commit_rows(rows, [row for _id, _written, snapshots, _live in gathered for row in snapshots])
+        attached = [StoredEvent(f"{owner}/{_attachment(name)}", 0, f"ygoreplay:{name}", msgpack.packb(data))
+                    for owner, named in (attachments or {}).items() for name, data in named.items()]
+        self._commit_rows(rows + attached, [row for _id, _written, snapshots, _live in gathered for row in snapshots])
+        access = {row.originator_id: row.state for row in attached if row.topic == "ygoreplay:access"}
         for stream_id, _written, _snapshots, live in gathered:
+            live.access = access.get(f"{stream_id}/access", live.access)      # held with what was written
             self._remember(stream_id, live)
         return ids
 
