@@ -36,3 +36,26 @@ def test_a_players_own_side_is_not_refused_on_a_head_held_before_another_process
         written = Records(store).append_records(duel, P0_TURN[:4], None, "p0")[0]
         assert [r.position for r in written] == [5, 6, 7, 8]
         assert {r.event.entered_by for r in written} == {"p0"}
+
+
+def test_a_verified_load_gives_what_the_stored_duel_holds(tmp_path):
+    """What held (c9fa9e4): export and branch read a duel's header, events and card facts in one
+    statement checked against its anchor at the verified count. On genuine records that is what
+    reading them apart gave: a witnessed duel with an event a judge rolled back (its revert
+    mark), a branch of a branch of a branch, a match's stream, a duel with no events."""
+    import ygoreplay.match.live  # noqa: F401  (a match's events and stream kind: registered)
+    from test_match_service import MATCHES, lines
+    from test_store import REPLAYS
+    from ygoreplay.jsonl import read_events
+    with Store(str(tmp_path / "x.sqlite")) as store:
+        records = Records(store)
+        played = records.record(read_events(REPLAYS / "witnessed-illegal-play.jsonl"), "table").id
+        duel = store.record(EVENTS[:20], "duel")[0]
+        store.append(duel, EVENTS[20:40])
+        grandchild = store.branch(records.branch(records.branch(duel, 30), 15), 5)
+        match = store.record([from_dict(e) for e in lines(MATCHES / "two-nil.jsonl")][:5], "m", kind="match")[0]
+        for stream in (played, grandchild, match, store.create_duel("empty")):
+            vouched, apart = store.load(stream), store.load(stream, verified=False)
+            assert (vouched.header, vouched.records, vouched.head) == (apart.header, apart.records, apart.head)
+            assert vouched.cards.to_json_list() == apart.cards.to_json_list()
+        assert any(r.reverted_by is not None for r in store.load(played).records)
