@@ -243,35 +243,41 @@ class Records:
             # the head this process holds (a table's first append: the one its live duel's load
             # read, ``Store.opened``), else read now; at 0 events it may be behind another
             # process's first append: what is judged as the first events is written at 0 only,
-            # and judged again on the stored head when that position is taken
+            # and judged again on the stored head when that position is taken or they are refused
             count, witnessed, access = self.store.witnessed(duel_id, fresh)
             if count == 0 and expected and not fresh:
                 continue                 # the caller counts events this process has not seen
             if count == 0:
                 witnessed = _says_witnessed(given)
-            refused = sorted({e.kind for e in given if not may_write(role, e.kind, witnessed)})
-            if refused:
-                own_side = role in PLAYERS and refused[0] not in WRITERS
-                raise Forbidden(f"a {role} may not write {', '.join(refused)} (it is the "
-                                f"{' or '.join(WRITERS.get(refused[0], ('recorder',)))}'s"
-                                f"{'; a player records their own side in a witnessed duel only' if own_side else ''}"
-                                "); nothing was written")
-            self._not_behind(duel_id)
-            if count == 0:
-                self._check_mode(duel_id, access, given)
-            # whose turn it is, read only for an entry a player's own side decides (``_stamped``)
-            events = _stamped(given, ENTERS_AS.get(role), entered_by, witnessed,
-                              (lambda: self.store.turn_player(duel_id)) if count else _no_turn)
             try:
-                written = self.store.append_records(duel_id, events,
-                                                    expected_position=0 if count == 0 and expected is None else expected)
-            except ConflictError:
+                written = self._judged_append(duel_id, given, count, witnessed, access, expected, role, entered_by)
+            except (ConflictError, Forbidden, InputError):
                 if count or fresh:
                     raise
-                continue
+                continue                 # refused or taken at a head held at 0: judged again on the stored one
             break
         receipt = self._receipt(duel_id, written[-1].position + 1, written[-1].hash)
         return written, receipt, self.flags(duel_id, written[0].position, written[-1].position + 1) if witnessed else []
+
+    def _judged_append(self, duel_id: str, given: list[Event], count: int, witnessed: bool, access: dict | None,
+                       expected: int | None, role: str, entered_by: str | None) -> list[Record]:
+        """``given`` judged on a head of ``count`` events (``witnessed``, its ``access`` at 0) and
+        appended there: who may write each kind, the witness, the mode, who entered it."""
+        refused = sorted({e.kind for e in given if not may_write(role, e.kind, witnessed)})
+        if refused:
+            own_side = role in PLAYERS and refused[0] not in WRITERS
+            raise Forbidden(f"a {role} may not write {', '.join(refused)} (it is the "
+                            f"{' or '.join(WRITERS.get(refused[0], ('recorder',)))}'s"
+                            f"{'; a player records their own side in a witnessed duel only' if own_side else ''}"
+                            "); nothing was written")
+        self._not_behind(duel_id)
+        if count == 0:
+            self._check_mode(duel_id, access, given)
+        # whose turn it is, read only for an entry a player's own side decides (``_stamped``)
+        events = _stamped(given, ENTERS_AS.get(role), entered_by, witnessed,
+                          (lambda: self.store.turn_player(duel_id)) if count else _no_turn)
+        return self.store.append_records(duel_id, events,
+                                         expected_position=0 if count == 0 and expected is None else expected)
 
     def flags(self, duel_id: str, start: int, stop: int) -> list[Violation]:
         """The flags of events ``start`` to ``stop`` (excluded), as the append that stored them
