@@ -263,3 +263,23 @@ def test_a_match_link_rewritten_in_the_database_is_no_internal_error(tmp_path):
         stranger = {"Authorization": "Bearer " + "x" * 43}
         assert client.get(f"/duels/{duel}/state", headers=stranger).status_code == 401
         assert client.get(f"/duels/{duel}/state").status_code == 200
+
+
+def test_a_match_whose_header_was_altered_shows_no_duel_on_its_round_page(tmp_path):
+    """A table's match whose header was retitled in the database: its own page refuses it
+    (its anchors sign another header), and the round page listed its duels all the same. The
+    round page now shows it as the match page does: no duel, no score; the other tables as before."""
+    url = str(tmp_path / "x.sqlite")
+    with _client(url) as client:
+        made, _duel = _round_with_a_duel(client)
+        before = client.get(f"/rounds/{made['id']}.json").json()
+    match = made["tables"][0]["match"]
+    envelope = msgpack.unpackb(_state(url, match, 0))
+    envelope["header"]["title"] = "forged"
+    _set_state(url, match, 0, msgpack.packb(envelope))
+    with _client(url) as client:
+        assert client.get(f"/matches/{match}/state").status_code in (404, 409)
+        tables = client.get(f"/rounds/{made['id']}.json").json()["tables"]
+        assert before["tables"][0]["duels"], "the duel was listed before"
+        assert (tables[0]["duels"], tables[0]["score"], tables[0]["state"]) == ([], [0, 0, 0], "not started")
+        assert tables[1] == before["tables"][1]

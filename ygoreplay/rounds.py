@@ -260,7 +260,9 @@ def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] 
     for table in kept["tables"]:
         info = store.info(table["match"])
         s = info.status
-        records = _records(store, table["match"])[:info.events]     # none of a match that cannot be read
+        # none of a match that cannot be read, nor of one whose header its anchors do not sign
+        # (altered: its page refuses it, so its table shows no duel, as for one not there)
+        records = _records(store, table["match"])[:info.events] if info.signed else []
         duels = [r.event.duel for r in records if r.event.kind == "game_started" and r.event.duel]
         times = [r.recorded for r in records if r.event.kind not in _OPENING][-1:]
         shown = {duel: seen(duel) for duel in duels}
