@@ -6,14 +6,11 @@ from __future__ import annotations
 import msgpack
 import pytest
 
-from ygoreplay.jsonl import read_events
 from ygoreplay.live import LiveDuel
 from ygoreplay.store import CARDS_TOPIC, Store
 
-from test_store import DAMAGE, REPLAYS, _set_state, _state, execute, fresh_url
-
-EVENTS = read_events(REPLAYS / DAMAGE)
-FORGED = "Forged Dragon"
+from test_live_vouched import EVENTS, FORGED, _recorded, _retitle
+from test_store import _set_state, execute, fresh_url
 
 
 def _insert(url: str, owner: str, version: int, topic: str, state: bytes) -> None:
@@ -50,16 +47,6 @@ def test_card_facts_forged_before_the_first_anchor_are_not_shown(tmp_path, backe
             assert not reader.verify(duel).ok
 
 
-def _recorded(store: Store, count: int = 8) -> str:
-    """A duel appended one event at a time (an anchor after each); its card records are
-    written at 2 (19 cards) and 3 (one more)."""
-    duel = store.create_duel("vouched")
-    for i, event in enumerate(EVENTS[:count]):
-        store.append(duel, event, expected_position=i)
-    assert [r.originator_version for r in store.events.select_events(f"{duel}/cards")] == [2, 3]
-    return duel
-
-
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_an_unreadable_card_record_cuts_what_is_shown_as_an_altered_one_does(tmp_path, backend):
     """A card record rewritten as bytes that do not decode: the first load refused the whole
@@ -82,13 +69,6 @@ def test_an_unreadable_card_record_cuts_what_is_shown_as_an_altered_one_does(tmp
             live = LiveDuel(reader, duel)
             assert (live.count, live.broken) == (2, 2)
             assert [r.event for r in live.records] == list(EVENTS[:2])
-
-
-def _retitle(url: str, stream: str) -> None:
-    """The stream's header altered (its title): no anchor signs it any more."""
-    envelope = msgpack.unpackb(_state(url, stream, 0))
-    envelope["header"]["title"] = "forged title"
-    _set_state(url, stream, 0, msgpack.packb(envelope))
 
 
 def _client(url: str):
@@ -274,9 +254,7 @@ def test_a_match_whose_header_was_altered_shows_no_duel_on_its_round_page(tmp_pa
         made, _duel = _round_with_a_duel(client)
         before = client.get(f"/rounds/{made['id']}.json").json()
     match = made["tables"][0]["match"]
-    envelope = msgpack.unpackb(_state(url, match, 0))
-    envelope["header"]["title"] = "forged"
-    _set_state(url, match, 0, msgpack.packb(envelope))
+    _retitle(url, match)
     with _client(url) as client:
         assert client.get(f"/matches/{match}/state").status_code in (404, 409)
         tables = client.get(f"/rounds/{made['id']}.json").json()["tables"]

@@ -41,6 +41,13 @@ def _forge_card(url: str, duel: str, version: int) -> None:
     _set_state(url, f"{duel}/cards", version, msgpack.packb(record))
 
 
+def _retitle(url: str, stream: str) -> None:
+    """The stream's header altered (its title): no anchor signs it any more."""
+    envelope = msgpack.unpackb(_state(url, stream, 0))
+    envelope["header"]["title"] = "forged title"
+    _set_state(url, stream, 0, msgpack.packb(envelope))
+
+
 def _names(cards) -> set[str]:
     return {c["name"] for c in cards.to_json_list()}
 
@@ -106,9 +113,7 @@ def test_an_altered_header_shows_nothing_of_the_duel(tmp_path, backend):
     deleted) is refused whole, with what to run, not shown under the forger's title."""
     with fresh_url(backend, tmp_path / "x.sqlite", "vouch") as url, Store(url) as store:
         duel = _recorded(store, 4)
-        envelope = msgpack.unpackb(_state(url, duel, 0))
-        envelope["header"]["title"] = "forged title"
-        _set_state(url, duel, 0, msgpack.packb(envelope))
+        _retitle(url, duel)
         with Store(url) as reader, pytest.raises(VerificationError, match="its header is not the one"):
             LiveDuel(reader, duel)
         with Store(url) as reader:      # a listing names it with its count, as not signed
@@ -135,9 +140,7 @@ def test_the_service_answers_409_for_an_altered_duel_not_its_forged_facts(tmp_pa
     with Store(url) as store:
         duel = _recorded(store, 4)
         store.attach(duel, "access", {"visibility": "public"})
-        envelope = msgpack.unpackb(_state(url, duel, 0))
-        envelope["header"]["title"] = "forged title"
-        _set_state(url, duel, 0, msgpack.packb(envelope))
+        _retitle(url, duel)
     with Store(url) as store:
         app = create_app(store, digest(ADMIN))
 
@@ -173,9 +176,7 @@ def test_a_live_match_shows_only_what_its_anchors_vouch_for(tmp_path):
             assert (live.count, live.broken) == (5, 5)
             assert [r.event for r in reader.records_after(match)] == sample[:5]
             assert reader.records_after(match, 3) == reader.records_after(match)[3:]
-        envelope = msgpack.unpackb(_state(url, match, 0))
-        envelope["header"]["title"] = "forged"
-        _set_state(url, match, 0, msgpack.packb(envelope))
+        _retitle(url, match)
         with Store(url) as reader, pytest.raises(VerificationError, match="match .*its header is not the one"):
             LiveMatch(reader, match)
 
@@ -196,9 +197,7 @@ def test_an_altered_duel_is_no_spectators_and_hides_its_branches_not_the_rest(tm
         service = Service(store, "0" * 64)
         assert (service.spectators_see(parent), len(_seen(service, parent))) == (4, 4)
         assert not service.hub.get(branch).hidden_by_parent()
-        envelope = msgpack.unpackb(_state(url, parent, 0))
-        envelope["header"]["title"] = "forged"
-        _set_state(url, parent, 0, msgpack.packb(envelope))
+        _retitle(url, parent)
     with Store(url) as store:
         service = Service(store, "0" * 64)
         assert (service.spectators_see(parent), _seen(service, parent)) == (0, [])
@@ -247,9 +246,7 @@ def test_a_row_rewritten_between_verify_and_the_read_is_never_exported(tmp_path,
             if what == "card":
                 _forge_card(url, duel, 3)
             elif what == "header":
-                envelope = msgpack.unpackb(_state(url, duel, 0))
-                envelope["header"]["title"] = "forged title"
-                _set_state(url, duel, 0, msgpack.packb(envelope))
+                _retitle(url, duel)
             else:                                              # event #5 stored again as #6
                 _set_state(url, duel, 6, _state(url, duel, 5))
             return result
@@ -282,9 +279,7 @@ def test_a_judges_tree_says_which_title_no_anchor_signs(tmp_path):
         branch = store.branch(parent, 3)
         for duel in (parent, branch):
             store.attach(duel, "access", {"visibility": "public"})
-        envelope = msgpack.unpackb(_state(url, parent, 0))
-        envelope["header"]["title"] = "forged title"
-        _set_state(url, parent, 0, msgpack.packb(envelope))
+        _retitle(url, parent)
         nodes = {n["id"]: n for n in family(Records(store), branch, lambda _access: True)}
         assert (nodes[parent]["title"], nodes[parent]["signed"]) == ("forged title", False)
         assert nodes[branch]["signed"] is True
