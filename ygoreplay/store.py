@@ -642,11 +642,22 @@ class Store:
             self._cards = CardDB.classic()
         return self._cards
 
+    #: How long ``close`` waits for the reads and writes under way to give their connections back.
+    CLOSE_WAIT = 30.0
+
     def close(self) -> None:
+        """Refuse new appends, wait for those under way, then close the connections, each once
+        the read or write using it is done (for ``CLOSE_WAIT`` at most): SQLite's pool closes the
+        connections in use too, and sqlite3 closed under a statement another thread was running
+        crashed the process (SIGSEGV: ``demo`` stopped by Ctrl-C while it recorded)."""
         if self._committer is not None:
             self._committer.stop()
         if self._postgres is not None:
             self._postgres.close(for_good=True)
+        if self.backend == "sqlite":
+            pool, deadline = self.factory.datastore.pool, time.monotonic() + self.CLOSE_WAIT
+            while pool.num_in_use and time.monotonic() < deadline:
+                time.sleep(0.005)
         self.factory.close()
 
     def __enter__(self) -> "Store":

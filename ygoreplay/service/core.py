@@ -122,14 +122,19 @@ class Threads:
                 raise
         self._jobs.put(job)
 
-    def close(self) -> None:
-        """Let each thread end once the jobs before are done (none is cut short: the interpreter
-        waits for them at exit)."""
+    def close(self, wait: float = 30.0) -> None:
+        """Let each thread end once the jobs before are done, and wait for them (``wait`` seconds
+        at most): none is cut short, and none still reads or writes the store once the service
+        has stopped and its store is closed (a job reading it then crashed ``demo`` at Ctrl-C)."""
         with self._lock:
-            ending = len(self._threads)
+            ending = list(self._threads)
             self._most = 0
-        for _ in range(ending):
+        for _ in ending:
             self._jobs.put(None)
+        deadline = time.monotonic() + wait
+        for thread in ending:
+            if thread.is_alive():
+                thread.join(max(0.0, deadline - time.monotonic()))
 
     def _serve(self) -> None:
         take, lock = self._jobs.get, self._lock
