@@ -2449,7 +2449,7 @@ class _PostgresWriter:
 
         BEGIN and COMMIT are statements of the pipeline, so the whole write is one sync, one
         round trip: psycopg's ``transaction()`` in a pipeline nests two more pipelines, a sync
-        each (a third of a group's CPU in the writer, issue 25). A write that fails is rolled
+        each (a quarter of a group's CPU in the writer, issue 25). A write that fails is rolled
         back here (``_undo``)."""
         import psycopg
         index = self._store.library
