@@ -330,6 +330,36 @@ def test_the_writers_connection_is_made_again_after_it_broke_or_could_not_be_mad
         assert store.info(duel).events == 2 and store.verify(duel).ok
 
 
+@pytest.mark.parametrize("cut", [RuntimeError("the rows could not be sent"), KeyboardInterrupt()])
+@pytest.mark.parametrize("concurrent_store", [False, True])
+def test_a_write_cut_off_part_way_leaves_nothing_of_it_and_no_lock_held(tmp_path, cut, concurrent_store):
+    """A write on PostgreSQL that stops after its transaction began and took the recorder's table
+    lock (an error, or an interrupt in the thread writing): nothing of it is stored, its append
+    is told so, no transaction is left open holding the lock (another process's append goes
+    through), and the store's next write goes through."""
+    events = sample(DAMAGE)
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "cut") as where, \
+            Store(where, concurrent=concurrent_store) as store, Store(where) as other:
+        duel, elsewhere = store.create_duel("cut off"), other.create_duel("another process's")
+        assert store.append(duel, events[0]) == 1
+        writer = store._postgres
+
+        def stop(rows):                                # called once the lock's statements are sent
+            del writer._columns
+            raise cut
+        writer._columns = stop
+        with pytest.raises((StoreError, type(cut))):
+            store.append(duel, events[1])
+        done = threading.Thread(target=other.append, args=(elsewhere, events[0]), daemon=True)
+        done.start()
+        done.join(20)
+        assert not done.is_alive(), "another process's append waits for the lock of the write cut off"
+        assert store.append(duel, events[1]) == 2 and store.append(duel, events[2]) == 3
+        with Store(where, readonly=True) as reader:
+            assert [r.event for r in reader.records(duel)] == list(events[:3]) and reader.verify(duel).ok
+            assert reader.info(elsewhere).events == 1
+
+
 def test_closing_the_writer_does_not_wait_for_ever_on_a_write_that_hangs(tmp_path):
     events = sample(DAMAGE)
     with fresh_url("postgresql", tmp_path / "x.sqlite", "gc") as where:
