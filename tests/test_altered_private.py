@@ -176,3 +176,18 @@ def test_a_round_shows_a_table_whose_match_was_altered_as_one_not_started(tmp_pa
     shown = {k: v for k, v in tables[0].items() if k not in ("table", "players", "match")}
     assert shown == {k: v for k, v in tables[1].items() if k not in ("table", "players", "match")}
     assert "verif" not in page + str(tables) and "forged title" not in page + str(tables)
+
+
+def test_the_public_list_of_matches_leaves_out_an_altered_one_as_that_of_duels_does(tmp_path):
+    """Anyone's list of matches showed an altered public match under its forged title; the
+    organiser's still names it, as not signed."""
+    path = str(tmp_path / "duels.sqlite")
+    sample = lines(MATCHES / "two-nil.jsonl")
+    with Store(path, concurrent=True) as store, TestClient(create_app(store, digest(ADMIN))) as client:
+        made = [client.post("/matches", json=match_body(sample, visibility="public"), headers=ORGANISER).json()["id"]
+                for _ in range(2)]
+    _retitle(path, made[0])
+    with Store(path, concurrent=True) as store, TestClient(create_app(store, digest(ADMIN))) as client:
+        assert [m["id"] for m in client.get("/matches").json()] == made[1:]
+        listed = {m["id"]: m["signed"] for m in client.get("/matches", headers=ORGANISER).json()}
+        assert listed == {made[0]: False, made[1]: True}
