@@ -15,7 +15,7 @@ from ygoreplay.store import Store
 from test_live_vouched import _retitle
 from test_match_service import MATCHES, lines, match_body
 from test_release import ADMIN, DAMAGE, ORGANISER, auth, events_of
-from test_store import _set_state
+from test_store import _set_state, _state
 
 UNKNOWN = "0123456789ab"        # an id that names nothing
 
@@ -191,3 +191,23 @@ def test_the_public_list_of_matches_leaves_out_an_altered_one_as_that_of_duels_d
         assert [m["id"] for m in client.get("/matches").json()] == made[1:]
         listed = {m["id"]: m["signed"] for m in client.get("/matches", headers=ORGANISER).json()}
         assert listed == {made[0]: False, made[1]: True}
+
+
+def test_a_header_altered_to_another_kind_is_refused_as_altered_not_as_absent(tmp_path):
+    """The header's kind is what was altered, as its title: it decides nothing. A private duel
+    made a "match" in the database was 404 to its organiser and players too (its kind read before
+    its signature); it is the 409 of an altered duel to them, an unknown id to anyone else."""
+    path = str(tmp_path / "duels.sqlite")
+    with Store(path, concurrent=True) as store, TestClient(create_app(store, digest(ADMIN))) as client:
+        duel = client.post("/duels", json={"title": "t", "visibility": "private"}, headers=ORGANISER).json()
+        assert client.post(f"/duels/{duel['id']}/events", json=events_of(DAMAGE)[:4],
+                           headers=auth(duel["tokens"]["recorder"])).status_code == 200
+    envelope = msgpack.unpackb(_state(path, duel["id"], 0))
+    envelope["header"]["kind"] = "match"
+    _set_state(path, duel["id"], 0, msgpack.packb(envelope))
+    with Store(path, concurrent=True) as store, TestClient(create_app(store, digest(ADMIN))) as client:
+        for route in ("/duels/{id}/state", "/matches/{id}/state"):
+            for headers in (ORGANISER, auth(duel["tokens"]["p0"])):
+                _refused(client, "GET", route, duel["id"], headers)
+            for headers in ({}, auth("not-a-token-of-anything")):
+                _same(client, "GET", route, duel["id"], headers)
