@@ -7,7 +7,9 @@ server: a player's or spectator's response is made from that view's own events a
 holds no passcode the viewer may not see. Errors map in one place (``common._errors``): a broken rule
 is 422 ``{"index", "rule", "message"}``, a conflict 409, malformed input 400 saying what and
 where, a wrong token 401, a role that may not 403, a duel that is not there (or not for you) 404,
-one stream more than a client or a duel may have open 429.
+one stream more than a client or a duel may have open 429. A duel or match whose signed anchors
+do not vouch for its header (altered in the database) is 409 ``"verification": false`` to whoever
+may see it, and to anyone else what an id that names nothing is (``Service.hides_altered``).
 
 Matches (``matches.py``) have tokens, roles and views of their own on the same terms: a
 decklist or Side Deck a view may not see is withheld there, counts kept.

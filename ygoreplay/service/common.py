@@ -263,25 +263,34 @@ def _hex(value: Any) -> str:
 event_json = json.JSONEncoder(ensure_ascii=False, default=_hex).encode
 
 
+def _http_error(exc: HTTPError) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+    return JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status, headers=headers)
+
+
 def _errors(app: FastAPI) -> None:
     """Every error a request can meet, mapped to its status in one place."""
 
     @app.exception_handler(HTTPError)
     async def http_error(_request: Request, exc: HTTPError) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-        return JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status, headers=headers)
+        return _http_error(exc)
 
     @app.exception_handler(RuleViolation)
     async def rule(_request: Request, exc: RuleViolation) -> JSONResponse:
         return _json(422, violation_dict(exc))
 
     @app.exception_handler(YgoreplayError)
-    async def ours(_request: Request, exc: YgoreplayError) -> JSONResponse:
+    async def ours(request: Request, exc: YgoreplayError) -> JSONResponse:
         if isinstance(exc, ConflictError):
             return _json(409, {"error": str(exc)})
         if isinstance(exc, Forbidden):
             return _json(403, {"error": str(exc)})
         if isinstance(exc, VerificationError):
+            # told only to whoever may see the duel or match (``Service.hides_altered``)
+            service = request.app.state.service
+            hidden = await service.in_thread(service.hides_altered, request)
+            if hidden is not None:
+                return _http_error(hidden)
             return _json(409, {"error": str(exc), "verification": False})
         if isinstance(exc, InputError):
             return _json(400, {"error": str(exc)})

@@ -214,8 +214,8 @@ class Service:
         hashed = digest(token) if token is not None else None
         if self.is_organiser(token, hashed):
             return Caller("organiser", "judge"), live
-        role = self.role_in(live.access, token, f"duel {duel_id!r}", lambda: self.match_role(live, token, hashed),
-                            hashed)
+        role = self.role_in(live.access, token, f"duel {duel_id!r}",
+                            lambda: self.match_role(live.match_id(), token, hashed), hashed)
         caller = Caller(role, VIEW_OF[role], live.released())
         if caller.view == "spectator" and live.hidden_by_parent():
             raise HTTPError(404, f"no duel {duel_id!r}")
@@ -238,17 +238,56 @@ class Service:
             role = "public"
         return role
 
-    def match_role(self, live: LiveDuel, token: str, hashed: str | None = None) -> str | None:
-        """The role a match's token has in a duel of that match: the same as in the match (the
-        match page links each game with its own token). A duel's match is read until it has one
-        (once linked, it is that match's for good)."""
-        match_id = live.match_id()
+    def match_role(self, match_id: str | None, token: str, hashed: str | None = None) -> str | None:
+        """The role a match's token has in a duel of that match (``match_id``, None for none): the
+        same as in the match (the match page links each game with its own token)."""
         if match_id is None:
             return None
         try:
             return self.hub.match(match_id).access.role_of(token, hashed)
         except (StoreError, VerificationError):       # a match not there, or altered: no role in it
             return None
+
+    def hides_altered(self, request: Request) -> HTTPError | None:
+        """What to answer, instead of the 409 of a duel or match its signed anchors do not vouch
+        for (VerificationError), a caller who may not see it: what an id that names nothing gets
+        (404, or the 401 of a wrong token on a public one), so a private duel's refusal tells
+        nobody holding its id that it exists; None for whoever may see it, told it was altered.
+        Every route's refusal comes here (``common._errors``), decided as ``caller`` decides, on
+        the stream its address names: the organiser; a token its stored access record grants (for
+        a duel, or its match's: none of a match itself refused); no token on a public one. Not on
+        its header, which is what was altered (a forged parent or kind decides nothing; a branch
+        its parent hides is told to its spectators all the same). An access record that cannot be
+        read grants nothing; any other route's refusal (a file uploaded) is said as it is."""
+        params = request.path_params
+        kind = "duel" if "duel_id" in params else "match" if "match_id" in params else None
+        if kind is None:
+            return None
+        stream_id = params[f"{kind}_id"]
+        what = f"{kind} {stream_id!r}"
+        try:
+            token = self.token_of(request)
+            hashed = digest(token) if token is not None else None
+            if self.is_organiser(token, hashed):
+                return None
+            access = self.records.access_or_none(stream_id)
+            if access is None:
+                raise HTTPError(404, f"no {what}")
+            self.role_in(access, token, what, lambda: self._stored_match_role(kind, stream_id, token, hashed), hashed)
+        except HTTPError as hidden:
+            return hidden
+        return None
+
+    def _stored_match_role(self, kind: str, stream_id: str, token: str | None, hashed: str | None) -> str | None:
+        """``match_role`` for a duel read from the store (its link as stored; one that cannot be
+        read links none), None for a match or no token."""
+        if kind != "duel" or token is None:
+            return None
+        try:
+            match_id = self.store.match_of(stream_id)
+        except StoreError:
+            return None
+        return self.match_role(match_id, token, hashed)
 
     def spectators_see(self, duel_id: str) -> int:
         """How many events of a duel a spectator may see now (none of one that cannot be read,

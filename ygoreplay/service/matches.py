@@ -246,7 +246,9 @@ def release_match(match_id: str, service: ServiceDep) -> dict:
 
 @router.get("/matches", tags=["organiser"])
 def list_matches(request: Request, service: ServiceDep, player: str | None = Query(None, max_length=200)) -> list[dict]:
-    """The matches: all of them for the organiser, the public ones for anyone; by a player's name."""
+    """The matches: all of them for the organiser, the public ones for anyone (not one whose
+    header its signed anchors do not name: its page refuses it, and a list showed its forged
+    title; nor one whose access record does not read); by a player's name."""
     token = service.token_of(request)
     everyone = service.is_organiser(token)
     if token is not None and not everyone:
@@ -254,8 +256,8 @@ def list_matches(request: Request, service: ServiceDep, player: str | None = Que
     out = []
     for info in service.store.duels("match"):
         if not everyone:
-            access = Access.from_dict(service.store.attachment(info.id, "access") or {"visibility": "private"})
-            if access.visibility != "public":
+            access = service.records.access_or_none(info.id)
+            if access is None or access.visibility != "public" or not info.signed:
                 continue
         if player and not any(player.casefold() in p.casefold() for p in info.status.get("players", [])):
             continue
