@@ -47,14 +47,14 @@ def _tcp(port: int) -> list[tuple[str, str]]:
     return rows
 
 
-def _each_listening(srv: Server, gone: int | None = None) -> list[int]:
-    """The workers, once there are two (not ``gone``), each listening on a socket of its own;
-    ``serve`` answers once one worker does."""
+def _each_listening(srv: Server, gone: int | None = None, count: int = 2) -> list[int]:
+    """The workers, once there are ``count`` (not ``gone``), each listening on a socket of its
+    own, and no other socket listening; ``serve`` answers once one worker does."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         pids = _worker_pids(srv)
         listening = {inode for state, inode in _tcp(srv.port) if state == "0A"}
-        if (len(pids) == 2 and gone not in pids and len(listening) == 2
+        if (len(pids) == count and gone not in pids and len(listening) == count
                 and all(len(_socket_inodes(pid) & listening) == 1 for pid in pids)):
             return pids
         time.sleep(0.2)
@@ -95,6 +95,18 @@ def test_a_worker_started_again_accepts_on_its_predecessors_socket(workers):
     for _ in range(3):                  # no connection waits on a socket nobody accepts on
         held = _served_by(workers, 40)
         assert sum(held.values()) == 40
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_one_more_worker_gets_a_socket_of_its_own_and_one_fewer_takes_its_socket_with_it(workers):
+    _each_listening(workers)
+    os.kill(workers.process.pid, signal.SIGTTIN)
+    _each_listening(workers, count=3)
+    assert sum(_served_by(workers, 60).values()) == 60
+    os.kill(workers.process.pid, signal.SIGTTOU)
+    _each_listening(workers)            # no socket left listening that no worker accepts on
+    for _ in range(3):
+        assert sum(_served_by(workers, 40).values()) == 40
 
 
 def test_a_port_another_server_holds_is_refused_not_shared(workers):

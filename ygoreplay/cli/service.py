@@ -84,7 +84,8 @@ def _own_sockets(config: Any) -> Any:
     200 recorders connecting at once were split 155 to 45, and one worker's event loop and GIL
     did three quarters of the appends while the other core idled (issue 25). A worker that is
     started again (dead, or ``SIGHUP``) takes its predecessor's socket, whose waiting connections
-    it then accepts. Where ``SO_REUSEPORT`` is missing, every worker shares one socket, as uvicorn's."""
+    it then accepts; one more worker (``SIGTTIN``) gets one more socket, and one fewer (``SIGTTOU``)
+    takes its socket with it. Where ``SO_REUSEPORT`` is missing, every worker shares one socket, as uvicorn's."""
     import socket
 
     from uvicorn.config import STARTUP_FAILURE
@@ -126,6 +127,20 @@ def _own_sockets(config: Any) -> Any:
                     self.should_exit.set()
                     return
                 self.processes[index] = self._start(index)
+
+        def handle_ttin(self) -> None:          # one more worker, on one more socket
+            sockets.append(_sharing(self.config.host, sockets[0].getsockname()[1]))
+            self.processes_num += 1
+            self.processes.append(self._start(len(sockets) - 1))
+
+        def handle_ttou(self) -> None:          # one fewer: its socket closed, or its share would wait for ever
+            if self.processes_num <= 1:
+                return
+            self.processes_num -= 1
+            process = self.processes.pop()
+            process.terminate()
+            process.join()
+            sockets.pop().close()
     return Workers(config, sockets=sockets)
 
 
@@ -135,25 +150,34 @@ def _reusing(host: str, port: int, count: int) -> list[Any] | None:
     bound alone: one another server holds, with ``SO_REUSEPORT`` or not, is refused as before,
     not shared with it."""
     import socket
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
     bound: list[socket.socket] = []
     try:
-        with socket.socket(family, socket.SOCK_STREAM) as alone:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as alone:
             alone.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             alone.bind((host, port))
             port = alone.getsockname()[1]
         for _ in range(count):
-            sock = socket.socket(family, socket.SOCK_STREAM)
-            bound.append(sock)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-            sock.bind((host, port))
-            sock.set_inheritable(True)
+            bound.append(_sharing(host, port))
     except OSError:
         for sock in bound:
             sock.close()
         return None
     return bound
+
+
+def _sharing(host: str, port: int) -> Any:
+    """A socket bound to ``host`` and ``port`` with ``SO_REUSEPORT``, for a worker to listen on."""
+    import socket
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
 
 
 @main.command()
