@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -70,9 +71,113 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
         os.environ[WITNESS_ENV] = witness.url
     os.environ.update(YGOREPLAY_STORE=store_url or os.environ.get("YGOREPLAY_STORE", ""),
                       YGOREPLAY_ADMIN_DIGEST=admin, **{CARDS_ENV: os.pathsep.join(f for f in named if f)})
-    uvicorn.run("ygoreplay.service:app_from_env", factory=True, host=host, port=port, workers=workers,
-                log_level="warning", access_log=False, timeout_graceful_shutdown=3)
+    config = uvicorn.Config("ygoreplay.service:app_from_env", factory=True, host=host, port=port, workers=workers,
+                            log_level="warning", access_log=False, timeout_graceful_shutdown=3)
+    _own_sockets(config).run()
     del backend
+
+
+def _own_sockets(config: Any) -> Any:
+    """uvicorn's workers, each accepting on a listening socket of its own, all bound to the one
+    port (``SO_REUSEPORT``): the kernel spreads new connections evenly between them. On one
+    socket shared by all (``uvicorn.run``), the worker that woke first took whatever was waiting:
+    200 recorders connecting at once were split 155 to 45, and one worker's event loop and GIL
+    did three quarters of the appends while the other core idled (issue 25). A worker that is
+    started again (dead, or ``SIGHUP``) takes its predecessor's socket, whose waiting connections
+    it then accepts; one more worker (``SIGTTIN``) gets one more socket, and one fewer (``SIGTTOU``)
+    takes its socket with it. Where ``SO_REUSEPORT`` is missing, every worker shares one socket, as uvicorn's."""
+    import socket
+
+    from uvicorn.config import STARTUP_FAILURE
+    from uvicorn.supervisors.multiprocess import Multiprocess, Process
+    own = _reusing(config.host, config.port, config.workers) if hasattr(socket, "SO_REUSEPORT") else None
+    if own is None:
+        return Multiprocess(config, sockets=[config.bind_socket()])     # and its errors (a port taken)
+    sockets: list[Any] = own
+
+    class Workers(Multiprocess):
+        def _start(self, index: int) -> Process:
+            process = Process(self.config, [sockets[index]])
+            process.start()
+            return process
+
+        def init_processes(self) -> None:
+            self.processes = [self._start(index) for index in range(self.processes_num)]
+
+        def restart_all(self) -> None:
+            for index, old in enumerate(self.processes):
+                if self.should_exit.is_set():
+                    return
+                new = self._start(index)
+                if not new.wait_until_ready(self.config.timeout_worker_healthcheck, self.should_exit):
+                    new.kill()
+                    new.join()
+                    return
+                old.terminate()
+                old.join()
+                self.processes[index] = new
+
+        def keep_subprocess_alive(self) -> None:
+            for index, process in enumerate(self.processes):
+                if self.should_exit.is_set() or process.is_alive(timeout=self.config.timeout_worker_healthcheck):
+                    continue
+                process.kill()
+                process.join()
+                if process.exitcode == STARTUP_FAILURE:     # broken the same way at every start
+                    self.should_exit.set()
+                    return
+                self.processes[index] = self._start(index)
+
+        def handle_ttin(self) -> None:          # one more worker, on one more socket
+            sockets.append(_sharing(self.config.host, sockets[0].getsockname()[1]))
+            self.processes_num += 1
+            self.processes.append(self._start(len(sockets) - 1))
+
+        def handle_ttou(self) -> None:          # one fewer: its socket closed, or its share would wait for ever
+            if self.processes_num <= 1:
+                return
+            self.processes_num -= 1
+            process = self.processes.pop()
+            process.terminate()
+            process.join()
+            sockets.pop().close()
+    return Workers(config, sockets=sockets)
+
+
+def _reusing(host: str, port: int, count: int) -> list[Any] | None:
+    """``count`` sockets bound to ``host`` and ``port`` (a free one when 0), which they share
+    (``SO_REUSEPORT``; not listening yet); None when they cannot be bound. The port is first
+    bound alone: one another server holds, with ``SO_REUSEPORT`` or not, is refused as before,
+    not shared with it."""
+    import socket
+    bound: list[socket.socket] = []
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as alone:
+            alone.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            alone.bind((host, port))
+            port = alone.getsockname()[1]
+        for _ in range(count):
+            bound.append(_sharing(host, port))
+    except OSError:
+        for sock in bound:
+            sock.close()
+        return None
+    return bound
+
+
+def _sharing(host: str, port: int) -> Any:
+    """A socket bound to ``host`` and ``port`` with ``SO_REUSEPORT``, for a worker to listen on."""
+    import socket
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
 
 
 @main.command()

@@ -1,0 +1,117 @@
+"""``ygoreplay serve --workers N``: each worker accepts on a socket of its own, all bound to the
+one port, so a crowd of tables connecting at once is spread over the workers (on one shared
+socket the worker that woke first took most of them, and its one core did most of the appends:
+issue 25); a worker started again takes its predecessor's socket; a port another server holds
+is still refused, not shared."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from test_attack_21c import workers  # noqa: F401  (fixture: serve --workers 2 on a schema of its own)
+from test_service import ADMIN, Server
+
+
+def _worker_pids(srv: Server) -> list[int]:
+    children = Path(f"/proc/{srv.process.pid}/task/{srv.process.pid}/children").read_text().split()
+    return [int(pid) for pid in children if b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes()]
+
+
+def _socket_inodes(pid: int) -> set[str]:
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    return inodes
+
+
+def _tcp(port: int) -> list[tuple[str, str]]:
+    """(state, inode) of each IPv4 TCP socket of local port ``port`` (state 0A: listening; 01: established)."""
+    rows = []
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[1].split(":")[1], 16) == port:
+            rows.append((fields[3], fields[9]))
+    return rows
+
+
+def _each_listening(srv: Server, gone: int | None = None, count: int = 2) -> list[int]:
+    """The workers, once there are ``count`` (not ``gone``), each listening on a socket of its
+    own, and no other socket listening; ``serve`` answers once one worker does."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        pids = _worker_pids(srv)
+        listening = {inode for state, inode in _tcp(srv.port) if state == "0A"}
+        if (len(pids) == count and gone not in pids and len(listening) == count
+                and all(len(_socket_inodes(pid) & listening) == 1 for pid in pids)):
+            return pids
+        time.sleep(0.2)
+    pytest.fail(f"the workers do not each listen on a socket of their own: {pids}, {listening}")
+
+
+def _served_by(srv: Server, connections: int) -> dict[int, int]:
+    """Open ``connections`` at once, ask each for /health, and count how many each worker holds."""
+    opened = [socket.create_connection(("127.0.0.1", srv.port)) for _ in range(connections)]
+    try:
+        for conn in opened:
+            conn.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        for conn in opened:
+            assert conn.recv(4096).startswith(b"HTTP/1.1 200")
+        established = {inode for state, inode in _tcp(srv.port) if state == "01"}
+        return {pid: len(_socket_inodes(pid) & established) for pid in _worker_pids(srv)}
+    finally:
+        for conn in opened:
+            conn.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_each_worker_listens_on_a_socket_of_its_own_and_the_connections_are_spread(workers):
+    _each_listening(workers)
+    held = _served_by(workers, 100)
+    assert sum(held.values()) == 100 and min(held.values()) >= 20, held
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_worker_started_again_accepts_on_its_predecessors_socket(workers):
+    pids = _each_listening(workers)
+    listening = {inode for state, inode in _tcp(workers.port) if state == "0A"}
+    its = _socket_inodes(pids[0]) & listening
+    os.kill(pids[0], signal.SIGKILL)
+    (successor,) = set(_each_listening(workers, gone=pids[0])) - set(pids)
+    assert _socket_inodes(successor) & listening == its
+    assert httpx.get(f"{workers.url}/health", timeout=5).status_code == 200
+    for _ in range(3):                  # no connection waits on a socket nobody accepts on
+        held = _served_by(workers, 40)
+        assert sum(held.values()) == 40
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_one_more_worker_gets_a_socket_of_its_own_and_one_fewer_takes_its_socket_with_it(workers):
+    _each_listening(workers)
+    os.kill(workers.process.pid, signal.SIGTTIN)
+    _each_listening(workers, count=3)
+    assert sum(_served_by(workers, 60).values()) == 60
+    os.kill(workers.process.pid, signal.SIGTTOU)
+    _each_listening(workers)            # no socket left listening that no worker accepts on
+    for _ in range(3):
+        assert sum(_served_by(workers, 40).values()) == 40
+
+
+def test_a_port_another_server_holds_is_refused_not_shared(workers):
+    proc = subprocess.run([sys.executable, "-m", "ygoreplay", "serve", "--port", str(workers.port), "--workers", "2",
+                           "--store", workers.process.args[workers.process.args.index("--store") + 1]], env={**os.environ, "YGOREPLAY_ADMIN_TOKEN": ADMIN},
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    assert len({inode for state, inode in _tcp(workers.port) if state == "0A"}) == 2
