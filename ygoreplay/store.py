@@ -1354,15 +1354,17 @@ class Store:
         if not header_rows:
             raise StoreError(f"no {kind} {stream_id!r} in {self.name}")
         header = self._decode_header(stream_id, header_rows[0].state)
-        records, broken, (head, earlier) = self._chained(stream_id, 0, header.root, rows, anchors)
-        # every signed anchor names the header's digest (the one vouching, else any: a new table's)
-        signed = head if head is not None else next(
-            (h for h in (self._signed_anchor(stream_id, row) for row in anchors) if h is not None), None)
-        if signed is None or signed.header != header.digest:      # its kind too: an altered one decides nothing
+        # every signed anchor names the header's digest (its kind too: an altered one decides
+        # nothing), the last one's checked before any event is: an altered stream's events were
+        # chained and decoded on every request for it, anyone's (an unknown id's is one lookup)
+        signed = next((h for h in (self._signed_anchor(stream_id, row) for row in reversed(anchors)) if h is not None),
+                      None)
+        if signed is None or signed.header != header.digest:
             raise VerificationError(f"{kind} {stream_id}: its header is not the one its signed anchors name "
                                     "(altered, or its anchors are missing); nothing of it is shown. Run 'ygoreplay verify'")
         if header.kind != kind:
             raise StoreError(f"no {kind} {stream_id!r}: it is a {header.kind}")
+        records, broken, (head, earlier) = self._chained(stream_id, 0, header.root, rows, anchors)
         while True:        # the last anchor whose card facts are the stored ones up to it vouches
             upto = head.count if head is not None else 0
             # with no anchor vouching, no card record is taken (a forger's at 0 named by none)
