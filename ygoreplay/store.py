@@ -2449,6 +2449,8 @@ class _PostgresWriter:
         self._notify = sql.SQL("NOTIFY {}").format(sql.Identifier(recorder.channel_name))
         self._events = insert(recorder.events_table_name)
         self._snapshots = insert(snapshots.events_table_name, " ON CONFLICT DO NOTHING")
+        self._find = sql.SQL("SELECT state FROM {} WHERE originator_id = %s AND originator_version = %s").format(
+            sql.Identifier(schema, recorder.events_table_name))
 
     @staticmethod
     def _columns(rows: list[StoredEvent]) -> tuple[list, list, list, list]:
@@ -2461,7 +2463,8 @@ class _PostgresWriter:
         BEGIN and COMMIT are statements of the pipeline, so the whole write is one sync, one
         round trip: psycopg's ``transaction()`` in a pipeline nests two more pipelines, a sync
         each (a quarter of a group's CPU in the writer, issue 25). A write that fails is rolled
-        back here (``_undo``)."""
+        back here (``_undo``); one whose connection was lost returns if its rows are stored (the
+        COMMIT was carried out, only its answer lost: ``_stored``)."""
         import psycopg
         index = self._store.library
         try:
@@ -2481,6 +2484,8 @@ class _PostgresWriter:
                         cursor.execute(b"COMMIT")
                 except BaseException as exc:
                     self._undo(conn, exc)
+                    if isinstance(exc, psycopg.OperationalError) and conn.closed and self._stored(rows[0]):
+                        return
                     raise
         except BaseException as exc:
             index.forget(rows)
@@ -2502,6 +2507,20 @@ class _PostgresWriter:
             except Exception:
                 pass
         conn.close()
+
+    def _stored(self, row: StoredEvent) -> bool:
+        """Whether ``row`` (of a write whose connection was lost) is stored as written, on a new
+        connection: then its whole transaction was committed. Told "nothing was written", its
+        append was sent again and recorded twice (a group's appends, retried alone, each found its
+        position taken by its own rows: a conflict, appended again at the new head). False
+        when that cannot be known (the server is not reached again)."""
+        from psycopg.rows import tuple_row
+        try:
+            cursor = self._connection().cursor(row_factory=tuple_row)
+            found = cursor.execute(self._find, (str(row.originator_id), row.originator_version)).fetchone()
+        except Exception:
+            return False
+        return found is not None and bytes(found[0]) == row.state
 
     def _connection(self) -> Any:
         """The writer's connection, made now if there is none or it broke (its caller holds ``_using``)."""
