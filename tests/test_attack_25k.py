@@ -30,6 +30,7 @@ class _Cutter:
         self.port = self._listener.getsockname()[1]
         self._target = port
         self.armed, self.cut = threading.Event(), threading.Event()
+        self.early = False               # cut once the COMMIT is sent, before the server ran it
         threading.Thread(target=self._accept, daemon=True).start()
 
     def close(self) -> None:
@@ -53,6 +54,10 @@ class _Cutter:
                     self.cut.set()
                     break
                 to.sendall(data)
+                if not answers and self.early and self.armed.is_set() and b"COMMIT" in data:
+                    self.armed.clear()
+                    self.cut.set()
+                    break
         except OSError:
             pass
         for end in (source, to):
@@ -121,3 +126,99 @@ def test_a_group_whose_commit_answer_was_lost_records_nothing_twice(relayed):
         with Store(where, readonly=True) as reader:
             for duel in duels:
                 assert [r.event for r in reader.records(duel)] == list(events[:4]) and reader.verify(duel).ok
+
+
+_FAULTS = {                                       # what the statement at fault does on the server
+    "refused": "RAISE EXCEPTION 'refused by the attack'",
+    "serialization": "RAISE EXCEPTION 'serialization' USING ERRCODE = '40001'",
+    "timeout": "RAISE EXCEPTION 'statement timeout' USING ERRCODE = '57014'",
+    "terminated": "PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(5)",
+}
+_WHERE = {                                        # (the statement at fault's trigger, the events before the append)
+    "index": ("BEFORE UPDATE ON {streams} FOR EACH ROW WHEN (NEW.id = '{bad}')", 12),   # a new turn: the streams row
+    "events": ("BEFORE INSERT ON {events} FOR EACH ROW WHEN (NEW.originator_id = '{bad}')", 15),
+    "snapshots": ("BEFORE INSERT ON {snapshots} FOR EACH ROW WHEN (NEW.originator_id = '{bad}')", 15),
+    "commit": ("AFTER INSERT ON {events} DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
+               "WHEN (NEW.originator_id = '{bad}')", 15),                              # at COMMIT
+}
+
+
+@pytest.mark.parametrize("fault", list(_FAULTS))
+@pytest.mark.parametrize("where", list(_WHERE))
+def test_a_group_failing_at_any_statement_fails_only_the_append_at_fault(tmp_path, where, fault):
+    """One append of a group makes one statement of the group's write fail on the server (the
+    index rows, the events, the snapshots (position 16 makes one), the COMMIT by a deferred
+    trigger), by an error, a serialization failure, a statement timeout, or its connection
+    terminated: that append alone fails, told nothing was written; the others are stored;
+    no lock is left held (another process appends); the store goes on, and every duel verifies."""
+    events = sample(DAMAGE)
+    trigger, before = _WHERE[where]
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "atk25k") as url, Store(url, concurrent=True) as store:
+        duels = [store.create_duel(f"table {i}") for i in range(5)]
+        bad = duels[0]
+        for duel in duels:
+            store.append(duel, events[:before])
+        names = {"streams": store.library.streams, "bad": bad,
+                 "events": f'"{store.events.datastore.schema}".{store.events.events_table_name}',
+                 "snapshots": f'"{store.events.datastore.schema}".{store.snapshots.events_table_name}'}
+        schema = store.events.datastore.schema
+        with _pg_connect() as admin:
+            admin.execute(f'CREATE FUNCTION "{schema}".attack() RETURNS trigger LANGUAGE plpgsql AS '
+                          f"$$ BEGIN {_FAULTS[fault]}; RETURN NEW; END $$")
+            admin.execute(f'CREATE {"CONSTRAINT " if where == "commit" else ""}TRIGGER attack '
+                          f'{trigger.format(**names)} EXECUTE FUNCTION "{schema}".attack()')
+        told: dict[str, object] = {}
+
+        def append(duel: str) -> None:
+            try:
+                told[duel] = store.append(duel, events[before])
+            except Exception as exc:
+                told[duel] = exc
+        first = store.create_duel("the first write, held")
+        writes = _held_group(store, lambda: store.append(first, events[0]), [lambda d=d: append(d) for d in duels])
+        assert any(owners == set(duels) for _thread, owners in writes), "offered as one group"
+        assert isinstance(told[bad], StoreError) and "nothing was written" in str(told[bad])
+        assert all(told[duel] == before + 1 for duel in duels[1:])
+        with Store(url) as other:                     # no lock left held: another process appends
+            assert other.append(other.create_duel("elsewhere"), events[0]) == 1
+        with _pg_connect() as admin:
+            admin.execute(f'DROP TRIGGER attack ON {names["snapshots" if where == "snapshots" else "streams" if where == "index" else "events"]}')
+        assert store.append(bad, events[before]) == before + 1
+        with Store(url, readonly=True) as reader:
+            for duel in duels:
+                assert [r.event for r in reader.records(duel)] == list(events[:before + 1])
+                assert reader.verify(duel).ok and reader.info(duel).events == before + 1
+
+
+@pytest.mark.parametrize("concurrent_store", [False, True])
+def test_a_write_whose_connection_was_lost_before_the_server_committed_it_is_told_the_truth(relayed, concurrent_store):
+    """The connection is lost once the whole write (its COMMIT too) was sent, while the server
+    still runs it (a trigger sleeps): the server commits it a moment later. Looked for at once,
+    its rows were not there yet: the append was told "nothing was written" and the rows came."""
+    where, via, cutter = relayed
+    events = sample(DAMAGE)
+    with Store(via, concurrent=concurrent_store) as store:
+        duel = store.create_duel("lost while running")
+        assert store.append(duel, events[:3]) == 3
+        schema = store.events.datastore.schema
+        with _pg_connect() as admin:
+            admin.execute(f'CREATE FUNCTION "{schema}".slow() RETURNS trigger LANGUAGE plpgsql AS '
+                          "$$ BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$")
+            admin.execute(f'CREATE TRIGGER slow BEFORE INSERT ON "{schema}".{store.events.events_table_name} '
+                          f"FOR EACH ROW WHEN (NEW.originator_id = '{duel}' AND NEW.originator_version = 4) "
+                          f'EXECUTE FUNCTION "{schema}".slow()')
+        cutter.early = True
+        cutter.armed.set()
+        try:
+            told: object = store.append(duel, events[3])
+        except StoreError as exc:
+            told = exc
+        assert cutter.cut.is_set()
+        with _pg_connect() as admin, admin.transaction():    # the write cut off is over (it held the lock)
+            admin.execute(f'LOCK TABLE "{schema}".{store.events.events_table_name} IN EXCLUSIVE MODE')
+        with Store(where, readonly=True) as reader:
+            stored = reader.info(duel).events
+            assert told == stored == 4 or (isinstance(told, StoreError) and stored == 3), (told, stored)
+        assert store.append(duel, events[stored]) == stored + 1
+        with Store(where, readonly=True) as reader:
+            assert [r.event for r in reader.records(duel)] == list(events[:stored + 1]) and reader.verify(duel).ok

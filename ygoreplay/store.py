@@ -2438,6 +2438,7 @@ class _PostgresWriter:
         self._kwargs = _own_connection(datastore)
         self._configure = datastore.after_connect_func()     # autocommit, as the readers' connections
         self._conn: Any = None           # at the first write: a store only read connects no further
+        self._backend: tuple | None = None   # its server process: pid and start (``_stored``)
         self._using = threading.Lock()   # one write at a time on it
         self._closed = False             # ``close``d for good: no connection is made again
 
@@ -2483,8 +2484,9 @@ class _PostgresWriter:
                             cursor.execute(self._snapshots, self._columns(snapshot_rows), prepare=True)
                         cursor.execute(b"COMMIT")
                 except BaseException as exc:
+                    backend = self._backend
                     self._undo(conn, exc)
-                    if isinstance(exc, psycopg.OperationalError) and conn.closed and self._stored(rows[0]):
+                    if isinstance(exc, psycopg.OperationalError) and conn.closed and self._stored(rows[0], backend):
                         return
                     raise
         except BaseException as exc:
@@ -2508,15 +2510,23 @@ class _PostgresWriter:
                 pass
         conn.close()
 
-    def _stored(self, row: StoredEvent) -> bool:
-        """Whether ``row`` (of a write whose connection was lost) is stored as written, on a new
-        connection: then its whole transaction was committed. Told "nothing was written", its
+    def _stored(self, row: StoredEvent, backend: tuple | None) -> bool:
+        """Whether ``row``, of a write whose connection was lost, is stored as written (then its
+        whole transaction was committed), looked for on a new connection once the server process
+        of the lost one (``backend``: its pid and start) has ended: until then it may still run
+        the write, and commit it after a look that found nothing. Told "nothing was written", the
         append was sent again and recorded twice (a group's appends, retried alone, each found its
-        position taken by its own rows: a conflict, appended again at the new head). False
-        when that cannot be known (the server is not reached again)."""
+        position taken by its own rows: a conflict, appended again at the new head). False when
+        that cannot be known (the server is not reached, or that process does not end)."""
         from psycopg.rows import tuple_row
         try:
             cursor = self._connection().cursor(row_factory=tuple_row)
+            if backend is not None:
+                ended = cursor.execute("SELECT pg_terminate_backend(pid, %s) FROM pg_stat_activity "
+                                       "WHERE pid = %s AND backend_start = %s",
+                                       (round(self.CLOSE_WAIT * 1000), *backend)).fetchone()
+                if ended is not None and not ended[0]:
+                    return False
             found = cursor.execute(self._find, (str(row.originator_id), row.originator_version)).fetchone()
         except Exception:
             return False
@@ -2531,9 +2541,12 @@ class _PostgresWriter:
             self._conn.close()
             self._conn = None
         if self._conn is None:
+            from psycopg.rows import tuple_row
             conn = psycopg.connect(**self._kwargs)
             try:
                 self._configure(conn)
+                self._backend = conn.cursor(row_factory=tuple_row).execute(
+                    "SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()").fetchone()
             except BaseException:
                 conn.close()
                 raise
