@@ -6,7 +6,11 @@ is recorded twice, no lock is left held, and every duel verifies. Nothing here i
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
+import textwrap
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -222,3 +226,64 @@ def test_a_write_whose_connection_was_lost_before_the_server_committed_it_is_tol
         assert store.append(duel, events[stored]) == stored + 1
         with Store(where, readonly=True) as reader:
             assert [r.event for r in reader.records(duel)] == list(events[:stored + 1]) and reader.verify(duel).ok
+
+
+# Readers that keep reading (long statements, and the store's own reads) while the main thread
+# closes the store: prints the kinds of error the readers met, one a line.
+_READERS_DURING_CLOSE = textwrap.dedent("""
+    import sys, threading, time
+    sys.path.insert(0, sys.argv[2])
+    from test_store import sample
+    from ygoreplay.store import Store
+
+    events = sample("won-by-damage.jsonl")
+    store = Store(sys.argv[1])
+    duel = store.create_duel("read while closing")
+    store.append(duel, events)
+    met = set()
+
+    def long_reads():
+        while True:
+            try:
+                with store.factory.datastore.transaction(commit=False) as cursor:
+                    cursor.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+                                   "WHERE x < 300000) SELECT count(*) FROM c")
+                    cursor.fetchone()
+            except Exception as exc:
+                met.add(type(exc).__name__)
+                return
+
+    def store_reads():
+        while True:
+            try:
+                verified = store.verify(duel)
+                assert verified.ok, verified
+                assert len(store.records(duel)) == len(events)
+            except Exception as exc:
+                met.add(type(exc).__name__)
+                return
+    readers = [threading.Thread(target=long_reads) for _ in range(3)] + [threading.Thread(target=store_reads)]
+    for reader in readers:
+        reader.start()
+    time.sleep(0.5)
+    store.close()
+    for reader in readers:
+        reader.join()
+    print("\\n".join(sorted(met)))
+""")
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_store_closed_while_reads_keep_coming_lives_and_refuses_the_later_ones_clearly(tmp_path, backend):
+    """``close`` waited for the connections in use to be given back, then closed them all: a
+    read that took one meanwhile had it closed under its statement (SQLite: the process died
+    of SIGSEGV, 10 times in 10), and a read after the close met the pool's own error (a
+    traceback, an HTTP 500) rather than the store's. Now a read is refused once the store
+    closes, as ygoreplay's own error (never taken for a duel altered: ``verify`` is never
+    "not ok" for it), and those under way end first."""
+    with fresh_url(backend, tmp_path / "r.sqlite", "atk25k") as where:
+        for attempt in range(2):
+            done = subprocess.run([sys.executable, "-c", _READERS_DURING_CLOSE, where, str(Path(__file__).parent)],
+                                  cwd=Path(__file__).parent.parent, capture_output=True, text=True, timeout=300)
+            assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+            assert done.stdout.split() == ["YgoreplayError"], done.stdout

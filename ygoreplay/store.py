@@ -53,6 +53,7 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple, Sequence
@@ -603,6 +604,11 @@ class Store:
             except (PersistenceError, OSError, ImportError, sqlite3.Error) as exc:
                 if attempt == 2 or "concurrently" not in str(exc):
                     raise StoreError(f"cannot open the store {self.name}: {exc}") from None
+        self._gate = threading.Condition()     # ``close`` and the reads and writes on the pool's connections
+        self._users = 0                        # those holding a connection of the pool, or taking one
+        self._closing = False                  # ``close``d: none takes one from now on
+        datastore = self.factory.datastore
+        datastore.get_connection = self._gated(datastore.get_connection)
         if env.get("CREATE_TABLE") == "y":
             self._insert([StoredEvent(STORE_ID, 0, STORE_TOPIC,
                                       msgpack.packb({"format": FORMAT, "created": chain.now()}))], marker=True)
@@ -646,19 +652,42 @@ class Store:
     CLOSE_WAIT = 30.0
 
     def close(self) -> None:
-        """Refuse new appends, wait for those under way, then close the connections, each once
-        the read or write using it is done (for ``CLOSE_WAIT`` at most): SQLite's pool closes the
-        connections in use too, and sqlite3 closed under a statement another thread was running
-        crashed the process (SIGSEGV: ``demo`` stopped by Ctrl-C while it recorded)."""
+        """Refuse new appends and reads, wait for those under way, then close the
+        connections, once the reads and writes using them are done (for ``CLOSE_WAIT`` at most):
+        SQLite's pool closes the connections in use too, and sqlite3 closed under a statement
+        another thread was running crashed the process (SIGSEGV: ``demo`` stopped by Ctrl-C while
+        it recorded; a read that took a connection while ``close`` waited, 10 times in 10)."""
         if self._committer is not None:
             self._committer.stop()
         if self._postgres is not None:
             self._postgres.close(for_good=True)
-        if self.backend == "sqlite":
-            pool, deadline = self.factory.datastore.pool, time.monotonic() + self.CLOSE_WAIT
-            while pool.num_in_use and time.monotonic() < deadline:
-                time.sleep(0.005)
+        with self._gate:
+            self._closing = True
+            self._gate.wait_for(lambda: not self._users, self.CLOSE_WAIT)
         self.factory.close()
+
+    def _gated(self, get_connection: Any) -> Any:
+        """The datastore's ``get_connection`` (every read and write of the recorders takes its
+        connection there), counted, and refused once the store closes: a read after ``close``
+        met the pool's own error (a traceback, an HTTP 500), and one that took a connection as
+        ``close`` found none in use had it closed under it. Refused as a ``YgoreplayError``, not
+        a ``StoreError``: the callers that take a ``StoreError`` for a record not there or altered
+        (``verify``: "not ok") must not take a store closed for one."""
+        @contextmanager
+        def gated(*args: Any, **kwargs: Any) -> Iterator[Any]:
+            with self._gate:
+                if self._closing:
+                    raise YgoreplayError(f"the store {self.name} is closed")
+                self._users += 1
+            try:
+                with get_connection(*args, **kwargs) as connection:
+                    yield connection
+            finally:
+                with self._gate:
+                    self._users -= 1
+                    if not self._users:
+                        self._gate.notify_all()
+        return gated
 
     def __enter__(self) -> "Store":
         return self
