@@ -5,6 +5,7 @@ under appends and reads. Each append is told the truth, nothing acknowledged is 
 is recorded twice, no lock is left held, and every duel verifies. Nothing here is timed."""
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import sys
@@ -287,3 +288,115 @@ def test_a_store_closed_while_reads_keep_coming_lives_and_refuses_the_later_ones
                                   cwd=Path(__file__).parent.parent, capture_output=True, text=True, timeout=300)
             assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
             assert done.stdout.split() == ["YgoreplayError"], done.stdout
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_store_closed_under_many_appending_threads_keeps_exactly_the_appends_it_acknowledged(tmp_path, backend):
+    """The service's store closed while many threads append: each append is either
+    acknowledged, and stored, or refused with the store's own error, and nothing of it stored;
+    every duel verifies."""
+    events = sample(DAMAGE)
+    with fresh_url(backend, tmp_path / "c.sqlite", "atk25k") as where:
+        store = Store(where, concurrent=True)
+        duels = [store.create_duel(f"table {i}") for i in range(8)]
+        acknowledged = dict.fromkeys(duels, 0)
+        refused: list[BaseException] = []
+        going = threading.Barrier(len(duels) + 1)
+
+        def scorekeeper(duel: str) -> None:
+            going.wait()
+            for event in events:
+                try:
+                    acknowledged[duel] = store.append(duel, event)
+                except Exception as exc:
+                    refused.append(exc)
+                    return
+        threads = [threading.Thread(target=scorekeeper, args=(duel,)) for duel in duels]
+        for thread in threads:
+            thread.start()
+        going.wait()
+        while sum(acknowledged.values()) < 3 * len(duels):
+            threading.Event().wait(0.01)
+        store.close()
+        for thread in threads:
+            thread.join(60)
+            assert not thread.is_alive()
+        assert refused and all(type(exc).__name__ in {"StoreError", "YgoreplayError"} for exc in refused), refused
+        with Store(where, readonly=True) as reader:
+            for duel in duels:
+                assert reader.info(duel).events == acknowledged[duel]
+                assert [r.event for r in reader.records(duel)] == list(events[:acknowledged[duel]])
+                assert reader.verify(duel).ok
+
+
+@pytest.mark.parametrize("concurrent_store", [False, True])
+def test_a_ctrl_c_while_the_server_runs_the_write_leaves_the_duel_whole_and_no_lock_held(tmp_path, concurrent_store):
+    """SIGINT to the main thread while it waits for the server to run its write (a trigger
+    sleeps): the append is interrupted; the write is then either all stored or not at all, no
+    lock stays held (another process appends), the store appends on from the stored head, and
+    the duel verifies."""
+    events = sample(DAMAGE)
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "atk25k") as where, \
+            Store(where, concurrent=concurrent_store) as store:
+        duel = store.create_duel("interrupted")
+        assert store.append(duel, events[:3]) == 3
+        schema, table = store.events.datastore.schema, store.events.events_table_name
+        with _pg_connect() as admin:
+            admin.execute(f'CREATE FUNCTION "{schema}".slow() RETURNS trigger LANGUAGE plpgsql AS '
+                          "$$ BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$")
+            admin.execute(f'CREATE TRIGGER slow BEFORE INSERT ON "{schema}".{table} '
+                          f"FOR EACH ROW WHEN (NEW.originator_id = '{duel}' AND NEW.originator_version = 4) "
+                          f'EXECUTE FUNCTION "{schema}".slow()')
+        timer = threading.Timer(0.3, signal.raise_signal, (signal.SIGINT,))
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            store.append(duel, events[3])
+        timer.join()
+        with _pg_connect() as admin, admin.transaction():    # the write interrupted is over (it held the lock)
+            admin.execute(f'LOCK TABLE "{schema}".{table} IN EXCLUSIVE MODE')
+        with Store(where) as other:
+            assert other.append(other.create_duel("elsewhere"), events[0]) == 1
+            stored = other.info(duel).events
+        assert stored in (3, 4)
+        assert store.append(duel, events[stored]) == stored + 1
+        with Store(where, readonly=True) as reader:
+            assert [r.event for r in reader.records(duel)] == list(events[:stored + 1]) and reader.verify(duel).ok
+
+
+def test_a_group_whose_lock_statement_times_out_fails_whole_and_the_store_goes_on(tmp_path):
+    """Another session holds the recorder's table lock past the writer's statement timeout (the
+    recorder's own lock timeout is none: it would wait for ever): the group's write fails at its
+    LOCK statement, and so does each append retried alone; each is told nothing was written,
+    and nothing of any is stored, its index rows (sent before the lock: a new turn) rolled back
+    with it; once the lock is free the store appends on, and every duel verifies."""
+    events = sample(DAMAGE)
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "atk25k") as where, Store(where, concurrent=True) as store:
+        duels = [store.create_duel(f"table {i}") for i in range(4)]
+        for duel in duels:
+            store.append(duel, events[:12])
+        first = store.create_duel("the first write, held")
+        schema, table = store.events.datastore.schema, store.events.events_table_name
+        turns = f'SELECT id, turn FROM "{schema}".library_streams WHERE id = ANY(%s)'
+        told: dict[str, object] = {}
+
+        def append(duel: str) -> None:
+            try:
+                told[duel] = store.append(duel, events[12])         # a new turn: an index row too
+            except Exception as exc:
+                told[duel] = exc
+        store._postgres._connection().execute("SET statement_timeout = '300ms'")
+        with _pg_connect() as holder, holder.transaction():
+            holder.execute(f'LOCK TABLE "{schema}".{table} IN EXCLUSIVE MODE')
+            _held_group(store, lambda: pytest.raises(StoreError, store.append, first, events[0]),
+                        [lambda d=d: append(d) for d in duels])
+        store._postgres._connection().execute("SET statement_timeout = 0")
+        assert all(isinstance(told[d], StoreError) and "nothing was written" in str(told[d]) for d in duels), told
+        with _pg_connect() as admin:
+            assert dict(admin.execute(turns, (duels,)).fetchall()) == dict.fromkeys(duels, 1)
+        for duel in duels:
+            assert store.append(duel, events[12]) == 13
+        with _pg_connect() as admin:
+            assert dict(admin.execute(turns, (duels,)).fetchall()) == dict.fromkeys(duels, 2)
+        with Store(where, readonly=True) as reader:
+            for duel in duels:
+                assert [r.event for r in reader.records(duel)] == list(events[:13]) and reader.verify(duel).ok
