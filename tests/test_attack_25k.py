@@ -400,3 +400,22 @@ def test_a_group_whose_lock_statement_times_out_fails_whole_and_the_store_goes_o
         with Store(where, readonly=True) as reader:
             for duel in duels:
                 assert [r.event for r in reader.records(duel)] == list(events[:13]) and reader.verify(duel).ok
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_request_that_reads_a_closed_store_is_told_so_not_a_500(tmp_path, backend):
+    """The service's store closed (its shutdown) while a request still comes: the answer says
+    the store is closed, with the service's status for a store it cannot use (503), not the
+    pool's own error as an internal error (500)."""
+    from fastapi.testclient import TestClient
+    from test_release import ADMIN, ORGANISER
+    from ygoreplay.access import digest
+    from ygoreplay.service import create_app
+    with fresh_url(backend, tmp_path / "s.sqlite", "atk25k") as where:
+        store = Store(where, concurrent=True)
+        store.create_duel("listed")
+        with TestClient(create_app(store, digest(ADMIN)), raise_server_exceptions=False) as client:
+            assert client.get("/duels", headers=ORGANISER).status_code == 200
+            store.close()
+            answer = client.get("/duels", headers=ORGANISER)
+        assert answer.status_code == 503 and "closed" in answer.json()["error"], answer.text
