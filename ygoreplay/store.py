@@ -53,6 +53,7 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple, Sequence
@@ -603,6 +604,11 @@ class Store:
             except (PersistenceError, OSError, ImportError, sqlite3.Error) as exc:
                 if attempt == 2 or "concurrently" not in str(exc):
                     raise StoreError(f"cannot open the store {self.name}: {exc}") from None
+        self._gate = threading.Condition()     # ``close`` and the reads and writes on the pool's connections
+        self._users = 0                        # those holding a connection of the pool, or taking one
+        self._closing = False                  # ``close``d: none takes one from now on
+        datastore = self.factory.datastore
+        datastore.get_connection = self._gated(datastore.get_connection)
         if env.get("CREATE_TABLE") == "y":
             self._insert([StoredEvent(STORE_ID, 0, STORE_TOPIC,
                                       msgpack.packb({"format": FORMAT, "created": chain.now()}))], marker=True)
@@ -646,19 +652,42 @@ class Store:
     CLOSE_WAIT = 30.0
 
     def close(self) -> None:
-        """Refuse new appends, wait for those under way, then close the connections, each once
-        the read or write using it is done (for ``CLOSE_WAIT`` at most): SQLite's pool closes the
-        connections in use too, and sqlite3 closed under a statement another thread was running
-        crashed the process (SIGSEGV: ``demo`` stopped by Ctrl-C while it recorded)."""
+        """Refuse new appends and reads, wait for those under way, then close the
+        connections, once the reads and writes using them are done (for ``CLOSE_WAIT`` at most):
+        SQLite's pool closes the connections in use too, and sqlite3 closed under a statement
+        another thread was running crashed the process (SIGSEGV: ``demo`` stopped by Ctrl-C while
+        it recorded; a read that took a connection while ``close`` waited, 10 times in 10)."""
         if self._committer is not None:
             self._committer.stop()
         if self._postgres is not None:
             self._postgres.close(for_good=True)
-        if self.backend == "sqlite":
-            pool, deadline = self.factory.datastore.pool, time.monotonic() + self.CLOSE_WAIT
-            while pool.num_in_use and time.monotonic() < deadline:
-                time.sleep(0.005)
+        with self._gate:
+            self._closing = True
+            self._gate.wait_for(lambda: not self._users, self.CLOSE_WAIT)
         self.factory.close()
+
+    def _gated(self, get_connection: Any) -> Any:
+        """The datastore's ``get_connection`` (every read and write of the recorders takes its
+        connection there), counted, and refused once the store closes: a read after ``close``
+        met the pool's own error (a traceback, an HTTP 500), and one that took a connection as
+        ``close`` found none in use had it closed under it. Refused as a ``YgoreplayError``, not
+        a ``StoreError``: the callers that take a ``StoreError`` for a record not there or altered
+        (``verify``: "not ok") must not take a store closed for one."""
+        @contextmanager
+        def gated(*args: Any, **kwargs: Any) -> Iterator[Any]:
+            with self._gate:
+                if self._closing:
+                    raise YgoreplayError(f"the store {self.name} is closed")
+                self._users += 1
+            try:
+                with get_connection(*args, **kwargs) as connection:
+                    yield connection
+            finally:
+                with self._gate:
+                    self._users -= 1
+                    if not self._users:
+                        self._gate.notify_all()
+        return gated
 
     def __enter__(self) -> "Store":
         return self
@@ -2440,6 +2469,7 @@ class _PostgresWriter:
         self._kwargs = _own_connection(datastore)
         self._configure = datastore.after_connect_func()     # autocommit, as the readers' connections
         self._conn: Any = None           # at the first write: a store only read connects no further
+        self._backend: tuple | None = None   # its server process: pid and start (``_stored``)
         self._using = threading.Lock()   # one write at a time on it
         self._closed = False             # ``close``d for good: no connection is made again
 
@@ -2451,6 +2481,8 @@ class _PostgresWriter:
         self._notify = sql.SQL("NOTIFY {}").format(sql.Identifier(recorder.channel_name))
         self._events = insert(recorder.events_table_name)
         self._snapshots = insert(snapshots.events_table_name, " ON CONFLICT DO NOTHING")
+        self._find = sql.SQL("SELECT state FROM {} WHERE originator_id = %s AND originator_version = %s").format(
+            sql.Identifier(schema, recorder.events_table_name))
 
     @staticmethod
     def _columns(rows: list[StoredEvent]) -> tuple[list, list, list, list]:
@@ -2463,7 +2495,8 @@ class _PostgresWriter:
         BEGIN and COMMIT are statements of the pipeline, so the whole write is one sync, one
         round trip: psycopg's ``transaction()`` in a pipeline nests two more pipelines, a sync
         each (a quarter of a group's CPU in the writer, issue 25). A write that fails is rolled
-        back here (``_undo``)."""
+        back here (``_undo``); one whose connection was lost returns if its rows are stored (the
+        COMMIT was carried out, only its answer lost: ``_stored``)."""
         import psycopg
         index = self._store.library
         try:
@@ -2482,7 +2515,10 @@ class _PostgresWriter:
                             cursor.execute(self._snapshots, self._columns(snapshot_rows), prepare=True)
                         cursor.execute(b"COMMIT")
                 except BaseException as exc:
+                    backend = self._backend
                     self._undo(conn, exc)
+                    if isinstance(exc, psycopg.OperationalError) and conn.closed and self._stored(rows[0], backend):
+                        return
                     raise
         except BaseException as exc:
             index.forget(rows)
@@ -2505,6 +2541,28 @@ class _PostgresWriter:
                 pass
         conn.close()
 
+    def _stored(self, row: StoredEvent, backend: tuple | None) -> bool:
+        """Whether ``row``, of a write whose connection was lost, is stored as written (then its
+        whole transaction was committed), looked for on a new connection once the server process
+        of the lost one (``backend``: its pid and start) has ended: until then it may still run
+        the write, and commit it after a look that found nothing. Told "nothing was written", the
+        append was sent again and recorded twice (a group's appends, retried alone, each found its
+        position taken by its own rows: a conflict, appended again at the new head). False when
+        that cannot be known (the server is not reached, or that process does not end)."""
+        from psycopg.rows import tuple_row
+        try:
+            cursor = self._connection().cursor(row_factory=tuple_row)
+            if backend is not None:
+                ended = cursor.execute("SELECT pg_terminate_backend(pid, %s) FROM pg_stat_activity "
+                                       "WHERE pid = %s AND backend_start = %s",
+                                       (round(self.CLOSE_WAIT * 1000), *backend)).fetchone()
+                if ended is not None and not ended[0]:
+                    return False
+            found = cursor.execute(self._find, (str(row.originator_id), row.originator_version)).fetchone()
+        except Exception:
+            return False
+        return found is not None and bytes(found[0]) == row.state
+
     def _connection(self) -> Any:
         """The writer's connection, made now if there is none or it broke (its caller holds ``_using``)."""
         import psycopg
@@ -2514,9 +2572,12 @@ class _PostgresWriter:
             self._conn.close()
             self._conn = None
         if self._conn is None:
+            from psycopg.rows import tuple_row
             conn = psycopg.connect(**self._kwargs)
             try:
                 self._configure(conn)
+                self._backend = conn.cursor(row_factory=tuple_row).execute(
+                    "SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()").fetchone()
             except BaseException:
                 conn.close()
                 raise
