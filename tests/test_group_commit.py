@@ -266,6 +266,28 @@ def test_an_append_to_a_hostile_duel_id_is_refused_and_harms_nothing(url, concur
         assert reader.ids() == [duel] and reader.verify(duel).ok
 
 
+def _append_interrupted(append, handled: threading.Event, held: threading.Thread, helper: threading.Thread,
+                        release: threading.Event, holding: threading.Event) -> None:
+    """Run ``append`` in the main thread, with a SIGUSR1 handler that notes ``handled`` and raises
+    ``_Stopped``, while ``held`` (an append whose write is held until ``release``) and ``helper``
+    (which signals the main thread, then releases the write) run; the append must raise it."""
+    def stopped(_signum, _frame):
+        handled.set()
+        raise _Stopped
+    previous = signal.signal(signal.SIGUSR1, stopped)
+    try:
+        held.start()
+        helper.start()
+        assert holding.wait(30)
+        with pytest.raises(_Stopped):
+            append()
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+        release.set()
+        helper.join(30)
+        held.join(30)
+
+
 def test_a_signal_while_an_append_waits_in_a_group_is_raised_once_its_write_is_done(url, concurrent):
     """A signal handler that raises (KeyboardInterrupt) in the main thread while its append
     waits behind another's write: the lead handed to it is still taken, its rows are written
@@ -274,11 +296,6 @@ def test_a_signal_while_an_append_waits_in_a_group_is_raised_once_its_write_is_d
     first, mine = concurrent.create_duel("held"), concurrent.create_duel("the main thread's")
     seen, release, holding = _writers(concurrent, hold_first=True)
     handled = threading.Event()
-
-    def stopped(_signum, _frame):
-        handled.set()
-        raise _Stopped
-    previous = signal.signal(signal.SIGUSR1, stopped)
     held = threading.Thread(target=lambda: concurrent.append(first, events[0]), name="held")
     main = threading.get_ident()
 
@@ -289,18 +306,8 @@ def test_a_signal_while_an_append_waits_in_a_group_is_raised_once_its_write_is_d
         signal.pthread_kill(main, signal.SIGUSR1)
         handled.wait(30)                              # raised in the main thread's wait
         release.set()
-    helper = threading.Thread(target=interrupt_then_release)
-    try:
-        held.start()
-        helper.start()
-        assert holding.wait(30)
-        with pytest.raises(_Stopped):
-            concurrent.append(mine, events[0])
-    finally:
-        signal.signal(signal.SIGUSR1, previous)
-        release.set()
-        helper.join(30)
-        held.join(30)
+    _append_interrupted(lambda: concurrent.append(mine, events[0]), handled, held,
+                        threading.Thread(target=interrupt_then_release), release, holding)
     assert seen == [("held", {first}), (threading.current_thread().name, {mine})]
     assert concurrent.info(mine).events == 1 and concurrent.verify(mine).ok
     assert concurrent.append(mine, events[1]) == 2 and concurrent.append(first, events[1]) == 2
@@ -449,3 +456,43 @@ def test_a_process_takes_in_another_process_appends_when_asked_and_at_once_for_i
             for server in (first, second):
                 if server is not None:
                     server.stop()
+
+
+def test_every_writer_of_a_large_group_is_woken_even_when_one_that_wakes_others_is_interrupted(url, concurrent):
+    """A group's writers are woken by one another (each woken one wakes the next ones): the
+    main thread, the first woken of a group of 40 and so one that wakes others, is interrupted
+    by a signal while it waits; it still wakes them, every append of the group is written and
+    returns, and the main thread raises once its own rows are written."""
+    events = sample(DAMAGE)
+    first, mine = concurrent.create_duel("held"), concurrent.create_duel("the main thread's")
+    duels = [concurrent.create_duel(f"table {i}") for i in range(39)]
+    seen, release, holding = _writers(concurrent, hold_first=True)
+    handled = threading.Event()
+    outcomes: dict[str, int] = {}
+    held = threading.Thread(target=lambda: concurrent.append(first, events[0]), name="held")
+    threads = [threading.Thread(target=lambda d=d: outcomes.update({d: concurrent.append(d, events[0])}))
+               for d in duels]
+    main = threading.get_ident()
+
+    def wait_for(count: int) -> None:
+        while concurrent._committer.waiting() < count:
+            threading.Event().wait(0.01)
+
+    def group_then_interrupt() -> None:
+        assert holding.wait(30)
+        threads[0].start()                            # leads the next group
+        wait_for(1)
+        wait_for(2)                                   # the main thread, the first of the group woken
+        for thread in threads[1:]:
+            thread.start()
+        wait_for(40)
+        signal.pthread_kill(main, signal.SIGUSR1)
+        handled.wait(30)
+        release.set()
+    _append_interrupted(lambda: (wait_for(1), concurrent.append(mine, events[0])), handled, held,
+                        threading.Thread(target=group_then_interrupt), release, holding)
+    for thread in threads:
+        thread.join(30)
+    assert not any(thread.is_alive() for thread in threads), "a writer of the group was left waiting"
+    assert seen[1][1] == {mine, *duels} and outcomes == {d: 1 for d in duels}
+    assert all(concurrent.verify(d).ok for d in [first, mine, *duels])
