@@ -138,14 +138,18 @@ def _own_sockets(config: Any, own: list[Any] | None) -> Any:
             self.processes_num += 1
             self.processes.append(self._start(len(sockets) - 1))
 
-        def handle_ttou(self) -> None:          # one fewer: its socket closed, or its share would wait for ever
+        def handle_ttou(self) -> None:
+            """One fewer worker, and its socket with it (or its share would wait for ever). The
+            master lets go of the socket first: it closes as the worker stops accepting, not
+            once it has finished its streams and exited, meanwhile taking new connections
+            that were reset at the close."""
             if self.processes_num <= 1:
                 return
             self.processes_num -= 1
+            sockets.pop().close()
             process = self.processes.pop()
             process.terminate()
             process.join()
-            sockets.pop().close()
     return Workers(config, sockets=sockets)
 
 
