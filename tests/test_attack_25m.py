@@ -33,6 +33,18 @@ def _serve(store: str, port: int, **popen) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
 
 
+def _answering(process: subprocess.Popen, url: str) -> None:
+    """Wait (a minute at most) until the service ``process`` started answers at ``url``."""
+    deadline = time.monotonic() + 60
+    while True:
+        assert process.poll() is None and time.monotonic() < deadline
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+
+
 def test_a_second_serve_while_the_first_starts_its_workers_is_refused_not_shared(workers):
     """The first ``serve`` has bound its sockets and its workers are still starting (importing
     the app, opening the store: a second or more). A second ``serve`` on the same port then must
@@ -65,14 +77,7 @@ def test_port_0_says_the_port_it_got_and_ctrl_c_stops_it_started_with_sigint_ign
         line = process.stderr.readline()
         port = int(re.search(r"http://127\.0\.0\.1:(\d+)", line)[1])
         assert port != 0, line
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None and time.monotonic() < deadline
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+        _answering(process, f"http://127.0.0.1:{port}")
         children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
         os.killpg(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=30)
@@ -124,3 +129,20 @@ def test_while_a_worker_taken_away_finishes_its_streams_every_new_connection_is_
             conn.close()
     os.kill(workers.process.pid, signal.SIGTTIN)       # the module's other tests have two workers again
     _each_listening(workers)
+
+
+def test_the_address_said_for_an_ipv6_host_is_one_a_browser_opens(workers):
+    """``serve --host ::1`` said ``http://::1:PORT``, which is no URL: an IPv6 address in one
+    is written in brackets."""
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6")
+    process = subprocess.Popen([sys.executable, "-m", "ygoreplay", "serve", "--host", "::1", "--port", "0",
+                                "--workers", "2", "--store", _store(workers)],
+                               env={**os.environ, "YGOREPLAY_ADMIN_TOKEN": ADMIN},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = re.search(r"(http://\S+)", process.stderr.readline())[1]
+        _answering(process, url)
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)

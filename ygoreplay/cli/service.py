@@ -52,10 +52,11 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
     own = _reusing(host, port, workers) if workers > 1 else None
     if own:
         port = own[0].getsockname()[1]                 # the one it got for --port 0: say it, not 0
+    shown = f"[{host}]" if ":" in host else host        # an IPv6 address, as a URL writes it
     echo(t("ygoreplay service on http://{host}:{port} (store {store}, {workers} worker(s), witness {witness})",
-           host=host, port=port, store=name, workers=workers, witness=witness.name) if witness else
+           host=shown, port=port, store=name, workers=workers, witness=witness.name) if witness else
          t("ygoreplay service on http://{host}:{port} (store {store}, {workers} worker(s))",
-           host=host, port=port, store=name, workers=workers), err=True)
+           host=shown, port=port, store=name, workers=workers), err=True)
     if new:
         echo(t("organiser token (shown once; keep it): {new}", new=new), err=True)
     elif os.environ.get(ADMIN_ENV):
