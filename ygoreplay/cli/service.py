@@ -49,10 +49,14 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
         admin, new = admin_token(store)
         name, backend = store.name, store.backend
         witness = witness_from(witness_url, store)     # unreachable now, or the store itself: say so before serving
+    own = _reusing(host, port, workers) if workers > 1 else None
+    if own:
+        port = own[0].getsockname()[1]                 # the one it got for --port 0: say it, not 0
+    shown = f"[{host}]" if ":" in host else host        # an IPv6 address, as a URL writes it
     echo(t("ygoreplay service on http://{host}:{port} (store {store}, {workers} worker(s), witness {witness})",
-           host=host, port=port, store=name, workers=workers, witness=witness.name) if witness else
+           host=shown, port=port, store=name, workers=workers, witness=witness.name) if witness else
          t("ygoreplay service on http://{host}:{port} (store {store}, {workers} worker(s))",
-           host=host, port=port, store=name, workers=workers), err=True)
+           host=shown, port=port, store=name, workers=workers), err=True)
     if new:
         echo(t("organiser token (shown once; keep it): {new}", new=new), err=True)
     elif os.environ.get(ADMIN_ENV):
@@ -72,12 +76,16 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
     os.environ.update(YGOREPLAY_STORE=store_url or os.environ.get("YGOREPLAY_STORE", ""),
                       YGOREPLAY_ADMIN_DIGEST=admin, **{CARDS_ENV: os.pathsep.join(f for f in named if f)})
     config = uvicorn.Config("ygoreplay.service:app_from_env", factory=True, host=host, port=port, workers=workers,
-                            log_level="warning", access_log=False, timeout_graceful_shutdown=3)
-    _own_sockets(config).run()
+                            backlog=BACKLOG, log_level="warning", access_log=False, timeout_graceful_shutdown=3)
+    _own_sockets(config, own).run()
     del backend
 
 
-def _own_sockets(config: Any) -> Any:
+#: Connections a listening socket holds until its worker accepts them (uvicorn's default).
+BACKLOG = 2048
+
+
+def _own_sockets(config: Any, own: list[Any] | None) -> Any:
     """uvicorn's workers, each accepting on a listening socket of its own, all bound to the one
     port (``SO_REUSEPORT``): the kernel spreads new connections evenly between them. On one
     socket shared by all (``uvicorn.run``), the worker that woke first took whatever was waiting:
@@ -85,12 +93,10 @@ def _own_sockets(config: Any) -> Any:
     did three quarters of the appends while the other core idled (issue 25). A worker that is
     started again (dead, or ``SIGHUP``) takes its predecessor's socket, whose waiting connections
     it then accepts; one more worker (``SIGTTIN``) gets one more socket, and one fewer (``SIGTTOU``)
-    takes its socket with it. Where ``SO_REUSEPORT`` is missing, every worker shares one socket, as uvicorn's."""
-    import socket
-
+    takes its socket with it. ``own`` are the sockets (``_reusing``); where there are none
+    (``SO_REUSEPORT`` missing), every worker shares one socket, as uvicorn's."""
     from uvicorn.config import STARTUP_FAILURE
     from uvicorn.supervisors.multiprocess import Multiprocess, Process
-    own = _reusing(config.host, config.port, config.workers) if hasattr(socket, "SO_REUSEPORT") else None
     if own is None:
         return Multiprocess(config, sockets=[config.bind_socket()])     # and its errors (a port taken)
     sockets: list[Any] = own
@@ -133,23 +139,29 @@ def _own_sockets(config: Any) -> Any:
             self.processes_num += 1
             self.processes.append(self._start(len(sockets) - 1))
 
-        def handle_ttou(self) -> None:          # one fewer: its socket closed, or its share would wait for ever
+        def handle_ttou(self) -> None:
+            """One fewer worker, and its socket with it (or its share would wait for ever). The
+            master lets go of the socket first: it closes as the worker stops accepting, not
+            once it has finished its streams and exited, meanwhile taking new connections
+            that were reset at the close."""
             if self.processes_num <= 1:
                 return
             self.processes_num -= 1
+            sockets.pop().close()
             process = self.processes.pop()
             process.terminate()
             process.join()
-            sockets.pop().close()
     return Workers(config, sockets=sockets)
 
 
 def _reusing(host: str, port: int, count: int) -> list[Any] | None:
-    """``count`` sockets bound to ``host`` and ``port`` (a free one when 0), which they share
-    (``SO_REUSEPORT``; not listening yet); None when they cannot be bound. The port is first
-    bound alone: one another server holds, with ``SO_REUSEPORT`` or not, is refused as before,
-    not shared with it."""
+    """``count`` sockets listening on ``host`` and ``port`` (a free one when 0), which they
+    share (``SO_REUSEPORT``); None when they cannot be bound. The port is first bound alone:
+    one another server holds, with ``SO_REUSEPORT`` or not, is refused as before, not shared
+    with it."""
     import socket
+    if not hasattr(socket, "SO_REUSEPORT"):
+        return None
     bound: list[socket.socket] = []
     try:
         with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as alone:
@@ -166,13 +178,17 @@ def _reusing(host: str, port: int, count: int) -> list[Any] | None:
 
 
 def _sharing(host: str, port: int) -> Any:
-    """A socket bound to ``host`` and ``port`` with ``SO_REUSEPORT``, for a worker to listen on."""
+    """A socket listening on ``host`` and ``port`` with ``SO_REUSEPORT``, for a worker to accept
+    on. It listens from now, not once its worker starts: a socket bound and not listening does
+    not hold the port against a second server's bind (``SO_REUSEADDR``), which then shared it
+    with this one, and a connection to it was refused until its worker had started."""
     import socket
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind((host, port))
+        sock.listen(BACKLOG)
     except OSError:
         sock.close()
         raise
