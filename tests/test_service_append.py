@@ -217,6 +217,57 @@ def test_the_lane_refuses_what_a_routed_append_refuses_with_the_same_answer(clie
     assert client.get(f"/duels/{duel['id']}/events", headers=ORGANISER).text == ""      # nothing was written
 
 
+def _streamed(size: int):
+    """A body of ``size`` bytes sent in chunks with no length stated: only counting it finds it too big."""
+    yield b"["
+    for _ in range(size // 1000):
+        yield b" " * 1000
+
+
+@pytest.mark.parametrize("followed", [True, False], ids=["followed", "not-followed"])
+def test_a_caller_refused_is_told_so_before_a_bad_body_is_judged(client, plain, monkeypatch, followed):  # noqa: F811
+    """Whoever may not append is told so (401, 403, 404) whatever the body, even one over the limit
+    that states no length; only the append's caller hears what is wrong with it (400, 413), and
+    that before any conflict (409); the limit a body states is refused before anything. The same
+    through the lane and routed, with the token in the header or the query, for a duel this worker
+    follows already and for one it has yet to read (its first append)."""
+    monkeypatch.setattr(common, "MAX_BODY", 10_000)
+    unlisted = _duel(client)
+    public = client.post("/duels", json={"title": "open", "visibility": "public"}, headers=ORGANISER).json()
+    illegal = json.dumps(events_of("illegal/summon-without-tributes.jsonl")).encode()
+    bodies = {"not JSON": lambda: b"[", "no event": lambda: json.dumps([{"kind": "no_such_kind"}]).encode(),
+              "streamed over the limit": lambda: _streamed(20_000)}
+    callers = [(unlisted, "", {}, 404), (unlisted, "", auth("not-a-token"), 404),
+               (unlisted, "&token=not-a-token", {}, 404), (unlisted, "", {"Authorization": "Basic eA=="}, 401),
+               (unlisted, "", auth(unlisted["tokens"]["spectator"]), 403),
+               (public, "", {}, 403), (public, "", auth("not-a-token"), 401),
+               (public, "&token=not-a-token", {}, 401)]
+    recorder = auth(unlisted["tokens"]["recorder"])
+    cases = [(duel, query, headers, body, status) for duel, query, headers, status in callers for body in bodies]
+    cases += [(unlisted, "", recorder, "not JSON", 400), (unlisted, "", recorder, "no event", 400),
+              (unlisted, "", recorder, "streamed over the limit", 413)]
+    for duel, query, headers, body, status in cases:
+        answers = set()
+        for app in (client, plain):
+            hub = app.app.state.service.hub
+            for expected in ("0", "3"):                  # "3": a conflict, once the body is judged
+                if followed:
+                    hub.get(duel["id"])
+                else:
+                    hub.duels.pop(duel["id"], None)
+                r = app.post(f"/duels/{duel['id']}/events?expected={expected}{query}", content=bodies[body](),
+                             headers=headers)
+                assert r.status_code == status, (duel["id"], query, headers, body, r.text)
+                answers.add((r.status_code, r.text, r.headers.get("www-authenticate")))
+        assert len(answers) == 1, answers
+    for app in (client, plain):                          # a rule broken, then its caller's conflict
+        assert app.post(f"/duels/{unlisted['id']}/events?expected=0", content=illegal, headers=recorder).status_code == 422
+        assert app.post(f"/duels/{unlisted['id']}/events?expected=3", content=illegal, headers=recorder).status_code == 409
+        stated = app.post(f"/duels/{unlisted['id']}/events?expected=0", content=b" " * 20_000)   # no token
+        assert stated.status_code == 413
+    assert client.get(f"/duels/{unlisted['id']}/events", headers=ORGANISER).text == ""      # nothing was written
+
+
 def test_an_unexpected_error_in_the_lane_is_the_servers_500_as_when_routed(client, plain, store):  # noqa: F811
     duel = _duel(client)
 
