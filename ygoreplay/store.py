@@ -604,7 +604,7 @@ class Store:
             except (PersistenceError, OSError, ImportError, sqlite3.Error) as exc:
                 if attempt == 2 or "concurrently" not in str(exc):
                     raise StoreError(f"cannot open the store {self.name}: {exc}") from None
-        self._gate = threading.Condition()     # ``close`` and the reads and writes on the pool's connections
+        self._gate = threading.Condition(threading.Lock())   # ``close`` and the reads and writes on the pool's connections
         self._users = 0                        # those holding a connection of the pool, or taking one
         self._closing = False                  # ``close``d: none takes one from now on
         datastore = self.factory.datastore
