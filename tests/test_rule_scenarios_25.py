@@ -22,10 +22,11 @@ from test_special_summons import (
     fold, fuse, moved, resolved, ritual, ss)
 
 from duel import (
-    BATTLE_OX, CELTIC, DARK_MAGICIAN, DECODE_TALKER, KURIBOH, LINK_SPIDER, MAGIC_JAMMER, MST,
+    BATTLE_OX, CELTIC, DARK_MAGICIAN, DECODE_TALKER, KURIBOH, LINK_SPIDER, MAGIC_JAMMER, MONSTER_REBORN, MST,
     ODD_EYES, SHEEP_TOKEN, SOLEMN, STARDUST, TRAP_HOLE, VORSE, position)
 from ygoreplay.cards import Attribute, CardDB, CardFacts, CardType, Race
 from ygoreplay.match.rules import fold as match_fold
+from ygoreplay.views import can_see
 
 JUNK_SYNCHRON, DUST_TORNADO = 63977008, 60082869
 #: Player 1 holds a Set Magic Jammer (a Counter Trap: it may answer anything) and a Set Solemn.
@@ -306,3 +307,57 @@ def test_card_08_a_link_monsters_level_or_def_cannot_change() -> None:
     assert state.cards["decode"].atk == 2800
     check([board(p0), {"kind": "stats_changed", "card": "decode", "level": 4, "cause": "x"}], "LINK-05",
           "no Level or DEF")
+
+
+# == Spells that left the field, effect summons, table objects, banished face-down ====================
+
+BURNING_LAND = 24294108
+
+
+def test_spell_09_a_continuous_spell_applies_while_face_up_on_the_field() -> None:
+    """SPELL-09: a Continuous Spell face-up in its zone applies its effect."""
+    state = fold(board({"szone": [c(BURNING_LAND, "land", position="faceup")]}), act("land", effect_type="continuous"))
+    assert [link.card for link in state.chain] == ["land"]
+
+
+def test_spell_09_a_continuous_spell_that_left_the_field_applies_nothing_refused() -> None:
+    """SPELL-09, checked as SPELL-10: once it has left the field, its effect no longer applies."""
+    check([board({"szone": [c(BURNING_LAND, "land", position="faceup")]}),
+           moved("land", [0, "gy"], "destroyed", cause="x"), act("land", effect_type="continuous")],
+          "SPELL-10", "only while face-up in its zone")
+
+
+REBORN = {"hand": [c(MONSTER_REBORN, "reborn")], "gy": [c(DARK_MAGICIAN, "gy_dm")]}
+REVIVAL = [board(REBORN), act("reborn", zone=0, targets=["gy_dm"]), resolved(), ss("gy_dm", 2, cause="reborn")]
+
+
+def test_sps_10_an_effect_special_summons_as_its_activation_resolves() -> None:
+    """SPS-10: Monster Reborn is activated (a chain link) and summons as it resolves."""
+    state = fold(*REVIVAL, moved("reborn", [0, "gy"], "resolved"), END)
+    assert state.sides[0].mzone[2] == "gy_dm" and state.cards["gy_dm"].summon_method == "effect"
+
+
+def test_sps_10_a_summon_by_a_resolving_effect_cannot_be_negated_refused() -> None:
+    """SPS-10, checked as SPS-11: the activation was not negated, so the summon cannot be."""
+    check([*REVIVAL, {"kind": "summon_negated", "card": "gy_dm", "cause": "solemn"}], "SPS-11",
+          "cannot be negated")
+
+
+def test_setup_05_coins_and_dice_are_recorded() -> None:
+    """SETUP-05: coin tosses and die rolls are events carrying their outcome; the duel goes on."""
+    state = fold(board({}), {"kind": "coin_tossed", "results": [True, False]}, {"kind": "die_rolled", "results": [4]},
+                 phase("end"))
+    assert state.index == 4 and state.phase == "end"
+
+
+@pytest.mark.parametrize("position_, seen_by", [
+    pytest.param("facedown", {"judge", "p0"}, id="face-down-owner-only"),
+    pytest.param(None, {"judge", "p0", "p1", "spectator"}, id="face-up-public"),
+])
+def test_zone_15_a_banished_card_is_public_unless_banished_face_down(position_: str | None, seen_by: set) -> None:
+    """ZONE-15: a banished card is face-up and public; banished face-down, only its owner sees it."""
+    where = {"position": position_} if position_ else {}
+    state = fold(board({"mzone": [c(CELTIC, "celtic")]}), moved("celtic", [0, "banished"], "banished", cause="x", **where))
+    card = state.cards["celtic"]
+    assert card.zone == "banished"
+    assert {view for view in ("judge", "p0", "p1", "spectator") if can_see(view, card)} == seen_by
