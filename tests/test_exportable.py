@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from ygoreplay.application import Records
 from ygoreplay.cli import main
@@ -58,6 +58,11 @@ def round_trip(records: Records, duel: str) -> None:
     lines = loads_events(text.encode("utf-8"))
     assert [e.to_dict() for e in lines] == [e.to_dict() for e in stored.events]
     assert snapshot(audit(lines, stored.cards).state) == board
+    # and each goes back in: the judge file imported, the JSON Lines recorded, the same board
+    imported = records.import_replay(back, None, [records.store.key.public])
+    assert not imported.skipped and snapshot(records.state(imported.id)) == board
+    again = records.record(lines, "again", witnessed=stored.events[0].witnessed)
+    assert again.stored == len(lines) and snapshot(records.state(again.id)) == board
 
 
 def refused_saying(records: Records, wires: list[dict], *words: str) -> None:
@@ -173,6 +178,8 @@ _BANLIST = st.one_of(st.none(), st.builds(lambda start, n: range(start, start + 
 @settings(max_examples=int(os.environ.get("EXPORTABLE_EXAMPLES", 40)), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                    HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(names=_NAMES, notes=st.lists(_NOTE, max_size=3), judge=_SHORT, codes=_BANLIST)
+@example(names=["a" * 5000], notes=[], judge="j", codes=None)      # what main stored, never exported
+@example(names=[], notes=["x" * 40_000] * 3, judge="j", codes=None)       # what main wrote, never read
 def test_what_append_takes_exports_and_loads_back_to_the_same_board(records, names, notes, judge, codes):
     """Whatever names, notes and banlist append takes, the duel exports, loads back and folds to
     the same board; what it refuses is refused naming the event."""
@@ -215,3 +222,30 @@ def test_a_match_whose_names_no_file_header_holds_is_refused_at_append(tmp_path)
         named = {**opening[0], "banlist": "B" * 5000}
         with pytest.raises(InputError, match=r"event 0 \(match_started\): banlist is 5,000 bytes"):
             store.record([from_dict(e) for e in [named, *opening[1:]]], "m", kind="match", strict=True)
+
+
+_CODES = sorted(set(OPENING[1]["main"]))
+
+
+@settings(max_examples=int(os.environ.get("EXPORTABLE_EXAMPLES", 15)), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(sizes=st.tuples(st.integers(0, 1000), st.integers(0, 300), st.integers(0, 300)), hand=st.integers(0, 5),
+       names=_NAMES, seed=st.integers(0, 1 << 30))
+@example(sizes=(1000, 0, 300), hand=5, names=["Yugi", "é" * 2049], seed=1)     # what main stored, never exported
+def test_a_witnessed_duel_keeps_decks_of_any_size_and_still_exports(records, sizes, hand, names, seed):
+    """At a table an illegal deck is kept, flagged (DECK-01..03): whatever size append keeps, the
+    duel exports, loads back and folds to the same board."""
+    import random
+    pick = random.Random(seed).choices
+    started = {**STARTED, "players": names, "witnessed": True}
+    decks = [{"kind": "deck_registered", "player": p, "main": pick(_CODES, k=sizes[0]),
+              "extra": [], "side": pick(_CODES, k=sizes[2])} for p in (0, 1)]
+    draws = [{"kind": "cards_drawn", "player": p, "count": min(hand, sizes[0])} for p in (0, 1)]
+    try:
+        duel = appended(records, [started, *decks, *draws])
+    except InputError as exc:
+        assert str(exc).startswith("event "), str(exc)
+        return
+    except RuleViolation:
+        return
+    round_trip(records, duel)
