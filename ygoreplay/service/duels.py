@@ -131,7 +131,8 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     ``rolled_back`` or ``judge_note`` is the judge's here as on ``/rollback`` and ``/notes``; a
     player confirms or disputes the other side's entries. In a witnessed duel each is stamped
     with the token's role (``entered_by``), and the answer lists the ``flags`` of the events
-    stored (rules broken and kept)."""
+    stored (rules broken and kept): to a player's device, as its own view finds them (its frames'),
+    never the record's, which may name a card of the other player's it does not see."""
     caller, live = asking
     players = PLAYERS if live.access.mode == "witnessed" else ()      # who said so, and their own side
     Service.require(caller, "recorder", "judge", *players)
@@ -148,7 +149,13 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
         return written
     written = await service.in_thread(service.hub.appending, duel_id, appended)
     receipt, flags = done
-    return {"position": written[-1].position + 1, **receipt.fields(), "flags": [violation_dict(f) for f in flags]}
+    stop = written[-1].position + 1
+    if caller.view == "judge":                  # the record's own fold is the judge's view
+        return {"position": stop, **receipt.fields(), "flags": [violation_dict(f) for f in flags]}
+    # a player's device: the flags its own view's fold finds, as its frames give them (the record's
+    # may name a card of the other player's it does not see)
+    seen = await service.in_thread(service.hub.get(duel_id).flags, caller.view, written[0].position, stop)
+    return {"position": stop, **receipt.fields(), "flags": seen}
 
 
 # a recorder's every event: its plain requests skip FastAPI's dependency solving (``DirectRoute``)
