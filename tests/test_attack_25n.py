@@ -133,3 +133,31 @@ def test_the_flags_an_append_answers_a_player_are_its_own_views(table):
     assert flagged.json()["flags"] == [{"index": position, **flag} for flag in frames[0]["flags"]]
     judge = client.get(f"/duels/{duel_id}/frames?from={position}", headers=auth(tokens["judge"])).json()["frames"]
     assert "Axe of Despair" in judge[0]["flags"][0]["message"], "the judge's view names it"
+
+
+def test_a_duels_tree_lists_only_the_branches_the_token_opens(tmp_path):
+    """A match's token opens the match's duels (``Service.match_role``), not a branch a judge made
+    of one (a branch is no duel of the match). ``/tree`` decided apart, by the token's role's
+    digest in each duel of the family: a match's token, a role of that duel's through its match,
+    was listed the duel's branches (ids, titles, events) that the same token is refused (404)."""
+    from test_match_service import MATCHES, lines, match_body
+    sample = lines(MATCHES / "two-nil.jsonl")
+    with Store(str(tmp_path / "duels.sqlite"), concurrent=True) as store, \
+            TestClient(create_app(store, digest(ADMIN))) as client:
+        match = client.post("/matches", json=match_body(sample), headers=ORGANISER).json()
+        tokens = match["tokens"]
+        started = next(ev for ev in sample if ev["kind"] == "game_started")
+        game = client.post(f"/matches/{match['id']}/games", headers=auth(tokens["recorder"]),
+                           json={k: started[k] for k in ("first_player", "chosen_by")}).json()
+        duel_id = game["duel"]["id"]
+        assert client.post(f"/duels/{duel_id}/events", json=lines(MATCHES / started["duel"])[:8],
+                           headers=auth(tokens["recorder"])).status_code == 200
+        branch = client.post(f"/duels/{duel_id}/branch", json={"at": 5, "title": "what if p1 had Ash"},
+                             headers=auth(game["duel"]["tokens"]["judge"])).json()["id"]
+        for role in ("p0", "spectator", "judge"):
+            assert client.get(f"/duels/{branch}/state", headers=auth(tokens[role])).status_code == 404
+            listed = client.get(f"/duels/{duel_id}/tree", headers=auth(tokens[role]))
+            assert listed.status_code == 200 and [d["id"] for d in listed.json()] == [duel_id], listed.text
+        own = client.get(f"/duels/{duel_id}/tree", headers=auth(game["duel"]["tokens"]["p0"])).json()
+        assert [d["id"] for d in own] == [duel_id, branch], "the duel's own token opens its branch"
+        assert client.get(f"/duels/{branch}/state", headers=auth(game["duel"]["tokens"]["p0"])).status_code == 200

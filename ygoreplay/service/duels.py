@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from ..actions import actions
-from ..access import MODES, PLAYERS, RELEASES, VISIBILITIES, Access, ReleaseSettingError, off_side, release_settings
+from ..access import MODES, PLAYERS, RELEASES, VISIBILITIES, ReleaseSettingError, off_side, release_settings
 from ..application import duel_dict, family, public_duels, violation_dict
 from ..live import LiveDuel, LiveView, Step
 from ..openings import SealReport
@@ -457,15 +457,11 @@ def receipt(service: ServiceDep, asking: DuelCaller) -> dict:
 
 
 @router.get("/duels/{duel_id}/tree", tags=["everyone"])
-def tree(duel_id: str, service: ServiceDep, asking: DuelCaller) -> list[dict]:
-    """The duel's family of branches, depth first, that this token may open."""
-    caller, live = asking
-
-    def may_open(access: Access) -> bool:
-        if caller.role == "public":
-            return access.visibility == "public"
-        return caller.role == "organiser" or access.tokens.get(caller.role) == live.access.tokens.get(caller.role)
-    return family(service.records, duel_id, may_open,
+def tree(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller) -> list[dict]:
+    """The duel's family of branches, depth first, that this token may open (``Service.opens``,
+    as each of them would be asked: a match's token opens its duels, not their branches)."""
+    caller, _live = asking
+    return family(service.records, duel_id, lambda member, access: service.opens(request, member, access),
                   service.spectators_see if caller.view == "spectator" else None)
 
 
