@@ -1559,11 +1559,11 @@ class Store:
         return (fold.position, bool(getattr(fold.state, "witnessed", False)),
                 self._attached(duel_id, "access", live.access) if first else None)
 
-    def turn_player(self, duel_id: str) -> int | None:
-        """Whose turn it is at the duel's head, None before its first turn (or for a match),
-        from the fold its appends use: who may record what (``access.side_of``)."""
-        state = getattr(self._head_fold(duel_id), "state", None)
-        return state.turn_player if getattr(state, "turn", 0) else None
+    def head_state(self, duel_id: str) -> Any:
+        """The board at the duel's head (a ``DuelState``; None for a match), from the fold its
+        appends use, to be read and never changed: whose turn it is, where each card is and who
+        sees it (what a player's device may record: ``application._stamped``)."""
+        return getattr(self._head_fold(duel_id), "state", None)
 
     def _head_fold(self, duel_id: str) -> Any:
         with self._lock_for(duel_id):
