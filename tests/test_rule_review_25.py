@@ -14,7 +14,7 @@ from test_rule_scenarios_25 import JAMMER, P1_TRAPS, RITUAL_BOARD, RITUAL_START
 from test_rules_turn import draw, phase, turn_started
 from test_special_summons import FUS, act, board, c, check, fold, fuse, moved, resolved, ritual
 
-from duel import MST
+from duel import KURIBOH, MST
 
 RITUAL_GONE = moved("ritual", [0, "gy"], "resolved")          # SPELL-04: the resolved Spell leaves
 MST_ON_JAMMER = act("mst", zone=1, targets=["jammer"])        # a Quick-Play Spell: no trigger
@@ -73,7 +73,8 @@ FUSION_BOARD = {**FUS, "hand": [*FUS["hand"], c(MST, "mst")]}
 
 
 @pytest.mark.parametrize("events", [
-    pytest.param([act("poly", zone=0), MST_ON_JAMMER, resolved(2), moved("jammer", [1, "gy"], "destroyed", cause="mst"), resolved(1),
+    pytest.param([act("poly", zone=0), MST_ON_JAMMER, resolved(2),
+                  moved("jammer", [1, "gy"], "destroyed", cause="mst"), resolved(1),
                   fuse("hand_celtic", "ox")], id="polymerization-chained-to-then-link-1-fuses"),
     pytest.param([act("poly", zone=0), resolved(), fuse("hand_celtic", "ox"), moved("poly", [0, "gy"], "resolved"),
                   MST_ON_JAMMER], id="fusion-then-a-new-chain-without-its-end"),
@@ -84,3 +85,15 @@ def test_fus_03_legal_sequences_held(events: list[dict]) -> None:
     """FUS-03: a Fusion Spell chained to (the summon while link 1 resolves after link 2), a Fusion
     then a new chain with no chain_ended, a negated Polymerization then a new chain: accepted."""
     fold(board(FUSION_BOARD, P1_TRAPS), *events)
+
+
+def test_fus_03_a_quick_play_fusion_in_the_opponents_turn_held() -> None:
+    """FUS-03: in the opponent's turn a Quick-Play (Mystical Space Typhoon stands in for Super
+    Polymerization: the engine reads no card text) chained as link 2 Fusion Summons while it
+    resolves, then link 1 resolves: accepted, as it was."""
+    p0 = {**FUS, "szone": [c(MST, "qp", position="set")]}
+    p1 = {"mzone": [c(KURIBOH, "p1_kuriboh")], "hand": [c(MST, "p1_mst")]}
+    state = fold(board(p0, p1, turn_player=1, turn=3), act("p1_mst", player=1, zone=0, targets=["qp"]),
+                 act("qp", player=0, targets=["p1_mst"]), resolved(2), fuse("ox", "hand_celtic", player=0, cause="qp"),
+                 moved("qp", [0, "gy"], "resolved"), resolved(1))
+    assert state.cards["thousand"].zone == "mzone" and not state.chain
