@@ -208,16 +208,21 @@ def _check_ritual_resolution(state: DuelState, ev: Activated) -> None:
     among them that resolved (not negated) and whose Ritual Summon has not come yet is still
     resolving. A trigger is let through: a record need not mark a chain's end, and a trigger of
     what happened in it starts a new chain (a Ritual Spell that summoned nothing is not called).
+    RIT-03 review: only while the Ritual Spell is still face-up in its zone. ``to_leave`` lasts until
+    a chain_ended is recorded (maybe never), so it holds Ritual Spells of chains and turns long
+    over; one the record has sent to the GY has finished resolving, whether it summoned or not (a
+    Ritual Spell that summoned nothing, then a new chain, is legal).
     FUS-03 is checked on the Fusion Summon (summon.py): a Fusion Spell is no fact the engine reads."""
     if ev.effect_type in _TRIGGERS:
         return
     for card_id in state.to_leave:
         card = state.cards.get(card_id)
-        if (card is not None and card.facts.spell_subtype == "ritual" and card_id not in state.negated
-                and not _ritual_summoned_this_turn(state)):
-            fail(state, ev, "RIT-03", say("{name} has resolved and its Ritual Summon has not come: nothing may be "
-                                          "activated from the start of its resolution until the Ritual Summon "
-                                          "succeeds", name=card.name))
+        if (card is not None and card.zone == SZONE and card.face_up and card.facts.spell_subtype == "ritual"
+                and card_id not in state.negated and not _ritual_summoned_this_turn(state)):
+            fail(state, ev, "RIT-03", say("{name} has resolved, is still on the field and its Ritual Summon has not "
+                                          "come: nothing may be activated from the start of its resolution until "
+                                          "the Ritual Summon succeeds (if it summoned nothing, record it going to "
+                                          "the GY first)", name=card.name))
             return
 
 
