@@ -206,3 +206,7 @@ def test_opening_prints_each_figure_against_the_tree_before():
     assert_figures(output, *(rf"^  {figure} +{NUMBER} us +before +{NUMBER} us +this / before {NUMBER}"
                              for figure in ("real fold", "real redact", "real live",
                                             "synthetic fold", "synthetic redact", "synthetic live")))
+
+
+def test_vouched_reads_prints_each_reads_time():
+    assert_figures(run_bench("vouched_reads.py"), r'"search\(20\)": ' + NUMBER, r'"load\(verified=False\)": ' + NUMBER)

@@ -204,8 +204,9 @@ def test_the_service_shows_nothing_past_the_last_anchor_that_vouches_for_it(tmp_
 
 def test_a_header_given_another_root_with_its_events_chained_again_is_refused(store_url, store, open_store):
     """The header's root replaced and every event chained again from it: the chain alone holds.
-    A seek past it is refused by its seal; one that folds from the root without reaching a seal
-    (at 0; a rollback's restore) by the header's digest, which the anchors sign."""
+    A seek is refused by the header's digest, which the anchors sign (checked first, as the
+    service's read checks it: a seek past it was refused by its seal alone), and so is one that
+    folds from the root without reaching a seal (at 0; a rollback's restore)."""
     duel = stored_duel(store, "appends of 5")
     (state,), = execute(store_url, "SELECT state FROM {t} WHERE originator_id = ? AND originator_version = 0",
                         (duel,))
@@ -215,7 +216,7 @@ def test_a_header_given_another_root_with_its_events_chained_again_is_refused(st
             (msgpack.packb(envelope), duel))
     rechain(store_url, duel, [(env["e"], env["t"]) for env in envelopes(store_url, duel)])
     cold = open_store()
-    with pytest.raises(VerificationError, match=f"duel {duel}: its events up to 7 are not"):
+    with pytest.raises(VerificationError, match=f"duel {duel}: its header is not the one its signed anchor names"):
         cold.state_at(duel, 7)
     with pytest.raises(VerificationError, match=f"duel {duel}: its header is not the one its signed anchor names"):
         cold._history(duel, 3, cold.cards_of(duel)[0])             # what a rollback's restore folds

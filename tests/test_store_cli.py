@@ -254,10 +254,13 @@ def test_verify_names_the_record_changed_behind_the_stores_back(store_url):
     execute(store_url, f"UPDATE {{t}} SET state = ? {where}", (b"\xc1", duel, 41))
     # Reading it is refused with a message: a board it leads to (show --at 40 folds #33..#40 from
     # the snapshot at 32; a board past the next snapshot reads no event before it), the log.
-    for command in (("show", duel, "--at", "40"), ("log", duel)):
-        undecodable = run(*command, url=store_url)
-        clean(undecodable, 2)
-        assert f"duel {duel} event 40: the stored record cannot be decoded" in undecodable.output
+    undecodable = run("show", duel, "--at", "40", url=store_url)
+    clean(undecodable, 2)
+    assert f"duel {duel} event 40: the stored record cannot be decoded" in undecodable.output
+    # the whole duel read (the log) is refused as the service refuses it: verify says where
+    undecodable = run("log", duel, url=store_url)
+    clean(undecodable, 1)
+    assert f"duel {duel} fails verification at event 40: event 40 cannot be decoded" in undecodable.output
     assert run("verify", duel, url=store_url).stdout == f"{duel}: BROKEN at event 40: event 40 cannot be decoded\n"
 
     execute(store_url, f"DELETE FROM {{t}} {where}", (duel, 41))

@@ -290,7 +290,10 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
     rows = _fetch(store, index.sql(sql), params)
     more = len(rows) > query.limit
     rows = rows[:query.limit]
-    return {"results": [_result(row) for row in rows],
+    listed = store.listed([row["id"] for row in rows])
+    # a page holds only what the list of duels would name (``Store.listed``: not an altered
+    # stream, nor a branch of one), under the title its anchors sign; it may come out short
+    return {"results": [{**_result(row), "title": listed[row["id"]].title} for row in rows if row["id"] in listed],
             "next": _next(rows[-1]["created_ms"], rows[-1]["id"]) if more else None}
 
 
@@ -377,15 +380,19 @@ def player(store: Any, name: str, limit: int = MAX_LIMIT, cursor: str | None = N
     index: Index = store.library
     page = search(store, Query(player=name, kind="duel", limit=limit, after=_cursor(cursor)), now)
     inner, params = _visible(index, Query(player=name, kind="duel"), _now_ms(now))
-    params = [normal_name(name)] * 4 + params      # the counts' come first in the statement
-    shown = "t.ended = 1 AND t.cut = t.events"
-    sql = (f"SELECT count(CASE WHEN {shown} AND ((t.winner = 0 AND t.p0_key = ?) OR (t.winner = 1 AND t.p1_key = ?)) "
-           f"THEN 1 END) AS won, count(CASE WHEN {shown} AND ((t.winner = 1 AND t.p0_key = ?) OR "
-           f"(t.winner = 0 AND t.p1_key = ?)) THEN 1 END) AS lost, "
-           f"count(CASE WHEN {shown} AND t.winner IS NULL THEN 1 END) AS drawn FROM ({inner}) t")
-    row = _fetch(store, index.sql(sql), params)[0]
-    return {"name": name, "duels": page["results"], "next": page["next"],
-            "won": int(row["won"] or 0), "lost": int(row["lost"] or 0), "drawn": int(row["drawn"] or 0)}
+    params = [normal_name(name)] * 2 + params      # the outcome's come first in the statement
+    # each ended duel anyone may see whole, and whether the player won it: counted once the
+    # store says a list may name it (``Store.listed``), as the page's duels are
+    sql = (f"SELECT t.id, CASE WHEN t.winner IS NULL THEN 'drawn' WHEN (t.winner = 0 AND t.p0_key = ?) OR "
+           f"(t.winner = 1 AND t.p1_key = ?) THEN 'won' ELSE 'lost' END AS outcome FROM ({inner}) t "
+           f"WHERE t.ended = 1 AND t.cut = t.events")
+    ended = _fetch(store, index.sql(sql), params)
+    listed = store.listed([row["id"] for row in ended])
+    counted = {outcome: 0 for outcome in ("won", "lost", "drawn")}
+    for row in ended:
+        if row["id"] in listed:
+            counted[row["outcome"]] += 1
+    return {"name": name, "duels": page["results"], "next": page["next"], **counted}
 
 
 def _now_ms(now: float | None) -> int:

@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 from .chain import now
 from .decks import Banlist
 from .access import MODES
-from .errors import InputError, StoreError
+from .errors import InputError, StoreError, VerificationError
 from .match import application as match_app
 from .match.policies import POLICIES
 from .store import Record, Store, new_id
@@ -289,10 +289,11 @@ def recording(records: Sequence[Record]) -> dict | None:
 
 
 def _records(store: Store, stream_id: str) -> list[Record]:
-    """A stream's stored events (none for a stream not there)."""
+    """A stream's stored events its signed anchors vouch for (``Store.records_after``): none for
+    a stream not there, nor for one whose header they do not name (altered)."""
     try:
         return store.records_after(stream_id, 0)
-    except StoreError:
+    except (StoreError, VerificationError):
         return []
 
 
@@ -302,9 +303,9 @@ def match_details(store: Store, duel_id: str) -> dict:
     match_id = store.match_of(duel_id)
     if match_id is None:
         return {}
-    try:
+    try:            # nothing of a match whose header its anchors do not name (altered): not its seat either
         first = store.records_after(match_id, 0)[:1]
-    except StoreError:
+    except (StoreError, VerificationError):
         return {}
     out: dict[str, Any] = {"match": match_id}
     if first and first[0].event.kind == "match_started":

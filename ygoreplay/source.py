@@ -44,6 +44,7 @@ class Source:
     renames: list = field(default_factory=list)
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
     duel_id: str | None = None
+    records: list = field(default_factory=list, repr=False)       # a stored duel's, as its anchors vouch
 
     redactions: dict = field(default_factory=dict, repr=False)     # view -> what ``_as`` derived
 
@@ -166,12 +167,14 @@ def stored_board(store: Store, spec: str, at: int | None) -> tuple[int, Event, D
         else:
             if shown is not None:
                 return at, shown.event, state
-    last = store.record_at(duel_id)
-    if last is None:
-        raise SourceError(f"{duel_id}: the duel has no events")
     if at is not None:
-        raise SourceError(f"{duel_id}: --at {at} is outside the duel's events 0..{last.position}")
-    return last.position, last.event, store.state_at(duel_id, last.position + 1)
+        last = store.record_at(duel_id)              # only its position is said: no event of it is shown
+        raise SourceError(f"{duel_id}: --at {at} is outside the duel's events 0..{last.position if last else -1}"
+                          if last is not None else f"{duel_id}: the duel has no events")
+    state, shown = store.seek(duel_id)               # the board and its last event, both as the anchors vouch
+    if shown is None:
+        raise SourceError(f"{duel_id}: the duel has no events")
+    return shown.position, shown.event, state
 
 
 def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
@@ -190,4 +193,5 @@ def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
         raise SourceError(f"{spec}: no such file")
     duel = store.load(resolve_duel(store, spec), verified=False)
     return Source(duel.id, duel.events, duel.cards, secret=duel.header.secret, duel_id=duel.id,
-                  reverted={r.position: r.reverted_by for r in duel.records if r.reverted_by is not None})
+                  reverted={r.position: r.reverted_by for r in duel.records if r.reverted_by is not None},
+                  records=duel.records)

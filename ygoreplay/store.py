@@ -115,6 +115,11 @@ _SIGNED_KEPT = 65536
 #: Anchors whose signature (or MAC) held, by (duel, count, digest of the stored row), as ``_SIGNED``:
 #: a seek checks the anchor at or after its position and the last one (issue 25).
 _ANCHORED: set[tuple[str, int, bytes, bool]] = set()
+#: Header rows found to be the header a signed anchor names, by (duel, digest of the row, the
+#: digest the anchor names): a seek checks its duel's header (``Store._header_named``).
+_NAMED: set[tuple[str, bytes, bytes]] = set()
+#: streams ``Store.listed`` reads in one statement (two bound values each)
+_LISTED_AT_ONCE = 120
 #: SQLite files (device, inode, change time) found to hold a store of this format: opened again
 #: in this process (a board per request), the marker is not read again on a connection of its own.
 _STORE_FILES: set[tuple[int, int, int]] = set()
@@ -640,6 +645,7 @@ class Store:
             "ORDER BY part, originator_version")
         self._postgres = _PostgresWriter(self) if self.backend == "postgresql" and not readonly else None
         self._live: OrderedDict[str, _Live] = OrderedDict()
+        self._listed: dict[tuple[str, bytes, int, bytes], Header | None] = {}    # ``_listed_header``'s decisions
         self._guard = threading.Lock()                 # the cache and the per-duel locks
         self._locks: dict[str, threading.Lock] = {}
         self._committer = _Committer(self) if concurrent and not readonly else None
@@ -824,13 +830,89 @@ class Store:
             header = self._decode_header(duel_id, state)
         except StoreError:
             return DuelInfo(duel_id, "(unreadable header)", "", None, None)
-        head = self._anchor(duel_id)
-        signer = self.trusts(head.key) if head is not None else None
-        if head is None or signer is None or head.header != header.digest or not head.signed_by(signer, duel_id):
+        rows = self.events.select_events(f"{duel_id}/head", desc=True, limit=1)
+        head = self._names_header(duel_id, header, rows[0] if rows else None)
+        if head is None:
+            stored = self._anchor(duel_id)
             return DuelInfo(duel_id, header.title, header.created, header.parent, header.branch_at,
-                            head.count if head else 0, {}, header.source, header.provenance, signed=False)
+                            stored.count if stored else 0, {}, header.source, header.provenance, signed=False)
         return DuelInfo(duel_id, header.title, header.created, header.parent, header.branch_at,
                         head.count, head.status, header.source, header.provenance)
+
+    def _names_header(self, stream_id: str, header: Header, anchor: StoredEvent | None) -> Head | None:
+        """The stream's last anchor (``anchor``, its row) when it is signed by a key trusted here
+        (``_signed_anchor``) and names ``header``; None when it does not: the header was altered
+        in the database, or the anchor was. The one decision of whether a listing may name a
+        stream (``DuelInfo.signed``, ``listed``)."""
+        head = self._signed_anchor(stream_id, anchor)
+        return head if head is not None and head.header == header.digest else None
+
+    def listed(self, ids: Sequence[str]) -> dict[str, Header]:
+        """Of these streams, those a listing of anyone's may name, with their headers: the header
+        is the one the last anchor names (``_names_header``, what ``DuelInfo.signed`` says), and
+        for a branch so is every ancestor's (its first events are the parent's: a branch of an
+        altered duel shows a spectator nothing, as ``LiveDuel.hidden_by_parent`` decides). Read
+        in one statement per generation (header and last anchor of each), never an event: the
+        library search's page (``library_search.search``) is checked as the list of duels is.
+        Each decision is kept for the rows' bytes it was made on (``_listed``)."""
+        headers: dict[str, Header | None] = {}
+        waiting = list(dict.fromkeys(ids))
+        while waiting:
+            wanted, waiting = waiting[:_LISTED_AT_ONCE], waiting[_LISTED_AT_ONCE:]
+            # each stream's header and, by one index lookup for its last version, its last anchor
+            # (a live duel has an anchor per append: none of the others is read)
+            query = self.library.sql(
+                f"WITH wanted(id, head) AS (VALUES {', '.join(['(?, ?)'] * len(wanted))}) "
+                "SELECT 0 AS part, e.originator_id, e.originator_version, e.state FROM wanted "
+                "JOIN {heads} e ON e.originator_id = wanted.id AND e.originator_version = 0 UNION ALL "
+                "SELECT 1 AS part, e.originator_id, e.originator_version, e.state FROM wanted "
+                "JOIN {heads} e ON e.originator_id = wanted.head AND e.originator_version = "
+                "(SELECT max(m.originator_version) FROM {heads} m WHERE m.originator_id = wanted.head)")
+            found: dict[tuple[int, str], tuple[int, bytes]] = {}
+            with self.events.datastore.transaction(commit=False) as cursor:
+                cursor.execute(query, [o for stream_id in wanted for o in (stream_id, f"{stream_id}/head")])
+                for row in cursor.fetchall():
+                    found[(row["part"], str(row["originator_id"]).removesuffix("/head"))] = (
+                        row["originator_version"], bytes(row["state"]))
+            for stream_id in wanted:
+                headers[stream_id] = self._listed_header(stream_id, found.get((0, stream_id)), found.get((1, stream_id)))
+            waiting += [parent for parent in dict.fromkeys(h.parent for h in (headers[s] for s in wanted)
+                                                           if h is not None and h.parent)
+                        if parent not in headers and parent not in waiting]
+
+        def vouched(stream_id: str) -> bool:
+            seen = set()
+            header = headers.get(stream_id)
+            while header is not None and header.parent and stream_id not in seen:
+                seen.add(stream_id)
+                stream_id = header.parent
+                header = headers.get(stream_id)
+            return header is not None
+        return {stream_id: header for stream_id in ids
+                if (header := headers.get(stream_id)) is not None and vouched(stream_id)}
+
+    def _listed_header(self, stream_id: str, header_row: tuple[int, bytes] | None,
+                       anchor_row: tuple[int, bytes] | None) -> Header | None:
+        """``listed``'s decision on one stream's header row and last anchor row (version and
+        state each): its header, or None. Kept by the rows' digests: the same rows decide the
+        same (a page read again decodes and checks nothing)."""
+        if header_row is None or anchor_row is None:
+            return None
+        header_state, (version, anchor_state) = header_row[1], anchor_row
+        key = (stream_id, hashlib.sha256(header_state).digest(), version, hashlib.sha256(anchor_state).digest())
+        if key in self._listed:
+            return self._listed[key]
+        try:
+            header: Header | None = self._decode_header(stream_id, header_state)
+        except StoreError:
+            header = None
+        row = StoredEvent(f"{stream_id}/head", version, HEAD_TOPIC, anchor_state)
+        if header is not None and self._names_header(stream_id, header, row) is None:
+            header = None
+        if len(self._listed) >= _SIGNED_KEPT:
+            self._listed.clear()
+        self._listed[key] = header
+        return header
 
     def ids(self, kind: str = "duel") -> list[str]:
         """The id of every duel (or stream of another ``kind``), oldest first."""
@@ -1383,7 +1465,8 @@ class Store:
             parts[part].append(StoredEvent(owners[part], row["originator_version"], row["topic"], bytes(row["state"])))
         return parts
 
-    def opened(self, stream_id: str, kind: str = "duel") -> tuple[Header, dict | None, CardDB, list[Record], int | None]:
+    def opened(self, stream_id: str, kind: str | None = "duel"
+               ) -> tuple[Header, dict | None, CardDB, list[Record], int | None]:
         """What a live stream (a duel, or a ``kind="match"``) is first loaded with, read in one
         statement (StoreError for none): its header, its ``access`` attachment (None if none), its
         card facts, and its events as ``chained_after(stream_id, 0, root)`` gives them, with the
@@ -1394,21 +1477,22 @@ class Store:
         is the one they sign (else VerificationError: nothing of the stream is shown), and an
         anchor vouches for its events only with the card and effect facts it signs, so card
         records altered in the database cut what is shown where they were written (``broken``)
-        and are never shown."""
+        and are never shown. ``kind`` None: a stream of whatever kind its header says."""
         header_rows, access, cards_rows, rows, anchors = self._parts(
             self._live_query, (stream_id, f"{stream_id}/access", f"{stream_id}/cards", stream_id, f"{stream_id}/head"))
         if not header_rows:
-            raise StoreError(f"no {kind} {stream_id!r} in {self.name}")
+            raise StoreError(f"no {kind or 'stream'} {stream_id!r} in {self.name}")
         header = self._decode_header(stream_id, header_rows[0].state)
+        kind_named = kind or (header.kind if header.kind in KINDS else "stream")
         # every signed anchor names the header's digest (its kind too: an altered one decides
         # nothing), the last one's checked before any event is: an altered stream's events were
         # chained and decoded on every request for it, anyone's (an unknown id's is one lookup)
         signed = next((h for h in (self._signed_anchor(stream_id, row) for row in reversed(anchors)) if h is not None),
                       None)
         if signed is None or signed.header != header.digest:
-            raise VerificationError(f"{kind} {stream_id}: its header is not the one its signed anchors name "
+            raise VerificationError(f"{kind_named} {stream_id}: its header is not the one its signed anchors name "
                                     "(altered, or its anchors are missing); nothing of it is shown. Run 'ygoreplay verify'")
-        if header.kind != kind:
+        if kind is not None and header.kind != kind:
             raise StoreError(f"no {kind} {stream_id!r}: it is a {header.kind}")
         records, broken, (head, earlier) = self._chained(stream_id, 0, header.root, rows, anchors)
         while True:        # the last anchor whose card facts are the stored ones up to it vouches
@@ -1581,10 +1665,11 @@ class Store:
         return self._decode(duel_id, rows[0]) if rows else None
 
     def records_after(self, stream_id: str, count: int = 0) -> list[Record]:
-        """The stored events from position ``count`` on that the chain and the signed anchors
-        vouch for (``chained_after``: a page shows nothing a forger put in the database)."""
-        prev = self.hash_at(stream_id, count)
-        return self.chained_after(stream_id, count, prev)[0] if prev is not None else []
+        """The stored events of a duel or match from position ``count`` on, as ``opened`` shows
+        them (what the service shows): none of a stream whose header its signed anchors do not
+        name (VerificationError), and only the events they vouch for (a page shows nothing a
+        forger put in the database)."""
+        return self.opened(stream_id, None)[3][count:]
 
     def chained_after(self, duel_id: str, count: int, prev: bytes) -> tuple[list[Record], int | None]:
         """The stored events from position ``count`` on that follow the chain from ``prev`` (the
@@ -1649,17 +1734,30 @@ class Store:
 
     def load(self, duel_id: str, *, verified: bool = True) -> StoredDuel:
         """The whole duel: header, records, card facts, anchor. With ``verified`` (export, branch)
-        a record that fails ``verify`` raises VerificationError: nothing is derived from it."""
+        a record that fails ``verify`` raises VerificationError: nothing is derived from it.
+        Without, it is read as the service reads it (``opened``: the header and every event
+        checked against the signed anchors, not verify's whole audit), and refused
+        (VerificationError naming the duel and where) unless they vouch for every stored event:
+        a command line's ``show``, ``log`` or ``play`` never shows what a forger wrote."""
         if not verified:
-            records = self.records(duel_id)
-            return StoredDuel(duel_id, self.header(duel_id), records, self.cards_of(duel_id)[0], self._anchor(duel_id))
+            header, _access, cards, records, broken = self.opened(duel_id, None)
+            if broken is not None:          # refused: ``verify`` says where (read again only here)
+                self._verified(duel_id, "nothing of it is shown. Run 'ygoreplay verify'")
+                raise VerificationError(f"duel {duel_id}: its signed anchors vouch for its first {broken} event(s) "
+                                        "only (changed in the database while it was read); nothing of it is shown. "
+                                        "Run 'ygoreplay verify'")
+            return StoredDuel(duel_id, header, _marked(records), cards, self._anchor(duel_id))
+        result = self._verified(duel_id, "nothing was derived from it")
+        return self._read_vouched(duel_id, result.events)     # what was verified, not what came since
+
+    def _verified(self, duel_id: str, then: str) -> Verification:
+        """``verify``'s result when it holds; else VerificationError saying where it fails, and ``then``."""
         result = self.verify(duel_id)
         if not result.ok:
             where = "its header" if result.first_bad == -1 else (
                 f"event {result.first_bad}" if result.first_bad is not None else "its anchor")
-            raise VerificationError(f"duel {duel_id} fails verification at {where}: {result.problem}; "
-                                    "nothing was derived from it")
-        return self._read_vouched(duel_id, result.events)     # what was verified, not what came since
+            raise VerificationError(f"duel {duel_id} fails verification at {where}: {result.problem}; {then}")
+        return result
 
     def _read_vouched(self, duel_id: str, count: int) -> StoredDuel:
         """The duel's header, first ``count`` events and their card facts, read in one statement
@@ -1736,9 +1834,9 @@ class Store:
                 self._header_row(duel_id)            # "no duel" when there is none
                 raise StoreError(f"duel {duel_id} has {length} events: a position is 0..{length}, not {position}")
             if position == 0:
-                self._header_row(duel_id)            # "no duel" when there is none
+                header = self._header_row(duel_id)   # "no duel" when there is none
                 anchor = self.events.select_events(f"{duel_id}/head", desc=True, limit=1)
-                cards = self._check_cards(duel_id, self._cards_of(duel_id), anchor[0] if anchor else None)
+                cards = self._check_cards(duel_id, self._cards_of(duel_id), anchor[0] if anchor else None, header)
                 return self._history(duel_id, 0, cards).state, None
         self._header_row(duel_id)
         raise VerificationError(f"duel {duel_id}: event {position - 1} is not stored where its chain puts it "
@@ -1749,12 +1847,12 @@ class Store:
         ``position`` and the events from that snapshot's to ``position`` (from the header when
         there is no snapshot). None when the duel has fewer events; a snapshot that does not
         check out leaves it to ``_history``, which tries the ones before it."""
-        cards_rows, snapshot, rows, anchor, last, sealing = self._seek_rows(duel_id, position)
+        cards_rows, snapshot, rows, anchor, last, sealing, header = self._seek_rows(duel_id, position)
         end = bisect.bisect_left(rows, position, key=lambda row: row.originator_version)
-        if end == len(rows) or rows[end].originator_version != position or (
+        if end == len(rows) or rows[end].originator_version != position or header is None or (
                 snapshot is None and rows[0].originator_version):
             return None                              # too short, or no header: said with the length
-        cards = self._check_cards(duel_id, self._cards_from(duel_id, cards_rows), last)
+        cards = self._check_cards(duel_id, self._cards_from(duel_id, cards_rows), last, header.state)
         # the events after ``position`` up to the first signed anchor or snapshot past it, which
         # vouches for the chain hash at ``position`` (a snapshot at ``position`` does so itself)
         at_start = snapshot is not None and snapshot.originator_version == position
@@ -1790,12 +1888,12 @@ class Store:
         return history.state, Record(at, event, envelope["t"], envelope["p"], prev)
 
     def _seek_rows(self, duel_id: str, position: int) -> tuple[tuple[bytes, ...], _Row | None, list[_Row],
-                                                               _Row | None, _Row | None, _Row | None]:
+                                                               _Row | None, _Row | None, _Row | None, _Row | None]:
         """In one statement: the states of the duel's card records; its newest snapshot at or
         before ``position``; the stored rows from that snapshot's event (from the header, version
         0, when there is none) up to ``position`` and on to the first anchor at or after it, or
-        the first snapshot after it when that comes first; that anchor, the last anchor, and that
-        snapshot (three reads through the recorder were half of a seek: issue 25)."""
+        the first snapshot after it when that comes first; that anchor, the last anchor, that
+        snapshot, and the header (three reads through the recorder were half of a seek: issue 25)."""
         events, snapshots = self.events.events_table_name, self.snapshots.events_table_name
         if self.backend == "postgresql":
             schema = self.events.datastore.schema
@@ -1821,10 +1919,12 @@ class Store:
                "WHERE originator_id = ? ORDER BY originator_version DESC LIMIT 1) AS l "
                f"UNION ALL SELECT * FROM (SELECT 5 AS part, originator_version AS v, topic, state FROM {snapshots} "
                f"WHERE originator_id = ? AND originator_version > ? AND originator_version < "
-               f"coalesce(({anchor}), {_NO_END}) ORDER BY originator_version LIMIT 1) AS n")
+               f"coalesce(({anchor}), {_NO_END}) ORDER BY originator_version LIMIT 1) AS n "
+               f"UNION ALL SELECT 6 AS part, originator_version AS v, topic, state FROM {events} "
+               "WHERE originator_id = ? AND originator_version = 0")
         head = f"{duel_id}/head"
         params = (f"{duel_id}/cards", duel_id, position, duel_id, duel_id, position, head, position,
-                  duel_id, position, head, position, head, duel_id, position, head, position)
+                  duel_id, position, head, position, head, duel_id, position, head, position, duel_id)
         if self.backend == "postgresql":
             sql = sql.replace("?", "%s")
         try:
@@ -1840,7 +1940,7 @@ class Store:
                     found = cursor.execute(sql, params).fetchall()
         except (PersistenceError, sqlite3.Error) as exc:
             raise StoreError(f"cannot read the store {self.name}: {exc}") from None
-        cards, rows, single = [], [], [None] * 6
+        cards, rows, single = [], [], [None] * 7
         for row in found:
             part, version, topic, state = row.values() if isinstance(row, dict) else row   # PostgreSQL: dicts
             if part == 0:
@@ -1851,7 +1951,7 @@ class Store:
                 single[part] = _Row(head if part in (3, 4) else duel_id, version, topic, bytes(state))
         cards.sort()                                # each part's order, not the statement's
         rows.sort()
-        return tuple(state for _version, state in cards), single[1], rows, single[3], single[4], single[5]
+        return tuple(state for _version, state in cards), single[1], rows, single[3], single[4], single[5], single[6]
 
     def _history(self, duel_id: str, position: int, cards: CardDB, root: bytes | None = None) -> History:
         """The fold after ``position`` events, refusing nothing: the nearest good snapshot at or
@@ -2015,18 +2115,37 @@ class Store:
             return None
 
     def _check_cards(self, duel_id: str, found: tuple[CardDB, bytes, bytes | None],
-                     last: _Row | StoredEvent | None) -> CardDB:
+                     last: _Row | StoredEvent | None, header: bytes | None = None) -> CardDB:
         """The card facts of a seek or a live stream, refused (VerificationError) unless their
         digests are the ones the anchor read with them (``last``) signed: card records altered,
-        added or deleted in the database would change the board shown."""
+        added or deleted in the database would change the board shown. A seek's ``header`` (its
+        row's state) is refused unless that anchor names it, as ``opened`` refuses it: nothing of
+        a duel whose header was altered is shown, its board either."""
         head = self._signed_anchor(duel_id, last)
         if head is None:
             raise VerificationError(f"duel {duel_id}: its anchor is missing or not signed by a trusted "
                                     "organiser key; nothing is shown from it. Run 'ygoreplay verify'")
+        if header is not None and not self._header_named(duel_id, header, head.header):
+            raise VerificationError(f"duel {duel_id}: its header is not the one its signed anchor names (altered); "
+                                    "nothing is shown from it. Run 'ygoreplay verify'")
         if head.cards != found[1] or head.effects != found[2]:
             raise VerificationError(f"duel {duel_id}: its card records are not the ones its anchor at "
                                     f"{head.count} signed (altered); nothing is shown from it. Run 'ygoreplay verify'")
         return found[0]
+
+    def _header_named(self, duel_id: str, header: bytes, digest: bytes) -> bool:
+        """Whether a header row's state is the header whose digest a signed anchor names: decoded
+        once per row's bytes and digest in this process (``_NAMED``; a resident's or a service's
+        every seek of a duel checks the same header)."""
+        seen = (duel_id, hashlib.sha256(header).digest(), digest)
+        if seen in _NAMED:
+            return True
+        if self._decode_header(duel_id, header).digest != digest:
+            return False
+        if len(_NAMED) >= _SIGNED_KEPT:
+            _NAMED.clear()
+        _NAMED.add(seen)
+        return True
 
     def _restorer(self, duel_id: str, cards: CardDB):
         return lambda to: self._history(duel_id, to, cards).state

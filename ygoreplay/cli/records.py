@@ -501,7 +501,8 @@ def tree(duel: str, store_url: str | None) -> None:
             lines.append("└── " if _last_sibling(rows, i) else "├── ")
         where = f"after event #{branch_after(d)}: " if d.parent else ""
         echo(t("{tree}{id}  {where}{title} ({events} events)",
-               tree=''.join(lines), id=d.id, where=where, title=printable(d.title), events=d.events))
+               tree=''.join(lines), id=d.id, where=where, title=printable(d.title), events=d.events)
+             + ("" if d.signed else "  (anchor signature does not hold: run verify)"))
 
 
 def _last_sibling(rows: list, i: int) -> bool:

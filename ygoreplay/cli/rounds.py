@@ -71,7 +71,7 @@ def lp_sheet(duel: str, as_csv: bool, output: str | None, paper: str, view: str 
     else:
         with open_store(store_url, readonly=True) as store:
             source = open_source(duel, store, card_db(cards))
-            records = store.records(str(source.duel_id))
+            records = source.records                 # read once, as the anchors vouch (not read again apart)
             sheet = _sheet(source, view, [r.recorded for r in records], records[-1].hash if records else None,
                            match_details(store, str(source.duel_id)))
     _write(to_csv(sheet) if as_csv else to_html(sheet, paper), output)
