@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -107,6 +108,45 @@ def test_the_first_reads_and_writes_after_a_restart_are_served(tmp_path):
             admin.execute("SELECT pg_terminate_backend(pid, 5000) FROM unnest(%s::int[]) AS pid", (_own_backends(store),))
         assert [r.event for r in store.records(duel)] == list(events[:5]) and store.verify(duel).ok
         assert store.append(duel, events[5]) == 6
+
+
+@pytest.mark.parametrize("read", ["state_at", "duels", "seek_service"])
+def test_a_read_whose_connection_is_lost_under_it_is_made_once_more_on_another(tmp_path, read):
+    """The connection a read took is ended under its statement (its backend terminated after it
+    was handed out, as a proxy's cut or a restart between the two would): the read met the
+    driver's error (``state_at``: "cannot read the store", the service's 503 or 500). Now it
+    is made once more on another connection, and served; lost again, it is told the store is
+    not answering."""
+    events = sample(DAMAGE)
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "atk25n") as where, Store(where) as store:
+        duel = store.create_duel("lost under a read")
+        store.append(duel, events[:8])
+        datastore = store.events.datastore
+        gated, ended = datastore.get_connection, []
+
+        @contextmanager
+        def ending(*args, **kwargs):
+            with gated(*args, **kwargs) as connection:
+                if len(ended) < limit:
+                    ended.append(connection.info.backend_pid)
+                    with _pg_connect() as admin:
+                        admin.execute("SELECT pg_terminate_backend(%s, 5000)", (ended[-1],))
+                yield connection
+        datastore.get_connection = ending
+        limit = 1
+        if read == "seek_service":
+            with _client(store) as client:
+                answer = client.get(f"/duels/{duel}/state?at=4", headers=ORGANISER)
+                assert answer.status_code == 200, answer.text
+        else:
+            assert getattr(store, read)(*([duel, 4] if read == "state_at" else []))
+        assert len(ended) == 1
+        limit = 3                                     # lost again: said, not a third try
+        with pytest.raises(StoreUnavailable, match="not answering"):
+            store.state_at(duel, 5)
+        assert len(ended) == 3
+        datastore.get_connection = gated
+        assert store.state_at(duel, 6) is not None
 
 
 def test_reads_and_writes_while_the_database_is_not_answering_are_told_503_then_served_again(relayed):

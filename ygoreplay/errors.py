@@ -58,6 +58,7 @@ class StoreUnavailable(YgoreplayError):
     exit_code = 75                   # EX_TEMPFAIL: try again later
     code = "store_unavailable"
     retry_after = 5
+    lost = False                     # a connection lost under a read: the store reads once more
 
 
 class StoreBusy(StoreUnavailable):

@@ -45,6 +45,7 @@ outcome cannot be learned as ``WriteOutcomeUnknown``, never as "nothing was writ
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import itertools
 import os
@@ -747,19 +748,24 @@ class Store:
                 if self._closing:
                     raise YgoreplayError(f"the store {self.name} is closed")
                 self._users += 1
+            used = False
             try:
                 for _ in range(tries):
                     with get_connection(*args, **kwargs) as connection:
                         if not _hung_up(connection):
+                            used = True
                             yield connection
                             return
                         connection.close()          # the pool drops it and makes another
                 with get_connection(*args, **kwargs) as connection:
+                    used = True
                     yield connection
             except PersistenceError as exc:
                 found = self._outage_error(exc) if postgres else None
                 if found is None:
                     raise
+                # lost under its statement (not one not had): a public read is made once more (``_read_again``)
+                found.lost = used and not isinstance(found, StoreBusy)
                 raise found from None
             finally:
                 with self._gate:
@@ -2329,6 +2335,34 @@ class Store:
         """A stream's rows after version 0 up to ``upto``, read ``PAGE`` versions at a time."""
         for after in range(0, upto, cls.PAGE):
             yield from recorder.select_events(stream_id, gt=after, lte=min(after + cls.PAGE, upto))
+
+
+def _read_again(read: Any) -> Any:
+    """``read``, a public read of the store, made once more (on another connection: the pool
+    drops a broken one, ``_gated`` one the server hung up on) when the connection it used was
+    lost under it (``StoreUnavailable.lost``): a read is made again without harm, and one
+    connection lost (a backend ended, a proxy's cut) is not the store down. Once only: what the
+    second attempt meets is told (an enclosing read does not make it a third time)."""
+    @functools.wraps(read)
+    def again(self: Store, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return read(self, *args, **kwargs)
+        except StoreUnavailable as exc:
+            if not exc.lost:
+                raise
+        try:
+            return read(self, *args, **kwargs)
+        except StoreUnavailable as exc:
+            exc.lost = False
+            raise
+    return again
+
+
+for _read in ("duels", "info", "ids", "resolve", "header", "cards_of", "held_cards", "attachment", "match_of",
+              "setting", "last_notification", "opened", "vouched_cards", "kind_of", "hash_at", "flags", "witnessed",
+              "turn_player", "record_at", "records_after", "chained_after", "records", "load", "state_at", "seek",
+              "tree", "verify"):
+    setattr(Store, _read, _read_again(getattr(Store, _read)))
 
 
 def _marked(decoded: list[Record]) -> list[Record]:
