@@ -206,3 +206,8 @@ def test_opening_prints_each_figure_against_the_tree_before():
     assert_figures(output, *(rf"^  {figure} +{NUMBER} us +before +{NUMBER} us +this / before {NUMBER}"
                              for figure in ("real fold", "real redact", "real live",
                                             "synthetic fold", "synthetic redact", "synthetic live")))
+
+
+def test_pg_outage_cost_prints_the_normal_paths_figures():
+    assert_figures(run_bench("pg_outage_cost.py"), rf"^lone append: {NUMBER} µs$", rf"^group append: {NUMBER} µs$",
+                   rf"^info: {NUMBER} µs$", rf"^state_at: {NUMBER} µs$")
