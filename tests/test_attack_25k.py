@@ -424,7 +424,7 @@ def test_a_ctrl_c_while_the_server_runs_the_write_leaves_the_duel_whole_and_no_l
 
 def test_a_group_whose_lock_statement_times_out_fails_whole_and_the_store_goes_on(tmp_path):
     """Another session holds the recorder's table lock past the writer's statement timeout (set
-    here shorter than its lock timeout, ``LOCK_WAIT``: test_attack_25n): the group's write fails at its
+    here shorter than its lock timeout, ``LOCK_WAIT``: test_pg_outage): the group's write fails at its
     LOCK statement, and so does each append retried alone; each is told nothing was written,
     and nothing of any is stored, its index rows (sent before the lock: a new turn) rolled back
     with it; once the lock is free the store appends on, and every duel verifies."""

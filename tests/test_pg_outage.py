@@ -41,7 +41,7 @@ def relayed(tmp_path):
     that goes down once it cut a COMMIT's answer."""
     relay = _Cutter()
     relay.goes_down = True
-    with fresh_url("postgresql", tmp_path / "x.sqlite", "atk25n") as where:
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "pgout") as where:
         via = where.replace("postgres@127.0.0.1:5432", f"postgres:{PASSWORD}@127.0.0.1:{relay.port}")
         assert via != where
         yield where, via, relay
@@ -79,7 +79,7 @@ def test_the_first_reads_and_writes_after_a_restart_are_served(tmp_path):
     the service, the first four requests at least), and the first write was refused. Now a
     connection the server hung up on is dropped before it is used: every request is served."""
     events = sample(DAMAGE)
-    with fresh_url("postgresql", tmp_path / "x.sqlite", "atk25n") as where, Store(where, concurrent=True) as store:
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "pgout") as where, Store(where, concurrent=True) as store:
         duels = [store.create_duel(f"table {i}") for i in range(3)]
         for duel in duels:
             store.append(duel, events[:5])
@@ -100,7 +100,7 @@ def test_the_first_reads_and_writes_after_a_restart_are_served(tmp_path):
             with _pg_connect() as admin:
                 admin.execute("SELECT pg_terminate_backend(pid, 5000) FROM unnest(%s::int[]) AS pid", (pids,))
             assert store.append(duels[0], events[5]) == 6          # the writer's connection, dead, is made again
-    with fresh_url("postgresql", tmp_path / "y.sqlite", "atk25n") as where, Store(where) as store:
+    with fresh_url("postgresql", tmp_path / "y.sqlite", "pgout") as where, Store(where) as store:
         duel = store.create_duel("plain store")
         store.append(duel, events[:5])
         assert store.info(duel).events == 5
@@ -118,7 +118,7 @@ def test_a_read_whose_connection_is_lost_under_it_is_made_once_more_on_another(t
     is made once more on another connection, and served; lost again, it is told the store is
     not answering."""
     events = sample(DAMAGE)
-    with fresh_url("postgresql", tmp_path / "x.sqlite", "atk25n") as where, Store(where) as store:
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "pgout") as where, Store(where) as store:
         duel = store.create_duel("lost under a read")
         store.append(duel, events[:8])
         datastore = store.events.datastore
@@ -214,7 +214,7 @@ def test_a_write_behind_a_held_table_lock_is_told_the_store_is_busy_and_nothing_
     lock is free the same appends are written."""
     monkeypatch.setattr(store_module, "LOCK_WAIT", 1)
     events = sample(DAMAGE)
-    with fresh_url("postgresql", tmp_path / "x.sqlite", "atk25n") as where, \
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "pgout") as where, \
             Store(where, concurrent=concurrent_store) as store:
         duels = [store.create_duel(f"table {i}") for i in range(4)]
         for duel in duels:
