@@ -280,6 +280,6 @@ def test_a_judges_tree_says_which_title_no_anchor_signs(tmp_path):
         for duel in (parent, branch):
             store.attach(duel, "access", {"visibility": "public"})
         _retitle(url, parent)
-        nodes = {n["id"]: n for n in family(Records(store), branch, lambda _access: True)}
+        nodes = {n["id"]: n for n in family(Records(store), branch, lambda _id, _access: True)}
         assert (nodes[parent]["title"], nodes[parent]["signed"]) == ("forged title", False)
         assert nodes[branch]["signed"] is True

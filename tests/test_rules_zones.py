@@ -164,16 +164,17 @@ def test_zone_01_six_monster_zones_in_use():
     assert state.monster_count(0) == 6
 
 
-@pytest.mark.parametrize("p1, event, says", [
-    pytest.param({}, summon("stardust", 7), "monster zone 7 does not exist", id="zone-7"),
-    pytest.param({}, summon("stardust", 0), "holds celtic already", id="occupied-main"),
-    pytest.param({}, summon("stardust", 5), "holds decode already", id="occupied-emz"),
-    pytest.param(P1_EXTRA, summon("p1_stardust", 6, player=1), "holds decode already",
+@pytest.mark.parametrize("p1, event, rule, says", [
+    pytest.param({}, summon("stardust", 7), "ZONE-01", "monster zone 7 does not exist", id="zone-7"),
+    pytest.param({}, summon("stardust", 0), "SPS-03", "holds celtic already", id="occupied-main"),
+    pytest.param({}, summon("stardust", 5), "SPS-03", "holds decode already", id="occupied-emz"),
+    pytest.param(P1_EXTRA, summon("p1_stardust", 6, player=1), "SPS-03", "holds decode already",
                  id="opponents-emz-taken"),
 ])
-def test_zone_01_zone_must_exist_and_be_free(p1, event, says):
-    """ZONE-01: monster zones are 0-4 (main) and 5-6 (extra), one monster each."""
-    check_refused([position(EMZ_BOARD, p1, turn_player=event["player"]), event], "ZONE-01", says)
+def test_zone_01_sps_03_zone_must_exist_and_be_free(p1, event, rule, says):
+    """ZONE-01: monster zones are 0-4 (main) and 5-6 (extra), one monster each; SPS-03: a Special
+    Summon into a taken one is refused as needing a usable free zone."""
+    check_refused([position(EMZ_BOARD, p1, turn_player=event["player"]), event], rule, says)
 
 
 # -- CTRL-01..03 / ZONE-08 / ZONE-10: control changes ------------------------------------------------
@@ -351,10 +352,11 @@ def test_token_02_token_vanishes_off_the_field(to):
 @pytest.mark.parametrize("event, rule, says", [
     pytest.param({**TOKEN, "code": CELTIC}, "TOKEN-01", "is not a Token", id="not-a-token"),
     pytest.param({**TOKEN, "zone": 5}, "ZONE-03", "Main Monster Zone", id="token-in-emz"),
-    pytest.param({**TOKEN, "zone": 0}, "ZONE-01", "holds celtic", id="occupied-zone"),
+    pytest.param({**TOKEN, "zone": 0}, "SPS-03", "holds celtic", id="occupied-zone"),
 ])
 def test_token_01_zone_03_token_created_refused(event, rule, says):
-    """TOKEN-01, ZONE-03, ZONE-01: only a Token card, into a free Main Monster Zone."""
+    """TOKEN-01, ZONE-03, SPS-03: only a Token card, into a free Main Monster Zone (a Token is
+    Special Summoned: a taken zone is SPS-03)."""
     check_refused([MOVE_BOARD, event], rule, says)
 
 

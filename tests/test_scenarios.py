@@ -1185,7 +1185,7 @@ OPP_BOARD = {"mzone": [c(KURIBOH, "kuri")], "lp": 8000}
     pytest.param([ss("stardust", 5, "synchro", materials=["junk", "junk2", "ox"])], "SYN-01", id="two-tuners"),
     pytest.param([ss("spider", 5, "link", materials=["bug"])], "LINK-01", id="face-down-link-material"),
     pytest.param([ss("utopia", 5, "xyz", materials=["ox", "junk"])], "XYZ-01", id="xyz-levels-differ"),
-    pytest.param([act("axe", zone=1, targets=["bug"])], "SPELL-05", id="equip-a-face-down-monster"),
+    pytest.param([act("axe", zone=1, targets=["bug"])], "POS-06", id="equip-a-face-down-monster"),
     pytest.param([ss("fk", 0, "pendulum")], "PEND-03", id="pendulum-with-one-scale"),
     pytest.param([ss("spider", 5, "link", materials=["ox"], position="defense")], "LINK-05", id="link-in-defense"),
     pytest.param([pos("ox", "defense"), pos("ox", "attack")], "POS-07", id="two-manual-changes"),

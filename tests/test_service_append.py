@@ -352,7 +352,7 @@ def test_a_request_hashes_its_token_once(client, monkeypatch):  # noqa: F811
 def test_an_append_reads_whose_turn_and_its_flags_only_where_they_decide(store, monkeypatch):  # noqa: F811
     records = Records(store)
     reads: Counter[str] = Counter()
-    for name in ("turn_player", "flags"):
+    for name in ("head_state", "flags"):
         real = getattr(store, name)
         monkeypatch.setattr(store, name, lambda *a, _real=real, _name=name: reads.update([_name]) or _real(*a))
     machine = records.record([from_dict_of(SAMPLE[0])], "machine").id
@@ -368,7 +368,7 @@ def test_an_append_reads_whose_turn_and_its_flags_only_where_they_decide(store, 
     assert reads == Counter({"flags": 1}), "a turn_started says whose turn it is: not read"
     reads.clear()
     _, _, flags = records.append_records(witnessed, [from_dict_of(d) for d in table[7:9]], 7, "p0")
-    assert reads == Counter({"turn_player": 1, "flags": 1}) and flags == []
+    assert reads == Counter({"head_state": 1, "flags": 1}) and flags == []
     with pytest.raises(Forbidden, match="player 0's"):
         records.append_records(witnessed, [from_dict_of(d) for d in table[9:10]], 9, "p1")   # p0's turn
     records.append_records(witnessed, [from_dict_of(d) for d in table[9:18]], 9, "recorder")

@@ -554,7 +554,7 @@ def test_sps_01_an_effect_may_summon_to_the_opponents_field() -> None:
     state = fold(board(LIMITS), ss("gy_bewd", 2, cause="x", controller=1))
     bewd = state.cards["gy_bewd"]
     assert (bewd.controller, bewd.owner, state.sides[1].mzone[2]) == (1, 0, "gy_bewd")
-    check([board(LIMITS), ss("gy_bewd", 0, cause="x", controller=1)], "ZONE-01", "monster zone 0 of player 1 holds")
+    check([board(LIMITS), ss("gy_bewd", 0, cause="x", controller=1)], "SPS-03", "monster zone 0 of player 1 holds")
 
 
 def test_sps_14_back_in_the_hand_a_monster_is_no_longer_properly_summoned() -> None:
@@ -677,7 +677,8 @@ def test_spell_05_the_equip_knows_its_monster() -> None:
     pytest.param([board(EQ), act("premature", zone=1, targets=["gy_skull"]), resolved(), END], "SPELL-07",
                  "the monster it was to equip, is not on the field", id="revival-never-came"),
     pytest.param([board(EQ), act("axe", zone=0)], "SPELL-05", "targets 1 monster, not 0", id="no-target"),
-    pytest.param([board(EQ), act("axe", zone=0, targets=["set_elf"])], "SPELL-05", "is face-down", id="face-down-target"),
+    pytest.param([board(EQ), act("axe", zone=0, targets=["set_elf"])], "POS-06", "is face-down in Defense Position",
+                 id="face-down-target"),
     pytest.param([board(EQ), act("axe", zone=0, targets=["hole"])], "SPELL-05", "is not one", id="a-spell-target"),
 ])
 def test_spell_05_07_equip_refused(events: list[dict], rule: str, says: str) -> None:

@@ -28,7 +28,7 @@ from .cards import CardDB
 from .checking import (  # noqa: F401  (check and the result shapes: the application's too)
     CheckReport, check, check_source, checked_dict, override_dict, result_dict, violation_dict, witness_dict)
 from .errors import ConflictError, Forbidden, InputError, VerificationError
-from .events import ENTERED_BY, DuelStarted, Event, from_dict
+from .events import ENTERED_BY, DuelStarted, Event, cards_named, from_dict
 from .exchange import make_replay
 from .formats import EDOPRO
 from .receipts import Promise, Receipt, Witness, behind, issue, verify as verify_heads
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from .source import Source
 from .text import checked
 from .trust import Signature, origin_of, seals_of, signature_of, verify_file
-from .views import VIEWS
+from .views import VIEWS, out_of_sight
 
 
 def export_file(replay: ReplayFile, view: str, trust: Iterable[PublicKey]) -> ReplayFile:
@@ -275,7 +275,7 @@ class Records:
             self._check_mode(duel_id, access, given)
         # whose turn it is, read only for an entry a player's own side decides (``_stamped``)
         events = _stamped(given, ENTERS_AS.get(role), entered_by, witnessed,
-                          (lambda: self.store.turn_player(duel_id)) if count else _no_turn)
+                          (lambda: self.store.head_state(duel_id)) if count else _no_head)
         return self.store.append_records(duel_id, events,
                                          expected_position=0 if count == 0 and expected is None else expected)
 
@@ -501,24 +501,32 @@ def _witnessed(events: list[Event]) -> list[Event]:
 _UNREAD = object()          # whose turn it is, not yet read (``_stamped``)
 
 
-def _no_turn() -> None:
-    """Whose turn it is in a duel with no event yet: nobody's."""
+def _no_head() -> None:
+    """The head of a duel with no event yet: none (nobody's turn, no card)."""
     return None
 
 
 def _stamped(events: list[Event], own: str | None, entered_by: str | None, witnessed: bool,
-             turn_player: Callable[[], int | None] = _no_turn) -> list[Event]:
+             head: Callable[[], DuelState | None] = _no_head) -> list[Event]:
     """Each event with who entered it (a witnessed duel's): a token's role (``own``) may enter
     only as itself; the store's owner enters as ``entered_by`` where an event names no one. An
     entry a player enters (their token, or ``--by p0``) is their own side's (``access.off_side``;
-    ``turn_player()`` is whose turn it is before the first event, None before the first turn,
-    asked only when an entry is a player's): the one place every door decides what a player's
-    device may record."""
+    whose turn it is before the first event is the ``head()``'s, None before the first turn) and
+    names no card of the other player's that the player does not see at the head but as its
+    target (``views.out_of_sight``: the full record's fold would tell the player what it is);
+    ``head()`` is read once, only when a player's entry needs whose turn it is or names a card.
+    The one place every door decides what a player's device may record."""
     if entered_by is not None and entered_by not in ENTERED_BY:
         raise InputError(f"who entered it is one of {', '.join(ENTERED_BY)}, not {entered_by!r}")
     stamp = own or entered_by or "recorder"
     out = []
     turn: Any = _UNREAD
+    read: list = []                 # the head, once read
+
+    def state() -> DuelState | None:
+        if not read:
+            read.append(head())
+        return read[0]
     for index, event in enumerate(events):
         if own is not None and event.entered_by not in (None, own):
             raise Forbidden(f"event {index} ({event.kind}) says entered_by {event.entered_by!r}, but it is "
@@ -530,8 +538,11 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
         elif event.kind == "position_set_up":
             turn = getattr(event, "turn_player", turn)
         if by in PLAYERS and turn is _UNREAD:
-            turn = turn_player()
+            now = state()
+            turn = now.turn_player if now is not None and now.turn else None
         why = off_side(by, event.kind, event.player, turn, witnessed) if by else None
+        if not why and by in PLAYERS and witnessed and (event.shows or cards_named(event)):
+            why = out_of_sight(by, event, state())
         if why:
             raise Forbidden(f"event {index} ({event.kind}) is entered as {by}, but {why}; nothing was written")
         if witnessed and event.entered_by is None:
@@ -782,15 +793,15 @@ def public_duels(records: Records, visible: Visible, player: str | None = None) 
     return out
 
 
-def family(records: Records, duel_id: str, may_open: Callable[[Access], bool],
+def family(records: Records, duel_id: str, may_open: Callable[[str, Access], bool],
            visible: Visible | None = None) -> list[dict]:
     """The duel's family of branches, depth first, as a caller may know of it: those it may open
-    (``may_open``); for a spectator (``visible``) those it may see an event of (``as_seen``, the
+    (``may_open(id, access)``); for a spectator (``visible``) those it may see an event of (``as_seen``, the
     list says the same), and always the duel asked about, with what it may see of each."""
     out = []
     for depth, info in records.store.tree(duel_id):
         access = records.access_or_none(info.id)
-        if access is None or not may_open(access):
+        if access is None or not may_open(info.id, access):
             continue
         seen: DuelInfo | None = info
         if visible is not None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .access import digest
+from .addresses import family, url as address_url
 from .errors import InputError, YgoreplayError
 from .events import Event
 from .store import Store
@@ -43,7 +44,7 @@ class Demo:
 def listen(host: str, port: int) -> socket.socket:
     """A listening socket on ``port``, or on a free one when it is taken."""
     for candidate in (port, 0):
-        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        sock = socket.socket(family(host))
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, candidate))
@@ -64,7 +65,7 @@ def start(store: Store, events: list[Event], title: str, host: str = "127.0.0.1"
     admin = secrets.token_urlsafe(32)              # this run's organiser token, never stored
     sock = listen(host, port)
     bound = sock.getsockname()[1]
-    url = f"http://{host if ':' not in host else f'[{host}]'}:{bound}"
+    url = address_url(host, bound)
     server = uvicorn.Server(uvicorn.Config(create_app(store, digest(admin)), log_level="warning", access_log=False,
                                            timeout_graceful_shutdown=2))
     server.install_signal_handlers = lambda: None   # Ctrl-C is the caller's to handle

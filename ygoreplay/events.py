@@ -233,6 +233,9 @@ class Event:
     keeps_passes: ClassVar[bool] = False
     #: It may go on the Pendulum Summon just made (PEND-03: the monsters of one summon).
     continues_pendulum_summon: ClassVar[bool] = False
+    #: Its fields a replay file's header repeats (a duel's or a match's players): held to what
+    #: the header's reader reads (``replay_file.check_event``, at every append and write).
+    in_header: ClassVar[tuple[str, ...]] = ()
     player: int | None = None
     cite: Cite | None = None
     time: str | None = None
@@ -519,6 +522,7 @@ class DuelStarted(Event):
     kind: ClassVar[str] = "duel_started"
     VERSION: ClassVar[int] = 3
     opens_duel: ClassVar[bool] = True
+    in_header: ClassVar[tuple[str, ...]] = ("players",)
     vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "method": ("rps", "coin", "die", "loser", "agreement", "random")}
     first_player: int

@@ -489,6 +489,14 @@ class LiveDuel:
         due = to_ms(self.records[count].recorded) / 1000 + self.access.delay_seconds
         return max(0.0, due - now)
 
+    def flags(self, view: str, start: int, stop: int) -> list[dict]:
+        """The flags of events ``start`` to ``stop`` (excluded) as ``view``'s own fold finds them
+        (its steps' marks, as its frames give them): a player's device is answered no flag of the
+        full record's, which may name a card it does not see."""
+        steps = self.view(view).steps[start:stop]
+        return [{"index": step.position, **flag, **i18n.message_dict(flag["message"])}
+                for step in steps for flag in (step.marks or {}).get("flags") or ()]
+
     def frame(self, view: str, count: int) -> dict[str, Any]:
         return board(self.view(view).state_after(count))
 

@@ -26,6 +26,8 @@ Reading is bounded by what the header declares and by fixed limits, checked befo
 is expanded: an absurd header, a body that expands past its declared size (or far past its own
 size), more objects than the declared events can hold, are refused at once with what and where
 (``ReplayFileError``). Files of every earlier format version keep loading (``_UPGRADES``).
+What a file can hold (``check_event``: the names its header repeats, the bytes of one event) is
+the one check every append into the store makes too: what the store takes in can leave it.
 """
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ import msgpack
 from . import chain as chainlib
 from .cards import CardDB, CardDBError, CardFacts, unnamed
 from .errors import InputError
-from .events import Event, EventFormatError, from_dict
+from .events import MAX_BANLIST, Event, EventFormatError, from_dict
 from . import files
 from .files import read_limited, write_atomic
 from .passcodes import referenced_codes
@@ -62,6 +64,18 @@ EXPANSION = 64                   # a body expands at most this many times its co
 EXPANSION_FLOOR = 4 << 20        # ...beyond this much (real files expand 3-7 times)
 TRAILER = PUBLIC_SIZE + SIGNATURE_SIZE
 SIGNATURE_LABEL = b"ygoreplay/file/3\0"
+#: What the header's reader takes of one string (bytes of UTF-8: a player's name is one) and
+#: of one list (the players').
+HEADER_STRING = 4096
+HEADER_LIST = 64
+#: Names a duel's header holds: player 0's and player 1's (a match_started holds exactly two).
+MAX_PLAYER_NAMES = 2
+#: What one event may take in a file, as msgpack: the reader allows a body this much an event
+#: beside its cards' and 64 KiB (``content_bound``), and seven times this, the most an event
+#: grows written as JSON (a byte of ``false`` is ``false, ``; of a control character ``\\u0000``),
+#: is within a JSON Lines file's line (``jsonl.MAX_LINE``, 1 MiB), so ``export --record`` reads
+#: back too. A judge's note of 48,000 characters of Chinese fits.
+MAX_EVENT_BYTES = 144 << 10
 _LEGACY_FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME}]
 _MIN_DICT, _MAX_DICT = 1 << 16, 1 << 26
 
@@ -131,6 +145,38 @@ class ReplayFile:
         return built[1] if built is not None and built[0] == self.times else [chainlib.to_ms(t) for t in self.times]
 
 
+# -- what a file holds --------------------------------------------------------------------------------
+
+def check_event(event: Event, position: int, size: int = 0, names: int = MAX_PLAYER_NAMES) -> None:
+    """Refuse an event no replay file can hold (a reader would refuse the file): ReplayFileError
+    naming the event, the field and the limit. The one check of what a duel may hold to leave the
+    store: every write of a duel makes it (``Store``, whichever face sent the events) and so does
+    ``dumps`` before it writes a file. ``size``: the event's bytes as msgpack, when known (0: not).
+    ``names``: how many names a header may list; ``dumps`` writes a duel stored before the check
+    with more than two, as many as a header's reader reads (``HEADER_LIST``)."""
+    for name in type(event).in_header:                  # none but in a duel's or a match's first event
+        value = getattr(event, name)
+        many = isinstance(value, tuple)
+        if many and len(value) > names:
+            raise ReplayFileError(f"event {position} ({event.kind}): {name} names {len(value)}; a replay file's "
+                                  f"header holds at most {names}" + (" (player 0's, player 1's)" if names == 2 else ""))
+        for i, text in enumerate(value if many else (value,)):
+            if len(text) > HEADER_STRING // 4 and _utf8_size(text) > HEADER_STRING:
+                raise ReplayFileError(f"event {position} ({event.kind}): {name}{f'[{i}]' if many else ''} is "
+                                      f"{_utf8_size(text):,} bytes of UTF-8; a replay file's header holds "
+                                      f"strings of at most {HEADER_STRING:,} bytes")
+    if size > MAX_EVENT_BYTES:
+        raise ReplayFileError(f"event {position} ({event.kind}) takes {size:,} bytes; a replay file holds events "
+                              f"of at most {MAX_EVENT_BYTES:,} bytes each")
+
+
+def _utf8_size(text: object) -> int:
+    try:
+        return len(str(text).encode("utf-8"))
+    except UnicodeEncodeError:           # a lone surrogate: never decoded, only a Python caller's own
+        raise ReplayFileError(f"{text!r:.60} is not valid Unicode (a lone surrogate)") from None
+
+
 #: A time as ``chain.from_ms`` writes it (UTC, to the millisecond): the form of every recorded time.
 _CANONICAL_TIME = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.(\d{3})\+00:00", re.ASCII)
 
@@ -183,7 +229,16 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
         if getattr(replay, name):
             body[name] = getattr(replay, name)
     try:
+        for position, event in enumerate(replay.events):
+            check_event(event, position, names=HEADER_LIST)
         raw = msgpack.packb(body)
+        if len(raw) > content_bound(len(replay.events), len(replay.cards)):
+            for position, (event, wire) in enumerate(zip(replay.events, body["events"])):
+                check_event(event, position, len(msgpack.packb(wire)), HEADER_LIST)
+            raise ReplayFileError(f"its body takes {len(raw):,} bytes, more than a reader reads of "
+                                  f"{len(replay.events)} events and {len(replay.cards)} cards")
+    except ReplayFileError as exc:
+        raise ReplayFileError(f"the duel cannot be written as a replay file: {exc}") from None
     except (OverflowError, ValueError, TypeError) as exc:
         raise ReplayFileError(f"the duel cannot be written as a replay file ({exc})") from None
     dict_size = min(max(_MIN_DICT, 1 << (len(raw) - 1).bit_length()), _MAX_DICT)
@@ -282,7 +337,7 @@ def read_header(data: bytes) -> tuple[dict, int]:
     end = 16 + header_len
     if len(data) < end + 8:
         raise ReplayFileError(f"truncated: the header needs bytes 16..{end + 8}, the file has {len(data)}")
-    header = _unpack(data[16:end], "header at offset 16", _Limits(arrays=64, maps=64, strings=4096,
+    header = _unpack(data[16:end], "header at offset 16", _Limits(arrays=HEADER_LIST, maps=64, strings=HEADER_STRING,
                                                                     binaries=64, objects=4096))
     if not isinstance(header, dict):
         raise ReplayFileError("header at offset 16 is not a map")
@@ -382,7 +437,7 @@ def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
     if zlib.crc32(packed) != crc:
         raise ReplayFileError(f"the body (offset {start}, {body_len} bytes) is corrupted: CRC-32 mismatch")
     events, cards = header["events"], header.get("cards", 0)
-    bound = min(MAX_EXPANDED, (64 << 10) + 2048 * events + 1024 * cards, max(EXPANSION_FLOOR, EXPANSION * body_len))
+    bound = min(MAX_EXPANDED, content_bound(events, cards), max(EXPANSION_FLOOR, EXPANSION * body_len))
     if version >= 3:
         if header["size"] > bound:
             raise ReplayFileError(f"header field 'size' declares a body of {header['size']} bytes: more than "
@@ -395,11 +450,23 @@ def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
                               "its header declares")
     # Every value costs at least one byte, and real bodies hold one value per 5 to 8 bytes: a
     # budget of one per 2 bytes keeps a body of empty containers (cheap to compress, costly to
-    # build) to a few times its own size in memory.
-    limits = _Limits(arrays=2 * events + cards + 4096, maps=4096, strings=1 << 20,
-                     binaries=PREFIX * events + 4096,
-                     objects=min(64 * events + 256 * cards + 65536, len(raw) // 2 + 4096))
+    # build) to a few times its own size in memory. A banlist carried whole (duel_started) is the
+    # one list past 4096 entries an event may hold, and its pairs of small passcodes the densest
+    # values: room for one is made beside. A binary is read from the bytes at hand, never
+    # allocated ahead of them: the longest is the body's own length (a match file's games, each
+    # a whole .ygr, are binaries of any size a duel's file takes).
+    banlist = 3 * MAX_BANLIST + 1
+    limits = _Limits(arrays=2 * events + cards + 4096 + MAX_BANLIST, maps=4096, strings=1 << 20,
+                     binaries=len(raw),
+                     objects=min(64 * events + 256 * cards + 65536, len(raw) // 2 + 4096) + banlist)
     return header, _unpack(raw, f"body at offset {start}", limits), signer, valid
+
+
+def content_bound(events: int, cards: int) -> int:
+    """The most bytes a body of ``events`` events and ``cards`` cards may expand to, beside the
+    bounds of its compressed size: each event at most ``MAX_EVENT_BYTES`` (what ``check_event``
+    lets into a duel), each card's facts 1 KiB, and 64 KiB of the rest."""
+    return (64 << 10) + MAX_EVENT_BYTES * events + 1024 * cards
 
 
 def _expand(packed: bytes, offset: int, bound: int, filters: list[dict]) -> bytes:

@@ -71,12 +71,12 @@ from eventsourcing.utils import Environment
 
 from . import chain, library, signing
 from .cards import CardDB, CardDBError, CardFacts
-from .errors import (ConflictError, StoreBusy, StoreError, StoreUnavailable, VerificationError, WriteOutcomeUnknown,
-                     YgoreplayError)
+from .errors import (ConflictError, InputError, StoreBusy, StoreError, StoreUnavailable, VerificationError,
+                     WriteOutcomeUnknown, YgoreplayError)
 from .events import Event, EventFormatError, from_dict, from_trusted_dict
 from .files import data_dir
 from .lazy_dataclass import dataclass
-from .replay_file import referenced_codes
+from .replay_file import MAX_EVENT_BYTES, ReplayFileError, check_event, referenced_codes
 from .rules import History, RuleViolation
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
@@ -363,6 +363,14 @@ class Head:
             if not isinstance(value, wanted) and not (name == "effects" and value is None):
                 raise ValueError(f"an anchor's {name!r} is a {type(value).__name__}, not {wanted.__name__}")
         return head
+
+
+def _exportable(event: Event, position: int, size: int = 0) -> None:
+    """``check_event``: an event no replay file could hold is refused, nothing written."""
+    try:
+        check_event(event, position, size)
+    except ReplayFileError as exc:
+        raise InputError(f"{exc}: the duel could not be exported; nothing was written") from None
 
 
 def _head_row(duel_id: str, head: Head) -> library.HeadRow:
@@ -1207,9 +1215,12 @@ class Store:
         stream.use_cards(history, cards)
         prev = live.head.hash if live.head else live.header.root
         snapshots, events_rows, violation, written = [], [], None, []
+        checked = mode != "all"          # recorded or appended; an import's events come from a reader
         for i, event in enumerate(events):
             position = history.position
             negated = library.before(event, history)
+            if checked:                               # what a replay file holds (``check_event``)
+                _exportable(event, position)
             try:
                 history.append(event, strict=mode != "all")
             except RuleViolation as v:
@@ -1223,9 +1234,15 @@ class Store:
             else:
                 when, at = _now()
             wire = event.to_dict()
-            digest_i = chain.link(prev, position, wire, when)
-            events_rows.append(library.EventRow(duel_id, position + 1, event.kind,
-                                                msgpack.packb({"e": wire, "t": when, "p": prev, "h": digest_i}),
+            try:
+                digest_i = chain.link(prev, position, wire, when)
+                row = msgpack.packb({"e": wire, "t": when, "p": prev, "h": digest_i})
+            except (OverflowError, ValueError, TypeError) as exc:      # a Python caller's own event
+                raise InputError(f"event {position} ({event.kind}) cannot be stored ({exc}); nothing was "
+                                 "written") from None
+            if checked and len(row) > MAX_EVENT_BYTES:               # its record: the event and ~100 bytes
+                _exportable(event, position, len(msgpack.packb(wire)))
+            events_rows.append(library.EventRow(duel_id, position + 1, event.kind, row,
                                                 library.seen(event, history, negated, at)))
             written.append(Record(position, event, when, prev, digest_i))
             prev = digest_i
@@ -1653,11 +1670,11 @@ class Store:
         return (fold.position, bool(getattr(fold.state, "witnessed", False)),
                 self._attached(duel_id, "access", live.access) if first else None)
 
-    def turn_player(self, duel_id: str) -> int | None:
-        """Whose turn it is at the duel's head, None before its first turn (or for a match),
-        from the fold its appends use: who may record what (``access.side_of``)."""
-        state = getattr(self._head_fold(duel_id), "state", None)
-        return state.turn_player if getattr(state, "turn", 0) else None
+    def head_state(self, duel_id: str) -> Any:
+        """The board at the duel's head (a ``DuelState``; None for a match), from the fold its
+        appends use, to be read and never changed: whose turn it is, where each card is and who
+        sees it (what a player's device may record: ``application._stamped``)."""
+        return getattr(self._head_fold(duel_id), "state", None)
 
     def _head_fold(self, duel_id: str) -> Any:
         with self._lock_for(duel_id):
@@ -2360,7 +2377,7 @@ def _read_again(read: Any) -> Any:
 
 for _read in ("duels", "info", "ids", "resolve", "header", "cards_of", "held_cards", "attachment", "match_of",
               "setting", "last_notification", "opened", "vouched_cards", "kind_of", "hash_at", "flags", "witnessed",
-              "turn_player", "record_at", "records_after", "chained_after", "records", "load", "state_at", "seek",
+              "head_state", "record_at", "records_after", "chained_after", "records", "load", "state_at", "seek",
               "tree", "verify"):
     setattr(Store, _read, _read_again(getattr(Store, _read)))
 

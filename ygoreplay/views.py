@@ -44,8 +44,8 @@ import msgpack
 
 from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
-    ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed, CardsDrawn,
-    CardsOpened, CardsSealed, DeckRegistered, DeckShuffled, Event, Loc, Openings, PositionSetUp, RolledBack, Seals,
+    ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardMoved, CardRevealed,
+    CardsDrawn, CardsOpened, CardsSealed, DeckRegistered, DeckShuffled, Event, Loc, Openings, PositionSetUp, RolledBack, Seals,
     SetCardsShuffled, Shows, StatsChanged, TokenCreated, cards_named, from_dict)
 from .rules import AuditReport, History
 from .state import Card, DuelState
@@ -81,6 +81,47 @@ def can_see(view: str, card: Card) -> bool:
     if zone == HAND:
         return card.controller == me
     return False                                   # the Deck: its order is nobody's business
+
+
+#: The fields by which an entry of a player's device may name a card of the other player's that
+#: it does not see: a face-down card on the field (its place is public) attacked, targeted or
+#: destroyed in battle. ``card_moved`` may also send one from the field to ``_PUBLIC_PILES``.
+_AIMED_AT = frozenset(("target", "targets", "destroyed"))
+_PUBLIC_PILES = frozenset((GY, BANISHED))
+
+
+def out_of_sight(view: str, event: Event, state: DuelState | None) -> str | None:
+    """Why an entry a player's device enters (``view``: p0, p1) may not be judged by the full
+    record, or None: it names a card of the other player's that the player does not see at the
+    head (``state``), other than as the target of an attack or an effect, or sent from the field
+    to the GY or banishment (where everyone sees it), or it shows (``Event.shows``) one at all.
+    The full record's fold knows every such card: what it would answer, keep and show of it
+    (LOG-10 naming a card shown as another, a flag naming the card, the card taken into the
+    player's own control face-down and so disclosed to its view) would tell the player what the
+    card is. A card the head does not hold yet, or one of the player's own, is the rules'."""
+    me = _PLAYERS.get(view)
+    if me is None or state is None:
+        return None
+    cards = state.cards
+
+    def hidden(card_id: Any) -> Card | None:
+        card = cards.get(card_id) if isinstance(card_id, str) else None
+        return card if card is not None and card.owner != me and not can_see(view, card) else None
+    for card_id, _code in event.shows:
+        if hidden(card_id) is not None:
+            return (f"it shows {card_id}, a card of player {1 - me}'s that player {me} does not see: a player's "
+                    "device shows its own cards")
+    for name in sorted(ID_FIELDS):
+        value = getattr(event, name, None)
+        for card_id in (value,) if isinstance(value, str) else value if isinstance(value, (list, tuple)) else ():
+            card = hidden(card_id)
+            if card is None or card.zone in _ON_FIELD and (name in _AIMED_AT or (
+                    isinstance(event, CardMoved) and name == "card" and event.to.zone in _PUBLIC_PILES)):
+                continue
+            return (f"it names {card_id}, a card of player {card.owner}'s that player {me} does not see: a "
+                    f"player's device names those only as the target of an attack or an effect, or sent from the "
+                    f"field to the GY or banishment; the table's recorder or player {card.owner}'s device enters it")
+    return None
 
 
 def commitment(key: bytes, index: int, player: int, order: list) -> bytes:

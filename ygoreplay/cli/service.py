@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from ..addresses import family, in_url
 from ..errors import InputError
 from ..i18n import t
 from ..text import printable
@@ -52,7 +53,7 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
     own = _reusing(host, port, workers) if workers > 1 else None
     if own:
         port = own[0].getsockname()[1]                 # the one it got for --port 0: say it, not 0
-    shown = f"[{host}]" if ":" in host else host        # an IPv6 address, as a URL writes it
+    shown = in_url(host)
     echo(t("ygoreplay service on http://{host}:{port} (store {store}, {workers} worker(s), witness {witness})",
            host=shown, port=port, store=name, workers=workers, witness=witness.name) if witness else
          t("ygoreplay service on http://{host}:{port} (store {store}, {workers} worker(s))",
@@ -164,7 +165,7 @@ def _reusing(host: str, port: int, count: int) -> list[Any] | None:
         return None
     bound: list[socket.socket] = []
     try:
-        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as alone:
+        with socket.socket(family(host), socket.SOCK_STREAM) as alone:
             alone.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             alone.bind((host, port))
             port = alone.getsockname()[1]
@@ -183,7 +184,7 @@ def _sharing(host: str, port: int) -> Any:
     not hold the port against a second server's bind (``SO_REUSEADDR``), which then shared it
     with this one, and a connection to it was refused until its worker had started."""
     import socket
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock = socket.socket(family(host), socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)

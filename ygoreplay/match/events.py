@@ -53,6 +53,7 @@ class MatchStarted(MatchEvent):
 
     kind: ClassVar[str] = "match_started"
     opens_match: ClassVar[bool] = True
+    in_header: ClassVar[tuple[str, ...]] = ("players", "banlist", "banlist_hash")
     vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"policy": tuple(POLICIES)}
     players: tuple[str, ...]
     policy: str

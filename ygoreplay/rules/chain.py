@@ -70,6 +70,8 @@ def activated(state: DuelState, ev: Activated) -> None:
             fail(state, ev, *why)
     if state.chain or ev.link is not None:         # else Chain Link 1, as it should be
         _check_chaining(state, ev, speed, player, must)
+    elif state.resolving and state.to_leave:       # every link resolved, the chain not yet ended
+        _check_ritual_resolution(state, ev)
     if state.passes_recorded:
         _check_priority(state, ev, player)
     if ev.negates is not None:
@@ -192,6 +194,31 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
             fail(state, ev, "BATTLE-09", say("damage has been calculated: in the rest of the Damage Step only an "
                                              "effect that negates an activation (name the link it negates) may be "
                                              "activated, not {name}'s", name=card.name))
+
+
+def _ritual_summoned_this_turn(state: DuelState) -> bool:
+    """A monster was Ritual Summoned this turn (the state keeps no summon's cause: a second Ritual
+    Spell's resolution in one turn is then not called, rather than called falsely)."""
+    return any(c.summon_method == "ritual" and c.summoned_turn == state.turn for c in state.cards.values())
+
+
+def _check_ritual_resolution(state: DuelState, ev: Activated) -> None:
+    """RIT-03: nothing may be activated from the start of a Ritual Spell's resolution until the
+    Ritual Summon succeeds. Every link has resolved and the chain has not ended: a Ritual Spell
+    among them that resolved (not negated) and whose Ritual Summon has not come yet is still
+    resolving. A trigger is let through: a record need not mark a chain's end, and a trigger of
+    what happened in it starts a new chain (a Ritual Spell that summoned nothing is not called).
+    FUS-03 is checked on the Fusion Summon (summon.py): a Fusion Spell is no fact the engine reads."""
+    if ev.effect_type in _TRIGGERS:
+        return
+    for card_id in state.to_leave:
+        card = state.cards.get(card_id)
+        if (card is not None and card.facts.spell_subtype == "ritual" and card_id not in state.negated
+                and not _ritual_summoned_this_turn(state)):
+            fail(state, ev, "RIT-03", say("{name} has resolved and its Ritual Summon has not come: nothing may be "
+                                          "activated from the start of its resolution until the Ritual Summon "
+                                          "succeeds", name=card.name))
+            return
 
 
 def _check_chaining(state: DuelState, ev: Activated, speed: int, player: int, must: bool | None) -> None:

@@ -135,7 +135,8 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
 
 def _check_equip_target(state: DuelState, ev: Activated, card: Card) -> None:
     """SPELL-05: an Equip Spell targets 1 monster when activated: face-up on the field (or, as the
-    card says, in the GY or banished). POS-02: a face-down monster cannot be equipped."""
+    card says, in the GY or banished). POS-06: a face-down Defense monster cannot be equipped;
+    POS-02: nor one in face-down Attack (an effect's position)."""
     if len(ev.targets) != 1:
         fail(state, ev, "SPELL-05", say("{name} is an Equip Spell: its activation targets 1 monster, not {count}",
                                         name=card.name, count=len(ev.targets)))
@@ -145,8 +146,13 @@ def _check_equip_target(state: DuelState, ev: Activated, card: Card) -> None:
         fail(state, ev, "SPELL-05", say("an Equip Spell targets a monster; {targets} is not one",
                                         targets=ev.targets[0]))
     elif target.zone == MZONE and not target.face_up:
-        fail(state, ev, "SPELL-05", say("{name} is face-down: an Equip Spell equips only a face-up monster "
-                                        "(POS-02)", name=target.name))
+        if target.position == SET:
+            fail(state, ev, "POS-06", say("{name} is face-down in Defense Position: a face-down Defense monster "
+                                          "cannot be equipped (an Equip Spell equips only a face-up monster)",
+                                          name=target.name))
+        else:
+            fail(state, ev, "SPELL-05", say("{name} is face-down: an Equip Spell equips only a face-up monster "
+                                            "(POS-02)", name=target.name))
     elif target.zone in (SZONE, FZONE, HAND):
         fail(state, ev, "SPELL-05", say("{name} is in the {zone}: an Equip Spell targets a monster on the field "
                                         "(or in the GY or banished, as the card says)",

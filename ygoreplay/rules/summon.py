@@ -41,6 +41,8 @@ from .base import (
 from .spell_trap import check_equips, in_chain, settle_equips
 from .zones import check_monster_zone, pendulum_zones, ruleset_of, scales
 
+#: SPS-03: a Special Summon (a Token's too) into a taken monster zone is refused as this rule.
+SPS_03 = "SPS-03"
 #: A summon by its printed procedure makes a monster "properly summoned" (SPS-12, TERM-13).
 PROPER_METHODS = frozenset(("inherent", "ritual", "fusion", "synchro", "xyz", "pendulum", "link"))
 
@@ -319,8 +321,9 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     if method == "pendulum":
         _check_pendulum(state, ev, card, player, continuing)
     to_player = player if ev.controller is None else ev.controller   # an effect may summon to the opponent's field
+    # SPS-03: a usable free zone, unless the procedure frees one (its materials leave first)
     check_monster_zone(state, ev, to_player, card, ev.zone,
-                       frozenset([m.id for m in listed if m.zone == MZONE]) if listed else _NONE_FREED)
+                       frozenset([m.id for m in listed if m.zone == MZONE]) if listed else _NONE_FREED, SPS_03)
     if ev.position not in (ATTACK, DEFENSE) and method != "effect":
         fail(state, ev, "SPS-05", say("a {method} Summon places the monster face-up; only an effect can Special "
                                       "Summon it face-down", method=method))
@@ -559,6 +562,7 @@ def _check_fusion(state: DuelState, ev: SpecialSummoned, card: Card, player: int
     if ev.cause is None:
         fail(state, ev, "FUS-01", say("a Fusion Summon is made by a resolving card effect (Polymerization or "
                                       "another): name it as the cause of summoning {name}", name=card.name))
+    _check_not_interrupted(state, ev, card, "FUS-03")
     if len(materials) < 2:
         fail(state, ev, "FUS-02", say("a Fusion Summon uses 2 or more materials, not {count}", count=len(materials)))
         return
@@ -575,12 +579,26 @@ def _check_fusion(state: DuelState, ev: SpecialSummoned, card: Card, player: int
             return
 
 
+def _check_not_interrupted(state: DuelState, ev: SpecialSummoned, card: Card, rule: str) -> None:
+    """FUS-03, RIT-03: nothing may be activated from the start of the resolution until the Fusion
+    or Ritual Summon succeeds. A chain being built that its cause is no link of was started since
+    the cause began to resolve (its chain's end unrecorded): that activation came in between."""
+    chain = state.chain
+    if ev.cause is None or not chain or state.resolving or any(link.card == ev.cause for link in chain):
+        return
+    fail(state, ev, rule, say("{cause} is not resolving: Chain Link 1 ({first}) was activated after it began to "
+                              "resolve; nothing may be activated from the start of a resolution until the Fusion "
+                              "or Ritual Summon it makes succeeds ({name})",
+                              cause=ev.cause, first=chain[0].card, name=card.name))
+
+
 def _check_ritual(state: DuelState, ev: SpecialSummoned, card: Card, player: int, materials: list[Material]) -> None:
     """RIT-01/02: the Ritual Spell (the ``cause``) Tributes 1 or more monsters from your hand or
     field whose Levels total at least the Ritual monster's (CONF-19: "at least" unless cited)."""
     if ev.cause is None:
         fail(state, ev, "RIT-01", say("a Ritual Summon is made by a resolving Ritual Spell (or other effect): name "
                                       "it as the cause of summoning {name}", name=card.name))
+    _check_not_interrupted(state, ev, card, "RIT-03")
     if not materials:
         fail(state, ev, "RIT-02", say("a Ritual Summon Tributes 1 or more monsters; none are recorded for {name}",
                                       name=card.name))
@@ -648,7 +666,7 @@ def token_created(state: DuelState, ev: TokenCreated) -> None:
     token.controller = player
     if ev.zone >= 5:
         fail(state, ev, "ZONE-03", N_("a Token goes to a Main Monster Zone (0-4)"))
-    check_monster_zone(state, ev, player, token, ev.zone)
+    check_monster_zone(state, ev, player, token, ev.zone, taken=SPS_03)   # a Token is Special Summoned
     if ev.position not in (ATTACK, DEFENSE):
         fail(state, ev, "TOKEN-02", say("a Token is only ever face-up Attack or face-up Defense, not {position} "
                                         "({name}, {card})", position=ev.position, name=facts.name, card=ev.card))

@@ -132,9 +132,10 @@ def extra_link(state: DuelState, player: int, card: Card, zone: int, leaving: fr
 # -- monster zones --------------------------------------------------------------------------------
 
 def check_free_monster_zone(state: DuelState, ev: Event, player: int, zone: int,
-                            freed: frozenset[str] = frozenset()) -> None:
+                            freed: frozenset[str] = frozenset(), taken: str = "ZONE-01") -> None:
     """ZONE-01/02: refuse a monster zone that does not exist under the rule set, or is taken (by
-    a card other than those in ``freed``, which leave as the monster arrives)."""
+    a card other than those in ``freed``, which leave as the monster arrives). A taken zone is
+    refused as ``taken``: a Special Summon names SPS-03 (it needs a usable free zone)."""
     if not 0 <= zone <= 6:
         impossible(state, ev, "ZONE-01", say("monster zone {zone} does not exist (0-4 main, 5-6 extra)", zone=zone))
     if zone < MAIN_MONSTER_ZONES:
@@ -145,14 +146,15 @@ def check_free_monster_zone(state: DuelState, ev: Event, player: int, zone: int,
             impossible(state, ev, "ZONE-02", say("there are no Extra Monster Zones under {title}", title=ruleset.title))
         occupant = state.mzone_card(player, zone)
     if occupant is not None and occupant not in freed:
-        impossible(state, ev, "ZONE-01", say("monster zone {zone} of player {player} holds {occupant} already",
-                                             zone=zone, player=player, occupant=occupant))
+        impossible(state, ev, taken, say("monster zone {zone} of player {player} holds {occupant} already",
+                                         zone=zone, player=player, occupant=occupant))
 
 
 def check_monster_zone(state: DuelState, ev: Event, player: int, card: Card, zone: int,
-                       freed: frozenset[str] = frozenset()) -> None:
-    """Refuse a zone that does not exist or is taken; fail one the rules close to this monster."""
-    check_free_monster_zone(state, ev, player, zone, freed)
+                       freed: frozenset[str] = frozenset(), taken: str = "ZONE-01") -> None:
+    """Refuse a zone that does not exist or is taken (as ``taken``); fail one the rules close to
+    this monster."""
+    check_free_monster_zone(state, ev, player, zone, freed, taken)
     from_extra = card.zone == EXTRA
     pendulum_from_extra = from_extra and card.position == FACEUP
     if zone >= 5:

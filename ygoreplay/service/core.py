@@ -278,6 +278,23 @@ class Service:
             return hidden
         return None
 
+    def opens(self, request: Request, duel_id: str, access: Access) -> bool:
+        """Whether the caller of ``request`` may open duel ``duel_id``, whose access record is
+        ``access``, as ``caller`` decides it: the organiser; a token of the duel's own, or of the
+        match it is a duel of (as stored); no token on a public one. A list of duels (``/tree``)
+        names no duel the same token is refused (a match's token opens its duels, not their
+        branches). What a spectator may see of each (a branch its parent hides) is the list's."""
+        token = self.token_of(request)
+        hashed = digest(token) if token is not None else None
+        if self.is_organiser(token, hashed):
+            return True
+        try:
+            self.role_in(access, token, f"duel {duel_id!r}",
+                         lambda: self._stored_match_role("duel", duel_id, token, hashed), hashed)
+        except HTTPError:
+            return False
+        return True
+
     def _stored_match_role(self, kind: str, stream_id: str, token: str | None, hashed: str | None) -> str | None:
         """``match_role`` for a duel read from the store (its link as stored; one that cannot be
         read links none), None for a match or no token."""

@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from ..actions import actions
-from ..access import MODES, PLAYERS, RELEASES, VISIBILITIES, Access, ReleaseSettingError, off_side, release_settings
+from ..access import MODES, PLAYERS, RELEASES, VISIBILITIES, ReleaseSettingError, off_side, release_settings
 from ..application import duel_dict, family, public_duels, violation_dict
 from ..live import LiveDuel, LiveView, Step
 from ..openings import SealReport
@@ -131,7 +131,8 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     ``rolled_back`` or ``judge_note`` is the judge's here as on ``/rollback`` and ``/notes``; a
     player confirms or disputes the other side's entries. In a witnessed duel each is stamped
     with the token's role (``entered_by``), and the answer lists the ``flags`` of the events
-    stored (rules broken and kept)."""
+    stored (rules broken and kept): to a player's device, as its own view finds them (its frames'),
+    never the record's, which may name a card of the other player's it does not see."""
     caller, live = asking
     players = PLAYERS if live.access.mode == "witnessed" else ()      # who said so, and their own side
     Service.require(caller, "recorder", "judge", *players)
@@ -148,7 +149,13 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
         return written
     written = await service.in_thread(service.hub.appending, duel_id, appended)
     receipt, flags = done
-    return {"position": written[-1].position + 1, **receipt.fields(), "flags": [violation_dict(f) for f in flags]}
+    stop = written[-1].position + 1
+    if caller.view == "judge":                  # the record's own fold is the judge's view
+        return {"position": stop, **receipt.fields(), "flags": [violation_dict(f) for f in flags]}
+    # a player's device: the flags its own view's fold finds, as its frames give them (the record's
+    # may name a card of the other player's it does not see)
+    seen = await service.in_thread(service.hub.get(duel_id).flags, caller.view, written[0].position, stop)
+    return {"position": stop, **receipt.fields(), "flags": seen}
 
 
 # a recorder's every event: its plain requests skip FastAPI's dependency solving (``DirectRoute``)
@@ -450,15 +457,11 @@ def receipt(service: ServiceDep, asking: DuelCaller) -> dict:
 
 
 @router.get("/duels/{duel_id}/tree", tags=["everyone"])
-def tree(duel_id: str, service: ServiceDep, asking: DuelCaller) -> list[dict]:
-    """The duel's family of branches, depth first, that this token may open."""
-    caller, live = asking
-
-    def may_open(access: Access) -> bool:
-        if caller.role == "public":
-            return access.visibility == "public"
-        return caller.role == "organiser" or access.tokens.get(caller.role) == live.access.tokens.get(caller.role)
-    return family(service.records, duel_id, may_open,
+def tree(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller) -> list[dict]:
+    """The duel's family of branches, depth first, that this token may open (``Service.opens``,
+    as each of them would be asked: a match's token opens its duels, not their branches)."""
+    caller, _live = asking
+    return family(service.records, duel_id, lambda member, access: service.opens(request, member, access),
                   service.spectators_see if caller.view == "spectator" else None)
 
 
