@@ -130,12 +130,16 @@ def test_a_dropped_connection_under_a_group_fails_only_what_it_did_not_write(tmp
                 admin.execute("SELECT pg_terminate_backend(%s)", (store._postgres._conn.info.backend_pid,))
             append(first)
         _held_group(store, ended_then_append, [lambda d=d: append(d) for d in duels])
-        assert isinstance(outcomes[first], StoreError) and "nothing was written" in str(outcomes[first])
+        told = outcomes[first]
+        # the server's hang-up seen before the write is sent: connected again, and written (issue
+        # 25, ninth pass); met only as the write runs: it fails, nothing of it kept
+        assert told == 3 or (isinstance(told, StoreError) and "nothing was written" in str(told)), told
         assert all(outcomes[d] == 3 for d in duels), outcomes
         with Store(url, readonly=True) as reader:
-            assert reader.info(first).events == 0
+            assert reader.info(first).events == (3 if told == 3 else 0)
             assert all(reader.info(d).events == 3 and reader.verify(d).ok for d in duels)
-        assert store.append(first, events[:3], expected_position=0) == 3
+        if told != 3:
+            assert store.append(first, events[:3], expected_position=0) == 3
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])

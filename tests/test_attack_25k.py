@@ -17,7 +17,7 @@ import pytest
 
 from test_group_commit import DAMAGE, _held_group, _owners
 from test_store import _pg_connect, fresh_url, sample
-from ygoreplay.errors import StoreError
+from ygoreplay.errors import ConflictError, StoreError, WriteOutcomeUnknown
 from ygoreplay.store import Store
 
 _COMMITTED = b"C\x00\x00\x00\x0bCOMMIT\x00"      # the server's CommandComplete for a COMMIT
@@ -26,28 +26,55 @@ _COMMITTED = b"C\x00\x00\x00\x0bCOMMIT\x00"      # the server's CommandComplete 
 class _Cutter:
     """A TCP relay to PostgreSQL that, once armed, drops the connection on which the server
     answers a COMMIT, instead of passing that answer on: the server committed, the client
-    hears only that its connection was lost."""
+    hears only that its connection was lost. ``goes_down``: it then goes ``down`` too (every
+    connection through it cut, new ones refused, as a server gone) until brought ``up`` on the
+    same port (issue 25, ninth pass)."""
 
     def __init__(self, port: int = 5432) -> None:
-        self._listener = socket.socket()
-        self._listener.bind(("127.0.0.1", 0))
-        self._listener.listen(64)
-        self.port = self._listener.getsockname()[1]
         self._target = port
+        self._open: list[socket.socket] = []
+        self._guard = threading.Lock()
         self.armed, self.cut = threading.Event(), threading.Event()
         self.early = False               # cut once the COMMIT is sent, before the server ran it
-        threading.Thread(target=self._accept, daemon=True).start()
+        self.goes_down = False
+        self._listener: socket.socket | None = self._listen(0)
+        self.port = self._listener.getsockname()[1]
+
+    def _listen(self, port: int) -> socket.socket:
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", port))
+        listener.listen(64)
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+        return listener
 
     def close(self) -> None:
-        self._listener.close()
+        self.down()
 
-    def _accept(self) -> None:
+    def down(self) -> None:
+        """Cut every connection through the relay and refuse new ones."""
+        with self._guard:
+            ends, self._open = self._open, []
+            listener, self._listener = self._listener, None
+        for end in ([listener] if listener else []) + ends:
+            try:
+                end.shutdown(socket.SHUT_RDWR)      # (wakes the accepting thread)
+            except OSError:
+                pass
+            end.close()
+
+    def up(self) -> None:
+        self._listener = self._listen(self.port)
+
+    def _accept(self, listener: socket.socket) -> None:
         while True:
             try:
-                client, _ = self._listener.accept()
+                client, _ = listener.accept()
             except OSError:
                 return
             server = socket.create_connection(("127.0.0.1", self._target))
+            with self._guard:
+                self._open += [client, server]
             threading.Thread(target=self._relay, args=(client, server, False), daemon=True).start()
             threading.Thread(target=self._relay, args=(server, client, True), daemon=True).start()
 
@@ -55,13 +82,11 @@ class _Cutter:
         try:
             while data := source.recv(65536):
                 if answers and self.armed.is_set() and _COMMITTED in data:
-                    self.armed.clear()
-                    self.cut.set()
+                    self._cut()
                     break
                 to.sendall(data)
                 if not answers and self.early and self.armed.is_set() and b"COMMIT" in data:
-                    self.armed.clear()
-                    self.cut.set()
+                    self._cut()
                     break
         except OSError:
             pass
@@ -71,6 +96,12 @@ class _Cutter:
             except OSError:
                 pass
             end.close()
+
+    def _cut(self) -> None:
+        self.armed.clear()
+        self.cut.set()
+        if self.goes_down:
+            self.down()
 
 
 @pytest.fixture
@@ -82,29 +113,50 @@ def relayed(tmp_path):
     cutter.close()
 
 
+@pytest.mark.parametrize("gone", [False, True])
 @pytest.mark.parametrize("concurrent_store", [False, True])
-def test_an_append_whose_commit_answer_was_lost_is_told_it_was_written(relayed, concurrent_store):
+def test_an_append_whose_commit_answer_was_lost_is_told_it_was_written(relayed, concurrent_store, gone):
     """The COMMIT reached the server, its answer never reached the store: the events are stored,
     so the append is told so (it was told "nothing was written", and a user who believed it and
-    appended again recorded the events twice); the next append and verify see the right head."""
+    appended again recorded the events twice); the next append and verify see the right head.
+    ``gone``: the server cannot be reached after, so whether it was stored cannot be asked: the
+    append was told "nothing was written"; now that its outcome is unknown (``WriteOutcomeUnknown``,
+    the service's 503 with its own code), to read the head first; a retry at the position it
+    expected is refused as a conflict (issue 25, ninth pass)."""
     where, via, cutter = relayed
+    cutter.goes_down = gone
     events = sample(DAMAGE)
     with Store(via, concurrent=concurrent_store) as store:
         duel = store.create_duel("lost answer")
         assert store.append(duel, events[:3]) == 3
         cutter.armed.set()
-        assert store.append(duel, events[3]) == 4
+        if gone:
+            with pytest.raises(WriteOutcomeUnknown) as raised:
+                store.append(duel, events[3], expected_position=3)
+            said = str(raised.value)
+            assert "outcome is unknown" in said and "read the duel's head before retrying" in said, said
+            assert "nothing was written" not in said
+            cutter.up()
+            with pytest.raises(ConflictError):               # the retry the message calls safe
+                store.append(duel, events[3], expected_position=3)
+        else:
+            assert store.append(duel, events[3]) == 4
         assert cutter.cut.is_set()
         assert store.append(duel, events[4]) == 5
         with Store(where, readonly=True) as reader:
             assert [r.event for r in reader.records(duel)] == list(events[:5]) and reader.verify(duel).ok
 
 
-def test_a_group_whose_commit_answer_was_lost_records_nothing_twice(relayed):
+@pytest.mark.parametrize("gone", [False, True])
+def test_a_group_whose_commit_answer_was_lost_records_nothing_twice(relayed, gone):
     """A group of appends whose COMMIT was carried out but not answered: each append retried
     alone found its position taken (by its own rows), was told of a conflict and appended its
-    events again at the new head, recording them twice (or was refused as illegal there)."""
+    events again at the new head, recording them twice (or was refused as illegal there).
+    ``gone``: the server cannot be reached after (so whether it committed cannot be asked):
+    each append was written again alone, each told "nothing was written" (issue 25, ninth
+    pass); now each is told its outcome is unknown, and a retry at its position is refused."""
     where, via, cutter = relayed
+    cutter.goes_down = gone
     events = sample(DAMAGE)
     with Store(via, concurrent=True) as store:
         duels = [store.create_duel(f"table {i}") for i in range(4)]
@@ -127,7 +179,14 @@ def test_a_group_whose_commit_answer_was_lost_records_nothing_twice(relayed):
         first = store.create_duel("the first write, held")
         _held_group(store, lambda: store.append(first, events[0]), [lambda d=d: append(d) for d in duels])
         assert cutter.cut.is_set()
-        assert told == {duel: 4 for duel in duels}
+        if gone:
+            assert all(isinstance(told[duel], WriteOutcomeUnknown) for duel in duels), told
+            cutter.up()
+            for duel in duels:
+                with pytest.raises(ConflictError):
+                    store.append(duel, events[3], expected_position=3)
+        else:
+            assert told == {duel: 4 for duel in duels}
         with Store(where, readonly=True) as reader:
             for duel in duels:
                 assert [r.event for r in reader.records(duel)] == list(events[:4]) and reader.verify(duel).ok
@@ -364,8 +423,8 @@ def test_a_ctrl_c_while_the_server_runs_the_write_leaves_the_duel_whole_and_no_l
 
 
 def test_a_group_whose_lock_statement_times_out_fails_whole_and_the_store_goes_on(tmp_path):
-    """Another session holds the recorder's table lock past the writer's statement timeout (the
-    recorder's own lock timeout is none: it would wait for ever): the group's write fails at its
+    """Another session holds the recorder's table lock past the writer's statement timeout (set
+    here shorter than its lock timeout, ``LOCK_WAIT``: test_pg_outage): the group's write fails at its
     LOCK statement, and so does each append retried alone; each is told nothing was written,
     and nothing of any is stored, its index rows (sent before the lock: a new turn) rolled back
     with it; once the lock is free the store appends on, and every duel verifies."""

@@ -9,6 +9,10 @@ the command line ends with, so the CLI (and the HTTP service) map errors in one 
   signed by no trusted key); nothing is derived from it;
 * ``StoreError`` (2): the store cannot be opened, read or written as asked;
 * ``ConflictError`` (3): another writer appended to the same duel first; nothing was written;
+* ``StoreUnavailable`` (75, EX_TEMPFAIL): the store's database is not answering, or ``StoreBusy``
+  another session holds its lock too long: nothing was written, try again (the service's 503
+  with ``Retry-After``); ``WriteOutcomeUnknown`` (5): the database stopped answering after a
+  write was sent, so whether it was stored is not known: read the head before retrying;
 * ``Forbidden`` (2): the caller's role may not do this (``access.WRITERS``): the service's 403.
 """
 from __future__ import annotations
@@ -33,7 +37,8 @@ class VerificationError(YgoreplayError):
 
 
 class StoreError(YgoreplayError):
-    """A store problem a user can act on: unreachable database, unknown duel, a file that is not a store."""
+    """A store problem a user can act on: unknown duel, a file that is not a store, a write refused.
+    (A database that does not answer is ``StoreUnavailable``, not one of these.)"""
 
     exit_code = 2
 
@@ -42,6 +47,33 @@ class ConflictError(StoreError):
     """Another writer appended at the same position first; nothing of this append was written."""
 
     exit_code = 3
+
+
+class StoreUnavailable(YgoreplayError):
+    """The store's database does not answer (down, restarting, the connection cut): try again
+    in ``retry_after`` seconds. Not a ``StoreError``: the callers that take a ``StoreError`` for
+    a duel not there or altered must never take an outage for one. ``code`` tells the kinds
+    apart in the service's answer (503)."""
+
+    exit_code = 75                   # EX_TEMPFAIL: try again later
+    code = "store_unavailable"
+    retry_after = 5
+    lost = False                     # a connection lost under a read: the store reads once more
+
+
+class StoreBusy(StoreUnavailable):
+    """Another session held the store's write lock past ``store.LOCK_WAIT``: nothing was written."""
+
+    code = "store_busy"
+    retry_after = 1
+
+
+class WriteOutcomeUnknown(StoreUnavailable):
+    """A write was sent but the database stopped answering before saying whether it committed,
+    and cannot be asked now: it may be stored or not. Read the duel's head before retrying."""
+
+    exit_code = 5                    # not EX_TEMPFAIL: a blind retry may record it twice
+    code = "write_outcome_unknown"
 
 
 class Forbidden(YgoreplayError):

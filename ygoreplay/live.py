@@ -36,7 +36,7 @@ from .replay_file import ReplayFile, dumps, referenced_codes
 from .signing import OrganiserKey
 from .rules import History
 from .state import DuelState
-from .errors import VerificationError
+from .errors import StoreUnavailable, VerificationError
 from .store import Header, Record, Store, StoreError, Verification
 from .trust import seals_of
 from .views import VIEWS, Redactor, ViewReplay, ViewStep, foldable, view_cards
@@ -769,7 +769,7 @@ class Hub:
         try:
             if not live.refresh(written):
                 return
-        except StoreError:
+        except (StoreError, StoreUnavailable):    # (after a failed append: never in place of its error)
             return
         self.generation += 1
         # Only a duel someone waits on wakes the loop: a wake-up from a thread is a write to the

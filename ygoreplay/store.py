@@ -37,16 +37,21 @@ that key checks the MAC, any other the signature. One that does not check out is
 SQLite is the embedded default (a file at ``default_store_path()``); a ``postgresql://`` URL
 selects the ``eventsourcing`` PostgreSQL recorders, shared by many processes and machines. A
 store opened read-only changes nothing, and a file that is not a ygoreplay store is refused
-without being touched.
+without being touched. A PostgreSQL server that does not answer (down, restarting, the
+connection cut) is said so as ``StoreUnavailable`` by every read and write, once (``_gated``,
+``_PostgresWriter``); a write lock not had within ``LOCK_WAIT`` as ``StoreBusy``; a write whose
+outcome cannot be learned as ``WriteOutcomeUnknown``, never as "nothing was written".
 """
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import itertools
 import os
 import re
 import secrets
+import select
 import sqlite3
 import stat
 import threading
@@ -66,7 +71,8 @@ from eventsourcing.utils import Environment
 
 from . import chain, library, signing
 from .cards import CardDB, CardDBError, CardFacts
-from .errors import ConflictError, InputError, StoreError, VerificationError, YgoreplayError
+from .errors import (ConflictError, InputError, StoreBusy, StoreError, StoreUnavailable, VerificationError,
+                     WriteOutcomeUnknown, YgoreplayError)
 from .events import Event, EventFormatError, from_dict, from_trusted_dict
 from .files import data_dir
 from .lazy_dataclass import dataclass
@@ -127,6 +133,55 @@ _STORE_FILES: set[tuple[int, int, int]] = set()
 #: index answers the range; a bound naming the column read the rest of the duel).
 _NO_END = (1 << 63) - 1
 _NO_FACTS = CardDB()                 # what an append adds when it names no card its duel lacks
+#: Seconds a write waits for the events table's lock (the recorder's ``SET LOCAL lock_timeout``,
+#: whole seconds): ``eventsourcing``'s default, 0, waited for ever, so one session holding the
+#: lock stalled every write of the store. Past it the write is rolled back (``StoreBusy``).
+LOCK_WAIT = 3
+#: SQLSTATEs of a server that cannot serve now: shutting down, crashed, starting up, full.
+_GONE_STATES = {"57P01", "57P02", "57P03", "53300"}
+#: What libpq says, with no SQLSTATE, of a server that answered at connect but cannot serve yet.
+_GONE_PHRASES = ("starting up", "shutting down", "not yet accepting", "in recovery mode", "too many clients",
+                 "terminating connection")
+
+
+def _outage(exc: BaseException) -> str | None:
+    """What a database error (psycopg's, or ``eventsourcing``'s made of one) says of the database:
+    ``"busy"``, a lock not had within ``LOCK_WAIT``; ``"gone"``, the server not reached, or lost,
+    or not serving (down, restarting, the connection cut: no SQLSTATE, or one of
+    ``_GONE_STATES``); None, any other error (the server answered it)."""
+    import psycopg
+    cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
+    if not isinstance(cause, psycopg.Error):
+        return None
+    state = cause.sqlstate
+    if state == "55P03":
+        return "busy"
+    if state is not None:
+        return "gone" if state.startswith("08") or state in _GONE_STATES else None
+    if not isinstance(cause, (psycopg.OperationalError, psycopg.InterfaceError)):
+        return None
+    said = str(cause)
+    # a server that answered with a refusal (a role or database not there) is answering
+    return "gone" if "FATAL:" not in said or any(p in said for p in _GONE_PHRASES) else None
+
+
+def _reason(exc: BaseException, secret: str = "") -> str:
+    """A database error's text on one line, short, and never the password."""
+    said = " ".join(str(exc).split())[:200]
+    return said.replace(secret, "***") if secret else said
+
+
+def _hung_up(conn: Any) -> bool:
+    """Whether an idle connection (one of the pool's, the writer's) has something to read: the
+    server sent it its last word (a shutdown, a restart, a terminated backend) or closed it. An
+    idle connection is sent nothing else. One ``poll``, no round trip (a ping on every read
+    was not paid for the rare connection a restart left dead)."""
+    try:
+        poller = select.poll()
+        poller.register(conn.pgconn.socket, select.POLLIN)
+        return bool(poller.poll(0))
+    except Exception:                # no socket: it is closed
+        return True
 
 
 class MissingStore(StoreError):
@@ -480,7 +535,8 @@ def _environment(url: str | None, readonly: bool, create: bool) -> tuple[Environ
                "POSTGRES_PORT": str(parsed.port or 5432),
                "POSTGRES_USER": unquote(parsed.username or "postgres"),
                "POSTGRES_PASSWORD": unquote(parsed.password or ""),
-               "POSTGRES_CONNECT_TIMEOUT": "5", "POSTGRES_POOL_SIZE": "4"}
+               "POSTGRES_CONNECT_TIMEOUT": "5", "POSTGRES_POOL_SIZE": "4",
+               "POSTGRES_LOCK_TIMEOUT": str(LOCK_WAIT)}
         schema = parse_qs(parsed.query).get("schema", [""])[-1]
         if schema and not _SCHEMA_NAME.match(schema):
             raise StoreError(f"store URL {url!r}: schema {schema!r} is not a plain name (lower-case letters, "
@@ -577,7 +633,10 @@ def _check_postgres(env: dict, schema: str, name: str, readonly: bool, create: b
                 conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
             return False
     except psycopg.Error as exc:
-        reason = " ".join(str(exc).split())
+        reason = _reason(exc, env["POSTGRES_PASSWORD"])
+        if _outage(exc) == "gone":
+            raise StoreUnavailable(f"the store at {name} is not answering: cannot reach PostgreSQL at "
+                                   f"{env['POSTGRES_HOST']}:{env['POSTGRES_PORT']}: {reason}") from None
         raise StoreError(f"cannot reach PostgreSQL at {env['POSTGRES_HOST']}:{env['POSTGRES_PORT']} "
                          f"(database {env['POSTGRES_DBNAME']!r}, user {env['POSTGRES_USER']!r}): {reason}") from None
 
@@ -601,6 +660,7 @@ class Store:
                  key: OrganiserKey | None = None, trust: Iterable[PublicKey] = (),
                  readonly: bool = False, create: bool = True, concurrent: bool = False) -> None:
         env, self.name, self.backend = _environment(url, readonly, create)
+        self._secret = env.get("POSTGRES_PASSWORD") or ""      # never in a message (``_reason``)
         self._cards = cards or None         # given none (or an empty set): the classic set
         self.readonly = readonly
         self._key = key
@@ -686,16 +746,41 @@ class Store:
         met the pool's own error (a traceback, an HTTP 500), and one that took a connection as
         ``close`` found none in use had it closed under it. Refused as a ``YgoreplayError``, not
         a ``StoreError``: the callers that take a ``StoreError`` for a record not there or altered
-        (``verify``: "not ok") must not take a store closed for one."""
+        (``verify``: "not ok") must not take a store closed for one.
+
+        On PostgreSQL a pooled connection the server hung up on (a restart, a terminated
+        backend: ``_hung_up``) is dropped and another taken, so the first read after a restart
+        is served (it met the dead connection's error, an HTTP 500); and a database that does
+        not answer, or a lock not had, is said so once, here, for every read (``_outage_error``:
+        ``StoreUnavailable``, the service's 503), not as the driver's error."""
+        postgres = self.backend == "postgresql"
+        tries = self.factory.datastore.pool.max_size + 1 if postgres else 0
+
         @contextmanager
         def gated(*args: Any, **kwargs: Any) -> Iterator[Any]:
             with self._gate:
                 if self._closing:
                     raise YgoreplayError(f"the store {self.name} is closed")
                 self._users += 1
+            used = False
             try:
+                for _ in range(tries):
+                    with get_connection(*args, **kwargs) as connection:
+                        if not _hung_up(connection):
+                            used = True
+                            yield connection
+                            return
+                        connection.close()          # the pool drops it and makes another
                 with get_connection(*args, **kwargs) as connection:
+                    used = True
                     yield connection
+            except PersistenceError as exc:
+                found = self._outage_error(exc) if postgres else None
+                if found is None:
+                    raise
+                # lost under its statement (not one not had): a public read is made once more (``_read_again``)
+                found.lost = used and not isinstance(found, StoreBusy)
+                raise found from None
             finally:
                 with self._gate:
                     self._users -= 1
@@ -1338,7 +1423,11 @@ class Store:
 
     def _failed(self, exc: BaseException, rows: list[StoredEvent]) -> BaseException:
         """What an append whose rows could not be written raises: a conflict when another
-        writer took its position, else the store's refusal (nothing of it was written)."""
+        writer took its position, the store busy or not answering (``StoreUnavailable``, as it
+        was raised: nothing written, or the outcome unknown), else the store's refusal (nothing
+        of it was written)."""
+        if isinstance(exc, StoreUnavailable):
+            return exc
         if isinstance(exc, IntegrityError):
             return self._conflict(rows)
         if isinstance(exc, PersistenceError):
@@ -1363,6 +1452,28 @@ class Store:
         event = next((r for r in rows if r.originator_id == duel_id and r.originator_version > 0), rows[0])
         return ConflictError(f"duel {duel_id}: position {event.originator_version - 1} was written by another "
                              "writer first; nothing of this append was recorded")
+
+    def _outage_error(self, exc: BaseException, written: bool = False) -> StoreUnavailable | None:
+        """What a database error that says the database is busy or not answering is to the user
+        (``_outage``), naming the store (never its password); None for any other error.
+        ``written``: the error met a write, of which nothing was written."""
+        kind = _outage(exc)
+        nothing = "; nothing was written" if written else ""
+        if kind == "busy":
+            return StoreBusy(f"the store at {self.name} is busy: another session held its write lock for over "
+                             f"{LOCK_WAIT} s{nothing}: try again")
+        if kind == "gone":
+            return StoreUnavailable(f"the store at {self.name} is not answering "
+                                    f"({_reason(exc, self._secret)}){nothing}: try again in a few seconds")
+        return None
+
+    def _outcome_unknown(self, exc: BaseException) -> WriteOutcomeUnknown:
+        """A write whose connection was lost once it was sent, and whose outcome cannot be learned."""
+        return WriteOutcomeUnknown(
+            f"the store at {self.name} stopped answering after the write was sent ({_reason(exc, self._secret)}): "
+            "the write's outcome is unknown: read the duel's head before retrying. A retry that states the "
+            "expected position (--expected N, ?expected=N) is safe: it is refused as a conflict if the write "
+            "was stored; one that does not may record the events twice")
 
     def _refused(self, exc: Exception) -> StoreError:
         return StoreError(f"the store {self.name} refused the write (nothing was written): {exc}")
@@ -2362,6 +2473,34 @@ class Store:
             yield from recorder.select_events(stream_id, gt=after, lte=min(after + cls.PAGE, upto))
 
 
+def _read_again(read: Any) -> Any:
+    """``read``, a public read of the store, made once more (on another connection: the pool
+    drops a broken one, ``_gated`` one the server hung up on) when the connection it used was
+    lost under it (``StoreUnavailable.lost``): a read is made again without harm, and one
+    connection lost (a backend ended, a proxy's cut) is not the store down. Once only: what the
+    second attempt meets is told (an enclosing read does not make it a third time)."""
+    @functools.wraps(read)
+    def again(self: Store, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return read(self, *args, **kwargs)
+        except StoreUnavailable as exc:
+            if not exc.lost:
+                raise
+        try:
+            return read(self, *args, **kwargs)
+        except StoreUnavailable as exc:
+            exc.lost = False
+            raise
+    return again
+
+
+for _read in ("duels", "info", "ids", "resolve", "header", "cards_of", "held_cards", "attachment", "match_of",
+              "setting", "last_notification", "opened", "vouched_cards", "kind_of", "hash_at", "flags", "witnessed",
+              "head_state", "record_at", "records_after", "chained_after", "records", "load", "state_at", "seek",
+              "tree", "verify"):
+    setattr(Store, _read, _read_again(getattr(Store, _read)))
+
+
 def _marked(decoded: list[Record]) -> list[Record]:
     """Records marked reverted where a rollback (or a correction, which goes back as one does) undid them."""
     reverted: dict[int, int] = {}
@@ -2551,6 +2690,13 @@ class _Committer:
                 if len(batch) == 1:
                     batch[0].error = store._failed(exc, batch[0].rows)
                     return
+                if isinstance(exc, StoreUnavailable):
+                    # the store's plight, not one append's: each told it (its own copy), none
+                    # written alone (busy: each waited for the lock again; outcome unknown:
+                    # written again, a group stored would be recorded twice)
+                    for pending in batch:
+                        pending.error = type(exc)(str(exc))
+                    return
                 for pending in batch:
                     try:
                         store._write_rows(pending.rows, pending.snapshots)
@@ -2613,7 +2759,9 @@ class _PostgresWriter:
             return sql.SQL("INSERT INTO {} (originator_id, originator_version, topic, state) SELECT * FROM "
                            "unnest(%b::text[], %b::int8[], %b::text[], %b::bytea[])" + tail).format(
                 sql.Identifier(schema, table))
-        self._lock = list(recorder.lock_table_statements)
+        # ``SET LOCAL lock_timeout`` (``LOCK_WAIT``) first, then the lock: the index rows, sent
+        # between them, wait for their row locks no longer than the table's
+        self._lock_wait, *self._lock = recorder.lock_table_statements
         self._notify = sql.SQL("NOTIFY {}").format(sql.Identifier(recorder.channel_name))
         self._events = insert(recorder.events_table_name)
         self._snapshots = insert(snapshots.events_table_name, " ON CONFLICT DO NOTHING")
@@ -2632,16 +2780,24 @@ class _PostgresWriter:
         round trip: psycopg's ``transaction()`` in a pipeline nests two more pipelines, a sync
         each (a quarter of a group's CPU in the writer, issue 25). A write that fails is rolled
         back here (``_undo``); one whose connection was lost returns if its rows are stored (the
-        COMMIT was carried out, only its answer lost: ``_stored``)."""
+        COMMIT was carried out, only its answer lost: ``_stored``), raises ``WriteOutcomeUnknown``
+        when that cannot be learned, and the recorder's error when they are not. A server not
+        reached before anything was sent, or a lock not had within ``LOCK_WAIT``, raises
+        ``StoreUnavailable`` (``StoreBusy``): nothing was written."""
         import psycopg
-        index = self._store.library
+        store = self._store
+        index = store.library
         try:
             with self._using:
-                conn = self._connection()
+                try:
+                    conn = self._connection()
+                except psycopg.Error as exc:          # nothing was sent
+                    raise store._outage_error(exc, written=True) or exc
                 try:
                     with conn.pipeline():
                         cursor = conn.cursor()
                         cursor.execute(b"BEGIN")
+                        cursor.execute(self._lock_wait, prepare=True)
                         index.write(cursor, rows)
                         for statement in self._lock:
                             cursor.execute(statement, prepare=True)
@@ -2653,13 +2809,19 @@ class _PostgresWriter:
                 except BaseException as exc:
                     backend = self._backend
                     self._undo(conn, exc)
-                    if isinstance(exc, psycopg.OperationalError) and conn.closed and self._stored(rows[0], backend):
-                        return
+                    if isinstance(exc, psycopg.OperationalError) and conn.closed:
+                        stored = self._stored(rows[0], backend)
+                        if stored:
+                            return
+                        if stored is None:
+                            raise store._outcome_unknown(exc) from None
                     raise
         except BaseException as exc:
             index.forget(rows)
             if isinstance(exc, psycopg.IntegrityError):
                 raise IntegrityError(str(exc)) from exc
+            if isinstance(exc, psycopg.errors.LockNotAvailable):
+                raise store._outage_error(exc, written=True) from None
             if isinstance(exc, psycopg.Error):            # a connection refused or lost is one too
                 raise PersistenceError(str(exc)) from exc
             raise
@@ -2677,14 +2839,16 @@ class _PostgresWriter:
                 pass
         conn.close()
 
-    def _stored(self, row: StoredEvent, backend: tuple | None) -> bool:
+    def _stored(self, row: StoredEvent, backend: tuple | None) -> bool | None:
         """Whether ``row``, of a write whose connection was lost, is stored as written (then its
         whole transaction was committed), looked for on a new connection once the server process
         of the lost one (``backend``: its pid and start) has ended: until then it may still run
         the write, and commit it after a look that found nothing. Told "nothing was written", the
         append was sent again and recorded twice (a group's appends, retried alone, each found its
         position taken by its own rows: a conflict, appended again at the new head). False when
-        that cannot be known (the server is not reached, or that process does not end)."""
+        it is known not to be; None when that cannot be known (the server is not reached, or that
+        process does not end): the append is told its outcome is unknown (``WriteOutcomeUnknown``),
+        never "nothing was written"."""
         from psycopg.rows import tuple_row
         try:
             cursor = self._connection().cursor(row_factory=tuple_row)
@@ -2693,18 +2857,19 @@ class _PostgresWriter:
                                        "WHERE pid = %s AND backend_start = %s",
                                        (round(self.CLOSE_WAIT * 1000), *backend)).fetchone()
                 if ended is not None and not ended[0]:
-                    return False
+                    return None
             found = cursor.execute(self._find, (str(row.originator_id), row.originator_version)).fetchone()
         except Exception:
-            return False
+            return None
         return found is not None and bytes(found[0]) == row.state
 
     def _connection(self) -> Any:
-        """The writer's connection, made now if there is none or it broke (its caller holds ``_using``)."""
+        """The writer's connection, made now if there is none, it broke, or the server hung up on
+        it (``_hung_up``: a restart; the first write after it failed) (its caller holds ``_using``)."""
         import psycopg
         if self._closed:                 # as the closed store's pool refuses its readers
-            raise psycopg.OperationalError("the store is closed")
-        if self._conn is not None and (self._conn.closed or self._conn.broken):
+            raise StoreError(f"the store {self._store.name} is closed")
+        if self._conn is not None and (self._conn.closed or self._conn.broken or _hung_up(self._conn)):
             self._conn.close()
             self._conn = None
         if self._conn is None:

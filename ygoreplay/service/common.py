@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from .. import viewer
 from ..access import NARROWER
 from ..application import violation_dict
-from ..errors import ConflictError, Forbidden, InputError, StoreError, VerificationError, YgoreplayError
+from ..errors import ConflictError, Forbidden, InputError, StoreError, StoreUnavailable, VerificationError, YgoreplayError
 from ..events import EventFormatError, from_dict
 from ..jsonl import parse_lines
 from ..match import commands
@@ -281,6 +281,9 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(YgoreplayError)
     async def ours(request: Request, exc: YgoreplayError) -> JSONResponse:
+        if isinstance(exc, StoreUnavailable):      # down, busy, or a write's outcome unknown: ``code`` says which
+            return JSONResponse({"error": str(exc), "code": exc.code}, status_code=503,
+                                headers={"Retry-After": str(exc.retry_after)})
         if isinstance(exc, ConflictError):
             return _json(409, {"error": str(exc)})
         if isinstance(exc, Forbidden):
