@@ -211,6 +211,7 @@ def test_opening_prints_each_figure_against_the_tree_before():
 def test_vouched_reads_prints_each_reads_time():
     assert_figures(run_bench("vouched_reads.py"), r'"search\(20\)": ' + NUMBER, r'"load\(verified=False\)": ' + NUMBER)
 
+
 def test_pg_outage_cost_prints_the_normal_paths_figures():
     assert_figures(run_bench("pg_outage_cost.py"), rf"^lone append: {NUMBER} µs$", rf"^group append: {NUMBER} µs$",
                    rf"^info: {NUMBER} µs$", rf"^state_at: {NUMBER} µs$")
