@@ -170,6 +170,24 @@ def check_event(event: Event, position: int, size: int = 0, names: int = MAX_PLA
                               f"of at most {MAX_EVENT_BYTES:,} bytes each")
 
 
+#: The most a header's ``match`` grows by when the store exports a duel: its id, a title of 500
+#: four-byte characters (the longest a title is), a branch's parent and position.
+_EXPORTED_MATCH = {"duel": "0" * 12, "title": "\U0010ffff" * 500, "parent": "0" * 12, "branch_at": 1 << 32}
+
+
+def check_header(players: list[str], source: dict, created: str, match: dict | None = None) -> None:
+    """Refuse a header no reader reads (ReplayFileError saying why): these ``players``, ``source``
+    and ``created`` in a file, with ``match`` (None: the largest the store's export writes, as an
+    import is held to what every export of it, a branch's too, will write). What ``dumps`` reads
+    back of every file it writes."""
+    header = msgpack.packb({
+        "format": FORMAT_VERSION, "view": "spectator", "ruleset": "x" * 64, "players": players,
+        "match": _EXPORTED_MATCH if match is None else match, "created": created, "events": MAX_EVENTS,
+        "cards": MAX_CARDS, "root": bytes(32), "head": bytes(32), "source": source, "size": MAX_EXPANDED,
+        "dict": _MAX_DICT})
+    read_header(b"".join((MAGIC, struct.pack("<HHI", FORMAT_VERSION, 0, len(header)), header, bytes(8))))
+
+
 def _utf8_size(text: object) -> int:
     try:
         return len(str(text).encode("utf-8"))
@@ -251,7 +269,7 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
     data = b"".join((MAGIC, struct.pack("<HHI", FORMAT_VERSION, 0, len(header)), header,
                      struct.pack("<II", len(packed), zlib.crc32(packed)), packed))
     try:
-        read_header(data)      # its players, match and source are the caller's: within what a reader reads?
+        read_header(data)      # its players, match and source are the caller's (``check_header``)
     except ReplayFileError as exc:
         raise ReplayFileError(f"the duel cannot be written as a replay file: no reader reads its header ({exc})"
                               ) from None
@@ -365,7 +383,7 @@ def read_header(data: bytes) -> tuple[dict, int]:
 
 def loads(data: bytes) -> ReplayFile:
     """Read a replay file's bytes; ReplayFileError (what and where) for anything malformed."""
-    return _build(*_read(data))
+    return _build(*_read(data), expands=max(EXPANSION_FLOOR, EXPANSION * len(data)))
 
 
 def decode_body(data: bytes) -> dict:
@@ -491,7 +509,7 @@ def _field(body: dict, name: str, kind: type, default: Any = None) -> Any:
     return value
 
 
-def _build(header: dict, body: Any, signer: PublicKey | None, valid: bool | None) -> ReplayFile:
+def _build(header: dict, body: Any, signer: PublicKey | None, valid: bool | None, expands: int) -> ReplayFile:
     if not isinstance(body, dict):
         raise ReplayFileError("the body is not a map")
     raw_events = _field(body, "events", list)
@@ -539,7 +557,7 @@ def _build(header: dict, body: Any, signer: PublicKey | None, valid: bool | None
         commitments=_rows(body, "commitments", (int, int, bytes)),
         renames=_rows(body, "renames", (int, list, list)),
         decklist=_decklist(body), commit_key=_field(body, "commit_key", bytes, b""),
-        source=dict(header.get("source", {})), games=_games(body),
+        source=dict(header.get("source", {})), games=_games(body, expands),
         stored_prefixes=_field(body, "chain", bytes), stored_head=header["head"],
         signer=signer, signature_valid=valid, format=header["format"])
 
@@ -560,11 +578,25 @@ def _rows(body: dict, name: str, kinds: tuple[type, ...]) -> list[list]:
     return rows
 
 
-def _games(body: dict) -> list[bytes]:
-    """A match file's duels, each a whole ``.ygr`` file of its own (read and verified on demand)."""
+def _games(body: dict, expands: int) -> list[bytes]:
+    """A match file's duels, each a whole ``.ygr`` file of its own (read and verified on demand).
+    Together they expand to at most ``expands`` bytes, what the match file's own size allows one
+    body: each duel file is bounded by its own size, and copies of one small duel file that
+    expands to megabytes compress to nothing in the match's body (its header says how far each
+    expands, read here without expanding anything)."""
     games = _field(body, "games", list, [])
     if not all(isinstance(g, bytes) and g.startswith(MAGIC) for g in games):
         raise ReplayFileError("body field 'games' is not a list of replay files")
+    total = 0
+    for number, game in enumerate(games, 1):
+        try:
+            header = read_header(game)[0]
+        except ReplayFileError:
+            continue                     # refused when it is read, before anything is expanded
+        total += header["size"] if header["format"] >= 3 else EXPANSION * len(game)
+        if total > expands:
+            raise ReplayFileError(f"body field 'games': its first {number} duel files expand to {total:,} bytes, "
+                                  f"more than a match file of its size holds (at most {expands:,})")
     return games
 
 
