@@ -26,13 +26,13 @@ GOOD = loads((REPLAYS / "won-by-damage.judge.ygr").read_bytes())
 STARTED = EVENTS[0].to_dict()
 
 
-def crafted(events, root: bytes = b"\x01" * 32, **fields) -> bytes:
+def crafted(events, root: bytes = b"\x01" * 32, key=None, **fields) -> bytes:
     """A judge file of ``events`` as a hostile writer makes it: ``dumps`` without ``check_event``
-    (every byte of it within what the reader reads)."""
+    (every byte of it within what the reader reads), signed with ``key`` when given."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(replay_file, "check_event", lambda *args, **kwargs: None)
         return dumps(ReplayFile(list(events), GOOD.cards, [GOOD.times[0]] * len(events), players=["a", "b"],
-                                root=root, **fields))
+                                root=root, **fields), key)
 
 
 @pytest.fixture
@@ -77,6 +77,21 @@ def test_an_imported_player_name_no_header_holds_is_refused(records, tmp_path):
     three = [from_dict({**STARTED, "players": ["a", "b", "c"]}), *EVENTS[1:5]]
     done = records.import_replay(loads(crafted(three)), None, [], unsigned=True)
     leaves_the_store(records, done.id)
+
+
+def test_the_upload_route_refuses_the_same(tmp_path):
+    """POST /uploads of such a file, signed by the service's own key: 400 saying what, nothing stored."""
+    from test_release import ADMIN, ORGANISER, digest
+    from fastapi.testclient import TestClient
+    from ygoreplay.service import create_app
+    events = [from_dict({**STARTED, "players": ["Yugi", "x" * 5000]}), *EVENTS[1:5]]
+    with Store(str(tmp_path / "s.sqlite"), concurrent=True) as store, \
+            TestClient(create_app(store, digest(ADMIN))) as client:
+        data = crafted(events, key=store.key)
+        r = client.post("/uploads", content=data, headers=ORGANISER)
+        assert r.status_code == 400, r.text
+        assert "event 0 (duel_started): players[1] is 5,000 bytes" in r.json()["error"]
+        assert store.duels() == []
 
 
 def test_an_imported_event_past_what_a_file_holds_is_refused(records, tmp_path):
@@ -195,3 +210,23 @@ def test_a_kilobyte_declaring_many_events_builds_little():
     finally:
         tracemalloc.stop()
     assert peak < 40 << 20, f"{peak / 1e6:.0f} MB from a file of {len(data)} bytes"
+
+
+# -- branches: a duel's first events, and the card facts they name ------------------------------------------
+
+def test_a_branch_whose_card_facts_no_file_of_its_events_holds_is_refused(records):
+    """An imported file's card facts are its own, effect facts with them: one deck card with
+    480 KB of them, in a duel of 85 events, exported; its branch at event #1 (the decks) was
+    stored, and no export of it was possible (a reader reads 64 KiB, 144 KiB an event, 1 KiB a card)."""
+    from ygoreplay.effect_facts import EffectFact
+    card = sorted(set(EVENTS[1].main))[0]
+    heavy = GOOD.cards.with_effects({card: tuple(EffectFact(code="x" * 60000, count_code=str(i)) for i in range(8))})
+    events = [*EVENTS[:5], *[from_dict({"kind": "judge_note", "judge": "j", "note": "n"})] * 80]
+    data = dumps(ReplayFile(events, heavy, [GOOD.times[0]] * len(events), players=["a", "b"], root=b"\x03" * 32))
+    duel = records.import_replay(loads(data), None, [], unsigned=True).id
+    leaves_the_store(records, duel)
+    before = len(records.store.duels())
+    with pytest.raises(InputError, match="could never be exported"):
+        records.branch(duel, 1)
+    assert len(records.store.duels()) == before
+    leaves_the_store(records, records.branch(duel, 84))           # the whole of it: a file holds it

@@ -170,6 +170,19 @@ def check_event(event: Event, position: int, size: int = 0, names: int = MAX_PLA
                               f"of at most {MAX_EVENT_BYTES:,} bytes each")
 
 
+def check_body(events: list[Event], cards: CardDB) -> None:
+    """Refuse a duel of ``events`` whose body no reader reads (ReplayFileError saying why): the
+    events and the facts of the cards they name past ``content_bound``. Each event within
+    ``check_event`` fits; a duel's first events may not, when the card facts they name are large
+    (an imported file's, its effect facts with them: a branch of it at an early event)."""
+    facts = cards.subset(code for code in referenced_codes(events) if code in cards)
+    size = len(msgpack.packb({"events": [e.to_dict() for e in events], "cards": facts.to_json_list(),
+                              "effects": facts.effects_record()})) + 16 * len(events) + 256   # times, chain
+    if size > content_bound(len(events), len(facts)):
+        raise ReplayFileError(f"its {len(events)} events and the facts of their {len(facts)} cards take {size:,} "
+                              f"bytes, more than a reader reads of that many ({content_bound(len(events), len(facts)):,})")
+
+
 #: The most a header's ``match`` grows by when the store exports a duel: its id, a title of 500
 #: four-byte characters (the longest a title is), a branch's parent and position.
 _EXPORTED_MATCH = {"duel": "0" * 12, "title": "\U0010ffff" * 500, "parent": "0" * 12, "branch_at": 1 << 32}

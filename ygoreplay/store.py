@@ -70,8 +70,8 @@ from .errors import ConflictError, InputError, StoreError, VerificationError, Yg
 from .events import Event, EventFormatError, from_dict, from_trusted_dict
 from .files import data_dir
 from .lazy_dataclass import dataclass
-from .replay_file import (HEADER_LIST, MAX_EVENT_BYTES, MAX_PLAYER_NAMES, ReplayFileError, check_event,
-                          referenced_codes)
+from .replay_file import (HEADER_LIST, MAX_EVENT_BYTES, MAX_PLAYER_NAMES, ReplayFileError, check_body,
+                          check_event, referenced_codes)
 from .rules import History, RuleViolation
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
@@ -2044,6 +2044,11 @@ class Store:
             raise StoreError(f"{duel_id} is a {duel.header.kind}'s stream: only a duel is branched")
         if not 0 < at <= len(duel.records):
             raise StoreError(f"duel {duel_id} has {len(duel.records)} events: branch at 1..{len(duel.records)}, not {at}")
+        try:                       # its first events may name card facts (an import's) no file of so few holds
+            check_body(duel.events[:at], duel.cards)
+        except ReplayFileError as exc:
+            raise InputError(f"a branch of duel {duel_id} at {at} could never be exported ({exc}); nothing was "
+                             "written") from None
         child, _count, _violation = self.record(
             duel.events[:at], title or f"branch of {duel_id} at {at}", times=duel.times[:at], cards=duel.cards,
             check=False, root=duel.header.root, secret=duel.header.secret, parent=duel_id, branch_at=at,
