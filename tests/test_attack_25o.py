@@ -230,3 +230,32 @@ def test_a_branch_whose_card_facts_no_file_of_its_events_holds_is_refused(record
         records.branch(duel, 1)
     assert len(records.store.duels()) == before
     leaves_the_store(records, records.branch(duel, 84))           # the whole of it: a file holds it
+
+
+# -- a match: its duel files are its body's own --------------------------------------------------------------
+
+def test_a_match_whose_duel_carries_long_notes_exports_and_loads_back(tmp_path):
+    """Each of 40 notes of 65,000 random characters was appended (within 144 KiB an event) and the
+    duel exported; the match file carrying that duel's file did not (its body past 64 KiB and 144
+    KiB each of the match's 8 events: a duel file counted as if it were the match's events)."""
+    import json
+    import random
+    import shutil
+    import string
+    from ygoreplay.card_sources import card_lookup
+    from ygoreplay.match.files import match_replay, open_match
+    from ygoreplay.signing import OrganiserKey
+    matches = REPLAYS / "matches"
+    (tmp_path / "duels").mkdir()
+    shutil.copy(matches / "two-nil.jsonl", tmp_path)
+    shutil.copy(matches / "duels" / "g2-kaiba-surrenders.jsonl", tmp_path / "duels")
+    lines = (matches / "duels" / "g1-yugi-wins.jsonl").read_text().splitlines()
+    pick = random.Random(1).choices
+    notes = [json.dumps({"kind": "judge_note", "judge": "j", "note": "".join(pick(string.ascii_letters, k=65_000))})
+             for _ in range(40)]
+    (tmp_path / "duels" / "g1-yugi-wins.jsonl").write_text("\n".join(lines[:-1] + notes + lines[-1:]) + "\n")
+    key = OrganiserKey.generate()
+    match = open_match(tmp_path / "two-nil.jsonl", card_lookup(()))
+    data = dumps(match_replay(match, key), key)
+    back = loads(data)
+    assert len(back.games) == 2 and len(loads(back.games[0]).events) == len(match.duels[1].events)

@@ -263,7 +263,8 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
         for position, event in enumerate(replay.events):
             check_event(event, position, names=HEADER_LIST)
         raw = msgpack.packb(body)
-        if len(raw) > content_bound(len(replay.events), len(replay.cards)):
+        games = sum(len(game) for game in replay.games)      # a match's duel files: at most as compressed
+        if len(raw) > content_bound(len(replay.events), len(replay.cards)) + games:
             for position, (event, wire) in enumerate(zip(replay.events, body["events"])):
                 check_event(event, position, len(msgpack.packb(wire)), HEADER_LIST)
             raise ReplayFileError(f"its body takes {len(raw):,} bytes, more than a reader reads of "
@@ -274,6 +275,10 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
         raise ReplayFileError(f"the duel cannot be written as a replay file ({exc})") from None
     dict_size = min(max(_MIN_DICT, 1 << (len(raw) - 1).bit_length()), _MAX_DICT)
     packed = lzma.compress(raw, format=lzma.FORMAT_RAW, filters=_filters(dict_size, preset))
+    if len(raw) > content_bound(len(replay.events), len(replay.cards)) + len(packed):    # as ``_read`` bounds it
+        raise ReplayFileError(f"the duel cannot be written as a replay file: its body takes {len(raw):,} bytes, "
+                              f"more than a reader reads of {len(replay.events)} events, {len(replay.cards)} cards "
+                              f"and {len(packed):,} compressed bytes")
     header = msgpack.packb({
         "format": FORMAT_VERSION, "view": replay.view, "ruleset": replay.ruleset,
         "players": replay.players, "match": replay.match, "created": replay.created,
@@ -468,7 +473,9 @@ def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
     if zlib.crc32(packed) != crc:
         raise ReplayFileError(f"the body (offset {start}, {body_len} bytes) is corrupted: CRC-32 mismatch")
     events, cards = header["events"], header.get("cards", 0)
-    bound = min(MAX_EXPANDED, content_bound(events, cards), max(EXPANSION_FLOOR, EXPANSION * body_len))
+    # beside its events and cards, a body holds at most its own compressed size of what does not
+    # compress: a match file's duels, each a whole .ygr (the 64x expansion bounds it all the same)
+    bound = min(MAX_EXPANDED, content_bound(events, cards) + body_len, max(EXPANSION_FLOOR, EXPANSION * body_len))
     if version >= 3:
         if header["size"] > bound:
             raise ReplayFileError(f"header field 'size' declares a body of {header['size']} bytes: more than "
