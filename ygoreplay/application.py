@@ -29,10 +29,10 @@ from .checking import (  # noqa: F401  (check and the result shapes: the applica
     CheckReport, check, check_source, checked_dict, override_dict, result_dict, violation_dict, witness_dict)
 from .errors import ConflictError, Forbidden, InputError, VerificationError
 from .events import ENTERED_BY, DuelStarted, Event, cards_named, from_dict
-from .exchange import make_replay
+from .exchange import make_replay, ruleset_and_players
 from .formats import EDOPRO
 from .receipts import Promise, Receipt, Witness, behind, issue, verify as verify_heads
-from .replay_file import ReplayFile, verify_chain
+from .replay_file import HEADER_LIST, ReplayFile, ReplayFileError, check_event, check_header, verify_chain
 from .rules import AuditReport, RuleViolation, audit
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
@@ -393,6 +393,13 @@ class Records:
         source = dict(replay.source)
         if not signature.ok:                  # said in the signed header, so every export says it too
             source["unverified"] = True
+        try:                                  # what its exports' header will hold: the file's, and more
+            for event in replay.events[:1]:   # its names first, each named as the store's check names it
+                check_event(event, 0, names=HEADER_LIST)
+            check_header(ruleset_and_players(replay.events)[1], source, replay.created)
+        except ReplayFileError as exc:
+            raise InputError(f"the duel's header (its players, source and created) would be past what a replay "
+                             f"file's header holds ({exc}): it could never be exported; nothing was imported") from None
         duel_id, stored, _ = self.store.record(
             replay.events, title, times=replay.times, cards=replay.cards, check=False, root=replay.root,
             secret=replay.commit_key or None, created=replay.created or None, source=source,

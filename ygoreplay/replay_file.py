@@ -170,6 +170,37 @@ def check_event(event: Event, position: int, size: int = 0, names: int = MAX_PLA
                               f"of at most {MAX_EVENT_BYTES:,} bytes each")
 
 
+def check_body(events: list[Event], cards: CardDB) -> None:
+    """Refuse a duel of ``events`` whose body no reader reads (ReplayFileError saying why): the
+    events and the facts of the cards they name past ``content_bound``. Each event within
+    ``check_event`` fits; a duel's first events may not, when the card facts they name are large
+    (an imported file's, its effect facts with them: a branch of it at an early event)."""
+    facts = cards.subset(code for code in referenced_codes(events) if code in cards)
+    size = len(msgpack.packb({"events": [e.to_dict() for e in events], "cards": facts.to_json_list(),
+                              "effects": facts.effects_record()})) + 16 * len(events) + 256   # times, chain
+    if size > content_bound(len(events), len(facts)):
+        raise ReplayFileError(f"its {len(events)} events and the facts of their {len(facts)} cards take {size:,} "
+                              f"bytes, more than a reader reads of that many ({content_bound(len(events), len(facts)):,})")
+
+
+#: The most a header's ``match`` grows by when the store exports a duel: its id, a title of 500
+#: four-byte characters (the longest a title is), a branch's parent and position.
+_EXPORTED_MATCH = {"duel": "0" * 12, "title": "\U0010ffff" * 500, "parent": "0" * 12, "branch_at": 1 << 32}
+
+
+def check_header(players: list[str], source: dict, created: str, match: dict | None = None) -> None:
+    """Refuse a header no reader reads (ReplayFileError saying why): these ``players``, ``source``
+    and ``created`` in a file, with ``match`` (None: the largest the store's export writes, as an
+    import is held to what every export of it, a branch's too, will write). What ``dumps`` reads
+    back of every file it writes."""
+    header = msgpack.packb({
+        "format": FORMAT_VERSION, "view": "spectator", "ruleset": "x" * 64, "players": players,
+        "match": _EXPORTED_MATCH if match is None else match, "created": created, "events": MAX_EVENTS,
+        "cards": MAX_CARDS, "root": bytes(32), "head": bytes(32), "source": source, "size": MAX_EXPANDED,
+        "dict": _MAX_DICT})
+    read_header(b"".join((MAGIC, struct.pack("<HHI", FORMAT_VERSION, 0, len(header)), header, bytes(8))))
+
+
 def _utf8_size(text: object) -> int:
     try:
         return len(str(text).encode("utf-8"))
@@ -232,7 +263,8 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
         for position, event in enumerate(replay.events):
             check_event(event, position, names=HEADER_LIST)
         raw = msgpack.packb(body)
-        if len(raw) > content_bound(len(replay.events), len(replay.cards)):
+        games = sum(len(game) for game in replay.games)      # a match's duel files: at most as compressed
+        if len(raw) > content_bound(len(replay.events), len(replay.cards)) + games:
             for position, (event, wire) in enumerate(zip(replay.events, body["events"])):
                 check_event(event, position, len(msgpack.packb(wire)), HEADER_LIST)
             raise ReplayFileError(f"its body takes {len(raw):,} bytes, more than a reader reads of "
@@ -243,6 +275,10 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
         raise ReplayFileError(f"the duel cannot be written as a replay file ({exc})") from None
     dict_size = min(max(_MIN_DICT, 1 << (len(raw) - 1).bit_length()), _MAX_DICT)
     packed = lzma.compress(raw, format=lzma.FORMAT_RAW, filters=_filters(dict_size, preset))
+    if len(raw) > content_bound(len(replay.events), len(replay.cards)) + len(packed):    # as ``_read`` bounds it
+        raise ReplayFileError(f"the duel cannot be written as a replay file: its body takes {len(raw):,} bytes, "
+                              f"more than a reader reads of {len(replay.events)} events, {len(replay.cards)} cards "
+                              f"and {len(packed):,} compressed bytes")
     header = msgpack.packb({
         "format": FORMAT_VERSION, "view": replay.view, "ruleset": replay.ruleset,
         "players": replay.players, "match": replay.match, "created": replay.created,
@@ -251,7 +287,7 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
     data = b"".join((MAGIC, struct.pack("<HHI", FORMAT_VERSION, 0, len(header)), header,
                      struct.pack("<II", len(packed), zlib.crc32(packed)), packed))
     try:
-        read_header(data)      # its players, match and source are the caller's: within what a reader reads?
+        read_header(data)      # its players, match and source are the caller's (``check_header``)
     except ReplayFileError as exc:
         raise ReplayFileError(f"the duel cannot be written as a replay file: no reader reads its header ({exc})"
                               ) from None
@@ -365,7 +401,7 @@ def read_header(data: bytes) -> tuple[dict, int]:
 
 def loads(data: bytes) -> ReplayFile:
     """Read a replay file's bytes; ReplayFileError (what and where) for anything malformed."""
-    return _build(*_read(data))
+    return _build(*_read(data), expands=max(EXPANSION_FLOOR, EXPANSION * len(data)))
 
 
 def decode_body(data: bytes) -> dict:
@@ -437,7 +473,9 @@ def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
     if zlib.crc32(packed) != crc:
         raise ReplayFileError(f"the body (offset {start}, {body_len} bytes) is corrupted: CRC-32 mismatch")
     events, cards = header["events"], header.get("cards", 0)
-    bound = min(MAX_EXPANDED, content_bound(events, cards), max(EXPANSION_FLOOR, EXPANSION * body_len))
+    # beside its events and cards, a body holds at most its own compressed size of what does not
+    # compress: a match file's duels, each a whole .ygr (the 64x expansion bounds it all the same)
+    bound = min(MAX_EXPANDED, content_bound(events, cards) + body_len, max(EXPANSION_FLOOR, EXPANSION * body_len))
     if version >= 3:
         if header["size"] > bound:
             raise ReplayFileError(f"header field 'size' declares a body of {header['size']} bytes: more than "
@@ -491,7 +529,7 @@ def _field(body: dict, name: str, kind: type, default: Any = None) -> Any:
     return value
 
 
-def _build(header: dict, body: Any, signer: PublicKey | None, valid: bool | None) -> ReplayFile:
+def _build(header: dict, body: Any, signer: PublicKey | None, valid: bool | None, expands: int) -> ReplayFile:
     if not isinstance(body, dict):
         raise ReplayFileError("the body is not a map")
     raw_events = _field(body, "events", list)
@@ -539,7 +577,7 @@ def _build(header: dict, body: Any, signer: PublicKey | None, valid: bool | None
         commitments=_rows(body, "commitments", (int, int, bytes)),
         renames=_rows(body, "renames", (int, list, list)),
         decklist=_decklist(body), commit_key=_field(body, "commit_key", bytes, b""),
-        source=dict(header.get("source", {})), games=_games(body),
+        source=dict(header.get("source", {})), games=_games(body, expands),
         stored_prefixes=_field(body, "chain", bytes), stored_head=header["head"],
         signer=signer, signature_valid=valid, format=header["format"])
 
@@ -560,11 +598,25 @@ def _rows(body: dict, name: str, kinds: tuple[type, ...]) -> list[list]:
     return rows
 
 
-def _games(body: dict) -> list[bytes]:
-    """A match file's duels, each a whole ``.ygr`` file of its own (read and verified on demand)."""
+def _games(body: dict, expands: int) -> list[bytes]:
+    """A match file's duels, each a whole ``.ygr`` file of its own (read and verified on demand).
+    Together they expand to at most ``expands`` bytes, what the match file's own size allows one
+    body: each duel file is bounded by its own size, and copies of one small duel file that
+    expands to megabytes compress to nothing in the match's body (its header says how far each
+    expands, read here without expanding anything)."""
     games = _field(body, "games", list, [])
     if not all(isinstance(g, bytes) and g.startswith(MAGIC) for g in games):
         raise ReplayFileError("body field 'games' is not a list of replay files")
+    total = 0
+    for number, game in enumerate(games, 1):
+        try:
+            header = read_header(game)[0]
+        except ReplayFileError:
+            continue                     # refused when it is read, before anything is expanded
+        total += header["size"] if header["format"] >= 3 else EXPANSION * len(game)
+        if total > expands:
+            raise ReplayFileError(f"body field 'games': its first {number} duel files expand to {total:,} bytes, "
+                                  f"more than a match file of its size holds (at most {expands:,})")
     return games
 
 

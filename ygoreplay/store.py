@@ -76,7 +76,8 @@ from .errors import (ConflictError, InputError, StoreBusy, StoreError, StoreUnav
 from .events import Event, EventFormatError, from_dict, from_trusted_dict
 from .files import data_dir
 from .lazy_dataclass import dataclass
-from .replay_file import MAX_EVENT_BYTES, ReplayFileError, check_event, referenced_codes
+from .replay_file import (HEADER_LIST, MAX_EVENT_BYTES, MAX_PLAYER_NAMES, ReplayFileError, check_body,
+                          check_event, referenced_codes)
 from .rules import History, RuleViolation
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
@@ -370,10 +371,10 @@ class Head:
         return head
 
 
-def _exportable(event: Event, position: int, size: int = 0) -> None:
+def _exportable(event: Event, position: int, size: int = 0, names: int = MAX_PLAYER_NAMES) -> None:
     """``check_event``: an event no replay file could hold is refused, nothing written."""
     try:
-        check_event(event, position, size)
+        check_event(event, position, size, names)
     except ReplayFileError as exc:
         raise InputError(f"{exc}: the duel could not be exported; nothing was written") from None
 
@@ -1297,12 +1298,14 @@ class Store:
         stream.use_cards(history, cards)
         prev = live.head.hash if live.head else live.header.root
         snapshots, events_rows, violation, written = [], [], None, []
-        checked = mode != "all"          # recorded or appended; an import's events come from a reader
+        # What a replay file holds (``check_event``), whichever way the events came: an import's
+        # too, as a reader bounds a body, not each event, nor a body string to a header's. An
+        # import keeps the names a duel stored before the check listed (as ``dumps`` writes them).
+        names = MAX_PLAYER_NAMES if mode != "all" else HEADER_LIST
         for i, event in enumerate(events):
             position = history.position
             negated = library.before(event, history)
-            if checked:                               # what a replay file holds (``check_event``)
-                _exportable(event, position)
+            _exportable(event, position, names=names)
             try:
                 history.append(event, strict=mode != "all")
             except RuleViolation as v:
@@ -1322,8 +1325,8 @@ class Store:
             except (OverflowError, ValueError, TypeError) as exc:      # a Python caller's own event
                 raise InputError(f"event {position} ({event.kind}) cannot be stored ({exc}); nothing was "
                                  "written") from None
-            if checked and len(row) > MAX_EVENT_BYTES:               # its record: the event and ~100 bytes
-                _exportable(event, position, len(msgpack.packb(wire)))
+            if len(row) > MAX_EVENT_BYTES:                          # its record: the event and ~100 bytes
+                _exportable(event, position, len(msgpack.packb(wire)), names)
             events_rows.append(library.EventRow(duel_id, position + 1, event.kind, row,
                                                 library.seen(event, history, negated, at)))
             written.append(Record(position, event, when, prev, digest_i))
@@ -2271,6 +2274,11 @@ class Store:
             raise StoreError(f"{duel_id} is a {duel.header.kind}'s stream: only a duel is branched")
         if not 0 < at <= len(duel.records):
             raise StoreError(f"duel {duel_id} has {len(duel.records)} events: branch at 1..{len(duel.records)}, not {at}")
+        try:                       # its first events may name card facts (an import's) no file of so few holds
+            check_body(duel.events[:at], duel.cards)
+        except ReplayFileError as exc:
+            raise InputError(f"a branch of duel {duel_id} at {at} could never be exported ({exc}); nothing was "
+                             "written") from None
         child, _count, _violation = self.record(
             duel.events[:at], title or f"branch of {duel_id} at {at}", times=duel.times[:at], cards=duel.cards,
             check=False, root=duel.header.root, secret=duel.header.secret, parent=duel_id, branch_at=at,
