@@ -238,3 +238,29 @@ def test_cli_append_by_a_player_takes_that_players_view_names(tmp_path):
     assert refused.exit_code == 2 and "'p0.nothing1'" in refused.output, refused.output
     with Store(store_path) as store:
         assert store.state_at(duel_id, None).sides[0].mzone[0] == "p0.m3"
+
+
+def test_a_token_a_device_creates_takes_a_fresh_record_id(table):
+    """A Token's id is the entry's own: a player's device names it with a name its view does not
+    use, and the record gives it an id no card has (an id in use was a LOG-04 refusal naming it:
+    a probe). A name its view gives a card is that card (in use: refused, by that name). A cause
+    in words stays words."""
+    client, duel_id, tokens, store = table
+    assert post(client, duel_id, tokens["recorder"], [{"kind": "deck_shuffled", "player": 1}]).status_code == 200
+    names = view_names(store, duel_id, "p0")
+    free = [n for n in ("p0.t1", *(f"p1.m{i}" for i in range(10, 40))) if n not in names.values()]
+    assert len(free) >= 3 and all(n in names for n in free[1:3]), "record ids the view does not use"
+    for zone, name in enumerate(free[:3]):
+        made = {"kind": "token_created", "player": 0, "card": name, "code": 73915052, "zone": zone,
+                "cause": "scapegoat"}
+        answer = post(client, duel_id, tokens["p0"], [made])
+        assert answer.status_code == 200, answer.text
+        record = board(client, duel_id, tokens["judge"])["players"][0]["mzone"][zone]
+        assert record["code"] == 73915052 and record["id"] not in names
+    assert all(e["event"].get("cause") == "scapegoat" for e in map(
+        json.loads, client.get(f"/duels/{duel_id}/events", headers=auth(tokens["judge"])).text.splitlines())
+        if e["event"]["kind"] == "token_created")
+    hand = board(client, duel_id, tokens["p0"])["players"][0]["hand"][0]["id"]
+    taken = post(client, duel_id, tokens["p0"], [{"kind": "token_created", "player": 0, "card": hand,
+                                                  "code": 73915052, "zone": 4}])
+    assert taken.status_code == 422 and f"card id {hand} is already in use" in taken.json()["message"], taken.text

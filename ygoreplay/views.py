@@ -189,9 +189,9 @@ class DeviceNames:
             out = [self._in(v, key, f"{where}[{i}]", event, index) for i, v in enumerate(value)]
             return value if all(a is b for a, b in zip(out, value)) else out
         if isinstance(value, str):
-            if key in ID_FIELDS or key == "cause":
+            if key in ID_FIELDS or (key == "cause" and value in self.meant):
                 return self._name(value, where, event, index)
-            if key in _TEXT_FIELDS:
+            if key in _TEXT_FIELDS or key == "cause":      # a cause may be words ("scapegoat")
                 text = _ID_IN_TEXT.sub(lambda m: self._name(m.group(0), where, event, index), value)
                 return value if text == value else text
         return value
