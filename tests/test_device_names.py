@@ -264,3 +264,20 @@ def test_a_token_a_device_creates_takes_a_fresh_record_id(table):
     taken = post(client, duel_id, tokens["p0"], [{"kind": "token_created", "player": 0, "card": hand,
                                                   "code": 73915052, "zone": 4}])
     assert taken.status_code == 422 and f"card id {hand} is already in use" in taken.json()["message"], taken.text
+
+
+def test_a_refusal_of_an_entry_naming_the_opponents_face_down_card_does_not_say_what_it_is(table):
+    """Player 0's device may send player 1's face-down monster to the GY; with a wrong ``source``
+    the rules refuse it (LOG-02), and their reason said "Luster Dragon (p1.m1) is at [1, 'mzone',
+    3], not [1, 'szone']": the card's name. The device is told the card by its view's name, and
+    that the reason is the judge's."""
+    client, duel_id, tokens, _store = table
+    assert post(client, duel_id, tokens["recorder"], TURN_2).status_code == 200
+    at = count(client, duel_id, tokens)
+    hidden = board(client, duel_id, tokens["judge"])["players"][1]["mzone"][3]
+    name = view_name(client, duel_id, tokens, "p0", "p1.m1")
+    refused = post(client, duel_id, tokens["p0"], [{"kind": "card_moved", "card": name, "to": [1, "gy"],
+                                                   "reason": "destroyed", "source": [1, "szone"]}])
+    assert refused.status_code == 422 and refused.json()["rule"] == "LOG-02", refused.text
+    assert hidden["name"] not in refused.text and str(hidden["code"]) not in refused.text
+    assert name in refused.json()["message"] and count(client, duel_id, tokens) == at

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from .source import Source
 from .text import checked
 from .trust import Signature, origin_of, seals_of, signature_of, verify_file
-from .views import VIEWS, DeviceNames, Redactor, out_of_sight
+from .views import VIEWS, DeviceNames, Redactor, out_of_sight, unseen
 
 
 def export_file(replay: ReplayFile, view: str, trust: Iterable[PublicKey]) -> ReplayFile:
@@ -302,7 +302,9 @@ class Records:
         except RuleViolation as exc:
             if not read:
                 raise
-            raise RuleViolation(exc.rule, read[0].say(exc.message), exc.index, exc.kind) from None
+            at = exc.index - count
+            hidden = unseen(read[0].view, events[at], self.store.head_state(duel_id)) if 0 <= at < len(events) else []
+            raise RuleViolation(exc.rule, read[0].refused(exc.message, hidden), exc.index, exc.kind) from None
 
     def _view_names(self, duel_id: str, view: str, count: int) -> dict[str, str]:
         """The view's name of each record id after the duel's first ``count`` events, derived from

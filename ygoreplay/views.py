@@ -128,6 +128,22 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
     return None
 
 
+def unseen(view: str, event: Event, state: DuelState | None) -> list[str]:
+    """The cards of the other player's that an entry of ``view``'s device (p0, p1) shows, names or
+    cites and that the view does not see at ``state``: what the full record's reasons about the
+    entry may tell of them (a card's name, where it is), the view may not be told."""
+    me = _PLAYERS.get(view)
+    if me is None or state is None:
+        return []
+    cards, out = state.cards, []
+    cause = getattr(event, "cause", None)
+    for card_id in (*(c for c, _ in event.shows), *cards_named(event), cause, event.cite.card if event.cite else None):
+        card = cards.get(card_id) if isinstance(card_id, str) else None
+        if card is not None and card.owner != me and not can_see(view, card) and card_id not in out:
+            out.append(card_id)
+    return out
+
+
 class DeviceNames:
     """What the card names a player's device writes stand for in the record.
 
@@ -151,6 +167,17 @@ class DeviceNames:
     def say(self, text: str) -> str:
         """``text`` (a reason of the rules) with each record id the view's name of the card."""
         return _ID_IN_TEXT.sub(lambda m: self.said.get(m.group(0)) or self.made.get(m.group(0)) or m.group(0), text)
+
+    def refused(self, text: str, hidden: list[str]) -> str:
+        """Why the rules refused an entry, as the device is told: ``say``, or, when the entry
+        names ``hidden`` cards (``unseen``), no more than that the record's reason is the judge's
+        (it may say what such a card is: its name, where it is)."""
+        if not hidden:
+            return self.say(text)
+        me = _PLAYERS[self.view]
+        named = ", ".join(self.said.get(c, "?") for c in hidden)
+        return (f"the rules refuse it as the record stands: it names {named}, a card of player {1 - me}'s that "
+                f"player {me} does not see, so the reason is the judge's (their view says it)")
 
     def record(self, event: Event, index: int, in_use: Any = ()) -> Event:
         """``event`` as the device meant it, in record ids (InputError naming the field and the
