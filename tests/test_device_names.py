@@ -238,6 +238,15 @@ def test_cli_append_by_a_player_takes_that_players_view_names(tmp_path):
     assert refused.exit_code == 2 and "'p0.nothing1'" in refused.output, refused.output
     with Store(store_path) as store:
         assert store.state_at(duel_id, None).sides[0].mzone[0] == "p0.m3"
+    # Raigeki (p0.m3... of the hand) targeting a card in the hand (TERM-05, a flag naming it): the flags
+    # answered are player 0's view's, in its names, as its device's over HTTP
+    entry.write_text(json.dumps({"kind": "activated", "player": 0, "card": names["p0.m1"], "zone": 2,
+                                 "targets": [names["p0.m4"]]}) + "\n")
+    flagged = CliRunner().invoke(main, ["append", duel_id, str(entry), "--by", "p0", "--json", "--store", store_path])
+    assert flagged.exit_code == 0, flagged.output
+    flags = [f for f in json.loads(flagged.stdout)["flags"] if f["rule"] == "TERM-05"]
+    assert flags and names["p0.m4"] in flags[0]["message"], flagged.stdout
+    assert names["p0.m4"] == "p0.m4" or "p0.m4" not in flags[0]["message"], flags
 
 
 def test_a_token_a_device_creates_takes_a_fresh_record_id(table):
