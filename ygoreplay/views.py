@@ -113,8 +113,8 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
         return card if card is not None and card.owner != me and not can_see(view, card) else None
     for card_id, _code in event.shows:
         if hidden(card_id) is not None:
-            return (f"it shows {said.get(card_id, card_id)}, a card of player {1 - me}'s that player {me} does not see: a player's "
-                    "device shows its own cards")
+            return (f"it shows {said.get(card_id, card_id)}, a card of player {1 - me}'s that player {me} does "
+                    "not see: a player's device shows its own cards")
     for name in sorted(ID_FIELDS):
         value = getattr(event, name, None)
         for card_id in (value,) if isinstance(value, str) else value if isinstance(value, (list, tuple)) else ():
@@ -122,8 +122,8 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
             if card is None or card.zone in _ON_FIELD and (name in _AIMED_AT or (
                     isinstance(event, CardMoved) and name == "card" and event.to.zone in _PUBLIC_PILES)):
                 continue
-            return (f"it names {said.get(card_id, card_id)}, a card of player {card.owner}'s that player {me} does not see: a "
-                    f"player's device names those only as the target of an attack or an effect, or sent from the "
+            return (f"it names {said.get(card_id, card_id)}, a card of player {card.owner}'s that player {me} "
+                    f"does not see: a player's device names those only as the target of an attack or an effect, or sent from the "
                     f"field to the GY or banishment; the table's recorder or player {card.owner}'s device enters it")
     return None
 
