@@ -123,8 +123,9 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
                     isinstance(event, CardMoved) and name == "card" and event.to.zone in _PUBLIC_PILES)):
                 continue
             return (f"it names {said.get(card_id, card_id)}, a card of player {card.owner}'s that player {me} "
-                    f"does not see: a player's device names those only as the target of an attack or an effect, or sent from the "
-                    f"field to the GY or banishment; the table's recorder or player {card.owner}'s device enters it")
+                    "does not see: a player's device names those only as the target of an attack or an effect, or "
+                    f"sent from the field to the GY or banishment; the table's recorder or player {card.owner}'s device "
+                    "enters it")
     return None
 
 
