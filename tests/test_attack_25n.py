@@ -19,6 +19,7 @@ from ygoreplay.access import digest
 from ygoreplay.service import create_app
 from ygoreplay.store import Store
 
+from test_device_names import view_name
 from test_service import events_of
 
 ADMIN = "organiser-test-token-0123456789abcdef0123456789"
@@ -105,11 +106,14 @@ def test_the_other_players_face_down_card_is_not_taken_but_may_be_attacked(table
               {"kind": "phase_entered", "phase": "end"}, *WON[28:33]]
     assert client.post(f"/duels/{duel_id}/events", json=turn_2, headers=auth(tokens["recorder"])).status_code == 200
     at = len(START) + len(turn_2)
-    take = {"kind": "card_moved", "card": "p1.m1", "to": [0, "hand"], "reason": "added"}
+    # a player's device names cards as its own view does (test_device_names.py)
+    set_card, attacker, tribute = (view_name(client, duel_id, tokens, "p0", c) for c in ("p1.m1", "p0.m2", "p0.m0"))
+    take = {"kind": "card_moved", "card": set_card, "to": [0, "hand"], "reason": "added"}
     refused = client.post(f"/duels/{duel_id}/events?expected={at}", json=[take], headers=auth(tokens["p0"]))
     assert refused.status_code == 403 and "nothing was written" in refused.json()["error"], refused.text
-    attack = [WON[33], WON[34], WON[35], {"kind": "attack_declared", "player": 0, "attacker": "p0.m2",
-                                          "target": "p1.m1"}]
+    assert f"names {set_card}," in refused.json()["error"], "the card as the device named it"
+    attack = [{**WON[33], "card": attacker, "tributes": [tribute]}, WON[34], WON[35],
+              {"kind": "attack_declared", "player": 0, "attacker": attacker, "target": set_card}]
     kept = client.post(f"/duels/{duel_id}/events?expected={at}", json=attack, headers=auth(tokens["p0"]))
     assert kept.status_code == 200, kept.text
 
@@ -123,7 +127,8 @@ def test_the_flags_an_append_answers_a_player_are_its_own_views(table):
     turn_2 = [*WON[9:12], *WON[12:17], {"kind": "spell_trap_set", "player": 1, "card": "p1.m2", "zone": 1},
               {"kind": "phase_entered", "phase": "end"}, *WON[28:36]]
     assert client.post(f"/duels/{duel_id}/events", json=turn_2, headers=auth(tokens["recorder"])).status_code == 200
-    attack = {"kind": "attack_declared", "player": 0, "attacker": "p0.m2", "target": "p1.m2"}
+    attack = {"kind": "attack_declared", "player": 0, "attacker": view_name(client, duel_id, tokens, "p0", "p0.m2"),
+              "target": view_name(client, duel_id, tokens, "p0", "p1.m2")}
     flagged = client.post(f"/duels/{duel_id}/events", json=[attack], headers=auth(tokens["p0"]))
     assert flagged.status_code == 200, flagged.text
     assert "Axe of Despair" not in flagged.text

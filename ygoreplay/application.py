@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from .source import Source
 from .text import checked
 from .trust import Signature, origin_of, seals_of, signature_of, verify_file
-from .views import VIEWS, out_of_sight
+from .views import VIEWS, DeviceNames, Redactor, out_of_sight, unseen
 
 
 def export_file(replay: ReplayFile, view: str, trust: Iterable[PublicKey]) -> ReplayFile:
@@ -226,7 +226,8 @@ class Records:
         return self.append_records(duel_id, events, expected, role, entered_by)[1]
 
     def append_records(self, duel_id: str, events: list[Event], expected: int | None = None,
-                       role: str = "organiser", entered_by: str | None = None
+                       role: str = "organiser", entered_by: str | None = None,
+                       names: Callable[[str, int], dict[str, str] | None] | None = None
                        ) -> tuple[list[Record], Receipt | None, list[Violation]]:
         """As ``append``, and the records written (a live service hands them to its followers)
         and their flags (``flags``: none but in a witnessed duel, read only there); no receipt
@@ -235,7 +236,11 @@ class Records:
         ruling names its judge and says why, MATCH-08), whichever face sent it. In a witnessed
         duel each event is stamped with who entered it: a token's role (an event that names
         another is refused), else ``entered_by`` (the organiser's, the command line's ``--by``)
-        where it names no one; a duel created witnessed must begin so (``access.MODES``)."""
+        where it names no one; a duel created witnessed must begin so (``access.MODES``).
+        Events entered as a player (a player's token, ``--by p0``) name cards as that player's
+        view does (``_stamped``): ``names(view, count)`` gives the view's name of each record id
+        after ``count`` events where the caller keeps it (a live duel's view), else None, and
+        they are derived from the stored record."""
         if not events:
             return [], None, []
         given = events
@@ -250,9 +255,13 @@ class Records:
             if count == 0:
                 witnessed = _says_witnessed(given)
             try:
-                written = self._judged_append(duel_id, given, count, witnessed, access, expected, role, entered_by)
-            except (ConflictError, Forbidden, InputError):
-                if count or fresh:
+                written = self._judged_append(duel_id, given, count, witnessed, access, expected, role, entered_by,
+                                              names)
+            except (ConflictError, Forbidden, InputError) as exc:
+                # an entry in a device's names is pinned to the head its names were read at: taken
+                # meanwhile (another writer), it is judged again, once, on the stored head
+                again = isinstance(exc, ConflictError) and expected is None and _as_player(role, entered_by)
+                if (count and not again) or fresh:
                     raise
                 continue                 # refused or taken at a head held at 0: judged again on the stored one
             break
@@ -260,9 +269,12 @@ class Records:
         return written, receipt, self.flags(duel_id, written[0].position, written[-1].position + 1) if witnessed else []
 
     def _judged_append(self, duel_id: str, given: list[Event], count: int, witnessed: bool, access: dict | None,
-                       expected: int | None, role: str, entered_by: str | None) -> list[Record]:
+                       expected: int | None, role: str, entered_by: str | None,
+                       names: Callable[[str, int], dict[str, str] | None] | None = None) -> list[Record]:
         """``given`` judged on a head of ``count`` events (``witnessed``, its ``access`` at 0) and
-        appended there: who may write each kind, the witness, the mode, who entered it."""
+        appended there: who may write each kind, the witness, the mode, who entered it; a
+        player's entry in its view's names, turned into record ids at that head and written there
+        only (its answers, a refusal of the rules included, name cards as the view does)."""
         refused = sorted({e.kind for e in given if not may_write(role, e.kind, witnessed)})
         if refused:
             own_side = role in PLAYERS and refused[0] not in WRITERS
@@ -274,10 +286,36 @@ class Records:
         if count == 0:
             self._check_mode(duel_id, access, given)
         # whose turn it is, read only for an entry a player's own side decides (``_stamped``)
+        read: list[DeviceNames] = []
+
+        def view_names(view: str) -> DeviceNames:
+            of = names(view, count) if names is not None else None
+            read.append(DeviceNames(view, of if of is not None else self._view_names(duel_id, view, count)))
+            return read[-1]
         events = _stamped(given, ENTERS_AS.get(role), entered_by, witnessed,
-                          (lambda: self.store.head_state(duel_id)) if count else _no_head)
-        return self.store.append_records(duel_id, events,
-                                         expected_position=0 if count == 0 and expected is None else expected)
+                          (lambda: self.store.head_state(duel_id)) if count else _no_head, view_names)
+        if read and expected is None:
+            expected = count             # what its names meant there, not at a head another writer moved
+        try:
+            return self.store.append_records(duel_id, events,
+                                             expected_position=0 if count == 0 and expected is None else expected)
+        except RuleViolation as exc:
+            if not read:
+                raise
+            at = exc.index - count
+            hidden = unseen(read[0].view, events[at], self.store.head_state(duel_id)) if 0 <= at < len(events) else []
+            raise RuleViolation(exc.rule, read[0].refused(exc.message, hidden), exc.index, exc.kind) from None
+
+    def _view_names(self, duel_id: str, view: str, count: int) -> dict[str, str]:
+        """The view's name of each record id after the duel's first ``count`` events, derived from
+        the stored record (a face that keeps no live view of it: the command line)."""
+        stored = self.store.load(duel_id, verified=False)
+        if len(stored.records) < count:
+            raise ConflictError(f"duel {duel_id} has {len(stored.records)} events, not {count}: someone else appended")
+        redactor = Redactor(stored.cards, view, stored.header.secret)
+        for record in stored.records[:count]:
+            redactor.feed(record.event)
+        return redactor.names.of
 
     def flags(self, duel_id: str, start: int, stop: int) -> list[Violation]:
         """The flags of events ``start`` to ``stop`` (excluded), as the append that stored them
@@ -508,13 +546,28 @@ def _witnessed(events: list[Event]) -> list[Event]:
 _UNREAD = object()          # whose turn it is, not yet read (``_stamped``)
 
 
+def _as_player(role: str, entered_by: str | None) -> bool:
+    """Whether an append is entered as a player (``_stamped``): in its view's card names."""
+    own = ENTERS_AS.get(role)
+    return own in PLAYERS or (own is None and entered_by in PLAYERS)
+
+
+def _may_name(event: Event) -> bool:
+    """Whether an entry may name a card outside its id fields and ``shows``: a cited card, a
+    cause, free text, seals, openings (``views.DeviceNames`` reads them all)."""
+    return bool(event.cite or getattr(event, "cause", None) or event.kind in ("cards_sealed", "cards_opened")
+                or any(isinstance(text := getattr(event, name, None), str) and "." in text
+                       for name in ("description", "note", "reason", "judge", "effect")))
+
+
 def _no_head() -> None:
     """The head of a duel with no event yet: none (nobody's turn, no card)."""
     return None
 
 
 def _stamped(events: list[Event], own: str | None, entered_by: str | None, witnessed: bool,
-             head: Callable[[], DuelState | None] = _no_head) -> list[Event]:
+             head: Callable[[], DuelState | None] = _no_head,
+             names: Callable[[str], DeviceNames] | None = None) -> list[Event]:
     """Each event with who entered it (a witnessed duel's): a token's role (``own``) may enter
     only as itself; the store's owner enters as ``entered_by`` where an event names no one. An
     entry a player enters (their token, or ``--by p0``) is their own side's (``access.off_side``;
@@ -522,10 +575,17 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
     names no card of the other player's that the player does not see at the head but as its
     target (``views.out_of_sight``: the full record's fold would tell the player what it is);
     ``head()`` is read once, only when a player's entry needs whose turn it is or names a card.
-    The one place every door decides what a player's device may record."""
+    An append entered as a player (``own``, a token's; else ``entered_by``, ``--by p0``) is written
+    by that player's device in its own view's card names: given ``names`` (the view's names at the
+    head, ``views.DeviceNames``), each is turned into the record id it names before anything is
+    judged (a name the view does not know is refused), and a reason given names cards as the view
+    does. The one place every door decides what a player's device may record."""
     if entered_by is not None and entered_by not in ENTERED_BY:
         raise InputError(f"who entered it is one of {', '.join(ENTERED_BY)}, not {entered_by!r}")
     stamp = own or entered_by or "recorder"
+    device = (own if own in PLAYERS else entered_by if own is None and entered_by in PLAYERS else None
+              ) if names is not None else None
+    seen: DeviceNames | None = None               # the device's view's names, once read
     out = []
     turn: Any = _UNREAD
     read: list = []                 # the head, once read
@@ -538,6 +598,14 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
         if own is not None and event.entered_by not in (None, own):
             raise Forbidden(f"event {index} ({event.kind}) says entered_by {event.entered_by!r}, but it is "
                             f"written with the {own}'s token: an entry is its writer's; nothing was written")
+        if device is not None and event.entered_by not in (None, device):
+            raise Forbidden(f"event {index} ({event.kind}) says entered_by {event.entered_by!r}, but it is "
+                            f"entered as {device}: an entry is its writer's; nothing was written")
+        if device is not None and (event.shows or cards_named(event) or _may_name(event)):
+            if seen is None:
+                seen = names(device)
+            now = state()
+            event = seen.record(event, index, now.cards if now is not None else ())
         judges = WRITERS.get(event.kind) == ("judge",)      # the store's owner writes a judge's kind as the judge
         by = own or event.entered_by or (None if judges or not witnessed else stamp)
         if event.kind == "turn_started":
@@ -549,7 +617,7 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
             turn = now.turn_player if now is not None and now.turn else None
         why = off_side(by, event.kind, event.player, turn, witnessed) if by else None
         if not why and by in PLAYERS and witnessed and (event.shows or cards_named(event)):
-            why = out_of_sight(by, event, state())
+            why = out_of_sight(by, event, state(), seen.said if seen is not None and by == device else None)
         if why:
             raise Forbidden(f"event {index} ({event.kind}) is entered as {by}, but {why}; nothing was written")
         if witnessed and event.entered_by is None:

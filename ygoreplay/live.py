@@ -497,6 +497,19 @@ class LiveDuel:
         return [{"index": step.position, **flag, **i18n.message_dict(flag["message"])}
                 for step in steps for flag in (step.marks or {}).get("flags") or ()]
 
+    def names(self, view: str, count: int) -> dict[str, str] | None:
+        """A player's view's name of each record id after the duel's first ``count`` events, as
+        the view this process keeps fed has them (``Redactor.names``: what its frames and
+        ``/actions`` name cards by, so what its device writes): a copy, read under the lock. None
+        when this process holds another number of events (the caller derives them)."""
+        if len(self.records) < count:
+            self.refresh()
+        with self.lock:
+            if len(self.records) != count:
+                return None
+            redactor = self._fed(view, count).redactor
+            return dict(redactor.names.of) if redactor is not None else None
+
     def frame(self, view: str, count: int) -> dict[str, Any]:
         return board(self.view(view).state_after(count))
 

@@ -42,6 +42,7 @@ from typing import Any, Iterable, Iterator
 
 import msgpack
 
+from .errors import InputError
 from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
     ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardMoved, CardRevealed,
@@ -90,7 +91,7 @@ _AIMED_AT = frozenset(("target", "targets", "destroyed"))
 _PUBLIC_PILES = frozenset((GY, BANISHED))
 
 
-def out_of_sight(view: str, event: Event, state: DuelState | None) -> str | None:
+def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[str, str] | None = None) -> str | None:
     """Why an entry a player's device enters (``view``: p0, p1) may not be judged by the full
     record, or None: it names a card of the other player's that the player does not see at the
     head (``state``), other than as the target of an attack or an effect, or sent from the field
@@ -98,8 +99,11 @@ def out_of_sight(view: str, event: Event, state: DuelState | None) -> str | None
     The full record's fold knows every such card: what it would answer, keep and show of it
     (LOG-10 naming a card shown as another, a flag naming the card, the card taken into the
     player's own control face-down and so disclosed to its view) would tell the player what the
-    card is. A card the head does not hold yet, or one of the player's own, is the rules'."""
+    card is. A card the head does not hold yet, or one of the player's own, is the rules'.
+    ``said``: the player's view's name of each record id (``DeviceNames.said``): the reason names a
+    card as the device named it, never by its record id."""
     me = _PLAYERS.get(view)
+    said = said or {}
     if me is None or state is None:
         return None
     cards = state.cards
@@ -109,8 +113,8 @@ def out_of_sight(view: str, event: Event, state: DuelState | None) -> str | None
         return card if card is not None and card.owner != me and not can_see(view, card) else None
     for card_id, _code in event.shows:
         if hidden(card_id) is not None:
-            return (f"it shows {card_id}, a card of player {1 - me}'s that player {me} does not see: a player's "
-                    "device shows its own cards")
+            return (f"it shows {said.get(card_id, card_id)}, a card of player {1 - me}'s that player {me} does "
+                    "not see: a player's device shows its own cards")
     for name in sorted(ID_FIELDS):
         value = getattr(event, name, None)
         for card_id in (value,) if isinstance(value, str) else value if isinstance(value, (list, tuple)) else ():
@@ -118,10 +122,117 @@ def out_of_sight(view: str, event: Event, state: DuelState | None) -> str | None
             if card is None or card.zone in _ON_FIELD and (name in _AIMED_AT or (
                     isinstance(event, CardMoved) and name == "card" and event.to.zone in _PUBLIC_PILES)):
                 continue
-            return (f"it names {card_id}, a card of player {card.owner}'s that player {me} does not see: a "
-                    f"player's device names those only as the target of an attack or an effect, or sent from the "
-                    f"field to the GY or banishment; the table's recorder or player {card.owner}'s device enters it")
+            return (f"it names {said.get(card_id, card_id)}, a card of player {card.owner}'s that player {me} "
+                    "does not see: a player's device names those only as the target of an attack or an effect, or "
+                    f"sent from the field to the GY or banishment; the table's recorder or player {card.owner}'s device "
+                    "enters it")
     return None
+
+
+def unseen(view: str, event: Event, state: DuelState | None) -> list[str]:
+    """The cards of the other player's that an entry of ``view``'s device (p0, p1) shows, names or
+    cites and that the view does not see at ``state``: what the full record's reasons about the
+    entry may tell of them (a card's name, where it is), the view may not be told."""
+    me = _PLAYERS.get(view)
+    if me is None or state is None:
+        return []
+    cards, out = state.cards, []
+    cause = getattr(event, "cause", None)
+    for card_id in (*(c for c, _ in event.shows), *cards_named(event), cause, event.cite.card if event.cite else None):
+        card = cards.get(card_id) if isinstance(card_id, str) else None
+        if card is not None and card.owner != me and not can_see(view, card) and card_id not in out:
+            out.append(card_id)
+    return out
+
+
+class DeviceNames:
+    """What the card names a player's device writes stand for in the record.
+
+    A player's view names every card by a name of its own (``_Names``: a keyed permutation of
+    each pile, fresh names for a pile it cannot follow), its own cards included; its board, its
+    frames and ``/actions`` give those names, and its device writes them. ``of`` is that view's
+    name of each record id at the head the entry is judged on (``Redactor.names.of``): ``record``
+    turns an entry's names into record ids, field by field as ``_renamed`` renames the record
+    for the view (the id fields, ``cause``, a ``cite``'s card, the cards ``shows``, ``seals`` and
+    an opening name, the ids inside free text), and refuses a name the view does not know with
+    the same words whatever it is: a record id it was never given says nothing of the record.
+    A card the entry itself creates (a Token) takes a fresh record id; a set-up position names
+    the cards it creates. ``said`` turns record ids back into the view's names (answers)."""
+
+    def __init__(self, view: str, of: dict[str, str]) -> None:
+        self.view = view
+        self.said = of
+        self.meant = {name: card_id for card_id, name in of.items()}
+        self.made: dict[str, str] = {}           # a card the entries create: its record id -> its name
+
+    def say(self, text: str) -> str:
+        """``text`` (a reason of the rules) with each record id the view's name of the card."""
+        return _ID_IN_TEXT.sub(lambda m: self.said.get(m.group(0)) or self.made.get(m.group(0)) or m.group(0), text)
+
+    def refused(self, text: str, hidden: list[str]) -> str:
+        """Why the rules refused an entry, as the device is told: ``say``, or, when the entry
+        names ``hidden`` cards (``unseen``), no more than that the record's reason is the judge's
+        (it may say what such a card is: its name, where it is)."""
+        if not hidden:
+            return self.say(text)
+        me = _PLAYERS[self.view]
+        named = ", ".join(self.said.get(c, "?") for c in hidden)
+        return (f"the rules refuse it as the record stands: it names {named}, a card of player {1 - me}'s that "
+                f"player {me} does not see, so the reason is the judge's (their view says it)")
+
+    def record(self, event: Event, index: int, in_use: Any = ()) -> Event:
+        """``event`` as the device meant it, in record ids (InputError naming the field and the
+        name the view does not know). ``in_use``: the record ids a new card may not take."""
+        if isinstance(event, PositionSetUp):
+            return event
+        data = event.to_dict()
+        new_card = None
+        if isinstance(event, TokenCreated) and event.card not in self.meant:     # the card it creates
+            new_card = _fresh_id(event.card, in_use, self.meant)
+            self.made[new_card] = event.card
+            data = {k: v for k, v in data.items() if k != "card"}
+        out = self._in(data, "", "", event, index)
+        if new_card is not None:
+            return from_dict({**out, "card": new_card})
+        return from_dict(out) if out is not data else event
+
+    def _name(self, name: Any, where: str, event: Event, index: int) -> Any:
+        card_id = self.meant.get(name) if isinstance(name, str) else None
+        if card_id is None:
+            raise InputError(f"event {index} ({event.kind}): {where} names {str(name)[:64]!r}, which is no card "
+                             f"{self.view}'s view knows: a player's device names each card as its own view names it "
+                             "(its board, its frames, /actions); nothing was written")
+        return card_id
+
+    def _in(self, value: Any, key: str, where: str, event: Event, index: int) -> Any:
+        if value.__class__ in _NO_IDS:
+            return value
+        if isinstance(value, dict):
+            if key in ("shows", "seals") or (key == "cards" and where == "cards"):   # keyed by card id
+                return {self._name(k, f"{where}[{k[:64] if isinstance(k, str) else k!r}]", event, index):
+                        self._in(v, "", f"{where}.{k}", event, index) for k, v in value.items()}
+            out = {k: self._in(v, k, f"{where}.{k}" if where else k, event, index) for k, v in value.items()}
+            return value if all(out[k] is value[k] for k in value) else out
+        if isinstance(value, list):
+            out = [self._in(v, key, f"{where}[{i}]", event, index) for i, v in enumerate(value)]
+            return value if all(a is b for a, b in zip(out, value)) else out
+        if isinstance(value, str):
+            if key in ID_FIELDS or (key == "cause" and value in self.meant):
+                return self._name(value, where, event, index)
+            if key in _TEXT_FIELDS or key == "cause":      # a cause may be words ("scapegoat")
+                text = _ID_IN_TEXT.sub(lambda m: self._name(m.group(0), where, event, index), value)
+                return value if text == value else text
+        return value
+
+
+def _fresh_id(name: str, in_use: Any, names: dict[str, str]) -> str:
+    """A record id for a card a player's device creates: its own name's stem and the first number
+    free both in the record (``in_use``) and among the view's names."""
+    stem = name[:2] if re.match(r"p[01]\.", name) else "p0"
+    number = 1
+    while f"{stem}.dev{number}" in in_use or f"{stem}.dev{number}" in names:
+        number += 1
+    return f"{stem}.dev{number}"
 
 
 def commitment(key: bytes, index: int, player: int, order: list) -> bytes:

@@ -252,7 +252,11 @@ receipt_out_option = click.option(
          "later, with verify --receipt, that the store was not cut back.")
 by_option = click.option(
     "--by", "entered_by", type=Words("ygoreplay.events", "ENTERED_BY"), default="recorder", show_default=True,
-    help="Who entered the events, in a witnessed duel: stamped on each event that names no one (entered_by).")
+    help="Who entered the events, in a witnessed duel: stamped on each event that names no one (entered_by). "
+         "append --by p0 (p1) enters them as that player's device: each card is named as that player's view "
+         "names it (show --view p0, the player's page, /actions), never by its record id, and a name the view "
+         "does not know is refused; the recorder and the judge name record ids. record --by writes record ids "
+         "(the duel has no view before it is recorded).")
 key_option = click.option("--key", "keys", multiple=True, metavar="PUBLIC_KEY",
                           help="Trust signatures by this key (ed25519:... or a key file); the local "
                                "organiser key is always trusted. Repeatable.")

@@ -361,6 +361,12 @@ def append(duel: str, file: str, expected: int | None, as_json: bool, receipt_pa
         receipt = records.append(duel_id, events, expected, entered_by=entered_by)
         keep_receipt(receipt, receipt_path, witness)
         flags = records.flags(duel_id, receipt.events - len(events), receipt.events)
+        if entered_by in ("p0", "p1") and flags:
+            # a player's device is answered its own view's flags, in its names (as over HTTP)
+            from ..live import LiveDuel
+            from ..state import Violation
+            flags = [Violation(f["index"], f["rule"], f["message"]) for f in
+                     LiveDuel(store, duel_id).flags(entered_by, receipt.events - len(events), receipt.events)]
     if as_json:
         echo(json.dumps({"id": duel_id, "events": receipt.events, **receipt.fields(),
                          "flags": [violation_dict(f) for f in flags]}))

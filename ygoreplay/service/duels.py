@@ -132,7 +132,10 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     player confirms or disputes the other side's entries. In a witnessed duel each is stamped
     with the token's role (``entered_by``), and the answer lists the ``flags`` of the events
     stored (rules broken and kept): to a player's device, as its own view finds them (its frames'),
-    never the record's, which may name a card of the other player's it does not see."""
+    never the record's, which may name a card of the other player's it does not see. A player's
+    device names every card as its own view does (its board, frames, ``/actions``): each name is
+    turned into the record's card id by that view's names (``views.DeviceNames``), a name the
+    view does not know refused (400)."""
     caller, live = asking
     players = PLAYERS if live.access.mode == "witnessed" else ()      # who said so, and their own side
     Service.require(caller, "recorder", "judge", *players)
@@ -144,7 +147,9 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     done: list = []
 
     def appended() -> list:
-        written, receipt, flags = service.records.append_records(duel_id, events, expected, caller.role)
+        # a player's device names cards as its view does: the names the live view keeps
+        written, receipt, flags = service.records.append_records(duel_id, events, expected, caller.role,
+                                                                 names=service.hub.get(duel_id).names)
         done.extend((receipt, flags))           # in the same thread: one hop to a thread an append, not two
         return written
     written = await service.in_thread(service.hub.appending, duel_id, appended)
