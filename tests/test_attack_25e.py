@@ -49,8 +49,9 @@ def test_a_header_at_the_readers_limits_is_still_written_and_read():
 
 
 def test_the_service_refuses_the_file_of_a_duel_whose_header_no_reader_reads(tmp_path, monkeypatch):
-    """The service's export of a duel whose duel_started names a player longer than a header
-    holds: 400 saying why, not a signed file nobody can open."""
+    """A duel_started naming a player longer than a header holds is refused at the append now
+    (``check_event``), and the export of such a duel stored before that check (the check
+    switched off to store it) is still a 400 saying why, not a signed file nobody can open."""
     from fastapi.testclient import TestClient
 
     from ygoreplay.access import digest
@@ -64,12 +65,17 @@ def test_the_service_refuses_the_file_of_a_duel_whose_header_no_reader_reads(tmp
             TestClient(create_app(store, digest(admin))) as client:
         made = client.post("/duels", json={"title": "long names"}, headers={"Authorization": f"Bearer {admin}"})
         duel, tokens = made.json()["id"], made.json()["tokens"]
-        appended = client.post(f"/duels/{duel}/events?expected=0", json=events,
-                               headers={"Authorization": f"Bearer {tokens['recorder']}"})
+        refused = client.post(f"/duels/{duel}/events?expected=0", json=events,
+                              headers={"Authorization": f"Bearer {tokens['recorder']}"})
+        assert refused.status_code == 400 and "players[0] is 5,000 bytes" in refused.json()["error"], refused.text
+        with monkeypatch.context() as old_store:
+            old_store.setattr("ygoreplay.store.check_event", lambda *args: None)
+            appended = client.post(f"/duels/{duel}/events?expected=0", json=events,
+                                   headers={"Authorization": f"Bearer {tokens['recorder']}"})
         assert appended.status_code == 200, appended.text
         for view in ("judge", "spectator"):
             got = client.get(f"/duels/{duel}/replay.ygr?view={view}", headers={"Authorization": f"Bearer {tokens[view]}"})
-            assert got.status_code == 400 and "no reader reads" in got.json()["error"], (view, got.status_code)
+            assert got.status_code == 400 and "cannot be written as a replay file" in got.json()["error"], (view, got.status_code)
 
 
 # -- a half-built event: never reachable from the error of a record that does not build -------------
