@@ -1190,7 +1190,8 @@ class Store:
         return self.append_records(duel_id, events, expected_position=expected_position, times=times)[-1].position + 1
 
     def append_records(self, duel_id: str, events: Event | Iterable[Event], *,
-                       expected_position: int | None = None, times: list[str] | None = None) -> list[Record]:
+                       expected_position: int | None = None, times: list[str] | None = None,
+                       claims: dict[str, dict[str, dict]] | None = None) -> list[Record]:
         """Check and append events at the head; returns the records written. All or nothing.
 
         Raises RuleViolation (nothing written) for an illegal event; ConflictError when
@@ -1198,11 +1199,21 @@ class Store:
         expected position the events are checked again at the new head and appended there);
         VerificationError when the head no longer matches its signed anchor (truncated or
         rechained: run verify).
+
+        ``claims`` (``{stream: {name: data}}``) are attachments of other streams written as
+        their first version, in the same transaction as the events: the recorder's unique
+        (stream, version) lets one writer only have each, whoever else read it free at the same
+        moment, in any process. One written already is a ConflictError (``claimed``), nothing
+        of the append written; and no claim is ever written without its events (a match's
+        link to its duel: ``match.commands.record``).
         """
         self._writable()
         events = [events] if isinstance(events, Event) else list(events)
         if times is not None and len(times) != len(events):
             raise ValueError("one recording time per event")
+        claimed = [StoredEvent(f"{owner}/{_attachment(name)}", 0, f"ygoreplay:{name}", msgpack.packb(data))
+                   for owner, named in (claims or {}).items() for name, data in named.items()]
+        self._claimed(claimed)
         codes = referenced_codes(events)
         with self._lock_for(duel_id):
             attempt = 0
@@ -1218,9 +1229,10 @@ class Store:
                                         "someone else appended")
                 facts = self._facts_for(codes, live.cards, None)
                 try:
-                    return self._write(duel_id, live, events, codes, times, [], facts, "strict")[2]
+                    return self._write(duel_id, live, events, codes, times, list(claimed), facts, "strict")[2]
                 except ConflictError:
                     self._forget(duel_id)
+                    self._claimed(claimed)           # lost a claim, not a position: no retry takes it
                     attempt += 1
                     if expected_position is not None or attempt == 3:
                         raise                         # asked for that position: it is gone
@@ -1233,6 +1245,14 @@ class Store:
                 except BaseException:
                     self._forget(duel_id)             # the cached fold may hold unwritten events
                     raise
+
+    def _claimed(self, claims: list[StoredEvent]) -> None:
+        """ConflictError when one of ``claims`` (first versions of attachments) is written already."""
+        for row in claims:
+            if self.events.select_events(row.originator_id, limit=1):
+                owner, _, name = str(row.originator_id).partition("/")
+                raise ConflictError(f"{owner}: its {name} is written already (claimed by another writer); "
+                                    "nothing of this append was recorded")
 
     def _lock_for(self, duel_id: str) -> threading.Lock:
         with self._guard:
@@ -1450,7 +1470,9 @@ class Store:
             raise self._refused(exc) from None
 
     def _conflict(self, rows: list[StoredEvent]) -> ConflictError:
-        duel_id = str(rows[0].originator_id).split("/")[0]
+        # the stream written to: its own rows' (an append's first rows may be claims of others')
+        duel_id = next((str(r.originator_id) for r in rows if "/" not in str(r.originator_id)),
+                       str(rows[0].originator_id).split("/")[0])
         self._forget(duel_id)
         event = next((r for r in rows if r.originator_id == duel_id and r.originator_version > 0), rows[0])
         return ConflictError(f"duel {duel_id}: position {event.originator_version - 1} was written by another "
