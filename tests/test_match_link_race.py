@@ -118,7 +118,8 @@ def test_two_stores_on_postgresql_link_one_duel_once(tmp_path, monkeypatch, expe
 
 
 def test_one_match_linking_its_duel_twice_at_once_records_one_game(tmp_path, monkeypatch):
-    """Two requests of one match (its recorder sent it twice): one game, one link."""
+    """Two requests of one match (its recorder sent it twice): one game, one link. (A guard: the
+    old code held here too, its second append losing the match's position.)"""
     with Store(str(tmp_path / "s.sqlite")) as store:
         match = _match(store, "A")
         duel = store.create_duel("table 1")
@@ -131,7 +132,8 @@ def test_one_match_linking_its_duel_twice_at_once_records_one_game(tmp_path, mon
 
 def test_a_failed_append_claims_nothing(tmp_path):
     """A match write refused by the store (here: its expected head is not the head) leaves the
-    duel free for the next one."""
+    duel free for the next one: the claim went with the append, nothing to release. (A guard of
+    the claim's design: the old code held here too.)"""
     with Store(str(tmp_path / "s.sqlite")) as store:
         matches = [_match(store, "A"), _match(store, "B")]
         duel = store.create_duel("table 1")
