@@ -6,8 +6,9 @@ Run from the repository root after ``pip install -e '.[test]'``: ``python bench/
 fails on them.
 
 A SQLite store is filled with a generated library (``search.py``'s generator, straight into the
-index tables) and a few public duels recorded through the service (``synthetic.py``), then served
-by ``ygoreplay serve`` (one process). Each load is a fresh browser context (no cache) in Debian's
+index tables, with each duel's header row and signed last anchor, so that the library lists it)
+and a few public duels recorded through the service (``synthetic.py``), then served by
+``ygoreplay serve`` (one process). Each load is a fresh browser context (no cache) in Debian's
 chromium, headless, 1280x800 (Playwright): the navigation's response (``responseEnd``), the
 browser's **first-contentful-paint** (the page's frame, before any row), and **rows drawn**: the
 first ``#results > li.row`` in the document, seen by a ``MutationObserver`` the page gets before
