@@ -539,11 +539,12 @@ def _prescan(raw: bytes | bytearray) -> tuple[int, int]:
         size = unpacker.read_map_header()
         for _ in range(size):
             key = unpacker.unpack() if raw[unpacker.tell()] in _STRING_HEADS else None
-            if key not in held or raw[unpacker.tell()] not in _ARRAY_HEADS:
+            if raw[unpacker.tell()] not in _ARRAY_HEADS:
                 unpacker.skip()
                 continue
-            entries = unpacker.read_array_header()
-            held[key] += entries
+            entries = unpacker.read_array_header()        # a list's entries one at a time: the
+            if key in held:                               # reader buffers one entry, not the list
+                held[key] += entries                      # (a match file's duel files)
             for _ in range(entries):
                 unpacker.skip()
     except ReplayFileError:
