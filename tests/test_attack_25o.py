@@ -293,3 +293,20 @@ def test_a_match_whose_duel_carries_long_notes_exports_and_loads_back(tmp_path):
     data = dumps(match_replay(match, key), key)
     back = loads(data)
     assert len(back.games) == 2 and len(loads(back.games[0]).events) == len(match.duels[1].events)
+
+
+def test_a_body_past_a_megabyte_expands_in_place_to_exactly_what_it_declares():
+    """Past 1 MiB a body is decompressed into its declared size a megabyte at a time: the same
+    bytes, and past that size, short of it or cut short refused as at once."""
+    import lzma
+    import os
+    raw = os.urandom(1 << 19) * 5
+    filters = replay_file._filters(1 << 22)
+    packed = lzma.compress(raw, format=lzma.FORMAT_RAW, filters=filters)
+    assert bytes(replay_file._expand(packed, 0, len(raw), filters, exact=True)) == raw
+    for bound in (len(raw) - 1, len(raw) - (1 << 20)):
+        with pytest.raises(ReplayFileError, match="expands past"):
+            replay_file._expand(packed, 0, bound, filters, exact=True)
+    with pytest.raises(ReplayFileError, match="cut short"):
+        replay_file._expand(packed[:-1000], 0, len(raw), filters, exact=True)
+    assert len(replay_file._expand(packed, 0, len(raw) + 5, filters, exact=True)) == len(raw)   # _read refuses it
