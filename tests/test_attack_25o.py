@@ -190,11 +190,6 @@ def _ygr_with_body(raw: bytes, **header_changes) -> bytes:
                      struct.pack("<II", len(packed), zlib.crc32(packed)), packed))
 
 
-@pytest.mark.xfail(strict=True, reason="the value budget trusts the declared counts (64 a declared event, 256 a "
-                   "declared card), checked only once the body is built; with 1.5 MB of incompressible padding "
-                   "(the expansion bound 64x) and 100,000 events and cards declared, 1.9 GB and 40-60 s; the "
-                   "same on main before the relaxing (padding in four binaries). Needs a pre-scan of the body "
-                   "holding each declared event and card to its share: too large for this pass")
 def test_a_kilobyte_declaring_many_events_builds_little():
     """935 bytes declaring 100,000 events: 3.6 MB of two-character strings (20x their bytes as
     Python objects) under the 4 MiB expansion floor: 75 MB before the body's counts are checked."""
@@ -202,14 +197,53 @@ def test_a_kilobyte_declaring_many_events_builds_little():
     raw = b"\x81\xa6events" + b"\xdc" + (6).to_bytes(2, "big") + chunk * 6
     data = _ygr_with_body(raw, events=100_000)
     assert len(data) < 2048
+    _, peak, _ = refused_reading(data)
+    assert peak < 40 << 20, f"{peak / 1e6:.0f} MB from a file of {len(data)} bytes"
+
+
+def refused_reading(data: bytes) -> tuple[ReplayFileError, int, float]:
+    """``loads`` refuses ``data``: the error, the peak of memory (tracemalloc) and the seconds."""
     tracemalloc.start()
+    started = time.perf_counter()
     try:
-        with pytest.raises(ReplayFileError):
+        with pytest.raises(ReplayFileError) as info:
             loads(data)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 40 << 20, f"{peak / 1e6:.0f} MB from a file of {len(data)} bytes"
+    return info.value, peak, time.perf_counter() - started
+
+
+
+def _padded_declaring_bomb(held: bool) -> bytes:
+    """1.5 MB: a binary of random bytes (lifting the 64x expansion bound to 96 MB) beside ~90 MB of
+    empty lists, 100,000 events and 100,000 cards declared; ``held``: the body holds them too
+    (each an empty map), so only the budget tied to the compressed size is left to bound it."""
+    import os
+    import msgpack
+    junk = (b"\xdd" + (300_000).to_bytes(4, "big") + b"\x90" * 300_000) * 300
+    parts = [msgpack.packb("pad"), msgpack.packb(os.urandom(1_500_000)),
+             msgpack.packb("junk"), b"\xdd" + (300).to_bytes(4, "big") + junk]
+    if held:
+        many = b"\xdd" + (100_000).to_bytes(4, "big")
+        for key, item in (("events", b"\x80"), ("dt", b"\x00"), ("cards", b"\x80")):
+            parts += [msgpack.packb(key), many + item * 100_000]
+    raw = bytes([0x80 | len(parts) // 2]) + b"".join(parts)
+    return _ygr_with_body(raw, events=100_000, cards=100_000)
+
+
+@pytest.mark.parametrize("held", [False, True], ids=["declared", "held"])
+def test_a_megabyte_of_padding_declaring_many_events_and_cards_builds_little_fast(held):
+    """1.9 GB and 37-58 s: the value budget (64 a declared event, 256 a declared card, one per 2
+    expanded bytes) trusted the counts until the body was built. Now the body's lists are counted
+    before anything is built (each grants its share only if held), and its values are held to its
+    compressed size."""
+    data = _padded_declaring_bomb(held)
+    assert len(data) < 1_600_000
+    error, peak, spent = refused_reading(data)
+    assert "values its declared size allows" in str(error), str(error)
+    assert peak < (160 << 20 if not held else 240 << 20), f"{peak / 1e6:.0f} MB from a file of {len(data)} bytes"
+    assert spent < 10, f"{spent:.1f} s"
 
 
 # -- branches: a duel's first events, and the card facts they name ------------------------------------------
@@ -259,3 +293,20 @@ def test_a_match_whose_duel_carries_long_notes_exports_and_loads_back(tmp_path):
     data = dumps(match_replay(match, key), key)
     back = loads(data)
     assert len(back.games) == 2 and len(loads(back.games[0]).events) == len(match.duels[1].events)
+
+
+def test_a_body_past_a_megabyte_expands_in_place_to_exactly_what_it_declares():
+    """Past 1 MiB a body is decompressed into its declared size a megabyte at a time: the same
+    bytes, and past that size, short of it or cut short refused as at once."""
+    import lzma
+    import os
+    raw = os.urandom(1 << 19) * 5
+    filters = replay_file._filters(1 << 22)
+    packed = lzma.compress(raw, format=lzma.FORMAT_RAW, filters=filters)
+    assert bytes(replay_file._expand(packed, 0, len(raw), filters, exact=True)) == raw
+    for bound in (len(raw) - 1, len(raw) - (1 << 20)):
+        with pytest.raises(ReplayFileError, match="expands past"):
+            replay_file._expand(packed, 0, bound, filters, exact=True)
+    with pytest.raises(ReplayFileError, match="cut short"):
+        replay_file._expand(packed[:-1000], 0, len(raw), filters, exact=True)
+    assert len(replay_file._expand(packed, 0, len(raw) + 5, filters, exact=True)) == len(raw)   # _read refuses it

@@ -24,7 +24,8 @@ signature covers everything.
 
 Reading is bounded by what the header declares and by fixed limits, checked before anything
 is expanded: an absurd header, a body that expands past its declared size (or far past its own
-size), more objects than the declared events can hold, are refused at once with what and where
+size), more objects than the events and cards it declares and holds can need (counted before a
+value is built) or than its compressed size justifies, are refused at once with what and where
 (``ReplayFileError``). Files of every earlier format version keep loading (``_UPGRADES``).
 What a file can hold (``check_event``: the names its header repeats, the bytes of one event) is
 the one check every append into the store makes too: what the store takes in can leave it.
@@ -482,7 +483,8 @@ def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
                                   f"{events} events and {cards} cards can need, or {body_len} compressed bytes hold "
                                   f"(limit {bound})")
         bound = header["size"]
-    raw = _expand(packed, start, bound, _filters(header["dict"]) if version >= 3 else _LEGACY_FILTERS)
+    raw = _expand(packed, start, bound, _filters(header["dict"]) if version >= 3 else _LEGACY_FILTERS,
+                  exact=version >= 3)
     if version >= 3 and len(raw) != header["size"]:
         raise ReplayFileError(f"the body at offset {start} expands to {len(raw)} bytes, not the {header['size']} "
                               "its header declares")
@@ -493,11 +495,63 @@ def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
     # values: room for one is made beside. A binary is read from the bytes at hand, never
     # allocated ahead of them: the longest is the body's own length (a match file's games, each
     # a whole .ygr, are binaries of any size a duel's file takes).
+    # The declared counts grant that budget only once the body is seen to hold them: ``_prescan``
+    # walks its top level without building a value (a body declaring 100,000 events that holds six
+    # was built whole first, 75 MB from 935 bytes). And whatever it declares, a body builds at most
+    # ``VALUES_PER_BYTE`` values a compressed byte beside ``VALUES_FLOOR``: expanded bytes are cheap
+    # to fake (64 times the compressed ones), a value costs 30 to 80 bytes built, and real bodies
+    # hold under one value a compressed byte.
+    where = f"body at offset {start}"
+    # (a body of under 512 KiB builds at most 256 Ki values whatever it declares: not walked)
+    held_events, held_cards = _prescan(raw) if len(raw) > _WALKED_FROM else (events, cards)
     banlist = 3 * MAX_BANLIST + 1
     limits = _Limits(arrays=2 * events + cards + 4096 + MAX_BANLIST, maps=4096, strings=1 << 20,
                      binaries=len(raw),
-                     objects=min(64 * events + 256 * cards + 65536, len(raw) // 2 + 4096) + banlist)
-    return header, _unpack(raw, f"body at offset {start}", limits), signer, valid
+                     objects=min(64 * min(events, held_events) + 256 * min(cards, held_cards) + 65536,
+                                 len(raw) // 2 + 4096,
+                                 VALUES_FLOOR + VALUES_PER_BYTE * body_len) + banlist)
+    return header, _unpack(raw, where, limits), signer, valid
+
+
+#: What a body's values may number whatever its header declares: this many...
+VALUES_FLOOR = 1 << 20
+#: ...and this many a byte of its compressed size (real bodies: 0.2 to 0.96; a match file's duels
+#: are binaries of their own size, one value each).
+VALUES_PER_BYTE = 1
+#: The size from which a body's lists are counted before it is built (``_prescan``).
+_WALKED_FROM = 512 << 10
+#: The first bytes of a msgpack string (fixstr, str 8, 16, 32): a body's key that is read.
+_STRING_HEADS = frozenset(range(0xa0, 0xc0)) | {0xd9, 0xda, 0xdb}
+#: ...and of a msgpack array (fixarray, array 16, 32).
+_ARRAY_HEADS = frozenset(range(0x90, 0xa0)) | {0xdc, 0xdd}
+
+
+def _prescan(raw: bytes | bytearray) -> tuple[int, int]:
+    """How many events and cards the body holds, counted before any of it is built: the entries
+    of its map's ``events`` and ``cards`` lists (of every such key, a duplicate's too). Nothing is
+    built but the map's string keys: every other value is skipped (msgpack's ``skip`` makes no
+    object), so the walk costs a call an event and a card. Whatever is not a map of lists holds
+    none (``_build`` says what it is)."""
+    unpacker = msgpack.Unpacker(_Reader(raw), read_size=1 << 16, max_buffer_size=max(len(raw), 1 << 16),
+                                max_str_len=1 << 20, max_bin_len=len(raw), max_ext_len=0, strict_map_key=False)
+    held = {"events": 0, "cards": 0}
+    try:
+        size = unpacker.read_map_header()
+        for _ in range(size):
+            key = unpacker.unpack() if raw[unpacker.tell()] in _STRING_HEADS else None
+            if raw[unpacker.tell()] not in _ARRAY_HEADS:
+                unpacker.skip()
+                continue
+            entries = unpacker.read_array_header()        # a list's entries one at a time: the
+            if key in held:                               # reader buffers one entry, not the list
+                held[key] += entries                      # (a match file's duel files)
+            for _ in range(entries):
+                unpacker.skip()
+    except ReplayFileError:
+        raise
+    except (msgpack.OutOfData, msgpack.FormatError, msgpack.StackError, ValueError, IndexError, TypeError):
+        pass                                 # what was counted so far, and the build says what is wrong
+    return held["events"], held["cards"]
 
 
 def content_bound(events: int, cards: int) -> int:
@@ -507,19 +561,54 @@ def content_bound(events: int, cards: int) -> int:
     return (64 << 10) + MAX_EVENT_BYTES * events + 1024 * cards
 
 
-def _expand(packed: bytes, offset: int, bound: int, filters: list[dict]) -> bytes:
-    """Decompress at most ``bound`` bytes: a bomb is refused after that many, never more."""
+def _expand(packed: bytes, offset: int, bound: int, filters: list[dict], exact: bool = False) -> bytes | bytearray:
+    """Decompress at most ``bound`` bytes: a bomb is refused after that many, never more.
+    ``exact``: ``bound`` is what the header declares the body expands to, and the body is
+    decompressed into that many bytes in place, a megabyte at a time (at once, liblzma's blocks
+    and their joining took twice the body: 185 MB to expand a 1.5 MB file's 92 MB)."""
+    past = False
     try:
         decompressor = lzma.LZMADecompressor(format=lzma.FORMAT_RAW, filters=filters)
-        raw = decompressor.decompress(packed, max_length=bound + 1)
+        if not exact or bound <= _CHUNK:           # a small body: at once
+            raw: bytes | bytearray = decompressor.decompress(packed, max_length=bound + 1)
+            past = len(raw) > bound
+        else:
+            raw, at, data = bytearray(bound), 0, packed
+            while not decompressor.eof:
+                chunk = decompressor.decompress(data, max_length=min(_CHUNK, bound + 1 - at))
+                data = b""
+                if len(chunk) > bound - at:
+                    past = True
+                    break
+                raw[at:at + len(chunk)] = chunk
+                at += len(chunk)
+                if decompressor.needs_input:
+                    break
+            del raw[at:]
     except lzma.LZMAError as exc:
         raise ReplayFileError(f"the body at offset {offset} does not decompress ({exc})") from None
-    if len(raw) > bound:
+    if past:
         raise ReplayFileError(f"the body at offset {offset} expands past {bound} bytes, more than its "
                               "header allows")
     if not decompressor.eof:
         raise ReplayFileError(f"the body at offset {offset} is cut short")
     return raw
+
+
+_CHUNK = 1 << 20
+
+
+class _Reader:
+    """Bytes read in chunks for msgpack's ``Unpacker`` without copying them whole (``io.BytesIO``
+    copies a ``bytearray``, ``Unpacker.feed`` anything)."""
+
+    def __init__(self, data: bytes | bytearray) -> None:
+        self.view, self.at = memoryview(data), 0
+
+    def read(self, size: int) -> bytes:
+        chunk = bytes(self.view[self.at:self.at + size])
+        self.at += len(chunk)
+        return chunk
 
 
 def _field(body: dict, name: str, kind: type, default: Any = None) -> Any:
