@@ -214,7 +214,6 @@ def refused_reading(data: bytes) -> tuple[ReplayFileError, int, float]:
     return info.value, peak, time.perf_counter() - started
 
 
-
 def _padded_declaring_bomb(held: bool) -> bytes:
     """1.5 MB: a binary of random bytes (lifting the 64x expansion bound to 96 MB) beside ~90 MB of
     empty lists, 100,000 events and 100,000 cards declared; ``held``: the body holds them too
