@@ -3,9 +3,10 @@
 A record need not mark a chain's end (CHAIN-05, test_chain_05_a_trigger_after_the_last_link...),
 so "every link resolved, the chain not ended" lasts until the next chain_ended, however many
 chains and turns later. RIT-03 ("nothing may be activated from the start of a Ritual Spell's
-resolution until the Ritual Summon succeeds") can only be called while the record shows the
-Ritual Spell still resolving: resolved, still face-up in its zone. Once the record has sent it to
-the GY (SPELL-04: after resolving), its resolution is over, whether it summoned or not.
+resolution until the Ritual Summon succeeds") can only be called once the record shows the
+Ritual Spell still resolving: its Ritual Summon comes after an activation that followed its
+resolution (tenth pass: judged at the summon, tests/test_rule_scenarios_26.py). Whether it
+summoned or not, a Spell sent to the GY (SPELL-04: after resolving) has finished resolving.
 """
 from __future__ import annotations
 
@@ -51,9 +52,9 @@ def test_rit_03_the_next_turn_is_no_resolution_of_the_last_turns_ritual_spell() 
 
 
 def test_rit_03_still_called_while_the_ritual_spell_is_resolving() -> None:
-    """RIT-03's true refusals hold: resolved, still in its zone, no Ritual Summon: an activation
-    is refused; a trigger is let through and the Ritual Summon after it refused (FUS-03 alike)."""
-    check([*RITUAL_START, JAMMER], "RIT-03", "until the Ritual Summon succeeds")
+    """RIT-03's true refusals hold: resolved, no Ritual Summon yet, an activation (a trigger's
+    too) starts a new chain: the Ritual Summon after it is refused (FUS-03 alike)."""
+    check([*RITUAL_START, JAMMER, ritual("dm", "kuriboh")], "RIT-03", "was activated after")
     check([*RITUAL_START, act("p1_kuriboh", player=1, effect_type="trigger"), ritual("dm", "kuriboh")],
           "RIT-03", "was activated after")
 

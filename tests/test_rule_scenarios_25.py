@@ -140,14 +140,16 @@ def test_rit_03_the_ritual_summon_then_the_chain_ends_then_a_new_chain() -> None
 
 
 @pytest.mark.parametrize("events, says", [
-    pytest.param([JAMMER], "until the Ritual Summon succeeds", id="activation-before-the-summon"),
+    pytest.param([JAMMER, ritual("dm", "kuriboh")], "Chain Link 1 (jammer) was activated after",
+                 id="activation-before-the-summon"),
     pytest.param([act("p1_kuriboh", player=1, effect_type="trigger"), ritual("dm", "kuriboh")],
                  "Chain Link 1 (p1_kuriboh) was activated after", id="summon-after-a-new-chain"),
 ])
 def test_rit_03_an_activation_during_the_ritual_resolution_refused(events: list[dict], says: str) -> None:
-    """RIT-03: the Ritual Spell has resolved and its Ritual Summon has not come: a (non-trigger)
-    activation is refused; a trigger is let through as a new chain (a record need not mark a chain's
-    end), and then the Ritual Summon it interrupted is refused. Both were accepted before the fix."""
+    """RIT-03: the Ritual Spell has resolved and its Ritual Summon has not come: an activation, a
+    trigger's too, starts a new chain (a record need not mark a chain's end, and the Spell may have
+    summoned nothing), and then the Ritual Summon it interrupted is refused (tenth pass: judged at
+    the summon, not the activation). Both were accepted before the ninth pass's fix."""
     check([*RITUAL_START, *events], "RIT-03", says)
 
 

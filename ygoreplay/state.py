@@ -215,6 +215,10 @@ class DuelState:
         self.to_leave: list[str] = []                  # cards that must leave once the chain ends
         self.negated: list[str] = []                   # cards whose activation this chain negated: they apply nothing (TERM-14)
         self.negated_links: list[int] = []             # this chain's links whose activation was negated: they negate nothing (TERM-14)
+        # FUS-03, RIT-03: [card, None] for each link that resolved since the last chain ended; None
+        # becomes the card whose activation then started a new chain (that chain's end unrecorded):
+        # a Fusion or Ritual Summon the resolved card makes after it came after that activation.
+        self.resolved: list[list] = []
         # CTRL-01: cards another player controlled as they left the field. That player activates
         # their trigger in the next chain; then the card is its owner's. ``taken_next``: the window
         # closes when the next chain ends; ``taken_later``: they left in a chain, the window is the one after.
@@ -380,6 +384,8 @@ class DuelState:
         for pile in (self.emz, self.to_leave, self.equips, self.summon_group, self.negated, self.taken_next,
                      self.taken_later):
             swap(pile)
+        for pair in self.resolved:
+            swap(pair)
         for other in self.cards.values():
             swap(other.materials)
             if other.host == old:
@@ -444,7 +450,7 @@ class DuelState:
                 "first_player", "players", "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
                 "normal_draw_done", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
-                "resolving", "negated", "negated_links", "taken_next", "taken_later", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
+                "resolving", "negated", "negated_links", "resolved", "taken_next", "taken_later", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
                 "shed", "witnessed", "turn_began", "timing", "card_text")
 
     def to_data(self) -> dict:
@@ -595,7 +601,7 @@ _ID_LISTS = ("emz", "opening_drawn", "to_leave", "negated", "negated_links", "ta
 #: Lists of ``Violation`` or None.
 _VIOLATION_LISTS = ("violations", "undecided", "flags")
 #: Nested plain data (lists, dicts, sets of immutables and of each other): ``_copy_data``.
-_DATA = ("must_lose", "material_moves", "unrefunded", "timing", "field_placed", "banlist", "card_text")
+_DATA = ("must_lose", "material_moves", "resolved", "unrefunded", "timing", "field_placed", "banlist", "card_text")
 #: Copied by their own code in ``copy``.
 _OWN = ("cards", "sides", "chain", "attack", "overrides")
 _STATE_COPY = _SHARED + _ID_LISTS + _VIOLATION_LISTS + _DATA + _OWN

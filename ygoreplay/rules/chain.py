@@ -70,8 +70,6 @@ def activated(state: DuelState, ev: Activated) -> None:
             fail(state, ev, *why)
     if state.chain or ev.link is not None:         # else Chain Link 1, as it should be
         _check_chaining(state, ev, speed, player, must)
-    elif state.resolving and state.to_leave:       # every link resolved, the chain not yet ended
-        _check_ritual_resolution(state, ev)
     if state.passes_recorded:
         _check_priority(state, ev, player)
     if ev.negates is not None:
@@ -106,6 +104,9 @@ def activated(state: DuelState, ev: Activated) -> None:
     if not state.chain:
         state.resolving = False                    # a new chain: the last one has fully resolved
         state.negated_links.clear()
+        for pair in state.resolved:                # FUS-03, RIT-03: activated after these resolved
+            if pair[1] is None:
+                pair[1] = card.id
     # every field by position (left_for_gy False, negated_by None): a keyword makes the class
     # call build a dict of them, half again as long as the call itself
     state.chain.append(ChainLink(len(state.chain) + 1, player, card.id, speed, effect_type,
@@ -194,36 +195,6 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
             fail(state, ev, "BATTLE-09", say("damage has been calculated: in the rest of the Damage Step only an "
                                              "effect that negates an activation (name the link it negates) may be "
                                              "activated, not {name}'s", name=card.name))
-
-
-def _ritual_summoned_this_turn(state: DuelState) -> bool:
-    """A monster was Ritual Summoned this turn (the state keeps no summon's cause: a second Ritual
-    Spell's resolution in one turn is then not called, rather than called falsely)."""
-    return any(c.summon_method == "ritual" and c.summoned_turn == state.turn for c in state.cards.values())
-
-
-def _check_ritual_resolution(state: DuelState, ev: Activated) -> None:
-    """RIT-03: nothing may be activated from the start of a Ritual Spell's resolution until the
-    Ritual Summon succeeds. Every link has resolved and the chain has not ended: a Ritual Spell
-    among them that resolved (not negated) and whose Ritual Summon has not come yet is still
-    resolving. A trigger is let through: a record need not mark a chain's end, and a trigger of
-    what happened in it starts a new chain (a Ritual Spell that summoned nothing is not called).
-    RIT-03 review: only while the Ritual Spell is still face-up in its zone. ``to_leave`` lasts until
-    a chain_ended is recorded (maybe never), so it holds Ritual Spells of chains and turns long
-    over; one the record has sent to the GY has finished resolving, whether it summoned or not (a
-    Ritual Spell that summoned nothing, then a new chain, is legal).
-    FUS-03 is checked on the Fusion Summon (summon.py): a Fusion Spell is no fact the engine reads."""
-    if ev.effect_type in _TRIGGERS:
-        return
-    for card_id in state.to_leave:
-        card = state.cards.get(card_id)
-        if (card is not None and card.zone == SZONE and card.face_up and card.facts.spell_subtype == "ritual"
-                and card_id not in state.negated and not _ritual_summoned_this_turn(state)):
-            fail(state, ev, "RIT-03", say("{name} has resolved, is still on the field and its Ritual Summon has not "
-                                          "come: nothing may be activated from the start of its resolution until "
-                                          "the Ritual Summon succeeds (if it summoned nothing, record it going to "
-                                          "the GY first)", name=card.name))
-            return
 
 
 def _check_chaining(state: DuelState, ev: Activated, speed: int, player: int, must: bool | None) -> None:
@@ -328,6 +299,10 @@ def chain_link_resolved(state: DuelState, ev: ChainLinkResolved) -> None:
                                        "field, it goes face-up to the Extra Deck instead",
                                        name=state.cards[card_id].name))
     link = _pop_link(state, ev)
+    resolved = state.resolved                      # FUS-03, RIT-03: its summon may follow, nothing between
+    if resolved:
+        resolved[:] = [pair for pair in resolved if pair[0] != link.card]
+    resolved.append([link.card, None])
     card = state.cards.get(link.card)
     if link.is_card_activation and card is not None:
         bind_equip(state, card, link.targets)      # SPELL-05: an Equip Spell equips its target
@@ -376,6 +351,8 @@ def chain_ended(state: DuelState, ev: ChainEnded) -> None:
     stranded = check_equips(state, ev) if state.equips else ()   # SPELL-07 (and an equip whose monster never came)
     state.chain.clear()
     state.to_leave.clear()
+    if state.resolved:                             # FUS-03, RIT-03: these resolutions are over
+        state.resolved[:] = [pair for pair in state.resolved if pair[1] is not None]
     state.negated.clear()
     state.negated_links.clear()
     if state.taken_next or state.taken_later:

@@ -440,7 +440,8 @@ TABLE: tuple[Rule, ...] = (
              "test_special_summons.py::test_sps_07_12_13_15_special_summons_refused"),
     card_text("SPS-08", "An inherent Special Summon can be negated by 'negate the summon' cards, not by activation negation.",
               "summon_negated names the card that negated it, but its script's categories (CATEGORY_DISABLE_SUMMON, "
-              "CATEGORY_NEGATE) are hints scripts do not always set, and which summons it may negate is a condition (code)"),
+              "CATEGORY_NEGATE) are hints scripts do not always set, and which summons it may negate is a condition (code); "
+              "that a summon is negated as it is attempted, never by a chain link, is SPS-11 and CHAIN-10"),
     enforced("SPS-09", "Cards sent for an inherent summon's condition move by the procedure: their optional triggers miss.",
              "rules/timing.py", "test_rules_effects.py::test_sum_07_sps_09_an_if_trigger_of_a_tribute_or_a_material_activates",
              "test_rules_effects.py::test_sps_09_a_when_trigger_of_a_synchro_material_refused"),
@@ -470,7 +471,7 @@ TABLE: tuple[Rule, ...] = (
              "rules/summon.py", "test_special_summons.py::test_rit_01_02_ritual_summon",
              "test_special_summons.py::test_rit_01_02_ritual_summon_refused"),
     enforced("RIT-03", "Nothing may be activated from the start of the resolution until the Ritual Summon succeeds.",
-             "rules/chain.py rules/summon.py",
+             "rules/summon.py",
              "test_rule_scenarios_25.py::test_rit_03_the_ritual_summon_then_the_chain_ends_then_a_new_chain",
              "test_rule_scenarios_25.py::test_rit_03_an_activation_during_the_ritual_resolution_refused"),
     enforced("FUS-01", "A Fusion Summon is made by a resolving card (Polymerization or another effect).", "rules/summon.py",
@@ -553,7 +554,8 @@ TABLE: tuple[Rule, ...] = (
     applied("POS-04", "A face-down Defense monster is hidden, cannot attack, and is flipped face-up when attacked, before damage calculation.",
             "the fold flips the attack target at damage calculation; attacking with it is POS-03"),
     card_text("POS-05", "A face-down monster cannot pay a cost that needs a verifiable property; it may be Tributed.",
-              "whether a cost names a property is in its cost function's code (the facts keep only that it has a cost)"),
+              "whether a cost names a property is in its cost function's code (the facts keep only that it has a cost); "
+              "that your face-down monster may be Tributed is SUM-06"),
     enforced("POS-06", "A face-down Defense monster cannot be equipped.", "rules/spell_trap.py",
              "test_rule_scenarios_25.py::test_pos_06_ctrl_04_an_equip_spell_equips_a_face_up_monster_either_side",
              "test_rule_scenarios_25.py::test_pos_06_a_face_down_defense_monster_cannot_be_equipped_refused"),
@@ -676,7 +678,8 @@ TABLE: tuple[Rule, ...] = (
              "rules/spell_trap.py", "test_rules_chain.py::test_spell_12_quick_play_spell_timing",
              "test_rules_chain.py::test_spell_12_quick_play_spell_timing_refused"),
     card_text("SPELL-13", "A monster made an equip card is an Equip Spell and returns to its owner's hand.",
-              "a monster becomes an equip card in an effect's operation (code, not a fact read)"),
+              "a monster becomes an equip card in an effect's operation (code, not a fact read); that a card goes to its "
+              "owner's hand is CTRL-03"),
     # -- 17. Trap Cards --------------------------------------------------------------------------
     applied("TRAP-01", "Normal and Continuous Traps are Speed 2; Counter Traps Speed 3.", "checked as CHAIN-01"),
     enforced("TRAP-02", "A Trap is Set first, and activated from the next turn, in either player's turn.", "rules/spell_trap.py",
@@ -810,8 +813,8 @@ TABLE: tuple[Rule, ...] = (
     enforced("TERM-07", "Discard: a card goes from the hand to the GY.", "rules/outcome.py",
              "test_rules_zones.py::test_card_moved_basic_rules_allow",
              "test_rules_zones.py::test_card_moved_basic_rules_refuse"),
-    recorded("TERM-08", "Set: place a card face-down; a monster Set is a Normal Summon but no 'Summon'.",
-             "monster_set and spell_trap_set record it"),
+    applied("TERM-08", "Set: place a card face-down; a monster Set is a Normal Summon but no 'Summon'.",
+            "checked as SUM-01 (a Set uses the turn's Normal Summon) and SUM-02 (no summon to negate)"),
     recorded("TERM-09", "One draw or discard action is one timing, whatever the number of cards.",
              "cards_drawn records one event per draw action"),
     recorded("TERM-10", "Confirming a card shows all of it and does not flip it.", "card_revealed records it"),

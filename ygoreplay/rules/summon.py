@@ -581,15 +581,29 @@ def _check_fusion(state: DuelState, ev: SpecialSummoned, card: Card, player: int
 
 def _check_not_interrupted(state: DuelState, ev: SpecialSummoned, card: Card, rule: str) -> None:
     """FUS-03, RIT-03: nothing may be activated from the start of the resolution until the Fusion
-    or Ritual Summon succeeds. A chain being built that its cause is no link of was started since
-    the cause began to resolve (its chain's end unrecorded): that activation came in between."""
+    or Ritual Summon succeeds. Judged here, at the summon, the one event that shows the resolution
+    was still going on: its cause (the resolving card) is no link of a chain being built, or it had
+    resolved when an activation started a new chain (``state.resolved``). Not at the activation:
+    a Ritual or Fusion Spell may resolve and summon nothing (its resolution then ends at once),
+    and a record need not show it going to the GY nor the chain's end, so an activation after it
+    is legal unless a summon it makes follows."""
+    cause = ev.cause
     chain = state.chain
-    if ev.cause is None or not chain or state.resolving or any(link.card == ev.cause for link in chain):
+    if cause is None or any(link.card == cause for link in chain):
         return
-    fail(state, ev, rule, say("{cause} is not resolving: Chain Link 1 ({first}) was activated after it began to "
-                              "resolve; nothing may be activated from the start of a resolution until the Fusion "
-                              "or Ritual Summon it makes succeeds ({name})",
-                              cause=ev.cause, first=chain[0].card, name=card.name))
+    if chain and not state.resolving:
+        fail(state, ev, rule, say("{cause} is not resolving: Chain Link 1 ({first}) was activated after it began to "
+                                  "resolve; nothing may be activated from the start of a resolution until the Fusion "
+                                  "or Ritual Summon it makes succeeds ({name})",
+                                  cause=cause, first=chain[0].card, name=card.name))
+        return
+    for done, by in state.resolved:
+        if done == cause and by is not None:
+            fail(state, ev, rule, say("{cause} is not resolving: {by} was activated after it began to resolve, "
+                                      "starting a new chain; nothing may be activated from the start of a resolution "
+                                      "until the Fusion or Ritual Summon it makes succeeds ({name})",
+                                      cause=cause, by=by, name=card.name))
+            return
 
 
 def _check_ritual(state: DuelState, ev: SpecialSummoned, card: Card, player: int, materials: list[Material]) -> None:
