@@ -15,7 +15,7 @@ MR-00..02, NIS-09); recorded only, with nothing a record can break without also 
 tested elsewhere (TERM-01, TERM-02, TERM-06, TERM-09, TERM-10, TERM-11, MATCH-09, TIME-01); not yet
 (TIME-06: sudden death is the match's, CONF-05 not chosen); data, not a check (CARD-05, NIS-07,
 NIS-08, MR-05). Of the CONF-nn choices, those whose reading decides a play are shown here; the
-others name the rule whose own tests show it (CONF-04, 07, 12, 16, 17, 20, 23, 27, 31, 32, 34) or
+others name the rule whose own tests show it (CONF-04, 07, 12, 20, 23, 27, 31, 32, 34) or
 are not chosen (CONF-02, 05, 06, 13, 14, 18, 22, 24, 28, 29, 30).
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ import pytest
 from test_rule_scenarios_25 import JAMMER, P1_TRAPS, RITUAL_BOARD, RITUAL_START
 from test_rule_review_25 import FUSION_BOARD, MST_ON_JAMMER, RITUAL_GONE
 from test_rules_battle import OX, VORSE_, attack, battle, calc
+from test_rules_chain import board as chain_board
 from test_rules_summon import SYNCHRO, TO_GY, TUNED, monster_set, negate, special, summon
 from test_rules_summon import board as summon_board
 from test_rules_turn import SEVEN_IN_HAND, discard, draw, phase, step, turn_started
@@ -231,3 +232,22 @@ def test_conf_33_a_counter_trap_may_be_chain_link_1() -> None:
     state = fold(*start)
     assert (state.chain[0].card, state.chain[0].speed) == ("solemn", 3)
     check([*start, act("mst", zone=1, targets=["jammer"])], "CHAIN-03", "Spell Speed 3")
+
+
+@pytest.mark.parametrize("fields", [pytest.param({"phase": "standby"}, id="standby-phase"),
+                                    pytest.param({"phase": "end"}, id="end-phase")])
+def test_conf_17_a_quick_play_spell_from_the_hand_at_any_time_of_your_own_turn(fields: dict) -> None:
+    """CONF-17 (SPELL-12): Mystical Space Typhoon from the hand in your own Standby or End Phase
+    (not only the Main and Battle Phases); in the opponent's turn it is refused."""
+    state = fold(chain_board(**fields), act("mst_hand", zone=2, targets=["decree"]))
+    assert (state.chain[0].card, state.chain[0].speed) == ("mst_hand", 2)
+    check([chain_board(**fields, turn_player=1), act("mst_hand", player=0, zone=2, targets=["decree"])], "SPELL-12",
+          "only in your own turn")
+
+
+def test_conf_16_an_ignition_effect_from_the_gy_in_your_main_phase() -> None:
+    """CONF-16 (EFF-02): an Ignition effect may be activated where its card says, the GY included
+    (not the field only); outside your Main Phase's open game state it is refused."""
+    state = fold(chain_board(), act("skull", effect_type="ignition"))
+    assert state.chain[0].card == "skull" and state.cards["skull"].zone == "gy"
+    check([chain_board(phase="battle", step="battle"), act("skull", effect_type="ignition")], "EFF-02", "Main Phase")
