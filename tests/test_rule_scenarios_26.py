@@ -23,7 +23,7 @@ from __future__ import annotations
 import pytest
 from test_rule_scenarios_25 import JAMMER, P1_TRAPS, RITUAL_BOARD, RITUAL_START
 from test_rule_review_25 import FUSION_BOARD, MST_ON_JAMMER, RITUAL_GONE
-from test_rules_battle import OX, VORSE_, attack, battle, calc
+from test_rules_battle import OX, VORSE_, attack, battle, calc, mon
 from test_rules_chain import board as chain_board
 from test_rules_summon import SYNCHRO, TO_GY, TUNED, monster_set, negate, special, summon
 from test_rules_summon import board as summon_board
@@ -33,7 +33,7 @@ from test_special_summons import (
     DESTROY_CELTIC, EQUIP_AXE, LIMITS, THOUSAND_DRAGON, act, board, c, check, fold, fuse, moved, resolved, ritual,
     ss)
 
-from duel import BATTLE_OX, CELTIC, DARK_MAGICIAN, KURIBOH, MST, MYSTICAL_ELF, SUMMONED_SKULL, VORSE
+from duel import BATTLE_OX, CELTIC, DARK_MAGICIAN, GIANT_SOLDIER, KURIBOH, MST, MYSTICAL_ELF, SUMMONED_SKULL, VORSE
 
 #: Player 1's turn 3 up to its Main Phase 1, after player 0's turn 2 (no chain_ended recorded).
 NEXT_TURN = [phase("end"), turn_started(1, 3), phase("draw"), draw(1), phase("standby"), phase("main1")]
@@ -251,3 +251,43 @@ def test_conf_16_an_ignition_effect_from_the_gy_in_your_main_phase() -> None:
     state = fold(chain_board(), act("skull", effect_type="ignition"))
     assert state.chain[0].card == "skull" and state.cards["skull"].zone == "gy"
     check([chain_board(phase="battle", step="battle"), act("skull", effect_type="ignition")], "EFF-02", "Main Phase")
+
+
+# == TERM-10 / EFF-05: a Flip effect needs a flip ==================================================
+
+FLIP_BOARD = {"mzone": [c(GIANT_SOLDIER, "soldier", position="set")], "hand": [c(CELTIC, "celtic")]}
+FLIP_EFFECT = act("soldier", effect_type="flip")
+TO_DEFENSE = {"kind": "position_changed", "card": "soldier", "position": "defense", "cause": "x"}
+TO_SET = {"kind": "position_changed", "card": "soldier", "position": "set", "cause": "y"}
+
+
+@pytest.mark.parametrize("events", [
+    pytest.param([{"kind": "flip_summoned", "card": "soldier"}], id="flip-summoned"),
+    pytest.param([TO_DEFENSE], id="flipped-by-an-effect"),
+    pytest.param([TO_DEFENSE, TO_SET], id="flipped-then-face-down-again"),
+])
+def test_term_10_eff_05_a_flip_effect_follows_a_flip_face_up(events: list[dict]) -> None:
+    """EFF-05: a Flip effect is a trigger on any flip face-up: Flip Summoned, or flipped by an effect;
+    flipped and then turned face-down again before it is activated (Book of Moon in the chain), the
+    flip still happened."""
+    state = fold(board(FLIP_BOARD), *events, FLIP_EFFECT)
+    assert state.chain[0].card == "soldier" and state.chain[0].effect_type == "flip"
+
+
+def test_eff_05_a_monster_flipped_by_an_attack_keeps_its_flip_effect() -> None:
+    """EFF-05, BATTLE-12: Giant Soldier of Stone, attacked face-down, is flipped before damage
+    calculation; turned face-down again by an effect, its Flip effect is still activated after."""
+    state = fold(battle([VORSE_], [mon("soldier", GIANT_SOLDIER, "set")]), attack("vorse", "soldier"), step("damage"),
+                 calc([], [100, 0]), {**TO_SET, "player": 1}, act("soldier", player=1, effect_type="flip"))
+    assert state.chain[0].card == "soldier" and state.cards["soldier"].position == "set"
+
+
+@pytest.mark.parametrize("events, says", [
+    pytest.param([{"kind": "card_revealed", "cards": ["soldier"]}], "it does not flip it, TERM-10", id="confirmed"),
+    pytest.param([TO_DEFENSE, TO_SET, phase("end"), turn_started(1, 3)], "not flipped face-up this turn",
+                 id="flipped-last-turn"),
+])
+def test_term_10_eff_05_a_flip_effect_without_a_flip_refused(events: list[dict], says: str) -> None:
+    """TERM-10, checked as EFF-05: a face-down monster only confirmed (shown) has not been flipped:
+    its Flip effect cannot be activated; nor a turn after its flip. Accepted before."""
+    check([board(FLIP_BOARD), *events, {**FLIP_EFFECT, "player": 0}], "EFF-05", says)

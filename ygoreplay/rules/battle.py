@@ -196,6 +196,7 @@ def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
                  recorded=sorted(ev.destroyed) or N_("none"), recorded_damage=list(ev.damage)))
     if flip:
         target.position = DEFENSE if target.position == SET else ATTACK
+        state.flipped.append(target.id)          # EFF-05: its Flip effect follows (BATTLE-12)
     attack.calculated = True
     attack.destroyed = ev.destroyed
     attack.pending_damage = list(ev.damage)

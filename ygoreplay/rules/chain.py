@@ -63,6 +63,8 @@ def activated(state: DuelState, ev: Activated) -> None:
         fail(state, ev, "CHAIN-01", say("this activation is Spell Speed {speed}, not {speed2}",
                                         speed=speed, speed2=ev.speed))
     must = None
+    if effect_type == "flip" and card.zone == MZONE and not card.face_up and card.id not in state.flipped:
+        _not_flipped(state, ev, card)
     if effect_type in _TRIGGERS:
         must = mandatory(state, ev, card)
         why = (missed(state, ev, card) if state.timing[3] else None) or wrong_summon(state, ev, card)
@@ -195,6 +197,16 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
             fail(state, ev, "BATTLE-09", say("damage has been calculated: in the rest of the Damage Step only an "
                                              "effect that negates an activation (name the link it negates) may be "
                                              "activated, not {name}'s", name=card.name))
+
+
+def _not_flipped(state: DuelState, ev: Activated, card: Card) -> None:
+    """EFF-05: a Flip effect is a trigger on a flip face-up. A monster face-down on the field that
+    was not flipped face-up this turn (flipped, then turned face-down again before its effect, it
+    was) has had no flip: confirming it shows it, it does not flip it (TERM-10)."""
+    seen = say(" (it was confirmed: that shows a card, it does not flip it, TERM-10)") if card.revealed else ""
+    fail(state, ev, "EFF-05", say("{name} is face-down and was not flipped face-up this turn: a Flip effect is "
+                                  "activated only when its monster is flipped face-up{seen}",
+                                  name=card.name, seen=seen))
 
 
 def _check_chaining(state: DuelState, ev: Activated, speed: int, player: int, must: bool | None) -> None:

@@ -746,7 +746,8 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_card_text.py::test_eff_04_triggers_chained_together_whatever_the_record_calls_them",
              "test_rules_card_text.py::test_eff_04_a_trigger_chained_to_a_spell_refused"),
     enforced("EFF-05", "A FLIP effect triggers on any flip face-up, is mandatory, and after an attack waits for damage calculation.",
-             "rules/card_text.py", "test_rules_card_text.py::test_eff_05_a_flip_effect_activated_after_its_flip_summon",
+             "rules/card_text.py rules/chain.py",
+             "test_rules_card_text.py::test_eff_05_a_flip_effect_activated_after_its_flip_summon",
              "test_rules_card_text.py::test_eff_05_a_flip_effect_left_behind_refused"),
     applied("EFF-06", "A Quick effect is Speed 2 and may be used in the opponent's turn.",
             "a card whose script declares only Quick Effects (or only Ignition Effects) activates one whatever the "
@@ -817,7 +818,9 @@ TABLE: tuple[Rule, ...] = (
             "checked as SUM-01 (a Set uses the turn's Normal Summon) and SUM-02 (no summon to negate)"),
     recorded("TERM-09", "One draw or discard action is one timing, whatever the number of cards.",
              "cards_drawn records one event per draw action"),
-    recorded("TERM-10", "Confirming a card shows all of it and does not flip it.", "card_revealed records it"),
+    applied("TERM-10", "Confirming a card shows all of it and does not flip it.",
+            "card_revealed records it; a Flip effect of a face-down monster not flipped face-up this turn is refused "
+            "as EFF-05"),
     recorded("TERM-11", "The Deck is shuffled after it is searched.", "deck_shuffled records the new order"),
     applied("TERM-12", "Equip card and equipped monster.", "checked as SPELL-05 and SPELL-07"),
     applied("TERM-13", "A proper summon is one by the monster's printed method.", "checked as SPS-12"),

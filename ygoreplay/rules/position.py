@@ -29,6 +29,8 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
                                        name=card.name))
     if card.is_token and new not in (ATTACK, DEFENSE):
         fail(state, ev, "TOKEN-02", N_("a Token is always face-up"))
+    if card.position in FACE_DOWN and new in (ATTACK, DEFENSE):
+        state.flipped.append(card.id)           # EFF-05: its Flip effect may be activated this turn
     if ev.cause is None and _attacked_face_down(state, card, new):
         card.position = new                     # POS-04/BATTLE-12: by the rules, not a manual change
         return

@@ -178,6 +178,7 @@ def flip_summoned(state: DuelState, ev: FlipSummoned) -> None:
     card.position = ATTACK
     card.position_changed_turn = state.turn
     card.summon_method = "flip"                   # a Flip Summon can be negated (SUM-03)
+    state.flipped.append(card.id)                 # EFF-05: its Flip effect may be activated
     state.summon_window = card.id
     state.summon_group = [card.id]
     settle_equips(state, stranded)

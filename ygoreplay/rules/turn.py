@@ -121,6 +121,7 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
     state.attack = None
     state.summon_window = None
     state.resolved.clear()                    # FUS-03, RIT-03: a summon waits for no resolution of a past turn
+    state.flipped.clear()                     # EFF-05: a Flip effect waits for no flip of a past turn
     forget_takers(state, at_turn_end=True)   # CTRL-01: a taken card's trigger waits no longer
 
 
