@@ -12,7 +12,7 @@ No test here, and why (coverage.py's rows say the same): card text the engine ca
 (GEN-04, GEN-06, TURN-03, TURN-08, FUS-04, SYN-02, BATTLE-13, CHAIN-09, POS-05's refusal);
 outside the record (CARD-02, DECK-11..13, MATCH-11..13, PEN-01, PEN-03, SETUP-03, TERM-15,
 MR-00..02, NIS-09); recorded only, with nothing a record can break without also breaking a rule
-tested elsewhere (TERM-01, TERM-02, TERM-06, TERM-09, TERM-10, TERM-11, MATCH-09, TIME-01); not yet
+tested elsewhere (TERM-01, TERM-02, TERM-06, TERM-09, TERM-11, MATCH-09, TIME-01); not yet
 (TIME-06: sudden death is the match's, CONF-05 not chosen); data, not a check (CARD-05, NIS-07,
 NIS-08, MR-05). Of the CONF-nn choices, those whose reading decides a play are shown here; the
 others name the rule whose own tests show it (CONF-04, 07, 12, 20, 23, 27, 31, 32, 34) or
