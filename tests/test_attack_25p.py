@@ -8,8 +8,13 @@ against a face-down monster (flipped face-up, POS-04), a cost paid with a card o
 player's hand, an opening of a card of the other player's (bound to the passcode it guessed,
 refused when wrong: one request a guess). At a table the card is shown by the player who holds it:
 such an entry is now the recorder's or that player's device's (``views.out_of_sight``), and
-``/actions`` offers a player's device only what its appends may hold."""
+``/actions`` offers a player's device only what its appends may hold.
+
+And a device's new Tokens: a second Token of one append took the first one's record id (LOG-04,
+refused), and a later entry of the append could not name a Token the append created."""
 from __future__ import annotations
+
+import json
 
 import pytest
 from fastapi.testclient import TestClient
@@ -143,6 +148,40 @@ def test_opening_a_card_of_the_other_players_is_no_oracle(table):
     status, text = answers.pop()
     assert status == 403 and "nothing was written" in text and "Vorse Raider" not in text
     assert count(client, duel_id, tokens) == at
+
+
+SHEEP_TOKEN = 73915052
+
+
+def _sheep(n: int) -> dict:
+    return {"kind": "token_created", "player": 0, "card": f"p0.t{n + 1}", "code": SHEEP_TOKEN, "zone": n,
+            "position": "defense", "cause": "scapegoat"}
+
+
+def test_a_device_creates_several_tokens_in_one_append(table):
+    """Scapegoat's four Tokens are four ``token_created`` in one append: the second took the
+    first's fresh record id (refused, LOG-04, "already in use" naming the first by its device
+    name). Each takes an id of its own; player 0's view has the four."""
+    client, duel_id, tokens, _store = table
+    answer = post(client, duel_id, tokens["p0"], [_sheep(n) for n in range(4)])
+    assert answer.status_code == 200, answer.text
+    judge = board(client, duel_id, tokens["judge"])["players"][0]["mzone"]
+    assert len({judge[n]["id"] for n in range(4)}) == 4 and all(judge[n]["code"] == SHEEP_TOKEN for n in range(4))
+    mine = board(client, duel_id, tokens["p0"])["players"][0]["mzone"]
+    assert [c and c["code"] for c in mine[:4]] == [SHEEP_TOKEN] * 4
+
+
+def test_a_later_entry_of_the_append_names_a_token_as_its_creation_did(table):
+    """A Token the append created is named by its later entries as its ``token_created`` named
+    it (here Tributed at once); it was no card the view knew (400, nothing written)."""
+    client, duel_id, tokens, _store = table
+    gone = {"kind": "card_moved", "card": "p0.t1", "to": [0, "gy"], "reason": "tributed"}
+    answer = post(client, duel_id, tokens["p0"], [_sheep(0), gone])
+    assert answer.status_code == 200, answer.text
+    assert board(client, duel_id, tokens["judge"])["players"][0]["mzone"][0] is None, "the Token left the field"
+    events = client.get(f"/duels/{duel_id}/events", headers={"Authorization": f"Bearer {tokens['judge']}"}).text
+    made, moved = (json.loads(line)["event"] for line in events.splitlines()[-2:])
+    assert moved["kind"] == "card_moved" and moved["card"] == made["card"] != "p0.t1"
 
 
 def test_a_players_actions_offer_no_entry_its_device_may_not_make(table):

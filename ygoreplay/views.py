@@ -193,8 +193,9 @@ class DeviceNames:
     for the view (the id fields, ``cause``, a ``cite``'s card, the cards ``shows``, ``seals`` and
     an opening name, the ids inside free text), and refuses a name the view does not know with
     the same words whatever it is: a record id it was never given says nothing of the record.
-    A card the entry itself creates (a Token) takes a fresh record id; a set-up position names
-    the cards it creates. ``said`` turns record ids back into the view's names (answers)."""
+    A card the entry itself creates (a Token) takes a fresh record id, and the append's later
+    entries name it as its creation did; a set-up position names the cards it creates. ``said``
+    turns record ids back into the view's names (answers)."""
 
     def __init__(self, view: str, of: dict[str, str]) -> None:
         self.view = view
@@ -225,8 +226,9 @@ class DeviceNames:
         data = event.to_dict()
         new_card = None
         if isinstance(event, TokenCreated) and event.card not in self.meant:     # the card it creates
-            new_card = _fresh_id(event.card, in_use, self.meant)
+            new_card = _fresh_id(event.card, in_use, self.meant, self.made)
             self.made[new_card] = event.card
+            self.meant[event.card] = new_card      # the append's later entries name it so
             data = {k: v for k, v in data.items() if k != "card"}
         out = self._in(data, "", "", event, index)
         if new_card is not None:
@@ -262,12 +264,13 @@ class DeviceNames:
         return value
 
 
-def _fresh_id(name: str, in_use: Any, names: dict[str, str]) -> str:
+def _fresh_id(name: str, in_use: Any, names: dict[str, str], made: dict[str, str]) -> str:
     """A record id for a card a player's device creates: its own name's stem and the first number
-    free both in the record (``in_use``) and among the view's names."""
+    free in the record (``in_use``), among the view's names and among the cards the append made
+    before it (Scapegoat's four Tokens: four ids)."""
     stem = name[:2] if re.match(r"p[01]\.", name) else "p0"
     number = 1
-    while f"{stem}.dev{number}" in in_use or f"{stem}.dev{number}" in names:
+    while f"{stem}.dev{number}" in in_use or f"{stem}.dev{number}" in names or f"{stem}.dev{number}" in made:
         number += 1
     return f"{stem}.dev{number}"
 
