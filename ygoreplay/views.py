@@ -96,18 +96,20 @@ _UNSURE: Any = object()            # the attack after a correction in the same a
 def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[str, str] | None = None,
                  earlier: list[Event] | tuple = ()) -> str | None:
     """Why an entry a player's device enters (``view``: p0, p1) may not be judged by the full
-    record, or None: it names a card of the other player's that the player does not see at the
-    head (``state``), other than as the target of an attack or an effect, or it shows it
-    (``Event.shows``, an opening), pays it as a cost, or calculates the damage of an attack on it
-    face-down (which flips it, POS-04). The full record's fold knows every such card: what it would
-    answer, keep and show of it (LOG-10 naming a card shown as another, the card sent to the GY
-    and so disclosed to the player's view) would tell the player what the card is, on that
-    device's word alone. At a table the player who holds a card shows it: whatever reveals it is
-    entered by the table's recorder or by that player's device, who see it. A card the head does
-    not hold yet, or one of the player's own, is the rules'. ``earlier``: the append's entries
-    before this one (the attack they declare). ``said``: the player's view's name of each record
-    id (``DeviceNames.said``): the reason names a card as the device named it, never by its
-    record id."""
+    record, or None. It may not name a card of the other player's that the player does not see
+    at the head (``state``) but as the target of an attack or an effect (a face-down card on the
+    field: its place is public), nor show one (``Event.shows``, an opening), pay one as a cost
+    (CHAIN-11) or calculate the damage of an attack on one face-down (which flips it, POS-04,
+    BATTLE-12). The full record's fold knows every such card, and what it would answer, keep and
+    show of it (LOG-10 naming a card shown as another, the card sent to the GY and so disclosed
+    to the player's view) would tell the player what the card is on its own device's word. At a
+    table the player who holds a card shows it: whatever reveals it is entered by the table's
+    recorder or by that player's device, who see it. Refused, not kept hidden until confirmed:
+    a record holding the card public shows it to every view (the spectators' too, which the
+    player may read). A card the head does not hold yet, or one of the player's own, is the
+    rules'. ``earlier``: the append's entries before this one (the attack they declare).
+    ``said``: the player's view's name of each record id (``DeviceNames.said``): the reason names
+    a card as the device named it, never by its record id."""
     me = _PLAYERS.get(view)
     said = said or {}
     if me is None or state is None:
@@ -133,7 +135,7 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
                     "that calculation in an append of its own")
         if hidden(target) is not None:
             return (f"damage calculation flips {said.get(target, target)}, a face-down monster of player {other}'s "
-                    f"that player {me} does not see, face-up (POS-04): {enters}")
+                    f"that player {me} does not see, face-up (POS-04, BATTLE-12): {enters}")
     for cost in event.costs if isinstance(event, Activated) else ():
         if hidden(cost.card) is not None:
             return (f"it pays {said.get(cost.card, cost.card)}, a card of player {other}'s that player {me} does "
