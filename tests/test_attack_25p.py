@@ -6,7 +6,8 @@ public (a face-down monster it attacks, a Set card it targets). But an entry of 
 "I destroyed your face-down card" (sent to the GY, where everyone sees it), a damage calculation
 against a face-down monster (flipped face-up, POS-04), a cost paid with a card of the other
 player's hand, an opening of a card of the other player's (bound to the passcode it guessed,
-refused when wrong: one request a guess). At a table the card is shown by the player who holds it:
+refused when wrong: one request a guess); and a seal of a card of the other player's stopped that
+player's own seal of it. At a table the card is shown by the player who holds it:
 such an entry is now the recorder's or that player's device's (``views.out_of_sight``), and
 ``/actions`` offers a player's device only what its appends may hold.
 
@@ -148,6 +149,23 @@ def test_opening_a_card_of_the_other_players_is_no_oracle(table):
     status, text = answers.pop()
     assert status == 403 and "nothing was written" in text and "Vorse Raider" not in text
     assert count(client, duel_id, tokens) == at
+
+
+def test_a_device_seals_no_card_of_the_other_players(table):
+    """A seal is of a card its sealer holds hidden (LOG-11): player 0's device sealed a card of
+    player 1's hand (kept, flagged), and player 1's own seal of it was then LOG-04 ("sealed
+    already", its seal not kept) and its opening LOG-11 ("sealed by player 0"): one device stopped
+    the other's. Refused now; player 1 seals its card."""
+    client, duel_id, tokens, _store = table
+    at = count(client, duel_id, tokens)
+    seal = "sha256:" + "ab" * 32
+    theirs = view_name(client, duel_id, tokens, "p0", "p1.m0")
+    refused = post(client, duel_id, tokens["p0"], [{"kind": "cards_sealed", "player": 0, "seals": {theirs: seal}}])
+    assert refused.status_code == 403 and f"seals {theirs}," in refused.json()["error"], refused.text
+    assert count(client, duel_id, tokens) == at
+    own = view_name(client, duel_id, tokens, "p1", "p1.m0")
+    kept = post(client, duel_id, tokens["p1"], [{"kind": "cards_sealed", "player": 1, "seals": {own: seal}}])
+    assert kept.status_code == 200 and kept.json()["flags"] == [], kept.text
 
 
 SHEEP_TOKEN = 73915052

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from .source import Source
 from .text import checked
 from .trust import Signature, origin_of, seals_of, signature_of, verify_file
-from .views import REVEALING, VIEWS, DeviceNames, Redactor, out_of_sight, unseen
+from .views import CARDS_ELSEWHERE, VIEWS, DeviceNames, Redactor, out_of_sight, unseen
 
 
 def export_file(replay: ReplayFile, view: str, trust: Iterable[PublicKey]) -> ReplayFile:
@@ -602,7 +602,7 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
         if device is not None and event.entered_by not in (None, device):
             raise Forbidden(f"event {index} ({event.kind}) says entered_by {event.entered_by!r}, but it is "
                             f"entered as {device}: an entry is its writer's; nothing was written")
-        if device is not None and (event.shows or cards_named(event) or event.kind in REVEALING
+        if device is not None and (event.shows or cards_named(event) or event.kind in CARDS_ELSEWHERE
                                    or _may_name(event)):
             if seen is None:
                 seen = names(device)
@@ -619,7 +619,7 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
             turn = now.turn_player if now is not None and now.turn else None
         why = off_side(by, event.kind, event.player, turn, witnessed) if by else None
         if not why and by in PLAYERS and witnessed and (event.shows or cards_named(event)
-                                                        or event.kind in REVEALING):
+                                                        or event.kind in CARDS_ELSEWHERE):
             why = out_of_sight(by, event, state(), seen.said if seen is not None and by == device else None, out)
         if why:
             raise Forbidden(f"event {index} ({event.kind}) is entered as {by}, but {why}; nothing was written")

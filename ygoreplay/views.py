@@ -87,9 +87,9 @@ def can_see(view: str, card: Card) -> bool:
 #: The fields by which an entry of a player's device may name a card of the other player's that
 #: it does not see: a face-down card on the field (its place is public) attacked or targeted.
 _AIMED_AT = frozenset(("target", "targets"))
-#: Kinds that may show a card of the other player's without naming it in an id field: damage
-#: calculation flips the face-down monster attacked (POS-04), an opening binds the cards it opens.
-REVEALING = frozenset(("damage_calculated", "cards_opened"))
+#: Kinds whose cards ``out_of_sight`` reads outside their id fields: the monster a damage
+#: calculation flips face-up (POS-04), the cards an opening binds and a seal seals.
+CARDS_ELSEWHERE = frozenset(("damage_calculated", "cards_opened", "cards_sealed"))
 _UNSURE: Any = object()            # the attack after a correction in the same append: not known
 
 
@@ -98,9 +98,9 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
     """Why an entry a player's device enters (``view``: p0, p1) may not be judged by the full
     record, or None. It may not name a card of the other player's that the player does not see
     at the head (``state``) but as the target of an attack or an effect (a face-down card on the
-    field: its place is public), nor show one (``Event.shows``, an opening), pay one as a cost
-    (CHAIN-11) or calculate the damage of an attack on one face-down (which flips it, POS-04,
-    BATTLE-12). The full record's fold knows every such card, and what it would answer, keep and
+    field: its place is public), nor show one (``Event.shows``, an opening), seal one, pay one as
+    a cost (CHAIN-11) or calculate the damage of an attack on one face-down (which flips it,
+    POS-04, BATTLE-12). The full record's fold knows every such card, and what it would answer, keep and
     show of it (LOG-10 naming a card shown as another, the card sent to the GY and so disclosed
     to the player's view) would tell the player what the card is on its own device's word. At a
     table the player who holds a card shows it: whatever reveals it is entered by the table's
@@ -128,6 +128,11 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
         if hidden(card_id) is not None:
             return (f"it shows {said.get(card_id, card_id)}, a card of player {other}'s that player {me} does "
                     "not see: a player's device shows its own cards")
+    for card_id, _seal in event.seals if isinstance(event, CardsSealed) else ():
+        if hidden(card_id) is not None:
+            return (f"it seals {said.get(card_id, card_id)}, a card of player {other}'s that player {me} does "
+                    "not see: a player's device seals its own cards (LOG-11), and a seal of another's would stop "
+                    "its player's own")
     if isinstance(event, DamageCalculated):
         target = attack_target(earlier, state)
         if target is _UNSURE:
