@@ -602,8 +602,7 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
         if device is not None and event.entered_by not in (None, device):
             raise Forbidden(f"event {index} ({event.kind}) says entered_by {event.entered_by!r}, but it is "
                             f"entered as {device}: an entry is its writer's; nothing was written")
-        if device is not None and (event.shows or cards_named(event) or event.kind in CARDS_ELSEWHERE
-                                   or _may_name(event)):
+        if device is not None and (event.shows or cards_named(event) or _may_name(event)):
             if seen is None:
                 seen = names(device)
             now = state()
@@ -621,6 +620,9 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
         if not why and by in PLAYERS and witnessed and (event.shows or cards_named(event)
                                                         or event.kind in CARDS_ELSEWHERE):
             why = out_of_sight(by, event, state(), seen.said if seen is not None and by == device else None, out)
+            if why and seen is None and by == device:   # a damage calculation's reason names its target so
+                seen = names(device)
+                why = out_of_sight(by, event, state(), seen.said, out)
         if why:
             raise Forbidden(f"event {index} ({event.kind}) is entered as {by}, but {why}; nothing was written")
         if witnessed and event.entered_by is None:

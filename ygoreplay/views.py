@@ -90,6 +90,7 @@ _AIMED_AT = frozenset(("target", "targets"))
 #: Kinds whose cards ``out_of_sight`` reads outside their id fields: the monster a damage
 #: calculation flips face-up (POS-04), the cards an opening binds and a seal seals.
 CARDS_ELSEWHERE = frozenset(("damage_calculated", "cards_opened", "cards_sealed"))
+_ID_FIELDS_SORTED = tuple(sorted(ID_FIELDS))     # the order ``out_of_sight`` reads them in
 _UNSURE: Any = object()            # the attack after a correction in the same append: not known
 
 
@@ -145,7 +146,7 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
         if hidden(cost.card) is not None:
             return (f"it pays {said.get(cost.card, cost.card)}, a card of player {other}'s that player {me} does "
                     f"not see, as a cost: {enters}")
-    for name in sorted(ID_FIELDS):
+    for name in _ID_FIELDS_SORTED:
         value = getattr(event, name, None)
         for card_id in (value,) if isinstance(value, str) else value if isinstance(value, (list, tuple)) else ():
             card = hidden(card_id)
