@@ -60,7 +60,8 @@ def test_the_turn_moves_follow_the_turn() -> None:
     assert moves["To end (skip the Battle Phase)"].verdict == "legal"
     damage_step = next(i for i, e in enumerate(SAMPLE) if e.kind == "step_entered" and e.step == "damage")
     calc = by_label(actions(replay(SAMPLE, CARDS, damage_step)))["Damage calculation"]
-    assert calc.verdict == "legal" and calc.event == SAMPLE[damage_step + 1].to_dict()
+    # against a face-down monster: it flips it (POS-04), so its player enters it (a player's device)
+    assert calc.verdict == "legal" and calc.event == {**SAMPLE[damage_step + 1].to_dict(), "player": 0}
 
 
 def test_an_unknown_card_is_offered_everything_a_card_could_do_undecided() -> None:

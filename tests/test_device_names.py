@@ -125,10 +125,10 @@ def _probe(client, duel_id, tokens, name: str):
 
 
 def test_an_opponents_hidden_card_is_named_by_its_view_name_only(table):
-    """Player 1's face-down monster may be sent to the GY by player 0's device (its place is
-    public): by the name player 0's view gives it. By its record id (tried among every id of
-    player 1's list), it was moved (and shown to player 0); now no other name moves it, and
-    nothing is written."""
+    """Player 1's face-down monster may be targeted by player 0's device (its place is public): by
+    the name player 0's view gives it. By its record id (tried among every id of player 1's list),
+    it was moved (and shown to player 0); now no other name names it, and nothing is written. (Sent
+    to the GY it is shown: its owner's device or the recorder enters that, test_attack_25p.py.)"""
     client, duel_id, tokens, _store = table
     assert post(client, duel_id, tokens["recorder"], TURN_2).status_code == 200
     at = count(client, duel_id, tokens)
@@ -142,8 +142,13 @@ def test_an_opponents_hidden_card_is_named_by_its_view_name_only(table):
         assert count(client, duel_id, tokens) == at, record_id
     assert board(client, duel_id, tokens["judge"])["players"][1]["mzone"][3]["id"] == "p1.m1"
     moved = _probe(client, duel_id, tokens, face_down)
-    assert moved.status_code == 200, moved.text
-    assert [c["id"] for c in board(client, duel_id, tokens["judge"])["players"][1]["gy"]] == ["p1.m1"]
+    assert moved.status_code == 403 and f"names {face_down}," in moved.json()["error"], moved.text
+    aimed = post(client, duel_id, tokens["p0"], [{"kind": "activated", "player": 0, "effect_type": "quick",
+                                                 "card": view_name(client, duel_id, tokens, "p0", "p0.m4"),
+                                                 "targets": [face_down]}])
+    assert aimed.status_code == 200, aimed.text
+    last = json.loads(client.get(f"/duels/{duel_id}/events", headers=auth(tokens["judge"])).text.splitlines()[-1])
+    assert last["event"]["targets"] == ["p1.m1"]
 
 
 def test_probing_record_ids_learns_nothing(table):
@@ -276,17 +281,18 @@ def test_a_token_a_device_creates_takes_a_fresh_record_id(table):
 
 
 def test_a_refusal_of_an_entry_naming_the_opponents_face_down_card_does_not_say_what_it_is(table):
-    """Player 0's device may send player 1's face-down monster to the GY; with a wrong ``source``
-    the rules refuse it (LOG-02), and their reason said "Luster Dragon (p1.m1) is at [1, 'mzone',
-    3], not [1, 'szone']": the card's name. The device is told the card by its view's name, and
-    that the reason is the judge's."""
+    """Player 0's device may name player 1's face-down monster as a target; in an entry the rules
+    refuse, their reason may say what the card is (as LOG-02's "Luster Dragon (p1.m1) is at [1,
+    'mzone', 3]" did). The device is told the card by its view's name, and that the reason is the
+    judge's."""
     client, duel_id, tokens, _store = table
     assert post(client, duel_id, tokens["recorder"], TURN_2).status_code == 200
     at = count(client, duel_id, tokens)
     hidden = board(client, duel_id, tokens["judge"])["players"][1]["mzone"][3]
     name = view_name(client, duel_id, tokens, "p0", "p1.m1")
-    refused = post(client, duel_id, tokens["p0"], [{"kind": "card_moved", "card": name, "to": [1, "gy"],
-                                                   "reason": "destroyed", "source": [1, "szone"]}])
-    assert refused.status_code == 422 and refused.json()["rule"] == "LOG-02", refused.text
+    in_hand = view_name(client, duel_id, tokens, "p0", "p0.m4")     # no monster on the field: BATTLE-02
+    refused = post(client, duel_id, tokens["p0"], [{"kind": "attack_declared", "player": 0, "attacker": in_hand,
+                                                   "target": name}])
+    assert refused.status_code == 422 and refused.json()["rule"] == "BATTLE-02", refused.text
     assert hidden["name"] not in refused.text and str(hidden["code"]) not in refused.text
     assert name in refused.json()["message"] and count(client, duel_id, tokens) == at

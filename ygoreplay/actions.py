@@ -232,8 +232,10 @@ def _for_turn(state: DuelState) -> Iterator[Proposal]:
         target = state.cards.get(attack.target) if attack.target else None
         if attacker is not None:
             _, destroyed, damage = battle_result(state, attacker, target)
-            yield "Damage calculation", {"kind": "damage_calculated", "destroyed": sorted(destroyed),
-                                         "damage": damage}, {}
+            event = {"kind": "damage_calculated", "destroyed": sorted(destroyed), "damage": damage}
+            if target is not None and not target.face_up:     # POS-04: it flips it, so its player enters it
+                event["player"] = target.controller
+            yield "Damage calculation", event, {}
     if state.phase == "battle" and state.step == "damage":      # back for another attack, or done
         yield "Battle Step", {"kind": "step_entered", "step": "battle"}, {}
     if state.phase == "battle" and state.step != "end":

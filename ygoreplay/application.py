@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from .source import Source
 from .text import checked
 from .trust import Signature, origin_of, seals_of, signature_of, verify_file
-from .views import VIEWS, DeviceNames, Redactor, out_of_sight, unseen
+from .views import CARDS_ELSEWHERE, VIEWS, DeviceNames, Redactor, out_of_sight, unseen
 
 
 def export_file(replay: ReplayFile, view: str, trust: Iterable[PublicKey]) -> ReplayFile:
@@ -573,7 +573,8 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
     entry a player enters (their token, or ``--by p0``) is their own side's (``access.off_side``;
     whose turn it is before the first event is the ``head()``'s, None before the first turn) and
     names no card of the other player's that the player does not see at the head but as its
-    target (``views.out_of_sight``: the full record's fold would tell the player what it is);
+    target, nor reveals one (``views.out_of_sight``: the full record's fold would tell the player
+    what it is; the recorder or the card's player, who see it, enter what shows it);
     ``head()`` is read once, only when a player's entry needs whose turn it is or names a card.
     An append entered as a player (``own``, a token's; else ``entered_by``, ``--by p0``) is written
     by that player's device in its own view's card names: given ``names`` (the view's names at the
@@ -616,8 +617,12 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
             now = state()
             turn = now.turn_player if now is not None and now.turn else None
         why = off_side(by, event.kind, event.player, turn, witnessed) if by else None
-        if not why and by in PLAYERS and witnessed and (event.shows or cards_named(event)):
-            why = out_of_sight(by, event, state(), seen.said if seen is not None and by == device else None)
+        if not why and by in PLAYERS and witnessed and (event.shows or cards_named(event)
+                                                        or event.kind in CARDS_ELSEWHERE):
+            why = out_of_sight(by, event, state(), seen.said if seen is not None and by == device else None, out)
+            if why and seen is None and by == device:   # a damage calculation's reason names its target so
+                seen = names(device)
+                why = out_of_sight(by, event, state(), seen.said, out)
         if why:
             raise Forbidden(f"event {index} ({event.kind}) is entered as {by}, but {why}; nothing was written")
         if witnessed and event.entered_by is None:

@@ -45,9 +45,9 @@ import msgpack
 from .errors import InputError
 from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
-    ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardMoved, CardRevealed,
-    CardsDrawn, CardsOpened, CardsSealed, DeckRegistered, DeckShuffled, Event, Loc, Openings, PositionSetUp, RolledBack, Seals,
-    SetCardsShuffled, Shows, StatsChanged, TokenCreated, cards_named, from_dict)
+    ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed,
+    CardsDrawn, CardsOpened, CardsSealed, DamageCalculated, DeckRegistered, DeckShuffled, Event, Loc, Openings,
+    PositionSetUp, RolledBack, Seals, SetCardsShuffled, Shows, StatsChanged, TokenCreated, cards_named, from_dict)
 from .rules import AuditReport, History
 from .state import Card, DuelState
 
@@ -85,48 +85,93 @@ def can_see(view: str, card: Card) -> bool:
 
 
 #: The fields by which an entry of a player's device may name a card of the other player's that
-#: it does not see: a face-down card on the field (its place is public) attacked, targeted or
-#: destroyed in battle. ``card_moved`` may also send one from the field to ``_PUBLIC_PILES``.
-_AIMED_AT = frozenset(("target", "targets", "destroyed"))
-_PUBLIC_PILES = frozenset((GY, BANISHED))
+#: it does not see: a face-down card on the field (its place is public) attacked or targeted.
+_AIMED_AT = frozenset(("target", "targets"))
+#: Kinds whose cards ``out_of_sight`` reads outside their id fields: the monster a damage
+#: calculation flips face-up (POS-04), the cards an opening binds and a seal seals.
+CARDS_ELSEWHERE = frozenset(("damage_calculated", "cards_opened", "cards_sealed"))
+_ID_FIELDS_SORTED = tuple(sorted(ID_FIELDS))     # the order ``out_of_sight`` reads them in
+_UNSURE: Any = object()            # the attack after a correction in the same append: not known
 
 
-def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[str, str] | None = None) -> str | None:
+def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[str, str] | None = None,
+                 earlier: list[Event] | tuple = ()) -> str | None:
     """Why an entry a player's device enters (``view``: p0, p1) may not be judged by the full
-    record, or None: it names a card of the other player's that the player does not see at the
-    head (``state``), other than as the target of an attack or an effect, or sent from the field
-    to the GY or banishment (where everyone sees it), or it shows (``Event.shows``) one at all.
-    The full record's fold knows every such card: what it would answer, keep and show of it
-    (LOG-10 naming a card shown as another, a flag naming the card, the card taken into the
-    player's own control face-down and so disclosed to its view) would tell the player what the
-    card is. A card the head does not hold yet, or one of the player's own, is the rules'.
-    ``said``: the player's view's name of each record id (``DeviceNames.said``): the reason names a
-    card as the device named it, never by its record id."""
+    record, or None. It may not name a card of the other player's that the player does not see
+    at the head (``state``) but as the target of an attack or an effect (a face-down card on the
+    field: its place is public), nor show one (``Event.shows``, an opening), seal one, pay one as
+    a cost (CHAIN-11) or calculate the damage of an attack on one face-down (which flips it,
+    POS-04, BATTLE-12). The full record's fold knows every such card, and what it would answer, keep and
+    show of it (LOG-10 naming a card shown as another, the card sent to the GY and so disclosed
+    to the player's view) would tell the player what the card is on its own device's word. At a
+    table the player who holds a card shows it: whatever reveals it is entered by the table's
+    recorder or by that player's device, who see it. Refused, not kept hidden until confirmed:
+    a record holding the card public shows it to every view (the spectators' too, which the
+    player may read). A card the head does not hold yet, or one of the player's own, is the
+    rules'. ``earlier``: the append's entries before this one (the attack they declare).
+    ``said``: the player's view's name of each record id (``DeviceNames.said``): the reason names
+    a card as the device named it, never by its record id."""
     me = _PLAYERS.get(view)
     said = said or {}
     if me is None or state is None:
         return None
     cards = state.cards
+    other = 1 - me
+    enters = f"the table's recorder or player {other}'s device, who see it, enter what shows it"
 
     def hidden(card_id: Any) -> Card | None:
         card = cards.get(card_id) if isinstance(card_id, str) else None
         return card if card is not None and card.owner != me and not can_see(view, card) else None
-    for card_id, _code in event.shows:
+    shown = [c for c, _ in event.shows]
+    if isinstance(event, CardsOpened):               # an opening binds its cards as ``shows`` does
+        shown += [opening.card for opening in event.cards]
+    for card_id in shown:
         if hidden(card_id) is not None:
-            return (f"it shows {said.get(card_id, card_id)}, a card of player {1 - me}'s that player {me} does "
+            return (f"it shows {said.get(card_id, card_id)}, a card of player {other}'s that player {me} does "
                     "not see: a player's device shows its own cards")
-    for name in sorted(ID_FIELDS):
+    for card_id, _seal in event.seals if isinstance(event, CardsSealed) else ():
+        if hidden(card_id) is not None:
+            return (f"it seals {said.get(card_id, card_id)}, a card of player {other}'s that player {me} does "
+                    "not see: a player's device seals its own cards (LOG-11), and a seal of another's would stop "
+                    "its player's own")
+    if isinstance(event, DamageCalculated):
+        target = attack_target(earlier, state)
+        if target is _UNSURE:
+            return ("it calculates an attack after a correction in the same append: a player's device enters "
+                    "that calculation in an append of its own")
+        if hidden(target) is not None:
+            return (f"damage calculation flips {said.get(target, target)}, a face-down monster of player {other}'s "
+                    f"that player {me} does not see, face-up (POS-04, BATTLE-12): {enters}")
+    for cost in event.costs if isinstance(event, Activated) else ():
+        if hidden(cost.card) is not None:
+            return (f"it pays {said.get(cost.card, cost.card)}, a card of player {other}'s that player {me} does "
+                    f"not see, as a cost: {enters}")
+    for name in _ID_FIELDS_SORTED:
         value = getattr(event, name, None)
         for card_id in (value,) if isinstance(value, str) else value if isinstance(value, (list, tuple)) else ():
             card = hidden(card_id)
-            if card is None or card.zone in _ON_FIELD and (name in _AIMED_AT or (
-                    isinstance(event, CardMoved) and name == "card" and event.to.zone in _PUBLIC_PILES)):
+            if card is None or card.zone in _ON_FIELD and name in _AIMED_AT:
                 continue
-            return (f"it names {said.get(card_id, card_id)}, a card of player {card.owner}'s that player {me} "
-                    "does not see: a player's device names those only as the target of an attack or an effect, or "
-                    f"sent from the field to the GY or banishment; the table's recorder or player {card.owner}'s device "
-                    "enters it")
+            return (f"it names {said.get(card_id, card_id)}, a card of player {other}'s that player {me} "
+                    "does not see: a player's device names those only as the target of an attack or an effect; "
+                    f"{enters}")
     return None
+
+
+def attack_target(earlier: list[Event] | tuple, state: DuelState) -> Any:
+    """The monster a damage calculation after ``earlier`` (an append's entries, judged on the
+    head ``state``) calculates the attack on: the last attack they declare, else the head's.
+    ``_UNSURE`` after a correction among them (the attack is the corrected state's)."""
+    for event in reversed(earlier):
+        kind = event.kind
+        if kind == "attack_declared" or kind == "attack_retargeted":
+            return event.target
+        if kind == "attack_cancelled":
+            return None
+        if kind == "entry_corrected" or kind == "rolled_back":
+            return _UNSURE
+    attack = state.attack
+    return attack.target if attack is not None and not attack.calculated else None
 
 
 def unseen(view: str, event: Event, state: DuelState | None) -> list[str]:
@@ -156,8 +201,9 @@ class DeviceNames:
     for the view (the id fields, ``cause``, a ``cite``'s card, the cards ``shows``, ``seals`` and
     an opening name, the ids inside free text), and refuses a name the view does not know with
     the same words whatever it is: a record id it was never given says nothing of the record.
-    A card the entry itself creates (a Token) takes a fresh record id; a set-up position names
-    the cards it creates. ``said`` turns record ids back into the view's names (answers)."""
+    A card the entry itself creates (a Token) takes a fresh record id, and the append's later
+    entries name it as its creation did; a set-up position names the cards it creates. ``said``
+    turns record ids back into the view's names (answers)."""
 
     def __init__(self, view: str, of: dict[str, str]) -> None:
         self.view = view
@@ -188,8 +234,9 @@ class DeviceNames:
         data = event.to_dict()
         new_card = None
         if isinstance(event, TokenCreated) and event.card not in self.meant:     # the card it creates
-            new_card = _fresh_id(event.card, in_use, self.meant)
+            new_card = _fresh_id(event.card, in_use, self.meant, self.made)
             self.made[new_card] = event.card
+            self.meant[event.card] = new_card      # the append's later entries name it so
             data = {k: v for k, v in data.items() if k != "card"}
         out = self._in(data, "", "", event, index)
         if new_card is not None:
@@ -225,12 +272,13 @@ class DeviceNames:
         return value
 
 
-def _fresh_id(name: str, in_use: Any, names: dict[str, str]) -> str:
+def _fresh_id(name: str, in_use: Any, names: dict[str, str], made: dict[str, str]) -> str:
     """A record id for a card a player's device creates: its own name's stem and the first number
-    free both in the record (``in_use``) and among the view's names."""
+    free in the record (``in_use``), among the view's names and among the cards the append made
+    before it (Scapegoat's four Tokens: four ids)."""
     stem = name[:2] if re.match(r"p[01]\.", name) else "p0"
     number = 1
-    while f"{stem}.dev{number}" in in_use or f"{stem}.dev{number}" in names:
+    while f"{stem}.dev{number}" in in_use or f"{stem}.dev{number}" in names or f"{stem}.dev{number}" in made:
         number += 1
     return f"{stem}.dev{number}"
 

@@ -19,11 +19,13 @@ from fastapi.responses import Response
 from ..actions import actions
 from ..access import MODES, PLAYERS, RELEASES, VISIBILITIES, ReleaseSettingError, off_side, release_settings
 from ..application import duel_dict, family, public_duels, violation_dict
+from ..events import from_dict
 from ..live import LiveDuel, LiveView, Step
 from ..openings import SealReport
 from ..receipts import Receipt
 from ..text import checked, number
 from ..trust import origin_of, trust_of
+from ..views import out_of_sight
 from .common import (
     KEEPALIVE, MAX_EVENTS, VIEW, Caller, EventStream, HTTPError, _body_json, _receipt, _request_events,
     _ygr, event_json)
@@ -200,8 +202,9 @@ def duel_actions(duel_id: str, service: ServiceDep, asking: DuelCaller, card: st
                  shows: str | None = Query(None, max_length=2000)) -> dict:
     """What may be entered next (``actions.py``): the actions that fit ``card`` where it is, or
     without one the turn's own moves. For the duel's writers: the recorder and the judge see the
-    whole record; a player's device in a witnessed duel its own view, and only the actions on
-    its own side (``access.off_side``, the rule its appends are held to).
+    whole record; a player's device in a witnessed duel its own view, and only the actions its
+    appends may hold: on its own side (``access.off_side``), showing no card of the other
+    player's it does not see (``views.out_of_sight``, judged on its view's board, in its names).
     ``shows`` (``p0.m3:12580477,...``) names cards the recorder has just seen: the actions are
     worked out as if they were those cards, and each carries them. The rules' verdict on each
     (legal, undecided, illegal and its rule IDs) is given when the duel's ``warnings`` are on, and
@@ -215,9 +218,10 @@ def duel_actions(duel_id: str, service: ServiceDep, asking: DuelCaller, card: st
         count = len(view.steps)
         state = view.state_after(count).copy() if count else None
     found = actions(state, card, named, service.store.cards) if state is not None else []
-    if caller.role in PLAYERS and state is not None:     # only what this player may enter (one rule)
+    if caller.role in PLAYERS and state is not None:     # only what this player may enter (its appends' rules)
         turn = state.turn_player if state.turn else None
-        found = [a for a in found if not off_side(caller.role, a.event["kind"], a.event.get("player"), turn, True)]
+        found = [a for a in found if not off_side(caller.role, a.event["kind"], a.event.get("player"), turn, True)
+                 and not out_of_sight(caller.role, from_dict(a.event), state)]
     warns = live.access.warns or caller.role == "judge"
     return {"id": duel_id, "at": count - 1 if count else None, "card": card, "role": caller.role,
             "mode": live.access.mode, "warnings": warns,
