@@ -4,14 +4,19 @@ from ``test_vouched_reads``: each alteration is made in a real store's rows, and
 not show or count is asked of every face that reads it."""
 from __future__ import annotations
 
+import json
+
+import msgpack
+from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from duel import CARDS
 from test_live_vouched import _retitle
-from test_search import ADMIN, COUNTERS, _code_of, first, recorded
-from test_store import store_url  # noqa: F401  (fixture: a fresh SQLite file or PostgreSQL schema)
+from test_search import ADMIN, COUNTERS, _code_of, first, found, recorded
+from test_store import _set_state, _state, store_url  # noqa: F401  (fixture: a fresh SQLite file or PostgreSQL schema)
 from ygoreplay.access import digest
 from ygoreplay.application import Records
+from ygoreplay.cli import main
 from ygoreplay.library_search import card_stats
 from ygoreplay.service import create_app
 from ygoreplay.store import Store
@@ -35,3 +40,39 @@ def test_a_cards_numbers_leave_out_an_altered_public_duel_and_its_branch_as_the_
         assert {k: stats[k] for k in ("duels", "activated")} == {"duels": 1, "activated": 1}
         assert stats["activations"] * 3 == one["activations"] and stats["won_by_user"] + stats["lost_by_user"] == 1
         assert branch not in {r["id"] for r in client.get("/search", params={"card": str(code)}).json()["results"]}
+
+
+# -- the library index, built again ---------------------------------------------------------------
+
+def _reactivate(url: str, duel: str, position: int, card: str) -> None:
+    """The stored event at ``position`` (an activation) said to activate another card: it still
+    decodes and folds, its hash no longer holds."""
+    envelope = msgpack.unpackb(_state(url, duel, position + 1))
+    assert envelope["e"]["kind"] == "activated"
+    envelope["e"]["card"] = card
+    _set_state(url, duel, position + 1, msgpack.packb(envelope))
+
+
+def test_a_reindex_indexes_only_the_events_the_anchors_vouch_for(store_url):
+    """``search --reindex`` (and a store's first open without its index) folds each stream as
+    ``Store.opened`` shows it: an event altered in the database (an activation said of another
+    card) was indexed as stored, and the search and the card's numbers then counted it of a duel
+    the list of duels names (its header and last anchor hold)."""
+    position, event = first(COUNTERS, "activated")
+    forged = _code_of(COUNTERS, "p0.m4")                 # summoned later in the duel, never activated
+    assert forged != _code_of(COUNTERS, event.card)
+    with Store(store_url, CARDS) as store:
+        duel, other = recorded(store, COUNTERS), recorded(store, COUNTERS)
+        assert card_stats(store, forged)["activations"] == 0
+    _reactivate(store_url, duel, position, "p0.m4")
+    done = CliRunner().invoke(main, ["search", "--store", store_url, "--reindex", "--json", "--card", str(forged),
+                                     "--action", "activated"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output.splitlines()[-1])["results"] == []
+    with Store(store_url, CARDS) as store:
+        assert store.listed([duel])                        # the list of duels still names it
+        stats = card_stats(store, forged)
+        assert stats["activations"] == 0 == stats["activated"] and stats["duels"] == stats["summoned"] == 1
+        assert found(store, card=str(forged), action="activated") == []
+        # one anchor signs the whole duel (one write): no event of it is vouched, the other's all are
+        assert found(store, card=str(forged), action="summoned") == [other]

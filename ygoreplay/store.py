@@ -686,7 +686,7 @@ class Store:
         if env.get("CREATE_TABLE") == "y":
             self._insert([StoredEvent(STORE_ID, 0, STORE_TOPIC,
                                       msgpack.packb({"format": FORMAT, "created": chain.now()}))], marker=True)
-        self.library = library.install(self, KINDS)   # its index rows go in each write's transaction
+        self.library = library.index_of(self)      # its tables' names: ``install``ed last
         one = "SELECT {part} AS part, originator_version, topic, state FROM (SELECT originator_version, topic, " \
               "state FROM {heads} WHERE originator_id = ? ORDER BY originator_version DESC LIMIT 1) AS p{part}"
         self._head_query = self.library.sql(   # ``_head_rows``
@@ -710,6 +710,9 @@ class Store:
         self._guard = threading.Lock()                 # the cache and the per-duel locks
         self._locks: dict[str, threading.Lock] = {}
         self._committer = _Committer(self) if concurrent and not readonly else None
+        # its index rows go in each write's transaction; installed last: building a missing index
+        # reads each stream as ``opened`` does
+        library.install(self, self.library, KINDS)
 
     def __repr__(self) -> str:
         return f"<Store {self.backend} {self.name}{' read-only' if self.readonly else ''}>"
