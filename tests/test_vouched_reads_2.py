@@ -18,6 +18,7 @@ from ygoreplay.access import digest
 from ygoreplay.application import Records
 from ygoreplay.cli import main
 from ygoreplay.library_search import card_stats
+from ygoreplay.replay_file import dumps, loads
 from ygoreplay.service import create_app
 from ygoreplay.store import Store
 
@@ -76,3 +77,25 @@ def test_a_reindex_indexes_only_the_events_the_anchors_vouch_for(store_url):
         assert found(store, card=str(forged), action="activated") == []
         # one anchor signs the whole duel (one write): no event of it is vouched, the other's all are
         assert found(store, card=str(forged), action="summoned") == [other]
+
+
+# -- an import's "imported before" ----------------------------------------------------------------
+
+def test_a_file_is_said_imported_before_only_by_a_header_its_anchors_sign(tmp_path):
+    """A judge file imported again is answered ``skipped`` with the duel it was imported as
+    (the CLI's ``import`` and an upload alike, ``Records.import_replay``): not by a header
+    altered in the database (its ``file_head`` is then anyone's to claim), which pointed every
+    later import of the file at the altered duel instead of recording it."""
+    url = str(tmp_path / "x.sqlite")
+    with Store(url, CARDS) as store:
+        records = Records(store)
+        judge = loads(dumps(records.export(recorded(store, COUNTERS)), store.key))
+        first_import = records.import_replay(judge, None, [store.key.public])
+        again = records.import_replay(judge, None, [store.key.public])
+        assert not first_import.skipped and again.skipped and again.id == first_import.id
+    _retitle(url, first_import.id)
+    with Store(url, CARDS) as store:
+        records = Records(store)
+        anew = records.import_replay(judge, None, [store.key.public])
+        assert not anew.skipped and anew.id != first_import.id
+        assert records.import_replay(judge, None, [store.key.public]).id == anew.id
