@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import msgpack
+import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
@@ -17,6 +18,7 @@ from test_store import _set_state, _state, store_url  # noqa: F401  (fixture: a 
 from ygoreplay.access import digest
 from ygoreplay.application import Records
 from ygoreplay.cli import main
+from ygoreplay.errors import VerificationError
 from ygoreplay.library_search import card_stats
 from ygoreplay.replay_file import dumps, loads
 from ygoreplay.service import create_app
@@ -99,3 +101,27 @@ def test_a_file_is_said_imported_before_only_by_a_header_its_anchors_sign(tmp_pa
         anew = records.import_replay(judge, None, [store.key.public])
         assert not anew.skipped and anew.id != first_import.id
         assert records.import_replay(judge, None, [store.key.public]).id == anew.id
+
+
+# -- a receipt --------------------------------------------------------------------------------------
+
+def test_a_receipt_signs_the_head_the_anchors_vouch_for_never_a_row_altered_in_the_database(tmp_path):
+    """``Records.receipt`` (``GET /duels/{id}/receipt``, a judge's viewer) signs with the
+    organiser's key the chain hash its signed anchor names (``Store.vouched_hash``): it signed
+    the last event row's own hash as stored, so a row rewritten there (between the route's
+    verification and this read, or with no route before it) got the organiser's signature; and
+    of a duel whose header no anchor names, it signs nothing."""
+    url = str(tmp_path / "x.sqlite")
+    with Store(url, CARDS) as store:
+        duel = recorded(store, COUNTERS)
+        genuine = Records(store).receipt(duel)
+    count = genuine.events
+    envelope = msgpack.unpackb(_state(url, duel, count))
+    envelope["h"] = bytes(32)
+    _set_state(url, duel, count, msgpack.packb(envelope))
+    with Store(url, CARDS) as store:
+        again = Records(store).receipt(duel)
+        assert again.valid and (again.events, again.head) == (count, genuine.head)
+    _retitle(url, duel)
+    with Store(url, CARDS) as store, pytest.raises(VerificationError, match=f"duel {duel}: no signed anchor"):
+        Records(store).receipt(duel)

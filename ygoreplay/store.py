@@ -1761,6 +1761,15 @@ class Store:
         rows = self.events.select_events(duel_id, gt=count - 1, lte=count)
         return self._envelope(duel_id, rows[0]).get("h") if rows else None
 
+    def vouched_hash(self, duel_id: str, count: int) -> bytes | None:
+        """The chain hash after the first ``count`` events as the signed anchor at ``count`` names
+        it, that anchor naming the stored header (``_names_header``); None when none does. What a
+        receipt signs: the stored row's own hash (``hash_at``) is the database's word, and a
+        receipt signed by the organiser's key over it vouched for a row altered there."""
+        rows = self.events.select_events(f"{duel_id}/head", gt=count - 1, lte=count)
+        head = self._names_header(duel_id, self.header(duel_id), rows[0] if rows else None)
+        return head.hash if head is not None else None
+
     def flags(self, duel_id: str, start: int = 0) -> list[Violation]:
         """The flags of a witnessed duel's events from ``start`` on (rules broken and kept, as the
         fold that judged its appends found them: ``rules.History.flags``)."""
@@ -2541,7 +2550,7 @@ def _read_again(read: Any) -> Any:
 
 
 for _read in ("duels", "info", "ids", "resolve", "header", "cards_of", "held_cards", "attachment", "match_of",
-              "setting", "last_notification", "opened", "vouched_cards", "kind_of", "hash_at", "flags", "witnessed",
+              "setting", "last_notification", "opened", "vouched_cards", "kind_of", "hash_at", "vouched_hash", "flags", "witnessed",
               "head_state", "record_at", "records_after", "chained_after", "records", "load", "state_at", "seek",
               "tree", "verify"):
     setattr(Store, _read, _read_again(getattr(Store, _read)))
