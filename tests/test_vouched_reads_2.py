@@ -41,6 +41,7 @@ def test_a_cards_numbers_leave_out_an_altered_public_duel_and_its_branch_as_the_
         _retitle(store_url, altered)
         stats = client.get(f"/cards/{code}/stats").json()
         assert {k: stats[k] for k in ("duels", "activated")} == {"duels": 1, "activated": 1}
+        # the card is activated once in each duel: the branch too keeps its activation
         assert stats["activations"] * 3 == one["activations"] and stats["won_by_user"] + stats["lost_by_user"] == 1
         assert branch not in {r["id"] for r in client.get("/search", params={"card": str(code)}).json()["results"]}
 
