@@ -2550,9 +2550,9 @@ def _read_again(read: Any) -> Any:
 
 
 for _read in ("duels", "info", "ids", "resolve", "header", "cards_of", "held_cards", "attachment", "match_of",
-              "setting", "last_notification", "opened", "vouched_cards", "kind_of", "hash_at", "vouched_hash", "flags", "witnessed",
-              "head_state", "record_at", "records_after", "chained_after", "records", "load", "state_at", "seek",
-              "tree", "verify"):
+              "setting", "last_notification", "opened", "vouched_cards", "kind_of", "hash_at", "vouched_hash", "flags",
+              "witnessed", "head_state", "record_at", "records_after", "chained_after", "records", "load", "state_at",
+              "seek", "tree", "verify"):
     setattr(Store, _read, _read_again(getattr(Store, _read)))
 
 
