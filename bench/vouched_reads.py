@@ -1,5 +1,6 @@
-"""The reads issue 25's ninth pass routed through the store's vouching decision, timed (CPU µs a
-call, best of 7 repeats) on one store: run it under each tree's PYTHONPATH, interleaved.
+"""The reads issue 25's ninth and tenth passes routed through the store's vouching decision, timed
+(CPU µs a call, best of 7 repeats) on one store: run it under each tree's PYTHONPATH, interleaved.
+``card_stats`` is a card every duel activates: each of the 200 duels is counted, so checked.
 
     python bench/vouched_reads.py make STORE.sqlite     # once: 200 public duels of 89 events
     python bench/vouched_reads.py run STORE.sqlite      # one JSON line of timings
@@ -26,10 +27,12 @@ def make(url: str, duels: int = 200) -> None:
 
 
 def run(url: str) -> dict:
-    from ygoreplay.library_search import Query, search
+    from ygoreplay.library_search import Query, card_stats, search
     from ygoreplay.store import Store
     with Store(url, readonly=True) as store:
         duel = store.ids()[0]
+        activated = next(r.event.card for r in store.records_after(duel) if r.event.kind == "activated")
+        code = store.state_at(duel).cards[activated].code
 
         def best(call, n: int) -> float:
             call()
@@ -46,6 +49,7 @@ def run(url: str) -> dict:
                 "records_after": best(lambda: store.records_after(duel, 0), 100),
                 "search(20)": best(lambda: search(store, Query(limit=20)), 100),
                 "search(100)": best(lambda: search(store, Query(limit=100)), 30),
+                "card_stats": best(lambda: card_stats(store, code), 30),
                 "duels()": best(store.duels, 2)}
 
 

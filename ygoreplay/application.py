@@ -447,14 +447,16 @@ class Records:
 
     def imported_as(self, head: bytes) -> DuelInfo | None:
         """The duel a judge file with this head hash was imported as before, if any (one record
-        is one duel, however often its file is uploaded)."""
+        is one duel, however often its file is uploaded): said by a header its signed anchors
+        name (``DuelInfo.signed``), never by one altered in the database."""
         return next((info for info in self.store.duels()
-                     if not info.parent and info.provenance.get("file_head") == head), None)
+                     if info.signed and not info.parent and info.provenance.get("file_head") == head), None)
 
     def sources(self) -> dict[str, DuelInfo]:
-        """The stored duels imported from a file, by the file's SHA-256."""
+        """The stored duels imported from a file, by the file's SHA-256, as headers their signed
+        anchors name say it (``imported_as``)."""
         return {info.source["sha256"]: info for info in self.store.duels()
-                if info.source.get("sha256") and not info.parent}
+                if info.signed and info.source.get("sha256") and not info.parent}
 
     def import_yrpx(self, path: Path, names: CardDB | None, title: str | None,
                     known: dict[str, DuelInfo] | None = None,

@@ -37,7 +37,8 @@ from eventsourcing.persistence import StoredEvent
 
 from .card_sources import normal_name
 from .chain import to_ms
-from .events import GY, BANISHED, Event, from_dict
+from .errors import StoreError, VerificationError
+from .events import GY, BANISHED, Event
 from .views import can_see
 
 ACTIONS = ("activated", "summoned", "sent_to_gy", "banished", "negated")
@@ -376,14 +377,19 @@ def _ms(iso: str) -> int:
 # -- the store's side: the hook, and building the index of a store made before it ------------------
 
 
-def install(store: Any, folds: Mapping[str, Any]) -> Index:
-    """Make every write of ``store``'s recorder write its index rows in the same transaction;
+def index_of(store: Any) -> Index:
+    """The library index of ``store``'s tables, not read yet (``install`` makes it written)."""
+    recorder = store.events
+    return Index(store.backend, recorder.events_table_name, getattr(recorder.datastore, "schema", None))
+
+
+def install(store: Any, index: Index, folds: Mapping[str, Any]) -> None:
+    """Make every write of ``store``'s recorder write its ``index`` rows in the same transaction;
     on a writable store whose index is missing or older, build it first from what the store
     holds (``folds``: the store's stream kinds by name, to fold each stream as its appends do)."""
     recorder = store.events
-    index = Index(store.backend, recorder.events_table_name, getattr(recorder.datastore, "schema", None))
     if store.readonly:             # it writes nothing: the search asks ``built`` when it is used
-        return index
+        return
     index.ready = built(store, index)
     if not index.ready:
         rebuild(store, index, folds, force=False)
@@ -406,7 +412,6 @@ def install(store: Any, folds: Mapping[str, Any]) -> Index:
             raise
 
     recorder._insert_events, recorder.insert_events = _insert_events, insert_events
-    return index
 
 
 def built(store: Any, index: Index) -> bool:
@@ -455,20 +460,29 @@ def rebuild(store: Any, index: Index, folds: Mapping[str, Any], force: bool = Tr
 
 def _replayed(store: Any, stream_id: str, header: bytes, folds: Mapping[str, Any]) -> list[StoredEvent]:
     """A stored stream's rows as its appends wrote them, its events carrying what a spectator
-    saw of each (folded as the store folds an import: nothing refused)."""
-    kind = msgpack.unpackb(header)["header"].get("kind", "duel")
+    saw of each (folded as the store folds an import: nothing refused). Only what its signed
+    anchors vouch for (``Store.opened``, what the service shows): its vouched events with the
+    card facts signed with them, and the anchor at the last of them; none of a stream whose
+    header they do not name. Read as stored, a reindex put an altered event's card events in
+    the index, for the search and a card's numbers to count."""
+    try:
+        vouched, _access, cards, records, _broken = store.opened(stream_id, None)
+    except (StoreError, VerificationError):       # not there, or altered: nothing of it is indexed
+        return []
+    kind = vouched.kind
     rows: list[StoredEvent] = [StoredEvent(stream_id, 0, _HEADERS[kind != "duel"], header)]
     for name in ("access", "match_game"):
         found = store.events.select_events(f"{stream_id}/{name}", desc=True, limit=1)
         rows += found
     stream = folds.get(kind)
-    fold = stream.new(store.cards_of(stream_id)[0]) if stream is not None else None
-    for row in store.events.select_events(stream_id, gt=0) if fold is not None else ():
-        envelope = msgpack.unpackb(row.state)
-        event = from_dict(envelope["e"], f"{stream_id} event {row.originator_version - 1}")
+    fold = stream.new(cards) if stream is not None else None
+    for record in records if fold is not None else ():
+        event = record.event
         negated = before(event, fold)
         fold.append(event, strict=False)
-        rows.append(EventRow(row.originator_id, row.originator_version, row.topic, row.state,
-                             seen(event, fold, negated, to_ms(envelope["t"]))))
-    rows += store.events.select_events(f"{stream_id}/head", desc=True, limit=1)
+        # the index reads an event row's ``seen`` only, never its bytes
+        rows.append(EventRow(stream_id, record.position + 1, event.kind, b"",
+                             seen(event, fold, negated, to_ms(record.recorded))))
+    count = len(records)
+    rows += store.events.select_events(f"{stream_id}/head", gt=count - 1, lte=count)
     return rows

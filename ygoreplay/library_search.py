@@ -351,25 +351,29 @@ def _result(row: Mapping[str, Any]) -> dict:
 
 def card_stats(store: Any, code: int, names: Any = None, now: float | None = None) -> dict:
     """How often anyone may know a card was activated or summoned, in how many public duels, and
-    how the duels ended for the player who used it (activated or summoned it)."""
+    how the duels ended for the player who used it (activated or summoned it). Counted per duel,
+    then summed over those the store says a list may name (``Store.listed``, as ``search`` and
+    ``player`` do): an altered duel, or a branch of one, counts nothing."""
     index: Index = store.library
     inner, params = _visible(index, Query(kind="duel", codes=(code,)), _now_ms(now), rare=True)
     params.append(code)
     used = "c.action IN ('activated', 'summoned')"
     ended = "t.ended = 1 AND t.cut = t.events AND t.winner IS NOT NULL"
-    sql = (f"SELECT count(DISTINCT c.stream) AS duels, "
-           f"count(DISTINCT CASE WHEN c.action = 'activated' THEN c.stream END) AS activated, "
-           f"count(DISTINCT CASE WHEN c.action = 'summoned' THEN c.stream END) AS summoned, "
+    sql = (f"SELECT c.stream, "
            f"count(CASE WHEN c.action = 'activated' THEN 1 END) AS activations, "
            f"count(CASE WHEN c.action = 'summoned' THEN 1 END) AS summons, "
-           f"count(DISTINCT CASE WHEN {used} AND {ended} AND t.winner = c.side THEN c.stream END) AS won_by_user, "
-           f"count(DISTINCT CASE WHEN {used} AND {ended} AND t.winner <> c.side THEN c.stream END) AS lost_by_user "
-           f"FROM ({inner}) t JOIN {{cards}} c ON c.stream = t.id WHERE c.code = ? AND {_SHOWN}")
-    row = _fetch(store, index.sql(sql), params)[0]
+           f"max(CASE WHEN {used} AND {ended} AND t.winner = c.side THEN 1 ELSE 0 END) AS won_by_user, "
+           f"max(CASE WHEN {used} AND {ended} AND t.winner <> c.side THEN 1 ELSE 0 END) AS lost_by_user "
+           f"FROM ({inner}) t JOIN {{cards}} c ON c.stream = t.id WHERE c.code = ? AND {_SHOWN} GROUP BY c.stream")
+    rows = _fetch(store, index.sql(sql), params)
+    listed = store.listed([row["stream"] for row in rows])
+    counted = [row for row in rows if row["stream"] in listed]
     facts = names.get(code) if names is not None else None
-    return {"code": code, "name": facts.name if facts is not None else None,
-            **{key: int(row[key] or 0) for key in ("duels", "activated", "summoned", "won_by_user", "lost_by_user",
-                                                    "activations", "summons")}}
+    return {"code": code, "name": facts.name if facts is not None else None, "duels": len(counted),
+            "activated": sum(1 for row in counted if row["activations"]),
+            "summoned": sum(1 for row in counted if row["summons"]),
+            **{key: sum(int(row[key]) for row in counted)
+               for key in ("won_by_user", "lost_by_user", "activations", "summons")}}
 
 
 def player(store: Any, name: str, limit: int = MAX_LIMIT, cursor: str | None = None,

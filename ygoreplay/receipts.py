@@ -42,7 +42,7 @@ from urllib.parse import parse_qs, unquote, urlparse
 import msgpack
 
 from . import chain
-from .errors import InputError, StoreError
+from .errors import InputError, StoreError, VerificationError
 from .files import read_limited, write_atomic
 from .signing import PREFIX, OrganiserKey, PublicKey
 from .store import _SCHEMA_NAME, Store, Verification
@@ -276,11 +276,13 @@ def witness_from(url: str | None, store: Store | None = None) -> Witness | None:
 
 def issue(store: Store, duel: str, events: int, head: bytes | None, witness: Witness | None) -> Receipt:
     """The receipt of a write that left ``duel`` with ``events`` events (``head``: the chain hash
-    then, read from the store when None), signed with the store's key and given to the witness.
-    A witness that cannot be reached leaves the receipt unwitnessed; the write stands."""
-    head = head or store.hash_at(duel, events)
+    then; when None, the one its signed anchor at ``events`` names: ``Store.vouched_hash``),
+    signed with the store's key and given to the witness. A witness that cannot be reached
+    leaves the receipt unwitnessed; the write stands."""
+    head = head or store.vouched_hash(duel, events)
     if head is None:
-        raise StoreError(f"duel {duel} no longer holds the {events} events just written; run verify")
+        raise VerificationError(f"duel {duel}: no signed anchor at {events} events names its header (altered in "
+                                "the database, or events removed); no receipt is signed for it. Run 'ygoreplay verify'")
     receipt = Receipt.issue(store.key, duel, events, head)
     if witness is None:
         return receipt

@@ -686,7 +686,7 @@ class Store:
         if env.get("CREATE_TABLE") == "y":
             self._insert([StoredEvent(STORE_ID, 0, STORE_TOPIC,
                                       msgpack.packb({"format": FORMAT, "created": chain.now()}))], marker=True)
-        self.library = library.install(self, KINDS)   # its index rows go in each write's transaction
+        self.library = library.index_of(self)      # its tables' names: ``install``ed last
         one = "SELECT {part} AS part, originator_version, topic, state FROM (SELECT originator_version, topic, " \
               "state FROM {heads} WHERE originator_id = ? ORDER BY originator_version DESC LIMIT 1) AS p{part}"
         self._head_query = self.library.sql(   # ``_head_rows``
@@ -710,6 +710,9 @@ class Store:
         self._guard = threading.Lock()                 # the cache and the per-duel locks
         self._locks: dict[str, threading.Lock] = {}
         self._committer = _Committer(self) if concurrent and not readonly else None
+        # its index rows go in each write's transaction; installed last: building a missing index
+        # reads each stream as ``opened`` does
+        library.install(self, self.library, KINDS)
 
     def __repr__(self) -> str:
         return f"<Store {self.backend} {self.name}{' read-only' if self.readonly else ''}>"
@@ -1758,6 +1761,15 @@ class Store:
         rows = self.events.select_events(duel_id, gt=count - 1, lte=count)
         return self._envelope(duel_id, rows[0]).get("h") if rows else None
 
+    def vouched_hash(self, duel_id: str, count: int) -> bytes | None:
+        """The chain hash after the first ``count`` events as the signed anchor at ``count`` names
+        it, that anchor naming the stored header (``_names_header``); None when none does. What a
+        receipt signs: the stored row's own hash (``hash_at``) is the database's word, and a
+        receipt signed by the organiser's key over it vouched for a row altered there."""
+        rows = self.events.select_events(f"{duel_id}/head", gt=count - 1, lte=count)
+        head = self._names_header(duel_id, self.header(duel_id), rows[0] if rows else None)
+        return head.hash if head is not None else None
+
     def flags(self, duel_id: str, start: int = 0) -> list[Violation]:
         """The flags of a witnessed duel's events from ``start`` on (rules broken and kept, as the
         fold that judged its appends found them: ``rules.History.flags``)."""
@@ -2538,9 +2550,9 @@ def _read_again(read: Any) -> Any:
 
 
 for _read in ("duels", "info", "ids", "resolve", "header", "cards_of", "held_cards", "attachment", "match_of",
-              "setting", "last_notification", "opened", "vouched_cards", "kind_of", "hash_at", "flags", "witnessed",
-              "head_state", "record_at", "records_after", "chained_after", "records", "load", "state_at", "seek",
-              "tree", "verify"):
+              "setting", "last_notification", "opened", "vouched_cards", "kind_of", "hash_at", "vouched_hash", "flags",
+              "witnessed", "head_state", "record_at", "records_after", "chained_after", "records", "load", "state_at",
+              "seek", "tree", "verify"):
     setattr(Store, _read, _read_again(getattr(Store, _read)))
 
 
