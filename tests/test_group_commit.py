@@ -363,6 +363,29 @@ def test_a_write_sends_all_its_statements_with_one_wait_on_the_connection(tmp_pa
         assert store.state_at(duel, SNAPSHOT_EVERY) is not None
 
 
+def test_a_write_with_a_psycopg_whose_steps_are_others_executes_each_statement_as_ever(tmp_path, monkeypatch):
+    """A psycopg without the steps of an ``execute`` the write sends its statements through
+    (``store._Statements``): each statement is executed alone, and the write is all there."""
+    from ygoreplay import store as store_module
+    monkeypatch.setattr(store_module._Statements, "_STEPS", ("_a_step_no_psycopg_has",))
+    events = sample(DAMAGE)[:SNAPSHOT_EVERY + 1]
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "gc") as where, Store(where, concurrent=True) as store:
+        duel = store.create_duel("each alone")
+        store.append(duel, events[0])                 # the writer's connection is made
+        conn, waits = store._postgres._conn, [0]
+        inner = conn.wait
+
+        def wait(gen, *args, **kwargs):
+            waits[0] += 1
+            return inner(gen, *args, **kwargs)
+        conn.wait = wait
+        for event in events[1:]:
+            store.append(duel, event)
+        assert waits[0] > 3 * (len(events) - 1)        # a wait a statement, as a cursor executes them
+        assert store.info(duel).events == len(events) and store.verify(duel).ok
+        assert store.state_at(duel, SNAPSHOT_EVERY) is not None
+
+
 @pytest.mark.parametrize("cut", [RuntimeError("the rows could not be sent"), KeyboardInterrupt()])
 @pytest.mark.parametrize("concurrent_store", [False, True])
 def test_a_write_cut_off_part_way_leaves_nothing_of_it_and_no_lock_held(tmp_path, cut, concurrent_store):
