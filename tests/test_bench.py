@@ -222,3 +222,11 @@ def test_vouched_reads_prints_each_reads_time():
 def test_pg_outage_cost_prints_the_normal_paths_figures():
     assert_figures(run_bench("pg_outage_cost.py"), rf"^lone append: {NUMBER} µs$", rf"^group append: {NUMBER} µs$",
                    rf"^info: {NUMBER} µs$", rf"^state_at: {NUMBER} µs$")
+
+
+def test_pg_write_prints_a_writes_cpu_and_with_a_tree_before_each_pairs_ratio():
+    assert_figures(run_bench("pg_write.py"),
+                   rf"^  a write: {NUMBER} us of CPU \(median of \d+\); an append {NUMBER} us wall$")
+    assert_figures(run_bench("pg_write.py", "--before", str(ROOT)),
+                   rf"^  pair 1: a write {NUMBER} -> {NUMBER} us of CPU \({NUMBER}\)",
+                   rf"^  a write's CPU, after / before: median {NUMBER} of 1 pairs")

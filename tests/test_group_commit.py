@@ -338,6 +338,54 @@ def test_the_writers_connection_is_made_again_after_it_broke_or_could_not_be_mad
         assert store.info(duel).events == 2 and store.verify(duel).ok
 
 
+def test_a_write_sends_all_its_statements_with_one_wait_on_the_connection(tmp_path):
+    """A write on PostgreSQL (the index's rows, the lock, the notification, the rows, a snapshot)
+    is one wait on the writer's connection besides its pipeline's start and end: each statement
+    executed alone was a wait of its own, a poll that let go of the GIL and won it back, a
+    dozen a write (issue 25, tenth pass). What it wrote is all there and verifies."""
+    events = sample(DAMAGE)[:SNAPSHOT_EVERY + 1]
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "gc") as where, Store(where, concurrent=True) as store:
+        duel = store.create_duel("one wait")
+        store.append(duel, events[0])                 # the writer's connection is made
+        conn = store._postgres._conn
+        waits: list[int] = []
+        inner = conn.wait
+
+        def wait(gen, *args, **kwargs):
+            waits[-1] += 1
+            return inner(gen, *args, **kwargs)
+        conn.wait = wait
+        for event in events[1:]:
+            waits.append(0)
+            store.append(duel, event)
+        assert waits and max(waits) == 3            # the pipeline's start, its statements, its end
+        assert store.info(duel).events == len(events) and store.verify(duel).ok
+        assert store.state_at(duel, SNAPSHOT_EVERY) is not None
+
+
+def test_a_write_with_a_psycopg_whose_steps_are_others_executes_each_statement_as_ever(tmp_path, monkeypatch):
+    """A psycopg without the steps of an ``execute`` the write sends its statements through
+    (``store._Statements``): each statement is executed alone, and the write is all there."""
+    from ygoreplay import store as store_module
+    monkeypatch.setattr(store_module._Statements, "_STEPS", ("_a_step_no_psycopg_has",))
+    events = sample(DAMAGE)[:SNAPSHOT_EVERY + 1]
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "gc") as where, Store(where, concurrent=True) as store:
+        duel = store.create_duel("each alone")
+        store.append(duel, events[0])                 # the writer's connection is made
+        conn, waits = store._postgres._conn, [0]
+        inner = conn.wait
+
+        def wait(gen, *args, **kwargs):
+            waits[0] += 1
+            return inner(gen, *args, **kwargs)
+        conn.wait = wait
+        for event in events[1:]:
+            store.append(duel, event)
+        assert waits[0] > 3 * (len(events) - 1)        # a wait a statement, as a cursor executes them
+        assert store.info(duel).events == len(events) and store.verify(duel).ok
+        assert store.state_at(duel, SNAPSHOT_EVERY) is not None
+
+
 @pytest.mark.parametrize("cut", [RuntimeError("the rows could not be sent"), KeyboardInterrupt()])
 @pytest.mark.parametrize("concurrent_store", [False, True])
 def test_a_write_cut_off_part_way_leaves_nothing_of_it_and_no_lock_held(tmp_path, cut, concurrent_store):

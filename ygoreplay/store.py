@@ -2809,6 +2809,7 @@ class _PostgresWriter:
         self._backend: tuple | None = None   # its server process: pid and start (``_stored``)
         self._using = threading.Lock()   # one write at a time on it
         self._closed = False             # ``close``d for good: no connection is made again
+        self._encoded: tuple = ()        # the statements below as the connection's bytes (``_connection``)
 
         def insert(table: str, tail: str = "") -> Any:
             return sql.SQL("INSERT INTO {} (originator_id, originator_version, topic, state) SELECT * FROM "
@@ -2848,19 +2849,21 @@ class _PostgresWriter:
                     conn = self._connection()
                 except psycopg.Error as exc:          # nothing was sent
                     raise store._outage_error(exc, written=True) or exc
+                lock_wait, lock, notify, events, snapshots = self._encoded
+                batch = _Statements()
+                batch.execute(b"BEGIN")
+                batch.execute(lock_wait, prepare=True)
+                index.write(batch, rows)
+                for statement in lock:
+                    batch.execute(statement, prepare=True)
+                batch.execute(notify, prepare=True)
+                batch.execute(events, self._columns(rows), prepare=True)
+                if snapshot_rows:
+                    batch.execute(snapshots, self._columns(snapshot_rows), prepare=True)
+                batch.execute(b"COMMIT")
                 try:
                     with conn.pipeline():
-                        cursor = conn.cursor()
-                        cursor.execute(b"BEGIN")
-                        cursor.execute(self._lock_wait, prepare=True)
-                        index.write(cursor, rows)
-                        for statement in self._lock:
-                            cursor.execute(statement, prepare=True)
-                        cursor.execute(self._notify, prepare=True)
-                        cursor.execute(self._events, self._columns(rows), prepare=True)
-                        if snapshot_rows:
-                            cursor.execute(self._snapshots, self._columns(snapshot_rows), prepare=True)
-                        cursor.execute(b"COMMIT")
+                        batch.send(conn.cursor())
                 except BaseException as exc:
                     backend = self._backend
                     self._undo(conn, exc)
@@ -2938,6 +2941,10 @@ class _PostgresWriter:
                 conn.close()
                 raise
             self._conn = conn
+            # composed once a connection, not at every statement of every write (~10% of its CPU)
+            self._encoded = (self._lock_wait.as_bytes(conn), [statement.as_bytes(conn) for statement in self._lock],
+                             self._notify.as_bytes(conn), self._events.as_bytes(conn),
+                             self._snapshots.as_bytes(conn))
         return self._conn
 
     CLOSE_WAIT = 30.0                    # seconds ``close`` waits for a write under way
@@ -2956,6 +2963,43 @@ class _PostgresWriter:
         finally:
             if done:
                 self._using.release()
+
+
+class _Statements:
+    """The statements of one write, collected as a cursor takes them (``execute``), then sent in
+    its pipeline all at once (``send``). A cursor's ``execute`` in a pipeline is a wait of its own
+    on the connection, commands flushed and results looked for, each wait letting go of the GIL
+    and winning it back: a dozen a write, where all of its statements are one (issue 25). They
+    go through psycopg's own steps of an ``execute`` (the query converted, prepared when asked,
+    its results checked in the pipeline), only not waited on one by one; with a psycopg that
+    has other steps, each is executed as ever."""
+
+    _STEPS = ("_start_query", "_convert_query", "_maybe_prepare_gen")
+
+    def __init__(self) -> None:
+        self.statements: list[tuple[Any, Any, bool | None]] = []
+
+    def execute(self, query: Any, params: Any = None, *, prepare: bool | None = None) -> None:
+        self.statements.append((query, params, prepare))
+
+    def send(self, cursor: Any) -> None:
+        """Send them with ``cursor``, in its connection's pipeline (their errors raised as its own)."""
+        conn = cursor.connection
+        pipeline, prepared = getattr(conn, "_pipeline", None), getattr(conn, "_prepared", None)
+        if (pipeline is None or not hasattr(pipeline, "_communicate_gen") or not hasattr(prepared, "maintain_gen")
+                or not all(hasattr(cursor, step) for step in self._STEPS)):
+            for query, params, prepare in self.statements:
+                cursor.execute(query, params, prepare=prepare)
+            return
+
+        def sent() -> Any:
+            for query, params, prepare in self.statements:
+                yield from cursor._start_query(query)
+                yield from cursor._maybe_prepare_gen(cursor._convert_query(query, params), prepare=prepare)
+                yield from prepared.maintain_gen(conn)
+            yield from pipeline._communicate_gen()
+        with conn.lock:
+            conn.wait(sent())
 
 
 def _own_connection(datastore: Any) -> dict[str, Any]:
