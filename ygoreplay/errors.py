@@ -10,9 +10,10 @@ the command line ends with, so the CLI (and the HTTP service) map errors in one 
 * ``StoreError`` (2): the store cannot be opened, read or written as asked;
 * ``ConflictError`` (3): another writer appended to the same duel first; nothing was written;
 * ``StoreUnavailable`` (75, EX_TEMPFAIL): the store's database is not answering, or ``StoreBusy``
-  another session holds its lock too long: nothing was written, try again (the service's 503
-  with ``Retry-After``); ``WriteOutcomeUnknown`` (5): the database stopped answering after a
-  write was sent, so whether it was stored is not known: read the head before retrying;
+  another session holds its lock too long (or a statement ran too long): nothing was written,
+  try again (the service's 503 with ``Retry-After``); ``WriteOutcomeUnknown`` (5): the database
+  stopped answering after a write was sent, so whether it was stored is not known: read the
+  head before retrying;
 * ``Forbidden`` (2): the caller's role may not do this (``access.WRITERS``): the service's 403.
 """
 from __future__ import annotations
@@ -62,7 +63,9 @@ class StoreUnavailable(YgoreplayError):
 
 
 class StoreBusy(StoreUnavailable):
-    """Another session held the store's write lock past ``store.LOCK_WAIT``: nothing was written."""
+    """Another session held the store's write lock past ``store.LOCK_WAIT`` (SQLite's past
+    ``store.SQLITE_LOCK_WAIT``), or the server cancelled a statement past ``store.STATEMENT_WAIT``:
+    nothing was written."""
 
     code = "store_busy"
     retry_after = 1

@@ -38,9 +38,11 @@ SQLite is the embedded default (a file at ``default_store_path()``); a ``postgre
 selects the ``eventsourcing`` PostgreSQL recorders, shared by many processes and machines. A
 store opened read-only changes nothing, and a file that is not a ygoreplay store is refused
 without being touched. A PostgreSQL server that does not answer (down, restarting, the
-connection cut) is said so as ``StoreUnavailable`` by every read and write, once (``_gated``,
-``_PostgresWriter``); a write lock not had within ``LOCK_WAIT`` as ``StoreBusy``; a write whose
-outcome cannot be learned as ``WriteOutcomeUnknown``, never as "nothing was written".
+connection cut, or no answer within ``ANSWER_WAIT``: a peer gone without a reset) is said so as
+``StoreUnavailable`` by every read and write, once (``_gated``, ``_PostgresWriter``); a write lock
+not had within ``LOCK_WAIT`` (SQLite's within ``SQLITE_LOCK_WAIT``), or a statement cancelled
+past ``STATEMENT_WAIT``, as ``StoreBusy``; a write whose outcome cannot be learned as
+``WriteOutcomeUnknown``, never as "nothing was written".
 """
 from __future__ import annotations
 
@@ -138,6 +140,21 @@ _NO_FACTS = CardDB()                 # what an append adds when it names no card
 #: whole seconds): ``eventsourcing``'s default, 0, waited for ever, so one session holding the
 #: lock stalled every write of the store. Past it the write is rolled back (``StoreBusy``).
 LOCK_WAIT = 3
+#: Seconds a statement may run on the server (``statement_timeout``) before the server cancels it
+#: (``StoreBusy``, nothing written): none of the store's takes more than a few, and a session
+#: stuck behind another's lock held a request (and its connection) for ever.
+STATEMENT_WAIT = 20
+#: Seconds a connection waits for any answer of the server (``_bounded``) before it is closed and
+#: the read is ``StoreUnavailable``, the write ``WriteOutcomeUnknown`` unless its outcome can be
+#: learned: a server or proxy that stops answering without closing the connection (no reset)
+#: hung the request for ever. Past ``STATEMENT_WAIT``, so a live server's cancel comes first.
+ANSWER_WAIT = STATEMENT_WAIT + 5
+#: libpq's TCP keep-alives for every connection: probed after 10 s idle, every 5 s, given up after
+#: 3 unanswered; and data sent but not acknowledged for ``ANSWER_WAIT`` ends it (``tcp_user_timeout``).
+KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
+              "tcp_user_timeout": round(ANSWER_WAIT * 1000)}
+#: Seconds SQLite waits for another process's write lock before ``StoreBusy`` (its busy timeout).
+SQLITE_LOCK_WAIT = 10
 #: SQLSTATEs of a server that cannot serve now: shutting down, crashed, starting up, full.
 _GONE_STATES = {"57P01", "57P02", "57P03", "53300"}
 #: What libpq says, with no SQLSTATE, of a server that answered at connect but cannot serve yet.
@@ -146,10 +163,15 @@ _GONE_PHRASES = ("starting up", "shutting down", "not yet accepting", "in recove
 
 
 def _outage(exc: BaseException) -> str | None:
-    """What a database error (psycopg's, or ``eventsourcing``'s made of one) says of the database:
-    ``"busy"``, a lock not had within ``LOCK_WAIT``; ``"gone"``, the server not reached, or lost,
-    or not serving (down, restarting, the connection cut: no SQLSTATE, or one of
+    """What a database error (psycopg's or sqlite3's, or ``eventsourcing``'s made of one) says of
+    the database: ``"busy"``, a lock not had within ``LOCK_WAIT`` (SQLite: "database is locked",
+    past ``SQLITE_LOCK_WAIT``); ``"slow"``, a statement cancelled (past ``STATEMENT_WAIT``);
+    ``"gone"``, the server not reached, or lost, or not serving, or not answering within
+    ``ANSWER_WAIT`` (down, restarting, the connection cut: no SQLSTATE, or one of
     ``_GONE_STATES``); None, any other error (the server answered it)."""
+    cause = exc if isinstance(exc, sqlite3.Error) else exc.__cause__
+    if isinstance(cause, sqlite3.Error):           # (psycopg not imported for a SQLite store)
+        return "busy" if isinstance(cause, sqlite3.OperationalError) and "is locked" in str(cause) else None
     import psycopg
     cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
     if not isinstance(cause, psycopg.Error):
@@ -157,6 +179,8 @@ def _outage(exc: BaseException) -> str | None:
     state = cause.sqlstate
     if state == "55P03":
         return "busy"
+    if state == "57014":
+        return "slow"
     if state is not None:
         return "gone" if state.startswith("08") or state in _GONE_STATES else None
     if not isinstance(cause, (psycopg.OperationalError, psycopg.InterfaceError)):
@@ -183,6 +207,37 @@ def _hung_up(conn: Any) -> bool:
         return bool(poller.poll(0))
     except Exception:                # no socket: it is closed
         return True
+
+
+@functools.cache
+def _bounded() -> type:
+    """psycopg's connection whose every wait for the server without a bound of its own (a
+    statement, a commit) ends after ``ANSWER_WAIT`` seconds: the connection is closed (the
+    statement may still run on the server: it is not used again) and ``OperationalError`` is
+    raised (``_outage``: "gone"). TCP keep-alives (``KEEPALIVES``) find a peer gone; only this
+    finds one that holds the connection open and never answers (a stalled proxy, a hung server)."""
+    import inspect
+
+    import psycopg
+    wait, every = psycopg.Connection.wait, inspect.signature(psycopg.Connection.wait).parameters["interval"].default
+
+    class Bounded(psycopg.Connection):
+        # psycopg's own wait called directly: through ``super()`` and ``*args`` it cost 2.9 µs more
+        # a statement (16% of a bare SELECT's client CPU), so 0.8 µs (bench/README.md)
+        def wait(self, gen: Any, interval: float = every, timeout: float | None = None) -> Any:
+            try:
+                return wait(self, gen, interval, ANSWER_WAIT if timeout is None else timeout)
+            except psycopg.errors._WaitTimeout:     # (psycopg: "callers should ... convert it")
+                if timeout is not None:              # a wait of its own bound (``notifies``)
+                    raise
+                self.close()
+                raise psycopg.OperationalError(f"no answer from the server in {ANSWER_WAIT} s") from None
+    return Bounded
+
+
+def _bound(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A connection's keyword arguments with keep-alives and the server's ``statement_timeout``."""
+    return {**kwargs, **KEEPALIVES, "options": f"-c statement_timeout={round(STATEMENT_WAIT * 1000)}"}
 
 
 class MissingStore(StoreError):
@@ -562,7 +617,7 @@ def _environment(url: str | None, readonly: bool, create: bool) -> tuple[Environ
             raise StoreError(f"cannot create the store {path}: {exc.strerror}") from None
     dbname = path.resolve().as_uri() + "?mode=ro" if readonly else str(path)
     env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "CREATE_TABLE": "n" if exists else "y",
-           "ORIGINATOR_ID_TYPE": "text", "SQLITE_DBNAME": dbname, "SQLITE_LOCK_TIMEOUT": "10"}
+           "ORIGINATOR_ID_TYPE": "text", "SQLITE_DBNAME": dbname, "SQLITE_LOCK_TIMEOUT": str(SQLITE_LOCK_WAIT)}
     return Environment("ygoreplay", env), str(path), "sqlite"
 
 
@@ -616,9 +671,10 @@ def _check_postgres(env: dict, schema: str, name: str, readonly: bool, create: b
     import psycopg
     from psycopg import sql
     try:
-        with psycopg.connect(dbname=env["POSTGRES_DBNAME"], host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"],
-                             user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"] or None,
-                             connect_timeout=5, autocommit=True) as conn:
+        with _bounded().connect(**_bound({
+                "dbname": env["POSTGRES_DBNAME"], "host": env["POSTGRES_HOST"], "port": env["POSTGRES_PORT"],
+                "user": env["POSTGRES_USER"], "password": env["POSTGRES_PASSWORD"] or None,
+                "connect_timeout": 5, "autocommit": True})) as conn:
             tables = {row[0] for row in conn.execute(
                 "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (schema,))}
             if _POSTGRES_TABLES <= tables:
@@ -672,6 +728,10 @@ class Store:
         for attempt in range(3):       # concurrent first opens race to create the same tables
             try:
                 self.factory = InfrastructureFactory.construct(env)
+                if self.backend == "postgresql":     # before the pool's first connection
+                    pool = self.factory.datastore.pool
+                    pool.kwargs = _bound({**(pool.kwargs or {}), "connect_timeout": max(1, round(pool.timeout))})
+                    pool.connection_class = _bounded()
                 self.events: ApplicationRecorder = self.factory.application_recorder()
                 self.snapshots = self.factory.aggregate_recorder("snapshots")
                 break
@@ -755,10 +815,10 @@ class Store:
         On PostgreSQL a pooled connection the server hung up on (a restart, a terminated
         backend: ``_hung_up``) is dropped and another taken, so the first read after a restart
         is served (it met the dead connection's error, an HTTP 500); and a database that does
-        not answer, or a lock not had, is said so once, here, for every read (``_outage_error``:
-        ``StoreUnavailable``, the service's 503), not as the driver's error."""
-        postgres = self.backend == "postgresql"
-        tries = self.factory.datastore.pool.max_size + 1 if postgres else 0
+        not answer, or a lock not had (SQLite's too: "database is locked"), or a statement over
+        its timeout, is said so once, here, for every read and the recorder's writes
+        (``_outage_error``: ``StoreUnavailable``, the service's 503), not as the driver's error."""
+        tries = self.factory.datastore.pool.max_size + 1 if self.backend == "postgresql" else 0
 
         @contextmanager
         def gated(*args: Any, **kwargs: Any) -> Iterator[Any]:
@@ -779,7 +839,7 @@ class Store:
                     used = True
                     yield connection
             except PersistenceError as exc:
-                found = self._outage_error(exc) if postgres else None
+                found = self._outage_error(exc)
                 if found is None:
                     raise
                 # lost under its statement (not one not had): a public read is made once more (``_read_again``)
@@ -1150,12 +1210,26 @@ class Store:
             raise StoreError(f"{duel_id}: its {name} record cannot be read (not a map): rewritten in the database")
         return data
 
+    #: Times ``attach`` reads the latest version again after another writer took the next one.
+    ATTACH_TRIES = 8
+
     def attach(self, duel_id: str, name: str, data: dict) -> None:
-        """A new version of a duel's attachment (e.g. the organiser changes a spectator delay)."""
+        """A new version of a duel's attachment (e.g. the organiser changes a spectator delay):
+        the one after the latest, read again when another writer (a thread, a process) wrote that
+        version first. Two at once both land, the later one latest: the second met the recorder's
+        unique (stream, version) and was refused as a conflict no one else had asked for."""
         self._writable()
-        rows = self.events.select_events(f"{duel_id}/{_attachment(name)}", desc=True, limit=1)
-        version = rows[0].originator_version + 1 if rows else 0
-        self._insert([StoredEvent(f"{duel_id}/{name}", version, f"ygoreplay:{name}", msgpack.packb(data))])
+        stream, state = f"{duel_id}/{_attachment(name)}", msgpack.packb(data)
+        for attempt in range(1, self.ATTACH_TRIES + 1):
+            rows = self.events.select_events(stream, desc=True, limit=1)
+            version = rows[0].originator_version + 1 if rows else 0
+            try:
+                self._insert([StoredEvent(stream, version, f"ygoreplay:{name}", state)])
+                break
+            except ConflictError:
+                if attempt == self.ATTACH_TRIES:
+                    raise ConflictError(f"{duel_id}: its {name} was changed by {attempt} other writes while this "
+                                        "one was made; it was not written: try again") from None
         if name == "access":             # the head held carries the access read with it: read both again
             with self._lock_for(duel_id):
                 self._forget(duel_id)
@@ -1194,7 +1268,8 @@ class Store:
 
     def append_records(self, duel_id: str, events: Event | Iterable[Event], *,
                        expected_position: int | None = None, times: list[str] | None = None,
-                       claims: dict[str, dict[str, dict]] | None = None) -> list[Record]:
+                       claims: dict[str, dict[str, dict]] | None = None,
+                       streams: list[dict] | None = None) -> list[Record]:
         """Check and append events at the head; returns the records written. All or nothing.
 
         Raises RuleViolation (nothing written) for an illegal event; ConflictError when
@@ -1209,6 +1284,10 @@ class Store:
         moment, in any process. One written already is a ConflictError (``claimed``), nothing
         of the append written; and no claim is ever written without its events (a match's
         link to its duel: ``match.commands.record``).
+
+        ``streams`` are new streams (each given as ``record``'s keyword arguments, strict),
+        written in the same transaction too: a match's new duel, which its events name, is
+        never there without them, nor they without it (``match.commands.record``).
         """
         self._writable()
         events = [events] if isinstance(events, Event) else list(events)
@@ -1217,6 +1296,11 @@ class Store:
         claimed = [StoredEvent(f"{owner}/{_attachment(name)}", 0, f"ygoreplay:{name}", msgpack.packb(data))
                    for owner, named in (claims or {}).items() for name, data in named.items()]
         self._claimed(claimed)
+        made: list[tuple[str, list[StoredEvent], list[StoredEvent], _Live]] = []
+        for spec in streams or ():
+            self.record(**{**spec, "strict": True}, gather=made)
+        made_rows = [row for _id, rows, _snapshots, _live in made for row in rows]
+        made_snapshots = [row for _id, _rows, snapshots, _live in made for row in snapshots]
         codes = referenced_codes(events)
         with self._lock_for(duel_id):
             attempt = 0
@@ -1232,7 +1316,11 @@ class Store:
                                         "someone else appended")
                 facts = self._facts_for(codes, live.cards, None)
                 try:
-                    return self._write(duel_id, live, events, codes, times, list(claimed), facts, "strict")[2]
+                    written = self._write(duel_id, live, events, codes, times, claimed + made_rows, facts,
+                                          "strict", other_snapshots=made_snapshots)[2]
+                    for stream_id, _rows, _snapshots, made_live in made:
+                        self._remember(stream_id, made_live)
+                    return written
                 except ConflictError:
                     self._forget(duel_id)
                     self._claimed(claimed)           # lost a claim, not a position: no retry takes it
@@ -1306,13 +1394,14 @@ class Store:
         return have.merged(CardDB(found, effects)) if found else have
 
     def _write(self, duel_id: str, live: _Live, events: list[Event], codes: set[int], times: list[str] | None,
-               rows: list[StoredEvent], facts: CardDB, mode: str,
-               gather: list | None = None) -> tuple[int, RuleViolation | None, list[Record]]:
+               rows: list[StoredEvent], facts: CardDB, mode: str, gather: list | None = None,
+               other_snapshots: Sequence[StoredEvent] = ()) -> tuple[int, RuleViolation | None, list[Record]]:
         """Fold ``events`` onto ``live`` and write them, with the card facts they add and a new
         signed anchor, in one transaction; snapshots follow. ``mode`` says what a violation does:
         ``strict`` raises it before anything is written, ``prefix`` writes the events before it,
         ``all`` refuses nothing (a record being imported). Returns (new length, violation, the
-        records written). ``gather`` takes what would be written instead (``record_together``)."""
+        records written). ``gather`` takes what would be written instead (``record_together``);
+        ``other_snapshots`` (of streams made with these: ``append_records``) are written with theirs."""
         history, stream = live.history, live.kind
         # the facts of cards the duel did not have (none when ``facts`` is its own: most appends)
         fresh = (codes & set(facts)) - set(live.cards) if facts is not live.cards else set()
@@ -1382,7 +1471,8 @@ class Store:
         message = _head_message(duel_id, count, prev, header_digest, digest, status, effects_digest)
         head = Head(count, prev, header_digest, digest, status, key.public.raw, b"", effects_digest, key.mac(message))
         rows += events_rows
-        snapshot_rows = [self._snapshot_row(duel_id, position, data, at) for position, data, at in snapshots]
+        snapshot_rows = [*other_snapshots,
+                         *(self._snapshot_row(duel_id, position, data, at) for position, data, at in snapshots)]
         if gather is None and self._committer is not None:
             head = self._committer.submit(rows, snapshot_rows, (duel_id, message, head))    # signed with its group
         else:
@@ -1473,9 +1563,11 @@ class Store:
             raise self._refused(exc) from None
 
     def _conflict(self, rows: list[StoredEvent]) -> ConflictError:
-        # the stream written to: its own rows' (an append's first rows may be claims of others')
-        duel_id = next((str(r.originator_id) for r in rows if "/" not in str(r.originator_id)),
-                       str(rows[0].originator_id).split("/")[0])
+        # the stream appended to: its own events' (an append's first rows may be claims of others',
+        # and streams made with it: ``append_records``), else the one made
+        own = [r for r in rows if "/" not in str(r.originator_id)]
+        duel_id = str(next((r for r in own if r.originator_version), own[0] if own else rows[0]).originator_id
+                      ).split("/")[0]
         self._forget(duel_id)
         event = next((r for r in rows if r.originator_id == duel_id and r.originator_version > 0), rows[0])
         return ConflictError(f"duel {duel_id}: position {event.originator_version - 1} was written by another "
@@ -1488,8 +1580,12 @@ class Store:
         kind = _outage(exc)
         nothing = "; nothing was written" if written else ""
         if kind == "busy":
+            held = f"{LOCK_WAIT} s" if self.backend == "postgresql" else f"{SQLITE_LOCK_WAIT} s (\"database is locked\")"
             return StoreBusy(f"the store at {self.name} is busy: another session held its write lock for over "
-                             f"{LOCK_WAIT} s{nothing}: try again")
+                             f"{held}{nothing}: try again")
+        if kind == "slow":
+            return StoreBusy(f"the store at {self.name} is busy: it cancelled a statement that ran for over "
+                             f"{STATEMENT_WAIT} s (statement_timeout){nothing}: try again")
         if kind == "gone":
             return StoreUnavailable(f"the store at {self.name} is not answering "
                                     f"({_reason(exc, self._secret)}){nothing}: try again in a few seconds")
@@ -2747,8 +2843,8 @@ class _Committer:
                     return
                 if isinstance(exc, StoreUnavailable):
                     # the store's plight, not one append's: each told it (its own copy), none
-                    # written alone (busy: each waited for the lock again; outcome unknown:
-                    # written again, a group stored would be recorded twice)
+                    # written alone (busy: each waited for the lock, or its statement's timeout, again;
+                    # outcome unknown: written again, a group stored would be recorded twice)
                     for pending in batch:
                         pending.error = type(exc)(str(exc))
                     return
@@ -2838,8 +2934,9 @@ class _PostgresWriter:
         back here (``_undo``); one whose connection was lost returns if its rows are stored (the
         COMMIT was carried out, only its answer lost: ``_stored``), raises ``WriteOutcomeUnknown``
         when that cannot be learned, and the recorder's error when they are not. A server not
-        reached before anything was sent, or a lock not had within ``LOCK_WAIT``, raises
-        ``StoreUnavailable`` (``StoreBusy``): nothing was written."""
+        reached before anything was sent, or a lock not had within ``LOCK_WAIT``, or a statement
+        cancelled past ``STATEMENT_WAIT``, raises ``StoreUnavailable`` (``StoreBusy``): nothing
+        was written."""
         import psycopg
         store = self._store
         index = store.library
@@ -2878,7 +2975,7 @@ class _PostgresWriter:
             index.forget(rows)
             if isinstance(exc, psycopg.IntegrityError):
                 raise IntegrityError(str(exc)) from exc
-            if isinstance(exc, psycopg.errors.LockNotAvailable):
+            if isinstance(exc, (psycopg.errors.LockNotAvailable, psycopg.errors.QueryCanceled)):
                 raise store._outage_error(exc, written=True) from None
             if isinstance(exc, psycopg.Error):            # a connection refused or lost is one too
                 raise PersistenceError(str(exc)) from exc
@@ -2913,7 +3010,7 @@ class _PostgresWriter:
             if backend is not None:
                 ended = cursor.execute("SELECT pg_terminate_backend(pid, %s) FROM pg_stat_activity "
                                        "WHERE pid = %s AND backend_start = %s",
-                                       (round(self.CLOSE_WAIT * 1000), *backend)).fetchone()
+                                       (round(self.END_WAIT * 1000), *backend)).fetchone()
                 if ended is not None and not ended[0]:
                     return None
             found = cursor.execute(self._find, (str(row.originator_id), row.originator_version)).fetchone()
@@ -2932,7 +3029,7 @@ class _PostgresWriter:
             self._conn = None
         if self._conn is None:
             from psycopg.rows import tuple_row
-            conn = psycopg.connect(**self._kwargs)
+            conn = _bounded().connect(**self._kwargs)
             try:
                 self._configure(conn)
                 self._backend = conn.cursor(row_factory=tuple_row).execute(
@@ -2948,6 +3045,8 @@ class _PostgresWriter:
         return self._conn
 
     CLOSE_WAIT = 30.0                    # seconds ``close`` waits for a write under way
+    #: seconds ``_stored`` waits for a lost write's server process to end: within ``STATEMENT_WAIT``
+    END_WAIT = STATEMENT_WAIT / 2
 
     def close(self, for_good: bool = False) -> None:
         """Close the connection once the write on it is done; after ``CLOSE_WAIT``, under it
@@ -3003,13 +3102,8 @@ class _Statements:
 
 
 def _own_connection(datastore: Any) -> dict[str, Any]:
-    """How a connection of its own (not the pool's) is made: as the pool's, timed out as its."""
-    return {**(datastore.pool.kwargs or {}), "connect_timeout": max(1, round(datastore.pool.timeout))}
-
-
-#: libpq's TCP keep-alives for the listening connection (``_Heads``): probed after 10 s idle,
-#: every 5 s, given up after 3 unanswered.
-KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}
+    """How a connection of its own (not the pool's) is made: as the pool's (``Store``: bounded)."""
+    return dict(datastore.pool.kwargs or {})
 
 
 class _Heads:
@@ -3032,10 +3126,11 @@ class _Heads:
     def __init__(self, recorder: Any, after: int) -> None:
         from psycopg import sql
         datastore = recorder.datastore
-        # TCP keep-alives: the connection only listens, so a peer gone without a reset (a
-        # server's host lost, a NAT's entry dropped) would stall it silently for good; with them
-        # it fails within ~25 s and is made again (``__next__``), what was missed read then.
-        self._kwargs = {**_own_connection(datastore), **KEEPALIVES}
+        # TCP keep-alives (``KEEPALIVES``, as every connection's): the connection only listens, so
+        # a peer gone without a reset (a server's host lost, a NAT's entry dropped) would stall it
+        # silently for good; with them it fails within ~25 s and is made again (``__next__``),
+        # what was missed read then.
+        self._kwargs = _own_connection(datastore)
         self._configure = datastore.after_connect_func()
         self._listen = sql.SQL("LISTEN {}").format(sql.Identifier(recorder.channel_name))
         self._select = sql.SQL("SELECT notification_id, originator_id, originator_version FROM {} WHERE "
@@ -3104,7 +3199,7 @@ class _Heads:
         if self._conn is None:
             import psycopg
             from psycopg.rows import tuple_row
-            conn = psycopg.connect(**self._kwargs)
+            conn = _bounded().connect(**self._kwargs)
             try:
                 self._configure(conn)
                 conn.execute(self._listen)

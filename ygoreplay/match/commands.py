@@ -9,8 +9,8 @@ then everything is written or nothing. A face may fill in defaults first, but it
 the command would not, so the same input is refused the same way through every door.
 
 A match reads a duel only through ``linked_duel``: a duel whose link names this match (written
-by ``record`` with the ``game_started`` that links the duel, in one transaction, or when it
-created it). The link is the first version of the duel's ``match_game``: two matches (or two
+by ``record`` with the ``game_started`` that links the duel, in one transaction, or with the
+duel it created, in that transaction too). The link is the first version of the duel's ``match_game``: two matches (or two
 requests of one) that both found the duel free cannot both write it (``Store.append_records``'s
 claims), so one records the game and links the duel, the other writes nothing and is refused.
 A match that names a duel it never linked reads nothing of it.
@@ -188,6 +188,7 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
         raise Refused("invalid", f"at most {MAX_DUEL_TOKENS} duel tokens in one write, not "
                                  f"{len(writer.duel_tokens)}", "duel_token")
     live = hub.match(match_id)
+    created: dict[str, str] = {}
     for attempt in range(RETRIES):
         live.refresh()
         at = live.count if expected is None else expected
@@ -196,8 +197,18 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
         # version, which one writer only can write (two that read it free at once: one loses)
         claims = {duel_id: {"match_game": {"id": match_id, "game": game}} for game, duel_id in links
                   if new_duel is None or duel_id != new_duel.id}
+        # a duel the match creates is made in that transaction too: a match never names a duel
+        # not there (a crash between two writes left one), nor is a duel made for no match
+        streams = []
+        for game, duel_id in links:
+            if new_duel is not None and duel_id == new_duel.id:
+                # a duel of the match is recorded as the match is: a paper table's witnessed
+                access, created = Access.issue(live.access.visibility, 0, 0.0, mode=live.access.mode)
+                streams.append({"events": [], "title": new_duel.title, "stream_id": duel_id, "attachments": {
+                    "access": access.to_dict(), "match_game": {"id": match_id, "game": game}}})
         try:
-            written = hub.store.append_records(match_id, events, expected_position=at, claims=claims)
+            written = hub.store.append_records(match_id, events, expected_position=at, claims=claims,
+                                               streams=streams)
             break
         except ConflictError:
             taken = next((duel_id for duel_id in claims if hub.store.attachment(duel_id, "match_game") is not None),
@@ -207,13 +218,6 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
             if expected is not None or attempt == RETRIES - 1:
                 raise
     hub.changed(match_id, written)
-    created: dict[str, str] = {}
-    for game, duel_id in links:
-        if new_duel is not None and duel_id == new_duel.id:
-            # a duel of the match is recorded as the match is: a paper table's witnessed
-            access, created = Access.issue(live.access.visibility, 0, 0.0, mode=live.access.mode)
-            hub.store.record([], new_duel.title, stream_id=duel_id,
-                             attachments={"access": access.to_dict(), "match_game": {"id": match_id, "game": game}})
     return Written(written[-1].position + 1, written, created)
 
 
