@@ -17,9 +17,10 @@ activation that followed its cause's resolution: refused.
 from __future__ import annotations
 
 import pytest
-from test_rule_scenarios_25 import P1_TRAPS, RITUAL_BOARD, RITUAL_START
+from test_rule_scenarios_25 import JAMMER, P1_TRAPS, RITUAL_BOARD, RITUAL_START
 from test_rule_review_25 import FUSION_BOARD, MST_ON_JAMMER
 from test_rules_battle import MAN_EATER, VORSE_, attack, battle, calc, mon, step, to_gy
+from test_rules_summon import monster_set
 from test_rules_turn import phase, turn_started
 from test_special_summons import (
     POLYMERIZATION, THOUSAND_DRAGON, act, board, c, check, fold, fuse, moved, resolved, ritual, ss)
@@ -74,6 +75,8 @@ def _with_hand(start: dict) -> dict:
     return {**start, "sides": sides}
 
 
+#: Player 0's Celtic Guardian in the hand, to Set this turn.
+FLIP_BOARD_P0 = {"hand": [c(CELTIC, "celtic")]}
 BUG_ATTACKED = [battle([VORSE_], [mon("bug", MAN_EATER, "set")]), attack("vorse", "bug"), step("damage")]
 
 
@@ -244,3 +247,51 @@ def test_fus_03_a_contact_fusion_is_no_fusion_summon_and_waits_for_nothing() -> 
     state = fold(FUSION_MORE, act("poly", zone=0), resolved(), MST_ON_JAMMER, resolved(), DESTROY_JAMMER,
                  moved("hand_celtic", [0, "gy"]), moved("ox", [0, "gy"]), ss("thousand", 2, "inherent"))
     assert state.cards["thousand"].summon_method == "inherent"
+
+
+def test_eff_05_a_refused_flip_summon_is_no_flip() -> None:
+    """EFF-05, SUM-11: a Flip Summon (a manual position change) of a monster Set this turn is
+    refused and leaves the state as it was: the monster, still face-down, was not flipped, and
+    its Flip effect is refused after it (accepted before: the refused change had counted it as
+    flipped)."""
+    state = fold(board(FLIP_BOARD_P0), monster_set("celtic", 3))
+    with pytest.raises(RuleViolation) as info:
+        apply(state, from_dict(flip("celtic", None, "attack")))
+    assert info.value.rule == "SUM-11" and state.cards["celtic"].position == "set"
+    with pytest.raises(RuleViolation) as info:
+        apply(state, from_dict(flip_effect("celtic", player=0)))
+    assert info.value.rule == "EFF-05", info.value
+
+
+POLY_NEGATED = [FUSION_MORE, act("poly", zone=0), {**JAMMER, "negates": 1}, resolved(2),
+                {"kind": "chain_link_negated", "link": 1, "by": 2}]
+
+
+def test_term_14_a_negated_polymerization_fusion_summons_nothing() -> None:
+    """TERM-14: Magic Jammer negated Polymerization's activation: it applies nothing, so the Fusion
+    Summon that names it is refused (accepted before: only moves, changes and damage were checked);
+    its materials may still be sent by another cause, and the chain goes on to its end."""
+    check([*POLY_NEGATED, fuse("hand_celtic", "ox")], "TERM-14", "a negated activation applies nothing")
+    state = fold(*POLY_NEGATED, moved("poly", [0, "gy"], "negated"), moved("jammer", [1, "gy"], "resolved"),
+                 {"kind": "chain_ended"},
+                 act("poly2", zone=1), resolved(), fuse("hand_celtic", "ox", cause="poly2"))
+    assert state.cards["thousand"].summon_method == "fusion"
+
+
+#: Dark Magician's (made-up) effect, its activation negated by Magic Jammer; the chain's end unrecorded.
+DM_NEGATED = [DM_FIELD, act("dm_f", effect_type="ignition"), {**JAMMER, "negates": 1}, resolved(2),
+              {"kind": "chain_link_negated", "link": 1, "by": 2}, moved("jammer", [1, "gy"], "resolved"),
+              act("dm_f", effect_type="ignition", cite={"card": "dm_f", "effect": "once more"}), resolved()]
+
+
+@pytest.mark.parametrize("outcome", [
+    pytest.param(moved("p1_celtic", [1, "gy"], "destroyed", cause="dm_f"), id="destroys"),
+    pytest.param(fuse("hand_celtic", "ox", cause="dm_f"), id="fusion-summons"),
+])
+def test_term_14_a_card_activated_again_in_a_new_chain_applies_again(outcome: dict) -> None:
+    """TERM-14 is a chain's: the negated activation applied nothing in it. A record need not mark
+    that chain's end (CHAIN-05); the same card activated again starts a new chain, and this
+    activation applies: the destruction was refused as TERM-14 before (the summon would be, with
+    the negated Polymerization's summon refused, had the old chain's negations not ended)."""
+    state = fold(*DM_NEGATED, outcome)
+    assert state.cards[outcome["card"]].zone in ("gy", "mzone") and not state.chain

@@ -106,6 +106,8 @@ def activated(state: DuelState, ev: Activated) -> None:
     if not state.chain:
         state.resolving = False                    # a new chain: the last one has fully resolved
         state.negated_links.clear()
+        if state.negated:                          # TERM-14: what it negated may apply again (its end
+            state.negated.clear()                  # unrecorded: a card activated anew is not negated)
         for pair in state.resolved:                # FUS-03, RIT-03: activated after these resolved
             if pair[1] is None:
                 pair[1] = card.id
