@@ -5,14 +5,16 @@ EFF-05 / TERM-10: a Flip effect activated by a monster face-down on the field th
 flipped face-up this turn is refused (a confirmed card is not flipped). A flip by any cause counts:
 a Flip Summon, an attack (damage calculation flips it when the record does not), an effect
 (Swords of Revealing Light, in the middle of a chain's resolution), whoever's turn it is; a Flip
-effect activated off the field (Man-Eater Bug destroyed by battle, Morphing Jar Flip Summoned and
-sent) is no face-down monster's. A snapshot the engine stored before ``flipped`` existed does not
-say what was flipped: the rest of its turn gives the monsters then on the field the benefit of it.
+effect activated off the field (Man-Eater Bug destroyed by battle, or Flip Summoned and then
+destroyed) is no face-down monster's; a refused Flip Summon flips nothing. A snapshot the engine
+stored before ``flipped`` existed does not say what was flipped: the rest of its turn gives the
+monsters then on the field the benefit of it.
 
 RIT-03 / FUS-03: judged at the summon. Responses before the Spell resolves (a chained card, itself
 negated), several summons of one resolution, a Fusion or Ritual Summon by a monster's effect, a
-second summoning card activated once the first has resolved: accepted; a summon after an
-activation that followed its cause's resolution: refused.
+second summoning card activated once the first has resolved, a Contact Fusion: accepted; a summon
+after an activation that followed its cause's resolution: refused. TERM-14 beside them: a negated
+Polymerization summons nothing; a card activated again in a new chain applies again.
 """
 from __future__ import annotations
 
