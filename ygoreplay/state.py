@@ -487,6 +487,8 @@ class DuelState:
             facts = [cards[code] if code else state.unknown for code in codes]
             state.unknowns = 0 in codes
         state.cards = _cards_from_rows(rows, facts)
+        if "flipped" not in scalars:
+            state.flipped = _flipped_unknown(state)
         for side, row in zip(state.sides, data["sides"]):
             for slot, value in zip(Side.__slots__, row):
                 setattr(side, slot, tuple(value) if slot == "side_deck" else value)
@@ -498,6 +500,14 @@ class DuelState:
         state.must_lose = {p: r for p, r in data["must_lose"]}
         state.overrides = [Override(i, rule, msg, Cite(card, effect)) for i, rule, msg, card, effect in data["overrides"]]
         return state
+
+
+def _flipped_unknown(state: DuelState) -> list[str]:
+    """EFF-05 in a snapshot stored before ``flipped`` was kept: which monsters were flipped face-up
+    this turn is not known, so any on the field may have been (a duel recorded then, appended to
+    now in the same turn, keeps its legal Flip effects); ``turn_started`` ends the doubt. A missing
+    ``resolved`` (FUS-03, RIT-03) is left empty: it only lets a summon through."""
+    return [card.id for card in state.cards.values() if card.zone == MZONE]
 
 
 if any(hasattr(DuelState, name) for name in DuelState._SCALARS):   # from_data sets them in the dict

@@ -84,6 +84,23 @@ def judges_word(state: DuelState, ev: Event, text: str, what: str) -> None:
                                         replace=ev.kind.replace('_', ' '), join=' and '.join(missing)), play=False)
 
 
+def check_not_negated(state: DuelState, ev: Event, subject: str | None = None) -> None:
+    """TERM-14: a card whose activation was negated in this chain applies nothing, so it causes no
+    outcome (a move, a change, a Special Summon: a negated Polymerization summons nothing);
+    SPELL-06: a negated Equip Spell equips nothing and changes no ATK or DEF. ``subject``, the card
+    the event moves, may be the cause itself (a negated Spell going to the GY)."""
+    cause = ev.cause
+    if not state.negated or cause is None or cause not in state.negated or cause == subject:
+        return
+    card = state.cards[cause]
+    if card.facts.spell_subtype == "equip":
+        fail(state, ev, "SPELL-06", say("{name}'s activation was negated: an Equip Spell then equips nothing and "
+                                        "changes nothing", name=card.name))
+    else:
+        fail(state, ev, "TERM-14", say("{name}'s activation was negated: a negated activation applies nothing",
+                                       name=card.name))
+
+
 def get_card(state: DuelState, ev: Event, card_id: str | None) -> Card:
     card = state.cards.get(card_id) if card_id is not None else None
     if card is None:

@@ -106,6 +106,8 @@ def activated(state: DuelState, ev: Activated) -> None:
     if not state.chain:
         state.resolving = False                    # a new chain: the last one has fully resolved
         state.negated_links.clear()
+        if state.negated:                          # TERM-14: what it negated may apply again (its end
+            state.negated.clear()                  # unrecorded: a card activated anew is not negated)
         for pair in state.resolved:                # FUS-03, RIT-03: activated after these resolved
             if pair[1] is None:
                 pair[1] = card.id
@@ -202,7 +204,13 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
 def _not_flipped(state: DuelState, ev: Activated, card: Card) -> None:
     """EFF-05: a Flip effect is a trigger on a flip face-up. A monster face-down on the field that
     was not flipped face-up this turn (flipped, then turned face-down again before its effect, it
-    was) has had no flip: confirming it shows it, it does not flip it (TERM-10)."""
+    was) has had no flip: confirming it shows it, it does not flip it (TERM-10). The face-down
+    target of an attack in the Damage Step is being flipped by the rules (POS-04; damage
+    calculation does it when the record does not): that its effect waits for damage calculation
+    is BATTLE-12, called as for one whose flip was recorded (``_check_battle_timing``)."""
+    attack = state.attack
+    if attack is not None and attack.target == card.id and not attack.calculated and state.step == "damage":
+        return
     seen = say(" (it was confirmed: that shows a card, it does not flip it, TERM-10)") if card.revealed else ""
     fail(state, ev, "EFF-05", say("{name} is face-down and was not flipped face-up this turn: a Flip effect is "
                                   "activated only when its monster is flipped face-up{seen}",

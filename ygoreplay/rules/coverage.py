@@ -658,7 +658,7 @@ TABLE: tuple[Rule, ...] = (
              "test_special_summons.py::test_spell_05_07_equip_cards_follow_their_monster",
              "test_special_summons.py::test_spell_05_07_equip_refused"),
     enforced("SPELL-06", "A negated Equip activation equips nothing, changes no ATK/DEF and goes to the GY (a negated "
-             "effect equipped in a negated state is card text).", "rules/chain.py rules/outcome.py",
+             "effect equipped in a negated state is card text).", "rules/base.py rules/chain.py",
              "test_rules_chain.py::test_term_14_spell_06_a_negated_equip_equips_nothing_and_goes_to_the_gy",
              "test_rules_chain.py::test_term_14_spell_06_a_negated_equip_refused"),
     enforced("SPELL-07", "An Equip Spell goes to the GY when its monster leaves the field or turns face-down.", "rules/spell_trap.py",
@@ -825,7 +825,7 @@ TABLE: tuple[Rule, ...] = (
     applied("TERM-12", "Equip card and equipped monster.", "checked as SPELL-05 and SPELL-07"),
     applied("TERM-13", "A proper summon is one by the monster's printed method.", "checked as SPS-12"),
     enforced("TERM-14", "A negated activation applies nothing (the link does not resolve, causes nothing), a negated effect "
-             "leaves the card without effect; costs stay paid.", "rules/chain.py rules/outcome.py",
+             "leaves the card without effect; costs stay paid.", "rules/base.py rules/chain.py rules/outcome.py",
              "test_rules_gaps.py::test_term_14_a_refund_by_an_effect_is_recorded_with_its_cause",
              "test_rules_gaps.py::test_term_14_a_card_paid_for_a_negated_link_moved_back_by_no_effect_refused"),
     outside("TERM-15", "Terms renamed by Master Rule 1 (Tribute, Tribute Summon, Extra Deck).", "history of the rules text"),

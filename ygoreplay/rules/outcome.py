@@ -18,28 +18,13 @@ from ..events import (
     CardMoved, CardRevealed, CardsSwapped, CoinTossed, ControlChanged, CountersChanged, DieRolled,
     LifePointsChanged, Loc, SetCardsShuffled, StatsChanged, ZoneChanged)
 from ..state import Card, ChainLink, DuelState
-from .base import LEFT, ON_FIELD, fail, get_card, handles, impossible, player_of, put, take, vanish
+from .base import (
+    LEFT, ON_FIELD, check_not_negated, fail, get_card, handles, impossible, player_of, put, take, vanish)
 from .spell_trap import check_equips, in_chain, settle_equips
 from .summon import note_material_move
 from .zones import check_free_monster_zone, check_monster_zone, check_spell_trap_zone, extra_link, ruleset_of
 
 PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
-
-
-def check_not_negated(state: DuelState, ev: CardMoved | StatsChanged | LifePointsChanged | ControlChanged |
-                      CountersChanged, subject: str | None = None) -> None:
-    """TERM-14: a card whose activation was negated in this chain applies nothing, so it causes no
-    outcome; SPELL-06: a negated Equip Spell equips nothing and changes no ATK or DEF."""
-    cause = ev.cause
-    if not state.negated or cause is None or cause not in state.negated or cause == subject:
-        return
-    card = state.cards[cause]
-    if card.facts.spell_subtype == "equip":
-        fail(state, ev, "SPELL-06", say("{name}'s activation was negated: an Equip Spell then equips nothing and "
-                                        "changes nothing", name=card.name))
-    else:
-        fail(state, ev, "TERM-14", say("{name}'s activation was negated: a negated activation applies nothing",
-                                       name=card.name))
 
 
 @handles(CardMoved)

@@ -29,14 +29,15 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
                                        name=card.name))
     if card.is_token and new not in (ATTACK, DEFENSE):
         fail(state, ev, "TOKEN-02", N_("a Token is always face-up"))
-    if card.position in FACE_DOWN and new in (ATTACK, DEFENSE):
-        state.flipped.append(card.id)           # EFF-05: its Flip effect may be activated this turn
     if ev.cause is None and _attacked_face_down(state, card, new):
+        state.flipped.append(card.id)           # EFF-05: its Flip effect follows damage calculation
         card.position = new                     # POS-04/BATTLE-12: by the rules, not a manual change
         return
     if ev.cause is None:
         _check_manual(state, ev, card, new)
     flip_summon = ev.cause is None and card.position in (SET, FACEDOWN_ATTACK) and new == ATTACK
+    if card.position in FACE_DOWN and new in (ATTACK, DEFENSE):
+        state.flipped.append(card.id)           # EFF-05: checked, so flipped: its Flip effect may follow
     card.position = new
     if ev.cause is None:
         card.position_changed_turn = state.turn

@@ -37,7 +37,7 @@ from ..events import (
     MonsterSet, NormalSummoned, SpecialSummoned, SummonNegated, TokenCreated)
 from ..state import Card, DuelState
 from .base import (
-    fail, get_card, handles, impossible, open_game_state, player_of, put, send_from_field, take)
+    check_not_negated, fail, get_card, handles, impossible, open_game_state, player_of, put, send_from_field, take)
 from .spell_trap import check_equips, in_chain, settle_equips
 from .zones import check_monster_zone, pendulum_zones, ruleset_of, scales
 
@@ -304,6 +304,8 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
         listed = [get_card(state, ev, m) for m in ev.materials]
     if not card.facts.is_monster:
         fail(state, ev, "SPS-01", say("{name} is not a monster", name=card.name))
+    if state.negated:
+        check_not_negated(state, ev)              # TERM-14: a negated activation summons nothing
     _check_source(state, ev, card, player, method)
     if method == "inherent" or method == "pendulum":
         why = open_game_state(state, player)
