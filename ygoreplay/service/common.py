@@ -35,6 +35,10 @@ MAX_JSON_VALUES = 1 << 20
 #: Lines of a JSON Lines body (blank and comment lines are lines): 16 MiB of newlines split into
 #: 16 million strings (150 MB) before the first event was read.
 MAX_LINES = 1 << 20
+#: What a body of events may hold, as the OpenAPI description says it.
+BODY_LIMITS = (f"At most {MAX_EVENTS:,} events and {MAX_BODY >> 20} MiB (413 past it); a JSON body at most "
+               f"{MAX_JSON_VALUES:,} values, counted before it is parsed as its ',', '[' and '{{', and a body of "
+               f"JSON Lines at most {MAX_LINES:,} lines (400 past either).")
 KEEPALIVE = 15.0                 # seconds between SSE comments on a quiet duel or match
 VIEW = "^(judge|p0|p1|spectator)$"   # a view a token may ask for (``view=``)
 
