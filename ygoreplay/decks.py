@@ -130,7 +130,7 @@ def read_ydk(path_or_text: PathOrText | bytes) -> Deck:
     """
     where, text = _text_of(path_or_text, DeckFormatError)
     deck = Deck()
-    section = "main"
+    section, cards = "main", deck.main
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line:
@@ -138,9 +138,10 @@ def read_ydk(path_or_text: PathOrText | bytes) -> Deck:
         marker = _MARKERS.get(line.lower())
         if marker is not None:
             section = marker
+            cards = getattr(deck, section)
             continue
         if line.startswith("!"):
-            section = "side"
+            section, cards = "side", deck.side
             continue
         if line.startswith("#"):
             continue
@@ -151,7 +152,6 @@ def read_ydk(path_or_text: PathOrText | bytes) -> Deck:
                    else f"out of the passcode range 1..{_PASSCODE_MAX}" if digits
                    else "not a passcode (digits only)")
             raise DeckFormatError(f"{where}: line {number}: {line[:60]!r}: {why}")
-        cards = getattr(deck, section)
         if len(cards) == MAX_LIST:
             raise DeckFormatError(f"{where}: line {number}: the {section} deck passes {MAX_LIST:,} cards, more "
                                   "than a deck holds")
