@@ -502,8 +502,7 @@ def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
     # walks its top level without building a value (a body declaring 100,000 events that holds six
     # was built whole first, 75 MB from 935 bytes). And whatever it declares, a body builds at most
     # ``VALUES_PER_BYTE`` values a compressed byte beside ``VALUES_FLOOR``: expanded bytes are cheap
-    # to fake (64 times the compressed ones), a value costs 30 to 80 bytes built, and real bodies
-    # hold under one value a compressed byte.
+    # to fake (``EXPANSION`` times the compressed ones), and a value costs up to 116 bytes built.
     where = f"body at offset {start}"
     # (a body of under 512 KiB builds at most 256 Ki values whatever it declares: not walked)
     held_events, held_cards = _prescan(raw) if len(raw) > _WALKED_FROM else (events, cards)
@@ -521,7 +520,8 @@ VALUES_FLOOR = 1 << 20
 #: ...and this many a byte of its compressed size. Real bodies hold 0.2 to 0.96 values a
 #: compressed byte, a synthetic duel of 100,000 events 1.24 (727,000 values, within the floor:
 #: no duel of ``MAX_EVENTS`` such events needs more); a match file's duels are binaries of their
-#: own size, one value each. A value costs 56 to 116 bytes built: at one a byte, 16 MiB built 1.9 GB.
+#: own size, one value each. A value costs up to 116 bytes built (a map of one entry, from 3
+#: bytes): at one a byte, with 64 expanded bytes a compressed one, 16 MiB built 1.9 GB.
 VALUES_PER_BYTE = 0.25
 #: The size from which a body's lists are counted before it is built (``_prescan``)...
 _WALKED_FROM = 512 << 10
