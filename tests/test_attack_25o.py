@@ -215,14 +215,14 @@ def refused_reading(data: bytes) -> tuple[ReplayFileError, int, float]:
 
 
 def _padded_declaring_bomb(held: bool) -> bytes:
-    """1.5 MB: a binary of random bytes (lifting the 64x expansion bound to 96 MB) beside ~90 MB of
+    """1.5 MB: a binary of random bytes (lifting the 16x expansion bound to 24 MB) beside ~18 MB of
     empty lists, 100,000 events and 100,000 cards declared; ``held``: the body holds them too
     (each an empty map), so only the budget tied to the compressed size is left to bound it."""
     import os
     import msgpack
-    junk = (b"\xdd" + (300_000).to_bytes(4, "big") + b"\x90" * 300_000) * 300
+    junk = (b"\xdd" + (300_000).to_bytes(4, "big") + b"\x90" * 300_000) * 60
     parts = [msgpack.packb("pad"), msgpack.packb(os.urandom(1_500_000)),
-             msgpack.packb("junk"), b"\xdd" + (300).to_bytes(4, "big") + junk]
+             msgpack.packb("junk"), b"\xdd" + (60).to_bytes(4, "big") + junk]
     if held:
         many = b"\xdd" + (100_000).to_bytes(4, "big")
         for key, item in (("events", b"\x80"), ("dt", b"\x00"), ("cards", b"\x80")):

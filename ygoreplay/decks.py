@@ -32,6 +32,9 @@ from .lazy_dataclass import dataclass
 MAIN_MIN, MAIN_MAX, EXTRA_MAX, SIDE_MAX, COPIES_MAX = 40, 60, 15, 15, 3
 MAX_FILE = 4 << 20        # a .ydk is a few hundred bytes; an lflist.conf of every list ever, under 1 MB
 _PASSCODE_MAX = 0xFFFFFFFF  # ydke:// stores u32 passcodes
+#: Cards a section of a deck list may hold: what a registered deck's event holds (``events.MAX_LIST``,
+#: not imported: ``deck check`` needs no events); the deck rules judge any size up to it.
+MAX_LIST = 1_000
 SECTIONS = ("main", "extra", "side")
 SECTION_NAMES = {"main": "Main Deck", "extra": "Extra Deck", "side": "Side Deck"}
 
@@ -122,11 +125,12 @@ def read_ydk(path_or_text: PathOrText | bytes) -> Deck:
 
     ``#main``, ``#extra`` and ``!side`` switch sections (any other ``!`` line starts the Side Deck,
     as in YGOPro); other ``#`` lines and blank lines are comments. Anything else must be a passcode:
-    a DeckFormatError names the line otherwise.
+    a DeckFormatError names the line otherwise, and the line past ``MAX_LIST`` cards of a section
+    (what a registered deck holds; 4 MiB of passcodes was read as a deck of two million cards).
     """
     where, text = _text_of(path_or_text, DeckFormatError)
     deck = Deck()
-    section = "main"
+    section, cards = "main", deck.main
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line:
@@ -134,9 +138,10 @@ def read_ydk(path_or_text: PathOrText | bytes) -> Deck:
         marker = _MARKERS.get(line.lower())
         if marker is not None:
             section = marker
+            cards = getattr(deck, section)
             continue
         if line.startswith("!"):
-            section = "side"
+            section, cards = "side", deck.side
             continue
         if line.startswith("#"):
             continue
@@ -147,7 +152,10 @@ def read_ydk(path_or_text: PathOrText | bytes) -> Deck:
                    else f"out of the passcode range 1..{_PASSCODE_MAX}" if digits
                    else "not a passcode (digits only)")
             raise DeckFormatError(f"{where}: line {number}: {line[:60]!r}: {why}")
-        getattr(deck, section).append(code)
+        if len(cards) == MAX_LIST:
+            raise DeckFormatError(f"{where}: line {number}: the {section} deck passes {MAX_LIST:,} cards, more "
+                                  "than a deck holds")
+        cards.append(code)
     return deck
 
 
@@ -181,6 +189,9 @@ def _ydke_part(name: str, part: str) -> list[int]:
     if len(data) % 4:
         raise DeckFormatError(f"ydke URL: the {name} part holds {len(data)} bytes, "
                               "not whole 4-byte passcodes")
+    if len(data) > 4 * MAX_LIST:
+        raise DeckFormatError(f"ydke URL: the {name} part holds {len(data) // 4:,} cards, more than a deck holds "
+                              f"(at most {MAX_LIST:,})")
     codes = list(struct.unpack(f"<{len(data) // 4}I", data))
     for position, code in enumerate(codes, start=1):
         if code == 0:

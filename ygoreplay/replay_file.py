@@ -60,9 +60,13 @@ MAX_HEADER = 256 << 10           # a header is a few hundred bytes
 MAX_EVENTS = 100_000             # a long real duel has a few thousand
 MAX_CARDS = 100_000
 MAX_BODY = 256 << 20             # compressed
-MAX_EXPANDED = 256 << 20
-EXPANSION = 64                   # a body expands at most this many times its compressed size...
-EXPANSION_FLOOR = 4 << 20        # ...beyond this much (real files expand 3-7 times)
+#: The most any body expands to: a duel of ``MAX_EVENTS`` real events takes 5 MB, a match file
+#: of such duels their compressed size. 256 MiB let a 16 MiB file build 1.9 GB.
+MAX_EXPANDED = 64 << 20
+#: A body expands at most this many times its compressed size... (the 100 real EDOPro duels and
+#: the committed samples, exported: 2.7 to 6.6 times; a synthetic duel of 100,000 events 8.8)
+EXPANSION = 16
+EXPANSION_FLOOR = 4 << 20        # ...beyond this much
 TRAILER = PUBLIC_SIZE + SIGNATURE_SIZE
 SIGNATURE_LABEL = b"ygoreplay/file/3\0"
 #: What the header's reader takes of one string (bytes of UTF-8: a player's name is one) and
@@ -276,10 +280,11 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
         raise ReplayFileError(f"the duel cannot be written as a replay file ({exc})") from None
     dict_size = min(max(_MIN_DICT, 1 << (len(raw) - 1).bit_length()), _MAX_DICT)
     packed = lzma.compress(raw, format=lzma.FORMAT_RAW, filters=_filters(dict_size, preset))
-    if len(raw) > content_bound(len(replay.events), len(replay.cards)) + len(packed):    # as ``_read`` bounds it
+    if len(raw) > body_bound(len(replay.events), len(replay.cards), len(packed)):    # as ``_read`` bounds it
         raise ReplayFileError(f"the duel cannot be written as a replay file: its body takes {len(raw):,} bytes, "
                               f"more than a reader reads of {len(replay.events)} events, {len(replay.cards)} cards "
-                              f"and {len(packed):,} compressed bytes")
+                              f"and {len(packed):,} compressed bytes "
+                              f"({body_bound(len(replay.events), len(replay.cards), len(packed)):,})")
     header = msgpack.packb({
         "format": FORMAT_VERSION, "view": replay.view, "ruleset": replay.ruleset,
         "players": replay.players, "match": replay.match, "created": replay.created,
@@ -470,13 +475,11 @@ def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
     elif extra:
         raise ReplayFileError(f"{extra} unexpected bytes after the body at offset {end}"
                               + (f" (a signature is {TRAILER} bytes)" if version >= 3 else ""))
-    packed = data[start:end]
+    packed = memoryview(data)[start:end]          # not copied: the file's bytes are at hand
     if zlib.crc32(packed) != crc:
         raise ReplayFileError(f"the body (offset {start}, {body_len} bytes) is corrupted: CRC-32 mismatch")
     events, cards = header["events"], header.get("cards", 0)
-    # beside its events and cards, a body holds at most its own compressed size of what does not
-    # compress: a match file's duels, each a whole .ygr (the 64x expansion bounds it all the same)
-    bound = min(MAX_EXPANDED, content_bound(events, cards) + body_len, max(EXPANSION_FLOOR, EXPANSION * body_len))
+    bound = body_bound(events, cards, body_len)
     if version >= 3:
         if header["size"] > bound:
             raise ReplayFileError(f"header field 'size' declares a body of {header['size']} bytes: more than "
@@ -499,8 +502,7 @@ def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
     # walks its top level without building a value (a body declaring 100,000 events that holds six
     # was built whole first, 75 MB from 935 bytes). And whatever it declares, a body builds at most
     # ``VALUES_PER_BYTE`` values a compressed byte beside ``VALUES_FLOOR``: expanded bytes are cheap
-    # to fake (64 times the compressed ones), a value costs 30 to 80 bytes built, and real bodies
-    # hold under one value a compressed byte.
+    # to fake (``EXPANSION`` times the compressed ones), and a value costs up to 116 bytes built.
     where = f"body at offset {start}"
     # (a body of under 512 KiB builds at most 256 Ki values whatever it declares: not walked)
     held_events, held_cards = _prescan(raw) if len(raw) > _WALKED_FROM else (events, cards)
@@ -509,17 +511,25 @@ def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
                      binaries=len(raw),
                      objects=min(64 * min(events, held_events) + 256 * min(cards, held_cards) + 65536,
                                  len(raw) // 2 + 4096,
-                                 VALUES_FLOOR + VALUES_PER_BYTE * body_len) + banlist)
+                                 VALUES_FLOOR + int(VALUES_PER_BYTE * body_len)) + banlist)
     return header, _unpack(raw, where, limits), signer, valid
 
 
 #: What a body's values may number whatever its header declares: this many...
 VALUES_FLOOR = 1 << 20
-#: ...and this many a byte of its compressed size (real bodies: 0.2 to 0.96; a match file's duels
-#: are binaries of their own size, one value each).
-VALUES_PER_BYTE = 1
-#: The size from which a body's lists are counted before it is built (``_prescan``).
+#: ...and this many a byte of its compressed size. Real bodies hold 0.2 to 0.96 values a
+#: compressed byte, a synthetic duel of 100,000 events 1.24 (727,000 values, within the floor:
+#: no duel of ``MAX_EVENTS`` such events needs more); a match file's duels are binaries of their
+#: own size, one value each. A value costs up to 116 bytes built (a map of one entry, from 3
+#: bytes): at one a byte, with 64 expanded bytes a compressed one, 16 MiB built 1.9 GB.
+VALUES_PER_BYTE = 0.25
+#: The size from which a body's lists are counted before it is built (``_prescan``)...
 _WALKED_FROM = 512 << 10
+#: ...holding at most this much of it at once: a value it skips whole (not an ``events`` or
+#: ``cards`` entry) past this ends the count there. Whatever a body holds past its own
+#: ``events`` and ``cards`` lists (``dumps`` writes them first) grants nothing, and a binary
+#: of 250 MB of zeros skipped whole was buffered whole, beside the body (twice its size).
+_PRESCAN_BUFFER = 1 << 20
 #: The first bytes of a msgpack string (fixstr, str 8, 16, 32): a body's key that is read.
 _STRING_HEADS = frozenset(range(0xa0, 0xc0)) | {0xd9, 0xda, 0xdb}
 #: ...and of a msgpack array (fixarray, array 16, 32).
@@ -532,7 +542,7 @@ def _prescan(raw: bytes | bytearray) -> tuple[int, int]:
     built but the map's string keys: every other value is skipped (msgpack's ``skip`` makes no
     object), so the walk costs a call an event and a card. Whatever is not a map of lists holds
     none (``_build`` says what it is)."""
-    unpacker = msgpack.Unpacker(_Reader(raw), read_size=1 << 16, max_buffer_size=max(len(raw), 1 << 16),
+    unpacker = msgpack.Unpacker(_Reader(raw), read_size=1 << 16, max_buffer_size=_PRESCAN_BUFFER,
                                 max_str_len=1 << 20, max_bin_len=len(raw), max_ext_len=0, strict_map_key=False)
     held = {"events": 0, "cards": 0}
     try:
@@ -549,7 +559,8 @@ def _prescan(raw: bytes | bytearray) -> tuple[int, int]:
                 unpacker.skip()
     except ReplayFileError:
         raise
-    except (msgpack.OutOfData, msgpack.FormatError, msgpack.StackError, ValueError, IndexError, TypeError):
+    except (msgpack.OutOfData, msgpack.FormatError, msgpack.StackError, msgpack.BufferFull, ValueError,
+            IndexError, TypeError):
         pass                                 # what was counted so far, and the build says what is wrong
     return held["events"], held["cards"]
 
@@ -559,6 +570,15 @@ def content_bound(events: int, cards: int) -> int:
     bounds of its compressed size: each event at most ``MAX_EVENT_BYTES`` (what ``check_event``
     lets into a duel), each card's facts 1 KiB, and 64 KiB of the rest."""
     return (64 << 10) + MAX_EVENT_BYTES * events + 1024 * cards
+
+
+def body_bound(events: int, cards: int, compressed: int) -> int:
+    """The most bytes a body of ``events`` events and ``cards`` cards, ``compressed`` bytes as
+    LZMA, may expand to: its content's bound, beside which it holds at most its own compressed
+    size of what does not compress (a match file's duels, each a whole .ygr), and at most
+    ``EXPANSION`` times that size (or ``EXPANSION_FLOOR``), ``MAX_EXPANDED`` in all. What the
+    reader allows and what ``dumps`` writes."""
+    return min(MAX_EXPANDED, content_bound(events, cards) + compressed, max(EXPANSION_FLOOR, EXPANSION * compressed))
 
 
 def _expand(packed: bytes, offset: int, bound: int, filters: list[dict], exact: bool = False) -> bytes | bytearray:

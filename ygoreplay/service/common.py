@@ -27,6 +27,18 @@ from ..rules import RuleViolation
 
 MAX_BODY = 16 << 20              # an upload; a batch of events is far smaller
 MAX_EVENTS = 10_000              # events in one append
+#: What a JSON body may hold, counted before it is parsed as its ``,``, ``[`` and ``{`` (at least
+#: one each a value past the first; those in strings count too): 10,000 events take 25,000 to
+#: 100,000, a banlist of ``MAX_BANLIST`` cards 60,000. 16 MiB of ``[],`` built 420 MB of lists in
+#: 8 s, on the event loop.
+MAX_JSON_VALUES = 1 << 20
+#: Lines of a JSON Lines body (blank and comment lines are lines): 16 MiB of newlines split into
+#: 16 million strings (150 MB) before the first event was read.
+MAX_LINES = 1 << 20
+#: What a body of events may hold, as the OpenAPI description says it.
+BODY_LIMITS = (f"At most {MAX_EVENTS:,} events and {MAX_BODY >> 20} MiB (413 past it); a JSON body at most "
+               f"{MAX_JSON_VALUES:,} values, counted before it is parsed as its ',', '[' and '{{', and a body of "
+               f"JSON Lines at most {MAX_LINES:,} lines (400 past either).")
 KEEPALIVE = 15.0                 # seconds between SSE comments on a quiet duel or match
 VIEW = "^(judge|p0|p1|spectator)$"   # a view a token may ask for (``view=``)
 
@@ -201,6 +213,10 @@ async def _request_events(request: Request) -> list:
         text = (await request.body()).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise HTTPError(400, f"the body is not UTF-8 text (byte {exc.start})", where="body") from None
+    lines = text.count("\n") + 1
+    if lines > MAX_LINES:
+        raise HTTPError(400, f"the body is {lines:,} lines; a body of JSON Lines holds at most {MAX_LINES:,}",
+                        where="body")
     try:
         events = list(islice(parse_lines(text.split("\n"), "body"), MAX_EVENTS + 1))
     except EventFormatError as exc:
@@ -211,7 +227,13 @@ async def _request_events(request: Request) -> list:
 
 
 async def _body_json(request: Request) -> Any:
+    """The request body parsed as JSON; 400 saying why when it is not, or when it holds more
+    values than any request needs (counted before one is built)."""
     raw = await request.body()
+    values = raw.count(b",") + raw.count(b"[") + raw.count(b"{")
+    if values > MAX_JSON_VALUES:
+        raise HTTPError(400, f"the body holds up to {values:,} JSON values (its ',', '[' and '{{'); a request "
+                        f"holds at most {MAX_JSON_VALUES:,}", where="body")
     try:
         return json.loads(raw)
     except json.JSONDecodeError as exc:

@@ -27,7 +27,7 @@ from ..text import checked, number
 from ..trust import origin_of, trust_of
 from ..views import out_of_sight
 from .common import (
-    KEEPALIVE, MAX_EVENTS, VIEW, Caller, EventStream, HTTPError, _body_json, _receipt, _request_events,
+    BODY_LIMITS, KEEPALIVE, MAX_EVENTS, VIEW, Caller, EventStream, HTTPError, _body_json, _receipt, _request_events,
     _ygr, event_json)
 from .core import DirectRoute, DuelCaller, Service, ServiceDep, _Lease, organiser
 
@@ -168,7 +168,8 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
 # a recorder's every event: its plain requests skip FastAPI's dependency solving (``DirectRoute``)
 router.add_api_route("/duels/{duel_id}/events", append, methods=["POST"], tags=["recorder"],
                      route_class_override=DirectRoute,
-                     openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                     openapi_extra={"requestBody": {"required": True, "description": BODY_LIMITS,
+                                                    "content": {"application/json": {"schema": {
                          "type": "array", "items": {"type": "object"}, "maxItems": MAX_EVENTS}},
                          "application/x-ndjson": {"schema": {"type": "string"}}}}})
 APPEND_ROUTE = router.routes[-1]          # the app answers it without routing (``core.ServiceApp``)
