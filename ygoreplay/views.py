@@ -46,7 +46,7 @@ from .errors import InputError
 from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
     ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed,
-    CardsDrawn, CardsOpened, CardsSealed, DamageCalculated, DeckRegistered, DeckShuffled, Event, Loc, Openings,
+    CardsDrawn, CardsOpened, CardsSealed, DamageCalculated, DeckRegistered, DuelEnded, DeckShuffled, Event, Loc, Openings,
     PositionSetUp, RolledBack, Seals, SetCardsShuffled, Shows, StatsChanged, TokenCreated, cards_named, from_dict)
 from .rules import AuditReport, History
 from .state import Card, DuelState
@@ -87,9 +87,10 @@ def can_see(view: str, card: Card) -> bool:
 #: The fields by which an entry of a player's device may name a card of the other player's that
 #: it does not see: a face-down card on the field (its place is public) attacked or targeted.
 _AIMED_AT = frozenset(("target", "targets"))
-#: Kinds whose cards ``out_of_sight`` reads outside their id fields: the monster a damage
-#: calculation flips face-up (POS-04), the cards an opening binds and a seal seals.
-CARDS_ELSEWHERE = frozenset(("damage_calculated", "cards_opened", "cards_sealed"))
+#: Kinds ``out_of_sight`` reads though they name no card in their id fields: the monster a damage
+#: calculation flips face-up (POS-04), the cards an opening binds and a seal seals, and the end,
+#: which releases every hidden card (``Access.releases``).
+CARDS_ELSEWHERE = frozenset(("damage_calculated", "cards_opened", "cards_sealed", "duel_ended"))
 _ID_FIELDS_SORTED = tuple(sorted(ID_FIELDS))     # the order ``out_of_sight`` reads them in
 _UNSURE: Any = object()            # the attack after a correction in the same append: not known
 
@@ -101,9 +102,11 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
     at the head (``state``) but as the target of an attack or an effect (a face-down card on the
     field: its place is public), nor show one (``Event.shows``, an opening), seal one, pay one as
     a cost (CHAIN-11) or calculate the damage of an attack on one face-down (which flips it,
-    POS-04, BATTLE-12). The full record's fold knows every such card, and what it would answer, keep and
-    show of it (LOG-10 naming a card shown as another, the card sent to the GY and so disclosed
-    to the player's view) would tell the player what the card is on its own device's word. At a
+    POS-04, BATTLE-12), nor end the duel but by its own loss (the end releases what the duel hid
+    to every reader under its release policy, and nothing undoes it: LOG-12, MATCH-10; a claimed
+    win released the other player's hand). The full record's fold knows every such card, and
+    what it would answer, keep and show of it (LOG-10 naming a card shown as another, the card
+    sent to the GY and so disclosed to the player's view) would tell the player what the card is on its own device's word. At a
     table the player who holds a card shows it: whatever reveals it is entered by the table's
     recorder or by that player's device, who see it. Refused, not kept hidden until confirmed:
     a record holding the card public shows it to every view (the spectators' too, which the
@@ -113,10 +116,17 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
     a card as the device named it, never by its record id."""
     me = _PLAYERS.get(view)
     said = said or {}
-    if me is None or state is None:
+    if me is None:
+        return None
+    other = 1 - me
+    if isinstance(event, DuelEnded) and event.winner != other:
+        return (f"the duel's end releases what it hid, player {other}'s cards with it, and nothing undoes it: "
+                f"a player's device enters its own loss only (winner {other}); "
+                + ("the table's recorder enters a draw" if event.winner is None
+                   else f"the table's recorder or player {other}'s device enters player {other}'s loss"))
+    if state is None:
         return None
     cards = state.cards
-    other = 1 - me
     enters = f"the table's recorder or player {other}'s device, who see it, enter what shows it"
 
     def hidden(card_id: Any) -> Card | None:
