@@ -7,13 +7,22 @@ after it (LOG-12), no rollback (MATCH-10). Player 0's device entered ``duel_ende
 the winner (flagged WIN-01, kept): the duel was over on its word alone, and its token then read
 the judge's view, player 1's hand and Deck order with it. A player's device now enters its own
 loss only (a concession, or the loss the rules impose on it); a win or a draw is entered by the
-table's recorder or by the device of the player who loses it (``views.out_of_sight``)."""
+table's recorder or by the device of the player who loses it (``views.out_of_sight``).
+
+And a player's own Deck: its view hides the order (``can_see``), but its device could ask the
+record. A move of one of its Deck cards with a ``source`` was refused by LOG-02 saying "Vorse
+Raider (p0.m8) is at [0, 'deck', 7]": the card and its place, one request a card, nothing
+written. A draw naming the cards drawn, followed in the same append by an entry the rules refuse,
+was refused at the draw when its cards were not the top ones and at the later entry when they
+were: the Deck's order, card by card. The record's reasons about a card the view does not see are
+the judge's (``views.unseen``, its own Deck's cards too), and a device says no order of a pile it
+does not see: it draws without naming the cards, and names no index in its Deck."""
 from __future__ import annotations
 
 import pytest
 
 from test_attack_25n import _codes_seen
-from test_device_names import auth, count, post, table  # noqa: F401  (fixture)
+from test_device_names import auth, count, post, table, view_names  # noqa: F401  (fixture)
 
 
 def _judge_view_as(client, duel_id: str, token: str) -> int:
@@ -63,3 +72,42 @@ def test_actions_offer_the_end_to_the_losers_device_only(table):
     offered = ends("p1")
     assert offered == [{"kind": "duel_ended", "winner": 0, "reason": "lp", "player": 1}], offered
     assert post(client, duel_id, tokens["p1"], offered).status_code == 200
+
+
+def _deck_names(store, duel_id: str) -> list[str]:
+    """Player 0's Deck, top first, by its own view's names (what only the record knows)."""
+    names = view_names(store, duel_id, "p0")
+    return [names[card_id] for card_id in store.head_state(duel_id).sides[0].deck]
+
+
+@pytest.mark.parametrize("source", [[0, "deck", 0], [0, "gy"]])
+def test_a_device_is_not_told_where_a_card_of_its_deck_is(table, source):
+    """LOG-02 told player 0's device the name and the place in its Deck of the card it named."""
+    client, duel_id, tokens, store = table
+    at = count(client, duel_id, tokens)
+    card = _deck_names(store, duel_id)[7]                     # Vorse Raider, 8th from the top
+    move = {"kind": "card_moved", "card": card, "to": [0, "hand"], "reason": "added", "source": source}
+    answers = [post(client, duel_id, tokens["p0"], [move]), client.post(
+        f"/duels/{duel_id}/events", params={"lang": "ja"}, json=[move], headers=auth(tokens["p0"]))]
+    for answer in answers:
+        assert answer.status_code in (403, 422), answer.text
+        assert "Vorse Raider" not in answer.text and "7]" not in answer.text and "'deck', " not in answer.text
+    assert count(client, duel_id, tokens) == at
+
+
+def test_a_draw_naming_its_cards_is_no_oracle_of_the_decks_order(table):
+    """A draw naming the top card and a draw naming another, each followed by an entry the rules
+    refuse: the answers were refused at the later entry and at the draw; now the same."""
+    client, duel_id, tokens, store = table
+    at = count(client, duel_id, tokens)
+    deck = _deck_names(store, duel_id)
+    refused = {"kind": "phase_entered", "phase": "battle", "shows": {deck[5]: 1}}    # CARD-01: no such card
+    answers = set()
+    for card in deck[:2]:
+        answer = post(client, duel_id, tokens["p0"], [{"kind": "cards_drawn", "player": 0, "count": 1,
+                                                        "cards": [card]}, refused])
+        answers.add((answer.status_code, answer.text.replace(card, "X")))
+    assert len(answers) == 1, answers
+    assert count(client, duel_id, tokens) == at
+    drawn = post(client, duel_id, tokens["p0"], [{"kind": "cards_drawn", "player": 0, "count": 1}])
+    assert drawn.status_code == 200, "its draw names no card"

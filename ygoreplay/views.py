@@ -45,9 +45,9 @@ import msgpack
 from .errors import InputError
 from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
-    ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed,
-    CardsDrawn, CardsOpened, CardsSealed, DamageCalculated, DeckRegistered, DuelEnded, DeckShuffled, Event, Loc, Openings,
-    PositionSetUp, RolledBack, Seals, SetCardsShuffled, Shows, StatsChanged, TokenCreated, cards_named, from_dict)
+    ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardMoved,
+    CardRevealed, CardsDrawn, CardsOpened, CardsSealed, DamageCalculated, DeckRegistered, DeckShuffled, DuelEnded,
+    Event, Loc, Openings, PositionSetUp, RolledBack, Seals, SetCardsShuffled, Shows, StatsChanged, TokenCreated, cards_named, from_dict)
 from .rules import AuditReport, History
 from .state import Card, DuelState
 
@@ -152,6 +152,17 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
         if hidden(target) is not None:
             return (f"damage calculation flips {said.get(target, target)}, a face-down monster of player {other}'s "
                     f"that player {me} does not see, face-up (POS-04, BATTLE-12): {enters}")
+    if isinstance(event, CardsDrawn):
+        for card_id in event.cards:
+            if card_id in cards and not can_see(view, cards[card_id]):
+                return (f"it names {said.get(card_id, card_id)} as drawn, a card of a Deck, whose order player {me} "
+                        "does not see: a player's device draws the top cards without naming them (the draw "
+                        "shows them)")
+    source = event.source if isinstance(event, CardMoved) else None
+    if source is not None and source.index is not None and event.card in cards \
+            and not can_see(view, cards[event.card]):
+        return (f"it says where {said.get(event.card, event.card)} is in a place whose order player {me} does not "
+                "see: a player's device names the card without its index there")
     for cost in event.costs if isinstance(event, Activated) else ():
         if hidden(cost.card) is not None:
             return (f"it pays {said.get(cost.card, cost.card)}, a card of player {other}'s that player {me} does "
@@ -185,9 +196,10 @@ def attack_target(earlier: list[Event] | tuple, state: DuelState) -> Any:
 
 
 def unseen(view: str, event: Event, state: DuelState | None) -> list[str]:
-    """The cards of the other player's that an entry of ``view``'s device (p0, p1) shows, names or
-    cites and that the view does not see at ``state``: what the full record's reasons about the
-    entry may tell of them (a card's name, where it is), the view may not be told."""
+    """The cards an entry of ``view``'s device (p0, p1) shows, names or cites and that the view
+    does not see at ``state`` (the other player's hidden cards, and its own Deck's, whose order
+    it does not see either): what the full record's reasons about the entry may tell of them (a
+    card's name, where it is: "Vorse Raider is at [0, 'deck', 7]"), the view may not be told."""
     me = _PLAYERS.get(view)
     if me is None or state is None:
         return []
@@ -195,7 +207,7 @@ def unseen(view: str, event: Event, state: DuelState | None) -> list[str]:
     cause = getattr(event, "cause", None)
     for card_id in (*(c for c, _ in event.shows), *cards_named(event), cause, event.cite.card if event.cite else None):
         card = cards.get(card_id) if isinstance(card_id, str) else None
-        if card is not None and card.owner != me and not can_see(view, card) and card_id not in out:
+        if card is not None and not can_see(view, card) and card_id not in out:
             out.append(card_id)
     return out
 
@@ -233,8 +245,8 @@ class DeviceNames:
             return self.say(text)
         me = _PLAYERS[self.view]
         named = ", ".join(self.said.get(c, "?") for c in hidden)
-        return (f"the rules refuse it as the record stands: it names {named}, a card of player {1 - me}'s that "
-                f"player {me} does not see, so the reason is the judge's (their view says it)")
+        return (f"the rules refuse it as the record stands: it names {named}, a card that player {me} does not "
+                "see, so the reason is the judge's (their view says it)")
 
     def record(self, event: Event, index: int, in_use: Any = ()) -> Event:
         """``event`` as the device meant it, in record ids (InputError naming the field and the
