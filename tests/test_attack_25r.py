@@ -16,13 +16,17 @@ written. A draw naming the cards drawn, followed in the same append by an entry 
 was refused at the draw when its cards were not the top ones and at the later entry when they
 were: the Deck's order, card by card. The record's reasons about a card the view does not see are
 the judge's (``views.unseen``, its own Deck's cards too), and a device says no order of a pile it
-does not see: it draws without naming the cards, and names no index in its Deck."""
+does not see: it draws without naming the cards, and names no index in its Deck.
+
+And a material attached under the other player's face-down monster (``card_moved`` to its
+``overlay``) named no card of player 1's, but XMAT-01 refused it when the record knew the monster
+was no Xyz monster and kept it when it was one: what the face-down card is, asked by its place."""
 from __future__ import annotations
 
 import pytest
 
 from test_attack_25n import _codes_seen
-from test_device_names import auth, count, post, table, view_names  # noqa: F401  (fixture)
+from test_device_names import TURN_2, auth, board, count, post, table, view_names  # noqa: F401  (fixture)
 
 
 def _judge_view_as(client, duel_id: str, token: str) -> int:
@@ -111,3 +115,23 @@ def test_a_draw_naming_its_cards_is_no_oracle_of_the_decks_order(table):
     assert count(client, duel_id, tokens) == at
     drawn = post(client, duel_id, tokens["p0"], [{"kind": "cards_drawn", "player": 0, "count": 1}])
     assert drawn.status_code == 200, "its draw names no card"
+
+
+def test_a_material_under_the_other_players_face_down_monster_asks_nothing_of_it(table):
+    """Player 1's face-down Luster Dragon (TURN_2): a material attached under it from player 0's
+    device was refused by XMAT-01 ("holds none"), as the record knew it was no Xyz monster (one
+    would have kept it). The door refuses it now, whatever the monster is; an empty zone is
+    still the rules' (XMAT-01), as it tells nothing."""
+    client, duel_id, tokens, _store = table
+    assert post(client, duel_id, tokens["recorder"], TURN_2).status_code == 200
+    at = count(client, duel_id, tokens)
+    mine = board(client, duel_id, tokens["p0"])["players"][0]["hand"][0]["id"]
+
+    def attach(zone: int):
+        return post(client, duel_id, tokens["p0"], [{"kind": "card_moved", "card": mine, "to": [1, "overlay", zone],
+                                                    "reason": "material"}])
+    under = attach(3)
+    assert under.status_code == 403 and "face-down monster of player 1's" in under.json()["error"], under.text
+    assert "XMAT-01" not in under.json().get("rule", "") and "holds none" not in under.text
+    assert attach(2).json()["rule"] == "XMAT-01"
+    assert count(client, duel_id, tokens) == at

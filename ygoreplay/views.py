@@ -102,7 +102,9 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
     at the head (``state``) but as the target of an attack or an effect (a face-down card on the
     field: its place is public), nor show one (``Event.shows``, an opening), seal one, pay one as
     a cost (CHAIN-11) or calculate the damage of an attack on one face-down (which flips it,
-    POS-04, BATTLE-12), nor end the duel but by its own loss (the end releases what the duel hid
+    POS-04, BATTLE-12) or attach a material under one (XMAT-01 asks whether it is an Xyz
+    monster), nor say the order of a pile it does not see (the cards a draw takes, an index in
+    its Deck), nor end the duel but by its own loss (the end releases what the duel hid
     to every reader under its release policy, and nothing undoes it: LOG-12, MATCH-10; a claimed
     win released the other player's hand). The full record's fold knows every such card, and
     what it would answer, keep and show of it (LOG-10 naming a card shown as another, the card
@@ -163,6 +165,11 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
             and not can_see(view, cards[event.card]):
         return (f"it says where {said.get(event.card, event.card)} is in a place whose order player {me} does not "
                 "see: a player's device names the card without its index there")
+    to = event.to if isinstance(event, CardMoved) else None
+    if to is not None and to.zone == OVERLAY and to.controller in (0, 1) and isinstance(to.index, int) \
+            and 0 <= to.index <= 6 and hidden(host := state.mzone_card(to.controller, to.index)) is not None:
+        return (f"it attaches a material under {said.get(host, host)}, a face-down monster of player {other}'s that "
+                f"player {me} does not see (XMAT-01 asks whether it is an Xyz monster): {enters}")
     for cost in event.costs if isinstance(event, Activated) else ():
         if hidden(cost.card) is not None:
             return (f"it pays {said.get(cost.card, cost.card)}, a card of player {other}'s that player {me} does "
