@@ -23,10 +23,15 @@ And a material attached under the other player's face-down monster (``card_moved
 was no Xyz monster and kept it when it was one: what the face-down card is, asked by its place."""
 from __future__ import annotations
 
+import json
+
 import pytest
+from click.testing import CliRunner
 
 from test_attack_25n import _codes_seen
-from test_device_names import TURN_2, auth, board, count, post, table, view_names  # noqa: F401  (fixture)
+from test_device_names import START, TURN_2, auth, board, count, post, table, view_names  # noqa: F401  (fixture)
+from ygoreplay.cli import main
+from ygoreplay.store import Store
 
 
 def _judge_view_as(client, duel_id: str, token: str) -> int:
@@ -135,3 +140,26 @@ def test_a_material_under_the_other_players_face_down_monster_asks_nothing_of_it
     assert "XMAT-01" not in under.json().get("rule", "") and "holds none" not in under.text
     assert attach(2).json()["rule"] == "XMAT-01"
     assert count(client, duel_id, tokens) == at
+
+
+def test_cli_append_by_a_player_is_the_same_door(tmp_path):
+    """``append --by p0`` (a player's device's entries, entered at the store) is judged as the
+    token's: no win of its own, no place of a card of its Deck in the answer, in any language."""
+    store_path = str(tmp_path / "s.sqlite")
+    source = tmp_path / "start.jsonl"
+    source.write_text("".join(json.dumps(e) + "\n" for e in START))
+    duel_id = json.loads(CliRunner().invoke(main, ["record", str(source), "--json", "--store", store_path]).stdout)["id"]
+    with Store(store_path) as store:
+        card = _deck_names(store, duel_id)[7]
+    entry = tmp_path / "entry.jsonl"
+    for event in ({"kind": "duel_ended", "winner": 0, "reason": "lp"},
+                  {"kind": "card_moved", "card": card, "to": [0, "hand"], "reason": "added", "source": [0, "gy"]}):
+        entry.write_text(json.dumps(event) + "\n")
+        for lang in ("en", "ja"):
+            done = CliRunner().invoke(main, ["append", duel_id, str(entry), "--by", "p0", "--store", store_path,
+                                             "--lang", lang])
+            assert done.exit_code != 0, done.output
+            assert "nothing was written" in done.output or "the reason is the judge's" in done.output, done.output
+            assert "Vorse Raider" not in done.output and "'deck', 7" not in done.output, done.output
+    with Store(store_path) as store:
+        assert len(store.load(duel_id, verified=False).events) == len(START)

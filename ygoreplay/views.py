@@ -118,7 +118,7 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
     a card as the device named it, never by its record id."""
     me = _PLAYERS.get(view)
     said = said or {}
-    if me is None:
+    if me is None or state is None:        # a record's first events: nothing is hidden from its writer yet
         return None
     other = 1 - me
     if isinstance(event, DuelEnded) and event.winner != other:
@@ -126,8 +126,6 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
                 f"a player's device enters its own loss only (winner {other}); "
                 + ("the table's recorder enters a draw" if event.winner is None
                    else f"the table's recorder or player {other}'s device enters player {other}'s loss"))
-    if state is None:
-        return None
     cards = state.cards
     enters = f"the table's recorder or player {other}'s device, who see it, enter what shows it"
 
