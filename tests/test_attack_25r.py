@@ -20,17 +20,30 @@ does not see: it draws without naming the cards, and names no index in its Deck.
 
 And a material attached under the other player's face-down monster (``card_moved`` to its
 ``overlay``) named no card of player 1's, but XMAT-01 refused it when the record knew the monster
-was no Xyz monster and kept it when it was one: what the face-down card is, asked by its place."""
+was no Xyz monster and kept it when it was one: what the face-down card is, asked by its place.
+
+And the record's hash chain (``chain.link``: each head the hash of the one before, the event's
+wire form and its time) is a secret to whoever may not read the record (``/receipt`` is the
+judge's and the recorder's): the receipt every append answered a player's device carried the
+record's head, and the LP sheet printed it to every view. Two heads around the recorder's entry
+of a face-down monster (``shows`` its passcode), with the view's own copy of that entry and its
+time, let player 0 try each record id and passcode offline until the hashes met: the card, and
+the record id behind its view name. A player's device is answered no receipt (it keeps its
+view's file, which ``verify --against`` ties to the record), a view's sheet prints no head."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
 
 from test_attack_25n import _codes_seen
 from test_device_names import START, TURN_2, auth, board, count, post, table, view_names  # noqa: F401  (fixture)
+from ygoreplay import chain
 from ygoreplay.cli import main
+from ygoreplay.events import from_dict
+from ygoreplay.replay_file import loads
 from ygoreplay.store import Store
 
 
@@ -122,6 +135,9 @@ def test_a_draw_naming_its_cards_is_no_oracle_of_the_decks_order(table):
     assert drawn.status_code == 200, "its draw names no card"
 
 
+LUSTER_DRAGON = 11091375
+
+
 def test_a_material_under_the_other_players_face_down_monster_asks_nothing_of_it(table):
     """Player 1's face-down Luster Dragon (TURN_2): a material attached under it from player 0's
     device was refused by XMAT-01 ("holds none"), as the record knew it was no Xyz monster (one
@@ -163,3 +179,43 @@ def test_cli_append_by_a_player_is_the_same_door(tmp_path):
             assert "Vorse Raider" not in done.output and "'deck', 7" not in done.output, done.output
     with Store(store_path) as store:
         assert len(store.load(duel_id, verified=False).events) == len(START)
+
+
+def _heads_seen(client, duel_id: str, tokens: dict, around: dict) -> tuple[list[bytes], list[dict]]:
+    """Every 64-hex string player 0 is answered or shown (its appends' answers, its LP sheet) while
+    the recorder enters ``around`` between two appends of its own; its view's events."""
+    seen = []
+    for on, entry in ((5, around), (6, None)):
+        answer = post(client, duel_id, tokens["p0"], [{"kind": "entry_confirmed", "on": on}])
+        assert answer.status_code == 200, answer.text
+        sheet = client.get(f"/duels/{duel_id}/lp-sheet", headers=auth(tokens["p0"])).text
+        seen += re.findall(r"[0-9a-f]{64}", answer.text + sheet)
+        if entry is not None:
+            assert post(client, duel_id, tokens["recorder"], [entry]).status_code == 200
+    lines = client.get(f"/duels/{duel_id}/events", headers=auth(tokens["p0"])).text.splitlines()
+    return [bytes.fromhex(h) for h in seen], [json.loads(line) for line in lines]
+
+
+def test_no_head_of_the_record_for_a_player_to_try_guesses_against(table):
+    """Player 0 tries every record id and passcode for the face-down monster the recorder entered
+    between two of its appends, hashing its view's copy of the entry from each head it was given:
+    one guess met the next head (Luster Dragon, ``p1.m1``). It is given no head of the record now."""
+    client, duel_id, tokens, store = table
+    set_down = {"kind": "monster_set", "player": 1, "card": "p1.m1", "zone": 3, "shows": {"p1.m1": LUSTER_DRAGON}}
+    heads, lines = _heads_seen(client, duel_id, tokens, set_down)
+    at = next(i for i, line in enumerate(lines) if line["event"]["kind"] == "monster_set")
+    entry, next_entry = lines[at], lines[at + 1]
+    found = set()
+    for n in range(len(store.head_state(duel_id).sides[1].deck) + 10):
+        for code in store.load(duel_id, verified=False).cards:
+            guess = from_dict({**entry["event"], "card": f"p1.m{n}", "shows": {f"p1.m{n}": code}}).to_dict()
+            for head in heads:
+                after = chain.link(chain.link(head, at, guess, entry["time"]), at + 1,
+                                   from_dict(next_entry["event"]).to_dict(), next_entry["time"])
+                if after in heads:
+                    found.add((n, code))
+    assert found == set(), f"player 0 found the face-down card behind its view's {entry['event']['card']}: {found}"
+    record = {h.hex() for h in (r.hash for r in store.load(duel_id, verified=False).records)}
+    assert not record & {h.hex() for h in heads}, "no head of the record at all"
+    own = loads(client.get(f"/duels/{duel_id}/replay.ygr", headers=auth(tokens["p0"])).content)
+    assert own.head in heads, "its sheet ties the paper to its own view's file"
