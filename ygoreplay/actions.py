@@ -213,7 +213,9 @@ def _for_turn(state: DuelState) -> Iterator[Proposal]:
         winner = None if len(losers) == 2 else 1 - losers[0]
         said = "A draw" if winner is None else f"{_name(state, winner)} wins"
         reason = "draw" if winner is None else state.must_lose[losers[0]]
-        yield f"{said} ({reason})", {"kind": "duel_ended", "winner": winner, "reason": reason}, {}
+        # the loser's own entry (``player``): a player's device enters no end but its own loss
+        loser = {} if winner is None else {"player": losers[0]}
+        yield f"{said} ({reason})", {"kind": "duel_ended", "winner": winner, "reason": reason, **loser}, {}
     attack = state.attack
     if attack is not None and attack.calculated:  # the battle damage calculated, not yet taken
         for p, amount in enumerate(attack.pending_damage):

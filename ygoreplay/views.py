@@ -45,9 +45,9 @@ import msgpack
 from .errors import InputError
 from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
-    ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardRevealed,
-    CardsDrawn, CardsOpened, CardsSealed, DamageCalculated, DeckRegistered, DeckShuffled, Event, Loc, Openings,
-    PositionSetUp, RolledBack, Seals, SetCardsShuffled, Shows, StatsChanged, TokenCreated, cards_named, from_dict)
+    ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardMoved,
+    CardRevealed, CardsDrawn, CardsOpened, CardsSealed, DamageCalculated, DeckRegistered, DeckShuffled, DuelEnded,
+    Event, Loc, Openings, PositionSetUp, RolledBack, Seals, SetCardsShuffled, Shows, StatsChanged, TokenCreated, cards_named, from_dict)
 from .rules import AuditReport, History
 from .state import Card, DuelState
 
@@ -87,9 +87,10 @@ def can_see(view: str, card: Card) -> bool:
 #: The fields by which an entry of a player's device may name a card of the other player's that
 #: it does not see: a face-down card on the field (its place is public) attacked or targeted.
 _AIMED_AT = frozenset(("target", "targets"))
-#: Kinds whose cards ``out_of_sight`` reads outside their id fields: the monster a damage
-#: calculation flips face-up (POS-04), the cards an opening binds and a seal seals.
-CARDS_ELSEWHERE = frozenset(("damage_calculated", "cards_opened", "cards_sealed"))
+#: Kinds ``out_of_sight`` reads though they name no card in their id fields: the monster a damage
+#: calculation flips face-up (POS-04), the cards an opening binds and a seal seals, and the end,
+#: which releases every hidden card (``Access.releases``).
+CARDS_ELSEWHERE = frozenset(("damage_calculated", "cards_opened", "cards_sealed", "duel_ended"))
 _ID_FIELDS_SORTED = tuple(sorted(ID_FIELDS))     # the order ``out_of_sight`` reads them in
 _UNSURE: Any = object()            # the attack after a correction in the same append: not known
 
@@ -101,9 +102,13 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
     at the head (``state``) but as the target of an attack or an effect (a face-down card on the
     field: its place is public), nor show one (``Event.shows``, an opening), seal one, pay one as
     a cost (CHAIN-11) or calculate the damage of an attack on one face-down (which flips it,
-    POS-04, BATTLE-12). The full record's fold knows every such card, and what it would answer, keep and
-    show of it (LOG-10 naming a card shown as another, the card sent to the GY and so disclosed
-    to the player's view) would tell the player what the card is on its own device's word. At a
+    POS-04, BATTLE-12) or attach a material under one (XMAT-01 asks whether it is an Xyz
+    monster), nor say the order of a pile it does not see (the cards a draw takes, an index in
+    its Deck), nor end the duel but by its own loss (the end releases what the duel hid
+    to every reader under its release policy, and nothing undoes it: LOG-12, MATCH-10; a claimed
+    win released the other player's hand). The full record's fold knows every such card, and
+    what it would answer, keep and show of it (LOG-10 naming a card shown as another, the card
+    sent to the GY and so disclosed to the player's view) would tell the player what the card is on its own device's word. At a
     table the player who holds a card shows it: whatever reveals it is entered by the table's
     recorder or by that player's device, who see it. Refused, not kept hidden until confirmed:
     a record holding the card public shows it to every view (the spectators' too, which the
@@ -113,10 +118,15 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
     a card as the device named it, never by its record id."""
     me = _PLAYERS.get(view)
     said = said or {}
-    if me is None or state is None:
+    if me is None or state is None:        # a record's first events: nothing is hidden from its writer yet
         return None
-    cards = state.cards
     other = 1 - me
+    if isinstance(event, DuelEnded) and event.winner != other:
+        return (f"the duel's end releases what it hid, player {other}'s cards with it, and nothing undoes it: "
+                f"a player's device enters its own loss only (winner {other}); "
+                + ("the table's recorder enters a draw" if event.winner is None
+                   else f"the table's recorder or player {other}'s device enters player {other}'s loss"))
+    cards = state.cards
     enters = f"the table's recorder or player {other}'s device, who see it, enter what shows it"
 
     def hidden(card_id: Any) -> Card | None:
@@ -142,6 +152,22 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
         if hidden(target) is not None:
             return (f"damage calculation flips {said.get(target, target)}, a face-down monster of player {other}'s "
                     f"that player {me} does not see, face-up (POS-04, BATTLE-12): {enters}")
+    if isinstance(event, CardsDrawn):
+        for card_id in event.cards:
+            if card_id in cards and not can_see(view, cards[card_id]):
+                return (f"it names {said.get(card_id, card_id)} as drawn, a card of a Deck, whose order player {me} "
+                        "does not see: a player's device draws the top cards without naming them (the draw "
+                        "shows them)")
+    source = event.source if isinstance(event, CardMoved) else None
+    if source is not None and source.index is not None and event.card in cards \
+            and not can_see(view, cards[event.card]):
+        return (f"it says where {said.get(event.card, event.card)} is in a place whose order player {me} does not "
+                "see: a player's device names the card without its index there")
+    to = event.to if isinstance(event, CardMoved) else None
+    if to is not None and to.zone == OVERLAY and to.controller in (0, 1) and isinstance(to.index, int) \
+            and 0 <= to.index <= 6 and hidden(host := state.mzone_card(to.controller, to.index)) is not None:
+        return (f"it attaches a material under {said.get(host, host)}, a face-down monster of player {other}'s that "
+                f"player {me} does not see (XMAT-01 asks whether it is an Xyz monster): {enters}")
     for cost in event.costs if isinstance(event, Activated) else ():
         if hidden(cost.card) is not None:
             return (f"it pays {said.get(cost.card, cost.card)}, a card of player {other}'s that player {me} does "
@@ -175,9 +201,10 @@ def attack_target(earlier: list[Event] | tuple, state: DuelState) -> Any:
 
 
 def unseen(view: str, event: Event, state: DuelState | None) -> list[str]:
-    """The cards of the other player's that an entry of ``view``'s device (p0, p1) shows, names or
-    cites and that the view does not see at ``state``: what the full record's reasons about the
-    entry may tell of them (a card's name, where it is), the view may not be told."""
+    """The cards an entry of ``view``'s device (p0, p1) shows, names or cites and that the view
+    does not see at ``state`` (the other player's hidden cards, and its own Deck's, whose order
+    it does not see either): what the full record's reasons about the entry may tell of them (a
+    card's name, where it is: "Vorse Raider is at [0, 'deck', 7]"), the view may not be told."""
     me = _PLAYERS.get(view)
     if me is None or state is None:
         return []
@@ -185,7 +212,7 @@ def unseen(view: str, event: Event, state: DuelState | None) -> list[str]:
     cause = getattr(event, "cause", None)
     for card_id in (*(c for c, _ in event.shows), *cards_named(event), cause, event.cite.card if event.cite else None):
         card = cards.get(card_id) if isinstance(card_id, str) else None
-        if card is not None and card.owner != me and not can_see(view, card) and card_id not in out:
+        if card is not None and not can_see(view, card) and card_id not in out:
             out.append(card_id)
     return out
 
@@ -223,8 +250,8 @@ class DeviceNames:
             return self.say(text)
         me = _PLAYERS[self.view]
         named = ", ".join(self.said.get(c, "?") for c in hidden)
-        return (f"the rules refuse it as the record stands: it names {named}, a card of player {1 - me}'s that "
-                f"player {me} does not see, so the reason is the judge's (their view says it)")
+        return (f"the rules refuse it as the record stands: it names {named}, a card that player {me} does not "
+                "see, so the reason is the judge's (their view says it)")
 
     def record(self, event: Event, index: int, in_use: Any = ()) -> Event:
         """``event`` as the device meant it, in record ids (InputError naming the field and the

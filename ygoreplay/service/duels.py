@@ -160,9 +160,11 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     if caller.view == "judge":                  # the record's own fold is the judge's view
         return {"position": stop, **receipt.fields(), "flags": [violation_dict(f) for f in flags]}
     # a player's device: the flags its own view's fold finds, as its frames give them (the record's
-    # may name a card of the other player's it does not see)
+    # may name a card of the other player's it does not see); no receipt: the record's head is no
+    # player's (from two heads and its view's copy of the entries between, each guess of a hidden
+    # card an entry holds could be hashed until one met the next head), as ``/receipt`` is not
     seen = await service.in_thread(service.hub.get(duel_id).flags, caller.view, written[0].position, stop)
-    return {"position": stop, **receipt.fields(), "flags": seen}
+    return {"position": stop, "witnessed": receipt.witnessed, "flags": seen}
 
 
 # a recorder's every event: its plain requests skip FastAPI's dependency solving (``DirectRoute``)
