@@ -406,7 +406,8 @@ def _fetch(store: Any, sql: str, params: list[Any]) -> list[Any]:
         return cursor.fetchall()
 
 
-def _listed_rows(store: Any, sql: str, params: list[Any], order: str = "", tuples: bool = False) -> tuple[list[Any], dict]:
+def _listed_rows(store: Any, sql: str, params: list[Any], order: str = "",
+                 tuples: bool = False) -> tuple[list[Any], dict]:
     """The rows of ``sql`` (each has its stream's id first and its ``events``), and those of their
     streams that ``Store.listed`` names, with their headers; ``tuples``: the rows as tuples
     (``Store.as_tuples``), else mappings, as ``_fetch`` gives them. The rows the store decides a
