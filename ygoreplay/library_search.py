@@ -15,9 +15,10 @@ import base64
 import json
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from .card_sources import normal_name
 from .errors import InputError, StoreError
@@ -287,10 +288,9 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
     sql = (f"SELECT t.*, CASE WHEN t.cut = t.events THEN t.turn ELSE (SELECT mk.turn FROM {{marks}} mk "
            f"WHERE mk.stream = t.id AND mk.position = t.cut - 1) END AS shown_turn FROM ({inner}) t "
            f"WHERE {' AND '.join(where)} ORDER BY t.created_ms DESC, t.id DESC LIMIT ?")
-    rows = _fetch(store, index.sql(sql), params)
+    rows, listed = _listed_rows(store, index.sql(sql), params, "ORDER BY p.created_ms DESC, p.id DESC")
     more = len(rows) > query.limit
     rows = rows[:query.limit]
-    listed = store.listed([row["id"] for row in rows])
     # a page holds only what the list of duels would name (``Store.listed``: not an altered
     # stream, nor a branch of one), under the title its anchors sign; it may come out short
     return {"results": [{**_result(row), "title": listed[row["id"]].title} for row in rows if row["id"] in listed],
@@ -359,21 +359,19 @@ def card_stats(store: Any, code: int, names: Any = None, now: float | None = Non
     params.append(code)
     used = "c.action IN ('activated', 'summoned')"
     ended = "t.ended = 1 AND t.cut = t.events AND t.winner IS NOT NULL"
-    sql = (f"SELECT c.stream, "
+    sql = (f"SELECT c.stream AS id, max(t.events) AS events, "
            f"count(CASE WHEN c.action = 'activated' THEN 1 END) AS activations, "
            f"count(CASE WHEN c.action = 'summoned' THEN 1 END) AS summons, "
            f"max(CASE WHEN {used} AND {ended} AND t.winner = c.side THEN 1 ELSE 0 END) AS won_by_user, "
            f"max(CASE WHEN {used} AND {ended} AND t.winner <> c.side THEN 1 ELSE 0 END) AS lost_by_user "
            f"FROM ({inner}) t JOIN {{cards}} c ON c.stream = t.id WHERE c.code = ? AND {_SHOWN} GROUP BY c.stream")
-    rows = _fetch(store, index.sql(sql), params)
-    listed = store.listed([row["stream"] for row in rows])
-    counted = [row for row in rows if row["stream"] in listed]
+    rows, listed = _listed_rows(store, index.sql(sql), params, tuples=True)
+    counted = [row for row in rows if row[0] in listed]
     facts = names.get(code) if names is not None else None
     return {"code": code, "name": facts.name if facts is not None else None, "duels": len(counted),
-            "activated": sum(1 for row in counted if row["activations"]),
-            "summoned": sum(1 for row in counted if row["summons"]),
-            **{key: sum(int(row[key]) for row in counted)
-               for key in ("won_by_user", "lost_by_user", "activations", "summons")}}
+            "activated": sum(1 for row in counted if row[2]), "summoned": sum(1 for row in counted if row[3]),
+            **{key: sum(int(row[at]) for row in counted)
+               for at, key in ((4, "won_by_user"), (5, "lost_by_user"), (2, "activations"), (3, "summons"))}}
 
 
 def player(store: Any, name: str, limit: int = MAX_LIMIT, cursor: str | None = None,
@@ -387,11 +385,10 @@ def player(store: Any, name: str, limit: int = MAX_LIMIT, cursor: str | None = N
     params = [normal_name(name)] * 2 + params      # the outcome's come first in the statement
     # each ended duel anyone may see whole, and whether the player won it: counted once the
     # store says a list may name it (``Store.listed``), as the page's duels are
-    sql = (f"SELECT t.id, CASE WHEN t.winner IS NULL THEN 'drawn' WHEN (t.winner = 0 AND t.p0_key = ?) OR "
+    sql = (f"SELECT t.id, t.events, CASE WHEN t.winner IS NULL THEN 'drawn' WHEN (t.winner = 0 AND t.p0_key = ?) OR "
            f"(t.winner = 1 AND t.p1_key = ?) THEN 'won' ELSE 'lost' END AS outcome FROM ({inner}) t "
            f"WHERE t.ended = 1 AND t.cut = t.events")
-    ended = _fetch(store, index.sql(sql), params)
-    listed = store.listed([row["id"] for row in ended])
+    ended, listed = _listed_rows(store, index.sql(sql), params)
     counted = {outcome: 0 for outcome in ("won", "lost", "drawn")}
     for row in ended:
         if row["id"] in listed:
@@ -404,6 +401,44 @@ def _now_ms(now: float | None) -> int:
 
 
 def _fetch(store: Any, sql: str, params: list[Any]) -> list[Any]:
+    with _reading(store) as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _listed_rows(store: Any, sql: str, params: list[Any], order: str = "",
+                 tuples: bool = False) -> tuple[list[Any], dict]:
+    """The rows of ``sql`` (each has its stream's id first and its ``events``), and those of their
+    streams that ``Store.listed`` names, with their headers; ``tuples``: the rows as tuples
+    (``Store.as_tuples``), else mappings, as ``_fetch`` gives them. The rows the store decides a
+    stream on (``Store.listed_columns``) are read in the same statement (a statement more for
+    each 120 streams read them again: most of a popular card's numbers), unless the store has
+    decided streams at the ``Store.committed`` mark read first: nothing was committed since (no
+    row altered either), so those decisions stand and the statement reads no more than ``sql``."""
+    with _reading(store) as cursor:
+        mark = store.committed(cursor)
+        decided = store.decided(mark)
+        if not decided:
+            sql = f"SELECT p.*, {store.listed_columns('p.id', 'p.events')} FROM ({sql}) p {order}"
+        if tuples:
+            store.as_tuples(cursor)
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    ids = [row[0] if tuples else row["id"] for row in rows]
+    if decided:
+        given = None
+    elif tuples:
+        given = {row[0]: row[-3:] for row in rows}
+        rows = [row[:-3] for row in rows]
+    else:
+        given = {row["id"]: (row["listed_header"], row["listed_version"], row["listed_anchor"]) for row in rows}
+    listed = store.listed(ids, given, mark)
+    return rows, listed
+
+
+@contextmanager
+def _reading(store: Any) -> Iterator[Any]:
+    """A cursor in a read's transaction on the library index (built first if it is missing)."""
     index: Index = store.library
     if not index.ready:
         index.ready = built(store, index)       # another process may have built it since
@@ -413,5 +448,4 @@ def _fetch(store: Any, sql: str, params: list[Any]) -> list[Any]:
     with store.events.datastore.transaction(commit=False) as cursor:
         if index.backend == "postgresql":       # its compiling would cost more than the query: the
             cursor.execute("SET LOCAL jit = off")   # planner's cost counts the subqueries of every row
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+        yield cursor

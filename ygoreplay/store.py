@@ -50,6 +50,7 @@ import bisect
 import functools
 import hashlib
 import itertools
+import json
 import os
 import re
 import secrets
@@ -63,7 +64,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 from urllib.parse import parse_qs, unquote, urlparse
 
 import msgpack
@@ -127,8 +128,15 @@ _ANCHORED: set[tuple[str, int, bytes, bool]] = set()
 #: Header rows found to be the header a signed anchor names, by (duel, digest of the row, the
 #: digest the anchor names): a seek checks its duel's header (``Store._header_named``).
 _NAMED: set[tuple[str, bytes, bytes]] = set()
-#: streams ``Store.listed`` reads in one statement (two bound values each)
-_LISTED_AT_ONCE = 120
+#: streams ``Store.listed`` reads in one statement (their ids one bound value)
+_LISTED_AT_ONCE = 20000
+#: streams whose ``Store.listed`` decision a Store keeps (with the rows' bytes, ~600 a stream):
+#: more than a library of 100,000 duels names, once full a new one is decided each time (kept
+#: ones are replaced, as an anchor is by an append); never cleared, so a read of more streams
+#: than this decides again only those past it, not every one
+_LISTED_KEPT = 131072
+#: ``committed`` marks a Store keeps ``listed``'s decisions by: one a SQLite connection of its pool
+_MARKS_KEPT = 8
 #: SQLite files (device, inode, change time) found to hold a store of this format: opened again
 #: in this process (a board per request), the marker is not read again on a connection of its own.
 _STORE_FILES: set[tuple[int, int, int]] = set()
@@ -766,7 +774,10 @@ class Store:
             "ORDER BY part, originator_version")
         self._postgres = _PostgresWriter(self) if self.backend == "postgresql" and not readonly else None
         self._live: OrderedDict[str, _Live] = OrderedDict()
-        self._listed: dict[tuple[str, bytes, int, bytes], Header | None] = {}    # ``_listed_header``'s decisions
+        # ``_listed_header``'s decisions, by stream: (header row, anchor version, anchor row, header)
+        self._listed: dict[str, tuple[bytes, int, bytes, Header | None]] = {}
+        # the same decisions by the ``committed`` mark of the rows they were made on (``decided``)
+        self._listed_at: dict[tuple[Any, ...], dict[str, Header | None]] = {}
         self._guard = threading.Lock()                 # the cache and the per-duel locks
         self._locks: dict[str, threading.Lock] = {}
         self._committer = _Committer(self) if concurrent and not readonly else None
@@ -996,38 +1007,86 @@ class Store:
         head = self._signed_anchor(stream_id, anchor)
         return head if head is not None and head.header == header.digest else None
 
-    def listed(self, ids: Sequence[str]) -> dict[str, Header]:
+    def listed_columns(self, stream: str, last: str | None = None) -> str:
+        """The columns ``listed`` decides a stream on, as SQL for the stream whose id the
+        expression ``stream`` gives: its header row's state (``listed_header``), and its last
+        anchor's version and state (``listed_version``, ``listed_anchor``), each by one index
+        lookup; ``last``: an expression the caller has for that version (the library's
+        ``events``: the last anchor row's). A read that finds its streams in a statement of its
+        own reads these there too and hands its rows to ``listed``: no statement more for them."""
+        version = last or (f"(SELECT max(v.originator_version) FROM {{heads}} v "
+                           f"WHERE v.originator_id = {stream} || '/head')")
+        return self.library.sql(
+            f"(SELECT e.state FROM {{heads}} e WHERE e.originator_id = {stream} AND e.originator_version = 0) "
+            f"AS listed_header, {version} AS listed_version, (SELECT e.state FROM {{heads}} e WHERE "
+            f"e.originator_id = {stream} || '/head' AND e.originator_version = {version}) AS listed_anchor")
+
+    def committed(self, cursor: Any) -> tuple[Any, ...]:
+        """A mark of what has been committed to the store's database, read in a read's transaction
+        (``cursor``) before its statement: two equal marks, nothing was committed between them,
+        by this process or any other (a row altered in the database too), so the same rows are
+        read. PostgreSQL: the snapshot (which transactions it sees done: none more, none less);
+        SQLite: its connection (whose counts these are), ``data_version`` (the commits of every
+        other connection, in any process) and ``total_changes`` (its own)."""
+        if self.backend == "postgresql":
+            cursor.execute("SELECT pg_current_snapshot()::text AS snapshot")
+            return ("postgresql", cursor.fetchone()["snapshot"])
+        connection = cursor.sqlite_cursor.connection
+        cursor.execute("PRAGMA data_version")
+        return (connection, cursor.fetchone()[0], connection.total_changes)
+
+    def as_tuples(self, cursor: Any) -> None:
+        """A read's cursor made to give its rows as tuples, not mappings: a popular card's
+        numbers read a row a duel, and a mapping of each cost a sixth of the read."""
+        if self.backend == "postgresql":
+            from psycopg.rows import tuple_row
+            cursor.row_factory = tuple_row
+        else:
+            cursor.sqlite_cursor.row_factory = None
+
+    def decided(self, mark: tuple[Any, ...]) -> bool:
+        """Whether ``listed`` has decided streams on rows read at this ``committed`` mark: a read
+        at that mark need not read the rows of those again (``listed_columns``)."""
+        return mark in self._listed_at
+
+    def listed(self, ids: Sequence[str], rows: Mapping[str, Sequence[Any]] | None = None,
+               mark: tuple[Any, ...] | None = None) -> dict[str, Header]:
         """Of these streams, those a listing of anyone's may name, with their headers: the header
         is the one the last anchor names (``_names_header``, what ``DuelInfo.signed`` says), and
         for a branch so is every ancestor's (its first events are the parent's: a branch of an
-        altered duel shows a spectator nothing, as ``LiveDuel.hidden_by_parent`` decides). Read
-        in one statement per generation (header and last anchor of each), never an event: the
-        library search's page (``library_search.search``) is checked as the list of duels is.
-        Each decision is kept for the rows' bytes it was made on (``_listed``)."""
-        headers: dict[str, Header | None] = {}
-        waiting = list(dict.fromkeys(ids))
+        altered duel shows a spectator nothing, as ``LiveDuel.hidden_by_parent`` decides). Each is
+        decided on its header row and last anchor row, never an event: ``rows`` (by id, each
+        ending with ``listed_columns``' three) when the caller read them in its own statement,
+        else read here in one statement per generation. Each decision is kept for the rows'
+        bytes (``_listed_header``), and by ``mark``, the ``committed`` mark the caller read
+        before its statement: every row read since (the caller's, these) is the one any later
+        read at the same mark reads (nothing was committed between), so a stream decided at that
+        mark is neither read nor decided again, and a caller at a mark ``decided`` leaves the
+        rows out of its statement."""
+        with self._guard:
+            kept = self._listed_at.get(mark) if mark is not None else None
+        headers: dict[str, Header | None] = {} if kept is None else kept     # decided at ``mark``: added to
+        given = rows or {}
+        waiting = [stream_id for stream_id in dict.fromkeys(ids) if stream_id not in headers]
         while waiting:
-            wanted, waiting = waiting[:_LISTED_AT_ONCE], waiting[_LISTED_AT_ONCE:]
-            # each stream's header and, by one index lookup for its last version, its last anchor
-            # (a live duel has an anchor per append: none of the others is read)
-            query = self.library.sql(
-                f"WITH wanted(id, head) AS (VALUES {', '.join(['(?, ?)'] * len(wanted))}) "
-                "SELECT 0 AS part, e.originator_id, e.originator_version, e.state FROM wanted "
-                "JOIN {heads} e ON e.originator_id = wanted.id AND e.originator_version = 0 UNION ALL "
-                "SELECT 1 AS part, e.originator_id, e.originator_version, e.state FROM wanted "
-                "JOIN {heads} e ON e.originator_id = wanted.head AND e.originator_version = "
-                "(SELECT max(m.originator_version) FROM {heads} m WHERE m.originator_id = wanted.head)")
-            found: dict[tuple[int, str], tuple[int, bytes]] = {}
-            with self.events.datastore.transaction(commit=False) as cursor:
-                cursor.execute(query, [o for stream_id in wanted for o in (stream_id, f"{stream_id}/head")])
-                for row in cursor.fetchall():
-                    found[(row["part"], str(row["originator_id"]).removesuffix("/head"))] = (
-                        row["originator_version"], bytes(row["state"]))
-            for stream_id in wanted:
-                headers[stream_id] = self._listed_header(stream_id, found.get((0, stream_id)), found.get((1, stream_id)))
-            waiting += [parent for parent in dict.fromkeys(h.parent for h in (headers[s] for s in wanted)
-                                                           if h is not None and h.parent)
-                        if parent not in headers and parent not in waiting]
+            found = [(stream_id, given[stream_id]) for stream_id in waiting if stream_id in given]
+            unread = [stream_id for stream_id in waiting if stream_id not in given]
+            for at in range(0, len(unread), _LISTED_AT_ONCE):
+                wanted = unread[at:at + _LISTED_AT_ONCE]
+                # the ids as one bound value: no statement of its own for each hundred streams
+                unnest = ("SELECT unnest(?::text[]) AS id" if self.backend == "postgresql"
+                          else "SELECT value AS id FROM json_each(?)")
+                query = self.library.sql(f"WITH wanted(id) AS ({unnest}) "
+                                         f"SELECT wanted.id, {self.listed_columns('wanted.id')} FROM wanted")
+                with self.events.datastore.transaction(commit=False) as cursor:
+                    cursor.execute(query, [wanted if self.backend == "postgresql" else json.dumps(wanted)])
+                    found += [(str(row["id"]), (row["listed_header"], row["listed_version"], row["listed_anchor"]))
+                              for row in cursor.fetchall()]
+            for stream_id, row in found:
+                headers[stream_id] = self._listed_header(stream_id, *row[-3:])
+            waiting = [parent for parent in dict.fromkeys(h.parent for h in (headers[s] for s, _ in found)
+                                                          if h is not None and h.parent)
+                       if parent not in headers]
 
         def vouched(stream_id: str) -> bool:
             seen = set()
@@ -1037,20 +1096,26 @@ class Store:
                 stream_id = header.parent
                 header = headers.get(stream_id)
             return header is not None
+        if mark is not None and kept is None:
+            with self._guard:
+                while len(self._listed_at) >= _MARKS_KEPT and mark not in self._listed_at:
+                    del self._listed_at[next(iter(self._listed_at))]
+                self._listed_at[mark] = headers
         return {stream_id: header for stream_id in ids
                 if (header := headers.get(stream_id)) is not None and vouched(stream_id)}
 
-    def _listed_header(self, stream_id: str, header_row: tuple[int, bytes] | None,
-                       anchor_row: tuple[int, bytes] | None) -> Header | None:
-        """``listed``'s decision on one stream's header row and last anchor row (version and
-        state each): its header, or None. Kept by the rows' digests: the same rows decide the
-        same (a page read again decodes and checks nothing)."""
-        if header_row is None or anchor_row is None:
+    def _listed_header(self, stream_id: str, header_state: bytes | None, version: int | None,
+                       anchor_state: bytes | None) -> Header | None:
+        """``listed``'s decision on one stream's header row and last anchor row: its header, or
+        None. Kept by stream with the exact bytes and version it was made on (``_listed``): the
+        same rows decide the same, compared byte for byte (no digest made: two SHA-256 a stream
+        were most of a popular card's numbers), and a row changed in any way is decided again."""
+        if header_state is None or version is None or anchor_state is None:
             return None
-        header_state, (version, anchor_state) = header_row[1], anchor_row
-        key = (stream_id, hashlib.sha256(header_state).digest(), version, hashlib.sha256(anchor_state).digest())
-        if key in self._listed:
-            return self._listed[key]
+        header_state, anchor_state = bytes(header_state), bytes(anchor_state)
+        kept = self._listed.get(stream_id)
+        if kept is not None and kept[0] == header_state and kept[1] == version and kept[2] == anchor_state:
+            return kept[3]
         try:
             header: Header | None = self._decode_header(stream_id, header_state)
         except StoreError:
@@ -1058,9 +1123,8 @@ class Store:
         row = StoredEvent(f"{stream_id}/head", version, HEAD_TOPIC, anchor_state)
         if header is not None and self._names_header(stream_id, header, row) is None:
             header = None
-        if len(self._listed) >= _SIGNED_KEPT:
-            self._listed.clear()
-        self._listed[key] = header
+        if kept is not None or len(self._listed) < _LISTED_KEPT:    # full: the first kept stay
+            self._listed[stream_id] = (header_state, version, anchor_state, header)
         return header
 
     def ids(self, kind: str = "duel") -> list[str]:
