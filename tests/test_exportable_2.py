@@ -129,11 +129,13 @@ def refused_past_the_body(path: str) -> None:
         with pytest.raises(InputError, match=r"event 354 \(judge_note\): the duel's records would take 50,\d{3},\d{3} "
                                              r"bytes; a replay file's body holds at most 67,108,864"):
             Records(store).append(duel, [long])
+        Records(store).append(duel, [note("small")])      # the refused append left nothing behind
+        assert store.info(duel).events == 355
     with Store(path) as store:                      # its rows' bytes summed by the database
         with pytest.raises(InputError, match="the duel's records would take 50,"):
             Records(store).append(duel, [long])
         Records(store).append(duel, [note("small")])
-        assert store.info(duel).events == 355
+        assert store.info(duel).events == 356
 
 
 def test_more_cards_than_a_file_holds_are_refused(records, monkeypatch):
