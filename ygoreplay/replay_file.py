@@ -81,6 +81,12 @@ MAX_PLAYER_NAMES = 2
 #: is within a JSON Lines file's line (``jsonl.MAX_LINE``, 1 MiB), so ``export --record`` reads
 #: back too. A judge's note of 48,000 characters of Chinese fits.
 MAX_EVENT_BYTES = 144 << 10
+#: What the store lets one duel's records (its events' and card facts' rows) take altogether
+#: (``Store._write``): a row holds its event's wire and ~100 bytes of time and hashes, more than a
+#: body keeps of it (4 to 13), so a body is within ``MAX_EXPANDED`` with a quarter of it left for a
+#: view's disclosures, commitments and renames (a synthetic duel of 100,000 events, ``bench/synthetic.py``:
+#: 15.2 MB of records, a body of 5.0 MB, its views' 12.0 MB).
+MAX_STORED = MAX_EXPANDED * 3 // 4
 _LEGACY_FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME}]
 _MIN_DICT, _MAX_DICT = 1 << 16, 1 << 26
 
@@ -246,7 +252,8 @@ def _canonical_times(times: list[str]) -> tuple[list[str], list[int]]:
 
 def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | None = None) -> bytes:
     """The file's bytes, signed with ``key`` when one is given; ``preset`` is LZMA's (default
-    ``PRESET``; any preset makes a file every reader reads)."""
+    ``PRESET``; any preset makes a file every reader reads). Its body expands at most
+    ``EXPANSION`` times its compressed size (``_within_expansion``)."""
     if replay.view not in VIEWS:
         raise ValueError(f"unknown view {replay.view!r}")
     stamps = replay.stamps()
@@ -279,7 +286,10 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
     except (OverflowError, ValueError, TypeError) as exc:
         raise ReplayFileError(f"the duel cannot be written as a replay file ({exc})") from None
     dict_size = min(max(_MIN_DICT, 1 << (len(raw) - 1).bit_length()), _MAX_DICT)
-    packed = lzma.compress(raw, format=lzma.FORMAT_RAW, filters=_filters(dict_size, preset))
+    least = max(-(-len(raw) // EXPANSION), len(raw) - content_bound(len(replay.events), len(replay.cards)),
+                -(-sum(_game_expands(game) for game in replay.games) // EXPANSION))
+    packed = _within_expansion(raw, lzma.compress(raw, format=lzma.FORMAT_RAW, filters=_filters(dict_size, preset)),
+                               _filters(dict_size, preset), least)
     if len(raw) > body_bound(len(replay.events), len(replay.cards), len(packed)):    # as ``_read`` bounds it
         raise ReplayFileError(f"the duel cannot be written as a replay file: its body takes {len(raw):,} bytes, "
                               f"more than a reader reads of {len(replay.events)} events, {len(replay.cards)} cards "
@@ -298,6 +308,31 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
         raise ReplayFileError(f"the duel cannot be written as a replay file: no reader reads its header ({exc})"
                               ) from None
     return data + _signature(data, key) if key is not None else data
+
+
+#: LZMA2's chunk of stored bytes (its control byte 1 resets the dictionary, 2 keeps it) holds
+#: at most this many, and its stream ends with a control byte 0.
+_STORED_CHUNK = 1 << 16
+
+
+def _within_expansion(raw: bytes, packed: bytes, filters: list[dict], least: int) -> bytes:
+    """``packed`` (``raw`` as raw LZMA2) when it takes ``least`` bytes, else the same bytes as a
+    stream whose last ``least`` bytes are LZMA2 chunks stored as they are. A reader bounds a
+    body by its compressed size (``body_bound``): to ``EXPANSION`` times it past a floor (a duel
+    of notes of one repeated character, which the store takes, compresses further), and what it
+    holds past its events' and cards' bound (a match file's duel files, which compress to
+    nothing when alike) to that size; a match file bounds its duel files together by its own
+    size, with no floor (``_games``), so no file is written past the ratio, nor a match file
+    smaller than its duel files' sizes over ``EXPANSION``. Stored chunks are plain LZMA2 (every
+    reader and liblzma decode them: the format is unchanged), deterministic, the body's own
+    bytes. Real bodies expand 2.7 to 8.8 times theirs: none is touched."""
+    if len(packed) >= least:
+        return packed
+    tail = min(least, len(raw))
+    head = lzma.compress(raw[:len(raw) - tail], format=lzma.FORMAT_RAW, filters=filters)[:-1]   # less its end
+    stored = [raw[at:at + _STORED_CHUNK] for at in range(len(raw) - tail, len(raw), _STORED_CHUNK)]
+    return b"".join([head, *(bytes([1 if i == 0 else 2]) + (len(chunk) - 1).to_bytes(2, "big") + chunk
+                             for i, chunk in enumerate(stored)), b"\0"])
 
 
 def sign(data: bytes, key: OrganiserKey) -> bytes:
@@ -718,15 +753,21 @@ def _games(body: dict, expands: int) -> list[bytes]:
         raise ReplayFileError("body field 'games' is not a list of replay files")
     total = 0
     for number, game in enumerate(games, 1):
-        try:
-            header = read_header(game)[0]
-        except ReplayFileError:
-            continue                     # refused when it is read, before anything is expanded
-        total += header["size"] if header["format"] >= 3 else EXPANSION * len(game)
+        total += _game_expands(game)
         if total > expands:
             raise ReplayFileError(f"body field 'games': its first {number} duel files expand to {total:,} bytes, "
                                   f"more than a match file of its size holds (at most {expands:,})")
     return games
+
+
+def _game_expands(game: bytes) -> int:
+    """What a match file's duel file says it expands to (its header's, read without expanding
+    anything; 0 for one that is not a file: refused when it is read)."""
+    try:
+        header = read_header(game)[0]
+    except ReplayFileError:
+        return 0
+    return header["size"] if header["format"] >= 3 else EXPANSION * len(game)
 
 
 def _decklist(body: dict) -> dict[str, list[int]]:

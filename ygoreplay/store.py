@@ -79,8 +79,8 @@ from .errors import (ConflictError, InputError, StoreBusy, StoreError, StoreUnav
 from .events import Event, EventFormatError, from_dict, from_trusted_dict
 from .files import data_dir
 from .lazy_dataclass import dataclass
-from .replay_file import (HEADER_LIST, MAX_EVENT_BYTES, MAX_PLAYER_NAMES, ReplayFileError, check_body,
-                          check_event, referenced_codes)
+from .replay_file import (HEADER_LIST, MAX_CARDS, MAX_EVENT_BYTES, MAX_EVENTS, MAX_EXPANDED, MAX_PLAYER_NAMES,
+                          MAX_STORED, ReplayFileError, check_body, check_event, referenced_codes)
 from .rules import History, RuleViolation
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
@@ -442,6 +442,16 @@ def _exportable(event: Event, position: int, size: int = 0, names: int = MAX_PLA
         raise InputError(f"{exc}: the duel could not be exported; nothing was written") from None
 
 
+#: The most an event's stored row takes: its event within ``MAX_EVENT_BYTES`` (``_write``), its
+#: time, its hashes and their keys (108 bytes).
+_ROW_MOST = MAX_EVENT_BYTES + 128
+
+
+def _header_state(header: Header) -> bytes:
+    """A stream's header row as stored."""
+    return msgpack.packb({"header": header.to_dict(), "h": header.digest})
+
+
 def _head_row(duel_id: str, head: Head) -> library.HeadRow:
     """The stored row of a signed anchor (its version the event count)."""
     return library.HeadRow(f"{duel_id}/head", head.count, HEAD_TOPIC, msgpack.packb(head.to_dict()), head.status)
@@ -572,6 +582,10 @@ class _Live:
     #: its ``access`` attachment's latest row as read (or written) with it, None when it had none:
     #: what a duel's first append is checked by (``Records._check_mode``) without reading it again
     access: bytes | None = None
+    #: the bytes of its header's, events' and card facts' rows (``MAX_STORED``): when not ``exact``,
+    #: at most this many (a stream read from the store: ``_head_of``)
+    size: int = 0
+    exact: bool = True
 
 
 def _attachment(name: str) -> str:
@@ -763,6 +777,8 @@ class Store:
             + one.replace("{part}", "1") + " UNION ALL " + one.replace("{part}", "2") + " UNION ALL "
             "SELECT 3 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? UNION ALL "
             + one.replace("{part}", "4") + " ORDER BY part, originator_version")
+        self._size_query = self.library.sql(   # ``_stored_size``
+            "SELECT COALESCE(SUM(LENGTH(state)), 0) AS size FROM {heads} WHERE originator_id IN (?, ?)")
         self._live_query = self.library.sql(   # ``opened``
             "SELECT 0 AS part, originator_version, topic, state FROM {heads} "
             "WHERE originator_id = ? AND originator_version = 0 UNION ALL "
@@ -940,12 +956,12 @@ class Store:
         duel_id = stream_id or new_id()
         codes = referenced_codes(events)
         facts = self._facts_for(codes, CardDB(), cards)
-        rows = [StoredEvent(duel_id, 0, stream.topic,
-                            msgpack.packb({"header": header.to_dict(), "h": header.digest}))]
+        rows = [StoredEvent(duel_id, 0, stream.topic, _header_state(header))]
         rows += [StoredEvent(f"{duel_id}/{_attachment(name)}", 0, f"ygoreplay:{name}", msgpack.packb(data))
                  for name, data in (attachments or {}).items()]
         access = next((row.state for row in rows if row.originator_id == f"{duel_id}/access"), None)
-        live = _Live(stream.new(facts), header, CardDB(), chain.GENESIS, None, stream, access=access)
+        live = _Live(stream.new(facts), header, CardDB(), chain.GENESIS, None, stream, access=access,
+                     size=len(rows[0].state))
         count, violation, _written = self._write(duel_id, live, events, codes, times, rows, facts,
                                                  "strict" if strict else "prefix" if check else "all", gather)
         if count == 0 and violation is not None:
@@ -1478,10 +1494,17 @@ class Store:
         # too, as a reader bounds a body, not each event, nor a body string to a header's. An
         # import keeps the names a duel stored before the check listed (as ``dumps`` writes them).
         names = MAX_PLAYER_NAMES if mode != "all" else HEADER_LIST
+        # and what a file holds of a whole duel (``MAX_EVENTS``, ``MAX_STORED``, ``MAX_CARDS``),
+        # by running totals: its rows' bytes as written, summed by the database only once a
+        # stream read from the store may pass the limit (``_past_stored``)
+        size, exact, grown = live.size, live.exact, 0
         for i, event in enumerate(events):
             position = history.position
             negated = library.before(event, history)
             _exportable(event, position, names=names)
+            if position >= MAX_EVENTS:
+                raise InputError(f"event {position} ({event.kind}): a replay file holds at most {MAX_EVENTS:,} "
+                                 "events: the duel could not be exported; nothing was written")
             try:
                 history.append(event, strict=mode != "all")
             except RuleViolation as v:
@@ -1503,6 +1526,9 @@ class Store:
                                  "written") from None
             if len(row) > MAX_EVENT_BYTES:                          # its record: the event and ~100 bytes
                 _exportable(event, position, len(msgpack.packb(wire)), names)
+            grown += len(row)
+            if size + grown > MAX_STORED:
+                size, exact = self._past_stored(duel_id, size, exact, grown, f"event {position} ({event.kind})")
             events_rows.append(library.EventRow(duel_id, position + 1, event.kind, row,
                                                 library.seen(event, history, negated, at)))
             written.append(Record(position, event, when, prev, digest_i))
@@ -1515,6 +1541,9 @@ class Store:
             cards = live.cards.merged(added) if len(added) else live.cards
         digest, effects_digest = live.cards_digest, live.effects_digest
         read_back: tuple[tuple[bytes, ...], tuple[CardDB, bytes, bytes | None]] | None = None
+        if len(cards) > MAX_CARDS:
+            raise InputError(f"the duel's events name the facts of {len(cards):,} cards; a replay file holds at "
+                             f"most {MAX_CARDS:,}: the duel could not be exported; nothing was written")
         if len(added):
             batch = sorted(added.to_json_list(), key=lambda c: c["code"])
             record: dict[str, Any] = {"cards": batch}
@@ -1523,6 +1552,9 @@ class Store:
                 record["effects"] = effects
                 effects_digest = _chained(effects_digest, effects)
             card_row = msgpack.packb(record)
+            grown += len(card_row)
+            if size + grown > MAX_STORED:
+                size, exact = self._past_stored(duel_id, size, exact, grown, f"the facts of {len(added):,} new cards")
             rows.append(StoredEvent(f"{duel_id}/cards", count, CARDS_TOPIC, card_row))
             digest = _chained(digest, batch)
             read_back = self._read_back(duel_id, live, added, record, card_row, digest, effects_digest)
@@ -1547,7 +1579,8 @@ class Store:
         if gather is None and read_back is not None:
             _keep_card_facts(duel_id, *read_back)
         stream.use_cards(history, cards)
-        done = _Live(history, live.header, cards, digest, head, stream, effects_digest, live.access)
+        done = _Live(history, live.header, cards, digest, head, stream, effects_digest, live.access, size + grown,
+                     exact)
         if gather is None:
             self._remember(duel_id, done)
         else:
@@ -1733,8 +1766,10 @@ class Store:
             fold = self._history(duel_id, count, cards, root=header.root)
         else:
             fold = self._fold(duel_id, stream, count, cards, header.root)
+        # its rows' bytes: at most its header's, its card records' and the most an event's row takes
+        size = len(_header_state(header)) + sum(len(row.state) for row in cards_rows) + count * _ROW_MOST
         return _Live(fold, header, cards, digest, head, stream, effects_digest,
-                     access.state if access is not None else None)
+                     access.state if access is not None else None, size, exact=count == 0)
 
     def _head_rows(self, duel_id: str) -> tuple[StoredEvent | None, StoredEvent | None, StoredEvent | None,
                                                  list[StoredEvent], StoredEvent | None]:
@@ -1746,6 +1781,30 @@ class Store:
                                                f"{duel_id}/access"))
         return (parts[0][0] if parts[0] else None, parts[1][0] if parts[1] else None,
                 parts[2][0] if parts[2] else None, parts[3], parts[4][0] if parts[4] else None)
+
+    def _past_stored(self, duel_id: str, size: int, exact: bool, grown: int, what: str) -> tuple[int, bool]:
+        """The stream's rows' bytes, exact, when ``grown`` more bytes of rows on ``size`` (at most
+        that, unless ``exact``) may pass ``MAX_STORED``; InputError naming ``what`` when they do."""
+        if not exact:
+            size, exact = self._stored_size(duel_id), True
+        if size + grown > MAX_STORED:
+            raise InputError(f"{what}: the duel's records would take {size + grown:,} bytes; a replay file's body "
+                             f"holds at most {MAX_EXPANDED:,} (a duel's records {MAX_STORED:,}): the duel could "
+                             "not be exported; nothing was written")
+        return size, exact
+
+    def _stored_size(self, duel_id: str) -> int:
+        """The bytes of a stream's header, event and card-facts rows as stored, summed by the
+        database (nothing read but one number)."""
+        owners = (duel_id, f"{duel_id}/cards")
+        if self.backend == "postgresql":
+            with self.events.datastore.get_connection() as conn:
+                found = conn.execute(self._size_query, owners, prepare=True).fetchone()
+        else:
+            with self.events.datastore.transaction(commit=False) as cursor:
+                cursor.execute(self._size_query, owners)
+                found = cursor.fetchone()
+        return int(found["size"])
 
     def _parts(self, query: str, owners: tuple[str, ...]) -> list[list[StoredEvent]]:
         """The rows of a read in parts (``_head_query``, ``_live_query``), by part, in one statement."""
