@@ -3,6 +3,7 @@ budgets relaxed to 144 KiB an event): what an import stores must leave the store
 small file must not make the reader build far more than its size justifies."""
 from __future__ import annotations
 
+import contextlib
 import tracemalloc
 from pathlib import Path
 
@@ -25,11 +26,20 @@ GOOD = loads((REPLAYS / "won-by-damage.judge.ygr").read_bytes())
 STARTED = EVENTS[0].to_dict()
 
 
-def crafted(events, root: bytes = b"\x01" * 32, key=None, **fields) -> bytes:
-    """A judge file of ``events`` as a hostile writer makes it: ``dumps`` without ``check_event``
-    (every byte of it within what the reader reads), signed with ``key`` when given."""
+@contextlib.contextmanager
+def hostile_writer():
+    """``dumps`` as a hostile writer's: without ``check_event`` and without keeping its body
+    within ``EXPANSION`` times its compressed size (``_within_expansion``)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(replay_file, "check_event", lambda *args, **kwargs: None)
+        patch.setattr(replay_file, "_within_expansion", lambda raw, packed, *args: packed)
+        yield
+
+
+def crafted(events, root: bytes = b"\x01" * 32, key=None, **fields) -> bytes:
+    """A judge file of ``events`` as a hostile writer makes it (``hostile_writer``; every byte of
+    it within what the reader reads), signed with ``key`` when given."""
+    with hostile_writer():
         return dumps(ReplayFile(list(events), GOOD.cards, [GOOD.times[0]] * len(events), players=["a", "b"],
                                 root=root, **fields), key)
 
@@ -137,13 +147,14 @@ def _match_bomb(games: int) -> bytes:
     compress to nothing in the match's body, and each is read on its own budget."""
     note = from_dict({"kind": "judge_note", "judge": "j", "note": "x" * 65536})
     duel = [*EVENTS[:5], *[note] * 60]
-    inner = dumps(ReplayFile(duel, GOOD.cards, [GOOD.times[0]] * len(duel), players=["a", "b"]))
-    assert len(inner) < 4096
-    started = [from_dict({"kind": "game_started", "game": i + 1, "duel": "d", "first_player": 0})
-               for i in range(games)]
-    match = ReplayFile(started, GOOD.cards, [GOOD.times[0]] * games, players=["a", "b"], match={"kind": "match"})
-    match.games = [inner] * games
-    return dumps(match)
+    with hostile_writer():
+        inner = dumps(ReplayFile(duel, GOOD.cards, [GOOD.times[0]] * len(duel), players=["a", "b"]))
+        assert len(inner) < 4096
+        started = [from_dict({"kind": "game_started", "game": i + 1, "duel": "d", "first_player": 0})
+                   for i in range(games)]
+        match = ReplayFile(started, GOOD.cards, [GOOD.times[0]] * games, players=["a", "b"], match={"kind": "match"})
+        match.games = [inner] * games
+        return dumps(match)
 
 
 def test_a_match_file_of_copies_of_one_large_duel_is_refused_fast_with_little_memory(tmp_path):
