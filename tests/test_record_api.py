@@ -101,7 +101,11 @@ def test_at_lp_0_the_rules_offer_the_end_of_the_duel(client):  # noqa: F811
     recorder = auth(duel["tokens"]["recorder"])
     assert client.post(f"/duels/{duel['id']}/events", json=PUBLIC[:-1], headers=recorder).status_code == 200
     moves = client.get(f"/duels/{duel['id']}/actions", headers=recorder).json()["actions"]
-    assert moves[0]["event"] == PUBLIC[-1] and moves[0]["label"] == "Yugi wins (lp)"
+    # offered as the loser's entry (``player``): a player's device may enter its own loss only
+    assert moves[0]["event"] == {**PUBLIC[-1], "player": 1 - PUBLIC[-1]["winner"]}
+    assert moves[0]["label"] == "Yugi wins (lp)"
+    r = client.post(f"/duels/{duel['id']}/events", json=[moves[0]["event"]], headers=recorder)
+    assert r.status_code == 200, r.text
 
 
 def test_the_recorder_page_is_served_with_the_viewers_policy(client):  # noqa: F811
