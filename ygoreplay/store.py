@@ -1696,8 +1696,12 @@ class Store:
             "expected position (--expected N, ?expected=N) is safe: it is refused as a conflict if the write "
             "was stored; one that does not may record the events twice")
 
-    def _refused(self, exc: Exception) -> StoreError:
-        return StoreError(f"the store {self.name} refused the write (nothing was written): {exc}")
+    def _refused(self, exc: Exception) -> StoreError | StoreUnavailable:
+        """A write of which nothing was written: the store busy or not answering when the database
+        said so (``_outage_error``: a connection lost before its COMMIT reached the server, known
+        not written, is the store unavailable, 503, exit 75, not a write at fault), else refused."""
+        return (self._outage_error(exc, written=True)
+                or StoreError(f"the store {self.name} refused the write (nothing was written): {exc}"))
 
     def _insert_snapshots(self, rows: list[StoredEvent]) -> None:
         """Snapshots are a cache: one another process wrote, or that fails to be written, is fine.
