@@ -106,7 +106,7 @@ def test_many_stores_appending_while_connections_are_cut_keep_exactly_what_they_
         stop = threading.Event()
 
         def worker(store: Store, mine: list[str]) -> None:
-            for _ in range(12):
+            for _ in range(3):
                 for duel in mine:
                     try:
                         head = store.info(duel).events
