@@ -146,7 +146,9 @@ def test_a_delayed_public_duel_is_listed_only_with_what_its_delay_released(servi
 def test_verify_answers_a_delayed_spectator_from_what_it_may_see(service, monkeypatch):
     """/verify's cache was keyed on the record's length: a delayed spectator polling it got a
     slow answer right after each append."""
+    from ygoreplay import live
     base, svc = service
+    monkeypatch.setattr(live, "VERIFY_TTL", 3600.0)     # the clock's own renewal never falls inside the test
     duel = create(base, title="delayed", visibility="public", delay={"events": 30, "seconds": 3600})
     d, t = duel["id"], duel["tokens"]
     append(base, d, t["recorder"], EVENTS[:50])
