@@ -293,7 +293,8 @@ class Records:
             read.append(DeviceNames(view, of if of is not None else self._view_names(duel_id, view, count)))
             return read[-1]
         events = _stamped(given, ENTERS_AS.get(role), entered_by, witnessed,
-                          (lambda: self.store.head_state(duel_id)) if count else _no_head, view_names)
+                          (lambda: self.store.head_state(duel_id)) if count else _no_head, view_names,
+                          lambda at: self.store.state_at(duel_id, at))
         if read and expected is None:
             expected = count             # what its names meant there, not at a head another writer moved
         try:
@@ -354,16 +355,16 @@ class Records:
 
     def branch(self, duel_id: str, at: int, title: str = "") -> str:
         """A what-if line: a new duel of events #0..#at of this one (the board after event #at).
-        It inherits its parent's access (tokens, visibility and spectator delay): its first
-        events are the parent's, and a branch must not show more of them than its parent does."""
+        It inherits its parent's access (tokens, visibility and spectator delay), written with it
+        in one transaction: its first events are the parent's, and a branch must not show more of
+        them than its parent does (nor stand, had the second of two writes failed, where no token
+        of the duel opens it, its retry a second branch)."""
         length = self.store.info(duel_id).events
         if not 0 <= at < length:
             raise InputError(f"duel {duel_id} has events #0..#{length - 1}: branch after one of them, not #{at}")
         title = checked(title, "the title", 500) or f"branch of {duel_id} after event #{at}"
-        child = self.store.branch(duel_id, at + 1, title)
         access = self.store.attachment(duel_id, "access")
-        if access is not None:
-            self.store.attach(child, "access", access)
+        child = self.store.branch(duel_id, at + 1, title, None if access is None else {"access": access})
         self._receipt(child, at + 1)
         return child
 
@@ -404,8 +405,9 @@ class Records:
         ``unsigned``) its signature must be a trusted key's. Its root, secret, times and card facts
         are kept, so the views handed out earlier still verify against a re-export. A match file
         is refused (it is not a duel), and a file imported before is not stored twice: its duel
-        is answered as ``skipped``. ``attachments`` are written with the duel, in its transaction
-        (an upload's access record)."""
+        is answered as ``skipped``, however many import it at once (the file's head is the
+        duel's claim, ``Store.record``: one of them writes it). ``attachments`` are written with
+        the duel, in its transaction (an upload's access record)."""
         if replay.games or replay.match.get("kind") == "match":
             raise InputError("this is a match file, not a duel: import it with `ygoreplay match ...` "
                              "(POST /matches for the service); nothing was imported")
@@ -438,10 +440,16 @@ class Records:
         except ReplayFileError as exc:
             raise InputError(f"the duel's header (its players, source and created) would be past what a replay "
                              f"file's header holds ({exc}): it could never be exported; nothing was imported") from None
-        duel_id, stored, _ = self.store.record(
-            replay.events, title, times=replay.times, cards=replay.cards, check=False, root=replay.root,
-            secret=replay.commit_key or None, created=replay.created or None, source=source,
-            provenance=provenance, attachments=attachments)
+        try:
+            duel_id, stored, _ = self.store.record(
+                replay.events, title, times=replay.times, cards=replay.cards, check=False, root=replay.root,
+                secret=replay.commit_key or None, created=replay.created or None, source=source,
+                provenance=provenance, attachments=attachments, claim=f"ygr-{replay.head.hex()}")
+        except ConflictError:
+            earlier = self.imported_as(replay.head)      # another writer imported it meanwhile
+            if earlier is None:
+                raise
+            return Recorded(earlier.id, len(replay.events), earlier.events, skipped=True)
         return Recorded(duel_id, len(replay.events), stored, violations=audit(replay.events, replay.cards).violations,
                         receipt=self._receipt(duel_id, stored))
 
@@ -462,7 +470,8 @@ class Records:
                     known: dict[str, DuelInfo] | None = None,
                     attachments: dict[str, dict] | None = None) -> tuple[Recorded, Any]:
         """Record an EDOPro replay as imported (every event kept; the audit lists what our rules
-        say), unless a duel from the same file is already in the store (``known``: ``sources()``);
+        say), unless a duel from the same file is already in the store (``known``: ``sources()``),
+        or another writer records it meanwhile (the file's digest is the duel's claim);
         ``attachments`` as ``import_replay``'s."""
         from .yrpx import fold_and_compare, import_yrpx
         title = checked(title, "the title", 500) if title else None
@@ -475,8 +484,16 @@ class Records:
         agreement = fold_and_compare(result)
         source = {"format": EDOPRO.name, "file": path.name, "size": path.stat().st_size, "sha256": digest}
         cards = _scripted(result.cards, names if names is not None else self.store.cards)
-        duel_id, stored, _ = self.store.record(result.events, title or path.name, times=result.times,
-                                               cards=cards, check=False, source=source, attachments=attachments)
+        try:
+            duel_id, stored, _ = self.store.record(result.events, title or path.name, times=result.times,
+                                                   cards=cards, check=False, source=source, attachments=attachments,
+                                                   claim=f"yrpx-{digest}")
+        except ConflictError:
+            info = self.sources().get(digest)           # another writer imported it meanwhile
+            if info is None:
+                raise
+            known[digest] = info
+            return Recorded(info.id, len(result.events), info.events, skipped=True), None
         info = DuelInfo(duel_id, title or path.name, "", None, None, stored, {}, source)
         known[digest] = info
         return Recorded(duel_id, len(result.events), stored, violations=agreement.violations,
@@ -569,7 +586,8 @@ def _no_head() -> None:
 
 def _stamped(events: list[Event], own: str | None, entered_by: str | None, witnessed: bool,
              head: Callable[[], DuelState | None] = _no_head,
-             names: Callable[[str], DeviceNames] | None = None) -> list[Event]:
+             names: Callable[[str], DeviceNames] | None = None,
+             before: Callable[[int], DuelState | None] | None = None) -> list[Event]:
     """Each event with who entered it (a witnessed duel's): a token's role (``own``) may enter
     only as itself; the store's owner enters as ``entered_by`` where an event names no one. An
     entry a player enters (their token, or ``--by p0``) is their own side's (``access.off_side``;
@@ -582,7 +600,8 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
     by that player's device in its own view's card names: given ``names`` (the view's names at the
     head, ``views.DeviceNames``), each is turned into the record id it names before anything is
     judged (a name the view does not know is refused), and a reason given names cards as the view
-    does. The one place every door decides what a player's device may record."""
+    does. ``before(n)``: the board before event ``n`` (what a player's correction goes back to).
+    The one place every door decides what a player's device may record."""
     if entered_by is not None and entered_by not in ENTERED_BY:
         raise InputError(f"who entered it is one of {', '.join(ENTERED_BY)}, not {entered_by!r}")
     stamp = own or entered_by or "recorder"
@@ -621,10 +640,11 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
         why = off_side(by, event.kind, event.player, turn, witnessed) if by else None
         if not why and by in PLAYERS and witnessed and (event.shows or cards_named(event)
                                                         or event.kind in CARDS_ELSEWHERE):
-            why = out_of_sight(by, event, state(), seen.said if seen is not None and by == device else None, out)
+            why = out_of_sight(by, event, state(), seen.said if seen is not None and by == device else None, out,
+                               before)
             if why and seen is None and by == device:   # a damage calculation's reason names its target so
                 seen = names(device)
-                why = out_of_sight(by, event, state(), seen.said, out)
+                why = out_of_sight(by, event, state(), seen.said, out, before)
         if why:
             raise Forbidden(f"event {index} ({event.kind}) is entered as {by}, but {why}; nothing was written")
         if witnessed and event.entered_by is None:

@@ -588,6 +588,14 @@ class _Live:
     exact: bool = True
 
 
+#: A key one stream of the store holds (``Store.record``'s ``claim``): its row's topic, and its id.
+CLAIM_TOPIC = "ygoreplay:claim"
+
+
+def _claim_id(claim: str) -> str:
+    return f"{STORE_ID}/claim/{claim}"
+
+
 def _attachment(name: str) -> str:
     """An attachment's name, which must not be one of the store's own topics (a stream kind's
     header, its cards, anchors, snapshots): its rows would be read as theirs."""
@@ -929,7 +937,7 @@ class Store:
                branch_at: int | None = None, source: dict | None = None, provenance: dict | None = None,
                attachments: dict[str, dict] | None = None, kind: str = "duel",
                strict: bool = False, stream_id: str | None = None,
-               gather: list | None = None) -> tuple[str | None, int, RuleViolation | None]:
+               gather: list | None = None, claim: str | None = None) -> tuple[str | None, int, RuleViolation | None]:
         """A new duel and its events, written in one transaction; (id, events stored, violation).
 
         With ``check`` (recording) the events are checked like ``check`` does and the duel keeps
@@ -944,6 +952,9 @@ class Store:
         ``stream_id`` is the id to give it (one named beforehand, e.g. by the match it is a duel
         of); by default a new random one. An id already taken is a ConflictError. ``gather``
         collects what would be written instead of writing it (``record_together`` writes it).
+        ``claim`` is a key one stream only of the store may hold, written with it (an imported
+        file's: ``claimed``): one another stream holds is a ConflictError, nothing written, in
+        whichever process either was written.
         """
         self._writable()
         events = list(events)
@@ -959,6 +970,8 @@ class Store:
         rows = [StoredEvent(duel_id, 0, stream.topic, _header_state(header))]
         rows += [StoredEvent(f"{duel_id}/{_attachment(name)}", 0, f"ygoreplay:{name}", msgpack.packb(data))
                  for name, data in (attachments or {}).items()]
+        if claim is not None:
+            rows.append(StoredEvent(_claim_id(claim), 0, CLAIM_TOPIC, msgpack.packb({"stream": duel_id})))
         access = next((row.state for row in rows if row.originator_id == f"{duel_id}/access"), None)
         live = _Live(stream.new(facts), header, CardDB(), chain.GENESIS, None, stream, access=access,
                      size=len(rows[0].state))
@@ -2536,9 +2549,10 @@ class Store:
 
     # -- branches ---------------------------------------------------------------------------------
 
-    def branch(self, duel_id: str, at: int, title: str = "") -> str:
+    def branch(self, duel_id: str, at: int, title: str = "", attachments: dict[str, dict] | None = None) -> str:
         """A new duel whose history is the first ``at`` events of ``duel_id`` (their times and
-        chain kept: the branch's first ``at`` hashes are the parent's); the parent is untouched."""
+        chain kept: the branch's first ``at`` hashes are the parent's); the parent is untouched.
+        ``attachments`` are written with it, in its transaction (the access it inherits)."""
         duel = self.load(duel_id)
         if duel.header.kind != "duel":
             raise StoreError(f"{duel_id} is a {duel.header.kind}'s stream: only a duel is branched")
@@ -2552,7 +2566,7 @@ class Store:
         child, _count, _violation = self.record(
             duel.events[:at], title or f"branch of {duel_id} at {at}", times=duel.times[:at], cards=duel.cards,
             check=False, root=duel.header.root, secret=duel.header.secret, parent=duel_id, branch_at=at,
-            source=duel.header.source, provenance={"branched": chain.now()})
+            source=duel.header.source, provenance={"branched": chain.now()}, attachments=attachments)
         assert child is not None
         return child
 

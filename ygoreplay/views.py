@@ -38,7 +38,7 @@ import hashlib
 import hmac
 import operator
 import re
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import msgpack
 
@@ -47,7 +47,7 @@ from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
     ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardMoved,
     CardRevealed, CardsDrawn, CardsOpened, CardsSealed, DamageCalculated, DeckRegistered, DeckShuffled, DuelEnded,
-    Event, Loc, Openings, PositionSetUp, RolledBack, Seals, SetCardsShuffled, Shows, StatsChanged, TokenCreated, cards_named, from_dict)
+    EntryCorrected, Event, Loc, Openings, PositionSetUp, RolledBack, Seals, SetCardsShuffled, Shows, StatsChanged, TokenCreated, cards_named, from_dict)
 from .rules import AuditReport, History
 from .state import Card, DuelState
 
@@ -88,15 +88,17 @@ def can_see(view: str, card: Card) -> bool:
 #: it does not see: a face-down card on the field (its place is public) attacked or targeted.
 _AIMED_AT = frozenset(("target", "targets"))
 #: Kinds ``out_of_sight`` reads though they name no card in their id fields: the monster a damage
-#: calculation flips face-up (POS-04), the cards an opening binds and a seal seals, and the end,
-#: which releases every hidden card (``Access.releases``).
-CARDS_ELSEWHERE = frozenset(("damage_calculated", "cards_opened", "cards_sealed", "duel_ended"))
+#: calculation flips face-up (POS-04), the cards an opening binds and a seal seals, the end,
+#: which releases every hidden card (``Access.releases``), and a correction, which puts the cards
+#: its entries moved back where they were (a Deck's in their order: ``_puts_back``).
+CARDS_ELSEWHERE = frozenset(("damage_calculated", "cards_opened", "cards_sealed", "duel_ended", "entry_corrected"))
 _ID_FIELDS_SORTED = tuple(sorted(ID_FIELDS))     # the order ``out_of_sight`` reads them in
 _UNSURE: Any = object()            # the attack after a correction in the same append: not known
 
 
 def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[str, str] | None = None,
-                 earlier: list[Event] | tuple = ()) -> str | None:
+                 earlier: list[Event] | tuple = (),
+                 before: Callable[[int], DuelState | None] | None = None) -> str | None:
     """Why an entry a player's device enters (``view``: p0, p1) may not be judged by the full
     record, or None. It may not name a card of the other player's that the player does not see
     at the head (``state``) but as the target of an attack or an effect (a face-down card on the
@@ -113,9 +115,14 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
     recorder or by that player's device, who see it. Refused, not kept hidden until confirmed:
     a record holding the card public shows it to every view (the spectators' too, which the
     player may read). A card the head does not hold yet, or one of the player's own, is the
-    rules'. ``earlier``: the append's entries before this one (the attack they declare).
+    rules'. Nor take back (a correction, LOG-12) entries that changed its own Deck: the cards they
+    showed it (a draw) would go back to their places, and the record's order of its Deck is no
+    more the player's than the opponent's (a device drew 35 cards, read them in its hand in order
+    and struck the draw: its Deck's order, and nothing left in effect to show it).
+    ``earlier``: the append's entries before this one (the attack they declare).
     ``said``: the player's view's name of each record id (``DeviceNames.said``): the reason names
-    a card as the device named it, never by its record id."""
+    a card as the device named it, never by its record id. ``before(n)``: the board before event
+    ``n``, where a correction goes back to (None when there is none to read)."""
     me = _PLAYERS.get(view)
     said = said or {}
     if me is None or state is None:        # a record's first events: nothing is hidden from its writer yet
@@ -126,6 +133,8 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
                 f"a player's device enters its own loss only (winner {other}); "
                 + ("the table's recorder enters a draw" if event.winner is None
                    else f"the table's recorder or player {other}'s device enters player {other}'s loss"))
+    if isinstance(event, EntryCorrected):
+        return _puts_back(me, event, state, earlier, before)
     cards = state.cards
     enters = f"the table's recorder or player {other}'s device, who see it, enter what shows it"
 
@@ -182,6 +191,25 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
                     "does not see: a player's device names those only as the target of an attack or an effect; "
                     f"{enters}")
     return None
+
+
+def _puts_back(me: int, event: EntryCorrected, state: DuelState, earlier: list[Event] | tuple,
+               before: Callable[[int], DuelState | None] | None) -> str | None:
+    """Why player ``me``'s device may not enter this correction (``out_of_sight``), or None: it
+    would put cards back into its Deck in the places its own entries showed it (a draw struck
+    leaves the drawn cards on top, in the order its hand showed them). Judged on the head, so the
+    correction comes first in its append (the entries before it could have drawn)."""
+    if earlier:
+        return ("a correction goes back from the board the device was shown: a player's device enters it "
+                "first in an append")
+    if before is None or not 0 < event.to < state.index:       # out of range: the rules say so (LOG-12)
+        return None
+    back = before(event.to)
+    if back is None or back.sides[me].deck == state.sides[me].deck:
+        return None
+    return (f"it takes back entries that changed player {me}'s Deck, whose order player {me} does not see: the "
+            "cards they showed would go back to their places in it; the table's recorder or a judge corrects "
+            "those entries")
 
 
 def attack_target(earlier: list[Event] | tuple, state: DuelState) -> Any:

@@ -1,0 +1,146 @@
+"""Attacks on issue 25's eleventh pass (``attack25t``): second ways in that the doors did not watch.
+
+* A player's own device and LOG-12: a player corrects their own mis-entries of the current turn,
+  and a correction puts back what the struck entries moved. Player 0's device entered a draw of
+  five cards (kept, flagged TURN-02: a witnessed duel keeps what its devices say), read its hand
+  (the record's top five cards of its Deck, in order) and struck the draw: its Deck's order, with
+  the Deck, the hand and the count every other view sees just as before. The door
+  (``views.out_of_sight``) now refuses a player's correction that would put cards back into its
+  Deck; the table's recorder or a judge corrects those entries.
+* A branch was written, then given its parent's access in a second write: a store that failed
+  between them kept a branch no token of the duel opens, the judge was told the store was not
+  answering (503, "nothing written"), and the retry wrote a second branch. Now its access goes in
+  with it, as an upload's does.
+* Two uploads (or imports) of one judge file at once each found no duel imported from it and
+  each recorded one: the same record twice, with two sets of tokens. The store claims the file's
+  head with the duel, in its transaction: one writer has it; the other is told the duel it is.
+"""
+from __future__ import annotations
+
+import threading
+
+import pytest
+from fastapi.testclient import TestClient
+
+from test_device_names import ADMIN, ORGANISER, WON, auth, board, count, post, table  # noqa: F401  (fixture)
+from test_store import fresh_url
+from ygoreplay.access import digest
+from ygoreplay.errors import StoreUnavailable
+from ygoreplay.service import create_app
+from ygoreplay.store import Store
+
+
+def _hand(client, duel_id: str, token: str) -> list[int]:
+    return [card.get("code") for card in board(client, duel_id, token)["players"][0]["hand"]]
+
+
+def _deck(store: Store, duel_id: str) -> list[int]:
+    """Player 0's Deck, top first, as only the record knows it."""
+    state = store.head_state(duel_id)
+    return [state.cards[card_id].code for card_id in state.sides[0].deck]
+
+
+def test_a_players_device_cannot_read_its_decks_order_by_striking_a_draw(table):
+    """Player 0's device drew five cards in its Main Phase (flagged, kept), read them in its hand
+    in the order its Deck held them, and struck the draw as a mis-entry: 200, its hand and Deck as
+    before, and the order of its next five draws known. The correction is refused now (nothing
+    written, the draw stands for the table to see and correct), alone or after the draw in one
+    append; a correction that changes no Deck is still the player's."""
+    client, duel_id, tokens, store = table
+    at = count(client, duel_id, tokens)
+    hand, deck = _hand(client, duel_id, tokens["p0"]), _deck(store, duel_id)
+    draw = {"kind": "cards_drawn", "player": 0, "count": 5}
+    correction = {"kind": "entry_corrected", "to": at, "reason": "mis-entry"}
+    both = post(client, duel_id, tokens["p0"], [draw, correction])
+    assert both.status_code == 403 and "nothing was written" in both.json()["error"], both.text
+    assert count(client, duel_id, tokens) == at
+    assert post(client, duel_id, tokens["p0"], [draw]).status_code == 200
+    assert _hand(client, duel_id, tokens["p0"]) == hand + deck[:5], "the draw shows the top five, in order"
+    refused = post(client, duel_id, tokens["p0"], [correction])
+    assert refused.status_code == 403, refused.text
+    assert "Deck" in refused.json()["error"] and "nothing was written" in refused.json()["error"]
+    assert count(client, duel_id, tokens) == at + 1
+    assert _deck(store, duel_id) == deck[5:], "the draw stands: its cards are not back on top of the Deck"
+    # the recorder corrects it; a player's own correction of what changed no Deck stays theirs
+    assert post(client, duel_id, tokens["recorder"], [correction]).status_code == 200
+    lp = {"kind": "life_points_changed", "player": 0, "amount": 500, "reason": "gain"}
+    assert post(client, duel_id, tokens["p0"], [lp]).status_code == 200
+    undo = {"kind": "entry_corrected", "to": count(client, duel_id, tokens) - 1, "reason": "mis-entry"}
+    assert post(client, duel_id, tokens["p0"], [undo]).status_code == 200, "an LP change is corrected by its player"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def served(request, tmp_path):
+    """The service on a fresh store of each kind: its client and its store."""
+    with fresh_url(request.param, tmp_path / "duels.sqlite") as url, Store(url, concurrent=True) as store, \
+            TestClient(create_app(store, digest(ADMIN))) as client:
+        yield client, store
+
+
+def test_a_branch_is_written_with_its_access_or_not_at_all(served, monkeypatch):
+    """The store stops answering as the branch's access is written (its second write): the judge
+    was answered 503 "nothing written", yet the branch stood, which no token of the duel opens
+    (404 to its own judge), and the judge's retry made a second one. Now a branch and its access
+    are one write: whatever the store does after it, the branch the judge is told of is the one
+    stored, and its tokens open it."""
+    client, store = served
+    duel = client.post("/duels", json={"title": "what if"}, headers=ORGANISER).json()
+    judge = auth(duel["tokens"]["judge"])
+    assert client.post(f"/duels/{duel['id']}/events", json=WON[:9], headers=auth(duel["tokens"]["recorder"])
+                       ).status_code == 200
+    duels = {info.id for info in store.duels()}
+
+    def unavailable(self, stream_id, name, data):
+        raise StoreUnavailable("the store is not answering (test)")
+    monkeypatch.setattr(Store, "attach", unavailable)
+    answer = client.post(f"/duels/{duel['id']}/branch", json={"at": 4}, headers=judge)
+    monkeypatch.undo()
+    made = {info.id for info in store.duels()} - duels
+    if answer.status_code != 201:
+        assert answer.status_code == 503 and made == set(), (answer.text, made, "nothing written, as answered")
+        answer = client.post(f"/duels/{duel['id']}/branch", json={"at": 4}, headers=judge)
+        made = {info.id for info in store.duels()} - duels
+    assert answer.status_code == 201 and made == {answer.json()["id"]}, (answer.text, made)
+    assert client.get(f"/duels/{answer.json()['id']}/state", headers=judge).status_code == 200
+
+
+def _uploaded_at_once(client, store: Store, content: bytes) -> None:
+    """Six uploads of ``content`` at once: one duel, the other five told (409) it is that one."""
+    before = len(store.duels())
+    answers: list = []
+    start = threading.Barrier(6)
+
+    def upload() -> None:
+        start.wait()
+        answers.append(client.post("/uploads", content=content, headers=ORGANISER))
+    threads = [threading.Thread(target=upload) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(a.status_code for a in answers) == [201] + [409] * 5, [a.text[:200] for a in answers]
+    made = next(a.json()["id"] for a in answers if a.status_code == 201)
+    assert {a.json()["id"] for a in answers if a.status_code == 409} == {made}
+    assert len(store.duels()) == before + 1
+
+
+def test_one_judge_file_uploaded_six_times_at_once_is_one_duel(served):
+    """Six uploads of the same judge file at once: each found it not imported yet and recorded it,
+    six duels of one record, each with tokens of its own ("the same file again: 409 with the duel
+    it already is"). One is recorded; the others are told (409) the duel it is."""
+    client, store = served
+    duel = client.post("/duels", json={"title": "twice"}, headers=ORGANISER).json()
+    assert client.post(f"/duels/{duel['id']}/events", json=WON,
+                       headers=auth(duel["tokens"]["recorder"])).status_code == 200
+    _uploaded_at_once(client, store, client.get(f"/duels/{duel['id']}/replay.ygr",
+                                                headers=auth(duel["tokens"]["judge"])).content)
+
+
+def test_one_edopro_replay_uploaded_six_times_at_once_is_one_duel(served):
+    """The same for an EDOPro replay, known by its file's digest."""
+    from conftest import SHARED
+    real = SHARED / "real-replays" / "edopro" / "GG_DW_vs_Cyberse.yrpX"
+    if not real.exists():
+        pytest.skip(f"{real} is not here")
+    client, store = served
+    _uploaded_at_once(client, store, real.read_bytes())
