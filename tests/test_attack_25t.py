@@ -17,14 +17,17 @@
 """
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
+from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
-from test_device_names import ADMIN, ORGANISER, WON, auth, board, count, post, table  # noqa: F401  (fixture)
+from test_device_names import ADMIN, ORGANISER, START, WON, auth, board, count, post, table  # noqa: F401  (fixture)
 from test_store import fresh_url
 from ygoreplay.access import digest
+from ygoreplay.cli import main
 from ygoreplay.errors import StoreUnavailable
 from ygoreplay.service import create_app
 from ygoreplay.store import Store
@@ -44,8 +47,9 @@ def test_a_players_device_cannot_read_its_decks_order_by_striking_a_draw(table):
     """Player 0's device drew five cards in its Main Phase (flagged, kept), read them in its hand
     in the order its Deck held them, and struck the draw as a mis-entry: 200, its hand and Deck as
     before, and the order of its next five draws known. The correction is refused now (nothing
-    written, the draw stands for the table to see and correct), alone or after the draw in one
-    append; a correction that changes no Deck is still the player's."""
+    written, the draw stands for the table to see and correct), alone, after the draw in one
+    append, or after entries of its own put the cards back; a correction that takes nothing out of
+    a Deck is still the player's."""
     client, duel_id, tokens, store = table
     at = count(client, duel_id, tokens)
     hand, deck = _hand(client, duel_id, tokens["p0"]), _deck(store, duel_id)
@@ -61,6 +65,13 @@ def test_a_players_device_cannot_read_its_decks_order_by_striking_a_draw(table):
     assert "Deck" in refused.json()["error"] and "nothing was written" in refused.json()["error"]
     assert count(client, duel_id, tokens) == at + 1
     assert _deck(store, duel_id) == deck[5:], "the draw stands: its cards are not back on top of the Deck"
+    # put back on top in their order by entries of its own first (the Deck as it was): still refused
+    drawn = [card["id"] for card in board(client, duel_id, tokens["p0"])["players"][0]["hand"]][len(hand):]
+    back = [{"kind": "card_moved", "card": card, "to": [0, "deck", 0], "reason": "returned"} for card in reversed(drawn)]
+    assert post(client, duel_id, tokens["p0"], back).status_code == 200
+    assert _deck(store, duel_id) == deck and _hand(client, duel_id, tokens["p0"]) == hand
+    refused = post(client, duel_id, tokens["p0"], [correction])
+    assert refused.status_code == 403 and "Deck" in refused.json()["error"], refused.text
     # the recorder corrects it; a player's own correction of what changed no Deck stays theirs
     assert post(client, duel_id, tokens["recorder"], [correction]).status_code == 200
     lp = {"kind": "life_points_changed", "player": 0, "amount": 500, "reason": "gain"}
@@ -144,3 +155,21 @@ def test_one_edopro_replay_uploaded_six_times_at_once_is_one_duel(served):
         pytest.skip(f"{real} is not here")
     client, store = served
     _uploaded_at_once(client, store, real.read_bytes())
+
+
+def test_cli_append_by_a_player_is_the_same_door_for_a_correction(tmp_path):
+    """``append --by p0`` (a player's device's entries, entered at the store) is judged as the
+    token's: its draw stands, its correction of it is refused, nothing written."""
+    store_path = str(tmp_path / "s.sqlite")
+    source = tmp_path / "start.jsonl"
+    source.write_text("".join(json.dumps(e) + "\n" for e in START))
+    duel_id = json.loads(CliRunner().invoke(main, ["record", str(source), "--json", "--store", store_path]).stdout)["id"]
+    entry = tmp_path / "entry.jsonl"
+    for event, ok in (({"kind": "cards_drawn", "player": 0, "count": 3}, True),
+                      ({"kind": "entry_corrected", "to": len(START), "reason": "mis-entry"}, False)):
+        entry.write_text(json.dumps(event) + "\n")
+        done = CliRunner().invoke(main, ["append", duel_id, str(entry), "--by", "p0", "--store", store_path])
+        assert (done.exit_code == 0) == ok, done.output
+    assert "Deck" in done.output and "nothing was written" in done.output, done.output
+    with Store(store_path) as store:
+        assert len(store.load(duel_id, verified=False).events) == len(START) + 1

@@ -294,7 +294,7 @@ class Records:
             return read[-1]
         events = _stamped(given, ENTERS_AS.get(role), entered_by, witnessed,
                           (lambda: self.store.head_state(duel_id)) if count else _no_head, view_names,
-                          lambda at: self.store.state_at(duel_id, at))
+                          lambda at: self._going_back(duel_id, at, count))
         if read and expected is None:
             expected = count             # what its names meant there, not at a head another writer moved
         try:
@@ -306,6 +306,11 @@ class Records:
             at = exc.index - count
             hidden = unseen(read[0].view, events[at], self.store.head_state(duel_id)) if 0 <= at < len(events) else []
             raise RuleViolation(exc.rule, read[0].refused(exc.message, hidden), exc.index, exc.kind) from None
+
+    def _going_back(self, duel_id: str, to: int, count: int) -> tuple[DuelState, list[Event]]:
+        """The board before event ``to`` and the events from it to the head of ``count`` events:
+        what a correction back to ``to`` strikes (``views.out_of_sight``)."""
+        return self.store.state_at(duel_id, to), [r.event for r in self.store.records_after(duel_id, to)[:count - to]]
 
     def _view_names(self, duel_id: str, view: str, count: int) -> dict[str, str]:
         """The view's name of each record id after the duel's first ``count`` events, derived from
@@ -587,7 +592,7 @@ def _no_head() -> None:
 def _stamped(events: list[Event], own: str | None, entered_by: str | None, witnessed: bool,
              head: Callable[[], DuelState | None] = _no_head,
              names: Callable[[str], DeviceNames] | None = None,
-             before: Callable[[int], DuelState | None] | None = None) -> list[Event]:
+             before: Callable[[int], tuple[DuelState, list[Event]]] | None = None) -> list[Event]:
     """Each event with who entered it (a witnessed duel's): a token's role (``own``) may enter
     only as itself; the store's owner enters as ``entered_by`` where an event names no one. An
     entry a player enters (their token, or ``--by p0``) is their own side's (``access.off_side``;
@@ -600,7 +605,8 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
     by that player's device in its own view's card names: given ``names`` (the view's names at the
     head, ``views.DeviceNames``), each is turned into the record id it names before anything is
     judged (a name the view does not know is refused), and a reason given names cards as the view
-    does. ``before(n)``: the board before event ``n`` (what a player's correction goes back to).
+    does. ``before(n)``: the board before event ``n`` and the events from it on (what a player's
+    correction goes back to, and strikes).
     The one place every door decides what a player's device may record."""
     if entered_by is not None and entered_by not in ENTERED_BY:
         raise InputError(f"who entered it is one of {', '.join(ENTERED_BY)}, not {entered_by!r}")

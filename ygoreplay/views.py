@@ -98,7 +98,7 @@ _UNSURE: Any = object()            # the attack after a correction in the same a
 
 def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[str, str] | None = None,
                  earlier: list[Event] | tuple = (),
-                 before: Callable[[int], DuelState | None] | None = None) -> str | None:
+                 before: Callable[[int], tuple[DuelState, list[Event]]] | None = None) -> str | None:
     """Why an entry a player's device enters (``view``: p0, p1) may not be judged by the full
     record, or None. It may not name a card of the other player's that the player does not see
     at the head (``state``) but as the target of an attack or an effect (a face-down card on the
@@ -122,7 +122,7 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
     ``earlier``: the append's entries before this one (the attack they declare).
     ``said``: the player's view's name of each record id (``DeviceNames.said``): the reason names
     a card as the device named it, never by its record id. ``before(n)``: the board before event
-    ``n``, where a correction goes back to (None when there is none to read)."""
+    ``n``, where a correction goes back to, and the record's events from ``n`` on."""
     me = _PLAYERS.get(view)
     said = said or {}
     if me is None or state is None:        # a record's first events: nothing is hidden from its writer yet
@@ -194,22 +194,26 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
 
 
 def _puts_back(me: int, event: EntryCorrected, state: DuelState, earlier: list[Event] | tuple,
-               before: Callable[[int], DuelState | None] | None) -> str | None:
-    """Why player ``me``'s device may not enter this correction (``out_of_sight``), or None: it
-    would put cards back into its Deck in the places its own entries showed it (a draw struck
-    leaves the drawn cards on top, in the order its hand showed them). Judged on the head, so the
-    correction comes first in its append (the entries before it could have drawn)."""
+               before: Callable[[int], tuple[DuelState, list[Event]]] | None) -> str | None:
+    """Why player ``me``'s device may not enter this correction (``out_of_sight``), or None: one
+    of the entries it strikes took a card out of its Deck (a draw shows the cards in the order the
+    Deck held them), which the correction puts back in its place, as if it had never left (put
+    back by later entries first, or not). Judged on the head, so the correction comes first in
+    its append (the entries before it could have drawn)."""
     if earlier:
         return ("a correction goes back from the board the device was shown: a player's device enters it "
                 "first in an append")
     if before is None or not 0 < event.to < state.index:       # out of range: the rules say so (LOG-12)
         return None
-    back = before(event.to)
-    if back is None or back.sides[me].deck == state.sides[me].deck:
-        return None
-    return (f"it takes back entries that changed player {me}'s Deck, whose order player {me} does not see: the "
-            "cards they showed would go back to their places in it; the table's recorder or a judge corrects "
-            "those entries")
+    back, struck = before(event.to)
+    deck = set(back.sides[me].deck)
+    history = History(back.db, audit=True, state=back, position=event.to)
+    for entry in struck:
+        if not deck <= set(history.append(entry).sides[me].deck):
+            return (f"it takes back entries that took cards out of player {me}'s Deck, whose order player {me} "
+                    "does not see: the cards they showed would go back to their places in it; the table's "
+                    "recorder or a judge corrects those entries")
+    return None
 
 
 def attack_target(earlier: list[Event] | tuple, state: DuelState) -> Any:
