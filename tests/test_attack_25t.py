@@ -17,7 +17,9 @@
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import secrets
 import threading
 
 import pytest
@@ -27,9 +29,15 @@ from fastapi.testclient import TestClient
 from test_device_names import ADMIN, ORGANISER, START, WON, auth, board, count, post, table  # noqa: F401  (fixture)
 from test_store import fresh_url
 from ygoreplay.access import digest
+from ygoreplay.application import Records, trusted_keys
+from ygoreplay.cards import CardDB
 from ygoreplay.cli import main
 from ygoreplay.errors import StoreUnavailable
+from ygoreplay.events import from_dict
+from ygoreplay.exchange import make_replay
+from ygoreplay.replay_file import dumps, loads
 from ygoreplay.service import create_app
+from ygoreplay.signing import OrganiserKey
 from ygoreplay.store import Store
 
 
@@ -67,7 +75,8 @@ def test_a_players_device_cannot_read_its_decks_order_by_striking_a_draw(table):
     assert _deck(store, duel_id) == deck[5:], "the draw stands: its cards are not back on top of the Deck"
     # put back on top in their order by entries of its own first (the Deck as it was): still refused
     drawn = [card["id"] for card in board(client, duel_id, tokens["p0"])["players"][0]["hand"]][len(hand):]
-    back = [{"kind": "card_moved", "card": card, "to": [0, "deck", 0], "reason": "returned"} for card in reversed(drawn)]
+    back = [{"kind": "card_moved", "card": card, "to": [0, "deck", 0], "reason": "returned"}
+            for card in reversed(drawn)]
     assert post(client, duel_id, tokens["p0"], back).status_code == 200
     assert _deck(store, duel_id) == deck and _hand(client, duel_id, tokens["p0"]) == hand
     refused = post(client, duel_id, tokens["p0"], [correction])
@@ -163,7 +172,8 @@ def test_cli_append_by_a_player_is_the_same_door_for_a_correction(tmp_path):
     store_path = str(tmp_path / "s.sqlite")
     source = tmp_path / "start.jsonl"
     source.write_text("".join(json.dumps(e) + "\n" for e in START))
-    duel_id = json.loads(CliRunner().invoke(main, ["record", str(source), "--json", "--store", store_path]).stdout)["id"]
+    recorded = CliRunner().invoke(main, ["record", str(source), "--json", "--store", store_path])
+    duel_id = json.loads(recorded.stdout)["id"]
     entry = tmp_path / "entry.jsonl"
     for event, ok in (({"kind": "cards_drawn", "player": 0, "count": 3}, True),
                       ({"kind": "entry_corrected", "to": len(START), "reason": "mis-entry"}, False)):
@@ -173,3 +183,29 @@ def test_cli_append_by_a_player_is_the_same_door_for_a_correction(tmp_path):
     assert "Deck" in done.output and "nothing was written" in done.output, done.output
     with Store(store_path) as store:
         assert len(store.load(duel_id, verified=False).events) == len(START) + 1
+
+
+def test_an_unverified_import_claiming_a_replays_digest_does_not_stand_for_it(tmp_path):
+    """``import --unsigned`` of a judge file from anyone, whose ``source`` names the digest of a
+    real EDOPro replay: importing that replay was then skipped as "already stored", the forged
+    (unverified) duel answered as the replay's, the replay itself never recorded. What an
+    unverified file says of its source is not the store's word (its header says unverified): the
+    replay is recorded; a verified import of it is still known by its digest."""
+    from conftest import SHARED
+    real = SHARED / "real-replays" / "edopro" / "GG_DW_vs_Cyberse.yrpX"
+    if not real.exists():
+        pytest.skip(f"{real} is not here")
+    events = [from_dict(e) for e in WON]
+    times = [f"2026-01-01T00:00:{i % 60:02d}.000+00:00" for i in range(len(events))]
+    source = {"format": "edopro", "file": real.name, "size": 1, "sha256": hashlib.sha256(real.read_bytes()).hexdigest()}
+    forged = make_replay(events, times, CardDB.classic(), "judge", secrets.token_bytes(32), secrets.token_bytes(32),
+                         {"title": "forged"}, source, times[0])
+    with Store(str(tmp_path / "s.sqlite")) as store:
+        records = Records(store)
+        unverified = records.import_replay(loads(dumps(forged, OrganiserKey.generate())), None, trusted_keys([]),
+                                           unsigned=True)
+        assert unverified.id and not unverified.skipped
+        done, _agreement = records.import_yrpx(real, None, None)
+        assert not done.skipped and done.id != unverified.id, "the replay is recorded, not the forgery"
+        again, _agreement = records.import_yrpx(real, None, None)
+        assert again.skipped and again.id == done.id

@@ -467,9 +467,11 @@ class Records:
 
     def sources(self) -> dict[str, DuelInfo]:
         """The stored duels imported from a file, by the file's SHA-256, as headers their signed
-        anchors name say it (``imported_as``)."""
-        return {info.source["sha256"]: info for info in self.store.duels()
-                if info.signed and info.source.get("sha256") and not info.parent}
+        anchors name say it (``imported_as``), and not from a file no trusted key signed (its
+        header says ``unverified``): what such a file says it came from is its maker's word, and
+        taken as the store's, the replay it names was skipped as stored, the forgery answered."""
+        return {info.source["sha256"]: info for info in self.store.duels() if info.signed and not info.parent
+                and info.source.get("sha256") and not info.source.get("unverified")}
 
     def import_yrpx(self, path: Path, names: CardDB | None, title: str | None,
                     known: dict[str, DuelInfo] | None = None,
