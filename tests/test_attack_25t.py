@@ -14,6 +14,8 @@
 * Two uploads (or imports) of one judge file at once each found no duel imported from it and
   each recorded one: the same record twice, with two sets of tokens. The store claims the file's
   head with the duel, in its transaction: one writer has it; the other is told the duel it is.
+* ``import --unsigned`` of a judge file whose ``source`` named a real EDOPro replay's digest: the
+  replay's own import was then skipped as stored, the forged (unverified) duel answered for it.
 """
 from __future__ import annotations
 

@@ -309,8 +309,11 @@ class Records:
 
     def _going_back(self, duel_id: str, to: int, count: int) -> tuple[DuelState, list[Event]]:
         """The board before event ``to`` and the events from it to the head of ``count`` events:
-        what a correction back to ``to`` strikes (``views.out_of_sight``)."""
-        return self.store.state_at(duel_id, to), [r.event for r in self.store.records_after(duel_id, to)[:count - to]]
+        what a correction back to ``to`` strikes (``views.out_of_sight``), read from ``to`` on only
+        (the chain there, as vouched by the signed anchors: a correction is of the current turn)."""
+        prev = self.store.hash_at(duel_id, to)
+        struck = self.store.chained_after(duel_id, to, prev)[0] if prev is not None else []
+        return self.store.state_at(duel_id, to), [r.event for r in struck[:count - to]]
 
     def _view_names(self, duel_id: str, view: str, count: int) -> dict[str, str]:
         """The view's name of each record id after the duel's first ``count`` events, derived from

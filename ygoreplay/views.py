@@ -204,7 +204,7 @@ def _puts_back(me: int, event: EntryCorrected, state: DuelState, earlier: list[E
     if earlier:
         return ("a correction goes back from the board the device was shown: a player's device enters it "
                 "first in an append")
-    if before is None or not 0 < event.to < state.index:       # out of range: the rules say so (LOG-12)
+    if before is None or not max(1, state.turn_began) <= event.to < state.index:   # else LOG-12 refuses it
         return None
     back, struck = before(event.to)
     deck = set(back.sides[me].deck)
