@@ -56,7 +56,7 @@ class _Line:
 
     def __init__(self, text: str = "", style: str = "", *, overflow: str | None = None,
                  no_wrap: bool | None = None) -> None:
-        self.plain = text.translate(_STRIPPED)
+        self.plain = text if text.isascii() and text.isprintable() else text.translate(_STRIPPED)
         self.style = style
         self.spans: list[tuple[int, int, str]] = []
         self.overflow = overflow
@@ -67,7 +67,8 @@ class _Line:
 
     def append(self, text: str, style: str | None = None) -> None:
         """``Text.append`` of a string: a style covers what it adds."""
-        text = text.translate(_STRIPPED)
+        if not (text.isascii() and text.isprintable()):    # printable ASCII has nothing to strip
+            text = text.translate(_STRIPPED)
         if text:
             if style:
                 self.spans.append((len(self.plain), len(self.plain) + len(text), style))
@@ -216,6 +217,8 @@ class _Grid:
 def _single_cells(line: str) -> bool:
     """Whether each character of ``line`` takes one cell, as the plain drawing assumes (a tab, a
     wide or a zero-width character: rich draws the board)."""
+    if line.isascii():                       # nothing for _ONE_CELL to map: printable is one cell each
+        return line.isprintable()
     ones = line.translate(_ONE_CELL)
     if ones.isascii() and ones.isprintable():
         return True
