@@ -123,6 +123,8 @@ KEY = N_("1900A ATK in Attack Position · 2000D DEF in Defense Position · ◆2 
 
 def _wrapped(name: str, width: int, lines: int) -> list[str]:
     """``name`` in at most ``lines`` lines of ``width``, the last cut with an ellipsis if need be."""
+    if len(name) <= width and name.isprintable() and name == name.strip(" "):
+        return [name] if name else [""]     # what textwrap gives a line that fits (most names: issue 25)
     out = textwrap.wrap(name, width, break_long_words=True, break_on_hyphens=True) or [""]
     if len(out) > lines:
         last = " ".join(out[lines - 1:])
