@@ -166,3 +166,26 @@ def test_long_lines_are_wrapped_as_rich_wraps_them():
         rich = [piece.plain.rstrip() for piece in Text(line).wrap(_wrapper(width), width, justify="default",
                                                                    overflow="fold", tab_size=8)]
         assert [piece.rstrip() for piece in _folded(line, width)] == rich, (line, width)
+
+
+def test_a_name_that_fits_is_wrapped_as_textwrap_wraps_it():
+    """``_wrapped`` gives a printable name that fits its line as it is, without textwrap (most
+    card names: issue 25); every name, fitting or not, is cut as textwrap cuts it."""
+    import random
+    import textwrap
+
+    from ygoreplay.render import _wrapped
+
+    def wrapped(name: str, width: int, lines: int) -> list[str]:
+        out = textwrap.wrap(name, width, break_long_words=True, break_on_hyphens=True) or [""]
+        if len(out) > lines:
+            out = out[:lines - 1] + [" ".join(out[lines - 1:])[:width - 1] + "…"]
+        return out
+
+    rng = random.Random(25)
+    names = ["Dark Magician", "Blue-Eyes White Dragon", "", " ", "  lead", "trail  ", "a  b", "x" * 10, "x" * 11,
+             "\u3000x", "x\u00a0y", "Tab\tName", "a-b-c-d-e-f-g", "決闘者の名前"]
+    names += ["".join(rng.choice("ab -–\u3000\u00a0\u200b日 \t\n") for _ in range(rng.randint(0, 14))) for _ in range(3000)]
+    for name in names:
+        for width, lines in ((8, 1), (10, 2), (11, 2)):
+            assert _wrapped(name, width, lines) == wrapped(name, width, lines), (name, width, lines)

@@ -925,3 +925,13 @@ def test_format_2_leaves_out_unknown_names_and_gives_them_back():
     stored = [c for c in body["cards"] if c["code"] == 1475311]
     assert stored == [{"code": 1475311, "type": 2}]
     assert loads(data).cards[1475311] == facts
+
+
+def test_lzma_constants_written_out_are_lzmas():
+    """replay_file names lzma's filter and preset flag without importing lzma (a stored board's
+    ``show`` imports the module, never packs a file: issue 25): they must be lzma's own."""
+    import lzma
+
+    from ygoreplay import replay_file
+    assert (replay_file.FILTER_LZMA2, replay_file.PRESET_EXTREME) == (lzma.FILTER_LZMA2, lzma.PRESET_EXTREME)
+    assert replay_file.PRESET == 9 | lzma.PRESET_EXTREME

@@ -242,3 +242,31 @@ def test_every_position_of_real_duels_is_the_full_folds(tmp_path):
                 history.append(event)
                 want = msgpack.unpackb(msgpack.packb(history.state.to_data()))
                 assert msgpack.unpackb(msgpack.packb(reader.state_at(duel, n).to_data())) == want, (duel, n)
+
+
+def test_card_entries_are_kept_by_their_exact_bytes():
+    """A duel's first seek in a process reads its card records' entries once per exact encoding
+    (``store._ENTRY_FACTS``: the duels of a store share most cards, issue 25): an entry equal
+    as Python values but not as bytes (a level of ``true`` where one of 1 was read) is validated
+    afresh, and refused."""
+    from ygoreplay.cards import CardDBError
+    from ygoreplay.store import _card_facts
+    entry = {"code": 89631139, "name": "Blue-Eyes White Dragon", "type": 17, "level": 1, "atk": 3000, "defense": 2500}
+    first = _card_facts(dict(entry))
+    assert first.level == 1 and _card_facts(dict(entry)) is first
+    with pytest.raises(CardDBError, match="level"):
+        _card_facts({**entry, "level": True})
+    assert _card_facts({**entry, "atk": 2999}).atk == 2999
+
+
+def test_the_user_folder_follows_its_settings(monkeypatch, tmp_path):
+    """``data_dir`` is made once per value of its settings (every Store that checks a signature
+    looks for the organiser key there: issue 25), and follows them when they change."""
+    from ygoreplay.files import data_dir
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "a"))
+    assert data_dir() == tmp_path / "a" / "ygoreplay"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "b"))
+    assert data_dir() == tmp_path / "b" / "ygoreplay"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    assert data_dir() == tmp_path / "h" / ".local" / "share" / "ygoreplay"

@@ -222,3 +222,18 @@ def test_a_header_given_another_root_with_its_events_chained_again_is_refused(st
         cold._history(duel, 3, cold.cards_of(duel)[0])             # what a rollback's restore folds
     with pytest.raises(VerificationError, match=f"duel {duel}: its header is not"):
         cold.state_at(duel, 0)
+
+
+def test_an_anchor_altered_after_a_seek_checked_it_is_refused(store_url, store, open_store):
+    """The anchors a seek checked are kept decoded by their stored bytes (``store._HEADS``): the
+    last anchor altered after a seek (its status, its signature and MAC kept) is decoded and
+    checked again, and refused, by the store that checked it and by a new one."""
+    duel = stored_duel(store, "appends of 5")
+    version, anchor = last_anchor(store_url, duel)
+    warm = open_store()
+    warm.state_at(duel, version)                       # the anchor checked, kept
+    anchor["status"]["turn"] += 1
+    set_anchor(store_url, duel, version, anchor)
+    for reader in (warm, open_store()):
+        with pytest.raises(VerificationError, match=f"duel {duel}: "):
+            reader.state_at(duel, version)

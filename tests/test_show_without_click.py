@@ -5,6 +5,7 @@ every language, for positions and ids the store refuses, stores that are missing
 argument shapes left to click, several environments, a closed pipe and a full disk."""
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 
@@ -121,3 +122,28 @@ def test_a_reader_that_left_or_a_full_disk_ends_it_as_click_does(stored):
         results.append((closed, (done.stderr, done.returncode)))
     assert results[0] == results[1]
     assert results[0][1][1] == 2                          # cannot write the output
+
+
+def test_a_resident_shows_a_stored_board_without_click(stored, tmp_path, monkeypatch):
+    """The resident runs ``show DUEL --at N`` as the launcher does, without click's parsing (a
+    quarter of the command's time there: issue 25), and prints what click prints; anything else still goes to
+    click (here a stand-in that only counts)."""
+    from ygoreplay.cli import main
+    from ygoreplay.cli.resident import _command
+    store, duel, count = stored
+    env = environment()
+    expected = both([duel, "--at", "40", "--store", store], env)[1]
+    ran: list[list[str]] = []
+    monkeypatch.setattr(main, "main", lambda args, prog_name: ran.append(args))
+    for name in [name for name in os.environ if name not in env]:
+        monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with open(tmp_path / "out", "w+b") as out, open(tmp_path / "err", "w+b") as err:
+        monkeypatch.setattr("sys.stdout", io.TextIOWrapper(out, encoding="utf-8", errors="strict"))
+        monkeypatch.setattr("sys.stderr", io.TextIOWrapper(err, encoding="utf-8", errors="strict"))
+        code = _command(["show", duel, "--at", "40", "--store", store], "ygoreplay")
+        assert ran == []
+        _command(["show", duel, "--turn", "3", "--store", store], "ygoreplay")
+        assert ran == [["show", duel, "--turn", "3", "--store", store]]
+    assert ((tmp_path / "out").read_bytes(), (tmp_path / "err").read_bytes(), code) == expected

@@ -6,6 +6,7 @@ truncated one (rename is atomic on POSIX and on Windows within one volume).
 """
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from pathlib import Path
@@ -18,8 +19,14 @@ _PIECE = 1 << 20               # what ``read_limited`` reads at a time past a fi
 
 def data_dir() -> Path:
     """The user's ygoreplay folder: ``$XDG_DATA_HOME/ygoreplay`` or ``~/.local/share/ygoreplay``."""
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base) / "ygoreplay"
+    return _data_dir(os.environ.get("XDG_DATA_HOME") or "", os.environ.get("HOME") or "")
+
+
+@functools.lru_cache(maxsize=8)
+def _data_dir(xdg_data_home: str, home: str) -> Path:
+    """``data_dir`` for these two settings, made once: every Store that checks a signature finds
+    its organiser key there, and making the path was a fortieth of showing a board (issue 25)."""
+    return Path(xdg_data_home or Path.home() / ".local" / "share") / "ygoreplay"
 
 
 def version_of(path: str | os.PathLike[str]) -> tuple[int, int, int, int]:

@@ -56,7 +56,7 @@ class _Line:
 
     def __init__(self, text: str = "", style: str = "", *, overflow: str | None = None,
                  no_wrap: bool | None = None) -> None:
-        self.plain = text.translate(_STRIPPED)
+        self.plain = text if text.isascii() and text.isprintable() else text.translate(_STRIPPED)
         self.style = style
         self.spans: list[tuple[int, int, str]] = []
         self.overflow = overflow
@@ -67,7 +67,8 @@ class _Line:
 
     def append(self, text: str, style: str | None = None) -> None:
         """``Text.append`` of a string: a style covers what it adds."""
-        text = text.translate(_STRIPPED)
+        if not (text.isascii() and text.isprintable()):    # printable ASCII has nothing to strip
+            text = text.translate(_STRIPPED)
         if text:
             if style:
                 self.spans.append((len(self.plain), len(self.plain) + len(text), style))
@@ -122,6 +123,8 @@ KEY = N_("1900A ATK in Attack Position · 2000D DEF in Defense Position · ◆2 
 
 def _wrapped(name: str, width: int, lines: int) -> list[str]:
     """``name`` in at most ``lines`` lines of ``width``, the last cut with an ellipsis if need be."""
+    if len(name) <= width and name.isprintable() and name == name.strip(" "):
+        return [name] if name else [""]     # what textwrap gives a line that fits (most names: issue 25)
     out = textwrap.wrap(name, width, break_long_words=True, break_on_hyphens=True) or [""]
     if len(out) > lines:
         last = " ".join(out[lines - 1:])
@@ -216,6 +219,8 @@ class _Grid:
 def _single_cells(line: str) -> bool:
     """Whether each character of ``line`` takes one cell, as the plain drawing assumes (a tab, a
     wide or a zero-width character: rich draws the board)."""
+    if line.isascii():                       # nothing for _ONE_CELL to map: printable is one cell each
+        return line.isprintable()
     ones = line.translate(_ONE_CELL)
     if ones.isascii() and ones.isprintable():
         return True

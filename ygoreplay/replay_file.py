@@ -33,7 +33,6 @@ the one check every append into the store makes too: what the store takes in can
 from __future__ import annotations
 
 import hashlib
-import lzma
 import re
 import struct
 import zlib
@@ -87,7 +86,11 @@ MAX_EVENT_BYTES = 144 << 10
 #: view's disclosures, commitments and renames (a synthetic duel of 100,000 events, ``bench/synthetic.py``:
 #: 15.2 MB of records, a body of 5.0 MB, its views' 12.0 MB).
 MAX_STORED = MAX_EXPANDED * 3 // 4
-_LEGACY_FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME}]
+#: lzma's ``FILTER_LZMA2`` and ``PRESET_EXTREME``, written out: lzma is imported where a body is
+#: packed or unpacked, not with this module, which a stored board's ``show`` imports and never uses
+#: so (issue 25); ``tests/test_replay_file.py`` checks they are lzma's.
+FILTER_LZMA2, PRESET_EXTREME = 0x21, 0x80000000
+_LEGACY_FILTERS = [{"id": FILTER_LZMA2, "preset": 9 | PRESET_EXTREME}]
 _MIN_DICT, _MAX_DICT = 1 << 16, 1 << 26
 
 
@@ -288,6 +291,7 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
     dict_size = min(max(_MIN_DICT, 1 << (len(raw) - 1).bit_length()), _MAX_DICT)
     least = max(-(-len(raw) // EXPANSION), len(raw) - content_bound(len(replay.events), len(replay.cards)),
                 -(-sum(_game_expands(game) for game in replay.games) // EXPANSION))
+    import lzma
     packed = _within_expansion(raw, lzma.compress(raw, format=lzma.FORMAT_RAW, filters=_filters(dict_size, preset)),
                                _filters(dict_size, preset), least)
     if len(raw) > body_bound(len(replay.events), len(replay.cards), len(packed)):    # as ``_read`` bounds it
@@ -328,6 +332,7 @@ def _within_expansion(raw: bytes, packed: bytes, filters: list[dict], least: int
     bytes. Real bodies expand 2.7 to 8.8 times theirs: none is touched."""
     if len(packed) >= least:
         return packed
+    import lzma
     tail = min(least, len(raw))
     head = lzma.compress(raw[:len(raw) - tail], format=lzma.FORMAT_RAW, filters=filters)[:-1]   # less its end
     stored = [raw[at:at + _STORED_CHUNK] for at in range(len(raw) - tail, len(raw), _STORED_CHUNK)]
@@ -367,7 +372,7 @@ def write_pending(path: str | Path, replay: ReplayFile, key: OrganiserKey) -> tu
 
 
 #: LZMA's preset for a file written alone: the smallest (the committed samples are written at it).
-PRESET = 9 | lzma.PRESET_EXTREME
+PRESET = 9 | PRESET_EXTREME
 #: For a batch of imports: on the 100 real EDOPro duels ``dumps`` takes 1.1 ms of CPU a file
 #: against 3.9 at ``PRESET`` for 3.5% more bytes (4,650 against 4,491 a file, a quarter of the
 #: .yrpX's); presets 4 to 9 (bt4 match finder) cost as much as ``PRESET`` and save under 4%.
@@ -375,7 +380,7 @@ BATCH_PRESET = 3
 
 
 def _filters(dict_size: int, preset: int | None = None) -> list[dict]:
-    return [{"id": lzma.FILTER_LZMA2, "preset": PRESET if preset is None else preset, "dict_size": dict_size}]
+    return [{"id": FILTER_LZMA2, "preset": PRESET if preset is None else preset, "dict_size": dict_size}]
 
 
 def _signed_message(signed_part: bytes) -> bytes:
@@ -621,6 +626,7 @@ def _expand(packed: bytes, offset: int, bound: int, filters: list[dict], exact: 
     ``exact``: ``bound`` is what the header declares the body expands to, and the body is
     decompressed into that many bytes in place, a megabyte at a time (at once, liblzma's blocks
     and their joining took twice the body: 185 MB to expand a 1.5 MB file's 92 MB)."""
+    import lzma
     past = False
     try:
         decompressor = lzma.LZMADecompressor(format=lzma.FORMAT_RAW, filters=filters)

@@ -6,7 +6,7 @@ them, and on any view a full record can give.
 """
 from __future__ import annotations
 
-import secrets
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -42,7 +42,7 @@ class Source:
     replay: ReplayFile | None = None
     reverted: dict[int, int] = field(default_factory=dict)
     renames: list = field(default_factory=list)
-    secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
+    secret: bytes = field(default_factory=lambda: os.urandom(32))
     duel_id: str | None = None
     records: list = field(default_factory=list, repr=False)       # a stored duel's, as its anchors vouch
 
@@ -187,7 +187,7 @@ def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
         replay = loaded.native
         if isinstance(replay, ReplayFile):
             return Source(spec, replay.events, replay.cards, replay.view, replay.disclosures, replay,
-                          renames=replay.renames, secret=replay.commit_key or secrets.token_bytes(32))
+                          renames=replay.renames, secret=replay.commit_key or os.urandom(32))
         return Source(spec, loaded.events, loaded.cards)
     if store is None:
         raise SourceError(f"{spec}: no such file")

@@ -53,7 +53,6 @@ import itertools
 import json
 import os
 import re
-import secrets
 import select
 import sqlite3
 import stat
@@ -114,6 +113,12 @@ _POSTGRES_TABLES = {"ygoreplay_events", "ygoreplay_snapshots"}
 _CARD_FACTS: dict[str, tuple[tuple[bytes, ...], tuple[CardDB, bytes, bytes | None]]] = {}
 _CARD_FACTS_KEPT = 256
 _CARD_FACTS_GUARD = threading.Lock()
+#: The facts of a card record's entries, by each entry's exact msgpack bytes (``_card_facts``):
+#: the duels of a store share most of their cards, and validating each again on a duel's first
+#: seek in a process was a twentieth of showing its board (issue 25). Bytes that differ in any
+#: way (a type, a value, an order) are another key, read and validated afresh. CardFacts is frozen.
+_ENTRY_FACTS: dict[bytes, CardFacts] = {}
+_ENTRY_FACTS_KEPT = 16384
 #: Snapshots whose signature (or MAC) held, by (duel, position, digest of the stored row, whether
 #: checked by a holder of the private key): a signature that held once holds on the same bytes, in
 #: any Store of this process (the service and a board open a Store per request; checking it again
@@ -125,6 +130,11 @@ _SIGNED_KEPT = 65536
 #: Anchors whose signature (or MAC) held, by (duel, count, digest of the stored row), as ``_SIGNED``:
 #: a seek checks the anchor at or after its position and the last one (issue 25).
 _ANCHORED: set[tuple[str, int, bytes, bool]] = set()
+#: Anchors whose signature (or MAC) held, decoded, by (duel, version, digest of the stored row):
+#: every seek of a duel checks its last anchor, and decoding it again was most of that check
+#: (issue 25). Another row's bytes are another key: decoded and checked afresh. A Head is frozen
+#: and its ``status`` is never changed by its readers.
+_HEADS: dict[tuple[str, int, bytes], Head] = {}
 #: Header rows found to be the header a signed anchor names, by (duel, digest of the row, the
 #: digest the anchor names): a seek checks its duel's header (``Store._header_named``).
 _NAMED: set[tuple[str, bytes, bytes]] = set()
@@ -258,7 +268,7 @@ class MissingStore(StoreError):
 
 def new_id() -> str:
     """A new stream id: 12 hex digits, 6 random bytes."""
-    return secrets.token_hex(6)
+    return os.urandom(6).hex()
 
 
 def default_store_path() -> Path:
@@ -282,6 +292,19 @@ def _keep_card_facts(duel_id: str, stored: tuple[bytes, ...], found: tuple[CardD
         _CARD_FACTS[duel_id] = (stored, found)
         while len(_CARD_FACTS) > _CARD_FACTS_KEPT:
             del _CARD_FACTS[next(iter(_CARD_FACTS))]
+
+
+def _card_facts(entry: Any) -> CardFacts:
+    """``CardFacts.from_dict`` of one entry of a card record, once per exact encoding of it in
+    this process (``_ENTRY_FACTS``); CardDBError as that for an entry it refuses."""
+    key = msgpack.packb(entry)
+    found = _ENTRY_FACTS.get(key)
+    if found is None:
+        found = CardFacts.from_dict(entry)
+        if len(_ENTRY_FACTS) >= _ENTRY_FACTS_KEPT:
+            _ENTRY_FACTS.clear()
+        _ENTRY_FACTS[key] = found
+    return found
 
 
 @dataclass(frozen=True)
@@ -961,8 +984,8 @@ class Store:
         if times is not None and len(times) != len(events):
             raise ValueError("one recording time per event")
         stream = KINDS[kind]
-        header = Header(title, created or chain.now(), root or secrets.token_bytes(32),
-                        secret or secrets.token_bytes(32), parent, branch_at, source or {}, provenance or {},
+        header = Header(title, created or chain.now(), root or os.urandom(32),
+                        secret or os.urandom(32), parent, branch_at, source or {}, provenance or {},
                         kind)
         duel_id = stream_id or new_id()
         codes = referenced_codes(events)
@@ -1261,7 +1284,7 @@ class Store:
             try:
                 record = msgpack.unpackb(state)
                 batch = record["cards"]
-                facts += [CardFacts.from_dict(c) for c in batch]
+                facts += [_card_facts(c) for c in batch]
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, CardDBError) as exc:
                 raise StoreError(f"duel {duel_id}: its card facts cannot be read ({exc}); run verify") from None
             digest = _chained(digest, batch)
@@ -2284,13 +2307,9 @@ class Store:
             prev = envelope["h"]
         return history.state, Record(at, event, envelope["t"], envelope["p"], prev)
 
-    def _seek_rows(self, duel_id: str, position: int) -> tuple[tuple[bytes, ...], _Row | None, list[_Row],
-                                                               _Row | None, _Row | None, _Row | None, _Row | None]:
-        """In one statement: the states of the duel's card records; its newest snapshot at or
-        before ``position``; the stored rows from that snapshot's event (from the header, version
-        0, when there is none) up to ``position`` and on to the first anchor at or after it, or
-        the first snapshot after it when that comes first; that anchor, the last anchor, that
-        snapshot, and the header (three reads through the recorder were half of a seek: issue 25)."""
+    @functools.cached_property
+    def _seek_sql(self) -> str:
+        """``_seek_rows``'s statement, made once a Store, not at every seek (issue 25)."""
         events, snapshots = self.events.events_table_name, self.snapshots.events_table_name
         if self.backend == "postgresql":
             schema = self.events.datastore.schema
@@ -2319,11 +2338,19 @@ class Store:
                f"coalesce(({anchor}), {_NO_END}) ORDER BY originator_version LIMIT 1) AS n "
                f"UNION ALL SELECT 6 AS part, originator_version AS v, topic, state FROM {events} "
                "WHERE originator_id = ? AND originator_version = 0")
+        return sql.replace("?", "%s") if self.backend == "postgresql" else sql
+
+    def _seek_rows(self, duel_id: str, position: int) -> tuple[tuple[bytes, ...], _Row | None, list[_Row],
+                                                               _Row | None, _Row | None, _Row | None, _Row | None]:
+        """In one statement: the states of the duel's card records; its newest snapshot at or
+        before ``position``; the stored rows from that snapshot's event (from the header, version
+        0, when there is none) up to ``position`` and on to the first anchor at or after it, or
+        the first snapshot after it when that comes first; that anchor, the last anchor, that
+        snapshot, and the header (three reads through the recorder were half of a seek: issue 25)."""
         head = f"{duel_id}/head"
         params = (f"{duel_id}/cards", duel_id, position, duel_id, duel_id, position, head, position,
                   duel_id, position, head, position, head, duel_id, position, head, position, duel_id)
-        if self.backend == "postgresql":
-            sql = sql.replace("?", "%s")
+        sql = self._seek_sql
         try:
             # One statement reads one state of the database: no transaction around it. That saves
             # PostgreSQL two round trips, and SQLite the BEGIN that would evict the statement from
@@ -2332,14 +2359,15 @@ class Store:
                 with self.events.datastore.cursor() as cursor:
                     cursor.execute(sql, params)
                     found = cursor.fetchall()
+                found = [tuple(row.values()) for row in found]        # dicts
             else:
                 with self.events.datastore.get_connection(commit=False) as connection, connection.cursor() as cursor:
+                    cursor.row_factory = None                         # plain tuples, not sqlite3.Row
                     found = cursor.execute(sql, params).fetchall()
         except (PersistenceError, sqlite3.Error) as exc:
             raise StoreError(f"cannot read the store {self.name}: {exc}") from None
         cards, rows, single = [], [], [None] * 7
-        for row in found:
-            part, version, topic, state = row.values() if isinstance(row, dict) else row   # PostgreSQL: dicts
+        for part, version, topic, state in found:
             if part == 0:
                 cards.append((version, bytes(state)))
             elif part == 2:
@@ -2495,18 +2523,24 @@ class Store:
         if row is None:
             return None
         try:
-            head = Head.from_dict(msgpack.unpackb(row.state))
+            digest = hashlib.sha256(row.state).digest()
+            decoded = (duel_id, row.originator_version, digest)
+            head = _HEADS.get(decoded) or Head.from_dict(msgpack.unpackb(row.state))
             signer = self.trusts(head.key) if head.count == row.originator_version else None
             if signer is None:
                 return None
             holder = self._holder(signer.raw)
-            seen = (duel_id, head.count, hashlib.sha256(row.state).digest(), holder is not None)
+            seen = (duel_id, head.count, digest, holder is not None)
             if seen not in _ANCHORED:
                 if not head.signed_by(signer, duel_id, holder):
                     return None
                 if len(_ANCHORED) >= _SIGNED_KEPT:
                     _ANCHORED.clear()
                 _ANCHORED.add(seen)
+            if decoded not in _HEADS:
+                if len(_HEADS) >= _SIGNED_KEPT:
+                    _HEADS.clear()
+                _HEADS[decoded] = head
             return head
         except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
             return None
