@@ -18,8 +18,10 @@ schema per part, dropped at the end), as the multi-process service does.
    bare ``eventsourcing`` recorder, one event per transaction (what the store did once). Every
    duel is then counted (nothing lost or written twice) and verified. The writer processes collect
    garbage as the service's process does (``gc.freeze`` at start, thresholds 50,000/20/100), every
-   kind alike; ``--default-gc`` keeps the collector's defaults. Limits (issue 25): the store's rate
-   >= 0.7x the raw group commit's, append p99 < 50 ms, nothing lost.
+   kind alike; ``--default-gc`` keeps the collector's defaults. With ``--before`` the two trees
+   take turns right after the raw run, round by round (the run there spent 1-10% more CPU an
+   append, whichever tree it was), and their CPU an append is compared round by round. Limits
+   (issue 25): the store's rate >= 0.7x the raw group commit's, append p99 < 50 ms, nothing lost.
 2. **HTTP** (``ygoreplay serve --workers 2``): ``--clients`` recorder clients (default 200), each
    recording its own duel one event per request with ``expected=N``, over keep-alive connections
    of a minimal asyncio HTTP client (so the client, on the same 2 cores, costs as little as it
@@ -206,17 +208,20 @@ def _store_writes(kind: str, url: str, duels: list[str], n_events: int, threads:
 def bench_store(n_duels: int, n_events: int, processes: int, threads: int, rounds: int, bare: bool,
                 before: str | None, service_gc: bool = True) -> None:
     print(f"[store] PostgreSQL, {n_duels} duels x {n_events} events, {processes} processes x {threads} threads, "
-          f"one event per append, round-robin; {rounds} round(s), the kinds interleaved in each; the writer "
+          f"one event per append, round-robin; {rounds} round(s), the kinds interleaved in each"
+          + (", the two trees in the other order each round" if before else "") + "; the writer "
           f"processes' collector {'as the service sets it' if service_gc else 'at its defaults'}")
-    kinds = [("raw", "raw psycopg, group commit of the same payloads", None)]
-    kinds += [("ygoreplay", f"ygoreplay Store, {name} (rules, chain, signed anchor, index; group commit)", tree)
-              for name, tree in trees(before)]
-    if bare:
-        kinds.append(("bare", "bare eventsourcing recorder, one event per transaction", None))
+    raw_kind = ("raw", "raw psycopg, group commit of the same payloads", None)
+    ours = [("ygoreplay", f"ygoreplay Store, {name} (rules, chain, signed anchor, index; group commit)", tree)
+            for name, tree in trees(before)]
+    kinds = [raw_kind, *ours] + ([("bare", "bare eventsourcing recorder, one event per transaction", None)]
+                                 if bare else [])
     runs: dict[str, list[dict]] = {label: [] for _kind, label, _tree in kinds}
     expected = n_duels * n_events
     for r in range(rounds):
-        for kind, label, tree in kinds:
+        # the trees take turns right after the raw run: whichever ran there spent ~5% more CPU an
+        # append (the same tree in both places, or the trees swapped), which read as a regression
+        for kind, label, tree in [raw_kind, *(ours if r % 2 == 0 else ours[::-1]), *kinds[1 + len(ours):]]:
             run = _store_run(kind, tree, n_duels, n_events, processes, threads, service_gc)
             runs[label].append(run)
             lost = expected - run.get("stored", expected)
@@ -245,6 +250,10 @@ def bench_store(n_duels: int, n_events: int, processes: int, threads: int, round
               f"p99 {ms(statistics.median(m['steady99'] for m in mine))}; CPU {cpu * 1e6:.0f} us an append in the "
               f"writer processes ({cpu_raw:.1f}x the raw group commit's); lost {lost}, "
               f"{'met' if lost == 0 else 'NOT met'} (limit 0)")
+    if len(ours) == 2:
+        cpus = [a["cpu"] / b["cpu"] for a, b in zip(runs[ours[0][1]], runs[ours[1][1]])]
+        print(f"  CPU an append in the writer processes, after / before: median {statistics.median(cpus):.2f} "
+              f"(per round {', '.join(f'{x:.2f}' for x in cpus)}; after ran first in rounds 1, 3, ...)")
 
 
 RAW_TABLE = "raw_events"

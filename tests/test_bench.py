@@ -230,3 +230,15 @@ def test_pg_write_prints_a_writes_cpu_and_with_a_tree_before_each_pairs_ratio():
     assert_figures(run_bench("pg_write.py", "--before", str(ROOT)),
                    rf"^  pair 1: a write {NUMBER} -> {NUMBER} us of CPU \({NUMBER}\)",
                    rf"^  a write's CPU, after / before: median {NUMBER} of 1 pairs")
+
+
+def test_service_store_gives_each_tree_the_place_after_the_raw_run_in_turn():
+    """``--only store --before DIR``: the run right after the raw run spent more CPU an append
+    whichever tree it was (#25, eleventh pass: main always there read as a 1.06-1.16x
+    regression), so the trees take that place in turn, and their CPU an append is compared
+    round by round."""
+    out = run_bench("service.py", "--only", "store", "--before", str(ROOT), "--rounds", "2")
+    order = re.findall(r"^  round (\d), ygoreplay Store, (after|before) ", out, re.MULTILINE)
+    assert order == [("1", "after"), ("1", "before"), ("2", "before"), ("2", "after")], out
+    assert_figures(out, rf"^  CPU an append in the writer processes, after / before: median {NUMBER} "
+                        rf"\(per round {NUMBER}, {NUMBER}; after ran first in rounds 1, 3, \.\.\.\)$")
