@@ -404,8 +404,11 @@ TABLE: tuple[Rule, ...] = (
     enforced("SUM-07", "Tribute Summon: declare, Tribute, place; a Tribute's optional 'when sent to the GY' trigger misses the timing.",
              "rules/timing.py", "test_rules_effects.py::test_sum_07_sps_09_an_if_trigger_of_a_tribute_or_a_material_activates",
              "test_rules_effects.py::test_sum_07_a_when_trigger_of_a_tribute_refused"),
-    applied("SUM-08", "A Set monster stays hidden, and a Level 5 or higher one needs its Tributes even when Set.",
-            "a Set is checked as SUM-04; the views hide it from the opponent"),
+    enforced("SUM-08", "A Set monster stays hidden, and a Level 5 or higher one needs its Tributes even when Set "
+             "(a Set the record could not see is judged when an event shows the card; one it knows, as SUM-04).",
+             "rules/summon.py",
+             "test_rule_scenarios_27.py::test_sum_08_a_set_shown_later_that_had_its_tributes_stands_unflagged",
+             "test_rule_scenarios_27.py::test_sum_08_the_same_record_from_a_machine_is_refused_and_an_audit_collects_it"),
     enforced("SUM-09", "A Normal Summon is in Attack; face-up Defense only under an effect, and that is not a Set.",
              "rules/summon.py", "test_rules_summon.py::test_sum_01_sum_09_one_normal_summon_or_set_from_the_hand",
              "test_rules_summon.py::test_sum_09_a_normal_summon_in_defense_needs_an_effect"),

@@ -25,6 +25,7 @@ from ..events import (
     BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FZONE, HAND, MZONE, SZONE, CardsOpened, CardsSealed, Event)
 from ..state import Card, DuelState
 from .base import fail, get_card, handles, impossible
+from .summon import judge_unseen_summon
 
 _PARTS = ("main", "extra")
 
@@ -52,7 +53,10 @@ def bind(state: DuelState, ev: Event, pairs: Iterable[tuple[str, int]]) -> None:
         if any(bound is card for bound, _, _ in bindings):
             impossible(state, ev, "LOG-04", say("{card_id} is shown twice in one event", card_id=card_id))
         bindings.append((card, facts, _listed(state, ev, card, facts, bindings)))
+        if card.unseen_summon is not None:
+            judge_unseen_summon(state, ev, card, facts)   # SUM-08: its Level now tells
     for card, facts, twin in bindings:
+        card.unseen_summon = None
         if twin is not None:                     # the copy the list already gave is this one
             twin.code, twin.facts = 0, state.unknown
         else:
