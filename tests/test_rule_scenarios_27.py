@@ -1,14 +1,17 @@
 """Duel scenarios a head judge rules on, recorded as a table's recorder writes them (issue 25,
 eleventh pass: judge11).
 
-First the finding: a monster Set (or Normal Summoned) while the record did not know the card (a
-recorder who sees only public cards writes the opponent's Set card as passcode 0) was never
-judged once an event showed it. A Level 6 monster Set with no Tribute, flipped face-up two turns
-later, stood unflagged; a judge rules that Set illegal (SUM-08: a Level 5 or higher monster needs
-its Tributes even when Set; its Level stays hidden, not its Tributes). The engine now remembers
-such a summon on the card and judges it at the first event that shows it (``rules.identity.bind``
-calls ``rules.summon.judge_unseen_summon``): flagged in a witnessed duel, refused in a machine's
-record, collected by an audit, as PEN-02 is for a card a decklist does not hold.
+First the finding: a card Set (or Normal Summoned) while the record did not know it (a recorder
+who sees only public cards writes the opponent's Set card as passcode 0) was never judged once an
+event showed it. A Level 6 monster Set with no Tribute, flipped face-up two turns later, stood
+unflagged; a judge rules that Set illegal (SUM-08: a Level 5 or higher monster needs its Tributes
+even when Set; its Level stays hidden, not its Tributes). Likewise a face-down card in a Spell &
+Trap Zone destroyed and shown to be a monster (SPELL-03, PEND-01), or a Trap in the Field Zone
+(ZONE-10): the rule was listed undecided at the Set and never called. The engine now remembers
+such a play on the card and judges it at the first event that shows it (``rules.identity.bind``:
+``rules.summon.judge_unseen_summon``, ``rules.spell_trap.judge_unseen_set``): flagged in a witnessed
+duel, refused in a machine's record, collected by an audit, as PEN-02 is for a card a decklist
+does not hold.
 
 Then scenarios of the areas the earlier passes covered least, each as a judge rules it: the legal
 play accepted unflagged, the illegal one refused (or flagged) with the rule that forbids it. These
@@ -167,6 +170,45 @@ def test_sum_08_what_waits_to_be_judged_survives_a_snapshot_and_checkpoints(monk
     rollback = ev("rolled_back", to=len(before), judge="A. Judge", reason="the flip came later")
     h = history([*before, shown(FLIP, SUMMONED_SKULL), rollback, shown(FLIP, SUMMONED_SKULL)])
     assert [(f.index, f.rule) for f in h.flags] == [(len(before), "SUM-08"), (len(before) + 2, "SUM-08")]
+
+
+SET_FACE_DOWN = ev("spell_trap_set", player=1, card="p1.m0", zone=1)             # #15
+DESTROYED = ev("card_moved", card="p1.m0", to=[1, "gy"], reason="destroyed", cause="p0.m0")
+
+
+@pytest.mark.parametrize("set_event, code, rule, says", [
+    pytest.param(SET_FACE_DOWN, VORSE, "SPELL-03", "Vorse Raider, Set at #15 while the record did not know it, "
+                 "is a monster and cannot be Set in a Spell & Trap Zone", id="monster-in-a-spell-trap-zone"),
+    pytest.param(SET_FACE_DOWN, ODD_EYES, "PEND-01", "is a monster and cannot be Set",
+                 id="pendulum-monster-shown-by-an-effect"),
+    pytest.param({**SET_FACE_DOWN, "field_zone": True, "zone": 0}, MIRROR_FORCE, "ZONE-10",
+                 "is not a Field Spell: not the Field Zone", id="trap-in-the-field-zone"),
+])
+def test_spell_03_zone_10_a_face_down_card_set_unseen_is_judged_when_destroyed_and_shown_refused(
+        set_event: dict, code: int, rule: str, says: str) -> None:
+    """SPELL-03, PEND-01, ZONE-10: player 1 Sets a card the recorder cannot see; on turn 3 an
+    effect destroys it and it is shown going to the GY (or an effect shows it): a monster was Set in
+    a Spell & Trap Zone (a Pendulum monster cannot be Set there either), a Trap in the Field Zone. Flagged
+    when witnessed, refused in a machine's record. Before: undecided at the Set, never called."""
+    shows = {"p1.m0": code}
+    reveal = (ev("card_revealed", cards=["p1.m0"], cause="p0.m0", shows=shows) if rule == "PEND-01"
+              else {**DESTROYED, "shows": shows})   # destroyed, a Pendulum would go to the Extra Deck (PEND-05)
+    events = [*table(), set_event, *next_turns(0), reveal]
+    h = history(events)
+    assert [(f.index, f.rule) for f in h.flags] == [(len(events) - 1, rule)] and says in h.flags[0].message
+    v = refused_at([table(witnessed=False)[0], *events[1:]])
+    assert (v.rule, v.index) == (rule, len(events) - 1) and says in v.message
+
+
+@pytest.mark.parametrize("set_event, code", [
+    pytest.param(SET_FACE_DOWN, MIRROR_FORCE, id="trap"),
+    pytest.param({**SET_FACE_DOWN, "field_zone": True, "zone": 0}, 18161786, id="field-spell-in-the-field-zone"),
+])
+def test_spell_03_zone_10_a_face_down_card_set_unseen_shown_where_it_belongs(set_event: dict, code: int) -> None:
+    """SPELL-03, ZONE-10: a Trap Set in a Spell & Trap Zone, a Field Spell (Mystic Plasma Zone) in
+    the Field Zone, shown once destroyed: legal, nothing flagged."""
+    h = history([*table(), set_event, *next_turns(0), {**DESTROYED, "shows": {"p1.m0": code}}])
+    assert h.flags == [] and h.state.cards["p1.m0"].zone == "gy"
 
 
 def test_sum_08_a_card_set_while_known_is_judged_at_its_set_not_again() -> None:

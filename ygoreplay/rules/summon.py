@@ -110,7 +110,7 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     card.summon_method = "set" if position == SET else "normal"
     card.properly_summoned = True
     if card.facts is state.unknown and ev.cite is None:     # its Level is judged once it is shown (SUM-08)
-        card.unseen_summon = (state.index, len(ev.tributes), position == SET)
+        card.unseen_play = (state.index, "set" if position == SET else "summon", len(ev.tributes))
     side.normal_summon_turn = state.turn
     # SUM-02/03: a Set is not a "Summon", so there is nothing to negate (summon_negated refuses it).
     state.summon_window = None if position == SET else card.id
@@ -123,7 +123,8 @@ def judge_unseen_summon(state: DuelState, ev: Event, card: Card, facts: CardFact
     even when Set (SUM-04 for a Normal Summon the record did not see). The first event that shows
     a card Normal Summoned or Set while the record did not know it (``rules.identity.bind``) tells
     its Level, and so judges that summon: what was played there is called here, naming it."""
-    index, count, was_set = card.unseen_summon
+    index, how, count = card.unseen_play
+    was_set = how == "set"
     what = "Set" if was_set else "Normal Summoned"
     if not facts.is_monster or facts.is_extra_deck:
         fail(state, ev, "SUM-01", say("{name}, {what} at #{index}, cannot be Normal Summoned or Set: only Main "
