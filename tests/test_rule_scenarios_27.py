@@ -13,6 +13,10 @@ such a play on the card and judges it at the first event that shows it (``rules.
 duel, refused in a machine's record, collected by an audit, as PEN-02 is for a card a decklist
 does not hold.
 
+Second: the End Phase's hand adjustment was accepted while a chain was still open (a Mystical
+Space Typhoon activated in the End Phase, unresolved); the hand is adjusted as the End Phase
+finishes, after its effects (TURN-08), so that discard is refused now (HAND-01, rules/turn.py).
+
 Then scenarios of the areas the earlier passes covered least, each as a judge rules it: the legal
 play accepted unflagged, the illegal one refused (or flagged) with the rule that forbids it. These
 held on the old code; they are kept as the judge's rulings.
@@ -242,6 +246,21 @@ def test_hand_01_seven_cards_at_the_end_discard_exactly_one() -> None:
     refused_with([position(hand, phase="main2"), discard("h0")], "HAND-01", "not in the Main Phase 2")
     refused_with([position(hand, phase="main2"), phase("end"), discard("h0", "h1")], "HAND-01",
                  "discard down to exactly 6, not 5")
+
+
+def test_hand_01_turn_08_the_hand_is_adjusted_once_the_end_phases_chain_has_resolved() -> None:
+    """HAND-01, TURN-08: player 0 activates Mystical Space Typhoon in the End Phase; the hand (7
+    cards) is adjusted as the End Phase finishes, after that chain has resolved: a discard while
+    the chain is still open is refused. Before: accepted."""
+    hand = {"hand": [*(c(CELTIC, f"h{i}") for i in range(7)), c(MST, "mst")]}
+    board = position(hand, {"szone": [c(MIRROR_FORCE, "mf", position="set")]}, phase="end")
+    typhoon = ev("activated", card="mst", zone=0, targets=["mf"])
+    resolved = [ev("chain_link_resolved", link=1),
+                ev("card_moved", card="mf", to=[1, "gy"], reason="destroyed", cause="mst"),
+                ev("card_moved", card="mst", to=[0, "gy"], reason="resolved"), ev("chain_ended")]
+    state = fold(board, typhoon, *resolved, discard("h0"), turn_started(1, 3))
+    assert len(state.sides[0].hand) == 6 and state.turn == 3
+    refused_with([board, typhoon, discard("h0")], "HAND-01", "once every chain has resolved: a chain of 1 link(s)")
 
 
 BATTLE_BOARD = position({"mzone": [c(BATTLE_OX, "ox"), c(VORSE, "vorse")]},
