@@ -15,7 +15,9 @@ does not hold.
 
 Second: the End Phase's hand adjustment was accepted while a chain was still open (a Mystical
 Space Typhoon activated in the End Phase, unresolved); the hand is adjusted as the End Phase
-finishes, after its effects (TURN-08), so that discard is refused now (HAND-01, rules/turn.py).
+finishes, after its effects (TURN-08), so that discard is refused now (HAND-01, rules/turn.py). Third, likewise, damage calculation
+was accepted with a chain of the Damage Step still open (Kuriboh discarded, unresolved): the chain
+resolves first, and damage calculation is not interrupted (BATTLE-11, NIS-03, rules/battle.py).
 
 Then scenarios of the areas the earlier passes covered least, each as a judge rules it: the legal
 play accepted unflagged, the illegal one refused (or flagged) with the rule that forbids it. These
@@ -267,6 +269,23 @@ BATTLE_BOARD = position({"mzone": [c(BATTLE_OX, "ox"), c(VORSE, "vorse")]},
                         {"mzone": [c(CELTIC, "cel"), c(KURIBOH, "kb")]}, phase="battle", step="battle")
 REPLAY = [BATTLE_BOARD, attack("ox", "cel"), ev("card_moved", card="cel", to=[1, "gy"], reason="destroyed",
                                                 cause="x")]
+
+
+def test_battle_11_nis_03_damage_is_calculated_after_the_damage_steps_chain_resolves() -> None:
+    """BATTLE-11, NIS-03: Vorse Raider attacks Celtic Guardian; in the Damage Step player 1
+    discards Kuriboh (its Quick Effect: no battle damage). Its link resolves before damage
+    calculation, which nothing interrupts: damage calculated with the chain still open is refused
+    (before: accepted, the link left to resolve after the damage). Resolved first, the calculation
+    stands (the battle damage Kuriboh prevents is the cited effect's, GEN-01)."""
+    board = position({"mzone": [c(VORSE, "v")]}, {"mzone": [c(CELTIC, "cel")], "hand": [c(KURIBOH, "kb")]},
+                     phase="battle", step="battle")
+    kuriboh = [attack("v", "cel"), step("damage"),
+               ev("activated", player=1, card="kb", effect_type="quick",
+                  costs=[{"card": "kb", "to": "gy", "reason": "discarded"}])]
+    refused_with([board, *kuriboh, calc(["cel"], (0, 500))], "BATTLE-11", "a chain of 1 link(s) is open")
+    state = fold(board, *kuriboh, ev("chain_link_resolved", link=1), ev("chain_ended"),
+                 calc(["cel"], (0, 0), cite={"card": "kb", "effect": "no battle damage"}))
+    assert state.attack.calculated and state.attack.pending_damage == [0, 0]
 
 
 def test_battle_07_an_attack_forfeited_in_a_replay_is_spent_and_fixes_the_position() -> None:
