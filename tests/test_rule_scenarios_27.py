@@ -18,6 +18,9 @@ Space Typhoon activated in the End Phase, unresolved); the hand is adjusted as t
 finishes, after its effects (TURN-08), so that discard is refused now (HAND-01, rules/turn.py). Third, likewise, damage calculation
 was accepted with a chain of the Damage Step still open (Kuriboh discarded, unresolved): the chain
 resolves first, and damage calculation is not interrupted (BATTLE-11, NIS-03, rules/battle.py).
+Fourth, a Pendulum Summon of several monsters negated for one of them only, the others left on
+the field, was accepted; a negated summon of several monsters negates them all (PEND-04,
+rules/summon.py, judged at the event after the last ``summon_negated``).
 
 Then scenarios of the areas the earlier passes covered least, each as a judge rules it: the legal
 play accepted unflagged, the illegal one refused (or flagged) with the rule that forbids it. These
@@ -372,14 +375,40 @@ def test_link_01_05_xyz_02_extra_deck_summons_refused(p0: dict, p1: dict, summon
     refused_with([position(p0, p1), summon], rule, says)
 
 
+SCALES = {"szone": [c(STARGAZER, "sg", position="faceup"), None, None, None, c(TIMEGAZER, "tg", position="faceup")]}
+PENDULUM_THREE = [position({**SCALES, "hand": [c(CELTIC, "cel"), c(ODD_EYES, "odd"), c(VORSE, "v")]},
+                          {"szone": [c(41420027, "solemn", position="set")]}),
+                 ev("special_summoned", card="cel", zone=0, method="pendulum"),
+                 ev("special_summoned", card="odd", zone=1, method="pendulum", together=True),
+                 ev("special_summoned", card="v", zone=2, method="pendulum", together=True)]
+NEGATED = [ev("summon_negated", card=card, cause="solemn") for card in ("cel", "odd", "v")]
+
+
+def test_pend_04_a_negated_pendulum_summon_sends_all_its_monsters_to_the_gy() -> None:
+    """PEND-04: Solemn Judgment negates player 0's Pendulum Summon of three monsters: all three go
+    to the GY (Odd-Eyes too, not the Extra Deck), each negated in turn; play goes on."""
+    state = fold(*PENDULUM_THREE, *NEGATED, phase("battle"))
+    assert [state.cards[card].zone for card in ("cel", "odd", "v")] == ["gy", "gy", "gy"]
+    assert not state.cards["odd"].properly_summoned
+
+
+@pytest.mark.parametrize("negated, then", [
+    pytest.param(NEGATED[:1], phase("battle"), id="one-of-three-then-the-battle-phase"),
+    pytest.param(NEGATED[:2], ev("activated", card="sg", effect_type="ignition"), id="two-of-three-then-an-activation"),
+])
+def test_pend_04_a_monster_of_a_negated_pendulum_summon_left_on_the_field_refused(negated: list[dict],
+                                                                                  then: dict) -> None:
+    """PEND-04: the record negated one (or two) of the three monsters and moved on: the rest of the
+    negated summon is still on the field. Refused at the event that moves on, naming what was left.
+    Before: accepted (coverage said "that all of one summon are negated is not checked")."""
+    refused_with([*PENDULUM_THREE, *negated, then], "PEND-04", "v too)")
+
+
 def test_link_04_token_03_a_token_is_a_link_material_and_vanishes() -> None:
     """LINK-04, TOKEN-03: a Sheep Token may be Link material; it vanishes off the field (TOKEN-02)."""
     state = fold(position({"mzone": [c(SHEEP_TOKEN, "sheep")], "extra": [c(LINK_SPIDER, "spider")]}),
                  ev("special_summoned", card="spider", zone=5, method="link", materials=["sheep"]))
     assert "sheep" not in state.cards and state.cards["spider"].summon_method == "link"
-
-
-SCALES = {"szone": [c(STARGAZER, "sg", position="faceup"), None, None, None, c(TIMEGAZER, "tg", position="faceup")]}
 
 
 def test_zone_07_pend_03_a_pendulum_from_the_extra_deck_goes_to_the_extra_monster_zone() -> None:

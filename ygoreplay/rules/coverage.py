@@ -520,8 +520,10 @@ TABLE: tuple[Rule, ...] = (
     enforced("PEND-03", "Pendulum Summon: your Main Phase, once per turn, both Scales set, Levels strictly between, from hand or face-up Extra Deck.",
              "rules/summon.py", "test_rules_summon.py::test_pend_03_sps_02_one_pendulum_summon_of_several_monsters",
              "test_rules_summon.py::test_pend_03_sps_02_pendulum_summon_refused"),
-    applied("PEND-04", "A negated Pendulum Summon sends all its monsters to the GY, Pendulums included.",
-            "summon_negated sends each to the GY, not the Extra Deck; that all of one summon are negated is not checked"),
+    enforced("PEND-04", "A negated Pendulum Summon sends all its monsters to the GY, Pendulums included (each "
+             "negated in turn: one left on the field is refused).", "rules/summon.py",
+             "test_rule_scenarios_27.py::test_pend_04_a_negated_pendulum_summon_sends_all_its_monsters_to_the_gy",
+             "test_rule_scenarios_27.py::test_pend_04_a_monster_of_a_negated_pendulum_summon_left_on_the_field_refused"),
     enforced("PEND-05", "A Pendulum monster leaving the field for the GY goes face-up to its owner's Extra Deck instead "
              "(not one whose activation as a Spell was negated, PEND-01).",
              "rules/chain.py rules/outcome.py", "test_rules_battle.py::test_pend_05_pendulum_destroyed_by_battle_goes_to_extra_deck",

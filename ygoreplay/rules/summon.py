@@ -694,6 +694,18 @@ def summon_negated(state: DuelState, ev: SummonNegated) -> None:
     state.summon_window = None
 
 
+def negation_unfinished(state: DuelState, ev: Event) -> None:
+    """PEND-04: a negated Pendulum Summon destroys all its monsters, not some. The record negates
+    them one by one, in consecutive ``summon_negated`` events; ``ev``, of another kind right after
+    one, ends that negation: any monster of the summon still on the field was left behind."""
+    left = [card for card in map(state.cards.get, state.summon_group) if card is not None and card.zone == MZONE]
+    if left:
+        fail(state, ev, "PEND-04", say("the summon that brought {names} was negated: a negated summon of several "
+                                       "monsters at once negates them all (record summon_negated for {rest} too)",
+                                       names=", ".join(card.name for card in left),
+                                       rest=", ".join(card.id for card in left)))
+
+
 @handles(TokenCreated)
 def token_created(state: DuelState, ev: TokenCreated) -> None:
     player = player_of(state, ev)
