@@ -20,7 +20,9 @@ was accepted with a chain of the Damage Step still open (Kuriboh discarded, unre
 resolves first, and damage calculation is not interrupted (BATTLE-11, NIS-03, rules/battle.py).
 Fourth, a Pendulum Summon of several monsters negated for one of them only, the others left on
 the field, was accepted; a negated summon of several monsters negates them all (PEND-04,
-rules/summon.py, judged at the event after the last ``summon_negated``).
+rules/summon.py, judged at the event after the last ``summon_negated``). Fifth, a summon negated
+after both players had passed on it (the window closed, the summon succeeded) was accepted; it is
+refused now (SPS-11, rules/summon.py).
 
 Then scenarios of the areas the earlier passes covered least, each as a judge rules it: the legal
 play accepted unflagged, the illegal one refused (or flagged) with the rule that forbids it. These
@@ -376,6 +378,27 @@ def test_link_01_05_xyz_02_extra_deck_summons_refused(p0: dict, p1: dict, summon
 
 
 SCALES = {"szone": [c(STARGAZER, "sg", position="faceup"), None, None, None, c(TIMEGAZER, "tg", position="faceup")]}
+SUMMON_BOARD = position({"hand": [c(CELTIC, "cel")]}, {"szone": [c(41420027, "solemn", position="set")]})
+CELTIC_SUMMONED = ev("normal_summoned", card="cel", zone=0)
+PASS = [ev("priority_passed", player=0), ev("priority_passed", player=1)]
+SOLEMN_NEGATES = ev("summon_negated", card="cel", cause="solemn")
+
+
+def test_sps_11_sum_03_a_normal_summon_negated_as_it_is_attempted() -> None:
+    """SUM-03, SPS-11: player 1 answers Celtic Guardian's Normal Summon with Solemn Judgment at
+    once, or after player 0 alone has passed: negated, to the GY, no Normal Summon again."""
+    for before in ([], PASS[:1]):
+        state = fold(SUMMON_BOARD, CELTIC_SUMMONED, *before, SOLEMN_NEGATES)
+        assert state.cards["cel"].zone == "gy" and state.sides[0].summon_negated_turn == 2
+
+
+def test_sps_11_a_summon_both_players_passed_on_cannot_be_negated_refused() -> None:
+    """SPS-11, PRIO-03: both players passed after the Normal Summon: it has succeeded, and the
+    summon negation window is over; Solemn Judgment then is refused. Before: accepted."""
+    refused_with([SUMMON_BOARD, CELTIC_SUMMONED, *PASS, SOLEMN_NEGATES], "SPS-11",
+                 "both players passed after Celtic Guardian was summoned")
+
+
 PENDULUM_THREE = [position({**SCALES, "hand": [c(CELTIC, "cel"), c(ODD_EYES, "odd"), c(VORSE, "v")]},
                           {"szone": [c(41420027, "solemn", position="set")]}),
                  ev("special_summoned", card="cel", zone=0, method="pendulum"),

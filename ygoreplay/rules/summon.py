@@ -680,6 +680,9 @@ def summon_negated(state: DuelState, ev: SummonNegated) -> None:
                                       "attempted", name=card.name))
     elif card.summon_method == "effect":
         fail(state, ev, "SPS-11", N_("a Special Summon by a resolving effect cannot be negated"))
+    elif state.passes >= 2:                      # PRIO-03: both declined to answer it; it was summoned
+        fail(state, ev, "SPS-11", say("both players passed after {name} was summoned: the summon has succeeded "
+                                      "and can no longer be negated", name=card.name))
     if card.zone != MZONE:
         impossible(state, ev, "LOG-02", say("{id} is not on the field", id=card.id))
     if card.summon_method == "normal":
