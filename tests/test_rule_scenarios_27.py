@@ -22,7 +22,8 @@ Fourth, a Pendulum Summon of several monsters negated for one of them only, the 
 the field, was accepted; a negated summon of several monsters negates them all (PEND-04,
 rules/summon.py, judged at the event after the last ``summon_negated``). Fifth, a summon negated
 after both players had passed on it (the window closed, the summon succeeded) was accepted; it is
-refused now (SPS-11, rules/summon.py).
+refused now (SPS-11, rules/summon.py). Sixth, an activation targeting a card banished face-down
+was accepted; such a card is unaffected by targeting (ZONE-15, rules/chain.py, beside TERM-05).
 
 Then scenarios of the areas the earlier passes covered least, each as a judge rules it: the legal
 play accepted unflagged, the illegal one refused (or flagged) with the rule that forbids it. These
@@ -227,6 +228,26 @@ def test_sum_08_a_card_set_while_known_is_judged_at_its_set_not_again() -> None:
     p1 = {"hand": [c(SUMMONED_SKULL, "skull")]}
     refused_with([position({}, p1, turn_player=1), ev("monster_set", player=1, card="skull", zone=2)],
                  "SUM-04", "Summoned Skull is Level 6 and needs 1 Tribute(s), not 0")
+
+
+# == ZONE-15: a card banished face-down is not targeted =============================================
+
+BANISHED_TWO = position({"hand": [c(MST, "mst")]},
+                        {"banished": [c(MST, "up", position="faceup"), c(MST, "down", position="facedown")]})
+
+
+def test_zone_15_term_05_a_face_up_banished_card_may_be_targeted() -> None:
+    """ZONE-15, TERM-05: a face-up banished card is public: an effect may target it."""
+    state = fold(BANISHED_TWO, ev("activated", card="mst", zone=0, targets=["up"]))
+    assert state.chain[0].targets == ("up",)
+
+
+def test_zone_15_a_card_banished_face_down_cannot_be_targeted_refused() -> None:
+    """ZONE-15: a face-down banished card is seen by its owner only and is unaffected by targeting:
+    an activation targeting it is refused. Before: accepted (only the hand, Deck and face-down
+    Extra Deck were hidden to TERM-05)."""
+    refused_with([BANISHED_TWO, ev("activated", card="mst", zone=0, targets=["down"])], "ZONE-15",
+                 "down is banished face-down: only its owner sees it, and it cannot be targeted")
 
 
 # == Turn structure, hand size, Battle Phase (TURN, HAND, NIS-04, BATTLE) =============================

@@ -331,8 +331,10 @@ TABLE: tuple[Rule, ...] = (
     enforced("ZONE-14", "Hand size, GY contents and LP are public, and LP must be stated correctly.", "rules/outcome.py",
              "test_rules_zones.py::test_zone_14_lp_change_stated_correctly",
              "test_rules_zones.py::test_zone_14_lp_and_random_results_refused"),
-    recorded("ZONE-15", "Banished cards are face-up and public, unless banished face-down (seen by the owner only).",
-             "card_moved to the banished zone carries the position; nothing checks who banishes face-down"),
+    enforced("ZONE-15", "Banished cards are face-up and public, unless banished face-down (seen by the owner only, "
+             "never targeted).", "rules/chain.py",
+             "test_rule_scenarios_25.py::test_zone_15_a_banished_card_is_public_unless_banished_face_down",
+             "test_rule_scenarios_27.py::test_zone_15_a_card_banished_face_down_cannot_be_targeted_refused"),
     applied("ZONE-16", "'On the field' excludes the GY, Deck, banished zone, hand, Extra Deck and Xyz materials.",
             "the fold's field is Monster, Spell & Trap and Field Zones; materials are under their monster (XMAT-02)"),
     # -- 9. Turn structure, phases and hand size ------------------------------------------------
