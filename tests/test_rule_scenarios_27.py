@@ -13,17 +13,21 @@ such a play on the card and judges it at the first event that shows it (``rules.
 duel, refused in a machine's record, collected by an audit, as PEN-02 is for a card a decklist
 does not hold.
 
-Second: the End Phase's hand adjustment was accepted while a chain was still open (a Mystical
-Space Typhoon activated in the End Phase, unresolved); the hand is adjusted as the End Phase
-finishes, after its effects (TURN-08), so that discard is refused now (HAND-01, rules/turn.py). Third, likewise, damage calculation
-was accepted with a chain of the Damage Step still open (Kuriboh discarded, unresolved): the chain
-resolves first, and damage calculation is not interrupted (BATTLE-11, NIS-03, rules/battle.py).
-Fourth, a Pendulum Summon of several monsters negated for one of them only, the others left on
-the field, was accepted; a negated summon of several monsters negates them all (PEND-04,
-rules/summon.py, judged at the event after the last ``summon_negated``). Fifth, a summon negated
-after both players had passed on it (the window closed, the summon succeeded) was accepted; it is
-refused now (SPS-11, rules/summon.py). Sixth, an activation targeting a card banished face-down
-was accepted; such a card is unaffected by targeting (ZONE-15, rules/chain.py, beside TERM-05).
+Then five plays at the table a judge refuses and the engine accepted:
+
+* HAND-01, TURN-08: the End Phase's hand adjustment with a chain still open (a Mystical Space
+  Typhoon activated in the End Phase, unresolved): the hand is adjusted as the End Phase finishes,
+  after its effects (rules/turn.py).
+* BATTLE-11, NIS-03: damage calculation with a chain of the Damage Step still open (Kuriboh
+  discarded, unresolved): the chain resolves first, and nothing interrupts damage calculation
+  (rules/battle.py).
+* PEND-04: a Pendulum Summon of several monsters negated for one of them only, the others left on
+  the field: a negated summon of several monsters negates them all (rules/summon.py, judged at the
+  event after the last ``summon_negated``).
+* SPS-11: a summon negated after both players had passed on it: the window had closed, the summon
+  had succeeded (rules/summon.py).
+* ZONE-15: an activation targeting a card banished face-down: such a card is unaffected by
+  targeting (rules/chain.py, beside TERM-05's hidden zones).
 
 Then scenarios of the areas the earlier passes covered least, each as a judge rules it: the legal
 play accepted unflagged, the illegal one refused (or flagged) with the rule that forbids it. These
