@@ -151,6 +151,18 @@ def test_sum_08_a_set_shown_later_that_had_its_tributes_stands_unflagged(set_eve
     assert h.flags == [] and h.state.cards["p1.m0"].code == code
 
 
+def test_sum_04_a_normal_summon_the_record_did_not_see_is_judged_when_shown() -> None:
+    """SUM-04: a face-up Normal Summon entered without naming the card (the recorder did not read
+    it), Tributing a monster; shown later by an effect to be Vorse Raider, Level 4: it takes no
+    Tribute. Undecided at the summon, flagged when shown."""
+    summon = ev("normal_summoned", player=1, card="p1.m0", zone=2, tributes=["p1.m9"])
+    h = history([*table(), TRIBUTE_ON_FIELD, summon,
+                 ev("card_revealed", cards=["p1.m0"], cause="p0.m0", shows={"p1.m0": VORSE})])
+    assert "SUM-04" in {u.rule for u in h.undecided if u.index == 16}
+    assert [(f.index, f.rule) for f in h.flags] == [(17, "SUM-04")]
+    assert "Vorse Raider, Normal Summoned at #16 while the record did not know it, is Level 4" in h.flags[0].message
+
+
 def test_sum_08_sps_13_a_ritual_monster_set_unseen_is_flagged_when_shown() -> None:
     """SPS-13: a Ritual monster is Special Summoned only its own way; Set unseen and shown by a
     card_revealed (a confirming effect), the Set is flagged as SPS-13."""
