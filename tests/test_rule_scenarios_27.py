@@ -84,7 +84,7 @@ def next_turns(*players: int, first: int = 3) -> list[dict]:
 #: A monster of player 1's on the field to Tribute (a judge's fix, cited: how it came is not the point).
 TRIBUTE_ON_FIELD = ev("card_moved", card="p1.m9", to=[1, "mzone", 0], reason="rule", shows={"p1.m9": CELTIC},
                       cite={"card": "p1.m9", "effect": "a judge's fix"})
-SET_NO_TRIBUTE = ev("monster_set", player=1, card="p1.m0", zone=2)            # #15
+SET_NO_TRIBUTE = ev("monster_set", player=1, card="p1.m0", zone=2)            # #15 after table()
 FLIP = ev("position_changed", player=1, card="p1.m0", position="attack")      # a Flip Summon, turn 4
 
 
@@ -161,6 +161,15 @@ def test_sum_04_a_normal_summon_the_record_did_not_see_is_judged_when_shown() ->
     assert "SUM-04" in {u.rule for u in h.undecided if u.index == 16}
     assert [(f.index, f.rule) for f in h.flags] == [(17, "SUM-04")]
     assert "Vorse Raider, Normal Summoned at #16 while the record did not know it, is Level 4" in h.flags[0].message
+
+
+def test_sum_08_a_level_an_effect_gave_the_unseen_card_was_judged_at_its_set() -> None:
+    """SUM-08: an effect made the unseen card in the hand Level 4 (its
+    stats_changed, cited); Set with no Tribute, it was judged at the Set by that Level. Shown later
+    as Summoned Skull (printed Level 6), the Set is not judged again by its printed Level."""
+    made_level_4 = ev("stats_changed", card="p1.m0", level=4, cause="p1.m1")
+    h = history([*table(), made_level_4, SET_NO_TRIBUTE, *next_turns(0, 1), shown(FLIP, SUMMONED_SKULL)])
+    assert h.flags == []
 
 
 def test_sum_08_sps_13_a_ritual_monster_set_unseen_is_flagged_when_shown() -> None:

@@ -109,7 +109,9 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     card.summoned_turn, card.summoned_by = state.turn, player
     card.summon_method = "set" if position == SET else "normal"
     card.properly_summoned = True
-    if card.facts is state.unknown and ev.cite is None:     # its Level is judged once it is shown (SUM-08)
+    # SUM-08: a card the record does not know is judged once an event shows it (a Level an effect
+    # gave it, or a cited effect, was judged here)
+    if card.facts is state.unknown and card.level is None and ev.cite is None:
         card.unseen_play = (state.index, "set" if position == SET else "summon", len(ev.tributes))
     side.normal_summon_turn = state.turn
     # SUM-02/03: a Set is not a "Summon", so there is nothing to negate (summon_negated refuses it).
