@@ -164,8 +164,8 @@ def test_sum_04_a_normal_summon_the_record_did_not_see_is_judged_when_shown() ->
 
 
 def test_sum_08_a_level_an_effect_gave_the_unseen_card_was_judged_at_its_set() -> None:
-    """SUM-08: an effect made the unseen card in the hand Level 4 (its
-    stats_changed, cited); Set with no Tribute, it was judged at the Set by that Level. Shown later
+    """SUM-08: an effect made the unseen card in the hand Level 4 (a stats_changed naming its
+    cause); Set with no Tribute, it was judged at the Set by that Level. Shown later
     as Summoned Skull (printed Level 6), the Set is not judged again by its printed Level."""
     made_level_4 = ev("stats_changed", card="p1.m0", level=4, cause="p1.m1")
     h = history([*table(), made_level_4, SET_NO_TRIBUTE, *next_turns(0, 1), shown(FLIP, SUMMONED_SKULL)])
