@@ -32,7 +32,7 @@ class Card:
         "arrived_turn", "summoned_turn", "summon_method", "set_turn", "position_changed_turn",
         "attacked_turn", "atk", "defense", "level", "counters", "materials", "host",
         "properly_summoned", "is_token", "revealed", "field_exits", "equipped_to", "equip_exits",
-        "equip_pending", "last_controller", "summoned_by", "pile", "seal")
+        "equip_pending", "last_controller", "summoned_by", "pile", "seal", "unseen_play")
 
     def __init__(self, card_id: str, owner: int, facts: CardFacts, zone: str = DECK,
                  is_token: bool = False) -> None:
@@ -66,6 +66,9 @@ class Card:
         self.summoned_by: int | None = None  # who summoned or Set it (POS-08 under reposition_opponents_summons)
         self.pile: str | None = None     # "main" or "extra": the part of a registered deck it came from
         self.seal: list | None = None    # [player, seal]: its holder's device sealed it, not yet opened (LOG-11)
+        # (event index, how, Tributes) of a Normal Summon or Set made while the record did not know
+        # the card: judged once an event shows it (SUM-08, SPELL-03: ``rules.identity.judge_unseen``)
+        self.unseen_play: tuple[int, str, int] | None = None
 
     @property
     def face_up(self) -> bool:
@@ -100,6 +103,7 @@ class Card:
         self.field_exits += 1
         self.equipped_to = None
         self.equip_pending = False
+        self.unseen_play = None
 
     def __repr__(self) -> str:
         return f"<Card {self.id} {self.facts.name} {self.zone} {self.position}>"
@@ -516,7 +520,8 @@ if any(hasattr(DuelState, name) for name in DuelState._SCALARS):   # from_data s
 
 #: Card slots added after snapshots were first stored, with the value an old snapshot implies.
 _CARD_DEFAULTS = {"field_exits": 0, "equipped_to": None, "equip_exits": 0, "equip_pending": False,
-                  "last_controller": None, "summoned_by": None, "pile": None, "seal": None}
+                  "last_controller": None, "summoned_by": None, "pile": None, "seal": None,
+                  "unseen_play": None}
 _CARD_WIDTH = len(Card.__slots__)
 _CARD_PADDING = [None] * (_CARD_WIDTH - len(_CARD_DEFAULTS)) + list(_CARD_DEFAULTS.values())
 _card_values = operator.attrgetter(*Card.__slots__)
@@ -545,8 +550,10 @@ def _cards_from_rows(rows: list[list], facts: list[CardFacts]) -> dict[str, Card
          card.position_changed_turn, card.attacked_turn, card.atk, card.defense, card.level,
          card.counters, card.materials, card.host, card.properly_summoned, card.is_token, card.revealed,
          card.field_exits, card.equipped_to, card.equip_exits, card.equip_pending, card.last_controller,
-         card.summoned_by, card.pile, card.seal) = row
+         card.summoned_by, card.pile, card.seal, card.unseen_play) = row
         card.facts = fact
+        if card.unseen_play is not None:
+            card.unseen_play = tuple(card.unseen_play)   # plain data holds it as a list
         kept[card.id] = card
     return kept
 
@@ -576,7 +583,7 @@ def add_deck_cards(cards: dict[str, Card], ids: list[str], owner: int, facts: li
         c.position_changed_turn = 0; c.attacked_turn = 0; c.atk = None; c.defense = None; c.level = None
         c.counters = {}; c.materials = []; c.host = None; c.properly_summoned = False; c.is_token = False
         c.revealed = False; c.field_exits = 0; c.equipped_to = None; c.equip_exits = 0; c.equip_pending = False
-        c.last_controller = None; c.summoned_by = None; c.pile = pile; c.seal = None
+        c.last_controller = None; c.summoned_by = None; c.pile = pile; c.seal = None; c.unseen_play = None
 
 
 def _deck_card_as_made() -> bool:
@@ -636,7 +643,7 @@ def _copy_cards(cards: dict[str, Card]) -> dict[str, Card]:
          c.summon_method, c.set_turn, c.position_changed_turn, c.attacked_turn, c.atk, c.defense, c.level,
          c.counters, c.materials, c.host, c.properly_summoned, c.is_token, c.revealed, c.field_exits,
          c.equipped_to, c.equip_exits, c.equip_pending, c.last_controller, c.summoned_by, c.pile,
-         c.seal) = values(card)
+         c.seal, c.unseen_play) = values(card)
         c.counters = dict(c.counters)        # str -> int
         c.materials = c.materials[:]         # card ids
         if c.seal is not None:
@@ -670,7 +677,7 @@ _CARD_COPIED = ("counters", "materials", "seal")
 _CARD_SHARED = ("id", "owner", "code", "facts", "controller", "zone", "position", "arrived_turn", "summoned_turn",
                 "summon_method", "set_turn", "position_changed_turn", "attacked_turn", "atk", "defense", "level",
                 "host", "properly_summoned", "is_token", "revealed", "field_exits", "equipped_to", "equip_exits",
-                "equip_pending", "last_controller", "summoned_by", "pile")
+                "equip_pending", "last_controller", "summoned_by", "pile", "unseen_play")
 if sorted(_CARD_COPIED + _CARD_SHARED) != sorted(Card.__slots__):
     raise ImportError("state._copy_cards does not know every slot of Card (_CARD_COPIED, _CARD_SHARED)")
 

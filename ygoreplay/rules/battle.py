@@ -170,6 +170,9 @@ def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
                                               "calculation"))
     if state.phase != "battle" or state.step != "damage":
         fail(state, ev, "NIS-03", N_("damage calculation happens in the Damage Step"))
+    elif state.chain:                          # NIS-03: what is activated before it resolves before it
+        fail(state, ev, "BATTLE-11", say("damage is calculated once the chain before it has resolved, and nothing "
+                                         "interrupts it: a chain of {count} link(s) is open", count=len(state.chain)))
     if attacker.position != ATTACK:            # POS-03: turned to Defense after its declaration, the attack stopped
         fail(state, ev, "POS-03", say("{name} is in {position} position; only face-up Attack Position monsters "
                                       "attack", name=attacker.name, position=attacker.position))

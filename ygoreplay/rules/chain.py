@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..i18n import N_, say
-from ..events import BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
+from ..events import BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
 from ..state import Card, ChainLink, DuelState
 from . import card_text
 from .base import fail, get_card, handles, impossible, put, send_from_field, take
@@ -84,6 +84,9 @@ def activated(state: DuelState, ev: Activated) -> None:
         if zone in (HAND, DECK) or (zone == EXTRA and (t.id in paid_to or t.position != FACEUP)):
             fail(state, ev, "TERM-05", say("{id} is in a hidden zone ({zone}) and cannot be targeted",
                                            id=t.id, zone=zone))
+        elif zone == BANISHED and t.position == FACEDOWN and t.id not in paid_to:
+            fail(state, ev, "ZONE-15", say("{id} is banished face-down: only its owner sees it, and it cannot be "
+                                           "targeted", id=t.id))
     lp_cost = sum(c.lp for c in costs) if costs else 0
     if lp_cost > state.sides[player].lp:
         fail(state, ev, "CHAIN-11", say("player {player} has {lp} LP and cannot pay a cost of {lp_cost} LP",

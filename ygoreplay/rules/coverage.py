@@ -331,8 +331,10 @@ TABLE: tuple[Rule, ...] = (
     enforced("ZONE-14", "Hand size, GY contents and LP are public, and LP must be stated correctly.", "rules/outcome.py",
              "test_rules_zones.py::test_zone_14_lp_change_stated_correctly",
              "test_rules_zones.py::test_zone_14_lp_and_random_results_refused"),
-    recorded("ZONE-15", "Banished cards are face-up and public, unless banished face-down (seen by the owner only).",
-             "card_moved to the banished zone carries the position; nothing checks who banishes face-down"),
+    enforced("ZONE-15", "Banished cards are face-up and public, unless banished face-down (seen by the owner only, "
+             "never targeted).", "rules/chain.py",
+             "test_rule_scenarios_25.py::test_zone_15_a_banished_card_is_public_unless_banished_face_down",
+             "test_rule_scenarios_27.py::test_zone_15_a_card_banished_face_down_cannot_be_targeted_refused"),
     applied("ZONE-16", "'On the field' excludes the GY, Deck, banished zone, hand, Extra Deck and Xyz materials.",
             "the fold's field is Monster, Spell & Trap and Field Zones; materials are under their monster (XMAT-02)"),
     # -- 9. Turn structure, phases and hand size ------------------------------------------------
@@ -404,8 +406,11 @@ TABLE: tuple[Rule, ...] = (
     enforced("SUM-07", "Tribute Summon: declare, Tribute, place; a Tribute's optional 'when sent to the GY' trigger misses the timing.",
              "rules/timing.py", "test_rules_effects.py::test_sum_07_sps_09_an_if_trigger_of_a_tribute_or_a_material_activates",
              "test_rules_effects.py::test_sum_07_a_when_trigger_of_a_tribute_refused"),
-    applied("SUM-08", "A Set monster stays hidden, and a Level 5 or higher one needs its Tributes even when Set.",
-            "a Set is checked as SUM-04; the views hide it from the opponent"),
+    enforced("SUM-08", "A Set monster stays hidden, and a Level 5 or higher one needs its Tributes even when Set "
+             "(a Set the record could not see is judged when an event shows the card; one it knows, as SUM-04).",
+             "rules/summon.py",
+             "test_rule_scenarios_27.py::test_sum_08_a_set_shown_later_that_had_its_tributes_stands_unflagged",
+             "test_rule_scenarios_27.py::test_sum_08_the_same_record_from_a_machine_is_refused_and_an_audit_collects_it"),
     enforced("SUM-09", "A Normal Summon is in Attack; face-up Defense only under an effect, and that is not a Set.",
              "rules/summon.py", "test_rules_summon.py::test_sum_01_sum_09_one_normal_summon_or_set_from_the_hand",
              "test_rules_summon.py::test_sum_09_a_normal_summon_in_defense_needs_an_effect"),
@@ -517,8 +522,10 @@ TABLE: tuple[Rule, ...] = (
     enforced("PEND-03", "Pendulum Summon: your Main Phase, once per turn, both Scales set, Levels strictly between, from hand or face-up Extra Deck.",
              "rules/summon.py", "test_rules_summon.py::test_pend_03_sps_02_one_pendulum_summon_of_several_monsters",
              "test_rules_summon.py::test_pend_03_sps_02_pendulum_summon_refused"),
-    applied("PEND-04", "A negated Pendulum Summon sends all its monsters to the GY, Pendulums included.",
-            "summon_negated sends each to the GY, not the Extra Deck; that all of one summon are negated is not checked"),
+    enforced("PEND-04", "A negated Pendulum Summon sends all its monsters to the GY, Pendulums included (each "
+             "negated in turn: one left on the field is refused).", "rules/summon.py",
+             "test_rule_scenarios_27.py::test_pend_04_a_negated_pendulum_summon_sends_all_its_monsters_to_the_gy",
+             "test_rule_scenarios_27.py::test_pend_04_a_monster_of_a_negated_pendulum_summon_left_on_the_field_refused"),
     enforced("PEND-05", "A Pendulum monster leaving the field for the GY goes face-up to its owner's Extra Deck instead "
              "(not one whose activation as a Spell was negated, PEND-01).",
              "rules/chain.py rules/outcome.py", "test_rules_battle.py::test_pend_05_pendulum_destroyed_by_battle_goes_to_extra_deck",

@@ -150,6 +150,8 @@ def apply(state: DuelState, event: Event) -> DuelState:
             fail(state, event, "LOG-03", say("the card_moved before said the next card moved with it; a {kind} "
                                              "moves none", kind=kind))
             bury(state)                           # audited: the group ended there
+        if state.last_kind == "summon_negated" and state.summon_group and kind != "summon_negated":
+            summon.negation_unfinished(state, event)   # PEND-04: a summon of several is negated whole
         if event.shows:
             identify(state, event)                # the cards it shows are named before it is judged
         if state.card_text[0] and traits & _MOVES_ON:

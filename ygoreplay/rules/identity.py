@@ -25,6 +25,8 @@ from ..events import (
     BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FZONE, HAND, MZONE, SZONE, CardsOpened, CardsSealed, Event)
 from ..state import Card, DuelState
 from .base import fail, get_card, handles, impossible
+from .spell_trap import judge_unseen_set
+from .summon import judge_unseen_summon
 
 _PARTS = ("main", "extra")
 
@@ -52,7 +54,10 @@ def bind(state: DuelState, ev: Event, pairs: Iterable[tuple[str, int]]) -> None:
         if any(bound is card for bound, _, _ in bindings):
             impossible(state, ev, "LOG-04", say("{card_id} is shown twice in one event", card_id=card_id))
         bindings.append((card, facts, _listed(state, ev, card, facts, bindings)))
+        if card.unseen_play is not None:
+            _judge_unseen(state, ev, card, facts)
     for card, facts, twin in bindings:
+        card.unseen_play = None
         if twin is not None:                     # the copy the list already gave is this one
             twin.code, twin.facts = 0, state.unknown
         else:
@@ -60,6 +65,15 @@ def bind(state: DuelState, ev: Event, pairs: Iterable[tuple[str, int]]) -> None:
             if part is not None and facts.code in part:
                 part.remove(facts.code)
         card.code, card.facts = facts.code, facts
+
+
+def _judge_unseen(state: DuelState, ev: Event, card: Card, facts: CardFacts) -> None:
+    """A card Normal Summoned or Set while the record did not know it is shown: what it is judges
+    that play now (SUM-08 for a monster, SPELL-03 and ZONE-10 for a Spell & Trap or Field Zone)."""
+    if card.unseen_play[1] in ("set", "summon"):
+        judge_unseen_summon(state, ev, card, facts)
+    else:
+        judge_unseen_set(state, ev, card, facts)
 
 
 def _part(state: DuelState, card: Card) -> list[int] | None:

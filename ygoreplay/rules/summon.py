@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..i18n import N_, say
-from ..cards import CardType
+from ..cards import CardFacts, CardType
 from ..events import (
     ATTACK, DECK, DEFENSE, EXTRA, FACEUP, GY, HAND, MZONE, OVERLAY, SET, Event, FlipSummoned,
     MonsterSet, NormalSummoned, SpecialSummoned, SummonNegated, TokenCreated)
@@ -109,11 +109,37 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     card.summoned_turn, card.summoned_by = state.turn, player
     card.summon_method = "set" if position == SET else "normal"
     card.properly_summoned = True
+    # SUM-08: a card the record does not know is judged once an event shows it (a Level an effect
+    # gave it, or a cited effect, was judged here)
+    if card.facts is state.unknown and card.level is None and ev.cite is None:
+        card.unseen_play = (state.index, "set" if position == SET else "summon", len(ev.tributes))
     side.normal_summon_turn = state.turn
     # SUM-02/03: a Set is not a "Summon", so there is nothing to negate (summon_negated refuses it).
     state.summon_window = None if position == SET else card.id
     state.summon_group = [] if position == SET else [card.id]
     settle_equips(state, stranded)
+
+
+def judge_unseen_summon(state: DuelState, ev: Event, card: Card, facts: CardFacts) -> None:
+    """SUM-08: a Set monster need not be shown, but a Level 5 or higher one needs its Tributes
+    even when Set (SUM-04 for a Normal Summon the record did not see). The first event that shows
+    a card Normal Summoned or Set while the record did not know it (``rules.identity.bind``) tells
+    its Level, and so judges that summon: what was played there is called here, naming it."""
+    index, how, count = card.unseen_play
+    was_set = how == "set"
+    what = "Set" if was_set else "Normal Summoned"
+    if not facts.is_monster or facts.is_extra_deck:
+        fail(state, ev, "SUM-01", say("{name}, {what} at #{index}, cannot be Normal Summoned or Set: only Main "
+                                      "Deck monsters can", name=facts.name, what=what, index=index))
+    elif has_summoning_condition(card, facts):
+        fail(state, ev, "SPS-13", say("{name}, {what} at #{index}, can only be Special Summoned its own way, never "
+                                      "Normal Summoned or Set", name=facts.name, what=what, index=index))
+    elif tributes_needed(facts.printed_level or 0) != count:
+        fail(state, ev, "SUM-08" if was_set else "SUM-04",
+             say("{name}, {what} at #{index} while the record did not know it, is Level {level}: it needed "
+                 "{need} Tribute(s), not {count}",
+                 name=facts.name, what=what, index=index, level=facts.printed_level or 0,
+                 need=tributes_needed(facts.printed_level or 0), count=count))
 
 
 def _gemini_summon(state: DuelState, ev: NormalSummoned | MonsterSet, card: Card, player: int, position: str) -> None:
@@ -229,10 +255,11 @@ _NONE_FREED: frozenset[str] = frozenset()
 _GEMINI = int(CardType.GEMINI)
 
 
-def has_summoning_condition(card: Card) -> bool:
+def has_summoning_condition(card: Card, facts: CardFacts | None = None) -> bool:
     """SPS-12/13: Fusion, Synchro, Xyz and Link monsters, Ritual monsters, and monsters that
-    cannot be Normal Summoned (``cards.cdb``'s SPSUMMON bit) have a summoning condition."""
-    facts = card.facts
+    cannot be Normal Summoned (``cards.cdb``'s SPSUMMON bit) have a summoning condition (the
+    card's facts, or ``facts``: what an event shows it to be)."""
+    facts = card.facts if facts is None else facts
     return facts.is_extra_deck or facts.is_ritual or bool(facts.type & _SPSUMMON)
 
 
@@ -655,6 +682,9 @@ def summon_negated(state: DuelState, ev: SummonNegated) -> None:
                                       "attempted", name=card.name))
     elif card.summon_method == "effect":
         fail(state, ev, "SPS-11", N_("a Special Summon by a resolving effect cannot be negated"))
+    elif state.passes >= 2:                      # PRIO-03: both declined to answer it; it was summoned
+        fail(state, ev, "SPS-11", say("both players passed after {name} was summoned: the summon has succeeded "
+                                      "and can no longer be negated", name=card.name))
     if card.zone != MZONE:
         impossible(state, ev, "LOG-02", say("{id} is not on the field", id=card.id))
     if card.summon_method == "normal":
@@ -667,6 +697,18 @@ def summon_negated(state: DuelState, ev: SummonNegated) -> None:
         put(state, card, GY, card.owner)
     state.summon_group = [c for c in group if c != card.id]
     state.summon_window = None
+
+
+def negation_unfinished(state: DuelState, ev: Event) -> None:
+    """PEND-04: a negated Pendulum Summon destroys all its monsters, not some. The record negates
+    them one by one, in consecutive ``summon_negated`` events; ``ev``, of another kind right after
+    one, ends that negation: any monster of the summon still on the field was left behind."""
+    left = [card for card in map(state.cards.get, state.summon_group) if card is not None and card.zone == MZONE]
+    if left:
+        fail(state, ev, "PEND-04", say("the summon that brought {names} was negated: a negated summon of several "
+                                       "monsters at once negates them all (record summon_negated for {rest} too)",
+                                       names=", ".join(card.name for card in left),
+                                       rest=", ".join(card.id for card in left)))
 
 
 @handles(TokenCreated)

@@ -246,6 +246,9 @@ def hand_size_discard(state: DuelState, ev: HandSizeDiscard) -> None:
     elif state.phase != "end":
         fail(state, ev, "HAND-01", say("the hand is adjusted at the end of the End Phase, not in the {phase_name}",
                                        phase_name=phase_name(state.phase)))
+    elif state.chain:                           # TURN-08: the End Phase's effects first, then the hand
+        fail(state, ev, "HAND-01", say("the hand is adjusted as the End Phase finishes, once every chain has "
+                                       "resolved: a chain of {count} link(s) is open", count=len(state.chain)))
     elif len(hand) - len(cards) != min(len(hand), HAND_LIMIT):
         fail(state, ev, "HAND-01",
              say("player {player} holds {count} cards and must discard down to exactly {min}, not {value}",
