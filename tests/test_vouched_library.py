@@ -15,15 +15,18 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from click.testing import CliRunner
+from fastapi.testclient import TestClient
 
 from duel import CARDS
-from test_search import COUNTERS, DAMAGE, _code_of, first, found, recorded
+from test_search import ADMIN, COUNTERS, DAMAGE, _code_of, first, found, recorded
 from test_store import _pg_connect, store_url  # noqa: F401  (fixture: a fresh SQLite file or PostgreSQL schema)
 from ygoreplay import library
+from ygoreplay.access import digest
 from ygoreplay.application import Records
 from ygoreplay.cli import main
 from ygoreplay.errors import StoreError
 from ygoreplay.library_search import parse, player, search
+from ygoreplay.service import create_app
 from ygoreplay.store import KINDS, Store
 
 
@@ -89,6 +92,10 @@ def test_a_streams_row_altered_is_not_shown_nor_found_by_what_was_forged(store_u
         if params:
             assert duel not in found(store, **params)
         assert duel not in {d["id"] for d in player(store, "Yugi")["duels"]}
+        with TestClient(create_app(store, digest(ADMIN))) as client:     # what the library's pages read
+            page = client.get("/search", params=params).json()
+            assert duel not in {row["id"] for row in page["results"]}
+            assert duel not in {row["id"] for row in client.get("/players/Yugi").json()["duels"]}
         cli = CliRunner().invoke(main, ["search", "--store", store_url])
         assert cli.exit_code == 0 and duel not in cli.output and "1 duels left out" in cli.output, cli.output
 

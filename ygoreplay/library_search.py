@@ -549,7 +549,7 @@ def _shown(store: Any, rows: list[Any], listed: Mapping[str, Any], mark: Any, no
     shown = {}
     for row in rows:
         vouched = listed[row["id"]]
-        if not index.vouched(row, vouched.header.to_dict(), vouched.status, row["access_state"], row["link_state"]):
+        if not index.vouched(row, vouched, row["access_state"], row["link_state"]):
             continue
         if row["m_id"] is not None and not index.settings_vouched(
                 row["match"], row, access_columns(row["m_access_state"])["release"], "m_"):
