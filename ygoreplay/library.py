@@ -420,7 +420,7 @@ class Index:
         else:
             head = msgpack.unpackb(row.state)
             count, status = int(head.get("n", 0)), head.get("status") or {}
-        columns = status_columns(status)
+        columns = status_columns(status, keys=False)
         # Written only when it changes (a new turn, the end, the players named): most appends change
         # none of it, and write no page of the index. The length is the anchor's own row (``heads``).
         values = (columns["turn"], columns["ended"], columns["winner"], columns["reason"],
@@ -437,7 +437,7 @@ class Index:
             "WHERE id = ? AND (turn <> ? OR ended <> ? "
             "OR coalesce(winner, -1) <> coalesce(?, -1) OR coalesce(reason, '') <> coalesce(?, '') "
             "OR witnessed < ? OR p0 <> ? OR p1 <> ?)"),
-            (*values, columns["p0_key"], columns["p1_key"], stream, *values))
+            (*values, normal_name(columns["p0"]), normal_name(columns["p1"]), stream, *values))
 
     def _event(self, cursor: Any, stream: str, position: int, seen_: Seen, marks: list[tuple],
                cards: list[tuple]) -> None:
@@ -479,15 +479,17 @@ def header_columns(header: Mapping[str, Any]) -> dict[str, Any]:
             "signed": int(signed), "verified": int(verified)}
 
 
-def status_columns(status: Mapping[str, Any]) -> dict[str, Any]:
-    """What the index keeps of the status an anchor signs: turn, result, the players (and
-    their names as a search compares them)."""
+def status_columns(status: Mapping[str, Any], keys: bool = True) -> dict[str, Any]:
+    """What the index keeps of the status an anchor signs: turn, result, the players (and, with
+    ``keys``, their names as a search compares them: an append that writes no row needs none)."""
     players = [str(p) for p in (status.get("players") or [])][:2] + ["", ""]
     winner = status.get("winner")
-    return {"turn": int(status.get("turn") or 0), "ended": int(bool(status.get("ended"))),
-            "winner": winner if isinstance(winner, int) else None,
-            "reason": status.get("reason") or status.get("how"), "p0": players[0], "p1": players[1],
-            "p0_key": normal_name(players[0]), "p1_key": normal_name(players[1])}
+    columns = {"turn": int(status.get("turn") or 0), "ended": int(bool(status.get("ended"))),
+               "winner": winner if isinstance(winner, int) else None,
+               "reason": status.get("reason") or status.get("how"), "p0": players[0], "p1": players[1]}
+    if keys:
+        columns.update(p0_key=normal_name(players[0]), p1_key=normal_name(players[1]))
+    return columns
 
 
 def access_columns(access: bytes | None) -> dict[str, Any]:
