@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import generate  # noqa: E402  (bench/synthetic.py)
 
 from ygoreplay import chain, library  # noqa: E402
+from ygoreplay.access import Access  # noqa: E402
 from ygoreplay.library_search import parse, search  # noqa: E402
 from ygoreplay.store import Store, _head_row  # noqa: E402
 
@@ -114,25 +115,30 @@ def popularity() -> tuple[list[int], list[float]]:
     return [10_000_000 + i * 7 for i in range(CODES)], [1 / (rank + 1) for rank in range(CODES)]
 
 
-def stored_rows(store: Store, stream: str, title: str, created: str, events: int, status: dict) -> list[tuple]:
-    """The rows of the store's events table that ``Store.listed`` reads of a duel (a search lists
-    no other): its header row and its last anchor, signed by the store's organiser key, as
-    (originator_id, originator_version, topic, state). Made by the store's own code, not copied:
-    ``Store.record`` of no events with ``gather`` builds and signs what ``create_duel`` would
-    write (nothing is written); its anchor (of 0 events) is then the generated duel's, its count
-    and ``status`` (the store's own status, its values the index's) replaced, and signed and
-    MACed again over its own ``Head.message`` by the same key, as ``Store._write`` signs one.
-    Its hash stays the chain's root: no event is stored (``verify`` would say so)."""
+def stored_rows(store: Store, stream: str, title: str, created: str, events: int, status: dict,
+                access: Access, imported: bool) -> list[tuple]:
+    """The rows of the store's events table that a search checks a duel's index rows against
+    (``Store.listed``, ``Index.vouched``): its header row, its access attachment and its last
+    anchor, signed by the store's organiser key, as (originator_id, originator_version, topic,
+    state). Made by the store's own code, not copied: ``Store.record`` of no events with
+    ``gather`` builds and signs what ``create_duel`` would write (nothing is written); its anchor
+    (of 0 events) is then the generated duel's, its count and ``status`` (the store's own status,
+    its values the index's) replaced, and signed and MACed again over its own ``Head.message`` by
+    the same key, as ``Store._write`` signs one. Its hash stays the chain's root: no event is
+    stored (``verify`` would say so)."""
     gathered: list = []
-    store.record([], title, stream_id=stream, created=created, gather=gathered)
+    provenance = {"imported": True, "signed_by": "bench"} if imported else None
+    store.record([], title, stream_id=stream, created=created, gather=gathered, provenance=provenance,
+                 attachments={"access": access.to_dict()})
     (_duel, rows, _snapshots, live), = gathered
     header = next(row for row in rows if row.originator_id == stream and row.originator_version == 0)
+    attached = next(row for row in rows if row.originator_id == f"{stream}/access")
     key = store.key
     head = dataclasses.replace(live.head, count=events, status={**live.head.status, **status}, mac=None)
     message = head.message(stream)
     head = dataclasses.replace(head, mac=key.mac(message)).signed(key.sign(message))
     return [(row.originator_id, row.originator_version, row.topic, row.state)
-            for row in (header, _head_row(stream, head))]
+            for row in (header, attached, _head_row(stream, head))]
 
 
 def generated(store: Store, n: int, seed: int = 1):
@@ -153,19 +159,23 @@ def generated(store: Store, n: int, seed: int = 1):
             events, turns = rng.randint(150, 450), rng.randint(3, 14)
             winner = rng.choice((0, 1, 0, 1, None)) if ended else None
             title, when = f"Locals week {i // 500}", chain.from_ms(created)
+            visibility = "public" if i % 10 else "unlisted"
             streams.append((stream, "duel", title, when, created, f"Player {p0}",
-                            f"player {p0}", f"Player {p1}", f"player {p1}", "imported" if i % 3 == 0 else None,
-                            int(i % 3 == 0), 1, int(i % 6 == 0), "public" if i % 10 else "unlisted",
+                            f"player {p0}", f"Player {p1}", f"player {p1}", None,
+                            int(i % 3 == 0), 1, int(i % 6 == 0), visibility,
                             5 if delayed else 0, 0, turns, int(ended), winner, "lp" if ended else None))
+            access = Access(visibility, 5 if delayed else 0, mode="witnessed" if i % 6 == 0 else "machine")
             heads += stored_rows(store, stream, title, when, events,
                                  {"players": [f"Player {p0}", f"Player {p1}"], "turn": turns, "ended": ended,
-                                  "winner": winner, "reason": "lp" if ended else None})
-            if delayed:
+                                  "winner": winner, "reason": "lp" if ended else None}, access, i % 3 == 0)
+            if delayed:      # each row with its tag (``library.Index.tag``), as an append writes it
                 marks += [(stream, p, created + p * 1000, 1 + p * turns // events) for p in range(events)]
             for code in set(rng.choices(codes, weights, k=CARD_EVENTS)):
                 position = rng.randrange(events)
-                cards.append((code, rng.choice(("activated", "summoned", "sent_to_gy", "activated")), stream,
-                              1 + position * turns // events, position, rng.randint(0, 1)))
+                cards.append((code, rng.choice(("activated", "summoned", "sent_to_gy", "activated")),
+                              1 + position * turns // events, stream, position, rng.randint(0, 1)))
+        marks = [(*row, store.library.tag("marks", *row)) for row in marks]
+        cards = [(*row, store.library.tag("cards", *row)) for row in cards]
         yield streams, marks, cards, heads
 
 
@@ -219,15 +229,16 @@ def load(store: Store, url: str, n: int, indexes_after: bool = True) -> tuple[fl
             if store.backend == "sqlite":
                 cursor.executemany(index.sql(f"INSERT INTO {{streams}} ({_STREAM_COLUMNS}) VALUES "
                                              f"({', '.join('?' * 20)})"), streams)
-                cursor.executemany(index.sql("INSERT INTO {marks} VALUES (?, ?, ?, ?)"), marks)
-                cursor.executemany(index.sql("INSERT INTO {cards} (code, action, stream, turn, position, side) "
-                                             "VALUES (?, ?, ?, ?, ?, ?)"), sorted(cards))
+                cursor.executemany(index.sql("INSERT INTO {marks} (stream, position, at, turn, mac) "
+                                             "VALUES (?, ?, ?, ?, ?)"), marks)
+                cursor.executemany(index.sql("INSERT INTO {cards} (code, action, turn, stream, position, side, mac) "
+                                             "VALUES (?, ?, ?, ?, ?, ?, ?)"), sorted(cards))
                 cursor.executemany(index.sql("INSERT INTO {heads} (originator_id, originator_version, topic, "
                                              "state) VALUES (?, ?, ?, ?)"), heads)
             else:
                 for table, columns, data in ((index.streams, _STREAM_COLUMNS, streams),
-                                             (index.marks, "stream, position, at, turn", marks),
-                                             (index.cards, "code, action, stream, turn, position, side", cards),
+                                             (index.marks, "stream, position, at, turn, mac", marks),
+                                             (index.cards, "code, action, turn, stream, position, side, mac", cards),
                                              (index.heads, "originator_id, originator_version, topic, state",
                                               heads)):
                     with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
@@ -287,7 +298,7 @@ def searching(backend: str, url: str, n: int, queries: int, indexes_after: bool 
             return {**player(), "card": str(rng.choices(codes, weights)[0]), "action": "summoned", "result": "p0"}
 
         for name, make in (("by player", player), ("by card event", card), ("combined", combined)):
-            took, hits, empty = [], 0, 0
+            took, hits, empty, left = [], 0, 0, 0
             for _ in range(queries):
                 query = parse(make(), {})
                 start = time.perf_counter()
@@ -295,10 +306,11 @@ def searching(backend: str, url: str, n: int, queries: int, indexes_after: bool 
                 took.append((time.perf_counter() - start) * 1000)
                 hits += len(answer["results"])
                 empty += not answer["results"]
+                left += answer.get("unvouched", 0)
             # the rows answered: a library the search lists none of (``Store.listed``) times empty pages
             print(f"{backend}: search {name}: p50 {pct(took, 0.5):.2f} ms, p99 {pct(took, 0.99):.2f} ms, "
                   f"max {max(took):.2f} ms ({queries} queries, mean rows returned {hits / queries:.2f}, "
-                  f"{empty} empty)")
+                  f"{empty} empty, {left} rows left out unvouched)")
     finally:
         store.close()
 

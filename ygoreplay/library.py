@@ -26,9 +26,20 @@ face-down Set card, a card in a hand or Deck never has a row; when it is shown l
 that shows it has one. What the duel's release policy later hands out is not indexed (a search
 is a spectator's). Access and delay are read at query time (``library_search``): a stream is
 found only while public, and only up to what its delay releases.
+
+These tables are not signed, and whoever may write to the database may write to them. So nothing
+a search shows or finds by is taken from them on their word (issue 25, eleventh pass): a stream's
+row is shown only when it is the row this module writes of what the store vouches for
+(``Index.vouched``: the header and last anchor status ``Store.listed`` decides on, the access
+and match attachments the service itself reads), and every other row (a card event, a mark, a
+rollback; a stream's first flag, first rollback and match settings) carries a tag, an HMAC under
+the organiser's private key (``Index.tag``), checked for each row a search reads (``genuine``).
+A row inserted or altered is left out (and the answer says how many); a row deleted shows less,
+never more, and ``check`` (``ygoreplay search --check``) finds it.
 """
 from __future__ import annotations
 
+import hmac
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
@@ -42,7 +53,18 @@ from .events import GY, BANISHED, Event
 from .views import can_see
 
 ACTIONS = ("activated", "summoned", "sent_to_gy", "banished", "negated")
-VERSION = 5
+#: 6: every row keyed (``Index.tag``), its stream's row checked against what its anchors vouch for
+VERSION = 6
+#: What the index's tags are made over: this and the row (``Index.tag``); 16 bytes of the HMAC kept
+_TAG_LABEL = b"ygoreplay/library/1\0"
+_TAG_BYTES = 16
+#: the index's verdicts on rows kept (``Index.genuine``, ``Index.vouched``), by the rows' exact values
+_GENUINE_KEPT = 262144
+#: the columns of a stream's row ``Index.vouched`` decides on
+_VOUCHED = ("id", "kind", "title", "created", "created_ms", "parent", "p0", "p1", "p0_key", "p1_key", "event",
+            "meta_event", "round", "format", "banlist", "meta_mac", "imported", "signed", "verified", "witnessed",
+            "visibility", "delay_events", "delay_ms", "match", "turn", "ended", "winner", "reason", "first_flag",
+            "flag_mac", "first_rollback", "rollback_mac")
 # the store's own topics (store.py names them; this module sits below it)
 _HEADERS = ("ygoreplay:duel", "ygoreplay:match")
 _HEAD, _ACCESS, _MATCH_GAME = "ygoreplay:head", "ygoreplay:access", "ygoreplay:match_game"
@@ -64,21 +86,22 @@ _COMMON = [
         visibility TEXT NOT NULL DEFAULT 'private', delay_events INTEGER NOT NULL DEFAULT 0,
         delay_ms {big} NOT NULL DEFAULT 0,
         turn INTEGER NOT NULL DEFAULT 0, ended INTEGER NOT NULL DEFAULT 0, winner INTEGER, reason TEXT,
-        first_flag INTEGER, first_rollback INTEGER, body TEXT GENERATED ALWAYS AS ({text}) {generated})""",
+        first_flag INTEGER, first_rollback INTEGER, meta_event TEXT, meta_mac {blob}, flag_mac {blob},
+        rollback_mac {blob}, body TEXT GENERATED ALWAYS AS ({text}) {generated})""",
     "CREATE INDEX IF NOT EXISTS library_streams_new ON {s}library_streams (visibility, created_ms DESC, id DESC)",
     "CREATE INDEX IF NOT EXISTS library_streams_p0 ON {s}library_streams (p0_key)",
     "CREATE INDEX IF NOT EXISTS library_streams_p1 ON {s}library_streams (p1_key)",
     """CREATE TABLE IF NOT EXISTS {s}library_marks (stream TEXT NOT NULL, position INTEGER NOT NULL,
-        at {big} NOT NULL, turn INTEGER NOT NULL, PRIMARY KEY (stream, position)){rowid}""",
+        at {big} NOT NULL, turn INTEGER NOT NULL, mac {blob} NOT NULL, PRIMARY KEY (stream, position)){rowid}""",
     """CREATE TABLE IF NOT EXISTS {s}library_cards (code {big} NOT NULL, action TEXT NOT NULL,
-        stream TEXT NOT NULL, turn INTEGER NOT NULL, position INTEGER NOT NULL, side INTEGER,
+        stream TEXT NOT NULL, turn INTEGER NOT NULL, position INTEGER NOT NULL, side INTEGER, mac {blob} NOT NULL,
         PRIMARY KEY (code, action, stream, turn, position)){rowid}""",
     "CREATE INDEX IF NOT EXISTS library_cards_turn ON {s}library_cards (code, action, turn, stream)",
     """CREATE TABLE IF NOT EXISTS {s}library_rollbacks (stream TEXT NOT NULL, position INTEGER NOT NULL,
-        back_to INTEGER NOT NULL, PRIMARY KEY (stream, position)){rowid}""",
+        back_to INTEGER NOT NULL, mac {blob} NOT NULL, PRIMARY KEY (stream, position)){rowid}""",
 ]
 _TEXT = "title || ' ' || p0 || ' ' || p1 || ' ' || coalesce(event, '') || ' ' || coalesce(round, '')"
-_META = "CREATE TABLE IF NOT EXISTS {s}library_meta (version INTEGER PRIMARY KEY)"
+_META = "CREATE TABLE IF NOT EXISTS {s}library_meta (version INTEGER PRIMARY KEY, mac {blob})"
 #: SQLite's words of the text, in an FTS5 table its triggers keep
 _FTS = [
     "CREATE VIRTUAL TABLE IF NOT EXISTS library_text USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')",
@@ -91,8 +114,10 @@ _FTS = [
     """CREATE TRIGGER IF NOT EXISTS library_text_gone AFTER DELETE ON library_streams BEGIN
         DELETE FROM library_text WHERE rowid = old.rowid; END""",
 ]
-_DIALECTS = {"sqlite": {"big": "INTEGER", "text": _TEXT, "generated": "VIRTUAL", "rowid": " WITHOUT ROWID"},
-             "postgresql": {"big": "BIGINT", "text": f"lower({_TEXT})", "generated": "STORED", "rowid": ""}}
+_DIALECTS = {"sqlite": {"big": "INTEGER", "text": _TEXT, "generated": "VIRTUAL", "rowid": " WITHOUT ROWID",
+                        "blob": "BLOB"},
+             "postgresql": {"big": "BIGINT", "text": f"lower({_TEXT})", "generated": "STORED", "rowid": "",
+                            "blob": "BYTEA"}}
 _TRIGRAM = "CREATE INDEX IF NOT EXISTS library_streams_body ON {s}library_streams USING gin (body public.gin_trgm_ops)"
 
 
@@ -200,8 +225,16 @@ def _moved(note: Callable[..., None], card: Any, card_id: str) -> None:
 class Index:
     """The library index of one store: its tables' names, and the rows it adds to a write."""
 
-    def __init__(self, backend: str, events_table: str, schema: str | None = None) -> None:
+    def __init__(self, backend: str, events_table: str, schema: str | None = None,
+                 signer: Callable[[], Any] | None = None, holder: Callable[[], Any] | None = None) -> None:
         self.backend = backend
+        # the organiser's private key, which keys every row (``tag``): ``signer`` gives it to a
+        # write (made if need be, as the write's anchors are signed with it), ``holder`` to a read
+        # (None when this process holds only public keys)
+        self._signer, self._holder = signer, holder
+        self._genuine: set[tuple] = set()          # rows whose tag held, by their exact values
+        self._verdicts: dict[str, tuple[tuple, Any, bool]] = {}     # ``vouched``'s, by stream
+        self.keyed = False                 # the index's own tag (``library_meta``) held for this key
         self.prefix = prefix = f'"{schema}".' if backend == "postgresql" and schema else ""
         self.streams, self.marks, self.cards, self.rollbacks, self.meta = (
             f"{prefix}library_{t}" for t in ("streams", "marks", "cards", "rollbacks", "meta"))
@@ -216,6 +249,78 @@ class Index:
         self._written: dict[str, tuple[int, tuple]] = {}
 
     REMEMBERED = 16384
+
+    def tag(self, *values: Any) -> bytes:
+        """The tag of one row of the index (its table's name and values, in a fixed order): an
+        HMAC under the organiser's private key, which a writer to the database without that key
+        cannot make. What a search shows of a row is shown only when its tag holds (``genuine``)."""
+        assert self._signer is not None
+        return self._signer().mac(_TAG_LABEL + msgpack.packb(values))[:_TAG_BYTES]
+
+    def genuine(self, tag: Any, *values: Any) -> bool:
+        """Whether ``tag`` is the tag of a row of these values. Kept by the exact values and tag
+        (a row a search reads again is not checked again), as ``Store.listed`` keeps its decisions."""
+        if not isinstance(tag, (bytes, memoryview)):
+            return False
+        kept = (bytes(tag), *values)
+        if kept in self._genuine:
+            return True
+        key = self._holder() if self._holder is not None else None
+        if key is None or not hmac.compare_digest(key.mac(_TAG_LABEL + msgpack.packb(values))[:_TAG_BYTES], kept[0]):
+            return False
+        if len(self._genuine) >= _GENUINE_KEPT:
+            self._genuine.clear()
+        self._genuine.add(kept)
+        return True
+
+    def settings_vouched(self, stream: str, row: Mapping[str, Any], release: str | None, prefix: str = "") -> bool:
+        """Whether a stream's match settings (event, round, format, banlist: ``prefix``ed in
+        ``row``) are the ones its events gave it, under their tag, its event the release
+        policy's (``release``, from its access attachment) when it names one."""
+        meta = tuple(row[f"{prefix}{name}"] for name in ("meta_event", "round", "format", "banlist"))
+        tag = row[f"{prefix}meta_mac"]
+        if (tag is None and meta != (None, None, None, None)
+                or tag is not None and not self.genuine(tag, "streams", stream, "meta", *meta)):
+            return False
+        return row[f"{prefix}event"] == (release or meta[0])
+
+    def vouched(self, row: Mapping[str, Any], found: Any, access: bytes | None, link: bytes | None) -> bool:
+        """Whether a stream's row (``library_streams``' columns, ``row``) is the one this index
+        writes of what is vouched for: the header and the last anchor's status its signed anchors
+        vouch for (``found``: ``Store.listed``'s ``Vouched``), its ``access`` and ``match_game``
+        attachments as stored (the rows the service reads them from; None: none), and the facts
+        of its events the row keeps (match settings, first flag, first rollback) under their
+        tags. A row altered in the database is not: every column a search filters or shows is one
+        of these. Kept by stream with the exact values it was decided on, and the decision of
+        ``listed`` it was checked against (the same object while its rows' bytes are the same):
+        a page of 100 rows checked anew was two thirds of a search's CPU."""
+        stream = row["id"]
+        key = (*(row[name] for name in _VOUCHED), access, link)
+        kept = self._verdicts.get(stream)
+        if kept is not None and kept[1] is found and kept[0] == key:
+            return kept[2]
+        verdict = self._vouched(row, found.header.to_dict(), found.status, access, link)
+        if len(self._verdicts) >= _GENUINE_KEPT:
+            self._verdicts.clear()
+        self._verdicts[stream] = (key, found, verdict)
+        return verdict
+
+    def _vouched(self, row: Mapping[str, Any], header: Mapping[str, Any], status: Mapping[str, Any],
+                 access: bytes | None, link: bytes | None) -> bool:
+        stream = row["id"]
+        settings = access_columns(access)
+        expected = {**header_columns(header), **status_columns(status), "visibility": settings["visibility"],
+                    "delay_events": settings["delay_events"], "delay_ms": settings["delay_ms"],
+                    "witnessed": int(bool(status.get("witnessed")) or settings["witnessed"]),
+                    "match": str(msgpack.unpackb(link).get("id")) if link is not None else None}
+        if any(row[name] != value for name, value in expected.items()):
+            return False
+        if not self.settings_vouched(stream, row, settings["release"]):
+            return False
+        return all(row[column] is None and row[tag] is None or row[column] is not None
+                   and self.genuine(row[tag], "streams", stream, name, row[column])
+                   for column, tag, name in (("first_flag", "flag_mac", "flag"),
+                                             ("first_rollback", "rollback_mac", "rollback")))
 
     def forget(self, rows: Iterable[StoredEvent]) -> None:
         """A write that failed: what it would have written is not known to be there."""
@@ -266,10 +371,12 @@ class Index:
                 link = msgpack.unpackb(row.state)
                 cursor.execute(self.sql("UPDATE {streams} SET match = ? WHERE id = ?"), (str(link.get("id")), owner))
         if marks:
-            self._rows(cursor, "marks", ("stream", "position", "at", "turn"), ("text", "int4", "int8", "int4"), marks)
+            self._rows(cursor, "marks", ("stream", "position", "at", "turn", "mac"),
+                       ("text", "int4", "int8", "int4", "bytea"), [(*row, self.tag("marks", *row)) for row in marks])
         if cards:
-            self._rows(cursor, "cards", ("code", "action", "turn", "stream", "position", "side"),
-                       ("int8", "text", "int4", "text", "int4", "int4"), cards)
+            self._rows(cursor, "cards", ("code", "action", "turn", "stream", "position", "side", "mac"),
+                       ("int8", "text", "int4", "text", "int4", "int4", "bytea"),
+                       [(*row, self.tag("cards", *row)) for row in cards])
 
     def _rows(self, cursor: Any, table: str, columns: tuple[str, ...], types: tuple[str, ...],
               rows: list[tuple]) -> None:
@@ -286,35 +393,26 @@ class Index:
                            "ON CONFLICT DO NOTHING", rows)
 
     def _header(self, cursor: Any, stream: str, state: bytes) -> None:
-        header = msgpack.unpackb(state)["header"]
-        source, provenance = header.get("source") or {}, header.get("provenance") or {}
-        imported = bool(provenance.get("imported") or source.get("sha256"))
-        signed = not imported or bool(provenance.get("signed_by"))
-        verified = imported and bool(provenance.get("trusted")) and source.get("unverified") is not True
-        created = str(header.get("created") or "")
+        columns = header_columns(msgpack.unpackb(state)["header"])
         cursor.execute(self.sql(
             "INSERT INTO {streams} (id, kind, title, created, created_ms, parent, imported, signed, verified) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, "
             "title = excluded.title, created = excluded.created, created_ms = excluded.created_ms, "
             "parent = excluded.parent, imported = excluded.imported, signed = excluded.signed, "
-            "verified = excluded.verified"),
-            (stream, str(header.get("kind", "duel")), str(header.get("title") or ""), created,
-             _ms(created), header.get("parent"), int(imported), int(signed), int(verified)))
+            "verified = excluded.verified"), (stream, *columns.values()))
 
     def _access(self, cursor: Any, stream: str, state: bytes) -> None:
-        access = msgpack.unpackb(state)
-        delay = access.get("delay") or {}
-        if delay.get("events") or delay.get("seconds"):
+        settings = _access_columns(msgpack.unpackb(state))
+        if settings["delay_events"] or settings["delay_ms"]:
             self.delayed.add(stream)
         else:
             self.delayed.discard(stream)
-        release = access.get("release") or {}
+        # the event: the release policy's, else the match's settings' (``vouched`` expects the same)
         cursor.execute(self.sql(
-            "UPDATE {streams} SET visibility = ?, delay_events = ?, delay_ms = ?, event = coalesce(?, event), "
+            "UPDATE {streams} SET visibility = ?, delay_events = ?, delay_ms = ?, event = coalesce(?, meta_event), "
             "witnessed = CASE WHEN ? THEN 1 ELSE witnessed END WHERE id = ?"),
-            (str(access.get("visibility", "unlisted")), int(delay.get("events", 0)),
-             int(float(delay.get("seconds", 0)) * 1000), release.get("event"),
-             access.get("mode") == "witnessed", stream))
+            (settings["visibility"], settings["delay_events"], settings["delay_ms"], settings["release"],
+             settings["witnessed"], stream))
 
     def _head(self, cursor: Any, stream: str, row: StoredEvent, appended: int) -> None:
         if isinstance(row, HeadRow) and row.status is not None:
@@ -322,13 +420,11 @@ class Index:
         else:
             head = msgpack.unpackb(row.state)
             count, status = int(head.get("n", 0)), head.get("status") or {}
-        players = [str(p) for p in (status.get("players") or [])][:2] + ["", ""]
-        winner = status.get("winner")
+        columns = status_columns(status, keys=False)
         # Written only when it changes (a new turn, the end, the players named): most appends change
         # none of it, and write no page of the index. The length is the anchor's own row (``heads``).
-        values = (int(status.get("turn") or 0), int(bool(status.get("ended"))),
-                  winner if isinstance(winner, int) else None, status.get("reason") or status.get("how"),
-                  int(bool(status.get("witnessed"))), players[0], players[1])
+        values = (columns["turn"], columns["ended"], columns["winner"], columns["reason"],
+                  int(bool(status.get("witnessed"))), columns["p0"], columns["p1"])
         if self._written.get(stream) == (count - appended, values):
             self._written[stream] = (count, values)     # as this process last wrote it, and no one since
             return
@@ -341,7 +437,7 @@ class Index:
             "WHERE id = ? AND (turn <> ? OR ended <> ? "
             "OR coalesce(winner, -1) <> coalesce(?, -1) OR coalesce(reason, '') <> coalesce(?, '') "
             "OR witnessed < ? OR p0 <> ? OR p1 <> ?)"),
-            (*values[:5], players[0], players[1], normal_name(players[0]), normal_name(players[1]), stream, *values))
+            (*values, normal_name(columns["p0"]), normal_name(columns["p1"]), stream, *values))
 
     def _event(self, cursor: Any, stream: str, position: int, seen_: Seen, marks: list[tuple],
                cards: list[tuple]) -> None:
@@ -354,17 +450,63 @@ class Index:
             marks.append((stream, position, seen_.at, seen_.turn))
         cards += [(code, action, seen_.turn, stream, position, side) for action, code, side in seen_.cards]
         if seen_.back_to is not None:        # what it reverts is left out at query time (``library_search``)
-            cursor.execute(self.sql("INSERT INTO {rollbacks} (stream, position, back_to) VALUES (?, ?, ?) "
-                                    "ON CONFLICT DO NOTHING"), (stream, position, seen_.back_to))
-        if seen_.flagged or seen_.rollback:
-            column = "first_flag" if seen_.flagged else "first_rollback"
-            cursor.execute(self.sql(f"UPDATE {{streams}} SET {column} = coalesce({column}, ?) WHERE id = ?"),
-                           (position, stream))
+            cursor.execute(self.sql("INSERT INTO {rollbacks} (stream, position, back_to, mac) VALUES (?, ?, ?, ?) "
+                                    "ON CONFLICT DO NOTHING"),
+                           (stream, position, seen_.back_to, self.tag("rollbacks", stream, position, seen_.back_to)))
+        if seen_.flagged or seen_.rollback:  # set once, each with its own tag (``vouched``)
+            column, name = ("first_flag", "flag") if seen_.flagged else ("first_rollback", "rollback")
+            cursor.execute(self.sql(f"UPDATE {{streams}} SET {column} = coalesce({column}, ?), {name}_mac = "
+                                    f"CASE WHEN {column} IS NULL THEN ? ELSE {name}_mac END WHERE id = ?"),
+                           (position, self.tag("streams", stream, name, position), stream))
         if seen_.meta:
-            meta = seen_.meta
-            cursor.execute(self.sql("UPDATE {streams} SET event = coalesce(?, event), round = ?, format = ?, "
-                                    "banlist = ? WHERE id = ?"),
-                           (meta.get("event"), meta.get("round"), meta.get("format"), meta.get("banlist"), stream))
+            meta = (seen_.meta.get("event"), seen_.meta.get("round"), seen_.meta.get("format"),
+                    seen_.meta.get("banlist"))
+            cursor.execute(self.sql("UPDATE {streams} SET meta_event = ?, event = coalesce(event, ?), round = ?, "
+                                    "format = ?, banlist = ?, meta_mac = ? WHERE id = ?"),
+                           (meta[0], meta[0], *meta[1:], self.tag("streams", stream, "meta", *meta), stream))
+
+
+def header_columns(header: Mapping[str, Any]) -> dict[str, Any]:
+    """What the index keeps of a stream's header (its stored dict): its kind, title, creation
+    time, parent, and how it came to be (the badges imported, signed, verified-origin)."""
+    source, provenance = header.get("source") or {}, header.get("provenance") or {}
+    imported = bool(provenance.get("imported") or source.get("sha256"))
+    signed = not imported or bool(provenance.get("signed_by"))
+    verified = imported and bool(provenance.get("trusted")) and source.get("unverified") is not True
+    created = str(header.get("created") or "")
+    return {"kind": str(header.get("kind", "duel")), "title": str(header.get("title") or ""), "created": created,
+            "created_ms": _ms(created), "parent": header.get("parent"), "imported": int(imported),
+            "signed": int(signed), "verified": int(verified)}
+
+
+def status_columns(status: Mapping[str, Any], keys: bool = True) -> dict[str, Any]:
+    """What the index keeps of the status an anchor signs: turn, result, the players (and, with
+    ``keys``, their names as a search compares them: an append that writes no row needs none)."""
+    players = [str(p) for p in (status.get("players") or [])][:2] + ["", ""]
+    winner = status.get("winner")
+    columns = {"turn": int(status.get("turn") or 0), "ended": int(bool(status.get("ended"))),
+               "winner": winner if isinstance(winner, int) else None,
+               "reason": status.get("reason") or status.get("how"), "p0": players[0], "p1": players[1]}
+    if keys:
+        columns.update(p0_key=normal_name(players[0]), p1_key=normal_name(players[1]))
+    return columns
+
+
+def access_columns(access: bytes | None) -> dict[str, Any]:
+    """What the index keeps of a stream's access attachment, from its stored row (None: it has
+    none, and is private): visibility, delay, the release policy's event, witnessed."""
+    return _access_columns(msgpack.unpackb(access) if access is not None else None)
+
+
+def _access_columns(access: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What the index keeps of a stream's access attachment (None: it has none, and is private)."""
+    if access is None:
+        return {"visibility": "private", "delay_events": 0, "delay_ms": 0, "release": None, "witnessed": False}
+    delay = access.get("delay") or {}
+    release = access.get("release") or {}
+    return {"visibility": str(access.get("visibility", "unlisted")), "delay_events": int(delay.get("events", 0)),
+            "delay_ms": int(float(delay.get("seconds", 0)) * 1000), "release": release.get("event") or None,
+            "witnessed": access.get("mode") == "witnessed"}
 
 
 def _ms(iso: str) -> int:
@@ -378,9 +520,11 @@ def _ms(iso: str) -> int:
 
 
 def index_of(store: Any) -> Index:
-    """The library index of ``store``'s tables, not read yet (``install`` makes it written)."""
+    """The library index of ``store``'s tables, not read yet (``install`` makes it written), its
+    rows keyed by the store's organiser key."""
     recorder = store.events
-    return Index(store.backend, recorder.events_table_name, getattr(recorder.datastore, "schema", None))
+    return Index(store.backend, recorder.events_table_name, getattr(recorder.datastore, "schema", None),
+                 signer=lambda: store.key, holder=store.index_key)
 
 
 def install(store: Any, index: Index, folds: Mapping[str, Any]) -> None:
@@ -433,7 +577,7 @@ def rebuild(store: Any, index: Index, folds: Mapping[str, Any], force: bool = Tr
     with store.events.datastore.transaction(commit=True) as cursor:
         if index.backend == "postgresql":
             cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{index.schema}.library",))
-        cursor.execute(_META.format(s=index.prefix))
+        cursor.execute(_META.format(s=index.prefix, **_DIALECTS[index.backend]))
         cursor.execute(index.sql("SELECT max(version) AS v FROM {meta}"))
         found = cursor.fetchone()["v"]
         if found == VERSION and not force:
@@ -445,17 +589,72 @@ def rebuild(store: Any, index: Index, folds: Mapping[str, Any], force: bool = Tr
         index.create(cursor)
         for table in (index.cards, index.marks, index.rollbacks, index.streams, index.meta):
             cursor.execute(f"DELETE FROM {table}")
-        streams, start = [], 1                       # no stream is added meanwhile (the write lock)
-        while True:
-            batch = store.events.select_notifications(start, 500, topics=list(_HEADERS))
-            streams += [(str(n.originator_id), n.state) for n in batch]
-            if len(batch) < 500:
-                break
-            start = batch[-1].id + 1
+        streams = _headers(store)                    # no stream is added meanwhile (the write lock)
         for stream_id, header in streams:
             index.write(cursor, _replayed(store, stream_id, header, folds))
-        cursor.execute(index.sql("INSERT INTO {meta} (version) VALUES (?)"), (VERSION,))
+        cursor.execute(index.sql("INSERT INTO {meta} (version, mac) VALUES (?, ?)"),
+                       (VERSION, index.tag("meta", VERSION)))
     return len(streams)
+
+
+def _headers(store: Any) -> list[tuple[str, bytes]]:
+    """Every stream's id and header row, oldest first."""
+    streams, start = [], 1
+    while True:
+        batch = store.events.select_notifications(start, 500, topics=list(_HEADERS))
+        streams += [(str(n.originator_id), n.state) for n in batch]
+        if len(batch) < 500:
+            return streams
+        start = batch[-1].id + 1
+
+
+#: Each table ``check`` compares, its columns (a stream's id first), and whether a row it lacks
+#: is missing (a stream delayed after some events has no marks for them: ``Index._event``).
+_CHECKED = (("streams", "id, kind, title, created, created_ms, parent, match, p0, p1, p0_key, p1_key, event, round, "
+                        "format, banlist, imported, signed, verified, witnessed, visibility, delay_events, delay_ms, "
+                        "turn, ended, winner, reason, first_flag, first_rollback, meta_event, meta_mac, flag_mac, "
+                        "rollback_mac", True),
+            ("cards", "stream, code, action, turn, position, side, mac", True),
+            ("rollbacks", "stream, position, back_to, mac", True),
+            ("marks", "stream, position, at, turn, mac", False))
+
+
+def check(store: Any, index: Index, folds: Mapping[str, Any]) -> dict[str, list[str]]:
+    """What the index holds that a build of it from what the store vouches for does not, and
+    what it lacks: by stream, the tables it differs in (``"cards: 2 missing"``). A search leaves
+    out a row inserted or altered (its tag, or what it is checked against, does not hold) but
+    cannot know of a row deleted: this finds it, and ``rebuild`` (``search --reindex``) puts it
+    back. The build is made in temporary tables of the read's own connection, folding every
+    stream (``_replayed``), and dropped after."""
+    if store.index_key() is None:
+        raise StoreError(f"the library index of {store.name} is checked with the organiser's private key, which "
+                         "this process does not hold (set YGOREPLAY_KEY to its file)")
+    temp = "temp." if index.backend == "sqlite" else "pg_temp."
+    shadow = Index(index.backend, "", None, signer=store.index_key)
+    shadow.streams, shadow.marks, shadow.cards, shadow.rollbacks = (
+        f"{temp}library_check_{t}" for t in ("streams", "marks", "cards", "rollbacks"))
+    found: dict[str, list[str]] = {}
+    with store.events.datastore.transaction(commit=False) as cursor:
+        for statement in _COMMON:
+            if statement.startswith("CREATE TABLE"):
+                cursor.execute(statement.format(s=temp, **_DIALECTS[index.backend])
+                               .replace(f"{temp}library_", f"{temp}library_check_"))
+        try:
+            for stream_id, header in _headers(store):
+                shadow.write(cursor, _replayed(store, stream_id, header, folds))
+            for table, columns, lacking in _CHECKED:
+                stored, built_ = getattr(index, table), getattr(shadow, table)
+                ways = ((stored, built_, "not vouched"),) + (((built_, stored, "missing"),) if lacking else ())
+                for first, second, what in ways:
+                    cursor.execute(f"SELECT {columns.partition(',')[0]} AS stream, count(*) AS n FROM "
+                                   f"(SELECT {columns} FROM {first} EXCEPT SELECT {columns} FROM {second}) x "
+                                   f"GROUP BY {columns.partition(',')[0]}")
+                    for row in cursor.fetchall():
+                        found.setdefault(row["stream"], []).append(f"{table}: {row['n']} {what}")
+        finally:
+            for table in ("streams", "marks", "cards", "rollbacks"):
+                cursor.execute(f"DROP TABLE IF EXISTS {temp}library_check_{table}")
+    return dict(sorted(found.items()))
 
 
 def _replayed(store: Any, stream_id: str, header: bytes, folds: Mapping[str, Any]) -> list[StoredEvent]:

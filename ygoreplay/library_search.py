@@ -15,6 +15,7 @@ import base64
 import json
 import re
 import time
+import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -22,7 +23,7 @@ from typing import Any, Iterator, Mapping
 
 from .card_sources import normal_name
 from .errors import InputError, StoreError
-from .library import ACTIONS, Index, built
+from .library import ACTIONS, VERSION, Index, access_columns, built
 
 PARAMS = ("q", "player", "title", "event", "round", "format", "banlist", "since", "until", "result", "source",
           "card", "action", "turn_max", "kind", "limit", "cursor")
@@ -188,11 +189,22 @@ _EVENTS = "coalesce((SELECT max(h.originator_version) FROM {heads} h WHERE h.ori
 _CUT = ("CASE WHEN s.ended = 1 OR (s.delay_events = 0 AND s.delay_ms = 0) THEN s.events "
         "ELSE coalesce((SELECT max(m.position) + 1 FROM {marks} m WHERE m.stream = s.id "
         "AND m.position < s.events - s.delay_events AND m.at <= ? - s.delay_ms), 0) END")
-_COLUMNS = ("s.id, s.kind, s.title, s.created, s.created_ms, s.p0, s.p1, s.p0_key, s.p1_key, "
-            "coalesce(s.event, m.event) AS event, coalesce(s.round, m.round) AS round, "
-            "coalesce(s.format, m.format) AS format, coalesce(s.banlist, m.banlist) AS banlist, s.imported, "
-            "s.signed, s.verified, s.witnessed, s.match, s.turn, s.ended, s.winner, s.reason, "
-            "s.first_flag, s.first_rollback")
+#: A stream's row as stored, and its match's settings (``m_``): what ``Index.vouched`` checks.
+_COLUMNS = ("s.id, s.kind, s.title, s.created, s.created_ms, s.parent, s.p0, s.p1, s.p0_key, s.p1_key, "
+            "s.event, s.meta_event, s.round, s.format, s.banlist, s.meta_mac, s.imported, s.signed, s.verified, "
+            "s.witnessed, s.visibility, s.match, s.turn, s.ended, s.winner, s.reason, s.first_flag, s.flag_mac, "
+            "s.first_rollback, s.rollback_mac, m.event AS m_event, m.meta_event AS m_meta_event, "
+            "m.round AS m_round, m.format AS m_format, m.banlist AS m_banlist, m.meta_mac AS m_meta_mac, m.id AS m_id")
+#: The attachments a stream's row is checked against, as the service reads them: its access, its
+#: match link, its match's access (each its latest row, one index lookup).
+_ATTACHED = " ".join(
+    f"(SELECT a.state FROM {{heads}} a WHERE a.originator_id = p.{column} || '/{name}' "
+    f"ORDER BY a.originator_version DESC LIMIT 1) AS {alias}{comma}"
+    for column, name, alias, comma in (("id", "access", "access_state", ","), ("id", "match_game", "link_state", ","),
+                                       ("match", "access", "m_access_state", "")))
+#: The mark a delayed stream's cut is at (``search``): checked under its tag.
+_MARK = ("CASE WHEN t.ended = 1 OR (t.delay_events = 0 AND t.delay_ms = 0) THEN NULL ELSE (SELECT mk.{column} FROM {{marks}} mk "
+         "WHERE mk.stream = t.id AND mk.position = t.cut - 1) END AS mark_{column}")
 #: A branch shows once no ancestor is delayed and running: not only its parent (a branch of an
 #: undelayed branch of a delayed duel holds that duel's events past its delay, as ``LiveDuel``'s
 #: ``hidden_by_parent`` asks its parent, which asks its own).
@@ -285,16 +297,31 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
                  + f" AND c.stream = t.id AND {_SHOWN}")
         where.append(f"EXISTS ({shown})" if rare else f"({shown} LIMIT 1) = 1")
     params.append(query.limit + 1)
-    sql = (f"SELECT t.*, CASE WHEN t.cut = t.events THEN t.turn ELSE (SELECT mk.turn FROM {{marks}} mk "
-           f"WHERE mk.stream = t.id AND mk.position = t.cut - 1) END AS shown_turn FROM ({inner}) t "
+    marks = ", ".join(_MARK.format(column=column) for column in ("at", "turn", "mac"))
+    sql = (f"SELECT t.*, {marks} FROM ({inner}) t "
            f"WHERE {' AND '.join(where)} ORDER BY t.created_ms DESC, t.id DESC LIMIT ?")
-    rows, listed = _listed_rows(store, index.sql(sql), params, "ORDER BY p.created_ms DESC, p.id DESC")
+    now_ms = _now_ms(now)
+    rows, shown, left_out = _listed_rows(store, index.sql(sql), params, "ORDER BY p.created_ms DESC, p.id DESC",
+                                         now_ms=now_ms)
     more = len(rows) > query.limit
     rows = rows[:query.limit]
+    if query.codes is not None:
+        cards = _card_events(store, query, [row for row in rows if row["id"] in shown])
+        left_out |= {row["id"] for row in rows if row["id"] in shown and row["id"] not in cards}
+        shown = {stream: row for stream, row in shown.items() if stream in cards}
+    if query.q:             # found by the words' own table (SQLite's FTS5), or a column of them
+        worded = {stream for stream, row in shown.items() if not _has_words(index, row, query.q)}
+        left_out |= worded
+        shown = {stream: row for stream, row in shown.items() if stream not in worded}
+    unvouched = sum(1 for row in rows if row["id"] in left_out)
     # a page holds only what the list of duels would name (``Store.listed``: not an altered
-    # stream, nor a branch of one), under the title its anchors sign; it may come out short
-    return {"results": [{**_result(row), "title": listed[row["id"]].title} for row in rows if row["id"] in listed],
-            "next": _next(rows[-1]["created_ms"], rows[-1]["id"]) if more else None}
+    # stream, nor a branch of one) from index rows that are what its anchors vouch for and its
+    # tags hold (``Index.vouched``, ``Index.genuine``); it may come out short, and says by how many
+    answer = {"results": [_result(row) for row in rows if row["id"] in shown],
+              "next": _next(rows[-1]["created_ms"], rows[-1]["id"]) if more else None}
+    if unvouched:
+        answer["unvouched"] = unvouched
+    return answer
 
 
 RARE = 900                       # at 100,000 streams; times the square root of how many times more
@@ -332,6 +359,66 @@ def _result_filter(result: str, params: list[Any]) -> str:
     return f"({shown} AND ((t.winner = 0 AND t.p0_key = ?) OR (t.winner = 1 AND t.p1_key = ?)))"
 
 
+def _has_words(index: Index, row: Mapping[str, Any], q: str) -> bool:
+    """Whether a stream's row (checked: ``Index.vouched``) has the words of ``q`` as the search's
+    statement matched them: SQLite, each word the start of a word of its text (FTS5's ``"word"*``,
+    case and accents folded, a word's parts in a row); PostgreSQL, each inside its text. The
+    statement matched them in a table or column of their own, which a writer to the database
+    may have written to."""
+    text = " ".join(str(row[name] or "") for name in ("title", "p0", "p1", "event", "round"))
+    words = re.findall(r"\w+", q)
+    if index.backend != "sqlite":
+        return all(word.lower() in text.lower() for word in words)
+    tokens = re.findall(r"[^\W_]+", _folded(text))
+    for word in words:
+        parts = re.findall(r"[^\W_]+", _folded(word))
+        if parts and not any(tokens[at:at + len(parts) - 1] == parts[:-1]
+                             and tokens[at + len(parts) - 1].startswith(parts[-1])
+                             for at in range(len(tokens) - len(parts) + 1)):
+            return False
+    return True
+
+
+def _folded(text: str) -> str:
+    """Text as SQLite's ``unicode61 remove_diacritics 2`` tokenizer compares it: no accents, lower case."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
+
+
+def _card_events(store: Any, query: Query, rows: list[Mapping[str, Any]]) -> set[str]:
+    """Of these streams (a page of a card search, each row checked and with its ``cut``), those
+    a card event of the query is shown in, read again with its tag and checked (``genuine``), as
+    are the rollbacks that may revert it: the search's statement found them by rows anyone may
+    have written."""
+    if not rows:
+        return set()
+    index: Index = store.library
+    params: list[Any] = []
+    where = _card_filter(query, params, "")
+    streams = [row["id"] for row in rows]
+    among = ", ".join("?" * len(streams))
+    with _reading(store) as cursor:
+        cursor.execute(index.sql(f"SELECT code, action, turn, stream, position, side, mac FROM {{cards}} "
+                                 f"WHERE {where} AND stream IN ({among})"), [*params, *streams])
+        cards = cursor.fetchall()
+        cursor.execute(index.sql(f"SELECT stream, position, back_to, mac FROM {{rollbacks}} WHERE stream IN ({among})"),
+                       streams)
+        rollbacks = cursor.fetchall()
+    cut = {row["id"]: row["cut"] for row in rows}
+    back: dict[str, list[tuple[int, int]]] = {}
+    for r in rollbacks:
+        if r["position"] < cut[r["stream"]] and index.genuine(r["mac"], "rollbacks", r["stream"], r["position"],
+                                                               r["back_to"]):
+            back.setdefault(r["stream"], []).append((r["position"], r["back_to"]))
+    found = set()
+    for c in cards:
+        stream, position = c["stream"], c["position"]
+        if (stream not in found and position < cut[stream]
+                and not any(to <= position < at for at, to in back.get(stream, ()))
+                and index.genuine(c["mac"], "cards", c["code"], c["action"], c["turn"], stream, position, c["side"])):
+            found.add(stream)
+    return found
+
+
 def _result(row: Mapping[str, Any]) -> dict:
     cut, events = row["cut"], row["events"]
     whole = cut == events
@@ -341,11 +428,12 @@ def _result(row: Mapping[str, Any]) -> dict:
         ("signed", row["signed"]), ("verified-origin", row["verified"]),
         ("rollback", row["first_rollback"] is not None and row["first_rollback"] < cut)) if on]
     match = row["kind"] == "match"
+    settings = {name: row[name] if row[name] is not None else row[f"m_{name}"]
+                for name in ("event", "round", "format", "banlist")}
     return {"kind": row["kind"], "id": row["id"], "title": row["title"], "players": [row["p0"], row["p1"]],
-            "event": row["event"], "round": row["round"], "format": row["format"], "banlist": row["banlist"],
-            "created": row["created"],
+            **settings, "created": row["created"],
             "result": {"winner": row["winner"], "reason": row["reason"] or ""} if whole and row["ended"] else None,
-            "events": cut, "turns": row["shown_turn"] or 0, "badges": badges,
+            "events": cut, "turns": (row["turn"] if whole else row["mark_turn"]) or 0, "badges": badges,
             "url": f"/match/{row['id']}" if match else f"/view/{row['id']}"}
 
 
@@ -365,7 +453,7 @@ def card_stats(store: Any, code: int, names: Any = None, now: float | None = Non
            f"max(CASE WHEN {used} AND {ended} AND t.winner = c.side THEN 1 ELSE 0 END) AS won_by_user, "
            f"max(CASE WHEN {used} AND {ended} AND t.winner <> c.side THEN 1 ELSE 0 END) AS lost_by_user "
            f"FROM ({inner}) t JOIN {{cards}} c ON c.stream = t.id WHERE c.code = ? AND {_SHOWN} GROUP BY c.stream")
-    rows, listed = _listed_rows(store, index.sql(sql), params, tuples=True)
+    rows, listed, _ = _listed_rows(store, index.sql(sql), params, tuples=True)
     counted = [row for row in rows if row[0] in listed]
     facts = names.get(code) if names is not None else None
     return {"code": code, "name": facts.name if facts is not None else None, "duels": len(counted),
@@ -385,15 +473,19 @@ def player(store: Any, name: str, limit: int = MAX_LIMIT, cursor: str | None = N
     params = [normal_name(name)] * 2 + params      # the outcome's come first in the statement
     # each ended duel anyone may see whole, and whether the player won it: counted once the
     # store says a list may name it (``Store.listed``), as the page's duels are
-    sql = (f"SELECT t.id, t.events, CASE WHEN t.winner IS NULL THEN 'drawn' WHEN (t.winner = 0 AND t.p0_key = ?) OR "
+    sql = (f"SELECT t.*, CASE WHEN t.winner IS NULL THEN 'drawn' WHEN (t.winner = 0 AND t.p0_key = ?) OR "
            f"(t.winner = 1 AND t.p1_key = ?) THEN 'won' ELSE 'lost' END AS outcome FROM ({inner}) t "
            f"WHERE t.ended = 1 AND t.cut = t.events")
-    ended, listed = _listed_rows(store, index.sql(sql), params)
+    _rows, shown, left_out = _listed_rows(store, index.sql(sql), params)
     counted = {outcome: 0 for outcome in ("won", "lost", "drawn")}
-    for row in ended:
-        if row["id"] in listed:
-            counted[row["outcome"]] += 1
-    return {"name": name, "duels": page["results"], "next": page["next"], **counted}
+    for row in shown.values():
+        counted[row["outcome"]] += 1
+    answer = {"name": name, "duels": page["results"], "next": page["next"], **counted}
+    # the duels left out of the page or of the record (a duel of both, once)
+    unvouched = max(len(left_out), page.get("unvouched", 0))
+    if unvouched:
+        answer["unvouched"] = unvouched
+    return answer
 
 
 def _now_ms(now: float | None) -> int:
@@ -406,20 +498,28 @@ def _fetch(store: Any, sql: str, params: list[Any]) -> list[Any]:
         return cursor.fetchall()
 
 
-def _listed_rows(store: Any, sql: str, params: list[Any], order: str = "",
-                 tuples: bool = False) -> tuple[list[Any], dict]:
-    """The rows of ``sql`` (each has its stream's id first and its ``events``), and those of their
-    streams that ``Store.listed`` names, with their headers; ``tuples``: the rows as tuples
-    (``Store.as_tuples``), else mappings, as ``_fetch`` gives them. The rows the store decides a
-    stream on (``Store.listed_columns``) are read in the same statement (a statement more for
+def _listed_rows(store: Any, sql: str, params: list[Any], order: str = "", tuples: bool = False,
+                 now_ms: int | None = None) -> tuple[list[Any], Any, set[str]]:
+    """The rows of ``sql`` (each has its stream's id first and its ``events``), those of their
+    streams that ``Store.listed`` names, and those of these the index's rows left out.
+
+    ``tuples`` (a card's numbers): the rows as tuples (``Store.as_tuples``), and the streams
+    ``listed`` names, with what their anchors vouch for. Else (``search``, ``player``: each row a
+    stream's ``_COLUMNS`` with its ``cut``, ``events`` and delay) mappings, and of those streams
+    the rows that are what the store vouches for (``_shown``), by id. The rows the store decides
+    a stream on (``Store.listed_columns``) are read in the same statement (a statement more for
     each 120 streams read them again: most of a popular card's numbers), unless the store has
     decided streams at the ``Store.committed`` mark read first: nothing was committed since (no
-    row altered either), so those decisions stand and the statement reads no more than ``sql``."""
+    row altered either), so those decisions stand and the statement reads no more than ``sql``.
+    ``now_ms``: the time a delayed stream's cut was read at (its mark is checked against it)."""
     with _reading(store) as cursor:
         mark = store.committed(cursor)
         decided = store.decided(mark)
+        columns = [] if tuples else [store.library.sql(_ATTACHED)]
         if not decided:
-            sql = f"SELECT p.*, {store.listed_columns('p.id', 'p.events')} FROM ({sql}) p {order}"
+            columns.append(store.listed_columns("p.id", "p.events"))
+        if columns:
+            sql = f"SELECT p.*, {', '.join(columns)} FROM ({sql}) p {order}"
         if tuples:
             store.as_tuples(cursor)
         cursor.execute(sql, params)
@@ -433,7 +533,69 @@ def _listed_rows(store: Any, sql: str, params: list[Any], order: str = "",
     else:
         given = {row["id"]: (row["listed_header"], row["listed_version"], row["listed_anchor"]) for row in rows}
     listed = store.listed(ids, given, mark)
-    return rows, listed
+    if tuples:
+        return rows, listed, set()
+    shown = _shown(store, [row for row in rows if row["id"] in listed], listed, mark, now_ms)
+    return rows, shown, {stream for stream in ids if stream in listed and stream not in shown}
+
+
+def _shown(store: Any, rows: list[Any], listed: Mapping[str, Any], mark: Any, now_ms: int | None) -> dict[str, Any]:
+    """Of these rows (streams ``listed`` names, with what their anchors vouch for), those the
+    search may show, by id: each stream's row is the one the index writes of what is vouched
+    (``Index.vouched``), its match's settings too; a delayed running stream's cut is at a mark
+    whose tag holds and that its delay releases at ``now_ms``; and no ancestor of a branch is
+    delayed and running by what is vouched of it (the statement asked the ancestors' rows)."""
+    index: Index = store.library
+    shown = {}
+    for row in rows:
+        vouched = listed[row["id"]]
+        if not index.vouched(row, vouched, row["access_state"], row["link_state"]):
+            continue
+        if row["m_id"] is not None and not index.settings_vouched(
+                row["match"], row, access_columns(row["m_access_state"])["release"], "m_"):
+            continue
+        if not row["ended"] and (row["delay_events"] or row["delay_ms"]) and row["cut"] > 0 and not (
+                now_ms is not None and row["cut"] - 1 < row["events"] - row["delay_events"]
+                and row["mark_at"] is not None and row["mark_at"] <= now_ms - row["delay_ms"]
+                and index.genuine(row["mark_mac"], "marks", row["id"], row["cut"] - 1, row["mark_at"],
+                                  row["mark_turn"])):
+            continue
+        shown[row["id"]] = row
+    parents = {row["id"]: row["parent"] for row in shown.values() if row["parent"]}
+    held = _held_back(store, set(parents.values()), mark)
+    return {stream: row for stream, row in shown.items() if parents.get(stream) not in held}
+
+
+def _held_back(store: Any, streams: set[str], mark: Any) -> set[str]:
+    """Of these streams (parents of branches a search found), those that hold their branches
+    back, by what is vouched of them and of their own ancestors: delayed (their access) and
+    running (their last anchor's status), or not listed at all."""
+    held: set[str] = set()
+    family: dict[str, str | None] = {}              # each stream read, and its parent
+    waiting = set(streams)
+    while waiting:
+        listed = store.listed(sorted(waiting), None, mark)
+        keys = [f"{stream}/access" for stream in waiting]
+        with _reading(store) as cursor:
+            cursor.execute(store.library.sql(
+                f"SELECT originator_id AS id, state FROM {{heads}} WHERE originator_id IN ({', '.join('?' * len(keys))}) "
+                "ORDER BY originator_version"), keys)
+            access = {row["id"].rpartition("/")[0]: row["state"] for row in cursor.fetchall()}
+        for stream in waiting:
+            vouched = listed.get(stream)
+            settings = access_columns(access.get(stream))
+            if vouched is None or not vouched.status.get("ended") and (settings["delay_events"] or settings["delay_ms"]):
+                held.add(stream)
+            family[stream] = vouched.header.parent if vouched is not None else None
+        waiting = {parent for parent in family.values() if parent and parent not in family}
+    changed = True
+    while changed:                                  # a stream whose ancestor holds it back is held back too
+        changed = False
+        for stream, parent in family.items():
+            if stream not in held and parent in held:
+                held.add(stream)
+                changed = True
+    return held
 
 
 @contextmanager
@@ -445,7 +607,25 @@ def _reading(store: Any) -> Iterator[Any]:
         if not index.ready:
             raise StoreError(f"the store {store.name} has no library index yet: run 'ygoreplay search "
                              "--reindex' once (or any command that writes to it)")
+    if not index.keyed:                         # once a Store: the key its rows are checked with
+        _keyed(store, index)
     with store.events.datastore.transaction(commit=False) as cursor:
         if index.backend == "postgresql":       # its compiling would cost more than the query: the
             cursor.execute("SET LOCAL jit = off")   # planner's cost counts the subqueries of every row
         yield cursor
+
+
+def _keyed(store: Any, index: Index) -> None:
+    """The index's rows are checked with the organiser's private key (``Index.genuine``): this
+    process holds it, and the index was built with it (its own row's tag holds), else say so:
+    under another key every row would be left out, and the search would find nothing."""
+    if store.index_key() is None:
+        raise StoreError(f"the library index of {store.name} is checked with the organiser's private key, which "
+                         "this process does not hold (set YGOREPLAY_KEY to its file)")
+    with store.events.datastore.transaction(commit=False) as cursor:
+        cursor.execute(index.sql("SELECT mac FROM {meta} WHERE version = ?"), (VERSION,))
+        row = cursor.fetchone()
+    if row is None or not index.genuine(row["mac"], "meta", VERSION):
+        raise StoreError(f"the library index of {store.name} was not built with this organiser's key (or was altered): "
+                         "run 'ygoreplay search --reindex' once")
+    index.keyed = True

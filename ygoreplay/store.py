@@ -84,7 +84,7 @@ from .rules import History, RuleViolation
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
 
-__all__ = ["ConflictError", "DuelInfo", "Header", "KINDS", "Record", "StoredDuel", "Store", "StoreError",
+__all__ = ["ConflictError", "DuelInfo", "Header", "KINDS", "Record", "StoredDuel", "Store", "StoreError", "Vouched",
            "StreamKind", "Verification", "default_store_path", "new_id", "register_kind"]
 
 ENV_VAR = "YGOREPLAY_STORE"
@@ -480,6 +480,14 @@ def _head_row(duel_id: str, head: Head) -> library.HeadRow:
     return library.HeadRow(f"{duel_id}/head", head.count, HEAD_TOPIC, msgpack.packb(head.to_dict()), head.status)
 
 
+class Vouched(NamedTuple):
+    """What a stream's signed anchors vouch for, as ``Store.listed`` decides it: its header and
+    the status its last anchor signs (players, turn, result)."""
+
+    header: Header
+    status: dict
+
+
 class _Row(NamedTuple):
     """A stored row as a seek reads it, with ``StoredEvent``'s fields (a frozen dataclass: making
     one per row was a tenth of a seek); ordered by version."""
@@ -821,10 +829,11 @@ class Store:
             "ORDER BY part, originator_version")
         self._postgres = _PostgresWriter(self) if self.backend == "postgresql" and not readonly else None
         self._live: OrderedDict[str, _Live] = OrderedDict()
-        # ``_listed_header``'s decisions, by stream: (header row, anchor version, anchor row, header)
-        self._listed: dict[str, tuple[bytes, int, bytes, Header | None]] = {}
+        # ``_listed_header``'s decisions, by stream: (header row, anchor version, anchor row, decision)
+        self._listed: dict[str, tuple[bytes, int, bytes, Vouched | None]] = {}
         # the same decisions by the ``committed`` mark of the rows they were made on (``decided``)
-        self._listed_at: dict[tuple[Any, ...], dict[str, Header | None]] = {}
+        self._listed_at: dict[tuple[Any, ...], dict[str, Vouched | None]] = {}
+        self._key_looked_for = False                    # ``index_key``: the organiser key is looked for once
         self._guard = threading.Lock()                 # the cache and the per-duel locks
         self._locks: dict[str, threading.Lock] = {}
         self._committer = _Committer(self) if concurrent and not readonly else None
@@ -1102,9 +1111,10 @@ class Store:
         return mark in self._listed_at
 
     def listed(self, ids: Sequence[str], rows: Mapping[str, Sequence[Any]] | None = None,
-               mark: tuple[Any, ...] | None = None) -> dict[str, Header]:
-        """Of these streams, those a listing of anyone's may name, with their headers: the header
-        is the one the last anchor names (``_names_header``, what ``DuelInfo.signed`` says), and
+               mark: tuple[Any, ...] | None = None) -> dict[str, Vouched]:
+        """Of these streams, those a listing of anyone's may name, with their headers and the
+        status their last anchor signs (``Vouched``: what the library index's rows of each are
+        checked against, ``library.Index.vouched``): the header is the one the last anchor names (``_names_header``, what ``DuelInfo.signed`` says), and
         for a branch so is every ancestor's (its first events are the parent's: a branch of an
         altered duel shows a spectator nothing, as ``LiveDuel.hidden_by_parent`` decides). Each is
         decided on its header row and last anchor row, never an event: ``rows`` (by id, each
@@ -1117,7 +1127,7 @@ class Store:
         rows out of its statement."""
         with self._guard:
             kept = self._listed_at.get(mark) if mark is not None else None
-        headers: dict[str, Header | None] = {} if kept is None else kept     # decided at ``mark``: added to
+        headers: dict[str, Vouched | None] = {} if kept is None else kept     # decided at ``mark``: added to
         given = rows or {}
         waiting = [stream_id for stream_id in dict.fromkeys(ids) if stream_id not in headers]
         while waiting:
@@ -1136,30 +1146,30 @@ class Store:
                               for row in cursor.fetchall()]
             for stream_id, row in found:
                 headers[stream_id] = self._listed_header(stream_id, *row[-3:])
-            waiting = [parent for parent in dict.fromkeys(h.parent for h in (headers[s] for s, _ in found)
-                                                          if h is not None and h.parent)
+            waiting = [parent for parent in dict.fromkeys(v.header.parent for v in (headers[s] for s, _ in found)
+                                                          if v is not None and v.header.parent)
                        if parent not in headers]
 
         def vouched(stream_id: str) -> bool:
             seen = set()
-            header = headers.get(stream_id)
-            while header is not None and header.parent and stream_id not in seen:
+            found = headers.get(stream_id)
+            while found is not None and found.header.parent and stream_id not in seen:
                 seen.add(stream_id)
-                stream_id = header.parent
-                header = headers.get(stream_id)
-            return header is not None
+                stream_id = found.header.parent
+                found = headers.get(stream_id)
+            return found is not None
         if mark is not None and kept is None:
             with self._guard:
                 while len(self._listed_at) >= _MARKS_KEPT and mark not in self._listed_at:
                     del self._listed_at[next(iter(self._listed_at))]
                 self._listed_at[mark] = headers
-        return {stream_id: header for stream_id in ids
-                if (header := headers.get(stream_id)) is not None and vouched(stream_id)}
+        return {stream_id: found for stream_id in ids
+                if (found := headers.get(stream_id)) is not None and vouched(stream_id)}
 
     def _listed_header(self, stream_id: str, header_state: bytes | None, version: int | None,
-                       anchor_state: bytes | None) -> Header | None:
-        """``listed``'s decision on one stream's header row and last anchor row: its header, or
-        None. Kept by stream with the exact bytes and version it was made on (``_listed``): the
+                       anchor_state: bytes | None) -> Vouched | None:
+        """``listed``'s decision on one stream's header row and last anchor row: its header and
+        the status that anchor signs, or None. Kept by stream with the exact bytes and version it was made on (``_listed``): the
         same rows decide the same, compared byte for byte (no digest made: two SHA-256 a stream
         were most of a popular card's numbers), and a row changed in any way is decided again."""
         if header_state is None or version is None or anchor_state is None:
@@ -1173,11 +1183,20 @@ class Store:
         except StoreError:
             header = None
         row = StoredEvent(f"{stream_id}/head", version, HEAD_TOPIC, anchor_state)
-        if header is not None and self._names_header(stream_id, header, row) is None:
-            header = None
+        head = self._names_header(stream_id, header, row) if header is not None else None
+        found = Vouched(header, head.status) if header is not None and head is not None else None
         if kept is not None or len(self._listed) < _LISTED_KEPT:    # full: the first kept stay
-            self._listed[stream_id] = (header_state, version, anchor_state, header)
-        return header
+            self._listed[stream_id] = (header_state, version, anchor_state, found)
+        return found
+
+    def index_key(self) -> OrganiserKey | None:
+        """The organiser's private key when this process holds it (it signs this store's writes,
+        or ``trusts`` found it): what keys the library index's rows (``library.Index``); None when
+        it holds only public keys."""
+        if self._key is None and self._organiser is None and not self._key_looked_for:
+            self._key_looked_for = True
+            self.trusts(b"")                       # loads the organiser key, when there is one
+        return self._key or self._organiser
 
     def ids(self, kind: str = "duel") -> list[str]:
         """The id of every duel (or stream of another ``kind``), oldest first."""

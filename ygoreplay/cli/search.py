@@ -3,6 +3,7 @@ same JSON as ``GET /search`` (``library_search``), on a store opened read-only."
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
@@ -10,6 +11,7 @@ from ..errors import InputError
 from ..i18n import t
 from ..text import printable
 from .common import card_db, cards_option, echo, main, open_store, store_option
+from .output import EXIT_ILLEGAL
 
 @main.command(name="search")
 @click.option("--q", "q", default=None, help="Words of the title, players, event or round.")
@@ -32,14 +34,17 @@ from .common import card_db, cards_option, echo, main, open_store, store_option
 @click.option("--cursor", default=None, help="The 'next' of a previous answer: its next page.")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as GET /search gives it.")
 @click.option("--reindex", is_flag=True, help="Build the store's library index anew first (opens it for writing).")
+@click.option("--check", "check_", is_flag=True,
+              help="Compare the library index with one built from what the store vouches for, name each duel "
+                   "whose rows differ (deleted or altered in the database), and exit 1 if any does.")
 @cards_option
 @store_option
-def search_command(as_json: bool, reindex: bool, cards: tuple[str, ...], store_url: str | None, round_: str | None,
-                   format_: str | None, **filters: str | None) -> None:
+def search_command(as_json: bool, reindex: bool, check_: bool, cards: tuple[str, ...], store_url: str | None,
+                   round_: str | None, format_: str | None, **filters: str | None) -> None:
     """Find public duels and matches: by player, title, event, result, source, and by what
     happened to a card (``--card "Pot of Greed" --action activated --turn-max 1``). Only what a
     spectator may know is searched: private and unlisted duels never, a delayed duel up to its delay."""
-    from ..library import rebuild
+    from ..library import check, rebuild
     from ..library_search import SearchError, parse, search
     from ..store import KINDS
     params = {key: value for key, value in {**filters, "round": round_, "format": format_}.items()
@@ -49,6 +54,17 @@ def search_command(as_json: bool, reindex: bool, cards: tuple[str, ...], store_u
             count = rebuild(store, store.library, KINDS)
         if not as_json:
             echo(t("indexed {count} duels and matches of {name}", count=count, name=store.name))
+    if check_:
+        with open_store(store_url, readonly=True) as store:
+            differ = check(store, store.library, KINDS)
+        for stream, what in differ.items():
+            echo(f"{stream}  {'; '.join(what)}")
+        echo(t("the library index holds what the store vouches for") if not differ else
+             t("{count} duels' index rows are not what the store vouches for: run 'ygoreplay search --reindex'",
+               count=len(differ)))
+        if differ:
+            sys.exit(EXIT_ILLEGAL)
+        return
     try:
         query = parse(params, card_db(cards))
     except SearchError as exc:
@@ -68,5 +84,8 @@ def search_command(as_json: bool, reindex: bool, cards: tuple[str, ...], store_u
         badges = f"  [{', '.join(row['badges'])}]" if row["badges"] else ""
         echo(t("{id}  {created}  {kind:5}  {players}  {outcome}  {events} events, {turns} turns  {title}{badges}",
                id=row['id'], created=row['created'][:10], kind=row['kind'], players=players, outcome=outcome, events=row['events'], turns=row['turns'], title=printable(row['title']), badges=badges))
+    if answer.get("unvouched"):
+        echo(t("{count} duels left out: their index rows are not what the store vouches for (search --check)",
+               count=answer["unvouched"]))
     if answer["next"]:
         echo(t("more: --cursor {next}", next=answer['next']))
