@@ -431,7 +431,8 @@ class Records:
             raise VerificationError(f"the file is {signature.describe()}; nothing was imported"
                                     + ("" if signature.valid is False else
                                        " (--unsigned imports it as an unverified record)"))
-        earlier = self.imported_as(replay.head)
+        unverified = not signature.ok or bool(replay.source.get("unverified"))    # or exported from such a record
+        earlier = self.imported_as(replay.head, unverified)
         if earlier is not None:
             return Recorded(earlier.id, len(replay.events), earlier.events, skipped=True)
         provenance = {"imported": chain.now(), "file_head": replay.head,
@@ -452,21 +453,27 @@ class Records:
             duel_id, stored, _ = self.store.record(
                 replay.events, title, times=replay.times, cards=replay.cards, check=False, root=replay.root,
                 secret=replay.commit_key or None, created=replay.created or None, source=source,
-                provenance=provenance, attachments=attachments, claim=f"ygr-{replay.head.hex()}")
+                provenance=provenance, attachments=attachments,
+                claim=f"ygr-{replay.head.hex()}" + ("-unverified" if unverified else ""))
         except ConflictError:
-            earlier = self.imported_as(replay.head)      # another writer imported it meanwhile
+            earlier = self.imported_as(replay.head, unverified)     # another writer imported it meanwhile
             if earlier is None:
                 raise
             return Recorded(earlier.id, len(replay.events), earlier.events, skipped=True)
         return Recorded(duel_id, len(replay.events), stored, violations=audit(replay.events, replay.cards).violations,
                         receipt=self._receipt(duel_id, stored))
 
-    def imported_as(self, head: bytes) -> DuelInfo | None:
+    def imported_as(self, head: bytes, unverified: bool = False) -> DuelInfo | None:
         """The duel a judge file with this head hash was imported as before, if any (one record
         is one duel, however often its file is uploaded): said by a header its signed anchors
-        name (``DuelInfo.signed``), never by one altered in the database."""
-        return next((info for info in self.store.duels()
-                     if info.signed and not info.parent and info.provenance.get("file_head") == head), None)
+        name (``DuelInfo.signed``), never by one altered in the database. One imported from a
+        file no trusted key signed (its header says ``unverified``) stands only for another such
+        import (``unverified``): a copy of a judge file signed by anyone has its head, and taken
+        as the store's word, the genuine file was skipped as stored, the copy answered for it."""
+        found = [info for info in self.store.duels()
+                 if info.signed and not info.parent and info.provenance.get("file_head") == head]
+        verified = next((info for info in found if not info.source.get("unverified")), None)
+        return verified if verified is not None or not unverified else next(iter(found), None)
 
     def sources(self) -> dict[str, DuelInfo]:
         """The stored duels imported from a file, by the file's SHA-256, as headers their signed
