@@ -8,12 +8,22 @@ rules changes let through.
   replay's digest), yet ``Records.imported_as`` and the head's claim took it as the store's.
   Now an unverified import neither stands for the head nor holds its claim; a verified import
   of the file is skipped as before, and so is an unverified one once any import of it stands.
+* The claim an import writes with its duel (``attack25t``) outlived the duel's standing: once the
+  duel's header was altered in the database (no anchor signs it; ``imported_as`` and ``sources``
+  rightly no longer answer with it), every later import of the file met the claim and no duel
+  to skip to, and was refused with a conflict, forever (``test_vouched_reads_2``'s
+  ``test_a_file_is_said_imported_before_only_by_a_header_its_anchors_sign`` failed on main for
+  a judge file; an EDOPro replay the same, below). A claim no vouched duel answers for is no
+  one's: the file is recorded without it (``Records._claimed``).
 """
 from __future__ import annotations
 
 import secrets
 
+import pytest
+
 from test_device_names import WON
+from test_live_vouched import _retitle
 
 from ygoreplay.application import Records
 from ygoreplay.cards import CardDB
@@ -65,3 +75,25 @@ def test_an_unverified_import_again_is_skipped_as_the_first(tmp_path):
         first = records.import_replay(copy, None, [], unsigned=True)
         second = records.import_replay(copy, None, [], unsigned=True)
         assert not first.skipped and second.skipped and second.id == first.id
+
+
+def test_an_edopro_replay_whose_duel_was_altered_in_the_database_is_imported_again(tmp_path):
+    """A real EDOPro replay imported, then its duel's header altered in the database: the store
+    no longer vouches for that duel, so the replay is not "stored" (``sources``); importing it
+    again met the first import's claim and was refused ("written by another writer first"),
+    now and at every later try. Now it is recorded anew, and then known by its digest."""
+    from conftest import SHARED
+    real = SHARED / "real-replays" / "edopro" / "GG_DW_vs_Cyberse.yrpX"
+    if not real.exists():
+        pytest.skip(f"{real} is not here")
+    url = str(tmp_path / "s.sqlite")
+    with Store(url) as store:
+        first, _agreement = Records(store).import_yrpx(real, None, None)
+        assert not first.skipped
+    _retitle(url, first.id)
+    with Store(url) as store:
+        records = Records(store)
+        anew, _agreement = records.import_yrpx(real, None, None)
+        assert not anew.skipped and anew.id != first.id
+        again, _agreement = records.import_yrpx(real, None, None)
+        assert again.skipped and again.id == anew.id
