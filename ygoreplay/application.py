@@ -431,7 +431,8 @@ class Records:
             raise VerificationError(f"the file is {signature.describe()}; nothing was imported"
                                     + ("" if signature.valid is False else
                                        " (--unsigned imports it as an unverified record)"))
-        earlier = self.imported_as(replay.head)
+        unverified = not signature.ok or bool(replay.source.get("unverified"))    # or exported from such a record
+        earlier = self.imported_as(replay.head, unverified)
         if earlier is not None:
             return Recorded(earlier.id, len(replay.events), earlier.events, skipped=True)
         provenance = {"imported": chain.now(), "file_head": replay.head,
@@ -448,25 +449,44 @@ class Records:
         except ReplayFileError as exc:
             raise InputError(f"the duel's header (its players, source and created) would be past what a replay "
                              f"file's header holds ({exc}): it could never be exported; nothing was imported") from None
-        try:
-            duel_id, stored, _ = self.store.record(
-                replay.events, title, times=replay.times, cards=replay.cards, check=False, root=replay.root,
-                secret=replay.commit_key or None, created=replay.created or None, source=source,
-                provenance=provenance, attachments=attachments, claim=f"ygr-{replay.head.hex()}")
-        except ConflictError:
-            earlier = self.imported_as(replay.head)      # another writer imported it meanwhile
-            if earlier is None:
-                raise
+        earlier, (duel_id, stored) = self._claimed(
+            f"ygr-{replay.head.hex()}" + ("-unverified" if unverified else ""),
+            lambda: self.imported_as(replay.head, unverified), replay.events, title, times=replay.times,
+            cards=replay.cards, check=False, root=replay.root, secret=replay.commit_key or None,
+            created=replay.created or None, source=source, provenance=provenance, attachments=attachments)
+        if earlier is not None:                           # another writer imported it meanwhile
             return Recorded(earlier.id, len(replay.events), earlier.events, skipped=True)
         return Recorded(duel_id, len(replay.events), stored, violations=audit(replay.events, replay.cards).violations,
                         receipt=self._receipt(duel_id, stored))
 
-    def imported_as(self, head: bytes) -> DuelInfo | None:
+    def _claimed(self, claim: str, earlier: Callable[[], DuelInfo | None], events: list[Event], title: str,
+                 **record: Any) -> tuple[DuelInfo | None, tuple[str, int]]:
+        """An imported file's duel recorded with the file's claim (``Store.record``): (None, (id,
+        events stored)); or (the duel another writer imported it as, ...) when the claim is held
+        by a duel the store vouches for (``earlier``). A claim no such duel answers for (its
+        header altered in the database, or a row written there) is no one's: the file is recorded
+        without it, as it was before claims (refused, it was refused forever)."""
+        try:
+            duel_id, stored, _ = self.store.record(events, title, claim=claim, **record)
+        except ConflictError:
+            found = earlier()
+            if found is not None:
+                return found, ("", 0)
+            duel_id, stored, _ = self.store.record(events, title, **record)
+        assert duel_id is not None
+        return None, (duel_id, stored)
+
+    def imported_as(self, head: bytes, unverified: bool = False) -> DuelInfo | None:
         """The duel a judge file with this head hash was imported as before, if any (one record
         is one duel, however often its file is uploaded): said by a header its signed anchors
-        name (``DuelInfo.signed``), never by one altered in the database."""
-        return next((info for info in self.store.duels()
-                     if info.signed and not info.parent and info.provenance.get("file_head") == head), None)
+        name (``DuelInfo.signed``), never by one altered in the database. One imported from a
+        file no trusted key signed (its header says ``unverified``) stands only for another such
+        import (``unverified``): a copy of a judge file signed by anyone has its head, and taken
+        as the store's word, the genuine file was skipped as stored, the copy answered for it."""
+        found = [info for info in self.store.duels()
+                 if info.signed and not info.parent and info.provenance.get("file_head") == head]
+        verified = next((info for info in found if not info.source.get("unverified")), None)
+        return verified if verified is not None or not unverified else next(iter(found), None)
 
     def sources(self) -> dict[str, DuelInfo]:
         """The stored duels imported from a file, by the file's SHA-256, as headers their signed
@@ -494,16 +514,12 @@ class Records:
         agreement = fold_and_compare(result)
         source = {"format": EDOPRO.name, "file": path.name, "size": path.stat().st_size, "sha256": digest}
         cards = _scripted(result.cards, names if names is not None else self.store.cards)
-        try:
-            duel_id, stored, _ = self.store.record(result.events, title or path.name, times=result.times,
-                                                   cards=cards, check=False, source=source, attachments=attachments,
-                                                   claim=f"yrpx-{digest}")
-        except ConflictError:
-            info = self.sources().get(digest)           # another writer imported it meanwhile
-            if info is None:
-                raise
-            known[digest] = info
-            return Recorded(info.id, len(result.events), info.events, skipped=True), None
+        earlier, (duel_id, stored) = self._claimed(
+            f"yrpx-{digest}", lambda: self.sources().get(digest), result.events, title or path.name,
+            times=result.times, cards=cards, check=False, source=source, attachments=attachments)
+        if earlier is not None:                           # another writer imported it meanwhile
+            known[digest] = earlier
+            return Recorded(earlier.id, len(result.events), earlier.events, skipped=True), None
         info = DuelInfo(duel_id, title or path.name, "", None, None, stored, {}, source)
         known[digest] = info
         return Recorded(duel_id, len(result.events), stored, violations=agreement.violations,
