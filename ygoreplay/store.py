@@ -1742,23 +1742,20 @@ class Store:
             if now == seen:
                 break
             seen = now
-        return self._head_of(duel_id, header, count, head_hash, anchor, cards_rows, access)
+        return self._head_of(duel_id, header, count, head_hash, head, cards_rows, access)
 
-    def _head_of(self, duel_id: str, header: Header, count: int, head_hash: bytes, anchor: StoredEvent | None,
+    def _head_of(self, duel_id: str, header: Header, count: int, head_hash: bytes, head: Head | None,
                  cards_rows: list[StoredEvent], access: StoredEvent | None) -> _Live:
         """The head of a stream read as ``_load_head`` reads it (or ``opened``), every check
         made: its last ``count`` events (their chain hash ``head_hash``) are what its last anchor
-        (the row ``anchor``) names, signed by a trusted key as every reader checks an anchor
-        (``_anchor_holds``: its MAC where this store holds the key, else its signature; once
-        per row's bytes in this process), which signs its header and card and effect facts as
-        stored. A table's first append checked the anchor its live duel's load had just checked,
-        by its Ed25519 signature again: ~0.27 ms of its CPU (issue 25)."""
-        head = self._decoded_anchor(duel_id, anchor)
+        ``head`` names, signed by a trusted key (its signature, whoever holds the key), which
+        signs its header and card and effect facts as stored."""
         if head is None or head.count != count or head.hash != head_hash:
             raise VerificationError(f"duel {duel_id}: its last {count} stored event(s) do not match its signed "
                                     "anchor (events deleted, added or rechained); nothing was appended. "
                                     "Run 'ygoreplay verify'")
-        if anchor is None or not self._anchor_holds(duel_id, head, anchor):
+        signer = self.trusts(head.key)
+        if signer is None or not head.signed_by(signer, duel_id):
             raise VerificationError(f"duel {duel_id}: its anchor is not signed by a trusted organiser key; "
                                     "nothing was appended. Run 'ygoreplay verify'")
         cards, digest, effects_digest = self._cards_from(duel_id, tuple(row.state for row in cards_rows))
@@ -1915,7 +1912,8 @@ class Store:
             if held is not None and held.history.position > 0:
                 return
             try:
-                live = self._head_of(stream_id, header, 0, header.root, anchor, cards_rows, access)
+                live = self._head_of(stream_id, header, 0, header.root, self._decoded_anchor(stream_id, anchor),
+                                     cards_rows, access)
             except (StoreError, VerificationError):
                 return
             self._remember(stream_id, live)
@@ -2503,28 +2501,20 @@ class Store:
             return None
         try:
             head = Head.from_dict(msgpack.unpackb(row.state))
-        except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
-            return None
-        return head if self._anchor_holds(duel_id, head, row) else None
-
-    def _anchor_holds(self, duel_id: str, head: Head, row: _Row | StoredEvent) -> bool:
-        """Whether ``head``, the anchor the stored ``row`` holds, is at its own count, its key is
-        trusted here and its MAC or signature holds (``_signed_anchor``)."""
-        try:
             signer = self.trusts(head.key) if head.count == row.originator_version else None
             if signer is None:
-                return False
+                return None
             holder = self._holder(signer.raw)
             seen = (duel_id, head.count, hashlib.sha256(row.state).digest(), holder is not None)
             if seen not in _ANCHORED:
                 if not head.signed_by(signer, duel_id, holder):
-                    return False
+                    return None
                 if len(_ANCHORED) >= _SIGNED_KEPT:
                     _ANCHORED.clear()
                 _ANCHORED.add(seen)
-            return True
-        except (ValueError, KeyError, TypeError, AttributeError):
-            return False
+            return head
+        except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
+            return None
 
     def _check_cards(self, duel_id: str, found: tuple[CardDB, bytes, bytes | None],
                      last: _Row | StoredEvent | None, header: bytes | None = None) -> CardDB:
