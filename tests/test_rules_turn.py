@@ -357,6 +357,33 @@ def test_set_up_places_every_card_as_described() -> None:
     assert not state.must_lose
 
 
+def _piles(player: int) -> dict:
+    return {"deck": [CELTIC, 0, VORSE], "hand": [KURIBOH, {"code": MST, "id": f"named{player}"}, BATTLE_OX],
+            "gy": [VORSE, 0], "banished": [MST, {"code": CELTIC, "position": "facedown"}], "extra": [STARDUST, UTOPIA]}
+
+
+def _cards(state: DuelState) -> list[tuple]:
+    return [(c.id, c.owner, c.controller, c.code, c.zone, c.position, c.is_token, c.properly_summoned)
+            for c in state.cards.values()]
+
+
+def test_a_piles_bare_passcodes_are_placed_as_their_card_objects_are() -> None:
+    """A pile's bare passcodes are made in a loop of their own (``_Builder.pile``: the set-up was a
+    third of a table's first append, issue 25): the same cards, ids and positions as each written
+    ``{"code": N}``, among unknown cards (0) and card objects, and the same refusals."""
+    as_objects = [{zone: [{"code": item} if isinstance(item, int) else item for item in items]
+                   for zone, items in _piles(player).items()} for player in (0, 1)]
+    bare, objects = fold(position(_piles(0), _piles(1))), fold(position(*as_objects))
+    assert _cards(bare) == _cards(objects) and len(bare.cards) == 2 * 12
+    assert [(s.deck, s.hand, s.gy, s.banished, s.extra) for s in bare.sides] == \
+        [(s.deck, s.hand, s.gy, s.banished, s.extra) for s in objects.sides]
+    for pile in ({"hand": [{"code": CELTIC, "id": "p0.s2"}], "gy": [VORSE]},      # the next automatic id
+                 {"gy": [SHEEP_TOKEN]}, {"hand": [STARDUST]}, {"extra": [CELTIC]}, {"deck": [12345]}):
+        wrapped = {zone: [{"code": i} if isinstance(i, int) else i for i in items] for zone, items in pile.items()}
+        one, other = refused(position(pile)), refused(position(wrapped))
+        assert (one.rule, str(one)) == (other.rule, str(other))
+
+
 @pytest.mark.parametrize("fields, next_step", [({}, "battle"), ({"step": "battle"}, "end")])
 def test_battle_01_set_up_in_the_battle_phase(fields: dict, next_step: str) -> None:
     """BATTLE-01 (legal): a Battle Phase set-up starts at its Start Step unless a step is given."""

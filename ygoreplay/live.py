@@ -286,12 +286,13 @@ class LiveDuel:
     a spectator may see there); ``cache`` keeps its answers (``Hub`` shares one among all)."""
 
     def __init__(self, store: Store, duel_id: str, family: Callable[[str], LiveDuel] | None = None,
-                 cache: Cache | None = None) -> None:
+                 cache: Cache | None = None, opened: tuple | None = None) -> None:
         self.id = duel_id
         self.store = store
-        # header, access, cards and events in one read (``Store.opened``): every table's first append loads it
+        # header, access, cards and events in one read (``Store.opened``): every table's first
+        # append loads it; ``opened`` gives them instead (a duel this process has just created)
         self.header: Header
-        self.header, access, self.cards, new, broken = store.opened(duel_id)
+        self.header, access, self.cards, new, broken = opened if opened is not None else store.opened(duel_id)
         self.access = Access.from_dict(access or {"visibility": "private"})
         self.match: str | None = None    # the match it is a duel of, once known
         self.records: list[Record] = []
@@ -720,6 +721,20 @@ class Hub:
             live = self.duels.setdefault(duel_id, live)
             self._evict()
         return live
+
+    def created(self, duel_id: str) -> None:
+        """Hold a duel this process has just created, as its store holds it (``Store.created``):
+        every table's first append read it back and checked its anchor (twice) in the
+        burst of a room's first appends (issue 25). Held before its id is answered, so another
+        process's appends to it, made with its tokens, are notified to it here (``_heard``)
+        and read when it is next asked for; evicted as any other duel."""
+        opened = self.store.created(duel_id)
+        if opened is None:
+            return
+        live = LiveDuel(self.store, duel_id, self.get, self.cache, opened)
+        with self._lock:
+            self.duels.setdefault(duel_id, live)
+            self._evict()
 
     def follow(self, live: Any) -> Any:
         """Count one more follower of ``live``, a duel or a match (which its request got before

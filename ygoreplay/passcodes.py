@@ -29,7 +29,10 @@ def referenced_codes(events: list[Event]) -> set[int]:
                 for zone, value in side.items():
                     if zone != "lp":
                         for item in value if isinstance(value, list) else [value]:
-                            codes.update(_spec_codes(item))
+                            if item.__class__ is int:        # a bare passcode: most of a set-up's cards
+                                codes.add(item)
+                            else:
+                                codes.update(_spec_codes(item))
     codes.discard(0)
     return codes
 

@@ -1932,6 +1932,24 @@ class Store:
             self._hold_new(stream_id, header, anchors[-1] if anchors else None, cards_rows, access[0] if access else None)
         return header, settings, found[0], records, broken
 
+    def created(self, stream_id: str) -> tuple[Header, dict | None, CardDB, list[Record], int | None] | None:
+        """What ``opened`` gives of a stream this process recorded with no events and holds as it
+        wrote it (its header, its ``access`` attachment, no card facts, no events), not read again:
+        the service's every new duel was read back and its anchor checked on its first append
+        (issue 25). None when it is held past 0 events, or not held, or an append of this process
+        to it is under way (never waited for): then it is read as any other."""
+        lock = self._lock_for(stream_id)
+        if not lock.acquire(blocking=False):
+            return None
+        try:
+            live = self._cached(stream_id)
+        finally:
+            lock.release()
+        if live is None or live.head is None or live.head.count != 0 or live.cards_digest != chain.GENESIS:
+            return None
+        settings = self._attached(stream_id, "access", live.access) if live.access is not None else None
+        return live.header, settings, live.cards, [], None
+
     def _hold_new(self, stream_id: str, header: Header, anchor: StoredEvent | None, cards_rows: list[StoredEvent],
                   access: StoredEvent | None) -> None:
         """Hold the head of a stream ``opened`` found without events, as ``_load_head`` would

@@ -343,6 +343,7 @@ class Service:
         access, tokens = Access.issue(visibility, delay_events, delay_seconds, *release, mode=mode, warnings=warnings)
         done = self.records.record([], title, attachments={"access": access.to_dict()})
         assert done.id is not None and done.receipt is not None
+        self.hub.created(done.id)            # its first append here neither reads nor checks it again
         return {**self._created(done.id, tokens, request_base, mode == "witnessed"), **done.receipt.fields(),
                 "warnings": access.warns}
 
