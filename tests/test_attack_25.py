@@ -158,7 +158,8 @@ def test_a_follower_far_behind_is_sent_the_duel_in_chunks_of_a_bounded_size(tmp_
     store, app, service = _served(tmp_path)
     duel = service.create("far behind", "public", 0, 0.0)
     events = [from_dict(e, f"event {i}") for i, e in enumerate(SAMPLE)]
-    service.records.append_records(duel["id"], events, 0, "recorder")
+    # through the hub, as the service's append does (the duel is held here since its creation)
+    service.hub.appending(duel["id"], lambda: service.records.append_records(duel["id"], events, 0, "recorder")[0])
 
     try:
         bodies = asyncio.run(_follow_while_its_send_waits(app, service, f"/duels/{duel['id']}/follow", None, 0))
