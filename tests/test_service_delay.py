@@ -8,6 +8,7 @@ count verifications and cached bytes, and set its limits low.
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
 import socket
@@ -16,6 +17,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterator
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -299,15 +301,31 @@ def _branch(base: str, duel: str, tokens: dict[str, str], at: int, hidden: list[
     append(base, r.json()["id"], tokens["recorder"], EVENTS[at + 1:] if played else EVENTS[shown:])   # notes change nothing
 
 
+#: How long a follow stream stays quiet before its follower stops listening: past the status,
+#: which is waited for however long a loaded service takes to send it.
+QUIET = 1.0
+
+
 def _follow(url: str, headers: dict, out: list) -> None:
-    """What a follower receives until the stream falls quiet."""
+    """What a follower receives until the stream falls quiet: its status, then its lines.
+
+    The status is awaited for up to 30 s and only then is the socket's timeout cut to ``QUIET``
+    (one read timeout for both had a loaded service's slow first bytes read as an empty stream)."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
     try:
-        with httpx.stream("GET", url, headers=headers, timeout=httpx.Timeout(10, read=0.3)) as r:
-            out.append(r.status_code)
-            for line in r.iter_lines():
-                out.append(line)
-    except httpx.ReadTimeout:
+        connection.connect()
+        sock = connection.sock
+        connection.request("GET", f"{parts.path}?{parts.query}", headers=headers)
+        response = connection.getresponse()
+        out.append(response.status)
+        sock.settimeout(QUIET)
+        while line := response.readline():
+            out.append(line.rstrip(b"\r\n").decode())
+    except TimeoutError:
         pass
+    finally:
+        connection.close()
 
 
 def _answers(base: str, duel: str, reader: dict, shown: int) -> dict[str, object]:
