@@ -21,8 +21,16 @@ from test_service import ADMIN, Server
 
 
 def _worker_pids(srv: Server) -> list[int]:
-    children = Path(f"/proc/{srv.process.pid}/task/{srv.process.pid}/children").read_text().split()
-    return [int(pid) for pid in children if b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    """The service's workers: its children but the resource tracker, and any that exited as
+    they were read (a worker being replaced)."""
+    pids = []
+    for pid in Path(f"/proc/{srv.process.pid}/task/{srv.process.pid}/children").read_text().split():
+        try:
+            if b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                pids.append(int(pid))
+        except FileNotFoundError:
+            continue
+    return pids
 
 
 def _socket_inodes(pid: int) -> set[str]:
@@ -62,15 +70,28 @@ def _each_listening(srv: Server, gone: int | None = None, count: int = 2) -> lis
 
 
 def _served_by(srv: Server, connections: int) -> dict[int, int]:
-    """Open ``connections`` at once, ask each for /health, and count how many each worker holds."""
+    """Open ``connections`` at once, each with its request begun, count how many each worker
+    accepted once all of them are, then finish each request and check its answer.
+
+    Counted while every request is still unfinished, when no timer of the service runs (counted
+    after the answers, a loaded machine let the keep-alive timeout close the first ones first)."""
     opened = [socket.create_connection(("127.0.0.1", srv.port)) for _ in range(connections)]
     try:
         for conn in opened:
-            conn.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            conn.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+        deadline = time.monotonic() + 60
+        while True:
+            established = {inode for state, inode in _tcp(srv.port) if state == "01"}
+            held = {pid: len(_socket_inodes(pid) & established) for pid in _worker_pids(srv)}
+            if sum(held.values()) >= connections or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
         for conn in opened:
+            conn.sendall(b"\r\n")
+        for conn in opened:
+            conn.settimeout(60)
             assert conn.recv(4096).startswith(b"HTTP/1.1 200")
-        established = {inode for state, inode in _tcp(srv.port) if state == "01"}
-        return {pid: len(_socket_inodes(pid) & established) for pid in _worker_pids(srv)}
+        return held
     finally:
         for conn in opened:
             conn.close()
@@ -91,7 +112,7 @@ def test_a_worker_started_again_accepts_on_its_predecessors_socket(workers):
     os.kill(pids[0], signal.SIGKILL)
     (successor,) = set(_each_listening(workers, gone=pids[0])) - set(pids)
     assert _socket_inodes(successor) & listening == its
-    assert httpx.get(f"{workers.url}/health", timeout=5).status_code == 200
+    assert httpx.get(f"{workers.url}/health", timeout=60).status_code == 200
     for _ in range(3):                  # no connection waits on a socket nobody accepts on
         held = _served_by(workers, 40)
         assert sum(held.values()) == 40
