@@ -1,0 +1,109 @@
+"""Attacks on issue 25's twelfth pass (``attack25v``): a second way in that skips the checks
+of the first.
+
+* ``/cards/{code}/stats`` (``library_search.card_stats``) counted the library index's rows as
+  stored: a card row inserted or altered by whoever may write to the database (no key), a private
+  duel's row said public, a winner rewritten, a rollback row added, a delayed duel's marks said
+  recorded long ago: each changed the card's numbers, where the search (``Index.genuine``,
+  ``Index.vouched``) left the row out. The numbers now read the rows the search reads, checked in
+  the same place (``_listed_rows`` → ``_shown``, ``_card_events``), and say how many duels they
+  left out (``unvouched``).
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+from duel import CARDS
+from test_search import ADMIN, COUNTERS, DAMAGE, _code_of, first, recorded
+from test_store import store_url  # noqa: F401  (fixture: a fresh SQLite file or PostgreSQL schema)
+from test_vouched_library import _library
+from ygoreplay.access import digest
+from ygoreplay.application import Records
+from ygoreplay.library_search import card_stats
+from ygoreplay.service import create_app
+from ygoreplay.store import Store
+
+ACTIVATION, EVENT = first(COUNTERS, "activated")
+CODE = _code_of(COUNTERS, EVENT.card)
+OTHER = _code_of(COUNTERS, "p0.m4")             # summoned later in the duel, never activated
+NUMBERS = ("duels", "activated", "summoned", "won_by_user", "lost_by_user", "activations", "summons")
+
+
+def _numbers(store: Store, code: int, now: float | None = None) -> dict:
+    return {key: card_stats(store, code, now=now)[key] for key in NUMBERS}
+
+
+# -- a card's numbers, from index rows a writer to the database forged ----------------------------------
+
+def test_a_card_row_inserted_is_not_counted_in_the_cards_numbers(store_url):
+    """A card event inserted with another row's tag (the only tags a writer without the key has):
+    the search leaves it out (``Index.genuine``); the card's numbers counted it."""
+    with Store(store_url, CARDS) as store, TestClient(create_app(store, digest(ADMIN))) as client:
+        duel = recorded(store, COUNTERS)
+        genuine = _numbers(store, OTHER)
+        assert genuine["activations"] == 0 and genuine["duels"] == 1
+        tag = _library(store_url, "SELECT mac FROM {s}library_cards WHERE stream = ? LIMIT 1", (duel,))[0][0]
+        _library(store_url, "INSERT INTO {s}library_cards (code, action, stream, turn, position, side, mac) "
+                            "VALUES (?, 'activated', ?, 1, ?, 0, ?)", (OTHER, duel, ACTIVATION, tag))
+        assert _numbers(store, OTHER) == genuine
+        stats = client.get(f"/cards/{OTHER}/stats").json()
+        assert {key: stats[key] for key in NUMBERS} == genuine
+
+
+def test_a_card_row_altered_is_not_counted_for_the_card_it_was_made_to_say(store_url):
+    """A card row's code rewritten: counted for neither card (its tag holds for neither)."""
+    with Store(store_url, CARDS) as store:
+        duel = recorded(store, COUNTERS)
+        assert _numbers(store, CODE)["activations"] == 1
+        _library(store_url, "UPDATE {s}library_cards SET code = ? WHERE stream = ? AND code = ? AND action = 'activated'",
+                 (OTHER, duel, CODE))
+        assert _numbers(store, OTHER)["activations"] == 0
+
+
+def test_a_private_duel_said_public_in_the_index_is_not_counted(store_url):
+    """Its access attachment still says private (``Index.vouched``): the search never found it,
+    the card's numbers counted it, and so told anyone that a private duel showed the card."""
+    with Store(store_url, CARDS) as store:
+        hidden = recorded(store, COUNTERS, visibility="private")
+        assert _numbers(store, CODE)["duels"] == 0
+        _library(store_url, "UPDATE {s}library_streams SET visibility = 'public' WHERE id = ?", (hidden,))
+        answer = card_stats(store, CODE)
+        assert answer["duels"] == answer["activations"] == 0 and answer["unvouched"] == 1
+
+
+def test_a_winner_rewritten_in_the_index_does_not_change_who_won_with_the_card(store_url):
+    with Store(store_url, CARDS) as store:
+        duel = recorded(store, COUNTERS)
+        genuine = _numbers(store, CODE)
+        assert genuine["won_by_user"] + genuine["lost_by_user"] == 1
+        _library(store_url, "UPDATE {s}library_streams SET winner = 1 - winner WHERE id = ?", (duel,))
+        answer = card_stats(store, CODE)
+        assert answer["won_by_user"] == answer["lost_by_user"] == answer["duels"] == 0 and answer["unvouched"] == 1
+
+
+def test_a_rollback_row_added_does_not_revert_a_counted_activation(store_url):
+    """A rollback row inserted with another's tag would revert the activation: it is not genuine."""
+    with Store(store_url, CARDS) as store:
+        duel, judged = recorded(store, COUNTERS), recorded(store, DAMAGE, upto=first(DAMAGE, "activated")[0] + 1)
+        Records(store).rollback(judged, first(DAMAGE, "activated")[0], "Head Judge", "misplay", "judge")
+        genuine = _numbers(store, CODE)
+        assert genuine["activations"] == 1
+        tag = _library(store_url, "SELECT mac FROM {s}library_rollbacks WHERE stream = ?", (judged,))[0][0]
+        _library(store_url, "INSERT INTO {s}library_rollbacks (stream, position, back_to, mac) VALUES (?, ?, 0, ?)",
+                 (duel, ACTIVATION + 1, tag))
+        assert _numbers(store, CODE) == genuine
+
+
+def test_a_delayed_duels_marks_said_early_release_none_of_its_card_events(store_url):
+    """A running duel delayed an hour: its marks rewritten to say recorded long ago (each row's
+    tag made for its genuine time) released its card events to the numbers at once."""
+    with Store(store_url, CARDS) as store:
+        delayed = recorded(store, COUNTERS, upto=ACTIVATION + 3, delay_seconds=3600)
+        assert _numbers(store, CODE)["duels"] == 0
+        assert _numbers(store, CODE, now=time.time() + 3601)["activations"] == 1     # what its delay releases
+        _library(store_url, "UPDATE {s}library_marks SET at = 0 WHERE stream = ?", (delayed,))
+        answer = card_stats(store, CODE)
+        assert answer["duels"] == answer["activations"] == 0 and answer["unvouched"] == 1
