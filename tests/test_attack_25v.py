@@ -8,12 +8,19 @@ of the first.
   ``Index.vouched``) left the row out. The numbers now read the rows the search reads, checked in
   the same place (``_listed_rows`` → ``_shown``, ``_card_events``), and say how many duels they
   left out (``unvouched``).
+* ``ygoreplay lp-sheet DUEL --view spectator`` (a stored duel, or a judge ``.ygr`` file) printed
+  the record's head on the spectator's paper, where ``/duels/{id}/lp-sheet`` prints the view's
+  own file's head: from two of the record's heads and the view's copy of the entries between,
+  each guess of a hidden card could be hashed until one met the next head, and the paper did not
+  tie to the spectator's file. Both faces now ask ``exchange.sheet_head``.
 """
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
+from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from duel import CARDS
@@ -22,7 +29,9 @@ from test_store import store_url  # noqa: F401  (fixture: a fresh SQLite file or
 from test_vouched_library import _library
 from ygoreplay.access import digest
 from ygoreplay.application import Records
+from ygoreplay.cli import main
 from ygoreplay.library_search import card_stats
+from ygoreplay.replay_file import dumps, loads
 from ygoreplay.service import create_app
 from ygoreplay.store import Store
 
@@ -107,3 +116,34 @@ def test_a_delayed_duels_marks_said_early_release_none_of_its_card_events(store_
         _library(store_url, "UPDATE {s}library_marks SET at = 0 WHERE stream = ?", (delayed,))
         answer = card_stats(store, CODE)
         assert answer["duels"] == answer["activations"] == 0 and answer["unvouched"] == 1
+
+
+# -- a view's paper LP sheet, on the command line ----------------------------------------------------
+
+def _heads(text: str) -> list[str]:
+    return re.findall(r"\b[0-9a-f]{64}\b", text)
+
+
+def test_a_views_lp_sheet_on_the_command_line_carries_the_views_head_never_the_records(tmp_path):
+    """The spectator's sheet, from the service, from the stored duel on the command line, from the
+    judge file and from the spectator's own file: one head, the spectator file's (its chain's
+    last), never the record's; the judge's sheet carries the record's head on every face."""
+    url = str(tmp_path / "s.sqlite")
+    with Store(url, CARDS) as store, TestClient(create_app(store, digest(ADMIN))) as client:
+        duel = recorded(store, COUNTERS)
+        records = Records(store)
+        record_head = store.records_after(duel, 0)[-1].hash.hex()
+        judge = tmp_path / "judge.ygr"
+        judge.write_bytes(dumps(records.export(duel, "judge"), store.key))
+        spectator = records.export(duel, "spectator")
+        (tmp_path / "spectator.ygr").write_bytes(dumps(spectator, store.key))
+        served = _heads(client.get(f"/duels/{duel}/lp-sheet", params={"view": "spectator"},
+                                   headers={"Authorization": f"Bearer {ADMIN}"}).text)
+        assert served == [loads((tmp_path / "spectator.ygr").read_bytes()).chain[-1].hex()] != [record_head]
+    for source in (duel, str(judge), str(tmp_path / "spectator.ygr")):
+        done = CliRunner().invoke(main, ["lp-sheet", source, "--store", url, "--view", "spectator"])
+        assert done.exit_code == 0, done.output
+        assert _heads(done.output) == served, source
+    for source in (duel, str(judge)):
+        done = CliRunner().invoke(main, ["lp-sheet", source, "--store", url, "--view", "judge"])
+        assert _heads(done.output) == [record_head], source
