@@ -13,11 +13,19 @@ of the first.
   own file's head: from two of the record's heads and the view's copy of the entries between,
   each guess of a hidden card could be hashed until one met the next head, and the paper did not
   tie to the spectator's file. Both faces now ask ``exchange.sheet_head``.
+* A match file handed to the generic commands (``log``, ``export``) lost their ``--view``:
+  ``log MATCH --view spectator --json`` printed both players' decklists and side-deck swaps card
+  by card, and ``export MATCH --view spectator`` wrote the judge's match file (every duel's judge
+  file inside) under the spectator's name. ``log`` now gives the view's events as the service's
+  ``/matches/{id}`` does (``match.views.view_dict``); ``export`` of a view of a match file is
+  refused, saying where a match's view is made, and writes nothing.
 """
 from __future__ import annotations
 
+import json
 import re
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -147,3 +155,33 @@ def test_a_views_lp_sheet_on_the_command_line_carries_the_views_head_never_the_r
     for source in (duel, str(judge)):
         done = CliRunner().invoke(main, ["lp-sheet", source, "--store", url, "--view", "judge"])
         assert _heads(done.output) == [record_head], source
+
+
+# -- a match file, through the generic commands' --view ----------------------------------------------
+
+SIDING = Path(__file__).resolve().parent.parent / "replays" / "matches" / "two-one-side-decking.jsonl"
+
+
+def test_a_match_files_log_for_a_view_withholds_the_other_players_lists():
+    """As ``/matches/{id}?view=`` gives them: a decklist or swap of the other player's has its
+    card lists withheld, their sizes said; the player's own are whole; the judge's are all whole."""
+    def logged(view: str) -> list[dict]:
+        done = CliRunner().invoke(main, ["log", str(SIDING), "--json", "--view", view])
+        assert done.exit_code == 0, done.output
+        return [json.loads(line) for line in done.output.splitlines()]
+    for view in ("spectator", "p0", "p1", "judge"):
+        lists = [e for e in logged(view) if e["kind"] in ("decklist_registered", "side_deck_swapped")]
+        assert {e["kind"] for e in lists} == {"decklist_registered", "side_deck_swapped"}
+        for e in lists:
+            sees = view in ("judge", f"p{e['player']}")
+            assert ("withheld" in e) is not sees, (view, e)
+            assert any(e.get(part) for part in ("main", "main_out")) is sees, (view, e)
+
+
+def test_a_match_files_export_for_a_view_is_refused_not_written_as_the_judges(tmp_path):
+    out = tmp_path / "match.spectator.ygr"
+    done = CliRunner().invoke(main, ["export", str(SIDING), "--view", "spectator", "-o", str(out)])
+    assert done.exit_code == 2 and "exported whole" in done.output and not out.exists(), done.output
+    judge = tmp_path / "match.judge.ygr"
+    done = CliRunner().invoke(main, ["export", str(SIDING), "--view", "judge", "-o", str(judge)])
+    assert done.exit_code == 0 and loads(judge.read_bytes()).view == "judge", done.output
