@@ -12,6 +12,7 @@ import hashlib
 
 import msgpack
 
+from . import chain
 from .cards import CardDB
 from .events import DeckRegistered, DeckShuffled, DuelStarted, Event, PositionSetUp
 from .replay_file import ReplayFile, ReplayFileError, referenced_codes, verify_chain
@@ -22,6 +23,18 @@ from .views import ViewReplay, public_board, redact, view_cards, viewer
 def view_root(root: bytes, view: str) -> bytes:
     """The root of a view's chain: derived from the record's, which it does not reveal."""
     return root if view == "judge" else hashlib.sha256(root + view.encode()).digest()
+
+
+def sheet_head(view: str, root: bytes, events: list[Event], recorded: list[str], record_head: bytes) -> bytes:
+    """What ties a paper LP sheet of ``view`` (``events``, as it has them) to the record whose
+    chain starts at ``root``: the record's head (``record_head``) on a judge's sheet; on a view's,
+    its own file's (the chain from ``view_root``: ``verify --against`` ties that to the record).
+    Never the record's head on a view's paper: from two of them and the view's copy of the
+    entries between, each guess of a hidden card an entry holds could be hashed until one met
+    the next head. Every face's sheet (the service's, the command line's) asks here."""
+    if view == "judge":
+        return record_head
+    return chain.hashes(view_root(root, view), [e.to_dict() for e in events], recorded)[-1]
 
 
 def ruleset_and_players(events: list[Event]) -> tuple[str, list[str]]:

@@ -40,6 +40,7 @@ never more, and ``check`` (``ygoreplay search --check``) finds it.
 from __future__ import annotations
 
 import hmac
+from operator import itemgetter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
@@ -65,6 +66,7 @@ _VOUCHED = ("id", "kind", "title", "created", "created_ms", "parent", "p0", "p1"
             "meta_event", "round", "format", "banlist", "meta_mac", "imported", "signed", "verified", "witnessed",
             "visibility", "delay_events", "delay_ms", "match", "turn", "ended", "winner", "reason", "first_flag",
             "flag_mac", "first_rollback", "rollback_mac")
+_vouched_values = itemgetter(*_VOUCHED)
 # the store's own topics (store.py names them; this module sits below it)
 _HEADERS = ("ygoreplay:duel", "ygoreplay:match")
 _HEAD, _ACCESS, _MATCH_GAME = "ygoreplay:head", "ygoreplay:access", "ygoreplay:match_game"
@@ -295,7 +297,7 @@ class Index:
         ``listed`` it was checked against (the same object while its rows' bytes are the same):
         a page of 100 rows checked anew was two thirds of a search's CPU."""
         stream = row["id"]
-        key = (*(row[name] for name in _VOUCHED), access, link)
+        key = (*_vouched_values(row), access, link)
         kept = self._verdicts.get(stream)
         if kept is not None and kept[1] is found and kept[0] == key:
             return kept[2]

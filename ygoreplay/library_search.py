@@ -205,6 +205,7 @@ _ATTACHED = " ".join(
 #: The mark a delayed stream's cut is at (``search``): checked under its tag.
 _MARK = ("CASE WHEN t.ended = 1 OR (t.delay_events = 0 AND t.delay_ms = 0) THEN NULL ELSE (SELECT mk.{column} FROM {{marks}} mk "
          "WHERE mk.stream = t.id AND mk.position = t.cut - 1) END AS mark_{column}")
+_MARKS = ", ".join(_MARK.format(column=column) for column in ("at", "turn", "mac"))
 #: A branch shows once no ancestor is delayed and running: not only its parent (a branch of an
 #: undelayed branch of a delayed duel holds that duel's events past its delay, as ``LiveDuel``'s
 #: ``hidden_by_parent`` asks its parent, which asks its own).
@@ -297,8 +298,7 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
                  + f" AND c.stream = t.id AND {_SHOWN}")
         where.append(f"EXISTS ({shown})" if rare else f"({shown} LIMIT 1) = 1")
     params.append(query.limit + 1)
-    marks = ", ".join(_MARK.format(column=column) for column in ("at", "turn", "mac"))
-    sql = (f"SELECT t.*, {marks} FROM ({inner}) t "
+    sql = (f"SELECT t.*, {_MARKS} FROM ({inner}) t "
            f"WHERE {' AND '.join(where)} ORDER BY t.created_ms DESC, t.id DESC LIMIT ?")
     now_ms = _now_ms(now)
     rows, shown, left_out = _listed_rows(store, index.sql(sql), params, "ORDER BY p.created_ms DESC, p.id DESC",
@@ -384,13 +384,14 @@ def _folded(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
 
 
-def _card_events(store: Any, query: Query, rows: list[Mapping[str, Any]]) -> set[str]:
-    """Of these streams (a page of a card search, each row checked and with its ``cut``), those
-    a card event of the query is shown in, read again with its tag and checked (``genuine``), as
-    are the rollbacks that may revert it: the search's statement found them by rows anyone may
-    have written."""
+def _card_events(store: Any, query: Query, rows: list[Mapping[str, Any]]) -> dict[str, list[tuple[str, int]]]:
+    """Of these streams (each row checked, ``_shown``, with its ``cut``), the card events of the
+    query each shows, ``(action, side)`` by stream (a stream with none left out): read again
+    with their tags and checked (``genuine``), as are the rollbacks that may revert them. The
+    one place a card row is read for an answer (a search's page, a card's numbers): the
+    statements found them by rows anyone may have written."""
     if not rows:
-        return set()
+        return {}
     index: Index = store.library
     params: list[Any] = []
     where = _card_filter(query, params, "")
@@ -409,13 +410,12 @@ def _card_events(store: Any, query: Query, rows: list[Mapping[str, Any]]) -> set
         if r["position"] < cut[r["stream"]] and index.genuine(r["mac"], "rollbacks", r["stream"], r["position"],
                                                                r["back_to"]):
             back.setdefault(r["stream"], []).append((r["position"], r["back_to"]))
-    found = set()
+    found: dict[str, list[tuple[str, int]]] = {}
     for c in cards:
         stream, position = c["stream"], c["position"]
-        if (stream not in found and position < cut[stream]
-                and not any(to <= position < at for at, to in back.get(stream, ()))
+        if (position < cut[stream] and not any(to <= position < at for at, to in back.get(stream, ()))
                 and index.genuine(c["mac"], "cards", c["code"], c["action"], c["turn"], stream, position, c["side"])):
-            found.add(stream)
+            found.setdefault(stream, []).append((c["action"], c["side"]))
     return found
 
 
@@ -439,27 +439,32 @@ def _result(row: Mapping[str, Any]) -> dict:
 
 def card_stats(store: Any, code: int, names: Any = None, now: float | None = None) -> dict:
     """How often anyone may know a card was activated or summoned, in how many public duels, and
-    how the duels ended for the player who used it (activated or summoned it). Counted per duel,
-    then summed over those the store says a list may name (``Store.listed``, as ``search`` and
-    ``player`` do): an altered duel, or a branch of one, counts nothing."""
+    how the duels ended for the player who used it (activated or summoned it). Counted per duel
+    from the rows a search reads and checks the same way: each duel's row (``_listed_rows``:
+    ``Store.listed`` and ``Index.vouched``, its delay's mark) and each card event and rollback
+    (``_card_events``: ``Index.genuine``). An altered duel, a branch of one, or a row a writer
+    to the database forged counts nothing; the answer says how many duels it left out."""
     index: Index = store.library
-    inner, params = _visible(index, Query(kind="duel", codes=(code,)), _now_ms(now), rare=True)
-    params.append(code)
-    used = "c.action IN ('activated', 'summoned')"
-    ended = "t.ended = 1 AND t.cut = t.events AND t.winner IS NOT NULL"
-    sql = (f"SELECT c.stream AS id, max(t.events) AS events, "
-           f"count(CASE WHEN c.action = 'activated' THEN 1 END) AS activations, "
-           f"count(CASE WHEN c.action = 'summoned' THEN 1 END) AS summons, "
-           f"max(CASE WHEN {used} AND {ended} AND t.winner = c.side THEN 1 ELSE 0 END) AS won_by_user, "
-           f"max(CASE WHEN {used} AND {ended} AND t.winner <> c.side THEN 1 ELSE 0 END) AS lost_by_user "
-           f"FROM ({inner}) t JOIN {{cards}} c ON c.stream = t.id WHERE c.code = ? AND {_SHOWN} GROUP BY c.stream")
-    rows, listed, _ = _listed_rows(store, index.sql(sql), params, tuples=True)
-    counted = [row for row in rows if row[0] in listed]
+    query, now_ms = Query(kind="duel", codes=(code,)), _now_ms(now)
+    inner, params = _visible(index, query, now_ms, rare=True)
+    sql = f"SELECT t.*, {_MARKS} FROM ({inner}) t WHERE t.cut > 0"
+    _rows, shown, left_out = _listed_rows(store, index.sql(sql), params, now_ms=now_ms)
+    counted = []
+    for stream, events in _card_events(store, query, list(shown.values())).items():
+        row = shown[stream]
+        used = {side for action, side in events if action in ("activated", "summoned")}
+        winner = row["winner"] if row["ended"] and row["cut"] == row["events"] else None
+        counted.append((sum(action == "activated" for action, _side in events),
+                        sum(action == "summoned" for action, _side in events),
+                        winner is not None and winner in used, winner is not None and bool(used - {winner})))
     facts = names.get(code) if names is not None else None
-    return {"code": code, "name": facts.name if facts is not None else None, "duels": len(counted),
-            "activated": sum(1 for row in counted if row[2]), "summoned": sum(1 for row in counted if row[3]),
-            **{key: sum(int(row[at]) for row in counted)
-               for at, key in ((4, "won_by_user"), (5, "lost_by_user"), (2, "activations"), (3, "summons"))}}
+    answer = {"code": code, "name": facts.name if facts is not None else None, "duels": len(counted),
+              "activated": sum(1 for row in counted if row[0]), "summoned": sum(1 for row in counted if row[1]),
+              **{key: sum(int(row[at]) for row in counted)
+                 for at, key in ((2, "won_by_user"), (3, "lost_by_user"), (0, "activations"), (1, "summons"))}}
+    if left_out:
+        answer["unvouched"] = len(left_out)
+    return answer
 
 
 def player(store: Any, name: str, limit: int = MAX_LIMIT, cursor: str | None = None,
@@ -498,45 +503,41 @@ def _fetch(store: Any, sql: str, params: list[Any]) -> list[Any]:
         return cursor.fetchall()
 
 
-def _listed_rows(store: Any, sql: str, params: list[Any], order: str = "", tuples: bool = False,
+def _listed_rows(store: Any, sql: str, params: list[Any], order: str = "",
                  now_ms: int | None = None) -> tuple[list[Any], Any, set[str]]:
-    """The rows of ``sql`` (each has its stream's id first and its ``events``), those of their
-    streams that ``Store.listed`` names, and those of these the index's rows left out.
+    """The rows of ``sql`` (each a stream's ``_COLUMNS`` with its ``cut``, ``events``, delay and
+    delay mark), of their streams the rows that are what the store vouches for (``_shown``), by
+    id, and the streams ``Store.listed`` names that these rows left out.
 
-    ``tuples`` (a card's numbers): the rows as tuples (``Store.as_tuples``), and the streams
-    ``listed`` names, with what their anchors vouch for. Else (``search``, ``player``: each row a
-    stream's ``_COLUMNS`` with its ``cut``, ``events`` and delay) mappings, and of those streams
-    the rows that are what the store vouches for (``_shown``), by id. The rows the store decides
-    a stream on (``Store.listed_columns``) are read in the same statement (a statement more for
-    each 120 streams read them again: most of a popular card's numbers), unless the store has
+    The rows the store decides a stream on (``Store.listed_columns``) are read in the same
+    statement (a statement more for each 120 streams read them again), unless the store has
     decided streams at the ``Store.committed`` mark read first: nothing was committed since (no
     row altered either), so those decisions stand and the statement reads no more than ``sql``.
     ``now_ms``: the time a delayed stream's cut was read at (its mark is checked against it)."""
     with _reading(store) as cursor:
         mark = store.committed(cursor)
         decided = store.decided(mark)
-        columns = [] if tuples else [store.library.sql(_ATTACHED)]
+        columns = [store.library.sql(_ATTACHED)]
         if not decided:
             columns.append(store.listed_columns("p.id", "p.events"))
-        if columns:
-            sql = f"SELECT p.*, {', '.join(columns)} FROM ({sql}) p {order}"
-        if tuples:
-            store.as_tuples(cursor)
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    ids = [row[0] if tuples else row["id"] for row in rows]
-    if decided:
-        given = None
-    elif tuples:
-        given = {row[0]: row[-3:] for row in rows}
-        rows = [row[:-3] for row in rows]
-    else:
-        given = {row["id"]: (row["listed_header"], row["listed_version"], row["listed_anchor"]) for row in rows}
+        cursor.execute(f"SELECT p.*, {', '.join(columns)} FROM ({sql}) p {order}", params)
+        rows = _mappings(cursor.fetchall())
+    ids = [row["id"] for row in rows]
+    given = None if decided else {
+        row["id"]: (row["listed_header"], row["listed_version"], row["listed_anchor"]) for row in rows}
     listed = store.listed(ids, given, mark)
-    if tuples:
-        return rows, listed, set()
     shown = _shown(store, [row for row in rows if row["id"] in listed], listed, mark, now_ms)
     return rows, shown, {stream for stream in ids if stream in listed and stream not in shown}
+
+
+def _mappings(rows: list[Any]) -> list[Any]:
+    """Rows as dicts (PostgreSQL's are already): a SQLite row finds a column by its name anew
+    each time, comparing it with each name before it, and a row a search checks is read by
+    ~40 of them (a third of a card's numbers' CPU)."""
+    if not rows or isinstance(rows[0], dict):
+        return rows
+    names = rows[0].keys()
+    return [dict(zip(names, row)) for row in rows]
 
 
 def _shown(store: Any, rows: list[Any], listed: Mapping[str, Any], mark: Any, now_ms: int | None) -> dict[str, Any]:

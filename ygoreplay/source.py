@@ -45,6 +45,7 @@ class Source:
     secret: bytes = field(default_factory=lambda: os.urandom(32))
     duel_id: str | None = None
     records: list = field(default_factory=list, repr=False)       # a stored duel's, as its anchors vouch
+    root: bytes | None = None                 # where a full record's chain starts (a stored duel's, a judge file's)
 
     redactions: dict = field(default_factory=dict, repr=False)     # view -> what ``_as`` derived
 
@@ -187,11 +188,11 @@ def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
         replay = loaded.native
         if isinstance(replay, ReplayFile):
             return Source(spec, replay.events, replay.cards, replay.view, replay.disclosures, replay,
-                          renames=replay.renames, secret=replay.commit_key or os.urandom(32))
+                          renames=replay.renames, secret=replay.commit_key or os.urandom(32), root=replay.root)
         return Source(spec, loaded.events, loaded.cards)
     if store is None:
         raise SourceError(f"{spec}: no such file")
     duel = store.load(resolve_duel(store, spec), verified=False)
-    return Source(duel.id, duel.events, duel.cards, secret=duel.header.secret, duel_id=duel.id,
+    return Source(duel.id, duel.events, duel.cards, secret=duel.header.secret, duel_id=duel.id, root=duel.header.root,
                   reverted={r.position: r.reverted_by for r in duel.records if r.reverted_by is not None},
                   records=duel.records)

@@ -1096,15 +1096,6 @@ class Store:
         cursor.execute("PRAGMA data_version")
         return (connection, cursor.fetchone()[0], connection.total_changes)
 
-    def as_tuples(self, cursor: Any) -> None:
-        """A read's cursor made to give its rows as tuples, not mappings: a popular card's
-        numbers read a row a duel, and a mapping of each cost a sixth of the read."""
-        if self.backend == "postgresql":
-            from psycopg.rows import tuple_row
-            cursor.row_factory = tuple_row
-        else:
-            cursor.sqlite_cursor.row_factory = None
-
     def decided(self, mark: tuple[Any, ...]) -> bool:
         """Whether ``listed`` has decided streams on rows read at this ``committed`` mark: a read
         at that mark need not read the rows of those again (``listed_columns``)."""

@@ -170,7 +170,7 @@ def log(duel: str, view: str | None, as_json: bool, turns: str | None, card: str
     from ..log import EntryFilter, log_lines, narrate
     from . import match as match_cli      # a match file is the match commands' (issue 14)
     if match_cli.handles(duel):
-        return match_cli.run("log", duel, as_json=as_json, cards=cards)
+        return match_cli.run("log", duel, as_json=as_json, cards=cards, view=view)
     with open_duel(duel, store_url, cards) as source:
         keep = EntryFilter(_turn_range(turns), card, _player_of(source, player))
         entries = narrate(source.steps(view), source.reverted, source.marks(view))

@@ -296,17 +296,24 @@ def handles(path: str) -> bool:
 
 
 def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...] = (), keys: tuple[str, ...] = (),
-        output: str | None = None) -> None:
-    """``check``/``show``/``log``/``audit``/``export``/``verify`` of a match file; exits like the duel's."""
+        output: str | None = None, view: str | None = None) -> None:
+    """``check``/``show``/``log``/``audit``/``export``/``verify`` of a match file; exits like the duel's.
+    ``view`` (``log``, ``export``'s ``--view``): what that view may see of the match, as the
+    service gives it (``match.views.view_dict``: a decklist or swap of the other player's
+    withheld), never the whole record under the view's name."""
     from ..card_sources import card_lookup
     from ..match import application as app
     from ..match.files import match_replay, open_match, verify_games
     from ..match.sentences import describe_result as _describe_result, sentence as _sentence
+    from ..match.views import view_dict
     from ..replay_file import verify_chain, write as write_replay
     from ..application import trusted_keys
     from ..trust import verify_file
     match_ = open_match(path, card_lookup(cards))
     if command == "export":
+        if view not in (None, "judge"):
+            raise InputError(t("{path}: a match file is exported whole, as its judge's record: the {view} view of "
+                               "a match is the service's (GET /matches/ID/replay.ygr?view={view})", path=path, view=view))
         replay = match_replay(match_, signing_key())
         size = write_replay(output, replay, signing_key())
         echo(t("{output}: a match of {count} events and {count2} duel(s), judge view, {size} bytes, signed",
@@ -361,7 +368,7 @@ def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...
     if command == "log":
         for i, ev in enumerate(match_.events):
             if as_json:
-                echo(json.dumps({"index": i, **ev.to_dict()}, ensure_ascii=False))
+                echo(json.dumps({"index": i, **view_dict(ev, view or "judge")}, ensure_ascii=False))
             else:
                 echo(f"#{i:<3} {_sentence(ev, report.state)}")
         return

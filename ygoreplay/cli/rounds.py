@@ -24,10 +24,17 @@ if TYPE_CHECKING:
 URL_ENV = "YGOREPLAY_URL"
 
 
-def _sheet(source: Source, view: str | None, times: list[str], head: bytes | None, match: dict) -> LPSheet:
+def _sheet(source: Source, view: str | None, times: list[str], recorded: list[str], head: bytes | None,
+           match: dict) -> LPSheet:
+    """The sheet of ``view`` of the source, its ``times`` shown. ``head`` is the source's own (its
+    record's, a view file's), over its chain of events recorded at ``recorded``: a view a full
+    record derives is tied to it by its own file's head instead (``exchange.sheet_head``)."""
+    from ..exchange import sheet_head
     from ..lpsheet import sheet_of
-    events, cards, disclosures, renames, view = source.as_view(view)
-    return sheet_of(events, cards, view, disclosures=disclosures, renames=renames, times=times,
+    events, cards, disclosures, renames, shown = source.as_view(view)
+    if head is not None and shown != source.view and source.root is not None:
+        head = sheet_head(shown, source.root, events, recorded, head)
+    return sheet_of(events, cards, shown, disclosures=disclosures, renames=renames, times=times,
                     duel_id=source.duel_id or "", head=head, match=match,
                     title=source.replay.match.get("title", "") if source.replay is not None else "")
 
@@ -67,12 +74,13 @@ def lp_sheet(duel: str, as_csv: bool, output: str | None, paper: str, view: str 
         with open_duel(duel, None, cards) as source:
             replay = source.replay
             sheet = _sheet(source, view, replay.times if replay and (view or replay.view) == replay.view else [],
-                           replay.chain[-1] if replay and replay.chain else None, {})
+                           replay.times if replay else [], replay.chain[-1] if replay and replay.chain else None, {})
     else:
         with open_store(store_url, readonly=True) as store:
             source = open_source(duel, store, card_db(cards))
             records = source.records                 # read once, as the anchors vouch (not read again apart)
-            sheet = _sheet(source, view, [r.recorded for r in records], records[-1].hash if records else None,
+            times = [r.recorded for r in records]
+            sheet = _sheet(source, view, times, times, records[-1].hash if records else None,
                            match_details(store, str(source.duel_id)))
     _write(to_csv(sheet) if as_csv else to_html(sheet, paper), output)
 

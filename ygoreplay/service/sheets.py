@@ -8,8 +8,7 @@ import gzip
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from .. import chain
-from ..exchange import view_root
+from ..exchange import sheet_head
 from ..live import LiveDuel
 from ..lpsheet import LPSheet, sheet_of, to_csv, to_html
 from ..round_pages import POLICY
@@ -35,19 +34,9 @@ def _sheet(service: Service, live: LiveDuel, view: str, visible: int) -> LPSheet
     return sheet_of(events, cards, view, disclosures=[d for s in steps for d in s.disclosures],
                     renames=[r for s in steps for r in s.renames], times=[s.time for s in steps],
                     duel_id=live.id, title=live.header.title,
-                    head=_head(live, view, events, visible) if visible else None,
+                    head=sheet_head(view, live.header.root, events, [r.recorded for r in live.records[:visible]],
+                                    live.records[visible - 1].hash) if visible else None,
                     match=match_details(service.store, live.id) if live.match_id() else None)
-
-
-def _head(live: LiveDuel, view: str, events: list, visible: int) -> bytes:
-    """What ties the paper to the record: the record's head for a judge's sheet; for a view's,
-    its own file's (``exchange.view_root``: ``verify --against`` ties that to the record). The
-    record's head is the judge's: hashing guesses of an entry's hidden card from one head to the
-    next would find the card."""
-    if view == "judge":
-        return live.records[visible - 1].hash
-    return chain.hashes(view_root(live.header.root, view), [e.to_dict() for e in events],
-                        [r.recorded for r in live.records[:visible]])[-1]
 
 
 def _made(service: Service, asking: tuple[Caller, LiveDuel], view: str | None, form: str, paper: str) -> bytes:
