@@ -112,7 +112,7 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     # SUM-08: a card the record does not know is judged once an event shows it (a Level an effect
     # gave it, or a cited effect, was judged here)
     if card.facts is state.unknown and card.level is None and ev.cite is None:
-        card.unseen_play = (state.index, "set" if position == SET else "summon", len(ev.tributes))
+        card.note_unseen(state.index, "set" if position == SET else "summon", len(ev.tributes))
     side.normal_summon_turn = state.turn
     # SUM-02/03: a Set is not a "Summon", so there is nothing to negate (summon_negated refuses it).
     state.summon_window = None if position == SET else card.id
@@ -120,12 +120,12 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     settle_equips(state, stranded)
 
 
-def judge_unseen_summon(state: DuelState, ev: Event, card: Card, facts: CardFacts) -> None:
+def judge_unseen_summon(state: DuelState, ev: Event, card: Card, facts: CardFacts, index: int, how: str,
+                        count: int) -> None:
     """SUM-08: a Set monster need not be shown, but a Level 5 or higher one needs its Tributes
     even when Set (SUM-04 for a Normal Summon the record did not see). The first event that shows
     a card Normal Summoned or Set while the record did not know it (``rules.identity.bind``) tells
     its Level, and so judges that summon: what was played there is called here, naming it."""
-    index, how, count = card.unseen_play
     was_set = how == "set"
     what = "Set" if was_set else "Normal Summoned"
     if not facts.is_monster or facts.is_extra_deck:
@@ -140,6 +140,23 @@ def judge_unseen_summon(state: DuelState, ev: Event, card: Card, facts: CardFact
                  "{need} Tribute(s), not {count}",
                  name=facts.name, what=what, index=index, level=facts.printed_level or 0,
                  need=tributes_needed(facts.printed_level or 0), count=count))
+
+
+def judge_unseen_material(state: DuelState, ev: Event, card: Card, facts: CardFacts, index: int, _how: str,
+                          rank: int) -> None:
+    """XYZ-01, CARD-07 for an Xyz material the record did not know when the Xyz Summon at
+    ``index`` overlaid it (a face-up monster entered without its name): its Level was unknown, so
+    the summon could not be judged then. The first event that shows it (detached, sent to the GY,
+    revealed: ``rules.identity.bind``) tells it, and so judges that summon, naming it."""
+    level = facts.printed_level
+    if level is None:
+        fail(state, ev, "CARD-07", say("{name}, an Xyz material at #{index} while the record did not know it, has "
+                                       "no Level: it could not be the material of an Xyz Summon",
+                                       name=facts.name, index=index))
+    elif level != rank:
+        fail(state, ev, "XYZ-01", say("{name}, an Xyz material at #{index} while the record did not know it, is "
+                                      "Level {level}: the materials of a Rank {rank} Xyz Summon are monsters of "
+                                      "Level {rank}", name=facts.name, index=index, level=level, rank=rank))
 
 
 def _gemini_summon(state: DuelState, ev: NormalSummoned | MonsterSet, card: Card, player: int, position: str) -> None:
@@ -368,6 +385,8 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     # -- all checks done: change the state ------------------------------------------------------
     for m in sorted(listed, key=lambda m: m.zone != OVERLAY) if listed else ():   # a Rank-Up's old materials first
         if method == "xyz":
+            if not m.code and m.level is None and ev.cause is None and ev.cite is None:
+                m.note_unseen(state.index, "xyz", card.facts.rank or 0)   # XYZ-01: judged once shown
             take(state, m)                                       # XMAT-01: attached, not sent
             m.zone, m.position, m.host = OVERLAY, None, card.id
             card.materials.append(m.id)
