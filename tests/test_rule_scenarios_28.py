@@ -19,6 +19,14 @@ Found, each a play the engine accepted that a judge refuses:
   too the phase has ended. The turn player activating, summoning or passing again in it was
   accepted (the opponent's pass was read as handing priority back for more). An open game state
   also needs the turn player to hold priority (PRIO-06): not after their own pass.
+* XYZ-01, LINK-01: a face-down material the record did not know was left undecided (taking the
+  materials read their unknown facts), though a face-down card is never an Xyz material whoever it is.
+
+And one the engine refused that a judge allows:
+
+* SUM-03 (PEND-04 misapplied): a Flip Summon entered as a position change, negated (Solemn
+  Warning), after a Normal Summon earlier that turn: the Normal Summon's monster was taken as part
+  of the negated summon, and the next event was refused as PEND-04 ("negates them all").
 
 Each is refused (a machine's record) or flagged (a witnessed duel) with the rule cited, and the
 legal play beside it still folds clean.
@@ -29,7 +37,7 @@ import pytest
 from test_rule_scenarios_27 import SET_NO_TRIBUTE, TRIBUTE_ON_FIELD, ev, history, next_turns, refused_at, table
 from test_rules_turn import ended, phase
 
-from duel import CARDS, CELTIC, MST, POT, SUMMONED_SKULL, UTOPIA, VORSE, fold, position, refused_with
+from duel import CARDS, CELTIC, MST, POT, SOLEMN, SUMMONED_SKULL, UTOPIA, VORSE, fold, position, refused_with
 
 from ygoreplay.events import from_dict
 from ygoreplay.rules import audit
@@ -228,3 +236,73 @@ def test_prio_05_passes_on_a_summon_answer_it_and_do_not_end_the_phase() -> None
     the turn player goes on in the phase (a Set, a Normal Spell)."""
     state = fold(BOARD, SUMMON, passed(0), passed(1), ev("spell_trap_set", player=0, card="mst_hand", zone=2), POT_)
     assert state.cards["mst_hand"].zone == "szone" and state.chain[0].card == "pot"
+
+
+# == XYZ-01, LINK-01: where an unseen material is and its face tell whoever it is ===================
+
+def face_down_xyz(witnessed: bool = True) -> list[dict]:
+    """Player 1 Sets a card unseen on turn 2 (#15) and another on turn 4 (#28), then overlays both
+    face-down cards for Utopia (#29)."""
+    events = xyz_table(witnessed)[:15]
+    return [*events, SET_NO_TRIBUTE, *next_turns(0, 1), ev("monster_set", player=1, card="p1.m1", zone=3),
+            ev("special_summoned", player=1, card="p1.x0", zone=5, position="attack", method="xyz",
+               materials=["p1.m0", "p1.m1"], shows={"p1.x0": UTOPIA})]
+
+
+def test_xyz_01_face_down_unseen_materials_are_refused_whoever_they_are() -> None:
+    """XYZ-01: two face-down monsters the record does not know overlaid for an Xyz Summon: Xyz
+    materials are face-up, whatever the cards are. Flagged at the summon (refused in a machine's
+    record). Before: undecided (building the materials read the unknown cards' facts, and two
+    unknown cards are too many to try each), so never called."""
+    events = face_down_xyz()
+    assert [(f.index, f.rule) for f in history(events).flags] == [(29, "XYZ-01")]
+    assert "(p1.m0) is face-down: Xyz materials are face-up" in history(events).flags[0].message
+    v = refused_at(face_down_xyz(witnessed=False))
+    assert (v.rule, v.index) == ("XYZ-01", 29)
+
+
+def test_xyz_01_face_up_unseen_materials_stay_undecided_until_shown() -> None:
+    """XYZ-01: face-up materials the record does not know may be of the Rank's Level: the summon
+    is not refused (undecided) and stands until a material is shown."""
+    h = history(xyz_table())
+    assert h.flags == [] and h.state.cards["p1.x0"].materials == ["p1.m0", "p1.m1"]
+    assert {u.rule for u in h.undecided if u.index == 17} == {"CARD-07"}
+
+
+def test_rit_02_unseen_tributes_from_the_hand_are_not_counted_as_level_0() -> None:
+    """RIT-02 beside the above: a Ritual Summon (Black Luster Soldier, Level 8) Tributing two
+    cards from a hand the record does not see is not refused for a Level total of 0: their Levels
+    are read as unknown (undecided), and the summon stands."""
+    ritual = ev("activated", player=1, card="p1.m2", zone=0, shows={"p1.m2": 55761792})
+    summon = ev("special_summoned", player=1, card="p1.m3", zone=2, position="attack", method="ritual",
+                cause="p1.m2", materials=["p1.m0", "p1.m1"], shows={"p1.m3": 5405694})
+    h = history([*table(), ritual, ev("chain_link_resolved", link=1), summon])
+    assert h.flags == [] and {u.rule for u in h.undecided if u.index == 17} == {"RIT-02"}
+    assert h.state.cards["p1.m3"].zone == "mzone"
+
+
+# == SUM-03: a Flip Summon entered as a position change is its own summon ===========================
+
+FLIP_BOARD = position({"hand": [{"code": VORSE, "id": "vorse"}],
+                       "mzone": [{"code": CELTIC, "id": "setmon", "position": "set"}]},
+                      {"szone": [{"code": SOLEMN, "id": "solemn", "position": "set"}]})
+SUMMONED_THEN_FLIPPED = [FLIP_BOARD, ev("normal_summoned", player=0, card="vorse", zone=2),
+                         ev("position_changed", player=0, card="setmon", position="attack"),
+                         ev("activated", player=1, card="solemn", costs=[{"lp": 2000}]),
+                         ev("chain_link_resolved", link=1)]
+
+
+def test_sum_03_a_flip_summon_negated_after_a_normal_summon_negates_only_itself() -> None:
+    """SUM-03: player 0 Normal Summons Vorse Raider, then Flip Summons their Set Celtic Guardian
+    (a position change); player 1's Solemn Warning negates the Flip Summon. Vorse Raider's summon
+    was over: it stays. Before: the Flip Summon did not start its own summon, Vorse Raider was
+    taken for part of it, and the Solemn Warning's move to the GY was refused as PEND-04."""
+    state = fold(*SUMMONED_THEN_FLIPPED, ev("summon_negated", card="setmon", cause="solemn"),
+                 ev("card_moved", card="solemn", to=[1, "gy"], reason="resolved"), ev("chain_ended"))
+    assert (state.cards["setmon"].zone, state.cards["vorse"].zone) == ("gy", "mzone")
+
+
+def test_sum_03_the_earlier_normal_summon_is_not_negated_with_the_flip_summon() -> None:
+    """SPS-11: the summon being negated is the Flip Summon's; Vorse Raider's, over, is not."""
+    refused_with([*SUMMONED_THEN_FLIPPED, ev("summon_negated", card="vorse", cause="solemn")], "SPS-11",
+                 "Vorse Raider is not being summoned now")

@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..i18n import N_, say
-from ..cards import CardFacts, CardType
+from ..cards import HIDDEN_NAME, CardFacts, CardType
 from ..events import (
     ATTACK, DECK, DEFENSE, EXTRA, FACEUP, GY, HAND, MZONE, OVERLAY, SET, Event, FlipSummoned,
     MonsterSet, NormalSummoned, SpecialSummoned, SummonNegated, TokenCreated)
@@ -298,11 +298,25 @@ class Material(NamedTuple):
 
     @classmethod
     def of(cls, card: Card) -> "Material":
+        """A card the record does not know is taken without reading its facts (its Level only if
+        an effect gave it one): where it is and its face tell what they tell whoever it is (a
+        face-down material is refused as such), and a check that needs its facts reads them then
+        (``_read_unknown``), leaving that rule undecided."""
+        if not card.code:
+            return cls(card.id, HIDDEN_NAME, card.zone, card.controller, card.face_up, card.level, False,
+                       card.is_token, None, True)
         return cls(card.id, card.name, card.zone, card.controller, card.face_up, card.current_level,
-                   card.facts.is_tuner, card.is_token, card.facts.link_rating, not card.code)
+                   card.facts.is_tuner, card.is_token, card.facts.link_rating, False)
 
     def row(self) -> list:
         return list(self)
+
+
+def _read_unknown(state: DuelState, materials: list[Material]) -> None:
+    """A check about to use the Level, Tuner or Link rating of the materials: any the record did
+    not know is read now (``cards.UnknownFacts``), so what it decides is undecided."""
+    if any(m.unknown for m in materials):
+        state.unknown.read_before()
 
 
 def note_material_move(state: DuelState, card: Card) -> None:
@@ -325,10 +339,7 @@ def _moved_materials(state: DuelState, listed: list[str]) -> list[Material]:
     for _, *row in moves:
         if row[0] not in seen:
             seen.add(row[0])
-            material = Material(*row)
-            if material.unknown:                   # its facts as the record did not know them
-                state.unknown.read_before()
-            out.append(material)
+            out.append(Material(*row))
     return out
 
 
@@ -535,6 +546,8 @@ def _check_synchro(state: DuelState, ev: SpecialSummoned, card: Card, player: in
     for m in materials:
         if not _on_your_field(state, ev, m, player, "SYN-01", "Synchro"):
             return
+    _read_unknown(state, materials)
+    for m in materials:
         if m.level is None:
             fail(state, ev, "CARD-07", say("{name} is an Xyz monster: it has no Level and cannot be a Synchro material",
                                            name=m.name) if m.link_rating is None else
@@ -569,6 +582,7 @@ def _check_xyz(state: DuelState, ev: SpecialSummoned, card: Card, player: int, m
     if len(materials) < 2:
         fail(state, ev, "XYZ-01", say("an Xyz Summon overlays 2 or more monsters, not {count}", count=len(materials)))
         return
+    _read_unknown(state, materials)
     rank = card.facts.rank
     for m in materials:
         if m.level is None:
@@ -595,6 +609,7 @@ def _check_link(state: DuelState, ev: SpecialSummoned, card: Card, player: int, 
         fail(state, ev, "LINK-01", say("a Link Summon sends face-up materials to the GY; none are recorded for "
                                        "{name}", name=card.name))
         return
+    _read_unknown(state, materials)
     totals = {0}
     for m in materials:
         values = {1, m.link_rating} if m.link_rating else {1}
@@ -673,6 +688,7 @@ def _check_ritual(state: DuelState, ev: SpecialSummoned, card: Card, player: int
             fail(state, ev, "RIT-02", say("{name} ({id}) is {where}: Ritual Tributes come from your own hand or "
                                           "field", name=m.name, id=m.id, where=where))
             return
+    _read_unknown(state, materials)
     total, level = sum(m.level or 0 for m in materials), card.current_level or 0
     if total < level:
         fail(state, ev, "RIT-02", say("the Tributes' Levels total {total}; {name} is Level {level} and needs at "
