@@ -120,6 +120,7 @@ class Sim:
         self.attached: dict[str, str] = {}      # equip/continuous card id -> monster id
         self.tokens = [0, 0]
         self.cautious = [0, 0]                  # turns left in a player's cautious stretch
+        self.phase_over = False                 # both passed with no chain open: the phase has ended (PRIO-05)
         self.pending: list[str] = []            # Sangan / Witch sent from the field to the GY
 
     # -- recording ------------------------------------------------------------------------------
@@ -307,7 +308,10 @@ class Sim:
     # -- Main Phase --------------------------------------------------------------------------------
 
     def main_phase(self, actions: int) -> None:
+        self.phase_over = False
         for _ in range(actions):
+            if self.phase_over:
+                return
             options = self.main_options()
             if not options:
                 return
@@ -361,8 +365,9 @@ class Sim:
         return opts
 
     def pass_priority(self, p: int) -> None:
-        """The turn player passes, which hands priority to the opponent (PRIO-03): the opponent
-        starts a chain or passes it back, and only then does the turn player act again."""
+        """The turn player passes, declaring the end of the phase, which hands priority to the
+        opponent (PRIO-03): the opponent answers it with a chain, after which the turn player acts
+        again, or passes too, and the phase has ended (PRIO-05)."""
         if self.state.passes % 2:
             return
         self.emit("priority_passed", player=p)
@@ -371,6 +376,7 @@ class Sim:
             self.run_chain(self.rng.choice(opts))
         else:
             self.emit("priority_passed", player=1 - p)
+            self.phase_over = True
 
     def tributes_for(self, p: int, card: Card) -> list[str] | None:
         level = card.current_level or 0

@@ -79,7 +79,8 @@ def test_chain_04_a_record_without_passes_is_not_held_to_them():
 
 @pytest.mark.parametrize("events, rule, says", [
     pytest.param([HOLE, passed(1), RESOLVE_1], "CHAIN-04", "1 pass(es) since Chain Link 1", id="one-pass"),
-    pytest.param([passed(0), passed(1), HOLE, RESOLVE_1], "CHAIN-04", "0 pass(es)", id="passes-earlier-not-now"),
+    pytest.param([HOLE, passed(1), passed(0), RESOLVE_1, *close(("hole", 0)), act("mst_hand", zone=3,
+                  targets=["decree"]), RESOLVE_1], "CHAIN-04", "0 pass(es)", id="passes-earlier-not-now"),
     pytest.param([HOLE, passed(1), passed(0), passed(1)], "CHAIN-04", "the chain resolves now", id="third-pass"),
     pytest.param([HOLE, passed(0)], "PRIO-03", "player 1 holds priority, not player 0", id="activator-passes-first"),
     pytest.param([HOLE, passed(1), passed(1)], "PRIO-03", "player 0 holds priority, not player 1",
@@ -118,7 +119,7 @@ def test_chain_04_no_link_on_your_own_before_the_opponent_is_asked():
 
 def test_prio_01_the_opponent_activates_once_the_turn_player_passed():
     fold(board(), passed(0), act("p1_mst", player=1, targets=["mst"]), passed(0), passed(1), RESOLVE_1)
-    check([board(), passed(0), passed(1), HOLE, passed(1), passed(0), RESOLVE_1, *close(("hole", 0)),
+    check([board(), HOLE, passed(1), passed(0), RESOLVE_1, *close(("hole", 0)),
            act("p1_mst", player=1, targets=["mst"])], "PRIO-01", "the turn player holds it first")
 
 

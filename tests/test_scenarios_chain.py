@@ -116,16 +116,18 @@ def test_prio_01_a_new_phase_gives_the_turn_player_priority_first():
 
 def test_prio_03_the_turn_player_who_passed_cannot_activate_before_it_comes_back():
     """PRIO-03: passing hands priority to the opponent; the turn player activates again only
-    after the opponent passes it back (then the phase may go on, PRIO-04)."""
-    fold(board(), passed(0), passed(1), act("pot", zone=3))
-    check([board(), passed(0), act("pot", zone=3)], "PRIO-03", "the turn player passed it")
+    once it comes back: after the opponent answered the end (PRIO-05) and the chain resolved (a
+    pass back with nothing answered ends the phase, PRIO-05: tests/test_rule_scenarios_28.py)."""
+    fold(board(), passed(0), act("book", player=1, targets=["sangan"]), passed(0), passed(1), res(1),
+         moved("book", 1), END, act("pot", zone=3))
+    check([board(), passed(0), act("mst_hand", zone=3, targets=["decree"])], "PRIO-03", "the turn player passed it")
 
 
 def test_prio_02_the_opponent_activates_a_trigger_without_priority():
     """PRIO-02: while the turn player holds priority the opponent may still activate a trigger
     (Sangan's, its controller's own): no pass is needed for it."""
     p1 = {"mzone": [c(SANGAN, "p1_sangan")]}
-    events = [board(None, p1), passed(0), passed(1), HOLE, passed(1), passed(0), res(1),
+    events = [board(None, p1), HOLE, passed(1), passed(0), res(1),
               moved("p1_sangan", 1, reason="destroyed", cause="hole"), moved("hole", 0), END]
     fold(*events, act("p1_sangan", player=1, effect_type="trigger"))
 

@@ -135,7 +135,8 @@ def test_syn_01_materials_moved_right_before_the_summon_count() -> None:
 
 
 def test_syn_01_a_material_move_not_right_before_the_summon_is_not_its_material() -> None:
-    check([board(SYN), moved("kuriboh", [0, "banished"], "material"), {"kind": "priority_passed"},
+    # any event between (a die roll; not a pass: the turn player's own pass ends their open game state, PRIO-05)
+    check([board(SYN), moved("kuriboh", [0, "banished"], "material"), {"kind": "die_rolled", "results": [3]},
            ss("stardust", 5, "synchro", materials=["junk", "celtic"])], "SYN-01", "sum to 7")
 
 

@@ -66,9 +66,11 @@ class Card:
         self.summoned_by: int | None = None  # who summoned or Set it (POS-08 under reposition_opponents_summons)
         self.pile: str | None = None     # "main" or "extra": the part of a registered deck it came from
         self.seal: list | None = None    # [player, seal]: its holder's device sealed it, not yet opened (LOG-11)
-        # (event index, how, Tributes) of a Normal Summon or Set made while the record did not know
-        # the card: judged once an event shows it (SUM-08, SPELL-03: ``rules.identity.judge_unseen``)
-        self.unseen_play: tuple[int, str, int] | None = None
+        # (event index, how, number) of each play made with the card while the record did not know
+        # it, one flat triple after another: a Normal Summon or Set and its Tributes, a Set in a Spell
+        # & Trap or Field Zone, an Xyz material and the Rank it was for. Judged once an event shows
+        # the card (SUM-08, SPELL-03, XYZ-01: ``rules.identity.bind``), wherever it went meanwhile.
+        self.unseen_play: tuple[int | str, ...] | None = None
 
     @property
     def face_up(self) -> bool:
@@ -103,7 +105,13 @@ class Card:
         self.field_exits += 1
         self.equipped_to = None
         self.equip_pending = False
-        self.unseen_play = None
+        # not ``unseen_play``: leaving the field (Tributed, a material, returned to the hand) does
+        # not change what the card is, and an event may still show it (SUM-08, XYZ-01)
+
+    def note_unseen(self, index: int, how: str, number: int) -> None:
+        """Remember a play made with this card while the record did not know it, to judge once an
+        event shows it (after any made before: each is judged)."""
+        self.unseen_play = (*(self.unseen_play or ()), index, how, number)
 
     def __repr__(self) -> str:
         return f"<Card {self.id} {self.facts.name} {self.zone} {self.position}>"

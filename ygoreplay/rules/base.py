@@ -124,14 +124,35 @@ def has_open_game_state(player: int, turn_player: int, phase: str | None, chain_
 
 
 def open_game_state(state: DuelState, player: int) -> str | None:
-    """Why ``player`` does not have an open game state (PRIO-06), or None when they do."""
+    """Why ``player`` does not have an open game state (PRIO-06: their Main Phase, they hold
+    priority, no chain), or None when they do."""
     if player != state.turn_player:
         return N_("it is not their turn")
     if state.phase != "main1" and state.phase != "main2":
         return say("it is the {phase}, not a Main Phase", phase=phase_name(state.phase))
     if state.chain:
         return say("a chain of {count} link(s) is open", count=len(state.chain))
+    if state.passes and end_declared(state):
+        return ended_by_passes(state)
     return None
+
+
+def end_declared(state: DuelState) -> bool:
+    """PRIO-04/05: with the passes recorded, no chain open or resolving and no summon just made
+    (passes on a summon answer it, SPS-11), a pass of the turn player declares the end of the
+    phase or step, and the opponent's pass after it ends it (``state.passes`` says how far)."""
+    return state.passes_recorded and not state.resolving and state.summon_window is None and not state.chain
+
+
+def ended_by_passes(state: DuelState) -> str:
+    """PRIO-05, once ``end_declared``: the opponent may still answer the end, with the priority
+    passed to them; once they pass too it has ended. Why the turn player may not act in it now."""
+    if state.passes == 1:
+        return say("player {player} passed priority, declaring the end of the {phase}: player {opponent} holds it, "
+                   "to answer before the end or pass (PRIO-03, PRIO-05)", player=state.turn_player,
+                   phase=phase_name(state.phase), opponent=1 - state.turn_player)
+    return say("both players passed in succession with no chain open: the {phase} has ended (PRIO-05)",
+               phase=phase_name(state.phase))
 
 
 def phase_name(phase: str | None) -> str:

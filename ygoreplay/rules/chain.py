@@ -5,7 +5,7 @@ from ..i18n import N_, say
 from ..events import BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
 from ..state import Card, ChainLink, DuelState
 from . import card_text
-from .base import fail, get_card, handles, impossible, put, send_from_field, take
+from .base import end_declared, ended_by_passes, fail, get_card, handles, impossible, put, send_from_field, take
 from .effects import (
     SEGOC_GROUPS, candidates, in_damage_step, mandatory, script_effects, script_kind, segoc_rank, wrong_summon)
 from .timing import chain_over, link_resolved, missed
@@ -142,6 +142,9 @@ def _check_priority(state: DuelState, ev: Activated, player: int) -> None:
                                             "asked first and holds priority; player {player2} may add a link only "
                                             "once they pass",
                                             player=top.player, number=top.number, holder=holder, player2=player))
+        return
+    if passes >= 2 and end_declared(state):        # PRIO-05: no one answered the end: it ended
+        fail(state, ev, "PRIO-05", ended_by_passes(state))
         return
     holder = state.turn_player if passes % 2 == 0 else 1 - state.turn_player
     if player != holder:

@@ -380,10 +380,14 @@ TABLE: tuple[Rule, ...] = (
     enforced("PRIO-04", "The turn player passes priority before the phase or step changes: not while a chain is open.",
              "rules/turn.py", "test_rules_turn.py::test_prio_04_chain_05_chain_resolved_before_moving_on",
              "test_rules_turn.py::test_prio_04_chain_05_nothing_moves_on_while_a_chain_is_open"),
-    not_yet("PRIO-05", "When the turn player declares an end, the opponent may still respond 'before the end'.",
-            "the log records the phase change, not an end declaration apart from it; two passes in an open game state are not forced to end the phase"),
+    enforced("PRIO-05", "When the turn player declares an end (passes with no chain open), the opponent may still respond "
+             "'before the end'; once they pass too, the phase or step has ended.",
+             "rules/chain.py rules/turn.py",
+             "test_rule_scenarios_28.py::test_prio_05_the_opponent_answers_before_the_end_and_the_phase_goes_on",
+             "test_rule_scenarios_28.py::test_prio_05_once_both_players_passed_the_phase_has_ended"),
     applied("PRIO-06", "Open game state: your Main Phase, your priority, nothing waiting; needed for Normal Summons, Ignition effects...",
-            "checked under the rule of each action: SUM-10, POS-07, TURN-04, SPELL-02, EFF-02, PEND-02"),
+            "checked under the rule of each action: SUM-10, POS-07, TURN-04, SPELL-02, EFF-02, PEND-02; with the passes "
+            "recorded, not after the turn player's own pass (PRIO-03, PRIO-05)"),
     # -- 11. Normal Summon, Set, Tribute and Flip Summon -----------------------------------------
     enforced("SUM-01", "A Normal Summon or Set: from the hand, in your Main Phase, once per turn.", "rules/summon.py",
              "test_rules_summon.py::test_sum_01_sum_09_one_normal_summon_or_set_from_the_hand",
@@ -791,8 +795,11 @@ TABLE: tuple[Rule, ...] = (
     enforced("WIN-04", "Both players losing at once is a draw.", "match/rules.py rules/fold.py rules/win.py",
              "test_rules_turn.py::test_win_01_02_04_the_duel_ends_as_the_rules_say",
              "test_rules_turn.py::test_win_01_02_04_refused_endings_and_play_after_a_loss"),
-    applied("WIN-05", "Match and time outcomes follow MATCH-01..03 and TIME-02..09.",
-            "a match's result is its policy's (match/policies.py), checked as MATCH-01/02 and TIME-02..09"),
+    enforced("WIN-05", "Match and time outcomes follow MATCH-01..03 and TIME-02..09; a duel ended otherwise (a surrender) "
+             "is the loss of the player who ended it.",
+             "rules/win.py",
+             "test_rule_scenarios_28.py::test_win_05_a_surrender_won_by_the_other_player_ends_the_duel",
+             "test_rule_scenarios_28.py::test_win_05_a_surrender_naming_the_surrendering_player_winner_is_refused"),
     # -- 22. Control and ownership ---------------------------------------------------------------
     enforced("CTRL-01", "The controller of a card operates it: only they activate its effects. A card that left the field is "
              "its owner's; who controlled it as it left activates only its trigger, in the next chain.",

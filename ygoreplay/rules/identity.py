@@ -26,7 +26,7 @@ from ..events import (
 from ..state import Card, DuelState
 from .base import fail, get_card, handles, impossible
 from .spell_trap import judge_unseen_set
-from .summon import judge_unseen_summon
+from .summon import judge_unseen_material, judge_unseen_summon
 
 _PARTS = ("main", "extra")
 
@@ -54,8 +54,11 @@ def bind(state: DuelState, ev: Event, pairs: Iterable[tuple[str, int]]) -> None:
         if any(bound is card for bound, _, _ in bindings):
             impossible(state, ev, "LOG-04", say("{card_id} is shown twice in one event", card_id=card_id))
         bindings.append((card, facts, _listed(state, ev, card, facts, bindings)))
-        if card.unseen_play is not None:
-            _judge_unseen(state, ev, card, facts)
+        plays = card.unseen_play
+        if plays is not None:
+            for at in range(0, len(plays), 3):
+                index, how, number = plays[at:at + 3]
+                _JUDGES[how](state, ev, card, facts, index, how, number)
     for card, facts, twin in bindings:
         card.unseen_play = None
         if twin is not None:                     # the copy the list already gave is this one
@@ -67,13 +70,11 @@ def bind(state: DuelState, ev: Event, pairs: Iterable[tuple[str, int]]) -> None:
         card.code, card.facts = facts.code, facts
 
 
-def _judge_unseen(state: DuelState, ev: Event, card: Card, facts: CardFacts) -> None:
-    """A card Normal Summoned or Set while the record did not know it is shown: what it is judges
-    that play now (SUM-08 for a monster, SPELL-03 and ZONE-10 for a Spell & Trap or Field Zone)."""
-    if card.unseen_play[1] in ("set", "summon"):
-        judge_unseen_summon(state, ev, card, facts)
-    else:
-        judge_unseen_set(state, ev, card, facts)
+#: A card played while the record did not know it is shown: what it is judges each such play now,
+#: by how it was played (``Card.unseen_play``): SUM-08/SUM-04 for a monster Normal Summoned or Set,
+#: SPELL-03 and ZONE-10 for a Set in a Spell & Trap or Field Zone, XYZ-01 for an Xyz material.
+_JUDGES = {"set": judge_unseen_summon, "summon": judge_unseen_summon, "spell_trap": judge_unseen_set,
+           "field": judge_unseen_set, "xyz": judge_unseen_material}
 
 
 def _part(state: DuelState, card: Card) -> list[int] | None:
@@ -134,6 +135,7 @@ def forget_deck(state: DuelState, player: int) -> None:
     identity goes back on the decklist it came from."""
     for card_id in state.sides[player].deck:
         card = state.cards[card_id]
+        card.unseen_play = None                  # which card this id is, the shuffle hid: its plays too
         if card.code and not card.is_token:
             part = _part(state, card)
             if part is not None:

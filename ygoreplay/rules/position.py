@@ -44,6 +44,7 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
     state.summon_window = card.id if flip_summon else None   # a Flip Summon can be negated
     if flip_summon:
         card.summon_method = "flip"
+        state.summon_group = [card.id]          # SUM-03, PEND-04: its own summon, not an earlier one's
 
 
 def _attacked_face_down(state: DuelState, card, new: str) -> bool:

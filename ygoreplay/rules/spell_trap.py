@@ -59,16 +59,16 @@ def spell_trap_set(state: DuelState, ev: SpellTrapSet) -> None:
     put(state, card, FZONE if ev.field_zone else SZONE, player, ev.zone, SET)
     card.set_turn = state.turn
     if facts is state.unknown and ev.cite is None:        # what it is is judged once it is shown
-        card.unseen_play = (state.index, "field" if ev.field_zone else "spell_trap", 0)
+        card.note_unseen(state.index, "field" if ev.field_zone else "spell_trap", 0)
     settle_equips(state, stranded)
 
 
-def judge_unseen_set(state: DuelState, ev: Event, card: Card, facts: CardFacts) -> None:
+def judge_unseen_set(state: DuelState, ev: Event, card: Card, facts: CardFacts, index: int, how: str,
+                     _number: int) -> None:
     """SPELL-03, PEND-01, ZONE-10 for a card Set in a Spell & Trap Zone or the Field Zone while the
     record did not know it: the first event that shows it (``rules.identity.bind``) tells what it
     is, and so judges that Set: a monster is never Set there, and only a Field Spell in the Field
     Zone. What was played there is called here, naming it."""
-    index, how, _ = card.unseen_play
     if not (facts.is_spell or facts.is_trap):
         fail(state, ev, "PEND-01" if facts.is_pendulum else "SPELL-03",
              say("{name}, Set at #{index} while the record did not know it, is a monster and cannot be Set in a "

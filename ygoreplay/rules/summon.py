@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..i18n import N_, say
-from ..cards import CardFacts, CardType
+from ..cards import HIDDEN_NAME, CardFacts, CardType
 from ..events import (
     ATTACK, DECK, DEFENSE, EXTRA, FACEUP, GY, HAND, MZONE, OVERLAY, SET, Event, FlipSummoned,
     MonsterSet, NormalSummoned, SpecialSummoned, SummonNegated, TokenCreated)
@@ -112,7 +112,7 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     # SUM-08: a card the record does not know is judged once an event shows it (a Level an effect
     # gave it, or a cited effect, was judged here)
     if card.facts is state.unknown and card.level is None and ev.cite is None:
-        card.unseen_play = (state.index, "set" if position == SET else "summon", len(ev.tributes))
+        card.note_unseen(state.index, "set" if position == SET else "summon", len(ev.tributes))
     side.normal_summon_turn = state.turn
     # SUM-02/03: a Set is not a "Summon", so there is nothing to negate (summon_negated refuses it).
     state.summon_window = None if position == SET else card.id
@@ -120,12 +120,12 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     settle_equips(state, stranded)
 
 
-def judge_unseen_summon(state: DuelState, ev: Event, card: Card, facts: CardFacts) -> None:
+def judge_unseen_summon(state: DuelState, ev: Event, card: Card, facts: CardFacts, index: int, how: str,
+                        count: int) -> None:
     """SUM-08: a Set monster need not be shown, but a Level 5 or higher one needs its Tributes
     even when Set (SUM-04 for a Normal Summon the record did not see). The first event that shows
     a card Normal Summoned or Set while the record did not know it (``rules.identity.bind``) tells
     its Level, and so judges that summon: what was played there is called here, naming it."""
-    index, how, count = card.unseen_play
     was_set = how == "set"
     what = "Set" if was_set else "Normal Summoned"
     if not facts.is_monster or facts.is_extra_deck:
@@ -140,6 +140,23 @@ def judge_unseen_summon(state: DuelState, ev: Event, card: Card, facts: CardFact
                  "{need} Tribute(s), not {count}",
                  name=facts.name, what=what, index=index, level=facts.printed_level or 0,
                  need=tributes_needed(facts.printed_level or 0), count=count))
+
+
+def judge_unseen_material(state: DuelState, ev: Event, card: Card, facts: CardFacts, index: int, _how: str,
+                          rank: int) -> None:
+    """XYZ-01, CARD-07 for an Xyz material the record did not know when the Xyz Summon at
+    ``index`` overlaid it (a face-up monster entered without its name): its Level was unknown, so
+    the summon could not be judged then. The first event that shows it (detached, sent to the GY,
+    revealed: ``rules.identity.bind``) tells it, and so judges that summon, naming it."""
+    level = facts.printed_level
+    if level is None:
+        fail(state, ev, "CARD-07", say("{name}, an Xyz material at #{index} while the record did not know it, has "
+                                       "no Level: it could not be the material of an Xyz Summon",
+                                       name=facts.name, index=index))
+    elif level != rank:
+        fail(state, ev, "XYZ-01", say("{name}, an Xyz material at #{index} while the record did not know it, is "
+                                      "Level {level}: the materials of a Rank {rank} Xyz Summon are monsters of "
+                                      "Level {rank}", name=facts.name, index=index, level=level, rank=rank))
 
 
 def _gemini_summon(state: DuelState, ev: NormalSummoned | MonsterSet, card: Card, player: int, position: str) -> None:
@@ -281,11 +298,25 @@ class Material(NamedTuple):
 
     @classmethod
     def of(cls, card: Card) -> "Material":
+        """A card the record does not know is taken without reading its facts (its Level only if
+        an effect gave it one): where it is and its face tell what they tell whoever it is (a
+        face-down material is refused as such), and a check that needs its facts reads them then
+        (``_read_unknown``), leaving that rule undecided."""
+        if not card.code:
+            return cls(card.id, HIDDEN_NAME, card.zone, card.controller, card.face_up, card.level, False,
+                       card.is_token, None, True)
         return cls(card.id, card.name, card.zone, card.controller, card.face_up, card.current_level,
-                   card.facts.is_tuner, card.is_token, card.facts.link_rating, not card.code)
+                   card.facts.is_tuner, card.is_token, card.facts.link_rating, False)
 
     def row(self) -> list:
         return list(self)
+
+
+def _read_unknown(state: DuelState, materials: list[Material]) -> None:
+    """A check about to use the Level, Tuner or Link rating of the materials: any the record did
+    not know is read now (``cards.UnknownFacts``), so what it decides is undecided."""
+    if any(m.unknown for m in materials):
+        state.unknown.read_before()
 
 
 def note_material_move(state: DuelState, card: Card) -> None:
@@ -308,10 +339,7 @@ def _moved_materials(state: DuelState, listed: list[str]) -> list[Material]:
     for _, *row in moves:
         if row[0] not in seen:
             seen.add(row[0])
-            material = Material(*row)
-            if material.unknown:                   # its facts as the record did not know them
-                state.unknown.read_before()
-            out.append(material)
+            out.append(Material(*row))
     return out
 
 
@@ -368,6 +396,8 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     # -- all checks done: change the state ------------------------------------------------------
     for m in sorted(listed, key=lambda m: m.zone != OVERLAY) if listed else ():   # a Rank-Up's old materials first
         if method == "xyz":
+            if not m.code and m.level is None and ev.cause is None and ev.cite is None:
+                m.note_unseen(state.index, "xyz", card.facts.rank or 0)   # XYZ-01: judged once shown
             take(state, m)                                       # XMAT-01: attached, not sent
             m.zone, m.position, m.host = OVERLAY, None, card.id
             card.materials.append(m.id)
@@ -516,6 +546,8 @@ def _check_synchro(state: DuelState, ev: SpecialSummoned, card: Card, player: in
     for m in materials:
         if not _on_your_field(state, ev, m, player, "SYN-01", "Synchro"):
             return
+    _read_unknown(state, materials)
+    for m in materials:
         if m.level is None:
             fail(state, ev, "CARD-07", say("{name} is an Xyz monster: it has no Level and cannot be a Synchro material",
                                            name=m.name) if m.link_rating is None else
@@ -550,6 +582,7 @@ def _check_xyz(state: DuelState, ev: SpecialSummoned, card: Card, player: int, m
     if len(materials) < 2:
         fail(state, ev, "XYZ-01", say("an Xyz Summon overlays 2 or more monsters, not {count}", count=len(materials)))
         return
+    _read_unknown(state, materials)
     rank = card.facts.rank
     for m in materials:
         if m.level is None:
@@ -576,6 +609,7 @@ def _check_link(state: DuelState, ev: SpecialSummoned, card: Card, player: int, 
         fail(state, ev, "LINK-01", say("a Link Summon sends face-up materials to the GY; none are recorded for "
                                        "{name}", name=card.name))
         return
+    _read_unknown(state, materials)
     totals = {0}
     for m in materials:
         values = {1, m.link_rating} if m.link_rating else {1}
@@ -654,6 +688,7 @@ def _check_ritual(state: DuelState, ev: SpecialSummoned, card: Card, player: int
             fail(state, ev, "RIT-02", say("{name} ({id}) is {where}: Ritual Tributes come from your own hand or "
                                           "field", name=m.name, id=m.id, where=where))
             return
+    _read_unknown(state, materials)
     total, level = sum(m.level or 0 for m in materials), card.current_level or 0
     if total < level:
         fail(state, ev, "RIT-02", say("the Tributes' Levels total {total}; {name} is Level {level} and needs at "

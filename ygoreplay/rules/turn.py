@@ -6,7 +6,7 @@ from ..events import (
     GY, HAND, CardsDrawn, HandSizeDiscard, PhaseEntered, PriorityPassed, StepEntered, TurnStarted)
 from ..state import DuelState
 from . import card_text
-from .base import fail, get_card, handles, impossible, phase_name, put, take
+from .base import end_declared, ended_by_passes, fail, get_card, handles, impossible, phase_name, put, take
 from .chain import forget_takers
 
 HAND_LIMIT = 6
@@ -222,6 +222,8 @@ def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
                                                player=top.player, number=top.number, opponent=1 - top.player,
                                                back=N_(" who passed it back") if passes else "", holder=holder,
                                                acting=player))
+    elif passes >= 2 and end_declared(state):      # PRIO-05: no one answered the end: it ended
+        fail(state, ev, "PRIO-05", ended_by_passes(state))
     elif not state.resolving and player is not None:
         holder = state.turn_player if passes % 2 == 0 else 1 - state.turn_player
         if player != holder:

@@ -1,4 +1,4 @@
-"""The end of the duel (WIN-01..04): who lost, and that nothing follows."""
+"""The end of the duel (WIN-01..05): who lost, and that nothing follows."""
 from __future__ import annotations
 
 from ..i18n import N_, say
@@ -34,6 +34,14 @@ def duel_ended(state: DuelState, ev: DuelEnded) -> None:
         rule = {"lp": "WIN-01", "deck_out": "WIN-02", "draw": "WIN-04"}[ev.reason]
         fail(state, ev, rule, say("no player has lost by {reason}: LP are {value}",
                                   reason=ev.reason, value=[s.lp for s in state.sides]))
+    elif ev.reason == "surrender" and (ev.winner is None or (ev.winner == ev.player and ev.player in (0, 1))):
+        # WIN-05: a duel ended outside WIN-01..04 counts for the match (MATCH-01) as the loss of the
+        # player who surrendered (the event's ``player``, when it names them): never their win, nor a
+        # draw. The record's word on the result, not a play: refused even in a witnessed duel.
+        fail(state, ev, "WIN-05", N_("a surrender is the surrendering player's loss, never a draw")
+             if ev.winner is None else say("a surrender is the surrendering player's loss: player {player} "
+                                           "surrendered, so player {winner} wins, not player {player}",
+                                           player=ev.player, winner=1 - ev.player), play=False)
     if ev.winner not in (0, 1, None):
         fail(state, ev, "LOG-05", N_("the winner is 0, 1, or null for a draw"))
     state.ended = True
