@@ -19,6 +19,7 @@ from test_help_page import CLICK, LANGUAGES, LAUNCHER, environment, run
 REPLAYS = ROOT / "replays"
 #: Every JSON Lines sample: legal, illegal, witnessed, a view's record, matches (click's command).
 SAMPLES = sorted([*REPLAYS.glob("*.jsonl"), *REPLAYS.glob("illegal/*.jsonl"), *REPLAYS.glob("matches/*.jsonl")])
+SAMPLES_OF = {folder: [s for s in SAMPLES if s.parent == folder] for folder in {s.parent for s in SAMPLES}}
 
 
 def both(args: list, env: dict[str, str], cwd: Path = ROOT) -> tuple[tuple[bytes, bytes, int], tuple[bytes, bytes, int]]:
@@ -51,8 +52,11 @@ def test_check_of_a_json_lines_file_imports_no_click_and_no_inspect():
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: str(p.relative_to(REPLAYS)))
 def test_every_sample_is_checked_as_click_checks_it(sample):
+    """Each sample as text and as JSON; the option after the file as well, for the first sample
+    of each folder (where it goes does not change what is read, only how it is parsed)."""
     env = environment(LANG="ja_JP.UTF-8")
-    for args in ([str(sample)], ["--json", str(sample)], [str(sample), "--json"]):
+    first = sample == min(SAMPLES_OF[sample.parent])
+    for args in ([str(sample)], ["--json", str(sample)], *([[str(sample), "--json"]] if first else [])):
         ours, clicks = both(args, env)
         assert ours == clicks, args
 
