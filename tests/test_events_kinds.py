@@ -119,3 +119,28 @@ def test_a_kind_may_not_write_what_is_made_for_it():
             def __repr__(self) -> str:
                 return "bad"
         _frozen_kind(Bad)
+
+
+def test_a_kind_writes_its_wire_form_compiled_once_it_has_written_many(monkeypatch):
+    """``to_dict`` of a kind that wrote ``_COMPILE_AFTER`` events is compiled for it
+    (``events._compiled_wire``, #25: a third of writing an import's file): every recorded event,
+    real EDOPro duels' too, is written key for key, in order and as bytes, as the loop writes it."""
+    import msgpack
+    from conftest import shared_path
+    from ygoreplay import events
+    recorded = _recorded()
+    real = sorted(shared_path("real-replays", "edopro").glob("*.yrpX"))[:3]
+    if real:
+        from ygoreplay.yrpx import import_yrpx
+        recorded += [event for path in real for event in import_yrpx(path).events]
+    monkeypatch.setattr(events, "_WIRE_WRITERS", {})
+    monkeypatch.setattr(events, "_WIRE_USES", {})
+    monkeypatch.setattr(events, "_COMPILE_AFTER", 1 << 60)
+    by_loop = [event.to_dict() for event in recorded]
+    assert events._WIRE_WRITERS == {}
+    monkeypatch.setattr(events, "_COMPILE_AFTER", 0)
+    compiled = [event.to_dict() for event in recorded]
+    assert set(events._WIRE_WRITERS) == {type(event) for event in recorded}
+    for event, want, got in zip(recorded, by_loop, compiled):
+        assert list(got) == list(want) and msgpack.packb(got) == msgpack.packb(want), event
+    assert any(event.VERSION != 1 and "v" in wire for event, wire in zip(recorded, compiled))
