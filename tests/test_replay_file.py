@@ -935,3 +935,17 @@ def test_lzma_constants_written_out_are_lzmas():
     from ygoreplay import replay_file
     assert (replay_file.FILTER_LZMA2, replay_file.PRESET_EXTREME) == (lzma.FILTER_LZMA2, lzma.PRESET_EXTREME)
     assert replay_file.PRESET == 9 | lzma.PRESET_EXTREME
+
+
+@pytest.mark.parametrize("sample", SAMPLES[:4])
+def test_a_chain_is_each_event_linked_to_the_one_before(sample):
+    """``chain.hashes`` (one packer for a whole chain, #25) gives what ``chain.link`` of each
+    event after the one before gives: the rule every reader checks a file by."""
+    from ygoreplay import chain
+    events = read_events(REPLAYS / f"{sample}.jsonl")
+    wire, times = [e.to_dict() for e in events], [_iso(1_700_000_000_000 + k) for k in range(len(events))]
+    linked, prev = [], b"r" * 32
+    for position, (event, when) in enumerate(zip(wire, times)):
+        prev = chain.link(prev, position, event, when)
+        linked.append(prev)
+    assert chain.hashes(b"r" * 32, wire, times) == linked and len(set(linked)) == len(events) > 10
