@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime, timedelta, timezone
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 import msgpack
 
@@ -40,17 +40,18 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-def link(prev: bytes, position: int, event: dict, time: str) -> bytes:
-    """The hash of the event at ``position`` (its wire dict and recording time) after ``prev``."""
-    return hashlib.sha256(prev + msgpack.packb([position, event, time])).digest()
+def link(prev: bytes, position: int, event: dict, time: str, pack: Callable[[Any], bytes] = msgpack.packb) -> bytes:
+    """The hash of the event at ``position`` (its wire dict and recording time) after ``prev``.
+    ``pack``: a packer's ``pack`` kept for a whole chain (``hashes``; the same bytes as ``packb``,
+    which makes a packer an event)."""
+    return hashlib.sha256(prev + pack([position, event, time])).digest()
 
 
 def hashes(root: bytes, events: Iterable[dict], times: Iterable[str]) -> list[bytes]:
-    """Every event's hash, chained from ``root``: ``link`` of each, with one msgpack packer for
-    them all (``packb`` makes one an event; the same bytes)."""
+    """Every event's hash, chained from ``root``, with one msgpack packer for them all."""
     out, prev = [], root
-    pack, sha256 = msgpack.Packer().pack, hashlib.sha256
+    pack = msgpack.Packer().pack
     for position, (event, when) in enumerate(zip(events, times)):
-        prev = sha256(prev + pack([position, event, when])).digest()
+        prev = link(prev, position, event, when, pack)
         out.append(prev)
     return out
