@@ -132,6 +132,14 @@ def _wrapped(name: str, width: int, lines: int) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def _name_lines(name: str, width: int) -> tuple[str, ...]:
+    """A zone's name lines (``_wrapped`` in two lines): kept by the name and width alone, all it
+    depends on; the same cards' names are wrapped on every board a process draws (a resident's,
+    a service's: textwrap was a twentieth of a board drawn, issue 25)."""
+    return tuple(_wrapped(name, width, 2))
+
+
 def _cell(state: DuelState, card_id: str | None, tag: str, changed: set[str], width: int, owner: str = "") -> _Line:
     """A zone: its tag and what stands in it (stat, then the name in two lines at most; a
     face-down card a view cannot see as what is seen of it; in an Extra Monster Zone, whose)."""
@@ -147,7 +155,7 @@ def _cell(state: DuelState, card_id: str | None, tag: str, changed: set[str], wi
     text = _Line(tag, style="dim")
     text.append(f" {stat}"[:max(0, width - len(tag))] if stat else "", style="bold")
     name = (t(_UNKNOWN) if card.face_up else t("(face-down)")) if card.code == 0 else printable(card_name(card.facts))
-    for line in _wrapped(name, width, 2):
+    for line in _name_lines(name, width):
         text.append("\n" + line)
     if owner:
         text.append("\n" + owner[:width], style="italic")
