@@ -90,3 +90,23 @@ def test_a_whole_id_of_another_stream_is_no_duel(store_url, store):
         store.resolve(duel, "match")
     with pytest.raises(StoreError, match="no duel matches"):
         store.resolve(next(i for i in ("0123456789ab", "ba9876543210") if i not in (duel, match)))
+
+
+def test_one_language_for_a_drawing_and_only_there(monkeypatch):
+    """``card_names.one_language`` fixes the names' language for a board drawn now (read once, not
+    at each of its ~20 names): inside it a change of ``$YGOREPLAY_CARD_LANG`` waits for the next
+    board; another thread reads its own environment's; after it, the environment decides again."""
+    import threading
+
+    from ygoreplay import card_names
+    monkeypatch.setenv(card_names.NAMES_ENV, "fr")
+    seen: list[str] = []
+    with card_names.one_language() as fixed:
+        assert fixed == "fr"
+        monkeypatch.setenv(card_names.NAMES_ENV, "de")
+        assert card_names.names_language() == "fr"
+        worker = threading.Thread(target=lambda: seen.append(card_names.names_language()))
+        worker.start()
+        worker.join()
+    assert seen == ["de"]
+    assert card_names.names_language() == "de"

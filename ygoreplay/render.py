@@ -22,7 +22,7 @@ import textwrap
 from typing import TYPE_CHECKING, Callable, Iterable, Union
 
 from .events import ATTACK, DEFENSE, FACEDOWN, FACEDOWN_ATTACK, SET
-from .card_names import card_name
+from .card_names import card_name, one_language
 from .i18n import N_, t
 from .sentences import phase_name, player_label, step_name, zone_tag
 from .state import Card, DuelState
@@ -444,7 +444,13 @@ def _rich(parts: list[_Part]) -> Group:
 
 
 def _parts(state: DuelState, title: str, width: int, changed: Iterable[str]) -> list[_Part]:
-    """The board's lines and grids, top to bottom (``board``)."""
+    """The board's lines and grids, top to bottom (``board``), its cards named in one language."""
+    with one_language():
+        return _drawn_parts(state, title, width, changed)
+
+
+def _drawn_parts(state: DuelState, title: str, width: int, changed: Iterable[str]) -> list[_Part]:
+    """``_parts`` under ``one_language``."""
     changed = set(changed)
     columns = _columns(state)
     cell = max(9, (width - _LABEL - columns - 2) // columns)
