@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from . import i18n
 from .cards import CardFacts, unnamed
@@ -26,10 +28,16 @@ from .files import data_dir, version_of
 NAME_LANGUAGES = (*i18n.LANGUAGES, "fr", "de", "it", "pt")
 #: Card names in another language than the messages' (``fr``: French names, English sentences).
 NAMES_ENV = "YGOREPLAY_CARD_LANG"
+#: The language ``one_language`` fixed for what this thread or task draws now (None: none fixed).
+_FIXED: ContextVar[str | None] = ContextVar("ygoreplay_names_language", default=None)
 
 
 def names_language() -> str:
-    """The language cards are named in: ``$YGOREPLAY_CARD_LANG`` if it names one, else the reader's."""
+    """The language cards are named in: ``$YGOREPLAY_CARD_LANG`` if it names one, else the reader's
+    (or the one ``one_language`` fixed for a drawing under way in this thread or task)."""
+    fixed = _FIXED.get()
+    if fixed is not None:
+        return fixed
     chosen = os.environ.get(NAMES_ENV, "").strip()
     if chosen:
         try:
@@ -37,6 +45,20 @@ def names_language() -> str:
         except i18n.LanguageError:
             pass
     return i18n.current()
+
+
+@contextmanager
+def one_language() -> Iterator[str]:
+    """Name every card in one language while a board is drawn: ``names_language`` read once, at
+    the start, not at every name (reading an unset ``$YGOREPLAY_CARD_LANG`` raises and catches a
+    KeyError in ``os.environ``: 2 µs a name, some 20 a board, issue 25). Held in a context
+    variable: another thread or task reads its own."""
+    language = names_language()
+    token = _FIXED.set(language)
+    try:
+        yield language
+    finally:
+        _FIXED.reset(token)
 
 
 def names_path(language: str, folder: Path | None = None) -> Path:

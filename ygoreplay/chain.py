@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 import msgpack
 
@@ -40,17 +40,23 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-def link(prev: bytes, position: int, event: dict, time: str, pack: Callable[[Any], bytes] = msgpack.packb) -> bytes:
+def link(prev: bytes, position: int, event: dict, time: str, pack: Callable[[object], bytes] = msgpack.packb) -> bytes:
     """The hash of the event at ``position`` (its wire dict and recording time) after ``prev``.
-    ``pack``: a packer's ``pack`` kept for a whole chain (``hashes``; the same bytes as ``packb``,
-    which makes a packer an event)."""
+    ``pack`` is ``msgpack.packb`` or the ``pack`` of a ``msgpack.Packer`` a loop of one thread
+    made for itself (``packer``): ``packb`` makes a Packer and its buffer at every call, a third
+    of a link (a seek checks ~16: issue 25); the bytes are the same."""
     return hashlib.sha256(prev + pack([position, event, time])).digest()
+
+
+def packer() -> Callable[[object], bytes]:
+    """What ``msgpack.packb`` does, with one Packer kept: for one thread's loop of ``link`` calls
+    (a Packer's buffer is not to be shared between threads)."""
+    return msgpack.Packer().pack
 
 
 def hashes(root: bytes, events: Iterable[dict], times: Iterable[str]) -> list[bytes]:
     """Every event's hash, chained from ``root``, with one msgpack packer for them all."""
-    out, prev = [], root
-    pack = msgpack.Packer().pack
+    out, prev, pack = [], root, packer()
     for position, (event, when) in enumerate(zip(events, times)):
         prev = link(prev, position, event, when, pack)
         out.append(prev)

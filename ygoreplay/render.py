@@ -22,7 +22,7 @@ import textwrap
 from typing import TYPE_CHECKING, Callable, Iterable, Union
 
 from .events import ATTACK, DEFENSE, FACEDOWN, FACEDOWN_ATTACK, SET
-from .card_names import card_name
+from .card_names import card_name, one_language
 from .i18n import N_, t
 from .sentences import phase_name, player_label, step_name, zone_tag
 from .state import Card, DuelState
@@ -132,6 +132,14 @@ def _wrapped(name: str, width: int, lines: int) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def _name_lines(name: str, width: int) -> tuple[str, ...]:
+    """A zone's name lines (``_wrapped`` in two lines): kept by the name and width alone, all it
+    depends on; the same cards' names are wrapped on every board a process draws (a resident's,
+    a service's: textwrap was a twentieth of a board drawn, issue 25)."""
+    return tuple(_wrapped(name, width, 2))
+
+
 def _cell(state: DuelState, card_id: str | None, tag: str, changed: set[str], width: int, owner: str = "") -> _Line:
     """A zone: its tag and what stands in it (stat, then the name in two lines at most; a
     face-down card a view cannot see as what is seen of it; in an Extra Monster Zone, whose)."""
@@ -147,7 +155,7 @@ def _cell(state: DuelState, card_id: str | None, tag: str, changed: set[str], wi
     text = _Line(tag, style="dim")
     text.append(f" {stat}"[:max(0, width - len(tag))] if stat else "", style="bold")
     name = (t(_UNKNOWN) if card.face_up else t("(face-down)")) if card.code == 0 else printable(card_name(card.facts))
-    for line in _wrapped(name, width, 2):
+    for line in _name_lines(name, width):
         text.append("\n" + line)
     if owner:
         text.append("\n" + owner[:width], style="italic")
@@ -436,7 +444,13 @@ def _rich(parts: list[_Part]) -> Group:
 
 
 def _parts(state: DuelState, title: str, width: int, changed: Iterable[str]) -> list[_Part]:
-    """The board's lines and grids, top to bottom (``board``)."""
+    """The board's lines and grids, top to bottom (``board``), its cards named in one language."""
+    with one_language():
+        return _drawn_parts(state, title, width, changed)
+
+
+def _drawn_parts(state: DuelState, title: str, width: int, changed: Iterable[str]) -> list[_Part]:
+    """``_parts`` under ``one_language``."""
     changed = set(changed)
     columns = _columns(state)
     cell = max(9, (width - _LABEL - columns - 2) // columns)

@@ -63,7 +63,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 from urllib.parse import parse_qs, unquote, urlparse
 
 import msgpack
@@ -1201,9 +1201,10 @@ class Store:
 
     def resolve(self, prefix: str, kind: str = "duel") -> str:
         """A duel id (or another ``kind``'s) from an unambiguous prefix of it; a whole id is
-        itself, found without listing every duel (that reads the whole store: issue 25)."""
-        whole = self.events.select_events(prefix, lte=0) if _STREAM_ID.fullmatch(prefix) else []
-        if whole and whole[0].topic == KINDS[kind].topic:
+        itself, found without listing every duel (that reads the whole store: issue 25), by its
+        header row's topic alone (``_read``: no transaction around one statement)."""
+        whole = self._read(self._topic_sql, (prefix,)) if _STREAM_ID.fullmatch(prefix) else []
+        if whole and whole[0][0] == KINDS[kind].topic:
             return prefix
         matches = [d for d in self.ids(kind) if d.startswith(prefix)] if prefix else []
         if len(matches) != 1:
@@ -1544,6 +1545,7 @@ class Store:
         # by running totals: its rows' bytes as written, summed by the database only once a
         # stream read from the store may pass the limit (``_past_stored``)
         size, exact, grown = live.size, live.exact, 0
+        pack = chain.packer()                              # each event's link and row
         for i, event in enumerate(events):
             position = history.position
             negated = library.before(event, history)
@@ -1565,8 +1567,8 @@ class Store:
                 when, at = _now()
             wire = event.to_dict()
             try:
-                digest_i = chain.link(prev, position, wire, when)
-                row = msgpack.packb({"e": wire, "t": when, "p": prev, "h": digest_i})
+                digest_i = chain.link(prev, position, wire, when, pack)
+                row = pack({"e": wire, "t": when, "p": prev, "h": digest_i})
             except (OverflowError, ValueError, TypeError) as exc:      # a Python caller's own event
                 raise InputError(f"event {position} ({event.kind}) cannot be stored ({exc}); nothing was "
                                  "written") from None
@@ -2009,9 +2011,10 @@ class Store:
                  appending: bool = True) -> Iterator[Record]:
         """The records of these stored rows, each checked against the chain after ``prev`` if given;
         one the chain vouches for is built without checking its fields again (``from_trusted_dict``)."""
+        pack = chain.packer()
         for row in rows:
             envelope = self._envelope(stream_id, row)
-            vouched = prev is not None and _follows(envelope, prev, row.originator_version - 1)
+            vouched = prev is not None and _follows(envelope, prev, row.originator_version - 1, pack)
             if prev is not None and not vouched:
                 raise self._unchained(stream_id, row, envelope, name, appending)
             record = self._decode(stream_id, row, envelope, trusted=vouched)
@@ -2128,12 +2131,13 @@ class Store:
         once peaked at 1.32x a plain decode of a 100,000-event duel (issue 25's limit: 1.2x)."""
         chained: list[tuple[int, dict] | None] = []
         broken = None
+        pack = chain.packer()
         for row in rows:
             try:
                 envelope = self._envelope(duel_id, row)
             except StoreError:            # not even an envelope: it follows no chain
                 envelope = {}
-            if not _follows(envelope, prev, row.originator_version - 1):
+            if not _follows(envelope, prev, row.originator_version - 1, pack):
                 broken = row.originator_version - 1
                 break
             chained.append((row.originator_version, envelope))
@@ -2219,9 +2223,10 @@ class Store:
         rows = [row for row in rows if row.originator_version <= count]
         head = next((self._signed_anchor(duel_id, row) for row in anchors if row.originator_version == count), None)
         prev = header.root
+        pack = chain.packer()
         for row in rows:                 # the envelopes not kept: a load's peak is its records' (bench/memory.py)
             envelope = self._envelope(duel_id, row)
-            if not _follows(envelope, prev, row.originator_version - 1):
+            if not _follows(envelope, prev, row.originator_version - 1, pack):
                 raise changed
             prev = envelope["h"]
         if len(rows) != count or head is None or head.hash != prev or head.header != header.digest:
@@ -2304,8 +2309,9 @@ class Store:
         # the events after ``position`` up to the first signed anchor or snapshot past it, which
         # vouches for the chain hash at ``position`` (a snapshot at ``position`` does so itself)
         at_start = snapshot is not None and snapshot.originator_version == position
+        pack = chain.packer()                        # this seek's chain checks' (``chain.link``)
         if not at_start:
-            self._sealed(duel_id, rows[end], rows[end + 1:], anchor, sealing)
+            self._sealed(duel_id, rows[end], rows[end + 1:], anchor, sealing, pack)
         rows = rows[:end + 1]
         if snapshot is None:
             prev = self._decode_header(duel_id, rows[0].state).root
@@ -2314,7 +2320,7 @@ class Store:
             resumed = self._resume(duel_id, snapshot, rows[0], cards)
             if resumed is None:
                 if at_start:
-                    self._sealed(duel_id, rows[end], [], anchor, sealing)
+                    self._sealed(duel_id, rows[end], [], anchor, sealing, pack)
                 return self._history(duel_id, position, cards).state, self._decode(duel_id, rows[-1])
             history, prev = resumed
         if len(rows) == 1:
@@ -2325,7 +2331,7 @@ class Store:
         for row in rows[1:]:
             at = row.originator_version - 1
             envelope = self._envelope(duel_id, row)
-            if not _follows(envelope, prev, at):
+            if not _follows(envelope, prev, at, pack):
                 raise self._unchained(duel_id, row, envelope, name, appending=False)
             try:
                 event = build(envelope["e"], f"{name} event {at}")
@@ -2334,6 +2340,32 @@ class Store:
             self._fold_in(history, event, duel_id)
             prev = envelope["h"]
         return history.state, Record(at, event, envelope["t"], envelope["p"], prev)
+
+    def _read(self, sql: str, params: tuple) -> list[tuple]:
+        """The rows of one statement, as plain tuples. One statement reads one state of the
+        database: no transaction around it. That saves PostgreSQL two round trips, and SQLite the
+        BEGIN and ROLLBACK (and evicting the statement from its connection's cache, which holds
+        one: preparing the seek's was half of its read)."""
+        try:
+            if self.backend == "postgresql":
+                with self.events.datastore.cursor() as cursor:
+                    cursor.execute(sql, params)
+                    found = cursor.fetchall()
+                return [tuple(row.values()) for row in found]        # dicts
+            with self.events.datastore.get_connection(commit=False) as connection, connection.cursor() as cursor:
+                cursor.row_factory = None                            # plain tuples, not sqlite3.Row
+                return cursor.execute(sql, params).fetchall()
+        except (PersistenceError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot read the store {self.name}: {exc}") from None
+
+    @functools.cached_property
+    def _topic_sql(self) -> str:
+        """``resolve``'s statement: the topic of a stream's header row (version 0)."""
+        events = self.events.events_table_name
+        if self.backend == "postgresql":
+            events = f'"{self.events.datastore.schema}"."{events}"'
+        sql = f"SELECT topic FROM {events} WHERE originator_id = ? AND originator_version = 0"
+        return sql.replace("?", "%s") if self.backend == "postgresql" else sql
 
     @functools.cached_property
     def _seek_sql(self) -> str:
@@ -2378,22 +2410,7 @@ class Store:
         head = f"{duel_id}/head"
         params = (f"{duel_id}/cards", duel_id, position, duel_id, duel_id, position, head, position,
                   duel_id, position, head, position, head, duel_id, position, head, position, duel_id)
-        sql = self._seek_sql
-        try:
-            # One statement reads one state of the database: no transaction around it. That saves
-            # PostgreSQL two round trips, and SQLite the BEGIN that would evict the statement from
-            # its connection's cache (which holds one: preparing it was half of the read).
-            if self.backend == "postgresql":
-                with self.events.datastore.cursor() as cursor:
-                    cursor.execute(sql, params)
-                    found = cursor.fetchall()
-                found = [tuple(row.values()) for row in found]        # dicts
-            else:
-                with self.events.datastore.get_connection(commit=False) as connection, connection.cursor() as cursor:
-                    cursor.row_factory = None                         # plain tuples, not sqlite3.Row
-                    found = cursor.execute(sql, params).fetchall()
-        except (PersistenceError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot read the store {self.name}: {exc}") from None
+        found = self._read(self._seek_sql, params)
         cards, rows, single = [], [], [None] * 7
         for part, version, topic, state in found:
             if part == 0:
@@ -2498,7 +2515,8 @@ class Store:
             _SIGNED.add(seen)
         return True
 
-    def _sealed(self, duel_id: str, at: _Row, tail: list[_Row], anchor: _Row | None, sealing: _Row | None) -> None:
+    def _sealed(self, duel_id: str, at: _Row, tail: list[_Row], anchor: _Row | None, sealing: _Row | None,
+                pack: Callable[[object], bytes] = msgpack.packb) -> None:
         """Refuse a seek to ``at`` (VerificationError) unless its stored chain hash is one the duel's
         signed seals vouch for: ``tail``, the stored events after it, chain from it to the hash
         signed by ``sealing`` (the first snapshot past it) or else by ``anchor`` (the first anchor
@@ -2513,7 +2531,7 @@ class Store:
             nonlocal prev
             for row in rows:
                 envelope = self._envelope(duel_id, row)
-                if not _follows(envelope, prev, row.originator_version - 1):
+                if not _follows(envelope, prev, row.originator_version - 1, pack):
                     raise self._unchained(duel_id, row, envelope, name, appending=False)
                 prev = chained[row.originator_version] = envelope["h"]
 
@@ -2683,6 +2701,7 @@ class Store:
             return Verification(False, count, -1, "the duel header was altered")
         hashes: list[bytes] = []
         prev = header.root
+        pack = chain.packer()
         for expected, row in enumerate(rows[1:]):
             position = row.originator_version - 1
             if position != expected:
@@ -2692,7 +2711,7 @@ class Store:
                 if env["p"] != prev:
                     return Verification(False, count, position,
                                         f"event {position} does not follow event {position - 1} (dropped or reordered)")
-                if chain.link(prev, position, env["e"], env["t"]) != env["h"] or env["e"].get("kind") != row.topic:
+                if chain.link(prev, position, env["e"], env["t"], pack) != env["h"] or env["e"].get("kind") != row.topic:
                     return Verification(False, count, position, f"event {position} was altered")
                 prev = env["h"]
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
@@ -2889,11 +2908,12 @@ def _snapshot_data(snap: dict) -> dict:
     return msgpack.unpackb(data)
 
 
-def _follows(envelope: dict, prev: bytes, position: int) -> bool:
+def _follows(envelope: dict, prev: bytes, position: int, pack: Callable[[object], bytes] = msgpack.packb) -> bool:
     """Whether a stored event (its envelope, as written) follows the chain hash ``prev``: the hash
-    is of the event as stored, not as read (an older version's event is upcast when read)."""
+    is of the event as stored, not as read (an older version's event is upcast when read).
+    ``pack``: ``chain.link``'s (a loop's own ``chain.packer()``)."""
     try:
-        return envelope["p"] == prev and chain.link(prev, position, envelope["e"], envelope["t"]) == envelope["h"]
+        return envelope["p"] == prev and chain.link(prev, position, envelope["e"], envelope["t"], pack) == envelope["h"]
     except (KeyError, TypeError, ValueError):       # no chain fields, or none that hash: not vouched for
         return False
 
