@@ -100,8 +100,6 @@ _HEAD_LABEL, _SNAPSHOT_LABEL = b"ygoreplay/head/2\0", b"ygoreplay/snapshot/2\0"
 #: What a group commit's one signature is over: this and the root of its anchors' tree (``Head``),
 #: whose leaves are its anchors' messages and its appends' receipts' (``Store.receipt_proof``).
 _GROUP_LABEL = b"ygoreplay/head-group/1\0"
-#: The most bytes of anchors a write's notification names (PostgreSQL's payload is under 8000).
-_PAYLOAD_MOST = 7999
 #: The most receipt proofs a store keeps for their appends' callers to take (``Store.receipt_proof``).
 _PROOFS_KEPT = 4096
 _STREAM_ID = re.compile(r"[0-9a-f]{12}\Z")          # new_id()'s: only such a prefix is looked up whole
@@ -3168,15 +3166,8 @@ class _PostgresWriter:
         # ``SET LOCAL lock_timeout`` (``LOCK_WAIT``) first, then the lock: the index rows, sent
         # between them, wait for their row locks no longer than the table's
         self._lock_wait, *self._lock = recorder.lock_table_statements
-        # the rows, and the notification of the write that names its anchors (``_Heads``): each
-        # listener takes them from it and reads none back (issue 25); too many for a payload
-        # (PostgreSQL's 8000 bytes), it names none, and they are read
-        self._events = sql.SQL(
-            "WITH written AS ({}) SELECT pg_notify({}, CASE WHEN octet_length(said) <= {} THEN said ELSE '' END) "
-            "FROM (SELECT string_agg(notification_id || ' ' || originator_id || ' ' || originator_version, ',' "
-            "ORDER BY notification_id) AS said FROM written WHERE topic = {}) AS heads").format(
-            insert(recorder.events_table_name, " RETURNING notification_id, originator_id, originator_version, topic"),
-            sql.Literal(recorder.channel_name), sql.Literal(_PAYLOAD_MOST), sql.Literal(HEAD_TOPIC))
+        self._notify = sql.SQL("NOTIFY {}").format(sql.Identifier(recorder.channel_name))
+        self._events = insert(recorder.events_table_name)
         self._snapshots = insert(snapshots.events_table_name, " ON CONFLICT DO NOTHING")
         self._find = sql.SQL("SELECT state FROM {} WHERE originator_id = %s AND originator_version = %s").format(
             sql.Identifier(schema, recorder.events_table_name))
@@ -3207,14 +3198,15 @@ class _PostgresWriter:
                     conn = self._connection()
                 except psycopg.Error as exc:          # nothing was sent
                     raise store._outage_error(exc, written=True) or exc
-                lock_wait, lock, events, snapshots = self._encoded
+                lock_wait, lock, notify, events, snapshots = self._encoded
                 batch = _Statements()
                 batch.execute(b"BEGIN")
                 batch.execute(lock_wait, prepare=True)
                 index.write(batch, rows)
                 for statement in lock:
                     batch.execute(statement, prepare=True)
-                batch.execute(events, self._columns(rows), prepare=True)      # and its notification
+                batch.execute(notify, prepare=True)
+                batch.execute(events, self._columns(rows), prepare=True)
                 if snapshot_rows:
                     batch.execute(snapshots, self._columns(snapshot_rows), prepare=True)
                 batch.execute(b"COMMIT")
@@ -3300,7 +3292,8 @@ class _PostgresWriter:
             self._conn = conn
             # composed once a connection, not at every statement of every write (~10% of its CPU)
             self._encoded = (self._lock_wait.as_bytes(conn), [statement.as_bytes(conn) for statement in self._lock],
-                             self._events.as_bytes(conn), self._snapshots.as_bytes(conn))
+                             self._notify.as_bytes(conn), self._events.as_bytes(conn),
+                             self._snapshots.as_bytes(conn))
         return self._conn
 
     CLOSE_WAIT = 30.0                    # seconds ``close`` waits for a write under way
@@ -3367,12 +3360,8 @@ def _own_connection(datastore: Any) -> dict[str, Any]:
 
 class _Heads:
     """Notifications of new anchors as (duel id, event count), after notification ``after``: the
-    thread that iterates listens on a connection of its own (LISTEN) and takes them from each
-    notification's payload, where the store's write names them (``_PostgresWriter``: a
-    statement a notification in each worker, read back at every write of either, was a third of
-    the listener's CPU, issue 25); a notification that names none (too many for a payload, or
-    written by another writer) has it select, by one prepared statement, only the anchors' ids
-    and counts written since.
+    thread that iterates listens on a connection of its own (LISTEN) and, woken by a NOTIFY,
+    selects on it only the anchors' ids and counts written since, by one prepared statement.
     (``eventsourcing``'s subscription ran two more threads, handed every read from one to the
     other and then to this one, composed its SQL again for every read and fetched each anchor's
     whole state: ~60-90 µs of CPU an append in every worker of the service, for the other's
@@ -3431,14 +3420,8 @@ class _Heads:
             try:
                 conn = self._connection()
                 if not self._woken:
-                    heard: list[tuple[str, int]] = []
-                    for notice in conn.notifies(timeout=self.WAIT, stop_after=1):   # and any more already come
-                        # in the order their writes committed: from one that names none on, all are read
-                        if not self._woken and not self._named(notice.payload, heard):
-                            self._woken = True
-                    if heard:                     # handed on first; what comes after them is read next
-                        self._heads, self._next = heard, 0
-                        continue
+                    for _ in conn.notifies(timeout=self.WAIT, stop_after=1):   # and any more already come
+                        self._woken = True
                 if self._woken and not self._stopped:
                     self._read()
                 failures = 0
@@ -3451,25 +3434,6 @@ class _Heads:
         head = self._heads[self._next]
         self._next += 1
         return head
-
-    def _named(self, payload: str, heard: list[tuple[str, int]]) -> bool:
-        """Add to ``heard`` the anchors a notification's ``payload`` names after the last one
-        seen (``notification_id duel/head count``, comma-separated, in order); False when it
-        names none (they are to be read) or is not in that form."""
-        if not payload:
-            return False
-        named = []
-        try:
-            for entry in payload.split(","):
-                at, originator, version = entry.split(" ")
-                named.append((int(at), originator.removesuffix("/head"), int(version)))
-        except ValueError:
-            return False
-        for at, duel, version in named:
-            if at > self._last:
-                heard.append((duel, version))
-                self._last = at
-        return True
 
     def _read(self) -> None:
         """The anchors written after the last one seen (``LIMIT`` at most: the next call reads on)."""
