@@ -47,10 +47,14 @@ def _duel(client) -> dict:  # noqa: F811
 
 
 def _same_but_for(left: bytes, right: bytes) -> bytes:
-    """``right`` with the values only one duel or moment has (its id, head, time, signature)
-    replaced by ``left``'s: what remains must be the same bytes."""
+    """``right`` with the values only one duel or moment has (its id, head, time, signature,
+    and a receipt signed with its group commit its audit path) replaced by ``left``'s: what
+    remains must be the same bytes."""
     a, b = json.loads(left), json.loads(right)
-    swaps = [(b["receipt"][k], a["receipt"][k]) for k in ("duel", "head", "time", "signature")]
+    swaps = [(b["receipt"][k], a["receipt"][k]) for k in ("duel", "head", "time", "signature", "path")
+             if k in b["receipt"]]
+    if "left" in b["receipt"]:
+        swaps.append((f'"left":{b["receipt"]["left"]}', f'"left":{a["receipt"]["left"]}'))
     for theirs, ours in swaps:
         right = right.replace(theirs.encode(), ours.encode())
     return right

@@ -298,8 +298,10 @@ class Records:
         if read and expected is None:
             expected = count             # what its names meant there, not at a head another writer moved
         try:
+            # a witness keeps receipts signed alone (its table holds no audit path)
             return self.store.append_records(duel_id, events,
-                                             expected_position=0 if count == 0 and expected is None else expected)
+                                             expected_position=0 if count == 0 and expected is None else expected,
+                                             receipted=self.witness is None)
         except RuleViolation as exc:
             if not read:
                 raise

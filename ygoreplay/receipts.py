@@ -14,7 +14,13 @@ gone. What the record promised must be kept outside the store:
        "signature": "<base64url Ed25519 signature>"}
 
   The signature covers ``ygoreplay/receipt/1\\0`` and the msgpack list ``[duel, events, head
-  bytes, time]``. Whoever keeps it (the recorder's client, the CLI's ``--receipt FILE``) can later
+  bytes, time]``. A receipt of ``version`` 2 is signed with its append's group commit (issue 25:
+  one signature a group, not one more an append): its message ``ygoreplay/receipt/2\\0`` and the
+  same list is a leaf of the Merkle tree of the group's anchors and receipts, and it carries
+  its audit path (``"path"``, base64url, and ``"left"``, as an anchor's: ``signing.tree``); the
+  signature covers the tree's root as the group's anchors' does. A receipt of either version
+  proves the same; version 1 is still issued where no group signs (a store without a group
+  commit, a witness, ``GET /receipt``) and read. Whoever keeps it (the recorder's client, the CLI's ``--receipt FILE``) can later
   prove a store that holds fewer events, or other ones: ``verify --receipt``.
 * **A witness** (``--witness URL``: a SQLite file or a PostgreSQL URL, ``?schema=`` naming its
   schema) is a second store that keeps every receipt as it is issued. A store compared with its
@@ -44,12 +50,11 @@ import msgpack
 from . import chain
 from .errors import InputError, StoreError, VerificationError
 from .files import read_limited, write_atomic
-from .signing import PREFIX, OrganiserKey, PublicKey
-from .store import _SCHEMA_NAME, Store, Verification
+from .signing import PREFIX, OrganiserKey, PublicKey, check_path, receipt_message, root_of
+from .store import _GROUP_LABEL, _SCHEMA_NAME, Store, Verification
 
 WITNESS_ENV = "YGOREPLAY_WITNESS"
-KIND, VERSION = "ygoreplay/receipt", 1
-_LABEL = b"ygoreplay/receipt/1\0"
+KIND, VERSIONS = "ygoreplay/receipt", (1, 2)
 _TABLE = "ygoreplay_witness"
 MAX_RECEIPT_FILE = 1 << 20
 MAX_RECEIPT_FILES = 100_000          # in one folder given to verify --receipt
@@ -67,7 +72,9 @@ def _unb64(text: str) -> bytes:
 @dataclass(frozen=True)
 class Receipt:
     """A signed statement: duel ``duel`` held ``events`` events ending in ``head`` at ``time``.
-    ``witnessed`` says whether its witness took it (None: no witness); it is not signed."""
+    ``witnessed`` says whether its witness took it (None: no witness); it is not signed.
+    ``path`` and ``left``: its audit path to the root its group commit signed (version 2),
+    None for a receipt signed alone (version 1)."""
 
     duel: str
     events: int
@@ -76,32 +83,48 @@ class Receipt:
     key: PublicKey
     signature: bytes
     witnessed: bool | None = field(default=None, compare=False)
+    path: bytes | None = None
+    left: int = 0
 
-    @staticmethod
-    def message(duel: str, events: int, head: bytes, time: str) -> bytes:
-        return _LABEL + msgpack.packb([duel, events, head, time])
+    @property
+    def version(self) -> int:
+        return 1 if self.path is None else 2
 
     @classmethod
     def issue(cls, key: OrganiserKey, duel: str, events: int, head: bytes) -> "Receipt":
+        """A receipt signed alone (version 1)."""
         time = chain.now()
-        return cls(duel, events, head, time, key.public, key.sign(cls.message(duel, events, head, time)))
+        return cls(duel, events, head, time, key.public, key.sign(receipt_message(1, duel, events, head, time)))
 
     @property
     def valid(self) -> bool:
-        return self.key.verify(self.signature, self.message(self.duel, self.events, self.head, self.time))
+        """Whether its signature holds: over its message (version 1), or over the root its audit
+        path leads to from its message (version 2), as the group's anchors' does."""
+        message = receipt_message(self.version, self.duel, self.events, self.head, self.time)
+        if self.path is None:
+            return self.key.verify(self.signature, message)
+        try:
+            root = root_of(message, self.path, self.left)
+        except ValueError:                     # a path not in ``signing.tree``'s form leads to no root
+            return False
+        return self.key.verify(self.signature, _GROUP_LABEL + root)
 
     def to_dict(self) -> dict:
-        return {"receipt": KIND, "version": VERSION, "duel": self.duel, "events": self.events,
-                "head": self.head.hex(), "time": self.time, "key": self.key.text,
-                "signature": _b64(self.signature)}
+        out = {"receipt": KIND, "version": self.version, "duel": self.duel, "events": self.events,
+               "head": self.head.hex(), "time": self.time, "key": self.key.text, "signature": _b64(self.signature)}
+        if self.path is not None:
+            out["path"], out["left"] = _b64(self.path), self.left
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "the receipt") -> "Receipt":
         """A receipt read back, its fields checked (its signature is ``valid``'s business)."""
         if not isinstance(data, dict) or data.get("receipt") != KIND:
             raise InputError(f"{where}: not a ygoreplay receipt (a JSON object with \"receipt\": \"{KIND}\")")
-        if data.get("version") != VERSION:
-            raise InputError(f"{where}: receipt version {data.get('version')!r}; this program reads {VERSION}")
+        version = data.get("version")
+        if type(version) is not int or version not in VERSIONS:
+            raise InputError(f"{where}: receipt version {version!r}; this program reads "
+                             f"{' and '.join(map(str, VERSIONS))}")
         try:
             duel, events, head, time = data["duel"], data["events"], bytes.fromhex(data["head"]), data["time"]
             key, signature = data["key"], _unb64(data["signature"])
@@ -110,12 +133,18 @@ class Receipt:
                     and len(head) == 32 and isinstance(key, str) and key.startswith(PREFIX)):
                 raise ValueError("a field has the wrong type or is out of range")
             chain.to_ms(time)
-            return cls(duel, events, head, time, PublicKey.parse(key), signature)
+            path, left = None, 0
+            if version == 2:                     # its audit path, in ``signing.tree``'s form
+                path, left = _unb64(data["path"]), data["left"]
+                check_path(path, left)
+            elif "path" in data or "left" in data:
+                raise ValueError("a receipt of version 1 is signed alone: it has no audit path")
+            return cls(duel, events, head, time, PublicKey.parse(key), signature, path=path, left=left)
         except InputError as exc:
             raise InputError(f"{where}: {exc}") from None
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InputError(f"{where}: a receipt needs duel, events, head (64 hex digits), time, key and "
-                             f"signature ({type(exc).__name__}: {exc})") from None
+                             f"signature, and of version 2 its path and left ({type(exc).__name__}: {exc})") from None
 
     def fields(self) -> dict:
         """What a write answers besides its own result: the receipt and whether it was witnessed."""
@@ -279,6 +308,11 @@ def issue(store: Store, duel: str, events: int, head: bytes | None, witness: Wit
     then; when None, the one its signed anchor at ``events`` names: ``Store.vouched_hash``),
     signed with the store's key and given to the witness. A witness that cannot be reached
     leaves the receipt unwitnessed; the write stands."""
+    if head is not None and witness is None:
+        proof = store.receipt_proof(duel, events, head)      # signed with its group commit (version 2)
+        if proof is not None:
+            time, signature, path, left = proof
+            return Receipt(duel, events, head, time, store.key.public, signature, path=path, left=left)
     head = head or store.vouched_hash(duel, events)
     if head is None:
         raise VerificationError(f"duel {duel}: no signed anchor at {events} events names its header (altered in "

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+import msgpack
+
 from .errors import InputError
 from .files import data_dir, open_readable, write_atomic
 
@@ -216,6 +218,17 @@ def digest(*parts: bytes) -> bytes:
         h.update(len(part).to_bytes(8, "little"))
         h.update(part)
     return h.digest()
+
+
+#: What a receipt signs (``receipts.Receipt``): version 1 alone, version 2 as a leaf of its group
+#: commit's tree (``store._Committer._sign``): each message begins with its version's label, so
+#: neither is read as the other, nor as an anchor's.
+RECEIPT_LABELS = {1: b"ygoreplay/receipt/1\0", 2: b"ygoreplay/receipt/2\0"}
+
+
+def receipt_message(version: int, duel: str, events: int, head: bytes, time: str) -> bytes:
+    """What a receipt of ``version`` signs: its label and the msgpack list ``[duel, events, head, time]``."""
+    return RECEIPT_LABELS[version] + msgpack.packb([duel, events, head, time])
 
 
 #: The most steps an audit path may have (``root_of``): a group of 2**32 messages. A group commit

@@ -97,8 +97,11 @@ MATCH_TOPIC = "ygoreplay:match"
 SNAPSHOT_TOPIC, STORE_TOPIC = "ygoreplay:snapshot", "ygoreplay:store"
 STORE_ID = "ygoreplay/store"
 _HEAD_LABEL, _SNAPSHOT_LABEL = b"ygoreplay/head/2\0", b"ygoreplay/snapshot/2\0"
-#: What a group commit's one signature is over: this and the root of its anchors' tree (``Head``).
+#: What a group commit's one signature is over: this and the root of its anchors' tree (``Head``),
+#: whose leaves are its anchors' messages and its appends' receipts' (``Store.receipt_proof``).
 _GROUP_LABEL = b"ygoreplay/head-group/1\0"
+#: The most receipt proofs a store keeps for their appends' callers to take (``Store.receipt_proof``).
+_PROOFS_KEPT = 4096
 _STREAM_ID = re.compile(r"[0-9a-f]{12}\Z")          # new_id()'s: only such a prefix is looked up whole
 #: A PostgreSQL schema's name: lower case (the recorder looks its composite type up by the name
 #: unquoted, which PostgreSQL folds to lower case: a capital made the schema, then refused every write).
@@ -837,6 +840,8 @@ class Store:
         self._guard = threading.Lock()                 # the cache and the per-duel locks
         self._locks: dict[str, threading.Lock] = {}
         self._committer = _Committer(self) if concurrent and not readonly else None
+        # each group-committed append's receipt, signed with its group: (duel, events, head) -> (time, proof)
+        self._proofs: dict[tuple[str, int, bytes], tuple[str, bytes, bytes, int]] = {}
         # its index rows go in each write's transaction; installed last: building a missing index
         # reads each stream as ``opened`` does
         library.install(self, self.library, KINDS)
@@ -1396,7 +1401,7 @@ class Store:
     def append_records(self, duel_id: str, events: Event | Iterable[Event], *,
                        expected_position: int | None = None, times: list[str] | None = None,
                        claims: dict[str, dict[str, dict]] | None = None,
-                       streams: list[dict] | None = None) -> list[Record]:
+                       streams: list[dict] | None = None, receipted: bool = False) -> list[Record]:
         """Check and append events at the head; returns the records written. All or nothing.
 
         Raises RuleViolation (nothing written) for an illegal event; ConflictError when
@@ -1415,6 +1420,9 @@ class Store:
         ``streams`` are new streams (each given as ``record``'s keyword arguments, strict),
         written in the same transaction too: a match's new duel, which its events name, is
         never there without them, nor they without it (``match.commands.record``).
+
+        ``receipted``: the append's receipt is signed with its group commit's anchors, kept for
+        its caller to take (``receipt_proof``), where there is a group commit.
         """
         self._writable()
         events = [events] if isinstance(events, Event) else list(events)
@@ -1444,7 +1452,7 @@ class Store:
                 facts = self._facts_for(codes, live.cards, None)
                 try:
                     written = self._write(duel_id, live, events, codes, times, claimed + made_rows, facts,
-                                          "strict", other_snapshots=made_snapshots)[2]
+                                          "strict", other_snapshots=made_snapshots, receipted=receipted)[2]
                     for stream_id, _rows, _snapshots, made_live in made:
                         self._remember(stream_id, made_live)
                     return written
@@ -1522,13 +1530,15 @@ class Store:
 
     def _write(self, duel_id: str, live: _Live, events: list[Event], codes: set[int], times: list[str] | None,
                rows: list[StoredEvent], facts: CardDB, mode: str, gather: list | None = None,
-               other_snapshots: Sequence[StoredEvent] = ()) -> tuple[int, RuleViolation | None, list[Record]]:
+               other_snapshots: Sequence[StoredEvent] = (), receipted: bool = False
+               ) -> tuple[int, RuleViolation | None, list[Record]]:
         """Fold ``events`` onto ``live`` and write them, with the card facts they add and a new
         signed anchor, in one transaction; snapshots follow. ``mode`` says what a violation does:
         ``strict`` raises it before anything is written, ``prefix`` writes the events before it,
         ``all`` refuses nothing (a record being imported). Returns (new length, violation, the
         records written). ``gather`` takes what would be written instead (``record_together``);
-        ``other_snapshots`` (of streams made with these: ``append_records``) are written with theirs."""
+        ``other_snapshots`` (of streams made with these: ``append_records``) are written with theirs;
+        ``receipted``: a receipt of the new head signed with the group (``receipt_proof``)."""
         history, stream = live.history, live.kind
         # the facts of cards the duel did not have (none when ``facts`` is its own: most appends)
         fresh = (codes & set(facts)) - set(live.cards) if facts is not live.cards else set()
@@ -1618,7 +1628,17 @@ class Store:
         snapshot_rows = [*other_snapshots,
                          *(self._snapshot_row(duel_id, position, data, at) for position, data, at in snapshots)]
         if gather is None and self._committer is not None:
-            head = self._committer.submit(rows, snapshot_rows, (duel_id, message, head))    # signed with its group
+            # the receipt of this append is a leaf of its group's tree too: one signature a group,
+            # not one more an append (issue 25); ``receipt_proof`` hands it to whoever issues it
+            signed_at = _now()[0]
+            receipt = signing.receipt_message(2, duel_id, count, prev, signed_at) if receipted else None
+            pending = self._committer.submit(rows, snapshot_rows, (duel_id, message, head), receipt)
+            head = pending.head
+            if pending.proof is not None:
+                with self._guard:
+                    if len(self._proofs) >= _PROOFS_KEPT:
+                        self._proofs.clear()
+                    self._proofs[(duel_id, count, prev)] = (signed_at, *pending.proof)
         else:
             head = head.signed(key.sign(message))
             rows.append(_head_row(duel_id, head))
@@ -1634,6 +1654,14 @@ class Store:
         else:
             gather.append((duel_id, rows, snapshot_rows, done))
         return count, violation, written
+
+    def receipt_proof(self, duel_id: str, events: int, head: bytes) -> tuple[str, bytes, bytes, int] | None:
+        """The receipt (version 2) of this process's append that left ``duel_id`` at ``events``
+        events ending in ``head``, signed as a leaf of its group commit's tree: its time, the
+        group's signature, its audit path and sides; taken once. None when there is none here
+        (not group-committed, or no longer kept): the caller signs one alone."""
+        with self._guard:
+            return self._proofs.pop((duel_id, events, head), None)
 
     @staticmethod
     def _read_back(duel_id: str, live: _Live, added: CardDB, record: dict[str, Any], card_row: bytes,
@@ -2945,13 +2973,15 @@ class _Pending:
     list of waiters: with a hundred appending threads its making, waiting and setting were a
     sixth of an append's CPU.)"""
 
-    __slots__ = ("rows", "snapshots", "anchor", "head", "done", "error", "lead", "next")
+    __slots__ = ("rows", "snapshots", "anchor", "receipt", "head", "proof", "done", "error", "lead", "next")
 
     def __init__(self, rows: list[StoredEvent], snapshots: list[StoredEvent],
-                 anchor: tuple[str, bytes, Head] | None) -> None:
+                 anchor: tuple[str, bytes, Head] | None, receipt: bytes | None = None) -> None:
         self.rows, self.snapshots = rows, snapshots
         self.anchor = anchor             # (duel, message, unsigned anchor) to sign with the group
+        self.receipt = receipt           # its receipt's message, signed with the group with it
         self.head: Head | None = None    # that anchor signed (``_Committer._sign``)
+        self.proof: tuple[bytes, bytes, int] | None = None     # the receipt's signature, path and sides
         self.done = threading.Lock()
         self.done.acquire()
         self.error: BaseException | None = None
@@ -2989,11 +3019,12 @@ class _Committer:
             return len(self._waiting)
 
     def submit(self, rows: list[StoredEvent], snapshots: list[StoredEvent],
-               anchor: tuple[str, bytes, Head] | None = None) -> Head | None:
+               anchor: tuple[str, bytes, Head] | None = None, receipt: bytes | None = None) -> _Pending:
         """Write ``rows`` and ``snapshots`` with the group; ``anchor`` (its duel, message and
-        unsigned ``Head``) is signed with the group's other anchors, its row added to ``rows``
-        (``_sign``). Returns it signed."""
-        pending = _Pending(rows, snapshots, anchor)
+        unsigned ``Head``) is signed with the group's other anchors, and ``receipt`` (a message,
+        with an anchor only) with them, its row added to ``rows`` (``_sign``). Returns the
+        append written: its anchor signed (``head``), its receipt's ``proof``."""
+        pending = _Pending(rows, snapshots, anchor, receipt)
         with self._guard:
             if self._stopped:
                 raise StoreError(f"the store {self._store.name} is closed (nothing was written)")
@@ -3016,7 +3047,7 @@ class _Committer:
             raise interrupted
         if pending.error is not None:
             raise pending.error
-        return pending.head
+        return pending
 
     def stop(self) -> None:
         """Refuse the appends from now on, and wait (a while) for those already waiting to be
@@ -3084,20 +3115,29 @@ class _Committer:
     def _sign(self, batch: list[_Pending]) -> None:
         """Sign the batch's anchors with one signature (issue 25: an Ed25519 signature an append
         was some 40% of its own work in the store), over the root of a Merkle tree of their
-        messages (``_GROUP_LABEL``), each anchor keeping its audit path to it (``Head``); a lone
-        anchor is signed alone, as before groups were. Each one's row goes with its append's."""
+        messages and their receipts' (``_GROUP_LABEL``: an append's receipt signed alone was
+        another signature an append), each keeping its audit path to it (``Head``, the
+        receipt's ``proof``); a lone anchor without a receipt is signed alone, as before groups
+        were. Each anchor's row goes with its append's."""
         unsigned = [pending for pending in batch if pending.anchor is not None]
         if not unsigned:
             return
         key = self._store.key
-        if len(unsigned) == 1:
+        messages = [message for pending in unsigned
+                    for message in (pending.anchor[1], pending.receipt) if message is not None]
+        if len(messages) == 1:
             _duel, message, head = unsigned[0].anchor
             signed = [head.signed(key.sign(message))]
         else:
-            root, paths = signing.tree([pending.anchor[1] for pending in unsigned])
+            root, paths = signing.tree(messages)
             signature = key.sign(_GROUP_LABEL + root)
-            signed = [pending.anchor[2].signed(signature, path, left)
-                      for pending, (path, left) in zip(unsigned, paths)]
+            steps = iter(paths)
+            signed = []
+            for pending in unsigned:
+                path, left = next(steps)
+                signed.append(pending.anchor[2].signed(signature, path, left))
+                if pending.receipt is not None:
+                    pending.proof = (signature, *next(steps))
         for pending, head in zip(unsigned, signed):
             pending.head = head
             pending.rows.append(_head_row(pending.anchor[0], head))
