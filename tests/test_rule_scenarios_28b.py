@@ -50,10 +50,11 @@ def test_nis_03_prio_05_passes_at_the_start_of_the_damage_step_end_only_that_tim
 
 
 def test_prio_05_the_battle_step_still_ends_when_both_pass() -> None:
-    """PRIO-05 outside the Damage Step stands: both pass after the attack is declared, so the
-    Battle Step has ended and Kuriboh is not activated in it."""
+    """PRIO-04/05 outside the Damage Step stands: both pass after the attack is declared, so the
+    Battle Step has ended (the step, not the Battle Phase: the Damage Step follows) and Kuriboh is
+    not activated in it. Before: the message said the Battle Phase had ended."""
     refused_with([BATTLE, attack("v", "cel"), passed(0), passed(1), KURIBOH_], "PRIO-05",
-                 "both players passed in succession with no chain open")
+                 "both players passed in succession with no chain open: the Battle Step has ended (PRIO-05)")
 
 
 # == SPS-11, PRIO-05: after the two passes that answer a summon, the end is declared as ever =========

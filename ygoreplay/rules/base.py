@@ -169,13 +169,14 @@ def priority_holder(state: DuelState) -> int:
 
 def ended_by_passes(state: DuelState) -> str:
     """PRIO-05, once ``end_passes``: the opponent may still answer the end, with the priority
-    passed to them; once they pass too it has ended. Why the turn player may not act in it now."""
+    passed to them; once they pass too it has ended. Why the turn player may not act in it now.
+    In the Battle Phase it is the step that ends (PRIO-04: the next step follows)."""
+    where = f"{state.step.capitalize()} Step" if state.phase == "battle" and state.step else phase_name(state.phase)
     if end_passes(state) == 1:
         return say("player {player} passed priority, declaring the end of the {phase}: player {opponent} holds it, "
                    "to answer before the end or pass (PRIO-03, PRIO-05)", player=state.turn_player,
-                   phase=phase_name(state.phase), opponent=1 - state.turn_player)
-    return say("both players passed in succession with no chain open: the {phase} has ended (PRIO-05)",
-               phase=phase_name(state.phase))
+                   phase=where, opponent=1 - state.turn_player)
+    return say("both players passed in succession with no chain open: the {phase} has ended (PRIO-05)", phase=where)
 
 
 def phase_name(phase: str | None) -> str:
