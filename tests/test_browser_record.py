@@ -276,6 +276,27 @@ def test_an_entry_whose_answer_was_lost_is_not_sent_twice(service, browser):  # 
     table.close()
 
 
+def test_the_pages_pass_is_the_pass_of_the_player_holding_priority(service, browser):  # noqa: F811
+    """PRIO-01/03, PRIO-05 (judgerev12): the recorder's Pass entered the turn player's pass every
+    time, so the opponent's pass that ends a phase (or resolves the turn player's chain) could not be
+    entered, and a witnessed duel flagged it PRIO-03. Now it is the pass of the player holding
+    priority, as the board says: the turn player's, then the opponent's."""
+    duel = create(service.url, title="passes", mode="witnessed")
+    table = Table(browser, duel["record"]["recorder"])
+    table.page.fill("#name0", "A")
+    table.page.fill("#name1", "B")
+    table.tap("#start")
+    table.settled(5)
+    table.tap('[data-move="next-turn"]')
+    table.settled(6)
+    for n in range(2):
+        table.tap('#chainbox [data-move="pass"]')
+        table.settled(7 + n)
+    assert [(e["kind"], e.get("player")) for e in stored(service.url, duel)[-2:]] == [
+        ("priority_passed", 0), ("priority_passed", 1)]
+    table.close()
+
+
 def test_a_lost_answer_to_an_entry_with_a_default_field_is_not_sent_twice(service, browser):  # noqa: F811
     """A draw is sent as ``count: 1`` and stored without it (its default): the page still knows it
     stored when the answer was lost (the reconnect after a reload sent it twice before)."""
