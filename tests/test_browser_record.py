@@ -453,7 +453,7 @@ def test_two_devices_record_one_duel_in_order_and_a_correction_strikes_the_last_
 
 def test_warnings_show_verdicts_only_when_the_organiser_turned_them_on(service, browser):  # noqa: F811
     for warnings in (True, False):
-        duel, table = on_turn_1(service.url, browser, "warnings", warnings=warnings)
+        _, table = on_turn_1(service.url, browser, "warnings", warnings=warnings)
         table.card("p0.m0")                        # before the Main Phase: a summon is illegal (NIS)
         expect(table.page.locator("#sheet-actions .action").first).to_be_visible()
         if warnings:
