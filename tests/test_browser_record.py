@@ -184,6 +184,19 @@ def no_overflow(page) -> None:
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "the page scrolls sideways"
 
 
+def on_turn_1(base: str, browser, title: str, **fields) -> tuple[dict, Table]:  # noqa: F811
+    """A witnessed duel of A and B started on the recorder's page and on turn 1 (6 events)."""
+    duel = create(base, title=title, mode="witnessed", **fields)
+    table = Table(browser, duel["record"]["recorder"])
+    table.page.fill("#name0", "A")
+    table.page.fill("#name1", "B")
+    table.tap("#start")
+    table.settled(5)
+    table.tap('[data-move="next-turn"]')
+    table.settled(6)
+    return duel, table
+
+
 # -- the README's duel through the page ----------------------------------------------------------------
 
 def test_the_public_sample_recorded_through_the_page(service, browser):  # noqa: F811
@@ -273,6 +286,20 @@ def test_an_entry_whose_answer_was_lost_is_not_sent_twice(service, browser):  # 
     table.settled(6)
     table.page.unroute("**/duels/*/events?expected=*")
     assert lost and [e["kind"] for e in stored(service.url, duel)].count("turn_started") == 1
+    table.close()
+
+
+def test_the_pages_pass_is_the_pass_of_the_player_holding_priority(service, browser):  # noqa: F811
+    """PRIO-01/03, PRIO-05 (judgerev12): the recorder's Pass entered the turn player's pass every
+    time, so the opponent's pass that ends a phase (or resolves the turn player's chain) could not be
+    entered, and a witnessed duel flagged it PRIO-03. Now it is the pass of the player holding
+    priority, as the board says: the turn player's, then the opponent's."""
+    duel, table = on_turn_1(service.url, browser, "passes")
+    for n in range(2):
+        table.tap('#chainbox [data-move="pass"]')
+        table.settled(7 + n)
+    assert [(e["kind"], e.get("player")) for e in stored(service.url, duel)[-2:]] == [
+        ("priority_passed", 0), ("priority_passed", 1)]
     table.close()
 
 
@@ -426,14 +453,7 @@ def test_two_devices_record_one_duel_in_order_and_a_correction_strikes_the_last_
 
 def test_warnings_show_verdicts_only_when_the_organiser_turned_them_on(service, browser):  # noqa: F811
     for warnings in (True, False):
-        duel = create(service.url, title="warnings", mode="witnessed", warnings=warnings)
-        table = Table(browser, duel["record"]["recorder"])
-        table.page.fill("#name0", "A")
-        table.page.fill("#name1", "B")
-        table.tap("#start")
-        table.settled(5)
-        table.tap('[data-move="next-turn"]')
-        table.settled(6)
+        _, table = on_turn_1(service.url, browser, "warnings", warnings=warnings)
         table.card("p0.m0")                        # before the Main Phase: a summon is illegal (NIS)
         expect(table.page.locator("#sheet-actions .action").first).to_be_visible()
         if warnings:
@@ -687,14 +707,7 @@ def test_the_same_entry_tapped_twice_at_once_is_stored_twice(service, browser): 
     """Two draws tapped before the first one's event came back on the stream: the second is
     entered after the first (the service's answer says where), not taken for the first one
     already stored and dropped."""
-    duel = create(service.url, title="two draws", mode="witnessed")
-    table = Table(browser, duel["record"]["recorder"])
-    table.page.fill("#name0", "A")
-    table.page.fill("#name1", "B")
-    table.tap("#start")
-    table.settled(5)
-    table.tap('[data-move="next-turn"]')
-    table.settled(6)
+    duel, table = on_turn_1(service.url, browser, "two draws")
     table.page.evaluate("window.ygoreplay.recorder.stream.close()")      # the stream stalls: no event comes back
     for _ in range(3):
         table.tap('[data-move="draw-card"]')

@@ -314,7 +314,8 @@ def test_pend_03_sps_02_one_pendulum_summon_of_several_monsters() -> None:
                  id="PEND-03-face-down-extra"),
     pytest.param(PEND, [pendulum("celtic", 1)], {"phase": "battle"}, "PEND-03", "not a Main Phase",
                  id="PEND-03-battle-phase"),
-    pytest.param(PEND, [pendulum("odd", 0), {"kind": "priority_passed"}, pendulum("celtic", 1)], {}, "SPS-02",
+    # both pass on the first summon (SPS-11): after one pass the opponent holds priority (PRIO-03)
+    pytest.param(PEND, [pendulum("odd", 0), *[{"kind": "priority_passed"}] * 2, pendulum("celtic", 1)], {}, "SPS-02",
                  "already Pendulum Summoned this turn", id="SPS-02-second-summon"),
     pytest.param(PEND, [pendulum("odd", 0), special("gy_vorse", 2, cause="x"), pendulum("celtic", 1)], {}, "SPS-02",
                  "already Pendulum Summoned this turn", id="SPS-02-after-another-summon"),

@@ -23,6 +23,7 @@ from .cards import CardDB, CardType
 from .events import (
     ATTACK, BANISHED, DECK, DEFENSE, EXTRA, FZONE, GY, HAND, MZONE, SET, SZONE, EventFormatError, from_dict)
 from .rules import RuleViolation, apply
+from .rules.base import priority_holder
 from .rules.battle import battle_result
 from .state import MAIN_MONSTER_ZONES, Card, DuelState
 
@@ -223,8 +224,9 @@ def _for_turn(state: DuelState) -> Iterator[Proposal]:
                 yield f"Battle damage {amount} to {_name(state, p)}", {
                     "kind": "life_points_changed", "player": p, "amount": amount, "reason": "battle_damage",
                     "lp": max(0, state.sides[p].lp - amount)}, {}
+    passer = priority_holder(state)               # PRIO-01/03, CHAIN-04: the pass is the holder's
     if state.chain:
-        yield "Pass", {"kind": "priority_passed", "player": player}, {}
+        yield "Pass", {"kind": "priority_passed", "player": passer}, {}
         yield "Resolve the last link", {"kind": "chain_link_resolved", "link": len(state.chain)}, {}
         return
     if state.resolving:
@@ -253,4 +255,4 @@ def _for_turn(state: DuelState) -> Iterator[Proposal]:
     if state.phase == "end" or state.turn == 0:
         yield "Next turn", {"kind": "turn_started", "player": 1 - player if state.turn else state.first_player,
                             "turn": state.turn + 1}, {}
-    yield "Pass", {"kind": "priority_passed", "player": player}, {}
+    yield "Pass", {"kind": "priority_passed", "player": passer}, {}

@@ -11,6 +11,7 @@ from typing import Any
 
 from .i18n import t
 from .sentences import phase_name
+from .rules.base import priority_holder
 from .rulesets import RULESETS
 from .state import Card, DuelState
 
@@ -65,6 +66,8 @@ def board(state: DuelState) -> dict:
         "turn": state.turn, "turn_player": state.turn_player, "phase": state.phase,
         "phase_name": phase_name(state.phase) if state.turn else t("before the first turn"),
         "step": state.step, "ruleset": state.ruleset, "players": players,
+        # who holds priority (PRIO-01/03, CHAIN-04): whose pass a recorder's Pass enters
+        "priority": priority_holder(state),
         # Extra Monster Zones, left and right as player 0 sees them; a card's controller says whose
         "emz": _row(cards, state.emz),
         "chain": [{"link": link.number, "player": link.player, "card": card(state, link.card),

@@ -132,27 +132,51 @@ def open_game_state(state: DuelState, player: int) -> str | None:
         return say("it is the {phase}, not a Main Phase", phase=phase_name(state.phase))
     if state.chain:
         return say("a chain of {count} link(s) is open", count=len(state.chain))
-    if state.passes and end_declared(state):
+    if state.passes and end_passes(state):
         return ended_by_passes(state)
+    if state.passes == 1 and state.summon_window is not None:     # PRIO-03, SPS-11: the opponent answers first
+        return say("player {player} passed priority after the summon: player {opponent} holds it, to answer the "
+                   "summon or pass (PRIO-03, SPS-11)", player=state.turn_player, opponent=1 - state.turn_player)
     return None
 
 
-def end_declared(state: DuelState) -> bool:
-    """PRIO-04/05: with the passes recorded, no chain open or resolving and no summon just made
-    (passes on a summon answer it, SPS-11), a pass of the turn player declares the end of the
-    phase or step, and the opponent's pass after it ends it (``state.passes`` says how far)."""
-    return state.passes_recorded and not state.resolving and state.summon_window is None and not state.chain
+def end_passes(state: DuelState) -> int:
+    """PRIO-04/05: how far the end of the phase or step is: 0 not declared, 1 declared by the turn
+    player's pass (the opponent holds priority, to answer it), 2 or more ended. Only with the passes
+    recorded, no chain open or resolving. The first two passes after a summon answer it (SPS-11):
+    the turn player's pass after them declares the end. Not in the Damage Step: there two passes
+    end one of its timings (NIS-03, BATTLE-15: start, before damage calculation, damage
+    calculation, after it, end), which a record does not mark, and the turn player holds priority
+    first in the next (PRIO-01)."""
+    if not state.passes_recorded or state.resolving or state.chain or state.step == "damage":
+        return 0
+    if state.summon_window is not None:
+        return max(0, state.passes - 2)
+    return state.passes
+
+
+def priority_holder(state: DuelState) -> int:
+    """Who holds priority now (PRIO-01/03, CHAIN-04), counting the passes in succession: with a
+    chain open, the opponent of the last link's player first, then that player once they pass;
+    else the turn player first, the opponent once the turn player passes. A page's Pass and the
+    proposed actions enter that player's pass, as the rules check it."""
+    passes = state.passes
+    if state.chain and not state.resolving:
+        top = state.chain[-1].player
+        return 1 - top if passes % 2 == 0 else top
+    return state.turn_player if passes % 2 == 0 else 1 - state.turn_player
 
 
 def ended_by_passes(state: DuelState) -> str:
-    """PRIO-05, once ``end_declared``: the opponent may still answer the end, with the priority
-    passed to them; once they pass too it has ended. Why the turn player may not act in it now."""
-    if state.passes == 1:
+    """PRIO-05, once ``end_passes``: the opponent may still answer the end, with the priority
+    passed to them; once they pass too it has ended. Why the turn player may not act in it now.
+    In the Battle Phase it is the step that ends (PRIO-04: the next step follows)."""
+    where = f"{state.step.capitalize()} Step" if state.phase == "battle" and state.step else phase_name(state.phase)
+    if end_passes(state) == 1:
         return say("player {player} passed priority, declaring the end of the {phase}: player {opponent} holds it, "
                    "to answer before the end or pass (PRIO-03, PRIO-05)", player=state.turn_player,
-                   phase=phase_name(state.phase), opponent=1 - state.turn_player)
-    return say("both players passed in succession with no chain open: the {phase} has ended (PRIO-05)",
-               phase=phase_name(state.phase))
+                   phase=where, opponent=1 - state.turn_player)
+    return say("both players passed in succession with no chain open: the {phase} has ended (PRIO-05)", phase=where)
 
 
 def phase_name(phase: str | None) -> str:

@@ -5,7 +5,8 @@ from ..i18n import N_, say
 from ..events import BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
 from ..state import Card, ChainLink, DuelState
 from . import card_text
-from .base import end_declared, ended_by_passes, fail, get_card, handles, impossible, put, send_from_field, take
+from .base import (
+    end_passes, ended_by_passes, fail, get_card, handles, impossible, priority_holder, put, send_from_field, take)
 from .effects import (
     SEGOC_GROUPS, candidates, in_damage_step, mandatory, script_effects, script_kind, segoc_rank, wrong_summon)
 from .timing import chain_over, link_resolved, missed
@@ -133,22 +134,20 @@ def _check_priority(state: DuelState, ev: Activated, player: int) -> None:
     asked first; the activating player adds a link only once the opponent has passed."""
     if ev.effect_type in _TRIGGERS or state.resolving:
         return
-    passes = state.passes
+    holder = priority_holder(state)
     if state.chain:
         top = state.chain[-1]
-        holder = 1 - top.player if passes % 2 == 0 else top.player
         if player != holder:
             fail(state, ev, "CHAIN-04", say("player {player} activated Chain Link {number}: player {holder} is "
                                             "asked first and holds priority; player {player2} may add a link only "
                                             "once they pass",
                                             player=top.player, number=top.number, holder=holder, player2=player))
         return
-    if passes >= 2 and end_declared(state):        # PRIO-05: no one answered the end: it ended
+    if end_passes(state) >= 2:        # PRIO-05: no one answered the end: it ended
         fail(state, ev, "PRIO-05", ended_by_passes(state))
         return
-    holder = state.turn_player if passes % 2 == 0 else 1 - state.turn_player
     if player != holder:
-        rule = "PRIO-01" if passes % 2 == 0 else "PRIO-03"
+        rule = "PRIO-01" if holder == state.turn_player else "PRIO-03"
         fail(state, ev, rule, say("player {holder} holds priority ({why}): player {player} may activate only a "
                                   "trigger effect until it is passed to them (PRIO-02)", holder=holder, player=player,
                                   why=N_("the turn player holds it first") if rule == "PRIO-01"

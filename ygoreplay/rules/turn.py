@@ -6,7 +6,8 @@ from ..events import (
     GY, HAND, CardsDrawn, HandSizeDiscard, PhaseEntered, PriorityPassed, StepEntered, TurnStarted)
 from ..state import DuelState
 from . import card_text
-from .base import end_declared, ended_by_passes, fail, get_card, handles, impossible, phase_name, put, take
+from .base import (
+    end_passes, ended_by_passes, fail, get_card, handles, impossible, phase_name, priority_holder, put, take)
 from .chain import forget_takers
 
 HAND_LIMIT = 6
@@ -214,7 +215,7 @@ def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
             fail(state, ev, "CHAIN-04", say("both players have passed in succession since Chain Link {number}: the "
                                             "chain resolves now", number=top.number))
         elif player is not None:
-            holder = 1 - top.player if passes == 0 else top.player
+            holder = priority_holder(state)
             if player != holder:
                 fail(state, ev, "PRIO-03", say("player {player} activated Chain Link {number}, which hands "
                                                "priority to player {opponent}{back}: player {holder} holds "
@@ -222,12 +223,12 @@ def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
                                                player=top.player, number=top.number, opponent=1 - top.player,
                                                back=N_(" who passed it back") if passes else "", holder=holder,
                                                acting=player))
-    elif passes >= 2 and end_declared(state):      # PRIO-05: no one answered the end: it ended
+    elif end_passes(state) >= 2:      # PRIO-05: no one answered the end: it ended
         fail(state, ev, "PRIO-05", ended_by_passes(state))
     elif not state.resolving and player is not None:
-        holder = state.turn_player if passes % 2 == 0 else 1 - state.turn_player
+        holder = priority_holder(state)
         if player != holder:
-            rule, why = (("PRIO-01", "the turn player holds priority first") if passes % 2 == 0
+            rule, why = (("PRIO-01", "the turn player holds priority first") if holder == state.turn_player
                          else ("PRIO-03", f"player {state.turn_player} passed it to player {holder}"))
             fail(state, ev, rule, say("{why}: player {holder} holds priority, not player {player}",
                                       why=why, holder=holder, player=player))

@@ -763,7 +763,9 @@ class Recorder {
   chainMove(move) {
     const board = this.board;
     const links = board ? board.chain.length : 0;
-    if (move === "pass") this.enter([{ kind: "priority_passed", player: this.turn.player }], t("Pass"));
+    // a player's device passes for its player; the recorder's, for the one holding priority (PRIO-01/03)
+    const passer = this.side !== null ? this.side : board && board.priority !== undefined ? board.priority : this.turn.player;
+    if (move === "pass") this.enter([{ kind: "priority_passed", player: passer }], t("Pass"));
     if (move === "resolve") this.enter([{ kind: "chain_link_resolved", link: Math.max(1, links) }], t("Resolve"));
     if (move === "chain-over") this.enter([{ kind: "chain_ended" }], t("Chain over"));
   }
