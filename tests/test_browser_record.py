@@ -303,6 +303,24 @@ def test_the_pages_pass_is_the_pass_of_the_player_holding_priority(service, brow
     table.close()
 
 
+def test_a_surrender_entered_on_the_page_names_no_player_it_was_not_given(service, browser):  # noqa: F811
+    """WIN-05 (judgerev12): the page's form for any other event filled ``player`` with the turn
+    player, so the opponent's surrender, entered as ``winner`` 0 with the field left as it came,
+    named player 0 as the one who surrendered and won, and was refused even in a witnessed duel.
+    The end's form leaves ``player`` empty; the surrender is stored with its winner."""
+    duel, table = on_turn_1(service.url, browser, "surrender")
+    table.tap("#else-button")
+    table.page.select_option("#else-kind", "duel_ended")
+    expect(table.page.locator('#else-fields [name="player"]')).to_have_value("")
+    table.page.select_option('#else-fields [name="reason"]', label="surrender")
+    table.page.select_option('#else-fields [name="winner"]', label="0")
+    table.tap("#else button[type=submit]")
+    table.settled(7)
+    assert stored(service.url, duel)[-1] == {"kind": "duel_ended", "winner": 0, "reason": "surrender",
+                                             "entered_by": "recorder"}
+    table.close()
+
+
 def test_a_lost_answer_to_an_entry_with_a_default_field_is_not_sent_twice(service, browser):  # noqa: F811
     """A draw is sent as ``count: 1`` and stored without it (its default): the page still knows it
     stored when the answer was lost (the reconnect after a reload sent it twice before)."""

@@ -940,7 +940,7 @@ class Recorder {
 
   // A form for one kind of event, from its JSON Schema: an enum is a choice, a number a number,
   // a yes/no a box; anything else (lists, objects) is typed as JSON. Card fields start with the
-  // card last tapped, player fields with the turn player.
+  // card last tapped, player fields with the turn player (but a duel's end's).
   buildForm(kind) {
     const body = this.schema && this.schema.$defs[kind];
     const box = $("#else-fields");
@@ -972,7 +972,9 @@ class Recorder {
         if (input.dataset.json) input.placeholder = "JSON";
       }
       input.name = field;
-      if (field === "player") input.value = String(this.turn.player);
+      // a duel's end names the player who surrendered or lost, never the turn player by default:
+      // the turn player's opponent surrendering was entered as a surrender naming its winner (WIN-05)
+      if (field === "player" && kind !== "duel_ended") input.value = String(this.turn.player);
       if (["card", "cause", "attacker"].includes(field) && this.recentCard) input.value = this.recentCard;
       label.append(input);
       box.append(label);
