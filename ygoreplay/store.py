@@ -3103,6 +3103,7 @@ class _Committer:
                         pending.error = type(exc)(str(exc))
                     return
                 for pending in batch:
+                    self._sign_alone(pending)
                     try:
                         store._write_rows(pending.rows, pending.snapshots)
                     except Exception as alone:
@@ -3111,6 +3112,21 @@ class _Committer:
             for pending in batch:
                 pending.error = pending.error or StoreError(f"the store {store.name} failed to write: {exc}")
             raise
+
+    def _sign_alone(self, pending: _Pending) -> None:
+        """Its anchor signed again alone and its receipt's proof dropped (its caller signs one
+        alone), before it is written apart from its group: the group's signature covers the
+        leaves of every append of the group, and one that then failed (a position another writer
+        took) was never appended. Stored with a group-mate's anchor, that signature and the
+        group-mate's path rebuilt the failed append's receipt (its time guessed to the
+        millisecond) or anchor: a signed promise of a head the store never held, which accused
+        the store of a cut. The group's signature is stored only with the whole group."""
+        if pending.head is None or pending.head.path is None:
+            return
+        duel, message, head = pending.anchor
+        pending.head = head.signed(self._store.key.sign(message))
+        pending.rows[-1] = _head_row(duel, pending.head)
+        pending.proof = None
 
     def _sign(self, batch: list[_Pending]) -> None:
         """Sign the batch's anchors with one signature (issue 25: an Ed25519 signature an append
