@@ -104,6 +104,26 @@ def test_a_receipt_of_version_2_is_read_only_with_its_audit_path(url, concurrent
             Receipt.from_dict(hostile)
 
 
+def test_a_receipts_encoded_fields_are_refused_past_their_size_before_they_are_decoded(url, concurrent, monkeypatch):
+    """A hostile receipt's path, signature, head or key of megabytes (the body may hold 16 MiB)
+    is refused by its length, as a clear error, never expanded first: no decoder is handed more
+    text than the field's most bytes take."""
+    import base64
+    import ygoreplay.receipts as receipts
+    handed = []
+    decode = base64.urlsafe_b64decode
+    monkeypatch.setattr(receipts.base64, "urlsafe_b64decode", lambda text: handed.append(len(text)) or decode(text))
+    duel = concurrent.create_duel("one")
+    data = Records(concurrent).append(duel, [sample(DAMAGE)[0]]).to_dict()
+    assert Receipt.from_dict(data).valid
+    huge = "A" * 1_000_000
+    for field, value in (("path", huge), ("signature", huge), ("head", "0" * 1_000_000), ("key", "ed25519:" + huge)):
+        handed.clear()
+        with pytest.raises(InputError, match="the receipt: "):
+            Receipt.from_dict({**data, field: value})
+        assert max(handed, default=0) <= 2048, field
+
+
 def test_a_witness_and_a_reader_of_the_head_are_given_receipts_signed_alone(url, concurrent, tmp_path):
     duel = concurrent.create_duel("witnessed")
     witnessed = Records(concurrent, Witness(str(tmp_path / "witness.sqlite"))).append(duel, [sample(DAMAGE)[0]])

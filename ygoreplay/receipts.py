@@ -50,7 +50,8 @@ import msgpack
 from . import chain
 from .errors import InputError, StoreError, VerificationError
 from .files import read_limited, write_atomic
-from .signing import PREFIX, OrganiserKey, PublicKey, check_path, receipt_message, root_of
+from .signing import (HASH_SIZE, MAX_PATH, PREFIX, SIGNATURE_SIZE, OrganiserKey, PublicKey, check_path,
+                      receipt_message, root_of)
 from .store import _GROUP_LABEL, _SCHEMA_NAME, Store, Verification
 
 WITNESS_ENV = "YGOREPLAY_WITNESS"
@@ -65,7 +66,12 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def _unb64(text: str) -> bytes:
+def _unb64(text: object, most: int) -> bytes:
+    """The bytes of base64url ``text``, refused (ValueError) past the length ``most`` bytes take,
+    before anything is decoded: a hostile receipt's field of megabytes is never expanded."""
+    if not isinstance(text, str) or len(text) > -(-most // 3) * 4:
+        raise ValueError(f"a base64url field of at most {most} bytes, not "
+                         f"{len(text) if isinstance(text, str) else type(text).__name__} characters")
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
@@ -126,16 +132,18 @@ class Receipt:
             raise InputError(f"{where}: receipt version {version!r}; this program reads "
                              f"{' and '.join(map(str, VERSIONS))}")
         try:
+            if not (isinstance(data["head"], str) and len(data["head"]) == 64):
+                raise ValueError("head is 64 hex digits")
             duel, events, head, time = data["duel"], data["events"], bytes.fromhex(data["head"]), data["time"]
-            key, signature = data["key"], _unb64(data["signature"])
+            key, signature = data["key"], _unb64(data["signature"], SIGNATURE_SIZE)
             if not (isinstance(duel, str) and 0 < len(duel) <= 200 and isinstance(time, str) and len(time) <= 64
                     and isinstance(events, int) and not isinstance(events, bool) and 0 <= events <= MAX_EVENTS
-                    and len(head) == 32 and isinstance(key, str) and key.startswith(PREFIX)):
+                    and len(head) == 32 and isinstance(key, str) and key.startswith(PREFIX) and len(key) <= 100):
                 raise ValueError("a field has the wrong type or is out of range")
             chain.to_ms(time)
             path, left = None, 0
             if version == 2:                     # its audit path, in ``signing.tree``'s form
-                path, left = _unb64(data["path"]), data["left"]
+                path, left = _unb64(data["path"], MAX_PATH * HASH_SIZE), data["left"]
                 check_path(path, left)
             elif "path" in data or "left" in data:
                 raise ValueError("a receipt of version 1 is signed alone: it has no audit path")
