@@ -91,6 +91,22 @@ def test_a_players_device_cannot_read_its_decks_order_by_striking_a_draw(table):
     assert post(client, duel_id, tokens["p0"], [undo]).status_code == 200, "an LP change is corrected by its player"
 
 
+def test_a_door_that_reads_no_board_before_a_players_correction_refuses_it(table):
+    """LOG-12, the door of a player's device (``views.out_of_sight``): a correction is judged
+    against the board before the entries it strikes, which its caller hands in (``before``). A
+    caller that hands none (``/actions`` does not) let any correction through unjudged, a draw's
+    included: it is refused there, and the append's door still judges it."""
+    from ygoreplay.views import out_of_sight
+    client, duel_id, tokens, store = table
+    at = count(client, duel_id, tokens)
+    lp = {"kind": "life_points_changed", "player": 0, "amount": 500, "reason": "gain"}
+    assert post(client, duel_id, tokens["p0"], [lp]).status_code == 200
+    state = store.state_at(duel_id, at + 1)
+    undo = from_dict({"kind": "entry_corrected", "to": at, "reason": "mis-entry"})
+    assert out_of_sight("p0", undo, state) is not None
+    assert post(client, duel_id, tokens["p0"], [undo.to_dict()]).status_code == 200, "judged with the board: its own LP"
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def served(request, tmp_path):
     """The service on a fresh store of each kind: its client and its store."""

@@ -10,9 +10,8 @@ said the honest store was cut back and written again."""
 from __future__ import annotations
 
 import msgpack
-from test_group_commit import _held_group, concurrent, url  # noqa: F401 (the fixtures)
+from test_group_commit import _first_position_taken, _held_group, concurrent, url  # noqa: F401 (the fixtures)
 from test_group_signature import anchors
-from test_store import DAMAGE, sample
 from ygoreplay import signing
 from ygoreplay.application import Records
 from ygoreplay.errors import ConflictError
@@ -22,12 +21,7 @@ from ygoreplay.store import _GROUP_LABEL, Store
 
 def test_a_failed_append_of_a_group_leaves_no_signed_receipt_of_what_was_never_appended(url, concurrent,
                                                                                        monkeypatch):
-    events = sample(DAMAGE)
-    duels = [concurrent.create_duel(f"table {i}") for i in range(4)]
-    for duel in duels:
-        concurrent.append(duel, events[:3])
-    with Store(url) as other:                          # another writer takes duel 0's next position
-        other.append(duels[0], events[3], expected_position=3)
+    events, duels = _first_position_taken(url, concurrent, 4)   # another writer took duel 0's next position
     trees: list[tuple[list[bytes], bytes]] = []         # what each group signed: its messages and root
     real_tree = signing.tree
 

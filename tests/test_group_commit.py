@@ -106,13 +106,20 @@ def test_concurrent_appends_of_many_duels_keep_each_duels_order_and_lose_nothing
             assert reader.verify(duel).ok and reader.info(duel).events == len(events)
 
 
-def test_a_group_is_one_write_and_a_conflict_in_it_fails_that_append_alone(url, concurrent):
+def _first_position_taken(url: str, concurrent: Store, tables: int) -> tuple[list, list[str]]:
+    """``tables`` duels of 3 events each, and another process's write of duel 0's fourth: an
+    append there at position 3 now conflicts. The sample's events and the duels."""
     events = sample(DAMAGE)
-    duels = [concurrent.create_duel(f"table {i}") for i in range(6)]
+    duels = [concurrent.create_duel(f"table {i}") for i in range(tables)]
     for duel in duels:
         concurrent.append(duel, events[:3])
     with Store(url) as other:                          # another process takes duel 0's next position
         other.append(duels[0], events[3], expected_position=3)
+    return events, duels
+
+
+def test_a_group_is_one_write_and_a_conflict_in_it_fails_that_append_alone(url, concurrent):
+    events, duels = _first_position_taken(url, concurrent, 6)
     outcomes: dict[str, object] = {}
 
     def append(duel: str) -> None:

@@ -182,6 +182,29 @@ def test_card_stats_and_a_players_duels(store, client):
     assert (kaiba["won"], kaiba["lost"], kaiba["drawn"]) == (0, 2, 0)
 
 
+def test_a_cards_numbers_read_its_duels_a_bounded_number_at_a_time(store, monkeypatch):
+    """A popular card's numbers read every public duel of it: named all in one statement, past
+    32,766 duels SQLite refused it (65,535 on PostgreSQL). They are read a bounded number at a
+    time, every duel still counted."""
+    import re
+
+    import ygoreplay.library_search as library_search
+    for _ in range(3):
+        recorded(store, COUNTERS)
+    code = _code_of(COUNTERS, first(COUNTERS, "activated")[1].card)
+    whole = card_stats(store, code)
+    named: list[int] = []                               # the streams each statement names
+    sql = store.library.sql
+
+    def noted(text: str) -> str:
+        named.extend(len(m.group(1).split(",")) for m in re.finditer(r"stream IN \(([?, ]+)\)", text))
+        return sql(text)
+    monkeypatch.setattr(store.library, "sql", noted)
+    monkeypatch.setattr(library_search, "_AMONG", 2)
+    assert card_stats(store, code) == whole and whole["duels"] == 3
+    assert named and max(named) == 2, named
+
+
 def test_the_command_line_gives_the_same_answer_as_http(store_url, client, store):
     recorded(store, DAMAGE)
     recorded(store, COUNTERS)

@@ -268,6 +268,12 @@ def _visible(index: Index, query: Query, now_ms: int, rare: bool = False) -> tup
     return sql, params
 
 
+def _shown_card(query: Query, params: list[Any]) -> str:
+    """A subquery: a card event of ``query`` in the stream ``t`` that its delay shows and no
+    rollback reverted (by the index's rows: the answer checks them again, ``_card_events``)."""
+    return "SELECT 1 FROM {cards} c WHERE " + _card_filter(query, params, "c.") + f" AND c.stream = t.id AND {_SHOWN}"
+
+
 def _card_filter(query: Query, params: list[Any], alias: str) -> str:
     assert query.codes is not None
     terms = [f"{alias}code IN ({', '.join('?' * len(query.codes))})"]
@@ -294,8 +300,7 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
         # A common card: a scalar subquery per duel, which PostgreSQL never turns into a join, so
         # the newest duels are read in order until the page is full. As an EXISTS, a card it
         # thought rarer than it is had every public duel read and sorted (4 s at 1,000,000 duels).
-        shown = ("SELECT 1 FROM {cards} c WHERE " + _card_filter(query, params, "c.")
-                 + f" AND c.stream = t.id AND {_SHOWN}")
+        shown = _shown_card(query, params)
         where.append(f"EXISTS ({shown})" if rare else f"({shown} LIMIT 1) = 1")
     params.append(query.limit + 1)
     sql = (f"SELECT t.*, {_MARKS} FROM ({inner}) t "
@@ -384,6 +389,11 @@ def _folded(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
 
 
+#: Streams named in one statement of ``_card_events``: SQLite takes at most 32,766 parameters and
+#: PostgreSQL 65,535, and a popular card's numbers read tens of thousands of duels.
+_AMONG = 500
+
+
 def _card_events(store: Any, query: Query, rows: list[Mapping[str, Any]]) -> dict[str, list[tuple[str, int]]]:
     """Of these streams (each row checked, ``_shown``, with its ``cut``), the card events of the
     query each shows, ``(action, side)`` by stream (a stream with none left out): read again
@@ -396,14 +406,17 @@ def _card_events(store: Any, query: Query, rows: list[Mapping[str, Any]]) -> dic
     params: list[Any] = []
     where = _card_filter(query, params, "")
     streams = [row["id"] for row in rows]
-    among = ", ".join("?" * len(streams))
+    cards, rollbacks = [], []
     with _reading(store) as cursor:
-        cursor.execute(index.sql(f"SELECT code, action, turn, stream, position, side, mac FROM {{cards}} "
-                                 f"WHERE {where} AND stream IN ({among})"), [*params, *streams])
-        cards = cursor.fetchall()
-        cursor.execute(index.sql(f"SELECT stream, position, back_to, mac FROM {{rollbacks}} WHERE stream IN ({among})"),
-                       streams)
-        rollbacks = cursor.fetchall()
+        for start in range(0, len(streams), _AMONG):          # a card's numbers read every duel of it
+            part = streams[start:start + _AMONG]
+            among = ", ".join("?" * len(part))
+            cursor.execute(index.sql(f"SELECT code, action, turn, stream, position, side, mac FROM {{cards}} "
+                                     f"WHERE {where} AND stream IN ({among})"), [*params, *part])
+            cards += cursor.fetchall()
+            cursor.execute(index.sql(f"SELECT stream, position, back_to, mac FROM {{rollbacks}} "
+                                     f"WHERE stream IN ({among})"), part)
+            rollbacks += cursor.fetchall()
     cut = {row["id"]: row["cut"] for row in rows}
     back: dict[str, list[tuple[int, int]]] = {}
     for r in rollbacks:
@@ -447,7 +460,7 @@ def card_stats(store: Any, code: int, names: Any = None, now: float | None = Non
     index: Index = store.library
     query, now_ms = Query(kind="duel", codes=(code,)), _now_ms(now)
     inner, params = _visible(index, query, now_ms, rare=True)
-    sql = f"SELECT t.*, {_MARKS} FROM ({inner}) t WHERE t.cut > 0"
+    sql = f"SELECT t.*, {_MARKS} FROM ({inner}) t WHERE t.cut > 0 AND EXISTS ({_shown_card(query, params)})"
     _rows, shown, left_out = _listed_rows(store, index.sql(sql), params, now_ms=now_ms)
     counted = []
     for stream, events in _card_events(store, query, list(shown.values())).items():

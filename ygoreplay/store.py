@@ -1636,8 +1636,8 @@ class Store:
             head = pending.head
             if pending.proof is not None:
                 with self._guard:
-                    if len(self._proofs) >= _PROOFS_KEPT:
-                        self._proofs.clear()
+                    if len(self._proofs) >= _PROOFS_KEPT:     # the oldest, whose caller is gone: it signs alone
+                        del self._proofs[next(iter(self._proofs))]
                     self._proofs[(duel_id, count, prev)] = (signed_at, *pending.proof)
         else:
             head = head.signed(key.sign(message))

@@ -204,8 +204,11 @@ def _puts_back(me: int, event: EntryCorrected, state: DuelState, earlier: list[E
     if earlier:
         return ("a correction goes back from the board the device was shown: a player's device enters it "
                 "first in an append")
-    if before is None or not max(1, state.turn_began) <= event.to < state.index:   # else LOG-12 refuses it
+    if not max(1, state.turn_began) <= event.to < state.index:   # else LOG-12 refuses it
         return None
+    if before is None:              # a caller with no board before it to judge by: never let through unjudged
+        return ("a correction is judged against the board before the entries it strikes, which this door does "
+                "not read: the table's recorder or a judge corrects those entries")
     back, struck = before(event.to)
     deck = set(back.sides[me].deck)
     history = History(back.db, audit=True, state=back, position=event.to)
