@@ -312,10 +312,12 @@ class Records:
     def _going_back(self, duel_id: str, to: int, count: int) -> tuple[DuelState, list[Event]]:
         """The board before event ``to`` and the events from it to the head of ``count`` events:
         what a correction back to ``to`` strikes (``views.out_of_sight``), read from ``to`` on only
-        (the chain there, as vouched by the signed anchors: a correction is of the current turn)."""
-        prev = self.store.hash_at(duel_id, to)
-        struck = self.store.chained_after(duel_id, to, prev)[0] if prev is not None else []
-        return self.store.state_at(duel_id, to), [r.event for r in struck[:count - to]]
+        (a correction is of the current turn): the board and the record it follows in one read
+        that checks them against the signed seals (``Store.seek``), then the events after that
+        record's chain hash up to ``count`` only, as the signed anchors vouch for them."""
+        back, last = self.store.seek(duel_id, to)
+        struck = self.store.chained_after(duel_id, to, last.hash, upto=count)[0] if last is not None else []
+        return back, [r.event for r in struck]
 
     def _view_names(self, duel_id: str, view: str, count: int) -> dict[str, str]:
         """The view's name of each record id after the duel's first ``count`` events, derived from

@@ -2138,16 +2138,18 @@ class Store:
         forger put in the database)."""
         return self.opened(stream_id, None)[3][count:]
 
-    def chained_after(self, duel_id: str, count: int, prev: bytes) -> tuple[list[Record], int | None]:
-        """The stored events from position ``count`` on that follow the chain from ``prev`` (the
-        hash before them), and the position of the first that does not (changed in the database;
-        ``verify`` says how), if any: nothing from it on is returned. Nor is anything past the
+    def chained_after(self, duel_id: str, count: int, prev: bytes,
+                      upto: int | None = None) -> tuple[list[Record], int | None]:
+        """The stored events from position ``count`` on (to position ``upto``, excluded, when
+        given) that follow the chain from ``prev`` (the hash before them), and the position of
+        the first that does not (changed in the database; ``verify`` says how), if any: nothing
+        from it on is returned. Nor is anything past the
         last of their anchors that is signed and names their chain hash at its count: events
         rechained, inserted or deleted there hold by the chain alone (``_vouching``), and only
         the vouched ones are built (trusted): a forger's rows past the head never reach the
         trusted decoder (its per-shape makers, kept for the process) nor keep the vouched from
         being read by failing to decode."""
-        return self._chained(duel_id, count, prev, self.events.select_events(duel_id, gt=count))[:2]
+        return self._chained(duel_id, count, prev, self.events.select_events(duel_id, gt=count, lte=upto))[:2]
 
     def _chained(self, duel_id: str, count: int, prev: bytes, rows: list[StoredEvent],
                  anchors: Iterable[StoredEvent] | None = None
