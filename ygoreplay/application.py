@@ -36,7 +36,7 @@ from .replay_file import HEADER_LIST, ReplayFile, ReplayFileError, check_event, 
 from .rules import AuditReport, RuleViolation, audit
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
-from .store import DuelInfo, Record, Store, StoreError, Verification
+from .store import DuelInfo, Record, Store, StoreError, Verification, key_claim, new_id
 
 if TYPE_CHECKING:
     from .openings import SealReport
@@ -418,7 +418,7 @@ class Records:
         are kept, so the views handed out earlier still verify against a re-export. A match file
         is refused (it is not a duel), and a file imported before is not stored twice: its duel
         is answered as ``skipped``, however many import it at once (the file's head is the
-        duel's claim, ``Store.record``: one of them writes it). ``attachments`` are written with
+        duel's claim, ``store.key_claim``: one of them writes it). ``attachments`` are written with
         the duel, in its transaction (an upload's access record)."""
         if replay.games or replay.match.get("kind") == "match":
             raise InputError("this is a match file, not a duel: import it with `ygoreplay match ...` "
@@ -465,13 +465,15 @@ class Records:
 
     def _claimed(self, claim: str, earlier: Callable[[], DuelInfo | None], events: list[Event], title: str,
                  **record: Any) -> tuple[DuelInfo | None, tuple[str, int]]:
-        """An imported file's duel recorded with the file's claim (``Store.record``): (None, (id,
+        """An imported file's duel recorded with the file's claim (``store.key_claim``): (None, (id,
         events stored)); or (the duel another writer imported it as, ...) when the claim is held
         by a duel the store vouches for (``earlier``). A claim no such duel answers for (its
         header altered in the database, or a row written there) is no one's: the file is recorded
         without it, as it was before claims (refused, it was refused forever)."""
         try:
-            duel_id, stored, _ = self.store.record(events, title, claim=claim, **record)
+            stream_id = new_id()
+            duel_id, stored, _ = self.store.record(events, title, stream_id=stream_id,
+                                                   claims=key_claim(claim, stream_id), **record)
         except ConflictError:
             found = earlier()
             if found is not None:
