@@ -159,6 +159,37 @@ class Recorded:
                 "witnessed": self.receipt.witnessed if self.receipt else None}
 
 
+class Imports:
+    """The stored duels imported from a file, by what names the file: a judge file's head hash
+    (its header's ``file_head``), an EDOPro replay's SHA-256 (its ``source``): one record is one
+    duel, however often its file comes. Said by a header its signed anchors name
+    (``DuelInfo.signed``), never by one altered in the database, nor by a branch. The oldest
+    stands; one imported from a file no trusted key signed (its header says ``unverified``)
+    stands only for another such import, and after any verified one: a copy of a judge file
+    signed by anyone has its head (an EDOPro replay's exported and so imported, its digest), and
+    taken as the store's word, the genuine file was skipped as stored, the copy answered for it."""
+
+    def __init__(self, duels: Iterable[DuelInfo] = ()) -> None:
+        self._found: tuple[dict[bytes | str, DuelInfo], dict[bytes | str, DuelInfo]] = ({}, {})
+        for info in duels:
+            if info.signed and not info.parent:
+                head, digest = info.provenance.get("file_head"), info.source.get("sha256")
+                for key in (head if isinstance(head, bytes) else None, digest if isinstance(digest, str) else None):
+                    if key:          # a file's source is its maker's: a digest that is no string names none
+                        self.add(key, info)
+
+    def add(self, key: bytes | str, info: DuelInfo) -> None:
+        """``info`` imported from the file ``key`` names, unless an earlier duel stands for it."""
+        self._found[bool(info.source.get("unverified"))].setdefault(key, info)
+
+    def get(self, key: bytes | str, unverified: bool = False) -> DuelInfo | None:
+        """The duel that stands for the file ``key`` names, for an import of it that is
+        ``unverified`` (no trusted key signed it) or not; None when none does."""
+        verified, others = self._found
+        found = verified.get(key)
+        return found if found is not None or not unverified else others.get(key)
+
+
 class Records:
     """The organiser's store of duels: every way a duel gets in, changes and goes out.
 
@@ -436,7 +467,7 @@ class Records:
                                     + ("" if signature.valid is False else
                                        " (--unsigned imports it as an unverified record)"))
         unverified = not signature.ok or bool(replay.source.get("unverified"))    # or exported from such a record
-        earlier = self.imported_as(replay.head, unverified)
+        earlier = self.imports().get(replay.head, unverified)
         if earlier is not None:
             return Recorded(earlier.id, len(replay.events), earlier.events, skipped=True)
         provenance = {"imported": chain.now(), "file_head": replay.head,
@@ -455,7 +486,7 @@ class Records:
                              f"file's header holds ({exc}): it could never be exported; nothing was imported") from None
         earlier, (duel_id, stored) = self._claimed(
             f"ygr-{replay.head.hex()}" + ("-unverified" if unverified else ""),
-            lambda: self.imported_as(replay.head, unverified), replay.events, title, times=replay.times,
+            lambda: self.imports().get(replay.head, unverified), replay.events, title, times=replay.times,
             cards=replay.cards, check=False, root=replay.root, secret=replay.commit_key or None,
             created=replay.created or None, source=source, provenance=provenance, attachments=attachments)
         if earlier is not None:                           # another writer imported it meanwhile
@@ -482,52 +513,38 @@ class Records:
         assert duel_id is not None
         return None, (duel_id, stored)
 
-    def imported_as(self, head: bytes, unverified: bool = False) -> DuelInfo | None:
-        """The duel a judge file with this head hash was imported as before, if any (one record
-        is one duel, however often its file is uploaded): said by a header its signed anchors
-        name (``DuelInfo.signed``), never by one altered in the database. One imported from a
-        file no trusted key signed (its header says ``unverified``) stands only for another such
-        import (``unverified``): a copy of a judge file signed by anyone has its head, and taken
-        as the store's word, the genuine file was skipped as stored, the copy answered for it."""
-        found = [info for info in self.store.duels()
-                 if info.signed and not info.parent and info.provenance.get("file_head") == head]
-        verified = next((info for info in found if not info.source.get("unverified")), None)
-        return verified if verified is not None or not unverified else next(iter(found), None)
-
-    def sources(self) -> dict[str, DuelInfo]:
-        """The stored duels imported from a file, by the file's SHA-256, as headers their signed
-        anchors name say it (``imported_as``), and not from a file no trusted key signed (its
-        header says ``unverified``): what such a file says it came from is its maker's word, and
-        taken as the store's, the replay it names was skipped as stored, the forgery answered."""
-        return {info.source["sha256"]: info for info in self.store.duels() if info.signed and not info.parent
-                and info.source.get("sha256") and not info.source.get("unverified")}
+    def imports(self) -> Imports:
+        """The stored duels imported from a file, by what names the file (``Imports``), read in
+        one scan of the store's duels: an import of many files reads it once, not once a file."""
+        return Imports(self.store.duels())
 
     def import_yrpx(self, path: Path, names: CardDB | None, title: str | None,
-                    known: dict[str, DuelInfo] | None = None,
+                    known: Imports | None = None,
                     attachments: dict[str, dict] | None = None) -> tuple[Recorded, Any]:
         """Record an EDOPro replay as imported (every event kept; the audit lists what our rules
-        say), unless a duel from the same file is already in the store (``known``: ``sources()``),
+        say), unless a duel from the same file is already in the store (``known``: ``imports()``,
+        kept up to date here; else read now),
         or another writer records it meanwhile (the file's digest is the duel's claim);
         ``attachments`` as ``import_replay``'s."""
         from .yrpx import fold_and_compare, import_yrpx
         title = checked(title, "the title", 500) if title else None
         result = import_yrpx(path, names=names, check=True)          # bounded: refuses what is not a replay
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        known = self.sources() if known is None else known
-        if digest in known:
-            info = known[digest]
+        known = self.imports() if known is None else known
+        info = known.get(digest)
+        if info is not None:
             return Recorded(info.id, len(result.events), info.events, skipped=True), None
         agreement = fold_and_compare(result)
         source = {"format": EDOPRO.name, "file": path.name, "size": path.stat().st_size, "sha256": digest}
         cards = _scripted(result.cards, names if names is not None else self.store.cards)
         earlier, (duel_id, stored) = self._claimed(
-            f"yrpx-{digest}", lambda: self.sources().get(digest), result.events, title or path.name,
+            f"yrpx-{digest}", lambda: self.imports().get(digest), result.events, title or path.name,
             times=result.times, cards=cards, check=False, source=source, attachments=attachments)
         if earlier is not None:                           # another writer imported it meanwhile
-            known[digest] = earlier
+            known.add(digest, earlier)
             return Recorded(earlier.id, len(result.events), earlier.events, skipped=True), None
         info = DuelInfo(duel_id, title or path.name, "", None, None, stored, {}, source)
-        known[digest] = info
+        known.add(digest, info)
         return Recorded(duel_id, len(result.events), stored, violations=agreement.violations,
                         receipt=self._receipt(duel_id, stored)), agreement
 
@@ -716,7 +733,7 @@ class Imported:
 
 
 def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, records: Records | None = None,
-                       known: dict | None = None, target: Path | None = None,
+                       known: Imports | None = None, target: Path | None = None,
                        key: OrganiserKey | None = None, batch: bool = False) -> Imported:
     """Import one EDOPro replay into the store (``records``), or write it as a signed judge file
     (``target``, with ``key``; one of a ``batch`` is left ``pending``: ``files.commit``). A replay
