@@ -329,7 +329,8 @@ class Records:
         if read and expected is None:
             expected = count             # what its names meant there, not at a head another writer moved
         try:
-            # a witness keeps receipts signed alone (its table holds no audit path)
+            # a witness keeps receipts signed alone (its table holds no audit path): the one place
+            # that decides whether a receipt is signed with its group commit (``receipts.issue``)
             return self.store.append_records(duel_id, events,
                                              expected_position=0 if count == 0 and expected is None else expected,
                                              receipted=self.witness is None)
