@@ -23,7 +23,7 @@ from typing import Any, Iterator, Mapping
 
 from .card_sources import normal_name
 from .errors import InputError, StoreError
-from .library import ACTIONS, VERSION, Index, access_columns, built
+from .library import ACTIONS, VERSION, Index, access_columns, built, held_key
 
 PARAMS = ("q", "player", "title", "event", "round", "format", "banlist", "since", "until", "result", "source",
           "card", "action", "turn_max", "kind", "limit", "cursor")
@@ -633,9 +633,7 @@ def _keyed(store: Any, index: Index) -> None:
     """The index's rows are checked with the organiser's private key (``Index.genuine``): this
     process holds it, and the index was built with it (its own row's tag holds), else say so:
     under another key every row would be left out, and the search would find nothing."""
-    if store.index_key() is None:
-        raise StoreError(f"the library index of {store.name} is checked with the organiser's private key, which "
-                         "this process does not hold (set YGOREPLAY_KEY to its file)")
+    held_key(store)
     with store.events.datastore.transaction(commit=False) as cursor:
         cursor.execute(index.sql("SELECT mac FROM {meta} WHERE version = ?"), (VERSION,))
         row = cursor.fetchone()
