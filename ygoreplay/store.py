@@ -1123,7 +1123,7 @@ class Store:
         return mark in self._listed_at
 
     def listed(self, ids: Sequence[str], rows: Mapping[str, Sequence[Any]] | None = None,
-               mark: tuple[Any, ...] | None = None) -> dict[str, Vouched]:
+               mark: tuple[Any, ...] | None = None, ancestors: bool = False) -> dict[str, Vouched]:
         """Of these streams, those a listing of anyone's may name, with their headers and the
         status their last anchor signs (``Vouched``: what the library index's rows of each are
         checked against, ``library.Index.vouched``): the header is the one the last anchor names (``_names_header``, what ``DuelInfo.signed`` says), and
@@ -1136,7 +1136,9 @@ class Store:
         before its statement: every row read since (the caller's, these) is the one any later
         read at the same mark reads (nothing was committed between), so a stream decided at that
         mark is neither read nor decided again, and a caller at a mark ``decided`` leaves the
-        rows out of its statement."""
+        rows out of its statement. With ``ancestors``, the ancestors of those named too (each
+        named, as a branch's are: decided with them, never read again: what holds a branch
+        back, ``library_search._held_back``)."""
         with self._guard:
             kept = self._listed_at.get(mark) if mark is not None else None
         headers: dict[str, Vouched | None] = {} if kept is None else kept     # decided at ``mark``: added to
@@ -1175,8 +1177,14 @@ class Store:
                 while len(self._listed_at) >= _MARKS_KEPT and mark not in self._listed_at:
                     del self._listed_at[next(iter(self._listed_at))]
                 self._listed_at[mark] = headers
-        return {stream_id: found for stream_id in ids
-                if (found := headers.get(stream_id)) is not None and vouched(stream_id)}
+        named = {stream_id: found for stream_id in ids
+                 if (found := headers.get(stream_id)) is not None and vouched(stream_id)}
+        for found in list(named.values()) if ancestors else ():
+            parent = found.header.parent
+            while parent and parent not in named and (above := headers.get(parent)) is not None:
+                named[parent] = above
+                parent = above.header.parent
+        return named
 
     def _listed_header(self, stream_id: str, header_state: bytes | None, version: int | None,
                        anchor_state: bytes | None) -> Vouched | None:
