@@ -205,6 +205,62 @@ def test_a_cards_numbers_read_its_duels_a_bounded_number_at_a_time(store, monkey
     assert named and max(named) == 2, named
 
 
+def test_the_parents_of_branches_found_are_read_a_bounded_number_at_a_time(store, monkeypatch):
+    """What holds a branch back is read of its parent (and theirs): every parent's access named
+    in one statement, past 32,766 parents SQLite refused it, and the store asked again of
+    parents its decision on the search's own streams had decided. They are read a bounded
+    number at a time, decided once; each branch is still found (a delayed running parent's is
+    not: ``test_attack_26b``, ``test_vouched_reads``)."""
+    import re
+
+    import ygoreplay.library_search as library_search
+    records = Records(store)
+    parents = [recorded(store, DAMAGE, upto=12) for _ in range(5)]             # running
+    branches = [records.branch(parent, 10, f"branch {i}") for i, parent in enumerate(parents)]
+    named: list[int] = []                               # the access rows each statement names
+    sql = store.library.sql
+
+    def noted(text: str) -> str:
+        named.extend(len(m.group(1).split(",")) for m in re.finditer(r"originator_id IN \(([?, ]+)\)", text))
+        return sql(text)
+    asked: list[int] = []
+    listed = store.listed
+
+    def counted(*args, **kwargs):
+        asked.append(1)
+        return listed(*args, **kwargs)
+    monkeypatch.setattr(store.library, "sql", noted)
+    monkeypatch.setattr(store, "listed", counted)
+    monkeypatch.setattr(library_search, "_AMONG", 2)
+    found_ = found(store)
+    assert set(branches) <= set(found_)
+    assert sorted(named) == [1, 2, 2], named            # five running parents, two a statement
+    assert len(asked) == 1, "the store decides the branches' parents with the search's own streams"
+
+
+def test_more_parents_than_a_statement_takes_parameters_are_read(store_url, monkeypatch):
+    """Past the parameters a statement takes (SQLite's 32,766 as it is built by default, this
+    machine's Debian build 250,000; PostgreSQL's 65,535): the parents of the branches found, each
+    running, are still read (their access: none, so none holds them back). Named all in one
+    statement, it was refused."""
+    import sqlite3
+    from types import SimpleNamespace
+
+    from ygoreplay.library_search import _held_back
+    connect = sqlite3.connect
+
+    def built_by_default(*args, **kwargs):
+        connection = connect(*args, **kwargs)
+        connection.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 32_766)
+        return connection
+    monkeypatch.setattr(sqlite3, "connect", built_by_default)
+    with Store(store_url, CARDS) as store:
+        recorded(store, DAMAGE)                         # an index to read
+        parents = {f"{n:012x}" for n in range(65_536 + 500)}
+        running = SimpleNamespace(header=SimpleNamespace(parent=None), status={})
+        assert _held_back(store, parents, dict.fromkeys(parents, running)) == set()
+
+
 def test_the_command_line_gives_the_same_answer_as_http(store_url, client, store):
     recorded(store, DAMAGE)
     recorded(store, COUNTERS)

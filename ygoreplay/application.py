@@ -36,7 +36,7 @@ from .replay_file import HEADER_LIST, ReplayFile, ReplayFileError, check_event, 
 from .rules import AuditReport, RuleViolation, audit
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
-from .store import DuelInfo, Record, Store, StoreError, Verification
+from .store import DuelInfo, Record, Store, StoreError, Verification, key_claim, new_id
 
 if TYPE_CHECKING:
     from .openings import SealReport
@@ -157,6 +157,37 @@ class Recorded:
                 "flags": [violation_dict(f) for f in self.flags],
                 "receipt": self.receipt.to_dict() if self.receipt else None,
                 "witnessed": self.receipt.witnessed if self.receipt else None}
+
+
+class Imports:
+    """The stored duels imported from a file, by what names the file: a judge file's head hash
+    (its header's ``file_head``), an EDOPro replay's SHA-256 (its ``source``): one record is one
+    duel, however often its file comes. Said by a header its signed anchors name
+    (``DuelInfo.signed``), never by one altered in the database, nor by a branch. The oldest
+    stands; one imported from a file no trusted key signed (its header says ``unverified``)
+    stands only for another such import, and after any verified one: a copy of a judge file
+    signed by anyone has its head (an EDOPro replay's exported and so imported, its digest), and
+    taken as the store's word, the genuine file was skipped as stored, the copy answered for it."""
+
+    def __init__(self, duels: Iterable[DuelInfo] = ()) -> None:
+        self._found: tuple[dict[bytes | str, DuelInfo], dict[bytes | str, DuelInfo]] = ({}, {})
+        for info in duels:
+            if info.signed and not info.parent:
+                head, digest = info.provenance.get("file_head"), info.source.get("sha256")
+                for key in (head if isinstance(head, bytes) else None, digest if isinstance(digest, str) else None):
+                    if key:          # a file's source is its maker's: a digest that is no string names none
+                        self.add(key, info)
+
+    def add(self, key: bytes | str, info: DuelInfo) -> None:
+        """``info`` imported from the file ``key`` names, unless an earlier duel stands for it."""
+        self._found[bool(info.source.get("unverified"))].setdefault(key, info)
+
+    def get(self, key: bytes | str, unverified: bool = False) -> DuelInfo | None:
+        """The duel that stands for the file ``key`` names, for an import of it that is
+        ``unverified`` (no trusted key signed it) or not; None when none does."""
+        verified, others = self._found
+        found = verified.get(key)
+        return found if found is not None or not unverified else others.get(key)
 
 
 class Records:
@@ -298,7 +329,8 @@ class Records:
         if read and expected is None:
             expected = count             # what its names meant there, not at a head another writer moved
         try:
-            # a witness keeps receipts signed alone (its table holds no audit path)
+            # a witness keeps receipts signed alone (its table holds no audit path): the one place
+            # that decides whether a receipt is signed with its group commit (``receipts.issue``)
             return self.store.append_records(duel_id, events,
                                              expected_position=0 if count == 0 and expected is None else expected,
                                              receipted=self.witness is None)
@@ -312,10 +344,12 @@ class Records:
     def _going_back(self, duel_id: str, to: int, count: int) -> tuple[DuelState, list[Event]]:
         """The board before event ``to`` and the events from it to the head of ``count`` events:
         what a correction back to ``to`` strikes (``views.out_of_sight``), read from ``to`` on only
-        (the chain there, as vouched by the signed anchors: a correction is of the current turn)."""
-        prev = self.store.hash_at(duel_id, to)
-        struck = self.store.chained_after(duel_id, to, prev)[0] if prev is not None else []
-        return self.store.state_at(duel_id, to), [r.event for r in struck[:count - to]]
+        (a correction is of the current turn): the board and the record it follows in one read
+        that checks them against the signed seals (``Store.seek``), then the events after that
+        record's chain hash up to ``count`` only, as the signed anchors vouch for them."""
+        back, last = self.store.seek(duel_id, to)
+        struck = self.store.chained_after(duel_id, to, last.hash, upto=count)[0] if last is not None else []
+        return back, [r.event for r in struck]
 
     def _view_names(self, duel_id: str, view: str, count: int) -> dict[str, str]:
         """The view's name of each record id after the duel's first ``count`` events, derived from
@@ -416,7 +450,7 @@ class Records:
         are kept, so the views handed out earlier still verify against a re-export. A match file
         is refused (it is not a duel), and a file imported before is not stored twice: its duel
         is answered as ``skipped``, however many import it at once (the file's head is the
-        duel's claim, ``Store.record``: one of them writes it). ``attachments`` are written with
+        duel's claim, ``store.key_claim``: one of them writes it). ``attachments`` are written with
         the duel, in its transaction (an upload's access record)."""
         if replay.games or replay.match.get("kind") == "match":
             raise InputError("this is a match file, not a duel: import it with `ygoreplay match ...` "
@@ -434,7 +468,7 @@ class Records:
                                     + ("" if signature.valid is False else
                                        " (--unsigned imports it as an unverified record)"))
         unverified = not signature.ok or bool(replay.source.get("unverified"))    # or exported from such a record
-        earlier = self.imported_as(replay.head, unverified)
+        earlier = self.imports().get(replay.head, unverified)
         if earlier is not None:
             return Recorded(earlier.id, len(replay.events), earlier.events, skipped=True)
         provenance = {"imported": chain.now(), "file_head": replay.head,
@@ -453,7 +487,7 @@ class Records:
                              f"file's header holds ({exc}): it could never be exported; nothing was imported") from None
         earlier, (duel_id, stored) = self._claimed(
             f"ygr-{replay.head.hex()}" + ("-unverified" if unverified else ""),
-            lambda: self.imported_as(replay.head, unverified), replay.events, title, times=replay.times,
+            lambda: self.imports().get(replay.head, unverified), replay.events, title, times=replay.times,
             cards=replay.cards, check=False, root=replay.root, secret=replay.commit_key or None,
             created=replay.created or None, source=source, provenance=provenance, attachments=attachments)
         if earlier is not None:                           # another writer imported it meanwhile
@@ -463,13 +497,15 @@ class Records:
 
     def _claimed(self, claim: str, earlier: Callable[[], DuelInfo | None], events: list[Event], title: str,
                  **record: Any) -> tuple[DuelInfo | None, tuple[str, int]]:
-        """An imported file's duel recorded with the file's claim (``Store.record``): (None, (id,
+        """An imported file's duel recorded with the file's claim (``store.key_claim``): (None, (id,
         events stored)); or (the duel another writer imported it as, ...) when the claim is held
         by a duel the store vouches for (``earlier``). A claim no such duel answers for (its
         header altered in the database, or a row written there) is no one's: the file is recorded
         without it, as it was before claims (refused, it was refused forever)."""
         try:
-            duel_id, stored, _ = self.store.record(events, title, claim=claim, **record)
+            stream_id = new_id()
+            duel_id, stored, _ = self.store.record(events, title, stream_id=stream_id,
+                                                   claims=key_claim(claim, stream_id), **record)
         except ConflictError:
             found = earlier()
             if found is not None:
@@ -478,52 +514,38 @@ class Records:
         assert duel_id is not None
         return None, (duel_id, stored)
 
-    def imported_as(self, head: bytes, unverified: bool = False) -> DuelInfo | None:
-        """The duel a judge file with this head hash was imported as before, if any (one record
-        is one duel, however often its file is uploaded): said by a header its signed anchors
-        name (``DuelInfo.signed``), never by one altered in the database. One imported from a
-        file no trusted key signed (its header says ``unverified``) stands only for another such
-        import (``unverified``): a copy of a judge file signed by anyone has its head, and taken
-        as the store's word, the genuine file was skipped as stored, the copy answered for it."""
-        found = [info for info in self.store.duels()
-                 if info.signed and not info.parent and info.provenance.get("file_head") == head]
-        verified = next((info for info in found if not info.source.get("unverified")), None)
-        return verified if verified is not None or not unverified else next(iter(found), None)
-
-    def sources(self) -> dict[str, DuelInfo]:
-        """The stored duels imported from a file, by the file's SHA-256, as headers their signed
-        anchors name say it (``imported_as``), and not from a file no trusted key signed (its
-        header says ``unverified``): what such a file says it came from is its maker's word, and
-        taken as the store's, the replay it names was skipped as stored, the forgery answered."""
-        return {info.source["sha256"]: info for info in self.store.duels() if info.signed and not info.parent
-                and info.source.get("sha256") and not info.source.get("unverified")}
+    def imports(self) -> Imports:
+        """The stored duels imported from a file, by what names the file (``Imports``), read in
+        one scan of the store's duels: an import of many files reads it once, not once a file."""
+        return Imports(self.store.duels())
 
     def import_yrpx(self, path: Path, names: CardDB | None, title: str | None,
-                    known: dict[str, DuelInfo] | None = None,
+                    known: Imports | None = None,
                     attachments: dict[str, dict] | None = None) -> tuple[Recorded, Any]:
         """Record an EDOPro replay as imported (every event kept; the audit lists what our rules
-        say), unless a duel from the same file is already in the store (``known``: ``sources()``),
+        say), unless a duel from the same file is already in the store (``known``: ``imports()``,
+        kept up to date here; else read now),
         or another writer records it meanwhile (the file's digest is the duel's claim);
         ``attachments`` as ``import_replay``'s."""
         from .yrpx import fold_and_compare, import_yrpx
         title = checked(title, "the title", 500) if title else None
         result = import_yrpx(path, names=names, check=True)          # bounded: refuses what is not a replay
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        known = self.sources() if known is None else known
-        if digest in known:
-            info = known[digest]
+        known = self.imports() if known is None else known
+        info = known.get(digest)
+        if info is not None:
             return Recorded(info.id, len(result.events), info.events, skipped=True), None
         agreement = fold_and_compare(result)
         source = {"format": EDOPRO.name, "file": path.name, "size": path.stat().st_size, "sha256": digest}
         cards = _scripted(result.cards, names if names is not None else self.store.cards)
         earlier, (duel_id, stored) = self._claimed(
-            f"yrpx-{digest}", lambda: self.sources().get(digest), result.events, title or path.name,
+            f"yrpx-{digest}", lambda: self.imports().get(digest), result.events, title or path.name,
             times=result.times, cards=cards, check=False, source=source, attachments=attachments)
         if earlier is not None:                           # another writer imported it meanwhile
-            known[digest] = earlier
+            known.add(digest, earlier)
             return Recorded(earlier.id, len(result.events), earlier.events, skipped=True), None
         info = DuelInfo(duel_id, title or path.name, "", None, None, stored, {}, source)
-        known[digest] = info
+        known.add(digest, info)
         return Recorded(duel_id, len(result.events), stored, violations=agreement.violations,
                         receipt=self._receipt(duel_id, stored)), agreement
 
@@ -712,7 +734,7 @@ class Imported:
 
 
 def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, records: Records | None = None,
-                       known: dict | None = None, target: Path | None = None,
+                       known: Imports | None = None, target: Path | None = None,
                        key: OrganiserKey | None = None, batch: bool = False) -> Imported:
     """Import one EDOPro replay into the store (``records``), or write it as a signed judge file
     (``target``, with ``key``; one of a ``batch`` is left ``pending``: ``files.commit``). A replay

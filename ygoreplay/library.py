@@ -404,7 +404,7 @@ class Index:
             "verified = excluded.verified"), (stream, *columns.values()))
 
     def _access(self, cursor: Any, stream: str, state: bytes) -> None:
-        settings = _access_columns(msgpack.unpackb(state))
+        settings = access_columns(state)
         if settings["delay_events"] or settings["delay_ms"]:
             self.delayed.add(stream)
         else:
@@ -497,18 +497,23 @@ def status_columns(status: Mapping[str, Any], keys: bool = True) -> dict[str, An
 def access_columns(access: bytes | None) -> dict[str, Any]:
     """What the index keeps of a stream's access attachment, from its stored row (None: it has
     none, and is private): visibility, delay, the release policy's event, witnessed."""
-    return _access_columns(msgpack.unpackb(access) if access is not None else None)
-
-
-def _access_columns(access: Mapping[str, Any] | None) -> dict[str, Any]:
-    """What the index keeps of a stream's access attachment (None: it has none, and is private)."""
     if access is None:
         return {"visibility": "private", "delay_events": 0, "delay_ms": 0, "release": None, "witnessed": False}
+    access = msgpack.unpackb(access)
     delay = access.get("delay") or {}
     release = access.get("release") or {}
     return {"visibility": str(access.get("visibility", "unlisted")), "delay_events": int(delay.get("events", 0)),
             "delay_ms": int(float(delay.get("seconds", 0)) * 1000), "release": release.get("event") or None,
             "witnessed": access.get("mode") == "witnessed"}
+
+
+def held_key(store: Any) -> None:
+    """StoreError unless this process holds the organiser's private key, which keys the index's
+    rows (``Index.tag``) and checks each a search reads (``genuine``): without it no row is
+    checked, and under another key every row would be left out."""
+    if store.index_key() is None:
+        raise StoreError(f"the library index of {store.name} is checked with the organiser's private key, which "
+                         "this process does not hold (set YGOREPLAY_KEY to its file)")
 
 
 def _ms(iso: str) -> int:
@@ -628,9 +633,7 @@ def check(store: Any, index: Index, folds: Mapping[str, Any]) -> dict[str, list[
     cannot know of a row deleted: this finds it, and ``rebuild`` (``search --reindex``) puts it
     back. The build is made in temporary tables of the read's own connection, folding every
     stream (``_replayed``), and dropped after."""
-    if store.index_key() is None:
-        raise StoreError(f"the library index of {store.name} is checked with the organiser's private key, which "
-                         "this process does not hold (set YGOREPLAY_KEY to its file)")
+    held_key(store)
     temp = "temp." if index.backend == "sqlite" else "pg_temp."
     shadow = Index(index.backend, "", None, signer=store.index_key)
     shadow.streams, shadow.marks, shadow.cards, shadow.rollbacks = (

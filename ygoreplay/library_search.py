@@ -16,14 +16,14 @@ import json
 import re
 import time
 import unicodedata
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator, Mapping
 
 from .card_sources import normal_name
 from .errors import InputError, StoreError
-from .library import ACTIONS, VERSION, Index, access_columns, built
+from .library import ACTIONS, VERSION, Index, access_columns, built, held_key
 
 PARAMS = ("q", "player", "title", "event", "round", "format", "banlist", "since", "until", "result", "source",
           "card", "action", "turn_max", "kind", "limit", "cursor")
@@ -538,8 +538,8 @@ def _listed_rows(store: Any, sql: str, params: list[Any], order: str = "",
     ids = [row["id"] for row in rows]
     given = None if decided else {
         row["id"]: (row["listed_header"], row["listed_version"], row["listed_anchor"]) for row in rows}
-    listed = store.listed(ids, given, mark)
-    shown = _shown(store, [row for row in rows if row["id"] in listed], listed, mark, now_ms)
+    listed = store.listed(ids, given, mark, ancestors=True)
+    shown = _shown(store, [row for row in rows if row["id"] in listed], listed, now_ms)
     return rows, shown, {stream for stream in ids if stream in listed and stream not in shown}
 
 
@@ -553,8 +553,9 @@ def _mappings(rows: list[Any]) -> list[Any]:
     return [dict(zip(names, row)) for row in rows]
 
 
-def _shown(store: Any, rows: list[Any], listed: Mapping[str, Any], mark: Any, now_ms: int | None) -> dict[str, Any]:
-    """Of these rows (streams ``listed`` names, with what their anchors vouch for), those the
+def _shown(store: Any, rows: list[Any], listed: Mapping[str, Any], now_ms: int | None) -> dict[str, Any]:
+    """Of these rows (streams ``listed`` names, with what their anchors vouch for, and their
+    ancestors), those the
     search may show, by id: each stream's row is the one the index writes of what is vouched
     (``Index.vouched``), its match's settings too; a delayed running stream's cut is at a mark
     whose tag holds and that its delay releases at ``now_ms``; and no ancestor of a branch is
@@ -576,32 +577,38 @@ def _shown(store: Any, rows: list[Any], listed: Mapping[str, Any], mark: Any, no
             continue
         shown[row["id"]] = row
     parents = {row["id"]: row["parent"] for row in shown.values() if row["parent"]}
-    held = _held_back(store, set(parents.values()), mark)
+    held = _held_back(store, set(parents.values()), listed)
     return {stream: row for stream, row in shown.items() if parents.get(stream) not in held}
 
 
-def _held_back(store: Any, streams: set[str], mark: Any) -> set[str]:
+def _held_back(store: Any, streams: set[str], listed: Mapping[str, Any]) -> set[str]:
     """Of these streams (parents of branches a search found), those that hold their branches
-    back, by what is vouched of them and of their own ancestors: delayed (their access) and
-    running (their last anchor's status), or not listed at all."""
-    held: set[str] = set()
-    family: dict[str, str | None] = {}              # each stream read, and its parent
+    back, by what is vouched of them and of their own ancestors (``listed``: the store's
+    decisions the search made, ancestors too, not made again): delayed (their access) and
+    running (their last anchor's status), or not listed at all. The running ones' access rows
+    are read ``_AMONG`` streams a statement (named all in one, past 32,766 SQLite refused it)."""
+    family: dict[str, str | None] = {}              # each stream, and its parent
     waiting = set(streams)
     while waiting:
-        listed = store.listed(sorted(waiting), None, mark)
-        keys = [f"{stream}/access" for stream in waiting]
-        with _reading(store) as cursor:
+        for stream in waiting:
+            vouched = listed.get(stream)
+            family[stream] = vouched.header.parent if vouched is not None else None
+        waiting = {parent for parent in family.values() if parent and parent not in family}
+    running = sorted(stream for stream in family
+                     if (vouched := listed.get(stream)) is not None and not vouched.status.get("ended"))
+    access: dict[str, Any] = {}
+    with _reading(store) if running else nullcontext() as cursor:
+        for start in range(0, len(running), _AMONG):
+            keys = [f"{stream}/access" for stream in running[start:start + _AMONG]]
             cursor.execute(store.library.sql(
                 f"SELECT originator_id AS id, state FROM {{heads}} WHERE originator_id IN ({', '.join('?' * len(keys))}) "
                 "ORDER BY originator_version"), keys)
-            access = {row["id"].rpartition("/")[0]: row["state"] for row in cursor.fetchall()}
-        for stream in waiting:
-            vouched = listed.get(stream)
-            settings = access_columns(access.get(stream))
-            if vouched is None or not vouched.status.get("ended") and (settings["delay_events"] or settings["delay_ms"]):
-                held.add(stream)
-            family[stream] = vouched.header.parent if vouched is not None else None
-        waiting = {parent for parent in family.values() if parent and parent not in family}
+            access.update((row["id"].rpartition("/")[0], row["state"]) for row in cursor.fetchall())
+    held = {stream for stream in family if stream not in listed}
+    for stream in running:
+        settings = access_columns(access.get(stream))
+        if settings["delay_events"] or settings["delay_ms"]:
+            held.add(stream)
     changed = True
     while changed:                                  # a stream whose ancestor holds it back is held back too
         changed = False
@@ -633,9 +640,7 @@ def _keyed(store: Any, index: Index) -> None:
     """The index's rows are checked with the organiser's private key (``Index.genuine``): this
     process holds it, and the index was built with it (its own row's tag holds), else say so:
     under another key every row would be left out, and the search would find nothing."""
-    if store.index_key() is None:
-        raise StoreError(f"the library index of {store.name} is checked with the organiser's private key, which "
-                         "this process does not hold (set YGOREPLAY_KEY to its file)")
+    held_key(store)
     with store.events.datastore.transaction(commit=False) as cursor:
         cursor.execute(index.sql("SELECT mac FROM {meta} WHERE version = ?"), (VERSION,))
         row = cursor.fetchone()

@@ -315,9 +315,11 @@ def issue(store: Store, duel: str, events: int, head: bytes | None, witness: Wit
     """The receipt of a write that left ``duel`` with ``events`` events (``head``: the chain hash
     then; when None, the one its signed anchor at ``events`` names: ``Store.vouched_hash``),
     signed with the store's key and given to the witness. A witness that cannot be reached
-    leaves the receipt unwitnessed; the write stands."""
-    if head is not None and witness is None:
-        proof = store.receipt_proof(duel, events, head)      # signed with its group commit (version 2)
+    leaves the receipt unwitnessed; the write stands. Signed with its append's group commit
+    (version 2) when that append asked for it (``Records.append_records``' ``receipted``, the one
+    decision: not where a witness keeps receipts, its table holding no audit path), else alone."""
+    if head is not None:
+        proof = store.receipt_proof(duel, events, head)      # kept for a receipted append only
         if proof is not None:
             time, signature, path, left = proof
             return Receipt(duel, events, head, time, store.key.public, signature, path=path, left=left)

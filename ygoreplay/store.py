@@ -622,12 +622,28 @@ class _Live:
     exact: bool = True
 
 
-#: A key one stream of the store holds (``Store.record``'s ``claim``): its row's topic, and its id.
-CLAIM_TOPIC = "ygoreplay:claim"
+def key_claim(key: str, stream_id: str) -> dict[str, dict[str, dict]]:
+    """The claim of a ``key`` one stream only of the store may hold (an imported file's) for
+    ``stream_id``, as ``Store.record`` and ``append_records`` take claims: the store's ``claim``
+    attachment keyed by it, its row ``ygoreplay/store/claim/<key>`` of topic ``ygoreplay:claim``
+    (the form such claims were always stored in: one written before holds its key still)."""
+    return {STORE_ID: {f"claim/{key}": {"stream": stream_id}}}
 
 
-def _claim_id(claim: str) -> str:
-    return f"{STORE_ID}/claim/{claim}"
+def _first_rows(attached: dict[str, dict[str, dict]]) -> list[StoredEvent]:
+    """The first versions of attachments ``{stream: {name: data}}``: a new stream's, or claims
+    (other streams', the store's keys: ``key_claim``), which the recorder's unique (stream,
+    version) lets one writer only have. A name is an attachment's (``_attachment``), or one of
+    its keys (``name/key``: a row a key, of the attachment's topic). The one place claims are made."""
+    rows = []
+    for owner, named in attached.items():
+        for name, data in named.items():
+            kind, keyed, key = name.partition("/")
+            if keyed and not key.replace("-", "").replace("_", "").isalnum():
+                raise ValueError(f"{name!r} cannot name an attachment")
+            rows.append(StoredEvent(f"{owner}/{_attachment(kind)}{keyed}{key}", 0, f"ygoreplay:{kind}",
+                                    msgpack.packb(data)))
+    return rows
 
 
 def _attachment(name: str) -> str:
@@ -974,7 +990,8 @@ class Store:
                branch_at: int | None = None, source: dict | None = None, provenance: dict | None = None,
                attachments: dict[str, dict] | None = None, kind: str = "duel",
                strict: bool = False, stream_id: str | None = None,
-               gather: list | None = None, claim: str | None = None) -> tuple[str | None, int, RuleViolation | None]:
+               gather: list | None = None,
+               claims: dict[str, dict[str, dict]] | None = None) -> tuple[str | None, int, RuleViolation | None]:
         """A new duel and its events, written in one transaction; (id, events stored, violation).
 
         With ``check`` (recording) the events are checked like ``check`` does and the duel keeps
@@ -989,8 +1006,8 @@ class Store:
         ``stream_id`` is the id to give it (one named beforehand, e.g. by the match it is a duel
         of); by default a new random one. An id already taken is a ConflictError. ``gather``
         collects what would be written instead of writing it (``record_together`` writes it).
-        ``claim`` is a key one stream only of the store may hold, written with it (an imported
-        file's: ``claimed``): one another stream holds is a ConflictError, nothing written, in
+        ``claims`` are written with it as ``append_records``' are (an imported file's key:
+        ``key_claim``): one another stream holds is a ConflictError, nothing written, in
         whichever process either was written.
         """
         self._writable()
@@ -1005,10 +1022,10 @@ class Store:
         codes = referenced_codes(events)
         facts = self._facts_for(codes, CardDB(), cards)
         rows = [StoredEvent(duel_id, 0, stream.topic, _header_state(header))]
-        rows += [StoredEvent(f"{duel_id}/{_attachment(name)}", 0, f"ygoreplay:{name}", msgpack.packb(data))
-                 for name, data in (attachments or {}).items()]
-        if claim is not None:
-            rows.append(StoredEvent(_claim_id(claim), 0, CLAIM_TOPIC, msgpack.packb({"stream": duel_id})))
+        rows += _first_rows({duel_id: attachments or {}})
+        claimed = _first_rows(claims or {})
+        self._claimed(claimed)
+        rows += claimed
         access = next((row.state for row in rows if row.originator_id == f"{duel_id}/access"), None)
         live = _Live(stream.new(facts), header, CardDB(), chain.GENESIS, None, stream, access=access,
                      size=len(rows[0].state))
@@ -1026,8 +1043,7 @@ class Store:
         gathered: list[tuple[str, list[StoredEvent], list[StoredEvent], _Live]] = []
         ids = [str(self.record(**{**spec, "strict": True}, gather=gathered)[0]) for spec in streams]
         rows = [row for _id, written, _snapshots, _live in gathered for row in written]
-        attached = [StoredEvent(f"{owner}/{_attachment(name)}", 0, f"ygoreplay:{name}", msgpack.packb(data))
-                    for owner, named in (attachments or {}).items() for name, data in named.items()]
+        attached = _first_rows(attachments or {})
         self._commit_rows(rows + attached, [row for _id, _written, snapshots, _live in gathered for row in snapshots])
         access = {row.originator_id: row.state for row in attached if row.topic == "ygoreplay:access"}
         for stream_id, _written, _snapshots, live in gathered:
@@ -1107,7 +1123,7 @@ class Store:
         return mark in self._listed_at
 
     def listed(self, ids: Sequence[str], rows: Mapping[str, Sequence[Any]] | None = None,
-               mark: tuple[Any, ...] | None = None) -> dict[str, Vouched]:
+               mark: tuple[Any, ...] | None = None, ancestors: bool = False) -> dict[str, Vouched]:
         """Of these streams, those a listing of anyone's may name, with their headers and the
         status their last anchor signs (``Vouched``: what the library index's rows of each are
         checked against, ``library.Index.vouched``): the header is the one the last anchor names (``_names_header``, what ``DuelInfo.signed`` says), and
@@ -1120,7 +1136,9 @@ class Store:
         before its statement: every row read since (the caller's, these) is the one any later
         read at the same mark reads (nothing was committed between), so a stream decided at that
         mark is neither read nor decided again, and a caller at a mark ``decided`` leaves the
-        rows out of its statement."""
+        rows out of its statement. With ``ancestors``, the ancestors of those named too (each
+        named, as a branch's are: decided with them, never read again: what holds a branch
+        back, ``library_search._held_back``)."""
         with self._guard:
             kept = self._listed_at.get(mark) if mark is not None else None
         headers: dict[str, Vouched | None] = {} if kept is None else kept     # decided at ``mark``: added to
@@ -1159,8 +1177,14 @@ class Store:
                 while len(self._listed_at) >= _MARKS_KEPT and mark not in self._listed_at:
                     del self._listed_at[next(iter(self._listed_at))]
                 self._listed_at[mark] = headers
-        return {stream_id: found for stream_id in ids
-                if (found := headers.get(stream_id)) is not None and vouched(stream_id)}
+        named = {stream_id: found for stream_id in ids
+                 if (found := headers.get(stream_id)) is not None and vouched(stream_id)}
+        for found in list(named.values()) if ancestors else ():
+            parent = found.header.parent
+            while parent and parent not in named and (above := headers.get(parent)) is not None:
+                named[parent] = above
+                parent = above.header.parent
+        return named
 
     def _listed_header(self, stream_id: str, header_state: bytes | None, version: int | None,
                        anchor_state: bytes | None) -> Vouched | None:
@@ -1428,8 +1452,7 @@ class Store:
         events = [events] if isinstance(events, Event) else list(events)
         if times is not None and len(times) != len(events):
             raise ValueError("one recording time per event")
-        claimed = [StoredEvent(f"{owner}/{_attachment(name)}", 0, f"ygoreplay:{name}", msgpack.packb(data))
-                   for owner, named in (claims or {}).items() for name, data in named.items()]
+        claimed = _first_rows(claims or {})
         self._claimed(claimed)
         made: list[tuple[str, list[StoredEvent], list[StoredEvent], _Live]] = []
         for spec in streams or ():
@@ -1473,12 +1496,12 @@ class Store:
                     raise
 
     def _claimed(self, claims: list[StoredEvent]) -> None:
-        """ConflictError when one of ``claims`` (first versions of attachments) is written already."""
+        """ConflictError when one of ``claims`` (first versions of attachments: ``_first_rows``) is
+        written already."""
         for row in claims:
             if self.events.select_events(row.originator_id, limit=1):
-                owner, _, name = str(row.originator_id).partition("/")
-                raise ConflictError(f"{owner}: its {name} is written already (claimed by another writer); "
-                                    "nothing of this append was recorded")
+                raise ConflictError(f"{row.originator_id} is written already (claimed by another writer); "
+                                    "nothing was recorded")
 
     def _lock_for(self, duel_id: str) -> threading.Lock:
         with self._guard:
@@ -2138,16 +2161,18 @@ class Store:
         forger put in the database)."""
         return self.opened(stream_id, None)[3][count:]
 
-    def chained_after(self, duel_id: str, count: int, prev: bytes) -> tuple[list[Record], int | None]:
-        """The stored events from position ``count`` on that follow the chain from ``prev`` (the
-        hash before them), and the position of the first that does not (changed in the database;
-        ``verify`` says how), if any: nothing from it on is returned. Nor is anything past the
+    def chained_after(self, duel_id: str, count: int, prev: bytes,
+                      upto: int | None = None) -> tuple[list[Record], int | None]:
+        """The stored events from position ``count`` on (to position ``upto``, excluded, when
+        given) that follow the chain from ``prev`` (the hash before them), and the position of
+        the first that does not (changed in the database; ``verify`` says how), if any: nothing
+        from it on is returned. Nor is anything past the
         last of their anchors that is signed and names their chain hash at its count: events
         rechained, inserted or deleted there hold by the chain alone (``_vouching``), and only
         the vouched ones are built (trusted): a forger's rows past the head never reach the
         trusted decoder (its per-shape makers, kept for the process) nor keep the vouched from
         being read by failing to decode."""
-        return self._chained(duel_id, count, prev, self.events.select_events(duel_id, gt=count))[:2]
+        return self._chained(duel_id, count, prev, self.events.select_events(duel_id, gt=count, lte=upto))[:2]
 
     def _chained(self, duel_id: str, count: int, prev: bytes, rows: list[StoredEvent],
                  anchors: Iterable[StoredEvent] | None = None

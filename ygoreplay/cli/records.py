@@ -171,7 +171,7 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
     interrupted = False
     with (open_store(store_url, create=True) if not output else _nothing()) as store:
         records = Records(store) if store is not None else None
-        known = records.sources() if records is not None else None
+        known = records.imports() if records is not None else None
         if output:
             targets = [Path(output) / name for name in _ygr_names(files)] if source.is_dir() or Path(output).is_dir() \
                 else [Path(output)]
