@@ -185,12 +185,76 @@ def _for_card(state: DuelState, card: Card) -> Iterator[Proposal]:
         yield "Activate", {"kind": "activated", "player": me, "card": cid}, {}
         yield from _moves(state, card, (GY, BANISHED, HAND, DECK), "destroyed")
     elif zone in (GY, BANISHED, EXTRA, DECK):
+        if zone == EXTRA and facts is not None:
+            yield from _procedure_summons(state, card)
         if monster:
             method = "inherent" if zone == EXTRA else "effect"
             yield from _placed("Special Summon", {"kind": "special_summoned", "player": card.owner, "card": cid,
                                                   "method": method}, "zone", _free_monster_zones(state, card.owner))
         yield "Activate an effect", {"kind": "activated", "player": card.owner, "card": cid, "effect_type": "quick"}, {}
         yield from _moves(state, card, (HAND, GY, BANISHED, DECK), "added" if zone == DECK else "returned")
+
+
+#: The Extra Deck procedures a tap may enter, by the facts' flag that allows each (XYZ-01, SYN-01,
+#: LINK-01); a Fusion Summon is an effect's (FUS-01): its materials are the card text's, not the rules'.
+_PROCEDURES = (("is_xyz", "xyz", "Xyz Summon"), ("is_synchro", "synchro", "Synchro Summon"),
+               ("is_link", "link", "Link Summon"))
+#: How many sets of materials one procedure offers (the first is the tap, the others its choices).
+MOST_MATERIAL_SETS = 8
+
+
+def _procedure_summons(state: DuelState, card: Card) -> Iterator[Proposal]:
+    """XYZ-01, SYN-01, LINK-01/02: a known Xyz, Synchro or Link monster in the Extra Deck Summoned
+    by its procedure, with the face-up monsters its player controls that fit as its materials (the
+    first set that does, the others as choices) and the zones the fold lets it enter. Without this a
+    table's recorder could enter it only as an ``inherent`` Special Summon, its materials left on
+    the field, or by typing the event."""
+    facts = card.facts
+    for flag, method, label in _PROCEDURES:
+        if not getattr(facts, flag):
+            continue
+        sets = _material_sets(state, card, method)
+        if not sets:
+            continue
+        event = {"kind": "special_summoned", "player": card.owner, "card": card.id, "method": method,
+                 "materials": sets[0]}
+        freed = {i for i, cid in enumerate(state.sides[card.owner].mzone[:MAIN_MONSTER_ZONES]) if cid in sets[0]}
+        zones = [z for z in [*sorted(set(_free_monster_zones(state, card.owner)) | freed), 5, 6]
+                 if (tried := _try(state, {**event, "zone": z})) is not None and tried[1] != "illegal"]
+        choices: dict[str, list] = {"materials": sets} if len(sets) > 1 else {}
+        if zones:
+            yield label, {**event, "zone": zones[0]}, ({**choices, "zone": zones} if len(zones) > 1 else choices)
+
+
+def _material_sets(state: DuelState, card: Card, method: str) -> list[list[str]]:
+    """The sets of face-up monsters ``card``'s player controls that the procedure's basic rules
+    accept (XYZ-01/02: 2 or more of the Level of its Rank, no Token; SYN-01: 1 Tuner and non-Tuners
+    whose Levels sum to its Level; LINK-02/03: each counting 1 or its Link rating, to its rating),
+    the fewest materials first."""
+    from itertools import combinations
+    known = [m for m in state.monsters(card.owner) if m.face_up and m.code]
+    found: list[list[str]] = []
+    for size in range(1, len(known) + 1):
+        for group in combinations(known, size):
+            if _fits(card, method, group):
+                found.append([m.id for m in group])
+                if len(found) >= MOST_MATERIAL_SETS:
+                    return found
+    return found
+
+
+def _fits(card: Card, method: str, group: tuple[Card, ...]) -> bool:
+    """Whether ``group`` is a set of materials for ``card`` the procedure's basic rules accept."""
+    if method == "xyz":
+        return len(group) >= 2 and all(not m.is_token and m.current_level == card.facts.rank for m in group)
+    if method == "synchro":
+        levels = [m.current_level for m in group]
+        return (len(group) >= 2 and None not in levels and sum(m.facts.is_tuner for m in group) == 1
+                and sum(level or 0 for level in levels) == card.current_level)
+    totals = {0}
+    for m in group:
+        totals = {t + v for t in totals for v in ({1, m.facts.link_rating} if m.facts.link_rating else {1})}
+    return (card.facts.link_rating or 0) in totals
 
 
 def _moves(state: DuelState, card: Card, zones: tuple[str, ...], reason: str) -> Iterator[Proposal]:

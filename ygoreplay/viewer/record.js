@@ -533,6 +533,7 @@ class Recorder {
       return `${spell ? "S" : "M"}${value}`;
     }
     if (typeof value === "string") return this.cardName(value);
+    if (Array.isArray(value)) return value.map((id) => this.cardName(id)).join(" + ");   // materials
     return String(value);
   }
 
