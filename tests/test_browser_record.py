@@ -779,3 +779,38 @@ def test_the_judges_page_rewinds_the_duel_at_once(service, browser):  # noqa: F8
     expect(recorder.page.locator('#entries li[data-i="8"]')).to_have_class("entry struck")
     judge.close()
     recorder.close()
+
+
+def test_chain_over_sends_the_resolved_normal_trap_to_the_gy_first(service, browser):  # noqa: F811
+    """TRAP-04: at the table a resolved Normal Trap goes to the GY as its chain ends, so a recorder
+    taps *Resolve*, enters what it did, then *Chain over*. The page entered the chain's end alone,
+    the Trap still on the field, and the witnessed duel flagged TRAP-04 on a legal play; *Chain
+    over* now enters the Trap's move to the GY (as the rules' moves offer it) and then the end."""
+    duel, table = on_turn_1(service.url, browser, "magic cylinder")
+    played = [
+        {"kind": "phase_entered", "phase": "draw"}, {"kind": "phase_entered", "phase": "standby"},
+        {"kind": "phase_entered", "phase": "main1"},
+        {"kind": "normal_summoned", "player": 0, "card": "p0.m0", "zone": 2, "shows": {"p0.m0": 14898066}},
+        {"kind": "spell_trap_set", "player": 0, "card": "p0.m1", "zone": 0}, {"kind": "phase_entered", "phase": "end"},
+        {"kind": "turn_started", "player": 1, "turn": 2}, {"kind": "phase_entered", "phase": "draw"},
+        {"kind": "cards_drawn", "player": 1}, {"kind": "phase_entered", "phase": "standby"},
+        {"kind": "phase_entered", "phase": "main1"},
+        {"kind": "normal_summoned", "player": 1, "card": "p1.m0", "zone": 0, "shows": {"p1.m0": 69247929}},
+        {"kind": "phase_entered", "phase": "battle"}, {"kind": "step_entered", "step": "battle"},
+        {"kind": "attack_declared", "player": 1, "attacker": "p1.m0", "target": "p0.m0"},
+        {"kind": "activated", "player": 0, "card": "p0.m1", "shows": {"p0.m1": 62279055}},
+        {"kind": "chain_link_resolved", "link": 1}]
+    r = httpx.post(f"{service.url}/duels/{duel['id']}/events?expected=6", json=played,
+                   headers=auth(duel["tokens"]["recorder"]))
+    assert r.status_code == 200 and r.json()["flags"] == [], r.text
+    table.settled(6 + len(played))
+    table.keypad(1, 2000, "effect_damage")        # what Magic Cylinder did, then the chain is over at once
+    table.tap('#chainbox [data-move="chain-over"]')
+    table.settled(6 + len(played) + 3)
+    after = stored(service.url, duel)[-3:]
+    assert [e["kind"] for e in after] == ["life_points_changed", "card_moved", "chain_ended"]
+    assert after[1]["card"] == "p0.m1" and after[1]["to"] == [0, "gy"]
+    report = httpx.get(f"{service.url}/duels/{duel['id']}/verify", headers=auth(duel["tokens"]["judge"])).json()
+    assert not [f for f in report.get("flagged", []) if f["rule"] == "TRAP-04"], report
+    expect(table.page.locator("#entries .flagged")).to_have_count(0)
+    table.close()

@@ -90,3 +90,33 @@ def test_synchro_and_link_summons_at_the_table_are_one_tap(client) -> None:  # n
     board = tapped(client, duel, recorder, {**link["event"], "materials": ["p0.m2"]})
     assert "p0.x1" in ids(board["players"][0]["mzone"]) + ids(board["emz"])
     assert "p0.m2" in ids(board["players"][0]["gy"])
+
+
+def test_a_resolved_normal_trap_is_offered_to_the_gy_before_the_chain_is_over(client) -> None:  # noqa: F811
+    """TRAP-04: a Set Normal Trap activated in the opponent's attack and resolved must be in the GY
+    before its chain is over. With the last link resolved, the turn's moves offer it to the GY
+    (``reason: resolved``) before the chain's end; entered in that order nothing is flagged. The
+    moves offered only the chain's end, which a witnessed duel then flagged TRAP-04."""
+    duel, recorder = at_the_table(
+        client,
+        {"kind": "normal_summoned", "player": 0, "card": "p0.m0", "zone": 2, "shows": {"p0.m0": VORSE}},
+        {"kind": "spell_trap_set", "player": 0, "card": "p0.m1", "zone": 0},
+        {"kind": "phase_entered", "phase": "end"},
+        {"kind": "turn_started", "player": 1, "turn": 2}, {"kind": "phase_entered", "phase": "draw"},
+        {"kind": "cards_drawn", "player": 1}, {"kind": "phase_entered", "phase": "standby"},
+        {"kind": "phase_entered", "phase": "main1"},
+        {"kind": "normal_summoned", "player": 1, "card": "p1.m0", "zone": 0, "shows": {"p1.m0": WARWOLF}},
+        {"kind": "phase_entered", "phase": "battle"}, {"kind": "step_entered", "step": "battle"},
+        {"kind": "attack_declared", "player": 1, "attacker": "p1.m0", "target": "p0.m0"},
+        {"kind": "activated", "player": 0, "card": "p0.m1", "shows": {"p0.m1": MAGIC_CYLINDER}},
+        {"kind": "chain_link_resolved", "link": 1},
+        {"kind": "attack_cancelled", "player": 0, "cause": "p0.m1"},
+        {"kind": "life_points_changed", "player": 1, "amount": 2000, "reason": "effect_damage", "lp": 6000,
+         "cause": "p0.m1"})
+    r = client.get(f"/duels/{duel['id']}/actions", headers=auth(duel["tokens"]["judge"]))
+    moves = [a["event"] for a in r.json()["actions"]]
+    leaving = {"kind": "card_moved", "card": "p0.m1", "to": [0, "gy"], "reason": "resolved"}
+    assert leaving in moves and moves.index(leaving) < moves.index({"kind": "chain_ended"})
+    board = tapped(client, duel, recorder, leaving)
+    assert "p0.m1" in ids(board["players"][0]["gy"])
+    tapped(client, duel, recorder, {"kind": "chain_ended"})

@@ -267,6 +267,17 @@ def _moves(state: DuelState, card: Card, zones: tuple[str, ...], reason: str) ->
         yield names[zone], {"kind": "card_moved", "card": card.id, "to": [owner, zone], "reason": why}, {}
 
 
+def _leaving(state: DuelState) -> Iterator[Proposal]:
+    """SPELL-04, TRAP-04: each resolved (or negated) Spell or Trap still face-up on the field that
+    must be in the GY before its chain is over, as a move of its own (the page's *Chain over*
+    enters them first: a table's recorder enters the chain's end, not the cards it sends)."""
+    for card_id in state.to_leave:
+        card = state.cards.get(card_id)
+        if card is not None and card.zone in (SZONE, FZONE) and card.face_up:
+            yield "Send to the GY (resolved)", {"kind": "card_moved", "card": card_id, "to": [card.owner, GY],
+                                                "reason": "resolved"}, {"card": [card_id]}
+
+
 def _name(state: DuelState, player: int) -> str:
     return state.players[player] if player < len(state.players) and state.players[player] else f"player {player}"
 
@@ -294,6 +305,7 @@ def _for_turn(state: DuelState) -> Iterator[Proposal]:
         yield "Resolve the last link", {"kind": "chain_link_resolved", "link": len(state.chain)}, {}
         return
     if state.resolving:
+        yield from _leaving(state)
         yield "The chain is over", {"kind": "chain_ended"}, {}
     if attack is not None and state.step == "damage" and not attack.calculated:
         attacker = state.cards.get(attack.attacker)

@@ -768,7 +768,24 @@ class Recorder {
     const passer = this.side !== null ? this.side : board && board.priority !== undefined ? board.priority : this.turn.player;
     if (move === "pass") this.enter([{ kind: "priority_passed", player: passer }], t("Pass"));
     if (move === "resolve") this.enter([{ kind: "chain_link_resolved", link: Math.max(1, links) }], t("Resolve"));
-    if (move === "chain-over") this.enter([{ kind: "chain_ended" }], t("Chain over"));
+    if (move === "chain-over") this.chainOver();
+  }
+
+  // The chain's end, after the resolved Spells and Traps the rules say must be in the GY by then
+  // (SPELL-04, TRAP-04): at the table the card goes as the chain ends, so one tap enters both,
+  // never the end alone (which a witnessed duel flagged for the order it was entered in).
+  // Asked of the service once the entries before it are stored (offline: the end alone, as typed).
+  async chainOver() {
+    for (let i = 0; i < 100 && this.online && this.queue.waiting.length; i++) await new Promise((done) => setTimeout(done, 100));
+    let leaving = [];
+    if (!this.queue.waiting.length) {
+      try {
+        const response = await fetch(`/duels/${ID}/actions`, { headers: HEADERS, cache: "no-store" });
+        const found = response.ok ? (await response.json()).actions || [] : [];
+        leaving = found.filter((a) => a.event.kind === "card_moved" && a.event.reason === "resolved").map((a) => visible(a.event));
+      } catch (error) { leaving = []; }
+    }
+    this.enter([...leaving, { kind: "chain_ended" }], t("Chain over"));
   }
 
   // -- the LP keypad --------------------------------------------------------------------------------
