@@ -814,3 +814,27 @@ def test_chain_over_sends_the_resolved_normal_trap_to_the_gy_first(service, brow
     assert not [f for f in report.get("flagged", []) if f["rule"] == "TRAP-04"], report
     expect(table.page.locator("#entries .flagged")).to_have_count(0)
     table.close()
+
+
+def test_a_refused_entry_says_why_in_the_pages_language(service, browser):  # noqa: F811
+    """A machine duel refuses an illegal entry with its rule; the page kept it, *not stored*, with
+    the English message however the page was read (it asked in no language and read ``message``,
+    never ``message_translated``). On a page read in Japanese the reason is Japanese, its rule ID
+    as it is."""
+    duel = create(service.url, title="machine table")
+    table = Table(browser, duel["record"]["recorder"] + "&lang=ja")
+    table.page.fill("#name0", "A")
+    table.page.fill("#name1", "B")
+    table.tap("#start")
+    table.settled(5)
+    for n, move in enumerate(["next-turn", "phase-draw", "phase-standby", "phase-main1"]):
+        table.tap(f'[data-move="{move}"]')
+        table.settled(6 + n)
+    table.tap('[data-move="phase-draw"]')         # the Draw Phase after Main Phase 1: TURN-01
+    problem = table.page.locator("#entries .refused .problem")
+    expect(problem).to_contain_text("TURN-01", timeout=30_000)
+    expect(problem).to_contain_text("ドローフェイズ")
+    assert "cannot follow" not in problem.inner_text()
+    table.tap("#entries .refused button:nth-of-type(2)")     # Discard
+    table.settled(9)
+    table.close()

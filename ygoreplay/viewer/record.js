@@ -117,6 +117,10 @@ class Queue {
   get waiting() { return this.entries.filter((e) => e.state === "waiting"); }
 }
 
+// A rule's refusal in the page's language: the service says it in the ``lang`` asked for beside the
+// English it records (``message_translated``, i18n.message_dict), which scripts match on.
+function said(answer) { return answer.message_translated || answer.message; }
+
 function namesText(shows) { return Object.entries(shows).map(([id, code]) => `${id}:${code}`).join(","); }
 
 // Whether an entry about a card puts it where everyone sees it (not a Set, not back to a hidden pile).
@@ -310,7 +314,7 @@ class Recorder {
     const started = performance.now();
     let response;
     try {
-      response = await fetch(`/duels/${ID}/events?expected=${entry.at}`, {
+      response = await fetch(`/duels/${ID}/events?expected=${entry.at}&lang=${encodeURIComponent(language)}`, {
         method: "POST", headers: { ...HEADERS, "Content-Type": "application/json" }, body: JSON.stringify(entry.events) });
     } catch (error) {
       this.connected(false);
@@ -331,7 +335,7 @@ class Recorder {
     }
     if (response.status === 409) return this.reconcile(entry);
     entry.state = "refused";
-    entry.problem = answer.error || answer.message || t("the service answered {status}", { status: response.status });
+    entry.problem = answer.error || said(answer) || t("the service answered {status}", { status: response.status });
     if (answer.rule) entry.problem = `${answer.rule}: ${entry.problem}`;
     this.queue.save();
     return "refused";
@@ -420,10 +424,10 @@ class Recorder {
       const response = await fetch(`/matches/${MATCH}/state`, { headers: HEADERS, cache: "no-store" });
       const game = ((await response.json()).games || []).find((g) => g.duel === ID);
       if (game && !game.ended) {
-        const ended = await fetch(`/matches/${MATCH}/games/${game.game}/end`, {
+        const ended = await fetch(`/matches/${MATCH}/games/${game.game}/end?lang=${encodeURIComponent(language)}`, {
           method: "POST", headers: { ...HEADERS, "Content-Type": "application/json" }, body: "{}" });
         const answer = visible(await ended.json().catch(() => ({})));
-        if (!ended.ok) { this.error(answer.rule ? `${answer.rule}: ${answer.message}` : answer.error || t("the service answered {status}", { status: ended.status })); return; }
+        if (!ended.ok) { this.error(answer.rule ? `${answer.rule}: ${said(answer)}` : answer.error || t("the service answered {status}", { status: ended.status })); return; }
       }
     } catch (error) {
       this.error(t("The match cannot be reached: try again when the network is back."));
@@ -1217,12 +1221,12 @@ async function nextDuel(matchId) {
   said.hidden = true;
   players.forEach((name, i) => {
     const b = button(t("{player} goes first", { player: name }), async () => {
-      const started = await fetch(`/matches/${matchId}/games`, {
+      const started = await fetch(`/matches/${matchId}/games?lang=${encodeURIComponent(language)}`, {
         method: "POST", headers: { ...HEADERS, "Content-Type": "application/json" },
         body: JSON.stringify({ first_player: i, chosen_by: Number(chooser.value) }) });
       const answer = await started.json().catch(() => ({}));
       if (started.ok) { goTo(answer.duel.id, i); return; }
-      const why = answer.rule ? `${answer.rule}: ${answer.message}` : answer.error;    // a match rule's refusal names it
+      const why = answer.rule ? `${answer.rule}: ${said(answer)}` : answer.error;    // a match rule's refusal names it
       said.textContent = visible(why || t("the service answered {status}", { status: started.status }));
       said.hidden = false;
     }, "big");
