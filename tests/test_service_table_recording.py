@@ -120,3 +120,34 @@ def test_a_resolved_normal_trap_is_offered_to_the_gy_before_the_chain_is_over(cl
     board = tapped(client, duel, recorder, leaving)
     assert "p0.m1" in ids(board["players"][0]["gy"])
     tapped(client, duel, recorder, {"kind": "chain_ended"})
+
+
+def test_what_may_be_entered_is_labelled_in_the_readers_language(client) -> None:  # noqa: F811
+    """The actions' labels were English whatever the language asked (``?lang=``, Accept-Language):
+    a recorder reading the page in Japanese, Korean or Chinese tapped English buttons (Normal
+    Summon, Attack, Send to the GY, the turn's moves). Each action now carries ``label_translated``
+    in the reader's language beside the English ``label`` (what a script matches on, unchanged),
+    as a refusal's message does; in English there is none."""
+    duel, recorder = at_the_table(
+        client, {"kind": "phase_entered", "phase": "end"},
+        {"kind": "turn_started", "player": 1, "turn": 2}, {"kind": "phase_entered", "phase": "draw"},
+        {"kind": "cards_drawn", "player": 1}, {"kind": "phase_entered", "phase": "standby"},
+        {"kind": "phase_entered", "phase": "main1"},
+        {"kind": "normal_summoned", "player": 1, "card": "p1.m0", "zone": 2, "shows": {"p1.m0": VORSE}},
+        {"kind": "phase_entered", "phase": "battle"}, {"kind": "step_entered", "step": "battle"},
+        {"kind": "attack_declared", "player": 1, "attacker": "p1.m0"}, {"kind": "step_entered", "step": "damage"},
+        {"kind": "damage_calculated", "damage": [1900, 0]})
+    asked = [("card", "p1.m1"), ("card", "p1.m0"), (None, None)]          # a hand card, a monster, the turn
+    for language in ("ja", "ko", "zh-Hans", "zh-Hant"):
+        for field, card in asked:
+            params = {"lang": language, **({field: card} if field else {})}
+            found = client.get(f"/duels/{duel['id']}/actions", params=params, headers=auth(recorder)).json()["actions"]
+            assert found
+            english = [a["label"] for a in found if a.get("label_translated", a["label"]) == a["label"]]
+            assert not english, f"English left in {language}: {english}"
+    found = client.get(f"/duels/{duel['id']}/actions", params={"lang": "ja"}, headers=auth(recorder)).json()["actions"]
+    damage = next(a for a in found if a["event"]["kind"] == "life_points_changed")
+    assert damage["label"] == "Battle damage 1900 to Yugi"                 # the English kept for scripts
+    assert damage["label_translated"] == "Yugiに1900の戦闘ダメージ"
+    hand = client.get(f"/duels/{duel['id']}/actions", params={"card": "p1.m1", "lang": "en"}, headers=auth(recorder))
+    assert all("label_translated" not in a for a in hand.json()["actions"])

@@ -509,17 +509,18 @@ class Recorder {
 
   actionRow(action, role) {
     const row = el("div", "action");
-    row.dataset.label = action.label;
-    const main = button(action.label, () => this.enter([action.event], action.label), "big");
+    row.dataset.label = action.label;             // the English, as scripts match it; shown in the page's language
+    const shown = action.label_translated || action.label;
+    const main = button(shown, () => this.enter([action.event], shown), "big");
     main.dataset.action = action.label;
     main.dataset.kind = action.event.kind;
     if (role === "move") main.dataset.move = action.event.kind;
     row.append(main);
     for (const [field, values] of Object.entries(action.choices || {})) {
       for (const value of values) {
-        if (JSON.stringify(value) === JSON.stringify(action.event[field])) { main.textContent = `${action.label} · ${this.choiceText(action.event, field, value)}`; continue; }
+        if (JSON.stringify(value) === JSON.stringify(action.event[field])) { main.textContent = `${shown} · ${this.choiceText(action.event, field, value)}`; continue; }
         const chip = button(this.choiceText(action.event, field, value), () => this.enter([{ ...action.event, [field]: value }],
-          `${action.label} (${field} ${value})`), "chip");
+          `${shown} (${field} ${value})`), "chip");
         chip.dataset.choice = `${field}=${typeof value === "string" ? value : JSON.stringify(value)}`;
         row.append(chip);
       }
