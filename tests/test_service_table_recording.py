@@ -151,3 +151,28 @@ def test_what_may_be_entered_is_labelled_in_the_readers_language(client) -> None
     assert damage["label_translated"] == "Yugiに1900の戦闘ダメージ"
     hand = client.get(f"/duels/{duel['id']}/actions", params={"card": "p1.m1", "lang": "en"}, headers=auth(recorder))
     assert all("label_translated" not in a for a in hand.json()["actions"])
+
+
+def test_a_monster_destroyed_in_battle_goes_to_the_gy_by_battle_in_one_tap(client) -> None:  # noqa: F811
+    """BATTLE-14: after the damage calculation destroyed a monster, its sheet's *Send to the GY*
+    moves it ``reason: battle`` (the record's "destroyed by battle", what a search by what happened
+    to a card counts). It was ``destroyed``, as for an effect, whatever destroyed it."""
+    duel, recorder = at_the_table(
+        client,
+        {"kind": "normal_summoned", "player": 0, "card": "p0.m0", "zone": 2, "shows": {"p0.m0": VORSE}},
+        {"kind": "phase_entered", "phase": "end"},
+        {"kind": "turn_started", "player": 1, "turn": 2}, {"kind": "phase_entered", "phase": "draw"},
+        {"kind": "cards_drawn", "player": 1}, {"kind": "phase_entered", "phase": "standby"},
+        {"kind": "phase_entered", "phase": "main1"},
+        {"kind": "normal_summoned", "player": 1, "card": "p1.m0", "zone": 0, "shows": {"p1.m0": WARWOLF}},
+        {"kind": "phase_entered", "phase": "battle"}, {"kind": "step_entered", "step": "battle"},
+        {"kind": "attack_declared", "player": 1, "attacker": "p1.m0", "target": "p0.m0"},
+        {"kind": "step_entered", "step": "damage"},
+        {"kind": "damage_calculated", "destroyed": ["p0.m0"], "damage": [100, 0]},
+        {"kind": "life_points_changed", "player": 0, "amount": 100, "reason": "battle_damage", "lp": 7900})
+    destroyed = offered(client, duel, "p0.m0", "", "Send to the GY")["event"]
+    assert destroyed == {"kind": "card_moved", "card": "p0.m0", "to": [0, "gy"], "reason": "battle"}
+    survivor = offered(client, duel, "p1.m0", "", "Send to the GY")["event"]
+    assert survivor["reason"] == "destroyed"                # not destroyed by this battle: as before
+    board = tapped(client, duel, recorder, destroyed)
+    assert "p0.m0" in ids(board["players"][0]["gy"])

@@ -190,7 +190,10 @@ def _for_card(state: DuelState, card: Card) -> Iterator[Proposal]:
             yield _CHANGE_TO[other], {"kind": "position_changed", "player": me, "card": cid, "position": other}, {}
         yield N_("Activate an effect"), {"kind": "activated", "player": me, "card": cid, "effect_type": "ignition"}, {}
         yield N_("Activate an effect (Quick)"), {"kind": "activated", "player": me, "card": cid, "effect_type": "quick"}, {}
-        yield from _moves(state, card, (GY, BANISHED, HAND, DECK), "destroyed")
+        # a monster the damage calculation destroyed goes to the GY destroyed by battle (BATTLE-14)
+        attack = state.attack
+        battle = attack is not None and attack.calculated and cid in attack.destroyed
+        yield from _moves(state, card, (GY, BANISHED, HAND, DECK), "battle" if battle else "destroyed")
     elif zone in (SZONE, FZONE):
         yield N_("Activate"), {"kind": "activated", "player": me, "card": cid}, {}
         yield from _moves(state, card, (GY, BANISHED, HAND, DECK), "destroyed")
