@@ -838,3 +838,28 @@ def test_a_refused_entry_says_why_in_the_pages_language(service, browser):  # no
     table.tap("#entries .refused button:nth-of-type(2)")     # Discard
     table.settled(9)
     table.close()
+
+
+def test_a_pile_opened_to_pick_a_card_closes_once_its_entry_is_made(service, browser):  # noqa: F811
+    """At 360 px the Extra Deck's list, opened to pick the monster to summon, stayed open after the
+    summon and lay over the phase bar: the next tap (the Battle Phase) hit a card of the list. Once
+    an entry is made the list is closed and the bar takes the tap."""
+    duel = create(service.url, title="extra deck", mode="witnessed")
+    table = Table(browser, duel["record"]["recorder"], width=360)
+    table.page.fill("#name0", "A")
+    table.page.fill("#name1", "B")
+    table.page.fill("#extra-size", "15")
+    table.tap("#start")
+    table.settled(5)
+    for n, move in enumerate(["next-turn", "phase-draw", "phase-standby", "phase-main1"]):
+        table.tap(f'[data-move="{move}"]')
+        table.settled(6 + n)
+    table.tap('#side-bottom .zone.pile:has(.card[data-card="p0.x0"]) summary')
+    table.card("p0.x0")
+    table.sheet_action("Special Summon")
+    table.settled(10)
+    expect(table.page.locator("#board details.pilelist[open]")).to_have_count(0)
+    table.page.locator('[data-move="phase-battle"]').click(timeout=5_000)     # not covered by the list
+    table.settled(11)
+    assert stored(service.url, duel)[-1] == {"kind": "phase_entered", "phase": "battle", "entered_by": "recorder"}
+    table.close()

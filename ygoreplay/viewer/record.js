@@ -286,6 +286,9 @@ class Recorder {
     this.queue.add(events, this.position, label);
     this.entered.push(...events);
     this.closeSheet();
+    // a pile's list opened to pick a card (the Extra Deck's, the GY's) is done with: open, it
+    // lay over the phase bar and the chain box on a phone until closed by hand
+    for (const pile of document.querySelectorAll("#board details.pilelist[open]")) pile.open = false;
     this.drawEntries();
     this.status();
     this.flush();
