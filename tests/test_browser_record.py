@@ -863,3 +863,25 @@ def test_a_pile_opened_to_pick_a_card_closes_once_its_entry_is_made(service, bro
     table.settled(11)
     assert stored(service.url, duel)[-1] == {"kind": "phase_entered", "phase": "battle", "entered_by": "recorder"}
     table.close()
+
+
+def test_a_players_sealed_card_offers_its_opening_in_the_pages_language(service, browser):  # noqa: F811
+    """The sealed card's *Open: show it is …* was the one English text of the player's page in
+    Japanese (built outside the catalogue); it is now the page's language, the card's name in it."""
+    duel = create(service.url, title="sealed in japanese", mode="witnessed")
+    p0 = Table(browser, duel["record"]["p0"] + "&lang=ja", width=360)
+    p0.page.fill("#name0", "Yugi")
+    p0.page.fill("#name1", "Kaiba")
+    p0.tap("#start")
+    p0.settled(5)
+    card = p0.page.evaluate("window.ygoreplay.recorder.board.players[0].hand[0].id")
+    p0.card(card)
+    p0.page.fill("#name-input", "46986414")      # Dark Magician, by its passcode
+    p0.tap('#suggestions [data-code="46986414"]')
+    p0.tap('#sheet [data-seal="seal"]')
+    p0.settled(6)
+    p0.card(card)
+    opening = p0.page.locator('#sheet [data-seal="open"]')
+    expect(opening).to_contain_text("であることを示す")
+    assert "Open: show it is" not in opening.inner_text()
+    p0.close()

@@ -608,7 +608,7 @@ class Recorder {
     if (kept && !kept.opened) {
       const row = el("div", "action seal");
       row.append(el("span", "hint", t("Sealed as {name}: only this device knows it", { name: this.nameOf(kept.code) })),
-        button(`Open: show it is ${this.nameOf(kept.code)}`, () => this.openSeals([card.id]), "chip"));
+        button(t("Open: show it is {name}", { name: this.nameOf(kept.code) }), () => this.openSeals([card.id]), "chip"));
       row.lastChild.dataset.seal = "open";
       return [row];
     }
