@@ -115,6 +115,7 @@ def test_a_resolved_normal_trap_is_offered_to_the_gy_before_the_chain_is_over(cl
          "cause": "p0.m1"})
     r = client.get(f"/duels/{duel['id']}/actions", headers=auth(duel["tokens"]["judge"]))
     moves = [a["event"] for a in r.json()["actions"]]
+    assert {"kind": "attack_cancelled", "player": 0, "cause": "p0.m1"} not in moves    # already entered
     leaving = {"kind": "card_moved", "card": "p0.m1", "to": [0, "gy"], "reason": "resolved"}
     assert leaving in moves and moves.index(leaving) < moves.index({"kind": "chain_ended"})
     board = tapped(client, duel, recorder, leaving)
@@ -176,3 +177,29 @@ def test_a_monster_destroyed_in_battle_goes_to_the_gy_by_battle_in_one_tap(clien
     assert survivor["reason"] == "destroyed"                # not destroyed by this battle: as before
     board = tapped(client, duel, recorder, destroyed)
     assert "p0.m0" in ids(board["players"][0]["gy"])
+
+
+def test_an_attack_negated_by_the_trap_that_resolved_is_one_tap(client) -> None:  # noqa: F811
+    """BATTLE-06: Magic Cylinder resolved in the Battle Step; the attack it negates is among the
+    turn's moves, caused by it and entered as its player's (the trap's own player's device may enter
+    it), and stored unflagged. It could be entered only through the page's form for any event, whose
+    player field said the turn player."""
+    duel, recorder = at_the_table(
+        client,
+        {"kind": "normal_summoned", "player": 0, "card": "p0.m0", "zone": 2, "shows": {"p0.m0": VORSE}},
+        {"kind": "spell_trap_set", "player": 0, "card": "p0.m1", "zone": 0},
+        {"kind": "phase_entered", "phase": "end"},
+        {"kind": "turn_started", "player": 1, "turn": 2}, {"kind": "phase_entered", "phase": "draw"},
+        {"kind": "cards_drawn", "player": 1}, {"kind": "phase_entered", "phase": "standby"},
+        {"kind": "phase_entered", "phase": "main1"},
+        {"kind": "normal_summoned", "player": 1, "card": "p1.m0", "zone": 0, "shows": {"p1.m0": WARWOLF}},
+        {"kind": "phase_entered", "phase": "battle"}, {"kind": "step_entered", "step": "battle"},
+        {"kind": "attack_declared", "player": 1, "attacker": "p1.m0", "target": "p0.m0"},
+        {"kind": "activated", "player": 0, "card": "p0.m1", "shows": {"p0.m1": MAGIC_CYLINDER}},
+        {"kind": "chain_link_resolved", "link": 1})
+    r = client.get(f"/duels/{duel['id']}/actions", headers=auth(duel["tokens"]["judge"]))
+    negate = next(a for a in r.json()["actions"] if a["event"]["kind"] == "attack_cancelled")
+    assert negate["event"] == {"kind": "attack_cancelled", "player": 0, "cause": "p0.m1"}
+    assert negate["verdict"] == "legal"
+    board = tapped(client, duel, recorder, negate["event"])
+    assert board.get("attack") is None

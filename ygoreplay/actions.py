@@ -319,6 +319,12 @@ def _for_turn(state: DuelState) -> Iterator[Proposal]:
         yield N_("Resolve the last link"), {"kind": "chain_link_resolved", "link": len(state.chain)}, {}
         return
     if state.resolving:
+        if attack is not None and not attack.calculated and state.resolved:
+            # BATTLE-06: the link just resolved (Magic Cylinder, Negate Attack...) ends the attack
+            cause = state.cards.get(state.resolved[-1][0])
+            if cause is not None:
+                yield N_("Negate the attack"), {"kind": "attack_cancelled", "player": cause.controller,
+                                                "cause": cause.id}, {}
         yield from _leaving(state)
         yield N_("The chain is over"), {"kind": "chain_ended"}, {}
     if attack is not None and state.step == "damage" and not attack.calculated:
