@@ -779,3 +779,109 @@ def test_the_judges_page_rewinds_the_duel_at_once(service, browser):  # noqa: F8
     expect(recorder.page.locator('#entries li[data-i="8"]')).to_have_class("entry struck")
     judge.close()
     recorder.close()
+
+
+def test_chain_over_sends_the_resolved_normal_trap_to_the_gy_first(service, browser):  # noqa: F811
+    """TRAP-04: at the table a resolved Normal Trap goes to the GY as its chain ends, so a recorder
+    taps *Resolve*, enters what it did, then *Chain over*. The page entered the chain's end alone,
+    the Trap still on the field, and the witnessed duel flagged TRAP-04 on a legal play; *Chain
+    over* now enters the Trap's move to the GY (as the rules' moves offer it) and then the end."""
+    duel, table = on_turn_1(service.url, browser, "magic cylinder")
+    played = [
+        {"kind": "phase_entered", "phase": "draw"}, {"kind": "phase_entered", "phase": "standby"},
+        {"kind": "phase_entered", "phase": "main1"},
+        {"kind": "normal_summoned", "player": 0, "card": "p0.m0", "zone": 2, "shows": {"p0.m0": 14898066}},
+        {"kind": "spell_trap_set", "player": 0, "card": "p0.m1", "zone": 0}, {"kind": "phase_entered", "phase": "end"},
+        {"kind": "turn_started", "player": 1, "turn": 2}, {"kind": "phase_entered", "phase": "draw"},
+        {"kind": "cards_drawn", "player": 1}, {"kind": "phase_entered", "phase": "standby"},
+        {"kind": "phase_entered", "phase": "main1"},
+        {"kind": "normal_summoned", "player": 1, "card": "p1.m0", "zone": 0, "shows": {"p1.m0": 69247929}},
+        {"kind": "phase_entered", "phase": "battle"}, {"kind": "step_entered", "step": "battle"},
+        {"kind": "attack_declared", "player": 1, "attacker": "p1.m0", "target": "p0.m0"},
+        {"kind": "activated", "player": 0, "card": "p0.m1", "shows": {"p0.m1": 62279055}},
+        {"kind": "chain_link_resolved", "link": 1}]
+    r = httpx.post(f"{service.url}/duels/{duel['id']}/events?expected=6", json=played,
+                   headers=auth(duel["tokens"]["recorder"]))
+    assert r.status_code == 200 and r.json()["flags"] == [], r.text
+    table.settled(6 + len(played))
+    table.keypad(1, 2000, "effect_damage")        # what Magic Cylinder did, then the chain is over at once
+    table.tap('#chainbox [data-move="chain-over"]')
+    table.settled(6 + len(played) + 3)
+    after = stored(service.url, duel)[-3:]
+    assert [e["kind"] for e in after] == ["life_points_changed", "card_moved", "chain_ended"]
+    assert after[1]["card"] == "p0.m1" and after[1]["to"] == [0, "gy"]
+    report = httpx.get(f"{service.url}/duels/{duel['id']}/verify", headers=auth(duel["tokens"]["judge"])).json()
+    assert not [f for f in report.get("flagged", []) if f["rule"] == "TRAP-04"], report
+    expect(table.page.locator("#entries .flagged")).to_have_count(0)
+    table.close()
+
+
+def test_a_refused_entry_says_why_in_the_pages_language(service, browser):  # noqa: F811
+    """A machine duel refuses an illegal entry with its rule; the page kept it, *not stored*, with
+    the English message however the page was read (it asked in no language and read ``message``,
+    never ``message_translated``). On a page read in Japanese the reason is Japanese, its rule ID
+    as it is."""
+    duel = create(service.url, title="machine table")
+    table = Table(browser, duel["record"]["recorder"] + "&lang=ja")
+    table.page.fill("#name0", "A")
+    table.page.fill("#name1", "B")
+    table.tap("#start")
+    table.settled(5)
+    for n, move in enumerate(["next-turn", "phase-draw", "phase-standby", "phase-main1"]):
+        table.tap(f'[data-move="{move}"]')
+        table.settled(6 + n)
+    table.tap('[data-move="phase-draw"]')         # the Draw Phase after Main Phase 1: TURN-01
+    problem = table.page.locator("#entries .refused .problem")
+    expect(problem).to_contain_text("TURN-01", timeout=30_000)
+    expect(problem).to_contain_text("ドローフェイズ")
+    assert "cannot follow" not in problem.inner_text()
+    table.tap("#entries .refused button:nth-of-type(2)")     # Discard
+    table.settled(9)
+    table.close()
+
+
+def test_a_pile_opened_to_pick_a_card_closes_once_its_entry_is_made(service, browser):  # noqa: F811
+    """At 360 px the Extra Deck's list, opened to pick the monster to summon, stayed open after the
+    summon and lay over the phase bar: the next tap (the Battle Phase) hit a card of the list. Once
+    an entry is made the list is closed and the bar takes the tap."""
+    duel = create(service.url, title="extra deck", mode="witnessed")
+    table = Table(browser, duel["record"]["recorder"], width=360)
+    table.page.fill("#name0", "A")
+    table.page.fill("#name1", "B")
+    table.page.fill("#extra-size", "15")
+    table.tap("#start")
+    table.settled(5)
+    for n, move in enumerate(["next-turn", "phase-draw", "phase-standby", "phase-main1"]):
+        table.tap(f'[data-move="{move}"]')
+        table.settled(6 + n)
+    table.tap('#side-bottom .zone.pile:has(.card[data-card="p0.x0"]) summary')
+    table.card("p0.x0")
+    table.sheet_action("Special Summon")
+    table.settled(10)
+    expect(table.page.locator("#board details.pilelist[open]")).to_have_count(0)
+    table.page.locator('[data-move="phase-battle"]').click(timeout=5_000)     # not covered by the list
+    table.settled(11)
+    assert stored(service.url, duel)[-1] == {"kind": "phase_entered", "phase": "battle", "entered_by": "recorder"}
+    table.close()
+
+
+def test_a_players_sealed_card_offers_its_opening_in_the_pages_language(service, browser):  # noqa: F811
+    """The sealed card's *Open: show it is …* was the one English text of the player's page in
+    Japanese (built outside the catalogue); it is now the page's language, the card's name in it."""
+    duel = create(service.url, title="sealed in japanese", mode="witnessed")
+    p0 = Table(browser, duel["record"]["p0"] + "&lang=ja", width=360)
+    p0.page.fill("#name0", "Yugi")
+    p0.page.fill("#name1", "Kaiba")
+    p0.tap("#start")
+    p0.settled(5)
+    card = p0.page.evaluate("window.ygoreplay.recorder.board.players[0].hand[0].id")
+    p0.card(card)
+    p0.page.fill("#name-input", "46986414")      # Dark Magician, by its passcode
+    p0.tap('#suggestions [data-code="46986414"]')
+    p0.tap('#sheet [data-seal="seal"]')
+    p0.settled(6)
+    p0.card(card)
+    opening = p0.page.locator('#sheet [data-seal="open"]')
+    expect(opening).to_contain_text("であることを示す")
+    assert "Open: show it is" not in opening.inner_text()
+    p0.close()

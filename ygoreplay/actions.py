@@ -22,6 +22,7 @@ from typing import Any, Iterator
 from .cards import CardDB, CardType
 from .events import (
     ATTACK, BANISHED, DECK, DEFENSE, EXTRA, FZONE, GY, HAND, MZONE, SET, SZONE, EventFormatError, from_dict)
+from .i18n import DEFAULT, N_, current, said, say
 from .rules import RuleViolation, apply
 from .rules.base import priority_holder
 from .rules.battle import battle_result
@@ -31,6 +32,11 @@ from .state import MAIN_MONSTER_ZONES, Card, DuelState
 MOST_ACTIONS = 80
 _NEXT_PHASE = {None: "draw", "draw": "standby", "standby": "main1", "main1": "battle", "battle": "main2", "main2": "end"}
 _NEXT_STEP = {None: "start", "start": "battle", "battle": "damage", "damage": "end"}
+# Each label is English (what a script matches on) and is given translated beside it (``to_dict``).
+_PHASE_LABELS = {"draw": N_("To draw"), "standby": N_("To standby"), "main1": N_("To main1"), "battle": N_("To battle"),
+                 "main2": N_("To main2"), "end": N_("To end")}
+_STEP_LABELS = {"start": N_("Start Step"), "battle": N_("Battle Step"), "damage": N_("Damage Step"), "end": N_("End Step")}
+_CHANGE_TO = {ATTACK: N_("Change to attack"), DEFENSE: N_("Change to defense")}
 
 
 @dataclass
@@ -44,8 +50,12 @@ class Action:
     choices: dict[str, list] = field(default_factory=dict)
 
     def to_dict(self, verdict: bool = True) -> dict:
-        """Its wire form; without the rules' ``verdict`` when the duel's warnings are off."""
+        """Its wire form; without the rules' ``verdict`` when the duel's warnings are off. ``label``
+        is always the English (what a client matches on), ``label_translated`` beside it in the
+        reader's language when that is another (as ``i18n.message_dict`` gives a message)."""
         out: dict[str, Any] = {"label": self.label, "event": self.event}
+        if current() != DEFAULT:
+            out["label_translated"] = said(self.label)
         if verdict:
             out["verdict"] = self.verdict
         if verdict and self.rules:
@@ -148,59 +158,137 @@ def _for_card(state: DuelState, card: Card) -> Iterator[Proposal]:
                 zones = _free_monster_zones(state, me) or [i for i, c in enumerate(state.sides[me].mzone[:5])
                                                             if c in tributes]
                 event = {"kind": "normal_summoned", "player": me, "card": cid, "tributes": tributes}
-                yield from _placed("Normal Summon", event, "zone", zones)
-                yield from _placed("Set (monster)", {**event, "kind": "monster_set"}, "zone", zones)
+                yield from _placed(N_("Normal Summon"), event, "zone", zones)
+                yield from _placed(N_("Set (monster)"), {**event, "kind": "monster_set"}, "zone", zones)
         if spell_trap:
             if facts is None or not (facts.type & CardType.FIELD):
-                yield from _placed("Set (Spell/Trap)", {"kind": "spell_trap_set", "player": me, "card": cid},
+                yield from _placed(N_("Set (Spell/Trap)"), {"kind": "spell_trap_set", "player": me, "card": cid},
                                    "zone", _free_spell_zones(state, me))
             if facts is None or facts.is_spell:
                 if facts is not None and facts.type & CardType.FIELD:
-                    yield "Activate (Field Spell)", {"kind": "activated", "player": me, "card": cid, "field_zone": True}, {}
+                    yield N_("Activate (Field Spell)"), {"kind": "activated", "player": me, "card": cid, "field_zone": True}, {}
                 else:
-                    yield from _placed("Activate", {"kind": "activated", "player": me, "card": cid}, "zone",
+                    yield from _placed(N_("Activate"), {"kind": "activated", "player": me, "card": cid}, "zone",
                                        _free_spell_zones(state, me))
         if monster:
-            yield "Activate an effect (Quick)", {"kind": "activated", "player": me, "card": cid, "effect_type": "quick"}, {}
-            yield from _placed("Special Summon", {"kind": "special_summoned", "player": me, "card": cid}, "zone",
+            yield N_("Activate an effect (Quick)"), {"kind": "activated", "player": me, "card": cid, "effect_type": "quick"}, {}
+            yield from _placed(N_("Special Summon"), {"kind": "special_summoned", "player": me, "card": cid}, "zone",
                                _free_monster_zones(state, me))
         yield from _moves(state, card, (GY, BANISHED, DECK), "discarded")
-        yield "Reveal", {"kind": "card_revealed", "player": me, "cards": [cid]}, {}
+        yield N_("Reveal"), {"kind": "card_revealed", "player": me, "cards": [cid]}, {}
     elif zone == MZONE:
         if state.phase == "battle" and state.step in ("battle", "start", None) and card.position == ATTACK:
             targets = [c.id for c in state.monsters(1 - me)]
             if targets:
-                yield "Attack", {"kind": "attack_declared", "player": me, "attacker": cid, "target": targets[0]}, (
+                yield N_("Attack"), {"kind": "attack_declared", "player": me, "attacker": cid, "target": targets[0]}, (
                     {"target": targets} if len(targets) > 1 else {})
-            yield "Attack directly", {"kind": "attack_declared", "player": me, "attacker": cid}, {}
+            yield N_("Attack directly"), {"kind": "attack_declared", "player": me, "attacker": cid}, {}
         if card.position == SET:
-            yield "Flip Summon", {"kind": "flip_summoned", "player": me, "card": cid}, {}
+            yield N_("Flip Summon"), {"kind": "flip_summoned", "player": me, "card": cid}, {}
         else:
             other = DEFENSE if card.position == ATTACK else ATTACK
-            yield f"Change to {other}", {"kind": "position_changed", "player": me, "card": cid, "position": other}, {}
-        yield "Activate an effect", {"kind": "activated", "player": me, "card": cid, "effect_type": "ignition"}, {}
-        yield "Activate an effect (Quick)", {"kind": "activated", "player": me, "card": cid, "effect_type": "quick"}, {}
-        yield from _moves(state, card, (GY, BANISHED, HAND, DECK), "destroyed")
+            yield _CHANGE_TO[other], {"kind": "position_changed", "player": me, "card": cid, "position": other}, {}
+        yield N_("Activate an effect"), {"kind": "activated", "player": me, "card": cid, "effect_type": "ignition"}, {}
+        yield N_("Activate an effect (Quick)"), {"kind": "activated", "player": me, "card": cid, "effect_type": "quick"}, {}
+        # a monster the damage calculation destroyed goes to the GY destroyed by battle (BATTLE-14)
+        attack = state.attack
+        battle = attack is not None and attack.calculated and cid in attack.destroyed
+        yield from _moves(state, card, (GY, BANISHED, HAND, DECK), "battle" if battle else "destroyed")
     elif zone in (SZONE, FZONE):
-        yield "Activate", {"kind": "activated", "player": me, "card": cid}, {}
+        yield N_("Activate"), {"kind": "activated", "player": me, "card": cid}, {}
         yield from _moves(state, card, (GY, BANISHED, HAND, DECK), "destroyed")
     elif zone in (GY, BANISHED, EXTRA, DECK):
+        if zone == EXTRA and facts is not None:
+            yield from _procedure_summons(state, card)
         if monster:
             method = "inherent" if zone == EXTRA else "effect"
-            yield from _placed("Special Summon", {"kind": "special_summoned", "player": card.owner, "card": cid,
+            yield from _placed(N_("Special Summon"), {"kind": "special_summoned", "player": card.owner, "card": cid,
                                                   "method": method}, "zone", _free_monster_zones(state, card.owner))
-        yield "Activate an effect", {"kind": "activated", "player": card.owner, "card": cid, "effect_type": "quick"}, {}
+        yield N_("Activate an effect"), {"kind": "activated", "player": card.owner, "card": cid, "effect_type": "quick"}, {}
         yield from _moves(state, card, (HAND, GY, BANISHED, DECK), "added" if zone == DECK else "returned")
 
 
+#: The Extra Deck procedures a tap may enter, by the facts' flag that allows each (XYZ-01, SYN-01,
+#: LINK-01); a Fusion Summon is an effect's (FUS-01): its materials are the card text's, not the rules'.
+_PROCEDURES = (("is_xyz", "xyz", N_("Xyz Summon")), ("is_synchro", "synchro", N_("Synchro Summon")),
+               ("is_link", "link", N_("Link Summon")))
+#: How many sets of materials one procedure offers (the first is the tap, the others its choices).
+MOST_MATERIAL_SETS = 8
+
+
+def _procedure_summons(state: DuelState, card: Card) -> Iterator[Proposal]:
+    """XYZ-01, SYN-01, LINK-01/02: a known Xyz, Synchro or Link monster in the Extra Deck Summoned
+    by its procedure, with the face-up monsters its player controls that fit as its materials (the
+    first set that does, the others as choices) and the zones the fold lets it enter. Without this a
+    table's recorder could enter it only as an ``inherent`` Special Summon, its materials left on
+    the field, or by typing the event."""
+    facts = card.facts
+    for flag, method, label in _PROCEDURES:
+        if not getattr(facts, flag):
+            continue
+        sets = _material_sets(state, card, method)
+        if not sets:
+            continue
+        event = {"kind": "special_summoned", "player": card.owner, "card": card.id, "method": method,
+                 "materials": sets[0]}
+        freed = {i for i, cid in enumerate(state.sides[card.owner].mzone[:MAIN_MONSTER_ZONES]) if cid in sets[0]}
+        zones = [z for z in [*sorted(set(_free_monster_zones(state, card.owner)) | freed), 5, 6]
+                 if (tried := _try(state, {**event, "zone": z})) is not None and tried[1] != "illegal"]
+        choices: dict[str, list] = {"materials": sets} if len(sets) > 1 else {}
+        if zones:
+            yield label, {**event, "zone": zones[0]}, ({**choices, "zone": zones} if len(zones) > 1 else choices)
+
+
+def _material_sets(state: DuelState, card: Card, method: str) -> list[list[str]]:
+    """The sets of face-up monsters ``card``'s player controls that the procedure's basic rules
+    accept (XYZ-01/02: 2 or more of the Level of its Rank, no Token; SYN-01: 1 Tuner and non-Tuners
+    whose Levels sum to its Level; LINK-02/03: each counting 1 or its Link rating, to its rating),
+    the fewest materials first."""
+    from itertools import combinations
+    known = [m for m in state.monsters(card.owner) if m.face_up and m.code]
+    found: list[list[str]] = []
+    for size in range(1, len(known) + 1):
+        for group in combinations(known, size):
+            if _fits(card, method, group):
+                found.append([m.id for m in group])
+                if len(found) >= MOST_MATERIAL_SETS:
+                    return found
+    return found
+
+
+def _fits(card: Card, method: str, group: tuple[Card, ...]) -> bool:
+    """Whether ``group`` is a set of materials for ``card`` the procedure's basic rules accept."""
+    if method == "xyz":
+        return len(group) >= 2 and all(not m.is_token and m.current_level == card.facts.rank for m in group)
+    if method == "synchro":
+        levels = [m.current_level for m in group]
+        return (len(group) >= 2 and None not in levels and sum(m.facts.is_tuner for m in group) == 1
+                and sum(level or 0 for level in levels) == card.current_level)
+    totals = {0}
+    for m in group:
+        totals = {t + v for t in totals for v in ({1, m.facts.link_rating} if m.facts.link_rating else {1})}
+    return (card.facts.link_rating or 0) in totals
+
+
 def _moves(state: DuelState, card: Card, zones: tuple[str, ...], reason: str) -> Iterator[Proposal]:
-    names = {GY: "Send to the GY", BANISHED: "Banish", HAND: "Return to the hand", DECK: "Return to the Deck"}
+    names = {GY: N_("Send to the GY"), BANISHED: N_("Banish"), HAND: N_("Return to the hand"), DECK: N_("Return to the Deck")}
     for zone in zones:
         if zone == card.zone:
             continue
         owner = card.controller if zone == HAND else card.owner
         why = "banished" if zone == BANISHED else "returned" if zone in (DECK, HAND) and reason != "added" else reason
         yield names[zone], {"kind": "card_moved", "card": card.id, "to": [owner, zone], "reason": why}, {}
+
+
+def _leaving(state: DuelState) -> Iterator[Proposal]:
+    """SPELL-04, TRAP-04: each resolved (or negated) Spell or Trap still face-up on the field that
+    must be in the GY before its chain is over, as a move of its own (the page's *Chain over*
+    enters them first: a table's recorder enters the chain's end, not the cards it sends)."""
+    for card_id in state.to_leave:
+        card = state.cards.get(card_id)
+        if card is not None and card.zone in (SZONE, FZONE) and card.face_up:
+            yield N_("Send to the GY (resolved)"), {"kind": "card_moved", "card": card_id, "to": [card.owner, GY],
+                                                "reason": "resolved"}, {"card": [card_id]}
 
 
 def _name(state: DuelState, player: int) -> str:
@@ -212,25 +300,33 @@ def _for_turn(state: DuelState) -> Iterator[Proposal]:
     if state.must_lose and not state.ended:        # WIN-01/02: the rules already say who lost
         losers = sorted(state.must_lose)
         winner = None if len(losers) == 2 else 1 - losers[0]
-        said = "A draw" if winner is None else f"{_name(state, winner)} wins"
         reason = "draw" if winner is None else state.must_lose[losers[0]]
+        said = (say("A draw ({reason})", reason=reason) if winner is None
+                else say("{player} wins ({reason})", player=_name(state, winner), reason=reason))
         # the loser's own entry (``player``): a player's device enters no end but its own loss
         loser = {} if winner is None else {"player": losers[0]}
-        yield f"{said} ({reason})", {"kind": "duel_ended", "winner": winner, "reason": reason, **loser}, {}
+        yield said, {"kind": "duel_ended", "winner": winner, "reason": reason, **loser}, {}
     attack = state.attack
     if attack is not None and attack.calculated:  # the battle damage calculated, not yet taken
         for p, amount in enumerate(attack.pending_damage):
             if amount > 0:
-                yield f"Battle damage {amount} to {_name(state, p)}", {
+                yield say("Battle damage {amount} to {player}", amount=amount, player=_name(state, p)), {
                     "kind": "life_points_changed", "player": p, "amount": amount, "reason": "battle_damage",
                     "lp": max(0, state.sides[p].lp - amount)}, {}
     passer = priority_holder(state)               # PRIO-01/03, CHAIN-04: the pass is the holder's
     if state.chain:
-        yield "Pass", {"kind": "priority_passed", "player": passer}, {}
-        yield "Resolve the last link", {"kind": "chain_link_resolved", "link": len(state.chain)}, {}
+        yield N_("Pass"), {"kind": "priority_passed", "player": passer}, {}
+        yield N_("Resolve the last link"), {"kind": "chain_link_resolved", "link": len(state.chain)}, {}
         return
     if state.resolving:
-        yield "The chain is over", {"kind": "chain_ended"}, {}
+        if attack is not None and not attack.calculated and state.resolved:
+            # BATTLE-06: the link just resolved (Magic Cylinder, Negate Attack...) ends the attack
+            cause = state.cards.get(state.resolved[-1][0])
+            if cause is not None:
+                yield N_("Negate the attack"), {"kind": "attack_cancelled", "player": cause.controller,
+                                                "cause": cause.id}, {}
+        yield from _leaving(state)
+        yield N_("The chain is over"), {"kind": "chain_ended"}, {}
     if attack is not None and state.step == "damage" and not attack.calculated:
         attacker = state.cards.get(attack.attacker)
         target = state.cards.get(attack.target) if attack.target else None
@@ -239,20 +335,20 @@ def _for_turn(state: DuelState) -> Iterator[Proposal]:
             event = {"kind": "damage_calculated", "destroyed": sorted(destroyed), "damage": damage}
             if target is not None and not target.face_up:     # POS-04: it flips it, so its player enters it
                 event["player"] = target.controller
-            yield "Damage calculation", event, {}
+            yield N_("Damage calculation"), event, {}
     if state.phase == "battle" and state.step == "damage":      # back for another attack, or done
-        yield "Battle Step", {"kind": "step_entered", "step": "battle"}, {}
+        yield N_("Battle Step"), {"kind": "step_entered", "step": "battle"}, {}
     if state.phase == "battle" and state.step != "end":
-        yield f"{_NEXT_STEP.get(state.step, 'end').capitalize()} Step", {
+        yield _STEP_LABELS[_NEXT_STEP.get(state.step, "end")], {
             "kind": "step_entered", "step": _NEXT_STEP.get(state.step, "end")}, {}
     if state.phase == "draw" and not state.normal_draw_done:
-        yield "Draw", {"kind": "cards_drawn", "player": player, "count": state.draw_count}, {}
+        yield N_("Draw"), {"kind": "cards_drawn", "player": player, "count": state.draw_count}, {}
     following = _NEXT_PHASE.get(state.phase)
     if following is not None:
-        yield f"To {following}", {"kind": "phase_entered", "phase": following}, {}
+        yield _PHASE_LABELS[following], {"kind": "phase_entered", "phase": following}, {}
         if state.phase == "main1":
-            yield "To end (skip the Battle Phase)", {"kind": "phase_entered", "phase": "end"}, {}
+            yield N_("To end (skip the Battle Phase)"), {"kind": "phase_entered", "phase": "end"}, {}
     if state.phase == "end" or state.turn == 0:
-        yield "Next turn", {"kind": "turn_started", "player": 1 - player if state.turn else state.first_player,
+        yield N_("Next turn"), {"kind": "turn_started", "player": 1 - player if state.turn else state.first_player,
                             "turn": state.turn + 1}, {}
-    yield "Pass", {"kind": "priority_passed", "player": passer}, {}
+    yield N_("Pass"), {"kind": "priority_passed", "player": passer}, {}

@@ -149,7 +149,7 @@ def actions_command(duel: str, at: int | None, card: str | None, as_json: bool, 
         for action in found:
             rules = f" ({' '.join(action.rules)})" if action.rules else ""
             choices = "".join(f"; {key}: {', '.join(map(str, values))}" for key, values in action.choices.items())
-            echo(f"{action.label}: {action.verdict}{rules}  {json.dumps(action.event, ensure_ascii=False)}{choices}")
+            echo(f"{said(action.label)}: {action.verdict}{rules}  {json.dumps(action.event, ensure_ascii=False)}{choices}")
 
 
 @main.command()

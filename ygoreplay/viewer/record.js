@@ -117,6 +117,10 @@ class Queue {
   get waiting() { return this.entries.filter((e) => e.state === "waiting"); }
 }
 
+// A rule's refusal in the page's language: the service says it in the ``lang`` asked for beside the
+// English it records (``message_translated``, i18n.message_dict), which scripts match on.
+function said(answer) { return answer.message_translated || answer.message; }
+
 function namesText(shows) { return Object.entries(shows).map(([id, code]) => `${id}:${code}`).join(","); }
 
 // Whether an entry about a card puts it where everyone sees it (not a Set, not back to a hidden pile).
@@ -282,6 +286,9 @@ class Recorder {
     this.queue.add(events, this.position, label);
     this.entered.push(...events);
     this.closeSheet();
+    // a pile's list opened to pick a card (the Extra Deck's, the GY's) is done with: open, it
+    // lay over the phase bar and the chain box on a phone until closed by hand
+    for (const pile of document.querySelectorAll("#board details.pilelist[open]")) pile.open = false;
     this.drawEntries();
     this.status();
     this.flush();
@@ -310,7 +317,7 @@ class Recorder {
     const started = performance.now();
     let response;
     try {
-      response = await fetch(`/duels/${ID}/events?expected=${entry.at}`, {
+      response = await fetch(`/duels/${ID}/events?expected=${entry.at}&lang=${encodeURIComponent(language)}`, {
         method: "POST", headers: { ...HEADERS, "Content-Type": "application/json" }, body: JSON.stringify(entry.events) });
     } catch (error) {
       this.connected(false);
@@ -331,7 +338,7 @@ class Recorder {
     }
     if (response.status === 409) return this.reconcile(entry);
     entry.state = "refused";
-    entry.problem = answer.error || answer.message || t("the service answered {status}", { status: response.status });
+    entry.problem = answer.error || said(answer) || t("the service answered {status}", { status: response.status });
     if (answer.rule) entry.problem = `${answer.rule}: ${entry.problem}`;
     this.queue.save();
     return "refused";
@@ -420,10 +427,10 @@ class Recorder {
       const response = await fetch(`/matches/${MATCH}/state`, { headers: HEADERS, cache: "no-store" });
       const game = ((await response.json()).games || []).find((g) => g.duel === ID);
       if (game && !game.ended) {
-        const ended = await fetch(`/matches/${MATCH}/games/${game.game}/end`, {
+        const ended = await fetch(`/matches/${MATCH}/games/${game.game}/end?lang=${encodeURIComponent(language)}`, {
           method: "POST", headers: { ...HEADERS, "Content-Type": "application/json" }, body: "{}" });
         const answer = visible(await ended.json().catch(() => ({})));
-        if (!ended.ok) { this.error(answer.rule ? `${answer.rule}: ${answer.message}` : answer.error || t("the service answered {status}", { status: ended.status })); return; }
+        if (!ended.ok) { this.error(answer.rule ? `${answer.rule}: ${said(answer)}` : answer.error || t("the service answered {status}", { status: ended.status })); return; }
       }
     } catch (error) {
       this.error(t("The match cannot be reached: try again when the network is back."));
@@ -505,17 +512,18 @@ class Recorder {
 
   actionRow(action, role) {
     const row = el("div", "action");
-    row.dataset.label = action.label;
-    const main = button(action.label, () => this.enter([action.event], action.label), "big");
+    row.dataset.label = action.label;             // the English, as scripts match it; shown in the page's language
+    const shown = action.label_translated || action.label;
+    const main = button(shown, () => this.enter([action.event], shown), "big");
     main.dataset.action = action.label;
     main.dataset.kind = action.event.kind;
     if (role === "move") main.dataset.move = action.event.kind;
     row.append(main);
     for (const [field, values] of Object.entries(action.choices || {})) {
       for (const value of values) {
-        if (JSON.stringify(value) === JSON.stringify(action.event[field])) { main.textContent = `${action.label} · ${this.choiceText(action.event, field, value)}`; continue; }
+        if (JSON.stringify(value) === JSON.stringify(action.event[field])) { main.textContent = `${shown} · ${this.choiceText(action.event, field, value)}`; continue; }
         const chip = button(this.choiceText(action.event, field, value), () => this.enter([{ ...action.event, [field]: value }],
-          `${action.label} (${field} ${value})`), "chip");
+          `${shown} (${field} ${value})`), "chip");
         chip.dataset.choice = `${field}=${typeof value === "string" ? value : JSON.stringify(value)}`;
         row.append(chip);
       }
@@ -533,6 +541,7 @@ class Recorder {
       return `${spell ? "S" : "M"}${value}`;
     }
     if (typeof value === "string") return this.cardName(value);
+    if (Array.isArray(value)) return value.map((id) => this.cardName(id)).join(" + ");   // materials
     return String(value);
   }
 
@@ -599,7 +608,7 @@ class Recorder {
     if (kept && !kept.opened) {
       const row = el("div", "action seal");
       row.append(el("span", "hint", t("Sealed as {name}: only this device knows it", { name: this.nameOf(kept.code) })),
-        button(`Open: show it is ${this.nameOf(kept.code)}`, () => this.openSeals([card.id]), "chip"));
+        button(t("Open: show it is {name}", { name: this.nameOf(kept.code) }), () => this.openSeals([card.id]), "chip"));
       row.lastChild.dataset.seal = "open";
       return [row];
     }
@@ -767,7 +776,24 @@ class Recorder {
     const passer = this.side !== null ? this.side : board && board.priority !== undefined ? board.priority : this.turn.player;
     if (move === "pass") this.enter([{ kind: "priority_passed", player: passer }], t("Pass"));
     if (move === "resolve") this.enter([{ kind: "chain_link_resolved", link: Math.max(1, links) }], t("Resolve"));
-    if (move === "chain-over") this.enter([{ kind: "chain_ended" }], t("Chain over"));
+    if (move === "chain-over") this.chainOver();
+  }
+
+  // The chain's end, after the resolved Spells and Traps the rules say must be in the GY by then
+  // (SPELL-04, TRAP-04): at the table the card goes as the chain ends, so one tap enters both,
+  // never the end alone (which a witnessed duel flagged for the order it was entered in).
+  // Asked of the service once the entries before it are stored (offline: the end alone, as typed).
+  async chainOver() {
+    for (let i = 0; i < 100 && this.online && this.queue.waiting.length; i++) await new Promise((done) => setTimeout(done, 100));
+    let leaving = [];
+    if (!this.queue.waiting.length) {
+      try {
+        const response = await fetch(`/duels/${ID}/actions`, { headers: HEADERS, cache: "no-store" });
+        const found = response.ok ? (await response.json()).actions || [] : [];
+        leaving = found.filter((a) => a.event.kind === "card_moved" && a.event.reason === "resolved").map((a) => visible(a.event));
+      } catch (error) { leaving = []; }
+    }
+    this.enter([...leaving, { kind: "chain_ended" }], t("Chain over"));
   }
 
   // -- the LP keypad --------------------------------------------------------------------------------
@@ -1199,12 +1225,12 @@ async function nextDuel(matchId) {
   said.hidden = true;
   players.forEach((name, i) => {
     const b = button(t("{player} goes first", { player: name }), async () => {
-      const started = await fetch(`/matches/${matchId}/games`, {
+      const started = await fetch(`/matches/${matchId}/games?lang=${encodeURIComponent(language)}`, {
         method: "POST", headers: { ...HEADERS, "Content-Type": "application/json" },
         body: JSON.stringify({ first_player: i, chosen_by: Number(chooser.value) }) });
       const answer = await started.json().catch(() => ({}));
       if (started.ok) { goTo(answer.duel.id, i); return; }
-      const why = answer.rule ? `${answer.rule}: ${answer.message}` : answer.error;    // a match rule's refusal names it
+      const why = answer.rule ? `${answer.rule}: ${said(answer)}` : answer.error;    // a match rule's refusal names it
       said.textContent = visible(why || t("the service answered {status}", { status: started.status }));
       said.hidden = false;
     }, "big");
