@@ -394,6 +394,8 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
             check(state, ev, card, player, materials)
     stranded = _check_equips(state, ev) if state.equips else ()
     # -- all checks done: change the state ------------------------------------------------------
+    if method in _SUMS and ev.cite is None and any(m.unknown for m in materials):
+        _note_unseen_sum(state, ev, card, method, materials)   # SYN-01, LINK-02, RIT-02: judged once shown
     for m in sorted(listed, key=lambda m: m.zone != OVERLAY) if listed else ():   # a Rank-Up's old materials first
         if method == "xyz":
             if not m.code and m.level is None and ev.cause is None and ev.cite is None:
@@ -547,22 +549,28 @@ def _check_synchro(state: DuelState, ev: SpecialSummoned, card: Card, player: in
         if not _on_your_field(state, ev, m, player, "SYN-01", "Synchro"):
             return
     _read_unknown(state, materials)
+    problem = _synchro_sum(materials, card.name, card.current_level)
+    if problem:
+        fail(state, ev, *problem)
+
+
+def _synchro_sum(materials: list[Material], name: str, level: int | None) -> tuple[str, str] | None:
+    """SYN-01, CARD-07 on the materials' Levels and Tuners: (rule, why) they break, or None."""
     for m in materials:
         if m.level is None:
-            fail(state, ev, "CARD-07", say("{name} is an Xyz monster: it has no Level and cannot be a Synchro material",
-                                           name=m.name) if m.link_rating is None else
-                 say("{name} is a Link monster: it has no Level and cannot be a Synchro material", name=m.name))
-            return
+            return "CARD-07", (say("{name} is an Xyz monster: it has no Level and cannot be a Synchro material",
+                                   name=m.name) if m.link_rating is None else
+                               say("{name} is a Link monster: it has no Level and cannot be a Synchro material",
+                                   name=m.name))
     tuners = [m for m in materials if m.tuner]
     if len(tuners) != 1 or len(materials) < 2:
-        fail(state, ev, "SYN-01", say("a Synchro Summon uses exactly 1 Tuner and 1 or more non-Tuners, not {count} "
-                                      "Tuner(s) and {value} non-Tuner(s)",
-                                      count=len(tuners), value=len(materials) - len(tuners)))
-        return
-    total, level = sum(m.level or 0 for m in materials), card.current_level
+        return "SYN-01", say("a Synchro Summon uses exactly 1 Tuner and 1 or more non-Tuners, not {count} Tuner(s) "
+                             "and {value} non-Tuner(s)", count=len(tuners), value=len(materials) - len(tuners))
+    total = sum(m.level or 0 for m in materials)
     if total != level:
-        fail(state, ev, "SYN-01", say("the materials' Levels sum to {total}; {name} is Level {level} and needs "
-                                      "exactly that", total=total, name=card.name, level=level))
+        return "SYN-01", say("the materials' Levels sum to {total}; {name} is Level {level} and needs exactly that",
+                             total=total, name=name, level=level)
+    return None
 
 
 def _check_xyz(state: DuelState, ev: SpecialSummoned, card: Card, player: int, materials: list[Material]) -> None:
@@ -604,20 +612,27 @@ def _check_link(state: DuelState, ev: SpecialSummoned, card: Card, player: int, 
     for m in materials:
         if not _on_your_field(state, ev, m, player, "LINK-01", "Link"):
             return
-    rating = card.facts.link_rating or 0
     if not materials:
         fail(state, ev, "LINK-01", say("a Link Summon sends face-up materials to the GY; none are recorded for "
                                        "{name}", name=card.name))
         return
     _read_unknown(state, materials)
+    problem = _link_sum(materials, card.name, card.facts.link_rating or 0)
+    if problem:
+        fail(state, ev, *problem)
+
+
+def _link_sum(materials: list[Material], name: str, rating: int) -> tuple[str, str] | None:
+    """LINK-02/03 on the materials' values: (rule, why) no combination totals ``rating``, or None."""
     totals = {0}
     for m in materials:
         values = {1, m.link_rating} if m.link_rating else {1}
         totals = {t + v for t in totals for v in values}
-    if rating not in totals:
-        fail(state, ev, "LINK-02", say("{count} material(s) can count {totals} (a Link material counts 1 or its "
-                                       "Link rating, LINK-03), never exactly {name}'s Link rating {rating}",
-                                       count=len(materials), totals=sorted(totals), name=card.name, rating=rating))
+    if rating in totals:
+        return None
+    return "LINK-02", say("{count} material(s) can count {totals} (a Link material counts 1 or its Link rating, "
+                          "LINK-03), never exactly {name}'s Link rating {rating}",
+                          count=len(materials), totals=sorted(totals), name=name, rating=rating)
 
 
 def _check_fusion(state: DuelState, ev: SpecialSummoned, card: Card, player: int, materials: list[Material]) -> None:
@@ -689,10 +704,62 @@ def _check_ritual(state: DuelState, ev: SpecialSummoned, card: Card, player: int
                                           "field", name=m.name, id=m.id, where=where))
             return
     _read_unknown(state, materials)
-    total, level = sum(m.level or 0 for m in materials), card.current_level or 0
-    if total < level:
-        fail(state, ev, "RIT-02", say("the Tributes' Levels total {total}; {name} is Level {level} and needs at "
-                                      "least that", total=total, name=card.name, level=level))
+    problem = _ritual_sum(materials, card.name, card.current_level or 0)
+    if problem:
+        fail(state, ev, *problem)
+
+
+def _ritual_sum(materials: list[Material], name: str, level: int) -> tuple[str, str] | None:
+    """RIT-02 (CONF-19: at least) on the Tributes' Levels: (rule, why) they fall short, or None."""
+    total = sum(m.level or 0 for m in materials)
+    if total >= level:
+        return None
+    return "RIT-02", say("the Tributes' Levels total {total}; {name} is Level {level} and needs at least that",
+                         total=total, name=name, level=level)
+
+
+#: The summons whose materials count together (a sum, one Tuner): an unknown material of one is
+#: judged with the others once every one of them is shown (``judge_unseen_sum``).
+_SUMS = {"synchro": _synchro_sum, "link": _link_sum, "ritual": _ritual_sum}
+
+
+def _note_unseen_sum(state: DuelState, ev: SpecialSummoned, card: Card, method: str,
+                     materials: list[Material]) -> None:
+    """SYN-01, LINK-02, RIT-02: a summon whose materials the record did not all know was left
+    undecided (their Levels, Tuners, Link ratings unknown). Each unknown material keeps the whole
+    summon as it was (the monster, what it needed, every material's row) to judge it once the
+    last of them is shown (``rules.identity.bind``), wherever they went meanwhile."""
+    target = card.facts.link_rating or 0 if method == "link" else card.current_level or 0
+    summary = (card.name, target, tuple(tuple(m) for m in materials))
+    for m in materials:
+        if m.unknown and m.id in state.cards:
+            state.cards[m.id].note_unseen(state.index, method, summary)
+
+
+def judge_unseen_sum(state: DuelState, ev: Event, index: int, method: str, summary: tuple,
+                     shown: dict[str, CardFacts]) -> None:
+    """SYN-01, CARD-07, LINK-02, RIT-02 for a summon at ``index`` some of whose materials the
+    record did not know: once every one is known (``shown`` by this event, or earlier), the
+    materials are judged together as the summon would have judged them, naming it."""
+    name, target, rows = summary
+    materials = []
+    for row in rows:
+        m = Material(*row)
+        if m.unknown:
+            card = state.cards.get(m.id)
+            facts = shown.get(m.id) or (card.facts if card is not None and card.code else None)
+            if facts is None:
+                return                           # another is still unknown: judged when it is shown
+            level = m.level if m.level is not None else facts.printed_level   # an effect's Level stood
+            m = m._replace(name=facts.name, level=level, tuner=facts.is_tuner, link_rating=facts.link_rating,
+                           unknown=False)
+        materials.append(m)
+    problem = _SUMS[method](materials, name, target)
+    if problem:
+        rule, why = problem
+        fail(state, ev, rule, say("the {method} Summon of {name} at #{index}, whose materials the record did not all "
+                                  "know then, judged now they are shown: {why}",
+                                  method=method.capitalize(), name=name, index=index, why=why))
 
 
 _MATERIAL_CHECKS = {"synchro": _check_synchro, "xyz": _check_xyz, "link": _check_link, "fusion": _check_fusion,
