@@ -279,3 +279,207 @@ def test_prio_05_actions_with_priority_still_break_the_passes() -> None:
                  passed(1), ev("chain_link_resolved", link=1),
                  ev("card_moved", card="p1_mst", to=[1, "gy"], reason="resolved"), ev("chain_ended"), SUMMON)
     assert state.cards["celtic"].zone == "mzone"
+
+
+def test_syn_01_an_unknown_synchro_monster_with_unseen_materials_is_not_judged_later() -> None:
+    """SYN-01: the Synchro monster itself came unseen from a hidden Extra Deck (never shown): its
+    Level is unknown, so materials shown later (3 + 6) judge nothing."""
+    events = unseen_summons([0], 2)
+    events.append(ev("special_summoned", player=1, card="p1.x0", zone=5, position="attack", method="synchro",
+                     materials=["p1.m0", "p1.m1"]))
+    assert history([*events, shown_in_gy(**{"p1.m0": JUNK_SYNCHRON, "p1.m1": SUMMONED_SKULL})]).flags == []
+
+
+# == HAND-01, TURN-08: the hand adjusted is the End Phase's last step =================================
+
+END_PHASE = position({"hand": [{"code": CELTIC, "id": f"h{i}"} for i in range(7)] + [{"code": MST, "id": "mst"}]},
+                     {"szone": [{"code": MST, "id": "p1_mst", "position": "set"}],
+                      "hand": [{"code": CELTIC, "id": f"o{i}"} for i in range(8)]}, phase="end")
+
+
+def test_hand_01_after_the_hand_is_adjusted_nothing_more_is_activated_in_the_end_phase() -> None:
+    """TURN-08, HAND-01, PRIO-05: both players pass in the End Phase (its end), the turn player
+    discards down to 6: the End Phase is over, and no Mystical Space Typhoon follows in it.
+    Before: the discard restarted the passes, and the activation was accepted."""
+    refused_with([END_PHASE, passed(0), passed(1), ev("hand_size_discard", cards=["h0", "h1"]),
+                  ev("activated", player=0, card="mst", zone=0, targets=["p1_mst"])], "PRIO-05",
+                 "the End Phase has ended")
+
+
+@pytest.mark.parametrize("events", [
+    pytest.param([passed(0), passed(1), ev("hand_size_discard", cards=["h0", "h1"])], id="after-the-passes"),
+    pytest.param([ev("hand_size_discard", cards=["h0", "h1"]), passed(0), passed(1)], id="before-the-passes"),
+])
+def test_hand_01_conf_26_the_turn_player_discards_to_6_and_the_opponent_keeps_8(events: list[dict]) -> None:
+    """HAND-01, CONF-26: the turn player (8 cards) discards 2; the opponent's 8 are theirs to keep
+    (only the turn player adjusts); the next turn starts."""
+    state = fold(END_PHASE, *events, ev("turn_started", player=1, turn=3))
+    assert (len(state.sides[0].hand), len(state.sides[1].hand), state.turn) == (6, 8, 3)
+
+
+@pytest.mark.parametrize("event, says", [
+    pytest.param(ev("turn_started", player=1, turn=3), "ended turn 2 with 8 cards in hand", id="no-discard"),
+    pytest.param(ev("hand_size_discard", cards=["h0"]), "must discard down to exactly 6, not 7", id="too-few"),
+    pytest.param(ev("hand_size_discard", player=1, cards=["o0", "o1"]), "only the turn player", id="the-opponent"),
+])
+def test_hand_01_the_hand_adjustment_refused(event: dict, says: str) -> None:
+    refused_with([END_PHASE, event], "HAND-01", says)
+
+
+# == XYZ-02, LINK-04, SUM-06: Tokens as materials and Tributes =====================================
+
+TOKENS = position({"mzone": [{"code": JUNK_SYNCHRON, "id": "junk"}, {"code": CELTIC, "id": "cel"}],
+                   "hand": [{"code": SUMMONED_SKULL, "id": "skull"}],
+                   "extra": [{"code": 84013237, "id": "utopia"}, {"code": LINK_SPIDER, "id": "spider"},
+                             {"code": STARDUST, "id": "stardust"}]})
+SHEEP = ev("token_created", player=0, card="t1", code=73915052, zone=3, position="defense", cause="scapegoat",
+           cite={"card": "scapegoat", "effect": "a Sheep Token"})
+
+
+@pytest.mark.parametrize("summon", [
+    pytest.param(ev("special_summoned", player=0, card="spider", zone=5, method="link", materials=["t1"]),
+                 id="link-material-LINK-04"),
+    pytest.param(ev("special_summoned", player=0, card="stardust", zone=5, method="synchro",
+                    materials=["junk", "cel", "t1"]), id="synchro-material-3+4+1"),
+    pytest.param(ev("normal_summoned", player=0, card="skull", zone=3, tributes=["t1"]), id="tribute-SUM-06"),
+])
+def test_link_04_a_token_is_a_link_synchro_material_and_a_tribute(summon: dict) -> None:
+    """LINK-04, SYN-01, SUM-06: a Sheep Token (Level 1) is Link material, Synchro material, a
+    Tribute; it vanishes as it leaves the field (TOKEN-02)."""
+    state = fold(TOKENS, SHEEP, summon)
+    assert "t1" not in state.cards
+
+
+def test_xyz_02_a_token_is_no_xyz_material_refused() -> None:
+    refused_with([TOKENS, SHEEP, ev("special_summoned", player=0, card="utopia", zone=5, method="xyz",
+                                     materials=["cel", "t1"])], "XYZ-02", "Tokens cannot be Xyz materials")
+
+
+# == SYN-04, SPS-12: a negated Synchro Summon is never properly summoned ==============================
+
+NEGATED = position({"mzone": [{"code": JUNK_SYNCHRON, "id": "junk"}, {"code": CELTIC, "id": "cel"},
+                              {"code": KURIBOH, "id": "kb"}],
+                    "extra": [{"code": STARDUST, "id": "stardust"}], "hand": [{"code": 83764718, "id": "reborn"}]},
+                   {"szone": [{"code": 41420027, "id": "solemn", "position": "set"}]})
+SYNCHRO = ev("special_summoned", player=0, card="stardust", zone=5, method="synchro", materials=["junk", "cel", "kb"])
+REBORN = [ev("activated", player=0, card="reborn", zone=1, targets=["stardust"]), ev("chain_link_resolved", link=1),
+          ev("special_summoned", player=0, card="stardust", zone=2, cause="reborn")]
+
+
+def test_syn_04_sps_12_a_negated_synchro_monster_is_not_revived() -> None:
+    """SYN-04, SPS-12: Solemn Judgment negates Stardust Dragon's Synchro Summon: it goes to the GY
+    not Synchro Summoned, and Monster Reborn cannot Special Summon it."""
+    negated = [SYNCHRO, ev("activated", player=1, card="solemn", costs=[{"lp": 4000}]),
+               ev("chain_link_resolved", link=1), ev("summon_negated", card="stardust", cause="solemn"),
+               ev("card_moved", card="solemn", to=[1, "gy"], reason="resolved"), ev("chain_ended")]
+    refused_with([NEGATED, *negated, *REBORN], "SPS-12", "must first be properly summoned")
+
+
+def test_sps_12_a_synchro_monster_properly_summoned_then_destroyed_is_revived() -> None:
+    state = fold(NEGATED, SYNCHRO, ev("card_moved", card="stardust", to=[0, "gy"], reason="destroyed", cause="x"),
+                 *REBORN)
+    assert state.cards["stardust"].zone == "mzone"
+
+
+# == CTRL-02/03, SPELL-07: a taken monster, an equip left behind ===================================
+
+TAKEN = position({"mzone": [{"code": VORSE, "id": "v"}],
+                  "hand": [{"code": 4031928, "id": "coh"}, {"code": SUMMONED_SKULL, "id": "skull"},
+                           {"code": 40619825, "id": "axe"}]},
+                 {"mzone": [{"code": 89631139, "id": "be"}, {"code": CELTIC, "id": "pcel", "position": "set"}]})
+HEART = [ev("activated", player=0, card="coh", zone=0, targets=["be"]), ev("chain_link_resolved", link=1),
+         ev("control_changed", card="be", to_player=0, zone=1, cause="coh"),
+         ev("card_moved", card="coh", to=[0, "gy"], reason="resolved"), ev("chain_ended")]
+
+
+def test_ctrl_03_a_taken_monster_tributed_goes_to_its_owners_gy() -> None:
+    """CTRL-02/03, SUM-06: Change of Heart takes Blue-Eyes, Tributed for Summoned Skull: it goes to
+    its owner's GY."""
+    state = fold(TAKEN, *HEART, ev("normal_summoned", player=0, card="skull", zone=2, tributes=["be"]))
+    assert state.cards["be"].zone == "gy" and "be" in state.sides[1].gy
+
+
+def test_ctrl_03_a_taken_monster_sent_to_the_takers_gy_refused() -> None:
+    refused_with([TAKEN, *HEART, ev("card_moved", card="be", to=[0, "gy"], reason="destroyed", cause="x")],
+                 "CTRL-03", "goes to its owner's gy (player 1)")
+
+
+AXE_ON_VORSE = [ev("activated", player=0, card="axe", zone=1, targets=["v"]), ev("chain_link_resolved", link=1),
+                ev("chain_ended")]
+
+
+def test_spell_07_an_equip_whose_monster_left_goes_to_the_gy() -> None:
+    """SPELL-07: Vorse Raider, equipped with Axe of Despair, is destroyed; the Axe goes to the GY
+    by the rules, and play goes on."""
+    state = fold(TAKEN, *AXE_ON_VORSE, ev("card_moved", card="v", to=[0, "gy"], reason="destroyed", cause="x"),
+                 ev("card_moved", card="axe", to=[0, "gy"], reason="rule"), *HEART)
+    assert state.cards["axe"].zone == "gy" and state.cards["be"].controller == 0
+
+
+def test_spell_07_an_equip_left_on_a_face_down_monster_refused() -> None:
+    """SPELL-07, POS-06: Book of Moon turns the equipped Vorse Raider face-down: the Axe must go."""
+    refused_with([TAKEN, *AXE_ON_VORSE, ev("position_changed", card="v", position="set", cause="book"), HEART[0]],
+                 "SPELL-07", "is face-down")
+
+
+# == ZONE-05, ZONE-07, NIS-01: Extra Monster Zones and Pendulum placement ===========================
+
+SCALES = position({"szone": [{"code": 94415058, "id": "sg"}, None, None, None, {"code": 20409757, "id": "tg"}],
+                   "extra": [{"code": 16178681, "id": "odd", "position": "faceup"}],
+                   "hand": [{"code": 16178681, "id": "odd_h"}]})
+
+
+def test_zone_07_pendulum_summon_from_the_extra_deck_to_the_emz_and_from_the_hand_to_a_main_zone() -> None:
+    """ZONE-07, PEND-03, NIS-01: one Pendulum Summon: Odd-Eyes from the face-up Extra Deck to the
+    Extra Monster Zone, another from the hand to a Main Monster Zone."""
+    state = fold(SCALES, ev("special_summoned", player=0, card="odd", zone=5, method="pendulum"),
+                 ev("special_summoned", player=0, card="odd_h", zone=0, method="pendulum", together=True))
+    assert state.emz[0] == "odd" and state.sides[0].mzone[0] == "odd_h"
+
+
+@pytest.mark.parametrize("summon, rule", [
+    pytest.param(ev("special_summoned", player=0, card="odd", zone=0, method="pendulum"), "NIS-01",
+                 id="from-the-extra-deck-to-an-unlinked-main-zone"),
+    pytest.param(ev("special_summoned", player=0, card="odd_h", zone=5, method="pendulum"), "ZONE-03",
+                 id="from-the-hand-to-the-emz"),
+])
+def test_zone_07_pendulum_placement_refused(summon: dict, rule: str) -> None:
+    refused_with([SCALES, summon], rule)
+
+
+def test_zone_05_a_second_extra_monster_zone_without_extra_link_refused() -> None:
+    """ZONE-04/05: with Link Spider in one Extra Monster Zone, another Link Spider in the other is
+    not co-linked: refused."""
+    board = position({"mzone": [{"code": CELTIC, "id": "a"}, None, None, None, None,
+                                {"code": LINK_SPIDER, "id": "sp1"}],
+                      "extra": [{"code": LINK_SPIDER, "id": "sp2"}]})
+    refused_with([board, ev("special_summoned", player=0, card="sp2", zone=6, method="link", materials=["a"])],
+                 "ZONE-04", "needs Extra Link (ZONE-05)")
+
+
+# == Summon timing, rollbacks ========================================================================
+
+SUMMON_TIMING = position({"hand": [{"code": VORSE, "id": "vor"}, {"code": CELTIC, "id": "cel"}]},
+                         {"szone": [{"code": 4206964, "id": "th", "position": "set"},
+                                    {"code": 41420027, "id": "sol", "position": "set"}]})
+VORSE_NS = ev("normal_summoned", player=0, card="vor", zone=1)
+
+
+def test_chain_04_at_summon_timing_the_opponent_chains_only_after_the_turn_player_passes() -> None:
+    """PRIO-01, CHAIN-04: Trap Hole on Vorse Raider's summon (after the turn player's pass); Solemn
+    Judgment chained by the same player needs the turn player's pass first."""
+    opened = [SUMMON_TIMING, VORSE_NS, passed(0), ev("activated", player=1, card="th", targets=["vor"])]
+    refused_with([*opened, ev("activated", player=1, card="sol", costs=[{"lp": 4000}], negates=1)], "CHAIN-04")
+    state = fold(*opened, passed(0), ev("activated", player=1, card="sol", costs=[{"lp": 4000}]))
+    assert [link.card for link in state.chain] == ["th", "sol"]
+
+
+def test_match_08_a_rollback_over_the_passes_reopens_the_phase_but_not_one_after_them() -> None:
+    """MATCH-08, PRIO-05: a judge backs the game up to before the passes that ended Main Phase 1:
+    the turn player summons. Backed up only to after them (over a reveal), the phase stays ended."""
+    rollback = {"kind": "rolled_back", "judge": "J", "reason": "a misplay"}
+    h = history([SUMMON_TIMING, passed(0), passed(1), {**rollback, "to": 1}, VORSE_NS])
+    assert h.state.cards["vor"].zone == "mzone"
+    v = refused_at([SUMMON_TIMING, passed(0), passed(1), ev("card_revealed", player=0, cards=["cel"]),
+                    {**rollback, "to": 3}, VORSE_NS])
+    assert v.rule == "SUM-01" and "the Main Phase 1 has ended" in v.message

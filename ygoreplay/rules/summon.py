@@ -394,8 +394,8 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
             check(state, ev, card, player, materials)
     stranded = _check_equips(state, ev) if state.equips else ()
     # -- all checks done: change the state ------------------------------------------------------
-    if method in _SUMS and ev.cite is None and any(m.unknown for m in materials):
-        _note_unseen_sum(state, ev, card, method, materials)   # SYN-01, LINK-02, RIT-02: judged once shown
+    if method in _SUMS and ev.cite is None and card.code and any(m.unknown for m in materials):
+        _note_unseen_sum(state, card, method, materials)   # SYN-01, LINK-02, RIT-02: judged once shown
     for m in sorted(listed, key=lambda m: m.zone != OVERLAY) if listed else ():   # a Rank-Up's old materials first
         if method == "xyz":
             if not m.code and m.level is None and ev.cause is None and ev.cite is None:
@@ -723,13 +723,13 @@ def _ritual_sum(materials: list[Material], name: str, level: int) -> tuple[str, 
 _SUMS = {"synchro": _synchro_sum, "link": _link_sum, "ritual": _ritual_sum}
 
 
-def _note_unseen_sum(state: DuelState, ev: SpecialSummoned, card: Card, method: str,
-                     materials: list[Material]) -> None:
+def _note_unseen_sum(state: DuelState, card: Card, method: str, materials: list[Material]) -> None:
     """SYN-01, LINK-02, RIT-02: a summon whose materials the record did not all know was left
     undecided (their Levels, Tuners, Link ratings unknown). Each unknown material keeps the whole
     summon as it was (the monster, what it needed, every material's row) to judge it once the
-    last of them is shown (``rules.identity.bind``), wherever they went meanwhile."""
-    target = card.facts.link_rating or 0 if method == "link" else card.current_level or 0
+    last of them is shown (``rules.identity.bind``), wherever they went meanwhile. (A monster the
+    record does not know either is not noted: what it needed is unknown.)"""
+    target = (card.facts.link_rating or 0) if method == "link" else (card.current_level or 0)
     summary = (card.name, target, tuple(tuple(m) for m in materials))
     for m in materials:
         if m.unknown and m.id in state.cards:
