@@ -483,3 +483,29 @@ def test_match_08_a_rollback_over_the_passes_reopens_the_phase_but_not_one_after
     v = refused_at([SUMMON_TIMING, passed(0), passed(1), ev("card_revealed", player=0, cards=["cel"]),
                     {**rollback, "to": 3}, VORSE_NS])
     assert v.rule == "SUM-01" and "the Main Phase 1 has ended" in v.message
+
+
+# == BATTLE-12, NIS-03: a Flip effect of the monster an attack flips ================================
+
+FLIPPED = position({"mzone": [{"code": VORSE, "id": "v"}]}, {"mzone": [{"code": 54652250, "id": "meb",
+                                                                         "position": "set"}]},
+                   phase="battle", step="battle")
+TO_DAMAGE_STEP = [FLIPPED, attack("v", "meb"), passed(0), passed(1), step("damage")]
+MAN_EATER = ev("activated", player=1, card="meb", effect_type="flip", targets=["v"])
+
+
+def test_battle_12_the_flip_effect_of_an_attacked_monster_after_damage_calculation() -> None:
+    """BATTLE-12, POS-04: Man-Eater Bug, attacked face-down, is flipped before damage calculation
+    (DEF 600, destroyed by Vorse Raider's 1900, no damage); its Flip effect activates after damage
+    calculation, targeting Vorse Raider."""
+    state = fold(*TO_DAMAGE_STEP, calc(["meb"], (0, 0)), MAN_EATER)
+    assert state.chain[0].card == "meb" and state.cards["meb"].position == "defense"
+
+
+@pytest.mark.parametrize("events, says", [
+    pytest.param([MAN_EATER], "its Flip effect activates after damage calculation, not before", id="before"),
+    pytest.param([calc(["meb"], (0, 0)), {**MAN_EATER, "targets": ["meb"]}], "confirmed destroyed in this battle",
+                 id="targeting-a-monster-destroyed-in-it"),
+])
+def test_battle_12_the_flip_effect_refused(events: list[dict], says: str) -> None:
+    refused_with([*TO_DAMAGE_STEP, *events], "BATTLE-12", says)
