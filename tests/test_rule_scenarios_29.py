@@ -11,6 +11,11 @@ Let through though illegal:
   left undecided, and nothing judged it once they were shown: only an Xyz material was re-judged.
   Their rules are on all the materials together (a sum, exactly one Tuner), so the summon is
   judged once the last unknown material is shown, whenever and wherever.
+* PEND-03, SPS-13, SPS-01: a monster Pendulum Summoned while the record did not know it (entered
+  face-up without its name) was undecided (its Level unknown) and never judged once shown (a Level 8
+  monster between Scales 1 and 8, a Ritual monster from the hand, a Spell): judged now when shown.
+* TURN-08, HAND-01: after the hand adjustment that ends the End Phase, an activation was accepted
+  (the discard restarted the passes).
 * PRIO-05, SPS-11 (gap 3): an event that neither uses priority nor passes it (a card shown, an LP
   change, a card moved by the rules) restarted the count of passes: a phase both players had ended
   reopened (the turn player summoned in it), and a summon both players had passed on could be
@@ -509,3 +514,41 @@ def test_battle_12_the_flip_effect_of_an_attacked_monster_after_damage_calculati
 ])
 def test_battle_12_the_flip_effect_refused(events: list[dict], says: str) -> None:
     refused_with([*TO_DAMAGE_STEP, *events], "BATTLE-12", says)
+
+
+# == PEND-03: a monster Pendulum Summoned unseen, judged once shown ==================================
+
+def pendulum(witnessed: bool = True) -> list[dict]:
+    """Player 1 activates Stargazer Magician (Scale 1) and Timegazer Magician (Scale 8) from a hand
+    the recorder does not see, then Pendulum Summons a card from it entered without its name (#21)."""
+    events = table(witnessed)
+    for link_card, zone, code in (("p1.m0", 0, 94415058), ("p1.m1", 4, 20409757)):
+        events += [ev("activated", player=1, card=link_card, zone=zone, shows={link_card: code}),
+                   ev("chain_link_resolved", link=1), ev("chain_ended")]
+    return [*events, ev("special_summoned", player=1, card="p1.m2", zone=2, position="attack", method="pendulum")]
+
+
+@pytest.mark.parametrize("code, rule, says", [
+    pytest.param(89631139, "PEND-03", "Blue-Eyes White Dragon, Pendulum Summoned at #21 while the record did not know "
+                                      "it, is Level 8: not strictly between the Scales 1 and 8", id="level-8"),
+    pytest.param(BLACK_LUSTER_SOLDIER, "SPS-13", "has a summoning condition", id="a-ritual-monster"),
+    pytest.param(55144522, "SPS-01", "Pot of Greed, Pendulum Summoned at #21 while the record did not know it, is not "
+                                     "a monster", id="a-spell"),
+])
+def test_pend_03_an_unseen_pendulum_summoned_monster_shown_outside_the_scales_is_flagged(code: int, rule: str,
+                                                                                        says: str) -> None:
+    """PEND-03, SPS-13, SPS-01: the monster Pendulum Summoned unseen (undecided then, its Level
+    unknown) is shown by an effect: Blue-Eyes (Level 8, not strictly between 1 and 8), a Ritual
+    monster from the hand, a Spell. Flagged at the event that shows it; refused in a
+    machine's record. Before: never judged."""
+    show = shown_in_gy(**{"p1.m2": code})
+    h = history([*pendulum(), show])
+    assert "PEND-03" in {u.rule for u in h.undecided if u.index == 21}
+    assert [(f.index, f.rule) for f in h.flags] == [(22, rule)] and says in h.flags[0].message
+    v = refused_at([*pendulum(witnessed=False), show])
+    assert (v.rule, v.index) == (rule, 22)
+
+
+def test_pend_03_an_unseen_pendulum_summoned_monster_shown_between_the_scales_stands() -> None:
+    """PEND-03: Summoned Skull (Level 6) is strictly between Scales 1 and 8: nothing flagged."""
+    assert history([*pendulum(), shown_in_gy(**{"p1.m2": SUMMONED_SKULL})]).flags == []

@@ -396,6 +396,8 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     # -- all checks done: change the state ------------------------------------------------------
     if method in _SUMS and ev.cite is None and card.code and any(m.unknown for m in materials):
         _note_unseen_sum(state, card, method, materials)   # SYN-01, LINK-02, RIT-02: judged once shown
+    elif method == "pendulum" and not card.code and card.level is None and ev.cite is None:
+        _note_unseen_pendulum(state, card, player)          # PEND-03: judged once shown
     for m in sorted(listed, key=lambda m: m.zone != OVERLAY) if listed else ():   # a Rank-Up's old materials first
         if method == "xyz":
             if not m.code and m.level is None and ev.cause is None and ev.cite is None:
@@ -511,6 +513,37 @@ def _check_pendulum(state: DuelState, ev: SpecialSummoned, card: Card, player: i
         fail(state, ev, "PEND-03", say("{name} must come from the hand or the face-up Extra Deck", name=card.name))
     else:
         _check_own(state, ev, card, player, "PEND-03", "Pendulum")
+
+
+def _note_unseen_pendulum(state: DuelState, card: Card, player: int) -> None:
+    """PEND-03: a monster Pendulum Summoned while the record did not know it (entered face-up
+    without its name) was undecided: its Level unknown. It keeps the Scales it was summoned
+    between, and whether it came from the hand, to be judged once an event shows it."""
+    scale_cards = scales(state, player)
+    if len(scale_cards) == 2:                    # else refused (or flagged) as PEND-03 already
+        low, high = sorted((scale_cards[0].facts.lscale, scale_cards[1].facts.rscale))
+        card.note_unseen(state.index, "pendulum", (low, high, card.zone == HAND))
+
+
+def judge_unseen_pendulum(state: DuelState, ev: Event, card: Card, facts: CardFacts, index: int, _how: str,
+                          summoned: tuple) -> None:
+    """PEND-03, PEND-06, SPS-13 for a monster Pendulum Summoned at ``index`` while the record did
+    not know it: the first event that shows it tells its Level, and so judges that summon."""
+    low, high, from_hand = summoned
+    if not facts.is_monster:
+        fail(state, ev, "SPS-01", say("{name}, Pendulum Summoned at #{index} while the record did not know it, is "
+                                      "not a monster", name=facts.name, index=index))
+    elif facts.is_xyz or facts.is_link:
+        fail(state, ev, "PEND-06", say("{name}, Pendulum Summoned at #{index} while the record did not know it, has "
+                                       "no Level: it cannot be Pendulum Summoned", name=facts.name, index=index))
+    elif from_hand and has_summoning_condition(card, facts):
+        fail(state, ev, "SPS-13", say("{name}, Pendulum Summoned from the hand at #{index} while the record did not "
+                                      "know it, has a summoning condition: it cannot be Pendulum Summoned from the "
+                                      "hand", name=facts.name, index=index))
+    elif not between_scales(facts.printed_level, low, high):
+        fail(state, ev, "PEND-03", say("{name}, Pendulum Summoned at #{index} while the record did not know it, is "
+                                       "Level {level}: not strictly between the Scales {low} and {high}",
+                                       name=facts.name, index=index, level=facts.printed_level, low=low, high=high))
 
 
 def _check_own(state: DuelState, ev: SpecialSummoned, card: Card, player: int, rule: str, label: str) -> None:
