@@ -229,7 +229,11 @@ class Event:
     #: It keeps open the moment a summon just attempted can be negated in (SUM-03): the chain
     #: that answers the summon, what it moves and pays, the next summon attempt.
     keeps_summon_window: ClassVar[bool] = False
-    #: It does not break a run of passes (CHAIN-04, PRIO-03): passes count only in succession.
+    #: It does not break a run of passes (CHAIN-04, PRIO-03): passes count only in succession,
+    #: and only a play made with priority (an activation, a summon, a Set, an attack, a position
+    #: change) or the game moving on (a phase, a step, a chain's end) breaks it. What happens
+    #: without anyone using priority (a card shown, LP, a move by the rules or a cost, a coin, the
+    #: hand adjusted) neither hands priority back nor reopens a phase both players ended (PRIO-05).
     keeps_passes: ClassVar[bool] = False
     #: It may go on the Pendulum Summon just made (PEND-03: the monsters of one summon).
     continues_pendulum_summon: ClassVar[bool] = False
@@ -911,6 +915,7 @@ class CardMoved(Event):
     VERSION: ClassVar[int] = 2
     after_loss: ClassVar[bool] = True
     keeps_summon_window: ClassVar[bool] = True
+    keeps_passes: ClassVar[bool] = True
     vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": MOVE_REASONS}
     card: str
     to: Loc
@@ -930,6 +935,7 @@ class CardRevealed(Event):
     kind: ClassVar[str] = "card_revealed"
     after_loss: ClassVar[bool] = True
     keeps_summon_window: ClassVar[bool] = True
+    keeps_passes: ClassVar[bool] = True
     cards: tuple[str, ...]
     cause: str | None = None
 
@@ -992,6 +998,7 @@ class StatsChanged(Event):
 
     kind: ClassVar[str] = "stats_changed"
     after_loss: ClassVar[bool] = True
+    keeps_passes: ClassVar[bool] = True
     card: str
     atk: int | None = None
     defense: int | None = None
@@ -1002,6 +1009,7 @@ class StatsChanged(Event):
 @event_kind
 class CountersChanged(Event):
     kind: ClassVar[str] = "counters_changed"
+    keeps_passes: ClassVar[bool] = True
     card: str
     counter: str
     count: int
@@ -1029,6 +1037,7 @@ class LifePointsChanged(Event):
     kind: ClassVar[str] = "life_points_changed"
     after_loss: ClassVar[bool] = True
     keeps_summon_window: ClassVar[bool] = True
+    keeps_passes: ClassVar[bool] = True
     vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": LP_REASONS}
     amount: int
     reason: str
@@ -1039,6 +1048,7 @@ class LifePointsChanged(Event):
 @event_kind
 class CoinTossed(Event):
     kind: ClassVar[str] = "coin_tossed"
+    keeps_passes: ClassVar[bool] = True
     results: tuple[bool, ...]
     cause: str | None = None
 
@@ -1046,6 +1056,7 @@ class CoinTossed(Event):
 @event_kind
 class DieRolled(Event):
     kind: ClassVar[str] = "die_rolled"
+    keeps_passes: ClassVar[bool] = True
     results: tuple[int, ...]
     cause: str | None = None
 
@@ -1055,6 +1066,7 @@ class HandSizeDiscard(Event):
     """The turn player's End Phase discard down to the hand limit (HAND-01)."""
 
     kind: ClassVar[str] = "hand_size_discard"
+    keeps_passes: ClassVar[bool] = True
     cards: tuple[str, ...]
 
 

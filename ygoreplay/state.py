@@ -68,9 +68,11 @@ class Card:
         self.seal: list | None = None    # [player, seal]: its holder's device sealed it, not yet opened (LOG-11)
         # (event index, how, number) of each play made with the card while the record did not know
         # it, one flat triple after another: a Normal Summon or Set and its Tributes, a Set in a Spell
-        # & Trap or Field Zone, an Xyz material and the Rank it was for. Judged once an event shows
-        # the card (SUM-08, SPELL-03, XYZ-01: ``rules.identity.bind``), wherever it went meanwhile.
-        self.unseen_play: tuple[int | str, ...] | None = None
+        # & Trap or Field Zone, an Xyz material and the Rank it was for, a Synchro, Link or Ritual
+        # material and its whole summon (a tuple: ``rules.summon.judge_unseen_sum``). Judged once an
+        # event shows the card (SUM-08, SPELL-03, XYZ-01, SYN-01, LINK-02, RIT-02:
+        # ``rules.identity.bind``), wherever it went meanwhile.
+        self.unseen_play: tuple[int | str | tuple, ...] | None = None
 
     @property
     def face_up(self) -> bool:
@@ -108,7 +110,7 @@ class Card:
         # not ``unseen_play``: leaving the field (Tributed, a material, returned to the hand) does
         # not change what the card is, and an event may still show it (SUM-08, XYZ-01)
 
-    def note_unseen(self, index: int, how: str, number: int) -> None:
+    def note_unseen(self, index: int, how: str, number: int | tuple) -> None:
         """Remember a play made with this card while the record did not know it, to judge once an
         event shows it (after any made before: each is judged)."""
         self.unseen_play = (*(self.unseen_play or ()), index, how, number)

@@ -26,7 +26,7 @@ from ..events import (
 from ..state import Card, DuelState
 from .base import fail, get_card, handles, impossible
 from .spell_trap import judge_unseen_set
-from .summon import judge_unseen_material, judge_unseen_summon
+from .summon import judge_unseen_material, judge_unseen_pendulum, judge_unseen_sum, judge_unseen_summon
 
 _PARTS = ("main", "extra")
 
@@ -40,6 +40,7 @@ def bind(state: DuelState, ev: Event, pairs: Iterable[tuple[str, int]]) -> None:
     """Name cards, ``(card id, passcode)`` pairs (LOG-01, CARD-01, LOG-10, DECK-02/03, PEN-02):
     every check first, then every binding, so a refused event names none."""
     bindings: list[tuple[Card, CardFacts, Card | None]] = []
+    sums: dict[tuple[int, str], tuple] = {}      # summons whose materials count together, judged once each
     for card_id, code in pairs:
         card = get_card(state, ev, card_id)
         if card.code == code:
@@ -58,7 +59,14 @@ def bind(state: DuelState, ev: Event, pairs: Iterable[tuple[str, int]]) -> None:
         if plays is not None:
             for at in range(0, len(plays), 3):
                 index, how, number = plays[at:at + 3]
-                _JUDGES[how](state, ev, card, facts, index, how, number)
+                if how in _SUM_JUDGED:
+                    sums[index, how] = number
+                else:
+                    _JUDGES[how](state, ev, card, facts, index, how, number)
+    if sums:                                     # with every card this event shows named
+        shown = {card.id: facts for card, facts, _ in bindings}
+        for (index, how), summary in sums.items():
+            judge_unseen_sum(state, ev, index, how, summary, shown)
     for card, facts, twin in bindings:
         card.unseen_play = None
         if twin is not None:                     # the copy the list already gave is this one
@@ -72,9 +80,13 @@ def bind(state: DuelState, ev: Event, pairs: Iterable[tuple[str, int]]) -> None:
 
 #: A card played while the record did not know it is shown: what it is judges each such play now,
 #: by how it was played (``Card.unseen_play``): SUM-08/SUM-04 for a monster Normal Summoned or Set,
-#: SPELL-03 and ZONE-10 for a Set in a Spell & Trap or Field Zone, XYZ-01 for an Xyz material.
+#: SPELL-03 and ZONE-10 for a Set in a Spell & Trap or Field Zone, XYZ-01 for an Xyz material,
+#: PEND-03 (PEND-06, SPS-13) for a monster Pendulum Summoned.
 _JUDGES = {"set": judge_unseen_summon, "summon": judge_unseen_summon, "spell_trap": judge_unseen_set,
-           "field": judge_unseen_set, "xyz": judge_unseen_material}
+           "field": judge_unseen_set, "xyz": judge_unseen_material, "pendulum": judge_unseen_pendulum}
+#: A Synchro, Link or Ritual material: its summon is judged on all its materials together (SYN-01,
+#: LINK-02, RIT-02: a sum, one Tuner), once the last one the record did not know is shown.
+_SUM_JUDGED = frozenset(("synchro", "link", "ritual"))
 
 
 def _part(state: DuelState, card: Card) -> list[int] | None:

@@ -394,6 +394,10 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
             check(state, ev, card, player, materials)
     stranded = _check_equips(state, ev) if state.equips else ()
     # -- all checks done: change the state ------------------------------------------------------
+    if method in _SUMS and ev.cite is None and card.code and any(m.unknown for m in materials):
+        _note_unseen_sum(state, card, method, materials)   # SYN-01, LINK-02, RIT-02: judged once shown
+    elif method == "pendulum" and not card.code and card.level is None and ev.cite is None:
+        _note_unseen_pendulum(state, card, player)          # PEND-03: judged once shown
     for m in sorted(listed, key=lambda m: m.zone != OVERLAY) if listed else ():   # a Rank-Up's old materials first
         if method == "xyz":
             if not m.code and m.level is None and ev.cause is None and ev.cite is None:
@@ -511,6 +515,37 @@ def _check_pendulum(state: DuelState, ev: SpecialSummoned, card: Card, player: i
         _check_own(state, ev, card, player, "PEND-03", "Pendulum")
 
 
+def _note_unseen_pendulum(state: DuelState, card: Card, player: int) -> None:
+    """PEND-03: a monster Pendulum Summoned while the record did not know it (entered face-up
+    without its name) was undecided: its Level unknown. It keeps the Scales it was summoned
+    between, and whether it came from the hand, to be judged once an event shows it."""
+    scale_cards = scales(state, player)
+    if len(scale_cards) == 2:                    # else refused (or flagged) as PEND-03 already
+        low, high = sorted((scale_cards[0].facts.lscale, scale_cards[1].facts.rscale))
+        card.note_unseen(state.index, "pendulum", (low, high, card.zone == HAND))
+
+
+def judge_unseen_pendulum(state: DuelState, ev: Event, card: Card, facts: CardFacts, index: int, _how: str,
+                          summoned: tuple) -> None:
+    """PEND-03, PEND-06, SPS-13 for a monster Pendulum Summoned at ``index`` while the record did
+    not know it: the first event that shows it tells its Level, and so judges that summon."""
+    low, high, from_hand = summoned
+    if not facts.is_monster:
+        fail(state, ev, "SPS-01", say("{name}, Pendulum Summoned at #{index} while the record did not know it, is "
+                                      "not a monster", name=facts.name, index=index))
+    elif facts.is_xyz or facts.is_link:
+        fail(state, ev, "PEND-06", say("{name}, Pendulum Summoned at #{index} while the record did not know it, has "
+                                       "no Level: it cannot be Pendulum Summoned", name=facts.name, index=index))
+    elif from_hand and has_summoning_condition(card, facts):
+        fail(state, ev, "SPS-13", say("{name}, Pendulum Summoned from the hand at #{index} while the record did not "
+                                      "know it, has a summoning condition: it cannot be Pendulum Summoned from the "
+                                      "hand", name=facts.name, index=index))
+    elif not between_scales(facts.printed_level, low, high):
+        fail(state, ev, "PEND-03", say("{name}, Pendulum Summoned at #{index} while the record did not know it, is "
+                                       "Level {level}: not strictly between the Scales {low} and {high}",
+                                       name=facts.name, index=index, level=facts.printed_level, low=low, high=high))
+
+
 def _check_own(state: DuelState, ev: SpecialSummoned, card: Card, player: int, rule: str, label: str) -> None:
     """RIT-02, FUS-02, SYN-01, XYZ-01, LINK-01, PEND-03: a summon by procedure takes the monster
     from the summoner's own hand or Extra Deck (an effect that summons the opponent's cards is
@@ -547,22 +582,28 @@ def _check_synchro(state: DuelState, ev: SpecialSummoned, card: Card, player: in
         if not _on_your_field(state, ev, m, player, "SYN-01", "Synchro"):
             return
     _read_unknown(state, materials)
+    problem = _synchro_sum(materials, card.name, card.current_level)
+    if problem:
+        fail(state, ev, *problem)
+
+
+def _synchro_sum(materials: list[Material], name: str, level: int | None) -> tuple[str, str] | None:
+    """SYN-01, CARD-07 on the materials' Levels and Tuners: (rule, why) they break, or None."""
     for m in materials:
         if m.level is None:
-            fail(state, ev, "CARD-07", say("{name} is an Xyz monster: it has no Level and cannot be a Synchro material",
-                                           name=m.name) if m.link_rating is None else
-                 say("{name} is a Link monster: it has no Level and cannot be a Synchro material", name=m.name))
-            return
+            return "CARD-07", (say("{name} is an Xyz monster: it has no Level and cannot be a Synchro material",
+                                   name=m.name) if m.link_rating is None else
+                               say("{name} is a Link monster: it has no Level and cannot be a Synchro material",
+                                   name=m.name))
     tuners = [m for m in materials if m.tuner]
     if len(tuners) != 1 or len(materials) < 2:
-        fail(state, ev, "SYN-01", say("a Synchro Summon uses exactly 1 Tuner and 1 or more non-Tuners, not {count} "
-                                      "Tuner(s) and {value} non-Tuner(s)",
-                                      count=len(tuners), value=len(materials) - len(tuners)))
-        return
-    total, level = sum(m.level or 0 for m in materials), card.current_level
+        return "SYN-01", say("a Synchro Summon uses exactly 1 Tuner and 1 or more non-Tuners, not {count} Tuner(s) "
+                             "and {value} non-Tuner(s)", count=len(tuners), value=len(materials) - len(tuners))
+    total = sum(m.level or 0 for m in materials)
     if total != level:
-        fail(state, ev, "SYN-01", say("the materials' Levels sum to {total}; {name} is Level {level} and needs "
-                                      "exactly that", total=total, name=card.name, level=level))
+        return "SYN-01", say("the materials' Levels sum to {total}; {name} is Level {level} and needs exactly that",
+                             total=total, name=name, level=level)
+    return None
 
 
 def _check_xyz(state: DuelState, ev: SpecialSummoned, card: Card, player: int, materials: list[Material]) -> None:
@@ -604,20 +645,27 @@ def _check_link(state: DuelState, ev: SpecialSummoned, card: Card, player: int, 
     for m in materials:
         if not _on_your_field(state, ev, m, player, "LINK-01", "Link"):
             return
-    rating = card.facts.link_rating or 0
     if not materials:
         fail(state, ev, "LINK-01", say("a Link Summon sends face-up materials to the GY; none are recorded for "
                                        "{name}", name=card.name))
         return
     _read_unknown(state, materials)
+    problem = _link_sum(materials, card.name, card.facts.link_rating or 0)
+    if problem:
+        fail(state, ev, *problem)
+
+
+def _link_sum(materials: list[Material], name: str, rating: int) -> tuple[str, str] | None:
+    """LINK-02/03 on the materials' values: (rule, why) no combination totals ``rating``, or None."""
     totals = {0}
     for m in materials:
         values = {1, m.link_rating} if m.link_rating else {1}
         totals = {t + v for t in totals for v in values}
-    if rating not in totals:
-        fail(state, ev, "LINK-02", say("{count} material(s) can count {totals} (a Link material counts 1 or its "
-                                       "Link rating, LINK-03), never exactly {name}'s Link rating {rating}",
-                                       count=len(materials), totals=sorted(totals), name=card.name, rating=rating))
+    if rating in totals:
+        return None
+    return "LINK-02", say("{count} material(s) can count {totals} (a Link material counts 1 or its Link rating, "
+                          "LINK-03), never exactly {name}'s Link rating {rating}",
+                          count=len(materials), totals=sorted(totals), name=name, rating=rating)
 
 
 def _check_fusion(state: DuelState, ev: SpecialSummoned, card: Card, player: int, materials: list[Material]) -> None:
@@ -689,10 +737,62 @@ def _check_ritual(state: DuelState, ev: SpecialSummoned, card: Card, player: int
                                           "field", name=m.name, id=m.id, where=where))
             return
     _read_unknown(state, materials)
-    total, level = sum(m.level or 0 for m in materials), card.current_level or 0
-    if total < level:
-        fail(state, ev, "RIT-02", say("the Tributes' Levels total {total}; {name} is Level {level} and needs at "
-                                      "least that", total=total, name=card.name, level=level))
+    problem = _ritual_sum(materials, card.name, card.current_level or 0)
+    if problem:
+        fail(state, ev, *problem)
+
+
+def _ritual_sum(materials: list[Material], name: str, level: int) -> tuple[str, str] | None:
+    """RIT-02 (CONF-19: at least) on the Tributes' Levels: (rule, why) they fall short, or None."""
+    total = sum(m.level or 0 for m in materials)
+    if total >= level:
+        return None
+    return "RIT-02", say("the Tributes' Levels total {total}; {name} is Level {level} and needs at least that",
+                         total=total, name=name, level=level)
+
+
+#: The summons whose materials count together (a sum, one Tuner): an unknown material of one is
+#: judged with the others once every one of them is shown (``judge_unseen_sum``).
+_SUMS = {"synchro": _synchro_sum, "link": _link_sum, "ritual": _ritual_sum}
+
+
+def _note_unseen_sum(state: DuelState, card: Card, method: str, materials: list[Material]) -> None:
+    """SYN-01, LINK-02, RIT-02: a summon whose materials the record did not all know was left
+    undecided (their Levels, Tuners, Link ratings unknown). Each unknown material keeps the whole
+    summon as it was (the monster, what it needed, every material's row) to judge it once the
+    last of them is shown (``rules.identity.bind``), wherever they went meanwhile. (A monster the
+    record does not know either is not noted: what it needed is unknown.)"""
+    target = (card.facts.link_rating or 0) if method == "link" else (card.current_level or 0)
+    summary = (card.name, target, tuple(tuple(m) for m in materials))
+    for m in materials:
+        if m.unknown and m.id in state.cards:
+            state.cards[m.id].note_unseen(state.index, method, summary)
+
+
+def judge_unseen_sum(state: DuelState, ev: Event, index: int, method: str, summary: tuple,
+                     shown: dict[str, CardFacts]) -> None:
+    """SYN-01, CARD-07, LINK-02, RIT-02 for a summon at ``index`` some of whose materials the
+    record did not know: once every one is known (``shown`` by this event, or earlier), the
+    materials are judged together as the summon would have judged them, naming it."""
+    name, target, rows = summary
+    materials = []
+    for row in rows:
+        m = Material(*row)
+        if m.unknown:
+            card = state.cards.get(m.id)
+            facts = shown.get(m.id) or (card.facts if card is not None and card.code else None)
+            if facts is None:
+                return                           # another is still unknown: judged when it is shown
+            level = m.level if m.level is not None else facts.printed_level   # an effect's Level stood
+            m = m._replace(name=facts.name, level=level, tuner=facts.is_tuner, link_rating=facts.link_rating,
+                           unknown=False)
+        materials.append(m)
+    problem = _SUMS[method](materials, name, target)
+    if problem:
+        rule, why = problem
+        fail(state, ev, rule, say("the {method} Summon of {name} at #{index}, whose materials the record did not all "
+                                  "know then, judged now they are shown: {why}",
+                                  method=method.capitalize(), name=name, index=index, why=why))
 
 
 _MATERIAL_CHECKS = {"synchro": _check_synchro, "xyz": _check_xyz, "link": _check_link, "fusion": _check_fusion,
