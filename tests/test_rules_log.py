@@ -69,3 +69,19 @@ def test_log_08_a_rollback_folded_into_a_state_is_refused() -> None:
         apply(state, from_dict(ROLLBACK))
     assert info.value.rule == "LOG-08" and "rules.History" in info.value.message
     assert state.index == 1
+
+
+def test_an_event_of_a_subclass_is_judged_by_its_kind() -> None:
+    """``apply`` finds a kind's handler by the event's class, for speed; an event of a subclass of
+    that class (not in its table) is still judged and applied as its kind, refusals included."""
+    from ygoreplay.events import NormalSummoned
+
+    class Summoned(NormalSummoned):
+        __slots__ = ()
+
+    state = fold(position(HAND))
+    apply(state, Summoned(card="celtic", zone=2))
+    assert state.cards["celtic"].zone == "mzone" and state.last_kind == "normal_summoned" and state.index == 2
+    with pytest.raises(RuleViolation) as info:
+        apply(fold(position(HAND)), Summoned(card="nobody", zone=2))
+    assert info.value.rule == "LOG-01"

@@ -526,10 +526,13 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
     def effects(self, code: int) -> tuple[EffectFact, ...]:
         """The effect facts its card script declares (``effect_facts``; an alternate artwork has
         its original's); () when none were read."""
-        found = self._effects.get(code)
+        effects = self._effects
+        if not effects:                   # no card script read (an import without them): one test
+            return ()
+        found = effects.get(code)
         if found is None:
             card = self._cards.get(code)
-            found = self._effects.get(card.alias, ()) if card is not None and card.alias else ()
+            found = effects.get(card.alias, ()) if card is not None and card.alias else ()
         return found
 
     @property

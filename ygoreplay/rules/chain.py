@@ -71,7 +71,7 @@ def activated(state: DuelState, ev: Activated) -> None:
         why = (missed(state, ev, card) if state.timing[3] else None) or wrong_summon(state, ev, card)
         if why:
             fail(state, ev, *why)
-    if state.chain or ev.link is not None:         # else Chain Link 1, as it should be
+    if state.chain or (ev.link is not None and ev.link != 1):   # else Chain Link 1, as it should be
         _check_chaining(state, ev, speed, player, must)
     if state.passes_recorded:
         _check_priority(state, ev, player)
@@ -109,7 +109,8 @@ def activated(state: DuelState, ev: Activated) -> None:
             state.to_leave.append(card.id)
     if not state.chain:
         state.resolving = False                    # a new chain: the last one has fully resolved
-        state.negated_links.clear()
+        if state.negated_links:
+            state.negated_links.clear()
         if state.negated:                          # TERM-14: what it negated may apply again (its end
             state.negated.clear()                  # unrecorded: a card activated anew is not negated)
         for pair in state.resolved:                # FUS-03, RIT-03: activated after these resolved
@@ -374,15 +375,21 @@ def chain_ended(state: DuelState, ev: ChainEnded) -> None:
             fail(state, ev, rule, say("{name} ({card_id}) must leave the field for the GY once resolved or negated",
                                       name=card.name, card_id=card_id))
     stranded = check_equips(state, ev) if state.equips else ()   # SPELL-07 (and an equip whose monster never came)
-    state.chain.clear()
-    state.to_leave.clear()
+    # each list is emptied only when it holds something: most are empty by the chain's end
+    if state.chain:
+        state.chain.clear()
+    if state.to_leave:
+        state.to_leave.clear()
     if state.resolved:                             # FUS-03, RIT-03: these resolutions are over
         state.resolved[:] = [pair for pair in state.resolved if pair[1] is not None]
-    state.negated.clear()
-    state.negated_links.clear()
+    if state.negated:
+        state.negated.clear()
+    if state.negated_links:
+        state.negated_links.clear()
     if state.taken_next or state.taken_later:
         forget_takers(state, at_turn_end=False)
-    state.unrefunded.clear()
+    if state.unrefunded:
+        state.unrefunded.clear()
     state.summon_window = None
     state.resolving = False
     chain_over(state)                              # NIS-06: who missed the timing in this chain

@@ -33,6 +33,9 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     if state.negated:
         check_not_negated(state, ev, card.id)
     to = ev.to
+    # the destination's fields as locals: a NamedTuple's field is a descriptor call each read
+    # (Python 3.11 does not specialise it), and a move reads its zone up to eight times
+    to_controller, to_zone, to_index = to
     placed = state.field_placed
     if placed is not None and placed[0] == state.index - 1 and _field_spell_replaced(state, ev, card, placed):
         return
@@ -48,18 +51,18 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
                 and (here.zone != DECK or state.deck_ordered(here.controller))):   # any card may be on top
             impossible(state, ev, "LOG-02", say("{name} ({id}) is at {here}, not {to_wire}",
                                                 name=card.name, id=card.id, here=list(here), to_wire=source.to_wire()))
-    if to.zone == card.zone and to.zone != DECK and to.controller == _holder(state, card):
+    if to_zone == card.zone and to_zone != DECK and to_controller == _holder(state, card):
         impossible(state, ev, "LOG-02", say("{name} ({id}) is already in the {zone}",
-                                            name=card.name, id=card.id, zone=to.zone))
+                                            name=card.name, id=card.id, zone=to_zone))
     host = _check_destination(state, ev, card, to)      # impossible destinations first
     _check_move_rules(state, ev, card, to)
     # -- all checks done ----------------------------------------------------------------------
     if ev.reason == "material" or ev.reason == "tributed":
         note_material_move(state, card)                        # for the summon that follows (RIT-02)
-    if card.is_token and to.zone not in ON_FIELD:
+    if card.is_token and to_zone not in ON_FIELD:
         vanish(state, card)                                    # TOKEN-02
         return
-    position = ev.position or _default_position(card, to.zone)
+    position = ev.position or _default_position(card, to_zone)
     attack = state.attack
     if attack is not None and card.id in attack.destroyed and card.zone in ON_FIELD:
         # BATTLE-14 is satisfied once it has left the field, wherever an effect sends it and even
@@ -70,10 +73,10 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
         card.zone, card.position, card.host = OVERLAY, None, host.id
         host.materials.append(card.id)
         return
-    put(state, card, to.zone, to.controller, to.index, position)
-    if to.zone in (HAND, DECK, EXTRA):
+    put(state, card, to_zone, to_controller, to_index, position)
+    if to_zone in (HAND, DECK, EXTRA):
         card.properly_summoned = False                         # SPS-14: a new card from now on
-    elif position == SET and to.zone in (SZONE, FZONE):
+    elif position == SET and to_zone in (SZONE, FZONE):
         card.set_turn = state.turn                             # TRAP-02, SPELL-12: Set by an effect, it waits a turn too
 
 
