@@ -97,3 +97,25 @@ def test_a_match_file_signed_by_a_key_trusted_here_is_exported_again(genuine, tm
         assert checked.exit_code == 0, checked.output
     done = _run("export", str(genuine), "-o", str(tmp_path / "again.ygr"))
     assert done.exit_code == 0, done.output
+
+
+# -- a match file through the doors that read a duel --------------------------------------------------
+#
+# show, log, check, audit, verify and export hand a match file to the match commands, which give
+# a view what ``match.views.view_dict`` lets it see (25v). Every other command that reads a file
+# opened it as a duel (``source.open_source``): ``export --record --view p0`` wrote the other
+# player's decklist and Side Deck whole as "the record p0 would have written", and ``lp-sheet``,
+# ``play`` and ``export --html`` ended in an internal error.
+
+@pytest.mark.parametrize("args", [
+    ("export", "--record", "--view", "p0"), ("export", "--record", "--view", "spectator"),
+    ("export", "--html"), ("lp-sheet",), ("lp-sheet", "--view", "p1"), ("actions",), ("opened",),
+    ("play", "--plain", "--view", "p0")])
+@pytest.mark.parametrize("kind", ["jsonl", "ygr"])
+def test_a_match_file_is_no_duel_to_the_commands_that_read_one(genuine, tmp_path, args, kind):
+    path = str(MATCH if kind == "jsonl" else genuine)
+    out = tmp_path / "out"
+    named = [path, *(("-o", str(out)) if args[0] in ("export", "lp-sheet") else ())]
+    done = CliRunner().invoke(main, [args[0], *named, *args[1:]], input="q\n")
+    assert done.exit_code == 2 and "a match file, not a duel replay" in done.output, done.output
+    assert "internal error" not in done.output and "91152256" not in done.output and not out.exists()

@@ -13,6 +13,7 @@ from typing import Iterable
 from .cards import CardDB
 from .errors import VerificationError
 from .events import Event
+from .i18n import t
 from .exchange import verify_against
 from .openings import SealReport, has_seals, seal_report
 from .replay_file import ReplayFile, verify_chain
@@ -62,7 +63,8 @@ def signable(replay: ReplayFile, trust: Iterable[PublicKey], what: str = "the fi
     signature = signature_of(replay, trust)
     if first_bad is not None or not signature.ok:
         problem = "its hash chain is broken" if first_bad is not None else f"it is {signature.describe()}"
-        raise VerificationError(f"{what} cannot be exported again: {problem}; nothing was written")
+        raise VerificationError(t("{what} cannot be exported again: {problem}; nothing was written",
+                                  what=what, problem=problem))
 
 
 def origin_of(source: dict) -> dict:

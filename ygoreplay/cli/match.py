@@ -284,8 +284,7 @@ def result(match_path: str, as_json: bool) -> None:
 @key_option
 @cards_opt
 def export(match_path: str, output: str, keys: tuple[str, ...], cards: tuple[str, ...]) -> None:
-    """Write the match as one signed .ygr holding its duels, each a signed judge file of its own
-    (a match .ygr only when it and its duels are signed by a trusted key)."""
+    """Write the match as one signed .ygr holding its duels, each a signed judge file of its own."""
     run("export", match_path, output=output, cards=cards, keys=keys)
 
 
