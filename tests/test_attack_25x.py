@@ -119,3 +119,65 @@ def test_a_match_file_is_no_duel_to_the_commands_that_read_one(genuine, tmp_path
     done = CliRunner().invoke(main, [args[0], *named, *args[1:]], input="q\n")
     assert done.exit_code == 2 and "a match file, not a duel replay" in done.output, done.output
     assert "internal error" not in done.output and "91152256" not in done.output and not out.exists()
+
+
+# -- a match's token in a duel that seats its players otherwise --------------------------------------
+#
+# A match's tokens open its duels with the role they have in the match (``Service.match_role``):
+# the match's player 0 read player 0's seat of every duel. But a duel names its own players (its
+# ``duel_started``, typed at the table: the recorder's page only suggests the match's names), and
+# a duel recorded the other way round seated the match's player 1 as its player 0: the match's
+# player 0 token was shown the other player's hand.
+
+def _match_service(tmp_path, names: list[str]):
+    from fastapi.testclient import TestClient
+    from test_match_service import MATCHES, lines, match_body
+    from test_service import ADMIN
+    from ygoreplay.access import digest
+    from ygoreplay.service import create_app
+    from ygoreplay.store import Store
+    store = Store(str(tmp_path / "s.sqlite"))
+    client = TestClient(create_app(store, digest(ADMIN)))
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    made = client.post("/matches", json=match_body(lines(MATCHES / "two-nil.jsonl")), headers=admin).json()
+    tokens = made["tokens"]
+    game = client.post(f"/matches/{made['id']}/games", json={"first_player": 0, "chosen_by": 0},
+                       headers={"Authorization": f"Bearer {tokens['recorder']}"})
+    assert game.status_code == 201, game.text
+    duel = game.json()["duel"]["id"]
+    events = lines(MATCHES / "duels" / "g1-yugi-wins.jsonl")
+    events[0]["players"] = names
+    written = client.post(f"/duels/{duel}/events", json=events[:12],
+                          headers={"Authorization": f"Bearer {tokens['recorder']}"})
+    assert written.status_code == 200, written.text
+    return client, store, duel, tokens, made["id"]
+
+
+@pytest.mark.parametrize("names, seat", [(["Yugi", "Kaiba"], {"p0": "p0", "p1": "p1"}),
+                                         (["Kaiba", "Yugi"], {"p0": "p1", "p1": "p0"}),
+                                         (["Seto", "Yugi"], {"p0": "spectator", "p1": "spectator"})])
+def test_a_match_players_token_reads_its_own_seat_of_a_duel_whatever_the_duels_order(tmp_path, names, seat):
+    client, store, duel, tokens, _match = _match_service(tmp_path, names)
+    with client:
+        judge = client.get(f"/duels/{duel}/state", headers={"Authorization": f"Bearer {tokens['judge']}"}).json()
+        for role in ("p0", "p1"):
+            asked = client.get(f"/duels/{duel}/state", headers={"Authorization": f"Bearer {tokens[role]}"})
+            assert asked.status_code == 200, asked.text
+            assert asked.json()["view"] == seat[role], (names, role)
+            other = 1 - int(role[1]) if seat[role] == role else int(role[1])    # the other player's seat
+            hidden = [c["code"] for c in judge["board"]["players"][other]["hand"]]
+            shown = [c.get("code") for c in asked.json()["board"]["players"][other]["hand"]]
+            assert hidden and not any(shown), (names, role, shown)
+    store.close()
+
+
+def test_a_match_players_file_holds_each_duel_as_its_own_seat_sees_it(tmp_path):
+    """The match's ``.ygr`` for a player carries each duel's file for that player: of the seat
+    its player has in that duel, as ``/duels/{id}/state`` reads it with the same token."""
+    client, store, _duel, tokens, match = _match_service(tmp_path, ["Kaiba", "Yugi"])
+    with client:
+        for role, seat in (("p0", "p1"), ("p1", "p0")):
+            data = client.get(f"/matches/{match}/replay.ygr", headers={"Authorization": f"Bearer {tokens[role]}"})
+            assert data.status_code == 200, data.text
+            assert loads(loads(data.content).games[0]).view == seat
+    store.close()
