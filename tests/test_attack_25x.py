@@ -181,3 +181,36 @@ def test_a_match_players_file_holds_each_duel_as_its_own_seat_sees_it(tmp_path):
             assert data.status_code == 200, data.text
             assert loads(loads(data.content).games[0]).view == seat
     store.close()
+
+
+def test_a_match_players_follower_from_before_the_duel_named_its_players_is_seated_again(tmp_path):
+    """The seat is read from the duel's first event: a player's device following a duel of the
+    match from before it (the match page opens each game's viewer as soon as it is started) had
+    its view fixed at the match's seat, and was sent the other player's hand when the duel came
+    in seated the other way round. Its stream ends, sending nothing, at the first event: its
+    reconnection is seated."""
+    import httpx
+    from test_match_service import MATCHES, lines, match_body
+    from test_service import ADMIN, Follower, Server, auth
+    srv = Server(str(tmp_path / "s.sqlite"))
+    try:
+        made = httpx.post(f"{srv.url}/matches", json=match_body(lines(MATCHES / "two-nil.jsonl")),
+                          headers=auth(ADMIN)).json()
+        tokens = made["tokens"]
+        game = httpx.post(f"{srv.url}/matches/{made['id']}/games", json={"first_player": 0, "chosen_by": 0},
+                          headers=auth(tokens["recorder"])).json()
+        duel = game["duel"]["id"]
+        follower = Follower(f"{srv.url}/duels/{duel}/follow", auth(tokens["p0"]))
+        follower.start()
+        assert follower.ready.wait(10)
+        events = lines(MATCHES / "duels" / "g1-yugi-wins.jsonl")
+        events[0]["players"] = ["Kaiba", "Yugi"]                 # the match's player 0 sits as player 1
+        written = httpx.post(f"{srv.url}/duels/{duel}/events", json=events[:12], headers=auth(tokens["recorder"]))
+        assert written.status_code == 200, written.text
+        follower.join(20)
+        assert not follower.is_alive(), "the stream goes on in the seat it was opened with"
+        assert follower.received == [] and not follower.ended.is_set()
+        again = httpx.get(f"{srv.url}/duels/{duel}/frames", headers=auth(tokens["p0"])).json()
+        assert again["view"] == "p1"
+    finally:
+        srv.stop()
