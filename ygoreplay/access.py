@@ -37,6 +37,7 @@ import secrets
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Sequence
 
 from .chain import to_ms
 from .errors import ConflictError, InputError, StoreError
@@ -153,6 +154,25 @@ MATCH_TABLE: tuple[str, ...] = ("recorder", "judge")
 MATCH_WRITERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("judge_ruled", "ruling_appealed", "penalty_given"), ("judge",)),
     **dict.fromkeys(("judge_called", "match_conceded"), (*MATCH_TABLE, "p0", "p1"))}
+
+
+def seated(role: str, match_players: Sequence[str], duel_players: Sequence[str] | None) -> str:
+    """The role a match's token (``role``) has in a duel of that match: a player's token is the
+    seat its player sits in there. The duel names its own players (its ``duel_started``, typed
+    at the table): player 0 of the match may be player 1 of a duel recorded the other way round,
+    and a player token read as the same seat would see the other player's hand. So a duel that
+    names the match's players in its seats keeps them, one that names them the other way round
+    swaps them, and one whose seats are not the match's players (or not yet named: None keeps
+    them, as no card is dealt before ``duel_started``) gives a player's token no seat: a
+    spectator's view."""
+    if role not in PLAYERS or duel_players is None:
+        return role
+    match_seats, seats = list(match_players), list(duel_players)
+    if seats == match_seats and seats[:1] != seats[1:]:
+        return role
+    if seats == match_seats[::-1] and seats[:1] != seats[1:]:
+        return PLAYERS[1 - PLAYERS.index(role)]
+    return "spectator"
 
 
 def new_token() -> str:

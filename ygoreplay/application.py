@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from .openings import SealReport
     from .source import Source
 from .text import checked
-from .trust import Signature, origin_of, seals_of, signature_of, verify_file
+from .trust import Signature, origin_of, seals_of, signable, signature_of
 from .views import CARDS_ELSEWHERE, VIEWS, DeviceNames, Redactor, out_of_sight, unseen
 
 
@@ -52,10 +52,7 @@ def export_file(replay: ReplayFile, view: str, trust: Iterable[PublicKey]) -> Re
     chain goes into a judge copy; a view gives only itself."""
     if view not in VIEWS:
         raise InputError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
-    checked = verify_file(replay, trust)
-    if checked.first_bad is not None or not checked.signature.ok:
-        problem = "its hash chain is broken" if checked.first_bad is not None else f"it is {checked.signature.describe()}"
-        raise VerificationError(f"the file cannot be exported again: {problem}; nothing was written")
+    signable(replay, trust)
     if replay.view != "judge":
         if replay.view != view:
             raise InputError(f"a {replay.view} view cannot give the {view} view")

@@ -333,6 +333,11 @@ class LiveDuel:
         """Its access settings (or its match's) were written here: read them again when next asked."""
         self._access_read = float("-inf")
 
+    def seats(self) -> list[str] | None:
+        """The players its ``duel_started`` names, seat by seat (None before it has one)."""
+        first = self.records[0].event if self.records else None
+        return list(first.players) if first is not None and first.kind == "duel_started" else None
+
     def match_id(self) -> str | None:
         """The match it is a duel of, read until it has one (once linked, it is that match's for good)."""
         if self.match is None:

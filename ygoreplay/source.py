@@ -15,6 +15,7 @@ from .cards import CardDB
 from .errors import InputError
 from .events import DuelStarted, Event
 from .formats import FormatError, by_suffix, find_format
+from .i18n import t
 from .log import judge_steps
 from .replay_file import ReplayFile, verify_chain
 from .rules import AuditReport, History, audit
@@ -179,12 +180,17 @@ def stored_board(store: Store, spec: str, at: int | None) -> tuple[int, Event, D
 
 
 def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
-    """A path to a file of any registered format (``formats.find_format``), or (when no such file
-    exists) a stored duel id. ``cards`` names the cards a file does not carry the facts of (an
-    EDOPro replay carries its cards' stats, not their names)."""
+    """A path to a duel's file of any registered format (``formats.find_format``), or (when no
+    such file exists) a stored duel id. ``cards`` names the cards a file does not carry the facts
+    of (an EDOPro replay carries its cards' stats, not their names). A match file is refused: the
+    match commands read it, as each view may see it (``match.views``)."""
     path = Path(spec)
     if path.is_file():
-        loaded = find_format(path).read(path, cards, name=spec)
+        fmt = find_format(path)
+        if fmt.yields == "match":   # read as a duel, its decklists were any view's, whole
+            raise SourceError(t("{path}: a match file, not a duel replay: the match commands read it "
+                                "('ygoreplay match --help')", path=spec))
+        loaded = fmt.read(path, cards, name=spec)
         replay = loaded.native
         if isinstance(replay, ReplayFile):
             return Source(spec, replay.events, replay.cards, replay.view, replay.disclosures, replay,

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from .cards import CardDB
+from .errors import VerificationError
 from .events import Event
+from .i18n import t
 from .exchange import verify_against
 from .openings import SealReport, has_seals, seal_report
 from .replay_file import ReplayFile, verify_chain
@@ -50,6 +52,19 @@ def signature_of(replay: ReplayFile, trust: Iterable[PublicKey]) -> Signature:
     trusted = {k.raw for k in trust}
     return Signature(replay.signer, replay.signature_valid,
                      replay.signer is not None and replay.signer.raw in trusted)
+
+
+def signable(replay: ReplayFile, trust: Iterable[PublicKey], what: str = "the file") -> None:
+    """Refuse (VerificationError naming ``what``) to sign ``replay`` again unless its chain holds
+    and a key of ``trust`` signed it. Every door that writes a file it read under the organiser's
+    key asks here first (a view exported from a judge file, a match file and each duel it
+    carries): a file nobody vouches for must never come out signed, vouched for by us."""
+    first_bad = verify_chain(replay)
+    signature = signature_of(replay, trust)
+    if first_bad is not None or not signature.ok:
+        problem = "its hash chain is broken" if first_bad is not None else f"it is {signature.describe()}"
+        raise VerificationError(t("{what} cannot be exported again: {problem}; nothing was written",
+                                  what=what, problem=problem))
 
 
 def origin_of(source: dict) -> dict:

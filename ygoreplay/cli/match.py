@@ -14,7 +14,7 @@ import click
 from ..errors import InputError
 from ..i18n import said, t
 from ..text import printable
-from .common import EXIT_ILLEGAL, Words, echo, file_format, main, pick_list, signing_key
+from .common import EXIT_ILLEGAL, Words, echo, file_format, key_option, main, pick_list, signing_key
 
 if TYPE_CHECKING:
     from ..events import Event
@@ -281,10 +281,11 @@ def result(match_path: str, as_json: bool) -> None:
 @match.command(name="export")
 @match_file
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False))
+@key_option
 @cards_opt
-def export(match_path: str, output: str, cards: tuple[str, ...]) -> None:
+def export(match_path: str, output: str, keys: tuple[str, ...], cards: tuple[str, ...]) -> None:
     """Write the match as one signed .ygr holding its duels, each a signed judge file of its own."""
-    run("export", match_path, output=output, cards=cards)
+    run("export", match_path, output=output, cards=cards, keys=keys)
 
 
 # -- the generic commands on a match file -------------------------------------------------------------
@@ -314,7 +315,7 @@ def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...
         if view not in (None, "judge"):
             raise InputError(t("{path}: a match file is exported whole, as its judge's record: the {view} view of "
                                "a match is the service's (GET /matches/ID/replay.ygr?view={view})", path=path, view=view))
-        replay = match_replay(match_, signing_key())
+        replay = match_replay(match_, signing_key(), trust=trusted_keys(keys))
         size = write_replay(output, replay, signing_key())
         echo(t("{output}: a match of {count} events and {count2} duel(s), judge view, {size} bytes, signed",
                output=output, count=len(replay.events), count2=len(replay.games), size=size))

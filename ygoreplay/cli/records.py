@@ -58,7 +58,7 @@ def export_command(duel: str, output: str, html: bool, as_record: bool, view: st
                output=output, count=len(events), value=view or 'spectator', size=size))
         return
     if match_cli.handles(duel) and not html:
-        return match_cli.run("export", duel, cards=cards, output=output, view=view)
+        return match_cli.run("export", duel, cards=cards, output=output, view=view, keys=keys)
     if Path(duel).is_file():
         with open_duel(duel, None, cards) as source:
             view = view or source.view              # a view file gives its own view by default

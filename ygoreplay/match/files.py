@@ -107,9 +107,18 @@ def _from_replay(replay: ReplayFile, name: str) -> Match:
     return match
 
 
-def match_replay(match: Match, key: OrganiserKey, title: str = "") -> ReplayFile:
+def match_replay(match: Match, key: OrganiserKey, title: str = "", *, trust: Iterable[PublicKey] = ()) -> ReplayFile:
     """The match as one judge ``.ygr``: its events and card facts, each duel inside as its own
-    signed judge file (a duel already read from a signed file is carried as it is)."""
+    signed judge file (a duel already read from a signed file is carried as it is). A match read
+    from a ``.ygr`` is signed again only when it and every duel it carries hold up, signed by a
+    key of ``trust`` (``trust.signable``, as a duel's file is exported again; with no key, it is
+    refused): its events and duels are the file's word, which our signature would vouch for."""
+    from ..trust import signable
+    if match.replay is not None:
+        signable(match.replay, trust, match.name)
+        for number, duel in sorted(match.duels.items()):
+            if duel.replay is not None:
+                signable(duel.replay, trust, f"{match.name}: duel {number}")
     missing = list(match.missing)
     if missing:
         raise InputError(f"{match.name}: duel {missing[0]} cannot be read ({match.missing[missing[0]]}); "

@@ -24,7 +24,7 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import i18n
-from ..access import PLAYERS, VIEW_OF, Access, digest, matches
+from ..access import PLAYERS, VIEW_OF, Access, digest, matches, seated
 from ..application import Records
 from ..errors import StoreError, VerificationError
 from ..live import Hub, LiveDuel
@@ -215,7 +215,7 @@ class Service:
         if self.is_organiser(token, hashed):
             return Caller("organiser", "judge"), live
         role = self.role_in(live.access, token, f"duel {duel_id!r}",
-                            lambda: self.match_role(live.match_id(), token, hashed), hashed)
+                            lambda: self.match_role(live.match_id(), token, hashed, live.seats()), hashed)
         caller = Caller(role, VIEW_OF[role], live.released())
         if caller.view == "spectator" and live.hidden_by_parent():
             raise HTTPError(404, f"no duel {duel_id!r}")
@@ -238,13 +238,18 @@ class Service:
             role = "public"
         return role
 
-    def match_role(self, match_id: str | None, token: str, hashed: str | None = None) -> str | None:
+    def match_role(self, match_id: str | None, token: str, hashed: str | None = None,
+                   seats: list[str] | None = None) -> str | None:
         """The role a match's token has in a duel of that match (``match_id``, None for none): the
-        same as in the match (the match page links each game with its own token)."""
+        same as in the match (the match page links each game with its own token), a player's the
+        seat its player has in the duel (``seats``: the names its ``duel_started`` gives, None for
+        none yet; ``access.seated``)."""
         if match_id is None:
             return None
         try:
-            return self.hub.match(match_id).access.role_of(token, hashed)
+            match = self.hub.match(match_id)
+            role = match.access.role_of(token, hashed)
+            return None if role is None else seated(role, match.state().players, seats)
         except (StoreError, VerificationError):       # a match not there, or altered: no role in it
             return None
 

@@ -279,8 +279,11 @@ async def follow(duel_id: str, request: Request, service: ServiceDep, asking: Du
     resume = request.headers.get("last-event-id")
     position = number(resume) + 1 if resume is not None and number(resume) is not None else start
     live_view = await asyncio.to_thread(live.view, view)
+    # a match's player token seats its player by the names the duel's first event gives
+    # (``access.seated``): followed before there is one, it is asked again once there is
+    unseated = view in PLAYERS and not live.records and await asyncio.to_thread(live.match_id) is not None
     lease = service.streams.open(request, duel_id)
-    return EventStream(_stream(service, live, live_view, view, position, format == "frames", lease))
+    return EventStream(_stream(service, live, live_view, view, position, format == "frames", lease, unseated))
 
 
 RETRY = b"retry: 2000\n\n"
@@ -293,9 +296,11 @@ CHUNK = 64 << 10
 
 
 async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: str, position: int,
-                  frames: bool, lease: _Lease) -> AsyncIterator[bytes]:
+                  frames: bool, lease: _Lease, unseated: bool = False) -> AsyncIterator[bytes]:
     """A follower's events (or frames) as Server-Sent Events, from ``position`` on, as the view
     may see them, until the duel ends or the follower leaves (``EventStream`` closes it then).
+    An ``unseated`` player's (a match's token before the duel named its players) ends, sending
+    nothing, at the first event: its reconnection is seated by it (``access.seated``).
     Every event ready when it wakes goes out as one chunk: one write, however far behind it was,
     up to ``CHUNK`` bytes (a reader that does not read holds one chunk in the server, not the duel)."""
     loop = asyncio.get_running_loop()
@@ -312,6 +317,10 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
             alarm.arm()                          # before reading: a change while it sends wakes it
             clock = time.time()
             visible = live.visible(view, clock)
+            if unseated and live.count:
+                if chunk:
+                    yield chunk
+                return
             if position < visible:
                 if len(live_view.steps) < visible:      # the first of the view's followers to wake feeds it
                     await live.catch_up(view, visible)  # the loop never waits for a thread's feeding

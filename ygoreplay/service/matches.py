@@ -26,7 +26,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
 from .. import viewer
-from ..access import NARROWER, RELEASES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, release_settings
+from ..access import (NARROWER, RELEASES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, release_settings,
+                      seated)
 from ..chain import now
 from ..decks import Banlist
 from ..errors import StoreError
@@ -319,8 +320,10 @@ def match_file(match_id: str, service: ServiceDep, asking: MatchCaller,
     for game in live.state().games:
         duel = commands.linked_duel(service.hub, match_id, game.duel)
         if duel is not None:
-            # a view the match released is given of a duel only when the duel is released too
+            # a view the match released is given of a duel only when the duel is released too;
+            # a player's, of the seat its player has in that duel (``access.seated``)
             shown = view if view in NARROWER[who.view] or duel.released() else who.view
+            shown = seated(shown, live.state().players, duel.seats())
             games.append(duel.replay_file(shown, service.store.key))
     return _ygr(live.replay(view, service.store.key, games), f"{match_id}.{view}.ygr")
 
