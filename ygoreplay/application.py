@@ -346,9 +346,18 @@ class Records:
         what a correction back to ``to`` strikes (``views.out_of_sight``), read from ``to`` on only
         (a correction is of the current turn): the board and the record it follows in one read
         that checks them against the signed seals (``Store.seek``), then the events after that
-        record's chain hash up to ``count`` only, as the signed anchors vouch for them."""
+        record's chain hash up to ``count`` only, as the signed anchors vouch for them. Each of
+        them, or VerificationError: one the read leaves out (altered, rechained, deleted, or past
+        the stored head) would be struck unjudged, a draw's cards put back in a Deck whose order
+        the player has read."""
         back, last = self.store.seek(duel_id, to)
-        struck = self.store.chained_after(duel_id, to, last.hash, upto=count)[0] if last is not None else []
+        struck, broken = (self.store.chained_after(duel_id, to, last.hash, upto=count) if last is not None
+                          else ([], None))
+        if len(struck) != count - to:
+            raise VerificationError(f"duel {duel_id}: event {to + len(struck) if broken is None else broken} is not "
+                                    "stored as its chain and signed anchors say (altered, rechained or deleted): "
+                                    f"a correction back to {to} is not judged on it; nothing was appended. "
+                                    "Run 'ygoreplay verify'")
         return back, [r.event for r in struck]
 
     def _view_names(self, duel_id: str, view: str, count: int) -> dict[str, str]:
