@@ -15,8 +15,11 @@ import sqlite3
 import msgpack
 import pytest
 
-from test_device_names import board, count, post, table  # noqa: F401  (fixture)
+from test_device_names import auth, board, count, post, table  # noqa: F401  (fixture)
 from ygoreplay import chain
+from ygoreplay.application import Records
+from ygoreplay.events import from_dict
+from ygoreplay.store import Store
 
 
 def _behind_the_store(url: str, duel: str, position: int, how: str) -> None:
@@ -63,3 +66,34 @@ def test_a_players_correction_strikes_no_draw_the_database_hid_from_its_judging(
     assert count(client, duel_id, tokens) == at + 2
     assert len(board(client, duel_id, tokens["p0"])["players"][0]["hand"]) == hand + 5, "the draw stands"
 
+
+@pytest.mark.parametrize("asked", [False, True])
+def test_a_players_correction_strikes_no_draw_entered_while_it_was_judged(table, monkeypatch, asked):
+    """Player 0's device sent a correction back before an LP change of its own and, at once, a
+    draw of five: the correction was judged on the head without the draw (nothing out of its
+    Deck), then written after the draw, which it struck: the five cards back on top of the Deck
+    in the order the device had read them. Asking for the position the draw made (``expected``)
+    let it through the same way. It is judged on the head it is written at now: refused."""
+    client, duel_id, tokens, store = table
+    at = count(client, duel_id, tokens)
+    lp = {"kind": "life_points_changed", "player": 0, "amount": 500, "reason": "gain"}
+    assert post(client, duel_id, tokens["p0"], [lp]).status_code == 200
+    hand = len(board(client, duel_id, tokens["p0"])["players"][0]["hand"])
+    held, drawn = Store.witnessed, []
+
+    def draw_meanwhile(self, duel, fresh=False):
+        answer = held(self, duel, fresh)
+        if not drawn:                   # the device's other request, appended as this one is judged
+            drawn.append(duel)
+            Records(self).append_records(duel, [from_dict({"kind": "cards_drawn", "player": 0, "count": 5})],
+                                         role="p0")
+        return answer
+    monkeypatch.setattr(Store, "witnessed", draw_meanwhile)
+    correction = [{"kind": "entry_corrected", "to": at, "reason": "mis-entry"}]
+    answer = client.post(f"/duels/{duel_id}/events", json=correction, headers=auth(tokens["p0"]),
+                         params={"expected": at + 2} if asked else {})
+    monkeypatch.undo()
+    assert drawn and answer.status_code in (403, 409), answer.text
+    assert "nothing was" in answer.json()["error"], answer.text
+    assert count(client, duel_id, tokens) == at + 2
+    assert len(board(client, duel_id, tokens["p0"])["players"][0]["hand"]) == hand + 5, "the draw stands"
