@@ -278,7 +278,7 @@ class Records:
             # process's first append: what is judged as the first events is written at 0 only,
             # and judged again on the stored head when that position is taken or they are refused
             count, witnessed, access = self.store.witnessed(duel_id, fresh)
-            if count == 0 and expected and not fresh:
+            if expected is not None and expected != count and not fresh:
                 continue                 # the caller counts events this process has not seen
             if count == 0:
                 witnessed = _says_witnessed(given)
@@ -320,10 +320,19 @@ class Records:
             of = names(view, count) if names is not None else None
             read.append(DeviceNames(view, of if of is not None else self._view_names(duel_id, view, count)))
             return read[-1]
+        back: list[int] = []
+
+        def going_back(to: int) -> tuple[DuelState, list[Event]]:
+            back.append(to)
+            return self._going_back(duel_id, to, count)
         events = _stamped(given, ENTERS_AS.get(role), entered_by, witnessed,
-                          (lambda: self.store.head_state(duel_id)) if count else _no_head, view_names,
-                          lambda at: self._going_back(duel_id, at, count))
-        if read and expected is None:
+                          (lambda: self.store.head_state(duel_id)) if count else _no_head, view_names, going_back)
+        # a correction judged on the entries up to ``count`` strikes those only: written at a head
+        # another writer moved, it struck theirs unjudged too (a draw: its cards back in the Deck)
+        if back and expected is not None and expected != count:
+            raise ConflictError(f"duel {duel_id} has {count} events, not {expected}: a correction is judged on the "
+                                "entries it strikes, up to the head; nothing was appended")
+        if (read or back) and expected is None:
             expected = count             # what its names meant there, not at a head another writer moved
         try:
             # a witness keeps receipts signed alone (its table holds no audit path): the one place
@@ -343,9 +352,18 @@ class Records:
         what a correction back to ``to`` strikes (``views.out_of_sight``), read from ``to`` on only
         (a correction is of the current turn): the board and the record it follows in one read
         that checks them against the signed seals (``Store.seek``), then the events after that
-        record's chain hash up to ``count`` only, as the signed anchors vouch for them."""
+        record's chain hash up to ``count`` only, as the signed anchors vouch for them. Each of
+        them, or VerificationError: one the read leaves out (altered, rechained, deleted, or past
+        the stored head) would be struck unjudged, a draw's cards put back in a Deck whose order
+        the player has read."""
         back, last = self.store.seek(duel_id, to)
-        struck = self.store.chained_after(duel_id, to, last.hash, upto=count)[0] if last is not None else []
+        struck, broken = (self.store.chained_after(duel_id, to, last.hash, upto=count) if last is not None
+                          else ([], None))
+        if len(struck) != count - to:
+            raise VerificationError(f"duel {duel_id}: event {to + len(struck) if broken is None else broken} is not "
+                                    "stored as its chain and signed anchors say (altered, rechained or deleted): "
+                                    f"a correction back to {to} is not judged on it; nothing was appended. "
+                                    "Run 'ygoreplay verify'")
         return back, [r.event for r in struck]
 
     def _view_names(self, duel_id: str, view: str, count: int) -> dict[str, str]:
