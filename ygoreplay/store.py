@@ -78,8 +78,7 @@ from .errors import (ConflictError, InputError, StoreBusy, StoreError, StoreUnav
 from .events import Event, EventFormatError, from_dict, from_trusted_dict
 from .files import data_dir
 from .lazy_dataclass import dataclass
-from .replay_file import (HEADER_LIST, MAX_CARDS, MAX_EVENT_BYTES, MAX_EVENTS, MAX_EXPANDED, MAX_PLAYER_NAMES,
-                          MAX_STORED, ReplayFileError, check_body, check_event, referenced_codes)
+from .passcodes import referenced_codes
 from .rules import History, RuleViolation
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
@@ -460,17 +459,22 @@ class Head:
         return head
 
 
-def _exportable(event: Event, position: int, size: int = 0, names: int = MAX_PLAYER_NAMES) -> None:
-    """``check_event``: an event no replay file could hold is refused, nothing written."""
+def _exportable(event: Event, position: int, size: int = 0, names: int | None = None) -> None:
+    """``check_event``: an event no replay file could hold is refused, nothing written (``names``:
+    the most player names, ``MAX_PLAYER_NAMES`` when None).
+
+    The replay file's module (its limits and checks) is imported by what writes, as here, not with
+    the store: a read (``show DUEL --at N``) never checks a file's limits (issue 25)."""
+    from .replay_file import MAX_PLAYER_NAMES, ReplayFileError, check_event
     try:
-        check_event(event, position, size, names)
+        check_event(event, position, size, MAX_PLAYER_NAMES if names is None else names)
     except ReplayFileError as exc:
         raise InputError(f"{exc}: the duel could not be exported; nothing was written") from None
 
 
-#: The most an event's stored row takes: its event within ``MAX_EVENT_BYTES`` (``_write``), its
-#: time, its hashes and their keys (108 bytes).
-_ROW_MOST = MAX_EVENT_BYTES + 128
+#: The most an event's stored row takes beyond its event, which is within the replay file's
+#: ``MAX_EVENT_BYTES`` (``_write``): its time, its hashes and their keys (108 bytes).
+_ROW_OVERHEAD = 128
 
 
 def _header_state(header: Header) -> bytes:
@@ -1539,6 +1543,7 @@ class Store:
         records written). ``gather`` takes what would be written instead (``record_together``);
         ``other_snapshots`` (of streams made with these: ``append_records``) are written with theirs;
         ``receipted``: a receipt of the new head signed with the group (``receipt_proof``)."""
+        from .replay_file import HEADER_LIST, MAX_CARDS, MAX_EVENT_BYTES, MAX_EVENTS, MAX_PLAYER_NAMES, MAX_STORED
         history, stream = live.history, live.kind
         # the facts of cards the duel did not have (none when ``facts`` is its own: most appends)
         fresh = (codes & set(facts)) - set(live.cards) if facts is not live.cards else set()
@@ -1847,7 +1852,9 @@ class Store:
         else:
             fold = self._fold(duel_id, stream, count, cards, header.root)
         # its rows' bytes: at most its header's, its card records' and the most an event's row takes
-        size = len(_header_state(header)) + sum(len(row.state) for row in cards_rows) + count * _ROW_MOST
+        from .replay_file import MAX_EVENT_BYTES
+        size = len(_header_state(header)) + sum(len(row.state) for row in cards_rows) \
+            + count * (MAX_EVENT_BYTES + _ROW_OVERHEAD)
         return _Live(fold, header, cards, digest, head, stream, effects_digest,
                      access.state if access is not None else None, size, exact=count == 0)
 
@@ -1865,6 +1872,7 @@ class Store:
     def _past_stored(self, duel_id: str, size: int, exact: bool, grown: int, what: str) -> tuple[int, bool]:
         """The stream's rows' bytes, exact, when ``grown`` more bytes of rows on ``size`` (at most
         that, unless ``exact``) may pass ``MAX_STORED``; InputError naming ``what`` when they do."""
+        from .replay_file import MAX_EXPANDED, MAX_STORED
         if not exact:
             size, exact = self._stored_size(duel_id), True
         if size + grown > MAX_STORED:
@@ -2666,6 +2674,7 @@ class Store:
             raise StoreError(f"{duel_id} is a {duel.header.kind}'s stream: only a duel is branched")
         if not 0 < at <= len(duel.records):
             raise StoreError(f"duel {duel_id} has {len(duel.records)} events: branch at 1..{len(duel.records)}, not {at}")
+        from .replay_file import ReplayFileError, check_body
         try:                       # its first events may name card facts (an import's) no file of so few holds
             check_body(duel.events[:at], duel.cards)
         except ReplayFileError as exc:
