@@ -471,16 +471,21 @@ class Head:
         return head
 
 
+@functools.cache
+def _replay_file() -> Any:
+    """The replay file's module (its limits and checks), imported by what writes, not with the
+    store: a read (``show DUEL --at N``) never checks a file's limits (issue 25)."""
+    from . import replay_file
+    return replay_file
+
+
 def _exportable(event: Event, position: int, size: int = 0, names: int | None = None) -> None:
     """``check_event``: an event no replay file could hold is refused, nothing written (``names``:
-    the most player names, ``MAX_PLAYER_NAMES`` when None).
-
-    The replay file's module (its limits and checks) is imported by what writes, as here, not with
-    the store: a read (``show DUEL --at N``) never checks a file's limits (issue 25)."""
-    from .replay_file import MAX_PLAYER_NAMES, ReplayFileError, check_event
+    the most player names, ``MAX_PLAYER_NAMES`` when None)."""
+    files = _replay_file()
     try:
-        check_event(event, position, size, MAX_PLAYER_NAMES if names is None else names)
-    except ReplayFileError as exc:
+        files.check_event(event, position, size, files.MAX_PLAYER_NAMES if names is None else names)
+    except files.ReplayFileError as exc:
         raise InputError(f"{exc}: the duel could not be exported; nothing was written") from None
 
 
