@@ -69,7 +69,7 @@ def test_the_service_refuses_the_file_of_a_duel_whose_header_no_reader_reads(tmp
                               headers={"Authorization": f"Bearer {tokens['recorder']}"})
         assert refused.status_code == 400 and "players[0] is 5,000 bytes" in refused.json()["error"], refused.text
         with monkeypatch.context() as old_store:
-            old_store.setattr("ygoreplay.store.check_event", lambda *args: None)
+            old_store.setattr("ygoreplay.replay_file.check_event", lambda *args: None)
             appended = client.post(f"/duels/{duel}/events?expected=0", json=events,
                                    headers={"Authorization": f"Bearer {tokens['recorder']}"})
         assert appended.status_code == 200, appended.text

@@ -15,6 +15,15 @@ from ygoreplay.service.core import Threads
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The store closed while the reader (``read``, in another thread) runs its statement.
+_CLOSED_UNDER_THE_READER = """
+    reader = threading.Thread(target=read)
+    reader.start()
+    started.wait()
+    time.sleep(0.1)                       # the statement is running
+    store.close()
+    reader.join()
+"""
 # A reader in another thread runs one long statement (a single sqlite3 step of about a second)
 # on the store's own connection pool while the main thread closes the store.
 _READER_DURING_CLOSE = textwrap.dedent("""
@@ -30,13 +39,7 @@ _READER_DURING_CLOSE = textwrap.dedent("""
             cursor.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) "
                            "SELECT count(*) FROM c")
             counted.append(cursor.fetchone()[0])
-
-    reader = threading.Thread(target=read)
-    reader.start()
-    started.wait()
-    time.sleep(0.1)                       # the statement is running
-    store.close()
-    reader.join()
+""" + _CLOSED_UNDER_THE_READER + """
     print(counted)
 """)
 
@@ -47,6 +50,37 @@ def test_a_store_closed_during_a_read_waits_for_it_and_the_process_lives(tmp_pat
                               cwd=ROOT, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, (done.returncode, done.stderr)
         assert done.stdout.strip() == "[3000000]"
+
+
+# The same on a store opened read-only on SQLite, whose reads (a seek's) go on connections of its
+# own, not its recorders' pool (issue 25: ``Store._read``); then a read after ``close`` is refused.
+_OWN_READER_DURING_CLOSE = textwrap.dedent("""
+    import sys, threading, time
+    from ygoreplay.errors import YgoreplayError
+    from ygoreplay.store import Store
+
+    Store(sys.argv[1]).close()            # made, then opened read-only
+    store = Store(sys.argv[1], readonly=True)
+    started, counted = threading.Event(), []
+
+    def read():
+        started.set()
+        counted.append(store._read("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+                                   "WHERE x < 3000000) SELECT count(*) FROM c", ())[0][0])
+""" + _CLOSED_UNDER_THE_READER + """
+    try:
+        store._read("SELECT 1", ())
+    except YgoreplayError as exc:
+        print(counted, "closed" in str(exc))
+""")
+
+
+def test_a_read_only_store_closed_during_its_own_read_waits_for_it_then_refuses_reads(tmp_path):
+    for attempt in range(3):
+        done = subprocess.run([sys.executable, "-c", _OWN_READER_DURING_CLOSE, str(tmp_path / f"s{attempt}.sqlite")],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, (done.returncode, done.stderr)
+        assert done.stdout.strip() == "[3000000] True"
 
 
 def test_closing_the_service_threads_waits_for_the_jobs_under_way():

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from ygoreplay import replay_file, store as store_module
+from ygoreplay import replay_file
 from ygoreplay.application import Records
 from ygoreplay.cards import CardDB
 from ygoreplay.errors import InputError
@@ -140,6 +140,6 @@ def refused_past_the_body(path: str) -> None:
 
 def test_more_cards_than_a_file_holds_are_refused(records, monkeypatch):
     """(Scaled down: the store's card database holds 13,000 cards, a file 100,000.)"""
-    monkeypatch.setattr(store_module, "MAX_CARDS", 19)       # the opening names 20
+    monkeypatch.setattr(replay_file, "MAX_CARDS", 19)        # the opening names 20 (the store reads the limit there)
     with pytest.raises(InputError, match=r"the facts of 20 cards; a replay file holds at most 19"):
         with_notes(records)

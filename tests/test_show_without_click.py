@@ -51,6 +51,23 @@ def test_a_stored_board_imports_no_click_and_no_rich(stored):
         assert b"click" in imported(args), args
 
 
+#: What showing a stored board never uses, each a few ms of a fresh ``show DUEL --at N`` (issue 25):
+#: the replay file's format and limits (a write checks them), the log's sentences, the views a file
+#: or a search derives, the file formats (a stored duel is no file), and the store's recorders
+#: (``eventsourcing``: a read-only store on SQLite seeks on connections of its own) and the
+#: library index they write.
+NOT_ON_A_READ = {b"ygoreplay.replay_file", b"ygoreplay.log", b"ygoreplay.views", b"ygoreplay.formats",
+                 b"eventsourcing", b"eventsourcing.persistence", b"ygoreplay.library"}
+
+
+def test_a_stored_board_imports_only_what_reading_it_needs(stored):
+    store, duel, count = stored
+    for args in (["show", duel, "--at", "40", "--store", store], ["show", "--store", store, duel]):
+        modules = imported(args)
+        assert b"ygoreplay.store" in modules and b"ygoreplay.render" in modules, args
+        assert not modules & NOT_ON_A_READ, (args, modules & NOT_ON_A_READ)
+
+
 def test_every_board_of_a_stored_duel_is_shown_as_click_shows_it(stored):
     store, duel, count = stored
     env = environment()

@@ -51,7 +51,6 @@ from .card_sources import normal_name
 from .chain import to_ms
 from .errors import StoreError, VerificationError
 from .events import GY, BANISHED, Event
-from .views import can_see
 
 ACTIONS = ("activated", "summoned", "sent_to_gy", "banished", "negated")
 #: 6: every row keyed (``Index.tag``), its stream's row checked against what its anchors vouch for
@@ -168,6 +167,7 @@ def seen(event: Event, fold: Any, negated: str | None, at: int) -> Seen:
     ``negated``; ``at`` its recording time in milliseconds): a card counts only when the
     spectator may know it there (``can_see``) or the event shows it to everyone (an activation),
     and the record knows its passcode."""
+    from .views import can_see        # here: a store opened only to read (``show --at N``) needs no views
     state = fold.state
     turn = int(getattr(state, "turn", 0) or 0)
     kind = event.kind

@@ -11,17 +11,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from .cards import CardDB
+from typing import TYPE_CHECKING
+
 from .errors import InputError
-from .events import DuelStarted, Event
-from .formats import FormatError, by_suffix, find_format
-from .i18n import t
-from .log import judge_steps
-from .replay_file import ReplayFile, verify_chain
-from .rules import AuditReport, History, audit
-from .state import DuelState
-from .store import Store, StoreError
-from .views import VIEWS, ViewReplay, recorded_by, redact, view_cards
+from .store import StoreError
+
+# What opening a file, a view or an audit needs is imported where it is used: ``show DUEL --at N``
+# of a stored duel (``stored_board``) needs none of it (the log, the replay file's format, the
+# views, the formats: some 5 ms of each such command's start-up, issue 25;
+# ``tests/test_startup.py`` holds it so).
+if TYPE_CHECKING:
+    from .cards import CardDB
+    from .events import Event
+    from .replay_file import ReplayFile
+    from .rules import AuditReport
+    from .state import DuelState
+    from .store import Store
 
 
 class SourceError(InputError):
@@ -51,6 +56,7 @@ class Source:
     redactions: dict = field(default_factory=dict, repr=False)     # view -> what ``_as`` derived
 
     def _as(self, view: str | None) -> tuple[list[Event], CardDB, list, list, str]:
+        from .views import VIEWS, redact, view_cards
         view = view or self.view
         if view not in VIEWS:
             raise SourceError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
@@ -69,6 +75,8 @@ class Source:
 
     def steps(self, view: str | None = None) -> Iterator[tuple[int, Event, DuelState]]:
         """(index, event, state before it) as ``view`` saw the duel."""
+        from .log import judge_steps
+        from .views import ViewReplay
         events, cards, disclosures, renames, view = self._as(view)
         if view == "judge":
             return judge_steps(events, cards)
@@ -77,6 +85,9 @@ class Source:
     def marks(self, view: str | None = None) -> dict[int, dict] | None:
         """A witnessed duel's marks of each event as ``view`` can tell them (its own fold's: who
         entered it, the rules it broke, confirmed, disputed, struck); None for a machine's record."""
+        from .events import DuelStarted
+        from .rules import History
+        from .views import ViewReplay
         events, cards, disclosures, renames, view = self._as(view)
         if not (events and isinstance(events[0], DuelStarted) and events[0].witnessed):
             return None
@@ -89,6 +100,8 @@ class Source:
 
     def state_after(self, index: int, view: str | None = None) -> DuelState:
         """The board after event ``index`` as ``view`` saw it."""
+        from .rules import History
+        from .views import ViewReplay
         events, cards, disclosures, renames, view = self._as(view)
         if view == "judge":
             history = History(cards, audit=True)
@@ -102,6 +115,8 @@ class Source:
     def audit(self) -> AuditReport:
         """Every rule checked as far as this record knows: a full record's whole, a view's (a
         record of what its viewer saw) with what it could not decide listed as undecided."""
+        from .rules import audit
+        from .views import ViewReplay
         if self.view == "judge":
             return audit(self.events, self.cards)
         return ViewReplay(self.events, self.cards, self.disclosures, self.renames).audit()
@@ -109,6 +124,7 @@ class Source:
     def recorded_by(self, view: str) -> list[Event]:
         """The record ``view``'s viewer would have written of this duel (``views.recorded_by``):
         the full record's ids, each card it could not see unknown until an event shows it."""
+        from .views import VIEWS, recorded_by
         if view not in VIEWS:
             raise SourceError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
         if self.view != "judge":
@@ -124,6 +140,7 @@ class Source:
         raise SourceError(f"{self.name}: the duel has no turn {turn}")
 
     def chain_problem(self) -> int | None:
+        from .replay_file import verify_chain
         return verify_chain(self.replay) if self.replay is not None else None
 
 
@@ -134,6 +151,7 @@ def resolve_duel(store: Store, spec: str, files: bool = True) -> str:
     try:
         return store.resolve(spec)
     except StoreError:
+        from .formats import FormatError, by_suffix, find_format
         path = Path(spec)
         if path.is_dir():
             raise SourceError(f"{spec}: a folder, not a duel file or a stored duel id") from None
@@ -186,8 +204,11 @@ def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
     match commands read it, as each view may see it (``match.views``)."""
     path = Path(spec)
     if path.is_file():
+        from .formats import find_format
+        from .replay_file import ReplayFile
         fmt = find_format(path)
         if fmt.yields == "match":   # read as a duel, its decklists were any view's, whole
+            from .i18n import t
             raise SourceError(t("{path}: a match file, not a duel replay: the match commands read it "
                                 "('ygoreplay match --help')", path=spec))
         loaded = fmt.read(path, cards, name=spec)

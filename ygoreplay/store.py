@@ -63,26 +63,31 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 from urllib.parse import parse_qs, unquote, urlparse
 
 import msgpack
-from eventsourcing.persistence import (
-    ApplicationRecorder, InfrastructureFactory, IntegrityError, PersistenceError, StoredEvent)
-from eventsourcing.utils import Environment
 
-from . import chain, library, signing
+from . import chain, signing
 from .cards import CardDB, CardDBError, CardFacts
 from .errors import (ConflictError, InputError, StoreBusy, StoreError, StoreUnavailable, VerificationError,
                      WriteOutcomeUnknown, YgoreplayError)
 from .events import Event, EventFormatError, from_dict, from_trusted_dict
 from .files import data_dir
 from .lazy_dataclass import dataclass
-from .replay_file import (HEADER_LIST, MAX_CARDS, MAX_EVENT_BYTES, MAX_EVENTS, MAX_EXPANDED, MAX_PLAYER_NAMES,
-                          MAX_STORED, ReplayFileError, check_body, check_event, referenced_codes)
+from .passcodes import referenced_codes
 from .rules import History, RuleViolation
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
+
+# ``eventsourcing`` (its recorders) and the library index are imported when a Store first opens
+# its recorders (``Store._recorders``), not with this module: a store opened read-only on SQLite
+# answers a seek with statements of its own (``Store._read``) and opens them only for the reads
+# that go through them; importing them was a quarter of a fresh ``show DUEL --at N`` (issue 25).
+if TYPE_CHECKING:
+    from eventsourcing.persistence import ApplicationRecorder, InfrastructureFactory, StoredEvent
+
+    from . import library
 
 __all__ = ["ConflictError", "DuelInfo", "Header", "KINDS", "Record", "StoredDuel", "Store", "StoreError", "Vouched",
            "StreamKind", "Verification", "default_store_path", "new_id", "register_kind"]
@@ -106,7 +111,10 @@ _STREAM_ID = re.compile(r"[0-9a-f]{12}\Z")          # new_id()'s: only such a pr
 #: A PostgreSQL schema's name: lower case (the recorder looks its composite type up by the name
 #: unquoted, which PostgreSQL folds to lower case: a capital made the schema, then refused every write).
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}\Z")
-_SQLITE_TABLES = {"stored_events", "stored_snapshots"}
+#: The tables of a store on SQLite: its events' and its snapshots' (``eventsourcing``'s SQLite
+#: recorders' names: ``_check_sqlite`` finds both before a store is opened).
+_SQLITE_EVENTS, _SQLITE_SNAPSHOTS = "stored_events", "stored_snapshots"
+_SQLITE_TABLES = {_SQLITE_EVENTS, _SQLITE_SNAPSHOTS}
 _POSTGRES_TABLES = {"ygoreplay_events", "ygoreplay_snapshots"}
 #: Card facts (with their effect facts) and their digests by duel, with the exact bytes of the
 #: card records they were read from: a seek reads the records on every call, and validating ~70
@@ -141,6 +149,9 @@ _HEADS: dict[tuple[str, int, bytes], Head] = {}
 #: Header rows found to be the header a signed anchor names, by (duel, digest of the row, the
 #: digest the anchor names): a seek checks its duel's header (``Store._header_named``).
 _NAMED: set[tuple[str, bytes, bytes]] = set()
+#: A stream's last row (of ``{heads}``, the id a parameter) as part ``{part}`` of a statement of parts.
+_LAST_OF = ("SELECT {part} AS part, originator_version, topic, state FROM (SELECT originator_version, topic, "
+            "state FROM {heads} WHERE originator_id = ? ORDER BY originator_version DESC LIMIT 1) AS p{part}")
 #: streams ``Store.listed`` reads in one statement (their ids one bound value)
 _LISTED_AT_ONCE = 20000
 #: streams whose ``Store.listed`` decision a Store keeps (with the rows' bytes, ~600 a stream):
@@ -460,17 +471,27 @@ class Head:
         return head
 
 
-def _exportable(event: Event, position: int, size: int = 0, names: int = MAX_PLAYER_NAMES) -> None:
-    """``check_event``: an event no replay file could hold is refused, nothing written."""
+@functools.cache
+def _replay_file() -> Any:
+    """The replay file's module (its limits and checks), imported by what writes, not with the
+    store: a read (``show DUEL --at N``) never checks a file's limits (issue 25)."""
+    from . import replay_file
+    return replay_file
+
+
+def _exportable(event: Event, position: int, size: int = 0, names: int | None = None) -> None:
+    """``check_event``: an event no replay file could hold is refused, nothing written (``names``:
+    the most player names, ``MAX_PLAYER_NAMES`` when None)."""
+    files = _replay_file()
     try:
-        check_event(event, position, size, names)
-    except ReplayFileError as exc:
+        files.check_event(event, position, size, files.MAX_PLAYER_NAMES if names is None else names)
+    except files.ReplayFileError as exc:
         raise InputError(f"{exc}: the duel could not be exported; nothing was written") from None
 
 
-#: The most an event's stored row takes: its event within ``MAX_EVENT_BYTES`` (``_write``), its
-#: time, its hashes and their keys (108 bytes).
-_ROW_MOST = MAX_EVENT_BYTES + 128
+#: The most an event's stored row takes beyond its event, which is within the replay file's
+#: ``MAX_EVENT_BYTES`` (``_write``): its time, its hashes and their keys (108 bytes).
+_ROW_OVERHEAD = 128
 
 
 def _header_state(header: Header) -> bytes:
@@ -480,6 +501,7 @@ def _header_state(header: Header) -> bytes:
 
 def _head_row(duel_id: str, head: Head) -> library.HeadRow:
     """The stored row of a signed anchor (its version the event count)."""
+    from . import library
     return library.HeadRow(f"{duel_id}/head", head.count, HEAD_TOPIC, msgpack.packb(head.to_dict()), head.status)
 
 
@@ -655,8 +677,8 @@ def _attachment(name: str) -> str:
     return name
 
 
-def _environment(url: str | None, readonly: bool, create: bool) -> tuple[Environment, str, str]:
-    """The ``eventsourcing`` environment for a store URL, a printable name, and the backend."""
+def _environment(url: str | None, readonly: bool, create: bool) -> tuple[dict[str, str], str, str]:
+    """The ``eventsourcing`` environment's settings for a store URL, a printable name, and the backend."""
     url = url or os.environ.get(ENV_VAR) or str(default_store_path())
     try:
         parsed = urlparse(url)
@@ -683,7 +705,7 @@ def _environment(url: str | None, readonly: bool, create: bool) -> tuple[Environ
         env["CREATE_TABLE"] = "n" if exists else "y"
         if schema:
             env["POSTGRES_SCHEMA"] = schema
-        return Environment("ygoreplay", env), name, "postgresql"
+        return env, name, "postgresql"
     if parsed.scheme not in ("", "sqlite", "file") and len(parsed.scheme) > 1:
         raise StoreError(f"unknown store URL {url!r}: use a file path, sqlite:///path or postgresql://...")
     path = Path(unquote(parsed.path) if parsed.scheme in ("sqlite", "file") else url).expanduser()
@@ -698,7 +720,7 @@ def _environment(url: str | None, readonly: bool, create: bool) -> tuple[Environ
     dbname = path.resolve().as_uri() + "?mode=ro" if readonly else str(path)
     env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "CREATE_TABLE": "n" if exists else "y",
            "ORIGINATOR_ID_TYPE": "text", "SQLITE_DBNAME": dbname, "SQLITE_LOCK_TIMEOUT": str(SQLITE_LOCK_WAIT)}
-    return Environment("ygoreplay", env), str(path), "sqlite"
+    return env, str(path), "sqlite"
 
 
 def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
@@ -805,47 +827,21 @@ class Store:
         self._trust = {k.raw: k for k in trust}
         if key is not None:                            # its own signatures are trusted
             self._trust[key.public.raw] = key.public
-        for attempt in range(3):       # concurrent first opens race to create the same tables
-            try:
-                self.factory = InfrastructureFactory.construct(env)
-                if self.backend == "postgresql":     # before the pool's first connection
-                    pool = self.factory.datastore.pool
-                    pool.kwargs = _bound({**(pool.kwargs or {}), "connect_timeout": max(1, round(pool.timeout))})
-                    pool.connection_class = _bounded()
-                self.events: ApplicationRecorder = self.factory.application_recorder()
-                self.snapshots = self.factory.aggregate_recorder("snapshots")
-                break
-            except (PersistenceError, OSError, ImportError, sqlite3.Error) as exc:
-                if attempt == 2 or "concurrently" not in str(exc):
-                    raise StoreError(f"cannot open the store {self.name}: {exc}") from None
+        self._env = env
         self._gate = threading.Condition(threading.Lock())   # ``close`` and the reads and writes on the pool's connections
         self._users = 0                        # those holding a connection of the pool, or taking one
         self._closing = False                  # ``close``d: none takes one from now on
-        datastore = self.factory.datastore
-        datastore.get_connection = self._gated(datastore.get_connection)
+        self._opening = threading.Lock()       # ``_recorders``: opened once
+        self._opened: tuple[InfrastructureFactory, ApplicationRecorder, Any] | None = None
+        # a store read-only on SQLite: ``_read``'s own connections, idle (its recorders are opened
+        # only for the reads that use them: a seek never does); None on any other store
+        self._plain: list[sqlite3.Connection] | None = [] if readonly and self.backend == "sqlite" else None
+        if self._plain is None:
+            self._recorders()
         if env.get("CREATE_TABLE") == "y":
+            from eventsourcing.persistence import StoredEvent
             self._insert([StoredEvent(STORE_ID, 0, STORE_TOPIC,
                                       msgpack.packb({"format": FORMAT, "created": chain.now()}))], marker=True)
-        self.library = library.index_of(self)      # its tables' names: ``install``ed last
-        one = "SELECT {part} AS part, originator_version, topic, state FROM (SELECT originator_version, topic, " \
-              "state FROM {heads} WHERE originator_id = ? ORDER BY originator_version DESC LIMIT 1) AS p{part}"
-        self._head_query = self.library.sql(   # ``_head_rows``
-            "SELECT 0 AS part, originator_version, topic, state FROM {heads} "
-            "WHERE originator_id = ? AND originator_version = 0 UNION ALL "
-            + one.replace("{part}", "1") + " UNION ALL " + one.replace("{part}", "2") + " UNION ALL "
-            "SELECT 3 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? UNION ALL "
-            + one.replace("{part}", "4") + " ORDER BY part, originator_version")
-        self._size_query = self.library.sql(   # ``_stored_size``
-            "SELECT COALESCE(SUM(LENGTH(state)), 0) AS size FROM {heads} WHERE originator_id IN (?, ?)")
-        self._live_query = self.library.sql(   # ``opened``
-            "SELECT 0 AS part, originator_version, topic, state FROM {heads} "
-            "WHERE originator_id = ? AND originator_version = 0 UNION ALL "
-            + one.replace("{part}", "1") + " UNION ALL "
-            "SELECT 2 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? UNION ALL "
-            "SELECT 3 AS part, originator_version, topic, state FROM {heads} "
-            "WHERE originator_id = ? AND originator_version > 0 UNION ALL "
-            "SELECT 4 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? "
-            "ORDER BY part, originator_version")
         self._postgres = _PostgresWriter(self) if self.backend == "postgresql" and not readonly else None
         self._live: OrderedDict[str, _Live] = OrderedDict()
         # ``_listed_header``'s decisions, by stream: (header row, anchor version, anchor row, decision)
@@ -859,11 +855,94 @@ class Store:
         # each group-committed append's receipt, signed with its group: (duel, events, head) -> (time, proof)
         self._proofs: dict[tuple[str, int, bytes], tuple[str, bytes, bytes, int]] = {}
         # its index rows go in each write's transaction; installed last: building a missing index
-        # reads each stream as ``opened`` does
-        library.install(self, self.library, KINDS)
+        # reads each stream as ``opened`` does (read-only, it installs nothing)
+        if not readonly:
+            from . import library
+            library.install(self, self.library, KINDS)
 
     def __repr__(self) -> str:
         return f"<Store {self.backend} {self.name}{' read-only' if self.readonly else ''}>"
+
+    def _recorders(self) -> tuple[InfrastructureFactory, ApplicationRecorder, Any]:
+        """The ``eventsourcing`` factory and the events' and snapshots' recorders, opened on first
+        use: when the Store is made, except read-only on SQLite (``_plain``), where only a read
+        through them opens them (and imports ``eventsourcing``)."""
+        opened = self._opened
+        if opened is not None:
+            return opened
+        from eventsourcing.persistence import InfrastructureFactory, PersistenceError
+        from eventsourcing.utils import Environment
+        with self._opening:
+            if self._opened is not None:
+                return self._opened
+            if self._closing:
+                raise YgoreplayError(f"the store {self.name} is closed")
+            for attempt in range(3):       # concurrent first opens race to create the same tables
+                try:
+                    factory = InfrastructureFactory.construct(Environment("ygoreplay", self._env))
+                    if self.backend == "postgresql":     # before the pool's first connection
+                        pool = factory.datastore.pool
+                        pool.kwargs = _bound({**(pool.kwargs or {}), "connect_timeout": max(1, round(pool.timeout))})
+                        pool.connection_class = _bounded()
+                    events = factory.application_recorder()
+                    snapshots = factory.aggregate_recorder("snapshots")
+                    break
+                except (PersistenceError, OSError, ImportError, sqlite3.Error) as exc:
+                    if attempt == 2 or "concurrently" not in str(exc):
+                        raise StoreError(f"cannot open the store {self.name}: {exc}") from None
+            datastore = factory.datastore
+            tries = datastore.pool.max_size + 1 if self.backend == "postgresql" else 0
+            datastore.get_connection = self._gated(datastore.get_connection, tries)
+            self._opened = factory, events, snapshots
+        return self._opened
+
+    @property
+    def factory(self) -> InfrastructureFactory:
+        return self._recorders()[0]
+
+    @property
+    def events(self) -> ApplicationRecorder:
+        return self._recorders()[1]
+
+    @property
+    def snapshots(self) -> Any:
+        return self._recorders()[2]
+
+    @functools.cached_property
+    def library(self) -> library.Index:
+        """The library index of the store's tables (``library.index_of``), its rows keyed by the
+        organiser key; made when first used (read-only on SQLite a seek never uses it)."""
+        from . import library
+        return library.index_of(self)
+
+    @functools.cached_property
+    def _head_query(self) -> str:
+        """``_head_rows``'s statement."""
+        return self.library.sql(
+            "SELECT 0 AS part, originator_version, topic, state FROM {heads} "
+            "WHERE originator_id = ? AND originator_version = 0 UNION ALL "
+            + _LAST_OF.replace("{part}", "1") + " UNION ALL " + _LAST_OF.replace("{part}", "2") + " UNION ALL "
+            "SELECT 3 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? UNION ALL "
+            + _LAST_OF.replace("{part}", "4") + " ORDER BY part, originator_version")
+
+    @functools.cached_property
+    def _size_query(self) -> str:
+        """``_stored_size``'s statement."""
+        return self.library.sql(
+            "SELECT COALESCE(SUM(LENGTH(state)), 0) AS size FROM {heads} WHERE originator_id IN (?, ?)")
+
+    @functools.cached_property
+    def _live_query(self) -> str:
+        """``opened``'s statement."""
+        return self.library.sql(
+            "SELECT 0 AS part, originator_version, topic, state FROM {heads} "
+            "WHERE originator_id = ? AND originator_version = 0 UNION ALL "
+            + _LAST_OF.replace("{part}", "1") + " UNION ALL "
+            "SELECT 2 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? UNION ALL "
+            "SELECT 3 AS part, originator_version, topic, state FROM {heads} "
+            "WHERE originator_id = ? AND originator_version > 0 UNION ALL "
+            "SELECT 4 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? "
+            "ORDER BY part, originator_version")
 
     @property
     def cards(self) -> CardDB:
@@ -890,9 +969,14 @@ class Store:
         with self._gate:
             self._closing = True
             self._gate.wait_for(lambda: not self._users, self.CLOSE_WAIT)
-        self.factory.close()
+            plain, self._plain = self._plain, [] if self._plain is not None else None
+        for connection in plain or ():
+            connection.close()
+        with self._opening:                 # none is opened from now on (``_recorders``)
+            if self._opened is not None:
+                self._opened[0].close()
 
-    def _gated(self, get_connection: Any) -> Any:
+    def _gated(self, get_connection: Any, tries: int) -> Any:
         """The datastore's ``get_connection`` (every read and write of the recorders takes its
         connection there), counted, and refused once the store closes: a read after ``close``
         met the pool's own error (a traceback, an HTTP 500), and one that took a connection as
@@ -905,8 +989,10 @@ class Store:
         is served (it met the dead connection's error, an HTTP 500); and a database that does
         not answer, or a lock not had (SQLite's too: "database is locked"), or a statement over
         its timeout, is said so once, here, for every read and the recorder's writes
-        (``_outage_error``: ``StoreUnavailable``, the service's 503), not as the driver's error."""
-        tries = self.factory.datastore.pool.max_size + 1 if self.backend == "postgresql" else 0
+        (``_outage_error``: ``StoreUnavailable``, the service's 503), not as the driver's error.
+        ``tries``: the pooled connections a read takes one after another (PostgreSQL's pool's size
+        and one; none on SQLite)."""
+        from eventsourcing.persistence import PersistenceError
 
         @contextmanager
         def gated(*args: Any, **kwargs: Any) -> Iterator[Any]:
@@ -1010,6 +1096,7 @@ class Store:
         ``key_claim``): one another stream holds is a ConflictError, nothing written, in
         whichever process either was written.
         """
+        from eventsourcing.persistence import StoredEvent
         self._writable()
         events = list(events)
         if times is not None and len(times) != len(events):
@@ -1039,6 +1126,7 @@ class Store:
         """New streams, each given as ``record``'s keyword arguments (and each strict), and
         attachments of any stream (``{id: {name: data}}``), written in one transaction: all of
         them, or none when one is refused (an organiser's round and its matches). Their ids."""
+        from eventsourcing.persistence import StoredEvent
         self._writable()
         gathered: list[tuple[str, list[StoredEvent], list[StoredEvent], _Live]] = []
         ids = [str(self.record(**{**spec, "strict": True}, gather=gathered)[0]) for spec in streams]
@@ -1192,6 +1280,7 @@ class Store:
         the status that anchor signs, or None. Kept by stream with the exact bytes and version it was made on (``_listed``): the
         same rows decide the same, compared byte for byte (no digest made: two SHA-256 a stream
         were most of a popular card's numbers), and a row changed in any way is decided again."""
+        from eventsourcing.persistence import StoredEvent
         if header_state is None or version is None or anchor_state is None:
             return None
         header_state, anchor_state = bytes(header_state), bytes(anchor_state)
@@ -1374,6 +1463,7 @@ class Store:
         the one after the latest, read again when another writer (a thread, a process) wrote that
         version first. Two at once both land, the later one latest: the second met the recorder's
         unique (stream, version) and was refused as a conflict no one else had asked for."""
+        from eventsourcing.persistence import StoredEvent
         self._writable()
         stream, state = f"{duel_id}/{_attachment(name)}", msgpack.packb(data)
         for attempt in range(1, self.ATTACH_TRIES + 1):
@@ -1448,6 +1538,7 @@ class Store:
         ``receipted``: the append's receipt is signed with its group commit's anchors, kept for
         its caller to take (``receipt_proof``), where there is a group commit.
         """
+        from eventsourcing.persistence import StoredEvent
         self._writable()
         events = [events] if isinstance(events, Event) else list(events)
         if times is not None and len(times) != len(events):
@@ -1562,6 +1653,9 @@ class Store:
         records written). ``gather`` takes what would be written instead (``record_together``);
         ``other_snapshots`` (of streams made with these: ``append_records``) are written with theirs;
         ``receipted``: a receipt of the new head signed with the group (``receipt_proof``)."""
+        from eventsourcing.persistence import StoredEvent
+        from . import library
+        from .replay_file import HEADER_LIST, MAX_CARDS, MAX_EVENT_BYTES, MAX_EVENTS, MAX_PLAYER_NAMES, MAX_STORED
         history, stream = live.history, live.kind
         # the facts of cards the duel did not have (none when ``facts`` is its own: most appends)
         fresh = (codes & set(facts)) - set(live.cards) if facts is not live.cards else set()
@@ -1723,6 +1817,7 @@ class Store:
         errors (``IntegrityError``: a position taken). On PostgreSQL one pipelined round trip,
         one transaction (``_PostgresWriter``); on SQLite the recorder's transaction, then the
         snapshots (a cache: one that fails to be written is fine)."""
+        from eventsourcing.persistence import PersistenceError
         if self._postgres is not None:
             self._postgres.write(rows, snapshot_rows)
             return
@@ -1738,6 +1833,7 @@ class Store:
         writer took its position, the store busy or not answering (``StoreUnavailable``, as it
         was raised: nothing written, or the outcome unknown), else the store's refusal (nothing
         of it was written)."""
+        from eventsourcing.persistence import IntegrityError, PersistenceError
         if isinstance(exc, StoreUnavailable):
             return exc
         if isinstance(exc, IntegrityError):
@@ -1749,6 +1845,7 @@ class Store:
         return exc
 
     def _insert(self, rows: list[StoredEvent], marker: bool = False) -> None:
+        from eventsourcing.persistence import IntegrityError, PersistenceError
         try:
             self.events.insert_events(rows)
         except IntegrityError:
@@ -1805,6 +1902,7 @@ class Store:
     def _insert_snapshots(self, rows: list[StoredEvent]) -> None:
         """Snapshots are a cache: one another process wrote, or that fails to be written, is fine.
         All in one transaction first (a commit each was most of recording a long duel: issue 25)."""
+        from eventsourcing.persistence import PersistenceError
         if len(rows) > 1:
             try:
                 self.snapshots.insert_events(rows)
@@ -1870,7 +1968,9 @@ class Store:
         else:
             fold = self._fold(duel_id, stream, count, cards, header.root)
         # its rows' bytes: at most its header's, its card records' and the most an event's row takes
-        size = len(_header_state(header)) + sum(len(row.state) for row in cards_rows) + count * _ROW_MOST
+        from .replay_file import MAX_EVENT_BYTES
+        size = len(_header_state(header)) + sum(len(row.state) for row in cards_rows) \
+            + count * (MAX_EVENT_BYTES + _ROW_OVERHEAD)
         return _Live(fold, header, cards, digest, head, stream, effects_digest,
                      access.state if access is not None else None, size, exact=count == 0)
 
@@ -1888,6 +1988,7 @@ class Store:
     def _past_stored(self, duel_id: str, size: int, exact: bool, grown: int, what: str) -> tuple[int, bool]:
         """The stream's rows' bytes, exact, when ``grown`` more bytes of rows on ``size`` (at most
         that, unless ``exact``) may pass ``MAX_STORED``; InputError naming ``what`` when they do."""
+        from .replay_file import MAX_EXPANDED, MAX_STORED
         if not exact:
             size, exact = self._stored_size(duel_id), True
         if size + grown > MAX_STORED:
@@ -1911,6 +2012,7 @@ class Store:
 
     def _parts(self, query: str, owners: tuple[str, ...]) -> list[list[StoredEvent]]:
         """The rows of a read in parts (``_head_query``, ``_live_query``), by part, in one statement."""
+        from eventsourcing.persistence import StoredEvent
         if self.backend == "postgresql":
             # One statement on an autocommit connection reads one snapshot: no BEGIN and
             # ROLLBACK around it (three round trips were two thirds of a first append's wait).
@@ -2083,6 +2185,7 @@ class Store:
                                  f"chain (altered); {done}. Run 'ygoreplay verify'")
 
     def _snapshot_row(self, duel_id: str, position: int, data: bytes, at: bytes) -> StoredEvent:
+        from eventsourcing.persistence import StoredEvent
         key = self.key
         message = self._snapshot_message(duel_id, position, at, data)
         return StoredEvent(duel_id, position, SNAPSHOT_TOPIC, msgpack.packb(
@@ -2398,7 +2501,11 @@ class Store:
         """The rows of one statement, as plain tuples. One statement reads one state of the
         database: no transaction around it. That saves PostgreSQL two round trips, and SQLite the
         BEGIN and ROLLBACK (and evicting the statement from its connection's cache, which holds
-        one: preparing the seek's was half of its read)."""
+        one: preparing the seek's was half of its read). A store read-only on SQLite reads on
+        connections of its own (``_plain_read``), not its recorders'."""
+        if self._plain is not None:
+            return self._plain_read(sql, params)
+        from eventsourcing.persistence import PersistenceError
         try:
             if self.backend == "postgresql":
                 with self.events.datastore.cursor() as cursor:
@@ -2411,22 +2518,54 @@ class Store:
         except (PersistenceError, sqlite3.Error) as exc:
             raise StoreError(f"cannot read the store {self.name}: {exc}") from None
 
+    def _plain_read(self, sql: str, params: tuple) -> list[tuple]:
+        """``_read`` on a store read-only on SQLite: on one of its own read-only connections
+        (made as its recorders' pool makes them: the same file, opened read-only, the same wait for
+        a lock, no transaction), taken and given back as the pool's are, counted as ``_gated``
+        counts theirs (``close`` waits for the reads under way, then refuses new ones). Without the
+        recorders a seek needs neither ``eventsourcing`` nor a pool (issue 25)."""
+        with self._gate:
+            if self._closing:
+                raise YgoreplayError(f"the store {self.name} is closed")
+            self._users += 1
+        try:
+            idle = self._plain
+            try:
+                connection = idle.pop()
+            except IndexError:
+                connection = sqlite3.connect(self._env["SQLITE_DBNAME"], uri=True, check_same_thread=False,
+                                             isolation_level=None, timeout=SQLITE_LOCK_WAIT)
+            try:
+                return connection.execute(sql, params).fetchall()
+            finally:
+                idle.append(connection)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot read the store {self.name}: {exc}") from None
+        finally:
+            with self._gate:
+                self._users -= 1
+                if not self._users:
+                    self._gate.notify_all()
+
+    def _tables(self) -> tuple[str, str]:
+        """The events' and the snapshots' tables, as a statement names them (PostgreSQL's in the
+        store's schema); SQLite's without opening the recorders."""
+        if self.backend == "sqlite":
+            return _SQLITE_EVENTS, _SQLITE_SNAPSHOTS
+        schema = self.events.datastore.schema
+        return f'"{schema}"."{self.events.events_table_name}"', f'"{schema}"."{self.snapshots.events_table_name}"'
+
     @functools.cached_property
     def _topic_sql(self) -> str:
         """``resolve``'s statement: the topic of a stream's header row (version 0)."""
-        events = self.events.events_table_name
-        if self.backend == "postgresql":
-            events = f'"{self.events.datastore.schema}"."{events}"'
+        events = self._tables()[0]
         sql = f"SELECT topic FROM {events} WHERE originator_id = ? AND originator_version = 0"
         return sql.replace("?", "%s") if self.backend == "postgresql" else sql
 
     @functools.cached_property
     def _seek_sql(self) -> str:
         """``_seek_rows``'s statement, made once a Store, not at every seek (issue 25)."""
-        events, snapshots = self.events.events_table_name, self.snapshots.events_table_name
-        if self.backend == "postgresql":
-            schema = self.events.datastore.schema
-            events, snapshots = f'"{schema}"."{events}"', f'"{schema}"."{snapshots}"'
+        events, snapshots = self._tables()
         newest = (f"SELECT originator_version FROM {snapshots} WHERE originator_id = ? AND originator_version <= ? "
                   "ORDER BY originator_version DESC LIMIT 1")
         anchor = (f"SELECT originator_version FROM {events} WHERE originator_id = ? AND originator_version >= ? "
@@ -2691,6 +2830,7 @@ class Store:
             raise StoreError(f"{duel_id} is a {duel.header.kind}'s stream: only a duel is branched")
         if not 0 < at <= len(duel.records):
             raise StoreError(f"duel {duel_id} has {len(duel.records)} events: branch at 1..{len(duel.records)}, not {at}")
+        from .replay_file import ReplayFileError, check_body
         try:                       # its first events may name card facts (an import's) no file of so few holds
             check_body(duel.events[:at], duel.cards)
         except ReplayFileError as exc:
@@ -2851,9 +2991,17 @@ class Store:
         return Verification(True, count, signer=signer)
 
     def _count(self, duel_id: str) -> int:
-        """How many events the duel has now."""
-        rows = self.events.select_events(duel_id, desc=True, limit=1)
-        return rows[0].originator_version if rows else 0
+        """How many events the duel has now: its last row's version, by one statement (``_read``:
+        ``show DUEL`` of a read-only store on SQLite opens no recorder for it)."""
+        rows = self._read(self._count_sql, (duel_id,))
+        return rows[0][0] if rows else 0
+
+    @functools.cached_property
+    def _count_sql(self) -> str:
+        """``_count``'s statement: the version of a stream's last row."""
+        sql = (f"SELECT originator_version FROM {self._tables()[0]} WHERE originator_id = ? "
+               "ORDER BY originator_version DESC LIMIT 1")
+        return sql.replace("?", "%s") if self.backend == "postgresql" else sql
 
     def _check_snapshots(self, duel_id: str, hashes: list[bytes], cards: CardDB, signed: int | None = None) -> str:
         """A snapshot that is used must be the fold's own state at its position: signed, bound to
@@ -3241,6 +3389,7 @@ class _PostgresWriter:
         reached before anything was sent, or a lock not had within ``LOCK_WAIT``, or a statement
         cancelled past ``STATEMENT_WAIT``, raises ``StoreUnavailable`` (``StoreBusy``): nothing
         was written."""
+        from eventsourcing.persistence import IntegrityError, PersistenceError
         import psycopg
         store = self._store
         index = store.library
