@@ -657,6 +657,7 @@ def _first_rows(attached: dict[str, dict[str, dict]]) -> list[StoredEvent]:
     (other streams', the store's keys: ``key_claim``), which the recorder's unique (stream,
     version) lets one writer only have. A name is an attachment's (``_attachment``), or one of
     its keys (``name/key``: a row a key, of the attachment's topic). The one place claims are made."""
+    from eventsourcing.persistence import StoredEvent
     rows = []
     for owner, named in attached.items():
         for name, data in named.items():
