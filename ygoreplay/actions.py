@@ -242,8 +242,8 @@ def _procedure_summons(state: DuelState, card: Card) -> Iterator[Proposal]:
 def _material_sets(state: DuelState, card: Card, method: str) -> list[list[str]]:
     """The sets of face-up monsters ``card``'s player controls that the procedure's basic rules
     accept (XYZ-01/02: 2 or more of the Level of its Rank, no Token; SYN-01: 1 Tuner and non-Tuners
-    whose Levels sum to its Level; LINK-02/03: each counting 1 or its Link rating, to its rating),
-    the fewest materials first."""
+    whose Levels sum to its Level; LINK-02/03: each counting 1 or its Link rating, to its rating,
+    2 or more for a Link-2 or higher, as every such card lists), the fewest materials first."""
     from itertools import combinations
     known = [m for m in state.monsters(card.owner) if m.face_up and m.code]
     found: list[list[str]] = []
@@ -264,10 +264,13 @@ def _fits(card: Card, method: str, group: tuple[Card, ...]) -> bool:
         levels = [m.current_level for m in group]
         return (len(group) >= 2 and None not in levels and sum(m.facts.is_tuner for m in group) == 1
                 and sum(level or 0 for level in levels) == card.current_level)
+    rating = card.facts.link_rating or 0
+    if rating >= 2 and len(group) < 2:           # LINK-02: a Link-2 or higher lists 2 or more materials
+        return False
     totals = {0}
     for m in group:
         totals = {t + v for t in totals for v in ({1, m.facts.link_rating} if m.facts.link_rating else {1})}
-    return (card.facts.link_rating or 0) in totals
+    return rating in totals
 
 
 def _moves(state: DuelState, card: Card, zones: tuple[str, ...], reason: str) -> Iterator[Proposal]:

@@ -227,7 +227,8 @@ class Event:
     #: It may follow the duel's end (a judge's note): nothing else may (WIN-01..04).
     after_end: ClassVar[bool] = False
     #: It keeps open the moment a summon just attempted can be negated in (SUM-03): the chain
-    #: that answers the summon, what it moves and pays, the next summon attempt.
+    #: that answers the summon, what it moves and pays, the next summon attempt, and whatever
+    #: ``keeps_passes`` (it uses no priority, so it neither ends nor reopens that moment).
     keeps_summon_window: ClassVar[bool] = False
     #: It does not break a run of passes (CHAIN-04, PRIO-03): passes count only in succession,
     #: and only a play made with priority (an activation, a summon, a Set, an attack, a position

@@ -94,7 +94,10 @@ def _traits(kind: str) -> int:
             | (kind in card_text.MOVES_ON) * _MOVES_ON | (kind in timing.TIMED) * _TIMED
             | (kind in timing.TIMED and kind in timing.SENDS) * _SENDS
             | (kind in timing.TIMED and kind in card_text.OWING) * _OWING
-            | (kind not in _KEEP_SUMMON_WINDOW) * _RESETS_WINDOW | (kind not in _KEEP_PASSES) * _RESETS_PASSES
+            # what keeps the passes (uses no priority: a stats change, a coin, a judge's note) keeps
+            # the summon's window too (SUM-03, SPS-11): else its two passes, kept, read as the end
+            | (kind not in _KEEP_SUMMON_WINDOW and kind not in _KEEP_PASSES) * _RESETS_WINDOW
+            | (kind not in _KEEP_PASSES) * _RESETS_PASSES
             | (kind not in _PENDULUM_SUMMON) * _ENDS_PENDULUM)
 
 
