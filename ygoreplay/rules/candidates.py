@@ -107,6 +107,8 @@ def decide(before: DuelState, event: Event, entries: list[Violation], apply: Fol
         said = found if said is None else said & found
         if not broken:
             return []
+    # only the undecided: a rule the event broke for sure (WIN-01 after a player lost) is already called
+    broken = (broken or set()) & {e.rule for e in entries}
     if not broken or said is None:
         return []
     # Each rule once, in the words every trial used when there are such (not the words of one card).
