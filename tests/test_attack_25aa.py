@@ -2,6 +2,9 @@
 offers, the events it offers, and the refusals the page shows in its language."""
 from __future__ import annotations
 
+import httpx
+
+from test_browser import browser, service  # noqa: F401  (fixtures)
 from test_release import ORGANISER, auth, client, store  # noqa: F401  (fixtures)
 
 
@@ -40,3 +43,30 @@ def test_a_hand_card_tapped_after_a_player_lost_is_offered_not_a_crash(client) -
                     json=[{"kind": "normal_summoned", "player": 0, "card": "p0.m0", "zone": 0}], headers=auth(recorder))
     assert r.status_code == 200, r.text
     assert [f["rule"] for f in r.json()["flags"]] == ["WIN-01"]
+
+
+def test_the_next_duels_refusal_by_a_match_rule_is_shown(service, browser):  # noqa: F811
+    """MATCH-07: the loser of the last duel chooses who goes first. The match's page (/record/match,
+    read in Japanese) refused by that rule showed nothing and threw: its error paragraph, named
+    ``said``, hid the function of that name that picks the refusal's ``message_translated``, and
+    ``said(answer)`` called the paragraph. It shows the rule and why."""
+    from test_browser_record import Table, expect, new_round
+    from test_service import auth as service_auth
+    made = new_round(service.url, 1)
+    table = made["tables"][0]
+    token = service_auth(table["tokens"]["recorder"])
+    first = httpx.post(f"{service.url}/matches/{table['match']}/games", json={"first_player": 0, "chosen_by": 0},
+                       headers=token)
+    assert first.status_code == 201, first.text
+    ended = httpx.post(f"{service.url}/matches/{table['match']}/games/1/end", json={"winner": 0, "how": "surrender"},
+                       headers=token)
+    assert ended.status_code == 200, ended.text
+    device = Table(browser, table["record"]["recorder"] + "&lang=ja")
+    expect(device.page.locator("#next-duel h2")).to_contain_text("2", timeout=30_000)
+    device.page.select_option("#chosen-by", "0")               # the winner chose: not theirs to (MATCH-07)
+    device.tap('#next-duel [data-first="0"]')
+    refusal = device.page.locator("#next-duel p.error")
+    expect(refusal).to_be_visible(timeout=30_000)
+    expect(refusal).to_contain_text("MATCH-07")
+    expect(refusal).to_contain_text("lost duel 1")
+    device.close()

@@ -1221,8 +1221,8 @@ async function nextDuel(matchId) {
   const label = el("label", null, t("Who chose to go first or second"));
   label.append(chooser);
   box.append(label);
-  const said = el("p", "error");
-  said.hidden = true;
+  const refusal = el("p", "error");
+  refusal.hidden = true;
   players.forEach((name, i) => {
     const b = button(t("{player} goes first", { player: name }), async () => {
       const started = await fetch(`/matches/${matchId}/games?lang=${encodeURIComponent(language)}`, {
@@ -1231,13 +1231,13 @@ async function nextDuel(matchId) {
       const answer = await started.json().catch(() => ({}));
       if (started.ok) { goTo(answer.duel.id, i); return; }
       const why = answer.rule ? `${answer.rule}: ${said(answer)}` : answer.error;    // a match rule's refusal names it
-      said.textContent = visible(why || t("the service answered {status}", { status: started.status }));
-      said.hidden = false;
+      refusal.textContent = visible(why || t("the service answered {status}", { status: started.status }));
+      refusal.hidden = false;
     }, "big");
     b.dataset.first = String(i);
     box.append(b);
   });
-  box.append(said);
+  box.append(refusal);
   $("#setup").before(box);
   document.body.dataset.ready = "true";
 }
