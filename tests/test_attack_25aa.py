@@ -8,12 +8,12 @@ from test_browser import browser, service  # noqa: F401  (fixtures)
 from test_release import ORGANISER, auth, client, store  # noqa: F401  (fixtures)
 
 
-def lost_at_the_table(client) -> tuple[dict, str, int]:  # noqa: F811
+def lost_at_the_table(client, winner: str = "Yugi") -> tuple[dict, str, int]:  # noqa: F811
     """A witnessed duel as the recorder's page starts one (unknown decks, hands drawn), Main Phase
     1 of turn 1, where player 1's LP has just gone to 0 (WIN-01: the duel must end now)."""
     duel = client.post("/duels", json={"title": "table 9", "mode": "witnessed"}, headers=ORGANISER).json()
     recorder = duel["tokens"]["recorder"]
-    events = [{"kind": "duel_started", "first_player": 0, "chosen_by": 0, "players": ["Yugi", "Kaiba"],
+    events = [{"kind": "duel_started", "first_player": 0, "chosen_by": 0, "players": [winner, "Kaiba"],
                "witnessed": True},
               *({"kind": "deck_registered", "player": p, "main": [0] * 40, "extra": [0] * 15} for p in (0, 1)),
               *({"kind": "cards_drawn", "player": p, "count": 5} for p in (0, 1)),
@@ -44,6 +44,22 @@ def test_a_hand_card_tapped_after_a_player_lost_is_offered_not_a_crash(client) -
     assert r.status_code == 200, r.text
     assert [f["rule"] for f in r.json()["flags"]] == ["WIN-01"]
 
+
+def test_the_end_of_the_duel_offered_is_labelled_in_the_readers_language(client) -> None:  # noqa: F811
+    """WIN-01: with a player at 0 LP the turn's moves offer the duel's end, ``Yugi wins (lp)``. Its
+    ``label_translated`` was that English in every language: ``said`` matched no template with
+    fewer than 8 characters of words, and "{player} wins ({reason})" has 7. Now it is translated,
+    the player's name (braces and all) put in as it is, never formatted again."""
+    name = "{0.__class__}{player!r:>99999999}%s"
+    duel, _, _ = lost_at_the_table(client, name)
+    expected = {"ja": f"{name}の勝利（lp）", "zh-Hans": f"{name}获胜（lp）", "zh-Hant": f"{name}獲勝（lp）",
+                "ko": f"{name} 승리 (lp)"}
+    for language, words in expected.items():
+        r = client.get(f"/duels/{duel['id']}/actions", params={"lang": language}, headers=auth(duel["tokens"]["judge"]))
+        assert r.status_code == 200, r.text
+        end = next(a for a in r.json()["actions"] if a["event"]["kind"] == "duel_ended")
+        assert end["label"] == f"{name} wins (lp)"
+        assert end["label_translated"] == words
 
 def test_the_next_duels_refusal_by_a_match_rule_is_shown(service, browser):  # noqa: F811
     """MATCH-07: the loser of the last duel chooses who goes first. The match's page (/record/match,

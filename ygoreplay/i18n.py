@@ -212,7 +212,7 @@ def _templates(language: str) -> list[tuple[str, re.Pattern[str], str]]:
         if not names or not all(name.isidentifier() for name in names):    # none, or braces of prose
             continue
         literal = "".join(text for text, _, _, _ in parsed)
-        if len(literal.strip()) < 8:
+        if len(literal.strip()) < 7:       # a few words at least ("{player} wins ({reason})": 7)
             continue
         pattern, seen = "", set()
         for (text, name, _, _), after in zip(parsed, [*parsed[1:], None]):
