@@ -739,7 +739,7 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
     if (found.st_dev, found.st_ino, found.st_ctime_ns) in _STORE_FILES:   # found a store before, unchanged since
         return True
     try:
-        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=SQLITE_LOCK_WAIT)
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open the store {path}: {exc}") from None
     try:
@@ -747,6 +747,9 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
         marker = conn.execute("SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = 0",
                               (STORE_ID,)).fetchone() if _SQLITE_TABLES <= tables else None
     except sqlite3.DatabaseError as exc:
+        if _outage(exc) == "busy":     # locked by another session: a store to try again, not "no store"
+            raise StoreBusy(f"the store at {path} is busy: another session held its lock for over "
+                            f"{SQLITE_LOCK_WAIT} s (\"database is locked\"): try again") from None
         raise StoreError(f"{path} is not a ygoreplay store (not an SQLite database: {exc})") from None
     finally:
         conn.close()
@@ -885,6 +888,11 @@ class Store:
                         pool = factory.datastore.pool
                         pool.kwargs = _bound({**(pool.kwargs or {}), "connect_timeout": max(1, round(pool.timeout))})
                         pool.connection_class = _bounded()
+                    elif self.readonly:
+                        # the pool turns each file it opens to WAL, a write: a store read-only
+                        # reads a file in whatever journal mode it is (a ``VACUUM INTO`` backup's
+                        # "delete") as its own connections do, and changes nothing of it
+                        factory.datastore.pool.is_journal_mode_wal = True
                     events = factory.application_recorder()
                     snapshots = factory.aggregate_recorder("snapshots")
                     break
