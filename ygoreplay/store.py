@@ -479,6 +479,18 @@ def _replay_file() -> Any:
     return replay_file
 
 
+@functools.cache
+def _writing() -> tuple[Any, Any, Any]:
+    """What a write needs and a read does not (issue 25: imported by the first write, not with
+    the store): ``eventsourcing``'s row, the library index's module and the replay file's (its
+    limits read off the module at each write). Looked up once, not by import statements at every
+    append."""
+    from eventsourcing.persistence import StoredEvent
+
+    from . import library
+    return StoredEvent, library, _replay_file()
+
+
 def _exportable(event: Event, position: int, size: int = 0, names: int | None = None) -> None:
     """``check_event``: an event no replay file could hold is refused, nothing written (``names``:
     the most player names, ``MAX_PLAYER_NAMES`` when None)."""
@@ -1662,9 +1674,10 @@ class Store:
         records written). ``gather`` takes what would be written instead (``record_together``);
         ``other_snapshots`` (of streams made with these: ``append_records``) are written with theirs;
         ``receipted``: a receipt of the new head signed with the group (``receipt_proof``)."""
-        from eventsourcing.persistence import StoredEvent
-        from . import library
-        from .replay_file import HEADER_LIST, MAX_CARDS, MAX_EVENT_BYTES, MAX_EVENTS, MAX_PLAYER_NAMES, MAX_STORED
+        StoredEvent, library, files = _writing()
+        HEADER_LIST, MAX_CARDS, MAX_EVENT_BYTES, MAX_EVENTS, MAX_PLAYER_NAMES, MAX_STORED = (
+            files.HEADER_LIST, files.MAX_CARDS, files.MAX_EVENT_BYTES, files.MAX_EVENTS, files.MAX_PLAYER_NAMES,
+            files.MAX_STORED)
         history, stream = live.history, live.kind
         # the facts of cards the duel did not have (none when ``facts`` is its own: most appends)
         fresh = (codes & set(facts)) - set(live.cards) if facts is not live.cards else set()
