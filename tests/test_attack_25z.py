@@ -81,3 +81,23 @@ def test_a_store_locked_by_another_session_is_said_busy_not_no_store(tmp_path, m
         holder.close()
     with Store(copy, readonly=True) as store:                 # the lock let go: read
         assert store.seek(duel, 1)[1].position == 0
+
+
+def test_a_read_of_a_store_another_session_locked_since_it_was_opened_is_busy_never_no_such_duel(tmp_path, monkeypatch):
+    """A read-only store opened, then locked by another session (an exclusive transaction on a
+    rollback-journal copy): its reads (a seek, the duel's count, an id resolved) are busy, try
+    again (``StoreBusy``), not the store's refusal (``StoreError``), which resolving an id read
+    as "no duel has this id"."""
+    from ygoreplay.source import resolve_duel
+    monkeypatch.setattr("ygoreplay.store.SQLITE_LOCK_WAIT", 1)
+    copy, duel, _count = _backup(tmp_path)
+    with Store(copy, readonly=True) as store:
+        holder = sqlite3.connect(copy, isolation_level=None)
+        try:
+            holder.execute("BEGIN EXCLUSIVE")
+            for read in (lambda: store.seek(duel, 5), lambda: store._count(duel), lambda: resolve_duel(store, duel[:6])):
+                with pytest.raises(StoreBusy, match=r"is busy: .*try again"):
+                    read()
+        finally:
+            holder.close()
+        assert store.seek(duel, 5)[1].position == 4 and resolve_duel(store, duel[:6]) == duel

@@ -538,9 +538,7 @@ def install(store: Any, index: Index, folds: Mapping[str, Any]) -> None:
     """Make every write of ``store``'s recorder write its ``index`` rows in the same transaction;
     on a writable store whose index is missing or older, build it first from what the store
     holds (``folds``: the store's stream kinds by name, to fold each stream as its appends do)."""
-    recorder = store.events
-    if store.readonly:             # it writes nothing: the search asks ``built`` when it is used
-        return
+    recorder = store.events        # (only a writable store installs it: ``Store.__init__``)
     index.ready = built(store, index)
     if not index.ready:
         rebuild(store, index, folds, force=False)

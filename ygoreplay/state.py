@@ -69,8 +69,9 @@ class Card:
         # (event index, how, number) of each play made with the card while the record did not know
         # it, one flat triple after another: a Normal Summon or Set and its Tributes, a Set in a Spell
         # & Trap or Field Zone, an Xyz material and the Rank it was for, a Synchro, Link or Ritual
-        # material and its whole summon (a tuple: ``rules.summon.judge_unseen_sum``). Judged once an
-        # event shows the card (SUM-08, SPELL-03, XYZ-01, SYN-01, LINK-02, RIT-02:
+        # material and its whole summon (a tuple: ``rules.summon.judge_unseen_sum``), a monster
+        # Pendulum Summoned and its Scales, (low, high, from the hand). Judged once an event shows
+        # the card (SUM-08, SPELL-03, XYZ-01, SYN-01, LINK-02, RIT-02, PEND-03:
         # ``rules.identity.bind``), wherever it went meanwhile.
         self.unseen_play: tuple[int | str | tuple, ...] | None = None
 

@@ -2538,7 +2538,13 @@ class Store:
                 cursor.row_factory = None                            # plain tuples, not sqlite3.Row
                 return cursor.execute(sql, params).fetchall()
         except (PersistenceError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot read the store {self.name}: {exc}") from None
+            raise self._read_error(exc) from None
+
+    def _read_error(self, exc: BaseException) -> YgoreplayError:
+        """What a read that failed raises: the store busy or not answering (``_outage_error``:
+        try again), never taken for the store's refusal (``StoreError``), which a caller may read
+        as "no such duel"; else that refusal."""
+        return self._outage_error(exc) or StoreError(f"cannot read the store {self.name}: {exc}")
 
     def _plain_read(self, sql: str, params: tuple) -> list[tuple]:
         """``_read`` on a store read-only on SQLite: on one of its own read-only connections
@@ -2562,7 +2568,7 @@ class Store:
             finally:
                 idle.append(connection)
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot read the store {self.name}: {exc}") from None
+            raise self._read_error(exc) from None
         finally:
             with self._gate:
                 self._users -= 1
