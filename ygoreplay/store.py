@@ -1612,7 +1612,8 @@ class Store:
         written already."""
         for row in claims:
             if self.events.select_events(row.originator_id, limit=1):
-                raise ConflictError(f"{row.originator_id} is written already (claimed by another writer); "
+                owner, _, name = str(row.originator_id).partition("/")
+                raise ConflictError(f"{owner}: its {name} is written already (claimed by another writer); "
                                     "nothing was recorded")
 
     def _lock_for(self, duel_id: str) -> threading.Lock:
