@@ -35,13 +35,14 @@ class Signature:
 
     def describe(self) -> str:
         if self.signer is None:
-            return "NOT signed: nothing proves who wrote it"
+            return t("NOT signed: nothing proves who wrote it")
         if not self.valid:
-            return f"its signature by key {self.signer.fingerprint} does NOT hold: altered after signing"
+            return t("its signature by key {fingerprint} does NOT hold: altered after signing",
+                     fingerprint=self.signer.fingerprint)
         if not self.trusted:
-            return (f"signed by key {self.signer.fingerprint}, which is not a key trusted here "
-                    f"(pass --key {self.signer.text} if you trust it)")
-        return f"signed by organiser key {self.signer.fingerprint}"
+            return t("signed by key {fingerprint}, which is not a key trusted here (pass --key {key} if you trust it)",
+                     fingerprint=self.signer.fingerprint, key=self.signer.text)
+        return t("signed by organiser key {fingerprint}", fingerprint=self.signer.fingerprint)
 
     @property
     def ok(self) -> bool:
@@ -54,17 +55,19 @@ def signature_of(replay: ReplayFile, trust: Iterable[PublicKey]) -> Signature:
                      replay.signer is not None and replay.signer.raw in trusted)
 
 
-def signable(replay: ReplayFile, trust: Iterable[PublicKey], what: str = "the file") -> None:
+def signable(replay: ReplayFile, trust: Iterable[PublicKey], what: str | None = None) -> None:
     """Refuse (VerificationError naming ``what``) to sign ``replay`` again unless its chain holds
     and a key of ``trust`` signed it. Every door that writes a file it read under the organiser's
     key asks here first (a view exported from a judge file, a match file and each duel it
-    carries): a file nobody vouches for must never come out signed, vouched for by us."""
+    carries): a file nobody vouches for must never come out signed, vouched for by us. ``what``,
+    already in the reader's language, is "the file" when not given."""
     first_bad = verify_chain(replay)
     signature = signature_of(replay, trust)
     if first_bad is not None or not signature.ok:
-        problem = "its hash chain is broken" if first_bad is not None else f"it is {signature.describe()}"
+        problem = t("its hash chain is broken") if first_bad is not None else t(
+            "it is {signature}", signature=signature.describe())
         raise VerificationError(t("{what} cannot be exported again: {problem}; nothing was written",
-                                  what=what, problem=problem))
+                                  what=t("the file") if what is None else what, problem=problem))
 
 
 def origin_of(source: dict) -> dict:

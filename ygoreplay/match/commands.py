@@ -25,6 +25,7 @@ from ..access import MATCH_TABLE, MATCH_WRITERS, Access
 from ..card_sources import facts_of
 from ..errors import ConflictError, StoreError, VerificationError, YgoreplayError
 from ..events import Event
+from ..i18n import say
 from ..rules import RuleViolation
 from ..state import DuelState
 from ..store import Record
@@ -253,8 +254,10 @@ def _check_first(duel: Any, ev: Event, index: int) -> None:
     if first is None:
         return
     if ev.first_player != first.first_player:
-        raise RuleViolation("MATCH-07", f"duel {duel.id} has player {first.first_player} going first, not "
-                                        f"player {ev.first_player}", index, ev.kind)
+        raise RuleViolation("MATCH-07", say("duel {duel} has player {first} going first, not player {player}",
+                                            duel=duel.id, first=first.first_player, player=ev.first_player),
+                            index, ev.kind)
     if ev.chosen_by is not None and first.chosen_by is not None and ev.chosen_by != first.chosen_by:
-        raise RuleViolation("MATCH-07", f"duel {duel.id} says player {first.chosen_by} chose, not "
-                                        f"player {ev.chosen_by}", index, ev.kind)
+        raise RuleViolation("MATCH-07", say("duel {duel} says player {chooser} chose, not player {player}",
+                                            duel=duel.id, chooser=first.chosen_by, player=ev.chosen_by),
+                            index, ev.kind)

@@ -19,6 +19,7 @@ from ..errors import InputError
 from ..events import Event
 from ..exchange import make_replay
 from ..formats import YGR, container_of
+from ..i18n import t
 from ..jsonl import read_events
 from ..replay_file import ReplayFile, dumps as dump_replay, loads, read as read_replay
 from ..signing import OrganiserKey, PublicKey
@@ -118,7 +119,7 @@ def match_replay(match: Match, key: OrganiserKey, title: str = "", *, trust: Ite
         signable(match.replay, trust, match.name)
         for number, duel in sorted(match.duels.items()):
             if duel.replay is not None:
-                signable(duel.replay, trust, f"{match.name}: duel {number}")
+                signable(duel.replay, trust, t("{match}: duel {number}", match=match.name, number=number))
     missing = list(match.missing)
     if missing:
         raise InputError(f"{match.name}: duel {missing[0]} cannot be read ({match.missing[missing[0]]}); "

@@ -12,9 +12,14 @@ from dataclasses import dataclass
 
 from ..cards import CardDB
 from ..events import Event
+from ..i18n import say
 from ..rules import RuleViolation, audit, replay
 from ..state import DuelState
-from .rules import Game
+from .rules import EXTRA, MAIN, SIDE, Game
+
+
+#: A duel's deck part as MATCH-04 names it.
+_PARTS = {"main": MAIN, "extra": EXTRA, "side": SIDE}
 
 
 @dataclass(frozen=True)
@@ -41,11 +46,13 @@ def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | Non
     if first is None or first.kind != "duel_started":
         return problems + [LinkProblem(n, "LOG-03", f"duel {n} does not begin with duel_started")]
     if game.first_player is not None and first.first_player != game.first_player:
-        problems.append(LinkProblem(n, "MATCH-07", f"the match says player {game.first_player} goes first "
-                                                   f"in duel {n}; the duel has player {first.first_player}", 0))
+        problems.append(LinkProblem(n, "MATCH-07", say("the match says player {player} goes first in duel {number}; "
+                                                       "the duel has player {first}", player=game.first_player,
+                                                       number=n, first=first.first_player), 0))
     if game.chosen_by is not None and first.chosen_by is not None and first.chosen_by != game.chosen_by:
-        problems.append(LinkProblem(n, "MATCH-07", f"the match says player {game.chosen_by} chose in duel {n}; "
-                                                   f"the duel says player {first.chosen_by}", 0))
+        problems.append(LinkProblem(n, "MATCH-07", say("the match says player {player} chose in duel {number}; the "
+                                                       "duel says player {chooser}", player=game.chosen_by,
+                                                       number=n, chooser=first.chosen_by), 0))
     for i, ev in enumerate(events):
         if ev.kind == "deck_registered" and game.decks is not None and ev.player in (0, 1):
             deck = game.decks[ev.player]
@@ -55,9 +62,9 @@ def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | Non
                     continue                    # a duel need not restate the Side Deck
                 if played != listed:
                     extra = next(iter((played - listed) or (listed - played)))
-                    problems.append(LinkProblem(n, "MATCH-04", f"player {ev.player}'s {part} deck in duel {n} is "
-                                                               f"not their decklist after siding (passcode {extra} "
-                                                               "differs)", i))
+                    problems.append(LinkProblem(n, "MATCH-04", say(
+                        "player {player}'s {part} in duel {number} is not their decklist after siding (passcode "
+                        "{code} differs)", player=ev.player, part=_PARTS[part], number=n, code=extra), i))
     state = report.state
     if game.lp is not None and time is not None and time.game == n and game.extra_turns == 0 and not game.extra_duel:
         end = _end_of_phase(events, time.turn, time.phase)

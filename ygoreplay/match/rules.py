@@ -18,6 +18,7 @@ from typing import Callable, Iterable
 from ..cards import CardDB
 from ..decks import Banlist, Deck, banlist_hash, check_deck
 from ..events import Event
+from ..i18n import N_, say
 from ..kinds import PerKind
 from ..rules.base import RuleViolation
 from ..state import Violation
@@ -29,6 +30,12 @@ from .policies import DOUBLE_LOSS, EXTRA_TURNS, FINISH_PHASE, POLICIES, SAME_CHO
 
 #: The match fold's handler of each kind, registered with ``@handles(EventClass)`` where it is defined.
 handles = PerKind("match handler")
+
+#: A deck's parts as a refusal names them (catalogued: a refusal is translated where it is shown).
+MAIN, EXTRA, SIDE = N_("Main Deck"), N_("Extra Deck"), N_("Side Deck")
+#: What a judge's signed word is, as MATCH-08 names it.
+_SIGNED = {"judge_ruled": N_("judge ruled"), "ruling_appealed": N_("ruling appealed"),
+           "penalty_given": N_("penalty given")}
 
 
 def _old_banlist_digest(name: str, limits: Iterable[dict], whitelist: bool) -> str:
@@ -149,8 +156,8 @@ def signed(state: MatchState, ev: Event, *said: str) -> None:
     """MATCH-08: a judge's ruling, appeal decision or penalty names the judge (and says what),
     as a duel's judge note does (``rules.base.judges_word``)."""
     if not ev.judge.strip() or any(not text.strip() for text in said):
-        flag(state, "MATCH-08", f"a {ev.kind.replace('_', ' ')} names the judge and says what was decided: "
-                                "it is followed, so the record says whose it is")
+        flag(state, "MATCH-08", say("a {what} names the judge and says what was decided: it is followed, so the "
+                                    "record says whose it is", what=_SIGNED[ev.kind]))
 
 
 # -- the result ---------------------------------------------------------------------------------
@@ -175,12 +182,13 @@ def outcome(state: MatchState) -> Result:
     if state.over is not None:
         winner, how = state.over
         return done(winner, how, "PEN-02" if how == "penalty" else "MATCH-01",
-                    f"player {winner} wins by {how}")
+                    say("player {winner} wins by {how}", winner=winner, how=how))
     for player, wins in ((0, wins0), (1, wins1)):
         if wins >= 2:                              # after time, the procedure decided a duel
-            return done(player, "games" if state.time is None else "time", "MATCH-01", f"player {player} won 2 duels")
+            return done(player, "games" if state.time is None else "time", "MATCH-01",
+                        say("player {player} won 2 duels", player=player))
     if state.current is not None:
-        return not_yet("MATCH-01", f"duel {state.current.number} is still being played")
+        return not_yet("MATCH-01", say("duel {number} is still being played", number=state.current.number))
     leader = 0 if wins0 > wins1 else 1 if wins1 > wins0 else None
     if state.time is not None:
         if policy.undecided == DOUBLE_LOSS:
@@ -195,14 +203,17 @@ def outcome(state: MatchState) -> Result:
                                       "an extra duel of 4 turns from 8000 LP decides it (TIME-08)")
         return done(None, "time", "TIME-02", f"the duel wins are level ({wins0}-{wins1}) at time: a draw")
     if len([g for g in state.games if not g.extra_duel]) < 3:
-        return not_yet("MATCH-01", f"no one has won 2 duels ({wins0}-{wins1}, {draws} drawn) and "
-                                   f"duel {len(state.games) + 1} has not been played")
+        return not_yet("MATCH-01", say("no one has won 2 duels ({wins0}-{wins1}, {draws} drawn) and duel {next} has "
+                                       "not been played", wins0=wins0, wins1=wins1, draws=draws,
+                                       next=len(state.games) + 1))
     if policy.undecided == DOUBLE_LOSS:
         return done(None, "double_loss", "MATCH-02",
-                    f"under {policy.name} a match no one has won 2 duels of is a loss for both")
+                    say("under {policy} a match no one has won 2 duels of is a loss for both", policy=policy.name))
     if leader is not None:
-        return done(leader, "games", "MATCH-02", f"{max(wins0, wins1)} win(s) and {draws} draw(s) win the match")
-    return done(None, "games", "MATCH-02", f"{wins0} win(s) each and {draws} draw(s): a drawn match")
+        return done(leader, "games", "MATCH-02", say("{wins} win(s) and {draws} draw(s) win the match",
+                                                     wins=max(wins0, wins1), draws=draws))
+    return done(None, "games", "MATCH-02", say("{wins} win(s) each and {draws} draw(s): a drawn match",
+                                               wins=wins0, draws=draws))
 
 
 # -- handlers -----------------------------------------------------------------------------------
@@ -236,10 +247,10 @@ def match_started(state: MatchState, ev: Event) -> None:
 @handles(DecklistRegistered)
 def decklist_registered(state: MatchState, ev: Event) -> None:
     if state.decklists[ev.player] is not None:
-        refuse("MATCH-04", f"player {ev.player} registered a decklist already: one deck per tournament, "
-                           "and changing it is an infraction (PEN-02 item 5)")
+        refuse("MATCH-04", say("player {player} registered a decklist already: one deck per tournament, and "
+                               "changing it is an infraction (PEN-02 item 5)", player=ev.player))
     if state.games:
-        refuse("MATCH-04", "decklists are registered before the first duel")
+        refuse("MATCH-04", say("decklists are registered before the first duel"))
     deck = Deck(list(ev.main), list(ev.extra), list(ev.side))
     _deck_problems(state, deck)
     state.decklists[ev.player] = deck
@@ -251,14 +262,15 @@ def game_started(state: MatchState, ev: Event) -> None:
     policy = state.policy
     missing = [p for p in (0, 1) if state.decks[p] is None]
     if missing:
-        refuse("MATCH-04", f"player {missing[0]} has no registered decklist; a duel is played with one")
+        refuse("MATCH-04", say("player {player} has no registered decklist; a duel is played with one",
+                               player=missing[0]))
     if state.current is not None:
         refuse("LOG-03", f"duel {state.current.number} is still being played")
     if ev.game != len(state.games) + 1:
         refuse("LOG-05", f"this is duel {len(state.games) + 1} of the match, not duel {ev.game}")
     result = outcome(state)
     if result.final:
-        refuse(result.rule, f"the match is decided ({result.why}); no duel {ev.game} is played")
+        refuse(result.rule, say("the match is decided ({why}); no duel {game} is played", why=result.why, game=ev.game))
     if state.time is not None:
         if not policy.judge_between_games:
             refuse("TIME-02", f"time has been called: under {policy.name} no duel starts after time")
@@ -267,18 +279,20 @@ def game_started(state: MatchState, ev: Event) -> None:
     elif ev.extra_duel:
         refuse("TIME-08", "an extra duel is played only when time ends a level match")
     elif ev.game > 3:
-        refuse("MATCH-01", "a match is at most 3 duels")
+        refuse("MATCH-01", say("a match is at most 3 duels"))
     previous = state.games[-1] if state.games else None
     if previous is not None and not ev.extra_duel:
         if ev.chosen_by is None:
-            refuse("MATCH-07", f"say who chose to go first or second in duel {ev.game} (chosen_by)")
+            refuse("MATCH-07", say("say who chose to go first or second in duel {game} (chosen_by)", game=ev.game))
         if previous.winner is not None and ev.chosen_by != 1 - previous.winner:
-            refuse("MATCH-07", f"player {1 - previous.winner} lost duel {previous.number}, so they choose "
-                               f"who goes first in duel {ev.game}, not player {ev.chosen_by}")
+            refuse("MATCH-07", say("player {loser} lost duel {number}, so they choose who goes first in duel {game}, "
+                                   "not player {chosen_by}", loser=1 - previous.winner, number=previous.number,
+                                   game=ev.game, chosen_by=ev.chosen_by))
         if previous.winner is None and policy.after_draw == SAME_CHOOSER and previous.chosen_by is not None \
                 and ev.chosen_by != previous.chosen_by:
-            refuse("MATCH-07", f"duel {previous.number} was a draw: under {policy.name} player "
-                               f"{previous.chosen_by}, who chose in it, chooses again")
+            refuse("MATCH-07", say("duel {number} was a draw: under {policy} player {chooser}, who chose in it, "
+                                   "chooses again", number=previous.number, policy=policy.name,
+                                   chooser=previous.chosen_by))
     decks = tuple(Deck(list(d.main), list(d.extra), list(d.side)) for d in state.decks)
     state.games.append(Game(ev.game, ev.duel, ev.first_player, ev.chosen_by, ev.extra_duel, decks=decks))
 
@@ -286,24 +300,26 @@ def game_started(state: MatchState, ev: Event) -> None:
 @handles(SideDeckSwapped)
 def side_deck_swapped(state: MatchState, ev: Event) -> None:
     if not state.games:
-        refuse("MATCH-05", "no siding before the first duel of a match")
+        refuse("MATCH-05", say("no siding before the first duel of a match"))
     if state.current is not None:
-        refuse("MATCH-06", f"siding happens only between duels; duel {state.current.number} is being played")
+        refuse("MATCH-06", say("siding happens only between duels; duel {number} is being played",
+                               number=state.current.number))
     if outcome(state).final:
         refuse("LOG-03", "the match is decided; there is no next duel to side for")
-    for part, out, into in (("Main", ev.main_out, ev.main_in), ("Extra", ev.extra_out, ev.extra_in)):
+    for part, out, into in ((MAIN, ev.main_out, ev.main_in), (EXTRA, ev.extra_out, ev.extra_in)):
         if len(out) != len(into):
-            refuse("MATCH-06", f"siding is one-for-one: {len(out)} card(s) out of the {part} Deck, "
-                               f"{len(into)} in; every deck keeps its size")
+            refuse("MATCH-06", say("siding is one-for-one: {out} card(s) out of the {part}, {into} in; every deck "
+                                   "keeps its size", out=len(out), part=part, into=len(into)))
     deck = state.decks[ev.player]
     main, extra, side = Counter(deck.main), Counter(deck.extra), Counter(deck.side)
-    for part, have, out in (("Main", main, ev.main_out), ("Extra", extra, ev.extra_out),
-                            ("Side", side, ev.main_in + ev.extra_in)):
+    for part, have, out in ((MAIN, main, ev.main_out), (EXTRA, extra, ev.extra_out),
+                            (SIDE, side, ev.main_in + ev.extra_in)):
         lacking = Counter(out) - have
         if lacking:
             code = next(iter(lacking))
-            refuse("MATCH-04", f"player {ev.player}'s {part} Deck holds no (further) copy of {_name(state, code)}: "
-                               "only the decklist's cards may be sided")
+            refuse("MATCH-04", say("player {player}'s {part} holds no (further) copy of {card}: only the "
+                                   "decklist's cards may be sided", player=ev.player, part=part,
+                                   card=_name(state, code)))
     for code in ev.main_in:
         facts = state.cards.get(code)
         if facts is not None and facts.is_extra_deck:
@@ -430,7 +446,7 @@ def judge_called(state: MatchState, ev: Event) -> None:
 def judge_ruled(state: MatchState, ev: Event) -> None:
     signed(state, ev, ev.ruling)
     if not state.call_open:
-        refuse("MATCH-08", "a ruling answers a judge call; no judge was called")
+        refuse("MATCH-08", say("a ruling answers a judge call; no judge was called"))
     state.call_open, state.ruling_open = False, True
 
 
@@ -438,9 +454,9 @@ def judge_ruled(state: MatchState, ev: Event) -> None:
 def ruling_appealed(state: MatchState, ev: Event) -> None:
     signed(state, ev)
     if state.ended is not None:
-        refuse("MATCH-10", "appeals made after the match are not accepted")
+        refuse("MATCH-10", say("appeals made after the match are not accepted"))
     if not state.ruling_open:
-        refuse("MATCH-08", "an appeal is made against a ruling; there is no ruling to appeal")
+        refuse("MATCH-08", say("an appeal is made against a ruling; there is no ruling to appeal"))
     state.ruling_open = False
 
 
@@ -456,7 +472,7 @@ def penalty_given(state: MatchState, ev: Event) -> None:
             if outcome(state).final:
                 refuse("LOG-03", "the match is decided: a game loss has no duel left to apply to")
             if len(state.games) >= 3:
-                refuse("MATCH-01", "a match is at most 3 duels: no next duel to lose")
+                refuse("MATCH-01", say("a match is at most 3 duels: no next duel to lose"))
             decks = tuple(Deck(list(d.main), list(d.extra), list(d.side)) for d in state.decks)
             state.games.append(Game(len(state.games) + 1, "", None, None, ended=True, winner=opponent,
                                     how="penalty", decks=decks))
@@ -482,7 +498,7 @@ def match_conceded(state: MatchState, ev: Event) -> None:
 def match_ended(state: MatchState, ev: Event) -> None:
     result = outcome(state)
     if not result.final:
-        refuse(result.rule, f"the match cannot end yet: {result.why}")
+        refuse(result.rule, say("the match cannot end yet: {why}", why=result.why))
     said = (ev.winner, ev.how, tuple(ev.games), tuple(ev.points))
     wanted = (result.winner, result.how, result.games, result.points)
     if said != wanted:
