@@ -290,7 +290,10 @@ class Witness:
         if row is None:
             return None
         try:
-            return Receipt(row[0], int(row[1]), bytes(row[2]), row[3], PublicKey(bytes(row[4])), bytes(row[5]))
+            # a TEXT (or an INTEGER: ``bytes(n)`` is n zero bytes) written into the file is refused
+            if type(row[1]) is not int or not all(isinstance(row[i], (bytes, bytearray, memoryview)) for i in (2, 4, 5)):
+                raise InputError("not a receipt's values")
+            return Receipt(row[0], row[1], bytes(row[2]), row[3], PublicKey(bytes(row[4])), bytes(row[5]))
         except InputError:
             raise StoreError(f"the witness {self.name}: its head of duel {duel} cannot be read") from None
 

@@ -61,7 +61,7 @@ import time
 import zlib
 from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import field
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 from urllib.parse import parse_qs, unquote, urlparse
@@ -292,6 +292,44 @@ def default_store_path() -> Path:
 
 def _digest(data: Any) -> bytes:
     return hashlib.sha256(msgpack.packb(data)).digest()
+
+
+def _version(version: object, stream_id: str) -> int:
+    """A row's version, refused naming the stream when writing to the database made it other
+    than an integer (SQLite keeps a TEXT in an INTEGER column)."""
+    if type(version) is not int:
+        raise StoreError(f"a row of stream {stream_id} has the version {str(version)[:40]!r} "
+                         f"({type(version).__name__}), not a number: the database was written to; run ygoreplay verify")
+    return version
+
+
+def _blob(state: object, version: object, stream_id: str, snapshot: bool = False) -> bytes:
+    """A row's state as bytes, checked before anything decodes or copies it: one that writing to
+    the database made a TEXT, an INTEGER (``bytes(n)`` would be n zero bytes) or a REAL is
+    refused naming the row, never turned into a traceback. A snapshot's is no record (b""), so
+    it is not used and ``verify`` says it cannot be decoded, as of any snapshot that does not
+    check out."""
+    _version(version, stream_id)
+    if type(state) is bytes:
+        return state
+    if isinstance(state, (bytearray, memoryview)):     # PostgreSQL's bytea, as psycopg reads it
+        return bytes(state)
+    if snapshot:
+        return b""
+    raise StoreError(f"row {version} of stream {stream_id} is not a stored record (the database holds "
+                     f"{type(state).__name__} there): the database was written to; run ygoreplay verify")
+
+
+def _checking(select: Callable[..., list], snapshots: bool = False) -> Callable[..., list]:
+    """A recorder's ``select_events`` whose rows are checked by ``_blob``: eventsourcing's SQLite
+    recorder passes on whatever the driver returned."""
+    def select_events(*args: Any, **kwargs: Any) -> list:
+        rows = select(*args, **kwargs)
+        for i, row in enumerate(rows):
+            if type(row.state) is not bytes or type(row.originator_version) is not int:
+                rows[i] = replace(row, state=_blob(row.state, row.originator_version, str(row.originator_id), snapshots))
+        return rows
+    return select_events
 
 
 def _chained(digest: bytes | None, data: Any) -> bytes:
@@ -768,7 +806,7 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
     if marker is None:
         held = ", ".join(sorted(tables)[:5]) or "no tables"
         raise StoreError(f"{path} is not a ygoreplay store (it holds {held}); nothing was changed")
-    _check_marker(marker[0], str(path))
+    _check_marker(_blob(marker[0], 0, STORE_ID), str(path))
     _STORE_FILES.add((found.st_dev, found.st_ino, found.st_ctime_ns))
     return True
 
@@ -776,7 +814,7 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
 def _check_marker(state: bytes, name: str) -> None:
     try:
         found = msgpack.unpackb(state).get("format")
-    except (ValueError, AttributeError, msgpack.ExtraData):
+    except (ValueError, TypeError, AttributeError, msgpack.ExtraData):
         found = None
     if found != FORMAT:
         raise StoreError(f"{name} is a ygoreplay store of format {found!r}; this program reads format {FORMAT}")
@@ -800,7 +838,7 @@ def _check_postgres(env: dict, schema: str, name: str, readonly: bool, create: b
                                       .format(sql.Identifier(schema, "ygoreplay_events")), (STORE_ID,)).fetchone()
                 if marker is None:
                     raise StoreError(f"{name}: the tables hold no ygoreplay store marker; nothing was changed")
-                _check_marker(bytes(marker[0]), name)
+                _check_marker(_blob(marker[0], 0, STORE_ID), name)
                 return True
             if readonly or not create:
                 raise MissingStore(name)
@@ -907,6 +945,8 @@ class Store:
                         factory.datastore.pool.is_journal_mode_wal = True
                     events = factory.application_recorder()
                     snapshots = factory.aggregate_recorder("snapshots")
+                    events.select_events = _checking(events.select_events)
+                    snapshots.select_events = _checking(snapshots.select_events, snapshots=True)
                     break
                 except (PersistenceError, OSError, ImportError, sqlite3.Error) as exc:
                     if attempt == 2 or "concurrently" not in str(exc):
@@ -1304,7 +1344,7 @@ class Store:
         from eventsourcing.persistence import StoredEvent
         if header_state is None or version is None or anchor_state is None:
             return None
-        header_state, anchor_state = bytes(header_state), bytes(anchor_state)
+        header_state, anchor_state = _blob(header_state, 0, stream_id), _blob(anchor_state, version, f"{stream_id}/head")
         kept = self._listed.get(stream_id)
         if kept is not None and kept[0] == header_state and kept[1] == version and kept[2] == anchor_state:
             return kept[3]
@@ -2048,7 +2088,8 @@ class Store:
         parts: list[list[StoredEvent]] = [[] for _owner in owners]
         for row in found:
             part = row["part"]
-            parts[part].append(StoredEvent(owners[part], row["originator_version"], row["topic"], bytes(row["state"])))
+            version = row["originator_version"]
+            parts[part].append(StoredEvent(owners[part], version, row["topic"], _blob(row["state"], version, owners[part])))
         return parts
 
     def opened(self, stream_id: str, kind: str | None = "duel"
@@ -2634,12 +2675,14 @@ class Store:
         found = self._read(self._seek_sql, params)
         cards, rows, single = [], [], [None] * 7
         for part, version, topic, state in found:
+            owner = f"{duel_id}/cards" if part == 0 else head if part in (3, 4) else duel_id
+            state = _blob(state, version, owner, part in (1, 5))
             if part == 0:
-                cards.append((version, bytes(state)))
+                cards.append((version, state))
             elif part == 2:
-                rows.append(_Row(duel_id, version, topic, bytes(state)))
+                rows.append(_Row(duel_id, version, topic, state))
             else:
-                single[part] = _Row(head if part in (3, 4) else duel_id, version, topic, bytes(state))
+                single[part] = _Row(owner, version, topic, state)
         cards.sort()                                # each part's order, not the statement's
         rows.sort()
         return tuple(state for _version, state in cards), single[1], rows, single[3], single[4], single[5], single[6]
@@ -3023,7 +3066,7 @@ class Store:
         """How many events the duel has now: its last row's version, by one statement (``_read``:
         ``show DUEL`` of a read-only store on SQLite opens no recorder for it)."""
         rows = self._read(self._count_sql, (duel_id,))
-        return rows[0][0] if rows else 0
+        return _version(rows[0][0], duel_id) if rows else 0
 
     @functools.cached_property
     def _count_sql(self) -> str:
