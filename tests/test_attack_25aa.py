@@ -65,7 +65,8 @@ def test_the_next_duels_refusal_by_a_match_rule_is_shown(service, browser):  # n
     """MATCH-07: the loser of the last duel chooses who goes first. The match's page (/record/match,
     read in Japanese) refused by that rule showed nothing and threw: its error paragraph, named
     ``said``, hid the function of that name that picks the refusal's ``message_translated``, and
-    ``said(answer)`` called the paragraph. It shows the rule and why."""
+    ``said(answer)`` called the paragraph. It shows the rule and why, in the page's language (the
+    match's refusals are catalogued: ``tests/test_match_languages.py``)."""
     from test_browser_record import Table, expect, new_round
     from test_service import auth as service_auth
     made = new_round(service.url, 1)
@@ -84,5 +85,5 @@ def test_the_next_duels_refusal_by_a_match_rule_is_shown(service, browser):  # n
     refusal = device.page.locator("#next-duel p.error")
     expect(refusal).to_be_visible(timeout=30_000)
     expect(refusal).to_contain_text("MATCH-07")
-    expect(refusal).to_contain_text("lost duel 1")
+    expect(refusal).to_contain_text("デュエル1に負けた")           # "lost duel 1", in Japanese
     device.close()
