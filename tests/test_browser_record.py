@@ -197,6 +197,18 @@ def on_turn_1(base: str, browser, title: str, **fields) -> tuple[dict, Table]:  
     return duel, table
 
 
+def in_main_1(table: Table, form: dict[str, str] | None = None) -> None:
+    """The duel of A and B started on ``table``'s page (``form``: more of its start form, by
+    selector) and walked to turn 1's Main Phase 1 (9 events)."""
+    for selector, value in {"#name0": "A", "#name1": "B", **(form or {})}.items():
+        table.page.fill(selector, value)
+    table.tap("#start")
+    table.settled(5)
+    for n, move in enumerate(["next-turn", "phase-draw", "phase-standby", "phase-main1"], start=6):
+        table.tap(f'[data-move="{move}"]')
+        table.settled(n)
+
+
 # -- the README's duel through the page ----------------------------------------------------------------
 
 def test_the_public_sample_recorded_through_the_page(service, browser):  # noqa: F811
@@ -823,13 +835,7 @@ def test_a_refused_entry_says_why_in_the_pages_language(service, browser):  # no
     as it is."""
     duel = create(service.url, title="machine table")
     table = Table(browser, duel["record"]["recorder"] + "&lang=ja")
-    table.page.fill("#name0", "A")
-    table.page.fill("#name1", "B")
-    table.tap("#start")
-    table.settled(5)
-    for n, move in enumerate(["next-turn", "phase-draw", "phase-standby", "phase-main1"]):
-        table.tap(f'[data-move="{move}"]')
-        table.settled(6 + n)
+    in_main_1(table)
     table.tap('[data-move="phase-draw"]')         # the Draw Phase after Main Phase 1: TURN-01
     problem = table.page.locator("#entries .refused .problem")
     expect(problem).to_contain_text("TURN-01", timeout=30_000)
@@ -846,14 +852,7 @@ def test_a_pile_opened_to_pick_a_card_closes_once_its_entry_is_made(service, bro
     an entry is made the list is closed and the bar takes the tap."""
     duel = create(service.url, title="extra deck", mode="witnessed")
     table = Table(browser, duel["record"]["recorder"], width=360)
-    table.page.fill("#name0", "A")
-    table.page.fill("#name1", "B")
-    table.page.fill("#extra-size", "15")
-    table.tap("#start")
-    table.settled(5)
-    for n, move in enumerate(["next-turn", "phase-draw", "phase-standby", "phase-main1"]):
-        table.tap(f'[data-move="{move}"]')
-        table.settled(6 + n)
+    in_main_1(table, {"#extra-size": "15"})
     table.tap('#side-bottom .zone.pile:has(.card[data-card="p0.x0"]) summary')
     table.card("p0.x0")
     table.sheet_action("Special Summon")

@@ -13,6 +13,30 @@ GIANT_SOLDIER, LINK_SPIDER = 13039848, 98978921
 WARWOLF, MAGIC_CYLINDER = 69247929, 62279055
 
 
+#: Player 0's first turn handed over: player 1's second turn, at its Main Phase 1.
+TURN_2 = (
+    {"kind": "phase_entered", "phase": "end"},
+    {"kind": "turn_started", "player": 1, "turn": 2}, {"kind": "phase_entered", "phase": "draw"},
+    {"kind": "cards_drawn", "player": 1}, {"kind": "phase_entered", "phase": "standby"},
+    {"kind": "phase_entered", "phase": "main1"},
+)
+#: Player 0's Vorse Raider, shown as it is Normal Summoned.
+VORSE_SUMMONED = {"kind": "normal_summoned", "player": 0, "card": "p0.m0", "zone": 2, "shows": {"p0.m0": VORSE}}
+#: Player 1's Warwolf, summoned in its second turn, attacks Vorse Raider.
+WARWOLF_ATTACKS = (
+    {"kind": "normal_summoned", "player": 1, "card": "p1.m0", "zone": 0, "shows": {"p1.m0": WARWOLF}},
+    {"kind": "phase_entered", "phase": "battle"}, {"kind": "step_entered", "step": "battle"},
+    {"kind": "attack_declared", "player": 1, "attacker": "p1.m0", "target": "p0.m0"},
+)
+#: Vorse Raider and a Set card, then Warwolf's attack answered by that card, Magic Cylinder,
+#: activated and resolved (Chain Link 1).
+CYLINDER_RESOLVED = (
+    VORSE_SUMMONED, {"kind": "spell_trap_set", "player": 0, "card": "p0.m1", "zone": 0},
+    *TURN_2, *WARWOLF_ATTACKS,
+    {"kind": "activated", "player": 0, "card": "p0.m1", "shows": {"p0.m1": MAGIC_CYLINDER}},
+    {"kind": "chain_link_resolved", "link": 1})
+
+
 def at_the_table(client, *played: dict) -> tuple[dict, str]:  # noqa: F811
     """A witnessed duel as the recorder's page starts one (40 unknown cards and 15 unknown Extra
     Deck cards each, hands drawn), on turn 1 in Main Phase 1, then ``played``."""
@@ -98,18 +122,7 @@ def test_a_resolved_normal_trap_is_offered_to_the_gy_before_the_chain_is_over(cl
     (``reason: resolved``) before the chain's end; entered in that order nothing is flagged. The
     moves offered only the chain's end, which a witnessed duel then flagged TRAP-04."""
     duel, recorder = at_the_table(
-        client,
-        {"kind": "normal_summoned", "player": 0, "card": "p0.m0", "zone": 2, "shows": {"p0.m0": VORSE}},
-        {"kind": "spell_trap_set", "player": 0, "card": "p0.m1", "zone": 0},
-        {"kind": "phase_entered", "phase": "end"},
-        {"kind": "turn_started", "player": 1, "turn": 2}, {"kind": "phase_entered", "phase": "draw"},
-        {"kind": "cards_drawn", "player": 1}, {"kind": "phase_entered", "phase": "standby"},
-        {"kind": "phase_entered", "phase": "main1"},
-        {"kind": "normal_summoned", "player": 1, "card": "p1.m0", "zone": 0, "shows": {"p1.m0": WARWOLF}},
-        {"kind": "phase_entered", "phase": "battle"}, {"kind": "step_entered", "step": "battle"},
-        {"kind": "attack_declared", "player": 1, "attacker": "p1.m0", "target": "p0.m0"},
-        {"kind": "activated", "player": 0, "card": "p0.m1", "shows": {"p0.m1": MAGIC_CYLINDER}},
-        {"kind": "chain_link_resolved", "link": 1},
+        client, *CYLINDER_RESOLVED,
         {"kind": "attack_cancelled", "player": 0, "cause": "p0.m1"},
         {"kind": "life_points_changed", "player": 1, "amount": 2000, "reason": "effect_damage", "lp": 6000,
          "cause": "p0.m1"})
@@ -130,10 +143,7 @@ def test_what_may_be_entered_is_labelled_in_the_readers_language(client) -> None
     in the reader's language beside the English ``label`` (what a script matches on, unchanged),
     as a refusal's message does; in English there is none."""
     duel, recorder = at_the_table(
-        client, {"kind": "phase_entered", "phase": "end"},
-        {"kind": "turn_started", "player": 1, "turn": 2}, {"kind": "phase_entered", "phase": "draw"},
-        {"kind": "cards_drawn", "player": 1}, {"kind": "phase_entered", "phase": "standby"},
-        {"kind": "phase_entered", "phase": "main1"},
+        client, *TURN_2,
         {"kind": "normal_summoned", "player": 1, "card": "p1.m0", "zone": 2, "shows": {"p1.m0": VORSE}},
         {"kind": "phase_entered", "phase": "battle"}, {"kind": "step_entered", "step": "battle"},
         {"kind": "attack_declared", "player": 1, "attacker": "p1.m0"}, {"kind": "step_entered", "step": "damage"},
@@ -159,15 +169,7 @@ def test_a_monster_destroyed_in_battle_goes_to_the_gy_by_battle_in_one_tap(clien
     moves it ``reason: battle`` (the record's "destroyed by battle", what a search by what happened
     to a card counts). It was ``destroyed``, as for an effect, whatever destroyed it."""
     duel, recorder = at_the_table(
-        client,
-        {"kind": "normal_summoned", "player": 0, "card": "p0.m0", "zone": 2, "shows": {"p0.m0": VORSE}},
-        {"kind": "phase_entered", "phase": "end"},
-        {"kind": "turn_started", "player": 1, "turn": 2}, {"kind": "phase_entered", "phase": "draw"},
-        {"kind": "cards_drawn", "player": 1}, {"kind": "phase_entered", "phase": "standby"},
-        {"kind": "phase_entered", "phase": "main1"},
-        {"kind": "normal_summoned", "player": 1, "card": "p1.m0", "zone": 0, "shows": {"p1.m0": WARWOLF}},
-        {"kind": "phase_entered", "phase": "battle"}, {"kind": "step_entered", "step": "battle"},
-        {"kind": "attack_declared", "player": 1, "attacker": "p1.m0", "target": "p0.m0"},
+        client, VORSE_SUMMONED, *TURN_2, *WARWOLF_ATTACKS,
         {"kind": "step_entered", "step": "damage"},
         {"kind": "damage_calculated", "destroyed": ["p0.m0"], "damage": [100, 0]},
         {"kind": "life_points_changed", "player": 0, "amount": 100, "reason": "battle_damage", "lp": 7900})
@@ -185,18 +187,7 @@ def test_an_attack_negated_by_the_trap_that_resolved_is_one_tap(client) -> None:
     it), and stored unflagged. It could be entered only through the page's form for any event, whose
     player field said the turn player."""
     duel, recorder = at_the_table(
-        client,
-        {"kind": "normal_summoned", "player": 0, "card": "p0.m0", "zone": 2, "shows": {"p0.m0": VORSE}},
-        {"kind": "spell_trap_set", "player": 0, "card": "p0.m1", "zone": 0},
-        {"kind": "phase_entered", "phase": "end"},
-        {"kind": "turn_started", "player": 1, "turn": 2}, {"kind": "phase_entered", "phase": "draw"},
-        {"kind": "cards_drawn", "player": 1}, {"kind": "phase_entered", "phase": "standby"},
-        {"kind": "phase_entered", "phase": "main1"},
-        {"kind": "normal_summoned", "player": 1, "card": "p1.m0", "zone": 0, "shows": {"p1.m0": WARWOLF}},
-        {"kind": "phase_entered", "phase": "battle"}, {"kind": "step_entered", "step": "battle"},
-        {"kind": "attack_declared", "player": 1, "attacker": "p1.m0", "target": "p0.m0"},
-        {"kind": "activated", "player": 0, "card": "p0.m1", "shows": {"p0.m1": MAGIC_CYLINDER}},
-        {"kind": "chain_link_resolved", "link": 1})
+        client, *CYLINDER_RESOLVED)
     r = client.get(f"/duels/{duel['id']}/actions", headers=auth(duel["tokens"]["judge"]))
     negate = next(a for a in r.json()["actions"] if a["event"]["kind"] == "attack_cancelled")
     assert negate["event"] == {"kind": "attack_cancelled", "player": 0, "cause": "p0.m1"}

@@ -33,8 +33,8 @@ def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
         fail(state, ev, "BATTLE-02", say("the attack of {attacker} is not over yet", attacker=previous.attacker))
     if state.chain:
         fail(state, ev, "CHAIN-10", N_("an attack is declared with no chain open; it is not an activation"))
-    elif state.passes and end_passes(state):   # PRIO-03/05: the turn player passed, declaring the step's end
-        fail(state, ev, "PRIO-05" if end_passes(state) >= 2 else "PRIO-03", ended_by_passes(state))
+    elif state.passes and (ended := end_passes(state)):   # PRIO-03/05: the turn player declared the step's end
+        fail(state, ev, "PRIO-05" if ended >= 2 else "PRIO-03", ended_by_passes(state))
     if attacker.position != ATTACK:
         fail(state, ev, "POS-03", say("{name} is in {position} position; only face-up Attack Position monsters "
                                       "attack", name=attacker.name, position=attacker.position))

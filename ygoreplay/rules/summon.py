@@ -504,7 +504,7 @@ def _check_pendulum(state: DuelState, ev: SpecialSummoned, card: Card, player: i
                                        "and {right} under {title})",
                                        left=left, right=right, title=ruleset_of(state).title))
         return
-    low, high = sorted((scale_cards[0].facts.lscale, scale_cards[1].facts.rscale))
+    low, high = _scale_range(scale_cards)
     level = card.current_level
     if not between_scales(level, low, high):
         fail(state, ev, "PEND-03", say("{name} (Level {level}) is not strictly between the Scales {low} and {high}",
@@ -515,13 +515,20 @@ def _check_pendulum(state: DuelState, ev: SpecialSummoned, card: Card, player: i
         _check_own(state, ev, card, player, "PEND-03", "Pendulum")
 
 
+def _scale_range(scale_cards: list[Card]) -> tuple[int, int]:
+    """PEND-03: the Scales a Pendulum Summon is between, low first: the left card's left Scale
+    and the right card's right Scale."""
+    low, high = sorted((scale_cards[0].facts.lscale, scale_cards[1].facts.rscale))
+    return low, high
+
+
 def _note_unseen_pendulum(state: DuelState, card: Card, player: int) -> None:
     """PEND-03: a monster Pendulum Summoned while the record did not know it (entered face-up
     without its name) was undecided: its Level unknown. It keeps the Scales it was summoned
     between, and whether it came from the hand, to be judged once an event shows it."""
     scale_cards = scales(state, player)
     if len(scale_cards) == 2:                    # else refused (or flagged) as PEND-03 already
-        low, high = sorted((scale_cards[0].facts.lscale, scale_cards[1].facts.rscale))
+        low, high = _scale_range(scale_cards)
         card.note_unseen(state.index, "pendulum", (low, high, card.zone == HAND))
 
 
