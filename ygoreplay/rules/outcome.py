@@ -22,6 +22,7 @@ from .base import (
     LEFT, ON_FIELD, check_not_negated, fail, get_card, handles, impossible, player_of, put, take, vanish)
 from .spell_trap import check_equips, in_chain, settle_equips
 from .summon import note_material_move
+from .turn import end_phase_effect
 from .zones import check_free_monster_zone, check_monster_zone, check_spell_trap_zone, extra_link, ruleset_of
 
 PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
@@ -57,6 +58,8 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     host = _check_destination(state, ev, card, to)      # impossible destinations first
     _check_move_rules(state, ev, card, to)
     # -- all checks done ----------------------------------------------------------------------
+    if state.passes and state.phase == "end":
+        end_phase_effect(state, ev)                            # TURN-08, PRIO-01: priority again
     if ev.reason == "material" or ev.reason == "tributed":
         note_material_move(state, card)                        # for the summon that follows (RIT-02)
     if card.is_token and to_zone not in ON_FIELD:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..i18n import N_, say
 from ..events import (
-    GY, HAND, CardsDrawn, HandSizeDiscard, PhaseEntered, PriorityPassed, StepEntered, TurnStarted)
+    GY, HAND, CardMoved, CardsDrawn, HandSizeDiscard, PhaseEntered, PriorityPassed, StepEntered, TurnStarted)
 from ..state import DuelState
 from . import card_text
 from .base import (
@@ -234,6 +234,22 @@ def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
                                       why=why, holder=holder, player=player))
     state.passes_recorded = True                  # only once accepted: a refused pass changes nothing
     state.passes = passes + 1
+
+
+#: Moves no End Phase effect makes: a cost (paid with an activation), a card leaving once it
+#: resolved or was negated (SPELL-04), one the basic rules move.
+_NO_EFFECT_MOVES = frozenset(("cost", "resolved", "negated", "rule"))
+
+
+def end_phase_effect(state: DuelState, ev: CardMoved) -> None:
+    """TURN-08, PRIO-01: once the turn player has declared the end of the End Phase (passed), its
+    effects worded "in the End Phase" or "at the end of the turn" are processed before the hand is
+    adjusted (a card banished until the End Phase comes back). A card such an effect moves, with
+    no chain open, changes the game state: the turn player holds priority again, first, and the
+    End Phase ends only when both players pass again (PRIO-05), as after a chain. Called by a
+    move (``outcome.card_moved``) made in the End Phase after a pass."""
+    if ev.cause is not None and ev.reason not in _NO_EFFECT_MOVES and not state.chain and not state.resolving:
+        state.passes = 0
 
 
 @handles(HandSizeDiscard)
