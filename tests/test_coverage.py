@@ -243,8 +243,8 @@ def test_rules_command_explains_one_rule() -> None:
     line, = result.output.splitlines()
     assert line.startswith("SUM-04 Tributes by Level") and "enforced in rules/summon.py" in line
     assert "tests/test_rules_summon.py::test_sum_04_tributes_by_level" in line
-    not_checked = run("rules", "TIME-06").output
-    assert "not yet:" in not_checked and "TIME-06" in not_checked
+    not_checked = run("rules", "CONF-05").output
+    assert "choice:" in not_checked and "CONF-05" in not_checked
 
 
 def test_rules_command_lists_a_section_or_everything() -> None:

@@ -1,4 +1,5 @@
-"""A match's duels judged against the match: the first player, the decks, the result, the LP at time.
+"""A match's duels judged against the match: the first player, the decks, the result, the LP at time
+(in sudden death, the LP of the change that decided it: TIME-06).
 
 The match stream says what happened between and around its duels; each duel is its own stream.
 Where a duel can be read (a file beside the match file, or a game carried in a match ``.ygr``),
@@ -13,8 +14,9 @@ from dataclasses import dataclass
 from ..cards import CardDB
 from ..events import Event
 from ..i18n import say
-from ..rules import RuleViolation, audit, replay
+from ..rules import History, RuleViolation, audit, replay
 from ..state import DuelState
+from .policies import SUDDEN_DEATH
 from .rules import EXTRA, MAIN, SIDE, Game
 
 
@@ -74,6 +76,8 @@ def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | Non
         if state.ended:
             problems.append(LinkProblem(n, "LOG-09", f"duel {n} ended by itself ({state.end_reason}); the "
                                                      "match judged it at time"))
+        elif game.stage == SUDDEN_DEATH and (decided := _sudden_death(n, game.lp, events, cards)) is not None:
+            problems += decided
         elif tuple(s.lp for s in state.sides) != tuple(game.lp):
             problems.append(LinkProblem(n, "LOG-09", f"the match judged duel {n} on LP {game.lp[0]} / {game.lp[1]}; "
                                                      f"the duel's LP are {state.sides[0].lp} / {state.sides[1].lp}"))
@@ -86,6 +90,37 @@ def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | Non
             had = "a draw" if state.winner is None else f"won by player {state.winner}"
             problems.append(LinkProblem(n, "LOG-09", f"the match says duel {n} was {said}; the duel was {had}"))
     return problems
+
+
+def _sudden_death(n: int, lp: tuple[int, ...], events: list[Event], cards: CardDB) -> list[LinkProblem] | None:
+    """TIME-05/06: sudden death begins with the LP level, and the first LP change after that decides
+    it at once (CONF-05 as the seeds of the only policy with sudden death, ocg-2005, read it), LP
+    paid as a cost too (TIME-06): a recorder who let a cost pass and judged a later change got the
+    duel wrong. The problem if the match judged duel ``n`` on other LP than that change left (none
+    if it agrees), or None when the duel's LP never left level (the end of the record is compared)."""
+    history = History(cards, audit=True)
+    decider: tuple[int, Event, tuple[int, ...]] | None = None
+    for i, ev in enumerate(events):
+        history.append(ev)
+        now = tuple(side.lp for side in history.state.sides)
+        if now[0] == now[1]:
+            decider = None                      # level again: the next change decides
+        elif decider is None:
+            decider = (i, ev, now)
+    if decider is None:
+        return None
+    i, ev, now = decider
+    if now == tuple(lp):
+        return []
+    if ev.kind == "life_points_changed" and ev.reason == "cost":
+        return [LinkProblem(n, "TIME-06", say(
+            "in sudden death LP paid as a cost are an LP change too: player {player} paid {amount} LP, leaving "
+            "{lp0} / {lp1}, which decided duel {number}; the match judged it on {m0} / {m1} (TIME-06)",
+            player=history.state.turn_player if ev.player is None else ev.player, amount=ev.amount,
+            lp0=now[0], lp1=now[1], number=n, m0=lp[0], m1=lp[1]), i)]
+    return [LinkProblem(n, "LOG-09", say("in sudden death the first LP change decided duel {number} at {lp0} / "
+                                         "{lp1}; the match judged it on {m0} / {m1}", number=n, lp0=now[0],
+                                         lp1=now[1], m0=lp[0], m1=lp[1]), i)]
 
 
 def check_ending(game: Game, record: DuelState | None, ev: Event, index: int) -> None:

@@ -66,6 +66,7 @@ class Game:
     winner: int | None = None
     how: str | None = None
     lp: tuple[int, ...] | None = None       # the LP a time decision was judged on
+    stage: str | None = None                # the stage it was judged at (sudden death: TIME-05/06)
     extra_turns: int = 0
     decks: tuple[Deck, Deck] | None = None  # each player's deck as it was for this duel
 
@@ -433,7 +434,7 @@ def game_decided(state: MatchState, ev: Event) -> None:
         said = "a draw" if winner is None else f"player {winner} wins"
         refuse("TIME-04", f"at LP {lp0} / {lp1} {said}, not " + (
             "a draw" if ev.winner is None else f"player {ev.winner}"))
-    game.ended, game.winner, game.lp = True, winner, ev.lp
+    game.ended, game.winner, game.lp, game.stage = True, winner, ev.lp, ev.stage
     game.how = "time" if winner is not None else "draw"
 
 

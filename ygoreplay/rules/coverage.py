@@ -250,8 +250,10 @@ TABLE: tuple[Rule, ...] = (
              "match/rules.py",
              "test_match.py::test_time_05_sudden_death_decides_when_the_lp_differ",
              "test_match.py::test_equal_lp_sudden_death_or_a_drawn_duel"),
-    not_yet("TIME-06", "In sudden death LP paid as a cost count as an LP change.",
-            "a sudden death decided by a cost is recorded as game_decided; the duel's LP changes are not compared with it"),
+    enforced("TIME-06", "In sudden death LP paid as a cost count as an LP change.",
+             "match/links.py",
+             "test_rule_scenarios_30.py::test_time_06_a_sudden_death_decided_by_the_cost_agrees_with_its_duel",
+             "test_rule_scenarios_30.py::test_time_06_a_sudden_death_decided_past_a_cost_is_reported"),
     enforced("TIME-07", "At 1-1 after the first procedure, the second decides the match.",
              "match/rules.py",
              "test_match.py::test_time_07_08_an_extra_duel_decides_a_level_match",
@@ -1010,7 +1012,8 @@ def readme_section() -> str:
     lines.append("`ygoreplay rules [ID|SECTION]` says, for each, what it is and where it is enforced or why not.")
     for status in STATUSES:
         ids = [rule.id for rule in TABLE if rule.status == status]
-        lines += ["", f"**{status.capitalize()}** ({len(ids)}): " + ", ".join(ids) + "."]
+        if ids:                                   # a status no rule has (none left "not yet") is not listed
+            lines += ["", f"**{status.capitalize()}** ({len(ids)}): " + ", ".join(ids) + "."]
     lines += ["", "The log's own checks:"]
     lines += [f"- `{rule.id}` {rule.summary}" for rule in TABLE if rule.section == "LOG"]
     lines += ["", "A card's own text, as its script states it:"]
