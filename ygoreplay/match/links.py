@@ -76,7 +76,7 @@ def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | Non
         if state.ended:
             problems.append(LinkProblem(n, "LOG-09", f"duel {n} ended by itself ({state.end_reason}); the "
                                                      "match judged it at time"))
-        elif game.stage == SUDDEN_DEATH and (decided := _sudden_death(n, game.lp, events, cards)) is not None:
+        elif game.stage == SUDDEN_DEATH and (decided := _sudden_death(n, game, time, events, cards)) is not None:
             problems += decided
         elif tuple(s.lp for s in state.sides) != tuple(game.lp):
             problems.append(LinkProblem(n, "LOG-09", f"the match judged duel {n} on LP {game.lp[0]} / {game.lp[1]}; "
@@ -92,31 +92,43 @@ def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | Non
     return problems
 
 
-def _sudden_death(n: int, lp: tuple[int, ...], events: list[Event], cards: CardDB) -> list[LinkProblem] | None:
-    """TIME-05/06: sudden death begins with the LP level, and the first LP change after that decides
-    it at once (CONF-05 as the seeds of the only policy with sudden death, ocg-2005, read it), LP
-    paid as a cost too (TIME-06): a recorder who let a cost pass and judged a later change got the
-    duel wrong. The problem if the match judged duel ``n`` on other LP than that change left (none
-    if it agrees), or None when the duel's LP never left level (the end of the record is compared)."""
-    history = History(cards, audit=True)
-    decider: tuple[int, Event, tuple[int, ...]] | None = None
-    for i, ev in enumerate(events):
-        history.append(ev)
-        now = tuple(side.lp for side in history.state.sides)
-        if now[0] == now[1]:
-            decider = None                      # level again: the next change decides
-        elif decider is None:
-            decider = (i, ev, now)
-    if decider is None:
+def _sudden_death(n: int, game: Game, time: Event | None, events: list[Event],
+                  cards: CardDB) -> list[LinkProblem] | None:
+    """TIME-05/06: sudden death begins with the turn after the extra turns (TIME-03; after turn 4
+    of an extra duel, TIME-08), and the first LP change in it decides the duel at once (CONF-05 as
+    the seeds of the only policy with sudden death, ocg-2005, read it), LP paid as a cost too
+    (TIME-06): a recorder who let a cost pass and judged a later change got the duel wrong. The
+    problem if the match judged duel ``n`` on other LP than that change left (none if it agrees),
+    or None when that is not known (no LP change in sudden death: the end of the record is compared)."""
+    if game.extra_duel:
+        start = 5
+    elif time is not None and time.game == n and time.turn is not None:
+        start = time.turn + game.extra_turns + 1
+    else:
         return None
-    i, ev, now = decider
+    begun = False
+    for i, ev in enumerate(events):
+        if ev.kind == "turn_started":
+            begun = begun or ev.turn >= start
+        elif begun and ev.kind == "life_points_changed":
+            history = History(cards, audit=True)     # the duel as that change left it
+            for event in events[:i + 1]:
+                history.append(event)
+            return _decided_by(n, tuple(game.lp or ()), i, ev, history.state)
+    return None
+
+
+def _decided_by(n: int, lp: tuple[int, ...], i: int, ev: Event, state: DuelState) -> list[LinkProblem]:
+    """The problem (none if it agrees) of a match that judged duel ``n`` on ``lp`` when its sudden
+    death was decided by LP change ``ev`` (event ``i``), which left the duel at ``state``."""
+    now = tuple(side.lp for side in state.sides)
     if now == tuple(lp):
         return []
-    if ev.kind == "life_points_changed" and ev.reason == "cost":
+    if ev.reason == "cost":
         return [LinkProblem(n, "TIME-06", say(
             "in sudden death LP paid as a cost are an LP change too: player {player} paid {amount} LP, leaving "
             "{lp0} / {lp1}, which decided duel {number}; the match judged it on {m0} / {m1} (TIME-06)",
-            player=history.state.turn_player if ev.player is None else ev.player, amount=ev.amount,
+            player=state.turn_player if ev.player is None else ev.player, amount=ev.amount,
             lp0=now[0], lp1=now[1], number=n, m0=lp[0], m1=lp[1]), i)]
     return [LinkProblem(n, "LOG-09", say("in sudden death the first LP change decided duel {number} at {lp0} / "
                                          "{lp1}; the match judged it on {m0} / {m1}", number=n, lp0=now[0],
