@@ -361,7 +361,8 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_turn.py::test_turn_07_main_phase_2_without_a_battle_phase_is_refused"),
     card_text("TURN-08", "End Phase: the end is declared, 'at the end of the turn' effects apply, then the hand is adjusted.",
               "the facts say which effects answer the End Phase (EVENT_PHASE+PHASE_END), not which met their condition "
-              "(code) that turn; the hand adjustment is HAND-01"),
+              "(code) that turn; the hand adjustment is HAND-01. A card an End Phase effect moves after both players "
+              "passed gives the turn player priority again (rules/turn.py end_phase_effect, PRIO-01)"),
     enforced("HAND-01", "At the end of the End Phase the turn player discards down to 6 cards.", "rules/turn.py",
              "test_rules_turn.py::test_hand_01_discard_down_to_six_then_the_turn_ends",
              "test_rules_turn.py::test_hand_01_hand_limit"),
