@@ -15,6 +15,10 @@ Refused though legal:
 
 Let through though illegal:
 
+* PRIO-01: once a chain's last link has resolved the chain is over and the turn player holds
+  priority first again. A record may leave the ``chain_ended`` out (the next activation starts a new
+  chain); until then the opponent's Quick-Play Spell, or their pass, was accepted out of turn (the
+  priority check skipped everything while "resolving", though nothing was left to resolve).
 * TIME-06 (was "not yet"): in sudden death LP paid as a cost are an LP change: the first one
   decides the duel. A match that ignored the cost and judged the duel on a later change (won by
   the other player) agreed with its duel: now reported, citing TIME-06.
@@ -80,6 +84,31 @@ def test_turn_08_a_move_by_no_end_phase_effect_keeps_the_end(move: dict) -> None
     reopen it (the first test): the two differ only in their move."""
     refused_with([END_PHASE, passed(0), passed(1), move, QUICK_PLAY], "PRIO-05", ENDED)
     fold(END_PHASE, passed(0), passed(1), RETURNS, QUICK_PLAY)
+
+
+# == PRIO-01: a chain fully resolved, its end unrecorded: the turn player holds priority first =======
+
+BOARD = position({"szone": [{"code": MST, "id": "mst", "position": "set"}, {"code": MST, "id": "mst2", "position": "set"}]},
+                 {"szone": [{"code": MST, "id": "p1_mst", "position": "set"},
+                            {"code": MST, "id": "p1_mst2", "position": "set"}]})
+RESOLVED = [BOARD, ev("activated", player=0, card="mst", targets=["p1_mst"]), passed(1), passed(0),
+            ev("chain_link_resolved", link=1), ev("card_moved", card="p1_mst", to=[1, "gy"], reason="destroyed",
+                                                  cause="mst"),
+            ev("card_moved", card="mst", to=[0, "gy"], reason="resolved")]
+TURN_PLAYER_FIRST = "player 0 holds priority (the turn player holds it first)"
+
+
+def test_prio_01_after_a_chain_resolved_the_opponent_does_not_activate_first() -> None:
+    """PRIO-01, PRIO-03: Mystical Space Typhoon resolved (the chain's only link): the turn player
+    holds priority first, and the opponent activates their Set Mystical Space Typhoon only after the
+    turn player passes, whether the chain's end is recorded or not. Before: with the end
+    unrecorded, the opponent's activation (and their pass) was accepted first."""
+    answer = ev("activated", player=1, card="p1_mst2", targets=["mst2"])
+    for end in ([], [ev("chain_ended")]):
+        refused_with([*RESOLVED, *end, answer], "PRIO-01", TURN_PLAYER_FIRST)
+        refused_with([*RESOLVED, *end, passed(1)], "PRIO-01", "the turn player holds priority first")
+        assert fold(*RESOLVED, *end, passed(0), answer).chain[0].player == 1
+        assert fold(*RESOLVED, *end, ev("activated", player=0, card="mst2", targets=["p1_mst2"])).chain[0].player == 0
 
 
 # == TIME-06: in sudden death LP paid as a cost decide the duel ======================================

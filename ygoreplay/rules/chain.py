@@ -132,8 +132,10 @@ def activated(state: DuelState, ev: Activated) -> None:
 def _check_priority(state: DuelState, ev: Activated, player: int) -> None:
     """PRIO-01/02/03, CHAIN-04, in a record that states passes: only the player holding priority
     activates, the other only triggers (PRIO-02, CHAIN-08). After an activation the opponent is
-    asked first; the activating player adds a link only once the opponent has passed."""
-    if ev.effect_type in _TRIGGERS or state.resolving:
+    asked first; the activating player adds a link only once the opponent has passed. A chain
+    whose last link has resolved is over (its ``chain_ended`` may go unrecorded): the turn player
+    holds priority first again (PRIO-01), as after a recorded end."""
+    if ev.effect_type in _TRIGGERS or (state.resolving and state.chain):
         return
     holder = priority_holder(state)
     if state.chain:

@@ -225,7 +225,7 @@ def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
                                                acting=player))
     elif end_passes(state) >= 2:      # PRIO-05: no one answered the end: it ended
         fail(state, ev, "PRIO-05", ended_by_passes(state))
-    elif not state.resolving and player is not None:
+    elif not (state.resolving and state.chain) and player is not None:   # a chain fully resolved is over
         holder = priority_holder(state)
         if player != holder:
             rule, why = (("PRIO-01", "the turn player holds priority first") if holder == state.turn_player
