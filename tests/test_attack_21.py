@@ -27,7 +27,7 @@ def test_a_batch_linking_an_ended_duel_cannot_end_it_against_its_record(service)
     base = service.url
     match = create(base, lines(MATCHES / "two-nil.jsonl"))
     m, t = match["id"], match["tokens"]
-    duel = httpx.post(f"{base}/duels", json={"visibility": "private"}, headers=auth(ADMIN)).json()
+    duel = httpx.post(f"{base}/duels", json={"visibility": "unlisted"}, headers=auth(ADMIN)).json()     # as the match
     post(base, f"/duels/{duel['id']}/events", duel["tokens"]["recorder"], DUEL)
     batch = [{"kind": "game_started", "game": 1, "duel": duel["id"], "first_player": 0, "chosen_by": 0},
              {"kind": "game_ended", "game": 1, "winner": 1, "how": "lp"}]
@@ -48,7 +48,8 @@ def test_a_released_matchs_problems_name_no_card_of_a_duel_never_released(servic
     hidden = next(c for c in sorted(CardDB.classic()) if c not in used and c > 10 ** 6)
     events = [dict(e) for e in DUEL]
     events[2] = {**events[2], "side": events[2]["side"][:4] + [hidden]}     # player 1's Side Deck
-    duel = httpx.post(f"{base}/duels", json={"visibility": "private", "release": "never"}, headers=auth(ADMIN)).json()
+    # public as the match is (a private duel goes into no public match: test_match_duel_visibility)
+    duel = httpx.post(f"{base}/duels", json={"visibility": "public", "release": "never"}, headers=auth(ADMIN)).json()
     post(base, f"/duels/{duel['id']}/events", duel["tokens"]["recorder"], events)
     match = create(base, sample, visibility="public", release="end")
     m, t = match["id"], match["tokens"]

@@ -7,7 +7,7 @@ encoding"); a TEXT ``originator_version`` an internal error in ``show``; worst, 
 ``state`` was made that many zero bytes (``bytes(n)``) before any bound: 10**12 exhausted
 memory. Now every row read is checked in one place (``store._blob``, the recorders' reads through
 ``store._checking``) before anything decodes or copies it: a clear StoreError naming the row, exit
-2. A snapshot of the wrong type is, as any that does not check out, not used. SQLite only: on
+2 (``verify`` reports it BROKEN, exit 1: test_attack_25ac). A snapshot of the wrong type is, as any that does not check out, not used. SQLite only: on
 PostgreSQL the columns are ``bytea`` and ``bigint``, which hold nothing else.
 """
 from __future__ import annotations
@@ -65,19 +65,21 @@ def test_a_row_of_the_wrong_type_is_refused_naming_it_by_every_read(tmp_path, wh
     sql, message = ROWS[what]
     path, duel = _stored(tmp_path, sql)
     reads = {"seek": lambda store: store.seek(duel, 40 if "version" not in what else None),
-             "load": lambda store: store.load(duel, verified=False),
-             "verify": lambda store: store.verify(duel)}
+             "load": lambda store: store.load(duel, verified=False)}
     for name, read in reads.items():
         started = time.monotonic()
         with Store(path) as store, pytest.raises(StoreError, match=message):
             read(store)
         assert time.monotonic() - started < 10, name      # 10**12 zero bytes never made
-    for args in (["show", duel, "--at", "40"], ["show", duel], ["log", duel], ["verify", duel]):
+    for args in (["show", duel, "--at", "40"], ["show", duel], ["log", duel]):
         if "version" in what and "--at" in args or "event" in what and args == ["show", duel]:
             continue             # the rows up to 40 are whole; the end is shown from a snapshot past 38
         result = CliRunner().invoke(main, [*args, "--store", path])
         assert result.exit_code == 2 and "internal error" not in result.output, (args, result.output)
-        assert "run ygoreplay verify" in result.output
+        assert f"run 'ygoreplay verify {duel}'" in result.output
+    # verify reports the row as what it is, an altered record (test_attack_25ac)
+    with Store(path) as store:
+        assert not store.verify(duel).ok
 
 
 def test_a_snapshot_of_the_wrong_type_is_not_used_and_verify_says_so(tmp_path):

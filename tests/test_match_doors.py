@@ -30,9 +30,10 @@ def service(tmp_path_factory):
     srv.stop()
 
 
-def private_duel(base: str) -> dict:
-    """A private duel recorded to its end, the match's recorder holding no token for it."""
-    duel = httpx.post(f"{base}/duels", json={"title": "table 9", "visibility": "private"}, headers=auth(ADMIN)).json()
+def private_duel(base: str, visibility: str = "private") -> dict:
+    """A private duel (or one of ``visibility``) recorded to its end, the match's recorder holding
+    no token for it."""
+    duel = httpx.post(f"{base}/duels", json={"title": "table 9", "visibility": visibility}, headers=auth(ADMIN)).json()
     post(base, f"/duels/{duel['id']}/events", duel["tokens"]["recorder"], DUEL)
     return duel
 
@@ -68,20 +69,25 @@ def test_a_raw_game_started_links_a_duel_only_as_the_games_endpoint_does(service
             assert r.status_code == 404
             continue
         assert r.status_code == 200 and loads(r.content).games == [], "no duel embedded"
+    # given with its own token, a private duel is still no duel of a match its spectators watch
     rec = secret["tokens"]["recorder"]
-    second = post(base, f"/matches/{m}/games", t["recorder"], {"duel": secret["id"], "duel_token": rec, "first_player": 1},
+    assert post(base, f"/matches/{m}/games", t["recorder"], {"duel": secret["id"], "duel_token": rec}, 409)["where"] \
+        == post(base, f"/matches/{m}/events?duel_token={rec}", t["recorder"], [started(secret["id"])], 409)["where"] \
+        == "duel"
+    own = private_duel(base, visibility)                 # watched by whoever watches the match
+    rec = own["tokens"]["recorder"]
+    second = post(base, f"/matches/{m}/games", t["recorder"], {"duel": own["id"], "duel_token": rec, "first_player": 1},
                   422)
     raw_second = post(base, f"/matches/{m}/events?duel_token={rec}", t["recorder"],
-                      [{**started(secret["id"]), "first_player": 1}], 422)
+                      [{**started(own["id"]), "first_player": 1}], 422)
     assert second["rule"] == raw_second["rule"] == "MATCH-07"
     # the duel's own recorder token links it through either door, and the link is written
-    linked = post(base, f"/matches/{m}/events?duel_token={secret['tokens']['recorder']}", t["recorder"],
-                  [started(secret["id"])])
+    linked = post(base, f"/matches/{m}/events?duel_token={rec}", t["recorder"], [started(own["id"])])
     assert linked["position"] == len(before) + 1
-    assert httpx.get(f"{base}/duels/{secret['id']}/state", headers=auth(t["p1"])).json()["view"] == "p1"
-    again = create(base, lines(MATCHES / "two-nil.jsonl"))
-    assert post(base, f"/matches/{again['id']}/events", ADMIN, [started(secret["id"])], 409)["where"] == "duel"
-    assert post(base, f"/matches/{again['id']}/games", ADMIN, {"duel": secret["id"]}, 409)["where"] == "duel"
+    assert httpx.get(f"{base}/duels/{own['id']}/state", headers=auth(t["p1"])).json()["view"] == "p1"
+    again = create(base, lines(MATCHES / "two-nil.jsonl"), visibility=visibility)
+    assert post(base, f"/matches/{again['id']}/events", ADMIN, [started(own["id"])], 409)["where"] == "duel"
+    assert post(base, f"/matches/{again['id']}/games", ADMIN, {"duel": own["id"]}, 409)["where"] == "duel"
 
 
 def test_a_raw_game_started_naming_a_duel_not_stored_or_held_back_is_refused_as_by_games(service):

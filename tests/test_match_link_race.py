@@ -34,7 +34,9 @@ ORGANISER = commands.Writer("organiser")
 
 
 def _match(store: Store, title: str) -> str:
-    spec, _tokens = match_stream(list(OPENING), title, "public")
+    # private: the duels these link are recorded with no access record, private, and a duel is
+    # linked into no match wider than itself (``access.linkable_into``)
+    spec, _tokens = match_stream(list(OPENING), title, "private")
     return str(store.record(**spec)[0])
 
 
@@ -48,8 +50,8 @@ def _race(monkeypatch, hubs: list[Hub], matches: list[str], duel: str, expected:
     barrier = threading.Barrier(2, timeout=10)
     checked = commands.linkable
 
-    def linkable(hub, writer, duel_id):
-        found = checked(hub, writer, duel_id)
+    def linkable(hub, writer, duel_id, visibility):
+        found = checked(hub, writer, duel_id, visibility)
         try:
             barrier.wait()
         except threading.BrokenBarrierError:     # the other writer was refused before: go on alone

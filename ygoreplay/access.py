@@ -156,6 +156,17 @@ MATCH_WRITERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("judge_called", "match_conceded"), (*MATCH_TABLE, "p0", "p1"))}
 
 
+def linkable_into(duel: str, match: str) -> bool:
+    """Whether a duel of visibility ``duel`` may become a duel of a match of visibility ``match``.
+    A match shows its duels to whoever may watch it: its file and page carry each duel's events
+    for the reader's view, and each of its tokens has the same role in the duel
+    (``Service.match_role``). So a duel goes only into a match no wider than itself: a private
+    duel's events would otherwise reach a spectator it has none for, an unlisted duel's anyone
+    on a public match's listing. Refused when it is linked (``match.commands.linkable``), never
+    cut out of a match after: the match's record shows what it linked."""
+    return VISIBILITIES.index(match) >= VISIBILITIES.index(duel)
+
+
 def seated(role: str, match_players: Sequence[str], duel_players: Sequence[str] | None) -> str:
     """The role a match's token (``role``) has in a duel of that match: a player's token is the
     seat its player sits in there. The duel names its own players (its ``duel_started``, typed

@@ -594,23 +594,12 @@ def rebuild(store: Any, index: Index, folds: Mapping[str, Any], force: bool = Tr
         index.create(cursor)
         for table in (index.cards, index.marks, index.rollbacks, index.streams, index.meta):
             cursor.execute(f"DELETE FROM {table}")
-        streams = _headers(store)                    # no stream is added meanwhile (the write lock)
+        streams = store.header_rows(list(_HEADERS))    # no stream is added meanwhile (the write lock)
         for stream_id, header in streams:
             index.write(cursor, _replayed(store, stream_id, header, folds))
         cursor.execute(index.sql("INSERT INTO {meta} (version, mac) VALUES (?, ?)"),
                        (VERSION, index.tag("meta", VERSION)))
     return len(streams)
-
-
-def _headers(store: Any) -> list[tuple[str, bytes]]:
-    """Every stream's id and header row, oldest first."""
-    streams, start = [], 1
-    while True:
-        batch = store.events.select_notifications(start, 500, topics=list(_HEADERS))
-        streams += [(str(n.originator_id), n.state) for n in batch]
-        if len(batch) < 500:
-            return streams
-        start = batch[-1].id + 1
 
 
 #: Each table ``check`` compares, its columns (a stream's id first), and whether a row it lacks
@@ -643,7 +632,7 @@ def check(store: Any, index: Index, folds: Mapping[str, Any]) -> dict[str, list[
                 cursor.execute(statement.format(s=temp, **_DIALECTS[index.backend])
                                .replace(f"{temp}library_", f"{temp}library_check_"))
         try:
-            for stream_id, header in _headers(store):
+            for stream_id, header in store.header_rows(list(_HEADERS)):
                 shadow.write(cursor, _replayed(store, stream_id, header, folds))
             for table, columns, lacking in _CHECKED:
                 stored, built_ = getattr(index, table), getattr(shadow, table)

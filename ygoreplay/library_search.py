@@ -24,6 +24,7 @@ from typing import Any, Iterator, Mapping
 from .card_sources import normal_name
 from .errors import InputError, StoreError
 from .library import ACTIONS, VERSION, Index, access_columns, built, held_key
+from .store import AlteredRow, row_state
 
 PARAMS = ("q", "player", "title", "event", "round", "format", "banlist", "since", "until", "result", "source",
           "card", "action", "turn_max", "kind", "limit", "cursor")
@@ -564,10 +565,16 @@ def _shown(store: Any, rows: list[Any], listed: Mapping[str, Any], now_ms: int |
     shown = {}
     for row in rows:
         vouched = listed[row["id"]]
-        if not index.vouched(row, vouched, row["access_state"], row["link_state"]):
+        try:
+            access, link = row_state(row["access_state"], f"{row['id']}/access"), \
+                row_state(row["link_state"], f"{row['id']}/match_game")
+            match_access = row_state(row["m_access_state"], f"{row['match']}/access")
+        except AlteredRow:                    # a row written to in the database: left out, as any altered
+            continue
+        if not index.vouched(row, vouched, access, link):
             continue
         if row["m_id"] is not None and not index.settings_vouched(
-                row["match"], row, access_columns(row["m_access_state"])["release"], "m_"):
+                row["match"], row, access_columns(match_access)["release"], "m_"):
             continue
         if not row["ended"] and (row["delay_events"] or row["delay_ms"]) and row["cut"] > 0 and not (
                 now_ms is not None and row["cut"] - 1 < row["events"] - row["delay_events"]
@@ -597,14 +604,20 @@ def _held_back(store: Any, streams: set[str], listed: Mapping[str, Any]) -> set[
     running = sorted(stream for stream in family
                      if (vouched := listed.get(stream)) is not None and not vouched.status.get("ended"))
     access: dict[str, Any] = {}
+    unread: set[str] = set()
     with _reading(store) if running else nullcontext() as cursor:
         for start in range(0, len(running), _AMONG):
             keys = [f"{stream}/access" for stream in running[start:start + _AMONG]]
             cursor.execute(store.library.sql(
                 f"SELECT originator_id AS id, state FROM {{heads}} WHERE originator_id IN ({', '.join('?' * len(keys))}) "
                 "ORDER BY originator_version"), keys)
-            access.update((row["id"].rpartition("/")[0], row["state"]) for row in cursor.fetchall())
-    held = {stream for stream in family if stream not in listed}
+            for row in cursor.fetchall():
+                try:
+                    access[row["id"].rpartition("/")[0]] = row_state(row["state"], row["id"])
+                except AlteredRow:            # its delay cannot be read: held back, as one not vouched for
+                    access.pop(row["id"].rpartition("/")[0], None)
+                    unread.add(row["id"].rpartition("/")[0])
+    held = {stream for stream in family if stream not in listed} | unread
     for stream in running:
         settings = access_columns(access.get(stream))
         if settings["delay_events"] or settings["delay_ms"]:

@@ -81,12 +81,13 @@ figcaption {{ font-size: 10pt; }}
 
 def round_page(status: dict[str, Any], refresh: int = REFRESH) -> str:
     """The round now, for anyone with its address: the tables, players, each match's score and
-    state, who is recording each table and when its last entry came in. Its script
+    state, who is recording each table and when its last entry came in (of a private match's
+    table, its number only: ``rounds.hidden_table``). Its script
     (``round.js``) redraws the rows as ``/rounds/{id}/follow`` streams the round; with scripts
     off it reloads every ``refresh`` seconds."""
     rows = []
     for table in status["tables"]:
-        p0, p1 = (escape(p) for p in table["players"])
+        p0, p1 = (escape(p) for p in table["players"]) if table["players"] else ("—", "—")   # a private match's
         marks = ["", ""]
         if table.get("winner") in (0, 1):
             marks[table["winner"]] = ' class="won"'
@@ -130,6 +131,8 @@ tr.moved td {{ background: #fff6c2; transition: background 2s; }}
 
 def _score(score: list[int]) -> str:
     """A match's score as the round page shows it: ``1 – 0``, and its drawn duels if any."""
+    if not score:                                # a private match's table shows none
+        return "—"
     won, lost, drawn = (list(score) + [0, 0, 0])[:3]
     return f"{won} – {lost}" + (t(" ({count} drawn)", count=drawn) if drawn else "")
 

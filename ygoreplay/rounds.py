@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 from .chain import now
 from .decks import Banlist
-from .access import MODES
+from .access import MODES, Access
 from .errors import InputError, StoreError, VerificationError
 from .match import application as match_app
 from .match.policies import POLICIES
@@ -246,18 +246,25 @@ def _as_written(kept: dict) -> bool:
 RECORDERS = {"recorder": "scorekeeper", "p0": "player 0", "p1": "player 1", "judge": "judge"}
 
 
-def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] | None = None) -> dict:
+def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] | None = None,
+           anyone: bool = False) -> dict:
     """The round now: each table's players, its match's score and state, when its match or a
     duel of it last had an event after the match was made (a table being recorded), and who is
     recording its current duel (``recording``). Holds no token.
 
     ``seen(duel)`` gives the duel's events anyone may see now (the service cuts them at the
     spectators' delay, so the page tells nothing a spectator is not told yet); by default all
-    stored events (the organiser's command line)."""
+    stored events (the organiser's command line). ``anyone``: the reader holds the round's
+    address and no token (its page): a table whose match is private is only its number
+    (``hidden_table``); a public or unlisted match's standings are the round's, as the match's
+    own spectator link shows them to whoever the organiser handed it."""
     kept = load_round(store, round_id)
     seen = seen or (lambda duel: _records(store, duel))
     tables = []
     for table in kept["tables"]:
+        if anyone and _private(store, table["match"]):
+            tables.append(hidden_table(table["table"]))
+            continue
         info = store.info(table["match"])
         s = info.status
         # none of a match that cannot be read, nor of one whose header its anchors do not sign
@@ -276,6 +283,24 @@ def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] 
                        "recording": recording(shown[duels[-1]]) if duels else None})
     return {"id": round_id, "event": kept["event"], "round": kept["round"], "format": kept.get("format", ""),
             "policy": kept.get("policy"), "created": kept.get("created"), "tables": tables}
+
+
+def _private(store: Store, match_id: str) -> bool:
+    """Whether a round's match shows nothing to a reader with no token: private, or its access
+    record not there or not readable (as the service reads a duel's: none is private)."""
+    try:
+        return Access.from_dict(store.attachment(match_id, "access") or {"visibility": "private"}).visibility \
+            == "private"
+    except (StoreError, VerificationError, InputError, KeyError, TypeError, ValueError):
+        return True
+
+
+def hidden_table(number: int) -> dict:
+    """A private match's table on the round's page: its number, and that it is private. No
+    players, score, state, match, duel or time: what a private match is to anyone without its
+    token (404, ``access``)."""
+    return {"table": number, "private": True, "players": [], "match": None, "score": [], "state": "private",
+            "winner": None, "duels": [], "last_event": None, "recording": None}
 
 
 def recording(records: Sequence[Record]) -> dict | None:

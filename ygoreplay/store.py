@@ -294,42 +294,73 @@ def _digest(data: Any) -> bytes:
     return hashlib.sha256(msgpack.packb(data)).digest()
 
 
+class AlteredRow(StoreError):
+    """A row the database holds of a type no write of ours makes (a TEXT where a record is): the
+    database was written to. ``what`` names the row; the advice to run ``verify`` is added only
+    for the commands that meet it, as ``Store.verify`` reports the row itself (BROKEN, exit 1)."""
+
+    def __init__(self, what: str, stream_id: str) -> None:
+        self.what, self.duel = what, stream_id.partition("/")[0]
+        super().__init__(f"{what}: the database was written to; run 'ygoreplay verify {self.duel}' to see "
+                         "what else of the duel was altered")
+
+
 def _version(version: object, stream_id: str) -> int:
     """A row's version, refused naming the stream when writing to the database made it other
     than an integer (SQLite keeps a TEXT in an INTEGER column)."""
     if type(version) is not int:
-        raise StoreError(f"a row of stream {stream_id} has the version {str(version)[:40]!r} "
-                         f"({type(version).__name__}), not a number: the database was written to; run ygoreplay verify")
+        raise AlteredRow(f"a row of stream {stream_id} has the version {str(version)[:40]!r} "
+                         f"({type(version).__name__}), not a number", stream_id)
     return version
 
 
 def _blob(state: object, version: object, stream_id: str, snapshot: bool = False) -> bytes:
-    """A row's state as bytes, checked before anything decodes or copies it: one that writing to
-    the database made a TEXT, an INTEGER (``bytes(n)`` would be n zero bytes) or a REAL is
-    refused naming the row, never turned into a traceback. A snapshot's is no record (b""), so
-    it is not used and ``verify`` says it cannot be decoded, as of any snapshot that does not
-    check out."""
-    _version(version, stream_id)
+    """A row's state as bytes, checked before anything decodes or copies it: the one check of
+    every row read from the store's tables (the recorders' reads, ``_checking``, and our own
+    statements'). One that writing to the database made a TEXT, an INTEGER (``bytes(n)`` would be
+    n zero bytes) or a REAL is refused naming the row (``AlteredRow``), never turned into a
+    traceback. A snapshot's is no record (b""), so it is not used and ``verify`` says it cannot
+    be decoded, as of any snapshot that does not check out. ``version`` None: a stream's last
+    row, read by a statement that does not read its version (``row_state``)."""
+    if version is not None:
+        _version(version, stream_id)
     if type(state) is bytes:
         return state
     if isinstance(state, (bytearray, memoryview)):     # PostgreSQL's bytea, as psycopg reads it
         return bytes(state)
     if snapshot:
         return b""
-    raise StoreError(f"row {version} of stream {stream_id} is not a stored record (the database holds "
-                     f"{type(state).__name__} there): the database was written to; run ygoreplay verify")
+    raise AlteredRow(f"{'the last row' if version is None else f'row {version}'} of stream {stream_id} is not a "
+                     f"stored record (the database holds "
+                     f"{type(state).__name__} there)", stream_id)
+
+
+def row_state(state: object, stream_id: str) -> bytes | None:
+    """The state of a stream's last row as a statement of another module read it (the library
+    search's attachments), checked as every row is (``_blob``); None: the stream has no row."""
+    return None if state is None else _blob(state, None, stream_id)
 
 
 def _checking(select: Callable[..., list], snapshots: bool = False) -> Callable[..., list]:
-    """A recorder's ``select_events`` whose rows are checked by ``_blob``: eventsourcing's SQLite
-    recorder passes on whatever the driver returned."""
-    def select_events(*args: Any, **kwargs: Any) -> list:
+    """A recorder's ``select_events`` or ``select_notifications`` whose rows are checked by
+    ``_blob``: eventsourcing's SQLite recorder passes on whatever the driver returned. A row
+    refused raises ``AlteredRow``, unless the caller passes ``refused`` (a dict): then the row
+    is kept with no record (b"") and its refusal put there by its index among the rows, for a
+    caller that goes on past it (``Store.verify``, a listing)."""
+    def checked(*args: Any, refused: dict[int, AlteredRow] | None = None, **kwargs: Any) -> list:
         rows = select(*args, **kwargs)
         for i, row in enumerate(rows):
             if type(row.state) is not bytes or type(row.originator_version) is not int:
-                rows[i] = replace(row, state=_blob(row.state, row.originator_version, str(row.originator_id), snapshots))
+                try:
+                    rows[i] = replace(row, state=_blob(row.state, row.originator_version, str(row.originator_id),
+                                                       snapshots))
+                except AlteredRow as exc:
+                    if refused is None:
+                        raise
+                    refused[i] = exc
+                    rows[i] = replace(row, state=b"")
         return rows
-    return select_events
+    return checked
 
 
 def _chained(digest: bytes | None, data: Any) -> bytes:
@@ -946,6 +977,7 @@ class Store:
                     events = factory.application_recorder()
                     snapshots = factory.aggregate_recorder("snapshots")
                     events.select_events = _checking(events.select_events)
+                    events.select_notifications = _checking(events.select_notifications)
                     snapshots.select_events = _checking(snapshots.select_events, snapshots=True)
                     break
                 except (PersistenceError, OSError, ImportError, sqlite3.Error) as exc:
@@ -1203,25 +1235,35 @@ class Store:
     def duels(self, kind: str = "duel") -> list[DuelInfo]:
         """Every duel in the store (or every stream of another ``kind``: a match), oldest first,
         with its count and status from its last anchor."""
-        headers = []
-        start = 1
+        return [self._info(duel_id, state) for duel_id, state in self.header_rows([KINDS[kind].topic])]
+
+    def header_rows(self, topics: Sequence[str]) -> list[tuple[str, bytes]]:
+        """Every stream's id and header row of these topics, oldest first: the one read of the
+        headers of all, through ``_checking`` (a header refused is no record, b"", which its
+        reader takes for a header that cannot be read: a listing goes on past it, and every
+        read of that stream itself refuses the row naming it)."""
+        headers, start = [], 1
         while True:
-            batch = self.events.select_notifications(start, 500, topics=[KINDS[kind].topic])
+            batch = self.events.select_notifications(start, 500, topics=list(topics), refused={})
             headers += [(str(n.originator_id), n.state) for n in batch]
             if len(batch) < 500:
-                break
+                return headers
             start = batch[-1].id + 1
-        return [self._info(duel_id, state) for duel_id, state in headers]
 
     def info(self, duel_id: str) -> DuelInfo:
-        return self._info(duel_id, self._header_row(duel_id))
+        try:
+            state = self._header_row(duel_id)
+        except AlteredRow:               # listed as a header that cannot be read
+            state = b""
+        return self._info(duel_id, state)
 
     def _info(self, duel_id: str, state: bytes) -> DuelInfo:
         try:
             header = self._decode_header(duel_id, state)
         except StoreError:
             return DuelInfo(duel_id, "(unreadable header)", "", None, None)
-        rows = self.events.select_events(f"{duel_id}/head", desc=True, limit=1)
+        # an anchor row refused is no anchor: listed unsigned ("run verify"), the listing goes on
+        rows = self.events.select_events(f"{duel_id}/head", desc=True, limit=1, refused={})
         head = self._names_header(duel_id, header, rows[0] if rows else None)
         if head is None:
             stored = self._anchor(duel_id)
@@ -1344,7 +1386,11 @@ class Store:
         from eventsourcing.persistence import StoredEvent
         if header_state is None or version is None or anchor_state is None:
             return None
-        header_state, anchor_state = _blob(header_state, 0, stream_id), _blob(anchor_state, version, f"{stream_id}/head")
+        try:
+            header_state = _blob(header_state, 0, stream_id)
+            anchor_state = _blob(anchor_state, version, f"{stream_id}/head")
+        except AlteredRow:             # altered in the database: listed by no one, as any altered header
+            return None
         kept = self._listed.get(stream_id)
         if kept is not None and kept[0] == header_state and kept[1] == version and kept[2] == anchor_state:
             return kept[3]
@@ -1370,13 +1416,7 @@ class Store:
 
     def ids(self, kind: str = "duel") -> list[str]:
         """The id of every duel (or stream of another ``kind``), oldest first."""
-        out, start = [], 1
-        while True:
-            batch = self.events.select_notifications(start, 500, topics=[KINDS[kind].topic])
-            out += [str(n.originator_id) for n in batch]
-            if len(batch) < 500:
-                return out
-            start = batch[-1].id + 1
+        return [stream_id for stream_id, _header in self.header_rows([KINDS[kind].topic])]
 
     def resolve(self, prefix: str, kind: str = "duel") -> str:
         """A duel id (or another ``kind``'s) from an unambiguous prefix of it; a whole id is
@@ -1409,7 +1449,7 @@ class Store:
 
     def _anchor(self, duel_id: str) -> Head | None:
         """The duel's last anchor as stored; None when it has none or it cannot be read."""
-        rows = self.events.select_events(f"{duel_id}/head", desc=True, limit=1)
+        rows = self.events.select_events(f"{duel_id}/head", desc=True, limit=1, refused={})
         try:
             return self._decoded_anchor(duel_id, rows[0] if rows else None)
         except VerificationError:
@@ -2953,10 +2993,15 @@ class Store:
         reader held back by a delay is given, whose content and time owe nothing to the events
         it may not see. Events after the last anchor within them are held by the chain alone
         (their anchor lies past the reader)."""
-        rows = self.events.select_events(duel_id, lte=upto) if upto is not None else self.events.select_events(duel_id)
-        if not rows or rows[0].originator_version != 0:
+        # a row of the wrong type is reported where it is, as any altered one: the rows before it
+        # are checked first, so the first broken link is named (``_checking``'s ``refused``)
+        refused: dict[int, AlteredRow] = {}
+        rows = self.events.select_events(duel_id, **({"lte": upto} if upto is not None else {}), refused=refused)
+        if not rows or rows[0].originator_version != 0 and 0 not in refused:
             raise StoreError(f"no duel {duel_id!r} in {self.name}")
         count = len(rows) - 1
+        if 0 in refused:
+            return Verification(False, count, -1, refused[0].what)
         try:
             envelope = msgpack.unpackb(rows[0].state)
             header = Header.from_dict(envelope["header"])
@@ -2968,6 +3013,8 @@ class Store:
         prev = header.root
         pack = chain.packer()
         for expected, row in enumerate(rows[1:]):
+            if expected + 1 in refused:
+                return Verification(False, count, expected, refused[expected + 1].what)
             position = row.originator_version - 1
             if position != expected:
                 return Verification(False, count, expected, f"event {expected} is missing (the next stored is {position})")
@@ -2999,6 +3046,8 @@ class Store:
                           for version, record in records]
             heads = [Head.from_dict(msgpack.unpackb(row.state))
                      for row in self.events.select_events(f"{duel_id}/head")]
+        except AlteredRow as exc:
+            return Verification(False, count, None, exc.what)
         except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData) as exc:
             return Verification(False, count, None, f"its anchors or card facts cannot be decoded ({exc})")
         later = [head for head in heads if head.count > count]
@@ -3053,6 +3102,8 @@ class Store:
             return Verification(False, count, None, "card facts were added after its last signed anchor")
         try:
             cards = self.cards_of(duel_id, count if prefix else None)[0]
+        except AlteredRow as exc:
+            return Verification(False, count, None, exc.what)
         except StoreError as exc:
             return Verification(False, count, None, str(exc).split(": ", 1)[-1].removesuffix("; run verify"))
         # a prefix checks the snapshots up to its last anchor: past it, the card facts they were

@@ -14,7 +14,7 @@ from ..errors import InputError
 from ..i18n import t
 from ..text import printable
 from .common import (
-    card_db, cards_option, echo, main, open_duel, open_store, signing_key, store_option, witness_option)
+    card_db, cards_option, echo, load_events, main, open_store, signing_key, store_option, witness_option)
 
 
 def _interruptible() -> None:
@@ -210,8 +210,10 @@ def demo(path: str, host: str, port: int, cards: tuple[str, ...], store_url: str
     from ..store import Store
     _interruptible()
     from .. import demo as showing
-    with open_duel(path, None, cards) as source:
-        events, title = source.events, printable(Path(path).name)
+    # the events a table's client sends, read as ``record`` reads them: a file recorded elsewhere
+    # goes in by the import door alone (its signature checked, its provenance imported), never as
+    # a live duel "recorded" here
+    events, title = load_events(path, cards)[0], printable(Path(path).name)
     with open_store(store_url, create=True):
         pass
     store = Store(store_url, card_db(cards), key=signing_key(), concurrent=True, create=False)

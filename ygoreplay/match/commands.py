@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..access import MATCH_TABLE, MATCH_WRITERS, Access
+from ..access import MATCH_TABLE, MATCH_WRITERS, Access, linkable_into
 from ..card_sources import facts_of
 from ..errors import ConflictError, StoreError, VerificationError, YgoreplayError
 from ..events import Event
@@ -94,12 +94,13 @@ def permit(role: str, kind: str, player: int | None = None) -> None:
         raise Refused("forbidden", f"a {role} token acts for player {role[1]} only, not player {player}", "token")
 
 
-def linkable(hub: Any, writer: Writer, duel_id: Any) -> Any:
-    """Duel ``duel_id`` (a ``live.LiveDuel``) if it may become a match's next duel: one of the
-    store's duels, the caller's to give (the organiser, or its recorder's or judge's token among
-    ``writer.duel_tokens``), not another match's, and not holding its spectators back (a match
-    shows each duel's result at once). A duel the caller may not give is refused alike whether or
-    not it is there."""
+def linkable(hub: Any, writer: Writer, duel_id: Any, visibility: str) -> Any:
+    """Duel ``duel_id`` (a ``live.LiveDuel``) if it may become the next duel of a match of this
+    ``visibility``: one of the store's duels, the caller's to give (the organiser, or its
+    recorder's or judge's token among ``writer.duel_tokens``), not another match's, not holding
+    its spectators back (a match shows each duel's result at once), and watched by no fewer than
+    the match is (``access.linkable_into``: a private duel's events never reach a public match's
+    spectators). A duel the caller may not give is refused alike whether or not it is there."""
     if not isinstance(duel_id, str) or not _ID.fullmatch(duel_id):
         raise Refused("invalid", f"duel is a duel's id (12 hex digits), not {str(duel_id)[:40]!r}", "duel")
     try:
@@ -121,6 +122,10 @@ def linkable(hub: Any, writer: Writer, duel_id: Any) -> Any:
     if duel.access.delay_events or duel.access.delay_seconds:
         raise Refused("conflict", f"duel {duel_id} holds its spectators back; a match shows each duel's result "
                                   "at once, so it cannot be linked", "duel")
+    if not linkable_into(duel.access.visibility, visibility):
+        raise Refused("conflict", f"duel {duel_id} is {duel.access.visibility} and the match is {visibility}: the "
+                                  "match would show its events to spectators the duel does not have, so it cannot "
+                                  "be linked", "duel")
     return duel
 
 
@@ -237,7 +242,7 @@ def _checked(hub: Any, live: Any, writer: Writer, events: list[Event],
             if any(duel == ev.duel for _game, duel in links):
                 raise Refused("conflict", f"duel {ev.duel} is named by two duels of this match", "duel")
             if new_duel is None or ev.duel != new_duel.id:
-                linking[ev.game] = linkable(hub, writer, ev.duel)
+                linking[ev.game] = linkable(hub, writer, ev.duel, live.access.visibility)
                 _check_first(linking[ev.game], ev, state.index)
             links.append((ev.game, ev.duel))
         elif ev.kind == "game_ended" and state.current is not None and state.current.number == ev.game:

@@ -112,7 +112,8 @@ def _status(service: Service, round_id: str) -> dict:
     key = (round_id, "round", service.hub.generation, int(time.monotonic() // LOOK_AGAIN))
     with _READING[hash(round_id) % len(_READING)]:
         try:
-            return service.hub.cache.get(key, lambda: status(service.store, round_id, lambda duel: _seen(service, duel)),
+            return service.hub.cache.get(key, lambda: status(service.store, round_id,
+                                                             lambda duel: _seen(service, duel), anyone=True),
                                          lambda read: 512 * (1 + len(read["tables"])))
         except StoreError:
             raise HTTPError(404, f"no round {round_id!r}") from None
@@ -162,7 +163,7 @@ async def _round_stream(service: Service, round_id: str, now: dict, lease: Any):
     try:
         yield "retry: 2000\n\n"
         while True:
-            streams = ([table["match"] for table in now["tables"]]
+            streams = ([table["match"] for table in now["tables"] if table["match"]]
                        + [d for table in now["tables"] for d in table["duels"][-1:]])
             waits = [asyncio.ensure_future(service.hub.wait(stream, LOOK_AGAIN)) for stream in streams]
             try:

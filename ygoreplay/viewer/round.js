@@ -15,7 +15,8 @@ function cell(text, className) {
 }
 
 function score(games) {
-  const [won = 0, lost = 0, drawn = 0] = games || [];
+  if (!games || !games.length) return "\u2014";   // a private match's table: its number only
+  const [won = 0, lost = 0, drawn = 0] = games;
   return `${won} \u2013 ${lost}` + (drawn ? ` (${drawn} drawn)` : "");
 }
 
@@ -23,7 +24,8 @@ function row(table) {
   const tr = document.createElement("tr");
   tr.id = `table-${table.table}`;
   const recording = table.recording || {};
-  const players = table.players.map((name, i) => cell(name, table.winner === i ? "won" : ""));
+  const names = table.players.length ? table.players : ["\u2014", "\u2014"];
+  const players = names.map((name, i) => cell(name, table.winner === i ? "won" : ""));
   const last = document.createElement("time");
   last.textContent = recording.last_entry || table.last_event || "\u2014";
   const when = document.createElement("td");
