@@ -7,7 +7,7 @@ encoding"); a TEXT ``originator_version`` an internal error in ``show``; worst, 
 ``state`` was made that many zero bytes (``bytes(n)``) before any bound: 10**12 exhausted
 memory. Now every row read is checked in one place (``store._blob``, the recorders' reads through
 ``store._checking``) before anything decodes or copies it: a clear StoreError naming the row, exit
-2 (``verify`` reports it BROKEN, exit 1: test_attack_25ac). A snapshot of the wrong type is, as any that does not check out, not used. SQLite only: on
+2 (``verify`` reports it BROKEN, exit 1: test_store_altered_rows). A snapshot of the wrong type is, as any that does not check out, not used. SQLite only: on
 PostgreSQL the columns are ``bytea`` and ``bigint``, which hold nothing else.
 """
 from __future__ import annotations
@@ -77,7 +77,7 @@ def test_a_row_of_the_wrong_type_is_refused_naming_it_by_every_read(tmp_path, wh
         result = CliRunner().invoke(main, [*args, "--store", path])
         assert result.exit_code == 2 and "internal error" not in result.output, (args, result.output)
         assert f"run 'ygoreplay verify {duel}'" in result.output
-    # verify reports the row as what it is, an altered record (test_attack_25ac)
+    # verify reports the row as what it is, an altered record (test_store_altered_rows)
     with Store(path) as store:
         assert not store.verify(duel).ok
 
