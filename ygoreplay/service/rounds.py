@@ -180,7 +180,10 @@ async def _round_stream(service: Service, round_id: str, now: dict, lease: Any):
                 elif loop.time() >= next_keepalive:
                     yield ": keepalive\n\n"
                     next_keepalive = loop.time() + KEEPALIVE
-                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                if waits:
+                    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                else:                                  # nothing to follow (no table shows a match): look again later
+                    await asyncio.sleep(LOOK_AGAIN)
             finally:
                 for each in waits:
                     each.cancel()
