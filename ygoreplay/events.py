@@ -232,7 +232,7 @@ class Event:
     keeps_summon_window: ClassVar[bool] = False
     #: It does not break a run of passes (CHAIN-04, PRIO-03): passes count only in succession,
     #: and only a play made with priority (an activation, a summon, a Set, an attack, a position
-    #: change) or the game moving on (a phase, a step, a chain's end) breaks it. What happens
+    #: change), a chain link resolving or the game moving on (a phase, a step) breaks it. What happens
     #: without anyone using priority (a card shown, LP, a move by the rules or a cost, a coin, the
     #: hand adjusted) neither hands priority back nor reopens a phase both players ended (PRIO-05).
     keeps_passes: ClassVar[bool] = False
@@ -859,6 +859,10 @@ class ChainLinkNegated(Event):
 class ChainEnded(Event):
     kind: ClassVar[str] = "chain_ended"
     after_loss: ClassVar[bool] = True
+    # PRIO-01, PRIO-05: its last link's resolution already gave the turn player priority, so passes
+    # recorded before it (its end recorded late) were made once the chain was over, and one that
+    # ends no chain (recorded twice) does not reopen a phase both players ended
+    keeps_passes: ClassVar[bool] = True
 
 
 # -- battle -------------------------------------------------------------------------------------

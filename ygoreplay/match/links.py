@@ -97,39 +97,69 @@ def _sudden_death(n: int, game: Game, time: Event | None, events: list[Event],
     """TIME-05/06: sudden death begins with the turn after the extra turns (TIME-03; after turn 4
     of an extra duel, TIME-08), and the first LP change in it decides the duel at once (CONF-05 as
     the seeds of the only policy with sudden death, ocg-2005, read it), LP paid as a cost too
-    (TIME-06): a recorder who let a cost pass and judged a later change got the duel wrong. The
-    problem if the match judged duel ``n`` on other LP than that change left (none if it agrees),
-    or None when that is not known (no LP change in sudden death: the end of the record is compared)."""
+    (TIME-06): a recorder who let a cost pass and judged a later change got the duel wrong. A cost
+    is an LP change however it is recorded: a ``life_points_changed`` of reason cost, or the LP an
+    activation pays (``activated`` costs, as the EDOPro importer writes MSG_PAY_LPCOST), so the
+    duel is folded and its LP watched, not its events' kinds. LP changed for both players at once
+    (one effect's damage to both, battle damage to both: consecutive ``life_points_changed`` of one
+    cause and reason) are one change; one that leaves them level decides nothing. LP not level as
+    sudden death begins were decided by TIME-04 before it. The problem if
+    the match judged duel ``n`` on other LP than that change left (none if it agrees), or None when
+    that is not known (no deciding change: the end of the record is compared)."""
     if game.extra_duel:
         start = 5
     elif time is not None and time.game == n and time.turn is not None:
         start = time.turn + game.extra_turns + 1
     else:
         return None
+    history = History(cards, audit=True)
+    sides = history.state.sides
     begun = False
     for i, ev in enumerate(events):
-        if ev.kind == "turn_started":
-            begun = begun or ev.turn >= start
-        elif begun and ev.kind == "life_points_changed":
-            history = History(cards, audit=True)     # the duel as that change left it
-            for event in events[:i + 1]:
-                history.append(event)
-            return _decided_by(n, tuple(game.lp or ()), i, ev, history.state)
+        before = (sides[0].lp, sides[1].lp) if begun else None
+        history.append(ev)
+        sides = history.state.sides
+        if ev.kind == "turn_started" and not begun and ev.turn >= start:
+            begun = True
+            if sides[0].lp != sides[1].lp:          # TIME-04 decided it: no sudden death
+                return [LinkProblem(n, "TIME-05", say(
+                    "the LP were {lp0} / {lp1} when turn {turn} began, after the extra turns: the higher LP won "
+                    "duel {number} (TIME-04); sudden death is played only with the LP level", lp0=sides[0].lp,
+                    lp1=sides[1].lp, turn=ev.turn, number=n), i)]
+        elif before is not None and before != (sides[0].lp, sides[1].lp) and not _with_next(events, i):
+            if sides[0].lp != sides[1].lp:
+                return _decided_by(n, tuple(game.lp or ()), i, ev, history.state, before)
     return None
 
 
-def _decided_by(n: int, lp: tuple[int, ...], i: int, ev: Event, state: DuelState) -> list[LinkProblem]:
+def _with_next(events: list[Event], i: int) -> bool:
+    """Whether LP change ``i`` happens at the same moment as the next event: the other player's LP
+    changed by the same named cause for the same reason (Ring of Destruction's damage to both
+    players), or battle damage to both (one damage calculation)."""
+    if i + 1 >= len(events):
+        return False
+    ev, after = events[i], events[i + 1]
+    return (ev.kind == after.kind == "life_points_changed" and ev.player != after.player
+            and (ev.cause, ev.reason) == (after.cause, after.reason)
+            and (ev.cause is not None or ev.reason == "battle_damage"))
+
+
+def _decided_by(n: int, lp: tuple[int, ...], i: int, ev: Event, state: DuelState,
+                before: tuple[int, int]) -> list[LinkProblem]:
     """The problem (none if it agrees) of a match that judged duel ``n`` on ``lp`` when its sudden
-    death was decided by LP change ``ev`` (event ``i``), which left the duel at ``state``."""
+    death was decided by the LP change of event ``i`` (``ev``), which left the duel at ``state``
+    from LP ``before``."""
     now = tuple(side.lp for side in state.sides)
     if now == tuple(lp):
         return []
-    if ev.reason == "cost":
+    # an activation changes LP only by paying its cost
+    if ev.kind == "activated" or (ev.kind == "life_points_changed" and ev.reason == "cost"):
+        player = next(p for p in (0, 1) if now[p] != before[p])
         return [LinkProblem(n, "TIME-06", say(
             "in sudden death LP paid as a cost are an LP change too: player {player} paid {amount} LP, leaving "
             "{lp0} / {lp1}, which decided duel {number}; the match judged it on {m0} / {m1} (TIME-06)",
-            player=state.turn_player if ev.player is None else ev.player, amount=ev.amount,
-            lp0=now[0], lp1=now[1], number=n, m0=lp[0], m1=lp[1]), i)]
+            player=player, amount=before[player] - now[player], lp0=now[0], lp1=now[1], number=n, m0=lp[0],
+            m1=lp[1]), i)]
     return [LinkProblem(n, "LOG-09", say("in sudden death the first LP change decided duel {number} at {lp0} / "
                                          "{lp1}; the match judged it on {m0} / {m1}", number=n, lp0=now[0],
                                          lp1=now[1], m0=lp[0], m1=lp[1]), i)]

@@ -143,12 +143,14 @@ def open_game_state(state: DuelState, player: int) -> str | None:
 def end_passes(state: DuelState) -> int:
     """PRIO-04/05: how far the end of the phase or step is: 0 not declared, 1 declared by the turn
     player's pass (the opponent holds priority, to answer it), 2 or more ended. Only with the passes
-    recorded, no chain open or resolving. The first two passes after a summon answer it (SPS-11):
+    recorded and no chain open: a chain whose last link has resolved is over, its ``chain_ended``
+    recorded or not (PRIO-01), so passes after it end the phase. The first two passes after a summon
+    answer it (SPS-11):
     the turn player's pass after them declares the end. Not in the Damage Step: there two passes
     end one of its timings (NIS-03, BATTLE-15: start, before damage calculation, damage
     calculation, after it, end), which a record does not mark, and the turn player holds priority
     first in the next (PRIO-01)."""
-    if not state.passes_recorded or state.resolving or state.chain or state.step == "damage":
+    if not state.passes_recorded or state.chain or state.step == "damage":
         return 0
     if state.summon_window is not None:
         return max(0, state.passes - 2)

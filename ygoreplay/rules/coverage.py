@@ -247,7 +247,7 @@ TABLE: tuple[Rule, ...] = (
              "test_match.py::test_sample_match_and_its_duels_are_legal",
              "test_match.py::test_decided_only_after_all_extra_turns_on_the_higher_lp"),
     enforced("TIME-05", "LP still tied: sudden death, decided when LP next change.",
-             "match/rules.py",
+             "match/rules.py match/links.py",
              "test_match.py::test_time_05_sudden_death_decides_when_the_lp_differ",
              "test_match.py::test_equal_lp_sudden_death_or_a_drawn_duel"),
     enforced("TIME-06", "In sudden death LP paid as a cost count as an LP change.",

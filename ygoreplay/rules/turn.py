@@ -245,10 +245,11 @@ def end_phase_effect(state: DuelState, ev: CardMoved) -> None:
     """TURN-08, PRIO-01: once the turn player has declared the end of the End Phase (passed), its
     effects worded "in the End Phase" or "at the end of the turn" are processed before the hand is
     adjusted (a card banished until the End Phase comes back). A card such an effect moves, with
-    no chain open, changes the game state: the turn player holds priority again, first, and the
+    no chain open (a chain whose last link resolved is over, its end recorded or not: passes after
+    it were made once it was), changes the game state: the turn player holds priority again, first, and the
     End Phase ends only when both players pass again (PRIO-05), as after a chain. Called by a
     move (``outcome.card_moved``) made in the End Phase after a pass."""
-    if ev.cause is not None and ev.reason not in _NO_EFFECT_MOVES and not state.chain and not state.resolving:
+    if ev.cause is not None and ev.reason not in _NO_EFFECT_MOVES and not state.chain:
         state.passes = 0
 
 
