@@ -318,11 +318,17 @@ class Records:
                             f"{'; a player records their own side in a witnessed duel only' if own_side else ''}"
                             "); nothing was written")
         self._not_behind(duel_id)
+        held: list[DuelState] = []
+
+        def head_state() -> DuelState:           # read once, for whichever check needs it first
+            if not held:
+                held.append(self.store.head_state(duel_id))
+            return held[0]
         if count == 0:
             self._check_mode(duel_id, access, given)
         elif made_on is not None and expected in (None, count) and any(e.kind == "turn_started" for e in given):
             # (at another head the append is a conflict: the device reconciles, its entry may be stored)
-            repeated_turn(self.store.head_state(duel_id), count, made_on, given)
+            repeated_turn(head_state, count, made_on, given)
         # whose turn it is, read only for an entry a player's own side decides (``_stamped``)
         read: list[DeviceNames] = []
 
@@ -336,7 +342,7 @@ class Records:
             back.append(to)
             return self._going_back(duel_id, to, count)
         events = _stamped(given, ENTERS_AS.get(role), entered_by, witnessed,
-                          (lambda: self.store.head_state(duel_id)) if count else _no_head, view_names, going_back)
+                          head_state if count else _no_head, view_names, going_back)
         # a correction judged on the entries up to ``count`` strikes those only: written at a head
         # another writer moved, it struck theirs unjudged too (a draw: its cards back in the Deck)
         if back and expected is not None and expected != count:
@@ -659,7 +665,7 @@ def _no_head() -> None:
     return None
 
 
-def repeated_turn(head: DuelState, count: int, made_on: int, events: list[Event]) -> None:
+def repeated_turn(head_state: Callable[[], DuelState], count: int, made_on: int, events: list[Event]) -> None:
     """Two recorder devices at one table both tap *Next turn*: each entry is legal alone, and
     the rules would store two turns. What a judge wants is the record of what was played, so a
     turn change is refused (``Unconfirmed``, nothing written) when it cannot be what the table did:
@@ -672,15 +678,17 @@ def repeated_turn(head: DuelState, count: int, made_on: int, events: list[Event]
 
     A device that really means it (a turn skipped by a card's effect, a missed entry to add
     later) sends it again confirmed; every face passes that (``?confirm=true``, ``append
-    --confirm``). Judged on ``head``, the board of the ``count`` events stored, and the entry's
-    own events before it."""
-    if head.turn > 0 and made_on <= head.turn_began < count:
+    --confirm``). Judged on the entry's own events and, only where they leave it open (an entry
+    made before the head, or one that begins with the turn change), on ``head_state()``, the board
+    of the ``count`` events stored: an append reads no more than it needs (its hot path)."""
+    head = head_state() if made_on < count or events[0].kind == "turn_started" else None
+    if head is not None and head.turn > 0 and made_on <= head.turn_began < count:
         started = next(e for e in events if e.kind == "turn_started")
         raise Unconfirmed("turn_repeated", say(
             "turn {turn} was started by another entry (event {index}) after this one was entered at event "
             "{made_on}: it looks like the same next turn entered twice. Nothing was written; confirm it to "
             "start turn {next} as well", turn=head.turn, index=head.turn_began, made_on=made_on, next=started.turn))
-    turn, empty = head.turn, head.turn > 0 and head.turn_began == count - 1
+    turn, empty = (head.turn, head.turn > 0 and head.turn_began == count - 1) if head is not None else (0, False)
     for ev in events:
         if ev.kind == "turn_started" and empty:
             raise Unconfirmed("turn_empty", say(
