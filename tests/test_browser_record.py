@@ -104,7 +104,10 @@ class Table:
             if field in ("kind",):
                 continue
             target = f'#else-fields [name="{field}"]'
-            if self.page.locator(target).evaluate("node => node.tagName") == "SELECT":
+            if self.page.locator(target).get_attribute("data-place"):      # where a card goes: player, place
+                self.page.select_option(f'{target} [data-part="player"]', str(value[0]))
+                self.page.select_option(f'{target} [data-part="place"]', value[1])
+            elif self.page.locator(target).evaluate("node => node.tagName") == "SELECT":
                 self.page.select_option(target, json.dumps(value))
             else:
                 self.page.fill(target, str(value) if isinstance(value, (int, str)) else json.dumps(value))
@@ -325,7 +328,7 @@ def test_a_surrender_entered_on_the_page_names_no_player_it_was_not_given(servic
     table.page.select_option("#else-kind", "duel_ended")
     expect(table.page.locator('#else-fields [name="player"]')).to_have_value("")
     table.page.select_option('#else-fields [name="reason"]', label="surrender")
-    table.page.select_option('#else-fields [name="winner"]', label="0")
+    table.page.select_option('#else-fields [name="winner"]', "0")           # player 0, shown by name
     table.tap("#else button[type=submit]")
     table.settled(7)
     assert stored(service.url, duel)[-1] == {"kind": "duel_ended", "winner": 0, "reason": "surrender",
@@ -841,7 +844,7 @@ def test_a_refused_entry_says_why_in_the_pages_language(service, browser):  # no
     expect(problem).to_contain_text("TURN-01", timeout=30_000)
     expect(problem).to_contain_text("ドローフェイズ")
     assert "cannot follow" not in problem.inner_text()
-    table.tap("#entries .refused button:nth-of-type(2)")     # Discard
+    table.tap('#entries .refused [data-entry="discard"]')
     table.settled(9)
     table.close()
 

@@ -87,3 +87,76 @@ def test_exporting_a_forged_match_file_refuses_wholly_in_chinese(tmp_path):
     assert out.returncode != 0 and not (tmp_path / "out.ygr").exists()
     assert "第1局决斗" in out.stderr and "哈希链已损坏" in out.stderr, out.stderr
     assert _english_words(out.stderr, "inner.ygr") == [], out.stderr
+
+
+# -- the LOG, TIME, DECK and WIN refusals of the match fold -------------------------------------------
+
+def _refusal(events: list) -> str:
+    from test_match import DB
+    from ygoreplay.match.rules import fold
+    from ygoreplay.rules import RuleViolation
+    try:
+        fold(events, DB)
+    except RuleViolation as refused:
+        return refused.rule, refused.message
+    raise AssertionError("not refused")
+
+
+def _no_english(text: str) -> list[str]:
+    """The English words left in a translated refusal, its event kinds, stage names, policy names
+    and the rule IDs it cites (what the record and scripts name as they are) taken out."""
+    kept = re.sub(r"sha256:[0-9a-f]+|\b[a-z]+(?:_[a-z]+)+\b|\b[A-Z]+-\d+\b|tcg-2024|ocg-2024|\bstage\b|\bLP\b|\blp\b|\bdraw\b|"
+                  r"\bgames\b|\btime\b", "", text)
+    return re.findall(r"[A-Za-z]{3,}", kept)
+
+
+def test_the_match_folds_log_time_deck_and_win_refusals_are_said_in_the_readers_language():
+    """LOG-03/05, TIME-02/03/04/05/08, DECK-02/09 and WIN-04 were English f-strings no catalogue
+    held: ``said`` gave them back in English (MATCH-01..10 were catalogued the pass before). Each
+    is recorded in English as before and said whole in Japanese, Korean and both Chinese — the
+    nested results of a TIME-04 ("player 0 wins", "a draw") and a MATCH-02 mismatch included."""
+    from test_match import LIMITS, at_time, ev, extra, game, opening
+    from ygoreplay.i18n import said, using
+    from ygoreplay.match.rules import limits_hash
+    cases = {
+        "LOG-05": opening() + [ev("game_started", game=2, duel="", first_player=0, chosen_by=0)],
+        "LOG-03": at_time("tcg-2024") + [ev("time_called", clock="2025-12-06T10:41:00Z", game=2, turn=5,
+                                             phase="main1", turn_player=1)],
+        "TIME-08": opening() + [ev("game_started", game=1, duel="", first_player=0, chosen_by=0, extra_duel=True)],
+        "TIME-03": at_time("tcg-2024") + [ev("extra_turn_started", game=2, n=1, turn=5)],
+        "TIME-04": at_time("tcg-2024") + extra() + [ev("game_decided", game=2, lp=[1, 0], winner=1,
+                                                       stage="extra_turns")],
+        "WIN-04": opening() + [ev("game_started", game=1, duel="", first_player=0, chosen_by=0),
+                               ev("game_ended", game=1, winner=0, how="draw")],
+        "DECK-09": [ev("match_started", players=["Yugi", "Kaiba"], policy="tcg-2024", banlist="L",
+                       banlist_hash=limits_hash(LIMITS[:1]), limits=LIMITS)],
+        "MATCH-02": opening() + game(1, 0) + game(2, None, 1, 1) + game(3, 1, 0, 1) + [
+            ev("match_ended", winner=0, how="games", games=[1, 1, 1], points=[3, 0])],
+    }
+    english = {rule: _refusal(events) for rule, events in cases.items()}
+    assert {rule: found for rule, (found, _) in english.items()} == {rule: rule for rule in cases}
+    assert english["TIME-04"][1] == "at LP 1 / 0 player 0 wins, not player 1"          # recorded as before
+    assert english["LOG-05"][1] == "this is duel 1 of the match, not duel 2"
+    for language in ("ja", "ko", "zh-Hans", "zh-Hant"):
+        with using(language):
+            for rule, (_, message) in english.items():
+                translated = said(message)
+                assert translated != message and _no_english(translated) == [], (language, rule, translated)
+    with using("ja"):
+        assert said(english["TIME-04"][1]) == "LP 1 / 0ではプレイヤー0の勝ちで、プレイヤー1の勝ちではない"
+        assert said(english["LOG-05"][1]) == "これはマッチのデュエル1で、デュエル2ではない"
+
+
+def test_a_time_refusal_over_http_is_translated_with_lang(service):
+    """TIME over HTTP: a second time call is refused (LOG-03) with its English ``message`` kept
+    and ``message_translated`` in Japanese; it was English in both."""
+    base = service.url
+    match = create(base, lines(MATCHES / "two-nil.jsonl"))
+    m, token = match["id"], match["tokens"]["recorder"]
+    post(base, f"/matches/{m}/games", token, {"first_player": 0, "chosen_by": 0}, 201)
+    called = {"clock": "2025-12-06T10:40:00Z", "turn": 3, "phase": "main1", "turn_player": 0}
+    post(base, f"/matches/{m}/time", token, called)
+    r = httpx.post(f"{base}/matches/{m}/time?lang=ja", json=called, headers=auth(token))
+    assert r.status_code == 422, r.text
+    assert r.json()["rule"] == "LOG-03" and r.json()["message"] == "time is called once in a match"
+    assert r.json()["message_translated"] == "タイムの宣言はマッチで一度だけ"

@@ -122,9 +122,11 @@ def test_errors_of_the_direct_path_are_the_services(client, solved):  # noqa: F8
 def test_the_append_operation_is_documented_by_its_signature_as_before(client):  # noqa: F811
     operation = client.get("/openapi.json").json()["paths"]["/duels/{duel_id}/events"]["post"]
     assert operation["operationId"] == "append_duels__duel_id__events_post" and operation["tags"] == ["recorder"]
-    duel_id, expected = operation["parameters"]
+    duel_id, expected, *repeats = operation["parameters"]     # (and made_on, confirm: application.repeated_turn)
     assert (duel_id["name"], duel_id["in"], duel_id["required"]) == ("duel_id", "path", True)
     assert (expected["name"], expected["in"], expected["required"]) == ("expected", "query", False)
+    assert [(p["name"], p["in"], p["required"]) for p in repeats] == [("made_on", "query", False),
+                                                                      ("confirm", "query", False)]
     assert expected["schema"]["anyOf"] == [{"type": "integer", "maximum": 1000000000, "minimum": 0}, {"type": "null"}]
     assert set(operation["requestBody"]["content"]) == {"application/json", "application/x-ndjson"}
     assert set(operation["responses"]) == {"200", "422"}
@@ -369,7 +371,9 @@ def test_an_append_reads_whose_turn_and_its_flags_only_where_they_decide(store, 
     assert reads == Counter({"flags": 1}), "a recorder's entry has no side: whose turn is not read"
     reads.clear()
     records.append_records(witnessed, [from_dict_of(d) for d in table[5:7]], 5, "p0")
-    assert reads == Counter({"flags": 1}), "a turn_started says whose turn it is: not read"
+    # a turn_started says whose turn it is; the head is read once, to tell whether the turn it
+    # ends had anything entered (application.repeated_turn: a Next turn tapped twice)
+    assert reads == Counter({"head_state": 1, "flags": 1})
     reads.clear()
     _, _, flags = records.append_records(witnessed, [from_dict_of(d) for d in table[7:9]], 7, "p0")
     assert reads == Counter({"head_state": 1, "flags": 1}) and flags == []

@@ -27,10 +27,11 @@ from .access import ENTERS_AS, PLAYERS, WRITERS, Access, may_write, off_side
 from .cards import CardDB
 from .checking import (  # noqa: F401  (check and the result shapes: the application's too)
     CheckReport, check, check_source, checked_dict, override_dict, result_dict, violation_dict, witness_dict)
-from .errors import ConflictError, Forbidden, InputError, VerificationError
+from .errors import ConflictError, Forbidden, InputError, Unconfirmed, VerificationError
 from .events import ENTERED_BY, DuelStarted, Event, cards_named, from_dict
 from .exchange import make_replay, ruleset_and_players
 from .formats import EDOPRO
+from .i18n import say
 from .receipts import Promise, Receipt, Witness, behind, issue, verify as verify_heads
 from .replay_file import HEADER_LIST, ReplayFile, ReplayFileError, check_event, check_header, verify_chain
 from .rules import AuditReport, RuleViolation, audit
@@ -243,7 +244,7 @@ class Records:
         self.store.attach(duel_id, "access", access.to_dict())
 
     def append(self, duel_id: str, events: list[Event], expected: int | None = None,
-               role: str = "organiser", entered_by: str | None = None) -> Receipt:
+               role: str = "organiser", entered_by: str | None = None, confirmed: bool = False) -> Receipt:
         """Check and append events, all or nothing: the receipt of the new head (its ``events``
         is the new length). ``role`` is who writes (``access.WRITERS``); the command line is
         the organiser, the store's owner, entering as ``entered_by`` (``append_records``)."""
@@ -251,11 +252,12 @@ class Records:
             self._not_behind(duel_id)
             count = self.store.append(duel_id, events, expected_position=expected)
             return self._receipt(duel_id, count)
-        return self.append_records(duel_id, events, expected, role, entered_by)[1]
+        return self.append_records(duel_id, events, expected, role, entered_by, confirmed=confirmed)[1]
 
     def append_records(self, duel_id: str, events: list[Event], expected: int | None = None,
                        role: str = "organiser", entered_by: str | None = None,
-                       names: Callable[[str, int], dict[str, str] | None] | None = None
+                       names: Callable[[str, int], dict[str, str] | None] | None = None,
+                       made_on: int | None = None, confirmed: bool = False
                        ) -> tuple[list[Record], Receipt | None, list[Violation]]:
         """As ``append``, and the records written (a live service hands them to its followers)
         and their flags (``flags``: none but in a witnessed duel, read only there); no receipt
@@ -268,7 +270,9 @@ class Records:
         Events entered as a player (a player's token, ``--by p0``) name cards as that player's
         view does (``_stamped``): ``names(view, count)`` gives the view's name of each record id
         after ``count`` events where the caller keeps it (a live duel's view), else None, and
-        they are derived from the stored record."""
+        they are derived from the stored record. A turn change that looks entered twice (two
+        devices at one table: ``repeated_turn``, judged on the head it meets, ``made_on`` the
+        head its device saw when it was entered) is refused, ``Unconfirmed``, unless ``confirmed``."""
         if not events:
             return [], None, []
         given = events
@@ -284,7 +288,8 @@ class Records:
                 witnessed = _says_witnessed(given)
             try:
                 written = self._judged_append(duel_id, given, count, witnessed, access, expected, role, entered_by,
-                                              names)
+                                              names, None if confirmed else made_on if made_on is not None
+                                              else expected if expected is not None else count)
             except (ConflictError, Forbidden, InputError) as exc:
                 # an entry in a device's names is pinned to the head its names were read at: taken
                 # meanwhile (another writer), it is judged again, once, on the stored head
@@ -298,9 +303,11 @@ class Records:
 
     def _judged_append(self, duel_id: str, given: list[Event], count: int, witnessed: bool, access: dict | None,
                        expected: int | None, role: str, entered_by: str | None,
-                       names: Callable[[str, int], dict[str, str] | None] | None = None) -> list[Record]:
+                       names: Callable[[str, int], dict[str, str] | None] | None = None,
+                       made_on: int | None = None) -> list[Record]:
         """``given`` judged on a head of ``count`` events (``witnessed``, its ``access`` at 0) and
-        appended there: who may write each kind, the witness, the mode, who entered it; a
+        appended there: who may write each kind, the witness, the mode, who entered it, a turn
+        change entered twice (``repeated_turn``; not judged when ``made_on`` is None: confirmed); a
         player's entry in its view's names, turned into record ids at that head and written there
         only (its answers, a refusal of the rules included, name cards as the view does)."""
         refused = sorted({e.kind for e in given if not may_write(role, e.kind, witnessed)})
@@ -311,8 +318,17 @@ class Records:
                             f"{'; a player records their own side in a witnessed duel only' if own_side else ''}"
                             "); nothing was written")
         self._not_behind(duel_id)
+        held: list[DuelState] = []
+
+        def head_state() -> DuelState:           # read once, for whichever check needs it first
+            if not held:
+                held.append(self.store.head_state(duel_id))
+            return held[0]
         if count == 0:
             self._check_mode(duel_id, access, given)
+        elif made_on is not None and expected in (None, count) and any(e.kind == "turn_started" for e in given):
+            # (at another head the append is a conflict: the device reconciles, its entry may be stored)
+            repeated_turn(head_state, count, made_on, given)
         # whose turn it is, read only for an entry a player's own side decides (``_stamped``)
         read: list[DeviceNames] = []
 
@@ -326,7 +342,7 @@ class Records:
             back.append(to)
             return self._going_back(duel_id, to, count)
         events = _stamped(given, ENTERS_AS.get(role), entered_by, witnessed,
-                          (lambda: self.store.head_state(duel_id)) if count else _no_head, view_names, going_back)
+                          head_state if count else _no_head, view_names, going_back)
         # a correction judged on the entries up to ``count`` strikes those only: written at a head
         # another writer moved, it struck theirs unjudged too (a draw: its cards back in the Deck)
         if back and expected is not None and expected != count:
@@ -647,6 +663,40 @@ def _may_name(event: Event) -> bool:
 def _no_head() -> None:
     """The head of a duel with no event yet: none (nobody's turn, no card)."""
     return None
+
+
+def repeated_turn(head_state: Callable[[], DuelState], count: int, made_on: int, events: list[Event]) -> None:
+    """Two recorder devices at one table both tap *Next turn*: each entry is legal alone, and
+    the rules would store two turns. What a judge wants is the record of what was played, so a
+    turn change is refused (``Unconfirmed``, nothing written) when it cannot be what the table did:
+
+    * ``turn_repeated``: made on a stale head: another entry started a turn after the head its
+      device saw (``made_on``: a page's queued entry moved after another device's keeps the head
+      it was entered at) — the same *Next turn* seen late;
+    * ``turn_empty``: it ends a turn in which nothing at all was entered, not even the turn's
+      Draw Phase or draw — the second tap of a device that saw the first's.
+
+    A device that really means it (a turn skipped by a card's effect, a missed entry to add
+    later) sends it again confirmed; every face passes that (``?confirm=true``, ``append
+    --confirm``). Judged on the entry's own events and, only where they leave it open (an entry
+    made before the head, or one that begins with the turn change), on ``head_state()``, the board
+    of the ``count`` events stored: an append reads no more than it needs (its hot path)."""
+    head = head_state() if made_on < count or events[0].kind == "turn_started" else None
+    if head is not None and head.turn > 0 and made_on <= head.turn_began < count:
+        started = next(e for e in events if e.kind == "turn_started")
+        raise Unconfirmed("turn_repeated", say(
+            "turn {turn} was started by another entry (event {index}) after this one was entered at event "
+            "{made_on}: it looks like the same next turn entered twice. Nothing was written; confirm it to "
+            "start turn {next} as well", turn=head.turn, index=head.turn_began, made_on=made_on, next=started.turn))
+    turn, empty = (head.turn, head.turn > 0 and head.turn_began == count - 1) if head is not None else (0, False)
+    for ev in events:
+        if ev.kind == "turn_started" and empty:
+            raise Unconfirmed("turn_empty", say(
+                "nothing was entered in turn {turn}, not even its draw: it looks like the same next turn entered "
+                "twice. Nothing was written; confirm it to end turn {turn} and start turn {next}",
+                turn=turn, next=ev.turn))
+        empty = ev.kind == "turn_started"
+        turn = ev.turn if empty else turn
 
 
 def _stamped(events: list[Event], own: str | None, entered_by: str | None, witnessed: bool,

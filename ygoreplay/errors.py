@@ -14,7 +14,9 @@ the command line ends with, so the CLI (and the HTTP service) map errors in one 
   try again (the service's 503 with ``Retry-After``); ``WriteOutcomeUnknown`` (5): the database
   stopped answering after a write was sent, so whether it was stored is not known: read the
   head before retrying;
-* ``Forbidden`` (2): the caller's role may not do this (``access.WRITERS``): the service's 403.
+* ``Forbidden`` (2): the caller's role may not do this (``access.WRITERS``): the service's 403;
+* ``Unconfirmed`` (2): an entry that looks entered twice (two devices at one table): stored only
+  once its device confirms it (the service's 428, ``confirm`` naming why).
 """
 from __future__ import annotations
 
@@ -83,3 +85,16 @@ class Forbidden(YgoreplayError):
     """A write the caller's role may not make (``access.WRITERS``); nothing was written."""
 
     exit_code = 2
+
+
+class Unconfirmed(YgoreplayError):
+    """An entry that looks like one already stored, entered again (``application.repeated_turn``):
+    nothing was written; the device that really means it sends it again confirmed. ``reason``
+    names the check (``turn_repeated``, ``turn_empty``), the message is ``i18n.say``'s (English,
+    translated where shown)."""
+
+    exit_code = 2
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason, self.message = reason, message

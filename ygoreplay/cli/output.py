@@ -94,7 +94,7 @@ def answered(passing: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
     except YgoreplayError as exc:
         from ..rules import RuleViolation
         label = t("conflict") if isinstance(exc, ConflictError) else t("error")
-        echo(f"#{exc.index} {exc.rule} {said(exc.message)}" if isinstance(exc, RuleViolation) else f"{label}: {exc}",
+        echo(f"#{exc.index} {exc.rule} {said(exc.message)}" if isinstance(exc, RuleViolation) else f"{label}: {said(str(exc))}",
              err=True)
         sys.exit(exc.exit_code)
     except BrokenPipeError:

@@ -343,12 +343,14 @@ def record(file: str, title: str | None, as_json: bool, receipt_path: str | None
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--expected", type=int, default=None, help="Refuse (exit 3) unless the duel has exactly N events.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (id, events, signed receipt).")
+@click.option("--confirm", is_flag=True, help="Store a turn change that looks entered twice (nothing entered "
+                                              "in the turn it ends).")
 @receipt_out_option
 @witness_option
 @by_option
 @cards_option
 @store_option
-def append(duel: str, file: str, expected: int | None, as_json: bool, receipt_path: str | None,
+def append(duel: str, file: str, expected: int | None, as_json: bool, confirm: bool, receipt_path: str | None,
            witness_url: str | None, entered_by: str, cards: tuple[str, ...], store_url: str | None) -> None:
     """Add the events of a JSON Lines file (or - for standard input) to a stored duel or branch,
     checking each; all or nothing. Prints the new number of events (and, in a witnessed duel,
@@ -358,7 +360,7 @@ def append(duel: str, file: str, expected: int | None, as_json: bool, receipt_pa
     with open_store(store_url, cards=db) as store, open_witness(witness_url, store) as witness:
         duel_id = resolve(store, duel)
         records = Records(store, witness)
-        receipt = records.append(duel_id, events, expected, entered_by=entered_by)
+        receipt = records.append(duel_id, events, expected, entered_by=entered_by, confirmed=confirm)
         keep_receipt(receipt, receipt_path, witness)
         flags = records.flags(duel_id, receipt.events - len(events), receipt.events)
         if entered_by in ("p0", "p1") and flags:

@@ -179,7 +179,7 @@ def outcome(state: MatchState) -> Result:
         return Result(None, None, games, (0, 0), rule, why, final=False)
 
     if policy is None:
-        return not_yet("LOG-03", "the match has not started")
+        return not_yet("LOG-03", say("the match has not started"))
     if state.over is not None:
         winner, how = state.over
         return done(winner, how, "PEN-02" if how == "penalty" else "MATCH-01",
@@ -194,15 +194,19 @@ def outcome(state: MatchState) -> Result:
     if state.time is not None:
         if policy.undecided == DOUBLE_LOSS:
             return done(None, "double_loss", "TIME-02",
-                        f"under {policy.name} a match no one has won 2 duels of at time is a loss for both")
+                        say("under {policy} a match no one has won 2 duels of at time is a loss for both",
+                            policy=policy.name))
         if leader is not None:
             rule = "TIME-09" if policy.judge_between_games and state.time.game is None else "TIME-02"
-            return done(leader, "time", rule, f"player {leader} has more duel wins at time ({wins0}-{wins1})")
+            return done(leader, "time", rule, say("player {leader} has more duel wins at time ({wins0}-{wins1})",
+                                                  leader=leader, wins0=wins0, wins1=wins1))
         extra = [g for g in state.games if g.extra_duel]
         if policy.judge_between_games and not extra:
-            return not_yet("TIME-07", f"the match is level ({wins0}-{wins1}) at time: under {policy.name} "
-                                      "an extra duel of 4 turns from 8000 LP decides it (TIME-08)")
-        return done(None, "time", "TIME-02", f"the duel wins are level ({wins0}-{wins1}) at time: a draw")
+            return not_yet("TIME-07", say("the match is level ({wins0}-{wins1}) at time: under {policy} an extra "
+                                          "duel of 4 turns from 8000 LP decides it (TIME-08)", wins0=wins0,
+                                          wins1=wins1, policy=policy.name))
+        return done(None, "time", "TIME-02", say("the duel wins are level ({wins0}-{wins1}) at time: a draw",
+                                                 wins0=wins0, wins1=wins1))
     if len([g for g in state.games if not g.extra_duel]) < 3:
         return not_yet("MATCH-01", say("no one has won 2 duels ({wins0}-{wins1}, {draws} drawn) and duel {next} has "
                                        "not been played", wins0=wins0, wins1=wins1, draws=draws,
@@ -223,22 +227,23 @@ def _deck_problems(state: MatchState, deck: Deck) -> None:
     problems = check_deck(deck, state.cards, state.banlist)
     if problems:
         first = problems[0]
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        refuse(first.rule, first.message + more)
+        refuse(first.rule, say("{problem} (and {more} more)", problem=first.message, more=len(problems) - 1)
+               if len(problems) > 1 else first.message)
 
 
 @handles(MatchStarted)
 def match_started(state: MatchState, ev: Event) -> None:
     if state.started:
-        refuse("LOG-03", "a match starts once: a second match_started")
+        refuse("LOG-03", say("a match starts once: a second match_started"))
     digest = limits_hash(ev.limits, ev.whitelist)
     if ev.banlist_hash != digest and ev.banlist_hash != _old_banlist_digest(ev.banlist, ev.limits, ev.whitelist):
-        refuse("DECK-09", f"the banlist {ev.banlist!r} travels with the record, and its content hashes to "
-                          f"{digest}, not {ev.banlist_hash}: the list named is not the list carried")
+        refuse("DECK-09", say("the banlist {banlist!r} travels with the record, and its content hashes to {digest}, "
+                              "not {named}: the list named is not the list carried", banlist=ev.banlist,
+                              digest=digest, named=ev.banlist_hash))
     codes = Counter(e["code"] for e in ev.limits)
     repeated = [c for c, n in codes.items() if n > 1]
     if repeated:
-        refuse("LOG-05", f"the banlist names passcode {repeated[0]} more than once")
+        refuse("LOG-05", say("the banlist names passcode {code} more than once", code=repeated[0]))
     state.players = ev.players
     state.policy = POLICIES[ev.policy]
     state.banlist = Banlist(ev.banlist, {e["code"]: e["limit"] for e in ev.limits}, ev.whitelist)
@@ -266,19 +271,21 @@ def game_started(state: MatchState, ev: Event) -> None:
         refuse("MATCH-04", say("player {player} has no registered decklist; a duel is played with one",
                                player=missing[0]))
     if state.current is not None:
-        refuse("LOG-03", f"duel {state.current.number} is still being played")
+        refuse("LOG-03", say("duel {number} is still being played", number=state.current.number))
     if ev.game != len(state.games) + 1:
-        refuse("LOG-05", f"this is duel {len(state.games) + 1} of the match, not duel {ev.game}")
+        refuse("LOG-05", say("this is duel {number} of the match, not duel {game}", number=len(state.games) + 1,
+                             game=ev.game))
     result = outcome(state)
     if result.final:
         refuse(result.rule, say("the match is decided ({why}); no duel {game} is played", why=result.why, game=ev.game))
     if state.time is not None:
         if not policy.judge_between_games:
-            refuse("TIME-02", f"time has been called: under {policy.name} no duel starts after time")
+            refuse("TIME-02", say("time has been called: under {policy} no duel starts after time",
+                                  policy=policy.name))
         if not ev.extra_duel:
-            refuse("TIME-08", "time has been called: only the extra duel of 4 turns from 8000 LP may start")
+            refuse("TIME-08", say("time has been called: only the extra duel of 4 turns from 8000 LP may start"))
     elif ev.extra_duel:
-        refuse("TIME-08", "an extra duel is played only when time ends a level match")
+        refuse("TIME-08", say("an extra duel is played only when time ends a level match"))
     elif ev.game > 3:
         refuse("MATCH-01", say("a match is at most 3 duels"))
     previous = state.games[-1] if state.games else None
@@ -306,7 +313,7 @@ def side_deck_swapped(state: MatchState, ev: Event) -> None:
         refuse("MATCH-06", say("siding happens only between duels; duel {number} is being played",
                                number=state.current.number))
     if outcome(state).final:
-        refuse("LOG-03", "the match is decided; there is no next duel to side for")
+        refuse("LOG-03", say("the match is decided; there is no next duel to side for"))
     for part, out, into in ((MAIN, ev.main_out, ev.main_in), (EXTRA, ev.extra_out, ev.extra_in)):
         if len(out) != len(into):
             refuse("MATCH-06", say("siding is one-for-one: {out} card(s) out of the {part}, {into} in; every deck "
@@ -324,11 +331,11 @@ def side_deck_swapped(state: MatchState, ev: Event) -> None:
     for code in ev.main_in:
         facts = state.cards.get(code)
         if facts is not None and facts.is_extra_deck:
-            refuse("DECK-02", f"{facts.name} ({code}) may not be sided into the Main Deck")
+            refuse("DECK-02", say("{card} ({code}) may not be sided into the Main Deck", card=facts.name, code=code))
     for code in ev.extra_in:
         facts = state.cards.get(code)
         if facts is not None and not facts.is_extra_deck:
-            refuse("DECK-03", f"{facts.name} ({code}) is not an Extra Deck monster")
+            refuse("DECK-03", say("{card} ({code}) is not an Extra Deck monster", card=facts.name, code=code))
     new_main = list((main - Counter(ev.main_out) + Counter(ev.main_in)).elements())
     new_extra = list((extra - Counter(ev.extra_out) + Counter(ev.extra_in)).elements())
     new_side = list((side - Counter(ev.main_in) - Counter(ev.extra_in) + Counter(ev.main_out)
@@ -338,15 +345,15 @@ def side_deck_swapped(state: MatchState, ev: Event) -> None:
 
 def _name(state: MatchState, code: int) -> str:
     facts = state.cards.get(code)
-    return f"{facts.name} ({code})" if facts is not None else f"passcode {code}"
+    return f"{facts.name} ({code})" if facts is not None else say("passcode {code}", code=code)
 
 
 def _playing(state: MatchState, ev: Event) -> Game:
     game = state.current
     if game is None:
-        refuse("LOG-03", f"no duel is being played, so no {ev.kind}")
+        refuse("LOG-03", say("no duel is being played, so no {kind}", kind=ev.kind))
     if ev.game != game.number:
-        refuse("LOG-05", f"duel {game.number} is being played, not duel {ev.game}")
+        refuse("LOG-05", say("duel {number} is being played, not duel {game}", number=game.number, game=ev.game))
     return game
 
 
@@ -354,26 +361,28 @@ def _playing(state: MatchState, ev: Event) -> Game:
 def game_ended(state: MatchState, ev: Event) -> None:
     game = _playing(state, ev)
     if (ev.how == "draw") != (ev.winner is None):
-        refuse("WIN-04", "a duel ends as a draw exactly when it has no winner")
+        refuse("WIN-04", say("a duel ends as a draw exactly when it has no winner"))
     game.ended, game.winner, game.how = True, ev.winner, ev.how
 
 
 @handles(TimeCalled)
 def time_called(state: MatchState, ev: Event) -> None:
     if not is_clock(ev.clock):
-        flag(state, "LOG-05", f"time is called at {ev.clock[:40]!r}, not at {CLOCK_FORMAT}")
+        flag(state, "LOG-05", say("time is called at {clock!r}, not at {format}", clock=ev.clock[:40],
+                                  format=CLOCK_FORMAT))
     if state.time is not None:
-        refuse("LOG-03", "time is called once in a match")
+        refuse("LOG-03", say("time is called once in a match"))
     if outcome(state).final:
-        refuse("LOG-03", "the match is decided; there is no time left to call")
+        refuse("LOG-03", say("the match is decided; there is no time left to call"))
     game = state.current
     if game is None and ev.game is not None:
-        refuse("LOG-05", f"no duel is being played, so time cannot be called in duel {ev.game}")
+        refuse("LOG-05", say("no duel is being played, so time cannot be called in duel {game}", game=ev.game))
     if game is not None:
         if ev.game != game.number:
-            refuse("LOG-05", f"duel {game.number} is being played: time is called in it, not in duel {ev.game}")
+            refuse("LOG-05", say("duel {number} is being played: time is called in it, not in duel {game}",
+                                 number=game.number, game=ev.game))
         if ev.turn is None or ev.phase is None:
-            refuse("LOG-05", "time called in a duel says the turn and the phase it was called in")
+            refuse("LOG-05", say("time called in a duel says the turn and the phase it was called in"))
     state.time = ev
 
 
@@ -383,17 +392,18 @@ def extra_turn_started(state: MatchState, ev: Event) -> None:
     policy = state.policy
     time = state.time
     if time is None or time.game != game.number:
-        refuse("TIME-03", "extra turns are played only after time is called in this duel")
+        refuse("TIME-03", say("extra turns are played only after time is called in this duel"))
     if policy.at_time != EXTRA_TURNS or game.extra_duel:
-        refuse("TIME-03", f"under {policy.name} the phase in progress is finished, then LP are compared: "
-                          "there are no extra turns" if not game.extra_duel else
-                          "the extra duel has 4 turns, not extra turns (TIME-08)")
+        refuse("TIME-03", say("under {policy} the phase in progress is finished, then LP are compared: there are no "
+                              "extra turns", policy=policy.name) if not game.extra_duel else
+               say("the extra duel has 4 turns, not extra turns (TIME-08)"))
     if ev.n != game.extra_turns + 1 or ev.n > policy.extra_turns:
-        refuse("TIME-03", f"after extra turn {game.extra_turns} comes extra turn {game.extra_turns + 1} "
-                          f"(of {policy.extra_turns}), not {ev.n}")
+        refuse("TIME-03", say("after extra turn {played} comes extra turn {next} (of {most}), not {n}",
+                              played=game.extra_turns, next=game.extra_turns + 1, most=policy.extra_turns, n=ev.n))
     if ev.turn != time.turn + ev.n:
-        refuse("TIME-03", f"the turn in progress at time (turn {time.turn}) is finished first, and the extra "
-                          f"turns count from the next: extra turn {ev.n} is turn {time.turn + ev.n}, not {ev.turn}")
+        refuse("TIME-03", say("the turn in progress at time (turn {turn}) is finished first, and the extra turns "
+                              "count from the next: extra turn {n} is turn {wanted}, not {given}", turn=time.turn,
+                              n=ev.n, wanted=time.turn + ev.n, given=ev.turn))
     game.extra_turns = ev.n
 
 
@@ -405,35 +415,37 @@ def game_decided(state: MatchState, ev: Event) -> None:
     lp0, lp1 = ev.lp
     if game.extra_duel:
         if ev.stage not in ("extra_duel", "sudden_death"):
-            refuse("TIME-08", "the extra duel is judged on LP after its 4 turns (stage extra_duel)")
+            refuse("TIME-08", say("the extra duel is judged on LP after its 4 turns (stage extra_duel)"))
         if ev.stage == "extra_duel" and (ev.turn is None or ev.turn < 4):
-            refuse("TIME-08", f"the extra duel is judged after turn 4, not turn {ev.turn}")
+            refuse("TIME-08", say("the extra duel is judged after turn 4, not turn {turn}", turn=ev.turn))
     else:
         if time is None or time.game != game.number:
-            refuse("TIME-02", "a duel is judged on LP only when time was called in it")
+            refuse("TIME-02", say("a duel is judged on LP only when time was called in it"))
         if policy.at_time == FINISH_PHASE:
             if ev.stage != "phase_end":
-                refuse("TIME-03", f"under {policy.name} the duel is judged at the end of the phase in "
-                                  "progress (stage phase_end)")
+                refuse("TIME-03", say("under {policy} the duel is judged at the end of the phase in progress "
+                                      "(stage phase_end)", policy=policy.name))
         elif ev.stage == "phase_end":
-            refuse("TIME-03", f"under {policy.name} the turn in progress and {policy.extra_turns} extra "
-                              "turns are played before LP are compared")
+            refuse("TIME-03", say("under {policy} the turn in progress and {turns} extra turns are played before LP "
+                                  "are compared", policy=policy.name, turns=policy.extra_turns))
         elif game.extra_turns < policy.extra_turns:
-            refuse("TIME-04", f"the duel is judged after {policy.extra_turns} extra turns; "
-                              f"{game.extra_turns} were played")
+            refuse("TIME-04", say("the duel is judged after {turns} extra turns; {played} were played",
+                                  turns=policy.extra_turns, played=game.extra_turns))
     if ev.stage == "sudden_death":
         if policy.on_tie != SUDDEN_DEATH:
-            refuse("TIME-05", f"under {policy.name} equal LP draw the duel: there is no sudden death")
+            refuse("TIME-05", say("under {policy} equal LP draw the duel: there is no sudden death",
+                                  policy=policy.name))
         if lp0 == lp1:
-            refuse("TIME-05", "sudden death ends when the LP differ; they are equal")
+            refuse("TIME-05", say("sudden death ends when the LP differ; they are equal"))
     winner = 0 if lp0 > lp1 else 1 if lp1 > lp0 else None
     if winner is None and policy.on_tie == SUDDEN_DEATH:
-        refuse("TIME-05", f"LP are equal ({lp0}): under {policy.name} the duel goes to sudden death, "
-                          "the first LP change deciding it (record that as stage sudden_death)")
+        refuse("TIME-05", say("LP are equal ({lp}): under {policy} the duel goes to sudden death, the first LP "
+                              "change deciding it (record that as stage sudden_death)", lp=lp0, policy=policy.name))
     if ev.winner != winner:
-        said = "a draw" if winner is None else f"player {winner} wins"
-        refuse("TIME-04", f"at LP {lp0} / {lp1} {said}, not " + (
-            "a draw" if ev.winner is None else f"player {ev.winner}"))
+        result = say("a draw") if winner is None else say("player {player} wins", player=winner)
+        refuse("TIME-04", say("at LP {lp0} / {lp1} {result}, not a draw", lp0=lp0, lp1=lp1, result=result)
+               if ev.winner is None else say("at LP {lp0} / {lp1} {result}, not player {player}", lp0=lp0, lp1=lp1,
+                                             result=result, player=ev.winner))
     game.ended, game.winner, game.lp, game.stage = True, winner, ev.lp, ev.stage
     game.how = "time" if winner is not None else "draw"
 
@@ -471,7 +483,7 @@ def penalty_given(state: MatchState, ev: Event) -> None:
             game.ended, game.winner, game.how = True, opponent, "penalty"
         else:
             if outcome(state).final:
-                refuse("LOG-03", "the match is decided: a game loss has no duel left to apply to")
+                refuse("LOG-03", say("the match is decided: a game loss has no duel left to apply to"))
             if len(state.games) >= 3:
                 refuse("MATCH-01", say("a match is at most 3 duels: no next duel to lose"))
             decks = tuple(Deck(list(d.main), list(d.extra), list(d.side)) for d in state.decks)
@@ -488,7 +500,7 @@ def penalty_given(state: MatchState, ev: Event) -> None:
 @handles(MatchConceded)
 def match_conceded(state: MatchState, ev: Event) -> None:
     if state.over is not None:
-        refuse("LOG-03", f"the match is already over ({state.over[1]})")
+        refuse("LOG-03", say("the match is already over ({how})", how=state.over[1]))
     state.over = (1 - ev.player, "concession")
     game = state.current
     if game is not None:
@@ -503,15 +515,17 @@ def match_ended(state: MatchState, ev: Event) -> None:
     said = (ev.winner, ev.how, tuple(ev.games), tuple(ev.points))
     wanted = (result.winner, result.how, result.games, result.points)
     if said != wanted:
-        refuse(result.rule, f"under {state.policy.name} the result is "
-                            f"{_describe(result.winner, result.how, result.games, result.points)} "
-                            f"({result.why}), not {_describe(*said)}")
+        refuse(result.rule, say("under {policy} the result is {result} ({why}), not {given}", policy=state.policy.name,
+                                result=_describe(result.winner, result.how, result.games, result.points),
+                                why=result.why, given=_describe(*said)))
     state.ended = ev
 
 
 def _describe(winner: int | None, how: str, games: tuple, points: tuple) -> str:
-    who = "a double loss" if how == "double_loss" else "a draw" if winner is None else f"player {winner} wins"
-    return f"{who} by {how}, duels {'-'.join(map(str, games))}, points {'/'.join(map(str, points))}"
+    who = say("a double loss") if how == "double_loss" else say("a draw") if winner is None else say(
+        "player {player} wins", player=winner)
+    return say("{who} by {how}, duels {games}, points {points}", who=who, how=how, games="-".join(map(str, games)),
+               points="/".join(map(str, points)))
 
 
 #: Every match kind's handler, registered above with ``@handles``; built once, in the kinds' order.
@@ -526,13 +540,13 @@ def apply(state: MatchState, ev: Event) -> MatchState:
     """Check one match event and apply it (in place); RuleViolation if refused (see the module)."""
     try:
         if ev.kind not in KINDS:
-            refuse("LOG-03", f"a {ev.kind} event belongs to a duel's stream, not to a match")
+            refuse("LOG-03", say("a {kind} event belongs to a duel's stream, not to a match", kind=ev.kind))
         if not state.started and ev.kind not in _OPENERS:
-            refuse("LOG-03", "a match begins with match_started")
+            refuse("LOG-03", say("a match begins with match_started"))
         if state.ended is not None and ev.kind not in _AFTER_RESULT:
-            refuse("LOG-03", f"the match has ended; no {ev.kind} may follow its result")
+            refuse("LOG-03", say("the match has ended; no {kind} may follow its result", kind=ev.kind))
         if state.over is not None and ev.kind in _CONTINUES_PLAY:
-            refuse("LOG-03", f"the match is over ({state.over[1]}); only its result may follow")
+            refuse("LOG-03", say("the match is over ({how}); only its result may follow", how=state.over[1]))
         HANDLERS[ev.kind](state, ev)
     except _Refused as refused:
         if state.violations is None:

@@ -18,8 +18,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from .. import viewer
 from ..access import NARROWER
 from ..application import violation_dict
-from ..errors import ConflictError, Forbidden, InputError, StoreError, StoreUnavailable, VerificationError, YgoreplayError
+from ..errors import (
+    ConflictError, Forbidden, InputError, StoreError, StoreUnavailable, Unconfirmed, VerificationError, YgoreplayError)
 from ..events import EventFormatError, from_dict
+from ..i18n import message_dict
 from ..jsonl import parse_lines
 from ..match import commands
 from ..receipts import Receipt
@@ -308,6 +310,8 @@ def _errors(app: FastAPI) -> None:
                                 headers={"Retry-After": str(exc.retry_after)})
         if isinstance(exc, ConflictError):
             return _json(409, {"error": str(exc)})
+        if isinstance(exc, Unconfirmed):            # 428: sent again with ``confirm=true`` it is stored
+            return _json(428, {"error": exc.message, **message_dict(exc.message), "confirm": exc.reason})
         if isinstance(exc, Forbidden):
             return _json(403, {"error": str(exc)})
         if isinstance(exc, VerificationError):

@@ -402,13 +402,17 @@ DuelCaller = Annotated[tuple[Caller, LiveDuel], Depends(duel_caller)]
 #: one the direct route reads itself.
 _PLAIN_EXPECTED = re.compile(rb"(?:expected=(0|[1-9][0-9]{0,9}))?")
 _MOST_EXPECTED = 10 ** 9
+#: The query a DirectRoute's endpoint may take: ``expected`` read directly; the others (an entry's
+#: ``made_on`` and ``confirm``, ``application.repeated_turn``) are never in a plain query, so the
+#: direct call leaves them at their defaults and any request naming them is FastAPI's.
+_DIRECT_QUERY = frozenset({"expected", "made_on", "confirm"})
 #: FastAPI serializes a response model straight to JSON bytes (``dump_json``); an older one, whose
 #: answers are made otherwise, answers every request through its own handler.
 _SERIALIZES_JSON = "dump_json" in inspect.signature(serialize_response).parameters
 
 
 class DirectRoute(APIRoute):
-    """A route of ``(duel_id, request, service, asking[, expected])`` whose requests skip
+    """A route of ``(duel_id, request, service, asking[, expected, made_on, confirm])`` whose requests skip
     FastAPI's per-request dependency solving when their query is plain: its arguments are made
     by the same dependencies (``service_of``, ``duel_caller``) called directly, and its answer
     serialized as FastAPI serializes it (its response model's JSON), so the bytes are the same.
@@ -423,8 +427,8 @@ class DirectRoute(APIRoute):
         standard = super().get_route_handler()
         endpoint, field, status = self.endpoint, self.response_field, self.status_code or 200
         queried = {p.name for p in self.dependant.query_params}
-        if not queried <= {"expected"}:          # a query it does not read would be passed unsolved
-            raise TypeError(f"DirectRoute reads no query parameter but expected, not {sorted(queried)}")
+        if not queried <= _DIRECT_QUERY:          # a query it does not read would be passed unsolved
+            raise TypeError(f"DirectRoute reads no query parameter but {sorted(_DIRECT_QUERY)}, not {sorted(queried)}")
         # as included (a router's own dependencies are the included route's): any dependency but
         # the two it calls itself (a check added to the route or its router) is FastAPI's to solve
         effective = getattr(fastapi_routing, "_effective_route_context_var", None)   # FastAPI >= 0.16x
@@ -435,7 +439,7 @@ class DirectRoute(APIRoute):
         provider = getattr(as_included, "dependency_overrides_provider", None)
         if not _SERIALIZES_JSON or [d.call for d in dependant.dependencies] != [service_of, duel_caller]:
             return standard
-        takes_expected = bool(queried)
+        takes_expected = "expected" in queried
 
         async def handler(request: Request) -> Response:
             plain = _PLAIN_EXPECTED.fullmatch(request.scope.get("query_string", b""))

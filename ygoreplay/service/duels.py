@@ -127,7 +127,11 @@ def _result_of(data: dict) -> str:
 
 
 async def append(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller,
-                 expected: int | None = Query(None, ge=0, le=10 ** 9)) -> dict:
+                 expected: int | None = Query(None, ge=0, le=10 ** 9),
+                 made_on: int | None = Query(None, ge=0, le=10 ** 9,
+                                             description="the duel's length when the entry was made (a queued "
+                                                         "entry moved after another device's keeps it)"),
+                 confirm: bool = Query(False, description="store a turn change that looks entered twice")) -> dict:
     """Append events, checked by the rules exactly as ``record`` checks them: all or none.
     Each goes through the command its typed endpoint uses (``Records.append_records``): a
     ``rolled_back`` or ``judge_note`` is the judge's here as on ``/rollback`` and ``/notes``; a
@@ -137,7 +141,9 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     never the record's, which may name a card of the other player's it does not see. A player's
     device names every card as its own view does (its board, frames, ``/actions``): each name is
     turned into the record's card id by that view's names (``views.DeviceNames``), a name the
-    view does not know refused (400)."""
+    view does not know refused (400). A turn change that looks entered twice (two devices at one
+    table, ``application.repeated_turn``) is ``428 {"error", "message_translated", "confirm"}``
+    until sent again with ``confirm=true``."""
     caller, live = asking
     players = PLAYERS if live.access.mode == "witnessed" else ()      # who said so, and their own side
     Service.require(caller, "recorder", "judge", *players)
@@ -151,7 +157,8 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     def appended() -> list:
         # a player's device names cards as its view does: the names the live view keeps
         written, receipt, flags = service.records.append_records(duel_id, events, expected, caller.role,
-                                                                 names=service.hub.get(duel_id).names)
+                                                                 names=service.hub.get(duel_id).names,
+                                                                 made_on=made_on, confirmed=confirm)
         done.extend((receipt, flags))           # in the same thread: one hop to a thread an append, not two
         return written
     written = await service.in_thread(service.hub.appending, duel_id, appended)

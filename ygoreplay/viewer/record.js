@@ -10,7 +10,9 @@
 // entered at). A 409 re-reads the duel: an entry already stored there (its answer lost to the
 // network or a reload) is recognised and dropped, never sent twice; one that another device got
 // ahead of is moved after it (two devices merge in order); one the service refuses stays in the
-// queue, shown, until the recorder sends it again or drops it. Text from the duel goes in through
+// queue, shown, until the recorder sends it again, edits it (the form for any event filled with
+// it) or drops it; a turn change the service takes for one entered twice (428, made_on: the head
+// the entry was made at) is sent again only when the recorder confirms it. Text from the duel goes in through
 // textContent only, made visible first (text.js).
 //
 // A player's link (a duel each player records their own side of) may seal its own hidden cards:
@@ -57,6 +59,39 @@ const BAR_KINDS = new Set(["phase_entered", "step_entered", "turn_started", "car
 // Fields that name a card: the last one entered is the default cause of an LP change.
 const CARD_FIELDS = ["card", "attacker", "cause"];
 
+// The form's field labels (JSON keys of the event schema) as a scorekeeper reads them.
+const FIELD_LABELS = {
+  amount: N_("Amount"), atk: N_("ATK"), attacker: N_("Attacking monster"), banlist: N_("Banlist"),
+  battle_phase_entered: N_("Battle Phase entered"), by: N_("By player"), card: N_("Card"), cards: N_("Cards"),
+  category: N_("Category"), cause: N_("Caused by"), chosen_by: N_("Chosen by"), cite: N_("Card text cited"),
+  code: N_("Passcode"), controller: N_("Controller"), costs: N_("Costs"), count: N_("Number of cards"),
+  counter: N_("Counter"), damage: N_("Damage to each player"), damage_step: N_("In the Damage Step"),
+  decision: N_("Decision"), defense: N_("DEF"), description: N_("Description"), destroyed: N_("Destroyed cards"),
+  draw_count: N_("Cards drawn each turn"), effect_type: N_("Effect type"), extra: N_("Extra Deck"),
+  field_zone: N_("Field Zone"), first_player: N_("Goes first"), hand_size: N_("Hand size limit"), judge: N_("Judge"),
+  level: N_("Level"), link: N_("Chain Link"), lp: N_("LP after"), main: N_("Main Deck"), mandatory: N_("Mandatory"),
+  materials: N_("Materials"), method: N_("How it is summoned"), negates: N_("Negates"),
+  normal_summon_used: N_("Normal Summon used"), note: N_("Note"), on: N_("On"), options: N_("Options"),
+  order: N_("Order"), other: N_("Other player"), pendulum_summon_used: N_("Pendulum Summon used"),
+  phase: N_("Phase"), player: N_("Player"), players: N_("Players"), position: N_("Battle position"),
+  reason: N_("Why"), results: N_("Results"), ruleset: N_("Rules"), seals: N_("Seals"), seed: N_("Seed"),
+  shows: N_("Cards shown"), side: N_("Side"), sides: N_("Sides"), simultaneous: N_("At the same time"),
+  source: N_("Source"), speed: N_("Spell Speed"), starting_lp: N_("Starting LP"), step: N_("Step"),
+  target: N_("Target"), targets: N_("Targets"), time: N_("Time"), timing: N_("Timing"), to: N_("To"),
+  to_player: N_("To player"), together: N_("Together"), tributes: N_("Tributes"), turn: N_("Turn"),
+  turn_player: N_("Turn player"), unordered: N_("In no order"), winner: N_("Winner"),
+  with_next: N_("Moves with the next card"), witnessed: N_("Witnessed"), zone: N_("Zone"), zones: N_("Zones"),
+};
+// Fields whose value is a player (0 or 1): a choice of the players by name.
+const PLAYER_FIELDS = new Set(["player", "to_player", "winner", "controller", "turn_player", "first_player", "chosen_by",
+  "by", "other"]);
+// Fields that name one card (a record id): typed or picked from the cards the board shows.
+const ONE_CARD_FIELDS = new Set(["card", "cause", "attacker", "target"]);
+// Where a card goes (``Loc``: [player, place]): the places, as the form offers them.
+const PLACES = [["hand", N_("Hand")], ["deck", N_("Deck")], ["gy", N_("GY")], ["banished", N_("Banished")],
+  ["extra", N_("Extra Deck")], ["mzone", N_("Monster Zone")], ["szone", N_("Spell & Trap Zone")],
+  ["fzone", N_("Field Zone")], ["overlay", N_("Xyz Material")]];
+
 function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -101,8 +136,10 @@ class Queue {
 
   save() { localStorage.setItem(this.slot, JSON.stringify({ entries: this.entries, next: this.next })); }
 
+  // ``made``: the head the entry was entered at, kept when another device's entries move it on
+  // (``at``): the service tells a turn change seen late from the table's own by it (made_on).
   add(events, at, label) {
-    const entry = { n: this.next++, events, at, label, state: "waiting" };
+    const entry = { n: this.next++, events, at, made: at, label, state: "waiting" };
     this.entries.push(entry);
     this.save();
     return entry;
@@ -317,7 +354,9 @@ class Recorder {
     const started = performance.now();
     let response;
     try {
-      response = await fetch(`/duels/${ID}/events?expected=${entry.at}&lang=${encodeURIComponent(language)}`, {
+      const made = entry.made ?? entry.at;
+      const confirmed = entry.confirmed ? "&confirm=true" : "";
+      response = await fetch(`/duels/${ID}/events?expected=${entry.at}&made_on=${made}${confirmed}&lang=${encodeURIComponent(language)}`, {
         method: "POST", headers: { ...HEADERS, "Content-Type": "application/json" }, body: JSON.stringify(entry.events) });
     } catch (error) {
       this.connected(false);
@@ -338,7 +377,8 @@ class Recorder {
     }
     if (response.status === 409) return this.reconcile(entry);
     entry.state = "refused";
-    entry.problem = answer.error || said(answer) || t("the service answered {status}", { status: response.status });
+    entry.confirm = response.status === 428 ? answer.confirm : null;     // a turn change entered twice?
+    entry.problem = said(answer) || answer.error || t("the service answered {status}", { status: response.status });
     if (answer.rule) entry.problem = `${answer.rule}: ${entry.problem}`;
     this.queue.save();
     return "refused";
@@ -959,14 +999,18 @@ class Recorder {
   openElse(kind) {
     const form = $("#else");
     form.hidden = false;
+    this.cardChoices();
     if (kind) $("#else-kind").value = kind;
     this.buildForm($("#else-kind").value);
     form.scrollIntoView({ block: "nearest" });
   }
 
-  // A form for one kind of event, from its JSON Schema: an enum is a choice, a number a number,
-  // a yes/no a box; anything else (lists, objects) is typed as JSON. Card fields start with the
-  // card last tapped, player fields with the turn player (but a duel's end's).
+  // A form for one kind of event, from its JSON Schema, each field under its label in the page's
+  // language (FIELD_LABELS; the JSON key in a tooltip): a player is a choice of the players by
+  // name, a card a box offering the board's cards by name, where a card goes a player and a place,
+  // an enum a choice, a number a number, a yes/no a box; only what is left (lists of several
+  // things) is typed as JSON. Card fields start with the card last tapped, player fields with the
+  // turn player (but a duel's end's).
   buildForm(kind) {
     const body = this.schema && this.schema.$defs[kind];
     const box = $("#else-fields");
@@ -975,35 +1019,109 @@ class Recorder {
     const required = new Set(body.required || []);
     for (const [field, spec] of Object.entries(body.properties || {})) {
       if (field === "kind" || field === "v" || field === "entered_by") continue;
-      const label = el("label", "field", field + (required.has(field) ? " *" : ""));
-      let input;
-      const choices = spec.enum || (spec.anyOf || []).flatMap((s) => s.enum || []);
-      const types = [].concat(spec.type || (spec.anyOf || []).map((s) => s.type)).filter(Boolean);
-      if (choices.length) {
-        input = el("select");
-        if (!required.has(field)) input.append(el("option", "", ""));
-        for (const choice of choices) { const o = el("option", "", String(choice)); o.value = JSON.stringify(choice); input.append(o); }
-        input.dataset.json = "true";
-      } else if (types.includes("integer") || types.includes("number")) {
-        input = el("input");
-        input.type = "number";
-        input.dataset.number = "true";
-      } else if (types.length === 1 && types[0] === "boolean") {
-        input = el("input");
-        input.type = "checkbox";
-        input.dataset.bool = "true";
-      } else {
-        input = el("input");
-        input.dataset.json = types.includes("string") && !types.includes("array") && !types.includes("object") ? "" : "true";
-        if (input.dataset.json) input.placeholder = "JSON";
-      }
-      input.name = field;
+      const label = el("label", "field", (FIELD_LABELS[field] ? t(FIELD_LABELS[field]) : field.replaceAll("_", " "))
+        + (required.has(field) ? " *" : ""));
+      label.title = field;
+      const input = this.fieldInput(field, spec, required.has(field));
+      input.setAttribute("name", field);
       // a duel's end names the player who surrendered or lost, never the turn player by default:
       // the turn player's opponent surrendering was entered as a surrender naming its winner (WIN-05)
       if (field === "player" && kind !== "duel_ended") input.value = String(this.turn.player);
-      if (["card", "cause", "attacker"].includes(field) && this.recentCard) input.value = this.recentCard;
+      if (ONE_CARD_FIELDS.has(field) && this.recentCard && field !== "target") input.value = this.recentCard;
       label.append(input);
       box.append(label);
+    }
+  }
+
+  fieldInput(field, spec, required) {
+    const ref = spec.$ref || (spec.anyOf || []).map((s) => s.$ref).find(Boolean);
+    if (ref === "#/$defs/Loc") return this.placeInput();      // left empty (no place chosen) it is not sent
+    const choices = spec.enum || (spec.anyOf || []).flatMap((s) => s.enum || []);
+    const types = [].concat(spec.type || (spec.anyOf || []).map((s) => s.type)).filter(Boolean).flat();
+    if (choices.length) {
+      const input = el("select");
+      if (!required || choices.includes(null)) input.append(el("option", "", ""));
+      for (const choice of choices.filter((c) => c !== null)) {
+        const o = el("option", "", PLAYER_FIELDS.has(field) && typeof choice === "number" ? this.name(choice)
+          : String(choice).replaceAll("_", " "));
+        o.value = JSON.stringify(choice);
+        input.append(o);
+      }
+      input.dataset.json = "true";
+      return input;
+    }
+    if (types.includes("integer") || types.includes("number")) {
+      const input = el("input");
+      input.type = "number";
+      input.inputMode = "numeric";
+      input.dataset.number = "true";
+      if (field === "zone") { input.min = "0"; input.max = "6"; }
+      return input;
+    }
+    if (types.length === 1 && types[0] === "boolean") {
+      const input = el("input");
+      input.type = "checkbox";
+      input.dataset.bool = "true";
+      return input;
+    }
+    const input = el("input");
+    const text = types.includes("string") && !types.includes("array") && !types.includes("object");
+    input.dataset.json = text ? "" : "true";
+    if (!text) input.placeholder = "JSON";
+    if (text && ONE_CARD_FIELDS.has(field)) input.setAttribute("list", "else-cards");
+    return input;
+  }
+
+  // Where a card goes: the player (by name) and the place, kept as [player, place] on the form.
+  placeInput() {
+    const box = el("span", "place");
+    const who = el("select");
+    for (const p of [0, 1]) { const o = el("option", "", this.name(p)); o.value = String(p); who.append(o); }
+    who.value = String(this.turn.player);
+    const where = el("select");
+    where.append(el("option", "", ""));
+    for (const [place, name] of PLACES) { const o = el("option", "", t(name)); o.value = place; where.append(o); }
+    who.dataset.part = "player";
+    where.dataset.part = "place";
+    box.append(who, where);
+    box.dataset.place = "true";
+    Object.defineProperty(box, "value", {
+      get: () => (where.value ? JSON.stringify([Number(who.value), where.value]) : ""),
+      set: (text) => {
+        try { const [p, z] = JSON.parse(text); who.value = String(p); where.value = z; } catch (e) { where.value = ""; }
+      },
+    });
+    return box;
+  }
+
+  // The board's cards for the card fields' list (their record ids, shown by name and zone).
+  cardChoices() {
+    const list = $("#else-cards");
+    const board = this.board;
+    if (!list || !board) return;
+    const options = [];
+    const seen = new Set();
+    for (const side of board.players) {
+      for (const card of [...side.hand, ...side.mzone, ...side.szone, side.fzone, ...side.gy, ...side.banished, ...side.extra]) {
+        if (!card || seen.has(card.id)) continue;
+        seen.add(card.id);
+        const o = el("option");
+        o.value = card.id;
+        o.label = visible(this.cardName(card.id));
+        options.push(o);
+      }
+    }
+    list.replaceChildren(...options);
+  }
+
+  // The form filled with an event: a refused entry's, to edit and send corrected.
+  fillForm(event) {
+    for (const field of $("#else-fields").querySelectorAll("[name]")) {
+      const value = event[field.getAttribute("name")];
+      if (value === undefined) { if (field.dataset.bool) field.checked = false; else field.value = ""; continue; }
+      if (field.dataset.bool) field.checked = Boolean(value);
+      else if (field.dataset.json || field.dataset.place) field.value = JSON.stringify(value);
+      else field.value = String(value);
     }
   }
 
@@ -1012,19 +1130,52 @@ class Recorder {
     const kind = $("#else-kind").value;
     const out = { kind };
     const problems = [];
-    for (const input of $("#else-fields").querySelectorAll("input, select")) {
-      const name = input.name;
+    for (const input of $("#else-fields").querySelectorAll("[name]")) {
+      const name = input.getAttribute("name");
       if (input.dataset.bool) { if (input.checked) out[name] = true; continue; }
       const text = input.value.trim();
       if (text === "") continue;
       if (input.dataset.number) out[name] = Number(text);
-      else if (input.dataset.json) {
-        try { out[name] = JSON.parse(text); } catch (error) { problems.push(t("{field}: not JSON", { field: name })); }
+      else if (input.dataset.json || input.dataset.place) {
+        try { out[name] = JSON.parse(text); } catch (error) {
+          problems.push(t("{field}: not JSON", { field: FIELD_LABELS[name] ? t(FIELD_LABELS[name]) : name }));
+        }
       } else out[name] = text;
     }
     if (problems.length) { this.error(problems.join("; ")); return; }
     $("#else").hidden = true;
+    const editing = this.editing;
+    this.editing = null;
+    if (editing && this.queue.entries.includes(editing.entry)) {
+      // a refused entry corrected: the same queued entry, sent again from the head now (never
+      // dropped before the corrected one is in the queue: nothing the scorekeeper entered is lost)
+      const entry = editing.entry;
+      entry.events = entry.events.map((e, k) => (k === editing.k ? out : e));
+      this.resend(entry, false);
+      return;
+    }
     this.enter([out], kind);
+  }
+
+  // A refused entry sent again from the head as it is now (``confirmed``: a turn change the
+  // service asked the device to confirm, application.repeated_turn).
+  resend(entry, confirmed) {
+    entry.state = "waiting";
+    entry.at = entry.made = this.position;
+    entry.moved = 0;
+    entry.confirmed = confirmed;
+    delete entry.problem;
+    delete entry.confirm;
+    this.queue.save();
+    this.drawEntries();
+    this.status();
+    this.flush();
+  }
+
+  edit(entry, k) {
+    this.editing = { entry, k };
+    this.openElse(entry.events[k].kind);
+    this.fillForm(entry.events[k]);
   }
 
   // -- entries, undo --------------------------------------------------------------------------------
@@ -1083,9 +1234,15 @@ class Recorder {
       li.dataset.queue = String(entry.n);
       li.append(el("span", "n", `q${entry.n}`), document.createTextNode(` ${entry.label} (${entry.events.map((e) => e.kind).join(", ")})`));
       if (entry.state === "refused") {
-        li.append(el("span", "problem", " " + t("not stored: {problem}", { problem: entry.problem })),
-          button(t("Send again"), () => { entry.state = "waiting"; entry.at = this.position; entry.moved = 0; this.queue.save(); this.flush(); }, "chip"),
-          button(t("Discard"), () => { this.queue.drop(entry); this.drawEntries(); this.status(); }, "chip"));
+        li.append(el("span", "problem", " " + t("not stored: {problem}", { problem: entry.problem })));
+        // a turn change that looks entered twice: stored only if this device confirms it
+        const chip = (text, what, onClick) => { const b = button(text, onClick, "chip"); b.dataset.entry = what; li.append(b); return b; };
+        if (entry.confirm) chip(t("Confirm: store it anyway"), "confirm", () => this.resend(entry, true));
+        chip(t("Send again"), "send", () => this.resend(entry, false));
+        entry.events.forEach((ev, k) => {
+          chip(entry.events.length > 1 ? t("Edit {kind}", { kind: ev.kind }) : t("Edit"), "edit", () => this.edit(entry, k)).dataset.k = String(k);
+        });
+        chip(t("Discard"), "discard", () => { this.queue.drop(entry); this.drawEntries(); this.status(); });
       }
       lines.push(li);
     }
@@ -1114,8 +1271,8 @@ class Recorder {
     $("#undo").addEventListener("click", () => this.undo());
     $("#open-seals").addEventListener("click", () => this.openSeals(this.seals.unopened));
     $("#next-game").addEventListener("click", () => this.endGame());
-    $("#else-button").addEventListener("click", () => this.openElse());
-    $("#token-button").addEventListener("click", () => this.openElse("token_created"));
+    $("#else-button").addEventListener("click", () => { this.editing = null; this.openElse(); });
+    $("#token-button").addEventListener("click", () => { this.editing = null; this.openElse("token_created"); });
     $("#else").addEventListener("submit", (event) => this.submitElse(event));
     $("#setup").addEventListener("submit", (event) => this.startDuel(event));
     $("#help-button").addEventListener("click", () => {
