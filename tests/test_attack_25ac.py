@@ -1,5 +1,6 @@
-"""Attacks on issue 25's fourteenth pass (``attack25ac``): the files the command line writes that
-hold what only the judge may see, read by another user of the machine.
+"""Attacks on issue 25's fourteenth pass (``attack25ac``): what only the judge may see or do,
+reached by a second door: a file the command line writes, read by another user of the machine;
+a token of a match's new duel, handed to whoever started it.
 
 A judge's ``.ygr`` (and a web page carrying one) is its owner's alone (``replay_file.file_mode``,
 0600): it holds every hidden card. The other doors that write the same record did not ask that
@@ -12,6 +13,12 @@ signs for its judge and recorder only, as from two heads and a view's copy of th
 each guess of a hidden card could be hashed until one met the next head). Another user of a
 shared machine (a tournament's PC, a shared home) read a running duel's hands and Deck order.
 Each such file is now written by the one rule (``files.mode_for``): the judge's is its owner's.
+
+``POST /matches/{id}/games`` creates the match's next duel and answered every token of it to the
+caller: the table's recorder (anyone at the table) held the duel's judge token, and rolled the
+duel back and ruled on its disputed entries as the judge (the match's recorder token is refused
+both), and its players' tokens, entering as their devices. A token is a role: the organiser is
+handed every one, anyone else its own and the spectator's (``access.handed``).
 """
 from __future__ import annotations
 
@@ -19,8 +26,15 @@ import os
 from pathlib import Path
 
 from click.testing import CliRunner
+from fastapi.testclient import TestClient
 
+from duel import CARDS
+from test_match_service import MATCHES, lines, match_body
+from test_service import ADMIN
+from ygoreplay.access import digest
 from ygoreplay.cli import main
+from ygoreplay.service import create_app
+from ygoreplay.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 DAMAGE = ROOT / "replays" / "won-by-damage.jsonl"
@@ -83,3 +97,58 @@ def test_no_judge_file_is_widened_by_a_permissive_umask_nor_a_view_narrowed_by_n
     finally:
         os.umask(old)
     assert (_mode(judge), _mode(view)) == (0o600, 0o644)
+
+
+# -- a match's new duel hands out no role its maker does not hold ------------------------------------
+
+def _made_game(client: TestClient, role: str) -> tuple[dict, dict]:
+    """A match (the organiser's) and the answer to its first ``/games`` asked with its ``role``'s token."""
+    made = client.post("/matches", json=match_body(lines(MATCHES / "two-nil.jsonl")),
+                       headers={"Authorization": f"Bearer {ADMIN}"})
+    assert made.status_code == 201, made.text
+    token = ADMIN if role == "organiser" else made.json()["tokens"][role]
+    game = client.post(f"/matches/{made.json()['id']}/games", json={"first_player": 0, "chosen_by": 0},
+                       headers={"Authorization": f"Bearer {token}"})
+    assert game.status_code == 201, game.text
+    return made.json(), game.json()["duel"]
+
+
+def _client(tmp_path: Path) -> tuple[Store, TestClient]:
+    store = Store(str(tmp_path / "s.sqlite"), CARDS)
+    return store, TestClient(create_app(store, digest(ADMIN)), raise_server_exceptions=False)
+
+
+def test_a_match_recorder_starting_a_duel_is_not_handed_its_judges_or_players_tokens(tmp_path):
+    """The table's recorder (often a player, or anyone at the table) starts each duel of the
+    match (the recorder page's "goes first"). It was answered every token of the new duel: with
+    the judge's it rolled the duel back and ruled on disputed entries as the judge, with a
+    player's it entered that player's confirmations, all of which its own token is refused."""
+    store, client = _client(tmp_path)
+    with store, client:
+        match, duel = _made_game(client, "recorder")
+        assert set(duel["tokens"]) == {"recorder", "spectator"}
+        assert set(duel["links"]) == {"recorder", "spectator"} and set(duel["record"]) == {"recorder"}
+        d = duel["id"]
+        events = lines(MATCHES / "duels" / "g1-yugi-wins.jsonl")[:12]
+        recorder = {"Authorization": f"Bearer {match['tokens']['recorder']}"}
+        assert client.post(f"/duels/{d}/events", json=events, headers=recorder).status_code == 200
+        for token in {*duel["tokens"].values(), match["tokens"]["recorder"]}:
+            rolled = client.post(f"/duels/{d}/rollback", json={"to": 5, "judge": "J", "reason": "r"},
+                                 headers={"Authorization": f"Bearer {token}"})
+            assert rolled.status_code == 403, rolled.text
+        # what each token handed out opens is its own role, as the match's of that role does
+        for role, token in duel["tokens"].items():
+            seen = client.get(f"/duels/{d}/state", headers={"Authorization": f"Bearer {token}"}).json()
+            assert seen["view"] == ("judge" if role == "recorder" else role)
+        judge = {"Authorization": f"Bearer {match['tokens']['judge']}"}     # the match's judge still is the duel's
+        assert client.post(f"/duels/{d}/rollback", json={"to": 5, "judge": "J", "reason": "r"},
+                           headers=judge).status_code == 200
+
+
+def test_a_match_judge_is_handed_its_own_and_the_organiser_every_token(tmp_path):
+    store, client = _client(tmp_path)
+    with store, client:
+        _match, duel = _made_game(client, "judge")
+        assert set(duel["tokens"]) == {"judge", "spectator"}
+        _match, duel = _made_game(client, "organiser")
+        assert set(duel["tokens"]) == {"recorder", "judge", "p0", "p1", "spectator"}
