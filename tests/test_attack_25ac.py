@@ -1,6 +1,7 @@
 """Attacks on issue 25's fourteenth pass (``attack25ac``): what only the judge may see or do,
 reached by a second door: a file the command line writes, read by another user of the machine;
-a token of a match's new duel, handed to whoever started it.
+a token of a match's new duel, handed to whoever started it; a correction (LOG-12) striking the
+judge's ruling as if it were a mis-entry.
 
 A judge's ``.ygr`` (and a web page carrying one) is its owner's alone (``replay_file.file_mode``,
 0600): it holds every hidden card. The other doors that write the same record did not ask that
@@ -22,6 +23,7 @@ handed every one, anyone else its own and the spectator's (``access.handed``).
 """
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -152,3 +154,42 @@ def test_a_match_judge_is_handed_its_own_and_the_organiser_every_token(tmp_path)
         assert set(duel["tokens"]) == {"judge", "spectator"}
         _match, duel = _made_game(client, "organiser")
         assert set(duel["tokens"]) == {"recorder", "judge", "p0", "p1", "spectator"}
+
+
+# -- a correction (LOG-12) strikes no judge's note ----------------------------------------------------
+
+def test_a_recorders_correction_does_not_strike_the_judges_ruling_on_a_disputed_entry(tmp_path):
+    """LOG-12: a correction is no judge's rollback. Player 0 disputed entry #18, the judge ruled
+    it stands (a note ``on`` it); the table's recorder then corrected back to #17: the judge's
+    note was struck with the play, and the record said #18 was "corrected", by no judge. Now such
+    a correction is refused naming the note, nothing written; the judge's rollback still goes
+    back past it, and a correction after the note is the recorder's as before."""
+    sample = lines(ROOT / "replays" / "won-by-damage.jsonl")
+    sample[0]["witnessed"] = True
+    store, client = _client(tmp_path)
+    with store, client:
+        made = client.post("/duels", json={"title": "t", "visibility": "unlisted", "mode": "witnessed"},
+                           headers={"Authorization": f"Bearer {ADMIN}"}).json()
+        duel, tokens = made["id"], made["tokens"]
+
+        def as_(role: str) -> dict:
+            return {"Authorization": f"Bearer {tokens[role]}"}
+        assert client.post(f"/duels/{duel}/events", json=sample[:20], headers=as_("recorder")).status_code == 200
+        assert client.post(f"/duels/{duel}/events", json=[{"kind": "entry_disputed", "on": 18, "reason": "no"}],
+                           headers=as_("p0")).status_code == 200
+        ruled = client.post(f"/duels/{duel}/notes", headers=as_("judge"), json={
+            "judge": "Head Judge", "text": "the entry stands", "category": "ruling", "on": 18, "decision": "stands"})
+        assert ruled.status_code == 200 and ruled.json()["position"] == 22
+        refused = client.post(f"/duels/{duel}/events", json=[{"kind": "entry_corrected", "to": 17, "reason": "oops"}],
+                              headers=as_("recorder"))
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["rule"] == "LOG-12" and "#21" in refused.json()["message"]
+        events = [json.loads(line) for line in client.get(f"/duels/{duel}/events", headers=as_("judge")).text.splitlines()]
+        assert len(events) == 22 and events[18]["ruled"]["how"] == "judge_note"
+        assert events[18]["ruled"]["decision"] == "stands" and events[21]["struck"] is None
+        # the recorder corrects what came after the judge's word; the judge goes back past it
+        assert client.post(f"/duels/{duel}/events", json=sample[20:22], headers=as_("recorder")).status_code == 200
+        assert client.post(f"/duels/{duel}/events", json=[{"kind": "entry_corrected", "to": 23, "reason": "oops"}],
+                           headers=as_("recorder")).status_code == 200
+        assert client.post(f"/duels/{duel}/rollback", json={"to": 17, "judge": "Head Judge", "reason": "r"},
+                           headers=as_("judge")).status_code == 200
