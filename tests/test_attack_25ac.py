@@ -1,7 +1,8 @@
 """Attacks on issue 25's fourteenth pass (``attack25ac``): what only the judge may see or do,
 reached by a second door: a file the command line writes, read by another user of the machine;
 a token of a match's new duel, handed to whoever started it; a correction (LOG-12) striking the
-judge's ruling as if it were a mis-entry.
+judge's ruling as if it were a mis-entry. And one way to keep everyone out: a request's head
+that never ends (``request_head``).
 
 A judge's ``.ygr`` (and a web page carrying one) is its owner's alone (``replay_file.file_mode``,
 0600): it holds every hidden card. The other doors that write the same record did not ask that
@@ -193,3 +194,71 @@ def test_a_recorders_correction_does_not_strike_the_judges_ruling_on_a_disputed_
                            headers=as_("recorder")).status_code == 200
         assert client.post(f"/duels/{duel}/rollback", json={"to": 17, "judge": "Head Judge", "reason": "r"},
                            headers=as_("judge")).status_code == 200
+
+
+# -- a request's head is bounded before it is parsed whole ---------------------------------------------
+
+def _head_sent(url: str, line: bytes, filler: bytes, megabytes: int) -> tuple[bytes, float]:
+    """What the service answers a request whose head is ``line`` and ``megabytes`` MiB of
+    ``filler`` (never ended), and how long the sending took: the answer as soon as it comes."""
+    import socket
+    import time
+    host, port = url.rsplit("/", 1)[-1].split(":")
+    with socket.create_connection((host, int(port)), timeout=20) as sock:
+        started = time.monotonic()
+        sock.sendall(line)
+        try:
+            for _ in range(megabytes):
+                sock.sendall(filler * ((1 << 20) // len(filler)))
+        except OSError:                       # refused and closed while it sent: what it said is read below
+            pass
+        elapsed = time.monotonic() - started
+        try:
+            return sock.recv(4096), elapsed
+        except OSError:
+            return b"", elapsed
+
+
+def test_a_request_head_that_never_ends_is_refused_and_keeps_no_one_else_waiting(tmp_path):
+    """The HTTP parser (httptools) builds a header's value and the request's target by adding
+    each piece read to the whole: one connection sending one header of many megabytes held the
+    service's one event loop, copying, for half a minute (every other request unanswered: 10 s
+    timeouts), and its memory grew with it. A request's line and headers are now bounded
+    (``request_head.MAX_HEAD``): past it the connection is answered 431 and closed."""
+    import threading
+    import time
+
+    import httpx
+
+    from test_service import Server
+    server = Server(str(tmp_path / "s.sqlite"))
+    try:
+        waits: list[float] = []
+        done = threading.Event()
+
+        def others() -> None:                   # someone else asking while the head comes in
+            while not done.is_set():
+                began = time.monotonic()
+                assert httpx.get(f"{server.url}/health", timeout=30).status_code == 200
+                waits.append(time.monotonic() - began)
+                time.sleep(0.05)
+        asking = threading.Thread(target=others)
+        asking.start()
+        try:
+            for line, filler in ((b"GET /health HTTP/1.1\r\nHost: x\r\nX-Long: ", b"a"),
+                                 (b"GET /health HTTP/1.1\r\nHost: x\r\n", b"X-Many: a\r\n"),
+                                 (b"GET /health?", b"a")):
+                answer, elapsed = _head_sent(server.url, line, filler, 16)
+                assert answer.startswith(b"HTTP/1.1 431 "), (line, answer[:200])
+                assert b"line and headers" in answer and elapsed < 10
+        finally:
+            done.set()
+            asking.join()
+        assert waits and max(waits) < 2, max(waits)
+        # a request within the bound is served as before, headers and a large body alike
+        big = httpx.get(f"{server.url}/health", headers={f"X-{i}": "v" * 1000 for i in range(40)})
+        assert big.status_code == 200
+        body = httpx.post(f"{server.url}/duels", content=b"x" * (900 << 10), headers={"Authorization": "Bearer no"})
+        assert body.status_code in (401, 403), body.text
+    finally:
+        server.stop()
