@@ -28,10 +28,13 @@ except ImportError:                       # no httptools: uvicorn's h11, bounded
 
 
 def server_settings() -> dict[str, Any]:
-    """The ``uvicorn.Config`` settings every server of the service is made with."""
+    """The ``uvicorn.Config`` settings every server of the service is made with. The protocol is
+    named, not given: a worker process is handed its settings pickled, and a class would be
+    imported (with the whole service) while the worker unpickles them, before it handles Ctrl-C;
+    a name is imported where the worker loads the application."""
     if HttpToolsProtocol is None:
         return {"http": "h11", "h11_max_incomplete_event_size": MAX_HEAD}
-    return {"http": BoundedHttpTools, "h11_max_incomplete_event_size": MAX_HEAD}
+    return {"http": f"{__name__}:BoundedHttpTools", "h11_max_incomplete_event_size": MAX_HEAD}
 
 
 class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
