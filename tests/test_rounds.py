@@ -196,7 +196,7 @@ def test_a_round_from_csv_its_qr_page_and_its_page_that_holds_no_token(client):
     for text in (html.text, json.dumps(page)):
         assert not any(tok in text for tok in tokens) and not TOKEN.search(text)
     # the duel's LP sheet says where it was played
-    sheet = client.get(f"/duels/{duel['id']}/lp-sheet", headers=auth(duel["tokens"]["judge"])).text
+    sheet = client.get(f"/duels/{duel['id']}/lp-sheet", headers=auth(one["tokens"]["judge"])).text
     assert "Event: Regional" in sheet and "Round: 3" in sheet and "Table: 1" in sheet and "Format: Advanced" in sheet
     assert client.get("/rounds/ffffffffffff.json").status_code == 404
     assert client.get("/rounds/nope").status_code == 404
@@ -256,8 +256,11 @@ def test_the_round_streams_who_records_each_table_and_its_score_as_it_moves(serv
         duels.append(game["duel"])
     paper = [{**DUEL[0], "witnessed": True}, *DUEL[1:]]
 
-    def post(duel: dict, role: str, events: list, at: int) -> None:
-        r = httpx.post(f"{base}/duels/{duel['id']}/events?expected={at}", json=events, headers=auth(duel["tokens"][role]))
+    def post(table: int, role: str, events: list, at: int) -> None:
+        """As the table's ``role`` enters it, with the match's token it was handed (a player's phone
+        is seated in the duel by it: the duel's own player tokens are the organiser's to hand out)."""
+        r = httpx.post(f"{base}/duels/{duels[table]['id']}/events?expected={at}", json=events,
+                       headers=auth(made["tables"][table]["tokens"][role]))
         assert r.status_code == 200, r.text
 
     with httpx.stream("GET", f"{base}/rounds/{made['id']}/follow", timeout=30) as stream:
@@ -266,15 +269,15 @@ def test_the_round_streams_who_records_each_table_and_its_score_as_it_moves(serv
         first = next(rounds)
         assert [t["recording"] for t in first["tables"]] == [None, None]
         assert [t["state"] for t in first["tables"]] == ["playing duel 1"] * 2
-        post(duels[0], "p1", paper[:5], 0)                  # the setup from player 1's phone ...
+        post(0, "p1", paper[:5], 0)                  # the setup from player 1's phone ...
         now = next(rounds)
         assert now["tables"][0]["recording"]["who"] == "player 1" and now["tables"][1]["recording"] is None
-        post(duels[0], "p0", paper[5:8], 5)                 # ... player 0's turn from theirs
+        post(0, "p0", paper[5:8], 5)                 # ... player 0's turn from theirs
         while now["tables"][0]["recording"]["by"] != ["p0", "p1"]:
             now = next(rounds)
         assert now["tables"][0]["recording"]["who"] == "player 0 + player 1"
         assert now["tables"][0]["recording"]["last_entry"] == now["tables"][0]["last_event"]
-        post(duels[1], "recorder", paper, 0)                # table 2: a scorekeeper, to the end
+        post(1, "recorder", paper, 0)                # table 2: a scorekeeper, to the end
         while not now["tables"][1]["recording"]:
             now = next(rounds)
         assert now["tables"][1]["recording"]["who"] == "scorekeeper"

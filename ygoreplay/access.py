@@ -167,6 +167,16 @@ def linkable_into(duel: str, match: str) -> bool:
     return VISIBILITIES.index(match) >= VISIBILITIES.index(duel)
 
 
+def handed(role: str) -> tuple[str, ...]:
+    """The roles whose tokens a duel a match makes is given, for the caller who made it (its
+    ``role`` in the match): the organiser's every one, to hand out; anyone else's its own and the
+    spectator's (a link to share). A token is a role: the table's recorder, handed the new duel's
+    judge token, rolled it back and ruled on disputed entries as the judge, and handed a player's,
+    entered as that player's device; the match's tokens open the duel in their own roles already
+    (``Service.match_role``), so no other is made."""
+    return ROLES if role == "organiser" else (role, "spectator")
+
+
 def seated(role: str, match_players: Sequence[str], duel_players: Sequence[str] | None) -> str:
     """The role a match's token (``role``) has in a duel of that match: a player's token is the
     seat its player sits in there. The duel names its own players (its ``duel_started``, typed
@@ -261,9 +271,11 @@ class Access:
     @classmethod
     def issue(cls, visibility: str, delay_events: int, delay_seconds: float, release: str | None = None,
               event: str | None = None, release_at: str | None = None,
-              mode: str = "machine", warnings: bool | None = None) -> tuple["Access", dict[str, str]]:
-        """A new access record and the tokens to hand out (never kept: only their digests are)."""
-        roles = [r for r in ROLES if not (r == "spectator" and visibility == "private")]
+              mode: str = "machine", warnings: bool | None = None,
+              roles: Sequence[str] = ROLES) -> tuple["Access", dict[str, str]]:
+        """A new access record and the tokens of ``roles`` to hand out (never kept: only their
+        digests are); no spectator's of a private one."""
+        roles = [r for r in ROLES if r in roles and not (r == "spectator" and visibility == "private")]
         tokens = {role: new_token() for role in roles}
         return cls(visibility, delay_events, delay_seconds, {r: digest(t) for r, t in tokens.items()},
                    release, event, release_at, mode=mode, warnings=warnings), tokens

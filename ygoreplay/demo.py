@@ -62,12 +62,13 @@ def start(store: Store, events: list[Event], title: str, host: str = "127.0.0.1"
     import uvicorn
 
     from .service import create_app
+    from .service.request_head import server_settings
     admin = secrets.token_urlsafe(32)              # this run's organiser token, never stored
     sock = listen(host, port)
     bound = sock.getsockname()[1]
     url = address_url(host, bound)
     server = uvicorn.Server(uvicorn.Config(create_app(store, digest(admin)), log_level="warning", access_log=False,
-                                           timeout_graceful_shutdown=2))
+                                           timeout_graceful_shutdown=2, **server_settings()))
     server.install_signal_handlers = lambda: None   # Ctrl-C is the caller's to handle
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="ygoreplay-demo", daemon=True)
     thread.start()

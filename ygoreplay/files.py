@@ -42,6 +42,14 @@ def installed_path() -> Path:
     return data_dir() / "cards.cdb"
 
 
+def mode_for(view: str) -> int:
+    """The permissions of a file holding a record as ``view`` has it: the judge's (a duel's record
+    in any format, a match file's decklists, the record's head in a receipt) holds every hidden
+    card, so only its owner reads it, as the store and the key; a view is for sharing. Every door
+    that writes one asks here (a second door that did not wrote the judge's for all to read)."""
+    return 0o600 if view == "judge" else 0o644
+
+
 def open_readable(path: str | os.PathLike[str], what: str = "file",
                   error: type[InputError] = InputError) -> BinaryIO:
     """``path`` opened for reading if it is a regular file or a pipe; anything else (a device such

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from .events import Event, EventFormatError, from_dict
-from .files import open_readable, write_atomic
+from .files import mode_for, open_readable, write_atomic
 
 #: 256 MiB: a duel of a thousand turns is a few MB of JSON Lines.
 MAX_FILE_SIZE = 256 << 20
@@ -181,6 +181,8 @@ def dumps(events: Iterable[Event]) -> str:
     return "".join(json.dumps(e.to_dict(), ensure_ascii=False, separators=(", ", ": ")) + "\n" for e in events)
 
 
-def write_events(path: str | Path, events: Iterable[Event]) -> int:
-    """Write a duel as a JSON Lines file, whole or not at all (``files.write_atomic``); its size."""
-    return write_atomic(path, dumps(events).encode("utf-8"))
+def write_events(path: str | Path, events: Iterable[Event], view: str = "judge") -> int:
+    """Write a duel (or a match) as a JSON Lines file, whole or not at all (``files.write_atomic``),
+    as ``view`` has it: the judge's (a record, the default) for its owner alone (``files.mode_for``);
+    its size."""
+    return write_atomic(path, dumps(events).encode("utf-8"), mode_for(view))

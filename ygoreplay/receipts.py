@@ -49,7 +49,7 @@ import msgpack
 
 from . import chain
 from .errors import InputError, StoreError, VerificationError
-from .files import read_limited, write_atomic
+from .files import mode_for, read_limited, write_atomic
 from .signing import (HASH_SIZE, MAX_PATH, PREFIX, SIGNATURE_SIZE, OrganiserKey, PublicKey, check_path,
                       receipt_message, root_of)
 from .store import _GROUP_LABEL, _SCHEMA_NAME, Store, Verification
@@ -179,11 +179,12 @@ def read_receipts(paths: Iterable[str | os.PathLike[str]]) -> list[Receipt]:
 
 
 def save_receipt(receipt: Receipt, path: str | os.PathLike[str]) -> Path:
-    """Write a receipt to ``path``, or into it as ``<duel>-<events>.json`` when it is a folder."""
+    """Write a receipt to ``path``, or into it as ``<duel>-<events>.json`` when it is a folder (its
+    owner's alone: it names the record's head, which the service signs for its judge and recorder)."""
     target = Path(path)
     if target.is_dir():
         target = target / f"{receipt.duel}-{receipt.events}.json"
-    write_atomic(target, (json.dumps(receipt.to_dict(), indent=1) + "\n").encode())
+    write_atomic(target, (json.dumps(receipt.to_dict(), indent=1) + "\n").encode(), mode_for("judge"))
     return target
 
 

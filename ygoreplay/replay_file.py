@@ -355,9 +355,9 @@ def _signature(data: bytes, key: OrganiserKey) -> bytes:
 
 
 def file_mode(replay: ReplayFile) -> int:
-    """The permissions of a file holding ``replay``: a judge file holds every hidden card and the
-    duel's secret, so only its owner reads it (as the store and the key); a view is for sharing."""
-    return 0o600 if replay.view == "judge" else 0o644
+    """The permissions of a file holding ``replay`` (``files.mode_for``: a judge file holds every
+    hidden card and the duel's secret)."""
+    return files.mode_for(replay.view)
 
 
 def write(path: str | Path, replay: ReplayFile, key: OrganiserKey | None = None) -> int:

@@ -53,7 +53,7 @@ def export_command(duel: str, output: str, html: bool, as_record: bool, view: st
             raise click.UsageError(t("give --html or --record, not both"))
         with open_duel(duel, store_url, cards) as source:
             events = source.recorded_by(view or "spectator")
-        size = write_events(output, events)
+        size = write_events(output, events, view or "spectator")
         echo(t("{output}: {count} events as the {value} recorded them, {size} bytes (JSON Lines)",
                output=output, count=len(events), value=view or 'spectator', size=size))
         return
@@ -92,8 +92,7 @@ def opened(duel: str, output: str | None, cards: tuple[str, ...], store_url: str
     have opened every seal: JSON Lines, every opened card known from the start, to check, show
     or record as a full record. Refused (exit 2) while a seal is unopened or an opening does not
     match its seal."""
-    from ..files import write_atomic
-    from ..jsonl import dumps as jsonl_dumps
+    from ..jsonl import dumps as jsonl_dumps, write_events
     from ..openings import opened as open_sealed
     with open_duel(duel, store_url, cards) as source:
         if source.view != "judge":
@@ -103,7 +102,7 @@ def opened(duel: str, output: str | None, cards: tuple[str, ...], store_url: str
     if output is None:
         echo(jsonl_dumps(events), nl=False)
         return
-    size = write_atomic(output, jsonl_dumps(events).encode())
+    size = write_events(output, events)
     echo(t("{output}: the judge record, {count} events, {size} bytes", output=output, count=len(events), size=size))
 
 

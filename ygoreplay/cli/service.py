@@ -43,6 +43,7 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
     _interruptible()
     import uvicorn
     from ..service import ADMIN_ENV, admin_token, create_app
+    from ..service.request_head import server_settings
     with open_store(store_url, create=True) as store:
         if workers > 1 and store.backend != "postgresql":
             raise InputError(t("several workers share a PostgreSQL store; the embedded SQLite store is served by "
@@ -67,7 +68,8 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
     if workers == 1:
         app = create_app(Store(store_url, card_db(cards), key=signing_key(), concurrent=True, create=False), admin,
                          witness)
-        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, timeout_graceful_shutdown=3)
+        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, timeout_graceful_shutdown=3,
+                    **server_settings())
         return
     card_db(cards)                       # a --cards file that cannot be read stops here, not in a worker
     named = [*os.environ.get(CARDS_ENV, "").split(os.pathsep), *cards]
@@ -77,7 +79,8 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
     os.environ.update(YGOREPLAY_STORE=store_url or os.environ.get("YGOREPLAY_STORE", ""),
                       YGOREPLAY_ADMIN_DIGEST=admin, **{CARDS_ENV: os.pathsep.join(f for f in named if f)})
     config = uvicorn.Config("ygoreplay.service:app_from_env", factory=True, host=host, port=port, workers=workers,
-                            backlog=BACKLOG, log_level="warning", access_log=False, timeout_graceful_shutdown=3)
+                            backlog=BACKLOG, log_level="warning", access_log=False, timeout_graceful_shutdown=3,
+                            **server_settings())
     _own_sockets(config, own).run()
     del backend
 

@@ -72,9 +72,9 @@ def append_to_file(path: str | Path, added: list[Event], cards: Mapping[int, Car
         raise InputError(f"{path}: not a match file (it does not begin with match_started)")
     state = judged(events, added, cards)
     text = path.read_text(encoding="utf-8")
-    from ..files import write_atomic
+    from ..files import mode_for, write_atomic
     write_atomic(path, (text if text.endswith("\n") or not text else text + "\n").encode("utf-8")
-                 + dumps(added).encode("utf-8"))
+                 + dumps(added).encode("utf-8"), mode_for("judge"))     # both decklists: the judge's
     return state
 
 

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..access import MATCH_TABLE, MATCH_WRITERS, Access, linkable_into
+from ..access import MATCH_TABLE, MATCH_WRITERS, Access, handed, linkable_into
 from ..card_sources import facts_of
 from ..errors import ConflictError, StoreError, VerificationError, YgoreplayError
 from ..events import Event
@@ -209,7 +209,8 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
         for game, duel_id in links:
             if new_duel is not None and duel_id == new_duel.id:
                 # a duel of the match is recorded as the match is: a paper table's witnessed
-                access, created = Access.issue(live.access.visibility, 0, 0.0, mode=live.access.mode)
+                access, created = Access.issue(live.access.visibility, 0, 0.0, mode=live.access.mode,
+                                               roles=handed(writer.role))
                 streams.append({"events": [], "title": new_duel.title, "stream_id": duel_id, "attachments": {
                     "access": access.to_dict(), "match_game": {"id": match_id, "game": game}}})
         try:

@@ -160,7 +160,9 @@ class History:
 
     def _correct(self, position: int, event: EntryCorrected) -> None:
         """LOG-12: a mis-entry is corrected by going back over the current turn's entries only
-        (before the first turn, over the set-up's), while the duel goes on; no judge needed."""
+        (before the first turn, over the set-up's), while the duel goes on; no judge needed, and
+        it is no judge's rollback: it strikes no judge's note (a ruling on a disputed entry
+        struck by the recorder's correction left the entry "corrected", the judge's word gone)."""
         state = self.state
         if not state.witnessed:
             raise RuleViolation("LOG-12", N_("a correction belongs to a witnessed duel: a machine's record refuses "
@@ -178,6 +180,13 @@ class History:
                 raise RuleViolation("LOG-12", say("{corrector} corrects their own entries; #{theirs} was entered "
                                                   "by {by}: dispute it, and a judge rules",
                                                   corrector=corrector, theirs=theirs[0], by=self.entries.by[theirs[0]]), position, event.kind)
+        for pos, ev in reversed(self.effective):   # the current turn's, latest first
+            if pos < event.to:
+                break
+            if isinstance(ev, JudgeNote):         # the judge's word, no mis-entry
+                raise RuleViolation("LOG-12", say("a correction strikes no judge's note: #{note} is the judge's "
+                                                  "word (a judge's rollback goes back past it)", note=pos),
+                                    position, event.kind)
         self._go_back(position, event.to)
         self.corrections.append((position, event))
         self._correction_positions.add(position)
