@@ -43,6 +43,21 @@ def test_a_second_next_turn_on_a_turn_nothing_was_entered_in_is_refused_until_co
     assert _count(client, duel) == at + 3
 
 
+def test_a_plain_append_is_judged_for_a_repeated_turn_too(client) -> None:  # noqa: F811
+    """An append whose query is plain (``expected`` alone, or none) takes the service's direct
+    route (``DirectRoute``), which calls the endpoint itself: it is refused alike (428), not
+    stored as a second turn. (It passed ``confirm`` its ``Query`` marker, truthy: every such
+    append counted as confirmed.)"""
+    duel, recorder = at_the_table(client)
+    at = _count(client, duel)
+    assert _post(client, duel, recorder, END_TURN_1, expected=at).status_code == 200
+    again = [{"kind": "turn_started", "player": 0, "turn": 3}]
+    for params in ({"expected": at + 2}, {}):
+        r = _post(client, duel, recorder, again, **params)
+        assert r.status_code == 428 and r.json()["confirm"] == "turn_empty", (params, r.text)
+    assert _count(client, duel) == at + 2                     # nothing written
+
+
 def test_a_next_turn_queued_before_another_devices_is_refused_as_made_on_a_stale_head(client) -> None:  # noqa: F811
     """Device B tapped *Next turn* before it saw device A's; its queue moves the entry after A's
     (``expected`` the new head) but it keeps the head it was made on (``made_on``): a turn was

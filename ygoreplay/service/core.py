@@ -404,7 +404,8 @@ _PLAIN_EXPECTED = re.compile(rb"(?:expected=(0|[1-9][0-9]{0,9}))?")
 _MOST_EXPECTED = 10 ** 9
 #: The query a DirectRoute's endpoint may take: ``expected`` read directly; the others (an entry's
 #: ``made_on`` and ``confirm``, ``application.repeated_turn``) are never in a plain query, so the
-#: direct call leaves them at their defaults and any request naming them is FastAPI's.
+#: direct call passes them their declared defaults (as FastAPI would: the endpoint's own default is
+#: the ``Query`` marker, which is truthy) and any request naming them is FastAPI's.
 _DIRECT_QUERY = frozenset({"expected", "made_on", "confirm"})
 #: FastAPI serializes a response model straight to JSON bytes (``dump_json``); an older one, whose
 #: answers are made otherwise, answers every request through its own handler.
@@ -440,6 +441,9 @@ class DirectRoute(APIRoute):
         if not _SERIALIZES_JSON or [d.call for d in dependant.dependencies] != [service_of, duel_caller]:
             return standard
         takes_expected = "expected" in queried
+        # what FastAPI gives a parameter the query leaves out: a confirm left as its Query marker
+        # read as confirmed, and every plain append skipped the repeated-turn check
+        defaults = {p.name: p.field_info.default for p in self.dependant.query_params if p.name != "expected"}
 
         async def handler(request: Request) -> Response:
             plain = _PLAIN_EXPECTED.fullmatch(request.scope.get("query_string", b""))
@@ -449,7 +453,8 @@ class DirectRoute(APIRoute):
             duel_id = request.path_params["duel_id"]
             service = await service_of(request)
             asking = await duel_caller(duel_id, request, service)
-            extra = {"expected": int(plain[1]) if plain[1] is not None else None} if takes_expected else {}
+            extra = {**defaults, "expected": int(plain[1]) if plain[1] is not None else None} if takes_expected \
+                else defaults
             answer = await endpoint(duel_id=duel_id, request=request, service=service, asking=asking, **extra)
             if isinstance(answer, Response):
                 return answer
