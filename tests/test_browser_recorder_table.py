@@ -46,6 +46,9 @@ def test_a_second_device_tapping_next_turn_after_the_first_stores_one_turn_unles
     expect(problem).to_contain_text("ターン2には何も入力されていません", timeout=30_000)
     confirm = b.page.locator('#entries .refused [data-entry="confirm"]')
     expect(confirm).to_have_text("確認：それでも記録する")
+    # no plain *Send again*: it re-sent the entry made on the head now (``made_on``), so a turn
+    # change seen late (turn_repeated) was stored unconfirmed
+    expect(b.page.locator('#entries .refused [data-entry="send"]')).to_have_count(0)
     assert [e["kind"] for e in stored(service.url, duel)].count("turn_started") == 2      # turns 1 and 2
     no_overflow(b.page)
     SHOTS.mkdir(parents=True, exist_ok=True)

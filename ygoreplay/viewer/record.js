@@ -1237,8 +1237,9 @@ class Recorder {
         li.append(el("span", "problem", " " + t("not stored: {problem}", { problem: entry.problem })));
         // a turn change that looks entered twice: stored only if this device confirms it
         const chip = (text, what, onClick) => { const b = button(text, onClick, "chip"); b.dataset.entry = what; li.append(b); return b; };
+        // not sent again unconfirmed: resent from the head now (made_on), a turn seen late passed as new
         if (entry.confirm) chip(t("Confirm: store it anyway"), "confirm", () => this.resend(entry, true));
-        chip(t("Send again"), "send", () => this.resend(entry, false));
+        else chip(t("Send again"), "send", () => this.resend(entry, false));
         entry.events.forEach((ev, k) => {
           chip(entry.events.length > 1 ? t("Edit {kind}", { kind: ev.kind }) : t("Edit"), "edit", () => this.edit(entry, k)).dataset.k = String(k);
         });
