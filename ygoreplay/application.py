@@ -247,7 +247,8 @@ class Records:
                role: str = "organiser", entered_by: str | None = None, confirmed: bool = False) -> Receipt:
         """Check and append events, all or nothing: the receipt of the new head (its ``events``
         is the new length). ``role`` is who writes (``access.WRITERS``); the command line is
-        the organiser, the store's owner, entering as ``entered_by`` (``append_records``)."""
+        the organiser, the store's owner, entering as ``entered_by`` (``append_records``);
+        ``confirmed``: a turn change that looks entered twice is stored anyway (``repeated_turn``)."""
         if not events:
             self._not_behind(duel_id)
             count = self.store.append(duel_id, events, expected_position=expected)

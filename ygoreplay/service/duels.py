@@ -142,7 +142,7 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     device names every card as its own view does (its board, frames, ``/actions``): each name is
     turned into the record's card id by that view's names (``views.DeviceNames``), a name the
     view does not know refused (400). A turn change that looks entered twice (two devices at one
-    table, ``application.repeated_turn``) is ``428 {"error", "message_translated", "confirm"}``
+    table, ``application.repeated_turn``) is ``428 {"error", "message", "message_translated", "confirm"}``
     until sent again with ``confirm=true``."""
     caller, live = asking
     players = PLAYERS if live.access.mode == "witnessed" else ()      # who said so, and their own side
