@@ -10,7 +10,7 @@ import queue
 import re
 import threading
 import time
-from collections import Counter, deque
+from collections import Counter
 from contextlib import AsyncExitStack
 from typing import Annotated, Any, Callable, Coroutine
 
