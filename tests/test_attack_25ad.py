@@ -1,0 +1,86 @@
+"""Attacks on issue 25's fourteenth pass, second round (``attack25ad``): what was merged this pass
+(a turn change entered twice, a duel linked only into a match no wider than itself, tokens handed
+by a match, LOG-12's correction that strikes no judge's note), reached by another door.
+
+LOG-12 / LOG-11: a correction strikes no judge's note, and the same class was left open for a
+player's seal. In a witnessed duel a player's device seals the hidden cards of its own it sees
+(``cards_sealed``): the record's only proof of what the card was. The table's recorder,
+correcting its own draw entry back past the seal, struck it with the play: the card was unsealed
+again, and its player could open it at the end as any card (an unsealed card is opened without
+a nonce), the commitment gone. A seal is struck by its sealer's correction alone.
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from duel import CARDS
+from test_seals import two_devices
+from ygoreplay.events import CardsSealed, EntryCorrected
+from ygoreplay.jsonl import read_events
+from ygoreplay.rules import History, RuleViolation
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# -- LOG-12: a correction strikes no other's seal (LOG-11) ---------------------------------------------
+
+def _sealed_draw() -> tuple[list, int]:
+    """A witnessed two-device record of a sample duel, each entry stamped with who entered it
+    (the seals their players', the rest the table's recorder), up to a turn's draw (recorder)
+    and its player's seal of the card drawn; and the seal's index."""
+    events, _kept = two_devices(read_events(ROOT / "replays" / "won-by-damage.jsonl"))
+    events[0] = dataclasses.replace(events[0], witnessed=True)
+    stamped = [dataclasses.replace(e, entered_by=f"p{e.player}" if isinstance(e, CardsSealed) else "recorder")
+               for e in events]
+    history = History(CARDS)
+    for index, event in enumerate(stamped):
+        if isinstance(event, CardsSealed) and history.state.turn >= 1 and history.state.turn_began < index - 1:
+            return stamped[:index + 1], index
+        history.append(event)
+    raise AssertionError("no seal after a draw within a turn")
+
+
+def test_a_recorders_correction_does_not_strike_a_players_seal():
+    """LOG-12/LOG-11: the recorder corrects its draw entry (#16) back past player 1's seal of the
+    card drawn (#17): refused, naming the seal; the sealer corrects their own seal, and then the
+    recorder's correction of the draw goes as before."""
+    record, seal = _sealed_draw()
+    history = History(CARDS)
+    history.extend(record)
+    sealer = record[seal].player
+    with pytest.raises(RuleViolation) as refused:
+        history.append(EntryCorrected(to=seal - 1, reason="wrong card drawn", entered_by="recorder"))
+    assert refused.value.rule == "LOG-12" and f"#{seal}" in refused.value.message
+    assert f"player {sealer}'s seal" in refused.value.message
+    card = record[seal].seals[0][0]
+    assert history.state.cards[card].seal is not None            # nothing was struck
+    # nor by the other player, whose correction was never theirs to make (their own entries only)
+    with pytest.raises(RuleViolation, match="LOG-12|corrects their own"):
+        history.append(EntryCorrected(to=seal, reason="no", entered_by=f"p{1 - sealer}"))
+    history.append(EntryCorrected(to=seal, reason="sealed the wrong card", entered_by=f"p{sealer}"))
+    assert history.state.cards[card].seal is None
+    history.append(EntryCorrected(to=seal - 1, reason="wrong card drawn", entered_by="recorder"))
+
+
+# -- lp-sheet -o: the judge's sheet is its owner's alone (files.mode_for) ------------------------------
+
+def test_the_judges_lp_sheet_written_to_a_file_is_its_owners_alone(tmp_path):
+    """``lp-sheet -o`` wrote every sheet 0644 whatever its view: the judge's (the default for a
+    full record) names the cause of each LP change as the judge sees it, hidden cards too, and
+    another user of the machine read it. It asks ``files.mode_for`` as every other door that
+    writes the judge's record; a spectator's sheet is for sharing."""
+    from click.testing import CliRunner
+
+    from ygoreplay.cli import main
+    env = {"XDG_DATA_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path), "YGOREPLAY_STORE": str(tmp_path / "s.sqlite")}
+    sample = str(ROOT / "replays" / "won-by-damage.jsonl")
+    for view, args, mode in (("judge", ["--view", "judge"], 0o600), ("default", [], 0o600),
+                             ("judge-csv", ["--view", "judge", "--csv"], 0o600),
+                             ("spectator", ["--view", "spectator"], 0o644)):
+        out = tmp_path / f"{view}.html"
+        ran = CliRunner(env=env).invoke(main, ["lp-sheet", sample, "-o", str(out), *args])
+        assert ran.exit_code == 0, ran.output
+        assert out.stat().st_mode & 0o777 == mode, view
