@@ -84,3 +84,88 @@ def test_the_judges_lp_sheet_written_to_a_file_is_its_owners_alone(tmp_path):
         ran = CliRunner(env=env).invoke(main, ["lp-sheet", sample, "-o", str(out), *args])
         assert ran.exit_code == 0, ran.output
         assert out.stat().st_mode & 0o777 == mode, view
+
+
+# -- a request's head has a deadline (slowloris) --------------------------------------------------------
+
+def _served(store, monkeypatch, seconds: float):
+    """The service over ``store`` as ``serve`` and ``demo`` run it (``server_settings``), in a
+    thread, a head given ``seconds`` to come in."""
+    import contextlib
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from test_service_delay import ADMIN
+    from ygoreplay.access import digest
+    from ygoreplay.service import create_app
+    from ygoreplay.service import request_head
+    monkeypatch.setattr(request_head, "HEAD_SECONDS", seconds, raising=False)
+
+    @contextlib.contextmanager
+    def serving():
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        server = uvicorn.Server(uvicorn.Config(create_app(store, digest(ADMIN)), host="127.0.0.1", port=port,
+                                               log_level="warning", access_log=False, timeout_graceful_shutdown=1,
+                                               **request_head.server_settings()))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert time.monotonic() < deadline and thread.is_alive(), "the service did not start"
+            time.sleep(0.01)
+        try:
+            yield port
+        finally:
+            server.should_exit = True
+            thread.join(10)
+    return serving()
+
+
+def _answer_within(sock, seconds: float) -> bytes:
+    """What the service says on ``sock`` within ``seconds`` (b"" if it closed saying nothing)."""
+    import socket
+    sock.settimeout(seconds)
+    try:
+        return sock.recv(4096)
+    except socket.timeout:
+        return b"<nothing: still open>"
+
+
+def test_a_request_head_trickled_or_never_sent_is_answered_408_in_time(tmp_path, monkeypatch):
+    """uvicorn sets no time for a request's head: a connection that sent nothing, or its head a
+    byte every few seconds (under the 64 KiB bound), was held open for ever, and a few hundred of
+    them held every file descriptor the process may open (slowloris). A head not whole
+    ``request_head.HEAD_SECONDS`` after its connection opened is answered 408 and closed; a
+    request sent at once, and a later request of a kept-alive connection after a pause, are
+    served as before."""
+    import socket
+    import time
+
+    from test_service_delay import open_store
+    with open_store(tmp_path / "s.sqlite") as store, _served(store, monkeypatch, 1.0) as port:
+        with socket.create_connection(("127.0.0.1", port)) as idle:             # says nothing at all
+            said = _answer_within(idle, 4)
+        assert said.startswith(b"HTTP/1.1 408 "), said[:200]
+        with socket.create_connection(("127.0.0.1", port)) as slow:             # a byte at a time
+            slow.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+            started = time.monotonic()
+            said = b""
+            while time.monotonic() - started < 4 and not said:
+                try:
+                    slow.sendall(b"X-Slow: a\r\n")
+                except OSError:
+                    break
+                said = _answer_within(slow, 0.25)
+                said = b"" if said == b"<nothing: still open>" else said
+        assert said.startswith(b"HTTP/1.1 408 ") and b"line and headers" in said, said[:200]
+        with socket.create_connection(("127.0.0.1", port)) as kept:             # kept alive between requests
+            for _ in range(2):
+                kept.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+                said = _answer_within(kept, 4)
+                assert said.startswith(b"HTTP/1.1 200 "), said[:200]
+                time.sleep(1.5)                                                 # longer than a head's time
