@@ -169,3 +169,29 @@ def test_a_request_head_trickled_or_never_sent_is_answered_408_in_time(tmp_path,
                 said = _answer_within(kept, 4)
                 assert said.startswith(b"HTTP/1.1 200 "), said[:200]
                 time.sleep(1.5)                                                 # longer than a head's time
+
+
+# -- TIME-06: the LP change that decides a sudden death is one still in the record ---------------------
+
+def test_time_06_a_rolled_back_lp_change_decides_no_sudden_death() -> None:
+    """TIME-05/06: in sudden death (2000 / 2000) 1000 damage to player 0 was entered, and the judge
+    rolled it back (LOG-02: it did not happen); then player 1 took 500 damage, which decided the
+    duel for player 0 at 2000 / 1500. The check took the first LP change it folded, the one
+    rolled back, as the decision: the match judging the duel on 2000 / 1500 was reported (LOG-09),
+    and one judging it on the rolled-back 1000 / 2000 agreed."""
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_rule_scenarios_27 import ev
+    from test_rule_scenarios_30 import sudden_death_duel
+    from test_rule_scenarios_30b import _judged
+    from ygoreplay.events import from_dict
+
+    events = sudden_death_duel()[:-2]
+    wrong = len(events)
+    duel = events + [from_dict(e) for e in (
+        ev("life_points_changed", player=0, amount=1000, reason="effect_damage"),
+        ev("rolled_back", to=wrong, judge="Head Judge", reason="no damage was dealt"),
+        ev("life_points_changed", player=1, amount=500, reason="effect_damage"))]
+    assert _judged(duel, [2000, 1500], 0) == []
+    problem, = _judged(duel, [1000, 2000], 1)
+    assert (problem.rule, problem.index) == ("LOG-09", wrong + 2)
