@@ -1,13 +1,19 @@
 """Attacks on issue 25's fourteenth pass, second round (``attack25ad``): what was merged this pass
 (a turn change entered twice, a duel linked only into a match no wider than itself, tokens handed
-by a match, LOG-12's correction that strikes no judge's note), reached by another door.
+by a match, LOG-12's correction that strikes no judge's note, the request head's bound, TIME-06's
+sudden death), reached by another door or a record no one meant.
 
-LOG-12 / LOG-11: a correction strikes no judge's note, and the same class was left open for a
-player's seal. In a witnessed duel a player's device seals the hidden cards of its own it sees
-(``cards_sealed``): the record's only proof of what the card was. The table's recorder,
-correcting its own draw entry back past the seal, struck it with the play: the card was unsealed
-again, and its player could open it at the end as any card (an unsealed card is opened without
-a nonce), the commitment gone. A seal is struck by its sealer's correction alone.
+* LOG-12 / LOG-11: a correction strikes no judge's note, and the same class was left open for a
+  player's seal. In a witnessed duel a player's device seals the hidden cards of its own it sees
+  (``cards_sealed``): the record's only proof of what the card was. The table's recorder,
+  correcting its own draw entry back past the seal, struck it with the play: the card was
+  unsealed again, and its player could open it at the end as any card (an unsealed card is
+  opened without a nonce), the commitment gone. A seal is struck by its sealer's correction alone.
+* ``lp-sheet -o`` wrote the judge's sheet 0644 (``files.mode_for`` asked by every other door).
+* ``request_head``: a head bounded in bytes, but not in time: a connection sending nothing or a
+  byte at a time was held for ever (slowloris); now 408 after ``HEAD_SECONDS``.
+* TIME-05/06: the sudden death's deciding LP change was the first one folded, a change a judge
+  rolled back (or its recorder corrected) and the rollback itself included.
 """
 from __future__ import annotations
 
