@@ -61,6 +61,9 @@ def test_a_recorders_correction_does_not_strike_a_players_seal():
         history.append(EntryCorrected(to=seal - 1, reason="wrong card drawn", entered_by="recorder"))
     assert refused.value.rule == "LOG-12" and f"#{seal}" in refused.value.message
     assert f"player {sealer}'s seal" in refused.value.message
+    from ygoreplay import i18n
+    with i18n.using("ja"):                                         # translated where shown
+        assert i18n.said(refused.value.message).startswith(f"訂正は他人のシールを取り消さない：#{seal} はプレイヤー {sealer}")
     card = record[seal].seals[0][0]
     assert history.state.cards[card].seal is not None            # nothing was struck
     # nor by the other player, whose correction was never theirs to make (their own entries only)
