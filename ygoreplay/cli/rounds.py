@@ -39,9 +39,10 @@ def _sheet(source: Source, view: str | None, times: list[str], recorded: list[st
                     title=source.replay.match.get("title", "") if source.replay is not None else "")
 
 
-def _write(text: str, output: str | None, mode: int = 0o644) -> None:
+def _write(text: str, output: str | None, mode: int) -> None:
     """To standard output as it is (the sheet's text has no control character but its line
-    ends: a CSV's CRLF stays), or whole to a file (``mode`` 0o600 for one that holds tokens)."""
+    ends: a CSV's CRLF stays), or whole to a file of ``mode``: 0o600 for one that holds tokens
+    or the judge's view (``files.mode_for``: every hidden card a cause names), asked by each caller."""
     from ..files import write_atomic
     if output is None or output == "-":
         sys.stdout.flush()
@@ -67,6 +68,7 @@ def lp_sheet(duel: str, as_csv: bool, output: str | None, paper: str, view: str 
     """A duel's paper LP record: both players' LP changes turn by turn, each with its cause, the
     running LP and the result; a page to print and sign (HTML), or CSV. DUEL is a .jsonl or .ygr
     file or a stored duel; --view spectator names no card a spectator could not see."""
+    from ..files import mode_for
     from ..lpsheet import to_csv, to_html
     from ..rounds import match_details
     from ..source import open_source
@@ -82,7 +84,7 @@ def lp_sheet(duel: str, as_csv: bool, output: str | None, paper: str, view: str 
             times = [r.recorded for r in records]
             sheet = _sheet(source, view, times, times, records[-1].hash if records else None,
                            match_details(store, str(source.duel_id)))
-    _write(to_csv(sheet) if as_csv else to_html(sheet, paper), output)
+    _write(to_csv(sheet) if as_csv else to_html(sheet, paper), output, mode_for(sheet.view))
 
 
 @main.group(name="round")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..cards import CardDB
 from ..events import Event
 from ..i18n import say
-from ..rules import History, RuleViolation, audit, replay
+from ..rules import RuleViolation, audit, replay
 from ..state import DuelState
 from .policies import SUDDEN_DEATH
 from .rules import EXTRA, MAIN, SIDE, Game
@@ -42,7 +42,11 @@ def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | Non
     disagrees with the match. A duel judged at the end of a phase (``time``) is compared at the
     end of that phase; one judged after extra turns at the end of its record."""
     n = game.number
-    report = audit(events, cards)
+    sudden = game.how in ("time", "draw") and game.lp is not None and game.stage == SUDDEN_DEATH
+    # the LP after each event, read on the audit's one fold (an event folded again to go back to
+    # the state before a rollback is the same state: the last is kept)
+    lps: dict[int, tuple[int, int]] = {}
+    report = audit(events, cards, (lambda at, s: lps.__setitem__(at, (s.sides[0].lp, s.sides[1].lp))) if sudden else None)
     problems = [LinkProblem(n, v.rule, f"duel {n}: {v.message}", v.index) for v in report.violations]
     first = events[0] if events else None
     if first is None or first.kind != "duel_started":
@@ -76,7 +80,7 @@ def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | Non
         if state.ended:
             problems.append(LinkProblem(n, "LOG-09", f"duel {n} ended by itself ({state.end_reason}); the "
                                                      "match judged it at time"))
-        elif game.stage == SUDDEN_DEATH and (decided := _sudden_death(n, game, time, events, cards)) is not None:
+        elif sudden and (decided := _sudden_death(n, game, time, report.history.effective, lps)) is not None:
             problems += decided
         elif tuple(s.lp for s in state.sides) != tuple(game.lp):
             problems.append(LinkProblem(n, "LOG-09", f"the match judged duel {n} on LP {game.lp[0]} / {game.lp[1]}; "
@@ -92,64 +96,64 @@ def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | Non
     return problems
 
 
-def _sudden_death(n: int, game: Game, time: Event | None, events: list[Event],
-                  cards: CardDB) -> list[LinkProblem] | None:
+def _sudden_death(n: int, game: Game, time: Event | None, effective: list[tuple[int, Event]],
+                  lps: dict[int, tuple[int, int]]) -> list[LinkProblem] | None:
     """TIME-05/06: sudden death begins with the turn after the extra turns (TIME-03; after turn 4
     of an extra duel, TIME-08), and the first LP change in it decides the duel at once (CONF-05 as
     the seeds of the only policy with sudden death, ocg-2005, read it), LP paid as a cost too
     (TIME-06): a recorder who let a cost pass and judged a later change got the duel wrong. A cost
     is an LP change however it is recorded: a ``life_points_changed`` of reason cost, or the LP an
     activation pays (``activated`` costs, as the EDOPro importer writes MSG_PAY_LPCOST), so the
-    duel is folded and its LP watched, not its events' kinds. LP changed for both players at once
-    (one effect's damage to both, battle damage to both: consecutive ``life_points_changed`` of one
-    cause and reason) are one change; one that leaves them level decides nothing. LP not level as
-    sudden death begins were decided by TIME-04 before it. The problem if
-    the match judged duel ``n`` on other LP than that change left (none if it agrees), or None when
-    that is not known (no deciding change: the end of the record is compared)."""
+    duel's LP are watched (``lps``: after each event, as its audit folded it), not its events'
+    kinds. Only the events still in ``effective`` at the end count: an LP change a judge rolled
+    back or its recorder corrected did not happen (LOG-02, LOG-12), nor is the rollback one. LP
+    changed for both players at once (one effect's damage to both, battle damage to both:
+    consecutive ``life_points_changed`` of one cause and reason) are one change; one that leaves
+    them level decides nothing. LP not level as sudden death begins were decided by TIME-04 before
+    it. The problem if the match judged duel ``n`` on other LP than that change left (none if it
+    agrees), or None when that is not known (no deciding change: the end of the record is compared)."""
     if game.extra_duel:
         start = 5
     elif time is not None and time.game == n and time.turn is not None:
         start = time.turn + game.extra_turns + 1
     else:
         return None
-    history = History(cards, audit=True)
-    sides = history.state.sides
     begun = False
-    for i, ev in enumerate(events):
-        before = (sides[0].lp, sides[1].lp) if begun else None
-        history.append(ev)
-        sides = history.state.sides
-        if ev.kind == "turn_started" and not begun and ev.turn >= start:
-            begun = True
-            if sides[0].lp != sides[1].lp:          # TIME-04 decided it: no sudden death
-                return [LinkProblem(n, "TIME-05", say(
-                    "the LP were {lp0} / {lp1} when turn {turn} began, after the extra turns: the higher LP won "
-                    "duel {number} (TIME-04); sudden death is played only with the LP level", lp0=sides[0].lp,
-                    lp1=sides[1].lp, turn=ev.turn, number=n), i)]
-        elif before is not None and before != (sides[0].lp, sides[1].lp) and not _with_next(events, i):
-            if sides[0].lp != sides[1].lp:
-                return _decided_by(n, tuple(game.lp or ()), i, ev, history.state, before)
+    for k, (i, ev) in enumerate(effective):
+        now = lps[i]
+        if not begun:
+            if ev.kind == "turn_started" and ev.turn >= start:
+                begun = True
+                if now[0] != now[1]:          # TIME-04 decided it: no sudden death
+                    return [LinkProblem(n, "TIME-05", say(
+                        "the LP were {lp0} / {lp1} when turn {turn} began, after the extra turns: the higher LP "
+                        "won duel {number} (TIME-04); sudden death is played only with the LP level", lp0=now[0],
+                        lp1=now[1], turn=ev.turn, number=n), i)]
+            continue
+        # the state before an event in effect is the one after the event before it in the stream
+        # (one in effect, or a rollback or correction, whose state is the one gone back to)
+        before = lps[i - 1]
+        if before != now and now[0] != now[1] and not _with_next(effective, k):
+            return _decided_by(n, tuple(game.lp or ()), i, ev, now, before)
     return None
 
 
-def _with_next(events: list[Event], i: int) -> bool:
-    """Whether LP change ``i`` happens at the same moment as the next event: the other player's LP
-    changed by the same named cause for the same reason (Ring of Destruction's damage to both
-    players), or battle damage to both (one damage calculation)."""
-    if i + 1 >= len(events):
+def _with_next(effective: list[tuple[int, Event]], k: int) -> bool:
+    """Whether LP change ``k`` (of the events in effect) happens at the same moment as the next
+    one: the other player's LP changed by the same named cause for the same reason (Ring of
+    Destruction's damage to both players), or battle damage to both (one damage calculation)."""
+    if k + 1 >= len(effective):
         return False
-    ev, after = events[i], events[i + 1]
+    ev, after = effective[k][1], effective[k + 1][1]
     return (ev.kind == after.kind == "life_points_changed" and ev.player != after.player
             and (ev.cause, ev.reason) == (after.cause, after.reason)
             and (ev.cause is not None or ev.reason == "battle_damage"))
 
 
-def _decided_by(n: int, lp: tuple[int, ...], i: int, ev: Event, state: DuelState,
+def _decided_by(n: int, lp: tuple[int, ...], i: int, ev: Event, now: tuple[int, int],
                 before: tuple[int, int]) -> list[LinkProblem]:
     """The problem (none if it agrees) of a match that judged duel ``n`` on ``lp`` when its sudden
-    death was decided by the LP change of event ``i`` (``ev``), which left the duel at ``state``
-    from LP ``before``."""
-    now = tuple(side.lp for side in state.sides)
+    death was decided by the LP change of event ``i`` (``ev``), from LP ``before`` to ``now``."""
     if now == tuple(lp):
         return []
     # an activation changes LP only by paying its cost

@@ -11,7 +11,7 @@ I/O, clock or randomness. The same function
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..cards import CardDB
 from ..events import Event
@@ -66,9 +66,11 @@ class AuditReport:
                 f"{len(self.history.rollbacks)} rollback(s), {result}>")
 
 
-def audit(events: Iterable[Event], cards: CardDB) -> AuditReport:
-    """Re-check a whole record: collect every violation and go on past it."""
-    history = History(cards, audit=True)
+def audit(events: Iterable[Event], cards: CardDB,
+          after: Callable[[int, DuelState], None] | None = None) -> AuditReport:
+    """Re-check a whole record: collect every violation and go on past it. ``after(position,
+    state)``: called after each event, for a caller that reads the states on the way (one fold)."""
+    history = History(cards, audit=True, after=after)
     count = 0
     for event in events:
         history.append(event)

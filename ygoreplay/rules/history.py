@@ -27,7 +27,7 @@ from typing import Callable, Iterable
 
 from ..i18n import N_, say
 from ..cards import CardDB
-from ..events import EntryConfirmed, EntryCorrected, EntryDisputed, Event, JudgeNote, RolledBack, from_dict
+from ..events import CardsSealed, EntryConfirmed, EntryCorrected, EntryDisputed, Event, JudgeNote, RolledBack, from_dict
 from ..state import DuelState, Violation
 from .base import RuleViolation, judges_word
 from .entries import Entries, Ruling
@@ -162,7 +162,9 @@ class History:
         """LOG-12: a mis-entry is corrected by going back over the current turn's entries only
         (before the first turn, over the set-up's), while the duel goes on; no judge needed, and
         it is no judge's rollback: it strikes no judge's note (a ruling on a disputed entry
-        struck by the recorder's correction left the entry "corrected", the judge's word gone)."""
+        struck by the recorder's correction left the entry "corrected", the judge's word gone),
+        nor a seal but its sealer's (LOG-11: a seal struck by the recorder left the card unsealed,
+        its player free to open it later as any card)."""
         state = self.state
         if not state.witnessed:
             raise RuleViolation("LOG-12", N_("a correction belongs to a witnessed duel: a machine's record refuses "
@@ -186,6 +188,11 @@ class History:
             if isinstance(ev, JudgeNote):         # the judge's word, no mis-entry
                 raise RuleViolation("LOG-12", say("a correction strikes no judge's note: #{note} is the judge's "
                                                   "word (a judge's rollback goes back past it)", note=pos),
+                                    position, event.kind)
+            if isinstance(ev, CardsSealed) and corrector != f"p{ev.player}":   # LOG-11: the sealer's word
+                raise RuleViolation("LOG-12", say("a correction strikes no other's seal: #{seal} is player {player}'s "
+                                                  "seal of their hidden cards (they correct it, or a judge's "
+                                                  "rollback goes back past it)", seal=pos, player=ev.player),
                                     position, event.kind)
         self._go_back(position, event.to)
         self.corrections.append((position, event))
