@@ -73,8 +73,9 @@ def _served_by(srv: Server, connections: int) -> dict[int, int]:
     """Open ``connections`` at once, each with its request begun, count how many each worker
     accepted once all of them are, then finish each request and check its answer.
 
-    Counted while every request is still unfinished, when no timer of the service runs (counted
-    after the answers, a loaded machine let the keep-alive timeout close the first ones first)."""
+    Counted while every request is still unfinished, when no timer of the service but the head's
+    deadline runs (``request_head.HEAD_SECONDS``, far longer than the count; counted after the
+    answers, a loaded machine let the keep-alive timeout close the first ones first)."""
     opened = [socket.create_connection(("127.0.0.1", srv.port)) for _ in range(connections)]
     try:
         for conn in opened:
