@@ -3,10 +3,13 @@ tests/test_browser.py): a duel's LP sheet printed to PDF on A4 and Letter, and a
 sheet and round page as the organiser and a passer-by open them."""
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 
 from test_browser import CHROMIUM, browser, page, shot  # noqa: F401  (fixtures)
+from test_match_service import MATCHES, lines
 from test_service import ADMIN, Server, auth, create, events_of
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[test]' installs playwright")
@@ -57,3 +60,40 @@ def test_the_qr_sheet_and_the_round_page_in_the_browser(service, page, tmp_path)
     assert "token=" not in page.content()
     page.set_viewport_size({"width": 360, "height": 740})
     shot(page, "round-page-360")
+
+
+def test_the_round_page_script_redraws_its_rows_in_the_pages_language(service, page):
+    """``round.js`` redrew each row as the round's stream moved with English of its own (a drawn
+    duel's "(1 drawn)", "live") and the English state the JSON gives ("between duels"), on a page
+    the server drew in Japanese: now it says them in the page's language (``i18n.js``)."""
+    r = httpx.post(f"{service.url}/rounds?event=Regional&round=5", content="1,Yugi,Kaiba\n2,Joey,Mai\n",
+                   headers={"Content-Type": "text/csv", **auth(ADMIN)})
+    assert r.status_code == 201, r.text
+    made = r.json()
+    decks = [e for e in lines(MATCHES / "two-nil.jsonl") if e["kind"] == "decklist_registered"]
+    for table in made["tables"]:
+        writer = auth(table["tokens"]["recorder"])
+        assert httpx.post(f"{service.url}/matches/{table['match']}/events", json=decks, headers=writer).status_code == 200
+        game = httpx.post(f"{service.url}/matches/{table['match']}/games", json={"first_player": 0, "chosen_by": 0},
+                          headers=writer)
+        assert game.status_code == 201, game.text
+    one = made["tables"][0]
+    ended = httpx.post(f"{service.url}/matches/{one['match']}/games/1/end", json={"winner": None, "how": "draw"},
+                       headers=auth(one["tokens"]["recorder"]))
+    assert ended.status_code == 200, ended.text
+    assert [t["state"] for t in httpx.get(f"{service.url}/rounds/{made['id']}.json").json()["tables"]] \
+        == ["between duels", "playing duel 1"]
+    page.goto(f"{service.url}/rounds/{made['id']}?lang=ja")
+    expect(page.locator("body[data-updated]")).to_have_count(1)           # the stream's rows, drawn by round.js
+    expect(page.locator("#table-1 .score")).to_have_text("0 – 0（引き分け 1）")
+    expect(page.locator("#table-1 .state")).to_have_text("デュエルの合間")
+    expect(page.locator("#table-2 .state")).to_have_text("デュエル1を対戦中")
+    expect(page.locator("#live")).to_contain_text("ライブ")
+    # a language chosen on another page (i18n.js keeps it): the page is drawn again in it, so its
+    # headings (the server's) and its rows (the script's) say the same language
+    page.evaluate("localStorage.setItem('ygoreplay.lang', 'ko')")
+    page.goto(f"{service.url}/rounds/{made['id']}")
+    expect(page).to_have_url(re.compile(r"\?lang=ko$"))
+    expect(page.locator("body[data-updated]")).to_have_count(1)
+    expect(page.locator("#table-1 .state")).to_have_text("듀얼 사이")
+    expect(page.locator("#table-1 .score")).to_have_text("0 – 0 (무승부 1)")

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 
 from test_match_service import MATCHES, create, lines, post, service  # noqa: F401  (fixture)
-from test_service import auth
+from test_service import ADMIN, auth
 from ygoreplay.match import events as _match_events  # noqa: F401  (a match file's kinds: registered)
 from ygoreplay.replay_file import dumps, loads, sign
 from ygoreplay.signing import OrganiserKey
@@ -160,3 +160,32 @@ def test_a_time_refusal_over_http_is_translated_with_lang(service):
     assert r.status_code == 422, r.text
     assert r.json()["rule"] == "LOG-03" and r.json()["message"] == "time is called once in a match"
     assert r.json()["message_translated"] == "タイムの宣言はマッチで一度だけ"
+
+
+def test_a_match_link_refusal_reads_in_the_readers_language_and_keeps_its_english_error(service):
+    """``match.commands`` refused in English f-strings only: a private duel offered to a public
+    match (``access.linkable_into``), asked with ``?lang=ja``, answered wholly in English. Now
+    ``error`` stays the English (what scripts match on) and ``message_translated`` says it in the
+    reader's language, the visibilities too; a refusal of who may write, in Korean, the same."""
+    base = service.url
+    match = create(base, lines(MATCHES / "two-nil.jsonl"), visibility="public")
+    m, token = match["id"], match["tokens"]["recorder"]
+    duel = httpx.post(f"{base}/duels", json={"title": "table 9", "visibility": "private"},
+                      headers=auth(ADMIN)).json()
+    r = httpx.post(f"{base}/matches/{m}/games?lang=ja", headers=auth(token),
+                   json={"duel": duel["id"], "duel_token": duel["tokens"]["recorder"]})
+    assert r.status_code == 409, r.text
+    refusal = r.json()
+    assert refusal["where"] == "duel"
+    assert refusal["error"] == refusal["message"] == (
+        f"duel {duel['id']} is private and the match is public: the match would show its events to spectators "
+        "the duel does not have, so it cannot be linked")
+    assert refusal["message_translated"] == (
+        f"デュエル{duel['id']}は非公開で、マッチは公開：マッチがそのデュエルにいない観戦者にもイベントを見せてしまうので、"
+        "紐付けられない")
+    started = {"kind": "game_started", "game": 1, "duel": "", "first_player": 0, "chosen_by": 0}
+    r = httpx.post(f"{base}/matches/{m}/events?lang=ko", json=[started], headers=auth(match["tokens"]["spectator"]))
+    assert r.status_code == 403, r.text
+    assert r.json()["message_translated"].startswith("spectator 토큰은 game_started을(를) 쓸 수 없다 (쓸 수 있는 토큰: ")
+    assert _english_words(r.json()["message_translated"], "spectator", "game_started", "organiser", "recorder",
+                          "judge") == [], r.json()

@@ -11,6 +11,7 @@ match's spectator link is). The organiser's command line (``ygoreplay round``) s
 from __future__ import annotations
 
 import json
+import re
 
 from test_match_service import MATCHES, lines
 from test_release import ORGANISER, auth, client, store  # noqa: F401  (fixtures: an in-process service)
@@ -64,3 +65,19 @@ def test_a_round_page_shows_a_private_matchs_table_as_its_number_only(client, st
         one = page["tables"][0]
         assert one["players"] == ["Yugi", "Kaiba"] and one["score"][:2] == [1, 0] and one["state"] == "between duels"
         assert "Yugi" in html and "1 – 0" in html and not one.get("private")
+
+
+def test_the_round_pages_state_column_reads_in_the_readers_language_and_its_json_in_english(client):
+    """Each table's state (``rounds.status``: "between duels", "not started", "private"…) went
+    onto the page as English whatever language the page was drawn in. The JSON keeps the English
+    (what scripts match on); the page says it in the reader's language."""
+    cells = re.compile(r'<td class="state">([^<]*)</td>')
+    made = _played_round(client, "unlisted")
+    page = client.get(f"/rounds/{made['id']}.json").json()
+    assert [t["state"] for t in page["tables"]] == ["between duels", "not started"]
+    assert cells.findall(client.get(f"/rounds/{made['id']}?lang=zh-Hant").text) == ["決鬥間歇", "未開始"]
+    assert cells.findall(client.get(f"/rounds/{made['id']}?lang=ko").text) == ["듀얼 사이", "시작 전"]
+    hidden = _played_round(client, "private")
+    assert [t["state"] for t in client.get(f"/rounds/{hidden['id']}.json").json()["tables"]] == ["private", "private"]
+    assert cells.findall(client.get(f"/rounds/{hidden['id']}?lang=ja").text) == ["非公開", "非公開"]
+    assert cells.findall(client.get(f"/rounds/{hidden['id']}").text) == ["private", "private"]

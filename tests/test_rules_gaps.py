@@ -13,6 +13,7 @@ from duel import (
     STARGAZER, TIMEGAZER, VORSE, fold, position, refused, refused_with)
 from test_rules_turn import MAIN_POOL, START, cards_of, draw, register, turn
 
+from ygoreplay import i18n
 from ygoreplay.cards import CardDB
 from ygoreplay.events import from_dict
 from ygoreplay.rules import audit
@@ -90,6 +91,26 @@ def test_chain_04_a_record_without_passes_is_not_held_to_them():
 ])
 def test_prio_chain_04_passes_refused(events, rule, says):
     check([board(), *events], rule, says)
+
+
+@pytest.mark.parametrize("events, language, reads", [
+    pytest.param([passed(1)], "ja", "優先権はまずターンプレイヤーが持つ：優先権を持つのはプレイヤー0で、プレイヤー1ではない",
+                 id="prio-01-ja"),
+    pytest.param([passed(1)], "ko", "우선권은 먼저 턴 플레이어가 가진다: 우선권을 가진 것은 플레이어 0이며 플레이어 1가 아니다",
+                 id="prio-01-ko"),
+    pytest.param([passed(0), passed(0)], "zh-Hans", "玩家0已将优先权交给玩家1：持有优先权的是玩家1，不是玩家0",
+                 id="prio-03-zh-Hans"),
+    pytest.param([passed(0), passed(0)], "zh-Hant", "玩家0已將優先權交給玩家1：持有優先權的是玩家1，不是玩家0",
+                 id="prio-03-zh-Hant"),
+])
+def test_prio_01_03_a_refused_pass_reads_wholly_in_the_readers_language(events, language, reads):
+    """PRIO-01, PRIO-03: the reason a pass is refused is a catalogued sentence of its own; it was an
+    English f-string, left English inside the translated refusal. The record keeps the English."""
+    v = refused(board(), *events)
+    assert v.rule == ("PRIO-01" if len(events) == 1 else "PRIO-03")
+    with i18n.using(language):
+        assert i18n.said(v.message) == reads, i18n.said(v.message)
+    assert v.message.endswith("not player 1" if len(events) == 1 else "not player 0")
 
 
 def test_prio_01_a_refused_pass_leaves_a_record_without_passes():

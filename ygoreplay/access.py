@@ -41,10 +41,11 @@ from typing import Sequence
 
 from .chain import to_ms
 from .errors import ConflictError, InputError, StoreError
+from .i18n import N_
 from .text import checked
 
 ROLES = ("recorder", "judge", "p0", "p1", "spectator")
-VISIBILITIES = ("public", "unlisted", "private")
+VISIBILITIES = (N_("public"), N_("unlisted"), N_("private"))
 RELEASES = ("end", "event", "never")
 #: How a duel is recorded: a machine's record refuses the first illegal event; a ``witnessed``
 #: duel (a paper duel at a table) keeps it, flagged (``duel_started.witnessed``, ``rules.base.fail``).

@@ -13,7 +13,7 @@ from typing import Any
 
 import segno
 
-from .i18n import current, t
+from .i18n import current, said, t
 from .rounds import NewRound
 
 #: How often the round page reloads itself when its script cannot run (seconds).
@@ -95,10 +95,10 @@ def round_page(status: dict[str, Any], refresh: int = REFRESH) -> str:
         last = escape(recording.get("last_entry") or table["last_event"] or "—")
         rows.append(f'<tr id="table-{table["table"]}"><td class="num">{table["table"]}</td>'
                     f"<td{marks[0]}>{p0}</td><td{marks[1]}>{p1}</td><td class=\"num score\">{_score(table['score'])}</td>"
-                    f"<td class=\"state\">{escape(table['state'])}</td>"
+                    f"<td class=\"state\">{escape(said(table['state']))}</td>"
                     f"<td class=\"who\">{escape(recording.get('who') or '—')}</td><td><time>{last}</time></td></tr>")
     head = escape(t("{event}, round {round}", event=status["event"], round=status["round"]))
-    said = {key: escape(text) for key, text in (
+    words = {key: escape(text) for key, text in (
         ("tables", t("{count} tables", count=len(status["tables"]))), ("live", t("updated when the page loads")),
         ("json", t("the same as JSON:")), ("table", t("Table")), ("player", t("Player")), ("score", t("Score")),
         ("state", t("State")), ("recording", t("Recording")), ("last", t("Last entry")))}
@@ -117,10 +117,10 @@ tr.moved td {{ background: #fff6c2; transition: background 2s; }}
 </style></head>
 <body data-round="{escape(status["id"])}">
 <h1>{head}{escape(", " + status["format"]) if status.get("format") else ""}</h1>
-<p class="screen">{said["tables"]} · <span id="live" role="status">{said["live"]}</span> ·
-{said["json"]} <a href="/rounds/{escape(status["id"])}.json">{escape(status["id"])}.json</a></p>
-<table id="tables"><thead><tr><th>{said["table"]}</th><th>{said["player"]}</th><th>{said["player"]}</th>
-<th>{said["score"]}</th><th>{said["state"]}</th><th>{said["recording"]}</th><th>{said["last"]}</th></tr></thead>
+<p class="screen">{words["tables"]} · <span id="live" role="status">{words["live"]}</span> ·
+{words["json"]} <a href="/rounds/{escape(status["id"])}.json">{escape(status["id"])}.json</a></p>
+<table id="tables"><thead><tr><th>{words["table"]}</th><th>{words["player"]}</th><th>{words["player"]}</th>
+<th>{words["score"]}</th><th>{words["state"]}</th><th>{words["recording"]}</th><th>{words["last"]}</th></tr></thead>
 <tbody>
 {chr(10).join(rows)}
 </tbody></table>

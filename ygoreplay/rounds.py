@@ -21,6 +21,7 @@ from .chain import now
 from .decks import Banlist
 from .access import MODES, Access
 from .errors import InputError, StoreError, VerificationError
+from .i18n import N_, say
 from .match import application as match_app
 from .match.policies import POLICIES
 from .store import Record, Store, new_id
@@ -274,8 +275,9 @@ def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] 
         times = [r.recorded for r in records if r.event.kind not in _OPENING][-1:]
         shown = {duel: seen(duel) for duel in duels}
         times += [events[-1].recorded for events in shown.values() if events]
-        state = ("ended" if s.get("ended") else f"playing duel {s['playing']}" if s.get("playing")
-                 else "between duels" if duels else "not started")
+        # English, as the JSON gives it (what scripts match on); the page translates it (``said``)
+        state = (N_("ended") if s.get("ended") else say("playing duel {number}", number=s["playing"])
+                 if s.get("playing") else N_("between duels") if duels else N_("not started"))
         tables.append({"table": table["table"], "players": table["players"], "match": table["match"],
                        "score": list(s.get("games") or [0, 0, 0]), "state": state,
                        "winner": s.get("winner") if s.get("ended") else None, "duels": duels,
@@ -299,7 +301,7 @@ def hidden_table(number: int) -> dict:
     """A private match's table on the round's page: its number, and that it is private. No
     players, score, state, match, duel or time: what a private match is to anyone without its
     token (404, ``access``)."""
-    return {"table": number, "private": True, "players": [], "match": None, "score": [], "state": "private",
+    return {"table": number, "private": True, "players": [], "match": None, "score": [], "state": N_("private"),
             "winner": None, "duels": [], "last_event": None, "recording": None}
 
 

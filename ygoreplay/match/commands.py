@@ -42,7 +42,8 @@ MAX_DUEL_TOKENS = 8          # duel tokens one write may give
 class Refused(YgoreplayError):
     """A match write refused before the match rules judge it: ``reason`` is ``forbidden`` (the
     caller may not), ``invalid`` (what it names is not there, or not a match's) or ``conflict``
-    (the duel cannot be linked); ``where`` names the field or the token at fault."""
+    (the duel cannot be linked); ``where`` names the field or the token at fault. ``message`` is
+    English (``say``: what scripts match on), translated where it is shown (``i18n.message_dict``)."""
 
     REASONS = ("forbidden", "invalid", "conflict")
 
@@ -88,10 +89,11 @@ def permit(role: str, kind: str, player: int | None = None) -> None:
         return
     allowed = roles_for(kind)
     if role not in allowed:
-        raise Refused("forbidden", f"a {role} token may not write {kind} (it takes: {', '.join(allowed)})",
-                      "token")
+        raise Refused("forbidden", say("a {role} token may not write {kind} (it takes: {roles})", role=role,
+                                       kind=kind, roles=", ".join(allowed)), "token")
     if role in ("p0", "p1") and player is not None and role != f"p{player}":
-        raise Refused("forbidden", f"a {role} token acts for player {role[1]} only, not player {player}", "token")
+        raise Refused("forbidden", say("a {role} token acts for player {seat} only, not player {player}", role=role,
+                                       seat=role[1], player=player), "token")
 
 
 def linkable(hub: Any, writer: Writer, duel_id: Any, visibility: str) -> Any:
@@ -102,7 +104,8 @@ def linkable(hub: Any, writer: Writer, duel_id: Any, visibility: str) -> Any:
     the match is (``access.linkable_into``: a private duel's events never reach a public match's
     spectators). A duel the caller may not give is refused alike whether or not it is there."""
     if not isinstance(duel_id, str) or not _ID.fullmatch(duel_id):
-        raise Refused("invalid", f"duel is a duel's id (12 hex digits), not {str(duel_id)[:40]!r}", "duel")
+        raise Refused("invalid", say("duel is a duel's id (12 hex digits), not {value}", value=repr(str(duel_id)[:40])),
+                      "duel")
     try:
         duel = hub.get(duel_id)
     except StoreError:
@@ -113,19 +116,20 @@ def linkable(hub: Any, writer: Writer, duel_id: Any, visibility: str) -> Any:
         duel = None
     if writer.role != "organiser" and (duel is None or not any(
             duel.access.role_of(token) in MATCH_TABLE for token in writer.duel_tokens)):
-        raise Refused("forbidden", "linking a duel takes the organiser's token, or that duel's recorder or judge "
-                                   "token in duel_token", "duel_token")
+        raise Refused("forbidden", say("linking a duel takes the organiser's token, or that duel's recorder or judge "
+                                       "token in duel_token"), "duel_token")
     if duel is None:
-        raise Refused("invalid", f"no duel {duel_id!r} to link", "duel")
+        raise Refused("invalid", say("no duel {duel} to link", duel=repr(duel_id)), "duel")
     if hub.store.attachment(duel_id, "match_game") is not None:
-        raise Refused("conflict", f"duel {duel_id} is a duel of a match already", "duel")
+        raise Refused("conflict", say("duel {duel} is a duel of a match already", duel=duel_id), "duel")
     if duel.access.delay_events or duel.access.delay_seconds:
-        raise Refused("conflict", f"duel {duel_id} holds its spectators back; a match shows each duel's result "
-                                  "at once, so it cannot be linked", "duel")
+        raise Refused("conflict", say("duel {duel} holds its spectators back; a match shows each duel's result "
+                                      "at once, so it cannot be linked", duel=duel_id), "duel")
     if not linkable_into(duel.access.visibility, visibility):
-        raise Refused("conflict", f"duel {duel_id} is {duel.access.visibility} and the match is {visibility}: the "
-                                  "match would show its events to spectators the duel does not have, so it cannot "
-                                  "be linked", "duel")
+        raise Refused("conflict", say("duel {duel} is {duel_visibility} and the match is {visibility}: the match "
+                                      "would show its events to spectators the duel does not have, so it cannot be "
+                                      "linked", duel=duel_id, duel_visibility=duel.access.visibility,
+                                      visibility=visibility), "duel")
     return duel
 
 
@@ -160,8 +164,8 @@ def problems(hub: Any, match_id: str, state: MatchState,
         if duel is not None and not readable(duel):
             continue
         if duel is None:
-            out.append(LinkProblem(game.number, "LOG-09", f"duel {game.number} is not a duel this match linked "
-                                                          "in the store: it cannot be checked"))
+            out.append(LinkProblem(game.number, "LOG-09", say("duel {number} is not a duel this match linked in the "
+                                                              "store: it cannot be checked", number=game.number)))
         elif duel.records:
             out += check_duel(game, [r.event for r in duel.records], duel.cards, state.time)
     return out
@@ -184,15 +188,16 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
     ``game_started`` names (or create ``new_duel``). Refused, RuleViolation or ConflictError
     (``expected`` is not the head) with nothing written."""
     if not events:
-        raise Refused("invalid", "no events to append", "body")
+        raise Refused("invalid", say("no events to append"), "body")
     stray = sorted({e.kind for e in events if e.kind not in KINDS})
     if stray:
-        raise Refused("invalid", f"{', '.join(stray)} is a duel's event: a match records match events", "body")
+        raise Refused("invalid", say("{kinds} is a duel's event: a match records match events",
+                                     kinds=", ".join(stray)), "body")
     for ev in events:
         permit(writer.role, ev.kind, getattr(ev, "player", None))
     if len(writer.duel_tokens) > MAX_DUEL_TOKENS:
-        raise Refused("invalid", f"at most {MAX_DUEL_TOKENS} duel tokens in one write, not "
-                                 f"{len(writer.duel_tokens)}", "duel_token")
+        raise Refused("invalid", say("at most {most} duel tokens in one write, not {count}", most=MAX_DUEL_TOKENS,
+                                     count=len(writer.duel_tokens)), "duel_token")
     live = hub.match(match_id)
     created: dict[str, str] = {}
     for attempt in range(RETRIES):
@@ -221,7 +226,8 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
             taken = next((duel_id for duel_id in claims if hub.store.attachment(duel_id, "match_game") is not None),
                          None)
             if taken is not None:
-                raise Refused("conflict", f"duel {taken} is a duel of a match already", "duel") from None
+                raise Refused("conflict", say("duel {duel} is a duel of a match already", duel=taken),
+                              "duel") from None
             if expected is not None or attempt == RETRIES - 1:
                 raise
     hub.changed(match_id, written)
@@ -241,7 +247,8 @@ def _checked(hub: Any, live: Any, writer: Writer, events: list[Event],
     for ev in events:
         if ev.kind == "game_started" and ev.duel:
             if any(duel == ev.duel for _game, duel in links):
-                raise Refused("conflict", f"duel {ev.duel} is named by two duels of this match", "duel")
+                raise Refused("conflict", say("duel {duel} is named by two duels of this match", duel=ev.duel),
+                              "duel")
             if new_duel is None or ev.duel != new_duel.id:
                 linking[ev.game] = linkable(hub, writer, ev.duel, live.access.visibility)
                 _check_first(linking[ev.game], ev, state.index)

@@ -228,8 +228,10 @@ def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
     elif not (state.resolving and state.chain) and player is not None:   # a chain fully resolved is over
         holder = priority_holder(state)
         if player != holder:
-            rule, why = (("PRIO-01", "the turn player holds priority first") if holder == state.turn_player
-                         else ("PRIO-03", f"player {state.turn_player} passed it to player {holder}"))
+            # the reason is a sentence of its own, catalogued, so it is translated inside the one it fills
+            rule, why = (("PRIO-01", say("the turn player holds priority first")) if holder == state.turn_player
+                         else ("PRIO-03", say("player {turn_player} passed it to player {holder}",
+                                              turn_player=state.turn_player, holder=holder)))
             fail(state, ev, rule, say("{why}: player {holder} holds priority, not player {player}",
                                       why=why, holder=holder, player=player))
     state.passes_recorded = True                  # only once accepted: a refused pass changes nothing

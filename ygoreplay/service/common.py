@@ -335,4 +335,4 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(commands.Refused)
     async def refused(_request: Request, exc: commands.Refused) -> JSONResponse:
-        return _json(REFUSED[exc.reason], {"error": exc.message, "where": exc.where})
+        return _json(REFUSED[exc.reason], {"error": exc.message, **message_dict(exc.message), "where": exc.where})

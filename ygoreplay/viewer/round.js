@@ -1,11 +1,18 @@
 // A round's page, live: the server drew the tables; this redraws them each time the round's
 // stream (/rounds/{id}/follow, Server-Sent Events) says a table moved. Everything it shows is
 // what /rounds/{id}.json gives anyone with the page's address: no token, no hidden card. Text
-// goes in through textContent only.
+// goes in through textContent only. Its words are the page's language (i18n.js): the state a
+// table is in comes as English (what scripts match on) and is translated here, as the server
+// translated it in the page it drew.
+
+import { N_, language, locale, ready, t } from "./i18n.js";
 
 const ID = document.body.dataset.round;
 const live = document.getElementById("live");
 let shown = null;
+const served = document.documentElement.lang || "en";      // the server's language, before i18n.js sets its own
+// The states rounds.py gives a table, besides "playing duel {number}".
+const STATES = new Set([N_("ended"), N_("between duels"), N_("not started"), N_("private")]);
 
 function cell(text, className) {
   const td = document.createElement("td");
@@ -17,7 +24,13 @@ function cell(text, className) {
 function score(games) {
   if (!games || !games.length) return "\u2014";   // a private match's table: its number only
   const [won = 0, lost = 0, drawn = 0] = games;
-  return `${won} \u2013 ${lost}` + (drawn ? ` (${drawn} drawn)` : "");
+  return `${won} \u2013 ${lost}` + (drawn ? t(" ({count} drawn)", { count: drawn }) : "");
+}
+
+function state(text) {
+  const playing = /^playing duel (\d+)$/.exec(text || "");
+  if (playing) return t("playing duel {number}", { number: playing[1] });
+  return STATES.has(text) ? t(text) : text;
 }
 
 function row(table) {
@@ -31,7 +44,7 @@ function row(table) {
   const when = document.createElement("td");
   when.append(last);
   tr.append(cell(String(table.table), "num"), ...players, cell(score(table.score), "num score"),
-    cell(table.state, "state"), cell(recording.who || "\u2014", "who"), when);
+    cell(state(table.state), "state"), cell(recording.who || "\u2014", "who"), when);
   return tr;
 }
 
@@ -46,13 +59,21 @@ function draw(round) {
 
 function follow() {
   const stream = new EventSource(`/rounds/${ID}/follow`);
-  stream.addEventListener("open", () => { live.textContent = "live"; live.dataset.live = "true"; });
-  stream.addEventListener("error", () => { live.textContent = "reconnecting\u2026"; live.dataset.live = "false"; });
+  stream.addEventListener("open", () => { live.textContent = t("live"); live.dataset.live = "true"; });
+  stream.addEventListener("error", () => { live.textContent = t("reconnecting\u2026"); live.dataset.live = "false"; });
   stream.addEventListener("round", (message) => {
     draw(JSON.parse(message.data));
-    live.textContent = `live \u00b7 updated ${new Date().toLocaleTimeString()}`;
+    live.textContent = t("live \u00b7 updated {time}", { time: new Date().toLocaleTimeString(locale()) });
     live.dataset.live = "true";
   });
 }
 
-if (/^[0-9a-f]{12}$/.test(ID || "")) follow();
+ready.then(() => {
+  // a language chosen on another page (i18n.js) that the server did not draw this one in: the
+  // page again in it, so its headings and its rows say the same language
+  if (language !== served && !new URLSearchParams(location.search).has("lang")) {
+    const params = new URLSearchParams(location.search);
+    params.set("lang", language);
+    location.replace(`${location.pathname}?${params}${location.hash}`);
+  } else if (/^[0-9a-f]{12}$/.test(ID || "")) follow();
+});
