@@ -641,10 +641,15 @@ def _disputed(w: Line, e, n: "Narrator") -> str:
              reason=e.reason)
 
 
+#: The reason the recorder's page records with its Undo (record.js ``undo``): recorded in English
+#: whatever the page's language, said in the reader's (any other reason is the entrant's own words).
+UNDONE_ON_THE_PAGE = N_("mis-entry: undone on the recorder's page")
+
+
 @describes(EntryCorrected)
 def _corrected(w: Line, e, n: "Narrator") -> str:
     return t("{entrant} corrects a mis-entry: the entries from #{index} on are struck ({reason})",
-             entrant=_entrant(e), index=e.to, reason=e.reason)
+             entrant=_entrant(e), index=e.to, reason=t(e.reason) if e.reason == UNDONE_ON_THE_PAGE else e.reason)
 
 
 _ENTRANTS = {"p0": N_("Player 0"), "p1": N_("Player 1"), "judge": N_("The judge"), "recorder": N_("The recorder")}
