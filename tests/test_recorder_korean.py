@@ -229,3 +229,60 @@ def test_the_pages_undo_is_logged_in_the_readers_language(client, lang, said):  
     assert r.status_code == 200, r.text
     frames = client.get(f"/duels/{duel['id']}/frames", params={"lang": lang}, headers=auth(recorder)).json()["frames"]
     assert said in frames[-1]["line"] and "mis-entry" not in frames[-1]["line"], frames[-1]["line"]
+
+
+def on_turn_1(service, browser) -> tuple[dict, Scorekeeper]:  # noqa: F811
+    """A witnessed duel set up over HTTP (turn 1, Main Phase 1, 민수's Celtic Guardian on the
+    field) and its recorder's page open in Korean."""
+    duel = create(service.url, title="table", mode="witnessed")
+    setup = [{"kind": "duel_started", "first_player": 0, "chosen_by": 0, "players": ["민수", "지은"], "witnessed": True},
+             *({"kind": "deck_registered", "player": p, "main": [0] * 40} for p in (0, 1)),
+             *({"kind": "cards_drawn", "player": p, "count": 5} for p in (0, 1)),
+             {"kind": "turn_started", "player": 0, "turn": 1},
+             *({"kind": "phase_entered", "phase": phase} for phase in ("draw", "standby", "main1")),
+             {"kind": "normal_summoned", "player": 0, "card": "p0.m0", "zone": 0, "shows": {"p0.m0": CELTIC}}]
+    r = httpx.post(f"{service.url}/duels/{duel['id']}/events", params={"expected": 0}, json=setup,
+                   headers=auth(duel["tokens"]["recorder"]))
+    assert r.status_code == 200, r.text
+    keeper = Scorekeeper(browser, duel)
+    keeper.events = len(setup)
+    keeper.table.settled(keeper.events)
+    return duel, keeper
+
+
+def test_a_card_sent_to_the_gy_while_offline_is_stored_as_sent(service, browser):  # noqa: F811
+    """Offline, the sheet offers the moves any card can make; its *Send to the GY* was stored
+    with the reason ``returned`` (the log said the card went back to the GY)."""
+    duel, keeper = on_turn_1(service, browser)
+    keeper.table.context.set_offline(True)
+    keeper.table.card("p0.m0")
+    keeper.table.sheet_action("Send to the GY")
+    keeper.table.context.set_offline(False)
+    keeper.settled()
+    last = stored(service.url, duel)[-1]
+    assert (last["kind"], last["to"], last.get("reason", "sent")) == ("card_moved", [0, "gy"], "sent"), last
+    keeper.table.close()
+
+
+def test_the_duels_end_asks_for_the_winner_and_why_first(service, browser):  # noqa: F811
+    """The end's form put its two required fields last, under ``player``, a cited text, a time and
+    the cards shown (typed JSON): at 360 px the scorekeeper scrolled past three boxes never needed.
+    What the kind needs comes first; the fields any event may carry are folded under *More fields*."""
+    duel, keeper = on_turn_1(service, browser)
+    page = keeper.page
+    keeper.table.tap("#else-button")
+    page.select_option("#else-kind", "duel_ended")
+    labels = page.locator("#else-fields > label")
+    keys = [labels.nth(i).get_attribute("title") for i in range(labels.count())]
+    assert keys[:2] == ["winner", "reason"], keys
+    for folded in ("cite", "time", "shows"):
+        expect(page.locator(f'#else-fields [name="{folded}"]')).to_be_hidden()
+    expect(page.locator("#else-fields details.more summary")).to_have_text("필드 더 보기")
+    page.select_option('#else-fields [name="winner"]', "1")
+    page.select_option('#else-fields [name="reason"]', label="서렌더")
+    page.select_option('#else-fields [name="player"]', "0")
+    keeper.table.tap("#else button[type=submit]")
+    keeper.settled()
+    assert stored(service.url, duel)[-1] == {"kind": "duel_ended", "player": 0, "winner": 1, "reason": "surrender",
+                                             "entered_by": "recorder"}
+    keeper.table.close()

@@ -139,6 +139,8 @@ const CHOICE_LABELS = {
   "decision=stands": N_("The duel stands"), "decision=warning": N_("Warning"), "decision=penalty": N_("Penalty"),
   "decision=reverted": N_("Reverted"),
 };
+// Fields any event may carry that the table never needs: the form keeps them under "More fields".
+const FOLDED_FIELDS = new Set(["cite", "time", "shows"]);
 // Fields whose value is a player (0 or 1): a choice of the players by name.
 const PLAYER_FIELDS = new Set(["player", "to_player", "winner", "controller", "turn_player", "first_player", "chosen_by",
   "by", "other"]);
@@ -698,7 +700,8 @@ class Recorder {
     const rows = [el("p", "hint", t("The rules' list comes back with the network; these moves are always possible."))];
     for (const [zone, label] of [["gy", N_("Send to the GY")], ["banished", N_("Banish")], ["hand", N_("Return to the hand")], ["deck", N_("Return to the Deck")]]) {
       const owner = zone === "hand" ? card.controller : card.owner;
-      rows.push(this.actionRow({ label, label_translated: t(label), event: { kind: "card_moved", card: card.id, to: [owner, zone], reason: zone === "banished" ? "banished" : "returned" } }, "card"));
+      // offline the page cannot ask why a card moves: to the GY it is "sent" (it was stored as returned)
+      rows.push(this.actionRow({ label, label_translated: t(label), event: { kind: "card_moved", card: card.id, to: [owner, zone], reason: { gy: "sent", banished: "banished" }[zone] || "returned" } }, "card"));
     }
     return rows;
   }
@@ -1096,7 +1099,14 @@ class Recorder {
     box.replaceChildren();
     if (!body) return;
     const required = new Set(body.required || []);
-    for (const [field, spec] of Object.entries(body.properties || {})) {
+    // what the kind needs first (a duel's end: winner and why; they came last, under fields every
+    // event may carry), then its other fields; those every event may carry and a scorekeeper
+    // never needs at the table (a cited text, a time, cards shown: typed JSON) folded away
+    const more = el("details", "more");
+    more.append(el("summary", null, t("More fields")));
+    const fields = Object.entries(body.properties || {});
+    fields.sort(([a], [b]) => Number(required.has(b)) - Number(required.has(a)));
+    for (const [field, spec] of fields) {
       if (field === "kind" || field === "v" || field === "entered_by") continue;
       const label = el("label", "field", (FIELD_LABELS[field] ? t(FIELD_LABELS[field]) : field.replaceAll("_", " "))
         + (required.has(field) ? " *" : ""));
@@ -1108,8 +1118,9 @@ class Recorder {
       if (field === "player" && kind !== "duel_ended") input.value = String(this.turn.player);
       if (ONE_CARD_FIELDS.has(field) && this.recentCard && field !== "target") input.value = this.recentCard;
       label.append(input);
-      box.append(label);
+      (FOLDED_FIELDS.has(field) && !required.has(field) ? more : box).append(label);
     }
+    if (more.childElementCount > 1) box.append(more);
   }
 
   fieldInput(field, spec, required) {
@@ -1204,6 +1215,8 @@ class Recorder {
       else if (field.dataset.json || field.dataset.place) field.value = JSON.stringify(value);
       else field.value = String(value);
     }
+    const more = $("#else-fields details.more");           // a folded field the entry fills is shown
+    if (more) more.open = [...more.querySelectorAll("[name]")].some((f) => f.value);
   }
 
   submitElse(event) {
