@@ -46,6 +46,24 @@ class Scorekeeper:
             self.settled()
 
 
+def played(service, browser, *entries) -> tuple[dict, Scorekeeper]:  # noqa: F811
+    """A witnessed duel of 민수 and 지은 on turn 1's Main Phase 1, then ``entries`` (a phase by its
+    name), entered over HTTP; its recorder's page open in Korean."""
+    duel = create(service.url, title="table", mode="witnessed")
+    events = [{"kind": "duel_started", "first_player": 0, "chosen_by": 0, "players": ["민수", "지은"], "witnessed": True},
+              *({"kind": "deck_registered", "player": p, "main": [0] * 40} for p in (0, 1)),
+              *({"kind": "cards_drawn", "player": p, "count": 5} for p in (0, 1)),
+              {"kind": "turn_started", "player": 0, "turn": 1}, "draw", "standby", "main1", *entries]
+    events = [{"kind": "phase_entered", "phase": e} if isinstance(e, str) else e for e in events]
+    r = httpx.post(f"{service.url}/duels/{duel['id']}/events", params={"expected": 0}, json=events,
+                   headers=auth(duel["tokens"]["recorder"]))
+    assert r.status_code == 200, r.text
+    keeper = Scorekeeper(browser, duel)
+    keeper.events = len(events)
+    keeper.table.settled(keeper.events)
+    return duel, keeper
+
+
 def kind_options(page) -> dict[str, str]:
     return dict(page.evaluate("[...document.querySelectorAll('#else-kind option')].map(o => [o.value, o.textContent])"))
 
@@ -189,22 +207,9 @@ def test_an_attack_tapped_as_the_battle_phase_begins_is_declared_in_its_battle_s
     """BATTLE-02: the scorekeeper taps *Battle Phase*, then the monster's *Attack directly*; the
     page entered the attack in the Start Step (flagged in a witnessed duel, refused otherwise).
     The Battle Step goes in with the attack, one tap, nothing flagged."""
-    duel = create(service.url, title="battle", mode="witnessed")
-    setup = [{"kind": "duel_started", "first_player": 0, "chosen_by": 0, "players": ["A", "B"], "witnessed": True},
-             *({"kind": "deck_registered", "player": p, "main": [0] * 40} for p in (0, 1)),
-             *({"kind": "cards_drawn", "player": p, "count": 5} for p in (0, 1)),
-             {"kind": "turn_started", "player": 0, "turn": 1},
-             *({"kind": "phase_entered", "phase": phase} for phase in ("draw", "standby", "main1", "end")),
-             {"kind": "turn_started", "player": 1, "turn": 2}, {"kind": "phase_entered", "phase": "draw"},
-             {"kind": "cards_drawn", "player": 1}, {"kind": "phase_entered", "phase": "standby"},
-             {"kind": "phase_entered", "phase": "main1"},
-             {"kind": "normal_summoned", "player": 1, "card": "p1.m0", "zone": 0, "shows": {"p1.m0": ALEXANDRITE}}]
-    r = httpx.post(f"{service.url}/duels/{duel['id']}/events", params={"expected": 0}, json=setup,
-                   headers=auth(duel["tokens"]["recorder"]))
-    assert r.status_code == 200, r.text
-    keeper = Scorekeeper(browser, duel)
-    keeper.events = len(setup)
-    keeper.table.settled(keeper.events)
+    duel, keeper = played(service, browser, "end", {"kind": "turn_started", "player": 1, "turn": 2},
+                          "draw", {"kind": "cards_drawn", "player": 1}, "standby", "main1",
+                          {"kind": "normal_summoned", "player": 1, "card": "p1.m0", "zone": 0, "shows": {"p1.m0": ALEXANDRITE}})
     keeper.moves("phase-battle")
     keeper.table.taps = 0
     keeper.table.card("p1.m0")
@@ -231,29 +236,11 @@ def test_the_pages_undo_is_logged_in_the_readers_language(client, lang, said):  
     assert said in frames[-1]["line"] and "mis-entry" not in frames[-1]["line"], frames[-1]["line"]
 
 
-def on_turn_1(service, browser) -> tuple[dict, Scorekeeper]:  # noqa: F811
-    """A witnessed duel set up over HTTP (turn 1, Main Phase 1, 민수's Celtic Guardian on the
-    field) and its recorder's page open in Korean."""
-    duel = create(service.url, title="table", mode="witnessed")
-    setup = [{"kind": "duel_started", "first_player": 0, "chosen_by": 0, "players": ["민수", "지은"], "witnessed": True},
-             *({"kind": "deck_registered", "player": p, "main": [0] * 40} for p in (0, 1)),
-             *({"kind": "cards_drawn", "player": p, "count": 5} for p in (0, 1)),
-             {"kind": "turn_started", "player": 0, "turn": 1},
-             *({"kind": "phase_entered", "phase": phase} for phase in ("draw", "standby", "main1")),
-             {"kind": "normal_summoned", "player": 0, "card": "p0.m0", "zone": 0, "shows": {"p0.m0": CELTIC}}]
-    r = httpx.post(f"{service.url}/duels/{duel['id']}/events", params={"expected": 0}, json=setup,
-                   headers=auth(duel["tokens"]["recorder"]))
-    assert r.status_code == 200, r.text
-    keeper = Scorekeeper(browser, duel)
-    keeper.events = len(setup)
-    keeper.table.settled(keeper.events)
-    return duel, keeper
-
-
 def test_a_card_sent_to_the_gy_while_offline_is_stored_as_sent(service, browser):  # noqa: F811
     """Offline, the sheet offers the moves any card can make; its *Send to the GY* was stored
     with the reason ``returned`` (the log said the card went back to the GY)."""
-    duel, keeper = on_turn_1(service, browser)
+    duel, keeper = played(service, browser, {"kind": "normal_summoned", "player": 0, "card": "p0.m0", "zone": 0,
+                                                   "shows": {"p0.m0": CELTIC}})
     keeper.table.context.set_offline(True)
     keeper.table.card("p0.m0")
     keeper.table.sheet_action("Send to the GY")
@@ -268,7 +255,8 @@ def test_the_duels_end_asks_for_the_winner_and_why_first(service, browser):  # n
     """The end's form put its two required fields last, under ``player``, a cited text, a time and
     the cards shown (typed JSON): at 360 px the scorekeeper scrolled past three boxes never needed.
     What the kind needs comes first; the fields any event may carry are folded under *More fields*."""
-    duel, keeper = on_turn_1(service, browser)
+    duel, keeper = played(service, browser, {"kind": "normal_summoned", "player": 0, "card": "p0.m0", "zone": 0,
+                                                   "shows": {"p0.m0": CELTIC}})
     page = keeper.page
     keeper.table.tap("#else-button")
     page.select_option("#else-kind", "duel_ended")
