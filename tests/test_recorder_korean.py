@@ -274,3 +274,12 @@ def test_the_duels_end_asks_for_the_winner_and_why_first(service, browser):  # n
     assert stored(service.url, duel)[-1] == {"kind": "duel_ended", "player": 0, "winner": 1, "reason": "surrender",
                                              "entered_by": "recorder"}
     keeper.table.close()
+
+
+@pytest.mark.parametrize("lang, said", [("en", "rock-paper-scissors"), ("ko", "가위바위보"), ("ja", "じゃんけん"),
+                                        ("zh-Hans", "猜拳"), ("zh-Hant", "猜拳")])
+def test_how_the_first_player_was_chosen_is_said_in_words(client, lang, said):  # noqa: F811
+    """The log's first line said who chose to go first and ``rps``, the JSON word, in every language."""
+    duel, recorder = at_the_table(client)
+    frames = client.get(f"/duels/{duel['id']}/frames", params={"lang": lang}, headers=auth(recorder)).json()["frames"]
+    assert said in frames[0]["line"] and "rps" not in frames[0]["line"], frames[0]["line"]
