@@ -283,3 +283,22 @@ def test_how_the_first_player_was_chosen_is_said_in_words(client, lang, said):  
     duel, recorder = at_the_table(client)
     frames = client.get(f"/duels/{duel['id']}/frames", params={"lang": lang}, headers=auth(recorder)).json()["frames"]
     assert said in frames[0]["line"] and "rps" not in frames[0]["line"], frames[0]["line"]
+
+
+def test_a_card_named_before_a_reload_is_still_named_after_it(service, browser):  # noqa: F811
+    """The scorekeeper names the card a player reveals, the phone reloads (a locked screen, a
+    dropped tab) before the summon is tapped: the name was lost and the summon stored an unknown
+    card. The names picked for the next entry are kept in the browser, as the queue is."""
+    duel, keeper = played(service, browser)
+    keeper.table.name("p0.m1", CELTIC)
+    keeper.table.open()                                                  # the page reloaded
+    expect(keeper.page.locator("#named")).to_contain_text("Celtic Guardian")
+    keeper.table.card("p0.m1")
+    keeper.table.sheet_action("Normal Summon")
+    keeper.settled()
+    last = stored(service.url, duel)[-1]
+    assert (last["kind"], last["card"], last.get("shows")) == ("normal_summoned", "p0.m1", {"p0.m1": CELTIC}), last
+    expect(keeper.page.locator("#named")).to_have_text("")
+    keeper.table.open()
+    expect(keeper.page.locator("#named")).to_have_text("")               # used: not kept for another entry
+    keeper.table.close()

@@ -287,7 +287,10 @@ class Recorder {
     this.trips = [];                         // each sent entry's round trip, ms
     this.stored = [];                        // entries stored whose events the stream has not brought yet
     this.flags = new Map();                  // position -> rules broken and kept
-    this.shows = {};                         // card id -> passcode named, for the next entry
+    // card id -> passcode named, for the next entry: kept in the browser (a reload lost the names
+    // picked for an entry not made yet; on a player's device its own, as its seals are)
+    this.namesSlot = `ygoreplay.named.${ID}.${data.role || ""}`;
+    try { this.shows = JSON.parse(localStorage.getItem(this.namesSlot) || "{}") || {}; } catch (error) { this.shows = {}; }
     this.selected = null;                    // the card whose sheet is open
     this.entered = [];                       // the events this page entered (their cards: causes)
     this.actionsOf = new Map();              // "card|shows|position" -> actions answered
@@ -391,6 +394,8 @@ class Recorder {
       const named = this.sendable(first);
       if (Object.keys(named).length) events = [{ ...first, shows: { ...named, ...(first.shows || {}) } }, ...events.slice(1)];
       this.shows = {};
+      this.keepNames();
+      this.drawNamed();                            // said "named for the next entry" after it was made
     }
     // At the table nobody says "Battle Step": the first attack of the Battle Phase is declared in
     // it (BATTLE-02), so the step goes in with the attack, in the same tap; entered alone from the
@@ -742,6 +747,7 @@ class Recorder {
 
   async sealCard(card, code) {
     delete this.shows[card];                       // the name is this device's, not the next entry's
+    this.keepNames();
     this.drawNamed();
     const digest = await this.seals.seal(card, code);
     this.enter([{ kind: "cards_sealed", player: this.side, seals: { [card]: digest } }], t("Seal {card}", { card }));
@@ -763,6 +769,10 @@ class Recorder {
   closeSheet() {
     this.selected = null;
     $("#sheet").hidden = true;
+  }
+
+  keepNames() {
+    try { localStorage.setItem(this.namesSlot, JSON.stringify(this.shows)); } catch (error) { /* full: kept in memory */ }
   }
 
   drawNamed() {
@@ -794,6 +804,7 @@ class Recorder {
     for (const r of own) seen.add(r[0]);
     this.names = visible([...own.map((r) => [...r, true]), ...rows.filter((r) => !seen.has(r[0]))]);
     this.nameIndex = new Map(this.names.map((r) => [r[0], r[1]]));
+    this.drawNamed();                              // names kept from before a reload, by name now
   }
 
   // The passcodes of the match's decklists (main, Extra, Side) this token may see, when the page
@@ -836,6 +847,7 @@ class Recorder {
   named(code) {
     if (!this.selected) return;
     this.shows[this.selected] = code;
+    this.keepNames();
     $("#name-input").value = "";
     $("#suggestions").replaceChildren();
     this.drawNamed();
