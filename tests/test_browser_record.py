@@ -327,7 +327,7 @@ def test_a_surrender_entered_on_the_page_names_no_player_it_was_not_given(servic
     table.tap("#else-button")
     table.page.select_option("#else-kind", "duel_ended")
     expect(table.page.locator('#else-fields [name="player"]')).to_have_value("")
-    table.page.select_option('#else-fields [name="reason"]', label="surrender")
+    table.page.select_option('#else-fields [name="reason"]', label="Surrender")          # shown in words, not as its JSON
     table.page.select_option('#else-fields [name="winner"]', "0")           # player 0, shown by name
     table.tap("#else button[type=submit]")
     table.settled(7)

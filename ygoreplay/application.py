@@ -313,11 +313,13 @@ class Records:
         only (its answers, a refusal of the rules included, name cards as the view does)."""
         refused = sorted({e.kind for e in given if not may_write(role, e.kind, witnessed)})
         if refused:
-            own_side = role in PLAYERS and refused[0] not in WRITERS
-            raise Forbidden(f"a {role} may not write {', '.join(refused)} (it is the "
-                            f"{' or '.join(WRITERS.get(refused[0], ('recorder',)))}'s"
-                            f"{'; a player records their own side in a witnessed duel only' if own_side else ''}"
-                            "); nothing was written")
+            kinds, writers = ", ".join(refused), " or ".join(WRITERS.get(refused[0], ("recorder",)))
+            if role in PLAYERS and refused[0] not in WRITERS:
+                raise Forbidden(say("a {role} may not write {kinds} (it is the {writers}'s; a player records "
+                                    "their own side in a witnessed duel only); nothing was written",
+                                    role=role, kinds=kinds, writers=writers))
+            raise Forbidden(say("a {role} may not write {kinds} (it is the {writers}'s); nothing was written",
+                                role=role, kinds=kinds, writers=writers))
         self._not_behind(duel_id)
         held: list[DuelState] = []
 

@@ -460,6 +460,11 @@ def _token(w: Line, e, n: "Narrator") -> str:
               zone=zone_tag(MZONE, e.zone), position=_position(e.position)) + w.cause(e.cause, n.resolved))
 
 
+#: How the player who went first was chosen (``DuelStarted.method``), in words: the log said ``rps``.
+CHOICE_METHODS = {"rps": N_("rock-paper-scissors"), "coin": N_("a coin toss"), "die": N_("a die roll"),
+                  "loser": N_("the loser of the last duel"), "agreement": N_("by agreement"), "random": N_("at random")}
+
+
 @describes(DuelStarted)
 def _started(w: Line, e, n: "Narrator") -> str:
     unnamed = [player_label(0), player_label(1)]
@@ -468,7 +473,8 @@ def _started(w: Line, e, n: "Narrator") -> str:
     chosen = ""
     if e.chosen_by is not None:
         chooser = (names + unnamed)[e.chosen_by] if e.chosen_by in (0, 1) else str(e.chosen_by)
-        chosen = t(" (chosen by {player}, {method})", player=chooser, method=e.method)
+        method = t(CHOICE_METHODS[e.method]) if e.method in CHOICE_METHODS else e.method
+        chosen = t(" (chosen by {player}, {method})", player=chooser, method=method)
     agreed = t("; agreed: {options}", options=", ".join(e.options)) if e.options else ""        # duel options (CONF-01)
     banlist = (t("; banlist {name} ({hash}…)", name=repr(printable(e.banlist.name)), hash=e.banlist.hash[:19])
                if e.banlist is not None else "")
@@ -641,10 +647,15 @@ def _disputed(w: Line, e, n: "Narrator") -> str:
              reason=e.reason)
 
 
+#: The reason the recorder's page records with its Undo (record.js ``undo``): recorded in English
+#: whatever the page's language, said in the reader's (any other reason is the entrant's own words).
+UNDONE_ON_THE_PAGE = N_("mis-entry: undone on the recorder's page")
+
+
 @describes(EntryCorrected)
 def _corrected(w: Line, e, n: "Narrator") -> str:
     return t("{entrant} corrects a mis-entry: the entries from #{index} on are struck ({reason})",
-             entrant=_entrant(e), index=e.to, reason=e.reason)
+             entrant=_entrant(e), index=e.to, reason=t(e.reason) if e.reason == UNDONE_ON_THE_PAGE else e.reason)
 
 
 _ENTRANTS = {"p0": N_("Player 0"), "p1": N_("Player 1"), "judge": N_("The judge"), "recorder": N_("The recorder")}

@@ -312,8 +312,8 @@ def _errors(app: FastAPI) -> None:
             return _json(409, {"error": str(exc)})
         if isinstance(exc, Unconfirmed):            # 428: sent again with ``confirm=true`` it is stored
             return _json(428, {"error": exc.message, **message_dict(exc.message), "confirm": exc.reason})
-        if isinstance(exc, Forbidden):
-            return _json(403, {"error": str(exc)})
+        if isinstance(exc, Forbidden):              # said in the reader's language beside the English
+            return _json(403, {"error": str(exc), **message_dict(str(exc))})
         if isinstance(exc, VerificationError):
             # told only to whoever may see the duel or match (``Service.hides_altered``)
             service = request.app.state.service

@@ -17,9 +17,9 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from ..actions import actions
-from ..access import MODES, PLAYERS, RELEASES, VISIBILITIES, ReleaseSettingError, off_side, release_settings
+from ..access import MODES, PLAYERS, RELEASES, VISIBILITIES, ReleaseSettingError, may_write, off_side, release_settings
 from ..application import duel_dict, family, public_duels, violation_dict
-from ..events import from_dict
+from ..events import EVENT_TYPES, from_dict
 from ..live import LiveDuel, LiveView, Step
 from ..openings import SealReport
 from ..receipts import Receipt
@@ -387,8 +387,13 @@ def frames(duel_id: str, request: Request, asking: DuelCaller, start: int = Quer
         raise HTTPError(404, f"this view may see events #0..#{visible - 1}; from is 0..{visible}")
 
     def build() -> bytes:
+        # the kinds this token may write (access.may_write): the recorder's page offers no other,
+        # never a form whose entry is sure to be refused
+        witnessed = live.access.mode == "witnessed"
         data = {"id": duel_id, "title": live.header.title, "view": view, "role": caller.role,
                 "views": list(caller.views), "events": visible,
+                "writes": [kind for kind, cls in EVENT_TYPES.items()
+                           if cls.stream == "duel" and may_write(caller.role, kind, witnessed)],
                 **({"broken": live.broken} if live.broken is not None and live.broken <= visible else {}),
                 "ended": any(r.event.kind == "duel_ended" for r in live.records[:visible]),
                 "delay": ({"events": live.access.delay_events, "seconds": live.access.delay_seconds}

@@ -82,6 +82,65 @@ const FIELD_LABELS = {
   turn_player: N_("Turn player"), unordered: N_("In no order"), winner: N_("Winner"),
   with_next: N_("Moves with the next card"), witnessed: N_("Witnessed"), zone: N_("Zone"), zones: N_("Zones"),
 };
+// Each kind of event as a scorekeeper names it: the "Something else…" form's choices and the
+// queue's entries show these, never the record's JSON kind (which stays in the tooltip).
+const KIND_LABELS = {
+  duel_started: N_("Duel started"), deck_registered: N_("Deck registered"), deck_shuffled: N_("Deck shuffled"),
+  position_set_up: N_("Card placed before the duel"), cards_drawn: N_("Cards drawn"), turn_started: N_("Turn started"),
+  phase_entered: N_("Phase entered"), step_entered: N_("Step entered"), priority_passed: N_("Priority passed"),
+  normal_summoned: N_("Normal Summon"), monster_set: N_("Monster Set"), flip_summoned: N_("Flip Summon"),
+  special_summoned: N_("Special Summon"), summon_negated: N_("Summon negated"),
+  position_changed: N_("Battle position changed"), spell_trap_set: N_("Spell/Trap Set"), activated: N_("Activation"),
+  chain_link_resolved: N_("Chain Link resolved"), chain_link_negated: N_("Chain Link negated"),
+  chain_ended: N_("Chain over"), attack_declared: N_("Attack declared"), attack_retargeted: N_("Attack target changed"),
+  attack_cancelled: N_("Attack stopped"), damage_calculated: N_("Damage calculation"), card_moved: N_("Card moved"),
+  card_revealed: N_("Card revealed"), control_changed: N_("Control changed"), zone_changed: N_("Zone changed"),
+  cards_swapped: N_("Cards swapped"), set_cards_shuffled: N_("Set cards shuffled"),
+  stats_changed: N_("ATK/DEF or Level changed"), counters_changed: N_("Counters changed"),
+  token_created: N_("Token created"), life_points_changed: N_("LP changed"), coin_tossed: N_("Coin toss"),
+  die_rolled: N_("Die roll"), hand_size_discard: N_("Discard for the hand size limit"), duel_ended: N_("Duel over"),
+  cards_sealed: N_("Cards sealed"), cards_opened: N_("Seals opened"), rolled_back: N_("Rolled back by the judge"),
+  judge_note: N_("Judge's note"), entry_confirmed: N_("Entry confirmed"), entry_disputed: N_("Entry disputed"),
+  entry_corrected: N_("Entry corrected"),
+};
+// A kind of event in the page's language (a kind this page does not know yet: its JSON name).
+function kindName(kind) { return KIND_LABELS[kind] ? t(KIND_LABELS[kind]) : kind; }
+// The choices of the form's lists in the page's language, by field and value (the same word is
+// another thing in another field: a card moved for ``battle``, the Battle Phase).
+const CHOICE_LABELS = {
+  "method=rps": N_("Rock-paper-scissors"), "method=coin": N_("Coin toss"), "method=die": N_("Die roll"),
+  "method=loser": N_("Loser of the last duel"), "method=agreement": N_("Agreement"), "method=random": N_("At random"),
+  "method=inherent": N_("Inherent (by its own procedure)"), "method=effect": N_("By an effect"),
+  "method=ritual": N_("Ritual Summon"), "method=fusion": N_("Fusion Summon"), "method=synchro": N_("Synchro Summon"),
+  "method=xyz": N_("Xyz Summon"), "method=pendulum": N_("Pendulum Summon"), "method=link": N_("Link Summon"),
+  "phase=draw": N_("Draw Phase"), "phase=standby": N_("Standby Phase"), "phase=main1": N_("Main Phase 1"),
+  "phase=battle": N_("Battle Phase"), "phase=main2": N_("Main Phase 2"), "phase=end": N_("End Phase"),
+  "step=start": N_("Start Step"), "step=battle": N_("Battle step"), "step=damage": N_("Damage step"),
+  "step=end": N_("End step"),
+  "position=attack": N_("Attack Position"), "position=defense": N_("Defense Position"),
+  "position=set": N_("Set (face-down Defense)"), "position=facedown_attack": N_("Face-down Attack Position"),
+  "position=faceup": N_("Face-up"), "position=facedown": N_("Face-down"),
+  "effect_type=ignition": N_("Ignition Effect"), "effect_type=trigger": N_("Trigger Effect"),
+  "effect_type=quick": N_("Quick Effect"), "effect_type=flip": N_("Flip Effect"),
+  "effect_type=continuous": N_("Continuous Effect"), "effect_type=pendulum": N_("Pendulum Effect"),
+  "timing=when": N_("When (can miss the timing)"), "timing=if": N_("If (cannot miss the timing)"),
+  "reason=destroyed": N_("Destroyed"), "reason=battle": N_("Destroyed by battle"), "reason=sent": N_("Sent"),
+  "reason=tributed": N_("Tributed"), "reason=material": N_("Used as material"), "reason=discarded": N_("Discarded"),
+  "reason=banished": N_("Banished"), "reason=returned": N_("Returned"), "reason=shuffled": N_("Shuffled into the Deck"),
+  "reason=added": N_("Added to the hand"), "reason=resolved": N_("Resolved"), "reason=cost": N_("Cost"),
+  "reason=rule": N_("By the rules"), "reason=detached": N_("Detached"), "reason=attached": N_("Attached as material"),
+  "reason=negated": N_("Negated"), "reason=battle_damage": N_("Battle damage"), "reason=effect_damage": N_("Effect damage"),
+  "reason=gain": N_("Gain"), "reason=set": N_("Set to an amount"), "reason=lp": N_("LP reached 0"),
+  "reason=deck_out": N_("Could not draw"), "reason=draw": N_("A draw"), "reason=surrender": N_("Surrender"),
+  "reason=effect": N_("A card's effect"), "reason=judge": N_("Judge's decision"), "reason=time": N_("Time"),
+  "reason=disconnect": N_("Disconnected"),
+  "category=call": N_("Judge call"), "category=ruling": N_("Ruling"), "category=penalty": N_("Penalty"),
+  "category=warning": N_("Warning"), "category=note": N_("Note"), "category=time": N_("Time"),
+  "decision=stands": N_("The duel stands"), "decision=warning": N_("Warning"), "decision=penalty": N_("Penalty"),
+  "decision=reverted": N_("Reverted"),
+};
+// Fields any event may carry that the table never needs: the form keeps them under "More fields".
+const FOLDED_FIELDS = new Set(["cite", "time", "shows"]);
 // Fields whose value is a player (0 or 1): a choice of the players by name.
 const PLAYER_FIELDS = new Set(["player", "to_player", "winner", "controller", "turn_player", "first_player", "chosen_by",
   "by", "other"]);
@@ -228,7 +287,10 @@ class Recorder {
     this.trips = [];                         // each sent entry's round trip, ms
     this.stored = [];                        // entries stored whose events the stream has not brought yet
     this.flags = new Map();                  // position -> rules broken and kept
-    this.shows = {};                         // card id -> passcode named, for the next entry
+    // card id -> passcode named, for the next entry: kept in the browser (a reload lost the names
+    // picked for an entry not made yet; on a player's device its own, as its seals are)
+    this.namesSlot = `ygoreplay.named.${ID}.${data.role || ""}`;
+    try { this.shows = JSON.parse(localStorage.getItem(this.namesSlot) || "{}") || {}; } catch (error) { this.shows = {}; }
     this.selected = null;                    // the card whose sheet is open
     this.entered = [];                       // the events this page entered (their cards: causes)
     this.actionsOf = new Map();              // "card|shows|position" -> actions answered
@@ -237,6 +299,7 @@ class Recorder {
     this.causeOn = true;
     this.names = [];                         // [code, name, ...] rows: the duel's first, then the database
     this.info = { warnings: false, mode: "machine", role: data.role };
+    this.writes = new Set(data.writes || []);    // the kinds this link may write (access.may_write)
     this.side = /^p[01]$/.test(data.role || "") ? Number(data.role[1]) : null;   // a player's own device
     this.seals = this.side === null ? null : new Seals(ID, data.role);
   }
@@ -274,6 +337,18 @@ class Recorder {
       if (ev.kind === "duel_started") player = ev.first_player;
     }
     return { turn, player };
+  }
+
+  // The Battle Phase's step as the recorder has entered it ("start" once the phase is entered).
+  get step() {
+    const board = this.board;
+    let step = board ? board.step : null;
+    for (const ev of this.ahead()) {
+      if (ev.kind === "phase_entered") step = ev.phase === "battle" ? "start" : null;
+      if (ev.kind === "step_entered") step = ev.step;
+      if (ev.kind === "turn_started") step = null;
+    }
+    return step;
   }
 
   // The card the last entry named: an LP change's default cause.
@@ -319,7 +394,13 @@ class Recorder {
       const named = this.sendable(first);
       if (Object.keys(named).length) events = [{ ...first, shows: { ...named, ...(first.shows || {}) } }, ...events.slice(1)];
       this.shows = {};
+      this.keepNames();
+      this.drawNamed();                            // said "named for the next entry" after it was made
     }
+    // At the table nobody says "Battle Step": the first attack of the Battle Phase is declared in
+    // it (BATTLE-02), so the step goes in with the attack, in the same tap; entered alone from the
+    // Start Step it broke BATTLE-02 (refused; in a witnessed duel stored and flagged)
+    if (events[0].kind === "attack_declared" && this.step === "start") events = [{ kind: "step_entered", step: "battle" }, ...events];
     this.queue.add(events, this.position, label);
     this.entered.push(...events);
     this.closeSheet();
@@ -563,7 +644,7 @@ class Recorder {
       for (const value of values) {
         if (JSON.stringify(value) === JSON.stringify(action.event[field])) { main.textContent = `${shown} · ${this.choiceText(action.event, field, value)}`; continue; }
         const chip = button(this.choiceText(action.event, field, value), () => this.enter([{ ...action.event, [field]: value }],
-          `${shown} (${field} ${value})`), "chip");
+          `${shown} · ${this.choiceText(action.event, field, value)}`), "chip");
         chip.dataset.choice = `${field}=${typeof value === "string" ? value : JSON.stringify(value)}`;
         row.append(chip);
       }
@@ -622,9 +703,10 @@ class Recorder {
   offlineActions(card) {
     if (!card) return [el("p", "hint", t("This card is not on the board now."))];
     const rows = [el("p", "hint", t("The rules' list comes back with the network; these moves are always possible."))];
-    for (const [zone, label] of [["gy", t("Send to the GY")], ["banished", t("Banish")], ["hand", t("Return to the hand")], ["deck", t("Return to the Deck")]]) {
+    for (const [zone, label] of [["gy", N_("Send to the GY")], ["banished", N_("Banish")], ["hand", N_("Return to the hand")], ["deck", N_("Return to the Deck")]]) {
       const owner = zone === "hand" ? card.controller : card.owner;
-      rows.push(this.actionRow({ label, event: { kind: "card_moved", card: card.id, to: [owner, zone], reason: zone === "banished" ? "banished" : "returned" } }, "card"));
+      // offline the page cannot ask why a card moves: to the GY it is "sent" (it was stored as returned)
+      rows.push(this.actionRow({ label, label_translated: t(label), event: { kind: "card_moved", card: card.id, to: [owner, zone], reason: { gy: "sent", banished: "banished" }[zone] || "returned" } }, "card"));
     }
     return rows;
   }
@@ -665,6 +747,7 @@ class Recorder {
 
   async sealCard(card, code) {
     delete this.shows[card];                       // the name is this device's, not the next entry's
+    this.keepNames();
     this.drawNamed();
     const digest = await this.seals.seal(card, code);
     this.enter([{ kind: "cards_sealed", player: this.side, seals: { [card]: digest } }], t("Seal {card}", { card }));
@@ -686,6 +769,10 @@ class Recorder {
   closeSheet() {
     this.selected = null;
     $("#sheet").hidden = true;
+  }
+
+  keepNames() {
+    try { localStorage.setItem(this.namesSlot, JSON.stringify(this.shows)); } catch (error) { /* full: kept in memory */ }
   }
 
   drawNamed() {
@@ -717,6 +804,7 @@ class Recorder {
     for (const r of own) seen.add(r[0]);
     this.names = visible([...own.map((r) => [...r, true]), ...rows.filter((r) => !seen.has(r[0]))]);
     this.nameIndex = new Map(this.names.map((r) => [r[0], r[1]]));
+    this.drawNamed();                              // names kept from before a reload, by name now
   }
 
   // The passcodes of the match's decklists (main, Extra, Side) this token may see, when the page
@@ -759,6 +847,7 @@ class Recorder {
   named(code) {
     if (!this.selected) return;
     this.shows[this.selected] = code;
+    this.keepNames();
     $("#name-input").value = "";
     $("#suggestions").replaceChildren();
     this.drawNamed();
@@ -943,7 +1032,8 @@ class Recorder {
     const cause = this.lastCard;
     if (cause && this.causeOn && op !== "battle_damage") event.cause = cause;
     this.amount = "";
-    this.enter([event], `LP ${op}`);
+    const operation = t(LP_OPS.find((o) => o[0] === op)[1]);
+    this.enter([event], `${t("{operation}: {player}", { operation, player: this.name(p) })} ${this.formatted(event.amount)}`);
   }
 
   // The keypad from a keyboard (once l or Tab brought the focus into it): digits, · (. or ,),
@@ -988,9 +1078,13 @@ class Recorder {
     }
     if (!this.schema) return;
     const select = $("#else-kind");
-    select.replaceChildren(...this.schema.properties.kind.enum.map((kind) => {
-      const option = el("option", "", kind);
+    // only the kinds this link may write: a match's events, or a judge's for a recorder, were
+    // listed too, and their entry was always refused
+    const kinds = this.schema.properties.kind.enum.filter((kind) => !this.writes.size || this.writes.has(kind));
+    select.replaceChildren(...kinds.map((kind) => {
+      const option = el("option", "", kindName(kind));
       option.value = kind;
+      option.title = kind;
       return option;
     }));
     select.addEventListener("change", () => this.buildForm(select.value));
@@ -1017,7 +1111,14 @@ class Recorder {
     box.replaceChildren();
     if (!body) return;
     const required = new Set(body.required || []);
-    for (const [field, spec] of Object.entries(body.properties || {})) {
+    // what the kind needs first (a duel's end: winner and why; they came last, under fields every
+    // event may carry), then its other fields; those every event may carry and a scorekeeper
+    // never needs at the table (a cited text, a time, cards shown: typed JSON) folded away
+    const more = el("details", "more");
+    more.append(el("summary", null, t("More fields")));
+    const fields = Object.entries(body.properties || {});
+    fields.sort(([a], [b]) => Number(required.has(b)) - Number(required.has(a)));
+    for (const [field, spec] of fields) {
       if (field === "kind" || field === "v" || field === "entered_by") continue;
       const label = el("label", "field", (FIELD_LABELS[field] ? t(FIELD_LABELS[field]) : field.replaceAll("_", " "))
         + (required.has(field) ? " *" : ""));
@@ -1029,8 +1130,9 @@ class Recorder {
       if (field === "player" && kind !== "duel_ended") input.value = String(this.turn.player);
       if (ONE_CARD_FIELDS.has(field) && this.recentCard && field !== "target") input.value = this.recentCard;
       label.append(input);
-      box.append(label);
+      (FOLDED_FIELDS.has(field) && !required.has(field) ? more : box).append(label);
     }
+    if (more.childElementCount > 1) box.append(more);
   }
 
   fieldInput(field, spec, required) {
@@ -1042,9 +1144,11 @@ class Recorder {
       const input = el("select");
       if (!required || choices.includes(null)) input.append(el("option", "", ""));
       for (const choice of choices.filter((c) => c !== null)) {
+        const word = CHOICE_LABELS[`${field}=${choice}`];
         const o = el("option", "", PLAYER_FIELDS.has(field) && typeof choice === "number" ? this.name(choice)
-          : String(choice).replaceAll("_", " "));
+          : word ? t(word) : String(choice).replaceAll("_", " "));
         o.value = JSON.stringify(choice);
+        o.title = String(choice);
         input.append(o);
       }
       input.dataset.json = "true";
@@ -1123,6 +1227,8 @@ class Recorder {
       else if (field.dataset.json || field.dataset.place) field.value = JSON.stringify(value);
       else field.value = String(value);
     }
+    const more = $("#else-fields details.more");           // a folded field the entry fills is shown
+    if (more) more.open = [...more.querySelectorAll("[name]")].some((f) => f.value);
   }
 
   submitElse(event) {
@@ -1154,7 +1260,7 @@ class Recorder {
       this.resend(entry, false);
       return;
     }
-    this.enter([out], kind);
+    this.enter([out], kindName(kind));
   }
 
   // A refused entry sent again from the head as it is now (``confirmed``: a turn change the
@@ -1200,7 +1306,7 @@ class Recorder {
     let at = this.duel.length - 1;
     while (at >= 0 && (struck.has(at) || ["entry_corrected", "rolled_back", "entry_confirmed", "entry_disputed", "judge_note"].includes(this.duel.frames[at].kind))) at--;
     if (at < 0) return;
-    this.enter([{ kind: "entry_corrected", to: at, reason: "mis-entry: undone on the recorder's page" }], t("Undo"));   // the record's words: never translated
+    this.enter([{ kind: "entry_corrected", to: at, reason: "mis-entry: undone on the recorder's page" }], t("Undo"));   // the record's words, English (sentences.UNDONE_ON_THE_PAGE: the log says them in the reader's language)
   }
 
   // A judge's rollback to the state before event ``to``: the form of rolled_back, ``to`` filled in,
@@ -1221,7 +1327,7 @@ class Recorder {
       li.append(el("span", "n", `#${frame.i}`), document.createTextNode(" " + frame.line));
       if (struck.has(frame.i)) li.classList.add("struck");
       const flags = this.flags.get(frame.i);
-      if (flags) { li.classList.add("flagged"); li.append(el("span", "flag", " " + t("flagged {rules}", { rules: flags.join(" ") }))); }
+      if (flags) { li.classList.add("flagged"); li.append(el("span", "flag", " " + t("flagged {rules}", { rules: [...new Set(flags)].join(" ") }))); }
       if (this.info.role === "judge" && !struck.has(frame.i) && frame.i > 0) {   // the judge's rewind: a rollback
         const rewind = button(t("Rewind to before this"), () => this.rewind(frame.i), "chip");
         rewind.dataset.rewind = String(frame.i);
@@ -1232,7 +1338,7 @@ class Recorder {
     for (const entry of this.queue.entries) {
       const li = el("li", `entry queued ${entry.state}`);
       li.dataset.queue = String(entry.n);
-      li.append(el("span", "n", `q${entry.n}`), document.createTextNode(` ${entry.label} (${entry.events.map((e) => e.kind).join(", ")})`));
+      li.append(el("span", "n", `q${entry.n}`), document.createTextNode(` ${entry.label} (${entry.events.map((e) => kindName(e.kind)).join(", ")})`));
       if (entry.state === "refused") {
         li.append(el("span", "problem", " " + t("not stored: {problem}", { problem: entry.problem })));
         // a turn change that looks entered twice: stored only if this device confirms it
@@ -1241,7 +1347,7 @@ class Recorder {
         if (entry.confirm) chip(t("Confirm: store it anyway"), "confirm", () => this.resend(entry, true));
         else chip(t("Send again"), "send", () => this.resend(entry, false));
         entry.events.forEach((ev, k) => {
-          chip(entry.events.length > 1 ? t("Edit {kind}", { kind: ev.kind }) : t("Edit"), "edit", () => this.edit(entry, k)).dataset.k = String(k);
+          chip(entry.events.length > 1 ? t("Edit {kind}", { kind: kindName(ev.kind) }) : t("Edit"), "edit", () => this.edit(entry, k)).dataset.k = String(k);
         });
         chip(t("Discard"), "discard", () => { this.queue.drop(entry); this.drawEntries(); this.status(); });
       }
