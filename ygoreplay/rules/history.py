@@ -176,8 +176,8 @@ class History:
         self._check_target("LOG-12", position, event, "correction", first)
         corrector = event.entered_by
         if corrector in ("p0", "p1"):             # a player corrects what they entered; else a dispute
-            theirs = [pos for pos, _ in self.effective if pos >= event.to
-                      and self.entries.by.get(pos) not in (corrector, None)]
+            theirs = [pos for pos in [*self._unheld(event.to), *(pos for pos, _ in self.effective if pos >= event.to)]
+                      if self.entries.by.get(pos) not in (corrector, None)]
             if theirs:
                 raise RuleViolation("LOG-12", say("{corrector} corrects their own entries; #{theirs} was entered "
                                                   "by {by}: dispute it, and a judge rules",
@@ -194,7 +194,18 @@ class History:
                                                   "seal of their hidden cards (they correct it, or a judge's "
                                                   "rollback goes back past it)", seal=pos, player=ev.player),
                                     position, event.kind)
-        self._go_back(position, event.to)
+        before = None
+        if event.to < self.base:   # a fold resumed from a snapshot holds no event before it: the seals
+            before = self._state_before(event.to)   # standing now that did not before ``to`` were made since
+            for card_id, card in self.state.cards.items():
+                had = before.cards.get(card_id)
+                if card.seal is not None and (had is None or had.seal != card.seal) and corrector != f"p{card.seal[0]}":
+                    raise RuleViolation("LOG-12", say("a correction strikes no other's seal: {card} was sealed by "
+                                                      "player {player} since #{to} (they correct it, or a judge's "
+                                                      "rollback goes back past it)",
+                                                      card=card_id, player=card.seal[0], to=event.to),
+                                        position, event.kind)
+        self._go_back(position, event.to, before)
         self.corrections.append((position, event))
         self._correction_positions.add(position)
         self.struck.update((pos, by) for pos, by in self.reverted.items() if by == position)
@@ -226,15 +237,15 @@ class History:
                 return event.to
         return None
 
-    def _go_back(self, position: int, to: int) -> None:
-        """Play goes on from the state before event ``to``; the events from there are reverted."""
-        state = self._state_before(to)
+    def _go_back(self, position: int, to: int, state: DuelState | None = None) -> None:
+        """Play goes on from the state before event ``to`` (``state``, when the caller made it
+        already); the events from there are reverted."""
+        state = state if state is not None else self._state_before(to)
         while self.effective and self.effective[-1][0] >= to:   # rollbacks are never reverted
             self.reverted[self.effective.pop()[0]] = position
         if to < self.base:                              # events before ``base`` were never in memory
-            for pos in range(to, self.base):
-                if pos not in self.reverted and pos not in self._rollback_positions and pos not in self.entries.remarks:
-                    self.reverted[pos] = position
+            for pos in self._unheld(to):
+                self.reverted[pos] = position
             self.base = to
         self._rollback_positions.add(position)
         if self.audit:
@@ -245,6 +256,12 @@ class History:
         cut = bisect.bisect_right(self._checkpoints, to, key=lambda c: c[0])
         del self._checkpoints[cut:]
         self._checkpoint_due = True              # once this event's ``after`` hook has run
+
+    def _unheld(self, to: int) -> list[int]:
+        """The positions from ``to`` in effect that this fold does not hold (before ``base``: it was
+        resumed from a snapshot): neither reverted, nor a rollback, correction, confirmation or dispute."""
+        return [pos for pos in range(to, self.base) if pos not in self.reverted
+                and pos not in self._rollback_positions and pos not in self.entries.remarks]
 
     def _state_before(self, to: int) -> DuelState:
         """The state before event ``to``: the nearest checkpoint, then the events in effect."""
