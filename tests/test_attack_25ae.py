@@ -10,11 +10,18 @@ i18n14 and attack25ad, reached by another door.
 """
 from __future__ import annotations
 
-import pytest
+import dataclasses
+import json
 
-from test_attack_25ad import _sealed_draw
+import pytest
+from click.testing import CliRunner
+
 from duel import CARDS
-from ygoreplay.events import EntryCorrected
+from test_attack_25ad import ROOT, _sealed_draw
+from test_seals import two_devices
+from ygoreplay.cli import main
+from ygoreplay.events import CardsSealed, EntryCorrected
+from ygoreplay.jsonl import read_events
 from ygoreplay.rules import History, RuleViolation
 
 
@@ -61,3 +68,26 @@ def test_a_players_correction_past_the_recorders_entry_is_refused_by_a_fold_resu
             history.append(EntryCorrected(to=seal - 1, reason="not my draw", entered_by=f"p{sealer}"))
         assert refused.value.rule == "LOG-12"
         assert f"p{sealer} corrects their own entries; #{seal - 1} was entered by recorder" in refused.value.message
+
+
+def test_the_command_lines_append_refuses_a_recorders_correction_past_a_seal_before_the_last_snapshot(tmp_path):
+    """The door itself: each ``ygoreplay append`` resumes the duel from its latest snapshot (every
+    16 events). Turn 4's draw (#50) and its player's seal (#51), then play to #65: the snapshot
+    after #63 holds neither. The recorder's correction back to the draw was stored, the seal
+    struck; it is refused, and nothing is written."""
+    events, _kept = two_devices(read_events(ROOT / "replays" / "won-by-damage.jsonl"))
+    events[0] = dataclasses.replace(events[0], witnessed=True)
+    record = [dataclasses.replace(e, entered_by=f"p{e.player}" if isinstance(e, CardsSealed) else "recorder")
+              for e in events[:66]]
+    assert record[51].kind == "cards_sealed" and not any(e.kind == "turn_started" for e in record[49:])
+    store = str(tmp_path / "s.sqlite")
+    (tmp_path / "duel.jsonl").write_text("".join(json.dumps(e.to_dict()) + "\n" for e in record))
+    done = CliRunner().invoke(main, ["record", str(tmp_path / "duel.jsonl"), "--witnessed", "--json", "--store", store])
+    assert done.exit_code == 0, done.output
+    duel = json.loads(done.stdout)["id"]
+    (tmp_path / "fix.jsonl").write_text(json.dumps({"kind": "entry_corrected", "to": 50, "reason": "wrong card drawn"}) + "\n")
+    corrected = CliRunner().invoke(main, ["append", duel, str(tmp_path / "fix.jsonl"), "--by", "recorder", "--store", store])
+    assert corrected.exit_code != 0 and "LOG-12" in corrected.output + corrected.stderr
+    assert "was sealed by player 1" in corrected.output + corrected.stderr
+    logged = CliRunner().invoke(main, ["log", duel, "--json", "--store", store])
+    assert len(logged.stdout.splitlines()) == len(record)                # nothing was written
