@@ -3246,9 +3246,10 @@ def _in_shape_of(fresh: dict, stored: dict) -> dict:
     """A fresh fold's snapshot data cut to the fields a snapshot written by an earlier version
     has: the scalars it names and the leading fields of each card, chain link and side row (a
     field added since comes last in its row; ``DuelState.from_data`` gives it its default when
-    such a snapshot is read). A store made before a field was added still verifies; a snapshot
-    that says anything else than the fold does not. Snapshots are signed by the store's key, so
-    only the store can have written a short one."""
+    such a snapshot is read), and of a witnessed duel's book the keys it has (one without the
+    judge's ``notes`` is not resumed from: ``History.from_data``). A store made before a field
+    was added still verifies; a snapshot that says anything else than the fold does not.
+    Snapshots are signed by the store's key, so only the store can have written a short one."""
     state, old = fresh["state"], stored.get("state", {})
     cut = dict(state)
     if isinstance(old.get("scalars"), dict):
@@ -3259,7 +3260,10 @@ def _in_shape_of(fresh: dict, stored: dict) -> dict:
             cut[key] = [row[:len(was)] if isinstance(was, list) else row for row, was in zip(state[key], rows)]
     if isinstance(old.get("attack"), list) and state["attack"] is not None:
         cut["attack"] = state["attack"][:len(old["attack"])]
-    return {**fresh, "state": cut}
+    shaped = {**fresh, "state": cut}
+    if isinstance(fresh.get("witnessed"), dict) and isinstance(stored.get("witnessed"), dict):
+        shaped["witnessed"] = {k: v for k, v in fresh["witnessed"].items() if k in stored["witnessed"]}
+    return shaped
 
 
 class _Pending:

@@ -69,6 +69,10 @@ class History:
         self.flags: list[Violation] = []
         self.state.flags = self.flags
         self.entries = Entries()
+        # The judge's notes in effect, in order: a correction strikes none (LOG-12). Kept here and
+        # in the snapshot, not read off ``effective``: a fold resumed from a snapshot holds no
+        # event before it, and let the recorder's correction strike a note made before it.
+        self.notes: list[int] = []
         self.corrections: list[tuple[int, EntryCorrected]] = []
         self.struck: dict[int, int] = {}         # corrected position -> the correction's (also in ``reverted``)
         self._correction_positions: set[int] = set()
@@ -109,6 +113,7 @@ class History:
                     self.unknown_events += 1
                 if isinstance(event, JudgeNote):
                     self.entries.ruling(position, event)
+                    self.notes.append(position)
             elif isinstance(event, RolledBack):
                 self._roll_back(position, event)
             elif isinstance(event, EntryCorrected):
@@ -182,13 +187,13 @@ class History:
                 raise RuleViolation("LOG-12", say("{corrector} corrects their own entries; #{theirs} was entered "
                                                   "by {by}: dispute it, and a judge rules",
                                                   corrector=corrector, theirs=theirs[0], by=self.entries.by[theirs[0]]), position, event.kind)
+        if self.notes and self.notes[-1] >= event.to:   # the judge's word, no mis-entry
+            raise RuleViolation("LOG-12", say("a correction strikes no judge's note: #{note} is the judge's "
+                                              "word (a judge's rollback goes back past it)", note=self.notes[-1]),
+                                position, event.kind)
         for pos, ev in reversed(self.effective):   # the current turn's, latest first
             if pos < event.to:
                 break
-            if isinstance(ev, JudgeNote):         # the judge's word, no mis-entry
-                raise RuleViolation("LOG-12", say("a correction strikes no judge's note: #{note} is the judge's "
-                                                  "word (a judge's rollback goes back past it)", note=pos),
-                                    position, event.kind)
             if isinstance(ev, CardsSealed) and corrector != f"p{ev.player}":   # LOG-11: the sealer's word
                 raise RuleViolation("LOG-12", say("a correction strikes no other's seal: #{seal} is player {player}'s "
                                                   "seal of their hidden cards (they correct it, or a judge's "
@@ -243,6 +248,7 @@ class History:
         state = state if state is not None else self._state_before(to)
         while self.effective and self.effective[-1][0] >= to:   # rollbacks are never reverted
             self.reverted[self.effective.pop()[0]] = position
+        del self.notes[bisect.bisect_left(self.notes, to):]
         if to < self.base:                              # events before ``base`` were never in memory
             for pos in self._unheld(to):
                 self.reverted[pos] = position
@@ -347,13 +353,17 @@ class History:
         if self.state.witnessed:
             data["witnessed"] = {"flags": [[f.index, f.rule, f.message] for f in self.flags],
                                  "corrections": [[pos, e.to_dict()] for pos, e in self.corrections],
-                                 "struck": sorted(self.struck.items()), "entries": self.entries.to_data()}
+                                 "struck": sorted(self.struck.items()), "entries": self.entries.to_data(),
+                                 "notes": list(self.notes)}
         return data
 
     @classmethod
     def from_data(cls, data: dict, cards: CardDB, *, audit: bool = False,
                   restore: Callable[[int], DuelState] | None = None) -> "History":
-        """Resume from a snapshot; rollbacks past it are restored with ``restore``."""
+        """Resume from a snapshot; rollbacks past it are restored with ``restore``. A witnessed
+        duel's snapshot written before it kept the judge's notes in effect raises KeyError: a
+        resumed fold could not know them, so a store does not resume from it, but from an
+        earlier snapshot or the duel's start (``Store._resume``), and writes the new form next."""
         history = cls(cards, audit=audit, restore=restore, restorable=True,
                       state=DuelState.from_data(data["state"], cards), position=data["position"])
         history.reverted = {pos: by for pos, by in data["reverted"]}
@@ -365,6 +375,7 @@ class History:
             history.struck = {pos: by for pos, by in witnessed["struck"]}
             history._correction_positions = {pos for pos, _ in history.corrections}
             history.entries = Entries.from_data(witnessed["entries"])
+            history.notes = list(witnessed["notes"])
         history._rollback_positions = {pos for pos, _ in history.rollbacks + history.corrections}
         return history
 
