@@ -129,3 +129,21 @@ def test_a_store_whose_snapshots_predate_the_notes_kept_verifies_and_refuses_the
     checked = _invoke("verify", duel, "--store", store)
     assert checked.exit_code == 0, checked.output + checked.stderr
     _refused_and_nothing_written(tmp_path, store, duel)
+
+
+def test_a_snapshot_without_the_notes_is_resumed_from_once_the_duel_is_over_only():
+    """A witnessed snapshot of the older form (no ``notes``) is no fold to correct from while the
+    duel goes on (KeyError: the store folds again instead), but after its end no correction
+    follows (LOG-12), so a seek still resumes from it."""
+    events = _witnessed()
+    record = [*events[:50], JudgeNote(judge="Head Judge", note="the summon stands", entered_by="judge"), *events[50:]]
+    for upto, ends in ((record[:66], False), (record, True)):
+        held = History(CARDS)
+        held.extend(upto)
+        data = held.to_data()
+        assert data["witnessed"].pop("notes") == [50] and held.state.ended is ends
+        if ends:
+            assert History.from_data(data, CARDS).state.ended
+        else:
+            with pytest.raises(KeyError):
+                History.from_data(data, CARDS)

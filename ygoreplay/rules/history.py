@@ -361,9 +361,10 @@ class History:
     def from_data(cls, data: dict, cards: CardDB, *, audit: bool = False,
                   restore: Callable[[int], DuelState] | None = None) -> "History":
         """Resume from a snapshot; rollbacks past it are restored with ``restore``. A witnessed
-        duel's snapshot written before it kept the judge's notes in effect raises KeyError: a
-        resumed fold could not know them, so a store does not resume from it, but from an
-        earlier snapshot or the duel's start (``Store._resume``), and writes the new form next."""
+        duel's snapshot written before it kept the judge's notes in effect raises KeyError while
+        the duel goes on: a correction may follow, and the resumed fold could not know the notes
+        it must not strike, so a store resumes from an earlier snapshot or the duel's start
+        (``Store._resume``), and writes the new form next. After the end none follows (LOG-12)."""
         history = cls(cards, audit=audit, restore=restore, restorable=True,
                       state=DuelState.from_data(data["state"], cards), position=data["position"])
         history.reverted = {pos: by for pos, by in data["reverted"]}
@@ -375,7 +376,10 @@ class History:
             history.struck = {pos: by for pos, by in witnessed["struck"]}
             history._correction_positions = {pos for pos, _ in history.corrections}
             history.entries = Entries.from_data(witnessed["entries"])
-            history.notes = list(witnessed["notes"])
+            notes = witnessed.get("notes")
+            if notes is None and not history.state.ended:
+                raise KeyError("a witnessed duel's snapshot without the judge's notes in effect")
+            history.notes = list(notes or ())
         history._rollback_positions = {pos for pos, _ in history.rollbacks + history.corrections}
         return history
 
