@@ -168,6 +168,22 @@ def linkable_into(duel: str, match: str) -> bool:
     return VISIBILITIES.index(match) >= VISIBILITIES.index(duel)
 
 
+def knows_match(access: Access, token: str | None, hashed: str | None = None) -> bool:
+    """Whether a reader holding ``token`` (None: none) may know of a match whose access record is
+    ``access``: anyone of a public one; of any other, a token of the match's own (the organiser's
+    is the service's to grant). A duel's own token is not one: a public duel may be a duel of a
+    private match (``linkable_into``), and its readers learn nothing of that match
+    (``rounds.match_details``)."""
+    return access.visibility == "public" or (token is not None and access.role_of(token, hashed) is not None)
+
+
+def view_knows_match(view: str, access: Access) -> bool:
+    """Whether a view written out where no token tells who reads it (the command line's LP
+    sheet) may name a duel's match: the judge view is the store's owner's, who knows every match;
+    any other view is made to be handed on, so it names only a public match (``knows_match``)."""
+    return view == "judge" or access.visibility == "public"
+
+
 def handed(role: str) -> tuple[str, ...]:
     """The roles whose tokens a duel a match makes is given, for the caller who made it (its
     ``role`` in the match): the organiser's every one, to hand out; anyone else's its own and the

@@ -207,6 +207,11 @@ _ATTACHED = " ".join(
 _MARK = ("CASE WHEN t.ended = 1 OR (t.delay_events = 0 AND t.delay_ms = 0) THEN NULL ELSE (SELECT mk.{column} FROM {{marks}} mk "
          "WHERE mk.stream = t.id AND mk.position = t.cut - 1) END AS mark_{column}")
 _MARKS = ", ".join(_MARK.format(column=column) for column in ("at", "turn", "mac"))
+#: What a duel's match says of a setting, in what a search finds a duel by: nothing of a match
+#: that is not public (``_shown`` decides on its access attachment, as the service does).
+_PUBLIC_MATCH = "CASE WHEN m.visibility = 'public' THEN m.{name} END"
+#: The settings a stream's row shows, its own or else its (public) match's.
+_SETTINGS = ("event", "round", "format", "banlist")
 #: A branch shows once no ancestor is delayed and running: not only its parent (a branch of an
 #: undelayed branch of a delayed duel holds that duel's events past its delay, as ``LiveDuel``'s
 #: ``hidden_by_parent`` asks its parent, which asks its own).
@@ -236,7 +241,8 @@ def _visible(index: Index, query: Query, now_ms: int, rare: bool = False) -> tup
     for name in ("title", "event", "round", "format", "banlist"):
         value = getattr(query, name)
         if value:
-            column = "s.title" if name == "title" else f"coalesce(s.{name}, m.{name})"
+            # a match's settings find a duel only when the match is public (``_shown`` checks it again)
+            column = "s.title" if name == "title" else f"coalesce(s.{name}, {_PUBLIC_MATCH.format(name=name)})"
             where.append(f"{column} {like} ? ESCAPE '\\'")
             params.append("%" + re.sub(r"([\\%_])", r"\\\1", value) + "%")
     if query.q:
@@ -256,7 +262,7 @@ def _visible(index: Index, query: Query, now_ms: int, rare: bool = False) -> tup
     if query.source == "imported":
         where.append("s.imported = 1")
     elif query.source is not None:
-        table = "(s.witnessed = 1 OR s.match IS NOT NULL)"
+        table = "(s.witnessed = 1 OR coalesce(m.visibility, '') = 'public')"
         where.append(f"s.imported = 0 AND {'' if query.source == 'table' else 'NOT '}{table}")
     if query.codes is not None and rare:
         where.append(f"s.id IN (SELECT stream FROM {{cards}} WHERE {_card_filter(query, params, '')})")
@@ -315,6 +321,9 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
         cards = _card_events(store, query, [row for row in rows if row["id"] in shown])
         left_out |= {row["id"] for row in rows if row["id"] in shown and row["id"] not in cards}
         shown = {stream: row for stream, row in shown.items() if stream in cards}
+    hidden = {stream for stream, row in shown.items() if not _found_by_shown(query, row)}
+    left_out |= hidden
+    shown = {stream: row for stream, row in shown.items() if stream not in hidden}
     if query.q:             # found by the words' own table (SQLite's FTS5), or a column of them
         worded = {stream for stream, row in shown.items() if not _has_words(index, row, query.q)}
         left_out |= worded
@@ -437,18 +446,39 @@ def _result(row: Mapping[str, Any]) -> dict:
     cut, events = row["cut"], row["events"]
     whole = cut == events
     badges = [name for name, on in (
-        ("imported", row["imported"]), ("table", not row["imported"] and (row["witnessed"] or row["match"])),
+        ("imported", row["imported"]), ("table", not row["imported"] and (row["witnessed"] or row["shows_match"])),
         ("witnessed", row["witnessed"]), ("flagged", row["first_flag"] is not None and row["first_flag"] < cut),
         ("signed", row["signed"]), ("verified-origin", row["verified"]),
         ("rollback", row["first_rollback"] is not None and row["first_rollback"] < cut)) if on]
     match = row["kind"] == "match"
-    settings = {name: row[name] if row[name] is not None else row[f"m_{name}"]
-                for name in ("event", "round", "format", "banlist")}
+    settings = _settings(row)
     return {"kind": row["kind"], "id": row["id"], "title": row["title"], "players": [row["p0"], row["p1"]],
             **settings, "created": row["created"],
             "result": {"winner": row["winner"], "reason": row["reason"] or ""} if whole and row["ended"] else None,
             "events": cut, "turns": (row["turn"] if whole else row["mark_turn"]) or 0, "badges": badges,
             "url": f"/match/{row['id']}" if match else f"/view/{row['id']}"}
+
+
+def _settings(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A stream's event, round, format and banlist as a search shows them: its own, else its
+    match's when a reader of the search may know of the match (``_shown``: a public one)."""
+    return {name: row[name] if row[name] is not None else row[f"m_{name}"] if row["shows_match"] else None
+            for name in _SETTINGS}
+
+
+def _found_by_shown(query: Query, row: Mapping[str, Any]) -> bool:
+    """Whether the settings and source ``query`` filters by hold on what the row shows
+    (``_settings``): a duel is never found by what it does not show of its match (the
+    statement asked the match's index row, which a writer to the database may alter)."""
+    shown = _settings(row)
+    for name in _SETTINGS:
+        value = getattr(query, name)
+        if value and value.casefold() not in str(shown[name] or "").casefold():
+            return False
+    if query.source in ("table", "api"):
+        table = bool(row["witnessed"] or row["shows_match"])
+        return not row["imported"] and table == (query.source == "table")
+    return True
 
 
 def card_stats(store: Any, code: int, names: Any = None, now: float | None = None) -> dict:
@@ -573,9 +603,14 @@ def _shown(store: Any, rows: list[Any], listed: Mapping[str, Any], now_ms: int |
             continue
         if not index.vouched(row, vouched, access, link):
             continue
-        if row["m_id"] is not None and not index.settings_vouched(
-                row["match"], row, access_columns(match_access)["release"], "m_"):
+        match = access_columns(match_access) if row["m_id"] is not None else None
+        if match is not None and not index.settings_vouched(row["match"], row, match["release"], "m_"):
             continue
+        # A duel names its match (its settings, the table badge) only when a search's reader (anyone)
+        # may know of it: a public duel may be a duel of a private or unlisted match (``access.linkable_into``).
+        # Decided on the match's access attachment, as the service decides who reads the match; nothing
+        # signed changes (the duel's row holds none of its match: they are the match's own, under its tag).
+        row["shows_match"] = match is not None and match["visibility"] == "public"
         if not row["ended"] and (row["delay_events"] or row["delay_ms"]) and row["cut"] > 0 and not (
                 now_ms is not None and row["cut"] - 1 < row["events"] - row["delay_events"]
                 and row["mark_at"] is not None and row["mark_at"] <= now_ms - row["delay_ms"]

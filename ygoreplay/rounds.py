@@ -324,13 +324,20 @@ def _records(store: Store, stream_id: str) -> list[Record]:
         return []
 
 
-def match_details(store: Store, duel_id: str) -> dict:
-    """What a duel's match says of where it was played: the event, round, table and format
-    (empty for a duel of no match)."""
+def match_details(store: Store, duel_id: str, sees: Callable[[str, Access], bool]) -> dict:
+    """What a duel's match says of where it was played: the event, round, table and format,
+    for a reader ``sees`` lets know of the match (given its id and access record); empty for a
+    duel of no match, and for a reader who may read the duel but not its match. A public duel
+    may be linked into a private or unlisted match (``access.linkable_into``): its reader may
+    not learn that the match exists, nor its event, round, table or format. Every door that shows
+    a duel's match (the LP sheet, on the command line and over HTTP) asks here, with its reader."""
     match_id = store.match_of(duel_id)
     if match_id is None:
         return {}
     try:            # nothing of a match whose header its anchors do not name (altered): not its seat either
+        access = Access.from_dict(store.attachment(match_id, "access") or {"visibility": "private"})
+        if not sees(match_id, access):
+            return {}
         first = store.records_after(match_id, 0)[:1]
     except (StoreError, VerificationError):
         return {}

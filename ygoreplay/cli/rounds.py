@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import click
 
@@ -25,17 +25,18 @@ URL_ENV = "YGOREPLAY_URL"
 
 
 def _sheet(source: Source, view: str | None, times: list[str], recorded: list[str], head: bytes | None,
-           match: dict) -> LPSheet:
+           match: Callable[[str], dict]) -> LPSheet:
     """The sheet of ``view`` of the source, its ``times`` shown. ``head`` is the source's own (its
     record's, a view file's), over its chain of events recorded at ``recorded``: a view a full
-    record derives is tied to it by its own file's head instead (``exchange.sheet_head``)."""
+    record derives is tied to it by its own file's head instead (``exchange.sheet_head``).
+    ``match`` gives what the view shown may say of the duel's match (``rounds.match_details``)."""
     from ..exchange import sheet_head
     from ..lpsheet import sheet_of
     events, cards, disclosures, renames, shown = source.as_view(view)
     if head is not None and shown != source.view and source.root is not None:
         head = sheet_head(shown, source.root, events, recorded, head)
     return sheet_of(events, cards, shown, disclosures=disclosures, renames=renames, times=times,
-                    duel_id=source.duel_id or "", head=head, match=match,
+                    duel_id=source.duel_id or "", head=head, match=match(shown),
                     title=source.replay.match.get("title", "") if source.replay is not None else "")
 
 
@@ -68,6 +69,7 @@ def lp_sheet(duel: str, as_csv: bool, output: str | None, paper: str, view: str 
     """A duel's paper LP record: both players' LP changes turn by turn, each with its cause, the
     running LP and the result; a page to print and sign (HTML), or CSV. DUEL is a .jsonl or .ygr
     file or a stored duel; --view spectator names no card a spectator could not see."""
+    from ..access import view_knows_match
     from ..files import mode_for
     from ..lpsheet import to_csv, to_html
     from ..rounds import match_details
@@ -76,14 +78,18 @@ def lp_sheet(duel: str, as_csv: bool, output: str | None, paper: str, view: str 
         with open_duel(duel, None, cards) as source:
             replay = source.replay
             sheet = _sheet(source, view, replay.times if replay and (view or replay.view) == replay.view else [],
-                           replay.times if replay else [], replay.chain[-1] if replay and replay.chain else None, {})
+                           replay.times if replay else [], replay.chain[-1] if replay and replay.chain else None,
+                           lambda _shown: {})
     else:
         with open_store(store_url, readonly=True) as store:
             source = open_source(duel, store, card_db(cards))
             records = source.records                 # read once, as the anchors vouch (not read again apart)
             times = [r.recorded for r in records]
+            # the match is named as the view shown may know of it: a public duel's spectator sheet
+            # names no private match it was linked into (``access.view_knows_match``)
             sheet = _sheet(source, view, times, times, records[-1].hash if records else None,
-                           match_details(store, str(source.duel_id)))
+                           lambda shown: match_details(store, str(source.duel_id),
+                                                       lambda _match, access: view_knows_match(shown, access)))
     _write(to_csv(sheet) if as_csv else to_html(sheet, paper), output, mode_for(sheet.view))
 
 

@@ -24,7 +24,7 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import i18n
-from ..access import PLAYERS, VIEW_OF, Access, digest, matches, seated
+from ..access import PLAYERS, VIEW_OF, Access, digest, knows_match, matches, seated
 from ..application import Records
 from ..errors import StoreError, VerificationError
 from ..live import Hub, LiveDuel
@@ -220,6 +220,16 @@ class Service:
         if caller.view == "spectator" and live.hidden_by_parent():
             raise HTTPError(404, f"no duel {duel_id!r}")
         return caller, live
+
+    def match_reader(self, request: Request) -> Callable[[str, Access], bool]:
+        """Whether the caller of ``request`` may know of a match (given its id and access record),
+        as a match's own routes decide it (``matches._caller``): the organiser; a token of the
+        match's; anyone of a public one (``access.knows_match``). What a duel's reader is shown
+        of its match (``rounds.match_details``) asks this: a duel's token opens the duel only."""
+        token = self.token_of(request)
+        hashed = digest(token) if token is not None else None
+        organiser = self.is_organiser(token, hashed)
+        return lambda _match_id, access: organiser or knows_match(access, token, hashed)
 
     @staticmethod
     def role_in(access: Access, token: str | None, what: str,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gzip
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from ..exchange import sheet_head
@@ -23,8 +23,9 @@ PRINTED_HEADERS = {"Content-Security-Policy": POLICY, "Referrer-Policy": "no-ref
                    "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Cache-Control": "no-store"}
 
 
-def _sheet(service: Service, live: LiveDuel, view: str, visible: int) -> LPSheet:
-    """The sheet of the first ``visible`` events as ``view`` has them (a judge's: the record)."""
+def _sheet(service: Service, live: LiveDuel, view: str, visible: int, match: dict) -> LPSheet:
+    """The sheet of the first ``visible`` events as ``view`` has them (a judge's: the record),
+    ``match`` what its reader may know of the duel's match."""
     live_view = live.view(view, visible if view == "spectator" else None)
     steps = live_view.steps[:visible]
     if view == "judge":
@@ -36,37 +37,43 @@ def _sheet(service: Service, live: LiveDuel, view: str, visible: int) -> LPSheet
                     duel_id=live.id, title=live.header.title,
                     head=sheet_head(view, live.header.root, events, [r.recorded for r in live.records[:visible]],
                                     live.records[visible - 1].hash) if visible else None,
-                    match=match_details(service.store, live.id) if live.match_id() else None)
+                    match=match)
 
 
-def _made(service: Service, asking: tuple[Caller, LiveDuel], view: str | None, form: str, paper: str) -> bytes:
-    """The sheet laid out as ``form`` (html, csv), made once per view and events seen."""
+def _made(service: Service, request: Request, asking: tuple[Caller, LiveDuel], view: str | None, form: str,
+          paper: str) -> bytes:
+    """The sheet laid out as ``form`` (html, csv), made once per view, events seen and whether
+    its reader may know of the duel's match (a public duel of a private match: one who may not
+    is never handed the sheet made for one who may)."""
     caller, live = asking
     view = Service.view_for(caller, view)
     visible = live.visible(view)
+    match: dict = {}
+    if live.match_id() is not None:
+        match = match_details(service.store, live.id, service.match_reader(request))
 
     def build() -> bytes:
-        sheet = _sheet(service, live, view, visible)
+        sheet = _sheet(service, live, view, visible, match)
         return (to_csv(sheet) if form == "csv" else to_html(sheet, paper)).encode()
-    return gzip.decompress(live.answer(("lp-sheet", view, form, paper, visible), build))
+    return gzip.decompress(live.answer(("lp-sheet", view, form, paper, visible, tuple(sorted(match.items()))), build))
 
 
 @router.get("/duels/{duel_id}/lp-sheet", tags=["everyone"], response_class=Response,
             responses={200: {"content": {"text/html": {}}}})
-def lp_sheet_page(duel_id: str, service: ServiceDep, asking: DuelCaller, view: str | None = Query(None, pattern=VIEW),
+def lp_sheet_page(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller, view: str | None = Query(None, pattern=VIEW),
                   paper: str = Query("a4", pattern="^(a4|letter)$")) -> Response:
     """The duel's LP record as a printable page both players sign: every LP change with its
     cause, turn and phase, the running LP, the result, and the record's head hash."""
-    return Response(_made(service, asking, view, "html", paper), media_type="text/html; charset=utf-8",
+    return Response(_made(service, request, asking, view, "html", paper), media_type="text/html; charset=utf-8",
                     headers=PRINTED_HEADERS)
 
 
 @router.get("/duels/{duel_id}/lp-sheet.csv", tags=["everyone"], response_class=Response,
             responses={200: {"content": {"text/csv": {}}}})
-def lp_sheet_csv(duel_id: str, service: ServiceDep, asking: DuelCaller,
+def lp_sheet_csv(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller,
                  view: str | None = Query(None, pattern=VIEW)) -> Response:
     """The duel's LP record as CSV (RFC 4180, a header row, the result last)."""
-    return Response(_made(service, asking, view, "csv", "a4"), media_type="text/csv; charset=utf-8; header=present",
+    return Response(_made(service, request, asking, view, "csv", "a4"), media_type="text/csv; charset=utf-8; header=present",
                     headers={"Content-Disposition": f'attachment; filename="{duel_id}-lp-sheet.csv"',
                              "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"})
 
