@@ -446,7 +446,9 @@ class Service:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         # -P: not the working directory's ygoreplay first (run from a checkout, "before" would serve it)
-        env = {**tree_env(tree or THIS_TREE), "YGOREPLAY_ADMIN_TOKEN": ADMIN}
+        # every client here is this one host: past the cap on one address (``request_head.PER_ADDRESS``)
+        env = {**tree_env(tree or THIS_TREE), "YGOREPLAY_ADMIN_TOKEN": ADMIN,
+               "YGOREPLAY_CONNECTIONS_PER_ADDRESS": "100000"}
         self.process = subprocess.Popen([sys.executable, "-P", "-m", "ygoreplay", "serve", "--port", str(self.port),
                                          "--store", url, "--workers", str(workers)], env=env, cwd=tree or THIS_TREE,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

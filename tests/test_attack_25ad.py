@@ -145,6 +145,21 @@ def _answer_within(sock, seconds: float) -> bytes:
         return b"<nothing: still open>"
 
 
+def trickled(sock, piece: bytes, seconds: float) -> bytes:
+    """What the service says on ``sock`` while ``piece`` is sent every quarter second, for at
+    most ``seconds`` (b"" if nothing: the connection held on, or closed saying nothing)."""
+    import time
+    started, said = time.monotonic(), b""
+    while time.monotonic() - started < seconds and not said:
+        try:
+            sock.sendall(piece)
+        except OSError:
+            break
+        said = _answer_within(sock, 0.25)
+        said = b"" if said == b"<nothing: still open>" else said
+    return said
+
+
 def test_a_request_head_trickled_or_never_sent_is_answered_408_in_time(tmp_path, monkeypatch):
     """uvicorn sets no time for a request's head: a connection that sent nothing, or its head a
     byte every few seconds (under the 64 KiB bound), was held open for ever, and a few hundred of
@@ -162,15 +177,7 @@ def test_a_request_head_trickled_or_never_sent_is_answered_408_in_time(tmp_path,
         assert said.startswith(b"HTTP/1.1 408 "), said[:200]
         with socket.create_connection(("127.0.0.1", port)) as slow:             # a byte at a time
             slow.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
-            started = time.monotonic()
-            said = b""
-            while time.monotonic() - started < 4 and not said:
-                try:
-                    slow.sendall(b"X-Slow: a\r\n")
-                except OSError:
-                    break
-                said = _answer_within(slow, 0.25)
-                said = b"" if said == b"<nothing: still open>" else said
+            said = trickled(slow, b"X-Slow: a\r\n", 4)
         assert said.startswith(b"HTTP/1.1 408 ") and b"line and headers" in said, said[:200]
         with socket.create_connection(("127.0.0.1", port)) as kept:             # kept alive between requests
             for _ in range(2):

@@ -12,11 +12,43 @@ its head every few seconds (just under any bound), was held open for ever, and a
 such held every file descriptor the process may open (slowloris): no one else was answered.
 A head not whole ``HEAD_SECONDS`` after its connection opened (or after a later request's first
 byte: the wait between requests is uvicorn's keep-alive timeout) is answered 408 and closed.
+
+A request's body is held to a time too (``body_seconds``): ``BODY_SECONDS`` and a second for every
+``BODY_RATE`` bytes its ``Content-Length`` says (its most, ``MAX_BODY``, when it is chunked), from
+its head's end. A body trickled a byte every few seconds (under any bound) held its connection,
+and the request its application task awaited, for ever; now it is answered 408 (closed without a
+word when the application has begun answering it) and closed.
+
+And no one address holds more than ``PER_ADDRESS`` of a process's connections at once
+(``server_settings(per_address=...)``, or ``$YGOREPLAY_CONNECTIONS_PER_ADDRESS``): one host
+opening connections until the process had no file descriptor left was everyone's refusal.
+One more is answered 503 and closed before any application sees it. It counts per process: with
+``--workers N`` an address may hold N times as many. Behind a reverse proxy every connection is
+the proxy's: raise it there (the proxy is where each client's cap belongs).
+
+These answers are said in the client's language (``Accept-Language``, as far as the head came in
+before it was refused; ``i18n.negotiate``), the English always in ``error`` and ``message``, the
+reader's beside it in ``message_translated``, as every other refusal of the service
+(``i18n.message_dict``), with ``Content-Language``.
+
+The service runs on httptools only (``uvicorn[standard]`` and ``httptools`` are dependencies):
+its bounds are this protocol's, so ``server_settings`` refuses to make a server without it
+rather than one on uvicorn's h11, which would have none of them.
 """
 from __future__ import annotations
 
 import json
+import os
+import re
+from collections import Counter
+from functools import lru_cache
 from typing import Any
+from weakref import WeakKeyDictionary
+
+from .. import i18n
+from ..errors import InputError, YgoreplayError
+from ..i18n import N_, t
+from .common import MAX_BODY
 
 #: The most bytes of a request's line and headers: a real one is well under 8 KiB (a browser's
 #: cookies and all); 64 KiB is what the service's largest query (a long search) needs many times over.
@@ -27,32 +59,82 @@ MAX_HEAD = 64 << 10
 #: many times that.
 HEAD_SECONDS = 20.0
 
+#: The seconds a request's body may take besides one for every ``BODY_RATE`` bytes of it: a batch
+#: of events (a few KiB) has 20 s, the largest upload (16 MiB) about four and a half minutes (a
+#: phone on a poor line sends 64 KiB/s many times over).
+BODY_SECONDS = 20.0
+BODY_RATE = 64 << 10
 
-def _answer(status: bytes, error: str) -> bytes:
-    """A whole response closing the connection: ``status`` and ``{"error": error}``."""
-    body = json.dumps({"error": error}).encode()
-    return (b"HTTP/1.1 " + status + b"\r\ncontent-type: application/json\r\nconnection: close\r\n"
-            b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+#: The most connections one address may hold open at once in a process: a venue's hall behind one
+#: NAT address holds a few devices a table; one host holding every descriptor is refused long before.
+PER_ADDRESS = 256
+#: Where ``serve`` and ``demo`` (and every worker) read another cap from.
+PER_ADDRESS_ENV = "YGOREPLAY_CONNECTIONS_PER_ADDRESS"
+#: The seconds a connection over its address's cap is waited on for its head's first bytes (its
+#: language) before it is answered 503 in English: a real client sends its head at once.
+OVER_SECONDS = 2.0
+
+_OVER_HEAD = N_("the request's line and headers are over {count} bytes")
+_LATE_HEAD = N_("the request's line and headers did not come in within {seconds} seconds")
+_LATE_BODY = N_("the request's body did not come in within {seconds} seconds")
+_CROWDED = N_("too many connections from one address at once (at most {count}): try again once one has closed")
+_STATUS = {_OVER_HEAD: b"431 Request Header Fields Too Large", _LATE_HEAD: b"408 Request Timeout",
+           _LATE_BODY: b"408 Request Timeout", _CROWDED: b"503 Service Unavailable"}
+_ACCEPT_LANGUAGE = re.compile(rb"\r\naccept-language[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE)
 
 
-_ANSWER = _answer(b"431 Request Header Fields Too Large", f"the request's line and headers are over {MAX_HEAD} bytes")
-_LATE = _answer(b"408 Request Timeout", f"the request's line and headers did not come in within {HEAD_SECONDS:g} seconds")
+def body_seconds(length: int | None) -> float:
+    """The seconds a body of ``length`` bytes has (None: chunked, timed as the largest the service
+    takes, ``MAX_BODY``)."""
+    return BODY_SECONDS + (MAX_BODY if length is None else min(length, MAX_BODY)) / BODY_RATE
+
+
+@lru_cache(maxsize=64)
+def _answer(template: str, language: str, **values: Any) -> bytes:
+    """A whole response closing the connection, of ``template``'s status: the English in
+    ``error`` and ``message``, the reader's language's in ``message_translated``
+    (``i18n.message_dict``'s shape), and ``Content-Language``."""
+    english = template.format(**values)
+    said = {"error": english, "message": english}
+    if language != i18n.DEFAULT:
+        said["message_translated"] = i18n.t_in(language, template, **values)
+    body = json.dumps(said, ensure_ascii=False).encode()
+    return (b"HTTP/1.1 " + _STATUS[template] + b"\r\ncontent-type: application/json\r\nconnection: close\r\n"
+            b"content-language: " + language.encode() + b"\r\ncontent-length: " + str(len(body)).encode()
+            + b"\r\n\r\n" + body)
+
+
+def _language(accept_language: bytes | None) -> str:
+    """The language of an answer to a client that said ``accept_language`` (None: nothing yet)."""
+    if not accept_language:
+        return i18n.DEFAULT
+    return i18n.negotiate(accept_language[:i18n.ACCEPT_LANGUAGE_READ].decode("latin-1"))
 
 
 try:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-except ImportError:                       # no httptools: uvicorn's h11, bounded by its own setting
+except ImportError:                       # no httptools: ``server_settings`` says so
     HttpToolsProtocol = None
 
 
-def server_settings() -> dict[str, Any]:
-    """The ``uvicorn.Config`` settings every server of the service is made with. The protocol is
-    named, not given: a worker process is handed its settings pickled, and a class would be
-    imported (with the whole service) while the worker unpickles them, before it handles Ctrl-C;
-    a name is imported where the worker loads the application."""
+def server_settings(per_address: int | None = None) -> dict[str, Any]:
+    """The ``uvicorn.Config`` settings every server of the service is made with: ``per_address``
+    connections of one address at once (None: ``$YGOREPLAY_CONNECTIONS_PER_ADDRESS``, else
+    ``PER_ADDRESS``). The protocol is named, not given: a worker process is handed its settings
+    pickled, and a class would be imported (with the whole service) while the worker unpickles
+    them, before it handles Ctrl-C; a name is imported where the worker loads the application,
+    the cap in it (``CAPPED``)."""
     if HttpToolsProtocol is None:
-        return {"http": "h11", "h11_max_incomplete_event_size": MAX_HEAD}
-    return {"http": f"{__name__}:BoundedHttpTools", "h11_max_incomplete_event_size": MAX_HEAD}
+        raise YgoreplayError(t("the service runs on httptools (its bounds on each request are in its parser), "
+                               "which is not installed: pip install httptools"))
+    name = t("connections per address")
+    if per_address is None:
+        given = os.environ.get(PER_ADDRESS_ENV, "").strip()
+        name = f"${PER_ADDRESS_ENV}"
+        per_address = (int(given) if re.fullmatch(r"[1-9][0-9]{0,5}", given) else 0) if given else PER_ADDRESS
+    if not 1 <= per_address <= 999_999:
+        raise InputError(t("{name} is a whole number 1..999999", name=name))
+    return {"http": f"{__name__}:CAPPED.per_address_{per_address}"}
 
 
 class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
@@ -60,7 +142,12 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
     and the connection closed (no application has seen the request yet). Bytes are counted only
     in reads that began and ended inside one head, so a read holding a whole request and the
     start of the next one (pipelined) is no head's. A head not whole ``HEAD_SECONDS`` after the
-    connection opened or its first byte came: 408 (``_late``)."""
+    connection opened or its first byte came: 408 (``_late``); a body not whole in its time
+    (``body_seconds``): 408 (``_late_body``). An address over ``per_address`` connections: 503."""
+
+    per_address = PER_ADDRESS
+    #: each server's open connections by address (a process may run several: the tests' servers)
+    _open: "WeakKeyDictionary[Any, Counter[str]]" = WeakKeyDictionary()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -68,13 +155,33 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
         self._began = False
         self._refused = False
         self._deadline: Any = None           # the timer of the head awaited, if one is
+        self._body_deadline: Any = None      # the timer of the body awaited, if one is
+        self._address: str | None = None     # the address counted for this connection
+        self._crowded = False                # over its address's cap: answered 503, nothing parsed
 
     def connection_made(self, transport: Any) -> None:   # type: ignore[override]
         super().connection_made(transport)
+        address = self.client[0] if self.client else None
+        if address is not None:
+            held = self._open.setdefault(self.server_state, Counter())
+            if held[address] >= self.per_address:
+                self._crowded = True         # its language is in its head's first bytes: awaited briefly
+                self._deadline = self.loop.call_later(OVER_SECONDS, self._crowded_answer, None)
+                return
+            held[address] += 1
+            self._address = address
         self._deadline = self.loop.call_later(HEAD_SECONDS, self._late)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._disarm_body()
+        if self._address is not None:
+            held = self._open.get(self.server_state)
+            if held is not None:
+                held[self._address] -= 1
+                if held[self._address] <= 0:
+                    del held[self._address]
+            self._address = None
         super().connection_lost(exc)
 
     def on_message_begin(self) -> None:
@@ -86,12 +193,46 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
     def on_headers_complete(self) -> None:
         self._head = None
         self._disarm()
+        self._disarm_body()
+        length, chunked = None, False
+        for name, value in self.headers:
+            if name == b"content-length":
+                length = int(value) if value.strip().isdigit() else None
+            elif name == b"transfer-encoding":
+                chunked = True
+        if length or chunked:                # a body to come: timed (a GET's is complete at once)
+            seconds = body_seconds(length if length else None)
+            self._body_deadline = self.loop.call_later(seconds, self._late_body, seconds)
         super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._disarm_body()
+        super().on_message_complete()
 
     def _disarm(self) -> None:
         if self._deadline is not None:
             self._deadline.cancel()
             self._deadline = None
+
+    def _disarm_body(self) -> None:
+        if self._body_deadline is not None:
+            self._body_deadline.cancel()
+            self._body_deadline = None
+
+    def _said_language(self) -> bytes | None:
+        """The ``Accept-Language`` of the head being read, as far as it came in."""
+        return next((value for name, value in reversed(self.headers or ()) if name == b"accept-language"), None)
+
+    def _refuse(self, template: str, accept_language: bytes | None, **values: Any) -> None:
+        """``template``'s answer (its ``values`` filled), in the language ``accept_language`` asks
+        for, and the connection closed."""
+        self._disarm()
+        self._disarm_body()
+        if self._refused or self.transport.is_closing():
+            return
+        self._refused = True
+        self.transport.write(_answer(template, _language(accept_language), **values))
+        self.transport.close()
 
     def _late(self) -> None:
         """The head awaited did not come in time: 408 and closed, or, while an earlier request
@@ -99,15 +240,31 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
         self._deadline = None
         if self._head is None or self._refused or self.transport.is_closing():
             return
-        self._refused = True
         if self.cycle is not None and not self.cycle.response_complete:
+            self._refused = True
             self.cycle.keep_alive = False
             return
-        self.transport.write(_LATE)
-        self.transport.close()
+        self._refuse(_LATE_HEAD, self._said_language(), seconds=f"{HEAD_SECONDS:g}")
+
+    def _late_body(self, seconds: float) -> None:
+        """The body awaited did not come in its ``seconds``: 408 and closed, or only closed once
+        the application has begun to answer (the answer's bytes are its own), or nothing here
+        once the connection is another protocol's (upgraded)."""
+        self._body_deadline = None
+        if self._refused or self.transport.is_closing() or self.transport.get_protocol() is not self:
+            return
+        if self.cycle is not None and (self.cycle.response_started or self.pipeline):   # not ours to answer
+            self._refused = True
+            self.transport.close()
+            return
+        self._refuse(_LATE_BODY, self._said_language(), seconds=str(max(1, round(seconds))))
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
+            return
+        if self._crowded:                    # its head's first bytes say its language; nothing more is read
+            found = _ACCEPT_LANGUAGE.search(data[:MAX_HEAD])
+            self._crowded_answer(found.group(1) if found else None)
             return
         self._began = False
         counting = self._head is not None
@@ -115,9 +272,29 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
         if counting and self._head is not None and not self._began:
             self._head += len(data)
             if self._head > MAX_HEAD:
-                self._refused = True
-                self.transport.write(_ANSWER)
-                self.transport.close()
+                self._refuse(_OVER_HEAD, self._said_language(), count=MAX_HEAD)
+
+    def _crowded_answer(self, accept_language: bytes | None) -> None:
+        self._refuse(_CROWDED, accept_language, count=self.per_address)
 
 
-__all__ = ["HEAD_SECONDS", "MAX_HEAD", "BoundedHttpTools", "server_settings"]
+class _Capped:
+    """``BoundedHttpTools`` with a cap of its own, by name (``CAPPED.per_address_32``): what
+    ``server_settings`` names, so a worker process imports the cap its server was given."""
+
+    def __getattr__(self, name: str) -> type:
+        found = re.fullmatch(r"per_address_([1-9][0-9]{0,5})", name)
+        if found is None:
+            raise AttributeError(name)
+        return _capped(int(found.group(1)))
+
+
+@lru_cache(maxsize=None)
+def _capped(per_address: int) -> type:
+    return type(f"BoundedHttpTools{per_address}", (BoundedHttpTools,), {"per_address": per_address})
+
+
+CAPPED = _Capped()
+
+__all__ = ["BODY_RATE", "BODY_SECONDS", "CAPPED", "HEAD_SECONDS", "MAX_HEAD", "PER_ADDRESS", "PER_ADDRESS_ENV",
+           "BoundedHttpTools", "body_seconds", "server_settings"]
