@@ -7,6 +7,15 @@
   hand that Yugi does not see. A branch's views now hold its own events only once its parent has
   released what it hid (``live.released``; its release policy: at its end, at the event's end or
   never); until then they stop where the branch left, which its parent's views showed already.
+* The library indexed the what-if's card events: ``/search?card=`` found the Axe in the branch
+  while the duel went on (a search is a spectator's, and never follows a release): a branch's own
+  events write no card row (index version 7).
+* A player's record (``/players/{name}``) counted the what-if's end as a result (Yugi's what-if
+  surrender a win of Kaiba's), and a card's numbers counted the events a branch shares with its
+  parent twice: they count the duels played, not what-ifs.
+* A match linked the what-if as its next game (``/games`` or a raw ``game_started``, with the
+  duel's recorder token, which opens its branches too): a game never played. ``linkable``, the
+  one check of both doors, refuses a branch.
 """
 from __future__ import annotations
 
@@ -16,6 +25,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from test_device_names import ADMIN, ORGANISER, WON, auth
+from test_match_service import MATCHES, lines, match_body
 from test_store import fresh_url
 from ygoreplay.access import digest
 from ygoreplay.service import create_app
@@ -112,3 +122,41 @@ def test_a_branch_of_a_what_if_shows_no_player_the_what_if_it_keeps(served):
     yugi = auth(duel["tokens"]["p0"])
     assert str(AXE) not in _codes(client, made.json()["id"], yugi)
     assert client.get(f"/duels/{made.json()['id']}/state", headers=yugi).json()["at"] == 17
+
+
+def test_a_what_if_branch_counts_in_no_players_record_nor_a_cards_numbers(served):
+    """Yugi won the duel; the judge's what-if, where he surrenders, counted as Kaiba's win in his
+    public record, and the Vorse Raider Kaiba summoned before it left counted twice in the card's
+    numbers (the branch keeps the duel's first events)."""
+    client = served
+    duel, branch = _what_if(client, "end")
+    recorder = auth(duel["tokens"]["recorder"])
+    assert client.post(f"/duels/{duel['id']}/events", json=WON[20:], headers=recorder).status_code == 200
+    surrender = {"kind": "duel_ended", "winner": 1, "reason": "surrender"}
+    assert client.post(f"/duels/{branch}/events", json=[surrender], headers=recorder).status_code == 200
+    kaiba = client.get("/players/Kaiba").json()
+    assert (kaiba["won"], kaiba["lost"]) == (0, 1), kaiba
+    vorse = client.get("/cards/14898066/stats").json()
+    assert vorse["duels"] == 1 and vorse["won_by_user"] + vorse["lost_by_user"] <= 1, vorse
+
+
+def test_a_judges_what_if_branch_is_no_duel_of_a_match_by_any_door(served):
+    """The table's recorder, holding the duel's recorder token (its branches' too), linked the
+    judge's what-if as the match's next game: a game never played, its first events another
+    duel's, its end (a what-if surrender) one the match would count."""
+    client = served
+    duel, branch = _what_if(client, "end")
+    match = client.post("/matches", json=match_body(lines(MATCHES / "two-nil.jsonl"), visibility="public"),
+                        headers=ORGANISER).json()
+    recorder, token = auth(match["tokens"]["recorder"]), duel["tokens"]["recorder"]
+    typed = client.post(f"/matches/{match['id']}/games", headers=recorder,
+                        json={"duel": branch, "duel_token": token, "first_player": 0, "chosen_by": 0})
+    assert typed.status_code == 409 and typed.json()["where"] == "duel", typed.text
+    started = next(ev for ev in lines(MATCHES / "two-nil.jsonl") if ev["kind"] == "game_started")
+    raw = client.post(f"/matches/{match['id']}/events", params={"duel_token": token}, headers=recorder,
+                      json=[{**started, "duel": branch}])
+    assert raw.status_code == 409, raw.text
+    assert client.get(f"/matches/{match['id']}/state", headers=recorder).json()["games"] == []
+    linked = client.post(f"/matches/{match['id']}/games", headers=recorder,
+                         json={"duel": duel["id"], "duel_token": token, "first_player": 0, "chosen_by": 0})
+    assert linked.status_code == 201, ("the duel played is linked", linked.text)
