@@ -468,7 +468,8 @@ def card_stats(store: Any, code: int, names: Any = None, now: float | None = Non
     index: Index = store.library
     query, now_ms = Query(kind="duel", codes=(code,)), _now_ms(now)
     inner, params = _visible(index, query, now_ms, rare=True)
-    sql = f"SELECT t.*, {_MARKS} FROM ({inner}) t WHERE t.cut > 0 AND {_PLAYED} AND EXISTS ({_shown_card(query, params)})"
+    sql = (f"SELECT t.*, {_MARKS} FROM ({inner}) t WHERE t.cut > 0 AND {_PLAYED} "
+           f"AND EXISTS ({_shown_card(query, params)})")
     _rows, shown, left_out = _listed_rows(store, index.sql(sql), params, now_ms=now_ms)
     counted = []
     for stream, events in _card_events(store, query, list(shown.values())).items():
