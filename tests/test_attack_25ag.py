@@ -84,6 +84,10 @@ def test_a_judges_what_if_branch_shows_no_player_a_card_its_running_parent_hides
     assert frames.status_code == 200 and b"Axe of Despair" not in frames.content      # the client unzips it
     state = client.get(f"/duels/{branch}/state", headers=yugi).json()
     assert state["at"] == 17, "its views stop where the branch left, which the duel showed them"
+    for headers in (yugi, {}):
+        family = client.get(f"/duels/{duel['id']}/tree", headers=headers).json()
+        assert [member["events"] for member in family] == [20, 18], ("/tree counts what the view sees", family)
+    assert [m["events"] for m in client.get(f"/duels/{duel['id']}/tree", headers=judge).json()] == [20, 19]
 
 
 def test_a_what_if_branch_shows_its_own_events_once_its_parent_released_what_it_hid(served):
