@@ -1017,8 +1017,9 @@ def public_duels(records: Records, visible: Visible, player: str | None = None) 
 def family(records: Records, duel_id: str, may_open: Callable[[str, Access], bool],
            visible: Visible | None = None) -> list[dict]:
     """The duel's family of branches, depth first, as a caller may know of it: those it may open
-    (``may_open(id, access)``); for a spectator (``visible``) those it may see an event of (``as_seen``, the
-    list says the same), and always the duel asked about, with what it may see of each."""
+    (``may_open(id, access)``); for a spectator or a player (``visible``) those it may see an event of
+    (``as_seen``, the list says the same: a judge's what-if counted where its view stops), and always the duel
+    asked about, with what it may see of each."""
     out = []
     for depth, info in records.store.tree(duel_id):
         access = records.access_or_none(info.id)

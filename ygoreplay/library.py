@@ -53,8 +53,9 @@ from .errors import StoreError, VerificationError
 from .events import GY, BANISHED, Event
 
 ACTIONS = ("activated", "summoned", "sent_to_gy", "banished", "negated")
-#: 6: every row keyed (``Index.tag``), its stream's row checked against what its anchors vouch for
-VERSION = 6
+#: 6: every row keyed (``Index.tag``), its stream's row checked against what its anchors vouch for;
+#: 7: no card event of a branch's what-if (``what_if``)
+VERSION = 7
 #: What the index's tags are made over: this and the row (``Index.tag``); 16 bytes of the HMAC kept
 _TAG_LABEL = b"ygoreplay/library/1\0"
 _TAG_BYTES = 16
@@ -162,11 +163,22 @@ def before(event: Event, fold: Any) -> str | None:
     return chain[link - 1].card if 1 <= link <= len(chain) else None
 
 
-def seen(event: Event, fold: Any, negated: str | None, at: int) -> Seen:
+def what_if(header: Any, position: int) -> bool:
+    """Whether event ``position`` of a stream with this header is a branch's own, past where it
+    left its parent: the judge's what-if, played from a board whose hidden cards are its
+    parent's. ``seen`` gives it no card event: its Axe of Despair equipped from Kaiba's hand is a
+    card the duel it branched from keeps in his hand (ZONE-12), and a search is a spectator's
+    (``LiveDuel.branch_cut``: the branch's spectators see it only once its parent released what
+    it hid, which a search never follows)."""
+    parent, at = getattr(header, "parent", None), getattr(header, "branch_at", None)
+    return bool(parent) and position >= (at or 0)
+
+
+def seen(event: Event, fold: Any, negated: str | None, at: int, judges: bool = False) -> Seen:
     """The spectator's card events of ``event`` just applied to ``fold`` (``before`` gave
     ``negated``; ``at`` its recording time in milliseconds): a card counts only when the
     spectator may know it there (``can_see``) or the event shows it to everyone (an activation),
-    and the record knows its passcode."""
+    and the record knows its passcode; no card event nor flag of a branch's what-if (``judges``, ``what_if``)."""
     from .views import can_see        # here: a store opened only to read (``show --at N``) needs no views
     state = fold.state
     turn = int(getattr(state, "turn", 0) or 0)
@@ -178,7 +190,7 @@ def seen(event: Event, fold: Any, negated: str | None, at: int) -> Seen:
     if kind in _GOING_BACK:
         return Seen(turn, at, back_to=event.to, rollback=kind == "rolled_back")
     cards = getattr(state, "cards", None)
-    if cards is None:
+    if cards is None or judges:
         return Seen(turn, at)
     out: list[tuple[str, int, int | None]] = []
 
@@ -673,7 +685,7 @@ def _replayed(store: Any, stream_id: str, header: bytes, folds: Mapping[str, Any
         fold.append(event, strict=False)
         # the index reads an event row's ``seen`` only, never its bytes
         rows.append(EventRow(stream_id, record.position + 1, event.kind, b"",
-                             seen(event, fold, negated, to_ms(record.recorded))))
+                             seen(event, fold, negated, to_ms(record.recorded), what_if(vouched, record.position))))
     count = len(records)
     rows += store.events.select_events(f"{stream_id}/head", gt=count - 1, lte=count)
     return rows

@@ -220,6 +220,12 @@ _VISIBLE_PARENT = ("(s.parent IS NULL OR NOT EXISTS (WITH RECURSIVE up(id) AS (S
                    "JOIN {streams} a ON a.id = up.id WHERE a.ended = 0 AND (a.delay_events > 0 OR a.delay_ms > 0)))")
 
 
+#: What a player's record and a card's numbers count: the duels played, not a judge's what-if
+#: branches (a branch keeps its parent's first events, counted again, and ends as the judge played
+#: it: Yugi's surrender in a what-if is no win of Kaiba's). A search still lists them.
+_PLAYED = "t.parent IS NULL"
+
+
 #: A card event a reader sees: before the cut, and not reverted by a rollback before it.
 _SHOWN = ("c.position < t.cut AND NOT EXISTS (SELECT 1 FROM {rollbacks} r WHERE r.stream = c.stream "
           "AND r.position < t.cut AND c.position >= r.back_to AND c.position < r.position)")
@@ -487,11 +493,13 @@ def card_stats(store: Any, code: int, names: Any = None, now: float | None = Non
     from the rows a search reads and checks the same way: each duel's row (``_listed_rows``:
     ``Store.listed`` and ``Index.vouched``, its delay's mark) and each card event and rollback
     (``_card_events``: ``Index.genuine``). An altered duel, a branch of one, or a row a writer
-    to the database forged counts nothing; the answer says how many duels it left out."""
+    to the database forged counts nothing; the answer says how many duels it left out. A
+    judge's what-if branch counts nothing either (``_PLAYED``)."""
     index: Index = store.library
     query, now_ms = Query(kind="duel", codes=(code,)), _now_ms(now)
     inner, params = _visible(index, query, now_ms, rare=True)
-    sql = f"SELECT t.*, {_MARKS} FROM ({inner}) t WHERE t.cut > 0 AND EXISTS ({_shown_card(query, params)})"
+    sql = (f"SELECT t.*, {_MARKS} FROM ({inner}) t WHERE t.cut > 0 AND {_PLAYED} "
+           f"AND EXISTS ({_shown_card(query, params)})")
     _rows, shown, left_out = _listed_rows(store, index.sql(sql), params, now_ms=now_ms)
     counted = []
     for stream, events in _card_events(store, query, list(shown.values())).items():
@@ -513,7 +521,8 @@ def card_stats(store: Any, code: int, names: Any = None, now: float | None = Non
 
 def player(store: Any, name: str, limit: int = MAX_LIMIT, cursor: str | None = None,
            now: float | None = None) -> dict:
-    """A player's public duels (newest first, a page) and how the ones anyone may see ended."""
+    """A player's public duels (newest first, a page) and how the ones anyone may see ended (of
+    the duels played: ``_PLAYED``)."""
     if not name.strip() or len(name) > 200 or "\x00" in name:
         raise SearchError("name", "a player's name is 1..200 characters, no NUL")
     index: Index = store.library
@@ -524,7 +533,7 @@ def player(store: Any, name: str, limit: int = MAX_LIMIT, cursor: str | None = N
     # store says a list may name it (``Store.listed``), as the page's duels are
     sql = (f"SELECT t.*, CASE WHEN t.winner IS NULL THEN 'drawn' WHEN (t.winner = 0 AND t.p0_key = ?) OR "
            f"(t.winner = 1 AND t.p1_key = ?) THEN 'won' ELSE 'lost' END AS outcome FROM ({inner}) t "
-           f"WHERE t.ended = 1 AND t.cut = t.events")
+           f"WHERE t.ended = 1 AND t.cut = t.events AND {_PLAYED}")
     _rows, shown, left_out = _listed_rows(store, index.sql(sql), params)
     counted = {outcome: 0 for outcome in ("won", "lost", "drawn")}
     for row in shown.values():

@@ -452,20 +452,44 @@ class LiveDuel:
         """How many events ``view`` may see now: all but a spectator's delay, until the duel
         ends (then there is nothing left to keep from the players). A spectator sees nothing of
         a branch until its parent shows it where the branch left (its first events are the
-        parent's: a branch played to its end must not release them)."""
+        parent's: a branch played to its end must not release them); no view but the judge's
+        sees a branch's own events before its parent released what it hid (``branch_cut``)."""
         count = self.count
+        if view == "judge":
+            return count
+        cut = self.branch_cut(view, now)
+        if cut is not None:
+            count = min(count, cut)
         if view != "spectator":
             return count
         if self.hidden_by_parent(now):
             return 0
         if self.ended:
             return count
-        count = max(0, count - self.access.delay_events)
+        count = max(0, min(count, self.count - self.access.delay_events))
         if self.access.delay_seconds > 0:
             cutoff = (time.time() if now is None else now) * 1000 - self.access.delay_seconds * 1000
             while count and to_ms(self.records[count - 1].recorded) > cutoff:
                 count -= 1
         return count
+
+    def branch_cut(self, view: str, now: float | None = None) -> int | None:
+        """How many of a branch's events ``view`` may see while its parent has not released what
+        it hid (None: no cut, not a branch or its parent released): where it left, as far as the
+        parent shows that view. A branch is the judge's what-if from a board whose hidden cards
+        (the opponent's hand, a face-down card) are the parent's: its own events play them ("what
+        if Kaiba had equipped the Axe in his hand"), and shown to the players or the spectators of
+        a duel still going on, or one that keeps them hidden (release ``never``, an event's duel
+        before the event ends), they would tell what the duel hides (ZONE-12, ZONE-13)."""
+        if not self.header.parent:
+            return None
+        try:
+            parent = self.family(self.header.parent)
+        except (StoreError, VerificationError):       # a parent not there, or altered: nothing of it
+            return 0
+        if parent.released(now):
+            return None
+        return min(self.header.branch_at or 0, parent.visible(view, now))
 
     def hidden_by_parent(self, now: float | None = None) -> bool:
         """Whether this is a branch whose parent does not yet show a spectator where it left
@@ -482,9 +506,12 @@ class LiveDuel:
         """When the next held-back event becomes visible to ``view`` (seconds from ``now``), if
         ever. Give the ``now`` that ``visible`` was asked with: read twice, the clock could pass
         the release between the two and the follower would wait for nothing. A branch its
-        parent hides is looked at again every ``BRANCH_POLL`` seconds (its parent's appends
-        wake only the parent's followers)."""
+        parent hides, or cuts (``branch_cut``), is looked at again every ``BRANCH_POLL`` seconds
+        (its parent's appends and release wake only the parent's followers)."""
         if view == "spectator" and self.hidden_by_parent(now):
+            return BRANCH_POLL
+        cut = self.branch_cut(view, now) if view != "judge" else None
+        if cut is not None and cut < self.count:     # until its parent releases what it hid
             return BRANCH_POLL
         if view != "spectator" or self.access.delay_seconds <= 0:
             return None

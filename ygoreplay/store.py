@@ -1808,7 +1808,8 @@ class Store:
             if size + grown > MAX_STORED:
                 size, exact = self._past_stored(duel_id, size, exact, grown, f"event {position} ({event.kind})")
             events_rows.append(library.EventRow(duel_id, position + 1, event.kind, row,
-                                                library.seen(event, history, negated, at)))
+                                                library.seen(event, history, negated, at,
+                                                             library.what_if(live.header, position))))
             written.append(Record(position, event, when, prev, digest_i))
             prev = digest_i
             if stream.snapshots and history.position % SNAPSHOT_EVERY == 0:

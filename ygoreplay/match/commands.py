@@ -99,7 +99,8 @@ def permit(role: str, kind: str, player: int | None = None) -> None:
 def linkable(hub: Any, writer: Writer, duel_id: Any, visibility: str) -> Any:
     """Duel ``duel_id`` (a ``live.LiveDuel``) if it may become the next duel of a match of this
     ``visibility``: one of the store's duels, the caller's to give (the organiser, or its
-    recorder's or judge's token among ``writer.duel_tokens``), not another match's, not holding
+    recorder's or judge's token among ``writer.duel_tokens``), not a branch (a judge's what-if),
+    not another match's, not holding
     its spectators back (a match shows each duel's result at once), and watched by no fewer than
     the match is (``access.linkable_into``: a private duel's events never reach a public match's
     spectators). A duel the caller may not give is refused alike whether or not it is there."""
@@ -120,6 +121,11 @@ def linkable(hub: Any, writer: Writer, duel_id: Any, visibility: str) -> Any:
                                        "token in duel_token"), "duel_token")
     if duel is None:
         raise Refused("invalid", say("no duel {duel} to link", duel=repr(duel_id)), "duel")
+    if duel.header.parent:
+        # a judge's what-if (the record of what was played stays as it is): its first events are
+        # another duel's and its end is what the judge played; a match counts the games played
+        raise Refused("conflict", say("duel {duel} is a branch of duel {parent}, a judge's what-if: only a duel "
+                                      "played is a duel of a match", duel=duel_id, parent=duel.header.parent), "duel")
     if hub.store.attachment(duel_id, "match_game") is not None:
         raise Refused("conflict", say("duel {duel} is a duel of a match already", duel=duel_id), "duel")
     if duel.access.delay_events or duel.access.delay_seconds:

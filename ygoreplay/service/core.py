@@ -321,11 +321,12 @@ class Service:
             return None
         return self.match_role(match_id, token, hashed)
 
-    def spectators_see(self, duel_id: str) -> int:
-        """How many events of a duel a spectator may see now (none of one that cannot be read,
+    def spectators_see(self, duel_id: str, view: str = "spectator") -> int:
+        """How many events of a duel a spectator (or another ``view``: a player's, a judge's
+        what-if branch cut, ``LiveDuel.branch_cut``) may see now (none of one that cannot be read,
         or that its signed anchors do not vouch for)."""
         try:
-            return self.hub.get(duel_id).visible("spectator")
+            return self.hub.get(duel_id).visible(view)
         except (StoreError, VerificationError):
             return 0
 

@@ -495,7 +495,7 @@ def tree(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller
     as each of them would be asked: a match's token opens its duels, not their branches)."""
     caller, _live = asking
     return family(service.records, duel_id, lambda member, access: service.opens(request, member, access),
-                  service.spectators_see if caller.view == "spectator" else None)
+                  None if caller.view == "judge" else lambda member: service.spectators_see(member, caller.view))
 
 
 @router.get("/duels/{duel_id}/diff", tags=["everyone"])
