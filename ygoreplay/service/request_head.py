@@ -31,6 +31,10 @@ before it was refused; ``i18n.negotiate``), the English always in ``error`` and 
 reader's beside it in ``message_translated``, as every other refusal of the service
 (``i18n.message_dict``), with ``Content-Language``.
 
+No connection leaves this protocol for another: the service serves no WebSocket (``ws="none"``),
+and uvicorn's default handed an upgraded connection to one whose close never gave back its
+address's count, so ``PER_ADDRESS`` upgrade requests locked their address out for good.
+
 The service runs on httptools only (``uvicorn[standard]`` and ``httptools`` are dependencies):
 its bounds are this protocol's, so ``server_settings`` refuses to make a server without it
 rather than one on uvicorn's h11, which would have none of them.
@@ -123,7 +127,8 @@ def server_settings(per_address: int | None = None) -> dict[str, Any]:
     ``PER_ADDRESS``). The protocol is named, not given: a worker process is handed its settings
     pickled, and a class would be imported (with the whole service) while the worker unpickles
     them, before it handles Ctrl-C; a name is imported where the worker loads the application,
-    the cap in it (``CAPPED``)."""
+    the cap in it (``CAPPED``). No WebSocket protocol: an upgrade request is an HTTP request like
+    any other, counted and bounded by this protocol to its end."""
     if HttpToolsProtocol is None:
         raise YgoreplayError(t("the service runs on httptools (its bounds on each request are in its parser), "
                                "which is not installed: pip install httptools"))
@@ -134,7 +139,10 @@ def server_settings(per_address: int | None = None) -> dict[str, Any]:
         per_address = (int(given) if re.fullmatch(r"[1-9][0-9]{0,5}", given) else 0) if given else PER_ADDRESS
     if not 1 <= per_address <= 999_999:
         raise InputError(t("{name} is a whole number 1..999999", name=name))
-    return {"http": f"{__name__}:CAPPED.per_address_{per_address}"}
+    # no WebSocket (the service serves none; issue 25): uvicorn's default hands an upgraded
+    # connection to another protocol, whose close never gave back its address's count here
+    # (``connection_lost``), so PER_ADDRESS refused upgrades locked the address out for good
+    return {"http": f"{__name__}:CAPPED.per_address_{per_address}", "ws": "none"}
 
 
 class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
