@@ -12,6 +12,12 @@ count, and a public duel's private match reached by a door other than its LP she
   WebSocket: ``server_settings`` says so (``ws="none"``), and such a request is an HTTP request
   like any other, counted and bounded.
 
+* The commit made the protocol's refusals speak the client's language (431, 408, 503), but left
+  the one the parser makes most: a malformed request (a header line without a colon, a bad chunk
+  of a body) was uvicorn's own 400, English ``text/plain`` whatever ``Accept-Language`` asked for,
+  and none of the ``error``/``message``/``message_translated`` every other refusal says. It is said
+  as the others are now (``BoundedHttpTools.send_400_response``).
+
 Real sockets against a real server, started as ``serve`` and ``demo`` start it (``server_settings``).
 """
 from __future__ import annotations
@@ -19,8 +25,9 @@ from __future__ import annotations
 import socket
 
 from test_attack_25ad import _answer_within, _served
-from test_request_bounds import _whole
+from test_request_bounds import _said, _whole
 from test_service_delay import open_store
+from ygoreplay.i18n import t_in
 
 #: A browser's WebSocket handshake (RFC 6455's example key).
 UPGRADE = (b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
@@ -41,3 +48,21 @@ def test_websocket_upgrades_closed_at_once_do_not_lock_their_address_out(tmp_pat
                 later.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 said = _whole(later, 4)
             assert said.startswith(b"HTTP/1.1 200 "), said[:200]
+
+
+def test_a_malformed_request_is_refused_400_in_the_clients_language(tmp_path, monkeypatch):
+    with open_store(tmp_path / "s.sqlite") as store, _served(store, monkeypatch, 20.0) as port:
+        for language, asked, request in (
+                ("ja", b"ja, en;q=0.5", b"GET /health HTTP/1.1\r\nHost: x\r\nAccept-Language: ja, en;q=0.5\r\n"
+                                       b"No colon here\r\n\r\n"),
+                ("zh-Hant", b"zh-TW", b"POST /duels HTTP/1.1\r\nHost: x\r\nAccept-Language: zh-TW\r\n"
+                                     b"Transfer-Encoding: chunked\r\n\r\nzz\r\n")):
+            with socket.create_connection(("127.0.0.1", port)) as bad:
+                bad.sendall(request)
+                said = _whole(bad, 4)
+            assert said.startswith(b"HTTP/1.1 400 "), said[:200]
+            status, headers, body = _said(said)           # JSON, as every other refusal of the service
+            assert headers[b"content-type"] == b"application/json" and headers[b"connection"] == b"close"
+            assert headers[b"content-language"] == language.encode(), asked
+            assert body["error"] == body["message"] == "the request is not a valid HTTP/1.1 request"
+            assert body["message_translated"] == t_in(language, body["error"]) != body["error"]

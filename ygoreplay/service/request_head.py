@@ -26,6 +26,8 @@ One more is answered 503 and closed before any application sees it. It counts pe
 ``--workers N`` an address may hold N times as many. Behind a reverse proxy every connection is
 the proxy's: raise it there (the proxy is where each client's cap belongs).
 
+A request the parser refuses (malformed) is answered 400 in the same way.
+
 These answers are said in the client's language (``Accept-Language``, as far as the head came in
 before it was refused; ``i18n.negotiate``), the English always in ``error`` and ``message``, the
 reader's beside it in ``message_translated``, as every other refusal of the service
@@ -82,8 +84,10 @@ _OVER_HEAD = N_("the request's line and headers are over {count} bytes")
 _LATE_HEAD = N_("the request's line and headers did not come in within {seconds} seconds")
 _LATE_BODY = N_("the request's body did not come in within {seconds} seconds")
 _CROWDED = N_("too many connections from one address at once (at most {count}): try again once one has closed")
+_INVALID = N_("the request is not a valid HTTP/1.1 request")
 _STATUS = {_OVER_HEAD: b"431 Request Header Fields Too Large", _LATE_HEAD: b"408 Request Timeout",
-           _LATE_BODY: b"408 Request Timeout", _CROWDED: b"503 Service Unavailable"}
+           _LATE_BODY: b"408 Request Timeout", _CROWDED: b"503 Service Unavailable",
+           _INVALID: b"400 Bad Request"}
 _ACCEPT_LANGUAGE = re.compile(rb"\r\naccept-language[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE)
 
 
@@ -166,6 +170,7 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
         self._body_deadline: Any = None      # the timer of the body awaited, if one is
         self._address: str | None = None     # the address counted for this connection
         self._crowded = False                # over its address's cap: answered 503, nothing parsed
+        self._read = b""                     # the last bytes read (a malformed request's language)
 
     def connection_made(self, transport: Any) -> None:   # type: ignore[override]
         super().connection_made(transport)
@@ -275,12 +280,25 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
             self._crowded_answer(found.group(1) if found else None)
             return
         self._began = False
+        self._read = data                    # the parser stops at a malformed byte before it hands on its header
         counting = self._head is not None
         super().data_received(data)
         if counting and self._head is not None and not self._began:
             self._head += len(data)
             if self._head > MAX_HEAD:
                 self._refuse(_OVER_HEAD, self._said_language(), count=MAX_HEAD)
+
+    def send_400_response(self, msg: str) -> None:
+        """A request its parser refuses (a malformed line, header or chunk): 400 in the client's
+        language, as every other refusal here (uvicorn's was English text/plain, whatever the
+        client asked for), or only closed once the application has begun to answer (the
+        answer's bytes are its own: a 400 written into them was a corrupt response)."""
+        if self.cycle is not None and self.cycle.response_started:
+            self._refused = True
+            self.transport.close()
+            return
+        found = _ACCEPT_LANGUAGE.search(self._read[:MAX_HEAD])    # a header the parser stopped inside
+        self._refuse(_INVALID, self._said_language() or (found.group(1) if found else None))
 
     def _crowded_answer(self, accept_language: bytes | None) -> None:
         self._refuse(_CROWDED, accept_language, count=self.per_address)
