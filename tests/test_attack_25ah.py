@@ -18,6 +18,11 @@ count, and a public duel's private match reached by a door other than its LP she
   and none of the ``error``/``message``/``message_translated`` every other refusal says. It is said
   as the others are now (``BoundedHttpTools.send_400_response``).
 
+* A connection over its address's cap was not counted, and was held ``OVER_SECONDS`` waiting for
+  its head's first bytes (its language) before its 503: one host opening connections that say
+  nothing, a few hundred a second, held as many descriptors as it liked all the same, the very
+  exhaustion the cap was for. Past ``OVER_WAITING`` of them waiting, one more is answered at once.
+
 Real sockets against a real server, started as ``serve`` and ``demo`` start it (``server_settings``).
 """
 from __future__ import annotations
@@ -28,6 +33,7 @@ from test_attack_25ad import _answer_within, _served
 from test_request_bounds import _said, _whole
 from test_service_delay import open_store
 from ygoreplay.i18n import t_in
+from ygoreplay.service import request_head
 
 #: A browser's WebSocket handshake (RFC 6455's example key).
 UPGRADE = (b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
@@ -66,3 +72,22 @@ def test_a_malformed_request_is_refused_400_in_the_clients_language(tmp_path, mo
             assert headers[b"content-language"] == language.encode(), asked
             assert body["error"] == body["message"] == "the request is not a valid HTTP/1.1 request"
             assert body["message_translated"] == t_in(language, body["error"]) != body["error"]
+
+
+def test_connections_over_the_cap_that_say_nothing_are_not_held_without_bound(tmp_path, monkeypatch):
+    monkeypatch.setenv("YGOREPLAY_CONNECTIONS_PER_ADDRESS", "1")
+    monkeypatch.setattr(request_head, "OVER_SECONDS", 3600.0)        # each waited on holds its descriptor
+    with open_store(tmp_path / "s.sqlite") as store, _served(store, monkeypatch, 3600.0) as port:
+        with socket.create_connection(("127.0.0.1", port)) as holding:
+            holding.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert _answer_within(holding, 4).startswith(b"HTTP/1.1 200 ")
+            silent = [socket.create_connection(("127.0.0.1", port)) for _ in range(12)]
+            try:
+                answers = [_whole(sock, 2) for sock in silent]
+            finally:
+                for sock in silent:
+                    sock.close()
+            held = [said for said in answers if not said.startswith(b"HTTP/1.1 503 ")]
+            assert len(held) <= 4, f"{len(held)} of 12 silent connections over the cap held open"
+            status, headers, body = _said(next(said for said in answers if said.startswith(b"HTTP/1.1 503 ")))
+            assert headers[b"content-language"] == b"en" and "at most 1" in body["error"]

@@ -22,7 +22,8 @@ word when the application has begun answering it) and closed.
 And no one address holds more than ``PER_ADDRESS`` of a process's connections at once
 (``server_settings(per_address=...)``, or ``$YGOREPLAY_CONNECTIONS_PER_ADDRESS``): one host
 opening connections until the process had no file descriptor left was everyone's refusal.
-One more is answered 503 and closed before any application sees it. It counts per process: with
+One more is answered 503 and closed before any application sees it (waited on briefly for its
+language; past ``OVER_WAITING`` such waits of one address, at once). It counts per process: with
 ``--workers N`` an address may hold N times as many. Behind a reverse proxy every connection is
 the proxy's: raise it there (the proxy is where each client's cap belongs).
 
@@ -79,6 +80,10 @@ PER_ADDRESS_ENV = "YGOREPLAY_CONNECTIONS_PER_ADDRESS"
 #: The seconds a connection over its address's cap is waited on for its head's first bytes (its
 #: language) before it is answered 503 in English: a real client sends its head at once.
 OVER_SECONDS = 2.0
+#: The connections over its cap one address may have waited on at once: past them, one more is
+#: answered 503 in English at once. Each waited on holds a descriptor for ``OVER_SECONDS``, and
+#: none was counted: one host opening a few hundred a second held every descriptor all the same.
+OVER_WAITING = 4
 
 _OVER_HEAD = N_("the request's line and headers are over {count} bytes")
 _LATE_HEAD = N_("the request's line and headers did not come in within {seconds} seconds")
@@ -160,6 +165,8 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
     per_address = PER_ADDRESS
     #: each server's open connections by address (a process may run several: the tests' servers)
     _open: "WeakKeyDictionary[Any, Counter[str]]" = WeakKeyDictionary()
+    #: each server's connections over their address's cap being waited on (``OVER_WAITING``)
+    _waiting: "WeakKeyDictionary[Any, Counter[str]]" = WeakKeyDictionary()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -169,6 +176,7 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
         self._deadline: Any = None           # the timer of the head awaited, if one is
         self._body_deadline: Any = None      # the timer of the body awaited, if one is
         self._address: str | None = None     # the address counted for this connection
+        self._counted: Counter[str] | None = None   # where: its server's open, or waiting, connections
         self._crowded = False                # over its address's cap: answered 503, nothing parsed
         self._read = b""                     # the last bytes read (a malformed request's language)
 
@@ -179,22 +187,28 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
             held = self._open.setdefault(self.server_state, Counter())
             if held[address] >= self.per_address:
                 self._crowded = True         # its language is in its head's first bytes: awaited briefly
+                waiting = self._waiting.setdefault(self.server_state, Counter())
+                if waiting[address] >= OVER_WAITING:
+                    self._crowded_answer(None)       # no more held: answered now
+                    return
+                waiting[address] += 1
+                self._counted = waiting
+                self._address = address
                 self._deadline = self.loop.call_later(OVER_SECONDS, self._crowded_answer, None)
                 return
             held[address] += 1
+            self._counted = held
             self._address = address
         self._deadline = self.loop.call_later(HEAD_SECONDS, self._late)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         self._disarm_body()
-        if self._address is not None:
-            held = self._open.get(self.server_state)
-            if held is not None:
-                held[self._address] -= 1
-                if held[self._address] <= 0:
-                    del held[self._address]
-            self._address = None
+        if self._address is not None and self._counted is not None:   # given back where it was counted
+            self._counted[self._address] -= 1
+            if self._counted[self._address] <= 0:
+                del self._counted[self._address]
+        self._address = self._counted = None
         super().connection_lost(exc)
 
     def on_message_begin(self) -> None:
