@@ -23,6 +23,9 @@ count, and a public duel's private match reached by a door other than its LP she
   nothing, a few hundred a second, held as many descriptors as it liked all the same, the very
   exhaustion the cap was for. Past ``OVER_WAITING`` of them waiting, one more is answered at once.
 
+* Every answer said ``server: uvicorn``: which server runs the service, and so which of its
+  flaws (this module works around several) to try, is nobody's to be told (``server_header``).
+
 Real sockets against a real server, started as ``serve`` and ``demo`` start it (``server_settings``).
 """
 from __future__ import annotations
@@ -91,3 +94,14 @@ def test_connections_over_the_cap_that_say_nothing_are_not_held_without_bound(tm
             assert len(held) <= 4, f"{len(held)} of 12 silent connections over the cap held open"
             status, headers, body = _said(next(said for said in answers if said.startswith(b"HTTP/1.1 503 ")))
             assert headers[b"content-language"] == b"en" and "at most 1" in body["error"]
+
+
+def test_no_answer_names_the_server_it_runs_on(tmp_path, monkeypatch):
+    with open_store(tmp_path / "s.sqlite") as store, _served(store, monkeypatch, 20.0) as port:
+        for request in (b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                        b"GET /no-such-page HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"):
+            with socket.create_connection(("127.0.0.1", port)) as sock:
+                sock.sendall(request)
+                said = _whole(sock, 4)
+            head = said.partition(b"\r\n\r\n")[0].lower()
+            assert head.startswith(b"http/1.1 ") and b"\r\nserver:" not in head, head

@@ -151,7 +151,9 @@ def server_settings(per_address: int | None = None) -> dict[str, Any]:
     # no WebSocket (the service serves none; issue 25): uvicorn's default hands an upgraded
     # connection to another protocol, whose close never gave back its address's count here
     # (``connection_lost``), so PER_ADDRESS refused upgrades locked the address out for good
-    return {"http": f"{__name__}:CAPPED.per_address_{per_address}", "ws": "none"}
+    # nor a ``server: uvicorn`` header on every answer: which server and so which of its flaws
+    # (this module works around several) is nobody's to be told
+    return {"http": f"{__name__}:CAPPED.per_address_{per_address}", "ws": "none", "server_header": False}
 
 
 class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
