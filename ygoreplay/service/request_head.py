@@ -180,7 +180,7 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
         self._address: str | None = None     # the address counted for this connection
         self._counted: Counter[str] | None = None   # where: its server's open, or waiting, connections
         self._crowded = False                # over its address's cap: answered 503, nothing parsed
-        self._read = b""                     # the last bytes read (a malformed request's language)
+        self._read = b""                     # the bytes being parsed (a malformed request's language)
 
     def connection_made(self, transport: Any) -> None:   # type: ignore[override]
         super().connection_made(transport)
@@ -299,6 +299,7 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
         self._read = data                    # the parser stops at a malformed byte before it hands on its header
         counting = self._head is not None
         super().data_received(data)
+        self._read = b""                     # held while parsed only (a read may be 256 KiB of a body)
         if counting and self._head is not None and not self._began:
             self._head += len(data)
             if self._head > MAX_HEAD:
