@@ -22,14 +22,21 @@ word when the application has begun answering it) and closed.
 And no one address holds more than ``PER_ADDRESS`` of a process's connections at once
 (``server_settings(per_address=...)``, or ``$YGOREPLAY_CONNECTIONS_PER_ADDRESS``): one host
 opening connections until the process had no file descriptor left was everyone's refusal.
-One more is answered 503 and closed before any application sees it. It counts per process: with
+One more is answered 503 and closed before any application sees it (waited on briefly for its
+language; past ``OVER_WAITING`` such waits of one address, at once). It counts per process: with
 ``--workers N`` an address may hold N times as many. Behind a reverse proxy every connection is
 the proxy's: raise it there (the proxy is where each client's cap belongs).
+
+A request the parser refuses (malformed) is answered 400 in the same way.
 
 These answers are said in the client's language (``Accept-Language``, as far as the head came in
 before it was refused; ``i18n.negotiate``), the English always in ``error`` and ``message``, the
 reader's beside it in ``message_translated``, as every other refusal of the service
 (``i18n.message_dict``), with ``Content-Language``.
+
+No connection leaves this protocol for another: the service serves no WebSocket (``ws="none"``),
+and uvicorn's default handed an upgraded connection to one whose close never gave back its
+address's count, so ``PER_ADDRESS`` upgrade requests locked their address out for good.
 
 The service runs on httptools only (``uvicorn[standard]`` and ``httptools`` are dependencies):
 its bounds are this protocol's, so ``server_settings`` refuses to make a server without it
@@ -73,13 +80,19 @@ PER_ADDRESS_ENV = "YGOREPLAY_CONNECTIONS_PER_ADDRESS"
 #: The seconds a connection over its address's cap is waited on for its head's first bytes (its
 #: language) before it is answered 503 in English: a real client sends its head at once.
 OVER_SECONDS = 2.0
+#: The connections over its cap one address may have waited on at once: past them, one more is
+#: answered 503 in English at once. Each waited on holds a descriptor for ``OVER_SECONDS``, and
+#: none was counted: one host opening a few hundred a second held every descriptor all the same.
+OVER_WAITING = 4
 
 _OVER_HEAD = N_("the request's line and headers are over {count} bytes")
 _LATE_HEAD = N_("the request's line and headers did not come in within {seconds} seconds")
 _LATE_BODY = N_("the request's body did not come in within {seconds} seconds")
 _CROWDED = N_("too many connections from one address at once (at most {count}): try again once one has closed")
+_INVALID = N_("the request is not a valid HTTP/1.1 request")
 _STATUS = {_OVER_HEAD: b"431 Request Header Fields Too Large", _LATE_HEAD: b"408 Request Timeout",
-           _LATE_BODY: b"408 Request Timeout", _CROWDED: b"503 Service Unavailable"}
+           _LATE_BODY: b"408 Request Timeout", _CROWDED: b"503 Service Unavailable",
+           _INVALID: b"400 Bad Request"}
 _ACCEPT_LANGUAGE = re.compile(rb"\r\naccept-language[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE)
 
 
@@ -123,7 +136,8 @@ def server_settings(per_address: int | None = None) -> dict[str, Any]:
     ``PER_ADDRESS``). The protocol is named, not given: a worker process is handed its settings
     pickled, and a class would be imported (with the whole service) while the worker unpickles
     them, before it handles Ctrl-C; a name is imported where the worker loads the application,
-    the cap in it (``CAPPED``)."""
+    the cap in it (``CAPPED``). No WebSocket protocol: an upgrade request is an HTTP request like
+    any other, counted and bounded by this protocol to its end."""
     if HttpToolsProtocol is None:
         raise YgoreplayError(t("the service runs on httptools (its bounds on each request are in its parser), "
                                "which is not installed: pip install httptools"))
@@ -134,7 +148,12 @@ def server_settings(per_address: int | None = None) -> dict[str, Any]:
         per_address = (int(given) if re.fullmatch(r"[1-9][0-9]{0,5}", given) else 0) if given else PER_ADDRESS
     if not 1 <= per_address <= 999_999:
         raise InputError(t("{name} is a whole number 1..999999", name=name))
-    return {"http": f"{__name__}:CAPPED.per_address_{per_address}"}
+    # no WebSocket (the service serves none; issue 25): uvicorn's default hands an upgraded
+    # connection to another protocol, whose close never gave back its address's count here
+    # (``connection_lost``), so PER_ADDRESS refused upgrades locked the address out for good
+    # nor a ``server: uvicorn`` header on every answer: which server and so which of its flaws
+    # (this module works around several) is nobody's to be told
+    return {"http": f"{__name__}:CAPPED.per_address_{per_address}", "ws": "none", "server_header": False}
 
 
 class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
@@ -148,6 +167,8 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
     per_address = PER_ADDRESS
     #: each server's open connections by address (a process may run several: the tests' servers)
     _open: "WeakKeyDictionary[Any, Counter[str]]" = WeakKeyDictionary()
+    #: each server's connections over their address's cap being waited on (``OVER_WAITING``)
+    _waiting: "WeakKeyDictionary[Any, Counter[str]]" = WeakKeyDictionary()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -157,7 +178,9 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
         self._deadline: Any = None           # the timer of the head awaited, if one is
         self._body_deadline: Any = None      # the timer of the body awaited, if one is
         self._address: str | None = None     # the address counted for this connection
+        self._counted: Counter[str] | None = None   # where: its server's open, or waiting, connections
         self._crowded = False                # over its address's cap: answered 503, nothing parsed
+        self._read = b""                     # the bytes being parsed (a malformed request's language)
 
     def connection_made(self, transport: Any) -> None:   # type: ignore[override]
         super().connection_made(transport)
@@ -166,22 +189,28 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
             held = self._open.setdefault(self.server_state, Counter())
             if held[address] >= self.per_address:
                 self._crowded = True         # its language is in its head's first bytes: awaited briefly
+                waiting = self._waiting.setdefault(self.server_state, Counter())
+                if waiting[address] >= OVER_WAITING:
+                    self._crowded_answer(None)       # no more held: answered now
+                    return
+                waiting[address] += 1
+                self._counted = waiting
+                self._address = address
                 self._deadline = self.loop.call_later(OVER_SECONDS, self._crowded_answer, None)
                 return
             held[address] += 1
+            self._counted = held
             self._address = address
         self._deadline = self.loop.call_later(HEAD_SECONDS, self._late)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         self._disarm_body()
-        if self._address is not None:
-            held = self._open.get(self.server_state)
-            if held is not None:
-                held[self._address] -= 1
-                if held[self._address] <= 0:
-                    del held[self._address]
-            self._address = None
+        if self._address is not None and self._counted is not None:   # given back where it was counted
+            self._counted[self._address] -= 1
+            if self._counted[self._address] <= 0:
+                del self._counted[self._address]
+        self._address = self._counted = None
         super().connection_lost(exc)
 
     def on_message_begin(self) -> None:
@@ -267,12 +296,26 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
             self._crowded_answer(found.group(1) if found else None)
             return
         self._began = False
+        self._read = data                    # the parser stops at a malformed byte before it hands on its header
         counting = self._head is not None
         super().data_received(data)
+        self._read = b""                     # held while parsed only (a read may be 256 KiB of a body)
         if counting and self._head is not None and not self._began:
             self._head += len(data)
             if self._head > MAX_HEAD:
                 self._refuse(_OVER_HEAD, self._said_language(), count=MAX_HEAD)
+
+    def send_400_response(self, msg: str) -> None:
+        """A request its parser refuses (a malformed line, header or chunk): 400 in the client's
+        language, as every other refusal here (uvicorn's was English text/plain, whatever the
+        client asked for), or only closed once the application has begun to answer (the
+        answer's bytes are its own: a 400 written into them was a corrupt response)."""
+        if self.cycle is not None and self.cycle.response_started:
+            self._refused = True
+            self.transport.close()
+            return
+        found = _ACCEPT_LANGUAGE.search(self._read[:MAX_HEAD])    # a header the parser stopped inside
+        self._refuse(_INVALID, self._said_language() or (found.group(1) if found else None))
 
     def _crowded_answer(self, accept_language: bytes | None) -> None:
         self._refuse(_CROWDED, accept_language, count=self.per_address)
