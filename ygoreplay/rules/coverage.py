@@ -361,8 +361,9 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_turn.py::test_turn_07_main_phase_2_without_a_battle_phase_is_refused"),
     card_text("TURN-08", "End Phase: the end is declared, 'at the end of the turn' effects apply, then the hand is adjusted.",
               "the facts say which effects answer the End Phase (EVENT_PHASE+PHASE_END), not which met their condition "
-              "(code) that turn; the hand adjustment is HAND-01. A card an End Phase effect moves after both players "
-              "passed gives the turn player priority again (rules/turn.py end_phase_effect, PRIO-01)"),
+              "(code) that turn; the hand adjustment is HAND-01. Whatever an End Phase effect changes with no chain open "
+              "after both players passed (a card moved, LP, ATK/DEF/Level, counters, named as its cause; not a cost) "
+              "gives the turn player priority again (rules/turn.py end_phase_effect, PRIO-01)"),
     enforced("HAND-01", "At the end of the End Phase the turn player discards down to 6 cards.", "rules/turn.py",
              "test_rules_turn.py::test_hand_01_discard_down_to_six_then_the_turn_ends",
              "test_rules_turn.py::test_hand_01_hand_limit"),
@@ -891,7 +892,11 @@ TABLE: tuple[Rule, ...] = (
            "MR3 and later: yours is sent to the GY (SPELL-11, rulesets field_spell_replacement); destroyed under "
            "the duel option one_field_spell (the opponent's then goes when yours resolves: not required)"),
     choice("CONF-04", "Extra Deck contents: Fusion/Synchro/Xyz, plus face-up Pendulums, plus Link.", "all of them (DECK-02, DECK-03)"),
-    choice("CONF-05", "Sudden death: decided at the end of the turn or the instant LP change.", "not chosen yet: no time procedure is recorded"),
+    choice("CONF-05", "Sudden death: decided at the end of the turn or the instant LP change.",
+           "by the match's policy, a dated text: ocg-2005, the only one with sudden death, is the 2005 text of "
+           "001/002, which end the duel the instant LP change (costs too, TIME-06: match/links.py); the end-of-turn "
+           "reading of 000 (the catalogue's Rec.) is a later revision no policy here models; tcg-2024 and ocg-2024 "
+           "draw on equal LP"),
     choice("CONF-06", "Match results with draws.", "not chosen yet: no match is recorded"),
     choice("CONF-07", "Side Deck size: exactly 15, or 0 to 15.", "0 to 15 (DECK-05)"),
     choice("CONF-08", "First-turn draw: skipped (MR3+) or not.",

@@ -59,7 +59,7 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     _check_move_rules(state, ev, card, to)
     # -- all checks done ----------------------------------------------------------------------
     if state.passes and state.phase == "end":
-        end_phase_effect(state, ev)                            # TURN-08, PRIO-01: priority again
+        end_phase_effect(state, ev, ev.reason)                 # TURN-08, PRIO-01: priority again
     if ev.reason == "material" or ev.reason == "tributed":
         note_material_move(state, card)                        # for the summon that follows (RIT-02)
     if card.is_token and to_zone not in ON_FIELD:
@@ -319,6 +319,7 @@ def cards_swapped(state: DuelState, ev: CardsSwapped) -> None:
     if ev.cause is None:
         fail(state, ev, "GEN-01", say("no basic rule swaps {name} and {name2}: an effect does (name it as the "
                                       "cause)", name=card.name, name2=other.name))
+    check_not_negated(state, ev)                               # TERM-14: a negated Creature Swap swaps nothing
     stranded = [] if in_chain(state) else check_equips(state, ev)    # SPELL-07
     # -- all checks done ----------------------------------------------------------------------
     lifted, lifted_other = _lift(state, card), _lift(state, other)
@@ -354,6 +355,7 @@ def set_cards_shuffled(state: DuelState, ev: SetCardsShuffled) -> None:
                                           name=card.name, id=card.id))
     if ev.cause is None:
         fail(state, ev, "GEN-01", N_("no basic rule shuffles Set cards: an effect does (name it as the cause)"))
+    check_not_negated(state, ev)                               # TERM-14
     row, controller = first.zone, first.controller             # as they are before anything is lifted
     lifted = [_lift(state, card) for card in cards]
     for card, lift, zone in zip(cards, lifted, ev.zones):
@@ -393,6 +395,7 @@ def zone_changed(state: DuelState, ev: ZoneChanged) -> None:
     if ev.cause is None:
         fail(state, ev, "GEN-01", say("no basic rule moves {name} to another zone: an effect does (name it as the "
                                       "cause)", name=card.name))
+    check_not_negated(state, ev)                               # TERM-14
     # -- all checks done ----------------------------------------------------------------------
     side = state.sides[player]
     if card.zone == MZONE:
@@ -423,6 +426,8 @@ def stats_changed(state: DuelState, ev: StatsChanged) -> None:
         card.defense = max(0, ev.defense)
     if ev.level is not None:
         card.level = max(1, ev.level)
+    if state.passes and state.phase == "end":
+        end_phase_effect(state, ev)                            # TURN-08, PRIO-01: priority again
 
 
 @handles(CountersChanged)
@@ -442,6 +447,8 @@ def counters_changed(state: DuelState, ev: CountersChanged) -> None:
         card.counters[ev.counter] = ev.count
     else:
         card.counters.pop(ev.counter, None)
+    if state.passes and state.phase == "end":
+        end_phase_effect(state, ev)                            # TURN-08, PRIO-01: priority again
 
 
 @handles(LifePointsChanged)
@@ -475,6 +482,8 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
     side.lp = result
     if result == 0:
         state.must_lose[player] = "lp"                        # WIN-01
+    if state.passes and state.phase == "end":
+        end_phase_effect(state, ev, ev.reason)                 # TURN-08, PRIO-01: priority again
 
 
 @handles(CoinTossed)

@@ -1,0 +1,142 @@
+"""Duel scenarios a head judge rules on, recorded as a table's recorder writes them (issue 25,
+fifteenth pass: judge15).
+
+Refused though legal:
+
+* TURN-08, PRIO-01 (PRIO-05): after both players passed in the End Phase an End Phase effect
+  applied without a chain (LP gained, ATK set, a counter placed "during the End Phase") changes
+  the game state as a card it moves does: the turn player holds priority again. Only a move
+  reopened the End Phase; after LP, ATK/DEF or counters the Quick-Play Spell that followed was
+  refused as PRIO-05. Judged without card text: a change naming its cause is an effect applying;
+  one naming none, or a cost, is no End Phase effect, and the End Phase stays ended.
+
+Let through though illegal:
+
+* TERM-14: a negated activation applies nothing. Cards drawn by a negated Pot of Greed, Tokens
+  made by a negated Scapegoat, a monster turned face-down by a negated Book of Moon, an attack
+  stopped by a negated Negate Attack, monsters swapped or moved by a negated effect were accepted
+  (only moves, LP, ATK/DEF, counters, control and Special Summons were checked).
+"""
+from __future__ import annotations
+
+import pytest
+from test_rule_scenarios_27 import ev
+from test_rule_scenarios_28 import passed
+from test_rule_scenarios_30 import END_PHASE, QUICK_PLAY
+
+from duel import (
+    CELTIC, KURIBOH, MAGIC_JAMMER, MST, POT, SEVEN_TOOLS, SHEEP_TOKEN, VORSE, fold, position, refused_with)
+
+SCAPEGOAT, BOOK_OF_MOON, NEGATE_ATTACK = 73915051, 14087893, 14315573
+ENDED = "both players passed in succession with no chain open: the End Phase has ended (PRIO-05)"
+NEGATED = "activation was negated: a negated activation applies nothing"
+
+# == TURN-08, PRIO-01: whatever an End Phase effect changes gives priority back ====================
+
+#: What an End Phase effect applied with no chain may change besides moving a card (``imt`` is a
+#: card in player 0's GY, ``cel`` player 1's Celtic Guardian), each beside the same change naming
+#: no effect, or paid as a cost: no End Phase effect.
+CHANGES = [
+    pytest.param(ev("life_points_changed", player=0, amount=500, reason="gain", cause="imt"),
+                 ev("life_points_changed", player=0, amount=500, reason="gain"), id="lp-gained"),
+    pytest.param(ev("life_points_changed", player=1, amount=500, reason="effect_damage", cause="imt"),
+                 ev("life_points_changed", player=0, amount=500, reason="cost", cause="imt"), id="damage"),
+    pytest.param(ev("stats_changed", card="cel", atk=0, cause="imt"), ev("stats_changed", card="cel", atk=0),
+                 id="atk-set"),
+    pytest.param(ev("counters_changed", card="cel", counter="spell", count=1, cause="imt"),
+                 ev("life_points_changed", player=1, amount=100, reason="set"), id="counter-placed"),
+]
+
+
+@pytest.mark.parametrize("change, by_no_effect", CHANGES)
+def test_turn_08_an_end_phase_effect_that_changes_lp_or_stats_gives_priority_back(change: dict,
+                                                                                   by_no_effect: dict) -> None:
+    """TURN-08, PRIO-01: both players pass in the End Phase; an effect worded "during the End
+    Phase" gains LP (deals damage, sets ATK, places a counter) without a chain: the game state
+    changed, the turn player holds priority again and activates Mystical Space Typhoon. Before:
+    refused as PRIO-05 (only a card moved gave priority back). Once both pass again it has ended.
+    Judged without card text: the same change naming no effect (a recorder's correction of the
+    LP, a stat lapsing) or a cost is no End Phase effect applying: the End Phase stays ended."""
+    state = fold(END_PHASE, passed(0), passed(1), change, QUICK_PLAY)
+    assert state.chain[0].card == "mst"
+    refused_with([END_PHASE, passed(0), passed(1), change, passed(0), passed(1), QUICK_PLAY], "PRIO-05", ENDED)
+    refused_with([END_PHASE, passed(0), passed(1), by_no_effect, QUICK_PLAY], "PRIO-05", ENDED)
+
+
+# == TERM-14: a negated activation applies nothing, whatever it would have done ====================
+
+def _negated(card: dict, p0: dict | None = None, p1: dict | None = None, **fields) -> list[dict]:
+    """Player 0 activates ``card`` (Chain Link 1); player 1's Magic Jammer (discarding Kuriboh)
+    negates it; the chain resolves down to the negation of link 1."""
+    p1 = {"szone": [{"code": MAGIC_JAMMER, "id": "jammer", "position": "set"}],
+          "hand": [{"code": KURIBOH, "id": "kuriboh"}], **(p1 or {})}
+    return [position(p0, p1, **fields), card,
+            ev("activated", player=1, card="jammer", negates=1, costs=[{"card": "kuriboh", "to": "gy"}]),
+            passed(0), passed(1), ev("chain_link_resolved", link=2), ev("chain_link_negated", link=1)]
+
+
+def _resolved(card: dict, p0: dict | None = None, p1: dict | None = None, **fields) -> list[dict]:
+    """The same card activated and not answered: it resolves."""
+    return [position(p0, p1, **fields), card, passed(1), passed(0), ev("chain_link_resolved", link=1)]
+
+
+POT_ = ev("activated", player=0, card="pot", zone=0)
+POT_HAND = {"hand": [{"code": POT, "id": "pot"}]}
+
+
+def test_term_14_a_negated_pot_of_greed_draws_nothing() -> None:
+    """TERM-14: Pot of Greed's activation negated by Magic Jammer: player 0 draws no card by it.
+    Before: the 2 cards drawn (cause: Pot of Greed) were accepted. Resolved, it draws 2."""
+    draw = ev("cards_drawn", player=0, count=2, cause="pot")
+    refused_with([*_negated(POT_, POT_HAND), draw], "TERM-14", "Pot of Greed's " + NEGATED)
+    assert len(fold(*_resolved(POT_, POT_HAND), draw).sides[0].hand) == 2
+
+
+def test_term_14_a_negated_scapegoat_makes_no_tokens() -> None:
+    """TERM-14: Scapegoat (a Quick-Play Spell) negated: no Sheep Token is made. Before: accepted."""
+    goat = ev("activated", player=0, card="goat", zone=0)
+    hand = {"hand": [{"code": SCAPEGOAT, "id": "goat"}]}
+    sheep = ev("token_created", card="sheep1", code=SHEEP_TOKEN, zone=1, position="defense", cause="goat")
+    refused_with([*_negated(goat, hand), sheep], "TERM-14", "Scapegoat's " + NEGATED)
+    assert fold(*_resolved(goat, hand), sheep).cards["sheep1"].zone == "mzone"
+
+
+def test_term_14_a_negated_book_of_moon_turns_nothing_face_down() -> None:
+    """TERM-14: Book of Moon negated: player 1's Vorse Raider stays face-up. Before: the change to
+    face-down (cause: Book of Moon) was accepted."""
+    book = ev("activated", player=0, card="book", zone=0, targets=["vorse"])
+    hand = {"hand": [{"code": BOOK_OF_MOON, "id": "book"}]}
+    down = ev("position_changed", card="vorse", position="set", cause="book")
+    refused_with([*_negated(book, hand, {"mzone": [{"code": VORSE, "id": "vorse"}]}), down], "TERM-14",
+                 "Book of Moon's " + NEGATED)
+    assert fold(*_resolved(book, hand, {"mzone": [{"code": VORSE, "id": "vorse"}]}), down).cards["vorse"].position == "set"
+
+
+def test_term_14_a_negated_negate_attack_stops_no_attack() -> None:
+    """TERM-14: player 1 answers Vorse Raider's attack with Negate Attack; player 0's Seven Tools
+    of the Bandit (paying 1000 LP) negates it: the attack goes on. Before: the attack cancelled by
+    Negate Attack was accepted. Not negated, Negate Attack ends the attack."""
+    board = position({"mzone": [{"code": VORSE, "id": "vorse"}],
+                      "szone": [{"code": SEVEN_TOOLS, "id": "tools", "position": "set"}]},
+                     {"mzone": [{"code": CELTIC, "id": "cel"}],
+                      "szone": [{"code": NEGATE_ATTACK, "id": "na", "position": "set"}]}, phase="battle")
+    attack = [board, ev("step_entered", step="battle"), ev("attack_declared", attacker="vorse", target="cel"), passed(0),
+              ev("activated", player=1, card="na")]
+    stop = ev("attack_cancelled", cause="na")
+    negated = [*attack, ev("activated", player=0, card="tools", negates=1, costs=[{"lp": 1000}]), passed(1), passed(0),
+               ev("chain_link_resolved", link=2), ev("chain_link_negated", link=1)]
+    refused_with([*negated, stop], "TERM-14", "Negate Attack's " + NEGATED)
+    assert fold(*attack, passed(0), passed(1), ev("chain_link_resolved", link=1), stop).attack is None
+
+
+def test_term_14_a_negated_swap_swaps_nothing() -> None:
+    """TERM-14: a negated Quick-Play Spell that would swap two monsters (or move one to another
+    zone) applies nothing. Before: the swap and the move naming it were accepted."""
+    mst = ev("activated", player=0, card="qp", zone=0)
+    p0 = {"hand": [{"code": MST, "id": "qp"}], "mzone": [{"code": VORSE, "id": "vorse"}]}
+    p1 = {"mzone": [{"code": CELTIC, "id": "cel"}]}
+    swap = ev("cards_swapped", card="vorse", other="cel", cause="qp")
+    move = ev("zone_changed", card="vorse", zone=3, cause="qp")
+    refused_with([*_negated(mst, p0, p1), swap], "TERM-14", NEGATED)
+    refused_with([*_negated(mst, p0, p1), move], "TERM-14", NEGATED)
+    assert fold(*_resolved(mst, p0, p1), swap).cards["vorse"].controller == 1
