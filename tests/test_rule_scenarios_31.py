@@ -10,8 +10,15 @@ Refused though legal:
   refused as PRIO-05. Judged without card text: a change naming its cause is an effect applying;
   one naming none, or a cost, is no End Phase effect, and the End Phase stays ended.
 
+Called under the wrong rule:
+
+* WIN-02: a turn player with an empty Deck who must draw has lost; the record going on to the
+  Standby Phase was refused as TURN-02 ("left the Draw Phase without drawing"), as if they could.
+
 Let through though illegal:
 
+* TURN-02: in the Draw Phase cards are activated after the turn player's draw. Mystical Space
+  Typhoon activated by either player before the draw was accepted (the draw still owed).
 * TERM-14: a negated activation applies nothing. Cards drawn by a negated Pot of Greed, Tokens
   made by a negated Scapegoat, a monster turned face-down by a negated Book of Moon, an attack
   stopped by a negated Negate Attack, monsters swapped or moved by a negated effect were accepted
@@ -140,3 +147,38 @@ def test_term_14_a_negated_swap_swaps_nothing() -> None:
     refused_with([*_negated(mst, p0, p1), swap], "TERM-14", NEGATED)
     refused_with([*_negated(mst, p0, p1), move], "TERM-14", NEGATED)
     assert fold(*_resolved(mst, p0, p1), swap).cards["vorse"].controller == 1
+
+
+# == TURN-02, WIN-02: the Draw Phase begins with the draw ===========================================
+
+DRAW_PHASE = position({"szone": [{"code": MST, "id": "mst", "position": "set"}]},
+                      {"szone": [{"code": MST, "id": "p1_mst", "position": "set"}]}, phase="draw")
+NOT_DRAWN = "player 0 has not drawn yet: in the Draw Phase cards and effects are activated after the turn player's draw"
+
+
+def test_turn_02_nothing_is_activated_in_the_draw_phase_before_the_draw() -> None:
+    """TURN-02: the turn player draws first; then either player may activate a Quick-Play Spell
+    or a Trap. Before: Mystical Space Typhoon, the turn player's or (after their pass) the
+    opponent's, was accepted before the draw."""
+    mine = ev("activated", player=0, card="mst", targets=["p1_mst"])
+    theirs = ev("activated", player=1, card="p1_mst", targets=["mst"])
+    refused_with([DRAW_PHASE, mine], "TURN-02", NOT_DRAWN)
+    refused_with([DRAW_PHASE, passed(0), theirs], "TURN-02", NOT_DRAWN)
+    drawn = ev("cards_drawn", player=0, count=1)
+    assert fold(DRAW_PHASE, drawn, mine).chain[0].card == "mst"
+    assert fold(DRAW_PHASE, drawn, passed(0), theirs).chain[0].card == "p1_mst"
+    # the first player's first turn has no draw (SETUP-04): they may activate at once
+    assert fold(position({"szone": [{"code": MST, "id": "mst", "position": "set"}]},
+                         {"szone": [{"code": MST, "id": "p1_mst", "position": "set"}]},
+                         phase="draw", turn=1, first_player=0), mine).chain[0].card == "mst"
+
+
+def test_win_02_a_turn_player_who_cannot_draw_has_lost() -> None:
+    """WIN-02: player 0's Deck is empty in their Draw Phase: they must draw and cannot, so they
+    have lost; the record going on to the Standby Phase is refused as that, not as a draw left
+    out (TURN-02). With a card in the Deck left undrawn it is TURN-02."""
+    empty = position({"deck": []}, phase="draw")
+    refused_with([empty, ev("phase_entered", phase="standby")], "WIN-02",
+                 "player 0 must draw with an empty Deck: they have lost the duel")
+    refused_with([DRAW_PHASE, ev("phase_entered", phase="standby")], "TURN-02",
+                 "player 0 left the Draw Phase without drawing")

@@ -140,6 +140,14 @@ def open_game_state(state: DuelState, player: int) -> str | None:
     return None
 
 
+def must_still_draw(state: DuelState) -> bool:
+    """TURN-02: the turn player must draw, except the first player on turn 1 (SETUP-04) unless the
+    duel's option ``first_turn_draw`` keeps the older rule that they draw too (CONF-08)."""
+    if state.normal_draw_done or state.turn_player in state.must_lose:
+        return False
+    return not (state.turn == 1 and state.turn_player == state.first_player and "first_turn_draw" not in state.options)
+
+
 def end_passes(state: DuelState) -> int:
     """PRIO-04/05: how far the end of the phase or step is: 0 not declared, 1 declared by the turn
     player's pass (the opponent holds priority, to answer it), 2 or more ended. Only with the passes

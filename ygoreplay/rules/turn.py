@@ -8,7 +8,8 @@ from ..events import (
 from ..state import DuelState
 from . import card_text
 from .base import (
-    check_not_negated, end_passes, ended_by_passes, fail, get_card, handles, impossible, phase_name, priority_holder, put, take)
+    check_not_negated, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw, phase_name,
+    priority_holder, put, take)
 from .chain import forget_takers
 
 HAND_LIMIT = 6
@@ -147,8 +148,12 @@ def phase_entered(state: DuelState, ev: PhaseEntered) -> None:
         fail(state, ev, "PRIO-04", say("the phase cannot change while a chain of {count} is open",
                                        count=len(state.chain)))
     if state.phase == "draw" and must_still_draw(state):
-        fail(state, ev, "TURN-02", say("player {turn_player} left the Draw Phase without drawing",
-                                       turn_player=state.turn_player))
+        if state.sides[state.turn_player].deck:
+            fail(state, ev, "TURN-02", say("player {turn_player} left the Draw Phase without drawing",
+                                           turn_player=state.turn_player))
+        else:                                     # WIN-02: the draw they must make loses the duel
+            fail(state, ev, "WIN-02", say("player {turn_player} must draw with an empty Deck: they have lost the "
+                                          "duel, and no phase follows", turn_player=state.turn_player))
     if state.phase == "battle":
         close_attack(state, ev)
     state.phase = phase
@@ -156,14 +161,6 @@ def phase_entered(state: DuelState, ev: PhaseEntered) -> None:
     if phase == "battle":
         state.battle_phase_entered = True
     state.summon_window = None
-
-
-def must_still_draw(state: DuelState) -> bool:
-    """TURN-02: the turn player must draw, except the first player on turn 1 (SETUP-04) unless the
-    duel's option ``first_turn_draw`` keeps the older rule that they draw too (CONF-08)."""
-    if state.normal_draw_done or state.turn_player in state.must_lose:
-        return False
-    return not (state.turn == 1 and state.turn_player == state.first_player and "first_turn_draw" not in state.options)
 
 
 @handles(StepEntered)
