@@ -19,6 +19,9 @@ Let through though illegal:
 
 * TURN-02: in the Draw Phase cards are activated after the turn player's draw. Mystical Space
   Typhoon activated by either player before the draw was accepted (the draw still owed).
+* CHAIN-12, ZONE-11, XMAT-02, ZONE-15, POS-04: a card activates none of its effects from the
+  Deck (hidden), as an Xyz material (no card on the field), banished face-down (unusable), or as a
+  face-down monster (its effects hidden until it is flipped). Each was accepted.
 * TERM-14: a negated activation applies nothing. Cards drawn by a negated Pot of Greed, Tokens
   made by a negated Scapegoat, a monster turned face-down by a negated Book of Moon, an attack
   stopped by a negated Negate Attack, monsters swapped or moved by a negated effect were accepted
@@ -182,3 +185,61 @@ def test_win_02_a_turn_player_who_cannot_draw_has_lost() -> None:
                  "player 0 must draw with an empty Deck: they have lost the duel")
     refused_with([DRAW_PHASE, ev("phase_entered", phase="standby")], "TURN-02",
                  "player 0 left the Draw Phase without drawing")
+
+
+# == CHAIN-12, ZONE-11, XMAT-02, ZONE-15, POS-04: where a card activates none of its effects ==========
+
+CITE = {"card": "p0.s1", "effect": "its own text lets it activate there"}
+HIDDEN = [
+    pytest.param({}, "p0.s1", "trigger", "CHAIN-12", "Celtic Guardian is in the Deck, face-down and hidden",
+                 id="deck-trigger"),
+    pytest.param({}, "p0.s1", "quick", "ZONE-11", "Celtic Guardian is in the Deck, face-down and hidden", id="deck-quick"),
+    pytest.param({"banished": [{"code": KURIBOH, "id": "kuriboh", "position": "facedown"}]}, "kuriboh", "quick",
+                 "ZONE-15", "Kuriboh is banished face-down: it is unusable there", id="banished-face-down"),
+    pytest.param({"mzone": [{"code": KURIBOH, "id": "kuriboh", "position": "set"}]}, "kuriboh", "quick", "POS-04",
+                 "Kuriboh is face-down: its effects are hidden", id="face-down-monster"),
+]
+
+
+@pytest.mark.parametrize("p0, card, effect_type, rule, says", HIDDEN)
+def test_a_card_activates_no_effect_where_it_is_hidden_or_unusable(p0: dict, card: str, effect_type: str, rule: str,
+                                                                   says: str) -> None:
+    """CHAIN-12, ZONE-11: a card in the Deck is hidden; ZONE-15: one banished face-down is
+    unusable; POS-04: a face-down monster's effects are hidden until it is face-up. None of their
+    effects is activated there. Before: each activation was accepted."""
+    refused_with([position(p0), ev("activated", player=0, card=card, effect_type=effect_type)], rule, says)
+
+
+@pytest.mark.parametrize("p0, card, effect_type, rule, says", HIDDEN)
+def test_a_card_whose_text_allows_it_activates_there_citing_it(p0: dict, card: str, effect_type: str, rule: str,
+                                                               says: str) -> None:
+    """GEN-01 (CHAIN-12, ZONE-11, ZONE-15, POS-04): a card's own text that lets it activate from
+    there is cited: the activation stands,
+    the rule set aside and listed (before: nothing was set aside, no rule being broken). Face-up
+    in the GY or the banished zone, or in the hand for a Quick Effect, a card activates uncited."""
+    state = fold(position(p0), ev("activated", player=0, card=card, effect_type=effect_type, cite=CITE))
+    assert [o.rule for o in state.overrides] == [rule] and state.chain[0].card == card
+    for where in ("gy", "banished", "hand"):
+        assert fold(position({where: [{"code": KURIBOH, "id": "k"}]}),
+                    ev("activated", player=0, card="k", effect_type="quick")).chain[0].card == "k"
+
+
+XYZ_BOARD = position({"mzone": [{"code": CELTIC, "id": "c1"}, {"code": CELTIC, "id": "c2"}],
+                      "extra": [{"code": 84013237, "id": "utopia"}]})
+XYZ = ev("special_summoned", card="utopia", zone=5, method="xyz", materials=["c1", "c2"])
+
+
+def test_xmat_02_an_xyz_material_activates_none_of_its_effects() -> None:
+    """XMAT-02: Celtic Guardian, an Xyz material of Number 39: Utopia, is no card on the field:
+    its own effects are not activated while it is one (Utopia's are Utopia's). Before: accepted."""
+    refused_with([XYZ_BOARD, XYZ, ev("activated", player=0, card="c1", effect_type="ignition")], "XMAT-02",
+                 "Celtic Guardian is an Xyz material, no card on the field")
+
+
+def test_xmat_02_a_detached_material_or_one_whose_text_allows_it_activates() -> None:
+    """XMAT-02, GEN-01: detached, in the GY, the material may activate; as a material only by its
+    own text, cited (the rule set aside and listed; before, nothing was)."""
+    cited = fold(XYZ_BOARD, XYZ, ev("activated", player=0, card="c1", effect_type="quick", cite=CITE))
+    assert [o.rule for o in cited.overrides] == ["XMAT-02"]
+    detach = ev("card_moved", card="c1", to=[0, "gy"], reason="detached", cause="utopia")
+    assert fold(XYZ_BOARD, XYZ, detach, ev("activated", player=0, card="c1", effect_type="quick")).chain[0].card == "c1"
