@@ -22,6 +22,9 @@ Let through though illegal:
 * CHAIN-12, ZONE-11, XMAT-02, ZONE-15, POS-04: a card activates none of its effects from the
   Deck (hidden), as an Xyz material (no card on the field), banished face-down (unusable), or as a
   face-down monster (its effects hidden until it is flipped). Each was accepted.
+* CHAIN-11 with TERM-07, XMAT-01, NIS-05, SUM-06: a card paid as a cost moves as its reason says.
+  A "discarded" cost from the field, a "detached" one that was no Xyz material or went to the
+  banished zone, a "tributed" one from the GY were accepted (only a ``card_moved`` was checked).
 * TERM-14: a negated activation applies nothing. Cards drawn by a negated Pot of Greed, Tokens
   made by a negated Scapegoat, a monster turned face-down by a negated Book of Moon, an attack
   stopped by a negated Negate Attack, monsters swapped or moved by a negated effect were accepted
@@ -243,3 +246,32 @@ def test_xmat_02_a_detached_material_or_one_whose_text_allows_it_activates() -> 
     assert [o.rule for o in cited.overrides] == ["XMAT-02"]
     detach = ev("card_moved", card="c1", to=[0, "gy"], reason="detached", cause="utopia")
     assert fold(XYZ_BOARD, XYZ, detach, ev("activated", player=0, card="c1", effect_type="quick")).chain[0].card == "c1"
+
+
+# == CHAIN-11: a cost is paid as its reason says (TERM-07, XMAT-01, NIS-05, SUM-06) ====================
+
+COST_BOARD = position({"mzone": [{"code": CELTIC, "id": "c1"}, {"code": CELTIC, "id": "c2"}, {"code": VORSE, "id": "vorse"}],
+                       "extra": [{"code": 84013237, "id": "utopia"}], "hand": [{"code": KURIBOH, "id": "kuriboh"}],
+                       "gy": [{"code": VORSE, "id": "gy_vorse"}]})
+
+
+@pytest.mark.parametrize("cost, legal, rule, says", [
+    pytest.param({"card": "vorse", "to": "gy", "reason": "discarded"},
+                 {"card": "kuriboh", "to": "gy", "reason": "discarded"}, "TERM-07",
+                 "only a card in the hand is discarded; Vorse Raider is in the mzone", id="discard-from-the-field"),
+    pytest.param({"card": "c1", "to": "banished", "reason": "detached"}, {"card": "c1", "to": "gy", "reason": "detached"},
+                 "NIS-05", "a detached Xyz material goes to the GY, not the banished", id="detached-to-banished"),
+    pytest.param({"card": "vorse", "to": "gy", "reason": "detached"}, {"card": "c2", "to": "gy", "reason": "detached"},
+                 "XMAT-01", "only an Xyz material is detached; Vorse Raider is in the mzone", id="detached-no-material"),
+    pytest.param({"card": "gy_vorse", "to": "banished", "reason": "tributed"},
+                 {"card": "vorse", "to": "gy", "reason": "tributed"}, "SUM-06", "Vorse Raider is in the gy", id="tributed-from-the-gy"),
+])
+def test_chain_11_a_cost_is_paid_as_its_reason_says(cost: dict, legal: dict, rule: str, says: str) -> None:
+    """CHAIN-11: Number 39: Utopia (materials Celtic Guardian x2) activates an effect paying a
+    card: discarded from the hand (TERM-07), detached from its materials to the GY (XMAT-01,
+    NIS-05), Tributed from the field (SUM-06). Before: a cost of that reason from anywhere, to
+    anywhere, was accepted (a card_moved of the same reason was refused)."""
+    xyz = ev("special_summoned", card="utopia", zone=5, method="xyz", materials=["c1", "c2"])
+    act = ev("activated", player=0, card="utopia", effect_type="quick")
+    refused_with([COST_BOARD, xyz, {**act, "costs": [cost]}], rule, says)
+    assert fold(COST_BOARD, xyz, {**act, "costs": [legal]}).chain[0].card == "utopia"

@@ -200,6 +200,29 @@ ON_FIELD = frozenset((MZONE, SZONE, FZONE))
 LEFT = "~left"
 
 
+#: The reasons a card moves for that say where it moves from (``reason_problem``).
+REASONS_FROM = frozenset(("discarded", "tributed", "detached"))
+
+
+def reason_problem(card: Card, reason: str, to_zone: str | None, from_hand: bool) -> tuple[str, str] | None:
+    """(rule, why) a card cannot move for ``reason`` from where it is (to ``to_zone``), or None:
+    TERM-07, only a card in the hand is discarded; SUM-06, a Tribute is a monster on the field
+    (``from_hand``: or in the hand, as a resolving effect or a cost may Tribute one, RIT-02);
+    XMAT-01, only an Xyz material is detached, NIS-05, to the GY. The one check of a move
+    (``outcome.card_moved``) and of a card paid as a cost (``chain.activated``, CHAIN-11)."""
+    here = card.zone
+    if reason == "discarded" and here != HAND:
+        return "TERM-07", say("only a card in the hand is discarded; {name} is in the {zone}", name=card.name, zone=here)
+    if reason == "tributed" and here != MZONE and not (here == HAND and from_hand and card.facts.is_monster):
+        return "SUM-06", say("a Tribute is a monster on the field (or, as a resolving effect such as a Ritual Spell "
+                             "Tributes, in the hand: RIT-02); {name} is in the {zone}", name=card.name, zone=here)
+    if reason == "detached" and here != OVERLAY:
+        return "XMAT-01", say("only an Xyz material is detached; {name} is in the {zone}", name=card.name, zone=here)
+    if reason == "detached" and to_zone != GY:
+        return "NIS-05", say("a detached Xyz material goes to the GY, not the {zone}", zone=to_zone)
+    return None
+
+
 def take(state: DuelState, card: Card) -> None:
     """Remove a card from wherever it is (the first half of every move).
 

@@ -8,8 +8,8 @@ from ..events import (
 from ..state import Card, ChainLink, DuelState
 from . import card_text
 from .base import (
-    end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw, priority_holder, put,
-    send_from_field, take)
+    REASONS_FROM, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw, priority_holder,
+    put, reason_problem, send_from_field, take)
 from .effects import (
     SEGOC_GROUPS, candidates, in_damage_step, mandatory, script_effects, script_kind, segoc_rank, wrong_summon)
 from .timing import chain_over, link_resolved, missed
@@ -125,6 +125,11 @@ def activated(state: DuelState, ev: Activated) -> None:
         elif zone == BANISHED and t.position == FACEDOWN and t.id not in paid_to:
             fail(state, ev, "ZONE-15", say("{id} is banished face-down: only its owner sees it, and it cannot be "
                                            "targeted", id=t.id))
+    for cost in costs:                             # CHAIN-11: a card paid moves as its reason says
+        if cost.reason in REASONS_FROM and cost.card is not None:
+            problem = reason_problem(state.cards[cost.card], cost.reason, cost.to, True)
+            if problem:
+                fail(state, ev, *problem)
     lp_cost = sum(c.lp for c in costs) if costs else 0
     if lp_cost > state.sides[player].lp:
         fail(state, ev, "CHAIN-11", say("player {player} has {lp} LP and cannot pay a cost of {lp_cost} LP",

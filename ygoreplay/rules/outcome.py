@@ -19,7 +19,8 @@ from ..events import (
     LifePointsChanged, Loc, SetCardsShuffled, StatsChanged, ZoneChanged)
 from ..state import Card, ChainLink, DuelState
 from .base import (
-    LEFT, ON_FIELD, check_not_negated, fail, get_card, handles, impossible, player_of, put, take, vanish)
+    LEFT, ON_FIELD, REASONS_FROM, check_not_negated, fail, get_card, handles, impossible, player_of, put, reason_problem,
+    take, vanish)
 from .spell_trap import check_equips, in_chain, settle_equips
 from .summon import note_material_move
 from .turn import end_phase_effect
@@ -157,19 +158,10 @@ def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> N
         if attack is None or card.id not in attack.destroyed:
             fail(state, ev, "BATTLE-14", say("{name} was not destroyed by battle in the current damage calculation",
                                              name=card.name))
-    elif reason == "discarded" and here != HAND:
-        fail(state, ev, "TERM-07", say("only a card in the hand is discarded; {name} is in the {zone}",
-                                       name=card.name, zone=here))
-    elif reason == "tributed" and here != MZONE and not (
-            here == HAND and facts.is_monster and (state.resolving or ev.cause is not None)):
-        fail(state, ev, "SUM-06", say("a Tribute is a monster on the field (or, as a resolving effect such as a "
-                                      "Ritual Spell Tributes, in the hand: RIT-02); {name} is in the {zone}",
-                                      name=card.name, zone=here))
-    elif reason == "detached" and here != OVERLAY:
-        fail(state, ev, "XMAT-01", say("only an Xyz material is detached; {name} is in the {zone}",
-                                       name=card.name, zone=here))
-    elif reason == "detached" and zone != GY:
-        fail(state, ev, "NIS-05", say("a detached Xyz material goes to the GY, not the {zone}", zone=zone))
+    elif reason in REASONS_FROM:
+        problem = reason_problem(card, reason, zone, state.resolving or ev.cause is not None)
+        if problem:
+            fail(state, ev, *problem)
     if card.is_token and zone == MZONE and ev.position in (SET, "facedown_attack"):
         fail(state, ev, "TOKEN-02", say("a Token is only ever face-up ({name}, {id})", name=card.name, id=card.id))
 
