@@ -985,8 +985,9 @@ def test_a_draw_phase_left_without_the_normal_draw(when):
     link resolved in it before the draw (Magical Blast: "you can give up your normal draw this
     turn, and if you do, add this card to your hand"), the Standby Phase cites that card; when
     one resolved earlier (a lasting "no draw"), it is cited as for a skipped Draw Phase,
-    inferred; with nothing resolved, the engine's play stands as an unexplained override. Never
-    a violation."""
+    inferred; with nothing resolved, the engine's play stands as an unexplained override. The
+    activation before the draw cites its own card too (TURN-02: in the Draw Phase cards are
+    activated after the draw, but for such a text). Never a violation."""
     link = hand_link(HAND1[0], (1, LOCATION_HAND, 0, 0xA))
     stream = opening() + (link if when == "earlier" else b"") + packet(MSG_NEW_PHASE, struct.pack("<H", 0x200))
     stream += packet(MSG_NEW_TURN, bytes([1])) + packet(MSG_NEW_PHASE, struct.pack("<H", 0x1))
@@ -996,7 +997,11 @@ def test_a_draw_phase_left_without_the_normal_draw(when):
     assert standby.cite is not None and standby.cite.unexplained is (when == "never")
     assert (standby.cite.card == "p1.m39") is (when != "never")
     assert ("inferred" in standby.cite.effect) is (when != "never")
-    assert report.violations == [] and [o.rule for o in report.overrides] == ["TURN-02"] and agreement.ok
+    before = ["TURN-02"] if when == "in-the-draw-phase" else []
+    assert report.violations == [] and [o.rule for o in report.overrides] == [*before, "TURN-02"] and agreement.ok
+    if before:
+        [activation] = [e for e in result.events if e.kind == "activated" and e.card == "p1.m39"][-1:]
+        assert activation.cite.card == "p1.m39" and "before the draw" in activation.cite.effect
 
 
 def test_a_draw_phase_draw_of_two_by_a_lasting_effect_is_the_normal_draw():

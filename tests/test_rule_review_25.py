@@ -47,7 +47,7 @@ def test_rit_03_the_next_turn_is_no_resolution_of_the_last_turns_ritual_spell() 
     Summoned this turn", so the turn-2 Ritual Spell was taken as still resolving)."""
     state = fold(*RITUAL_START, ritual("dm", "kuriboh"), RITUAL_GONE, phase("end"), turn_started(1, 3),
                  phase("draw"), draw(1), phase("standby"), phase("main1"),
-                 act("jammer", player=1, costs=[{"card": "p1_kuriboh", "to": "gy", "reason": "discarded"}]))
+                 act("jammer", player=1, costs=[{"card": "p1_hand_kuriboh", "to": "gy", "reason": "discarded"}]))
     assert [link.card for link in state.chain] == ["jammer"]
 
 

@@ -29,10 +29,11 @@ from ygoreplay.match.rules import fold as match_fold
 from ygoreplay.views import can_see
 
 JUNK_SYNCHRON, DUST_TORNADO = 63977008, 60082869
-#: Player 1 holds a Set Magic Jammer (a Counter Trap: it may answer anything) and a Set Solemn.
-P1_TRAPS = {"mzone": [c(KURIBOH, "p1_kuriboh"), c(CELTIC, "p1_celtic")],
+#: Player 1 holds a Set Magic Jammer (a Counter Trap: it may answer anything) and a Set Solemn, and
+#: a Kuriboh in the hand for Magic Jammer's discard (TERM-07: only a card in the hand is discarded).
+P1_TRAPS = {"mzone": [c(KURIBOH, "p1_kuriboh"), c(CELTIC, "p1_celtic")], "hand": [c(KURIBOH, "p1_hand_kuriboh")],
             "szone": [c(SOLEMN, "solemn", position="set"), c(MAGIC_JAMMER, "jammer", position="set")]}
-JAMMER = act("jammer", player=1, costs=[{"card": "p1_kuriboh", "to": "gy", "reason": "discarded"}])
+JAMMER = act("jammer", player=1, costs=[{"card": "p1_hand_kuriboh", "to": "gy", "reason": "discarded"}])
 
 
 def token(card_id: str, zone: int, **fields: Any) -> dict:

@@ -395,11 +395,12 @@ def test_win_04_both_players_at_0_lp_is_a_draw() -> None:
 
 def test_win_02_an_empty_deck_loses_at_the_draw_phase_draw() -> None:
     """WIN-02: player 1 must draw with an empty Deck: they lose; leaving the Draw Phase without
-    drawing is refused (TURN-02)."""
+    drawing is refused as that loss (WIN-02, judge15: not as a draw left out, TURN-02)."""
     board = position({}, {"deck": []}, phase="end")
     state = fold(board, turn_started(1, 3), phase("draw"), draw(1), ev("duel_ended", winner=0, reason="deck_out"))
     assert state.ended and state.winner == 0
-    refused_with([board, turn_started(1, 3), phase("draw"), phase("standby")], "TURN-02", "without drawing")
+    refused_with([board, turn_started(1, 3), phase("draw"), phase("standby")], "WIN-02",
+                 "must draw with an empty Deck")
 
 
 # == Summon rules of the Extra Deck and Tokens (LINK, XYZ, PEND, TOKEN) ==============================

@@ -341,8 +341,10 @@ def test_spell_12_a_quick_play_set_this_turn_refused(later):
 
 
 def test_spell_12_a_quick_play_from_the_hand_in_my_draw_phase():
-    """SPELL-12: from the hand in your own turn whenever you hold priority: the Draw Phase too."""
-    fold(board(phase="draw"), act("mst_hand", zone=3, targets=["decree"]))
+    """SPELL-12: from the hand in your own turn whenever you hold priority: the Draw Phase too,
+    once the turn player has drawn (TURN-02)."""
+    fold(board(phase="draw"), {"kind": "cards_drawn", "player": 0, "count": 1},
+         act("mst_hand", zone=3, targets=["decree"]))
 
 
 def test_spell_12_a_quick_play_from_the_hand_in_the_opponents_turn_refused_even_in_a_chain():

@@ -79,7 +79,8 @@ def negate(card: str) -> dict:
 
 
 END = {"kind": "chain_ended"}
-P1 = {"mzone": [c(KURIBOH, "p1_kuriboh"), c(CELTIC, "p1_celtic")], "szone": [c(SOLEMN, "solemn"), c(MAGIC_JAMMER, "jammer")]}
+P1 = {"mzone": [c(KURIBOH, "p1_kuriboh"), c(CELTIC, "p1_celtic")], "szone": [c(SOLEMN, "solemn"), c(MAGIC_JAMMER, "jammer")],
+      "hand": [c(KURIBOH, "p1_hand_kuriboh")]}   # Magic Jammer's discard (TERM-07)
 
 
 def board(p0: dict, p1: dict | None = None, **fields: Any) -> dict:

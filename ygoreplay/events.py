@@ -234,7 +234,8 @@ class Event:
     #: and only a play made with priority (an activation, a summon, a Set, an attack, a position
     #: change), a chain link resolving or the game moving on (a phase, a step) breaks it. What happens
     #: without anyone using priority (a card shown, LP, a move by the rules or a cost, a coin, the
-    #: hand adjusted) neither hands priority back nor reopens a phase both players ended (PRIO-05).
+    #: hand adjusted) neither hands priority back nor reopens a phase both players ended (PRIO-05),
+    #: except what an End Phase effect changes after both passed (TURN-08: ``turn.end_phase_effect``).
     keeps_passes: ClassVar[bool] = False
     #: It may go on the Pendulum Summon just made (PEND-03: the monsters of one summon).
     continues_pendulum_summon: ClassVar[bool] = False

@@ -140,6 +140,14 @@ def open_game_state(state: DuelState, player: int) -> str | None:
     return None
 
 
+def must_still_draw(state: DuelState) -> bool:
+    """TURN-02: the turn player must draw, except the first player on turn 1 (SETUP-04) unless the
+    duel's option ``first_turn_draw`` keeps the older rule that they draw too (CONF-08)."""
+    if state.normal_draw_done or state.turn_player in state.must_lose:
+        return False
+    return not (state.turn == 1 and state.turn_player == state.first_player and "first_turn_draw" not in state.options)
+
+
 def end_passes(state: DuelState) -> int:
     """PRIO-04/05: how far the end of the phase or step is: 0 not declared, 1 declared by the turn
     player's pass (the opponent holds priority, to answer it), 2 or more ended. Only with the passes
@@ -190,6 +198,29 @@ def phase_name(phase: str | None) -> str:
 ON_FIELD = frozenset((MZONE, SZONE, FZONE))
 #: Marks, in an attack's ``defender_monsters``, a monster that has left the field since (BATTLE-06).
 LEFT = "~left"
+
+
+#: The reasons a card moves for that say where it moves from (``reason_problem``).
+REASONS_FROM = frozenset(("discarded", "tributed", "detached"))
+
+
+def reason_problem(card: Card, reason: str, to_zone: str | None, from_hand: bool) -> tuple[str, str] | None:
+    """(rule, why) a card cannot move for ``reason`` from where it is (to ``to_zone``), or None:
+    TERM-07, only a card in the hand is discarded; SUM-06, a Tribute is a monster on the field
+    (``from_hand``: or in the hand, as a resolving effect or a cost may Tribute one, RIT-02);
+    XMAT-01, only an Xyz material is detached, NIS-05, to the GY. The one check of a move
+    (``outcome.card_moved``) and of a card paid as a cost (``chain.activated``, CHAIN-11)."""
+    here = card.zone
+    if reason == "discarded" and here != HAND:
+        return "TERM-07", say("only a card in the hand is discarded; {name} is in the {zone}", name=card.name, zone=here)
+    if reason == "tributed" and here != MZONE and not (here == HAND and from_hand and card.facts.is_monster):
+        return "SUM-06", say("a Tribute is a monster on the field (or, as a resolving effect such as a Ritual Spell "
+                             "Tributes, in the hand: RIT-02); {name} is in the {zone}", name=card.name, zone=here)
+    if reason == "detached" and here != OVERLAY:
+        return "XMAT-01", say("only an Xyz material is detached; {name} is in the {zone}", name=card.name, zone=here)
+    if reason == "detached" and to_zone != GY:
+        return "NIS-05", say("a detached Xyz material goes to the GY, not the {zone}", zone=to_zone)
+    return None
 
 
 def take(state: DuelState, card: Card) -> None:

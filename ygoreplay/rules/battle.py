@@ -11,7 +11,8 @@ from ..events import (
     ATTACK, DEFENSE, MZONE, SET, AttackCancelled, AttackDeclared, AttackRetargeted,
     DamageCalculated, Event)
 from ..state import Attack, Card, DuelState
-from .base import end_passes, ended_by_passes, fail, get_card, handles, impossible, phase_name, player_of
+from .base import (
+    check_not_negated, end_passes, ended_by_passes, fail, get_card, handles, impossible, phase_name, player_of)
 
 
 @handles(AttackDeclared)
@@ -79,6 +80,7 @@ def attack_cancelled(state: DuelState, ev: AttackCancelled) -> None:
     if ev.cause is None and frozenset(c.id for c in state.monsters(defender)) == attack.defender_monsters:
         fail(state, ev, "BATTLE-06", N_("without an effect, an attack is cancelled only in a replay, after the "
                                         "opponent's monsters changed"))
+    check_not_negated(state, ev)                  # TERM-14: a negated Negate Attack stops no attack
     state.attack = None
 
 

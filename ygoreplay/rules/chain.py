@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 from ..i18n import N_, say
-from ..events import BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MZONE, SZONE, Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
+from ..events import (
+    BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, ChainEnded,
+    ChainLinkNegated, ChainLinkResolved)
 from ..state import Card, ChainLink, DuelState
 from . import card_text
 from .base import (
-    end_passes, ended_by_passes, fail, get_card, handles, impossible, priority_holder, put, send_from_field, take)
+    REASONS_FROM, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw, priority_holder,
+    put, reason_problem, send_from_field, take)
 from .effects import (
     SEGOC_GROUPS, candidates, in_damage_step, mandatory, script_effects, script_kind, segoc_rank, wrong_summon)
 from .timing import chain_over, link_resolved, missed
@@ -29,6 +32,34 @@ def _controls_for_activation(card: Card, player: int, effect_type: str) -> bool:
     return effect_type in _TRIGGERS and card.zone in _LEFT_FIELD and card.last_controller == player
 
 
+#: Where a card lies that activates no effect of its own by the basic rules (``_unseen_source``).
+_UNSEEN_SOURCES = frozenset((DECK, OVERLAY, BANISHED, MZONE))
+
+
+def _unseen_source(card: Card, effect_type: str) -> tuple[str, str] | None:
+    """(rule, why) a card where it lies activates none of its effects, or None. CHAIN-12, ZONE-11:
+    the Deck is face-down and hidden (its triggers cannot activate there, nor anything else);
+    XMAT-02: an Xyz material is no card on the field (what it grants its Xyz monster is that
+    monster's to activate); ZONE-15: a card banished face-down is unusable, seen by its owner only;
+    POS-04: a face-down monster's effects are hidden until it is flipped (its Flip effect is EFF-05).
+    A card's own text that allows it is cited (GEN-01)."""
+    zone = card.zone
+    if zone == DECK:
+        return ("CHAIN-12" if effect_type in _TRIGGERS else "ZONE-11",
+                say("{name} is in the Deck, face-down and hidden: none of its effects is activated there unless "
+                    "its own text allows it (cite it)", name=card.name))
+    if zone == OVERLAY:
+        return "XMAT-02", say("{name} is an Xyz material, no card on the field: its own effects are not activated "
+                              "while it is one (an effect it grants its Xyz monster is that monster's)", name=card.name)
+    if zone == BANISHED and card.position == FACEDOWN:
+        return "ZONE-15", say("{name} is banished face-down: it is unusable there, and none of its effects is "
+                              "activated", name=card.name)
+    if zone == MZONE and not card.face_up and effect_type != "flip":
+        return "POS-04", say("{name} is face-down: its effects are hidden and not activated until it is face-up (a "
+                             "Flip effect once it is flipped)", name=card.name)
+    return None
+
+
 @handles(Activated)
 def activated(state: DuelState, ev: Activated) -> None:
     player = state.turn_player if ev.player is None else ev.player
@@ -48,6 +79,9 @@ def activated(state: DuelState, ev: Activated) -> None:
         if card.controller != player and not _controls_for_activation(card, player, effect_type):
             fail(state, ev, "CTRL-01", say("player {player} does not control {name}; only its controller activates "
                                            "its effects", player=player, name=card.name))
+        unseen = _unseen_source(card, effect_type) if card.zone in _UNSEEN_SOURCES else None
+        if unseen:
+            fail(state, ev, *unseen)
         kind = script_kind(state, card, effect_type) if facts else effect_type   # EFF-02/04/06: the script's word
         if kind == "trigger" and effect_type not in _TRIGGERS:
             fail(state, ev, "EFF-04", say("{name}'s script declares only triggers (Spell Speed 1): chained to a link "
@@ -75,6 +109,9 @@ def activated(state: DuelState, ev: Activated) -> None:
         _check_chaining(state, ev, speed, player, must)
     if state.passes_recorded:
         _check_priority(state, ev, player)
+    if state.phase == "draw" and must_still_draw(state):
+        fail(state, ev, "TURN-02", say("player {turn_player} has not drawn yet: in the Draw Phase cards and effects "
+                                       "are activated after the turn player's draw", turn_player=state.turn_player))
     if ev.negates is not None:
         _check_negation(state, ev, card)
     if state.attack is not None and state.step == "damage":
@@ -88,6 +125,11 @@ def activated(state: DuelState, ev: Activated) -> None:
         elif zone == BANISHED and t.position == FACEDOWN and t.id not in paid_to:
             fail(state, ev, "ZONE-15", say("{id} is banished face-down: only its owner sees it, and it cannot be "
                                            "targeted", id=t.id))
+    for cost in costs:                             # CHAIN-11: a card paid moves as its reason says
+        if cost.reason in REASONS_FROM and cost.card is not None:
+            problem = reason_problem(state.cards[cost.card], cost.reason, cost.to, True)
+            if problem:
+                fail(state, ev, *problem)
     lp_cost = sum(c.lp for c in costs) if costs else 0
     if lp_cost > state.sides[player].lp:
         fail(state, ev, "CHAIN-11", say("player {player} has {lp} LP and cannot pay a cost of {lp_cost} LP",

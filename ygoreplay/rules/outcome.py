@@ -19,7 +19,8 @@ from ..events import (
     LifePointsChanged, Loc, SetCardsShuffled, StatsChanged, ZoneChanged)
 from ..state import Card, ChainLink, DuelState
 from .base import (
-    LEFT, ON_FIELD, check_not_negated, fail, get_card, handles, impossible, player_of, put, take, vanish)
+    LEFT, ON_FIELD, REASONS_FROM, check_not_negated, fail, get_card, handles, impossible, player_of, put, reason_problem,
+    take, vanish)
 from .spell_trap import check_equips, in_chain, settle_equips
 from .summon import note_material_move
 from .turn import end_phase_effect
@@ -59,7 +60,7 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     _check_move_rules(state, ev, card, to)
     # -- all checks done ----------------------------------------------------------------------
     if state.passes and state.phase == "end":
-        end_phase_effect(state, ev)                            # TURN-08, PRIO-01: priority again
+        end_phase_effect(state, ev, ev.reason)                 # TURN-08, PRIO-01: priority again
     if ev.reason == "material" or ev.reason == "tributed":
         note_material_move(state, card)                        # for the summon that follows (RIT-02)
     if card.is_token and to_zone not in ON_FIELD:
@@ -157,19 +158,10 @@ def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> N
         if attack is None or card.id not in attack.destroyed:
             fail(state, ev, "BATTLE-14", say("{name} was not destroyed by battle in the current damage calculation",
                                              name=card.name))
-    elif reason == "discarded" and here != HAND:
-        fail(state, ev, "TERM-07", say("only a card in the hand is discarded; {name} is in the {zone}",
-                                       name=card.name, zone=here))
-    elif reason == "tributed" and here != MZONE and not (
-            here == HAND and facts.is_monster and (state.resolving or ev.cause is not None)):
-        fail(state, ev, "SUM-06", say("a Tribute is a monster on the field (or, as a resolving effect such as a "
-                                      "Ritual Spell Tributes, in the hand: RIT-02); {name} is in the {zone}",
-                                      name=card.name, zone=here))
-    elif reason == "detached" and here != OVERLAY:
-        fail(state, ev, "XMAT-01", say("only an Xyz material is detached; {name} is in the {zone}",
-                                       name=card.name, zone=here))
-    elif reason == "detached" and zone != GY:
-        fail(state, ev, "NIS-05", say("a detached Xyz material goes to the GY, not the {zone}", zone=zone))
+    elif reason in REASONS_FROM:
+        problem = reason_problem(card, reason, zone, state.resolving or ev.cause is not None)
+        if problem:
+            fail(state, ev, *problem)
     if card.is_token and zone == MZONE and ev.position in (SET, "facedown_attack"):
         fail(state, ev, "TOKEN-02", say("a Token is only ever face-up ({name}, {id})", name=card.name, id=card.id))
 
@@ -319,6 +311,7 @@ def cards_swapped(state: DuelState, ev: CardsSwapped) -> None:
     if ev.cause is None:
         fail(state, ev, "GEN-01", say("no basic rule swaps {name} and {name2}: an effect does (name it as the "
                                       "cause)", name=card.name, name2=other.name))
+    check_not_negated(state, ev)                               # TERM-14: a negated Creature Swap swaps nothing
     stranded = [] if in_chain(state) else check_equips(state, ev)    # SPELL-07
     # -- all checks done ----------------------------------------------------------------------
     lifted, lifted_other = _lift(state, card), _lift(state, other)
@@ -354,6 +347,7 @@ def set_cards_shuffled(state: DuelState, ev: SetCardsShuffled) -> None:
                                           name=card.name, id=card.id))
     if ev.cause is None:
         fail(state, ev, "GEN-01", N_("no basic rule shuffles Set cards: an effect does (name it as the cause)"))
+    check_not_negated(state, ev)                               # TERM-14
     row, controller = first.zone, first.controller             # as they are before anything is lifted
     lifted = [_lift(state, card) for card in cards]
     for card, lift, zone in zip(cards, lifted, ev.zones):
@@ -393,6 +387,7 @@ def zone_changed(state: DuelState, ev: ZoneChanged) -> None:
     if ev.cause is None:
         fail(state, ev, "GEN-01", say("no basic rule moves {name} to another zone: an effect does (name it as the "
                                       "cause)", name=card.name))
+    check_not_negated(state, ev)                               # TERM-14
     # -- all checks done ----------------------------------------------------------------------
     side = state.sides[player]
     if card.zone == MZONE:
@@ -423,6 +418,8 @@ def stats_changed(state: DuelState, ev: StatsChanged) -> None:
         card.defense = max(0, ev.defense)
     if ev.level is not None:
         card.level = max(1, ev.level)
+    if state.passes and state.phase == "end":
+        end_phase_effect(state, ev)                            # TURN-08, PRIO-01: priority again
 
 
 @handles(CountersChanged)
@@ -442,6 +439,8 @@ def counters_changed(state: DuelState, ev: CountersChanged) -> None:
         card.counters[ev.counter] = ev.count
     else:
         card.counters.pop(ev.counter, None)
+    if state.passes and state.phase == "end":
+        end_phase_effect(state, ev)                            # TURN-08, PRIO-01: priority again
 
 
 @handles(LifePointsChanged)
@@ -475,6 +474,8 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
     side.lp = result
     if result == 0:
         state.must_lose[player] = "lp"                        # WIN-01
+    if state.passes and state.phase == "end":
+        end_phase_effect(state, ev, ev.reason)                 # TURN-08, PRIO-01: priority again
 
 
 @handles(CoinTossed)

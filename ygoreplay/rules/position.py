@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..i18n import N_, say
 from ..events import ATTACK, DEFENSE, FACEDOWN_ATTACK, FACEUP, FZONE, MZONE, SET, SZONE, PositionChanged
 from ..state import DuelState
-from .base import fail, get_card, handles, impossible, open_game_state, player_of
+from .base import check_not_negated, fail, get_card, handles, impossible, open_game_state, player_of
 from .summon import check_flip, summoned_this_turn
 
 FACE_DOWN = (SET, FACEDOWN_ATTACK)
@@ -29,6 +29,8 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
                                        name=card.name))
     if card.is_token and new not in (ATTACK, DEFENSE):
         fail(state, ev, "TOKEN-02", N_("a Token is always face-up"))
+    if state.negated:
+        check_not_negated(state, ev)              # TERM-14: a negated Book of Moon turns nothing face-down
     if ev.cause is None and _attacked_face_down(state, card, new):
         state.flipped.append(card.id)           # EFF-05: its Flip effect follows damage calculation
         card.position = new                     # POS-04/BATTLE-12: by the rules, not a manual change

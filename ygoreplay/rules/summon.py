@@ -871,6 +871,8 @@ def token_created(state: DuelState, ev: TokenCreated) -> None:
     if ev.position not in (ATTACK, DEFENSE):
         fail(state, ev, "TOKEN-02", say("a Token is only ever face-up Attack or face-up Defense, not {position} "
                                         "({name}, {card})", position=ev.position, name=facts.name, card=ev.card))
+    if state.negated:
+        check_not_negated(state, ev)              # TERM-14: a negated Scapegoat makes no Tokens
     stranded = _check_equips(state, ev)
     state.cards[token.id] = token
     put(state, token, MZONE, player, ev.zone, ev.position)

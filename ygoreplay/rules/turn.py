@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from ..i18n import N_, say
 from ..events import (
-    GY, HAND, CardMoved, CardsDrawn, HandSizeDiscard, PhaseEntered, PriorityPassed, StepEntered, TurnStarted)
+    GY, HAND, CardMoved, CardsDrawn, CountersChanged, HandSizeDiscard, LifePointsChanged, PhaseEntered, PriorityPassed,
+    StatsChanged, StepEntered, TurnStarted)
 from ..state import DuelState
 from . import card_text
 from .base import (
-    end_passes, ended_by_passes, fail, get_card, handles, impossible, phase_name, priority_holder, put, take)
+    check_not_negated, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw, phase_name,
+    priority_holder, put, take)
 from .chain import forget_takers
 
 HAND_LIMIT = 6
@@ -67,6 +69,8 @@ def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
                                            draw_count=state.draw_count, count=ev.count) if state.draw_count != 1 else
                  say("the Draw Phase draw is {draw_count} card, not {count}", draw_count=state.draw_count,
                      count=ev.count))
+    if state.negated:
+        check_not_negated(state, ev)              # TERM-14: a negated Pot of Greed draws nothing
     available = min(ev.count, len(side.deck))
     drawn = side.deck[:available] if ordered or not ev.cards else list(ev.cards)
     for card_id in drawn:
@@ -144,8 +148,12 @@ def phase_entered(state: DuelState, ev: PhaseEntered) -> None:
         fail(state, ev, "PRIO-04", say("the phase cannot change while a chain of {count} is open",
                                        count=len(state.chain)))
     if state.phase == "draw" and must_still_draw(state):
-        fail(state, ev, "TURN-02", say("player {turn_player} left the Draw Phase without drawing",
-                                       turn_player=state.turn_player))
+        if state.sides[state.turn_player].deck:
+            fail(state, ev, "TURN-02", say("player {turn_player} left the Draw Phase without drawing",
+                                           turn_player=state.turn_player))
+        else:                                     # WIN-02: the draw they must make loses the duel
+            fail(state, ev, "WIN-02", say("player {turn_player} must draw with an empty Deck: they have lost the "
+                                          "duel, and no phase follows", turn_player=state.turn_player))
     if state.phase == "battle":
         close_attack(state, ev)
     state.phase = phase
@@ -153,14 +161,6 @@ def phase_entered(state: DuelState, ev: PhaseEntered) -> None:
     if phase == "battle":
         state.battle_phase_entered = True
     state.summon_window = None
-
-
-def must_still_draw(state: DuelState) -> bool:
-    """TURN-02: the turn player must draw, except the first player on turn 1 (SETUP-04) unless the
-    duel's option ``first_turn_draw`` keeps the older rule that they draw too (CONF-08)."""
-    if state.normal_draw_done or state.turn_player in state.must_lose:
-        return False
-    return not (state.turn == 1 and state.turn_player == state.first_player and "first_turn_draw" not in state.options)
 
 
 @handles(StepEntered)
@@ -238,20 +238,25 @@ def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
     state.passes = passes + 1
 
 
-#: Moves no End Phase effect makes: a cost (paid with an activation), a card leaving once it
-#: resolved or was negated (SPELL-04), one the basic rules move.
+#: What no End Phase effect does: a cost (paid with an activation), a card leaving once it
+#: resolved or was negated (SPELL-04), a move the basic rules make.
 _NO_EFFECT_MOVES = frozenset(("cost", "resolved", "negated", "rule"))
 
 
-def end_phase_effect(state: DuelState, ev: CardMoved) -> None:
+def end_phase_effect(state: DuelState, ev: CardMoved | LifePointsChanged | StatsChanged | CountersChanged,
+                     reason: str | None = None) -> None:
     """TURN-08, PRIO-01: once the turn player has declared the end of the End Phase (passed), its
     effects worded "in the End Phase" or "at the end of the turn" are processed before the hand is
-    adjusted (a card banished until the End Phase comes back). A card such an effect moves, with
-    no chain open (a chain whose last link resolved is over, its end recorded or not: passes after
-    it were made once it was), changes the game state: the turn player holds priority again, first, and the
-    End Phase ends only when both players pass again (PRIO-05), as after a chain. Called by a
-    move (``outcome.card_moved``) made in the End Phase after a pass."""
-    if ev.cause is not None and ev.reason not in _NO_EFFECT_MOVES and not state.chain:
+    adjusted (a card banished until the End Phase comes back, LP gained, ATK set). Whatever such
+    an effect changes, with no chain open (a chain whose last link resolved is over, its end
+    recorded or not: passes after it were made once it was), changes the game state: the turn
+    player holds priority again, first, and the End Phase ends only when both players pass again
+    (PRIO-05), as after a chain. A card moved, LP and ATK/DEF/Level changed, counters placed are
+    alike: what changed is no matter. Without card text the engine judges only what the record
+    says: an effect applying names its cause; a change naming none, a cost or a card's leaving
+    once its chain link is done (``reason``) is no End Phase effect (GEN-01: a recorder who means
+    one names it). Called by those handlers in the End Phase after a pass."""
+    if ev.cause is not None and reason not in _NO_EFFECT_MOVES and not state.chain:
         state.passes = 0
 
 

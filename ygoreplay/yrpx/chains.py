@@ -129,6 +129,9 @@ class ChainHandling:
                 cite = Cite(card, "activated the turn it was Set as its own text allows")
         else:
             effect_type = self.effect_type(card, player, link, at)
+        if cite is None and self.before_the_draw():
+            # TURN-02, GEN-01: "before you draw: you can give up your normal draw" (Magical Blast)
+            cite = Cite(card, "activated in the Draw Phase before the draw, as its own text allows")
         effect = Effect(self.i, card, code, player, m["desc"])
         self.turns.effect_log.append(effect)
         # the activation begins where the card was put in its zone, if it was (the engine's state
@@ -138,6 +141,13 @@ class ChainHandling:
                   else flip[1] if flip is not None and flip[0] == card and effect_type is None else self.i)
         self.chains.activation = Activation(self.i, card, player, link, effect_type, zone, field_zone, cite=cite,
                                       effect=effect, begins=begins, after_loss=self.turns.lost)
+
+    def before_the_draw(self) -> bool:
+        """TURN-02: a Draw Phase whose normal draw is still owed (not the first player's first
+        turn, SETUP-04, unless the room draws then too): only a card's own text activates there."""
+        turns = self.turns
+        return (turns.phase == "draw" and not turns.normal_drawn
+                and (turns.turn > 1 or "first_turn_draw" in turns.options))
 
     def emit_place(self, place: tuple[str, Where, int]) -> None:
         card, w, _at = place
