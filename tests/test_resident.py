@@ -545,3 +545,36 @@ def test_an_answered_command_leaves_without_tearing_the_interpreter_down(tmp_pat
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, timeout=60)
     assert (result.stdout, result.stderr, result.returncode) == (b"held in a buffer", b"and on stderr", 3)
+
+
+
+#: The console script's way (``main``, the program named ``ygoreplay``), saying on stderr which
+#: modules were imported when it leaves (``launcher._leave``: an answered command's end).
+_SAYS_ITS_MODULES = """import os, sys
+loaded, leave = set(sys.modules), os._exit
+def said(code):
+    os.write(2, b"modules: " + " ".join(sorted(set(sys.modules) - loaded)).encode() + b"\\n")
+    leave(code)
+os._exit = said
+sys.argv[0] = "ygoreplay"
+from ygoreplay.launcher import main
+main()
+"""
+
+
+def test_a_forwarded_command_imports_only_the_wire_before_it_is_answered(place):
+    """The caller of a command a resident answers imports nothing beyond the launcher, the
+    resident's wire and the C socket: not ``i18n`` (its ``contextlib`` and ``contextvars``),
+    which only the group's help page needs, nor ``importlib``, which only a public name of the
+    package needs (issue 25: each is part of every answered command's time)."""
+    place.start()
+    before = place.served()
+    for args in (["check", SAMPLE], ["show", SAMPLE], ["log", SAMPLE, "--lang", "ja"]):
+        done = subprocess.run([sys.executable, "-c", _SAYS_ITS_MODULES, *args], cwd=place.cwd, env=place.env,
+                              capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        added = set(done.stderr.rpartition(b"modules: ")[2].split())
+        assert added <= {b"ygoreplay", b"ygoreplay.launcher", b"ygoreplay.resident", b"ygoreplay.errors",
+                         b"_socket", b"zlib", b"__future__"}, (args, sorted(added))
+        assert {b"ygoreplay.launcher", b"_socket"} <= added, args
+    assert place.served() - before == 3

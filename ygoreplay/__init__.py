@@ -17,8 +17,6 @@ fold what a player or a spectator may see (``VIEWS``).
 """
 from __future__ import annotations
 
-from importlib import import_module
-
 TYPE_CHECKING = False            # not ``typing``'s: the command line's launcher imports this package
 if TYPE_CHECKING:
     from typing import Any
@@ -46,6 +44,7 @@ def __getattr__(name: str) -> Any:
     where = _PUBLIC.get(name)
     if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module  # here, not at the top: the launcher imports this package first
     from .match import stream  # noqa: F401  (registers the match's event kinds and its kind of stream)
     value = getattr(import_module(where[0], __name__), where[1])
     globals()[name] = value

@@ -61,11 +61,11 @@ def help_language(args: list[str]) -> str | None:
     does and click takes nothing else from the arguments: none, ``--help``, or ``--lang L
     --help`` (``--lang=L``) with a language we have, chosen as the command line chooses it (the
     environment's, else ``--lang``'s when it comes first). None for anything else."""
-    from . import i18n
-    if args == [] or (len(args) == 1 and args[0] in HELP_OPTIONS):
+    if args and args[-1] not in HELP_OPTIONS:
+        return None                      # first: a command the resident answers imports no i18n
+    from . import i18n                   # (contextlib, contextvars...) before it is forwarded (issue 25)
+    if args == [] or len(args) == 1:
         return i18n.from_environment()
-    if not args or args[-1] not in HELP_OPTIONS:
-        return None
     if len(args) == 3 and args[0] == "--lang":
         tag = args[1]
     elif len(args) == 2 and args[0].startswith("--lang="):
