@@ -72,8 +72,11 @@ class Place:
         """Run ``args`` by the resident and in-process: the same bytes and exit code; how many
         of the two the resident answered."""
         before = self.served()
-        by_resident = self.run(*args, env=env)
-        answered = self.served() - before
+        for _ in range(3):       # a resident not scheduled within READY_SECONDS on a loaded machine
+            by_resident = self.run(*args, env=env)    # lets the caller run it itself: ask again
+            answered = self.served() - before
+            if answered:
+                break
         alone = self.run(*args, env=env, in_process=True)
         assert self.served() - before == answered, "the in-process run went to the resident"
         assert (by_resident.stdout, by_resident.stderr, by_resident.returncode) == \
