@@ -41,7 +41,7 @@ from typing import Sequence
 
 from .chain import to_ms
 from .errors import ConflictError, InputError, StoreError
-from .i18n import N_
+from .i18n import N_, say
 from .text import checked
 
 ROLES = ("recorder", "judge", "p0", "p1", "spectator")
@@ -282,7 +282,8 @@ class Access:
             if access.release_at is not None:
                 to_ms(access.release_at)
         except (AttributeError, TypeError, ValueError, OverflowError) as exc:
-            raise StoreError(f"an access record that cannot be read ({exc}): rewritten in the database") from None
+            raise StoreError(say("an access record that cannot be read ({exc}): rewritten in the database",
+                                 exc=exc)) from None
         return access
 
     @classmethod
@@ -305,8 +306,9 @@ class Access:
         """The organiser's call that the event has ended: only an event's duels and matches wait for it."""
         policy = self.policy(in_match)
         if policy != "event":
-            raise ConflictError(f"the release policy is {policy!r}: only an event's duels and matches are "
-                                "released by the organiser")
+            raise ConflictError(say("the release policy is {policy!r}: only an event's duels and matches "
+                                    "are released by the organiser",
+                                    policy=policy))
         self.released = True
 
     def releases(self, ended: bool, in_match: bool, now: float | None = None) -> bool:

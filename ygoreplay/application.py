@@ -349,8 +349,10 @@ class Records:
         # a correction judged on the entries up to ``count`` strikes those only: written at a head
         # another writer moved, it struck theirs unjudged too (a draw: its cards back in the Deck)
         if back and expected is not None and expected != count:
-            raise ConflictError(f"duel {duel_id} has {count} events, not {expected}: a correction is judged on the "
-                                "entries it strikes, up to the head; nothing was appended")
+            raise ConflictError(say("duel {duel_id} has {count} events, not {expected}: a correction is "
+                                    "judged on the entries it strikes, up to the head; nothing was "
+                                    "appended",
+                                    duel_id=duel_id, count=count, expected=expected))
         if (read or back) and expected is None:
             expected = count             # what its names meant there, not at a head another writer moved
         try:
@@ -390,7 +392,9 @@ class Records:
         the stored record (a face that keeps no live view of it: the command line)."""
         stored = self.store.load(duel_id, verified=False)
         if len(stored.records) < count:
-            raise ConflictError(f"duel {duel_id} has {len(stored.records)} events, not {count}: someone else appended")
+            raise ConflictError(say("duel {duel_id} has {n_records} events, not {count}: someone else "
+                                    "appended",
+                                    duel_id=duel_id, n_records=len(stored.records), count=count))
         redactor = Redactor(stored.cards, view, stored.header.secret)
         for record in stored.records[:count]:
             redactor.feed(record.event)

@@ -55,6 +55,7 @@ from typing import Any, Callable, ClassVar, Mapping, NamedTuple, TypeVar, datacl
 from . import seals
 from .errors import InputError
 from .lazy_dataclass import dataclass
+from .i18n import N_, say
 
 # -- vocabularies -------------------------------------------------------------------------------
 
@@ -1228,32 +1229,33 @@ def from_dict(data: Any, where: str = "") -> Event:
     a set-up side, the path to the bad value (``position_set_up.sides[0].mzone[2].atk``).
     """
     if not isinstance(data, dict):
-        raise EventFormatError(f"an event must be an object, got {type(data).__name__}", where)
+        raise EventFormatError(say("an event must be an object, got {name}", name=type(data).__name__), where)
     kind = data.get("kind")
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise EventFormatError(f"unknown event kind {_brief(kind)}", where)
+        raise EventFormatError(say("unknown event kind {brief}", brief=_brief(kind)), where)
     version = data.get("v", 1)
     if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= cls.VERSION:
         raise EventFormatError(
-            f"{kind}: version {_brief(version)} is not one this program reads (1..{cls.VERSION})", where)
+            say("{kind}: version {brief} is not one this program reads (1..{version})",
+                kind=kind, brief=_brief(version), version=cls.VERSION), where)
     while version < cls.VERSION:
         data = UPCASTERS[(kind, version)](dict(data))
         version += 1
     plan, names = _PLANS.get(cls) or _plan(cls)
     if len(data) > len(names) or not names.issuperset(data):
         unknown = set(data) - names
-        raise EventFormatError(f"{kind}: unknown field(s) {_listed(unknown)}", where)
+        raise EventFormatError(say("{kind}: unknown field(s) {listed}", kind=kind, listed=_listed(unknown)), where)
     kwargs: dict[str, Any] = {}
     for name, build, optional, required, choices in plan:
         if name not in data:
             if required:
-                raise EventFormatError(f"{kind}: missing field {name!r}", where)
+                raise EventFormatError(say("{kind}: missing field {name!r}", kind=kind, name=name), where)
             continue
         value = data[name]
         if value is None:
             if not optional:
-                raise EventFormatError(f"{kind}.{name} may not be null", where)
+                raise EventFormatError(say("{kind}.{name} may not be null", kind=kind, name=name), where)
             kwargs[name] = None
             continue
         try:
@@ -1263,7 +1265,8 @@ def from_dict(data: Any, where: str = "") -> Event:
         except (TypeError, ValueError, KeyError) as exc:
             raise EventFormatError(f"{kind}.{name}: {exc}", where) from None
         if choices and value not in choices:
-            raise EventFormatError(f"{kind}.{name}: {_brief(value)} is not one of {', '.join(choices)}", where)
+            raise EventFormatError(say("{kind}.{name}: {brief} is not one of {join}",
+                                       kind=kind, name=name, brief=_brief(value), join=', '.join(choices)), where)
         kwargs[name] = value
     return (_MAKERS.get(cls) or _maker(cls))(kwargs)
 
@@ -1683,18 +1686,19 @@ def _listed(keys: set) -> str:
 
 def _int(value: Any) -> int:
     if type(value) is not int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise TypeError(f"expected an integer, got {_brief(value)}")
+        raise TypeError(say("expected an integer, got {brief}", brief=_brief(value)))
     if INT_MIN <= value <= INT_MAX:
         return value
-    raise ValueError(f"{_brief(value)} does not fit in a signed 64-bit integer")
+    raise ValueError(say("{brief} does not fit in a signed 64-bit integer", brief=_brief(value)))
 
 
 def _passcode(value: Any) -> int:
     if type(value) is not int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise TypeError(f"expected a passcode (an integer), got {_brief(value)}")
+        raise TypeError(say("expected a passcode (an integer), got {brief}", brief=_brief(value)))
     if 0 <= value <= PASSCODE_MAX:
         return value
-    raise ValueError(f"a passcode is 0..{PASSCODE_MAX}, got {_brief(value)}")
+    raise ValueError(say("a passcode is 0..{passcode_max}, got {brief}",
+                         passcode_max=PASSCODE_MAX, brief=_brief(value)))
 
 
 #: Fields that name a player: 0 or 1 (null where the field allows it).
@@ -1704,27 +1708,29 @@ PLAYER_FIELDS = frozenset(("player", "first_player", "chosen_by", "turn_player",
 
 def _player(value: Any) -> int:
     if value not in (0, 1) or isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"a player is 0 or 1, got {_brief(value)}")
+        raise ValueError(say("a player is 0 or 1, got {brief}", brief=_brief(value)))
     return value
 
 
 def _str(value: Any) -> str:
     if type(value) is not str and not isinstance(value, str):
-        raise TypeError(f"expected a string, got {_brief(value)}")
+        raise TypeError(say("expected a string, got {brief}", brief=_brief(value)))
     if len(value) > MAX_STRING:
-        raise ValueError(f"a string of {len(value):,} characters, {_brief(value)}; at most {MAX_STRING:,}")
+        raise ValueError(say("a string of {got:,} characters, {brief}; at most {max_string:,}",
+                             got=len(value), brief=_brief(value), max_string=MAX_STRING))
     if not value.isascii():
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise ValueError(f"not valid Unicode: a lone surrogate {value[exc.start]!r} at character "
-                             f"{exc.start} of {_brief(value)}") from None
+            raise ValueError(say("not valid Unicode: a lone surrogate {value!r} at character {start} of "
+                                 "{brief}",
+                                 value=value[exc.start], start=exc.start, brief=_brief(value))) from None
     return value
 
 
 def _bool(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise TypeError(f"expected true or false, got {_brief(value)}")
+        raise TypeError(say("expected true or false, got {brief}", brief=_brief(value)))
     return value
 
 
@@ -1733,11 +1739,15 @@ def _seq(item: Callable[[Any], Any], least: int = 0, most: int = MAX_LIST,
     """A list of ``item``: ``least`` to ``most`` of them (``count`` says why, for the message)."""
     def build(value: Any) -> tuple:
         if type(value) is not list and not isinstance(value, (list, tuple)):
-            raise TypeError(f"expected a list, got {_brief(value)}")
+            raise TypeError(say("expected a list, got {brief}", brief=_brief(value)))
         n = len(value)
         if n > most or n < least:
-            wanted = (f"{least}" if least == most else f"at least {least}" if n < least else f"at most {most:,}")
-            raise ValueError(f"expected {wanted} entries{count}, got {n:,}")
+            if least == most:
+                raise ValueError(say("expected {least} entries{count}, got {n:,}", least=least, count=count, n=n))
+            if n < least:
+                raise ValueError(say("expected at least {least} entries{count}, got {n:,}", least=least, count=count,
+                                     n=n))
+            raise ValueError(say("expected at most {most:,} entries{count}, got {n:,}", most=most, count=count, n=n))
         try:
             return tuple(map(item, value))
         except (TypeError, ValueError) as exc:
@@ -1754,24 +1764,25 @@ def _seq(item: Callable[[Any], Any], least: int = 0, most: int = MAX_LIST,
 
 def _dict(value: Any) -> dict:
     if not isinstance(value, dict):
-        raise TypeError(f"expected an object, got {_brief(value)}")
+        raise TypeError(say("expected an object, got {brief}", brief=_brief(value)))
     return value
 
 
 def _duel_option(value: Any) -> str:
     if not isinstance(value, str) or value not in DUEL_OPTIONS:
-        raise ValueError(f"a duel option is one of {', '.join(DUEL_OPTIONS)}, got {_brief(value)}")
+        raise ValueError(say("a duel option is one of {join}, got {brief}",
+                             join=', '.join(DUEL_OPTIONS), brief=_brief(value)))
     return value
 
 
 def _loc(value: Any) -> Loc:
     if not isinstance(value, (list, tuple)) or not 2 <= len(value) <= 3:
-        raise TypeError(f"a location is [controller, zone, index], got {_brief(value)}")
+        raise TypeError(say("a location is [controller, zone, index], got {brief}", brief=_brief(value)))
     controller, zone = value[0], value[1]
     if controller not in (0, 1) or isinstance(controller, bool):
-        raise ValueError(f"location controller must be 0 or 1, got {_brief(controller)}")
+        raise ValueError(say("location controller must be 0 or 1, got {brief}", brief=_brief(controller)))
     if zone not in ZONES:
-        raise ValueError(f"unknown zone {_brief(zone)} (zones: {', '.join(ZONES)})")
+        raise ValueError(say("unknown zone {brief} (zones: {join})", brief=_brief(zone), join=', '.join(ZONES)))
     index = value[2] if len(value) == 3 else None
     if index is not None:
         _int(index)
@@ -1783,7 +1794,7 @@ def _cite(value: Any) -> Cite:
         return Cite(card=_str(value))
     _dict(value)
     if set(value) - {"card", "effect"} or "card" not in value:
-        raise ValueError(f"a cite is {{card, effect}}, got {_brief(value)}")
+        raise ValueError(say("a cite is {{card, effect}}, got {brief}", brief=_brief(value)))
     return Cite(card=_str(value["card"]), effect=_str(value.get("effect", "")))
 
 
@@ -1791,19 +1802,20 @@ def _cost(value: Any) -> Cost:
     _dict(value)
     unknown = set(value) - {"lp", "card", "to", "reason"}
     if unknown:
-        raise ValueError(f"unknown cost field(s) {_listed(unknown)}")
+        raise ValueError(say("unknown cost field(s) {listed}", listed=_listed(unknown)))
     cost = Cost(lp=_int(value.get("lp", 0)), card=value.get("card"), to=value.get("to"),
                 reason=_str(value.get("reason", "cost")))
     if cost.to is not None and cost.to not in COST_ZONES:
-        raise ValueError(f"a cost's 'to' is one of {', '.join(COST_ZONES)}, got {_brief(cost.to)}")
+        raise ValueError(say("a cost's 'to' is one of {join}, got {brief}",
+                             join=', '.join(COST_ZONES), brief=_brief(cost.to)))
     if cost.lp < 0:
-        raise ValueError(f"an LP cost is not negative, got {cost.lp}")
+        raise ValueError(say("an LP cost is not negative, got {lp}", lp=cost.lp))
     if cost.card is not None:
         _str(cost.card)
         if cost.to is None:
-            raise ValueError(f"a card cost needs 'to' ({', '.join(COST_ZONES)})")
+            raise ValueError(say("a card cost needs 'to' ({join})", join=', '.join(COST_ZONES)))
     elif cost.lp == 0:
-        raise ValueError("a cost pays LP (lp > 0) or moves a card")
+        raise ValueError(say("a cost pays LP (lp > 0) or moves a card"))
     return cost
 
 
@@ -1813,20 +1825,21 @@ def _banlist(value: Any) -> BanlistRef:
     _dict(value)
     unknown = set(value) - {"name", "hash", "limits", "whitelist"}
     if unknown:
-        raise ValueError(f"unknown banlist field(s) {_listed(unknown)}")
+        raise ValueError(say("unknown banlist field(s) {listed}", listed=_listed(unknown)))
     for key in ("name", "hash"):
         if key not in value:
-            raise ValueError(f"a banlist needs its {key!r}")
+            raise ValueError(say("a banlist needs its {key!r}", key=key))
     pairs = []
-    pairs_of = _seq(_seq(_int, least=2, most=2, count=" ([passcode, copies])"), most=MAX_BANLIST)
+    pairs_of = _seq(_seq(_int, least=2, most=2, count=N_(" ([passcode, copies])")), most=MAX_BANLIST)
     for pair in pairs_of(value.get("limits", [])):
         code, count = pair
         _passcode(code)
         if count < 0:
-            raise ValueError(f"copies allowed are 0 or more, got {count} for passcode {code}")
+            raise ValueError(say("copies allowed are 0 or more, got {count} for passcode {code}",
+                                 count=count, code=code))
         pairs.append((code, count))
     if len({code for code, _ in pairs}) != len(pairs):
-        raise ValueError("a banlist names each passcode once")
+        raise ValueError(say("a banlist names each passcode once"))
     return BanlistRef(name=_str(value["name"]), hash=_str(value["hash"]), limits=tuple(sorted(pairs)),
                       whitelist=_bool(value.get("whitelist", False)))
 
@@ -1857,13 +1870,14 @@ def _plain(value: Any, path: str, depth: int = 0) -> None:
         pass
     elif isinstance(value, (list, tuple, dict)):
         if depth >= MAX_DEPTH:
-            raise _Invalid(path, f"nested more than {MAX_DEPTH} deep")
+            raise _Invalid(path, say("nested more than {max_depth} deep", max_depth=MAX_DEPTH))
         if len(value) > MAX_LIST:
-            raise _Invalid(path, f"expected at most {MAX_LIST:,} entries, got {len(value):,}")
+            raise _Invalid(path, say("expected at most {max_list:,} entries, got {got:,}",
+                                     max_list=MAX_LIST, got=len(value)))
         if isinstance(value, dict):
             for key, item in value.items():
                 if not isinstance(key, str):
-                    raise _Invalid(path, f"an object's keys are strings, got {_brief(key)}")
+                    raise _Invalid(path, say("an object's keys are strings, got {brief}", brief=_brief(key)))
                 _plain(key, path, depth + 1)
                 _plain(item, f"{path}{_step(key)}", depth + 1)
         else:
@@ -1872,7 +1886,7 @@ def _plain(value: Any, path: str, depth: int = 0) -> None:
     elif isinstance(value, (int, str)):      # subclasses (an IntEnum, a str subclass)
         _plain(int(value) if isinstance(value, int) else str(value), path, depth)
     else:
-        raise _Invalid(path, f"expected a JSON value, got {type(value).__name__}")
+        raise _Invalid(path, say("expected a JSON value, got {name}", name=type(value).__name__))
 
 
 def _step(key: str) -> str:
@@ -1889,19 +1903,20 @@ def _checked(build: Callable[[Any], Any], value: Any, path: str) -> Any:
 
 def _owner(value: Any) -> int:
     if type(value) is not int or value not in (0, 1):
-        raise ValueError(f"an owner is player 0 or 1, got {_brief(value)}")
+        raise ValueError(say("an owner is player 0 or 1, got {brief}", brief=_brief(value)))
     return value
 
 
 def _card_id(value: Any) -> str:
     if _str(value) == "":
-        raise ValueError("a card id is a non-empty string, got ''")
+        raise ValueError(say("a card id is a non-empty string, got ''"))
     return value
 
 
 def _spec_position(value: Any) -> str | None:
     if value is not None and (not isinstance(value, str) or value not in POSITIONS):
-        raise ValueError(f"a position is one of {', '.join(POSITIONS)} (or null), got {_brief(value)}")
+        raise ValueError(say("a position is one of {join} (or null), got {brief}",
+                             join=', '.join(POSITIONS), brief=_brief(value)))
     return value
 
 
@@ -1926,7 +1941,7 @@ def _card_spec(spec: Any, path: str, material: bool = False) -> None:
         _plain(spec, path)          # a name, a list …: the rules say "a card is a passcode or an object"
         return
     if "code" not in spec:
-        raise _Invalid(path, f"a card object needs its passcode 'code', got {_brief(spec)}")
+        raise _Invalid(path, say("a card object needs its passcode 'code', got {brief}", brief=_brief(spec)))
     for key, value in spec.items():
         check = _SPEC_CHECKS.get(key) if isinstance(key, str) else None
         if check is not None:
@@ -1936,42 +1951,49 @@ def _card_spec(spec: Any, path: str, material: bool = False) -> None:
                 _plain(value, f"{path}.counters")          # the rules: "counters are an object"
                 continue
             if len(value) > MAX_LIST:
-                raise _Invalid(f"{path}.counters", f"expected at most {MAX_LIST:,} counters, got {len(value):,}")
+                raise _Invalid(f"{path}.counters", say("expected at most {max_list:,} counters, got "
+                                                       "{got:,}",
+                                                       max_list=MAX_LIST, got=len(value)))
             for name, count in value.items():
                 _checked(_str, name, f"{path}.counters")
                 where = f"{path}.counters[{_brief(name)}]"
                 if _checked(_int, count, where) < 0:
-                    raise _Invalid(where, f"a count is 0 or more, got {count}")
+                    raise _Invalid(where, say("a count is 0 or more, got {count}", count=count))
         elif key == "materials":
             if not isinstance(value, list):
                 _plain(value, f"{path}.materials")         # the rules: "materials a list"
                 continue
             if material and value:
-                raise _Invalid(f"{path}.materials", "a material has no materials of its own")
+                raise _Invalid(f"{path}.materials", say("a material has no materials of its own"))
             if len(value) > MAX_LIST:
-                raise _Invalid(f"{path}.materials", f"expected at most {MAX_LIST:,} entries, got {len(value):,}")
+                raise _Invalid(f"{path}.materials", say("expected at most {max_list:,} entries, got "
+                                                        "{got:,}",
+                                                        max_list=MAX_LIST, got=len(value)))
             for index, item in enumerate(value):
                 _card_spec(item, f"{path}.materials[{index}]", material=True)
         else:
-            raise _Invalid(path, f"unknown card key {_brief(key)} (keys: {', '.join(sorted(SPEC_KEYS))})")
+            raise _Invalid(path, say("unknown card key {brief} (keys: {join})",
+                                     brief=_brief(key), join=', '.join(sorted(SPEC_KEYS))))
 
 
 def _side(spec: Any, path: str) -> None:
     if not isinstance(spec, dict):
-        raise _Invalid(path, f"a side is an object, got {_brief(spec)}")
+        raise _Invalid(path, say("a side is an object, got {brief}", brief=_brief(spec)))
     if len(spec) > MAX_LIST:
-        raise _Invalid(path, f"expected at most {MAX_LIST:,} keys, got {len(spec):,}")
+        raise _Invalid(path, say("expected at most {max_list:,} keys, got {got:,}",
+                                 max_list=MAX_LIST, got=len(spec)))
     for key, value in spec.items():
         if not isinstance(key, str):
-            raise _Invalid(path, f"a side's keys are zone names, got {_brief(key)}")
+            raise _Invalid(path, say("a side's keys are zone names, got {brief}", brief=_brief(key)))
         where = f"{path}{_step(key)}"
         if key == "lp":
             _checked(_int, value, where)                   # a negative LP: LOG-05 from the rules
         elif key in _SIDE_ZONES:
             if not isinstance(value, list):
-                raise _Invalid(where, f"expected a list, got {_brief(value)}")
+                raise _Invalid(where, say("expected a list, got {brief}", brief=_brief(value)))
             if len(value) > MAX_LIST:
-                raise _Invalid(where, f"expected at most {MAX_LIST:,} entries, got {len(value):,}")
+                raise _Invalid(where, say("expected at most {max_list:,} entries, got {got:,}",
+                                          max_list=MAX_LIST, got=len(value)))
             for index, item in enumerate(value):       # how many zones: ZONE-01/08 from the rules
                 if item is not None:
                     _card_spec(item, f"{where}[{index}]")
@@ -1987,9 +2009,9 @@ def _sides(value: Any) -> tuple[dict, ...]:
     """At most two sides (a third has no player; fewer than two is LOG-05 for the rules), each
     an object of bounded, well-typed zones."""
     if not isinstance(value, (list, tuple)):
-        raise TypeError(f"expected a list, got {_brief(value)}")
+        raise TypeError(say("expected a list, got {brief}", brief=_brief(value)))
     if len(value) > 2:
-        raise ValueError(f"expected 2 sides (one per player), got {len(value):,}")
+        raise ValueError(say("expected 2 sides (one per player), got {got:,}", got=len(value)))
     for index, side in enumerate(value):
         _side(side, f"[{index}]")
     return tuple(value)
@@ -1998,9 +2020,10 @@ def _sides(value: Any) -> tuple[dict, ...]:
 def _shows(value: Any) -> Shows:
     """``{card id: passcode}``: at most ``MAX_LIST`` cards, each a known passcode (1..)."""
     if not isinstance(value, dict):
-        raise TypeError(f"expected an object {{card id: passcode}}, got {_brief(value)}")
+        raise TypeError(say("expected an object {{card id: passcode}}, got {brief}", brief=_brief(value)))
     if len(value) > MAX_LIST:
-        raise ValueError(f"at most {MAX_LIST:,} cards, got {len(value):,}")
+        raise ValueError(say("at most {max_list:,} cards, got {got:,}",
+                             max_list=MAX_LIST, got=len(value)))
     pairs = []
     for card_id, code in value.items():
         try:
@@ -2008,7 +2031,8 @@ def _shows(value: Any) -> Shows:
         except (TypeError, ValueError) as exc:
             raise _Invalid(f"[{_brief(card_id)}]", str(exc)) from None
         if code == 0:
-            raise _Invalid(f"[{_brief(card_id)}]", "shows a card as a passcode: 0 is the unknown card itself")
+            raise _Invalid(f"[{_brief(card_id)}]", say("shows a card as a passcode: 0 is the unknown card "
+                                                       "itself"))
         pairs.append((_str(card_id), code))
     return Shows(sorted(pairs))
 
@@ -2016,13 +2040,15 @@ def _shows(value: Any) -> Shows:
 def _seals(value: Any) -> Seals:
     """``{card id: "sha256:<64 hex>"}``: at most ``MAX_LIST`` cards."""
     if not isinstance(value, dict):
-        raise TypeError(f"expected an object {{card id: seal}}, got {_brief(value)}")
+        raise TypeError(say("expected an object {{card id: seal}}, got {brief}", brief=_brief(value)))
     if len(value) > MAX_LIST:
-        raise ValueError(f"at most {MAX_LIST:,} cards, got {len(value):,}")
+        raise ValueError(say("at most {max_list:,} cards, got {got:,}",
+                             max_list=MAX_LIST, got=len(value)))
     for card_id, digest in value.items():
         if not isinstance(digest, str) or not seals.is_digest(digest):
-            raise _Invalid(f"[{_brief(card_id)}]", f"a seal is 'sha256:' and 64 lower-case hex digits, "
-                                                   f"got {_brief(digest)}")
+            raise _Invalid(f"[{_brief(card_id)}]", say("a seal is 'sha256:' and 64 lower-case hex digits, "
+                                                       "got {brief}",
+                                                       brief=_brief(digest)))
     return Seals(sorted((_card_id(card_id), digest) for card_id, digest in value.items()))
 
 
@@ -2030,20 +2056,23 @@ def _openings(value: Any) -> Openings:
     """``{card id: {"code": passcode, "nonce": hex}}``: a passcode 1.., the nonce as ``seals.seal``
     gives it (or none, for a card never sealed)."""
     if not isinstance(value, dict):
-        raise TypeError(f"expected an object {{card id: {{code, nonce}}}}, got {_brief(value)}")
+        raise TypeError(say("expected an object {{card id: {{code, nonce}}}}, got {brief}", brief=_brief(value)))
     if len(value) > MAX_LIST:
-        raise ValueError(f"at most {MAX_LIST:,} cards, got {len(value):,}")
+        raise ValueError(say("at most {max_list:,} cards, got {got:,}",
+                             max_list=MAX_LIST, got=len(value)))
     opened = []
     for card_id, item in value.items():
         where = f"[{_brief(card_id)}]"
         if not isinstance(item, dict) or "code" not in item or set(item) - {"code", "nonce"}:
-            raise _Invalid(where, f"an opening is {{code, nonce}}, got {_brief(item)}")
+            raise _Invalid(where, say("an opening is {{code, nonce}}, got {brief}", brief=_brief(item)))
         code = _checked(_passcode, item["code"], f"{where}.code")
         if code == 0:
-            raise _Invalid(f"{where}.code", "opens a card as a passcode: 0 is the unknown card itself")
+            raise _Invalid(f"{where}.code", say("opens a card as a passcode: 0 is the unknown card itself"))
         nonce = item.get("nonce", "")
         if not isinstance(nonce, str) or nonce and not seals.is_nonce(nonce):
-            raise _Invalid(f"{where}.nonce", f"a nonce is 16 to 64 bytes in lower-case hex, got {_brief(nonce)}")
+            raise _Invalid(f"{where}.nonce", say("a nonce is 16 to 64 bytes in lower-case hex, got "
+                                                 "{brief}",
+                                                 brief=_brief(nonce)))
         opened.append(Opening(_card_id(card_id), code, nonce))
     return Openings(sorted(opened))
 
@@ -2063,10 +2092,10 @@ _FIELD_BUILDERS: dict[tuple[str, str], Callable[[Any], Any]] = {
     ("token_created", "code"): _passcode,
     ("duel_started", "options"): _seq(_duel_option, most=len(DUEL_OPTIONS)),
     # The log and the views read damage[0] and damage[1]; a third entry is LOG-05 for the rules.
-    ("damage_calculated", "damage"): _seq(_int, least=2, count=" (damage to player 0, to player 1)"),
+    ("damage_calculated", "damage"): _seq(_int, least=2, count=N_(" (damage to player 0, to player 1)")),
     # One flag per player: more cannot mean anything; fewer is LOG-05 for the rules.
-    ("position_set_up", "normal_summon_used"): _seq(_bool, most=2, count=" (one per player)"),
-    ("position_set_up", "pendulum_summon_used"): _seq(_bool, most=2, count=" (one per player)"),
+    ("position_set_up", "normal_summon_used"): _seq(_bool, most=2, count=N_(" (one per player)")),
+    ("position_set_up", "pendulum_summon_used"): _seq(_bool, most=2, count=N_(" (one per player)")),
     ("position_set_up", "sides"): _sides,
 }
 

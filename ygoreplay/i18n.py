@@ -182,6 +182,28 @@ def _said(language: str, english: str, depth: int = 0) -> str:
             values = {name: _said(language, value, depth + 1) if " " in value or value in messages else value
                       for name, value in match.groupdict().items()}
             return _fill(messages[template], values) or english
+    return _said_after_colon(language, english, depth)
+
+
+#: The ``": "`` a sentence no template makes is cut at, at most, to find a catalogued one after it.
+COLONS = 3
+
+
+def _said_after_colon(language: str, english: str, depth: int) -> str:
+    """A sentence made of a place and a message (``EventFormatError``'s ``"line 3: " + message``,
+    ``"kind.field[2]: " + detail``, an error's ``"{path}: {exc}"``), no template making the
+    whole: the first catalogued sentence after a ``": "`` is said, the place before it too when
+    a template makes it (a place is a path or an id: kept as it is)."""
+    start = 0
+    for _ in range(COLONS):
+        cut = english.find(": ", start)
+        if cut < 0:
+            break
+        head, tail = english[:cut], english[cut + 2:]
+        said_tail = _said(language, tail, depth + 1)
+        if said_tail != tail:
+            return f"{_said(language, head, depth + 1)}: {said_tail}"
+        start = cut + 2
     return english
 
 
@@ -248,6 +270,15 @@ def message_dict(english: str) -> dict[str, str]:
     if _current.get() == DEFAULT:
         return {"message": english}
     return {"message": english, "message_translated": said(english)}
+
+
+def beside(key: str, english: str) -> dict[str, str]:
+    """A recorded sentence under another key than ``message`` (a verdict's ``problem``): the
+    English as ``key``, and ``<key>_translated`` beside it when the reader chose another
+    language and there is something to say."""
+    if _current.get() == DEFAULT or not english:
+        return {key: english}
+    return {key: english, f"{key}_translated": said(english)}
 
 
 def t_in(language: str, message: str, /, **values: object) -> str:

@@ -51,6 +51,7 @@ from .card_sources import normal_name
 from .chain import to_ms
 from .errors import StoreError, VerificationError
 from .events import GY, BANISHED, Event
+from .i18n import say
 
 ACTIONS = ("activated", "summoned", "sent_to_gy", "banished", "negated")
 #: 6: every row keyed (``Index.tag``), its stream's row checked against what its anchors vouch for;
@@ -524,8 +525,9 @@ def held_key(store: Any) -> None:
     rows (``Index.tag``) and checks each a search reads (``genuine``): without it no row is
     checked, and under another key every row would be left out."""
     if store.index_key() is None:
-        raise StoreError(f"the library index of {store.name} is checked with the organiser's private key, which "
-                         "this process does not hold (set YGOREPLAY_KEY to its file)")
+        raise StoreError(say("the library index of {name} is checked with the organiser's private key, "
+                             "which this process does not hold (set YGOREPLAY_KEY to its file)",
+                             name=store.name))
 
 
 def _ms(iso: str) -> int:

@@ -25,6 +25,7 @@ from .card_sources import normal_name
 from .errors import InputError, StoreError
 from .library import ACTIONS, VERSION, Index, access_columns, built, held_key
 from .store import AlteredRow, row_state
+from .i18n import say
 
 PARAMS = ("q", "player", "title", "event", "round", "format", "banlist", "since", "until", "result", "source",
           "card", "action", "turn_max", "kind", "limit", "cursor")
@@ -683,8 +684,9 @@ def _reading(store: Any) -> Iterator[Any]:
     if not index.ready:
         index.ready = built(store, index)       # another process may have built it since
         if not index.ready:
-            raise StoreError(f"the store {store.name} has no library index yet: run 'ygoreplay search "
-                             "--reindex' once (or any command that writes to it)")
+            raise StoreError(say("the store {name} has no library index yet: run 'ygoreplay search "
+                                 "--reindex' once (or any command that writes to it)",
+                                 name=store.name))
     if not index.keyed:                         # once a Store: the key its rows are checked with
         _keyed(store, index)
     with store.events.datastore.transaction(commit=False) as cursor:
@@ -702,6 +704,7 @@ def _keyed(store: Any, index: Index) -> None:
         cursor.execute(index.sql("SELECT mac FROM {meta} WHERE version = ?"), (VERSION,))
         row = cursor.fetchone()
     if row is None or not index.genuine(row["mac"], "meta", VERSION):
-        raise StoreError(f"the library index of {store.name} was not built with this organiser's key (or was altered): "
-                         "run 'ygoreplay search --reindex' once")
+        raise StoreError(say("the library index of {name} was not built with this organiser's key (or was "
+                             "altered): run 'ygoreplay search --reindex' once",
+                             name=store.name))
     index.keyed = True

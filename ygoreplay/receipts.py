@@ -53,6 +53,7 @@ from .files import mode_for, read_limited, write_atomic
 from .signing import (HASH_SIZE, MAX_PATH, PREFIX, SIGNATURE_SIZE, OrganiserKey, PublicKey, check_path,
                       receipt_message, root_of)
 from .store import _GROUP_LABEL, _SCHEMA_NAME, Store, Verification
+from .i18n import say
 
 WITNESS_ENV = "YGOREPLAY_WITNESS"
 KIND, VERSIONS = "ygoreplay/receipt", (1, 2)
@@ -241,7 +242,7 @@ class Witness:
             return conn
         path = self._path()
         if path.is_dir():
-            raise StoreError(f"the witness {path} is a folder, not a file")
+            raise StoreError(say("the witness {path} is a folder, not a file", path=path))
         conn = sqlite3.connect(path, timeout=10, check_same_thread=False, isolation_level=None)
         conn.execute(f"CREATE TABLE IF NOT EXISTS {_TABLE} (duel TEXT NOT NULL, events INTEGER NOT NULL, "
                      "head BLOB NOT NULL, time TEXT NOT NULL, key BLOB NOT NULL, signature BLOB NOT NULL, "
@@ -269,7 +270,8 @@ class Witness:
             raise
         except Exception as exc:               # psycopg.Error, sqlite3.Error, OSError: unreachable
             self.close()
-            raise StoreError(f"the witness {self.name} cannot be reached: {' '.join(str(exc).split())}") from None
+            raise StoreError(say("the witness {name} cannot be reached: {join}",
+                                 name=self.name, join=' '.join(str(exc).split()))) from None
 
     def _sql(self, statement: str) -> str:
         return statement.format(t=self._table).replace("?", "%s" if self.postgres else "?")
@@ -296,7 +298,8 @@ class Witness:
                 raise InputError("not a receipt's values")
             return Receipt(row[0], row[1], bytes(row[2]), row[3], PublicKey(bytes(row[4])), bytes(row[5]))
         except InputError:
-            raise StoreError(f"the witness {self.name}: its head of duel {duel} cannot be read") from None
+            raise StoreError(say("the witness {name}: its head of duel {duel} cannot be read",
+                                 name=self.name, duel=duel)) from None
 
     def close(self) -> None:
         """Close PostgreSQL's connection (called with the lock held, or when no one uses it)."""

@@ -54,17 +54,19 @@ def read_pairings(data: bytes | str, where: str = "pairings") -> list[Pairing]:
     two tables or playing themselves, more than ``MAX_TABLES`` tables."""
     if isinstance(data, bytes):
         if len(data) > MAX_PAIRINGS_BYTES:
-            raise PairingsError(f"{where}: {len(data)} bytes; a pairings file is at most {MAX_PAIRINGS_BYTES}")
+            raise PairingsError(say("{where}: {size} bytes; a pairings file is at most {most}", where=where,
+                                    size=len(data), most=MAX_PAIRINGS_BYTES))
         try:
             data = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise PairingsError(f"{where}: not UTF-8 text (byte {exc.start})") from None
+            raise PairingsError(say("{where}: not UTF-8 text (byte {start})", where=where, start=exc.start)) from None
     if len(data) > MAX_PAIRINGS_BYTES:
-        raise PairingsError(f"{where}: a pairings file is at most {MAX_PAIRINGS_BYTES} characters")
+        raise PairingsError(say("{where}: a pairings file is at most {most} characters", where=where,
+                                most=MAX_PAIRINGS_BYTES))
     try:
         lines = list(csv.reader(io.StringIO(data.lstrip("\ufeff"), newline="")))
     except csv.Error as exc:
-        raise PairingsError(f"{where}: not CSV ({exc})") from None
+        raise PairingsError(say("{where}: not CSV ({exc})", where=where, exc=exc)) from None
     tables: dict[int, int] = {}             # table -> line
     seated: dict[str, tuple[int, int]] = {}  # a player's name, folded -> (line, table)
     out: list[Pairing] = []
@@ -76,33 +78,38 @@ def read_pairings(data: bytes | str, where: str = "pairings") -> list[Pairing]:
             continue                        # the header
         at = f"{where}, line {line}"
         if len(cells) != 3:
-            raise PairingsError(f"{at}: {len(cells)} field(s); a line is table,player,player")
+            raise PairingsError(say("{at}: {count} field(s); a line is table,player,player", at=at,
+                                    count=len(cells)))
         table = number(cells[0])
         if table is None or not 1 <= table <= 100_000:
-            raise PairingsError(f"{at}: the table is a number 1..100000, not {printable(cells[0])[:40]!r}")
+            raise PairingsError(say("{at}: the table is a number 1..100000, not {value!r}", at=at,
+                                    value=printable(cells[0])[:40]))
         if table in tables:
-            raise PairingsError(f"{at}: table {table} is paired already, on line {tables[table]}")
+            raise PairingsError(say("{at}: table {table} is paired already, on line {line}", at=at, table=table,
+                                    line=tables[table]))
         players = []
         for cell in cells[1:]:
             if not cell:
-                raise PairingsError(f"{at}: a player's name is missing")
+                raise PairingsError(say("{at}: a player's name is missing", at=at))
             name = checked(cell, f"{at}: a player's name", MAX_NAME)
             if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
-                raise PairingsError(f"{at}: a player's name holds a control character ({printable(name)[:40]})")
+                raise PairingsError(say("{at}: a player's name holds a control character ({name})", at=at,
+                                        name=printable(name)[:40]))
             players.append(name)
         if players[0].casefold() == players[1].casefold():
-            raise PairingsError(f"{at}: {printable(players[0])} cannot play themselves")
+            raise PairingsError(say("{at}: {player} cannot play themselves", at=at, player=printable(players[0])))
         for name in players:
             if name.casefold() in seated:
                 other_line, other_table = seated[name.casefold()]
-                raise PairingsError(f"{at}: {printable(name)} is at table {other_table} already (line {other_line})")
+                raise PairingsError(say("{at}: {player} is at table {table} already (line {line})", at=at,
+                                        player=printable(name), table=other_table, line=other_line))
             seated[name.casefold()] = (line, table)
         if len(out) == MAX_TABLES:
-            raise PairingsError(f"{at}: a round has at most {MAX_TABLES} tables")
+            raise PairingsError(say("{at}: a round has at most {most} tables", at=at, most=MAX_TABLES))
         tables[table] = line
         out.append(Pairing(table, (players[0], players[1])))
     if not out:
-        raise PairingsError(f"{where}: no tables (a line is table,player,player)")
+        raise PairingsError(say("{where}: no tables (a line is table,player,player)", where=where))
     return out
 
 
@@ -110,14 +117,14 @@ def pairings_of_json(body: Any) -> list[Pairing]:
     """The tables of a JSON request (``[{"table": 1, "players": ["A", "B"]}, ...]``), as the CSV
     reader would take them, so that both forms are refused alike."""
     if not isinstance(body, list):
-        raise PairingsError("tables: a list of {table, players: [name, name]}")
+        raise PairingsError(say("tables: a list of {shape}", shape="{table, players: [name, name]}"))
     out = io.StringIO()
     writer = csv.writer(out)
     for i, item in enumerate(body):
         if not (isinstance(item, dict) and set(item) == {"table", "players"} and isinstance(item["players"], list)
                 and len(item["players"]) == 2 and all(isinstance(p, str) for p in item["players"])
                 and isinstance(item["table"], int) and not isinstance(item["table"], bool)):
-            raise PairingsError(f"tables[{i}]: a table is {{table: number, players: [name, name]}}")
+            raise PairingsError(say("tables[{i}]: a table is {shape}", i=i, shape="{table: number, players: [name, name]}"))
         writer.writerow([item["table"], *item["players"]])
     return read_pairings(out.getvalue(), "tables")
 
@@ -142,13 +149,15 @@ class RoundSettings:
         checked(self.event, "the event's name", MAX_NAME)
         checked(self.format, "the format", MAX_NAME)
         if not self.event.strip():
-            raise InputError("the event's name is missing")
+            raise InputError(say("the event's name is missing"))
         if not 0 <= self.round <= 10_000:
-            raise InputError(f"the round is a number 0..10000, not {self.round}")
+            raise InputError(say("the round is a number 0..10000, not {round}", round=self.round))
         if self.mode not in MODES:
-            raise InputError(f"the mode is one of {', '.join(MODES)}, not {self.mode!r}")
+            raise InputError(say("the mode is one of {join}, not {mode!r}",
+                                 join=', '.join(MODES), mode=self.mode))
         if self.policy not in POLICIES:
-            raise InputError(f"the policy is one of {', '.join(POLICIES)}, not {self.policy!r}")
+            raise InputError(say("the policy is one of {join}, not {policy!r}",
+                                 join=', '.join(POLICIES), policy=self.policy))
         return self
 
 
@@ -220,13 +229,14 @@ def create_round(store: Store, pairings: Sequence[Pairing], settings: RoundSetti
 def load_round(store: Store, round_id: str) -> dict:
     """The round as kept (no token in it), or StoreError for none."""
     if not _ID.fullmatch(round_id):
-        raise StoreError(f"no round {round_id!r} (a round's id is 12 hex digits)")
+        raise StoreError(say("no round {round_id!r} (a round's id is 12 hex digits)", round_id=round_id))
     kept = store.attachment(round_id, ATTACHMENT)
     if kept is None:
-        raise StoreError(f"no round {round_id!r} in {store.name}")
+        raise StoreError(say("no round {round_id!r} in {name}", round_id=round_id, name=store.name))
     if not _as_written(kept):
-        raise StoreError(f"round {round_id}: its record is not in the form a round is written in (rewritten in "
-                         "the database); nothing of it is shown")
+        raise StoreError(say("round {round_id}: its record is not in the form a round is written in "
+                             "(rewritten in the database); nothing of it is shown",
+                             round_id=round_id))
     return kept
 
 

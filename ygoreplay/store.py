@@ -79,6 +79,7 @@ from .passcodes import referenced_codes
 from .rules import History, RuleViolation
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
+from .i18n import N_, say
 
 # ``eventsourcing`` (its recorders) and the library index are imported when a Store first opens
 # its recorders (``Store._recorders``), not with this module: a store opened read-only on SQLite
@@ -272,11 +273,16 @@ def _bound(kwargs: dict[str, Any]) -> dict[str, Any]:
     return {**kwargs, **KEEPALIVES, "options": f"-c statement_timeout={round(STATEMENT_WAIT * 1000)}"}
 
 
+#: The kinds of stream as a store's errors name them ("no match 'ab12' in ..."): catalogued, so
+#: ``i18n.said`` translates them inside the sentence.
+STREAM_NAMES = (N_("duel"), N_("match"), N_("stream"))
+
+
 class MissingStore(StoreError):
     """There is no store at the URL (and it was not to be created)."""
 
     def __init__(self, name: str) -> None:
-        super().__init__(f"no store at {name} (record or import a duel to create one)")
+        super().__init__(say("no store at {name} (record or import a duel to create one)", name=name))
         self.name = name
 
 
@@ -301,16 +307,18 @@ class AlteredRow(StoreError):
 
     def __init__(self, what: str, stream_id: str) -> None:
         self.what, self.duel = what, stream_id.partition("/")[0]
-        super().__init__(f"{what}: the database was written to; run 'ygoreplay verify {self.duel}' to see "
-                         "what else of the duel was altered")
+        super().__init__(say("{what}: the database was written to; run 'ygoreplay verify {duel}' to see "
+                             "what else of the duel was altered",
+                             what=what, duel=self.duel))
 
 
 def _version(version: object, stream_id: str) -> int:
     """A row's version, refused naming the stream when writing to the database made it other
     than an integer (SQLite keeps a TEXT in an INTEGER column)."""
     if type(version) is not int:
-        raise AlteredRow(f"a row of stream {stream_id} has the version {str(version)[:40]!r} "
-                         f"({type(version).__name__}), not a number", stream_id)
+        raise AlteredRow(say("a row of stream {stream_id} has the version {version!r} ({name}), not a "
+                             "number",
+                             stream_id=stream_id, version=str(version)[:40], name=type(version).__name__), stream_id)
     return version
 
 
@@ -330,9 +338,12 @@ def _blob(state: object, version: object, stream_id: str, snapshot: bool = False
         return bytes(state)
     if snapshot:
         return b""
-    raise AlteredRow(f"{'the last row' if version is None else f'row {version}'} of stream {stream_id} is not a "
-                     f"stored record (the database holds "
-                     f"{type(state).__name__} there)", stream_id)
+    held = type(state).__name__
+    if version is None:
+        raise AlteredRow(say("the last row of stream {stream_id} is not a stored record (the database holds "
+                             "{held} there)", stream_id=stream_id, held=held), stream_id)
+    raise AlteredRow(say("row {version} of stream {stream_id} is not a stored record (the database holds "
+                         "{held} there)", version=version, stream_id=stream_id, held=held), stream_id)
 
 
 def row_state(state: object, stream_id: str) -> bytes | None:
@@ -567,7 +578,7 @@ def _exportable(event: Event, position: int, size: int = 0, names: int | None = 
     try:
         files.check_event(event, position, size, files.MAX_PLAYER_NAMES if names is None else names)
     except files.ReplayFileError as exc:
-        raise InputError(f"{exc}: the duel could not be exported; nothing was written") from None
+        raise InputError(say("{exc}: the duel could not be exported; nothing was written", exc=exc)) from None
 
 
 #: The most an event's stored row takes beyond its event, which is within the replay file's
@@ -766,7 +777,7 @@ def _environment(url: str | None, readonly: bool, create: bool) -> tuple[dict[st
         parsed = urlparse(url)
         parsed.port                                    # a port that is not a number raises here
     except ValueError as exc:
-        raise StoreError(f"store URL {url!r}: {exc}") from None
+        raise StoreError(say("store URL {url!r}: {exc}", url=url, exc=exc)) from None
     if parsed.scheme in ("postgresql", "postgres"):
         env = {"PERSISTENCE_MODULE": "eventsourcing.postgres",
                "ORIGINATOR_ID_TYPE": "text",
@@ -779,8 +790,8 @@ def _environment(url: str | None, readonly: bool, create: bool) -> tuple[dict[st
                "POSTGRES_LOCK_TIMEOUT": str(LOCK_WAIT)}
         schema = parse_qs(parsed.query).get("schema", [""])[-1]
         if schema and not _SCHEMA_NAME.match(schema):
-            raise StoreError(f"store URL {url!r}: schema {schema!r} is not a plain name (lower-case letters, "
-                             "digits, _)")
+            raise StoreError(say("store URL {url!r}: schema {schema!r} is not a plain name (lower-case "
+                                 "letters, digits, _)", url=url, schema=schema))
         name = f"{parsed.scheme}://{parsed.hostname or '127.0.0.1'}:{parsed.port or 5432}/{env['POSTGRES_DBNAME']}" \
                + (f"?schema={schema}" if schema else "")
         exists = _check_postgres(env, schema or "public", name, readonly, create)
@@ -789,7 +800,8 @@ def _environment(url: str | None, readonly: bool, create: bool) -> tuple[dict[st
             env["POSTGRES_SCHEMA"] = schema
         return env, name, "postgresql"
     if parsed.scheme not in ("", "sqlite", "file") and len(parsed.scheme) > 1:
-        raise StoreError(f"unknown store URL {url!r}: use a file path, sqlite:///path or postgresql://...")
+        raise StoreError(say("unknown store URL {url!r}: use a file path, sqlite:///path or "
+                             "postgresql://...", url=url))
     path = Path(unquote(parsed.path) if parsed.scheme in ("sqlite", "file") else url).expanduser()
     exists = _check_sqlite(path, readonly, create)
     if not exists:
@@ -798,7 +810,7 @@ def _environment(url: str | None, readonly: bool, create: bool) -> tuple[dict[st
             # readable by its owner only: it holds every duel's secret
             os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
         except OSError as exc:
-            raise StoreError(f"cannot create the store {path}: {exc.strerror}") from None
+            raise StoreError(say("cannot create the store {path}: {strerror}", path=path, strerror=exc.strerror)) from None
     dbname = path.resolve().as_uri() + "?mode=ro" if readonly else str(path)
     env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "CREATE_TABLE": "n" if exists else "y",
            "ORIGINATOR_ID_TYPE": "text", "SQLITE_DBNAME": dbname, "SQLITE_LOCK_TIMEOUT": str(SQLITE_LOCK_WAIT)}
@@ -812,7 +824,7 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
     except OSError:
         found = None
     if found is not None and stat.S_ISDIR(found.st_mode):
-        raise StoreError(f"{path} is a folder, not a store file")
+        raise StoreError(say("{path} is a folder, not a store file", path=path))
     if found is None or found.st_size == 0:
         if readonly or not create:
             raise MissingStore(str(path))
@@ -822,21 +834,24 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
     try:
         conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=SQLITE_LOCK_WAIT)
     except sqlite3.Error as exc:
-        raise StoreError(f"cannot open the store {path}: {exc}") from None
+        raise StoreError(say("cannot open the store {path}: {exc}", path=path, exc=exc)) from None
     try:
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         marker = conn.execute("SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = 0",
                               (STORE_ID,)).fetchone() if _SQLITE_TABLES <= tables else None
     except sqlite3.DatabaseError as exc:
         if _outage(exc) == "busy":     # locked by another session: a store to try again, not "no store"
-            raise StoreBusy(f"the store at {path} is busy: another session held its lock for over "
-                            f"{SQLITE_LOCK_WAIT} s (\"database is locked\"): try again") from None
-        raise StoreError(f"{path} is not a ygoreplay store (not an SQLite database: {exc})") from None
+            raise StoreBusy(say("the store at {path} is busy: another session held its lock for over "
+                                '{sqlite_lock_wait} s ("database is locked"): try again',
+                                path=path, sqlite_lock_wait=SQLITE_LOCK_WAIT)) from None
+        raise StoreError(say("{path} is not a ygoreplay store (not an SQLite database: {exc})",
+                             path=path, exc=exc)) from None
     finally:
         conn.close()
     if marker is None:
-        held = ", ".join(sorted(tables)[:5]) or "no tables"
-        raise StoreError(f"{path} is not a ygoreplay store (it holds {held}); nothing was changed")
+        held = ", ".join(sorted(tables)[:5]) or N_("no tables")
+        raise StoreError(say("{path} is not a ygoreplay store (it holds {held}); nothing was changed",
+                             path=path, held=held))
     _check_marker(_blob(marker[0], 0, STORE_ID), str(path))
     _STORE_FILES.add((found.st_dev, found.st_ino, found.st_ctime_ns))
     return True
@@ -848,7 +863,8 @@ def _check_marker(state: bytes, name: str) -> None:
     except (ValueError, TypeError, AttributeError, msgpack.ExtraData):
         found = None
     if found != FORMAT:
-        raise StoreError(f"{name} is a ygoreplay store of format {found!r}; this program reads format {FORMAT}")
+        raise StoreError(say("{name} is a ygoreplay store of format {found!r}; this program reads format "
+                             "{format}", name=name, found=found, format=FORMAT))
 
 
 def _check_postgres(env: dict, schema: str, name: str, readonly: bool, create: bool) -> bool:
@@ -868,7 +884,8 @@ def _check_postgres(env: dict, schema: str, name: str, readonly: bool, create: b
                 marker = conn.execute(sql.SQL("SELECT state FROM {} WHERE originator_id = %s AND originator_version = 0")
                                       .format(sql.Identifier(schema, "ygoreplay_events")), (STORE_ID,)).fetchone()
                 if marker is None:
-                    raise StoreError(f"{name}: the tables hold no ygoreplay store marker; nothing was changed")
+                    raise StoreError(say("{name}: the tables hold no ygoreplay store marker; nothing was "
+                                         "changed", name=name))
                 _check_marker(_blob(marker[0], 0, STORE_ID), name)
                 return True
             if readonly or not create:
@@ -879,10 +896,12 @@ def _check_postgres(env: dict, schema: str, name: str, readonly: bool, create: b
     except psycopg.Error as exc:
         reason = _reason(exc, env["POSTGRES_PASSWORD"])
         if _outage(exc) == "gone":
-            raise StoreUnavailable(f"the store at {name} is not answering: cannot reach PostgreSQL at "
-                                   f"{env['POSTGRES_HOST']}:{env['POSTGRES_PORT']}: {reason}") from None
-        raise StoreError(f"cannot reach PostgreSQL at {env['POSTGRES_HOST']}:{env['POSTGRES_PORT']} "
-                         f"(database {env['POSTGRES_DBNAME']!r}, user {env['POSTGRES_USER']!r}): {reason}") from None
+            raise StoreUnavailable(say("the store at {name} is not answering: cannot reach PostgreSQL at "
+                                       "{host}:{port}: {reason}", name=name, host=env["POSTGRES_HOST"],
+                                       port=env["POSTGRES_PORT"], reason=reason)) from None
+        raise StoreError(say("cannot reach PostgreSQL at {host}:{port} (database {database!r}, user {user!r}): "
+                             "{reason}", host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"],
+                             database=env["POSTGRES_DBNAME"], user=env["POSTGRES_USER"], reason=reason)) from None
 
 
 class Store:
@@ -961,7 +980,7 @@ class Store:
             if self._opened is not None:
                 return self._opened
             if self._closing:
-                raise YgoreplayError(f"the store {self.name} is closed")
+                raise YgoreplayError(say("the store {name} is closed", name=self.name))
             for attempt in range(3):       # concurrent first opens race to create the same tables
                 try:
                     factory = InfrastructureFactory.construct(Environment("ygoreplay", self._env))
@@ -982,7 +1001,7 @@ class Store:
                     break
                 except (PersistenceError, OSError, ImportError, sqlite3.Error) as exc:
                     if attempt == 2 or "concurrently" not in str(exc):
-                        raise StoreError(f"cannot open the store {self.name}: {exc}") from None
+                        raise StoreError(say("cannot open the store {name}: {exc}", name=self.name, exc=exc)) from None
             datastore = factory.datastore
             tries = datastore.pool.max_size + 1 if self.backend == "postgresql" else 0
             datastore.get_connection = self._gated(datastore.get_connection, tries)
@@ -1091,7 +1110,7 @@ class Store:
         def gated(*args: Any, **kwargs: Any) -> Iterator[Any]:
             with self._gate:
                 if self._closing:
-                    raise YgoreplayError(f"the store {self.name} is closed")
+                    raise YgoreplayError(say("the store {name} is closed", name=self.name))
                 self._users += 1
             used = False
             try:
@@ -1127,7 +1146,7 @@ class Store:
 
     def _writable(self) -> None:
         if self.readonly:
-            raise StoreError(f"the store {self.name} is open read-only")
+            raise StoreError(say("the store {name} is open read-only", name=self.name))
 
     @property
     def key(self) -> OrganiserKey:
@@ -1427,13 +1446,16 @@ class Store:
             return prefix
         matches = [d for d in self.ids(kind) if d.startswith(prefix)] if prefix else []
         if len(matches) != 1:
-            raise StoreError(f"{'no' if not matches else 'more than one'} {kind} matches {prefix!r} in {self.name}")
+            if not matches:
+                raise StoreError(say("no {kind} matches {prefix!r} in {name}", kind=kind, prefix=prefix, name=self.name))
+            raise StoreError(say("more than one {kind} matches {prefix!r} in {name}", kind=kind, prefix=prefix,
+                                 name=self.name))
         return matches[0]
 
     def _header_row(self, duel_id: str) -> bytes:
         rows = self.events.select_events(duel_id, lte=0)
         if not rows:
-            raise StoreError(f"no duel {duel_id!r} in {self.name}")
+            raise StoreError(say("no duel {duel_id!r} in {name}", duel_id=duel_id, name=self.name))
         return rows[0].state
 
     def header(self, duel_id: str) -> Header:
@@ -1445,7 +1467,8 @@ class Store:
             envelope = msgpack.unpackb(state)
             return Header.from_dict(envelope["header"])
         except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData) as exc:
-            raise StoreError(f"duel {duel_id}: its header cannot be read ({exc}); run verify") from None
+            raise StoreError(say("duel {duel_id}: its header cannot be read ({exc}); run verify",
+                                 duel_id=duel_id, exc=exc)) from None
 
     def _anchor(self, duel_id: str) -> Head | None:
         """The duel's last anchor as stored; None when it has none or it cannot be read."""
@@ -1464,8 +1487,9 @@ class Store:
         try:
             return Head.from_dict(msgpack.unpackb(row.state))
         except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData) as exc:
-            raise VerificationError(f"duel {duel_id}: its anchor at {row.originator_version} cannot be read ({exc}); "
-                                    "nothing is taken from it. Run 'ygoreplay verify'") from None
+            raise VerificationError(say("duel {duel_id}: its anchor at {originator_version} cannot be "
+                                        "read ({exc}); nothing is taken from it. Run 'ygoreplay verify'",
+                                        duel_id=duel_id, originator_version=row.originator_version, exc=exc)) from None
 
     def cards_of(self, duel_id: str, upto: int | None = None) -> tuple[CardDB, bytes]:
         """The duel's own card facts, with the effect facts stored with them, and their digest
@@ -1516,7 +1540,8 @@ class Store:
                 batch = record["cards"]
                 facts += [_card_facts(c) for c in batch]
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, CardDBError) as exc:
-                raise StoreError(f"duel {duel_id}: its card facts cannot be read ({exc}); run verify") from None
+                raise StoreError(say("duel {duel_id}: its card facts cannot be read ({exc}); run verify",
+                                     duel_id=duel_id, exc=exc)) from None
             digest = _chained(digest, batch)
             if "effects" in record:
                 records.append(record["effects"])
@@ -1524,12 +1549,14 @@ class Store:
         try:
             cards = CardDB(facts)
         except CardDBError as exc:
-            raise StoreError(f"duel {duel_id}: its card facts are inconsistent ({exc}); run verify") from None
+            raise StoreError(say("duel {duel_id}: its card facts are inconsistent ({exc}); run verify",
+                                 duel_id=duel_id, exc=exc)) from None
         try:
             for effects in records:
                 cards = cards.with_effects_record(effects)
         except CardDBError as exc:
-            raise StoreError(f"duel {duel_id}: its effect facts cannot be read ({exc}); run verify") from None
+            raise StoreError(say("duel {duel_id}: its effect facts cannot be read ({exc}); run verify",
+                                 duel_id=duel_id, exc=exc)) from None
         return cards, digest, effects_digest
 
     def attachment(self, duel_id: str, name: str) -> dict | None:
@@ -1551,9 +1578,12 @@ class Store:
         try:
             data = msgpack.unpackb(state)
         except (ValueError, TypeError, msgpack.ExtraData) as exc:
-            raise StoreError(f"{duel_id}: its {name} record cannot be read ({exc}): rewritten in the database") from None
+            raise StoreError(say("{duel_id}: its {name} record cannot be read ({exc}): rewritten in the "
+                                 "database",
+                                 duel_id=duel_id, name=name, exc=exc)) from None
         if not isinstance(data, dict):
-            raise StoreError(f"{duel_id}: its {name} record cannot be read (not a map): rewritten in the database")
+            raise StoreError(say("{duel_id}: its {name} record cannot be read (not a map): rewritten in "
+                                 "the database", duel_id=duel_id, name=name))
         return data
 
     #: Times ``attach`` reads the latest version again after another writer took the next one.
@@ -1575,8 +1605,9 @@ class Store:
                 break
             except ConflictError:
                 if attempt == self.ATTACH_TRIES:
-                    raise ConflictError(f"{duel_id}: its {name} was changed by {attempt} other writes while this "
-                                        "one was made; it was not written: try again") from None
+                    raise ConflictError(say("{duel_id}: its {name} was changed by {attempt} other writes "
+                                            "while this one was made; it was not written: try again",
+                                            duel_id=duel_id, name=name, attempt=attempt)) from None
         if name == "access":             # the head held carries the access read with it: read both again
             with self._lock_for(duel_id):
                 self._forget(duel_id)
@@ -1597,7 +1628,7 @@ class Store:
         after notification ``after``, woken by PostgreSQL's LISTEN/NOTIFY (a context manager;
         ``stop()`` ends it). SQLite has none: a single process follows its own appends."""
         if self.backend != "postgresql":
-            raise StoreError("following other processes' appends needs PostgreSQL")
+            raise StoreError(say("following other processes' appends needs PostgreSQL"))
         return _Heads(self.events, after)
 
     # -- appending --------------------------------------------------------------------------------
@@ -1609,7 +1640,8 @@ class Store:
         if not events:                                 # nothing to write: the length as it is
             length = self.info(duel_id).events
             if expected_position is not None and expected_position != length:
-                raise ConflictError(f"duel {duel_id} has {length} events, not {expected_position}")
+                raise ConflictError(say("duel {duel_id} has {length} events, not {expected_position}",
+                                        duel_id=duel_id, length=length, expected_position=expected_position))
             return length
         return self.append_records(duel_id, events, expected_position=expected_position, times=times)[-1].position + 1
 
@@ -1662,8 +1694,9 @@ class Store:
                     cached = False
                 start = live.history.position
                 if expected_position is not None and expected_position != start:
-                    raise ConflictError(f"duel {duel_id} has {start} events, not {expected_position}: "
-                                        "someone else appended")
+                    raise ConflictError(say("duel {duel_id} has {start} events, not {expected_position}: "
+                                            "someone else appended",
+                                            duel_id=duel_id, start=start, expected_position=expected_position))
                 facts = self._facts_for(codes, live.cards, None)
                 try:
                     written = self._write(duel_id, live, events, codes, times, claimed + made_rows, facts,
@@ -1693,8 +1726,9 @@ class Store:
         for row in claims:
             if self.events.select_events(row.originator_id, limit=1):
                 owner, _, name = str(row.originator_id).partition("/")
-                raise ConflictError(f"{owner}: its {name} is written already (claimed by another writer); "
-                                    "nothing was recorded")
+                raise ConflictError(say("{owner}: its {name} is written already (claimed by another "
+                                        "writer); nothing was recorded",
+                                        owner=owner, name=name))
 
     def _lock_for(self, duel_id: str) -> threading.Lock:
         with self._guard:
@@ -1781,8 +1815,10 @@ class Store:
             negated = library.before(event, history)
             _exportable(event, position, names=names)
             if position >= MAX_EVENTS:
-                raise InputError(f"event {position} ({event.kind}): a replay file holds at most {MAX_EVENTS:,} "
-                                 "events: the duel could not be exported; nothing was written")
+                raise InputError(say("event {position} ({event_kind}): a replay file holds at most "
+                                     "{max_events:,} events: the duel could not be exported; nothing was "
+                                     "written",
+                                     position=position, event_kind=event.kind, max_events=MAX_EVENTS))
             try:
                 history.append(event, strict=mode != "all")
             except RuleViolation as v:
@@ -1800,8 +1836,9 @@ class Store:
                 digest_i = chain.link(prev, position, wire, when, pack)
                 row = pack({"e": wire, "t": when, "p": prev, "h": digest_i})
             except (OverflowError, ValueError, TypeError) as exc:      # a Python caller's own event
-                raise InputError(f"event {position} ({event.kind}) cannot be stored ({exc}); nothing was "
-                                 "written") from None
+                raise InputError(say("event {position} ({event_kind}) cannot be stored ({exc}); nothing "
+                                     "was written",
+                                     position=position, event_kind=event.kind, exc=exc)) from None
             if len(row) > MAX_EVENT_BYTES:                          # its record: the event and ~100 bytes
                 _exportable(event, position, len(msgpack.packb(wire)), names)
             grown += len(row)
@@ -1821,8 +1858,10 @@ class Store:
         digest, effects_digest = live.cards_digest, live.effects_digest
         read_back: tuple[tuple[bytes, ...], tuple[CardDB, bytes, bytes | None]] | None = None
         if len(cards) > MAX_CARDS:
-            raise InputError(f"the duel's events name the facts of {len(cards):,} cards; a replay file holds at "
-                             f"most {MAX_CARDS:,}: the duel could not be exported; nothing was written")
+            raise InputError(say("the duel's events name the facts of {n_cards:,} cards; a replay file "
+                                 "holds at most {max_cards:,}: the duel could not be exported; nothing "
+                                 "was written",
+                                 n_cards=len(cards), max_cards=MAX_CARDS))
         if len(added):
             batch = sorted(added.to_json_list(), key=lambda c: c["code"])
             record: dict[str, Any] = {"cards": batch}
@@ -1945,7 +1984,8 @@ class Store:
         if isinstance(exc, PersistenceError):
             return self._refused(exc)
         if isinstance(exc, Exception):
-            return StoreError(f"the store {self.name} failed to write (nothing was written): {exc}")
+            return StoreError(say("the store {name} failed to write (nothing was written): {exc}",
+                                  name=self.name, exc=exc))
         return exc
 
     def _insert(self, rows: list[StoredEvent], marker: bool = False) -> None:
@@ -1967,41 +2007,47 @@ class Store:
                       ).split("/")[0]
         self._forget(duel_id)
         event = next((r for r in rows if r.originator_id == duel_id and r.originator_version > 0), rows[0])
-        return ConflictError(f"duel {duel_id}: position {event.originator_version - 1} was written by another "
-                             "writer first; nothing of this append was recorded")
+        return ConflictError(say("duel {duel_id}: position {originator_version} was written by another "
+                                 "writer first; nothing of this append was recorded",
+                                 duel_id=duel_id, originator_version=event.originator_version - 1))
 
     def _outage_error(self, exc: BaseException, written: bool = False) -> StoreUnavailable | None:
         """What a database error that says the database is busy or not answering is to the user
         (``_outage``), naming the store (never its password); None for any other error.
         ``written``: the error met a write, of which nothing was written."""
         kind = _outage(exc)
-        nothing = "; nothing was written" if written else ""
+        nothing = N_("; nothing was written") if written else ""
         if kind == "busy":
             held = f"{LOCK_WAIT} s" if self.backend == "postgresql" else f"{SQLITE_LOCK_WAIT} s (\"database is locked\")"
-            return StoreBusy(f"the store at {self.name} is busy: another session held its write lock for over "
-                             f"{held}{nothing}: try again")
+            return StoreBusy(say("the store at {name} is busy: another session held its write lock for "
+                                 "over {held}{nothing}: try again",
+                                 name=self.name, held=held, nothing=nothing))
         if kind == "slow":
-            return StoreBusy(f"the store at {self.name} is busy: it cancelled a statement that ran for over "
-                             f"{STATEMENT_WAIT} s (statement_timeout){nothing}: try again")
+            return StoreBusy(say("the store at {name} is busy: it cancelled a statement that ran for over "
+                                 "{statement_wait} s (statement_timeout){nothing}: try again",
+                                 name=self.name, statement_wait=STATEMENT_WAIT, nothing=nothing))
         if kind == "gone":
-            return StoreUnavailable(f"the store at {self.name} is not answering "
-                                    f"({_reason(exc, self._secret)}){nothing}: try again in a few seconds")
+            return StoreUnavailable(say("the store at {name} is not answering ({reason}){nothing}: try "
+                                        "again in a few seconds",
+                                        name=self.name, reason=_reason(exc, self._secret), nothing=nothing))
         return None
 
     def _outcome_unknown(self, exc: BaseException) -> WriteOutcomeUnknown:
         """A write whose connection was lost once it was sent, and whose outcome cannot be learned."""
         return WriteOutcomeUnknown(
-            f"the store at {self.name} stopped answering after the write was sent ({_reason(exc, self._secret)}): "
-            "the write's outcome is unknown: read the duel's head before retrying. A retry that states the "
-            "expected position (--expected N, ?expected=N) is safe: it is refused as a conflict if the write "
-            "was stored; one that does not may record the events twice")
+            say("the store at {name} stopped answering after the write was sent ({reason}): the write's "
+                "outcome is unknown: read the duel's head before retrying. A retry that states the "
+                "expected position (--expected N, ?expected=N) is safe: it is refused as a conflict if "
+                "the write was stored; one that does not may record the events twice",
+                name=self.name, reason=_reason(exc, self._secret)))
 
     def _refused(self, exc: Exception) -> StoreError | StoreUnavailable:
         """A write of which nothing was written: the store busy or not answering when the database
         said so (``_outage_error``: a connection lost before its COMMIT reached the server, known
         not written, is the store unavailable, 503, exit 75, not a write at fault), else refused."""
         return (self._outage_error(exc, written=True)
-                or StoreError(f"the store {self.name} refused the write (nothing was written): {exc}"))
+                or StoreError(say("the store {name} refused the write (nothing was written): {exc}",
+                                  name=self.name, exc=exc)))
 
     def _insert_snapshots(self, rows: list[StoredEvent]) -> None:
         """Snapshots are a cache: one another process wrote, or that fails to be written, is fine.
@@ -2032,7 +2078,7 @@ class Store:
             # behind its back.
             header_row, last, anchor, cards_rows, access = self._head_rows(duel_id)
             if header_row is None or last is None:
-                raise StoreError(f"no duel {duel_id!r} in {self.name}")
+                raise StoreError(say("no duel {duel_id!r} in {name}", duel_id=duel_id, name=self.name))
             header = self._decode_header(duel_id, header_row.state)
             count = last.originator_version
             head = self._decoded_anchor(duel_id, anchor)
@@ -2052,17 +2098,21 @@ class Store:
         ``head`` names, signed by a trusted key (its signature, whoever holds the key), which
         signs its header and card and effect facts as stored."""
         if head is None or head.count != count or head.hash != head_hash:
-            raise VerificationError(f"duel {duel_id}: its last {count} stored event(s) do not match its signed "
-                                    "anchor (events deleted, added or rechained); nothing was appended. "
-                                    "Run 'ygoreplay verify'")
+            raise VerificationError(say("duel {duel_id}: its last {count} stored event(s) do not match "
+                                        "its signed anchor (events deleted, added or rechained); nothing "
+                                        "was appended. Run 'ygoreplay verify'",
+                                        duel_id=duel_id, count=count))
         signer = self.trusts(head.key)
         if signer is None or not head.signed_by(signer, duel_id):
-            raise VerificationError(f"duel {duel_id}: its anchor is not signed by a trusted organiser key; "
-                                    "nothing was appended. Run 'ygoreplay verify'")
+            raise VerificationError(say("duel {duel_id}: its anchor is not signed by a trusted organiser "
+                                        "key; nothing was appended. Run 'ygoreplay verify'",
+                                        duel_id=duel_id))
         cards, digest, effects_digest = self._cards_from(duel_id, tuple(row.state for row in cards_rows))
         if digest != head.cards or header.digest != head.header or effects_digest != head.effects:
-            raise VerificationError(f"duel {duel_id}: its header, card facts or effect facts were altered since "
-                                    "its last anchor; nothing was appended. Run 'ygoreplay verify'")
+            raise VerificationError(say("duel {duel_id}: its header, card facts or effect facts were "
+                                        "altered since its last anchor; nothing was appended. Run "
+                                        "'ygoreplay verify'",
+                                        duel_id=duel_id))
         stream = self._kind(duel_id, header)
         if count == 0:                     # nothing to fold or read (a stream another process created)
             fold = History(cards, audit=True, restore=self._restorer(duel_id, cards)) if stream is DUEL \
@@ -2096,9 +2146,10 @@ class Store:
         if not exact:
             size, exact = self._stored_size(duel_id), True
         if size + grown > MAX_STORED:
-            raise InputError(f"{what}: the duel's records would take {size + grown:,} bytes; a replay file's body "
-                             f"holds at most {MAX_EXPANDED:,} (a duel's records {MAX_STORED:,}): the duel could "
-                             "not be exported; nothing was written")
+            raise InputError(say("{what}: the duel's records would take {size:,} bytes; a replay file's "
+                                 "body holds at most {max_expanded:,} (a duel's records {max_stored:,}): "
+                                 "the duel could not be exported; nothing was written",
+                                 what=what, size=size + grown, max_expanded=MAX_EXPANDED, max_stored=MAX_STORED))
         return size, exact
 
     def _stored_size(self, duel_id: str) -> int:
@@ -2149,19 +2200,23 @@ class Store:
         header_rows, access, cards_rows, rows, anchors = self._parts(
             self._live_query, (stream_id, f"{stream_id}/access", f"{stream_id}/cards", stream_id, f"{stream_id}/head"))
         if not header_rows:
-            raise StoreError(f"no {kind or 'stream'} {stream_id!r} in {self.name}")
+            raise StoreError(say("no {kind} {stream_id!r} in {name}", kind=kind or N_("stream"), stream_id=stream_id,
+                                 name=self.name))
         header = self._decode_header(stream_id, header_rows[0].state)
-        kind_named = kind or (header.kind if header.kind in KINDS else "stream")
+        kind_named = kind or (header.kind if header.kind in KINDS else N_("stream"))
         # every signed anchor names the header's digest (its kind too: an altered one decides
         # nothing), the last one's checked before any event is: an altered stream's events were
         # chained and decoded on every request for it, anyone's (an unknown id's is one lookup)
         signed = next((h for h in (self._signed_anchor(stream_id, row) for row in reversed(anchors)) if h is not None),
                       None)
         if signed is None or signed.header != header.digest:
-            raise VerificationError(f"{kind_named} {stream_id}: its header is not the one its signed anchors name "
-                                    "(altered, or its anchors are missing); nothing of it is shown. Run 'ygoreplay verify'")
+            raise VerificationError(say("{kind_named} {stream_id}: its header is not the one its signed "
+                                        "anchors name (altered, or its anchors are missing); nothing of "
+                                        "it is shown. Run 'ygoreplay verify'",
+                                        kind_named=kind_named, stream_id=stream_id))
         if kind is not None and header.kind != kind:
-            raise StoreError(f"no {kind} {stream_id!r}: it is a {header.kind}")
+            raise StoreError(say("no {kind} {stream_id!r}: it is a {header_kind}",
+                                 kind=kind, stream_id=stream_id, header_kind=header.kind))
         empty = not rows
         records, broken, (head, earlier) = self._chained(stream_id, 0, header.root, rows, anchors)
         while True:        # the last anchor whose card facts are the stored ones up to it vouches
@@ -2242,7 +2297,9 @@ class Store:
     def _kind(self, stream_id: str, header: Header) -> StreamKind:
         stream = KINDS.get(header.kind)
         if stream is None:
-            raise StoreError(f"{stream_id}: a stream of kind {header.kind!r}, which this program does not know")
+            raise StoreError(say("{stream_id}: a stream of kind {header_kind!r}, which this program does "
+                                 "not know",
+                                 stream_id=stream_id, header_kind=header.kind))
         return stream
 
     def kind_of(self, stream_id: str) -> str:
@@ -2285,9 +2342,10 @@ class Store:
         """The error for a stored event the chain does not vouch for: the store's own when its
         fields do not decode, else that it was altered."""
         record = self._decode(stream_id, row, envelope)
-        done = "nothing was appended" if appending else "no board is shown from it"
-        return VerificationError(f"{name}: event {record.position} does not match its hash "
-                                 f"chain (altered); {done}. Run 'ygoreplay verify'")
+        done = N_("nothing was appended") if appending else N_("no board is shown from it")
+        return VerificationError(say("{name}: event {position} does not match its hash chain (altered); "
+                                     "{done}. Run 'ygoreplay verify'",
+                                     name=name, position=record.position, done=done))
 
     def _snapshot_row(self, duel_id: str, position: int, data: bytes, at: bytes) -> StoredEvent:
         from eventsourcing.persistence import StoredEvent
@@ -2450,21 +2508,23 @@ class Store:
         if not verified:
             header, _access, cards, records, broken = self.opened(duel_id, None)
             if broken is not None:          # refused: ``verify`` says where (read again only here)
-                self._verified(duel_id, "nothing of it is shown. Run 'ygoreplay verify'")
-                raise VerificationError(f"duel {duel_id}: its signed anchors vouch for its first {broken} event(s) "
-                                        "only (changed in the database while it was read); nothing of it is shown. "
-                                        "Run 'ygoreplay verify'")
+                self._verified(duel_id, N_("nothing of it is shown. Run 'ygoreplay verify'"))
+                raise VerificationError(say("duel {duel_id}: its signed anchors vouch for its first "
+                                            "{broken} event(s) only (changed in the database while it was "
+                                            "read); nothing of it is shown. Run 'ygoreplay verify'",
+                                            duel_id=duel_id, broken=broken))
             return StoredDuel(duel_id, header, _marked(records), cards, self._anchor(duel_id))
-        result = self._verified(duel_id, "nothing was derived from it")
+        result = self._verified(duel_id, N_("nothing was derived from it"))
         return self._read_vouched(duel_id, result.events)     # what was verified, not what came since
 
     def _verified(self, duel_id: str, then: str) -> Verification:
         """``verify``'s result when it holds; else VerificationError saying where it fails, and ``then``."""
         result = self.verify(duel_id)
         if not result.ok:
-            where = "its header" if result.first_bad == -1 else (
-                f"event {result.first_bad}" if result.first_bad is not None else "its anchor")
-            raise VerificationError(f"duel {duel_id} fails verification at {where}: {result.problem}; {then}")
+            where = N_("its header") if result.first_bad == -1 else (
+                say("event {index}", index=result.first_bad) if result.first_bad is not None else N_("its anchor"))
+            raise VerificationError(say("duel {duel_id} fails verification at {where}: {problem}; {then}",
+                                        duel_id=duel_id, where=where, problem=result.problem, then=then))
         return result
 
     def _read_vouched(self, duel_id: str, count: int) -> StoredDuel:
@@ -2475,11 +2535,12 @@ class Store:
         one time in four)."""
         header_rows, _access, cards_rows, rows, anchors = self._parts(
             self._live_query, (duel_id, f"{duel_id}/access", f"{duel_id}/cards", duel_id, f"{duel_id}/head"))
-        changed = VerificationError(f"duel {duel_id} was changed in the database while it was read (its rows are not "
-                                    f"the ones its anchor at {count} signs); nothing was derived from it. "
-                                    "Run 'ygoreplay verify'")
+        changed = VerificationError(say("duel {duel_id} was changed in the database while it was read "
+                                        "(its rows are not the ones its anchor at {count} signs); nothing "
+                                        "was derived from it. Run 'ygoreplay verify'",
+                                        duel_id=duel_id, count=count))
         if not header_rows:
-            raise StoreError(f"no duel {duel_id!r} in {self.name}")
+            raise StoreError(say("no duel {duel_id!r} in {name}", duel_id=duel_id, name=self.name))
         header = self._decode_header(duel_id, header_rows[0].state)
         rows = [row for row in rows if row.originator_version <= count]
         head = next((self._signed_anchor(duel_id, row) for row in anchors if row.originator_version == count), None)
@@ -2506,8 +2567,9 @@ class Store:
                 raise TypeError("not a map")
             return env
         except (ValueError, TypeError, msgpack.ExtraData) as exc:
-            raise StoreError(f"duel {duel_id} event {row.originator_version - 1}: the stored record cannot be "
-                             f"decoded ({exc}); run verify") from None
+            raise StoreError(say("duel {duel_id} event {originator_version}: the stored record cannot be "
+                                 "decoded ({exc}); run verify",
+                                 duel_id=duel_id, originator_version=row.originator_version - 1, exc=exc)) from None
 
     def _decode(self, duel_id: str, row: StoredEvent | _Row, env: dict | None = None, *,
                 trusted: bool = False) -> Record:
@@ -2523,7 +2585,8 @@ class Store:
             event = (from_trusted_dict if trusted else from_dict)(env["e"], where)
             return Record(version - 1, event, env["t"], env["p"], env["h"])
         except (KeyError, TypeError, EventFormatError) as exc:
-            raise StoreError(f"{where}: the stored record cannot be decoded ({exc}); run verify") from None
+            raise StoreError(say("{where}: the stored record cannot be decoded ({exc}); run verify",
+                                 where=where, exc=exc)) from None
 
     def state_at(self, duel_id: str, position: int | None = None) -> DuelState:
         """The state after the first ``position`` events (all when None), from the nearest
@@ -2546,15 +2609,19 @@ class Store:
             length = self._count(duel_id)
             if not 0 <= position <= length:
                 self._header_row(duel_id)            # "no duel" when there is none
-                raise StoreError(f"duel {duel_id} has {length} events: a position is 0..{length}, not {position}")
+                raise StoreError(say("duel {duel_id} has {length} events: a position is 0..{length}, not "
+                                     "{position}",
+                                     duel_id=duel_id, length=length, position=position))
             if position == 0:
                 header = self._header_row(duel_id)   # "no duel" when there is none
                 anchor = self.events.select_events(f"{duel_id}/head", desc=True, limit=1)
                 cards = self._check_cards(duel_id, self._cards_of(duel_id), anchor[0] if anchor else None, header)
                 return self._history(duel_id, 0, cards).state, None
         self._header_row(duel_id)
-        raise VerificationError(f"duel {duel_id}: event {position - 1} is not stored where its chain puts it "
-                                "(deleted or moved); no board is shown from it. Run 'ygoreplay verify'")
+        raise VerificationError(say("duel {duel_id}: event {position} is not stored where its chain puts "
+                                    "it (deleted or moved); no board is shown from it. Run 'ygoreplay "
+                                    "verify'",
+                                    duel_id=duel_id, position=position - 1))
 
     def _seek(self, duel_id: str, position: int) -> tuple[DuelState, Record] | None:
         """``seek`` from one read: the duel's card records, its newest snapshot at or before
@@ -2627,7 +2694,8 @@ class Store:
         """What a read that failed raises: the store busy or not answering (``_outage_error``:
         try again), never taken for the store's refusal (``StoreError``), which a caller may read
         as "no such duel"; else that refusal."""
-        return self._outage_error(exc) or StoreError(f"cannot read the store {self.name}: {exc}")
+        return self._outage_error(exc) or StoreError(say("cannot read the store {name}: {exc}",
+                                                         name=self.name, exc=exc))
 
     def _plain_read(self, sql: str, params: tuple) -> list[tuple]:
         """``_read`` on a store read-only on SQLite: on one of its own read-only connections
@@ -2637,7 +2705,7 @@ class Store:
         recorders a seek needs neither ``eventsourcing`` nor a pool (issue 25)."""
         with self._gate:
             if self._closing:
-                raise YgoreplayError(f"the store {self.name} is closed")
+                raise YgoreplayError(say("the store {name} is closed", name=self.name))
             self._users += 1
         try:
             idle = self._plain
@@ -2754,8 +2822,10 @@ class Store:
         rows = self.events.select_events(f"{duel_id}/head", desc=True, limit=1)
         head = self._signed_anchor(duel_id, rows[0] if rows else None)
         if head is None or head.header != header.digest:
-            raise VerificationError(f"duel {duel_id}: its header is not the one its signed anchor names (altered), "
-                                    "or it has no signed anchor; no board is shown from it. Run 'ygoreplay verify'")
+            raise VerificationError(say("duel {duel_id}: its header is not the one its signed anchor "
+                                        "names (altered), or it has no signed anchor; no board is shown "
+                                        "from it. Run 'ygoreplay verify'",
+                                        duel_id=duel_id))
         return header.root
 
     def _fold_in(self, fold: Any, event: Event, stream_id: str) -> None:
@@ -2852,9 +2922,11 @@ class Store:
         if head is not None and head.count > max(chained):      # the snapshot did not hold: on to the anchor
             follow(self.events.select_events(duel_id, gt=max(chained), lte=head.count))
         if head is None or chained.get(head.count) != head.hash:
-            raise VerificationError(f"{name}: its events up to {at.originator_version} are not the ones its signed "
-                                    "anchor vouches for (deleted, inserted or rechained), or it has no signed anchor "
-                                    "there; no board is shown from it. Run 'ygoreplay verify'")
+            raise VerificationError(say("{name}: its events up to {originator_version} are not the ones "
+                                        "its signed anchor vouches for (deleted, inserted or rechained), "
+                                        "or it has no signed anchor there; no board is shown from it. Run "
+                                        "'ygoreplay verify'",
+                                        name=name, originator_version=at.originator_version))
 
     @staticmethod
     def _vouched(mac: object, signature: object, signer: PublicKey, holder: OrganiserKey | None,
@@ -2905,14 +2977,18 @@ class Store:
         a duel whose header was altered is shown, its board either."""
         head = self._signed_anchor(duel_id, last)
         if head is None:
-            raise VerificationError(f"duel {duel_id}: its anchor is missing or not signed by a trusted "
-                                    "organiser key; nothing is shown from it. Run 'ygoreplay verify'")
+            raise VerificationError(say("duel {duel_id}: its anchor is missing or not signed by a trusted "
+                                        "organiser key; nothing is shown from it. Run 'ygoreplay verify'",
+                                        duel_id=duel_id))
         if header is not None and not self._header_named(duel_id, header, head.header):
-            raise VerificationError(f"duel {duel_id}: its header is not the one its signed anchor names (altered); "
-                                    "nothing is shown from it. Run 'ygoreplay verify'")
+            raise VerificationError(say("duel {duel_id}: its header is not the one its signed anchor "
+                                        "names (altered); nothing is shown from it. Run 'ygoreplay "
+                                        "verify'", duel_id=duel_id))
         if head.cards != found[1] or head.effects != found[2]:
-            raise VerificationError(f"duel {duel_id}: its card records are not the ones its anchor at "
-                                    f"{head.count} signed (altered); nothing is shown from it. Run 'ygoreplay verify'")
+            raise VerificationError(say("duel {duel_id}: its card records are not the ones its anchor at "
+                                        "{head_count} signed (altered); nothing is shown from it. Run "
+                                        "'ygoreplay verify'",
+                                        duel_id=duel_id, head_count=head.count))
         return found[0]
 
     def _header_named(self, duel_id: str, header: bytes, digest: bytes) -> bool:
@@ -2940,15 +3016,19 @@ class Store:
         ``attachments`` are written with it, in its transaction (the access it inherits)."""
         duel = self.load(duel_id)
         if duel.header.kind != "duel":
-            raise StoreError(f"{duel_id} is a {duel.header.kind}'s stream: only a duel is branched")
+            raise StoreError(say("{duel_id} is a {header_kind}'s stream: only a duel is branched",
+                                 duel_id=duel_id, header_kind=duel.header.kind))
         if not 0 < at <= len(duel.records):
-            raise StoreError(f"duel {duel_id} has {len(duel.records)} events: branch at 1..{len(duel.records)}, not {at}")
+            raise StoreError(say("duel {duel_id} has {n_records} events: branch at 1..{n_records}, not "
+                                 "{at}",
+                                 duel_id=duel_id, n_records=len(duel.records), at=at))
         from .replay_file import ReplayFileError, check_body
         try:                       # its first events may name card facts (an import's) no file of so few holds
             check_body(duel.events[:at], duel.cards)
         except ReplayFileError as exc:
-            raise InputError(f"a branch of duel {duel_id} at {at} could never be exported ({exc}); nothing was "
-                             "written") from None
+            raise InputError(say("a branch of duel {duel_id} at {at} could never be exported ({exc}); "
+                                 "nothing was written",
+                                 duel_id=duel_id, at=at, exc=exc)) from None
         child, _count, _violation = self.record(
             duel.events[:at], title or f"branch of {duel_id} at {at}", times=duel.times[:at], cards=duel.cards,
             check=False, root=duel.header.root, secret=duel.header.secret, parent=duel_id, branch_at=at,
@@ -2960,7 +3040,7 @@ class Store:
         """The duel's family as (depth, duel) in depth-first order, from its root."""
         infos = {d.id: d for d in self.duels()}
         if duel_id not in infos:
-            raise StoreError(f"no duel {duel_id!r} in {self.name}")
+            raise StoreError(say("no duel {duel_id!r} in {name}", duel_id=duel_id, name=self.name))
         root = duel_id
         seen = {root}
         while infos[root].parent in infos and infos[root].parent not in seen:
@@ -2999,7 +3079,7 @@ class Store:
         refused: dict[int, AlteredRow] = {}
         rows = self.events.select_events(duel_id, **({"lte": upto} if upto is not None else {}), refused=refused)
         if not rows or rows[0].originator_version != 0 and 0 not in refused:
-            raise StoreError(f"no duel {duel_id!r} in {self.name}")
+            raise StoreError(say("no duel {duel_id!r} in {name}", duel_id=duel_id, name=self.name))
         count = len(rows) - 1
         if 0 in refused:
             return Verification(False, count, -1, refused[0].what)
@@ -3007,9 +3087,9 @@ class Store:
             envelope = msgpack.unpackb(rows[0].state)
             header = Header.from_dict(envelope["header"])
         except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
-            return Verification(False, count, -1, "the duel header cannot be decoded")
+            return Verification(False, count, -1, say("the duel header cannot be decoded"))
         if envelope.get("h") != header.digest:
-            return Verification(False, count, -1, "the duel header was altered")
+            return Verification(False, count, -1, say("the duel header was altered"))
         hashes: list[bytes] = []
         prev = header.root
         pack = chain.packer()
@@ -3018,17 +3098,23 @@ class Store:
                 return Verification(False, count, expected, refused[expected + 1].what)
             position = row.originator_version - 1
             if position != expected:
-                return Verification(False, count, expected, f"event {expected} is missing (the next stored is {position})")
+                return Verification(False, count, expected, say("event {expected} is missing (the next "
+                                                                "stored is {position})",
+                                                                expected=expected, position=position))
             try:
                 env = msgpack.unpackb(row.state)
                 if env["p"] != prev:
                     return Verification(False, count, position,
-                                        f"event {position} does not follow event {position - 1} (dropped or reordered)")
+                                        say("event {position} does not follow event {previous} (dropped "
+                                            "or reordered)",
+                                            position=position, previous=position - 1))
                 if chain.link(prev, position, env["e"], env["t"], pack) != env["h"] or env["e"].get("kind") != row.topic:
-                    return Verification(False, count, position, f"event {position} was altered")
+                    return Verification(False, count, position, say("event {position} was altered",
+                                                                    position=position))
                 prev = env["h"]
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData):
-                return Verification(False, count, position, f"event {position} cannot be decoded")
+                return Verification(False, count, position, say("event {position} cannot be decoded",
+                                                                position=position))
             hashes.append(prev)
         del rows                             # the rows are not kept while the snapshots are checked
         return self._verify_anchors(duel_id, header, hashes, prefix=upto is not None)
@@ -3050,19 +3136,23 @@ class Store:
         except AlteredRow as exc:
             return Verification(False, count, None, exc.what)
         except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData) as exc:
-            return Verification(False, count, None, f"its anchors or card facts cannot be decoded ({exc})")
+            return Verification(False, count, None, say("its anchors or card facts cannot be decoded "
+                                                        "({exc})",
+                                                        exc=exc))
         later = [head for head in heads if head.count > count]
         if prefix:
             heads = [head for head in heads if head.count <= count]
         elif later:
             now = self._count(duel_id)
             if now < later[-1].count:
-                return Verification(False, count, count, f"the last {later[-1].count - count} event(s) are missing: "
-                                    f"an anchor signed at {later[-1].count} events names them")
+                return Verification(False, count, count, say("the last {missing} event(s) are "
+                                                             "missing: an anchor signed at {signed} "
+                                                             "events names them",
+                                                             missing=later[-1].count - count, signed=later[-1].count))
             heads = [head for head in heads if head.count <= count]
             cards_rows = [(v, batch) for v, batch in cards_rows if v <= count or v > later[-1].count]
         if not heads:
-            return Verification(False, count, None, "it has no signed anchor")
+            return Verification(False, count, None, say("it has no signed anchor"))
         digests: dict[int, tuple[bytes, bytes | None]] = {}
         digest, effects_digest = chain.GENESIS, None
         for version, (batch, effects, scripted) in cards_rows:
@@ -3074,33 +3164,47 @@ class Store:
         for head in heads:
             signer = self.trusts(head.key)
             if signer is None:
-                return Verification(False, count, None, f"its anchor at {head.count} is signed by key "
-                                    f"{PublicKey(head.key).fingerprint if len(head.key) == 32 else '?'}, not a key "
-                                    "trusted here (pass --key)")
+                return Verification(False, count, None, say("its anchor at {head_count} is signed by key "
+                                                            "{fingerprint}, not a key trusted here (pass --key)",
+                                                            head_count=head.count,
+                                                            fingerprint=PublicKey(head.key).fingerprint
+                                                            if len(head.key) == 32 else '?'))
             if not head.signed_by(signer, duel_id):
-                return Verification(False, count, None, f"the signature of its anchor at {head.count} does not hold")
+                return Verification(False, count, None, say("the signature of its anchor at {head_count} "
+                                                            "does not hold",
+                                                            head_count=head.count))
             if head.count > count:
                 missing = head.count - count
-                return Verification(False, count, count, f"the last {missing} event(s) are missing: an anchor "
-                                    f"signed at {head.count} events names them")
+                return Verification(False, count, count, say("the last {missing} event(s) are missing: an "
+                                                             "anchor signed at {head_count} events names "
+                                                             "them",
+                                                             missing=missing, head_count=head.count))
             expected = header.root if head.count == 0 else hashes[head.count - 1]
             if head.hash != expected:
                 return Verification(False, count, head.count - 1 if head.count else -1,
-                                    f"the events up to {head.count} are not the ones its anchor signed (rechained)")
+                                    say("the events up to {head_count} are not the ones its anchor signed "
+                                        "(rechained)",
+                                        head_count=head.count))
             if head.header != header.digest:
-                return Verification(False, count, -1, "the duel header is not the one its anchors signed")
+                return Verification(False, count, -1, say("the duel header is not the one its anchors "
+                                                          "signed"))
             cards_digest, effects_digest = max(((v, d) for v, d in digests.items() if v <= head.count),
                                                default=(0, (chain.GENESIS, None)))[1]
             if head.cards != cards_digest:
-                return Verification(False, count, None, f"the card facts are not the ones its anchor at {head.count} signed")
+                return Verification(False, count, None, say("the card facts are not the ones its anchor "
+                                                            "at {head_count} signed",
+                                                            head_count=head.count))
             if head.effects != effects_digest:
-                return Verification(False, count, None, f"the effect facts of its cards are not the ones its anchor at "
-                                    f"{head.count} signed")
+                return Verification(False, count, None, say("the effect facts of its cards are not the "
+                                                            "ones its anchor at {head_count} signed",
+                                                            head_count=head.count))
         if heads[-1].count != count and not prefix:
-            return Verification(False, count, heads[-1].count, f"events {heads[-1].count}..{count - 1} were added "
-                                "after its last signed anchor")
+            return Verification(False, count, heads[-1].count, say("events {heads_count}..{count} were "
+                                                                   "added after its last signed anchor",
+                                                                   heads_count=heads[-1].count, count=count - 1))
         if any(version > count for version, _batch in cards_rows):
-            return Verification(False, count, None, "card facts were added after its last signed anchor")
+            return Verification(False, count, None, say("card facts were added after its last signed "
+                                                        "anchor"))
         try:
             cards = self.cards_of(duel_id, count if prefix else None)[0]
         except AlteredRow as exc:
@@ -3328,7 +3432,8 @@ class _Committer:
         pending = _Pending(rows, snapshots, anchor, receipt)
         with self._guard:
             if self._stopped:
-                raise StoreError(f"the store {self._store.name} is closed (nothing was written)")
+                raise StoreError(say("the store {name} is closed (nothing was written)",
+                                     name=self._store.name))
             self._waiting.append(pending)
             pending.lead = not self._leading
             self._leading = True
@@ -3411,7 +3516,8 @@ class _Committer:
                         pending.error = store._failed(alone, pending.rows)
         except BaseException as exc:                    # never leave a writer waiting
             for pending in batch:
-                pending.error = pending.error or StoreError(f"the store {store.name} failed to write: {exc}")
+                pending.error = pending.error or StoreError(say("the store {name} failed to write: {exc}",
+                                                                name=store.name, exc=exc))
             raise
 
     def _sign_alone(self, pending: _Pending) -> None:
@@ -3604,7 +3710,7 @@ class _PostgresWriter:
         it (``_hung_up``: a restart; the first write after it failed) (its caller holds ``_using``)."""
         import psycopg
         if self._closed:                 # as the closed store's pool refuses its readers
-            raise StoreError(f"the store {self._store.name} is closed")
+            raise StoreError(say("the store {name} is closed", name=self._store.name))
         if self._conn is not None and (self._conn.closed or self._conn.broken or _hung_up(self._conn)):
             self._conn.close()
             self._conn = None

@@ -320,7 +320,7 @@ def audit_command(duel: str, as_json: bool, keys: tuple[str, ...], witness_url: 
         first_bad = result.first_bad
         where = t("the header") if first_bad == -1 else t("event {index}", index=first_bad) if first_bad is not None \
             else t("its anchor")
-        echo(t("hash chain: BROKEN at {where}", where=where) + (f": {result.problem}" if result.problem else ""))
+        echo(t("hash chain: BROKEN at {where}", where=where) + (f": {said(result.problem)}" if result.problem else ""))
     if result.signature is not None:
         echo(f"signature: {result.signature.describe()}")
     if source.view != "judge":

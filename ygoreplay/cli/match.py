@@ -380,26 +380,32 @@ def _show_lines(state: MatchState, data: dict) -> list[str]:
     from ..match.sentences import describe_result as _describe_result
     m = data["match"]
     names = state.players
-    lines = [f"match: {printable(names[0])} (player 0) vs {printable(names[1])} (player 1)",
-             f"policy: {state.policy.name}: {state.policy.title}, {state.policy.date}",
-             f"banlist: {printable(state.banlist.name)} ({state.banlist_hash})"]
+    lines = [t("match: {player0} (player 0) vs {player1} (player 1)", player0=printable(names[0]),
+               player1=printable(names[1])),
+             t("policy: {name}: {title}, {date}", name=state.policy.name, title=state.policy.title,
+               date=state.policy.date),
+             t("banlist: {name} ({hash})", name=printable(state.banlist.name), hash=state.banlist_hash)]
     for p in (0, 1):
         deck = state.decks[p]
         if deck is not None:
-            lines.append(f"deck {p}: Main {len(deck.main)}, Extra {len(deck.extra)}, Side {len(deck.side)}")
+            lines.append(t("deck {player}: Main {main}, Extra {extra}, Side {side}", player=p, main=len(deck.main),
+                           extra=len(deck.extra), side=len(deck.side)))
     for g in state.games:
-        result = ("being played" if not g.ended else "a draw" if g.winner is None else
-                  f"won by {printable(names[g.winner])}") + (f" ({g.how})" if g.ended else "")
-        first = f", {printable(names[g.first_player])} first" if g.first_player is not None else ""
-        lp = f", judged on LP {g.lp[0]} / {g.lp[1]}" if g.lp else ""
-        turns = f", {g.extra_turns} extra turn(s)" if g.extra_turns else ""
-        lines.append(f"duel {g.number}{' (extra duel)' if g.extra_duel else ''}: {printable(g.duel) or '-'}"
-                     f"{first}; {result}{turns}{lp}")
+        result = (t("being played") if not g.ended else t("a draw") if g.winner is None else
+                  t("won by {player}", player=printable(names[g.winner]))) + (f" ({said(g.how)})" if g.ended else "")
+        first = t(", {player} first", player=printable(names[g.first_player])) if g.first_player is not None else ""
+        lp = t(", judged on LP {lp0} / {lp1}", lp0=g.lp[0], lp1=g.lp[1]) if g.lp else ""
+        turns = t(", {count} extra turn(s)", count=g.extra_turns) if g.extra_turns else ""
+        lines.append((t("duel {number} (extra duel)", number=g.number) if g.extra_duel else
+                      t("duel {number}", number=g.number))
+                     + f": {printable(g.duel) or '-'}{first}; {result}{turns}{lp}")
     if state.time is not None:
-        t = state.time
-        lines.append(f"time called at {printable(t.clock)}" + (
-            f" in duel {t.game}, turn {t.turn}, {t.phase}" if t.game else " between duels"))
+        called = state.time
+        lines.append(t("time called at {clock} in duel {game}, turn {turn}, {phase}", clock=printable(called.clock),
+                       game=called.game, turn=called.turn, phase=said(called.phase)) if called.game else
+                     t("time called at {clock} between duels", clock=printable(called.clock)))
     for p in state.penalties:
-        lines.append(f"penalty: {printable(names[p.player])}: {p.penalty} for {p.infraction} ({printable(p.judge)})")
-    lines.append("result: " + (_describe_result(m["result"], state) if m["ended"] else "not finished"))
+        lines.append(t("penalty: {player}: {penalty} for {infraction} ({judge})", player=printable(names[p.player]),
+                       penalty=said(p.penalty), infraction=said(p.infraction), judge=printable(p.judge)))
+    lines.append(t("result: {result}", result=_describe_result(m["result"], state) if m["ended"] else t("not finished")))
     return lines

@@ -441,7 +441,7 @@ def list_duels(as_json: bool, player: str | None, since: str | None, until: str 
             behind = {d.id: records.behind_witness(d.id) for d in duels} if witness else {}
             name = store.name
     except MissingStore as missing:
-        duels, name = [], f"{missing.name} (no store there yet)"
+        duels, name = [], t("{name} (no store there yet)", name=missing.name)
     if as_json:
         echo(json.dumps([{**duel_dict(d), **({"behind_witness": behind[d.id] or None} if behind else {})}
                          for d in duels]))
@@ -606,7 +606,7 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
             echo(json.dumps({"file": duel, **result.to_dict()}))
             sys.exit(0 if result.ok else EXIT_ILLEGAL)
         for p in result.problems:
-            echo(f"{duel}: {p}")
+            echo(f"{duel}: {said(p)}")
         if result.first_bad is not None and not result.problems:
             echo(t("{duel}: hash chain broken at the header's head hash", duel=duel) if result.first_bad == -1
                  else t("{duel}: hash chain broken at event {index}", duel=duel, index=result.first_bad))
@@ -656,7 +656,7 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
         echo(f"{duel_id}: seals: {sealed.describe()}" + ("" if sealed.ok else
                                                          "; NOT ok: an opened card does not match what was sealed"))
     if not result.ok and not as_json:
-        where = "the duel header" if result.first_bad == -1 else (
-            f"event {result.first_bad}" if result.first_bad is not None else "its anchor")
-        echo(t("{duel_id}: BROKEN at {where}: {problem}", duel_id=duel_id, where=where, problem=result.problem))
+        where = t("the duel header") if result.first_bad == -1 else (
+            t("event {index}", index=result.first_bad) if result.first_bad is not None else t("its anchor"))
+        echo(t("{duel_id}: BROKEN at {where}: {problem}", duel_id=duel_id, where=where, problem=said(result.problem)))
     sys.exit(0 if ok else EXIT_ILLEGAL)

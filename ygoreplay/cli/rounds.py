@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable
 import click
 
 from ..errors import InputError, StoreError
-from ..i18n import t
+from ..i18n import said, t
 from ..text import printable
 from .common import (
     Words, card_db, cards_option, echo, main, open_duel, open_store, pick_list, store_option, view_option)
@@ -172,5 +172,5 @@ def round_show(round_id: str, as_json: bool, store_url: str | None) -> None:
         won, lost = table["score"][:2]
         echo(t("table {table}: {first} {won} – {lost} {second}  {state}  last event {last}", table=table["table"],
                first=printable(table["players"][0]), won=won, lost=lost, second=printable(table["players"][1]),
-               state=table["state"], last=table["last_event"] or "—")
+               state=said(table["state"]), last=table["last_event"] or "—")
              + (t("  recorded by {who}", who=table["recording"]["who"]) if table["recording"] else ""))

@@ -14,6 +14,7 @@ from ..errors import InputError
 from ..events import Event, from_dict
 from ..jsonl import dumps, read_events, write_events
 from ..state import Violation
+from ..i18n import say
 from .files import Match
 from .links import LinkProblem
 from .policies import FINISH_PHASE
@@ -57,7 +58,7 @@ def create_file(path: str | Path, events: list[Event], cards: Mapping[int, CardF
     """A new match file of ``events``, checked first; an existing file is never replaced."""
     path = Path(path)
     if path.exists():
-        raise InputError(f"{path}: exists already; a match file is started once")
+        raise InputError(say("{path}: exists already; a match file is started once", path=path))
     state = judged([], events, cards)
     write_events(path, events)
     return state
@@ -69,7 +70,7 @@ def append_to_file(path: str | Path, added: list[Event], cards: Mapping[int, Car
     path = Path(path)
     events = read_events(path, getattr(cards, "passcode", None))
     if not is_match(events):
-        raise InputError(f"{path}: not a match file (it does not begin with match_started)")
+        raise InputError(say("{path}: not a match file (it does not begin with match_started)", path=path))
     state = judged(events, added, cards)
     text = path.read_text(encoding="utf-8")
     from ..files import mode_for, write_atomic
@@ -81,7 +82,7 @@ def append_to_file(path: str | Path, added: list[Event], cards: Mapping[int, Car
 def state_of(path: str | Path, cards: Mapping[int, CardFacts]) -> MatchState:
     events = read_events(Path(path), getattr(cards, "passcode", None))
     if not is_match(events):
-        raise InputError(f"{path}: not a match file (it does not begin with match_started)")
+        raise InputError(say("{path}: not a match file (it does not begin with match_started)", path=path))
     return fold(events, facts_of(events, cards))
 
 

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Mapping
 
 from ..events import EVENT_TYPES, PHASES, Event, _int, _passcode, _seq, _str, event_kind, register
+from ..i18n import N_, say
 from .policies import POLICIES
 
 #: How a duel of a match ended (the duel's own ``duel_ended`` reasons a match distinguishes).
@@ -227,10 +228,10 @@ class MatchEnded(MatchEvent):
 def _limit(value: Any) -> dict:
     """A banlist entry: ``{"code": passcode, "limit": copies}``."""
     if not isinstance(value, dict) or set(value) != {"code", "limit"}:
-        raise ValueError(f"a banlist entry is {{\"code\": passcode, \"limit\": copies}}, got {value!r:.80}")
+        raise ValueError(say('a banlist entry is {{"code": passcode, "limit": copies}}, got {value!r:.80}', value=value))
     limit = value["limit"]
     if not isinstance(limit, int) or isinstance(limit, bool) or not 0 <= limit <= 3:
-        raise ValueError(f"a banlist limit is 0 to 3 copies, got {limit!r:.20}")
+        raise ValueError(say("a banlist limit is 0 to 3 copies, got {limit!r:.20}", limit=limit))
     return {"code": _passcode(value["code"]), "limit": limit}
 
 
@@ -259,11 +260,11 @@ KINDS = frozenset(cls.kind for cls in MATCH_KINDS)
 
 _PASSCODES = _seq(_passcode)
 register({
-    ("match_started", "players"): _seq(_str, least=2, most=2, count=" (one name per player)"),
+    ("match_started", "players"): _seq(_str, least=2, most=2, count=N_(" (one name per player)")),
     ("match_started", "limits"): _seq(_limit, most=100_000),
     **{("decklist_registered", part): _PASSCODES for part in ("main", "extra", "side")},
     **{("side_deck_swapped", part): _PASSCODES for part in ("main_out", "main_in", "extra_out", "extra_in")},
-    ("game_decided", "lp"): _seq(_int, least=2, most=2, count=" (LP of player 0, of player 1)"),
-    ("match_ended", "games"): _seq(_int, least=3, most=3, count=" (wins 0, wins 1, draws)"),
-    ("match_ended", "points"): _seq(_int, least=2, most=2, count=" (points of player 0, of player 1)"),
+    ("game_decided", "lp"): _seq(_int, least=2, most=2, count=N_(" (LP of player 0, of player 1)")),
+    ("match_ended", "games"): _seq(_int, least=3, most=3, count=N_(" (wins 0, wins 1, draws)")),
+    ("match_ended", "points"): _seq(_int, least=2, most=2, count=N_(" (points of player 0, of player 1)")),
 })

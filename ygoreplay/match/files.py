@@ -19,7 +19,7 @@ from ..errors import InputError
 from ..events import Event
 from ..exchange import make_replay
 from ..formats import YGR, container_of
-from ..i18n import t
+from ..i18n import say, t
 from ..jsonl import read_events
 from ..replay_file import ReplayFile, dumps as dump_replay, loads, read as read_replay
 from ..signing import OrganiserKey, PublicKey
@@ -67,7 +67,7 @@ def open_match(path: str | Path, lookup: Mapping[int, CardFacts]) -> Match:
         return _from_replay(read_replay(path), str(path))
     events = read_events(path, getattr(lookup, "passcode", None))
     if not is_match(events):
-        raise InputError(f"{path}: not a match (a match file begins with match_started)")
+        raise InputError(say("{path}: not a match (a match file begins with match_started)", path=path))
     match = Match(str(path), events, facts_of(events, lookup))
     for ev in events:
         if ev.kind == "game_started":
@@ -90,14 +90,16 @@ def _duel_path(match_path: Path, game: int, name: str) -> Path:
     except (OSError, ValueError, RuntimeError):       # a NUL in it, a loop of links
         found = None
     if found is None or Path(name).is_absolute() or not found.is_relative_to(folder):
-        raise InputError(f"{match_path}: game {game} names the duel file {name!r}, not a path inside the match "
-                         "file's folder; a match file names its duels by paths inside its own folder")
+        raise InputError(say("{match_path}: game {game} names the duel file {name!r}, not a path inside "
+                             "the match file's folder; a match file names its duels by paths inside its "
+                             "own folder",
+                             match_path=match_path, game=game, name=name))
     return found
 
 
 def _from_replay(replay: ReplayFile, name: str) -> Match:
     if replay.match.get("kind") != "match":
-        raise InputError(f"{name}: a duel's replay file, not a match's")
+        raise InputError(say("{name}: a duel's replay file, not a match's", name=name))
     match = Match(name, replay.events, replay.cards, replay=replay)
     numbers = [ev.game for ev in replay.events if ev.kind == "game_started"]
     for number, data in zip(numbers, replay.games):
@@ -122,8 +124,9 @@ def match_replay(match: Match, key: OrganiserKey, title: str = "", *, trust: Ite
                 signable(duel.replay, trust, t("{match}: duel {number}", match=match.name, number=number))
     missing = list(match.missing)
     if missing:
-        raise InputError(f"{match.name}: duel {missing[0]} cannot be read ({match.missing[missing[0]]}); "
-                         "a match file carries every duel")
+        raise InputError(say("{match_name}: duel {missing} cannot be read ({why}); a match file "
+                             "carries every duel",
+                             match_name=match.name, missing=missing[0], why=match.missing[missing[0]]))
     state = fold(match.events, match.cards)        # refuses a match that breaks a rule
     games = []
     for game in state.games:

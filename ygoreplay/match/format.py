@@ -11,6 +11,7 @@ from ..card_sources import facts_of
 from ..errors import InputError
 from ..formats import MATCH, container_of
 from ..formats.reading import Checked, Loaded
+from ..i18n import say
 from .rules import fold, is_match
 
 
@@ -18,7 +19,7 @@ def read(source: str | os.PathLike[str] | bytes, names: Any, name: str) -> Loade
     container = container_of(source, name=name)
     inner = container.read(source, names, name=name) if container.name in MATCH.within else None
     if inner is None or not is_match(inner.events):
-        raise InputError(f"{name}: not a match (a match file begins with match_started)")
+        raise InputError(say("{name}: not a match (a match file begins with match_started)", name=name))
     cards = inner.cards if inner.native is not None else facts_of(inner.events, names if names is not None else {})
     return Loaded(MATCH, name, inner.events, cards, inner.native)
 

@@ -21,11 +21,12 @@ from ..application import violation_dict
 from ..errors import (
     ConflictError, Forbidden, InputError, StoreError, StoreUnavailable, Unconfirmed, VerificationError, YgoreplayError)
 from ..events import EventFormatError, from_dict
-from ..i18n import message_dict
+from ..i18n import DEFAULT, current, message_dict
 from ..jsonl import parse_lines
 from ..match import commands
 from ..receipts import Receipt
 from ..rules import RuleViolation
+from . import validation
 
 MAX_BODY = 16 << 20              # an upload; a batch of events is far smaller
 MAX_EVENTS = 10_000              # events in one append
@@ -287,9 +288,16 @@ def _hex(value: Any) -> str:
 event_json = json.JSONEncoder(ensure_ascii=False, default=_hex).encode
 
 
+def _translated(english: str) -> dict[str, str]:
+    """An error's ``message``/``message_translated`` (``i18n.message_dict``) for a reader of
+    another language than English; an English reader's answer is ``{"error"}`` as it always was."""
+    return message_dict(english) if current() != DEFAULT else {}
+
+
 def _http_error(exc: HTTPError) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-    return JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status, headers=headers)
+    return JSONResponse({"error": exc.message, **_translated(exc.message), **exc.extra}, status_code=exc.status,
+                        headers=headers)
 
 
 def _errors(app: FastAPI) -> None:
@@ -305,33 +313,37 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(YgoreplayError)
     async def ours(request: Request, exc: YgoreplayError) -> JSONResponse:
+        english = str(exc)
         if isinstance(exc, StoreUnavailable):      # down, busy, or a write's outcome unknown: ``code`` says which
-            return JSONResponse({"error": str(exc), "code": exc.code}, status_code=503,
+            return JSONResponse({"error": english, **_translated(english), "code": exc.code}, status_code=503,
                                 headers={"Retry-After": str(exc.retry_after)})
         if isinstance(exc, ConflictError):
-            return _json(409, {"error": str(exc)})
+            return _json(409, {"error": english, **_translated(english)})
         if isinstance(exc, Unconfirmed):            # 428: sent again with ``confirm=true`` it is stored
             return _json(428, {"error": exc.message, **message_dict(exc.message), "confirm": exc.reason})
         if isinstance(exc, Forbidden):              # said in the reader's language beside the English
-            return _json(403, {"error": str(exc), **message_dict(str(exc))})
+            return _json(403, {"error": english, **message_dict(english)})
         if isinstance(exc, VerificationError):
             # told only to whoever may see the duel or match (``Service.hides_altered``)
             service = request.app.state.service
             hidden = await service.in_thread(service.hides_altered, request)
             if hidden is not None:
                 return _http_error(hidden)
-            return _json(409, {"error": str(exc), "verification": False})
+            return _json(409, {"error": english, **_translated(english), "verification": False})
         if isinstance(exc, InputError):
-            return _json(400, {"error": str(exc)})
-        if isinstance(exc, StoreError) and str(exc).startswith("no duel"):
-            return _json(404, {"error": str(exc)})
-        return _json(503, {"error": str(exc)})
+            return _json(400, {"error": english, **_translated(english)})
+        if isinstance(exc, StoreError) and english.startswith("no duel"):
+            return _json(404, {"error": english, **_translated(english)})
+        return _json(503, {"error": english, **_translated(english)})
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = [{"where": ".".join(str(p) for p in e.get("loc", ())), "error": e.get("msg", "")}
-                    for e in exc.errors()]
-        return _json(400, {"error": "; ".join(f"{p['where']}: {p['error']}" for p in problems), "problems": problems})
+        found = validation.problems(exc.errors())
+        answer: dict[str, Any] = {"error": "; ".join(f"{p['where']}: {p['error']}" for p in found),
+                                  "code": "invalid_request", "problems": found}
+        if current() != DEFAULT:
+            answer["message_translated"] = "; ".join(f"{p['where']}: {p['message_translated']}" for p in found)
+        return _json(400, answer)
 
     @app.exception_handler(commands.Refused)
     async def refused(_request: Request, exc: commands.Refused) -> JSONResponse:

@@ -20,6 +20,7 @@ from ..actions import actions
 from ..access import MODES, PLAYERS, RELEASES, VISIBILITIES, ReleaseSettingError, may_write, off_side, release_settings
 from ..application import duel_dict, family, public_duels, violation_dict
 from ..events import EVENT_TYPES, from_dict
+from ..i18n import N_, beside
 from ..live import LiveDuel, LiveView, Step
 from ..openings import SealReport
 from ..receipts import Receipt
@@ -458,11 +459,11 @@ def _verified(service: Service, duel_id: str, caller: Caller, live: LiveDuel, re
         first = result.first_bad         # the break the service stopped at is its view's end, not past it
         bad = first if first is not None and (first < visible or first == live.broken == visible) else None
         return _with_seals({"id": duel_id, **trust, "events": visible, "first_bad_link": bad,
-                            "problem": "" if result.ok else "the record fails verification",
+                            **beside("problem", "" if result.ok else N_("the record fails verification")),
                             "key": result.signer.text if result.signer else None}, sealed, caller)
     trust = trust_of(result.ok, live.header.source, result.doubt)
     return _with_seals({"id": duel_id, **trust, "events": result.events, "first_bad_link": result.first_bad,
-                        "problem": result.problem or result.doubt,
+                        **beside("problem", result.problem or result.doubt),
                         "key": result.signer.text if result.signer else None}, sealed, caller)
 
 

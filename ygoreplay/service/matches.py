@@ -32,6 +32,7 @@ from ..chain import now
 from ..decks import Banlist
 from ..errors import StoreError
 from ..events import Event, EventFormatError, from_dict
+from ..i18n import beside
 from ..match.live import LiveMatch
 from ..match import application as app_layer, commands
 from ..match.events import CLOCK_PATTERN, DECISION_STAGES, GAME_ENDINGS
@@ -306,7 +307,7 @@ def verify_match(match_id: str, asking: MatchCaller) -> dict:
     _who, live = asking
     result = live.verified()
     return {"id": match_id, "ok": result.ok, "events": result.events, "first_bad_link": result.first_bad,
-            "problem": result.problem, "key": result.signer.text if result.signer else None}
+            **beside("problem", result.problem), "key": result.signer.text if result.signer else None}
 
 
 @router.get("/matches/{match_id}/replay.ygr", tags=["everyone"], response_class=Response,
