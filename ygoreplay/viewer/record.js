@@ -225,6 +225,29 @@ function showsFaceUp(event) {
   return !(event.kind === "card_moved" && ["hand", "deck", "extra"].includes((event.to || [])[1]));
 }
 
+// -- drafts: a form half-filled ---------------------------------------------------------------------
+
+// A short tag of the token, for the draft's slot: a draft is its link's (two links of one duel on
+// one phone keep their own), and the token itself, a secret, is written nowhere else. FNV-1a.
+function tokenTag(token) {
+  let hash = 0x811c9dc5;
+  for (const ch of token || "") hash = Math.imul(hash ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return hash.toString(16);
+}
+
+// A form half-filled (``form``: "else", any event; "setup", the duel's start), kept in the browser
+// per duel and token: a phone that locks reloads the tab, and what was typed was lost. Restored
+// when the page opens; dropped once entered or discarded.
+class Draft {
+  constructor(form, id, token) { this.slot = `ygoreplay.draft.${form}.${id}.${tokenTag(token)}`; }
+
+  get() { try { return JSON.parse(localStorage.getItem(this.slot) || "null"); } catch (error) { return null; } }
+
+  keep(draft) { try { localStorage.setItem(this.slot, JSON.stringify(draft)); } catch (error) { /* full: not kept */ } }
+
+  drop() { try { localStorage.removeItem(this.slot); } catch (error) { /* private mode */ } }
+}
+
 // -- seals: a player's own hidden cards, known to this device only ----------------------------------
 
 const SEAL_LABEL = new TextEncoder().encode("ygoreplay/seal/1\0");
@@ -302,6 +325,8 @@ class Recorder {
     this.writes = new Set(data.writes || []);    // the kinds this link may write (access.may_write)
     this.side = /^p[01]$/.test(data.role || "") ? Number(data.role[1]) : null;   // a player's own device
     this.seals = this.side === null ? null : new Seals(ID, data.role);
+    this.draft = new Draft("else", ID, TOKEN);
+    this.setupDraft = new Draft("setup", ID, TOKEN);
   }
 
   // -- where the duel stands ------------------------------------------------------------------------
@@ -539,6 +564,17 @@ class Recorder {
     this.moves().catch(() => {});
     if (this.selected && this.board) this.openSheet(this.selected, false);
     $("#match-end").hidden = !(MATCH && this.board && this.board.ended);
+    if (this.board && this.board.ended && !this.over) this.duelOver();
+  }
+
+  // The duel has ended: the names picked for a next entry have none to go on. Kept, a shared
+  // phone showed one table's guesses at a hand at the next (they are dropped from the browser;
+  // one picked after the end is kept in memory only).
+  duelOver() {
+    this.over = true;
+    this.shows = {};
+    this.keepNames();
+    this.drawNamed();
   }
 
   // A round table's duel that has ended: the match takes its result as the record says it
@@ -772,7 +808,10 @@ class Recorder {
   }
 
   keepNames() {
-    try { localStorage.setItem(this.namesSlot, JSON.stringify(this.shows)); } catch (error) { /* full: kept in memory */ }
+    try {
+      if (this.over || !Object.keys(this.shows).length) localStorage.removeItem(this.namesSlot);
+      else localStorage.setItem(this.namesSlot, JSON.stringify(this.shows));
+    } catch (error) { /* full: kept in memory */ }
   }
 
   drawNamed() {
@@ -1088,6 +1127,43 @@ class Recorder {
       return option;
     }));
     select.addEventListener("change", () => this.buildForm(select.value));
+    this.restoreDraft();
+  }
+
+  // The form as it was before the page was reloaded (a locked phone), a refused entry's edit
+  // included; a draft of a kind this link may not write (any more) is dropped.
+  restoreDraft() {
+    const kept = this.draft.get();
+    if (!kept || !$(`#else-kind option[value="${CSS.escape(kept.kind || "")}"]`)) { this.draft.drop(); return; }
+    const entry = kept.editing && this.queue.entries.find((e) => e.n === kept.editing.n && e.state === "refused");
+    this.openElse(kept.kind);
+    this.editing = entry ? { entry, k: kept.editing.k } : null;
+    for (const input of $("#else-fields").querySelectorAll("[name]")) {
+      const value = (kept.values || {})[input.getAttribute("name")];
+      if (value === undefined) continue;
+      if (input.dataset.bool) input.checked = Boolean(value); else input.value = value;
+    }
+    const more = $("#else-fields details.more");           // a folded field the draft fills is shown
+    if (more) more.open = [...more.querySelectorAll("[name]")].some((f) => f.value);
+    this.keepDraft();
+  }
+
+  // What the form holds now, kept (the raw values: a half-typed JSON list too).
+  keepDraft() {
+    if ($("#else").hidden) return;
+    const values = {};
+    for (const input of $("#else-fields").querySelectorAll("[name]")) {
+      values[input.getAttribute("name")] = input.dataset.bool ? input.checked : input.value;
+    }
+    const editing = this.editing ? { n: this.editing.entry.n, k: this.editing.k } : null;
+    this.draft.keep({ kind: $("#else-kind").value, values, editing });
+  }
+
+  // The form closed unsent: its draft goes with it (a refused entry being edited stays refused).
+  discardElse() {
+    $("#else").hidden = true;
+    this.editing = null;
+    this.draft.drop();
   }
 
   openElse(kind) {
@@ -1096,6 +1172,7 @@ class Recorder {
     this.cardChoices();
     if (kind) $("#else-kind").value = kind;
     this.buildForm($("#else-kind").value);
+    this.keepDraft();
     form.scrollIntoView({ block: "nearest" });
   }
 
@@ -1250,6 +1327,7 @@ class Recorder {
     }
     if (problems.length) { this.error(problems.join("; ")); return; }
     $("#else").hidden = true;
+    this.draft.drop();                             // entered: in the queue now, kept there
     const editing = this.editing;
     this.editing = null;
     if (editing && this.queue.entries.includes(editing.entry)) {
@@ -1282,6 +1360,7 @@ class Recorder {
     this.editing = { entry, k };
     this.openElse(entry.events[k].kind);
     this.fillForm(entry.events[k]);
+    this.keepDraft();
   }
 
   // -- entries, undo --------------------------------------------------------------------------------
@@ -1314,6 +1393,7 @@ class Recorder {
   rewind(to) {
     this.openElse("rolled_back");
     $('#else-fields [name="to"]').value = String(to);
+    this.keepDraft();
     $('#else-fields [name="judge"]').focus();
   }
 
@@ -1381,6 +1461,10 @@ class Recorder {
     $("#else-button").addEventListener("click", () => { this.editing = null; this.openElse(); });
     $("#token-button").addEventListener("click", () => { this.editing = null; this.openElse("token_created"); });
     $("#else").addEventListener("submit", (event) => this.submitElse(event));
+    for (const type of ["input", "change"]) $("#else").addEventListener(type, () => this.keepDraft());
+    $("#setup").addEventListener("input", () => this.keepSetup());
+    this.restoreSetup();
+    $("#else-discard").addEventListener("click", () => this.discardElse());
     $("#setup").addEventListener("submit", (event) => this.startDuel(event));
     $("#help-button").addEventListener("click", () => {
       const help = $("#help");
@@ -1400,8 +1484,27 @@ class Recorder {
     this.flush();
   }
 
+  // The start form's fields by id (the first player's radio by its value), to keep as a draft.
+  setupFields() { return ["name0", "name1", "deck-size", "extra-size", "hand-size"].map((id) => $(`#${id}`)); }
+
+  keepSetup() {
+    const values = Object.fromEntries(this.setupFields().map((input) => [input.id, input.value]));
+    values.first = document.querySelector("input[name=first]:checked").value;
+    this.setupDraft.keep(values);
+  }
+
+  restoreSetup() {
+    const kept = this.setupDraft.get();
+    if (!kept) return;
+    if (this.duel.length) { this.setupDraft.drop(); return; }     // started meanwhile (another device)
+    for (const input of this.setupFields()) if (typeof kept[input.id] === "string") input.value = kept[input.id];
+    const first = document.querySelector(`input[name=first][value="${kept.first === "1" ? "1" : "0"}"]`);
+    if (first) first.checked = true;
+  }
+
   startDuel(event) {
     event.preventDefault();
+    this.setupDraft.drop();
     const names = [$("#name0").value.trim(), $("#name1").value.trim()];
     const first = Number(document.querySelector("input[name=first]:checked").value);
     const deck = Number($("#deck-size").value), extra = Number($("#extra-size").value), hand = Number($("#hand-size").value);
