@@ -317,7 +317,8 @@ def _fighter(w: Line, card_id: str, as_target: bool) -> str:
     if card is None or card.code == 0:
         return w.card(card_id)
     attack_position = card.position == ATTACK or (not as_target)
-    stat = f"{card.current_atk} ATK" if attack_position else f"{card.current_def} DEF"
+    stat = (t("{value} ATK", value=card.current_atk) if attack_position     # said as the reader's cards say it
+            else t("{value} DEF", value=card.current_def))
     return f"{w.card(card_id)} {stat}"
 
 
@@ -629,11 +630,22 @@ def _rolled_back(w: Line, e, n: "Narrator") -> str:
              reason=e.reason)
 
 
+#: A judge's note's categories and decisions as the log says them (the record keeps the English word).
+_NOTE_WORDS = {"call": N_("call"), "ruling": N_("ruling"), "penalty": N_("penalty"), "warning": N_("warning"),
+               "note": N_("note"), "time": N_("time"), "stands": N_("stands"), "reverted": N_("reverted")}
+
+
+def _note_word(word: str | None) -> str:
+    return t(_NOTE_WORDS[word]) if word in _NOTE_WORDS else str(word)
+
+
 @describes(JudgeNote)
 def _note(w: Line, e, n: "Narrator") -> str:
-    ruling = t(" [on #{index}: {decision}]", index=e.on, decision=e.decision) if e.on is not None else ""
-    return t("JUDGE {judge} ({category}){ruling}: {note}", judge=e.judge, category=e.category, ruling=ruling,
-             note=e.note)
+    if e.category == "call" and e.on is None and not e.judge.strip():     # the table's call (access.CALL)
+        return t("{entrant} calls a judge: {note}", entrant=_entrant(e), note=e.note)
+    ruling = t(" [on #{index}: {decision}]", index=e.on, decision=_note_word(e.decision)) if e.on is not None else ""
+    return t("JUDGE {judge} ({category}){ruling}: {note}", judge=e.judge, category=_note_word(e.category),
+             ruling=ruling, note=e.note)
 
 
 @describes(EntryConfirmed)

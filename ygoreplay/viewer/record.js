@@ -38,7 +38,7 @@ N_("The match takes its result from the record; the table's link then starts the
 N_("Record the result in the match, next duel"); N_("Open my sealed cards");
 N_("Keys count hundreds: 2 9 is 2,900. After · they count tens and units: 1 8 · 5 is 1,850.");
 N_("in the LP keypad:"); N_("digits count hundreds"); N_("tens and units"); N_("the player");
-N_("Damage, Battle, Pay, Gain, Halve");
+N_("Damage, Battle, Pay, Gain, Halve"); N_("Call the judge"); N_("What is disputed (the judge finds it here)"); N_("Call");
 
 const params = new URLSearchParams(location.search);
 const ID = location.pathname.split("/").filter(Boolean).pop();
@@ -138,6 +138,8 @@ const CHOICE_LABELS = {
   "category=warning": N_("Warning"), "category=note": N_("Note"), "category=time": N_("Time"),
   "decision=stands": N_("The duel stands"), "decision=warning": N_("Warning"), "decision=penalty": N_("Penalty"),
   "decision=reverted": N_("Reverted"),
+  "ruleset=mr2020": N_("Master Rule, April 2020 revision"), "ruleset=nmr2017": N_("New Master Rule (2017)"),
+  "ruleset=mr3": N_("Master Rule 3 (2014)"),
 };
 // Fields any event may carry that the table never needs: the form keeps them under "More fields".
 const FOLDED_FIELDS = new Set(["cite", "time", "shows"]);
@@ -323,6 +325,7 @@ class Recorder {
     this.names = [];                         // [code, name, ...] rows: the duel's first, then the database
     this.info = { warnings: false, mode: "machine", role: data.role };
     this.writes = new Set(data.writes || []);    // the kinds this link may write (access.may_write)
+    this.calls = !!data.calls;                   // and whether it may call a judge (access.CALL)
     this.side = /^p[01]$/.test(data.role || "") ? Number(data.role[1]) : null;   // a player's own device
     this.seals = this.side === null ? null : new Seals(ID, data.role);
     this.draft = new Draft("else", ID, TOKEN);
@@ -1171,6 +1174,9 @@ class Recorder {
     form.hidden = false;
     this.cardChoices();
     if (kind) $("#else-kind").value = kind;
+    // a duel under way never takes another start: the form opened on "Duel started" (the first
+    // kind), and an Enter tapped at once was refused; it opens on the commonest other entry
+    else if (this.duel.length && $("#else-kind").value === "duel_started" && this.writes.has("card_moved")) $("#else-kind").value = "card_moved";
     this.buildForm($("#else-kind").value);
     this.keepDraft();
     form.scrollIntoView({ block: "nearest" });
@@ -1383,9 +1389,24 @@ class Recorder {
     }
     const struck = this.struck();
     let at = this.duel.length - 1;
-    while (at >= 0 && (struck.has(at) || ["entry_corrected", "rolled_back", "entry_confirmed", "entry_disputed", "judge_note"].includes(this.duel.frames[at].kind))) at--;
+    // a judge's word is never undone here; the table's own judge call is (withdrawn, struck through)
+    const skipped = (frame) => ["entry_corrected", "rolled_back", "entry_confirmed", "entry_disputed"].includes(frame.kind)
+      || (frame.kind === "judge_note" && !(frame.call && frame.by !== "judge"));
+    while (at >= 0 && (struck.has(at) || skipped(this.duel.frames[at]))) at--;
     if (at < 0) return;
     this.enter([{ kind: "entry_corrected", to: at, reason: "mis-entry: undone on the recorder's page" }], t("Undo"));   // the record's words, English (sentences.UNDONE_ON_THE_PAGE: the log says them in the reader's language)
+  }
+
+  // A judge call where the duel stands (MATCH-08): a dispute at the table, marked at this position
+  // for the judge, who finds it on rewind (the viewer's timeline and log mark it). The call names
+  // no judge (whichever comes answers it) and says what is disputed; it goes in as every entry does.
+  call(event) {
+    event.preventDefault();
+    const reason = $("#call-reason").value.trim();
+    if (!reason) return;
+    $("#call-reason").value = "";
+    $("#call").hidden = true;
+    this.enter([{ kind: "judge_note", category: "call", judge: "", note: reason }], t("Judge call"));
   }
 
   // A judge's rollback to the state before event ``to``: the form of rolled_back, ``to`` filled in,
@@ -1456,6 +1477,12 @@ class Recorder {
       if (b) this.chainMove(b.dataset.move);
     });
     $("#undo").addEventListener("click", () => this.undo());
+    $("#call-button").hidden = !this.calls;
+    $("#call-button").addEventListener("click", () => {
+      $("#call").hidden = !$("#call").hidden;
+      if (!$("#call").hidden) $("#call-reason").focus();
+    });
+    $("#call").addEventListener("submit", (event) => this.call(event));
     $("#open-seals").addEventListener("click", () => this.openSeals(this.seals.unopened));
     $("#next-game").addEventListener("click", () => this.endGame());
     $("#else-button").addEventListener("click", () => { this.editing = null; this.openElse(); });
