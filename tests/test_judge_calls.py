@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import json
 
+from click.testing import CliRunner
+
 from test_release import auth, client, store  # noqa: F401  (fixtures)
 from test_service_table_recording import at_the_table
+from ygoreplay.application import check
+from ygoreplay.cards import CardDB
+from ygoreplay.cli import main
+from ygoreplay.events import from_dict
 
 CALL = {"kind": "judge_note", "category": "call", "judge": "", "note": "was the Trap activated before the attack?"}
 
@@ -45,3 +51,23 @@ def test_what_is_the_judges_stays_the_judges(client):  # noqa: F811
                     headers=auth(duel["tokens"]["judge"]))
     assert r.status_code == 422 and r.json()["rule"] == "MATCH-08", r.text     # a ruling is signed
     assert client.get(f"/duels/{duel['id']}/frames", headers=auth(duel["tokens"]["spectator"])).json()["calls"] is False
+
+
+def test_the_judges_terminal_lists_the_calls_in_effect(tmp_path):
+    """``check`` and ``audit`` list where the table called the judge; a call withdrawn (the page's
+    Undo strikes it, LOG-12: the table's own word) is not listed."""
+    setup = [{"kind": "duel_started", "first_player": 0, "chosen_by": 0, "players": ["健太", "美咲"], "witnessed": True},
+             *({"kind": "deck_registered", "player": p, "main": [0] * 40} for p in (0, 1)),
+             *({"kind": "cards_drawn", "player": p, "count": 5} for p in (0, 1)),
+             {"kind": "turn_started", "player": 0, "turn": 1}, {"kind": "phase_entered", "phase": "draw"}]
+    called = [{**CALL, "entered_by": "recorder"}, {**CALL, "note": "by mistake", "entered_by": "recorder"},
+              {"kind": "entry_corrected", "to": len(setup) + 1, "reason": "mis-tap", "entered_by": "recorder"}]
+    events = [from_dict(e) for e in setup + called]
+    assert check(events, CardDB.classic()).to_dict()["calls"] == [
+        {"index": len(setup), "by": "recorder", "judge": None, "note": CALL["note"]}]
+    path = tmp_path / "called.jsonl"
+    path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in setup + called), encoding="utf-8")
+    for command in ("check", "audit"):
+        out = CliRunner().invoke(main, ["--lang", "ja", command, str(path)])
+        assert f"#{len(setup)} recorderによるジャッジコール：{CALL['note']}" in out.output, out.output
+        assert "by mistake" not in out.output
