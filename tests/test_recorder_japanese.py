@@ -15,7 +15,11 @@ import pytest
 from test_browser import SHOTS, browser, service  # noqa: F401  (the fixtures)
 from test_browser_record import Table, no_overflow, stored
 from test_recorder_korean import ALEXANDRITE, CELTIC, MIRROR_FORCE
+from test_release import auth, client, store  # noqa: F401  (fixtures)
 from test_service import create
+from test_service_table_recording import at_the_table
+from ygoreplay import sentences
+from ygoreplay.rulesets import RULESETS
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[test]' installs playwright")
 expect = playwright_api.expect
@@ -131,3 +135,13 @@ def test_a_paper_duel_recorded_in_japanese_with_a_judge_call(service, browser): 
     expect(page.locator('#else-fields [name="ruleset"] option[value="\\"mr2020\\""]')).to_have_text("大师规则（2020年4月修订）")
     expect(page.locator("#call-button")).to_have_text("呼叫裁判")
     table.close()
+
+
+@pytest.mark.parametrize("lang, said", [("ja", "マスタールール（2020年4月改訂）"), ("zh-Hans", "大师规则（2020年4月修订）")])
+def test_the_rule_set_the_duel_began_under_is_named_in_words(client, lang, said):  # noqa: F811
+    """The duel's first line, at the top of the recorder's entries, said its rule set's JSON key (mr2020)."""
+    duel, recorder = at_the_table(client)
+    frames = client.get(f"/duels/{duel['id']}/frames", params={"lang": lang}, headers=auth(recorder)).json()["frames"]
+    assert said in frames[0]["line"] and "mr2020" not in frames[0]["line"], frames[0]["line"]
+    named = getattr(sentences, "RULESET_NAMES", {})
+    assert named == {name: rules.title for name, rules in RULESETS.items()}          # every rule set, by its title

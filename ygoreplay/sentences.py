@@ -466,6 +466,11 @@ CHOICE_METHODS = {"rps": N_("rock-paper-scissors"), "coin": N_("a coin toss"), "
                   "loser": N_("the loser of the last duel"), "agreement": N_("by agreement"), "random": N_("at random")}
 
 
+#: The rule sets by name (``rulesets.RuleSet.title``): the duel's first line said its JSON key (mr2020).
+RULESET_NAMES = {"mr2020": N_("Master Rule, April 2020 revision"), "nmr2017": N_("New Master Rule (2017)"),
+                 "mr3": N_("Master Rule 3 (2014)")}
+
+
 @describes(DuelStarted)
 def _started(w: Line, e, n: "Narrator") -> str:
     unnamed = [player_label(0), player_label(1)]
@@ -479,8 +484,9 @@ def _started(w: Line, e, n: "Narrator") -> str:
     agreed = t("; agreed: {options}", options=", ".join(e.options)) if e.options else ""        # duel options (CONF-01)
     banlist = (t("; banlist {name} ({hash}…)", name=repr(printable(e.banlist.name)), hash=e.banlist.hash[:19])
                if e.banlist is not None else "")
+    ruleset = t(RULESET_NAMES[e.ruleset]) if e.ruleset in RULESET_NAMES else e.ruleset
     return t("Duel begins under {ruleset}, {lp} LP: {player} (player {number}) goes first{chosen}{agreed}{banlist}",
-             ruleset=e.ruleset, lp=e.starting_lp, player=name, number=e.first_player, chosen=chosen, agreed=agreed,
+             ruleset=ruleset, lp=e.starting_lp, player=name, number=e.first_player, chosen=chosen, agreed=agreed,
              banlist=banlist)
 
 
