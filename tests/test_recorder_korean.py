@@ -302,3 +302,62 @@ def test_a_card_named_before_a_reload_is_still_named_after_it(service, browser):
     keeper.table.open()
     expect(keeper.page.locator("#named")).to_have_text("")               # used: not kept for another entry
     keeper.table.close()
+
+
+def test_names_picked_for_a_next_entry_are_dropped_when_the_duel_ends(service, browser):  # noqa: F811
+    """A shared phone goes from table to table: the names picked for an entry never made (a hand
+    guessed as the duel ended on another device) stayed in the browser and on the page."""
+    duel, keeper = played(service, browser)
+    keeper.table.name("p0.m1", CELTIC)
+    r = httpx.post(f"{service.url}/duels/{duel['id']}/events", params={"expected": keeper.events},
+                   json=[{"kind": "duel_ended", "winner": 1, "reason": "surrender"}], headers=auth(duel["tokens"]["recorder"]))
+    assert r.status_code == 200, r.text
+    keeper.settled()
+    expect(keeper.page.locator("#named")).to_have_text("")
+    kept = keeper.page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('ygoreplay.named.'))")
+    assert kept == [], kept
+    keeper.table.close()
+
+
+def test_a_half_filled_form_survives_a_reload_per_link_and_goes_once_entered(service, browser):  # noqa: F811
+    """A phone locks with the *Something else…* form half-filled and the tab reloads: what was
+    typed was lost. The draft is kept per duel and link, restored, dropped once entered or discarded."""
+    duel, keeper = played(service, browser)
+    page, table = keeper.page, keeper.table
+    table.tap("#else-button")
+    page.select_option("#else-kind", "coin_tossed")
+    page.fill('#else-fields [name="results"]', "[true, false]")
+    table.open()                                                          # the tab reloaded
+    expect(page.locator("#else-kind")).to_have_value("coin_tossed")
+    expect(page.locator('#else-fields [name="results"]')).to_have_value("[true, false]")
+    page.goto(f"{service.url}/record/{duel['id']}?token={duel['tokens']['judge']}&lang=ko")   # another link: not its draft
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator("#else")).to_be_hidden()
+    table.open()
+    table.tap("#else button[type=submit]")
+    keeper.settled()
+    assert stored(service.url, duel)[-1]["results"] == [True, False]
+    table.tap("#else-button")                                             # another, discarded
+    page.select_option("#else-kind", "die_rolled")
+    table.tap("#else-discard")
+    table.open()
+    expect(page.locator("#else")).to_be_hidden()
+    table.close()
+
+
+def test_the_start_form_half_filled_survives_a_reload(service, browser):  # noqa: F811
+    """The players' names typed, who goes first chosen, the phone locks: the start form came back empty."""
+    duel = create(service.url, title="table", mode="witnessed")
+    keeper = Scorekeeper(browser, duel)
+    keeper.page.fill("#name0", "민수")
+    keeper.page.check('input[name=first][value="1"]')
+    keeper.table.open()                                                   # the tab reloaded
+    expect(keeper.page.locator("#name0")).to_have_value("민수")
+    expect(keeper.page.locator('input[name=first][value="1"]')).to_be_checked()
+    keeper.page.fill("#name1", "지은")
+    keeper.table.tap("#start")
+    keeper.settled(5)
+    assert stored(service.url, duel)[0]["first_player"] == 1
+    kept = keeper.page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('ygoreplay.draft.'))")
+    assert kept == [], kept
+    keeper.table.close()

@@ -105,6 +105,18 @@ OWN_SIDE = frozenset(("cards_sealed", "cards_opened"))
 PLAYERS = ("p0", "p1")
 
 
+#: A judge call, a ``judge_note`` of category ``call`` ruling on no entry (MATCH-08: questions and
+#: disputes go to a judge), is also the table's to enter: the scorekeeper, or in a witnessed duel a
+#: player's device, marks where a dispute arose, and the judge finds it there on rewind. Any other
+#: note (a ruling, a penalty, a warning, a ruling on an entry) stays the judge's.
+CALL = "call"
+
+
+def may_call(role: str, witnessed: bool = False) -> bool:
+    """Whether ``role`` may enter a judge call besides the judge and the organiser (``CALL``)."""
+    return role == "recorder" or (witnessed and role in PLAYERS)
+
+
 def is_play(kind: str) -> bool:
     """A kind ``WRITERS`` does not name: play, what happened at the table (the recorder's)."""
     return kind not in WRITERS

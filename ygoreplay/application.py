@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from . import chain
-from .access import ENTERS_AS, PLAYERS, WRITERS, Access, may_write, off_side
+from .access import CALL, ENTERS_AS, PLAYERS, WRITERS, Access, may_call, may_write, off_side
 from .cards import CardDB
 from .checking import (  # noqa: F401  (check and the result shapes: the application's too)
     CheckReport, check, check_source, checked_dict, override_dict, result_dict, violation_dict, witness_dict)
 from .errors import ConflictError, Forbidden, InputError, Unconfirmed, VerificationError
-from .events import ENTERED_BY, DuelStarted, Event, cards_named, from_dict
+from .events import ENTERED_BY, DuelStarted, Event, JudgeNote, cards_named, from_dict
 from .exchange import make_replay, ruleset_and_players
 from .formats import EDOPRO
 from .i18n import say
@@ -311,7 +311,8 @@ class Records:
         change entered twice (``repeated_turn``; not judged when ``made_on`` is None: confirmed); a
         player's entry in its view's names, turned into record ids at that head and written there
         only (its answers, a refusal of the rules included, name cards as the view does)."""
-        refused = sorted({e.kind for e in given if not may_write(role, e.kind, witnessed)})
+        refused = sorted({e.kind for e in given if not may_write(role, e.kind, witnessed)
+                          and not (_a_call(e) and may_call(role, witnessed))})
         if refused:
             kinds, writers = ", ".join(refused), " or ".join(WRITERS.get(refused[0], ("recorder",)))
             if role in PLAYERS and refused[0] not in WRITERS:
@@ -704,6 +705,11 @@ def repeated_turn(head_state: Callable[[], DuelState], count: int, made_on: int,
                 turn=turn, next=ev.turn))
         empty = ev.kind == "turn_started"
         turn = ev.turn if empty else turn
+
+
+def _a_call(event: Event) -> bool:
+    """A judge call (``access.CALL``): a judge's note of that category, ruling on no entry."""
+    return isinstance(event, JudgeNote) and event.category == CALL and event.on is None and event.decision is None
 
 
 def _stamped(events: list[Event], own: str | None, entered_by: str | None, witnessed: bool,

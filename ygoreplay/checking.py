@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .cards import CardDB
-from .events import Event
+from .events import Event, JudgeNote
 from .i18n import message_dict
 from .lazy_dataclass import dataclass
 from .rules import AuditReport, History, RuleViolation, audit
@@ -43,11 +43,16 @@ def witness_dict(history: History | None) -> dict:
     """What a witnessed duel's record says beyond its rules: every flagged event (a rule broken
     and kept) with who entered it and what followed it (a ruling, a rollback, a correction, or
     null: open); the entries disputed, struck by a correction, and not yet confirmed. Empty
-    lists for a machine's record."""
+    lists for a machine's record; in either, the judge calls in effect (``calls``: where the table
+    called the judge, MATCH-08, ``access.CALL``; one withdrawn or rolled back is not listed)."""
+    calls = [] if history is None else [
+        {"index": pos, "by": ev.entered_by, "judge": ev.judge or None, "note": ev.note}
+        for pos, ev in history.effective if isinstance(ev, JudgeNote) and ev.category == "call" and ev.on is None]
     if history is None or not history.state.witnessed:
-        return {"flagged": [], "disputed": [], "struck": [], "unconfirmed": []}
+        return {"flagged": [], "disputed": [], "struck": [], "unconfirmed": [], "calls": calls}
     entries = history.entries
     return {
+        "calls": calls,
         "flagged": [{**violation_dict(f), "by": entries.by.get(f.index), "ruled": history.ruling_on(f.index)}
                     for f in history.flags],
         "disputed": [{"index": on, "by": by, "at": at, "reason": reason, "open": entries.open_dispute(on),

@@ -317,7 +317,8 @@ def _fighter(w: Line, card_id: str, as_target: bool) -> str:
     if card is None or card.code == 0:
         return w.card(card_id)
     attack_position = card.position == ATTACK or (not as_target)
-    stat = f"{card.current_atk} ATK" if attack_position else f"{card.current_def} DEF"
+    stat = (t("{value} ATK", value=card.current_atk) if attack_position     # said as the reader's cards say it
+            else t("{value} DEF", value=card.current_def))
     return f"{w.card(card_id)} {stat}"
 
 
@@ -465,6 +466,11 @@ CHOICE_METHODS = {"rps": N_("rock-paper-scissors"), "coin": N_("a coin toss"), "
                   "loser": N_("the loser of the last duel"), "agreement": N_("by agreement"), "random": N_("at random")}
 
 
+#: The rule sets by name (``rulesets.RuleSet.title``): the duel's first line said its JSON key (mr2020).
+RULESET_NAMES = {"mr2020": N_("Master Rule, April 2020 revision"), "nmr2017": N_("New Master Rule (2017)"),
+                 "mr3": N_("Master Rule 3 (2014)")}
+
+
 @describes(DuelStarted)
 def _started(w: Line, e, n: "Narrator") -> str:
     unnamed = [player_label(0), player_label(1)]
@@ -478,8 +484,9 @@ def _started(w: Line, e, n: "Narrator") -> str:
     agreed = t("; agreed: {options}", options=", ".join(e.options)) if e.options else ""        # duel options (CONF-01)
     banlist = (t("; banlist {name} ({hash}…)", name=repr(printable(e.banlist.name)), hash=e.banlist.hash[:19])
                if e.banlist is not None else "")
+    ruleset = t(RULESET_NAMES[e.ruleset]) if e.ruleset in RULESET_NAMES else e.ruleset
     return t("Duel begins under {ruleset}, {lp} LP: {player} (player {number}) goes first{chosen}{agreed}{banlist}",
-             ruleset=e.ruleset, lp=e.starting_lp, player=name, number=e.first_player, chosen=chosen, agreed=agreed,
+             ruleset=ruleset, lp=e.starting_lp, player=name, number=e.first_player, chosen=chosen, agreed=agreed,
              banlist=banlist)
 
 
@@ -629,11 +636,22 @@ def _rolled_back(w: Line, e, n: "Narrator") -> str:
              reason=e.reason)
 
 
+#: A judge's note's categories and decisions as the log says them (the record keeps the English word).
+_NOTE_WORDS = {"call": N_("call"), "ruling": N_("ruling"), "penalty": N_("penalty"), "warning": N_("warning"),
+               "note": N_("note"), "time": N_("time"), "stands": N_("stands"), "reverted": N_("reverted")}
+
+
+def _note_word(word: str | None) -> str:
+    return t(_NOTE_WORDS[word]) if word in _NOTE_WORDS else str(word)
+
+
 @describes(JudgeNote)
 def _note(w: Line, e, n: "Narrator") -> str:
-    ruling = t(" [on #{index}: {decision}]", index=e.on, decision=e.decision) if e.on is not None else ""
-    return t("JUDGE {judge} ({category}){ruling}: {note}", judge=e.judge, category=e.category, ruling=ruling,
-             note=e.note)
+    if e.category == "call" and e.on is None and not e.judge.strip():     # the table's call (access.CALL)
+        return t("{entrant} calls a judge: {note}", entrant=_entrant(e), note=e.note)
+    ruling = t(" [on #{index}: {decision}]", index=e.on, decision=_note_word(e.decision)) if e.on is not None else ""
+    return t("JUDGE {judge} ({category}){ruling}: {note}", judge=e.judge, category=_note_word(e.category),
+             ruling=ruling, note=e.note)
 
 
 @describes(EntryConfirmed)

@@ -164,6 +164,9 @@ def witness_lines(data: dict) -> list[str]:
                      f"({'open: a judge call' if d['open'] else _followed(d['ruled'])})")
     for s in data["struck"]:
         lines.append(f"#{s['index']} struck: corrected at #{s['corrected_at']}")
+    for c in data["calls"]:                      # where the table called the judge (access.CALL)
+        lines.append(t("#{index} judge call by {by}: {note}", index=c["index"], by=c["by"] or c["judge"] or "-",
+                       note=printable(c["note"])))
     if data["unconfirmed"]:
         lines.append(f"{len(data['unconfirmed'])} entr{'y' if len(data['unconfirmed']) == 1 else 'ies'} "
                      "not confirmed by the other side")

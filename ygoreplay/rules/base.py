@@ -75,10 +75,12 @@ def impossible(state: DuelState, ev: Event, rule: str, message: str) -> NoReturn
     raise RuleViolation(rule, message, state.index, ev.kind)
 
 
-def judges_word(state: DuelState, ev: Event, text: str, what: str) -> None:
+def judges_word(state: DuelState, ev: Event, text: str, what: str, signed: bool = True) -> None:
     """MATCH-08: a judge's ruling or rollback is followed, so the record says whose it is and
-    what it says: a nameless or empty one is refused through every door (kept, flagged, by an audit)."""
-    missing = [name for name, value in (("the judge", ev.judge), (f"a {what}", text)) if not value.strip()]
+    what it says: a nameless or empty one is refused through every door (kept, flagged, by an audit).
+    A call (not ``signed``) is made before any judge comes: it says why, and needs no judge's name."""
+    missing = [name for name, value in (("the judge", ev.judge if signed else "-"), (f"a {what}", text))
+               if not value.strip()]
     if missing:
         fail(state, ev, "MATCH-08", say("a judge's {replace} needs {join}: it is signed and explained",
                                         replace=ev.kind.replace('_', ' '), join=' and '.join(missing)), play=False)

@@ -23,8 +23,9 @@ from .identity import identify
 @handles(JudgeNote)
 def judge_note(state: DuelState, event: Event) -> None:
     """Kept in the record; changes nothing on the board. A judge's word names the judge and
-    says something (MATCH-08), whichever door it came through."""
-    judges_word(state, event, event.note, "note")
+    says something (MATCH-08), whichever door it came through; a call on no entry says why only
+    (the table calls whichever judge comes: ``access.CALL``)."""
+    judges_word(state, event, event.note, "note", signed=event.category != "call" or event.on is not None)
     if (event.on is None) != (event.decision is None):
         fail(state, event, "LOG-05", N_("a ruling on an entry names the entry (on) and what was decided "
                                         "(decision): both or neither"), play=False)

@@ -113,7 +113,8 @@ class History:
                     self.unknown_events += 1
                 if isinstance(event, JudgeNote):
                     self.entries.ruling(position, event)
-                    self.notes.append(position)
+                    if not _tables_call(event):    # the table's own word, theirs to withdraw
+                        self.notes.append(position)
             elif isinstance(event, RolledBack):
                 self._roll_back(position, event)
             elif isinstance(event, EntryCorrected):
@@ -387,3 +388,10 @@ class History:
 def _pack(state: DuelState) -> bytes:
     import msgpack
     return msgpack.packb(state.to_data())
+
+
+def _tables_call(event: JudgeNote) -> bool:
+    """A judge call the table entered (``access.CALL``: the recorder's or a player's device's, on
+    no entry): no judge's word, so a correction may strike it (LOG-12) — a call tapped by mistake
+    is withdrawn by the page's Undo, kept in the record struck through."""
+    return event.category == "call" and event.on is None and event.entered_by in ("recorder", "p0", "p1")

@@ -17,7 +17,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from ..actions import actions
-from ..access import MODES, PLAYERS, RELEASES, VISIBILITIES, ReleaseSettingError, may_write, off_side, release_settings
+from ..access import (MODES, PLAYERS, RELEASES, VISIBILITIES, ReleaseSettingError, may_call, may_write, off_side,
+                      release_settings)
 from ..application import duel_dict, family, public_duels, violation_dict
 from ..events import EVENT_TYPES, from_dict
 from ..i18n import N_, beside
@@ -395,6 +396,8 @@ def frames(duel_id: str, request: Request, asking: DuelCaller, start: int = Quer
                 "views": list(caller.views), "events": visible,
                 "writes": [kind for kind, cls in EVENT_TYPES.items()
                            if cls.stream == "duel" and may_write(caller.role, kind, witnessed)],
+                # and whether it may call a judge (access.CALL: the page's one-tap call)
+                "calls": may_call(caller.role, witnessed),
                 **({"broken": live.broken} if live.broken is not None and live.broken <= visible else {}),
                 "ended": any(r.event.kind == "duel_ended" for r in live.records[:visible]),
                 "delay": ({"events": live.access.delay_events, "seconds": live.access.delay_seconds}

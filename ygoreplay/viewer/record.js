@@ -38,7 +38,7 @@ N_("The match takes its result from the record; the table's link then starts the
 N_("Record the result in the match, next duel"); N_("Open my sealed cards");
 N_("Keys count hundreds: 2 9 is 2,900. After · they count tens and units: 1 8 · 5 is 1,850.");
 N_("in the LP keypad:"); N_("digits count hundreds"); N_("tens and units"); N_("the player");
-N_("Damage, Battle, Pay, Gain, Halve");
+N_("Damage, Battle, Pay, Gain, Halve"); N_("Call the judge"); N_("What is disputed (the judge finds it here)"); N_("Call");
 
 const params = new URLSearchParams(location.search);
 const ID = location.pathname.split("/").filter(Boolean).pop();
@@ -138,6 +138,8 @@ const CHOICE_LABELS = {
   "category=warning": N_("Warning"), "category=note": N_("Note"), "category=time": N_("Time"),
   "decision=stands": N_("The duel stands"), "decision=warning": N_("Warning"), "decision=penalty": N_("Penalty"),
   "decision=reverted": N_("Reverted"),
+  "ruleset=mr2020": N_("Master Rule, April 2020 revision"), "ruleset=nmr2017": N_("New Master Rule (2017)"),
+  "ruleset=mr3": N_("Master Rule 3 (2014)"),
 };
 // Fields any event may carry that the table never needs: the form keeps them under "More fields".
 const FOLDED_FIELDS = new Set(["cite", "time", "shows"]);
@@ -225,6 +227,29 @@ function showsFaceUp(event) {
   return !(event.kind === "card_moved" && ["hand", "deck", "extra"].includes((event.to || [])[1]));
 }
 
+// -- drafts: a form half-filled ---------------------------------------------------------------------
+
+// A short tag of the token, for the draft's slot: a draft is its link's (two links of one duel on
+// one phone keep their own), and the token itself, a secret, is written nowhere else. FNV-1a.
+function tokenTag(token) {
+  let hash = 0x811c9dc5;
+  for (const ch of token || "") hash = Math.imul(hash ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return hash.toString(16);
+}
+
+// A form half-filled (``form``: "else", any event; "setup", the duel's start), kept in the browser
+// per duel and token: a phone that locks reloads the tab, and what was typed was lost. Restored
+// when the page opens; dropped once entered or discarded.
+class Draft {
+  constructor(form, id, token) { this.slot = `ygoreplay.draft.${form}.${id}.${tokenTag(token)}`; }
+
+  get() { try { return JSON.parse(localStorage.getItem(this.slot) || "null"); } catch (error) { return null; } }
+
+  keep(draft) { try { localStorage.setItem(this.slot, JSON.stringify(draft)); } catch (error) { /* full: not kept */ } }
+
+  drop() { try { localStorage.removeItem(this.slot); } catch (error) { /* private mode */ } }
+}
+
 // -- seals: a player's own hidden cards, known to this device only ----------------------------------
 
 const SEAL_LABEL = new TextEncoder().encode("ygoreplay/seal/1\0");
@@ -300,8 +325,11 @@ class Recorder {
     this.names = [];                         // [code, name, ...] rows: the duel's first, then the database
     this.info = { warnings: false, mode: "machine", role: data.role };
     this.writes = new Set(data.writes || []);    // the kinds this link may write (access.may_write)
+    this.calls = !!data.calls;                   // and whether it may call a judge (access.CALL)
     this.side = /^p[01]$/.test(data.role || "") ? Number(data.role[1]) : null;   // a player's own device
     this.seals = this.side === null ? null : new Seals(ID, data.role);
+    this.draft = new Draft("else", ID, TOKEN);
+    this.setupDraft = new Draft("setup", ID, TOKEN);
   }
 
   // -- where the duel stands ------------------------------------------------------------------------
@@ -539,6 +567,17 @@ class Recorder {
     this.moves().catch(() => {});
     if (this.selected && this.board) this.openSheet(this.selected, false);
     $("#match-end").hidden = !(MATCH && this.board && this.board.ended);
+    if (this.board && this.board.ended && !this.over) this.duelOver();
+  }
+
+  // The duel has ended: the names picked for a next entry have none to go on. Kept, a shared
+  // phone showed one table's guesses at a hand at the next (they are dropped from the browser;
+  // one picked after the end is kept in memory only).
+  duelOver() {
+    this.over = true;
+    this.shows = {};
+    this.keepNames();
+    this.drawNamed();
   }
 
   // A round table's duel that has ended: the match takes its result as the record says it
@@ -772,7 +811,10 @@ class Recorder {
   }
 
   keepNames() {
-    try { localStorage.setItem(this.namesSlot, JSON.stringify(this.shows)); } catch (error) { /* full: kept in memory */ }
+    try {
+      if (this.over || !Object.keys(this.shows).length) localStorage.removeItem(this.namesSlot);
+      else localStorage.setItem(this.namesSlot, JSON.stringify(this.shows));
+    } catch (error) { /* full: kept in memory */ }
   }
 
   drawNamed() {
@@ -1088,6 +1130,43 @@ class Recorder {
       return option;
     }));
     select.addEventListener("change", () => this.buildForm(select.value));
+    this.restoreDraft();
+  }
+
+  // The form as it was before the page was reloaded (a locked phone), a refused entry's edit
+  // included; a draft of a kind this link may not write (any more) is dropped.
+  restoreDraft() {
+    const kept = this.draft.get();
+    if (!kept || !$(`#else-kind option[value="${CSS.escape(kept.kind || "")}"]`)) { this.draft.drop(); return; }
+    const entry = kept.editing && this.queue.entries.find((e) => e.n === kept.editing.n && e.state === "refused");
+    this.openElse(kept.kind);
+    this.editing = entry ? { entry, k: kept.editing.k } : null;
+    for (const input of $("#else-fields").querySelectorAll("[name]")) {
+      const value = (kept.values || {})[input.getAttribute("name")];
+      if (value === undefined) continue;
+      if (input.dataset.bool) input.checked = Boolean(value); else input.value = value;
+    }
+    const more = $("#else-fields details.more");           // a folded field the draft fills is shown
+    if (more) more.open = [...more.querySelectorAll("[name]")].some((f) => f.value);
+    this.keepDraft();
+  }
+
+  // What the form holds now, kept (the raw values: a half-typed JSON list too).
+  keepDraft() {
+    if ($("#else").hidden) return;
+    const values = {};
+    for (const input of $("#else-fields").querySelectorAll("[name]")) {
+      values[input.getAttribute("name")] = input.dataset.bool ? input.checked : input.value;
+    }
+    const editing = this.editing ? { n: this.editing.entry.n, k: this.editing.k } : null;
+    this.draft.keep({ kind: $("#else-kind").value, values, editing });
+  }
+
+  // The form closed unsent: its draft goes with it (a refused entry being edited stays refused).
+  discardElse() {
+    $("#else").hidden = true;
+    this.editing = null;
+    this.draft.drop();
   }
 
   openElse(kind) {
@@ -1095,7 +1174,11 @@ class Recorder {
     form.hidden = false;
     this.cardChoices();
     if (kind) $("#else-kind").value = kind;
+    // a duel under way never takes another start: the form opened on "Duel started" (the first
+    // kind), and an Enter tapped at once was refused; it opens on the commonest other entry
+    else if (this.duel.length && $("#else-kind").value === "duel_started" && this.writes.has("card_moved")) $("#else-kind").value = "card_moved";
     this.buildForm($("#else-kind").value);
+    this.keepDraft();
     form.scrollIntoView({ block: "nearest" });
   }
 
@@ -1250,6 +1333,7 @@ class Recorder {
     }
     if (problems.length) { this.error(problems.join("; ")); return; }
     $("#else").hidden = true;
+    this.draft.drop();                             // entered: in the queue now, kept there
     const editing = this.editing;
     this.editing = null;
     if (editing && this.queue.entries.includes(editing.entry)) {
@@ -1282,6 +1366,7 @@ class Recorder {
     this.editing = { entry, k };
     this.openElse(entry.events[k].kind);
     this.fillForm(entry.events[k]);
+    this.keepDraft();
   }
 
   // -- entries, undo --------------------------------------------------------------------------------
@@ -1304,9 +1389,24 @@ class Recorder {
     }
     const struck = this.struck();
     let at = this.duel.length - 1;
-    while (at >= 0 && (struck.has(at) || ["entry_corrected", "rolled_back", "entry_confirmed", "entry_disputed", "judge_note"].includes(this.duel.frames[at].kind))) at--;
+    // a judge's word is never undone here; the table's own judge call is (withdrawn, struck through)
+    const skipped = (frame) => ["entry_corrected", "rolled_back", "entry_confirmed", "entry_disputed"].includes(frame.kind)
+      || (frame.kind === "judge_note" && !(frame.call && frame.by !== "judge"));
+    while (at >= 0 && (struck.has(at) || skipped(this.duel.frames[at]))) at--;
     if (at < 0) return;
     this.enter([{ kind: "entry_corrected", to: at, reason: "mis-entry: undone on the recorder's page" }], t("Undo"));   // the record's words, English (sentences.UNDONE_ON_THE_PAGE: the log says them in the reader's language)
+  }
+
+  // A judge call where the duel stands (MATCH-08): a dispute at the table, marked at this position
+  // for the judge, who finds it on rewind (the viewer's timeline and log mark it). The call names
+  // no judge (whichever comes answers it) and says what is disputed; it goes in as every entry does.
+  call(event) {
+    event.preventDefault();
+    const reason = $("#call-reason").value.trim();
+    if (!reason) return;
+    $("#call-reason").value = "";
+    $("#call").hidden = true;
+    this.enter([{ kind: "judge_note", category: "call", judge: "", note: reason }], t("Judge call"));
   }
 
   // A judge's rollback to the state before event ``to``: the form of rolled_back, ``to`` filled in,
@@ -1314,6 +1414,7 @@ class Recorder {
   rewind(to) {
     this.openElse("rolled_back");
     $('#else-fields [name="to"]').value = String(to);
+    this.keepDraft();
     $('#else-fields [name="judge"]').focus();
   }
 
@@ -1376,11 +1477,21 @@ class Recorder {
       if (b) this.chainMove(b.dataset.move);
     });
     $("#undo").addEventListener("click", () => this.undo());
+    $("#call-button").hidden = !this.calls;
+    $("#call-button").addEventListener("click", () => {
+      $("#call").hidden = !$("#call").hidden;
+      if (!$("#call").hidden) $("#call-reason").focus();
+    });
+    $("#call").addEventListener("submit", (event) => this.call(event));
     $("#open-seals").addEventListener("click", () => this.openSeals(this.seals.unopened));
     $("#next-game").addEventListener("click", () => this.endGame());
     $("#else-button").addEventListener("click", () => { this.editing = null; this.openElse(); });
     $("#token-button").addEventListener("click", () => { this.editing = null; this.openElse("token_created"); });
     $("#else").addEventListener("submit", (event) => this.submitElse(event));
+    for (const type of ["input", "change"]) $("#else").addEventListener(type, () => this.keepDraft());
+    $("#setup").addEventListener("input", () => this.keepSetup());
+    this.restoreSetup();
+    $("#else-discard").addEventListener("click", () => this.discardElse());
     $("#setup").addEventListener("submit", (event) => this.startDuel(event));
     $("#help-button").addEventListener("click", () => {
       const help = $("#help");
@@ -1400,8 +1511,27 @@ class Recorder {
     this.flush();
   }
 
+  // The start form's fields by id (the first player's radio by its value), to keep as a draft.
+  setupFields() { return ["name0", "name1", "deck-size", "extra-size", "hand-size"].map((id) => $(`#${id}`)); }
+
+  keepSetup() {
+    const values = Object.fromEntries(this.setupFields().map((input) => [input.id, input.value]));
+    values.first = document.querySelector("input[name=first]:checked").value;
+    this.setupDraft.keep(values);
+  }
+
+  restoreSetup() {
+    const kept = this.setupDraft.get();
+    if (!kept) return;
+    if (this.duel.length) { this.setupDraft.drop(); return; }     // started meanwhile (another device)
+    for (const input of this.setupFields()) if (typeof kept[input.id] === "string") input.value = kept[input.id];
+    const first = document.querySelector(`input[name=first][value="${kept.first === "1" ? "1" : "0"}"]`);
+    if (first) first.checked = true;
+  }
+
   startDuel(event) {
     event.preventDefault();
+    this.setupDraft.drop();
     const names = [$("#name0").value.trim(), $("#name1").value.trim()];
     const first = Number(document.querySelector("input[name=first]:checked").value);
     const deck = Number($("#deck-size").value), extra = Number($("#extra-size").value), hand = Number($("#hand-size").value);

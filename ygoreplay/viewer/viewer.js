@@ -67,6 +67,7 @@ export class Duel {
     this.cards = new Map();        // passcode -> facts this view may know
     this.turnStarts = [];          // the first event of each turn
     this.rollbacks = [];           // events that are a judge's rollback
+    this.calls = [];               // events that call a judge (a dispute at the table, MATCH-08)
     this.reverted = new Map();     // event -> the rollback (or correction) that undid it
     this.struck = new Set();       // events a correction of a mis-entry undid
     this.inEffect = [];
@@ -100,6 +101,7 @@ export class Duel {
         }
       } else {
         this.inEffect.push(frame.i);
+        if (frame.call) this.calls.push(frame.i);
       }
     }
     if (taken.length || !frames.length) for (const listener of this.listeners) listener(taken);
@@ -596,6 +598,7 @@ export class Viewer {
       const i = frame.i;
       const li = el("li", frame.kind === "turn_started" ? "turn" : frame.kind === "phase_entered" ? "phase" : "line");
       li.id = `l${i}`;
+      if (frame.call) li.classList.add("call");        // a judge call: marked as the timeline marks it
       const a = el("a");
       a.href = `#e${i}`;
       a.append(el("span", "n", `#${i}`), document.createTextNode(" " + frame.line));
@@ -683,6 +686,12 @@ export class Viewer {
         box.append(span);
         from = null;
       }
+    }
+    for (const c of this.duel.calls) {     // where the table called the judge: found on the slider
+      const tick = el("span", "tick call");
+      tick.style.left = at(c);
+      tick.title = t("judge call at #{at}", { at: c });
+      box.append(tick);
     }
     for (const r of this.duel.rollbacks) {
       const tick = el("span", "tick rollback");
