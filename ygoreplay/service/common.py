@@ -309,7 +309,7 @@ def _errors(app: FastAPI) -> None:
             return JSONResponse({"error": str(exc), "code": exc.code}, status_code=503,
                                 headers={"Retry-After": str(exc.retry_after)})
         if isinstance(exc, ConflictError):
-            return _json(409, {"error": str(exc)})
+            return _json(409, {"error": str(exc), **message_dict(str(exc))})     # said in the reader's language too
         if isinstance(exc, Unconfirmed):            # 428: sent again with ``confirm=true`` it is stored
             return _json(428, {"error": exc.message, **message_dict(exc.message), "confirm": exc.reason})
         if isinstance(exc, Forbidden):              # said in the reader's language beside the English

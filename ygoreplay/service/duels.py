@@ -222,10 +222,13 @@ def duel_actions(duel_id: str, service: ServiceDep, asking: DuelCaller, card: st
     caller, live = asking
     players = PLAYERS if live.access.mode == "witnessed" else ()     # a player's device records its side
     Service.require(caller, "recorder", "judge", *players)
-    view = live.view("judge" if caller.role not in PLAYERS else caller.view)
+    seen = "judge" if caller.role not in PLAYERS else caller.view
+    view = live.view(seen)
     named = _shows(shows)
+    # as far as its view may see: a player's of a judge's what-if branch stops where it left (``LiveDuel.branch_cut``)
+    visible = live.visible(seen)
     with live.lock:                               # a copy of the board, as no append changes it
-        count = len(view.steps)
+        count = min(len(view.steps), visible)
         state = view.state_after(count).copy() if count else None
     found = actions(state, card, named, service.store.cards) if state is not None else []
     if caller.role in PLAYERS and state is not None:     # only what this player may enter (its appends' rules)
