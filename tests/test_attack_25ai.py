@@ -130,3 +130,20 @@ def test_a_players_actions_in_a_what_if_branch_are_judged_where_its_view_stops(s
     assert mine == parent, "the branch, as Kaiba may see it, is the duel where it left"
     judge = web.get(f"/duels/{branch}/actions", headers=auth(duel["tokens"]["judge"])).json()
     assert judge["at"] == 18, "the judge's what-if is the judge's"
+
+
+def test_an_empty_append_tells_a_player_no_head_past_its_view_of_a_what_if(served):
+    """An empty append answers the head (a device's check before it writes), and its ``expected``
+    a 409 naming it: Kaiba's token learnt the what-if's length (19) from the branch his view stops
+    at 18 of, and could confirm any guess. It answers his view's head; and his page's ``writes``
+    offer him nothing there (``/frames``), as every write of his would be refused."""
+    web, _opened = served
+    duel, branch = _what_if(web, "witnessed")
+    kaiba = auth(duel["tokens"]["p1"])
+    assert web.post(f"/duels/{branch}/events", json=[], headers=kaiba).json() == {"position": 18}
+    assert web.post(f"/duels/{branch}/events?expected=19", json=[], headers=kaiba).status_code == 409
+    assert web.post(f"/duels/{branch}/events?expected=18", json=[], headers=kaiba).status_code == 200
+    judge = auth(duel["tokens"]["judge"])
+    assert web.post(f"/duels/{branch}/events", json=[], headers=judge).json() == {"position": 19}
+    assert web.get(f"/duels/{branch}/frames", headers=kaiba).json()["writes"] == []
+    assert "normal_summoned" in web.get(f"/duels/{duel['id']}/frames", headers=kaiba).json()["writes"]
