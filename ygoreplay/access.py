@@ -23,7 +23,7 @@ or ``never`` (only what was revealed stays public). A tournament duel (one of a 
 created with an event's name) is ``event`` unless told otherwise, any other ``end``: in a Swiss
 tournament, releasing a player's unrevealed cards at the end of a round hands them to their
 next opponents. A branch keeps its parent's access, release policy included, and is released no
-sooner than its parent (``live.released``).
+sooner than its parent (``library_search.released``).
 
 A duel's spectator link is ``public`` (anyone may watch, and it is listed), ``unlisted``
 (anyone holding the spectator token may watch) or ``private`` (no spectator token at all);

@@ -32,6 +32,7 @@ from .events import ENTERED_BY, DuelStarted, Event, JudgeNote, cards_named, from
 from .exchange import make_replay, ruleset_and_players
 from .formats import EDOPRO
 from .i18n import say
+from .library_search import released
 from .receipts import Promise, Receipt, Witness, behind, issue, verify as verify_heads
 from .replay_file import HEADER_LIST, ReplayFile, ReplayFileError, check_event, check_header, verify_chain
 from .rules import AuditReport, RuleViolation, audit
@@ -288,6 +289,12 @@ class Records:
             if count == 0:
                 witnessed = _says_witnessed(given)
             try:
+                if made_on is not None and made_on > count:
+                    # past the head: no device saw it, and a turn change there would skip ``repeated_turn``
+                    raise ConflictError(say(
+                        "this entry says it was made when the duel had {made_on} events, but it has {count}: no "
+                        "device saw a head the duel never reached. Nothing was written; read the duel again and "
+                        "enter it anew", made_on=made_on, count=count))
                 written = self._judged_append(duel_id, given, count, witnessed, access, expected, role, entered_by,
                                               names, None if confirmed else made_on if made_on is not None
                                               else expected if expected is not None else count)
@@ -321,6 +328,8 @@ class Records:
                                     role=role, kinds=kinds, writers=writers))
             raise Forbidden(say("a {role} may not write {kinds} (it is the {writers}'s); nothing was written",
                                 role=role, kinds=kinds, writers=writers))
+        if _as_player(role, entered_by):
+            self._not_in_what_if(duel_id)
         self._not_behind(duel_id)
         held: list[DuelState] = []
 
@@ -368,6 +377,17 @@ class Records:
             at = exc.index - count
             hidden = unseen(read[0].view, events[at], self.store.head_state(duel_id)) if 0 <= at < len(events) else []
             raise RuleViolation(exc.rule, read[0].refused(exc.message, hidden), exc.index, exc.kind) from None
+
+    def _not_in_what_if(self, duel_id: str) -> None:
+        """A player enters nothing into a judge's what-if branch whose parent has not released what
+        it hid (``library_search.released``): every view but the judge's stops where the branch left
+        (``LiveDuel.branch_cut``), and an entry judged on the what-if's board would answer a player
+        from events it may not read (its flags, a rule's refusal, a name its view does not know:
+        ZONE-12, ZONE-13). Every door (a player's token, raw ``/events``, ``append --by``) passes here."""
+        parent = self.store.header(duel_id).parent
+        if parent and not released(self.store, parent):
+            raise Forbidden(say("a player enters nothing into a judge's what-if branch before the duel it left "
+                                "has released what it hid; nothing was written"))
 
     def _going_back(self, duel_id: str, to: int, count: int) -> tuple[DuelState, list[Event]]:
         """The board before event ``to`` and the events from it to the head of ``count`` events:

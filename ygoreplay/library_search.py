@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator, Mapping
 
+from .access import Access
 from .card_sources import normal_name
-from .errors import InputError, StoreError
+from .errors import InputError, StoreError, VerificationError
 from .library import ACTIONS, VERSION, Index, access_columns, built, held_key
 from .store import AlteredRow, row_state
 from .i18n import say
@@ -185,6 +186,28 @@ def _names(names: Any) -> list[tuple[int, int, str]]:
     return out
 
 
+def released(store: Any, duel_id: str, now: float | None = None) -> bool:
+    """Whether what a stored duel hid is released to every reader: it has ended and its release
+    settings say so (``Access.releases``; a match's duel with none of its own follows its
+    match's, and is released no sooner than the match ends), and, for a branch, its parent's
+    too (a branch holds its parent's hidden cards and deck orders: a judge's what-if line
+    played to its end releases nothing while the duel it branched from goes on)."""
+    info = store.info(duel_id)
+    if not info.status.get("ended"):
+        return False
+    settings = Access.from_dict(store.attachment(duel_id, "access") or {"visibility": "private"})
+    match = store.match_of(duel_id)
+    ended = True
+    if match is not None and settings.release is None and settings.event is None:
+        # the match's policy, counted from the match's end: a game's hidden cards are the
+        # player's deck for the games still to come
+        settings = Access.from_dict(store.attachment(match, "access") or {"visibility": "private"})
+        ended = bool(store.info(match).status.get("ended"))
+    if not settings.releases(ended, match is not None, now):
+        return False
+    return info.parent is None or released(store, info.parent, now)
+
+
 # -- queries --------------------------------------------------------------------------------------
 
 _EVENTS = "coalesce((SELECT max(h.originator_version) FROM {heads} h WHERE h.originator_id = s.id || '/head'), 0)"
@@ -330,7 +353,9 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
         shown = {stream: row for stream, row in shown.items() if stream in cards}
     hidden = {stream for stream, row in shown.items() if not _found_by_shown(query, row)}
     left_out |= hidden
-    shown = {stream: row for stream, row in shown.items() if stream not in hidden}
+    # a branch's result as its cut shows it (``_branch_cut``): the statement found every branch
+    shown = {stream: row for stream, row in shown.items() if stream not in hidden
+             and (query.result is None or _result_holds(query.result, row))}
     if query.q:             # found by the words' own table (SQLite's FTS5), or a column of them
         worded = {stream for stream, row in shown.items() if not _has_words(index, row, query.q)}
         left_out |= worded
@@ -370,6 +395,12 @@ def _rare(store: Any, query: Query) -> bool:
 
 
 def _result_filter(result: str, params: list[Any]) -> str:
+    """The statement's filter by result: a branch always passes it (its cut is decided after,
+    ``_branch_cut``, and the result checked on it, ``_result_holds``)."""
+    return f"(t.parent IS NOT NULL OR {_result_sql(result, params)})"
+
+
+def _result_sql(result: str, params: list[Any]) -> str:
     shown = "t.cut = t.events AND t.ended = 1"
     if result == "ongoing":
         return "(t.ended = 0 OR t.cut < t.events)"
@@ -379,6 +410,21 @@ def _result_filter(result: str, params: list[Any]) -> str:
         return f"({shown} AND t.winner = {int(result[1])})"
     params += [normal_name(result)] * 2
     return f"({shown} AND ((t.winner = 0 AND t.p0_key = ?) OR (t.winner = 1 AND t.p1_key = ?)))"
+
+
+def _result_holds(result: str, row: Mapping[str, Any]) -> bool:
+    """``_result_sql`` on a row as the search shows it (its ``cut`` a branch's, ``_branch_cut``)."""
+    whole = row["cut"] == row["events"] and bool(row["ended"])
+    if result == "ongoing":
+        return not whole
+    if not whole:
+        return False
+    if result == "draw":
+        return row["winner"] is None
+    if result in ("p0", "p1"):
+        return row["winner"] == int(result[1])
+    name = normal_name(result)
+    return row["winner"] == 0 and row["p0_key"] == name or row["winner"] == 1 and row["p1_key"] == name
 
 
 def _has_words(index: Index, row: Mapping[str, Any], q: str) -> bool:
@@ -630,7 +676,25 @@ def _shown(store: Any, rows: list[Any], listed: Mapping[str, Any], now_ms: int |
         shown[row["id"]] = row
     parents = {row["id"]: row["parent"] for row in shown.values() if row["parent"]}
     held = _held_back(store, set(parents.values()), listed)
-    return {stream: row for stream, row in shown.items() if parents.get(stream) not in held}
+    shown = {stream: row for stream, row in shown.items() if parents.get(stream) not in held}
+    for stream, row in shown.items():
+        if row["parent"]:
+            _branch_cut(store, row, listed[stream].header.branch_at or 0, now_ms)
+    return shown
+
+
+def _branch_cut(store: Any, row: dict[str, Any], branch_at: int, now_ms: int | None) -> None:
+    """A branch's row cut where it left while its parent has not released what it hid (``released``),
+    as ``LiveDuel.branch_cut`` cuts every view but the judge's and the list of duels shows it: its own
+    events are the judge's what-if, its length, last turn and result too. Decided on what its signed
+    anchors vouch for (``branch_at``) and its ancestors' status and settings, as the service decides
+    it: nothing the index signs changes."""
+    try:
+        hidden = not released(store, row["parent"], None if now_ms is None else now_ms / 1000)
+    except (StoreError, VerificationError):      # a parent not there, or altered: nothing of it
+        hidden = True
+    if hidden and row["cut"] > branch_at:
+        row["cut"], row["mark_turn"] = branch_at, None      # its turn at the cut: none the row knows
 
 
 def _held_back(store: Any, streams: set[str], listed: Mapping[str, Any]) -> set[str]:

@@ -37,6 +37,7 @@ from .signing import OrganiserKey
 from .rules import History
 from .state import DuelState
 from .errors import StoreUnavailable, VerificationError
+from .library_search import released
 from .store import Header, Record, Store, StoreError, Verification
 from .trust import seals_of
 from .views import VIEWS, Redactor, ViewReplay, ViewStep, foldable, view_cards
@@ -590,28 +591,6 @@ class LiveDuel:
                              header.root, header.secret, match, header.source, header.created,
                              chain=[r.hash for r in records])
         return dumps(replay, key)
-
-
-def released(store: Store, duel_id: str, now: float | None = None) -> bool:
-    """Whether what a stored duel hid is released to every reader: it has ended and its release
-    settings say so (``Access.releases``; a match's duel with none of its own follows its
-    match's, and is released no sooner than the match ends), and, for a branch, its parent's
-    too (a branch holds its parent's hidden cards and deck orders: a judge's what-if line
-    played to its end releases nothing while the duel it branched from goes on)."""
-    info = store.info(duel_id)
-    if not info.status.get("ended"):
-        return False
-    settings = Access.from_dict(store.attachment(duel_id, "access") or {"visibility": "private"})
-    match = store.match_of(duel_id)
-    ended = True
-    if match is not None and settings.release is None and settings.event is None:
-        # the match's policy, counted from the match's end: a game's hidden cards are the
-        # player's deck for the games still to come
-        settings = Access.from_dict(store.attachment(match, "access") or {"visibility": "private"})
-        ended = bool(store.info(match).status.get("ended"))
-    if not settings.releases(ended, match is not None, now):
-        return False
-    return info.parent is None or released(store, info.parent, now)
 
 
 def _view_key(name: str) -> str:

@@ -151,9 +151,12 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     Service.require(caller, "recorder", "judge", *players)
     events = await _request_events(request)
     if not events:
-        if expected is not None and expected != live.count:
-            raise HTTPError(409, f"the duel has {live.count} events, not {expected}")
-        return {"position": live.count}
+        # the head as the caller's view has it: a player's of a judge's what-if branch stops where it
+        # left (``LiveDuel.branch_cut``), and an empty append (or its ``expected``) told the what-if's length
+        head = live.visible(caller.view)
+        if expected is not None and expected != head:
+            raise HTTPError(409, f"the duel has {head} events, not {expected}")
+        return {"position": head}
     done: list = []
 
     def appended() -> list:
@@ -224,10 +227,13 @@ def duel_actions(duel_id: str, service: ServiceDep, asking: DuelCaller, card: st
     caller, live = asking
     players = PLAYERS if live.access.mode == "witnessed" else ()     # a player's device records its side
     Service.require(caller, "recorder", "judge", *players)
-    view = live.view("judge" if caller.role not in PLAYERS else caller.view)
+    seen = "judge" if caller.role not in PLAYERS else caller.view
+    view = live.view(seen)
     named = _shows(shows)
+    # as far as its view may see: a player's of a judge's what-if branch stops where it left (``LiveDuel.branch_cut``)
+    visible = live.visible(seen)
     with live.lock:                               # a copy of the board, as no append changes it
-        count = len(view.steps)
+        count = min(len(view.steps), visible)
         state = view.state_after(count).copy() if count else None
     found = actions(state, card, named, service.store.cards) if state is not None else []
     if caller.role in PLAYERS and state is not None:     # only what this player may enter (its appends' rules)
@@ -387,6 +393,8 @@ def frames(duel_id: str, request: Request, asking: DuelCaller, start: int = Quer
     visible = live.visible(view)
     if start > visible:
         raise HTTPError(404, f"this view may see events #0..#{visible - 1}; from is 0..{visible}")
+    # a player writes nothing into a judge's what-if its view is cut from (``Records._not_in_what_if``)
+    cut = caller.role in PLAYERS and live.branch_cut(caller.view) is not None
 
     def build() -> bytes:
         # the kinds this token may write (access.may_write): the recorder's page offers no other,
@@ -395,9 +403,9 @@ def frames(duel_id: str, request: Request, asking: DuelCaller, start: int = Quer
         data = {"id": duel_id, "title": live.header.title, "view": view, "role": caller.role,
                 "views": list(caller.views), "events": visible,
                 "writes": [kind for kind, cls in EVENT_TYPES.items()
-                           if cls.stream == "duel" and may_write(caller.role, kind, witnessed)],
+                           if cls.stream == "duel" and may_write(caller.role, kind, witnessed) and not cut],
                 # and whether it may call a judge (access.CALL: the page's one-tap call)
-                "calls": may_call(caller.role, witnessed),
+                "calls": may_call(caller.role, witnessed) and not cut,
                 **({"broken": live.broken} if live.broken is not None and live.broken <= visible else {}),
                 "ended": any(r.event.kind == "duel_ended" for r in live.records[:visible]),
                 "delay": ({"events": live.access.delay_events, "seconds": live.access.delay_seconds}
@@ -406,7 +414,7 @@ def frames(duel_id: str, request: Request, asking: DuelCaller, start: int = Quer
                 "frames": live.view(view).frames(start, visible)}
         return event_json(data).encode()
     # made once per view, role, start and length: a crowd opening a shared link costs one
-    packed = live.answer(("frames", view, caller.role, caller.released, start, visible), build)
+    packed = live.answer(("frames", view, caller.role, caller.released, cut, start, visible), build)
     headers = {"Cache-Control": "no-store", "Vary": "Accept-Encoding"}
     if "gzip" in request.headers.get("accept-encoding", ""):
         return Response(packed, media_type="application/json", headers={**headers, "Content-Encoding": "gzip"})

@@ -519,7 +519,13 @@ class Recorder {
       entry.problem = t("the duel keeps moving on before this entry: send it again when the table is quiet");
     } else {
       const shift = count - entry.at;          // after the other device's entries, in order
-      for (const e of this.queue.entries) if (e.state === "waiting") e.at += shift;
+      // back (an entry of its own before it refused): it was made on no head past the one it now
+      // meets, which the service refuses as one no device saw (409, made_on past the head)
+      for (const e of this.queue.entries) {
+        if (e.state !== "waiting") continue;
+        e.at += shift;
+        if ((e.made ?? e.at) > e.at) e.made = e.at;
+      }
     }
     this.queue.save();
     return "moved";
