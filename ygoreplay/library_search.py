@@ -473,14 +473,17 @@ def _settings(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _found_by_shown(query: Query, row: Mapping[str, Any]) -> bool:
-    """Whether the settings and source ``query`` filters by hold on what the row shows
-    (``_settings``): a duel is never found by what it does not show of its match (the
-    statement asked the match's index row, which a writer to the database may alter)."""
+    """Whether the settings, result and source ``query`` filters by hold on what the row shows
+    (``_settings``, its cut): a duel is never found by what it does not show of its match (the
+    statement asked the match's index row, which a writer to the database may alter), nor by an
+    end past its cut (``_shown`` cuts a what-if branch after the statement)."""
     shown = _settings(row)
     for name in _SETTINGS:
         value = getattr(query, name)
         if value and value.casefold() not in str(shown[name] or "").casefold():
             return False
+    if query.result not in (None, "ongoing") and row["cut"] < row["events"]:    # an end past the cut (a what-if's)
+        return False
     if query.source in ("table", "api"):
         table = bool(row["witnessed"] or row["shows_match"])
         return not row["imported"] and table == (query.source == "table")
@@ -626,6 +629,12 @@ def _shown(store: Any, rows: list[Any], listed: Mapping[str, Any], now_ms: int |
                 and index.genuine(row["mark_mac"], "marks", row["id"], row["cut"] - 1, row["mark_at"],
                                   row["mark_turn"])):
             continue
+        at = vouched.header.branch_at if vouched.header.parent else None
+        if at is not None and row["cut"] > at:
+            # A branch's own events are a judge's what-if, playing its parent's hidden cards: a
+            # search is a spectator's and follows no release (``library.what_if``), so it shows
+            # none of them, not their number, turn nor end (``LiveDuel.branch_cut``; ZONE-12).
+            row["cut"], row["mark_turn"] = at, None
         shown[row["id"]] = row
     parents = {row["id"]: row["parent"] for row in shown.values() if row["parent"]}
     held = _held_back(store, set(parents.values()), listed)

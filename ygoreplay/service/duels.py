@@ -222,10 +222,13 @@ def duel_actions(duel_id: str, service: ServiceDep, asking: DuelCaller, card: st
     caller, live = asking
     players = PLAYERS if live.access.mode == "witnessed" else ()     # a player's device records its side
     Service.require(caller, "recorder", "judge", *players)
-    view = live.view("judge" if caller.role not in PLAYERS else caller.view)
+    seeing = "judge" if caller.role not in PLAYERS else caller.view
+    view = live.view(seeing)
     named = _shows(shows)
     with live.lock:                               # a copy of the board, as no append changes it
-        count = len(view.steps)
+        # as far as the view may see (``LiveDuel.visible``): a judge's what-if branch of a running
+        # duel stops where it left for a player (``branch_cut``, ZONE-12), here as at every door
+        count = min(len(view.steps), live.visible(seeing))
         state = view.state_after(count).copy() if count else None
     found = actions(state, card, named, service.store.cards) if state is not None else []
     if caller.role in PLAYERS and state is not None:     # only what this player may enter (its appends' rules)
