@@ -57,3 +57,5 @@ def test_a_search_shows_no_what_if_past_where_its_running_parent_showed_it(serve
     for result in ("p1", "Kaiba"):
         found = client.get("/search", params={"kind": "duel", "result": result}).json()["results"]
         assert branch not in [hit["id"] for hit in found], ("found by the what-if's end", result)
+    ongoing = client.get("/search", params={"kind": "duel", "result": "ongoing"}).json()["results"]
+    assert branch in [hit["id"] for hit in ongoing], "shown ongoing, and found so (not left out by its end)"

@@ -370,8 +370,8 @@ def _rare(store: Any, query: Query) -> bool:
 
 def _result_filter(result: str, params: list[Any]) -> str:
     shown = "t.cut = t.events AND t.ended = 1"
-    if result == "ongoing":
-        return "(t.ended = 0 OR t.cut < t.events)"
+    if result == "ongoing":                   # a branch: ``_shown`` may cut it where it left (a what-if's end)
+        return "(t.ended = 0 OR t.cut < t.events OR t.parent IS NOT NULL)"
     if result == "draw":
         return f"({shown} AND t.winner IS NULL)"
     if result in ("p0", "p1"):
@@ -482,8 +482,8 @@ def _found_by_shown(query: Query, row: Mapping[str, Any]) -> bool:
         value = getattr(query, name)
         if value and value.casefold() not in str(shown[name] or "").casefold():
             return False
-    if query.result not in (None, "ongoing") and row["cut"] < row["events"]:    # an end past the cut (a what-if's)
-        return False
+    if query.result is not None and (query.result == "ongoing") != (not row["ended"] or row["cut"] < row["events"]):
+        return False                          # its end past the cut (a what-if's) is not shown: it is ongoing
     if query.source in ("table", "api"):
         table = bool(row["witnessed"] or row["shows_match"])
         return not row["imported"] and table == (query.source == "table")
