@@ -1,0 +1,61 @@
+"""Review of issue 25's fifteenth pass (``review15``): a door of a duel that skipped the cut the
+others apply to a judge's what-if branch (``LiveDuel.branch_cut``, ZONE-12/ZONE-13).
+
+* ``/duels/{id}/actions`` worked a witnessed duel's player out the actions on the board after
+  every event of the view, not after those the view may see: on a judge's branch of a running
+  duel its ``at`` told the player's device how long the what-if was, and its board (the one the
+  actions fit) held the what-if's Axe of Despair equipped from Kaiba's hand.
+"""
+from __future__ import annotations
+
+import test_attack_25ag
+from test_attack_25ag import AXE, EQUIP, _what_if
+from test_device_names import ORGANISER, WON, auth
+
+served = test_attack_25ag.served        # the fixture: a store and its service
+
+
+def test_a_players_actions_on_a_what_if_branch_stop_where_the_branch_left(served):
+    """Yugi's device asks the actions of the judge's branch of their running witnessed duel: they
+    are worked out on the board where the branch left (event #17, which the duel showed him), not
+    after the judge's what-if equip of the Axe in Kaiba's hand."""
+    client = served
+    duel = client.post("/duels", json={"title": "what if", "visibility": "public", "mode": "witnessed"},
+                       headers=ORGANISER).json()
+    recorder = auth(duel["tokens"]["recorder"])
+    started = [{**WON[0], "witnessed": True}, *WON[1:18]]
+    assert client.post(f"/duels/{duel['id']}/events", json=started, headers=recorder).status_code == 200
+    made = client.post(f"/duels/{duel['id']}/branch", json={"at": 17}, headers=auth(duel["tokens"]["judge"]))
+    assert made.status_code == 201, made.text
+    branch = made.json()["id"]
+    assert client.post(f"/duels/{branch}/events", json=[EQUIP], headers=recorder).status_code == 200
+    yugi = auth(duel["tokens"]["p0"])
+    assert client.get(f"/duels/{branch}/state", headers=yugi).json()["at"] == 17, "the views' cut"
+    for card in (None, "p1.m0"):
+        answer = client.get(f"/duels/{branch}/actions", params={"card": card} if card else {}, headers=yugi)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["at"] == 17, ("the what-if's length is the judge's", card, answer.json())
+        assert str(AXE) not in answer.text and "Axe of Despair" not in answer.text, card
+    judged = client.get(f"/duels/{branch}/actions", headers=auth(duel["tokens"]["judge"]))
+    assert judged.json()["at"] == 18, "the judge works on the whole what-if"
+
+
+def test_a_search_shows_no_what_if_past_where_its_running_parent_showed_it(served):
+    """A search is a spectator's: the judge's branch of Yugi and Kaiba's running public duel was
+    listed with the what-if's length and its end (Yugi's what-if surrender) while the branch's
+    spectator view stopped where it left."""
+    client = served
+    duel, branch = _what_if(client, "end")
+    surrender = {"kind": "duel_ended", "winner": 1, "reason": "surrender"}
+    recorder = auth(duel["tokens"]["recorder"])
+    assert client.post(f"/duels/{branch}/events", json=[surrender], headers=recorder).status_code == 200
+    seen = len(client.get(f"/duels/{branch}/events").text.splitlines())
+    assert seen == 18, "the branch's spectators see where it left"
+    found = client.get("/search", params={"kind": "duel"}).json()["results"]
+    listed = [hit for hit in found if hit["id"] == branch]
+    assert all(hit["events"] <= seen and hit["result"] is None for hit in listed), listed
+    for result in ("p1", "Kaiba"):
+        found = client.get("/search", params={"kind": "duel", "result": result}).json()["results"]
+        assert branch not in [hit["id"] for hit in found], ("found by the what-if's end", result)
+    ongoing = client.get("/search", params={"kind": "duel", "result": "ongoing"}).json()["results"]
+    assert branch in [hit["id"] for hit in ongoing], "shown ongoing, and found so (not left out by its end)"
