@@ -204,12 +204,15 @@ LEFT = "~left"
 REASONS_FROM = frozenset(("discarded", "tributed", "detached"))
 
 
-def reason_problem(card: Card, reason: str, to_zone: str | None, from_hand: bool) -> tuple[str, str] | None:
+def reason_problem(card: Card, reason: str, to_zone: str | None, from_hand: bool,
+                   redirected: bool = False) -> tuple[str, str] | None:
     """(rule, why) a card cannot move for ``reason`` from where it is (to ``to_zone``), or None:
     TERM-07, only a card in the hand is discarded; SUM-06, a Tribute is a monster on the field
     (``from_hand``: or in the hand, as a resolving effect or a cost may Tribute one, RIT-02);
-    XMAT-01, only an Xyz material is detached, NIS-05, to the GY. The one check of a move
-    (``outcome.card_moved``) and of a card paid as a cost (``chain.activated``, CHAIN-11)."""
+    XMAT-01, only an Xyz material is detached, NIS-05, to the GY (``redirected``: or banished,
+    when a face-up card's text banishes what goes to the GY, Macro Cosmos: still a detach, a
+    cost paid). The one check of a move (``outcome.card_moved``) and of a card paid as a cost
+    (``chain.activated``, CHAIN-11)."""
     here = card.zone
     if reason == "discarded" and here != HAND:
         return "TERM-07", say("only a card in the hand is discarded; {name} is in the {zone}", name=card.name, zone=here)
@@ -218,7 +221,7 @@ def reason_problem(card: Card, reason: str, to_zone: str | None, from_hand: bool
                              "Tributes, in the hand: RIT-02); {name} is in the {zone}", name=card.name, zone=here)
     if reason == "detached" and here != OVERLAY:
         return "XMAT-01", say("only an Xyz material is detached; {name} is in the {zone}", name=card.name, zone=here)
-    if reason == "detached" and to_zone != GY:
+    if reason == "detached" and to_zone != GY and not (redirected and to_zone == BANISHED):
         return "NIS-05", say("a detached Xyz material goes to the GY, not the {zone}", zone=to_zone)
     return None
 

@@ -127,7 +127,8 @@ def activated(state: DuelState, ev: Activated) -> None:
                                            "targeted", id=t.id))
     for cost in costs:                             # CHAIN-11: a card paid moves as its reason says
         if cost.reason in REASONS_FROM and cost.card is not None:
-            problem = reason_problem(state.cards[cost.card], cost.reason, cost.to, True)
+            problem = reason_problem(state.cards[cost.card], cost.reason, cost.to, True,
+                                     card_text.gy_redirected(state, cost.to))
             if problem:
                 fail(state, ev, *problem)
     lp_cost = sum(c.lp for c in costs) if costs else 0
