@@ -20,6 +20,10 @@ Let through though illegal:
 
 * TURN-02: in the Draw Phase the turn player draws first; a pass recorded before that draw was
   accepted (judge15 refused only activations there). With an empty Deck it is WIN-02.
+* SPELL-09, CHAIN-06: a Continuous, Equip or Field Spell, a Continuous Trap or a Pendulum Scale
+  that left the field before its Chain Link resolved applies nothing (judged without card text:
+  its type, its field exits since the activation, and not sent as its own cost). Call of the
+  Haunted destroyed by a chained Mystical Space Typhoon still Special Summoned, accepted.
 """
 from __future__ import annotations
 
@@ -27,11 +31,14 @@ import pytest
 from test_rule_scenarios_27 import ev
 from test_rule_scenarios_28 import passed
 from test_rules_battle import SCAPEGOAT_SET, SHEEP_APPEAR, VORSE_, attack, battle, calc, mon, step
-from test_rules_card_text import ENDLESS_LUA
+from test_rules_card_text import ENDLESS, ENDLESS_LUA, NO_SCRIPTS
 
-from duel import CARDS, CELTIC, KURIBOH, MST, UTOPIA, fold, position, refused_with
+from duel import CARDS, CELTIC, KURIBOH, MST, UTOPIA, VORSE, fold, position, refused_with
 from ygoreplay.card_scripts import read_script
 from ygoreplay.cards import CardDB, CardFacts
+from ygoreplay.events import from_dict
+from ygoreplay.rules import apply
+from ygoreplay.state import DuelState
 
 # == NIS-05: a material detached under Macro Cosmos is banished, still detached =====================
 
@@ -123,3 +130,61 @@ def test_turn_02_no_pass_is_recorded_in_the_draw_phase_before_the_draw() -> None
     refused_with([position({"deck": [], "hand": [{"code": KURIBOH, "id": "k"}]}, phase="draw"), passed(0)],
                  "WIN-02", "player 0 must draw with an empty Deck: they have lost the duel")
 
+
+
+# == SPELL-09, CHAIN-06: a lasting card that left the field before its link resolved applies nothing ==
+
+CALL = 97077563
+CALL_BOARD = position({"szone": [{"code": CALL, "id": "call", "position": "set"}], "gy": [{"code": VORSE, "id": "vorse"}]},
+                      {"szone": [{"code": MST, "id": "p1_mst", "position": "set"}]})
+CALL_ACTIVATED = ev("activated", player=0, card="call", targets=["vorse"])
+MST_ON_CALL = [ev("activated", player=1, card="p1_mst", targets=["call"]), ev("chain_link_resolved", link=2),
+               ev("card_moved", card="call", to=[0, "gy"], reason="destroyed", cause="p1_mst"),
+               ev("card_moved", card="p1_mst", to=[1, "gy"], reason="resolved")]
+REBORN = ev("special_summoned", player=0, card="vorse", zone=0, cause="call")
+
+
+def test_chain_06_a_continuous_trap_destroyed_before_it_resolves_applies_nothing() -> None:
+    """CHAIN-06: Call of the Haunted targets Vorse Raider in the GY; Mystical Space Typhoon,
+    chained, destroys it: a Continuous Trap that has left the field applies nothing when its link
+    resolves, and Vorse Raider stays in the GY (SPELL-09 says the same of a Continuous Spell).
+    Before: its Special Summon was accepted. Not destroyed, it summons."""
+    refused_with([CALL_BOARD, CALL_ACTIVATED, *MST_ON_CALL, ev("chain_link_resolved", link=1), REBORN], "CHAIN-06",
+                 "Call of the Haunted left the field before its Chain Link resolved: a Continuous, Equip, Field or "
+                 "Pendulum card that has left the field applies nothing")
+    state = fold(CALL_BOARD, CALL_ACTIVATED, ev("chain_link_resolved", link=1), REBORN)
+    assert state.cards["vorse"].zone == "mzone"
+
+
+def test_spell_09_a_continuous_spell_sent_as_its_own_cost_still_resolves() -> None:
+    """SPELL-09, CHAIN-06, CHAIN-11: a Continuous Spell that sends itself to the GY as the cost of its effect
+    left the field by paying it: its effect resolves (the GY exception). Destroyed by a chained
+    Mystical Space Typhoon instead, it applies nothing: the LP it would gain are refused. Before:
+    accepted."""
+    board = position({"szone": [{"code": ENDLESS, "id": "endless", "position": "faceup"}]},
+                     {"szone": [{"code": MST, "id": "p1_mst", "position": "set"}]})
+    gain = ev("life_points_changed", player=0, amount=500, reason="gain", cause="endless")
+    paid = ev("activated", player=0, card="endless", effect_type="ignition",
+              costs=[{"card": "endless", "to": "gy", "reason": "cost"}])
+    assert fold(board, paid, ev("chain_link_resolved", link=1), gain, cards=NO_SCRIPTS).sides[0].lp == 8500
+    destroyed = [ev("activated", player=0, card="endless", effect_type="ignition"),
+                 ev("activated", player=1, card="p1_mst", targets=["endless"]), ev("chain_link_resolved", link=2),
+                 ev("card_moved", card="endless", to=[0, "gy"], reason="destroyed", cause="p1_mst"),
+                 ev("card_moved", card="p1_mst", to=[1, "gy"], reason="resolved"), ev("chain_link_resolved", link=1)]
+    refused_with([board, *destroyed, gain], "SPELL-09", "Test Endless left the field before its Chain Link resolved",
+                 cards=NO_SCRIPTS)
+
+
+def test_a_snapshot_stored_before_judgerev15_loads() -> None:
+    """SPELL-09, BATTLE-07: a state stored before its chain links kept their card's field exits
+    and before ``inert`` and ``forfeited`` were kept (a snapshot mid-chain) loads: the link judges
+    nothing (``exits`` None) and nothing is inert or forfeited."""
+    data = fold(CALL_BOARD, CALL_ACTIVATED).to_data()
+    for name in ("inert", "forfeited"):
+        del data["scalars"][name]
+    data["chain"] = [row[:-1] for row in data["chain"]]
+    state = DuelState.from_data(data, CARDS)
+    assert (state.chain[0].card, state.chain[0].exits, state.inert, state.forfeited) == ("call", None, [], [])
+    apply(state, from_dict(ev("chain_link_resolved", link=1)))
+    apply(state, from_dict(REBORN))
+    assert state.cards["vorse"].zone == "mzone"

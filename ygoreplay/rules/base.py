@@ -87,10 +87,20 @@ def judges_word(state: DuelState, ev: Event, text: str, what: str) -> None:
 def check_not_negated(state: DuelState, ev: Event, subject: str | None = None) -> None:
     """TERM-14: a card whose activation was negated in this chain applies nothing, so it causes no
     outcome (a move, a change, a Special Summon: a negated Polymerization summons nothing);
-    SPELL-06: a negated Equip Spell equips nothing and changes no ATK or DEF. ``subject``, the card
-    the event moves, may be the cause itself (a negated Spell going to the GY)."""
+    SPELL-06: a negated Equip Spell equips nothing and changes no ATK or DEF. SPELL-09, CHAIN-06:
+    nor does a Continuous, Equip or Field Spell, Continuous Trap or Pendulum Scale whose link
+    resolved after it left the field (``state.inert``). ``subject``, the card the event moves, may
+    be the cause itself (a negated Spell going to the GY)."""
     cause = ev.cause
-    if not state.negated or cause is None or cause not in state.negated or cause == subject:
+    if cause is None or cause == subject:
+        return
+    if cause in state.inert:
+        card = state.cards[cause]
+        fail(state, ev, "SPELL-09" if card.facts.is_spell else "CHAIN-06",
+             say("{name} left the field before its Chain Link resolved: a Continuous, Equip, Field or Pendulum card "
+                 "that has left the field applies nothing", name=card.name))
+        return
+    if not state.negated or cause not in state.negated:
         return
     card = state.cards[cause]
     if card.facts.spell_subtype == "equip":

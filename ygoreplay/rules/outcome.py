@@ -33,7 +33,7 @@ PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
 @handles(CardMoved)
 def card_moved(state: DuelState, ev: CardMoved) -> None:
     card = state.cards.get(ev.card) or get_card(state, ev, ev.card)
-    if state.negated:
+    if state.negated or state.inert:
         check_not_negated(state, ev, card.id)
     to = ev.to
     # the destination's fields as locals: a NamedTuple's field is a descriptor call each read

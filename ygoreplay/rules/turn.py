@@ -69,7 +69,7 @@ def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
                                            draw_count=state.draw_count, count=ev.count) if state.draw_count != 1 else
                  say("the Draw Phase draw is {draw_count} card, not {count}", draw_count=state.draw_count,
                      count=ev.count))
-    if state.negated:
+    if state.negated or state.inert:
         check_not_negated(state, ev)              # TERM-14: a negated Pot of Greed draws nothing
     available = min(ev.count, len(side.deck))
     drawn = side.deck[:available] if ordered or not ev.cards else list(ev.cards)
