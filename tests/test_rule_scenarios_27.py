@@ -342,12 +342,12 @@ def test_battle_11_nis_03_damage_is_calculated_after_the_damage_steps_chain_reso
 def test_battle_07_an_attack_forfeited_in_a_replay_is_spent_and_fixes_the_position() -> None:
     """BATTLE-06/07: Celtic Guardian, the target, is destroyed by an effect: a replay. Player 0
     attacks Kuriboh with Vorse Raider instead; Battle Ox has forfeited its attack: it cannot attack
-    again this Battle Phase (BATTLE-03), nor change position in Main Phase 2 (POS-08)."""
+    again this Battle Phase (BATTLE-07), nor change position in Main Phase 2 (POS-08)."""
     vorse_wins = [attack("vorse", "kb"), step("damage"), calc(["kb"], (0, 1600)), to_gy("kb", 1),
                   battle_damage(1, 1600), step("battle")]
     state = fold(*REPLAY, *vorse_wins)
     assert state.sides[1].lp == 6400 and state.cards["ox"].zone == "mzone"
-    refused_with([*REPLAY, *vorse_wins, attack("ox")], "BATTLE-03", "Battle Ox has already attacked")
+    refused_with([*REPLAY, *vorse_wins, attack("ox")], "BATTLE-07", "Battle Ox forfeited its attack")
     refused_with([*REPLAY, ev("attack_cancelled"), step("end"), phase("main2"),
                   ev("position_changed", card="ox", position="defense")], "POS-08", "declared an attack this turn")
 

@@ -169,7 +169,7 @@ def test_turn_02_nothing_is_activated_in_the_draw_phase_before_the_draw() -> Non
     mine = ev("activated", player=0, card="mst", targets=["p1_mst"])
     theirs = ev("activated", player=1, card="p1_mst", targets=["mst"])
     refused_with([DRAW_PHASE, mine], "TURN-02", NOT_DRAWN)
-    refused_with([DRAW_PHASE, passed(0), theirs], "TURN-02", NOT_DRAWN)
+    refused_with([DRAW_PHASE, theirs], "TURN-02", NOT_DRAWN)     # a pass before the draw: 31b
     drawn = ev("cards_drawn", player=0, count=1)
     assert fold(DRAW_PHASE, drawn, mine).chain[0].card == "mst"
     assert fold(DRAW_PHASE, drawn, passed(0), theirs).chain[0].card == "p1_mst"

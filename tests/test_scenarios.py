@@ -384,7 +384,7 @@ def test_replay_cancel_then_another_monster_attacks_and_the_first_has_forfeited(
               END_CHAIN, ev("attack_cancelled"), attack("celtic"), step("damage"), calc(damage=(0, 1400)),
               lp(1, 1400), step("battle")]
     fold(*events)
-    check([*events, attack("vorse")], "BATTLE-03")          # BATTLE-07: the forfeited attack
+    check([*events, attack("vorse")], "BATTLE-07")          # the forfeited attack (judgerev15: was BATTLE-03)
 
 
 def test_attacker_destroyed_by_sakuretsu_then_another_monster_attacks() -> None:
@@ -1137,7 +1137,7 @@ def test_after_a_replay_another_monster_attacks_without_a_recorded_cancel() -> N
               lp(1, 300, "effect_damage"), lp(0, 300, "effect_damage"), moved("ring", [1, "gy"], "resolved"),
               END_CHAIN, attack("celtic"), step("damage"), calc(damage=(0, 1400)), lp(1, 1400), step("battle")]
     fold(*events)
-    check([*events, attack("vorse")], "BATTLE-03")
+    check([*events, attack("vorse")], "BATTLE-07")
 
 
 def test_a_second_attack_while_the_first_is_pending_is_refused() -> None:

@@ -167,7 +167,7 @@ def test_battle_07_forfeited_attack_cannot_attack_again() -> None:
     events = [board(p1=p1, **BATTLE), attack("ox", "elf"), gone, attack("vorse", "c1"), step("damage"),
               calc(["c1"], [0, 500]), battle_damage(1, 500), to_gy("c1", 1), step("battle")]
     fold(*events)
-    check([*events, attack("ox")], "BATTLE-03")
+    check([*events, attack("ox")], "BATTLE-07")
 
 
 def test_battle_12_attack_a_face_down_monster_uses_its_def() -> None:

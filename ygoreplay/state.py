@@ -168,6 +168,7 @@ class ChainLink:
     left_for_gy: bool = False                        # its Pendulum card went to the GY: legal if negated (PEND-01)
     negated_by: int | None = None                    # the resolved link that negated its activation (TERM-14)
     mandatory: bool | None = None                    # a mandatory trigger; None: not one, or unknown (NIS-02)
+    exits: int | None = None                         # a lasting card's field exits at activation (SPELL-09, CHAIN-06)
 
 
 @dataclass(slots=True)
@@ -229,12 +230,14 @@ class DuelState:
         self.resolving = False                         # a chain is resolving: from its first link to chain_ended
         self.to_leave: list[str] = []                  # cards that must leave once the chain ends
         self.negated: list[str] = []                   # cards whose activation this chain negated: they apply nothing (TERM-14)
+        self.inert: list[str] = []                     # lasting cards whose link resolved off the field: nothing (SPELL-09)
         self.negated_links: list[int] = []             # this chain's links whose activation was negated: they negate nothing (TERM-14)
         # FUS-03, RIT-03: [card, None] for each link that resolved since the last chain ended; None
         # becomes the card whose activation then started a new chain (that chain's end unrecorded):
         # a Fusion or Ritual Summon the resolved card makes after it came after that activation.
         self.resolved: list[list] = []
         self.flipped: list[str] = []                   # monsters flipped face-up this turn (EFF-05, TERM-10)
+        self.forfeited: list[str] = []                 # monsters whose attack a replay forfeited this turn (BATTLE-07)
         # CTRL-01: cards another player controlled as they left the field. That player activates
         # their trigger in the next chain; then the card is its owner's. ``taken_next``: the window
         # closes when the next chain ends; ``taken_later``: they left in a chain, the window is the one after.
@@ -397,8 +400,8 @@ class DuelState:
                 swap(pile)
             if side.fzone == old:
                 side.fzone = new
-        for pile in (self.emz, self.to_leave, self.equips, self.summon_group, self.negated, self.taken_next,
-                     self.taken_later, self.flipped):
+        for pile in (self.emz, self.to_leave, self.equips, self.summon_group, self.negated, self.inert, self.taken_next,
+                     self.taken_later, self.flipped, self.forfeited):
             swap(pile)
         for pair in self.resolved:
             swap(pair)
@@ -466,7 +469,7 @@ class DuelState:
                 "first_player", "players", "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
                 "normal_draw_done", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
-                "resolving", "negated", "negated_links", "resolved", "flipped", "taken_next", "taken_later", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
+                "resolving", "negated", "inert", "negated_links", "resolved", "flipped", "forfeited", "taken_next", "taken_later", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
                 "shed", "witnessed", "turn_began", "timing", "card_text")
 
     def to_data(self) -> dict:
@@ -626,7 +629,7 @@ _SHARED = ("db", "unknown", "index", "started", "ruleset", "starting_lp", "hand_
            "passes_recorded", "negations_recorded", "reads_before", "unknowns", "witnessed", "turn_began")
 #: Flat lists of card ids, link numbers or flags: a new list with the same (immutable) items.
 _ID_LISTS = ("emz", "opening_drawn", "to_leave", "negated", "negated_links", "taken_next", "taken_later",
-             "equips", "summon_group", "shed", "flipped")
+             "equips", "summon_group", "shed", "flipped", "forfeited", "inert")
 #: Lists of ``Violation`` or None.
 _VIOLATION_LISTS = ("violations", "undecided", "flags")
 #: Nested plain data (lists, dicts, sets of immutables and of each other): ``_copy_data``.

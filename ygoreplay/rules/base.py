@@ -89,10 +89,20 @@ def judges_word(state: DuelState, ev: Event, text: str, what: str, signed: bool 
 def check_not_negated(state: DuelState, ev: Event, subject: str | None = None) -> None:
     """TERM-14: a card whose activation was negated in this chain applies nothing, so it causes no
     outcome (a move, a change, a Special Summon: a negated Polymerization summons nothing);
-    SPELL-06: a negated Equip Spell equips nothing and changes no ATK or DEF. ``subject``, the card
-    the event moves, may be the cause itself (a negated Spell going to the GY)."""
+    SPELL-06: a negated Equip Spell equips nothing and changes no ATK or DEF. SPELL-09, CHAIN-06:
+    nor does a Continuous, Equip or Field Spell, Continuous Trap or Pendulum Scale whose link
+    resolved after it left the field (``state.inert``). ``subject``, the card the event moves, may
+    be the cause itself (a negated Spell going to the GY)."""
     cause = ev.cause
-    if not state.negated or cause is None or cause not in state.negated or cause == subject:
+    if cause is None or cause == subject:
+        return
+    if cause in state.inert:
+        card = state.cards[cause]
+        fail(state, ev, "SPELL-09" if card.facts.is_spell else "CHAIN-06",
+             say("{name} left the field before its Chain Link resolved: a Continuous, Equip, Field or Pendulum card "
+                 "that has left the field applies nothing", name=card.name))
+        return
+    if not state.negated or cause not in state.negated:
         return
     card = state.cards[cause]
     if card.facts.spell_subtype == "equip":
@@ -206,12 +216,15 @@ LEFT = "~left"
 REASONS_FROM = frozenset(("discarded", "tributed", "detached"))
 
 
-def reason_problem(card: Card, reason: str, to_zone: str | None, from_hand: bool) -> tuple[str, str] | None:
+def reason_problem(card: Card, reason: str, to_zone: str | None, from_hand: bool,
+                   redirected: bool = False) -> tuple[str, str] | None:
     """(rule, why) a card cannot move for ``reason`` from where it is (to ``to_zone``), or None:
     TERM-07, only a card in the hand is discarded; SUM-06, a Tribute is a monster on the field
     (``from_hand``: or in the hand, as a resolving effect or a cost may Tribute one, RIT-02);
-    XMAT-01, only an Xyz material is detached, NIS-05, to the GY. The one check of a move
-    (``outcome.card_moved``) and of a card paid as a cost (``chain.activated``, CHAIN-11)."""
+    XMAT-01, only an Xyz material is detached, NIS-05, to the GY (``redirected``: or banished,
+    when a face-up card's text banishes what goes to the GY, Macro Cosmos: still a detach, a
+    cost paid). The one check of a move (``outcome.card_moved``) and of a card paid as a cost
+    (``chain.activated``, CHAIN-11)."""
     here = card.zone
     if reason == "discarded" and here != HAND:
         return "TERM-07", say("only a card in the hand is discarded; {name} is in the {zone}", name=card.name, zone=here)
@@ -220,7 +233,7 @@ def reason_problem(card: Card, reason: str, to_zone: str | None, from_hand: bool
                              "Tributes, in the hand: RIT-02); {name} is in the {zone}", name=card.name, zone=here)
     if reason == "detached" and here != OVERLAY:
         return "XMAT-01", say("only an Xyz material is detached; {name} is in the {zone}", name=card.name, zone=here)
-    if reason == "detached" and to_zone != GY:
+    if reason == "detached" and to_zone != GY and not (redirected and to_zone == BANISHED):
         return "NIS-05", say("a detached Xyz material goes to the GY, not the {zone}", zone=to_zone)
     return None
 

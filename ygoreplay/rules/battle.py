@@ -32,6 +32,7 @@ def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
     previous = state.attack
     if previous is not None and not _attack_over(state, previous):
         fail(state, ev, "BATTLE-02", say("the attack of {attacker} is not over yet", attacker=previous.attacker))
+    replayed = previous is not None and _replayed(state, previous)   # BATTLE-06: its player attacks anew
     if state.chain:
         fail(state, ev, "CHAIN-10", N_("an attack is declared with no chain open; it is not an activation"))
     elif state.passes and (ended := end_passes(state)):   # PRIO-03/05: the turn player declared the step's end
@@ -39,9 +40,16 @@ def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
     if attacker.position != ATTACK:
         fail(state, ev, "POS-03", say("{name} is in {position} position; only face-up Attack Position monsters "
                                       "attack", name=attacker.name, position=attacker.position))
-    if attacker.attacked_turn == state.turn:
-        fail(state, ev, "BATTLE-03", say("{name} has already attacked this Battle Phase", name=attacker.name))
+    if attacker.attacked_turn == state.turn and not (replayed and previous.attacker == attacker.id):
+        if attacker.id in state.forfeited:
+            fail(state, ev, "BATTLE-07", say("{name} forfeited its attack when another monster attacked instead after "
+                                             "a replay: it cannot attack again this Battle Phase", name=attacker.name))
+        else:
+            fail(state, ev, "BATTLE-03", say("{name} has already attacked this Battle Phase", name=attacker.name))
     _check_target(state, ev, 1 - player, ev.target)
+    # -- all checks done ----------------------------------------------------------------------
+    if replayed and previous.attacker != attacker.id:
+        state.forfeited.append(previous.attacker)        # BATTLE-07: another monster attacks instead
     state.attack = Attack(attacker.id, ev.target, frozenset(c.id for c in state.monsters(1 - player)))
     attacker.attacked_turn = state.turn
 
@@ -81,6 +89,8 @@ def attack_cancelled(state: DuelState, ev: AttackCancelled) -> None:
         fail(state, ev, "BATTLE-06", N_("without an effect, an attack is cancelled only in a replay, after the "
                                         "opponent's monsters changed"))
     check_not_negated(state, ev)                  # TERM-14: a negated Negate Attack stops no attack
+    if ev.cause is None:
+        state.forfeited.append(attack.attacker)   # BATTLE-07: called off in a replay, it is spent
     state.attack = None
 
 
@@ -89,13 +99,24 @@ def _attack_over(state: DuelState, attack: Attack) -> bool:
     field or is no longer in face-up Attack Position (POS-03: e.g. Book of Moon on it), or the
     opponent's monsters changed (a replay, BATTLE-06) and the player attacks with another monster
     instead, forfeiting the first attack (BATTLE-07)."""
+    return not _attacking(state, attack) or _replayed(state, attack)
+
+
+def _attacking(state: DuelState, attack: Attack) -> bool:
+    """Whether the attack's monster is still on the field, in face-up Attack Position, attacking."""
     attacker = state.cards.get(attack.attacker)
-    if attacker is None or attacker.zone != MZONE or attacker.position != ATTACK or not _still_attacking(state,
-                                                                                                       attacker):
-        return True
-    if attack.calculated:
+    return (attacker is not None and attacker.zone == MZONE and attacker.position == ATTACK
+            and _still_attacking(state, attacker))
+
+
+def _replayed(state: DuelState, attack: Attack) -> bool:
+    """BATTLE-06: the attacking monster is still attacking, before damage calculation, and the
+    opponent's monsters changed since the declaration: its player declares again, a new target
+    for it (a replay, not a second attack: BATTLE-03) or another monster (BATTLE-07: this one's
+    attack forfeited)."""
+    if attack.calculated or not _attacking(state, attack):
         return False
-    defender = 1 - attacker.controller
+    defender = 1 - state.cards[attack.attacker].controller
     return frozenset(c.id for c in state.monsters(defender)) != attack.defender_monsters
 
 

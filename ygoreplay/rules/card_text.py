@@ -208,6 +208,13 @@ def text_allows(state: DuelState, code: str, card: Card | None = None) -> bool:
     return False
 
 
+def gy_redirected(state: DuelState, to_zone: str | None) -> bool:
+    """NIS-05, GEN-01: a card bound for the GY goes to ``to_zone``, the banished zone, because a
+    face-up card's text banishes it instead (Macro Cosmos, Dimensional Fissure:
+    EFFECT_TO_GRAVE_REDIRECT); its move keeps its reason (a material detached as a cost)."""
+    return to_zone == BANISHED and text_allows(state, "EFFECT_TO_GRAVE_REDIRECT")
+
+
 # -- TEXT-01, EFF-03/07: what an activation may be -------------------------------------------------
 
 def activation(state: DuelState, ev: Activated, card: Card, player: int) -> tuple | None:

@@ -60,6 +60,14 @@ def _unseen_source(card: Card, effect_type: str) -> tuple[str, str] | None:
     return None
 
 
+def _lasting(card: Card) -> bool:
+    """SPELL-09, CHAIN-06: a card on the field whose effects last only while it stays there: a
+    Continuous, Equip or Field Spell, a Continuous Trap, a Pendulum card in its Pendulum Zone."""
+    facts = card.facts
+    return (card.zone in (SZONE, FZONE) and (facts.spell_subtype in ("continuous", "equip", "field")
+                                            or facts.trap_subtype == "continuous" or facts.is_pendulum))
+
+
 @handles(Activated)
 def activated(state: DuelState, ev: Activated) -> None:
     player = state.turn_player if ev.player is None else ev.player
@@ -127,7 +135,8 @@ def activated(state: DuelState, ev: Activated) -> None:
                                            "targeted", id=t.id))
     for cost in costs:                             # CHAIN-11: a card paid moves as its reason says
         if cost.reason in REASONS_FROM and cost.card is not None:
-            problem = reason_problem(state.cards[cost.card], cost.reason, cost.to, True)
+            problem = reason_problem(state.cards[cost.card], cost.reason, cost.to, True,
+                                     card_text.gy_redirected(state, cost.to))
             if problem:
                 fail(state, ev, *problem)
     lp_cost = sum(c.lp for c in costs) if costs else 0
@@ -155,6 +164,8 @@ def activated(state: DuelState, ev: Activated) -> None:
             state.negated_links.clear()
         if state.negated:                          # TERM-14: what it negated may apply again (its end
             state.negated.clear()                  # unrecorded: a card activated anew is not negated)
+        if state.inert:
+            state.inert.clear()
         for pair in state.resolved:                # FUS-03, RIT-03: activated after these resolved
             if pair[1] is None:
                 pair[1] = card.id
@@ -162,7 +173,8 @@ def activated(state: DuelState, ev: Activated) -> None:
     # call build a dict of them, half again as long as the call itself
     state.chain.append(ChainLink(len(state.chain) + 1, player, card.id, speed, effect_type,
                                  ev.targets, ev.simultaneous, effect_type is None, ev.negates,
-                                 tuple(paid_to) if paid_to else (), lp_cost, False, None, must))
+                                 tuple(paid_to) if paid_to else (), lp_cost, False, None, must,
+                                 card.field_exits if _lasting(card) else None))
     if use is not None or state.card_text[card_text.OWED]:
         card_text.used(state, card, use, len(state.chain))   # GEN-03 paid, TEXT-01 counted
     if ev.negates is not None:
@@ -374,6 +386,9 @@ def chain_link_resolved(state: DuelState, ev: ChainLinkResolved) -> None:
         resolved[:] = [pair for pair in resolved if pair[0] != link.card]
     resolved.append([link.card, None])
     card = state.cards.get(link.card)
+    if (link.exits is not None and card is not None and card.field_exits != link.exits
+            and card.id not in link.paid):         # SPELL-09, CHAIN-06: left the field (not as its cost)
+        state.inert.append(card.id)
     if link.is_card_activation and card is not None:
         bind_equip(state, card, link.targets)      # SPELL-05: an Equip Spell equips its target
     if link.negates is not None and link.negates <= len(state.chain):
@@ -428,6 +443,8 @@ def chain_ended(state: DuelState, ev: ChainEnded) -> None:
         state.resolved[:] = [pair for pair in state.resolved if pair[1] is not None]
     if state.negated:
         state.negated.clear()
+    if state.inert:
+        state.inert.clear()
     if state.negated_links:
         state.negated_links.clear()
     if state.taken_next or state.taken_later:

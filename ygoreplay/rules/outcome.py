@@ -18,6 +18,7 @@ from ..events import (
     CardMoved, CardRevealed, CardsSwapped, CoinTossed, ControlChanged, CountersChanged, DieRolled,
     LifePointsChanged, Loc, SetCardsShuffled, StatsChanged, ZoneChanged)
 from ..state import Card, ChainLink, DuelState
+from . import card_text
 from .base import (
     LEFT, ON_FIELD, REASONS_FROM, check_not_negated, fail, get_card, handles, impossible, player_of, put, reason_problem,
     take, vanish)
@@ -32,7 +33,7 @@ PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
 @handles(CardMoved)
 def card_moved(state: DuelState, ev: CardMoved) -> None:
     card = state.cards.get(ev.card) or get_card(state, ev, ev.card)
-    if state.negated:
+    if state.negated or state.inert:
         check_not_negated(state, ev, card.id)
     to = ev.to
     # the destination's fields as locals: a NamedTuple's field is a descriptor call each read
@@ -159,7 +160,8 @@ def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> N
             fail(state, ev, "BATTLE-14", say("{name} was not destroyed by battle in the current damage calculation",
                                              name=card.name))
     elif reason in REASONS_FROM:
-        problem = reason_problem(card, reason, zone, state.resolving or ev.cause is not None)
+        problem = reason_problem(card, reason, zone, state.resolving or ev.cause is not None,
+                                 card_text.gy_redirected(state, zone))
         if problem:
             fail(state, ev, *problem)
     if card.is_token and zone == MZONE and ev.position in (SET, "facedown_attack"):

@@ -69,7 +69,7 @@ def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
                                            draw_count=state.draw_count, count=ev.count) if state.draw_count != 1 else
                  say("the Draw Phase draw is {draw_count} card, not {count}", draw_count=state.draw_count,
                      count=ev.count))
-    if state.negated:
+    if state.negated or state.inert:
         check_not_negated(state, ev)              # TERM-14: a negated Pot of Greed draws nothing
     available = min(ev.count, len(side.deck))
     drawn = side.deck[:available] if ordered or not ev.cards else list(ev.cards)
@@ -127,6 +127,7 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
     state.summon_window = None
     state.resolved.clear()                    # FUS-03, RIT-03: a summon waits for no resolution of a past turn
     state.flipped.clear()                     # EFF-05: a Flip effect waits for no flip of a past turn
+    state.forfeited.clear()                   # BATTLE-07: a forfeit lasts the Battle Phase it was made in
     forget_takers(state, at_turn_end=True)   # CTRL-01: a taken card's trigger waits no longer
 
 
@@ -148,12 +149,7 @@ def phase_entered(state: DuelState, ev: PhaseEntered) -> None:
         fail(state, ev, "PRIO-04", say("the phase cannot change while a chain of {count} is open",
                                        count=len(state.chain)))
     if state.phase == "draw" and must_still_draw(state):
-        if state.sides[state.turn_player].deck:
-            fail(state, ev, "TURN-02", say("player {turn_player} left the Draw Phase without drawing",
-                                           turn_player=state.turn_player))
-        else:                                     # WIN-02: the draw they must make loses the duel
-            fail(state, ev, "WIN-02", say("player {turn_player} must draw with an empty Deck: they have lost the "
-                                          "duel, and no phase follows", turn_player=state.turn_player))
+        _draw_owed(state, ev, left=True)
     if state.phase == "battle":
         close_attack(state, ev)
     state.phase = phase
@@ -161,6 +157,23 @@ def phase_entered(state: DuelState, ev: PhaseEntered) -> None:
     if phase == "battle":
         state.battle_phase_entered = True
     state.summon_window = None
+
+
+def _draw_owed(state: DuelState, ev: PhaseEntered | PriorityPassed, left: bool) -> None:
+    """TURN-02: the turn player's draw is still owed in the Draw Phase, and the record goes on as
+    if it were made: it leaves the phase (``left``) or a player passes, yet the draw comes first,
+    before anyone holds priority. WIN-02: with an empty Deck that draw loses the duel instead."""
+    turn_player = state.turn_player
+    if not state.sides[turn_player].deck:         # WIN-02: the draw they must make loses the duel
+        fail(state, ev, "WIN-02", say("player {turn_player} must draw with an empty Deck: they have lost the "
+                                      "duel, and no phase follows", turn_player=turn_player))
+    elif left:
+        fail(state, ev, "TURN-02", say("player {turn_player} left the Draw Phase without drawing",
+                                       turn_player=turn_player))
+    else:
+        fail(state, ev, "TURN-02", say("player {turn_player} has not drawn yet: in the Draw Phase the turn player "
+                                       "draws first, and only then does anyone hold priority and pass",
+                                       turn_player=turn_player))
 
 
 @handles(StepEntered)
@@ -209,6 +222,8 @@ def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
     if not state.started:
         impossible(state, ev, "LOG-03", N_("the duel has not started"))
     player, passes = ev.player, state.passes
+    if state.phase == "draw" and not state.chain and must_still_draw(state):
+        _draw_owed(state, ev, left=False)
     if state.chain and not state.resolving:
         top = state.chain[-1]
         if passes >= 2:
