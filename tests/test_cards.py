@@ -171,6 +171,26 @@ def test_describe(classic: CardDB, code: int, text: str) -> None:
     assert classic[code].describe() == text
 
 
+@pytest.mark.parametrize("language, code, text", [
+    ("ja", 46986414, "Dark Magician — レベル 7 闇属性 魔法使い族 通常モンスター、攻撃力 2500 / 守備力 2100"),
+    ("ko", 1861629, "Decode Talker — 링크-3 어둠 속성 사이버스족 링크/효과 몬스터, 공격력 2300, 링크 마커 ↙↑↘"),
+    ("zh-Hans", 94415058, "Stargazer Magician — 等级 5 暗属性 魔法师族 灵摆/效果怪兽，灵摆刻度 1，攻击力 1200 / 守备力 2400"),
+    ("zh-Hant", 84013237, "Number 39: Utopia — 階級 4 光屬性 戰士族 超量/效果怪獸，攻擊力 2500 / 守備力 2000"),
+    ("ja", 73915052, "Sheep Token — レベル 1 地属性 獣族 トークン、攻撃力 0 / 守備力 0"),
+    ("ko", 5318639, "Mystical Space Typhoon — 속공 마법"),
+    ("ja", 41420027, "Solemn Judgment — カウンター罠"),
+    ("zh-Hant", 41420027, "Solemn Judgment — 反擊陷阱"),
+])
+def test_describe_speaks_the_readers_language_in_the_ocgs_terms(classic: CardDB, language: str, code: int,
+                                                                text: str) -> None:
+    """The card details line (recorder page, viewer, ``cards find``) in the reader's language: the
+    OCG's attribute, Type and card-type words, not English in every language."""
+    from ygoreplay import i18n
+    with i18n.using(language):
+        assert classic[code].describe() == text
+    assert classic[code].describe().startswith(f"{classic[code].name} — ")    # English again outside
+
+
 # --- CardDB behaviour ------------------------------------------------------------------------
 
 def test_by_name_unknown_is_a_clear_key_error(classic: CardDB) -> None:

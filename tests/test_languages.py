@@ -306,6 +306,22 @@ def test_the_viewer_gets_card_names_in_its_language_and_the_english_beside(clien
     assert plain[code]["name"] == "Giant Soldier of Stone" and "name_en" not in plain[code]
 
 
+def test_the_viewers_card_details_line_is_in_its_language(client):
+    """The frames' card ``text`` (the details panel of the viewer and the recorder page) is said
+    in the language the reader chose, with the OCG's words; English without one."""
+    events = read_events(ROOT / "replays" / "won-by-damage.jsonl")
+    duel, _ = _duel(client, events)
+    auth = {"Authorization": f"Bearer {ADMIN}"}
+
+    def texts(query: str) -> dict[int, str]:
+        return {c["code"]: c["text"] for f in client.get(f"/duels/{duel}/frames{query}", headers=auth).json()["frames"]
+                for c in f["cards"]}
+    english, japanese = texts(""), texts("?lang=ja")
+    code = next(code for code, text in english.items() if " Normal Monster, ATK " in text)
+    assert "通常モンスター、攻撃力 " in japanese[code] and "Monster" not in japanese[code]
+    assert "属性" in japanese[code] and "族" in japanese[code]
+
+
 def test_ygoprodeck_names_in_french_come_from_its_language_parameter(tmp_path, monkeypatch):
     """No network: YGOPRODeck's answer in French is a fixture; the facts stay the English database's."""
     from ygoreplay import card_install

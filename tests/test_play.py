@@ -168,3 +168,28 @@ def test_without_a_terminal_play_reads_commands_line_by_line():
     assert "no other event names 'nothing-at-all'" in result.output
     plain = CliRunner().invoke(main, ["play", str(DAMAGE), "--plain"], input="q\n")
     assert plain.exit_code == 0 and "event #0/88" in plain.output
+
+
+WITNESSED = ROOT / "replays" / "witnessed-illegal-play.jsonl"
+
+
+def _called(tmp_path: Path) -> Path:
+    """The witnessed sample (#18 flagged SUM-01 and disputed) with a judge call entered at its end."""
+    path = tmp_path / "called.jsonl"
+    call = '{"kind": "judge_note", "category": "call", "judge": "", "note": "was it a second Normal Summon?", ' \
+           '"entered_by": "recorder"}\n'
+    path.write_text(WITNESSED.read_text() + call)
+    return path
+
+
+def test_c_jumps_to_the_next_judge_call_flag_or_dispute_and_shift_c_back(tmp_path):
+    """A judge reviewing a witnessed duel goes from one call (or flag) to the next, not event by event."""
+    study = study_of(_called(tmp_path))
+    last = study.last
+    assert study.next_call(1) == 18 and study.next_call(1) == last and study.next_call(1) is None
+    assert study.index == last and study.next_call(-1) == 18 and study.next_call(-1) is None
+    app = PlayApp(study_of(_called(tmp_path)))
+    seen = drive(app, "c", "c", "c", "C", "C")
+    assert [s[0] for s in seen] == [18, last, last, 18, 18]
+    assert "no later judge call, flag or dispute" in seen[2][2]
+    assert "no earlier judge call, flag or dispute" in seen[4][2]

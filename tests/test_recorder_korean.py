@@ -345,6 +345,26 @@ def test_a_half_filled_form_survives_a_reload_per_link_and_goes_once_entered(ser
     table.close()
 
 
+def test_a_judge_calls_reason_half_typed_survives_a_reload_and_goes_once_called(service, browser):  # noqa: F811
+    """The call form keeps a draft as the other forms do: the reason typed, the phone locks, the
+    tab reloads with the form open and the reason back; called, nothing is kept."""
+    duel, keeper = played(service, browser)
+    page, table = keeper.page, keeper.table
+    table.tap("#call-button")
+    page.fill("#call-reason", "미러포스 발동 타이밍")
+    table.open()                                                          # the tab reloaded
+    expect(page.locator("#call")).to_be_visible()
+    expect(page.locator("#call-reason")).to_have_value("미러포스 발동 타이밍")
+    table.tap("#call button[type=submit]")
+    keeper.settled()
+    assert stored(service.url, duel)[-1]["note"] == "미러포스 발동 타이밍"
+    table.open()
+    expect(page.locator("#call")).to_be_hidden()
+    kept = page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('ygoreplay.draft.call.'))")
+    assert kept == [], kept
+    table.close()
+
+
 def test_the_start_form_half_filled_survives_a_reload(service, browser):  # noqa: F811
     """The players' names typed, who goes first chosen, the phone locks: the start form came back empty."""
     duel = create(service.url, title="table", mode="witnessed")

@@ -272,6 +272,24 @@ def test_the_witnessed_sample_lists_its_flag_and_the_judges_ruling():
     assert "[flagged SUM-01]" in log and "[struck: corrected at #27]" in log and "[unconfirmed]" in log
 
 
+@pytest.mark.parametrize("language, words", [
+    ("ja", ("指摘 SUM-01", "が裁定: そのまま有効", "取り消し: #27 で訂正された", "相手が確認していない入力が")),
+    ("ko", ("지적 SUM-01", "재정:", "삭제됨: #27 에서 정정됨", "상대가 확인하지 않은 입력")),
+    ("zh-Hans", ("被标记 SUM-01", "裁定：", "已划除：于 #27 更正", "未经对方确认")),
+    ("zh-Hant", ("被標記 SUM-01", "裁定：", "已劃除：於 #27 更正", "未經對方確認")),
+])
+def test_audit_says_flags_disputes_and_struck_entries_in_the_readers_language(language, words):
+    """``audit``/``check`` lines for a witnessed duel (flags, what followed, disputes, struck and
+    unconfirmed entries) in the language chosen, not English in every language."""
+    audited = CliRunner().invoke(main, ["--lang", language, "audit", str(REPLAYS / "witnessed-illegal-play.jsonl")])
+    assert audited.exit_code == 0, audited.output
+    for word in words:
+        assert word in audited.output, (word, audited.output)
+    for english in ("flagged SUM-01", "entered by", "struck: corrected", "not confirmed by the other side",
+                    "disputed by"):
+        assert english not in audited.output
+
+
 # -- every door --------------------------------------------------------------------------------------
 
 def write(tmp_path: Path, events: list[dict], name: str = "duel.jsonl") -> str:

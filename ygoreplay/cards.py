@@ -23,6 +23,7 @@ from typing import Any
 from .effect_facts import EFFECTS_COLUMNS, EffectFact
 from .errors import InputError
 from .files import read_limited
+from .i18n import N_, t
 from .lazy_dataclass import dataclass
 
 
@@ -149,18 +150,34 @@ _NOT_NORMAL_FRAMES = _EXTRA_DECK | _RITUAL
 _ALL_MARKERS = int(sum(LinkMarker))
 _UNKNOWN_STAT = -2  # cards.cdb's encoding of a printed "?"
 
-_SPELL_LABELS = {"normal": "Normal", "quickplay": "Quick-Play", "continuous": "Continuous",
-                 "equip": "Equip", "field": "Field", "ritual": "Ritual"}
-_TRAP_LABELS = {"normal": "Normal", "continuous": "Continuous", "counter": "Counter"}
+# The card details line in the reader's language (i18n.t, the OCG's own terms in the catalogues).
+_SPELL_LABELS = {"normal": N_("Normal Spell"), "quickplay": N_("Quick-Play Spell"),
+                 "continuous": N_("Continuous Spell"), "equip": N_("Equip Spell"),
+                 "field": N_("Field Spell"), "ritual": N_("Ritual Spell")}
+_TRAP_LABELS = {"normal": N_("Normal Trap"), "continuous": N_("Continuous Trap"),
+                "counter": N_("Counter Trap")}
 # Konami's type-line order: summoning frame, Pendulum, then abilities; Effect/Normal come last.
-_MONSTER_WORDS = ((CardType.FUSION, "Fusion"), (CardType.RITUAL, "Ritual"),
-                  (CardType.SYNCHRO, "Synchro"), (CardType.XYZ, "Xyz"), (CardType.LINK, "Link"),
-                  (CardType.PENDULUM, "Pendulum"), (CardType.FLIP, "Flip"),
-                  (CardType.GEMINI, "Gemini"), (CardType.SPIRIT, "Spirit"),
-                  (CardType.TOON, "Toon"), (CardType.UNION, "Union"), (CardType.TUNER, "Tuner"))
-_ATTRIBUTE_NAMES = {member: str(member.name) for member in Attribute}
-_RACE_NAMES = {member: str(member.name).replace("_", " ").title() for member in Race}
-_RACE_NAMES.update({Race.BEAST_WARRIOR: "Beast-Warrior", Race.DIVINE_BEAST: "Divine-Beast"})
+_MONSTER_WORDS = ((CardType.FUSION, N_("Fusion")), (CardType.RITUAL, N_("Ritual")),
+                  (CardType.SYNCHRO, N_("Synchro")), (CardType.XYZ, N_("Xyz")),
+                  (CardType.LINK, N_("Link")), (CardType.PENDULUM, N_("Pendulum")),
+                  (CardType.FLIP, N_("Flip")), (CardType.GEMINI, N_("Gemini")),
+                  (CardType.SPIRIT, N_("Spirit")), (CardType.TOON, N_("Toon")),
+                  (CardType.UNION, N_("Union")), (CardType.TUNER, N_("Tuner")))
+_ATTRIBUTE_NAMES = {Attribute.EARTH: N_("EARTH"), Attribute.WATER: N_("WATER"),
+                    Attribute.FIRE: N_("FIRE"), Attribute.WIND: N_("WIND"),
+                    Attribute.LIGHT: N_("LIGHT"), Attribute.DARK: N_("DARK"),
+                    Attribute.DIVINE: N_("DIVINE")}
+_RACE_NAMES = {Race.WARRIOR: N_("Warrior"), Race.SPELLCASTER: N_("Spellcaster"),
+               Race.FAIRY: N_("Fairy"), Race.FIEND: N_("Fiend"), Race.ZOMBIE: N_("Zombie"),
+               Race.MACHINE: N_("Machine"), Race.AQUA: N_("Aqua"), Race.PYRO: N_("Pyro"),
+               Race.ROCK: N_("Rock"), Race.WINGED_BEAST: N_("Winged Beast"), Race.PLANT: N_("Plant"),
+               Race.INSECT: N_("Insect"), Race.THUNDER: N_("Thunder"), Race.DRAGON: N_("Dragon"),
+               Race.BEAST: N_("Beast"), Race.BEAST_WARRIOR: N_("Beast-Warrior"),
+               Race.DINOSAUR: N_("Dinosaur"), Race.FISH: N_("Fish"),
+               Race.SEA_SERPENT: N_("Sea Serpent"), Race.REPTILE: N_("Reptile"),
+               Race.PSYCHIC: N_("Psychic"), Race.DIVINE_BEAST: N_("Divine-Beast"),
+               Race.CREATOR_GOD: N_("Creator God"), Race.WYRM: N_("Wyrm"),
+               Race.CYBERSE: N_("Cyberse"), Race.ILLUSION: N_("Illusion")}
 # Arrows read clockwise from bottom-left, the way a judge scans the card frame.
 _ARROWS = ((LinkMarker.BOTTOM_LEFT, "↙"), (LinkMarker.LEFT, "←"), (LinkMarker.TOP_LEFT, "↖"),
            (LinkMarker.TOP, "↑"), (LinkMarker.TOP_RIGHT, "↗"), (LinkMarker.RIGHT, "→"),
@@ -168,8 +185,9 @@ _ARROWS = ((LinkMarker.BOTTOM_LEFT, "↙"), (LinkMarker.LEFT, "←"), (LinkMarke
 
 
 def _flag_names(value: int, names: Mapping[enum.IntFlag, str]) -> str:
-    """'DARK', 'Winged Beast', … for the bits of ``value``; unknown bits show in hex."""
-    parts = [name for member, name in names.items() if value & member]
+    """'DARK', 'Winged Beast', … (in the reader's language) for the bits of ``value``; unknown
+    bits show in hex."""
+    parts = [t(name) for member, name in names.items() if value & member]
     rest = value & ~int(sum(names))
     if rest:
         parts.append(f"0x{rest:x}")
@@ -332,45 +350,45 @@ class CardFacts:
         return 0 if d < 0 else d
 
     def describe(self) -> str:
-        """One line a judge reads: what the card is, never what it says."""
-        t = self.type
-        if t & _SPELL:
-            return f"{self.name} — {_SPELL_LABELS[self.spell_subtype or 'normal']} Spell"
-        if t & _TRAP:
-            return f"{self.name} — {_TRAP_LABELS[self.trap_subtype or 'normal']} Trap"
-        if not t & _MONSTER:
-            return f"{self.name} — card type 0x{t:x}"
+        """One line a judge reads: what the card is, never what it says; in the reader's language
+        (``i18n.current``: the page's, the command's), with the OCG's terms of that language."""
+        t_ = self.type
+        if t_ & _SPELL:
+            return f"{self.name} — {t(_SPELL_LABELS[self.spell_subtype or 'normal'])}"
+        if t_ & _TRAP:
+            return f"{self.name} — {t(_TRAP_LABELS[self.trap_subtype or 'normal'])}"
+        if not t_ & _MONSTER:
+            return f"{self.name} — " + t("card type {hex}", hex=f"0x{t_:x}")
         if self.is_link:
-            rating = f"Link-{self.level}"
+            rating = t("Link-{value}", value=self.level)
         elif self.is_xyz:
-            rating = f"Rank {self.level}"
+            rating = t("Rank {value}", value=self.level)
         else:
-            rating = f"Level {self.level}"
-        words = [word for bit, word in _MONSTER_WORDS if t & bit]
-        if t & _TOKEN:
-            kind = "Token"
+            rating = t("Level {value}", value=self.level)
+        words = [t(word) for bit, word in _MONSTER_WORDS if t_ & bit]
+        if t_ & _TOKEN:
+            kind = t("Token")
         else:
-            if t & _EFFECT:
-                words.append("Effect")
-            elif t & _NORMAL:
-                words.append("Normal")
-            kind = "/".join(words) + " Monster" if words else "Monster"
+            if t_ & _EFFECT:
+                words.append(t("Effect"))
+            elif t_ & _NORMAL:
+                words.append(t("Normal"))
+            kind = t("{types} Monster", types="/".join(words)) if words else t("Monster")
         head = " ".join(part for part in (
             rating, _flag_names(self.attribute, _ATTRIBUTE_NAMES),
             _flag_names(self.race, _RACE_NAMES), kind) if part)
-        details = []
-        if self.is_pendulum:
-            scale = (str(self.lscale) if self.lscale == self.rscale
-                     else f"{self.lscale}/{self.rscale}")
-            details.append(f"Scale {scale}")
         atk = "?" if self.atk == _UNKNOWN_STAT else str(self.atk)
         if self.defense is None:
             arrows = "".join(arrow for bit, arrow in _ARROWS if self.link_markers & bit)
-            details.append(f"ATK {atk}, arrows {arrows or 'none'}")
+            details = t("ATK {atk}, arrows {arrows}", atk=atk, arrows=arrows or t("none"))
         else:
             defense = "?" if self.defense == _UNKNOWN_STAT else str(self.defense)
-            details.append(f"ATK {atk} / DEF {defense}")
-        return f"{self.name} — {head}, {', '.join(details)}"
+            details = t("ATK {atk} / DEF {defense}", atk=atk, defense=defense)
+        if self.is_pendulum:
+            scale = (str(self.lscale) if self.lscale == self.rscale
+                     else f"{self.lscale}/{self.rscale}")
+            details = t("Scale {scale}, {stats}", scale=scale, stats=details)
+        return t("{name} — {head}, {details}", name=self.name, head=head, details=details)
 
     def to_dict(self) -> dict[str, Any]:
         """Compact msgpack/JSON-safe form: code, name and type, plus fields off their default.

@@ -8,6 +8,7 @@ a ``Study``; neither folds a duel itself. Positions are event indices as ``show 
 """
 from __future__ import annotations
 
+from .access import CALL
 from .log import Entry, narrate
 from .render import changes
 from .source import Source, SourceError
@@ -100,6 +101,19 @@ class Study:
                 return self.go(i)
         return None
 
+    def next_call(self, direction: int = 1) -> int | None:
+        """The next event (or the previous, ``direction`` -1) where the judge was wanted: a judge
+        call entered (``judge_note`` of category ``call``), an entry flagged or disputed; None
+        when no later (earlier) one is, the event shown kept. What a judge reviewing a witnessed
+        duel jumps between."""
+        entries = self.entries
+        i = self.index + direction
+        while 0 <= i < len(entries):
+            if _wanted_the_judge(entries[i]):
+                return self.go(i)
+            i += direction
+        return None
+
     def switch(self, view: str) -> None:
         """See the duel as another view saw it (a view file shows only its own)."""
         if view not in VIEWS:
@@ -114,3 +128,11 @@ class Study:
     def views(self) -> tuple[str, ...]:
         """The views this duel can be seen in: every view of a full record, else its own."""
         return VIEWS if self.source.view == "judge" else (self.source.view,)
+
+
+def _wanted_the_judge(entry: Entry) -> bool:
+    """A judge call, or an entry the rules flagged or the other side disputed (its marks)."""
+    if entry.kind == "judge_note" and getattr(entry.event, "category", None) == CALL:
+        return True
+    marks = entry.marks or {}
+    return bool(marks.get("flags") or marks.get("disputed"))

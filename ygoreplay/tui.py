@@ -11,6 +11,7 @@ Home, End              first / last event
 g                      go to: ``57`` an event, ``t4`` a turn, any other text the next
                        event naming a card (or holding the text)
 / then n, N            search the log forward; the next / previous match
+c, C                   the next / previous judge call, flagged or disputed entry
 v                      switch view (judge, p0, p1, spectator: those the file holds)
 q                      quit
 =====================  ==============================================================
@@ -50,6 +51,7 @@ class PlayApp(App):
         Binding("home", "go_to(0)", "first", show=False), Binding("end", "go_to(-1)", "last", show=False),
         Binding("g", "ask('go')", "go to"), Binding("slash", "ask('search')", "search"),
         Binding("n", "again(1)", "next match", show=False), Binding("N", "again(-1)", "previous match", show=False),
+        Binding("c", "call(1)", "next call"), Binding("C", "call(-1)", "previous call", show=False),
         Binding("v", "next_view", "view"), Binding("q", "quit", "quit"),
         Binding("escape", "cancel", "close the prompt", show=False),
     ]
@@ -125,6 +127,14 @@ class PlayApp(App):
         self.message = ""
         self.study.go(self.study.last if index < 0 else index)
         self.redraw()
+
+    def action_call(self, direction: int) -> None:
+        """Jump to the next (previous) judge call, flag or dispute: a judge reviewing a witnessed
+        duel goes from one to the next."""
+        found = self.study.next_call(direction)
+        self.show_message("" if found is not None else
+                          t("no later judge call, flag or dispute") if direction > 0 else
+                          t("no earlier judge call, flag or dispute"))
 
     def action_next_view(self) -> None:
         views = self.study.views()

@@ -142,14 +142,15 @@ def echo_checked(checked: dict) -> None:
     unknown = checked["unknown_card_events"]
     if not unknown and not checked["undecided"]:
         return
-    line = (f"{checked['events']} events: {checked['fully_checked']} fully checked, {unknown} with an "
-            f"unknown card")
+    line = t("{events} events: {fully} fully checked, {unknown} with an unknown card",
+             events=checked["events"], fully=checked["fully_checked"], unknown=unknown)
     undecided = checked["undecided"]
     if undecided:
-        line += "; not decided: " + ", ".join(f"#{u['index']} {u['rule']}" for u in undecided)
+        line += t("; not decided: {where}", where=", ".join(f"#{u['index']} {u['rule']}" for u in undecided))
     echo(line)
     for u in undecided:
-        echo(f"  #{u['index']} {u['rule']} not decided (it needs a card the record does not know): {said(u['message'])}")
+        echo("  " + t("#{index} {rule} not decided (it needs a card the record does not know): {message}",
+                      index=u["index"], rule=u["rule"], message=said(u["message"])))
 
 
 def witness_lines(data: dict) -> list[str]:
@@ -157,27 +158,33 @@ def witness_lines(data: dict) -> list[str]:
     as ``check`` and ``audit`` print them (``application.witness_dict``)."""
     lines = []
     for f in data["flagged"]:
-        lines.append(f"#{f['index']} flagged {f['rule']} {said(f['message'])} (entered by {f['by'] or 'nobody named'}; "
-                     f"{_followed(f['ruled'])})")
+        lines.append(t("#{index} flagged {rule} {message} (entered by {by}; {followed})", index=f["index"],
+                       rule=f["rule"], message=said(f["message"]), by=f["by"] or t("nobody named"),
+                       followed=_followed(f["ruled"])))
     for d in data["disputed"]:
-        lines.append(f"#{d['index']} disputed by {d['by']} at #{d['at']}: {printable(d['reason'])} "
-                     f"({'open: a judge call' if d['open'] else _followed(d['ruled'])})")
+        lines.append(t("#{index} disputed by {by} at #{at}: {reason} ({followed})", index=d["index"], by=d["by"],
+                       at=d["at"], reason=printable(d["reason"]),
+                       followed=t("open: a judge call") if d["open"] else _followed(d["ruled"])))
     for s in data["struck"]:
-        lines.append(f"#{s['index']} struck: corrected at #{s['corrected_at']}")
+        lines.append(t("#{index} struck: corrected at #{at}", index=s["index"], at=s["corrected_at"]))
     for c in data["calls"]:                      # where the table called the judge (access.CALL)
         lines.append(t("#{index} judge call by {by}: {note}", index=c["index"], by=c["by"] or c["judge"] or "-",
                        note=printable(c["note"])))
     if data["unconfirmed"]:
-        lines.append(f"{len(data['unconfirmed'])} entr{'y' if len(data['unconfirmed']) == 1 else 'ies'} "
-                     "not confirmed by the other side")
+        count = len(data["unconfirmed"])
+        lines.append(t("1 entry not confirmed by the other side") if count == 1 else
+                     t("{count} entries not confirmed by the other side", count=count))
     return lines
 
 
 def _followed(ruled: dict | None) -> str:
+    """What followed a flagged or disputed entry, in the reader's language (a judge's decision is
+    one of ``events.DECISIONS``, catalogued)."""
     if ruled is None:
-        return "open: nothing followed it"
+        return t("open: nothing followed it")
     if ruled["how"] == "judge_note":
-        return f"ruled at #{ruled['at']} by {printable(ruled['judge'] or '')}: {ruled['decision']}"
+        return t("ruled at #{at} by {judge}: {decision}", at=ruled["at"], judge=printable(ruled["judge"] or ""),
+                 decision=t(ruled["decision"]) if ruled["decision"] else "")
     if ruled["how"] == "rolled_back":
-        return f"reverted by the rollback at #{ruled['at']}"
-    return f"struck by the correction at #{ruled['at']}"
+        return t("reverted by the rollback at #{at}", at=ruled["at"])
+    return t("struck by the correction at #{at}", at=ruled["at"])

@@ -237,7 +237,8 @@ function tokenTag(token) {
   return hash.toString(16);
 }
 
-// A form half-filled (``form``: "else", any event; "setup", the duel's start), kept in the browser
+// A form half-filled (``form``: "else", any event; "setup", the duel's start; "call", a judge
+// call's reason), kept in the browser
 // per duel and token: a phone that locks reloads the tab, and what was typed was lost. Restored
 // when the page opens; dropped once entered or discarded.
 class Draft {
@@ -330,6 +331,7 @@ class Recorder {
     this.seals = this.side === null ? null : new Seals(ID, data.role);
     this.draft = new Draft("else", ID, TOKEN);
     this.setupDraft = new Draft("setup", ID, TOKEN);
+    this.callDraft = new Draft("call", ID, TOKEN);
   }
 
   // -- where the duel stands ------------------------------------------------------------------------
@@ -1412,7 +1414,24 @@ class Recorder {
     if (!reason) return;
     $("#call-reason").value = "";
     $("#call").hidden = true;
+    this.callDraft.drop();                         // entered: in the queue now, kept there
     this.enter([{ kind: "judge_note", category: "call", judge: "", note: reason }], t("Judge call"));
+  }
+
+  // The call's reason half-typed, kept as the other forms' drafts are (a phone that locks reloads
+  // the tab); emptied, nothing is kept.
+  keepCall() {
+    const reason = $("#call-reason").value;
+    if (reason.trim()) this.callDraft.keep({ reason }); else this.callDraft.drop();
+  }
+
+  // The kept reason back in the call form, opened; dropped if this link may not call a judge.
+  restoreCall() {
+    const kept = this.callDraft.get();
+    if (!kept || typeof kept.reason !== "string") return;
+    if (!this.calls) { this.callDraft.drop(); return; }
+    $("#call-reason").value = kept.reason;
+    $("#call").hidden = false;
   }
 
   // A judge's rollback to the state before event ``to``: the form of rolled_back, ``to`` filled in,
@@ -1489,6 +1508,8 @@ class Recorder {
       if (!$("#call").hidden) $("#call-reason").focus();
     });
     $("#call").addEventListener("submit", (event) => this.call(event));
+    $("#call-reason").addEventListener("input", () => this.keepCall());
+    this.restoreCall();
     $("#open-seals").addEventListener("click", () => this.openSeals(this.seals.unopened));
     $("#next-game").addEventListener("click", () => this.endGame());
     $("#else-button").addEventListener("click", () => { this.editing = null; this.openElse(); });
