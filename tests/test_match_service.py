@@ -20,6 +20,7 @@ import pytest
 from test_service import ADMIN, Follower, Server, auth
 from test_store import store_url  # noqa: F401  (fixture: a fresh SQLite file or PostgreSQL schema)
 from test_views import encodings
+import ygoreplay.match.stream  # noqa: F401  (registers the match's event kinds: this file run alone)
 from ygoreplay.replay_file import decode_body, loads
 
 MATCHES = Path(__file__).resolve().parent.parent / "replays" / "matches"
