@@ -7,8 +7,9 @@ command line's) printed the match's event name, round, table and format to anyon
 the duel, and the library's search showed them in the duel's result (and found the duel by
 them, and badged it a table's): a reader who may not read the match learnt that it exists and
 where it was played. Now a duel names its match only to a reader who may know of the match: the
-organiser, a token of the match's own, anyone of a public match; the command line's sheet of a
-view other than the judge's names only a public match.
+organiser, a token of the match's own, anyone of a public match, a token of the duel's own table
+(its players', recorder's, judge's: ``access.TABLE_ROLES``; ``test_leftovers_15b``); the command
+line's sheet of a view other than the judge's names only a public match.
 """
 from __future__ import annotations
 
@@ -82,7 +83,7 @@ def test_a_public_duels_lp_sheet_names_its_match_only_to_who_may_read_the_match(
     # the organiser's sheet first: a reader asking after it is not handed the sheet made for it
     mine = client.get(page, headers=ORGANISER)
     assert mine.status_code == 200 and SECRET in mine.text and "Secret Format" in mine.text
-    for headers in ({}, auth(duel["tokens"]["spectator"]), auth(duel["tokens"]["p0"])):
+    for headers in ({}, auth(duel["tokens"]["spectator"])):      # the table's own tokens: test_leftovers_15b
         sheet = client.get(page, headers=headers)
         assert sheet.status_code == 200 and "Yugi wins" in sheet.text
         assert not _tells(sheet.text, match), headers

@@ -8,7 +8,7 @@ connections until the process had no descriptor left. And the 431 and 408 answer
 only, where every other refusal of the service says ``message_translated`` in the reader's
 language. Now a body not whole in ``body_seconds`` is answered 408, an address past its cap 503
 (both closed), each in the language of the ``Accept-Language`` that came in; and the service runs
-on httptools only (its bounds are in that parser), said when it is missing.
+on httptools only (its bounds are in that parser), said when it is missing (``test_leftovers_15b``).
 
 Real sockets against a real server, started as ``serve`` and ``demo`` start it.
 """
@@ -17,17 +17,12 @@ from __future__ import annotations
 import json
 import socket
 import time
-from pathlib import Path
-
-import pytest
 
 from test_attack_25ad import _answer_within, _served, trickled
 from test_service_delay import ADMIN, open_store
-from ygoreplay.errors import InputError, YgoreplayError
 from ygoreplay.i18n import t_in
 from ygoreplay.service import request_head
 
-ROOT = Path(__file__).resolve().parent.parent
 ORGANISER = f"Authorization: Bearer {ADMIN}\r\n".encode()
 
 
@@ -131,19 +126,3 @@ def test_the_head_refusals_are_said_in_the_clients_language(tmp_path, monkeypatc
         assert status.startswith(b"HTTP/1.1 431 ") and headers[b"content-language"] == b"zh-Hans"
         assert body["message_translated"] == t_in("zh-Hans", "the request's line and headers are over {count} bytes",
                                                   count=request_head.MAX_HEAD)
-
-
-def test_the_service_runs_on_httptools_only_and_its_cap_is_checked(monkeypatch):
-    assert '"httptools' in (ROOT / "pyproject.toml").read_text()
-    assert request_head.server_settings(per_address=7)["http"].endswith("CAPPED.per_address_7")
-    assert request_head.CAPPED.per_address_7.per_address == 7
-    assert "h11_max_incomplete_event_size" not in request_head.server_settings()
-    for bad in (0, 1_000_000):
-        with pytest.raises(InputError):
-            request_head.server_settings(per_address=bad)
-    monkeypatch.setenv(request_head.PER_ADDRESS_ENV, "lots")
-    with pytest.raises(InputError, match="YGOREPLAY_CONNECTIONS_PER_ADDRESS"):
-        request_head.server_settings()
-    monkeypatch.setattr(request_head, "HttpToolsProtocol", None)
-    with pytest.raises(YgoreplayError, match="httptools"):
-        request_head.server_settings(per_address=7)

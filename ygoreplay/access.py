@@ -180,13 +180,21 @@ def linkable_into(duel: str, match: str) -> bool:
     return VISIBILITIES.index(match) >= VISIBILITIES.index(duel)
 
 
-def knows_match(access: Access, token: str | None, hashed: str | None = None) -> bool:
+#: A duel's roles whose tokens are its table's own (its players, its recorder, its judge): they sit
+#: at the match's table and sign its LP sheet, so they know of its match; a spectator's is handed on.
+TABLE_ROLES: tuple[str, ...] = ("recorder", "judge", "p0", "p1")
+
+
+def knows_match(access: Access, token: str | None, hashed: str | None = None, duel_role: str | None = None) -> bool:
     """Whether a reader holding ``token`` (None: none) may know of a match whose access record is
     ``access``: anyone of a public one; of any other, a token of the match's own (the organiser's
-    is the service's to grant). A duel's own token is not one: a public duel may be a duel of a
-    private match (``linkable_into``), and its readers learn nothing of that match
-    (``rounds.match_details``)."""
-    return access.visibility == "public" or (token is not None and access.role_of(token, hashed) is not None)
+    is the service's to grant, ``Service.reads_match``), or a token of one of the match's duels
+    whose role there (``duel_role``) is its table's (``TABLE_ROLES``): a player of a private match
+    sees its event and round on the sheet they sign. A duel's spectator token, or none, is not:
+    a public duel may be a duel of a private match (``linkable_into``), and its readers learn
+    nothing of that match (``rounds.match_details``)."""
+    return (access.visibility == "public" or duel_role in TABLE_ROLES
+            or (token is not None and access.role_of(token, hashed) is not None))
 
 
 def view_knows_match(view: str, access: Access) -> bool:

@@ -21,7 +21,7 @@ from ..application import violation_dict
 from ..errors import (
     ConflictError, Forbidden, InputError, StoreError, StoreUnavailable, Unconfirmed, VerificationError, YgoreplayError)
 from ..events import EventFormatError, from_dict
-from ..i18n import DEFAULT, current, message_dict
+from ..i18n import DEFAULT, N_, current, message_dict
 from ..jsonl import parse_lines
 from ..match import commands
 from ..receipts import Receipt
@@ -29,6 +29,8 @@ from ..rules import RuleViolation
 from . import validation
 
 MAX_BODY = 16 << 20              # an upload; a batch of events is far smaller
+#: A body over ``MAX_BODY`` (413), said as every refusal (``_over_body``).
+_OVER_BODY = N_("the request body is over {count} bytes")
 MAX_EVENTS = 10_000              # events in one append
 #: What a JSON body may hold, counted before it is parsed as its ``,``, ``[`` and ``{`` (at least
 #: one each a value past the first; those in strings count too): 10,000 events take 25,000 to
@@ -87,7 +89,7 @@ class _Limit:
             return await self.app(scope, receive, send)
         length = _stated_length(scope)
         if length is not None and not _within_limit(length):
-            return await _json(413, {"error": f"the request body is over {MAX_BODY} bytes"})(scope, receive, send)
+            return await _over_body()(scope, receive, send)
 
         async def uncached(message: dict) -> None:
             if message["type"] == "http.response.start":
@@ -109,9 +111,17 @@ def _limited(receive: Receive) -> Receive:
         message = await receive()
         seen += len(message.get("body", b""))
         if seen > MAX_BODY:
-            raise HTTPError(413, f"the request body is over {MAX_BODY} bytes")
+            raise HTTPError(413, _OVER_BODY.format(count=MAX_BODY))
         return message
     return limited
+
+
+def _over_body() -> JSONResponse:
+    """The 413 of a body stated over ``MAX_BODY``: the English in ``error`` and ``message``, the
+    reader's language in ``message_translated`` (``Language`` around it says ``Content-Language``),
+    as every other refusal of the service."""
+    english = _OVER_BODY.format(count=MAX_BODY)
+    return _json(413, {"error": english, **message_dict(english)})
 
 
 def _stated_length(scope: Scope) -> bytes | None:

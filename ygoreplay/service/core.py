@@ -221,15 +221,20 @@ class Service:
             raise HTTPError(404, f"no duel {duel_id!r}")
         return caller, live
 
-    def match_reader(self, request: Request) -> Callable[[str, Access], bool]:
-        """Whether the caller of ``request`` may know of a match (given its id and access record),
-        as a match's own routes decide it (``matches._caller``): the organiser; a token of the
-        match's; anyone of a public one (``access.knows_match``). What a duel's reader is shown
-        of its match (``rounds.match_details``) asks this: a duel's token opens the duel only."""
+    def reads_match(self, access: Access, token: str | None, hashed: str | None = None,
+                    duel_role: str | None = None) -> bool:
+        """The one rule of who may know of a match (its access record ``access``), for its own
+        routes (``matches._caller``: 404 otherwise) and for what a duel's reader is shown of it
+        (``match_reader``): the organiser, else ``access.knows_match`` (a public match's anyone,
+        a token of the match's, a duel's table token: ``duel_role``, its role in that duel)."""
+        return self.is_organiser(token, hashed) or knows_match(access, token, hashed, duel_role)
+
+    def match_reader(self, request: Request, caller: Caller) -> Callable[[str, Access], bool]:
+        """Whether ``caller``, of a duel, reading it by ``request`` may know of its match (given
+        the match's id and access record; ``reads_match``): what ``rounds.match_details`` asks."""
         token = self.token_of(request)
         hashed = digest(token) if token is not None else None
-        organiser = self.is_organiser(token, hashed)
-        return lambda _match_id, access: organiser or knows_match(access, token, hashed)
+        return lambda _match_id, access: self.reads_match(access, token, hashed, caller.role)
 
     @staticmethod
     def role_in(access: Access, token: str | None, what: str,
@@ -321,9 +326,9 @@ class Service:
             return None
         return self.match_role(match_id, token, hashed)
 
-    def spectators_see(self, duel_id: str, view: str = "spectator") -> int:
-        """How many events of a duel a spectator (or another ``view``: a player's, a judge's
-        what-if branch cut, ``LiveDuel.branch_cut``) may see now (none of one that cannot be read,
+    def events_seen(self, duel_id: str, view: str = "spectator") -> int:
+        """How many events of a duel ``view`` (a spectator's, a player's: a judge's what-if branch
+        cut, ``LiveDuel.branch_cut``) may see now (none of one that cannot be read,
         or that its signed anchors do not vouch for)."""
         try:
             return self.hub.get(duel_id).visible(view)

@@ -108,7 +108,7 @@ def list_duels(request: Request, service: ServiceDep, player: str | None = Query
     records = service.records
     listed = ([{**duel_dict(info), **({"behind_witness": records.behind_witness(info.id) or None}
                                       if records.witness else {})} for info in records.duels(player)]
-              if everyone else public_duels(records, service.spectators_see, player))
+              if everyone else public_duels(records, service.events_seen, player))
     out = []
     for data in listed:
         if title and title.casefold() not in data["title"].casefold():
@@ -507,7 +507,7 @@ def tree(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller
     as each of them would be asked: a match's token opens its duels, not their branches)."""
     caller, _live = asking
     return family(service.records, duel_id, lambda member, access: service.opens(request, member, access),
-                  None if caller.view == "judge" else lambda member: service.spectators_see(member, caller.view))
+                  None if caller.view == "judge" else lambda member: service.events_seen(member, caller.view))
 
 
 @router.get("/duels/{duel_id}/diff", tags=["everyone"])

@@ -26,7 +26,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
 from .. import viewer
-from ..access import (NARROWER, RELEASES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, release_settings,
+from ..access import (NARROWER, RELEASES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, digest, release_settings,
                       seated)
 from ..chain import now
 from ..decks import Banlist
@@ -61,22 +61,30 @@ _CODES = {"type": "array", "items": {"type": "integer"}, "maxItems": 200}
 _TEXT = {"type": "string", "maxLength": 2000}
 
 
+def _no_match(match_id: str) -> HTTPError:
+    """The 404 of a match that is none, or not the caller's to know of (the same answer)."""
+    return HTTPError(404, f"no match {match_id!r}")
+
+
 def _live_match(service: Service, match_id: str) -> LiveMatch:
     if not _DUEL_ID.fullmatch(match_id):
-        raise HTTPError(404, f"no match {match_id!r}")
+        raise _no_match(match_id)
     try:
         return service.hub.match(match_id)
     except StoreError:
-        raise HTTPError(404, f"no match {match_id!r}") from None
+        raise _no_match(match_id) from None
 
 
 def _caller(service: Service, request: Request, match_id: str) -> tuple[Caller, LiveMatch]:
     """The caller's role in this match; 404 for a match that is not theirs to know of."""
     token = service.token_of(request)
+    hashed = digest(token) if token is not None else None
     live = _live_match(service, match_id)
-    if service.is_organiser(token):
+    if not service.reads_match(live.access, token, hashed):      # the one rule a duel's reader meets too
+        raise _no_match(match_id)
+    if service.is_organiser(token, hashed):
         return Caller("organiser", "judge"), live
-    role = service.role_in(live.access, token, f"match {match_id!r}")
+    role = service.role_in(live.access, token, f"match {match_id!r}", hashed=hashed)
     return Caller(role, VIEW_OF[role], live.released()), live
 
 

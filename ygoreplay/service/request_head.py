@@ -27,6 +27,12 @@ language; past ``OVER_WAITING`` such waits of one address, at once). It counts p
 ``--workers N`` an address may hold N times as many. Behind a reverse proxy every connection is
 the proxy's: raise it there (the proxy is where each client's cap belongs).
 
+An address is counted as a host is given addresses: an IPv6 one by its /64 (one host is handed a
+whole /64 and may speak from any of its 2**64 addresses), an IPv4-mapped IPv6 one
+(``::ffff:a.b.c.d``, a dual-stack socket's IPv4 client) as its IPv4 address (``address_key``).
+Each server (``uvicorn.Server``: the tests run several in one process, in threads) counts its own
+connections on its own state, touched only by its own event loop's thread.
+
 A request the parser refuses (malformed) is answered 400 in the same way.
 
 These answers are said in the client's language (``Accept-Language``, as far as the head came in
@@ -44,13 +50,13 @@ rather than one on uvicorn's h11, which would have none of them.
 """
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
 from collections import Counter
 from functools import lru_cache
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from .. import i18n
 from ..errors import InputError, YgoreplayError
@@ -90,6 +96,9 @@ _LATE_HEAD = N_("the request's line and headers did not come in within {seconds}
 _LATE_BODY = N_("the request's body did not come in within {seconds} seconds")
 _CROWDED = N_("too many connections from one address at once (at most {count}): try again once one has closed")
 _INVALID = N_("the request is not a valid HTTP/1.1 request")
+#: The seconds a client refused 503 (``_CROWDED``) is told to wait (``Retry-After``): one of its
+#: address's connections is likely closed by then; a client retrying at once is refused again.
+RETRY_SECONDS = 5
 _STATUS = {_OVER_HEAD: b"431 Request Header Fields Too Large", _LATE_HEAD: b"408 Request Timeout",
            _LATE_BODY: b"408 Request Timeout", _CROWDED: b"503 Service Unavailable",
            _INVALID: b"400 Bad Request"}
@@ -112,8 +121,9 @@ def _answer(template: str, language: str, **values: Any) -> bytes:
     if language != i18n.DEFAULT:
         said["message_translated"] = i18n.t_in(language, template, **values)
     body = json.dumps(said, ensure_ascii=False).encode()
-    return (b"HTTP/1.1 " + _STATUS[template] + b"\r\ncontent-type: application/json\r\nconnection: close\r\n"
-            b"content-language: " + language.encode() + b"\r\ncontent-length: " + str(len(body)).encode()
+    retry = b"retry-after: " + str(RETRY_SECONDS).encode() + b"\r\n" if template == _CROWDED else b""
+    return (b"HTTP/1.1 " + _STATUS[template] + b"\r\ncontent-type: application/json\r\nconnection: close\r\n" + retry
+            + b"content-language: " + language.encode() + b"\r\ncontent-length: " + str(len(body)).encode()
             + b"\r\n\r\n" + body)
 
 
@@ -122,6 +132,20 @@ def _language(accept_language: bytes | None) -> str:
     if not accept_language:
         return i18n.DEFAULT
     return i18n.negotiate(accept_language[:i18n.ACCEPT_LANGUAGE_READ].decode("latin-1"))
+
+
+def address_key(host: str) -> str:
+    """What a client's address is counted as (``PER_ADDRESS``): an IPv6 address's /64, an
+    IPv4-mapped IPv6 address's IPv4 address, any other (IPv4, a Unix socket's name) itself."""
+    if ":" not in host:                      # IPv4 (or a Unix socket's name): as it is, unparsed
+        return host
+    try:
+        found = ipaddress.IPv6Address(host.partition("%")[0])     # a link-local one's zone is no other host
+    except ValueError:
+        return host
+    if found.ipv4_mapped is not None:
+        return str(found.ipv4_mapped)
+    return str(ipaddress.IPv6Network((found, 64), strict=False))
 
 
 try:
@@ -141,11 +165,12 @@ def server_settings(per_address: int | None = None) -> dict[str, Any]:
     if HttpToolsProtocol is None:
         raise YgoreplayError(t("the service runs on httptools (its bounds on each request are in its parser), "
                                "which is not installed: pip install httptools"))
-    name = t("connections per address")
     if per_address is None:
         given = os.environ.get(PER_ADDRESS_ENV, "").strip()
-        name = f"${PER_ADDRESS_ENV}"
+        name = f"${PER_ADDRESS_ENV}"          # a variable's name, said as it is written
         per_address = (int(given) if re.fullmatch(r"[1-9][0-9]{0,5}", given) else 0) if given else PER_ADDRESS
+    else:
+        name = t("connections per address")
     if not 1 <= per_address <= 999_999:
         raise InputError(t("{name} is a whole number 1..999999", name=name))
     # no WebSocket (the service serves none; issue 25): uvicorn's default hands an upgraded
@@ -154,6 +179,27 @@ def server_settings(per_address: int | None = None) -> dict[str, Any]:
     # nor a ``server: uvicorn`` header on every answer: which server and so which of its flaws
     # (this module works around several) is nobody's to be told
     return {"http": f"{__name__}:CAPPED.per_address_{per_address}", "ws": "none", "server_header": False}
+
+
+class _Counts:
+    """One server's connections by address (``address_key``): those open, and those over their
+    cap being waited on (``OVER_WAITING``). Kept on the server's own state (``server_counts``),
+    so no two servers share one, and each is touched by its server's event loop's thread only."""
+
+    __slots__ = ("open", "waiting")
+
+    def __init__(self) -> None:
+        self.open: Counter[str] = Counter()
+        self.waiting: Counter[str] = Counter()
+
+
+def server_counts(server_state: Any) -> _Counts:
+    """The counts of the server whose state (uvicorn's ``ServerState``, one a server) is
+    ``server_state``: made with its first connection, gone with it."""
+    counts = getattr(server_state, "ygoreplay_counts", None)
+    if counts is None:
+        counts = server_state.ygoreplay_counts = _Counts()
+    return counts
 
 
 class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
@@ -165,10 +211,6 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
     (``body_seconds``): 408 (``_late_body``). An address over ``per_address`` connections: 503."""
 
     per_address = PER_ADDRESS
-    #: each server's open connections by address (a process may run several: the tests' servers)
-    _open: "WeakKeyDictionary[Any, Counter[str]]" = WeakKeyDictionary()
-    #: each server's connections over their address's cap being waited on (``OVER_WAITING``)
-    _waiting: "WeakKeyDictionary[Any, Counter[str]]" = WeakKeyDictionary()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -184,12 +226,13 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
 
     def connection_made(self, transport: Any) -> None:   # type: ignore[override]
         super().connection_made(transport)
-        address = self.client[0] if self.client else None
+        address = address_key(self.client[0]) if self.client else None
         if address is not None:
-            held = self._open.setdefault(self.server_state, Counter())
+            counts = server_counts(self.server_state)
+            held = counts.open
             if held[address] >= self.per_address:
                 self._crowded = True         # its language is in its head's first bytes: awaited briefly
-                waiting = self._waiting.setdefault(self.server_state, Counter())
+                waiting = counts.waiting
                 if waiting[address] >= OVER_WAITING:
                     self._crowded_answer(None)       # no more held: answered now
                     return
@@ -340,4 +383,4 @@ def _capped(per_address: int) -> type:
 CAPPED = _Capped()
 
 __all__ = ["BODY_RATE", "BODY_SECONDS", "CAPPED", "HEAD_SECONDS", "MAX_HEAD", "PER_ADDRESS", "PER_ADDRESS_ENV",
-           "BoundedHttpTools", "body_seconds", "server_settings"]
+           "RETRY_SECONDS", "BoundedHttpTools", "address_key", "body_seconds", "server_counts", "server_settings"]

@@ -50,7 +50,7 @@ def _made(service: Service, request: Request, asking: tuple[Caller, LiveDuel], v
     visible = live.visible(view)
     match: dict = {}
     if live.match_id() is not None:
-        match = match_details(service.store, live.id, service.match_reader(request))
+        match = match_details(service.store, live.id, service.match_reader(request, caller))
 
     def build() -> bytes:
         sheet = _sheet(service, live, view, visible, match)
