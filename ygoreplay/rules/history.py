@@ -73,6 +73,9 @@ class History:
         # in the snapshot, not read off ``effective``: a fold resumed from a snapshot holds no
         # event before it, and let the recorder's correction strike a note made before it.
         self.notes: list[int] = []
+        # The table's judge calls in effect (position, caller): the caller's own word, theirs to
+        # withdraw (LOG-12, ``access.CALL``); no other's correction strikes one. In the snapshot too.
+        self.calls: list[tuple[int, str]] = []
         self.corrections: list[tuple[int, EntryCorrected]] = []
         self.struck: dict[int, int] = {}         # corrected position -> the correction's (also in ``reverted``)
         self._correction_positions: set[int] = set()
@@ -115,6 +118,8 @@ class History:
                     self.entries.ruling(position, event)
                     if not _tables_call(event):    # the table's own word, theirs to withdraw
                         self.notes.append(position)
+                    else:
+                        self.calls.append((position, str(event.entered_by)))
             elif isinstance(event, RolledBack):
                 self._roll_back(position, event)
             elif isinstance(event, EntryCorrected):
@@ -170,7 +175,9 @@ class History:
         it is no judge's rollback: it strikes no judge's note (a ruling on a disputed entry
         struck by the recorder's correction left the entry "corrected", the judge's word gone),
         nor a seal but its sealer's (LOG-11: a seal struck by the recorder left the card unsealed,
-        its player free to open it later as any card)."""
+        its player free to open it later as any card), nor a table's judge call but its caller's
+        (MATCH-08: the recorder's Undo withdrew the call a player's device made, and the judge
+        called no longer found it)."""
         state = self.state
         if not state.witnessed:
             raise RuleViolation("LOG-12", N_("a correction belongs to a witnessed duel: a machine's record refuses "
@@ -192,6 +199,11 @@ class History:
             raise RuleViolation("LOG-12", say("a correction strikes no judge's note: #{note} is the judge's "
                                               "word (a judge's rollback goes back past it)", note=self.notes[-1]),
                                 position, event.kind)
+        called = next(((pos, by) for pos, by in self.calls if pos >= event.to and by != corrector), None)
+        if called is not None:                    # the caller's word: the judge was called to it
+            raise RuleViolation("LOG-12", say("a correction strikes no other's judge call: #{call} is {by}'s call "
+                                              "of a judge (they withdraw it, or a judge's rollback goes back past "
+                                              "it)", call=called[0], by=called[1]), position, event.kind)
         for pos, ev in reversed(self.effective):   # the current turn's, latest first
             if pos < event.to:
                 break
@@ -250,6 +262,7 @@ class History:
         while self.effective and self.effective[-1][0] >= to:   # rollbacks are never reverted
             self.reverted[self.effective.pop()[0]] = position
         del self.notes[bisect.bisect_left(self.notes, to):]
+        self.calls = [(pos, by) for pos, by in self.calls if pos < to]
         if to < self.base:                              # events before ``base`` were never in memory
             for pos in self._unheld(to):
                 self.reverted[pos] = position
@@ -355,16 +368,16 @@ class History:
             data["witnessed"] = {"flags": [[f.index, f.rule, f.message] for f in self.flags],
                                  "corrections": [[pos, e.to_dict()] for pos, e in self.corrections],
                                  "struck": sorted(self.struck.items()), "entries": self.entries.to_data(),
-                                 "notes": list(self.notes)}
+                                 "notes": list(self.notes), "calls": [list(c) for c in self.calls]}
         return data
 
     @classmethod
     def from_data(cls, data: dict, cards: CardDB, *, audit: bool = False,
                   restore: Callable[[int], DuelState] | None = None) -> "History":
         """Resume from a snapshot; rollbacks past it are restored with ``restore``. A witnessed
-        duel's snapshot written before it kept the judge's notes in effect raises KeyError while
-        the duel goes on: a correction may follow, and the resumed fold could not know the notes
-        it must not strike, so a store resumes from an earlier snapshot or the duel's start
+        duel's snapshot written before it kept the judge's notes (or the table's judge calls) in
+        effect raises KeyError while the duel goes on: a correction may follow, and the resumed fold
+        could not know the notes (calls) it must not strike, so a store resumes from an earlier snapshot or the duel's start
         (``Store._resume``), and writes the new form next. After the end none follows (LOG-12)."""
         history = cls(cards, audit=audit, restore=restore, restorable=True,
                       state=DuelState.from_data(data["state"], cards), position=data["position"])
@@ -381,6 +394,10 @@ class History:
             if notes is None and not history.state.ended:
                 raise KeyError("a witnessed duel's snapshot without the judge's notes in effect")
             history.notes = list(notes or ())
+            calls = witnessed.get("calls")
+            if calls is None and not history.state.ended:
+                raise KeyError("a witnessed duel's snapshot without the table's judge calls in effect")
+            history.calls = [(pos, by) for pos, by in calls or ()]
         history._rollback_positions = {pos for pos, _ in history.rollbacks + history.corrections}
         return history
 
