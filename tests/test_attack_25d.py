@@ -110,7 +110,7 @@ def test_a_dependency_overridden_by_an_embedder_is_never_skipped(client):  # noq
         for query in ("", "?expected=0"):
             r = client.post(f"/duels/{duel['id']}/events{query}", json=SAMPLE[:1],
                             headers=auth(duel["tokens"]["recorder"]))
-            assert r.status_code == 403 and r.json() == {"error": "closed for maintenance"}
+            assert r.status_code == 403 and r.json() == {"error": "closed for maintenance", "message": "closed for maintenance"}
     finally:
         client.app.dependency_overrides.clear()
     assert refused == [duel["id"]] * 2

@@ -103,12 +103,14 @@ def test_errors_of_the_direct_path_are_the_services(client, solved):  # noqa: F8
     recorder = auth(duel["tokens"]["recorder"])
     assert client.post(f"/duels/{duel['id']}/events?expected=0", content=b"[", headers=recorder).status_code == 400
     wrong = client.post(f"/duels/{duel['id']}/events?expected=0", json=SAMPLE[:1], headers=auth("not-a-token"))
-    assert wrong.status_code == 404 and wrong.json() == {"error": f"no duel {duel['id']!r}"}   # unlisted
+    unknown = f"no duel {duel['id']!r}"
+    assert wrong.status_code == 404 and wrong.json() == {"error": unknown, "message": unknown}   # unlisted
     spectator = client.post(f"/duels/{duel['id']}/events?expected=0", json=SAMPLE[:1],
                             headers=auth(duel["tokens"]["spectator"]))
     assert spectator.status_code == 403
     missing = client.post("/duels/0123456789ab/events?expected=0", json=SAMPLE[:1], headers=recorder)
-    assert missing.status_code == 404 and missing.json() == {"error": "no duel '0123456789ab'"}
+    assert missing.status_code == 404 and missing.json() == {"error": "no duel '0123456789ab'",
+                                                                "message": "no duel '0123456789ab'"}
     broken = [*SAMPLE[:3], {**SAMPLE[3], "kind": "no_such_kind"}]
     bad = client.post(f"/duels/{duel['id']}/events?expected=0", json=broken, headers=recorder)
     assert bad.status_code == 400 and bad.json()["where"] == "event 3"

@@ -89,7 +89,7 @@ class _Limit:
             return await self.app(scope, receive, send)
         length = _stated_length(scope)
         if length is not None and not _within_limit(length):
-            return await _over_body()(scope, receive, send)
+            return await _http_error(_over_body())(scope, receive, send)
 
         async def uncached(message: dict) -> None:
             if message["type"] == "http.response.start":
@@ -111,17 +111,15 @@ def _limited(receive: Receive) -> Receive:
         message = await receive()
         seen += len(message.get("body", b""))
         if seen > MAX_BODY:
-            raise HTTPError(413, _OVER_BODY.format(count=MAX_BODY))
+            raise _over_body()
         return message
     return limited
 
 
-def _over_body() -> JSONResponse:
-    """The 413 of a body stated over ``MAX_BODY``: the English in ``error`` and ``message``, the
-    reader's language in ``message_translated`` (``Language`` around it says ``Content-Language``),
-    as every other refusal of the service."""
-    english = _OVER_BODY.format(count=MAX_BODY)
-    return _json(413, {"error": english, **message_dict(english)})
+def _over_body() -> HTTPError:
+    """The 413 of a body over ``MAX_BODY``, stated so or found so while it came (chunked, or past
+    its ``Content-Length``): one error, answered as every refusal (``_http_error``)."""
+    return HTTPError(413, _OVER_BODY.format(count=MAX_BODY))
 
 
 def _stated_length(scope: Scope) -> bytes | None:
@@ -298,15 +296,13 @@ def _hex(value: Any) -> str:
 event_json = json.JSONEncoder(ensure_ascii=False, default=_hex).encode
 
 
-def _translated(english: str) -> dict[str, str]:
-    """An error's ``message``/``message_translated`` (``i18n.message_dict``) for a reader of
-    another language than English; an English reader's answer is ``{"error"}`` as it always was."""
-    return message_dict(english) if current() != DEFAULT else {}
-
-
 def _http_error(exc: HTTPError) -> JSONResponse:
+    """Every ``HTTPError``'s answer, in the shape of every refusal of the service: the English in
+    ``error`` and ``message`` (whatever the reader's language: a script matches on them), the
+    reader's beside it in ``message_translated`` (``i18n.message_dict``), and ``Content-Language``
+    (``Language`` around the application). An English reader's was ``{"error"}`` alone."""
     headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-    return JSONResponse({"error": exc.message, **_translated(exc.message), **exc.extra}, status_code=exc.status,
+    return JSONResponse({"error": exc.message, **message_dict(exc.message), **exc.extra}, status_code=exc.status,
                         headers=headers)
 
 
@@ -325,10 +321,10 @@ def _errors(app: FastAPI) -> None:
     async def ours(request: Request, exc: YgoreplayError) -> JSONResponse:
         english = str(exc)
         if isinstance(exc, StoreUnavailable):      # down, busy, or a write's outcome unknown: ``code`` says which
-            return JSONResponse({"error": english, **_translated(english), "code": exc.code}, status_code=503,
+            return JSONResponse({"error": english, **message_dict(english), "code": exc.code}, status_code=503,
                                 headers={"Retry-After": str(exc.retry_after)})
         if isinstance(exc, ConflictError):
-            return _json(409, {"error": english, **_translated(english)})
+            return _json(409, {"error": english, **message_dict(english)})
         if isinstance(exc, Unconfirmed):            # 428: sent again with ``confirm=true`` it is stored
             return _json(428, {"error": exc.message, **message_dict(exc.message), "confirm": exc.reason})
         if isinstance(exc, Forbidden):              # said in the reader's language beside the English
@@ -339,12 +335,12 @@ def _errors(app: FastAPI) -> None:
             hidden = await service.in_thread(service.hides_altered, request)
             if hidden is not None:
                 return _http_error(hidden)
-            return _json(409, {"error": english, **_translated(english), "verification": False})
+            return _json(409, {"error": english, **message_dict(english), "verification": False})
         if isinstance(exc, InputError):
-            return _json(400, {"error": english, **_translated(english)})
+            return _json(400, {"error": english, **message_dict(english)})
         if isinstance(exc, StoreError) and english.startswith("no duel"):
-            return _json(404, {"error": english, **_translated(english)})
-        return _json(503, {"error": english, **_translated(english)})
+            return _json(404, {"error": english, **message_dict(english)})
+        return _json(503, {"error": english, **message_dict(english)})
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -19,13 +19,29 @@ its head's end. A body trickled a byte every few seconds (under any bound) held 
 and the request its application task awaited, for ever; now it is answered 408 (closed without a
 word when the application has begun answering it) and closed.
 
-And no one address holds more than ``PER_ADDRESS`` of a process's connections at once
-(``server_settings(per_address=...)``, or ``$YGOREPLAY_CONNECTIONS_PER_ADDRESS``): one host
-opening connections until the process had no file descriptor left was everyone's refusal.
-One more is answered 503 and closed before any application sees it (waited on briefly for its
-language; past ``OVER_WAITING`` such waits of one address, at once). It counts per process: with
-``--workers N`` an address may hold N times as many. Behind a reverse proxy every connection is
-the proxy's: raise it there (the proxy is where each client's cap belongs).
+And no one address holds more than its cap of a process's connections at once: half the file
+descriptors the process may open (``per_address_default``; ``server_settings(per_address=...)``
+or ``$YGOREPLAY_CONNECTIONS_PER_ADDRESS`` for another): one host opening connections until the
+process had no file descriptor left was everyone's refusal, and one host now leaves the other
+half to everyone else. ``server_settings`` (where every server is made, before any worker is
+started: they inherit it) first raises the process's soft ``RLIMIT_NOFILE`` to its hard one: the
+usual soft 1,024 let no process hold a venue's connections, whatever the cap.
+
+Why half and not a number: a venue of 500 tables behind one NAT address is one address. A table's
+recorder phone and, in a witnessed duel, its two players' devices each hold one SSE stream
+(``/duels/{id}/follow``, the recorder page's and a player page's alike) and one or two connections
+for their requests beside it (kept alive 5 s between them), six at most as a browser opens to one
+host (a page loading, or every page of the hall reconnecting after its Wi-Fi came back); a
+spectator's viewer the same; the round page (``/rounds/{id}/follow``) a few for the whole hall.
+So 500 tables hold ~1,500 streams, 4,500 connections or so in play, 9,000 when every device
+reconnects at once, and more with viewers: ``serve`` (one process by default) needs a cap well
+over 9,000, so some 20,000 descriptors; systemd's hard limit (524,288) and Docker's (1,048,576)
+give a cap of 262,144 or 524,288. Where the hard limit is lower (``ulimit -Hn``), raise it
+(``LimitNOFILE=``) or give the cap. One more connection is answered 503 and closed before any
+application sees it (waited on briefly for its language; past ``OVER_WAITING`` such waits of one
+address, at once). It counts per process: with ``--workers N`` an address may hold N times as
+many. Behind a reverse proxy every connection is the proxy's: raise it there (the proxy is where
+each client's cap belongs).
 
 An address is counted as a host is given addresses: an IPv6 one by its /64 (one host is handed a
 whole /64 and may speak from any of its 2**64 addresses), an IPv4-mapped IPv6 one
@@ -42,7 +58,7 @@ reader's beside it in ``message_translated``, as every other refusal of the serv
 
 No connection leaves this protocol for another: the service serves no WebSocket (``ws="none"``),
 and uvicorn's default handed an upgraded connection to one whose close never gave back its
-address's count, so ``PER_ADDRESS`` upgrade requests locked their address out for good.
+address's count, so its cap of upgrade requests locked their address out for good.
 
 The service runs on httptools only (``uvicorn[standard]`` and ``httptools`` are dependencies):
 its bounds are this protocol's, so ``server_settings`` refuses to make a server without it
@@ -78,9 +94,13 @@ HEAD_SECONDS = 20.0
 BODY_SECONDS = 20.0
 BODY_RATE = 64 << 10
 
-#: The most connections one address may hold open at once in a process: a venue's hall behind one
-#: NAT address holds a few devices a table; one host holding every descriptor is refused long before.
-PER_ADDRESS = 256
+#: One address may hold this share of the file descriptors a process may open (1/2): a venue's hall
+#: behind one NAT address holds a few a table (see above); one host never holds every one.
+PER_ADDRESS_SHARE = 2
+#: The most connections one address may be given (its cap's name, ``CAPPED.per_address_N``, has six digits).
+MOST_PER_ADDRESS = 999_999
+#: The descriptors counted where the system sets no limit a process (Windows: a socket is a handle).
+_NO_RLIMIT = 1 << 14
 #: Where ``serve`` and ``demo`` (and every worker) read another cap from.
 PER_ADDRESS_ENV = "YGOREPLAY_CONNECTIONS_PER_ADDRESS"
 #: The seconds a connection over its address's cap is waited on for its head's first bytes (its
@@ -135,7 +155,7 @@ def _language(accept_language: bytes | None) -> str:
 
 
 def address_key(host: str) -> str:
-    """What a client's address is counted as (``PER_ADDRESS``): an IPv6 address's /64, an
+    """What a client's address is counted as (its cap): an IPv6 address's /64, an
     IPv4-mapped IPv6 address's IPv4 address, any other (IPv4, a Unix socket's name) itself."""
     if ":" not in host:                      # IPv4 (or a Unix socket's name): as it is, unparsed
         return host
@@ -154,10 +174,35 @@ except ImportError:                       # no httptools: ``server_settings`` sa
     HttpToolsProtocol = None
 
 
+def descriptors() -> int:
+    """The file descriptors this process may open, its soft limit first raised to its hard one
+    (left as it was where the system refuses: macOS's hard limit is "unlimited", past what a
+    process may ask for). Every descriptor is a connection the process can hold."""
+    try:
+        import resource
+    except ImportError:                       # no such limit (Windows)
+        return _NO_RLIMIT
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            pass                              # kept: the cap is a share of what there is
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return MOST_PER_ADDRESS * PER_ADDRESS_SHARE if soft == resource.RLIM_INFINITY else soft
+
+
+def per_address_default() -> int:
+    """One address's cap where none is given: ``PER_ADDRESS_SHARE`` of ``descriptors()`` (the
+    soft limit raised first)."""
+    return max(1, min(descriptors() // PER_ADDRESS_SHARE, MOST_PER_ADDRESS))
+
+
 def server_settings(per_address: int | None = None) -> dict[str, Any]:
     """The ``uvicorn.Config`` settings every server of the service is made with: ``per_address``
     connections of one address at once (None: ``$YGOREPLAY_CONNECTIONS_PER_ADDRESS``, else
-    ``PER_ADDRESS``). The protocol is named, not given: a worker process is handed its settings
+    ``per_address_default()``), the process's descriptors raised to its hard limit first (a
+    worker inherits them). The protocol is named, not given: a worker process is handed its settings
     pickled, and a class would be imported (with the whole service) while the worker unpickles
     them, before it handles Ctrl-C; a name is imported where the worker loads the application,
     the cap in it (``CAPPED``). No WebSocket protocol: an upgrade request is an HTTP request like
@@ -165,17 +210,18 @@ def server_settings(per_address: int | None = None) -> dict[str, Any]:
     if HttpToolsProtocol is None:
         raise YgoreplayError(t("the service runs on httptools (its bounds on each request are in its parser), "
                                "which is not installed: pip install httptools"))
+    available = per_address_default()         # the limit raised, whatever cap is given
     if per_address is None:
         given = os.environ.get(PER_ADDRESS_ENV, "").strip()
         name = f"${PER_ADDRESS_ENV}"          # a variable's name, said as it is written
-        per_address = (int(given) if re.fullmatch(r"[1-9][0-9]{0,5}", given) else 0) if given else PER_ADDRESS
+        per_address = (int(given) if re.fullmatch(r"[1-9][0-9]{0,5}", given) else 0) if given else available
     else:
         name = t("connections per address")
-    if not 1 <= per_address <= 999_999:
+    if not 1 <= per_address <= MOST_PER_ADDRESS:
         raise InputError(t("{name} is a whole number 1..999999", name=name))
     # no WebSocket (the service serves none; issue 25): uvicorn's default hands an upgraded
     # connection to another protocol, whose close never gave back its address's count here
-    # (``connection_lost``), so PER_ADDRESS refused upgrades locked the address out for good
+    # (``connection_lost``), so its cap of refused upgrades locked the address out for good
     # nor a ``server: uvicorn`` header on every answer: which server and so which of its flaws
     # (this module works around several) is nobody's to be told
     return {"http": f"{__name__}:CAPPED.per_address_{per_address}", "ws": "none", "server_header": False}
@@ -208,9 +254,10 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
     in reads that began and ended inside one head, so a read holding a whole request and the
     start of the next one (pipelined) is no head's. A head not whole ``HEAD_SECONDS`` after the
     connection opened or its first byte came: 408 (``_late``); a body not whole in its time
-    (``body_seconds``): 408 (``_late_body``). An address over ``per_address`` connections: 503."""
+    (``body_seconds``): 408 (``_late_body``). An address over ``per_address`` connections: 503.
+    Made by ``server_settings`` only, with its cap (``CAPPED``)."""
 
-    per_address = PER_ADDRESS
+    per_address: int
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -382,5 +429,6 @@ def _capped(per_address: int) -> type:
 
 CAPPED = _Capped()
 
-__all__ = ["BODY_RATE", "BODY_SECONDS", "CAPPED", "HEAD_SECONDS", "MAX_HEAD", "PER_ADDRESS", "PER_ADDRESS_ENV",
-           "RETRY_SECONDS", "BoundedHttpTools", "address_key", "body_seconds", "server_counts", "server_settings"]
+__all__ = ["BODY_RATE", "BODY_SECONDS", "CAPPED", "HEAD_SECONDS", "MAX_HEAD", "MOST_PER_ADDRESS", "PER_ADDRESS_ENV",
+           "PER_ADDRESS_SHARE", "RETRY_SECONDS", "BoundedHttpTools", "address_key", "body_seconds", "descriptors",
+           "per_address_default", "server_counts", "server_settings"]
