@@ -752,7 +752,8 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
     correction goes back to, and strikes).
     The one place every door decides what a player's device may record."""
     if entered_by is not None and entered_by not in ENTERED_BY:
-        raise InputError(f"who entered it is one of {', '.join(ENTERED_BY)}, not {entered_by!r}")
+        raise InputError(say("who entered it is one of {roles}, not {entered_by!r}", roles=", ".join(ENTERED_BY),
+                             entered_by=entered_by))
     stamp = own or entered_by or "recorder"
     device = (own if own in PLAYERS else entered_by if own is None and entered_by in PLAYERS else None
               ) if names is not None else None
@@ -767,11 +768,13 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
         return read[0]
     for index, event in enumerate(events):
         if own is not None and event.entered_by not in (None, own):
-            raise Forbidden(f"event {index} ({event.kind}) says entered_by {event.entered_by!r}, but it is "
-                            f"written with the {own}'s token: an entry is its writer's; nothing was written")
+            raise Forbidden(say("event {index} ({kind}) says entered_by {entered_by!r}, but it is written with the "
+                                "{role}'s token: an entry is its writer's; nothing was written", index=index,
+                                kind=event.kind, entered_by=event.entered_by, role=own))
         if device is not None and event.entered_by not in (None, device):
-            raise Forbidden(f"event {index} ({event.kind}) says entered_by {event.entered_by!r}, but it is "
-                            f"entered as {device}: an entry is its writer's; nothing was written")
+            raise Forbidden(say("event {index} ({kind}) says entered_by {entered_by!r}, but it is entered as "
+                                "{role}: an entry is its writer's; nothing was written", index=index,
+                                kind=event.kind, entered_by=event.entered_by, role=device))
         if device is not None and (event.shows or cards_named(event) or _may_name(event)):
             if seen is None:
                 seen = names(device)

@@ -149,19 +149,90 @@ def say(message: str, /, **values: object) -> str:
     """``message`` in English, its placeholders filled: a sentence that is *recorded* (a rule
     violation's message, kept in a witnessed duel's flags), never in the reader's language; the
     template is marked for the catalogues and the sentence translated where it is shown, with
-    ``said``."""
-    return message.format(**values)
+    ``said``. The sentence is kept with its template and values (``_MADE``), so ``said`` puts the
+    very values in the translation, never the ones a match of the finished sentence would cut."""
+    english = message.format(**values)
+    if values:
+        fields = _fields(message)
+        if fields is None:
+            return english
+        if fields:                 # a conversion or a spec: each value as the English shows it
+            made = {name: format(_converted(values[name], conversion), spec) for name, conversion, spec in fields}
+        else:                      # only plain {name}s (most): the text is format(value)
+            made = {name: value if value.__class__ is str else format(value) for name, value in values.items()}
+        if len(_MADE) >= MADE_KEPT:
+            _MADE.clear()          # a bounded memory: an older sentence is said by matching
+        _MADE[english] = (message, made)
+    return english
+
+
+#: The sentences ``say`` made lately → (template, each placeholder's text as filled in).
+_MADE: dict[str, tuple[str, dict[str, str]]] = {}
+MADE_KEPT = 16384
+
+#: Placeholders that hold a user's or a record's own text (a player's or a card's name, a title, an
+#: id, a path): put in a translation as they are, never read as a catalogued word or a sentence of
+#: the catalogue (a player named "time" is no time-out; one named "A wins (time)" no win).
+USER_VALUES = frozenset({
+    "player", "player2", "name", "name2", "title", "deck", "card", "card_id", "opponent", "winner", "loser",
+    "judge", "match_name", "names", "user", "attacker", "defender", "target", "holder", "turn_player",
+    "first_player", "chooser", "sealer", "corrector", "duel_id", "path", "url", "named"})
+
+
+@lru_cache(maxsize=4096)
+def _fields(template: str) -> tuple[tuple[str, str | None, str], ...] | None:
+    """A template's placeholders (name, conversion, spec) when one has a conversion or a spec,
+    () when all are plain ``{name}``s, None when one is not a name (``{a.b}``, ``{0}``, a nested
+    spec): such a sentence is said by matching."""
+    import string
+    try:
+        parsed = [(name, conversion, spec or "") for _, name, spec, conversion
+                  in string.Formatter().parse(template) if name is not None]
+    except ValueError:
+        return None
+    if not all(name.isidentifier() and "{" not in spec for name, _, spec in parsed):
+        return None
+    return tuple(parsed) if any(conversion or spec for _, conversion, spec in parsed) else ()
+
+
+def _converted(value: object, conversion: str | None) -> object:
+    return repr(value) if conversion == "r" else str(value) if conversion == "s" else \
+        ascii(value) if conversion == "a" else value
 
 
 def said(english: str) -> str:
-    """A recorded English sentence (``say``, ``N_``) in the current language: the catalogue's
-    template it was made from is found by matching, its values put in the translation (a value
-    that is itself a catalogued phrase, such as a phase's name, translated too). A sentence no
-    template makes stays English."""
+    """A recorded English sentence (``say``, ``N_``) in the current language. One ``say`` made
+    in this process is said from its template and its very values; another (read from a file, or
+    no longer kept) has the template it was made from found by matching. A value that is itself a
+    catalogued phrase, such as a phase's name, is translated too, but never a user's
+    (``USER_VALUES``). A sentence no template makes stays English."""
     language = _current.get()
     if language == DEFAULT or not english:
         return english
-    return _said(language, english)
+    return _said_made(language, english, 0)
+
+
+def _said_made(language: str, english: str, depth: int) -> str:
+    """``english`` from the template and values ``say`` kept for it, else by matching."""
+    made = _MADE.get(english) if depth < NESTED else None
+    if made is not None:
+        template, values = made
+        messages = catalogue(language)
+        translation = messages.get(template)
+        if translation:
+            filled = _fill(translation, {name: _value_in(language, name, value, messages, depth)
+                                         for name, value in values.items()})
+            if filled is not None:
+                return filled
+    return _said(language, english, depth)
+
+
+def _value_in(language: str, name: str, value: str, messages: Mapping[str, str], depth: int) -> str:
+    """A placeholder's value in a translation: a user's as it is; a catalogued phrase or a
+    sentence (made by ``say`` or matched) said too, no deeper than ``NESTED``."""
+    if name in USER_VALUES or not (" " in value or value in messages):
+        return value
+    return _said_made(language, value, depth + 1)
 
 
 NESTED = 3                       # a value translated in a value of a value, no deeper
@@ -179,8 +250,8 @@ def _said(language: str, english: str, depth: int = 0) -> str:
             continue
         match = pattern.fullmatch(english)
         if match:
-            values = {name: _said(language, value, depth + 1) if " " in value or value in messages else value
-                      for name, value in match.groupdict().items()}
+            values = {name: value if name in USER_VALUES or not (" " in value or value in messages)
+                      else _said(language, value, depth + 1) for name, value in match.groupdict().items()}
             return _fill(messages[template], values) or english
     return _said_after_colon(language, english, depth)
 

@@ -43,6 +43,7 @@ from typing import Any, Callable, Iterable, Iterator
 import msgpack
 
 from .errors import InputError
+from .i18n import say
 from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
     ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardMoved,
@@ -286,8 +287,8 @@ class DeviceNames:
             return self.say(text)
         me = _PLAYERS[self.view]
         named = ", ".join(self.said.get(c, "?") for c in hidden)
-        return (f"the rules refuse it as the record stands: it names {named}, a card that player {me} does not "
-                "see, so the reason is the judge's (their view says it)")
+        return say("the rules refuse it as the record stands: it names {named}, a card that player {player} does "
+                   "not see, so the reason is the judge's (their view says it)", named=named, player=me)
 
     def record(self, event: Event, index: int, in_use: Any = ()) -> Event:
         """``event`` as the device meant it, in record ids (InputError naming the field and the
@@ -309,9 +310,10 @@ class DeviceNames:
     def _name(self, name: Any, where: str, event: Event, index: int) -> Any:
         card_id = self.meant.get(name) if isinstance(name, str) else None
         if card_id is None:
-            raise InputError(f"event {index} ({event.kind}): {where} names {str(name)[:64]!r}, which is no card "
-                             f"{self.view}'s view knows: a player's device names each card as its own view names it "
-                             "(its board, its frames, /actions); nothing was written")
+            raise InputError(say("event {index} ({kind}): {where} names {name!r}, which is no card {view}'s view "
+                                 "knows: a player's device names each card as its own view names it (its board, its "
+                                 "frames, /actions); nothing was written", index=index, kind=event.kind, where=where,
+                                 name=str(name)[:64], view=self.view))
         return card_id
 
     def _in(self, value: Any, key: str, where: str, event: Event, index: int) -> Any:
