@@ -188,6 +188,12 @@ def test_win_02_a_turn_player_who_cannot_draw_has_lost() -> None:
                  "player 0 must draw with an empty Deck: they have lost the duel")
     refused_with([DRAW_PHASE, ev("phase_entered", phase="standby")], "TURN-02",
                  "player 0 left the Draw Phase without drawing")
+    # the one check (base.draw_owed): an activation or a pass before that draw is WIN-02 too, not TURN-02
+    refused_with([empty, ev("priority_passed", player=0)], "WIN-02", "player 0 must draw with an empty Deck")
+    refused_with([position({"deck": [], "szone": [{"code": MST, "id": "mst", "position": "set"}]},
+                           {"szone": [{"code": MST, "id": "p1_mst", "position": "set"}]}, phase="draw"),
+                  ev("activated", player=0, card="mst", targets=["p1_mst"])], "WIN-02",
+                 "player 0 must draw with an empty Deck")
 
 
 # == CHAIN-12, ZONE-11, XMAT-02, ZONE-15, POS-04: where a card activates none of its effects ==========

@@ -160,6 +160,18 @@ def must_still_draw(state: DuelState) -> bool:
     return not (state.turn == 1 and state.turn_player == state.first_player and "first_turn_draw" not in state.options)
 
 
+def draw_owed(state: DuelState, ev: Event, message: str) -> None:
+    """TURN-02: the turn player's draw is still owed in the Draw Phase (``must_still_draw``) and
+    the record goes on as if it were made (``message`` says how). WIN-02: with an empty Deck that
+    draw loses the duel instead. The one check of a phase left, a pass and an activation."""
+    turn_player = state.turn_player
+    if not state.sides[turn_player].deck:         # WIN-02: the draw they must make loses the duel
+        fail(state, ev, "WIN-02", say("player {turn_player} must draw with an empty Deck: they have lost the "
+                                      "duel, and no phase follows", turn_player=turn_player))
+    else:
+        fail(state, ev, "TURN-02", message)
+
+
 def end_passes(state: DuelState) -> int:
     """PRIO-04/05: how far the end of the phase or step is: 0 not declared, 1 declared by the turn
     player's pass (the opponent holds priority, to answer it), 2 or more ended. Only with the passes

@@ -8,8 +8,8 @@ from ..events import (
 from ..state import Card, ChainLink, DuelState
 from . import card_text
 from .base import (
-    REASONS_FROM, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw, priority_holder,
-    put, reason_problem, send_from_field, take)
+    REASONS_FROM, draw_owed, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw,
+    priority_holder, put, reason_problem, send_from_field, take)
 from .effects import (
     SEGOC_GROUPS, candidates, in_damage_step, mandatory, script_effects, script_kind, segoc_rank, wrong_summon)
 from .timing import chain_over, link_resolved, missed
@@ -117,9 +117,9 @@ def activated(state: DuelState, ev: Activated) -> None:
         _check_chaining(state, ev, speed, player, must)
     if state.passes_recorded:
         _check_priority(state, ev, player)
-    if state.phase == "draw" and must_still_draw(state):
-        fail(state, ev, "TURN-02", say("player {turn_player} has not drawn yet: in the Draw Phase cards and effects "
-                                       "are activated after the turn player's draw", turn_player=state.turn_player))
+    if state.phase == "draw" and must_still_draw(state):   # TURN-02 (WIN-02: an empty Deck)
+        draw_owed(state, ev, say("player {turn_player} has not drawn yet: in the Draw Phase cards and effects "
+                                 "are activated after the turn player's draw", turn_player=state.turn_player))
     if ev.negates is not None:
         _check_negation(state, ev, card)
     if state.attack is not None and state.step == "damage":

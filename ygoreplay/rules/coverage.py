@@ -345,7 +345,7 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_turn.py::test_turn_01_07_a_full_turn_in_order",
              "test_rules_turn.py::test_turn_01_set_up_in_an_unknown_phase_is_refused"),
     enforced("TURN-02", "In the Draw Phase the turn player draws 1 card (not on the first player's first turn).",
-             "rules/chain.py rules/setup.py rules/turn.py", "test_rules_turn.py::test_turn_02_the_turn_player_draws_one_then_effects_may_draw",
+             "rules/base.py rules/setup.py rules/turn.py", "test_rules_turn.py::test_turn_02_the_turn_player_draws_one_then_effects_may_draw",
              "test_rules_turn.py::test_turn_02_draw_phase_draw_is_one_card_by_the_turn_player"),
     card_text("TURN-03", "Standby Phase effects are processed one at a time, in the order the turn player picks.",
               "the facts say which effects answer the Standby Phase (EVENT_PHASE+PHASE_STANDBY), not which met their "
@@ -802,7 +802,7 @@ TABLE: tuple[Rule, ...] = (
     enforced("WIN-01", "A player at 0 LP loses.", "rules/fold.py rules/win.py",
              "test_rules_battle.py::test_win_01_lethal_battle_damage_ends_the_duel",
              "test_rules_turn.py::test_win_01_02_04_refused_endings_and_play_after_a_loss"),
-    enforced("WIN-02", "A player who must draw from an empty Deck loses.", "rules/turn.py rules/win.py",
+    enforced("WIN-02", "A player who must draw from an empty Deck loses.", "rules/base.py rules/win.py",
              "test_rules_turn.py::test_win_01_02_04_the_duel_ends_as_the_rules_say",
              "test_rules_turn.py::test_win_01_02_04_refused_endings_and_play_after_a_loss"),
     card_text("WIN-03", "A card's special win condition wins the duel (Exodia, Final Countdown...).",

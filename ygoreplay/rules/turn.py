@@ -8,8 +8,8 @@ from ..events import (
 from ..state import DuelState
 from . import card_text
 from .base import (
-    check_not_negated, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw, phase_name,
-    priority_holder, put, take)
+    check_not_negated, draw_owed, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw,
+    phase_name, priority_holder, put, take)
 from .chain import forget_takers
 
 HAND_LIMIT = 6
@@ -160,20 +160,13 @@ def phase_entered(state: DuelState, ev: PhaseEntered) -> None:
 
 
 def _draw_owed(state: DuelState, ev: PhaseEntered | PriorityPassed, left: bool) -> None:
-    """TURN-02: the turn player's draw is still owed in the Draw Phase, and the record goes on as
-    if it were made: it leaves the phase (``left``) or a player passes, yet the draw comes first,
-    before anyone holds priority. WIN-02: with an empty Deck that draw loses the duel instead."""
+    """TURN-02: the turn player's draw is still owed in the Draw Phase: it leaves the phase
+    (``left``) or a player passes, yet the draw comes first, before anyone holds priority (WIN-02
+    with an empty Deck: ``base.draw_owed``)."""
     turn_player = state.turn_player
-    if not state.sides[turn_player].deck:         # WIN-02: the draw they must make loses the duel
-        fail(state, ev, "WIN-02", say("player {turn_player} must draw with an empty Deck: they have lost the "
-                                      "duel, and no phase follows", turn_player=turn_player))
-    elif left:
-        fail(state, ev, "TURN-02", say("player {turn_player} left the Draw Phase without drawing",
-                                       turn_player=turn_player))
-    else:
-        fail(state, ev, "TURN-02", say("player {turn_player} has not drawn yet: in the Draw Phase the turn player "
-                                       "draws first, and only then does anyone hold priority and pass",
-                                       turn_player=turn_player))
+    draw_owed(state, ev, say("player {turn_player} left the Draw Phase without drawing", turn_player=turn_player)
+              if left else say("player {turn_player} has not drawn yet: in the Draw Phase the turn player draws "
+                               "first, and only then does anyone hold priority and pass", turn_player=turn_player))
 
 
 @handles(StepEntered)
