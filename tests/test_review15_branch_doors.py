@@ -59,3 +59,27 @@ def test_a_search_shows_no_what_if_past_where_its_running_parent_showed_it(serve
         assert branch not in [hit["id"] for hit in found], ("found by the what-if's end", result)
     ongoing = client.get("/search", params={"kind": "duel", "result": "ongoing"}).json()["results"]
     assert branch in [hit["id"] for hit in ongoing], "shown ongoing, and found so (not left out by its end)"
+
+
+def test_a_players_entry_into_a_what_if_is_refused_before_its_head_says_the_what_ifs_length(served):
+    """Yugi's device enters a turn change into the judge's branch of their running witnessed duel
+    saying it was made at 19, then at 20 events: the first passed the check of ``made_on`` against
+    the what-if's head (19 events; Yugi's view stops at 18) and was refused 403, the second 409
+    "but it has 19": the what-if's length, one guess at a time. Both are now refused alike, before the head is read."""
+    client = served
+    duel = client.post("/duels", json={"title": "what if", "visibility": "public", "mode": "witnessed"},
+                       headers=ORGANISER).json()
+    recorder = auth(duel["tokens"]["recorder"])
+    started = [{**WON[0], "witnessed": True}, *WON[1:18]]
+    assert client.post(f"/duels/{duel['id']}/events", json=started, headers=recorder).status_code == 200
+    made = client.post(f"/duels/{duel['id']}/branch", json={"at": 17}, headers=auth(duel["tokens"]["judge"]))
+    assert made.status_code == 201, made.text
+    branch = made.json()["id"]
+    assert client.post(f"/duels/{branch}/events", json=[EQUIP], headers=recorder).status_code == 200
+    yugi = auth(duel["tokens"]["p0"])
+    entry = [{"kind": "phase_entered", "phase": "battle"}]
+    answers = [client.post(f"/duels/{branch}/events", params={"made_on": made_on}, json=entry, headers=yugi)
+               for made_on in (18, 19, 20, 10 ** 6)]
+    assert [a.status_code for a in answers] == [403] * 4, [a.text for a in answers]
+    assert len({a.json()["error"] for a in answers}) == 1, [a.text for a in answers]
+    assert all("19" not in a.text for a in answers), [a.text for a in answers]
