@@ -83,3 +83,26 @@ def test_a_players_entry_into_a_what_if_is_refused_before_its_head_says_the_what
     assert [a.status_code for a in answers] == [403] * 4, [a.text for a in answers]
     assert len({a.json()["error"] for a in answers}) == 1, [a.text for a in answers]
     assert all("19" not in a.text for a in answers), [a.text for a in answers]
+
+
+def test_a_search_reads_a_parents_release_once_however_many_branches_it_lists(served, monkeypatch):
+    """Each listed branch read its parent's release (its header, status, access attachments,
+    its match's, each ancestor's) again: three branches of one duel, three times a search."""
+    import ygoreplay.library_search as library_search
+    client = served
+    duel, branch = _what_if(client, "end")
+    judge = auth(duel["tokens"]["judge"])
+    more = [client.post(f"/duels/{duel['id']}/branch", json={"at": at}, headers=judge) for at in (16, 17)]
+    assert all(made.status_code == 201 for made in more), [made.text for made in more]
+    branches = {branch, *(made.json()["id"] for made in more)}
+    asked: list[str] = []
+    real = library_search.released
+
+    def counted(store, duel_id, now=None):
+        asked.append(duel_id)
+        return real(store, duel_id, now)
+    monkeypatch.setattr(library_search, "released", counted)
+    found = client.get("/search", params={"kind": "duel"}).json()["results"]
+    assert branches <= {hit["id"] for hit in found}, found
+    assert asked.count(duel["id"]) == 1, asked
+    assert all(hit["events"] <= 18 for hit in found if hit["id"] in branches), found
