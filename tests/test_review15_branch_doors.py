@@ -59,3 +59,50 @@ def test_a_search_shows_no_what_if_past_where_its_running_parent_showed_it(serve
         assert branch not in [hit["id"] for hit in found], ("found by the what-if's end", result)
     ongoing = client.get("/search", params={"kind": "duel", "result": "ongoing"}).json()["results"]
     assert branch in [hit["id"] for hit in ongoing], "shown ongoing, and found so (not left out by its end)"
+
+
+def test_a_players_entry_into_a_what_if_is_refused_before_its_head_says_the_what_ifs_length(served):
+    """Yugi's device enters a turn change into the judge's branch of their running witnessed duel
+    saying it was made at 19, then at 20 events: the first passed the check of ``made_on`` against
+    the what-if's head (19 events; Yugi's view stops at 18) and was refused 403, the second 409
+    "but it has 19": the what-if's length, one guess at a time. Both are now refused alike, before the head is read."""
+    client = served
+    duel = client.post("/duels", json={"title": "what if", "visibility": "public", "mode": "witnessed"},
+                       headers=ORGANISER).json()
+    recorder = auth(duel["tokens"]["recorder"])
+    started = [{**WON[0], "witnessed": True}, *WON[1:18]]
+    assert client.post(f"/duels/{duel['id']}/events", json=started, headers=recorder).status_code == 200
+    made = client.post(f"/duels/{duel['id']}/branch", json={"at": 17}, headers=auth(duel["tokens"]["judge"]))
+    assert made.status_code == 201, made.text
+    branch = made.json()["id"]
+    assert client.post(f"/duels/{branch}/events", json=[EQUIP], headers=recorder).status_code == 200
+    yugi = auth(duel["tokens"]["p0"])
+    entry = [{"kind": "phase_entered", "phase": "battle"}]
+    answers = [client.post(f"/duels/{branch}/events", params={"made_on": made_on}, json=entry, headers=yugi)
+               for made_on in (18, 19, 20, 10 ** 6)]
+    assert [a.status_code for a in answers] == [403] * 4, [a.text for a in answers]
+    assert len({a.json()["error"] for a in answers}) == 1, [a.text for a in answers]
+    assert all("19" not in a.text for a in answers), [a.text for a in answers]
+
+
+def test_a_search_reads_a_parents_release_once_however_many_branches_it_lists(served, monkeypatch):
+    """Each listed branch read its parent's release (its header, status, access attachments,
+    its match's, each ancestor's) again: three branches of one duel, three times a search."""
+    import ygoreplay.library_search as library_search
+    client = served
+    duel, branch = _what_if(client, "end")
+    judge = auth(duel["tokens"]["judge"])
+    more = [client.post(f"/duels/{duel['id']}/branch", json={"at": at}, headers=judge) for at in (16, 17)]
+    assert all(made.status_code == 201 for made in more), [made.text for made in more]
+    branches = {branch, *(made.json()["id"] for made in more)}
+    asked: list[str] = []
+    real = library_search.released
+
+    def counted(store, duel_id, now=None):
+        asked.append(duel_id)
+        return real(store, duel_id, now)
+    monkeypatch.setattr(library_search, "released", counted)
+    found = client.get("/search", params={"kind": "duel"}).json()["results"]
+    assert branches <= {hit["id"] for hit in found}, found
+    assert asked.count(duel["id"]) == 1, asked
+    assert all(hit["events"] <= 18 for hit in found if hit["id"] in branches), found

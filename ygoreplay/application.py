@@ -289,6 +289,9 @@ class Records:
             if count == 0:
                 witnessed = _says_witnessed(given)
             try:
+                if _as_player(role, entered_by):
+                    # before anything judged on the head: a player's refusal never tells the what-if's length
+                    self._not_in_what_if(duel_id)
                 if made_on is not None and made_on > count:
                     # past the head: no device saw it, and a turn change there would skip ``repeated_turn``
                     raise ConflictError(say(
@@ -328,8 +331,6 @@ class Records:
                                     role=role, kinds=kinds, writers=writers))
             raise Forbidden(say("a {role} may not write {kinds} (it is the {writers}'s); nothing was written",
                                 role=role, kinds=kinds, writers=writers))
-        if _as_player(role, entered_by):
-            self._not_in_what_if(duel_id)
         self._not_behind(duel_id)
         held: list[DuelState] = []
 
@@ -384,7 +385,7 @@ class Records:
         (``LiveDuel.branch_cut``), and an entry judged on the what-if's board would answer a player
         from events it may not read (its flags, a rule's refusal, a name its view does not know:
         ZONE-12, ZONE-13). Every door (a player's token, raw ``/events``, ``append --by``) passes here."""
-        parent = self.store.header(duel_id).parent
+        parent = self.store.head_header(duel_id).parent      # the header the append's head holds: no read
         if parent and not released(self.store, parent):
             raise Forbidden(say("a player enters nothing into a judge's what-if branch before the duel it left "
                                 "has released what it hid; nothing was written"))

@@ -677,22 +677,28 @@ def _shown(store: Any, rows: list[Any], listed: Mapping[str, Any], now_ms: int |
     parents = {row["id"]: row["parent"] for row in shown.values() if row["parent"]}
     held = _held_back(store, set(parents.values()), listed)
     shown = {stream: row for stream, row in shown.items() if parents.get(stream) not in held}
+    hides: dict[str, bool] = {}                 # a parent's release read once a search, however many its branches
     for stream, row in shown.items():
         if row["parent"]:
-            _branch_cut(store, row, listed[stream].header.branch_at or 0, now_ms)
+            _branch_cut(store, row, listed[stream].header.branch_at or 0, now_ms, hides)
     return shown
 
 
-def _branch_cut(store: Any, row: dict[str, Any], branch_at: int, now_ms: int | None) -> None:
+def _branch_cut(store: Any, row: dict[str, Any], branch_at: int, now_ms: int | None,
+                hides: dict[str, bool] | None = None) -> None:
     """A branch's row cut where it left while its parent has not released what it hid (``released``),
     as ``LiveDuel.branch_cut`` cuts every view but the judge's and the list of duels shows it: its own
     events are the judge's what-if, its length, last turn and result too. Decided on what its signed
     anchors vouch for (``branch_at``) and its ancestors' status and settings, as the service decides
     it: nothing the index signs changes."""
-    try:
-        hidden = not released(store, row["parent"], None if now_ms is None else now_ms / 1000)
-    except (StoreError, VerificationError):      # a parent not there, or altered: nothing of it
-        hidden = True
+    hidden = None if hides is None else hides.get(row["parent"])
+    if hidden is None:
+        try:
+            hidden = not released(store, row["parent"], None if now_ms is None else now_ms / 1000)
+        except (StoreError, VerificationError):      # a parent not there, or altered: nothing of it
+            hidden = True
+        if hides is not None:
+            hides[row["parent"]] = hidden
     if hidden and row["cut"] > branch_at:
         row["cut"], row["mark_turn"] = branch_at, None      # its turn at the cut: none the row knows
 

@@ -2405,6 +2405,16 @@ class Store:
         sees it (what a player's device may record: ``application._stamped``)."""
         return getattr(self._head_fold(duel_id), "state", None)
 
+    def head_header(self, duel_id: str) -> Header:
+        """The stream's header as its appends' head holds it (read with it once, never changed
+        since): what every write asks of it (``Records._not_in_what_if``) without a read a write."""
+        with self._lock_for(duel_id):
+            live = self._cached(duel_id)
+            if live is None:
+                live = self._load_head(duel_id)
+                self._remember(duel_id, live)
+        return live.header
+
     def _head_fold(self, duel_id: str) -> Any:
         with self._lock_for(duel_id):
             live = self._cached(duel_id)
