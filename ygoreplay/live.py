@@ -476,6 +476,20 @@ class LiveDuel:
                 count -= 1
         return count
 
+    def holds_back(self, view: str, now: float | None = None) -> bool:
+        """Whether ``view`` may be shown fewer events than the record holds now: a spectator's
+        while a delay holds it back (until the duel ends) or while its branch is hidden by its
+        parent, any view but the judge's of a branch its parent cuts (``branch_cut``). Decided by
+        the view and the settings alone, never by how many events there are: a door that answers
+        on whether the view has seen the whole record (a stream's end, a receipt past the view
+        refused) would otherwise tell a held-back reader whether, and how far, the record goes on
+        past what it sees (a judge's what-if's length and end, when a delayed table last entered)."""
+        if view == "judge":
+            return False
+        if self.branch_cut(view, now) is not None:
+            return True
+        return view == "spectator" and (self.hidden_by_parent(now) or (not self.ended and self.access.delayed))
+
     def branch_cut(self, view: str, now: float | None = None) -> int | None:
         """How many of a branch's events ``view`` may see while its parent has not released what
         it hid (None: no cut, not a branch or its parent released): where it left, as far as the
