@@ -4,27 +4,34 @@ ends from a door that answers on it.
 A judge's what-if branch shows a player's view (and a spectator's) only where it left until its
 parent released what it hid (``LiveDuel.branch_cut``: its own events play Kaiba's hand, ZONE-14),
 and a spectator held back by a delay sees nothing past it. Every read cut the view's events at
-what it may see; two doors still decided on the record's length:
+what it may see; three doors still told what lies past the cut:
 
 * ``/follow`` ended the stream (``event: end``) once the duel had ended and ``from`` (or
   ``Last-Event-ID``) reached the record's count: a player following an ended what-if from ``N``
   was ended at once for ``N`` at its length and kept waiting below it, so a few requests told
   him the what-if's length and that it was played to its end.
+* A player's view of a branch was fed every event of it, the what-if's too, and only cut where
+  it was read: a witnessed duel's steps carry what later events said of them (their marks), so
+  the judge's what-if rollback to #6 turned Yugi's steps #6..#8 from unconfirmed to not, on every
+  door (``/events``, ``/frames``, ``/follow``). Such a view is now fed only what it may see, as
+  a spectator's is (``LiveDuel.fed_when_asked``).
 * ``POST /verify`` refused a receipt past the view (403) only when the record held more than the
   view saw: a forged receipt told a player whether the judge had played past where the branch
   left, and a delayed spectator the moment the table entered an event (the delay hides its
   timing too).
 
-Both now ask ``LiveDuel.holds_back``: whether the view may be shown less than the record, decided
-by the view and the settings, never by the record's length.
+The stream and the receipt now ask ``LiveDuel.holds_back``: whether the view may be shown less
+than the record, decided by the view and the settings, never by the record's length.
 """
 from __future__ import annotations
+
+import json
 
 import pytest
 from fastapi.testclient import TestClient
 
 from test_attack_25ag import _what_if
-from test_device_names import ADMIN, ORGANISER, WON, auth
+from test_device_names import ADMIN, ORGANISER, START, WON, auth
 from test_store import fresh_url
 from ygoreplay.access import digest
 from ygoreplay.service import create_app, duels
@@ -118,3 +125,33 @@ def test_a_receipt_past_a_delayed_spectators_view_says_nothing_of_when_the_table
     assert client.post(f"/duels/{duel['id']}/events", json=WON[1:], headers=recorder).status_code == 200
     ended = client.post(path, json=_forged(client, duel["id"], spectator, 1), headers=spectator)
     assert ended.status_code == 200 and ended.json()["ok"] is False, ended.text
+
+
+def _unconfirmed(client, duel_id: str, headers: dict) -> dict[int, bool]:
+    lines = [json.loads(line) for line in client.get(f"/duels/{duel_id}/events", headers=headers).text.splitlines()]
+    return {line["position"]: line.get("unconfirmed") for line in lines}
+
+
+def test_a_players_steps_of_a_what_if_say_nothing_of_its_rollback(served):
+    """A witnessed duel's what-if: the judge branches after #8 and rolls back to #6 in it. Yugi's
+    view stops at #8, which the duel showed him: its steps #6..#8 stay as the duel has them
+    (unconfirmed), not reverted by an event he may not see. Once the duel released what it hid
+    (its end, under ``end``), the what-if and its rollback are his."""
+    client = served
+    duel = client.post("/duels", json={"visibility": "public", "release": "end", "mode": "witnessed"},
+                       headers=ORGANISER).json()
+    recorder, judge, yugi = (auth(duel["tokens"][role]) for role in ("recorder", "judge", "p0"))
+    assert client.post(f"/duels/{duel['id']}/events", json=START, headers=recorder).status_code == 200
+    branch = client.post(f"/duels/{duel['id']}/branch", json={"at": 8}, headers=judge).json()["id"]
+    shown = _unconfirmed(client, branch, yugi)
+    back = {"kind": "rolled_back", "to": 6, "judge": "Judge", "reason": "what if"}
+    assert client.post(f"/duels/{branch}/events", json=[back], headers=judge).status_code == 200
+    assert _unconfirmed(client, branch, judge)[7] is False, "the judge's view: reverted"
+    assert _unconfirmed(client, branch, yugi) == shown == {**shown, 6: True, 7: True, 8: True}
+    frames = client.get(f"/duels/{branch}/frames", headers=yugi).json()["frames"]
+    assert [f.get("unconfirmed") for f in frames[6:]] == [True, True, True] and len(frames) == 9
+    assert b"reverted" not in _first(client, f"/duels/{branch}/follow?from=6", yugi)
+    ended = {"kind": "duel_ended", "winner": 0, "reason": "judge"}
+    assert client.post(f"/duels/{duel['id']}/events", json=[ended], headers=recorder).status_code == 200
+    released = _unconfirmed(client, branch, yugi)
+    assert len(released) == 10 and released[7] is False, "released: the what-if is every view's"
