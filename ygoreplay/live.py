@@ -389,21 +389,35 @@ class LiveDuel:
         if self.ended_at is None:
             self.ended_at = next((r.position for r in new if r.event.kind == "duel_ended"), None)
         for live in list(self.views.values()):
-            if live.view != "spectator":     # a spectator's takes events as they are released
+            if not self.fed_when_asked(live.view):     # such a view takes events as it may see them
                 for record in new:
                     live.feed(record)
         self.version += 1
         return True
 
+    def fed_when_asked(self, name: str) -> bool:
+        """Whether view ``name`` is fed only the events it may see, when it is asked for
+        (``view``), and never with each append: a spectator's (its delay), and every view but the
+        judge's of a branch (its parent's cut, ``branch_cut``). A view's steps say what later
+        events it holds said of them (a witnessed duel's marks: struck, confirmed, disputed, ruled,
+        reverted); fed past the cut, a player's steps of a judge's what-if told him where its
+        rollback went back to (ZONE-14)."""
+        return name == "spectator" or (bool(self.header.parent) and name != "judge")
+
     def view(self, name: str, upto: int | None = None) -> LiveView:
         """The view, with every event it may see now (or ``upto`` events). A spectator's is fed
         only what it may see, under a lock of its own: no work on an event past its delay is
-        done for it, and it never waits for the other views to take an append in."""
-        if name != "spectator":
+        done for it, and it never waits for the other views to take an append in; a player's of
+        a branch likewise (``fed_when_asked``), under the duel's lock."""
+        if name == "spectator":
+            with self.spectating:
+                return self._fed(name, self.visible(name) if upto is None else upto)
+        if not self.fed_when_asked(name):          # fed every event as it comes (``_take_in``)
             with self.lock:
                 return self._fed(name, len(self.records))
-        with self.spectating:
-            return self._fed(name, self.visible(name) if upto is None else upto)
+        count = self.visible(name) if upto is None else upto
+        with self.lock:
+            return self._fed(name, count)
 
     async def catch_up(self, name: str, upto: int) -> None:
         """Feed the view ``name`` up to ``upto`` events, from the event loop, without ever blocking
@@ -429,7 +443,7 @@ class LiveDuel:
         if not lock.acquire(blocking=False):
             return False
         try:
-            self._fed(name, upto if name == "spectator" else len(self.records))
+            self._fed(name, upto if self.fed_when_asked(name) else len(self.records))
         finally:
             lock.release()
         return True
@@ -475,6 +489,20 @@ class LiveDuel:
             while count and to_ms(self.records[count - 1].recorded) > cutoff:
                 count -= 1
         return count
+
+    def holds_back(self, view: str, now: float | None = None) -> bool:
+        """Whether ``view`` may be shown fewer events than the record holds now: a spectator's
+        while a delay holds it back (until the duel ends) or while its branch is hidden by its
+        parent, any view but the judge's of a branch its parent cuts (``branch_cut``). Decided by
+        the view and the settings alone, never by how many events there are: a door that answers
+        on whether the view has seen the whole record (a stream's end, a receipt past the view
+        refused) would otherwise tell a held-back reader whether, and how far, the record goes on
+        past what it sees (a judge's what-if's length and end, when a delayed table last entered)."""
+        if view == "judge":
+            return False
+        if self.branch_cut(view, now) is not None:
+            return True
+        return view == "spectator" and (self.hidden_by_parent(now) or (not self.ended and self.access.delayed))
 
     def branch_cut(self, view: str, now: float | None = None) -> int | None:
         """How many of a branch's events ``view`` may see while its parent has not released what

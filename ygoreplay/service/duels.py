@@ -350,7 +350,9 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
                         parts, size = [], 0
                 chunk = b"".join(parts)
                 position = visible
-            if live.ended and position >= live.count:
+            # the end only once the view may see the whole record: a view held back (a player's of a
+            # judge's what-if) told by it where the record ends (``LiveDuel.holds_back``)
+            if live.ended and position >= live.count and not live.holds_back(view, clock):
                 yield chunk + END
                 return
             now = loop.time()
@@ -460,7 +462,9 @@ def _verified(service: Service, duel_id: str, caller: Caller, live: LiveDuel, re
     visible = live.visible(caller.view)
     if any(r.duel != duel_id for r in receipts):
         raise HTTPError(400, f"a receipt given is not for duel {duel_id}", where="body")
-    if visible < live.count and any(r.events > visible for r in receipts):   # held back by the delay
+    # held back (a delay, a judge's what-if): refused whatever the record holds past the view, which
+    # a refusal made on it would tell (``LiveDuel.holds_back``)
+    if live.holds_back(caller.view) and any(r.events > visible for r in receipts):
         raise HTTPError(403, f"this view may see {visible} events: a receipt past them is checked with a "
                         "token that sees them (recorder, judge)", where="body")
     result, _witnessed = service.records.verify(duel_id, receipts, live.verified(visible))
