@@ -432,30 +432,36 @@ class Records:
         """A duel created ``witnessed`` (``POST /duels {"mode"}``) is recorded so: its
         duel_started must say it, and a machine's may not, so no recorder changes what the
         organiser chose. ``access``: its access attachment as read with the head the events are
-        judged on (``Store.witnessed``)."""
-        if access is None or not isinstance(events[0], DuelStarted):
+        judged on (``Store.witnessed``). Whichever event opens it: a ``position_set_up``, which says
+        nothing of a table, made a duel created witnessed a machine's record (its players' devices
+        refused, nothing stamped with who entered it)."""
+        if access is None:
             return
         mode = Access.from_dict(access).mode
-        if (mode == "witnessed") != events[0].witnessed:
+        if (mode == "witnessed") != _says_witnessed(events):
             say = "true" if mode == "witnessed" else "false (or absent)"
             raise InputError(f"duel {duel_id} was created as a {mode} record: its duel_started must say "
                              f'"witnessed": {say}; nothing was written')
 
-    def rollback(self, duel_id: str, to: int, judge: str, reason: str, role: str = "organiser") -> int:
+    def rollback(self, duel_id: str, to: int, judge: str, reason: str, role: str = "organiser",
+                 expected: int | None = None) -> int:
         """A judge backs the game up to before event ``to``: an event of its own (MATCH-08),
-        written as the raw events endpoint writes one. The judge decided on the duel as it stood:
-        if someone appended since, that is a conflict."""
-        length = self.store.info(duel_id).events
+        written as the raw events endpoint writes one. The judge decided on the duel as it stood
+        (``expected``: its length as the judge saw it; else as read now): if someone appended
+        since, that is a conflict, never their entries reverted unseen."""
+        length = self.store.info(duel_id).events if expected is None else expected
         event = from_dict({"kind": "rolled_back", "to": to, "judge": judge, "reason": reason}, "the rollback")
         return self.append(duel_id, [event], expected=length, role=role, entered_by="judge").events
 
     def note(self, duel_id: str, judge: str, text: str, category: str = "note", role: str = "organiser",
-             on: int | None = None, decision: str | None = None) -> int:
+             on: int | None = None, decision: str | None = None, expected: int | None = None) -> int:
         """A judge's call, ruling, penalty or note (MATCH-08), written as the raw endpoint writes one;
-        a ruling ``on`` an entry (a flagged or disputed one) says what was decided."""
+        a ruling ``on`` an entry (a flagged or disputed one) says what was decided. ``expected``: the
+        duel's length it is written at, as the raw endpoint's (a retry of one stored is a conflict,
+        not a second note)."""
         event = from_dict({"kind": "judge_note", "judge": judge, "note": text, "category": category,
                            "on": on, "decision": decision}, "the note")
-        return self.append(duel_id, [event], role=role, entered_by="judge").events
+        return self.append(duel_id, [event], expected=expected, role=role, entered_by="judge").events
 
     def branch(self, duel_id: str, at: int, title: str = "") -> str:
         """A what-if line: a new duel of events #0..#at of this one (the board after event #at).

@@ -246,6 +246,8 @@ witness_option = click.option(
     "--witness", "witness_url", envvar="YGOREPLAY_WITNESS", default=None, metavar="URL",
     help="A second store (SQLite file or postgresql://...?schema=NAME) that keeps every write's signed "
          "head: a store behind it fails verify (default: $YGOREPLAY_WITNESS).")
+expected_option = click.option("--expected", type=int, default=None,
+                               help="Refuse (exit 3) unless the duel has exactly N events.")
 receipt_out_option = click.option(
     "--receipt", "receipt_path", type=click.Path(), default=None, metavar="FILE",
     help="Save the write's signed receipt here (a folder: as DUEL-EVENTS.json in it); keep it to prove "
@@ -293,10 +295,18 @@ def open_witness(url: str | None, store: Store) -> Iterator[Witness | None]:
 
 
 def keep_receipt(receipt: Receipt, path: str | None, witness: Witness | None) -> None:
-    """Save a write's receipt where asked; say when the witness did not take it."""
+    """Save a write's receipt where asked; say when the witness did not take it. The write stands
+    whatever becomes of its receipt file: a receipt that cannot be saved is said so, never with
+    "nothing was written" (the file's error said it, and a script sent the write again: the
+    events appended twice, a second duel recorded)."""
     from ..receipts import save_receipt
     if path:
-        save_receipt(receipt, path)
+        try:
+            save_receipt(receipt, path)
+        except InputError as exc:
+            raise InputError(t("the write stands: duel {duel} has {events} events now (do not send it again); "
+                               "only its receipt was not saved: {reason}", duel=receipt.duel, events=receipt.events,
+                               reason=str(exc).removesuffix("; nothing was written"))) from None
     if receipt.witnessed is False and witness is not None:
         echo(f"warning: the witness {witness.name} cannot be reached: this write is not witnessed "
              "(its receipt still proves it)", err=True)

@@ -18,9 +18,9 @@ from ..i18n import said, t
 from ..text import number, printable
 from . import match as match_cli
 from .common import (
-    EXIT_ILLEGAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, by_option, card_db, cards_option, echo, file_format, keep_receipt,
-    key_option, load_events, main, open_duel, open_store, open_witness, receipt_out_option, resolve, signing_key,
-    store_option, view_option, witness_option, Words)
+    EXIT_ILLEGAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, by_option, card_db, cards_option, echo, expected_option,
+    file_format, keep_receipt, key_option, load_events, main, open_duel, open_store, open_witness, receipt_out_option,
+    resolve, signing_key, store_option, view_option, witness_option, Words)
 
 if TYPE_CHECKING:
     from ..state import DuelState
@@ -120,9 +120,11 @@ def opened(duel: str, output: str | None, cards: tuple[str, ...], store_url: str
                    "1: in this process). The results are the same, in the same order.")
 @key_option
 @cards_option
+@witness_option
 @store_option
 def import_command(path: str, output: str | None, title: str | None, as_json: bool, unsigned: bool,
-                   jobs: int | None, keys: tuple[str, ...], cards: tuple[str, ...], store_url: str | None) -> None:
+                   jobs: int | None, keys: tuple[str, ...], cards: tuple[str, ...], witness_url: str | None,
+                   store_url: str | None) -> None:
     """Import a .ygr judge file, an EDOPro .yrpX replay, or a folder of replays.
 
     A .ygr file is verified first (its chain, and a signature by a trusted key). EDOPro replays
@@ -146,8 +148,8 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
                            output=output))
     if fmt is not None and fmt.yields in ("replay", "match"):    # a match .ygr: the application says what it is
         replay = YGR.read(source).native
-        with open_store(store_url, create=True) as store:
-            done = Records(store).import_replay(replay, title, trusted_keys(keys), unsigned)
+        with open_store(store_url, create=True) as store, open_witness(witness_url, store) as witness:
+            done = Records(store, witness).import_replay(replay, title, trusted_keys(keys), unsigned)
         echo(json.dumps([{"file": source.name, **done.to_dict()}]) if as_json else str(done.id))
         if done.skipped and not as_json:
             echo(t("{name}: already stored as {id} (imported before): skipped", name=source.name, id=done.id), err=True)
@@ -168,8 +170,9 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
     outcomes: list[dict] = []
     key = signing_key()
     interrupted = False
-    with (open_store(store_url, create=True) if not output else _nothing()) as store:
-        records = Records(store) if store is not None else None
+    with (open_store(store_url, create=True) if not output else _nothing()) as store, \
+            (open_witness(witness_url, store) if store is not None else _nothing()) as witness:
+        records = Records(store, witness) if store is not None else None
         known = records.imports() if records is not None else None
         if output:
             targets = [Path(output) / name for name in _ygr_names(files)] if source.is_dir() or Path(output).is_dir() \
@@ -340,7 +343,7 @@ def record(file: str, title: str | None, as_json: bool, receipt_path: str | None
 @main.command()
 @click.argument("duel")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--expected", type=int, default=None, help="Refuse (exit 3) unless the duel has exactly N events.")
+@expected_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (id, events, signed receipt).")
 @click.option("--confirm", is_flag=True, help="Store a turn change that looks entered twice (nothing entered "
                                               "in the turn it ends).")
@@ -391,15 +394,17 @@ def _say_flags(flags: list) -> None:
 @click.option("--on", "on", type=int, default=None, metavar="N",
               help="The entry it rules on (a flagged or disputed event); with --decision.")
 @click.option("--decision", type=Words("ygoreplay.events", "DECISIONS"), default=None, help="What the judge decided about it.")
+@expected_option
 @witness_option
 @store_option
 def note(duel: str, text: str, judge: str, category: str, on: int | None, decision: str | None,
-         witness_url: str | None, store_url: str | None) -> None:
+         expected: int | None, witness_url: str | None, store_url: str | None) -> None:
     """A judge's note (a call, a ruling, a warning…) added to a stored duel's record."""
     from ..application import Records
     with open_store(store_url) as store, open_witness(witness_url, store) as witness:
         duel_id = resolve(store, duel)
-        length = Records(store, witness).note(duel_id, judge, text, category, on=on, decision=decision)
+        length = Records(store, witness).note(duel_id, judge, text, category, on=on, decision=decision,
+                                              expected=expected)
     echo(t("{duel_id}: {category} by {judge} recorded as event {value}",
            duel_id=duel_id, category=category, judge=judge, value=length - 1))
 
@@ -483,12 +488,13 @@ def _date(option: click.Parameter, value: str | None) -> str | None:
 @click.option("--at", "at", type=int, required=True,
               help="Keep events #0..#N: the branch starts from the board after event #N (as show --at N).")
 @click.option("--title", default="", help="A title for the branch.")
+@witness_option
 @store_option
-def branch(duel: str, at: int, title: str, store_url: str | None) -> None:
+def branch(duel: str, at: int, title: str, witness_url: str | None, store_url: str | None) -> None:
     """Start a new duel from the board after event #N of DUEL (the parent is untouched); print its id."""
     from ..application import Records
-    with open_store(store_url) as store:
-        echo(Records(store).branch(resolve(store, duel), at, title))
+    with open_store(store_url) as store, open_witness(witness_url, store) as witness:
+        echo(Records(store, witness).branch(resolve(store, duel), at, title))
 
 
 @main.command()
@@ -552,15 +558,17 @@ def diff(a: str, b: str, store_url: str | None) -> None:
 @click.option("--to", "to", type=int, required=True, help="Back up to the state before event N.")
 @click.option("--judge", required=True, help="The judge's name.")
 @click.option("--reason", required=True, help="Why, for the record.")
+@expected_option
 @witness_option
 @store_option
-def rollback(duel: str, to: int, judge: str, reason: str, witness_url: str | None, store_url: str | None) -> None:
+def rollback(duel: str, to: int, judge: str, reason: str, expected: int | None, witness_url: str | None,
+             store_url: str | None) -> None:
     """Back a game up to an earlier event, as an event in the same record (nothing is erased).
     Checked as the service checks it (a judge's rollback is signed and explained, MATCH-08)."""
     from ..application import Records
     with open_store(store_url) as store, open_witness(witness_url, store) as witness:
         duel_id = resolve(store, duel)
-        length = Records(store, witness).rollback(duel_id, to, judge, reason)
+        length = Records(store, witness).rollback(duel_id, to, judge, reason, expected=expected)
     echo(t("{duel_id}: rolled back to before event {to} by {judge}; events {to}..{value} are marked reverted",
            duel_id=duel_id, to=to, judge=judge, value=length - 2))
 

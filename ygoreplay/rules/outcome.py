@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..i18n import N_, say
 from ..events import (
-    ATTACK, BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SET, SZONE,
+    ATTACK, BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, INT_MAX, MZONE, OVERLAY, SET, SZONE,
     CardMoved, CardRevealed, CardsSwapped, CoinTossed, ControlChanged, CountersChanged, DieRolled,
     LifePointsChanged, Loc, SetCardsShuffled, StatsChanged, ZoneChanged)
 from ..state import Card, ChainLink, DuelState
@@ -461,6 +461,11 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
                                           "{amount}", player=player, due=due, amount=ev.amount))
     if ev.reason == "gain":
         result = side.lp + ev.amount
+        if result > INT_MAX:
+            # LOG-05: each amount fits a record, but their sum is signed in every anchor (``status``)
+            # and kept in every snapshot: past 64 bits no append after it could be written (a 500)
+            impossible(state, ev, "LOG-05", say("player {player} would have {result} LP: an LP total is at most "
+                                                "{most}", player=player, result=result, most=INT_MAX))
     elif ev.reason == "set":
         result = ev.amount
     else:

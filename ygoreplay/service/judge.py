@@ -8,26 +8,30 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 
 from ..events import DECISIONS
 from .common import HTTPError, _body_json, _fields
 from .core import DuelCaller, Service, ServiceDep
 
 router = APIRouter()
+#: The duel's length the judge decided on, as ``/events?expected=N``: else a 409, so entries appended
+#: since are not reverted unseen, nor a note sent again (its answer lost) written twice.
+_EXPECTED = "the duel's length the judge decided on: 409 when it has another"
 
 
 @router.post("/duels/{duel_id}/rollback", tags=["judge"],
              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
                  "type": "object", "required": ["to", "judge", "reason"], "properties": {
                      "to": {"type": "integer"}, "judge": {"type": "string"}, "reason": {"type": "string"}}}}}}})
-async def rollback(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller) -> dict:
+async def rollback(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller,
+                   expected: int | None = Query(None, ge=0, le=10 ** 9, description=_EXPECTED)) -> dict:
     """A judge backs the game up to before event ``to`` (MATCH-08): an event of its own."""
     caller, _live = asking
     Service.require(caller, "judge")
     body = await _body_json(request)
     to, judge, reason = _fields(body, to=int, judge=str, reason=str)
-    position = await asyncio.to_thread(service.records.rollback, duel_id, to, judge, reason, caller.role)
+    position = await asyncio.to_thread(service.records.rollback, duel_id, to, judge, reason, caller.role, expected)
     await asyncio.to_thread(service.hub.changed, duel_id)
     return {"position": position}
 
@@ -38,7 +42,8 @@ async def rollback(duel_id: str, request: Request, service: ServiceDep, asking: 
                      "judge": {"type": "string"}, "text": {"type": "string"},
                      "category": {"enum": ["call", "ruling", "penalty", "warning", "note", "time"]},
                      "on": {"type": "integer"}, "decision": {"enum": list(DECISIONS)}}}}}}})
-async def note(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller) -> dict:
+async def note(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller,
+               expected: int | None = Query(None, ge=0, le=10 ** 9, description=_EXPECTED)) -> dict:
     """A judge's call, ruling, penalty or note, kept in the record; a ruling ``on`` an entry (a
     flagged or disputed one) says what was ``decision``."""
     caller, _live = asking
@@ -46,7 +51,7 @@ async def note(duel_id: str, request: Request, service: ServiceDep, asking: Duel
     body = await _body_json(request)
     judge, text = _fields(body, judge=str, text=str)
     position = await asyncio.to_thread(service.records.note, duel_id, judge, text, body.get("category", "note"),
-                                       caller.role, body.get("on"), body.get("decision"))
+                                       caller.role, body.get("on"), body.get("decision"), expected)
     await asyncio.to_thread(service.hub.changed, duel_id)
     return {"position": position}
 
