@@ -1,0 +1,74 @@
+"""What the fifteenth pass's closing note left (issue 25, sixteenth pass).
+
+* A judge's what-if branch wrote its own rollbacks into the library index: a rollback in the
+  what-if, past where the branch left, reverted the parent's card events the branch keeps, so a
+  card search dropped the branch once its parent released it (index version 8: a what-if writes
+  no rollback row, as it writes no card row; ``library.seen``).
+"""
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from test_device_names import ADMIN, ORGANISER, WON, auth
+from test_store import fresh_url
+from ygoreplay.access import digest
+from ygoreplay.service import create_app
+from ygoreplay.store import Store
+
+SUMMONED = 14898066     # Kaiba's p1.m0, Normal Summoned at event #17 of ``WON``
+
+
+@pytest.fixture
+def url(tmp_path):
+    with fresh_url("sqlite", tmp_path / "duels.sqlite") as found:
+        yield found
+
+
+def _rolled_back_what_if(client: TestClient) -> tuple[str, str]:
+    """A public duel played to its end (released at its end) and a judge's branch after Kaiba's
+    Normal Summon, in which the judge rolled the summon back: the duel's and the branch's ids."""
+    duel = client.post("/duels", json={"title": "what if", "visibility": "public", "release": "end"},
+                       headers=ORGANISER).json()
+    recorder, judge = auth(duel["tokens"]["recorder"]), auth(duel["tokens"]["judge"])
+    assert client.post(f"/duels/{duel['id']}/events", json=WON, headers=recorder).status_code == 200
+    made = client.post(f"/duels/{duel['id']}/branch", json={"at": 18}, headers=judge)
+    assert made.status_code == 201, made.text
+    branch = made.json()["id"]
+    back = client.post(f"/duels/{branch}/rollback", json={"to": 17, "judge": "Head judge", "reason": "what if"},
+                       headers=judge)
+    assert back.status_code == 200, back.text
+    return duel["id"], branch
+
+
+def _found(client: TestClient) -> list[str]:
+    answer = client.get("/search", params={"card": str(SUMMONED), "action": "summoned"})
+    assert answer.status_code == 200, answer.text
+    return [hit["id"] for hit in answer.json()["results"]]
+
+
+def test_a_what_ifs_rollback_drops_no_branch_from_a_card_search(url):
+    """The branch keeps the parent's Normal Summon (event #17); the judge's what-if rolled it back
+    past where the branch left: the search found the duel and not its branch, by a what-if of the
+    kind the index otherwise never writes (its card events)."""
+    with Store(url, concurrent=True) as store, TestClient(create_app(store, digest(ADMIN))) as client:
+        duel, branch = _rolled_back_what_if(client)
+        assert sorted(_found(client)) == sorted([duel, branch])
+        hit = next(hit for hit in client.get("/search", params={"player": "Yugi"}).json()["results"]
+                   if hit["id"] == branch)
+        assert "rollback" not in hit["badges"], "a what-if's rollback is the judge's, not the duel's"
+
+
+def test_an_index_of_version_7_is_rebuilt_without_a_what_ifs_rollbacks(url):
+    """A store whose index holds a what-if's rollback row (as version 7 wrote it) gets it rebuilt on
+    its next writable open: the branch is found again."""
+    with Store(url, concurrent=True) as store, TestClient(create_app(store, digest(ADMIN))) as client:
+        duel, branch = _rolled_back_what_if(client)
+        index = store.library
+        with store.events.datastore.transaction(commit=True) as cursor:
+            cursor.execute(index.sql("INSERT INTO {rollbacks} (stream, position, back_to, mac) VALUES (?, ?, ?, ?)"),
+                           (branch, 18, 17, index.tag("rollbacks", branch, 18, 17)))
+            cursor.execute(index.sql("DELETE FROM {meta}"))
+            cursor.execute(index.sql("INSERT INTO {meta} (version, mac) VALUES (?, ?)"), (7, index.tag("meta", 7)))
+    with Store(url, concurrent=True) as store, TestClient(create_app(store, digest(ADMIN))) as client:
+        assert sorted(_found(client)) == sorted([duel, branch])
