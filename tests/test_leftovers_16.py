@@ -4,6 +4,10 @@
   what-if, past where the branch left, reverted the parent's card events the branch keeps, so a
   card search dropped the branch once its parent released it (index version 8: a what-if writes
   no rollback row, as it writes no card row; ``library.seen``).
+* A search's page was the statement's ``limit + 1`` rows less those the checks after it left out
+  (a branch whose cut shows no result, a row not vouched for): ``result=p0`` over duels with
+  branches came back with fewer rows than asked while more existed. A page now reads on past
+  them (``library_search._BATCHES``) and its ``next`` follows its last row.
 """
 from __future__ import annotations
 
@@ -72,3 +76,37 @@ def test_an_index_of_version_7_is_rebuilt_without_a_what_ifs_rollbacks(url):
             cursor.execute(index.sql("INSERT INTO {meta} (version, mac) VALUES (?, ?)"), (7, index.tag("meta", 7)))
     with Store(url, concurrent=True) as store, TestClient(create_app(store, digest(ADMIN))) as client:
         assert sorted(_found(client)) == sorted([duel, branch])
+
+
+def _won_with_branches(client: TestClient, duels: int) -> list[str]:
+    """``duels`` public duels Yugi (player 0) won, each followed by a judge's branch of it (its
+    what-if never ended: no result): the duels' ids."""
+    ids = []
+    for _ in range(duels):
+        duel = client.post("/duels", json={"title": "won", "visibility": "public", "release": "end"},
+                           headers=ORGANISER).json()
+        assert client.post(f"/duels/{duel['id']}/events", json=WON,
+                           headers=auth(duel["tokens"]["recorder"])).status_code == 200
+        made = client.post(f"/duels/{duel['id']}/branch", json={"at": 18}, headers=auth(duel["tokens"]["judge"]))
+        assert made.status_code == 201, made.text
+        ids.append(duel["id"])
+    return ids
+
+
+def test_a_search_page_is_full_while_more_exist_and_its_next_goes_on_from_it(url):
+    """Three duels Yugi won, each with a newer branch the result filter leaves out after the
+    statement: pages of two were one row and a branch's worth short (a first page of one)."""
+    with Store(url, concurrent=True) as store, TestClient(create_app(store, digest(ADMIN))) as client:
+        won = _won_with_branches(client, 3)
+        pages, cursor = [], None
+        while True:
+            params = {"result": "p0", "limit": "2", **({"cursor": cursor} if cursor else {})}
+            answer = client.get("/search", params=params)
+            assert answer.status_code == 200, answer.text
+            pages.append([hit["id"] for hit in answer.json()["results"]])
+            cursor = answer.json()["next"]
+            if cursor is None:
+                break
+            assert len(pages) < 5, pages
+        assert [len(page) for page in pages] == [2, 1], pages
+        assert sorted(sum(pages, [])) == sorted(won)
