@@ -8,6 +8,9 @@
   (a branch whose cut shows no result, a row not vouched for): ``result=p0`` over duels with
   branches came back with fewer rows than asked while more existed. A page now reads on past
   them (``library_search._BATCHES``) and its ``next`` follows its last row.
+* A judge call that said nothing was refused as "a judge's judge note needs a note: it is signed
+  and explained": ``judges_word`` stood a "-" in for the judge's name a call has none of, and
+  told the table a call is signed. It says what a call is (MATCH-08), in the reader's language.
 """
 from __future__ import annotations
 
@@ -17,6 +20,10 @@ from fastapi.testclient import TestClient
 from test_device_names import ADMIN, ORGANISER, WON, auth
 from test_store import fresh_url
 from ygoreplay.access import digest
+from ygoreplay.application import check
+from ygoreplay.cards import CardDB
+from ygoreplay.events import from_dict
+from ygoreplay.i18n import said, using
 from ygoreplay.service import create_app
 from ygoreplay.store import Store
 
@@ -110,3 +117,16 @@ def test_a_search_page_is_full_while_more_exist_and_its_next_goes_on_from_it(url
             assert len(pages) < 5, pages
         assert [len(page) for page in pages] == [2, 1], pages
         assert sorted(sum(pages, [])) == sorted(won)
+
+
+def test_match_08_a_call_that_says_nothing_is_refused_as_a_call_in_the_readers_language():
+    setup = [{"kind": "duel_started", "first_player": 0, "chosen_by": 0, "players": ["Yugi", "Kaiba"]},
+             *({"kind": "deck_registered", "player": p, "main": [0] * 40} for p in (0, 1))]
+    call = {"kind": "judge_note", "category": "call", "judge": "", "note": " ", "entered_by": "recorder"}
+    found = check([from_dict(e) for e in [*setup, call]], CardDB.classic()).to_dict()["violations"]
+    assert [v["rule"] for v in found] == ["MATCH-08"], found
+    message = found[0]["message"]
+    assert "judge call" in message and "signed" not in message and "-" not in message, message
+    with using("ja"):
+        assert said(message) == ("ジャッジコールは何のためにジャッジを呼ぶのか（そのメモ）を述べる："
+                                 "来たジャッジが誰でも答えるので、ジャッジの名前は書かない")

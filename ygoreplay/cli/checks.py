@@ -168,7 +168,7 @@ def witness_lines(data: dict) -> list[str]:
     for s in data["struck"]:
         lines.append(t("#{index} struck: corrected at #{at}", index=s["index"], at=s["corrected_at"]))
     for c in data["calls"]:                      # where the table called the judge (access.CALL)
-        lines.append(t("#{index} judge call by {by}: {note}", index=c["index"], by=c["by"] or c["judge"] or "-",
+        lines.append(t("#{index} judge call by {by}: {note}", index=c["index"], by=c["by"] or c["judge"] or t("nobody named"),
                        note=printable(c["note"])))
     if data["unconfirmed"]:
         count = len(data["unconfirmed"])
