@@ -11,19 +11,30 @@
 * A judge call that said nothing was refused as "a judge's judge note needs a note: it is signed
   and explained": ``judges_word`` stood a "-" in for the judge's name a call has none of, and
   told the table a call is signed. It says what a call is (MATCH-08), in the reader's language.
+* ``lp-sheet --view p0`` of a stored duel named only a public match, where the service's sheet
+  of the player's own token names the private match the player signs it for: the command line
+  (the store's owner) now decides as the service decides a reader in that role
+  (``access.view_knows_match`` is ``knows_match`` of that role). And ``export --view p0`` (p1,
+  spectator) of a judge's what-if branch held the what-if a player's token never reads while its
+  parent hides what it played: ``Records.export`` cuts it with ``library_search.branch_cut``, the
+  one rule the service's views and the search's rows use.
 """
 from __future__ import annotations
 
 import pytest
+from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from test_device_names import ADMIN, ORGANISER, WON, auth
-from test_store import fresh_url
+from test_match_context_privacy import SECRET, _public_duel_of, _tells, served  # noqa: F401  (a fixture)
+from test_store import fresh_url, store_url  # noqa: F401  (fixture: served's store)
 from ygoreplay.access import digest
 from ygoreplay.application import check
 from ygoreplay.cards import CardDB
+from ygoreplay.cli import main
 from ygoreplay.events import from_dict
 from ygoreplay.i18n import said, using
+from ygoreplay.replay_file import read as read_replay
 from ygoreplay.service import create_app
 from ygoreplay.store import Store
 
@@ -130,3 +141,50 @@ def test_match_08_a_call_that_says_nothing_is_refused_as_a_call_in_the_readers_l
     with using("ja"):
         assert said(message) == ("ジャッジコールは何のためにジャッジを呼ぶのか（そのメモ）を述べる："
                                  "来たジャッジが誰でも答えるので、ジャッジの名前は書かない")
+
+
+@pytest.mark.parametrize("view", ["p0", "p1"])
+def test_a_players_sheet_from_the_command_line_names_the_private_match_the_service_tells_them(served, view):  # noqa: F811
+    url, client = served
+    match, duel = _public_duel_of(client, "private")
+    served_sheet = client.get(f"/duels/{duel['id']}/lp-sheet", headers=auth(duel["tokens"][view]))
+    assert served_sheet.status_code == 200 and SECRET in served_sheet.text
+    printed = CliRunner().invoke(main, ["lp-sheet", duel["id"], "--store", url, "--view", view])
+    assert printed.exit_code == 0, printed.output
+    assert _tells(printed.output, match) and "Secret Format" in printed.output
+
+
+AXE_EQUIP = {"kind": "activated", "player": 1, "card": "p1.m2", "zone": 0, "targets": ["p1.m0"]}
+
+
+def test_an_exported_view_of_a_what_if_branch_stops_where_the_service_stops_it(url, tmp_path):
+    """The judge's branch of a running duel in which Kaiba equips the Axe of Despair from his hand:
+    the command line's p0, p1 and spectator files (and the records their viewers wrote, ``--record``)
+    held the what-if (19 events) where every token's ``/replay.ygr`` of those views stops where the
+    branch left (18); the judge's holds it."""
+    with Store(url, concurrent=True) as store, TestClient(create_app(store, digest(ADMIN))) as client:
+        duel = client.post("/duels", json={"title": "what if", "visibility": "public", "release": "end"},
+                           headers=ORGANISER).json()
+        recorder, judge = auth(duel["tokens"]["recorder"]), auth(duel["tokens"]["judge"])
+        assert client.post(f"/duels/{duel['id']}/events", json=WON[:18], headers=recorder).status_code == 200
+        made = client.post(f"/duels/{duel['id']}/branch", json={"at": 17}, headers=judge)
+        assert made.status_code == 201, made.text
+        branch = made.json()["id"]
+        assert client.post(f"/duels/{branch}/events", json=[AXE_EQUIP], headers=recorder).status_code == 200
+        served_counts = {}
+        for view in ("judge", "p0", "p1", "spectator"):
+            answer = client.get(f"/duels/{branch}/replay.ygr", params={"view": view}, headers=judge)
+            assert answer.status_code == 200, answer.text
+            (tmp_path / f"{view}.ygr").write_bytes(answer.content)
+            served_counts[view] = len(read_replay(tmp_path / f"{view}.ygr").events)
+    assert served_counts == {"judge": 19, "p0": 18, "p1": 18, "spectator": 18}
+    for view, count in served_counts.items():
+        out = tmp_path / f"cli-{view}.ygr"
+        done = CliRunner().invoke(main, ["export", branch, "--store", url, "--view", view, "-o", str(out)])
+        assert done.exit_code == 0, done.output
+        assert len(read_replay(out).events) == count, view
+        record = tmp_path / f"cli-{view}.jsonl"
+        done = CliRunner().invoke(main, ["export", branch, "--store", url, "--view", view, "--record", "-o", str(record)])
+        assert done.exit_code == 0, done.output
+        written = [line for line in record.read_text().splitlines() if line.strip() and not line.startswith("#")]
+        assert len(written) == count, (view, "the record the view's viewer wrote")

@@ -208,6 +208,17 @@ def released(store: Any, duel_id: str, now: float | None = None) -> bool:
     return info.parent is None or released(store, info.parent, now)
 
 
+def branch_cut(branch_at: int, parent_released: bool, parent_shows: int) -> int | None:
+    """How many of a branch's events a view other than the judge's may see (None: every one):
+    while its parent has not released what it hid (``released``), where it left, as far as the
+    parent shows that view. A branch is the judge's what-if from a board whose hidden cards are
+    the parent's: its own events play them ("what if Kaiba had equipped the Axe in his hand"),
+    and shown to the players or spectators of a duel that still hides them they would tell what
+    it hides (ZONE-12, ZONE-13). The one rule of the service's views (``LiveDuel.branch_cut``),
+    a search's row (``_branch_cut``) and an export (``Records.export``)."""
+    return None if parent_released else min(branch_at, parent_shows)
+
+
 # -- queries --------------------------------------------------------------------------------------
 
 _EVENTS = "coalesce((SELECT max(h.originator_version) FROM {heads} h WHERE h.originator_id = s.id || '/head'), 0)"
@@ -733,8 +744,9 @@ def _branch_cut(store: Any, row: dict[str, Any], branch_at: int, now_ms: int | N
             hidden = True
         if hides is not None:
             hides[row["parent"]] = hidden
-    if hidden and row["cut"] > branch_at:
-        row["cut"], row["mark_turn"] = branch_at, None      # its turn at the cut: none the row knows
+    cut = branch_cut(branch_at, not hidden, branch_at)      # its parent neither delayed nor running
+    if cut is not None and cut < row["cut"]:
+        row["cut"], row["mark_turn"] = cut, None      # its turn at the cut: none the row knows
 
 
 def _held_back(store: Any, streams: set[str], listed: Mapping[str, Any]) -> set[str]:
