@@ -18,8 +18,13 @@
   spectator) of a judge's what-if branch held the what-if a player's token never reads while its
   parent hides what it played: ``Records.export`` cuts it with ``library_search.branch_cut``, the
   one rule the service's views and the search's rows use.
+* ``play --plain`` (a terminal that is none, a judge's script) had no command for the next judge
+  call, flagged or disputed entry, which the terminal viewer's ``c`` / ``C`` keys go to: ``c`` and
+  ``C`` now do the same there.
 """
 from __future__ import annotations
+
+import json
 
 import pytest
 from click.testing import CliRunner
@@ -188,3 +193,15 @@ def test_an_exported_view_of_a_what_if_branch_stops_where_the_service_stops_it(u
         assert done.exit_code == 0, done.output
         written = [line for line in record.read_text().splitlines() if line.strip() and not line.startswith("#")]
         assert len(written) == count, (view, "the record the view's viewer wrote")
+
+
+def test_play_plain_goes_to_the_next_and_previous_judge_call(tmp_path):
+    call = {"kind": "judge_note", "category": "call", "judge": "", "note": "was the Trap activated first?"}
+    events = [*WON[:12], call, *WON[12:20]]
+    path = tmp_path / "called.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    done = CliRunner().invoke(main, ["play", str(path), "--plain"], input="c\nc\nj 19\nC\nq\n")
+    assert done.exit_code == 0, done.output
+    headings = [line.split(":")[0] for line in done.output.splitlines() if line.startswith("event #")]
+    assert headings == ["event #0/20", "event #12/20", "event #12/20", "event #19/20", "event #12/20"], headings
+    assert "no later judge call, flag or dispute" in done.output
