@@ -118,8 +118,10 @@ class Step:
             out["patch"] = self.patch
         if self.event["kind"] in ("rolled_back", "entry_corrected"):
             out["to"] = self.event["to"]
-        if self.event["kind"] == "judge_note" and self.event.get("category") == "call":
+        if self.event["kind"] == "judge_note" and self.event.get("category") == "call" and self.event.get("on") is None:
             out["call"] = True                   # a judge call: the viewer's timeline marks it
+        if self.event["kind"] == "judge_note" and self.event.get("on") is not None:
+            out["on"] = self.event["on"]         # a ruling on an entry (a call): the judge's page closes it
         if self.marks is not None:
             out.update(marks_as_of(self.marks, upto))
             out["flags"] = [{**flag, **i18n.message_dict(flag["message"])} for flag in out.get("flags") or ()]
