@@ -20,7 +20,8 @@
   one rule the service's views and the search's rows use.
 * ``play --plain`` (a terminal that is none, a judge's script) had no command for the next judge
   call, flagged or disputed entry, which the terminal viewer's ``c`` / ``C`` keys go to: ``c`` and
-  ``C`` now do the same there.
+  ``C`` now do the same there; and ``check`` / ``audit`` (``calls``) say whether a judge ruled on
+  each call (``ruled``, null while it is open), as they say of a disputed entry.
 """
 from __future__ import annotations
 
@@ -205,3 +206,19 @@ def test_play_plain_goes_to_the_next_and_previous_judge_call(tmp_path):
     headings = [line.split(":")[0] for line in done.output.splitlines() if line.startswith("event #")]
     assert headings == ["event #0/20", "event #12/20", "event #12/20", "event #19/20", "event #12/20"], headings
     assert "no later judge call, flag or dispute" in done.output
+
+
+def test_match_08_check_says_which_calls_a_judge_ruled_on(tmp_path):
+    call = {"kind": "judge_note", "category": "call", "judge": "", "note": "was the Trap activated first?"}
+    ruling = {"kind": "judge_note", "category": "ruling", "judge": "Head judge", "note": "it was",
+              "on": 12, "decision": "stands"}
+    events = [*WON[:12], call, *WON[12:15], {**call, "note": "a second question"}, ruling, *WON[15:18]]
+    calls = check([from_dict(e) for e in events], CardDB.classic()).to_dict()["calls"]
+    assert [(c["index"], c["ruled"] and c["ruled"]["decision"]) for c in calls] == [(12, "stands"), (16, None)]
+    assert calls[0]["ruled"]["at"] == 17 and calls[0]["ruled"]["judge"] == "Head judge"
+    path = tmp_path / "ruled.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    out = CliRunner().invoke(main, ["check", str(path)]).output
+    assert "#12 judge call by -" not in out
+    assert "was the Trap activated first? (ruled at #17 by Head judge: stands)" in out, out
+    assert "a second question (open: a judge call)" in out, out
