@@ -21,11 +21,15 @@ and never fails on them.
    by the store's own code (``stored_rows``). Then ``library_search.search`` timed for random
    queries: by player, by card event (a card activated on turn 1), and combined (player, card
    summoned, result), p50 and p99, with the rows each answered (an empty library cannot hide).
+   With ``--before DIR`` (a checkout of another tree) each query is also answered by that tree's
+   ``search``, interleaved with this one's on the same library: both trees' figures, and the
+   median ratio of their times query by query.
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import os
 import random
 import statistics
@@ -34,9 +38,11 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from fold import load_before  # noqa: E402  (bench/fold.py)
 from synthetic import generate  # noqa: E402  (bench/synthetic.py)
 
 from ygoreplay import chain, library  # noqa: E402
@@ -275,7 +281,8 @@ def library_bytes(store: Store) -> int:
         return int(cursor.fetchone()["b"] or 0)
 
 
-def searching(backend: str, url: str, n: int, queries: int, indexes_after: bool = True) -> None:
+def searching(backend: str, url: str, n: int, queries: int, indexes_after: bool = True, before: Any = None) -> None:
+    """The search's figures on a generated library; ``before``: another tree's ``library_search`` too."""
     codes, weights = popularity()
     store = Store(url)
     try:
@@ -297,20 +304,35 @@ def searching(backend: str, url: str, n: int, queries: int, indexes_after: bool 
         def combined() -> dict:
             return {**player(), "card": str(rng.choices(codes, weights)[0]), "action": "summoned", "result": "p0"}
 
+        trees = [("this tree", parse, search)]
+        if before is not None:
+            trees.append(("before", before.parse, before.search))
         for name, make in (("by player", player), ("by card event", card), ("combined", combined)):
-            took, hits, empty, left = [], 0, 0, 0
-            for _ in range(queries):
-                query = parse(make(), {})
-                start = time.perf_counter()
-                answer = search(store, query)
-                took.append((time.perf_counter() - start) * 1000)
-                hits += len(answer["results"])
-                empty += not answer["results"]
-                left += answer.get("unvouched", 0)
+            took = {tree: [] for tree, _, _ in trees}
+            hits = {tree: 0 for tree, _, _ in trees}
+            empty = {tree: 0 for tree, _, _ in trees}
+            left = {tree: 0 for tree, _, _ in trees}
+            for number in range(queries):
+                params = make()
+                # interleaved query by query, each tree first every other query (the first warms the cache)
+                for tree, parsing, searched in trees[::-1] if number % 2 else trees:
+                    query = parsing(params, {})
+                    start = time.perf_counter()
+                    answer = searched(store, query)
+                    took[tree].append((time.perf_counter() - start) * 1000)
+                    hits[tree] += len(answer["results"])
+                    empty[tree] += not answer["results"]
+                    left[tree] += answer.get("unvouched", 0)
             # the rows answered: a library the search lists none of (``Store.listed``) times empty pages
-            print(f"{backend}: search {name}: p50 {pct(took, 0.5):.2f} ms, p99 {pct(took, 0.99):.2f} ms, "
-                  f"max {max(took):.2f} ms ({queries} queries, mean rows returned {hits / queries:.2f}, "
-                  f"{empty} empty, {left} rows left out unvouched)")
+            for tree, _, _ in trees:
+                times = took[tree]
+                label = f" ({tree})" if before is not None else ""
+                print(f"{backend}: search {name}{label}: p50 {pct(times, 0.5):.2f} ms, p99 {pct(times, 0.99):.2f} "
+                      f"ms, max {max(times):.2f} ms ({queries} queries, mean rows returned {hits[tree] / queries:.2f}, "
+                      f"{empty[tree]} empty, {left[tree]} rows left out unvouched)")
+            if before is not None:
+                ratio = statistics.median(a / b for a, b in zip(took["this tree"], took["before"]))
+                print(f"{backend}: search {name}: this tree / before, median of each query's ratio {ratio:.3f}")
     finally:
         store.close()
 
@@ -326,7 +348,12 @@ def main() -> None:
     parser.add_argument("--indexes-during", action="store_true",
                         help="keep the indexes during the load (default: drop them, build them after)")
     parser.add_argument("--queries", type=int, default=None, help="queries of each kind (default 300)")
+    parser.add_argument("--before", type=Path, help="a checkout of the tree to compare the search with")
     args = parser.parse_args()
+    before = None
+    if args.before is not None:
+        load_before(args.before)
+        before = importlib.import_module("ygoreplay_before.library_search")
     n = args.n or (2_000 if args.quick else 100_000)
     pg_n = args.pg_n or n
     events, rounds, queries = (200, 2, 20) if args.quick else (1500, 6, 300)
@@ -338,7 +365,7 @@ def main() -> None:
         if args.only != "search" and not args.no_sqlite:
             indexing("sqlite", lambda: str(Path(folder) / f"append-{next(files)}.sqlite"), events, rounds)
         if args.only != "append" and not args.no_sqlite:
-            searching("sqlite", str(Path(folder) / "library.sqlite"), n, queries, after)
+            searching("sqlite", str(Path(folder) / "library.sqlite"), n, queries, after, before)
     if args.no_postgres:
         return
     try:
@@ -359,7 +386,7 @@ def main() -> None:
         if args.only != "search":
             indexing("postgresql", fresh, events, rounds)
         if args.only != "append":
-            searching("postgresql", fresh(), pg_n, queries, after)
+            searching("postgresql", fresh(), pg_n, queries, after, before)
     finally:
         for schema in schemas:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

@@ -64,7 +64,7 @@ def test_the_judges_terminal_lists_the_calls_in_effect(tmp_path):
               {"kind": "entry_corrected", "to": len(setup) + 1, "reason": "mis-tap", "entered_by": "recorder"}]
     events = [from_dict(e) for e in setup + called]
     assert check(events, CardDB.classic()).to_dict()["calls"] == [
-        {"index": len(setup), "by": "recorder", "judge": None, "note": CALL["note"]}]
+        {"index": len(setup), "by": "recorder", "judge": None, "note": CALL["note"], "ruled": None}]
     path = tmp_path / "called.jsonl"
     path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in setup + called), encoding="utf-8")
     for command in ("check", "audit"):

@@ -199,9 +199,11 @@ def knows_match(access: Access, token: str | None, hashed: str | None = None, du
 
 def view_knows_match(view: str, access: Access) -> bool:
     """Whether a view written out where no token tells who reads it (the command line's LP
-    sheet) may name a duel's match: the judge view is the store's owner's, who knows every match;
-    any other view is made to be handed on, so it names only a public match (``knows_match``)."""
-    return view == "judge" or access.visibility == "public"
+    sheet, made by the store's owner to hand on) may name a duel's match: as the service answers
+    a reader of the duel in that role (``knows_match`` with its ``duel_role``): the judge's and
+    a player's sheet name any match (a player signs the sheet of a private match's round), a
+    spectator's only a public one."""
+    return knows_match(access, None, duel_role=view)
 
 
 def handed(role: str) -> tuple[str, ...]:

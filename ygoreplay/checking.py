@@ -44,9 +44,10 @@ def witness_dict(history: History | None) -> dict:
     and kept) with who entered it and what followed it (a ruling, a rollback, a correction, or
     null: open); the entries disputed, struck by a correction, and not yet confirmed. Empty
     lists for a machine's record; in either, the judge calls in effect (``calls``: where the table
-    called the judge, MATCH-08, ``access.CALL``; one withdrawn or rolled back is not listed)."""
+    called the judge, MATCH-08, ``access.CALL``; one withdrawn or rolled back is not listed), each
+    with the ruling on it (``ruled``; null: open)."""
     calls = [] if history is None else [
-        {"index": pos, "by": ev.entered_by, "judge": ev.judge or None, "note": ev.note}
+        {"index": pos, "by": ev.entered_by, "judge": ev.judge or None, "note": ev.note, "ruled": history.ruling_on(pos)}
         for pos, ev in history.effective if isinstance(ev, JudgeNote) and ev.category == "call" and ev.on is None]
     if history is None or not history.state.witnessed:
         return {"flagged": [], "disputed": [], "struck": [], "unconfirmed": [], "calls": calls}

@@ -55,8 +55,8 @@ from .i18n import say
 
 ACTIONS = ("activated", "summoned", "sent_to_gy", "banished", "negated")
 #: 6: every row keyed (``Index.tag``), its stream's row checked against what its anchors vouch for;
-#: 7: no card event of a branch's what-if (``what_if``)
-VERSION = 7
+#: 7: no card event of a branch's what-if (``what_if``); 8: nor its rollbacks and corrections
+VERSION = 8
 #: What the index's tags are made over: this and the row (``Index.tag``); 16 bytes of the HMAC kept
 _TAG_LABEL = b"ygoreplay/library/1\0"
 _TAG_BYTES = 16
@@ -179,7 +179,8 @@ def seen(event: Event, fold: Any, negated: str | None, at: int, judges: bool = F
     """The spectator's card events of ``event`` just applied to ``fold`` (``before`` gave
     ``negated``; ``at`` its recording time in milliseconds): a card counts only when the
     spectator may know it there (``can_see``) or the event shows it to everyone (an activation),
-    and the record knows its passcode; no card event nor flag of a branch's what-if (``judges``, ``what_if``)."""
+    and the record knows its passcode; no card event, flag nor rollback of a branch's what-if
+    (``judges``, ``what_if``)."""
     from .views import can_see        # here: a store opened only to read (``show --at N``) needs no views
     state = fold.state
     turn = int(getattr(state, "turn", 0) or 0)
@@ -188,10 +189,12 @@ def seen(event: Event, fold: Any, negated: str | None, at: int, judges: bool = F
         return Seen(turn, at, meta={"event": event.event_name or None, "format": event.format or None,
                                     "banlist": event.banlist or None,
                                     "round": str(event.round) if event.round is not None else None})
+    if judges:
+        return Seen(turn, at)
     if kind in _GOING_BACK:
         return Seen(turn, at, back_to=event.to, rollback=kind == "rolled_back")
     cards = getattr(state, "cards", None)
-    if cards is None or judges:
+    if cards is None:
         return Seen(turn, at)
     out: list[tuple[str, int, int | None]] = []
 

@@ -17,7 +17,7 @@ import re
 import time
 import unicodedata
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator, Mapping
 
@@ -208,6 +208,17 @@ def released(store: Any, duel_id: str, now: float | None = None) -> bool:
     return info.parent is None or released(store, info.parent, now)
 
 
+def branch_cut(branch_at: int, parent_released: bool, parent_shows: int) -> int | None:
+    """How many of a branch's events a view other than the judge's may see (None: every one):
+    while its parent has not released what it hid (``released``), where it left, as far as the
+    parent shows that view. A branch is the judge's what-if from a board whose hidden cards are
+    the parent's: its own events play them ("what if Kaiba had equipped the Axe in his hand"),
+    and shown to the players or spectators of a duel that still hides them they would tell what
+    it hides (ZONE-12, ZONE-13). The one rule of the service's views (``LiveDuel.branch_cut``),
+    a search's row (``_branch_cut``) and an export (``Records.export``)."""
+    return None if parent_released else min(branch_at, parent_shows)
+
+
 # -- queries --------------------------------------------------------------------------------------
 
 _EVENTS = "coalesce((SELECT max(h.originator_version) FROM {heads} h WHERE h.originator_id = s.id || '/head'), 0)"
@@ -324,12 +335,57 @@ def _card_filter(query: Query, params: list[Any], alias: str) -> str:
     return " AND ".join(terms)
 
 
+#: How many statements a page reads at most, each twice the rows of the one before (the first
+#: its size and one): a page comes out full unless its rows left out (``_batch``) outnumber
+#: ~15 times its size, and then its ``next`` goes on past what it read.
+_BATCHES = 4
+
+
 def search(store: Any, query: Query, now: float | None = None) -> dict:
     """The public duels and matches ``query`` finds, newest first, a page at a time:
-    ``{"results": [...], "next": cursor or None}`` (the contract the README gives)."""
-    index: Index = store.library
+    ``{"results": [...], "next": cursor or None}`` (the contract the README gives). A page holds
+    ``limit`` rows while more exist: the rows the statement found and the checks after it left
+    out (``_batch``) are read past, by statements further on from the last row read (a short
+    page only past ``_BATCHES`` of them), and ``next`` follows the page's last row."""
     rare = query.codes is not None and _rare(store, query)
-    inner, params = _visible(index, query, _now_ms(now), rare)
+    now_ms = _now_ms(now)
+    results: list[Any] = []
+    unvouched = pending = 0          # rows left out before the page's last row, and after it
+    after, size = query.after, query.limit + 1
+    for _ in range(_BATCHES):
+        rows, shown, left_out = _batch(store, replace(query, after=after), rare, now_ms, size)
+        for row in rows:
+            if row["id"] in shown:
+                if len(results) == query.limit:         # one more to show: the next page starts here
+                    return _page(results, unvouched, _next(results[-1]["created_ms"], results[-1]["id"]))
+                results.append(row)
+                unvouched, pending = unvouched + pending, 0
+            elif row["id"] in left_out:
+                pending += 1
+            after = (row["created_ms"], row["id"])
+        if len(rows) < size:                            # none left
+            return _page(results, unvouched + pending, None)
+        size *= 2
+    assert after is not None                            # rows were read: full batches of them
+    return _page(results, unvouched + pending, _next(*after))
+
+
+def _page(rows: list[Any], unvouched: int, cursor: str | None) -> dict:
+    # a page holds only what the list of duels would name (``Store.listed``: not an altered
+    # stream, nor a branch of one) from index rows that are what its anchors vouch for and its
+    # tags hold (``Index.vouched``, ``Index.genuine``); it says how many it left out
+    answer = {"results": [_result(row) for row in rows], "next": cursor}
+    if unvouched:
+        answer["unvouched"] = unvouched
+    return answer
+
+
+def _batch(store: Any, query: Query, rare: bool, now_ms: int, size: int) -> tuple[list[Any], dict[str, Any], set[str]]:
+    """The first ``size`` rows the statement finds for ``query`` (newest first, past its
+    ``after``), those of them the page may show (by id), and those left out as not vouched for:
+    the rest of the rows are a branch whose result its cut does not show (``_branch_cut``)."""
+    index: Index = store.library
+    inner, params = _visible(index, query, now_ms, rare)
     where = ["(t.cut > 0 OR t.events = 0)"]
     if query.result is not None:
         where.append(_result_filter(query.result, params))
@@ -339,14 +395,11 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
         # thought rarer than it is had every public duel read and sorted (4 s at 1,000,000 duels).
         shown = _shown_card(query, params)
         where.append(f"EXISTS ({shown})" if rare else f"({shown} LIMIT 1) = 1")
-    params.append(query.limit + 1)
+    params.append(size)
     sql = (f"SELECT t.*, {_MARKS} FROM ({inner}) t "
            f"WHERE {' AND '.join(where)} ORDER BY t.created_ms DESC, t.id DESC LIMIT ?")
-    now_ms = _now_ms(now)
     rows, shown, left_out = _listed_rows(store, index.sql(sql), params, "ORDER BY p.created_ms DESC, p.id DESC",
                                          now_ms=now_ms)
-    more = len(rows) > query.limit
-    rows = rows[:query.limit]
     if query.codes is not None:
         cards = _card_events(store, query, [row for row in rows if row["id"] in shown])
         left_out |= {row["id"] for row in rows if row["id"] in shown and row["id"] not in cards}
@@ -360,15 +413,7 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
         worded = {stream for stream, row in shown.items() if not _has_words(index, row, query.q)}
         left_out |= worded
         shown = {stream: row for stream, row in shown.items() if stream not in worded}
-    unvouched = sum(1 for row in rows if row["id"] in left_out)
-    # a page holds only what the list of duels would name (``Store.listed``: not an altered
-    # stream, nor a branch of one) from index rows that are what its anchors vouch for and its
-    # tags hold (``Index.vouched``, ``Index.genuine``); it may come out short, and says by how many
-    answer = {"results": [_result(row) for row in rows if row["id"] in shown],
-              "next": _next(rows[-1]["created_ms"], rows[-1]["id"]) if more else None}
-    if unvouched:
-        answer["unvouched"] = unvouched
-    return answer
+    return rows, shown, left_out
 
 
 RARE = 900                       # at 100,000 streams; times the square root of how many times more
@@ -699,8 +744,9 @@ def _branch_cut(store: Any, row: dict[str, Any], branch_at: int, now_ms: int | N
             hidden = True
         if hides is not None:
             hides[row["parent"]] = hidden
-    if hidden and row["cut"] > branch_at:
-        row["cut"], row["mark_turn"] = branch_at, None      # its turn at the cut: none the row knows
+    cut = branch_cut(branch_at, not hidden, branch_at)      # its parent neither delayed nor running
+    if cut is not None and cut < row["cut"]:
+        row["cut"], row["mark_turn"] = cut, None      # its turn at the cut: none the row knows
 
 
 def _held_back(store: Any, streams: set[str], listed: Mapping[str, Any]) -> set[str]:

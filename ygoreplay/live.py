@@ -37,7 +37,7 @@ from .signing import OrganiserKey
 from .rules import History
 from .state import DuelState
 from .errors import StoreUnavailable, VerificationError
-from .library_search import released
+from .library_search import branch_cut, released
 from .store import Header, Record, Store, StoreError, Verification
 from .trust import seals_of
 from .views import VIEWS, Redactor, ViewReplay, ViewStep, foldable, view_cards
@@ -118,8 +118,10 @@ class Step:
             out["patch"] = self.patch
         if self.event["kind"] in ("rolled_back", "entry_corrected"):
             out["to"] = self.event["to"]
-        if self.event["kind"] == "judge_note" and self.event.get("category") == "call":
+        if self.event["kind"] == "judge_note" and self.event.get("category") == "call" and self.event.get("on") is None:
             out["call"] = True                   # a judge call: the viewer's timeline marks it
+        if self.event["kind"] == "judge_note" and self.event.get("on") is not None:
+            out["on"] = self.event["on"]         # a ruling on an entry (a call): the judge's page closes it
         if self.marks is not None:
             out.update(marks_as_of(self.marks, upto))
             out["flags"] = [{**flag, **i18n.message_dict(flag["message"])} for flag in out.get("flags") or ()]
@@ -506,12 +508,9 @@ class LiveDuel:
 
     def branch_cut(self, view: str, now: float | None = None) -> int | None:
         """How many of a branch's events ``view`` may see while its parent has not released what
-        it hid (None: no cut, not a branch or its parent released): where it left, as far as the
-        parent shows that view. A branch is the judge's what-if from a board whose hidden cards
-        (the opponent's hand, a face-down card) are the parent's: its own events play them ("what
-        if Kaiba had equipped the Axe in his hand"), and shown to the players or the spectators of
-        a duel still going on, or one that keeps them hidden (release ``never``, an event's duel
-        before the event ends), they would tell what the duel hides (ZONE-12, ZONE-13)."""
+        it hid (None: no cut, not a branch or its parent released): ``library_search.branch_cut``,
+        on the parent as this process follows it (a duel still going on, or one that keeps its
+        hidden cards: release ``never``, an event's duel before the event ends)."""
         if not self.header.parent:
             return None
         try:
@@ -520,7 +519,7 @@ class LiveDuel:
             return 0
         if parent.released(now):
             return None
-        return min(self.header.branch_at or 0, parent.visible(view, now))
+        return branch_cut(self.header.branch_at or 0, False, parent.visible(view, now))
 
     def hidden_by_parent(self, now: float | None = None) -> bool:
         """Whether this is a branch whose parent does not yet show a spectator where it left

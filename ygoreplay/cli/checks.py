@@ -168,8 +168,9 @@ def witness_lines(data: dict) -> list[str]:
     for s in data["struck"]:
         lines.append(t("#{index} struck: corrected at #{at}", index=s["index"], at=s["corrected_at"]))
     for c in data["calls"]:                      # where the table called the judge (access.CALL)
-        lines.append(t("#{index} judge call by {by}: {note}", index=c["index"], by=c["by"] or c["judge"] or "-",
-                       note=printable(c["note"])))
+        lines.append(t("#{index} judge call by {by}: {note} ({followed})", index=c["index"],
+                       by=c["by"] or c["judge"] or t("nobody named"), note=printable(c["note"]),
+                       followed=t("open: a judge call") if c["ruled"] is None else _followed(c["ruled"])))
     if data["unconfirmed"]:
         count = len(data["unconfirmed"])
         lines.append(t("1 entry not confirmed by the other side") if count == 1 else

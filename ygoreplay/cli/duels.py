@@ -210,7 +210,8 @@ def _player_of(source: Source, text: str | None) -> int | None:
 
 
 PLAY_HELP = ("n/Enter next · p previous · j N jump to event N · t T jump to turn T · f TEXT find the next "
-             "event naming TEXT · v VIEW switch view (judge, p0, p1, spectator) · q quit")
+             "event naming TEXT · c / C the next / previous judge call, flagged or disputed entry · "
+             "v VIEW switch view (judge, p0, p1, spectator) · q quit")
 
 
 @main.command()
@@ -265,6 +266,10 @@ def _play_lines(study: Study) -> None:
                 study.turn_start(number(arg))
             except SourceError as exc:
                 echo(str(exc))
+        elif word in ("c", "C") and not arg:       # as the terminal viewer's c / C (a judge reviewing calls)
+            if study.next_call(1 if word == "c" else -1) is None:
+                echo(t("no later judge call, flag or dispute") if word == "c" else
+                     t("no earlier judge call, flag or dispute"))
         elif word in ("f", "find") and arg:
             if study.find(arg) is None:
                 echo(f"no other event names {arg!r}")

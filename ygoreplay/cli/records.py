@@ -51,9 +51,17 @@ def export_command(duel: str, output: str, html: bool, as_record: bool, view: st
     if as_record:
         if html:
             raise click.UsageError(t("give --html or --record, not both"))
-        with open_duel(duel, store_url, cards) as source:
-            events = source.recorded_by(view or "spectator")
-        size = write_events(output, events, view or "spectator")
+        shown = view or "spectator"
+        if Path(duel).is_file():
+            with open_duel(duel, None, cards) as source:
+                events = source.recorded_by(shown)
+        else:                # a what-if branch's stops where the service's views of it stop
+            from ..source import open_source
+            with open_store(store_url, readonly=True) as store:
+                source = open_source(duel, store, card_db(cards))
+                events = source.recorded_by(shown)[:None if shown == "judge" else
+                                                   Records(store).branch_cut(str(source.duel_id), shown)]
+        size = write_events(output, events, shown)
         echo(t("{output}: {count} events as the {value} recorded them, {size} bytes (JSON Lines)",
                output=output, count=len(events), value=view or 'spectator', size=size))
         return

@@ -79,8 +79,12 @@ def judges_word(state: DuelState, ev: Event, text: str, what: str, signed: bool 
     """MATCH-08: a judge's ruling or rollback is followed, so the record says whose it is and
     what it says: a nameless or empty one is refused through every door (kept, flagged, by an audit).
     A call (not ``signed``) is made before any judge comes: it says why, and needs no judge's name."""
-    missing = [name for name, value in (("the judge", ev.judge if signed else "-"), (f"a {what}", text))
-               if not value.strip()]
+    if not signed:
+        if not text.strip():
+            fail(state, ev, "MATCH-08", say("a judge call says what the judge is called for (its note): whichever "
+                                            "judge comes answers it, so it names none"), play=False)
+        return
+    missing = [name for name, value in (("the judge", ev.judge), (f"a {what}", text)) if not value.strip()]
     if missing:
         fail(state, ev, "MATCH-08", say("a judge's {replace} needs {join}: it is signed and explained",
                                         replace=ev.kind.replace('_', ' '), join=' and '.join(missing)), play=False)

@@ -44,7 +44,10 @@ N_("Previous event (Left)"); N_("Previous event"); N_("Play or pause (Space)"); 
 N_("Next event (Right)"); N_("Next event"); N_("Next turn (Shift+Right)"); N_("Next turn");
 N_("Last event (End)"); N_("Last event"); N_("The rule"); N_("Close"); N_("The rule's own words");
 N_("hide hands"); N_("open in ygoreplay"); N_("share"); N_("A link to this event and view, to hand on");
-N_("Link to share");
+N_("Link to share"); N_("Open judge calls");
+
+// What a judge decides of a call (events.DECISIONS), as the recorder's page words it.
+const DECISIONS = { stands: N_("The duel stands"), warning: N_("Warning"), penalty: N_("Penalty"), reverted: N_("Reverted") };
 
 // A word of the page's vocabulary (the record's own code when it has none).
 function worded(words, key) { return words[key] ? t(words[key]) : key; }
@@ -68,6 +71,7 @@ export class Duel {
     this.turnStarts = [];          // the first event of each turn
     this.rollbacks = [];           // events that are a judge's rollback
     this.calls = [];               // events that call a judge (a dispute at the table, MATCH-08)
+    this.rulings = new Map();      // event -> the judge's notes ruling on it (a call closed)
     this.reverted = new Map();     // event -> the rollback (or correction) that undid it
     this.struck = new Set();       // events a correction of a mis-entry undid
     this.inEffect = [];
@@ -75,6 +79,12 @@ export class Duel {
   }
 
   get length() { return this.frames.length; }
+
+  // The judge calls still open: in effect, and no ruling in effect on them.
+  openCalls() {
+    return this.calls.filter((c) => !this.reverted.has(c)
+      && !(this.rulings.get(c) || []).some((r) => !this.reverted.has(r)));
+  }
 
   add(frames) {
     const taken = [];
@@ -102,6 +112,7 @@ export class Duel {
       } else {
         this.inEffect.push(frame.i);
         if (frame.call) this.calls.push(frame.i);
+        if (frame.on !== undefined && frame.on !== null) this.rulings.set(frame.on, [...(this.rulings.get(frame.on) || []), frame.i]);
       }
     }
     if (taken.length || !frames.length) for (const listener of this.listeners) listener(taken);
@@ -707,9 +718,67 @@ export class Viewer {
     if (!this.shown && this.duel.length) this.build();   // the first events of a duel that had none
     this.logLines(frames);
     this.marks();
+    if (this.judging) this.openCalls();
     if (following || this.position < 0) this.show(this.duel.length - 1, { animate: true });
     else this.where();                              // the position stays (the log is not scrolled)
     this.status();
+  }
+
+  // The judge's link lists the calls still open, each with a ruling to close it (a judge_note
+  // "on" the call, MATCH-08): drawn again only when the list changes (a ruling half typed stays).
+  openCalls() {
+    this.judging = true;
+    const open = this.duel.openCalls();
+    if (this.callsShown === open.join(",")) return;
+    this.callsShown = open.join(",");
+    const box = this.q("#calls");
+    const list = el("ul");
+    for (const c of open) {
+      const li = el("li");
+      const go = el("a", "", `#${c}`);
+      go.href = `#e${c}`;
+      li.append(go, document.createTextNode(" " + this.duel.frames[c].line), this.rulingForm(c));
+      list.append(li);
+    }
+    box.replaceChildren(el("h2", "", t("Open judge calls")), open.length ? list : el("p", "hint", t("No judge call is open.")));
+    box.hidden = false;
+  }
+
+  rulingForm(call) {
+    const form = el("form", "ruling");
+    const judge = el("input");
+    judge.name = "judge";
+    judge.required = true;
+    judge.placeholder = t("judge's name");
+    judge.setAttribute("aria-label", t("judge's name"));
+    try { judge.value = localStorage.getItem("ygoreplay.judge") || ""; } catch (error) { judge.value = ""; }
+    const text = el("input");
+    text.name = "text";
+    text.required = true;
+    text.placeholder = t("the ruling");
+    text.setAttribute("aria-label", t("the ruling"));
+    const decision = el("select");
+    decision.name = "decision";
+    decision.setAttribute("aria-label", t("Decision"));
+    for (const [value, label] of Object.entries(DECISIONS)) {
+      const option = el("option", "", t(label));
+      option.value = value;
+      decision.append(option);
+    }
+    const button = el("button", "", t("rule on the call"));
+    button.type = "submit";
+    const said = el("span", "hint");
+    said.setAttribute("role", "status");
+    form.append(judge, text, decision, button, said);
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      button.disabled = true;
+      try { localStorage.setItem("ygoreplay.judge", judge.value); } catch (error) { /* private browsing */ }
+      const refused = await this.source.rule(call, judge.value, text.value, decision.value);
+      button.disabled = false;
+      said.textContent = refused ? t("the ruling was not stored: {why}", { why: refused }) : "";
+    });
+    return form;
   }
 
   warn(text) {
@@ -936,9 +1005,20 @@ class Service {
     if (!kept || fresh.events >= kept.events) localStorage.setItem(slot, JSON.stringify(fresh));
   }
 
+  // A judge's ruling on entry ``on`` (a call), by the judge's own endpoint; what refused it, or null.
+  async rule(on, judge, text, decision) {
+    const response = await fetch(`/duels/${this.id}/notes`, {
+      method: "POST", headers: { ...this.headers(), "Content-Type": "application/json" },
+      body: JSON.stringify({ judge, text, category: "ruling", on, decision }) });
+    if (response.ok) return null;
+    const answer = await response.json().catch(() => ({}));
+    return answer.message_translated || answer.message || answer.error || String(response.status);
+  }
+
   async extras(viewer) {
     this.viewer = viewer;
     this.keepReceipt(viewer).catch(() => {});
+    if (["judge", "organiser"].includes(viewer.duel.info.role)) viewer.openCalls();
     const download = document.querySelector("#download");
     const params = { view: viewer.duel.info.view };
     if (this.token) params.token = this.token;
