@@ -825,6 +825,10 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
         found = None
     if found is not None and stat.S_ISDIR(found.st_mode):
         raise StoreError(say("{path} is a folder, not a store file", path=path))
+    if found is not None and not stat.S_ISREG(found.st_mode):
+        # a pipe, a device, a socket: SQLite would hang opening a pipe, and nothing is created
+        # over one (``record`` took a pipe's size of 0 for no store and waited for ever)
+        raise StoreError(say("{path} is not a regular file, not a store file", path=path))
     if found is None or found.st_size == 0:
         if readonly or not create:
             raise MissingStore(str(path))
