@@ -13,6 +13,9 @@
   made readable by everyone, though it holds every duel's head as a receipt does (a receipt is
   its owner's alone: ``files.mode_for``). Beside a read-only store the witness is read-only, and
   a file it makes is 0600 (``receipts.Witness``).
+* ``show DUEL --at N`` with N past a 64-bit integer (``10**22``) met an internal error (exit 4,
+  "OverflowError: Python int too large to convert to SQLite INTEGER"): the stored board's seek
+  handed it to SQLite. It is past the duel, said so, exit 2 (``Store.seek``).
 * A store path that is a pipe (or a device) had a size of 0 and was taken for no store: ``list``
   said "no duels ... (no store there yet)", exit 0, and ``record`` opened the pipe to create the
   store and waited for ever. It is refused, as a folder is (``store._check_sqlite``).
@@ -32,7 +35,7 @@ from test_store_cli import DAMAGE, REPLAYS, clean, record, run
 from ygoreplay import chain as chainlib
 from ygoreplay.cards import CardDB
 from ygoreplay.events import JudgeNote
-from ygoreplay.exchange import legacy_commitments, make_replay, verify_against, view_root
+from ygoreplay.exchange import make_replay, verify_against, view_root
 from ygoreplay.jsonl import read_events
 from ygoreplay.replay_file import MAGIC, PREFIX, _LEGACY_FILTERS, ReplayFile, dumps, loads
 from ygoreplay.signing import OrganiserKey
@@ -57,6 +60,7 @@ def _format_2_view(judge: ReplayFile, alter) -> bytes:
     changed by ``alter(events, header, cards)``, rechained: no signature (format 2 has none)."""
     view = make_replay(judge.events, judge.times, judge.cards, "spectator", judge.root, judge.commit_key,
                        judge.match, judge.source, judge.created)
+    from ygoreplay.exchange import legacy_commitments
     commitments = legacy_commitments(judge, "spectator")
     events = [e.to_dict() for e in view.events]
     header = {"view": "spectator", "ruleset": view.ruleset, "players": list(view.players), "match": dict(view.match),
@@ -174,3 +178,15 @@ def test_a_store_that_is_a_pipe_is_refused(tmp_path):
         clean(result, 2)
         assert f"{pipe} is not a regular file, not a store file" in result.output
     assert stat.S_ISFIFO(os.stat(pipe).st_mode)
+
+
+# -- a position past any SQL integer ------------------------------------------------------------------
+
+def test_a_position_past_any_sql_integer_is_past_the_duel(tmp_path):
+    """Before: exit 4, an internal error (SQLite's OverflowError)."""
+    url = str(tmp_path / "store.sqlite")
+    duel = record(url, DAMAGE)
+    for at in (str(1 << 63), str(10 ** 22)):
+        result = run("show", duel, "--at", at, url=url)
+        clean(result, 2)
+        assert f"--at {at} is outside the duel's events 0..88" in result.output

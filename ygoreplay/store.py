@@ -2617,7 +2617,8 @@ class Store:
         if position is None:
             position = self._count(duel_id)
         for _ in range(2):                           # a second time: an append came between the reads
-            found = self._seek(duel_id, position) if position > 0 else None
+            # a position past any SQL integer (``show --at 10**22``) is past the duel: said below
+            found = self._seek(duel_id, position) if 0 < position <= _NO_END else None
             if found is not None:
                 return found
             length = self._count(duel_id)
