@@ -16,6 +16,9 @@
 * ``show DUEL --at N`` with N past a 64-bit integer (``10**22``) met an internal error (exit 4,
   "OverflowError: Python int too large to convert to SQLite INTEGER"): the stored board's seek
   handed it to SQLite. It is past the duel, said so, exit 2 (``Store.seek``).
+* ``list --since 2026-13-45`` (or ``--until 2026-02-30``) was compared as text: no day of the
+  calendar, and it listed "no duels ... that match", exit 0. Refused, exit 2, as ``99999-01-01``
+  was (``cli.records._date``).
 * A store path that is a pipe (or a device) had a size of 0 and was taken for no store: ``list``
   said "no duels ... (no store there yet)", exit 0, and ``record`` opened the pipe to create the
   store and waited for ever. It is refused, as a folder is (``store._check_sqlite``).
@@ -190,3 +193,14 @@ def test_a_position_past_any_sql_integer_is_past_the_duel(tmp_path):
         result = run("show", duel, "--at", at, url=url)
         clean(result, 2)
         assert f"--at {at} is outside the duel's events 0..88" in result.output
+
+
+def test_a_day_not_of_the_calendar_is_refused(tmp_path):
+    """Before: exit 0, "no duels in ... that match"."""
+    url = str(tmp_path / "store.sqlite")
+    record(url, DAMAGE)
+    for option, day in (("--since", "2026-13-45"), ("--until", "2026-02-30"), ("--since", "2026-00")):
+        result = run("list", option, day, url=url)
+        clean(result, 2)
+        assert f"{day} is not a date" in result.output
+    clean(run("list", "--since", "2024-02-29", "--until", "2999", url=url), 0)

@@ -467,11 +467,22 @@ def list_duels(as_json: bool, player: str | None, since: str | None, until: str 
                id=d.id, created=d.created[:16].replace('T', ' '), events=d.events, status=status, players=players, title=printable(d.title), family=family, flags=flags))
 
 
+def _is_day(value: str) -> bool:
+    """Whether a ``YYYY[-MM[-DD]]`` names a day, month or year of the calendar (not ``2026-13-45``:
+    compared as text, it found no duel and said so, exit 0)."""
+    import datetime
+    try:
+        datetime.date.fromisoformat((value + "-01-01")[:10] if len(value) < 10 else value)
+    except ValueError:
+        return False
+    return True
+
+
 def _date(option: click.Parameter, value: str | None) -> str | None:
     """A day, a month or a year (``2026-01-05``, ``2026-01``, ``2026``), checked."""
     if value is None:
         return None
-    if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", value.strip()):
+    if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", value.strip()) or not _is_day(value.strip()):
         raise click.BadParameter(t("{value} is not a date: write YYYY-MM-DD (or YYYY-MM, YYYY)",
                                    value=printable(value)),
                                  param_hint=f"--{option.name}")
