@@ -19,6 +19,10 @@
 * ``list --since 2026-13-45`` (or ``--until 2026-02-30``) was compared as text: no day of the
   calendar, and it listed "no duels ... that match", exit 0. Refused, exit 2, as ``99999-01-01``
   was (``cli.records._date``).
+* An output named where ygoreplay keeps its own files replaced them whole: ``export DUEL -o
+  duels.sqlite`` left the store a 2 KB spectator file (every duel gone, exit 0), ``-o
+  organiser.key`` the key (every signature then no one's). No output replaces an SQLite
+  database, its log or a private key (``files._target``: every door writes through it).
 * A store path that is a pipe (or a device) had a size of 0 and was taken for no store: ``list``
   said "no duels ... (no store there yet)", exit 0, and ``record`` opened the pipe to create the
   store and waited for ever. It is refused, as a folder is (``store._check_sqlite``).
@@ -204,3 +208,17 @@ def test_a_day_not_of_the_calendar_is_refused(tmp_path):
         clean(result, 2)
         assert f"{day} is not a date" in result.output
     clean(run("list", "--since", "2024-02-29", "--until", "2999", url=url), 0)
+
+
+def test_no_output_replaces_the_store_or_the_key(tmp_path):
+    """Before: exit 0, the store (or the key) replaced by the file written."""
+    url = str(tmp_path / "store.sqlite")
+    duel = record(url, DAMAGE)
+    key = OrganiserKey.load_or_create()[0].path
+    for target, args in ((url, ("--view", "spectator")), (url, ("--record",)), (key, ("--view", "spectator"))):
+        before = open(target, "rb").read()
+        result = run("export", duel, "-o", target, *args, url=url)
+        clean(result, 2)
+        assert "which an output never replaces; nothing was written" in result.output
+        assert open(target, "rb").read() == before
+    clean(run("verify", duel, url=url), 0)
