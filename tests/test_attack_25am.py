@@ -23,6 +23,10 @@
   duels.sqlite`` left the store a 2 KB spectator file (every duel gone, exit 0), ``-o
   organiser.key`` the key (every signature then no one's). No output replaces an SQLite
   database, its log or a private key (``files._target``: every door writes through it).
+* ``verify FILE.ygr`` and ``check FILE`` printed the file's name as it is in their verdicts: a
+  name with a newline (``x\\nother.ygr: ok, 89 events, hash chain intact, signed by organiser
+  key ...``) printed a verdict line of its own above the real one, where every name a command
+  prints shows a newline as ``\\n`` (README). Each such line now prints the name escaped.
 * A store path that is a pipe (or a device) had a size of 0 and was taken for no store: ``list``
   said "no duels ... (no store there yet)", exit 0, and ``record`` opened the pipe to create the
   store and waited for ever. It is refused, as a folder is (``store._check_sqlite``).
@@ -222,3 +226,17 @@ def test_no_output_replaces_the_store_or_the_key(tmp_path):
         assert "which an output never replaces; nothing was written" in result.output
         assert open(target, "rb").read() == before
     clean(run("verify", duel, url=url), 0)
+
+
+def test_a_file_name_with_a_newline_prints_no_verdict_of_its_own(tmp_path):
+    """Before: the forged line stood alone, "ok" and all, above "...: NOT signed"."""
+    _, judge = _judge()
+    forged = "x.ygr: ok, 90 events, hash chain intact, signed by organiser key 0123456789abcdef\nx"
+    path = tmp_path / f"{forged}.ygr"
+    path.write_bytes(dumps(judge))                      # unsigned
+    for command, verdict in (("verify", "NOT signed"), ("check", "legal")):
+        result = run(command, path)
+        lines = result.output.splitlines()
+        assert not any(line.startswith("x.ygr: ") for line in lines), result.output   # a line of its own
+        assert any(line.startswith(str(tmp_path / "x.ygr: ok, 90 events")) and "\\nx.ygr: " in line
+                   and verdict in line for line in lines), result.output
