@@ -24,6 +24,7 @@ import pytest
 
 from test_cards import _make_cdb
 from ygoreplay import resident as wire
+from ygoreplay.receipts import Witness
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = "replays/won-by-damage.jsonl"
@@ -142,6 +143,7 @@ def test_every_forwarded_command_prints_what_it_prints_in_process(place):
 
 def test_what_writes_or_reads_stdin_runs_in_process(place, tmp_path):
     duel = _record(place, SAMPLE)
+    Witness(str(tmp_path / "w.sqlite")).close()         # made by a write: a command that reads makes none
     place.start()
     text = (ROOT / SAMPLE).read_bytes()
     for args, stdin in [(("check", "-"), text), (("check", "/dev/stdin"), text), (("key",), None),

@@ -17,7 +17,7 @@ from .cards import CardDB
 from .events import DeckRegistered, DeckShuffled, DuelStarted, Event, PositionSetUp
 from .replay_file import ReplayFile, ReplayFileError, referenced_codes, verify_chain
 from .rules import History
-from .views import ViewReplay, public_board, redact, view_cards, viewer
+from .views import ID_IN_TEXT, ViewReplay, public_board, redact, view_cards, viewer
 
 
 def view_root(root: bytes, view: str) -> bytes:
@@ -85,10 +85,10 @@ def verify_against(view: ReplayFile, judge: ReplayFile) -> list[str]:
         return problems + [f"the --against file is a {judge.view} view, not a judge record"]
     if view_root(judge.root, view.view) != view.root:
         return problems + ["the view does not come from this record (different chain root)"]
-    if view.view != "judge" and view.format < 3:
-        return problems + _legacy_problems(view, judge)
     expected = make_replay(judge.events, judge.times, judge.cards, view.view, judge.root, judge.commit_key,
                            judge.match, judge.source, judge.created)
+    if view.view != "judge" and view.format < 3:
+        return problems + _legacy_problems(view, judge, expected) + _header_problems(view, judge, expected)
     if expected.commitments != view.commitments:
         problems.append("the judge record's deck orders do not match the view's commitments")
     if [e.to_dict() for e in expected.events] != [e.to_dict() for e in view.events]:
@@ -101,6 +101,13 @@ def verify_against(view: ReplayFile, judge: ReplayFile) -> list[str]:
     if expected.times != view.times:
         first = next(i for i, (a, b) in enumerate(zip(expected.times + [""], view.times + [""])) if a != b)
         problems.append(f"the view's recording times differ from the record's from event {first}")
+    return problems + _header_problems(view, judge, expected)
+
+
+def _header_problems(view: ReplayFile, judge: ReplayFile, expected: ReplayFile) -> list[str]:
+    """What a view of any format shares with its record, byte for byte: its card and effect facts
+    and its header (a view written before format 3 too: only its redaction was another)."""
+    problems = []
     if sorted(expected.cards.to_json_list(), key=_code) != sorted(view.cards.to_json_list(), key=_code):
         problems.append("the view's card facts are not the record's")
     if expected.cards.effects_record() != view.cards.effects_record():
@@ -118,28 +125,21 @@ def _code(card: dict) -> int:
     return card["code"]
 
 
-def _legacy_problems(view: ReplayFile, judge: ReplayFile) -> list[str]:
-    """A view written before format 3 (another redaction): its commitments, times and the public
-    board at every event are checked against the record instead of every byte."""
+def _legacy_problems(view: ReplayFile, judge: ReplayFile, now: ReplayFile) -> list[str]:
+    """A view written before format 3 (another redaction: hidden cards named by other ids): its
+    commitments, times, its events but for the card ids they name (the record as
+    this view sees it ``now``), and the public board at every event are checked against the record.
+    A downgraded file is held to all of it: its notes, names and every field but a card id."""
     problems = []
-    me = viewer(view.view)
-    expected, history = [], History(judge.cards, audit=True)
-    for index, event in enumerate(judge.events):
-        if isinstance(event, DeckShuffled):
-            expected.append([index, event.player, list(event.order)])
-        elif isinstance(event, DeckRegistered) and event.player != me:
-            expected.append([index, event.player, [list(event.main), list(event.extra), list(event.side)]])
-        history.append(event)
-        if isinstance(event, PositionSetUp):
-            for player, side in enumerate(history.state.sides):
-                expected.append([index, player, [history.state.cards[c].code for c in side.deck]])
-    commitments = [[i, p, hashlib.sha256(judge.commit_key + msgpack.packb([i, p, order])).digest()]
-                   for i, p, order in expected]
-    if commitments != view.commitments:
+    if legacy_commitments(judge, view.view) != view.commitments:
         problems.append("the judge record's deck orders do not match the view's commitments")
     if view.times != judge.times or len(view.events) != len(judge.events):
         problems.append("the view's events or recording times are not the record's")
         return problems
+    first = next((i for i, (a, b) in enumerate(zip(now.events, view.events))
+                  if _without_ids(a.to_dict()) != _without_ids(b.to_dict())), None)
+    if first is not None:
+        problems.append(f"the view's events differ from the record's from event {first}")
     truth = History(judge.cards, audit=True)
     states = ViewReplay(view.events, view.cards, view.disclosures).states()
     for index, (event, state) in enumerate(zip(judge.events, states)):
@@ -148,3 +148,32 @@ def _legacy_problems(view: ReplayFile, judge: ReplayFile) -> list[str]:
             problems.append(f"the view's public board differs from the record's from event {index}")
             break
     return problems
+
+
+def legacy_commitments(judge: ReplayFile, view: str) -> list[list]:
+    """What a ``view`` of the record ``judge`` written before format 3 commits to: each Deck's
+    order as shuffled, registered (the other player's) or set up, keyed with the duel's secret."""
+    me = viewer(view)
+    orders, history = [], History(judge.cards, audit=True)
+    for index, event in enumerate(judge.events):
+        if isinstance(event, DeckShuffled):
+            orders.append([index, event.player, list(event.order)])
+        elif isinstance(event, DeckRegistered) and event.player != me:
+            orders.append([index, event.player, [list(event.main), list(event.extra), list(event.side)]])
+        history.append(event)
+        if isinstance(event, PositionSetUp):
+            for player, side in enumerate(history.state.sides):
+                orders.append([index, player, [history.state.cards[c].code for c in side.deck]])
+    return [[i, p, hashlib.sha256(judge.commit_key + msgpack.packb([i, p, order])).digest()]
+            for i, p, order in orders]
+
+
+def _without_ids(value: object) -> object:
+    """An event's wire with every card id (``p0.m3``, in a field or a text) said alike: what a
+    view written before format 3 shares with the record, whose redaction named hidden cards
+    by other ids (the public board at every event checks where each card is)."""
+    if isinstance(value, dict):
+        return {k: _without_ids(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_ids(v) for v in value]
+    return ID_IN_TEXT.sub("p?", value) if isinstance(value, str) else value

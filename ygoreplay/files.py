@@ -174,13 +174,32 @@ def _sync_file_system(path: str) -> bool:
         os.close(fd)
 
 
+#: The first bytes of what no output of ours ever is and no output may replace: an SQLite
+#: database (a store, a witness, a ``cards.cdb``), its write-ahead log, a private key.
+_KEPT = ((b"SQLite format 3\0", "an SQLite database (a store, a witness or a cards.cdb)"),
+         (b"\x37\x7f\x06\x82", "an SQLite write-ahead log"), (b"\x37\x7f\x06\x83", "an SQLite write-ahead log"),
+         (b"-----BEGIN PRIVATE KEY-----", "a private key"),
+         (b"-----BEGIN OPENSSH PRIVATE KEY-----", "a private key"))
+
+
 def _target(path: str | os.PathLike[str]) -> Path:
-    """Where a write goes: a symbolic link's target (the link is kept), never a folder."""
+    """Where a write goes: a symbolic link's target (the link is kept), never a folder, and never
+    over a file that holds what ygoreplay keeps (``_KEPT``): ``export DUEL -o duels.sqlite``
+    replaced the whole store with one duel's file, ``-o organiser.key`` the key."""
     target = Path(path)
     if target.is_symlink():
         target = target.resolve()
     if target.exists() and not target.is_file():
         raise InputError(f"{target}: not a regular file; nothing was written")
+    try:
+        with open(target, "rb") as f:
+            head = f.read(64)
+    except OSError:                          # none there yet (or unreadable: the write says why)
+        head = b""
+    for magic, what in _KEPT:
+        if head.startswith(magic):
+            raise InputError(f"{target}: holds {what}, which an output never replaces; "
+                             "nothing was written (name another file)")
     return target
 
 

@@ -191,7 +191,10 @@ def save_receipt(receipt: Receipt, path: str | os.PathLike[str]) -> Path:
 
 class Witness:
     """A second store that keeps every receipt as it is issued: a SQLite file or a PostgreSQL
-    database (``?schema=`` names the schema; its table is ``ygoreplay_witness``)."""
+    database (``?schema=`` names the schema; its table is ``ygoreplay_witness``). Beside a store
+    opened read-only (``verify``, ``audit``, ``list``) it is read-only too: it must exist and is
+    never created, changed or given a table (a mistyped name is said, not made). A SQLite file it
+    creates is its owner's alone (``files.mode_for``): it holds every duel's head, as a receipt."""
 
     def __init__(self, url: str, store: Store | None = None) -> None:
         parsed = urlparse(url)
@@ -208,6 +211,7 @@ class Witness:
         if store is not None and self._is(store):
             raise InputError(f"the witness {self.name} is the store itself: whoever cuts the store back cuts "
                              "its witness with it (name another file or database)")
+        self.readonly = store is not None and store.readonly
         self._conn: Any = None
         self._lock = threading.Lock()
         with self._lock:
@@ -235,6 +239,9 @@ class Witness:
                                    port=p.port or 5432, user=unquote(p.username or "postgres"),
                                    password=unquote(p.password) if p.password else None, connect_timeout=5,
                                    autocommit=True)
+            if self.readonly:
+                conn.execute(f'SELECT 1 FROM "{self.schema}".{_TABLE} LIMIT 0')
+                return conn
             conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
             conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.schema}".{_TABLE} (duel TEXT NOT NULL, events BIGINT '
                          'NOT NULL, head BYTEA NOT NULL, time TEXT NOT NULL, key BYTEA NOT NULL, signature BYTEA '
@@ -243,6 +250,17 @@ class Witness:
         path = self._path()
         if path.is_dir():
             raise StoreError(say("the witness {path} is a folder, not a file", path=path))
+        if self.readonly:
+            if not path.is_file():
+                raise StoreError(say("the witness {path} does not exist (a command that only reads creates "
+                                     "none)", path=path))
+            conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=10,
+                                   check_same_thread=False, isolation_level=None)
+            conn.execute(f"SELECT 1 FROM {_TABLE} LIMIT 0")
+            return conn
+        if not path.exists():
+            # readable by its owner only: a receipt's head is the judge's (``mode_for``)
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, mode_for("judge")))
         conn = sqlite3.connect(path, timeout=10, check_same_thread=False, isolation_level=None)
         conn.execute(f"CREATE TABLE IF NOT EXISTS {_TABLE} (duel TEXT NOT NULL, events INTEGER NOT NULL, "
                      "head BLOB NOT NULL, time TEXT NOT NULL, key BLOB NOT NULL, signature BLOB NOT NULL, "

@@ -825,6 +825,10 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
         found = None
     if found is not None and stat.S_ISDIR(found.st_mode):
         raise StoreError(say("{path} is a folder, not a store file", path=path))
+    if found is not None and not stat.S_ISREG(found.st_mode):
+        # a pipe, a device, a socket: SQLite would hang opening a pipe, and nothing is created
+        # over one (``record`` took a pipe's size of 0 for no store and waited for ever)
+        raise StoreError(say("{path} is not a regular file, not a store file", path=path))
     if found is None or found.st_size == 0:
         if readonly or not create:
             raise MissingStore(str(path))
@@ -2613,7 +2617,8 @@ class Store:
         if position is None:
             position = self._count(duel_id)
         for _ in range(2):                           # a second time: an append came between the reads
-            found = self._seek(duel_id, position) if position > 0 else None
+            # a position past any SQL integer (``show --at 10**22``) is past the duel: said below
+            found = self._seek(duel_id, position) if 0 < position <= _NO_END else None
             if found is not None:
                 return found
             length = self._count(duel_id)

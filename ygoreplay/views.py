@@ -277,7 +277,7 @@ class DeviceNames:
 
     def say(self, text: str) -> str:
         """``text`` (a reason of the rules) with each record id the view's name of the card."""
-        return _ID_IN_TEXT.sub(lambda m: self.said.get(m.group(0)) or self.made.get(m.group(0)) or m.group(0), text)
+        return ID_IN_TEXT.sub(lambda m: self.said.get(m.group(0)) or self.made.get(m.group(0)) or m.group(0), text)
 
     def refused(self, text: str, hidden: list[str]) -> str:
         """Why the rules refused an entry, as the device is told: ``say``, or, when the entry
@@ -332,7 +332,7 @@ class DeviceNames:
             if key in ID_FIELDS or (key == "cause" and value in self.meant):
                 return self._name(value, where, event, index)
             if key in _TEXT_FIELDS or key == "cause":      # a cause may be words ("scapegoat")
-                text = _ID_IN_TEXT.sub(lambda m: self._name(m.group(0), where, event, index), value)
+                text = ID_IN_TEXT.sub(lambda m: self._name(m.group(0), where, event, index), value)
                 return value if text == value else text
         return value
 
@@ -828,7 +828,7 @@ def _pile_ids(state: DuelState, player: int, zone: str) -> list[str]:
 # -- renaming card ids inside events -----------------------------------------------------------
 
 _TEXT_FIELDS = frozenset(("description", "note", "reason", "judge", "effect", "cause"))
-_ID_IN_TEXT = re.compile(r"p[01]\.[A-Za-z_]*\d+")
+ID_IN_TEXT = re.compile(r"p[01]\.[A-Za-z_]*\d+")
 
 
 #: Values that hold no card id (exactly these classes: a subclass goes the long way).
@@ -857,7 +857,7 @@ def _rename_in(value: Any, of: dict[str, str], key: str = "") -> Any:
         if value in of and (key in ID_FIELDS or key == "cause"):
             return of[value]
         if key in _TEXT_FIELDS:
-            text = _ID_IN_TEXT.sub(lambda m: of.get(m.group(0), m.group(0)), value)
+            text = ID_IN_TEXT.sub(lambda m: of.get(m.group(0), m.group(0)), value)
             return value if text == value else text
     return value
 

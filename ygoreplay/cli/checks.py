@@ -125,7 +125,7 @@ def print_report(file: str, report: CheckReport, as_json: bool) -> NoReturn:
         result = (t("a draw") if final["winner"] is None else t("player {number} won", number=final["winner"])) \
             if state.ended else t("not finished")
         echo(t("{file}: {verdict};{flagged} {events} events, turn {turn}, LP {first} / {second}, {result}",
-               file=file, verdict=verdict, flagged=flagged, events=data["events"], turn=final["turn"],
+               file=printable(file), verdict=verdict, flagged=flagged, events=data["events"], turn=final["turn"],
                first=final["lp"][0], second=final["lp"][1], result=result)
              + (f" ({final['reason']})" if state.ended else ""))
         echo_checked(data["checked"])

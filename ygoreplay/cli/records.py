@@ -480,11 +480,22 @@ def list_duels(as_json: bool, player: str | None, since: str | None, until: str 
                id=d.id, created=d.created[:16].replace('T', ' '), events=d.events, status=status, players=players, title=printable(d.title), family=family, flags=flags))
 
 
+def _is_day(value: str) -> bool:
+    """Whether a ``YYYY[-MM[-DD]]`` names a day, month or year of the calendar (not ``2026-13-45``:
+    compared as text, it found no duel and said so, exit 0)."""
+    import datetime
+    try:
+        datetime.date.fromisoformat((value + "-01-01")[:10] if len(value) < 10 else value)
+    except ValueError:
+        return False
+    return True
+
+
 def _date(option: click.Parameter, value: str | None) -> str | None:
     """A day, a month or a year (``2026-01-05``, ``2026-01``, ``2026``), checked."""
     if value is None:
         return None
-    if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", value.strip()):
+    if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", value.strip()) or not _is_day(value.strip()):
         raise click.BadParameter(t("{value} is not a date: write YYYY-MM-DD (or YYYY-MM, YYYY)",
                                    value=printable(value)),
                                  param_hint=f"--{option.name}")
@@ -616,30 +627,33 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
         replay = read_replay(duel)
         judge = read_replay(against) if against else None
         result = verify_file(replay, trusted_keys(keys), judge)
+        # each line says its file's name on that line: a name with a newline (``x\nspec.ygr: ok,
+        # ...``) wrote a verdict of its own above the real one
+        shown, shown_against = printable(duel), printable(against or "")
         if result.seals is not None and not as_json:
-            echo(t("{duel}: seals: {describe}", duel=duel, describe=result.seals.describe()))
+            echo(t("{duel}: seals: {describe}", duel=shown, describe=result.seals.describe()))
         if as_json:
             echo(json.dumps({"file": duel, **result.to_dict()}))
             sys.exit(0 if result.ok else EXIT_ILLEGAL)
         for p in result.problems:
-            echo(f"{duel}: {said(p)}")
+            echo(f"{shown}: {said(p)}")
         if result.first_bad is not None and not result.problems:
-            echo(t("{duel}: hash chain broken at the header's head hash", duel=duel) if result.first_bad == -1
-                 else t("{duel}: hash chain broken at event {index}", duel=duel, index=result.first_bad))
+            echo(t("{duel}: hash chain broken at the header's head hash", duel=shown) if result.first_bad == -1
+                 else t("{duel}: hash chain broken at event {index}", duel=shown, index=result.first_bad))
         if not result.authentic:
-            echo(f"{duel}: {result.signature.describe()}")
+            echo(f"{shown}: {result.signature.describe()}")
             if result.judge_signature is not None and not result.judge_signature.ok:
-                echo(f"{against}: {result.judge_signature.describe()}")
+                echo(f"{shown_against}: {result.judge_signature.describe()}")
         if not result.origin["verified"]:
-            echo(t("{duel}: NOT ok: origin unverified: its record was {why}", duel=duel, why=result.origin['why']))
+            echo(t("{duel}: NOT ok: origin unverified: its record was {why}", duel=shown, why=result.origin['why']))
         if result.intact and result.seals is not None and not result.seals.ok:
-            echo(t("{duel}: NOT ok: an opened card does not match what was sealed", duel=duel))
+            echo(t("{duel}: NOT ok: an opened card does not match what was sealed", duel=shown))
         elif result.intact:
             vouched = result.signature if result.signature.ok else result.judge_signature
-            echo(f"{duel}: {'ok' if result.ok else 'intact'}, {result.events} events, hash chain intact, "
+            echo(f"{shown}: {'ok' if result.ok else 'intact'}, {result.events} events, hash chain intact, "
                  + (vouched.describe() if result.signature.ok else
                     f"derived from a judge record {vouched.describe()}")
-                 + (f"; matches the judge record {against}, deck orders as committed" if judge else ""))
+                 + (f"; matches the judge record {shown_against}, deck orders as committed" if judge else ""))
         sys.exit(0 if result.ok else EXIT_ILLEGAL)
     kept = read_receipts(receipts)
     with open_store(store_url, readonly=True, keys=keys) as store, open_witness(witness_url, store) as witness:
