@@ -83,7 +83,7 @@ CLOSED = ("store.py", "match/", "rounds.py")
 UNTRANSLATED = {
     "actions.py": 4, "application.py": 15, "card_install.py": 12, "card_scripts.py": 10, "cards.py": 19,
     "cli/common.py": 2, "cli/duel_files.py": 2, "cli/duels.py": 3, "cli/resident.py": 2, "decks.py": 11,
-    "demo.py": 3, "events.py": 9, "exchange.py": 1, "files.py": 4, "formats/__init__.py": 1, "i18n.py": 1,
+    "demo.py": 3, "events.py": 9, "exchange.py": 1, "files.py": 5, "formats/__init__.py": 1, "i18n.py": 1,
     "jsonl.py": 10, "live.py": 1, "openings.py": 2, "receipts.py": 9, "replay_file.py": 48, "resident.py": 11,
     "rules/coverage.py": 1, "service/common.py": 10, "service/core.py": 11,
     "service/duels.py": 17, "service/judge.py": 1, "service/languages.py": 1, "service/library_pages.py": 2,
