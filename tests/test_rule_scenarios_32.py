@@ -11,6 +11,22 @@ Refused though legal:
   (its ATK boost gone, control of a monster taken "until the End Phase" given back) is no effect
   applying: after both players passed it gives no priority back (judge15's rule, now for a lapse
   recorded with its cause). A stat change or control change by an End Phase effect still does.
+  Ruled: a control change or a Token made by an End Phase effect reopens the End Phase as a
+  move does (TURN-08, PRIO-01: the game state changed; a Token already broke the passes, a
+  control change now goes through ``end_phase_effect``), unless it is a lapse.
+
+Not modelled before:
+
+* CONF-05 (TIME-05): the newest seed's reading, sudden death decided at the end of the turn the
+  LP changed in (the catalogue's Rec.), had no policy. ``ocg-2017`` is ``ocg-2005`` with it.
+
+Probed and found right (about 190 scenarios, legal and illegal, kept out of the suite as they
+pass on the baseline): hand traps (Ash Blossom, Effect Veiler, Infinite Impermanence from the
+hand cited, Maxx "C", Nibiru's resolution, Ghost Ogre), Link, Fusion, Synchro, Xyz, Rank-Up,
+Pendulum and Ritual Summons and their zones under mr2020 and nmr2017, Tributes, the Normal
+Summon count, Set and Flip, the Damage Step, damage calculation, piercing, direct attacks,
+spell speeds, SEGOC, missing the timing, counter traps, the hand size, deck out, 0 LP at once,
+surrender, and the match's duel transitions.
 """
 from __future__ import annotations
 
