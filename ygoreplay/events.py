@@ -952,6 +952,7 @@ class ControlChanged(Event):
     """Control of a monster passes to ``to_player`` (CTRL-02), into monster zone ``zone``."""
 
     kind: ClassVar[str] = "control_changed"
+    keeps_passes: ClassVar[bool] = True
     card: str
     to_player: int
     zone: int

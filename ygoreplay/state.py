@@ -243,6 +243,9 @@ class DuelState:
         # closes when the next chain ends; ``taken_later``: they left in a chain, the window is the one after.
         self.taken_next: list[str] = []
         self.taken_later: list[str] = []
+        # TURN-08: what effects changed this turn, so their lapse is told from an effect applying:
+        # ["stats", card, cause, field_exits, ΔATK, ΔDEF, ΔLevel], ["control", card, cause, field_exits, from]
+        self.lapsing: list[list] = []
         self.equips: list[str] = []                    # Equip Spells bound to a monster (SPELL-05/07)
         self.attack: Attack | None = None
         self.summon_window: str | None = None          # a summon just attempted (SUM-03)
@@ -405,6 +408,8 @@ class DuelState:
             swap(pile)
         for pair in self.resolved:
             swap(pair)
+        for entry in self.lapsing:
+            swap(entry)
         for other in self.cards.values():
             swap(other.materials)
             if other.host == old:
@@ -469,7 +474,7 @@ class DuelState:
                 "first_player", "players", "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
                 "normal_draw_done", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
-                "resolving", "negated", "inert", "negated_links", "resolved", "flipped", "forfeited", "taken_next", "taken_later", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
+                "resolving", "negated", "inert", "negated_links", "resolved", "flipped", "forfeited", "taken_next", "taken_later", "lapsing", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
                 "shed", "witnessed", "turn_began", "timing", "card_text")
 
     def to_data(self) -> dict:
@@ -633,7 +638,8 @@ _ID_LISTS = ("emz", "opening_drawn", "to_leave", "negated", "negated_links", "ta
 #: Lists of ``Violation`` or None.
 _VIOLATION_LISTS = ("violations", "undecided", "flags")
 #: Nested plain data (lists, dicts, sets of immutables and of each other): ``_copy_data``.
-_DATA = ("must_lose", "material_moves", "resolved", "unrefunded", "timing", "field_placed", "banlist", "card_text")
+_DATA = ("must_lose", "material_moves", "resolved", "unrefunded", "timing", "field_placed", "banlist", "card_text",
+         "lapsing")
 #: Copied by their own code in ``copy``.
 _OWN = ("cards", "sides", "chain", "attack", "overrides")
 _STATE_COPY = _SHARED + _ID_LISTS + _VIOLATION_LISTS + _DATA + _OWN

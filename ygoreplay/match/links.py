@@ -16,7 +16,7 @@ from ..events import Event
 from ..i18n import say
 from ..rules import RuleViolation, audit, replay
 from ..state import DuelState
-from .policies import SUDDEN_DEATH
+from .policies import END_OF_TURN, SUDDEN_DEATH
 from .rules import EXTRA, MAIN, SIDE, Game
 
 
@@ -100,7 +100,8 @@ def _sudden_death(n: int, game: Game, time: Event | None, effective: list[tuple[
                   lps: dict[int, tuple[int, int]]) -> list[LinkProblem] | None:
     """TIME-05/06: sudden death begins with the turn after the extra turns (TIME-03; after turn 4
     of an extra duel, TIME-08), and the first LP change in it decides the duel at once (CONF-05 as
-    the seeds of the only policy with sudden death, ocg-2005, read it), LP paid as a cost too
+    ocg-2005's seeds read it; under ocg-2017, 000_f682c5902d633803.txt's reading, the LP at the end
+    of the turn they changed in decide it, and level again the next turn is played), LP paid as a cost too
     (TIME-06): a recorder who let a cost pass and judged a later change got the duel wrong. A cost
     is an LP change however it is recorded: a ``life_points_changed`` of reason cost, or the LP an
     activation pays (``activated`` costs, as the EDOPro importer writes MSG_PAY_LPCOST), so the
@@ -118,7 +119,8 @@ def _sudden_death(n: int, game: Game, time: Event | None, effective: list[tuple[
         start = time.turn + game.extra_turns + 1
     else:
         return None
-    begun = False
+    begun = changed = False
+    at_end = game.sudden_death_at == END_OF_TURN   # CONF-05: decided at the end of the turn, not at once
     for k, (i, ev) in enumerate(effective):
         now = lps[i]
         if not begun:
@@ -133,9 +135,25 @@ def _sudden_death(n: int, game: Game, time: Event | None, effective: list[tuple[
         # the state before an event in effect is the one after the event before it in the stream
         # (one in effect, or a rollback or correction, whose state is the one gone back to)
         before = lps[i - 1]
-        if before != now and now[0] != now[1] and not _with_next(effective, k):
+        if at_end:
+            if ev.kind == "turn_started" and changed:
+                if before[0] != before[1]:
+                    return _decided_at_end(n, tuple(game.lp or ()), i, before)
+                changed = False               # level again: the next turn is played
+            changed = changed or before != now
+        elif before != now and now[0] != now[1] and not _with_next(effective, k):
             return _decided_by(n, tuple(game.lp or ()), i, ev, now, before)
     return None
+
+
+def _decided_at_end(n: int, lp: tuple[int, ...], i: int, now: tuple[int, int]) -> list[LinkProblem]:
+    """TIME-05 read as CONF-05's END_OF_TURN: the problem (none if it agrees) of a match that judged duel ``n`` on
+    ``lp`` when the turn that ended before event ``i`` (its next turn's start) left LP ``now``."""
+    if now == tuple(lp):
+        return []
+    return [LinkProblem(n, "TIME-05", say("in sudden death the LP at the end of the turn they changed in decided duel "
+                                          "{number} at {lp0} / {lp1}; the match judged it on {m0} / {m1}", number=n,
+                                          lp0=now[0], lp1=now[1], m0=lp[0], m1=lp[1]), i)]
 
 
 def _with_next(effective: list[tuple[int, Event]], k: int) -> bool:

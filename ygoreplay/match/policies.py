@@ -7,7 +7,7 @@ the seeds (through RULES.md rule IDs) or outside knowledge, marked as such.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: What happens to a duel in progress when time is called.
 EXTRA_TURNS, FINISH_PHASE = "extra_turns", "finish_phase"
@@ -17,6 +17,8 @@ SUDDEN_DEATH, DRAW = "sudden_death", "draw"
 MOST_WINS, DOUBLE_LOSS = "most_wins", "double_loss"
 #: Who chooses to go first or second after a drawn duel.
 NEW_DRAW_RPS, SAME_CHOOSER = "rps", "same_chooser"
+#: When sudden death is decided (CONF-05): at the LP change itself, or at the end of its turn.
+IMMEDIATE, END_OF_TURN = "immediate", "end_of_turn"
 
 
 @dataclass(frozen=True)
@@ -34,12 +36,14 @@ class Policy:
     after_draw: str              # NEW_DRAW_RPS or SAME_CHOOSER
     judge_between_games: bool    # 判定3 (TIME-09) and the extra duel of 判定2 (TIME-08)
     points: tuple[int, int, int] = (3, 1, 0)   # standing points for a win, a draw, a loss
+    sudden_death_at: str = IMMEDIATE             # CONF-05: IMMEDIATE or END_OF_TURN
 
     def to_dict(self) -> dict:
         return {"name": self.name, "title": self.title, "date": self.date, "source": self.source,
                 "at_time": self.at_time, "extra_turns": self.extra_turns, "on_tie": self.on_tie,
                 "undecided": self.undecided, "after_draw": self.after_draw,
-                "judge_between_games": self.judge_between_games, "points": list(self.points)}
+                "judge_between_games": self.judge_between_games, "points": list(self.points),
+                "sudden_death_at": self.sudden_death_at}
 
 
 OCG_2005 = Policy(
@@ -53,6 +57,18 @@ OCG_2005 = Policy(
     # TIME-07..09: time between duels is judged (a 1-0 lead wins, else an extra duel of 4 turns).
     at_time=EXTRA_TURNS, extra_turns=3, on_tie=SUDDEN_DEATH, undecided=MOST_WINS,
     after_draw=NEW_DRAW_RPS, judge_between_games=True)
+
+OCG_2017 = replace(
+    OCG_2005,
+    name="ocg-2017",
+    title="OCG tournament rules as the newest seed reads them (New Master Rule era)",
+    date="2017 (000_f682c5902d633803.txt, the seed of the New Master Rule)",
+    source="the seeds: 000_f682c5902d633803.txt, as RULES.md TIME-03..09 and CONF-05 (its Rec.): the "
+           "ocg-2005 procedure, but sudden death is decided at the end of the turn in which LP changed, "
+           "the player with more LP then winning; LP level again, the next turn is played",
+    # CONF-05 Rec.: 000_f682c5902d633803.txt, the newest text, decides at the end of the turn;
+    # the rest as ocg-2005 (the same tournament text, reused: CONF-29).
+    sudden_death_at=END_OF_TURN)
 
 TCG_2024 = Policy(
     name="tcg-2024",
@@ -75,4 +91,4 @@ OCG_2024 = Policy(
     at_time=FINISH_PHASE, extra_turns=0, on_tie=DRAW, undecided=DOUBLE_LOSS,
     after_draw=NEW_DRAW_RPS, judge_between_games=False)
 
-POLICIES: dict[str, Policy] = {p.name: p for p in (OCG_2005, TCG_2024, OCG_2024)}
+POLICIES: dict[str, Policy] = {p.name: p for p in (OCG_2005, OCG_2017, TCG_2024, OCG_2024)}

@@ -26,7 +26,8 @@ from .events import (
     CLOCK_FORMAT, KINDS, MATCH_KINDS, DecklistRegistered, ExtraTurnStarted, GameDecided, GameEnded, GameStarted,
     JudgeCalled, JudgeRuled, MatchConceded, MatchEnded, MatchStarted, PenaltyGiven, RulingAppealed,
     SideDeckSwapped, TimeCalled, is_clock)
-from .policies import DOUBLE_LOSS, EXTRA_TURNS, FINISH_PHASE, POLICIES, SAME_CHOOSER, SUDDEN_DEATH, Policy
+from .policies import (
+    DOUBLE_LOSS, EXTRA_TURNS, FINISH_PHASE, IMMEDIATE, POLICIES, SAME_CHOOSER, SUDDEN_DEATH, Policy)
 
 #: The match fold's handler of each kind, registered with ``@handles(EventClass)`` where it is defined.
 handles = PerKind("match handler")
@@ -69,6 +70,7 @@ class Game:
     stage: str | None = None                # the stage it was judged at (sudden death: TIME-05/06)
     extra_turns: int = 0
     decks: tuple[Deck, Deck] | None = None  # each player's deck as it was for this duel
+    sudden_death_at: str = IMMEDIATE        # CONF-05: when its sudden death was decided, as its policy says
 
     def to_dict(self) -> dict:
         return {"game": self.number, "duel": self.duel, "first_player": self.first_player,
@@ -447,6 +449,7 @@ def game_decided(state: MatchState, ev: Event) -> None:
                if ev.winner is None else say("at LP {lp0} / {lp1} {result}, not player {player}", lp0=lp0, lp1=lp1,
                                              result=result, player=ev.winner))
     game.ended, game.winner, game.lp, game.stage = True, winner, ev.lp, ev.stage
+    game.sudden_death_at = policy.sudden_death_at
     game.how = "time" if winner is not None else "draw"
 
 

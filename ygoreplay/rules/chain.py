@@ -117,9 +117,13 @@ def activated(state: DuelState, ev: Activated) -> None:
         _check_chaining(state, ev, speed, player, must)
     if state.passes_recorded:
         _check_priority(state, ev, player)
+    replaces_draw = False
     if state.phase == "draw" and must_still_draw(state):   # TURN-02 (WIN-02: an empty Deck)
         draw_owed(state, ev, say("player {turn_player} has not drawn yet: in the Draw Phase cards and effects "
                                  "are activated after the turn player's draw", turn_player=state.turn_player))
+        # TURN-02, GEN-01: only a text worded "instead of conducting your normal draw" (Magical
+        # Blast, Meteor Flare) is activated before it: the turn player's, cited, gives the draw up
+        replaces_draw = ev.cite is not None and player == state.turn_player
     if ev.negates is not None:
         _check_negation(state, ev, card)
     if state.attack is not None and state.step == "damage":
@@ -146,6 +150,8 @@ def activated(state: DuelState, ev: Activated) -> None:
     use = card_text.activation(state, ev, card, player) if facts else None   # EFF-03/07, TEXT-01: its text
     stranded = check_equips(state, ev) if state.equips else ()   # SPELL-07
     # -- all checks done: change the state ------------------------------------------------------
+    if replaces_draw:
+        state.normal_draw_done = True              # TURN-02: no draw owed, nor a second one made
     for cost in costs:                             # CHAIN-11: costs are paid as part of activation
         if cost.card is None:
             lose_lp(state, player, cost.lp)

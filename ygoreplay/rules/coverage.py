@@ -363,8 +363,9 @@ TABLE: tuple[Rule, ...] = (
     card_text("TURN-08", "End Phase: the end is declared, 'at the end of the turn' effects apply, then the hand is adjusted.",
               "the facts say which effects answer the End Phase (EVENT_PHASE+PHASE_END), not which met their condition "
               "(code) that turn; the hand adjustment is HAND-01. Whatever an End Phase effect changes with no chain open "
-              "after both players passed (a card moved, LP, ATK/DEF/Level, counters, named as its cause; not a cost) "
-              "gives the turn player priority again (rules/turn.py end_phase_effect, PRIO-01)"),
+              "after both players passed (a card moved, LP, ATK/DEF/Level, counters, control, a Token, named as its "
+              "cause; not a cost) gives the turn player priority again (rules/turn.py end_phase_effect, PRIO-01); a "
+              "lapse (an ATK change or a control change undone by the cause that made it this turn) does not"),
     enforced("HAND-01", "At the end of the End Phase the turn player discards down to 6 cards.", "rules/turn.py",
              "test_rules_turn.py::test_hand_01_discard_down_to_six_then_the_turn_ends",
              "test_rules_turn.py::test_hand_01_hand_limit"),
@@ -903,10 +904,10 @@ TABLE: tuple[Rule, ...] = (
            "the duel option one_field_spell (the opponent's then goes when yours resolves: not required)"),
     choice("CONF-04", "Extra Deck contents: Fusion/Synchro/Xyz, plus face-up Pendulums, plus Link.", "all of them (DECK-02, DECK-03)"),
     choice("CONF-05", "Sudden death: decided at the end of the turn or the instant LP change.",
-           "by the match's policy, a dated text: ocg-2005, the only one with sudden death, is the 2005 text of "
-           "001/002, which end the duel the instant LP change (costs too, TIME-06: match/links.py); the end-of-turn "
-           "reading of 000 (the catalogue's Rec.) is a later revision no policy here models; tcg-2024 and ocg-2024 "
-           "draw on equal LP"),
+           "by the match's policy, a dated text: ocg-2005 is the 2005 text of 001/002, which end the duel the "
+           "instant LP change (costs too, TIME-06); ocg-2017 is 000's end-of-turn reading (the catalogue's Rec.): "
+           "the LP at the end of the turn they changed in decide it, level again the next turn is played "
+           "(match/links.py, policies sudden_death_at); tcg-2024 and ocg-2024 draw on equal LP"),
     choice("CONF-06", "Match results with draws.", "not chosen yet: no match is recorded"),
     choice("CONF-07", "Side Deck size: exactly 15, or 0 to 15.", "0 to 15 (DECK-05)"),
     choice("CONF-08", "First-turn draw: skipped (MR3+) or not.",

@@ -24,7 +24,7 @@ from .base import (
     take, vanish)
 from .spell_trap import check_equips, in_chain, settle_equips
 from .summon import note_material_move
-from .turn import end_phase_effect
+from .turn import control_lapse, end_phase_effect, stats_lapse
 from .zones import check_free_monster_zone, check_monster_zone, check_spell_trap_zone, extra_link, ruleset_of
 
 PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
@@ -278,9 +278,12 @@ def control_changed(state: DuelState, ev: ControlChanged) -> None:
                                        "(name it as the cause)", name=card.name, to_player=ev.to_player))
     check_not_negated(state, ev)
     stranded = [] if in_chain(state) else check_equips(state, ev)    # SPELL-07
-    zone, position = card.zone, card.position
+    zone, position, before = card.zone, card.position, card.controller
     _land(state, card, _lift(state, card), zone, ev.to_player, ev.zone, position)   # CTRL-02: the same card
     settle_equips(state, stranded)
+    lapse = control_lapse(state, card.id, card.field_exits, ev.cause, before, ev.to_player)
+    if state.passes and state.phase == "end" and not lapse:
+        end_phase_effect(state, ev)                            # TURN-08, PRIO-01: priority again
 
 
 @handles(CardsSwapped)
@@ -414,13 +417,16 @@ def stats_changed(state: DuelState, ev: StatsChanged) -> None:
         fail(state, ev, "LINK-05", say("{name} is a Link monster: it has no Level or DEF to change", name=card.name))
     if card.facts.is_xyz and ev.level is not None:
         fail(state, ev, "CARD-07", say("{name} is an Xyz monster: it has a Rank, not a Level", name=card.name))
+    before = (card.current_atk, card.current_def, card.current_level or 0)
     if ev.atk is not None:
         card.atk = max(0, ev.atk)
     if ev.defense is not None:
         card.defense = max(0, ev.defense)
     if ev.level is not None:
         card.level = max(1, ev.level)
-    if state.passes and state.phase == "end":
+    delta = (card.current_atk - before[0], card.current_def - before[1], (card.current_level or 0) - before[2])
+    lapse = stats_lapse(state, card.id, card.field_exits, ev.cause, delta)
+    if state.passes and state.phase == "end" and not lapse:
         end_phase_effect(state, ev)                            # TURN-08, PRIO-01: priority again
 
 

@@ -128,6 +128,7 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
     state.resolved.clear()                    # FUS-03, RIT-03: a summon waits for no resolution of a past turn
     state.flipped.clear()                     # EFF-05: a Flip effect waits for no flip of a past turn
     state.forfeited.clear()                   # BATTLE-07: a forfeit lasts the Battle Phase it was made in
+    state.lapsing.clear()                     # TURN-08: what lapses at the end of the turn has lapsed
     forget_takers(state, at_turn_end=True)   # CTRL-01: a taken card's trigger waits no longer
 
 
@@ -259,13 +260,51 @@ def end_phase_effect(state: DuelState, ev: CardMoved | LifePointsChanged | Stats
     an effect changes, with no chain open (a chain whose last link resolved is over, its end
     recorded or not: passes after it were made once it was), changes the game state: the turn
     player holds priority again, first, and the End Phase ends only when both players pass again
-    (PRIO-05), as after a chain. A card moved, LP and ATK/DEF/Level changed, counters placed are
-    alike: what changed is no matter. Without card text the engine judges only what the record
-    says: an effect applying names its cause; a change naming none, a cost or a card's leaving
-    once its chain link is done (``reason``) is no End Phase effect (GEN-01: a recorder who means
-    one names it). Called by those handlers in the End Phase after a pass."""
+    (PRIO-05), as after a chain. A card moved, LP and ATK/DEF/Level changed, counters placed,
+    control given are alike: what changed is no matter (a Token made or a monster Special
+    Summoned is a play that breaks the passes itself). Without card text the engine judges only
+    what the record says: an effect applying names its cause; a change naming none, a cost or a
+    card's leaving once its chain link is done (``reason``) is no End Phase effect (GEN-01: a
+    recorder who means one names it), nor is an effect of this turn lapsing ("until the end of
+    this turn": ``stats_lapse``, ``control_lapse``), which its handler tells first. Called by
+    those handlers in the End Phase after a pass."""
     if ev.cause is not None and reason not in _NO_EFFECT_MOVES and not state.chain:
         state.passes = 0
+
+
+def stats_lapse(state: DuelState, card_id: str, exits: int, cause: str | None, delta: tuple[int, int, int]) -> bool:
+    """TURN-08: whether this change of ATK/DEF/Level by ``cause`` is the lapse of one it made
+    this turn ("gains 1000 ATK until the end of this turn"): it undoes that change (``delta``,
+    new minus old, is the opposite of what ``cause`` changed, stat by stat). A lapse is no effect
+    applying: in the End Phase it gives no priority back. Any other change by an effect is
+    remembered for its lapse. Judged without card text, on the record's values."""
+    if cause is None or not any(delta):
+        return False
+    for entry in state.lapsing:
+        if entry[0] == "stats" and entry[1] == card_id and entry[2] == cause and entry[3] == exits:
+            if all(d == 0 or d == -before for d, before in zip(delta, entry[4:])):
+                entry[4:] = [before + d for d, before in zip(delta, entry[4:])]
+                if not any(entry[4:]):
+                    state.lapsing.remove(entry)
+                return True
+            entry[4:] = [before + d for d, before in zip(delta, entry[4:])]
+            return False
+    state.lapsing.append(["stats", card_id, cause, exits, *delta])
+    return False
+
+
+def control_lapse(state: DuelState, card_id: str, exits: int, cause: str | None, before: int, after: int) -> bool:
+    """TURN-08: whether this control change by ``cause`` gives back a card it took this turn
+    ("take control of it until the End Phase", Change of Heart): a lapse, no effect applying,
+    so in the End Phase it gives no priority back. Any other is remembered for its lapse."""
+    if cause is None:
+        return False
+    for entry in state.lapsing:
+        if entry[0] == "control" and entry[1] == card_id and entry[2] == cause and entry[3] == exits:
+            state.lapsing.remove(entry)
+            return entry[4] == after
+    state.lapsing.append(["control", card_id, cause, exits, before])
+    return False
 
 
 @handles(HandSizeDiscard)

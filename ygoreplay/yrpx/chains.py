@@ -129,9 +129,12 @@ class ChainHandling:
                 cite = Cite(card, "activated the turn it was Set as its own text allows")
         else:
             effect_type = self.effect_type(card, player, link, at)
-        if cite is None and self.before_the_draw():
-            # TURN-02, GEN-01: "before you draw: you can give up your normal draw" (Magical Blast)
-            cite = Cite(card, "activated in the Draw Phase before the draw, as its own text allows")
+        if self.before_the_draw():
+            # TURN-02, GEN-01: "before you draw: you can give up your normal draw" (Magical Blast);
+            # the turn player's activation, cited, gives it up (the engine owes no draw after it)
+            if cite is None:
+                cite = Cite(card, "activated in the Draw Phase before the draw, as its own text allows")
+            self.turns.draw_given_up = player == self.turns.turn_player
         effect = Effect(self.i, card, code, player, m["desc"])
         self.turns.effect_log.append(effect)
         # the activation begins where the card was put in its zone, if it was (the engine's state
@@ -146,7 +149,7 @@ class ChainHandling:
         """TURN-02: a Draw Phase whose normal draw is still owed (not the first player's first
         turn, SETUP-04, unless the room draws then too): only a card's own text activates there."""
         turns = self.turns
-        return (turns.phase == "draw" and not turns.normal_drawn
+        return (turns.phase == "draw" and not turns.normal_drawn and not turns.draw_given_up
                 and (turns.turn > 1 or "first_turn_draw" in turns.options))
 
     def emit_place(self, place: tuple[str, Where, int]) -> None:

@@ -32,6 +32,7 @@ class TurnState:
     phase: str | None = None       # our phase name; None from MSG_NEW_TURN to the turn's first phase
     step: str | None = None        # the Battle Phase step written last ("start", "battle", "damage")
     normal_drawn: bool = False     # the turn player's normal draw is written: a later draw is an effect's
+    draw_given_up: bool = False    # an activation of the turn player's before the draw gave it up (TURN-02)
     draw_count: int = 1            # the room's cards per normal draw
     options: tuple[str, ...] = ()  # duel_started's options (CONF-01): what the fold applies (DMG-03)
     lp: list[int] = field(default_factory=lambda: [8000, 8000])   # as EDOPro counts them (``Expected``)
@@ -66,7 +67,7 @@ class TurnHandling:
         self.turns.turn += 1
         self.turns.turn_player = m["player"] & 1
         self.turns.phase = self.turns.step = None
-        self.turns.normal_drawn = False
+        self.turns.normal_drawn = self.turns.draw_given_up = False
         self.moves.flipped.clear()
         self.chains.turn_activations.clear()
         self.chains.resolved_turn.clear()
@@ -98,7 +99,8 @@ class TurnHandling:
             # EDOPro sends no marker for a phase an effect skips ("skip your next Draw Phase"):
             # cite the link that most likely registered the skip (module docstring).
             cite = skipped_draw_cite(self, self.turns.turn_player)
-        elif self.turns.phase == "draw" and not self.turns.normal_drawn and self.turns.turn > 1:
+        elif (self.turns.phase == "draw" and not self.turns.normal_drawn and not self.turns.draw_given_up
+              and self.turns.turn > 1):
             cite = given_up_draw_cite(self)
         self.turns.phase = phase
         self.turns.step = "start" if phase == "battle" else None
