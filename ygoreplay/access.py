@@ -122,11 +122,14 @@ def is_play(kind: str) -> bool:
     return kind not in WRITERS
 
 
-def may_write(role: str, kind: str, witnessed: bool = False) -> bool:
+def may_write(role: str, kind: str, witnessed: bool = False, what_if: bool = False) -> bool:
     """Whether ``role`` may write ``kind`` at all; in a witnessed duel a player's device also
-    records play, of its own side only (``off_side`` says which events that leaves out)."""
+    records play, of its own side only (``off_side`` says which events that leaves out). A
+    judge's what-if (a branch, ``what_if``) is the judge's line to play out (MATCH-08: the judge
+    answers the dispute): the judge records its play too, from the page the branch opened on."""
     return (role == "organiser" or role in WRITERS.get(kind, ("recorder",))
-            or (witnessed and role in PLAYERS and is_play(kind)))
+            or (witnessed and role in PLAYERS and is_play(kind))
+            or (what_if and role == "judge" and is_play(kind)))
 
 
 def side_of(kind: str, player: int | None, turn_player: int | None) -> int | None:

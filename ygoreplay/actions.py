@@ -171,7 +171,11 @@ def _for_card(state: DuelState, card: Card) -> Iterator[Proposal]:
                     yield from _placed(N_("Activate"), {"kind": "activated", "player": me, "card": cid}, "zone",
                                        _free_spell_zones(state, me))
         if monster:
-            yield N_("Activate an effect (Quick)"), {"kind": "activated", "player": me, "card": cid, "effect_type": "quick"}, {}
+            quick = {"kind": "activated", "player": me, "card": cid, "effect_type": "quick"}
+            yield N_("Activate an effect (Quick)"), quick, {}
+            # a hand trap (Ash Blossom, Maxx "C", Effect Veiler) goes to the GY as the cost of its
+            # own activation (CHAIN-11): one entry, not an activation and a move the log tells apart
+            yield N_("Send it to the GY to activate (cost)"), {**quick, "costs": [{"card": cid, "to": GY}]}, {}
             yield from _placed(N_("Special Summon"), {"kind": "special_summoned", "player": me, "card": cid}, "zone",
                                _free_monster_zones(state, me))
         yield from _moves(state, card, (GY, BANISHED, DECK), "discarded")

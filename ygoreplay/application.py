@@ -321,7 +321,8 @@ class Records:
         change entered twice (``repeated_turn``; not judged when ``made_on`` is None: confirmed); a
         player's entry in its view's names, turned into record ids at that head and written there
         only (its answers, a refusal of the rules included, name cards as the view does)."""
-        refused = sorted({e.kind for e in given if not may_write(role, e.kind, witnessed)
+        what_if = role == "judge" and bool(self.store.head_header(duel_id).parent)   # MATCH-08: the judge's line
+        refused = sorted({e.kind for e in given if not may_write(role, e.kind, witnessed, what_if)
                           and not (_a_call(e) and may_call(role, witnessed))})
         if refused:
             kinds, writers = ", ".join(refused), " or ".join(WRITERS.get(refused[0], ("recorder",)))

@@ -46,6 +46,13 @@ _END_REASONS = {"lp": N_("LP reached 0"), "deck_out": N_("could not draw"), "dra
 PHASE_NAMES = {"draw": N_("Draw Phase"), "standby": N_("Standby Phase"), "main1": N_("Main Phase 1"),
                "battle": N_("Battle Phase"), "main2": N_("Main Phase 2"), "end": N_("End Phase"),
                None: N_("start of the turn")}
+#: An activated effect's kind as its log line says it: the JSON word (``quick``) read in English,
+#: the OCG term in another language (a zh-Hant line said （quick效果）).
+_EFFECT_KINDS = {"ignition": N_("ignition"), "trigger": N_("trigger"), "quick": N_("quick"), "flip": N_("flip"),
+                 "continuous": N_("continuous"), "pendulum": N_("pendulum")}
+#: How a monster was Special Summoned (``SpecialSummoned.method``), in words: a zh-Hant line said （link）.
+_SUMMON_METHODS = {"inherent": N_("inherent"), "effect": N_("effect"), "ritual": N_("ritual"), "fusion": N_("fusion"),
+                   "synchro": N_("synchro"), "xyz": N_("xyz"), "pendulum": N_("pendulum"), "link": N_("link")}
 STEP_NAMES = {"start": N_("start step"), "battle": N_("battle step"), "damage": N_("damage step"),
               "end": N_("end step")}
 
@@ -222,7 +229,7 @@ def _activated(w: Line, e, n: "Narrator") -> str:
     if card is not None and card.zone == HAND and e.effect_type is None:
         where = (t(" from the hand to the Field Zone") if e.field_zone else
                  t(" from the hand to {zone}", zone=zone_tag(SZONE, e.zone)) if e.zone is not None else t(" from the hand"))
-    effect = t(" ({kind} effect)", kind=e.effect_type) if e.effect_type else ""
+    effect = t(" ({kind} effect)", kind=t(_EFFECT_KINDS.get(e.effect_type, e.effect_type))) if e.effect_type else ""
     targets = t(" targeting {cards}", cards=w.cards_of(e.targets, owner=True)) if e.targets else ""
     said = f" — “{printable(e.description)}”" if e.description else ""
     negates = (t(", negating Chain Link {link}{card}", link=e.negates, card=_link_card(w, e.negates))
@@ -254,7 +261,7 @@ def _summoned(w: Line, e, n: "Narrator") -> str:
     materials = t(", using {cards}", cards=w.cards_of(e.materials)) if e.materials else ""
     together = {True: t(", at the same time as the one before"), False: t(", a summon of its own")}.get(e.together, "")
     return t("{player} Special Summons {card} ({method}) to {zone} in {position}{materials}{together}",
-             player=w.who(e.player), card=w.card(e.card), method=e.method, zone=to, position=_position(e.position),
+             player=w.who(e.player), card=w.card(e.card), method=t(_SUMMON_METHODS.get(e.method, e.method)), zone=to, position=_position(e.position),
              materials=materials, together=together) + w.cause(e.cause)
 
 

@@ -403,9 +403,12 @@ def frames(duel_id: str, request: Request, asking: DuelCaller, start: int = Quer
         # never a form whose entry is sure to be refused
         witnessed = live.access.mode == "witnessed"
         data = {"id": duel_id, "title": live.header.title, "view": view, "role": caller.role,
+                # a judge's what-if names the duel it branched from (its page links back to it)
+                **({"parent": live.header.parent} if live.header.parent else {}),
                 "views": list(caller.views), "events": visible,
                 "writes": [kind for kind, cls in EVENT_TYPES.items()
-                           if cls.stream == "duel" and may_write(caller.role, kind, witnessed) and not cut],
+                           if cls.stream == "duel" and may_write(caller.role, kind, witnessed, bool(live.header.parent))
+                           and not cut],
                 # and whether it may call a judge (access.CALL: the page's one-tap call)
                 "calls": may_call(caller.role, witnessed) and not cut,
                 **({"broken": live.broken} if live.broken is not None and live.broken <= visible else {}),

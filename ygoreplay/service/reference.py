@@ -13,6 +13,7 @@ import json
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from .. import card_names
 from ..cards import CardDB
 from ..schema import event_schema, umbrella_schema
 from ..text import printable
@@ -26,27 +27,42 @@ router = APIRouter()
 _CACHE = "public, max-age=86400"
 
 
-#: The rows of the last card database asked for (a service has one): (database, body, gzip, ETag).
-_rows: list[tuple[CardDB, bytes, bytes, str]] = []
+#: The rows of the card database last asked for in each names language (a service has one
+#: database): language → (database, its names, body, gzip, ETag).
+_rows: dict[str, tuple[CardDB, dict[int, str] | None, bytes, bytes, str]] = {}
 
 
-def _card_rows(cards: CardDB) -> tuple[bytes, bytes, str]:
+def _card_rows(cards: CardDB, language: str) -> tuple[bytes, bytes, str]:
     """The card database as JSON rows ``[code, name, type, level, atk, def]`` (``def`` null for a
-    Link Monster), sorted by name; the same gzipped; and their ETag. Made once per database."""
-    if _rows and _rows[0][0] is cards:
-        return _rows[0][1:]
-    facts = sorted((cards[code] for code in cards), key=lambda f: (f.name.casefold(), f.code))
+    Link Monster), sorted by name; the same gzipped; and their ETag. Made once per database and
+    names language. With names installed in the reader's language (``card_names``), ``name`` is
+    that name and a seventh column, ``english``, the English one (null when they are the same): a
+    scorekeeper in Taipei types 灰流, one reading a card's English print types Ash, and both find it."""
+    names = card_names.names_of(language) or None          # none installed: one object, not a new {}
+    kept = _rows.get(language)
+    if kept and kept[0] is cards and kept[1] is names:
+        return kept[2:]
+    facts = [cards[code] for code in cards]
     rows = [[f.code, f.name, f.type, f.level, f.atk, f.defense] for f in facts]
-    body = json.dumps({"columns": ["code", "name", "type", "level", "atk", "def"], "cards": rows},
-                      ensure_ascii=False, separators=(",", ":")).encode()
+    columns = ["code", "name", "type", "level", "atk", "def"]
+    if names:
+        columns.append("english")
+        for row, f in zip(rows, facts):
+            local = names.get(f.code) or (names.get(f.alias) if f.alias else None)
+            if local and local != f.name:
+                row[1] = local
+            row.append(f.name if row[1] != f.name else None)
+    rows.sort(key=lambda row: (row[1].casefold(), row[0]))
+    body = json.dumps({"columns": columns, "cards": rows}, ensure_ascii=False, separators=(",", ":")).encode()
     made = (body, gzip.compress(body, mtime=0), '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
-    _rows[:] = [(cards, *made)]                  # kept: a public endpoint does not rebuild it per request
+    _rows[language] = (cards, names, *made)      # kept: a public endpoint does not rebuild it per request
     return made
 
 
 def _cached(request: Request, body: bytes, packed: bytes, etag: str) -> Response:
     """``body`` (or ``packed``, its gzip, to a client that takes it), or 304 when the client holds it."""
-    headers = {"Cache-Control": _CACHE, "ETag": etag, "Vary": "Accept-Encoding", "X-Content-Type-Options": "nosniff"}
+    headers = {"Cache-Control": _CACHE, "ETag": etag, "Vary": "Accept-Encoding, Accept-Language",
+               "X-Content-Type-Options": "nosniff"}
     if request.headers.get("if-none-match") == etag:
         return Response(status_code=304, headers=headers)
     if "gzip" in request.headers.get("accept-encoding", ""):
@@ -57,8 +73,9 @@ def _cached(request: Request, body: bytes, packed: bytes, etag: str) -> Response
 @router.get("/cards.json", tags=["everyone"])
 def cards_json(request: Request, service: ServiceDep) -> Response:
     """Every card the service knows, as compact rows ``[code, name, type, level, atk, def]``
-    (``columns`` names them): what a page needs to name a card offline. Cacheable, gzipped."""
-    return _cached(request, *_card_rows(service.store.cards))
+    (``columns`` names them; named in the request's language where names are installed, the
+    English beside): what a page needs to name a card offline. Cacheable, gzipped."""
+    return _cached(request, *_card_rows(service.store.cards, card_names.names_language()))
 
 
 @functools.cache

@@ -21,7 +21,7 @@
 
 import { N_, language, ready, t } from "./i18n.js";
 import { visible } from "./text.js";
-import { Duel, Viewer } from "./viewer.js";
+import { Duel, TYPE, Viewer } from "./viewer.js";
 
 // record.html's own words, translated in place by i18n.js (listed here for the catalogue)
 N_("Recording"); N_("connecting"); N_("Keyboard shortcuts (?)"); N_("Keyboard shortcuts"); N_("Keys:");
@@ -323,7 +323,8 @@ class Recorder {
     this.amount = "";
     this.lpPlayer = 1;
     this.causeOn = true;
-    this.names = [];                         // [code, name, ...] rows: the duel's first, then the database
+    this.names = [];                         // [code, name, english, own] rows: the duel's first, then the database
+    this.types = new Map();                  // passcode -> its card type bits (an offline Spell's activation)
     this.info = { warnings: false, mode: "machine", role: data.role };
     this.writes = new Set(data.writes || []);    // the kinds this link may write (access.may_write)
     this.calls = !!data.calls;                   // and whether it may call a judge (access.CALL)
@@ -332,6 +333,8 @@ class Recorder {
     this.draft = new Draft("else", ID, TOKEN);
     this.setupDraft = new Draft("setup", ID, TOKEN);
     this.callDraft = new Draft("call", ID, TOKEN);
+    this.around = null;                          // the judge call whose entries are shown (null: the last)
+    this.parent = data.parent || null;           // a judge's what-if: the duel it branched from
   }
 
   // -- where the duel stands ------------------------------------------------------------------------
@@ -402,7 +405,7 @@ class Recorder {
     const card = all.find((c) => c && c.id === id);
     if (!card) return id;
     const where = this.zoneTag(card.id);
-    return (card.name || (card.hidden ? t("face-down card") : id)) + (where ? ` [${where}]` : "");
+    return ((card.hidden ? "" : this.duel.nameOf(card)) || (card.hidden ? t("face-down card") : id)) + (where ? ` [${where}]` : "");
   }
 
   zoneTag(id) {
@@ -484,6 +487,8 @@ class Recorder {
         this.flags.set(at, [...(this.flags.get(at) || []), flag.rule]);
       }
       this.queue.drop(entry);
+      // the stream ends with the duel: what is entered after (a judge's ruling, a rollback) is read here
+      if (this.stream && this.stream.readyState === EventSource.CLOSED) this.duel.onGap(this.duel.length);
       return "sent";
     }
     if (response.status === 409) return this.reconcile(entry);
@@ -746,16 +751,34 @@ class Recorder {
   }
 
   // What a card may do when the rules cannot be asked (offline, or entries still waiting): moves
-  // any card can make. The sheet says why.
+  // any card can make, and a Spell or Trap's activation (a Spell played as the network drops
+  // was typed whole in *Something else…*). The sheet says why.
   offlineActions(card) {
     if (!card) return [el("p", "hint", t("This card is not on the board now."))];
     const rows = [el("p", "hint", t("The rules' list comes back with the network; these moves are always possible."))];
+    const activation = this.offlineActivation(card);
+    if (activation) rows.push(this.actionRow({ label: N_("Activate"), label_translated: t("Activate"), event: activation }, "card"));
     for (const [zone, label] of [["gy", N_("Send to the GY")], ["banished", N_("Banish")], ["hand", N_("Return to the hand")], ["deck", N_("Return to the Deck")]]) {
       const owner = zone === "hand" ? card.controller : card.owner;
       // offline the page cannot ask why a card moves: to the GY it is "sent" (it was stored as returned)
       rows.push(this.actionRow({ label, label_translated: t(label), event: { kind: "card_moved", card: card.id, to: [owner, zone], reason: { gy: "sent", banished: "banished" }[zone] || "returned" } }, "card"));
     }
     return rows;
+  }
+
+  // A Spell or Trap's activation as the rules' list offers it first: a Spell from the hand to the
+  // first free Spell & Trap Zone (a Field Spell to the Field Zone), a Set card where it is. Known
+  // by its face or the name picked for it; none for a card the page cannot tell is one.
+  offlineActivation(card) {
+    const side = this.board.players[card.controller];
+    if (!side) return null;
+    const event = { kind: "activated", player: card.controller, card: card.id };
+    if (card.position === "set" && side.szone.some((c) => c && c.id === card.id)) return event;
+    const type = this.types.get(this.shows[card.id] || card.code) || 0;
+    if (!(type & TYPE.SPELL) || !side.hand.some((c) => c && c.id === card.id)) return null;
+    if (type & TYPE.FIELD) return { ...event, field_zone: true };
+    const zone = side.szone.slice(0, 5).findIndex((c) => !c);
+    return zone < 0 ? null : { ...event, zone };
   }
 
   cardOnBoard(id) {
@@ -832,29 +855,41 @@ class Recorder {
 
   // -- names ----------------------------------------------------------------------------------------
 
+  // Names in the page's language where the service has them installed (``/cards.json?lang=``:
+  // ``name`` that name, ``english`` the English one), kept per language: a scorekeeper in Taipei
+  // types 灰流 and finds the card an English reader finds as Ash.
   async loadNames() {
-    const kept = (() => { try { return JSON.parse(localStorage.getItem("ygoreplay.cards") || "null"); } catch (e) { return null; } })();
-    let rows = kept ? kept.cards : [];
+    const slot = `ygoreplay.cards.${language}`;
+    const kept = (() => { try { return JSON.parse(localStorage.getItem(slot) || "null"); } catch (e) { return null; } })();
+    let data = kept || { columns: [], cards: [] };
     try {
-      const response = await fetch("/cards.json", { headers: kept && kept.etag ? { "If-None-Match": kept.etag } : {} });
+      const response = await fetch(`/cards.json?lang=${encodeURIComponent(language)}`, { headers: kept && kept.etag ? { "If-None-Match": kept.etag } : {} });
       if (response.status === 200) {
-        const data = await response.json();
-        rows = data.cards;
-        try { localStorage.setItem("ygoreplay.cards", JSON.stringify({ etag: response.headers.get("ETag"), cards: rows })); } catch (e) { /* full: kept in memory */ }
+        data = await response.json();
+        try { localStorage.setItem(slot, JSON.stringify({ etag: response.headers.get("ETag"), columns: data.columns, cards: data.cards })); } catch (e) { /* full: kept in memory */ }
       }
     } catch (error) { /* offline: what was kept */ }
+    const english = (data.columns || []).indexOf("english");
+    const rows = data.cards.map((r) => [r[0], r[1], english >= 0 ? r[english] : null]);   // [code, name, english]
+    this.types = new Map(data.cards.map((r) => [r[0], r[2]]));
+    const local = new Map(rows.map((r) => [r[0], r]));
     let own = [];
     try {
       const response = await fetch(`/duels/${ID}/cards`, { headers: HEADERS });
-      if (response.ok) own = (await response.json()).map((f) => [f.code, f.name, f.type, f.level, f.atk, f.defense]);
+      if (response.ok) {
+        const facts = await response.json();
+        for (const f of facts) this.types.set(f.code, f.type);
+        own = facts.map((f) => local.get(f.code) || [f.code, f.name, null]);
+      }
     } catch (error) { /* offline */ }
     const decks = await this.matchDecks();       // a match's duel: the decklists this token may see
     const seen = new Set(own.map((r) => r[0]));
     own.push(...rows.filter((r) => decks.has(r[0]) && !seen.has(r[0])));
     for (const r of own) seen.add(r[0]);
-    this.names = visible([...own.map((r) => [...r, true]), ...rows.filter((r) => !seen.has(r[0]))]);
+    this.names = visible([...own.map((r) => [...r, true]), ...rows.filter((r) => !seen.has(r[0]))]);   // [code, name, english, own]
     this.nameIndex = new Map(this.names.map((r) => [r[0], r[1]]));
     this.drawNamed();                              // names kept from before a reload, by name now
+    this.suggest();                                // letters typed before the names came: found now
   }
 
   // The passcodes of the match's decklists (main, Extra, Side) this token may see, when the page
@@ -879,17 +914,17 @@ class Recorder {
     if (!query) { box.replaceChildren(); return; }
     const starts = [], within = [];
     for (const row of this.names) {
-      const name = row[1].toLocaleLowerCase();
-      const at = name.indexOf(query);
+      const at = Math.max(row[1].toLocaleLowerCase().indexOf(query), row[2] ? row[2].toLocaleLowerCase().indexOf(query) : -1);
       if (at < 0 && String(row[0]) !== query) continue;
-      (at === 0 || row[6] ? starts : within).push(row);
+      (at === 0 || row[3] ? starts : within).push(row);
       if (starts.length >= 8) break;
     }
     box.replaceChildren(...[...starts, ...within].slice(0, 8).map((row) => {
       const b = button(row[1], () => this.named(row[0]), "suggestion");
       b.setAttribute("role", "option");
       b.dataset.code = String(row[0]);
-      if (row[6]) b.classList.add("own");
+      if (row[2]) b.title = row[2];
+      if (row[3]) b.classList.add("own");
       return b;
     }));
   }
@@ -1035,7 +1070,7 @@ class Recorder {
       if (change) out.push([change, t("{amount} again", { amount: this.formatted(change) })]);
     }
     const cause = this.lastCard && this.cardOnBoard(this.lastCard);
-    if (cause && cause.atk > 0) out.push([cause.atk, t("ATK of {card}: {atk}", { card: cause.name || cause.id, atk: this.formatted(cause.atk) })]);
+    if (cause && cause.atk > 0) out.push([cause.atk, t("ATK of {card}: {atk}", { card: (!cause.hidden && this.duel.nameOf(cause)) || cause.id, atk: this.formatted(cause.atk) })]);
     return out.filter(([n], k) => out.findIndex(([m]) => m === n) === k);
   }
 
@@ -1434,6 +1469,53 @@ class Recorder {
     $("#call").hidden = false;
   }
 
+  // The judge's page: the table's calls in effect, one chip each (MATCH-08); a call picked shows
+  // the entries before it, where the play disputed is. Its entries showed only the last twelve:
+  // a call made a turn before the duel ended was past the judge's reach on a phone.
+  drawCalls() {
+    const box = $("#calls");
+    const calls = this.info.role === "judge" ? this.duel.calls.filter((i) => !this.duel.reverted.has(i)) : [];
+    box.hidden = !calls.length;
+    const chips = calls.map((i) => {
+      const b = button(t("Judge call #{n}", { n: i }), () => { this.around = i; this.drawEntries(); }, "chip");
+      b.dataset.call = String(i);
+      b.setAttribute("aria-pressed", String(i === this.around));
+      if (this.duel.frames[i]) b.title = this.duel.frames[i].line;
+      return b;
+    });
+    if (this.around !== null) {
+      const latest = button(t("Latest entries"), () => { this.around = null; this.drawEntries(); }, "chip");
+      latest.dataset.call = "latest";
+      chips.push(latest);
+    }
+    box.replaceChildren(...chips);
+  }
+
+  // A judge's ruling on an entry (a flagged, disputed or called one): the note's form, its
+  // category and the entry filled in, for the judge's name and the ruling.
+  ruling(on) {
+    this.openElse("judge_note");
+    $('#else-fields [name="category"]').value = JSON.stringify("ruling");
+    $('#else-fields [name="on"]').value = String(on);
+    this.keepDraft();
+    $('#else-fields [name="judge"]').focus();
+  }
+
+  // A what-if from the board before event ``at`` (``POST /duels/{id}/branch``: events #0..#at-1),
+  // opened on this page: the same tokens open a branch, so the judge records the line there.
+  async branch(at) {
+    try {
+      const response = await fetch(`/duels/${ID}/branch?lang=${encodeURIComponent(language)}`, {
+        method: "POST", headers: { ...HEADERS, "Content-Type": "application/json" },
+        body: JSON.stringify({ at: at - 1, title: t("What if before #{n}: {title}", { n: at, title: this.duel.info.title || "" }) }) });
+      const answer = visible(await response.json().catch(() => ({})));
+      if (!response.ok) { this.error(answer.message_translated || answer.message || answer.error || String(response.status)); return; }
+      location.assign(`/record/${answer.id}?${new URLSearchParams({ token: TOKEN, lang: language })}`);
+    } catch (error) {
+      this.error(t("The what-if needs the network: {why}", { why: visible(String(error.message || error)) }));
+    }
+  }
+
   // A judge's rollback to the state before event ``to``: the form of rolled_back, ``to`` filled in,
   // for the judge's name and the reason (MATCH-08: the events stay in the record, reverted).
   rewind(to) {
@@ -1447,7 +1529,11 @@ class Recorder {
     const list = $("#entries");
     const struck = this.struck();
     const lines = [];
-    for (const frame of this.duel.frames.slice(-12)) {
+    this.drawCalls();
+    // the last entries; on the judge's page, those before a call picked (the play disputed)
+    const around = this.around;
+    const frames = around === null ? this.duel.frames.slice(-12) : this.duel.frames.slice(Math.max(0, around - 15), around + 3);
+    for (const frame of frames) {
       const li = el("li", "entry");
       li.dataset.i = String(frame.i);
       li.append(el("span", "n", `#${frame.i}`), document.createTextNode(" " + frame.line));
@@ -1457,8 +1543,16 @@ class Recorder {
       if (this.info.role === "judge" && !struck.has(frame.i) && frame.i > 0) {   // the judge's rewind: a rollback
         const rewind = button(t("Rewind to before this"), () => this.rewind(frame.i), "chip");
         rewind.dataset.rewind = String(frame.i);
-        li.append(rewind);
+        const ruling = button(t("Ruling on this"), () => this.ruling(frame.i), "chip");
+        ruling.dataset.ruling = String(frame.i);
+        const whatIf = button(t("What if: branch before this"), () => this.branch(frame.i), "chip");
+        whatIf.dataset.branch = String(frame.i);
+        const board = el("a", "chip", t("Board"));                  // the viewer, rewound to it
+        board.href = `/view/${ID}?${new URLSearchParams({ token: TOKEN, lang: language })}#e${frame.i}`;
+        board.dataset.board = String(frame.i);
+        li.append(rewind, ruling, whatIf, board);
       }
+      if (frame.i === around) li.classList.add("picked");
       lines.push(li);
     }
     for (const entry of this.queue.entries) {
@@ -1494,6 +1588,11 @@ class Recorder {
     $("#title").textContent = this.duel.info.title || t("Recording");
     const title = this.duel.info.title || t("a duel");
     document.title = t("Recording {title}", { title }) + " \u00b7 ygoreplay";
+    if (this.parent) {                           // a what-if: one tap back to the duel it branched from
+      $("#parent").textContent = t("Back to the duel");
+      $("#parent").href = `/record/${this.parent}?${new URLSearchParams({ token: TOKEN, lang: language })}`;
+      $("#parent").hidden = false;
+    }
     $("#board").addEventListener("click", (event) => this.tapped(event));
     $("#sheet-close").addEventListener("click", () => this.closeSheet());
     $("#name-input").addEventListener("input", () => this.suggest());

@@ -25,8 +25,8 @@ const FACE_DOWN = new Set(["set", "facedown_attack", "facedown"]);
 // saw it summoned and could not read it): a view never hides a face-up card, so it is no secret.
 const FACE_UP = new Set(["attack", "defense", "faceup"]);
 const LOST = { lp: N_("LP 0"), deck_out: N_("could not draw") };
-const TYPE = { MONSTER: 0x1, SPELL: 0x2, TRAP: 0x4, NORMAL: 0x10, EFFECT: 0x20, FUSION: 0x40, RITUAL: 0x80,
-  SYNCHRO: 0x2000, TOKEN: 0x4000, XYZ: 0x800000, PENDULUM: 0x1000000, LINK: 0x4000000 };
+export const TYPE = { MONSTER: 0x1, SPELL: 0x2, TRAP: 0x4, NORMAL: 0x10, EFFECT: 0x20, FUSION: 0x40, RITUAL: 0x80,
+  SYNCHRO: 0x2000, TOKEN: 0x4000, FIELD: 0x80000, XYZ: 0x800000, PENDULUM: 0x1000000, LINK: 0x4000000 };
 const POSITION_WORDS = { attack: N_("face-up Attack Position"), defense: N_("face-up Defense Position"),
   set: N_("Set"), facedown_attack: N_("face-down Attack Position"), faceup: N_("face-up"), facedown: N_("face-down") };
 // The Battle Phase's steps (events.BATTLE_STEPS), the ways a duel ends (events.END_REASONS) and
@@ -84,6 +84,13 @@ export class Duel {
   openCalls() {
     return this.calls.filter((c) => !this.reverted.has(c)
       && !(this.rulings.get(c) || []).some((r) => !this.reverted.has(r)));
+  }
+
+  // A card as the reader names it: its facts' name, said in the view's language (live._named);
+  // the board's is the record's English (a zh-Hant board showed Called by the Grave, its log 墓穴的指名者).
+  nameOf(card) {
+    const facts = this.cards.get(card.code);
+    return (facts && facts.name) || card.name;
   }
 
   add(frames) {
@@ -327,8 +334,9 @@ export class Viewer {
     button.classList.add("k-" + kindOf(facts));
     if (FACE_DOWN.has(card.position)) button.classList.add("down");
     if (place === "mzone" && (card.position === "defense" || card.position === "set")) button.classList.add("sideways");
-    button.append(el("span", "cname", card.name));
-    let label = card.name;
+    const name = this.duel.nameOf(card);
+    button.append(el("span", "cname", name));
+    let label = name;
     if (card.atk !== undefined) {
       const stats = `${card.atk ?? "?"}/${card.defense ?? "-"}`;
       button.append(el("span", "stats", stats));
@@ -348,7 +356,7 @@ export class Viewer {
     const count = cards.length;
     const top = count ? cards[count - 1] : null;
     side[key + "Count"].textContent = String(count);
-    side[key + "Top"].textContent = top && !top.hidden ? top.name : top && FACE_UP.has(top.position) ? t("unknown card") : "";
+    side[key + "Top"].textContent = top && !top.hidden ? this.duel.nameOf(top) : top && FACE_UP.has(top.position) ? t("unknown card") : "";
     const list = side[key + "List"];
     list.replaceChildren(...cards.map((card) => {
       const li = el("li");
@@ -421,7 +429,7 @@ export class Viewer {
       const a = now.attack;
       this.attackLine.replaceChildren();
       if (a && a.attacker) {
-        const called = (c) => (!c.hidden ? c.name : FACE_UP.has(c.position) ? t("an unknown card") : t("a face-down monster"));
+        const called = (c) => (!c.hidden ? this.duel.nameOf(c) : FACE_UP.has(c.position) ? t("an unknown card") : t("a face-down monster"));
         const attacker = called(a.attacker);
         this.attackLine.textContent = "\u2694 " + (a.target ? t("{attacker} attacks {target}", { attacker, target: called(a.target) })
           : t("{attacker} attacks directly", { attacker }));
@@ -465,7 +473,7 @@ export class Viewer {
       return;
     }
     const facts = this.duel.cards.get(card.code) || {};
-    box.append(el("h2", "", card.name));
+    box.append(el("h2", "", this.duel.nameOf(card)));
     if (facts.text) box.append(el("p", "facts", facts.text));
     if (card.atk !== undefined) {
       box.append(el("p", "", t("ATK {atk} / DEF {def}", { atk: card.atk ?? "?", def: card.defense ?? "-" })
@@ -479,7 +487,7 @@ export class Viewer {
     }
     if (card.materials && card.materials.length) {
       const hidden = t("a hidden card");
-      const list = card.materials.map((m) => (m && !m.hidden ? m.name : hidden)).join(", ");
+      const list = card.materials.map((m) => (m && !m.hidden ? this.duel.nameOf(m) : hidden)).join(", ");
       box.append(el("p", "", t("materials: {list}", { list })));
     }
   }
