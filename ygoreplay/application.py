@@ -799,7 +799,8 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
                 seen = names(device)
                 why = out_of_sight(by, event, state(), seen.said, out, before)
         if why:
-            raise Forbidden(f"event {index} ({event.kind}) is entered as {by}, but {why}; nothing was written")
+            raise Forbidden(say("event {index} ({kind}) is entered as {role}, but {why}; nothing was written",
+                                index=index, kind=event.kind, role=by, why=why))
         if witnessed and event.entered_by is None:
             event = replace(event, entered_by=own or ("judge" if judges else stamp))
         out.append(event)
