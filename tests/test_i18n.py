@@ -81,16 +81,11 @@ CLOSED = ("store.py", "match/", "rounds.py")
 #: English error messages not yet catalogued, per file: a ratchet. A new one fails the test (say it
 #: with ``i18n.say`` and translate it in the four catalogues); one translated lowers its count here.
 UNTRANSLATED = {
-    "actions.py": 4, "application.py": 15, "card_install.py": 12, "card_scripts.py": 10, "cards.py": 19,
-    "cli/common.py": 2, "cli/duel_files.py": 2, "cli/duels.py": 3, "cli/resident.py": 2, "decks.py": 11,
-    "demo.py": 3, "events.py": 9, "exchange.py": 1, "files.py": 4, "formats/__init__.py": 1, "i18n.py": 1,
-    "jsonl.py": 10, "live.py": 1, "openings.py": 2, "receipts.py": 9, "replay_file.py": 48, "resident.py": 11,
-    "rules/coverage.py": 1, "service/common.py": 10, "service/core.py": 11,
-    "service/duels.py": 17, "service/judge.py": 1, "service/languages.py": 1, "service/library_pages.py": 2,
-    "service/matches.py": 21, "service/pages.py": 4, "service/reference.py": 2, "service/rounds.py": 9,
-    "service/search.py": 1, "service/sharing.py": 4, "service/uploads.py": 3, "signing.py": 10, "source.py": 11,
-    "state.py": 1, "study.py": 2, "text.py": 2, "yrpx/container.py": 17, "yrpx/mapping.py": 7,
-    "yrpx/messages.py": 8,
+    "actions.py": 4, "application.py": 14, "card_install.py": 12, "card_scripts.py": 10, "cli/common.py": 2,
+    "cli/duel_files.py": 2, "cli/duels.py": 3, "cli/resident.py": 2, "demo.py": 3, "events.py": 9, "exchange.py": 1,
+    "files.py": 4, "formats/__init__.py": 1, "i18n.py": 1, "live.py": 1, "openings.py": 2, "resident.py": 11,
+    "rules/coverage.py": 1, "service/judge.py": 1, "service/languages.py": 1, "service/library_pages.py": 2,
+    "service/reference.py": 2, "service/search.py": 1, "state.py": 1, "study.py": 2, "text.py": 2,
 }
 
 
