@@ -74,7 +74,8 @@ def named(tag: str) -> str:
     """The language a user named (``--lang``, ``?lang=``), or LanguageError saying which exist."""
     language = resolve(tag)
     if language is None:
-        raise LanguageError(f"no catalogue for language {tag!r}: one of {', '.join(LANGUAGES)}")
+        raise LanguageError(say("no catalogue for language {tag!r}: one of {names_list}",
+                                tag=tag, names_list=', '.join(LANGUAGES)))
     return language
 
 
