@@ -175,8 +175,8 @@ def test_cli_append_by_a_player_is_the_same_door(tmp_path):
             done = CliRunner().invoke(main, ["append", duel_id, str(entry), "--by", "p0", "--store", store_path,
                                              "--lang", lang])
             assert done.exit_code != 0, done.output
-            said = ("nothing was written", "the reason is the judge's") + (   # a refusal not yet translated
-                ("理由はジャッジのもの",) if lang == "ja" else ())                  # stays English
+            said = (("nothing was written", "the reason is the judge's") if lang == "en" else
+                    ("何も書き込まれなかった", "理由はジャッジのもの"))              # each refusal said in Japanese
             assert any(words in done.output for words in said), done.output
             assert "Vorse Raider" not in done.output and "'deck', 7" not in done.output, done.output
     with Store(store_path) as store:

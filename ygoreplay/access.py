@@ -157,10 +157,11 @@ def off_side(by: str, kind: str, player: int | None, turn_player: int | None,
     if side == int(by[1]) or (side is None and kind not in OWN_SIDE):
         return None
     if kind in OWN_SIDE:
-        return f"it is player {player}'s: a player seals and opens their own cards"
+        return say("it is player {player}'s: a player seals and opens their own cards", player=player)
     if player is None:
-        return f"it names no player, so it is the turn player's (player {turn_player}'s turn)"
-    return f"it is player {player}'s: a player's device records its own side"
+        return say("it names no player, so it is the turn player's (player {turn_player}'s turn)",
+                   turn_player=turn_player)
+    return say("it is player {player}'s: a player's device records its own side", player=player)
 
 
 #: The same table for a match's events (``match/commands.py`` checks it for every door): rulings,

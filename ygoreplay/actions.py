@@ -73,7 +73,7 @@ def actions(state: DuelState, card: str | None = None, shows: dict[str, int] | N
     out with those cards known (a flipped monster's DEF decides the damage), and each carries
     the ``shows`` that tells the record."""
     if card is not None and card not in state.cards:
-        raise EventFormatError(f"no card {card!r} in this duel")
+        raise EventFormatError(say("no card {card!r} in this duel", card=card))
     if shows:
         state = _named(state, shows, db)
     proposals = _for_card(state, state.cards[card]) if card is not None else _for_turn(state)
@@ -94,12 +94,14 @@ def _named(state: DuelState, shows: dict[str, int], db: CardDB | None) -> DuelSt
     for card_id, code in shows.items():
         card = named.cards.get(card_id)
         if card is None:
-            raise EventFormatError(f"shows: no card {card_id!r} in this duel")
+            raise EventFormatError(say("shows: no card {card_id!r} in this duel", card_id=card_id))
         facts = named.db.get(code) or (db.get(code) if db is not None else None)
         if facts is None:
-            raise EventFormatError(f"shows: no card facts for passcode {code} ({card_id})")
+            raise EventFormatError(say("shows: no card facts for passcode {code} ({card_id})",
+                                       code=code, card_id=card_id))
         if card.code not in (0, code):
-            raise EventFormatError(f"shows: {card_id} is already {card.facts.name} ({card.code}) (LOG-10)")
+            raise EventFormatError(say("shows: {card_id} is already {name} ({code}) (LOG-10)",
+                                       card_id=card_id, name=card.facts.name, code=card.code))
         card.code, card.facts = code, facts
     return named
 

@@ -31,7 +31,7 @@ from .errors import ConflictError, Forbidden, InputError, Unconfirmed, Verificat
 from .events import ENTERED_BY, DuelStarted, Event, JudgeNote, cards_named, from_dict
 from .exchange import make_replay, ruleset_and_players
 from .formats import EDOPRO
-from .i18n import say
+from .i18n import N_, say
 from .library_search import branch_cut, released
 from .receipts import Promise, Receipt, Witness, behind, issue, verify as verify_heads
 from .replay_file import HEADER_LIST, ReplayFile, ReplayFileError, check_event, check_header, verify_chain
@@ -53,14 +53,15 @@ def export_file(replay: ReplayFile, view: str, trust: Iterable[PublicKey]) -> Re
     a trusted key): nothing unverified is signed again. A judge file gives any view, and its own
     chain goes into a judge copy; a view gives only itself."""
     if view not in VIEWS:
-        raise InputError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
+        raise InputError(say("unknown view {view!r} (views: {names_list})",
+                             view=view, names_list=', '.join(VIEWS)))
     signable(replay, trust)
     if replay.view != "judge":
         if replay.view != view:
-            raise InputError(f"a {replay.view} view cannot give the {view} view")
+            raise InputError(say("a {view} view cannot give the {view2} view", view=replay.view, view2=view))
         return replay
     if not replay.commit_key:
-        raise InputError("a judge file without its secret cannot give views")
+        raise InputError(say("a judge file without its secret cannot give views"))
     return make_replay(replay.events, replay.times, replay.cards, view, replay.root, replay.commit_key,
                        replay.match, replay.source, replay.created, chain=replay.chain)
 
@@ -203,7 +204,7 @@ class Records:
         """The one place a write's receipt is made (and witnessed)."""
         return issue(self.store, duel_id, count, head, self.witness)
 
-    def _not_behind(self, duel_id: str, refused: str = "nothing was appended") -> None:
+    def _not_behind(self, duel_id: str, refused: str = N_("nothing was appended")) -> None:
         """Nothing is appended onto, nor a receipt signed for, a duel behind the head its
         witness kept (cut back): that would bury the cut under new signed anchors, or have the
         organiser's key vouch for it. A witness out of reach does not stop it."""
@@ -212,7 +213,8 @@ class Records:
         except StoreError:
             return
         if problem:
-            raise VerificationError(f"duel {duel_id}: {problem}; {refused}. Run 'ygoreplay verify'")
+            raise VerificationError(say("duel {duel_id}: {problem}; {refused}. Run 'ygoreplay verify'",
+                                        duel_id=duel_id, problem=problem, refused=refused))
 
     def record(self, events: list[Event], title: str, cards: CardDB | None = None,
                attachments: dict[str, dict] | None = None,
@@ -404,10 +406,10 @@ class Records:
         struck, broken = (self.store.chained_after(duel_id, to, last.hash, upto=count) if last is not None
                           else ([], None))
         if len(struck) != count - to:
-            raise VerificationError(f"duel {duel_id}: event {to + len(struck) if broken is None else broken} is not "
-                                    "stored as its chain and signed anchors say (altered, rechained or deleted): "
-                                    f"a correction back to {to} is not judged on it; nothing was appended. "
-                                    "Run 'ygoreplay verify'")
+            raise VerificationError(say("duel {duel_id}: event {value} is not stored as its chain and signed "
+                                        "anchors say (altered, rechained or deleted): a correction back to {to} is "
+                                        "not judged on it; nothing was appended. Run 'ygoreplay verify'",
+                                        duel_id=duel_id, value=to + len(struck) if broken is None else broken, to=to))
         return back, [r.event for r in struck]
 
     def _view_names(self, duel_id: str, view: str, count: int) -> dict[str, str]:
@@ -440,9 +442,10 @@ class Records:
             return
         mode = Access.from_dict(access).mode
         if (mode == "witnessed") != _says_witnessed(events):
-            say = "true" if mode == "witnessed" else "false (or absent)"
-            raise InputError(f"duel {duel_id} was created as a {mode} record: its duel_started must say "
-                             f'"witnessed": {say}; nothing was written')
+            must = "true" if mode == "witnessed" else "false (or absent)"
+            raise InputError(say("duel {duel_id} was created as a {mode} record: its duel_started must say "
+                                 "\"witnessed\": {must}; nothing was written",
+                                 duel_id=duel_id, mode=mode, must=must))
 
     def rollback(self, duel_id: str, to: int, judge: str, reason: str, role: str = "organiser",
                  expected: int | None = None) -> int:
@@ -472,7 +475,8 @@ class Records:
         of the duel opens it, its retry a second branch)."""
         length = self.store.info(duel_id).events
         if not 0 <= at < length:
-            raise InputError(f"duel {duel_id} has events #0..#{length - 1}: branch after one of them, not #{at}")
+            raise InputError(say("duel {duel_id} has events #0..#{value}: branch after one of them, not #{at}",
+                                 duel_id=duel_id, value=length - 1, at=at))
         title = checked(title, "the title", 500) or f"branch of {duel_id} after event #{at}"
         access = self.store.attachment(duel_id, "access")
         child = self.store.branch(duel_id, at + 1, title, None if access is None else {"access": access})
@@ -495,7 +499,8 @@ class Records:
         """The board after event ``#at`` of a stored duel (the last when None)."""
         length = self.store.info(duel_id).events
         if at is not None and not 0 <= at < length:
-            raise InputError(f"duel {duel_id} has events #0..#{length - 1}, not #{at}")
+            raise InputError(say("duel {duel_id} has events #0..#{value}, not #{at}",
+                                 duel_id=duel_id, value=length - 1, at=at))
         return self.store.state_at(duel_id, None if at is None else at + 1)
 
     def export(self, duel_id: str, view: str = "judge") -> ReplayFile:
@@ -504,7 +509,8 @@ class Records:
         A what-if branch's view but the judge's stops where the branch left while its parent has
         not released what it hid (``branch_cut``), as the service's file of that view does."""
         if view not in VIEWS:
-            raise InputError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
+            raise InputError(say("unknown view {view!r} (views: {names_list})",
+                                 view=view, names_list=', '.join(VIEWS)))
         duel = self.store.load(duel_id, verified=True)
         match: dict[str, Any] = {"duel": duel_id, "title": duel.header.title}
         if duel.header.parent:
@@ -540,15 +546,16 @@ class Records:
         duel's claim, ``store.key_claim``: one of them writes it). ``attachments`` are written with
         the duel, in its transaction (an upload's access record)."""
         if replay.games or replay.match.get("kind") == "match":
-            raise InputError("this is a match file, not a duel: import it with `ygoreplay match ...` "
-                             "(POST /matches for the service); nothing was imported")
+            raise InputError(say("this is a match file, not a duel: import it with `ygoreplay match ...` (POST "
+                                 "/matches for the service); nothing was imported"))
         if replay.view != "judge":
-            raise InputError(f"a {replay.view} view lacks hidden information and cannot be recorded; "
-                             "import the judge file")
+            raise InputError(say("a {view} view lacks hidden information and cannot be recorded; import the judge "
+                                 "file", view=replay.view))
         bad = verify_chain(replay)
         if bad is not None:
             where = "its header's head hash" if bad == -1 else f"event {bad}"
-            raise VerificationError(f"the file's hash chain is broken at {where}: it was altered; nothing was imported")
+            raise VerificationError(say("the file's hash chain is broken at {where}: it was altered; nothing was "
+                                        "imported", where=where))
         signature = signature_of(replay, trust)
         if not signature.ok and not (unsigned and (replay.signer is None or replay.signature_valid)):
             raise VerificationError(f"the file is {signature.describe()}; nothing was imported"
@@ -570,8 +577,9 @@ class Records:
                 check_event(event, 0, names=HEADER_LIST)
             check_header(ruleset_and_players(replay.events)[1], source, replay.created)
         except ReplayFileError as exc:
-            raise InputError(f"the duel's header (its players, source and created) would be past what a replay "
-                             f"file's header holds ({exc}): it could never be exported; nothing was imported") from None
+            raise InputError(say("the duel's header (its players, source and created) would be past what a replay "
+                                 "file's header holds ({exc}): it could never be exported; nothing was imported",
+                                 exc=exc)) from None
         earlier, (duel_id, stored) = self._claimed(
             f"ygr-{replay.head.hex()}" + ("-unverified" if unverified else ""),
             lambda: self.imports().get(replay.head, unverified), replay.events, title, times=replay.times,
@@ -652,7 +660,7 @@ class Records:
     def receipt(self, duel_id: str) -> Receipt:
         """A signed receipt of the duel's head as the store holds it now, for a reader of the
         whole record to keep (a judge's viewer): not given to the witness, as nothing was written."""
-        self._not_behind(duel_id, "no receipt is signed for it")
+        self._not_behind(duel_id, N_("no receipt is signed for it"))
         return issue(self.store, duel_id, self.store.info(duel_id).events, None, None)
 
     def behind_witness(self, duel_id: str) -> str:
@@ -694,8 +702,8 @@ def _says_witnessed(events: list[Event]) -> bool:
 def _witnessed(events: list[Event]) -> list[Event]:
     """The events of a duel recorded as witnessed (``record --witnessed``): its duel_started says so."""
     if not events or not isinstance(events[0], DuelStarted):
-        raise InputError("a witnessed record begins with its duel_started (which says it is witnessed); "
-                         "nothing was recorded")
+        raise InputError(say("a witnessed record begins with its duel_started (which says it is witnessed); nothing "
+                             "was recorded"))
     return [replace(events[0], witnessed=True), *events[1:]]
 
 
@@ -826,7 +834,8 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
                 seen = names(device)
                 why = out_of_sight(by, event, state(), seen.said, out, before)
         if why:
-            raise Forbidden(f"event {index} ({event.kind}) is entered as {by}, but {why}; nothing was written")
+            raise Forbidden(say("event {index} ({kind}) is entered as {role}, but {why}; nothing was written",
+                                index=index, kind=event.kind, role=by, why=why))
         if witnessed and event.entered_by is None:
             event = replace(event, entered_by=own or ("judge" if judges else stamp))
         out.append(event)

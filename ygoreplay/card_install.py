@@ -26,6 +26,7 @@ from . import chain
 from .card_scripts import ScriptReading, read_scripts
 from .card_names import write_names
 from .cards import Attribute, CardDBError, CardType, CdbReader, LinkMarker, Race, facts_from_cdb_row
+from .i18n import say
 from .effect_facts import EFFECTS_COLUMNS, EFFECTS_TABLE
 from .errors import InputError
 from .files import installed_path, read_limited
@@ -103,15 +104,19 @@ def fetch(source: str) -> tuple[bytes, str]:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
             declared = response.headers.get("Content-Length")
             if declared and declared.isdigit() and int(declared) > MAX_DOWNLOAD:
-                raise InputError(f"{url}: announces {int(declared):,} bytes; more than {MAX_DOWNLOAD >> 20} MiB")
+                raise InputError(say("{url}: announces {value:,} bytes; more than {value2} MiB",
+                                     url=url, value=int(declared), value2=MAX_DOWNLOAD >> 20))
             data = response.read(MAX_DOWNLOAD + 1)
     except urllib.error.HTTPError as exc:
-        raise InputError(f"{url}: the server answered {exc.code} {exc.reason}") from None
+        raise InputError(say("{url}: the server answered {code} {reason}",
+                             url=url, code=exc.code, reason=exc.reason)) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise InputError(f"{url}: cannot be reached ({reason}); the installed card database is unchanged") from None
+        raise InputError(say("{url}: cannot be reached ({reason}); the installed card database is unchanged",
+                             url=url, reason=reason)) from None
     if len(data) > MAX_DOWNLOAD:
-        raise InputError(f"{url}: more than {MAX_DOWNLOAD >> 20} MiB; not a card database")
+        raise InputError(say("{url}: more than {value} MiB; not a card database",
+                             url=url, value=MAX_DOWNLOAD >> 20))
     return data, url
 
 
@@ -122,9 +127,9 @@ def rows_of(data: bytes, where: str) -> tuple[list[Row], str]:
     try:
         document = json.loads(data)
     except (UnicodeDecodeError, ValueError, RecursionError):
-        raise InputError(f"{where}: neither a cards.cdb nor YGOPRODeck card JSON") from None
+        raise InputError(say("{where}: neither a cards.cdb nor YGOPRODeck card JSON", where=where)) from None
     if not isinstance(document, dict) or not isinstance(document.get("data"), list):
-        raise InputError(f"{where}: not YGOPRODeck card JSON (no \"data\" list)")
+        raise InputError(say("{where}: not YGOPRODeck card JSON (no \"data\" list)", where=where))
     return ygoprodeck_rows(document["data"], where), "ygoprodeck"
 
 
@@ -227,8 +232,8 @@ def _cdb_rows(data: bytes, where: str) -> list[Row]:
             for row in found:
                 facts_from_cdb_row(path, row[:9])
         except CardDBError as exc:
-            raise InputError(f"{str(exc).replace(str(path), where)}; "
-                             "the installed card database is unchanged") from None
+            raise InputError(say("{value}; the installed card database is unchanged",
+                                 value=str(exc).replace(str(path), where))) from None
     return [Row(*row[:9], text=row[9] if isinstance(row[9], str) else "") for row in found]
 
 
@@ -249,7 +254,8 @@ def _replacing(path: Path, failed: str) -> Iterator[str]:
         os.replace(temp, path)
         done = True
     except (OSError, sqlite3.Error) as exc:
-        raise InputError(f"{path}: {failed} ({exc}); the installed one is unchanged") from None
+        raise InputError(say("{path}: {failed} ({exc}); the installed one is unchanged",
+                             path=path, failed=failed, exc=exc)) from None
     finally:
         if not done:
             try:
@@ -281,7 +287,7 @@ def update(source: str = "ygoprodeck", path: Path | None = None) -> Installed:
     data, url = fetch(source)
     rows, form = rows_of(data, url)
     if not rows:
-        raise InputError(f"{url}: holds no cards; the installed card database is unchanged")
+        raise InputError(say("{url}: holds no cards; the installed card database is unchanged", url=url))
     meta = {"source": "ygoprodeck" if form == "ygoprodeck" and url == YGOPRODECK else form, "url": url,
             "fetched": chain.now(), "sha256": hashlib.sha256(data).hexdigest(), "cards": str(len(rows))}
     target = path or installed_path()
@@ -300,8 +306,9 @@ def install_names(source: str, language: str, folder: Path | None = None) -> tup
     → (how many names, where from)."""
     if source == "ygoprodeck":
         if language not in YGOPRODECK_LANGUAGES:
-            raise InputError(f"ygoprodeck: names only in {', '.join(YGOPRODECK_LANGUAGES)}, not {language!r} "
-                             "(a localized cards.cdb gives the others)")
+            raise InputError(say("ygoprodeck: names only in {names_list}, not {language!r} (a localized cards.cdb "
+                                 "gives the others)",
+                                 names_list=', '.join(YGOPRODECK_LANGUAGES), language=language))
         source = f"{YGOPRODECK}?language={language}"
     data, url = fetch(source)
     rows, _ = rows_of(data, url)
@@ -314,8 +321,8 @@ def add_scripts(folder: str | Path, path: Path | None = None) -> tuple[Installed
     all: the database is copied, changed and renamed over the old one."""
     target = path or installed_path()
     if status(target) is None:
-        raise InputError(f"no card database is installed at {target}: run ygoreplay cards update first "
-                         "(with --scripts to add the effect facts at once)")
+        raise InputError(say("no card database is installed at {target}: run ygoreplay cards update first (with "
+                             "--scripts to add the effect facts at once)", target=target))
     reading = read_scripts(folder)
     with _replacing(target, "cannot store the effect facts") as temp:
         shutil.copyfile(target, temp)
@@ -344,8 +351,8 @@ def status(path: Path | None = None) -> Installed | None:
         with closing(CdbReader(target)) as cdb:
             meta = dict(cdb.rows("select key, value from ygoreplay"))
     except CardDBError as exc:
-        raise InputError(f"{exc}; the installed card database cannot be read: "
-                         "run ygoreplay cards update again") from None
+        raise InputError(say("{exc}; the installed card database cannot be read: run ygoreplay cards update again",
+                             exc=exc)) from None
     return _installed(target, meta)
 
 

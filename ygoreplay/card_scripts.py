@@ -36,6 +36,7 @@ from typing import Any, Iterator
 
 from .effect_facts import HELPER, EffectFact
 from .errors import InputError
+from .i18n import say
 
 MAX_SCRIPT_BYTES = 256 << 10          # the longest real script is some 40 KB
 MAX_NESTING = 48                       # brackets and blocks; real scripts stay under 15
@@ -82,12 +83,13 @@ def read_scripts(folder: str | Path, *, deadline: float = DEADLINE) -> ScriptRea
     """Every ``cNNNN.lua`` under ``folder``, read (InputError when it is no folder or too big)."""
     root = Path(folder).expanduser()
     if not root.is_dir():
-        raise InputError(f"{root}: not a folder of card scripts")
+        raise InputError(say("{root}: not a folder of card scripts", root=root))
     paths = sorted(p for p in _script_files(root))
     if len(paths) > MAX_SCRIPTS:
-        raise InputError(f"{root}: {len(paths):,} card scripts; more than {MAX_SCRIPTS:,}")
+        raise InputError(say("{root}: {count:,} card scripts; more than {MAX_SCRIPTS:,}",
+                             root=root, count=len(paths), MAX_SCRIPTS=MAX_SCRIPTS))
     if not paths:
-        raise InputError(f"{root}: holds no card script (cNNNN.lua)")
+        raise InputError(say("{root}: holds no card script (cNNNN.lua)", root=root))
     reading = ScriptReading()
     end = time.monotonic() + deadline
     for path in paths:
@@ -98,7 +100,7 @@ def read_scripts(folder: str | Path, *, deadline: float = DEADLINE) -> ScriptRea
         code = int(_SCRIPT_NAME.match(path.name).group(1))          # type: ignore[union-attr]
         try:
             if path.stat().st_size > MAX_SCRIPT_BYTES:
-                raise ScriptError(f"larger than {MAX_SCRIPT_BYTES >> 10} KiB")
+                raise ScriptError(say("larger than {value} KiB", value=MAX_SCRIPT_BYTES >> 10))
             found = read_script(path.read_text(encoding="utf-8", errors="replace"), end - time.monotonic())
         except (ScriptError, OSError) as exc:
             reading.failed.append((str(path.relative_to(root)), str(exc)))
@@ -118,26 +120,28 @@ def read_script(text: str, seconds: float = PARSE_SECONDS) -> tuple[EffectFact, 
     """The effects one script creates, in the order it creates them (ScriptError past ``seconds``
     or ``PARSE_SECONDS`` of parsing, the lesser)."""
     if len(text.encode("utf-8", "replace")) > MAX_SCRIPT_BYTES:
-        raise ScriptError(f"larger than {MAX_SCRIPT_BYTES >> 10} KiB")
+        raise ScriptError(say("larger than {value} KiB", value=MAX_SCRIPT_BYTES >> 10))
     depth = nesting(text)
     if depth > MAX_NESTING:
-        raise ScriptError(f"nested {depth} deep; more than {MAX_NESTING}")
+        raise ScriptError(say("nested {depth} deep; more than {MAX_NESTING}",
+                              depth=depth, MAX_NESTING=MAX_NESTING))
     from luaparser import ast               # only reading scripts needs the parser
     try:
         with _time_limit(min(PARSE_SECONDS, seconds)):
             tree = ast.parse(text)
     except _TooSlow:
-        raise ScriptError(f"took more than {min(PARSE_SECONDS, seconds):g} s to parse") from None
+        raise ScriptError(say("took more than {value:g} s to parse", value=min(PARSE_SECONDS, seconds))) from None
     except RecursionError:
-        raise ScriptError("nested too deep to parse") from None
+        raise ScriptError(say("nested too deep to parse")) from None
     except Exception as exc:                 # luaparser raises its own SyntaxException and antlr errors
-        raise ScriptError(f"not Lua: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        raise ScriptError(say("not Lua: {value}",
+                              value=str(exc).splitlines()[0] if str(exc) else type(exc).__name__)) from None
     reader = _Reader()
     try:            # ``a.b.b...`` nests one node a suffix, unbracketed: nesting() does not see it
         reader.walk(tree, function=None, scope={})
         return tuple(builder.fact(reader.plain) for builder in reader.built)
     except RecursionError:
-        raise ScriptError("nested too deep to read") from None
+        raise ScriptError(say("nested too deep to read")) from None
 
 
 class _TooSlow(BaseException):

@@ -23,7 +23,7 @@ from typing import Any
 from .effect_facts import EFFECTS_COLUMNS, EffectFact
 from .errors import InputError
 from .files import read_limited
-from .i18n import N_, t
+from .i18n import N_, say, t
 from .lazy_dataclass import dataclass
 
 
@@ -409,18 +409,18 @@ class CardFacts:
         """Inverse of ``to_dict``; raises CardDBError naming the bad field (for any input at all:
         wrong types, numbers of any size, keys that are not field names)."""
         if not isinstance(d, Mapping):
-            raise CardDBError(f"a card must be an object, not {type(d).__name__}")
+            raise CardDBError(say("a card must be an object, not {kind}", kind=type(d).__name__))
         try:
             kwargs = {key: d[key] for key in d}
         except Exception as err:                 # an odd Mapping: iterating it or reading it fails
-            raise CardDBError(f"a card object that cannot be read ({type(err).__name__})") from None
+            raise CardDBError(say("a card object that cannot be read ({kind})", kind=type(err).__name__)) from None
         unknown = sorted(_shown(key) for key in kwargs
                          if not isinstance(key, str) or (key not in _DEFAULTS and key not in _REQUIRED))
         if unknown:
-            raise CardDBError(f"unknown field {unknown[0]}")
+            raise CardDBError(say("unknown field {field}", field=unknown[0]))
         missing = [name for name in _REQUIRED if name not in kwargs]
         if missing:
-            raise CardDBError(f"missing field {missing[0]!r}")
+            raise CardDBError(say("missing field {field!r}", field=missing[0]))
         type_ = kwargs["type"]
         if "defense" not in kwargs and _is_int(type_) and type_ & _LINK_MONSTER == _LINK_MONSTER:
             kwargs["defense"] = None
@@ -534,8 +534,8 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
             if not isinstance(card, CardFacts):
                 raise TypeError(f"CardDB holds CardFacts, not {type(card).__name__}")
             if card.code in cards:
-                raise CardDBError(f"duplicate passcode {card.code} "
-                                  f"({cards[card.code].name!r} and {card.name!r})")
+                raise CardDBError(say("duplicate passcode {code} ({name!r} and {name2!r})",
+                                      code=card.code, name=cards[card.code].name, name2=card.name))
             cards[card.code] = card
         self._cards = cards
         self._names: dict[str, CardFacts] | None = None
@@ -643,12 +643,12 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
             try:
                 data = json.loads(read_limited(path_or_list, CDB_MAX_BYTES, "card list", CardDBError))
             except (json.JSONDecodeError, UnicodeDecodeError) as err:
-                raise CardDBError(f"{where}: not JSON: {err}") from None
+                raise CardDBError(say("{where}: not JSON: {err}", where=where, err=err)) from None
         else:
             where, data = "card list", path_or_list
         if not isinstance(data, (list, tuple)):
-            raise CardDBError(f"{where}: expected a list of card objects, "
-                              f"not {type(data).__name__}")
+            raise CardDBError(say("{where}: expected a list of card objects, not {kind}",
+                                  where=where, kind=type(data).__name__))
         facts = []
         for index, entry in enumerate(data):
             try:
@@ -676,18 +676,19 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
         is not that shape or names a card these facts lack."""
         if not isinstance(record, dict) or not isinstance(record.get("columns"), list) \
                 or not isinstance(record.get("cards"), list) or not all(isinstance(c, str) for c in record["columns"]):
-            raise CardDBError("effect facts are a map of 'columns' and 'cards'")
+            raise CardDBError(say("effect facts are a map of 'columns' and 'cards'"))
         columns = record["columns"]
         default = dict(zip(EFFECTS_COLUMNS[2:], EffectFact().to_row(0, 0)[2:]))   # a column it lacks
         effects: dict[int, tuple[EffectFact, ...]] = {}
         for entry in record["cards"]:
             if not (isinstance(entry, list) and len(entry) == 2 and _is_passcode(entry[0])
                     and isinstance(entry[1], list) and all(isinstance(row, list) for row in entry[1])):
-                raise CardDBError(f"effect facts entry {_shown(entry)}: not [passcode, [rows]]")
+                raise CardDBError(say("effect facts entry {entry}: not [passcode, [rows]]",
+                                      entry=_shown(entry)))
             code, rows = entry
             if code not in self._cards or code in effects:
-                raise CardDBError(f"effect facts of passcode {code}: "
-                                  f"{'given twice' if code in effects else 'no card facts of it'}")
+                raise CardDBError((say("effect facts of passcode {code}: given twice", code=code) if code in effects
+                                  else say("effect facts of passcode {code}: no card facts of it", code=code)))
             effects[code] = tuple(EffectFact.from_row(tuple({**default, **dict(zip(columns, row))}[name]
                                                             for name in EFFECTS_COLUMNS[2:])) for row in rows)
         return self.with_effects(effects)
@@ -723,7 +724,7 @@ class CdbReader:
         try:
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
         except sqlite3.Error as err:
-            raise CardDBError(f"{path}: cannot open as SQLite: {err}") from None
+            raise CardDBError(say("{path}: cannot open as SQLite: {err}", path=path, err=err)) from None
         self._lock = threading.Lock()
         self._deadline = 0.0
         self._conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, CDB_MAX_VALUE)
@@ -741,7 +742,8 @@ class CdbReader:
                  if isinstance(name, str)}
         for table, columns in _CDB_COLUMNS.items():
             if table not in found:
-                raise CardDBError(f"{self.path}: not a cards.cdb: no table {table!r}")
+                raise CardDBError(say("{path}: not a cards.cdb: no table {table!r}",
+                                      path=self.path, table=table))
             kind, sql = found[table]
             if kind != "table" or sql.lstrip().lower().startswith("create virtual"):
                 what = "a virtual table" if kind == "table" else f"a {kind}"
@@ -773,19 +775,21 @@ class CdbReader:
                     found.append(row)
                     size += sum(len(value) for value in row if isinstance(value, (str, bytes)))
                     if len(found) > CDB_MAX_ROWS:
-                        raise CardDBError(f"{self.path}: more than {CDB_MAX_ROWS:,} rows; not a cards.cdb")
+                        raise CardDBError(say("{path}: more than {CDB_MAX_ROWS:,} rows; not a cards.cdb",
+                                              path=self.path, CDB_MAX_ROWS=CDB_MAX_ROWS))
                     if size > CDB_MAX_BYTES:
-                        raise CardDBError(f"{self.path}: more than {CDB_MAX_BYTES:,} bytes of text; "
-                                          "not a cards.cdb")
+                        raise CardDBError(say("{path}: more than {CDB_MAX_BYTES:,} bytes of text; not a cards.cdb",
+                                              path=self.path, CDB_MAX_BYTES=CDB_MAX_BYTES))
                 return found
             except sqlite3.DataError:
-                raise CardDBError(f"{self.path}: a value longer than {CDB_MAX_VALUE >> 20} MiB; "
-                                  "not a cards.cdb") from None
+                raise CardDBError(say("{path}: a value longer than {mib} MiB; not a cards.cdb",
+                                      path=self.path, mib=CDB_MAX_VALUE >> 20)) from None
             except sqlite3.DatabaseError as err:
                 if time.monotonic() > self._deadline:
-                    raise CardDBError(f"{self.path}: reading took longer than {CDB_SECONDS:g} s; "
-                                      "not a cards.cdb") from None
-                raise CardDBError(f"{self.path}: not a readable SQLite cards.cdb: {err}") from None
+                    raise CardDBError(say("{path}: reading took longer than {CDB_SECONDS:g} s; not a cards.cdb",
+                                          path=self.path, CDB_SECONDS=CDB_SECONDS)) from None
+                raise CardDBError(say("{path}: not a readable SQLite cards.cdb: {err}",
+                                      path=self.path, err=err)) from None
 
     def close(self) -> None:
         self._conn.close()
@@ -799,9 +803,11 @@ def facts_from_cdb_row(path: Path, row: tuple[Any, ...]) -> CardFacts:
                           ("def", def_), ("level", level), ("race", race),
                           ("attribute", attribute)):
         if not _is_int(value):
-            raise CardDBError(f"{where}: column {column!r} is {_shown(value)}, not an integer")
+            raise CardDBError(say("{where}: column {column!r} is {value}, not an integer",
+                                  where=where, column=column, value=_shown(value)))
     if not 0 <= level <= 0xFFFFFFFF:
-        raise CardDBError(f"{where}: column 'level' is {level!r}, not a packed level/scales")
+        raise CardDBError(say("{where}: column 'level' is {level!r}, not a packed level/scales",
+                              where=where, level=level))
     is_link = type_ & _LINK_MONSTER == _LINK_MONSTER
     try:
         return CardFacts(code=code, name=name, type=type_, level=level & 0xFF, atk=atk,

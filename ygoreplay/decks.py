@@ -26,6 +26,7 @@ from typing import NamedTuple, Union
 
 from .cards import CardFacts
 from .errors import InputError
+from .i18n import say
 from .files import read_limited
 from .lazy_dataclass import dataclass
 
@@ -153,8 +154,9 @@ def read_ydk(path_or_text: PathOrText | bytes) -> Deck:
                    else "not a passcode (digits only)")
             raise DeckFormatError(f"{where}: line {number}: {line[:60]!r}: {why}")
         if len(cards) == MAX_LIST:
-            raise DeckFormatError(f"{where}: line {number}: the {section} deck passes {MAX_LIST:,} cards, more "
-                                  "than a deck holds")
+            raise DeckFormatError(say("{where}: line {number}: the {section} deck passes {MAX_LIST:,} cards, more "
+                                      "than a deck holds",
+                                      where=where, number=number, section=section, MAX_LIST=MAX_LIST))
         cards.append(code)
     return deck
 
@@ -175,9 +177,9 @@ def _ydke_part(name: str, part: str) -> list[int]:
         return []
     if not re.fullmatch(r"[A-Za-z0-9+/]*={0,2}", part):
         bad = [ch for ch in part if not (ch.isascii() and (ch.isalnum() or ch in "+/="))]
-        why = (f"has {bad[0]!r}, which is not base64" if bad
-               else "has '=' padding before its end")
-        raise DeckFormatError(f"ydke URL: the {name} part {why}")
+        why = (say("has {char!r}, which is not base64", char=bad[0]) if bad
+               else say("has '=' padding before its end"))
+        raise DeckFormatError(say("ydke URL: the {name} part {why}", name=name, why=why))
     padded = part.rstrip("=")
     padded += "=" * (-len(padded) % 4)
     import base64                       # here, as below: only a ydke:// URL needs it
@@ -185,18 +187,19 @@ def _ydke_part(name: str, part: str) -> list[int]:
     try:
         data = base64.b64decode(padded, validate=True)
     except (binascii.Error, ValueError) as exc:
-        raise DeckFormatError(f"ydke URL: the {name} part is not valid base64 ({exc})") from None
+        raise DeckFormatError(say("ydke URL: the {name} part is not valid base64 ({exc})",
+                                  name=name, exc=exc)) from None
     if len(data) % 4:
-        raise DeckFormatError(f"ydke URL: the {name} part holds {len(data)} bytes, "
-                              "not whole 4-byte passcodes")
+        raise DeckFormatError(say("ydke URL: the {name} part holds {count} bytes, not whole 4-byte passcodes",
+                                  name=name, count=len(data)))
     if len(data) > 4 * MAX_LIST:
-        raise DeckFormatError(f"ydke URL: the {name} part holds {len(data) // 4:,} cards, more than a deck holds "
-                              f"(at most {MAX_LIST:,})")
+        raise DeckFormatError(say("ydke URL: the {name} part holds {cards:,} cards, more than a deck holds (at most "
+                                  "{MAX_LIST:,})", name=name, cards=len(data) // 4, MAX_LIST=MAX_LIST))
     codes = list(struct.unpack(f"<{len(data) // 4}I", data))
     for position, code in enumerate(codes, start=1):
         if code == 0:
-            raise DeckFormatError(f"ydke URL: the {name} part has passcode 0 (card {position}), "
-                                  "which is no card")
+            raise DeckFormatError(say("ydke URL: the {name} part has passcode 0 (card {position}), which is no card",
+                                      name=name, position=position))
     return codes
 
 
@@ -204,13 +207,13 @@ def read_ydke(url: str) -> Deck:
     """A ``ydke://main!extra!side!`` URL; a DeckFormatError names the part that is wrong."""
     text = url.strip()
     if not text.lower().startswith(YDKE_PREFIX):
-        raise DeckFormatError(f"ydke URL: must start with {YDKE_PREFIX!r}")
+        raise DeckFormatError(say("ydke URL: must start with {YDKE_PREFIX!r}", YDKE_PREFIX=YDKE_PREFIX))
     parts = text[len(YDKE_PREFIX):].split("!")
     if len(parts) < 3:
-        raise DeckFormatError(f"ydke URL: needs the main, extra and side parts, each ended by '!'; "
-                              f"found {len(parts)} part(s)")
+        raise DeckFormatError(say("ydke URL: needs the main, extra and side parts, each ended by '!'; found {count} "
+                                  "part(s)", count=len(parts)))
     if any(p.strip() for p in parts[3:]):
-        raise DeckFormatError("ydke URL: unexpected text after the side part")
+        raise DeckFormatError(say("ydke URL: unexpected text after the side part"))
     return Deck(*(_ydke_part(name, part) for name, part in zip(SECTIONS, parts)))
 
 
@@ -219,7 +222,8 @@ def write_ydke(deck: Deck) -> str:
     def part(codes: Sequence[int]) -> str:
         for code in codes:
             if not 0 < code <= _PASSCODE_MAX:
-                raise DeckFormatError(f"passcode {code} does not fit a ydke URL (1..{_PASSCODE_MAX})")
+                raise DeckFormatError(say("passcode {code} does not fit a ydke URL (1..{_PASSCODE_MAX})",
+                                          code=code, _PASSCODE_MAX=_PASSCODE_MAX))
         import base64
         return base64.b64encode(struct.pack(f"<{len(codes)}I", *codes)).decode("ascii")
     return YDKE_PREFIX + "".join(part(codes) + "!" for codes in (deck.main, deck.extra, deck.side))
@@ -232,8 +236,8 @@ def read_deck(spec: str | os.PathLike) -> Deck:
             return read_ydke(spec)
         scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", spec.strip())
         if scheme and not Path(spec).exists():
-            raise DeckFormatError(f"{spec[:60]}: {scheme.group(1)}:// is no deck format; "
-                                  "give a .ydk file or a ydke:// URL")
+            raise DeckFormatError(say("{spec}: {scheme}:// is no deck format; give a .ydk file or a ydke:// URL",
+                                      spec=spec[:60], scheme=scheme.group(1)))
     return read_ydk(Path(spec))
 
 

@@ -19,6 +19,7 @@ from typing import Any, Callable
 from .access import digest
 from .addresses import family, url as address_url
 from .errors import InputError, YgoreplayError
+from .i18n import say
 from .events import Event
 from .store import Store
 
@@ -53,7 +54,7 @@ def listen(host: str, port: int) -> socket.socket:
             continue
         sock.listen(128)
         return sock
-    raise InputError(f"cannot listen on {host}: no free port")
+    raise InputError(say("cannot listen on {host}: no free port", host=host))
 
 
 def start(store: Store, events: list[Event], title: str, host: str = "127.0.0.1", port: int = 8765,
@@ -75,7 +76,7 @@ def start(store: Store, events: list[Event], title: str, host: str = "127.0.0.1"
     deadline = time.monotonic() + 30
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
-            raise YgoreplayError(f"the service did not start on {url}")
+            raise YgoreplayError(say("the service did not start on {url}", url=url))
         time.sleep(0.02)
     progress(f"ygoreplay service on {url} (store {store.name})")
     duel = _call(url, "POST", "/duels", admin, {"title": title, "visibility": "unlisted"})
@@ -101,7 +102,8 @@ def _call(url: str, method: str, path: str, token: str, body: Any) -> dict:
             detail = {}
         where = f" (#{detail['index']} {detail.get('rule')})" if "index" in detail else ""
         said = detail.get("error") or detail.get("message") or f"status {error.code}"
-        raise InputError(f"the service refused {method} {path.split('?')[0]}: {said}{where}") from None
+        raise InputError(say("the service refused {method} {path}: {answer}{where}",
+                             method=method, path=path.split('?')[0], answer=said, where=where)) from None
 
 
 __all__ = ["BATCH", "Demo", "start"]

@@ -316,21 +316,24 @@ def _frozen_kind(cls: type[E]) -> type[E]:
     of its dataclass base), without compiling more than its ``__init__``."""
     params = cls.__dataclass_params__
     if not (params.frozen and params.eq and params.init and params.repr) or params.order or params.unsafe_hash:
-        raise TypeError(f"{cls.__name__}: an event kind's base must be a frozen dataclass")
+        raise TypeError(say("{kind}: an event kind's base must be a frozen dataclass", kind=cls.__name__))
     fields: dict[str, dataclasses.Field] = {}
     for base in cls.__mro__[-1:0:-1]:
         fields.update(base.__dict__.get("__dataclass_fields__", {}))
     own = cls.__dict__
     for name, annotation in own.get("__annotations__", {}).items():
         if not isinstance(annotation, str):
-            raise TypeError(f"{cls.__name__}.{name}: annotations are strings here (from __future__ import annotations)")
+            raise TypeError(say("{kind}.{name}: annotations are strings here (from __future__ import annotations)",
+                                kind=cls.__name__, name=name))
         if _CLASSVAR.match(annotation):
             continue
         default = own.get(name, dataclasses.MISSING)
         if isinstance(default, dataclasses.Field) or "InitVar" in annotation or "KW_ONLY" in annotation:
-            raise TypeError(f"{cls.__name__}.{name}: an event field is a plain annotation with a constant default")
+            raise TypeError(say("{kind}.{name}: an event field is a plain annotation with a constant default",
+                                kind=cls.__name__, name=name))
         if default is not dataclasses.MISSING and type(default).__hash__ is None:
-            raise ValueError(f"mutable default {type(default)} for field {name} is not allowed: use default_factory")
+            raise ValueError(say("mutable default {value} for field {name} is not allowed: use default_factory",
+                                 value=type(default), name=name))
         made = dataclasses.field(default=default, kw_only=True)
         made.name, made.type, made._field_type = name, annotation, dataclasses._FIELD  # type: ignore[attr-defined]
         fields[name] = made
@@ -338,7 +341,8 @@ def _frozen_kind(cls: type[E]) -> type[E]:
     names = tuple(f.name for f in listed)
     written = _WRITTEN.intersection(own)
     if written:
-        raise TypeError(f"{cls.__name__} defines {', '.join(sorted(written))}: an event kind's are made for it")
+        raise TypeError(say("{kind} defines {names_list}: an event kind's are made for it",
+                            kind=cls.__name__, names_list=', '.join(sorted(written))))
     namespace = {key: value for key, value in own.items() if key not in names and key not in ("__dict__", "__weakref__")}
     inherited = {slot for base in cls.__mro__[1:-1] for slot in base.__dict__.get("__slots__", ())}
     namespace["__slots__"] = tuple(name for name in names if name not in inherited)
@@ -454,13 +458,15 @@ def event_kind(cls: type[E]) -> type[E]:
     kind = built.kind
     taken = EVENT_TYPES.get(kind)
     if not kind:
-        raise ValueError(f"{built.__name__} names no event kind (kind: ClassVar[str] = ...)")
+        raise ValueError(say("{kind} names no event kind (kind: ClassVar[str] = ...)", kind=built.__name__))
     if taken is not None and (taken.__module__, taken.__qualname__) != (built.__module__, built.__qualname__):
-        raise ValueError(f"event kind {kind!r} of {built.__name__} is already {taken.__module__}.{taken.__name__}'s")
+        raise ValueError(say("event kind {kind!r} of {kind2} is already {module}.{kind3}'s",
+                             kind=kind, kind2=built.__name__, module=taken.__module__, kind3=taken.__name__))
     fields = tuple(dataclasses.fields(built))
     stray = set(built.vocabularies) - {f.name for f in fields}
     if stray:
-        raise ValueError(f"{kind}: a vocabulary for {', '.join(map(repr, sorted(stray)))}, which is no field of it")
+        raise ValueError(say("{kind}: a vocabulary for {names_list}, which is no field of it",
+                             kind=kind, names_list=', '.join(map(repr, sorted(stray)))))
     EVENT_TYPES[kind] = built
     _FIELDS[built] = fields
     _CHOICES_BY_KIND.update(((kind, name), words) for name, words in built.vocabularies.items())
@@ -2111,6 +2117,7 @@ def register(builders: dict[tuple[str, str], Callable[[Any], Any]]) -> None:
     unknown = [f"{kind}.{name}" for kind, name in builders
                if kind not in EVENT_TYPES or name not in {f.name for f in _FIELDS[EVENT_TYPES[kind]]}]
     if unknown:
-        raise ValueError(f"decoders for no field of a known kind: {', '.join(unknown)}")
+        raise ValueError(say("decoders for no field of a known kind: {names_list}",
+                             names_list=', '.join(unknown)))
     _FIELD_BUILDERS.update(builders)
 

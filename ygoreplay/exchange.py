@@ -15,6 +15,7 @@ import msgpack
 from . import chain
 from .cards import CardDB
 from .events import DeckRegistered, DeckShuffled, DuelStarted, Event, PositionSetUp
+from .i18n import say
 from .replay_file import ReplayFile, ReplayFileError, referenced_codes, verify_chain
 from .rules import History
 from .views import ID_IN_TEXT, ViewReplay, public_board, redact, view_cards, viewer
@@ -55,8 +56,8 @@ def make_replay(events: list[Event], times: list[str], cards: CardDB, view: str,
     referenced = referenced_codes(events)
     missing = {code for code in referenced if code not in cards}
     if missing:
-        raise ReplayFileError(f"no card facts for passcode(s) {sorted(missing)[:5]}: a replay file carries "
-                              "the facts of every card it mentions (give a cards.cdb)")
+        raise ReplayFileError(say("no card facts for passcode(s) {value}: a replay file carries the facts of every "
+                                  "card it mentions (give a cards.cdb)", value=sorted(missing)[:5]))
     ruleset, players = ruleset_and_players(events)
     if view == "judge":
         facts = cards.subset(c for c in referenced if c in cards)

@@ -28,7 +28,7 @@ TYPE_CHECKING = False            # not ``typing``'s (it imports ``re``): see bel
 if TYPE_CHECKING:                # ``re``, ``pathlib``, ``inspect`` imported where used: the launcher
     import re                    # reads the language (``from_environment``) before it imports click
     from pathlib import Path
-    from typing import Iterator, Mapping
+    from typing import Iterable, Iterator, Mapping
 
 #: The languages with a catalogue, as BCP 47 tags, each with its own name for itself.
 LANGUAGES: dict[str, str] = {"en": "English", "zh-Hans": "简体中文", "zh-Hant": "繁體中文", "ja": "日本語",
@@ -74,7 +74,8 @@ def named(tag: str) -> str:
     """The language a user named (``--lang``, ``?lang=``), or LanguageError saying which exist."""
     language = resolve(tag)
     if language is None:
-        raise LanguageError(f"no catalogue for language {tag!r}: one of {', '.join(LANGUAGES)}")
+        raise LanguageError(say("no catalogue for language {tag!r}: one of {names_list}",
+                                tag=tag, names_list=', '.join(LANGUAGES)))
     return language
 
 
@@ -176,7 +177,8 @@ MADE_KEPT = 16384
 USER_VALUES = frozenset({
     "player", "player2", "name", "name2", "title", "deck", "card", "card_id", "opponent", "winner", "loser",
     "judge", "match_name", "names", "user", "attacker", "defender", "target", "holder", "turn_player",
-    "first_player", "chooser", "sealer", "corrector", "duel_id", "path", "url", "named"})
+    "first_player", "chooser", "sealer", "corrector", "duel_id", "path", "url", "named", "fields", "pair", "spec",
+    "file", "parent", "text"})
 
 
 @lru_cache(maxsize=4096)
@@ -203,13 +205,34 @@ def _converted(value: object, conversion: str | None) -> object:
 def said(english: str) -> str:
     """A recorded English sentence (``say``, ``N_``) in the current language. One ``say`` made
     in this process is said from its template and its very values; another (read from a file, or
-    no longer kept) has the template it was made from found by matching. A value that is itself a
+    no longer kept) has the template it was made from found by matching, a user's value put in
+    whole when it is one of the names the record holds (``naming``). A value that is itself a
     catalogued phrase, such as a phase's name, is translated too, but never a user's
     (``USER_VALUES``). A sentence no template makes stays English."""
     language = _current.get()
     if language == DEFAULT or not english:
         return english
     return _said_made(language, english, 0)
+
+
+_names: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("ygoreplay_names", default=frozenset())
+#: The most names ``naming`` keeps: a duel's players and the names of the cards it shows.
+NAMES_KEPT = 256
+
+
+@contextmanager
+def naming(names: Iterable[object]) -> Iterator[None]:
+    """Read a record's sentences knowing the names it holds (its players', its cards'): a sentence
+    read back from the record (no ``say`` of this process made it: a file, a restarted service)
+    is matched to its template with a user's placeholder (``USER_VALUES``) holding one of these
+    names whole, so a player named ``A wins (time). Kaiba`` is no name cut at the template's own
+    words. A sentence whose user values are none of them is matched as before."""
+    kept = frozenset(str(name) for name in names if name and str(name).strip())
+    token = _names.set(frozenset(sorted(kept, key=len, reverse=True)[:NAMES_KEPT]))
+    try:
+        yield
+    finally:
+        _names.reset(token)
 
 
 def _said_made(language: str, english: str, depth: int) -> str:
@@ -224,7 +247,8 @@ def _said_made(language: str, english: str, depth: int) -> str:
                                          for name, value in values.items()})
             if filled is not None:
                 return filled
-    return _said(language, english, depth)
+    names = _names.get()
+    return _said(language, english, depth, frozenset(n for n in names if n in english) if names else names)
 
 
 def _value_in(language: str, name: str, value: str, messages: Mapping[str, str], depth: int) -> str:
@@ -239,28 +263,70 @@ NESTED = 3                       # a value translated in a value of a value, no 
 
 
 @lru_cache(maxsize=4096)
-def _said(language: str, english: str, depth: int = 0) -> str:
+def _said(language: str, english: str, depth: int = 0, names: frozenset[str] = frozenset()) -> str:
+    """``english`` matched to a template (``names``: the record's names it holds, ``naming``)."""
     messages = catalogue(language)
     if english in messages:
         return messages[english]
     if depth >= NESTED:          # a crafted name nesting sentences in sentences: no recursion error
         return english
-    for prefix, pattern, template in _templates(language):
+    match = _named_match(language, english, names) if names else None
+    if names and match is None:  # a name after a place ("event 3: "): the sentence after it, whole
+        placed = _said_after_colon(language, english, depth, names)
+        if placed != english:
+            return placed
+    for prefix, pattern, template in [match] if match else _templates(language):
         if not english.startswith(prefix):
             continue
         match = pattern.fullmatch(english)
         if match:
             values = {name: value if name in USER_VALUES or not (" " in value or value in messages)
-                      else _said(language, value, depth + 1) for name, value in match.groupdict().items()}
+                      else _said(language, value, depth + 1, names) for name, value in match.groupdict().items()}
             return _fill(messages[template], values) or english
-    return _said_after_colon(language, english, depth)
+    return _said_after_colon(language, english, depth, names)
+
+
+def _named_match(language: str, english: str, names: frozenset[str]) -> tuple[str, re.Pattern[str], str] | None:
+    """The most specific template ``english`` matches with each user placeholder holding one of
+    ``names`` whole (the names in ``english``), or None."""
+    for prefix, template in _user_templates(language):
+        if english.startswith(prefix):
+            named = _named_pattern(template, names)
+            if named is not None and named.fullmatch(english):
+                return prefix, named, template
+    return None
+
+
+@lru_cache(maxsize=None)
+def _user_templates(language: str) -> list[tuple[str, str]]:
+    """The templates ``_templates`` matches that have a user placeholder, in its order."""
+    return [(prefix, template) for prefix, _pattern, template in _templates(language)
+            if placeholders(template) & USER_VALUES]
+
+
+@lru_cache(maxsize=1024)
+def _named_pattern(template: str, names: frozenset[str]) -> re.Pattern[str] | None:
+    """``template``'s pattern with each user placeholder one of ``names`` (the longest first),
+    the others as ``_templates`` makes them; None when it has a user placeholder no name fills."""
+    import re
+    import string
+    parsed = list(string.Formatter().parse(template))
+    pattern, seen = "", set()
+    chosen = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    for (text, name, _, _), after in zip(parsed, [*parsed[1:], None]):
+        pattern += re.escape(text)
+        if name:
+            value = f"(?:{chosen})" if name in USER_VALUES else _value(after)
+            pattern += f"(?P={name})" if name in seen else f"(?P<{name}>{value})"
+            seen.add(name)
+    return re.compile(pattern, re.DOTALL) if chosen else None
 
 
 #: The ``": "`` a sentence no template makes is cut at, at most, to find a catalogued one after it.
 COLONS = 3
 
 
-def _said_after_colon(language: str, english: str, depth: int) -> str:
+def _said_after_colon(language: str, english: str, depth: int, names: frozenset[str] = frozenset()) -> str:
     """A sentence made of a place and a message (``EventFormatError``'s ``"line 3: " + message``,
     ``"kind.field[2]: " + detail``, an error's ``"{path}: {exc}"``), no template making the
     whole: the first catalogued sentence after a ``": "`` is said, the place before it too when
@@ -271,9 +337,9 @@ def _said_after_colon(language: str, english: str, depth: int) -> str:
         if cut < 0:
             break
         head, tail = english[:cut], english[cut + 2:]
-        said_tail = _said(language, tail, depth + 1)
+        said_tail = _said(language, tail, depth + 1, names)
         if said_tail != tail:
-            return f"{_said(language, head, depth + 1)}: {said_tail}"
+            return f"{_said(language, head, depth + 1, names)}: {said_tail}"
         start = cut + 2
     return english
 
@@ -507,6 +573,7 @@ def update(domain: str) -> dict[str, tuple[int, int, int]]:
         counts[language] = (len(messages), untranslated, len(set(old) - set(messages)))
     catalogue.cache_clear()
     _templates.cache_clear()
+    _user_templates.cache_clear()
     _said.cache_clear()
     return counts
 

@@ -23,6 +23,7 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from .events import Event, EventFormatError, from_dict
 from .files import mode_for, open_readable, write_atomic
+from .i18n import say
 
 #: 256 MiB: a duel of a thousand turns is a few MB of JSON Lines.
 MAX_FILE_SIZE = 256 << 20
@@ -43,7 +44,8 @@ def parse_lines(lines: Iterable[str], source: str = "<input>", passcode: Passcod
             continue
         where = f"{source}:{number}"
         if len(text) > MAX_LINE:
-            raise EventFormatError(f"a line of {len(text):,} characters; a line is at most {MAX_LINE:,}", where)
+            raise EventFormatError(say("a line of {count:,} characters; a line is at most {MAX_LINE:,}",
+                                       count=len(text), MAX_LINE=MAX_LINE), where)
         yield from_dict(_named_cards(_json(text, where), passcode, where), where)
 
 
@@ -54,8 +56,8 @@ def _named_cards(data: Any, passcode: Passcode | None, where: str) -> Any:
 
     def code(name: str) -> int:
         if passcode is None:
-            raise EventFormatError(f"the card {name!r} is named, not given by passcode, and no card "
-                                   "database was given to read names with", where)
+            raise EventFormatError(say("the card {name!r} is named, not given by passcode, and no card database was "
+                                       "given to read names with", name=name), where)
         try:
             return passcode(name)
         except KeyError as exc:
@@ -91,11 +93,13 @@ def _json(text: str, where: str) -> object:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise EventFormatError(f"not valid JSON ({exc.msg} at column {exc.colno})", where) from None
+        raise EventFormatError(say("not valid JSON ({msg} at column {colno})",
+                                   msg=exc.msg, colno=exc.colno), where) from None
     except RecursionError:
-        raise EventFormatError("not valid JSON (nested too deeply; an event is a few levels deep)", where) from None
+        raise EventFormatError(say("not valid JSON (nested too deeply; an event is a few levels deep)"),
+                               where) from None
     except ValueError:                   # a number of more than 4,300 digits (sys.int_info)
-        raise EventFormatError("not valid JSON (a number too long to read)", where) from None
+        raise EventFormatError(say("not valid JSON (a number too long to read)"), where) from None
 
 
 def read_events(path: str | Path, passcode: Passcode | None = None) -> list[Event]:
@@ -105,8 +109,8 @@ def read_events(path: str | Path, passcode: Passcode | None = None) -> list[Even
     source = str(path)
     size = path.stat().st_size
     if size > MAX_FILE_SIZE:
-        raise EventFormatError(f"the file is {size:,} bytes; a duel file is at most {MAX_FILE_SIZE:,} "
-                               f"({MAX_FILE_SIZE >> 20} MiB)", source)
+        raise EventFormatError(say("the file is {size:,} bytes; a duel file is at most {MAX_FILE_SIZE:,} ({value} "
+                                   "MiB)", size=size, MAX_FILE_SIZE=MAX_FILE_SIZE, value=MAX_FILE_SIZE >> 20), source)
     with open_readable(path, "duel file", EventFormatError) as f:
         if not f.seekable():                                # a pipe: read it once, within the cap
             data = f.read(MAX_FILE_SIZE + 1)
@@ -124,15 +128,16 @@ def loads_events(data: bytes, source: str = "<input>", passcode: Passcode | None
 def _events_of(f: BinaryIO, source: str, passcode: Passcode | None) -> list[Event]:
     bad = _first_bad_utf8(f, source)
     if bad is not None:
-        raise EventFormatError(f"not UTF-8 text (byte {bad})", source)
+        raise EventFormatError(say("not UTF-8 text (byte {bad})", bad=bad), source)
     f.seek(0)
     return list(parse_lines(_text_lines(f, source), source, passcode))
 
 
 def _too_large(read: int, source: str) -> None:
     if read > MAX_FILE_SIZE:
-        raise EventFormatError(f"the file is more than {MAX_FILE_SIZE:,} bytes; a duel file is at most "
-                               f"{MAX_FILE_SIZE:,} ({MAX_FILE_SIZE >> 20} MiB)", source)
+        raise EventFormatError(say("the file is more than {MAX_FILE_SIZE:,} bytes; a duel file is at most "
+                                   "{MAX_FILE_SIZE:,} ({value} MiB)",
+                                   MAX_FILE_SIZE=MAX_FILE_SIZE, value=MAX_FILE_SIZE >> 20), source)
 
 
 def _first_bad_utf8(f: BinaryIO, source: str) -> int | None:
@@ -162,12 +167,13 @@ def _text_lines(f: BinaryIO, source: str) -> Iterator[str]:
         if not raw:
             return
         if len(raw) > MAX_LINE + 1 and not raw.endswith(b"\n"):
-            raise EventFormatError(f"a line longer than {MAX_LINE:,} bytes ({MAX_LINE >> 20} MiB)",
+            raise EventFormatError(say("a line longer than {MAX_LINE:,} bytes ({value} MiB)",
+                                       MAX_LINE=MAX_LINE, value=MAX_LINE >> 20),
                                    f"{source}:{number + 1}")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:           # the file changed since it was checked
-            raise EventFormatError(f"not UTF-8 text (byte {offset + exc.start})", source) from None
+            raise EventFormatError(say("not UTF-8 text (byte {value})", value=offset + exc.start), source) from None
         if not offset:                              # a byte order mark (Notepad's), as the registry reads it
             text = text.removeprefix("\ufeff")
         offset += len(raw)

@@ -23,6 +23,7 @@ from typing import Any, Callable
 import msgpack
 
 from . import i18n
+from .i18n import say
 from .access import Access
 from .board import board
 from .cache import Cache
@@ -557,8 +558,9 @@ class LiveDuel:
         (its steps' marks, as its frames give them): a player's device is answered no flag of the
         full record's, which may name a card it does not see."""
         steps = self.view(view).steps[start:stop]
-        return [{"index": step.position, **flag, **i18n.message_dict(flag["message"])}
-                for step in steps for flag in (step.marks or {}).get("flags") or ()]
+        with i18n.naming(self.seats() or ()):       # a sentence no longer kept by ``say``: its players whole
+            return [{"index": step.position, **flag, **i18n.message_dict(flag["message"])}
+                    for step in steps for flag in (step.marks or {}).get("flags") or ()]
 
     def names(self, view: str, count: int) -> dict[str, str] | None:
         """A player's view's name of each record id after the duel's first ``count`` events, as
@@ -609,7 +611,8 @@ class LiveDuel:
         """Made from the events ``view`` may see only (and the verification kept for it), so
         neither its making nor its time depends on the events past a delay."""
         if not self.verified(count).ok:
-            raise VerificationError(f"duel {self.id} fails verification (run verify): nothing was derived from it")
+            raise VerificationError(say("duel {id} fails verification (run verify): nothing was derived from it",
+                                        id=self.id))
         records, header = self.records[:count], self.header
         match = {"duel": self.id, "title": header.title}
         if header.parent:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .cards import CardDB
 from .errors import InputError
-from .i18n import said
+from .i18n import said, say
 from .events import (
     CardsOpened, CardsSealed, DeckRegistered, DeckShuffled, Event, PositionSetUp, RolledBack, Shows)
 from .rules import History
@@ -108,12 +108,18 @@ def opened(events: list[Event], cards: CardDB) -> list[Event]:
     report = _report(events, history)
     if report.bad:
         v = report.bad[0]
-        raise InputError(f"event #{v.index}: {v.rule} {said(v.message)}: the record cannot be opened")
+        raise InputError(say("event #{index}: {rule} {message}: the record cannot be opened",
+                             index=v.index, rule=v.rule, message=v.message))
     if report.unopened:
         waiting = sorted({player for player in report.unopened.values()})
-        raise InputError(f"{len(report.unopened)} sealed card(s) not opened yet "
-                         f"({', '.join(sorted(report.unopened)[:5])}): the judge record exists once player "
-                         f"{' and player '.join(map(str, waiting))} open{'s' if len(waiting) == 1 else ''} them")
+        cards = ", ".join(sorted(report.unopened)[:5])
+        if len(waiting) == 1:
+            raise InputError(say("{count} sealed card(s) not opened yet ({cards}): the judge record exists once "
+                                 "player {player} opens them", count=len(report.unopened), cards=cards,
+                                 player=waiting[0]))
+        raise InputError(say("{count} sealed card(s) not opened yet ({cards}): the judge record exists once "
+                             "player {player} and player {player2} open them", count=len(report.unopened),
+                             cards=cards, player=waiting[0], player2=waiting[1]))
     kept = [i for i, e in enumerate(events) if not isinstance(e, _SEAL_KINDS)]
     registered = {f"p{e.player}.{part}{i}" for e in events if isinstance(e, DeckRegistered)
                   for part, codes in (("m", e.main), ("x", e.extra)) for i in range(len(codes))}

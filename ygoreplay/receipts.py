@@ -127,11 +127,12 @@ class Receipt:
     def from_dict(cls, data: Any, where: str = "the receipt") -> "Receipt":
         """A receipt read back, its fields checked (its signature is ``valid``'s business)."""
         if not isinstance(data, dict) or data.get("receipt") != KIND:
-            raise InputError(f"{where}: not a ygoreplay receipt (a JSON object with \"receipt\": \"{KIND}\")")
+            raise InputError(say("{where}: not a ygoreplay receipt (a JSON object with \"receipt\": \"{KIND}\")",
+                                 where=where, KIND=KIND))
         version = data.get("version")
         if type(version) is not int or version not in VERSIONS:
-            raise InputError(f"{where}: receipt version {version!r}; this program reads "
-                             f"{' and '.join(map(str, VERSIONS))}")
+            raise InputError(say("{where}: receipt version {version!r}; this program reads {names_list}",
+                                 where=where, version=version, names_list=' and '.join(map(str, VERSIONS))))
         try:
             if not (isinstance(data["head"], str) and len(data["head"]) == 64):
                 raise ValueError("head is 64 hex digits")
@@ -152,8 +153,9 @@ class Receipt:
         except InputError as exc:
             raise InputError(f"{where}: {exc}") from None
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise InputError(f"{where}: a receipt needs duel, events, head (64 hex digits), time, key and "
-                             f"signature, and of version 2 its path and left ({type(exc).__name__}: {exc})") from None
+            raise InputError(say("{where}: a receipt needs duel, events, head (64 hex digits), time, key and "
+                                 "signature, and of version 2 its path and left ({kind}: {exc})",
+                                 where=where, kind=type(exc).__name__, exc=exc)) from None
 
     def fields(self) -> dict:
         """What a write answers besides its own result: the receipt and whether it was witnessed."""
@@ -168,13 +170,14 @@ def read_receipts(paths: Iterable[str | os.PathLike[str]]) -> list[Receipt]:
         path = Path(spec)
         files = sorted(path.glob("*.json")) if path.is_dir() else [path]
         if len(files) > MAX_RECEIPT_FILES:
-            raise InputError(f"{path}: more than {MAX_RECEIPT_FILES:,} receipt files; give a folder of one duel's")
+            raise InputError(say("{path}: more than {MAX_RECEIPT_FILES:,} receipt files; give a folder of one duel's",
+                                 path=path, MAX_RECEIPT_FILES=MAX_RECEIPT_FILES))
         for file in files:
             raw = read_limited(file, MAX_RECEIPT_FILE, "receipt file")
             try:
                 data = json.loads(raw)
             except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-                raise InputError(f"{file}: not JSON ({exc})") from None
+                raise InputError(say("{file}: not JSON ({exc})", file=file, exc=exc)) from None
             out += [Receipt.from_dict(item, str(file)) for item in (data if isinstance(data, list) else [data])]
     return out
 
@@ -202,15 +205,17 @@ class Witness:
         self.postgres = parsed.scheme in ("postgresql", "postgres")
         self.schema = parse_qs(parsed.query).get("schema", ["public"])[-1] if self.postgres else ""
         if self.postgres and not _SCHEMA_NAME.match(self.schema):
-            raise InputError(f"witness URL {url!r}: schema {self.schema!r} is not a plain name (letters, digits, _)")
+            raise InputError(say("witness URL {url!r}: schema {schema!r} is not a plain name (letters, digits, _)",
+                                 url=url, schema=self.schema))
         if not self.postgres and parsed.scheme not in ("", "sqlite", "file") and len(parsed.scheme) > 1:
-            raise InputError(f"unknown witness URL {url!r}: use a file path, sqlite:///path or postgresql://...")
+            raise InputError(say("unknown witness URL {url!r}: use a file path, sqlite:///path or postgresql://...",
+                                 url=url))
         self.name = (f"{parsed.hostname or '127.0.0.1'}:{parsed.port or 5432}/{unquote(parsed.path.lstrip('/'))}"
                      + (f"?schema={self.schema}" if self.schema != "public" else "")) if self.postgres else url
         self._parsed = parsed
         if store is not None and self._is(store):
-            raise InputError(f"the witness {self.name} is the store itself: whoever cuts the store back cuts "
-                             "its witness with it (name another file or database)")
+            raise InputError(say("the witness {name} is the store itself: whoever cuts the store back cuts its "
+                                 "witness with it (name another file or database)", name=self.name))
         self.readonly = store is not None and store.readonly
         self._conn: Any = None
         self._lock = threading.Lock()
@@ -350,8 +355,9 @@ def issue(store: Store, duel: str, events: int, head: bytes | None, witness: Wit
             return Receipt(duel, events, head, time, store.key.public, signature, path=path, left=left)
     head = head or store.vouched_hash(duel, events)
     if head is None:
-        raise VerificationError(f"duel {duel}: no signed anchor at {events} events names its header (altered in "
-                                "the database, or events removed); no receipt is signed for it. Run 'ygoreplay verify'")
+        raise VerificationError(say("duel {duel}: no signed anchor at {events} events names its header (altered in "
+                                    "the database, or events removed); no receipt is signed for it. Run 'ygoreplay "
+                                    "verify'", duel=duel, events=events))
     receipt = Receipt.issue(store.key, duel, events, head)
     if witness is None:
         return receipt

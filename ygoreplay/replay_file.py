@@ -45,6 +45,7 @@ import msgpack
 from . import chain as chainlib
 from .cards import CardDB, CardDBError, CardFacts, unnamed
 from .errors import InputError
+from .i18n import say
 from .events import MAX_BANLIST, Event, EventFormatError, from_dict
 from . import files
 from .files import read_limited, write_atomic
@@ -176,12 +177,14 @@ def check_event(event: Event, position: int, size: int = 0, names: int = MAX_PLA
                                   f"header holds at most {names}" + (" (player 0's, player 1's)" if names == 2 else ""))
         for i, text in enumerate(value if many else (value,)):
             if len(text) > HEADER_STRING // 4 and _utf8_size(text) > HEADER_STRING:
-                raise ReplayFileError(f"event {position} ({event.kind}): {name}{f'[{i}]' if many else ''} is "
-                                      f"{_utf8_size(text):,} bytes of UTF-8; a replay file's header holds "
-                                      f"strings of at most {HEADER_STRING:,} bytes")
+                raise ReplayFileError(say("event {position} ({kind}): {name}{index} is {size:,} bytes of UTF-8; a "
+                                          "replay file's header holds strings of at most {HEADER_STRING:,} bytes",
+                                          position=position, kind=event.kind, name=name, index=f'[{i}]' if many else '',
+                                          size=_utf8_size(text), HEADER_STRING=HEADER_STRING))
     if size > MAX_EVENT_BYTES:
-        raise ReplayFileError(f"event {position} ({event.kind}) takes {size:,} bytes; a replay file holds events "
-                              f"of at most {MAX_EVENT_BYTES:,} bytes each")
+        raise ReplayFileError(say("event {position} ({kind}) takes {size:,} bytes; a replay file holds events of at "
+                                  "most {MAX_EVENT_BYTES:,} bytes each",
+                                  position=position, kind=event.kind, size=size, MAX_EVENT_BYTES=MAX_EVENT_BYTES))
 
 
 def check_body(events: list[Event], cards: CardDB) -> None:
@@ -193,8 +196,10 @@ def check_body(events: list[Event], cards: CardDB) -> None:
     size = len(msgpack.packb({"events": [e.to_dict() for e in events], "cards": facts.to_json_list(),
                               "effects": facts.effects_record()})) + 16 * len(events) + 256   # times, chain
     if size > content_bound(len(events), len(facts)):
-        raise ReplayFileError(f"its {len(events)} events and the facts of their {len(facts)} cards take {size:,} "
-                              f"bytes, more than a reader reads of that many ({content_bound(len(events), len(facts)):,})")
+        raise ReplayFileError(say("its {count} events and the facts of their {count2} cards take {size:,} bytes, "
+                                  "more than a reader reads of that many ({most:,})",
+                                  count=len(events), count2=len(facts), size=size,
+                                  most=content_bound(len(events), len(facts))))
 
 
 #: The most a header's ``match`` grows by when the store exports a duel: its id, a title of 500
@@ -219,7 +224,7 @@ def _utf8_size(text: object) -> int:
     try:
         return len(str(text).encode("utf-8"))
     except UnicodeEncodeError:           # a lone surrogate: never decoded, only a Python caller's own
-        raise ReplayFileError(f"{text!r:.60} is not valid Unicode (a lone surrogate)") from None
+        raise ReplayFileError(say("{text!r:.60} is not valid Unicode (a lone surrogate)", text=text)) from None
 
 
 #: A time as ``chain.from_ms`` writes it (UTC, to the millisecond): the form of every recorded time.
@@ -282,12 +287,13 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
         if len(raw) > content_bound(len(replay.events), len(replay.cards)) + games:
             for position, (event, wire) in enumerate(zip(replay.events, body["events"])):
                 check_event(event, position, len(msgpack.packb(wire)), HEADER_LIST)
-            raise ReplayFileError(f"its body takes {len(raw):,} bytes, more than a reader reads of "
-                                  f"{len(replay.events)} events and {len(replay.cards)} cards")
+            raise ReplayFileError(say("its body takes {count:,} bytes, more than a reader reads of {count2} events "
+                                      "and {count3} cards",
+                                      count=len(raw), count2=len(replay.events), count3=len(replay.cards)))
     except ReplayFileError as exc:
-        raise ReplayFileError(f"the duel cannot be written as a replay file: {exc}") from None
+        raise ReplayFileError(say("the duel cannot be written as a replay file: {exc}", exc=exc)) from None
     except (OverflowError, ValueError, TypeError) as exc:
-        raise ReplayFileError(f"the duel cannot be written as a replay file ({exc})") from None
+        raise ReplayFileError(say("the duel cannot be written as a replay file ({exc})", exc=exc)) from None
     dict_size = min(max(_MIN_DICT, 1 << (len(raw) - 1).bit_length()), _MAX_DICT)
     least = max(-(-len(raw) // EXPANSION), len(raw) - content_bound(len(replay.events), len(replay.cards)),
                 -(-sum(_game_expands(game) for game in replay.games) // EXPANSION))
@@ -295,10 +301,12 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
     packed = _within_expansion(raw, lzma.compress(raw, format=lzma.FORMAT_RAW, filters=_filters(dict_size, preset)),
                                _filters(dict_size, preset), least)
     if len(raw) > body_bound(len(replay.events), len(replay.cards), len(packed)):    # as ``_read`` bounds it
-        raise ReplayFileError(f"the duel cannot be written as a replay file: its body takes {len(raw):,} bytes, "
-                              f"more than a reader reads of {len(replay.events)} events, {len(replay.cards)} cards "
-                              f"and {len(packed):,} compressed bytes "
-                              f"({body_bound(len(replay.events), len(replay.cards), len(packed)):,})")
+        raise ReplayFileError(say("the duel cannot be written as a replay file: its body takes {count:,} bytes, "
+                                  "more than a reader reads of {count2} events, {count3} cards and {count4:,} "
+                                  "compressed bytes ({most:,})",
+                                  count=len(raw), count2=len(replay.events), count3=len(replay.cards),
+                                  count4=len(packed),
+                                  most=body_bound(len(replay.events), len(replay.cards), len(packed))))
     header = msgpack.packb({
         "format": FORMAT_VERSION, "view": replay.view, "ruleset": replay.ruleset,
         "players": replay.players, "match": replay.match, "created": replay.created,
@@ -309,7 +317,8 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
     try:
         read_header(data)      # its players, match and source are the caller's (``check_header``)
     except ReplayFileError as exc:
-        raise ReplayFileError(f"the duel cannot be written as a replay file: no reader reads its header ({exc})"
+        raise ReplayFileError(say("the duel cannot be written as a replay file: no reader reads its header ({exc})",
+                                  exc=exc)
                               ) from None
     return data + _signature(data, key) if key is not None else data
 
@@ -344,7 +353,7 @@ def sign(data: bytes, key: OrganiserKey) -> bytes:
     """An unsigned format 3 file's bytes with ``key``'s signature added."""
     read_header(data)
     if struct.unpack_from("<H", data, 8)[0] < 3:
-        raise ReplayFileError("only a format 3 file can carry a signature")
+        raise ReplayFileError(say("only a format 3 file can carry a signature"))
     return data + _signature(data, key)
 
 
@@ -405,43 +414,51 @@ def _named(card: Any) -> Any:
 def read_header(data: bytes) -> tuple[dict, int]:
     """The header map and the offset where the body length starts."""
     if len(data) < 16:
-        raise ReplayFileError(f"truncated: {len(data)} bytes, a replay file has at least 24")
+        raise ReplayFileError(say("truncated: {count} bytes, a replay file has at least 24", count=len(data)))
     if data[:8] != MAGIC:
-        raise ReplayFileError("not a ygoreplay file: bad magic bytes at offset 0")
+        raise ReplayFileError(say("not a ygoreplay file: bad magic bytes at offset 0"))
     version, _flags, header_len = struct.unpack_from("<HHI", data, 8)
     if version > FORMAT_VERSION:
-        raise ReplayFileError(f"format version {version} at offset 8 is newer than this program "
-                              f"reads ({FORMAT_VERSION}); upgrade ygoreplay")
+        raise ReplayFileError(say("format version {version} at offset 8 is newer than this program reads "
+                                  "({FORMAT_VERSION}); upgrade ygoreplay",
+                                  version=version, FORMAT_VERSION=FORMAT_VERSION))
     if version == 0:
-        raise ReplayFileError("format version 0 at offset 8 does not exist")
+        raise ReplayFileError(say("format version 0 at offset 8 does not exist"))
     if header_len > MAX_HEADER:
-        raise ReplayFileError(f"header length {header_len} at offset 12 is absurd (limit {MAX_HEADER})")
+        raise ReplayFileError(say("header length {header_len} at offset 12 is absurd (limit {MAX_HEADER})",
+                                  header_len=header_len, MAX_HEADER=MAX_HEADER))
     end = 16 + header_len
     if len(data) < end + 8:
-        raise ReplayFileError(f"truncated: the header needs bytes 16..{end + 8}, the file has {len(data)}")
+        raise ReplayFileError(say("truncated: the header needs bytes 16..{end}, the file has {count}",
+                                  end=end + 8, count=len(data)))
     header = _unpack(data[16:end], "header at offset 16", _Limits(arrays=HEADER_LIST, maps=64, strings=HEADER_STRING,
                                                                     binaries=64, objects=4096))
     if not isinstance(header, dict):
-        raise ReplayFileError("header at offset 16 is not a map")
+        raise ReplayFileError(say("header at offset 16 is not a map"))
     header = _UPGRADES.get(version, lambda h: h)(header)
     header["format"] = version
     for key, kind in (("view", str), ("ruleset", str), ("events", int), ("root", bytes), ("head", bytes)):
         if not isinstance(header.get(key), kind) or isinstance(header.get(key), bool):
-            raise ReplayFileError(f"header field {key!r} is missing or not a {kind.__name__}")
+            raise ReplayFileError(say("header field {key!r} is missing or not a {kind}",
+                                      key=key, kind=kind.__name__))
     for key, kind in (("players", list), ("match", dict), ("created", str), ("source", dict), ("cards", int)):
         if key in header and not isinstance(header[key], kind):
-            raise ReplayFileError(f"header field {key!r} is not a {kind.__name__}")
+            raise ReplayFileError(say("header field {key!r} is not a {kind}", key=key, kind=kind.__name__))
     if header["view"] not in VIEWS:
-        raise ReplayFileError(f"header field 'view' is {header['view']!r}, not one of {', '.join(VIEWS)}")
+        raise ReplayFileError(say("header field 'view' is {view!r}, not one of {names_list}",
+                                  view=header['view'], names_list=', '.join(VIEWS)))
     if not 0 <= header["events"] <= MAX_EVENTS:
-        raise ReplayFileError(f"header field 'events' is {header['events']}: a file holds 0..{MAX_EVENTS} events")
+        raise ReplayFileError(say("header field 'events' is {events}: a file holds 0..{MAX_EVENTS} events",
+                                  events=header['events'], MAX_EVENTS=MAX_EVENTS))
     if not 0 <= header.get("cards", 0) <= MAX_CARDS:
-        raise ReplayFileError(f"header field 'cards' is {header['cards']}: a file holds 0..{MAX_CARDS} cards")
+        raise ReplayFileError(say("header field 'cards' is {cards}: a file holds 0..{MAX_CARDS} cards",
+                                  cards=header['cards'], MAX_CARDS=MAX_CARDS))
     if version >= 3:
         for key, low, high in (("size", 0, MAX_EXPANDED), ("dict", _MIN_DICT, _MAX_DICT)):
             value = header.get(key)
             if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-                raise ReplayFileError(f"header field {key!r} is {value!r}, not a number in {low}..{high}")
+                raise ReplayFileError(say("header field {key!r} is {value!r}, not a number in {low}..{high}",
+                                          key=key, value=value, low=low, high=high))
     return header, end
 
 
@@ -455,7 +472,7 @@ def decode_body(data: bytes) -> dict:
     beyond being a map: what the JSON Schema ``replay_file/body.json`` describes."""
     body = _read(data)[1]
     if not isinstance(body, dict):
-        raise ReplayFileError("the body is not a map")
+        raise ReplayFileError(say("the body is not a map"))
     return body
 
 
@@ -489,10 +506,10 @@ def _unpack(raw: bytes, where: str, limits: _Limits) -> Any:
                                max_bin_len=limits.binaries, max_ext_len=0,
                                list_hook=count, object_hook=count)
     except _TooMany:
-        raise ReplayFileError(f"{where} holds more than the {limits.objects} values its declared size "
-                              "allows") from None
+        raise ReplayFileError(say("{where} holds more than the {objects} values its declared size allows",
+                                  where=where, objects=limits.objects)) from None
     except (msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, ValueError, TypeError) as exc:
-        raise ReplayFileError(f"{where} is not valid msgpack ({exc})") from None
+        raise ReplayFileError(say("{where} is not valid msgpack ({exc})", where=where, exc=exc)) from None
 
 
 def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
@@ -503,9 +520,11 @@ def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
     body_len, crc = struct.unpack_from("<II", data, at)
     start = at + 8
     if body_len > MAX_BODY:
-        raise ReplayFileError(f"body length {body_len} at offset {at} is absurd (limit {MAX_BODY})")
+        raise ReplayFileError(say("body length {body_len} at offset {at} is absurd (limit {MAX_BODY})",
+                                  body_len=body_len, at=at, MAX_BODY=MAX_BODY))
     if len(data) < start + body_len:
-        raise ReplayFileError(f"truncated: the body needs bytes {start}..{start + body_len}, the file has {len(data)}")
+        raise ReplayFileError(say("truncated: the body needs bytes {start}..{end}, the file has {count}",
+                                  start=start, end=start + body_len, count=len(data)))
     end = start + body_len
     signer, valid = None, None
     extra = len(data) - end
@@ -517,20 +536,22 @@ def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
                               + (f" (a signature is {TRAILER} bytes)" if version >= 3 else ""))
     packed = memoryview(data)[start:end]          # not copied: the file's bytes are at hand
     if zlib.crc32(packed) != crc:
-        raise ReplayFileError(f"the body (offset {start}, {body_len} bytes) is corrupted: CRC-32 mismatch")
+        raise ReplayFileError(say("the body (offset {start}, {body_len} bytes) is corrupted: CRC-32 mismatch",
+                                  start=start, body_len=body_len))
     events, cards = header["events"], header.get("cards", 0)
     bound = body_bound(events, cards, body_len)
     if version >= 3:
         if header["size"] > bound:
-            raise ReplayFileError(f"header field 'size' declares a body of {header['size']} bytes: more than "
-                                  f"{events} events and {cards} cards can need, or {body_len} compressed bytes hold "
-                                  f"(limit {bound})")
+            raise ReplayFileError(say("header field 'size' declares a body of {size} bytes: more than {events} "
+                                      "events and {cards} cards can need, or {body_len} compressed bytes hold (limit "
+                                      "{bound})",
+                                      size=header['size'], events=events, cards=cards, body_len=body_len, bound=bound))
         bound = header["size"]
     raw = _expand(packed, start, bound, _filters(header["dict"]) if version >= 3 else _LEGACY_FILTERS,
                   exact=version >= 3)
     if version >= 3 and len(raw) != header["size"]:
-        raise ReplayFileError(f"the body at offset {start} expands to {len(raw)} bytes, not the {header['size']} "
-                              "its header declares")
+        raise ReplayFileError(say("the body at offset {start} expands to {count} bytes, not the {size} its header "
+                                  "declares", start=start, count=len(raw), size=header['size']))
     # Every value costs at least one byte, and real bodies hold one value per 5 to 8 bytes: a
     # budget of one per 2 bytes keeps a body of empty containers (cheap to compress, costly to
     # build) to a few times its own size in memory. A banlist carried whole (duel_started) is the
@@ -647,12 +668,13 @@ def _expand(packed: bytes, offset: int, bound: int, filters: list[dict], exact: 
                     break
             del raw[at:]
     except lzma.LZMAError as exc:
-        raise ReplayFileError(f"the body at offset {offset} does not decompress ({exc})") from None
+        raise ReplayFileError(say("the body at offset {offset} does not decompress ({exc})",
+                                  offset=offset, exc=exc)) from None
     if past:
-        raise ReplayFileError(f"the body at offset {offset} expands past {bound} bytes, more than its "
-                              "header allows")
+        raise ReplayFileError(say("the body at offset {offset} expands past {bound} bytes, more than its header "
+                                  "allows", offset=offset, bound=bound))
     if not decompressor.eof:
-        raise ReplayFileError(f"the body at offset {offset} is cut short")
+        raise ReplayFileError(say("the body at offset {offset} is cut short", offset=offset))
     return raw
 
 
@@ -675,18 +697,19 @@ class _Reader:
 def _field(body: dict, name: str, kind: type, default: Any = None) -> Any:
     value = body.get(name, default)
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise ReplayFileError(f"body field {name!r} is missing or not a {kind.__name__}")
+        raise ReplayFileError(say("body field {name!r} is missing or not a {kind}",
+                                  name=name, kind=kind.__name__))
     return value
 
 
 def _build(header: dict, body: Any, signer: PublicKey | None, valid: bool | None, expands: int) -> ReplayFile:
     if not isinstance(body, dict):
-        raise ReplayFileError("the body is not a map")
+        raise ReplayFileError(say("the body is not a map"))
     raw_events = _field(body, "events", list)
     deltas = _field(body, "dt", list)
     if len(raw_events) != header["events"] or len(deltas) != len(raw_events):
-        raise ReplayFileError(f"the header announces {header['events']} events, the body holds "
-                              f"{len(raw_events)} events and {len(deltas)} times")
+        raise ReplayFileError(say("the header announces {events} events, the body holds {count} events and {count2} "
+                                  "times", events=header['events'], count=len(raw_events), count2=len(deltas)))
     events = []
     for i, raw in enumerate(raw_events):
         try:
@@ -694,7 +717,8 @@ def _build(header: dict, body: Any, signer: PublicKey | None, valid: bool | None
         except EventFormatError as exc:
             raise ReplayFileError(str(exc)) from None
         except (TypeError, ValueError, AttributeError, KeyError, OverflowError, RecursionError) as exc:
-            raise ReplayFileError(f"event {i}: not an event ({type(exc).__name__}: {exc})") from None
+            raise ReplayFileError(say("event {i}: not an event ({kind}: {exc})",
+                                      i=i, kind=type(exc).__name__, exc=exc)) from None
     t0 = _field(body, "t0", int)
     try:
         stamps, now = [], t0
@@ -704,21 +728,23 @@ def _build(header: dict, body: Any, signer: PublicKey | None, valid: bool | None
             now += d
             stamps.append(chainlib.from_ms(now))
     except (TypeError, ValueError, OverflowError, OSError):
-        raise ReplayFileError("body field 'dt' holds a time that is not a number of milliseconds") from None
+        raise ReplayFileError(say("body field 'dt' holds a time that is not a number of milliseconds")) from None
     try:
         cards = CardDB(CardFacts.from_dict(_named(c)) for c in _field(body, "cards", list))
     except (CardDBError, TypeError, AttributeError) as exc:
-        raise ReplayFileError(f"body field 'cards': {exc}") from None
+        raise ReplayFileError(say("body field 'cards': {exc}", exc=exc)) from None
     missing = referenced_codes(events) - set(cards)
     if missing:
-        raise ReplayFileError(f"body field 'cards' lacks the facts of passcode(s) {sorted(missing)[:5]}")
+        raise ReplayFileError(say("body field 'cards' lacks the facts of passcode(s) {codes}",
+                                  codes=sorted(missing)[:5]))
     if len(cards) != header.get("cards", len(cards)):
-        raise ReplayFileError(f"the header announces {header['cards']} cards, the body holds {len(cards)}")
+        raise ReplayFileError(say("the header announces {cards} cards, the body holds {count}",
+                                  cards=header['cards'], count=len(cards)))
     if "effects" in body:                         # a file written before effect facts has none
         try:
             cards = cards.with_effects_record(body["effects"])
         except CardDBError as exc:
-            raise ReplayFileError(f"body field 'effects': {exc}") from None
+            raise ReplayFileError(say("body field 'effects': {exc}", exc=exc)) from None
     return ReplayFile(
         events=events, cards=cards, times=stamps, view=header["view"], ruleset=header["ruleset"],
         players=[str(p) for p in header.get("players", [])], match=dict(header.get("match", {})),
@@ -741,10 +767,11 @@ def _rows(body: dict, name: str, kinds: tuple[type, ...]) -> list[list]:
         if not (isinstance(row, list) and len(row) == len(kinds)
                 and all(isinstance(v, k) and not isinstance(v, bool) for v, k in zip(row, kinds))):
             shape = ", ".join(k.__name__ for k in kinds)
-            raise ReplayFileError(f"body field {name!r}: entry {i} is not [{shape}]")
+            raise ReplayFileError(say("body field {name!r}: entry {i} is not [{shape}]",
+                                      name=name, i=i, shape=shape))
         if name == "renames" and not (len(row[1]) == len(row[2]) and all(
                 isinstance(c, str) for c in row[1] + row[2])):
-            raise ReplayFileError(f"body field 'renames': entry {i} does not pair card ids")
+            raise ReplayFileError(say("body field 'renames': entry {i} does not pair card ids", i=i))
     return rows
 
 
@@ -756,13 +783,14 @@ def _games(body: dict, expands: int) -> list[bytes]:
     expands, read here without expanding anything)."""
     games = _field(body, "games", list, [])
     if not all(isinstance(g, bytes) and g.startswith(MAGIC) for g in games):
-        raise ReplayFileError("body field 'games' is not a list of replay files")
+        raise ReplayFileError(say("body field 'games' is not a list of replay files"))
     total = 0
     for number, game in enumerate(games, 1):
         total += _game_expands(game)
         if total > expands:
-            raise ReplayFileError(f"body field 'games': its first {number} duel files expand to {total:,} bytes, "
-                                  f"more than a match file of its size holds (at most {expands:,})")
+            raise ReplayFileError(say("body field 'games': its first {number} duel files expand to {total:,} bytes, "
+                                      "more than a match file of its size holds (at most {expands:,})",
+                                      number=number, total=total, expands=expands))
     return games
 
 
@@ -781,7 +809,7 @@ def _decklist(body: dict) -> dict[str, list[int]]:
     if not (set(decklist) <= {"main", "extra", "side"} and all(
             isinstance(v, list) and all(isinstance(c, int) and not isinstance(c, bool) for c in v)
             for v in decklist.values())):
-        raise ReplayFileError("body field 'decklist' is not {main, extra, side: [passcode, ...]}")
+        raise ReplayFileError(say("body field 'decklist' is not {shape}", shape="{main, extra, side: [passcode, ...]}"))
     return decklist
 
 

@@ -57,6 +57,11 @@ STEP_NAMES = {"start": N_("start step"), "battle": N_("battle step"), "damage": 
               "end": N_("end step")}
 
 
+def end_reason(reason: str | None) -> str:
+    """Why a duel ended (``DuelEnded.reason``) as the reader's language names it."""
+    return t(_END_REASONS[reason]) if reason in _END_REASONS else str(reason)
+
+
 def phase_name(phase: str | None) -> str:
     """A phase as the reader's language names it (``rules.base.phase_name`` is the English the
     rules' messages use)."""
@@ -631,7 +636,7 @@ def _hand_size(w: Line, e, n: "Narrator") -> str:
 
 @describes(DuelEnded)
 def _ended(w: Line, e, n: "Narrator") -> str:
-    reason = t(_END_REASONS[e.reason]) if e.reason in _END_REASONS else e.reason
+    reason = end_reason(e.reason)
     if e.winner is None:
         return t("The duel ends: a draw ({reason})", reason=reason)
     return t("The duel ends: {player} wins ({reason})", player=w.who(e.winner), reason=reason)

@@ -26,6 +26,7 @@ import msgpack
 
 from .errors import InputError
 from .files import data_dir, open_readable, write_atomic
+from .i18n import say
 
 ENV_VAR = "YGOREPLAY_KEY"
 PREFIX = "ed25519:"
@@ -73,7 +74,8 @@ class PublicKey:
 
     def __post_init__(self) -> None:
         if len(self.raw) != PUBLIC_SIZE:
-            raise InputError(f"an Ed25519 public key is {PUBLIC_SIZE} bytes, not {len(self.raw)}")
+            raise InputError(say("an Ed25519 public key is {PUBLIC_SIZE} bytes, not {count}",
+                                 PUBLIC_SIZE=PUBLIC_SIZE, count=len(self.raw)))
 
     @property
     def text(self) -> str:
@@ -101,23 +103,25 @@ class PublicKey:
         if not text.startswith(PREFIX):
             path = Path(text)
             if not path.is_file():
-                raise InputError(f"{spec!r} is neither a public key (ed25519:...) nor a key file")
+                raise InputError(say("{spec!r} is neither a public key (ed25519:...) nor a key file",
+                                     spec=spec))
             try:
                 content = path.read_bytes()[:16384]
             except OSError as exc:
-                raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+                raise InputError(say("{path}: cannot read ({reason})", path=path, reason=exc.strerror or exc)) from None
             if b"PRIVATE KEY" in content:
                 return OrganiserKey.from_pem(content, str(path)).public
             text = content.decode("ascii", errors="replace").strip()
             if not text.startswith(PREFIX):
-                raise InputError(f"{path}: not a public key (a line 'ed25519:...')")
+                raise InputError(say("{path}: not a public key (a line 'ed25519:...')", path=path))
         body = text[len(PREFIX):]
         try:
             raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
         except (ValueError, TypeError):
-            raise InputError(f"{spec!r}: the key is not base64url") from None
+            raise InputError(say("{spec!r}: the key is not base64url", spec=spec)) from None
         if len(raw) != PUBLIC_SIZE:
-            raise InputError(f"{spec!r}: an Ed25519 public key is {PUBLIC_SIZE} bytes, not {len(raw)}")
+            raise InputError(say("{spec!r}: an Ed25519 public key is {PUBLIC_SIZE} bytes, not {count}",
+                                 spec=spec, PUBLIC_SIZE=PUBLIC_SIZE, count=len(raw)))
         return cls(raw)
 
 
@@ -161,9 +165,9 @@ class OrganiserKey:
         try:
             private = serialization.load_pem_private_key(data, password=None)
         except (ValueError, TypeError) as exc:
-            raise InputError(f"{where}: not a readable private key ({exc})") from None
+            raise InputError(say("{where}: not a readable private key ({exc})", where=where, exc=exc)) from None
         if not isinstance(private, Ed25519PrivateKey):
-            raise InputError(f"{where}: not an Ed25519 private key")
+            raise InputError(say("{where}: not an Ed25519 private key", where=where))
         return cls(private, where)
 
     def to_pem(self) -> bytes:
@@ -181,7 +185,8 @@ class OrganiserKey:
         except FileNotFoundError:
             return None
         except OSError as exc:
-            raise InputError(f"{path}: cannot read the organiser key ({exc.strerror or exc})") from None
+            raise InputError(say("{path}: cannot read the organiser key ({reason})",
+                                 path=path, reason=exc.strerror or exc)) from None
         found = _LOADED.get((str(path), data))
         if found is None:                    # each Store that checks a signature asks (a board per request)
             found = cls.from_pem(data, str(path))
@@ -201,8 +206,8 @@ class OrganiserKey:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise InputError(f"{path.parent}: cannot create the folder for the organiser key "
-                             f"({exc.strerror or exc})") from None
+            raise InputError(say("{parent}: cannot create the folder for the organiser key ({reason})",
+                                 parent=path.parent, reason=exc.strerror or exc)) from None
         try:
             write_atomic(path, key.to_pem(), mode=0o600, exclusive=True)
         except FileExistsError:                  # another process created it first: use theirs

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from .errors import InputError
+from .i18n import say
 from .store import StoreError
 
 # What opening a file, a view or an audit needs is imported where it is used: ``show DUEL --at N``
@@ -57,11 +58,13 @@ class Source:
         from .views import VIEWS, redact, view_cards
         view = view or self.view
         if view not in VIEWS:
-            raise SourceError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
+            raise SourceError(say("unknown view {view!r} (views: {names_list})",
+                                  view=view, names_list=', '.join(VIEWS)))
         if view == self.view:
             return self.events, self.cards, self.disclosures, self.renames, view
         if self.view != "judge":
-            raise SourceError(f"{self.name} is a {self.view} view: it cannot show the {view} view")
+            raise SourceError(say("{name} is a {view} view: it cannot show the {view2} view",
+                                  name=self.name, view=self.view, view2=view))
         if view not in self.redactions:          # derived once: play steps back and forth in it
             red = redact(self.events, self.cards, view, self.secret)
             self.redactions[view] = (red.events, view_cards(self.cards, red.codes), red.disclosures, red.renames, view)
@@ -108,7 +111,7 @@ class Source:
         for i, state in enumerate(ViewReplay(events[:index + 1], cards, disclosures, renames).states()):
             if i == index:
                 return state
-        raise SourceError(f"{self.name} has no event {index}")
+        raise SourceError(say("{name} has no event {index}", name=self.name, index=index))
 
     def audit(self) -> AuditReport:
         """Every rule checked as far as this record knows: a full record's whole, a view's (a
@@ -124,18 +127,19 @@ class Source:
         the full record's ids, each card it could not see unknown until an event shows it."""
         from .views import VIEWS, recorded_by
         if view not in VIEWS:
-            raise SourceError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
+            raise SourceError(say("unknown view {view!r} (views: {names_list})",
+                                  view=view, names_list=', '.join(VIEWS)))
         if self.view != "judge":
-            raise SourceError(f"{self.name} is a {self.view} view: the record a viewer wrote is derived "
-                              f"from the full record (the judge file or the stored duel); a view file is "
-                              f"checked as it is")
+            raise SourceError(say("{name} is a {view} view: the record a viewer wrote is derived from the full "
+                                  "record (the judge file or the stored duel); a view file is checked as it is",
+                                  name=self.name, view=self.view))
         return recorded_by(self.events, self.cards, view)
 
     def turn_start(self, turn: int) -> int:
         for i, e in enumerate(self.events):
             if e.kind == "turn_started" and e.turn == turn:
                 return i
-        raise SourceError(f"{self.name}: the duel has no turn {turn}")
+        raise SourceError(say("{name}: the duel has no turn {turn}", name=self.name, turn=turn))
 
     def chain_problem(self) -> int | None:
         from .replay_file import verify_chain
@@ -152,7 +156,7 @@ def resolve_duel(store: Store, spec: str, files: bool = True) -> str:
         from .formats import FormatError, by_suffix, find_format
         path = Path(spec)
         if path.is_dir():
-            raise SourceError(f"{spec}: a folder, not a duel file or a stored duel id") from None
+            raise SourceError(say("{spec}: a folder, not a duel file or a stored duel id", spec=spec)) from None
         if path.is_file() and not files:
             try:
                 verb = find_format(path).stored_by
@@ -161,12 +165,14 @@ def resolve_duel(store: Store, spec: str, files: bool = True) -> str:
             raise SourceError(f"{spec}: a file; this command takes a stored duel"
                               + (f" ({verb} it first: ygoreplay {verb} {spec})" if verb else "")) from None
         if "/" in spec or "\\" in spec or by_suffix(path) is not None:
-            raise SourceError(f"{spec}: no such file, and no duel of {store.name} has this id") from None
+            raise SourceError(say("{spec}: no such file, and no duel of {name} has this id",
+                                  spec=spec, name=store.name)) from None
         matches = [d for d in store.ids() if d.startswith(spec)]
         if len(matches) > 1:
             shown = ", ".join(matches[:6]) + (", …" if len(matches) > 6 else "")
-            raise SourceError(f"{spec!r} is ambiguous: {len(matches)} duels of {store.name} start with it "
-                              f"({shown}); give more characters of the id") from None
+            raise SourceError(say("{spec!r} is ambiguous: {count} duels of {name} start with it ({shown}); give "
+                                  "more characters of the id",
+                                  spec=spec, count=len(matches), name=store.name, shown=shown)) from None
         raise
 
 
@@ -191,7 +197,7 @@ def stored_board(store: Store, spec: str, at: int | None) -> tuple[int, Event, D
                           if last is not None else f"{duel_id}: the duel has no events")
     state, shown = store.seek(duel_id)               # the board and its last event, both as the anchors vouch
     if shown is None:
-        raise SourceError(f"{duel_id}: the duel has no events")
+        raise SourceError(say("{duel_id}: the duel has no events", duel_id=duel_id))
     return shown.position, shown.event, state
 
 
@@ -216,7 +222,7 @@ def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
                           renames=replay.renames, secret=replay.commit_key or os.urandom(32), root=replay.root)
         return Source(spec, loaded.events, loaded.cards)
     if store is None:
-        raise SourceError(f"{spec}: no such file")
+        raise SourceError(say("{spec}: no such file", spec=spec))
     duel = store.load(resolve_duel(store, spec), verified=False)
     return Source(duel.id, duel.events, duel.cards, secret=duel.header.secret, duel_id=duel.id, root=duel.header.root,
                   reverted={r.position: r.reverted_by for r in duel.records if r.reverted_by is not None},

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 from .cards import HIDDEN_CARD, CardDB, CardFacts, UnknownFacts
 from .errors import InputError
+from .i18n import say
 from .lazy_dataclass import dataclass
 from .rulesets import RULESETS
 from .events import (
@@ -784,7 +785,7 @@ def _plain(value):
 def position_of(state: DuelState) -> PositionSetUp:
     """The ``position_set_up`` event of this board (see the comment above)."""
     if not state.started:
-        raise InputError("the duel has not started: there is no board to set up")
+        raise InputError(say("the duel has not started: there is no board to set up"))
     turn = max(1, state.turn)
     sides = [_side(state, player, turn) for player in (0, 1)]
     return PositionSetUp(

@@ -9,6 +9,7 @@ a ``Study``; neither folds a duel itself. Positions are event indices as ``show 
 from __future__ import annotations
 
 from .access import CALL
+from .i18n import say
 from .log import Entry, narrate
 from .render import changes
 from .source import Source, SourceError
@@ -21,7 +22,7 @@ class Study:
 
     def __init__(self, source: Source, view: str | None = None) -> None:
         if not source.events:
-            raise SourceError(f"{source.name}: the duel has no events")
+            raise SourceError(say("{name}: the duel has no events", name=source.name))
         self.source = source
         self.view = view or source.view
         self.index = 0
@@ -117,7 +118,8 @@ class Study:
     def switch(self, view: str) -> None:
         """See the duel as another view saw it (a view file shows only its own)."""
         if view not in VIEWS:
-            raise SourceError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
+            raise SourceError(say("unknown view {view!r} (views: {names_list})",
+                                  view=view, names_list=', '.join(VIEWS)))
         previous, self.view = self.view, view
         try:
             self.entries

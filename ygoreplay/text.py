@@ -13,6 +13,7 @@ import re
 from functools import lru_cache
 
 from .errors import InputError
+from .i18n import say
 
 #: Characters that reorder or hide the text around them, or are not seen at all: bidirectional
 #: controls, zero-width characters, line and paragraph separators, unpaired surrogates. The web
@@ -60,9 +61,11 @@ def checked(value: str, what: str, limit: int = 65536) -> str:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise InputError(f"{what} is not valid UTF-8 text ({printable(value)[:60]})") from None
+        raise InputError(say("{what} is not valid UTF-8 text ({text})",
+                             what=what, text=printable(value)[:60])) from None
     if len(value) > limit:
-        raise InputError(f"{what} is {len(value)} characters long; at most {limit}")
+        raise InputError(say("{what} is {count} characters long; at most {limit}",
+                             what=what, count=len(value), limit=limit))
     return value
 
 

@@ -131,14 +131,17 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
         return None
     other = 1 - me
     if isinstance(event, DuelEnded) and event.winner != other:
-        return (f"the duel's end releases what it hid, player {other}'s cards with it, and nothing undoes it: "
-                f"a player's device enters its own loss only (winner {other}); "
-                + ("the table's recorder enters a draw" if event.winner is None
-                   else f"the table's recorder or player {other}'s device enters player {other}'s loss"))
+        if event.winner is None:
+            return say("the duel's end releases what it hid, player {other}'s cards with it, and nothing undoes it: "
+                       "a player's device enters its own loss only (winner {other}); the table's recorder enters "
+                       "a draw", other=other)
+        return say("the duel's end releases what it hid, player {other}'s cards with it, and nothing undoes it: "
+                   "a player's device enters its own loss only (winner {other}); the table's recorder or player "
+                   "{other}'s device enters player {other}'s loss", other=other)
     if isinstance(event, EntryCorrected):
         return _puts_back(me, event, state, earlier, before)
     cards = state.cards
-    enters = f"the table's recorder or player {other}'s device, who see it, enter what shows it"
+    enters = say("the table's recorder or player {other}'s device, who see it, enter what shows it", other=other)
 
     def hidden(card_id: Any) -> Card | None:
         card = cards.get(card_id) if isinstance(card_id, str) else None
@@ -148,50 +151,52 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
         shown += [opening.card for opening in event.cards]
     for card_id in shown:
         if hidden(card_id) is not None:
-            return (f"it shows {said.get(card_id, card_id)}, a card of player {other}'s that player {me} does "
-                    "not see: a player's device shows its own cards")
+            return say("it shows {card}, a card of player {other}'s that player {me} does not see: a player's "
+                       "device shows its own cards", card=said.get(card_id, card_id), other=other, me=me)
     for card_id, _seal in event.seals if isinstance(event, CardsSealed) else ():
         if hidden(card_id) is not None:
-            return (f"it seals {said.get(card_id, card_id)}, a card of player {other}'s that player {me} does "
-                    "not see: a player's device seals its own cards (LOG-11), and a seal of another's would stop "
-                    "its player's own")
+            return say("it seals {card}, a card of player {other}'s that player {me} does not see: a player's "
+                       "device seals its own cards (LOG-11), and a seal of another's would stop its player's own",
+                       card=said.get(card_id, card_id), other=other, me=me)
     if isinstance(event, DamageCalculated):
         target = attack_target(earlier, state)
         if target is _UNSURE:
-            return ("it calculates an attack after a correction in the same append: a player's device enters "
-                    "that calculation in an append of its own")
+            return say("it calculates an attack after a correction in the same append: a player's device enters "
+                       "that calculation in an append of its own")
         if hidden(target) is not None:
-            return (f"damage calculation flips {said.get(target, target)}, a face-down monster of player {other}'s "
-                    f"that player {me} does not see, face-up (POS-04, BATTLE-12): {enters}")
+            return say("damage calculation flips {card}, a face-down monster of player {other}'s that player {me} "
+                       "does not see, face-up (POS-04, BATTLE-12): {enters}", card=said.get(target, target),
+                       other=other, me=me, enters=enters)
     if isinstance(event, CardsDrawn):
         for card_id in event.cards:
             if card_id in cards and not can_see(view, cards[card_id]):
-                return (f"it names {said.get(card_id, card_id)} as drawn, a card of a Deck, whose order player {me} "
-                        "does not see: a player's device draws the top cards without naming them (the draw "
-                        "shows them)")
+                return say("it names {card} as drawn, a card of a Deck, whose order player {me} does not see: a "
+                           "player's device draws the top cards without naming them (the draw shows them)",
+                           card=said.get(card_id, card_id), me=me)
     source = event.source if isinstance(event, CardMoved) else None
     if source is not None and source.index is not None and event.card in cards \
             and not can_see(view, cards[event.card]):
-        return (f"it says where {said.get(event.card, event.card)} is in a place whose order player {me} does not "
-                "see: a player's device names the card without its index there")
+        return say("it says where {card} is in a place whose order player {me} does not see: a player's device "
+                   "names the card without its index there", card=said.get(event.card, event.card), me=me)
     to = event.to if isinstance(event, CardMoved) else None
     if to is not None and to.zone == OVERLAY and to.controller in (0, 1) and isinstance(to.index, int) \
             and 0 <= to.index <= 6 and hidden(host := state.mzone_card(to.controller, to.index)) is not None:
-        return (f"it attaches a material under {said.get(host, host)}, a face-down monster of player {other}'s that "
-                f"player {me} does not see (XMAT-01 asks whether it is an Xyz monster): {enters}")
+        return say("it attaches a material under {card}, a face-down monster of player {other}'s that player {me} "
+                   "does not see (XMAT-01 asks whether it is an Xyz monster): {enters}", card=said.get(host, host),
+                   other=other, me=me, enters=enters)
     for cost in event.costs if isinstance(event, Activated) else ():
         if hidden(cost.card) is not None:
-            return (f"it pays {said.get(cost.card, cost.card)}, a card of player {other}'s that player {me} does "
-                    f"not see, as a cost: {enters}")
+            return say("it pays {card}, a card of player {other}'s that player {me} does not see, as a cost: "
+                       "{enters}", card=said.get(cost.card, cost.card), other=other, me=me, enters=enters)
     for name in _ID_FIELDS_SORTED:
         value = getattr(event, name, None)
         for card_id in (value,) if isinstance(value, str) else value if isinstance(value, (list, tuple)) else ():
             card = hidden(card_id)
             if card is None or card.zone in _ON_FIELD and name in _AIMED_AT:
                 continue
-            return (f"it names {said.get(card_id, card_id)}, a card of player {other}'s that player {me} "
-                    "does not see: a player's device names those only as the target of an attack or an effect; "
-                    f"{enters}")
+            return say("it names {card}, a card of player {other}'s that player {me} does not see: a player's "
+                       "device names those only as the target of an attack or an effect; {enters}",
+                       card=said.get(card_id, card_id), other=other, me=me, enters=enters)
     return None
 
 
@@ -203,21 +208,21 @@ def _puts_back(me: int, event: EntryCorrected, state: DuelState, earlier: list[E
     back by later entries first, or not). Judged on the head, so the correction comes first in
     its append (the entries before it could have drawn)."""
     if earlier:
-        return ("a correction goes back from the board the device was shown: a player's device enters it "
-                "first in an append")
+        return say("a correction goes back from the board the device was shown: a player's device enters it "
+                   "first in an append")
     if not max(1, state.turn_began) <= event.to < state.index:   # else LOG-12 refuses it
         return None
     if before is None:              # a caller with no board before it to judge by: never let through unjudged
-        return ("a correction is judged against the board before the entries it strikes, which this door does "
-                "not read: the table's recorder or a judge corrects those entries")
+        return say("a correction is judged against the board before the entries it strikes, which this door does "
+                   "not read: the table's recorder or a judge corrects those entries")
     back, struck = before(event.to)
     deck = set(back.sides[me].deck)
     history = History(back.db, audit=True, state=back, position=event.to)
     for entry in struck:
         if not deck <= set(history.append(entry).sides[me].deck):
-            return (f"it takes back entries that took cards out of player {me}'s Deck, whose order player {me} "
-                    "does not see: the cards they showed would go back to their places in it; the table's "
-                    "recorder or a judge corrects those entries")
+            return say("it takes back entries that took cards out of player {me}'s Deck, whose order player {me} "
+                       "does not see: the cards they showed would go back to their places in it; the table's "
+                       "recorder or a judge corrects those entries", me=me)
     return None
 
 

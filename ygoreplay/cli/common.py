@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterator
 import click
 
 from .. import i18n
-from ..i18n import N_, t
+from ..i18n import N_, say, t
 from ..errors import InputError
 from . import kept_aside
 from .index import AREAS, COMMANDS
@@ -49,7 +49,7 @@ def pick_list(path: str, name: str | None) -> Banlist:
     lists = read_lflist(Path(path))
     names = ", ".join(repr(n) for n in lists) or "none"
     if not lists:
-        raise InputError(f"{path}: no banlist in this file (a list starts with a '!name' line)")
+        raise InputError(say("{path}: no banlist in this file (a list starts with a '!name' line)", path=path))
     if name is None:
         if len(lists) > 1:
             raise click.UsageError(f"{path} holds {len(lists)} lists; pick one with --list "
@@ -60,7 +60,7 @@ def pick_list(path: str, name: str | None) -> Banlist:
     folded = [n for n in lists if n.casefold() == name.casefold()]
     if len(folded) == 1:
         return lists[folded[0]]
-    raise InputError(f"{path}: no list named {name!r} (lists: {names})")
+    raise InputError(say("{path}: no list named {name!r} (lists: {names})", path=path, name=name, names=names))
 
 
 class Words(click.Choice):

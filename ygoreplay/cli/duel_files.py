@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ..i18n import t
+from ..i18n import say, t
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,9 +35,9 @@ def load_events(path: str, cards: tuple[str, ...]) -> tuple[list, CardDB]:
         try:
             events = read_events(path, passcode)
         except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+            raise InputError(say("{path}: cannot read ({value})", path=path, value=exc.strerror or exc)) from None
     if not events:
-        raise InputError(f"{path}: no events (the file is empty or holds only comments)")
+        raise InputError(say("{path}: no events (the file is empty or holds only comments)", path=path))
     return events, facts_and_effects_of(events, lookup)
 
 

@@ -12,7 +12,7 @@ import click
 
 from ..errors import InputError
 from .. import i18n
-from ..i18n import said, t
+from ..i18n import said, say, t
 from ..text import number, printable
 from .checks import check_file, echo_checked, witness_lines
 from .common import (
@@ -28,16 +28,17 @@ def _position(events: list, at: int | None, turn: int | None, what: str) -> int:
     if at is not None and turn is not None:
         raise click.UsageError("give --at or --turn, not both")
     if not events:
-        raise InputError(f"{what}: the duel has no events")
+        raise InputError(say("{what}: the duel has no events", what=what))
     if turn is not None:
         starts = [i for i, e in enumerate(events) if e.kind == "turn_started" and e.turn == turn]
         if not starts:
-            raise InputError(f"{what}: the duel has no turn {turn}")
+            raise InputError(say("{what}: the duel has no turn {turn}", what=what, turn=turn))
         return starts[0]
     if at is None:
         return len(events) - 1
     if not 0 <= at < len(events):
-        raise InputError(f"{what}: --at {at} is outside the duel's events 0..{len(events) - 1}")
+        raise InputError(say("{what}: --at {at} is outside the duel's events 0..{value}",
+                             what=what, at=at, value=len(events) - 1))
     return at
 
 

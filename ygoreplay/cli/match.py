@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import InputError
-from ..i18n import said, t
+from ..i18n import naming, said, t
 from ..text import printable
 from .common import EXIT_ILLEGAL, Words, echo, file_format, key_option, main, pick_list, signing_key
 
@@ -363,8 +363,9 @@ def run(command: str, path: str, *, as_json: bool = False, cards: tuple[str, ...
                    result=_describe_result(m["result"], report.state) if m["ended"] else t("not finished")))
         sys.exit(0 if ok else EXIT_ILLEGAL)
     if command == "show":
-        for line in _show_lines(report.state, data):
-            echo(line)
+        with naming(report.state.players):     # the match file's sentences name its players whole
+            for line in _show_lines(report.state, data):
+                echo(line)
         return
     if command == "log":
         for i, ev in enumerate(match_.events):

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Iterator
 import click
 
 from ..errors import InputError
-from ..i18n import said, t
+from ..i18n import DEFAULT, N_, current, said, t
+from ..sentences import end_reason
 from ..text import number, printable
 from . import match as match_cli
 from .common import (
@@ -465,17 +466,14 @@ def list_duels(as_json: bool, player: str | None, since: str | None, until: str 
     branches = Counter(d.parent for d in duels if d.parent)
     for d in duels:
         data = duel_dict(d)
-        players = " vs ".join(printable(str(p)) for p in data["players"]) or "players unknown"
-        result = data["result"]
-        status = (("a draw" if result["winner"] is None else
-                   f"{printable(str((data['players'] + ['player 0', 'player 1'])[result['winner']]))} won")
-                  + f" ({result['reason']})") if result else data["status"]
-        family = (f"  branch of {d.parent} after event #{branch_after(d)}" if d.parent and d.parent not in d.title
-                  else "") + (
-            f"  {branches[d.id]} branch(es)" if branches[d.id] else "")
-        flags = ("" if d.signed else "  (anchor signature does not hold: run verify)") + (
-            "  (BEHIND ITS WITNESS: run verify)" if behind.get(d.id) else "") + (
-            "  (origin unverified)" if d.source.get("unverified") else "")
+        players = t(" vs ").join(printable(str(p)) for p in data["players"]) or t("players unknown")
+        status = _listed_status(data)
+        family = ("  " + t("branch of {parent} after event #{index}", parent=d.parent, index=branch_after(d))
+                  if d.parent and d.parent not in d.title else "") + (
+            "  " + t("{count} branch(es)", count=branches[d.id]) if branches[d.id] else "")
+        flags = ("" if d.signed else "  " + t("(anchor signature does not hold: run verify)")) + (
+            "  " + t("(BEHIND ITS WITNESS: run verify)") if behind.get(d.id) else "") + (
+            "  " + t("(origin unverified)") if d.source.get("unverified") else "")
         echo(t("{id}  {created}  {events:>6} events  {status:<22}  {players}  {title}{family}{flags}",
                id=d.id, created=d.created[:16].replace('T', ' '), events=d.events, status=status, players=players, title=printable(d.title), family=family, flags=flags))
 
@@ -489,6 +487,25 @@ def _is_day(value: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+#: A listed duel's status (``duel_dict``'s English word, kept in ``--json``) as a reader reads it.
+_STATUSES = {"ended": N_("ended"), "in progress": N_("in progress"), "unverified": N_("unverified")}
+
+
+def _listed_status(data: dict) -> str:
+    """How a listed duel stands, in the reader's language: its result, or ended / in progress /
+    unverified. An English reader reads the reason as recorded (``won (lp)``, what scripts read);
+    another reads the catalogue's name for it."""
+    result = data["result"]
+    if not result:
+        return t(_STATUSES[data["status"]])
+    reason = result["reason"] if current() == DEFAULT else end_reason(result["reason"])
+    if result["winner"] is None:
+        return t("a draw ({reason})", reason=reason)
+    unnamed = [t("player {number}", number=n) for n in (0, 1)]
+    winner = printable(str((data["players"] + unnamed)[result["winner"]]))
+    return t("{player} won ({reason})", player=winner, reason=reason)
 
 
 def _date(option: click.Parameter, value: str | None) -> str | None:
@@ -650,10 +667,13 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
             echo(t("{duel}: NOT ok: an opened card does not match what was sealed", duel=shown))
         elif result.intact:
             vouched = result.signature if result.signature.ok else result.judge_signature
-            echo(f"{shown}: {'ok' if result.ok else 'intact'}, {result.events} events, hash chain intact, "
-                 + (vouched.describe() if result.signature.ok else
-                    f"derived from a judge record {vouched.describe()}")
-                 + (f"; matches the judge record {shown_against}, deck orders as committed" if judge else ""))
+            how = vouched.describe() if result.signature.ok else \
+                t("derived from a judge record {describe}", describe=vouched.describe())
+            echo((t("{duel}: ok, {count} events, hash chain intact, {how}", duel=shown, count=result.events, how=how)
+                  if result.ok else t("{duel}: intact, {count} events, hash chain intact, {how}", duel=shown,
+                                      count=result.events, how=how))
+                 + (t("; matches the judge record {against}, deck orders as committed", against=shown_against)
+                    if judge else ""))
         sys.exit(0 if result.ok else EXIT_ILLEGAL)
     kept = read_receipts(receipts)
     with open_store(store_url, readonly=True, keys=keys) as store, open_witness(witness_url, store) as witness:
@@ -675,16 +695,20 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
                          "witnessed": witnessed.events if witnessed else None,
                          "seals": sealed.to_dict() if sealed else None}))
     elif result.ok:
-        echo(f"{duel_id}: {'ok' if ok else 'intact'}, {result.events} events, hash chain intact, anchored and "
-             f"signed by organiser key {result.signer.fingerprint if result.signer else '?'}"
-             + (f"; holds the head of {len(mine)} receipt(s)" if mine else "")
-             + (f"; its witness saw {witnessed.events} events" if witnessed else
-                "; its witness saw none of it" if witness else "")
-             + (f"; NOT ok: {result.doubt}" if result.doubt else "")
-             + ("" if trust["origin"]["verified"] else f"; NOT ok: origin unverified: {trust['origin']['why']}"))
+        key = result.signer.fingerprint if result.signer else "?"
+        echo((t("{duel}: ok, {count} events, hash chain intact, anchored and signed by organiser key {key}",
+                duel=duel_id, count=result.events, key=key) if ok else
+              t("{duel}: intact, {count} events, hash chain intact, anchored and signed by organiser key {key}",
+                duel=duel_id, count=result.events, key=key))
+             + (t("; holds the head of {count} receipt(s)", count=len(mine)) if mine else "")
+             + (t("; its witness saw {count} events", count=witnessed.events) if witnessed else
+                t("; its witness saw none of it") if witness else "")
+             + (t("; NOT ok: {doubt}", doubt=said(result.doubt)) if result.doubt else "")
+             + ("" if trust["origin"]["verified"] else
+                t("; NOT ok: origin unverified: {why}", why=said(trust["origin"]["why"]))))
     if sealed is not None and not as_json:
-        echo(f"{duel_id}: seals: {sealed.describe()}" + ("" if sealed.ok else
-                                                         "; NOT ok: an opened card does not match what was sealed"))
+        echo(t("{duel}: seals: {describe}", duel=duel_id, describe=sealed.describe())
+             + ("" if sealed.ok else t("; NOT ok: an opened card does not match what was sealed")))
     if not result.ok and not as_json:
         where = t("the duel header") if result.first_bad == -1 else (
             t("event {index}", index=result.first_bad) if result.first_bad is not None else t("its anchor"))

@@ -29,7 +29,7 @@ from typing import Callable
 import click
 
 from .. import resident as wire
-from ..i18n import t
+from ..i18n import say, t
 from .common import echo, main
 
 IDLE_SECONDS = 15 * 60
@@ -74,7 +74,8 @@ def start(idle: int) -> None:
         listener.bind(path)
     except OSError as exc:
         listener.close()
-        raise wire.ResidentError(f"{path}: cannot listen there ({exc.strerror or exc})") from None
+        raise wire.ResidentError(say("{path}: cannot listen there ({value})",
+                                     path=path, value=exc.strerror or exc)) from None
     os.chmod(path, wire.SOCKET_MODE)
     listener.listen(16)
     inode = os.lstat(path).st_ino
@@ -96,7 +97,8 @@ def start(idle: int) -> None:
     if not said.startswith("ready "):
         if os.path.lexists(path) and os.lstat(path).st_ino == inode:
             os.unlink(path)
-        raise wire.ResidentError(f"the resident did not start: {said.strip() or 'it ended at once'}")
+        raise wire.ResidentError(say("the resident did not start: {output}", output=said.strip()) if said.strip()
+                                 else say("the resident did not start: it ended at once"))
     echo(t("resident started (pid {pid}); it stops after {idle} s without a request", pid=said.split()[1],
            idle=idle))
 

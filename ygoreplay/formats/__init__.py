@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import InputError
-from ..i18n import N_, t
+from ..i18n import N_, say, t
 
 if TYPE_CHECKING:
     from .reading import Checked, Loaded
@@ -163,7 +163,7 @@ def _open_regular(path: Path, shown: str) -> Any:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as exc:
-        raise FormatError(f"{shown}: cannot read ({exc.strerror or exc})") from None
+        raise FormatError(say("{shown}: cannot read ({value})", shown=shown, value=exc.strerror or exc)) from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise FormatError(t("{path}: not a regular file (a folder, a pipe or a device)", path=shown))

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..i18n import say
 from ..files import write_atomic
 
 ENFORCED, APPLIED, CARD_TEXT, RECORDED = "enforced", "applied", "needs card text", "recorded only"
@@ -1044,7 +1045,8 @@ def rewrite_readme(path: Path) -> bool:
     text = path.read_text(encoding="utf-8")
     start, end = text.find(README_BEGIN), text.find(README_END)
     if start < 0 or end < start:
-        raise InputError(f"{path}: no rules coverage markers ({README_BEGIN!r} ... {README_END!r})")
+        raise InputError(say("{path}: no rules coverage markers ({README_BEGIN!r} ... {README_END!r})",
+                             path=path, README_BEGIN=README_BEGIN, README_END=README_END))
     new = text[:start] + readme_section() + text[end + len(README_END):]
     if new == text:
         return False

@@ -21,7 +21,7 @@ from ..application import violation_dict
 from ..errors import (
     ConflictError, Forbidden, InputError, StoreError, StoreUnavailable, Unconfirmed, VerificationError, YgoreplayError)
 from ..events import EventFormatError, from_dict
-from ..i18n import DEFAULT, N_, current, message_dict
+from ..i18n import DEFAULT, N_, current, message_dict, say
 from ..jsonl import parse_lines
 from ..match import commands
 from ..receipts import Receipt
@@ -198,9 +198,10 @@ async def _disconnected(receive: Receive) -> None:
 def _events(data: Any) -> list:
     """Events from a request body (a JSON array of event objects), or 400 naming the one that is not."""
     if not isinstance(data, list):
-        raise HTTPError(400, "the body must be a JSON array of events", where="body")
+        raise HTTPError(400, say("the body must be a JSON array of events"), where="body")
     if len(data) > MAX_EVENTS:
-        raise HTTPError(400, f"at most {MAX_EVENTS} events in one request, not {len(data)}", where="body")
+        raise HTTPError(400, say("at most {most} events in one request, not {count}",
+                                 most=MAX_EVENTS, count=len(data)), where="body")
     out = []
     for i, item in enumerate(data):
         try:
@@ -223,17 +224,18 @@ async def _request_events(request: Request) -> list:
     try:
         text = (await request.body()).decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise HTTPError(400, f"the body is not UTF-8 text (byte {exc.start})", where="body") from None
+        raise HTTPError(400, say("the body is not UTF-8 text (byte {byte})", byte=exc.start), where="body") from None
     lines = text.count("\n") + 1
     if lines > MAX_LINES:
-        raise HTTPError(400, f"the body is {lines:,} lines; a body of JSON Lines holds at most {MAX_LINES:,}",
+        raise HTTPError(400, say("the body is {lines:,} lines; a body of JSON Lines holds at most {most:,}",
+                                 lines=lines, most=MAX_LINES),
                         where="body")
     try:
         events = list(islice(parse_lines(text.split("\n"), "body"), MAX_EVENTS + 1))
     except EventFormatError as exc:
         raise HTTPError(400, exc.detail, where=exc.where) from None
     if len(events) > MAX_EVENTS:
-        raise HTTPError(400, f"at most {MAX_EVENTS} events in one request", where="body")
+        raise HTTPError(400, say("at most {most} events in one request", most=MAX_EVENTS), where="body")
     return events
 
 
@@ -243,14 +245,16 @@ async def _body_json(request: Request) -> Any:
     raw = await request.body()
     values = raw.count(b",") + raw.count(b"[") + raw.count(b"{")
     if values > MAX_JSON_VALUES:
-        raise HTTPError(400, f"the body holds up to {values:,} JSON values (its ',', '[' and '{{'); a request "
-                        f"holds at most {MAX_JSON_VALUES:,}", where="body")
+        raise HTTPError(400, say("the body holds up to {values:,} JSON values (its {marks}); a request holds at "
+                                 "most {most:,}",
+                            values=values, marks="',', '[' and '{'", most=MAX_JSON_VALUES), where="body")
     try:
         return json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise HTTPError(400, f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", where="body") from None
+        raise HTTPError(400, say("not JSON: {problem} at line {line} column {column}",
+                                 problem=exc.msg, line=exc.lineno, column=exc.colno), where="body") from None
     except (RecursionError, UnicodeDecodeError, ValueError) as exc:
-        raise HTTPError(400, f"not JSON: {type(exc).__name__}", where="body") from None
+        raise HTTPError(400, say("not JSON: {problem}", problem=type(exc).__name__), where="body") from None
 
 
 def _receipt(data: Any, where: str) -> Receipt:
@@ -262,12 +266,13 @@ def _receipt(data: Any, where: str) -> Receipt:
 
 def _fields(body: Any, **kinds: type) -> tuple:
     if not isinstance(body, dict):
-        raise HTTPError(400, "the body must be a JSON object", where="body")
+        raise HTTPError(400, say("the body must be a JSON object"), where="body")
     out = []
     for name, kind in kinds.items():
         value = body.get(name)
         if not isinstance(value, kind) or isinstance(value, bool):
-            raise HTTPError(400, f"{name} must be a {'whole number' if kind is int else 'text'}", where=name)
+            raise HTTPError(400, (say("{field} must be a whole number", field=name) if kind is int
+                                 else say("{field} must be text", field=name)), where=name)
         out.append(value)
     return tuple(out)
 

@@ -24,6 +24,7 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import i18n
+from ..i18n import say
 from ..access import PLAYERS, VIEW_OF, Access, digest, knows_match, matches, seated
 from ..application import Records
 from ..errors import StoreError, VerificationError
@@ -53,11 +54,11 @@ class Streams:
         client = request.client.host if request.client else ""
         with self._lock:
             if self.clients[client] >= FOLLOWS_PER_CLIENT:
-                raise HTTPError(429, f"this client has {FOLLOWS_PER_CLIENT} streams open, the most it may: "
-                                "close one before following another", where="follow")
+                raise HTTPError(429, say("this client has {count} streams open, the most it may: close one before "
+                                    "following another", count=FOLLOWS_PER_CLIENT), where="follow")
             if self.duels[stream_id] >= FOLLOWS_PER_DUEL:
-                raise HTTPError(429, f"{stream_id} has {FOLLOWS_PER_DUEL} streams open, the most it takes: "
-                                "try again later", where="follow")
+                raise HTTPError(429, say("{duel_id} has {count} streams open, the most it takes: try again later",
+                                    duel_id=stream_id, count=FOLLOWS_PER_DUEL), where="follow")
             self.clients[client] += 1
             self.duels[stream_id] += 1
         return _Lease(self, client, stream_id)
@@ -192,16 +193,16 @@ class Service:
         if header:
             scheme, _, token = header.partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
-                raise HTTPError(401, "the Authorization header must be 'Bearer <token>'")
+                raise HTTPError(401, say("the Authorization header must be 'Bearer <token>'"))
             return token.strip()
         return request.query_params.get("token") or None
 
     def organiser(self, request: Request) -> None:
         token = self.token_of(request)
         if token is None:
-            raise HTTPError(401, "this needs the organiser's token")
+            raise HTTPError(401, say("this needs the organiser's token"))
         if not matches(token, self.admin_digest):
-            raise HTTPError(403, "this needs the organiser's token")
+            raise HTTPError(403, say("this needs the organiser's token"))
 
     def is_organiser(self, token: str | None, hashed: str | None = None) -> bool:
         return token is not None and matches(token, self.admin_digest, hashed)
@@ -218,7 +219,7 @@ class Service:
                             lambda: self.match_role(live.match_id(), token, hashed, live.seats()), hashed)
         caller = Caller(role, VIEW_OF[role], live.released())
         if caller.view == "spectator" and live.hidden_by_parent():
-            raise HTTPError(404, f"no duel {duel_id!r}")
+            raise HTTPError(404, say("no duel {duel_id!r}", duel_id=duel_id))
         return caller, live
 
     def reads_match(self, access: Access, token: str | None, hashed: str | None = None,
@@ -249,7 +250,7 @@ class Service:
             if access.visibility != "public":
                 raise HTTPError(404, f"no {what}")
             if token is not None:
-                raise HTTPError(401, f"this token is not one of this {what.split()[0]}'s")
+                raise HTTPError(401, say("this token is not one of this {what}'s", what=what.split()[0]))
             role = "public"
         return role
 
@@ -337,23 +338,24 @@ class Service:
 
     def _duel(self, duel_id: str) -> LiveDuel:
         if not _DUEL_ID.fullmatch(duel_id):
-            raise HTTPError(404, f"no duel {duel_id!r}")
+            raise HTTPError(404, say("no duel {duel_id!r}", duel_id=duel_id))
         try:
             return self.hub.get(duel_id)
         except StoreError:
-            raise HTTPError(404, f"no duel {duel_id!r}") from None
+            raise HTTPError(404, say("no duel {duel_id!r}", duel_id=duel_id)) from None
 
     @staticmethod
     def require(caller: Caller, *roles: str) -> None:
         if caller.role not in roles and caller.role != "organiser":
-            raise HTTPError(403, f"a {caller.role} token may not do this (it takes: {', '.join(roles)})")
+            raise HTTPError(403, say("a {role} token may not do this (it takes: {roles})",
+                                     role=caller.role, roles=", ".join(roles)))
 
     @staticmethod
     def view_for(caller: Caller, asked: str | None) -> str:
         if asked is None:
             return caller.view
         if asked not in caller.views:
-            raise HTTPError(403, f"a {caller.role} token may not see the {asked!r} view")
+            raise HTTPError(403, say("a {role} token may not see the {view!r} view", role=caller.role, view=asked))
         return asked
 
     # -- duels ----------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from ..access import (MODES, PLAYERS, RELEASES, VISIBILITIES, ReleaseSettingErro
                       release_settings)
 from ..application import duel_dict, family, public_duels, violation_dict
 from ..events import EVENT_TYPES, from_dict
-from ..i18n import N_, beside
+from ..i18n import N_, beside, say
 from ..live import LiveDuel, LiveView, Step
 from ..openings import SealReport
 from ..receipts import Receipt
@@ -55,10 +55,10 @@ async def create_duel(request: Request, service: ServiceDep) -> dict:
     title, visibility, events_delay, seconds_delay, release = _settings(body)
     mode = body.get("mode", "machine")
     if mode not in MODES:
-        raise HTTPError(400, f"mode is one of {', '.join(MODES)}", where="mode")
+        raise HTTPError(400, say("mode is one of {choices}", choices=", ".join(MODES)), where="mode")
     warnings = body.get("warnings")
     if warnings is not None and not isinstance(warnings, bool):
-        raise HTTPError(400, "warnings is true or false", where="warnings")
+        raise HTTPError(400, say("warnings is true or false"), where="warnings")
     base = str(request.base_url).rstrip("/")
     return await asyncio.to_thread(service.create, title, visibility, events_delay, float(seconds_delay), base,
                                    release, mode, warnings)
@@ -68,26 +68,26 @@ def _settings(body: Any) -> tuple[str, str, int, float, tuple[str | None, str | 
     """A new duel's title, visibility, delay and release policy from its request, or 400 saying
     what is wrong and where."""
     if not isinstance(body, dict):
-        raise HTTPError(400, "the body must be a JSON object", where="body")
+        raise HTTPError(400, say("the body must be a JSON object"), where="body")
     title = body.get("title", "")
     visibility = body.get("visibility", "unlisted")
     delay = body.get("delay") or {}
     if not isinstance(title, str):
-        raise HTTPError(400, "title must be a string of at most 500 characters", where="title")
+        raise HTTPError(400, say("title must be a string of at most 500 characters"), where="title")
     title = checked(title, "the title", 500)
     if visibility not in VISIBILITIES:
-        raise HTTPError(400, f"visibility is one of {', '.join(VISIBILITIES)}", where="visibility")
+        raise HTTPError(400, say("visibility is one of {choices}", choices=", ".join(VISIBILITIES)), where="visibility")
     if not isinstance(delay, dict):
-        raise HTTPError(400, "delay is {events, seconds}", where="delay")
+        raise HTTPError(400, say("delay is {shape}", shape="{events, seconds}"), where="delay")
     events_delay, seconds_delay = delay.get("events", 0), delay.get("seconds", 0)
     if not (isinstance(events_delay, int) and not isinstance(events_delay, bool) and 0 <= events_delay <= 100000):
-        raise HTTPError(400, "delay.events is a whole number 0..100000", where="delay.events")
+        raise HTTPError(400, say("delay.events is a whole number 0..100000"), where="delay.events")
     if not (isinstance(seconds_delay, (int, float)) and not isinstance(seconds_delay, bool)
             and 0 <= seconds_delay <= 86400):
-        raise HTTPError(400, "delay.seconds is a number 0..86400", where="delay.seconds")
+        raise HTTPError(400, say("delay.seconds is a number 0..86400"), where="delay.seconds")
     unknown = set(body) - {"title", "visibility", "delay", "release", "event", "release_at", "mode", "warnings"}
     if unknown:
-        raise HTTPError(400, f"unknown field(s) {', '.join(sorted(unknown))}", where="body")
+        raise HTTPError(400, say("unknown field(s) {fields}", fields=", ".join(sorted(unknown))), where="body")
     try:
         release = release_settings(body.get("release"), body.get("event"), body.get("release_at"))
     except ReleaseSettingError as exc:
@@ -104,7 +104,7 @@ def list_duels(request: Request, service: ServiceDep, player: str | None = Query
     token = service.token_of(request)
     everyone = service.is_organiser(token)
     if token is not None and not everyone:
-        raise HTTPError(403, "listing all duels needs the organiser's token")
+        raise HTTPError(403, say("listing all duels needs the organiser's token"))
     records = service.records
     listed = ([{**duel_dict(info), **({"behind_witness": records.behind_witness(info.id) or None}
                                       if records.witness else {})} for info in records.duels(player)]
@@ -155,7 +155,7 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
         # left (``LiveDuel.branch_cut``), and an empty append (or its ``expected``) told the what-if's length
         head = live.visible(caller.view)
         if expected is not None and expected != head:
-            raise HTTPError(409, f"the duel has {head} events, not {expected}")
+            raise HTTPError(409, say("the duel has {head} events, not {expected}", head=head, expected=expected))
         return {"position": head}
     done: list = []
 
@@ -252,7 +252,8 @@ def _shows(text: str | None) -> dict[str, int]:
     for pair in filter(None, (text or "").split(",")):
         card_id, _, code = pair.partition(":")
         if not card_id or not code.isdigit() or not 0 < int(code) < 2 ** 32:
-            raise HTTPError(400, f"shows is card:passcode pairs separated by commas, not {pair!r}", where="shows")
+            raise HTTPError(400, say("shows is card:passcode pairs separated by commas, not {pair!r}",
+                                     pair=pair), where="shows")
         named[card_id] = int(code)
     return named
 
@@ -394,7 +395,8 @@ def frames(duel_id: str, request: Request, asking: DuelCaller, start: int = Quer
     view = Service.view_for(caller, view)
     visible = live.visible(view)
     if start > visible:
-        raise HTTPError(404, f"this view may see events #0..#{visible - 1}; from is 0..{visible}")
+        raise HTTPError(404, say("this view may see events #0..#{last}; from is 0..{visible}",
+                                 last=visible - 1, visible=visible))
     # a player writes nothing into a judge's what-if its view is cut from (``Records._not_in_what_if``)
     cut = caller.role in PLAYERS and live.branch_cut(caller.view) is not None
 
@@ -454,7 +456,7 @@ async def verify_receipts(duel_id: str, request: Request, service: ServiceDep, a
     body = await _body_json(request)
     items = body if isinstance(body, list) else [body]
     if len(items) > 1000:
-        raise HTTPError(400, "at most 1000 receipts at once", where="body")
+        raise HTTPError(400, say("at most 1000 receipts at once"), where="body")
     receipts = [_receipt(item, f"body[{i}]") for i, item in enumerate(items)]
     return await asyncio.to_thread(_verified, service, duel_id, caller, live, receipts)
 
@@ -464,12 +466,12 @@ def _verified(service: Service, duel_id: str, caller: Caller, live: LiveDuel, re
     a delay), then the receipts and the witness."""
     visible = live.visible(caller.view)
     if any(r.duel != duel_id for r in receipts):
-        raise HTTPError(400, f"a receipt given is not for duel {duel_id}", where="body")
+        raise HTTPError(400, say("a receipt given is not for duel {duel_id}", duel_id=duel_id), where="body")
     # held back (a delay, a judge's what-if): refused whatever the record holds past the view, which
     # a refusal made on it would tell (``LiveDuel.holds_back``)
     if live.holds_back(caller.view) and any(r.events > visible for r in receipts):
-        raise HTTPError(403, f"this view may see {visible} events: a receipt past them is checked with a "
-                        "token that sees them (recorder, judge)", where="body")
+        raise HTTPError(403, say("this view may see {visible} events: a receipt past them is checked with a token that "
+                            "sees them (recorder, judge)", visible=visible), where="body")
     result, _witnessed = service.records.verify(duel_id, receipts, live.verified(visible))
     sealed = live.seals(min(visible, result.events)) if result.ok else None
     if visible < result.events:            # a delayed spectator: nothing that counts past its view
@@ -504,7 +506,8 @@ def receipt(service: ServiceDep, asking: DuelCaller) -> dict:
     caller, live = asking
     service.require(caller, "judge", "recorder")
     if not live.verified(live.count).ok:
-        raise HTTPError(409, f"duel {live.id} fails verification (run verify): no receipt is signed for it")
+        raise HTTPError(409, say("duel {duel_id} fails verification (run verify): no receipt is signed for it",
+                                 duel_id=live.id))
     return service.records.receipt(live.id).to_dict()
 
 

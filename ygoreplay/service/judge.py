@@ -11,6 +11,7 @@ import asyncio
 from fastapi import APIRouter, Query, Request
 
 from ..events import DECISIONS
+from ..i18n import say
 from .common import HTTPError, _body_json, _fields
 from .core import DuelCaller, Service, ServiceDep
 
@@ -69,7 +70,7 @@ async def branch(duel_id: str, request: Request, service: ServiceDep, asking: Du
     (at,) = _fields(body, at=int)
     title = body.get("title", "")
     if not isinstance(title, str):
-        raise HTTPError(400, "title must be a string", where="title")
+        raise HTTPError(400, say("title must be a string"), where="title")
     child = await asyncio.to_thread(service.records.branch, duel_id, at, title)
     return {"id": child, "parent": duel_id, "at": at}
 

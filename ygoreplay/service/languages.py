@@ -13,6 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from .. import i18n, viewer
+from ..i18n import say
 from .common import HTTPError
 from .reference import _cached
 
@@ -30,7 +31,8 @@ def page_catalogue(language: str, request: Request) -> Response:
     """The pages' catalogue in one language (``en``, ``zh-Hans``, ``zh-Hant``, ``ja``, ``ko``):
     ``{language, languages, messages}``; a message it lacks is shown in English."""
     if language not in i18n.LANGUAGES:
-        raise HTTPError(404, f"no catalogue for language {language!r}: one of {', '.join(i18n.LANGUAGES)}",
+        raise HTTPError(404, say("no catalogue for language {language!r}: one of {names_list}",
+                                 language=language, names_list=', '.join(i18n.LANGUAGES)),
                         where="language")
     return _cached(request, *_body(language))
 

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from .. import viewer
+from ..i18n import say
 from ..text import number
 from .common import HTTPError
 from .languages import page_language
@@ -41,7 +42,7 @@ def card_page(code: str, request: Request) -> Response:
     """A card's page: how often it was activated and summoned in public duels, how they ended."""
     passcode = number(code)
     if passcode is None or not 0 < passcode < 2 ** 32:
-        raise HTTPError(404, f"no card {code!r}: a card is its passcode")
+        raise HTTPError(404, say("no card {code!r}: a card is its passcode", code=code))
     return _page(request)
 
 
@@ -49,7 +50,7 @@ def card_page(code: str, request: Request) -> Response:
 def player_page(name: str, request: Request) -> Response:
     """A player's page: their public duels and results."""
     if not name.strip() or len(name) > MAX_NAME:
-        raise HTTPError(404, f"a player's name is 1..{MAX_NAME} characters")
+        raise HTTPError(404, say("a player's name is 1..{MAX_NAME} characters", MAX_NAME=MAX_NAME))
     return _page(request)
 
 

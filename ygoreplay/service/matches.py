@@ -32,7 +32,7 @@ from ..chain import now
 from ..decks import Banlist
 from ..errors import StoreError
 from ..events import Event, EventFormatError, from_dict
-from ..i18n import beside
+from ..i18n import beside, say
 from ..match.live import LiveMatch
 from ..match import application as app_layer, commands
 from ..match.events import CLOCK_PATTERN, DECISION_STAGES, GAME_ENDINGS
@@ -63,7 +63,7 @@ _TEXT = {"type": "string", "maxLength": 2000}
 
 def _no_match(match_id: str) -> HTTPError:
     """The 404 of a match that is none, or not the caller's to know of (the same answer)."""
-    return HTTPError(404, f"no match {match_id!r}")
+    return HTTPError(404, say("no match {match_id!r}", match_id=match_id))
 
 
 def _live_match(service: Service, match_id: str) -> LiveMatch:
@@ -116,10 +116,10 @@ def writes(kind: str) -> Any:
 def event(kind: str, body: Any, allowed: set[str], **fixed: Any) -> Event:
     """A match event from a JSON object's fields, or 400 naming what is wrong and where."""
     if not isinstance(body, dict):
-        raise HTTPError(400, "the body must be a JSON object", where="body")
+        raise HTTPError(400, say("the body must be a JSON object"), where="body")
     unknown = set(body) - allowed
     if unknown:
-        raise HTTPError(400, f"unknown field(s) {', '.join(sorted(unknown))}", where="body")
+        raise HTTPError(400, say("unknown field(s) {fields}", fields=", ".join(sorted(unknown))), where="body")
     data = {k: v for k, v in body.items() if v is not None or k == "winner"}   # a draw has no winner
     try:
         return from_dict({"kind": kind, **data, **fixed}, kind)
@@ -131,7 +131,7 @@ async def _object_body(request: Request) -> dict:
     """A JSON object body (none is ``{}``), or 400."""
     body = await _body_json(request) if await request.body() else {}
     if not isinstance(body, dict):
-        raise HTTPError(400, "the body must be a JSON object", where="body")
+        raise HTTPError(400, say("the body must be a JSON object"), where="body")
     return body
 
 
@@ -141,7 +141,7 @@ def _expected_of(request: Request) -> int | None:
         return None
     value = number(raw)
     if value is None or value < 0:
-        raise HTTPError(400, "expected is a whole number, the match's event count", where="expected")
+        raise HTTPError(400, say("expected is a whole number, the match's event count"), where="expected")
     return value
 
 
@@ -217,18 +217,19 @@ def _match_settings(body: Any) -> tuple[str, str, list[Event], tuple[str | None,
     """A new match's title, visibility, opening events and release policy from its request, or
     400 saying what is wrong and where."""
     if not isinstance(body, dict):
-        raise HTTPError(400, "the body must be a JSON object", where="body")
+        raise HTTPError(400, say("the body must be a JSON object"), where="body")
     known = {"title", "visibility", "players", "policy", "banlist", "format", "event_name", "round",
              "time_limit", "decklists", "release", "release_at"}
     if set(body) - known:
-        raise HTTPError(400, f"unknown field(s) {', '.join(sorted(set(body) - known))}", where="body")
+        raise HTTPError(400, say("unknown field(s) {fields}",
+                                 fields=", ".join(sorted(set(body) - known))), where="body")
     title = body.get("title", "")
     if not isinstance(title, str):
-        raise HTTPError(400, "title must be a string of at most 500 characters", where="title")
+        raise HTTPError(400, say("title must be a string of at most 500 characters"), where="title")
     title = checked(title, "the title", 500)
     visibility = body.get("visibility", "unlisted")
     if visibility not in VISIBILITIES:
-        raise HTTPError(400, f"visibility is one of {', '.join(VISIBILITIES)}", where="visibility")
+        raise HTTPError(400, say("visibility is one of {choices}", choices=", ".join(VISIBILITIES)), where="visibility")
     events = _opening(body)
     try:        # a match is an event's: released at its end only when told so (``access.py``)
         release = release_settings(body.get("release"), body.get("event_name"), body.get("release_at"))
@@ -262,7 +263,7 @@ def list_matches(request: Request, service: ServiceDep, player: str | None = Que
     token = service.token_of(request)
     everyone = service.is_organiser(token)
     if token is not None and not everyone:
-        raise HTTPError(403, "listing all matches needs the organiser's token")
+        raise HTTPError(403, say("listing all matches needs the organiser's token"))
     out = []
     for info in service.store.duels("match"):
         if not everyone:
@@ -423,10 +424,10 @@ async def start_game(match_id: str, request: Request, service: ServiceDep,
     body = await _object_body(request)
     unknown = set(body) - {"first_player", "chosen_by", "extra_duel", "duel", "duel_token", "title"}
     if unknown:
-        raise HTTPError(400, f"unknown field(s) {', '.join(sorted(unknown))}", where="body")
+        raise HTTPError(400, say("unknown field(s) {fields}", fields=", ".join(sorted(unknown))), where="body")
     title = body.get("title") or ""
     if not isinstance(title, str):
-        raise HTTPError(400, "title must be a string", where="title")
+        raise HTTPError(400, say("title must be a string"), where="title")
     linked = body.get("duel")
     token = body.get("duel_token")
     by = commands.Writer(who.role, (token,) if isinstance(token, str) else ())
@@ -539,7 +540,7 @@ async def decide(match_id: str, request: Request, service: ServiceDep,
             fields.setdefault("lp", [s.lp for s in board.sides])
             fields.setdefault("turn", board.turn)
     if "lp" not in fields:
-        raise HTTPError(400, "lp is needed: the match has no record of the duel to read", where="lp")
+        raise HTTPError(400, say("lp is needed: the match has no record of the duel to read"), where="lp")
     decided = app_layer.decision(state, fields)
     ev = event("game_decided", {k: v for k, v in decided.items() if k != "game"}, {"lp", "stage", "turn", "winner"},
                game=playing.number)
@@ -613,40 +614,43 @@ def _opening(body: dict) -> list[Event]:
     """match_started (and the decklists given) from a create request, or 400 saying what is wrong."""
     players = body.get("players")
     if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
-        raise HTTPError(400, "players is a list of the two players' names", where="players")
+        raise HTTPError(400, say("players is a list of the two players' names"), where="players")
     players = [checked(p, "a player's name", 200) for p in players]
     policy = body.get("policy")
     if policy not in POLICIES:
-        raise HTTPError(400, f"policy is one of {', '.join(POLICIES)}", where="policy")
+        raise HTTPError(400, say("policy is one of {choices}", choices=", ".join(POLICIES)), where="policy")
     banlist = body.get("banlist")
     if not isinstance(banlist, dict) or set(banlist) - {"name", "limits", "whitelist"} or \
             not isinstance(banlist.get("name"), str):
-        raise HTTPError(400, "banlist is {name, limits: [{code, limit}], whitelist}", where="banlist")
+        raise HTTPError(400, say("banlist is {shape}",
+                                 shape="{name, limits: [{code, limit}], whitelist}"), where="banlist")
     limits = banlist.get("limits", [])
     if not isinstance(limits, list) or not all(
             isinstance(e, dict) and set(e) == {"code", "limit"}
             and all(isinstance(e[k], int) and not isinstance(e[k], bool) for k in e) for e in limits):
-        raise HTTPError(400, "banlist.limits is a list of {code, limit} (whole numbers)", where="banlist.limits")
+        raise HTTPError(400, say("banlist.limits is a list of {shape} (whole numbers)",
+                                 shape="{code, limit}"), where="banlist.limits")
     whitelist = banlist.get("whitelist", False)
     if not isinstance(whitelist, bool):
-        raise HTTPError(400, "banlist.whitelist is true or false", where="banlist.whitelist")
+        raise HTTPError(400, say("banlist.whitelist is true or false"), where="banlist.whitelist")
     decks = body.get("decklists") or []
     if not isinstance(decks, list) or len(decks) > 2:
-        raise HTTPError(400, "decklists is a list of (at most) two decks {main, extra, side}", where="decklists")
+        raise HTTPError(400, say("decklists is a list of (at most) two decks {shape}",
+                                 shape="{main, extra, side}"), where="decklists")
     limit_map: dict[int, int] = {}
     for entry in limits:
         limit_map[entry["code"]] = entry["limit"]
     opening: list[dict] = [e.to_dict() for e in app_layer.started(
         players, policy, Banlist(checked(banlist["name"], "the banlist's name", 200), limit_map, whitelist))]
     if len(limit_map) != len(limits):
-        raise HTTPError(400, "banlist.limits names a passcode more than once", where="banlist.limits")
+        raise HTTPError(400, say("banlist.limits names a passcode more than once"), where="banlist.limits")
     opening[0]["limits"] = limits              # as given: the hash does not depend on their order
     opening[0].update({k: body[k] for k in ("format", "event_name", "round", "time_limit") if body.get(k) is not None})
     for player, deck in enumerate(decks):
         if deck is None:
             continue
         if not isinstance(deck, dict) or set(deck) - {"main", "extra", "side"}:
-            raise HTTPError(400, "a decklist is {main, extra, side}", where=f"decklists.{player}")
+            raise HTTPError(400, say("a decklist is {shape}", shape="{main, extra, side}"), where=f"decklists.{player}")
         opening.append({"kind": "decklist_registered", "player": player, **deck})
     out = []
     for i, data in enumerate(opening):

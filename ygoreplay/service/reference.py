@@ -15,6 +15,7 @@ from fastapi.responses import Response
 
 from .. import card_names
 from ..cards import CardDB
+from ..i18n import say
 from ..schema import event_schema, umbrella_schema
 from ..text import printable
 from .common import HTTPError
@@ -97,7 +98,7 @@ def kind_schema(kind: str, request: Request) -> Response:
     try:
         return _cached(request, *_schema(kind))
     except KeyError:
-        raise HTTPError(404, f"no event kind {kind!r}", where="kind") from None
+        raise HTTPError(404, say("no event kind {kind!r}", kind=kind), where="kind") from None
 
 
 __all__ = ["router"]
@@ -114,5 +115,6 @@ def rule(rule_id: str) -> dict:
     from ..seeds import seeds_folder
     found = RULES.get(rule_id.strip().upper())
     if found is None:
-        raise HTTPError(404, f"no rule {printable(rule_id)[:40]!r} in the catalogue (an ID such as SUM-04)")
+        raise HTTPError(404, say("no rule {rule!r} in the catalogue (an ID such as SUM-04)",
+                                 rule=printable(rule_id)[:40]))
     return explained(found, seeds_folder())

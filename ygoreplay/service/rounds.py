@@ -19,6 +19,7 @@ from fastapi.responses import Response
 
 from ..access import MODES, VISIBILITIES
 from ..errors import StoreError, VerificationError
+from ..i18n import say
 from ..match.policies import POLICIES
 from ..round_pages import PAGE_HEADERS, qr_page, round_page
 from ..rounds import RoundSettings, create_round, pairings_of_json, read_pairings, status
@@ -54,10 +55,11 @@ async def create(request: Request, service: ServiceDep, page: str | None = Query
     if request.headers.get("content-type", "").split(";")[0].strip() == "application/json":
         body = await _body_json(request)
         if not isinstance(body, dict) or set(body) - _SETTINGS - {"pairings", "tables"}:
-            raise HTTPError(400, "the body is {event, round, format, policy, visibility, pairings | tables}",
+            raise HTTPError(400, say("the body is {shape}",
+                                     shape="{event, round, format, policy, visibility, pairings | tables}"),
                             where="body")
         if ("pairings" in body) == ("tables" in body):
-            raise HTTPError(400, "give the pairings as CSV text (pairings) or as a list (tables), one of them",
+            raise HTTPError(400, say("give the pairings as CSV text (pairings) or as a list (tables), one of them"),
                             where="body")
         pairings = (read_pairings(body["pairings"], "pairings") if isinstance(body.get("pairings"), str)
                     else pairings_of_json(body.get("tables")))
@@ -81,18 +83,18 @@ def _settings(given: dict[str, Any]) -> RoundSettings:
     """The round's settings from a request, or 400 naming the field."""
     event, round_ = given.get("event"), given.get("round")
     if not isinstance(event, str) or not event.strip():
-        raise HTTPError(400, "event is the event's name", where="event")
+        raise HTTPError(400, say("event is the event's name"), where="event")
     if not isinstance(round_, int) or isinstance(round_, bool) or not 0 <= round_ <= 10_000:
-        raise HTTPError(400, "round is the round's number, 0..10000", where="round")
+        raise HTTPError(400, say("round is the round's number, 0..10000"), where="round")
     for field in ("format", "policy", "visibility", "mode"):
         if field in given and not isinstance(given[field], str):
-            raise HTTPError(400, f"{field} is a string", where=field)
+            raise HTTPError(400, say("{field} is a string", field=field), where=field)
     if given.get("policy", "tcg-2024") not in POLICIES:
-        raise HTTPError(400, f"policy is one of {', '.join(POLICIES)}", where="policy")
+        raise HTTPError(400, say("policy is one of {choices}", choices=", ".join(POLICIES)), where="policy")
     if given.get("visibility", "unlisted") not in VISIBILITIES:
-        raise HTTPError(400, f"visibility is one of {', '.join(VISIBILITIES)}", where="visibility")
+        raise HTTPError(400, say("visibility is one of {choices}", choices=", ".join(VISIBILITIES)), where="visibility")
     if given.get("mode", "witnessed") not in MODES:
-        raise HTTPError(400, f"mode is one of {', '.join(MODES)}", where="mode")
+        raise HTTPError(400, say("mode is one of {choices}", choices=", ".join(MODES)), where="mode")
     return RoundSettings(event, round_, given.get("format", ""), given.get("policy", "tcg-2024"),
                          visibility=given.get("visibility", "unlisted"), mode=given.get("mode", "witnessed"))
 
@@ -108,7 +110,7 @@ def _status(service: Service, round_id: str) -> dict:
     table's match and duel) for itself on each change: a crowd on a big round's page was that
     many readings of it per table moving (a 200-table round is about 0.1 s of CPU each)."""
     if not _ROUND_ID.fullmatch(round_id):
-        raise HTTPError(404, f"no round {round_id!r}")
+        raise HTTPError(404, say("no round {round_id!r}", round_id=round_id))
     key = (round_id, "round", service.hub.generation, int(time.monotonic() // LOOK_AGAIN))
     with _READING[hash(round_id) % len(_READING)]:
         try:
@@ -116,7 +118,7 @@ def _status(service: Service, round_id: str) -> dict:
                                                              lambda duel: _seen(service, duel), anyone=True),
                                          lambda read: 512 * (1 + len(read["tables"])))
         except StoreError:
-            raise HTTPError(404, f"no round {round_id!r}") from None
+            raise HTTPError(404, say("no round {round_id!r}", round_id=round_id)) from None
 
 
 def _seen(service: Service, duel_id: str) -> list[Record]:

@@ -7,6 +7,7 @@ import asyncio
 
 from fastapi import APIRouter, Query, Request
 
+from ..i18n import say
 from ..library_search import SearchError, card_stats, parse, player, search
 from .common import HTTPError
 from .core import ServiceDep
@@ -38,7 +39,7 @@ async def card(code: int, service: ServiceDep) -> dict:
     how many it was activated or summoned, and how those duels ended for whoever used it. Its
     rows are checked as a search's are: ``unvouched`` says how many duels were left out."""
     if not 0 < code < 2 ** 32:
-        raise HTTPError(400, "a passcode is a whole number 1..4294967295", where="code")
+        raise HTTPError(400, say("a passcode is a whole number 1..4294967295"), where="code")
     return await asyncio.to_thread(card_stats, service.store, code, service.store.cards)
 
 

@@ -19,6 +19,7 @@ from fastapi.responses import JSONResponse, Response
 
 from .. import board_image, viewer
 from ..errors import StoreError, VerificationError
+from ..i18n import say
 from .common import _DUEL_ID, _PAGE_HEADERS, HTTPError
 from .core import Service, ServiceDep
 from .languages import page_language
@@ -118,7 +119,7 @@ def embed_page(duel_id: str, request: Request) -> Response:
     only page any site may frame. It reads the duel as the viewer does (``?token=``, ``#e57``,
     ``view=``), in the reader's language (``?lang=``, ``Accept-Language``)."""
     if not _DUEL_ID.fullmatch(duel_id):
-        raise HTTPError(404, f"no duel {duel_id!r}")
+        raise HTTPError(404, say("no duel {duel_id!r}", duel_id=duel_id))
     return Response(viewer.embed_page(page_language(request)), media_type="text/html; charset=utf-8",
                     headers=EMBED_HEADERS)
 
@@ -134,14 +135,14 @@ def oembed(request: Request, service: ServiceDep, url: str = Query(max_length=20
     try:
         parts = urlsplit(url)
     except ValueError:                   # e.g. an unclosed IPv6 bracket
-        raise HTTPError(400, "url is not a link", where="url") from None
+        raise HTTPError(400, say("url is not a link"), where="url") from None
     found = _SHARED.fullmatch(parts.path)
     base = base_of(request)
     if found is None or f"{parts.scheme}://{parts.netloc}" != base or found.group(1) == "match":
-        raise HTTPError(404, "not a link to a duel of this service", where="url")
+        raise HTTPError(404, say("not a link to a duel of this service"), where="url")
     preview = duel_preview(service, found.group(2))
     if preview is None:
-        raise HTTPError(404, "no public duel at that link", where="url")
+        raise HTTPError(404, say("no public duel at that link"), where="url")
     width = min(EMBED_WIDTH, maxwidth or EMBED_WIDTH)
     height = min(EMBED_HEIGHT, maxheight or EMBED_HEIGHT)
     position = re.fullmatch(r"e(\d{1,9})", parts.fragment.split("&")[0])

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from ..access import Access, ReleaseSettingError, release_settings
 from ..application import trusted_keys
 from ..errors import InputError
+from ..i18n import say
 from ..formats import EDOPRO, YGR, container_of
 from ..replay_file import loads as ygr_loads
 from .common import HTTPError
@@ -50,7 +51,8 @@ def _record_upload(service: Service, data: bytes, title: str | None, access: Acc
         done = service.records.import_replay(replay, title, trusted_keys([]), attachments=attachments)
         duel_id = done.id
         if done.skipped:                  # its access and tokens stay as they were handed out
-            raise HTTPError(409, f"this file was uploaded before: it is duel {duel_id}", id=duel_id)
+            raise HTTPError(409, say("this file was uploaded before: it is duel {duel_id}",
+                                     duel_id=duel_id), id=duel_id)
     elif fmt is EDOPRO:
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / f"upload{EDOPRO.suffixes[0]}"
@@ -62,10 +64,11 @@ def _record_upload(service: Service, data: bytes, title: str | None, access: Acc
                 raise InputError(str(exc).replace(str(path), "the uploaded replay")) from None
             duel_id = done.id
         if done.skipped:                  # its access and tokens stay as they were handed out
-            raise HTTPError(409, f"this replay was uploaded before: it is duel {duel_id}", id=duel_id)
+            raise HTTPError(409, say("this replay was uploaded before: it is duel {duel_id}",
+                                     duel_id=duel_id), id=duel_id)
     else:
-        raise InputError(f"the uploaded file is {fmt.title}, not a replay to import: upload a .ygr judge file "
-                         f"or an EDOPro replay")
+        raise InputError(say("the uploaded file is {kind}, not a replay to import: upload a .ygr judge file or an "
+                             "EDOPro replay", kind=fmt.title))
     assert duel_id is not None
     return duel_id, done.to_dict()["violations"]
 

@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from typing import NamedTuple
 
 from ..errors import InputError
+from ..i18n import say
 from .constants import LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, \
     LOCATION_REMOVED, LOCATION_SZONE, MESSAGE_NAMES, MSG_AI_NAME, OLD_REPLAY_MODE
 
@@ -244,7 +245,8 @@ class Reader:
 
     def need(self, n: int, what: str) -> None:
         if self.pos + n > len(self.data):
-            raise YrpxError(f"{self.what} ends inside {what} ({len(self.data) - self.pos} of {n} bytes left)",
+            raise YrpxError(say("{what} ends inside {part} ({left} of {n} bytes left)",
+                                what=self.what, part=what, left=len(self.data) - self.pos, n=n),
                             self.base + self.pos, space=self.space)
 
     # The fixed-size reads, each with its compiled ``struct`` (a message is a handful of them)
@@ -336,22 +338,26 @@ def _name(raw: bytes) -> str:
 def _header(data: bytes, what: str) -> tuple[tuple, int, int, tuple[int, ...]]:
     """(base fields, header length, header version, seeds) of a replay header."""
     if len(data) < BASE_HEADER_SIZE:
-        raise YrpxError(f"{what} is {len(data)} bytes: too short for a replay header ({BASE_HEADER_SIZE} bytes)", 0)
+        raise YrpxError(say("{what} is {count} bytes: too short for a replay header ({BASE_HEADER_SIZE} bytes)",
+                            what=what, count=len(data), BASE_HEADER_SIZE=BASE_HEADER_SIZE), 0)
     base = struct.unpack_from("<6I8s", data, 0)
     ident, flags = base[0], base[2]
     if ident not in (YRP1, YRP2, YRPX):
-        raise YrpxError(f"{what} is not a YGOPro/EDOPro replay (id {ident:#010x}; expected yrp1, yrp2 or yrpX)", 0)
+        raise YrpxError(say("{what} is not a YGOPro/EDOPro replay (id {ident:#010x}; expected yrp1, yrp2 or yrpX)",
+                            what=what, ident=ident), 0)
     if ident == YRP2:
         if len(data) < YRP2_HEADER_SIZE:
-            raise YrpxError(f"{what} ends inside the YRP2 header", len(data))
+            raise YrpxError(say("{what} ends inside the YRP2 header", what=what), len(data))
         seeds = struct.unpack_from("<8I", data, BASE_HEADER_SIZE)
         return base, YRP2_HEADER_SIZE, 0, seeds
     if flags & REPLAY_EXTENDED_HEADER:
         if len(data) < EXTENDED_HEADER_SIZE:
-            raise YrpxError(f"{what} ends inside the extended header ({len(data)} of {EXTENDED_HEADER_SIZE} bytes)", len(data))
+            raise YrpxError(say("{what} ends inside the extended header ({count} of {EXTENDED_HEADER_SIZE} bytes)",
+                                what=what, count=len(data), EXTENDED_HEADER_SIZE=EXTENDED_HEADER_SIZE), len(data))
         header_version, *seeds = struct.unpack_from("<5Q", data, BASE_HEADER_SIZE)
         if header_version > 1:
-            raise YrpxError(f"extended header version {header_version} is newer than this reader knows (1)", BASE_HEADER_SIZE)
+            raise YrpxError(say("extended header version {header_version} is newer than this reader knows (1)",
+                                header_version=header_version), BASE_HEADER_SIZE)
         return base, EXTENDED_HEADER_SIZE, header_version, tuple(seeds)
     return base, BASE_HEADER_SIZE, 0, (base[3],)
 
@@ -364,16 +370,20 @@ def _body(data: bytes, base: tuple, header_size: int, what: str, limit: int = MA
     packed = len(data) - header_size
     if not flags & REPLAY_COMPRESSED:
         if packed > limit:
-            raise YrpxError(f"{what}: the body is {packed:,} bytes; a replay body is at most {limit:,} "
-                            f"({_mib(limit)}; the largest real ones are {largest})", header_size)
+            raise YrpxError(say("{what}: the body is {packed:,} bytes; a replay body is at most {limit:,} ({mib}; "
+                                "the largest real ones are {largest})",
+                                what=what, packed=packed, limit=limit, mib=_mib(limit), largest=largest), header_size)
         return bytes(data[header_size:])
     if datasize > limit:
-        raise YrpxError(f"{what}: the header announces a body of {datasize:,} bytes; a replay body is at most "
-                        f"{limit:,} ({_mib(limit)}; the largest real ones are {largest})", DATASIZE_OFFSET)
+        raise YrpxError(say("{what}: the header announces a body of {datasize:,} bytes; a replay body is at most "
+                            "{limit:,} ({mib}; the largest real ones are {largest})",
+                            what=what, datasize=datasize, limit=limit, mib=_mib(limit),
+                            largest=largest), DATASIZE_OFFSET)
     if datasize > MAX_RATIO * packed:
-        raise YrpxError(f"{what}: the header announces a body of {datasize:,} bytes, more than {MAX_RATIO:,} times "
-                        f"the {packed:,} compressed bytes that follow (real replays expand at most about 140 times): "
-                        "a truncated or forged file", DATASIZE_OFFSET)
+        raise YrpxError(say("{what}: the header announces a body of {datasize:,} bytes, more than {MAX_RATIO:,} "
+                            "times the {packed:,} compressed bytes that follow (real replays expand at most about "
+                            "140 times): a truncated or forged file",
+                            what=what, datasize=datasize, MAX_RATIO=MAX_RATIO, packed=packed), DATASIZE_OFFSET)
     # A valid stream never refers back past its own start, so a dictionary the size of the body
     # always suffices: a forged header's 4 GiB dictionary is not allocated as it asks.
     dictionary = min(struct.unpack_from("<I", props, 1)[0], max(datasize, 4096))
@@ -382,10 +392,11 @@ def _body(data: bytes, base: tuple, header_size: int, what: str, limit: int = MA
         decompressor = lzma.LZMADecompressor(format=lzma.FORMAT_ALONE, memlimit=dictionary + (64 << 20))
         body = decompressor.decompress(stream, max_length=datasize)
     except lzma.LZMAError as err:
-        raise YrpxError(f"{what}: the LZMA body cannot be decompressed ({err})", header_size) from None
+        raise YrpxError(say("{what}: the LZMA body cannot be decompressed ({err})",
+                            what=what, err=err), header_size) from None
     if len(body) < datasize:
-        raise YrpxError(f"{what}: the compressed body holds {len(body)} of the {datasize} bytes the header announces "
-                        "(truncated file?)", len(data))
+        raise YrpxError(say("{what}: the compressed body holds {count} of the {datasize} bytes the header announces "
+                            "(truncated file?)", what=what, count=len(body), datasize=datasize), len(data))
     return body[:datasize]
 
 
@@ -447,12 +458,13 @@ def _decode(data: bytes, what: str, nested: bool = False) -> YrpxReplay:
             payload = body[at:pos]
             if mid == OLD_REPLAY_MODE:
                 if yrp1 is not None:
-                    raise YrpxError("a second embedded YRP1 replay (a yrpX holds one, in its last packet)",
+                    raise YrpxError(say("a second embedded YRP1 replay (a yrpX holds one, in its last packet)"),
                                     start, space="body")
                 try:
                     yrp1 = _decode_yrp1(payload, f"{what}: embedded replay")
                 except YrpxError as err:
-                    raise YrpxError(f"{err.detail} (in the embedded YRP1 at body byte {start + 5})", err.offset,
+                    raise YrpxError(say("{detail} (in the embedded YRP1 at body byte {byte})",
+                                        detail=err.detail, byte=start + 5), err.offset,
                                     space="embedded replay " + err.space) from None
                 continue
             if len(payload) >= 2:
@@ -479,8 +491,8 @@ def _count_packets(body: bytes, pos: int, count: int) -> None:
         return                                # too short to hold that many: nothing to count
     while pos + 5 <= end:
         if count == MAX_PACKETS:
-            raise YrpxError(f"the message stream holds more than {MAX_PACKETS:,} packets (a real duel has a few "
-                            "thousand)", pos, space="body")
+            raise YrpxError(say("the message stream holds more than {MAX_PACKETS:,} packets (a real duel has a few "
+                                "thousand)", MAX_PACKETS=MAX_PACKETS), pos, space="body")
         pos += 5 + unpack(body, pos + 1)[0]
         count += 1
 
@@ -488,7 +500,7 @@ def _count_packets(body: bytes, pos: int, count: int) -> None:
 def _decode_yrp1(data: bytes, what: str) -> Yrp1:
     base, header_size, _hv, seeds = _header(data, what)
     if base[0] != YRP1:
-        raise YrpxError(f"{what} is not a YRP1 replay (id {base[0]:#010x})", 0)
+        raise YrpxError(say("{what} is not a YRP1 replay (id {ident:#010x})", what=what, ident=base[0]), 0)
     body = _body(data, base, header_size, what, MAX_EMBEDDED_SIZE, largest="about 5 KB")
     r = Reader(body, 0, f"{what} body")
     names = _names(r, base[2])
@@ -518,7 +530,8 @@ def _yrp1_from(r: Reader, base: tuple, names: list[list[str]], seeds: tuple[int,
     data, pos, end = r.data, r.pos, len(r.data)      # counted, not kept: one bounds check each
     while pos < end:
         if responses == MAX_RESPONSES:
-            raise YrpxError(f"more than {MAX_RESPONSES:,} player responses (a real duel has hundreds)",
+            raise YrpxError(say("more than {MAX_RESPONSES:,} player responses (a real duel has hundreds)",
+                                MAX_RESPONSES=MAX_RESPONSES),
                             r.base + pos, space="body")
         n = data[pos]
         pos += 1
@@ -560,7 +573,7 @@ def read_yrpx(path_or_bytes: str | os.PathLike[str] | bytes | bytearray) -> Yrpx
             with open(path_or_bytes, "rb") as f:
                 data = f.read(MAX_FILE_SIZE + 1)         # a file that grew, or a device, stops here
         except OSError as err:
-            raise YrpxError(f"cannot read: {err.strerror}", None, what) from None
+            raise YrpxError(say("cannot read: {strerror}", strerror=err.strerror), None, what) from None
         if len(data) > MAX_FILE_SIZE:
             raise YrpxError(_too_large(len(data), more=True), None, what)
     try:

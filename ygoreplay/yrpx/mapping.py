@@ -82,7 +82,7 @@ from typing import Callable
 from ..cards import CardDB, CardDBError, CardFacts
 from ..chain import from_ms
 from ..decks import deck_problems
-from ..i18n import said
+from ..i18n import said, say
 from ..events import OVERLAY, CardMoved, DeckRegistered, DeckShuffled, DuelStarted, Event, Loc
 from ..importing import Expected, ImportResult
 from ..rules.base import has_open_game_state
@@ -152,21 +152,22 @@ def _times(start: int, n: int) -> list[str]:
 
 def _check_importable(replay: YrpxReplay) -> None:
     if replay.id == YRP1:
-        raise YrpxError("cannot import: a legacy .yrp replay holds only the players' responses; replaying it "
-                        "needs the EDOPro engine and its card scripts (open it in EDOPro and save it as .yrpX)")
+        raise YrpxError(say("cannot import: a legacy .yrp replay holds only the players' responses; replaying it "
+                            "needs the EDOPro engine and its card scripts (open it in EDOPro and save it as .yrpX)"))
     if replay.id != YRPX:
-        raise YrpxError(f"cannot import: a {replay.kind} replay has no message stream")
+        raise YrpxError(say("cannot import: a {kind} replay has no message stream", kind=replay.kind))
     if replay.flags & REPLAY_HAND_TEST:
-        raise YrpxError("cannot import: hand test replay (a solo test of a deck, not a duel)")
+        raise YrpxError(say("cannot import: hand test replay (a solo test of a deck, not a duel)"))
     if replay.flags & REPLAY_SINGLE_MODE:
-        raise YrpxError("cannot import: puzzle replay (single mode: a scripted position, not a duel)")
+        raise YrpxError(say("cannot import: puzzle replay (single mode: a scripted position, not a duel)"))
     if replay.flags & REPLAY_TAG or any(len(team) != 1 for team in replay.names) or replay.duel_flags & DUEL_RELAY:
         sizes = "v".join(str(len(team)) for team in replay.names)
-        raise YrpxError(f"cannot import: {'relay' if replay.duel_flags & DUEL_RELAY else 'tag'} duel ({sizes}); "
-                        "only single 1v1 duels are supported")
+        if replay.duel_flags & DUEL_RELAY:
+            raise YrpxError(say("cannot import: relay duel ({sizes}); only single 1v1 duels are supported", sizes=sizes))
+        raise YrpxError(say("cannot import: tag duel ({sizes}); only single 1v1 duels are supported", sizes=sizes))
     if not replay.packets or replay.packets[0].id != MSG_START:
         first = replay.packets[0].offset if replay.packets else replay.body_size
-        raise YrpxError("cannot import: the message stream does not begin with MSG_START", first, space="body")
+        raise YrpxError(say("cannot import: the message stream does not begin with MSG_START"), first, space="body")
 
 
 def _ruleset(duel_flags: int) -> tuple[str, str | None]:
@@ -443,9 +444,10 @@ class Importer(TurnHandling, MoveHandling, SummonHandling, ChainHandling, Positi
                     try:
                         handler(self, m)
                     except (IndexError, KeyError, TypeError, AttributeError, CardDBError) as exc:
-                        raise YrpxError(f"cannot import: {p.name} (packet {j}) does not fit the duel so far "
-                                        f"({type(exc).__name__}: {exc}); the file is corrupt or of an "
-                                        "unknown layout", p.offset, space="body") from None
+                        raise YrpxError(say("cannot import: {name} (packet {j}) does not fit the duel so far "
+                                            "({kind}: {exc}); the file is corrupt or of an unknown layout",
+                                            name=p.name, j=j, kind=type(exc).__name__,
+                                            exc=exc), p.offset, space="body") from None
             if pid not in QUIET:
                 self.prev_sig = j
             if turns.win is not None:

@@ -24,6 +24,7 @@ from .constants import (MSG_ADD_COUNTER, MSG_ATTACK, MSG_ATTACK_DISABLED, MSG_BA
     QUERY_COUNTERS, QUERY_DEFENSE, QUERY_END, QUERY_LEVEL, QUERY_LINK, QUERY_LSCALE, QUERY_OVERLAY_CARD,
     QUERY_OWNER, QUERY_POSITION, QUERY_RACE, QUERY_RANK, QUERY_REASON, QUERY_RSCALE, QUERY_STATUS,
     QUERY_TYPE)
+from ..i18n import say
 from .container import Packet, Where, YrpxError, Reader
 
 _F = TypeVar("_F", bound=Callable)
@@ -90,13 +91,14 @@ def _walk(data: bytes, pos: int, base: int) -> tuple[Query | None, int, list[tup
     items: list[tuple[int, int]] = []
     while True:
         if pos + 2 > end:
-            raise YrpxError("a card query ends inside an item size", base + pos, space="body")
+            raise YrpxError(say("a card query ends inside an item size"), base + pos, space="body")
         size = _unpack_u16(data, pos)[0]
         pos += 2
         if size == 0:
             return None, pos, items
         if size < 4 or pos + size > end:
-            raise YrpxError(f"a card query item of {size} bytes does not fit", base + pos - 2, space="body")
+            raise YrpxError(say("a card query item of {size} bytes does not fit",
+                                size=size), base + pos - 2, space="body")
         flag = _unpack_u32(data, pos)[0]
         items.append((size, flag))
         start = pos + 4
@@ -231,7 +233,7 @@ def _fast_query(data: bytes, pos: int, base: int) -> tuple[Query | None, int]:
 def parse_update_data(payload: bytes, offset: int = 0) -> tuple[int, int, list[Query | None]]:
     """MSG_UPDATE_DATA: (player, location, one query per sequence, None for an empty zone)."""
     if len(payload) < 6:
-        raise YrpxError("MSG_UPDATE_DATA is shorter than its 6-byte head", offset, space="body")
+        raise YrpxError(say("MSG_UPDATE_DATA is shorter than its 6-byte head"), offset, space="body")
     player, location, size = struct.unpack_from("<BBI", payload)
     end = min(6 + size, len(payload))
     pos = 6
@@ -245,7 +247,7 @@ def parse_update_data(payload: bytes, offset: int = 0) -> tuple[int, int, list[Q
 def parse_update_card(payload: bytes, offset: int = 0) -> tuple[int, int, int, Query | None]:
     """MSG_UPDATE_CARD: (player, location, sequence, query)."""
     if len(payload) < 3:
-        raise YrpxError("MSG_UPDATE_CARD is shorter than its 3-byte head", offset, space="body")
+        raise YrpxError(say("MSG_UPDATE_CARD is shorter than its 3-byte head"), offset, space="body")
     player, location, sequence = payload[0], payload[1], payload[2]
     return player, location, sequence, _fast_query(payload, 3, offset)[0] if len(payload) >= 5 else None
 
@@ -263,11 +265,11 @@ def card_slots(packet: Packet) -> tuple[int, int, int | None, list[Slot]]:
     payload, offset = packet.payload, packet.offset
     if packet.id == MSG_UPDATE_DATA:
         if len(payload) < 6:
-            raise YrpxError("MSG_UPDATE_DATA is shorter than its 6-byte head", offset, space="body")
+            raise YrpxError(say("MSG_UPDATE_DATA is shorter than its 6-byte head"), offset, space="body")
         player, location, size = _unpack_head(payload)
         return player, location, None, _slots(payload, 6, min(6 + size, len(payload)), offset, location)
     if len(payload) < 3:
-        raise YrpxError("MSG_UPDATE_CARD is shorter than its 3-byte head", offset, space="body")
+        raise YrpxError(say("MSG_UPDATE_CARD is shorter than its 3-byte head"), offset, space="body")
     return (payload[0], payload[1], payload[2],
             _slots(payload, 3, 4, offset, 0x100 | payload[1]) if len(payload) >= 5 else [])
 
@@ -363,13 +365,14 @@ def _slots(data: bytes, pos: int, limit: int, base: int, hint: int) -> list[Slot
             elif pos + 2 <= end:
                 size, flag = _unpack_u16(data, pos)[0], None
             else:
-                raise YrpxError("a card query ends inside an item size", base + pos, space="body")
+                raise YrpxError(say("a card query ends inside an item size"), base + pos, space="body")
             if size == 0:
                 pos += 2
                 out.append(None)
                 break
             if size < 4 or pos + 2 + size > end:
-                raise YrpxError(f"a card query item of {size} bytes does not fit", base + pos, space="body")
+                raise YrpxError(say("a card query item of {size} bytes does not fit",
+                                    size=size), base + pos, space="body")
             items.append((size, flag))
             if flag == QUERY_END:
                 pos += 2 + size
