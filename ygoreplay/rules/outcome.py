@@ -24,7 +24,6 @@ from .base import (
     take, vanish)
 from .spell_trap import check_equips, in_chain, settle_equips
 from .summon import note_material_move
-from .turn import end_phase_effect
 from .zones import check_free_monster_zone, check_monster_zone, check_spell_trap_zone, extra_link, ruleset_of
 
 PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
@@ -33,8 +32,7 @@ PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
 @handles(CardMoved)
 def card_moved(state: DuelState, ev: CardMoved) -> None:
     card = state.cards.get(ev.card) or get_card(state, ev, ev.card)
-    if state.negated or state.inert:
-        check_not_negated(state, ev, card.id)
+    check_not_negated(state, ev, card.id)
     to = ev.to
     # the destination's fields as locals: a NamedTuple's field is a descriptor call each read
     # (Python 3.11 does not specialise it), and a move reads its zone up to eight times
@@ -60,8 +58,6 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     host = _check_destination(state, ev, card, to)      # impossible destinations first
     _check_move_rules(state, ev, card, to)
     # -- all checks done ----------------------------------------------------------------------
-    if state.passes and state.phase == "end":
-        end_phase_effect(state, ev, ev.reason)                 # TURN-08, PRIO-01: priority again
     if ev.reason == "material" or ev.reason == "tributed":
         note_material_move(state, card)                        # for the summon that follows (RIT-02)
     if card.is_token and to_zone not in ON_FIELD:
@@ -420,8 +416,6 @@ def stats_changed(state: DuelState, ev: StatsChanged) -> None:
         card.defense = max(0, ev.defense)
     if ev.level is not None:
         card.level = max(1, ev.level)
-    if state.passes and state.phase == "end":
-        end_phase_effect(state, ev)                            # TURN-08, PRIO-01: priority again
 
 
 @handles(CountersChanged)
@@ -441,8 +435,6 @@ def counters_changed(state: DuelState, ev: CountersChanged) -> None:
         card.counters[ev.counter] = ev.count
     else:
         card.counters.pop(ev.counter, None)
-    if state.passes and state.phase == "end":
-        end_phase_effect(state, ev)                            # TURN-08, PRIO-01: priority again
 
 
 @handles(LifePointsChanged)
@@ -476,8 +468,6 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
     side.lp = result
     if result == 0:
         state.must_lose[player] = "lp"                        # WIN-01
-    if state.passes and state.phase == "end":
-        end_phase_effect(state, ev, ev.reason)                 # TURN-08, PRIO-01: priority again
 
 
 @handles(CoinTossed)

@@ -69,8 +69,7 @@ def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
                                            draw_count=state.draw_count, count=ev.count) if state.draw_count != 1 else
                  say("the Draw Phase draw is {draw_count} card, not {count}", draw_count=state.draw_count,
                      count=ev.count))
-    if state.negated or state.inert:
-        check_not_negated(state, ev)              # TERM-14: a negated Pot of Greed draws nothing
+    check_not_negated(state, ev)              # TERM-14: a negated Pot of Greed draws nothing
     available = min(ev.count, len(side.deck))
     drawn = side.deck[:available] if ordered or not ev.cards else list(ev.cards)
     for card_id in drawn:
@@ -249,10 +248,12 @@ def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
 #: What no End Phase effect does: a cost (paid with an activation), a card leaving once it
 #: resolved or was negated (SPELL-04), a move the basic rules make.
 _NO_EFFECT_MOVES = frozenset(("cost", "resolved", "negated", "rule"))
+#: The kinds an End Phase effect's change is recorded as (``end_phase_effect``): ``fold.apply``
+#: calls it after their handler, the one place, in the End Phase once a player passed.
+END_PHASE_EFFECTS = frozenset(cls.kind for cls in (CardMoved, LifePointsChanged, StatsChanged, CountersChanged))
 
 
-def end_phase_effect(state: DuelState, ev: CardMoved | LifePointsChanged | StatsChanged | CountersChanged,
-                     reason: str | None = None) -> None:
+def end_phase_effect(state: DuelState, ev: CardMoved | LifePointsChanged | StatsChanged | CountersChanged) -> None:
     """TURN-08, PRIO-01: once the turn player has declared the end of the End Phase (passed), its
     effects worded "in the End Phase" or "at the end of the turn" are processed before the hand is
     adjusted (a card banished until the End Phase comes back, LP gained, ATK set). Whatever such
@@ -263,8 +264,8 @@ def end_phase_effect(state: DuelState, ev: CardMoved | LifePointsChanged | Stats
     alike: what changed is no matter. Without card text the engine judges only what the record
     says: an effect applying names its cause; a change naming none, a cost or a card's leaving
     once its chain link is done (``reason``) is no End Phase effect (GEN-01: a recorder who means
-    one names it). Called by those handlers in the End Phase after a pass."""
-    if ev.cause is not None and reason not in _NO_EFFECT_MOVES and not state.chain:
+    one names it). Called by ``fold.apply`` for those kinds, accepted, in the End Phase after a pass."""
+    if ev.cause is not None and getattr(ev, "reason", None) not in _NO_EFFECT_MOVES and not state.chain:
         state.passes = 0
 
 
