@@ -171,8 +171,6 @@ def apply(state: DuelState, event: Event) -> DuelState:
         if state.card_text[0] and traits & _MOVES_ON:
             card_text.left_behind(state, event)   # GEN-03, EFF-05: a mandatory trigger not activated
         handler(state, event)
-        if traits & _END_EFFECT and state.passes and state.phase == "end":
-            turn.end_phase_effect(state, event)   # TURN-08, PRIO-01: what an End Phase effect changed
         if state.shed and not (kind == "card_moved" and event.with_next):
             bury(state)                           # NIS-05: materials follow the monsters (the group) that left
     except RuleViolation:
@@ -192,8 +190,11 @@ def apply(state: DuelState, event: Event) -> DuelState:
         _decide(state, before, event, unsure)
     if traits & _RESETS_WINDOW:
         state.summon_window = None
-    if state.passes and traits & _RESETS_PASSES:
-        state.passes = 0                          # PRIO-03: passes count only in succession
+    if state.passes:
+        if traits & _RESETS_PASSES:
+            state.passes = 0                      # PRIO-03: passes count only in succession
+        elif traits & _END_EFFECT and state.phase == "end":
+            turn.end_phase_effect(state, event)   # TURN-08, PRIO-01: what an End Phase effect changed
     if traits & _ENDS_PENDULUM:
         state.pendulum_summon_open = False
     state.last_kind = kind

@@ -264,7 +264,7 @@ def end_phase_effect(state: DuelState, ev: CardMoved | LifePointsChanged | Stats
     alike: what changed is no matter. Without card text the engine judges only what the record
     says: an effect applying names its cause; a change naming none, a cost or a card's leaving
     once its chain link is done (``reason``) is no End Phase effect (GEN-01: a recorder who means
-    one names it). Called by ``fold.apply`` for those kinds, accepted, in the End Phase after a pass."""
+    one names it). Called by ``fold.apply`` once such an event is applied, in the End Phase after a pass."""
     if ev.cause is not None and getattr(ev, "reason", None) not in _NO_EFFECT_MOVES and not state.chain:
         state.passes = 0
 
