@@ -194,8 +194,57 @@ def _flag_names(value: int, names: Mapping[enum.IntFlag, str]) -> str:
     return "/".join(parts)
 
 
+class _TypeFacts:
+    """What a card's type (and Level) make of it, set once as its ``CardFacts`` is made
+    (``_derive``): the rules read these in every check, and Python 3.11 calls a property on each
+    read (~20 times a slot's cost). Not fields: equality, hashing and the wire are the fields'.
+
+    ``is_ritual`` is a Ritual *monster* (a Ritual Spell is ``spell_subtype == 'ritual'``);
+    ``is_normal_monster`` is CARD-03's: an effectless main-deck monster or Normal Pendulum (not an
+    effectless Ritual or Extra Deck monster; Tokens cards.cdb marks Normal count, as effectless
+    Tokens are treated as Normal Monsters); ``is_extra_deck``: Fusion, Synchro, Xyz and Link
+    monsters (a main-deck Pendulum only visits the Extra Deck); ``spell_subtype``: 'normal',
+    'quickplay', 'continuous', 'equip', 'field' or 'ritual', None if not a Spell; ``trap_subtype``:
+    'normal', 'continuous' or 'counter', None if not a Trap; ``activation_speed``: CHAIN-01 Spell
+    Speed of activating the card itself (Quick-Play 2, other Spells 1, Counter Traps 3, other
+    Traps 2; None for monsters, whose effects each have their own)."""
+
+    __slots__ = ("is_monster", "is_spell", "is_trap", "is_token", "is_link", "is_xyz", "is_synchro", "is_fusion",
+                 "is_ritual", "is_pendulum", "is_tuner", "is_flip", "is_normal_monster", "is_extra_deck",
+                 "spell_subtype", "trap_subtype", "activation_speed", "rank", "link_rating")
+
+
+#: The bits that name a Spell's and a Trap's subtype, in the order they are read: the first set
+#: names it, none is a Normal one.
+_SPELL_SUBTYPES = ((_QUICKPLAY, "quickplay"), (_CONTINUOUS, "continuous"), (_EQUIP, "equip"), (_FIELD, "field"),
+                   (_RITUAL, "ritual"))
+_TRAP_SUBTYPES = ((_COUNTER, "counter"), (_CONTINUOUS, "continuous"))
+
+
+def _subtype(t: int, kind: int, subtypes: tuple[tuple[int, str], ...]) -> str | None:
+    """The Spell (or Trap) subtype of type ``t``; None if it is no ``kind`` card."""
+    return next((name for bit, name in subtypes if t & bit), "normal") if t & kind else None
+
+
+def _derive(facts: "CardFacts") -> None:
+    """Set ``facts``' ``_TypeFacts`` from its type and Level."""
+    t, level = facts.type, facts.level
+    is_link, is_xyz = t & _LINK_MONSTER == _LINK_MONSTER, t & _XYZ_MONSTER == _XYZ_MONSTER
+    for name, value in zip(_TypeFacts.__slots__, (
+            bool(t & _MONSTER), bool(t & _SPELL), bool(t & _TRAP), bool(t & _TOKEN), is_link, is_xyz,
+            t & _SYNCHRO_MONSTER == _SYNCHRO_MONSTER, t & _FUSION_MONSTER == _FUSION_MONSTER,
+            t & _RITUAL_MONSTER == _RITUAL_MONSTER, t & _PENDULUM_MONSTER == _PENDULUM_MONSTER,
+            t & _TUNER_MONSTER == _TUNER_MONSTER, t & _FLIP_MONSTER == _FLIP_MONSTER,
+            bool(t & _MONSTER) and bool(t & _NORMAL) and not t & _NOT_NORMAL_FRAMES,
+            bool(t & _MONSTER) and bool(t & _EXTRA_DECK), _subtype(t, _SPELL, _SPELL_SUBTYPES),
+            _subtype(t, _TRAP, _TRAP_SUBTYPES),
+            (2 if t & _QUICKPLAY else 1) if t & _SPELL else (3 if t & _COUNTER else 2) if t & _TRAP else None,
+            level if is_xyz else None, level if is_link else None)):
+        object.__setattr__(facts, name, value)
+
+
 @dataclass(frozen=True, slots=True)
-class CardFacts:
+class CardFacts(_TypeFacts):
     """One card's rules-relevant facts, encoded as in ``cards.cdb``.
 
     Frozen and hashable so states, events and caches can share one object per card.
@@ -216,117 +265,13 @@ class CardFacts:
 
     def __post_init__(self) -> None:
         _validate(self)
+        _derive(self)
 
-    @property
-    def is_monster(self) -> bool:
-        return bool(self.type & _MONSTER)
-
-    @property
-    def is_spell(self) -> bool:
-        return bool(self.type & _SPELL)
-
-    @property
-    def is_trap(self) -> bool:
-        return bool(self.type & _TRAP)
-
-    @property
-    def is_token(self) -> bool:
-        return bool(self.type & _TOKEN)
-
-    @property
-    def is_link(self) -> bool:
-        return self.type & _LINK_MONSTER == _LINK_MONSTER
-
-    @property
-    def is_xyz(self) -> bool:
-        return self.type & _XYZ_MONSTER == _XYZ_MONSTER
-
-    @property
-    def is_synchro(self) -> bool:
-        return self.type & _SYNCHRO_MONSTER == _SYNCHRO_MONSTER
-
-    @property
-    def is_fusion(self) -> bool:
-        return self.type & _FUSION_MONSTER == _FUSION_MONSTER
-
-    @property
-    def is_ritual(self) -> bool:
-        """A Ritual *monster*; a Ritual Spell is ``spell_subtype == 'ritual'``."""
-        return self.type & _RITUAL_MONSTER == _RITUAL_MONSTER
-
-    @property
-    def is_pendulum(self) -> bool:
-        return self.type & _PENDULUM_MONSTER == _PENDULUM_MONSTER
-
-    @property
-    def is_tuner(self) -> bool:
-        return self.type & _TUNER_MONSTER == _TUNER_MONSTER
-
-    @property
-    def is_flip(self) -> bool:
-        return self.type & _FLIP_MONSTER == _FLIP_MONSTER
-
-    @property
-    def is_normal_monster(self) -> bool:
-        """CARD-03: an effectless main-deck monster or Normal Pendulum; effectless Ritual and
-        Extra Deck monsters are not. Tokens cards.cdb marks Normal (Sheep Token) count too,
-        as effectless Tokens are treated as Normal Monsters."""
-        t = self.type
-        return bool(t & _MONSTER) and bool(t & _NORMAL) and not t & _NOT_NORMAL_FRAMES
-
-    @property
-    def is_extra_deck(self) -> bool:
-        """Fusion, Synchro, Xyz and Link monsters; a main-deck Pendulum only visits the Extra Deck."""
-        return bool(self.type & _MONSTER) and bool(self.type & _EXTRA_DECK)
-
-    @property
-    def spell_subtype(self) -> str | None:
-        """'normal', 'quickplay', 'continuous', 'equip', 'field' or 'ritual'; None if not a Spell."""
-        t = self.type
-        if not t & _SPELL:
-            return None
-        if t & _QUICKPLAY:
-            return "quickplay"
-        if t & _CONTINUOUS:
-            return "continuous"
-        if t & _EQUIP:
-            return "equip"
-        if t & _FIELD:
-            return "field"
-        if t & _RITUAL:
-            return "ritual"
-        return "normal"
-
-    @property
-    def trap_subtype(self) -> str | None:
-        """'normal', 'continuous' or 'counter'; None if not a Trap."""
-        t = self.type
-        if not t & _TRAP:
-            return None
-        if t & _COUNTER:
-            return "counter"
-        if t & _CONTINUOUS:
-            return "continuous"
-        return "normal"
-
-    @property
-    def activation_speed(self) -> int | None:
-        """CHAIN-01 Spell Speed of activating this card itself: Quick-Play 2, other Spells 1,
-        Counter Traps 3, other Traps 2. None for monsters, whose effects each have their own."""
-        t = self.type
-        if t & _SPELL:
-            return 2 if t & _QUICKPLAY else 1
-        if t & _TRAP:
-            return 3 if t & _COUNTER else 2
-        return None
-
-    @property
-    def rank(self) -> int | None:
-        return self.level if self.is_xyz else None
-
-    @property
-    def link_rating(self) -> int | None:
-        return self.level if self.is_link else None
+    def __setstate__(self, state: list) -> None:
+        """Unpickled or copied: its fields, then what they make of it."""
+        for field, value in zip(_FIELD_NAMES, state):
+            object.__setattr__(self, field, value)
+        _derive(self)
 
     @property
     def printed_level(self) -> int | None:
@@ -857,7 +802,8 @@ class UnknownFacts(CardFacts):
 
 #: Each fact of an unknown card, as the hidden card has it: read from ``CardFacts``' fields once,
 #: not at each duel state (every fold, view and set-up board makes one).
-_UNKNOWN_FACTS = tuple((f.name, getattr(HIDDEN_CARD, f.name)) for f in fields(CardFacts))
+_UNKNOWN_FACTS = tuple((name, getattr(HIDDEN_CARD, name))
+                       for name in (*(f.name for f in fields(CardFacts)), *_TypeFacts.__slots__))
 
 #: Reads that tell nothing of the card: its passcode (0: unknown) and the bookkeeping itself.
 _QUIET = frozenset(("code", "reads", "read_before", "__dict__", "__class__", "__reduce__", "__reduce_ex__", "__repr__",

@@ -96,7 +96,10 @@ def check_not_negated(state: DuelState, ev: Event, subject: str | None = None) -
     SPELL-06: a negated Equip Spell equips nothing and changes no ATK or DEF. SPELL-09, CHAIN-06:
     nor does a Continuous, Equip or Field Spell, Continuous Trap or Pendulum Scale whose link
     resolved after it left the field (``state.inert``). ``subject``, the card the event moves, may
-    be the cause itself (a negated Spell going to the GY)."""
+    be the cause itself (a negated Spell going to the GY). Most events come with neither list
+    filled: one test, so every outcome calls it bare."""
+    if not (state.negated or state.inert):
+        return
     cause = ev.cause
     if cause is None or cause == subject:
         return

@@ -30,9 +30,12 @@ def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
         where = say("{step} step", step=state.step) if state.phase == "battle" else phase_name(state.phase)
         fail(state, ev, "BATTLE-02", say("attacks are declared in the Battle Step, not the {where}", where=where))
     previous = state.attack
-    if previous is not None and not _attack_over(state, previous):
+    # an attack is over once its monster stopped attacking (left the field, POS-03: no longer in
+    # face-up Attack Position) or in a replay (BATTLE-06): its player attacks anew, with it or another
+    attacking = previous is not None and _attacking(state, previous)
+    replayed = attacking and _replayed(state, previous)
+    if attacking and not replayed:
         fail(state, ev, "BATTLE-02", say("the attack of {attacker} is not over yet", attacker=previous.attacker))
-    replayed = previous is not None and _replayed(state, previous)   # BATTLE-06: its player attacks anew
     if state.chain:
         fail(state, ev, "CHAIN-10", N_("an attack is declared with no chain open; it is not an activation"))
     elif state.passes and (ended := end_passes(state)):   # PRIO-03/05: the turn player declared the step's end
@@ -94,14 +97,6 @@ def attack_cancelled(state: DuelState, ev: AttackCancelled) -> None:
     state.attack = None
 
 
-def _attack_over(state: DuelState, attack: Attack) -> bool:
-    """Whether the attack in progress has ended without damage calculation: its attacker left the
-    field or is no longer in face-up Attack Position (POS-03: e.g. Book of Moon on it), or the
-    opponent's monsters changed (a replay, BATTLE-06) and the player attacks with another monster
-    instead, forfeiting the first attack (BATTLE-07)."""
-    return not _attacking(state, attack) or _replayed(state, attack)
-
-
 def _attacking(state: DuelState, attack: Attack) -> bool:
     """Whether the attack's monster is still on the field, in face-up Attack Position, attacking."""
     attacker = state.cards.get(attack.attacker)
@@ -110,11 +105,11 @@ def _attacking(state: DuelState, attack: Attack) -> bool:
 
 
 def _replayed(state: DuelState, attack: Attack) -> bool:
-    """BATTLE-06: the attacking monster is still attacking, before damage calculation, and the
-    opponent's monsters changed since the declaration: its player declares again, a new target
-    for it (a replay, not a second attack: BATTLE-03) or another monster (BATTLE-07: this one's
-    attack forfeited)."""
-    if attack.calculated or not _attacking(state, attack):
+    """BATTLE-06, of an attack whose monster is still attacking (``_attacking``): before damage
+    calculation, the opponent's monsters changed since the declaration: its player declares again,
+    a new target for it (a replay, not a second attack: BATTLE-03) or another monster (BATTLE-07:
+    this one's attack forfeited)."""
+    if attack.calculated:
         return False
     defender = 1 - state.cards[attack.attacker].controller
     return frozenset(c.id for c in state.monsters(defender)) != attack.defender_monsters

@@ -86,7 +86,7 @@ _HAS_FACTS = card_text.HAS_FACTS
 # What the fold does around each kind's handler, as bits of one number per kind (``_PLAN``): every
 # event pays one dict look-up for its handler and these, instead of one set look-up for each.
 (_ENDED_OK, _OPENS, _LOST_OK, _MOVES_ON, _TIMED, _SENDS, _OWING, _RESETS_WINDOW, _RESETS_PASSES,
- _ENDS_PENDULUM) = (1 << bit for bit in range(10))
+ _ENDS_PENDULUM, _END_EFFECT) = (1 << bit for bit in range(11))
 
 
 def _traits(kind: str) -> int:
@@ -99,7 +99,8 @@ def _traits(kind: str) -> int:
             # the summon's window too (SUM-03, SPS-11): else its two passes, kept, read as the end
             | (kind not in _KEEP_SUMMON_WINDOW and kind not in _KEEP_PASSES) * _RESETS_WINDOW
             | (kind not in _KEEP_PASSES) * _RESETS_PASSES
-            | (kind not in _PENDULUM_SUMMON) * _ENDS_PENDULUM)
+            | (kind not in _PENDULUM_SUMMON) * _ENDS_PENDULUM
+            | (kind in turn.END_PHASE_EFFECTS) * _END_EFFECT)
 
 
 #: Per duel kind: its handler and its ``_traits``. A kind without a handler (a match event) has
@@ -189,8 +190,11 @@ def apply(state: DuelState, event: Event) -> DuelState:
         _decide(state, before, event, unsure)
     if traits & _RESETS_WINDOW:
         state.summon_window = None
-    if state.passes and traits & _RESETS_PASSES:
-        state.passes = 0                          # PRIO-03: passes count only in succession
+    if state.passes:
+        if traits & _RESETS_PASSES:
+            state.passes = 0                      # PRIO-03: passes count only in succession
+        elif traits & _END_EFFECT and state.phase == "end":
+            turn.end_phase_effect(state, event)   # TURN-08, PRIO-01: what an End Phase effect changed
     if traits & _ENDS_PENDULUM:
         state.pendulum_summon_open = False
     state.last_kind = kind

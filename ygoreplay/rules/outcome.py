@@ -33,8 +33,7 @@ PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
 @handles(CardMoved)
 def card_moved(state: DuelState, ev: CardMoved) -> None:
     card = state.cards.get(ev.card) or get_card(state, ev, ev.card)
-    if state.negated or state.inert:
-        check_not_negated(state, ev, card.id)
+    check_not_negated(state, ev, card.id)
     to = ev.to
     # the destination's fields as locals: a NamedTuple's field is a descriptor call each read
     # (Python 3.11 does not specialise it), and a move reads its zone up to eight times
@@ -60,8 +59,6 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     host = _check_destination(state, ev, card, to)      # impossible destinations first
     _check_move_rules(state, ev, card, to)
     # -- all checks done ----------------------------------------------------------------------
-    if state.passes and state.phase == "end":
-        end_phase_effect(state, ev, ev.reason)                 # TURN-08, PRIO-01: priority again
     if ev.reason == "material" or ev.reason == "tributed":
         note_material_move(state, card)                        # for the summon that follows (RIT-02)
     if card.is_token and to_zone not in ON_FIELD:
@@ -447,8 +444,6 @@ def counters_changed(state: DuelState, ev: CountersChanged) -> None:
         card.counters[ev.counter] = ev.count
     else:
         card.counters.pop(ev.counter, None)
-    if state.passes and state.phase == "end":
-        end_phase_effect(state, ev)                            # TURN-08, PRIO-01: priority again
 
 
 @handles(LifePointsChanged)
@@ -487,8 +482,6 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
     side.lp = result
     if result == 0:
         state.must_lose[player] = "lp"                        # WIN-01
-    if state.passes and state.phase == "end":
-        end_phase_effect(state, ev, ev.reason)                 # TURN-08, PRIO-01: priority again
 
 
 @handles(CoinTossed)

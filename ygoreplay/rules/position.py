@@ -29,8 +29,7 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
                                        name=card.name))
     if card.is_token and new not in (ATTACK, DEFENSE):
         fail(state, ev, "TOKEN-02", N_("a Token is always face-up"))
-    if state.negated or state.inert:
-        check_not_negated(state, ev)              # TERM-14: a negated Book of Moon turns nothing face-down
+    check_not_negated(state, ev)              # TERM-14: a negated Book of Moon turns nothing face-down
     if ev.cause is None and _attacked_face_down(state, card, new):
         state.flipped.append(card.id)           # EFF-05: its Flip effect follows damage calculation
         card.position = new                     # POS-04/BATTLE-12: by the rules, not a manual change

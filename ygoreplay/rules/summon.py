@@ -359,8 +359,7 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
         listed = [get_card(state, ev, m) for m in ev.materials]
     if not card.facts.is_monster:
         fail(state, ev, "SPS-01", say("{name} is not a monster", name=card.name))
-    if state.negated or state.inert:
-        check_not_negated(state, ev)              # TERM-14, SPELL-09/CHAIN-06: it summons nothing
+    check_not_negated(state, ev)              # TERM-14, SPELL-09/CHAIN-06: it summons nothing
     _check_source(state, ev, card, player, method)
     if method == "inherent" or method == "pendulum":
         why = open_game_state(state, player)
@@ -871,8 +870,7 @@ def token_created(state: DuelState, ev: TokenCreated) -> None:
     if ev.position not in (ATTACK, DEFENSE):
         fail(state, ev, "TOKEN-02", say("a Token is only ever face-up Attack or face-up Defense, not {position} "
                                         "({name}, {card})", position=ev.position, name=facts.name, card=ev.card))
-    if state.negated or state.inert:
-        check_not_negated(state, ev)              # TERM-14: a negated Scapegoat makes no Tokens
+    check_not_negated(state, ev)              # TERM-14: a negated Scapegoat makes no Tokens
     stranded = _check_equips(state, ev)
     state.cards[token.id] = token
     put(state, token, MZONE, player, ev.zone, ev.position)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..i18n import N_, say
 from ..events import (
-    GY, HAND, CardMoved, CardsDrawn, CountersChanged, HandSizeDiscard, LifePointsChanged, PhaseEntered, PriorityPassed,
+    GY, HAND, CardMoved, CardsDrawn, ControlChanged, CountersChanged, HandSizeDiscard, LifePointsChanged, PhaseEntered, PriorityPassed,
     StatsChanged, StepEntered, TurnStarted)
 from ..state import DuelState
 from . import card_text
@@ -69,8 +69,7 @@ def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
                                            draw_count=state.draw_count, count=ev.count) if state.draw_count != 1 else
                  say("the Draw Phase draw is {draw_count} card, not {count}", draw_count=state.draw_count,
                      count=ev.count))
-    if state.negated or state.inert:
-        check_not_negated(state, ev)              # TERM-14: a negated Pot of Greed draws nothing
+    check_not_negated(state, ev)              # TERM-14: a negated Pot of Greed draws nothing
     available = min(ev.count, len(side.deck))
     drawn = side.deck[:available] if ordered or not ev.cards else list(ev.cards)
     for card_id in drawn:
@@ -250,10 +249,14 @@ def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
 #: What no End Phase effect does: a cost (paid with an activation), a card leaving once it
 #: resolved or was negated (SPELL-04), a move the basic rules make.
 _NO_EFFECT_MOVES = frozenset(("cost", "resolved", "negated", "rule"))
+#: The kinds an End Phase effect's change is recorded as (``end_phase_effect``) that ``fold.apply``
+#: hands to it after their handler, in the End Phase once a player passed. A stats or a control
+#: change is handed to it by its handler, which first tells whether it is a lapse (TURN-08).
+END_PHASE_EFFECTS = frozenset(cls.kind for cls in (CardMoved, LifePointsChanged, CountersChanged))
 
 
-def end_phase_effect(state: DuelState, ev: CardMoved | LifePointsChanged | StatsChanged | CountersChanged,
-                     reason: str | None = None) -> None:
+def end_phase_effect(state: DuelState,
+                     ev: CardMoved | LifePointsChanged | StatsChanged | CountersChanged | ControlChanged) -> None:
     """TURN-08, PRIO-01: once the turn player has declared the end of the End Phase (passed), its
     effects worded "in the End Phase" or "at the end of the turn" are processed before the hand is
     adjusted (a card banished until the End Phase comes back, LP gained, ATK set). Whatever such
@@ -266,9 +269,10 @@ def end_phase_effect(state: DuelState, ev: CardMoved | LifePointsChanged | Stats
     what the record says: an effect applying names its cause; a change naming none, a cost or a
     card's leaving once its chain link is done (``reason``) is no End Phase effect (GEN-01: a
     recorder who means one names it), nor is an effect of this turn lapsing ("until the end of
-    this turn": ``stats_lapse``, ``control_lapse``), which its handler tells first. Called by
-    those handlers in the End Phase after a pass."""
-    if ev.cause is not None and reason not in _NO_EFFECT_MOVES and not state.chain:
+    this turn": ``stats_lapse``, ``control_lapse``). Called by ``fold.apply`` once such an event
+    is applied, in the End Phase after a pass (``END_PHASE_EFFECTS``); by the stats and control
+    handlers themselves, once they told whether the change is a lapse."""
+    if ev.cause is not None and getattr(ev, "reason", None) not in _NO_EFFECT_MOVES and not state.chain:
         state.passes = 0
 
 
