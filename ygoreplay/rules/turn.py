@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from ..i18n import N_, say
 from ..events import (
-    GY, HAND, CardMoved, CardsDrawn, ControlChanged, CountersChanged, HandSizeDiscard, LifePointsChanged, PhaseEntered, PriorityPassed,
-    StatsChanged, StepEntered, TurnStarted)
+    GY, HAND, CardMoved, CardsDrawn, ControlChanged, CountersChanged, HandSizeDiscard, LifePointsChanged, PhaseEntered,
+    PriorityPassed, StatsChanged, StepEntered, TurnStarted)
 from ..state import DuelState
 from . import card_text
 from .base import (
