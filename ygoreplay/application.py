@@ -644,12 +644,15 @@ class Records:
         return Recorded(duel_id, len(result.events), stored, violations=agreement.violations,
                         receipt=self._receipt(duel_id, stored)), agreement
 
-    def verify(self, duel_id: str, receipts: Iterable[Receipt] = (), verified: Verification | None = None
-               ) -> tuple[Verification, Receipt | None]:
+    def verify(self, duel_id: str, receipts: Iterable[Receipt] = (), verified: Verification | None = None,
+               held_back: bool = False) -> tuple[Verification, Receipt | None]:
         """The duel verified end to end (``verified``: already, by a live duel's cache), then
         against the receipts given and the witness's last head (also returned): a store behind
-        any of them is NOT ok."""
-        return verify_heads(self.store, duel_id, receipts, self.witness, verified)
+        any of them is NOT ok. A view ``held_back`` (``LiveDuel.holds_back``: a player of a
+        judge's what-if, a delayed spectator) is not judged by the witness: its head is the whole
+        record's, and a cut behind it or its signature failing would be said with its event count
+        (the what-if's length, the table's progress past the delay)."""
+        return verify_heads(self.store, duel_id, receipts, None if held_back else self.witness, verified)
 
     def seals(self, duel_id: str) -> "SealReport | None":
         """What the duel's seals hold, when its players sealed their own sides (``trust.seals_of``):

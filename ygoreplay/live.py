@@ -583,16 +583,20 @@ class LiveDuel:
         in the bounded cache; ``key`` holds the number of events its reader may see."""
         return self.cache.get((self.id, "answer", i18n.current(), *key), lambda: gzip.compress(build(), 5))
 
-    def verified(self, seen: int) -> Verification:
+    def verified(self, seen: int, held_back: bool = False) -> Verification:
         """The record checked end to end (``Store.verify``), for a reader that may see ``seen``
         events: again once that grew, or every ``VERIFY_TTL`` seconds (on the clock, never on
         an append past what the reader may see), so a crowd asking at once costs one. A reader
-        held back by a delay gets the verification of its ``seen`` events, which reads nothing
-        past them: neither its answer nor its time depends on what the delay holds back."""
+        ``held_back`` (``holds_back``: a delay, a judge's what-if) gets the verification of its
+        ``seen`` events, which reads nothing past them: neither its answer nor its time depends
+        on what is held back. Decided by the view, not by the events this process holds: one
+        behind the store (a wake-up missed, another worker's append not taken in yet) read the
+        whole record for such a reader when it held just ``seen``, so a what-if altered past a
+        player's view failed his verification, and his file, on that worker only."""
         period = int(time.monotonic() // VERIFY_TTL)
-        upto = seen if seen < self.count else None
-        return self.cache.get((self.id, "verified", seen, period), lambda: self.store.verify(self.id, upto),
-                              lambda _result: VERIFICATION_SIZE)
+        upto = seen if held_back else None
+        return self.cache.get((self.id, "verified", seen, held_back, period),
+                              lambda: self.store.verify(self.id, upto), lambda _result: VERIFICATION_SIZE)
 
     def seals(self, seen: int) -> SealReport | None:
         """What the seals among the first ``seen`` events hold (``trust.seals_of``), kept like
@@ -610,7 +614,7 @@ class LiveDuel:
     def _replay_file(self, view: str, count: int, key: OrganiserKey) -> bytes:
         """Made from the events ``view`` may see only (and the verification kept for it), so
         neither its making nor its time depends on the events past a delay."""
-        if not self.verified(count).ok:
+        if not self.verified(count, self.holds_back(view)).ok:
             raise VerificationError(say("duel {id} fails verification (run verify): nothing was derived from it",
                                         id=self.id))
         records, header = self.records[:count], self.header

@@ -469,10 +469,11 @@ def _verified(service: Service, duel_id: str, caller: Caller, live: LiveDuel, re
         raise HTTPError(400, say("a receipt given is not for duel {duel_id}", duel_id=duel_id), where="body")
     # held back (a delay, a judge's what-if): refused whatever the record holds past the view, which
     # a refusal made on it would tell (``LiveDuel.holds_back``)
-    if live.holds_back(caller.view) and any(r.events > visible for r in receipts):
+    held_back = live.holds_back(caller.view)
+    if held_back and any(r.events > visible for r in receipts):
         raise HTTPError(403, say("this view may see {visible} events: a receipt past them is checked with a token that "
                             "sees them (recorder, judge)", visible=visible), where="body")
-    result, _witnessed = service.records.verify(duel_id, receipts, live.verified(visible))
+    result, _witnessed = service.records.verify(duel_id, receipts, live.verified(visible, held_back), held_back)
     sealed = live.seals(min(visible, result.events)) if result.ok else None
     if visible < result.events:            # a delayed spectator: nothing that counts past its view
         trust = trust_of(result.ok, live.header.source, "its witness cannot be believed" if result.doubt else "")
