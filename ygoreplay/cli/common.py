@@ -324,6 +324,18 @@ def open_duel(spec: str, store_url: str | None, cards: tuple[str, ...] = ()) -> 
         yield open_source(spec, store, db)
 
 
+def handed_source(spec: str, store: Store, cards: CardDB, view: str | None) -> Source:
+    """A stored duel opened for ``view``, written out to hand on (an exported record, an LP sheet):
+    a judge's what-if branch stops where the service's views of it stop while its parent has
+    not released what it hid (``Records.branch_cut``, ZONE-12, ZONE-13); the judge's holds it."""
+    from ..application import Records
+    from ..source import open_source
+    source = open_source(spec, store, cards)
+    if view is None or view == "judge":
+        return source
+    return source.upto(Records(store).branch_cut(str(source.duel_id), view))
+
+
 def resolve(store: Store, duel: str) -> str:
     from ..source import resolve_duel
     return resolve_duel(store, duel, files=False)
