@@ -10,14 +10,20 @@
   the call open while check said it was ruled (MATCH-08). A rollback reverts the rulings it
   goes back past (``Entries.rulings_reverted``): the latest ruling still in effect rules, else
   the entry is open again.
+* A receipt path the system refuses to look at (a name too long) raised an ``OSError`` past
+  ``keep_receipt``'s "the write stands": the command line said "cannot write the output" of a
+  write that was stored, and a script sent it again.
 """
 from __future__ import annotations
+
+import json
 
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from test_attack_25ag import _what_if
+from test_attack_25al import _recorded
 from test_device_names import ADMIN, START, WON, auth
 from test_store import fresh_url
 from ygoreplay.access import digest
@@ -91,3 +97,14 @@ def test_match_08_a_dispute_whose_ruling_was_rolled_back_is_open_again():
               {**_ruling(8, "stands"), "entered_by": "judge"}, {**_back(10), "entered_by": "judge"}]
     report = check([from_dict(e) for e in events], CardDB.classic()).to_dict()
     assert [(d["index"], d["open"], d["ruled"]) for d in report["disputed"]] == [(8, True, None)]
+
+
+def test_a_receipt_path_too_long_to_look_at_says_the_write_stands(tmp_path):
+    path, duel = _recorded(tmp_path)
+    more = tmp_path / "more.jsonl"
+    more.write_text(json.dumps({"kind": "life_points_changed", "player": 0, "amount": 100, "reason": "gain"}) + "\n")
+    result = CliRunner().invoke(main, ["append", duel, str(more), "--receipt", str(tmp_path / ("a" * 300) / "r.json"),
+                                       "--store", path])
+    assert result.exit_code != 0
+    assert "cannot write the output" not in result.output, result.output
+    assert f"the write stands: duel {duel} has 10 events" in result.output, result.output

@@ -303,10 +303,12 @@ def keep_receipt(receipt: Receipt, path: str | None, witness: Witness | None) ->
     if path:
         try:
             save_receipt(receipt, path)
-        except InputError as exc:
+        except (InputError, OSError) as exc:        # OSError: a path the system refuses to look at (too long)
+            reason = (str(exc).removesuffix("; nothing was written") if isinstance(exc, InputError)
+                      else f"{path}: {exc.strerror or exc}")
             raise InputError(t("the write stands: duel {duel} has {events} events now (do not send it again); "
                                "only its receipt was not saved: {reason}", duel=receipt.duel, events=receipt.events,
-                               reason=str(exc).removesuffix("; nothing was written"))) from None
+                               reason=reason)) from None
     if receipt.witnessed is False and witness is not None:
         echo(f"warning: the witness {witness.name} cannot be reached: this write is not witnessed "
              "(its receipt still proves it)", err=True)
