@@ -7,7 +7,7 @@ them, and on any view a full record can give.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -69,6 +69,14 @@ class Source:
             red = redact(self.events, self.cards, view, self.secret)
             self.redactions[view] = (red.events, view_cards(self.cards, red.codes), red.disclosures, red.renames, view)
         return self.redactions[view]
+
+    def upto(self, count: int | None) -> Source:
+        """This full record's first ``count`` events (every one: None) as a source of their own:
+        what a rollback or correction past them reverted is in effect there."""
+        if count is None or count >= len(self.events):
+            return self
+        return replace(self, events=self.events[:count], records=self.records[:count], redactions={},
+                       reverted={pos: by for pos, by in self.reverted.items() if by < count})
 
     def as_view(self, view: str | None = None) -> tuple[list[Event], CardDB, list, list, str]:
         """The events, card facts, disclosures and renames ``view`` has of the duel, and the view."""

@@ -303,10 +303,12 @@ def keep_receipt(receipt: Receipt, path: str | None, witness: Witness | None) ->
     if path:
         try:
             save_receipt(receipt, path)
-        except InputError as exc:
+        except (InputError, OSError) as exc:        # OSError: a path the system refuses to look at (too long)
+            reason = (str(exc).removesuffix("; nothing was written") if isinstance(exc, InputError)
+                      else f"{path}: {exc.strerror or exc}")
             raise InputError(t("the write stands: duel {duel} has {events} events now (do not send it again); "
                                "only its receipt was not saved: {reason}", duel=receipt.duel, events=receipt.events,
-                               reason=str(exc).removesuffix("; nothing was written"))) from None
+                               reason=reason)) from None
     if receipt.witnessed is False and witness is not None:
         echo(f"warning: the witness {witness.name} cannot be reached: this write is not witnessed "
              "(its receipt still proves it)", err=True)
@@ -322,6 +324,18 @@ def open_duel(spec: str, store_url: str | None, cards: tuple[str, ...] = ()) -> 
         return
     with open_store(store_url, readonly=True) as store:
         yield open_source(spec, store, db)
+
+
+def handed_source(spec: str, store: Store, cards: CardDB, view: str | None) -> Source:
+    """A stored duel opened for ``view``, written out to hand on (an exported record, an LP sheet):
+    a judge's what-if branch stops where the service's views of it stop while its parent has
+    not released what it hid (``Records.branch_cut``, ZONE-12, ZONE-13); the judge's holds it."""
+    from ..application import Records
+    from ..source import open_source
+    source = open_source(spec, store, cards)
+    if view is None or view == "judge":
+        return source
+    return source.upto(Records(store).branch_cut(str(source.duel_id), view))
 
 
 def resolve(store: Store, duel: str) -> str:

@@ -20,8 +20,8 @@ from ..text import number, printable
 from . import match as match_cli
 from .common import (
     EXIT_ILLEGAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, by_option, card_db, cards_option, echo, expected_option,
-    file_format, keep_receipt, key_option, load_events, main, open_duel, open_store, open_witness, receipt_out_option,
-    resolve, signing_key, store_option, view_option, witness_option, Words)
+    file_format, handed_source, keep_receipt, key_option, load_events, main, open_duel, open_store, open_witness,
+    receipt_out_option, resolve, signing_key, store_option, view_option, witness_option, Words)
 
 if TYPE_CHECKING:
     from ..state import DuelState
@@ -57,11 +57,8 @@ def export_command(duel: str, output: str, html: bool, as_record: bool, view: st
             with open_duel(duel, None, cards) as source:
                 events = source.recorded_by(shown)
         else:                # a what-if branch's stops where the service's views of it stop
-            from ..source import open_source
             with open_store(store_url, readonly=True) as store:
-                source = open_source(duel, store, card_db(cards))
-                events = source.recorded_by(shown)[:None if shown == "judge" else
-                                                   Records(store).branch_cut(str(source.duel_id), shown)]
+                events = handed_source(duel, store, card_db(cards), shown).recorded_by(shown)
         size = write_events(output, events, shown)
         echo(t("{output}: {count} events as the {value} recorded them, {size} bytes (JSON Lines)",
                output=output, count=len(events), value=view or 'spectator', size=size))

@@ -14,7 +14,7 @@ from ..errors import InputError, StoreError
 from ..i18n import said, t
 from ..text import printable
 from .common import (
-    Words, card_db, cards_option, echo, main, open_duel, open_store, pick_list, store_option, view_option)
+    Words, card_db, cards_option, echo, handed_source, main, open_duel, open_store, pick_list, store_option, view_option)
 
 if TYPE_CHECKING:
     from ..lpsheet import LPSheet
@@ -73,7 +73,6 @@ def lp_sheet(duel: str, as_csv: bool, output: str | None, paper: str, view: str 
     from ..files import mode_for
     from ..lpsheet import to_csv, to_html
     from ..rounds import match_details
-    from ..source import open_source
     if Path(duel).is_file():
         with open_duel(duel, None, cards) as source:
             replay = source.replay
@@ -82,7 +81,8 @@ def lp_sheet(duel: str, as_csv: bool, output: str | None, paper: str, view: str 
                            lambda _shown: {})
     else:
         with open_store(store_url, readonly=True) as store:
-            source = open_source(duel, store, card_db(cards))
+            # a view handed on: a judge's what-if branch stops where the service's sheet of it stops
+            source = handed_source(duel, store, card_db(cards), view)
             records = source.records                 # read once, as the anchors vouch (not read again apart)
             times = [r.recorded for r in records]
             # the match is named as the view shown may know of it: a public duel's spectator sheet

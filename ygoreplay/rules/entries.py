@@ -79,6 +79,19 @@ class Entries:
         if event.on is not None and event.decision is not None:
             self.ruled[event.on] = Ruling(position, "judge_note", event.decision, event.judge)
 
+    def rulings_reverted(self, to: int, effective: list[tuple[int, Event]]) -> None:
+        """A rollback to ``to`` reverted the judge's rulings from there (MATCH-08): an entry they
+        ruled on is ruled by the latest ruling still in ``effective`` (the events in effect this
+        fold holds), else open again, as the judge's page shows it (a call, a dispute: open)."""
+        undone = {on for on, ruling in self.ruled.items() if ruling.at >= to}
+        if not undone:
+            return
+        for on in undone:
+            del self.ruled[on]
+        for position, event in effective:
+            if isinstance(event, JudgeNote) and event.on in undone:
+                self.ruling(position, event)
+
     def open_dispute(self, entry: int) -> bool:
         """Disputed, and no judge has ruled on it since."""
         dispute = self.disputed.get(entry)

@@ -261,6 +261,7 @@ class History:
         state = state if state is not None else self._state_before(to)
         while self.effective and self.effective[-1][0] >= to:   # rollbacks are never reverted
             self.reverted[self.effective.pop()[0]] = position
+        self.entries.rulings_reverted(to, self.effective)
         del self.notes[bisect.bisect_left(self.notes, to):]
         self.calls = [(pos, by) for pos, by in self.calls if pos < to]
         if to < self.base:                              # events before ``base`` were never in memory
