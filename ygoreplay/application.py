@@ -41,6 +41,7 @@ from .state import DuelState, Violation
 from .store import DuelInfo, Record, Store, StoreError, Verification, key_claim, new_id
 
 if TYPE_CHECKING:
+    from .importing import ImportResult
     from .openings import SealReport
     from .source import Source
 from .text import checked
@@ -622,16 +623,16 @@ class Records:
         kept up to date here; else read now),
         or another writer records it meanwhile (the file's digest is the duel's claim);
         ``attachments`` as ``import_replay``'s."""
-        from .yrpx import fold_and_compare, import_yrpx
+        from .yrpx import fold_and_compare
         title = checked(title, "the title", 500) if title else None
-        result = import_yrpx(path, names=names, check=True)          # bounded: refuses what is not a replay
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        result, data = _edopro(path, names)
+        digest = hashlib.sha256(data).hexdigest()                   # of the bytes imported, never a second read
         known = self.imports() if known is None else known
         info = known.get(digest)
         if info is not None:
             return Recorded(info.id, len(result.events), info.events, skipped=True), None
         agreement = fold_and_compare(result)
-        source = {"format": EDOPRO.name, "file": path.name, "size": path.stat().st_size, "sha256": digest}
+        source = {"format": EDOPRO.name, "file": path.name, "size": len(data), "sha256": digest}
         cards = _scripted(result.cards, names if names is not None else self.store.cards)
         earlier, (duel_id, stored) = self._claimed(
             f"yrpx-{digest}", lambda: self.imports().get(digest), result.events, title or path.name,
@@ -686,6 +687,16 @@ class Records:
         if until:
             duels = [d for d in duels if d.created[:len(until)] <= until]
         return duels
+
+
+def _edopro(path: Path, names: CardDB | None) -> tuple[ImportResult, bytes]:
+    """An EDOPro replay imported (``check``: its board compared with the engine's) from the bytes
+    of ``path`` read once, bounded, a regular file only (``yrpx.read_file``), with those bytes:
+    what is kept of the file (its size, its digest, the duel's claim) is of what was imported; a
+    second read gave a file swapped in meanwhile the other's digest, refused as imported forever."""
+    from .yrpx import import_yrpx, read_file
+    data = read_file(path)
+    return import_yrpx(data, names=names, check=True, name=str(path)), data
 
 
 def _scripted(cards: CardDB, lookup: object) -> CardDB:
@@ -881,7 +892,7 @@ def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, r
     (``target``, with ``key``; one of a ``batch`` is left ``pending``: ``files.commit``). A replay
     that cannot be imported is reported, not raised."""
     from .replay_file import write, write_pending
-    from .yrpx import fold_and_compare, import_yrpx
+    from .yrpx import fold_and_compare
     outcome = Imported(path.name)
     try:
         if records is not None:
@@ -892,14 +903,14 @@ def import_replay_file(path: Path, names: CardDB | None, title: str | None, *, r
                 return outcome
         else:
             assert target is not None and key is not None
-            result = import_yrpx(path, names=names, check=True)
+            result, data = _edopro(path, names)
             agreement = fold_and_compare(result)
             target.parent.mkdir(parents=True, exist_ok=True)
             replay = make_replay(result.events, result.times, _scripted(result.cards, names), "judge",
                                  secrets.token_bytes(32), secrets.token_bytes(32),
                                  {"title": checked(title or path.name, "the title", 500),
                                   "players": list(result.players)},
-                                 {"format": EDOPRO.name, "file": path.name, "size": path.stat().st_size})
+                                 {"format": EDOPRO.name, "file": path.name, "size": len(data)})
             if batch:
                 outcome.pending = write_pending(target, replay, key)
             else:

@@ -6,6 +6,7 @@ truncated one (rename is atomic on POSIX and on Windows within one volume).
 """
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import stat
@@ -48,6 +49,21 @@ def mode_for(view: str) -> int:
     card, so only its owner reads it, as the store and the key; a view is for sharing. Every door
     that writes one asks here (a second door that did not wrote the judge's for all to read)."""
     return 0o600 if view == "judge" else 0o644
+
+
+class NotRegularFile(OSError):
+    """A path that names no regular file (a folder, a pipe, a device): refused unread."""
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file: ``NotRegularFile`` for anything else,
+    found without waiting (``open`` of a FIFO waits for a writer: an import of one hung), and
+    OSError as ``open``. A file that is not one is never read, so no device or pipe feeds it."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NotRegularFile(errno.EINVAL, "not a regular file (a folder, a pipe or a device)", str(path))
+    return os.fdopen(fd, "rb")
 
 
 def open_readable(path: str | os.PathLike[str], what: str = "file",

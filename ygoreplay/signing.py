@@ -18,6 +18,8 @@ import base64
 import hashlib
 import hmac
 import os
+import shlex
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -26,7 +28,8 @@ import msgpack
 
 from .errors import InputError
 from .files import data_dir, open_readable, write_atomic
-from .i18n import say
+from .i18n import say, t
+from .text import printable
 
 ENV_VAR = "YGOREPLAY_KEY"
 PREFIX = "ed25519:"
@@ -106,10 +109,12 @@ class PublicKey:
                 raise InputError(say("{spec!r} is neither a public key (ed25519:...) nor a key file",
                                      spec=spec))
             try:
-                content = path.read_bytes()[:16384]
+                with open_readable(path, "key file") as f:
+                    content, mode = f.read(16384), os.fstat(f.fileno()).st_mode
             except OSError as exc:
                 raise InputError(say("{path}: cannot read ({reason})", path=path, reason=exc.strerror or exc)) from None
             if b"PRIVATE KEY" in content:
+                warn_if_exposed(path, mode)
                 return OrganiserKey.from_pem(content, str(path)).public
             text = content.decode("ascii", errors="replace").strip()
             if not text.startswith(PREFIX):
@@ -181,7 +186,7 @@ class OrganiserKey:
         path = Path(path) if path else default_key_path()
         try:
             with open_readable(path, "private key") as f:
-                data = f.read(16384)
+                data, mode = f.read(16384), os.fstat(f.fileno()).st_mode
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -189,6 +194,7 @@ class OrganiserKey:
                                  path=path, reason=exc.strerror or exc)) from None
         found = _LOADED.get((str(path), data))
         if found is None:                    # each Store that checks a signature asks (a board per request)
+            warn_if_exposed(path, mode)      # said once a process, not once a request
             found = cls.from_pem(data, str(path))
             _LOADED.clear()
             _LOADED[(str(path), data)] = found
@@ -214,6 +220,21 @@ class OrganiserKey:
             return cls.load(path), False
         key.path = str(path)
         return key, True
+
+
+def warn_if_exposed(path: str | os.PathLike[str], mode: int) -> None:
+    """Say on stderr that a private key file others can read is one (its ``mode``, as ``fstat``
+    of the file read gave it), with the fix: whoever reads it signs as its owner. OpenSSH refuses
+    such a key; here it is still used, as a store's own records are checked with it (refused,
+    a key copied without its mode, or mounted 0644 by a container, would stop every read of the
+    store): the owner is told, naming the file (escaped, as every printed name is)."""
+    if os.name == "nt" or not mode & 0o077:          # Windows keeps no such bits: its ACLs decide
+        return
+    shown = printable(str(path))
+    sys.stderr.write(t("warning: the private key {path} can be read by other users (mode {mode}): anyone who "
+                       "reads it can sign as you; make it yours alone: chmod 600 {quoted}",
+                       path=shown, mode=f"{mode & 0o777:04o}", quoted=printable(shlex.quote(str(path)))) + "\n")
+    sys.stderr.flush()
 
 
 def digest(*parts: bytes) -> bytes:

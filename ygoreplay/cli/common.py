@@ -20,6 +20,7 @@ import click
 from .. import i18n
 from ..i18n import N_, say, t
 from ..errors import InputError
+from ..text import printable
 from . import kept_aside
 from .index import AREAS, COMMANDS
 from .duel_files import card_db, file_format, load_events  # noqa: F401  (every command's, from here)
@@ -39,7 +40,7 @@ def signing_key() -> OrganiserKey:
     from ..signing import OrganiserKey
     key, created = OrganiserKey.load_or_create()
     if created:
-        echo(f"created the organiser key {key.path} (public key {key.public.text})", err=True)
+        echo(f"created the organiser key {printable(key.path)} (public key {key.public.text})", err=True)
     return key
 
 

@@ -8,6 +8,7 @@ import click
 
 from ..errors import InputError
 from ..i18n import t
+from ..text import printable
 from .common import echo, main, signing_key
 
 
@@ -18,7 +19,8 @@ def key() -> None:
     organiser = signing_key()
     echo(organiser.public.text)
     echo(t("fingerprint {fingerprint}, private key in {value}",
-           fingerprint=organiser.public.fingerprint, value=organiser.path or default_key_path()), err=True)
+           fingerprint=organiser.public.fingerprint,
+           value=printable(str(organiser.path or default_key_path()))), err=True)
 
 
 @main.command()

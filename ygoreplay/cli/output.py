@@ -94,8 +94,10 @@ def answered(passing: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
     except YgoreplayError as exc:
         from ..rules import RuleViolation
         label = t("conflict") if isinstance(exc, ConflictError) else t("error")
-        echo(f"#{exc.index} {exc.rule} {said(exc.message)}" if isinstance(exc, RuleViolation) else f"{label}: {said(str(exc))}",
-             err=True)
+        # One line, whatever it names: a path or a name with a line break (or an escape) shows it
+        # as ``\n`` (README), never as a line of its own ("error: x\nx.ygr: ok ..." forged one).
+        echo(printable(f"#{exc.index} {exc.rule} {said(exc.message)}" if isinstance(exc, RuleViolation)
+                       else f"{label}: {said(str(exc))}"), err=True)
         sys.exit(exc.exit_code)
     except BrokenPipeError:
         # The reader stopped early (``ygoreplay log DUEL | head``): not an error, exit 0.

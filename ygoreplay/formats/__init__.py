@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import importlib
 import os
-import stat
 import struct
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import InputError
+from ..files import NotRegularFile, open_regular
 from ..i18n import N_, say, t
 
 if TYPE_CHECKING:
@@ -161,13 +161,11 @@ def _sniffed(source: str | os.PathLike[str] | bytes, name: str | None, refine: b
 def _open_regular(path: Path, shown: str) -> Any:
     """The file opened for reading if it is a regular one (not blocking on a pipe meanwhile)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        return open_regular(path)
+    except NotRegularFile:
+        raise FormatError(t("{path}: not a regular file (a folder, a pipe or a device)", path=shown)) from None
     except OSError as exc:
         raise FormatError(say("{shown}: cannot read ({value})", shown=shown, value=exc.strerror or exc)) from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise FormatError(t("{path}: not a regular file (a folder, a pipe or a device)", path=shown))
-    return os.fdopen(fd, "rb")
 
 
 def _decide(head: Callable[[int], bytes], path: Path | None, shown: str, refine: bool) -> Format:

@@ -44,7 +44,7 @@ from .container import (BASE_HEADER_SIZE, DATASIZE_OFFSET, DUEL_EMZONE, DUEL_FSX
                         REPLAY_64BIT_DUELFLAG, REPLAY_COMPRESSED, REPLAY_DECODED, REPLAY_DIRECT_SEED,
                         REPLAY_EXTENDED_HEADER, REPLAY_HAND_TEST, REPLAY_LUA64, REPLAY_NEWREPLAY,
                         REPLAY_SINGLE_MODE, REPLAY_TAG, YRP1, YRP2, YRP2_HEADER_SIZE, YRPX, Packet, Where, Yrp1,
-                        YrpxError, YrpxReplay, read_yrpx)
+                        YrpxError, YrpxReplay, read_file, read_yrpx)
 from .mapping import import_yrpx
 from .messages import Query, Slot, card_slots, parse_message, parse_update_card, parse_update_data
 

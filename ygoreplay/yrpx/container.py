@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from typing import NamedTuple
 
 from ..errors import InputError
+from ..files import open_regular
 from ..i18n import say
 from .constants import LOCATION_DECK, LOCATION_EXTRA, LOCATION_GRAVE, LOCATION_HAND, LOCATION_MZONE, \
     LOCATION_REMOVED, LOCATION_SZONE, MESSAGE_NAMES, MSG_AI_NAME, OLD_REPLAY_MODE
@@ -566,22 +567,32 @@ def read_yrpx(path_or_bytes: str | os.PathLike[str] | bytes | bytearray) -> Yrpx
         data = bytes(path_or_bytes)
     else:
         what = str(path_or_bytes)
-        try:
-            size = os.stat(path_or_bytes).st_size        # before reading: a 2 GiB file is not read
-            if size > MAX_FILE_SIZE:
-                raise YrpxError(_too_large(size), None, what)
-            with open(path_or_bytes, "rb") as f:
-                data = f.read(MAX_FILE_SIZE + 1)         # a file that grew, or a device, stops here
-        except OSError as err:
-            raise YrpxError(say("cannot read: {strerror}", strerror=err.strerror), None, what) from None
-        if len(data) > MAX_FILE_SIZE:
-            raise YrpxError(_too_large(len(data), more=True), None, what)
+        data = read_file(path_or_bytes)
     try:
         return _decode(data, "replay")
     except YrpxError as err:
         if what != "replay":
             raise YrpxError(err.detail, err.offset, what, err.space) from None
         raise
+
+
+def read_file(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a replay file, read once: at most ``MAX_FILE_SIZE`` of them, of a regular file
+    only (a pipe or a device is refused unread, never waited on). A caller that keeps something of
+    the file (its digest, its size) takes it from these bytes, not from a second read that a file
+    swapped in meanwhile would answer. ``YrpxError`` naming the file for what cannot be read."""
+    what = str(path)
+    try:
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size           # before reading: a 2 GiB file is not read
+            if size > MAX_FILE_SIZE:
+                raise YrpxError(_too_large(size), None, what)
+            data = f.read(MAX_FILE_SIZE + 1)              # a file that grew stops here
+    except OSError as err:
+        raise YrpxError(say("cannot read: {strerror}", strerror=err.strerror), None, what) from None
+    if len(data) > MAX_FILE_SIZE:
+        raise YrpxError(_too_large(len(data), more=True), None, what)
+    return data
 
 
 def _too_large(size: int, more: bool = False) -> str:

@@ -103,7 +103,7 @@ from .turns import TurnHandling, TurnState
 
 
 def import_yrpx(path_or_bytes: str | os.PathLike[str] | bytes | bytearray | YrpxReplay, *,
-                names: CardDB | None = None, check: bool = False) -> ImportResult:
+                names: CardDB | None = None, check: bool = False, name: str | None = None) -> ImportResult:
     """Import a replay: read it, check it is a 1v1 duel with a message stream, map it to events.
 
     ``names`` optionally supplies card names (e.g. a cards.cdb); the facts themselves come from
@@ -113,10 +113,12 @@ def import_yrpx(path_or_bytes: str | os.PathLike[str] | bytes | bytearray | Yrpx
     The events are folded once to cite what the engine allowed (``authority``); with ``check``
     that fold also compares the board with the engine's state packets, and ``fold_and_compare``
     of the result takes its figures instead of folding again.
+
+    ``name``: the file bytes given were read from (``read_file``), named in errors as a path is.
     """
-    path = None if isinstance(path_or_bytes, (bytes, bytearray, memoryview, YrpxReplay)) else str(path_or_bytes)
-    replay = path_or_bytes if isinstance(path_or_bytes, YrpxReplay) else read_yrpx(path_or_bytes)
+    path = name if isinstance(path_or_bytes, (bytes, bytearray, memoryview, YrpxReplay)) else str(path_or_bytes)
     try:
+        replay = path_or_bytes if isinstance(path_or_bytes, YrpxReplay) else read_yrpx(path_or_bytes)
         _check_importable(replay)
         result = Importer(replay, names).run()
         fold = CitingFold(result, effects_of(names))
