@@ -16,6 +16,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
+import re
 import secrets
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -38,7 +39,7 @@ from .replay_file import HEADER_LIST, ReplayFile, ReplayFileError, check_event, 
 from .rules import AuditReport, RuleViolation, audit
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
-from .store import DuelInfo, Record, Store, StoreError, Verification, key_claim, new_id
+from .store import STORE_ID, DuelInfo, Record, Store, StoreError, Verification, key_claim, new_id
 
 if TYPE_CHECKING:
     from .importing import ImportResult
@@ -160,6 +161,20 @@ class Recorded:
                 "witnessed": self.receipt.witnessed if self.receipt else None}
 
 
+@dataclass
+class Released:
+    """A duel or a match the organiser released (``Records.release``): whether it has ended (what
+    it hid is every reader's now) or not yet (at its end), and its access record as written."""
+
+    id: str
+    kind: str
+    ended: bool
+    access: Access
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "released": True, "ended": self.ended}
+
+
 class Imports:
     """The stored duels imported from a file, by what names the file: a judge file's head hash
     (its header's ``file_head``), an EDOPro replay's SHA-256 (its ``source``): one record is one
@@ -234,18 +249,30 @@ class Records:
             attachments = {"access": Access("private", release=release[0], event=release[1],
                                             release_at=release[2]).to_dict()}
         duel_id, stored, violation = self.store.record(events, checked(title, "the title", 500), cards=cards,
-                                                       attachments=attachments)
+                                                       attachments=_moded(events, attachments))
         return Recorded(duel_id, len(events), stored, violation,
                         receipt=self._receipt(duel_id, stored) if duel_id else None,
                         flags=self.store.flags(duel_id) if duel_id and _says_witnessed(events) else [])
 
-    def release(self, duel_id: str) -> None:
-        """The organiser's call that the event has ended: a duel under the ``event`` release
-        policy releases what it hid to every reader once it has ended (``Access.release_now``)."""
-        self.store.header(duel_id)                 # a duel that is not there is named so
-        access = Access.from_dict(self.store.attachment(duel_id, "access") or {"visibility": "private"})
-        access.release_now(self.store.attachment(duel_id, "match_game") is not None)
-        self.store.attach(duel_id, "access", access.to_dict())
+    def release(self, stream_id: str) -> Released:
+        """The organiser's call that the event has ended, for a duel or a match alike (the one
+        command ``POST /duels/{id}/release``, ``POST /matches/{id}/release`` and ``ygoreplay
+        release`` call): what it hid is released to every reader once it has ended, under the
+        ``event`` release policy only (``Access.release_now``). A match's release is its duels'
+        too: a duel of a match with no release settings of its own follows its match
+        (``library_search.released``), so it is released by its match's call, never its own (the
+        game's hidden cards are the player's deck for the games still to come); asked of it, the
+        call is refused, naming the match, and nothing is written."""
+        kind = self.store.kind_of(stream_id)         # a stream that is not there is named so
+        access = self.access(stream_id)
+        match = self.store.match_of(stream_id) if kind == "duel" else None
+        if match is not None and access.release is None and access.event is None:
+            raise ConflictError(say("duel {duel} is a game of match {match}: it follows its match's release "
+                                    "(ygoreplay release {match}, POST /matches/{match}/release); nothing was "
+                                    "written", duel=stream_id, match=match))
+        access.release_now(kind == "match" or match is not None)
+        self.store.attach(stream_id, "access", access.to_dict())
+        return Released(stream_id, kind, bool(self.store.info(stream_id).status.get("ended")), access)
 
     def append(self, duel_id: str, events: list[Event], expected: int | None = None,
                role: str = "organiser", entered_by: str | None = None, confirmed: bool = False) -> Receipt:
@@ -468,20 +495,59 @@ class Records:
                            "on": on, "decision": decision}, "the note")
         return self.append(duel_id, [event], expected=expected, role=role, entered_by="judge").events
 
-    def branch(self, duel_id: str, at: int, title: str = "") -> str:
+    def branch(self, duel_id: str, at: int, title: str = "", key: str | None = None) -> str:
         """A what-if line: a new duel of events #0..#at of this one (the board after event #at).
         It inherits its parent's access (tokens, visibility and spectator delay), written with it
         in one transaction: its first events are the parent's, and a branch must not show more of
         them than its parent does (nor stand, had the second of two writes failed, where no token
-        of the duel opens it, its retry a second branch)."""
+        of the duel opens it). ``key``: the request's idempotency key (a judge's client makes one
+        per branch asked for and sends it again with a retry: HTTP ``Idempotency-Key``, the command
+        line's ``--key``): the same request sent again, its answer lost, is answered with the
+        branch it made, never a second one; two at once write one (the key is the branch's claim,
+        ``store.key_claim``). A key that made a branch at another event, or of another title, is
+        refused: it names another request."""
         length = self.store.info(duel_id).events
         if not 0 <= at < length:
             raise InputError(say("duel {duel_id} has events #0..#{value}: branch after one of them, not #{at}",
                                  duel_id=duel_id, value=length - 1, at=at))
         title = checked(title, "the title", 500) or f"branch of {duel_id} after event #{at}"
+        claim = None if key is None else f"branch-{duel_id}-{_request_key(key)}"
+        made = self._branched(claim, duel_id, at, title) if claim is not None else None
+        if made is not None:
+            return made
         access = self.store.attachment(duel_id, "access")
-        child = self.store.branch(duel_id, at + 1, title, None if access is None else {"access": access})
+        attachments = None if access is None else {"access": access}
+        child = new_id()
+        try:
+            self.store.branch(duel_id, at + 1, title, attachments, stream_id=child,
+                              claims=None if claim is None else key_claim(claim, child))
+        except ConflictError:
+            made = self._branched(claim, duel_id, at, title) if claim is not None else None
+            if made is not None:                   # the same request, written by another writer meanwhile
+                return made
+            if claim is None:
+                raise
+            # a claim no branch of this duel answers for (rewritten in the database) is no one's
+            child = self.store.branch(duel_id, at + 1, title, attachments)
         self._receipt(child, at + 1)
+        return child
+
+    def _branched(self, claim: str, duel_id: str, at: int, title: str) -> str | None:
+        """The branch a request's key made (``branch``), if the store vouches for one: a branch of
+        ``duel_id`` its signed header names; ConflictError when it is of another event or title."""
+        held = self.store.attachment(STORE_ID, f"claim/{claim}")
+        child = str(held.get("stream")) if held is not None else None
+        try:
+            info = self.store.info(child) if child is not None else None
+        except StoreError:
+            return None
+        if info is None or not info.signed or info.parent != duel_id or info.branch_at is None:
+            return None
+        if (info.branch_at - 1, info.title) != (at, title):
+            raise ConflictError(say("this request's key made branch {child} of duel {duel} after event #{made} "
+                                    "({title!r}) already: a key names one request; send a new key for another "
+                                    "branch. Nothing was written", child=child, duel=duel_id,
+                                    made=info.branch_at - 1, title=info.title))
         return child
 
     def access(self, duel_id: str) -> Access:
@@ -598,6 +664,7 @@ class Records:
         by a duel the store vouches for (``earlier``). A claim no such duel answers for (its
         header altered in the database, or a row written there) is no one's: the file is recorded
         without it, as it was before claims (refused, it was refused forever)."""
+        record["attachments"] = _moded(events, record.get("attachments"))
         try:
             stream_id = new_id()
             duel_id, stored, _ = self.store.record(events, title, stream_id=stream_id,
@@ -711,6 +778,33 @@ def _scripted(cards: CardDB, lookup: object) -> CardDB:
 
 def _says_witnessed(events: list[Event]) -> bool:
     return bool(events) and isinstance(events[0], DuelStarted) and events[0].witnessed
+
+
+#: A request's idempotency key (``Records.branch``): what a page's ``crypto.randomUUID()`` gives, and
+#: what a claim's row id may hold (``store.key_claim``).
+_REQUEST_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def _request_key(key: str) -> str:
+    """``key`` as a request's idempotency key, or InputError saying what one is."""
+    if not isinstance(key, str) or not _REQUEST_KEY.fullmatch(key):
+        raise InputError(say("a request's key is 1 to 64 letters, digits, '-' or '_', not {key!r}; nothing "
+                             "was written", key=str(key)[:70]))
+    return key
+
+
+def _moded(events: list[Event], attachments: dict[str, dict] | None) -> dict[str, dict] | None:
+    """The attachments a new duel with events is written with, its access record in the mode its
+    first events say (``access.MODES``): the one place a new duel's mode is decided whatever the
+    door (``record``, ``import``, an upload, the service's ``POST /duels``). A duel that begins
+    witnessed is a witnessed record, its players' devices recording their own sides once served,
+    as the same file recorded or imported by the command line is; a duel created empty keeps the
+    mode its organiser chose, which its first events must then say (``Records._check_mode``)."""
+    if not events or attachments is None or "access" not in attachments:
+        return attachments
+    mode = "witnessed" if _says_witnessed(events) else "machine"
+    access = replace(Access.from_dict(attachments["access"]), mode=mode)
+    return {**attachments, "access": access.to_dict()}
 
 
 def _witnessed(events: list[Event]) -> list[Event]:

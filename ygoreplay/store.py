@@ -3025,10 +3025,12 @@ class Store:
 
     # -- branches ---------------------------------------------------------------------------------
 
-    def branch(self, duel_id: str, at: int, title: str = "", attachments: dict[str, dict] | None = None) -> str:
+    def branch(self, duel_id: str, at: int, title: str = "", attachments: dict[str, dict] | None = None,
+               stream_id: str | None = None, claims: dict[str, dict[str, dict]] | None = None) -> str:
         """A new duel whose history is the first ``at`` events of ``duel_id`` (their times and
         chain kept: the branch's first ``at`` hashes are the parent's); the parent is untouched.
-        ``attachments`` are written with it, in its transaction (the access it inherits)."""
+        ``attachments`` are written with it, in its transaction (the access it inherits), and
+        ``claims`` as ``record`` writes them, for ``stream_id`` (a request's key: ``key_claim``)."""
         duel = self.load(duel_id)
         if duel.header.kind != "duel":
             raise StoreError(say("{duel_id} is a {header_kind}'s stream: only a duel is branched",
@@ -3047,7 +3049,8 @@ class Store:
         child, _count, _violation = self.record(
             duel.events[:at], title or f"branch of {duel_id} at {at}", times=duel.times[:at], cards=duel.cards,
             check=False, root=duel.header.root, secret=duel.header.secret, parent=duel_id, branch_at=at,
-            source=duel.header.source, provenance={"branched": chain.now()}, attachments=attachments)
+            source=duel.header.source, provenance={"branched": chain.now()}, attachments=attachments,
+            stream_id=stream_id, claims=claims)
         assert child is not None
         return child
 

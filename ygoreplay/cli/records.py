@@ -419,13 +419,28 @@ def note(duel: str, text: str, judge: str, category: str, on: int | None, decisi
 @click.argument("duel")
 @store_option
 def release_command(duel: str, store_url: str | None) -> None:
-    """The organiser's call that the event has ended: a duel under the event release policy
-    releases what it hid (hands, deck orders) to every reader of the service, once it has ended."""
-    from ..application import Records
+    """The organiser's call that the event has ended: a duel or a match under the event release
+    policy releases what it hid (hands, deck orders; a match's decklists, and its duels' with it)
+    to every reader of the service, once it has ended."""
+    from ..application import Records         # the one command the service's /release calls too
     with open_store(store_url) as store:
-        duel_id = resolve(store, duel)
-        Records(store).release(duel_id)
-    echo(t("{duel_id}: released: once it has ended, every reader may see what it hid (?view=judge)", duel_id=duel_id))
+        stream_id = _duel_or_match(store, duel)
+        Records(store).release(stream_id)
+    echo(t("{duel_id}: released: once it has ended, every reader may see what it hid (?view=judge)", duel_id=stream_id))
+
+
+def _duel_or_match(store: Store, spec: str) -> str:
+    """A stored duel's id from ``spec`` (as every command takes one), else a match's: the
+    organiser's release is both's."""
+    from ..errors import StoreError
+    try:
+        return resolve(store, spec)
+    except StoreError:
+        try:
+            return store.resolve(spec, "match")
+        except StoreError:
+            pass
+        raise
 
 
 @main.command(name="list")
@@ -521,13 +536,16 @@ def _date(option: click.Parameter, value: str | None) -> str | None:
 @click.option("--at", "at", type=int, required=True,
               help="Keep events #0..#N: the branch starts from the board after event #N (as show --at N).")
 @click.option("--title", default="", help="A title for the branch.")
+@click.option("--key", default=None, metavar="KEY",
+              help="The request's key (1-64 letters, digits, - or _): the same command run again with it "
+                   "prints the branch it made, never a second one (as the service's Idempotency-Key).")
 @witness_option
 @store_option
-def branch(duel: str, at: int, title: str, witness_url: str | None, store_url: str | None) -> None:
+def branch(duel: str, at: int, title: str, key: str | None, witness_url: str | None, store_url: str | None) -> None:
     """Start a new duel from the board after event #N of DUEL (the parent is untouched); print its id."""
     from ..application import Records
     with open_store(store_url) as store, open_witness(witness_url, store) as witness:
-        echo(Records(store, witness).branch(resolve(store, duel), at, title))
+        echo(Records(store, witness).branch(resolve(store, duel), at, title, key))
 
 
 @main.command()

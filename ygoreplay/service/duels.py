@@ -433,9 +433,9 @@ def release(duel_id: str, service: ServiceDep) -> dict:
     """The organiser's call that the event has ended: what a duel under the ``event`` release
     policy hid is released to every reader once it has ended (at once, if it has)."""
     live = service._duel(duel_id)
-    service.records.release(duel_id)
+    done = service.records.release(duel_id)
     live.settings_changed()
-    return {"id": duel_id, "released": True, "ended": live.ended}
+    return done.to_dict()
 
 
 @router.get("/duels/{duel_id}/verify", tags=["everyone"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Header, Query, Request
 
 from ..events import DECISIONS
 from ..i18n import say
@@ -19,6 +19,9 @@ router = APIRouter()
 #: The duel's length the judge decided on, as ``/events?expected=N``: else a 409, so entries appended
 #: since are not reverted unseen, nor a note sent again (its answer lost) written twice.
 _EXPECTED = "the duel's length the judge decided on: 409 when it has another"
+#: A branch request's key (the judge's page makes one per branch asked for, and sends it again with
+#: a retry): the same key is answered with the branch it made, never a second one.
+_KEY = "one per branch asked for (a retry sends it again: the branch it made is answered)"
 
 
 @router.post("/duels/{duel_id}/rollback", tags=["judge"],
@@ -61,9 +64,11 @@ async def note(duel_id: str, request: Request, service: ServiceDep, asking: Duel
              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
                  "type": "object", "required": ["at"], "properties": {
                      "at": {"type": "integer"}, "title": {"type": "string"}}}}}}})
-async def branch(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller) -> dict:
+async def branch(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller,
+                 key: str | None = Header(None, alias="Idempotency-Key", description=_KEY)) -> dict:
     """A what-if line: a new duel of events #0..#at (from the board after event #at); the
-    same tokens open it."""
+    same tokens open it. Sent again with the same ``Idempotency-Key``, it answers the branch
+    that key made (``Records.branch``, as ``ygoreplay branch --key``)."""
     caller, _live = asking
     Service.require(caller, "judge")
     body = await _body_json(request)
@@ -71,7 +76,7 @@ async def branch(duel_id: str, request: Request, service: ServiceDep, asking: Du
     title = body.get("title", "")
     if not isinstance(title, str):
         raise HTTPError(400, say("title must be a string"), where="title")
-    child = await asyncio.to_thread(service.records.branch, duel_id, at, title)
+    child = await asyncio.to_thread(service.records.branch, duel_id, at, title, key)
     return {"id": child, "parent": duel_id, "at": at}
 
 

@@ -26,7 +26,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
 from .. import viewer
-from ..access import (NARROWER, RELEASES, VIEW_OF, VISIBILITIES, Access, ReleaseSettingError, digest, release_settings,
+from ..access import (NARROWER, RELEASES, VIEW_OF, VISIBILITIES, ReleaseSettingError, digest, release_settings,
                       seated)
 from ..chain import now
 from ..decks import Banlist
@@ -242,17 +242,14 @@ def _match_settings(body: Any) -> tuple[str, str, list[Event], tuple[str | None,
 def release_match(match_id: str, service: ServiceDep) -> dict:
     """The organiser's call that the event has ended: the decklists and Side Decks of a match
     under the ``event`` release policy, and what its duels hid, are released to every reader
-    (each once it has ended)."""
-    store, hub = service.store, service.hub
+    (each once it has ended). The one command ``ygoreplay release MATCH`` calls (``Records.release``)."""
     live = _live_match(service, match_id)
-    access = Access.from_dict(store.attachment(match_id, "access") or {"visibility": "private"})
-    access.release_now(True)
-    store.attach(match_id, "access", access.to_dict())
-    live.access = access
+    done = service.records.release(match_id)
+    live.access = done.access                  # held here as written: no second read
     for game in live.state().games:
-        if game.duel and game.duel in hub.duels:
-            hub.duels[game.duel].settings_changed()
-    return {"id": match_id, "released": True, "ended": live.state().ended is not None}
+        if game.duel and game.duel in service.hub.duels:
+            service.hub.duels[game.duel].settings_changed()
+    return done.to_dict()
 
 
 @router.get("/matches", tags=["organiser"])

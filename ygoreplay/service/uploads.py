@@ -30,7 +30,8 @@ async def upload(request: Request, service: ServiceDep, title: str | None = Quer
                  release_at: str | None = Query(None, max_length=64)) -> dict:
     """A ``.ygr`` judge file (verified first, its signature a trusted key's) or an EDOPro
     ``.yrpX`` replay, recorded as a new duel with its own tokens, under the release policy
-    given (as ``POST /duels``)."""
+    given (as ``POST /duels``), in the mode its duel_started says (witnessed or a machine's:
+    as ``ygoreplay import`` records the same file)."""
     try:
         settings = release_settings(release, event, release_at)
     except ReleaseSettingError as exc:
@@ -38,7 +39,10 @@ async def upload(request: Request, service: ServiceDep, title: str | None = Quer
     data = await request.body()
     access, tokens = Access.issue(visibility, 0, 0.0, *settings)
     duel_id, violations = await asyncio.to_thread(_record_upload, service, data, title, access)
-    return {**service._created(duel_id, tokens, str(request.base_url).rstrip("/")), "violations": violations}
+    # the mode its events gave it (``application._moded``): a witnessed duel's players record their sides
+    witnessed = (await asyncio.to_thread(service.records.access, duel_id)).mode == "witnessed"
+    return {**service._created(duel_id, tokens, str(request.base_url).rstrip("/"), witnessed),
+            "violations": violations}
 
 
 def _record_upload(service: Service, data: bytes, title: str | None, access: Access) -> tuple[str, list[dict]]:
