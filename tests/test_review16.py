@@ -1,0 +1,45 @@
+"""Review of the sixteenth pass (issue 25): what the merged branches left, each fix on its own."""
+from __future__ import annotations
+
+import threading
+
+from ygoreplay.cards import CardDB
+from ygoreplay.service import reference
+
+
+def test_cards_json_languages_without_names_share_the_english_body(monkeypatch):
+    """``/cards.json`` per language (scorekeeper16): a language with no names installed built
+    the same English rows again (some 2 s of CPU) and kept one more copy of them, per language
+    a client asked in (five with the catalogue's: ``?lang=`` or Accept-Language)."""
+    monkeypatch.setattr(reference, "_rows", {})       # cold: none made yet
+    cards = CardDB.classic()
+    english = reference._card_rows(cards, "en")
+    for language in ("ja", "ko", "zh-Hans", "zh-Hant"):
+        assert reference._card_rows(cards, language)[0] is english[0], language
+
+
+def test_cards_json_requests_at_once_build_the_body_once(monkeypatch):
+    """Requests arriving together for a body not made yet each built it on a thread of the pool
+    (a cold start, or a client asking 40 times at once: 40 builds of ~2 s CPU on a 2-core
+    machine); the second now waits for the first's."""
+    monkeypatch.setattr(reference, "_rows", {})
+    cards = CardDB.classic()
+    compress = reference.gzip.compress
+    together = threading.Barrier(2, timeout=5)     # both builds under way at once: only without a lock
+    built: list[int] = []
+
+    def counted(data: bytes, *args, **kwargs) -> bytes:
+        built.append(len(data))
+        try:
+            together.wait()
+        except threading.BrokenBarrierError:
+            pass
+        return compress(data, *args, **kwargs)
+    monkeypatch.setattr(reference.gzip, "compress", counted)
+    answers: list[tuple] = []
+    threads = [threading.Thread(target=lambda: answers.append(reference._card_rows(cards, "en"))) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(built) == 1 and answers[0][0] is answers[1][0], built
