@@ -6,6 +6,8 @@ import threading
 from ygoreplay.cards import CardDB
 from ygoreplay.service import reference
 
+from test_release import client, store  # noqa: F401  (fixtures)
+
 
 def test_cards_json_languages_without_names_share_the_english_body(monkeypatch):
     """``/cards.json`` per language (scorekeeper16): a language with no names installed built
@@ -43,3 +45,12 @@ def test_cards_json_requests_at_once_build_the_body_once(monkeypatch):
     for thread in threads:
         thread.join()
     assert len(built) == 1 and answers[0][0] is answers[1][0], built
+
+
+def test_only_cards_json_varies_with_the_readers_language(client):  # noqa: F811
+    """scorekeeper16 made every public cached answer say ``Vary: Accept-Language`` (one helper):
+    an event schema and a page catalogue are the same in every language, and a shared cache kept
+    a copy of each per browser's Accept-Language."""
+    for path in ("/schemas/event.json", "/schemas/events/card_moved.json", "/i18n/ja.json"):
+        assert client.get(path, headers={"Accept-Language": "ko"}).headers["vary"] == "Accept-Encoding", path
+    assert "Accept-Language" in client.get("/cards.json").headers["vary"]

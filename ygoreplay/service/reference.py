@@ -84,9 +84,10 @@ def _built(cards: CardDB, names: dict[int, str] | None) -> tuple[bytes, bytes, s
     return body, gzip.compress(body, mtime=0), '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
 
 
-def _cached(request: Request, body: bytes, packed: bytes, etag: str) -> Response:
-    """``body`` (or ``packed``, its gzip, to a client that takes it), or 304 when the client holds it."""
-    headers = {"Cache-Control": _CACHE, "ETag": etag, "Vary": "Accept-Encoding, Accept-Language",
+def _cached(request: Request, body: bytes, packed: bytes, etag: str, vary: str = "Accept-Encoding") -> Response:
+    """``body`` (or ``packed``, its gzip, to a client that takes it), or 304 when the client holds it.
+    ``vary`` names the request headers it depends on: a shared cache keeps a copy per value of each."""
+    headers = {"Cache-Control": _CACHE, "ETag": etag, "Vary": vary,
                "X-Content-Type-Options": "nosniff"}
     if request.headers.get("if-none-match") == etag:
         return Response(status_code=304, headers=headers)
@@ -100,7 +101,9 @@ def cards_json(request: Request, service: ServiceDep) -> Response:
     """Every card the service knows, as compact rows ``[code, name, type, level, atk, def]``
     (``columns`` names them; named in the request's language where names are installed, the
     English beside): what a page needs to name a card offline. Cacheable, gzipped."""
-    return _cached(request, *_card_rows(service.store.cards, card_names.names_language()))
+    # named in the reader's language: ``?lang=`` or, without it, Accept-Language (``service.language``)
+    return _cached(request, *_card_rows(service.store.cards, card_names.names_language()),
+                   vary="Accept-Encoding, Accept-Language")
 
 
 @functools.cache
