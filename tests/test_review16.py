@@ -54,3 +54,19 @@ def test_only_cards_json_varies_with_the_readers_language(client):  # noqa: F811
     for path in ("/schemas/event.json", "/schemas/events/card_moved.json", "/i18n/ja.json"):
         assert client.get(path, headers={"Accept-Language": "ko"}).headers["vary"] == "Accept-Encoding", path
     assert "Accept-Language" in client.get("/cards.json").headers["vary"]
+
+
+def test_a_board_past_the_view_is_refused_in_the_readers_language(client):  # noqa: F811
+    """/state, /diff and the board images past what the view sees answered in English only
+    (``duels._count`` was left out of i18n16's ``say``, its /frames twin was not); the English
+    ``error`` stays as scripts read it."""
+    from test_service import auth
+    from test_service_table_recording import ORGANISER, at_the_table
+    duel, recorder = at_the_table(client)
+    past = client.get(f"/duels/{duel['id']}/state", params={"at": 999, "lang": "ja"}, headers=auth(recorder))
+    assert past.status_code == 404 and past.json()["error"] == "this view may see events #0..#8, not #999"
+    assert past.json()["message_translated"] == "このビューが見られるのはイベント #0..#8。#999 ではない", past.text
+    empty = client.post("/duels", json={"title": "t"}, headers=ORGANISER).json()
+    none = client.get(f"/duels/{empty['id']}/state", params={"at": 0, "lang": "zh-Hant"},
+                      headers=auth(empty["tokens"]["recorder"]))
+    assert none.status_code == 404 and none.json()["message_translated"] == "此視角還沒有可查看的事件", none.text
