@@ -70,3 +70,26 @@ def test_a_board_past_the_view_is_refused_in_the_readers_language(client):  # no
     none = client.get(f"/duels/{empty['id']}/state", params={"at": 0, "lang": "zh-Hant"},
                       headers=auth(empty["tokens"]["recorder"]))
     assert none.status_code == 404 and none.json()["message_translated"] == "此視角還沒有可查看的事件", none.text
+
+
+def test_a_matchs_judge_is_refused_a_what_if_its_token_cannot_open(client):  # noqa: F811
+    """MATCH-08, scorekeeper16's *What if: branch before this*: a match's judge token (the match
+    page links each game with it) made the branch (201), then the page opened it with that token:
+    404, a what-if nobody at the table could open (a match's token opens its duels, not their
+    branches). Now refused before anything is made; the duel's own judge branches as before."""
+    from test_attack_25ag import MATCHES, WON, lines, match_body
+    from test_service import auth
+    from test_service_table_recording import ORGANISER
+    duel = client.post("/duels", json={"title": "game 1"}, headers=ORGANISER).json()
+    assert client.post(f"/duels/{duel['id']}/events", json=WON[:18],
+                       headers=auth(duel["tokens"]["recorder"])).status_code == 200
+    match = client.post("/matches", json=match_body(lines(MATCHES / "two-nil.jsonl")), headers=ORGANISER).json()
+    assert client.post(f"/matches/{match['id']}/games", headers=auth(match["tokens"]["recorder"]),
+                       json={"duel": duel["id"], "duel_token": duel["tokens"]["recorder"], "first_player": 0,
+                             "chosen_by": 0}).status_code == 201
+    by_match = client.post(f"/duels/{duel['id']}/branch", json={"at": 10}, headers=auth(match["tokens"]["judge"]))
+    assert by_match.status_code == 403 and "what-if branches" in by_match.json()["error"], by_match.text
+    assert [d["id"] for d in client.get(f"/duels/{duel['id']}/tree", headers=ORGANISER).json()] == [duel["id"]]
+    own = client.post(f"/duels/{duel['id']}/branch", json={"at": 10}, headers=auth(duel["tokens"]["judge"]))
+    assert own.status_code == 201, own.text
+    assert client.get(f"/duels/{own.json()['id']}/frames", headers=auth(duel["tokens"]["judge"])).status_code == 200
