@@ -195,8 +195,8 @@ def _count(live: LiveDuel, view: str, at: int | None) -> int:
     if at is None:
         return visible
     if at >= visible:
-        raise HTTPError(404, f"this view may see events #0..#{visible - 1}, not #{at}" if visible
-                        else "this view may see no event yet")
+        raise HTTPError(404, say("this view may see events #0..#{last}, not #{at}", last=visible - 1, at=at)
+                        if visible else say("this view may see no event yet"))
     return at + 1
 
 

@@ -67,10 +67,16 @@ async def note(duel_id: str, request: Request, service: ServiceDep, asking: Duel
 async def branch(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller,
                  key: str | None = Header(None, alias="Idempotency-Key", description=_KEY)) -> dict:
     """A what-if line: a new duel of events #0..#at (from the board after event #at); the
-    same tokens open it. Sent again with the same ``Idempotency-Key``, it answers the branch
-    that key made (``Records.branch``, as ``ygoreplay branch --key``)."""
-    caller, _live = asking
+    same tokens open it: the duel's own, not its match's (a what-if is no game of the match), so a
+    match's judge is refused here rather than handed a branch its token cannot open. Sent again
+    with the same ``Idempotency-Key``, it answers the branch that key made (``Records.branch``, as
+    ``ygoreplay branch --key``)."""
+    caller, live = asking
     Service.require(caller, "judge")
+    token = service.token_of(request)
+    if caller.role != "organiser" and (token is None or live.access.role_of(token) is None):
+        raise HTTPError(403, say("a match's token opens its duels, not their what-if branches: branch with the "
+                                 "duel's own judge link (or the organiser's); nothing was made"))
     body = await _body_json(request)
     (at,) = _fields(body, at=int)
     title = body.get("title", "")

@@ -9,11 +9,12 @@ import functools
 import gzip
 import hashlib
 import json
+import threading
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from .. import card_names
+from .. import card_names, i18n
 from ..cards import CardDB
 from ..i18n import say
 from ..schema import event_schema, umbrella_schema
@@ -29,8 +30,20 @@ _CACHE = "public, max-age=86400"
 
 
 #: The rows of the card database last asked for in each names language (a service has one
-#: database): language → (database, its names, body, gzip, ETag).
+#: database): language → (database, its names, body, gzip, ETag). A language with no names
+#: installed is read as English (``_names_key``): one entry, not one English copy per language.
 _rows: dict[str, tuple[CardDB, dict[int, str] | None, bytes, bytes, str]] = {}
+#: One build at a time (some 2 s of CPU each): requests arriving together for a body not made yet
+#: (a cold start, a client asking in every language at once) wait for it and share it, rather
+#: than each building its own copy on a thread of the pool.
+_building = threading.Lock()
+
+
+def _names_key(language: str) -> tuple[str, dict[int, str] | None]:
+    """The cache's key for ``language`` and the names it is read with: a language whose names
+    are not installed has English rows, kept under ``i18n.DEFAULT``."""
+    names = card_names.names_of(language) or None          # none installed: one object, not a new {}
+    return (language if names else i18n.DEFAULT), names
 
 
 def _card_rows(cards: CardDB, language: str) -> tuple[bytes, bytes, str]:
@@ -39,10 +52,23 @@ def _card_rows(cards: CardDB, language: str) -> tuple[bytes, bytes, str]:
     names language. With names installed in the reader's language (``card_names``), ``name`` is
     that name and a seventh column, ``english``, the English one (null when they are the same): a
     scorekeeper in Taipei types 灰流, one reading a card's English print types Ash, and both find it."""
-    names = card_names.names_of(language) or None          # none installed: one object, not a new {}
-    kept = _rows.get(language)
+    key, names = _names_key(language)
+    kept = _rows.get(key)
     if kept and kept[0] is cards and kept[1] is names:
         return kept[2:]
+    with _building:
+        kept = _rows.get(key)
+        if kept and kept[0] is cards and kept[1] is names:          # made while this one waited
+            return kept[2:]
+        made = _built(cards, names)
+        if any(other[0] is not cards for other in _rows.values()):
+            _rows.clear()                        # another database's rows: no longer asked for
+        _rows[key] = (cards, names, *made)       # kept: a public endpoint does not rebuild it per request
+        return made
+
+
+def _built(cards: CardDB, names: dict[int, str] | None) -> tuple[bytes, bytes, str]:
+    """``_card_rows`` made: the body, its gzip and its ETag."""
     facts = [cards[code] for code in cards]
     rows = [[f.code, f.name, f.type, f.level, f.atk, f.defense] for f in facts]
     columns = ["code", "name", "type", "level", "atk", "def"]
@@ -55,14 +81,13 @@ def _card_rows(cards: CardDB, language: str) -> tuple[bytes, bytes, str]:
             row.append(f.name if row[1] != f.name else None)
     rows.sort(key=lambda row: (row[1].casefold(), row[0]))
     body = json.dumps({"columns": columns, "cards": rows}, ensure_ascii=False, separators=(",", ":")).encode()
-    made = (body, gzip.compress(body, mtime=0), '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
-    _rows[language] = (cards, names, *made)      # kept: a public endpoint does not rebuild it per request
-    return made
+    return body, gzip.compress(body, mtime=0), '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
 
 
-def _cached(request: Request, body: bytes, packed: bytes, etag: str) -> Response:
-    """``body`` (or ``packed``, its gzip, to a client that takes it), or 304 when the client holds it."""
-    headers = {"Cache-Control": _CACHE, "ETag": etag, "Vary": "Accept-Encoding, Accept-Language",
+def _cached(request: Request, body: bytes, packed: bytes, etag: str, vary: str = "Accept-Encoding") -> Response:
+    """``body`` (or ``packed``, its gzip, to a client that takes it), or 304 when the client holds it.
+    ``vary`` names the request headers it depends on: a shared cache keeps a copy per value of each."""
+    headers = {"Cache-Control": _CACHE, "ETag": etag, "Vary": vary,
                "X-Content-Type-Options": "nosniff"}
     if request.headers.get("if-none-match") == etag:
         return Response(status_code=304, headers=headers)
@@ -76,7 +101,9 @@ def cards_json(request: Request, service: ServiceDep) -> Response:
     """Every card the service knows, as compact rows ``[code, name, type, level, atk, def]``
     (``columns`` names them; named in the request's language where names are installed, the
     English beside): what a page needs to name a card offline. Cacheable, gzipped."""
-    return _cached(request, *_card_rows(service.store.cards, card_names.names_language()))
+    # named in the reader's language: ``?lang=`` or, without it, Accept-Language (``service.language``)
+    return _cached(request, *_card_rows(service.store.cards, card_names.names_language()),
+                   vary="Accept-Encoding, Accept-Language")
 
 
 @functools.cache
