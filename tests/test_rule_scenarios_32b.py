@@ -12,6 +12,8 @@ Refused though legal:
 
 Missed:
 
+* WIN-02 (TURN-02): with an empty Deck the turn player's cited activation before the draw
+  gave the draw up, and with it the loss the owed draw is (Magical Blast needs a card in the Deck).
 * TURN-08 (PRIO-01): two boosts by one cause this turn ("gains 500 ATK until the end of this
   turn", its effect used twice) lapse one at a time in the End Phase: the first lapse, half of
   what the cause changed, was read as an End Phase effect applying, giving priority back.
@@ -71,3 +73,13 @@ def test_turn_08_two_boosts_by_one_cause_lapse_one_at_a_time() -> None:
     refused_with([main, *boosts, end, passed(0), passed(1), *lapses, QUICK_PLAY], "PRIO-05", ENDED)
     past = ev("stats_changed", card="cel", atk=900, cause="imt")
     assert fold(main, *boosts, end, passed(0), passed(1), lapses[0], past, QUICK_PLAY).chain[0].card == "mst"
+
+
+def test_win_02_a_cited_activation_before_the_draw_gives_up_no_draw_with_an_empty_deck(babel: CardDB) -> None:
+    """WIN-02, TURN-02: turn 2, player 0's Deck is empty; they activate Magical Blast from the GY
+    before the draw, citing it (its condition wants a card in the Deck: with none, the draw owed
+    loses the duel). The chain resolves, and the Standby Phase is refused as WIN-02: the draw was
+    not given up. Before: the cite gave it up and the duel went on with an empty Deck."""
+    empty = {**DRAW_PHASE, "sides": [{**DRAW_PHASE["sides"][0], "deck": []}, DRAW_PHASE["sides"][1]]}
+    refused_with([empty, *BLAST_RESOLVED, ev("phase_entered", phase="standby")], "WIN-02",
+                 "must draw with an empty Deck", cards=babel)

@@ -123,8 +123,10 @@ def activated(state: DuelState, ev: Activated) -> None:
                                  "are activated after the turn player's draw", turn_player=state.turn_player))
         # TURN-02, GEN-01: only a text worded "before you draw" is activated before it: the turn
         # player's, cited, may give the draw up (Magical Blast, Meteor Flare) or keep it (Zexal
-        # Field puts a card on top, then the draw is made): judged without the text, none is owed
-        replaces_draw = ev.cite is not None and player == state.turn_player
+        # Field puts a card on top, then the draw is made): judged without the text, none is owed.
+        # WIN-02: not with an empty Deck, where the draw owed loses the duel (such a text needs a
+        # card in the Deck to give up its draw: EDOPro's Magical Blast checks it)
+        replaces_draw = ev.cite is not None and player == state.turn_player and bool(state.sides[player].deck)
     if ev.negates is not None:
         _check_negation(state, ev, card)
     if state.attack is not None and state.step == "damage":
