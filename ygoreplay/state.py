@@ -632,9 +632,9 @@ if not _names_in_order(add_deck_cards.__code__, Card.__slots__) or not _deck_car
 #: before: the card database and the facts of unknown cards (``unknown``).
 _SHARED = ("db", "unknown", "index", "started", "ruleset", "starting_lp", "hand_size", "draw_count",
            "decks_checked", "options", "first_player", "players", "turn", "turn_player", "phase", "step",
-           "battle_phase_entered", "normal_draw_done", "draw_given_up", "deck_order_known", "resolving", "summon_window",
-           "pendulum_summon_open", "last_kind", "ended", "winner", "end_reason", "token_count", "passes",
-           "passes_recorded", "negations_recorded", "reads_before", "unknowns", "witnessed", "turn_began")
+           "battle_phase_entered", "normal_draw_done", "draw_given_up", "deck_order_known", "resolving",
+           "summon_window", "pendulum_summon_open", "last_kind", "ended", "winner", "end_reason", "token_count",
+           "passes", "passes_recorded", "negations_recorded", "reads_before", "unknowns", "witnessed", "turn_began")
 #: Flat lists of card ids, link numbers or flags: a new list with the same (immutable) items.
 _ID_LISTS = ("emz", "opening_drawn", "to_leave", "negated", "negated_links", "taken_next", "taken_later",
              "equips", "summon_group", "shed", "flipped", "forfeited", "inert")
