@@ -6,7 +6,7 @@ Refused though legal:
 * TURN-02 (GEN-01): an effect worded "instead of conducting your normal draw" (Magical Blast,
   Meteor Flare) is activated in the Draw Phase before the draw, citing its text: it gives the
   draw up. The pass and the Standby Phase after it were refused as TURN-02 (the draw still owed)
-  unless each cited the card again. A normal draw after it is refused: the draw was given up.
+  unless each cited the card again. (A normal draw after it was refused; overruled by judgerev16: 32b.)
 * TURN-08, PRIO-01: an effect that applied "until the end of this turn" lapsing in the End Phase
   (its ATK boost gone, control of a monster taken "until the End Phase" given back) is no effect
   applying: after both players passed it gives no priority back (judge15's rule, now for a lapse
@@ -86,14 +86,11 @@ def test_turn_02_after_the_draw_given_up_players_pass_and_act_in_the_draw_phase(
     assert state.chain[0].card == "p1_mst"
 
 
-def test_turn_02_the_draw_given_up_is_not_made_and_only_the_turn_players_gives_it_up(babel: CardDB) -> None:
-    """TURN-02: the draw given up is not made: a normal draw after Magical Blast resolved is
-    refused (the turn player draws only once in the Draw Phase, and this turn not at all).
-    Before: accepted. Uncited, an activation before the draw is refused (judge15); the
-    opponent's, cited, gives up no draw of the turn player's: their pass after it is still
-    refused as TURN-02."""
-    refused_with([DRAW_PHASE, *BLAST_RESOLVED, ev("cards_drawn", player=0, count=1)], "TURN-02",
-                 "draws only once in the Draw Phase", cards=babel)
+def test_turn_02_only_the_turn_players_cited_activation_gives_the_draw_up(babel: CardDB) -> None:
+    """TURN-02: uncited, an activation before the draw is refused (judge15); the opponent's,
+    cited, gives up no draw of the turn player's: their pass after it is still refused as
+    TURN-02. (judge16 refused a normal draw after Magical Blast resolved; judgerev16 overruled
+    it: Zexal Field's "before you draw" keeps the draw, test_rule_scenarios_32b.py.)"""
     refused_with([DRAW_PHASE, {**BLAST, "cite": None}], "TURN-02", "has not drawn yet", cards=babel)
     theirs = ev("activated", player=1, card="p1_mst", targets=["dm"], cite={"card": "p1_mst", "effect": "a judge"})
     refused_with([DRAW_PHASE, theirs, passed(0), passed(1), ev("chain_link_resolved", link=1),

@@ -226,6 +226,8 @@ class DuelState:
         self.battle_phase_entered = False
         self.opening_drawn = [False, False]          # SETUP-02
         self.normal_draw_done = False                # TURN-02
+        # TURN-02: the turn player's cited activation before the draw: no draw owed, one still allowed
+        self.draw_given_up = False
         self.deck_order_known = True                 # False when folding a view: orders are hidden
         self.chain: list[ChainLink] = []
         self.resolving = False                         # a chain is resolving: from its first link to chain_ended
@@ -473,7 +475,7 @@ class DuelState:
 
     _SCALARS = ("index", "started", "ruleset", "starting_lp", "hand_size", "draw_count", "decks_checked", "options",
                 "first_player", "players", "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
-                "normal_draw_done", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
+                "normal_draw_done", "draw_given_up", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
                 "resolving", "negated", "inert", "negated_links", "resolved", "flipped", "forfeited", "taken_next", "taken_later", "lapsing", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
                 "shed", "witnessed", "turn_began", "timing", "card_text")
@@ -630,9 +632,9 @@ if not _names_in_order(add_deck_cards.__code__, Card.__slots__) or not _deck_car
 #: before: the card database and the facts of unknown cards (``unknown``).
 _SHARED = ("db", "unknown", "index", "started", "ruleset", "starting_lp", "hand_size", "draw_count",
            "decks_checked", "options", "first_player", "players", "turn", "turn_player", "phase", "step",
-           "battle_phase_entered", "normal_draw_done", "deck_order_known", "resolving", "summon_window",
-           "pendulum_summon_open", "last_kind", "ended", "winner", "end_reason", "token_count", "passes",
-           "passes_recorded", "negations_recorded", "reads_before", "unknowns", "witnessed", "turn_began")
+           "battle_phase_entered", "normal_draw_done", "draw_given_up", "deck_order_known", "resolving",
+           "summon_window", "pendulum_summon_open", "last_kind", "ended", "winner", "end_reason", "token_count",
+           "passes", "passes_recorded", "negations_recorded", "reads_before", "unknowns", "witnessed", "turn_began")
 #: Flat lists of card ids, link numbers or flags: a new list with the same (immutable) items.
 _ID_LISTS = ("emz", "opening_drawn", "to_leave", "negated", "negated_links", "taken_next", "taken_later",
              "equips", "summon_group", "shed", "flipped", "forfeited", "inert")

@@ -161,8 +161,9 @@ def open_game_state(state: DuelState, player: int) -> str | None:
 
 def must_still_draw(state: DuelState) -> bool:
     """TURN-02: the turn player must draw, except the first player on turn 1 (SETUP-04) unless the
-    duel's option ``first_turn_draw`` keeps the older rule that they draw too (CONF-08)."""
-    if state.normal_draw_done or state.turn_player in state.must_lose:
+    duel's option ``first_turn_draw`` keeps the older rule that they draw too (CONF-08), or once
+    their cited activation before the draw may have given it up (``draw_given_up``)."""
+    if state.normal_draw_done or state.draw_given_up or state.turn_player in state.must_lose:
         return False
     return not (state.turn == 1 and state.turn_player == state.first_player and "first_turn_draw" not in state.options)
 

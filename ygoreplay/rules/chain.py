@@ -121,9 +121,12 @@ def activated(state: DuelState, ev: Activated) -> None:
     if state.phase == "draw" and must_still_draw(state):   # TURN-02 (WIN-02: an empty Deck)
         draw_owed(state, ev, say("player {turn_player} has not drawn yet: in the Draw Phase cards and effects "
                                  "are activated after the turn player's draw", turn_player=state.turn_player))
-        # TURN-02, GEN-01: only a text worded "instead of conducting your normal draw" (Magical
-        # Blast, Meteor Flare) is activated before it: the turn player's, cited, gives the draw up
-        replaces_draw = ev.cite is not None and player == state.turn_player
+        # TURN-02, GEN-01: only a text worded "before you draw" is activated before it: the turn
+        # player's, cited, may give the draw up (Magical Blast, Meteor Flare) or keep it (Zexal
+        # Field puts a card on top, then the draw is made): judged without the text, none is owed.
+        # WIN-02: not with an empty Deck, where the draw owed loses the duel (such a text needs a
+        # card in the Deck to give up its draw: EDOPro's Magical Blast checks it)
+        replaces_draw = ev.cite is not None and player == state.turn_player and bool(state.sides[player].deck)
     if ev.negates is not None:
         _check_negation(state, ev, card)
     if state.attack is not None and state.step == "damage":
@@ -151,7 +154,7 @@ def activated(state: DuelState, ev: Activated) -> None:
     stranded = check_equips(state, ev) if state.equips else ()   # SPELL-07
     # -- all checks done: change the state ------------------------------------------------------
     if replaces_draw:
-        state.normal_draw_done = True              # TURN-02: no draw owed, nor a second one made
+        state.draw_given_up = True                 # TURN-02: no draw owed; one made after it is the draw
     for cost in costs:                             # CHAIN-11: costs are paid as part of activation
         if cost.card is None:
             lose_lp(state, player, cost.lp)

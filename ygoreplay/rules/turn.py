@@ -121,7 +121,7 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
     state.turn_player = player
     state.phase = state.step = None
     state.battle_phase_entered = False
-    state.normal_draw_done = False
+    state.normal_draw_done = state.draw_given_up = False
     state.attack = None
     state.summon_window = None
     state.resolved.clear()                    # FUS-03, RIT-03: a summon waits for no resolution of a past turn
@@ -278,15 +278,16 @@ def end_phase_effect(state: DuelState,
 
 def stats_lapse(state: DuelState, card_id: str, exits: int, cause: str | None, delta: tuple[int, int, int]) -> bool:
     """TURN-08: whether this change of ATK/DEF/Level by ``cause`` is the lapse of one it made
-    this turn ("gains 1000 ATK until the end of this turn"): it undoes that change (``delta``,
-    new minus old, is the opposite of what ``cause`` changed, stat by stat). A lapse is no effect
-    applying: in the End Phase it gives no priority back. Any other change by an effect is
-    remembered for its lapse. Judged without card text, on the record's values."""
+    this turn ("gains 1000 ATK until the end of this turn"): it undoes that change, or part of
+    it (``delta``, new minus old, goes back towards where ``cause`` found the card, stat by stat,
+    no further: two boosts by one cause lapse one by one). A lapse is no effect applying: in the
+    End Phase it gives no priority back. Any other change by an effect is remembered for its
+    lapse. Judged without card text, on the record's values."""
     if cause is None or not any(delta):
         return False
     for entry in state.lapsing:
         if entry[0] == "stats" and entry[1] == card_id and entry[2] == cause and entry[3] == exits:
-            if all(d == 0 or d == -before for d, before in zip(delta, entry[4:])):
+            if all(d == 0 or (d * before < 0 and abs(d) <= abs(before)) for d, before in zip(delta, entry[4:])):
                 entry[4:] = [before + d for d, before in zip(delta, entry[4:])]
                 if not any(entry[4:]):
                     state.lapsing.remove(entry)
