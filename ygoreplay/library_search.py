@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import time
 import unicodedata
@@ -65,7 +66,8 @@ class Query:
     turn_max: int | None = None
     kind: str = "any"
     limit: int = LIMIT
-    after: tuple[int, str] | None = None
+    cursor: str | None = None        # the sealed ``next`` of a previous page (``_sealed``)
+    after: tuple[int, str] | None = None     # where a statement reads on from: the cursor opened
 
 
 def parse(params: Mapping[str, str], names: Any) -> Query:
@@ -97,7 +99,7 @@ def parse(params: Mapping[str, str], names: Any) -> Query:
     since, until = _time(params, "since", False), _time(params, "until", True)
     return Query(text["q"], text["player"], text["title"], text["event"], text["round"], text["format"],
                  text["banlist"], since, until, result, source, codes, action, turn_max, kind,
-                 LIMIT if limit is None else limit, _cursor(params.get("cursor")))
+                 LIMIT if limit is None else limit, params.get("cursor") or None)
 
 
 def _choice(params: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str | None:
@@ -134,22 +136,51 @@ def _time(params: Mapping[str, str], name: str, end: bool) -> int | None:
     return int(stamp * 1000) + (1 if end and len(value) != 10 else 0)
 
 
-def _cursor(value: str | None) -> tuple[int, str] | None:
-    if not value:
-        return None
+#: What keys a cursor's seal: derived from the organiser's private key's seed (``OrganiserKey.mac``),
+#: never from anything public, so only the service (or the command line) holding it makes or opens one.
+_CURSOR_LABEL = b"ygoreplay/search-cursor/1\0"
+_NONCE = 12
+#: The query's fields a cursor is bound to: all but the page's size and where it starts.
+_BOUND = ("q", "player", "title", "event", "round", "format", "banlist", "since", "until", "result",
+          "source", "codes", "action", "turn_max", "kind")
+
+
+def _seal(store: Any, query: Query, created: int, stream: str) -> str:
+    """A page's ``next``: where the next statement reads on from, which may be a row the page
+    did not show (its read-ahead ran out on rows left out: a held-back branch, a row not vouched
+    for), sealed (AES-GCM) so that it tells nothing of that row: neither its id nor when it was
+    made. Bound to the query's filters: it goes on from there in this search only."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    nonce = os.urandom(_NONCE)
+    sealed = AESGCM(_cursor_key(store)).encrypt(nonce, json.dumps([created, stream]).encode(), _bound(query))
+    return base64.urlsafe_b64encode(nonce + sealed).decode().rstrip("=")
+
+
+def _opened(store: Any, query: Query) -> tuple[int, str] | None:
+    """Where ``query``'s cursor goes on from, or SearchError: a cursor altered, made by another
+    service (another organiser key) or for another search is refused, never read."""
+    value = query.cursor
+    if value is None:
+        return query.after
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
     try:
-        created, stream = json.loads(base64.urlsafe_b64decode(value.encode() + b"=" * (-len(value) % 4)))
-        # a forged one was a 500: a time past 64 bits, a NUL or a lone surrogate in the id
-        if isinstance(created, int) and -2 ** 63 <= created < 2 ** 63 and isinstance(stream, str) \
-                and 0 < len(stream.encode()) <= 100 and "\x00" not in stream:
+        raw = base64.urlsafe_b64decode(value.encode() + b"=" * (-len(value) % 4))
+        created, stream = json.loads(AESGCM(_cursor_key(store)).decrypt(raw[:_NONCE], raw[_NONCE:], _bound(query)))
+        if isinstance(created, int) and isinstance(stream, str):
             return created, stream
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, InvalidTag):
         pass
-    raise SearchError("cursor", "cursor is the 'next' of a previous answer, unchanged")
+    raise SearchError("cursor", say("cursor is the 'next' of a previous answer to this same search, unchanged"))
 
 
-def _next(created: int, stream: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps([created, stream]).encode()).decode().rstrip("=")
+def _cursor_key(store: Any) -> bytes:
+    held_key(store)
+    return store.index_key().mac(_CURSOR_LABEL)
+
+
+def _bound(query: Query) -> bytes:
+    return json.dumps([getattr(query, name) for name in _BOUND]).encode()
 
 
 def resolve_card(text: str, names: Any) -> tuple[int, ...]:
@@ -346,18 +377,20 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
     ``{"results": [...], "next": cursor or None}`` (the contract the README gives). A page holds
     ``limit`` rows while more exist: the rows the statement found and the checks after it left
     out (``_batch``) are read past, by statements further on from the last row read (a short
-    page only past ``_BATCHES`` of them), and ``next`` follows the page's last row."""
+    page only past ``_BATCHES`` of them, its ``next`` then past the last row read), and ``next``
+    follows the page's last row; sealed (``_seal``): it may stand at a row the page left out.
+    A cursor that does not open is SearchError."""
+    after, size = _opened(store, query), query.limit + 1
     rare = query.codes is not None and _rare(store, query)
     now_ms = _now_ms(now)
     results: list[Any] = []
     unvouched = pending = 0          # rows left out before the page's last row, and after it
-    after, size = query.after, query.limit + 1
     for _ in range(_BATCHES):
         rows, shown, left_out = _batch(store, replace(query, after=after), rare, now_ms, size)
         for row in rows:
             if row["id"] in shown:
                 if len(results) == query.limit:         # one more to show: the next page starts here
-                    return _page(results, unvouched, _next(results[-1]["created_ms"], results[-1]["id"]))
+                    return _page(results, unvouched, _seal(store, query, results[-1]["created_ms"], results[-1]["id"]))
                 results.append(row)
                 unvouched, pending = unvouched + pending, 0
             elif row["id"] in left_out:
@@ -367,7 +400,7 @@ def search(store: Any, query: Query, now: float | None = None) -> dict:
             return _page(results, unvouched + pending, None)
         size *= 2
     assert after is not None                            # rows were read: full batches of them
-    return _page(results, unvouched + pending, _next(*after))
+    return _page(results, unvouched + pending, _seal(store, query, *after))
 
 
 def _page(rows: list[Any], unvouched: int, cursor: str | None) -> dict:
@@ -618,7 +651,7 @@ def player(store: Any, name: str, limit: int = MAX_LIMIT, cursor: str | None = N
     if not name.strip() or len(name) > 200 or "\x00" in name:
         raise SearchError("name", "a player's name is 1..200 characters, no NUL")
     index: Index = store.library
-    page = search(store, Query(player=name, kind="duel", limit=limit, after=_cursor(cursor)), now)
+    page = search(store, Query(player=name, kind="duel", limit=limit, cursor=cursor), now)
     inner, params = _visible(index, Query(player=name, kind="duel"), _now_ms(now))
     params = [normal_name(name)] * 2 + params      # the outcome's come first in the statement
     # each ended duel anyone may see whole, and whether the player won it: counted once the

@@ -67,10 +67,10 @@ def search_command(as_json: bool, reindex: bool, check_: bool, cards: tuple[str,
         return
     try:
         query = parse(params, card_db(cards))
+        with open_store(store_url, readonly=True) as store:
+            answer = search(store, query)        # its cursor opens here
     except SearchError as exc:
         raise InputError(f"--{exc.where.replace('_', '-')}: {exc}") from None
-    with open_store(store_url, readonly=True) as store:
-        answer = search(store, query)
     if as_json:
         echo(json.dumps(answer, ensure_ascii=False))
         return

@@ -28,9 +28,9 @@ async def find(request: Request, service: ServiceDep) -> dict:
     params = {key: value for key, value in request.query_params.multi_items()}
     try:
         query = parse(params, service.store.cards)
+        return await asyncio.to_thread(search, service.store, query)    # its cursor opens here
     except SearchError as exc:
         raise HTTPError(400, str(exc), where=exc.where) from None
-    return await asyncio.to_thread(search, service.store, query)
 
 
 @router.get("/cards/{code}/stats", tags=["everyone"])

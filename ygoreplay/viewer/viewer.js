@@ -782,8 +782,12 @@ export class Viewer {
       event.preventDefault();
       button.disabled = true;
       try { localStorage.setItem("ygoreplay.judge", judge.value); } catch (error) { /* private browsing */ }
-      const refused = await this.source.rule(call, judge.value, text.value, decision.value);
+      // the record the judge ruled on: its length, so a ruling sent again (its answer lost) or
+      // after entries the page has not shown yet is a 409, never a second ruling (MATCH-08)
+      const refused = await this.source.rule(call, judge.value, text.value, decision.value, this.duel);
       button.disabled = false;
+      // read again, the record holds a ruling on the call (this one, its answer lost, or another judge's)
+      if (refused && !form.isConnected) this.warn(t("the call is closed: the record holds a ruling on it (see the log)"));
       said.textContent = refused ? t("the ruling was not stored: {why}", { why: refused }) : "";
     });
     return form;
@@ -975,11 +979,7 @@ class Service {
       flush(); duel.info.ended = true; stream.close(); duel.add([]);
       if (this.viewer) this.keepReceipt(this.viewer).catch(() => {});   // the record's end kept too
     });
-    duel.onGap = async (from) => {
-      const response = await fetch(`/duels/${this.id}/frames?${this.query({ from: String(from) })}`,
-        { headers: this.headers(), cache: "no-store" });
-      if (response.ok) duel.add((await response.json()).frames || []);
-    };
+    duel.onGap = () => this.reread(duel);
   }
 
   switchView(view, position) {
@@ -1013,14 +1013,31 @@ class Service {
     if (!kept || fresh.events >= kept.events) localStorage.setItem(slot, JSON.stringify(fresh));
   }
 
-  // A judge's ruling on entry ``on`` (a call), by the judge's own endpoint; what refused it, or null.
-  async rule(on, judge, text, decision) {
-    const response = await fetch(`/duels/${this.id}/notes`, {
-      method: "POST", headers: { ...this.headers(), "Content-Type": "application/json" },
-      body: JSON.stringify({ judge, text, category: "ruling", on, decision }) });
+  // A judge's ruling on entry ``on`` (a call), by the judge's own endpoint, on ``duel`` as the page
+  // holds it (``?expected=`` its length); what refused it, or null. A 409 (entries the page had not
+  // read, or this very ruling stored before, its answer lost) reads the record again instead, as
+  // a ruling stored does (an ended duel's page follows no stream that would bring it).
+  async rule(on, judge, text, decision, duel) {
+    let response;
+    try {
+      response = await fetch(`/duels/${this.id}/notes?${new URLSearchParams({ expected: String(duel.length), lang: language })}`, {
+        method: "POST", headers: { ...this.headers(), "Content-Type": "application/json" },
+        body: JSON.stringify({ judge, text, category: "ruling", on, decision }) });
+    } catch (error) {
+      return t("no answer came ({why}): send it again, it is never stored twice", { why: visible(String(error.message || error)) });
+    }
+    if (response.ok || response.status === 409) await this.reread(duel);   // the ruling shown, or what it missed
     if (response.ok) return null;
+    if (response.status === 409) return t("the record changed since this page read it: its new entries are shown; rule again if the call is still open");
     const answer = await response.json().catch(() => ({}));
     return answer.message_translated || answer.message || answer.error || String(response.status);
+  }
+
+  // The entries of ``duel`` past those the page holds, read again (a repeat is skipped: ``Duel.add``).
+  async reread(duel) {
+    const response = await fetch(`/duels/${this.id}/frames?${this.query({ from: String(duel.length) })}`,
+      { headers: this.headers(), cache: "no-store" });
+    if (response.ok) duel.add((await response.json()).frames || []);
   }
 
   async extras(viewer) {
