@@ -221,8 +221,9 @@ def test_the_public_sample_recorded_through_the_page(service, browser):  # noqa:
     table = Table(browser, duel["record"]["recorder"], width=360)
     table.page.fill("#name0", "Yugi")
     table.page.fill("#name1", "Kaiba")
+    table.page.fill("#extra-size", "0")            # the sample's decks have no Extra Deck (the form says 15)
     table.tap("#start")
-    table.taps += 2                                # the two names
+    table.taps += 3                                # the two names, the Extra Deck's size
     table.settled(5)
     taps, kinds = defaultdict(list), {}
     trips_before = 0

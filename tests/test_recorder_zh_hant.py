@@ -125,7 +125,6 @@ def test_a_modern_duel_recorded_in_traditional_chinese_then_ruled_on_by_the_judg
     players = [Table(browser, duel["record"][p] + f"&lang={LANG}", width=360) for p in ("p0", "p1")]
     page.fill("#name0", "陳大文")
     page.fill("#name1", "林小美")
-    page.fill("#extra-size", "15")
     keeper.act("start", "#start", more=5)
     expect(page.locator("#conn")).to_have_text("已連線")              # was 連線中, as while connecting
     keeper.phases("next-turn", "phase-draw", "phase-standby", "phase-main1")
@@ -135,14 +134,14 @@ def test_a_modern_duel_recorded_in_traditional_chinese_then_ruled_on_by_the_judg
     expect(page.locator("#named")).to_have_text("")
     keeper.table.card("p1.m0")
     page.fill("#name-input", "灰流")                                   # the name as the table says it
-    expect(page.locator(f'#suggestions [data-code="{ASH}"]').first).to_have_text("灰流丽")
+    expect(page.locator(f'#suggestions [data-code="{ASH}"]').first).to_have_text("灰流麗")
     expect(page.locator("#named")).to_have_text("")
     keeper.table.tap(f'#suggestions [data-code="{ASH}"]')
-    expect(page.locator("#named")).to_contain_text("灰流丽")           # not Ash Blossom & Joyous Spring
+    expect(page.locator("#named")).to_contain_text("灰流麗")           # not Ash Blossom & Joyous Spring
     keeper.act("chain response", sheet("Send it to the GY to activate (cost)"))
     ash = stored(service.url, duel)[-1]
     assert (ash["kind"], ash["effect_type"], ash["costs"]) == ("activated", "quick", [{"card": "p1.m0", "to": "gy"}]), ash
-    expect(page.locator(f'#entries li[data-i="{keeper.events - 1}"]')).to_contain_text("（誘發即時效果），作為代價將 灰流丽 送去墓地")
+    expect(page.locator(f'#entries li[data-i="{keeper.events - 1}"]')).to_contain_text("（誘發即時效果），作為代價將 灰流麗 送去墓地")
     keeper.act("chain response", sheet("Activate"), names=[("p0.m1", "墓穴", CALLED)])
     expect(page.locator("#chain-state")).to_contain_text("3")
     for _ in range(3):

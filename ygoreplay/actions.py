@@ -21,10 +21,10 @@ from typing import Any, Iterator
 
 from .cards import CardDB, CardType
 from .events import (
-    ATTACK, BANISHED, DECK, DEFENSE, EXTRA, FZONE, GY, HAND, MZONE, SET, SZONE, EventFormatError, from_dict)
+    ATTACK, BANISHED, DECK, DEFENSE, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, SET, SZONE, EventFormatError, from_dict)
 from .i18n import DEFAULT, N_, current, said, say
 from .rules import RuleViolation, apply
-from .rules.base import priority_holder
+from .rules.base import ON_FIELD, priority_holder
 from .rules.battle import battle_result
 from .state import MAIN_MONSTER_ZONES, Card, DuelState
 
@@ -280,9 +280,24 @@ def _fits(card: Card, method: str, group: tuple[Card, ...]) -> bool:
 
 
 def _moves(state: DuelState, card: Card, zones: tuple[str, ...], reason: str) -> Iterator[Proposal]:
+    """The plain moves of ``card`` to ``zones``, each where the rules send it: a Fusion, Synchro, Xyz
+    or Link monster returned to the hand or Deck goes back to the Extra Deck (ZONE-12); a Pendulum
+    monster leaving the field for the GY goes face-up to the Extra Deck instead (PEND-05)."""
     names = {GY: N_("Send to the GY"), BANISHED: N_("Banish"), HAND: N_("Return to the hand"), DECK: N_("Return to the Deck")}
+    facts = card.facts
+    if facts is not None and facts.is_extra_deck:        # ZONE-12
+        zones = tuple(dict.fromkeys(EXTRA if zone in (HAND, DECK) else zone for zone in zones))
+    pendulum = facts is not None and facts.is_pendulum and facts.is_monster and card.zone in ON_FIELD
     for zone in zones:
         if zone == card.zone:
+            continue
+        if zone == GY and pendulum:                      # PEND-05
+            yield N_("Send to the Extra Deck face-up"), {"kind": "card_moved", "card": card.id, "to": [card.owner, EXTRA],
+                                                          "position": FACEUP, "reason": reason}, {}
+            continue
+        if zone == EXTRA:
+            yield N_("Return to the Extra Deck"), {"kind": "card_moved", "card": card.id, "to": [card.owner, EXTRA],
+                                                   "reason": "returned"}, {}
             continue
         owner = card.controller if zone == HAND else card.owner
         why = "banished" if zone == BANISHED else "returned" if zone in (DECK, HAND) and reason != "added" else reason

@@ -9,6 +9,12 @@ cards update --source FILE.cdb --lang zh-Hans`` writes from a localized YGOPro/E
 passcode (``cards.unnamed``). ``$YGOREPLAY_CARD_LANG`` names cards in another language than the
 messages (``fr``: YGOPRODeck's French names in English sentences). A names file is small (some
 10,000 rows) and read whole once.
+
+Chinese has two scripts and one card database (``zh-CN-2019.cdb``, Simplified): names read for a
+Traditional reader are converted once as the file is read (OpenCC ``s2twp``: 灰流丽 → 灰流麗), and
+a name is found whichever script it is typed in: the typed text and the names are compared folded
+to Simplified (``fold``; the page folds with ``fold_table``, the same conversion per character).
+OpenCC is imported when Chinese names are first read (start-up does not pay for it).
 """
 from __future__ import annotations
 
@@ -28,6 +34,13 @@ from .files import data_dir, version_of
 NAME_LANGUAGES = (*i18n.LANGUAGES, "fr", "de", "it", "pt")
 #: Card names in another language than the messages' (``fr``: French names, English sentences).
 NAMES_ENV = "YGOREPLAY_CARD_LANG"
+#: The OpenCC conversion of the names a reader of each language reads (the databases are Simplified).
+_READER_SCRIPT = {"zh-Hant": "s2twp"}
+#: Languages whose names are compared folded to one script (``fold``).
+FOLDED_LANGUAGES = frozenset(("zh-Hans", "zh-Hant"))
+#: The Traditional forms a folding table maps back to Simplified: the conversion a Traditional
+#: reader's names get (made once; s2t, s2tw, s2hk each cost as much again, 90-140 ms of CPU).
+_TRADITIONAL = ("s2twp",)
 #: The language ``one_language`` fixed for what this thread or task draws now (None: none fixed).
 _FIXED: ContextVar[str | None] = ContextVar("ygoreplay_names_language", default=None)
 
@@ -100,19 +113,52 @@ def names_of(language: str, folder: Path | None = None) -> dict[int, str]:
         changed = version_of(path)
     except OSError:
         return {}
-    return _read(str(path), changed)
+    return _read(str(path), changed, _READER_SCRIPT.get(language))
 
 
 @lru_cache(maxsize=16)
-def _read(path: str, changed: tuple[int, ...]) -> dict[int, str]:
-    """A names file read whole (``changed``, ``files.version_of`` it, keys the cache: a new install is seen)."""
+def _read(path: str, changed: tuple[int, ...], script: str | None = None) -> dict[int, str]:
+    """A names file read whole (``changed``, ``files.version_of`` it, keys the cache: a new install
+    is seen), in the reader's ``script`` (an OpenCC conversion: a Traditional reader's names)."""
     try:
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
             found = dict(db.execute("select id, name from names"))
         db.close()
-        return found
     except sqlite3.Error:
         return {}
+    if script and found:
+        found = dict(zip(found, _convert_all(script, list(found.values()))))
+    return found
+
+
+@lru_cache(maxsize=None)
+def _converter(config: str):
+    """An OpenCC converter (``s2twp``, ``t2s`` …), made once: the package is imported on first use."""
+    import opencc
+    return opencc.OpenCC(config)
+
+
+def _convert_all(config: str, texts: list[str]) -> list[str]:
+    """``texts`` converted in one call (a call each costs more than the conversion)."""
+    joined = _converter(config).convert("\n".join(texts)).split("\n")
+    return joined if len(joined) == len(texts) else [_converter(config).convert(text) for text in texts]
+
+
+def fold(text: str) -> str:
+    """Chinese text as names are compared: Simplified, case ignored (閃刀 and 闪刀 the same)."""
+    return _converter("t2s").convert(text).casefold()
+
+
+def fold_table(names: Iterable[str]) -> dict[str, str]:
+    """Each character of ``names`` that folds (``fold``) to another, and each Traditional form of
+    one, → its Simplified: the page folds typed text and names with it, offline, as ``fold`` does."""
+    chars = sorted({c for name in names for c in name if ord(c) > 0x2e7f})
+    simplified = _convert_all("t2s", chars)
+    table = {c: s for c, s in zip(chars, simplified) if len(s) == 1 and s != c}
+    plain = [s for c, s in zip(chars, simplified) if len(s) == 1]
+    for config in _TRADITIONAL:
+        table.update((t, s) for t, s in zip(_convert_all(config, plain), plain) if len(t) == 1 and t != s)
+    return table
 
 
 def localized(code: int, alias: int = 0, language: str | None = None) -> str | None:
@@ -133,11 +179,15 @@ def card_name(facts: CardFacts | None, code: int = 0) -> str:
 
 
 def find_codes(text: str, language: str | None = None, limit: int = 50) -> list[int]:
-    """Passcodes whose name in ``language`` holds ``text`` (case ignored), exact names first."""
-    wanted = text.casefold().strip()
+    """Passcodes whose name in ``language`` holds ``text`` (case ignored; Chinese in either script,
+    ``fold``), exact names first."""
+    language = language or names_language()
+    same = fold if language in FOLDED_LANGUAGES else str.casefold
+    wanted = same(text.strip())
     if not wanted:
         return []
-    names = names_of(language or names_language())
-    exact = [code for code, name in names.items() if name.casefold() == wanted]
-    partial = [code for code, name in names.items() if wanted in name.casefold() and code not in exact]
+    names = names_of(language)
+    folded = dict(zip(names, map(same, names.values())))
+    exact = [code for code, name in folded.items() if name == wanted]
+    partial = [code for code, name in folded.items() if wanted in name and code not in exact]
     return (exact + sorted(partial))[:limit]

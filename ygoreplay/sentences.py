@@ -350,10 +350,11 @@ def _damage(w: Line, e, n: "Narrator") -> str:
                          + (t("; {card} is flipped face-up", card=w.card(attack.target)) if flip else ""))
     damage = [t("battle damage to player {number} ({player}): {amount}", number=p, player=w.who(p), amount=amount)
               for p, amount in enumerate(e.damage[:2]) if amount]
-    parts.append("; ".join(damage) if damage else t("no battle damage"))
+    between = t("; ")                             # the clauses' separator: "；" in Chinese and Japanese
+    parts.append(between.join(damage) if damage else t("no battle damage"))
     if e.destroyed:
         parts.append(t("destroyed: {cards}", cards=w.cards_of(e.destroyed)))
-    return t("Damage calculation: {what}", what="; ".join(parts))
+    return t("Damage calculation: {what}", what=between.join(parts))
 
 
 @describes(CardMoved)

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from .. import card_names, i18n
-from ..cards import CardDB
+from ..cards import CardDB, CardFacts
 from ..i18n import say
 from ..schema import event_schema, umbrella_schema
 from ..text import printable
@@ -51,7 +51,10 @@ def _card_rows(cards: CardDB, language: str) -> tuple[bytes, bytes, str]:
     Link Monster), sorted by name; the same gzipped; and their ETag. Made once per database and
     names language. With names installed in the reader's language (``card_names``), ``name`` is
     that name and a seventh column, ``english``, the English one (null when they are the same): a
-    scorekeeper in Taipei types 灰流, one reading a card's English print types Ash, and both find it."""
+    scorekeeper in Taipei types 灰流, one reading a card's English print types Ash, and both find it.
+    An alternate artwork is not a row of its own (``_artwork``): it was suggested twice. In Chinese,
+    ``fold`` maps each character to its Simplified form (``card_names.fold_table``): the page
+    compares typed text and names folded, whichever script either is in."""
     key, names = _names_key(language)
     kept = _rows.get(key)
     if kept and kept[0] is cards and kept[1] is names:
@@ -60,16 +63,16 @@ def _card_rows(cards: CardDB, language: str) -> tuple[bytes, bytes, str]:
         kept = _rows.get(key)
         if kept and kept[0] is cards and kept[1] is names:          # made while this one waited
             return kept[2:]
-        made = _built(cards, names)
+        made = _built(cards, names, key)
         if any(other[0] is not cards for other in _rows.values()):
             _rows.clear()                        # another database's rows: no longer asked for
         _rows[key] = (cards, names, *made)       # kept: a public endpoint does not rebuild it per request
         return made
 
 
-def _built(cards: CardDB, names: dict[int, str] | None) -> tuple[bytes, bytes, str]:
+def _built(cards: CardDB, names: dict[int, str] | None, language: str) -> tuple[bytes, bytes, str]:
     """``_card_rows`` made: the body, its gzip and its ETag."""
-    facts = [cards[code] for code in cards]
+    facts = [f for f in (cards[code] for code in cards) if not _artwork(cards, f)]
     rows = [[f.code, f.name, f.type, f.level, f.atk, f.defense] for f in facts]
     columns = ["code", "name", "type", "level", "atk", "def"]
     if names:
@@ -80,8 +83,19 @@ def _built(cards: CardDB, names: dict[int, str] | None) -> tuple[bytes, bytes, s
                 row[1] = local
             row.append(f.name if row[1] != f.name else None)
     rows.sort(key=lambda row: (row[1].casefold(), row[0]))
-    body = json.dumps({"columns": columns, "cards": rows}, ensure_ascii=False, separators=(",", ":")).encode()
+    answer: dict = {"columns": columns, "cards": rows}
+    if names and language in card_names.FOLDED_LANGUAGES:     # 閃刀 typed finds 闪刀姬, and 闪刀 閃刀姬
+        answer["fold"] = card_names.fold_table(row[1] for row in rows)
+    body = json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode()
     return body, gzip.compress(body, mtime=0), '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def _artwork(cards: CardDB, facts: CardFacts) -> bool:
+    """Whether ``facts`` is an alternate artwork of a card in ``cards`` (its alias, the same name):
+    suggested once, as that card, whose passcode the rules read (an alias named otherwise, a card
+    treated as another's name, DECK-07, is a card of its own)."""
+    original = cards.get(facts.alias) if facts.alias else None
+    return original is not None and original.name == facts.name
 
 
 def _cached(request: Request, body: bytes, packed: bytes, etag: str, vary: str = "Accept-Encoding") -> Response:

@@ -237,12 +237,9 @@ function tokenTag(token) {
   return hash.toString(16);
 }
 
-// A form half-filled (``form``: "else", any event; "setup", the duel's start; "call", a judge
-// call's reason), kept in the browser
-// per duel and token: a phone that locks reloads the tab, and what was typed was lost. Restored
-// when the page opens; dropped once entered or discarded.
-class Draft {
-  constructor(form, id, token) { this.slot = `ygoreplay.draft.${form}.${id}.${tokenTag(token)}`; }
+// What this device keeps in the browser under one slot (never a token: its tag).
+class Kept {
+  constructor(slot) { this.slot = slot; }
 
   get() { try { return JSON.parse(localStorage.getItem(this.slot) || "null"); } catch (error) { return null; } }
 
@@ -250,6 +247,18 @@ class Draft {
 
   drop() { try { localStorage.removeItem(this.slot); } catch (error) { /* private mode */ } }
 }
+
+// A form half-filled (``form``: "else", any event; "setup", the duel's start; "call", a judge
+// call's reason), kept in the browser
+// per duel and token: a phone that locks reloads the tab, and what was typed was lost. Restored
+// when the page opens; dropped once entered or discarded.
+class Draft extends Kept {
+  constructor(form, id, token) { super(`ygoreplay.draft.${form}.${id}.${tokenTag(token)}`); }
+}
+
+// The judge's name, kept per link (its token's tag) on this device: it was typed on every ruling,
+// call ruling and note; a what-if opened with the same link keeps it too.
+const judgeName = (token) => new Kept(`ygoreplay.judge.${tokenTag(token)}`);
 
 // -- seals: a player's own hidden cards, known to this device only ----------------------------------
 
@@ -323,7 +332,8 @@ class Recorder {
     this.amount = "";
     this.lpPlayer = 1;
     this.causeOn = true;
-    this.names = [];                         // [code, name, english, own] rows: the duel's first, then the database
+    this.names = [];                         // [code, name, english, own, name folded] rows: the duel's first, then the database
+    this.fold = new Map();                   // Chinese: a character → its Simplified form (``folded``)
     this.types = new Map();                  // passcode -> its card type bits (an offline Spell's activation)
     this.info = { warnings: false, mode: "machine", role: data.role };
     this.writes = new Set(data.writes || []);    // the kinds this link may write (access.may_write)
@@ -333,6 +343,7 @@ class Recorder {
     this.draft = new Draft("else", ID, TOKEN);
     this.setupDraft = new Draft("setup", ID, TOKEN);
     this.callDraft = new Draft("call", ID, TOKEN);
+    this.judgeName = judgeName(TOKEN);
     this.around = null;                          // the judge call whose entries are shown (null: the last)
     this.parent = data.parent || null;           // a judge's what-if: the duel it branched from
   }
@@ -758,7 +769,11 @@ class Recorder {
     const rows = [el("p", "hint", t("The rules' list comes back with the network; these moves are always possible."))];
     const activation = this.offlineActivation(card);
     if (activation) rows.push(this.actionRow({ label: N_("Activate"), label_translated: t("Activate"), event: activation }, "card"));
-    for (const [zone, label] of [["gy", N_("Send to the GY")], ["banished", N_("Banish")], ["hand", N_("Return to the hand")], ["deck", N_("Return to the Deck")]]) {
+    // a Fusion, Synchro, Xyz or Link monster goes back to the Extra Deck, not the hand or Deck (ZONE-12)
+    const type = this.types.get(this.shows[card.id] || card.code) || 0;
+    const back = type & (TYPE.FUSION | TYPE.SYNCHRO | TYPE.XYZ | TYPE.LINK)
+      ? [["extra", N_("Return to the Extra Deck")]] : [["hand", N_("Return to the hand")], ["deck", N_("Return to the Deck")]];
+    for (const [zone, label] of [["gy", N_("Send to the GY")], ["banished", N_("Banish")], ...back]) {
       const owner = zone === "hand" ? card.controller : card.owner;
       // offline the page cannot ask why a card moves: to the GY it is "sent" (it was stored as returned)
       rows.push(this.actionRow({ label, label_translated: t(label), event: { kind: "card_moved", card: card.id, to: [owner, zone], reason: { gy: "sent", banished: "banished" }[zone] || "returned" } }, "card"));
@@ -866,7 +881,7 @@ class Recorder {
       const response = await fetch(`/cards.json?lang=${encodeURIComponent(language)}`, { headers: kept && kept.etag ? { "If-None-Match": kept.etag } : {} });
       if (response.status === 200) {
         data = await response.json();
-        try { localStorage.setItem(slot, JSON.stringify({ etag: response.headers.get("ETag"), columns: data.columns, cards: data.cards })); } catch (e) { /* full: kept in memory */ }
+        try { localStorage.setItem(slot, JSON.stringify({ etag: response.headers.get("ETag"), columns: data.columns, cards: data.cards, fold: data.fold })); } catch (e) { /* full: kept in memory */ }
       }
     } catch (error) { /* offline: what was kept */ }
     const english = (data.columns || []).indexOf("english");
@@ -885,37 +900,55 @@ class Recorder {
     const decks = await this.matchDecks();       // a match's duel: the decklists this token may see
     const seen = new Set(own.map((r) => r[0]));
     own.push(...rows.filter((r) => decks.has(r[0]) && !seen.has(r[0])));
-    for (const r of own) seen.add(r[0]);
-    this.names = visible([...own.map((r) => [...r, true]), ...rows.filter((r) => !seen.has(r[0]))]);   // [code, name, english, own]
+    for (const r of own) seen.add(r[0]).add(r[1]);   // an artwork of the duel's own: the database's not suggested again
+    this.fold = new Map(Object.entries(data.fold || {}));     // Chinese: a character → its Simplified form
+    const names = visible([...own.map((r) => [...r, true]), ...rows.filter((r) => !seen.has(r[0]) && !seen.has(r[1]))]);
+    this.names = names.map(([code, name, english, mine]) => [code, name, english, !!mine, this.folded(name)]);   // [code, name, english, own, name folded]
     this.nameIndex = new Map(this.names.map((r) => [r[0], r[1]]));
     this.drawNamed();                              // names kept from before a reload, by name now
     this.suggest();                                // letters typed before the names came: found now
   }
 
   // The passcodes of the match's decklists (main, Extra, Side) this token may see, when the page
-  // was opened from a table's link (``?match=``); none otherwise, or offline.
+  // was opened from a table's link (``?match=``); none otherwise, or offline. The start form's
+  // Extra Deck size is theirs when known.
   async matchDecks() {
     if (!MATCH) return new Set();
     try {
       const response = await fetch(`/matches/${MATCH}/state`, { headers: HEADERS, cache: "no-store" });
       if (!response.ok) return new Set();
       const decks = (await response.json()).decks || [];
+      this.extraFromDecklists(decks);
       return new Set(decks.flatMap((d) => (d ? [...(d.main || []), ...(d.extra || []), ...(d.side || [])] : [])));
     } catch (error) {
       return new Set();
     }
   }
 
+  // The start form's Extra Deck size from both decklists when this link sees them and they agree
+  // (DECK-03: 0 to 15; the form starts at 15, the usual), unless a size was typed or kept.
+  extraFromDecklists(decks) {
+    const sizes = new Set(decks.map((d) => (d && d.extra ? d.extra.length : null)));
+    const field = $("#extra-size");
+    if (decks.length !== 2 || sizes.size !== 1 || sizes.has(null) || this.duel.length || field.value !== field.defaultValue) return;
+    field.value = String([...sizes][0]);
+  }
+
   nameOf(code) { return (this.nameIndex && this.nameIndex.get(code)) || String(code); }
 
+  // Text as names are compared: case ignored, Chinese in one script (the service's
+  // ``card_names.fold``, by its table): 閃刀 typed finds 闪刀姬, 闪刀 finds 閃刀姬.
+  folded(text) { return [...text].map((c) => this.fold.get(c) || c).join("").toLocaleLowerCase(); }
+
   suggest() {
-    const query = $("#name-input").value.trim().toLocaleLowerCase();
+    const typed = $("#name-input").value.trim();
+    const query = this.folded(typed);
     const box = $("#suggestions");
     if (!query) { box.replaceChildren(); return; }
     const starts = [], within = [];
     for (const row of this.names) {
-      const at = Math.max(row[1].toLocaleLowerCase().indexOf(query), row[2] ? row[2].toLocaleLowerCase().indexOf(query) : -1);
-      if (at < 0 && String(row[0]) !== query) continue;
+      const at = Math.max(row[4].indexOf(query), row[2] ? row[2].toLocaleLowerCase().indexOf(typed.toLocaleLowerCase()) : -1);
+      if (at < 0 && String(row[0]) !== typed) continue;
       (at === 0 || row[3] ? starts : within).push(row);
       if (starts.length >= 8) break;
     }
@@ -1259,6 +1292,8 @@ class Recorder {
       (FOLDED_FIELDS.has(field) && !required.has(field) ? more : box).append(label);
     }
     if (more.childElementCount > 1) box.append(more);
+    const judge = box.querySelector('[name="judge"]');
+    if (judge && !judge.value) judge.value = this.judgeName.get() || "";
   }
 
   fieldInput(field, spec, required) {
@@ -1375,6 +1410,7 @@ class Recorder {
       } else out[name] = text;
     }
     if (problems.length) { this.error(problems.join("; ")); return; }
+    if (typeof out.judge === "string" && out.judge) this.judgeName.keep(out.judge);
     $("#else").hidden = true;
     this.draft.drop();                             // entered: in the queue now, kept there
     const editing = this.editing;
@@ -1498,7 +1534,13 @@ class Recorder {
     $('#else-fields [name="category"]').value = JSON.stringify("ruling");
     $('#else-fields [name="on"]').value = String(on);
     this.keepDraft();
-    $('#else-fields [name="judge"]').focus();
+    this.focusJudge("note");
+  }
+
+  // The judge's name to type, or (remembered) the field after it.
+  focusJudge(next) {
+    const judge = $('#else-fields [name="judge"]');
+    (judge.value ? $(`#else-fields [name="${next}"]`) : judge).focus();
   }
 
   // A what-if from the board before event ``at`` (``POST /duels/{id}/branch``: events #0..#at-1),
@@ -1522,7 +1564,7 @@ class Recorder {
     this.openElse("rolled_back");
     $('#else-fields [name="to"]').value = String(to);
     this.keepDraft();
-    $('#else-fields [name="judge"]').focus();
+    this.focusJudge("reason");
   }
 
   drawEntries() {
