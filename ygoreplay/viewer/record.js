@@ -24,7 +24,7 @@ import { visible } from "./text.js";
 import { Duel, TYPE, Viewer } from "./viewer.js";
 
 // record.html's own words, translated in place by i18n.js (listed here for the catalogue)
-N_("Recording"); N_("connecting"); N_("Keyboard shortcuts (?)"); N_("Keyboard shortcuts"); N_("Keys:");
+N_("Judge calls"); N_("Recording"); N_("connecting"); N_("Keyboard shortcuts (?)"); N_("Keyboard shortcuts"); N_("Keys:");
 N_("Draw Phase"); N_("Standby"); N_("Main 1"); N_("Battle"); N_("Main 2"); N_("End"); N_("next turn");
 N_("draw a card"); N_("pass"); N_("resolve"); N_("undo the last entry"); N_("LP keypad"); N_("name a card"); N_("close");
 N_("Start the duel"); N_("Player 0"); N_("Player 1"); N_("Goes first"); N_("Main Deck"); N_("Extra Deck"); N_("Opening hand");

@@ -784,7 +784,7 @@ export class Viewer {
       try { localStorage.setItem("ygoreplay.judge", judge.value); } catch (error) { /* private browsing */ }
       // the record the judge ruled on: its length, so a ruling sent again (its answer lost) or
       // after entries the page has not shown yet is a 409, never a second ruling (MATCH-08)
-      const refused = await this.source.rule(call, judge.value, text.value, decision.value, this.duel);
+      const refused = await this.source.ruleOn(call, judge.value, text.value, decision.value, this.duel);
       button.disabled = false;
       // read again, the record holds a ruling on the call (this one, its answer lost, or another judge's)
       if (refused && !form.isConnected) this.warn(t("the call is closed: the record holds a ruling on it (see the log)"));
@@ -1017,7 +1017,7 @@ class Service {
   // holds it (``?expected=`` its length); what refused it, or null. A 409 (entries the page had not
   // read, or this very ruling stored before, its answer lost) reads the record again instead, as
   // a ruling stored does (an ended duel's page follows no stream that would bring it).
-  async rule(on, judge, text, decision, duel) {
+  async ruleOn(on, judge, text, decision, duel) {
     let response;
     try {
       response = await fetch(`/duels/${this.id}/notes?${new URLSearchParams({ expected: String(duel.length), lang: language })}`, {
