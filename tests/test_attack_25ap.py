@@ -35,3 +35,16 @@ def test_a_prefix_a_duel_and_a_match_share_releases_neither(store, client):  # n
     assert _released(store, duel_id)
     assert CliRunner().invoke(main, ["release", match["id"][:6], "--store", store.path]).exit_code == 0
     assert _released(store, match["id"])
+
+
+def test_a_file_imported_again_is_named_on_one_line(store, tmp_path):  # noqa: F811
+    """files16 escaped every error line; the single file's 'already stored' line still printed
+    its name raw: a name with a line break forged a line of its own on the judge's terminal."""
+    from test_release import judge_file
+    path = tmp_path / "table 3.ygr\nall.ygr: verified, nothing to see"
+    path.write_bytes(judge_file(store))
+    runner = CliRunner()
+    assert runner.invoke(main, ["import", str(path), "--store", store.path]).exit_code == 0
+    again = runner.invoke(main, ["import", str(path), "--store", store.path])
+    assert again.exit_code == 0 and "already stored" in again.stderr, again.output
+    assert "table 3.ygr\\nall.ygr" in again.stderr and "\nall.ygr" not in again.stderr, again.stderr

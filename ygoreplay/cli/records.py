@@ -158,7 +158,8 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
             done = Records(store, witness).import_replay(replay, title, trusted_keys(keys), unsigned)
         echo(json.dumps([{"file": source.name, **done.to_dict()}]) if as_json else str(done.id))
         if done.skipped and not as_json:
-            echo(t("{name}: already stored as {id} (imported before): skipped", name=source.name, id=done.id), err=True)
+            echo(t("{name}: already stored as {id} (imported before): skipped",
+                   name=printable(source.name), id=done.id), err=True)
         if done.violations and not done.skipped:      # kept as it stood, never as if it were clean
             for v in done.violations if not as_json else ():
                 echo(f"#{v.index} {v.rule} {said(v.message)}", err=True)
