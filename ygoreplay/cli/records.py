@@ -158,7 +158,8 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
             done = Records(store, witness).import_replay(replay, title, trusted_keys(keys), unsigned)
         echo(json.dumps([{"file": source.name, **done.to_dict()}]) if as_json else str(done.id))
         if done.skipped and not as_json:
-            echo(t("{name}: already stored as {id} (imported before): skipped", name=source.name, id=done.id), err=True)
+            echo(t("{name}: already stored as {id} (imported before): skipped",
+                   name=printable(source.name), id=done.id), err=True)
         if done.violations and not done.skipped:      # kept as it stood, never as if it were clean
             for v in done.violations if not as_json else ():
                 echo(f"#{v.index} {v.rule} {said(v.message)}", err=True)
@@ -431,16 +432,20 @@ def release_command(duel: str, store_url: str | None) -> None:
 
 def _duel_or_match(store: Store, spec: str) -> str:
     """A stored duel's id from ``spec`` (as every command takes one), else a match's: the
-    organiser's release is both's."""
+    organiser's release is both's. A prefix that names a duel and a match is refused, naming
+    both: a release is for good (what it hid is every reader's), so a prefix typed for a match
+    never releases a duel that happens to share it."""
     from ..errors import StoreError
     try:
-        return resolve(store, spec)
+        match = store.resolve(spec, "match")
     except StoreError:
-        try:
-            return store.resolve(spec, "match")
-        except StoreError:
-            pass
-        raise
+        return resolve(store, spec)                  # a duel's, or why not (resolve says it)
+    try:
+        duel = resolve(store, spec)
+    except StoreError:
+        return match
+    raise InputError(t("{spec!r} names duel {duel} and match {match}: give more characters of the id; nothing "
+                       "was written", spec=spec, duel=duel, match=match))
 
 
 @main.command(name="list")
