@@ -21,7 +21,7 @@
 
 import { N_, language, ready, t } from "./i18n.js";
 import { visible } from "./text.js";
-import { Duel, TYPE, Viewer } from "./viewer.js";
+import { Duel, TYPE, Viewer, judging } from "./viewer.js";
 
 // record.html's own words, translated in place by i18n.js (listed here for the catalogue)
 N_("Judge calls"); N_("Recording"); N_("connecting"); N_("Keyboard shortcuts (?)"); N_("Keyboard shortcuts"); N_("Keys:");
@@ -46,6 +46,16 @@ const TOKEN = params.get("token");
 const MATCH = /^[0-9a-f]{12}$/.test(params.get("match") || "") ? params.get("match") : null;   // a round table's duel
 const HEADERS = TOKEN ? { Authorization: `Bearer ${TOKEN}` } : {};
 const $ = (selector) => document.querySelector(selector);
+// What a judge's ruling on an entry asks for before Enter: the judge's name and the ruling
+// (MATCH-08), and its decision (LOG-05), which the general note form leaves optional.
+const RULING_NEEDS = ["judge", "note", "decision"];
+
+// A key for a request that may be sent again as the same one (a what-if, POST /duels/{id}/branch):
+// 32 hex digits from crypto.getRandomValues, which, unlike randomUUID, needs no secure context
+// (a judge's page over plain http on the venue's network).
+function requestKey() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
 const PHASES = [["draw", N_("DP"), "d", N_("Draw Phase")], ["standby", N_("SP"), "s", N_("Standby Phase")],
   ["main1", N_("M1"), "1", N_("Main Phase 1")], ["battle", N_("BP"), "b", N_("Battle Phase")],
   ["main2", N_("M2"), "2", N_("Main Phase 2")], ["end", N_("EP"), "e", N_("End Phase")]];
@@ -346,6 +356,7 @@ class Recorder {
     this.judgeName = judgeName(TOKEN);
     this.around = null;                          // the judge call whose entries are shown (null: the last)
     this.parent = data.parent || null;           // a judge's what-if: the duel it branched from
+    this.branchKeys = new Map();                 // event -> the Idempotency-Key of the what-if asked before it
   }
 
   // -- where the duel stands ------------------------------------------------------------------------
@@ -1245,7 +1256,8 @@ class Recorder {
     this.draft.drop();
   }
 
-  openElse(kind) {
+  // ``needs``: fields this use of the form must have besides the kind's own (a ruling's decision).
+  openElse(kind, needs = []) {
     const form = $("#else");
     form.hidden = false;
     this.cardChoices();
@@ -1253,7 +1265,7 @@ class Recorder {
     // a duel under way never takes another start: the form opened on "Duel started" (the first
     // kind), and an Enter tapped at once was refused; it opens on the commonest other entry
     else if (this.duel.length && $("#else-kind").value === "duel_started" && this.writes.has("card_moved")) $("#else-kind").value = "card_moved";
-    this.buildForm($("#else-kind").value);
+    this.buildForm($("#else-kind").value, needs);
     this.keepDraft();
     form.scrollIntoView({ block: "nearest" });
   }
@@ -1264,12 +1276,12 @@ class Recorder {
   // an enum a choice, a number a number, a yes/no a box; only what is left (lists of several
   // things) is typed as JSON. Card fields start with the card last tapped, player fields with the
   // turn player (but a duel's end's).
-  buildForm(kind) {
+  buildForm(kind, needs = []) {
     const body = this.schema && this.schema.$defs[kind];
     const box = $("#else-fields");
     box.replaceChildren();
     if (!body) return;
-    const required = new Set(body.required || []);
+    const required = new Set([...(body.required || []), ...needs]);
     // what the kind needs first (a duel's end: winner and why; they came last, under fields every
     // event may carry), then its other fields; those every event may carry and a scorekeeper
     // never needs at the table (a cited text, a time, cards shown: typed JSON) folded away
@@ -1284,6 +1296,7 @@ class Recorder {
       label.title = field;
       const input = this.fieldInput(field, spec, required.has(field));
       input.setAttribute("name", field);
+      if (needs.includes(field)) input.required = true;     // the browser asks for it before Enter
       // a duel's end names the player who surrendered or lost, never the turn player by default:
       // the turn player's opponent surrendering was entered as a surrender naming its winner (WIN-05)
       if (field === "player" && kind !== "duel_ended") input.value = String(this.turn.player);
@@ -1409,6 +1422,11 @@ class Recorder {
         }
       } else out[name] = text;
     }
+    // a ruling on an entry names both the entry and the decision (LOG-05): asked for here, never
+    // sent to be refused (the general form opened on a judge's note has neither required)
+    if (kind === "judge_note" && ("on" in out) !== ("decision" in out)) {
+      problems.push(t("A ruling on an entry names the entry and the decision: both or neither (LOG-05)"));
+    }
     if (problems.length) { this.error(problems.join("; ")); return; }
     if (typeof out.judge === "string" && out.judge) this.judgeName.keep(out.judge);
     $("#else").hidden = true;
@@ -1505,16 +1523,20 @@ class Recorder {
     $("#call").hidden = false;
   }
 
-  // The judge's page: the table's calls in effect, one chip each (MATCH-08); a call picked shows
+  // The judge's page: the table's calls in effect, one chip each (MATCH-08), open or ruled as the
+  // viewer counts them (Duel.openCalls: a ruling in effect closes a call); a call picked shows
   // the entries before it, where the play disputed is. Its entries showed only the last twelve:
   // a call made a turn before the duel ended was past the judge's reach on a phone.
   drawCalls() {
     const box = $("#calls");
-    const calls = this.info.role === "judge" ? this.duel.calls.filter((i) => !this.duel.reverted.has(i)) : [];
+    const calls = judging(this.info.role) ? this.duel.callsInEffect() : [];
     box.hidden = !calls.length;
     const chips = calls.map((i) => {
-      const b = button(t("Judge call #{n}", { n: i }), () => { this.around = i; this.drawEntries(); }, "chip");
+      const ruled = this.duel.ruled(i);
+      const label = ruled ? t("Judge call #{n}: ruled", { n: i }) : t("Judge call #{n}", { n: i });
+      const b = button(label, () => { this.around = i; this.drawEntries(); }, ruled ? "chip ruled" : "chip");
       b.dataset.call = String(i);
+      b.dataset.state = ruled ? "ruled" : "open";
       b.setAttribute("aria-pressed", String(i === this.around));
       if (this.duel.frames[i]) b.title = this.duel.frames[i].line;
       return b;
@@ -1528,9 +1550,10 @@ class Recorder {
   }
 
   // A judge's ruling on an entry (a flagged, disputed or called one): the note's form, its
-  // category and the entry filled in, for the judge's name and the ruling.
+  // category and the entry filled in, for the judge's name, the ruling and its decision, each
+  // asked for up front (a ruling without its decision is refused, LOG-05).
   ruling(on) {
-    this.openElse("judge_note");
+    this.openElse("judge_note", RULING_NEEDS);
     $('#else-fields [name="category"]').value = JSON.stringify("ruling");
     $('#else-fields [name="on"]').value = String(on);
     this.keepDraft();
@@ -1545,10 +1568,14 @@ class Recorder {
 
   // A what-if from the board before event ``at`` (``POST /duels/{id}/branch``: events #0..#at-1),
   // opened on this page: the same tokens open a branch, so the judge records the line there.
+  // Tapped again after a lost answer, it sends the same Idempotency-Key: the service answers the
+  // branch that key made, never a second one.
   async branch(at) {
+    const key = this.branchKeys.get(at) || requestKey();
+    this.branchKeys.set(at, key);
     try {
       const response = await fetch(`/duels/${ID}/branch?lang=${encodeURIComponent(language)}`, {
-        method: "POST", headers: { ...HEADERS, "Content-Type": "application/json" },
+        method: "POST", headers: { ...HEADERS, "Content-Type": "application/json", "Idempotency-Key": key },
         body: JSON.stringify({ at: at - 1, title: t("What if before #{n}: {title}", { n: at, title: this.duel.info.title || "" }) }) });
       const answer = visible(await response.json().catch(() => ({})));
       if (!response.ok) { this.error(answer.message_translated || answer.message || answer.error || String(response.status)); return; }
@@ -1582,7 +1609,7 @@ class Recorder {
       if (struck.has(frame.i)) li.classList.add("struck");
       const flags = this.flags.get(frame.i);
       if (flags) { li.classList.add("flagged"); li.append(el("span", "flag", " " + t("flagged {rules}", { rules: [...new Set(flags)].join(" ") }))); }
-      if (this.info.role === "judge" && !struck.has(frame.i) && frame.i > 0) {   // the judge's rewind: a rollback
+      if (judging(this.info.role) && !struck.has(frame.i) && frame.i > 0) {   // the judge's rewind: a rollback
         const rewind = button(t("Rewind to before this"), () => this.rewind(frame.i), "chip");
         rewind.dataset.rewind = String(frame.i);
         const ruling = button(t("Ruling on this"), () => this.ruling(frame.i), "chip");

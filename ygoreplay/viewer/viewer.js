@@ -52,6 +52,10 @@ const DECISIONS = { stands: N_("The duel stands"), warning: N_("Warning"), penal
 // A word of the page's vocabulary (the record's own code when it has none).
 function worded(words, key) { return words[key] ? t(words[key]) : key; }
 
+// Whether a link's role gets the judge's tools (the open calls, a ruling, a rewind, a what-if):
+// the judge's, and the organiser's, who holds every role (access.py); both pages ask this.
+export function judging(role) { return role === "judge" || role === "organiser"; }
+
 // What a link's fragment asks for: #e57&view=spectator&hands=hidden (each part optional).
 export function linkParts(hash) {
   const parts = new URLSearchParams(hash.replace(/^#/, ""));
@@ -80,11 +84,15 @@ export class Duel {
 
   get length() { return this.frames.length; }
 
+  // The judge calls in effect (no rollback undid them), open or ruled: the judge's two pages
+  // (this viewer, record.js) ask these three, so a call is open, or ruled, on both alike.
+  callsInEffect() { return this.calls.filter((c) => !this.reverted.has(c)); }
+
+  // Whether entry ``c`` has a ruling in effect on it (a judge_note "on" it, not rolled back).
+  ruled(c) { return (this.rulings.get(c) || []).some((r) => !this.reverted.has(r)); }
+
   // The judge calls still open: in effect, and no ruling in effect on them.
-  openCalls() {
-    return this.calls.filter((c) => !this.reverted.has(c)
-      && !(this.rulings.get(c) || []).some((r) => !this.reverted.has(r)));
-  }
+  openCalls() { return this.callsInEffect().filter((c) => !this.ruled(c)); }
 
   // A card as the reader names it: its facts' name, said in the view's language (live._named);
   // the board's is the record's English (a zh-Hant board showed Called by the Grave, its log 墓穴的指名者).
@@ -768,6 +776,9 @@ export class Viewer {
     const decision = el("select");
     decision.name = "decision";
     decision.setAttribute("aria-label", t("Decision"));
+    decision.required = true;                  // picked by the judge, never a default (as record.js asks)
+    decision.append(el("option", "", t("Decision")));
+    decision.firstChild.value = "";
     for (const [value, label] of Object.entries(DECISIONS)) {
       const option = el("option", "", t(label));
       option.value = value;
@@ -1043,7 +1054,7 @@ class Service {
   async extras(viewer) {
     this.viewer = viewer;
     this.keepReceipt(viewer).catch(() => {});
-    if (["judge", "organiser"].includes(viewer.duel.info.role)) viewer.openCalls();
+    if (judging(viewer.duel.info.role)) viewer.openCalls();
     const download = document.querySelector("#download");
     const params = { view: viewer.duel.info.view };
     if (this.token) params.token = this.token;
