@@ -84,7 +84,7 @@ def _caller(service: Service, request: Request, match_id: str) -> tuple[Caller, 
         raise _no_match(match_id)
     if service.is_organiser(token, hashed):
         return Caller("organiser", "judge"), live
-    role = service.role_in(live.access, token, f"match {match_id!r}", hashed=hashed)
+    role = service.role_in(live.access, token, "match", match_id, hashed=hashed)
     return Caller(role, VIEW_OF[role], live.released()), live
 
 
