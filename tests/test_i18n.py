@@ -81,7 +81,8 @@ CLOSED = ("store.py", "match/", "rounds.py")
 #: English error messages not yet catalogued, per file: a ratchet. A new one fails the test (say it
 #: with ``i18n.say`` and translate it in the four catalogues); one translated lowers its count here.
 UNTRANSLATED = {
-    "files.py": 5, "resident.py": 11,
+    "cards.py": 17, "decks.py": 10, "files.py": 5, "jsonl.py": 1, "library_search.py": 11, "replay_file.py": 2,
+    "resident.py": 11, "source.py": 2, "yrpx/container.py": 2,
 }
 
 
@@ -102,16 +103,76 @@ def _error_classes(trees: dict[str, ast.Module]) -> set[str]:
         found |= more
 
 
-def _english(node: ast.expr) -> bool:
-    """An English sentence written in place (a literal or an f-string with words), not said
-    through the catalogue (``say``, ``t``, ``N_`` are calls, never literals)."""
+def _message_at(trees: dict[str, ast.Module], errors: set[str]) -> dict[str, int]:
+    """Where each error class takes its message: the position of its ``__init__``'s ``message``
+    (``ReleaseSettingError(where, message)``, ``RuleViolation(rule, message, …)``), else its base's,
+    else the first argument."""
+    own: dict[str, int] = {}
+    bases: dict[str, list[str]] = {}
+    for tree in trees.values():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name in errors:
+                bases[node.name] = [b.id if isinstance(b, ast.Name) else b.attr for b in node.bases
+                                    if isinstance(b, (ast.Name, ast.Attribute))]
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                        names = [a.arg for a in item.args.args[1:]]
+                        if "message" in names:
+                            own[node.name] = names.index("message")
+
+    def at(name: str, seen: frozenset[str] = frozenset()) -> int:
+        if name in own:
+            return own[name]
+        return next((at(b, seen | {name}) for b in bases.get(name, ()) if b in errors and b not in seen), 0)
+    return {name: at(name) for name in errors}
+
+
+def _makers(trees: dict[str, ast.Module], carriers: dict[str, int]) -> dict[tuple[str, str], int]:
+    """(file, function) → argument: a helper that makes a carried error from its argument
+    (``decks``' ``bad(why)`` → ``BanlistFormatError(f"…: {why}")``), so ``raise bad("…")`` is read."""
+    found: dict[tuple[str, str], int] = {}
+    for where, tree in trees.items():
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef):
+                continue
+            names = [a.arg for a in function.args.args]
+            for node in ast.walk(function):
+                call = node.value if isinstance(node, ast.Return) else None
+                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in carriers
+                        and len(call.args) > carriers[call.func.id]):
+                    continue
+                used = {n.id for n in ast.walk(call.args[carriers[call.func.id]]) if isinstance(n, ast.Name)}
+                passed = [i for i, name in enumerate(names) if name in used]
+                if passed:
+                    found[where, function.name] = passed[-1]
+    return found
+
+
+def _text(node: ast.expr) -> tuple[str, str] | None:
+    """(the text with each value as a word, the text written) of a literal, an f-string or a
+    sum of them (``f"no {what}"``, ``f"…" + ("" if … else "…")``); None for anything else."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        text = node.value
-    elif isinstance(node, ast.JoinedStr):
-        text = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
-    else:
-        return False
-    return re.search(r"[A-Za-z]{2,} [A-Za-z]{2,}", text) is not None
+        return node.value, node.value
+    if isinstance(node, ast.JoinedStr):
+        parts = [(v.value, v.value) if isinstance(v, ast.Constant) else ("value", "") for v in node.values]
+        return "".join(p for p, _ in parts), "".join(w for _, w in parts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _text(node.left), _text(node.right)
+        if left or right:
+            left, right = left or ("value", ""), right or ("value", "")
+            return left[0] + right[0], left[1] + right[1]
+    if isinstance(node, ast.IfExp):
+        return _text(node.body) or _text(node.orelse)
+    return None
+
+
+def _english(node: ast.expr) -> bool:
+    """An English sentence written in place (a literal, an f-string or a sum of them with words; a
+    filled-in value counts as a word, ``f"no {what}"``), not said through the catalogue (``say``,
+    ``t``, ``N_`` are calls, never literals)."""
+    text = _text(node)
+    return (text is not None and re.search(r"[A-Za-z]{2,}", text[1]) is not None
+            and re.search(r"[A-Za-z]{2,} [A-Za-z]{2,}", text[0]) is not None)
 
 
 def untranslated_errors() -> dict[str, list[tuple[int, str]]]:
@@ -119,6 +180,8 @@ def untranslated_errors() -> dict[str, list[tuple[int, str]]]:
     trees = {str(p.relative_to(PACKAGE)): ast.parse(p.read_text(encoding="utf-8"))
              for p in sorted(PACKAGE.rglob("*.py"))}
     errors = _error_classes(trees)
+    carriers = {**_message_at(trees, errors), **CARRIERS}
+    makers = _makers(trees, carriers)
     found: dict[str, list[tuple[int, str]]] = {}
     for where, tree in trees.items():
         for node in ast.walk(tree):
@@ -128,9 +191,9 @@ def untranslated_errors() -> dict[str, list[tuple[int, str]]]:
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
             if isinstance(func, ast.Attribute) and name == "__init__" and isinstance(func.value, ast.Call):
                 name = "super().__init__"          # an error class's own message (MissingStore, AlteredRow)
-            argument = CARRIERS.get(name, 0)
+            argument = makers.get((where, name), carriers.get(name, 0))
             carried = (name in errors or name in CARRIERS or name in DETAILS.get(where, ())
-                       or name == "super().__init__" and where == "store.py")
+                       or (where, name) in makers or name == "super().__init__" and where == "store.py")
             if carried and len(node.args) > argument and _english(node.args[argument]):
                 found.setdefault(where, []).append((node.lineno, name))
     return found
@@ -243,3 +306,78 @@ def test_why_a_devices_entry_is_not_its_own_is_said_and_said_again_when_read_bac
         i18n._MADE.clear()
         i18n._said.cache_clear()
         assert i18n.said(english) == side
+
+
+# ---- a user's text in a said sentence is never read as a catalogued word ----------------------------
+
+#: What carries a user's own text into a sentence: who entered an entry (a file imported says
+#: anything), a judge's name and note, the duel as a user named it on the command line.
+USER_SOURCES = {"entered_by", "judge", "note", "spec"}
+
+
+def _taken(value: ast.expr) -> list[ast.expr]:
+    """The names and attributes a placeholder's value is as it is (``who``, ``who or N_(…)``,
+    ``ev.judge[:60]``, ``a if c else b``); a value made by a call (``len(spec)``, ``_brief(spec)``
+    quotes it) is not the user's text."""
+    if isinstance(value, ast.BoolOp):
+        return [n for v in value.values for n in _taken(v)]
+    if isinstance(value, ast.IfExp):
+        return _taken(value.body) + _taken(value.orelse)
+    if isinstance(value, ast.Subscript):
+        return _taken(value.value)
+    return [value] if isinstance(value, (ast.Name, ast.Attribute)) else []
+
+
+def _user_text_in_words() -> list[str]:
+    """``file:line placeholder`` of each ``say`` whose placeholder takes a user's text (read from
+    ``USER_SOURCES``, directly or through a local name) but is not a ``USER_VALUES`` name nor
+    shown with ``!r`` (quoted, so never a catalogue phrase): ``said`` would translate it."""
+    import string
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            local = {a.arg for a in function.args.args if a.arg in USER_SOURCES}
+            for node in ast.walk(function):
+                if isinstance(node, ast.Assign):
+                    pairs = [pair for target in node.targets for pair in (
+                        zip(target.elts, node.value.elts) if isinstance(target, ast.Tuple)
+                        and isinstance(node.value, ast.Tuple) else [(target, node.value)])]
+                    local |= {target.id for target, value in pairs if isinstance(target, ast.Name)
+                              and isinstance(value, ast.Attribute) and value.attr in USER_SOURCES}
+            for node in ast.walk(function):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "say"
+                        and node.args and isinstance(node.args[0], ast.Constant)):
+                    continue
+                conversions = {name: conversion for _, name, _, conversion
+                               in string.Formatter().parse(node.args[0].value) if name}
+                for keyword in node.keywords:
+                    taken = _taken(keyword.value)
+                    read = {n.attr for n in taken if isinstance(n, ast.Attribute)} & USER_SOURCES \
+                        or {n.id for n in taken if isinstance(n, ast.Name)} & local
+                    if read and keyword.arg not in i18n.USER_VALUES and conversions.get(keyword.arg) != "r":
+                        found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {keyword.arg}")
+    return found
+
+
+def test_a_placeholder_taking_a_users_text_is_a_user_value():
+    """A user's text put in a said sentence under a placeholder ``said`` may translate (``who``,
+    ``what``, ``reason``) comes out as the catalogue's word: an entry "entered by time" would read
+    as a time-out. Such a placeholder is one of ``USER_VALUES`` (put in as it is) or quoted."""
+    assert not _user_text_in_words(), "say a user's text under a USER_VALUES placeholder"
+
+
+@pytest.mark.parametrize("word", ["time", "ended"])
+def test_a_duel_named_as_a_catalogued_word_is_never_translated(word):
+    """A duel the user named ``time`` (a file, a prefix) is said as named in a refusal, as made
+    and when read back (no ``say`` of this process kept it)."""
+    from ygoreplay.cli.duels import _position
+    from ygoreplay.errors import InputError
+    assert word in i18n.catalogue("ja")
+    with pytest.raises(InputError) as refused:
+        _position([], None, None, word)
+    with i18n.using("ja"):
+        assert i18n.said(str(refused.value)) == f"{word}：デュエルにイベントがない"
+        i18n._MADE.clear()
+        assert i18n.said(str(refused.value)) == f"{word}：デュエルにイベントがない"

@@ -71,20 +71,20 @@ def release_settings(release: object, event: object, at: object) -> tuple[str | 
     """A duel's release policy, event name and release time as given at creation, checked: a
     time only for the ``event`` policy, with its zone (``2026-05-01T18:00:00+00:00``)."""
     if release is not None and release not in RELEASES:
-        raise ReleaseSettingError("release", f"release is one of {', '.join(RELEASES)}")
+        raise ReleaseSettingError("release", say("release is one of {names_list}", names_list=", ".join(RELEASES)))
     if event is not None and not isinstance(event, str):
-        raise ReleaseSettingError("event", "event is the event's name, a string of at most 200 characters")
+        raise ReleaseSettingError("event", say("event is the event's name, a string of at most 200 characters"))
     event = checked(event, "the event's name", 200) if event else None
     if at is None:
         return release, event, None
     if (release or ("event" if event else "end")) != "event":
-        raise ReleaseSettingError("release_at", "release_at is for the event policy: when the event ends")
+        raise ReleaseSettingError("release_at", say("release_at is for the event policy: when the event ends"))
     try:
         if not isinstance(at, str) or datetime.fromisoformat(at).tzinfo is None:
             raise ValueError
     except ValueError:
-        raise ReleaseSettingError("release_at", "release_at is a time with its zone, e.g. "
-                                                "2026-05-01T18:00:00+00:00") from None
+        raise ReleaseSettingError("release_at", say("release_at is a time with its zone, e.g. "
+                                                    "2026-05-01T18:00:00+00:00")) from None
     return "event", event, at
 
 

@@ -625,9 +625,11 @@ class Records:
                                         "imported", where=where))
         signature = signature_of(replay, trust)
         if not signature.ok and not (unsigned and (replay.signer is None or replay.signature_valid)):
-            raise VerificationError(f"the file is {signature.describe()}; nothing was imported"
-                                    + ("" if signature.valid is False else
-                                       " (--unsigned imports it as an unverified record)"))
+            raise VerificationError(
+                say("the file is {signature}; nothing was imported", signature=signature.describe())
+                if signature.valid is False else
+                say("the file is {signature}; nothing was imported (--unsigned imports it as an unverified record)",
+                    signature=signature.describe()))
         unverified = not signature.ok or bool(replay.source.get("unverified"))    # or exported from such a record
         earlier = self.imports().get(replay.head, unverified)
         if earlier is not None:

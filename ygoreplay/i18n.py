@@ -178,7 +178,7 @@ USER_VALUES = frozenset({
     "player", "player2", "name", "name2", "title", "deck", "card", "card_id", "opponent", "winner", "loser",
     "judge", "match_name", "names", "user", "attacker", "defender", "target", "holder", "turn_player",
     "first_player", "chooser", "sealer", "corrector", "duel_id", "path", "url", "named", "fields", "pair", "spec",
-    "file", "parent", "text"})
+    "file", "parent", "text", "entered_by"})
 
 
 @lru_cache(maxsize=4096)

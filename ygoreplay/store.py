@@ -2294,8 +2294,8 @@ class Store:
         try:
             found = self._cards_from(stream_id, stored)
         except StoreError as exc:            # altered so that it does not decode: altered all the same
-            raise VerificationError(f"{exc}".removesuffix("; run verify") + "; nothing is shown from it. "
-                                    "Run 'ygoreplay verify'") from None
+            raise VerificationError(say("{problem}; nothing is shown from it. Run 'ygoreplay verify'",
+                                        problem=f"{exc}".removesuffix("; run verify"))) from None
         return self._check_cards(stream_id, found, anchor[0] if anchor else None)
 
     def _kind(self, stream_id: str, header: Header) -> StreamKind:

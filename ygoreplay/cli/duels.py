@@ -23,22 +23,23 @@ if TYPE_CHECKING:
     from ..source import Source
 
 
-def _position(events: list, at: int | None, turn: int | None, what: str) -> int:
-    """The event index to show: --at N, the start of --turn T, or the last event."""
+def _position(events: list, at: int | None, turn: int | None, spec: str) -> int:
+    """The event index to show: --at N, the start of --turn T, or the last event. ``spec`` is the
+    duel as the user named it: a user's value (``i18n.USER_VALUES``), never read as a word."""
     if at is not None and turn is not None:
         raise click.UsageError("give --at or --turn, not both")
     if not events:
-        raise InputError(say("{what}: the duel has no events", what=what))
+        raise InputError(say("{spec}: the duel has no events", spec=spec))
     if turn is not None:
         starts = [i for i, e in enumerate(events) if e.kind == "turn_started" and e.turn == turn]
         if not starts:
-            raise InputError(say("{what}: the duel has no turn {turn}", what=what, turn=turn))
+            raise InputError(say("{spec}: the duel has no turn {turn}", spec=spec, turn=turn))
         return starts[0]
     if at is None:
         return len(events) - 1
     if not 0 <= at < len(events):
-        raise InputError(say("{what}: --at {at} is outside the duel's events 0..{value}",
-                             what=what, at=at, value=len(events) - 1))
+        raise InputError(say("{spec}: --at {at} is outside the duel's events 0..{value}",
+                             spec=spec, at=at, value=len(events) - 1))
     return at
 
 

@@ -106,7 +106,8 @@ def result_event(state: MatchState) -> Event:
     result = state.result()
     if not result.final:
         from ..rules.base import RuleViolation
-        raise RuleViolation(result.rule, f"the match cannot end yet: {result.why}", state.index, "match_ended")
+        raise RuleViolation(result.rule, say("the match cannot end yet: {why}", why=result.why), state.index,
+                            "match_ended")
     return from_dict({"kind": "match_ended", "winner": result.winner, "how": result.how,
                       "games": list(result.games), "points": list(result.points)})
 

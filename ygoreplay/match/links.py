@@ -192,9 +192,13 @@ def check_ending(game: Game, record: DuelState | None, ev: Event, index: int) ->
     has ended (LOG-09): every face checks it here before writing."""
     if record is None or not record.ended or ev.winner == record.winner:
         return
-    raise RuleViolation("LOG-09", f"duel {game.number}'s record was " + (
-        "a draw" if record.winner is None else f"won by player {record.winner}") + ", not " + (
-        "a draw" if ev.winner is None else f"won by player {ev.winner}"), index, ev.kind)
+    raise RuleViolation("LOG-09", say("duel {number}'s record was {recorded}, not {given}", number=game.number,
+                                      recorded=_outcome(record.winner), given=_outcome(ev.winner)), index, ev.kind)
+
+
+def _outcome(winner: int | None) -> str:
+    """How a duel ended, as ``check_ending`` names it: a draw, or which player won."""
+    return say("a draw") if winner is None else say("won by player {seat}", seat=winner)
 
 
 def _end_of_phase(events: list[Event], turn: int | None, phase: str | None) -> int | None:

@@ -59,15 +59,17 @@ class Entries:
                                 position, event.kind)
         if who not in PLAYERS:
             raise RuleViolation("LOG-05", say("an entry is confirmed or disputed by a player (entered_by p0 or "
-                                              "p1), not {who}", who=who or N_("nobody named")), position, event.kind)
+                                              "p1), not {entered_by!r}", entered_by=who) if who else
+                                say("an entry is confirmed or disputed by a player (entered_by p0 or p1), not {who}",
+                                    who=N_("nobody named")), position, event.kind)
         if not 0 <= on < position or on in self.remarks or on in went_back:
             raise RuleViolation("LOG-02", say("a {kind} is on an earlier entry of play or a judge's (0..{value}, "
                                               "not a confirmation, dispute, rollback or correction), not {on}",
                                               kind=event.kind, value=position - 1, on=on),
                                 position, event.kind)
         if self.by.get(on) == who:
-            raise RuleViolation("LOG-05", say("entry {on} is {who}'s own: the other side confirms or disputes it",
-                                              on=on, who=who),
+            raise RuleViolation("LOG-05", say("entry {on} is {entered_by}'s own: the other side confirms or disputes it",
+                                              on=on, entered_by=who),
                                 position, event.kind)
         self.remarks.add(position)
         if isinstance(event, EntryConfirmed):

@@ -151,6 +151,12 @@ class Threads:
                     self._idle += 1
 
 
+def absent(kind: str, stream_id: str) -> str:
+    """What an id that names no duel or match (of the caller's to know of) is told: 404's words."""
+    return say("no duel {duel_id!r}", duel_id=stream_id) if kind == "duel" else \
+        say("no match {match_id!r}", match_id=stream_id)
+
+
 class Service:
     """The service's state: the store, its records, the duels followed, the organiser's token."""
 
@@ -215,7 +221,7 @@ class Service:
         hashed = digest(token) if token is not None else None
         if self.is_organiser(token, hashed):
             return Caller("organiser", "judge"), live
-        role = self.role_in(live.access, token, f"duel {duel_id!r}",
+        role = self.role_in(live.access, token, "duel", duel_id,
                             lambda: self.match_role(live.match_id(), token, hashed, live.seats()), hashed)
         caller = Caller(role, VIEW_OF[role], live.released())
         if caller.view == "spectator" and live.hidden_by_parent():
@@ -238,9 +244,9 @@ class Service:
         return lambda _match_id, access: self.reads_match(access, token, hashed, caller.role)
 
     @staticmethod
-    def role_in(access: Access, token: str | None, what: str,
+    def role_in(access: Access, token: str | None, kind: str, stream_id: str,
                 otherwise: Callable[[], str | None] = lambda: None, hashed: str | None = None) -> str:
-        """The role a token has in a duel or match (``what``, as errors name it): its own, else
+        """The role a token has in a duel or match (``kind``, ``stream_id``): its own, else
         ``otherwise``'s, else ``public`` for no token on a public one; 404 for one that is not the
         caller's to know of, 401 for a token that is none of its own (``hashed``: its digest)."""
         role = access.role_of(token, hashed) if token else None
@@ -248,9 +254,9 @@ class Service:
             role = otherwise()
         if role is None:
             if access.visibility != "public":
-                raise HTTPError(404, f"no {what}")
+                raise HTTPError(404, absent(kind, stream_id))
             if token is not None:
-                raise HTTPError(401, say("this token is not one of this {what}'s", what=what.split()[0]))
+                raise HTTPError(401, say("this token is not one of this {what}'s", what=kind))
             role = "public"
         return role
 
@@ -285,7 +291,6 @@ class Service:
         if kind is None:
             return None
         stream_id = params[f"{kind}_id"]
-        what = f"{kind} {stream_id!r}"
         try:
             token = self.token_of(request)
             hashed = digest(token) if token is not None else None
@@ -293,8 +298,8 @@ class Service:
                 return None
             access = self.records.access_or_none(stream_id)
             if access is None:
-                raise HTTPError(404, f"no {what}")
-            self.role_in(access, token, what, lambda: self._stored_match_role(kind, stream_id, token, hashed), hashed)
+                raise HTTPError(404, absent(kind, stream_id))
+            self.role_in(access, token, kind, stream_id, lambda: self._stored_match_role(kind, stream_id, token, hashed), hashed)
         except HTTPError as hidden:
             return hidden
         return None
@@ -310,7 +315,7 @@ class Service:
         if self.is_organiser(token, hashed):
             return True
         try:
-            self.role_in(access, token, f"duel {duel_id!r}",
+            self.role_in(access, token, "duel", duel_id,
                          lambda: self._stored_match_role("duel", duel_id, token, hashed), hashed)
         except HTTPError:
             return False

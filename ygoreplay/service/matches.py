@@ -84,7 +84,7 @@ def _caller(service: Service, request: Request, match_id: str) -> tuple[Caller, 
         raise _no_match(match_id)
     if service.is_organiser(token, hashed):
         return Caller("organiser", "judge"), live
-    role = service.role_in(live.access, token, f"match {match_id!r}", hashed=hashed)
+    role = service.role_in(live.access, token, "match", match_id, hashed=hashed)
     return Caller(role, VIEW_OF[role], live.released()), live
 
 
@@ -155,7 +155,7 @@ async def _append(service: Service, request: Request, match_id: str, who: Caller
 def _current(live: LiveMatch) -> Any:
     game = live.state().current
     if game is None:
-        raise RuleViolation("LOG-03", "no duel of the match is being played", live.count, "game_ended")
+        raise RuleViolation("LOG-03", say("no duel of the match is being played"), live.count, "game_ended")
     return game
 
 
@@ -463,9 +463,10 @@ async def end_game(match_id: str, game: int, request: Request, service: ServiceD
         fields.setdefault("winner", board.winner)
         fields.setdefault("how", board.end_reason if board.end_reason in GAME_ENDINGS else "judge")
     elif "how" not in fields:
-        raise RuleViolation("LOG-09", f"duel {game}'s record " + (
-            "has not ended" if board is not None else "is not the match's to read") + ": say its winner and how",
-            live.count, "game_ended")
+        raise RuleViolation("LOG-09", say("duel {game}'s record has not ended: say its winner and how", game=game)
+                            if board is not None else
+                            say("duel {game}'s record is not the match's to read: say its winner and how", game=game),
+                            live.count, "game_ended")
     ev = event("game_ended", fields, {"winner", "how"}, game=game)
     return await _append(service, request, match_id, who, [ev])
 
