@@ -373,7 +373,8 @@ class CardFacts(_TypeFacts):
             return cls(**kwargs)
         except CardDBError as err:
             code = kwargs["code"]
-            raise CardDBError(f"card {code}: {err}" if _is_passcode(code) else str(err)) from None
+            raise CardDBError(say("card {code}: {why}", code=code, why=str(err)) if _is_passcode(code)
+                              else str(err)) from None
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(CardFacts))
@@ -424,40 +425,43 @@ def _shown(value: object) -> str:
 def _validate(card: CardFacts) -> None:
     """Reject facts no real card has, naming the field, so bad data fails at load, not mid-duel."""
     def bad(name: str, why: str) -> CardDBError:
-        return CardDBError(f"field {name!r} {why}, got {_shown(getattr(card, name))}")
+        return CardDBError(say("field {name!r} {why}, got {text}", name=name, why=why,
+                                text=_shown(getattr(card, name))))
 
     if not _is_passcode(card.code) or (card.code == 0 and card.name != HIDDEN_NAME):
-        raise bad("code", f"must be a positive integer passcode (1-{PASSCODE_MAX})")
+        raise bad("code", say("must be a positive integer passcode (1-{PASSCODE_MAX})", PASSCODE_MAX=PASSCODE_MAX))
     if not isinstance(card.name, str) or not card.name:
-        raise bad("name", "must be a non-empty string")
+        raise bad("name", say("must be a non-empty string"))
     if len(card.name) > MAX_NAME:
-        raise bad("name", f"must be at most {MAX_NAME} characters")
+        raise bad("name", say("must be at most {MAX_NAME} characters", MAX_NAME=MAX_NAME))
     if not card.name.isascii():
         try:
             card.name.encode("utf-8")
         except UnicodeEncodeError as err:
-            raise bad("name", f"must be valid Unicode (a lone surrogate at character {err.start})") from None
+            raise bad("name", say("must be valid Unicode (a lone surrogate at character {position})",
+                                       position=err.start)) from None
     for name in ("type", "attribute", "race", "link_markers"):
         if not _is_int(getattr(card, name)) or not 0 <= getattr(card, name) <= BITS_MAX:
-            raise bad(name, "must be a non-negative integer of at most 64 bits")
+            raise bad(name, say("must be a non-negative integer of at most 64 bits"))
     if not _is_passcode(card.alias):
-        raise bad("alias", f"must be a passcode (0-{PASSCODE_MAX}; 0: none)")
+        raise bad("alias", say("must be a passcode (0-{PASSCODE_MAX}; 0: none)", PASSCODE_MAX=PASSCODE_MAX))
     for name in ("level", "lscale", "rscale"):
         if not _is_int(getattr(card, name)) or not 0 <= getattr(card, name) <= 0xFF:
-            raise bad(name, "must be an integer 0-255")
+            raise bad(name, say("must be an integer 0-255"))
     if not _is_int(card.atk) or (card.atk < 0 and card.atk != _UNKNOWN_STAT) or card.atk > STAT_MAX:
-        raise bad("atk", f"must be a non-negative integer (at most {STAT_MAX}) or -2 ('?')")
+        raise bad("atk", say("must be a non-negative integer (at most {STAT_MAX}) or -2 ('?')", STAT_MAX=STAT_MAX))
     if card.type & _LINK_MONSTER == _LINK_MONSTER:
         if card.defense is not None:
-            raise bad("defense", "must be None: Link monsters have no DEF")
+            raise bad("defense", say("must be None: Link monsters have no DEF"))
         if card.link_markers & ~_ALL_MARKERS:
-            raise bad("link_markers", "has bits that are no link arrow")
+            raise bad("link_markers", say("has bits that are no link arrow"))
     else:
         if (not _is_int(card.defense) or (card.defense < 0 and card.defense != _UNKNOWN_STAT)
                 or card.defense > STAT_MAX):
-            raise bad("defense", f"must be a non-negative integer (at most {STAT_MAX}) or -2 ('?')")
+            raise bad("defense", say("must be a non-negative integer (at most {STAT_MAX}) or -2 ('?')",
+                                      STAT_MAX=STAT_MAX))
         if card.link_markers:
-            raise bad("link_markers", "must be 0 for a card that is not a Link monster")
+            raise bad("link_markers", say("must be 0 for a card that is not a Link monster"))
 
 
 _CLASSIC_PATH = Path(__file__).resolve().parent / "data" / "classic_cards.json"
@@ -691,20 +695,24 @@ class CdbReader:
                                       path=self.path, table=table))
             kind, sql = found[table]
             if kind != "table" or sql.lstrip().lower().startswith("create virtual"):
-                what = "a virtual table" if kind == "table" else f"a {kind}"
-                raise CardDBError(f"{self.path}: not a cards.cdb: {table!r} is {what}, not a table")
+                raise CardDBError(say("{path}: not a cards.cdb: {table!r} is a virtual table, not a table",
+                                      path=self.path, table=table) if kind == "table"
+                                  else say("{path}: not a cards.cdb: {table!r} is a {kind}, not a table",
+                                           path=self.path, table=table, kind=kind))
             # table_xinfo lists generated columns too (hidden 2 and 3): a card database stores its
             # values, one whose values are computed on reading (made out of nothing) is not one
             described = self.rows(f"pragma table_xinfo({table})")
             computed = [row[1] for row in described if row[-1] not in (0, None) and isinstance(row[1], str)]
             if computed:
-                raise CardDBError(f"{self.path}: not a cards.cdb: table {table!r} computes column "
-                                  + ", ".join(repr(column) for column in computed) + " instead of storing it")
+                raise CardDBError(say("{path}: not a cards.cdb: table {table!r} computes column {names} instead of "
+                                      "storing it", path=self.path, table=table,
+                                      names=", ".join(repr(column) for column in computed)))
             have = {row[1].lower() for row in described if isinstance(row[1], str)}
             lacking = [column for column in columns if column not in have]
             if lacking:
-                raise CardDBError(f"{self.path}: not a cards.cdb: table {table!r} has no column "
-                                  + ", ".join(repr(column) for column in lacking))
+                raise CardDBError(say("{path}: not a cards.cdb: table {table!r} has no column {names}",
+                                      path=self.path, table=table,
+                                      names=", ".join(repr(column) for column in lacking)))
 
     def rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """The rows ``sql`` answers, within ``CDB_MAX_ROWS``, ``CDB_MAX_BYTES`` and ``CDB_SECONDS``."""

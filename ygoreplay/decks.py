@@ -149,10 +149,11 @@ def read_ydk(path_or_text: PathOrText | bytes) -> Deck:
         code = _passcode(line)
         if code is None:
             digits = line.isascii() and line.isdigit()
-            why = ("passcode 0 is no card" if digits and int(line) == 0
-                   else f"out of the passcode range 1..{_PASSCODE_MAX}" if digits
-                   else "not a passcode (digits only)")
-            raise DeckFormatError(f"{where}: line {number}: {line[:60]!r}: {why}")
+            why = (say("passcode 0 is no card") if digits and int(line) == 0
+                   else say("out of the passcode range 1..{_PASSCODE_MAX}", _PASSCODE_MAX=_PASSCODE_MAX) if digits
+                   else say("not a passcode (digits only)"))
+            raise DeckFormatError(say("{file}: line {number}: {text!r}: {why}",
+                                      file=where, number=number, text=line[:60], why=why))
         if len(cards) == MAX_LIST:
             raise DeckFormatError(say("{where}: line {number}: the {section} deck passes {MAX_LIST:,} cards, more "
                                       "than a deck holds",
@@ -308,35 +309,36 @@ def read_lflist(path_or_text: PathOrText | bytes) -> dict[str, Banlist]:
             continue
 
         def bad(why: str) -> BanlistFormatError:
-            return BanlistFormatError(f"{where}: line {number}: {line[:60]!r}: {why}")
+            return BanlistFormatError(say("{file}: line {number}: {text!r}: {why}",
+                                          file=where, number=number, text=line[:60], why=why))
 
         if line.startswith("!"):
             close()
             name = line[1:].strip()
             if not name:
-                raise bad("a list needs a name after '!'")
+                raise bad(say("a list needs a name after '!'"))
             if name in started:
-                raise bad(f"the list {name!r} was already started on line {started[name]}")
+                raise bad(say("the list {name!r} was already started on line {line}", name=name, line=started[name]))
             started[name] = number
             limits, whitelist = {}, False
             continue
         if line.startswith("$"):
             if (line[1:].split() or [""])[0].lower() != "whitelist":
-                raise bad("unknown directive; only $whitelist is known")
+                raise bad(say("unknown directive; only $whitelist is known"))
             if name is None:
-                raise bad("$whitelist before any !name list")
+                raise bad(say("$whitelist before any !name list"))
             whitelist = True
             continue
         match = _ENTRY.fullmatch(line)
         if match is None:
-            raise bad("expected 'passcode count', e.g. '4031928 0 --Change of Heart'")
+            raise bad(say("expected 'passcode count', e.g. '4031928 0 --Change of Heart'"))
         if name is None:
-            raise bad("an entry before any !name list")
+            raise bad(say("an entry before any !name list"))
         code, count = int(match.group(1)), int(match.group(2))
         if not 0 < code <= _PASSCODE_MAX:
-            raise bad(f"passcode {match.group(1)} is no card")
+            raise bad(say("passcode {code} is no card", code=match.group(1)))
         if count < 0:
-            raise bad(f"count {count} is negative")
+            raise bad(say("count {count} is negative", count=count))
         limits[code] = count  # as EDOPro: a later entry for the same passcode wins
     close()
     return lists

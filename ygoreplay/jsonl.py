@@ -61,7 +61,8 @@ def _named_cards(data: Any, passcode: Passcode | None, where: str) -> Any:
         try:
             return passcode(name)
         except KeyError as exc:
-            raise EventFormatError(str(exc.args[0]) if exc.args else f"no card is named {name!r}", where) from None
+            raise EventFormatError(str(exc.args[0]) if exc.args else say("no card is named {name!r}", name=name),
+                                   where) from None
 
     def card(spec: Any) -> Any:
         if isinstance(spec, str):

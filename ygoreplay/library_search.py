@@ -75,15 +75,16 @@ def parse(params: Mapping[str, str], names: Any) -> Query:
     name (``card_sources.CardLookup`` or a ``CardDB``). SearchError says which is wrong."""
     unknown = sorted(set(params) - set(PARAMS))
     if unknown:
-        raise SearchError(unknown[0], f"unknown search parameter {unknown[0]!r} (parameters: {', '.join(PARAMS)})")
+        raise SearchError(unknown[0], say("unknown search parameter {text!r} (parameters: {names})",
+                                             text=unknown[0], names=", ".join(PARAMS)))
     for name, value in params.items():          # PostgreSQL refuses a NUL in text: it was a 500
         if "\x00" in value:
-            raise SearchError(name, f"{name} holds a NUL character")
+            raise SearchError(name, say("{name} holds a NUL character", name=name))
     text: dict[str, str | None] = {}
     for name in ("q", "player", "title", "event", "round", "format", "banlist", "result"):
         value = params.get(name)
         if value is not None and len(value) > 200:
-            raise SearchError(name, f"{name} is at most 200 characters")
+            raise SearchError(name, say("{name} is at most 200 characters", name=name))
         text[name] = value.strip() or None if value is not None else None
     result = text["result"]
     if result is not None and result.lower() in RESULTS:
@@ -95,7 +96,8 @@ def parse(params: Mapping[str, str], names: Any) -> Query:
     limit = _number(params, "limit", 1, MAX_LIMIT)
     codes = resolve_card(params["card"], names) if params.get("card") else None
     if (action or turn_max is not None) and codes is None:
-        raise SearchError("action" if action else "turn_max", "action and turn_max narrow a card search: give card")
+        raise SearchError("action" if action else "turn_max",
+                          say("action and turn_max narrow a card search: give card"))
     since, until = _time(params, "since", False), _time(params, "until", True)
     return Query(text["q"], text["player"], text["title"], text["event"], text["round"], text["format"],
                  text["banlist"], since, until, result, source, codes, action, turn_max, kind,
@@ -107,7 +109,8 @@ def _choice(params: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> s
     if value is None or value == "":
         return None
     if value not in allowed:
-        raise SearchError(name, f"{name} is one of {', '.join(allowed)}, not {value[:40]!r}")
+        raise SearchError(name, say("{name} is one of {names}, not {text!r}", name=name, names=", ".join(allowed),
+                                    text=value[:40]))
     return value
 
 
@@ -116,7 +119,8 @@ def _number(params: Mapping[str, str], name: str, low: int, high: int) -> int | 
     if value is None or value == "":
         return None
     if not re.fullmatch(r"\d{1,6}", value) or not low <= int(value) <= high:
-        raise SearchError(name, f"{name} is a whole number {low}..{high}, not {value[:40]!r}")
+        raise SearchError(name, say("{name} is a whole number {low}..{high}, not {text!r}", name=name, low=low,
+                                    high=high, text=value[:40]))
     return int(value)
 
 
@@ -131,8 +135,8 @@ def _time(params: Mapping[str, str], name: str, end: bool) -> int | None:
             when += timedelta(days=1)
         stamp = when.replace(tzinfo=when.tzinfo or timezone.utc).timestamp()
     except (ValueError, OverflowError):          # 9999-12-31's end is past what a date holds
-        raise SearchError(name, f"{name} is a date (2026-05-01) or a time (2026-05-01T18:00:00+00:00), "
-                                f"not {value[:40]!r}") from None
+        raise SearchError(name, say("{name} is a date (2026-05-01) or a time (2026-05-01T18:00:00+00:00), not {text!r}",
+                                    name=name, text=value[:40])) from None
     return int(stamp * 1000) + (1 if end and len(value) != 10 else 0)
 
 
@@ -192,7 +196,7 @@ def resolve_card(text: str, names: Any) -> tuple[int, ...]:
         return (int(text),)
     wanted = normal_name(text)
     if not wanted:
-        raise SearchError("card", "card is a card's name or passcode")
+        raise SearchError("card", say("card is a card's name or passcode"))
     rows = _names(names)
     for rank in (lambda folded: folded == wanted, lambda folded: folded.startswith(wanted),
                  lambda folded: wanted in folded):
@@ -200,9 +204,11 @@ def resolve_card(text: str, names: Any) -> tuple[int, ...]:
         if cards:
             break
     else:
-        raise SearchError("card", f"no card is named {text[:60]!r} (give its passcode, or a part of its name)")
+        raise SearchError("card", say("no card is named {text!r} (give its passcode, or a part of its name)",
+                                      text=text[:60]))
     if len(cards) > MAX_CODES:
-        raise SearchError("card", f"{len(cards)} cards match {text[:60]!r}: give more of the name")
+        raise SearchError("card", say("{count} cards match {text!r}: give more of the name",
+                                      count=len(cards), text=text[:60]))
     return tuple(sorted({code for code, alias, _ in rows if (alias or code) in cards} | cards))
 
 
@@ -649,7 +655,7 @@ def player(store: Any, name: str, limit: int = MAX_LIMIT, cursor: str | None = N
     """A player's public duels (newest first, a page) and how the ones anyone may see ended (of
     the duels played: ``_PLAYED``)."""
     if not name.strip() or len(name) > 200 or "\x00" in name:
-        raise SearchError("name", "a player's name is 1..200 characters, no NUL")
+        raise SearchError("name", say("a player's name is 1..200 characters, no NUL"))
     index: Index = store.library
     page = search(store, Query(player=name, kind="duel", limit=limit, cursor=cursor), now)
     inner, params = _visible(index, Query(player=name, kind="duel"), _now_ms(now))

@@ -173,8 +173,11 @@ def check_event(event: Event, position: int, size: int = 0, names: int = MAX_PLA
         value = getattr(event, name)
         many = isinstance(value, tuple)
         if many and len(value) > names:
-            raise ReplayFileError(f"event {position} ({event.kind}): {name} names {len(value)}; a replay file's "
-                                  f"header holds at most {names}" + (" (player 0's, player 1's)" if names == 2 else ""))
+            said = dict(position=position, kind=event.kind, field=name, count=len(value), most=names)
+            raise ReplayFileError(say("event {position} ({kind}): {field} names {count}; a replay file's header "
+                                      "holds at most {most} (player 0's, player 1's)", **said) if names == 2 else
+                                  say("event {position} ({kind}): {field} names {count}; a replay file's header "
+                                      "holds at most {most}", **said))
         for i, text in enumerate(value if many else (value,)):
             if len(text) > HEADER_STRING // 4 and _utf8_size(text) > HEADER_STRING:
                 raise ReplayFileError(say("event {position} ({kind}): {name}{index} is {size:,} bytes of UTF-8; a "
@@ -532,8 +535,9 @@ def _read(data: bytes) -> tuple[dict, Any, PublicKey | None, bool | None]:
         signer = PublicKey(data[end:end + PUBLIC_SIZE])
         valid = signer.verify(data[end + PUBLIC_SIZE:], _signed_message(data[:end]))
     elif extra:
-        raise ReplayFileError(f"{extra} unexpected bytes after the body at offset {end}"
-                              + (f" (a signature is {TRAILER} bytes)" if version >= 3 else ""))
+        raise ReplayFileError(say("{extra} unexpected bytes after the body at offset {end} (a signature is {TRAILER} "
+                                  "bytes)", extra=extra, end=end, TRAILER=TRAILER) if version >= 3
+                              else say("{extra} unexpected bytes after the body at offset {end}", extra=extra, end=end))
     packed = memoryview(data)[start:end]          # not copied: the file's bytes are at hand
     if zlib.crc32(packed) != crc:
         raise ReplayFileError(say("the body (offset {start}, {body_len} bytes) is corrupted: CRC-32 mismatch",

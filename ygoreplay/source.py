@@ -170,8 +170,9 @@ def resolve_duel(store: Store, spec: str, files: bool = True) -> str:
                 verb = find_format(path).stored_by
             except FormatError:
                 verb = None
-            raise SourceError(f"{spec}: a file; this command takes a stored duel"
-                              + (f" ({verb} it first: ygoreplay {verb} {spec})" if verb else "")) from None
+            raise SourceError(say("{spec}: a file; this command takes a stored duel ({verb} it first: ygoreplay "
+                                  "{verb} {spec})", spec=spec, verb=verb) if verb
+                              else say("{spec}: a file; this command takes a stored duel", spec=spec)) from None
         if "/" in spec or "\\" in spec or by_suffix(path) is not None:
             raise SourceError(say("{spec}: no such file, and no duel of {name} has this id",
                                   spec=spec, name=store.name)) from None
@@ -201,8 +202,9 @@ def stored_board(store: Store, spec: str, at: int | None) -> tuple[int, Event, D
                 return at, shown.event, state
     if at is not None:
         last = store.record_at(duel_id)              # only its position is said: no event of it is shown
-        raise SourceError(f"{duel_id}: --at {at} is outside the duel's events 0..{last.position if last else -1}"
-                          if last is not None else f"{duel_id}: the duel has no events")
+        raise SourceError(say("{spec}: --at {at} is outside the duel's events 0..{value}", spec=duel_id, at=at,
+                              value=last.position) if last is not None
+                          else say("{duel_id}: the duel has no events", duel_id=duel_id))
     state, shown = store.seek(duel_id)               # the board and its last event, both as the anchors vouch
     if shown is None:
         raise SourceError(say("{duel_id}: the duel has no events", duel_id=duel_id))

@@ -413,7 +413,8 @@ def _names(r: Reader, flags: int) -> list[list[str]]:
         if flags & REPLAY_NEWREPLAY:
             count = r.u32(f"team {team} size")
             if not 0 < count <= 8:
-                raise YrpxError(f"team {team} has {count} players", r.base + r.pos - 4, space="body")
+                raise YrpxError(say("team {team} has {count} players", team=team, count=count), r.base + r.pos - 4,
+                                space="body")
         else:
             count = 2 if flags & REPLAY_TAG else 1
         teams.append([_name(r.bytes(NAME_SIZE, f"team {team} player name")) for _ in range(count)])
@@ -551,7 +552,7 @@ def _yrp1_from(r: Reader, base: tuple, names: list[list[str]], seeds: tuple[int,
 def _codes(r: Reader, what: str) -> tuple[int, ...]:
     count = r.u32(f"{what} size")
     if count > 500:
-        raise YrpxError(f"{what} announces {count} cards", r.base + r.pos - 4, space="body")
+        raise YrpxError(say("{what} announces {count} cards", what=what, count=count), r.base + r.pos - 4, space="body")
     return tuple(r.u32(f"{what} card") for _ in range(count))
 
 
