@@ -59,6 +59,7 @@ def test_exporting_a_forged_match_file_refuses_wholly_in_chinese(tmp_path):
     key = OrganiserKey.generate()
     key_path = tmp_path / "organiser.key"
     key_path.write_bytes(key.to_pem())
+    key_path.chmod(0o600)            # as ``keys`` makes one: a key others may read is warned about
     (tmp_path / "duels").mkdir()
     for duel in (MATCHES / "duels").glob("*.jsonl"):
         (tmp_path / "duels" / duel.name).write_bytes(duel.read_bytes())
