@@ -80,8 +80,9 @@ def _client(url: str):
 
 
 
-def _round_with_a_duel(client) -> tuple[dict, str]:
-    """A round of two tables; table 1 plays its first duel on paper. (round, that duel's id)."""
+def table_duel(client) -> tuple[dict, dict]:
+    """A round of two tables (Yugi v Kaiba at table 1, on paper) whose first duel table 1's match
+    has just made, empty: (round, that duel as ``/games`` answers it)."""
     from test_match_service import MATCHES, lines
     from test_release import ORGANISER, auth
     made = client.post("/rounds?event=Regional&round=3", content="1,Yugi,Kaiba\n2,Joey,Mai\n",
@@ -92,6 +93,14 @@ def _round_with_a_duel(client) -> tuple[dict, str]:
     assert client.post(f"/matches/{one['match']}/events", json=decks, headers=recorder).status_code == 200
     duel = client.post(f"/matches/{one['match']}/games", json={"first_player": 0, "chosen_by": 0},
                        headers=recorder).json()["duel"]
+    return made, duel
+
+
+def _round_with_a_duel(client) -> tuple[dict, str]:
+    """A round of two tables; table 1 plays its first duel on paper. (round, that duel's id)."""
+    from test_match_service import MATCHES, lines
+    from test_release import auth
+    made, duel = table_duel(client)
     played = lines(MATCHES / "duels" / "g1-yugi-wins.jsonl")
     paper = [{**played[0], "witnessed": True}, *played[1:]]
     assert client.post(f"/duels/{duel['id']}/events", json=paper, headers=auth(duel["tokens"]["recorder"])).status_code == 200

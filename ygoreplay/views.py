@@ -127,9 +127,11 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
     ``n``, where a correction goes back to, and the record's events from ``n`` on."""
     me = _PLAYERS.get(view)
     said = said or {}
-    if me is None or state is None:        # a record's first events: nothing is hidden from its writer yet
+    if me is None:
         return None
     other = 1 - me
+    # judged before the head (a record's first events have none): a duel's first append, ended by
+    # the device that entered it, was a win no rollback undoes (MATCH-10) on one player's word
     if isinstance(event, DuelEnded) and event.winner != other:
         if event.winner is None:
             return say("the duel's end releases what it hid, player {other}'s cards with it, and nothing undoes it: "
@@ -138,6 +140,8 @@ def out_of_sight(view: str, event: Event, state: DuelState | None, said: dict[st
         return say("the duel's end releases what it hid, player {other}'s cards with it, and nothing undoes it: "
                    "a player's device enters its own loss only (winner {other}); the table's recorder or player "
                    "{other}'s device enters player {other}'s loss", other=other)
+    if state is None:                       # a record's first events: nothing is hidden from its writer yet
+        return None
     if isinstance(event, EntryCorrected):
         return _puts_back(me, event, state, earlier, before)
     cards = state.cards

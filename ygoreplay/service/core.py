@@ -11,6 +11,7 @@ import re
 import threading
 import time
 from collections import Counter
+from dataclasses import replace
 from contextlib import AsyncExitStack
 from typing import Annotated, Any, Callable, Coroutine
 
@@ -28,6 +29,7 @@ from ..i18n import say
 from ..access import PLAYERS, VIEW_OF, Access, digest, knows_match, matches, seated
 from ..application import Records
 from ..errors import StoreError, VerificationError
+from ..events import Event
 from ..live import Hub, LiveDuel
 from ..receipts import Witness
 from ..store import Store
@@ -274,6 +276,27 @@ class Service:
             return None if role is None else seated(role, match.state().players, seats)
         except (StoreError, VerificationError):       # a match not there, or altered: no role in it
             return None
+
+    def seated_by(self, request: Request, caller: Caller, live: LiveDuel, events: list[Event]) -> Caller:
+        """The caller as it writes ``events``: a match's player token writing a duel's first
+        events, its ``duel_started`` among them, sits where that names its player
+        (``access.seated``), not where its role was read with no seat named yet (``match_role``:
+        the match's own). Judged as the match's seat, a device that named its player the other way
+        round entered its batch as the other player (player 1's device stamping ``p1`` on player
+        0's win, said to be player 1's word); naming others than the match's players, it made every
+        player token of the duel a spectator's: refused, 403, nothing written. A duel's own
+        player token is its seat, whatever names it gives."""
+        first = events[0] if events else None
+        if caller.role not in PLAYERS or first is None or first.kind != "duel_started" or live.seats() is not None:
+            return caller
+        token = self.token_of(request)
+        if token is None or live.access.role_of(token) is not None:
+            return caller
+        seat = self.match_role(live.match_id(), token, None, list(first.players))
+        if seat not in PLAYERS:
+            raise HTTPError(403, say("this duel_started does not name the match's players: the match's {role} token "
+                                     "would have no seat in the duel; nothing was written", role=caller.role))
+        return replace(caller, role=seat, view=VIEW_OF[seat])
 
     def hides_altered(self, request: Request) -> HTTPError | None:
         """What to answer, instead of the 409 of a duel or match its signed anchors do not vouch

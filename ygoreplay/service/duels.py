@@ -150,6 +150,7 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     players = PLAYERS if live.access.mode == "witnessed" else ()      # who said so, and their own side
     Service.require(caller, "recorder", "judge", *players)
     events = await _request_events(request)
+    caller = service.seated_by(request, caller, live, events)     # a match's player, where its duel_started seats it
     if not events:
         # the head as the caller's view has it: a player's of a judge's what-if branch stops where it
         # left (``LiveDuel.branch_cut``), and an empty append (or its ``expected``) told the what-if's length

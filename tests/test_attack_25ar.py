@@ -1,0 +1,110 @@
+"""Attacks on issue 25's seventeenth pass (``attack25ar``): the doors that write.
+
+* A player's device enters the end of the duel by its own loss only: the end releases what the
+  duel hid and nothing undoes it (no rollback after it, MATCH-10; no correction, LOG-12). The
+  check sat behind "a record's first events: nothing is hidden yet" (``views.out_of_sight``): a
+  witnessed duel's first append, from a player's device (either may enter the setup), ended it
+  with that player's win, unflagged, and the judge's rollback was refused. Judged before the head.
+* A match's player token has the seat in a duel that the duel's ``duel_started`` names its player
+  in (``access.seated``); before there is one, the match's. The device that wrote the
+  ``duel_started`` naming its player the other way round was judged, and stamped, as the other
+  seat for the whole batch: Kaiba's device entered "Kaiba wins" as ``p1``, Yugi's seat there, so
+  the record says Yugi's device conceded (LOG-12's "who said so"), and the own-loss check above
+  passed. It is now seated where its batch names it (``Service.seated_by``), and refused when
+  the batch names neither match player there (every player token made a spectator's).
+"""
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from test_release import auth, client, store  # noqa: F401  (fixtures)
+from test_attack_25i import table_duel
+from test_service_table_recording import ORGANISER
+from ygoreplay.cli import main
+
+SETUP = [{"kind": "duel_started", "first_player": 0, "chosen_by": 0, "players": ["Yugi", "Kaiba"], "witnessed": True},
+         *({"kind": "deck_registered", "player": p, "main": [0] * 40, "extra": [0] * 15} for p in (0, 1)),
+         *({"kind": "cards_drawn", "player": p, "count": 5} for p in (0, 1)),
+         {"kind": "turn_started", "player": 0, "turn": 1}]
+#: Kaiba surrenders: Yugi's win, entered by Yugi's device.
+WON = {"kind": "duel_ended", "winner": 0, "reason": "surrender"}
+
+
+def _witnessed(client) -> dict:  # noqa: F811
+    return client.post("/duels", json={"title": "table 9", "mode": "witnessed"}, headers=ORGANISER).json()
+
+
+def _events(client, duel: dict) -> int:  # noqa: F811
+    return client.get(f"/duels/{duel['id']}/state", headers=auth(duel["tokens"]["judge"])).json()["events"]
+
+
+def test_a_players_first_append_does_not_end_the_duel_by_its_own_win(client):  # noqa: F811
+    """p0's device sends the setup and Kaiba's surrender in one append: refused (403), nothing
+    written, as the same end sent a moment later is; its own loss still goes in."""
+    duel = _witnessed(client)
+    yugi = auth(duel["tokens"]["p0"])
+    r = client.post(f"/duels/{duel['id']}/events", json=[*SETUP, WON], headers=yugi)
+    assert r.status_code == 403 and "its own loss only" in r.json()["error"], r.text
+    assert _events(client, duel) == 0
+    assert client.post(f"/duels/{duel['id']}/events", json=[*SETUP, {**WON, "winner": 1}], headers=yugi).status_code == 200
+    assert _events(client, duel) == len(SETUP) + 1
+
+
+def test_a_draw_in_the_first_append_is_the_recorders(client):  # noqa: F811
+    duel = _witnessed(client)
+    r = client.post(f"/duels/{duel['id']}/events", json=[*SETUP, {**WON, "winner": None, "reason": "draw"}],
+                    headers=auth(duel["tokens"]["p0"]))
+    assert r.status_code == 403 and "recorder enters a draw" in r.json()["error"], r.text
+    recorder = auth(duel["tokens"]["recorder"])
+    assert client.post(f"/duels/{duel['id']}/events", json=[*SETUP, {**WON, "winner": None, "reason": "draw"}],
+                       headers=recorder).status_code == 200
+
+
+def test_append_by_a_player_from_the_command_line_is_held_to_the_same_end(store, client, tmp_path):  # noqa: F811
+    """``ygoreplay append DUEL FILE --by p0`` on the empty witnessed duel: the same refusal, exit 2."""
+    duel = _witnessed(client)
+    path = tmp_path / "entry.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in [*SETUP, WON]))
+    done = CliRunner().invoke(main, ["append", duel["id"], str(path), "--by", "p0", "--store", store.path])
+    assert done.exit_code == 2 and "its own loss only" in done.output, done.output
+    assert _events(client, duel) == 0
+
+
+def _table_duel(client) -> tuple[dict, dict]:  # noqa: F811
+    """Table 1 of a round (Yugi v Kaiba, witnessed), its first duel made by the match, empty."""
+    made, duel = table_duel(client)
+    return made["tables"][0], duel
+
+
+def _opening(players: list[str]) -> list[dict]:
+    return [{**SETUP[0], "players": players}, *SETUP[1:-1]]
+
+
+def test_a_match_players_device_naming_the_seats_writes_as_the_seat_it_names(client):  # noqa: F811
+    """Kaiba's match token (p1 in the match) enters the duel's opening with Kaiba in seat 0 and
+    his own win: refused as p0's claimed win, not stored as p1's (Yugi's) concession."""
+    table, duel = _table_duel(client)
+    kaiba = auth(table["tokens"]["p1"])
+    r = client.post(f"/duels/{duel['id']}/events", json=[*_opening(["Kaiba", "Yugi"]), WON], headers=kaiba)
+    assert r.status_code == 403 and "entered as p0" in r.json()["error"], r.text
+    assert _events(client, {"id": duel["id"], "tokens": table["tokens"]}) == 0
+    # the opening alone is stored as his seat's entries: p0's, where the duel sits Kaiba
+    r = client.post(f"/duels/{duel['id']}/events", json=_opening(["Kaiba", "Yugi"]), headers=kaiba)
+    assert r.status_code == 200, r.text
+    stored = [json.loads(line) for line in client.get(f"/duels/{duel['id']}/events",
+                                                       headers=auth(table["tokens"]["judge"])).text.splitlines()]
+    assert {step["event"].get("entered_by") for step in stored} == {"p0"}
+
+
+def test_a_match_players_device_may_not_name_others_in_the_seats(client):  # noqa: F811
+    """Names that are not the match's players seat neither: every player token of the duel a
+    spectator's. Refused (403), nothing written; the recorder's opening then goes in."""
+    table, duel = _table_duel(client)
+    r = client.post(f"/duels/{duel['id']}/events", json=_opening(["Joey", "Mai"]),
+                    headers=auth(table["tokens"]["p0"]))
+    assert r.status_code == 403 and "match's players" in r.json()["error"], r.text
+    recorder = auth(table["tokens"]["recorder"])
+    assert client.post(f"/duels/{duel['id']}/events", json=_opening(["Yugi", "Kaiba"]),
+                       headers=recorder).status_code == 200
