@@ -10,19 +10,26 @@
   ``duel_started`` naming its player the other way round was judged, and stamped, as the other
   seat for the whole batch: Kaiba's device entered "Kaiba wins" as ``p1``, Yugi's seat there, so
   the record says Yugi's device conceded (LOG-12's "who said so"), and the own-loss check above
-  passed. It is now seated where its batch names it (``Service.seated_by``), and refused when
-  the batch names neither match player there (every player token made a spectator's).
+  passed. The same on a second service process that held the duel empty (another had stored
+  Kaiba's opening): his token was read as p1 there, and "Kaiba wins" went in as p1's own loss.
+  It is now seated where the stored ``duel_started``, read again, or its batch's names it
+  (``Service.seated_by``), and refused when neither match player is named there (every player
+  token made a spectator's).
 """
 from __future__ import annotations
 
 import json
 
 from click.testing import CliRunner
+from fastapi.testclient import TestClient
 
-from test_release import auth, client, store  # noqa: F401  (fixtures)
+from test_release import ADMIN, auth, client, store  # noqa: F401  (fixtures)
 from test_attack_25i import table_duel
 from test_service_table_recording import ORGANISER
+from ygoreplay.access import digest
 from ygoreplay.cli import main
+from ygoreplay.service import create_app
+from ygoreplay.store import Store
 
 SETUP = [{"kind": "duel_started", "first_player": 0, "chosen_by": 0, "players": ["Yugi", "Kaiba"], "witnessed": True},
          *({"kind": "deck_registered", "player": p, "main": [0] * 40, "extra": [0] * 15} for p in (0, 1)),
@@ -108,3 +115,21 @@ def test_a_match_players_device_may_not_name_others_in_the_seats(client):  # noq
     recorder = auth(table["tokens"]["recorder"])
     assert client.post(f"/duels/{duel['id']}/events", json=_opening(["Yugi", "Kaiba"]),
                        headers=recorder).status_code == 200
+
+
+def test_a_second_process_holding_the_duel_empty_seats_the_match_player_as_stored(tmp_path):
+    """Two service processes on one store: Kaiba's device stores the opening on the first, naming
+    himself in seat 0; on the second, which held the duel empty, his token was still the match's
+    p1, and "Kaiba wins" went in as p1's (Yugi's) own loss. Seated as stored: refused as p0's win."""
+    path = str(tmp_path / "duels.sqlite")
+    with Store(path, concurrent=True) as first_store, Store(path, concurrent=True) as second_store, \
+            TestClient(create_app(first_store, digest(ADMIN))) as first, \
+            TestClient(create_app(second_store, digest(ADMIN))) as second:
+        table, duel = _table_duel(first)
+        kaiba, judge = auth(table["tokens"]["p1"]), auth(table["tokens"]["judge"])
+        assert second.get(f"/duels/{duel['id']}/state", headers=kaiba).json()["events"] == 0
+        assert first.post(f"/duels/{duel['id']}/events", json=_opening(["Kaiba", "Yugi"]),
+                          headers=kaiba).status_code == 200
+        r = second.post(f"/duels/{duel['id']}/events", json=[WON], headers=kaiba)
+        assert r.status_code == 403 and "entered as p0" in r.json()["error"], r.text
+        assert first.get(f"/duels/{duel['id']}/state", headers=judge).json()["events"] == len(SETUP) - 1

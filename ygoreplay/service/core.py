@@ -278,24 +278,31 @@ class Service:
             return None
 
     def seated_by(self, request: Request, caller: Caller, live: LiveDuel, events: list[Event]) -> Caller:
-        """The caller as it writes ``events``: a match's player token writing a duel's first
-        events, its ``duel_started`` among them, sits where that names its player
-        (``access.seated``), not where its role was read with no seat named yet (``match_role``:
-        the match's own). Judged as the match's seat, a device that named its player the other way
-        round entered its batch as the other player (player 1's device stamping ``p1`` on player
-        0's win, said to be player 1's word); naming others than the match's players, it made every
-        player token of the duel a spectator's: refused, 403, nothing written. A duel's own
-        player token is its seat, whatever names it gives."""
-        first = events[0] if events else None
-        if caller.role not in PLAYERS or first is None or first.kind != "duel_started" or live.seats() is not None:
+        """The caller as it writes ``events``: a match's player token sits in a duel of the match
+        where the duel's ``duel_started`` names its player (``access.seated``), and its role was
+        read with none named yet (``match_role``: the match's own) on a duel this process held
+        empty. Judged so, a device entered its batch as the other seat's (player 1's device
+        stamping ``p1`` on player 0's win, said to be player 1's word): when its own batch named
+        its player the other way round, or when another process had stored the ``duel_started``
+        that did. So the duel is read again here and the writer seated by what it names, else by
+        the batch's own; one that names neither match player there (every player token of the
+        duel a spectator's) is refused, 403, nothing written. A duel's own player token is its
+        seat, whatever names it gives."""
+        if caller.role not in PLAYERS or not events or live.seats() is not None:
             return caller
         token = self.token_of(request)
         if token is None or live.access.role_of(token) is not None:
             return caller
-        seat = self.match_role(live.match_id(), token, None, list(first.players))
+        live.refresh()                                   # another process's duel_started, if stored
+        first = events[0]
+        seats = live.seats() or (list(first.players) if first.kind == "duel_started" else None)
+        if seats is None:
+            return caller
+        seat = self.match_role(live.match_id(), token, None, seats)
         if seat not in PLAYERS:
-            raise HTTPError(403, say("this duel_started does not name the match's players: the match's {role} token "
-                                     "would have no seat in the duel; nothing was written", role=caller.role))
+            raise HTTPError(403, say("the duel's duel_started (stored, or this one) does not name the match's players: "
+                                     "the match's {role} token has no seat in the duel; nothing was written",
+                                     role=caller.role))
         return replace(caller, role=seat, view=VIEW_OF[seat])
 
     def hides_altered(self, request: Request) -> HTTPError | None:
