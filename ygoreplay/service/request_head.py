@@ -51,6 +51,11 @@ connections on its own state, touched only by its own event loop's thread.
 
 A request the parser refuses (malformed) is answered 400 in the same way.
 
+A response leaves in one write where uvicorn makes two (its head, then its body): the head is held
+until the body's first bytes, or the end of the loop's turn (``_OneWrite``). Two writes were two
+TCP segments, two system calls of the worker's event loop and two wake-ups of the client, for
+every append (issue 25).
+
 These answers are said in the client's language (``Accept-Language``, as far as the head came in
 before it was refused; ``i18n.negotiate``), the English always in ``error`` and ``message``, the
 reader's beside it in ``message_translated``, as every other refusal of the service
@@ -248,6 +253,41 @@ def server_counts(server_state: Any) -> _Counts:
     return counts
 
 
+class _OneWrite:
+    """A response's transport as uvicorn's ``RequestResponseCycle`` writes it: its first write (the
+    status line and headers) held, and written with the next (the body's first bytes) as one;
+    or at the end of the loop's turn when no second write comes in it (a stream's head, a
+    ``100 Continue``), or at a close. Every later write goes straight through, in order."""
+
+    __slots__ = ("_transport", "_loop", "_held", "_first")
+
+    def __init__(self, transport: Any, loop: Any) -> None:
+        self._transport, self._loop = transport, loop
+        self._held: bytes | None = None
+        self._first = True
+
+    def write(self, data: bytes) -> None:
+        if self._first:
+            self._first = False
+            self._held = bytes(data)
+            self._loop.call_soon(self.flush)
+            return
+        held, self._held = self._held, None
+        self._transport.write(held + data if held is not None else data)
+
+    def flush(self) -> None:
+        held, self._held = self._held, None
+        if held is not None and not self._transport.is_closing():
+            self._transport.write(held)
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
     """httptools, counting the bytes of each request's head as they come: past ``MAX_HEAD``, 431
     and the connection closed (no application has seen the request yet). Bytes are counted only
@@ -322,7 +362,10 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
         if length or chunked:                # a body to come: timed (a GET's is complete at once)
             seconds = body_seconds(length if length else None)
             self._body_deadline = self.loop.call_later(seconds, self._late_body, seconds)
+        cycle = self.cycle
         super().on_headers_complete()
+        if self.cycle is not cycle and self.cycle is not None:      # this request's, its answer not begun
+            self.cycle.transport = _OneWrite(self.transport, self.loop)
 
     def on_message_complete(self) -> None:
         self._disarm_body()
@@ -374,7 +417,7 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
             return
         if self.cycle is not None and (self.cycle.response_started or self.pipeline):   # not ours to answer
             self._refused = True
-            self.transport.close()
+            self.cycle.transport.close()     # the answer's head first, if it holds it (``_OneWrite``)
             return
         self._refuse(_LATE_BODY, self._said_language(), seconds=str(max(1, round(seconds))))
 
@@ -402,7 +445,7 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
         answer's bytes are its own: a 400 written into them was a corrupt response)."""
         if self.cycle is not None and self.cycle.response_started:
             self._refused = True
-            self.transport.close()
+            self.cycle.transport.close()     # the answer's head first, if it holds it (``_OneWrite``)
             return
         found = _ACCEPT_LANGUAGE.search(self._read[:MAX_HEAD])    # a header the parser stopped inside
         self._refuse(_INVALID, self._said_language() or (found.group(1) if found else None))
