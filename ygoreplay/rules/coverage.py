@@ -801,7 +801,7 @@ TABLE: tuple[Rule, ...] = (
              "test_rule_scenarios_31.py::test_xmat_02_a_detached_material_or_one_whose_text_allows_it_activates",
              "test_rule_scenarios_31.py::test_xmat_02_an_xyz_material_activates_none_of_its_effects"),
     # -- 21. Win, loss and draw ------------------------------------------------------------------
-    enforced("WIN-01", "A player at 0 LP loses.", "rules/fold.py rules/win.py",
+    enforced("WIN-01", "A player at 0 LP loses.", "rules/win.py",
              "test_rules_battle.py::test_win_01_lethal_battle_damage_ends_the_duel",
              "test_rules_turn.py::test_win_01_02_04_refused_endings_and_play_after_a_loss"),
     enforced("WIN-02", "A player who must draw from an empty Deck loses.", "rules/base.py rules/win.py",

@@ -25,6 +25,7 @@ from .base import (
 from .spell_trap import check_equips, in_chain, settle_equips
 from .summon import note_material_move
 from .turn import control_lapse, end_phase_effect, stats_lapse
+from .win import late_lp_change
 from .zones import check_free_monster_zone, check_monster_zone, check_spell_trap_zone, extra_link, ruleset_of
 
 PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
@@ -453,6 +454,7 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
         impossible(state, ev, "LOG-05", N_("an LP change amount is positive; the reason says whether it is lost or "
                                            "gained"))
     check_not_negated(state, ev)
+    late = late_lp_change(state, ev)               # WIN-01, WIN-04: after the loss, by another effect
     side = state.sides[player]
     attack = state.attack
     if ev.reason == "battle_damage":
@@ -480,7 +482,9 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
     if ev.reason == "battle_damage" and attack is not None and attack.calculated:
         attack.pending_damage[player] = 0
     side.lp = result
-    if result == 0:
+    if result == 0 and not late:
+        if not state.must_lose:
+            state.lost_by = ev.cause                          # WIN-04: what else is simultaneous with it
         state.must_lose[player] = "lp"                        # WIN-01
 
 
