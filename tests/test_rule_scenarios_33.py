@@ -18,6 +18,12 @@ Let through though illegal:
 
 Refused though legal:
 
+* PEND-01 (PEND-05): a Pendulum card whose activation as a Scale is negated goes to the GY, not
+  the Extra Deck (EDOPro's ``field::move_card``: not with ``STATUS_ACTIVATE_DISABLED``). Negated
+  by Magic Jammer ("negate the activation, and if you do, destroy it"), its move recorded after
+  the negation as destroyed by Magic Jammer was refused as PEND-05 ("it goes face-up to the
+  Extra Deck instead"); only a move whose reason said ``negated`` passed. And the illegal move,
+  to the Extra Deck, was accepted: now refused as PEND-01.
 * NIS-06: "If ..." triggers and mandatory triggers do not miss the timing. A recorder without
   scripts stating a trigger both mandatory and worded "When" (``mandatory: true, timing:
   "when"``: "When this card is Special Summoned: ...", no "you can") was refused as missing the
@@ -46,7 +52,8 @@ from test_rule_scenarios_28 import passed
 from test_rules_battle import attack, battle, mon
 
 from duel import (
-    BATTLE_OX, CALL_OF_THE_HAUNTED, CELTIC, DARK_HOLE, MST, SOLEMN, VORSE, fold, position, refused_with)
+    BATTLE_OX, CALL_OF_THE_HAUNTED, CELTIC, DARK_HOLE, MAGIC_JAMMER, MST, SOLEMN, STARGAZER, VORSE, fold, position,
+    refused_with)
 from ygoreplay.events import from_dict
 from ygoreplay.rules import apply
 from ygoreplay.state import DuelState
@@ -187,3 +194,44 @@ def test_nis_06_an_optional_when_trigger_still_misses_the_timing() -> None:
     misses the timing."""
     refused_with([REVIVING, *SUMMONED_THEN_MORE, trigger(mandatory=False)], "NIS-06", "missed the timing")
     refused_with([REVIVING, *SUMMONED_THEN_MORE, trigger()], "NIS-06", "missed the timing")
+
+
+# == PEND-01: a Pendulum Scale whose activation is negated goes to the GY ==========================
+
+SCALE = position({"hand": [{"code": STARGAZER, "id": "stargazer"}]},
+                 {"szone": [{"code": MAGIC_JAMMER, "id": "jammer", "position": "set"}],
+                  "hand": [{"code": CELTIC, "id": "discard"}]})
+JAMMED = [ev("activated", player=0, card="stargazer", zone=0),
+          ev("activated", player=1, card="jammer", negates=1, costs=[{"card": "discard", "to": "gy"}]),
+          passed(0), passed(1), ev("chain_link_resolved", link=2), ev("chain_link_negated", link=1, by=2)]
+
+
+def destroyed_to(pile: str) -> dict:
+    return ev("card_moved", card="stargazer", to=[0, pile], reason="destroyed", cause="jammer")
+
+
+def test_pend_01_a_negated_scale_destroyed_by_magic_jammer_goes_to_the_gy() -> None:
+    """PEND-01: Stargazer Magician activated as a Scale, Magic Jammer negates it and destroys it:
+    to the GY. Before: refused as PEND-05 (to the Extra Deck instead)."""
+    state = fold(SCALE, *JAMMED, destroyed_to("gy"), ev("card_moved", card="jammer", to=[1, "gy"], reason="resolved"),
+                 ev("chain_ended"))
+    assert state.cards["stargazer"].zone == "gy" and not state.chain
+
+
+def test_pend_01_a_negated_scale_does_not_go_to_the_extra_deck() -> None:
+    """PEND-01: the same card recorded going face-up to the Extra Deck. Before: accepted."""
+    refused_with([SCALE, *JAMMED, destroyed_to("extra")], "PEND-01", "it goes to the GY, not the Extra Deck")
+
+
+def test_pend_05_a_scale_destroyed_once_on_the_field_still_goes_to_the_extra_deck() -> None:
+    """PEND-05: once its activation resolved, Stargazer Magician destroyed by Mystical Space
+    Typhoon goes to the Extra Deck, never the GY."""
+    refused_with([SCALE, ev("activated", player=0, card="stargazer", zone=0), passed(1), passed(0),
+                  ev("chain_link_resolved", link=1), ev("chain_ended"),
+                  ev("card_moved", card="stargazer", to=[0, "gy"], reason="destroyed", cause="x")], "PEND-05")
+
+
+def test_pend_01_a_witnessed_negated_scale_sent_to_the_extra_deck_is_flagged_and_kept() -> None:
+    """At the table the card placed in the Extra Deck stays there, the move flagged PEND-01."""
+    state = witnessed(SCALE, *JAMMED, destroyed_to("extra"))
+    assert [f.rule for f in state.flags] == ["PEND-01"] and state.cards["stargazer"].zone == "extra"

@@ -526,7 +526,7 @@ TABLE: tuple[Rule, ...] = (
     applied("XYZ-04", "A negated Xyz Summon destroys the monster, and it does not count as Xyz Summoned.",
             "summon_negated leaves it not properly summoned; its revival is refused as SPS-12"),
     enforced("PEND-01", "Activating a Pendulum monster in a Pendulum Zone is a Spell activation; it cannot be Set there.",
-             "rules/spell_trap.py", "test_rules_chain.py::test_pend_01_zone_09_scale_activated_in_outer_zone",
+             "rules/outcome.py rules/spell_trap.py", "test_rules_chain.py::test_pend_01_zone_09_scale_activated_in_outer_zone",
              "test_rules_chain.py::test_pend_01_pendulum_monster_cannot_be_set"),
     enforced("PEND-02", "In a Pendulum Zone the card is a Spell; its Pendulum Effect is Speed 1, used only there.",
              "rules/spell_trap.py", "test_rules_chain.py::test_pend_02_pendulum_effect_from_a_pendulum_zone",

@@ -139,7 +139,14 @@ def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> N
         fail(state, ev, "CTRL-03", say("{name} goes to its owner's {zone} (player {owner}), not player "
                                        "{controller}'s",
                                        name=card.name, zone=zone, owner=card.owner, controller=to.controller))
-    if zone == GY and facts.is_pendulum and facts.is_monster and here in ON_FIELD and reason != "negated":
+    # PEND-01: a Pendulum Scale whose activation was negated leaves for the GY, however the record
+    # says it left ("negate, and if you do, destroy it"): never the Extra Deck
+    negated_scale = here == SZONE and card.id in state.negated and card.id in state.to_leave
+    if zone == EXTRA and negated_scale and facts.is_pendulum:
+        fail(state, ev, "PEND-01", say("{name}'s activation as a Pendulum Scale was negated: it goes to the GY, not "
+                                       "the Extra Deck", name=card.name))
+    if zone == GY and facts.is_pendulum and facts.is_monster and here in ON_FIELD and reason != "negated" \
+            and not negated_scale:
         link = _pending_activation(state, card) if ev.cite is None else None
         if link is not None:
             link.left_for_gy = True                # judged when its turn comes (chain.py)
