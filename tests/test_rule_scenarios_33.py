@@ -16,6 +16,11 @@ Let through though illegal:
   accepted: the duel was then ruled a draw, and player 0's win refused as WIN-04. Kept in a
   witnessed duel it is flagged and makes no second loser.
 
+* SPELL-07: an Equip Spell whose monster left the field or turned face-down goes to the GY at
+  once. It was checked at the next summon, activation, resolution or move, but not when the
+  record went on to the next phase, step or turn, or declared an attack: Axe of Despair stayed on
+  the field after Battle Ox was destroyed, into the End Phase and the next attack.
+
 Refused though legal:
 
 * PEND-01 (PEND-05): a Pendulum card whose activation as a Scale is negated goes to the GY, not
@@ -52,7 +57,7 @@ from test_rule_scenarios_28 import passed
 from test_rules_battle import attack, battle, mon
 
 from duel import (
-    BATTLE_OX, CALL_OF_THE_HAUNTED, CELTIC, DARK_HOLE, MAGIC_JAMMER, MST, SOLEMN, STARGAZER, VORSE, fold, position,
+    AXE, BATTLE_OX, CALL_OF_THE_HAUNTED, CELTIC, DARK_HOLE, MAGIC_JAMMER, MST, SOLEMN, STARGAZER, VORSE, fold, position,
     refused_with)
 from ygoreplay.events import from_dict
 from ygoreplay.rules import apply
@@ -235,3 +240,42 @@ def test_pend_01_a_witnessed_negated_scale_sent_to_the_extra_deck_is_flagged_and
     """At the table the card placed in the Extra Deck stays there, the move flagged PEND-01."""
     state = witnessed(SCALE, *JAMMED, destroyed_to("extra"))
     assert [f.rule for f in state.flags] == ["PEND-01"] and state.cards["stargazer"].zone == "extra"
+
+
+# == SPELL-07: an Equip whose monster left goes to the GY before play goes on =======================
+
+EQUIPPED = [ev("activated", player=0, card="axe", zone=0, targets=["ox"]), passed(1), passed(0),
+            ev("chain_link_resolved", link=1), ev("chain_ended")]
+OX_DESTROYED = ev("card_moved", card="ox", to=[0, "gy"], reason="destroyed", cause="p1_mst")
+AXE_SENT = ev("card_moved", card="axe", to=[0, "gy"], reason="sent")
+ARMED = position({"hand": [{"code": AXE, "id": "axe"}], "mzone": [mon("ox", BATTLE_OX), mon("vorse", VORSE)]},
+                 {"mzone": [mon("p1_vorse", VORSE)]})
+MUST_GO = "Axe of Despair (axe) must go to the GY"
+
+
+def test_spell_07_the_equip_left_behind_stops_the_next_phase() -> None:
+    """SPELL-07: Battle Ox, equipped with Axe of Despair, is destroyed; the record enters the
+    Battle Phase with the Axe still on the field. Before: accepted (also into the End Phase)."""
+    refused_with([ARMED, *EQUIPPED, OX_DESTROYED, ev("phase_entered", phase="battle")], "SPELL-07", MUST_GO)
+    refused_with([ARMED, *EQUIPPED, OX_DESTROYED, ev("phase_entered", phase="end")], "SPELL-07", MUST_GO)
+
+
+def test_spell_07_the_equip_left_behind_stops_the_next_step_and_attack() -> None:
+    """SPELL-07: in the Battle Step the equipped monster is destroyed; the next attack, or the
+    End Step, with the Axe still there. Before: accepted."""
+    battle_step = [*EQUIPPED, ev("phase_entered", phase="battle"), ev("step_entered", step="battle"), OX_DESTROYED]
+    refused_with([ARMED, *battle_step, attack("vorse", "p1_vorse")], "SPELL-07", MUST_GO)
+    refused_with([ARMED, *battle_step, ev("step_entered", step="end")], "SPELL-07", MUST_GO)
+
+
+def test_spell_07_the_equip_sent_with_its_monster_lets_play_go_on() -> None:
+    """SPELL-07: the Axe sent to the GY right after its monster: the Battle Phase follows."""
+    state = fold(ARMED, *EQUIPPED, OX_DESTROYED, AXE_SENT, ev("phase_entered", phase="battle"))
+    assert state.cards["axe"].zone == "gy" and state.phase == "battle"
+
+
+def test_spell_07_a_witnessed_equip_left_behind_is_flagged_once() -> None:
+    """At the table the phase is entered and flagged once; the Axe is no longer equipped."""
+    state = witnessed(ARMED, *EQUIPPED, OX_DESTROYED, ev("phase_entered", phase="battle"),
+                      ev("phase_entered", phase="main2"))
+    assert [f.rule for f in state.flags] == ["SPELL-07"] and state.cards["axe"].equipped_to is None
