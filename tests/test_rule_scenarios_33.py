@@ -34,7 +34,7 @@ Refused though legal:
   "when"``: "When this card is Special Summoned: ...", no "you can") was refused as missing the
   timing once its summon was not the last thing to happen; the event's ``timing`` alone decided.
 
-Probed and found right (about 120 scenarios, kept out of the suite as they pass on the
+Probed and found right (about 150 scenarios, kept out of the suite as they pass on the
 baseline): the first turn's Battle Phase, Main Phase 2 without a Battle Phase, the phase order,
 attacks outside the Battle Step, in Defense Position, directly past a face-down or EMZ monster,
 a second attack, the monster that attacked changing position in Main Phase 2 (also after Book of
@@ -48,7 +48,14 @@ attack), Setting in the Battle or End Phase, a Set negated, a Special Summon by 
 effect negated, a second Normal Summon after a negated one, Tokens (face-down, to the hand, as
 Xyz material, Tributed), Pendulum Scales and Pendulum Summons from the Extra Deck, Link and
 Xyz zones under mr2020 and nmr2017, the EMZ and Extra Link, the hand size, deck out by an
-effect's draw, 0 LP by battle and by one effect to both players.
+effect's draw, 0 LP by battle and by one effect to both players, SEGOC by the recorded
+mandatory facts, Equip Spells on a face-down monster, missing the timing of optional and "if"
+triggers.
+
+Unsure, left as they are (no catalogue text decides them): a replay in the Damage Step (the
+engine lets a retarget through there, and refuses a direct attack continued after a monster was
+summoned in the Damage Step); the summon negation window open only to Speed 3 (a Speed 2
+activation right after a summon, then Solemn chained to it, still negates the summon).
 """
 from __future__ import annotations
 
