@@ -1271,7 +1271,7 @@ def test_equipped_monster_destroyed_by_battle_and_its_equip_follows() -> None:
     state = fold(*events, moved("axe", [0, "gy"], "rule"), step("battle"), step("end"), phase("main2"),
                  act("mst", zone=0, targets=[]), res(1), moved("mst", [0, "gy"], "resolved"), END_CHAIN)
     assert state.cards["axe"].zone == "gy"
-    check([*events, step("battle"), step("end"), phase("main2"), act("mst", zone=0, targets=[])], "SPELL-07")
+    check([*events, step("battle")], "SPELL-07")     # judge17: before play goes on, not at the next activation
 
 
 def test_tributing_an_equipped_monster_then_its_equip_goes() -> None:

@@ -259,6 +259,7 @@ class DuelState:
                                                        #  level, tuner, token, link rating] (summon.py)
         self.last_kind = ""                            # kind of the last event applied
         self.must_lose: dict[int, str] = {}            # player -> reason (WIN-01/02)
+        self.lost_by: str | None = None                # the cause of the LP change that took LP to 0 (WIN-04)
         self.ended = False
         self.winner: int | None = None
         self.end_reason: str | None = None
@@ -476,7 +477,7 @@ class DuelState:
     _SCALARS = ("index", "started", "ruleset", "starting_lp", "hand_size", "draw_count", "decks_checked", "options",
                 "first_player", "players", "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
                 "normal_draw_done", "draw_given_up", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
-                "ended", "winner", "end_reason", "token_count", "emz", "summon_group", "material_moves",
+                "ended", "winner", "end_reason", "lost_by", "token_count", "emz", "summon_group", "material_moves",
                 "resolving", "negated", "inert", "negated_links", "resolved", "flipped", "forfeited", "taken_next", "taken_later", "lapsing", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
                 "shed", "witnessed", "turn_began", "timing", "card_text")
 
@@ -633,7 +634,7 @@ if not _names_in_order(add_deck_cards.__code__, Card.__slots__) or not _deck_car
 _SHARED = ("db", "unknown", "index", "started", "ruleset", "starting_lp", "hand_size", "draw_count",
            "decks_checked", "options", "first_player", "players", "turn", "turn_player", "phase", "step",
            "battle_phase_entered", "normal_draw_done", "draw_given_up", "deck_order_known", "resolving",
-           "summon_window", "pendulum_summon_open", "last_kind", "ended", "winner", "end_reason", "token_count",
+           "summon_window", "pendulum_summon_open", "last_kind", "ended", "winner", "end_reason", "lost_by", "token_count",
            "passes", "passes_recorded", "negations_recorded", "reads_before", "unknowns", "witnessed", "turn_began")
 #: Flat lists of card ids, link numbers or flags: a new list with the same (immutable) items.
 _ID_LISTS = ("emz", "opening_drawn", "to_leave", "negated", "negated_links", "taken_next", "taken_later",

@@ -13,6 +13,7 @@ from ..events import (
 from ..state import Attack, Card, DuelState
 from .base import (
     check_not_negated, end_passes, ended_by_passes, fail, get_card, handles, impossible, phase_name, player_of)
+from .spell_trap import check_equips, settle_equips
 
 
 @handles(AttackDeclared)
@@ -50,11 +51,14 @@ def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
         else:
             fail(state, ev, "BATTLE-03", say("{name} has already attacked this Battle Phase", name=attacker.name))
     _check_target(state, ev, 1 - player, ev.target)
+    stranded = check_equips(state, ev) if state.equips else ()   # SPELL-07: moved before the attack
     # -- all checks done ----------------------------------------------------------------------
     if replayed and previous.attacker != attacker.id:
         state.forfeited.append(previous.attacker)        # BATTLE-07: another monster attacks instead
     state.attack = Attack(attacker.id, ev.target, frozenset(c.id for c in state.monsters(1 - player)))
     attacker.attacked_turn = state.turn
+    if state.equips:
+        settle_equips(state, stranded)
 
 
 def _check_target(state: DuelState, ev: Event, defender: int, target_id: str | None) -> None:

@@ -168,6 +168,8 @@ def activated(state: DuelState, ev: Activated) -> None:
         if leaves_after_resolving(card.facts):    # SPELL-04 (and its exception), TRAP-04
             state.to_leave.append(card.id)
     if not state.chain:
+        if state.passes >= 2 and state.passes_recorded:
+            state.summon_window = None             # SPS-11: both passed on the summon: it succeeded
         state.resolving = False                    # a new chain: the last one has fully resolved
         if state.negated_links:
             state.negated_links.clear()

@@ -526,7 +526,7 @@ TABLE: tuple[Rule, ...] = (
     applied("XYZ-04", "A negated Xyz Summon destroys the monster, and it does not count as Xyz Summoned.",
             "summon_negated leaves it not properly summoned; its revival is refused as SPS-12"),
     enforced("PEND-01", "Activating a Pendulum monster in a Pendulum Zone is a Spell activation; it cannot be Set there.",
-             "rules/spell_trap.py", "test_rules_chain.py::test_pend_01_zone_09_scale_activated_in_outer_zone",
+             "rules/outcome.py rules/spell_trap.py", "test_rules_chain.py::test_pend_01_zone_09_scale_activated_in_outer_zone",
              "test_rules_chain.py::test_pend_01_pendulum_monster_cannot_be_set"),
     enforced("PEND-02", "In a Pendulum Zone the card is a Spell; its Pendulum Effect is Speed 1, used only there.",
              "rules/spell_trap.py", "test_rules_chain.py::test_pend_02_pendulum_effect_from_a_pendulum_zone",
@@ -801,7 +801,7 @@ TABLE: tuple[Rule, ...] = (
              "test_rule_scenarios_31.py::test_xmat_02_a_detached_material_or_one_whose_text_allows_it_activates",
              "test_rule_scenarios_31.py::test_xmat_02_an_xyz_material_activates_none_of_its_effects"),
     # -- 21. Win, loss and draw ------------------------------------------------------------------
-    enforced("WIN-01", "A player at 0 LP loses.", "rules/fold.py rules/win.py",
+    enforced("WIN-01", "A player at 0 LP loses.", "rules/win.py",
              "test_rules_battle.py::test_win_01_lethal_battle_damage_ends_the_duel",
              "test_rules_turn.py::test_win_01_02_04_refused_endings_and_play_after_a_loss"),
     enforced("WIN-02", "A player who must draw from an empty Deck loses.", "rules/base.py rules/win.py",

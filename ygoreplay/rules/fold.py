@@ -156,10 +156,7 @@ def apply(state: DuelState, event: Event) -> DuelState:
         before = state.copy() if undecided is not None and named_unknowns(state, event) else None
     try:
         if state.must_lose and not traits & _LOST_OK:
-            loser, reason = next(iter(state.must_lose.items()))
-            fail(state, event, win.LOSS_RULES.get(reason, "WIN-01"),
-                 say("player {loser} has lost ({reason}); the duel ends at once and no {kind} may follow",
-                     loser=loser, reason=reason, kind=kind))
+            win.after_loss(state, event)
         if state.shed and kind != "card_moved":      # left by a card_moved ``with_next``
             fail(state, event, "LOG-03", say("the card_moved before said the next card moved with it; a {kind} "
                                              "moves none", kind=kind))

@@ -25,6 +25,7 @@ from .base import (
 from .spell_trap import check_equips, in_chain, settle_equips
 from .summon import note_material_move
 from .turn import control_lapse, end_phase_effect, stats_lapse
+from .win import late_lp_change
 from .zones import check_free_monster_zone, check_monster_zone, check_spell_trap_zone, extra_link, ruleset_of
 
 PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
@@ -138,7 +139,14 @@ def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> N
         fail(state, ev, "CTRL-03", say("{name} goes to its owner's {zone} (player {owner}), not player "
                                        "{controller}'s",
                                        name=card.name, zone=zone, owner=card.owner, controller=to.controller))
-    if zone == GY and facts.is_pendulum and facts.is_monster and here in ON_FIELD and reason != "negated":
+    # PEND-01: a Pendulum Scale whose activation was negated leaves for the GY, however the record
+    # says it left ("negate, and if you do, destroy it"): never the Extra Deck
+    negated_scale = here == SZONE and card.id in state.negated and card.id in state.to_leave
+    if zone == EXTRA and negated_scale and facts.is_pendulum:
+        fail(state, ev, "PEND-01", say("{name}'s activation as a Pendulum Scale was negated: it goes to the GY, not "
+                                       "the Extra Deck", name=card.name))
+    if zone == GY and facts.is_pendulum and facts.is_monster and here in ON_FIELD and reason != "negated" \
+            and not negated_scale:
         link = _pending_activation(state, card) if ev.cite is None else None
         if link is not None:
             link.left_for_gy = True                # judged when its turn comes (chain.py)
@@ -453,6 +461,7 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
         impossible(state, ev, "LOG-05", N_("an LP change amount is positive; the reason says whether it is lost or "
                                            "gained"))
     check_not_negated(state, ev)
+    late = late_lp_change(state, ev)               # WIN-01, WIN-04: after the loss, by another effect
     side = state.sides[player]
     attack = state.attack
     if ev.reason == "battle_damage":
@@ -480,7 +489,9 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
     if ev.reason == "battle_damage" and attack is not None and attack.calculated:
         attack.pending_damage[player] = 0
     side.lp = result
-    if result == 0:
+    if result == 0 and not late:
+        if not state.must_lose:
+            state.lost_by = ev.cause                          # WIN-04: what else is simultaneous with it
         state.must_lose[player] = "lp"                        # WIN-01
 
 

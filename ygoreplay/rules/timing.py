@@ -113,7 +113,7 @@ def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | Non
         if not answers or (rule != "NIS-06" and "EVENT_TO_GRAVE" not in answers):
             return None
         said = N_("its script declares an optional trigger without EFFECT_FLAG_DELAY")
-    elif ev.timing == "when":
+    elif ev.timing == "when" and not ev.mandatory:   # NIS-06: a mandatory trigger never misses
         said = N_("the record says it is a 'when'")
     else:
         return None

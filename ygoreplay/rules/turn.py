@@ -11,6 +11,7 @@ from .base import (
     check_not_negated, draw_owed, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw,
     phase_name, priority_holder, put, take)
 from .chain import forget_takers
+from .spell_trap import check_equips, settle_equips
 
 HAND_LIMIT = 6
 
@@ -115,6 +116,7 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
         if player == state.turn_player:
             fail(state, ev, "TURN-01", say("player {player} took two turns in a row without an effect granting it",
                                            player=player))
+    stranded = check_equips(state, ev) if state.equips else ()   # SPELL-07: moved before the turn ends
     state.turn = ev.turn
     card_text.new_turn(state)                 # TEXT-01: the turn's count limits start again
     state.turn_began = state.index            # a correction goes back no further (LOG-12)
@@ -129,6 +131,8 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
     state.forfeited.clear()                   # BATTLE-07: a forfeit lasts the Battle Phase it was made in
     state.lapsing.clear()                     # TURN-08: what lapses at the end of the turn has lapsed
     forget_takers(state, at_turn_end=True)   # CTRL-01: a taken card's trigger waits no longer
+    if state.equips:
+        settle_equips(state, stranded)
 
 
 @handles(PhaseEntered)
@@ -150,6 +154,7 @@ def phase_entered(state: DuelState, ev: PhaseEntered) -> None:
                                        count=len(state.chain)))
     if state.phase == "draw" and must_still_draw(state):
         _draw_owed(state, ev, left=True)
+    stranded = check_equips(state, ev) if state.equips else ()   # SPELL-07: moved before the phase ends
     if state.phase == "battle":
         close_attack(state, ev)
     state.phase = phase
@@ -157,6 +162,8 @@ def phase_entered(state: DuelState, ev: PhaseEntered) -> None:
     if phase == "battle":
         state.battle_phase_entered = True
     state.summon_window = None
+    if state.equips:
+        settle_equips(state, stranded)
 
 
 def _draw_owed(state: DuelState, ev: PhaseEntered | PriorityPassed, left: bool) -> None:
@@ -183,9 +190,12 @@ def step_entered(state: DuelState, ev: StepEntered) -> None:
     if state.chain:
         fail(state, ev, "PRIO-04", say("the step cannot change while a chain of {count} is open",
                                        count=len(state.chain)))
+    stranded = check_equips(state, ev) if state.equips else ()   # SPELL-07: moved before the step ends
     if state.step == "damage" or ev.step == "end":
         close_attack(state, ev)
     state.step = ev.step
+    if state.equips:
+        settle_equips(state, stranded)
 
 
 def close_attack(state: DuelState, ev) -> None:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..i18n import N_, say
-from ..events import DuelEnded
+from ..events import DuelEnded, Event, LifePointsChanged
 from ..state import DuelState
 from .base import fail, handles
 
@@ -19,6 +19,26 @@ def expected_result(state: DuelState) -> tuple[int | None, str] | None:
         return None, "draw"                                       # WIN-04
     loser = losers.pop()
     return 1 - loser, state.must_lose[loser]
+
+
+def after_loss(state: DuelState, ev: Event) -> None:
+    """WIN-01/02: a player has lost: the duel ends at once, and no ``ev`` may follow."""
+    loser, reason = next(iter(state.must_lose.items()))
+    fail(state, ev, LOSS_RULES.get(reason, "WIN-01"),
+         say("player {loser} has lost ({reason}); the duel ends at once and no {kind} may follow",
+             loser=loser, reason=reason, kind=ev.kind))
+
+
+def late_lp_change(state: DuelState, ev: LifePointsChanged) -> bool:
+    """WIN-01, WIN-04: whether ``ev`` changes LP after a player lost at 0 LP, by another effect
+    than the one that took them there (called ``after_loss``). Only what that effect does at once
+    is simultaneous with the loss (one effect's damage to both players: a draw); another effect's
+    (an earlier Chain Link's, its resolution unrecorded) is not, and kept (a witnessed duel) it
+    makes no second loser."""
+    late = state.lost_by is not None and ev.cause is not None and ev.cause != state.lost_by
+    if late:
+        after_loss(state, ev)
+    return late
 
 
 @handles(DuelEnded)
