@@ -117,6 +117,14 @@ _FTS = [
     """CREATE TRIGGER IF NOT EXISTS library_text_gone AFTER DELETE ON library_streams BEGIN
         DELETE FROM library_text WHERE rowid = old.rowid; END""",
 ]
+
+
+def sqlite_triggers() -> frozenset[str]:
+    """The index's triggers on SQLite as the database keeps their statements: the only triggers
+    a store file written to may hold (``store._own_schema``)."""
+    return frozenset(s.replace("IF NOT EXISTS ", "", 1) for s in _FTS if s.startswith("CREATE TRIGGER"))
+
+
 _DIALECTS = {"sqlite": {"big": "INTEGER", "text": _TEXT, "generated": "VIRTUAL", "rowid": " WITHOUT ROWID",
                         "blob": "BLOB"},
              "postgresql": {"big": "BIGINT", "text": f"lower({_TEXT})", "generated": "STORED", "rowid": "",

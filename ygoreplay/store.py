@@ -163,8 +163,9 @@ _LISTED_KEPT = 131072
 #: ``committed`` marks a Store keeps ``listed``'s decisions by: one a SQLite connection of its pool
 _MARKS_KEPT = 8
 #: SQLite files (device, inode, change time) found to hold a store of this format: opened again
-#: in this process (a board per request), the marker is not read again on a connection of its own.
-_STORE_FILES: set[tuple[int, int, int]] = set()
+#: in this process (a board per request), the marker is not read again on a connection of its own;
+#: True once found fit for writing too (its triggers are the library index's: ``own_schema``).
+_STORE_FILES: dict[tuple[int, int, int], bool] = {}
 #: A bound past every version: a bound given by a subquery that finds nothing (a constant, so the
 #: index answers the range; a bound naming the column read the rest of the duel).
 _NO_END = (1 << 63) - 1
@@ -833,14 +834,18 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
         if readonly or not create:
             raise MissingStore(str(path))
         return False
-    if (found.st_dev, found.st_ino, found.st_ctime_ns) in _STORE_FILES:   # found a store before, unchanged since
+    known = _STORE_FILES.get((found.st_dev, found.st_ino, found.st_ctime_ns))   # found a store before, unchanged since
+    if known or known is not None and readonly:
         return True
     try:
         conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=SQLITE_LOCK_WAIT)
     except sqlite3.Error as exc:
         raise StoreError(say("cannot open the store {path}: {exc}", path=path, exc=exc)) from None
     try:
-        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        schema = conn.execute(_SCHEMA).fetchall()
+        tables = {name for kind, name, _sql in schema if kind == "table"}
+        if _SQLITE_TABLES <= tables:
+            own_schema(conn, path, sorted(_SQLITE_TABLES), None if readonly else _library_triggers(), schema)
         marker = conn.execute("SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = 0",
                               (STORE_ID,)).fetchone() if _SQLITE_TABLES <= tables else None
     except sqlite3.DatabaseError as exc:
@@ -857,8 +862,42 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
         raise StoreError(say("{path} is not a ygoreplay store (it holds {held}); nothing was changed",
                              path=path, held=held))
     _check_marker(_blob(marker[0], 0, STORE_ID), str(path))
-    _STORE_FILES.add((found.st_dev, found.st_ino, found.st_ctime_ns))
+    _STORE_FILES[(found.st_dev, found.st_ino, found.st_ctime_ns)] = not readonly
     return True
+
+
+def _library_triggers() -> frozenset[str]:
+    """The triggers a store written to may hold: the library index's (imported with it, which
+    every writable store installs)."""
+    from . import library
+    return library.sqlite_triggers()
+
+
+_SCHEMA = "SELECT type, name, sql FROM sqlite_master"
+
+
+def own_schema(conn: sqlite3.Connection, path: object, tables: Iterable[str], triggers: frozenset[str] | None = None,
+               schema: list[tuple[str, str, str | None]] | None = None) -> None:
+    """Refuse a SQLite file of ours (a store, a witness) whose schema makes a read or a write
+    compute what no write of ours stored, before anything is read of it: StoreError naming the
+    file and what. ``tables``: those read, which must be plain tables of stored columns (a
+    generated ``zeroblob`` made a 155 KB store's ``log`` build 2.6 GB; a view may recur without
+    end); ``triggers``: the statements of the only triggers a write may run (one over an endless
+    recursive query hung ``record``), None when the file is only read (a read runs none);
+    ``schema``: its rows of ``sqlite_master`` (type, name, statement), when the caller has them."""
+    if schema is None:
+        schema = conn.execute(_SCHEMA).fetchall()
+    made = {name: (kind, sql or "") for kind, name, sql in schema}
+    for table in tables:                      # (one not made yet is made plain by the caller)
+        kind, sql = made.get(table, ("table", "CREATE TABLE"))
+        if kind != "table" or not sql.upper().startswith("CREATE TABLE") or any(
+                column[6] for column in conn.execute(f"PRAGMA table_xinfo({table})")):
+            raise StoreError(say("{path}: its table {table} computes what it holds (a virtual table or a generated "
+                                 "column) instead of storing it; nothing was read", path=path, table=table))
+    for kind, name, sql in schema:
+        if triggers is not None and kind == "trigger" and sql not in triggers:
+            raise StoreError(say("{path} holds a trigger {name!r} ygoreplay did not make (a write would run it); "
+                                 "nothing was changed", path=path, name=name))
 
 
 def _check_marker(state: bytes, name: str) -> None:
