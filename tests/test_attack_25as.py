@@ -9,6 +9,7 @@ row elsewhere ran unseen) is refused when opened, before anything is read or wri
 """
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -144,3 +145,58 @@ def test_a_trigger_of_a_witness_file_never_runs(stored, tmp_path):
     conn.close()
     listed = CliRunner().invoke(main, ["list", "--store", str(store)])
     assert len(listed.stdout.splitlines()) == 2, listed.output          # nothing was recorded
+
+
+def test_a_witness_that_is_a_pipe_is_said_to_be_one_not_missing(stored, tmp_path):
+    store, duel = stored
+    pipe = tmp_path / "witness.fifo"
+    os.mkfifo(pipe)
+    for command in (["verify", duel], ["record", OTHER]):
+        done = CliRunner().invoke(main, [*command, "--store", str(store), "--witness", str(pipe)])
+        assert done.exit_code == 2, done.output
+        assert f"the witness {pipe} is not a regular file" in done.stderr
+
+
+def _computed_title(store: Path) -> None:
+    """The store's ``library_streams`` made again with ``title`` generated (and its duels public,
+    so that a search reads it): the index's own triggers go with it."""
+    with sqlite3.connect(store) as conn:
+        statement = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'library_streams'").fetchone()[0]
+        columns = [row[1] for row in conn.execute("PRAGMA table_info(library_streams)")]
+    conn.close()
+    kept = ", ".join(column for column in columns if column != "title")
+    _alter(store, f"""
+        {statement.replace("library_streams", "remade", 1).replace(
+            "title TEXT NOT NULL DEFAULT ''", "title TEXT GENERATED ALWAYS AS (printf('%.*c', 1000, 'x')) VIRTUAL")};
+        INSERT INTO remade ({kept}) SELECT {kept} FROM library_streams;
+        DROP TABLE library_streams;
+        ALTER TABLE remade RENAME TO library_streams;
+        UPDATE library_streams SET visibility = 'public';""")
+
+
+@pytest.mark.parametrize("command", [["search", "--player", "Yugi"], ["record", OTHER]])
+def test_a_store_whose_index_computes_its_rows_is_refused_by_what_reads_or_writes_the_index(stored, command):
+    # (a title generated as 400 MB held search past a minute, 800 MB built)
+    store, duel = stored
+    _computed_title(store)
+    assert CliRunner().invoke(main, ["show", duel, "--store", str(store)]).exit_code == 0   # the index unread
+    done = CliRunner().invoke(main, [*command, "--store", str(store)])
+    assert done.exit_code == 2, done.output
+    assert "its table library_streams computes what it holds" in done.stderr
+
+
+@pytest.mark.parametrize("computing, name", [
+    ("CREATE INDEX evil ON stored_events (length(printf('%.*c', 1000, 'x')))", "evil"),
+    ("CREATE INDEX evil ON stored_events (topic) WHERE length(printf('%.*c', 1000, 'x')) > 0", "evil"),
+    ("""ALTER TABLE stored_events RENAME TO kept;
+        CREATE TABLE stored_events (originator_id TEXT, originator_version INTEGER, topic TEXT,
+            state BLOB CHECK (length(printf('%.*c', 1000, 'x')) > 0), PRIMARY KEY (originator_id, originator_version));
+        INSERT INTO stored_events SELECT * FROM kept;""", "stored_events")], ids=["expression", "partial", "check"])
+def test_a_store_file_that_computes_on_every_write_is_not_written_to(stored, computing, name):
+    # (an index on printf('%.*c', 200000000, 'x') held record past a minute: 200 MB an event)
+    store, duel = stored
+    _alter(store, computing)
+    assert CliRunner().invoke(main, ["show", duel, "--store", str(store)]).exit_code == 0     # a read computes none
+    done = CliRunner().invoke(main, ["record", OTHER, "--store", str(store)])
+    assert done.exit_code == 2, done.output
+    assert f"{name!r} computes on every write what ygoreplay does not" in done.stderr

@@ -255,6 +255,8 @@ class Witness:
         path = self._path()
         if path.is_dir():
             raise StoreError(say("the witness {path} is a folder, not a file", path=path))
+        if path.exists() and not path.is_file():        # a pipe, a device: "does not exist" said of it
+            raise StoreError(say("the witness {path} is not a regular file", path=path))
         if self.readonly:
             if not path.is_file():
                 raise StoreError(say("the witness {path} does not exist (a command that only reads creates "
