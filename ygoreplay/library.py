@@ -39,10 +39,11 @@ never more, and ``check`` (``ygoreplay search --check``) finds it.
 """
 from __future__ import annotations
 
+import functools
 import hmac
 from operator import itemgetter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 import msgpack
 from eventsourcing.persistence import StoredEvent
@@ -117,6 +118,36 @@ _FTS = [
     """CREATE TRIGGER IF NOT EXISTS library_text_gone AFTER DELETE ON library_streams BEGIN
         DELETE FROM library_text WHERE rowid = old.rowid; END""",
 ]
+
+
+@functools.cache
+def sqlite_shape() -> "SqliteShape":
+    """The index's tables and triggers on SQLite as this module makes them (``store.own_schema``
+    refuses a store file holding others in their place): its tables are read (``search``) and
+    written (every write), so none may be a view or compute a column but ``body``, as here (nor
+    may the tables FTS5 keeps ``library_text`` in)."""
+    sql = " ".join(_COMMON[0].format(s="", **_DIALECTS["sqlite"]).split())
+    return SqliteShape(tables=("library_streams", "library_marks", "library_cards", "library_rollbacks",
+                               "library_meta", "library_text", *(f"library_text_{shadow}" for shadow in
+                                                                 ("data", "idx", "content", "docsize", "config"))),
+                       triggers=frozenset(" ".join(s.replace("IF NOT EXISTS ", "", 1).split())
+                                          for s in _FTS if s.startswith("CREATE TRIGGER")),
+                       computed={"library_streams": ("body", sql[sql.rindex(", body "):])},
+                       virtual={"library_text": " ".join(_FTS[0].replace("IF NOT EXISTS ", "", 1).split())})
+
+
+class SqliteShape(NamedTuple):
+    """What a SQLite file's tables may be (``store.own_schema``): ``tables`` those checked;
+    ``triggers`` the only triggers' statements; ``computed`` a table's one generated column and
+    how its statement ends (it defines that column); ``virtual`` a virtual table's statement
+    (statements with their white space made single spaces)."""
+
+    tables: tuple[str, ...]
+    triggers: frozenset[str]
+    computed: dict[str, tuple[str, str]]
+    virtual: dict[str, str]
+
+
 _DIALECTS = {"sqlite": {"big": "INTEGER", "text": _TEXT, "generated": "VIRTUAL", "rowid": " WITHOUT ROWID",
                         "blob": "BLOB"},
              "postgresql": {"big": "BIGINT", "text": f"lower({_TEXT})", "generated": "STORED", "rowid": "",

@@ -15,18 +15,20 @@ import base64
 import json
 import os
 import re
+import sqlite3
 import time
 import unicodedata
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
+from pathlib import Path
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator, Mapping
 
 from .access import Access
 from .card_sources import normal_name
 from .errors import InputError, StoreError, VerificationError
-from .library import ACTIONS, VERSION, Index, access_columns, built, held_key
-from .store import AlteredRow, row_state
+from .library import ACTIONS, VERSION, Index, access_columns, built, held_key, sqlite_shape
+from .store import AlteredRow, own_schema, row_state
 from .i18n import say
 
 PARAMS = ("q", "player", "title", "event", "round", "format", "banlist", "since", "until", "result", "source",
@@ -837,6 +839,8 @@ def _reading(store: Any) -> Iterator[Any]:
     """A cursor in a read's transaction on the library index (built first if it is missing)."""
     index: Index = store.library
     if not index.ready:
+        if index.backend == "sqlite":           # (a store written to had them checked when opened)
+            _shaped(store)
         index.ready = built(store, index)       # another process may have built it since
         if not index.ready:
             raise StoreError(say("the store {name} has no library index yet: run 'ygoreplay search "
@@ -848,6 +852,20 @@ def _reading(store: Any) -> Iterator[Any]:
         if index.backend == "postgresql":       # its compiling would cost more than the query: the
             cursor.execute("SET LOCAL jit = off")   # planner's cost counts the subqueries of every row
         yield cursor
+
+
+def _shaped(store: Any) -> None:
+    """Refuse a store file whose index tables are not as the index makes them (a view, a computed
+    column: a ``title`` generated as 400 MB held ``search`` past a minute), before one is read
+    (``store.own_schema``), on a connection of its own that reads only the schema."""
+    shape = sqlite_shape()
+    conn = sqlite3.connect(Path(store.name).resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        own_schema(conn, store.name, shape.tables, None, computed=shape.computed, virtual=shape.virtual)
+    except sqlite3.Error as exc:
+        raise StoreError(say("cannot open the store {path}: {exc}", path=store.name, exc=exc)) from None
+    finally:
+        conn.close()
 
 
 def _keyed(store: Any, index: Index) -> None:

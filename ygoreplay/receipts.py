@@ -52,7 +52,7 @@ from .errors import InputError, StoreError, VerificationError
 from .files import mode_for, read_limited, write_atomic
 from .signing import (HASH_SIZE, MAX_PATH, PREFIX, SIGNATURE_SIZE, OrganiserKey, PublicKey, check_path,
                       receipt_message, root_of)
-from .store import _GROUP_LABEL, _SCHEMA_NAME, Store, Verification
+from .store import _GROUP_LABEL, _SCHEMA_NAME, Store, Verification, own_schema
 from .i18n import say
 
 WITNESS_ENV = "YGOREPLAY_WITNESS"
@@ -255,18 +255,20 @@ class Witness:
         path = self._path()
         if path.is_dir():
             raise StoreError(say("the witness {path} is a folder, not a file", path=path))
+        if path.exists() and not path.is_file():        # a pipe, a device: "does not exist" said of it
+            raise StoreError(say("the witness {path} is not a regular file", path=path))
         if self.readonly:
             if not path.is_file():
                 raise StoreError(say("the witness {path} does not exist (a command that only reads creates "
                                      "none)", path=path))
-            conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=10,
-                                   check_same_thread=False, isolation_level=None)
+            conn = _own(sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=10,
+                                        check_same_thread=False, isolation_level=None), path, None)
             conn.execute(f"SELECT 1 FROM {_TABLE} LIMIT 0")
             return conn
         if not path.exists():
             # readable by its owner only: a receipt's head is the judge's (``mode_for``)
             os.close(os.open(path, os.O_CREAT | os.O_WRONLY, mode_for("judge")))
-        conn = sqlite3.connect(path, timeout=10, check_same_thread=False, isolation_level=None)
+        conn = _own(sqlite3.connect(path, timeout=10, check_same_thread=False, isolation_level=None), path, frozenset())
         conn.execute(f"CREATE TABLE IF NOT EXISTS {_TABLE} (duel TEXT NOT NULL, events INTEGER NOT NULL, "
                      "head BLOB NOT NULL, time TEXT NOT NULL, key BLOB NOT NULL, signature BLOB NOT NULL, "
                      "PRIMARY KEY (duel, events))")
@@ -332,6 +334,17 @@ class Witness:
                 conn.close()
             except Exception:                  # already broken: nothing to close
                 pass
+
+
+def _own(conn: sqlite3.Connection, path: Path, triggers: frozenset[str] | None) -> sqlite3.Connection:
+    """``conn`` to a witness file whose table is stored, not computed, and that runs no trigger of
+    its own when written (``store.own_schema``); closed and StoreError when not."""
+    try:
+        own_schema(conn, path, (_TABLE,), triggers)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 def witness_from(url: str | None, store: Store | None = None) -> Witness | None:

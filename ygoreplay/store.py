@@ -163,8 +163,9 @@ _LISTED_KEPT = 131072
 #: ``committed`` marks a Store keeps ``listed``'s decisions by: one a SQLite connection of its pool
 _MARKS_KEPT = 8
 #: SQLite files (device, inode, change time) found to hold a store of this format: opened again
-#: in this process (a board per request), the marker is not read again on a connection of its own.
-_STORE_FILES: set[tuple[int, int, int]] = set()
+#: in this process (a board per request), the marker is not read again on a connection of its own;
+#: True once found fit for writing too (its triggers are the library index's: ``own_schema``).
+_STORE_FILES: dict[tuple[int, int, int], bool] = {}
 #: A bound past every version: a bound given by a subquery that finds nothing (a constant, so the
 #: index answers the range; a bound naming the column read the rest of the duel).
 _NO_END = (1 << 63) - 1
@@ -833,14 +834,23 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
         if readonly or not create:
             raise MissingStore(str(path))
         return False
-    if (found.st_dev, found.st_ino, found.st_ctime_ns) in _STORE_FILES:   # found a store before, unchanged since
+    known = _STORE_FILES.get((found.st_dev, found.st_ino, found.st_ctime_ns))   # found a store before, unchanged since
+    if known or known is not None and readonly:
         return True
     try:
         conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=SQLITE_LOCK_WAIT)
     except sqlite3.Error as exc:
         raise StoreError(say("cannot open the store {path}: {exc}", path=path, exc=exc)) from None
     try:
-        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        schema = conn.execute(_SCHEMA).fetchall()
+        tables = {name for kind, name, _sql in schema if kind == "table"}
+        if _SQLITE_TABLES <= tables and readonly:
+            own_schema(conn, path, sorted(_SQLITE_TABLES), None, schema)
+        elif _SQLITE_TABLES <= tables:        # its index's tables too: every write writes them
+            from .library import sqlite_shape
+            shape = sqlite_shape()
+            own_schema(conn, path, [*sorted(_SQLITE_TABLES), *shape.tables], shape.triggers, schema, shape.computed,
+                       shape.virtual)
         marker = conn.execute("SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = 0",
                               (STORE_ID,)).fetchone() if _SQLITE_TABLES <= tables else None
     except sqlite3.DatabaseError as exc:
@@ -857,8 +867,66 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
         raise StoreError(say("{path} is not a ygoreplay store (it holds {held}); nothing was changed",
                              path=path, held=held))
     _check_marker(_blob(marker[0], 0, STORE_ID), str(path))
-    _STORE_FILES.add((found.st_dev, found.st_ino, found.st_ctime_ns))
+    _STORE_FILES[(found.st_dev, found.st_ino, found.st_ctime_ns)] = not readonly
     return True
+
+
+_SCHEMA = "SELECT type, name, sql FROM sqlite_master"
+#: The generated columns of every table but a virtual one (whose hidden columns are its own).
+_GENERATED = ("SELECT m.name, x.name FROM sqlite_master AS m JOIN pragma_table_xinfo(m.name) AS x "
+              "WHERE m.type = 'table' AND m.sql NOT LIKE 'CREATE VIRTUAL%' AND x.hidden")
+#: The indexes a write computes more than the columns' values for: on an expression (a column -2)
+#: or partial (a condition); and a table's CHECK constraint (``printf`` of 200 MB an insert: hung).
+_COMPUTING_INDEXES = ("SELECT i.name FROM sqlite_master AS m JOIN pragma_index_list(m.name) AS i "
+                      "WHERE m.type = 'table' AND (i.partial OR EXISTS (SELECT 1 FROM pragma_index_xinfo(i.name) "
+                      "WHERE cid = -2))")
+_CHECK = re.compile(r"\bCHECK\b", re.IGNORECASE)
+
+
+def own_schema(conn: sqlite3.Connection, path: object, tables: Iterable[str], triggers: frozenset[str] | None = None,
+               schema: list[tuple[str, str, str | None]] | None = None, computed: Mapping[str, tuple[str, str]] = {},
+               virtual: Mapping[str, str] = {}) -> None:
+    """Refuse a SQLite file of ours (a store, a witness) whose schema makes a read or a write
+    compute what no write of ours stored, before anything is read of it: StoreError naming the
+    file and what. ``tables``: those read, which must be plain tables of stored columns (a
+    generated ``zeroblob`` made a 155 KB store's ``log`` build 2.6 GB; a view may recur without
+    end), but for ``computed``'s one generated column (table -> its name, and the end of the
+    table's statement, which defines it) and ``virtual``'s statements; ``triggers``: the
+    statements of the only triggers a write may run (one over an endless recursive query hung
+    ``record``; nor may an index or a CHECK compute on a write), None when the file is only read
+    (a read runs none); ``schema``: its rows of ``sqlite_master`` (type, name, statement), when
+    the caller has them. Statements are compared with their white space made single spaces."""
+    if schema is None:
+        schema = conn.execute(_SCHEMA).fetchall()
+    made = {name: (kind, " ".join((sql or "").split())) for kind, name, sql in schema}
+    tables = [table for table in tables if table in made]     # others: made plain by the caller, or read by no one
+    marks = ", ".join("?" * len(tables))
+    generated: dict[str, list[str]] = {}
+    for table, column in conn.execute(f"{_GENERATED} AND m.name IN ({marks})", tables):
+        generated.setdefault(table, []).append(column)
+    for table in tables:
+        kind, sql = made[table]
+        if table in virtual:
+            plain = kind == "table" and sql == virtual[table]
+        else:
+            column, end = computed.get(table, ("", ""))
+            plain = kind == "table" and sql.upper().startswith("CREATE TABLE") and (
+                table not in generated or generated[table] == [column] and sql.endswith(end))
+        if not plain:
+            raise StoreError(say("{path}: its table {table} computes what it holds (a virtual table or a generated "
+                                 "column) instead of storing it; nothing was read", path=path, table=table))
+    for kind, name, sql in schema:
+        if triggers is not None and kind == "trigger" and " ".join((sql or "").split()) not in triggers:
+            raise StoreError(say("{path} holds a trigger {name!r} ygoreplay did not make (a write would run it); "
+                                 "nothing was changed", path=path, name=name))
+    if triggers is None:
+        return
+    computing = [name for name, in conn.execute(f"{_COMPUTING_INDEXES} AND m.name IN ({marks})", tables)]
+    computing += [table for table in tables if _CHECK.search(made[table][1])]
+    if computing:
+        raise StoreError(say("{path}: {name!r} computes on every write what ygoreplay does not (a CHECK constraint, "
+                             "or an index on an expression or a condition); nothing was changed",
+                             path=path, name=computing[0]))
 
 
 def _check_marker(state: bytes, name: str) -> None:
