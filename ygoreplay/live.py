@@ -315,6 +315,7 @@ class LiveDuel:
         self._cards_at = len(new)        # the count its card facts were read (and vouched for) at
         self._access_read = float("-inf")            # the release settings: read when first asked
         self._released = False
+        self._for_good = False           # released, and nothing can take it back (``released``)
         self.family = family or (lambda other: LiveDuel(store, other))
         self.cache = cache if cache is not None else Cache(CACHE_ENTRIES, CACHE_BYTES)
         if new:
@@ -325,14 +326,22 @@ class LiveDuel:
         return self.ended_at is not None
 
     def released(self, now: float | None = None) -> bool:
-        """Whether what the duel hid is released to every caller now (``released``). The
-        organiser may release it from any process: asked again at most once a second until it
-        is released (then it stays so)."""
+        """Whether what the duel hid is released to every caller now (``released``): asked again
+        at most once a second until it is released for good. The organiser may release it from
+        any process; and a release under a policy the duel does not hold for good is taken back
+        by a link: one of no match with no policy of its own is released at its end (``end``),
+        and linked into a match after, from any process, it follows the match's (held until the
+        match releases it); a branch follows its parent's. Kept once given, a worker went on
+        showing the judge's view of a match's game (both hands, both Deck orders) to every token
+        of it while every other worker refused it."""
         if not self.ended:
             return False
-        if not self._released and time.monotonic() - self._access_read >= 1.0:
+        if not self._for_good and time.monotonic() - self._access_read >= 1.0:
             self._access_read = time.monotonic()
             self._released = released(self.store, self.id, now)
+            # its own policy, or its match's (a link is for good), and no parent's to follow
+            self._for_good = self._released and not self.header.parent and (
+                self.access.release is not None or self.access.event is not None or self.match_id() is not None)
         return self._released
 
     def settings_changed(self) -> None:

@@ -237,6 +237,10 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
             if expected is not None or attempt == RETRIES - 1:
                 raise
     hub.changed(match_id, written)
+    for duel_id in claims:            # linked: its release follows the match's now, read again when next asked
+        linked = hub.duels.get(duel_id)
+        if linked is not None:
+            linked.settings_changed()
     return Written(written[-1].position + 1, written, created)
 
 
