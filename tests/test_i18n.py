@@ -402,3 +402,24 @@ def test_a_search_parameter_refused_is_said_in_the_readers_language():
         parse({"limit": "time"}, None)
     with i18n.using("zh-Hant"):
         assert i18n.said(str(refused.value)) == "limit 須是整數 1..100，而不是 'time'"
+
+
+def test_the_command_a_refusal_tells_to_run_is_never_read_as_a_catalogued_word(tmp_path, monkeypatch):
+    """``resolve_duel`` refuses a replay file where a stored duel is taken, naming the command that
+    stores it (``{verb}``: ``import``): a command to type, put in as it is (``USER_VALUES``), even
+    once the catalogue holds the word (else "ygoreplay インポート x.yrpX", no command at all)."""
+    from ygoreplay.source import SourceError, resolve_duel
+    from ygoreplay.store import Store
+    replay = tmp_path / "x.yrpX"
+    replay.write_bytes(b"yrpX" + bytes(60))
+    with Store(str(tmp_path / "duels.sqlite")) as store, pytest.raises(SourceError) as refused:
+        resolve_duel(store, str(replay), files=False)
+    english = str(refused.value)
+    assert english.endswith(f"(import it first: ygoreplay import {replay})"), english
+    monkeypatch.setitem(i18n.catalogue("ja"), "import", "インポート")
+    i18n._said.cache_clear()
+    try:
+        with i18n.using("ja"):
+            assert i18n.said(english).endswith(f"ygoreplay import {replay}）"), i18n.said(english)
+    finally:
+        i18n._said.cache_clear()

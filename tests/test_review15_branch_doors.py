@@ -8,6 +8,8 @@ others apply to a judge's what-if branch (``LiveDuel.branch_cut``, ZONE-12/ZONE-
 """
 from __future__ import annotations
 
+import pytest
+
 import test_attack_25ag
 from test_attack_25ag import AXE, EQUIP, _what_if
 from test_device_names import ORGANISER, WON, auth
@@ -15,10 +17,11 @@ from test_device_names import ORGANISER, WON, auth
 served = test_attack_25ag.served        # the fixture: a store and its service
 
 
-def test_a_players_actions_on_a_what_if_branch_stop_where_the_branch_left(served):
-    """Yugi's device asks the actions of the judge's branch of their running witnessed duel: they
-    are worked out on the board where the branch left (event #17, which the duel showed him), not
-    after the judge's what-if equip of the Axe in Kaiba's hand."""
+@pytest.fixture
+def witnessed_what_if(served) -> tuple:
+    """Yugi and Kaiba's running witnessed public duel at event #17, and the judge's branch there in
+    which Kaiba equips the Axe of Despair from his hand: the client, the duel, the branch's id and
+    Yugi's device's headers."""
     client = served
     duel = client.post("/duels", json={"title": "what if", "visibility": "public", "mode": "witnessed"},
                        headers=ORGANISER).json()
@@ -29,7 +32,14 @@ def test_a_players_actions_on_a_what_if_branch_stop_where_the_branch_left(served
     assert made.status_code == 201, made.text
     branch = made.json()["id"]
     assert client.post(f"/duels/{branch}/events", json=[EQUIP], headers=recorder).status_code == 200
-    yugi = auth(duel["tokens"]["p0"])
+    return client, duel, branch, auth(duel["tokens"]["p0"])
+
+
+def test_a_players_actions_on_a_what_if_branch_stop_where_the_branch_left(witnessed_what_if):
+    """Yugi's device asks the actions of the judge's branch of their running witnessed duel: they
+    are worked out on the board where the branch left (event #17, which the duel showed him), not
+    after the judge's what-if equip of the Axe in Kaiba's hand."""
+    client, duel, branch, yugi = witnessed_what_if
     assert client.get(f"/duels/{branch}/state", headers=yugi).json()["at"] == 17, "the views' cut"
     for card in (None, "p1.m0"):
         answer = client.get(f"/duels/{branch}/actions", params={"card": card} if card else {}, headers=yugi)
@@ -61,22 +71,12 @@ def test_a_search_shows_no_what_if_past_where_its_running_parent_showed_it(serve
     assert branch in [hit["id"] for hit in ongoing], "shown ongoing, and found so (not left out by its end)"
 
 
-def test_a_players_entry_into_a_what_if_is_refused_before_its_head_says_the_what_ifs_length(served):
+def test_a_players_entry_into_a_what_if_is_refused_before_its_head_says_the_what_ifs_length(witnessed_what_if):
     """Yugi's device enters a turn change into the judge's branch of their running witnessed duel
     saying it was made at 19, then at 20 events: the first passed the check of ``made_on`` against
     the what-if's head (19 events; Yugi's view stops at 18) and was refused 403, the second 409
     "but it has 19": the what-if's length, one guess at a time. Both are now refused alike, before the head is read."""
-    client = served
-    duel = client.post("/duels", json={"title": "what if", "visibility": "public", "mode": "witnessed"},
-                       headers=ORGANISER).json()
-    recorder = auth(duel["tokens"]["recorder"])
-    started = [{**WON[0], "witnessed": True}, *WON[1:18]]
-    assert client.post(f"/duels/{duel['id']}/events", json=started, headers=recorder).status_code == 200
-    made = client.post(f"/duels/{duel['id']}/branch", json={"at": 17}, headers=auth(duel["tokens"]["judge"]))
-    assert made.status_code == 201, made.text
-    branch = made.json()["id"]
-    assert client.post(f"/duels/{branch}/events", json=[EQUIP], headers=recorder).status_code == 200
-    yugi = auth(duel["tokens"]["p0"])
+    client, _duel, branch, yugi = witnessed_what_if
     entry = [{"kind": "phase_entered", "phase": "battle"}]
     answers = [client.post(f"/duels/{branch}/events", params={"made_on": made_on}, json=entry, headers=yugi)
                for made_on in (18, 19, 20, 10 ** 6)]

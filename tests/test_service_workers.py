@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from test_attack_21c import workers  # noqa: F401  (fixture: serve --workers 2 on a schema of its own)
-from test_service import ADMIN, Server
+from test_service import ADMIN, Server, _socket_inodes, _tcp
 
 
 def _worker_pids(srv: Server) -> list[int]:
@@ -31,28 +31,6 @@ def _worker_pids(srv: Server) -> list[int]:
         except FileNotFoundError:
             continue
     return pids
-
-
-def _socket_inodes(pid: int) -> set[str]:
-    inodes = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        try:
-            target = os.readlink(fd)
-        except OSError:
-            continue
-        if target.startswith("socket:["):
-            inodes.add(target[8:-1])
-    return inodes
-
-
-def _tcp(port: int) -> list[tuple[str, str]]:
-    """(state, inode) of each IPv4 TCP socket of local port ``port`` (state 0A: listening; 01: established)."""
-    rows = []
-    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
-        fields = line.split()
-        if int(fields[1].split(":")[1], 16) == port:
-            rows.append((fields[3], fields[9]))
-    return rows
 
 
 def _each_listening(srv: Server, gone: int | None = None, count: int = 2) -> list[int]:

@@ -172,13 +172,14 @@ _MADE: dict[str, tuple[str, dict[str, str]]] = {}
 MADE_KEPT = 16384
 
 #: Placeholders that hold a user's or a record's own text (a player's or a card's name, a title, an
-#: id, a path): put in a translation as they are, never read as a catalogued word or a sentence of
-#: the catalogue (a player named "time" is no time-out; one named "A wins (time)" no win).
+#: id, a path), or a command to type (``verb``: ``ygoreplay import``): put in a translation as they
+#: are, never read as a catalogued word or a sentence of the catalogue (a player named "time" is
+#: no time-out; one named "A wins (time)" no win).
 USER_VALUES = frozenset({
     "player", "player2", "name", "name2", "title", "deck", "card", "card_id", "opponent", "winner", "loser",
     "judge", "match_name", "names", "user", "attacker", "defender", "target", "holder", "turn_player",
     "first_player", "chooser", "sealer", "corrector", "duel_id", "path", "url", "named", "fields", "pair", "spec",
-    "file", "parent", "text", "entered_by"})
+    "file", "parent", "text", "entered_by", "verb"})
 
 
 @lru_cache(maxsize=4096)

@@ -104,8 +104,8 @@ def _catalogue(path: Path, changed: tuple[int, ...]) -> dict[str, CatalogueEntry
 
 @lru_cache(maxsize=1)
 def _to_simplified():
-    from opencc_purepy import OpenCC
-    return OpenCC("t2s").convert
+    import opencc          # the OpenCC card names convert with (``card_names``): one library, C++ and ~10x faster
+    return opencc.OpenCC("t2s").convert
 
 
 def _normal(text: str) -> str:
