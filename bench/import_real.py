@@ -36,14 +36,24 @@ worker processes (default: one per CPU), wall clock from the first file to the l
 stdlib decode of the folder in one process timed right before and after it (the command's
 default against the same baseline: on 2 cores at best about half the one-process ratio).
 ``--jobs 1`` leaves it out.
+
+``--before DIR`` measures a tree before side by side with this one: this script runs ``-j 1`` in
+a process of its own for each tree in turn (``PYTHONPATH`` the tree, the order alternating each
+round, ``--rounds`` of them), and prints each run's ``import -o`` ÷ stdlib decode, wall and CPU
+time, their medians before → after, and whether every fidelity figure (LP, winner, the boards,
+violations, cited exceptions) is the same in every run.
 """
 from __future__ import annotations
 
 import argparse
 import collections
 import lzma
+import os
+import re
 import secrets
+import statistics
 import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -159,7 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=cpus(),
                         help="worker processes for the parallel timing (default: one per CPU; 1: none)")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, a few seconds: does it run (CI): the first 5 files")
+    parser.add_argument("--before", type=Path, help="a tree before (its checkout's folder), measured side by side")
+    parser.add_argument("--rounds", type=int, default=3, help="with --before: runs of each tree (default 3)")
     args = parser.parse_args(argv)
+    if args.before is not None:
+        return side_by_side(args.folder, args.before, args.rounds, args.quick)
     files = sorted(p for p in args.folder.iterdir() if p.suffix.lower() in (".yrpx", ".yrp"))
     files = files[:5] if args.quick else files
     if not files:
@@ -181,16 +195,17 @@ def main(argv: list[str] | None = None) -> int:
     width = max(len(p.name) for p in files)
     print(f"{'file'.ljust(width)}  events  LP   winner  engine    violations")
     baseline = both = alone = 0.0                 # the stdlib decode, import -o and read + map alone, of the files both read
+    baseline_cpu = both_cpu = 0.0                 # the same two in this process's CPU time
     pending: list[tuple[str, Path]] = []          # written, committed every COMMIT_EVERY files
     with _few_collections():                      # the collector as the command sets it for a batch
         for path in files:
-            s0 = clock()
+            s0, sc = clock(), cpu()
             try:
                 stdlib_decode(path)
             except (lzma.LZMAError, struct.error, OSError):
                 stdlib = None
             else:
-                stdlib = clock() - s0
+                stdlib, stdlib_cpu = clock() - s0, cpu() - sc
             s1 = clock()
             try:
                 import_yrpx(path)                     # read + map alone
@@ -222,11 +237,14 @@ def main(argv: list[str] | None = None) -> int:
                 pending = []
             t4 = clock()
             spent["write"] += t4 - t3
-            cpu_spent += cpu() - c0
+            c4 = cpu()
+            cpu_spent += c4 - c0
             if stdlib is not None:
                 baseline += stdlib
                 both += t4 - t0
                 alone += decoded
+                baseline_cpu += stdlib_cpu
+                both_cpu += c4 - c0
             imported += 1
             events += len(result.events)
             outcomes[path.name] = (len(result.events), lp_ok, winner_ok, [v.rule for v in violations], engine.to_dict())
@@ -251,10 +269,12 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"    cite #{o.index} {o.rule}: {o.cite.card} ({o.cite.effect})")
                 for note in result.notes:
                     print(f"    note: {note}")
-        t5 = clock()
+        t5, c5 = clock(), cpu()
         commit(pending)                           # the last files of the batch
         spent["write"] += clock() - t5
         both += clock() - t5
+        both_cpu += cpu() - c5
+        cpu_spent += cpu() - c5
     out.cleanup()
     elapsed = sum(spent.values())
     print()
@@ -271,6 +291,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"import -o / stdlib decode {ratio:.1f}x over the files both read "
               f"({ratio / IMPORT_LIMIT:.2f} of the {IMPORT_LIMIT:g}x limit: {'met' if ratio <= IMPORT_LIMIT else 'OVER'}); "
               f"read + map alone / stdlib decode {alone / baseline:.1f}x")
+        print(f"import -o / stdlib decode in CPU time {both_cpu / baseline_cpu:.2f}x over the same files "
+              "(the steadier figure on a shared machine)")
     if args.jobs > 1:
         wall, stdlib, same = parallel(files, key, args.jobs, outcomes)
         ratio = wall / stdlib
@@ -291,6 +313,41 @@ def main(argv: list[str] | None = None) -> int:
     for name, why in skipped:
         print(f"not imported: {name}: {why}")
     return 0
+
+
+#: What a run prints of its fidelity: the same in every run of every tree, or the trees differ.
+_FIDELITY = re.compile(r"^(?:LP agreement|winner agreement|board agrees|violations by rule|cited exceptions|"
+                       r"not imported).*$", re.MULTILINE)
+_WALL = re.compile(r"^import -o / stdlib decode ([\d.]+)x over", re.MULTILINE)
+_CPU = re.compile(r"^import -o / stdlib decode in CPU time ([\d.]+)x", re.MULTILINE)
+
+
+def side_by_side(folder: Path, before: Path, rounds: int, quick: bool) -> int:
+    """``--before``: this script, ``-j 1``, for each tree in turn, the order alternating."""
+    script = Path(__file__).resolve()
+    trees = {"before": before.resolve(), "this tree": script.parent.parent}
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
+    fidelity: set[tuple[str, ...]] = set()
+    for round_ in range(rounds):
+        for name in (list(trees) if round_ % 2 == 0 else list(reversed(trees))):
+            done = subprocess.run([sys.executable, str(script), str(folder), "-j", "1", *(["--quick"] if quick else [])],
+                                  env={**os.environ, "PYTHONPATH": str(trees[name])}, capture_output=True, text=True)
+            wall, cpu = _WALL.search(done.stdout), _CPU.search(done.stdout)
+            if done.returncode or wall is None or cpu is None:
+                print(f"{name} ({trees[name]}) failed (exit {done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+                return 1
+            runs[name].append((float(wall[1]), float(cpu[1])))
+            fidelity.add(tuple(_FIDELITY.findall(done.stdout)))
+            print(f"round {round_ + 1}, {name}: import -o / stdlib decode {wall[1]}x wall, {cpu[1]}x CPU")
+    (b_wall, b_cpu), (a_wall, a_cpu) = ((statistics.median(r[0] for r in runs[name]),
+                                         statistics.median(r[1] for r in runs[name])) for name in trees)
+    print(f"before → after (medians of {rounds}): import -o / stdlib decode {b_wall:.1f}x → {a_wall:.1f}x wall, "
+          f"{b_cpu:.2f}x → {a_cpu:.2f}x CPU (after ÷ before {a_cpu / b_cpu:.3f}; the {IMPORT_LIMIT:g}x limit: "
+          f"{a_cpu / IMPORT_LIMIT:.2f} of it in CPU time)")
+    print("fidelity: " + ("the same in every run" if len(fidelity) == 1 else "DIFFERS between runs"))
+    for line in sorted(fidelity)[0] if len(fidelity) == 1 else ():
+        print("  " + line)
+    return 0 if len(fidelity) == 1 else 1
 
 
 if __name__ == "__main__":

@@ -118,7 +118,20 @@ def test_import_real_prints_agreement_and_rates():
                    rf"outcomes the same; / stdlib decode in one process \(timed before and after\) {NUMBER}x "
                    rf"\({NUMBER} of the 2x limit",
                    rf"^import -o / stdlib decode {NUMBER}x over the files both read \({NUMBER} of the 2x limit",
+                   rf"^import -o / stdlib decode in CPU time {NUMBER}x over the same files",
                    r"^board agrees with the engine at every state packet: 5/5 files")
+
+
+def test_import_real_measures_a_tree_before_side_by_side():
+    """``--before DIR``: both trees (here this one twice) run in turn, each run's ratios and their
+    medians said before → after, with whether every fidelity figure is the same in every run."""
+    folder = shared_path(*REAL)
+    output = run_bench("import_real.py", str(folder), "--before", str(ROOT), "--rounds", "1")
+    assert_figures(output, rf"^round 1, before: import -o / stdlib decode {NUMBER}x wall, {NUMBER}x CPU",
+                   rf"^round 1, this tree: import -o / stdlib decode {NUMBER}x wall, {NUMBER}x CPU",
+                   rf"^before → after \(medians of 1\): import -o / stdlib decode {NUMBER}x → {NUMBER}x wall, "
+                   rf"{NUMBER}x → {NUMBER}x CPU",
+                   r"^fidelity: the same in every run", r"^  board agrees with the engine at every state packet: 5/5")
 
 
 def test_effects_real_prints_the_calls_with_and_without_effect_facts(tmp_path):

@@ -2,8 +2,8 @@
 rules refuse is an override citing the card behind it, never a violation.
 
 One test per kind of false call seen on duels EDOPro's engine played (issue 24): each is a small
-event list, as the importer's mapping writes it, given to the importer's authority pass
-(``engine_authority``, which ``import_yrpx`` runs on every import). The card behind it comes from
+event list, as the importer's mapping writes it, folded by the importer's one citing fold
+(``CitingFold``, which ``import_yrpx`` runs on every import). The card behind it comes from
 the card's effect facts (its script) when they say so, else from the stream (the resolving or
 open chain link), else from the card's own text, else the cite is marked unexplained.
 """
@@ -17,7 +17,7 @@ from ygoreplay.effect_facts import EffectFact
 from ygoreplay.events import from_dict
 from ygoreplay.importing import Expected, ImportResult
 from ygoreplay.rules import audit
-from ygoreplay.yrpx.authority import engine_authority
+from ygoreplay.yrpx.authority import CitingFold
 
 JUNK_SYNCHRON, SWORDS = 63977008, 72302403
 GRANTER, NO_DAMAGE, SETTER = 990001, 990002, 990003     # this file's own cards (continuous Spells)
@@ -53,7 +53,9 @@ def imported(*events: dict, facts: dict | None = None) -> tuple[ImportResult, li
     """The events as an import, through the authority pass; its audit's violations and overrides."""
     result = ImportResult([from_dict(e) for e in events], CARDS_HERE, [], ("a", "b"),
                           Expected((8000, 8000), None, None), [], None, [])
-    engine_authority(result, CARDS_HERE.with_effects(facts) if facts is not None else None)
+    fold = CitingFold(result, CARDS_HERE.with_effects(facts) if facts is not None else None)
+    for k in range(len(result.events)):
+        fold.append(k)
     report = audit(result.events, result.cards)
     assert report.violations == [], [(v.rule, v.message) for v in report.violations]
     return result, report.overrides

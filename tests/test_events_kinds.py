@@ -144,3 +144,16 @@ def test_a_kind_writes_its_wire_form_compiled_once_it_has_written_many(monkeypat
     for event, want, got in zip(recorded, by_loop, compiled):
         assert list(got) == list(want) and msgpack.packb(got) == msgpack.packb(want), event
     assert any(event.VERSION != 1 and "v" in wire for event, wire in zip(recorded, compiled))
+
+
+def test_a_subclass_of_a_kind_of_another_layout_is_built_as_itself():
+    """A regression guard: a kind's ``__init__`` fills the kind through its twin (``_twin``), of the
+    kind's layout only; an instance of a subclass with slots of its own keeps its class and fields."""
+    kind = EVENT_TYPES["card_moved"]
+
+    class Tagged(kind):                             # type: ignore[misc, valid-type]
+        __slots__ = ("tag",)
+
+    made = Tagged(card="c1", to=None, reason="tributed")
+    assert type(made) is Tagged and (made.card, made.reason, made.to, made.cause) == ("c1", "tributed", None, None)
+    assert type(kind(card="c1", to=None)) is kind

@@ -24,7 +24,7 @@ unexplained ones. One place (``import_yrpx``), so every door that imports gets i
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Callable, Protocol
 
 from ..effect_facts import EffectFact
@@ -62,32 +62,8 @@ RULE_FACTS: dict[str, tuple[Callable[[EffectFact], bool], str]] = {
 NOT_ITS_OWN = ("PRIO-", "TURN-", "LOG-", "SUM-01", "WIN-", "SETUP-", "DECK-")
 
 
-#: What ends the resolving link's events (``engine_authority`` cites them from that link).
+#: What ends the resolving link's events (``CitingFold`` cites them from that link).
 _LINK_DONE = frozenset(("chain_link_negated", "chain_ended"))
-
-
-@dataclass
-class Authority:
-    """What the engine's authority did to an import: events cited, explained or not."""
-
-    cited: list[tuple[int, tuple[str, ...], Cite]] = field(default_factory=list)   # (event, rules, cite)
-
-    @property
-    def unexplained(self) -> int:
-        return sum(1 for _, _, cite in self.cited if cite.unexplained)
-
-    @property
-    def explained(self) -> int:
-        return len(self.cited) - self.unexplained
-
-
-def engine_authority(result: ImportResult, effects: Effects | None = None) -> Authority:
-    """Fold ``result``'s events; cite, in place, each event that broke a rule without a cite."""
-    fold = CitingFold(result, effects)
-    for k in range(len(result.events)):
-        fold.append(k)
-    fold.history.state.violations = None
-    return fold.done
 
 
 class CitingFold:
@@ -105,7 +81,6 @@ class CitingFold:
         self.result = result
         self.effects = effects
         self.history = History(result.cards, audit=True)
-        self.done = Authority()
         self.resolving_link: tuple[str, int] | None = None   # the link whose chain_link_resolved came last
 
     def append(self, k: int) -> None:
@@ -141,7 +116,6 @@ class CitingFold:
         if broken:
             cite = _cite(event, broken, chain, state.resolving, trial, self.effects)
             event = self.result.events[k] = replace(event, cite=cite)
-            self.done.cited.append((k, broken, cite))
             self.result.engine_allowed.append((k, broken, cite))
             what = "unexplained, for review" if cite.unexplained else f"cited {_label(trial, cite.card)}: {cite.effect}"
             self.result.notes.append(f"event {k} ({kind}): the engine allowed what {', '.join(broken)} refuses; {what}")
@@ -217,4 +191,4 @@ def effects_of(names: object) -> Effects | None:
     return names if names is not None and callable(getattr(names, "effects", None)) else None
 
 
-__all__ = ["Authority", "CitingFold", "NOT_ITS_OWN", "RULE_FACTS", "engine_authority", "effects_of"]
+__all__ = ["CitingFold", "NOT_ITS_OWN", "RULE_FACTS", "effects_of"]
