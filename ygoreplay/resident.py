@@ -37,10 +37,13 @@ DIR_ENV = "YGOREPLAY_RESIDENT_DIR"
 AUTO_ENV = "YGOREPLAY_RESIDENT"
 AUTO_OFF = frozenset({"0", "off", "no", "false"})
 AUTO_IDLE_SECONDS = 600
-#: What ``autostart`` runs: this very package (its parent folder first on the path, not the
-#: working folder ``-c`` would put there), told the code key its caller computed.
-_STARTER = ("import sys; sys.path.insert(0, sys.argv[1]) if sys.flags.safe_path "
-            "else sys.path.__setitem__(0, sys.argv[1]); from ygoreplay.cli.resident import started; started(sys.argv[2])")
+#: What ``autostart`` runs: first closing what the caller inherited besides its standard streams
+#: (a lock ``flock LOCK ygoreplay ...`` holds, a pipe a script reads to its end), then this very
+#: package (its parent folder first on the path, not the working folder ``-c`` would put there),
+#: told the code key its caller computed.
+_STARTER = ("import os, sys; os.closerange(3, os.sysconf('SC_OPEN_MAX')); "
+            "sys.path.insert(0, sys.argv[1]) if sys.flags.safe_path else sys.path.__setitem__(0, sys.argv[1]); "
+            "from ygoreplay.cli.resident import started; started(sys.argv[2])")
 #: The commands a resident answers: they only read (stores opened read-only, no output file) and
 #: never read standard input. A ``-`` argument, ``search --reindex``, a witness (its table is made
 #: when first opened) or a path into /dev or /proc (the resident's own ``/dev/stdin``) keeps a
