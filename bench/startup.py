@@ -112,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
             tempfile.TemporaryDirectory(prefix="ygr") as running_before:
         env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPYCACHEPREFIX": cache,
                "PYTHONPATH": str(ROOT),                     # the script imports no working folder's package
-               "YGOREPLAY_RESIDENT_DIR": empty}            # made 0700: nobody runs there, in-process
+               "YGOREPLAY_RESIDENT_DIR": empty,            # made 0700: nobody runs there, in-process
+               "YGOREPLAY_RESIDENT": "off"}                # and no command starts one there
         resident = {**env, "YGOREPLAY_RESIDENT_DIR": running}
         envs = {name: resident if name.endswith("(resident)") else env for name in names}
         trees = {name: ROOT for name in names}

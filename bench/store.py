@@ -391,14 +391,17 @@ def bench_show_commands(url: str, sought: list[tuple[str, int, int, int]], befor
     started here in a folder of its own and stopped after), and a bare ``python -c pass``, all
     interleaved position by position in a rotating order; each ÷ the engine's time. With
     ``before`` (a checkout of the tree before a change) its command runs the same two ways, by a
-    resident of its own code, in the same rotation. The first position is untimed (it fills the
-    bytecode cache). Every run's board must be the same, and each resident must have answered
-    every command sent to it (else its figures would be in-process ones: said, not printed)."""
+    resident of its own code, in the same rotation; and as a user's commands run by default
+    (``auto``): the first, untimed, starts a resident in a folder where none runs
+    (``resident.autostart``), which answers the others; every other run has
+    ``YGOREPLAY_RESIDENT=off``. The first position is untimed (it fills the bytecode cache).
+    Every run's board must be the same, and each resident must have answered every command sent
+    to it (else its figures would be in-process ones: said, not printed)."""
     if len(sought) < 2:
         return
     ygoreplay = [sys.executable, "-m", "ygoreplay"]
     here = Path(__file__).resolve().parent.parent
-    trees = {"in-process": here, "resident": here, "bare": here}
+    trees = {"in-process": here, "resident": here, "auto": here, "bare": here}
     if before is not None:
         trees.update({"in-process (before)": before, "resident (before)": before})
     wall: dict[str, list[float]] = {name: [] for name in trees}
@@ -406,11 +409,14 @@ def bench_show_commands(url: str, sought: list[tuple[str, int, int, int]], befor
     residents = [name for name in trees if name.startswith("resident")]
     with ExitStack() as stack:
         cache = stack.enter_context(tempfile.TemporaryDirectory(prefix="ygoreplay-pycache-"))
-        base = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-                "PYTHONPYCACHEPREFIX": cache}
+        base = {**{k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "YGOREPLAY_RESIDENT")},
+                "PYTHONPYCACHEPREFIX": cache, "YGOREPLAY_RESIDENT": "off"}   # no command starts a resident...
         envs = {name: {**base, "PYTHONPATH": str(tree),          # made 0700: a resident folder each
                        "YGOREPLAY_RESIDENT_DIR": stack.enter_context(tempfile.TemporaryDirectory(prefix="ygr"))}
                 for name, tree in trees.items()}
+        envs["auto"].pop("YGOREPLAY_RESIDENT")                  # ...but these: the first starts one (untimed)
+        stack.callback(subprocess.run, [*ygoreplay, "resident", "stop"], env=envs["auto"], cwd=here,
+                       capture_output=True)
         pids = {}
         for name in residents:              # `python -m` imports the package of its working folder first
             started = subprocess.run([*ygoreplay, "resident", "start", "--idle", "600"], env=envs[name],
@@ -438,18 +444,19 @@ def bench_show_commands(url: str, sought: list[tuple[str, int, int, int]], befor
                     outputs[name] = done.stdout
             if len(set(outputs.values())) != 1:
                 raise SystemExit(f"show {duel} --at {index}: the runs printed different boards")
-        for name in residents:
+        for name in [*residents, "auto"]:
             status = subprocess.run([*ygoreplay, "resident", "status"], env=envs[name], cwd=trees[name],
                                     capture_output=True, text=True).stdout
             answered = status.split("; ")[1].split(" command")[0] if "; " in status else "0"
-            if answered != str(len(sought)):
+            if answered != str(len(sought) - (name == "auto")):
                 print(f"  note: the {name} helper answered {answered} of {len(sought)} commands: its figures "
                       "are not a resident's")
     print("  show --at N as a command, a fresh process each: in-process, answered by a resident helper, "
           "and a bare `python -c pass`" + (f", and the tree before ({before}) both ways" if before else "")
           + ", interleaved; wall and the command's own CPU (user + system)")
     for name in names:
-        label = {"in-process": "show --at N", "resident": "show (resident)", "bare": "bare python",
+        label = {"in-process": "show --at N", "resident": "show (resident)", "auto": "show (auto-started)",
+                 "bare": "bare python",
                  "in-process (before)": "before", "resident (before)": "before (resident)"}[name]
         median = statistics.median(wall[name])
         limit = f" (limit {COMMAND_LIMIT:.3g}: {median / COMMAND_LIMIT:.2f} of its limit)" if name != "bare" else ""

@@ -14,13 +14,16 @@ SHARED = Path(os.environ.get("YGOREPLAY_SHARED", ROOT.parent / "shared"))
 def _own_data_folder(tmp_path_factory):
     """Every test runs with a ygoreplay folder (default store, organiser key) and a home of its
     own session, never the user's: XDG_DATA_HOME and HOME point into the test's temporary folder
-    (so no EDOPro install of the user's lends its card names), and no $YGOREPLAY_* setting leaks in."""
+    (so no EDOPro install of the user's lends its card names), no $YGOREPLAY_* setting leaks in,
+    and no command a test runs starts a resident helper (``YGOREPLAY_RESIDENT=off``: a test that
+    wants one starts it, in a folder of its own)."""
     folder = tmp_path_factory.mktemp("xdg-data")
     home = tmp_path_factory.mktemp("home")
-    names = ("XDG_DATA_HOME", "HOME", "YGOREPLAY_KEY", "YGOREPLAY_STORE", "YGOREPLAY_CARDS")
+    names = ("XDG_DATA_HOME", "HOME", "YGOREPLAY_KEY", "YGOREPLAY_STORE", "YGOREPLAY_CARDS", "YGOREPLAY_RESIDENT")
     previous = {name: os.environ.get(name) for name in names}
     os.environ["XDG_DATA_HOME"] = str(folder)
     os.environ["HOME"] = str(home)
+    os.environ["YGOREPLAY_RESIDENT"] = "off"
     for name in ("YGOREPLAY_KEY", "YGOREPLAY_STORE", "YGOREPLAY_CARDS"):
         os.environ.pop(name, None)
     yield folder

@@ -131,7 +131,7 @@ def test_an_anchor_signed_alone_given_an_audit_path_is_refused(url, concurrent, 
 def _fresh(args: list[str], data: Path) -> subprocess.CompletedProcess:
     """The command in a process of its own, whose ygoreplay folder holds no private key."""
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("YGOREPLAY_")},
-           "XDG_DATA_HOME": str(data), "PYTHONPATH": str(ROOT)}
+           "XDG_DATA_HOME": str(data), "PYTHONPATH": str(ROOT), "YGOREPLAY_RESIDENT": "off"}
     return subprocess.run([sys.executable, "-m", "ygoreplay", *args], env=env, capture_output=True, text=True,
                           timeout=120)
 

@@ -46,7 +46,7 @@ class Place:
         base = {k: v for k, v in os.environ.items()
                 if not k.startswith("YGOREPLAY_") and k not in ("COLUMNS", "LINES")}
         self.env = {**base, "PYTHONPATH": str(code), "XDG_DATA_HOME": str(tmp_path / "data"),
-                    wire.DIR_ENV: self.folder}
+                    wire.DIR_ENV: self.folder, wire.AUTO_ENV: "off"}     # residents started by the test only
         self.in_process = {**self.env, wire.DIR_ENV: self.empty}
         self.pid: int | None = None
 

@@ -1,6 +1,7 @@
 """The ``ygoreplay`` command's entry point (and ``python -m ygoreplay``'s): the group's help page
 is printed from the copy ``cli/index.py`` keeps when click would write that very text; a resident
-helper of this code answers the command when one runs and takes it (``resident.forward``);
+helper of this code answers the command when one runs and takes it (``resident.forward``), and a
+read-only command that found none starts one for the commands after it (``resident.autostart``);
 ``check FILE`` of a JSON Lines file and ``show DUEL --at N`` of a stored duel are run without
 click when click would print the very same bytes (``cli/checks.py``, ``cli/boards.py``);
 otherwise the command runs here through click, as it always has.
@@ -27,7 +28,7 @@ def run(args: list[str], prog_name: str, detect: bool = False) -> None:
     named = _named_as_click_names(prog_name, detect)
     if named:
         _help_page(args)
-    from .resident import forward, forwardable
+    from .resident import autostart, forward, forwardable
     code = forward(args, prog_name)
     if code is not None:
         _leave(code)
@@ -35,6 +36,8 @@ def run(args: list[str], prog_name: str, detect: bool = False) -> None:
         reads_only = forwardable(args, dict(os.environ), os.getcwd())
     except (OSError, ValueError):
         reads_only = False
+    if reads_only:
+        autostart()                         # a resident for the commands after this one (issue 25)
     try:
         if reads_only and named and args[:1] == ["check"]:
             from .cli.checks import without_click

@@ -5,7 +5,11 @@ A command costs ~200 ms of imports before it does ~10 ms of work; a resident pro
 (``ygoreplay resident start``, ``cli/resident.py``) has them imported already and answers the
 read-only commands in its own process, writing straight into the caller's stdout and stderr
 (their descriptors are passed over the socket), so what it prints is what the command prints.
-Opt-in: with no resident running, every command runs in its own process as always.
+A read-only command that finds none of this code starts one in the background for the commands
+after it (``autostart``), as a build daemon does; ``YGOREPLAY_RESIDENT=off`` turns that off, and
+it stops after ``AUTO_IDLE_SECONDS`` without a request. It changes no answer: a resident opens the
+store a command names afresh for each command (what another process wrote is read), and every
+cache it keeps is keyed by the bytes or the file version it was made from.
 
 Security, against another user of the machine: the socket lives in a folder of this user's that
 nobody else may enter (``check_folder``: owned by us, mode 0700, not a link); each side checks
@@ -29,6 +33,17 @@ import _socket
 from .errors import YgoreplayError
 
 DIR_ENV = "YGOREPLAY_RESIDENT_DIR"
+#: ``off`` (``0``, ``no``, ``false``): a command never starts a resident by itself (``autostart``).
+AUTO_ENV = "YGOREPLAY_RESIDENT"
+AUTO_OFF = frozenset({"0", "off", "no", "false"})
+AUTO_IDLE_SECONDS = 600
+#: What ``autostart`` runs: first closing what the caller inherited besides its standard streams
+#: (a lock ``flock LOCK ygoreplay ...`` holds, a pipe a script reads to its end), then this very
+#: package (its parent folder first on the path, not the working folder ``-c`` would put there),
+#: told the code key its caller computed.
+_STARTER = ("import os, sys; os.closerange(3, os.sysconf('SC_OPEN_MAX')); "
+            "sys.path.insert(0, sys.argv[1]) if sys.flags.safe_path else sys.path.__setitem__(0, sys.argv[1]); "
+            "from ygoreplay.cli.resident import started; started(sys.argv[2])")
 #: The commands a resident answers: they only read (stores opened read-only, no output file) and
 #: never read standard input. A ``-`` argument, ``search --reindex``, a witness (its table is made
 #: when first opened) or a path into /dev or /proc (the resident's own ``/dev/stdin``) keeps a
@@ -321,20 +336,61 @@ def forward(args: list[str], prog_name: str) -> int | None:
     the command itself: nothing is ever printed twice)."""
     if sys.stdout is None or sys.stderr is None:
         return None
+    global _vacant
     environ = dict(os.environ)
     try:
         cwd = os.getcwd()
         if not forwardable(args, environ, cwd):
             return None
-        where = check_folder(folder())           # first: no folder, no resident, nothing else to do
+        where = folder()
+        if not os.path.lexists(where):           # no folder, no resident: one may be started
+            _vacant = code_key() if _starts(environ) else None
+            return None
+        check_folder(where)
         key = code_key()
-        conn = connect(socket_path(where, key), READY_SECONDS)
-    except (OSError, ValueError, ResidentError):  # no resident (or none to trust): in-process
+        path = socket_path(where, key)
+        if not os.path.lexists(path):
+            _vacant = key if _starts(environ) else None
+            return None
+        conn = connect(path, READY_SECONDS)
+    except ConnectionRefusedError:               # a socket left by a resident that was killed
+        _vacant = key if _starts(environ) else None
+        return None
+    except (OSError, ValueError, ResidentError):  # none to trust, or busy: in-process
         return None
     try:
         return _forwarded(conn, key, args, prog_name, environ, cwd)
     finally:
         conn.close()
+
+
+#: The code key of a read-only command's code when ``forward`` found no resident listening for it
+#: and one may be started (``_starts``).
+_vacant: str | None = None
+
+
+def _starts(environ: dict[str, str]) -> bool:
+    """Whether a command may start a resident: ``$YGOREPLAY_RESIDENT`` does not say no, and the
+    kernel can say who is at a socket's other end (no ``SO_PEERCRED``: none would be answered)."""
+    return environ.get(AUTO_ENV, "").strip().lower() not in AUTO_OFF and hasattr(_socket, "SO_PEERCRED")
+
+
+def autostart() -> None:
+    """After ``forward`` found no resident of this code (none there, or one killed): start one in
+    the background, in a session of its own, for the commands after this one, which this one
+    does not wait for (it runs in its own process as before); not when ``_starts`` says no. What
+    it starts is ``resident start`` (the same folder and socket checks), by ``cli/resident.started``,
+    which starts nothing unless it runs the code the caller runs."""
+    if _vacant is None:
+        return
+    parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        quiet = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDWR, 0), (os.POSIX_SPAWN_DUP2, 0, 1),
+                 (os.POSIX_SPAWN_DUP2, 0, 2)]
+        os.posix_spawn(sys.executable, [sys.executable, "-c", _STARTER, parent, _vacant], os.environ,
+                       file_actions=quiet, setsid=True)
+    except (OSError, NotImplementedError, AttributeError):   # no interpreter to be had: nothing started
+        pass
 
 
 def _forwarded(conn: _socket.socket, key: str, args: list[str], prog_name: str, environ: dict[str, str],

@@ -45,7 +45,8 @@ PRELOAD = ("ygoreplay.render", "ygoreplay.source", "ygoreplay.store", "ygoreplay
 def resident_group() -> None:
     """A resident helper that answers the read-only commands (show, log, check FILE, list, search,
     diff, tree, rules, verify, audit, actions) without starting Python anew: for scripts that
-    run many of them. Opt-in; every command runs in its own process when none is running."""
+    run many of them. A read-only command starts one when none is running (YGOREPLAY_RESIDENT=off:
+    never; it stops after 10 minutes without a request) and runs in its own process itself."""
 
 
 @resident_group.command(name="start")
@@ -101,6 +102,14 @@ def start(idle: int) -> None:
                                  else say("the resident did not start: it ended at once"))
     echo(t("resident started (pid {pid}); it stops after {idle} s without a request", pid=said.split()[1],
            idle=idle))
+
+
+def started(key: str) -> None:
+    """The process ``wire.autostart`` spawned: ``resident start --idle AUTO_IDLE_SECONDS`` when
+    this process's code key is its caller's ``key``; else nothing (a caller run with other
+    interpreter flags would never be answered by it, and would start another each time)."""
+    if wire.code_key() == key:
+        main(args=["resident", "start", "--idle", str(wire.AUTO_IDLE_SECONDS)], prog_name="ygoreplay")
 
 
 @resident_group.command(name="stop")
