@@ -12,11 +12,11 @@
   the record says Yugi's device conceded (LOG-12's "who said so"), and the own-loss check above
   passed. The same on a second service process that held the duel empty (another had stored
   Kaiba's opening): his token was read as p1 there, and "Kaiba wins" went in as p1's own loss.
-  It is now seated where the stored ``duel_started``, read again, or its batch's names it
-  (``Service.seated_by``), and refused when neither match player is named there (every player
-  token made a spectator's). Seated there by a read before the append, another process's
-  ``duel_started`` stored in between still seated him by the match: the seat is decided by the
-  append itself, at the head it judges the batch on (``access.Seating``).
+  Seated by a read before the append, another process's ``duel_started`` stored in between
+  still seated him by the match. It is now decided by the append itself, at the head it judges
+  the batch on: the ``duel_started`` stored there, else its batch's (``access.Seating``,
+  ``Records._seated``), and refused when neither match player is named there (every player
+  token made a spectator's).
 * A duel linked into a match is recorded in the match's mode, as each duel the match makes is
   (``match.commands.linkable``): a paper table's recorder holding a machine record's token linked
   it as the game, the players' devices refused in it (no entry, confirmation or dispute of theirs)
