@@ -12,19 +12,28 @@
   the record says Yugi's device conceded (LOG-12's "who said so"), and the own-loss check above
   passed. The same on a second service process that held the duel empty (another had stored
   Kaiba's opening): his token was read as p1 there, and "Kaiba wins" went in as p1's own loss.
-  It is now seated where the stored ``duel_started``, read again, or its batch's names it
-  (``Service.seated_by``), and refused when neither match player is named there (every player
+  Seated by a read before the append, another process's ``duel_started`` stored in between
+  still seated him by the match. It is now decided by the append itself, at the head it judges
+  the batch on: the ``duel_started`` stored there, else its batch's (``access.Seating``,
+  ``Records._seated``), and refused when neither match player is named there (every player
   token made a spectator's).
+* A duel linked into a match is recorded in the match's mode, as each duel the match makes is
+  (``match.commands.linkable``): a paper table's recorder holding a machine record's token linked
+  it as the game, the players' devices refused in it (no entry, confirmation or dispute of theirs)
+  and its result counted for the match; a witnessed duel in a machine's match let its players'
+  match tokens write a game the organiser chose a recorder's.
 """
 from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from test_release import ADMIN, auth, client, store  # noqa: F401  (fixtures)
-from test_attack_25i import table_duel
+from test_attack_25i import paper_round, table_duel
+from test_match_service import MATCHES, lines, match_body
 from test_service_table_recording import ORGANISER
 from ygoreplay.access import digest
 from ygoreplay.cli import main
@@ -117,10 +126,16 @@ def test_a_match_players_device_may_not_name_others_in_the_seats(client):  # noq
                        headers=recorder).status_code == 200
 
 
-def test_a_second_process_holding_the_duel_empty_seats_the_match_player_as_stored(tmp_path):
+@pytest.mark.parametrize("hook", ["before", "command", "head"])
+def test_a_second_process_holding_the_duel_empty_seats_the_match_player_as_stored(tmp_path, hook):
     """Two service processes on one store: Kaiba's device stores the opening on the first, naming
-    himself in seat 0; on the second, which held the duel empty, his token was still the match's
-    p1, and "Kaiba wins" went in as p1's (Yugi's) own loss. Seated as stored: refused as p0's win."""
+    himself in seat 0, and sends "Kaiba wins" to the second, which held the duel empty. His token
+    there was the match's p1: the win went in as p1's, Yugi's, own loss (LOG-12). The opening
+    stored ``before`` that request (a read of the duel before the append sees it), or in the race
+    a read before the write leaves: after that read, as the append command is entered
+    (``command``: ``Records.append_records``), or once the command has read the head it holds
+    (``head``: ``Store.witnessed``). Seated by the append at the head it judges the batch on:
+    p0's claimed win, refused."""
     path = str(tmp_path / "duels.sqlite")
     with Store(path, concurrent=True) as first_store, Store(path, concurrent=True) as second_store, \
             TestClient(create_app(first_store, digest(ADMIN))) as first, \
@@ -128,8 +143,51 @@ def test_a_second_process_holding_the_duel_empty_seats_the_match_player_as_store
         table, duel = _table_duel(first)
         kaiba, judge = auth(table["tokens"]["p1"]), auth(table["tokens"]["judge"])
         assert second.get(f"/duels/{duel['id']}/state", headers=kaiba).json()["events"] == 0
-        assert first.post(f"/duels/{duel['id']}/events", json=_opening(["Kaiba", "Yugi"]),
-                          headers=kaiba).status_code == 200
+
+        def opening() -> None:           # the first process stores Kaiba's opening, once
+            if first.get(f"/duels/{duel['id']}/state", headers=judge).json()["events"] == 0:
+                assert first.post(f"/duels/{duel['id']}/events", json=_opening(["Kaiba", "Yugi"]),
+                                  headers=kaiba).status_code == 200
+        if hook == "before":
+            opening()
+        owner = second.app.state.service.records if hook == "command" else second_store
+        name = "append_records" if hook == "command" else "witnessed"
+        command = getattr(owner, name)
+
+        def raced(*args, **kwargs):
+            done = command(*args, **kwargs) if hook == "head" else None
+            opening()
+            return done if hook == "head" else command(*args, **kwargs)
+        setattr(owner, name, raced)
         r = second.post(f"/duels/{duel['id']}/events", json=[WON], headers=kaiba)
         assert r.status_code == 403 and "entered as p0" in r.json()["error"], r.text
         assert first.get(f"/duels/{duel['id']}/state", headers=judge).json()["events"] == len(SETUP) - 1
+
+
+def _linked(client, match_id: str, recorder: dict, duel: dict, door: str):  # noqa: F811
+    """The match's recorder links ``duel`` (with its recorder token) as game 1, through ``door``."""
+    token = duel["tokens"]["recorder"]
+    if door == "games":
+        return client.post(f"/matches/{match_id}/games", json={"duel": duel["id"], "duel_token": token,
+                                                               "first_player": 0, "chosen_by": 0}, headers=recorder)
+    return client.post(f"/matches/{match_id}/events?duel_token={token}", headers=recorder, json=[
+        {"kind": "game_started", "game": 1, "duel": duel["id"], "first_player": 0, "chosen_by": 0}])
+
+
+@pytest.mark.parametrize("door", ["games", "events"])
+def test_a_duel_is_linked_only_into_a_match_of_its_mode(client, door):  # noqa: F811
+    """Table 1's recorder (a paper round: witnessed) holds a machine record's recorder token:
+    refused as game 1 (409, ``duel``), where it was linked and Yugi's device then refused in it;
+    a witnessed duel is linked. A machine's match refuses a witnessed duel the same way."""
+    table = paper_round(client)["tables"][0]
+    recorder = auth(table["tokens"]["recorder"])
+    machine, witnessed = (client.post("/duels", json={"title": f"a {mode} record", "mode": mode}, headers=ORGANISER)
+                          .json() for mode in ("machine", "witnessed"))
+    r = _linked(client, table["match"], recorder, machine, door)
+    assert r.status_code == 409 and r.json()["where"] == "duel" and "machine record" in r.json()["error"], r.text
+    # nothing was written: game 1 is the witnessed duel's
+    assert _linked(client, table["match"], recorder, witnessed, door).status_code in (200, 201)
+    match = client.post("/matches", json=match_body(lines(MATCHES / "two-nil.jsonl")), headers=ORGANISER).json()
+    paper = client.post("/duels", json={"title": "on paper", "mode": "witnessed"}, headers=ORGANISER).json()
+    r = _linked(client, match["id"], auth(match["tokens"]["recorder"]), paper, door)
+    assert r.status_code == 409 and "witnessed record" in r.json()["error"], r.text

@@ -80,19 +80,27 @@ def _client(url: str):
 
 
 
-def table_duel(client) -> tuple[dict, dict]:
-    """A round of two tables (Yugi v Kaiba at table 1, on paper) whose first duel table 1's match
-    has just made, empty: (round, that duel as ``/games`` answers it)."""
+def paper_round(client) -> dict:
+    """A round of two tables (Yugi v Kaiba at table 1, on paper), table 1's decklists registered."""
     from test_match_service import MATCHES, lines
     from test_release import ORGANISER, auth
     made = client.post("/rounds?event=Regional&round=3", content="1,Yugi,Kaiba\n2,Joey,Mai\n",
                        headers={"Content-Type": "text/csv", **ORGANISER}).json()
     one = made["tables"][0]
-    recorder = auth(one["tokens"]["recorder"])
     decks = [e for e in lines(MATCHES / "two-nil.jsonl") if e["kind"] == "decklist_registered"]
-    assert client.post(f"/matches/{one['match']}/events", json=decks, headers=recorder).status_code == 200
+    assert client.post(f"/matches/{one['match']}/events", json=decks,
+                       headers=auth(one["tokens"]["recorder"])).status_code == 200
+    return made
+
+
+def table_duel(client) -> tuple[dict, dict]:
+    """A ``paper_round`` whose first duel table 1's match has just made, empty: (round, that duel
+    as ``/games`` answers it)."""
+    from test_release import auth
+    made = paper_round(client)
+    one = made["tables"][0]
     duel = client.post(f"/matches/{one['match']}/games", json={"first_player": 0, "chosen_by": 0},
-                       headers=recorder).json()["duel"]
+                       headers=auth(one["tokens"]["recorder"])).json()["duel"]
     return made, duel
 
 

@@ -50,8 +50,8 @@ def _race(monkeypatch, hubs: list[Hub], matches: list[str], duel: str, expected:
     barrier = threading.Barrier(2, timeout=10)
     checked = commands.linkable
 
-    def linkable(hub, writer, duel_id, visibility):
-        found = checked(hub, writer, duel_id, visibility)
+    def linkable(hub, writer, duel_id, match):
+        found = checked(hub, writer, duel_id, match)
         try:
             barrier.wait()
         except threading.BrokenBarrierError:     # the other writer was refused before: go on alone

@@ -239,6 +239,28 @@ def seated(role: str, match_players: Sequence[str], duel_players: Sequence[str] 
     return "spectator"
 
 
+@dataclass
+class Seating:
+    """A match's token writing a duel of the match: ``match_role``, its role in the match of
+    ``match_players``, writes as the seat the duel's ``duel_started`` names its player in
+    (``seated``). Decided by the write command itself (``Records.append_records``), at the very
+    head it judges the write on (the batch's own ``duel_started`` at 0 events), never before it:
+    another process may store the ``duel_started`` in between, and a writer seated by the match
+    wrote as the other seat (Kaiba's "Kaiba wins" stamped as Yugi's concession, LOG-12).
+    ``role``: the seat decided last (the match's role until then)."""
+    match_role: str
+    match_players: tuple[str, ...]
+    role: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.role = self.match_role
+
+    def at(self, duel_players: Sequence[str] | None) -> str:
+        """The seat where the duel names ``duel_players`` (None: none yet), kept as ``role``."""
+        self.role = seated(self.match_role, self.match_players, duel_players)
+        return self.role
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(32)
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from . import chain
-from .access import CALL, ENTERS_AS, PLAYERS, WRITERS, Access, may_call, may_write, off_side
+from .access import CALL, ENTERS_AS, PLAYERS, WRITERS, Access, Seating, may_call, may_write, off_side
 from .cards import CardDB
 from .checking import (  # noqa: F401  (check and the result shapes: the application's too)
     CheckReport, check, check_source, checked_dict, override_dict, result_dict, violation_dict, witness_dict)
@@ -287,7 +287,7 @@ class Records:
         return self.append_records(duel_id, events, expected, role, entered_by, confirmed=confirmed)[1]
 
     def append_records(self, duel_id: str, events: list[Event], expected: int | None = None,
-                       role: str = "organiser", entered_by: str | None = None,
+                       role: str | Seating = "organiser", entered_by: str | None = None,
                        names: Callable[[str, int], dict[str, str] | None] | None = None,
                        made_on: int | None = None, confirmed: bool = False
                        ) -> tuple[list[Record], Receipt | None, list[Violation]]:
@@ -304,7 +304,9 @@ class Records:
         after ``count`` events where the caller keeps it (a live duel's view), else None, and
         they are derived from the stored record. A turn change that looks entered twice (two
         devices at one table: ``repeated_turn``, judged on the head it meets, ``made_on`` the
-        head its device saw when it was entered) is refused, ``Unconfirmed``, unless ``confirmed``."""
+        head its device saw when it was entered) is refused, ``Unconfirmed``, unless ``confirmed``.
+        A match's token (``role`` a ``Seating``) writes as the seat decided here, on the head the
+        append is judged on and written at only (``_seated``)."""
         if not events:
             return [], None, []
         given = events
@@ -318,8 +320,11 @@ class Records:
                 continue                 # the caller counts events this process has not seen
             if count == 0:
                 witnessed = _says_witnessed(given)
+            acting = role if isinstance(role, str) else role.match_role
             try:
-                if _as_player(role, entered_by):
+                if isinstance(role, Seating):
+                    acting = self._seated(duel_id, role, count, given)
+                if _as_player(acting, entered_by):
                     # before anything judged on the head: a player's refusal never tells the what-if's length
                     self._not_in_what_if(duel_id)
                 if made_on is not None and made_on > count:
@@ -328,19 +333,37 @@ class Records:
                         "this entry says it was made when the duel had {made_on} events, but it has {count}: no "
                         "device saw a head the duel never reached. Nothing was written; read the duel again and "
                         "enter it anew", made_on=made_on, count=count))
-                written = self._judged_append(duel_id, given, count, witnessed, access, expected, role, entered_by,
+                written = self._judged_append(duel_id, given, count, witnessed, access,
+                                              count if expected is None and isinstance(role, Seating) else expected,
+                                              acting, entered_by,
                                               names, None if confirmed else made_on if made_on is not None
                                               else expected if expected is not None else count)
             except (ConflictError, Forbidden, InputError) as exc:
                 # an entry in a device's names is pinned to the head its names were read at: taken
                 # meanwhile (another writer), it is judged again, once, on the stored head
-                again = isinstance(exc, ConflictError) and expected is None and _as_player(role, entered_by)
+                again = isinstance(exc, ConflictError) and expected is None and _as_player(acting, entered_by)
                 if (count and not again) or fresh:
                     raise
                 continue                 # refused or taken at a head held at 0: judged again on the stored one
             break
         receipt = self._receipt(duel_id, written[-1].position + 1, written[-1].hash)
         return written, receipt, self.flags(duel_id, written[0].position, written[-1].position + 1) if witnessed else []
+
+    def _seated(self, duel_id: str, seating: Seating, count: int, given: list[Event]) -> str:
+        """The seat a match's token writes ``given`` as (``access.Seating``), decided on the head of
+        ``count`` events the append is judged on, and written at only (its ``expected``: the head
+        read): by the ``duel_started`` stored there, else (at 0) the batch's own. Decided before
+        the write, a second process's ``duel_started`` stored in between seated it by the match.
+        One that names neither match player there (every player token of the duel a spectator's)
+        is refused, nothing written."""
+        first = given[0]
+        players = (self.store.head_state(duel_id).players or None if count
+                   else first.players if first.kind == "duel_started" else None)
+        if seating.at(players) not in PLAYERS:
+            raise Forbidden(say("the duel's duel_started (stored, or this one) does not name the match's players: "
+                                "the match's {role} token has no seat in the duel; nothing was written",
+                                role=seating.match_role))
+        return seating.role
 
     def _judged_append(self, duel_id: str, given: list[Event], count: int, witnessed: bool, access: dict | None,
                        expected: int | None, role: str, entered_by: str | None,

@@ -96,14 +96,18 @@ def permit(role: str, kind: str, player: int | None = None) -> None:
                                        seat=role[1], player=player), "token")
 
 
-def linkable(hub: Any, writer: Writer, duel_id: Any, visibility: str) -> Any:
-    """Duel ``duel_id`` (a ``live.LiveDuel``) if it may become the next duel of a match of this
-    ``visibility``: one of the store's duels, the caller's to give (the organiser, or its
+def linkable(hub: Any, writer: Writer, duel_id: Any, match: Access) -> Any:
+    """Duel ``duel_id`` (a ``live.LiveDuel``) if it may become the next duel of a match whose
+    access record is ``match``: one of the store's duels, the caller's to give (the organiser, or its
     recorder's or judge's token among ``writer.duel_tokens``), not a branch (a judge's what-if),
     not another match's, not holding
-    its spectators back (a match shows each duel's result at once), and watched by no fewer than
+    its spectators back (a match shows each duel's result at once), watched by no fewer than
     the match is (``access.linkable_into``: a private duel's events never reach a public match's
-    spectators). A duel the caller may not give is refused alike whether or not it is there."""
+    spectators), and recorded in the match's mode (``access.MODES``), as each duel the match
+    makes is: a machine's record in a paper table's match refused the match players' devices
+    (no entry, confirmation or dispute of theirs, MATCH-11) and kept no illegal play flagged; a
+    witnessed one in a machine's match let them write a game the organiser chose a recorder's.
+    A duel the caller may not give is refused alike whether or not it is there."""
     if not isinstance(duel_id, str) or not _ID.fullmatch(duel_id):
         raise Refused("invalid", say("duel is a duel's id (12 hex digits), not {value}", value=repr(str(duel_id)[:40])),
                       "duel")
@@ -131,11 +135,16 @@ def linkable(hub: Any, writer: Writer, duel_id: Any, visibility: str) -> Any:
     if duel.access.delay_events or duel.access.delay_seconds:
         raise Refused("conflict", say("duel {duel} holds its spectators back; a match shows each duel's result "
                                       "at once, so it cannot be linked", duel=duel_id), "duel")
-    if not linkable_into(duel.access.visibility, visibility):
+    if not linkable_into(duel.access.visibility, match.visibility):
         raise Refused("conflict", say("duel {duel} is {duel_visibility} and the match is {visibility}: the match "
                                       "would show its events to spectators the duel does not have, so it cannot be "
                                       "linked", duel=duel_id, duel_visibility=duel.access.visibility,
-                                      visibility=visibility), "duel")
+                                      visibility=match.visibility), "duel")
+    if duel.access.mode != match.mode:
+        raise Refused("conflict", say("duel {duel} is a {duel_mode} record and the match's duels are {mode} records: "
+                                      "who may enter its events would not be what the organiser chose for the "
+                                      "match, so it cannot be linked", duel=duel_id, duel_mode=duel.access.mode,
+                                      mode=match.mode), "duel")
     return duel
 
 
@@ -260,7 +269,7 @@ def _checked(hub: Any, live: Any, writer: Writer, events: list[Event],
                 raise Refused("conflict", say("duel {duel} is named by two duels of this match", duel=ev.duel),
                               "duel")
             if new_duel is None or ev.duel != new_duel.id:
-                linking[ev.game] = linkable(hub, writer, ev.duel, live.access.visibility)
+                linking[ev.game] = linkable(hub, writer, ev.duel, live.access)
                 _check_first(linking[ev.game], ev, state.index)
             links.append((ev.game, ev.duel))
         elif ev.kind == "game_ended" and state.current is not None and state.current.number == ev.game:

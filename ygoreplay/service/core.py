@@ -11,7 +11,6 @@ import re
 import threading
 import time
 from collections import Counter
-from dataclasses import replace
 from contextlib import AsyncExitStack
 from typing import Annotated, Any, Callable, Coroutine
 
@@ -26,10 +25,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import i18n
 from ..i18n import say
-from ..access import PLAYERS, VIEW_OF, Access, digest, knows_match, matches, seated
+from ..access import PLAYERS, VIEW_OF, Access, Seating, digest, knows_match, matches
 from ..application import Records
 from ..errors import StoreError, VerificationError
-from ..events import Event
 from ..live import Hub, LiveDuel
 from ..receipts import Witness
 from ..store import Store
@@ -268,42 +266,34 @@ class Service:
         same as in the match (the match page links each game with its own token), a player's the
         seat its player has in the duel (``seats``: the names its ``duel_started`` gives, None for
         none yet; ``access.seated``)."""
+        seating = self.match_seating(match_id, token, hashed)
+        return None if seating is None else seating.at(seats)
+
+    def match_seating(self, match_id: str | None, token: str, hashed: str | None = None) -> Seating | None:
+        """A match's token's role in the match ``match_id`` and the match's players, which seat it
+        in a duel of the match (``access.Seating``); None for no match, a token not the match's,
+        or a match not there or altered (no role in it)."""
         if match_id is None:
             return None
         try:
             match = self.hub.match(match_id)
             role = match.access.role_of(token, hashed)
-            return None if role is None else seated(role, match.state().players, seats)
-        except (StoreError, VerificationError):       # a match not there, or altered: no role in it
+            return None if role is None else Seating(role, tuple(match.state().players))
+        except (StoreError, VerificationError):
             return None
 
-    def seated_by(self, request: Request, caller: Caller, live: LiveDuel, events: list[Event]) -> Caller:
-        """The caller as it writes ``events``: a match's player token sits in a duel of the match
-        where the duel's ``duel_started`` names its player (``access.seated``), and its role was
-        read with none named yet (``match_role``: the match's own) on a duel this process held
-        empty. Judged so, a device entered its batch as the other seat's (player 1's device
-        stamping ``p1`` on player 0's win, said to be player 1's word): when its own batch named
-        its player the other way round, or when another process had stored the ``duel_started``
-        that did. So the duel is read again here and the writer seated by what it names, else by
-        the batch's own; one that names neither match player there (every player token of the
-        duel a spectator's) is refused, 403, nothing written. A duel's own player token is its
-        seat, whatever names it gives."""
-        if caller.role not in PLAYERS or not events or live.seats() is not None:
-            return caller
+    def writes_as(self, request: Request, caller: Caller, live: LiveDuel) -> str | Seating:
+        """What ``caller`` writes ``live`` as (``Records.append_records``' ``role``): a match's
+        player token its ``Seating``, the seat decided by the append at the head it is judged on
+        (read before it, another process's ``duel_started`` stored in between made Kaiba's
+        device write as Yugi's seat); any other its role. A duel's own player token is its seat,
+        whatever names the duel gives."""
+        if caller.role not in PLAYERS:
+            return caller.role
         token = self.token_of(request)
         if token is None or live.access.role_of(token) is not None:
-            return caller
-        live.refresh()                                   # another process's duel_started, if stored
-        first = events[0]
-        seats = live.seats() or (list(first.players) if first.kind == "duel_started" else None)
-        if seats is None:
-            return caller
-        seat = self.match_role(live.match_id(), token, None, seats)
-        if seat not in PLAYERS:
-            raise HTTPError(403, say("the duel's duel_started (stored, or this one) does not name the match's players: "
-                                     "the match's {role} token has no seat in the duel; nothing was written",
-                                     role=caller.role))
-        return replace(caller, role=seat, view=VIEW_OF[seat])
+            return caller.role
+        return self.match_seating(live.match_id(), token) or caller.role
 
     def hides_altered(self, request: Request) -> HTTPError | None:
         """What to answer, instead of the 409 of a duel or match its signed anchors do not vouch

@@ -11,14 +11,15 @@ from __future__ import annotations
 import asyncio
 import gzip
 import time
+from dataclasses import replace
 from typing import Any, AsyncIterator
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from ..actions import actions
-from ..access import (MODES, PLAYERS, RELEASES, VISIBILITIES, ReleaseSettingError, may_call, may_write, off_side,
-                      release_settings)
+from ..access import (MODES, PLAYERS, RELEASES, VIEW_OF, VISIBILITIES, ReleaseSettingError, Seating, may_call,
+                      may_write, off_side, release_settings)
 from ..application import duel_dict, family, public_duels, violation_dict
 from ..events import EVENT_TYPES, from_dict
 from ..i18n import N_, beside, say
@@ -150,7 +151,7 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     players = PLAYERS if live.access.mode == "witnessed" else ()      # who said so, and their own side
     Service.require(caller, "recorder", "judge", *players)
     events = await _request_events(request)
-    caller = service.seated_by(request, caller, live, events)     # a match's player, where its duel_started seats it
+    writer = service.writes_as(request, caller, live)     # a match's player: seated by the append itself
     if not events:
         # the head as the caller's view has it: a player's of a judge's what-if branch stops where it
         # left (``LiveDuel.branch_cut``), and an empty append (or its ``expected``) told the what-if's length
@@ -162,13 +163,15 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
 
     def appended() -> list:
         # a player's device names cards as its view does: the names the live view keeps
-        written, receipt, flags = service.records.append_records(duel_id, events, expected, caller.role,
+        written, receipt, flags = service.records.append_records(duel_id, events, expected, writer,
                                                                  names=service.hub.get(duel_id).names,
                                                                  made_on=made_on, confirmed=confirm)
         done.extend((receipt, flags))           # in the same thread: one hop to a thread an append, not two
         return written
     written = await service.in_thread(service.hub.appending, duel_id, appended)
     receipt, flags = done
+    if isinstance(writer, Seating):             # the seat it wrote as: its flags are that view's
+        caller = replace(caller, role=writer.role, view=VIEW_OF[writer.role])
     stop = written[-1].position + 1
     if caller.view == "judge":                  # the record's own fold is the judge's view
         return {"position": stop, **receipt.fields(), "flags": [violation_dict(f) for f in flags]}

@@ -431,8 +431,7 @@ async def start_game(match_id: str, request: Request, service: ServiceDep,
     fields = {k: body.get(k) for k in ("first_player", "chosen_by", "extra_duel")}
     new_duel = None
     if linked is not None:
-        first = commands.opening(await asyncio.to_thread(commands.linkable, service.hub, by, linked,
-                                                         live.access.visibility))
+        first = commands.opening(await asyncio.to_thread(commands.linkable, service.hub, by, linked, live.access))
         for name in ("first_player", "chosen_by") if first is not None else ():
             if fields[name] is None:           # who goes first and who chose: the duel's own
                 fields[name] = getattr(first, name)
