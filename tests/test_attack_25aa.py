@@ -46,19 +46,19 @@ def test_a_hand_card_tapped_after_a_player_lost_is_offered_not_a_crash(client) -
 
 
 def test_the_end_of_the_duel_offered_is_labelled_in_the_readers_language(client) -> None:  # noqa: F811
-    """WIN-01: with a player at 0 LP the turn's moves offer the duel's end, ``Yugi wins (lp)``. Its
+    """WIN-01: with a player at 0 LP the turn's moves offer the duel's end, ``Yugi wins (LP reached 0)``. Its
     ``label_translated`` was that English in every language: ``said`` matched no template with
     fewer than 8 characters of words, and "{player} wins ({reason})" has 7. Now it is translated,
     the player's name (braces and all) put in as it is, never formatted again."""
     name = "{0.__class__}{player!r:>99999999}%s"
     duel, _, _ = lost_at_the_table(client, name)
-    expected = {"ja": f"{name}の勝利（lp）", "zh-Hans": f"{name}获胜（lp）", "zh-Hant": f"{name}獲勝（lp）",
-                "ko": f"{name} 승리 (lp)"}
+    expected = {"ja": f"{name}の勝利（LPが0になった）", "zh-Hans": f"{name}获胜（基本分归零）",     # not （lp）, the JSON word
+                "zh-Hant": f"{name}獲勝（基本分歸零）", "ko": f"{name} 승리 (LP가 0이 됨)"}
     for language, words in expected.items():
         r = client.get(f"/duels/{duel['id']}/actions", params={"lang": language}, headers=auth(duel["tokens"]["judge"]))
         assert r.status_code == 200, r.text
         end = next(a for a in r.json()["actions"] if a["event"]["kind"] == "duel_ended")
-        assert end["label"] == f"{name} wins (lp)"
+        assert end["label"] == f"{name} wins (LP reached 0)"
         assert end["label_translated"] == words
 
 def test_the_next_duels_refusal_by_a_match_rule_is_shown(service, browser):  # noqa: F811

@@ -103,7 +103,7 @@ def test_at_lp_0_the_rules_offer_the_end_of_the_duel(client):  # noqa: F811
     moves = client.get(f"/duels/{duel['id']}/actions", headers=recorder).json()["actions"]
     # offered as the loser's entry (``player``): a player's device may enter its own loss only
     assert moves[0]["event"] == {**PUBLIC[-1], "player": 1 - PUBLIC[-1]["winner"]}
-    assert moves[0]["label"] == "Yugi wins (lp)"
+    assert moves[0]["label"] == "Yugi wins (LP reached 0)"              # the reason in words, not "lp"
     r = client.post(f"/duels/{duel['id']}/events", json=[moves[0]["event"]], headers=recorder)
     assert r.status_code == 200, r.text
 

@@ -26,6 +26,7 @@ from .i18n import DEFAULT, N_, current, said, say
 from .rules import RuleViolation, apply
 from .rules.base import ON_FIELD, priority_holder
 from .rules.battle import battle_result
+from .sentences import END_REASONS
 from .state import MAIN_MONSTER_ZONES, Card, DuelState
 
 #: How many actions one call tries at most (each is one fold of one event on a copy).
@@ -325,8 +326,9 @@ def _for_turn(state: DuelState) -> Iterator[Proposal]:
         losers = sorted(state.must_lose)
         winner = None if len(losers) == 2 else 1 - losers[0]
         reason = "draw" if winner is None else state.must_lose[losers[0]]
-        said = (say("A draw ({reason})", reason=reason) if winner is None
-                else say("{player} wins ({reason})", player=_name(state, winner), reason=reason))
+        words = END_REASONS.get(reason, reason)        # "LP reached 0", said in the reader's words, not "lp"
+        said = (say("A draw ({reason})", reason=words) if winner is None
+                else say("{player} wins ({reason})", player=_name(state, winner), reason=words))
         # the loser's own entry (``player``): a player's device enters no end but its own loss
         loser = {} if winner is None else {"player": losers[0]}
         yield said, {"kind": "duel_ended", "winner": winner, "reason": reason, **loser}, {}

@@ -40,9 +40,10 @@ _MOVE_REASONS = {"destroyed": N_("destroyed"), "battle": N_("destroyed by battle
                  "negated": N_("negated")}
 _COST_VERBS = {"discarded": N_("discarding {card}"), "tributed": N_("Tributing {card}"),
                "detached": N_("detaching {card}"), "banished": N_("banishing {card}")}
-_END_REASONS = {"lp": N_("LP reached 0"), "deck_out": N_("could not draw"), "draw": N_("a draw"),
-                "surrender": N_("surrender"), "effect": N_("a card effect"), "judge": N_("a judge's decision"),
-                "time": N_("time"), "disconnect": N_("disconnection")}
+#: Why a duel ended (``DuelEnded.reason``) in words: the log's and the recorder's offered end.
+END_REASONS = {"lp": N_("LP reached 0"), "deck_out": N_("could not draw"), "draw": N_("a draw"),
+               "surrender": N_("surrender"), "effect": N_("a card effect"), "judge": N_("a judge's decision"),
+               "time": N_("time"), "disconnect": N_("disconnection")}
 PHASE_NAMES = {"draw": N_("Draw Phase"), "standby": N_("Standby Phase"), "main1": N_("Main Phase 1"),
                "battle": N_("Battle Phase"), "main2": N_("Main Phase 2"), "end": N_("End Phase"),
                None: N_("start of the turn")}
@@ -59,7 +60,7 @@ STEP_NAMES = {"start": N_("start step"), "battle": N_("battle step"), "damage": 
 
 def end_reason(reason: str | None) -> str:
     """Why a duel ended (``DuelEnded.reason``) as the reader's language names it."""
-    return t(_END_REASONS[reason]) if reason in _END_REASONS else str(reason)
+    return t(END_REASONS[reason]) if reason in END_REASONS else str(reason)
 
 
 def phase_name(phase: str | None) -> str:

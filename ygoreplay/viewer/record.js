@@ -780,6 +780,7 @@ class Recorder {
     const rows = [el("p", "hint", t("The rules' list comes back with the network; these moves are always possible."))];
     const activation = this.offlineActivation(card);
     if (activation) rows.push(this.actionRow({ label: N_("Activate"), label_translated: t("Activate"), event: activation }, "card"));
+    rows.push(...this.offlineAttacks(card).map((a) => this.actionRow({ ...a, label_translated: t(a.label) }, "card")));
     // a Fusion, Synchro, Xyz or Link monster goes back to the Extra Deck, not the hand or Deck (ZONE-12)
     const type = this.types.get(this.shows[card.id] || card.code) || 0;
     const back = type & (TYPE.FUSION | TYPE.SYNCHRO | TYPE.XYZ | TYPE.LINK)
@@ -805,6 +806,23 @@ class Recorder {
     if (type & TYPE.FIELD) return { ...event, field_zone: true };
     const zone = side.szone.slice(0, 5).findIndex((c) => !c);
     return zone < 0 ? null : { ...event, zone };
+  }
+
+  // BATTLE-02: a face-up Attack Position monster of the turn player's in the Battle Step (or
+  // the Start Step, as the Battle Phase was entered) attacks, as the rules' list offers it: the
+  // opponent's first monster (the others its choices), or directly. Offline the sheet had no
+  // attack: a Battle Phase played as the network dropped was typed in *Something else…*.
+  offlineAttacks(card) {
+    const board = this.board, me = card.controller;
+    if (!board || me !== this.turn.player || !["start", "battle"].includes(this.step) || card.position !== "attack") return [];
+    const mine = (c) => c && c.id === card.id;
+    if (!board.players[me].mzone.some(mine) && !board.emz.some((c) => mine(c) && c.controller === me)) return [];
+    const targets = [...board.players[1 - me].mzone, ...board.emz.filter((c) => c && c.controller === 1 - me)]
+      .filter(Boolean).map((c) => c.id);
+    const attack = { kind: "attack_declared", player: me, attacker: card.id };
+    return [...(targets.length ? [{ label: N_("Attack"), event: { ...attack, target: targets[0] },
+      choices: targets.length > 1 ? { target: targets } : {} }] : []),
+      { label: N_("Attack directly"), event: attack }];
   }
 
   cardOnBoard(id) {
@@ -896,6 +914,7 @@ class Recorder {
       }
     } catch (error) { /* offline: what was kept */ }
     const english = (data.columns || []).indexOf("english");
+    this.localNames = english >= 0;                // names in the page's language installed on the service
     const rows = data.cards.map((r) => [r[0], r[1], english >= 0 ? r[english] : null]);   // [code, name, english]
     this.types = new Map(data.cards.map((r) => [r[0], r[2]]));
     const local = new Map(rows.map((r) => [r[0], r]));
@@ -962,6 +981,12 @@ class Recorder {
       if (at < 0 && String(row[0]) !== typed) continue;
       (at === 0 || row[3] ? starts : within).push(row);
       if (starts.length >= 8) break;
+    }
+    // nothing found in a language whose names the service lacks (Japanese: the card data holds
+    // English names only): typing 灰流 showed nothing, and nothing said what would be found
+    if (!starts.length && !within.length && !this.localNames && language !== "en" && this.names.length) {
+      box.replaceChildren(el("p", "hint", t("No card found: names in this language are not installed; type the English name or the passcode.")));
+      return;
     }
     box.replaceChildren(...[...starts, ...within].slice(0, 8).map((row) => {
       const b = button(row[1], () => this.named(row[0]), "suggestion");
