@@ -9,6 +9,11 @@
   only" did not see it. Now no correction strikes an entry another confirmed or disputed
   (``History._remarked_by_another``, the fold every door passes); the judge's rollback still
   goes back past it.
+* A second dispute of an entry replaced the first in the record's book (``rules.entries``: one
+  dispute an entry): the recorder's entry disputed by Kaiba's device ("he drew twice"), then by
+  Yugi's ("all fine"), was listed to the judge (``check``, the viewer's steps) as Yugi's dispute
+  alone. An entry's open dispute now waits for the judge's ruling; after it, it may be disputed
+  again.
 """
 from __future__ import annotations
 
@@ -98,3 +103,17 @@ def test_a_fold_resumed_from_a_snapshot_refuses_the_correction_as_the_whole_fold
         with pytest.raises(RuleViolation) as refused:
             history.append(correction, strict=True)
         assert refused.value.rule == "LOG-12" and "confirmed by p1" in refused.value.message
+
+
+def test_an_open_dispute_is_not_replaced_by_another_before_the_judge_rules(client):  # noqa: F811
+    duel_id, tokens = _table(client)
+    entry = _send(client, duel_id, tokens["recorder"], DRAW_PHASE).json()["position"] - 1
+    first = {"kind": "entry_disputed", "on": entry, "reason": "he drew twice"}
+    assert _send(client, duel_id, tokens["p1"], first).status_code == 200
+    again = _send(client, duel_id, tokens["p0"], {**first, "reason": "all fine"})
+    assert again.status_code == 422 and again.json()["rule"] == "LOG-02", again.text
+    steps = client.get(f"/duels/{duel_id}/frames", headers=tokens["judge"]).text
+    assert "he drew twice" in steps and "all fine" not in steps
+    ruling = {"kind": "judge_note", "judge": "A. Judge", "note": "one draw", "on": entry, "decision": "stands"}
+    assert _send(client, duel_id, tokens["judge"], ruling).status_code == 200
+    assert _send(client, duel_id, tokens["p0"], {**first, "reason": "all fine"}).status_code == 200
