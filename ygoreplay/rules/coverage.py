@@ -987,7 +987,8 @@ TABLE: tuple[Rule, ...] = (
              "test_seals.py::test_log_11_a_two_device_recording_folds_clean",
              "test_seals.py::test_log_11_a_wrong_nonce_or_a_wrong_card_does_not_open_its_seal"),
     enforced("LOG-12", "A correction of a mis-entry (a witnessed duel's) goes back only over the current turn's "
-             "entries, a player's only over their own, and never after the duel's end; it is no judge's rollback.",
+             "entries, a player's only over their own, none over an entry another confirmed or disputed, and never "
+             "after the duel's end; it is no judge's rollback.",
              "rules/history.py",
              "test_witnessed.py::test_a_correction_strikes_the_current_turns_entries_without_a_judge",
              "test_witnessed.py::test_the_turns_own_start_may_be_corrected_but_not_what_came_before"),

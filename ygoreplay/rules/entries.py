@@ -71,6 +71,12 @@ class Entries:
             raise RuleViolation("LOG-05", say("entry {on} is {entered_by}'s own: the other side confirms or disputes it",
                                               on=on, entered_by=who),
                                 position, event.kind)
+        if isinstance(event, EntryDisputed) and self.open_dispute(on):   # one open call on an entry: the first
+            at, by, _reason = self.disputed[on]
+            raise RuleViolation("LOG-02", say("entry {on} is disputed already (#{at}, by {by}) and no judge has ruled "
+                                              "on it yet: a second dispute would replace the first in the record's "
+                                              "book, so it waits for the ruling", on=on, at=at, by=by),
+                                position, event.kind)
         self.remarks.add(position)
         if isinstance(event, EntryConfirmed):
             self.confirmed[on] = position

@@ -177,7 +177,9 @@ class History:
         nor a seal but its sealer's (LOG-11: a seal struck by the recorder left the card unsealed,
         its player free to open it later as any card), nor a table's judge call but its caller's
         (MATCH-08: the recorder's Undo withdrew the call a player's device made, and the judge
-        called no longer found it)."""
+        called no longer found it), nor an entry another confirmed or disputed (a device struck
+        its own entry the other player had confirmed, or disputed, and entered another in its
+        place: ``_remarked_by_another``)."""
         state = self.state
         if not state.witnessed:
             raise RuleViolation("LOG-12", N_("a correction belongs to a witnessed duel: a machine's record refuses "
@@ -204,6 +206,17 @@ class History:
             raise RuleViolation("LOG-12", say("a correction strikes no other's judge call: #{call} is {by}'s call "
                                               "of a judge (they withdraw it, or a judge's rollback goes back past "
                                               "it)", call=called[0], by=called[1]), position, event.kind)
+        remarked = self._remarked_by_another(event.to, corrector)
+        if remarked is not None:                  # the other side's word on it: a judge rules now
+            entry, kind, at, by = remarked
+            raise RuleViolation("LOG-12", say("a correction strikes no entry the other side confirmed: #{entry} was "
+                                              "confirmed by {by} at #{at} (dispute it, and a judge rules; or a judge's "
+                                              "rollback goes back past it)", entry=entry, by=by, at=at)
+                                if kind == "confirmed" else
+                                say("a correction strikes no entry the other side disputed: #{entry} was disputed "
+                                    "by {by} at #{at}, a call of the judge, who rules on it as it stands (or a "
+                                    "judge's rollback goes back past it)", entry=entry, by=by, at=at),
+                                position, event.kind)
         for pos, ev in reversed(self.effective):   # the current turn's, latest first
             if pos < event.to:
                 break
@@ -227,6 +240,19 @@ class History:
         self.corrections.append((position, event))
         self._correction_positions.add(position)
         self.struck.update((pos, by) for pos, by in self.reverted.items() if by == position)
+
+    def _remarked_by_another(self, to: int, corrector: str | None) -> tuple[int, str, int, str] | None:
+        """The first entry from ``to`` on, still in effect, that another than ``corrector`` confirmed
+        or disputed (entry, "confirmed" or "disputed", the remark's index, its author), or None.
+        LOG-12: a correction is the corrector's own slip; an entry the other side agreed to, or
+        called a judge on, is no longer one side's to strike (struck, the confirmed entry stood
+        changed by one device alone, and the disputed one was gone before the judge came). Read
+        off the book of entries, which a snapshot keeps whole."""
+        entries = self.entries
+        remarks = [(on, "confirmed", at, entries.by.get(at)) for on, at in entries.confirmed.items()]
+        remarks += [(on, "disputed", at, who) for on, (at, who, _reason) in entries.disputed.items()]
+        return min(((on, kind, at, str(by)) for on, kind, at, by in remarks
+                    if on >= to and on not in self.reverted and by != corrector), default=None)
 
     def _check_target(self, rule: str, position: int, event: RolledBack | EntryCorrected, what: str,
                       first: int) -> None:
