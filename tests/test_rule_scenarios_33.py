@@ -52,10 +52,11 @@ effect's draw, 0 LP by battle and by one effect to both players, SEGOC by the re
 mandatory facts, Equip Spells on a face-down monster, missing the timing of optional and "if"
 triggers.
 
-Unsure, left as they are (no catalogue text decides them): a replay in the Damage Step (the
-engine lets a retarget through there, and refuses a direct attack continued after a monster was
-summoned in the Damage Step); the summon negation window open only to Speed 3 (a Speed 2
-activation right after a summon, then Solemn chained to it, still negates the summon).
+Unsure, left as they were (no catalogue text decides them), then decided by judge17b
+(``test_rule_scenarios_33b``): a replay in the Damage Step (the engine let a retarget through
+there, and refused a direct attack continued after a monster was summoned in the Damage Step);
+the summon negation window open only to effects that negate a summon (a Speed 2 activation right
+after a summon, then Solemn chained to it, still negated the summon).
 """
 from __future__ import annotations
 

@@ -182,6 +182,10 @@ class Attack:
     calculated: bool = False
     destroyed: tuple[str, ...] = ()
     pending_damage: list[int] = field(default_factory=lambda: [0, 0])
+    #: A direct attack, as the Damage Step began: whether the opponent's monsters had changed since
+    #: the declaration (BATTLE-06: a replay was owed). None until then, and for an attack on a
+    #: monster: a change in the Damage Step makes no replay.
+    replay_owed: bool | None = None
 
 
 @dataclass(slots=True)
@@ -522,8 +526,9 @@ class DuelState:
         state.chain = [ChainLink(*row[:5], tuple(row[5]), *row[6:9], *(tuple(p) for p in row[9:10]), *row[10:])
                        for row in data["chain"]]
         if data["attack"] is not None:
-            attacker, target, monsters, calculated, destroyed, damage = data["attack"]
-            state.attack = Attack(attacker, target, frozenset(monsters), calculated, tuple(destroyed), damage)
+            # a snapshot stored before ``replay_owed`` was kept has none (its default)
+            attacker, target, monsters, calculated, destroyed, damage, *later = data["attack"]
+            state.attack = Attack(attacker, target, frozenset(monsters), calculated, tuple(destroyed), damage, *later)
         state.must_lose = {p: r for p, r in data["must_lose"]}
         state.overrides = [Override(i, rule, msg, Cite(card, effect)) for i, rule, msg, card, effect in data["overrides"]]
         return state

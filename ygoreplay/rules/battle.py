@@ -80,7 +80,9 @@ def attack_retargeted(state: DuelState, ev: AttackRetargeted) -> None:
         get_card(state, ev, ev.target)
     defender = 1 - state.turn_player
     now = frozenset(c.id for c in state.monsters(defender))
-    if now == attack.defender_monsters:
+    if state.step == "damage":
+        fail(state, ev, "BATTLE-06", NO_REPLAY_IN_THE_DAMAGE_STEP)
+    elif now == attack.defender_monsters:
         fail(state, ev, "BATTLE-06", N_("a replay happens only when the opponent's monsters have changed since the "
                                         "attack was declared"))
     _check_target(state, ev, defender, ev.target)
@@ -92,13 +94,45 @@ def attack_retargeted(state: DuelState, ev: AttackRetargeted) -> None:
 def attack_cancelled(state: DuelState, ev: AttackCancelled) -> None:
     attack = _current_attack(state, ev)
     defender = 1 - state.turn_player
-    if ev.cause is None and frozenset(c.id for c in state.monsters(defender)) == attack.defender_monsters:
+    in_damage_step = state.step == "damage"
+    if ev.cause is None and in_damage_step:
+        if _battle_goes_on(state, attack):
+            fail(state, ev, "BATTLE-06", NO_REPLAY_IN_THE_DAMAGE_STEP)
+    elif ev.cause is None and frozenset(c.id for c in state.monsters(defender)) == attack.defender_monsters:
         fail(state, ev, "BATTLE-06", N_("without an effect, an attack is cancelled only in a replay, after the "
                                         "opponent's monsters changed"))
     check_not_negated(state, ev)                  # TERM-14: a negated Negate Attack stops no attack
-    if ev.cause is None:
+    if ev.cause is None and not in_damage_step:
         state.forfeited.append(attack.attacker)   # BATTLE-07: called off in a replay, it is spent
     state.attack = None
+
+
+#: BATTLE-06: the replay is the Battle Step's (EDOPro's ``attack_rollback`` is never set in the
+#: Damage Step): a monster that comes or goes there leaves the attack as it is.
+NO_REPLAY_IN_THE_DAMAGE_STEP = N_(
+    "there is no replay in the Damage Step: a change of the opponent's monsters there leaves the attack as it "
+    "is (a direct attack stays direct), and it stops only if a monster in the battle left the field")
+
+
+def damage_step_begins(state: DuelState) -> None:
+    """BATTLE-06: a direct attack enters the Damage Step; whether a replay was owed (the opponent's
+    monsters changed in the Battle Step) is settled now, as a change from here on makes none."""
+    attack = state.attack
+    if attack is not None and attack.target is None:
+        now = frozenset(c.id for c in state.monsters(1 - state.turn_player))
+        attack.replay_owed = bool(now) and now != attack.defender_monsters
+
+
+def _battle_goes_on(state: DuelState, attack: Attack) -> bool:
+    """Whether the battle still has both its monsters (or a direct attack its attacker) in it:
+    neither left the field, changed control, nor (the attacker) left face-up Attack Position."""
+    if not _attacking(state, attack):
+        return False
+    if attack.target is None:
+        return True
+    target = state.cards.get(attack.target)
+    return (target is not None and target.zone == MZONE and target.controller == 1 - state.turn_player
+            and attack.target in attack.defender_monsters)
 
 
 def _attacking(state: DuelState, attack: Attack) -> bool:
@@ -201,8 +235,11 @@ def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
         fail(state, ev, "POS-03", say("{name} is in {position} position; only face-up Attack Position monsters "
                                       "attack", name=attacker.name, position=attacker.position))
     if attack.target is None:
-        defenders = frozenset(c.id for c in state.monsters(1 - attacker.controller))
-        if defenders and defenders != attack.defender_monsters:
+        owed = attack.replay_owed                # BATTLE-06: settled as the Damage Step began
+        if owed is None:                         # not entered (NIS-03 above): the monsters now
+            defenders = frozenset(c.id for c in state.monsters(1 - attacker.controller))
+            owed = bool(defenders) and defenders != attack.defender_monsters
+        if owed:
             fail(state, ev, "BATTLE-06", N_("the opponent's monsters changed after this direct attack was "
                                             "declared: a replay (attack_retargeted or attack_cancelled) comes "
                                             "before any damage calculation"))

@@ -11,7 +11,8 @@ from .base import (
     REASONS_FROM, draw_owed, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw,
     priority_holder, put, reason_problem, send_from_field, take)
 from .effects import (
-    SEGOC_GROUPS, candidates, in_damage_step, mandatory, script_effects, script_kind, segoc_rank, wrong_summon)
+    SEGOC_GROUPS, candidates, in_damage_step, mandatory, may_negate_summon, script_effects, script_kind, segoc_rank,
+    wrong_summon)
 from .timing import chain_over, link_resolved, missed
 from .spell_trap import (
     TIMED_EFFECTS, bind_equip, check_card_activation, check_equips, effect_timing_problem,
@@ -167,9 +168,12 @@ def activated(state: DuelState, ev: Activated) -> None:
         place_activated_card(state, ev, card, player)
         if leaves_after_resolving(card.facts):    # SPELL-04 (and its exception), TRAP-04
             state.to_leave.append(card.id)
+    if not state.chain and state.summon_window is not None:
+        # SPS-11: the summon has succeeded once both players passed on it, or when what opens this
+        # chain is no effect that negates a summon (only those are activated before it succeeds)
+        if (state.passes >= 2 and state.passes_recorded) or not may_negate_summon(state, card, effect_type):
+            state.summon_window = None
     if not state.chain:
-        if state.passes >= 2 and state.passes_recorded:
-            state.summon_window = None             # SPS-11: both passed on the summon: it succeeded
         state.resolving = False                    # a new chain: the last one has fully resolved
         if state.negated_links:
             state.negated_links.clear()

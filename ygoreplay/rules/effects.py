@@ -144,6 +144,31 @@ def _after_no_trigger(state: DuelState, card: Card, facts: tuple[EffectFact, ...
     return False
 
 
+#: The events a summon raises while it is attempted, before it succeeds: EDOPro then offers only
+#: the effects answering them (its summon's ``PointEvent`` skips free-chain effects and triggers).
+SUMMON_ATTEMPTS = ("EVENT_SUMMON", "EVENT_SPSUMMON", "EVENT_FLIP_SUMMON")
+#: The kinds of script effect that may answer a summon being attempted (triggers wait for its success).
+_ANSWERING = frozenset(("activate", "quick"))
+
+
+def may_negate_summon(state: DuelState, card: Card, effect_type: str | None) -> bool:
+    """SPS-11, TRAP-06: whether this activation may answer a summon being attempted, the one time
+    it can be negated: only an effect that negates a summon is activated then (Solemn Judgment,
+    Black Horn of Heaven, Thunder King Rai-Oh), so any other means the summon has succeeded.
+
+    The script's word: a Card Activation or Quick Effect answering ``SUMMON_ATTEMPTS``, whichever
+    effect the record names (an importer guesses the kind from when it was activated: Rai-Oh's
+    reads as a trigger). Without a script (or with effects it may be given), only a Spell Card's
+    activation surely is none: a Trap Card's may be (Counter Traps, but also Royal Oppression's, a
+    Continuous Trap), and so may any effect, as the record's kind may be a guess."""
+    if card.facts is state.unknown:
+        return True
+    facts = script_effects(state, card)
+    if facts and candidates(state, card, effect_type) is not None and not may_be_given(state, card):
+        return any(f.kind in _ANSWERING and f.applies(*SUMMON_ATTEMPTS) for f in facts)
+    return effect_type is not None or not card.facts.is_spell
+
+
 #: A card's own trigger on being summoned a way: the rule, the ways that are it, in words.
 _SUMMON_TRIGGERS = {"EVENT_FLIP_SUMMON_SUCCESS": ("SUM-12", frozenset(("flip",)), N_("Flip Summoned")),
                     "EVENT_SPSUMMON_SUCCESS": ("SPS-06", frozenset(SUMMON_METHODS), N_("Special Summoned"))}
@@ -182,4 +207,5 @@ SEGOC_GROUPS = ("the turn player's mandatory triggers", "the opponent's mandator
 
 
 __all__ = ["KIND_RULES", "SEGOC_GROUPS", "SUMMON_PROCEDURES", "candidates", "in_damage_step", "is_mandatory",
-           "mandatory", "may_be_given", "script_effects", "script_kind", "segoc_rank", "wrong_summon"]
+           "mandatory", "may_be_given", "may_negate_summon", "script_effects", "script_kind", "segoc_rank",
+           "wrong_summon"]

@@ -10,6 +10,7 @@ from . import card_text
 from .base import (
     check_not_negated, draw_owed, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw,
     phase_name, priority_holder, put, take)
+from .battle import damage_step_begins
 from .chain import forget_takers
 from .spell_trap import check_equips, settle_equips
 
@@ -193,6 +194,8 @@ def step_entered(state: DuelState, ev: StepEntered) -> None:
     stranded = check_equips(state, ev) if state.equips else ()   # SPELL-07: moved before the step ends
     if state.step == "damage" or ev.step == "end":
         close_attack(state, ev)
+    elif ev.step == "damage":
+        damage_step_begins(state)             # BATTLE-06: no replay from here on
     state.step = ev.step
     if state.equips:
         settle_equips(state, stranded)
