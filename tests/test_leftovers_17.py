@@ -1,0 +1,84 @@
+"""What the sixteenth pass's closing note left (issue 25, seventeenth pass).
+
+* ``show``, ``log`` and ``play`` ``--view p0`` (p1, spectator) of a judge's what-if branch read
+  the what-if (its own events: Kaiba's Axe from his hand, his cost) while its parent hid what it
+  played, where ``export`` and ``lp-sheet`` stop where the service's views stop: every command
+  line reader of a stored duel now opens it as far as the view may see it (``Source.seen``, cut
+  by ``source.stored_cut``), and ``play`` cuts each view it switches to (ZONE-12, ZONE-13).
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+
+from test_attack_25ag import _what_if
+from test_attack_25ao import COST
+from test_device_names import ADMIN, auth
+from test_store import fresh_url
+from ygoreplay.access import digest
+from ygoreplay.cli import main
+from ygoreplay.service import create_app
+from ygoreplay.store import Store
+
+VIEWS = ("p0", "p1", "spectator")
+
+
+@pytest.fixture
+def branch(tmp_path):
+    """A store with the judge's branch of a running duel in which Kaiba equips the Axe from his
+    hand and pays 1000 LP, and how many of its events each view's token reads from the service."""
+    with fresh_url("sqlite", tmp_path / "duels.sqlite") as url:
+        with Store(url, concurrent=True) as store, TestClient(create_app(store, digest(ADMIN))) as client:
+            duel, branch_id = _what_if(client, "end")
+            judge = auth(duel["tokens"]["judge"])
+            paid = client.post(f"/duels/{branch_id}/events", json=[COST], headers=auth(duel["tokens"]["recorder"]))
+            assert paid.status_code == 200, paid.text
+            served = {}
+            for view in ("judge", *VIEWS):
+                answer = client.get(f"/duels/{branch_id}/events", params={"view": view}, headers=judge)
+                assert answer.status_code == 200, answer.text
+                served[view] = len(answer.text.splitlines())
+        assert all(served[view] < served["judge"] for view in VIEWS), served
+        yield url, branch_id, served
+
+
+def _run(*args: str, input: str | None = None) -> str:
+    result = CliRunner().invoke(main, list(args), input=input)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_zone_12_log_of_a_what_if_branch_for_a_view_stops_where_the_services_does(branch, view):
+    url, branch_id, served = branch
+    lines = _run("log", branch_id, "--store", url, "--view", view, "--json").splitlines()
+    indices = [json.loads(line)["index"] for line in lines]
+    assert max(indices) == served[view] - 1, (indices, served)
+    judged = _run("log", branch_id, "--store", url, "--json").splitlines()
+    assert max(json.loads(line)["index"] for line in judged) == served["judge"] - 1
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_zone_12_show_of_a_what_if_branch_for_a_view_is_its_board_where_it_left(branch, view):
+    url, branch_id, served = branch
+    shown = _run("show", branch_id, "--store", url, "--view", view)
+    assert f"after event #{served[view] - 1} " in shown, shown
+    refused = CliRunner().invoke(main, ["show", branch_id, "--store", url, "--view", view,
+                                        "--at", str(served["judge"] - 1)])
+    assert refused.exit_code != 0 and "outside the duel's events" in refused.output, refused.output
+
+
+def test_zone_12_play_of_a_what_if_branch_cuts_every_view_it_is_switched_to(branch):
+    """``play`` opened as the judge (every event) and switched to Kaiba's view: the what-if's
+    events were his to step to; opened in his view, it held them too."""
+    url, branch_id, served = branch
+    last, cut = served["judge"] - 1, served["p1"] - 1
+    judged = _run("play", branch_id, "--store", url, "--plain", input=f"j {last}\nv p1\nj {last}\nq\n")
+    assert f"event #{last}/{last}:" in judged, judged
+    assert f"event #{cut}/{cut}:" in judged and f"no event {last}: the last is #{cut}" in judged, judged
+    viewed = _run("play", branch_id, "--store", url, "--view", "p1", "--plain", input=f"j {last}\nq\n")
+    assert f"event #0/{cut}:" in viewed and f"event #{cut}/{cut}:" in viewed, viewed
+    assert f"/{last}:" not in viewed, viewed
