@@ -82,3 +82,38 @@ def test_zone_12_play_of_a_what_if_branch_cuts_every_view_it_is_switched_to(bran
     viewed = _run("play", branch_id, "--store", url, "--view", "p1", "--plain", input=f"j {last}\nq\n")
     assert f"event #0/{cut}:" in viewed and f"event #{cut}/{cut}:" in viewed, viewed
     assert f"/{last}:" not in viewed, viewed
+
+
+# -- the framework's refusals, said as the service's ------------------------------------------------
+
+@pytest.fixture
+def client(tmp_path):
+    with Store(str(tmp_path / "duels.sqlite"), concurrent=True) as store, \
+            TestClient(create_app(store, digest(ADMIN))) as served:
+        yield served
+
+
+@pytest.mark.parametrize("method, path, status, allowed", [
+    ("OPTIONS", "/duels", 405, "POST"), ("DELETE", "/duels", 405, "POST"), ("PUT", "/health", 405, "GET"),
+    ("GET", "/no-such-page", 404, None), ("POST", "/duels/0123456789ab/no-such", 404, None)])
+def test_a_method_or_address_no_route_takes_is_refused_in_the_services_shape_and_language(
+        client, method, path, status, allowed):
+    """OPTIONS /duels answered 405 ``{"detail": "Method Not Allowed"}`` and an unknown address
+    404 ``{"detail": "Not Found"}``, in English whatever the reader's language, where every other
+    refusal says ``error`` and ``message`` and, to a Japanese reader, ``message_translated``."""
+    answer = client.request(method, path, headers={"Accept-Language": "ja"})
+    assert answer.status_code == status, answer.text
+    body = answer.json()
+    assert "detail" not in body and body["error"] == body["message"] and path in body["message"], body
+    translated = body["message_translated"]
+    assert translated != body["message"] and path in translated, body
+    assert answer.headers.get("allow") == allowed and answer.headers["content-language"] == "ja"
+    english = client.request(method, path).json()
+    assert english == {"error": body["error"], "message": body["message"]}, english
+
+
+def test_a_head_request_no_route_takes_keeps_its_allow_header(client):
+    """A regression guard (it passed before): the refusal, said anew, keeps the router's ``Allow``."""
+    answer = client.head("/duels", headers={"Accept-Language": "ja"})
+    assert answer.status_code == 405 and answer.headers["allow"] == "POST"
+    assert answer.headers["content-language"] == "ja"

@@ -13,6 +13,7 @@ from typing import Any, AsyncIterator
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import viewer
@@ -311,12 +312,32 @@ def _http_error(exc: HTTPError) -> JSONResponse:
                         headers=headers)
 
 
+def _framework_refusal(request: Request, exc: StarletteHTTPException) -> str:
+    """The sentence of a refusal the framework makes before any route of the service runs."""
+    path = request.url.path
+    if exc.status_code == 404:
+        return say("no such address in this service: {path} (GET /openapi.json lists them)", path=path)
+    if exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        return say("{path} does not take {method} (it takes {allowed})", path=path, method=request.method,
+                   allowed=allowed)
+    return say("the request was refused (HTTP {status})", status=exc.status_code)
+
+
 def _errors(app: FastAPI) -> None:
     """Every error a request can meet, mapped to its status in one place."""
 
     @app.exception_handler(HTTPError)
     async def http_error(_request: Request, exc: HTTPError) -> JSONResponse:
         return _http_error(exc)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def framework(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # what the router (or FastAPI) refuses itself: a path no route has, a method its route
+        # does not take (HEAD, OPTIONS); said as every refusal, never as its English ``detail``
+        answer = _http_error(HTTPError(exc.status_code, _framework_refusal(request, exc)))
+        answer.headers.update(exc.headers or {})          # a 405's ``Allow``
+        return answer
 
     @app.exception_handler(RuleViolation)
     async def rule(_request: Request, exc: RuleViolation) -> JSONResponse:
