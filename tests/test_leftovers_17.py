@@ -117,3 +117,20 @@ def test_a_head_request_no_route_takes_keeps_its_allow_header(client):
     answer = client.head("/duels", headers={"Accept-Language": "ja"})
     assert answer.status_code == 405 and answer.headers["allow"] == "POST"
     assert answer.headers["content-language"] == "ja"
+
+
+def test_a_fault_of_the_services_own_is_said_as_a_refusal_in_the_readers_language(tmp_path, monkeypatch):
+    """A route that fails (here the rule pop-up's seed folder, made to raise) answered Starlette's
+    plain ``Internal Server Error``, in English and in no shape a client reads the others in."""
+    import ygoreplay.seeds
+
+    def broken(*_args):
+        raise RuntimeError("the seed folder broke")
+    monkeypatch.setattr(ygoreplay.seeds, "seeds_folder", broken)
+    with Store(str(tmp_path / "duels.sqlite"), concurrent=True) as store, \
+            TestClient(create_app(store, digest(ADMIN)), raise_server_exceptions=False) as served:
+        answer = served.get("/rules/SUM-04", headers={"Accept-Language": "ko"})
+    assert answer.status_code == 500 and answer.headers["content-language"] == "ko", answer.text
+    body = answer.json()
+    assert body["error"] == body["message"] == "the service failed on this request (its log says why)", body
+    assert body["message_translated"] != body["message"] and "seed folder" not in answer.text, body

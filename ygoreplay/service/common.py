@@ -22,12 +22,13 @@ from ..application import violation_dict
 from ..errors import (
     ConflictError, Forbidden, InputError, StoreError, StoreUnavailable, Unconfirmed, VerificationError, YgoreplayError)
 from ..events import EventFormatError, from_dict
-from ..i18n import DEFAULT, N_, current, message_dict, say
+from ..i18n import DEFAULT, N_, current, message_dict, say, using
 from ..jsonl import parse_lines
 from ..match import commands
 from ..receipts import Receipt
 from ..rules import RuleViolation
 from . import validation
+from .language import request_language
 
 MAX_BODY = 16 << 20              # an upload; a batch of events is far smaller
 #: A body over ``MAX_BODY`` (413), said as every refusal (``_over_body``).
@@ -337,6 +338,16 @@ def _errors(app: FastAPI) -> None:
         # does not take (HEAD, OPTIONS); said as every refusal, never as its English ``detail``
         answer = _http_error(HTTPError(exc.status_code, _framework_refusal(request, exc)))
         answer.headers.update(exc.headers or {})          # a 405's ``Allow``
+        return answer
+
+    @app.exception_handler(Exception)
+    async def failed(request: Request, _exc: Exception) -> JSONResponse:
+        # a fault of the service's own, answered outside ``Language`` (the server still sees it
+        # raised, and logs it): said as every refusal, in the reader's language, never a traceback
+        language = request_language(request.scope)
+        with using(language):
+            answer = _http_error(HTTPError(500, say("the service failed on this request (its log says why)")))
+        answer.headers["Content-Language"] = language
         return answer
 
     @app.exception_handler(RuleViolation)
