@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from test_attack_25ag import _what_if
 from test_attack_25ao import COST
-from test_device_names import ADMIN, auth
+from test_device_names import ADMIN, ORGANISER, auth
 from test_store import fresh_url
 from ygoreplay.access import digest
 from ygoreplay.cli import main
@@ -134,3 +134,21 @@ def test_a_fault_of_the_services_own_is_said_as_a_refusal_in_the_readers_languag
     body = answer.json()
     assert body["error"] == body["message"] == "the service failed on this request (its log says why)", body
     assert body["message_translated"] != body["message"] and "seed folder" not in answer.text, body
+
+
+def test_the_document_says_a_request_that_does_not_fit_is_refused_as_the_service_refuses_it(client):
+    """The OpenAPI document promised FastAPI's 422 ``{"detail": [...]}`` for a request whose
+    parameters do not fit, where the service answers 400 in the shape of every refusal."""
+    document = client.get("/openapi.json").json()
+    assert "HTTPValidationError" not in json.dumps(document)
+    refusal = document["components"]["schemas"]["Refusal"]
+    documented = document["paths"]["/duels/{duel_id}/events"]["get"]["responses"]
+    assert "422" not in documented
+    assert documented["400"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Refusal"}
+    duel = client.post("/duels", json={"title": "shape"}, headers=ORGANISER).json()
+    answer = client.get(f"/duels/{duel['id']}/events", params={"view": "nobody"},
+                        headers={**auth(duel["tokens"]["judge"]), "Accept-Language": "zh-Hans"})
+    assert answer.status_code == 400, answer.text
+    body = answer.json()
+    assert set(refusal["required"]) <= set(body) <= set(refusal["properties"]), body
+    assert body["code"] == "invalid_request" and body["message_translated"] != body["message"], body

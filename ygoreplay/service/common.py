@@ -313,6 +313,35 @@ def _http_error(exc: HTTPError) -> JSONResponse:
                         headers=headers)
 
 
+#: Every refusal's shape (``_http_error``; a rule violation's 422 says more, ``violation_dict``).
+REFUSAL_SCHEMA = {
+    "type": "object", "required": ["error", "message"],
+    "description": "Every refusal of the service: the English sentence in error and message (what a script "
+                   "matches on), the reader's language (?lang=, Accept-Language) in message_translated.",
+    "properties": {"error": {"type": "string"}, "message": {"type": "string"}, "message_translated": {"type": "string"},
+                   "code": {"type": "string"}, "where": {"type": "string"},
+                   "problems": {"type": "array", "items": {"type": "object"}}}}
+
+
+def refusals_documented(document: dict[str, Any]) -> dict[str, Any]:
+    """FastAPI's OpenAPI ``document`` saying what the service answers a request that does not fit
+    an operation's parameters or body: 400 in the shape of every refusal (``_errors``'s
+    ``invalid``), not FastAPI's 422 ``{"detail": [...]}``, which the service never sends."""
+    invalid = {"description": "The request does not fit the operation's parameters or body (problems says where).",
+               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Refusal"}}}}
+    for operations in document.get("paths", {}).values():
+        for operation in operations.values():
+            responses = operation.get("responses", {})
+            if "HTTPValidationError" in json.dumps(responses.get("422", {})):
+                del responses["422"]
+                responses.setdefault("400", invalid)
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(name, None)
+    schemas["Refusal"] = REFUSAL_SCHEMA
+    return document
+
+
 def _framework_refusal(request: Request, exc: StarletteHTTPException) -> str:
     """The sentence of a refusal the framework makes before any route of the service runs."""
     path = request.url.path
@@ -382,8 +411,8 @@ def _errors(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
         found = validation.problems(exc.errors())
-        answer: dict[str, Any] = {"error": "; ".join(f"{p['where']}: {p['error']}" for p in found),
-                                  "code": "invalid_request", "problems": found}
+        english = "; ".join(f"{p['where']}: {p['error']}" for p in found)
+        answer: dict[str, Any] = {"error": english, "message": english, "code": "invalid_request", "problems": found}
         if current() != DEFAULT:
             answer["message_translated"] = "; ".join(f"{p['where']}: {p['message_translated']}" for p in found)
         return _json(400, answer)
