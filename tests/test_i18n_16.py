@@ -108,7 +108,11 @@ def test_a_file_a_user_loads_is_refused_in_their_language(tmp_path):
 def two_duels(tmp_path):
     """A store with a duel won by damage and one still in progress (its first 20 lines)."""
     store = str(tmp_path / "duels.sqlite")
-    won = _run("record", str(REPLAYS / "won-by-damage.jsonl"), "--store", store).output.strip()
+    recorded = _run("record", str(REPLAYS / "won-by-damage.jsonl"), "--store", store)
+    assert recorded.exit_code == 0, recorded.output
+    # its id alone, on stdout: the first record of a test worker also says, on stderr, that it
+    # created the organiser key
+    won = recorded.stdout.strip()
     part = tmp_path / "in-progress.jsonl"
     part.write_text("".join((REPLAYS / "won-by-damage.jsonl").read_text(encoding="utf-8").splitlines(True)[:20]))
     assert _run("record", str(part), "--store", store).exit_code == 0

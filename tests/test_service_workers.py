@@ -13,7 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from test_attack_21c import workers  # noqa: F401  (fixture: serve --workers 2 on a schema of its own)
@@ -47,6 +46,39 @@ def _each_listening(srv: Server, gone: int | None = None, count: int = 2) -> lis
     pytest.fail(f"the workers do not each listen on a socket of their own: {pids}, {listening}")
 
 
+def _accepted_by(srv: Server, conn: socket.socket) -> int | None:
+    """The worker that accepted ``conn``; None while it waits in a socket's backlog (its inode
+    there is 0 until a worker accepts it)."""
+    port = conn.getsockname()[1]
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if (int(fields[1].split(":")[1], 16) == srv.port and int(fields[2].split(":")[1], 16) == port
+                and fields[3] == "01" and fields[9] != "0"):
+            return next((pid for pid in _worker_pids(srv) if fields[9] in _socket_inodes(pid)), None)
+    return None
+
+
+def _each_answering(srv: Server, pids: list[int]) -> None:
+    """Once each of the workers ``pids`` has accepted a connection and answered a request on it.
+    A worker started (again) listens from the moment it is forked, long before it accepts: on a
+    loaded machine its start-up outlasted the head's deadline (``request_head.HEAD_SECONDS``) of
+    the connections the other worker had accepted meanwhile in ``_served_by`` (408). Each request
+    here is sent once its connection is accepted, never before."""
+    waiting = set(pids)
+    deadline = time.monotonic() + 120
+    while waiting and time.monotonic() < deadline:
+        with socket.create_connection(("127.0.0.1", srv.port)) as conn:
+            while (pid := _accepted_by(srv, conn)) is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            if pid in waiting:
+                conn.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                conn.settimeout(60)
+                assert conn.recv(4096).startswith(b"HTTP/1.1 200")
+                waiting.discard(pid)
+    if waiting:
+        pytest.fail(f"workers {sorted(waiting)} accepted no connection")
+
+
 def _served_by(srv: Server, connections: int) -> dict[int, int]:
     """Open ``connections`` at once, each with its request begun, count how many each worker
     accepted once all of them are, then finish each request and check its answer.
@@ -78,7 +110,7 @@ def _served_by(srv: Server, connections: int) -> dict[int, int]:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_each_worker_listens_on_a_socket_of_its_own_and_the_connections_are_spread(workers):
-    _each_listening(workers)
+    _each_answering(workers, _each_listening(workers))
     held = _served_by(workers, 100)
     assert sum(held.values()) == 100 and min(held.values()) >= 20, held
 
@@ -89,9 +121,10 @@ def test_a_worker_started_again_accepts_on_its_predecessors_socket(workers):
     listening = {inode for state, inode in _tcp(workers.port) if state == "0A"}
     its = _socket_inodes(pids[0]) & listening
     os.kill(pids[0], signal.SIGKILL)
-    (successor,) = set(_each_listening(workers, gone=pids[0])) - set(pids)
+    now = _each_listening(workers, gone=pids[0])
+    (successor,) = set(now) - set(pids)
     assert _socket_inodes(successor) & listening == its
-    assert httpx.get(f"{workers.url}/health", timeout=60).status_code == 200
+    _each_answering(workers, now)        # its start-up is over: none of _served_by's heads waits on it
     for _ in range(3):                  # no connection waits on a socket nobody accepts on
         held = _served_by(workers, 40)
         assert sum(held.values()) == 40
@@ -99,9 +132,9 @@ def test_a_worker_started_again_accepts_on_its_predecessors_socket(workers):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_one_more_worker_gets_a_socket_of_its_own_and_one_fewer_takes_its_socket_with_it(workers):
-    _each_listening(workers)
+    _each_answering(workers, _each_listening(workers))
     os.kill(workers.process.pid, signal.SIGTTIN)
-    _each_listening(workers, count=3)
+    _each_answering(workers, _each_listening(workers, count=3))
     assert sum(_served_by(workers, 60).values()) == 60
     os.kill(workers.process.pid, signal.SIGTTOU)
     _each_listening(workers)            # no socket left listening that no worker accepts on

@@ -33,12 +33,13 @@ from .events import ENTERED_BY, DuelStarted, Event, JudgeNote, cards_named, from
 from .exchange import make_replay, ruleset_and_players
 from .formats import EDOPRO
 from .i18n import N_, say
-from .library_search import branch_cut, released
+from .library_search import released
 from .receipts import Promise, Receipt, Witness, behind, issue, verify as verify_heads
 from .replay_file import HEADER_LIST, ReplayFile, ReplayFileError, check_event, check_header, verify_chain
 from .rules import AuditReport, RuleViolation, audit
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
+from .source import stored_cut
 from .store import STORE_ID, DuelInfo, Record, Store, StoreError, Verification, key_claim, new_id
 
 if TYPE_CHECKING:
@@ -597,7 +598,7 @@ class Records:
         """A replay file of a stored duel for one view, derived from the verified record: a
         record that fails verification is refused, and a judge file carries the stored chain.
         A what-if branch's view but the judge's stops where the branch left while its parent has
-        not released what it hid (``branch_cut``), as the service's file of that view does."""
+        not released what it hid (``source.stored_cut``), as the service's file of that view does."""
         if view not in VIEWS:
             raise InputError(say("unknown view {view!r} (views: {names_list})",
                                  view=view, names_list=', '.join(VIEWS)))
@@ -605,26 +606,11 @@ class Records:
         match: dict[str, Any] = {"duel": duel_id, "title": duel.header.title}
         if duel.header.parent:
             match.update(parent=duel.header.parent, branch_at=duel.header.branch_at)
-        cut = None if view == "judge" else self.branch_cut(duel_id, view)
+        cut = None if view == "judge" else stored_cut(self.store, duel_id, view)
         count = len(duel.events) if cut is None else min(len(duel.events), cut)
         return make_replay(duel.events[:count], duel.times[:count], duel.cards, view, duel.header.root,
                            duel.header.secret, match, duel.header.source, duel.header.created,
                            chain=duel.hashes[:count])
-
-    def branch_cut(self, duel_id: str, view: str) -> int | None:
-        """How many of a stored duel's events an export for ``view`` (not the judge's) holds (None:
-        every one): a what-if branch's stop where it left while its parent has not released what it
-        hid (``library_search.branch_cut``, as far as the parent's export shows the view). The
-        command line's user owns the store: no spectator's delay cuts it (a live follower's does)."""
-        info = self.store.info(duel_id)
-        if not info.parent:
-            return None
-        try:
-            parent, above = self.store.info(info.parent), self.branch_cut(info.parent, view)
-            return branch_cut(info.branch_at or 0, released(self.store, info.parent),
-                              parent.events if above is None else min(parent.events, above))
-        except (StoreError, VerificationError):       # a parent not there, or altered: nothing of it
-            return 0
 
     def import_replay(self, replay: ReplayFile, title: str | None, trust: Iterable[PublicKey],
                       unsigned: bool = False, attachments: dict[str, dict] | None = None) -> Recorded:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-from .errors import InputError
+from .errors import InputError, VerificationError
 from .i18n import say
 from .store import StoreError
 
@@ -52,7 +52,24 @@ class Source:
     records: list = field(default_factory=list, repr=False)       # a stored duel's, as its anchors vouch
     root: bytes | None = None                 # where a full record's chain starts (a stored duel's, a judge file's)
 
+    #: view -> how many events it may see, where fewer than the record holds (a stored what-if
+    #: branch's views but the judge's: ``stored_cut``); every reader of a view goes through ``seen``
+    cuts: dict[str, int] = field(default_factory=dict)
     redactions: dict = field(default_factory=dict, repr=False)     # view -> what ``_as`` derived
+    cut_sources: dict = field(default_factory=dict, repr=False)    # view -> what ``seen`` cut
+
+    def seen(self, view: str | None = None) -> Source:
+        """The duel as far as ``view`` may see it, as a source of its own (this one when it may see
+        every event): a judge's what-if branch stops, for every view but the judge's, where the
+        service's views of it stop (``stored_cut``, ZONE-12, ZONE-13). Read a view's events, its
+        reverted positions and its turns from it, never from the full record past its cut."""
+        cut = self.cuts.get(view or self.view)
+        if cut is None or cut >= len(self.events):
+            return self
+        key = view or self.view
+        if key not in self.cut_sources:
+            self.cut_sources[key] = replace(self.upto(cut), cuts={}, cut_sources={})
+        return self.cut_sources[key]
 
     def _as(self, view: str | None) -> tuple[list[Event], CardDB, list, list, str]:
         from .views import VIEWS, redact, view_cards
@@ -60,6 +77,9 @@ class Source:
         if view not in VIEWS:
             raise SourceError(say("unknown view {view!r} (views: {names_list})",
                                   view=view, names_list=', '.join(VIEWS)))
+        shown = self.seen(view)
+        if shown is not self:
+            return shown._as(view)
         if view == self.view:
             return self.events, self.cards, self.disclosures, self.renames, view
         if self.view != "judge":
@@ -141,7 +161,7 @@ class Source:
             raise SourceError(say("{name} is a {view} view: the record a viewer wrote is derived from the full "
                                   "record (the judge file or the stored duel); a view file is checked as it is",
                                   name=self.name, view=self.view))
-        return recorded_by(self.events, self.cards, view)
+        return recorded_by(self.seen(view).events, self.cards, view)
 
     def turn_start(self, turn: int) -> int:
         for i, e in enumerate(self.events):
@@ -234,6 +254,29 @@ def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
     if store is None:
         raise SourceError(say("{spec}: no such file", spec=spec))
     duel = store.load(resolve_duel(store, spec), verified=False)
+    cuts = {}
+    if duel.header.parent:                      # a what-if branch: each view as far as it may see it
+        from .views import VIEWS
+        cuts = {view: cut for view in VIEWS if view != "judge" and (cut := stored_cut(store, duel.id, view)) is not None}
     return Source(duel.id, duel.events, duel.cards, secret=duel.header.secret, duel_id=duel.id, root=duel.header.root,
                   reverted={r.position: r.reverted_by for r in duel.records if r.reverted_by is not None},
-                  records=duel.records)
+                  records=duel.records, cuts=cuts)
+
+
+def stored_cut(store: Store, duel_id: str, view: str) -> int | None:
+    """How many of a stored duel's events ``view`` (not the judge's) may be shown or handed on
+    (None: every one): a what-if branch's stop where it left while its parent has not released
+    what it hid (``library_search.branch_cut``, as far as the parent shows the view). The one cut
+    of every reader of the store but the service (an export, a sheet, ``show``, ``log``, ``play``:
+    ``Source.seen``), whose live views cut as ``LiveDuel.branch_cut`` does. The command line's
+    user owns the store: no spectator's delay cuts it (a live follower's does)."""
+    from .library_search import branch_cut, released
+    info = store.info(duel_id)
+    if not info.parent:
+        return None
+    try:
+        parent, above = store.info(info.parent), stored_cut(store, info.parent, view)
+        return branch_cut(info.branch_at or 0, released(store, info.parent),
+                          parent.events if above is None else min(parent.events, above))
+    except (StoreError, VerificationError):       # a parent not there, or altered: nothing of it
+        return 0

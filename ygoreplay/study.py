@@ -21,28 +21,34 @@ class Study:
     """One duel, one view at a time, one event shown."""
 
     def __init__(self, source: Source, view: str | None = None) -> None:
-        if not source.events:
-            raise SourceError(say("{name}: the duel has no events", name=source.name))
         self.source = source
         self.view = view or source.view
         self.index = 0
         self._entries: dict[str, list[Entry]] = {}
         self._states: dict[tuple[str, int], DuelState] = {}
-        self.entries                                   # an unknown or wider view fails here, not later
+        if not self.entries:                           # an unknown or wider view fails here, not later
+            raise SourceError(say("{name}: the duel has no events", name=source.name))
 
     def __repr__(self) -> str:
         return f"<Study {self.source.name!r} event {self.index}/{self.last} {self.view} view>"
 
     @property
+    def shown(self) -> Source:
+        """The duel as far as the current view may see it (``Source.seen``: a judge's what-if
+        branch stops where the service's views of it stop, ZONE-12, ZONE-13): every event,
+        turn and reverted position is read from it."""
+        return self.source.seen(self.view)
+
+    @property
     def last(self) -> int:
-        return len(self.source.events) - 1
+        return len(self.shown.events) - 1
 
     @property
     def entries(self) -> list[Entry]:
         """The log of the duel in the current view (worked out once per view)."""
         if self.view not in self._entries:
-            self._entries[self.view] = list(narrate(self.source.steps(self.view), self.source.reverted,
-                                                    self.source.marks(self.view)))
+            shown = self.shown
+            self._entries[self.view] = list(narrate(shown.steps(self.view), shown.reverted, shown.marks(self.view)))
         return self._entries[self.view]
 
     @property
@@ -56,7 +62,7 @@ class Study:
         if key not in self._states:
             if len(self._states) >= 4:
                 self._states.pop(next(iter(self._states)))
-            self._states[key] = self.source.state_after(key[1], self.view)
+            self._states[key] = self.shown.state_after(key[1], self.view)
         return self._states[key]
 
     def changed(self) -> set[str]:
@@ -77,11 +83,11 @@ class Study:
 
     def turn_start(self, turn: int) -> int:
         """The turn_started event of turn ``turn``; SourceError if the duel has none."""
-        return self.go(self.source.turn_start(turn))
+        return self.go(self.shown.turn_start(turn))
 
     def next_turn(self, direction: int) -> int:
         """The start of the next turn (``direction`` 1), or of this one and then the one before (-1)."""
-        starts = [i for i, e in enumerate(self.source.events) if e.kind == "turn_started"]
+        starts = [i for i, e in enumerate(self.shown.events) if e.kind == "turn_started"]
         if direction > 0:
             later = [i for i in starts if i > self.index]
             return self.go(later[0] if later else self.last)
@@ -122,10 +128,12 @@ class Study:
                                   view=view, names_list=', '.join(VIEWS)))
         previous, self.view = self.view, view
         try:
-            self.entries
+            if not self.entries:
+                raise SourceError(say("{name}: the duel has no events", name=self.source.name))
         except SourceError:
             self.view = previous
             raise
+        self.go(self.index)                     # within what this view may see
 
     def views(self) -> tuple[str, ...]:
         """The views this duel can be seen in: every view of a full record, else its own."""

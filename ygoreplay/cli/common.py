@@ -316,27 +316,25 @@ def keep_receipt(receipt: Receipt, path: str | None, witness: Witness | None) ->
 
 
 @contextmanager
-def open_duel(spec: str, store_url: str | None, cards: tuple[str, ...] = ()) -> Iterator[Source]:
-    """Open a file of any registered format, or a duel of the store (read-only)."""
+def open_duel(spec: str, store_url: str | None, cards: tuple[str, ...] = (), view: str | None = None) -> Iterator[Source]:
+    """Open a file of any registered format, or a duel of the store (read-only) as far as ``view``
+    may see it (``handed_source``)."""
     from ..source import open_source
     db = card_db(cards)
     if Path(spec).is_file():
         yield open_source(spec, None, db)
         return
     with open_store(store_url, readonly=True) as store:
-        yield open_source(spec, store, db)
+        yield handed_source(spec, store, db, view)
 
 
 def handed_source(spec: str, store: Store, cards: CardDB, view: str | None) -> Source:
-    """A stored duel opened for ``view``, written out to hand on (an exported record, an LP sheet):
-    a judge's what-if branch stops where the service's views of it stop while its parent has
-    not released what it hid (``Records.branch_cut``, ZONE-12, ZONE-13); the judge's holds it."""
-    from ..application import Records
+    """A stored duel opened for ``view`` (shown, or written out to hand on: an exported record, an
+    LP sheet): as far as ``view`` may see it (``Source.seen``: a judge's what-if branch stops where
+    the service's views of it stop while its parent has not released what it hid, ZONE-12,
+    ZONE-13; the judge's holds it). Every command line reader of a stored duel opens it here."""
     from ..source import open_source
-    source = open_source(spec, store, cards)
-    if view is None or view == "judge":
-        return source
-    return source.upto(Records(store).branch_cut(str(source.duel_id), view))
+    return open_source(spec, store, cards).seen(view)
 
 
 def resolve(store: Store, duel: str) -> str:

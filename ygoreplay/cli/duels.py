@@ -121,7 +121,7 @@ def show(duel: str, at: int | None, turn: int | None, view: str | None, cards: t
         from .boards import show_stored          # a stored duel's board: from its nearest snapshot
         return show_stored(duel, at, store_url)
     from ..render import render                  # rich: only for the commands that draw a board
-    with open_duel(duel, store_url, cards) as source:
+    with open_duel(duel, store_url, cards, view) as source:
         index = _position(source.events, at, turn, source.name)
         state = source.state_after(index, view)
         echo(render(state, t("after event #{index} ({kind})", index=index, kind=source.events[index].kind)
@@ -173,7 +173,7 @@ def log(duel: str, view: str | None, as_json: bool, turns: str | None, card: str
     from . import match as match_cli      # a match file is the match commands' (issue 14)
     if match_cli.handles(duel):
         return match_cli.run("log", duel, as_json=as_json, cards=cards, view=view)
-    with open_duel(duel, store_url, cards) as source:
+    with open_duel(duel, store_url, cards, view) as source:
         keep = EntryFilter(_turn_range(turns), card, _player_of(source, player))
         entries = narrate(source.steps(view), source.reverted, source.marks(view))
         if as_json:

@@ -20,7 +20,7 @@ from ..text import number, printable
 from . import match as match_cli
 from .common import (
     EXIT_ILLEGAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, by_option, card_db, cards_option, echo, expected_option,
-    file_format, handed_source, keep_receipt, key_option, load_events, main, open_duel, open_store, open_witness,
+    file_format, keep_receipt, key_option, load_events, main, open_duel, open_store, open_witness,
     receipt_out_option, resolve, signing_key, store_option, view_option, witness_option, Words)
 
 if TYPE_CHECKING:
@@ -53,12 +53,8 @@ def export_command(duel: str, output: str, html: bool, as_record: bool, view: st
         if html:
             raise click.UsageError(t("give --html or --record, not both"))
         shown = view or "spectator"
-        if Path(duel).is_file():
-            with open_duel(duel, None, cards) as source:
-                events = source.recorded_by(shown)
-        else:                # a what-if branch's stops where the service's views of it stop
-            with open_store(store_url, readonly=True) as store:
-                events = handed_source(duel, store, card_db(cards), shown).recorded_by(shown)
+        with open_duel(duel, store_url, cards, shown) as source:
+            events = source.recorded_by(shown)
         size = write_events(output, events, shown)
         echo(t("{output}: {count} events as the {value} recorded them, {size} bytes (JSON Lines)",
                output=output, count=len(events), value=view or 'spectator', size=size))

@@ -13,6 +13,7 @@ from typing import Any, AsyncIterator
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import viewer
@@ -21,12 +22,13 @@ from ..application import violation_dict
 from ..errors import (
     ConflictError, Forbidden, InputError, StoreError, StoreUnavailable, Unconfirmed, VerificationError, YgoreplayError)
 from ..events import EventFormatError, from_dict
-from ..i18n import DEFAULT, N_, current, message_dict, say
+from ..i18n import DEFAULT, N_, current, message_dict, say, using
 from ..jsonl import parse_lines
 from ..match import commands
 from ..receipts import Receipt
 from ..rules import RuleViolation
 from . import validation
+from .language import request_language
 
 MAX_BODY = 16 << 20              # an upload; a batch of events is far smaller
 #: A body over ``MAX_BODY`` (413), said as every refusal (``_over_body``).
@@ -311,12 +313,71 @@ def _http_error(exc: HTTPError) -> JSONResponse:
                         headers=headers)
 
 
+#: Every refusal's shape (``_http_error``; a rule violation's 422 says more, ``violation_dict``).
+REFUSAL_SCHEMA = {
+    "type": "object", "required": ["error", "message"],
+    "description": "Every refusal of the service: the English sentence in error and message (what a script "
+                   "matches on), the reader's language (?lang=, Accept-Language) in message_translated.",
+    "properties": {"error": {"type": "string"}, "message": {"type": "string"}, "message_translated": {"type": "string"},
+                   "code": {"type": "string"}, "where": {"type": "string"},
+                   "problems": {"type": "array", "items": {"type": "object"}}}}
+
+
+def refusals_documented(document: dict[str, Any]) -> dict[str, Any]:
+    """FastAPI's OpenAPI ``document`` saying what the service answers a request that does not fit
+    an operation's parameters or body: 400 in the shape of every refusal (``_errors``'s
+    ``invalid``), not FastAPI's 422 ``{"detail": [...]}``, which the service never sends."""
+    invalid = {"description": "The request does not fit the operation's parameters or body (problems says where).",
+               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Refusal"}}}}
+    for operations in document.get("paths", {}).values():
+        for operation in operations.values():
+            responses = operation.get("responses", {})
+            if "HTTPValidationError" in json.dumps(responses.get("422", {})):
+                del responses["422"]
+                responses.setdefault("400", invalid)
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(name, None)
+    schemas["Refusal"] = REFUSAL_SCHEMA
+    return document
+
+
+def _framework_refusal(request: Request, exc: StarletteHTTPException) -> str:
+    """The sentence of a refusal the framework makes before any route of the service runs."""
+    path = request.url.path
+    if exc.status_code == 404:
+        return say("no such address in this service: {path} (GET /openapi.json lists them)", path=path)
+    if exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        return say("{path} does not take {method} (it takes {allowed})", path=path, method=request.method,
+                   allowed=allowed)
+    return say("the request was refused (HTTP {status})", status=exc.status_code)
+
+
 def _errors(app: FastAPI) -> None:
     """Every error a request can meet, mapped to its status in one place."""
 
     @app.exception_handler(HTTPError)
     async def http_error(_request: Request, exc: HTTPError) -> JSONResponse:
         return _http_error(exc)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def framework(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # what the router (or FastAPI) refuses itself: a path no route has, a method its route
+        # does not take (HEAD, OPTIONS); said as every refusal, never as its English ``detail``
+        answer = _http_error(HTTPError(exc.status_code, _framework_refusal(request, exc)))
+        answer.headers.update(exc.headers or {})          # a 405's ``Allow``
+        return answer
+
+    @app.exception_handler(Exception)
+    async def failed(request: Request, _exc: Exception) -> JSONResponse:
+        # a fault of the service's own, answered outside ``Language`` (the server still sees it
+        # raised, and logs it): said as every refusal, in the reader's language, never a traceback
+        language = request_language(request.scope)
+        with using(language):
+            answer = _http_error(HTTPError(500, say("the service failed on this request (its log says why)")))
+        answer.headers["Content-Language"] = language
+        return answer
 
     @app.exception_handler(RuleViolation)
     async def rule(_request: Request, exc: RuleViolation) -> JSONResponse:
@@ -350,8 +411,8 @@ def _errors(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
         found = validation.problems(exc.errors())
-        answer: dict[str, Any] = {"error": "; ".join(f"{p['where']}: {p['error']}" for p in found),
-                                  "code": "invalid_request", "problems": found}
+        english = "; ".join(f"{p['where']}: {p['error']}" for p in found)
+        answer: dict[str, Any] = {"error": english, "message": english, "code": "invalid_request", "problems": found}
         if current() != DEFAULT:
             answer["message_translated"] = "; ".join(f"{p['where']}: {p['message_translated']}" for p in found)
         return _json(400, answer)

@@ -32,7 +32,7 @@ from ..live import Hub, LiveDuel
 from ..receipts import Witness
 from ..store import Store
 from .common import (_DUEL_ID, Caller, HTTPError, _limited, _Limit, _says_nothing_of_caching, _stated_length,
-                     _within_limit)
+                     _within_limit, refusals_documented)
 from .language import Language, request_language, said_in_headers
 
 FOLLOWS_PER_CLIENT = 32          # open streams (of duels and matches) from one client address
@@ -545,6 +545,11 @@ class ServiceApp(FastAPI):
                 scope["app"] = self
                 return await self._lane(scope, receive, send)
         return await super().__call__(scope, receive, send)
+
+    def openapi(self) -> dict[str, Any]:
+        if self.openapi_schema is None:
+            self.openapi_schema = refusals_documented(super().openapi())
+        return self.openapi_schema
 
 
 class _Rechecked:
