@@ -16,18 +16,14 @@ Taps per action are printed (figures, not timed assertions).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import httpx
 import pytest
 
-from conftest import shared_path
 from test_browser import SHOTS, browser  # noqa: F401  (the fixture)
 from test_browser_record import Table, no_overflow, stored
-from test_recorder_zh_hant import ASH, CALLED, ENGAGE, STRATOS, Keeper, latin, sheet
-from test_service import Server, auth, create
+from test_recorder_zh_hant import ASH, CALLED, ENGAGE, STRATOS, Keeper, latin, serving, sheet, with_cards
+from test_service import auth, create
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[test]' installs playwright")
 expect = playwright_api.expect
@@ -39,19 +35,12 @@ LANG = "ja"
 @pytest.fixture(scope="module")
 def cards_folder(tmp_path_factory):
     """A data folder with the modern card database installed (its names are English)."""
-    folder = tmp_path_factory.mktemp("ja-cards")
-    done = subprocess.run([sys.executable, "-m", "ygoreplay", "cards", "update", "--source",
-                           str(shared_path("cards", "babel-2026.cdb"))],
-                          env={**os.environ, "XDG_DATA_HOME": str(folder)}, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return folder
+    return with_cards(tmp_path_factory.mktemp("ja-cards"))
 
 
 @pytest.fixture(scope="module")
 def service(cards_folder):
-    srv = Server(str(cards_folder / "duels.sqlite"), env={"XDG_DATA_HOME": str(cards_folder)})
-    yield srv
-    srv.stop()
+    yield from serving(cards_folder)
 
 
 def test_a_paper_duel_recorded_in_japanese_to_lp_0(service, browser):  # noqa: F811

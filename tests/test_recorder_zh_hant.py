@@ -44,24 +44,34 @@ STRATOS, VEILER, DESIRES = 40044918, 97268402, 35261759
 LANG = "zh-Hant"
 
 
-@pytest.fixture(scope="module")
-def cards_folder(tmp_path_factory):
-    """A data folder with the modern card database installed and the Chinese names for zh-Hant."""
-    folder = tmp_path_factory.mktemp("zh-hant-cards")
+def with_cards(folder, *installs: list[str]):
+    """``folder`` as a data folder with the modern card database installed, then each of
+    ``installs`` (more ``cards update`` arguments, e.g. another language's names)."""
     env = {**os.environ, "XDG_DATA_HOME": str(folder)}
-    for args in (["--source", str(shared_path("cards", "babel-2026.cdb"))],
-                 ["--source", str(shared_path("cards", "zh-CN-2019.cdb")), "--lang", LANG]):
+    for args in (["--source", str(shared_path("cards", "babel-2026.cdb"))], *installs):
         done = subprocess.run([sys.executable, "-m", "ygoreplay", "cards", "update", *args], env=env,
                               capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
     return folder
 
 
-@pytest.fixture(scope="module")
-def service(cards_folder):
-    srv = Server(str(cards_folder / "duels.sqlite"), env={"XDG_DATA_HOME": str(cards_folder)})
+def serving(folder):
+    """A service on a store in ``folder``, reading its card data from there; stopped after."""
+    srv = Server(str(folder / "duels.sqlite"), env={"XDG_DATA_HOME": str(folder)})
     yield srv
     srv.stop()
+
+
+@pytest.fixture(scope="module")
+def cards_folder(tmp_path_factory):
+    """A data folder with the modern card database installed and the Chinese names for zh-Hant."""
+    return with_cards(tmp_path_factory.mktemp("zh-hant-cards"),
+                      ["--source", str(shared_path("cards", "zh-CN-2019.cdb")), "--lang", LANG])
+
+
+@pytest.fixture(scope="module")
+def service(cards_folder):
+    yield from serving(cards_folder)
 
 
 class Keeper:
