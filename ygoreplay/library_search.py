@@ -27,7 +27,7 @@ from typing import Any, Iterator, Mapping
 from .access import Access
 from .card_sources import normal_name
 from .errors import InputError, StoreError, VerificationError
-from .library import ACTIONS, VERSION, Index, access_columns, built, held_key, sqlite_shape
+from .library import ACTIONS, VERSION, Index, access_columns, built, check, held_key, sqlite_shape
 from .store import AlteredRow, own_schema, row_state
 from .i18n import say
 
@@ -837,6 +837,26 @@ def _held_back(store: Any, streams: set[str], listed: Mapping[str, Any]) -> set[
 @contextmanager
 def _reading(store: Any) -> Iterator[Any]:
     """A cursor in a read's transaction on the library index (built first if it is missing)."""
+    index = _ready(store)
+    if not index.keyed:                         # once a Store: the key its rows are checked with
+        _keyed(store, index)
+    with store.events.datastore.transaction(commit=False) as cursor:
+        if index.backend == "postgresql":       # its compiling would cost more than the query: the
+            cursor.execute("SET LOCAL jit = off")   # planner's cost counts the subqueries of every row
+        yield cursor
+
+
+def check_index(store: Any, folds: Mapping[str, Any]) -> dict[str, list[str]]:
+    """``library.check`` (``search --check``) of the store's index once it is there, at this
+    version, in tables as the index makes them (``_ready``), as a search reads it: an index of
+    an older version lacks columns the check reads (a traceback), and a store file's table that
+    computes its rows was read by the check unrefused."""
+    return check(store, _ready(store), folds)
+
+
+def _ready(store: Any) -> Index:
+    """The store's library index, refused (StoreError) unless it is built at this version in
+    tables as the index makes them."""
     index: Index = store.library
     if not index.ready:
         if index.backend == "sqlite":           # (a store written to had them checked when opened)
@@ -846,12 +866,7 @@ def _reading(store: Any) -> Iterator[Any]:
             raise StoreError(say("the store {name} has no library index yet: run 'ygoreplay search "
                                  "--reindex' once (or any command that writes to it)",
                                  name=store.name))
-    if not index.keyed:                         # once a Store: the key its rows are checked with
-        _keyed(store, index)
-    with store.events.datastore.transaction(commit=False) as cursor:
-        if index.backend == "postgresql":       # its compiling would cost more than the query: the
-            cursor.execute("SET LOCAL jit = off")   # planner's cost counts the subqueries of every row
-        yield cursor
+    return index
 
 
 def _shaped(store: Any) -> None:

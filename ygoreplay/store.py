@@ -881,6 +881,13 @@ _COMPUTING_INDEXES = ("SELECT i.name FROM sqlite_master AS m JOIN pragma_index_l
                       "WHERE m.type = 'table' AND (i.partial OR EXISTS (SELECT 1 FROM pragma_index_xinfo(i.name) "
                       "WHERE cid = -2))")
 _CHECK = re.compile(r"\bCHECK\b", re.IGNORECASE)
+#: The columns' defaults, which an insert that does not name the column computes (the index's rows
+#: name few: ``library_streams.p0 DEFAULT (printf(...))`` ran on every duel recorded); only a
+#: literal is ours (``''``, ``0``, ``'private'``).
+_DEFAULTS = ("SELECT m.name, x.dflt_value FROM sqlite_master AS m JOIN pragma_table_xinfo(m.name) AS x "
+             "WHERE m.type = 'table' AND x.dflt_value IS NOT NULL")
+_LITERAL = re.compile(r"'(?:[^']|'')*'|[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|NULL|TRUE|FALSE|[xX]'[0-9A-Fa-f]*'",
+                      re.IGNORECASE)
 
 
 def own_schema(conn: sqlite3.Connection, path: object, tables: Iterable[str], triggers: frozenset[str] | None = None,
@@ -893,7 +900,7 @@ def own_schema(conn: sqlite3.Connection, path: object, tables: Iterable[str], tr
     end), but for ``computed``'s one generated column (table -> its name, and the end of the
     table's statement, which defines it) and ``virtual``'s statements; ``triggers``: the
     statements of the only triggers a write may run (one over an endless recursive query hung
-    ``record``; nor may an index or a CHECK compute on a write), None when the file is only read
+    ``record``; nor may an index, a CHECK or a default compute on a write), None when the file is only read
     (a read runs none); ``schema``: its rows of ``sqlite_master`` (type, name, statement), when
     the caller has them. Statements are compared with their white space made single spaces."""
     if schema is None:
@@ -923,9 +930,12 @@ def own_schema(conn: sqlite3.Connection, path: object, tables: Iterable[str], tr
         return
     computing = [name for name, in conn.execute(f"{_COMPUTING_INDEXES} AND m.name IN ({marks})", tables)]
     computing += [table for table in tables if _CHECK.search(made[table][1])]
+    computing += [table for table, default in conn.execute(f"{_DEFAULTS} AND m.name IN ({marks})", tables)
+                  if not _LITERAL.fullmatch(default)]
     if computing:
         raise StoreError(say("{path}: {name!r} computes on every write what ygoreplay does not (a CHECK constraint, "
-                             "or an index on an expression or a condition); nothing was changed",
+                             "a column's default that is not a constant, or an index on an expression or a "
+                             "condition); nothing was changed",
                              path=path, name=computing[0]))
 
 

@@ -44,8 +44,8 @@ def search_command(as_json: bool, reindex: bool, check_: bool, cards: tuple[str,
     """Find public duels and matches: by player, title, event, result, source, and by what
     happened to a card (``--card "Pot of Greed" --action activated --turn-max 1``). Only what a
     spectator may know is searched: private and unlisted duels never, a delayed duel up to its delay."""
-    from ..library import check, rebuild
-    from ..library_search import SearchError, parse, search
+    from ..library import rebuild
+    from ..library_search import SearchError, check_index, parse, search
     from ..store import KINDS
     params = {key: value for key, value in {**filters, "round": round_, "format": format_}.items()
               if value is not None}
@@ -56,7 +56,7 @@ def search_command(as_json: bool, reindex: bool, check_: bool, cards: tuple[str,
             echo(t("indexed {count} duels and matches of {name}", count=count, name=store.name))
     if check_:
         with open_store(store_url, readonly=True) as store:
-            differ = check(store, store.library, KINDS)
+            differ = check_index(store, KINDS)
         for stream, what in differ.items():
             echo(f"{stream}  {'; '.join(what)}")
         echo(t("the library index holds what the store vouches for") if not differ else
