@@ -68,8 +68,9 @@ class Table:
         self.card(card_id)
         self.page.fill("#name-input", CLASSIC[code].name[:6])
         self.taps += 1
+        picked = self.page.locator(f'#suggestions [data-code="{code}"]').inner_text()
         self.tap(f'#suggestions [data-code="{code}"]')
-        expect(self.page.locator("#named")).to_contain_text(card_id)
+        expect(self.page.locator("#named")).to_contain_text(picked)
 
     def sheet_action(self, label: str, field: str | None = None, value=None) -> None:
         """The action of that label in the open sheet, with ``value`` for ``field`` when it is one

@@ -91,7 +91,7 @@ def test_every_event_line_carries_its_turn_and_phase():
 
 def test_identical_cards_are_told_apart_by_zone_or_copy_number():
     lines = lines_of(SUMMONS)
-    assert line(lines, 68).endswith("Kaiba Special Summons Proxy Dragon (link) to M1 in Attack Position, using "
+    assert line(lines, 68).endswith("Kaiba Link Summons Proxy Dragon to M1 in Attack Position, using "
                                     "Sheep Token [M1], Sheep Token [M3]")
     assert "Battle Ox (copy 1), Celtic Guardian (copy 1) (by Polymerization [S0])" in line(lines, 77)
     copies = {m.group(1) for m in re.finditer(r"Vorse Raider \(copy (\d)\)", "\n".join(lines_of(DAMAGE)))}
@@ -235,4 +235,4 @@ def test_the_banlist_and_summons_made_together_are_told():
     Pendulum Summon brought out together (PEND-03)."""
     text = "\n".join(lines_of(SUMMONS))
     assert "banlist 'sample list (DECK-08)' (sha256:" in text
-    assert text.count("(pendulum) to ") == 4 and text.count(", at the same time as the one before") == 2
+    assert text.count(" Pendulum Summons ") == 4 and text.count(", at the same time as the one before") == 2

@@ -180,18 +180,36 @@ def test_offline_a_monster_attacks_from_its_sheet(service, browser):  # noqa: F8
     keeper.close()
 
 
-def test_a_name_typed_in_japanese_says_what_the_name_box_finds(service, browser):  # noqa: F811
-    """No Japanese names are installed (the card data holds none): 灰流 typed in the name box
-    showed nothing at all, and nothing said that English names and passcodes are what it finds."""
-    duel = create(service.url, title="names", mode="witnessed")
+def started(service, browser, title: str) -> Table:  # noqa: F811
+    """A duel between 山田 and 佐藤 started on the scorekeeper's phone, the hands drawn."""
+    duel = create(service.url, title=title, mode="witnessed")
     keeper = Table(browser, duel["record"]["recorder"] + f"&lang={LANG}", width=360)
     keeper.page.fill("#name0", "山田")
     keeper.page.fill("#name1", "佐藤")
     keeper.tap("#start")
     keeper.settled(5)
+    return keeper
+
+
+def test_a_name_typed_in_japanese_says_what_the_name_box_finds(service, browser):  # noqa: F811
+    """No Japanese names are installed (the card data holds none): 灰流 typed in the name box
+    showed nothing at all, and nothing said that English names and passcodes are what it finds."""
+    keeper = started(service, browser, "names")
     keeper.card("p1.m0")
     keeper.page.fill("#name-input", "灰流")
     expect(keeper.page.locator("#suggestions .hint")).to_contain_text("英語名かパスワード", timeout=15_000)   # once names came
     keeper.page.fill("#name-input", str(ASH))                          # the passcode finds it
     expect(keeper.page.locator(f'#suggestions [data-code="{ASH}"]')).to_have_text("Ash Blossom & Joyous Spring")
+    keeper.close()
+
+
+def test_a_card_named_for_the_next_entry_is_said_in_words_not_by_its_id(service, browser):  # noqa: F811
+    """The sheet said 次の記録で公開：p0.m0 は Ash Blossom…: the record's id of the card, which
+    means nothing at the table; it says whose card and where."""
+    keeper = started(service, browser, "named")
+    keeper.card("p0.m0")
+    keeper.page.fill("#name-input", str(ASH))
+    keeper.tap(f'#suggestions [data-code="{ASH}"]')
+    named = keeper.page.locator("#named")
+    expect(named).to_have_text("次の記録で公開：山田 の手札のカード は Ash Blossom & Joyous Spring", timeout=15_000)
     keeper.close()

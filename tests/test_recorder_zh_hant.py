@@ -162,7 +162,7 @@ def test_a_modern_duel_recorded_in_traditional_chinese_then_ruled_on_by_the_judg
     keeper.act("Normal Summon", sheet("Normal Summon"), names=[("p0.m2", "零衣", RAYE)])
     page.locator("#side-bottom details.pilelist summary", has_text="額外卡組").click()
     keeper.act("Link Summon", sheet("Link Summon"), names=[("p0.x0", "燎里", KAGARI)])
-    expect(page.locator(f'#entries li[data-i="{keeper.events - 1}"]')).to_contain_text("（連結）")
+    expect(page.locator(f'#entries li[data-i="{keeper.events - 1}"]')).to_contain_text("連結召喚")
 
     # a form entry typed instead of picked is refused, edited, stored: Kagari adds Engage back
     keeper.table.tap("#else-button")

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Union
 from .events import ATTACK, DEFENSE, FACEDOWN, FACEDOWN_ATTACK, SET
 from .card_names import card_name, one_language
 from .i18n import N_, t
-from .sentences import phase_name, player_label, step_name, zone_tag
+from .sentences import aside, phase_name, player_label, step_name, zone_tag
 from .state import Card, DuelState
 from .text import printable
 
@@ -405,7 +405,7 @@ def _head(state: DuelState, player: int, changed: set[str]) -> _Line:
 def _turn(state: DuelState) -> str:
     if not state.turn:
         return t("before the first turn")
-    step = f" ({step_name(state.step)})" if state.step else ""
+    step = aside(step_name(state.step)) if state.step else ""
     return t("turn {turn}, {player}'s {phase}{step}", turn=state.turn, player=_who(state, state.turn_player),
              phase=phase_name(state.phase), step=step)
 

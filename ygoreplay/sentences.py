@@ -54,6 +54,15 @@ _EFFECT_KINDS = {"ignition": N_("ignition"), "trigger": N_("trigger"), "quick": 
 #: How a monster was Special Summoned (``SpecialSummoned.method``), in words: a zh-Hant line said （link）.
 _SUMMON_METHODS = {"inherent": N_("inherent"), "effect": N_("effect"), "ritual": N_("ritual"), "fusion": N_("fusion"),
                    "synchro": N_("synchro"), "xyz": N_("xyz"), "pendulum": N_("pendulum"), "link": N_("link")}
+#: The Special Summons (SPS-01) players name by their own verb ("Xyz Summons", エクシーズ召喚, 超量召唤,
+#: 엑시즈 소환), not "Special Summons … (xyz)"; the others (``inherent``, ``effect``) keep the method in words.
+_SUMMON_SENTENCES = {
+    "ritual": N_("{player} Ritual Summons {card} to {zone} in {position}{materials}{together}"),
+    "fusion": N_("{player} Fusion Summons {card} to {zone} in {position}{materials}{together}"),
+    "synchro": N_("{player} Synchro Summons {card} to {zone} in {position}{materials}{together}"),
+    "xyz": N_("{player} Xyz Summons {card} to {zone} in {position}{materials}{together}"),
+    "pendulum": N_("{player} Pendulum Summons {card} to {zone} in {position}{materials}{together}"),
+    "link": N_("{player} Link Summons {card} to {zone} in {position}{materials}{together}")}
 STEP_NAMES = {"start": N_("start step"), "battle": N_("battle step"), "damage": N_("damage step"),
               "end": N_("end step")}
 
@@ -72,6 +81,12 @@ def phase_name(phase: str | None) -> str:
 def step_name(step: str | None) -> str:
     """A Battle Phase step as the reader's language names it."""
     return t(STEP_NAMES[step]) if step in STEP_NAMES else t("{step} step", step=step)
+
+
+def aside(words: str) -> str:
+    """`` (words)`` in the reader's language's own brackets: full-width （words） in Chinese and
+    Japanese, where a half-width (words) reads as a stray Latin mark."""
+    return t(" ({aside})", aside=words)
 
 
 def zone_name(zone: str | None) -> str:
@@ -247,7 +262,7 @@ def _activated(w: Line, e, n: "Narrator") -> str:
 
 def _link_card(w: Line, number: int) -> str:
     chain = w.s.chain
-    return f" ({w.card(chain[number - 1].card)})" if 0 < number <= len(chain) else ""
+    return aside(w.card(chain[number - 1].card)) if 0 < number <= len(chain) else ""
 
 
 @describes(CardsDrawn)
@@ -266,9 +281,12 @@ def _summoned(w: Line, e, n: "Narrator") -> str:
     to = (f"{w.whose(controller)} " if controller != e.player and controller is not None else "") + zone_tag(MZONE, e.zone)
     materials = t(", using {cards}", cards=w.cards_of(e.materials)) if e.materials else ""
     together = {True: t(", at the same time as the one before"), False: t(", a summon of its own")}.get(e.together, "")
+    said = dict(player=w.who(e.player), card=w.card(e.card), zone=to, position=_position(e.position),
+                materials=materials, together=together)
+    if e.method in _SUMMON_SENTENCES:
+        return t(_SUMMON_SENTENCES[e.method], **said) + w.cause(e.cause)
     return t("{player} Special Summons {card} ({method}) to {zone} in {position}{materials}{together}",
-             player=w.who(e.player), card=w.card(e.card), method=t(_SUMMON_METHODS.get(e.method, e.method)), zone=to, position=_position(e.position),
-             materials=materials, together=together) + w.cause(e.cause)
+             method=t(_SUMMON_METHODS.get(e.method, e.method)), **said) + w.cause(e.cause)
 
 
 _POSITIONS = {ATTACK: N_("Attack Position"), DEFENSE: N_("Defense Position"), SET: N_("face-down Defense Position"),
@@ -375,7 +393,7 @@ def _moved(w: Line, e, n: "Narrator") -> str:
     cause = t(", by {cause}", cause=w.card(by) if by in s.cards else printable(by)) if by else ""
     group = t(", at the same time as the next") if e.with_next else ""
     reason = t(_MOVE_REASONS[e.reason]) if e.reason in _MOVE_REASONS else e.reason
-    return f"{subject} → {to}{face} ({reason}{cause}{group})"
+    return f"{subject} → {to}{face}" + aside(f"{reason}{cause}{group}")
 
 
 @describes(CardRevealed)

@@ -864,7 +864,7 @@ class Recorder {
     this.keepNames();
     this.drawNamed();
     const digest = await this.seals.seal(card, code);
-    this.enter([{ kind: "cards_sealed", player: this.side, seals: { [card]: digest } }], t("Seal {card}", { card }));
+    this.enter([{ kind: "cards_sealed", player: this.side, seals: { [card]: digest } }], t("Seal {card}", { card: this.cardWords(card) }));
   }
 
   openSeals(cards) {
@@ -892,8 +892,26 @@ class Recorder {
     } catch (error) { /* full: kept in memory */ }
   }
 
+  // A hidden card as the players at the table say it, whose and where ("Yamada's card in the Extra
+  // Deck"): never the record's id (p0.x0), which means nothing to them.
+  cardWords(id) {
+    const board = this.board;
+    for (const [p, side] of (board ? board.players : []).entries()) {
+      const places = [[side.hand, t("Hand")], [side.extra, t("Extra Deck")], [side.gy, t("Graveyard")],
+        [side.banished, t("Banished")], [[side.fzone], t("Field Zone")]];
+      side.mzone.slice(0, 5).forEach((c, z) => places.push([[c], t("Main Monster Zone {n}", { n: z + 1 })]));
+      side.szone.forEach((c, z) => places.push([[c], t("Spell & Trap Zone {n}", { n: z + 1 })]));
+      const place = places.find(([cards]) => cards.some((c) => c && c.id === id));
+      if (place) return t("{player}'s card in {place}", { player: this.name(p), place: place[1] });
+    }
+    const card = board ? board.emz.find((c) => c && c.id === id) : null;
+    if (card) return t("{player}'s monster", { player: this.name(card.controller) });
+    const owner = /^p([01])\./.exec(id);            // in the Deck: the board lists no deck's cards
+    return owner ? t("{player}'s card", { player: this.name(Number(owner[1])) }) : t("a face-down card");
+  }
+
   drawNamed() {
-    const names = Object.entries(this.shows).map(([id, code]) => t("{card} is {name}", { card: id, name: this.nameOf(code) }));
+    const names = Object.entries(this.shows).map(([id, code]) => t("{card} is {name}", { card: this.cardWords(id), name: this.nameOf(code) }));
     $("#named").textContent = names.length ? t("Named for the next entry: {names}", { names: names.join(", ") }) : "";
   }
 

@@ -421,7 +421,8 @@ export class Viewer {
       });
     }
     if (!was || now.turn !== was.turn || now.phase !== was.phase || now.step !== was.step || now.players !== was.players) {
-      const phase = now.phase_name + (now.step ? ` (${worded(STEPS, now.step)})` : "");
+      // the step in the language's own brackets (sentences.aside): （ダメージステップ） in Japanese
+      const phase = now.phase_name + (now.step ? t(" ({aside})", { aside: worded(STEPS, now.step) }) : "");
       this.turnLine.textContent = now.turn
         ? t("Turn {turn} \u00b7 {player} \u00b7 {phase}", { turn: now.turn, player: name(now.turn_player), phase })
         : now.phase_name;
