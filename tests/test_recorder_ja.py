@@ -22,7 +22,8 @@ import pytest
 
 from test_browser import SHOTS, browser  # noqa: F401  (the fixture)
 from test_browser_record import Table, no_overflow, stored
-from test_recorder_zh_hant import ASH, CALLED, ENGAGE, STRATOS, Keeper, latin, serving, sheet, with_cards
+from test_recorder_zh_hant import (ASH, CALLED, ENGAGE, STRATOS, at_a_paper_table, latin, serving, sheet,
+                                   with_cards)
 from test_service import auth, create
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[test]' installs playwright")
@@ -44,13 +45,8 @@ def service(cards_folder):
 
 
 def test_a_paper_duel_recorded_in_japanese_to_lp_0(service, browser):  # noqa: F811
-    duel = create(service.url, title="大阪地区大会 5番テーブル", mode="witnessed")
-    keeper = Keeper(browser, duel["record"]["recorder"] + f"&lang={LANG}")
+    duel, keeper, players = at_a_paper_table(service, browser, "大阪地区大会 5番テーブル", ("山田", "佐藤"), LANG)
     page = keeper.page
-    players = [Table(browser, duel["record"][p] + f"&lang={LANG}", width=360) for p in ("p0", "p1")]
-    page.fill("#name0", "山田")
-    page.fill("#name1", "佐藤")
-    keeper.act("start", "#start", more=5)
     keeper.phases("next-turn", "phase-draw", "phase-standby", "phase-main1")
 
     # turn 1 (山田): Engage, Ash Blossom from 佐藤's hand, Called by the Grave: a chain of 3

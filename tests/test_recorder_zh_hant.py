@@ -128,14 +128,21 @@ def latin(texts: list[str], allowed: set[str]) -> list[str]:
     return sorted(w for w in found if not re.fullmatch(r"p[01]|[MS]\d?|FZ|EMZ", w))
 
 
-def test_a_modern_duel_recorded_in_traditional_chinese_then_ruled_on_by_the_judge(service, browser):  # noqa: F811
-    duel = create(service.url, title="台北地區賽 第7桌", mode="witnessed")
-    keeper = Keeper(browser, duel["record"]["recorder"] + f"&lang={LANG}")
-    page = keeper.page
-    players = [Table(browser, duel["record"][p] + f"&lang={LANG}", width=360) for p in ("p0", "p1")]
-    page.fill("#name0", "陳大文")
-    page.fill("#name1", "林小美")
+def at_a_paper_table(service, browser, title: str, names: tuple[str, str], lang: str):  # noqa: F811
+    """A witnessed duel started on the scorekeeper's phone (a ``Keeper``, its taps counted) with
+    both players' devices open at 360 px, all in ``lang``: the duel, the keeper, the devices."""
+    duel = create(service.url, title=title, mode="witnessed")
+    keeper = Keeper(browser, duel["record"]["recorder"] + f"&lang={lang}")
+    players = [Table(browser, duel["record"][p] + f"&lang={lang}", width=360) for p in ("p0", "p1")]
+    keeper.page.fill("#name0", names[0])
+    keeper.page.fill("#name1", names[1])
     keeper.act("start", "#start", more=5)
+    return duel, keeper, players
+
+
+def test_a_modern_duel_recorded_in_traditional_chinese_then_ruled_on_by_the_judge(service, browser):  # noqa: F811
+    duel, keeper, players = at_a_paper_table(service, browser, "台北地區賽 第7桌", ("陳大文", "林小美"), LANG)
+    page = keeper.page
     expect(page.locator("#conn")).to_have_text("已連線")              # was 連線中, as while connecting
     keeper.phases("next-turn", "phase-draw", "phase-standby", "phase-main1")
 
