@@ -69,10 +69,7 @@ def test_a_paper_duel_recorded_in_japanese_to_lp_0(service, browser):  # noqa: F
         keeper.act("resolve", '#chainbox [data-move="resolve"]')
     keeper.act("chain over", '#chainbox [data-move="chain-over"]', more=2)   # and Impermanence to the GY
     keeper.phases("phase-battle")
-    keeper.act("attack", '#board .card[data-card="p1.m1"]', sheet("Attack directly"), more=2)
-    keeper.phases("step-damage")
-    keeper.act("damage", '#moves [data-kind="damage_calculated"]')
-    keeper.act("damage", '#moves [data-kind="life_points_changed"]')
+    keeper.attacks("p1.m1", "Attack directly")
     expect(page.locator('#lp-who .lp-head[data-player="0"] .lp')).to_have_text("6200")
     keeper.phases("phase-main2", "phase-end")
 
@@ -114,10 +111,7 @@ def test_a_paper_duel_recorded_in_japanese_to_lp_0(service, browser):  # noqa: F
     # turn 4 (佐藤) passes; turn 5 (山田): Utopia attacks directly, then a burn takes the rest
     keeper.phases("next-turn", "phase-draw", "draw-card", "phase-standby", "phase-main1", "phase-end")
     keeper.phases("next-turn", "phase-draw", "draw-card", "phase-standby", "phase-main1", "phase-battle")
-    keeper.act("attack", '#board .card[data-card="p0.x0"]', sheet("Attack directly"), more=2)
-    keeper.phases("step-damage")
-    keeper.act("damage", '#moves [data-kind="damage_calculated"]')
-    keeper.act("damage", '#moves [data-kind="life_points_changed"]')
+    keeper.attacks("p0.x0", "Attack directly")
     keeper.phases("phase-main2")
     keeper.act("LP change", '#lp-keys [data-key="4"]', '#lp-keys [data-key="8"]',
                '#lp-ops [data-op="effect_damage"][data-player="1"]')

@@ -110,6 +110,13 @@ class Keeper:
             action = {"next-turn": "next turn", "draw-card": "draw"}.get(move, "next phase")
             self.act(action, f'[data-move="{move}"]')
 
+    def attacks(self, card: str, choice: str) -> None:
+        """``card`` attacks (``choice``: its sheet's row), then the Damage Step to the LP paid."""
+        self.act("attack", f'#board .card[data-card="{card}"]', sheet(choice), more=2)
+        self.phases("step-damage")
+        self.act("damage", '#moves [data-kind="damage_calculated"]')
+        self.act("damage", '#moves [data-kind="life_points_changed"]')
+
     def hand(self, player: int) -> list[str]:
         return self.page.evaluate(f"window.ygoreplay.recorder.board.players[{player}].hand.map(c => c.id)")
 
@@ -199,10 +206,7 @@ def test_a_modern_duel_recorded_in_traditional_chinese_then_ruled_on_by_the_judg
     keeper.act("resolve", '#chainbox [data-move="resolve"]')
     keeper.act("chain over", '#chainbox [data-move="chain-over"]')
     keeper.phases("phase-battle")
-    keeper.act("attack", "#board .card[data-card=\"p1.m1\"]", sheet("Attack"), more=2)
-    keeper.phases("step-damage")
-    keeper.act("damage", '#moves [data-kind="damage_calculated"]')
-    keeper.act("damage", '#moves [data-kind="life_points_changed"]')
+    keeper.attacks("p1.m1", "Attack")
     expect(page.locator('#lp-who .lp-head[data-player="0"] .lp')).to_have_text("7700")
     keeper.act("send to the GY", "#board .card[data-card=\"p0.x0\"]", sheet("Send to the GY"))
 
