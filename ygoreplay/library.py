@@ -7,7 +7,8 @@ schema, a trigram GIN index when ``pg_trgm`` is there). Nothing is decoded again
 
 * ``library_streams``: one row per duel or match: title, players, event, round, format, banlist,
   how it came to be, its access (visibility, delay), its length, last turn and result, and the
-  first flagged and rolled-back positions (a badge counts only once a reader may see it);
+  first flagged (as the spectator's own fold flags it) and rolled-back positions (a badge counts only
+  once a reader may see it);
 * ``library_marks``: one row per event of a delayed stream (position, recording time, turn):
   where its delay cuts;
 * ``library_cards``: one row per card event a **spectator** sees (``seen``): activated,
@@ -56,8 +57,9 @@ from .i18n import say
 
 ACTIONS = ("activated", "summoned", "sent_to_gy", "banished", "negated")
 #: 6: every row keyed (``Index.tag``), its stream's row checked against what its anchors vouch for;
-#: 7: no card event of a branch's what-if (``what_if``); 8: nor its rollbacks and corrections
-VERSION = 8
+#: 7: no card event of a branch's what-if (``what_if``); 8: nor its rollbacks and corrections;
+#: 9: a flag only where the spectator's own fold flags it (``views.flag_seen``)
+VERSION = 9
 #: What the index's tags are made over: this and the row (``Index.tag``); 16 bytes of the HMAC kept
 _TAG_LABEL = b"ygoreplay/library/1\0"
 _TAG_BYTES = 16
@@ -210,9 +212,10 @@ def seen(event: Event, fold: Any, negated: str | None, at: int, judges: bool = F
     """The spectator's card events of ``event`` just applied to ``fold`` (``before`` gave
     ``negated``; ``at`` its recording time in milliseconds): a card counts only when the
     spectator may know it there (``can_see``) or the event shows it to everyone (an activation),
-    and the record knows its passcode; no card event, flag nor rollback of a branch's what-if
-    (``judges``, ``what_if``)."""
-    from .views import can_see        # here: a store opened only to read (``show --at N``) needs no views
+    and the record knows its passcode; a flag only where the spectator's own fold flags it too
+    (``views.flag_seen``); no card event, flag nor rollback of a branch's what-if (``judges``,
+    ``what_if``)."""
+    from .views import can_see, flag_seen   # here: a store opened only to read (``show --at N``) needs no views
     state = fold.state
     turn = int(getattr(state, "turn", 0) or 0)
     kind = event.kind
@@ -257,7 +260,9 @@ def seen(event: Event, fold: Any, negated: str | None, at: int, judges: bool = F
         for tribute in event.tributes:
             _moved(note, cards.get(tribute), tribute)
     flags = getattr(fold, "flags", None)
-    flagged = bool(flags) and flags[-1].index == fold.position - 1
+    # the badge is the spectator's: a flag its own fold decides too (``views.flag_seen``), never
+    # the record's verdict on a card the spectator does not see
+    flagged = bool(flags) and flags[-1].index == fold.position - 1 and flag_seen(fold, event, "spectator")
     return Seen(turn, at, tuple(dict.fromkeys(out)), flagged)
 
 

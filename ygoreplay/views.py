@@ -50,7 +50,7 @@ from .events import (
     CardRevealed, CardsDrawn, CardsOpened, CardsSealed, DamageCalculated, DeckRegistered, DeckShuffled, DuelEnded,
     EntryCorrected, Event, Loc, Openings, PositionSetUp, RolledBack, Seals, SetCardsShuffled, Shows, StatsChanged,
     TokenCreated, cards_named, from_dict)
-from .rules import AuditReport, History
+from .rules import AuditReport, History, RuleViolation, apply
 from .state import Card, DuelState
 
 VIEWS = ("judge", "p0", "p1", "spectator")
@@ -228,6 +228,49 @@ def _puts_back(me: int, event: EntryCorrected, state: DuelState, earlier: list[E
                        "does not see: the cards they showed would go back to their places in it; the table's "
                        "recorder or a judge corrects those entries", me=me)
     return None
+
+
+def flag_seen(history: History, event: Event, view: str = "spectator") -> bool:
+    """Whether ``view`` itself may know that ``event``, which the record's fold ``history`` has
+    just applied and flagged (a witnessed duel's rule broken and kept), broke a rule: judged
+    again on the board before it as the view knows it (``_as_known``: a card it does not see
+    there is unknown, and so is every registered decklist and Deck order), so a rule whose check
+    needs a card the view does not see is undecided, as the view's own fold leaves it. The
+    record's verdict on a Set card's Level (SUM-04: a Level 7 Set with no Tribute) told a reader
+    who was shown no flag, by a badge, what the Set card is. A rollback's or a correction's, and a
+    remark's, are the book of entries' (public): kept. Conservative: the view's own fold may
+    remember more (a card it saw face-up stays known face-down), never less."""
+    if isinstance(event, (RolledBack, EntryCorrected)) or event.kind in ("entry_confirmed", "entry_disputed"):
+        return True
+    position = history.position - 1
+    try:
+        state = history.state_before(position)
+    except RuleViolation:                    # not held, not restorable: nothing to judge it by
+        return False
+    _as_known(state, view)
+    flags: list = []
+    state.index, state.flags, state.violations, state.undecided = position, flags, [], []
+    try:
+        apply(state, event)
+    except RuleViolation:                    # it cannot be applied to what the view knows
+        return False
+    return any(flag.index == position for flag in flags)
+
+
+def _as_known(state: DuelState, view: str) -> None:
+    """``state`` (a copy) as ``view``'s fold would hold it: each card it may not see where it is
+    unknown (passcode 0, no stats set), no decklist and no Deck order known (a view's
+    ``deck_registered`` holds none), so every rule that reads one is undecided (``rules.base.fail``)."""
+    unknown = state.unknown
+    for card in state.cards.values():
+        if card.code and not can_see(view, card):
+            card.code, card.facts = 0, unknown
+            card.atk = card.defense = card.level = None
+    for side in state.sides:
+        side.listed = None
+        side.order_known = False
+    state.deck_order_known = False
+    state.unknowns = True
 
 
 def attack_target(earlier: list[Event] | tuple, state: DuelState) -> Any:
