@@ -254,6 +254,8 @@ def flag_seen(history: History, event: Event, view: str = "spectator") -> bool:
         apply(state, event)
     except RuleViolation:                    # it cannot be applied to what the view knows
         return False
+    except Exception:                        # noqa: BLE001  a board no view folds: no verdict, no badge
+        return False                         # (never the append's failure: the index is written with it)
     return any(flag.index == position for flag in flags)
 
 
