@@ -234,7 +234,7 @@ def flag_seen(history: History, event: Event, view: str = "spectator") -> bool:
     """Whether ``view`` itself may know that ``event``, which the record's fold ``history`` has
     just applied and flagged (a witnessed duel's rule broken and kept), broke a rule: judged
     again on the board before it as the view knows it (``_as_known``: a card it does not see
-    there is unknown, and so is every registered decklist and Deck order), so a rule whose check
+    there, ZONE-11..16, is unknown, and so is every registered decklist and Deck order), so a rule whose check
     needs a card the view does not see is undecided, as the view's own fold leaves it. The
     record's verdict on a Set card's Level (SUM-04: a Level 7 Set with no Tribute) told a reader
     who was shown no flag, by a badge, what the Set card is. A rollback's or a correction's, and a
