@@ -6,9 +6,9 @@
   ``/players/{name}``, the library page, ``ygoreplay search``) was the record's verdict instead
   (``library.seen``, written by every append and every reindex): at a public paper table Yugi
   reveals Dark Magician, then Sets a card from his hand (the hand is hidden again, ZONE-14); the
-  spectator's and Kaiba's views hold a face-down card they cannot name and no flag, but the search badged the duel ``flagged`` (SUM-04:
-  "Dark Magician is Level 7 and needs 2 Tribute(s)"), telling every reader which card the Set one
-  is. The index now counts a flag only where the spectator's own fold flags it too
+  spectator's and Kaiba's views hold a face-down card they cannot name and no flag, but the search
+  badged the duel ``flagged`` (SUM-04: "Dark Magician is Level 7 and needs 2 Tribute(s)"), telling
+  every reader which card the Set one is. The index now counts a flag only where the spectator's own fold flags it too
   (``views.flag_seen``: the event judged again on the board as the spectator knows it), and its
   version is 9 (every store's index is made anew on its next writable open).
 

@@ -48,8 +48,8 @@ from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
 from .events import (
     ID_FIELDS, BANISHED, DECK, EXTRA, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, CardMoved,
     CardRevealed, CardsDrawn, CardsOpened, CardsSealed, DamageCalculated, DeckRegistered, DeckShuffled, DuelEnded,
-    EntryCorrected, Event, Loc, Openings, PositionSetUp, RolledBack, Seals, SetCardsShuffled, Shows, StatsChanged,
-    TokenCreated, cards_named, from_dict)
+    EntryConfirmed, EntryCorrected, EntryDisputed, Event, Loc, Openings, PositionSetUp, RolledBack, Seals,
+    SetCardsShuffled, Shows, StatsChanged, TokenCreated, cards_named, from_dict)
 from .rules import AuditReport, History, RuleViolation, apply
 from .state import Card, DuelState
 
@@ -230,17 +230,21 @@ def _puts_back(me: int, event: EntryCorrected, state: DuelState, earlier: list[E
     return None
 
 
+#: The kinds the fold's history keeps in its book of entries rather than apply (``rules.history``).
+_BOOK = (RolledBack, EntryCorrected, EntryConfirmed, EntryDisputed)
+
+
 def flag_seen(history: History, event: Event, view: str = "spectator") -> bool:
     """Whether ``view`` itself may know that ``event``, which the record's fold ``history`` has
     just applied and flagged (a witnessed duel's rule broken and kept), broke a rule: judged
     again on the board before it as the view knows it (``_as_known``: a card it does not see
-    there, ZONE-11..16, is unknown, and so is every registered decklist and Deck order), so a rule whose check
-    needs a card the view does not see is undecided, as the view's own fold leaves it. The
-    record's verdict on a Set card's Level (SUM-04: a Level 7 Set with no Tribute) told a reader
-    who was shown no flag, by a badge, what the Set card is. A rollback's or a correction's, and a
-    remark's, are the book of entries' (public): kept. Conservative: the view's own fold may
-    remember more (a card it saw face-up stays known face-down), never less."""
-    if isinstance(event, (RolledBack, EntryCorrected)) or event.kind in ("entry_confirmed", "entry_disputed"):
+    there, ZONE-11..16, is unknown, and so is every registered decklist and Deck order), so a
+    rule whose check needs a card the view does not see is undecided, as the view's own fold
+    leaves it. The record's verdict on a Set card's Level (SUM-04: a Level 7 Set with no Tribute)
+    told a reader who was shown no flag, by a badge, what the Set card is. A rollback's, a
+    correction's and a remark's are the book of entries' (public): kept. Conservative: the view's
+    own fold may remember more (a card it saw face-up stays known face-down), never less."""
+    if isinstance(event, _BOOK):
         return True
     position = history.position - 1
     try:
