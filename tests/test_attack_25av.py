@@ -7,7 +7,7 @@ Found (fixed):
   being refused by the table's key (then judged again at the new head). A store file planted with
   ``PRIMARY KEY (originator_id, originator_version) ON CONFLICT REPLACE`` had the second writer's
   event overwrite the first's, both answered with a signed receipt and ``verify`` saying ok on
-  the store alone (the first event lost: LOG-01); ``ON CONFLICT IGNORE`` dropped the second's
+  the store alone (the first event lost: "nothing recorded is lost"); ``ON CONFLICT IGNORE`` dropped the second's
   event and answered it with a receipt of a head never stored; no key at all stored both as
   event #18 (the record broken). Every write (``record``, ``append``, the service, imports)
   opens the store through ``_check_sqlite``: a written table must have our key and no conflict
@@ -57,7 +57,7 @@ def _rows(store) -> int:
 
 @pytest.mark.parametrize("planted", sorted(PLANTED))
 def test_a_store_whose_record_table_is_not_keyed_as_ours_is_not_written(stored, planted, tmp_path):  # noqa: F811
-    """LOG-01: ``append`` and ``record`` on a store whose ``stored_events`` says what a conflict
+    """``append`` and ``record`` on a store whose ``stored_events`` says what a conflict
     does, or has another key: refused (exit 2) naming the table, nothing written. (Two processes
     holding the duel's head, each appending at it: on ``REPLACE`` the second's event overwrote the
     first's, both answered with a receipt and the store alone verified ok; on ``IGNORE`` the

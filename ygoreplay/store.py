@@ -913,7 +913,7 @@ def own_schema(conn: sqlite3.Connection, path: object, tables: Iterable[str], tr
     one of other columns, and a second write of one position went in beside the first: two
     events #18, the record broken). Nor may a written table say what a conflict does (``ON
     CONFLICT REPLACE``: a second writer's append overwrote the first's event, both answered with
-    a receipt; ``IGNORE``: it was dropped, and answered with one), LOG-01: nothing recorded is
+    a receipt; ``IGNORE``: it was dropped, and answered with one): nothing recorded is
     lost. Statements are compared with their white space made single spaces."""
     if schema is None:
         schema = conn.execute(_SCHEMA).fetchall()
