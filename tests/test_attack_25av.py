@@ -13,8 +13,15 @@ Found (fixed):
   opens the store through ``_check_sqlite``: a written table must have our key and no conflict
   clause, or the store is refused (exit 2), nothing written.
 
+* A confirmation or a dispute of an entry a correction struck or a judge's rollback reverted
+  (``rules.History``): p0 entered #6 and struck it (#7); p1 then "confirmed" #6, and the book
+  said a struck entry was agreed to, or "disputed" it, an open judge call on an entry gone from
+  play. Now refused (LOG-02) through every door, as an audit of a record holding one says.
+
 Tried and found holding:
 
+* A dispute of one's own entry (LOG-05), a confirmation of a confirmation, dispute, rollback or
+  correction (LOG-02), a correction of a correction (LOG-12: it goes back to an event of play).
 * A judge's rollback to event 0 then a new ``duel_started`` re-seating the players: a rollback
   goes back to event 1 at the earliest (LOG-02: the ``duel_started`` stays), and a second
   ``duel_started`` is refused even in a witnessed duel (LOG-03, ``impossible``, never a flag).
@@ -25,14 +32,17 @@ Tried and found holding:
 """
 from __future__ import annotations
 
-import json
 import sqlite3
 
 import pytest
 from click.testing import CliRunner
 
 from test_attack_25as import OTHER, _alter, stored  # noqa: F401  (fixture)
+from ygoreplay.application import Records
 from ygoreplay.cli import main
+from ygoreplay.events import from_dict
+from ygoreplay.rules import RuleViolation
+from ygoreplay.store import Store
 
 #: ``stored_events`` made again as a store file's writer may: keyed as ours with a conflict clause, or not keyed.
 PLANTED = {"replace": ", PRIMARY KEY (originator_id, originator_version) ON CONFLICT REPLACE",
@@ -56,8 +66,8 @@ def _rows(store) -> int:
 
 
 @pytest.mark.parametrize("planted", sorted(PLANTED))
-def test_a_store_whose_record_table_is_not_keyed_as_ours_is_not_written(stored, planted, tmp_path):  # noqa: F811
-    """``append`` and ``record`` on a store whose ``stored_events`` says what a conflict
+def test_a_store_whose_record_table_is_not_keyed_as_ours_is_not_written(stored, planted):  # noqa: F811
+    """``record`` and ``branch`` on a store whose ``stored_events`` says what a conflict
     does, or has another key: refused (exit 2) naming the table, nothing written. (Two processes
     holding the duel's head, each appending at it: on ``REPLACE`` the second's event overwrote the
     first's, both answered with a receipt and the store alone verified ok; on ``IGNORE`` the
@@ -65,10 +75,43 @@ def test_a_store_whose_record_table_is_not_keyed_as_ours_is_not_written(stored, 
     store, duel = stored
     _planted(store, PLANTED[planted])
     before = _rows(store)
-    note = tmp_path / "note.jsonl"
-    note.write_text(json.dumps({"kind": "judge_note", "judge": "Ann", "note": "a note", "category": "note"}) + "\n")
-    for command in (["append", duel, str(note)], ["record", OTHER]):
+    for command in (["record", OTHER], ["branch", duel, "--at", "3"]):
         done = CliRunner().invoke(main, [*command, "--store", str(store)])
         assert done.exit_code == 2, done.output
         assert "its table stored_events is not keyed as ygoreplay keys it" in done.stderr, done.output
     assert _rows(store) == before
+
+
+#: A witnessed duel's set-up (Yugi's turn 1 begun, #5), and Yugi's device's first entry (#6).
+WITNESSED = [{"kind": "duel_started", "first_player": 0, "chosen_by": 0, "players": ["Yugi", "Kaiba"],
+              "witnessed": True},
+             *({"kind": "deck_registered", "player": p, "main": [0] * 40, "extra": [0] * 15} for p in (0, 1)),
+             *({"kind": "cards_drawn", "player": p, "count": 5} for p in (0, 1)),
+             {"kind": "turn_started", "player": 0, "turn": 1}]
+YUGIS = {"kind": "phase_entered", "phase": "standby"}
+
+
+def _events(*dicts: dict) -> list:
+    return [from_dict(d) for d in dicts]
+
+
+@pytest.mark.parametrize("undone", ["struck", "reverted"])
+@pytest.mark.parametrize("remark", [{"kind": "entry_confirmed", "on": 6},
+                                    {"kind": "entry_disputed", "on": 6, "reason": "not what was played"}])
+def test_an_entry_struck_or_reverted_is_neither_confirmed_nor_disputed(tmp_path, undone, remark):
+    """LOG-02: Yugi's #6 struck by his own correction (or reverted by a judge's rollback) at #7;
+    Kaiba's device then confirms or disputes #6: refused, nothing written. It went in, and the
+    book said the struck entry was agreed to, or held an open dispute of it for a judge."""
+    with Store(str(tmp_path / "duels.sqlite")) as store:
+        records = Records(store)
+        duel = records.record(_events(*WITNESSED), "table 1", witnessed=True).id
+        records.append(duel, _events(YUGIS), entered_by="p0")
+        if undone == "struck":
+            records.append(duel, _events({"kind": "entry_corrected", "to": 6, "reason": "mis-entry"}), entered_by="p0")
+        else:
+            records.rollback(duel, 6, "Ann", "a wrong phase")
+        with pytest.raises(RuleViolation, match="entry 6 was (struck by the correction|reverted by the rollback) "
+                                                "at 7: only an entry still in effect") as refused:
+            records.append(duel, _events(remark), entered_by="p1")
+        assert refused.value.rule == "LOG-02"
+        assert store.info(duel).events == 8
