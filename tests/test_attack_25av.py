@@ -18,6 +18,13 @@ Found (fixed):
   said a struck entry was agreed to, or "disputed" it, an open judge call on an entry gone from
   play. Now refused (LOG-02) through every door, as an audit of a record holding one says.
 
+* A duel of a match goes on after the match ended its game by a concession or a penalty (the
+  record need not end there), and its record may then end otherwise: the match said Kaiba
+  conceded game 1, the duel's record then said Yugi did, and the judge's ``problems`` (LOG-09,
+  ``match.links.check_duel``) said nothing, as they do for any other ending. Now listed.
+  Left open: the write itself is taken (``Records.append_records`` does not read the duel's match:
+  a read of another stream on every append's hot path, and racy across processes).
+
 Tried and found holding:
 
 * A dispute of one's own entry (LOG-05), a confirmation of a confirmation, dispute, rollback or
@@ -38,6 +45,7 @@ import pytest
 from click.testing import CliRunner
 
 from test_attack_25as import OTHER, _alter, stored  # noqa: F401  (fixture)
+from test_release import client, store  # noqa: F401  (fixtures)
 from ygoreplay.application import Records
 from ygoreplay.cli import main
 from ygoreplay.events import from_dict
@@ -115,3 +123,24 @@ def test_an_entry_struck_or_reverted_is_neither_confirmed_nor_disputed(tmp_path,
             records.append(duel, _events(remark), entered_by="p1")
         assert refused.value.rule == "LOG-02"
         assert store.info(duel).events == 8
+
+
+def test_a_duel_that_ends_otherwise_after_its_match_game_was_conceded_is_a_problem_for_the_judge(client):  # noqa: F811
+    """LOG-09: game 1 conceded by Kaiba in the match (Yugi wins, ``how: surrender``) while the
+    duel goes on; the table's recorder then enters the duel's end as Yugi's concession. The
+    match's judge is told the duel was won by player 1, not by player 0 as the match says."""
+    from test_attack_25ar import _opening
+    from test_attack_25i import table_duel
+    from test_release import auth
+    made, duel = table_duel(client)
+    one = made["tables"][0]
+    recorder, judge = auth(one["tokens"]["recorder"]), auth(one["tokens"]["judge"])
+    opening = [*_opening(["Yugi", "Kaiba"]), {"kind": "turn_started", "player": 0, "turn": 1}]
+    assert client.post(f"/duels/{duel['id']}/events", json=opening, headers=recorder).status_code == 200
+    assert client.post(f"/matches/{one['match']}/games/1/end", json={"winner": 0, "how": "surrender"},
+                       headers=recorder).status_code == 200
+    assert client.post(f"/duels/{duel['id']}/events", json=[{"kind": "duel_ended", "winner": 1, "reason": "surrender"}],
+                       headers=recorder).status_code == 200
+    problems = client.get(f"/matches/{one['match']}/state", headers=judge).json()["problems"]
+    assert {"game": 1, "rule": "LOG-09", "message": "the match says duel 1 was won by player 0; the duel was won by "
+            "player 1", "index": None} in problems, problems

@@ -85,11 +85,13 @@ def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | Non
         elif tuple(s.lp for s in state.sides) != tuple(game.lp):
             problems.append(LinkProblem(n, "LOG-09", f"the match judged duel {n} on LP {game.lp[0]} / {game.lp[1]}; "
                                                      f"the duel's LP are {state.sides[0].lp} / {state.sides[1].lp}"))
-    elif game.ended and game.how not in ("penalty", "surrender"):
-        if not state.ended:
+    elif game.ended:
+        # a concession or a penalty ends the game where the duel stands (its record need not end),
+        # but a record that went on to end otherwise is not the match's game: its judge is told
+        if not state.ended and game.how not in ("penalty", "surrender"):
             problems.append(LinkProblem(n, "LOG-09", f"the match says duel {n} ended ({game.how}); the duel "
                                                      "has not ended"))
-        elif state.winner != game.winner:
+        elif state.ended and state.winner != game.winner:
             said = "a draw" if game.winner is None else f"won by player {game.winner}"
             had = "a draw" if state.winner is None else f"won by player {state.winner}"
             problems.append(LinkProblem(n, "LOG-09", f"the match says duel {n} was {said}; the duel was {had}"))
