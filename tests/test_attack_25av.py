@@ -2,6 +2,17 @@
 
 Found (fixed):
 
+* A match read a duel of it by seat where it speaks of its own players (HIGH). A duel may seat the
+  match's players the other way round (its ``duel_started`` names Kaiba in seat 0: the match's
+  tokens are seated so, ``access.seated``), but the match took the duel's seat 0 for its player 0
+  everywhere: Kaiba's win ended game 1 as Yugi's (``/games/1/end`` without a winner), Yugi's
+  score went up, and the judge was told nothing (LOG-09); Kaiba going first agreed with "Yugi goes
+  first" (MATCH-07), each deck was compared with the other player's decklist (MATCH-04), the LP a
+  time decision defaulted to (``/decide``) and the turn player time was called in were the other
+  player's, and ``match duel``/``end-duel`` (the command line's match file) read a duel file so.
+  Now one mapping (``access.seat_order``) that every read of a duel by its match goes through
+  (``match.links.standing``, ``check_duel``, ``check_ending``, ``commands._check_first``).
+
 * A store file whose record table says what a conflict does, or is keyed otherwise
   (``store.own_schema``). Two writers appending at one position count on the second's INSERT
   being refused by the table's key (then judged again at the new head). A store file planted with
@@ -144,3 +155,63 @@ def test_a_duel_that_ends_otherwise_after_its_match_game_was_conceded_is_a_probl
     problems = client.get(f"/matches/{one['match']}/state", headers=judge).json()["problems"]
     assert {"game": 1, "rule": "LOG-09", "message": "the match says duel 1 was won by player 0; the duel was won by "
             "player 1", "index": None} in problems, problems
+
+
+def _swapped_table(client) -> tuple[dict, dict, dict, dict]:  # noqa: F811
+    """Table 1 (the match's Yugi v Kaiba) whose duel seats Kaiba in seat 0, Yugi in seat 1, and
+    has Yugi (seat 1) going first, as the match says (its player 0): (table, duel, recorder, judge)."""
+    from test_attack_25ar import _opening
+    from test_attack_25i import table_duel
+    from test_release import auth
+    made, duel = table_duel(client)
+    one = made["tables"][0]
+    recorder, judge = auth(one["tokens"]["recorder"]), auth(one["tokens"]["judge"])
+    opening = [{**_opening(["Kaiba", "Yugi"])[0], "first_player": 1, "chosen_by": 1}, *_opening([])[1:],
+               {"kind": "turn_started", "player": 1, "turn": 1}]
+    assert client.post(f"/duels/{duel['id']}/events", json=opening, headers=recorder).status_code == 200
+    return one, duel, recorder, judge
+
+
+def _seat_problems(client, one: dict, judge: dict) -> list[dict]:  # noqa: F811
+    problems = client.get(f"/matches/{one['match']}/state", headers=judge).json()["problems"]
+    return [p for p in problems if p["rule"] in ("MATCH-07", "LOG-09")]
+
+
+def test_a_duel_seating_the_match_players_the_other_way_round_ends_its_game_as_its_winner(client):  # noqa: F811
+    """LOG-09: Yugi concedes in the duel (seat 1): Kaiba, seat 0, wins. The game ended by the
+    match reading the duel's record is Kaiba's (the match's player 1), as the score is; the duel,
+    whose first player is Yugi's seat as the match says, is no problem for the judge."""
+    one, duel, recorder, judge = _swapped_table(client)
+    assert client.post(f"/duels/{duel['id']}/events", json=[{"kind": "duel_ended", "winner": 0, "reason": "surrender"}],
+                       headers=recorder).status_code == 200
+    assert client.post(f"/matches/{one['match']}/games/1/end", json={}, headers=recorder).status_code == 200
+    state = client.get(f"/matches/{one['match']}/state", headers=judge).json()
+    assert state["games"][0]["winner"] == 1 and state["score"][:2] == [0, 1], state
+    assert _seat_problems(client, one, judge) == []
+
+
+def test_a_game_said_won_by_the_duels_seat_not_its_player_is_refused(client):  # noqa: F811
+    """LOG-09: the recorder says the match's player 0 (Yugi) won game 1 where the duel's seat 0,
+    Kaiba, won it: refused (422), nothing written."""
+    one, duel, recorder, judge = _swapped_table(client)
+    assert client.post(f"/duels/{duel['id']}/events", json=[{"kind": "duel_ended", "winner": 0, "reason": "surrender"}],
+                       headers=recorder).status_code == 200
+    r = client.post(f"/matches/{one['match']}/games/1/end", json={"winner": 0, "how": "surrender"}, headers=recorder)
+    assert r.status_code == 422 and "won by player 1, not won by player 0" in r.json()["message"], r.text
+    assert client.get(f"/matches/{one['match']}/state", headers=judge).json()["games"][0]["ended"] is False
+
+
+def test_a_duel_seating_the_match_players_the_other_way_round_has_its_own_first_player_judged(client):  # noqa: F811
+    """MATCH-07: the match says Yugi (its player 0) goes first; a duel seating Kaiba in 0 with its
+    seat 0 going first has Kaiba going first: the judge is told (it was not)."""
+    from test_attack_25ar import _opening
+    from test_attack_25i import table_duel
+    from test_release import auth
+    made, duel = table_duel(client)
+    one = made["tables"][0]
+    recorder, judge = auth(one["tokens"]["recorder"]), auth(one["tokens"]["judge"])
+    opening = [*_opening(["Kaiba", "Yugi"]), {"kind": "turn_started", "player": 0, "turn": 1}]
+    assert client.post(f"/duels/{duel['id']}/events", json=opening, headers=recorder).status_code == 200
+    assert [p["message"] for p in _seat_problems(client, one, judge)] == [
+        "the match says player 0 goes first in duel 1; the duel has player 1",
+        "the match says player 0 chose in duel 1; the duel says player 1"]
