@@ -18,8 +18,8 @@ Found (fixed):
   being refused by the table's key (then judged again at the new head). A store file planted with
   ``PRIMARY KEY (originator_id, originator_version) ON CONFLICT REPLACE`` had the second writer's
   event overwrite the first's, both answered with a signed receipt and ``verify`` saying ok on
-  the store alone (the first event lost: "nothing recorded is lost"); ``ON CONFLICT IGNORE`` dropped the second's
-  event and answered it with a receipt of a head never stored; no key at all stored both as
+  the store alone (the first event lost); ``ON CONFLICT IGNORE`` dropped the second's event and
+  answered it with a receipt of a head never stored; no key at all stored both as
   event #18 (the record broken). Every write (``record``, ``append``, the service, imports)
   opens the store through ``_check_sqlite``: a written table must have our key and no conflict
   clause, or the store is refused (exit 2), nothing written.
@@ -47,6 +47,21 @@ Tried and found holding:
   process storing the opening in between): judged at 0, the batch must open the duel
   (``Records._check_mode``) and a player's token may not write a machine duel at all, so the
   write at ``expected`` is refused by the rules (LOG-03) or the mode check; nothing goes in.
+* The seat race of a match's player token (``Records._seated``) on the PostgreSQL store, the
+  opening stored before the request, as the command is entered and after its head is read:
+  seated by the opening stored, as on SQLite.
+* A batch mixing seats (an ``entered_by`` not the token's: refused), an offline batch sent again
+  (the recorder's page sends ``?expected``: a conflict), a judge's ruling off the entries
+  (LOG-02); ``.ygr`` files with trailing bytes or a second signature (refused: the trailer is
+  one signature exactly); ``.ydk``/``ydke://`` files with bad passcodes, parts or sizes (exit 2,
+  said); read-only commands open the store ``mode=ro`` (on a WAL store SQLite still makes its
+  ``-shm``/``-wal`` beside it, as any reader does).
+
+Left open (reported): a correction is marked "unconfirmed" (``History.needs_confirming``) but
+no confirmation or dispute may be on one (LOG-02's ``went_back``): the book asks for what the
+rules refuse; which is meant is the maintainers' call. A store in rollback-journal mode with a
+hot journal beside it (a write interrupted) is "not a ygoreplay store (... attempt to write a
+readonly database)" to every command, the read-only check being unable to roll it back.
 """
 from __future__ import annotations
 
@@ -69,15 +84,15 @@ PLANTED = {"replace": ", PRIMARY KEY (originator_id, originator_version) ON CONF
            "unkeyed": "", "other key": ", PRIMARY KEY (originator_id, topic, originator_version)"}
 
 
-def _planted(store, key: str) -> None:
-    _alter(store, f"""
+def _planted(path, key: str) -> None:
+    _alter(path, f"""
             CREATE TABLE remade (originator_id TEXT, originator_version INTEGER, topic TEXT, state BLOB{key});
             INSERT INTO remade SELECT * FROM stored_events; DROP TABLE stored_events;
             ALTER TABLE remade RENAME TO stored_events;""")
 
 
-def _rows(store) -> int:
-    conn = sqlite3.connect(store)
+def _rows(path) -> int:
+    conn = sqlite3.connect(path)
     try:
         return conn.execute("SELECT count(*) FROM stored_events").fetchone()[0]
     finally:
@@ -91,14 +106,14 @@ def test_a_store_whose_record_table_is_not_keyed_as_ours_is_not_written(stored, 
     holding the duel's head, each appending at it: on ``REPLACE`` the second's event overwrote the
     first's, both answered with a receipt and the store alone verified ok; on ``IGNORE`` the
     second's was dropped, answered with a receipt.)"""
-    store, duel = stored
-    _planted(store, PLANTED[planted])
-    before = _rows(store)
+    path, duel = stored
+    _planted(path, PLANTED[planted])
+    before = _rows(path)
     for command in (["record", OTHER], ["branch", duel, "--at", "3"]):
-        done = CliRunner().invoke(main, [*command, "--store", str(store)])
+        done = CliRunner().invoke(main, [*command, "--store", str(path)])
         assert done.exit_code == 2, done.output
         assert "its table stored_events is not keyed as ygoreplay keys it" in done.stderr, done.output
-    assert _rows(store) == before
+    assert _rows(path) == before
 
 
 #: A witnessed duel's set-up (Yugi's turn 1 begun, #5), and Yugi's device's first entry (#6).
@@ -121,8 +136,8 @@ def test_an_entry_struck_or_reverted_is_neither_confirmed_nor_disputed(tmp_path,
     """LOG-02: Yugi's #6 struck by his own correction (or reverted by a judge's rollback) at #7;
     Kaiba's device then confirms or disputes #6: refused, nothing written. It went in, and the
     book said the struck entry was agreed to, or held an open dispute of it for a judge."""
-    with Store(str(tmp_path / "duels.sqlite")) as store:
-        records = Records(store)
+    with Store(str(tmp_path / "duels.sqlite")) as kept:
+        records = Records(kept)
         duel = records.record(_events(*WITNESSED), "table 1", witnessed=True).id
         records.append(duel, _events(YUGIS), entered_by="p0")
         if undone == "struck":
@@ -133,7 +148,7 @@ def test_an_entry_struck_or_reverted_is_neither_confirmed_nor_disputed(tmp_path,
                                                 "at 7: only an entry still in effect") as refused:
             records.append(duel, _events(remark), entered_by="p1")
         assert refused.value.rule == "LOG-02"
-        assert store.info(duel).events == 8
+        assert kept.info(duel).events == 8
 
 
 def test_a_duel_that_ends_otherwise_after_its_match_game_was_conceded_is_a_problem_for_the_judge(client):  # noqa: F811
