@@ -55,7 +55,8 @@ Tried and found holding:
   (LOG-02); ``.ygr`` files with trailing bytes or a second signature (refused: the trailer is
   one signature exactly); ``.ydk``/``ydke://`` files with bad passcodes, parts or sizes (exit 2,
   said); read-only commands open the store ``mode=ro`` (on a WAL store SQLite still makes its
-  ``-shm``/``-wal`` beside it, as any reader does).
+  ``-shm``/``-wal`` beside it, as any reader does); a store index on a collation ygoreplay does
+  not know (reads go on; a write is refused, exit 2, "no such collation sequence", nothing written).
 
 Left open (reported): a correction is marked "unconfirmed" (``History.needs_confirming``) but
 no confirmation or dispute may be on one (LOG-02's ``went_back``): the book asks for what the
