@@ -231,12 +231,23 @@ def seated(role: str, match_players: Sequence[str], duel_players: Sequence[str] 
     spectator's view."""
     if role not in PLAYERS or duel_players is None:
         return role
-    match_seats, seats = list(match_players), list(duel_players)
-    if seats == match_seats and seats[:1] != seats[1:]:
-        return role
-    if seats == match_seats[::-1] and seats[:1] != seats[1:]:
-        return PLAYERS[1 - PLAYERS.index(role)]
-    return "spectator"
+    order = seat_order(match_players, duel_players) if len(duel_players) else None
+    return "spectator" if order is None else PLAYERS[order[PLAYERS.index(role)]]
+
+
+def seat_order(match_players: Sequence[str], duel_players: Sequence[str] | None) -> tuple[int, int] | None:
+    """The seat each of a match's players (``match_players``, in the match's order) has in a duel
+    of the match whose ``duel_started`` names ``duel_players``: ``(0, 1)`` in the same order (or
+    none named yet: None, or no names), ``(1, 0)`` the other way round, None when its seats are
+    not the match's players. Everything the match reads of the duel (who went first, each deck,
+    the winner, the LP) is by seat, and what the match says is by its own players: read through
+    this, or Kaiba's win in seat 0 was the match's player 0's, Yugi's (``match.links``)."""
+    if not duel_players:
+        return 0, 1
+    seats, match = list(duel_players), list(match_players)
+    if seats[:1] == seats[1:]:
+        return None
+    return (0, 1) if seats == match else (1, 0) if seats == match[::-1] else None
 
 
 @dataclass

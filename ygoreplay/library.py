@@ -135,19 +135,44 @@ def sqlite_shape() -> "SqliteShape":
                        triggers=frozenset(" ".join(s.replace("IF NOT EXISTS ", "", 1).split())
                                           for s in _FTS if s.startswith("CREATE TRIGGER")),
                        computed={"library_streams": ("body", sql[sql.rindex(", body "):])},
-                       virtual={"library_text": " ".join(_FTS[0].replace("IF NOT EXISTS ", "", 1).split())})
+                       virtual={"library_text": " ".join(_FTS[0].replace("IF NOT EXISTS ", "", 1).split())},
+                       keys=_sqlite_keys())
+
+
+def primary_key(conn: Any, table: str) -> tuple[str, ...]:
+    """The columns of a SQLite table's primary key, in the key's order."""
+    return tuple(name for name, in conn.execute("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk",
+                                                (table,)))
+
+
+def _sqlite_keys() -> dict[str, tuple[str, ...]]:
+    """The primary key of each index table as this module makes it on SQLite (read off the tables
+    made in memory): a store file's must be the same (``store.own_schema``)."""
+    import sqlite3
+    conn = sqlite3.connect(":memory:")
+    try:
+        keys = {}
+        for statement in (*_COMMON, _META):
+            if statement.startswith("CREATE TABLE"):
+                conn.execute(statement.format(s="", **_DIALECTS["sqlite"]))
+                table = statement.split("{s}", 1)[1].split(" ", 1)[0]
+                keys[table] = primary_key(conn, table)
+        return keys
+    finally:
+        conn.close()
 
 
 class SqliteShape(NamedTuple):
     """What a SQLite file's tables may be (``store.own_schema``): ``tables`` those checked;
     ``triggers`` the only triggers' statements; ``computed`` a table's one generated column and
     how its statement ends (it defines that column); ``virtual`` a virtual table's statement
-    (statements with their white space made single spaces)."""
+    (statements with their white space made single spaces); ``keys`` each table's primary key."""
 
     tables: tuple[str, ...]
     triggers: frozenset[str]
     computed: dict[str, tuple[str, str]]
     virtual: dict[str, str]
+    keys: dict[str, tuple[str, ...]]
 
 
 _DIALECTS = {"sqlite": {"big": "INTEGER", "text": _TEXT, "generated": "VIRTUAL", "rowid": " WITHOUT ROWID",

@@ -850,7 +850,7 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
             from .library import sqlite_shape
             shape = sqlite_shape()
             own_schema(conn, path, [*sorted(_SQLITE_TABLES), *shape.tables], shape.triggers, schema, shape.computed,
-                       shape.virtual)
+                       shape.virtual, {**_SQLITE_KEYS, **shape.keys})
         marker = conn.execute("SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = 0",
                               (STORE_ID,)).fetchone() if _SQLITE_TABLES <= tables else None
     except sqlite3.DatabaseError as exc:
@@ -881,6 +881,13 @@ _COMPUTING_INDEXES = ("SELECT i.name FROM sqlite_master AS m JOIN pragma_index_l
                       "WHERE m.type = 'table' AND (i.partial OR EXISTS (SELECT 1 FROM pragma_index_xinfo(i.name) "
                       "WHERE cid = -2))")
 _CHECK = re.compile(r"\bCHECK\b", re.IGNORECASE)
+#: A conflict clause of a table's own (``PRIMARY KEY (...) ON CONFLICT REPLACE``, ``IGNORE``): a plain
+#: INSERT then replaces the row it meets, or is dropped, where ygoreplay's write counts on being
+#: refused (two writers at one position: the second is judged again at the new head).
+_ON_CONFLICT = re.compile(r"\bON\s+CONFLICT\b", re.IGNORECASE)
+#: The keys of the store's own tables, as ``eventsourcing`` makes them: what tells two writes of
+#: one position apart (``own_schema``).
+_SQLITE_KEYS = {table: ("originator_id", "originator_version") for table in _SQLITE_TABLES}
 #: The columns' defaults, which an insert that does not name the column computes (the index's rows
 #: name few: ``library_streams.p0 DEFAULT (printf(...))`` ran on every duel recorded); only a
 #: literal is ours (``''``, ``0``, ``'private'``).
@@ -892,7 +899,7 @@ _LITERAL = re.compile(r"'(?:[^']|'')*'|[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]
 
 def own_schema(conn: sqlite3.Connection, path: object, tables: Iterable[str], triggers: frozenset[str] | None = None,
                schema: list[tuple[str, str, str | None]] | None = None, computed: Mapping[str, tuple[str, str]] = {},
-               virtual: Mapping[str, str] = {}) -> None:
+               virtual: Mapping[str, str] = {}, keys: Mapping[str, tuple[str, ...]] = {}) -> None:
     """Refuse a SQLite file of ours (a store, a witness) whose schema makes a read or a write
     compute what no write of ours stored, before anything is read of it: StoreError naming the
     file and what. ``tables``: those read, which must be plain tables of stored columns (a
@@ -902,7 +909,12 @@ def own_schema(conn: sqlite3.Connection, path: object, tables: Iterable[str], tr
     statements of the only triggers a write may run (one over an endless recursive query hung
     ``record``; nor may an index, a CHECK or a default compute on a write), None when the file is only read
     (a read runs none); ``schema``: its rows of ``sqlite_master`` (type, name, statement), when
-    the caller has them. Statements are compared with their white space made single spaces."""
+    the caller has them; ``keys``: the primary key each written table must have, as ours (none, or
+    one of other columns, and a second write of one position went in beside the first: two
+    events #18, the record broken). Nor may a written table say what a conflict does (``ON
+    CONFLICT REPLACE``: a second writer's append overwrote the first's event, both answered with
+    a receipt; ``IGNORE``: it was dropped, and answered with one): nothing recorded is
+    lost. Statements are compared with their white space made single spaces."""
     if schema is None:
         schema = conn.execute(_SCHEMA).fetchall()
     made = {name: (kind, " ".join((sql or "").split())) for kind, name, sql in schema}
@@ -928,6 +940,14 @@ def own_schema(conn: sqlite3.Connection, path: object, tables: Iterable[str], tr
                                  "nothing was changed", path=path, name=name))
     if triggers is None:
         return
+    from .library import primary_key
+    for table in tables:
+        unkeyed = table in keys and primary_key(conn, table) != keys[table]
+        if unkeyed or _ON_CONFLICT.search(made[table][1]):
+            raise StoreError(say("{path}: its table {table} is not keyed as ygoreplay keys it (its primary key, or a "
+                                 "conflict clause of its own: a second write of one position would replace the "
+                                 "first, be dropped or stored beside it); nothing was changed",
+                                 path=path, table=table))
     computing = [name for name, in conn.execute(f"{_COMPUTING_INDEXES} AND m.name IN ({marks})", tables)]
     computing += [table for table in tables if _CHECK.search(made[table][1])]
     computing += [table for table, default in conn.execute(f"{_DEFAULTS} AND m.name IN ({marks})", tables)

@@ -105,6 +105,8 @@ def add_duel(match_path: str, duel: str, first_player: int | None, chosen_by: in
     from ..card_sources import card_lookup
     from ..match import application as app
     from ..match.events import GAME_ENDINGS
+    from ..access import seat_order
+    from ..match.links import match_player, standing
     state = app.state_of(match_path, card_lookup(cards))
     game = len(state.games) + 1
     ending: list[Event] = []
@@ -112,12 +114,17 @@ def add_duel(match_path: str, duel: str, first_player: int | None, chosen_by: in
     if found is not None:
         events, end = found
         first = events[0] if events else None
+        # by the match's players: the duel file may seat them the other way round (a seating of
+        # others reads as it stands, and the match's judge is told: ``links.check_duel``)
+        seats = seat_order(state.players, first.players if first is not None and first.kind == "duel_started"
+                           else None) or (0, 1)
         if first is not None and first.kind == "duel_started":
-            first_player = first.first_player if first_player is None else first_player
-            chosen_by = first.chosen_by if chosen_by is None else chosen_by
+            first_player = match_player(seats, first.first_player) if first_player is None else first_player
+            chosen_by = match_player(seats, first.chosen_by) if chosen_by is None else chosen_by
+        read = standing(end, state.players)
         if end.ended:
             how = end.end_reason if end.end_reason in GAME_ENDINGS else "judge"
-            ending = [_event("game_ended", game=game, winner=end.winner, how=how)]
+            ending = [_event("game_ended", game=game, winner=read.winner, how=how)]
     if first_player is None:
         raise click.UsageError(t("--first is needed: the duel is not a file beside the match"))
     _add(match_path, [_event("game_started", game=game, duel=duel, first_player=first_player, chosen_by=chosen_by,
@@ -148,14 +155,14 @@ def end_duel(match_path: str, winner: str, how: str, cards: tuple[str, ...]) -> 
     it has one: LOG-09)."""
     from ..card_sources import card_lookup
     from ..match import application as app
-    from ..match.links import check_ending
+    from ..match.links import check_ending, standing
     state = app.state_of(match_path, card_lookup(cards))
     playing = state.current
     ev = _event("game_ended", game=playing.number if playing else len(state.games),
                 winner=None if winner == "draw" else int(winner), how=how)
     found = _duel_file(match_path, playing.duel, cards) if playing is not None else None
     if found is not None:
-        check_ending(playing, found[1], ev, state.index)
+        check_ending(playing, standing(found[1], state.players), ev, state.index)
     _add(match_path, [ev], cards)
 
 

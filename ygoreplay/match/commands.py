@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
-from ..access import MATCH_TABLE, MATCH_WRITERS, Access, handed, linkable_into
+from ..access import MATCH_TABLE, MATCH_WRITERS, Access, handed, linkable_into, seat_order
 from ..card_sources import facts_of
 from ..errors import ConflictError, StoreError, VerificationError, YgoreplayError
 from ..events import Event
@@ -30,7 +30,7 @@ from ..rules import RuleViolation
 from ..state import DuelState
 from ..store import Record
 from .events import KINDS
-from .links import LinkProblem, check_duel, check_ending
+from .links import LinkProblem, Standing, check_duel, check_ending, match_player, standing
 from .rules import Game, MatchState, apply, fold
 from . import stream as _stream  # noqa: F401  (a match is appended to as a stream of this kind: registered)
 
@@ -182,14 +182,15 @@ def problems(hub: Any, match_id: str, state: MatchState,
             out.append(LinkProblem(game.number, "LOG-09", say("duel {number} is not a duel this match linked in the "
                                                               "store: it cannot be checked", number=game.number)))
         elif duel.records:
-            out += check_duel(game, [r.event for r in duel.records], duel.cards, state.time)
+            out += check_duel(game, [r.event for r in duel.records], duel.cards, state.time, state.players)
     return out
 
 
-def board(hub: Any, match_id: str, game: Game | None) -> DuelState | None:
-    """Duel ``game``'s board now (the judge's: the match linked it), or None when it has none to read."""
+def board(hub: Any, match_id: str, game: Game | None, players: Sequence[str]) -> Standing | None:
+    """Duel ``game``'s board now (the judge's: the match linked it) as the match of ``players``
+    reads it, by its players (``links.standing``), or None when it has none to read."""
     duel = linked_duel(hub, match_id, game.duel) if game is not None else None
-    return _now(duel) if duel is not None else None
+    return standing(_now(duel), players) if duel is not None else None
 
 
 def _now(duel: Any) -> DuelState:
@@ -270,26 +271,30 @@ def _checked(hub: Any, live: Any, writer: Writer, events: list[Event],
                               "duel")
             if new_duel is None or ev.duel != new_duel.id:
                 linking[ev.game] = linkable(hub, writer, ev.duel, live.access)
-                _check_first(linking[ev.game], ev, state.index)
+                _check_first(linking[ev.game], ev, state.index, state.players)
             links.append((ev.game, ev.duel))
         elif ev.kind == "game_ended" and state.current is not None and state.current.number == ev.game:
             linked = linking.get(ev.game)
-            check_ending(state.current, _now(linked) if linked is not None else board(hub, live.id, state.current),
-                         ev, state.index)
+            check_ending(state.current, standing(_now(linked), state.players) if linked is not None
+                         else board(hub, live.id, state.current, state.players), ev, state.index)
         apply(state, ev)
     return links
 
 
-def _check_first(duel: Any, ev: Event, index: int) -> None:
-    """Who goes first, and who chose, as the linked duel has it (MATCH-07)."""
+def _check_first(duel: Any, ev: Event, index: int, players: Sequence[str]) -> None:
+    """Who goes first, and who chose, as the linked duel has it (MATCH-07), by the match's
+    ``players``: the duel may seat them the other way round (``access.seat_order``; one seating
+    others is the judge's problem, ``links.check_duel``)."""
     first = opening(duel)
     if first is None:
         return
-    if ev.first_player != first.first_player:
+    seats = seat_order(players, first.players) or (0, 1)
+    going, chose = match_player(seats, first.first_player), match_player(seats, first.chosen_by)
+    if ev.first_player != going:
         raise RuleViolation("MATCH-07", say("duel {duel} has player {first} going first, not player {player}",
-                                            duel=duel.id, first=first.first_player, player=ev.first_player),
+                                            duel=duel.id, first=going, player=ev.first_player),
                             index, ev.kind)
-    if ev.chosen_by is not None and first.chosen_by is not None and ev.chosen_by != first.chosen_by:
+    if ev.chosen_by is not None and chose is not None and ev.chosen_by != chose:
         raise RuleViolation("MATCH-07", say("duel {duel} says player {chooser} chose, not player {player}",
-                                            duel=duel.id, chooser=first.chosen_by, player=ev.chosen_by),
+                                            duel=duel.id, chooser=chose, player=ev.chosen_by),
                             index, ev.kind)

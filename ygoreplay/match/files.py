@@ -56,7 +56,7 @@ class Match:
         for game in state.games:
             duel = self.duels.get(game.number)
             if duel is not None:
-                problems += check_duel(game, duel.events, duel.cards, state.time)
+                problems += check_duel(game, duel.events, duel.cards, state.time, state.players)
         return state, problems
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import Sequence
 
+from ..access import seat_order
 from ..cards import CardDB
 from ..events import Event
 from ..i18n import say
@@ -37,31 +39,43 @@ class LinkProblem:
         return {"game": self.game, "rule": self.rule, "message": self.message, "index": self.index}
 
 
-def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | None = None) -> list[LinkProblem]:
+def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | None = None,
+               players: Sequence[str] = ()) -> list[LinkProblem]:
     """Every problem of duel ``game`` of the match: its own rule violations, then each way it
     disagrees with the match. A duel judged at the end of a phase (``time``) is compared at the
-    end of that phase; one judged after extra turns at the end of its record."""
+    end of that phase; one judged after extra turns at the end of its record. ``players``: the
+    match's, in its order: the duel may seat them the other way round (``access.seat_order``),
+    and what it says by seat is compared with what the match says of its players, each player's
+    own (a duel naming others in its seats is a problem of its own)."""
     n = game.number
     sudden = game.how in ("time", "draw") and game.lp is not None and game.stage == SUDDEN_DEATH
-    # the LP after each event, read on the audit's one fold (an event folded again to go back to
-    # the state before a rollback is the same state: the last is kept)
-    lps: dict[int, tuple[int, int]] = {}
-    report = audit(events, cards, (lambda at, s: lps.__setitem__(at, (s.sides[0].lp, s.sides[1].lp))) if sudden else None)
-    problems = [LinkProblem(n, v.rule, f"duel {n}: {v.message}", v.index) for v in report.violations]
     first = events[0] if events else None
+    order = _seats(players, first.players if first is not None and first.kind == "duel_started" else None)
+    seats = order or (0, 1)
+    # the LP after each event, the match's players' (their seats'), read on the audit's one fold (an
+    # event folded again to go back to the state before a rollback is the same state: the last is kept)
+    lps: dict[int, tuple[int, int]] = {}
+    report = audit(events, cards, (lambda at, s: lps.__setitem__(at, (s.sides[seats[0]].lp, s.sides[seats[1]].lp)))
+                   if sudden else None)
+    problems = [LinkProblem(n, v.rule, f"duel {n}: {v.message}", v.index) for v in report.violations]
     if first is None or first.kind != "duel_started":
         return problems + [LinkProblem(n, "LOG-03", f"duel {n} does not begin with duel_started")]
-    if game.first_player is not None and first.first_player != game.first_player:
+    if order is None:
+        problems.append(LinkProblem(n, "LOG-09", say("duel {number} seats {seated}: not the match's players "
+                                                     "({players})", number=n, seated=", ".join(first.players),
+                                                     players=", ".join(players)), 0))
+    first_player, chosen_by = match_player(seats, first.first_player), match_player(seats, first.chosen_by)
+    if game.first_player is not None and first_player != game.first_player:
         problems.append(LinkProblem(n, "MATCH-07", say("the match says player {player} goes first in duel {number}; "
                                                        "the duel has player {first}", player=game.first_player,
-                                                       number=n, first=first.first_player), 0))
-    if game.chosen_by is not None and first.chosen_by is not None and first.chosen_by != game.chosen_by:
+                                                       number=n, first=first_player), 0))
+    if game.chosen_by is not None and chosen_by is not None and chosen_by != game.chosen_by:
         problems.append(LinkProblem(n, "MATCH-07", say("the match says player {player} chose in duel {number}; the "
                                                        "duel says player {chooser}", player=game.chosen_by,
-                                                       number=n, chooser=first.chosen_by), 0))
+                                                       number=n, chooser=chosen_by), 0))
     for i, ev in enumerate(events):
         if ev.kind == "deck_registered" and game.decks is not None and ev.player in (0, 1):
-            deck = game.decks[ev.player]
+            deck = game.decks[match_player(seats, ev.player)]
             for part in ("main", "extra", "side"):
                 played, listed = Counter(getattr(ev, part)), Counter(getattr(deck, part))
                 if part == "side" and not played:
@@ -82,16 +96,18 @@ def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | Non
                                                      "match judged it at time"))
         elif sudden and (decided := _sudden_death(n, game, time, report.history.effective, lps)) is not None:
             problems += decided
-        elif tuple(s.lp for s in state.sides) != tuple(game.lp):
+        elif (lp := tuple(state.sides[seat].lp for seat in seats)) != tuple(game.lp):
             problems.append(LinkProblem(n, "LOG-09", f"the match judged duel {n} on LP {game.lp[0]} / {game.lp[1]}; "
-                                                     f"the duel's LP are {state.sides[0].lp} / {state.sides[1].lp}"))
-    elif game.ended and game.how not in ("penalty", "surrender"):
-        if not state.ended:
+                                                     f"the duel's LP are {lp[0]} / {lp[1]}"))
+    elif game.ended:
+        # a concession or a penalty ends the game where the duel stands (its record need not end),
+        # but a record that went on to end otherwise is not the match's game: its judge is told
+        if not state.ended and game.how not in ("penalty", "surrender"):
             problems.append(LinkProblem(n, "LOG-09", f"the match says duel {n} ended ({game.how}); the duel "
                                                      "has not ended"))
-        elif state.winner != game.winner:
+        elif state.ended and (winner := match_player(seats, state.winner)) != game.winner:
             said = "a draw" if game.winner is None else f"won by player {game.winner}"
-            had = "a draw" if state.winner is None else f"won by player {state.winner}"
+            had = "a draw" if winner is None else f"won by player {winner}"
             problems.append(LinkProblem(n, "LOG-09", f"the match says duel {n} was {said}; the duel was {had}"))
     return problems
 
@@ -187,9 +203,45 @@ def _decided_by(n: int, lp: tuple[int, ...], i: int, ev: Event, now: tuple[int, 
                                          lp1=now[1], m0=lp[0], m1=lp[1]), i)]
 
 
-def check_ending(game: Game, record: DuelState | None, ev: Event, index: int) -> None:
+def _seats(players: Sequence[str], duel_players: Sequence[str] | None) -> tuple[int, int] | None:
+    """``access.seat_order``, and the duel's own order where the match's players are not known
+    (a duel judged alone, ``players`` empty)."""
+    return seat_order(players, duel_players) if players else (0, 1)
+
+
+def match_player(seats: tuple[int, int], seat: int | None) -> int | None:
+    """The match's player in ``seat`` of a duel seating them so (``access.seat_order``); a seat
+    that is none (None, out of range) as it is."""
+    return seats.index(seat) if seat in seats else seat
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where a duel of a match stands, as the match reads it: by the match's players, not by the
+    duel's seats (``standing``). ``winner`` and ``lp[p]`` are the match's player ``p``'s."""
+
+    ended: bool
+    winner: int | None
+    end_reason: str | None
+    lp: tuple[int, ...]
+    turn: int
+    phase: str | None
+    turn_player: int | None
+
+
+def standing(board: DuelState, players: Sequence[str]) -> Standing:
+    """Duel ``board`` as its match of ``players`` reads it (``Standing``); one whose seats are not
+    the match's players in its own order, as it stands (its judge is told: ``check_duel``)."""
+    seats = _seats(players, board.players) or (0, 1)
+    return Standing(board.ended, match_player(seats, board.winner), board.end_reason,
+                    tuple(board.sides[seat].lp for seat in seats) if len(board.sides) == 2 else (),
+                    board.turn, board.phase, match_player(seats, board.turn_player))
+
+
+def check_ending(game: Game, record: Standing | None, ev: Event, index: int) -> None:
     """A ``game_ended`` (at match event ``index``) must agree with its duel's record once that
-    has ended (LOG-09): every face checks it here before writing."""
+    has ended (LOG-09), read by the match's players (``standing``): every face checks it here
+    before writing."""
     if record is None or not record.ended or ev.winner == record.winner:
         return
     raise RuleViolation("LOG-09", say("duel {number}'s record was {recorded}, not {given}", number=game.number,

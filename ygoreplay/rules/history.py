@@ -125,7 +125,7 @@ class History:
             elif isinstance(event, EntryCorrected):
                 self._correct(position, event)
             else:
-                self.entries.remark(state, position, event, self._rollback_positions)
+                self._remark(position, event)
             if event.entered_by is not None:
                 self.entries.entered(position, event)
         except RuleViolation as v:
@@ -241,6 +241,21 @@ class History:
         self._correction_positions.add(position)
         self.struck.update((pos, by) for pos, by in self.reverted.items() if by == position)
 
+    def _remark(self, position: int, event: EntryConfirmed | EntryDisputed) -> None:
+        """LOG-02: the other side confirms or disputes an entry in effect. One a correction struck
+        or a rollback reverted is no longer what the record says happened: confirmed, the book said
+        a struck entry was agreed to; disputed, it held an open judge call on an entry gone from
+        play (and every entry's "unconfirmed" already leaves it out, ``needs_confirming``)."""
+        if event.on in self.reverted:
+            raise RuleViolation("LOG-02", say("entry {on} was {undone} at {at}: only an entry still in effect is "
+                                              "confirmed or disputed", on=event.on, undone=self._undone(event.on),
+                                              at=self.reverted[event.on]), position, event.kind)
+        self.entries.remark(self.state, position, event, self._rollback_positions)
+
+    def _undone(self, position: int) -> str:
+        """How a reverted ``position`` was undone, as a refusal says it."""
+        return "struck by the correction" if position in self.struck else "reverted by the rollback"
+
     def _remarked_by_another(self, to: int, corrector: str | None) -> tuple[int, str, int, str] | None:
         """The first entry from ``to`` on, still in effect, that another than ``corrector`` confirmed
         or disputed (entry, "confirmed" or "disputed", the remark's index, its author), or None.
@@ -264,9 +279,9 @@ class History:
                                           what=what, scope=scope, first=first, value=position - 1, to=to),
                                 position, event.kind)
         if to in self.reverted:
-            undone = "struck by the correction" if to in self.struck else "reverted by the rollback"
             raise RuleViolation(rule, say("event {to} was already {undone} at {reverted}",
-                                          to=to, undone=undone, reverted=self.reverted[to]), position, event.kind)
+                                          to=to, undone=self._undone(to), reverted=self.reverted[to]),
+                                position, event.kind)
         if to in self._rollback_positions or to in self.entries.remarks:   # "before a rollback" is ambiguous
             itself = "a correction" if to in self._correction_positions else (
                 "a confirmation or dispute" if to in self.entries.remarks else "a rollback")

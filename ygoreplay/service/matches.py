@@ -456,7 +456,8 @@ async def end_game(match_id: str, game: int, request: Request, service: ServiceD
     who, live = asking
     body = await _object_body(request)
     playing = _current(live)
-    board = await asyncio.to_thread(commands.board, service.hub, match_id, playing) if playing.number == game else None
+    board = (await asyncio.to_thread(commands.board, service.hub, match_id, playing, live.state().players)
+             if playing.number == game else None)
     fields = dict(body)
     if board is not None and board.ended:
         fields.setdefault("winner", board.winner)
@@ -494,7 +495,7 @@ async def call_time(match_id: str, request: Request, service: ServiceDep,
     playing = live.state().current
     fields = {"clock": now(), **body}
     if playing is not None:
-        board = await asyncio.to_thread(commands.board, service.hub, match_id, playing)
+        board = await asyncio.to_thread(commands.board, service.hub, match_id, playing, live.state().players)
         if board is not None:
             fields.setdefault("turn", board.turn)
             fields.setdefault("phase", board.phase)
@@ -532,9 +533,9 @@ async def decide(match_id: str, request: Request, service: ServiceDep,
     state = live.state()
     fields = dict(body)
     if "lp" not in fields or "turn" not in fields:
-        board = await asyncio.to_thread(commands.board, service.hub, match_id, playing)
-        if board is not None:
-            fields.setdefault("lp", [s.lp for s in board.sides])
+        board = await asyncio.to_thread(commands.board, service.hub, match_id, playing, state.players)
+        if board is not None and board.lp:
+            fields.setdefault("lp", list(board.lp))
             fields.setdefault("turn", board.turn)
     if "lp" not in fields:
         raise HTTPError(400, say("lp is needed: the match has no record of the duel to read"), where="lp")
