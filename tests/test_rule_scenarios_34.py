@@ -1,0 +1,87 @@
+"""Duel scenarios a head judge rules on (issue 25, eighteenth pass: judge18), recorded as a
+table's recorder writes them.
+
+Let through though illegal:
+
+* SPELL-10, TRAP-05 (continuous effects while face-down): a Set Spell or Trap Card applies and
+  activates none of its effects until it is face-up; Set, it is activated as a card, which turns
+  it face-up. A Set Call of the Haunted, Messenger of Peace or Yami activating one of its effects
+  (a Quick Effect, a trigger, an Ignition effect: ``effect_type`` named) was accepted, the card
+  left face-down and a chain link built on it; only a recorded ``continuous`` effect was judged.
+  EDOPro's core offers the effect of a face-down card on the field only with
+  ``EFFECT_FLAG_SET_AVAILABLE`` (``effect::is_activateable``), which its script declaring it
+  still lets through.
+
+Probed and found right (kept out of the suite: they pass on the baseline): Link material totals
+(LINK-02/03: a Link-1 counted as 1 short of a Link-3, a Link-2 and a monster for Decode Talker,
+3 or 4 materials where a Link material may count 1, one Link-2 or Link-3 material alone: CONF-30,
+World Ocean Dragon - Zealantis lists "1+ Effect Monsters", so the count is card text), Xyz
+materials (a Rank, a Level 5 for a Rank 4, a Token, counters placed on a material, the Xyz
+monster destroyed: its materials, a Pendulum one too, to the GY, not the Extra Deck, a detached
+Pendulum material to the GY), Pendulum monsters leaving the field (destroyed by battle to the
+Extra Deck, to the GY refused, a Link material face-up to the Extra Deck), Pendulum Scales (Set,
+in S/T zone 2, in the opponent's turn or the Battle Phase, chained as Chain Link 2, zones 0 and 5
+under mr3), Pendulum Summons (3 from the hand, a second one after a Normal Summon or a chain,
+face-down, in Defense Position, in the Battle Phase), control change (a taken monster Tributed
+to its owner's GY, sent to the taker's GY refused, attacking), a Set monster attacked (DEF
+higher: damage to the attacker; lower: destroyed, none), direct attacks past a Set monster, the
+first turn's draw and Battle Phase, two Normal Summons, a Summon then a Set, a Normal Summon in
+Main Phase 2 or the opponent's turn, a Token Tributed, a Level 7 Set with one Tribute, a Link
+monster to Defense Position, the hand size at the end of the turn, a face-down monster's
+Ignition effect, a face-up Field Spell's.
+"""
+from __future__ import annotations
+
+from test_rule_scenarios_27 import ev
+from test_rule_scenarios_33 import witnessed
+from test_rules_battle import mon
+
+from duel import CALL_OF_THE_HAUNTED, CARDS, CELTIC, VORSE, YAMI, fold, position, refused_with
+from ygoreplay.effect_facts import EffectFact
+
+PEACE = 44656491                                 # Messenger of Peace (Continuous Spell)
+
+# == SPELL-10, TRAP-05: a Set Spell or Trap activates no effect of its own =========================
+
+SET_BACK_ROW = position({"szone": [{"code": CALL_OF_THE_HAUNTED, "id": "call", "position": "set"},
+                                   {"code": PEACE, "id": "peace", "position": "set"}],
+                         "fzone": {"code": YAMI, "id": "yami", "position": "set"},
+                         "mzone": [mon("cel", CELTIC)], "gy": [{"code": VORSE, "id": "vorse"}]})
+SET_SAYS = "is Set: a Spell or Trap Card applies and activates its effects only while face-up"
+
+
+def test_trap_05_a_set_continuous_trap_activates_no_effect_of_its_own() -> None:
+    """TRAP-05: player 0's Call of the Haunted is Set; a Quick Effect of it is recorded (not the
+    card's activation). Face-down it applies and activates nothing: it is activated as a card
+    first. Before: accepted, a Chain Link 1 of Call of the Haunted still face-down. TRAP-02: the
+    card itself activated (no ``effect_type``) is legal and turns face-up."""
+    refused_with([SET_BACK_ROW, ev("activated", player=0, card="call", effect_type="quick")], "TRAP-05", SET_SAYS)
+    refused_with([SET_BACK_ROW, ev("activated", player=0, card="call", effect_type="trigger")], "TRAP-05", SET_SAYS)
+    state = fold(SET_BACK_ROW, ev("activated", player=0, card="call", targets=["vorse"]))
+    assert state.cards["call"].face_up and state.chain[0].is_card_activation
+
+
+def test_spell_10_a_set_continuous_or_field_spell_activates_no_effect_of_its_own() -> None:
+    """SPELL-10: a Set Messenger of Peace, or a Set Yami in the Field Zone, activating an Ignition
+    effect in player 0's Main Phase. Before: both accepted. Face-up, Yami's effect is activated."""
+    refused_with([SET_BACK_ROW, ev("activated", player=0, card="peace", effect_type="ignition")], "SPELL-10", SET_SAYS)
+    refused_with([SET_BACK_ROW, ev("activated", player=0, card="yami", effect_type="ignition")], "SPELL-10", SET_SAYS)
+    face_up = position({"fzone": {"code": YAMI, "id": "yami", "position": "faceup"}})
+    assert fold(face_up, ev("activated", player=0, card="yami", effect_type="ignition")).chain[0].card == "yami"
+
+
+def test_spell_10_a_witnessed_effect_of_a_set_card_is_flagged_and_kept() -> None:
+    """At the table the effect played stands, flagged TRAP-05: the chain link is built."""
+    state = witnessed(SET_BACK_ROW, ev("activated", player=0, card="call", effect_type="quick"))
+    assert [f.rule for f in state.flags] == ["TRAP-05"] and state.chain[0].card == "call"
+
+
+def test_spell_10_a_script_that_declares_it_usable_while_set_lets_it_through() -> None:
+    """EDOPro's ``EFFECT_FLAG_SET_AVAILABLE``: Messenger of Peace given (for this test) a Quick
+    Effect its script declares usable while Set is activated face-down; without the flag in its
+    script the same activation is refused."""
+    usable = CARDS.with_effects({PEACE: (EffectFact(("quick_o",), "EVENT_FREE_CHAIN", ("set_available",)),)})
+    hidden = CARDS.with_effects({PEACE: (EffectFact(("quick_o",), "EVENT_FREE_CHAIN", ()),)})
+    quick = ev("activated", player=0, card="peace", effect_type="quick")
+    assert fold(SET_BACK_ROW, quick, cards=usable).chain[0].card == "peace"
+    refused_with([SET_BACK_ROW, quick], "SPELL-10", SET_SAYS, cards=hidden)
