@@ -11,6 +11,10 @@ Let through though illegal:
   EDOPro's core offers the effect of a face-down card on the field only with
   ``EFFECT_FLAG_SET_AVAILABLE`` (``effect::is_activateable``), which its script declaring it
   still lets through.
+* COUNTER-01 (CONF-20, POS-04): counters go on face-up cards on the field. A counter placed by a
+  face-up card's effect on a Set monster or a Set Spell was accepted (only the zone, and a card
+  with no effect of its own placing it, were judged); EDOPro's ``card::is_can_add_counter``
+  wants the card face-up on the field.
 
 Probed and found right (kept out of the suite: they pass on the baseline): Link material totals
 (LINK-02/03: a Link-1 counted as 1 short of a Link-3, a Link-2 and a monster for Decode Talker,
@@ -85,3 +89,32 @@ def test_spell_10_a_script_that_declares_it_usable_while_set_lets_it_through() -
     quick = ev("activated", player=0, card="peace", effect_type="quick")
     assert fold(SET_BACK_ROW, quick, cards=usable).chain[0].card == "peace"
     refused_with([SET_BACK_ROW, quick], "SPELL-10", SET_SAYS, cards=hidden)
+
+
+# == COUNTER-01: counters go on face-up cards on the field =========================================
+
+COUNTERS = position({"mzone": [mon("cel", CELTIC, "set"), mon("vorse", VORSE)],
+                     "szone": [{"code": PEACE, "id": "peace", "position": "set"},
+                               {"code": PEACE, "id": "peace_up", "position": "faceup"}]})
+FACE_DOWN_SAYS = "is face-down: counters are placed only on face-up cards on the field"
+
+
+def test_counter_01_no_counter_is_placed_on_a_face_down_card() -> None:
+    """COUNTER-01 (CONF-20), POS-04: a face-up card's effect (``peace_up``) places a counter on
+    player 0's Set Celtic Guardian, or on the Set Messenger of Peace: a face-down card has no
+    effect that applies, so none that lets it receive counters (EDOPro's
+    ``card::is_can_add_counter`` wants the card face-up on the field). Before: both accepted. On
+    the face-up Vorse Raider it is placed, and taking a counter off is no placing."""
+    refused_with([COUNTERS, ev("counters_changed", card="cel", counter="spell", count=1, cause="peace_up")],
+                 "COUNTER-01", FACE_DOWN_SAYS)
+    refused_with([COUNTERS, ev("counters_changed", card="peace", counter="spell", count=1, cause="peace_up")],
+                 "COUNTER-01", FACE_DOWN_SAYS)
+    state = fold(COUNTERS, ev("counters_changed", card="vorse", counter="spell", count=1, cause="peace_up"),
+                 ev("counters_changed", card="vorse", counter="spell", count=0, cause="peace_up"))
+    assert state.cards["vorse"].counters == {}
+
+
+def test_counter_01_a_witnessed_counter_on_a_face_down_card_is_flagged_and_kept() -> None:
+    """At the table the counter placed stands, flagged COUNTER-01."""
+    state = witnessed(COUNTERS, ev("counters_changed", card="cel", counter="spell", count=1, cause="peace_up"))
+    assert [f.rule for f in state.flags] == ["COUNTER-01"] and state.cards["cel"].counters == {"spell": 1}

@@ -793,7 +793,7 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_zones.py::test_token_02_token_vanishes_off_the_field",
              "test_special_summons.py::test_token_02_a_token_is_never_face_down"),
     applied("TOKEN-03", "Tokens cannot be Xyz materials but may be Link materials.", "checked as XYZ-02; LINK-04 accepts them"),
-    enforced("COUNTER-01", "Counters go only on cards on the field with an effect that places them.", "rules/outcome.py",
+    enforced("COUNTER-01", "Counters go only on face-up cards on the field with an effect that places them.", "rules/outcome.py",
              "test_rules_zones.py::test_counter_01_counters_on_a_card_on_the_field",
              "test_rules_zones.py::test_counter_01_counters_refused"),
     enforced("XMAT-01", "Xyz materials lie under the Xyz monster; attaching does not send them to the GY.",
