@@ -16,6 +16,13 @@ Let through though illegal:
   with no effect of its own placing it, were judged); EDOPro's ``card::is_can_add_counter``
   wants the card face-up on the field.
 
+Kept though gone:
+
+* COUNTER-01: a card turned face-down on the field (Book of Moon on a monster, a face-up Spell
+  turned Set) loses its counters: a face-down card has no effect that applies, and EDOPro's
+  ``card::reset`` clears them on ``RESET_TURN_SET`` without a message a record could show. The
+  fold kept them on the face-down card (and on it once flipped face-up again).
+
 Probed and found right (kept out of the suite: they pass on the baseline): Link material totals
 (LINK-02/03: a Link-1 counted as 1 short of a Link-3, a Link-2 and a monster for Decode Talker,
 3 or 4 materials where a Link material may count 1, one Link-2 or Link-3 material alone: CONF-30,
@@ -118,3 +125,16 @@ def test_counter_01_a_witnessed_counter_on_a_face_down_card_is_flagged_and_kept(
     """At the table the counter placed stands, flagged COUNTER-01."""
     state = witnessed(COUNTERS, ev("counters_changed", card="cel", counter="spell", count=1, cause="peace_up"))
     assert [f.rule for f in state.flags] == ["COUNTER-01"] and state.cards["cel"].counters == {"spell": 1}
+
+
+def test_counter_01_a_card_turned_face_down_loses_its_counters() -> None:
+    """COUNTER-01: Vorse Raider holds a counter; an effect (Book of Moon, cause ``book``) turns it
+    face-down: it has none now (EDOPro's ``card::reset`` clears them on ``RESET_TURN_SET``, with no
+    message a record could show), so flipped face-up again it still has none. The same for a
+    face-up Messenger of Peace turned Set. Before: the counters stayed on the face-down cards."""
+    placed = [ev("counters_changed", card="vorse", counter="spell", count=1, cause="peace_up"),
+              ev("counters_changed", card="peace_up", counter="peace", count=2, cause="peace_up")]
+    state = fold(COUNTERS, *placed, ev("position_changed", card="vorse", position="set", cause="book"),
+                 ev("position_changed", card="peace_up", position="set", cause="book"),
+                 ev("position_changed", card="vorse", position="defense", cause="book"))
+    assert state.cards["vorse"].counters == {} and state.cards["peace_up"].counters == {}

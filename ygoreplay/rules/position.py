@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..i18n import N_, say
 from ..events import ATTACK, DEFENSE, FACEDOWN_ATTACK, FACEUP, FZONE, MZONE, SET, SZONE, PositionChanged
-from ..state import DuelState
+from ..state import Card, DuelState
 from .base import check_not_negated, fail, get_card, handles, impossible, open_game_state, player_of
 from .summon import check_flip, summoned_this_turn
 
@@ -39,6 +39,8 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
     flip_summon = ev.cause is None and card.position in (SET, FACEDOWN_ATTACK) and new == ATTACK
     if card.position in FACE_DOWN and new in (ATTACK, DEFENSE):
         state.flipped.append(card.id)           # EFF-05: checked, so flipped: its Flip effect may follow
+    elif new in FACE_DOWN:
+        _turned_face_down(card)
     card.position = new
     if ev.cause is None:
         card.position_changed_turn = state.turn
@@ -69,6 +71,15 @@ def _spell_trap_position(state: DuelState, ev: PositionChanged, card, new: str) 
     card.position = new
     if new == SET:
         card.set_turn = state.turn                # Set again: it waits a turn like any Set card
+        _turned_face_down(card)
+
+
+def _turned_face_down(card: Card) -> None:
+    """COUNTER-01: a card turned face-down on the field loses its counters (a face-down card has
+    no effect that applies, so none that keeps them; EDOPro's ``card::reset`` clears them on
+    ``RESET_TURN_SET``, without a message the record could show)."""
+    if card.counters:
+        card.counters = {}
 
 
 def _check_manual(state: DuelState, ev: PositionChanged, card, new: str) -> None:
