@@ -16,12 +16,16 @@ Let through though illegal:
   with no effect of its own placing it, were judged); EDOPro's ``card::is_can_add_counter``
   wants the card face-up on the field.
 
-Kept though gone:
+Refused though legal, and kept though gone:
 
-* COUNTER-01: a card turned face-down on the field (Book of Moon on a monster, a face-up Spell
-  turned Set) loses its counters: a face-down card has no effect that applies, and EDOPro's
-  ``card::reset`` clears them on ``RESET_TURN_SET`` without a message a record could show. The
-  fold kept them on the face-down card (and on it once flipped face-up again).
+* POS-04: no effect that changes ATK/DEF applies to a face-down monster; turned face-down (Book
+  of Moon), what effects changed is gone: EDOPro resets the card with ``RESET_TURN_SET``, part of
+  every ``RESETS_STANDARD``. The fold kept an ATK boost through it: Flip Summoned a turn later,
+  Vorse Raider still had 2400 ATK, and a damage calculation with its printed 1900 was refused as
+  DMG-01.
+* COUNTER-01: so are its counters (``card::reset`` clears them on ``RESET_TURN_SET``, with no
+  message a record could show); the fold kept them on the face-down card, a monster or a Spell
+  turned Set, and on it once face-up again.
 
 Probed and found right (kept out of the suite: they pass on the baseline): Link material totals
 (LINK-02/03: a Link-1 counted as 1 short of a Link-3, a Link-2 and a monster for Decode Talker,
@@ -47,7 +51,7 @@ from test_rule_scenarios_27 import ev
 from test_rule_scenarios_33 import witnessed
 from test_rules_battle import mon
 
-from duel import CALL_OF_THE_HAUNTED, CARDS, CELTIC, VORSE, YAMI, fold, position, refused_with
+from duel import BATTLE_OX, CALL_OF_THE_HAUNTED, CARDS, CELTIC, VORSE, YAMI, fold, position, refused_with
 from ygoreplay.effect_facts import EffectFact
 
 PEACE = 44656491                                 # Messenger of Peace (Continuous Spell)
@@ -138,3 +142,31 @@ def test_counter_01_a_card_turned_face_down_loses_its_counters() -> None:
                  ev("position_changed", card="peace_up", position="set", cause="book"),
                  ev("position_changed", card="vorse", position="defense", cause="book"))
     assert state.cards["vorse"].counters == {} and state.cards["peace_up"].counters == {}
+
+
+# == POS-04: a monster turned face-down loses what effects changed ==================================
+
+BOOSTED = position({"mzone": [mon("vorse", VORSE)]}, {"mzone": [mon("ox", BATTLE_OX)]})
+#: Vorse Raider gains 500 ATK (1900 -> 2400) from an effect, then Book of Moon turns it face-down.
+BOOST_THEN_BOOK = [ev("stats_changed", card="vorse", atk=2400, cause="boost"),
+                   ev("position_changed", card="vorse", position="set", cause="book")]
+#: Turn 2 ends; turn 3 is player 1's, with nothing done; turn 4, player 0's Main Phase 1.
+TO_TURN_4 = [ev("phase_entered", phase="end"), ev("turn_started", player=1, turn=3), ev("phase_entered", phase="draw"),
+             ev("cards_drawn", player=1, count=1), ev("phase_entered", phase="standby"),
+             ev("phase_entered", phase="main1"), ev("phase_entered", phase="end"), ev("turn_started", player=0, turn=4),
+             ev("phase_entered", phase="draw"), ev("cards_drawn", player=0, count=1),
+             ev("phase_entered", phase="standby"), ev("phase_entered", phase="main1")]
+
+
+def test_pos_04_a_monster_turned_face_down_loses_its_boost() -> None:
+    """POS-04: no effect that changes ATK/DEF applies to a face-down monster; turned face-down, what
+    effects changed is gone (EDOPro resets the card with ``RESET_TURN_SET``, part of every
+    ``RESETS_STANDARD``). Flip Summoned on turn 4, Vorse Raider attacks Battle Ox with its printed
+    1900 ATK: 200 damage. Before: the fold still held 2400 and refused the record's damage
+    calculation as DMG-01 (500 owed), a legal play refused."""
+    attack_ox = [ev("flip_summoned", player=0, card="vorse"), ev("phase_entered", phase="battle"),
+                 ev("step_entered", step="battle"), ev("attack_declared", player=0, attacker="vorse", target="ox"),
+                 ev("step_entered", step="damage"), ev("damage_calculated", destroyed=["ox"], damage=[0, 200])]
+    state = fold(BOOSTED, *BOOST_THEN_BOOK, *TO_TURN_4, *attack_ox)
+    assert state.cards["vorse"].current_atk == 1900 and state.attack.pending_damage == [0, 200]
+
