@@ -28,22 +28,33 @@ Refused though legal, and kept though gone:
   turned Set, and on it once face-up again.
 
 Probed and found right (kept out of the suite: they pass on the baseline): Link material totals
-(LINK-02/03: a Link-1 counted as 1 short of a Link-3, a Link-2 and a monster for Decode Talker,
-3 or 4 materials where a Link material may count 1, one Link-2 or Link-3 material alone: CONF-30,
-World Ocean Dragon - Zealantis lists "1+ Effect Monsters", so the count is card text), Xyz
-materials (a Rank, a Level 5 for a Rank 4, a Token, counters placed on a material, the Xyz
-monster destroyed: its materials, a Pendulum one too, to the GY, not the Extra Deck, a detached
-Pendulum material to the GY), Pendulum monsters leaving the field (destroyed by battle to the
-Extra Deck, to the GY refused, a Link material face-up to the Extra Deck), Pendulum Scales (Set,
-in S/T zone 2, in the opponent's turn or the Battle Phase, chained as Chain Link 2, zones 0 and 5
-under mr3), Pendulum Summons (3 from the hand, a second one after a Normal Summon or a chain,
-face-down, in Defense Position, in the Battle Phase), control change (a taken monster Tributed
-to its owner's GY, sent to the taker's GY refused, attacking), a Set monster attacked (DEF
-higher: damage to the attacker; lower: destroyed, none), direct attacks past a Set monster, the
-first turn's draw and Battle Phase, two Normal Summons, a Summon then a Set, a Normal Summon in
-Main Phase 2 or the opponent's turn, a Token Tributed, a Level 7 Set with one Tribute, a Link
-monster to Defense Position, the hand size at the end of the turn, a face-down monster's
-Ignition effect, a face-up Field Spell's.
+(LINK-02/03: a Link-1 counted as 1 short of a Link-3, a Link-2 and a monster for Decode Talker, 3 or
+4 materials where a Link material may count 1, one Link-2 or Link-3 material alone: CONF-30, World
+Ocean Dragon - Zealantis lists "1+ Effect Monsters", so the count is card text), Xyz materials (a
+Rank, a Level 5 for a Rank 4, a Token, counters placed on a material, the Xyz monster destroyed: its
+materials, a Pendulum one too, to the GY, not the Extra Deck, a detached Pendulum material to the
+GY), Pendulum monsters leaving the field (destroyed by battle to the Extra Deck, to the GY refused,
+a Link material face-up to the Extra Deck), Pendulum Scales (Set, in S/T zone 2, in the opponent's
+turn or the Battle Phase, chained as Chain Link 2, zones 0 and 5 under mr3), Pendulum Summons (3
+from the hand, a second one after a Normal Summon or a chain, face-down, in Defense Position, in the
+Battle Phase), control change (a taken monster Tributed to its owner's GY, sent to the taker's GY
+refused, attacking), a Set monster attacked (DEF higher: damage to the attacker; lower: destroyed,
+none), direct attacks past a Set monster, the first turn's draw and Battle Phase, two Normal
+Summons, a Summon then a Set, a Normal Summon in Main Phase 2 or the opponent's turn, a Token
+Tributed, a Level 7 Set with one Tribute, a Link monster to Defense Position, the hand size at the
+end of the turn, a face-down monster's Ignition effect, a face-up Field Spell's; the turn's
+structure (2 cards or the opponent's in the Draw Phase, leaving it without drawing, Main Phase 1 to
+2, the Damage Step after the Start Step, an attack in the Start Step, by a Defense Position monster,
+twice, by the opponent; a monster summoned this turn attacking, manual changes in the Battle Phase,
+twice, after a Flip Summon, in Main Phase 2, two turns in a row, a turn number skipped); an Xyz
+Summon negated (its materials, a Pendulum one too, to the GY), Synchro Levels short or over, a
+Pendulum Tributed (face-up to the Extra Deck), a face-down Special Summon by an effect (CONF-27),
+Monster Reborn on the opponent's monster (to its owner's GY after); the match's outcomes after draws
+(MATCH-02) and who chooses after a loss or a draw (MATCH-07), read in match/rules.py. Not changed,
+left for a ruling the catalogue does not give: an Xyz material targeted by an effect (XMAT-02 says
+it is no card on the field; EDOPro's targeting of overlays was not read), an ATK/DEF change recorded
+on a face-down monster (POS-04; the importer's values were not checked for it), an effect activated
+from the face-down Extra Deck (EDOPro allows a script ranged there).
 """
 from __future__ import annotations
 
