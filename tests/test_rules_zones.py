@@ -393,11 +393,12 @@ def test_link_05_card_07_stats_change_refused(event, rule, says):
 
 
 def test_counter_01_counters_on_a_card_on_the_field():
-    """COUNTER-01: counters are placed on a card on the field, and removed down to none."""
-    state = fold(MOVE_BOARD, counters("mst", 2), counters("celtic", 1, "a"))
-    assert state.cards["mst"].counters == {"spell": 2} and state.cards["celtic"].counters == {"a": 1}
-    state = fold(MOVE_BOARD, counters("mst", 2), counters("mst", 0))
-    assert state.cards["mst"].counters == {}
+    """COUNTER-01: counters are placed on a face-up card on the field (the Set MST takes none:
+    tests/test_rule_scenarios_34.py), and removed down to none."""
+    state = fold(MOVE_BOARD, counters("p1_mpz", 2), counters("celtic", 1, "a"))
+    assert state.cards["p1_mpz"].counters == {"spell": 2} and state.cards["celtic"].counters == {"a": 1}
+    state = fold(MOVE_BOARD, counters("p1_mpz", 2), counters("p1_mpz", 0))
+    assert state.cards["p1_mpz"].counters == {}
 
 
 @pytest.mark.parametrize("event, rule, says", [

@@ -5,6 +5,7 @@ from ..i18n import N_, say
 from ..events import (
     BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, ChainEnded,
     ChainLinkNegated, ChainLinkResolved)
+from ..effect_facts import EffectFact
 from ..state import Card, ChainLink, DuelState
 from . import card_text
 from .base import (
@@ -34,17 +35,28 @@ def _controls_for_activation(card: Card, player: int, effect_type: str) -> bool:
 
 
 #: Where a card lies that activates no effect of its own by the basic rules (``_unseen_source``).
-_UNSEEN_SOURCES = frozenset((DECK, OVERLAY, BANISHED, MZONE))
+_UNSEEN_SOURCES = frozenset((DECK, OVERLAY, BANISHED, MZONE, SZONE, FZONE))
 
 
-def _unseen_source(card: Card, effect_type: str) -> tuple[str, str] | None:
+def _unseen_source(card: Card, effect_type: str, facts: tuple[EffectFact, ...]) -> tuple[str, str] | None:
     """(rule, why) a card where it lies activates none of its effects, or None. CHAIN-12, ZONE-11:
     the Deck is face-down and hidden (its triggers cannot activate there, nor anything else);
     XMAT-02: an Xyz material is no card on the field (what it grants its Xyz monster is that
     monster's to activate); ZONE-15: a card banished face-down is unusable, seen by its owner only;
     POS-04: a face-down monster's effects are hidden until it is flipped (its Flip effect is EFF-05).
+    SPELL-10, TRAP-05: a Set Spell or Trap Card applies and activates its effects only once face-up:
+    Set, it is activated as a card (``effect_type`` None), which turns it face-up. EDOPro's core
+    offers the effect of a face-down card on the field only with ``EFFECT_FLAG_SET_AVAILABLE``
+    (``effect::is_activateable``): a script that declares it (``facts``) lets it through.
     A card's own text that allows it is cited (GEN-01)."""
     zone = card.zone
+    if (zone == SZONE or zone == FZONE) and not card.face_up:
+        if any("set_available" in f.properties for f in facts):
+            return None
+        return ("TRAP-05" if card.facts.is_trap else "SPELL-10",
+                say("{name} is Set: a Spell or Trap Card applies and activates its effects only while face-up; Set, "
+                    "it is activated as a card, which turns it face-up (SPELL-10, TRAP-05), unless its own text "
+                    "allows it (cite it)", name=card.name))
     if zone == DECK:
         return ("CHAIN-12" if effect_type in _TRIGGERS else "ZONE-11",
                 say("{name} is in the Deck, face-down and hidden: none of its effects is activated there unless "
@@ -88,7 +100,7 @@ def activated(state: DuelState, ev: Activated) -> None:
         if card.controller != player and not _controls_for_activation(card, player, effect_type):
             fail(state, ev, "CTRL-01", say("player {player} does not control {name}; only its controller activates "
                                            "its effects", player=player, name=card.name))
-        unseen = _unseen_source(card, effect_type) if card.zone in _UNSEEN_SOURCES else None
+        unseen = _unseen_source(card, effect_type, facts) if card.zone in _UNSEEN_SOURCES else None
         if unseen:
             fail(state, ev, *unseen)
         kind = script_kind(state, card, effect_type) if facts else effect_type   # EFF-02/04/06: the script's word

@@ -444,6 +444,11 @@ def counters_changed(state: DuelState, ev: CountersChanged) -> None:
     if card.zone not in ON_FIELD:
         fail(state, ev, "COUNTER-01", say("counters are placed on cards on the field; {name} is in the {zone}",
                                           name=card.name, zone=card.zone))
+    elif ev.count > card.counters.get(ev.counter, 0) and not card.face_up:
+        # COUNTER-01 (POS-04, SPELL-10): a face-down card has no effect that applies, so none that
+        # lets it receive counters; EDOPro's card::is_can_add_counter wants it face-up on the field
+        fail(state, ev, "COUNTER-01", say("{name} is face-down: counters are placed only on face-up cards on the "
+                                          "field", name=card.name))
     elif ev.count > card.counters.get(ev.counter, 0) and (ev.cause is None or ev.cause == card.id) and (
             card.is_token or card.facts.is_normal_monster):
         fail(state, ev, "COUNTER-01", say("{name} has no effect that places counters on it: a counter is placed on "

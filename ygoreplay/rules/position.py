@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..i18n import N_, say
 from ..events import ATTACK, DEFENSE, FACEDOWN_ATTACK, FACEUP, FZONE, MZONE, SET, SZONE, PositionChanged
-from ..state import DuelState
+from ..state import Card, DuelState
 from .base import check_not_negated, fail, get_card, handles, impossible, open_game_state, player_of
 from .summon import check_flip, summoned_this_turn
 
@@ -39,6 +39,8 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
     flip_summon = ev.cause is None and card.position in (SET, FACEDOWN_ATTACK) and new == ATTACK
     if card.position in FACE_DOWN and new in (ATTACK, DEFENSE):
         state.flipped.append(card.id)           # EFF-05: checked, so flipped: its Flip effect may follow
+    elif new in FACE_DOWN:
+        _turned_face_down(state, card)
     card.position = new
     if ev.cause is None:
         card.position_changed_turn = state.turn
@@ -69,6 +71,22 @@ def _spell_trap_position(state: DuelState, ev: PositionChanged, card, new: str) 
     card.position = new
     if new == SET:
         card.set_turn = state.turn                # Set again: it waits a turn like any Set card
+        _turned_face_down(state, card)
+
+
+def _turned_face_down(state: DuelState, card: Card) -> None:
+    """A card on the field turned face-down is reset: POS-04, no effect that changes a monster's
+    ATK/DEF (or Level) applies to it face-down, so what effects changed is gone (a boost "until the
+    end of this turn" then has no lapse to come), and face-up again it has its printed values
+    until a change is recorded (a Field Spell applying again is one); COUNTER-01, its counters go
+    (a face-down card has no effect that keeps them). In EDOPro, turning a card face-down resets
+    it with ``RESET_TURN_SET``: every change registered with ``RESETS_STANDARD`` (which holds it)
+    ends, and ``card::reset`` clears the counters, with no message a record could show."""
+    if card.counters:
+        card.counters = {}
+    if card.atk is not None or card.defense is not None or card.level is not None:
+        card.atk = card.defense = card.level = None
+        state.lapsing = [entry for entry in state.lapsing if entry[0] != "stats" or entry[1] != card.id]
 
 
 def _check_manual(state: DuelState, ev: PositionChanged, card, new: str) -> None:
