@@ -15,7 +15,7 @@ from ygoreplay.events import Cite
 from ygoreplay.jsonl import read_events
 from ygoreplay.live import LiveView
 from ygoreplay.rules import History, apply
-from ygoreplay.state import (_STATE_ATTRS, Attack, Card, ChainLink, DuelState,
+from ygoreplay.state import (_STATE_ATTRS, _STATE_COPY, Attack, Card, ChainLink, DuelState,
                              Override, Side, Violation, _copy_data, _plain)
 from ygoreplay.store import Record
 
@@ -42,7 +42,7 @@ def _reachable(obj: object, stop: set[int], found: dict[int, object]) -> None:
         if isinstance(item, (Card, Side, ChainLink, Attack, Override, Violation, Cite)):
             todo.extend(getattr(item, slot) for slot in type(item).__slots__)
         elif isinstance(item, DuelState):
-            todo.append(vars(item))
+            todo.extend(getattr(item, name) for name in DuelState.__slots__)
         elif isinstance(item, dict):
             todo.extend(item.keys())
             todo.extend(item.values())
@@ -61,7 +61,7 @@ def assert_independent(state: DuelState, copied: DuelState) -> None:
     """``copied`` equals ``state`` and shares no mutable object with it but the facts and the db."""
     assert copied is not state
     assert copied.to_data() == state.to_data()
-    assert vars(copied).keys() == vars(state).keys()
+    assert all(hasattr(copied, name) for name in DuelState.__slots__)
     for name in ("violations", "undecided", "flags", "reads_before", "unknowns", "db", "unknown"):
         assert getattr(copied, name) == getattr(state, name), name
     assert copied.db is state.db and copied.unknown is state.unknown
@@ -165,13 +165,15 @@ def test_a_copy_changes_apart_from_its_state() -> None:
     assert state.to_data() == before
 
 
-def test_a_state_with_an_attribute_the_copy_does_not_know_is_refused() -> None:
+def test_a_state_holds_only_the_attributes_the_copy_knows() -> None:
+    """Its attributes are slots, ``_STATE_COPY``'s (#25: the fold reads them as slots): one the
+    copy does not know cannot be set, and ``__init__`` sets every one."""
     state = DuelState(CardDB.classic())
-    assert vars(state).keys() == _STATE_ATTRS      # every attribute ``__init__`` sets is known
-    state.copy()
-    state.something_new = []
-    with pytest.raises(TypeError, match="something_new"):
-        state.copy()
+    assert DuelState.__slots__ == _STATE_COPY and not hasattr(state, "__dict__")
+    assert all(hasattr(state, name) for name in _STATE_ATTRS)
+    with pytest.raises(AttributeError):
+        state.something_new = []
+    assert state.copy().to_data() == state.to_data()
 
 
 def test_plain_data_is_copied_deeply_and_anything_else_refused() -> None:
@@ -220,3 +222,18 @@ def test_plain_data_of_a_snapshot_is_lists_sets_sorted_whatever_the_types() -> N
     assert plain == [1, "a", None, True, 2.5, b"x", [3, [4, [5, 6]]], [7, 8], 1, [9, [10, 11]]]
     assert type(plain[8]) is Seat and all(type(x) is list for x in (plain[6], plain[6][1], plain[7], plain[9]))
     assert _plain(("a", "b")) == ["a", "b"] and _plain(7) == 7
+
+
+def test_a_snapshot_of_another_version_resumes_with_the_scalars_a_state_has() -> None:
+    """``from_data`` of an older (or newer) snapshot's scalars: one it lacks keeps its default, one
+    no state holds any more is dropped, and the state resumed copies like any other (#25: the
+    state's attributes are its slots, set in one statement when the snapshot has them all)."""
+    state = DuelState(CardDB.classic())
+    state.turn_began = 7
+    data = state.to_data()
+    del data["scalars"]["turn_began"]
+    data["scalars"]["a_retired_scalar"] = 1
+    resumed = DuelState.from_data(data, state.db)
+    assert resumed.turn_began == 0 and not hasattr(resumed, "a_retired_scalar")
+    assert resumed.copy().to_data() == resumed.to_data()
+    assert DuelState.from_data(state.to_data(), state.db).turn_began == 7

@@ -205,8 +205,45 @@ class Violation:
     message: str
 
 
+# -- DuelState.copy, attribute by attribute ------------------------------------------------------
+#
+# Each attribute of a DuelState is copied in one of these ways; ``_STATE_ATTRS`` is all of them,
+# and they are its slots: a state holds no other (a new attribute must be added here, or it cannot
+# be set). tests/test_state_copy.py walks both object graphs after every event of real
+# duels: no mutable object is shared.
+
+#: Immutable values (numbers, strings, None, tuples of them) and what ``deepcopy``'s memo shared
+#: before: the card database and the facts of unknown cards (``unknown``).
+_SHARED = ("db", "unknown", "index", "started", "ruleset", "starting_lp", "hand_size", "draw_count",
+           "decks_checked", "options", "first_player", "players", "turn", "turn_player", "phase", "step",
+           "battle_phase_entered", "normal_draw_done", "draw_given_up", "deck_order_known", "resolving",
+           "summon_window", "pendulum_summon_open", "last_kind", "ended", "winner", "end_reason", "lost_by", "token_count",
+           "passes", "passes_recorded", "negations_recorded", "reads_before", "unknowns", "witnessed", "turn_began")
+#: Flat lists of card ids, link numbers or flags: a new list with the same (immutable) items.
+_ID_LISTS = ("emz", "opening_drawn", "to_leave", "negated", "negated_links", "taken_next", "taken_later",
+             "equips", "summon_group", "shed", "flipped", "forfeited", "inert")
+#: Lists of ``Violation`` or None.
+_VIOLATION_LISTS = ("violations", "undecided", "flags")
+#: Nested plain data (lists, dicts, sets of immutables and of each other): ``_copy_data``.
+_DATA = ("must_lose", "material_moves", "resolved", "unrefunded", "timing", "field_placed", "banlist", "card_text",
+         "lapsing")
+#: Copied by their own code in ``copy``.
+_OWN = ("cards", "sides", "chain", "attack", "overrides")
+_STATE_COPY = _SHARED + _ID_LISTS + _VIOLATION_LISTS + _DATA + _OWN
+_STATE_ATTRS = frozenset(_STATE_COPY)
+if len(_STATE_ATTRS) != len(_STATE_COPY):
+    raise ImportError("state._STATE_COPY names an attribute twice")
+
+
 class DuelState:
-    """Everything the rules know at one point of the duel."""
+    """Everything the rules know at one point of the duel.
+
+    Its attributes are slots (``_STATE_COPY``): the fold reads dozens of them an event, and
+    a slot read is a fixed offset where an instance dict's is a hinted look-up (#25: a few
+    percent of the fold, bench/README.md's eighteenth pass). So a state has no ``__dict__``:
+    ``copy``, ``become`` and ``from_data`` set its slots in one statement (``_assigner``)."""
+
+    __slots__ = _STATE_COPY
 
     def __init__(self, cards: CardDB) -> None:
         self.db = cards
@@ -452,16 +489,12 @@ class DuelState:
         tuples and frozensets). The fold takes one before each event that names an unknown card
         (``rules.fold.apply``), so it is copied attribute by attribute (``_STATE_COPY``) rather
         than by ``copy.deepcopy``, which was a third of a view's step."""
-        held = self.__dict__
-        if held.keys() != _STATE_ATTRS:
-            raise TypeError(f"DuelState.copy does not know the attribute(s) "
-                            f"{sorted(held.keys() ^ _STATE_ATTRS)}: add them to state._STATE_COPY")
-        state = DuelState.__new__(DuelState)
-        state.__dict__ = dict(held)                # the immutable values, shared
+        state = _new(DuelState)
+        _assign_state(state, _state_values(self))  # the immutable values, shared
         state.cards = _copy_cards(self.cards)
         state.sides = [_copy_side(side) for side in self.sides]
         for name in _ID_LISTS:
-            setattr(state, name, held[name][:])
+            setattr(state, name, getattr(self, name)[:])
         state.chain = [_copy_slotted(link, ChainLink) for link in self.chain]
         attack = self.attack
         if attack is not None:
@@ -469,12 +502,17 @@ class DuelState:
             attack.pending_damage = attack.pending_damage[:]
         state.overrides = [_copy_slotted(o, Override) for o in self.overrides]
         for name in _VIOLATION_LISTS:
-            found = held[name]
+            found = getattr(self, name)
             if found is not None:
                 setattr(state, name, [_copy_slotted(v, Violation) for v in found])
         for name in _DATA:
-            setattr(state, name, _copy_data(held[name]))
+            setattr(state, name, _copy_data(getattr(self, name)))
         return state
+
+    def become(self, other: "DuelState") -> None:
+        """Hold what ``other`` holds, every attribute (its lists are this state's then: ``other``
+        is dropped). How a refused event puts back the state before it (``rules.fold._decide``)."""
+        _assign_state(self, _state_values(other))
 
     # -- snapshots: plain data (msgpack/JSON-safe), never pickle, so a shared store runs no code --
 
@@ -502,12 +540,16 @@ class DuelState:
     def from_data(cls, data: dict, cards: CardDB) -> "DuelState":
         """The state ``to_data`` gave (or an older version's: missing card fields get their
         defaults). It takes the data's lists and dicts as its own. Every seek builds one, so the
-        work is done in bulk: the scalars into the instance's dict at once (none is a descriptor:
-        checked below), the card facts looked up in one call, the cards built in one loop
-        (``_cards_from_rows``)."""
+        work is done in bulk: the scalars set in one statement (``_assign_scalars``; an older
+        version's, which may lack some, one by one: a name no slot has is dropped), the card facts
+        looked up in one call, the cards built in one loop (``_cards_from_rows``)."""
         state = cls(cards)
         scalars = data["scalars"]
-        vars(state).update(scalars)
+        if scalars.keys() == _SCALAR_NAMES:
+            _assign_scalars(state, _scalar_values(scalars))
+        else:                                      # an older version's: what it holds (the rest as made)
+            for name in scalars.keys() & _SCALAR_NAMES:
+                setattr(state, name, scalars[name])
         for name in ("players", "options"):
             if name in scalars:
                 setattr(state, name, tuple(scalars[name]))
@@ -542,8 +584,24 @@ def _flipped_unknown(state: DuelState) -> list[str]:
     return [card.id for card in state.cards.values() if card.zone == MZONE]
 
 
-if any(hasattr(DuelState, name) for name in DuelState._SCALARS):   # from_data sets them in the dict
-    raise ImportError("a DuelState scalar is a class attribute: from_data would bypass it")
+def _assigner(names: tuple[str, ...]) -> Any:
+    """A function setting a state's attributes ``names`` to a sequence of values in one statement
+    (one slot store each, as ``_cards_from_rows`` sets a card's), as ``dataclasses`` writes code."""
+    source = f"def assign(state, values):\n    ({', '.join(f'state.{name}' for name in names)},) = values\n"
+    made: dict[str, Any] = {}
+    exec(source, {}, made)                  # noqa: S102 - our own attribute names
+    return made["assign"]
+
+
+#: Every attribute of a state, read and set at once (``copy``, ``become``).
+_state_values = operator.attrgetter(*_STATE_COPY)
+_assign_state = _assigner(_STATE_COPY)
+#: The scalars of a snapshot (``to_data``'s), read and set at once (``from_data``).
+_SCALAR_NAMES = frozenset(DuelState._SCALARS)
+_scalar_values = operator.itemgetter(*DuelState._SCALARS)
+_assign_scalars = _assigner(DuelState._SCALARS)
+if not _SCALAR_NAMES <= _STATE_ATTRS or len(_SCALAR_NAMES) != len(DuelState._SCALARS):
+    raise ImportError("a DuelState scalar is no slot of it, or is named twice")
 
 
 #: Card slots added after snapshots were first stored, with the value an old snapshot implies.
@@ -626,35 +684,6 @@ def _deck_card_as_made() -> bool:
 if not _names_in_order(add_deck_cards.__code__, Card.__slots__) or not _deck_card_as_made():
     raise ImportError("state.add_deck_cards does not assign Card.__slots__ in order, as Card.__init__ does")
 
-
-# -- DuelState.copy, attribute by attribute ------------------------------------------------------
-#
-# Each attribute of a DuelState is copied in one of these ways; ``_STATE_ATTRS`` is all of them,
-# and ``copy`` refuses a state holding any other (a new attribute must be added here, or the copy
-# could share it). tests/test_state_copy.py walks both object graphs after every event of real
-# duels: no mutable object is shared.
-
-#: Immutable values (numbers, strings, None, tuples of them) and what ``deepcopy``'s memo shared
-#: before: the card database and the facts of unknown cards (``unknown``).
-_SHARED = ("db", "unknown", "index", "started", "ruleset", "starting_lp", "hand_size", "draw_count",
-           "decks_checked", "options", "first_player", "players", "turn", "turn_player", "phase", "step",
-           "battle_phase_entered", "normal_draw_done", "draw_given_up", "deck_order_known", "resolving",
-           "summon_window", "pendulum_summon_open", "last_kind", "ended", "winner", "end_reason", "lost_by", "token_count",
-           "passes", "passes_recorded", "negations_recorded", "reads_before", "unknowns", "witnessed", "turn_began")
-#: Flat lists of card ids, link numbers or flags: a new list with the same (immutable) items.
-_ID_LISTS = ("emz", "opening_drawn", "to_leave", "negated", "negated_links", "taken_next", "taken_later",
-             "equips", "summon_group", "shed", "flipped", "forfeited", "inert")
-#: Lists of ``Violation`` or None.
-_VIOLATION_LISTS = ("violations", "undecided", "flags")
-#: Nested plain data (lists, dicts, sets of immutables and of each other): ``_copy_data``.
-_DATA = ("must_lose", "material_moves", "resolved", "unrefunded", "timing", "field_placed", "banlist", "card_text",
-         "lapsing")
-#: Copied by their own code in ``copy``.
-_OWN = ("cards", "sides", "chain", "attack", "overrides")
-_STATE_COPY = _SHARED + _ID_LISTS + _VIOLATION_LISTS + _DATA + _OWN
-_STATE_ATTRS = frozenset(_STATE_COPY)
-if len(_STATE_ATTRS) != len(_STATE_COPY):
-    raise ImportError("state._STATE_COPY names an attribute twice")
 
 _new = object.__new__
 _ATOMS = frozenset({str, int, bool, float, type(None), frozenset, bytes})

@@ -53,8 +53,7 @@ def _decide(state: DuelState, before: DuelState, event: Event, unsure: int) -> N
         return
     if state.violations is None and not state.witnessed:   # refused: the event leaves the state as it was
         kept = {name: getattr(state, name) for name in ("undecided", "flags", "violations")}
-        state.__dict__.clear()
-        state.__dict__.update(before.__dict__)
+        state.become(before)
         for name, value in kept.items():
             setattr(state, name, value)
         del undecided[unsure:]
