@@ -38,8 +38,10 @@ class _MidCut(_Cutter):
         held = b""
         try:
             while data := source.recv(65536):
-                if answers or not (held or self.armed.is_set()) or (not held and data[:1] == b"Q"):
-                    to.sendall(data)                       # (a simple query, as ROLLBACK, is never held)
+                if answers or not (held or self.armed.is_set()) or (not held and data[:1] in b"Q\x00"):
+                    # (a simple query, as ROLLBACK, is never held, nor a new connection's startup
+                    # message (no type byte): held, its connect waited for its timeout, a minute a run)
+                    to.sendall(data)
                     continue
                 held += data
                 if (end := held.rfind(_SYNC)) < 0:       # (a Flush may follow the Sync)
