@@ -254,7 +254,7 @@ def _as_written(kept: dict) -> bool:
 
 #: Who entered a witnessed duel's events (``Event.entered_by``), as the round page names them, in
 #: the order it lists them; an event no one is stamped on was entered with the recorder's token.
-RECORDERS = {"recorder": "scorekeeper", "p0": "player 0", "p1": "player 1", "judge": "judge"}
+RECORDERS = {"recorder": N_("scorekeeper"), "p0": N_("player 0"), "p1": N_("player 1"), "judge": N_("judge")}
 
 
 def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] | None = None,
@@ -292,9 +292,51 @@ def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] 
                        "score": list(s.get("games") or [0, 0, 0]), "state": state,
                        "winner": s.get("winner") if s.get("ended") else None, "duels": duels,
                        "last_event": max(times) if times else None,
-                       "recording": recording(shown[duels[-1]]) if duels else None})
+                       "recording": recording(shown[duels[-1]]) if duels else None,
+                       "attention": attention(s, _duel_status(store, duels[-1]) if duels and shown[duels[-1]] else {}),
+                       "time": s.get("time")})
     return {"id": round_id, "event": kept["event"], "round": kept["round"], "format": kept.get("format", ""),
-            "policy": kept.get("policy"), "created": kept.get("created"), "tables": tables}
+            "policy": kept.get("policy"), "created": kept.get("created"), "tables": tables,
+            "counts": counts(tables)}
+
+
+#: What a table may need the organiser or a judge for, in the order the round lists it
+#: (``attention``): the codes the JSON gives, and the words the pages say them in.
+ATTENTION = {"judge_called": N_("judge called"), "disputed": N_("entry disputed"),
+             "result_due": N_("result to record"), "time_called": N_("time called")}
+
+
+def attention(match: dict, duel: dict) -> list[str]:
+    """What a table needs now, from its match's signed status and its current duel's
+    (``match.stream.attention``, ``History.waiting_for_judge``): a judge called at the table,
+    in the match (MATCH-08) or in the duel, an entry disputed and not ruled on, a result the
+    rules give that is not recorded (MATCH-01, PEN-02), the time called (TIME-01..03)."""
+    waiting = duel.get("judge") or {}
+    wanted = {"judge_called": bool(match.get("judge_called") or waiting.get("calls")),
+              "disputed": bool(waiting.get("disputes")), "result_due": bool(match.get("result_due")),
+              "time_called": bool(match.get("time")) and not match.get("ended")}
+    return [code for code in ATTENTION if wanted[code]]
+
+
+def counts(tables: Sequence[dict]) -> dict[str, int]:
+    """How many of a round's tables are in each state, and how many need someone (``attention``):
+    the line a 500-table round's page opens with."""
+    out = {"tables": len(tables), "ended": 0, "playing": 0, "between_duels": 0, "not_started": 0, "private": 0,
+           "attention": 0}
+    for table in tables:
+        state = table["state"].replace(" ", "_")
+        out[state if state in out else "playing"] += 1
+        out["attention"] += bool(table.get("attention"))
+    return out
+
+
+def _duel_status(store: Store, duel_id: str) -> dict:
+    """A duel's status as its signed anchor says it (empty for one not there or altered)."""
+    try:
+        info = store.info(duel_id)
+    except (StoreError, VerificationError):
+        return {}
+    return info.status if info.signed else {}
 
 
 def _private(store: Store, match_id: str) -> bool:
@@ -312,7 +354,7 @@ def hidden_table(number: int) -> dict:
     players, score, state, match, duel or time: what a private match is to anyone without its
     token (404, ``access``)."""
     return {"table": number, "private": True, "players": [], "match": None, "score": [], "state": N_("private"),
-            "winner": None, "duels": [], "last_event": None, "recording": None}
+            "winner": None, "duels": [], "last_event": None, "recording": None, "attention": [], "time": None}
 
 
 def recording(records: Sequence[Record]) -> dict | None:
@@ -361,5 +403,5 @@ def match_details(store: Store, duel_id: str, sees: Callable[[str, Access], bool
     return out
 
 
-__all__ = ["MAX_TABLES", "RECORDERS", "NewRound", "NewTable", "Pairing", "PairingsError", "RoundSettings", "create_round",
+__all__ = ["ATTENTION", "MAX_TABLES", "RECORDERS", "NewRound", "NewTable", "Pairing", "PairingsError", "RoundSettings", "create_round",
            "load_round", "match_details", "pairings_of_json", "read_pairings", "recording", "status"]
